@@ -140,3 +140,33 @@ def test_views_text_and_budgets_messages_name_the_way_on():
     with pytest.raises(rlstats.OptionError, match=r"budgets= goes up to 3 configurations, but a sweep has only 1 "
                                                   r"\(base on ant\); give budgets of at most 1"):
         rlstats.tuning(runs, "score ~ agent | task/seed", config="lr", views=["expected_max"], budgets=[1, 3])
+
+
+def _last_evaluations(evaluations):
+    """Each SB3 run's last evaluation, the three agents read as configurations of one algorithm 'ac' (A2C and PPO
+    trained to 30k steps on CartPole-v1, DQN to 20k: one row per run, at steps of their own)."""
+    last = evaluations.sort_values("step").groupby(["agent", "task", "seed"]).tail(1)
+    return last.rename(columns={"agent": "variant"}).assign(algo="ac")
+
+
+@pytest.mark.xfail(strict=True, reason="tuning reads a sweep of last evaluations as learning curves")
+def test_tuning_tells_configurations_from_curves(sb3_evaluations):
+    """A sweep of one row per run (each configuration's last evaluation, with its step column) whose configurations
+    were trained to different budgets was refused as learning curves: 'column 'step' takes 2 values within run
+    seed=1 of agent 'ac' on task 'CartPole-v1' (3 rows)', the three rows being three configurations' runs of seed 1.
+    Its way on, df.sort_values('step').groupby(['algo', 'task', 'seed']).tail(1), would have kept one configuration
+    per seed and dropped the others without a word."""
+    last = _last_evaluations(sb3_evaluations)
+    assert len(last) == 15 and last.groupby(["algo", "task", "seed"]).size().max() == 3
+    res = rlstats.tuning(last, "score ~ algo | task/seed", config="variant", rng=0, n_resamples=100,
+                         views=["best_set"])
+    assert res.n_configs.tolist() == [[2], [3]]  # Acrobot-v1: A2C and PPO; CartPole-v1: the three
+    assert res.nobs == 15
+    # real curves of a sweep are still refused, the way on grouping by the configuration too
+    curves = sb3_evaluations.rename(columns={"agent": "variant"}).assign(algo="ac")
+    with pytest.raises(rlstats.DesignError) as error:
+        rlstats.tuning(curves, "score ~ algo | task/seed", config="variant", rng=0)
+    message = str(error.value)
+    assert "with variant='A2C'" in message and "look like learning curves" in message
+    assert "groupby(['algo', 'task', 'variant', 'seed']).tail(1)" in message
+    assert "summarize_runs" not in message  # it reads no configuration column: it would pool configurations
