@@ -149,7 +149,6 @@ def _last_evaluations(evaluations):
     return last.rename(columns={"agent": "variant"}).assign(algo="ac")
 
 
-@pytest.mark.xfail(strict=True, reason="tuning reads a sweep of last evaluations as learning curves")
 def test_tuning_tells_configurations_from_curves(sb3_evaluations):
     """A sweep of one row per run (each configuration's last evaluation, with its step column) whose configurations
     were trained to different budgets was refused as learning curves: 'column 'step' takes 2 values within run

@@ -292,8 +292,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     extra = tuple(dict.fromkeys((*config, parsed.replicate, *(c for c in (weights, holdout) if c is not None))))
     # Seeds repeat across configurations (and tuning runs), so the Design keeps one row per seed without the
     # replicate roles (READS_NESTING, as declared); a seed's uniqueness within a configuration is checked below.
+    # the configuration columns tell apart one seed's runs (the check that rows are runs, not learning curves)
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
-                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds)
+                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds,
+                       run_key=tuple(config))
     if "expected_max" in views:  # its mean over tasks adds raw scores (sensitivity normalises its own)
         design = warn_raw_scales(design, normalize)
     notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
