@@ -171,7 +171,6 @@ def test_tuning_tells_configurations_from_curves(sb3_evaluations):
     assert "summarize_runs" not in message  # it reads no configuration column: it would pool configurations
 
 
-@pytest.mark.xfail(strict=True, reason="--format csv prints no note: dropped task and withheld bands unsaid")
 def test_cli_csv_says_its_notes_on_stderr(sb3_evaluations, tmp_path, capsys):
     """rlstats compare on the real SB3 evaluations with --method curves -o na_action=drop --format csv wrote the tidy
     frame alone: Acrobot-v1 (6 runs) left out and every band withheld (empty columns), without a word anywhere; the
