@@ -4,7 +4,7 @@ the shared Stable-Baselines3 logs, read through every output form (print, summar
 CLI).
 
 Checked and found right: the expected maximum against the order-statistic formula computed apart (with and without
-replacement, 300 real configurations); every tuning view unchanged by row order, by the score in thousandths, by a
+replacement, on the real procedures and (slow) landscape; the weighted complete algorithm); every tuning view unchanged by row order, by the score in thousandths, by a
 polars frame and by agents renamed in the same order, on the real sweeps and procedures; one seed, NaN, inf, a
 repeated seed, a single configuration and constant scores each give an rlstats error or a note. Defects found: each
 test's docstring says what was wrong.
@@ -188,3 +188,44 @@ def test_cli_csv_says_its_notes_on_stderr(sb3_evaluations, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "Note: 1 task left out because some agent has no runs there" in err
     assert "Note: bands of the curves are withheld for A2C, DQN and PPO" in err
+
+
+def _check_against_formulas(sweep, budgets, scale=1000.0):
+    """The expected maximum against the order-statistic formula written apart, drawing without replacement
+    (P(max is the i-th smallest) = C(i-1, k-1) / C(G, k)) and with it ((i/G)^k - ((i-1)/G)^k), and the complete
+    algorithm's weighted estimate against the ratio of weighted means, the scores times ``scale``."""
+    from scipy.special import comb
+
+    means = np.sort(sweep.groupby("config")["score"].mean().to_numpy())
+    G, i = means.size, np.arange(1, means.size + 1)
+    res = rlstats.tuning(sweep.assign(score=sweep["score"] * scale), "score ~ agent | task/seed", config="config",
+                         weights="w", budgets=budgets, views=["expected_max", "complete"], rng=0, n_resamples=100)
+    em = res.expected_max().set_index(["sampling", "budget"])["estimate"]
+    for k in budgets:
+        without = (comb(i - 1, k - 1) / comb(G, k)) @ means
+        with_ = ((i / G) ** k - ((i - 1) / G) ** k) @ means
+        assert np.isclose(em["without replacement", k], scale * without, rtol=1e-12)
+        assert np.isclose(em["with replacement", k], scale * with_, rtol=1e-12)
+    per = sweep.groupby("config").agg(m=("score", "mean"), w=("w", "first"))
+    assert np.isclose(res.complete_summary()["estimate"].iloc[0], scale * (per.m @ per.w) / per.w.sum(), rtol=1e-12)
+
+
+def test_real_procedures_against_formulas(mirror):
+    """Checked right on a real tuning procedure (PPO on lunar, DEHB over hyperparameters and reward weights: 5
+    tuning runs of 10 evaluation seeds), the tuning runs as configurations, weighted 3 to 1 by their index."""
+    opt = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    sweep = opt[(opt["algorithm"] == "ppo") & (opt["task"] == "lunar") & (opt["procedure"] == "hpo=dehb, rpo=dehb, "
+                                                                                              "return")]
+    assert sweep["tuning_run"].nunique() == 5 and len(sweep) == 50
+    sweep = sweep.drop(columns="config").rename(columns={"tuning_run": "config"}).assign(agent="ppo")
+    _check_against_formulas(sweep.assign(w=np.where(sweep["config"] > 2, 3.0, 1.0)), [1, 2, 3, 4, 5])
+
+
+@pytest.mark.slow
+def test_real_landscape_against_formulas(mirror):
+    """The same on the real LunarLander landscape (gamma x distance weight, the first 60 configurations of 10
+    seeds), weighted 3 to 1 above the median gamma (slow: the nine landscapes load in about a second)."""
+    land = rlstats.datasets.load("hpo_landscapes")
+    sweep = land[(land["landscape"] == "gamma_distance-weight") & (land["config"] < 60)].assign(agent="ppo")
+    sweep = sweep.assign(w=np.where(sweep["hyperparameter"] > sweep["hyperparameter"].median(), 3.0, 1.0))
+    _check_against_formulas(sweep, [1, 2, 5, 10, 30, 60])
