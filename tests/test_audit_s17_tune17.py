@@ -4,10 +4,11 @@ the shared Stable-Baselines3 logs, read through every output form (print, summar
 CLI).
 
 Checked and found right: the expected maximum against the order-statistic formula computed apart (with and without
-replacement, on the real procedures and (slow) landscape; the weighted complete algorithm); every tuning view unchanged by row order, by the score in thousandths, by a
-polars frame and by agents renamed in the same order, on the real sweeps and procedures; one seed, NaN, inf, a
-repeated seed, a single configuration and constant scores each give an rlstats error or a note. Defects found: each
-test's docstring says what was wrong.
+replacement) and the weighted complete algorithm against the ratio of weighted means, on a real procedure (and, slow,
+the landscape); the per-step IQM of the HalfCheetah curves against scipy's trim_mean; every tuning view and curves
+table unchanged by row order, by the score in thousandths, by a polars frame and by agents renamed in the same order;
+one seed, NaN, inf, a repeated seed or (run, step), a single configuration or agent and constant scores each give an
+rlstats error or a note. Defects found: each test's docstring says what was wrong.
 """
 
 import numpy as np
