@@ -230,3 +230,15 @@ def test_real_landscape_against_formulas(mirror):
     sweep = land[(land["landscape"] == "gamma_distance-weight") & (land["config"] < 60)].assign(agent="ppo")
     sweep = sweep.assign(w=np.where(sweep["hyperparameter"] > sweep["hyperparameter"].median(), 3.0, 1.0))
     _check_against_formulas(sweep, [1, 2, 5, 10, 30, 60])
+
+
+def test_real_curves_iqm_against_trim_mean(mirror):
+    """The per-step IQM of the Spinning Up HalfCheetah curves (12 runs of SAC and TD3, one task) is scipy's 25%
+    trimmed mean of the runs at the step, unchanged with the scores in thousandths."""
+    curves = rlstats.datasets.load("spinningup_halfcheetah")
+    runs = curves[(curves["seed"] < 12) & (curves["step"] <= 50_000)]
+    for scale in (1.0, 1000.0):
+        tidy = rlstats.curves(runs.assign(score=runs["score"] * scale), "score ~ agent | task/seed", step="step",
+                              n_resamples=20, rng=0).tidy().set_index(["agent", "step"])["estimate"]
+        for (agent, step), at in runs.groupby(["agent", "step"])["score"]:
+            assert np.isclose(tidy[agent, step], scale * stats.trim_mean(at.to_numpy(), 0.25), rtol=1e-12)
