@@ -244,7 +244,6 @@ def test_real_curves_iqm_against_trim_mean(mirror):
             assert np.isclose(tidy[agent, step], scale * stats.trim_mean(at.to_numpy(), 0.25), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="report() calls 15 sweeps 'a sweep of 63 configurations'")
 def test_report_counts_the_sweeps(mirror):
     """report() on the real PPO tuning procedures (5 procedures x 3 tasks: 15 sweeps of 1 or 5 tuning runs) said 'We
     evaluated 5 agents on 3 tasks over a sweep of 63 configurations in all', one sweep where there are 15, each
