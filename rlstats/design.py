@@ -362,7 +362,8 @@ def _drop_unused(codes, labels, what):
 def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "raise", eval_env: EvalEnv = 0,
           extra_columns: Sequence[str] = (), pool_tasks: bool = False, normalize: Normalizer = None,
           step: str | None = None, curves: bool = False, min_agents: Literal[1, 2] = 2,
-          optional_columns: Sequence[str] = (), bounds: tuple[float | None, float | None] | None = None) -> Design:
+          optional_columns: Sequence[str] = (), bounds: tuple[float | None, float | None] | None = None,
+          run_key: Sequence[str] = ()) -> Design:
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -385,6 +386,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     optional_columns : sequence of str
         Columns kept like ``extra_columns`` when the data have them (e.g. the ``seed``
         column whose order forms AdaStop's interims), so no back end reads the frame itself.
+    run_key : sequence of str
+        Columns of ``extra_columns`` that tell apart runs of one seed within an agent x task cell (tuning's
+        configuration columns): the check that rows are runs, not learning curves, reads a run within them.
     pool_tasks : bool
         Allow ``score ~ agent`` on data whose ``task`` column has several
         tasks, pooling them into one comparison (stated in the result).
@@ -589,7 +593,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if curves:
         _check_one_row_per_step(design, step, data)
     else:
-        _check_no_curves(design, data, step)
+        _check_no_curves(design, data, step, tuple(run_key))
         if seeds is not None:
             _check_unique_replicates(design)
     if min_agents > 1:  # an agent described on its own needs no other agent on its tasks
@@ -970,6 +974,13 @@ def _step_values(values, column):
     return values
 
 
+def _key_label(data, design, i, run_key):
+    """" with lr=0.001" of row ``i``: the configuration columns that name its run with the seed ('' without)."""
+    values = [(c, data[c].to_numpy()[design.row_position[i]]) for c in run_key]
+    return "".join(f"{' with' if j == 0 else ','} {c}={v.item() if isinstance(v, np.generic) else v!r}"
+                   for j, (c, v) in enumerate(values))
+
+
 def _cell_label(design, i):
     """"agent 'a' on task 't'" of row ``i``; the agent alone when the formula names no task (not "(all runs)")."""
     agent = f"agent {design.agents[design.agent[i]]!r}"
@@ -1021,21 +1032,26 @@ def _check_one_row_per_step(design, column, data):
 RUN_IDS = RUN_NAMES - {"batch", "batches", "index"}
 
 
-def _check_no_curves(design, data, step):
+def _check_no_curves(design, data, step, run_key=()):
     """Rows of one run at several steps must not count as runs: an error naming the ways on.
 
     A step column varying within an agent x task cell is not enough: one row per run (each run's last
     logged row, say) varies there too, as runs end at steps of their own. The formula's run column, or
     else a column named like one (:data:`RUN_IDS`), settles it: one row per run is runs, several rows of
-    one run at several steps are curves. Without a run column, a varying step is taken as curves.
+    one run at several steps are curves. Without a run column, a varying step is taken as curves. ``run_key``
+    (tuning's configuration columns) splits the cell: runs of one seed in several configurations are runs, each at
+    a step of its own (audit s17).
     """
     f = design.formula
-    used = {f.groups, f.blocks, f.replicate, f.outer, f.response, *f.crossed}
+    used = {f.groups, f.blocks, f.replicate, f.outer, f.response, *f.crossed, *run_key}
     candidates = [c for c in data.columns if isinstance(c, str) and c not in used
                   and (c == step or c.lower() in STEP_NAMES)]
     if not candidates:
         return
     cell = design.task.astype(np.int64) * design.n_agents + design.agent
+    for column in run_key:  # factorised at each column, so the codes stay below the rows' count
+        codes = pd.factorize(data[column].to_numpy()[design.row_position], use_na_sentinel=False)[0]
+        cell = pd.factorize(cell * (int(codes.max()) + 1) + codes)[0].astype(np.int64)
     if design.seeds is not None:  # the formula names the run: its rows are the cell of one run
         run_columns = [f.replicate]
         run_codes = [pd.factorize(design.seeds)[0]]
@@ -1064,24 +1080,25 @@ def _check_no_curves(design, data, step):
         # a run logged at several steps is curves whatever another column says: a column unique to each row (a
         # trial number) must not outweigh it (review s7); the formula naming that column settles it
         if evidence is not None or runs_alone is None:
-            _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, runs_alone)
+            _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, runs_alone, run_key)
 
 
-def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, unique=None):
+def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, unique=None, run_key=()):
     """The error of :func:`_check_no_curves`: where the rows look like curves, and ways on that fit the data
-    (``unique``: a run column holding one row per run, which the formula can name if it is the run)."""
+    (``unique``: a run column holding one row per run, which the formula can name if it is the run; ``run_key``:
+    the configuration columns that are part of a run's name, which summarize_runs and curves do not read)."""
     f = design.formula
     if evidence is not None:
         steps, rows, i, run = evidence
         seed = data[run].to_numpy()[design.row_position[i]]  # the id as the data hold it (1, not '1')
         seed = seed.item() if isinstance(seed, np.generic) else seed
-        where = f"run {run}={seed!r} of {_cell_label(design, i)} ({rows} rows)"
+        where = f"run {run}={seed!r} of {_cell_label(design, i)}{_key_label(data, design, i, run_key)} ({rows} rows)"
     else:
         worst = int(per_cell.idxmax())
         i = int(np.flatnonzero(cell == worst)[0])
         # a run column whose runs hold one step each but several rows: it still names the runs for the ways on
         steps, run = int(per_cell.max()), next((c for c in run_columns if not data[c].isna().any()), None)
-        where = f"{_cell_label(design, i)} ({int((cell == worst).sum())} rows)"
+        where = f"{_cell_label(design, i)}{_key_label(data, design, i, run_key)} ({int((cell == worst).sum())} rows)"
     said = (f"column {column!r} takes {steps} values within {where}, so the rows look like learning curves and "
             "each would be counted as a run. ")
     if run is None:
@@ -1094,20 +1111,25 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         run = "seed"
     else:
         unnamed = unnamed_file = ""
-    keys = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + [run]
+    keys = [k for k in (f.groups, f.blocks, *f.crossed, *run_key) if k is not None] + [run]
     run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{run}"
     named = ("" if unique is None else f". If each row is one run, named by {unique!r} (one row each), say so in "
                                        f"the formula: '{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'")
+    # summarize_runs and curves name a run by agent, task and seed alone: with configuration columns they would pool
+    # the configurations' runs of one seed, so only the grouping that names them is offered
+    ways = (f"Pick a step of each run, e.g. its last: df.sort_values({column!r}).groupby({keys!r}).tail(1), or "
+            f"summarise each run otherwise, grouped by the same columns" if run_key else
+            f"Pick a step of each run, e.g. its last: rlstats.summarize_runs(df, {run_formula!r}, step={column!r}) "
+            f"(whose notes say where runs end at different steps) or df.sort_values({column!r}).groupby({keys!r})"
+            f".tail(1); summarise each run otherwise (how='auc', 'max', ...); or compare the curves: "
+            f"rlstats.curves(df, {run_formula!r}, step={column!r})")
+    ways_file = (f"Keep one row of each run (each {', '.join(map(repr, keys))}) in the file, e.g. its last step"
+                 if run_key else
+                 f"Keep one row of each run in the file (e.g. its last step), or compare the curves with the formula "
+                 f"{run_formula!r} and method='curves', step={column!r}")
     raise DesignError(
-        said + unnamed +
-        f"Pick a step of each run, e.g. its last: rlstats.summarize_runs(df, {run_formula!r}, step={column!r}) "
-        f"(whose notes say where runs end at different steps) or df.sort_values({column!r}).groupby({keys!r})"
-        f".tail(1); summarise each run otherwise (how='auc', 'max', ...); or compare the curves: "
-        f"rlstats.curves(df, {run_formula!r}, step={column!r}). If {column!r} is not a training step, rename or "
-        "drop it" + named,
-        command_line=said + unnamed_file +
-        f"Keep one row of each run in the file (e.g. its last step), or compare the curves with the formula "
-        f"{run_formula!r} and method='curves', step={column!r}. If {column!r} is not a training step, rename or "
+        said + unnamed + ways + f". If {column!r} is not a training step, rename or drop it" + named,
+        command_line=said + unnamed_file + ways_file + f". If {column!r} is not a training step, rename or "
         "remove that column" + named)
 
 

@@ -274,22 +274,27 @@ def _rule(method):
     return "the last value at or before each step" if method == "last" else "linear interpolation"
 
 
-def grid_sentence(grid: NDArray[Any], method: AlignMethod, aligned: bool) -> str:
+def grid_sentence(grid: NDArray[Any], method: AlignMethod, aligned: bool, beyond: bool = False) -> str:
+    """How the runs sit on ``grid``; ``beyond``: some runs log steps past it (the range was cut to the steps every
+    agent reaches), so that 'the same steps' holds within the range only (audit s17)."""
     if not aligned:
-        return f"every run is logged at the same {_span(grid)}"
+        return f"every run is logged at the same {_span(grid)}" + (
+            " within the curves' range (some runs log steps beyond it: see the note on the range)" if beyond else "")
     return (f"runs aligned to a grid of {_span(grid)} by {_rule(method)}; grid steps outside a run's logged range "
             "are missing, never extrapolated")
 
 
-def grids_sentence(tasks: Sequence[str], grids: Sequence[NDArray[Any]], method: AlignMethod, aligned: bool) -> str:
+def grids_sentence(tasks: Sequence[str], grids: Sequence[NDArray[Any]], method: AlignMethod, aligned: bool,
+                   beyond: bool = False) -> str:
     """:func:`grid_sentence` for one grid per task: one sentence, each task's grid named where they differ."""
-    return _grids_text(tasks, [_span(g) for g in grids], method, aligned)
+    return _grids_text(tasks, [_span(g) for g in grids], method, aligned, beyond)
 
 
-def _grids_text(tasks, spans, method, aligned):
+def _grids_text(tasks, spans, method, aligned, beyond=False):
     if all(span == spans[0] for span in spans):
         if not aligned:
-            return f"every run is logged at the same {spans[0]}"
+            return f"every run is logged at the same {spans[0]}" + (
+                " within each task's grid (some runs log steps beyond it: see the note on the grids)" if beyond else "")
         return (f"runs aligned to a grid of {spans[0]} by {_rule(method)}; grid steps outside a run's logged range "
                 "are missing, never extrapolated")
     each = "; ".join(f"{task}: {span}" for task, span in zip(tasks, spans))
@@ -299,22 +304,22 @@ def _grids_text(tasks, spans, method, aligned):
             "grid steps outside a run's logged range are missing, never extrapolated")
 
 
-def _grids_note(design, frame, grids, aligned, method):
+def _grids_note(design, frame, grids, aligned, method, beyond=False):
     """:func:`grids_sentence` as a note bound to the tasks of ``frame`` (each task's grid), re-worded for those
-    present; one grid for every task is true of every run."""
-    text = grids_sentence(design.tasks, grids, method, aligned)
+    present; one grid for every task is true of every run. ``beyond``: some runs log steps past their task's grid."""
+    text = grids_sentence(design.tasks, grids, method, aligned, beyond)
     if all(g.size == grids[0].size and (g == grids[0]).all() for g in grids):
         return Note(text)
     task = design.formula.blocks
     label = {str(v): v for v in frame[task].drop_duplicates().tolist()}  # the frame's values, by their labels
     items = tuple(((label[t],), (t, _span(g))) for t, g in zip(design.tasks, grids) if t in label)
     return Note(text, scope="rows", keys=(task,), items=items, word="rlstats.runs:_reword_grids",
-                data=(method, aligned))
+                data=(method, aligned, beyond))
 
 
 def _reword_grids(note, items, n_rows):
-    method, aligned = note.data
-    return _grids_text([t for _, (t, _) in items], [span for _, (_, span) in items], method, aligned)
+    method, aligned, beyond = note.data
+    return _grids_text([t for _, (t, _) in items], [span for _, (_, span) in items], method, aligned, beyond)
 
 
 def check_grid(steps: Any) -> NDArray[np.float64]:
@@ -431,6 +436,7 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
         aligned, cut_notes = not shared, [Note(cut, scope="frame")] if cut else []
     else:
         grids, aligned, cut_notes = [check_grid(steps)] * design.n_tasks, True, []
+    beyond = bool(cut_notes)  # steps logged past a task's grid (the note on them), before any other note joins
     run_task = design.task[starts]
     # Runs are sorted by task, so aligning task by task keeps their order; each task keeps its own grid.
     values = [align(design.y, logged, starts[run_task == t], stops[run_task == t], grid, method).ravel()
@@ -446,7 +452,7 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
             cut_notes.append(Note(dropped_note(design, starts, cells, run_grids, method, na_action,
                                                "left out of the aligned rows"), scope="frame"))
             frame = frame.loc[~left_out].reset_index(drop=True)
-    return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method)] + cut_notes,
+    return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method, beyond)] + cut_notes,
                      _run_keys(design) + (step,))
 
 
@@ -733,7 +739,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     starts, stops = run_bounds(design)
     logged = snap_steps(design.extra[step], starts)
     run_task = design.task[starts]
-    grid_notes: list[Any] = []  # (grids, aligned) and the note on steps left out, once the frame is made
+    grid_notes: list[Any] = []  # (grids, aligned, beyond) and the note on steps left out, once the frame is made
     # Rows of each run that the summary reads: all logged rows, or (steps= with a summary of logged values)
     # those logged within the range of steps=.
     rows: list[Any] = [np.arange(a, b) for a, b in zip(starts, stops)]
@@ -755,10 +761,10 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     if within is None and (steps is not None or (how == "auc" and not shares_steps(logged, starts, stops))):
         if steps is None:
             grids, shared, cut = task_grids(design, logged, starts, stops)
-            grid_notes += [(grids, not shared)] + ([Note(cut, scope="frame")] if cut else [])
+            grid_notes += [(grids, not shared, bool(cut))] + ([Note(cut, scope="frame")] if cut else [])
         else:
             grids = [check_grid(steps)] * design.n_tasks
-            grid_notes.append((grids, True))
+            grid_notes.append((grids, True, False))
         runs: list[Any] = [None] * starts.size
         run_steps: list[Any] = [None] * starts.size
         # na_action="drop": the cells that would read a dropped row are not read
@@ -841,7 +847,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         frame[column] = content
     keys = _run_keys(design)
     facts = _facts(design, starts, run_steps, censored)
-    notes = [_grids_note(design, frame, entry[0], entry[1], method) if isinstance(entry, tuple) else entry
+    notes = [_grids_note(design, frame, entry[0], entry[1], method, entry[2]) if isinstance(entry, tuple) else entry
              for entry in grid_notes]
     notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
                       items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",

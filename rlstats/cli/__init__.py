@@ -80,6 +80,8 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout
         save_plot(result, args.plot)
     out.write(text)
+    if args.format == "csv" and result.notes:  # the tidy frame has no room for them: what was dropped or withheld
+        sys.stderr.write("".join(f"Note: {note}\n" for note in result.notes))
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
     report_drawn_seed(args.seed, result)

@@ -650,7 +650,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
                           f"grid steps, {kept * 8 / 2**30:.1f} GiB), more than the {MAX_RESAMPLED_VALUES:,} allowed; "
                           "pass steps= with fewer steps, a smaller n_resamples, or fewer pairs to compare=")
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
-    notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared)]
+    notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared, beyond=bool(range_note))]
     cells = None if source is None else runs.dropped_cells(source, design, step, starts, stops, logged,
                                                           [grid] * starts.size, options.align)
     if cells is not None and np.any(cells):  # R's na.omit: a dropped row is not used, nor filled in from others

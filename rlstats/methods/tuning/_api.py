@@ -292,8 +292,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     extra = tuple(dict.fromkeys((*config, parsed.replicate, *(c for c in (weights, holdout) if c is not None))))
     # Seeds repeat across configurations (and tuning runs), so the Design keeps one row per seed without the
     # replicate roles (READS_NESTING, as declared); a seed's uniqueness within a configuration is checked below.
+    # the configuration columns tell apart one seed's runs (the check that rows are runs, not learning curves)
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
-                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds)
+                       normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds,
+                       run_key=tuple(config))
     if "expected_max" in views:  # its mean over tasks adds raw scores (sensitivity normalises its own)
         design = warn_raw_scales(design, normalize)
     notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
@@ -551,6 +553,9 @@ def _sensitivity_view(views, by_default, config, parsed, data):
 
 def _check_views(views):
     if isinstance(views, str):
+        parts = [v.strip() for v in views.split(",")]
+        if len(parts) > 1 and all(v in VIEWS for v in parts):  # -o views=complete,best_set on the command line
+            raise OptionError(f"views={views!r} names several views in one text: give a list, views={parts!r}")
         views = (views,)
     if not isinstance(views, (list, tuple)) or not views:
         raise OptionError(f"views= must be a non-empty list of {', '.join(map(repr, VIEWS))}, got {views!r}")
@@ -704,6 +709,26 @@ def _flat_note(design, flat, what):
             "or add runs"] if cells else []
 
 
+def _tied_sweeps(design, sweeps, runs=False):
+    """(tasks, agents) bool: the sweeps whose configurations' means all tie (``runs``: whose runs all tie), by
+    ``statistics.TIE_TOLERANCE`` of the sweep's largest |score|: the complete algorithm's default interval reads the
+    means alone, the two-stage bootstrap the runs, so either is one point there."""
+    tied = np.zeros((design.n_tasks, design.n_agents), dtype=bool)
+    for (t, a), sweep in sweeps.items():
+        v = sweep["values"] if runs else kernels.config_means(sweep["values"], sweep["starts"], sweep["sizes"])
+        tied[t, a] = not np.ptp(v) > TIE_TOLERANCE * float(np.abs(sweep["values"]).max(initial=0.0))
+    return tied
+
+
+def _tied_note(design, tied, runs):
+    """The note of the complete-algorithm intervals withheld in the sweeps of ``tied`` (:func:`_tied_sweeps`)."""
+    cells = [f"{design.tasks[t]}/{design.agents[a]}" for t, a in zip(*np.nonzero(tied))]
+    what = "runs all tie" if runs else "configurations' means all tie"
+    return [f"complete-algorithm intervals are withheld in {fmt.count(len(cells), 'sweep')} ({fmt.listed(cells, 5)}): "
+            f"the {what} there, and an interval of one point would say nothing of configurations not yet drawn; "
+            "report the estimate with its configurations, or add configurations"] if cells else []
+
+
 def _spread(sweep):
     """Standard deviation of each configuration's runs (NaN with one run)."""
     v, starts, sizes = sweep["values"], sweep["starts"], sweep["sizes"]
@@ -854,10 +879,13 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         budgets = np.asarray(budgets)
         too_many = int(budgets.max())
         if too_many > n_min:
-            raise OptionError(f"budgets= goes up to {too_many} configurations, but a sweep has only {n_min}; "
-                              f"give budgets of at most {n_min}")
+            (t, a), _ = min(sweeps.items(), key=lambda item: item[1]["sizes"].size)
+            raise OptionError(f"budgets= goes up to {too_many} configurations, but a sweep has only {n_min} "
+                              f"({design.agents[a]} on {design.tasks[t]}); give budgets of at most {n_min}")
     em_rows, curves, complete_rows, runs = [], {}, [], []
     common = kernels.budget_grid(n_min, budgets)  # the budgets every sweep allows: the mean over tasks
+    if "expected_max" in views and design.n_tasks > 1 and budgets is None:
+        notes += _common_budget_note(design, sweeps, n_min)
     fewest, total, configs = (np.zeros((design.n_tasks, design.n_agents), dtype=np.intp) for _ in range(3))
     for (t, a), sweep in sweeps.items():
         fewest[t, a], total[t, a] = sweep["sizes"].min(), sweep["sizes"].sum()
@@ -871,6 +899,10 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                      outputs=[v for v in ("complete",) if v in views], agents=design.agents, tasks=design.tasks)
     notes += banded.lines + spread.lines
     no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
+    if "complete" in views:  # an interval of one point where what it resamples ties (audit s17)
+        tied = _tied_sweeps(design, sweeps, runs=two_stage) & ~no_complete
+        notes += _tied_note(design, tied, two_stage)
+        no_complete = no_complete | tied
     if "expected_max" in views:
         flat = _flat_sweeps(design, sweeps) & ~no_band
         notes += _flat_note(design, flat, "expected-max bands")
@@ -968,6 +1000,25 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
             notes.append("complete(): with weights= the rows of the complete algorithm are not equally likely; the "
                          "'weight' column says how likely each is, which other back ends do not read")
     return em, complete, runs_frame
+
+
+def _common_budget_note(design, sweeps, n_min):
+    """Where a sweep has more configurations than the smallest, the note that the mean over tasks stops at the
+    smallest's size (audit s17: the tuning procedures' mean over tasks read as curves of k=1 alone, cut at the
+    baseline's one configuration without a word)."""
+    sizes = {}
+    for (t, a), sweep in sweeps.items():
+        sizes.setdefault(design.agents[a], []).append((design.tasks[t], int(sweep["sizes"].size)))
+    larger = [(agent, [n for _, n in both]) for agent, both in sizes.items() if max(n for _, n in both) > n_min]
+    if not larger:
+        return []
+    smallest = [f"{agent} on {fmt.join_and([task for task, n in both if n == n_min], 3)}"
+                for agent, both in sizes.items() if any(n == n_min for _, n in both)]
+    spans = [f"{agent}: {min(n)}" if min(n) == max(n) else f"{agent}: {min(n)} to {max(n)}" for agent, n in larger]
+    return [f"expected_max(): the mean over tasks is given at budgets up to {n_min}, the fewest configurations of a "
+            f"sweep ({'; '.join(smallest[:3])}{'; and more' if len(smallest) > 3 else ''}), so that every agent is "
+            f"compared at the same budgets; each sweep's own curve, up to its number of configurations "
+            f"({'; '.join(spans[:3])}{'; and more' if len(spans) > 3 else ''}), is in expected_max()"]
 
 
 def _kurtosis_note(kurtosis):

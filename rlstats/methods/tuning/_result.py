@@ -12,6 +12,7 @@ from ...errors import OptionError
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
 from . import plots
+from ._backend import COMPLETE_CONFIGURATIONS
 
 #: lines of each printed section at most (the tables hold everything)
 SHOWN = 8
@@ -133,7 +134,7 @@ class TuningResult(Result):
                 text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, {chosen} "
                         f"(its own mean {fmt.signif(row.mean_selected)})")
                 if "heldout_estimate" in tuned.columns:
-                    text += f"; held out {fmt.signif(row.heldout_estimate)} over {row.heldout_runs} runs"
+                    text += _held_out_text(row)
                 lines.append(text)
             lines += _more(len(tuned))
         em = self.tables.get("expected_max")
@@ -153,10 +154,11 @@ class TuningResult(Result):
             how = "two-stage bootstrap" if self.options.get("complete_interval") == "two_stage" else \
                 "skew-t on the configurations' means"
             lines += ["", f"complete algorithm (configurations drawn from the sweep), {level} {how}:"]
-            # the default interval is withheld for want of configurations, the two-stage one of runs
-            wanting = "runs" if self.options.get("complete_interval") == "two_stage" else "configurations"
+            # the default interval is withheld for want of configurations, the two-stage one of runs; with enough of
+            # them, where what it resamples ties (the notes say so)
+            two_stage = self.options.get("complete_interval") == "two_stage"
             lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} "
-                      f"{_interval(r.conf_low, r.conf_high, wanting=wanting)} "
+                      f"{_interval(r.conf_low, r.conf_high, wanting=_complete_wanting(r, two_stage))} "
                       f"over {fmt.count(r.n_configs, 'configuration')}"
                       for r in complete.head(SHOWN).itertuples()]
             lines += _more(len(complete))
@@ -200,8 +202,11 @@ class TuningResult(Result):
 
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
+        sweeps = int((self.n_configs > 0).sum())  # one per agent and task that has runs
+        over = (f"a sweep of {fmt.count(int(self.n_configs.sum()), 'configuration')}" if sweeps == 1 else
+                f"{sweeps} sweeps (one per agent and task) of {int(self.n_configs.sum())} configurations in all")
         text = (f"We evaluated {fmt.count(len(self.agents), 'agent')} on {fmt.count(len(self.tasks), 'task')} over "
-                f"a sweep of {int(self.n_configs.sum())} configurations in all, taking the {self.unit} as the unit"
+                f"{over}, taking the {self.unit} as the unit"
                 + ("." if self.n_resamples is None else
                    f" and resampling seeds only within configurations ({self.n_resamples} bootstrap resamples)."))
         if "best_set" in self.views:
@@ -211,6 +216,10 @@ class TuningResult(Result):
                      f"resamples form the best set (Patterson et al. 2024), and the tuned "
                      f"score is the winner's mean less the bootstrap estimate of the optimism of select-then-report; "
                      f"its {level} interval is " + _tuned_interval_prose(self.options.get("tuned_lower")))
+            if self.options.get("holdout") is not None:
+                text += (f" The selection used the runs not held out (holdout column '{self.options['holdout']}'); "
+                         "the selected configuration's held-out runs give an estimate free of the selection, with a "
+                         f"{level} Student-t interval.")
             tuned = self.tables.get("tuned")
             if tuned is not None and tuned["n_best_set"].isna().any():
                 text += (" Where a configuration had one seed, the probabilities, the optimism and the tuned score "
@@ -258,6 +267,23 @@ def _interval(low, high, digits=5, wanting="seeds"):
     if np.isnan(low) and np.isnan(high):
         return f"(no interval: too few {wanting})" if wanting else "(no interval: see the notes)"
     return f"[{fmt.signif(low, digits)}, {fmt.signif(high, digits)}]"
+
+
+def _held_out_text(row):
+    """The printed line's held-out estimate with its interval (withheld below 2 runs, or where they tie: the notes
+    say so), or that the selected configuration has none."""
+    if row.heldout_runs == 0:
+        return "; no held-out run of it (see the notes)"
+    interval = _interval(row.heldout_low, row.heldout_high, wanting="runs" if row.heldout_runs < 2 else None)
+    return f"; held out {fmt.signif(row.heldout_estimate)} {interval} over {fmt.count(row.heldout_runs, 'run')}"
+
+
+def _complete_wanting(row, two_stage):
+    """What the complete algorithm's interval of ``row`` would want if withheld: runs (two-stage) or configurations
+    below the declared fewest; None where it has enough and was withheld for ties."""
+    if two_stage:
+        return "runs" if row.n_runs < 2 else None
+    return "configurations" if row.n_configs < COMPLETE_CONFIGURATIONS else None
 
 
 def _more(n):

@@ -39,6 +39,13 @@ def plot_expected_max(result, *, ax=None, task=None, sampling="without replaceme
         ax.fill_between(curve["budget"], curve["conf_low"], curve["conf_high"], color=color, alpha=0.2, linewidth=0)
         ax.plot(curve["budget"], curve["estimate"], color=color, label=agent, **kwargs)
     ax.set_xscale("log")
+    budgets = np.unique(em["budget"])
+    if budgets.size and budgets.max() < 10:  # within a decade a log axis labels 2..9 as 2x10^0, ...: the budgets
+        from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+
+        ax.xaxis.set_major_locator(FixedLocator(budgets))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_xlabel("tuning budget k (configurations)")
     ax.set_ylabel("expected best score")
     ax.set_title(f"{task}, {sampling}", fontsize=9)
