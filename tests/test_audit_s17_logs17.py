@@ -26,7 +26,6 @@ def _needs_sb3():
         pytest.skip(f"the SB3 logs are not at {SB3}")
 
 
-@pytest.mark.xfail(strict=True, reason="files of runs left out counted as read")
 def test_the_files_read_are_the_files_of_the_runs_read(sb3_run_missing_a_file):
     """With one of seed 0's four monitor.csv files cut mid-line, ``on_error="skip"`` leaves seed 0 out whole (its
     steps count all four files' episodes), and the frame's rows come from seed 1's four files; the note said "read 1

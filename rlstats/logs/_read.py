@@ -171,8 +171,12 @@ class ReadLog:
             lines = [f"read_logs: the {one_file(LABELS.get(self.format, self.format))} "
                      f"{posixpath.join(self.root, self.files[0])}, {len(self.problems)} with problems"]
         else:
+            # a problem of a run (one that lost a file, or lacks a tag among others of its file) is no file's
+            runs = sum(p.source not in self.files for p in self.problems)
+            left_out = f", {count(runs, 'run')} left out" if runs else ""
             lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
-                     f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
+                     f"{len(self.problems) - runs} with problems{left_out}, {len(self.ignored)} not matching the "
+                     "pattern"]
         lines += [f"  {p}" for p in self.problems]
         lines += [f"  ends early: {e}" for e in self.ended_early]
         lines += [f"  {run_label(s.run)}: {s}" for s in self.segments]
@@ -855,6 +859,9 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     """Assemble the frame of the complete runs, with its notes and read log in its attrs: each run's files in the
     order written where the format writes them in turn (restarts, reruns), runs ending early found, then the
     rows made run by run and smoothed on request."""
+    # the files of the runs read, not of a run left out (audit s17: a monitor.csv run that lost a file left its 3
+    # others counted, "1 run from 6 files" for the 4 its rows came from)
+    files_read = len({index for _, pieces in runs.values() for index, _ in pieces})
     runs, segments, reruns = _runs_of_segments(runs, field_names, mapping, found.to_read,
                                                split=found.record.in_turn)
     runs = _sorted_runs(runs, field_names)
@@ -863,7 +870,6 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     going_back = sum(_goes_back(piece) for _, pieces in runs.values() for _, piece in pieces)  # before _assemble
     nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
-    files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
     keys = tuple(_ordered_fields(field_names))
     run_keys = tuple((tuple(run[f] for f in keys), None) for run in frame_runs)
     # Notes bound to the runs they name (re-worded for the runs a result receives), or to this frame as a whole.
