@@ -25,7 +25,7 @@ from pathlib import Path
 from ..errors import LogReadError, OptionError
 from ..format import count
 from ._formats import FORMATS, file_format
-from ._remote import is_url
+from ._remote import is_url, refuse_unlistable
 
 #: A ``{field}`` or a ``*`` (runs of ``*`` count as one).
 WILDCARD = re.compile(r"\{([A-Za-z_]\w*)\}|\*+")
@@ -184,7 +184,7 @@ def discover(root, format, remote=None):
 
 def _walk(root):
     """Every file under the folder ``root``, relative to it, a folder's files (sorted) before its folders (sorted)."""
-    for folder, subfolders, names in os.walk(root):
+    for folder, subfolders, names in os.walk(root, onerror=lambda error: refuse_unlistable(error, root)):
         subfolders.sort()
         relative = Path(folder).relative_to(root).as_posix()
         for name in sorted(names):

@@ -287,9 +287,9 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
             raise LogReadError(f"no such folder: {url}; give the URL of the folder of runs (or of one log file)")
         base = path.rstrip("/")
         sizes = {}
-        # fs.walk is a generator listing one folder at a time (each folder's subfolders after it is handed on), so
-        # no folder after the one that passes the bound is listed; that folder's own listing (fs.ls) comes whole
-        for folder, _, files in fs.walk(path, detail=True):
+        # listed one folder at a time (each folder's subfolders after it is handed on), so no folder after the one
+        # that passes the bound is listed; that folder's own listing (fs.ls) comes whole
+        for folder, files in _walk(fs, path, url):
             prefix = posixpath.relpath(folder.rstrip("/"), base) if folder.rstrip("/") != base else "."
             for name, info in files.items():
                 relative = name if prefix == "." else f"{prefix}/{name}"
@@ -305,6 +305,28 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
         raise LogReadError(f"cannot list {url}: {type(exc).__name__}: {exc}") from exc
     root = RemoteRoot(fs, base, url.rstrip("/"), sizes, options.max_file_bytes)
     return root, None, sorted(sizes, key=_walk_key)
+
+
+def _walk(fs, path, url):
+    """(folder, {name: info} of its files) for ``path`` and each folder under it, depth first in the listing's order.
+
+    fs.walk one level at a time: its ``on_error`` holds for the folder it is given only (fsspec 2026.9 walks the
+    subfolders with the default, which leaves a folder that cannot be listed out without a word)."""
+    stack = [path]
+    while stack:
+        for folder, subfolders, files in fs.walk(stack.pop(), maxdepth=1, detail=True,
+                                                 on_error=lambda error: refuse_unlistable(error, url)):
+            yield folder, files
+            stack.extend(reversed([info["name"] for info in subfolders.values()]))
+
+
+def refuse_unlistable(error: BaseException, root: object) -> None:
+    """Raise a LogReadError for a folder under ``root`` that cannot be listed: os.walk and fsspec's walk leave such
+    a folder out without a word (audit s17: an unreadable A2C folder, and its 6 runs, gone from the frame)."""
+    folder = getattr(error, "filename", None) or root
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else f"{type(error).__name__}: {error}"
+    raise LogReadError(f"cannot list the folder {folder} under {root}: {reason}; its runs would be left out, so make "
+                       "it readable (e.g. chmod), or read a folder that does not hold it") from error
 
 
 def read_in_order(items: list, read: Callable[[Any], Any], workers: int,
