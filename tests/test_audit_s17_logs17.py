@@ -65,7 +65,6 @@ def test_a_folder_that_cannot_be_listed_is_an_error(url, monkeypatch):
         rlstats.read_logs(f"file://{SB3}" if url else SB3, PATTERN, format="sb3_eval", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="symlinked folders are skipped without a word")
 @pytest.mark.parametrize("url", [False, True])
 def test_a_symlinked_folder_not_followed_is_named(tmp_path, url):
     """Run folders gathered by symbolic links (``runs/PPO -> /scratch/.../PPO``): neither the local walk nor fsspec's

@@ -147,17 +147,20 @@ def _short(text, limit=80):
 
 def discover(root, format, remote=None):
     """Log files under ``root`` (a folder or one file, a local path or a URL) by format: (the folder,
-    {format: [relative posix paths]}, whether ``root`` was one file).
+    {format: [relative posix paths]}, whether ``root`` was one file, the folders under symbolic links not followed).
 
     ``format`` narrows the search to one format (and reads the files its record says it reads); files are
     listed in sorted order, which for TensorBoard event files (named by their creation time) is the order
     they were written. A URL is listed through fsspec (:mod:`._remote`, with ``remote``: its
-    :class:`~._remote.RemoteOptions`) in the same order, and its files are told apart by the same names.
+    :class:`~._remote.RemoteOptions`) in the same order, and its files are told apart by the same names. Neither
+    walk follows a symbolic link to a folder (a W&B folder's ``latest-run`` would read a run twice); such links are
+    returned, relative to the folder, so that the read names them.
     """
+    unfollowed: list = []
     if is_url(root):
         from ._remote import RemoteOptions, list_url
 
-        root, single, listed = list_url(root, remote or RemoteOptions({}))
+        root, single, listed, unfollowed = list_url(root, remote or RemoteOptions({}))
     else:
         if not isinstance(root, (str, os.PathLike)):
             raise OptionError(f"path= must be a folder or file name (text or a Path) or a URL, got "
@@ -166,27 +169,30 @@ def discover(root, format, remote=None):
         single = root.name if root.is_file() else None
         if single is None and not root.is_dir():
             raise LogReadError(f"no such folder: {root}; give the folder of runs (or one log file)")
-        root, listed = (root.parent, []) if single is not None else (root, _walk(root))
+        root, listed = (root.parent, []) if single is not None else (root, _walk(root, unfollowed))
     if single is not None:
         kind = format or file_format(single)
         if kind is None:
             raise LogReadError(f"{root / single} is not a log file rlstats knows; pass format= "
                                f"(one of {', '.join(FORMATS)})")
-        return root, {kind: [single]}, True
+        return root, {kind: [single]}, True, []
     found = {}
     for relative in listed:
         name = relative.rsplit("/", 1)[-1]
         kind = file_format(name) if format is None else format if FORMATS[format].reads(name) else None
         if kind is not None:
             found.setdefault(kind, []).append(relative)
-    return root, found, False
+    return root, found, False, sorted(unfollowed)
 
 
-def _walk(root):
-    """Every file under the folder ``root``, relative to it, a folder's files (sorted) before its folders (sorted)."""
+def _walk(root, unfollowed):
+    """Every file under the folder ``root``, relative to it, a folder's files (sorted) before its folders (sorted);
+    the subfolders that are symbolic links (not followed) are added to ``unfollowed``, relative to ``root``."""
     for folder, subfolders, names in os.walk(root, onerror=lambda error: refuse_unlistable(error, root)):
         subfolders.sort()
         relative = Path(folder).relative_to(root).as_posix()
+        unfollowed.extend(name if relative == "." else f"{relative}/{name}" for name in subfolders
+                          if os.path.islink(os.path.join(folder, name)))
         for name in sorted(names):
             yield name if relative == "." else f"{relative}/{name}"
 

@@ -146,6 +146,8 @@ class ReadLog:
         their steps and how each follows the ones before: continues, restarts (superseding) or reruns.
     single : bool
         True when the path read was one log file (``files`` holds its name alone).
+    unfollowed : tuple of str
+        Folders under the folder read that are symbolic links, relative to it: not followed, their files not read.
     """
 
     root: str
@@ -157,6 +159,7 @@ class ReadLog:
     ended_early: tuple[EarlyEnd, ...] = ()
     segments: tuple[Segment, ...] = ()
     single: bool = False
+    unfollowed: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -180,6 +183,7 @@ class ReadLog:
         lines += [f"  {p}" for p in self.problems]
         lines += [f"  ends early: {e}" for e in self.ended_early]
         lines += [f"  {run_label(s.run)}: {s}" for s in self.segments]
+        lines += [f"  a symbolic link to a folder, not followed: {u}" for u in self.unfollowed]
         return "\n".join(lines)
 
 
@@ -437,7 +441,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         (one file), ``file://...``, ``memory://...``, chained as ``simplecache::s3://...``. The protocol's
         filesystem is yours to install (``pip install s3fs`` for ``s3://``, ``gcsfs`` for ``gs://``); the
         error says which. A URL is listed and its files recognised, matched and read as a local folder's
-        (over HTTP, where a folder's page is a file too, end a folder's URL with ``/``).
+        (over HTTP, where a folder's page is a file too, end a folder's URL with ``/``). A folder under a
+        symbolic link is not followed (a W&B folder's ``latest-run`` would read a run twice): the notes and
+        the read log name it. A folder that cannot be listed (no permission) is an error.
     pattern : str or callable, optional
         Where agent, task and seed come from: ``"{agent}/{task}/seed_{seed}"`` is matched against
         the start of each file's path relative to ``path``. A field is one or more characters
@@ -545,7 +551,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     Raises
     ------
     LogReadError
-        No logs found, several formats found, or (by default) files that could not be read.
+        No logs found, several formats found, a folder that cannot be listed, or (by default) files that could
+        not be read.
     OptionError
         An unknown option value, a pattern with fields side by side or beyond its bounds, ``n_jobs``
         above four per core (:data:`rlstats.options.JOBS_PER_CORE`), or ``tags=`` that is ambiguous,
@@ -702,16 +709,19 @@ class Found:
     renamed: list = dataclasses.field(default_factory=list)
     #: True when the path read was one log file (``root`` is then its folder, ``files`` its name)
     single: bool = False
+    #: folders under symbolic links, not followed (relative to ``root``)
+    unfollowed: list = dataclasses.field(default_factory=list)
 
 
 def find_runs(path, compiled, options):
     """Discover the logs under ``path`` (of one format) and which run each file belongs to, before reading any
     (files the pattern does not match are never opened). LogReadError when there are none or several formats;
     OptionError for ``step=`` with a format that states its step."""
-    root, by_format, single = discover(path, options.format, options.remote)
+    root, by_format, single, unfollowed = discover(path, options.format, options.remote)
     if not by_format:
         looked = FORMATS[options.format].label if options.format else file_patterns()
-        raise LogReadError(f"no training logs under {path} (looked for {looked})")
+        raise LogReadError(f"no training logs under {path} (looked for {looked})"
+                           + (f"; {_unfollowed_text(unfollowed)}" if unfollowed else ""))
     if len(by_format) > 1:
         counts = ", ".join(f"{len(files)} {FORMATS[kind].label}" for kind, files in by_format.items())
         raise LogReadError(f"found several kinds of logs under {path}: {counts}; choose one with format=, "
@@ -721,7 +731,7 @@ def find_runs(path, compiled, options):
     if options.step is not None and record.own_step:
         stated = "; ".join(other.own_step for other in FORMATS.values() if other.own_step)
         raise OptionError(f"step= names the step column of a table; {record.label} carry their own step ({stated})")
-    found = Found(record, root, files, compiled, [], [], [], single=single)
+    found = Found(record, root, files, compiled, [], [], [], single=single, unfollowed=unfollowed)
     for relative in files:
         fields = compiled.match(relative)  # None without a pattern
         if compiled.text is not None and record.runs_inside and (
@@ -903,6 +913,9 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
+    if found.unfollowed:
+        notes.append(Note(_unfollowed_text(found.unfollowed, ", their files not read (give a link's target as a "
+                                                             "folder of its own to read it)"), scope="frame"))
     if found.problems:
         skipped = len(found.problems)
         notes.append(Note(f"{count(skipped, 'file or run', 'files or runs')} could not be used and "
@@ -911,8 +924,17 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     frame.attrs[READ_LOG_ATTR] = ReadLog(str(found.root), found.record.name, tuple(found.files),
                                          tuple(found.problems), tuple(found.ignored),
                                          skipped=options.on_error == "skip", ended_early=ended_early,
-                                         segments=segments, single=found.single)
+                                         segments=segments, single=found.single,
+                                         unfollowed=tuple(found.unfollowed))
     return frame
+
+
+def _unfollowed_text(unfollowed, why=""):
+    """'2 folders under symbolic links were not followed{why}: A2C, PPO/seed_0' (audit s17: left out without a
+    word)."""
+    one = len(unfollowed) == 1
+    return (f"{count(len(unfollowed), 'folder')} under {'a symbolic link was' if one else 'symbolic links were'} not "
+            f"followed{why}: " + listed(unfollowed, 20))
 
 
 def _sorted_runs(runs, field_names):

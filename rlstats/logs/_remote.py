@@ -264,9 +264,9 @@ class RemoteRoot:
         return self.url
 
 
-def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, list[str]]:
-    """(the folder, the one file named or None, every file under the folder relative to it in ``os.walk``'s order)
-    for a URL naming a folder or one file. LogReadError when it names neither, cannot be listed, or its listing
+def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, list[str], list[str]]:
+    """(the folder, the one file named or None, every file under the folder relative to it in ``os.walk``'s order,
+    the folders under symbolic links, not followed, as ``os.walk`` leaves them) for a URL naming a folder or one file. LogReadError when it names neither, cannot be listed, or its listing
     passes ``options.max_files`` files.
 
     The files are counted as the listing goes, folder by folder: folders after the one that passes the bound are
@@ -282,17 +282,20 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
             info = fs.info(path)
             root = RemoteRoot(fs, parent, url.rstrip("/").rsplit("/", 1)[0], {name: info.get("size")},
                               options.max_file_bytes)
-            return root, name, []
+            return root, name, [], []
         if not fs.isdir(path):
             raise LogReadError(f"no such folder: {url}; give the URL of the folder of runs (or of one log file)")
         base = path.rstrip("/")
-        sizes = {}
+        sizes, unfollowed = {}, []
         # listed one folder at a time (each folder's subfolders after it is handed on), so no folder after the one
         # that passes the bound is listed; that folder's own listing (fs.ls) comes whole
         for folder, files in _walk(fs, path, url):
             prefix = posixpath.relpath(folder.rstrip("/"), base) if folder.rstrip("/") != base else "."
             for name, info in files.items():
                 relative = name if prefix == "." else f"{prefix}/{name}"
+                if info.get("islink") and fs.isdir(info["name"]):  # fsspec's local files list a link as a file
+                    unfollowed.append(relative)
+                    continue
                 sizes[relative] = info.get("size")
                 if len(sizes) > options.max_files:
                     shown = ", ".join(sorted(sizes, key=_walk_key)[:_SHOWN])
@@ -304,7 +307,7 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
     except Exception as exc:  # a filesystem's own errors (credentials, a refused connection): say what it said
         raise LogReadError(f"cannot list {url}: {type(exc).__name__}: {exc}") from exc
     root = RemoteRoot(fs, base, url.rstrip("/"), sizes, options.max_file_bytes)
-    return root, None, sorted(sizes, key=_walk_key)
+    return root, None, sorted(sizes, key=_walk_key), sorted(unfollowed)
 
 
 def _walk(fs, path, url):
