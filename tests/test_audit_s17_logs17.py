@@ -92,7 +92,6 @@ def test_a_symlinked_folder_not_followed_is_named(tmp_path, url):
         rlstats.read_logs(path, PATTERN, format="sb3_eval", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="a misspelt pattern field passes without a word")
 @pytest.mark.parametrize("pattern, typo, meant", [("{agent}/{task}/seed_{sed}", "sed", "seed"),
                                                   ("{agnet}/{task}/seed_{seed}", "agnet", "agent")])
 def test_a_misspelt_field_of_the_pattern_is_warned(pattern, typo, meant):

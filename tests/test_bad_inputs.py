@@ -1982,6 +1982,24 @@ def test_read_logs_of_a_path_that_is_not_text():
     fails(OptionError, "3", rlstats.read_logs, 3, LOG_PATTERN, progress=False)
 
 
+def test_read_logs_of_a_folder_that_cannot_be_listed(logs, monkeypatch):
+    real = os.scandir
+
+    def refuse(path="."):  # chmod 000 runs/, as a test run as root would still read it
+        if os.fspath(path).rstrip("/").endswith("/runs"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    fails(LogReadError, ["cannot list the folder", "runs: Permission denied; its runs would be left out",
+                         "make it readable"], rlstats.read_logs, logs / "runs", LOG_PATTERN, progress=False)
+
+
+def test_read_logs_warns_of_a_pattern_field_misspelt(logs):
+    with pytest.warns(RlstatsWarning, match=r"pattern field \{sed\} is not agent, task or seed: did you mean \{seed\}"):
+        rlstats.read_logs(logs / "runs", "{agent}/{task}/seed_{sed}", progress=False)
+
+
 def test_read_logs_says_what_it_chose(logs):
     frame = rlstats.read_logs(logs / "runs", LOG_PATTERN, progress=False)
     assert len(frame) == 12 and list(frame.columns[:4]) == ["agent", "task", "seed", "step"]

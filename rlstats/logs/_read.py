@@ -624,6 +624,7 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     check_columns(compiled.fields, {})  # before any file is read
     found = find_runs(path, compiled, options)
     runs, field_names = read_runs(found, options)
+    _warn_misspelt_fields(field_names, found.record)
     label, total = found.record.label, len(found.to_read)
     if not runs:
         if found.problems:
@@ -927,6 +928,22 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                                          segments=segments, single=found.single,
                                          unfollowed=tuple(found.unfollowed))
     return frame
+
+
+def _warn_misspelt_fields(field_names, record):
+    """Warn of a run field the pattern names like agent, task or seed, which the frame then lacks: ``{sed}`` gave a
+    column 'sed' and no 'seed', without a word until a formula's ``| task/seed`` (audit s17)."""
+    import difflib
+
+    lacking = [name for name in STANDARD_FIELDS if name not in field_names]
+    for name in field_names:
+        if name in record.states or name == "run":
+            continue
+        close = difflib.get_close_matches(name.lower(), lacking, n=1, cutoff=0.75)
+        if close:
+            warn(f"pattern field {{{name}}} is not agent, task or seed: did you mean {{{close[0]}}}? The frame has a "
+                 f"column {name!r} and none {close[0]!r}, which formulas name (score ~ agent | task/seed); write "
+                 f"{{{close[0]}}} in the pattern, or rename the column")
 
 
 def _unfollowed_text(unfollowed, why=""):
