@@ -105,3 +105,15 @@ def test_a_misspelt_field_of_the_pattern_is_warned(pattern, typo, meant):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a field named on purpose, far from agent, task and seed: no warning
         rlstats.read_logs(SB3, "{algo}/{env}/seed_{seed}", format="sb3_eval", progress=False)
+
+
+@pytest.mark.xfail(strict=True, reason="os.walk recursion")
+def test_a_deep_folder_is_walked_without_recursion(tmp_path):
+    """A log 1,100 folders deep (a path of 2,200 characters, within Linux's 4,096): the local walk (os.walk, recursive
+    under Python 3.11) raised a bare RecursionError, where the same folder as a ``file://`` URL was read."""
+    folder = tmp_path.joinpath(*["a"] * 1100)
+    folder.mkdir(parents=True)
+    (folder / "progress.csv").write_text("step,eval/return\n1,1.0\n2,2.0\n")
+    frame = rlstats.read_logs(tmp_path, progress=False)
+    assert frame["eval/return"].tolist() == [1.0, 2.0]
+    assert frame["run"].unique().tolist() == ["/".join(["a"] * 1100)]
