@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import warnings
 
 import pytest
@@ -107,13 +108,33 @@ def test_a_misspelt_field_of_the_pattern_is_warned(pattern, typo, meant):
         rlstats.read_logs(SB3, "{algo}/{env}/seed_{seed}", format="sb3_eval", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="os.walk recursion")
 def test_a_deep_folder_is_walked_without_recursion(tmp_path):
     """A log 1,100 folders deep (a path of 2,200 characters, within Linux's 4,096): the local walk (os.walk, recursive
-    under Python 3.11) raised a bare RecursionError, where the same folder as a ``file://`` URL was read."""
-    folder = tmp_path.joinpath(*["a"] * 1100)
-    folder.mkdir(parents=True)
-    (folder / "progress.csv").write_text("step,eval/return\n1,1.0\n2,2.0\n")
-    frame = rlstats.read_logs(tmp_path, progress=False)
-    assert frame["eval/return"].tolist() == [1.0, 2.0]
-    assert frame["run"].unique().tolist() == ["/".join(["a"] * 1100)]
+    under Python 3.11) raised a bare RecursionError, where the same folder as a ``file://`` URL was read. Here 400
+    folders deep under a recursion limit 250 frames above the test's own (os.walk needs a frame a level), for speed."""
+    depth, made, here = 400, 0, os.open(tmp_path, os.O_RDONLY)
+    frames, frame = 0, sys._getframe()
+    while frame is not None:
+        frames, frame = frames + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    try:  # made and removed a level at a time, by descriptor: shutil.rmtree (pytest's clean-up) would recurse
+        for made in range(1, depth + 1):
+            os.mkdir("a", dir_fd=here)
+            here, parent = os.open("a", os.O_RDONLY, dir_fd=here), here
+            os.close(parent)
+        log = os.open("progress.csv", os.O_WRONLY | os.O_CREAT, dir_fd=here)
+        os.write(log, b"step,eval/return\n1,1.0\n2,2.0\n")
+        os.close(log)
+        sys.setrecursionlimit(frames + 250)
+        read = rlstats.read_logs(tmp_path, progress=False)
+    finally:
+        sys.setrecursionlimit(limit)
+        if "progress.csv" in os.listdir(here):
+            os.remove("progress.csv", dir_fd=here)
+        for _ in range(made):
+            here, child = os.open("..", os.O_RDONLY, dir_fd=here), here
+            os.close(child)
+            os.rmdir("a", dir_fd=here)
+        os.close(here)
+    assert read["eval/return"].tolist() == [1.0, 2.0]
+    assert read["run"].unique().tolist() == ["/".join(["a"] * depth)]
