@@ -6,11 +6,13 @@ defect found; its docstring says what was seen."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
 import warnings
 
+import pandas as pd
 import pytest
 
 import rlstats
@@ -138,3 +140,39 @@ def test_a_deep_folder_is_walked_without_recursion(tmp_path):
         os.close(here)
     assert read["eval/return"].tolist() == [1.0, 2.0]
     assert read["run"].unique().tolist() == ["/".join(["a"] * depth)]
+
+
+MARL_EVAL = (SHARED_DATA / "raw" / "instadeepai" / "marl-eval" / "5675ad67e8eeb7450bbbe827883849a938b27d80" / "tests"
+             / "mock_data_test.json")
+
+
+@pytest.mark.xfail(strict=True, reason="marl-eval evaluations read in key order")
+def test_marl_eval_evaluations_in_another_key_order_read_the_same(tmp_path):
+    """A JSON object's keys carry no order: marl-eval's published test file with each run's evaluations written
+    ``STEP_3, STEP_2, STEP_1`` (as ``json.dump(sort_keys=True)`` writes ``step_10`` before ``step_2``) gave the same
+    rows, but the note "18 log files with steps that go back (a restart appended to the same file?); ... the attempts'
+    values interleaved": one file, no restart, nothing interleaved."""
+    if not MARL_EVAL.is_file():
+        pytest.skip(f"marl-eval's test file is not at {MARL_EVAL}")
+    data = json.loads(MARL_EVAL.read_text())
+    for tasks in data.values():
+        for algorithms in tasks.values():
+            for runs in algorithms.values():
+                for run, logged in runs.items():
+                    runs[run] = dict(reversed(list(logged.items())))
+    (tmp_path / "metrics.json").write_text(json.dumps(data))
+    expected = rlstats.read_logs(MARL_EVAL, format="marl_eval", progress=False)
+    frame = rlstats.read_logs(tmp_path / "metrics.json", progress=False)
+    pd.testing.assert_frame_equal(frame.drop(columns="source"), expected.drop(columns="source"))
+    assert frame.attrs["rlstats_notes"] == expected.attrs["rlstats_notes"]
+
+
+@pytest.mark.xfail(strict=True, reason="files counted by run")
+def test_a_file_of_several_runs_whose_steps_go_back_is_counted_once(tmp_path):
+    """A W&B chart export whose Step column goes back (a run restarted and its history exported whole) holds two
+    runs: the note said "2 log files with steps that go back" of the one file read."""
+    (tmp_path / "export.csv").write_text("Step,ppo-hopper-1 - eval/return,ppo-hopper-2 - eval/return\n"
+                                         "1,1.0,2.0\n2,1.5,2.5\n1,9.0,9.0\n3,2.0,3.0\n")
+    frame = rlstats.read_logs(tmp_path, "{agent}-{task}-{seed}", progress=False)
+    assert frame["seed"].tolist() == [1, 1, 1, 2, 2, 2]
+    assert any(note.startswith("1 log file with steps that go back") for note in frame.attrs["rlstats_notes"])
