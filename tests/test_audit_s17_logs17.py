@@ -146,7 +146,6 @@ MARL_EVAL = (SHARED_DATA / "raw" / "instadeepai" / "marl-eval" / "5675ad67e8eeb7
              / "mock_data_test.json")
 
 
-@pytest.mark.xfail(strict=True, reason="marl-eval evaluations read in key order")
 def test_marl_eval_evaluations_in_another_key_order_read_the_same(tmp_path):
     """A JSON object's keys carry no order: marl-eval's published test file with each run's evaluations written
     ``STEP_3, STEP_2, STEP_1`` (as ``json.dump(sort_keys=True)`` writes ``step_10`` before ``step_2``) gave the same
@@ -167,7 +166,6 @@ def test_marl_eval_evaluations_in_another_key_order_read_the_same(tmp_path):
     assert frame.attrs["rlstats_notes"] == expected.attrs["rlstats_notes"]
 
 
-@pytest.mark.xfail(strict=True, reason="files counted by run")
 def test_a_file_of_several_runs_whose_steps_go_back_is_counted_once(tmp_path):
     """A W&B chart export whose Step column goes back (a run restarted and its history exported whole) holds two
     runs: the note said "2 log files with steps that go back" of the one file read."""

@@ -878,7 +878,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     runs = _sorted_runs(runs, field_names)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     ended_early = _early_ends(frame_runs, last_steps)
-    going_back = sum(_goes_back(piece) for _, pieces in runs.values() for _, piece in pieces)  # before _assemble
+    # files, not runs: a file of several runs (a W&B export) is one (audit s17: "2 log files" of one); before _assemble
+    going_back = len({index for _, pieces in runs.values() for index, piece in pieces if _goes_back(piece)})
     nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
     keys = tuple(_ordered_fields(field_names))
