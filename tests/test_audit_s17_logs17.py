@@ -192,7 +192,6 @@ def _wandb_api(*runs):
 WANDB_FIELDS = {"agent": "group", "task": "env_id", "seed": "seed"}
 
 
-@pytest.mark.xfail(strict=True, reason="read_wandb keeps the API's order")
 def test_read_wandb_sorts_its_runs_as_read_logs_does():
     """read_wandb's frame kept the order the API listed the runs in (seeds 10, 2, 1 as listed), where read_logs, whose
     frame read_wandb's docstring says it is, sorts runs by their fields, numbers as numbers (1, 2, 10): the same
@@ -204,7 +203,6 @@ def test_read_wandb_sorts_its_runs_as_read_logs_does():
     pd.testing.assert_frame_equal(frames[0], frames[1])
 
 
-@pytest.mark.xfail(strict=True, reason="two W&B runs with the same fields merged")
 def test_read_wandb_refuses_two_runs_it_would_read_as_one():
     """Two W&B runs of one seed (a crashed run and its rerun, or a run resumed as a new W&B run) were merged into one
     run: the rerun's values replaced the first's under "3 values logged again at a step already logged in the same
@@ -216,7 +214,6 @@ def test_read_wandb_refuses_two_runs_it_would_read_as_one():
                                api=_wandb_api(("a", 0, 0, 2, 0), second))
 
 
-@pytest.mark.xfail(strict=True, reason="read_wandb's notes count without plurals, fields unchecked")
 def test_read_wandb_notes_count_in_words_and_a_misspelt_field_is_warned():
     """"read 1 runs of W&B project" and "1 runs did not match the pattern"; ``fields={"sed": "seed"}`` passed
     without the warning read_logs gives a misspelt pattern field."""

@@ -2049,6 +2049,10 @@ WANDB_CASES = [  # (what, options, error, phrases)
     ("pattern and fields disagree", {"pattern": "{agent}_{task}_{seed}", "fields": {"task": "env_id"}}, OptionError,
      "pattern= gives task='hopper' for run 'ppo_hopper_1' (wandb:me/proj/id1), but fields= takes task='Hopper-v4' "
      "from its 'env_id'; give 'task' one source"),
+    # audit s17: two W&B runs given the same fields were merged into one run
+    ("two runs with the same fields", {"fields": {"agent": "group", "task": "env_id"}}, OptionError,
+     ["W&B runs 'ppo_hopper_1' (wandb:me/proj/id1) and 'ppo_hopper_2' (wandb:me/proj/id2) have the same "
+      "agent='ppo', task='Hopper-v4'", "tell them apart with fields="]),
 ]
 
 

@@ -624,7 +624,7 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     check_columns(compiled.fields, {})  # before any file is read
     found = find_runs(path, compiled, options)
     runs, field_names = read_runs(found, options)
-    _warn_misspelt_fields(field_names, found.record)
+    _warn_misspelt_fields(field_names, found.record.states)
     label, total = found.record.label, len(found.to_read)
     if not runs:
         if found.problems:
@@ -931,14 +931,15 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     return frame
 
 
-def _warn_misspelt_fields(field_names, record):
+def _warn_misspelt_fields(field_names, stated=()):
     """Warn of a run field the pattern names like agent, task or seed, which the frame then lacks: ``{sed}`` gave a
-    column 'sed' and no 'seed', without a word until a formula's ``| task/seed`` (audit s17)."""
+    column 'sed' and no 'seed', without a word until a formula's ``| task/seed`` (audit s17). ``stated``: the fields
+    the log itself names, which are its own."""
     import difflib
 
     lacking = [name for name in STANDARD_FIELDS if name not in field_names]
     for name in field_names:
-        if name in record.states or name == "run":
+        if name in stated or name == "run":
             continue
         close = difflib.get_close_matches(name.lower(), lacking, n=1, cutoff=0.75)
         if close:
