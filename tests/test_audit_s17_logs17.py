@@ -227,7 +227,6 @@ def test_read_wandb_notes_count_in_words_and_a_misspelt_field_is_warned():
         rlstats.read_wandb("me/p", keys="return", fields={"agent": "group", "sed": "seed"}, progress=False, api=api)
 
 
-@pytest.mark.xfail(strict=True, reason="an infinite value spoils the running sums")
 def test_smoothing_past_an_infinite_value_is_the_window_mean(tmp_path):
     """``smooth=2`` over a run that logged ``inf`` once (a diverged evaluation, kept as a row and counted in the
     notes): every smoothed value after it became NaN (running sums inf - inf), windows that never hold it too, with
