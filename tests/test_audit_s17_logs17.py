@@ -243,7 +243,6 @@ def test_smoothing_past_an_infinite_value_is_the_window_mean(tmp_path):
     assert frame["eval/return"].tolist()[4:6] == [1.0, 5 / 3]
 
 
-@pytest.mark.xfail(strict=True, reason="a missing field splits every row")
 def test_a_run_without_a_field_is_smoothed_as_one_run(tmp_path):
     """A pattern callable naming ``task`` for some runs only: the run without one (its ``task`` missing) was not
     smoothed at all (NaN != NaN split each of its rows into a run of its own: 2.0 and 3.0 where the window of 2 gives

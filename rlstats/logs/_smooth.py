@@ -70,8 +70,9 @@ def smooth_frame(frame, columns, window, unit, logged_values):
     new_run = np.zeros(len(frame), dtype=bool)
     new_run[:1] = True
     for name in fields:
-        column = frame[name].to_numpy()
-        new_run[1:] |= column[1:] != column[:-1]
+        column, missing = frame[name].to_numpy(), frame[name].isna().to_numpy()
+        # two missing values are one run's (NaN != NaN split a run without a field into one run a row: audit s17)
+        new_run[1:] |= (column[1:] != column[:-1]) & ~(missing[1:] & missing[:-1])
     run = np.cumsum(new_run)
     steps = frame["step"].to_numpy(dtype=float)
     longest = 0.0
