@@ -156,7 +156,7 @@ def discover(root, format, remote=None):
     walk follows a symbolic link to a folder (a W&B folder's ``latest-run`` would read a run twice); such links are
     returned, relative to the folder, so that the read names them.
     """
-    unfollowed: list = []
+    unfollowed = []
     if is_url(root):
         from ._remote import RemoteOptions, list_url
 
