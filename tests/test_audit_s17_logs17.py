@@ -257,3 +257,16 @@ def test_a_run_without_a_field_is_smoothed_as_one_run(tmp_path):
 
     frame = rlstats.read_logs(tmp_path, pattern, progress=False, smooth=2)
     assert frame["eval/return"].tolist() == [1.0, 1.5, 2.5] + [1.0, 1.5, 2.5, 3.5] * 2
+
+
+@pytest.mark.xfail(strict=True, reason="max_files= ignored for a local folder")
+def test_max_files_bounds_a_local_listing_too(tmp_path):
+    """``max_files=`` bounded a URL's listing only: given a local folder (a home folder named by mistake, with
+    millions of files), it was accepted and did nothing, the whole tree walked before any answer. A local listing
+    past it is now refused as a URL's is."""
+    for k in range(12):
+        (tmp_path / f"run_{k}").mkdir()
+        (tmp_path / f"run_{k}" / "progress.csv").write_text("step,eval/return\n1,1.0\n")
+    with pytest.raises(LogReadError, match=r"the listing of .* passed 10 files .* pass a larger max_files="):
+        rlstats.read_logs(tmp_path, "run_{seed}", progress=False, max_files=10)
+    assert len(rlstats.read_logs(tmp_path, "run_{seed}", progress=False, max_files=12)) == 12
