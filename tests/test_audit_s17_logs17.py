@@ -259,7 +259,6 @@ def test_a_run_without_a_field_is_smoothed_as_one_run(tmp_path):
     assert frame["eval/return"].tolist() == [1.0, 1.5, 2.5] + [1.0, 1.5, 2.5, 3.5] * 2
 
 
-@pytest.mark.xfail(strict=True, reason="max_files= ignored for a local folder")
 def test_max_files_bounds_a_local_listing_too(tmp_path):
     """``max_files=`` bounded a URL's listing only: given a local folder (a home folder named by mistake, with
     millions of files), it was accepted and did nothing, the whole tree walked before any answer. A local listing

@@ -525,9 +525,10 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         For a URL: the options of its filesystem (credentials, ``endpoint_url``, ...), as fsspec and
         pandas take them. An error with a local path.
     max_files : int
-        For a URL: the most files its listing may hold (every file counts, log or not), 100,000 by
-        default; a larger listing is an error before any file is read. Pass more to read more. The
-        listing goes folder by folder and stops at the folder that passes the bound, but one folder's
+        The most files the listing of ``path`` (a local folder or a URL) may hold (every file counts,
+        log or not), 100,000 by default; a larger listing is an error before any file is read. Pass
+        more to read more. The listing goes folder by folder and stops at the folder that passes the
+        bound, but (for a URL) one folder's
         listing comes whole (fsspec has no filesystem-independent paged listing): a flat folder of
         millions of objects is listed before it is refused, so name a narrower folder there.
     max_file_bytes : int
@@ -658,6 +659,8 @@ class ReadOptions:
     smoothing: tuple | None
     #: how a URL is opened and bounded (None for a local path)
     remote: RemoteOptions | None = None
+    #: the most files a listing may hold, a local folder's or a URL's
+    max_files: int = MAX_FILES
 
     @classmethod
     def checked(cls, format, step, keep, on_error, progress, n_jobs, smooth, smooth_over, remote=(None, None,
@@ -672,12 +675,14 @@ class ReadOptions:
         smoothing = check_smooth(smooth, smooth_over)
         if step is not None and not isinstance(step, str):
             raise OptionError(f"step= names the step column of a table, e.g. step='global_step'; got {step!r}")
-        return cls(format, step, keep, on_error, progress, n_jobs, smoothing, _remote_options(*remote))
+        path, storage_options, max_files, max_file_bytes = remote
+        max_files = check_int("max_files", max_files, minimum=1)
+        return cls(format, step, keep, on_error, progress, n_jobs, smoothing,
+                   _remote_options(path, storage_options, max_files, max_file_bytes), max_files)
 
 
 def _remote_options(path, storage_options, max_files, max_file_bytes):
     """The RemoteOptions of a URL (None for a local path, where ``storage_options=`` is an error)."""
-    max_files = check_int("max_files", max_files, minimum=1)
     max_file_bytes = check_int("max_file_bytes", max_file_bytes, minimum=1)
     if storage_options is not None and not isinstance(storage_options, dict):
         raise OptionError(f"storage_options= must be a dict of the filesystem's options, e.g. "
@@ -718,7 +723,7 @@ def find_runs(path, compiled, options):
     """Discover the logs under ``path`` (of one format) and which run each file belongs to, before reading any
     (files the pattern does not match are never opened). LogReadError when there are none or several formats;
     OptionError for ``step=`` with a format that states its step."""
-    root, by_format, single, unfollowed = discover(path, options.format, options.remote)
+    root, by_format, single, unfollowed = discover(path, options.format, options.remote, options.max_files)
     if not by_format:
         looked = FORMATS[options.format].label if options.format else file_patterns()
         raise LogReadError(f"no training logs under {path} (looked for {looked})"

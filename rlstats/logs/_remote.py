@@ -26,7 +26,8 @@ from ._pieces import FileProblem
 
 #: A URL: ``protocol://``, possibly after chained protocols (``simplecache::s3://``).
 URL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*::)*[A-Za-z][A-Za-z0-9+.\-]*://")
-#: Most files a URL's listing may hold (every file counts, log or not): a bucket of millions is refused.
+#: Most files a listing may hold (every file counts, log or not): a bucket of millions (or a home folder named by
+#: mistake) is refused.
 MAX_FILES = 100_000
 #: Most bytes one file read from a URL may have: checked before its bytes are allocated.
 MAX_FILE_BYTES = 1 << 30
@@ -298,10 +299,7 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
                     continue
                 sizes[relative] = info.get("size")
                 if len(sizes) > options.max_files:
-                    shown = ", ".join(sorted(sizes, key=_walk_key)[:_SHOWN])
-                    raise LogReadError(f"the listing of {url} passed {options.max_files:,} files (e.g. {shown}) "
-                                       "before it ended; give the URL of a narrower folder, or pass a larger "
-                                       "max_files= to list them all")
+                    raise too_many_files(url, options.max_files, sorted(sizes, key=_walk_key))
     except RlstatsError:
         raise
     except Exception as exc:  # a filesystem's own errors (credentials, a refused connection): say what it said
@@ -321,6 +319,12 @@ def _walk(fs, path, url):
                                                  on_error=lambda error: refuse_unlistable(error, url)):
             yield folder, files
             stack.extend(reversed([info["name"] for info in subfolders.values()]))
+
+
+def too_many_files(where: object, max_files: int, listed: list[str]) -> LogReadError:
+    """The error of a listing (of a URL or a local folder) that passed ``max_files`` files."""
+    return LogReadError(f"the listing of {where} passed {max_files:,} files (e.g. {', '.join(listed[:_SHOWN])}) "
+                        "before it ended; give a narrower folder, or pass a larger max_files= to list them all")
 
 
 def refuse_unlistable(error: BaseException, root: object) -> None:
