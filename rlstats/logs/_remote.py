@@ -323,7 +323,8 @@ def _walk(fs, path, url):
 
 def too_many_files(where: object, max_files: int, listed: list[str]) -> LogReadError:
     """The error of a listing (of a URL or a local folder) that passed ``max_files`` files."""
-    return LogReadError(f"the listing of {where} passed {max_files:,} files (e.g. {', '.join(listed[:_SHOWN])}) "
+    files = "1 file" if max_files == 1 else f"{max_files:,} files"  # no pandas here (format.count): the CLI's start
+    return LogReadError(f"the listing of {where} passed {files} (e.g. {', '.join(listed[:_SHOWN])}) "
                         "before it ended; give a narrower folder, or pass a larger max_files= to list them all")
 
 
