@@ -271,7 +271,6 @@ def test_max_files_bounds_a_local_listing_too(tmp_path):
     assert len(rlstats.read_logs(tmp_path, "run_{seed}", progress=False, max_files=12)) == 12
 
 
-@pytest.mark.xfail(strict=True, reason="JSON booleans read as numbers without a word")
 def test_json_booleans_are_read_as_1_and_0_with_a_note_and_never_among_numbers(tmp_path):
     """A JSON-lines log's ``true`` was read as the number 1.0 without a word: among returns (``1.0, true, 3.0``) it
     became a return of 1.0, where the same cell written ``True`` in a CSV file is an error ("not a number"), and a
@@ -286,8 +285,8 @@ def test_json_booleans_are_read_as_1_and_0_with_a_note_and_never_among_numbers(t
     assert frame["eval/success"].tolist() == [0.0, 1.0]
     assert "'eval/success' logged as true/false, read as 1/0" in frame.attrs["rlstats_notes"]
     for text, phrase in (('{"step": 1, "eval/return": 1.0}\n{"step": 2, "eval/return": true}\n',
-                          "column 'eval/return' holds True in data row 2 among numbers"),
-                         ('{"step": true, "eval/return": 1.0}\n', "column 'step' holds True in data row 1")):
+                          "column 'eval/return' holds true in data row 2 among numbers, not a number"),
+                         ('{"step": true, "eval/return": 1.0}\n', "column 'step' holds true in data row 1, not a number")):
         log.write_text(text)
         with pytest.raises(LogReadError, match=phrase):
             rlstats.read_logs(tmp_path, PATTERN, progress=False)

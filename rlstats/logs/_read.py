@@ -489,7 +489,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         column name, e.g. ``{"eval/mean_reward": "score"}``. By default the one scalar that looks
         like an evaluation return (see :func:`choose_return_tag`; for monitor.csv, ``r``), stated
         in the notes; when several or none do, an error lists the logged tags. A column named like
-        a field or one of the frame's own columns is an error.
+        a field or one of the frame's own columns is an error. A JSON log's ``true`` and ``false`` are
+        read as 1 and 0 in a column of them alone (a success flag; stated in the notes), and are an
+        error among numbers or as a step.
     step : str, optional
         The step column of a table (default: the first of ``time/total_timesteps``,
         ``TotalEnvInteracts``, ``global_step``, ``step``, ``Step``, ``_step``, ...). Event files
@@ -884,6 +886,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     ended_early = _early_ends(frame_runs, last_steps)
     # files, not runs: a file of several runs (a W&B export) is one (audit s17: "2 log files" of one); before _assemble
+    flags = [column for tag, column in mapping.items()
+             if any(tag in piece.meta.get("flags", ()) for _, pieces in runs.values() for _, piece in pieces)]
     going_back = len({index for _, pieces in runs.values() for index, piece in pieces if _goes_back(piece)})
     nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
@@ -909,6 +913,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     if duplicates:
         notes.append(Note(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and "
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
+    if flags:  # JSON's true and false (audit s17: read as 1.0 without a word)
+        notes.append(Note(f"{_listed(flags)} logged as true/false, read as 1/0", scope="frame"))
     if without_step:
         notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
     if nonfinite:
