@@ -1894,6 +1894,7 @@ def logs(tmp_path_factory):
     _write(root / "badjson" / "log.jsonl", '{"step": 1, "return": 2}\n{not json\n')
     _write(root / "tb" / "events.out.tfevents.1.host", b"\x00\xff" * 50)
     _write(root / "textstep" / "progress.csv", "step,eval/return\nx,1.0\n1,2.0\n")
+    _write(root / "boolean" / "log.jsonl", '{"step": 1, "eval/return": 1.0}\n{"step": 2, "eval/return": true}\n')
     _write(root / "twice" / "progress.csv", "step,score,loss,score\n0,1.0,0.5,2.0\n")
     _write(root / "negative" / "0.monitor.csv", '#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n2.0,-3,0.7\n')
     (root / "nothing").mkdir()
@@ -1940,6 +1941,8 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("a line that is not JSON", "badjson/log.jsonl", None, {}, LogReadError, "line 2 is not JSON"),
     ("a corrupt event file", "tb/events.out.tfevents.1.host", None, {}, LogReadError, "fails its checksum"),
     ("a step that is text", "textstep/progress.csv", None, {}, LogReadError, "column 'step' holds 'x' in data row 1"),
+    ("a JSON true among numbers", "boolean/log.jsonl", None, {}, LogReadError,
+     "column 'eval/return' holds true in data row 2 among numbers, not a number"),
     ("a field named step", "runs", "{agent}/{task}/seed_{step}", {}, OptionError,
      "gives a field 'step', the name of the frame's own column 'step' (the logged step), which it would replace"),
     ("a field named wall_time", "runs", "{agent}/{wall_time}/seed_{seed}", {}, OptionError,
