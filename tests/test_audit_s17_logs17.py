@@ -292,7 +292,6 @@ def test_json_booleans_are_read_as_1_and_0_with_a_note_and_never_among_numbers(t
             rlstats.read_logs(tmp_path, PATTERN, progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="monitor files of several folders summed as one run")
 def test_monitor_files_of_several_folders_are_not_one_run():
     """``pattern="{agent}/{task}"`` over the shared SB3 logs (a seed folder under each task) read "5 runs from 75
     monitor.csv files": each run the 3 seeds' VecEnv files read side by side, its steps counting the episodes of all

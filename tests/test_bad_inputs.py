@@ -1897,6 +1897,9 @@ def logs(tmp_path_factory):
     _write(root / "boolean" / "log.jsonl", '{"step": 1, "eval/return": 1.0}\n{"step": 2, "eval/return": true}\n')
     _write(root / "twice" / "progress.csv", "step,score,loss,score\n0,1.0,0.5,2.0\n")
     _write(root / "negative" / "0.monitor.csv", '#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n2.0,-3,0.7\n')
+    for seed in (1, 2):  # one run's monitor.csv files in two folders, by a pattern without {seed}
+        _write(root / "twofolders" / "ppo" / f"seed_{seed}" / "0.monitor.csv",
+               '#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n')
     (root / "nothing").mkdir()
     return root
 
@@ -1941,6 +1944,9 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("a line that is not JSON", "badjson/log.jsonl", None, {}, LogReadError, "line 2 is not JSON"),
     ("a corrupt event file", "tb/events.out.tfevents.1.host", None, {}, LogReadError, "fails its checksum"),
     ("a step that is text", "textstep/progress.csv", None, {}, LogReadError, "column 'step' holds 'x' in data row 1"),
+    ("monitor files of two folders in one run", "twofolders", "{agent}", {}, OptionError,
+     ["pattern= puts the monitor.csv files of 2 folders in the run agent=ppo task=X-v0 (ppo/seed_1, ppo/seed_2)",
+      "give the pattern the field that tells these folders apart, e.g. {seed}"]),
     ("a JSON true among numbers", "boolean/log.jsonl", None, {}, LogReadError,
      "column 'eval/return' holds true in data row 2 among numbers, not a number"),
     ("a field named step", "runs", "{agent}/{task}/seed_{step}", {}, OptionError,

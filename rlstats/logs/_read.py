@@ -505,7 +505,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         requested tag, is recorded in the read log; ``"raise"`` then raises a LogReadError listing
         them, ``"skip"`` leaves them out with a warning that counts them. A run of monitor.csv files
         (read side by side, its steps counting the episodes of all of them) that loses one is left out
-        whole, as a problem of its own.
+        whole, as a problem of its own; a run whose monitor.csv files lie in several folders (a pattern
+        without the field telling them apart) is an OptionError.
     progress : bool
         Show a progress bar over the files where someone sees it: on stderr when it is a terminal, as a
         widget in a notebook with ipywidgets; elsewhere (a pipe, a log, a notebook without ipywidgets)
@@ -773,12 +774,28 @@ def read_runs(found, options):
             key = tuple(sorted((k, str(v)) for k, v in fields.items()))
             runs.setdefault(key, (fields, []))[1].append((index, piece))
     if found.record.combine:
+        _check_one_folder(runs, found)
         _drop_runs_missing_a_file(runs, broken, found)
         combine = load(found.record.combine)
         for fields, pieces in runs.values():
             if len(pieces) > 1:
                 pieces[:] = [(i, p) for (i, _), p in zip(pieces, combine([p for _, p in pieces]))]
     return runs, field_names
+
+
+def _check_one_folder(runs, found):
+    """OptionError for a run of files read side by side (a VecEnv's monitor.csv files, which SB3 writes to one
+    folder) whose files lie in several folders: a pattern lacking the field that tells runs apart, whose steps would
+    count the episodes of all of them (audit s17: ``{agent}/{task}`` summed 3 seeds, PPO's last step 97,211)."""
+    for fields, pieces in runs.values():
+        folders = sorted({posixpath.dirname(found.to_read[index]) for index, _ in pieces}, key=_natural)
+        if len(folders) > 1:
+            raise OptionError(
+                f"pattern= puts the {found.record.label.removeprefix('Stable-Baselines3 ').removesuffix(' files')} "
+                f"files of {len(folders)} folders in the run {run_label(fields)} ({listed(folders, 10)}), but a "
+                "run's files are read side by side, as a VecEnv writes them to one folder, so its steps would count "
+                "the episodes of all of them; give the pattern the field that tells these folders apart, e.g. "
+                "{seed}")
 
 
 def _drop_runs_missing_a_file(runs, broken, found):
