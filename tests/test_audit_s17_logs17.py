@@ -303,3 +303,18 @@ def test_monitor_files_of_several_folders_are_not_one_run():
                                                   r"agent=A2C task=Acrobot-v1 \(A2C/Acrobot-v1/seed_0, "
                                                   r"A2C/Acrobot-v1/seed_1, A2C/Acrobot-v1/seed_2\)"):
         rlstats.read_logs(SB3, "{agent}/{task}", format="sb3_monitor", progress=False)
+
+
+@pytest.mark.xfail(strict=True, reason="no hint of the format a file's name announces")
+def test_a_file_the_named_format_cannot_read_names_the_format_its_name_announces():
+    """``format="marl_eval"`` given an evaluations.npz advised "save it as UTF-8, e.g. with iconv -f latin1 -t utf-8"
+    of a binary archive, and ``format="csv"`` over SB3's monitor.csv files said "no step column found; columns:
+    #{...}; pass step='<column>'": neither named the format the file's name announces, which reads it."""
+    _needs_sb3()
+    run = SB3 / "PPO" / "CartPole-v1"
+    with pytest.raises(LogReadError, match=r"evaluations.npz: unreadable: .*; its name is that of a Stable-Baselines3 "
+                                           r"EvalCallback evaluations.npz file, which format='sb3_eval' reads"):
+        rlstats.read_logs(run / "seed_0" / "evaluations.npz", format="marl_eval", progress=False)
+    with pytest.raises(LogReadError, match=r"0.monitor.csv: unreadable: no step column found.*; its name is that of "
+                                           r"a Stable-Baselines3 monitor.csv file, which format='sb3_monitor' reads"):
+        rlstats.read_logs(run, "seed_{seed}", format="csv", progress=False)
