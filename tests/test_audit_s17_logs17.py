@@ -305,7 +305,6 @@ def test_monitor_files_of_several_folders_are_not_one_run():
         rlstats.read_logs(SB3, "{agent}/{task}", format="sb3_monitor", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="no hint of the format a file's name announces")
 def test_a_file_the_named_format_cannot_read_names_the_format_its_name_announces():
     """``format="marl_eval"`` given an evaluations.npz advised "save it as UTF-8, e.g. with iconv -f latin1 -t utf-8"
     of a binary archive, and ``format="csv"`` over SB3's monitor.csv files said "no step column found; columns:

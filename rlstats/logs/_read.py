@@ -28,7 +28,7 @@ from ..format import count, listed
 from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_int, check_n_jobs
 from ..progress import progress_bar
-from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_patterns, load
+from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_format, file_patterns, load
 from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
 from ._remote import MAX_FILE_BYTES, MAX_FILES, RemoteOptions, RemoteRoot, is_url, read_in_order
 from ._pieces import FileProblem, whole_steps
@@ -763,7 +763,11 @@ def read_runs(found, options):
     runs, field_names, broken = {}, list(found.pattern.fields), []
     for index, outcome in enumerate(_read_files(found, options)):
         if isinstance(outcome, FileProblem):
-            found.problems.append(ReadProblem(found.to_read[index], outcome.kind, outcome.detail))
+            relative = found.to_read[index]
+            announced = file_format(posixpath.basename(relative))
+            hint = ("" if announced in (None, found.record.name) else  # format= named another (audit s17)
+                    f"; its name is that of a {one_file(FORMATS[announced].label)}, which format={announced!r} reads")
+            found.problems.append(ReadProblem(relative, outcome.kind, outcome.detail + hint))
             broken.append(index)
             continue
         for piece in outcome:
