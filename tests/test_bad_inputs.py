@@ -1895,8 +1895,12 @@ def logs(tmp_path_factory):
     _write(root / "badjson" / "log.jsonl", '{"step": 1, "return": 2}\n{not json\n')
     _write(root / "tb" / "events.out.tfevents.1.host", b"\x00\xff" * 50)
     _write(root / "textstep" / "progress.csv", "step,eval/return\nx,1.0\n1,2.0\n")
+    _write(root / "boolean" / "log.jsonl", '{"step": 1, "eval/return": 1.0}\n{"step": 2, "eval/return": true}\n')
     _write(root / "twice" / "progress.csv", "step,score,loss,score\n0,1.0,0.5,2.0\n")
     _write(root / "negative" / "0.monitor.csv", '#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n2.0,-3,0.7\n')
+    for seed in (1, 2):  # one run's monitor.csv files in two folders, by a pattern without {seed}
+        _write(root / "twofolders" / "ppo" / f"seed_{seed}" / "0.monitor.csv",
+               '#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n')
     (root / "nothing").mkdir()
     return root
 
@@ -1929,6 +1933,9 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("a pattern no file matches", "runs", "[a-z]+/{task}/seed_{seed}", {}, LogReadError,
      "matches the pattern '[a-z]+/{task}/seed_{seed}'"),
     ("missing folder", "nosuch", LOG_PATTERN, {}, LogReadError, "no such folder"),
+    ("a listing past max_files", "runs", LOG_PATTERN, {"max_files": 1}, LogReadError,
+     ["the listing of", "passed 1 file (e.g.", "pass a larger max_files= to list them all"]),
+    ("max_files 0", "runs", LOG_PATTERN, {"max_files": 0}, OptionError, "max_files must be at least 1, got 0"),
     ("a folder without logs", "nothing", LOG_PATTERN, {}, LogReadError, "no training logs under"),
     ("binary garbage", "binary.bin", None, {}, LogReadError, "is not a log file rlstats knows; pass format="),
     ("an empty log", "empty/progress.csv", None, {}, LogReadError, "empty: the file has no content"),
@@ -1938,6 +1945,11 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("a line that is not JSON", "badjson/log.jsonl", None, {}, LogReadError, "line 2 is not JSON"),
     ("a corrupt event file", "tb/events.out.tfevents.1.host", None, {}, LogReadError, "fails its checksum"),
     ("a step that is text", "textstep/progress.csv", None, {}, LogReadError, "column 'step' holds 'x' in data row 1"),
+    ("monitor files of two folders in one run", "twofolders", "{agent}", {}, OptionError,
+     ["pattern= puts the monitor.csv files of 2 folders in the run agent=ppo task=X-v0 (ppo/seed_1, ppo/seed_2)",
+      "give the pattern the field that tells these folders apart, e.g. {seed}"]),
+    ("a JSON true among numbers", "boolean/log.jsonl", None, {}, LogReadError,
+     "column 'eval/return' holds true in data row 2 among numbers, not a number"),
     ("a field named step", "runs", "{agent}/{task}/seed_{step}", {}, OptionError,
      "gives a field 'step', the name of the frame's own column 'step' (the logged step), which it would replace"),
     ("a field named wall_time", "runs", "{agent}/{wall_time}/seed_{seed}", {}, OptionError,
@@ -1981,6 +1993,24 @@ def test_read_logs(logs, what, where, pattern, options, error, phrases):
 
 def test_read_logs_of_a_path_that_is_not_text():
     fails(OptionError, "3", rlstats.read_logs, 3, LOG_PATTERN, progress=False)
+
+
+def test_read_logs_of_a_folder_that_cannot_be_listed(logs, monkeypatch):
+    real = os.scandir
+
+    def refuse(path="."):  # chmod 000 runs/, as a test run as root would still read it
+        if os.fspath(path).rstrip("/").endswith("/runs"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    fails(LogReadError, ["cannot list the folder", "runs: Permission denied; its runs would be left out",
+                         "make it readable"], rlstats.read_logs, logs / "runs", LOG_PATTERN, progress=False)
+
+
+def test_read_logs_warns_of_a_pattern_field_misspelt(logs):
+    with pytest.warns(RlstatsWarning, match=r"pattern field \{sed\} is not agent, task or seed: did you mean \{seed\}"):
+        rlstats.read_logs(logs / "runs", "{agent}/{task}/seed_{sed}", progress=False)
 
 
 def test_read_logs_says_what_it_chose(logs):
@@ -2032,6 +2062,10 @@ WANDB_CASES = [  # (what, options, error, phrases)
     ("pattern and fields disagree", {"pattern": "{agent}_{task}_{seed}", "fields": {"task": "env_id"}}, OptionError,
      "pattern= gives task='hopper' for run 'ppo_hopper_1' (wandb:me/proj/id1), but fields= takes task='Hopper-v4' "
      "from its 'env_id'; give 'task' one source"),
+    # audit s17: two W&B runs given the same fields were merged into one run
+    ("two runs with the same fields", {"fields": {"agent": "group", "task": "env_id"}}, OptionError,
+     ["W&B runs 'ppo_hopper_1' (wandb:me/proj/id1) and 'ppo_hopper_2' (wandb:me/proj/id2) have the same "
+      "agent='ppo', task='Hopper-v4'", "tell them apart with fields="]),
 ]
 
 

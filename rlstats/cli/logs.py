@@ -70,7 +70,7 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
                          help="what --smooth counts: logged values (episodes of a monitor.csv; the default) or steps")
     command.add_argument("--jobs", type=int, default=1, help="files read in parallel (-1: all cores)")
     command.add_argument("--max-files", type=int, default=MAX_FILES, metavar="N",
-                         help=f"a URL's listing may hold at most N files (default: {MAX_FILES:,})")
+                         help=f"the listing of the folder or URL may hold at most N files (default: {MAX_FILES:,})")
     command.add_argument("--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",
                          help=f"a file read from a URL may have at most N bytes (default: {MAX_FILE_BYTES:,})")
     command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..errors import LogReadError, OptionError
 from ..format import count
 from ._formats import FORMATS, file_format
-from ._remote import is_url
+from ._remote import MAX_FILES, is_url, refuse_unlistable, too_many_files
 
 #: A ``{field}`` or a ``*`` (runs of ``*`` count as one).
 WILDCARD = re.compile(r"\{([A-Za-z_]\w*)\}|\*+")
@@ -145,19 +145,23 @@ def _short(text, limit=80):
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
 
 
-def discover(root, format, remote=None):
+def discover(root, format, remote=None, max_files=MAX_FILES):
     """Log files under ``root`` (a folder or one file, a local path or a URL) by format: (the folder,
-    {format: [relative posix paths]}, whether ``root`` was one file).
+    {format: [relative posix paths]}, whether ``root`` was one file, the folders under symbolic links not followed).
 
     ``format`` narrows the search to one format (and reads the files its record says it reads); files are
     listed in sorted order, which for TensorBoard event files (named by their creation time) is the order
     they were written. A URL is listed through fsspec (:mod:`._remote`, with ``remote``: its
-    :class:`~._remote.RemoteOptions`) in the same order, and its files are told apart by the same names.
+    :class:`~._remote.RemoteOptions`) in the same order, and its files are told apart by the same names. Neither
+    walk follows a symbolic link to a folder (a W&B folder's ``latest-run`` would read a run twice); such links are
+    returned, relative to the folder, so that the read names them. A local listing is bounded by ``max_files`` as a
+    URL's is by its options'.
     """
+    unfollowed = []
     if is_url(root):
         from ._remote import RemoteOptions, list_url
 
-        root, single, listed = list_url(root, remote or RemoteOptions({}))
+        root, single, listed, unfollowed = list_url(root, remote or RemoteOptions({}))
     else:
         if not isinstance(root, (str, os.PathLike)):
             raise OptionError(f"path= must be a folder or file name (text or a Path) or a URL, got "
@@ -166,29 +170,50 @@ def discover(root, format, remote=None):
         single = root.name if root.is_file() else None
         if single is None and not root.is_dir():
             raise LogReadError(f"no such folder: {root}; give the folder of runs (or one log file)")
-        root, listed = (root.parent, []) if single is not None else (root, _walk(root))
+        root, listed = (root.parent, []) if single is not None else (root, _walk(root, unfollowed, max_files))
     if single is not None:
         kind = format or file_format(single)
         if kind is None:
             raise LogReadError(f"{root / single} is not a log file rlstats knows; pass format= "
                                f"(one of {', '.join(FORMATS)})")
-        return root, {kind: [single]}, True
+        return root, {kind: [single]}, True, []
     found = {}
     for relative in listed:
         name = relative.rsplit("/", 1)[-1]
         kind = file_format(name) if format is None else format if FORMATS[format].reads(name) else None
         if kind is not None:
             found.setdefault(kind, []).append(relative)
-    return root, found, False
+    return root, found, False, sorted(unfollowed)
 
 
-def _walk(root):
-    """Every file under the folder ``root``, relative to it, a folder's files (sorted) before its folders (sorted)."""
-    for folder, subfolders, names in os.walk(root):
-        subfolders.sort()
-        relative = Path(folder).relative_to(root).as_posix()
-        for name in sorted(names):
-            yield name if relative == "." else f"{relative}/{name}"
+def _walk(root, unfollowed, max_files=MAX_FILES):
+    """Every file under the folder ``root``, relative to it, a folder's files (sorted) before its folders (sorted),
+    depth first, as ``os.walk`` with sorted names gives them but with a stack, not recursion (audit s17: a log 1,100
+    folders deep was a bare RecursionError under Python 3.11); the subfolders that are symbolic links (not followed)
+    are added to ``unfollowed``, relative to ``root``, and a folder that cannot be listed is an error, as is a
+    listing past ``max_files`` files (every file counts, log or not), stopped there (audit s17: max_files= did
+    nothing for a local folder)."""
+    stack, listed = [""], 0
+    while stack:
+        relative = stack.pop()
+        try:
+            with os.scandir(os.path.join(root, relative) if relative else root) as listing:
+                entries = list(listing)
+        except OSError as error:
+            refuse_unlistable(error, root)
+        files, folders = [], []
+        for entry in entries:
+            path = f"{relative}/{entry.name}" if relative else entry.name
+            try:
+                folder = entry.is_dir()  # a link to a folder too, as os.walk's
+            except OSError:
+                folder = False
+            (unfollowed if folder and entry.is_symlink() else folders if folder else files).append(path)
+        listed += len(files)
+        if listed > max_files:
+            raise too_many_files(root, max_files, sorted(files))
+        yield from sorted(files)
+        stack.extend(sorted(folders, reverse=True))
 
 
 @dataclasses.dataclass(frozen=True)

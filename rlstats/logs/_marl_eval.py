@@ -8,8 +8,8 @@ writes it (to ``<path>/metrics.json``; ``concatenate_json_files`` merges such fi
         ...,
         "absolute_metrics": {"return": [values], ...}}}}}}
 
-Every key of a run but the absolute metrics is an evaluation (``STEP_1``, ``step_0``, ...): its
-``step_count`` is the step, ``elapsed_time`` (seconds, written by ``JsonLogger``) the time, and each
+Every key of a run but the absolute metrics is an evaluation (``STEP_1``, ``step_0``, ..., read in the order of
+their ``step_count``, whatever the keys' order): its ``step_count`` is the step, ``elapsed_time`` (seconds, written by ``JsonLogger``) the time, and each
 other key a metric, a list of values (or one number) whose mean is the row's value, as marl-eval's own
 processing takes ``mean_<metric>`` (NaN where a value is NaN, infinite where one is: kept as rows, which
 ``read_logs``' notes count). A run key is the seed (``seed_42`` as ``JsonLogger`` names it, or
@@ -123,6 +123,13 @@ def _run_piece(environment, task, algorithm, run, logged):
     if not steps:
         raise FileProblem("corrupt", f"{where} has no evaluation with a step_count" +
                           (", only absolute metrics, which need the step of the last one" if absolute else ""))
+    # a JSON object's keys carry no order (json.dump(sort_keys=True) puts step_10 before step_2): the evaluations in
+    # step order, so that they never read as a restart within the file (audit s17); stable, for evaluations at one step
+    order = sorted(range(len(steps)), key=steps.__getitem__)
+    if order != list(range(len(steps))):
+        place = {row: i for i, row in enumerate(order)}
+        steps, elapsed = [steps[row] for row in order], [elapsed[row] for row in order]
+        columns = {metric: {place[row]: mean for row, mean in by_row.items()} for metric, by_row in columns.items()}
     if absolute:  # one more row, at the last step, holding the absolute metrics alone
         row = len(steps)
         steps.append(max(steps))

@@ -28,7 +28,7 @@ from ..format import count, listed
 from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_int, check_n_jobs
 from ..progress import progress_bar
-from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_patterns, load
+from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_format, file_patterns, load
 from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
 from ._remote import MAX_FILE_BYTES, MAX_FILES, RemoteOptions, RemoteRoot, is_url, read_in_order
 from ._pieces import FileProblem, whole_steps
@@ -146,6 +146,8 @@ class ReadLog:
         their steps and how each follows the ones before: continues, restarts (superseding) or reruns.
     single : bool
         True when the path read was one log file (``files`` holds its name alone).
+    unfollowed : tuple of str
+        Folders under the folder read that are symbolic links, relative to it: not followed, their files not read.
     """
 
     root: str
@@ -157,6 +159,7 @@ class ReadLog:
     ended_early: tuple[EarlyEnd, ...] = ()
     segments: tuple[Segment, ...] = ()
     single: bool = False
+    unfollowed: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -171,11 +174,16 @@ class ReadLog:
             lines = [f"read_logs: the {one_file(LABELS.get(self.format, self.format))} "
                      f"{posixpath.join(self.root, self.files[0])}, {len(self.problems)} with problems"]
         else:
+            # a problem of a run (one that lost a file, or lacks a tag among others of its file) is no file's
+            runs = sum(p.source not in self.files for p in self.problems)
+            left_out = f", {count(runs, 'run')} left out" if runs else ""
             lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
-                     f"{len(self.problems)} with problems, {len(self.ignored)} not matching the pattern"]
+                     f"{len(self.problems) - runs} with problems{left_out}, {len(self.ignored)} not matching the "
+                     "pattern"]
         lines += [f"  {p}" for p in self.problems]
         lines += [f"  ends early: {e}" for e in self.ended_early]
         lines += [f"  {run_label(s.run)}: {s}" for s in self.segments]
+        lines += [f"  a symbolic link to a folder, not followed: {u}" for u in self.unfollowed]
         return "\n".join(lines)
 
 
@@ -433,7 +441,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         (one file), ``file://...``, ``memory://...``, chained as ``simplecache::s3://...``. The protocol's
         filesystem is yours to install (``pip install s3fs`` for ``s3://``, ``gcsfs`` for ``gs://``); the
         error says which. A URL is listed and its files recognised, matched and read as a local folder's
-        (over HTTP, where a folder's page is a file too, end a folder's URL with ``/``).
+        (over HTTP, where a folder's page is a file too, end a folder's URL with ``/``). A folder under a
+        symbolic link is not followed (a W&B folder's ``latest-run`` would read a run twice): the notes and
+        the read log name it. A folder that cannot be listed (no permission) is an error.
     pattern : str or callable, optional
         Where agent, task and seed come from: ``"{agent}/{task}/seed_{seed}"`` is matched against
         the start of each file's path relative to ``path``. A field is one or more characters
@@ -479,7 +489,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         column name, e.g. ``{"eval/mean_reward": "score"}``. By default the one scalar that looks
         like an evaluation return (see :func:`choose_return_tag`; for monitor.csv, ``r``), stated
         in the notes; when several or none do, an error lists the logged tags. A column named like
-        a field or one of the frame's own columns is an error.
+        a field or one of the frame's own columns is an error. A JSON log's ``true`` and ``false`` are
+        read as 1 and 0 in a column of them alone (a success flag; stated in the notes), and are an
+        error among numbers or as a step.
     step : str, optional
         The step column of a table (default: the first of ``time/total_timesteps``,
         ``TotalEnvInteracts``, ``global_step``, ``step``, ``Step``, ``_step``, ...). Event files
@@ -493,7 +505,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         requested tag, is recorded in the read log; ``"raise"`` then raises a LogReadError listing
         them, ``"skip"`` leaves them out with a warning that counts them. A run of monitor.csv files
         (read side by side, its steps counting the episodes of all of them) that loses one is left out
-        whole, as a problem of its own.
+        whole, as a problem of its own; a run whose monitor.csv files lie in several folders (a pattern
+        without the field telling them apart) is an OptionError.
     progress : bool
         Show a progress bar over the files where someone sees it: on stderr when it is a terminal, as a
         widget in a notebook with ipywidgets; elsewhere (a pipe, a log, a notebook without ipywidgets)
@@ -515,9 +528,10 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         For a URL: the options of its filesystem (credentials, ``endpoint_url``, ...), as fsspec and
         pandas take them. An error with a local path.
     max_files : int
-        For a URL: the most files its listing may hold (every file counts, log or not), 100,000 by
-        default; a larger listing is an error before any file is read. Pass more to read more. The
-        listing goes folder by folder and stops at the folder that passes the bound, but one folder's
+        The most files the listing of ``path`` (a local folder or a URL) may hold (every file counts,
+        log or not), 100,000 by default; a larger listing is an error before any file is read. Pass
+        more to read more. The listing goes folder by folder and stops at the folder that passes the
+        bound, but (for a URL) one folder's
         listing comes whole (fsspec has no filesystem-independent paged listing): a flat folder of
         millions of objects is listed before it is refused, so name a narrower folder there.
     max_file_bytes : int
@@ -541,7 +555,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     Raises
     ------
     LogReadError
-        No logs found, several formats found, or (by default) files that could not be read.
+        No logs found, several formats found, a folder that cannot be listed, or (by default) files that could
+        not be read.
     OptionError
         An unknown option value, a pattern with fields side by side or beyond its bounds, ``n_jobs``
         above four per core (:data:`rlstats.options.JOBS_PER_CORE`), or ``tags=`` that is ambiguous,
@@ -613,6 +628,7 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     check_columns(compiled.fields, {})  # before any file is read
     found = find_runs(path, compiled, options)
     runs, field_names = read_runs(found, options)
+    _warn_misspelt_fields(field_names, found.record.states)
     label, total = found.record.label, len(found.to_read)
     if not runs:
         if found.problems:
@@ -646,6 +662,8 @@ class ReadOptions:
     smoothing: tuple | None
     #: how a URL is opened and bounded (None for a local path)
     remote: RemoteOptions | None = None
+    #: the most files a listing may hold, a local folder's or a URL's
+    max_files: int = MAX_FILES
 
     @classmethod
     def checked(cls, format, step, keep, on_error, progress, n_jobs, smooth, smooth_over, remote=(None, None,
@@ -660,12 +678,14 @@ class ReadOptions:
         smoothing = check_smooth(smooth, smooth_over)
         if step is not None and not isinstance(step, str):
             raise OptionError(f"step= names the step column of a table, e.g. step='global_step'; got {step!r}")
-        return cls(format, step, keep, on_error, progress, n_jobs, smoothing, _remote_options(*remote))
+        path, storage_options, max_files, max_file_bytes = remote
+        max_files = check_int("max_files", max_files, minimum=1)
+        return cls(format, step, keep, on_error, progress, n_jobs, smoothing,
+                   _remote_options(path, storage_options, max_files, max_file_bytes), max_files)
 
 
 def _remote_options(path, storage_options, max_files, max_file_bytes):
     """The RemoteOptions of a URL (None for a local path, where ``storage_options=`` is an error)."""
-    max_files = check_int("max_files", max_files, minimum=1)
     max_file_bytes = check_int("max_file_bytes", max_file_bytes, minimum=1)
     if storage_options is not None and not isinstance(storage_options, dict):
         raise OptionError(f"storage_options= must be a dict of the filesystem's options, e.g. "
@@ -698,16 +718,19 @@ class Found:
     renamed: list = dataclasses.field(default_factory=list)
     #: True when the path read was one log file (``root`` is then its folder, ``files`` its name)
     single: bool = False
+    #: folders under symbolic links, not followed (relative to ``root``)
+    unfollowed: list = dataclasses.field(default_factory=list)
 
 
 def find_runs(path, compiled, options):
     """Discover the logs under ``path`` (of one format) and which run each file belongs to, before reading any
     (files the pattern does not match are never opened). LogReadError when there are none or several formats;
     OptionError for ``step=`` with a format that states its step."""
-    root, by_format, single = discover(path, options.format, options.remote)
+    root, by_format, single, unfollowed = discover(path, options.format, options.remote, options.max_files)
     if not by_format:
         looked = FORMATS[options.format].label if options.format else file_patterns()
-        raise LogReadError(f"no training logs under {path} (looked for {looked})")
+        raise LogReadError(f"no training logs under {path} (looked for {looked})"
+                           + (f"; {_unfollowed_text(unfollowed)}" if unfollowed else ""))
     if len(by_format) > 1:
         counts = ", ".join(f"{len(files)} {FORMATS[kind].label}" for kind, files in by_format.items())
         raise LogReadError(f"found several kinds of logs under {path}: {counts}; choose one with format=, "
@@ -717,7 +740,7 @@ def find_runs(path, compiled, options):
     if options.step is not None and record.own_step:
         stated = "; ".join(other.own_step for other in FORMATS.values() if other.own_step)
         raise OptionError(f"step= names the step column of a table; {record.label} carry their own step ({stated})")
-    found = Found(record, root, files, compiled, [], [], [], single=single)
+    found = Found(record, root, files, compiled, [], [], [], single=single, unfollowed=unfollowed)
     for relative in files:
         fields = compiled.match(relative)  # None without a pattern
         if compiled.text is not None and record.runs_inside and (
@@ -740,7 +763,11 @@ def read_runs(found, options):
     runs, field_names, broken = {}, list(found.pattern.fields), []
     for index, outcome in enumerate(_read_files(found, options)):
         if isinstance(outcome, FileProblem):
-            found.problems.append(ReadProblem(found.to_read[index], outcome.kind, outcome.detail))
+            relative = found.to_read[index]
+            announced = file_format(posixpath.basename(relative))
+            hint = ("" if announced in (None, found.record.name) else  # format= named another (audit s17)
+                    f"; its name is that of a {one_file(FORMATS[announced].label)}, which format={announced!r} reads")
+            found.problems.append(ReadProblem(relative, outcome.kind, outcome.detail + hint))
             broken.append(index)
             continue
         for piece in outcome:
@@ -751,12 +778,28 @@ def read_runs(found, options):
             key = tuple(sorted((k, str(v)) for k, v in fields.items()))
             runs.setdefault(key, (fields, []))[1].append((index, piece))
     if found.record.combine:
+        _check_one_folder(runs, found)
         _drop_runs_missing_a_file(runs, broken, found)
         combine = load(found.record.combine)
         for fields, pieces in runs.values():
             if len(pieces) > 1:
                 pieces[:] = [(i, p) for (i, _), p in zip(pieces, combine([p for _, p in pieces]))]
     return runs, field_names
+
+
+def _check_one_folder(runs, found):
+    """OptionError for a run of files read side by side (a VecEnv's monitor.csv files, which SB3 writes to one
+    folder) whose files lie in several folders: a pattern lacking the field that tells runs apart, whose steps would
+    count the episodes of all of them (audit s17: ``{agent}/{task}`` summed 3 seeds, PPO's last step 97,211)."""
+    for fields, pieces in runs.values():
+        folders = sorted({posixpath.dirname(found.to_read[index]) for index, _ in pieces}, key=_natural)
+        if len(folders) > 1:
+            raise OptionError(
+                f"pattern= puts the {found.record.label.removeprefix('Stable-Baselines3 ').removesuffix(' files')} "
+                f"files of {len(folders)} folders in the run {run_label(fields)} ({listed(folders, 10)}), but a "
+                "run's files are read side by side, as a VecEnv writes them to one folder, so its steps would count "
+                "the episodes of all of them; give the pattern the field that tells these folders apart, e.g. "
+                "{seed}")
 
 
 def _drop_runs_missing_a_file(runs, broken, found):
@@ -855,15 +898,20 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     """Assemble the frame of the complete runs, with its notes and read log in its attrs: each run's files in the
     order written where the format writes them in turn (restarts, reruns), runs ending early found, then the
     rows made run by run and smoothed on request."""
+    # the files of the runs read, not of a run left out (audit s17: a monitor.csv run that lost a file left its 3
+    # others counted, "1 run from 6 files" for the 4 its rows came from)
+    files_read = len({index for _, pieces in runs.values() for index, _ in pieces})
     runs, segments, reruns = _runs_of_segments(runs, field_names, mapping, found.to_read,
                                                split=found.record.in_turn)
     runs = _sorted_runs(runs, field_names)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     ended_early = _early_ends(frame_runs, last_steps)
-    going_back = sum(_goes_back(piece) for _, pieces in runs.values() for _, piece in pieces)  # before _assemble
+    # files, not runs: a file of several runs (a W&B export) is one (audit s17: "2 log files" of one); before _assemble
+    flags = [column for tag, column in mapping.items()
+             if any(tag in piece.meta.get("flags", ()) for _, pieces in runs.values() for _, piece in pieces)]
+    going_back = len({index for _, pieces in runs.values() for index, piece in pieces if _goes_back(piece)})
     nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
-    files_read = len(found.to_read) - len([p for p in found.problems if p.kind != "missing tag"])
     keys = tuple(_ordered_fields(field_names))
     run_keys = tuple((tuple(run[f] for f in keys), None) for run in frame_runs)
     # Notes bound to the runs they name (re-worded for the runs a result receives), or to this frame as a whole.
@@ -886,6 +934,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     if duplicates:
         notes.append(Note(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and "
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
+    if flags:  # JSON's true and false (audit s17: read as 1.0 without a word)
+        notes.append(Note(f"{_listed(flags)} logged as true/false, read as 1/0", scope="frame"))
     if without_step:
         notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
     if nonfinite:
@@ -897,6 +947,9 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
+    if found.unfollowed:
+        notes.append(Note(_unfollowed_text(found.unfollowed, ", their files not read (give a link's target as a "
+                                                             "folder of its own to read it)"), scope="frame"))
     if found.problems:
         skipped = len(found.problems)
         notes.append(Note(f"{count(skipped, 'file or run', 'files or runs')} could not be used and "
@@ -905,8 +958,34 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     frame.attrs[READ_LOG_ATTR] = ReadLog(str(found.root), found.record.name, tuple(found.files),
                                          tuple(found.problems), tuple(found.ignored),
                                          skipped=options.on_error == "skip", ended_early=ended_early,
-                                         segments=segments, single=found.single)
+                                         segments=segments, single=found.single,
+                                         unfollowed=tuple(found.unfollowed))
     return frame
+
+
+def _warn_misspelt_fields(field_names, stated=()):
+    """Warn of a run field the pattern names like agent, task or seed, which the frame then lacks: ``{sed}`` gave a
+    column 'sed' and no 'seed', without a word until a formula's ``| task/seed`` (audit s17). ``stated``: the fields
+    the log itself names, which are its own."""
+    import difflib
+
+    lacking = [name for name in STANDARD_FIELDS if name not in field_names]
+    for name in field_names:
+        if name in stated or name == "run":
+            continue
+        close = difflib.get_close_matches(name.lower(), lacking, n=1, cutoff=0.75)
+        if close:
+            warn(f"pattern field {{{name}}} is not agent, task or seed: did you mean {{{close[0]}}}? The frame has a "
+                 f"column {name!r} and none {close[0]!r}, which formulas name (score ~ agent | task/seed); write "
+                 f"{{{close[0]}}} in the pattern, or rename the column")
+
+
+def _unfollowed_text(unfollowed, why=""):
+    """'2 folders under symbolic links were not followed{why}: A2C, PPO/seed_0' (audit s17: left out without a
+    word)."""
+    one = len(unfollowed) == 1
+    return (f"{count(len(unfollowed), 'folder')} under {'a symbolic link was' if one else 'symbolic links were'} not "
+            f"followed{why}: " + listed(unfollowed, 20))
 
 
 def _sorted_runs(runs, field_names):

@@ -26,7 +26,8 @@ from ._pieces import FileProblem
 
 #: A URL: ``protocol://``, possibly after chained protocols (``simplecache::s3://``).
 URL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*::)*[A-Za-z][A-Za-z0-9+.\-]*://")
-#: Most files a URL's listing may hold (every file counts, log or not): a bucket of millions is refused.
+#: Most files a listing may hold (every file counts, log or not): a bucket of millions (or a home folder named by
+#: mistake) is refused.
 MAX_FILES = 100_000
 #: Most bytes one file read from a URL may have: checked before its bytes are allocated.
 MAX_FILE_BYTES = 1 << 30
@@ -264,9 +265,9 @@ class RemoteRoot:
         return self.url
 
 
-def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, list[str]]:
-    """(the folder, the one file named or None, every file under the folder relative to it in ``os.walk``'s order)
-    for a URL naming a folder or one file. LogReadError when it names neither, cannot be listed, or its listing
+def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, list[str], list[str]]:
+    """(the folder, the one file named or None, every file under the folder relative to it in ``os.walk``'s order,
+    the folders under symbolic links, not followed, as ``os.walk`` leaves them) for a URL naming a folder or one file. LogReadError when it names neither, cannot be listed, or its listing
     passes ``options.max_files`` files.
 
     The files are counted as the listing goes, folder by folder: folders after the one that passes the bound are
@@ -282,29 +283,58 @@ def list_url(url: str, options: RemoteOptions) -> tuple[RemoteRoot, str | None, 
             info = fs.info(path)
             root = RemoteRoot(fs, parent, url.rstrip("/").rsplit("/", 1)[0], {name: info.get("size")},
                               options.max_file_bytes)
-            return root, name, []
+            return root, name, [], []
         if not fs.isdir(path):
             raise LogReadError(f"no such folder: {url}; give the URL of the folder of runs (or of one log file)")
         base = path.rstrip("/")
-        sizes = {}
-        # fs.walk is a generator listing one folder at a time (each folder's subfolders after it is handed on), so
-        # no folder after the one that passes the bound is listed; that folder's own listing (fs.ls) comes whole
-        for folder, _, files in fs.walk(path, detail=True):
+        sizes, unfollowed = {}, []
+        # listed one folder at a time (each folder's subfolders after it is handed on), so no folder after the one
+        # that passes the bound is listed; that folder's own listing (fs.ls) comes whole
+        for folder, files in _walk(fs, path, url):
             prefix = posixpath.relpath(folder.rstrip("/"), base) if folder.rstrip("/") != base else "."
             for name, info in files.items():
                 relative = name if prefix == "." else f"{prefix}/{name}"
+                if info.get("islink") and fs.isdir(info["name"]):  # fsspec's local files list a link as a file
+                    unfollowed.append(relative)
+                    continue
                 sizes[relative] = info.get("size")
                 if len(sizes) > options.max_files:
-                    shown = ", ".join(sorted(sizes, key=_walk_key)[:_SHOWN])
-                    raise LogReadError(f"the listing of {url} passed {options.max_files:,} files (e.g. {shown}) "
-                                       "before it ended; give the URL of a narrower folder, or pass a larger "
-                                       "max_files= to list them all")
+                    raise too_many_files(url, options.max_files, sorted(sizes, key=_walk_key))
     except RlstatsError:
         raise
     except Exception as exc:  # a filesystem's own errors (credentials, a refused connection): say what it said
         raise LogReadError(f"cannot list {url}: {type(exc).__name__}: {exc}") from exc
     root = RemoteRoot(fs, base, url.rstrip("/"), sizes, options.max_file_bytes)
-    return root, None, sorted(sizes, key=_walk_key)
+    return root, None, sorted(sizes, key=_walk_key), sorted(unfollowed)
+
+
+def _walk(fs, path, url):
+    """(folder, {name: info} of its files) for ``path`` and each folder under it, depth first in the listing's order.
+
+    fs.walk one level at a time: its ``on_error`` holds for the folder it is given only (fsspec 2026.9 walks the
+    subfolders with the default, which leaves a folder that cannot be listed out without a word)."""
+    stack = [path]
+    while stack:
+        for folder, subfolders, files in fs.walk(stack.pop(), maxdepth=1, detail=True,
+                                                 on_error=lambda error: refuse_unlistable(error, url)):
+            yield folder, files
+            stack.extend(reversed([info["name"] for info in subfolders.values()]))
+
+
+def too_many_files(where: object, max_files: int, listed: list[str]) -> LogReadError:
+    """The error of a listing (of a URL or a local folder) that passed ``max_files`` files."""
+    files = "1 file" if max_files == 1 else f"{max_files:,} files"  # no pandas here (format.count): the CLI's start
+    return LogReadError(f"the listing of {where} passed {files} (e.g. {', '.join(listed[:_SHOWN])}) "
+                        "before it ended; give a narrower folder, or pass a larger max_files= to list them all")
+
+
+def refuse_unlistable(error: BaseException, root: object) -> None:
+    """Raise a LogReadError for a folder under ``root`` that cannot be listed: os.walk and fsspec's walk leave such
+    a folder out without a word (audit s17: an unreadable A2C folder, and its 6 runs, gone from the frame)."""
+    folder = getattr(error, "filename", None) or root
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else f"{type(error).__name__}: {error}"
+    raise LogReadError(f"cannot list the folder {folder} under {root}: {reason}; its runs would be left out, so make "
+                       "it readable (e.g. chmod), or read a folder that does not hold it") from error
 
 
 def read_in_order(items: list, read: Callable[[Any], Any], workers: int,

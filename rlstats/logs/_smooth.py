@@ -38,17 +38,25 @@ def rolling_mean(values, steps, starts, stops, window, unit):
     """Trailing mean of each run's values (runs are ``values[starts[i]:stops[i]]``, steps increasing within).
 
     Arrays in, array out: the mean over the last ``window`` values (``"episodes"``) or over the values
-    at steps in ``(step - window, step]`` (``"steps"``), fewer at the start of a run.
+    at steps in ``(step - window, step]`` (``"steps"``), fewer at the start of a run; infinite where the window
+    holds an infinite value, NaN where it holds both signs.
     """
     out = np.empty(values.size)
+    finite = np.isfinite(values)
     for a, b in zip(starts.tolist(), stops.tolist()):  # one loop per run; the window is found for all rows at once
-        sums = np.concatenate([[0.0], np.cumsum(values[a:b])])
+        # running sums of the finite values, and counts of the infinite ones: an inf in the running sum would make
+        # every later window inf - inf, NaN (audit s17), where only the windows holding it are infinite
+        run = slice(a, b)
+        sums = np.concatenate([[0.0], np.cumsum(np.where(finite[run], values[run], 0.0))])
+        up, down = (np.concatenate([[0], np.cumsum(values[run] == sign)]) for sign in (np.inf, -np.inf))
         end = np.arange(1, b - a + 1)
         if unit == "episodes":
             begin = np.maximum(end - window, 0)
         else:
-            begin = np.searchsorted(steps[a:b], steps[a:b] - window, side="right")
-        out[a:b] = (sums[end] - sums[begin]) / (end - begin)
+            begin = np.searchsorted(steps[run], steps[run] - window, side="right")
+        mean = (sums[end] - sums[begin]) / (end - begin)
+        high, low = up[end] > up[begin], down[end] > down[begin]
+        out[run] = np.where(high & low, np.nan, np.where(high, np.inf, np.where(low, -np.inf, mean)))
     return out
 
 
@@ -62,8 +70,9 @@ def smooth_frame(frame, columns, window, unit, logged_values):
     new_run = np.zeros(len(frame), dtype=bool)
     new_run[:1] = True
     for name in fields:
-        column = frame[name].to_numpy()
-        new_run[1:] |= column[1:] != column[:-1]
+        column, missing = frame[name].to_numpy(), frame[name].isna().to_numpy()
+        # two missing values are one run's (NaN != NaN split a run without a field into one run a row: audit s17)
+        new_run[1:] |= (column[1:] != column[:-1]) & ~(missing[1:] & missing[:-1])
     run = np.cumsum(new_run)
     steps = frame["step"].to_numpy(dtype=float)
     longest = 0.0

@@ -125,10 +125,21 @@ def _written_nan(text, separator, frame, skip=0):
     return out
 
 
-def _numeric(frame, column):
+def _numeric(frame, column, flags=False):
+    """A column's numbers (FileProblem for a cell that is not one). JSON's true and false are numbers to pandas:
+    a column of them alone is read as 1 and 0 where ``flags`` (a success flag; the caller notes it), and otherwise
+    (among numbers, or as a step or time) is an error, as ``True`` in a CSV cell is (audit s17)."""
     cells = frame[column]
     if cells.dtype.kind in "fiu":  # parsed as numbers already (empty cells are NaN): nothing to check
         return cells.to_numpy(dtype=float)
+    booleans = _booleans(cells)
+    if booleans.any():
+        numbers = cells.notna() & ~booleans
+        if not flags or numbers.any():
+            row = int(np.flatnonzero(booleans.to_numpy())[0])
+            raise FileProblem("corrupt", f"column {column!r} holds {str(bool(cells.iloc[row])).lower()} in data row "
+                                         f"{row + 1}"
+                                         + (" among numbers" if numbers.any() else "") + ", not a number")
     values = pd.to_numeric(cells, errors="coerce")
     bad = values.isna() & cells.notna()
     if bad.any():
@@ -136,6 +147,15 @@ def _numeric(frame, column):
         raise FileProblem("corrupt", f"column {column!r} holds {cells.iloc[row]!r} in data row {row + 1}, "
                                      "not a number")
     return values.to_numpy(dtype=float)
+
+
+def _booleans(cells):
+    """Which cells hold a boolean (JSON's true or false)."""
+    if cells.dtype.kind == "b":
+        return pd.Series(True, index=cells.index)
+    if cells.dtype != object:
+        return pd.Series(False, index=cells.index)
+    return cells.map(lambda value: isinstance(value, (bool, np.bool_))).astype(bool)
 
 
 def _first(columns, candidates):
@@ -161,7 +181,7 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
     wall = _first(columns, WALL_TIME_COLUMNS)
     elapsed = _first(columns, ELAPSED_COLUMNS)
     special = {step_column, wall, elapsed}
-    values, written_nan = {}, {}
+    values, written_nan, flags = {}, {}, []
     for column in columns:
         if column in special:
             continue
@@ -170,13 +190,15 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
         numbers = pd.to_numeric(frame[column], errors="coerce")
         if not numbers.notna().any() and frame[column].notna().any():
             continue  # text columns (a run name, a date) are not scalars
-        values[column] = _numeric(frame, column)[keep]  # a word among numbers is an error
+        values[column] = _numeric(frame, column, flags=True)[keep]  # a word among numbers is an error
+        if _booleans(frame[column]).any():
+            flags.append(column)
     step_values = whole_steps(steps[keep])
     piece = from_columns(step_values, values,
                          wall_time=None if wall is None else _numeric(frame, wall)[keep],
                          time_elapsed=None if elapsed is None else _numeric(frame, elapsed)[keep],
                          meta=meta, name=name, written_nan=written_nan)
-    piece.meta = dict(piece.meta, rows_without_step=int((~keep).sum()))
+    piece.meta = dict(piece.meta, rows_without_step=int((~keep).sum()), flags=tuple(flags))
     return piece
 
 

@@ -15,13 +15,15 @@ import numpy as np
 
 from ..provenance import Note, set_notes
 from ..errors import LogReadError, OptionError
+from ..format import count
 from ..options import check_bool, check_choice
 from ..progress import progress_bar
 from ._formats import LABELS
 from ._layout import compile_pattern
 from ._pieces import Piece
 from ._read import (KEEP, ON_ERROR, READ_LOG_ATTR, ReadLog, ReadProblem, _assemble, _fail_or_warn, _frame_runs,
-                    _nonfinite_note, _ordered_fields, check_columns, tag_mapping)
+                    _nonfinite_note, _ordered_fields, _sorted_runs, _warn_misspelt_fields, check_columns, run_label,
+                    tag_mapping)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,7 +83,10 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
         Matched against each run's name, as in :func:`read_logs` (``"{agent}_{task}_{seed}"``);
         runs it does not match are left out and counted.
         Without ``fields`` and ``pattern``, a column ``run`` holds each run's name. A column both
-        give must agree on every run (else an OptionError names both values).
+        give must agree on every run (else an OptionError names both values). Two W&B runs given the
+        same fields (a crashed run and its rerun) are an OptionError naming both, as they would be read
+        as one run: tell them apart (``fields={..., "run_id": "id"}``) or read one
+        (``filters={"state": "finished"}``).
     step : str
         The history key of the step (default ``_step``, W&B's own counter).
     keep, on_error, progress
@@ -140,6 +145,8 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
     grouped: dict[Any, Any] = {}
     field_names = list(compiled.fields) + [f for f in (fields or {}) if f not in compiled.fields]
     check_columns(field_names, mapping, option="keys", where="pattern= or fields=")
+    _warn_misspelt_fields(field_names)
+    first_of: dict[Any, tuple[str, str]] = {}  # run fields -> the W&B run (name, source) that gave them first
     with progress_bar(len(runs), progress, "reading W&B runs") as advance:
         for run in runs:
             source = f"wandb:{path}/{getattr(run, 'id', '?')}"
@@ -181,8 +188,16 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
                 problems.append(ReadProblem(source, "missing tag", f"run {name!r} logs no "
                                             f"{', '.join(map(repr, missing))}"))
                 continue
-            sources.append(source)
             key_of_run = tuple(sorted((k, str(v)) for k, v in found.items()))
+            if key_of_run in first_of:  # merged, a rerun's values would replace the first's (audit s17)
+                other, where = first_of[key_of_run]
+                raise OptionError(f"W&B runs {other!r} ({where}) and {name!r} ({source}) have the same "
+                                  f"{run_label({k: repr(v) for k, v in found.items()}).replace(' ', ', ')}, so "
+                                  "they would be read as one run, the values of one replacing or joining the "
+                                  "other's; tell them apart with fields= (e.g. fields={..., 'run_id': 'id'}), or "
+                                  "read one of them with filters= (e.g. {'state': 'finished'})")
+            first_of[key_of_run] = (name, source)
+            sources.append(source)
             grouped.setdefault(key_of_run, (found, []))[1].extend((len(sources) - 1, p) for p in pieces)
 
     log = ReadLog(f"wandb:{path}", "wandb", tuple(f"wandb:{path}/{getattr(r, 'id', '?')}" for r in runs),
@@ -191,6 +206,7 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
         _fail_or_warn(problems, f"wandb:{path}", LABELS["wandb"], on_error, total=len(runs), fatal=not grouped)
     if not grouped:
         raise LogReadError(f"none of the {len(runs)} runs of W&B project {path!r} matches the pattern {pattern!r}")
+    grouped = _sorted_runs(grouped, field_names)  # by their fields, numbers as numbers, as read_logs' frame
     keys = tuple(_ordered_fields(field_names))
     items = tuple((tuple(run[f] for f in keys), None) for run in _frame_runs(grouped, field_names))
     nonfinite: dict[str, tuple[int, int]] = {}
@@ -198,19 +214,19 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
     listed = ", ".join(repr(k) if k == c else f"{k!r} as {c!r}" for k, c in mapping.items())
     said = f"of W&B project {path!r} through the public API (full history), {listed}"
     # The runs read, bound to their fields (re-counted for the runs a result receives); the rest is this frame's.
-    notes = [Note(f"read {len(grouped)} runs {said}", scope="rows", keys=keys, items=items,
+    notes = [Note(f"read {count(len(grouped), 'run')} {said}", scope="rows", keys=keys, items=items,
                   word="rlstats.provenance:counted", data=(f"read {{n}} {said}", "run"))]
     if duplicates:
-        notes.append(Note(f"{duplicates} values logged again at a step already logged in the same run; the one "
-                          f"written {keep} was kept", scope="frame"))
+        notes.append(Note(f"{count(duplicates, 'value')} logged again at a step already logged in the same run; the "
+                          f"one written {keep} was kept", scope="frame"))
     if nonfinite:  # kept as rows, as read_logs keeps them (audit s15)
         notes.append(Note(_nonfinite_note(nonfinite), scope="frame"))
     if ignored:
-        notes.append(Note(f"{len(ignored)} runs did not match the pattern {pattern!r} and were not read",
-                          scope="frame"))
+        notes.append(Note(f"{count(len(ignored), 'run')} did not match the pattern {pattern!r} and "
+                          f"{'was' if len(ignored) == 1 else 'were'} not read", scope="frame"))
     if problems:
-        notes.append(Note(f"{len(problems)} runs could not be used and were skipped (see attrs['read_log'])",
-                          scope="frame"))
+        notes.append(Note(f"{count(len(problems), 'run')} could not be used and "
+                          f"{'was' if len(problems) == 1 else 'were'} skipped (see attrs['read_log'])", scope="frame"))
     set_notes(frame, notes, columns=(*keys, "step"))
     frame.attrs[READ_LOG_ATTR] = log
     return frame
