@@ -1,0 +1,52 @@
+"""Audit s17 power17: power() and sample_size() planned from real pilots (Atari 100k scores, the SB3 logs), as a user.
+
+Each test is a defect found by reading what a study printed, checked against the pilot it resampled.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import rlstats
+from rlstats.errors import DesignError, OptionError
+
+QUIET = {"progress": False}
+GAMES = ["Alien", "Breakout"]
+
+
+def _pilot(atari, runs):
+    """DrQ(eps) and SPR on two games, their first ``runs`` runs: the few runs per agent a pilot has."""
+    rows = atari[atari["agent"].isin(["DrQ(eps)", "SPR"]) & atari["task"].isin(GAMES) & (atari["seed"] < runs)]
+    return rows.reset_index(drop=True)
+
+
+@pytest.mark.xfail(strict=True, reason="a pilot of one run per cell resampled: every data set the same, power 1")
+def test_a_pilot_of_one_run_per_cell_is_refused(atari):
+    # Each cell's one run drawn with replacement is that run again: every simulated data set was the pilot itself
+    # repeated, and power() printed "power 1" (interval 0.83 to 1 at n_sim=20) as if the runs had no spread.
+    one = _pilot(atari, 1)
+    with pytest.raises(DesignError, match=r"every agent-task cell of the pilot has one distinct score"):
+        rlstats.power("skillings_mack", design=one, formula="score ~ agent | task", seeds=[3], n_sim=20, rng=0,
+                      **QUIET)
+
+
+@pytest.mark.xfail(strict=True, reason="a constant pilot searched to max_seeds before the warning")
+def test_a_constant_pilot_is_refused_before_the_search(atari):
+    # All scores equal: every data set is all ties, power 0 at every number of seeds; sample_size() simulated seven
+    # rows up to 100 seeds and then advised "raise max_seeds or the effect"
+    flat = _pilot(atari, 5).assign(score=1.0)
+    with pytest.raises(DesignError, match=r"every agent-task cell of the pilot has one distinct score"):
+        rlstats.sample_size("skillings_mack", 0.8, design=flat, formula="score ~ agent | task", max_seeds=8, n_sim=20,
+                            rng=0, **QUIET)
+    with pytest.raises(DesignError, match=r"every task of the pilot has one distinct score"):
+        rlstats.power("skillings_mack", design=flat, formula="score ~ agent | task", resample="pooled", seeds=[3],
+                      n_sim=20, rng=0, **QUIET)
+
+
+def test_a_pilot_whose_draws_vary_is_planned(atari):
+    # the check refuses only data sets that cannot vary: pooled, a one-run pilot mixes the agents' runs
+    one = _pilot(atari, 1)
+    res = rlstats.power("skillings_mack", design=one, formula="score ~ agent | task", resample="pooled", seeds=[3],
+                        n_sim=40, rng=0, **QUIET)
+    assert 0 <= res.table["power"].iloc[0] < 0.3
