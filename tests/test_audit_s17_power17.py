@@ -21,7 +21,6 @@ def _pilot(atari, runs):
     return rows.reset_index(drop=True)
 
 
-@pytest.mark.xfail(strict=True, reason="a pilot of one run per cell resampled: every data set the same, power 1")
 def test_a_pilot_of_one_run_per_cell_is_refused(atari):
     # Each cell's one run drawn with replacement is that run again: every simulated data set was the pilot itself
     # repeated, and power() printed "power 1" (interval 0.83 to 1 at n_sim=20) as if the runs had no spread.
@@ -31,7 +30,6 @@ def test_a_pilot_of_one_run_per_cell_is_refused(atari):
                       **QUIET)
 
 
-@pytest.mark.xfail(strict=True, reason="a constant pilot searched to max_seeds before the warning")
 def test_a_constant_pilot_is_refused_before_the_search(atari):
     # All scores equal: every data set is all ties, power 0 at every number of seeds; sample_size() simulated seven
     # rows up to 100 seeds and then advised "raise max_seeds or the effect"

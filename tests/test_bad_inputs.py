@@ -1164,6 +1164,11 @@ PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
     ("resample unknown", {"resample": "tasks"}, OptionError, "resample='tasks' is not one of the allowed values"),
     ("tasks not in the pilot", {"tasks": ["nosuch"]}, OptionError, "tasks=['nosuch'] names 'nosuch', which is not"),
     ("agents not in the pilot", {"agents": ["nobody"]}, OptionError, "agents=['nobody'] names 'nobody'"),
+    # audit s17: data sets drawn from pools of one distinct score are all the same (power 1 from one run per cell)
+    ("one run per cell", {"design": TINY[TINY["seed"] == 0]}, DesignError,
+     ("every agent-task cell of the pilot has one distinct score", "resample='pooled'")),
+    ("a constant pilot pooled", {"design": TINY.assign(score=1.0), "resample": "pooled"}, DesignError,
+     "every task of the pilot has one distinct score"),
     ("a formula of code", {"formula": "__import__('os').getpid() ~ agent | task",
                            "eval_env": rlstats.formula.RESTRICTED}, FormulaError, "pass --allow-python"),
 ]

@@ -716,7 +716,8 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         Unknown method or option, seeds that are not a multiple of AdaStop's
         K, a backend that is not available.
     DesignError, FormulaError
-        A pilot that does not fit its formula.
+        A pilot that does not fit its formula; a pilot whose every pool drawn from (each cell, or each task with
+        ``resample="pooled"``) holds one distinct score, so that every data set would be the same.
 
     See Also
     --------

@@ -222,14 +222,30 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
     pools = tuple(tuple(np.sort(design.y[(design.task == t) & (design.agent == a)]) if design.counts[t, a] > 0
                         else None for a in range(design.n_agents)) for t in range(design.n_tasks))
     task_pools = tuple(np.sort(design.y[design.task == t]) for t in range(design.n_tasks))
+    resample = check_choice("resample", resample, RESAMPLE)
+    _check_draws_vary(pools if resample == "agents" else (task_pools,), resample)
     tasks, agents = np.nonzero(design.counts > 0)
     draw_order = np.lexsort((design.agent_places[agents],
                              design.task_places[tasks]))
     return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
                         present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
-                        resample=check_choice("resample", resample, RESAMPLE), pilot_name=design.data_name,
+                        resample=resample, pilot_name=design.data_name,
                         pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted,
                         notes=tuple(design.notes), draw_order=draw_order)
+
+
+def _check_draws_vary(pools, resample):
+    """A DesignError when every pool drawn from holds one distinct score: each data set would be the same, its rate 0
+    or 1 whatever the runs' real spread (audit s17: a pilot of one run per cell gave power 1 at every number of seeds;
+    a constant pilot searched to max_seeds and then advised a larger effect)."""
+    if any(pool is not None and pool[-1] > pool[0] for row in pools for pool in row):  # pools are sorted
+        return
+    where, way = (("every agent-task cell of the pilot has", "several runs per agent and task that differ, or "
+                   "resample='pooled' to draw every agent from the task's runs") if resample == "agents" else
+                  ("every task of the pilot has", "runs that differ"))
+    raise DesignError(f"{where} one distinct score (one run, or runs all equal): drawn with replacement, every "
+                      "simulated data set would be the same, and its rate 0 or 1 whatever the runs' real spread; use "
+                      f"a pilot with {way}")
 
 
 def _check_effect(effect, pilot):
