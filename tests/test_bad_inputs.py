@@ -1197,6 +1197,9 @@ SAMPLE_SIZE_CASES = [  # (what, arguments, error, phrases)
     ("min above max", {"min_seeds": 10, "max_seeds": 5}, OptionError, "min_seeds <= max_seeds"),
     ("negative min", {"min_seeds": -1}, OptionError, "min_seeds must be at least 1, got -1"),
     ("no effect", {"effect": 0}, OptionError, "effect=0 is the null hypothesis"),
+    # audit s17: max_seconds= bounds the search, not each of its rows
+    ("a search above max_seconds", {"max_seconds": 1e-9}, OptionError,
+     ("this sample-size search would take about", "the doubling rows at 2, 4 and 5 seeds", "pass max_seconds=60")),
     ("unknown method", {"method": "nosuch"}, OptionError, "method='nosuch' is not one of the allowed values"),
 ]
 

@@ -817,8 +817,12 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     min_seeds, max_seeds : int
         Search range.  ``min_seeds`` defaults to 2, or to AdaStop's K (or n):
         with AdaStop the search runs over multiples of K (or of n).
+    max_seconds : float, optional
+        The most estimated seconds the whole search may take (None: an hour). A search whose doubling rows (from
+        ``min_seeds`` to ``max_seeds``) alone would take longer is refused before anything is drawn; one whose
+        bisections would pass it stops with an OptionError before the row that would.
     design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent, alpha, n_sim,
-    rng, n_jobs, backend, client, progress, max_seconds, eval_env, **method_options
+    rng, n_jobs, backend, client, progress, eval_env, **method_options
         As in :func:`power`.
 
     Returns
@@ -888,6 +892,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
         raise OptionError(f"{_rule(method).label} has no rate at {high_units * unit} seeds per cell, the most "
                           f"searched, nor below: {withheld}")
     search = _Search(study, n_sim, engine, unit, target)
+    search.admit_sweep(low_units, high_units)
     found = search.run(low_units, high_units)
     rows = [search.rows[u] for u in sorted(search.rows)]
     messages = search.messages
@@ -928,10 +933,43 @@ class _Search:
         self.study, self.n_sim, self.engine, self.unit, self.target = study, n_sim, engine, unit, target
         self.rows = {}
         self.messages = {}
+        self.spent = 0.0  # estimated seconds of the rows evaluated
+
+    def _work(self, units):
+        """A row's estimated work (none where every method's rule is withheld: :func:`_evaluate` simulates nothing)."""
+        seeds = units * self.unit
+        simulated = [] if all(_withheld(self.study, m, seeds) for m, _ in self.study.methods) else [seeds]
+        return _study_work(self.study, simulated, self.n_sim)
+
+    def _admit(self, seconds, rows, what):
+        """max_seconds= bounds the search, not each row (audit s17: 15 rows of 2 ms each ran under max_seconds=0.01)."""
+        analyses = self.n_sim * len(rows) * len(self.study.methods)
+        within(Work(analyses, "analyses", seconds / analyses, f"{self.n_sim:,} data sets x {len(rows)} numbers of "
+                    f"seeds, {what}"), self.engine["max_seconds"], "this sample-size search")
+
+    def admit_sweep(self, start, stop):
+        """Refuse before anything is drawn a search whose doubling rows alone exceed max_seconds: what it evaluates
+        when the target is reached only near max_seeds, before its bisections."""
+        sweep, u = [], start
+        while True:
+            sweep.append(u)
+            if u >= stop:
+                break
+            u = min(2 * u, stop)
+        seconds = sum(self._work(u).seconds for u in sweep)
+        self._admit(seconds, sweep, f"the doubling rows at {fmt.join_and([u * self.unit for u in sweep])} seeds, "
+                                    "which a search reaching the target only near max_seeds evaluates before its "
+                                    "bisections")
 
     def row(self, units):
         if units not in self.rows:
             seeds = units * self.unit
+            work = self._work(units).seconds
+            if self.spent + work > self.engine["max_seconds"]:  # stop before the row that would pass the bound
+                done = sorted([*(u * self.unit for u in self.rows), seeds])
+                self._admit(self.spent + work, done, f"rows at {fmt.join_and(done)} seeds, and more: the search "
+                                                     "had not finished")
+            self.spent += work
             rows, messages = _evaluate(self.study, (seeds,), self.n_sim, self.engine, f"power at {seeds} seeds")
             self.rows[units] = rows[0]
             for key, count in messages.items():
