@@ -54,7 +54,7 @@ SEARCH = {"effect": 0.5, "tasks": 3, "n_sim": 20, "max_seeds": 32, "rng": 0, "pv
 
 def test_max_seconds_bounds_the_whole_search():
     # max_seconds=0.01 ran the 15 rows (0.032 s estimated, 2.3 s on the clock): every row alone was under it.
-    # The doubling rows (2, 4, 8, 16, 32 seeds: 0.0105 s) are refused before anything is drawn ...
+    # The doubling rows (2, 4, 8, 16, 32 seeds: 0.0105 s) are refused before the search ...
     with pytest.raises(OptionError, match=r"this sample-size search would take about .* pass max_seconds=60"):
         rlstats.sample_size("skillings_mack", 0.8, max_seconds=0.005, **SEARCH)
     # ... and a search whose bisections go past the bound stops before the row that would
@@ -62,3 +62,8 @@ def test_max_seconds_bounds_the_whole_search():
         rlstats.sample_size("skillings_mack", 0.8, max_seconds=0.015, **SEARCH)
     res = rlstats.sample_size("skillings_mack", 0.8, max_seconds=0.05, **SEARCH)
     assert res.sample_size == 12 and len(res.table) == 15
+
+
+def test_a_bad_option_is_named_before_the_search_cost_it_inflates():
+    with pytest.raises(OptionError, match=r"n_resamples=10000000000000 is more than"):
+        rlstats.sample_size("permutation", 0.8, effect=1.0, tasks=2, n_sim=10, n_resamples=10**13, **QUIET)

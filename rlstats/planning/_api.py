@@ -819,7 +819,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
         with AdaStop the search runs over multiples of K (or of n).
     max_seconds : float, optional
         The most estimated seconds the whole search may take (None: an hour). A search whose doubling rows (from
-        ``min_seeds`` to ``max_seeds``) alone would take longer is refused before anything is drawn; one whose
+        ``min_seeds`` to ``max_seeds``) alone would take longer is refused before the search starts; one whose
         bisections would pass it stops with an OptionError before the row that would.
     design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent, alpha, n_sim,
     rng, n_jobs, backend, client, progress, eval_env, **method_options
@@ -948,8 +948,11 @@ class _Search:
                     f"seeds, {what}"), self.engine["max_seconds"], "this sample-size search")
 
     def admit_sweep(self, start, stop):
-        """Refuse before anything is drawn a search whose doubling rows alone exceed max_seconds: what it evaluates
-        when the target is reached only near max_seeds, before its bisections."""
+        """Refuse a search whose doubling rows alone exceed max_seconds (what it evaluates when the target is reached
+        only near max_seeds, before its bisections), after one data set at the fewest seeds has checked the options."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the row's own evaluation reports them
+            _dry_run(self.study, start * self.unit)  # a bad option is named before the cost it inflates
         sweep, u = [], start
         while True:
             sweep.append(u)
