@@ -67,3 +67,26 @@ def test_max_seconds_bounds_the_whole_search():
 def test_a_bad_option_is_named_before_the_search_cost_it_inflates():
     with pytest.raises(OptionError, match=r"n_resamples=10000000000000 is more than"):
         rlstats.sample_size("permutation", 0.8, effect=1.0, tasks=2, n_sim=10, n_resamples=10**13, **QUIET)
+
+
+@pytest.mark.xfail(strict=True, reason="a rate of 0 from a test that can spend no level carried no note")
+def test_a_test_that_cannot_reject_says_so_in_the_result(atari):
+    # AdaStop at 5 seeds (n = 1, K = 5) and the permutation test at 3 runs per agent (smallest two-sided p 0.1) spend
+    # no level: the table printed "power 0" for them, the reason only in a warning on stderr, not in print() or
+    # report()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.power(["permutation", "adastop"], design=_pilot(atari, 5), formula="score ~ agent | task",
+                            effect=0.5, seeds=[5, 10], n_sim=10, rng=0, **QUIET)
+        few = rlstats.power("permutation", effect=3.0, tasks=1, seeds=[3, 4], n_sim=10, rng=0, **QUIET)
+    rows = res.table.set_index(["method", "seeds"])
+    assert rows.loc[("adastop", 5), "level_spent"] == 0 and rows.loc[("adastop", 5), "power"] == 0
+    assert rows.loc[("adastop", 10), "level_spent"] > 0
+    assert ("AdaStop can spend no level at 5 seeds per cell (level_spent 0): it cannot reject there, whatever the "
+            "effect") in res.notes
+    assert not any("permutation test can spend no level" in note for note in res.notes)  # 5 runs: it can
+    assert ("the permutation test can spend no level at 3 seeds per cell (level_spent 0): it cannot reject there, "
+            "whatever the effect") in few.notes
+    assert "can spend no level at 3 seeds" in str(few) and "can spend no level at 3 seeds" in few.report()
