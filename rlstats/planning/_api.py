@@ -586,6 +586,19 @@ def _empty_cells_note(source):
             "on the tasks where the pilot has its runs)"]
 
 
+def _no_level_notes(table):
+    """One note per method whose test could spend no level at some numbers of seeds, and rejected nothing there (audit
+    s17: AdaStop with n = 1 run per batch printed power 0, the reason only in a warning on stderr)."""
+    notes = []
+    for method in dict.fromkeys(table["method"]):
+        rows = table[(table["method"] == method) & (table["level_spent"] == 0) & (table["n_rejections"] == 0)]
+        if len(rows):
+            notes.append(f"{_rule(method).called or _rule(method).label} can spend no level at "
+                         f"{fmt.join_and(rows['seeds'].tolist())} seeds per cell (level_spent 0): it cannot reject "
+                         "there, whatever the effect")
+    return notes
+
+
 def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
     table = pd.DataFrame(rows)
     methods = tuple(m for m, _ in study.methods)
@@ -593,7 +606,8 @@ def _result(study, rows, effect, n_sim, record, engine, title, messages, **searc
     return PowerResult(
         method=title, formula=study.source.formula, data_name=study.source.data_name(),
         nobs=int(n_sim * table["seeds"].nunique()),
-        notes=tuple(_notes(study, effect) + _withheld_notes(study, table["seeds"].unique().tolist())),
+        notes=tuple(_notes(study, effect) + _withheld_notes(study, table["seeds"].unique().tolist()) +
+                    _no_level_notes(table)),
         options={"alpha": study.alpha, "n_sim": n_sim, "n_jobs": engine["where"].n_jobs,
                  "backend": engine["where"].backend,
                  "block_size": _BLOCK, **{m: o for m, o in study.methods}},
