@@ -91,7 +91,6 @@ def test_a_test_that_cannot_reject_says_so_in_the_result(atari):
     assert "can spend no level at 3 seeds" in str(few) and "can spend no level at 3 seeds" in few.report()
 
 
-@pytest.mark.xfail(strict=True, reason="normalize= reached the methods on a Design: 'normalise before building the Design'")
 @pytest.mark.parametrize("given", [{"normalize": "atari100k_reference"},
                                    {"bootstrap": {"normalize": "atari100k_reference"}}])
 def test_normalize_is_refused_with_the_way_to_normalise_the_pilot(atari, given):

@@ -1130,6 +1130,9 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
      "nosuch=1 is not an option of skillings_mack; its options are"),
     ("a bad option of the method", "skillings_mack", {"n_resamples": 0}, OptionError, "n_resamples must be at least"),
     ("a bad option of adastop", "adastop", {"K": 0}, OptionError, "K must be at least 1, got 0"),
+    # audit s17: it reached the method with a Design ("normalise before building the Design")
+    ("normalize", "bootstrap", {"normalize": "atari100k_reference"}, OptionError,
+     ("normalize= is not taken by power(): normalise the pilot first", "rlstats.normalize(pilot, reference)")),
     ("formula without a pilot", "skillings_mack", {"formula": "score ~ agent | task"}, OptionError,
      "formula= goes with a pilot (design= a DataFrame)"),
     ("resample without a pilot", "skillings_mack", {"resample": "pooled"}, OptionError,

@@ -97,6 +97,9 @@ _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rn
              "progress": "progress= of power()", "eval_env": "eval_env= of power()",
              "alpha": "alpha= of power()", "max_seconds": "max_seconds= of power()",
              "backend": "backend= of power()", "client": "client= of power()"}
+#: options of the methods that read the caller's DataFrame, which the simulated data sets are not: the way on instead
+_PILOT_FIRST = {"normalize": "normalise the pilot first, rlstats.normalize(pilot, reference), and give that as design= "
+                             "(its runs are resampled on that scale)"}
 #: what power() gives each analysis it runs: the study's estimate covers them, and power() draws the one bar
 _QUIET = {"progress": False, "max_seconds": math.inf}
 
@@ -145,7 +148,7 @@ def _replaced(method):
 
 def _accepted_options(method):
     parameters = inspect.signature(_public_function(method)).parameters
-    own = [p for p in parameters if p not in _RESERVED and p != "data"]
+    own = [p for p in parameters if p not in _RESERVED and p not in _PILOT_FIRST and p != "data"]
     return tuple(own) + _rule(method).extra_options
 
 
@@ -172,6 +175,8 @@ def _check_methods(method):
 def _check_one_option(method, name, value):
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
+    if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
+        raise OptionError(f"{name}= is not taken by power(): {_PILOT_FIRST[name]}")
     if name in _replaced(method):
         raise OptionError(f"{name}= is not available for {method} in power(); use {_replaced(method)[name]}")
     if name not in _accepted_options(method):
