@@ -103,7 +103,6 @@ def test_normalize_is_refused_with_the_way_to_normalise_the_pilot(atari, given):
                       n_sim=4, rng=0, **given, **QUIET)
 
 
-@pytest.mark.xfail(strict=True, reason="the simulated data sets forgot that the pilot was normalised")
 def test_a_normalised_pilot_is_not_warned_about_raw_scales(atari, published):
     # Human-normalised Atari 100k scores (rlstats.normalize, its note in the pilot's notes): power("bootstrap") warned
     # "scores of 26 tasks are aggregated on their own scales ... normalise them first with normalize=" from each

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Sequence
@@ -102,6 +103,7 @@ class _PilotSource:
     shifted_agent: str
     notes: tuple              # what building the pilot did (rows dropped by na_action="drop")
     draw_order: np.ndarray    # the cells with runs (in the design's order) in the order they are drawn in
+    normalized: bool          # the pilot's scores are normalised, so the data sets drawn from them are too
 
     kind: ClassVar[str] = "pilot"
     #: runs drawn with replacement repeat, and repeats tie (power()'s estimate counts an exact null a data set)
@@ -113,7 +115,9 @@ class _PilotSource:
         return int(self.present.sum())
 
     def template(self, seeds):
-        return Design.from_counts(self.formula, self.agents, self.tasks, self.present.astype(np.int64) * seeds)
+        # the pilot's scale goes with its runs (audit s17: data sets of normalised runs were warned about raw scales)
+        return dataclasses.replace(Design.from_counts(self.formula, self.agents, self.tasks,
+                                                      self.present.astype(np.int64) * seeds), normalized=self.normalized)
 
     def draw(self, simulation, seeds):
         gen = np.random.default_rng(child_stream(simulation, 0))
@@ -231,7 +235,7 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
                         present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
                         resample=resample, pilot_name=design.data_name,
                         pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted,
-                        notes=tuple(design.notes), draw_order=draw_order)
+                        notes=tuple(design.notes), draw_order=draw_order, normalized=design.normalized)
 
 
 def _check_draws_vary(pools, resample):
