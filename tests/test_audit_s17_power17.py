@@ -3,6 +3,7 @@
 Each test is a defect found by reading what a study printed, checked against the pilot it resampled.
 """
 
+import numpy as np
 import pytest
 
 import rlstats
@@ -120,3 +121,21 @@ def test_a_normalised_pilot_is_not_warned_about_raw_scales(atari, published):
                             rng=0, n_resamples=50, **QUIET)
     assert not [w for w in caught if "on their own scales" in str(w.message)]
     assert "pilot: 'score' normalised per task as (score - random) / (human - random)" in " ".join(res.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="bounds= met shifted runs past them as rows of a data set the user never saw")
+def test_bounds_that_the_shift_crosses_are_refused_before_drawing():
+    # Success rates in (0, 1) planned with bootstrap's bounds=(0, 1): effect=2 carried agent_2's runs on task_01 past
+    # 1, and power() raised DesignError "2 row(s) of 'score' lie outside the bounds [0, 1] ...: row 5 (agent 'agent_2',
+    # task 'task_01', value 1.24) ...; fix those rows", rows of a simulated data set; simulated scores (no bounds)
+    # met them the same way
+    rates = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, distribution="normal", heterogeneity=0, rng=0)
+    rates["score"] = 1 / (1 + np.exp(-rates["score"]))
+    plan = {"seeds": [4], "n_sim": 4, "rng": 0, "n_resamples": 50, "bounds": (0, 1), **QUIET}
+    with pytest.raises(OptionError, match=r"effect=2 carries agent_2's runs on task_01 to 1.2\d, above bootstrap's "
+                                          r"bounds=\(0, 1\)"):
+        rlstats.power("bootstrap", design=rates, formula="score ~ agent | task", effect=2, **plan)
+    with pytest.raises(OptionError, match=r"bounds= of bootstrap bound a pilot's scores"):
+        rlstats.power("bootstrap", effect=1, **plan)
+    res = rlstats.power("bootstrap", design=rates, formula="score ~ agent | task", effect=0.2, **plan)
+    assert res.table["n_tests"].iloc[0] == 4  # a shift that stays within them is planned
