@@ -1130,6 +1130,9 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
      "nosuch=1 is not an option of skillings_mack; its options are"),
     ("a bad option of the method", "skillings_mack", {"n_resamples": 0}, OptionError, "n_resamples must be at least"),
     ("a bad option of adastop", "adastop", {"K": 0}, OptionError, "K must be at least 1, got 0"),
+    # audit s17: bounds= met simulated rows past them ("fix those rows")
+    ("bounds on simulated data", "bootstrap", {"bounds": (0, 1)}, OptionError,
+     "bounds= of bootstrap bound a pilot's scores; the simulated ones (rlstats.datasets.simulate) have none"),
     # audit s17: it reached the method with a Design ("normalise before building the Design")
     ("normalize", "bootstrap", {"normalize": "atari100k_reference"}, OptionError,
      ("normalize= is not taken by power(): normalise the pilot first", "rlstats.normalize(pilot, reference)")),
@@ -1180,6 +1183,13 @@ PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
 @pytest.mark.parametrize("what, options, error, phrases", PILOT_CASES, ids=[c[0] for c in PILOT_CASES])
 def test_power_from_a_pilot(what, options, error, phrases):
     fails(error, phrases, rlstats.power, "skillings_mack", **{**PILOT, **options})
+
+
+def test_power_refuses_bounds_the_shift_crosses():  # audit s17: they met shifted rows as "fix those rows"
+    high = float(TINY["score"].max())
+    fails(OptionError, ("effect=100 carries agent_2's runs on",
+                        f"above bootstrap's bounds=(None, {high:.5g}): the data sets drawn would lie outside them"),
+          rlstats.power, "bootstrap", **{**PILOT, "effect": 100, "bounds": (None, high), "n_resamples": 50})
 
 
 def test_power_drops_missing_pilot_runs_when_asked_and_says_so():

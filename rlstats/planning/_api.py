@@ -62,6 +62,7 @@ from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, warn
 from ..options import check_at_most, check_choice, check_cost_options, check_fraction, check_int
+from ..bounds import check_bounds
 from ..cost import Shape, Work, shows, within
 from ..progress import progress_bar
 from ..resampling import child_generator, seed_sequence
@@ -468,10 +469,34 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
     else:
         raise OptionError(f"design must be None (simulated data) or a pilot DataFrame of runs, got "
                           f"{type(design).__name__}")
+    _check_bounds(source, plans, effect)
     root, record = seed_sequence(rng)
     study = _Study(source=source, methods=plans, alpha=alpha, root=root)
     engine = {"where": where, "progress": progress, "max_seconds": max_seconds}
     return study, effect, n_sim, record, engine
+
+
+def _check_bounds(source, plans, effect):
+    """A method's ``bounds=`` hold every run a data set can draw, or an OptionError before drawing (audit s17: runs
+    shifted past them were a DesignError naming rows of a simulated data set, "fix those rows")."""
+    for method, options in plans:
+        if options.get("bounds") is None:
+            continue
+        low, high = check_bounds(options["bounds"])
+        given = f"{method}'s bounds=({fmt.signif(low) if low is not None else None}, " \
+                f"{fmt.signif(high) if high is not None else None})"
+        if source.kind != "pilot":
+            raise OptionError(f"bounds= of {method} bound a pilot's scores; the simulated ones "
+                              "(rlstats.datasets.simulate) have none: leave it out, or plan from a pilot (design=)")
+        beyond = source.beyond(low, high)
+        if beyond is not None:
+            agent, task, value, shift = beyond
+            side = "below" if low is not None and value < low else "above"
+            how, way = ((f"effect={fmt.signif(effect)} carries {agent}'s runs on {task} to", "give a smaller effect, "
+                         "or leave bounds= out (intervals then not clipped to them)") if shift else
+                        (f"the pilot's runs of {agent} on {task} reach", "give bounds that hold the pilot's scores"))
+            raise OptionError(f"{how} {fmt.signif(value, 3)}, {side} {given}: the data sets drawn would lie outside "
+                              f"them; {way}")
 
 
 def _evaluate(study, seeds_list, n_sim, engine, description="power simulations"):
@@ -733,7 +758,9 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     ------
     OptionError
         Unknown method or option, seeds that are not a multiple of AdaStop's
-        K, a backend that is not available.
+        K, a backend that is not available; ``normalize=`` (normalise the
+        pilot first); a method's ``bounds=`` on simulated data, or that the
+        pilot's runs, shifted by ``effect``, would cross.
     DesignError, FormulaError
         A pilot that does not fit its formula; a pilot whose every pool drawn from (each cell, or each task with
         ``resample="pooled"``) holds one distinct score, so that every data set would be the same.

@@ -116,8 +116,9 @@ class _PilotSource:
 
     def template(self, seeds):
         # the pilot's scale goes with its runs (audit s17: data sets of normalised runs were warned about raw scales)
-        return dataclasses.replace(Design.from_counts(self.formula, self.agents, self.tasks,
-                                                      self.present.astype(np.int64) * seeds), normalized=self.normalized)
+        counts = self.present.astype(np.int64) * seeds
+        return dataclasses.replace(Design.from_counts(self.formula, self.agents, self.tasks, counts),
+                                   normalized=self.normalized)
 
     def draw(self, simulation, seeds):
         gen = np.random.default_rng(child_stream(simulation, 0))
@@ -128,6 +129,20 @@ class _PilotSource:
             pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
             parts[i] = pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a]
         return np.concatenate(parts)
+
+    def beyond(self, low, high):
+        """(agent, task, value, shift) of the first cell (in the draw order) whose runs, shifted, reach past ``low`` or
+        ``high`` (None: no bound), or None: every data set drawn lies within them."""
+        cells = list(zip(*np.nonzero(self.present)))
+        for i in self.draw_order:
+            t, a = cells[i]
+            pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
+            least, most = pool[0] + self.shift[t, a], pool[-1] + self.shift[t, a]  # pools are sorted
+            if low is not None and least < low:
+                return self.agents[a], self.tasks[t], float(least), float(self.shift[t, a])
+            if high is not None and most > high:
+                return self.agents[a], self.tasks[t], float(most), float(self.shift[t, a])
+        return None
 
     def draw_seconds(self, shape):
         """Estimated seconds drawing a data set of this shape takes (its stream and :meth:`draw`, a loop over cells:
