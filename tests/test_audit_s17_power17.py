@@ -139,3 +139,18 @@ def test_bounds_that_the_shift_crosses_are_refused_before_drawing():
         rlstats.power("bootstrap", effect=1, **plan)
     res = rlstats.power("bootstrap", design=rates, formula="score ~ agent | task", effect=0.2, **plan)
     assert res.table["n_tests"].iloc[0] == 4  # a shift that stays within them is planned
+
+
+@pytest.mark.xfail(strict=True, reason="a cell of one run, repeated in every data set, went unmentioned")
+def test_cells_of_one_run_are_named(atari):
+    # IRIS and SimPLe have 5 runs a game, PlayVirtual 15: a pilot with one IRIS run on Pong resampled that run as the
+    # agent's every run there, a cell with no spread, and the result did not say so
+    pilot = _pilot(atari, 5)
+    pilot = pilot[~((pilot["agent"] == "SPR") & (pilot["task"] == "Breakout") & (pilot["seed"] > 0))]
+    res = rlstats.power("permutation", design=pilot, formula="score ~ agent | task", effect=0.5, seeds=[4], n_sim=10,
+                        rng=0, **QUIET)
+    assert ("pilot: SPR has one run on Breakout: drawn with replacement, it is that run in every data set (no spread "
+            "there); resample='pooled' draws from the task's runs") in res.notes
+    assert not any("one run on" in note for note in rlstats.power(
+        "permutation", design=_pilot(atari, 5), formula="score ~ agent | task", effect=0.5, seeds=[4], n_sim=10, rng=0,
+        **QUIET).notes)
