@@ -141,10 +141,9 @@ def test_bounds_that_the_shift_crosses_are_refused_before_drawing():
     assert res.table["n_tests"].iloc[0] == 4  # a shift that stays within them is planned
 
 
-@pytest.mark.xfail(strict=True, reason="a cell of one run, repeated in every data set, went unmentioned")
 def test_cells_of_one_run_are_named(atari):
-    # IRIS and SimPLe have 5 runs a game, PlayVirtual 15: a pilot with one IRIS run on Pong resampled that run as the
-    # agent's every run there, a cell with no spread, and the result did not say so
+    # a pilot with one SPR run on Breakout (the others have 5) resampled that run as SPR's every run there, a cell with
+    # no spread, and the result did not say so
     pilot = _pilot(atari, 5)
     pilot = pilot[~((pilot["agent"] == "SPR") & (pilot["task"] == "Breakout") & (pilot["seed"] > 0))]
     res = rlstats.power("permutation", design=pilot, formula="score ~ agent | task", effect=0.5, seeds=[4], n_sim=10,

@@ -589,6 +589,7 @@ def _notes(study, effect):
     if study.source.kind == "pilot":
         notes.extend(f"pilot: {note}" for note in study.source.notes)
         notes.extend(_empty_cells_note(study.source))
+        notes.extend(_one_run_note(study.source))
     if study.source.kind == "pilot" and effect != 0:  # the print names the agent shifted, as report() does
         notes.append(f"pilot: {study.source.shifted_agent} shifted by {fmt.signif(effect)} within-cell standard "
                      "deviations of each task" + (
@@ -627,6 +628,19 @@ def _no_level_notes(table):
                          f"{fmt.join_and(rows['seeds'].tolist())} seeds per cell (level_spent 0): it cannot reject "
                          "there, whatever the effect")
     return notes
+
+
+def _one_run_note(source):
+    """A pilot's cells of one run, each agent resampled from its own runs: that run is drawn as every run of the cell,
+    which then has no spread in any data set (audit s17: said nowhere)."""
+    if source.resample != "agents":
+        return []
+    single = [(source.agents[a], source.tasks[t]) for t, a in zip(*np.nonzero(source.pilot_counts == 1))]
+    if not single:
+        return []
+    cells = fmt.join_and([f"{agent} has one run on {task}" for agent, task in single], limit=5)
+    return [f"pilot: {cells}: drawn with replacement, it is that run in every data set (no spread there); "
+            "resample='pooled' draws from the task's runs"]
 
 
 def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
