@@ -1131,6 +1131,12 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
      "nosuch=1 is not an option of skillings_mack; its options are"),
     ("a bad option of the method", "skillings_mack", {"n_resamples": 0}, OptionError, "n_resamples must be at least"),
     ("a bad option of adastop", "adastop", {"K": 0}, OptionError, "K must be at least 1, got 0"),
+    # audit s17: bounds= met simulated rows past them ("fix those rows")
+    ("bounds on simulated data", "bootstrap", {"bounds": (0, 1)}, OptionError,
+     "bounds= of bootstrap bound a pilot's scores; the simulated ones (rlstats.datasets.simulate) have none"),
+    # audit s17: it reached the method with a Design ("normalise before building the Design")
+    ("normalize", "bootstrap", {"normalize": "atari100k_reference"}, OptionError,
+     ("normalize= is not taken by power(): normalise the pilot first", "rlstats.normalize(pilot, reference)")),
     ("formula without a pilot", "skillings_mack", {"formula": "score ~ agent | task"}, OptionError,
      "formula= goes with a pilot (design= a DataFrame)"),
     ("resample without a pilot", "skillings_mack", {"resample": "pooled"}, OptionError,
@@ -1165,6 +1171,11 @@ PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
     ("resample unknown", {"resample": "tasks"}, OptionError, "resample='tasks' is not one of the allowed values"),
     ("tasks not in the pilot", {"tasks": ["nosuch"]}, OptionError, "tasks=['nosuch'] names 'nosuch', which is not"),
     ("agents not in the pilot", {"agents": ["nobody"]}, OptionError, "agents=['nobody'] names 'nobody'"),
+    # audit s17: data sets drawn from pools of one distinct score are all the same (power 1 from one run per cell)
+    ("one run per cell", {"design": TINY[TINY["seed"] == 0]}, DesignError,
+     ("every agent-task cell of the pilot has one distinct score", "resample='pooled'")),
+    ("a constant pilot pooled", {"design": TINY.assign(score=1.0), "resample": "pooled"}, DesignError,
+     "every task of the pilot has one distinct score"),
     ("a formula of code", {"formula": "__import__('os').getpid() ~ agent | task",
                            "eval_env": rlstats.formula.RESTRICTED}, FormulaError, "pass --allow-python"),
 ]
@@ -1173,6 +1184,13 @@ PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
 @pytest.mark.parametrize("what, options, error, phrases", PILOT_CASES, ids=[c[0] for c in PILOT_CASES])
 def test_power_from_a_pilot(what, options, error, phrases):
     fails(error, phrases, rlstats.power, "skillings_mack", **{**PILOT, **options})
+
+
+def test_power_refuses_bounds_the_shift_crosses():  # audit s17: they met shifted rows as "fix those rows"
+    high = float(TINY["score"].max())
+    fails(OptionError, ("effect=100 carries agent_2's runs on",
+                        f"above bootstrap's bounds=(None, {high:.5g}): the data sets drawn would lie outside them"),
+          rlstats.power, "bootstrap", **{**PILOT, "effect": 100, "bounds": (None, high), "n_resamples": 50})
 
 
 def test_power_drops_missing_pilot_runs_when_asked_and_says_so():
@@ -1193,6 +1211,9 @@ SAMPLE_SIZE_CASES = [  # (what, arguments, error, phrases)
     ("min above max", {"min_seeds": 10, "max_seeds": 5}, OptionError, "min_seeds <= max_seeds"),
     ("negative min", {"min_seeds": -1}, OptionError, "min_seeds must be at least 1, got -1"),
     ("no effect", {"effect": 0}, OptionError, "effect=0 is the null hypothesis"),
+    # audit s17: max_seconds= bounds the search, not each of its rows
+    ("a search above max_seconds", {"max_seconds": 1e-9}, OptionError,
+     ("this sample-size search would take about", "the doubling rows at 2, 4 and 5 seeds", "pass max_seconds=60")),
     ("unknown method", {"method": "nosuch"}, OptionError, "method='nosuch' is not one of the allowed values"),
 ]
 

@@ -691,7 +691,9 @@ def test_declared_power_rules_give_the_outputs_recorded_before():
     assert res.notes == (
         "AdaStop and the permutation test run one test per task: their rates are per task and simulation (3 tasks), "
         "with Wilson intervals over all tests (conservative when tasks differ in power)",
-        DECLARATIONS["bootstrap"].power.note)
+        DECLARATIONS["bootstrap"].power.note,
+        # audit s17: its 0 at 4 seeds (n = 2, K = 2) is a test that cannot reject, said in the result
+        "AdaStop can spend no level at 4 seeds per cell (level_spent 0): it cannot reject there, whatever the effect")
     assert DECLARATIONS["bootstrap"].power.note.startswith(
         "bootstrap interval separation counts a rejection when two agents' intervals of the metric do not overlap, "
         "as a reader of bootstrap()'s printed intervals decides")

@@ -62,6 +62,7 @@ from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, warn
 from ..options import check_at_most, check_choice, check_cost_options, check_fraction, check_int
+from ..bounds import check_bounds
 from ..cost import Shape, Work, shows, within
 from ..progress import progress_bar
 from ..resampling import child_generator, seed_sequence
@@ -97,6 +98,9 @@ _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rn
              "progress": "progress= of power()", "eval_env": "eval_env= of power()",
              "alpha": "alpha= of power()", "max_seconds": "max_seconds= of power()",
              "backend": "backend= of power()", "client": "client= of power()"}
+#: options of the methods that read the caller's DataFrame, which the simulated data sets are not: the way on instead
+_PILOT_FIRST = {"normalize": "normalise the pilot first, rlstats.normalize(pilot, reference), and give that as design= "
+                             "(its runs are resampled on that scale)"}
 #: what power() gives each analysis it runs: the study's estimate covers them, and power() draws the one bar
 _QUIET = {"progress": False, "max_seconds": math.inf}
 
@@ -145,7 +149,7 @@ def _replaced(method):
 
 def _accepted_options(method):
     parameters = inspect.signature(_public_function(method)).parameters
-    own = [p for p in parameters if p not in _RESERVED and p != "data"]
+    own = [p for p in parameters if p not in _RESERVED and p not in _PILOT_FIRST and p != "data"]
     return tuple(own) + _rule(method).extra_options
 
 
@@ -172,6 +176,8 @@ def _check_methods(method):
 def _check_one_option(method, name, value):
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
+    if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
+        raise OptionError(f"{name}= is not taken by power(): {_PILOT_FIRST[name]}")
     if name in _replaced(method):
         raise OptionError(f"{name}= is not available for {method} in power(); use {_replaced(method)[name]}")
     if name not in _accepted_options(method):
@@ -463,10 +469,34 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
     else:
         raise OptionError(f"design must be None (simulated data) or a pilot DataFrame of runs, got "
                           f"{type(design).__name__}")
+    _check_bounds(source, plans, effect)
     root, record = seed_sequence(rng)
     study = _Study(source=source, methods=plans, alpha=alpha, root=root)
     engine = {"where": where, "progress": progress, "max_seconds": max_seconds}
     return study, effect, n_sim, record, engine
+
+
+def _check_bounds(source, plans, effect):
+    """A method's ``bounds=`` hold every run a data set can draw, or an OptionError before drawing (audit s17: runs
+    shifted past them were a DesignError naming rows of a simulated data set, "fix those rows")."""
+    for method, options in plans:
+        if options.get("bounds") is None:
+            continue
+        low, high = check_bounds(options["bounds"])
+        given = f"{method}'s bounds=({fmt.signif(low) if low is not None else None}, " \
+                f"{fmt.signif(high) if high is not None else None})"
+        if source.kind != "pilot":
+            raise OptionError(f"bounds= of {method} bound a pilot's scores; the simulated ones "
+                              "(rlstats.datasets.simulate) have none: leave it out, or plan from a pilot (design=)")
+        beyond = source.beyond(low, high)
+        if beyond is not None:
+            agent, task, value, shift = beyond
+            side = "below" if low is not None and value < low else "above"
+            how, way = ((f"effect={fmt.signif(effect)} carries {agent}'s runs on {task} to", "give a smaller effect, "
+                         "or leave bounds= out (intervals then not clipped to them)") if shift else
+                        (f"the pilot's runs of {agent} on {task} reach", "give bounds that hold the pilot's scores"))
+            raise OptionError(f"{how} {fmt.signif(value, 3)}, {side} {given}: the data sets drawn would lie outside "
+                              f"them; {way}")
 
 
 def _evaluate(study, seeds_list, n_sim, engine, description="power simulations"):
@@ -559,6 +589,7 @@ def _notes(study, effect):
     if study.source.kind == "pilot":
         notes.extend(f"pilot: {note}" for note in study.source.notes)
         notes.extend(_empty_cells_note(study.source))
+        notes.extend(_one_run_note(study.source))
     if study.source.kind == "pilot" and effect != 0:  # the print names the agent shifted, as report() does
         notes.append(f"pilot: {study.source.shifted_agent} shifted by {fmt.signif(effect)} within-cell standard "
                      "deviations of each task" + (
@@ -586,6 +617,32 @@ def _empty_cells_note(source):
             "on the tasks where the pilot has its runs)"]
 
 
+def _no_level_notes(table):
+    """One note per method whose test could spend no level at some numbers of seeds, and rejected nothing there (audit
+    s17: AdaStop with n = 1 run per batch printed power 0, the reason only in a warning on stderr)."""
+    notes = []
+    for method in dict.fromkeys(table["method"]):
+        rows = table[(table["method"] == method) & (table["level_spent"] == 0) & (table["n_rejections"] == 0)]
+        if len(rows):
+            notes.append(f"{_rule(method).called or _rule(method).label} can spend no level at "
+                         f"{fmt.join_and(rows['seeds'].tolist())} seeds per cell (level_spent 0): it cannot reject "
+                         "there, whatever the effect")
+    return notes
+
+
+def _one_run_note(source):
+    """A pilot's cells of one run, each agent resampled from its own runs: that run is drawn as every run of the cell,
+    which then has no spread in any data set (audit s17: said nowhere)."""
+    if source.resample != "agents":
+        return []
+    single = [(source.agents[a], source.tasks[t]) for t, a in zip(*np.nonzero(source.pilot_counts == 1))]
+    if not single:
+        return []
+    cells = fmt.join_and([f"{agent} has one run on {task}" for agent, task in single], limit=5)
+    return [f"pilot: {cells}: drawn with replacement, it is that run in every data set (no spread there); "
+            "resample='pooled' draws from the task's runs"]
+
+
 def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
     table = pd.DataFrame(rows)
     methods = tuple(m for m, _ in study.methods)
@@ -593,7 +650,8 @@ def _result(study, rows, effect, n_sim, record, engine, title, messages, **searc
     return PowerResult(
         method=title, formula=study.source.formula, data_name=study.source.data_name(),
         nobs=int(n_sim * table["seeds"].nunique()),
-        notes=tuple(_notes(study, effect) + _withheld_notes(study, table["seeds"].unique().tolist())),
+        notes=tuple(_notes(study, effect) + _withheld_notes(study, table["seeds"].unique().tolist()) +
+                    _no_level_notes(table)),
         options={"alpha": study.alpha, "n_sim": n_sim, "n_jobs": engine["where"].n_jobs,
                  "backend": engine["where"].backend,
                  "block_size": _BLOCK, **{m: o for m, o in study.methods}},
@@ -714,9 +772,12 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     ------
     OptionError
         Unknown method or option, seeds that are not a multiple of AdaStop's
-        K, a backend that is not available.
+        K, a backend that is not available; ``normalize=`` (normalise the
+        pilot first); a method's ``bounds=`` on simulated data, or that the
+        pilot's runs, shifted by ``effect``, would cross.
     DesignError, FormulaError
-        A pilot that does not fit its formula.
+        A pilot that does not fit its formula; a pilot whose every pool drawn from (each cell, or each task with
+        ``resample="pooled"``) holds one distinct score, so that every data set would be the same.
 
     See Also
     --------
@@ -816,8 +877,12 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     min_seeds, max_seeds : int
         Search range.  ``min_seeds`` defaults to 2, or to AdaStop's K (or n):
         with AdaStop the search runs over multiples of K (or of n).
+    max_seconds : float, optional
+        The most estimated seconds the whole search may take (None: an hour). A search whose doubling rows (from
+        ``min_seeds`` to ``max_seeds``) alone would take longer is refused before the search starts; one whose
+        bisections would pass it stops with an OptionError before the row that would.
     design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent, alpha, n_sim,
-    rng, n_jobs, backend, client, progress, max_seconds, eval_env, **method_options
+    rng, n_jobs, backend, client, progress, eval_env, **method_options
         As in :func:`power`.
 
     Returns
@@ -887,6 +952,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
         raise OptionError(f"{_rule(method).label} has no rate at {high_units * unit} seeds per cell, the most "
                           f"searched, nor below: {withheld}")
     search = _Search(study, n_sim, engine, unit, target)
+    search.admit_sweep(low_units, high_units)
     found = search.run(low_units, high_units)
     rows = [search.rows[u] for u in sorted(search.rows)]
     messages = search.messages
@@ -927,10 +993,46 @@ class _Search:
         self.study, self.n_sim, self.engine, self.unit, self.target = study, n_sim, engine, unit, target
         self.rows = {}
         self.messages = {}
+        self.spent = 0.0  # estimated seconds of the rows evaluated
+
+    def _work(self, units):
+        """A row's estimated work (none where every method's rule is withheld: :func:`_evaluate` simulates nothing)."""
+        seeds = units * self.unit
+        simulated = [] if all(_withheld(self.study, m, seeds) for m, _ in self.study.methods) else [seeds]
+        return _study_work(self.study, simulated, self.n_sim)
+
+    def _admit(self, seconds, rows, what):
+        """max_seconds= bounds the search, not each row (audit s17: 15 rows of 2 ms each ran under max_seconds=0.01)."""
+        analyses = self.n_sim * len(rows) * len(self.study.methods)
+        within(Work(analyses, "analyses", seconds / analyses, f"{self.n_sim:,} data sets x {len(rows)} numbers of "
+                    f"seeds, {what}"), self.engine["max_seconds"], "this sample-size search")
+
+    def admit_sweep(self, start, stop):
+        """Refuse a search whose doubling rows alone exceed max_seconds (what it evaluates when the target is reached
+        only near max_seeds, before its bisections), after one data set at the fewest seeds has checked the options."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the row's own evaluation reports them
+            _dry_run(self.study, start * self.unit)  # a bad option is named before the cost it inflates
+        sweep, u = [], start
+        while True:
+            sweep.append(u)
+            if u >= stop:
+                break
+            u = min(2 * u, stop)
+        seconds = sum(self._work(u).seconds for u in sweep)
+        self._admit(seconds, sweep, f"the doubling rows at {fmt.join_and([u * self.unit for u in sweep])} seeds, "
+                                    "which a search reaching the target only near max_seeds evaluates before its "
+                                    "bisections")
 
     def row(self, units):
         if units not in self.rows:
             seeds = units * self.unit
+            work = self._work(units).seconds
+            if self.spent + work > self.engine["max_seconds"]:  # stop before the row that would pass the bound
+                done = sorted([*(u * self.unit for u in self.rows), seeds])
+                self._admit(self.spent + work, done, f"rows at {fmt.join_and(done)} seeds, and more: the search "
+                                                     "had not finished")
+            self.spent += work
             rows, messages = _evaluate(self.study, (seeds,), self.n_sim, self.engine, f"power at {seeds} seeds")
             self.rows[units] = rows[0]
             for key, count in messages.items():

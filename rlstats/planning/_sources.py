@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Sequence
@@ -102,6 +103,7 @@ class _PilotSource:
     shifted_agent: str
     notes: tuple              # what building the pilot did (rows dropped by na_action="drop")
     draw_order: np.ndarray    # the cells with runs (in the design's order) in the order they are drawn in
+    normalized: bool          # the pilot's scores are normalised, so the data sets drawn from them are too
 
     kind: ClassVar[str] = "pilot"
     #: runs drawn with replacement repeat, and repeats tie (power()'s estimate counts an exact null a data set)
@@ -113,7 +115,10 @@ class _PilotSource:
         return int(self.present.sum())
 
     def template(self, seeds):
-        return Design.from_counts(self.formula, self.agents, self.tasks, self.present.astype(np.int64) * seeds)
+        # the pilot's scale goes with its runs (audit s17: data sets of normalised runs were warned about raw scales)
+        counts = self.present.astype(np.int64) * seeds
+        return dataclasses.replace(Design.from_counts(self.formula, self.agents, self.tasks, counts),
+                                   normalized=self.normalized)
 
     def draw(self, simulation, seeds):
         gen = np.random.default_rng(child_stream(simulation, 0))
@@ -124,6 +129,20 @@ class _PilotSource:
             pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
             parts[i] = pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a]
         return np.concatenate(parts)
+
+    def beyond(self, low, high):
+        """(agent, task, value, shift) of the first cell (in the draw order) whose runs, shifted, reach past ``low`` or
+        ``high`` (None: no bound), or None: every data set drawn lies within them."""
+        cells = list(zip(*np.nonzero(self.present)))
+        for i in self.draw_order:
+            t, a = cells[i]
+            pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
+            least, most = pool[0] + self.shift[t, a], pool[-1] + self.shift[t, a]  # pools are sorted
+            if low is not None and least < low:
+                return self.agents[a], self.tasks[t], float(least), float(self.shift[t, a])
+            if high is not None and most > high:
+                return self.agents[a], self.tasks[t], float(most), float(self.shift[t, a])
+        return None
 
     def draw_seconds(self, shape):
         """Estimated seconds drawing a data set of this shape takes (its stream and :meth:`draw`, a loop over cells:
@@ -222,14 +241,30 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
     pools = tuple(tuple(np.sort(design.y[(design.task == t) & (design.agent == a)]) if design.counts[t, a] > 0
                         else None for a in range(design.n_agents)) for t in range(design.n_tasks))
     task_pools = tuple(np.sort(design.y[design.task == t]) for t in range(design.n_tasks))
+    resample = check_choice("resample", resample, RESAMPLE)
+    _check_draws_vary(pools if resample == "agents" else (task_pools,), resample)
     tasks, agents = np.nonzero(design.counts > 0)
     draw_order = np.lexsort((design.agent_places[agents],
                              design.task_places[tasks]))
     return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
                         present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
-                        resample=check_choice("resample", resample, RESAMPLE), pilot_name=design.data_name,
+                        resample=resample, pilot_name=design.data_name,
                         pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted,
-                        notes=tuple(design.notes), draw_order=draw_order)
+                        notes=tuple(design.notes), draw_order=draw_order, normalized=design.normalized)
+
+
+def _check_draws_vary(pools, resample):
+    """A DesignError when every pool drawn from holds one distinct score: each data set would be the same, its rate 0
+    or 1 whatever the runs' real spread (audit s17: a pilot of one run per cell gave power 1 at every number of seeds;
+    a constant pilot searched to max_seeds and then advised a larger effect)."""
+    if any(pool is not None and pool[-1] > pool[0] for row in pools for pool in row):  # pools are sorted
+        return
+    where, way = (("every agent-task cell of the pilot has", "several runs per agent and task that differ, or "
+                   "resample='pooled' to draw every agent from the task's runs") if resample == "agents" else
+                  ("every task of the pilot has", "runs that differ"))
+    raise DesignError(f"{where} one distinct score (one run, or runs all equal): drawn with replacement, every "
+                      "simulated data set would be the same, and its rate 0 or 1 whatever the runs' real spread; use "
+                      f"a pilot with {way}")
 
 
 def _check_effect(effect, pilot):
