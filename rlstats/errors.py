@@ -18,6 +18,8 @@ class RlstatsError(ValueError):
     cannot run.  Python shows ``str(error)``.
     """
 
+    command_line: str | None
+
     def __init__(self, *args: object, command_line: str | None = None) -> None:
         super().__init__(*args)
         self.command_line = command_line
