@@ -764,7 +764,10 @@ def _average_nested(data, formula, env, options):
         drop_note = (f"{int(dropped.sum())} of {len(data)} rows dropped (na_action=\"drop\") before the seeds were "
                      f"averaged: {'; '.join(reasons)}" + (f" (every row of {join_and(gone, limit=6)})" if gone else ""))
         data = data[~dropped]
-    y = formula_module.evaluate_response(formula, data, env).values
+    response = formula_module.evaluate_response(formula, data, env)
+    y = response.values
+    if response.missing_in_input.any() and options.get("na_action", "raise") == "raise":  # the caller's rows, not
+        _missing_error(data, formula.response, response.missing_in_input)  # the run means' build() would name
     if options.get("normalize") is None or options.get("normalize") is False:  # each seed, not only their mean
         check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
     name = formula.response_columns[0] if formula.is_simple_response else formula.response

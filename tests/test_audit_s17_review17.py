@@ -20,7 +20,6 @@ def _nested(tmp_path=None):
     return df, path
 
 
-@pytest.mark.xfail(strict=True, reason="nested seeds: a missing score is named by the averaged frame's row")
 def test_a_missing_seed_score_is_named_by_the_callers_row(tmp_path, capsys):
     """'| task/run/seed' with a seed's score missing: the error named "column '`score`' ... (first rows: index label
     8)", a row of the frame of run means the caller never saw (the missing value is at index label 17), and the
