@@ -38,7 +38,6 @@ def test_a_missing_seed_score_is_named_by_the_callers_row(tmp_path, capsys):
     assert path.read_text().splitlines()[18].endswith(",")  # line 19 is the row without a score
 
 
-@pytest.mark.xfail(strict=True, reason="AdaStop blames an agent whose scores are numbers")
 def test_adastop_names_the_agent_whose_scores_are_text():
     """A long batch whose score column is text because of one of B's values: the error said "scores of agent 'A' are
     not numbers: [1.0, 2.0, 3.0]" (the first agent grouped, every value a number).  It names B and its values."""

@@ -831,7 +831,11 @@ def _batch_scores(batch, agent, score, agents):
         _check_unique_columns(batch)
         if agent in batch.columns and score in batch.columns:
             out = {}
-            for name, values in batch.groupby(batch[agent].astype(str), sort=False)[score]:
+            groups = list(batch.groupby(batch[agent].astype(str), sort=False)[score])
+            # a text column is refused naming an agent with a value that is not a number, not the first agent (whose
+            # scores may all be numbers: review s17)
+            groups.sort(key=lambda group: not len(_not_numbers(group[1].to_numpy())))
+            for name, values in groups:
                 out[name] = _as_scores(values.to_numpy(), name)
         else:
             columns = [c for c in batch.columns if str(c) not in INDEX_COLUMNS]
@@ -857,11 +861,20 @@ def _batch_scores(batch, agent, score, agents):
     return out
 
 
+def _not_numbers(values):
+    """The values of a text or object array that pd.to_numeric would not read as numbers (missing ones aside)."""
+    values = pd.Series(np.asarray(values).ravel())
+    if values.dtype.kind in "biuf":
+        return []
+    return values[pd.to_numeric(values, errors="coerce").isna() & values.notna()].tolist()
+
+
 def _as_scores(values, name):
     given = np.asarray(values)
     # text or objects are not read as numbers here, as rlstats.adastop's formula does not read them
     if given.dtype.kind not in "biuf":
-        found = f"scores of agent {name!r} are not numbers: {given.ravel().tolist()[:5]} (dtype {given.dtype}); "
+        shown = (_not_numbers(given) or given.ravel().tolist())[:5]  # those to correct first, where there are any
+        found = f"scores of agent {name!r} are not numbers: {shown} (dtype {given.dtype}); "
         raise DesignError(found + "convert them first, e.g. df['score'] = pd.to_numeric(df['score'])",
                           command_line=found + "write them as numbers in the batch file")
     return given.astype(float).ravel()
