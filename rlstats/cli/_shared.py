@@ -194,7 +194,7 @@ def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
     if path is None:
         return message
 
-    def said(match):
+    def in_file(match):
         labels = [int(label) for label in match.group(1).split(", ")]
         more, plural = match.group(2) or "", "s" * (len(labels) > 1)
         rows = f"data row{plural} {', '.join(str(label + 1) for label in labels)}{more}"
@@ -203,7 +203,7 @@ def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
             return rows
         return f"{rows} (line{plural} {', '.join(str(lines[label]) for label in labels)}{more} of {path})"
 
-    return _INDEX_LABELS.sub(said, message)
+    return _INDEX_LABELS.sub(in_file, message)
 
 
 def _record_lines(path, sep, last):

@@ -27,7 +27,7 @@ from typing import TextIO
 
 from ..errors import RlstatsError
 from ..logs import MAX_FILE_BYTES, MAX_FILES, is_url
-from ._shared import STREAM, UsageError, help_description
+from ._shared import STREAM, UsageError, help_description, said
 
 #: read_logs' advice names Python keywords; the command names its options.
 OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
@@ -204,7 +204,7 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
                           smooth=smooth, smooth_over=smooth_over, max_files=args.max_files,
                           max_file_bytes=args.max_file_bytes)
     except RlstatsError as exc:  # the same advice, in the command's words
-        raise type(exc)(_in_command_words(str(exc))) from exc
+        raise type(exc)(_in_command_words(said(exc))) from exc  # its command_line wording, as elsewhere
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))
     written = frame.copy(deep=False)
     # Parquet keeps these (pandas stores attrs as JSON), the notes bound to their runs too; the read log stays here
