@@ -770,6 +770,9 @@ def _average_nested(data, formula, env, options):
         _missing_error(data, formula.response, response.missing_in_input)  # the run means' build() would name
     if options.get("normalize") is None or options.get("normalize") is False:  # each seed, not only their mean
         check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
+    else:  # the normaliser's range too, at the caller's rows (a dataset read once, here, for build() as well)
+        options["normalize"] = load_reference(options["normalize"])
+        normalize_response(data, formula, options["normalize"])
     name = formula.response_columns[0] if formula.is_simple_response else formula.response
     frame = pd.DataFrame({k: data[k].to_numpy() for k in keys})
     frame[name] = y

@@ -50,7 +50,6 @@ def test_adastop_names_the_agent_whose_scores_are_text():
     assert "'x'" in message
 
 
-@pytest.mark.xfail(strict=True, reason="nested seeds: the normaliser's range is checked on the run means")
 def test_a_normalisers_range_is_checked_on_each_seed(tmp_path, capsys):
     """normalize='dm_control' (returns in [0, 1000]) with '| task/run/seed': two seeds of one run at 1500 were "1
     row(s) ... index label 8", a row of the run means (the command: "data row 9 (line 10 of FILE)", a return of
