@@ -2985,6 +2985,14 @@ def test_nested_replicates():
     holes.loc[3, "run"] = np.nan
     fails(DesignError, "'run'", rlstats.compare, holes, "score ~ agent | task/run/seed")
     fails(FormulaError, "column 'run' is used twice", rlstats.compare, data, "score ~ agent | task/run/run")
+    # na_action="drop" before the seeds are averaged (audit s17): nothing left is an error; a missing score (raise) is
+    # named at the caller's row, not at a row of the run means
+    fails(DesignError, "no rows are left after dropping missing values", rlstats.compare,
+          data.assign(run=np.nan), "score ~ agent | task/run/seed", na_action="drop")
+    gap = data.copy()
+    gap.loc[5, "score"] = np.nan
+    fails(DesignError, "column 'score' has 1 missing value(s) (first rows: index label 5)", rlstats.compare, gap,
+          "score ~ agent | task/run/seed")
 
 
 # ----------------------------------------------------------------------------- issue 39 item 3: replication per output
