@@ -76,7 +76,6 @@ def test_a_normalisers_range_is_checked_on_each_seed(tmp_path, capsys):
         rlstats.compare(df, formula, method="bootstrap", rng=0, normalize="dm_control")
 
 
-@pytest.mark.xfail(strict=True, reason="adastop update: a batch refused by build() shows Python's pandas advice")
 def test_adastop_update_shows_the_command_wording_of_a_refused_batch(tmp_path, capsys):
     """A batch file whose agent column spells 'A' as ' A' once: build() gives a command-line wording ("strip the spaces
     around it in the file's column 'agent'"), but check_batch_columns re-raised the error with str(), so the command

@@ -803,9 +803,9 @@ def _batch_design(batch, agent, score):
         # pool_tasks: a wide batch's index column (0, 1, ... a run) reads as blocks to build(); a column that looks
         # like tasks is the task column above
         design = build(batch, formula, na_action="drop", min_agents=1, pool_tasks=True, extra_columns=kept)
-    except DesignError as error:
-        raise DesignError(f"this batch's rows are refused as rlstats.adastop's formula refuses them: {error}") \
-            from None
+    except DesignError as error:  # its command_line wording goes with it (the rlstats command shows that)
+        said = "this batch's rows are refused as rlstats.adastop's formula refuses them: "
+        raise DesignError(said + str(error), command_line=error.command_line and said + error.command_line) from None
     return design, run
 
 
