@@ -206,19 +206,19 @@ def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
     return _INDEX_LABELS.sub(in_file, message)
 
 
-def _record_lines(path, sep, last):
+def _record_lines(path: str, sep: str | None, last: int) -> list[int] | None:
     """The line each data row of a text file starts on (1-based), up to row ``last`` (0-based): a quoted field may
     span lines and read_csv skips blank ones. None for standard input, Parquet, or a file that cannot be read
     again."""
     import csv
 
-    path = Path(path)
-    if str(path) == STREAM or path.suffix.lower() in (".parquet", ".pq"):
+    file = Path(path)
+    if str(file) == STREAM or file.suffix.lower() in (".parquet", ".pq"):
         return None
-    separator = sep if sep is not None else ("\t" if path.suffix.lower() in (".tsv", ".tab") else ",")
+    separator = sep if sep is not None else ("\t" if file.suffix.lower() in (".tsv", ".tab") else ",")
     starts: list[int] = []
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
+        with open(file, encoding="utf-8-sig", newline="") as handle:
             reader, end = csv.reader(handle, delimiter=separator), 0
             for record in reader:
                 start, end = end + 1, reader.line_num
