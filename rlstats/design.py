@@ -747,14 +747,28 @@ def _average_nested(data, formula, env, options):
                               f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
     formula_module.check_columns(formula, data.columns, env)
     keys = [formula.groups, formula.blocks, outer]
+    na_raise = options.get("na_action", "raise") == "raise"
     dropped, reasons = np.zeros(len(data), dtype=bool), []
     for column in (*keys, seed):
         missing = data[column].isna().to_numpy(dtype=bool)
-        if missing.any() and options.get("na_action", "raise") == "raise":
+        if missing.any() and na_raise:
             _missing_error(data, column, missing)
         if (missing & ~dropped).any():  # na_action="drop": left out here, with a note, as build() would (audit s17)
             reasons.append(f"{int((missing & ~dropped).sum())} with a missing '{column}'")
         dropped |= missing
+    kept = np.flatnonzero(~dropped)
+    response = formula_module.evaluate_response(formula, data.iloc[kept], env)
+    y, unscored = response.values, response.missing_in_input
+    if unscored.any() and na_raise:  # named at the caller's rows, not at the run means' that build() would name
+        _missing_error(data.iloc[kept], formula.response, unscored)
+    if unscored.any():  # a run's mean needs every seed: the run goes whole, counted in the caller's rows (review s17)
+        by_run = pd.Series(unscored).groupby([data[k].to_numpy()[kept] for k in keys], dropna=False, sort=False)
+        whole, n_runs = by_run.transform("any").to_numpy(dtype=bool), int(by_run.any().sum())
+        others = int(whole.sum() - unscored.sum())
+        reasons.append(f"{int(unscored.sum())} with a missing '{formula.response}'" + (
+            f" and {others} more of {'its run' if n_runs == 1 else 'their runs'} (a run's mean needs every seed)"
+            if others else ""))
+        dropped[kept[whole]], y = True, y[~whole]
     drop_note = None
     if dropped.any():
         if dropped.all():
@@ -764,10 +778,6 @@ def _average_nested(data, formula, env, options):
         drop_note = (f"{int(dropped.sum())} of {len(data)} rows dropped (na_action=\"drop\") before the seeds were "
                      f"averaged: {'; '.join(reasons)}" + (f" (every row of {join_and(gone, limit=6)})" if gone else ""))
         data = data[~dropped]
-    response = formula_module.evaluate_response(formula, data, env)
-    y = response.values
-    if response.missing_in_input.any() and options.get("na_action", "raise") == "raise":  # the caller's rows, not
-        _missing_error(data, formula.response, response.missing_in_input)  # the run means' build() would name
     if options.get("normalize") is None or options.get("normalize") is False:  # each seed, not only their mean
         check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
     else:  # the normaliser's range too, at the caller's rows (a dataset read once, here, for build() as well)
@@ -777,8 +787,7 @@ def _average_nested(data, formula, env, options):
     frame = pd.DataFrame({k: data[k].to_numpy() for k in keys})
     frame[name] = y
     grouped = frame.groupby(keys, sort=False, observed=True)[name]
-    means = grouped.mean().reset_index() if not np.isnan(y).any() else \
-        grouped.agg(lambda v: v.mean(skipna=False)).reset_index()  # a missing seed leaves its run missing
+    means = grouped.mean().reset_index()  # no score is missing here: raised, or its run dropped above
     seeds = grouped.size()
     runs = seeds.groupby(level=[0, 1], sort=False).size()
     span = lambda s: f"{s.min()}" if s.min() == s.max() else f"{s.min()}-{s.max()}"  # noqa: E731

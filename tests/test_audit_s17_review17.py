@@ -96,7 +96,6 @@ def test_adastop_update_shows_the_command_wording_of_a_refused_batch(tmp_path, c
     assert "strip it: df['agent'] = df['agent'].str.strip()" in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="nested seeds, na_action='drop': notes count run means as rows and every run")
 def test_a_missing_seed_score_dropped_is_counted_in_the_callers_rows():
     """'| task/run/seed', na_action="drop", one seed's score missing (row 17 of 24): the notes said "3 runs of 2 seeds
     per agent and task" (B has 2 runs left on t1) and "1 of 12 rows dropped (na_action="drop"): 1 with missing
