@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .errors import DesignError, OptionError
+from .errors import DesignError, OptionError, rows_described
 from .format import signif
 
 if TYPE_CHECKING:
@@ -153,19 +153,11 @@ def check_within(bounds: Bounds | None, y: np.ndarray, data: pd.DataFrame, formu
     if not outside.any():
         return
     rows = np.flatnonzero(outside)
-    parts = []
-    for i in rows[:3]:
-        who = [f"{role} {_plain(data[column].iloc[i])}" for role, column in
-               (("agent", formula.groups), ("task", formula.blocks)) if column is not None]
-        parts.append(f"index label {_plain(data.index[i])} ({', '.join(who + [f'value {_plain(y[i])}'])})")
-    more = f" and {rows.size - 3} more" if rows.size > 3 else ""
+    fields = [(role, data[column]) for role, column in (("agent", formula.groups), ("task", formula.blocks))
+              if column is not None] + [("value", y)]
     raise DesignError(f"{rows.size} row(s) of '{formula.response}' lie outside the bounds {bounds.text} "
-                      f"({bounds.source}): {', '.join(parts)}{more}; fix those rows, or give bounds that hold every "
-                      "score")
-
-
-def _plain(value):
-    return repr(value.item() if isinstance(value, np.generic) else value)
+                      f"({bounds.source}): {rows_described(data.index, rows, fields)}; fix those rows, or give bounds "
+                      "that hold every score")
 
 
 def clip(values: np.ndarray, limits: tuple[float, float]) -> tuple[np.ndarray, int]:

@@ -6,7 +6,7 @@ Every input problem raises a subclass of :class:`RlstatsError`, which is a
 
 import functools
 import types
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -69,6 +69,22 @@ def rows_named(index: Any, positions: Sequence[int], limit: int = 5) -> str:
         return by_position
     labels = ", ".join(repr(label) for label in index[positions[:limit]].tolist())
     return f"index label{'s' * (len(positions) > 1)} {labels}" + (", ..." * (len(positions) > limit))
+
+
+def rows_described(index: Any, positions: Iterable[int], fields: Sequence[tuple[str, Any]], limit: int = 3) -> str:
+    """The first rows an error names with what they hold: "index label 7 (agent 'ppo', task 'Pong', score inf), ...
+    and 2 more" (``fields``: (word, column or array) pairs, read by position; the bounds' and the normalisers' range
+    errors)."""
+    import numpy as np
+
+    def plain(value):  # numpy scalars as Python's: 'inf', not 'np.float64(inf)'
+        return repr(value.item() if isinstance(value, np.generic) else value)
+
+    positions = list(positions)
+    at = lambda values, i: values.iloc[i] if hasattr(values, "iloc") else values[i]  # noqa: E731  (by position)
+    parts = [f"index label {plain(index[i])} ({', '.join(f'{word} {plain(at(values, i))}' for word, values in fields)})"
+             for i in positions[:limit]]
+    return ", ".join(parts) + (f" and {len(positions) - limit} more" if len(positions) > limit else "")
 
 
 def shown(value: object) -> str:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .errors import DesignError, OptionError, warn
+from .errors import DesignError, OptionError, rows_described, warn
 from .format import join_and, listed, signif
 from .interop import as_pandas
 from .provenance import NOTES_ATTR, Note, add_note
@@ -58,20 +58,12 @@ RANGES = {
 }
 
 
-def _rows_phrase(df, mask, by, score, agent=None, limit=3):
+def _rows_phrase(df, mask, by, score, agent=None):
     """'index label 7 (agent 'ppo', task 'Pong', score inf), ... and 2 more': the caller's index labels of ``mask``'s
     rows (the command line words them as the file's data rows, cli._shared.rows_in_file)."""
-    def plain(value):  # numpy scalars as Python's: 'inf', not 'np.float64(inf)'
-        return repr(value.item() if isinstance(value, np.generic) else value)
-
-    positions = np.flatnonzero(mask)
-    parts = []
-    for i in positions[:limit]:
-        who = f"agent {plain(df[agent].iloc[i])}, " if agent is not None and agent in df.columns else ""
-        parts.append(f"index label {plain(df.index[i])} ({who}{by} {plain(df[by].iloc[i])}, {score} "
-                     f"{plain(df[score].iloc[i])})")
-    more = f" and {positions.size - limit} more" if positions.size > limit else ""
-    return ", ".join(parts) + more
+    fields = [(word, df[column]) for word, column in (("agent", agent), (by, by), (score, score))
+              if column is not None and (word != "agent" or column in df.columns)]
+    return rows_described(df.index, np.flatnonzero(mask), fields)
 
 
 def _check_range(rule_or_name, df, values, lo, hi, by, score, agent):
