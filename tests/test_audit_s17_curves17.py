@@ -11,7 +11,6 @@ from conftest import SHARED_DATA
 
 FORMULA = "score ~ agent | task/seed"
 KEYS = ["agent", "task", "seed"]
-XFAIL = pytest.mark.xfail(strict=True, reason="filled grid values are not counted or named in the notes")
 
 
 def _notes(frame):
@@ -42,7 +41,6 @@ def sb3_cartpole():
     return df[df["task"] == "CartPole-v1"]
 
 
-@XFAIL
 def test_sb3_missing_evaluation_is_counted_and_named(sb3_cartpole):
     cp = sb3_cartpole
     gone = cp[(cp["agent"] == "PPO") & (cp["seed"].astype(str) == "2") & (cp["step"] == 15000)].index
@@ -76,7 +74,6 @@ def _simulated():
     return df, df[~drop]
 
 
-@XFAIL
 def test_simulated_filled_values_counted_by_each_method():
     df, data = _simulated()
     before = data.copy()
@@ -89,12 +86,12 @@ def test_simulated_filled_values_counted_by_each_method():
     assert expected["filled"].sum() == 3
     said = [n for n in _notes(aligned) if "filled" in n]
     assert said == ["3 values of 2 runs filled from the run's previous evaluation (a grid step it did not log): "
-                    "run 1 of agent 'agent_1' on task 'task_01' at step 400k; run 0 of agent 'agent_2' on task "
-                    "'task_02' at step 200k; run 0 of agent 'agent_2' on task 'task_02' at step 600k"]
+                    "run '1' of agent 'agent_1' on task 'task_01' at step 400k; run '0' of agent 'agent_2' on task "
+                    "'task_02' at step 200k; run '0' of agent 'agent_2' on task 'task_02' at step 600k"]
     linear = rlstats.align_steps(data, FORMULA, step="step", method="linear")
     said = [n for n in _notes(linear) if "interpolated" in n]
     assert said and said[0].startswith("3 values of 2 runs interpolated between the run's evaluations around a grid "
-                                       "step it did not log: run 1 of agent 'agent_1' on task 'task_01' at step 400k")
+                                       "step it did not log: run '1' of agent 'agent_1' on task 'task_01' at step 400k")
     # independent: pandas' index interpolation on the run missing 400k
     run = data[(data["agent"] == "agent_1") & (data["task"] == "task_01") & (data["seed"] == 1)]
     want = run.set_index("step")["score"].reindex(grid).interpolate(method="index")[400000]
@@ -107,14 +104,13 @@ def test_simulated_filled_values_counted_by_each_method():
     final = rlstats.summarize_runs(data, FORMULA, step="step", how="final", steps=grid[:4])  # 0 to 600k
     # only the values read count: the final value at 600k of agent_2's run 0 on task_02 (its 200k is not read)
     assert [n for n in _notes(final) if "filled" in n] == [
-        "1 value of 1 run filled from the run's previous evaluation (a grid step it did not log): run 0 of agent "
+        "1 value of 1 run filled from the run's previous evaluation (a grid step it did not log): run '0' of agent "
         "'agent_2' on task 'task_02' at step 600k"]
     want = expected[(expected["agent"] == "agent_2") & (expected["task"] == "task_02") & (expected["seed"] == 0)]
     got = final[(final["agent"] == "agent_2") & (final["task"] == "task_02") & (final["seed"] == 0)]["score"]
     assert got.item() == want.set_index("step")["score"][600000] == want.set_index("step")["score"][400000]
 
 
-@XFAIL
 def test_first_step_missing_is_counted_not_filled():
     df = rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=5, rng=0)
     data = df[~((df["agent"] == "agent_1") & (df["seed"] == 2) & (df["step"] == 0))]
@@ -122,7 +118,7 @@ def test_first_step_missing_is_counted_not_filled():
     row = aligned[(aligned["agent"] == "agent_1") & (aligned["seed"] == 2) & (aligned["step"] == 0)]
     assert row["score"].isna().all() and len(row) == 1  # never a value from another step
     assert not [n for n in _notes(aligned) if "filled" in n]
-    assert ("1 grid step of 1 run missing, before the run's first or after its last evaluation (never extrapolated): "
-            "run 2 of agent 'agent_1' on task 'task_01' at step 0") in _notes(aligned)
+    assert ("1 value of 1 run missing, before the run's first or after its last evaluation (never extrapolated): "
+            "run '2' of agent 'agent_1' on task 'task_01' at step 0") in _notes(aligned)
     with pytest.raises(rlstats.DesignError, match="do not cover the steps 0 to 1M"):
         rlstats.summarize_runs(data, FORMULA, step="step", how="auc")
