@@ -409,7 +409,8 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
         Columns agent, task, run (with the caller's dtypes), step (the step column's dtype where the
         grid holds it exactly) and the response (named as its column, or ``value`` for an
         expression), one row per run and grid step; ``attrs["rlstats_notes"]`` states the grids
-        and the rule.
+        and the rule, and counts and names the values filled from (or interpolated between) a run's
+        evaluations at a grid step it did not log, and those missing outside its logged range.
 
     See Also
     --------
@@ -446,12 +447,19 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
     frame.insert(3, step, as_steps(np.concatenate([grids[t] for t in run_task]), design.extra[step]))
     run_grids = [grids[t] for t in run_task]
     cells = dropped_cells(data, design, step, starts, stops, logged, run_grids, method)
+    kept = [np.ones(g.size, dtype=bool) for g in run_grids] if cells is None else [~c for c in cells]
     if cells is not None:  # na_action="drop": R's na.omit, a dropped row is not used, nor filled in from others
         left_out = np.concatenate(cells)
         if left_out.any():
             cut_notes.append(Note(dropped_note(design, starts, cells, run_grids, method, na_action,
                                                "left out of the aligned rows"), scope="frame"))
             frame = frame.loc[~left_out].reset_index(drop=True)
+    filled = [f & k for f, k in zip(filled_cells(logged, starts, stops, run_grids, method), kept)]
+    outside = np.split(np.isnan(np.concatenate(values)), np.cumsum(sizes)[:-1])
+    said = [filled_note(design, starts, filled, run_grids, method),
+            _cells_text(design, starts, [m & k for m, k in zip(outside, kept)], run_grids,
+                        "missing, before the run's first or after its last evaluation (never extrapolated)")]
+    cut_notes += [Note(text, scope="frame") for text in said if text]
     return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method, beyond)] + cut_notes,
                      _run_keys(design) + (step,))
 
@@ -515,6 +523,49 @@ def dropped_note(design, starts, cells, grids, method, na_action, what="not read
     return (f"{count(len(where), 'grid step')} of {count(len({i for i, _ in where}), 'run')} {what} because "
             f"{'its' if len(where) == 1 else 'their'} value would come from a row dropped by na_action={na_action!r} "
             f"(a dropped row is not used, nor filled in by {how}): {shown}{'; ...' if len(where) > 3 else ''}")
+
+
+def filled_cells(steps: NDArray[Any], starts: NDArray[np.intp], stops: NDArray[np.intp],
+                 grids: Sequence[NDArray[Any]], method: AlignMethod) -> list[NDArray[np.bool_]]:
+    """Per run, the cells of its grid (``grids[i]``) whose value :func:`align` takes from other steps than the cell's:
+    inside the run's logged range at a step it did not log (by "last": its previous evaluation's value; by "linear":
+    interpolated). Steps within STEP_TOLERANCE of the largest are one step, as in :func:`snap_steps`."""
+    tolerance = STEP_TOLERANCE * float(np.abs(steps).max()) if steps.size else 0.0
+    out = []
+    for grid, a, b in zip(grids, starts, stops):
+        xs, at = steps[a:b], np.asarray(grid, dtype=float)
+        inside = (at >= xs[0]) & (at <= xs[-1])
+        before = np.maximum(np.searchsorted(xs, at, side="right") - 1, 0)
+        if method == "last":  # the value read is the one at xs[before]
+            out.append(inside & (at - xs[before] > tolerance))
+        else:  # interpolation reads a logged step's own value only at (or within jitter of) that step
+            after = np.minimum(before + 1, xs.size - 1)
+            out.append(inside & (np.minimum(at - xs[before], np.abs(xs[after] - at)) > tolerance))
+    return out
+
+
+def _cells_text(design, starts, masks, grids, what):
+    """'3 values of 2 runs {what}: run 1 of agent 'A' on task 't' at step 400k; ...' for the cells ``masks[i]`` of
+    each run's grid ``grids[i]``, counted with numpy (a fine grid has millions), the first three named; None when
+    there are none."""
+    per_run = np.array([int(np.count_nonzero(m)) for m in masks])
+    if not per_run.any():
+        return None
+    where = [(i, g) for i in np.flatnonzero(per_run)[:3] for g in np.asarray(grids[i])[masks[i]][:3]][:3]
+    shown = "; ".join(f"{run_label(design, starts[i])} at step {format_step(g)}" for i, g in where)
+    n = int(per_run.sum())
+    return (f"{count(n, 'value')} of {count(np.count_nonzero(per_run), 'run')} {what}: "
+            f"{shown}{'; ...' if n > 3 else ''}")
+
+
+def filled_note(design: Design, starts: NDArray[np.intp], filled: Sequence[NDArray[np.bool_]],
+                grids: Sequence[NDArray[Any]], method: AlignMethod) -> str | None:
+    """The one note on the values aligned at a grid step a run did not log (:func:`filled_cells`' ``filled`` per run
+    on ``grids[i]``, the cells read), counted with the first three named (audit s17: a skipped evaluation was filled
+    from the step before without a word; align_steps, summarize_runs, curves); None when there are none."""
+    what = ("filled from the run's previous evaluation (a grid step it did not log)" if method == "last"
+            else "interpolated between the run's evaluations around a grid step it did not log")
+    return _cells_text(design, starts, filled, grids, what)
 
 
 def _threshold_of(threshold, design):
@@ -770,6 +821,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         # na_action="drop": the cells that would read a dropped row are not read
         run_grids = [grids[t] for t in run_task]
         cells = dropped_cells(data, design, step, starts, stops, logged, run_grids, method)
+        filled = filled_cells(logged, starts, stops, run_grids, method)
         for t, grid in enumerate(grids):
             mine = np.flatnonzero(run_task == t)
             matrix = align(design.y, logged, starts[mine], stops[mine], grid, method)
@@ -792,7 +844,14 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                     "comparable; pass steps= covering a range every run reached")
             for i, row in zip(mine, matrix):
                 runs[i], run_steps[i] = row[~np.isnan(row)], grid[~np.isnan(row)]
+                read = ~np.isnan(row)
+                if how == "final":  # the one value read: the run's last on the grid
+                    read[:np.flatnonzero(read)[-1] if read.any() else 0] = False
+                filled[i] &= read
         said = None if cells is None else dropped_note(design, starts, cells, run_grids, method, na_action)
+        if said:
+            grid_notes.append(Note(said, scope="frame"))
+        said = filled_note(design, starts, filled, run_grids, method)
         if said:
             grid_notes.append(Note(said, scope="frame"))
         empty = [i for i, r in enumerate(runs) if r.size == 0]

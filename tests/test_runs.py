@@ -257,7 +257,13 @@ def test_last_value_rule_and_no_extrapolation():
     b = got[got["agent"] == "b"]["score"].tolist()
     assert a == [0.0, 4.0, 10.0]
     assert np.isnan(b[0]) and b[1] == 5.0 and np.isnan(b[2])  # before its first and after its last step: missing
-    assert "last value at or before" in got.attrs["rlstats_notes"][-1]
+    grid, filled, missing = got.attrs["rlstats_notes"][-3:]
+    assert "last value at or before" in grid
+    assert filled == ("1 value of 1 run filled from the run's previous evaluation (a grid step it did not log): "
+                      "run '0' of agent 'a' on task 't' at step 50")  # a's 4.0, logged at 40
+    assert missing == ("2 values of 1 run missing, before the run's first or after its last evaluation (never "
+                       "extrapolated): run '0' of agent 'b' on task 't' at step 0; run '0' of agent 'b' on task 't' at "
+                       "step 100")  # audit s17: counted and named
 
 
 def test_linear_rule():
@@ -272,7 +278,11 @@ def test_default_grid_at_the_median_interval(curves):
     jittered["step"] = jittered["step"] + np.where(jittered["step"] > 0, rng.integers(1, 900, len(curves)), 0)
     got = rlstats.align_steps(jittered, FORMULA, step="step")
     assert sorted(got["step"].unique()) == [0, 200_000, 400_000, 600_000, 800_000, 1_000_000]
-    assert "grid of 6 steps from 0 to 1M" in got.attrs["rlstats_notes"][-1]
+    grid, filled = got.attrs["rlstats_notes"][-2:]
+    assert "grid of 6 steps from 0 to 1M" in grid
+    # audit s17: each run logs 200k a little late, so its value there is step 0's: 5 of the 6 grid steps of 24 runs
+    assert filled.startswith("120 values of 24 runs filled from the run's previous evaluation (a grid step it did "
+                             "not log): run '0' of agent 'agent_1' on task 'task_01' at step 200k; ")
 
 
 def test_a_default_grid_of_more_than_the_bound_is_refused_before_it_is_made(curves):
@@ -367,8 +377,12 @@ def test_an_agent_with_a_shorter_budget_sets_its_task_range_and_one_short_run_do
     assert cart["step"].max() == 20_000  # DQN stops at 20k there
     killed = cart[(cart["agent"] == "PPO") & (cart["seed"] == 0)]
     assert killed["score"].notna().tolist() == [True, False, False, False]  # missing past its end, never made up
-    grid, cut = got.attrs["rlstats_notes"][-2:]
+    grid, cut, missing = got.attrs["rlstats_notes"][-3:]
     assert grid.startswith("runs aligned to a grid of 4 steps from 5k to 20k by the last value at or before each step")
+    assert missing == ("3 values of 1 run missing, before the run's first or after its last evaluation (never "
+                       "extrapolated): run '0' of agent 'PPO' on task 'CartPole-v1' at step 10k; run '0' of agent "
+                       "'PPO' on task 'CartPole-v1' at step 15k; run '0' of agent 'PPO' on task 'CartPole-v1' at step "
+                       "20k")  # audit s17: counted and named
     assert cut == ("each task's grid stays within the steps every agent reaches there (the runs of A2C on Acrobot-v1, "
                    "PPO on Acrobot-v1, DQN on CartPole-v1 stop where their task's grid ends); steps logged beyond are "
                    "left out: CartPole-v1 (5k to 30k); pass steps= for other steps")
@@ -570,7 +584,10 @@ def test_align_steps_leaves_out_the_grid_steps_of_dropped_rows():
     assert not ((last["agent"] == "A") & (last["seed"] == 0) & last["step"].isin([55, 65])).any()
     np.testing.assert_array_equal(last.loc[(last["agent"] == "A") & (last["seed"] == 1), "score"], [1040, 1050, 1060])
     linear = rlstats.align_steps(data, FORMULA, step="step", na_action="drop", steps=[45, 55, 65], method="linear")
-    assert len(linear) == 12 - 4 and "4 grid steps of 2 runs left out" in linear.attrs["rlstats_notes"][-1]
+    assert len(linear) == 12 - 4 and "4 grid steps of 2 runs left out" in linear.attrs["rlstats_notes"][-2]
+    # audit s17: none of 45, 55, 65 is logged, so each of the 8 values kept is interpolated, and the note says so
+    assert linear.attrs["rlstats_notes"][-1].startswith("8 values of 3 runs interpolated between the run's "
+                                                        "evaluations around a grid step it did not log: ")
     np.testing.assert_array_equal(linear.loc[(linear["agent"] == "A") & (linear["seed"] == 1), "score"], [1045, 1055])
     # Without dropped rows nothing is left out.
     assert len(rlstats.align_steps(data.dropna(subset=["score"]).query("agent == 'B'").pipe(

@@ -521,7 +521,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         steps where a task has no run of an agent logged, its curve and bands are missing, which a
         note says.
     align : {"last", "linear"}
-        How runs logged at other steps are put on the grid.
+        How runs logged at other steps are put on the grid: the last value at or before each grid
+        step, or linear interpolation; a note counts and names the values taken at a grid step a run
+        did not log.
     bands : {"studentized", "expanded"}
         The agents' bands: studentised (bootstrap-t) sup-t bands, each the hull with the expanded band
         (default); or the t-expanded percentile and sup-t bands of rlstats before issue 40, which
@@ -656,6 +658,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     if cells is not None and np.any(cells):  # R's na.omit: a dropped row is not used, nor filled in from others
         matrix[np.array(cells)] = np.nan
         notes.append(runs.dropped_note(design, starts, cells, [grid] * starts.size, options.align, options.na_action))
+    filled = runs.filled_cells(logged, starts, stops, [grid] * starts.size, options.align) & ~np.isnan(matrix)
+    notes += [n for n in [runs.filled_note(design, starts, filled, [grid] * starts.size, options.align)] if n]
     notes += [range_note] if range_note else []
     missing = np.flatnonzero(np.isnan(matrix).any(axis=1))
     if missing.size:
