@@ -28,7 +28,7 @@ def _read_agents(smoothed=()):
     frames = []
     for agent in ("PPO", "A2C"):
         frame = rlstats.read_logs(SB3 / agent, "{task}/seed_{seed}", format="sb3_eval", progress=False,
-                                  **({"smooth": 3} if agent in smoothed else {}))
+                                  tags={"eval/mean_reward": "score"}, **({"smooth": 3} if agent in smoothed else {}))
         frame["agent"] = agent
         frames.append(frame)
     return frames
@@ -45,7 +45,6 @@ def _read_counts(notes):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="notes keyed by task and seed collide across frames read apart")
 def test_the_notes_of_two_agents_read_apart_count_the_runs_of_each():
     """PPO's and A2C's SB3 logs read apart and concatenated: the 12-run frame said "read 6 runs from 6 files"
     (each frame's note is bound to task and seed, which collide across the two, so A2C's note was taken for PPO's
@@ -73,7 +72,6 @@ def test_the_notes_of_two_agents_read_apart_count_the_runs_of_each():
     assert _read_counts(res.notes) == {"PPO": 3, "A2C": 3}
 
 
-@pytest.mark.xfail(strict=True, reason="an operation note of one frame is said of every row of a concat")
 def test_a_note_of_one_frame_is_not_said_of_the_other_after_concat():
     """PPO read with smooth=3 and A2C read as logged: the concat said "... smoothed ..." of all 12 runs (an
     operation note of one frame, printed as true of every row), and so did the A2C rows alone."""
@@ -92,7 +90,6 @@ def test_a_note_of_one_frame_is_not_said_of_the_other_after_concat():
     assert smoothing[0] + " (rows with agent 'PPO')" in notes_for(both[both["agent"] == "PPO"])
 
 
-@pytest.mark.xfail(strict=True, reason="a row note bound to tasks both frames have is said of both")
 def test_the_concat_of_a_normalised_and_a_raw_frame_says_which_rows_were_normalised():
     """A normalised frame stacked with a raw one of the same tasks: "'score' normalised per task ..." was said of
     every row (the note is bound to the tasks, which both frames have)."""
@@ -101,8 +98,8 @@ def test_the_concat_of_a_normalised_and_a_raw_frame_says_which_rows_were_normali
     b["agent"] = "new " + b["agent"].astype(str)
     both = rlstats.concat([a, b], ignore_index=True)
     said = notes_for(both)
-    assert said[0].startswith("'score' normalised per task") and said[0].endswith("(rows with agent 'agent_01', "
-                                                                                    "'agent_02')")
+    assert said[0].startswith("'score' normalised per task") and said[0].endswith("(rows with agent 'agent_1' and "
+                                                                                    "'agent_2')")
     raw = notes_for(both[both["agent"].astype(str).str.startswith("new")])
     assert not [n for n in raw if "normalised" in n]
 
@@ -170,3 +167,23 @@ def test_the_enumeration_matches_closed_forms():
     assert _rank_test_pvalues(2, 1, 3).min() == pytest.approx(2 / math.comb(6, 3))
     assert _rank_test_pvalues(2, 1, 4).min() == pytest.approx(2 / math.comb(8, 4))
     assert _rank_test_pvalues(3, 3, 1).min() == pytest.approx(6 / 6**3)
+
+
+def test_parts_of_one_frame_read_back_apart_are_still_one_frame():
+    """Parts of one normalised frame pickled apart (their provenances equal, no longer one object) are still taken
+    as one frame's parts: the whole frame again says every note as it was, unqualified."""
+    import pickle
+
+    frame = rlstats.normalize(rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=0), "minmax")
+    parts = [pickle.loads(pickle.dumps(frame.iloc[:5])), pickle.loads(pickle.dumps(frame.iloc[5:]))]
+    assert notes_for(rlstats.concat(parts)) == notes_for(frame) == tuple(frame.attrs["rlstats_notes"])
+
+
+def test_a_note_whose_rows_nothing_tells_apart_is_not_shown():
+    """A normalised frame stacked with a raw one of the same agents, tasks and seeds: no column but the score tells
+    their rows apart, so the normalisation note cannot be said of its rows alone: it is left out, and the line says
+    notes are not shown."""
+    a = rlstats.normalize(rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=0), "minmax")
+    b = rlstats.datasets.simulate(agents=2, tasks=2, seeds=2, rng=1)
+    assert notes_for(rlstats.concat([a, b])) == (
+        "notes of the frame these rows came from that no longer hold for them are not shown",)
