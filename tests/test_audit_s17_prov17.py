@@ -4,6 +4,7 @@ reject. Each test is a minimal reproducer of one defect; its docstring says what
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -106,6 +107,7 @@ def test_the_concat_of_a_normalised_and_a_raw_frame_says_which_rows_were_normali
 
 # ----------------------------------------------------------------------------- power of a rank test that cannot reject
 
+@functools.lru_cache(maxsize=None)
 def _rank_test_pvalues(agents, tasks, seeds):
     """Every attainable p-value of the exact blocked rank test at a complete design (each agent ``seeds`` runs on
     each of ``tasks`` tasks, no ties), by enumerating every within-task arrangement of the ranks. The statistic is
@@ -136,8 +138,8 @@ def _rank_test_pvalues(agents, tasks, seeds):
     return np.cumsum(weights[::-1])[::-1] / weights.sum()  # P(T >= t) at each attainable t
 
 
-@pytest.mark.xfail(strict=True, reason="power() reads no level_spent for the rank test")
-@pytest.mark.parametrize("agents, tasks, seeds", [(2, 1, (3, 4)), (3, 2, (1,)), (3, 3, (1,))])
+@pytest.mark.parametrize("agents, tasks, seeds", [(2, 1, (3, 4)), (3, 2, (1,)), (3, 3, (1,)), (3, 4, (1,)),
+                                                   (2, 3, (2,)), (3, 5, (1,))])
 def test_power_of_the_rank_test_states_the_level_it_can_spend(agents, tasks, seeds):
     """power() of the blocked rank test at 2 agents x 1 task x 3 seeds printed power 0 with no note (its exact test's
     smallest p-value is 2 / C(6, 3) = 0.1 > 0.05) and level_spent NaN; AdaStop's and the permutation test's table
@@ -167,6 +169,10 @@ def test_the_enumeration_matches_closed_forms():
     assert _rank_test_pvalues(2, 1, 3).min() == pytest.approx(2 / math.comb(6, 3))
     assert _rank_test_pvalues(2, 1, 4).min() == pytest.approx(2 / math.comb(8, 4))
     assert _rank_test_pvalues(3, 3, 1).min() == pytest.approx(6 / 6**3)
+    # the levels test_power.py and test_recorded_outputs.py state, as fractions
+    for (agents, tasks, seeds), level in {(3, 4, 1): 1 / 24, (2, 3, 2): 1 / 27, (3, 5, 1): 17 / 432}.items():
+        attainable = _rank_test_pvalues(agents, tasks, seeds)
+        assert attainable[attainable <= 0.05].max() == pytest.approx(level, rel=1e-12)
 
 
 def test_parts_of_one_frame_read_back_apart_are_still_one_frame():
