@@ -351,14 +351,16 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     # an operation note every frame says is true of every row; any other is said of its own frame's rows
     shared = set.intersection(*({n.text for n in notes if n.scope == "operation" and n.word != LEFT_OUT}
                                 for notes in said_by))
-    notes, seen, n_left, left = [], set(), 0, False
+    notes, seen, n_left, left, apart = [], set(), 0, False, {}
     for g, group_notes in enumerate(said_by):
         for note in group_notes:
             if note.word == LEFT_OUT:
                 n_left, left = n_left + int(note.data or 0), True
                 continue
             if len(groups) > 1 and _said_of_others(note, g, groups, shared):
-                note = _of_frame(note, g, groups)
+                if g not in apart:
+                    apart[g] = _telling_apart(g, groups)
+                note = _of_frame(note, apart[g], groups[g])
                 if note is None:  # nothing tells this frame's rows apart: not shown, and the line says so
                     left = True
                     continue
@@ -432,14 +434,13 @@ def _telling_apart(g, groups):
     return None if best is None else best[2]
 
 
-def _of_frame(note, g, groups):
-    """``note`` of ``groups[g]`` said of that group's rows by a column telling them apart (a row note bound to it
-    besides its own keys, worded by :func:`_of_rows`), or None when no column does."""
-    by = _telling_apart(g, groups)
+def _of_frame(note, by, rows):
+    """``note`` of a frame whose ``rows`` the column ``by`` tells apart from the other frames' in a stack, said of
+    them (a row note bound to ``by`` besides its own keys, worded by :func:`_of_rows`); None without ``by``."""
     if by is None:
         return None
     keys = note.keys if note.scope == "rows" else ()
-    pairs = groups[g][[*keys, by]].drop_duplicates()
+    pairs = rows[[*keys, by]].drop_duplicates()
     values: dict[tuple, list] = {}
     for *key, value in key_values(pairs, (*keys, by)):
         values.setdefault(tuple(key), []).append(value)
@@ -460,6 +461,8 @@ def _of_rows(note: Note, items: tuple[Any, ...], n_rows: int) -> str | None:
     """Wording of a note of one of several stacked frames (:func:`_of_frame`): the frame's note said again of its
     items present, followed by the values of the column telling its rows apart."""
     text, word, data, keys, by, n = note.data
+    if tuple(note.keys) != (*keys, by):  # bound again to fewer columns (a summary without them): not said
+        return None
     inner = tuple(dict((tuple(key[:len(keys)]), payload) for key, payload in reversed(items)).items())[::-1]
     if len(inner) == n:
         said = text
