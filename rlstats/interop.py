@@ -70,7 +70,11 @@ def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:
     apart (two log folders, two normalisations) loses what they say about how they were made. Here each frame's
     notes are re-derived for the rows it brings (parts of one annotated frame are taken together, so that rows of
     it left out are counted once), the same note said by several frames is kept once, and one line counts the
-    rows of the frames the parts came from that are not here (:func:`rlstats.provenance.concat_frames`).
+    rows of the frames the parts came from that are not here (:func:`rlstats.provenance.concat_frames`). A note
+    of one frame that the stack would take as true of other frames' rows too (the smoothing of one frame, or the
+    runs read from one of two folders named by the same tasks and seeds) is said of its frame's rows by a column
+    telling them apart, "(rows with agent 'PPO')", such as the agent column added to each frame before stacking;
+    without one it is not shown, and the line says so.
 
     Parameters
     ----------

@@ -17,8 +17,9 @@ were written for (its row count and an order-free hash of the key columns, :func
 keep every note; other rows keep the operation notes, the row notes re-worded for the keys present, and one line
 saying how many rows of the frame are not in these data, whose notes are not shown. ``pandas.concat`` keeps ``attrs`` only when every
 frame's are equal (pandas >= 2.1; pandas 2.0 never does): a concat of differently made frames arrives without notes,
-so it says nothing of them (never something false). :func:`concat` stacks frames keeping each one's notes for its
-own rows. Nothing is remembered between calls: equal rows are no proof of the same history.
+so it says nothing of them (never something false). :func:`concat_frames` stacks frames keeping each one's notes for
+its own rows, bound by a column telling them apart where the stack would mistake them for notes of other rows.
+Nothing is remembered between calls: equal rows are no proof of the same history.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .format import join_and
+
 #: Key of ``DataFrame.attrs`` with the sentences about how the frame was made (what results print).
 NOTES_ATTR = "rlstats_notes"
 #: Key of ``DataFrame.attrs`` with the :class:`Provenance`: the same notes, bound to the rows they describe.
@@ -42,6 +45,8 @@ HASH_BLOCK = 1 << 16
 LEFT_OUT = "left out"
 #: ``Note.word`` of a count (:func:`counted`).
 COUNTED = "rlstats.provenance:counted"
+#: ``Note.word`` of a note of one of several stacked frames, said of its rows by what tells them apart (:func:`_of_rows`).
+OF_ROWS = "rlstats.provenance:_of_rows"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,7 +182,7 @@ def _made_for(provenance, frame):
 #: The functions that word a ``"rows"`` note again. Notes can come back from a file (Parquet keeps ``attrs``), so a
 #: ``Note.word`` is looked up here and never taken as a name to import: nothing read from a file runs as code.
 WORDINGS = frozenset({
-    COUNTED, "rlstats.interop:_reword_positions", "rlstats.runs:_reword_grids", "rlstats.runs:_reword_summary",
+    COUNTED, OF_ROWS, "rlstats.interop:_reword_positions", "rlstats.runs:_reword_grids", "rlstats.runs:_reword_summary",
     "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_sources",
     "rlstats.logs._read:_reword_early", "rlstats.logs._read:_reword_segments", "rlstats.logs._read:_reword_reruns",
 })
@@ -333,22 +338,32 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     apart (two log folders, two normalisations) loses what they say about how they were made. Here each frame's
     notes are re-derived for the rows it brings (parts of one annotated frame are taken together, so that rows of
     it left out are counted once), the same note said by several frames is kept once, and one line counts the
-    rows of the frames the parts came from that are not here.
+    rows of the frames the parts came from that are not here. A note that would be read as true of other frames'
+    rows (one frame's operation, or a row note bound to values the other frames have too: two agents' logs read
+    apart, each run named by task and seed) is said of its frame's rows by a column telling them apart ("(rows with
+    agent 'PPO')"), and re-worded for the rows present like any row note (:func:`_of_rows`); without such a column it
+    is not shown, and the line says so.
     """
     out = pd.concat(frames, **kwargs)
-    together: dict[Any, list[pd.DataFrame]] = {}
-    for position, frame in enumerate(frames):  # parts of one annotated frame share its provenance
-        provenance = provenance_of(frame)
-        key = ("frame", position) if provenance is None else (provenance.digest, provenance.n_rows,
-                                                              provenance.columns, provenance.texts)
-        together.setdefault(key, []).append(frame)
-    notes, seen, n_left, left = [], set(), 0, False
-    for parts in together.values():
-        rows = parts[0] if len(parts) == 1 else pd.concat(parts)
-        for note in carried(rows, source=parts[0]):
+    together = _parts_of_frames(frames)
+    groups = [parts[0] if len(parts) == 1 else pd.concat(parts) for parts in together]
+    said_by = [carried(rows, source=parts[0]) for rows, parts in zip(groups, together)]
+    # an operation note every frame says is true of every row; any other is said of its own frame's rows
+    shared = set.intersection(*({n.text for n in notes if n.scope == "operation" and n.word != LEFT_OUT}
+                                for notes in said_by))
+    notes, seen, n_left, left, apart = [], set(), 0, False, {}
+    for g, group_notes in enumerate(said_by):
+        for note in group_notes:
             if note.word == LEFT_OUT:
                 n_left, left = n_left + int(note.data or 0), True
                 continue
+            if len(groups) > 1 and _said_of_others(note, g, groups, shared):
+                if g not in apart:
+                    apart[g] = _telling_apart(g, groups)
+                note = _of_frame(note, apart[g], groups[g])
+                if note is None:  # nothing tells this frame's rows apart: not shown, and the line says so
+                    left = True
+                    continue
             said = (note.text, note.scope, repr(note.items))
             if said not in seen:
                 seen.add(said)
@@ -357,6 +372,107 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     columns = dict.fromkeys(c for frame in frames if (p := provenance_of(frame)) is not None for c in p.columns)
     out.attrs = {}
     return set_notes(out, notes, columns=tuple(columns)) if notes else out
+
+
+def _parts_of_frames(frames):
+    """The frames grouped by the annotated frame they are parts of, a list of parts each. Parts of one frame share its
+    Provenance object (pandas copies ``attrs``, never this object); equal provenances (read back from
+    a file, or pickled) are one frame's parts while their rows add up to no more than it had. Frames made alike but apart
+    (two agents' logs read from folders of the same tasks and seeds) have equal provenances and more rows than
+    either: apart (audit s17: one frame's notes were said of both, "read 6 runs" of 12)."""
+    together: dict[Any, list[pd.DataFrame]] = {}
+    for position, frame in enumerate(frames):
+        provenance = provenance_of(frame)
+        together.setdefault(("frame", position) if provenance is None else id(provenance), []).append(frame)
+    merged: list[tuple[Any, list[int], list[pd.DataFrame]]] = []  # (provenance's content, [rows], parts)
+    for parts in together.values():
+        provenance = provenance_of(parts[0])
+        same = None if provenance is None else (provenance.digest, provenance.n_rows, provenance.columns,
+                                                provenance.texts)
+        rows = sum(map(len, parts))
+        for content, total, earlier in merged:
+            if same is not None and content == same and total[0] + rows <= provenance.n_rows:
+                total[0] += rows
+                earlier.extend(parts)
+                break
+        else:
+            merged.append((same, [rows], list(parts)))
+    return [parts for _, _, parts in merged]
+
+
+def _key_set(rows, keys):
+    unique = rows[list(keys)].drop_duplicates()
+    return set(key_values(unique, keys))
+
+
+def _said_of_others(note, g, groups, shared):
+    """True when ``note`` of ``groups[g]`` would be read, in their stack, as true of other groups' rows too."""
+    if note.scope == "operation":
+        return note.text not in shared
+    if note.scope != "rows":
+        return False  # a fact about a frame as a whole, bound to the stack's rows as before
+    if not note.keys:
+        return True  # a count of rows: of this frame's
+    mine = {key for key, _ in note.items}
+    return any(all(k in rows.columns for k in note.keys) and mine & _key_set(rows, note.keys)
+               for h, rows in enumerate(groups) if h != g)
+
+
+def _telling_apart(g, groups):
+    """A column whose values in ``groups[g]`` none of the other groups has (not a float, nothing missing), the one
+    with fewest values there (an agent before its tasks), or None."""
+    rows, best = groups[g], None
+    for position, column in enumerate(rows.columns):
+        if not all(column in other.columns for other in groups) or pd.api.types.is_float_dtype(rows[column]) \
+                or rows[column].isna().any():
+            continue
+        mine = set(rows[column].drop_duplicates().tolist())
+        others = set().union(*(set(other[column].drop_duplicates().tolist())
+                               for h, other in enumerate(groups) if h != g))
+        if mine and not mine & others and (best is None or (len(mine), position) < best[:2]):
+            best = (len(mine), position, column)
+    return None if best is None else best[2]
+
+
+def _of_frame(note, by, rows):
+    """``note`` of a frame whose ``rows`` the column ``by`` tells apart from the other frames' in a stack, said of
+    them (a row note bound to ``by`` besides its own keys, worded by :func:`_of_rows`); None without ``by``."""
+    if by is None:
+        return None
+    keys = note.keys if note.scope == "rows" else ()
+    pairs = rows[[*keys, by]].drop_duplicates()
+    values: dict[tuple, list] = {}
+    for *key, value in key_values(pairs, (*keys, by)):
+        values.setdefault(tuple(key), []).append(value)
+    payloads = note.items if keys else (((), None),)
+    items = tuple(((*key, value), payload) for key, payload in payloads for value in values.get(tuple(key), ()))
+    # n: the frame's items, so that all of them are said as the frame said them; 0 for a count of rows, which is
+    # said again only while every value of the column is present
+    n = len(payloads) if keys or note.scope == "operation" else 0
+    return Note(f"{note.text} {_rows_with(by, [value for (*_, value), _ in items])}", scope="rows",
+                keys=(*keys, by), items=items, word=OF_ROWS, data=[note.text, note.word, note.data, list(keys), by, n])
+
+
+def _rows_with(column, values):
+    return f"(rows with {column} {join_and([repr(v) for v in dict.fromkeys(values)], limit=5)})"
+
+
+def _of_rows(note: Note, items: tuple[Any, ...], n_rows: int) -> str | None:
+    """Wording of a note of one of several stacked frames (:func:`_of_frame`): the frame's note said again of its
+    items present, followed by the values of the column telling its rows apart."""
+    text, word, data, keys, by, n = note.data
+    if tuple(note.keys) != (*keys, by):  # bound again to fewer columns (a summary without them): not said
+        return None
+    inner = tuple(dict((tuple(key[:len(keys)]), payload) for key, payload in reversed(items)).items())[::-1]
+    if len(inner) == n:
+        said = text
+    elif not keys or word is None:
+        return None
+    else:
+        said = _said_again(Note(text, "rows", tuple(keys), inner, word, data), inner, n_rows)
+        if said is None:
+            return None
+    return f"{said} {_rows_with(by, [key[-1] for key, _ in items])}"
 
 
 def notes_for(frame: pd.DataFrame) -> tuple[str, ...]:

@@ -35,6 +35,11 @@ CHANGED = {
     ("permutation/reference", "tidy", "decision"): _CANONICAL + (["equal", "smaller"],),
     ("permutation/reference", "glance", "n_equal"): _CANONICAL + ([1],),
     ("permutation/reference", "glance", "n_rejected"): _CANONICAL + ([1],),
+    # session 17: power() states the level the exact rank test can spend, its largest attainable p-value at most
+    # alpha: 17 / 432 for 3 agents x 5 tasks x 1 seed (enumerated in tests/test_audit_s17_prov17.py); at 2 seeds its
+    # p-value is chi-squared, no level stated
+    ("power/skillings_mack", "tidy", "level_spent"): (
+        "session 17 (prov17)", "the exact rank test's level spent, enumerated", [17 / 432, None]),
     # issue 41 item 3: Skillings-Mack's statistic on a complete design's cell values is Friedman's, named so
     ("skillings_mack/aggregated", "glance", "method"): (
         "issue 41 item 3", "the header names what was computed: Friedman's statistic on a complete design's cell "

@@ -47,7 +47,9 @@ class PowerRule:
     * ``check_seeds(options, asked)``: the numbers of seeds a :func:`rlstats.power` study asks about, checked
       together before any is simulated, so that an error's advice fits them all (optional);
     * ``withhold(options, seeds, template) -> str or None``: why the rule's decision at ``seeds`` runs per cell is
-      no test at its level (its power is then withheld: NaN, with the reason in a note), or None (optional).
+      no test at its level (its power is then withheld: NaN, with the reason in a note), or None (optional);
+    * ``level_spent(design, **call) -> float``: the level its test can spend on data of this design, 0 where it
+      cannot reject (optional; otherwise the Result's ``level_spent``, or NaN).
     """
 
     #: stream key below each simulation's SeedSequence (simulate() uses 0, 1, 2); fixed once given, so a
@@ -66,6 +68,7 @@ class PowerRule:
     seed_unit: str | None = None
     check_seeds: str | None = None
     withhold: str | None = None
+    level_spent: str | None = None
     #: one test per task: the rate is per (simulation, task); ``called`` names it in that note ("AdaStop")
     per_task: bool = False
     called: str | None = None

@@ -304,7 +304,8 @@ def _dry_run(study, seeds):
     for method, options in study.methods:
         call = _call_options(method, options, seeds, study.alpha)
         result = _public_function(method)(data, rng=_method_generator(simulation, method), **call, **_QUIET)
-        levels[method] = float(getattr(result, "level_spent", math.nan))
+        level = _hook(method, "level_spent")  # a rule's own (the exact rank test's), else its Result's
+        levels[method] = float(level(data, **call) if level else getattr(result, "level_spent", math.nan))
     return levels
 
 
@@ -624,7 +625,7 @@ def _no_level_notes(table):
     for method in dict.fromkeys(table["method"]):
         rows = table[(table["method"] == method) & (table["level_spent"] == 0) & (table["n_rejections"] == 0)]
         if len(rows):
-            notes.append(f"{_rule(method).called or _rule(method).label} can spend no level at "
+            notes.append(f"{_rule(method).called or 'the ' + _rule(method).label} can spend no level at "
                          f"{fmt.join_and(rows['seeds'].tolist())} seeds per cell (level_spent 0): it cannot reject "
                          "there, whatever the effect")
     return notes

@@ -49,7 +49,9 @@ class PowerResult(Result):
         rejection rate), ``mean_runs`` (runs used per agent and task; the
         number of seeds except for AdaStop) and its standard error
         ``mean_runs_se``, ``level_spent`` (the level a permutation-based
-        test can spend, NaN for the others), ``n_sim``, ``n_tests``
+        test can spend: AdaStop's, the exact rank test's largest attainable
+        p-value at most alpha on untied data; 0 where it cannot reject, NaN
+        for the others), ``n_sim``, ``n_tests``
         (simulations, times tasks for the per-task tests; 0 where every
         method's rule is withheld, which is then not simulated) and
         ``n_rejections``.

@@ -445,6 +445,31 @@ def batch_cost(design, n_sim, untied, **options):
                 f"{n_sim:,} data sets of {shape.rows:,} runs at once" + (f", {nulls:,} exact null(s)" if nulls else ""))
 
 
+def level_spent(design, **options):
+    """The level the exact test can spend on untied data of this design: its largest attainable p-value at most
+    ``alpha`` (its size), 0 where even its smallest is above ``alpha`` (it cannot reject), NaN where
+    :func:`batch_pvalues` takes no exact path (a chi-squared or Monte Carlo p-value, an unbalanced design).
+
+    :func:`rlstats.power` reads it once per number of seeds (audit s17: 2 agents x 1 task x 3 seeds, smallest p
+    2 / C(6, 3) = 0.1, printed power 0 with no word why). The null is the one the study's untied data sets share
+    (cached); each attainable tail P0(T >= t) is the p-value :func:`kernels.exact_pvalue` gives at ``t``.
+    """
+    plan = _batch_plan(design, options)
+    if plan is None or plan[3] not in ("convolve", "enumerate", "exact"):
+        return float("nan")
+    checked, _, setup, method = plan
+    try:
+        null = _untied_null(setup.counts.astype(np.int64).tobytes(), setup.counts.shape, setup.variant, method)
+    except OptionError:  # pvalue="exact" not feasible: skillings_mack() says so
+        return float("nan")
+    # the tails, decreasing; near alpha each is taken as exact_pvalue sums it, so the level matches its decisions
+    tails = np.minimum(1.0, np.cumsum(null.probabilities[::-1])[::-1])
+    first = int(np.searchsorted(-tails, -checked.alpha))  # the first tail at most alpha, up to rounding
+    near = [kernels.exact_pvalue(null, float(null.values[i]))
+            for i in range(max(first - 2, 0), min(first + 3, tails.size))]
+    return float(max((p for p in near if p <= checked.alpha), default=0.0))
+
+
 @functools.lru_cache(maxsize=8)
 def _untied_null(counts, shape, variant, method):
     """The exact null of every untied data set with these counts (bytes of an int array of ``shape``): computed

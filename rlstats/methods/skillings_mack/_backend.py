@@ -120,7 +120,7 @@ BACKENDS = (
             key=11, label="blocked rank test", decide=f"{_HERE}._power:decide", sentence=f"{_HERE}._power:sentence",
             outcomes=f"{_HERE}._api:pvalue_only",
             decide_outcomes=f"{_HERE}._power:decide_pvalue", batch_pvalues=f"{_HERE}._api:batch_pvalues",
-            batch_cost=f"{_HERE}._api:batch_cost"),
+            batch_cost=f"{_HERE}._api:batch_cost", level_spent=f"{_HERE}._api:level_spent"),
     ),
 )
 
