@@ -35,8 +35,7 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, warn
-from ... import format as fmt
-from ...format import count, join_and, listed
+from ...format import count, join_and, listed, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
@@ -402,7 +401,7 @@ def _run(design, options, rng, shown):
     notes += _caveats(design, options, layout, delta_cell, source)
     if options.identical:  # payoffs the caller set rather than the runs' (audit s17: printed nowhere)
         pairs = listed([f"{a} and {b} against each other on {task}" for a, b, task in options.identical], 6)
-        notes.append(f"identical=: the payoffs of {pairs} were set to {fmt.signif(options.self_payoff)} (self_payoff), "
+        notes.append(f"identical=: the payoffs of {pairs} were set to {signif(options.self_payoff)} (self_payoff), "
                      "not read from their runs")
 
     return PercentilesResult(

@@ -226,8 +226,9 @@ class TaskTableResult(Result):
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
         text += (f"Bold: the best {self.label} of each task" if self._higher() else
                  f"Bold: the lowest {self.label} of each task (lower is better)")
-        if self._bold_withheld():
-            text += f", but for a best from too few runs to test ({self._bold_withheld()})"
+        withheld = self._bold_withheld()
+        if withheld:
+            text += f", but for a best from too few runs to test ({withheld})"
         text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
@@ -316,8 +317,9 @@ class TaskTableResult(Result):
 
     def _extra_lines(self):
         best = "best" if self._higher() else "best (lowest: lower is better)"
-        if self._bold_withheld():
-            best += f", but for a best from too few runs to test ({self._bold_withheld()})"
+        withheld = self._bold_withheld()
+        if withheld:
+            best += f", but for a best from too few runs to test ({withheld})"
         key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
         return fmt.table_text(self.display().reset_index()).split("\n") + [key]
 
