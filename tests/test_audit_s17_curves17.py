@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 import rlstats
-from conftest import SHARED_DATA
 
 FORMULA = "score ~ agent | task/seed"
 KEYS = ["agent", "task", "seed"]
@@ -37,13 +36,8 @@ def _ffilled(df, grid):
 
 
 @pytest.fixture
-def sb3_cartpole():
-    folder = SHARED_DATA / "logs" / "sb3_classic"
-    if not folder.is_dir():
-        pytest.skip(f"the SB3 logs are not at {folder}")
-    df = rlstats.read_logs(folder, "{agent}/{task}/seed_{seed}", format="tensorboard",
-                           tags={"eval/mean_reward": "score"}, progress=False)
-    return df[df["task"] == "CartPole-v1"]
+def sb3_cartpole(sb3):
+    return sb3[sb3["task"] == "CartPole-v1"]
 
 
 def test_sb3_missing_evaluation_is_counted_and_named(sb3_cartpole):

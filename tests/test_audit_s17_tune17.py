@@ -17,13 +17,13 @@ import pytest
 from scipy import stats
 
 import rlstats
+from conftest import one_sweep
 
 
 def _sweep(means, seeds=3, agent="ppo", task="ant", spread=0.0):
     """One sweep: configuration c's seeds at means[c] (plus -spread, 0, +spread, ... by seed)."""
     offsets = spread * (np.arange(seeds) - (seeds - 1) / 2)
-    return pd.DataFrame([(agent, task, c, s, float(m + offsets[s])) for c, m in enumerate(means)
-                         for s in range(seeds)], columns=["agent", "task", "lr", "seed", "score"])
+    return one_sweep([[m + o for o in offsets] for m in means], agent, task)
 
 
 def test_complete_interval_withheld_where_every_configuration_ties():
@@ -106,7 +106,8 @@ def test_holdout_interval_printed_and_reported():
             "runs give an estimate free of the selection, with a 95% Student-t interval.") in text
     one = rlstats.tuning(runs[runs["seed"] <= 3], "score ~ agent | task/seed", config="lr", holdout="held", rng=0,
                          n_resamples=100, views=["best_set"])
-    assert "held out 3.25 (no interval: too few runs) over 1 run" in str(one)
+    alone = runs[(runs["seed"] == 3) & (runs["lr"] == 2)]["score"].item()  # the selected lr's one held-out run
+    assert f"held out {rlstats.format.signif(alone)} (no interval: too few runs) over 1 run" in str(one)
 
 
 def test_curves_same_steps_note_true_where_the_range_was_cut(sb3_evaluations):
@@ -251,7 +252,8 @@ def test_report_counts_the_sweeps(mirror):
     opt = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
     ppo = opt[(opt["algorithm"] == "ppo") & (opt["objective"] == "return")]
     res = rlstats.tuning(ppo, "score ~ procedure | task/tuning_run/seed", rng=0, n_resamples=100, views=["complete"])
-    assert res.n_configs.sum() == 63 and (res.n_configs > 0).sum() == 15
+    configurations = ppo.groupby(["procedure", "task"])["tuning_run"].nunique()  # 63 tuning runs in 15 sweeps
+    assert res.n_configs.sum() == configurations.sum() == 63 and (res.n_configs > 0).sum() == len(configurations) == 15
     assert res.report(format="text").startswith(
         "We evaluated 5 agents on 3 tasks over 15 sweeps (one per agent and task) of 63 configurations in all")
     one = rlstats.tuning(_sweep([1.0, 2.0, 3.0], spread=0.5), "score ~ agent | task/seed", config="lr", rng=0,
