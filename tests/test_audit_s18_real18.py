@@ -1,0 +1,46 @@
+"""Audit s18 (real18), a paper author analysing the real Atari 100k scores (9 agents on 26 games: 100 runs each
+for six agents, 15 for PlayVirtual, 5 for IRIS and SimPLe): the mixed model against statsmodels' MixedLM, the
+blocked rank test's counts and mean ranks against pandas, equivalence and the Bayesian model with a ROPE, and the
+bootstrap's prose, each printed sentence read against the rows analysed. Tests that read the published scores use
+the mirror (``../shared/data/raw`` or ``RLSTATS_DATA_MIRROR``) and skip with the reason when it is absent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+REFERENCE = "atari100k_reference"
+
+
+@pytest.fixture
+def hns(atari, published):
+    """Human-normalised scores computed here from the reference table (not through the package's normaliser)."""
+    ref = pd.read_csv(published / "atari100k_reference.csv")
+    frame = atari.merge(ref, on="task")
+    return frame.assign(hns=(frame.score - frame.random) / (frame.human - frame.random))
+
+
+# ----------------------------------------------------------------------------- bootstrap's methods paragraph
+
+@pytest.mark.xfail(strict=True, reason="the expanded interval's paragraph gave c = 5 (IRIS's runs) for every agent")
+def test_expanded_report_gives_each_agents_own_run_count(atari, mirror):
+    """The expanded interval scales each agent's interval by its own fewest runs per task (SPR's interval is the same
+    bits alone as beside IRIS), yet the paragraph said "with c = 5 the fewest runs in a task" of all 9 agents, and
+    the studentised one "c the fewest runs in a task": for SPR c was 100, not 5."""
+    kw = dict(normalize=REFERENCE, rng=0, progress=False, n_resamples=200, metrics=["iqm"])
+    both = atari[atari.agent.isin(["SPR", "IRIS"])]
+    res = rlstats.bootstrap(both, "score ~ agent | task", interval="expanded", **kw)
+    alone = rlstats.bootstrap(atari[atari.agent == "SPR"], "score ~ agent | task", interval="expanded", **kw)
+    spr = res.tidy().set_index("agent").loc["SPR", ["conf_low", "conf_high"]].to_numpy(float)
+    np.testing.assert_array_equal(spr, alone.tidy()[["conf_low", "conf_high"]].to_numpy(float)[0])
+    fewest = both.groupby(["agent", "task"]).size().groupby("agent").min()
+    assert fewest.to_dict() == {"IRIS": 5, "SPR": 100}
+    text = res.report(format="text")
+    assert "c = 5 the fewest" not in text
+    assert "c the agent's fewest runs in a task (5 for IRIS, 100 for SPR)" in text
+    assert "c = 100" in alone.report(format="text")
+    student = rlstats.bootstrap(both, "score ~ agent | task", **kw).report(format="text")
+    assert "c the fewest runs in a task" not in student and "c the agent's fewest runs in a task" in student
