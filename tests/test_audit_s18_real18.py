@@ -25,7 +25,6 @@ def hns(atari, published):
 
 # ----------------------------------------------------------------------------- bootstrap's methods paragraph
 
-@pytest.mark.xfail(strict=True, reason="the expanded interval's paragraph gave c = 5 (IRIS's runs) for every agent")
 def test_expanded_report_gives_each_agents_own_run_count(atari, mirror):
     """The expanded interval scales each agent's interval by its own fewest runs per task (SPR's interval is the same
     bits alone as beside IRIS), yet the paragraph said "with c = 5 the fewest runs in a task" of all 9 agents, and
