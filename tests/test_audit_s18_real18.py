@@ -45,7 +45,6 @@ def test_expanded_report_gives_each_agents_own_run_count(atari, mirror):
     assert "c the fewest runs in a task" not in student and "c the agent's fewest runs in a task" in student
 
 
-@pytest.mark.xfail(strict=True, reason="the small-runs coverage note did not say whose runs were few")
 def test_small_runs_note_names_the_agents_with_few_runs(atari, mirror):
     """With IRIS (5 runs per game) beside SPR (100), the note said "5 runs per task are few for expanded intervals of
     the IQM", as if of every interval; only IRIS's rest on 5 runs (SPR's interval is the same bits alone, where no
@@ -55,4 +54,4 @@ def test_small_runs_note_names_the_agents_with_few_runs(atari, mirror):
     alone = rlstats.bootstrap(atari[atari.agent == "SPR"], "score ~ agent | task", **kw)
     assert not any("are few for" in n for n in alone.notes)
     (note,) = [n for n in both.notes if "are few for" in n]
-    assert note.startswith("5 runs per task (IRIS's) are few for expanded intervals of the IQM")
+    assert note.startswith("5 runs per task (of IRIS) are few for expanded intervals of the IQM")
