@@ -209,3 +209,23 @@ def test_selection_check_numbers_against_scipy(atari, hns, mirror):
     np.testing.assert_allclose(sets.loc["heldout", ["estimate", "conf_low", "conf_high"]].to_numpy(float),
                                [held.mean(), low, high], rtol=1e-9)
     assert sets.loc["reported", "n_tasks"] == 8 and sets.loc["heldout", "n_tasks"] == 18
+
+
+def test_mixed_model_matches_statsmodels_on_the_adaptive_mujoco_batches(published):
+    """The MuJoCo batches (4 agents on 5 tasks, 5 to 30 runs a cell, raw returns): fixed effects, variance components
+    and REML criterion as statsmodels' MixedLM fits them (7015.27); 20 cells and 415 runs in the printed counts."""
+    sm = pytest.importorskip("statsmodels.formula.api")
+    import warnings
+
+    frame = pd.read_csv(published / "mujoco_batches.csv")
+    res = rlstats.mixed(frame, "score ~ agent | task", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = sm.mixedlm("score ~ C(agent)", frame, groups="task", re_formula="1",
+                         vc_formula={"cell": "0 + C(agent)"}).fit(reml=True, method="nm", maxiter=20000)
+    np.testing.assert_allclose(res.coefficients["estimate"].to_numpy(), fit.fe_params.to_numpy(), rtol=1e-5)
+    np.testing.assert_allclose(res.coefficients["std_error"].to_numpy(), fit.bse_fe.to_numpy(), rtol=1e-3)
+    np.testing.assert_allclose(np.square(res.variance_sd), [fit.cov_re.iloc[0, 0], fit.vcomp[0], fit.scale],
+                               rtol=2e-3)
+    assert res.reml_criterion <= -2 * fit.llf + 1e-6
+    assert "Number of obs: 415, groups: task:agent, 20; task, 5" in str(res)
