@@ -238,7 +238,7 @@ def test_bayes_citations_spell_demsar_in_latex_not_a_control_character():
     ("Unicode character (U+000B) not set up for use with LaTeX"; test_citations' bibtex test)."""
     df = rlstats.datasets.simulate(agents=2, tasks=5, seeds=3, rng=0)
     for model in ("signed_rank", "hierarchical"):
-        text = rlstats.bayes(df, "score ~ agent | task/seed", model=model, rng=0, progress=False, draws=50,
-                             warmup=50, chains=2, n_samples=200).cite()
+        text = rlstats.bayes(df, "score ~ agent | task/seed", model=model, rng=0, progress=False, draws=100,
+                             warmup=100, chains=2, n_samples=200).cite()
         assert "\x0b" not in text
         assert "Dem{\\v{s}}ar, Janez" in text
