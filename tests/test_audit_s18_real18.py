@@ -231,7 +231,6 @@ def test_mixed_model_matches_statsmodels_on_the_adaptive_mujoco_batches(publishe
     assert "Number of obs: 415, groups: task:agent, 20; task, 5" in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="'\\v' in a plain string: Demšar's name carried a vertical tab")
 def test_bayes_citations_spell_demsar_in_latex_not_a_control_character():
     """``rlstats.bayes(...).cite()`` gave benavoli2017 and corani2017 with ``Dem<U+000B>{s}}ar``: the source wrote
     ``{\\v{s}}`` in a plain Python string, where ``\\v`` is a vertical tab, so pdflatex stopped on the .bib
