@@ -241,3 +241,28 @@ def test_bayes_citations_spell_demsar_in_latex_not_a_control_character():
                              warmup=100, chains=2, n_samples=200).cite()
         assert "\x0b" not in text
         assert "Dem{\\v{s}}ar, Janez" in text
+
+
+# ----------------------------------------------------------------------------- figures a page holds
+
+@pytest.mark.xfail(strict=True, reason="one row per pair at a fixed pitch: 36 pairs of 9 agents drew 12.6 in")
+def test_default_pair_figures_fit_a_page_with_labels_apart(atari, mirror):
+    """A paper author plotting all 9 Atari agents got the mixed model's contrasts at 5 x 12.6 in and the TOST of two
+    agents against SPR (56 rows) at 5 x 13.4 in: taller than any page (the package's own refusal says 36 labels fit
+    in about 6.3 in, and bayes refuses figures past 12 panels for the same reason). At most a page's text (9 in),
+    with every tick label clear of its neighbours and nothing drawn past the figure's edges."""
+    from conftest import drawn_outside
+    from rlstats.plotting import _drawn_over, _shown_tick_labels
+
+    few = atari[atari.seed < 5]  # every agent's first 5 runs: the same 36 pairs, a quick fit
+    mixed = rlstats.mixed(few, "score ~ agent | task/seed", normalize=REFERENCE, progress=False)
+    tost = rlstats.equivalence(few[few.agent.isin(["SPR", "IRIS", "PlayVirtual"])], "score ~ agent | task",
+                               margin=0.1, control="SPR", normalize=REFERENCE, rng=0, progress=False, n_resamples=100)
+    for result, rows in ((mixed, 36), (tost, 56)):
+        ax = result.plot()
+        figure = ax.figure
+        assert len(ax.get_yticks()) == rows
+        assert figure.get_size_inches()[1] <= 9.0
+        figure.canvas.draw()
+        assert not _drawn_over(_shown_tick_labels(ax.yaxis), figure.canvas.get_renderer())
+        assert max(drawn_outside(figure)) < 0.02
