@@ -29,7 +29,7 @@ def test_expanded_report_gives_each_agents_own_run_count(atari, mirror):
     """The expanded interval scales each agent's interval by its own fewest runs per task (SPR's interval is the same
     bits alone as beside IRIS), yet the paragraph said "with c = 5 the fewest runs in a task" of all 9 agents, and
     the studentised one "c the fewest runs in a task": for SPR c was 100, not 5."""
-    kw = dict(normalize=REFERENCE, rng=0, progress=False, n_resamples=200, metrics=["iqm"])
+    kw = dict(normalize=REFERENCE, rng=0, progress=False, n_resamples=100, metrics=["iqm"])
     both = atari[atari.agent.isin(["SPR", "IRIS"])]
     res = rlstats.bootstrap(both, "score ~ agent | task", interval="expanded", **kw)
     alone = rlstats.bootstrap(atari[atari.agent == "SPR"], "score ~ agent | task", interval="expanded", **kw)
@@ -235,34 +235,38 @@ def test_bayes_citations_spell_demsar_in_latex_not_a_control_character():
     """``rlstats.bayes(...).cite()`` gave benavoli2017 and corani2017 with ``Dem<U+000B>{s}}ar``: the source wrote
     ``{\\v{s}}`` in a plain Python string, where ``\\v`` is a vertical tab, so pdflatex stopped on the .bib
     ("Unicode character (U+000B) not set up for use with LaTeX"; test_citations' bibtex test)."""
+    from rlstats.citations import ENTRIES
+
     df = rlstats.datasets.simulate(agents=2, tasks=5, seeds=3, rng=0)
-    for model in ("signed_rank", "hierarchical"):
-        text = rlstats.bayes(df, "score ~ agent | task/seed", model=model, rng=0, progress=False, draws=100,
-                             warmup=100, chains=2, n_samples=200).cite()
-        assert "\x0b" not in text
-        assert "Dem{\\v{s}}ar, Janez" in text
+    text = rlstats.bayes(df, "score ~ agent | task", rng=0, progress=False, n_samples=200).cite()
+    assert "benavoli2017" in text and "\x0b" not in text and "Dem{\\v{s}}ar, Janez" in text
+    assert "\x0b" not in ENTRIES["corani2017"] and "Dem{\\v{s}}ar, Janez" in ENTRIES["corani2017"]
 
 
 # ----------------------------------------------------------------------------- figures a page holds
 
-@pytest.mark.xfail(strict=True, reason="one row per pair at a fixed pitch: 36 pairs of 9 agents drew 12.6 in")
-def test_default_pair_figures_fit_a_page_with_labels_apart(atari, mirror):
+@pytest.mark.parametrize("which", ["mixed", pytest.param("tost", marks=pytest.mark.slow)])
+def test_default_pair_figures_fit_a_page_with_labels_apart(atari, mirror, which):
     """A paper author plotting all 9 Atari agents got the mixed model's contrasts at 5 x 12.6 in and the TOST of two
-    agents against SPR (56 rows) at 5 x 13.4 in: taller than any page (the package's own refusal says 36 labels fit
+    agents against SPR (56 rows: 26 games, across and aggregate, for each) at 5 x 13.4 in: taller than any page (the package's own refusal says 36 labels fit
     in about 6.3 in, and bayes refuses figures past 12 panels for the same reason). At most a page's text (9 in),
     with every tick label clear of its neighbours and nothing drawn past the figure's edges."""
     from conftest import drawn_outside
     from rlstats.plotting import _drawn_over, _shown_tick_labels
 
-    few = atari[atari.seed < 5]  # every agent's first 5 runs: the same 36 pairs, a quick fit
-    mixed = rlstats.mixed(few, "score ~ agent | task/seed", normalize=REFERENCE, progress=False)
-    tost = rlstats.equivalence(few[few.agent.isin(["SPR", "IRIS", "PlayVirtual"])], "score ~ agent | task",
-                               margin=0.1, control="SPR", normalize=REFERENCE, rng=0, progress=False, n_resamples=100)
-    for result, rows in ((mixed, 36), (tost, 56)):
-        ax = result.plot()
-        figure = ax.figure
-        assert len(ax.get_yticks()) == rows
-        assert figure.get_size_inches()[1] <= 9.0
-        figure.canvas.draw()
-        assert not _drawn_over(_shown_tick_labels(ax.yaxis), figure.canvas.get_renderer())
-        assert max(drawn_outside(figure)) < 0.02
+    few = atari[atari.seed < 3]  # every agent's first 3 runs: the same 36 pairs, a quick fit
+    if which == "mixed":
+        result, rows = rlstats.mixed(few, "score ~ agent | task/seed", normalize=REFERENCE, progress=False), 36
+    else:
+        result = rlstats.equivalence(few[few.agent.isin(["SPR", "IRIS", "PlayVirtual"])], "score ~ agent | task",
+                                     margin=0.1, control="SPR", normalize=REFERENCE, rng=0, progress=False,
+                                     n_resamples=100)
+        rows = len(result.tidy().dropna(subset=["conf_low"]))  # a game where both agents' runs tie has none
+        assert rows >= 50
+    ax = result.plot()
+    figure = ax.figure
+    assert len(ax.get_yticks()) == rows
+    assert figure.get_size_inches()[1] <= 9.0
+    figure.canvas.draw()
+    assert not _drawn_over(_shown_tick_labels(ax.yaxis), figure.canvas.get_renderer())
+    assert max(drawn_outside(figure)) < 0.02
