@@ -272,7 +272,6 @@ def test_default_pair_figures_fit_a_page_with_labels_apart(atari, mirror, which)
     assert max(drawn_outside(figure)) < 0.02
 
 
-@pytest.mark.xfail(strict=True, reason="0.8 + 0.4 in a pair: 36 pairs of 9 agents drew 15.2 in")
 def test_probability_of_improvement_figure_of_nine_agents_fits_a_page(atari):
     """The probability of improvement of every pair of the 9 Atari agents (36 rows) was drawn 5 x 15.2 in."""
     from conftest import drawn_outside
