@@ -228,12 +228,12 @@ ENTRIES = {
   volume = {32}, number = {2}, pages = {1026--1034}, year = {2014}
 }""",
     "benavoli2017": """@article{benavoli2017,
-  author = {Benavoli, Alessio and Corani, Giorgio and Dem{\v{s}}ar, Janez and Zaffalon, Marco},
+  author = {Benavoli, Alessio and Corani, Giorgio and Dem{\\v{s}}ar, Janez and Zaffalon, Marco},
   title = {Time for a change: a tutorial for comparing multiple classifiers through {Bayesian} analysis},
   journal = {Journal of Machine Learning Research}, volume = {18}, number = {77}, pages = {1--36}, year = {2017}
 }""",
     "corani2017": """@article{corani2017,
-  author = {Corani, Giorgio and Benavoli, Alessio and Dem{\v{s}}ar, Janez and Mangili, Francesca and Zaffalon, Marco},
+  author = {Corani, Giorgio and Benavoli, Alessio and Dem{\\v{s}}ar, Janez and Mangili, Francesca and Zaffalon, Marco},
   title = {Statistical comparison of classifiers through {Bayesian} hierarchical modelling},
   journal = {Machine Learning}, volume = {106}, pages = {1817--1837}, year = {2017}
 }""",

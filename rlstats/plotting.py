@@ -412,6 +412,15 @@ def palette(n: int, colors: Iterable[str] | None = None) -> list[str]:
 
 #: Width of a two-column paper's text, in inches: the calibration figure's default width (three panels a row).
 PAGE_WIDTH = 6.8
+#: Height of a page's text, in inches (letter or A4), and the least pitch (inches) at which rows' 7-8 pt tick labels
+#: stay apart: a new figure of one row per pair is no taller than a page while its rows fit (36 pairs: 12.6 in).
+PAGE_HEIGHT, ROW_PITCH_MIN = 9.0, 0.14
+
+
+def rows_height(n: int, pitch: float, extra: float) -> float:
+    """Height of a new figure of ``n`` rows ``pitch`` inches apart plus ``extra`` inches of titles and labels: at most
+    :data:`PAGE_HEIGHT` while the rows can be :data:`ROW_PITCH_MIN` apart there, taller only for more rows than that."""
+    return min(extra + pitch * n, max(PAGE_HEIGHT, extra + ROW_PITCH_MIN * n))
 
 
 #: How the calibration figure draws a method of each role (rlstats.calibration.ROLES).

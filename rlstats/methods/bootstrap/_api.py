@@ -820,7 +820,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
     if not options.task_bootstrap:
-        notes += _coverage_notes(options.interval, options.metric_names, int(design.counts.min()))
+        notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents)
     title = "Stratified bootstrap confidence intervals"
     if options.task_bootstrap:
         title += " (runs and tasks resampled)"
@@ -838,8 +838,12 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         resampled_standard_errors=None if errors is None else errors[0], saturated=saturated)
 
 
-def _coverage_notes(interval, metrics, fewest_runs):
-    notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest_runs) for m in metrics)
+def _coverage_notes(interval, metrics, fewest_per_agent, agents):
+    # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
+    fewest = int(fewest_per_agent.min())
+    few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
+    whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(few, limit=4)})"
+    notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest, whose) for m in metrics)
     return [note for note in notes if note]
 
 

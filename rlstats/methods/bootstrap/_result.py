@@ -53,6 +53,16 @@ def _runs_phrase(counts):
     return f"{runs.min()} to {runs.max()} runs per agent and task"
 
 
+def _fewest_phrase(counts, agents):
+    """c, each agent's fewest runs in a task, as the intervals used it: one number when all agents share it, else
+    the agents grouped by theirs (Atari 100k: 5 for IRIS, 100 for SPR; one c for all would be false of the others)."""
+    fewest = np.where(counts > 0, counts, np.iinfo(np.int64).max).min(axis=0)
+    if fewest.min() == fewest.max():
+        return f"c = {fewest[0]} the fewest runs in a task"
+    groups = ", ".join(f"{c} for {fmt.join_and(a for a, n in zip(agents, fewest) if n == c)}" for c in np.unique(fewest))
+    return f"c the agent's fewest runs in a task ({groups})"
+
+
 def _bootstrap_phrase(n_resamples, task_bootstrap, n_tasks):
     how = ("the runs of every task resampled with replacement independently, tasks being the strata"
            if n_tasks > 1 else "the runs resampled with replacement")
@@ -204,21 +214,19 @@ class BootstrapResult(Result):
         text = (f"We report {names} for {fmt.count(self.n_agents, 'agent')} on {fmt.count(self.n_tasks, 'task')} "
                 f"({_runs_phrase(self.counts)}) with {level} {self.interval} "
                 f"confidence intervals from {_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}.")
+        fewest = _fewest_phrase(self.counts, self.agents)
         if self.interval == "expanded":
-            fewest = int(self.counts.min())
             text += (f" Each percentile interval was expanded for few runs per task (Hesterberg 2015): read at the "
-                     f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with c = {fewest} the "
-                     "fewest runs in a task and the Welch-Satterthwaite degrees of freedom of the agent's mean "
-                     "over tasks.")
+                     f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with {fewest} and the "
+                     "Welch-Satterthwaite degrees of freedom of the agent's mean over tasks.")
         if self.interval in ("studentized", "studentized_unwidened"):
             text += (" Each interval is studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
                      "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
                      "error within tasks (winsorised for the IQM) and at least a quarter of the resamples' standard "
-                     "deviation, gives the quantiles, and the half-widths are scaled by sqrt(c/(c - 1)), c the "
-                     "fewest runs in a task; the median of task means "
+                     "deviation, gives the quantiles, and the half-widths are scaled by sqrt(c/(c - 1)), "
+                     f"{fewest}; the median of task means "
                      "takes a t interval, with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) "
-                     "times the resamples' root-mean-square deviation from the estimate (c the fewest runs in a "
-                     "task)")
+                     "times the resamples' root-mean-square deviation from the estimate")
             text += ("; the mean's and the median's intervals are widened on the side of their skew by the "
                      "Cornish-Fisher term of a studentised mean (Hall 1992), with the runs' skewness pooled over "
                      "tasks." if self.interval == "studentized" else ".")

@@ -108,9 +108,10 @@ def measured_coverage(interval, metric_key):
             for runs, rows in _rows_by_runs(interval, metric_key).items()}
 
 
-def coverage_note(interval, metric_label, metric_key, fewest_runs):
+def coverage_note(interval, metric_label, metric_key, fewest_runs, whose=""):
     """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval`` (some simulated setting
-    at those runs misses 95% by :func:`rlstats.calibration.misses`), else None."""
+    at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
+    runs, named where others have more (" (of IRIS)")."""
     table = measured_coverage(interval, metric_key)
     measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
@@ -121,7 +122,7 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs):
     # design draw): an interval that holds it at these runs in every simulated setting is told nothing
     if not any(calibration.misses(row, 0.95) for row in _rows_by_runs(interval, metric_key)[runs]):
         return None
-    text = (f"{fewest_runs} runs per task are few for {interval} intervals of the {metric_label}: in simulations "
+    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}: in simulations "
             f"with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
     default = "score" if metric_key == "probability_of_improvement" else "studentized"
     if interval == default:

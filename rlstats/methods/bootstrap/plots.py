@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import format as fmt
 from ...errors import OptionError
-from ...plotting import PALETTE, SMALL_FONT, axes_or_new, palette, panels
+from ...plotting import PALETTE, SMALL_FONT, axes_or_new, palette, panels, rows_height
 
 SCALINGS = ("linear", "nonlinear")
 
@@ -155,7 +155,7 @@ def plot_probability_of_improvement(result, *, ax=None, color=None, **kwargs):
     Axes
     """
     n = len(result.pairs)
-    ax = axes_or_new(ax, (5.0, 0.8 + 0.4 * n))
+    ax = axes_or_new(ax, (5.0, rows_height(n, 0.4, 0.8)))
     style = {"height": 0.6, "alpha": 0.75, "color": PALETTE[0] if color is None else color}
     style.update(kwargs)
     positions = np.arange(n)[::-1]

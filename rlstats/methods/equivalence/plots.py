@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...plotting import SMALL_FONT, panels
+from ...plotting import SMALL_FONT, panels, rows_height
 
 
 def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregate"), **kwargs):
@@ -17,7 +17,7 @@ def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregat
     rows = result.comparisons[result.comparisons["scope"].isin(scopes)]
     rows = rows[np.isfinite(rows["conf_low"].to_numpy(dtype=float))]
     n = len(rows)
-    _, (ax,) = panels(ax, 1, (5.0, 1.1 + 0.22 * max(n, 1)), width=5.0, what="figure")
+    _, (ax,) = panels(ax, 1, (5.0, rows_height(max(n, 1), 0.22, 1.1)), width=5.0, what="figure")
     y = np.arange(n)[::-1]
     m = result.margin
     ax.axvspan(-m, m, color="0.88", zorder=0, linewidth=0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...plotting import SMALL_FONT, panels
+from ...plotting import SMALL_FONT, panels, rows_height
 
 
 def plot_contrasts(result, *, ax=None, **kwargs):
@@ -20,7 +20,7 @@ def plot_contrasts(result, *, ax=None, **kwargs):
     """
     pairs = result.comparisons
     n = len(pairs)
-    _, (ax,) = panels(ax, 1, (5.0, 1.1 + 0.32 * n), width=5.0, what="figure")
+    _, (ax,) = panels(ax, 1, (5.0, rows_height(n, 0.32, 1.1)), width=5.0, what="figure")
     y = np.arange(n)[::-1]
     style = {"color": "black", "fmt": "o", "markersize": 4, "capsize": 2, "linewidth": 1.0}
     style.update(kwargs)
