@@ -22,7 +22,6 @@ def _stacked():
     return rlstats.concat([pl.from_pandas(df), other], ignore_index=True)
 
 
-@pytest.mark.xfail(strict=True, reason="a stacked frame's count kept its 18 rows")
 def test_a_stacked_frames_row_count_is_counted_again_on_the_rows_analysed():
     """rlstats.concat of a polars frame (18 rows) and a pandas one says "converted ... (18 rows) (rows with agent
     'agent_1', 'agent_2' and 'agent_3')"; a subset keeping every agent but one task (9 of those rows) printed the same
@@ -41,7 +40,6 @@ def test_a_stacked_frames_row_count_is_counted_again_on_the_rows_analysed():
     assert f"{CONVERTED} (18 rows) (rows with agent 'agent_1', 'agent_2' and 'agent_3')" in notes_for(both)
 
 
-@pytest.mark.xfail(strict=True, reason="summary subset kept 240 rows")
 def test_a_stacked_frames_row_count_is_not_said_of_a_summary_of_its_runs():
     """summarize_runs of such a stack kept "(240 rows)" as a row note of the agents, so a subset of the summary to one
     task (120 of the converted rows behind it) still said 240 rows.  As for a count without a stack, the count is a
