@@ -1251,6 +1251,8 @@ BUILD_CASES = [  # (what, data, formula, options, error, phrase)
     ("pool_tasks text", TINY, "score ~ agent | task", {"pool_tasks": "yes"}, OptionError,
      "pool_tasks must be True or False, got 'yes'"),
     ("curves text", TINY, "score ~ agent | task", {"curves": "yes"}, OptionError, "curves must be True or False"),
+    ("curve_summaries text", TINY, "score ~ agent | task", {"curve_summaries": "no"}, OptionError,
+     "curve_summaries must be True or False, got 'no'"),
     ("step missing", TINY, "score ~ agent | task", {"step": "nosuch"}, DesignError, "step column 'nosuch' not found"),
     ("curves without a run column", CURVES, "score ~ agent | task", {"curves": True, "step": "step"}, DesignError,
      "learning curves need the step column (step=) and the run column in the formula"),
