@@ -11,9 +11,11 @@ Nothing downstream re-validates or re-reads the DataFrame.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Sequence, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, ParamSpec, Sequence, TypeVar, overload
 
 import numpy as np
 import pandas as pd
@@ -35,6 +37,9 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from ._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Subset, Table
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
@@ -735,6 +740,36 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
     data, parsed, note = _average_nested(data, parsed, env, options)
     design = build(data, parsed, eval_env=env, **options)
     return dataclasses.replace(design, notes=(note, *design.notes))
+
+
+#: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
+#: name), the rank test and the task table ``adjustment=``. The house has no aliases: given the other spelling, a
+#: function names its own in an OptionError (:func:`other_spellings_refused`) rather than Python's TypeError.
+OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
+
+
+def other_spelling_error(where: str, given: str, own: str, value: object) -> OptionError:
+    """The error of an option given in another function's spelling: ``where`` ("mixed()", "method='mixed'")."""
+    return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is another rlstats "
+                       f"function's spelling); pass {own}={shown(value)}")
+
+
+def other_spellings_refused(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` (a public function that takes ``eval_env=``), refusing with :func:`other_spelling_error` a keyword
+    it does not take that names one of its options in another function's spelling (:data:`OTHER_SPELLINGS`)."""
+    own = inspect.signature(function).parameters
+    others = {other: name for other, name in OTHER_SPELLINGS.items() if name in own and other not in own}
+
+    @functools.wraps(function)
+    def refusing(*args: P.args, **kwargs: P.kwargs) -> R:
+        given = next((name for name in kwargs if name in others), None)
+        if given is not None:
+            raise other_spelling_error(f"{function.__name__}()", given, others[given], kwargs[given])
+        # the caller's names, captured here: this frame stands between the caller and design_of's count of frames
+        kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
+        return function(*args, **kwargs)
+
+    return refusing
 
 
 def _average_nested(data, formula, env, options):
