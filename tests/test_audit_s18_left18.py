@@ -129,7 +129,6 @@ def _offset_tasks():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="silent on tasks on ranges apart")
 def test_curves_iqm_of_tasks_on_ranges_apart_is_noted():
     """curves' IQM pools the runs of every task; on raw CartPole (0..500) and Acrobot (-500..0) returns the tasks'
     largest |score| are equal, so the raw-scales caution (tasks' largest |score| tenfold apart) is silent, yet the
@@ -151,8 +150,17 @@ def test_curves_iqm_of_tasks_on_ranges_apart_is_noted():
         assert not any("ranges apart" in n for n in quiet.notes)
 
 
-@pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="silent on tasks on ranges apart")
+def test_bootstraps_iqm_of_tasks_on_ranges_apart_is_noted():
+    """The same caution where rlstats.bootstrap's metrics hold the IQM (its default), not where they do not."""
+    last = _offset_tasks().query("step == 4")
+    with pytest.warns(rlstats.errors.RlstatsWarning, match="ranges apart"):
+        res = rlstats.bootstrap(last, "score ~ agent | task/seed", n_resamples=200, rng=0, progress=False)
+    assert any("every score of 'Acrobot' is below every score of 'CartPole'" in n for n in res.notes), res.notes
+    mean = rlstats.bootstrap(last, "score ~ agent | task/seed", metrics=["mean"], n_resamples=200, rng=0,
+                             progress=False)
+    assert not any("ranges apart" in n for n in mean.notes)
+
+
 def test_curves_iqm_on_the_sb3_logs_notes_the_tasks_ranges(sb3):
     """The SB3 logs themselves (A2C and PPO on CartPole-v1 and Acrobot-v1): the sign of the IQM's difference at step
     5k flips with the scale (+8.4 raw, -33.3 normalised x 500), and the result says why its raw IQM is not to be
@@ -175,7 +183,6 @@ def test_curves_iqm_on_the_sb3_logs_notes_the_tasks_ranges(sb3):
 @pytest.mark.parametrize("function, given, right", [("mixed", "adjustment", "adjust"),
                                                     ("skillings_mack", "adjust", "adjustment"),
                                                     ("task_table", "adjust", "adjustment")])
-@pytest.mark.xfail(strict=True, reason="TypeError for the other spelling")
 def test_the_other_spelling_of_the_adjustment_names_the_right_option(function, given, right):
     """rlstats.mixed takes adjust= (emmeans' name), the rank test and the task table adjustment=: the other spelling
     was Python's TypeError ("unexpected keyword argument"), through compare() an error listing every option.  Both

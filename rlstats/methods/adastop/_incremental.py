@@ -824,7 +824,7 @@ def _in_wide_batch(batch, columns, message):
     n_rows = len(batch)
 
     def cells(match):
-        at: dict[int, list[str]] = {}
+        at = {}  # row -> the columns named there
         for label in map(int, match.group(1).split(", ")):
             at.setdefault(label % n_rows, []).append(repr(str(columns[label // n_rows])))
         return "; ".join(f"column{'s' * (len(names) > 1)} {join_and(names)} of {rows_named(batch.index, [row])}"
