@@ -91,7 +91,6 @@ def test_a_wide_batch_error_names_rows_of_a_frame_with_its_own_index():
     assert "column 'A' of index label 30" in str(info.value), str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="counted melted rows")
 def test_a_wide_batchs_repeated_run_counts_its_scores():
     """Seed 1 on two rows of a wide batch of agents A and B: "run seed=1 of agent 'A' has 2 rows in this batch (2
     repeated rows in all)", of a batch with one repeated row: the count was of the melted rows, 2 repeated scores."""

@@ -764,9 +764,12 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
     found = None if run is None else repeated_run(design, design.extra[run])
     if found is not None:  # the same refusal as the formula's replicate column (rlstats.design.repeated_run)
         i, where, rows, repeats = found
-        keys = f"['{agent}', '{run}']" if agent in batch.columns and score in batch.columns else repr(run)  # wide
+        long = agent in batch.columns and score in batch.columns
+        keys = f"['{agent}', '{run}']" if long else repr(run)
+        # a wide batch's repeats are counted in its cells, one per agent of a repeated row (audit s18)
         said = (f"run {run}={_plain(design.extra[run][i])} of {where} has {rows} rows in this batch "
-                f"({count(repeats, 'repeated row')} in all), but each run gives one score; drop the repeated rows "
+                f"({count(repeats, 'repeated row' if long else 'repeated score')} in all), but each run gives one "
+                "score; drop the repeated rows "
                 "(the same file read twice?)")
         raise DesignError(said + f", e.g. df.drop_duplicates({keys})", command_line=said + " from the batch file")
 
