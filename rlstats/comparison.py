@@ -6,7 +6,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from . import formula as formula_module
-from .design import data_and_formula, subset_rows
+from .design import OTHER_SPELLINGS, data_and_formula, other_spelling_error, subset_rows
 from .errors import OptionError
 from .methods import DEFAULTS, METHODS, backend
 from ._typing import Data, FormulaLike, Subset
@@ -85,6 +85,9 @@ def _check_option_names(method, function, options):
     accepted = [name for name, p in inspect.signature(function).parameters.items()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY and name != "eval_env"]
     unknown = [name for name in options if name not in accepted and name != "eval_env"]
+    own = OTHER_SPELLINGS.get(unknown[0]) if unknown else None
+    if own in accepted:  # adjust= for adjustment= (or the reverse): the name this back end takes
+        raise other_spelling_error(f"method={method!r}", unknown[0], own, options[unknown[0]])
     if unknown:
         raise OptionError(f"method={method!r} has no option {unknown[0]!r}; its options are: {', '.join(accepted)}")
     required = [name for name, p in inspect.signature(function).parameters.items()

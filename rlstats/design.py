@@ -11,9 +11,11 @@ Nothing downstream re-validates or re-reads the DataFrame.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Sequence, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, ParamSpec, Sequence, TypeVar, overload
 
 import numpy as np
 import pandas as pd
@@ -35,6 +37,9 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from ._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Subset, Table
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
@@ -363,7 +368,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
           extra_columns: Sequence[str] = (), pool_tasks: bool = False, normalize: Normalizer = None,
           step: str | None = None, curves: bool = False, min_agents: Literal[1, 2] = 2,
           optional_columns: Sequence[str] = (), bounds: tuple[float | None, float | None] | None = None,
-          run_key: Sequence[str] = ()) -> Design:
+          run_key: Sequence[str] = (), curve_summaries: bool = True) -> Design:
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -389,6 +394,10 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     run_key : sequence of str
         Columns of ``extra_columns`` that tell apart runs of one seed within an agent x task cell (tuning's
         configuration columns): the check that rows are runs, not learning curves, reads a run within them.
+    curve_summaries : bool
+        Whether the refusal of rows that look like learning curves offers :func:`rlstats.summarize_runs` and
+        :func:`rlstats.curves` as ways on (False: each run's last row alone, for a caller that reads one score per
+        run and has no such alternative, such as ``rlstats adastop update``'s batches).
     pool_tasks : bool
         Allow ``score ~ agent`` on data whose ``task`` column has several
         tasks, pooling them into one comparison (stated in the result).
@@ -455,6 +464,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         raise DesignError(f"step column '{step}' not found in data; available: {list(data.columns)}")
 
     pool_tasks = check_bool("pool_tasks", pool_tasks)
+    curve_summaries = check_bool("curve_summaries", curve_summaries)
     if isinstance(min_agents, bool) or min_agents not in (1, 2):
         raise OptionError(f"min_agents must be 1 (each agent described on its own) or 2 (a comparison), "
                           f"got {shown(min_agents)}")
@@ -593,7 +603,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if curves:
         _check_one_row_per_step(design, step, data)
     else:
-        _check_no_curves(design, data, step, tuple(run_key))
+        _check_no_curves(design, data, step, tuple(run_key), curve_summaries)
         if seeds is not None:
             _check_unique_replicates(design)
     if min_agents > 1:  # an agent described on its own needs no other agent on its tasks
@@ -730,6 +740,36 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
     data, parsed, note = _average_nested(data, parsed, env, options)
     design = build(data, parsed, eval_env=env, **options)
     return dataclasses.replace(design, notes=(note, *design.notes))
+
+
+#: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
+#: name), the rank test and the task table ``adjustment=``. The house has no aliases: given the other spelling, a
+#: function names its own in an OptionError (:func:`other_spellings_refused`) rather than Python's TypeError.
+OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
+
+
+def other_spelling_error(where: str, given: str, own: str, value: object) -> OptionError:
+    """The error of an option given in another function's spelling: ``where`` ("mixed()", "method='mixed'")."""
+    return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is another rlstats "
+                       f"function's spelling); pass {own}={shown(value)}")
+
+
+def other_spellings_refused(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` (a public function that takes ``eval_env=``), refusing with :func:`other_spelling_error` a keyword
+    it does not take that names one of its options in another function's spelling (:data:`OTHER_SPELLINGS`)."""
+    own = inspect.signature(function).parameters
+    others = {other: name for other, name in OTHER_SPELLINGS.items() if name in own and other not in own}
+
+    @functools.wraps(function)
+    def refusing(*args: P.args, **kwargs: P.kwargs) -> R:
+        given = next((name for name in kwargs if name in others), None)
+        if given is not None:
+            raise other_spelling_error(f"{function.__name__}()", given, others[given], kwargs[given])
+        # the caller's names, captured here: this frame stands between the caller and design_of's count of frames
+        kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
+        return function(*args, **kwargs)
+
+    return refusing
 
 
 def _average_nested(data, formula, env, options):
@@ -1047,7 +1087,7 @@ def _check_one_row_per_step(design, column, data):
 RUN_IDS = RUN_NAMES - {"batch", "batches", "index"}
 
 
-def _check_no_curves(design, data, step, run_key=()):
+def _check_no_curves(design, data, step, run_key=(), summaries=True):
     """Rows of one run at several steps must not count as runs: an error naming the ways on.
 
     A step column varying within an agent x task cell is not enough: one row per run (each run's last
@@ -1055,7 +1095,7 @@ def _check_no_curves(design, data, step, run_key=()):
     else a column named like one (:data:`RUN_IDS`), settles it: one row per run is runs, several rows of
     one run at several steps are curves. Without a run column, a varying step is taken as curves. ``run_key``
     (tuning's configuration columns) splits the cell: runs of one seed in several configurations are runs, each at
-    a step of its own (audit s17).
+    a step of its own (audit s17). ``summaries``: whether the refusal offers summarize_runs and curves.
     """
     f = design.formula
     used = {f.groups, f.blocks, f.replicate, f.outer, f.response, *f.crossed, *run_key}
@@ -1095,13 +1135,16 @@ def _check_no_curves(design, data, step, run_key=()):
         # a run logged at several steps is curves whatever another column says: a column unique to each row (a
         # trial number) must not outweigh it (review s7); the formula naming that column settles it
         if evidence is not None or runs_alone is None:
-            _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, runs_alone, run_key)
+            _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, runs_alone, run_key,
+                           summaries)
 
 
-def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, unique=None, run_key=()):
+def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, unique=None, run_key=(),
+                   summaries=True):
     """The error of :func:`_check_no_curves`: where the rows look like curves, and ways on that fit the data
     (``unique``: a run column holding one row per run, which the formula can name if it is the run; ``run_key``:
-    the configuration columns that are part of a run's name, which summarize_runs and curves do not read)."""
+    the configuration columns that are part of a run's name, which summarize_runs and curves do not read;
+    ``summaries`` False: the caller has no use for them, AdaStop's batches)."""
     f = design.formula
     if evidence is not None:
         steps, rows, i, run = evidence
@@ -1131,15 +1174,17 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
     named = ("" if unique is None else f". If each row is one run, named by {unique!r} (one row each), say so in "
                                        f"the formula: '{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'")
     # summarize_runs and curves name a run by agent, task and seed alone: with configuration columns they would pool
-    # the configurations' runs of one seed, so only the grouping that names them is offered
+    # the configurations' runs of one seed, so only the grouping that names them is offered (as to a caller that
+    # reads one score per run and nothing else: rlstats adastop update offered method='curves', audit s18)
+    rows_only = bool(run_key) or not summaries
     ways = (f"Pick a step of each run, e.g. its last: df.sort_values({column!r}).groupby({keys!r}).tail(1), or "
-            f"summarise each run otherwise, grouped by the same columns" if run_key else
+            f"summarise each run otherwise, grouped by the same columns" if rows_only else
             f"Pick a step of each run, e.g. its last: rlstats.summarize_runs(df, {run_formula!r}, step={column!r}) "
             f"(whose notes say where runs end at different steps) or df.sort_values({column!r}).groupby({keys!r})"
             f".tail(1); summarise each run otherwise (how='auc', 'max', ...); or compare the curves: "
             f"rlstats.curves(df, {run_formula!r}, step={column!r})")
     ways_file = (f"Keep one row of each run (each {', '.join(map(repr, keys))}) in the file, e.g. its last step"
-                 if run_key else
+                 if rows_only else
                  f"Keep one row of each run in the file (e.g. its last step), or compare the curves with the formula "
                  f"{run_formula!r} and method='curves', step={column!r}")
     raise DesignError(

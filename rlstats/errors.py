@@ -5,6 +5,7 @@ Every input problem raises a subclass of :class:`RlstatsError`, which is a
 """
 
 import functools
+import re
 import types
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -57,6 +58,11 @@ def repeated_index_rows(index: Any, positions: Sequence[int], limit: int = 5) ->
         return None
     shown_ = ", ".join(str(int(p)) for p in list(positions)[:limit]) + (", ..." if len(positions) > limit else "")
     return f"positions {shown_} (the index repeats labels: df.iloc reads them)"
+
+
+#: What :func:`rows_named` writes of integer labels, "index labels 4, 9" (", ..." when it names no more), for the
+#: messages that say them again in other terms (a file's lines, a wide batch's cells).
+INDEX_LABELS = re.compile(r"index labels? (\d+(?:, \d+)*)(, \.\.\.)?")
 
 
 def rows_named(index: Any, positions: Sequence[int], limit: int = 5) -> str:

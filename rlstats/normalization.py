@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -553,20 +554,24 @@ def normalised_in(notes: Any, response: str) -> bool:
     return any(str(note).startswith(f"'{response}' normalised") for note in notes)
 
 
-def warn_raw_scales(design: Any, normalize: Normalizer) -> Any:
+def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] = ()) -> Any:
     """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so.
 
     A warning at the call, and the Design returned with the same caution as a note, so that the printed result,
     its report and its tables say it too (in a ratio of the scales, which the score's units leave alone). The
     Design unchanged when the scores were normalised (``normalize=`` or a frame from :func:`normalize`) or the
     caller says they are on one scale already (``normalize=False``).
+
+    ``location`` names the statistics computed that read the tasks' locations, not only their scales: ``"iqm"`` (it
+    trims the runs of every task pooled) and ``"median"`` (of task means: it takes one task's). For them, tasks of
+    like scales on ranges apart are cautioned too (:func:`_ranges_apart`).
     """
     if normalize is not None or design.n_tasks < 2 or design.normalized:
         return design
     scale = np.zeros(design.n_tasks)  # each task's largest |score|, in one pass (a mask per task is quadratic)
     np.maximum.at(scale, design.task, np.abs(design.y))
     if scale.min() > 0 and scale.max() <= 10 * scale.min():
-        return design
+        return _ranges_apart(design, tuple(location))
     warn(f"scores of {design.n_tasks} tasks are aggregated on their own scales (largest scores from "
          f"{signif(scale.min(), 3)} to {signif(scale.max(), 3)}), so the tasks with large scores decide the "
          "result; normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference frame), "
@@ -575,6 +580,37 @@ def warn_raw_scales(design: Any, normalize: Normalizer) -> Any:
              else "without bound (a task scores only 0)")
     note = (f"scores of {design.n_tasks} tasks were aggregated on their own scales (the tasks' largest |score| differ "
             f"{ratio}), so the tasks with large scores decide the result; normalize= puts them on one scale")
+    return dataclasses.replace(design, notes=(*design.notes, note))
+
+
+#: What a statistic that reads the tasks' locations takes from them (:func:`_ranges_apart`): the IQM trims the runs of
+#: every task pooled; the median of task means takes one task's mean (of two, their average, which a shift moves alike)
+#: (fewest tasks where it does, what it takes, whether that is plural)
+_LOCATION_READ = {"iqm": (2, "the runs the IQM keeps", True), "median": (3, "the task whose mean the median takes", False)}
+
+
+def _ranges_apart(design, location):
+    """The Design with a caution (a warning and a note) where some task's scores all lie below another's and a
+    statistic in ``location`` reads where the tasks lie: largest |scores| alike hide it (audit s18: raw CartPole
+    returns, 0 to 500, and Acrobot's, -500 to 0; the IQM of A2C minus PPO at step 5k was +8.4 raw and -33.3 on the
+    tasks' ranges normalised, x 500). Said of the lowest-topped task and the highest-floored one; quoting no score,
+    it reads the same in any units."""
+    read = [(what, plural) for name, (fewest, what, plural) in _LOCATION_READ.items()
+            if name in location and design.n_tasks >= fewest]
+    if not read:
+        return design
+    low, high = np.full(design.n_tasks, np.inf), np.full(design.n_tasks, -np.inf)
+    np.minimum.at(low, design.task, design.y)
+    np.maximum.at(high, design.task, design.y)
+    below, above = int(np.argmin(high)), int(np.argmax(low))
+    if not high[below] < low[above]:
+        return design
+    said = (f"scores of tasks on ranges apart (every score of {design.tasks[below]!r} is below every score of "
+            f"{design.tasks[above]!r}) {{}} aggregated on their own scales, so {join_and([w for w, _ in read])} "
+            f"depend{'' if len(read) > 1 or read[0][1] else 's'} on the tasks' ranges, not only on the runs' results")
+    warn(said.format("are") + "; normalise them first with normalize= (a reference frame of each task's low and high "
+         "scores), or pass normalize=False if they are on one scale already")
+    note = said.format("were") + "; normalize= puts them on one scale"
     return dataclasses.replace(design, notes=(*design.notes, note))
 
 

@@ -218,6 +218,15 @@ class _Present:
             self.cache[have] = None if unique is None else set(zip(*(unique[c].tolist() for c in have)))
         return [keys.index(k) for k in have], self.cache[have]
 
+    def rows_of(self, keys, items):
+        """How many rows hold the key values of one of ``items`` (in the key columns present)."""
+        where, _ = self(keys)
+        columns = [keys[i] for i in where]
+        if not columns:
+            return len(self.frame)
+        wanted = list({tuple(key[i] for i in where) for key, _ in items})
+        return int(pd.MultiIndex.from_frame(self.frame[columns]).isin(wanted).sum())
+
 
 def _restrict(note, present, n_rows):
     """(the note as true of rows whose keys ``present`` gives, or None; whether part of it was left out)."""
@@ -232,13 +241,16 @@ def _restrict(note, present, n_rows):
     if values is None:
         return None, True
     kept = tuple(item for item in note.items if tuple(item[0][i] for i in where) in values)
-    if len(kept) == len(note.items):
+    # a count of one stacked frame's rows is counted again on its rows here, which a subset can thin without taking
+    # any of the values binding it (audit s18: "(18 rows)" said of 9)
+    recount = _counts_rows(note.word, note.data)
+    if len(kept) == len(note.items) and not recount:
         return note, False
     if not kept:
         return None, True
-    text = _said_again(note, kept, n_rows)
-    # A count said again of fewer runs leaves nothing out; any other note that says less of fewer items does.
-    lost = text is None or (text != note.text and note.word != COUNTED)
+    text = _said_again(note, kept, present.rows_of(note.keys, kept) if recount else n_rows)
+    # A count said again of fewer runs or rows leaves nothing out; any other note that says less of fewer items does.
+    lost = text is None or (text != note.text and note.word != COUNTED and not recount)
     return (None if text is None else dataclasses.replace(note, text=text, items=kept)), lost
 
 
@@ -259,6 +271,18 @@ def _settle(notes, rows, n_other):
         return kept, earlier
     # The rows of the frame the notes were written for that are not here (an earlier line counted those it lost).
     return kept, left_out_note(max(n_other, 0) + (earlier.data or 0 if earlier is not None else 0))
+
+
+def _counts_rows(word, data):
+    """True when a note worded by ``word`` with ``data`` is a count of rows said of one stacked frame's rows (a note
+    without keys of that frame, :func:`_of_frame`, perhaps stacked again)."""
+    if word != OF_ROWS:
+        return False
+    try:
+        _, inner_word, inner_data, keys, _, _ = data
+    except (TypeError, ValueError):  # edited attrs: worded as any other note
+        return False
+    return (not keys and inner_word is not None) or _counts_rows(inner_word, inner_data)
 
 
 def left_out_note(n_rows: int) -> Note:
@@ -447,7 +471,7 @@ def _of_frame(note, by, rows):
     payloads = note.items if keys else (((), None),)
     items = tuple(((*key, value), payload) for key, payload in payloads for value in values.get(tuple(key), ()))
     # n: the frame's items, so that all of them are said as the frame said them; 0 for a count of rows, which is
-    # said again only while every value of the column is present
+    # counted again on the frame's rows present (_restrict)
     n = len(payloads) if keys or note.scope == "operation" else 0
     return Note(f"{note.text} {_rows_with(by, [value for (*_, value), _ in items])}", scope="rows",
                 keys=(*keys, by), items=items, word=OF_ROWS, data=[note.text, note.word, note.data, list(keys), by, n])
@@ -466,8 +490,12 @@ def _of_rows(note: Note, items: tuple[Any, ...], n_rows: int) -> str | None:
     inner = tuple(dict((tuple(key[:len(keys)]), payload) for key, payload in reversed(items)).items())[::-1]
     if len(inner) == n:
         said = text
-    elif not keys or word is None:
+    elif word is None:
         return None
+    elif not keys:  # a count of the frame's rows: n_rows are those present (:func:`_restrict`)
+        said = _said_again(Note(text, "rows", (), (), word, data), (), n_rows)
+        if said is None:
+            return None
     else:
         said = _said_again(Note(text, "rows", tuple(keys), inner, word, data), inner, n_rows)
         if said is None:
@@ -486,7 +514,8 @@ def rebind(notes: Iterable[Note], frame: pd.DataFrame) -> list[Note]:
     it left out); row notes binding none of its columns, and frame notes, become frame notes of ``frame``."""
     present, out = _Present(frame), []
     for note in notes:
-        if note.scope == "rows" and not note.keys:  # a count of the other frame's rows: true of it as it was
+        if note.scope == "rows" and (not note.keys or _counts_rows(note.word, note.data)):
+            # a count of the other frame's rows (or of a stacked frame's rows of it): true of it as it was
             note = dataclasses.replace(note, scope="frame", word=None, data=None)
         elif note.scope == "rows":
             where, values = present(note.keys)

@@ -511,6 +511,12 @@ OWN_OPTIONS = [
      ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
     ("mixed", "ddf", "kr", OptionError, "ddf='kr' is not one of the allowed values: 'satterthwaite', 'kenward-roger'"),
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
+    # audit s18: the other functions' spelling of the adjustment, named in this function's (not Python's TypeError)
+    ("mixed", "adjustment", "holm", OptionError, ("mixed() has no option adjustment=", "pass adjust='holm'")),
+    ("skillings_mack", "adjust", "holm", OptionError,
+     ("skillings_mack() has no option adjust=", "pass adjustment='holm'")),
+    ("task_table", "adjust", "bonferroni", OptionError,
+     ("task_table() has no option adjust=", "pass adjustment='bonferroni'")),
     # issue 40 item 1: the profile's bands (interval='wilson' with kind='tasks' or task_bootstrap=True: test_bootstrap)
     ("performance_profile", "interval", "bca", OptionError,
      "interval='bca' is not one of the allowed values: 'wilson', 'skew_t', 't', 'percentile'"),
@@ -642,6 +648,17 @@ def test_an_option_compare_does_not_know_names_it_and_lists_the_others(method, o
     message = fails(OptionError, f"method={method!r} has no option {option!r}; its options are: ", rlstats.compare,
                     data, formula, method=method, **{option: 1})
     assert "n_resamples" in message or "alpha" in message or "confidence_level" in message
+
+
+def test_compare_names_the_adjustment_in_the_back_ends_spelling():
+    """audit s18: adjust= for the rank test, adjustment= for the mixed model: the name the back end takes."""
+    fails(OptionError, ("method='mixed' has no option adjustment=", "pass adjust='holm'"), rlstats.compare,
+          TINY, "score ~ agent | task", method="mixed", adjustment="holm")
+    fails(OptionError, ("method='skillings_mack' has no option adjust=", "pass adjustment='holm'"), rlstats.compare,
+          TINY, "score ~ agent | task", method="skillings_mack", adjust="holm")
+    # a back end without the option: the list of its options, as for any name it does not take
+    fails(OptionError, "method='bootstrap' has no option 'adjust'; its options are: ", rlstats.compare,
+          TINY, "score ~ agent | task", method="bootstrap", adjust="holm")
 
 
 @pytest.mark.parametrize("method, phrase", [
@@ -1251,6 +1268,8 @@ BUILD_CASES = [  # (what, data, formula, options, error, phrase)
     ("pool_tasks text", TINY, "score ~ agent | task", {"pool_tasks": "yes"}, OptionError,
      "pool_tasks must be True or False, got 'yes'"),
     ("curves text", TINY, "score ~ agent | task", {"curves": "yes"}, OptionError, "curves must be True or False"),
+    ("curve_summaries text", TINY, "score ~ agent | task", {"curve_summaries": "no"}, OptionError,
+     "curve_summaries must be True or False, got 'no'"),
     ("step missing", TINY, "score ~ agent | task", {"step": "nosuch"}, DesignError, "step column 'nosuch' not found"),
     ("curves without a run column", CURVES, "score ~ agent | task", {"curves": True, "step": "step"}, DesignError,
      "learning curves need the step column (step=) and the run column in the formula"),

@@ -321,8 +321,8 @@ def _functions_with(predicate):
 def test_one_capture_site():
     # The caller's environment is captured in one helper (formula.capture_environment), so a move to another
     # formula library changes one function; patsy's EvalEnvironment is named nowhere but in formula.py, and
-    # only the front door (design.design_of), the public build() and the two callers that add a frame before it
-    # capture.
+    # only the front door (design.design_of), the public build() and the callers that add a frame before it
+    # capture (compare, power's _prepare, and the wrapper refusing another function's spelling of an option).
     captures = _functions_with(lambda n: isinstance(n, ast.Attribute) and n.attr == "capture")
     assert sorted(set(captures)) == [("rlstats.formula", "capture_environment")]
     patsy_names = _functions_with(lambda n: isinstance(n, ast.Attribute) and n.attr == "EvalEnvironment")
@@ -331,6 +331,7 @@ def test_one_capture_site():
         n.func, "id", None)) == "capture_environment")
     assert sorted(set(callers)) == [("rlstats.comparison", "compare"), ("rlstats.design", "build"),
                                     ("rlstats.design", "design_of"),
+                                    ("rlstats.design", "other_spellings_refused"), ("rlstats.design", "refusing"),
                                     ("rlstats.formula", "check_columns"), ("rlstats.formula", "evaluate_response"),
                                     ("rlstats.planning._api", "_prepare")]
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import INDEX_LABELS
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -183,9 +185,6 @@ def said(exc: BaseException) -> str:
     return getattr(exc, "command_line", None) or str(exc)
 
 
-#: rows a library message names by their index labels (errors.rows_named): of the frame read_table gave, 0, 1, ...
-_INDEX_LABELS = re.compile(r"index labels? (\d+(?:, \d+)*)(, \.\.\.)?")
-
 
 def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
     """A library message's "index labels 4, 9" in the file's terms: "data rows 5, 10 (lines 6, 11 of FILE)" (the
@@ -203,7 +202,7 @@ def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
             return rows
         return f"{rows} (line{plural} {', '.join(str(lines[label]) for label in labels)}{more} of {path})"
 
-    return _INDEX_LABELS.sub(in_file, message)
+    return INDEX_LABELS.sub(in_file, message)  # labels of the frame read_table gave, 0, 1, ...
 
 
 def _record_lines(path: str, sep: str | None, last: int) -> list[int] | None:

@@ -145,14 +145,23 @@ def _key(args):
     return None if args.key_file is None else read_key(args.key_file, option="--key-file")
 
 
-def _create(args, frame, key):
-    from ..methods.adastop import AdaStop, check_batch_columns
+def _in_file(exc, args):
+    """A refused batch's message as the command shows it: the rows it names as the file's (data row 3, line 4)."""
+    from ._shared import rows_in_file, said
 
-    check_batch_columns(frame)  # before n is read from the counts of pooled tasks or of a curve's rows
-    agents = _agents_in(frame)
+    return rows_in_file(said(exc), args.batch, args.sep)
+
+
+def _create(args, frame, key):
     from ..errors import RlstatsError
+    from ..methods.adastop import AdaStop, check_batch_columns
     from ._shared import in_command_words, said
 
+    try:
+        check_batch_columns(frame)  # before n is read from the counts of pooled tasks or of a curve's rows
+    except RlstatsError as exc:
+        raise type(exc)(_in_file(exc, args)) from exc
+    agents = _agents_in(frame)
     options = _given_options(args)
     options.setdefault("n", _runs_per_agent(frame, agents))
     options.setdefault("K", DEFAULT_K)
@@ -215,7 +224,7 @@ def _progress_text(seq, result):
 
 
 def run_update(args: argparse.Namespace, out: TextIO) -> int:
-    from ._shared import STREAM, check_output_path, in_command_words, read_table, said
+    from ._shared import STREAM, check_output_path, in_command_words, read_table
     from ..errors import RlstatsError
     from ..methods.adastop import state_lock
 
@@ -249,7 +258,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         try:
             seq.update(frame, allow_repeat=args.allow_repeat)
         except RlstatsError as exc:  # its hint allow_repeat=True is --allow-repeat here
-            raise type(exc)(in_command_words(said(exc), {"allow_repeat": "--allow-repeat"}, ())) from exc
+            raise type(exc)(in_command_words(_in_file(exc, args), {"allow_repeat": "--allow-repeat"}, ())) from exc
         try:
             seq.save(path)
         except OSError as exc:

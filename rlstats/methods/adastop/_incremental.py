@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -17,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ...errors import DesignError, OptionError, RlstatsError, warn
+from ...errors import INDEX_LABELS, DesignError, OptionError, RlstatsError, rows_named, warn
 from ...design import block_like_columns, build, repeated_run
-from ...format import count, listed
+from ...format import count, join_and, listed
 from ...interop import as_pandas
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
@@ -763,9 +764,12 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
     found = None if run is None else repeated_run(design, design.extra[run])
     if found is not None:  # the same refusal as the formula's replicate column (rlstats.design.repeated_run)
         i, where, rows, repeats = found
-        keys = f"['{agent}', '{run}']" if agent in batch.columns and score in batch.columns else repr(run)  # wide
+        long = agent in batch.columns and score in batch.columns
+        keys = f"['{agent}', '{run}']" if long else repr(run)
+        # a wide batch's repeats are counted in its cells, one per agent of a repeated row (audit s18)
         said = (f"run {run}={_plain(design.extra[run][i])} of {where} has {rows} rows in this batch "
-                f"({count(repeats, 'repeated row')} in all), but each run gives one score; drop the repeated rows "
+                f"({count(repeats, 'repeated row' if long else 'repeated score')} in all), but each run gives one "
+                "score; drop the repeated rows "
                 "(the same file read twice?)")
         raise DesignError(said + f", e.g. df.drop_duplicates({keys})", command_line=said + " from the batch file")
 
@@ -784,9 +788,15 @@ def _batch_design(batch, agent, score):
     _check_unique_columns(batch)
     if batch.empty:
         return None, None
+    said, in_batch = "this batch's rows are refused as rlstats.adastop's formula refuses them: ", None
     if not (agent in batch.columns and score in batch.columns):  # wide: one column per agent, index columns
         ids = [c for c in batch.columns if str(c) in INDEX_COLUMNS]
         agent, score = _unused("agent", batch.columns), _unused("score", batch.columns)
+        # the refusals name rows of the melted frame, which the caller's batch (and file) does not have: said again
+        # as the batch's cells
+        said = ("this batch's scores, read as one row per agent and run, are refused as rlstats.adastop's formula "
+                "refuses them: ")
+        in_batch = functools.partial(_in_wide_batch, batch, [c for c in batch.columns if c not in ids])
         batch = batch.melt(id_vars=ids, var_name=agent, value_name=score)
         batch[score] = pd.to_numeric(batch[score], errors="coerce")  # what is not a number is refused later
     elif batch[score].dtype.kind not in "biuf":  # text: refused by name where the scores are read (_as_scores)
@@ -802,11 +812,28 @@ def _batch_design(batch, agent, score):
     try:
         # pool_tasks: a wide batch's index column (0, 1, ... a run) reads as blocks to build(); a column that looks
         # like tasks is the task column above
-        design = build(batch, formula, na_action="drop", min_agents=1, pool_tasks=True, extra_columns=kept)
+        design = build(batch, formula, na_action="drop", min_agents=1, pool_tasks=True, extra_columns=kept,
+                       curve_summaries=False)  # a batch is final scores: curves are no way on here
     except DesignError as error:  # its command_line wording goes with it (the rlstats command shows that)
-        said = "this batch's rows are refused as rlstats.adastop's formula refuses them: "
-        raise DesignError(said + str(error), command_line=error.command_line and said + error.command_line) from None
+        reword = in_batch or (lambda text: text)
+        raise DesignError(said + reword(str(error)),
+                          command_line=error.command_line and said + reword(error.command_line)) from None
     return design, run
+
+
+def _in_wide_batch(batch, columns, message):
+    """``message`` about the rows of a wide ``batch`` melted (its ``columns`` stacked, a RangeIndex), its "index
+    labels 2, 6" said as the batch's cells: "columns 'A' and 'B' of index label 2"."""
+    n_rows = len(batch)
+
+    def cells(match):
+        at = {}  # row -> the columns named there
+        for label in map(int, match.group(1).split(", ")):
+            at.setdefault(label % n_rows, []).append(repr(str(columns[label // n_rows])))
+        return "; ".join(f"column{'s' * (len(names) > 1)} {join_and(names)} of {rows_named(batch.index, [row])}"
+                         for row, names in at.items()) + (match.group(2) or "")
+
+    return INDEX_LABELS.sub(cells, message)
 
 
 def _unused(name, columns):

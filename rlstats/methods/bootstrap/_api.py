@@ -624,7 +624,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     # One agent is enough: its intervals describe it on its own.
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize, min_agents=1, bounds=options.bounds), options.na_action)
-    design = warn_raw_scales(design, normalize)
+    # the IQM and the median read where the tasks lie: tasks on ranges apart are cautioned too (audit s18)
+    design = warn_raw_scales(design, normalize, location=[m for m in options.metrics if isinstance(m, str)])
     work = admit(cost, design, options, max_seconds, "bootstrap()")  # issue 43 item 2
     return _run_bootstrap(design, options, rng, shows(work, options.progress))
 

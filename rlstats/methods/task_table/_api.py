@@ -12,7 +12,7 @@ import numpy as np
 from ... import format as fmt
 from ...bounds import check_bounds, clip, clipped_note
 from ...cost import admit, shows
-from ...design import design_of
+from ...design import design_of, other_spellings_refused
 from ...format import count, listed
 from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
@@ -77,6 +77,7 @@ class TaskTableOptions:
         return asdict(self)
 
 
+@other_spellings_refused  # adjust= / adjustment=: the other spelling is an OptionError naming this one
 def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: TaskStatistic = "mean",
                test: TaskTest = "welch",
                alpha: float = 0.05, adjustment: TaskAdjustment = "holm", confidence_level: float = 0.95,
