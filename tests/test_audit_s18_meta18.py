@@ -1,0 +1,34 @@
+"""Audit s18 (meta18): every public back end given the caller's data in other frame libraries and dtypes (pandas
+nullable and pyarrow-backed columns, categoricals with unused levels, polars and pyarrow tables, odd indexes and
+columns, copy-on-write) gives the numbers and notes of the plain float64/object frame, leaves the frame alone, and
+refuses what it cannot use with an rlstats error naming the column and the way on."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from conftest import curves_frame
+
+
+def _quiet(call, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call(*args, **kwargs)
+
+
+# timedelta64 is an integer kind to numpy: curves and align_steps fell over in runs.as_steps with numpy's "Invalid
+# integer data type 'm'.", and summarize_runs(how="auc") integrated over the steps' microseconds without a word
+# (AUC 6.2e5 for 0.62 with the same steps in seconds).
+@pytest.mark.xfail(strict=True, reason="timedelta steps: raw ValueError or a silent unit")
+@pytest.mark.parametrize("call", ["curves", "align_steps", "summarize_runs"])
+def test_timedelta_steps_are_an_error_naming_the_column(call):
+    frame = curves_frame(tasks=2, runs=3, steps=4, seed=0)
+    frame["step"] = pd.to_timedelta(frame["step"], "s")
+    options = {"n_resamples": 20, "rng": 1} if call == "curves" else {"how": "auc"} if call == "summarize_runs" else {}
+    with pytest.raises(rlstats.DesignError, match=r"step column 'step' holds durations .*total_seconds"):
+        _quiet(getattr(rlstats, call), frame, "score ~ agent | task/seed", step="step", **options)
