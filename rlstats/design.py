@@ -977,11 +977,13 @@ def check_agent_named(design: Design, option: str, name: object) -> str:
 
 
 def _step_values(values, column):
-    """A step column as numbers: an error for strings, datetimes and missing steps."""
-    if not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
-        kind = "dates/times" if np.issubdtype(values.dtype, np.datetime64) else f"{values.dtype} values"
+    """A step column as numbers: an error for strings, datetimes, durations and missing steps."""
+    if values.dtype.kind not in "iuf":  # numpy counts timedelta64 as an integer: its unit would be the step's
+        kind = {"M": "dates/times", "m": "durations"}.get(values.dtype.kind, f"{values.dtype} values")
+        way = {"M": f"(df['{column}'] - df['{column}'].min()).dt.total_seconds()",
+               "m": f"df['{column}'].dt.total_seconds()"}.get(values.dtype.kind, f"pd.to_numeric(df['{column}'])")
         found = f"step column '{column}' holds {kind} ({values[:3].tolist()}...); steps must be numbers "
-        raise DesignError(found + f"(e.g. environment steps), convert it with pd.to_numeric(df['{column}']) first",
+        raise DesignError(found + f"(e.g. environment steps), convert it with {way} first",
                           command_line=found + "(e.g. environment steps): write the column as numbers in the file")
     if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
         raise DesignError(f"step column '{column}' has {int((~np.isfinite(values)).sum())} missing or infinite "

@@ -24,7 +24,6 @@ def _quiet(call, *args, **kwargs):
 # timedelta64 is an integer kind to numpy: curves and align_steps fell over in runs.as_steps with numpy's "Invalid
 # integer data type 'm'.", and summarize_runs(how="auc") integrated over the steps' microseconds without a word
 # (AUC 6.2e5 for 0.62 with the same steps in seconds).
-@pytest.mark.xfail(strict=True, reason="timedelta steps: raw ValueError or a silent unit")
 @pytest.mark.parametrize("call", ["curves", "align_steps", "summarize_runs"])
 def test_timedelta_steps_are_an_error_naming_the_column(call):
     frame = curves_frame(tasks=2, runs=3, steps=4, seed=0)
