@@ -31,3 +31,29 @@ def test_timedelta_steps_are_an_error_naming_the_column(call):
     options = {"n_resamples": 20, "rng": 1} if call == "curves" else {"how": "auc"} if call == "summarize_runs" else {}
     with pytest.raises(rlstats.DesignError, match=r"step column 'step' holds durations .*total_seconds"):
         _quiet(getattr(rlstats, call), frame, "score ~ agent | task/seed", step="step", **options)
+
+
+def _reference(frame):
+    tasks = sorted(frame["task"].unique())
+    return pd.DataFrame({"task": tasks, "random": np.arange(len(tasks), dtype=float),
+                         "human": 100.0 + 10 * np.arange(len(tasks))})
+
+
+# rlstats.normalize's reference is typed Table | str (a polars or pyarrow table among them) and every other table
+# argument takes those, but a polars reference was refused: "reference must be a DataFrame ..., got DataFrame".
+@pytest.mark.xfail(strict=True, reason="a polars or pyarrow reference frame is refused")
+@pytest.mark.parametrize("library", ["polars", "pyarrow"])
+def test_a_polars_or_pyarrow_reference_normalises_as_the_pandas_one(library):
+    pytest.importorskip(library)
+    convert = (lambda f: __import__("polars").from_pandas(f)) if library == "polars" else \
+        (lambda f: __import__("pyarrow").Table.from_pandas(f, preserve_index=False))
+    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    reference = _reference(frame)
+    expected = rlstats.normalize(frame, reference)
+    pd.testing.assert_frame_equal(rlstats.normalize(frame, convert(reference)), expected, check_exact=True)
+    assert rlstats.normalize(frame, convert(reference)).attrs["rlstats_notes"] == expected.attrs["rlstats_notes"]
+    base = rlstats.compare(frame, "score ~ agent | task", method="task_table", normalize=reference)
+    for option in (convert(reference), {"reference": convert(reference)}):
+        result = rlstats.compare(frame, "score ~ agent | task", method="task_table", normalize=option)
+        pd.testing.assert_frame_equal(result.tidy(), base.tidy(), check_exact=True)
+        assert str(result) == str(base)
