@@ -41,7 +41,6 @@ def _reference(frame):
 
 # rlstats.normalize's reference is typed Table | str (a polars or pyarrow table among them) and every other table
 # argument takes those, but a polars reference was refused: "reference must be a DataFrame ..., got DataFrame".
-@pytest.mark.xfail(strict=True, reason="a polars or pyarrow reference frame is refused")
 @pytest.mark.parametrize("library", ["polars", "pyarrow"])
 def test_a_polars_or_pyarrow_reference_normalises_as_the_pandas_one(library):
     pytest.importorskip(library)
@@ -57,3 +56,13 @@ def test_a_polars_or_pyarrow_reference_normalises_as_the_pandas_one(library):
         result = rlstats.compare(frame, "score ~ agent | task", method="task_table", normalize=option)
         pd.testing.assert_frame_equal(result.tidy(), base.tidy(), check_exact=True)
         assert str(result) == str(base)
+
+
+def test_a_lazy_reference_is_an_error_saying_collect():
+    pl = pytest.importorskip("polars")
+    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    lazy = pl.from_pandas(_reference(frame)).lazy()
+    with pytest.raises(rlstats.OptionError, match=r"^reference=: the reference is a polars LazyFrame; call .collect"):
+        rlstats.normalize(frame, lazy)
+    with pytest.raises(rlstats.OptionError, match=r"^normalize=: the reference is a polars LazyFrame"):
+        rlstats.compare(frame, "score ~ agent | task", method="task_table", normalize=lazy)
