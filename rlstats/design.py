@@ -605,8 +605,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                      if a not in set(agent_labels)) + tuple(
         (a, "its runs are all on tasks kept out, where no other agent has runs") for a in agent_labels
         if a not in set(design.agents))
-    # normalize=False says the scores are on one scale already, not that they were normalised
-    return dataclasses.replace(design, notes=tuple(notes), bounds=known, left_out_agents=left_out,
+    # normalize=False says the scores are on one scale already, not that they were normalised; a sentence the
+    # frame carries and build says again (summarize_runs' frame keeps the caller's unused levels) is said once
+    return dataclasses.replace(design, notes=tuple(dict.fromkeys(notes)), bounds=known, left_out_agents=left_out,
                                numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
                                or normalised_in(notes, formula.response))

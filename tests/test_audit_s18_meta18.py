@@ -70,7 +70,6 @@ def test_a_lazy_reference_is_an_error_saying_collect():
 
 # summarize_runs' frame carries "1 agent level with no runs left out: ZZ" in its notes and keeps the unused level (the
 # caller's dtype), so the result built from it said the same sentence twice, once from the frame and once from build.
-@pytest.mark.xfail(strict=True, reason="the unused-level note is printed twice")
 def test_a_note_the_frame_carries_and_the_design_repeats_is_printed_once():
     frame = curves_frame(tasks=2, runs=3, steps=4, seed=0)
     for column in ("agent", "task"):
