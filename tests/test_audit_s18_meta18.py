@@ -83,3 +83,30 @@ def test_a_note_the_frame_carries_and_the_design_repeats_is_printed_once():
                             method="task_table")
     pd.testing.assert_frame_equal(result.tidy().astype({"agent": str, "task": str}),
                                   plain.tidy().astype({"agent": str, "task": str}), check_exact=True)
+
+
+def _aggregated_runs():
+    """Runs as ``groupby(...).agg({'score': ['mean']}).reset_index()`` gives them: columns a MultiIndex whose
+    labels are ('agent', ''), ..., ('score', 'mean')."""
+    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    return frame.groupby(["agent", "task", "seed"], observed=True).agg({"score": ["mean"]}).reset_index()
+
+
+# groupby().agg([...]) leaves MultiIndex columns; every public function answered "unknown name 'score' in response
+# ... the data columns are: "('agent', '')", ..." (or, with subset=, an unknown column of the condition) without the
+# way on.
+@pytest.mark.xfail(strict=True, reason="MultiIndex columns: no error saying to flatten them")
+@pytest.mark.parametrize("call", ["compare", "compare_subset", "normalize", "summarize_runs"])
+def test_multiindex_columns_are_an_error_saying_how_to_flatten_them(call):
+    frame = _aggregated_runs()
+    before = frame.copy()
+    calls = {
+        "compare": lambda: rlstats.compare(frame, "score ~ agent | task"),
+        "compare_subset": lambda: rlstats.compare(frame, "score ~ agent | task", subset="task != 'task_01'"),
+        "normalize": lambda: rlstats.normalize(frame, "minmax"),
+        "summarize_runs": lambda: rlstats.summarize_runs(frame, "score ~ agent | task/seed", step="seed"),
+    }
+    with pytest.raises(rlstats.DesignError, match=r"columns are a MultiIndex \(\('agent', ''\), .*\); flatten them "
+                                                  r"first, e\.g\. df\.columns = "):
+        calls[call]()
+    pd.testing.assert_frame_equal(frame, before)
