@@ -41,10 +41,17 @@ def as_pandas(data: Any) -> Any:
     Raises
     ------
     DesignError
-        For a polars LazyFrame (collect it first) or another polars/pyarrow object that is not a table.
+        For a polars LazyFrame (collect it first) or another polars/pyarrow object that is not a table, or a pandas
+        frame whose columns are a MultiIndex (flatten them first).
     """
     library = _library(data)
     if library is None:
+        if isinstance(data, pd.DataFrame) and isinstance(data.columns, pd.MultiIndex):
+            # groupby().agg([...]) leaves them; no formula can name a tuple, and pandas' own errors say nothing of it
+            raise DesignError(f"data's columns are a MultiIndex ({', '.join(map(repr, data.columns[:4]))}"
+                              f"{', ...' if len(data.columns) > 4 else ''}); flatten them first, e.g. df.columns = "
+                              "['_'.join(map(str, c)).strip('_') for c in df.columns], so that columns such as "
+                              "('score', 'mean') become 'score_mean' and ('agent', '') becomes 'agent'")
         if isinstance(data, pd.DataFrame) and not data.flags.allows_duplicate_labels:
             # the caller's flag is theirs: rlstats' working frames take a row more than once (a run per step)
             return data.set_flags(allows_duplicate_labels=True)

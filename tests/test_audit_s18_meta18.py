@@ -95,7 +95,6 @@ def _aggregated_runs():
 # groupby().agg([...]) leaves MultiIndex columns; every public function answered "unknown name 'score' in response
 # ... the data columns are: "('agent', '')", ..." (or, with subset=, an unknown column of the condition) without the
 # way on.
-@pytest.mark.xfail(strict=True, reason="MultiIndex columns: no error saying to flatten them")
 @pytest.mark.parametrize("call", ["compare", "compare_subset", "normalize", "summarize_runs"])
 def test_multiindex_columns_are_an_error_saying_how_to_flatten_them(call):
     frame = _aggregated_runs()
