@@ -151,7 +151,6 @@ def test_a_repeated_label_column_is_an_error_naming_it(column):
 
 # A nullable Int64 step with a missing value and na_action="drop" (a polars integer step with a null arrives so too)
 # stopped in runs._dropped_steps on "boolean value of NA is ambiguous"; with the step as floats (NaN) it ran.
-@pytest.mark.xfail(strict=True, reason="a nullable step with pd.NA is a raw TypeError")
 @pytest.mark.parametrize("call", ["curves", "align_steps"])
 def test_a_nullable_step_with_a_missing_value_drops_as_nan_does(call):
     frame = curves_frame(tasks=2, runs=3, steps=4, seed=0)
