@@ -156,7 +156,7 @@ def _from_polars(data: Any) -> pd.DataFrame:
         elif series.dtype.is_nested():  # Struct, Array, List: numpy would give 2-D or record arrays pandas refuses
             columns[series.name] = pd.Series(series.to_list(), dtype=object).to_numpy()
         elif series.dtype.is_integer() and series.null_count() and str(series.dtype) != "Int128":
-            # numpy's floats would print agent 1 as '1.0' (pandas has no Int128: those stay floats)
+            # numpy's floats would print agent 1 as '1.0' (Int128, which pandas lacks, is left to numpy)
             columns[series.name] = pd.array(series.to_list(), dtype=str(series.dtype))  # Int64, UInt8, ...
         else:
             columns[series.name] = series.to_numpy()
