@@ -35,10 +35,10 @@ def as_pandas(data: Any) -> Any:
 
     The conversion is stated in the frame's notes (``attrs``), so results print it. Column order, names and
     values are kept: polars ``Enum`` columns become pandas categoricals with the same level order,
-    ``Categorical`` ones pandas categoricals with sorted levels, nested ones (Struct, Array, List) Python objects,
-    integer columns with nulls pandas' nullable integers (``Int64``, ...), as pandas keeps them,
-    other polars columns NumPy arrays (missing values as NaN or None); pyarrow uses its own ``to_pandas``, integer
-    columns with nulls again as nullable integers rather than floats.
+    ``Categorical`` ones pandas categoricals with sorted levels, nested ones (Struct, Array, List) and 128-bit
+    integers Python objects, integer columns with nulls pandas' nullable integers (``Int64``, ...), as pandas keeps
+    them, other polars columns NumPy arrays (missing values as NaN or None); pyarrow uses its own ``to_pandas``,
+    integer columns with nulls again as nullable integers rather than floats.
 
     Raises
     ------
@@ -153,10 +153,10 @@ def _from_polars(data: Any) -> pd.DataFrame:
                                                   categories=series.dtype.categories.to_list())
         elif isinstance(series.dtype, pl.Categorical):  # its order is not a declared one: pandas' sorted levels
             columns[series.name] = pd.Categorical(series.cast(pl.String).to_numpy())
-        elif series.dtype.is_nested():  # Struct, Array, List: numpy would give 2-D or record arrays pandas refuses
+        elif series.dtype.is_nested() or str(series.dtype) in ("Int128", "UInt128"):
+            # Struct, Array, List: numpy would give 2-D or record arrays pandas refuses; 128-bit integers it has not
             columns[series.name] = pd.Series(series.to_list(), dtype=object).to_numpy()
-        elif series.dtype.is_integer() and series.null_count() and str(series.dtype) != "Int128":
-            # numpy's floats would print agent 1 as '1.0' (Int128, which pandas lacks, is left to numpy)
+        elif series.dtype.is_integer() and series.null_count():  # numpy's floats would print agent 1 as '1.0'
             columns[series.name] = pd.array(series.to_list(), dtype=str(series.dtype))  # Int64, UInt8, ...
         else:
             columns[series.name] = series.to_numpy()

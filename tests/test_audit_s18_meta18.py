@@ -171,7 +171,6 @@ def test_a_nullable_step_with_a_missing_value_drops_as_nan_does(call):
 
 # A polars Int128 column the formula does not read (a hashed run id, say) stopped the conversion with polars' own
 # "cannot convert i128 to NumPy"; it now comes as Python ints, and the analysis is that of the frame without it.
-@pytest.mark.xfail(strict=True, reason="a polars Int128 column is a raw polars error")
 def test_a_polars_int128_column_does_not_stop_the_conversion():
     pl = pytest.importorskip("polars")
     if not hasattr(pl, "Int128"):
