@@ -184,3 +184,18 @@ def test_a_polars_int128_column_does_not_stop_the_conversion():
     result = rlstats.compare(table, "score ~ agent | task", method="task_table")
     pd.testing.assert_frame_equal(result.tidy(), rlstats.compare(frame, "score ~ agent | task",
                                                                  method="task_table").tidy(), check_exact=True)
+
+
+# A frame made from an array (pd.DataFrame(values)) has the integers 0, 1, ... as column labels; naming one in the
+# formula as `3` answered "unknown name '3' in response; did you mean `3`?", the very text written.
+@pytest.mark.xfail(strict=True, reason="an integer column label: 'did you mean' the same text")
+def test_integer_column_labels_are_an_error_saying_to_make_them_text():
+    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    frame.columns = range(frame.shape[1])  # agent, task, seed, score
+    before = frame.copy()
+    with pytest.raises(rlstats.FormulaError, match=r"the column labelled 3 is an int, and a formula names columns by "
+                                                   r"text: .*df\.columns = df\.columns\.astype\(str\)"):
+        rlstats.compare(frame, "`3` ~ `0` | `1`", method="task_table")
+    pd.testing.assert_frame_equal(frame, before)
+    named = frame.set_axis(frame.columns.astype(str), axis=1)  # the way on works
+    assert rlstats.compare(named, "`3` ~ `0` | `1`", method="task_table").nobs == len(frame)
