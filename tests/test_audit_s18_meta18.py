@@ -188,7 +188,6 @@ def test_a_polars_int128_column_does_not_stop_the_conversion():
 
 # A frame made from an array (pd.DataFrame(values)) has the integers 0, 1, ... as column labels; naming one in the
 # formula as `3` answered "unknown name '3' in response; did you mean `3`?", the very text written.
-@pytest.mark.xfail(strict=True, reason="an integer column label: 'did you mean' the same text")
 def test_integer_column_labels_are_an_error_saying_to_make_them_text():
     frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     frame.columns = range(frame.shape[1])  # agent, task, seed, score

@@ -52,6 +52,8 @@ CASES = [
         ["agent", "game", "seed"], observed=True).agg({"score": ["mean"]}).reset_index(),
      "score ~ agent | game", {}, DesignError, "columns are a MultiIndex (('agent', ''), ('game', ''), ('seed', ''), "
                                               "('score', 'mean')); flatten them first"),
+    ("integer column labels (pd.DataFrame(array))", lambda: _atari_like().set_axis(range(4), axis=1),
+     "`3` ~ `0` | `1`", {}, FormulaError, "the column labelled 3 is an int, and a formula names columns by text"),
     ("durations as steps", lambda: rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0).assign(
         step=lambda d: pd.to_timedelta(d["step"], "s")), "score ~ agent | task/seed", {"method": "curves", "step": "step"},
      DesignError, "step column 'step' holds durations"),
