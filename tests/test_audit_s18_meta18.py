@@ -198,3 +198,28 @@ def test_integer_column_labels_are_an_error_saying_to_make_them_text():
     pd.testing.assert_frame_equal(frame, before)
     named = frame.set_axis(frame.columns.astype(str), axis=1)  # the way on works
     assert rlstats.compare(named, "`3` ~ `0` | `1`", method="task_table").nobs == len(frame)
+
+
+def _twenty_seeds(folder):
+    """CURL and DrQ on Alien, seeds 0-19 of the published Atari 100k runs (4 interims of n = 5)."""
+    atari = pd.read_csv(folder / "atari100k.csv")
+    keep = atari["agent"].isin(["CURL", "DrQ"]) & (atari["task"] == "Alien") & (atari["seed"] < 20)
+    return atari[keep].reset_index(drop=True)
+
+
+# AdaStop forms its interims from the seed column's order: seeds 0-19 written as text ('0', '1', '10', ...) made the
+# first interim seeds 0, 1, 10, 11, 12, and the decision on CURL vs DrQ was 'larger' where the integer seeds give
+# 'equal'. Text seeds are taken in the order they read in, digits as numbers ('seed_2' before 'seed_10').
+@pytest.mark.xfail(strict=True, reason="text seeds order AdaStop's interims as text")
+@pytest.mark.parametrize("how", ["str", "prefixed", "categorical", "polars"])
+def test_adastop_takes_text_seeds_in_the_order_they_read(how, published):
+    runs = _twenty_seeds(published)
+    expected = rlstats.adastop(runs, "score ~ agent | task/seed", n=5, rng=1, n_resamples=200)
+    text = runs.assign(seed=runs["seed"].astype(str) if how != "prefixed" else "seed_" + runs["seed"].astype(str))
+    if how == "categorical":
+        text = text.astype({"seed": "category"})
+    if how == "polars":
+        text = pytest.importorskip("polars").from_pandas(text)
+    result = rlstats.adastop(text, "score ~ agent | task/seed", n=5, rng=1, n_resamples=200)
+    pd.testing.assert_frame_equal(result.tidy(), expected.tidy(), check_exact=True)
+    assert result.decisions.equals(expected.decisions)
