@@ -210,7 +210,6 @@ def _twenty_seeds(folder):
 # AdaStop forms its interims from the seed column's order: seeds 0-19 written as text ('0', '1', '10', ...) made the
 # first interim seeds 0, 1, 10, 11, 12, and the decision on CURL vs DrQ was 'larger' where the integer seeds give
 # 'equal'. Text seeds are taken in the order they read in, digits as numbers ('seed_2' before 'seed_10').
-@pytest.mark.xfail(strict=True, reason="text seeds order AdaStop's interims as text")
 @pytest.mark.parametrize("how", ["str", "prefixed", "categorical", "polars"])
 def test_adastop_takes_text_seeds_in_the_order_they_read(how, published):
     runs = _twenty_seeds(published)

@@ -246,6 +246,15 @@ def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, colu
     return design.y[rows][order].reshape(-1, n)
 
 
+def _as_read(values):
+    """Text in the order it reads (ranks by :func:`~rlstats.format.natural_key`: seeds '2' before '10', as the
+    integers are), else the values as they are."""
+    if values.dtype != object or not all(isinstance(v, str) for v in values):
+        return values
+    rank = {v: i for i, v in enumerate(sorted(set(values), key=fmt.natural_key))}
+    return np.array([rank[v] for v in values])
+
+
 def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
     where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
     if rows.size % n:
@@ -254,7 +263,7 @@ def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
             f"{order_name} in groups of n; pass n= a divisor of the runs, drop the extra runs, or name "
             "a batch column with batch=")
     if order_values is not None:
-        values = order_values[rows]
+        values = _as_read(order_values[rows])
         try:  # runs at the same point of the order are exchangeable: by score among them
             order = canonical_order(design.y[rows], values)
         except TypeError:
@@ -699,8 +708,8 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         order and must hold exactly ``n`` runs per agent.  Without it the
         interims are consecutive groups of ``n`` runs in the order of the
         formula's replicate column (``task/seed``), else of a ``seed`` column
-        when there is one, else in row order; each agent's runs must then be
-        a multiple of ``n``.
+        when there is one (text in the order it reads: '2' before '10'),
+        else in row order; each agent's runs must then be a multiple of ``n``.
     permutations : {"joint", "pairwise"}
         How a permutation path acts on the data.  ``"joint"`` (default): a
         path relabels the pooled runs of every agent still running and every
