@@ -226,7 +226,6 @@ def test_adastop_takes_text_seeds_in_the_order_they_read(how, published):
 
 # The same with batch=: batches are taken in sorted order, and text batches '0' to '11' sorted as text put '10' and
 # '11' before '2'.
-@pytest.mark.xfail(strict=True, reason="text batches order AdaStop's interims as text")
 @pytest.mark.parametrize("how", ["str", "prefixed", "categorical"])
 def test_adastop_takes_text_batches_in_the_order_they_read(how, published):
     atari = pd.read_csv(published / "atari100k.csv")
