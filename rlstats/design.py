@@ -500,6 +500,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         notes.append(note)
     eval_env = capture_environment(eval_env)
     formula_module.check_columns(formula, data.columns, eval_env)
+    for column in dict.fromkeys((*formula.columns, *extra_columns)):  # pandas would hand a frame for the column
+        if (repeats := int((data.columns == column).sum())) > 1:
+            raise DesignError(f"column '{column}' appears {repeats} times in the data; give columns unique names")
     missing_extra = [c for c in extra_columns if c not in data.columns]
     if missing_extra:
         raise DesignError(f"column(s) {missing_extra} not found in data; available: {list(data.columns)}")
@@ -615,8 +618,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                      if a not in set(agent_labels)) + tuple(
         (a, "its runs are all on tasks kept out, where no other agent has runs") for a in agent_labels
         if a not in set(design.agents))
-    # normalize=False says the scores are on one scale already, not that they were normalised
-    return dataclasses.replace(design, notes=tuple(notes), bounds=known, left_out_agents=left_out,
+    # normalize=False says the scores are on one scale already, not that they were normalised; a sentence the
+    # frame carries and build says again (summarize_runs' frame keeps the caller's unused levels) is said once
+    return dataclasses.replace(design, notes=tuple(dict.fromkeys(notes)), bounds=known, left_out_agents=left_out,
                                numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
                                or normalised_in(notes, formula.response))
@@ -1017,11 +1021,13 @@ def check_agent_named(design: Design, option: str, name: object) -> str:
 
 
 def _step_values(values, column):
-    """A step column as numbers: an error for strings, datetimes and missing steps."""
-    if not (np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)):
-        kind = "dates/times" if np.issubdtype(values.dtype, np.datetime64) else f"{values.dtype} values"
+    """A step column as numbers: an error for strings, datetimes, durations and missing steps."""
+    if values.dtype.kind not in "iuf":  # numpy counts timedelta64 as an integer: its unit would be the step's
+        kind = {"M": "dates/times", "m": "durations"}.get(values.dtype.kind, f"{values.dtype} values")
+        way = {"M": f"(df['{column}'] - df['{column}'].min()).dt.total_seconds()",
+               "m": f"df['{column}'].dt.total_seconds()"}.get(values.dtype.kind, f"pd.to_numeric(df['{column}'])")
         found = f"step column '{column}' holds {kind} ({values[:3].tolist()}...); steps must be numbers "
-        raise DesignError(found + f"(e.g. environment steps), convert it with pd.to_numeric(df['{column}']) first",
+        raise DesignError(found + f"(e.g. environment steps), convert it with {way} first",
                           command_line=found + "(e.g. environment steps): write the column as numbers in the file")
     if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
         raise DesignError(f"step column '{column}' has {int((~np.isfinite(values)).sum())} missing or infinite "

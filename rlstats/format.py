@@ -61,6 +61,11 @@ def signif(x: SupportsFloat | None, digits: int = 5) -> str:
     return fixed if len(fixed) <= len(sci) else sci
 
 
+def natural_key(text: str) -> list[str | int]:
+    """Sort key reading the digits in ``text`` as numbers: 'seed_2' before 'seed_10', '2' before '10'."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+
 def format_pvalue(p: float | None, digits: int = 4) -> str:
     """Format a p-value as R's ``format.pval(p, digits=digits)``: ``"< 2.2e-16"`` below machine epsilon."""
     if p is None or (isinstance(p, float) and math.isnan(p)):

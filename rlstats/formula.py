@@ -220,7 +220,12 @@ def _unknown(text, role, name, start, end, columns, restricted=False):
     labels = [str(c) for c in columns]
     close = difflib.get_close_matches(name, labels, n=1)
     what = "name" if role == "response" else "column"
-    if close:
+    as_text = [c for c in columns if not isinstance(c, str) and str(c) == name]  # pd.DataFrame(array)'s 0, 1, ...
+    if as_text:
+        kind = type(as_text[0]).__name__
+        hint = (f"the column labelled {as_text[0]!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, and a formula "
+                "names columns by text: make the labels text first, e.g. df.columns = df.columns.astype(str)")
+    elif close:
         hint = f"did you mean {_quoted(close[0])}?"
     else:
         shown = ", ".join(repr(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")

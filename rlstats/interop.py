@@ -35,16 +35,25 @@ def as_pandas(data: Any) -> Any:
 
     The conversion is stated in the frame's notes (``attrs``), so results print it. Column order, names and
     values are kept: polars ``Enum`` columns become pandas categoricals with the same level order,
-    ``Categorical`` ones pandas categoricals with sorted levels, nested ones (Struct, Array, List) Python objects,
-    other polars columns NumPy arrays (missing values as NaN or None); pyarrow uses its own ``to_pandas``.
+    ``Categorical`` ones pandas categoricals with sorted levels, nested ones (Struct, Array, List) and 128-bit
+    integers Python objects, integer columns with nulls pandas' nullable integers (``Int64``, ...), as pandas keeps
+    them, other polars columns NumPy arrays (missing values as NaN or None); pyarrow uses its own ``to_pandas``,
+    integer columns with nulls again as nullable integers rather than floats.
 
     Raises
     ------
     DesignError
-        For a polars LazyFrame (collect it first) or another polars/pyarrow object that is not a table.
+        For a polars LazyFrame (collect it first) or another polars/pyarrow object that is not a table, or a pandas
+        frame whose columns are a MultiIndex (flatten them first).
     """
     library = _library(data)
     if library is None:
+        if isinstance(data, pd.DataFrame) and isinstance(data.columns, pd.MultiIndex):
+            # groupby().agg([...]) leaves them; no formula can name a tuple, and pandas' own errors say nothing of it
+            raise DesignError(f"data's columns are a MultiIndex ({', '.join(map(repr, data.columns[:4]))}"
+                              f"{', ...' if len(data.columns) > 4 else ''}); flatten them first, e.g. df.columns = "
+                              "['_'.join(map(str, c)).strip('_') for c in df.columns], so that columns such as "
+                              "('score', 'mean') become 'score_mean' and ('agent', '') becomes 'agent'")
         if isinstance(data, pd.DataFrame) and not data.flags.allows_duplicate_labels:
             # the caller's flag is theirs: rlstats' working frames take a row more than once (a run per step)
             return data.set_flags(allows_duplicate_labels=True)
@@ -53,7 +62,7 @@ def as_pandas(data: Any) -> Any:
     if library == "polars" and kind == "DataFrame":
         frame = _from_polars(data)
     elif library == "pyarrow" and kind in ("Table", "RecordBatch"):
-        frame = data.to_pandas()
+        frame = _from_arrow(data)
     elif kind == "LazyFrame":
         raise DesignError("data is a polars LazyFrame; call .collect() on it first and pass the DataFrame")
     else:
@@ -144,11 +153,25 @@ def _from_polars(data: Any) -> pd.DataFrame:
                                                   categories=series.dtype.categories.to_list())
         elif isinstance(series.dtype, pl.Categorical):  # its order is not a declared one: pandas' sorted levels
             columns[series.name] = pd.Categorical(series.cast(pl.String).to_numpy())
-        elif series.dtype.is_nested():  # Struct, Array, List: numpy would give 2-D or record arrays pandas refuses
+        elif series.dtype.is_nested() or str(series.dtype) in ("Int128", "UInt128"):
+            # Struct, Array, List: numpy would give 2-D or record arrays pandas refuses; 128-bit integers it has not
             columns[series.name] = pd.Series(series.to_list(), dtype=object).to_numpy()
+        elif series.dtype.is_integer() and series.null_count():  # numpy's floats would print agent 1 as '1.0'
+            columns[series.name] = pd.array(series.to_list(), dtype=str(series.dtype))  # Int64, UInt8, ...
         else:
             columns[series.name] = series.to_numpy()
     return pd.DataFrame(columns)
+
+
+def _from_arrow(data: Any) -> pd.DataFrame:
+    """pyarrow's ``to_pandas``, but integer columns with nulls as pandas' nullable integers (Int64, ...), as pandas
+    itself keeps them, rather than floats (which print agent 1 as '1.0')."""
+    frame = data.to_pandas()
+    for name, column in zip(data.column_names, data.columns):
+        if column.null_count and str(column.type).startswith(("int", "uint")) and (frame.columns == name).sum() == 1 \
+                and frame[name].dtype.kind == "f":  # (a repeated name, or the index's column: left to the checks)
+            frame[name] = pd.array(column.to_pylist(), dtype=str(column.type).capitalize().replace("Uint", "UInt"))
+    return frame
 
 
 def from_rliable(scores: Mapping[Any, Any], tasks: Sequence[Any] | None = None, *,

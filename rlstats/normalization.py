@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, rows_described, warn
 from .format import join_and, listed, signif
-from .interop import as_pandas
+from .interop import _library, as_pandas
 from .provenance import NOTES_ATTR, Note, add_note
 from ._typing import Normalizer, Table
 
@@ -106,7 +106,14 @@ def _show(values, limit=10):
 
 
 def _reference_frame(reference, option="normalize"):
-    """The reference as a DataFrame: given, or loaded by dataset name (``option``: the argument that named it)."""
+    """The reference as a DataFrame: given (a polars or pyarrow one converted, as every table argument is), or
+    loaded by dataset name (``option``: the argument that named it)."""
+    if _library(reference) is not None:
+        try:
+            return as_pandas(reference)
+        except DesignError as exc:  # a LazyFrame (its message says data=), or no table: the refusal below
+            if type(reference).__name__ == "LazyFrame":
+                raise OptionError(f"{option}=: {str(exc).replace('data is', 'the reference is', 1)}") from None
     if isinstance(reference, pd.DataFrame):
         return reference
     if isinstance(reference, str) and reference in RULES:
@@ -308,7 +315,7 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
     ----------
     df : pandas.DataFrame (or a polars DataFrame or pyarrow Table)
         Long data with a task column (``by``) and a score column (``score``).
-    reference : pandas.DataFrame or str
+    reference : pandas.DataFrame (or a polars DataFrame or pyarrow Table) or str
         One row per task with the task column ``by`` and the columns ``low``
         and ``high``; or the name of a table that has them (read with
         :func:`rlstats.datasets.load`, which lists them with their sources in
@@ -509,6 +516,9 @@ def load_reference(option: Normalizer) -> Normalizer:
     from collections.abc import Mapping
 
     keywords = dict(option) if isinstance(option, Mapping) else {"reference": option}
+    if _library(keywords.get("reference")) is not None:  # a polars or pyarrow frame, as pandas
+        converted = {**keywords, "reference": _reference_frame(keywords["reference"])}
+        return converted if isinstance(option, Mapping) else converted["reference"]
     if not isinstance(keywords.get("reference"), str) or isinstance(option, bool):
         return option
     return {**keywords, "reference": _reference_frame(keywords["reference"]), "name": keywords["reference"]}

@@ -478,7 +478,9 @@ def _dropped_steps(data, design, step, starts):
     gone = data.iloc[np.flatnonzero(~kept)]
     run_of = {key: i for i, key in enumerate(zip(*(data[c].iloc[design.row_position[starts]] for c in columns)))}
     out = [[] for _ in starts]
-    for *key, at in zip(*(gone[c] for c in columns), pd.to_numeric(gone[step], errors="coerce")):
+    # floats, a missing step NaN: a nullable Int64 step's pd.NA has no truth value in np.isfinite's test
+    at_steps = pd.to_numeric(gone[step], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    for *key, at in zip(*(gone[c] for c in columns), at_steps):
         i = run_of.get(tuple(key))
         if i is not None and np.isfinite(at):
             out[i].append(float(at))

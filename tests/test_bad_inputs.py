@@ -48,6 +48,15 @@ CASES = [
      DesignError, "40 row(s) repeat another row"),
     ("curves as runs", lambda: rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0),
      "score ~ agent | task", {}, DesignError, "column 'step' takes 4 values"),
+    ("columns a MultiIndex (groupby().agg([...]))", lambda: _atari_like().groupby(
+        ["agent", "game", "seed"], observed=True).agg({"score": ["mean"]}).reset_index(),
+     "score ~ agent | game", {}, DesignError, "columns are a MultiIndex (('agent', ''), ('game', ''), ('seed', ''), "
+                                              "('score', 'mean')); flatten them first"),
+    ("integer column labels (pd.DataFrame(array))", lambda: _atari_like().set_axis(range(4), axis=1),
+     "`3` ~ `0` | `1`", {}, FormulaError, "the column labelled 3 is an int, and a formula names columns by text"),
+    ("durations as steps", lambda: rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0).assign(
+        step=lambda d: pd.to_timedelta(d["step"], "s")), "score ~ agent | task/seed", {"method": "curves", "step": "step"},
+     DesignError, "step column 'step' holds durations"),
 ]
 
 

@@ -215,11 +215,14 @@ class _TaskData:
 
 def _sorted_levels(values, column):
     try:
-        return np.unique(np.asarray(values))
+        levels = np.unique(np.asarray(values))
     except TypeError:
         raise DesignError(f"column '{column}' mixes types that cannot be ordered "
                           f"({sorted({type(v).__name__ for v in values})}); batches are taken in sorted "
                           "order, so give it one type (e.g. integers 1, 2, ...)") from None
+    if levels.dtype == object and all(isinstance(v, str) for v in levels):  # as they read: '2' before '10'
+        levels = np.array(sorted(levels, key=fmt.natural_key), dtype=object)
+    return levels
 
 
 def _plain(value):
@@ -229,7 +232,7 @@ def _plain(value):
 
 def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, column):
     where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
-    codes = np.searchsorted(task_levels, labels)
+    codes = pd.Index(task_levels).get_indexer(labels)  # task_levels are unique, in the batches' order
     counts = np.bincount(codes, minlength=len(task_levels))
     present = np.flatnonzero(counts)
     if present[0] != 0 or present.size != present[-1] + 1:
@@ -246,6 +249,15 @@ def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, colu
     return design.y[rows][order].reshape(-1, n)
 
 
+def _as_read(values):
+    """Text in the order it reads (ranks by :func:`~rlstats.format.natural_key`: seeds '2' before '10', as the
+    integers are), else the values as they are."""
+    if values.dtype != object or not all(isinstance(v, str) for v in values):
+        return values
+    rank = {v: i for i, v in enumerate(sorted(set(values), key=fmt.natural_key))}
+    return np.array([rank[v] for v in values])
+
+
 def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
     where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
     if rows.size % n:
@@ -254,7 +266,7 @@ def _blocks_from_order(design, rows, order_values, n, agent, task, order_name):
             f"{order_name} in groups of n; pass n= a divisor of the runs, drop the extra runs, or name "
             "a batch column with batch=")
     if order_values is not None:
-        values = order_values[rows]
+        values = _as_read(order_values[rows])
         try:  # runs at the same point of the order are exchangeable: by score among them
             order = canonical_order(design.y[rows], values)
         except TypeError:
@@ -696,11 +708,12 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         Compare this agent with every other one (instead of ``comparisons``).
     batch : str, optional
         Column giving each run's batch (interim); batches are taken in sorted
-        order and must hold exactly ``n`` runs per agent.  Without it the
+        order (text in the order it reads: '2' before '10') and must hold
+        exactly ``n`` runs per agent.  Without it the
         interims are consecutive groups of ``n`` runs in the order of the
         formula's replicate column (``task/seed``), else of a ``seed`` column
-        when there is one, else in row order; each agent's runs must then be
-        a multiple of ``n``.
+        when there is one (text in the order it reads: '2' before '10'),
+        else in row order; each agent's runs must then be a multiple of ``n``.
     permutations : {"joint", "pairwise"}
         How a permutation path acts on the data.  ``"joint"`` (default): a
         path relabels the pooled runs of every agent still running and every
