@@ -24,7 +24,7 @@ from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
-from .format import count, join_and
+from .format import count, join_and, natural_key
 from .errors import DesignError, OptionError, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
@@ -1071,7 +1071,7 @@ def _check_one_row_per_step(design, column, data):
         if ATTEMPT in data.columns and ATTEMPT not in (design.formula.groups, design.formula.blocks,
                                                         design.formula.replicate):
             attempts = sorted({str(a) for a in data[ATTEMPT].to_numpy()[design.row_position[i:end + 1]]},
-                              key=lambda a: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", a)])
+                              key=natural_key)
         if len(attempts) > 1:
             formula = design.formula
             run = {c: data[c].to_numpy()[design.row_position[i]] for c in (formula.groups, formula.blocks,

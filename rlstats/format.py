@@ -63,7 +63,8 @@ def signif(x: SupportsFloat | None, digits: int = 5) -> str:
 
 def natural_key(text: str) -> list[str | int]:
     """Sort key reading the digits in ``text`` as numbers: 'seed_2' before 'seed_10', '2' before '10'."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+    # isdecimal, not isdigit: '²' is a digit that int() cannot read
+    return [int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", text)]
 
 
 def format_pvalue(p: float | None, digits: int = 4) -> str:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..connectivity import ATTEMPT, subset_dropping_attempts
 from ..provenance import Note, set_notes
-from ..format import count, listed
+from ..format import count, listed, natural_key
 from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_int, check_n_jobs
 from ..progress import progress_bar
@@ -304,11 +304,6 @@ def check_columns(fields, mapping, *, option="tags", where="pattern="):
                               f"{option}={{{tag!r}: 'score'}}")
 
 
-def _natural(path):
-    """Sort key reading runs of digits as numbers: PPO_2 before PPO_10."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path)]
-
-
 def _first_time(piece):
     """When a file began, by its first logged wall time (None when it has none)."""
     if piece.wall_time is None or not np.isfinite(piece.wall_time).any():
@@ -336,7 +331,7 @@ def _split_attempts(pieces, mapping, sources):
     Returns (attempts, segments): lists of (file index, piece), and per file with values of the
     requested tags (file index, attempt, first, last, joins, dropped, dropped steps).
     """
-    order = sorted(pieces, key=lambda entry: _natural(sources[entry[0]]))
+    order = sorted(pieces, key=lambda entry: natural_key(sources[entry[0]]))
     times = [_first_time(piece) for _, piece in order]
     if all(t is not None for t in times):
         order = [order[i] for i in sorted(range(len(order)), key=times.__getitem__)]  # stable: ties by path
@@ -792,7 +787,7 @@ def _check_one_folder(runs, found):
     folder) whose files lie in several folders: a pattern lacking the field that tells runs apart, whose steps would
     count the episodes of all of them (audit s17: ``{agent}/{task}`` summed 3 seeds, PPO's last step 97,211)."""
     for fields, pieces in runs.values():
-        folders = sorted({posixpath.dirname(found.to_read[index]) for index, _ in pieces}, key=_natural)
+        folders = sorted({posixpath.dirname(found.to_read[index]) for index, _ in pieces}, key=natural_key)
         if len(folders) > 1:
             raise OptionError(
                 f"pattern= puts the {found.record.label.removeprefix('Stable-Baselines3 ').removesuffix(' files')} "
@@ -997,7 +992,7 @@ def _sorted_runs(runs, field_names):
 
     def key(item):
         fields = item[1][0]
-        return [(1, []) if _missing(fields.get(f)) else (0, _natural(str(fields[f]))) for f in names]
+        return [(1, []) if _missing(fields.get(f)) else (0, natural_key(str(fields[f]))) for f in names]
 
     return dict(sorted(runs.items(), key=key))
 
