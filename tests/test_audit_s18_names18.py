@@ -46,7 +46,6 @@ def test_a_dollar_in_a_name_is_drawn_as_written(method, options):
     assert not [text for text, math in texts if math and "x" in text]
 
 
-@pytest.mark.xfail(strict=True, reason="plots read a $ in a name as mathtext")
 def test_a_dollar_in_a_name_on_an_axes_of_the_caller_leaves_the_callers_mathtext():
     """The caller's own mathtext on the figure it passes as ax= stays mathtext: only the plot's texts are plain."""
     import matplotlib.pyplot as plt
