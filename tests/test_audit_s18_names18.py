@@ -58,7 +58,6 @@ def test_a_dollar_in_a_name_on_an_axes_of_the_caller_leaves_the_callers_mathtext
     assert texts[r"$\alpha$ sweep"] is True
 
 
-@pytest.mark.xfail(strict=True, reason="reset_index of a table headed task beside an agent named task")
 @pytest.mark.filterwarnings("ignore:with n = 2 runs per batch")  # AdaStop's small design: not this test's business
 @pytest.mark.parametrize("method, options", [("permutation", {"n_resamples": 100}), ("adastop", {"n": 2}),
                                              ("task_table", {})])
