@@ -77,6 +77,67 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     return drawn
 
 
+
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def _figures(drawn: Any) -> list[Any]:
+    """The figures of an Axes, a Figure or a (nested) sequence of Axes."""
+    if drawn is None:
+        return []
+    if hasattr(drawn, "savefig"):
+        return [drawn]
+    if hasattr(drawn, "figure"):
+        return [drawn.figure]
+    return list({id(a.figure): a.figure for a in np.ravel(np.asarray(drawn, dtype=object))}.values())
+
+
+def texts_of(drawn: Any) -> set[int]:
+    """Ids of the texts and tick formatters of the figure(s) of ``drawn`` (the caller's ax= before a plot draws on it):
+    :func:`literal_dollars` leaves those as the caller made them."""
+    from matplotlib.text import Text
+
+    found = set()
+    for figure in _figures(drawn):
+        found |= {id(text) for text in figure.findobj(Text)}
+        found |= {id(getattr(axis, f"get_{which}_formatter")()) for axes in figure.axes
+                  for axis in (axes.xaxis, axes.yaxis) for which in ("major", "minor")}
+    return found
+
+
+def names_as_written() -> Any:
+    """The context a plot draws in: its texts are drawn as written, not as matplotlib's mathtext, so an agent or task
+    named "$x$" or "cost in $" is not drawn as another name (an italic x) or refused at savefig ("$^$") (audit s18).
+    Tick labels are formatted again at each draw: :func:`literal_dollars` mends those after the plot."""
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False})
+
+
+def literal_dollars(drawn: Any, before: Iterable[int] = ()) -> None:
+    """Tick labels of a plot drawn under :func:`names_as_written` as matplotlib draws them by default (a log axis'
+    "$10^{2}$" is mathtext), with the "$" of names on ticks escaped ("\\$", drawn as "$") by their formatter;
+    the caller's own ticks and formatters (ids in ``before``) are left as they were."""
+    from matplotlib.text import Text
+    from matplotlib.ticker import EngFormatter, FuncFormatter, LogFormatter, PercentFormatter, ScalarFormatter
+
+    numbers, before = (ScalarFormatter, LogFormatter, PercentFormatter, EngFormatter), set(before)
+    for figure in _figures(drawn):
+        for axes in figure.axes:
+            for axis in (axes.xaxis, axes.yaxis):
+                for text in axis.findobj(Text):
+                    if text is not axis.label and id(text) not in before:
+                        text.set_parse_math(True)
+                for which in ("major", "minor"):
+                    named = getattr(axis, f"get_{which}_formatter")()
+                    if id(named) in before or isinstance(named, numbers) or not any(
+                            "$" in label for label in named.format_ticks(getattr(axis, f"get_{which}ticklocs")())):
+                        continue
+                    # "$" not already escaped: the panels of a shared axis share (and so meet again) one formatter
+                    getattr(axis, f"set_{which}_formatter")(
+                        FuncFormatter(lambda x, pos, named=named: _DOLLAR.sub(r"\\$", named(x, pos))))
+
+
 #: a short parenthesis such as "(1 = best)", kept on one line when a text is broken at words to fit a figure
 _SHORT_PARENTHESIS = re.compile(r"\([^()\n]{1,12}\)")
 

@@ -471,7 +471,7 @@ class Result:
             no single Axes stands for the whole drawing then.
         """
         kinds = type(self)._plot_kinds
-        from .plotting import ASKED_SIZE, check_figsize, resized
+        from .plotting import ASKED_SIZE, check_figsize, literal_dollars, names_as_written, resized, texts_of
 
         if not kinds:
             raise OptionError(f"{type(self).__name__} has no plots")
@@ -485,11 +485,13 @@ class Result:
             raise OptionError(f"ax= must be a matplotlib Axes (or a sequence of them, one per panel), got "
                               f"{type(ax).__name__}: {ax!r:.60}")
         size = check_figsize(figsize, ax)  # before anything is drawn
-        token = ASKED_SIZE.set(size)
+        token, before = ASKED_SIZE.set(size), texts_of(ax)
         try:
-            drawn = kinds[kind](self, ax=ax, **kwargs)
+            with names_as_written():  # "$x$" is a name, not mathtext
+                drawn = kinds[kind](self, ax=ax, **kwargs)
         finally:
             ASKED_SIZE.reset(token)
+        literal_dollars(drawn, before)
         return resized(drawn, size)
 
 

@@ -30,7 +30,6 @@ def _drawn_texts(figure):
     return [t._preprocess_math(t.get_text()) for t in figure.findobj(Text) if t.get_visible() and t.get_text()]
 
 
-@pytest.mark.xfail(strict=True, reason="plots read a $ in a name as mathtext")
 @pytest.mark.parametrize("method, options", [("bootstrap", {"n_resamples": 100}), ("task_table", {}),
                                              ("performance_profile", {"n_resamples": 100})])
 def test_a_dollar_in_a_name_is_drawn_as_written(method, options):
