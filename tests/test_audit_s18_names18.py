@@ -8,6 +8,7 @@ name (commas, quotes, a leading space) intact; names alike but for the spaces at
 """
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -70,3 +71,21 @@ def test_an_agent_named_like_the_task_column_prints(method, options):
     if hasattr(res, "to_markdown"):
         outputs.append(res.to_markdown())
     assert all("task" in text and "b" in text for text in outputs)
+
+
+@pytest.mark.xfail(strict=True, reason="a name with a line break or an empty name is analysed and printed")
+@pytest.mark.parametrize("name, phrase", [
+    ("a\nb", "column 'agent' (agent) has the value 'a\\nb', whose line break"),
+    ("", "column 'agent' (agent) has the value '', which prints as nothing"),
+    ("  ", "column 'agent' (agent) has the value '  ', which prints as nothing"),
+    ("a\tb", "column 'agent' (agent) has the value 'a\\tb', whose tab"),
+])
+def test_a_name_no_table_can_show_is_refused_by_its_repr(name, phrase):
+    """An agent named "a\\nb": print(res) broke the mean-rank table over two lines ("  a" / "b     x     y") and
+    to_markdown() split a row; an agent named "" (or spaces) was analysed and shown as a blank header and an empty
+    name in report() ("Best per task: y (2), x (1)" beside a blank column). Such a value is an error quoting it."""
+    df = _scores([name, "x", "y"])
+    with pytest.raises(rlstats.DesignError, match=re.escape(phrase)):
+        rlstats.compare(df, "score ~ agent | task", progress=False)
+    with pytest.raises(rlstats.DesignError, match="task"):
+        rlstats.compare(_scores(["x", "y"], tasks=("t1", name)), "score ~ agent | task", progress=False)
