@@ -90,7 +90,6 @@ def test_a_name_no_table_can_show_is_refused_by_its_repr(name, phrase):
         rlstats.compare(_scores(["x", "y"], tasks=("t1", name)), "score ~ agent | task", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="the error of an unquoted dotted column name does not say to back-quote it")
 def test_an_unquoted_column_name_with_a_dot_is_named_with_its_back_quotes():
     """A score column "score.v2" written unquoted: the error was "evaluating the response 'score.v2' failed with
     NameError: name 'score' is not defined", where a hyphen ("score-raw") gets "did you mean `score-raw`?". The way
@@ -99,3 +98,15 @@ def test_an_unquoted_column_name_with_a_dot_is_named_with_its_back_quotes():
     with pytest.raises(rlstats.FormulaError, match=re.escape("back-quote it: `score.v2` ~ agent | task")):
         rlstats.compare(df, "score.v2 ~ agent | task", progress=False)
     assert rlstats.compare(df, "`score.v2` ~ agent | task", progress=False).data_name.startswith("score.v2")
+
+
+def test_the_command_line_names_an_unquoted_dotted_column_with_its_back_quotes(tmp_path, capsys):
+    """`rlstats compare runs.csv "score.v2 ~ agent | task"` said "not attribute expressions; pass --allow-python to
+    evaluate it as Python", which then fails on the name score: the way on is the column back-quoted, in single
+    quotes (a shell runs `...` between double quotes)."""
+    from rlstats.cli import main
+
+    path = tmp_path / "runs.csv"
+    _scores(["a", "b"]).rename(columns={"score": "score.v2"}).to_csv(path, index=False)
+    assert main(["compare", str(path), "score.v2 ~ agent | task"]) == 2
+    assert "the data has a column 'score.v2': back-quote it: '`score.v2` ~ agent | task'" in capsys.readouterr().err
