@@ -148,6 +148,35 @@ def unbroken_parentheses(line: str) -> str:
     return _SHORT_PARENTHESIS.sub(lambda match: match.group().replace(" ", "\xa0"), line)
 
 
+#: names up to this wide (points of 10 pt Computer Modern, format.text_width) never collapsed a plot's own layout
+#: (the task table of one task collapsed at 46.75, "mmmmm0"; its agents "OTRainbow", 53.5; the permutation test's
+#: matrices at 25 letters, the bootstrap's at 60): wider ones have the layout checked, a draw more
+LONG_NAME = 40.0
+
+
+def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
+    """The plot's own figure grown until its constrained layout holds its texts: a long agent or task name (``names``:
+    the result's) collapsed the layout at the size counted from the rows and columns (matplotlib only warns) and ran
+    past the figure's edges (audit s18). Unchanged where the layout holds, as it does for names of usual length."""
+    import warnings
+
+    from .format import text_width
+
+    if all(text_width(name) <= LONG_NAME for name in names):
+        return
+    figure = _figures(drawn)[0]
+    for _ in range(steps):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            figure.draw_without_rendering()
+        if not any("axes sizes collapsed" in str(w.message) for w in caught):
+            return
+        # the layout gave up, leaving the Axes where they were: the texts' extent is what the figure needs, and more
+        box = figure.get_tightbbox(figure.canvas.get_renderer())
+        width, height = figure.get_size_inches()
+        figure.set_size_inches(max(width, box.width) + 0.5, max(height, box.height) + 0.5)
+
+
 def fit_title(ax: Any) -> None:
     """Break ``ax``'s title at words until it lies inside its figure (:func:`_fit_texts`): for a title whose length
     depends on the data, drawn on a figure the plot made itself (the caller's own figure is the caller's to lay out)."""
