@@ -163,13 +163,12 @@ def test_the_task_table_of_one_game_holds_atari_agent_names():
     assert _cut_or_collapsed(res.plot().figure) == ([], False)
 
 
-@pytest.mark.xfail(strict=True, reason="AdaStop's reference= error lists the agents unquoted")
 def test_adastop_reference_error_quotes_every_agent():
     """adastop(reference='DrQ(eps) ') with agents DrQ(eps), "R&D, Inc" and SPR said "agents: DrQ(eps), R&D, Inc, SPR":
     three agents read as four, and the trailing space of the option invisible beside them. Every other option naming
     an agent (control=, treatment=, pairs=, comparisons=) quotes them and says which one was meant."""
     df = _scores(["DrQ(eps)", "R&D, Inc", "SPR"])
     with pytest.raises(rlstats.OptionError, match=re.escape(
-            "reference='DrQ(eps) ' is not an agent in column 'agent' (did you mean 'DrQ(eps)'?); the agents are: "
+            "reference='DrQ(eps) ' is not an agent (did you mean 'DrQ(eps)'?); the agents are: "
             "'DrQ(eps)', 'R&D, Inc', 'SPR'")):
         rlstats.adastop(df, "score ~ agent | task", n=2, reference="DrQ(eps) ", progress=False)

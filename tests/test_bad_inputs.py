@@ -1623,7 +1623,7 @@ ADASTOP_CASES = [  # (what, agents, options, phrase); every one is an OptionErro
     ("beta 1.5", ["a", "b"], {"beta": 1.5}, "beta must be between 0 and 1, got 1.5"),
     ("comparisons unknown", ["a", "b"], {"comparisons": "x"}, "comparisons='x' is not allowed"),
     ("comparisons with a stranger", ["a", "b"], {"comparisons": [("a", "c")]}, "agent 'c' in comparisons="),
-    ("reference a stranger", ["a", "b"], {"reference": "c"}, "reference='c' is not an agent; agents: a, b"),
+    ("reference a stranger", ["a", "b"], {"reference": "c"}, "reference='c' is not an agent; the agents are: 'a', 'b'"),
     ("permutations unknown", ["a", "b"], {"permutations": "x"}, "permutations='x' is not one of the allowed"),
     ("rng text", ["a", "b"], {"rng": "abc"}, "rng must be None, an int or a numpy.random.Generator"),
     ("a thousand agents", [f"a{i}" for i in range(1000)], {}, "1000 agents make 499,500 comparisons"),
