@@ -177,10 +177,11 @@ def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
         figure.set_size_inches(max(width, box.width) + 0.5, max(height, box.height) + 0.5)
 
 
-def fit_title(ax: Any) -> None:
-    """Break ``ax``'s title at words until it lies inside its figure (:func:`_fit_texts`): for a title whose length
-    depends on the data, drawn on a figure the plot made itself (the caller's own figure is the caller's to lay out)."""
-    _fit_texts(ax.figure, [ax.title])
+def fit_title(ax: Any, xlabel: bool = False) -> None:
+    """Break ``ax``'s title (and its x label with ``xlabel``) at words until it lies inside its figure
+    (:func:`_fit_texts`): for a title whose length depends on the data (a label naming agents), drawn on a figure the
+    plot made itself (the caller's own figure is the caller's to lay out)."""
+    _fit_texts(ax.figure, [ax.title] + ([ax.xaxis.label] if xlabel else []))
 
 
 def _fit_texts(figure: Any, texts: list[Any]) -> None:
