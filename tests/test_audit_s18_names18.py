@@ -189,3 +189,16 @@ def test_the_selection_plot_breaks_an_axis_label_that_names_long_agents():
     box = ax.xaxis.label.get_window_extent(ax.figure.canvas.get_renderer())
     assert 0 <= box.x0 and box.x1 <= ax.figure.bbox.width
     assert LONG in ax.get_xlabel().replace("\n", " ")
+
+
+def test_a_log_axis_keeps_its_mathtext_beside_a_dollar_name():
+    """Tuning's expected-max curve over budgets on a log axis: its ticks stay matplotlib's "$10^{1}$" mathtext, while
+    the legend names the agent "$x$" as written."""
+    rng = np.random.default_rng(0)
+    rows = [(a, "t1", f"c{c}", s, float(rng.normal())) for a in ("$x$", "b") for c in range(30) for s in range(2)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "config", "seed", "score"])
+    res = rlstats.tuning(df, "score ~ agent | task/seed", config="config", n_resamples=100, rng=0,
+                         views=["expected_max"], progress=False)
+    ax = res.plot(kind="expected_max")
+    texts = dict(_drawn_texts(ax.figure))
+    assert texts[r"$\mathdefault{10^{1}}$"] is True and texts["$x$"] is False
