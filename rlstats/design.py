@@ -345,6 +345,34 @@ def _check_labels(column, what, levels, used, has_missing):
         raise DesignError(found + f"it: {name} = {text}; otherwise rename one of them",
                           command_line=found + f"the spaces around it in the file's column {column!r}; otherwise "
                                                "rename one of them")
+    for level in shown:  # after the pairs above, whose message names both and the strip that merges them
+        _check_printable(column, what, level, str(level))
+
+
+#: characters that break a printed table's rows or columns (line breaks, tabs, other control characters), by name
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CHARACTER_NAMES = {"\n": "line break", "\r": "carriage return", "\t": "tab", "\u2028": "line separator",
+                    "\u2029": "paragraph separator"}
+
+
+def _check_printable(column, what, level, label):
+    """A level that prints as nothing, or with a line break (tab, control character) that splits every table's rows:
+    an error quoting it (audit s18: an agent "a\\nb" broke the printed mean ranks over two lines, "" headed a blank
+    column)."""
+    where = f"column {column!r} ({what}) has the value {level!r}"
+    if not label.strip():
+        raise DesignError(f"{where}, which prints as nothing in every table and sentence; give it a name: "
+                          f"df[{column!r}] = df[{column!r}].replace({level!r}, 'unnamed'), or, if it means missing, "
+                          f"drop its rows",
+                          command_line=f"{where}, which prints as nothing in every table and sentence; give it a name "
+                                       f"in the file's column {column!r}, or drop its rows")
+    bad = _UNPRINTABLE.search(label)
+    if bad:
+        kind = _CHARACTER_NAMES.get(bad.group(), f"control character {bad.group()!r}")
+        found = f"{where}, with a {kind} in it, which splits or misaligns every printed table; rename it"
+        one_line = " ".join(_UNPRINTABLE.sub(" ", label).split())
+        raise DesignError(f"{found}, e.g. df[{column!r}] = df[{column!r}].replace({level!r}, {one_line!r})",
+                          command_line=f"{found} in the file's column {column!r}")
 
 
 def _missing_error(data, column, mask):

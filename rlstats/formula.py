@@ -781,6 +781,20 @@ def _column_values(data, name):
     return column.to_numpy(dtype=column.dtype.numpy_dtype)
 
 
+def _unquoted_column(formula, parts, columns, quote=""):
+    """The way on when the response holds, unquoted, a column name that Python reads as code ("score.v2": the
+    attribute v2 of a name score): the formula with that name back-quoted (audit s18), between ``quote``."""
+    start, end = parts.response_span
+    response = formula.text[start:end]
+    named = [c for c in columns if isinstance(c, str) and not c.isidentifier() and c in response
+             and f"`{c}`" not in response]
+    if not named:
+        return ""
+    name = max(named, key=len)
+    fixed = formula.text[:start] + response.replace(name, f"`{name}`") + formula.text[end:]
+    return f"; the data has a column {name!r}: back-quote it: {quote}{fixed}{quote}"
+
+
 def _is_numeric(dtype):
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype)
 
@@ -890,7 +904,7 @@ class _FloatConstants(ast.NodeTransformer):
         return node
 
 
-def _check_restricted(formula, parts):
+def _check_restricted(formula, parts, columns=()):
     """A restricted response holds only names, numbers, arithmetic and calls of the R-style functions.
 
     Returns the code to evaluate, with every number a float (None where the text does not parse:
@@ -914,10 +928,11 @@ def _check_restricted(formula, parts):
                                              or node.func.id not in RESTRICTED_FUNCTIONS):
             bad = "calls of anything but " + allowed
         if bad:
+            # a column named like code ("score.v2") is back-quoted, in single quotes, where a shell runs `...`
+            way = _unquoted_column(formula, parts, columns, "'") or "; pass --allow-python to evaluate it as Python"
             raise FormulaError(_caret(formula.text, *parts.response_span,
                                       f"the command line evaluates column names, numbers, arithmetic (+ - * / // % "
-                                      f"**) and {allowed} only, not {bad}; pass --allow-python to evaluate it as "
-                                      "Python"))
+                                      f"**) and {allowed} only, not {bad}{way}"))
     return compile(ast.fix_missing_locations(_FloatConstants().visit(tree)), "<response>", "eval")
 
 
@@ -969,7 +984,7 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env: int | pats
     caller = capture_environment(eval_env, reference=1)
     restricted = isinstance(caller, RestrictedEnvironment)
     if restricted:
-        code = _check_restricted(formula, parts)
+        code = _check_restricted(formula, parts, data.columns)
         env = patsy.EvalEnvironment([RESTRICTED_FUNCTIONS], 0)
     else:
         env = patsy.EvalEnvironment([_R_NAMES], caller.flags).with_outer_namespace(caller.namespace)
@@ -989,7 +1004,7 @@ def evaluate_response(formula: Formula, data: pd.DataFrame, eval_env: int | pats
             raise
         except Exception as err:
             message = (f"evaluating the response '{formula.response}' failed with {type(err).__name__}: "
-                       f"{err}{_dtype_notes(parts, data)}")
+                       f"{err}{_dtype_notes(parts, data)}{_unquoted_column(formula, parts, data.columns)}")
             raise FormulaError(_caret(formula.text, *parts.response_span, message)) from err
     values = _as_float(raw, parts, data)
     nonfinite = ~np.isfinite(values)

@@ -77,6 +77,67 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     return drawn
 
 
+
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def _figures(drawn: Any) -> list[Any]:
+    """The figures of an Axes, a Figure or a (nested) sequence of Axes."""
+    if drawn is None:
+        return []
+    if hasattr(drawn, "savefig"):
+        return [drawn]
+    if hasattr(drawn, "figure"):
+        return [drawn.figure]
+    return list({id(a.figure): a.figure for a in np.ravel(np.asarray(drawn, dtype=object))}.values())
+
+
+def texts_of(drawn: Any) -> set[int]:
+    """Ids of the texts and tick formatters of the figure(s) of ``drawn`` (the caller's ax= before a plot draws on it):
+    :func:`literal_dollars` leaves those as the caller made them."""
+    from matplotlib.text import Text
+
+    found = set()
+    for figure in _figures(drawn):
+        found |= {id(text) for text in figure.findobj(Text)}
+        found |= {id(getattr(axis, f"get_{which}_formatter")()) for axes in figure.axes
+                  for axis in (axes.xaxis, axes.yaxis) for which in ("major", "minor")}
+    return found
+
+
+def names_as_written() -> Any:
+    """The context a plot draws in: its texts are drawn as written, not as matplotlib's mathtext, so an agent or task
+    named "$x$" or "cost in $" is not drawn as another name (an italic x) or refused at savefig ("$^$") (audit s18).
+    Tick labels are formatted again at each draw: :func:`literal_dollars` mends those after the plot."""
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False})
+
+
+def literal_dollars(drawn: Any, before: Iterable[int] = ()) -> None:
+    """Tick labels of a plot drawn under :func:`names_as_written` as matplotlib draws them by default (a log axis'
+    "$10^{2}$" is mathtext), with the "$" of names on ticks escaped ("\\$", drawn as "$") by their formatter;
+    the caller's own ticks and formatters (ids in ``before``) are left as they were."""
+    from matplotlib.text import Text
+    from matplotlib.ticker import EngFormatter, FuncFormatter, LogFormatter, PercentFormatter, ScalarFormatter
+
+    numbers, before = (ScalarFormatter, LogFormatter, PercentFormatter, EngFormatter), set(before)
+    for figure in _figures(drawn):
+        for axes in figure.axes:
+            for axis in (axes.xaxis, axes.yaxis):
+                for text in axis.findobj(Text):
+                    if text is not axis.label and id(text) not in before:
+                        text.set_parse_math(True)
+                for which in ("major", "minor"):
+                    named = getattr(axis, f"get_{which}_formatter")()
+                    if id(named) in before or isinstance(named, numbers) or not any(
+                            "$" in label for label in named.format_ticks(getattr(axis, f"get_{which}ticklocs")())):
+                        continue
+                    # "$" not already escaped: the panels of a shared axis share (and so meet again) one formatter
+                    getattr(axis, f"set_{which}_formatter")(
+                        FuncFormatter(lambda x, pos, named=named: _DOLLAR.sub(r"\\$", named(x, pos))))
+
+
 #: a short parenthesis such as "(1 = best)", kept on one line when a text is broken at words to fit a figure
 _SHORT_PARENTHESIS = re.compile(r"\([^()\n]{1,12}\)")
 
@@ -87,10 +148,40 @@ def unbroken_parentheses(line: str) -> str:
     return _SHORT_PARENTHESIS.sub(lambda match: match.group().replace(" ", "\xa0"), line)
 
 
-def fit_title(ax: Any) -> None:
-    """Break ``ax``'s title at words until it lies inside its figure (:func:`_fit_texts`): for a title whose length
-    depends on the data, drawn on a figure the plot made itself (the caller's own figure is the caller's to lay out)."""
-    _fit_texts(ax.figure, [ax.title])
+#: names up to this wide (points of 10 pt Computer Modern, format.text_width) never collapsed a plot's own layout
+#: (the task table of one task collapsed at 46.75, "mmmmm0"; its agents "OTRainbow", 53.5; the permutation test's
+#: matrices at 25 letters, the bootstrap's at 60): wider ones have the layout checked, a draw more
+LONG_NAME = 40.0
+
+
+def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
+    """The plot's own figure grown until its constrained layout holds its texts: a long agent or task name (``names``:
+    the result's) collapsed the layout at the size counted from the rows and columns (matplotlib only warns) and ran
+    past the figure's edges (audit s18). Unchanged where the layout holds, as it does for names of usual length."""
+    import warnings
+
+    from .format import text_width
+
+    if all(text_width(name) <= LONG_NAME for name in names):
+        return
+    figure = _figures(drawn)[0]
+    for _ in range(steps):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            figure.draw_without_rendering()
+        if not any("axes sizes collapsed" in str(w.message) for w in caught):
+            return
+        # the layout gave up, leaving the Axes where they were: the texts' extent is what the figure needs, and more
+        box = figure.get_tightbbox(figure.canvas.get_renderer())
+        width, height = figure.get_size_inches()
+        figure.set_size_inches(max(width, box.width) + 0.5, max(height, box.height) + 0.5)
+
+
+def fit_title(ax: Any, xlabel: bool = False) -> None:
+    """Break ``ax``'s title (and its x label with ``xlabel``) at words until it lies inside its figure
+    (:func:`_fit_texts`): for a title whose length depends on the data (a label naming agents), drawn on a figure the
+    plot made itself (the caller's own figure is the caller's to lay out)."""
+    _fit_texts(ax.figure, [ax.title] + ([ax.xaxis.label] if xlabel else []))
 
 
 def _fit_texts(figure: Any, texts: list[Any]) -> None:

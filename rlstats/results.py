@@ -457,9 +457,11 @@ class Result:
             titles and axis labels broken at words where they
             would cross its edge; tick labels that would overlap thinned where
             they are numbers, turned where they are names along x); None: the
-            plot's own size. An OptionError, with a size that would do, when the
+            plot's own size (grown where long agent or task names leave its
+            layout no room). An OptionError, with a size that would do, when the
             size cannot hold the panels with their labels or an axis' tick
             labels apart. Not with ``ax=``, whose figure is the caller's.
+            Names are drawn as written: a ``$`` in one is not mathtext.
         **kwargs
             Passed to the drawing function; user keywords win over defaults.
 
@@ -471,7 +473,8 @@ class Result:
             no single Axes stands for the whole drawing then.
         """
         kinds = type(self)._plot_kinds
-        from .plotting import ASKED_SIZE, check_figsize, resized
+        from .plotting import (ASKED_SIZE, check_figsize, hold_labels, literal_dollars, names_as_written, resized,
+                               texts_of)
 
         if not kinds:
             raise OptionError(f"{type(self).__name__} has no plots")
@@ -485,11 +488,15 @@ class Result:
             raise OptionError(f"ax= must be a matplotlib Axes (or a sequence of them, one per panel), got "
                               f"{type(ax).__name__}: {ax!r:.60}")
         size = check_figsize(figsize, ax)  # before anything is drawn
-        token = ASKED_SIZE.set(size)
+        token, before = ASKED_SIZE.set(size), texts_of(ax)
         try:
-            drawn = kinds[kind](self, ax=ax, **kwargs)
+            with names_as_written():  # "$x$" is a name, not mathtext
+                drawn = kinds[kind](self, ax=ax, **kwargs)
         finally:
             ASKED_SIZE.reset(token)
+        literal_dollars(drawn, before)
+        if ax is None and size is None:  # its own figure: grown where long names leave the layout no room
+            hold_labels(drawn, [*getattr(self, "agents", ()), *getattr(self, "tasks", ())])
         return resized(drawn, size)
 
 

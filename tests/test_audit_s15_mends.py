@@ -49,7 +49,7 @@ def test_power_gives_adastop_advice_in_python():
 @pytest.mark.parametrize("flags, said", [
     (["--K", "0"], "error: --K must be at least 1, got 0"),
     (["--seed", "-1"], "error: --seed must be a non-negative int, got -1"),
-    (["--reference", "zz"], "error: --reference zz is not an agent; agents: a, b"),
+    (["--reference", "zz"], "error: --reference zz is not an agent; the agents are: 'a', 'b'"),
     (["--K", "100000"], "error: --K 100000 is more than 1,000 interims"),
 ])
 def test_adastop_update_errors_name_its_flags(tmp_path, capsys, flags, said):

@@ -743,6 +743,13 @@ BAD_DATA = [
                                              .astype(object))),
      DesignError, ("column 'agent' (agent) has distinct values that print the same, 1 (int) and '1' (str)",
                    "df['agent'] = df['agent'].astype(str)")),
+    # [audit s18 names18] a name that no table can show on one row, or that shows as nothing: an error quoting it
+    ("an agent name with a line break",
+     lambda d: d.assign(agent=d["agent"].astype(str).replace("agent_2", "agent\n2")), DesignError,
+     ("column 'agent' (agent) has the value 'agent\\n2', with a line break in it",
+      "df['agent'] = df['agent'].replace('agent\\n2', 'agent 2')")),
+    ("an empty agent name", lambda d: d.assign(agent=d["agent"].astype(str).replace("agent_2", "")), DesignError,
+     "column 'agent' (agent) has the value '', which prints as nothing in every table and sentence"),
     # [s8 audit designs] an index of one repeated label: the rows an error names are positions, not the label
     ("an index of repeated labels and a NaN score", lambda d: _nan_at_position(d.set_axis([0] * len(d)), 1),
      DesignError, "first rows: positions 1 (the index repeats labels: df.iloc reads them)"),
@@ -1644,7 +1651,7 @@ ADASTOP_CASES = [  # (what, agents, options, phrase); every one is an OptionErro
     ("beta 1.5", ["a", "b"], {"beta": 1.5}, "beta must be between 0 and 1, got 1.5"),
     ("comparisons unknown", ["a", "b"], {"comparisons": "x"}, "comparisons='x' is not allowed"),
     ("comparisons with a stranger", ["a", "b"], {"comparisons": [("a", "c")]}, "agent 'c' in comparisons="),
-    ("reference a stranger", ["a", "b"], {"reference": "c"}, "reference='c' is not an agent; agents: a, b"),
+    ("reference a stranger", ["a", "b"], {"reference": "c"}, "reference='c' is not an agent; the agents are: 'a', 'b'"),
     ("permutations unknown", ["a", "b"], {"permutations": "x"}, "permutations='x' is not one of the allowed"),
     ("rng text", ["a", "b"], {"rng": "abc"}, "rng must be None, an int or a numpy.random.Generator"),
     ("a thousand agents", [f"a{i}" for i in range(1000)], {}, "1000 agents make 499,500 comparisons"),

@@ -168,7 +168,12 @@ def _resolve_pairs(agents, comparisons, reference):
     index = {a: i for i, a in enumerate(agents)}
     if reference is not None:
         if reference not in index:
-            raise OptionError(f"reference={reference!r} is not an agent; agents: {', '.join(agents)}")
+            import difflib
+
+            close = difflib.get_close_matches(str(reference), agents, n=3)  # the names quoted: "R&D, Inc" is one
+            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+            raise OptionError(f"reference={reference!r} is not an agent{hint}; the agents are: "
+                              f"{', '.join(map(repr, agents))}")
         r = index[reference]
         return [(r, j) for j in range(len(agents)) if j != r]
     names = check_pairs("comparisons", None if comparisons == "all" else comparisons, tuple(agents))

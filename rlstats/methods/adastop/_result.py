@@ -203,7 +203,7 @@ class AdaStopResult(Result):
         used = self.runs_used.pivot(index="task", columns="agent", values="n_runs") if self.blocked \
             else self.runs_used.set_index("agent")[["n_runs"]].T
         used = used.reindex(columns=[a for a in self.agents if a in used.columns])
-        used = used.reset_index(drop=not self.blocked)
+        used = used.reset_index(drop=not self.blocked, allow_duplicates=True)  # an agent named 'task'
         used.columns = [str(c) for c in used.columns]
         lines += ["  " + line for line in fmt.table_text(used).splitlines()]
         if self.blocked and len(self.tasks) > 1:

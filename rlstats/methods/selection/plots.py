@@ -58,8 +58,8 @@ def plot_effects(result, *, ax=None, **kwargs):
     bands = "95% intervals (" + "; ".join(f"{SET_LABELS[name]}: {kind}" for name, kind in kinds.items()) + ")"
     ax.set_title(f"Per-task effects; lines: set means, bands: {bands}", fontsize=9)
     ax.legend(frameon=False, fontsize=8, loc="lower right")
-    if made_here:  # the bands' names make the title long (a skew-corrected one-sided t): broken, not cut at the edges
-        fit_title(ax)
+    if made_here:  # the bands' names make the title long (a skew-corrected one-sided t), the agents' the x label:
+        fit_title(ax, xlabel=True)  # broken, not cut at the edges
     return ax
 
 

@@ -21,6 +21,11 @@ DIGITS = 3
 _LABELS = {"mean": "mean", "median": "median", "iqm": "IQM"}
 
 
+def _tasks_first(frame):
+    """The display frame with its tasks as the first column, headed "task", beside an agent that may be named so."""
+    return frame.reset_index(allow_duplicates=True)
+
+
 @resultclass
 class TaskTableResult(Result):
     """Result of :func:`rlstats.task_table`.
@@ -293,7 +298,7 @@ class TaskTableResult(Result):
     def to_markdown(self, digits: int = DIGITS) -> str:
         frame = self.display(digits, bold=lambda s: f"**{s}**")
         notes = "".join(f"- {n}\n" for n in self._table_notes())  # what was dropped or changed, as printed
-        table = fmt.table_markdown(frame.reset_index(), digits)
+        table = fmt.table_markdown(frame.pipe(_tasks_first), digits)
         return f"{table}\n\n{self.caption()}\n" + (f"\n{notes}" if notes else "")
 
     def _repr_html_(self):
@@ -321,7 +326,7 @@ class TaskTableResult(Result):
         if withheld:
             best += f", but for a best from too few runs to test ({withheld})"
         key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
-        return fmt.table_text(self.display().reset_index()).split("\n") + [key]
+        return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + [key]
 
     def summary(self) -> Summary:
         """The full tables; in LaTeX the table keeps to_latex()'s rules (\\textbf, daggers, the legend in the
@@ -329,12 +334,12 @@ class TaskTableResult(Result):
         def table(caption, **layout):
             return self._latex(f"{caption} {self.caption()}", head="task", **layout).rstrip("\n")
         def markdown():
-            return fmt.table_markdown(self.display(DIGITS, bold=lambda s: f"**{s}**").reset_index(), DIGITS)
+            return fmt.table_markdown(self.display(DIGITS, bold=lambda s: f"**{s}**").pipe(_tasks_first), DIGITS)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown})
 
     def _summary_tables(self):
-        table = self.display().reset_index()
+        table = self.display().pipe(_tasks_first)
         table.attrs["rlstats_label_columns"] = True  # its columns are agents, headed by their names (format.table_latex)
         return {"table": table, "comparisons with the best": self.tidy()}
 
