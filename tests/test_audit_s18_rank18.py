@@ -108,9 +108,6 @@ def _two_agents():
     return rlstats.compare(df, "score ~ agent | task", rng=0)
 
 
-@pytest.mark.xfail(strict=True, reason="two agents: the pair's row is the omnibus exact p, but the summary, LaTeX "
-                                       "caption, tidy() and figure call it Tukey's single step with a critical "
-                                       "difference")
 def test_two_agents_pair_is_not_called_tukey():
     """Two agents: the pair's p-value is the omnibus test's exact one (3.966e-05 here, as printed), and no critical
     difference exists; the summary's table title and its LaTeX caption read "Tukey single-step (studentized range,

@@ -653,7 +653,7 @@ def _run(design, options, rng, shown):
         else test.quade.weighted_mean_ranks
     comparisons, cd, n_shared, adjustment = _POSTHOCS[options.posthoc](design, options, test, posthoc_setup, adjustment, pairs,
                                                            notes)
-    comparisons, cd = _follow_omnibus(comparisons, cd, p, options, design.n_agents)
+    comparisons, cd, adjustment = _follow_omnibus(comparisons, cd, p, options, design.n_agents, adjustment)
     if test.smallest > options.alpha and not setup.all_tied:
         where = (f"with {options.n_resamples} permutations" if method == "monte_carlo" else
                  f"on {design.n_agents} agents and {count(design.n_tasks, 'task')}")
@@ -817,12 +817,14 @@ def _size_notes(design, options, variant):
             f"null data sets), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors"]
 
 
-def _follow_omnibus(comparisons, cd, pvalue, options, n_agents):
-    """The post hoc decisions made to agree with the omnibus test; returns (comparisons, critical difference).
+def _follow_omnibus(comparisons, cd, pvalue, options, n_agents, adjustment):
+    """The post hoc decisions made to agree with the omnibus test; returns (comparisons, critical difference,
+    adjustment).
 
     Two agents with the rank post hoc: the pair's test is the omnibus test, so the pair gets the omnibus
     p-value (exact, Monte Carlo or chi-squared, as the omnibus chose) instead of the normal approximation of
-    its z, and no critical difference (it belongs to that approximation).  Otherwise the decisions are
+    its z, no critical difference (it belongs to that approximation) and no adjustment ("none": one test; audit
+    s18 found the pair's table and figure titled Tukey's single step with a critical difference).  Otherwise the decisions are
     protected (Fisher's LSD rule; Demsar 2006, Section 3.2.2, runs the post hoc only after Friedman's test
     rejects): when the omnibus test did not reject at alpha, no pair is declared different and the rows are
     marked ``withheld``, keeping their p-values.  A pair declared different then is one the adjusted post hoc
@@ -832,9 +834,9 @@ def _follow_omnibus(comparisons, cd, pvalue, options, n_agents):
         comparisons["p_value"] = comparisons["p_adjusted"] = pvalue
         comparisons["significant"] = pvalue <= options.alpha
         comparisons["withheld"] = False
-        return comparisons, None
+        return comparisons, None, "none"
     withheld = not pvalue <= options.alpha
     comparisons["withheld"] = withheld
     if withheld:
         comparisons["significant"] = False
-    return comparisons, cd
+    return comparisons, cd, adjustment

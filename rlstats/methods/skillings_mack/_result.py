@@ -134,7 +134,8 @@ class SkillingsMackResult(Result):
         (Conover's t of Friedman rank-sum differences).
     posthoc_adjustment : str
         ``"tukey"``, ``"holm"``, ``"bonferroni"``, ``"hochberg"``, ``"hommel"``,
-        ``"bh"``, ``"by"`` or ``"none"``.
+        ``"bh"``, ``"by"`` or ``"none"`` (also with two agents and the rank
+        post hoc, whose one pair is decided by the omnibus p-value).
     control : str or None
         The agent every other one was compared with (many-to-one), or None
         for all pairs.
@@ -250,7 +251,7 @@ class SkillingsMackResult(Result):
         n_sig = int(self.comparisons["significant"].sum())
         if self._pair_is_omnibus():
             lines.append(f"post hoc: with two agents the pair's test is the omnibus test "
-                         f"({_PVALUE_KINDS[self.pvalue_method]} p-value, alpha = {self.alpha}): "
+                         f"({self._pair_pvalue_kind()} p-value, alpha = {self.alpha}): "
                          f"{n_sig} of 1 pair differs")
             return lines
         cd = "" if self.critical_difference is None else \
@@ -292,6 +293,10 @@ class SkillingsMackResult(Result):
         """Two agents and the rank post hoc: the pair is decided by the omnibus p-value."""
         return self.n_agents == 2 and self.posthoc == "ranks"
 
+    def _pair_pvalue_kind(self):
+        """What the omnibus p-value deciding two agents' pair is: Quade's is the F distribution's."""
+        return "F" if self.variant == "quade" else _PVALUE_KINDS[self.pvalue_method]
+
     def _summary_tables(self):
         ranks = pd.DataFrame({"agent": list(self.agents), "mean_rank": self.mean_ranks,
                               "n_tasks_present": (self.counts > 0).sum(axis=0),
@@ -306,6 +311,8 @@ class SkillingsMackResult(Result):
 
     def _posthoc_name(self):
         control = "" if self.control is None else f", each agent against {self.control}"
+        if self._pair_is_omnibus():  # one pair, its test the omnibus one: no adjustment, no critical difference
+            return f"two agents: the pair's test is the omnibus test, {self._pair_pvalue_kind()} p-value"
         if self._posthoc_kind() is not None:
             return (f"{_POSTHOC_KINDS[self._posthoc_kind()]}, {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment"
                     + control)

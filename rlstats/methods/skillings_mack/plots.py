@@ -345,6 +345,8 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     met_all = "" if not never else " that met"
     if result.posthoc_withheld:
         title = f"{what} (1 = best)\nno pair declared different (omnibus not rejected)"
+    elif result._pair_is_omnibus():  # two agents: the omnibus test decides the pair, nothing is adjusted
+        title = f"{what} (1 = best)\nbars join agents not different (omnibus test)"
     elif control is not None:
         mark = " (red dot)" if groups is not None else ""
         title = (f"{what} (1 = best)\nred bar: agents{met_all} not different from the control {control}{mark} "
