@@ -128,11 +128,11 @@ def test_two_agents_pair_is_not_called_tukey():
 
 
 def _bar_spans(ax):
-    return [(min(seg[:, 0]), max(seg[:, 0])) for c in ax.collections if c.get_gid() == "cd_bar"
+    """Each bar's span of mean ranks (drawn 0.03 beyond the ranks it joins at each end)."""
+    return [(min(seg[:, 0]) + 0.03, max(seg[:, 0]) - 0.03) for c in ax.collections if c.get_gid() == "cd_bar"
             for seg in c.get_segments()]
 
 
-@pytest.mark.xfail(strict=True, reason="a bar ending at a mean rank shared by an agent outside it covers that agent")
 def test_no_bar_covers_an_agent_it_does_not_join():
     """Chain A-B (t1), B-C (t2), C-D (t3), 3 runs: B and C tie at mean rank 1.278, D is at 1.889.  The bar of C-D
     (met, alike) was drawn from 1.278 to 1.889, so it covered B's line too: the diagram joined B and D, which never
@@ -147,6 +147,6 @@ def test_no_bar_covers_an_agent_it_does_not_join():
     ax = res.plot()
     met = res.met_matrix()
     for low, high in _bar_spans(ax):
-        under = [j for j, a in enumerate(res.agents) if low <= ranks[a] <= high]
+        under = [j for j, a in enumerate(res.agents) if low - 1e-9 <= ranks[a] <= high + 1e-9]
         assert all(met[i, j] for i in under for j in under), (low, high, [res.agents[j] for j in under])
     plt.close(ax.figure)
