@@ -30,7 +30,7 @@ import pandas as pd
 from ... import calibration
 from ...design import check_agent_named, design_of
 from ...cost import admit, shows
-from ...format import cannot_reject, count
+from ...format import cannot_reject, count, listed
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -563,10 +563,14 @@ def _check_more_than_one_ranking(design, agent, task, variant):
     """One task with one ranked value per agent: every relabelling gives the same statistic, so no test exists."""
     if design.n_tasks > 1 or np.bincount(agent * design.n_tasks + task).max() > 1:
         return
+    gone = design.dropped_tasks  # the data's other tasks, kept out by design.build: said, as the data hold them
+    verb = "is" if len(gone) == 1 else "are"
+    kept_out = f"once the {count(len(gone), 'task')} that fewer than two agents ran {verb} kept out " \
+               f"({listed(gone, 5)}), " if gone else ""
     raise DesignError(
-        f"the {_TITLES[variant]} ranks the agents within each task and compares the rankings across tasks, but the "
-        f"data hold 1 task ({design.tasks[0]!r}) with one value per agent: every relabelling gives the same "
-        "statistic, so its p-value would be 1 whatever the scores (R's friedman.test and quade.test stop on one "
+        f"the {_TITLES[variant]} ranks the agents within each task and compares the rankings across tasks, but "
+        f"{kept_out}the data hold 1 task ({design.tasks[0]!r}) with one value per agent: every relabelling gives the "
+        "same statistic, so its p-value would be 1 whatever the scores (R's friedman.test and quade.test stop on one "
         "block too). Add tasks; or, with several runs per agent on this task, rank the runs (variant=\"auto\" or "
         "\"mack_skillings\") or use rlstats.permutation")
 
