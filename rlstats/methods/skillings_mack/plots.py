@@ -349,20 +349,20 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
         what += " among each task's agents"
     # two lines, so that the diagram keeps its width at a paper column's size
     met_all = "" if not never else " that met"
+    # two agents: the omnibus test decides their pair, nothing is adjusted (audit s18: the title said tukey-adjusted)
+    decided = "omnibus test" if result._pair_is_omnibus() else result.posthoc_adjustment
     if result.posthoc_withheld:
         title = f"{what} (1 = best)\nno pair declared different (omnibus not rejected)"
-    elif result._pair_is_omnibus():  # two agents: the omnibus test decides the pair, nothing is adjusted
-        title = f"{what} (1 = best)\nbars join agents not different (omnibus test)"
     elif control is not None:
         mark = " (red dot)" if groups is not None else ""
         title = (f"{what} (1 = best)\nred bar: agents{met_all} not different from the control {control}{mark} "
-                 f"({result.posthoc_adjustment})")
+                 f"({decided})")
     elif cd is not None and np.isfinite(cd):
         ax.hlines(1.3, lo, lo + cd, **style)
         ax.text(lo + cd / 2, 1.4, f"CD = {cd:.3g}", ha="center", va="bottom", fontsize=8)
         title = f"Mean ranks (1 = best)\nbars join agents{met_all} within the critical difference"
     else:
-        adjusted = f"{result.posthoc_adjustment}-adjusted" if not never else result.posthoc_adjustment
+        adjusted = decided if result._pair_is_omnibus() or never else f"{decided}-adjusted"
         title = f"{what} (1 = best)\nbars join agents{met_all and ' that met,'} not different ({adjusted})"
     ax.set_title(_wrapped(ax, title, 9), fontsize=9)
     ax.set_axis_off()
