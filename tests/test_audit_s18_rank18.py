@@ -163,8 +163,6 @@ def test_one_task_error_names_the_tasks_kept_out():
            "('t1') with one value per agent" in message, message
 
 
-@pytest.mark.xfail(strict=True, reason="the mean-ranks figure of an incomplete design does not say whom each rank is "
-                                       "taken among")
 def test_mean_ranks_figure_says_ranks_are_among_each_tasks_agents():
     """E ran only beside A (t0, t1) and beat it; B, C and D ran t2-t7 with A.  E's mean rank, 1, is taken among two
     agents, D's 1.04 among four, yet the bars read "mean rank within task (1 = best)" with E on top, as if E beat D;

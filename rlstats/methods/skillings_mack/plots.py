@@ -385,7 +385,9 @@ def plot_mean_ranks(result: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     options = {"color": "0.4"}
     options.update(kwargs)
     ax.barh(names[order], ranks[order], **options)
-    ax.set_xlabel("mean rank within task (1 = best)")
+    # agents on different task sets: each mean rank is taken among the agents it met, as the print and the diagram say
+    among = "within task" if (np.asarray(result.counts) > 0).all() else "among each task's agents"
+    ax.set_xlabel(f"mean rank {among} (1 = best)")
     return ax
 
 
