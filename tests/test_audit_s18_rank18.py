@@ -182,3 +182,41 @@ def test_mean_ranks_figure_says_ranks_are_among_each_tasks_agents():
     ax = complete.plot(kind="mean_ranks")
     assert ax.get_xlabel() == "mean rank within task (1 = best)"
     plt.close(ax.figure)
+
+
+def _cells_frame(cells):
+    """[(agent, task, runs)] -> a frame with those runs (scores 0; the size below reads the design alone)."""
+    return pd.DataFrame([(a, t, 0.0) for a, t, c in cells for _ in range(c)], columns=["agent", "task", "score"])
+
+
+_OFF_GRID = {  # designs the calibration table's balanced grid does not hold, each on the chi-squared p-value
+    "4 x 5 x 3, one agent missing per task": [(a, f"t{j}", 3) for j in range(5) for i, a in enumerate("ABCD")
+                                              if i != j % 4],
+    "4 x 10 x 1, one agent missing per task": [(a, f"t{j}", 1) for j in range(10) for i, a in enumerate("ABCD")
+                                               if i != j % 4],
+    "3 x 5, runs 100 / 5 / 5": [(a, f"t{j}", c) for j in range(5) for a, c in zip("ABC", (100, 5, 5))],
+    "4 x 5, 1 to 3 runs": [(a, f"t{j}", 1 + (i + j) % 3) for j in range(5) for i, a in enumerate("ABCD")],
+}
+
+
+@pytest.mark.parametrize("name", list(_OFF_GRID))
+def test_chi_squared_default_holds_its_level_off_the_calibration_grid(name):
+    """Untied scores under the null: each task's ranks are a uniform permutation whatever the scores, so the default
+    test's size is the share of permuted ranks whose chi-squared p is at most 0.05 (measured at 100,000 permutations:
+    0.0444, 0.0424, 0.0486 and 0.0440; 20,000 here)."""
+    from rlstats.design import design_of
+    from rlstats.methods.skillings_mack import _kernels as kernels
+
+    design = design_of(_cells_frame(_OFF_GRID[name]), "score ~ agent | task")
+    res = rlstats.compare(_cells_frame(_OFF_GRID[name]), "score ~ agent | task", rng=0)  # all tied: p = 1
+    assert res.pvalue_method == "asymptotic"
+    setup = kernels.build_setup(np.arange(design.nobs, dtype=float), design.agent, design.task, design.n_agents,
+                                design.n_tasks, variant="skillings_mack" if res.variant != "mack_skillings"
+                                else "mack_skillings")
+    rng, n = np.random.default_rng(18), 20_000
+    ranks = np.empty((n, design.nobs))
+    for j in range(design.n_tasks):
+        rows = np.flatnonzero(design.task == j)
+        ranks[:, rows] = rng.permuted(np.broadcast_to(np.arange(1.0, rows.size + 1), (n, rows.size)), axis=1)
+    size = np.mean(stats.chi2.sf(kernels.statistic(setup, ranks), res.df) <= 0.05)
+    assert size <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n), size
