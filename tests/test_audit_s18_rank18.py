@@ -220,3 +220,23 @@ def test_chi_squared_default_holds_its_level_off_the_calibration_grid(name):
         ranks[:, rows] = rng.permuted(np.broadcast_to(np.arange(1.0, rows.size + 1), (n, rows.size)), axis=1)
     size = np.mean(stats.chi2.sf(kernels.statistic(setup, ranks), res.df) <= 0.05)
     assert size <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n), size
+
+
+@pytest.mark.xfail(strict=True, reason="left for the lead: the pairs' normal p-values are liberal on few shared "
+                                       "tasks of one run (FWER 0.1375 measured); the fix is an exact pair null")
+def test_pair_on_four_shared_tasks_of_one_run_is_not_declared_different_by_a_normal_tail():
+    """A and B met on 4 tasks only, one run each, and A won all 4; each met C (always last) on 6 tasks of its own.
+    Relabelling A and B within their 4 tasks, A wins all 4 or loses all 4 with probability 2 / 16 = 0.125, the
+    exact two-sided p of the pair; the post hoc's normal tail gave p = 0.0455 (z = 2) and, after Holm had rejected
+    both pairs with C, declared A and B different.  Under that partial null (A, B alike, C far worse) 400 data sets
+    declared them different in 13.75% (5 shared tasks: 7.75%; 6: 2.5%): the post hoc's family-wise error is 0.125
+    at alpha = 0.05."""
+    cells = {(a, f"s{t}"): [2.0 if a == "A" else 1.0] for t in range(4) for a in "AB"}
+    for t in range(6):
+        cells.update({("A", f"a{t}"): [float(t)], ("C", f"a{t}"): [-10.0 - t],
+                      ("B", f"b{t}"): [float(t)], ("C", f"b{t}"): [-10.0 - t]})
+    res = rlstats.compare(_frame(cells), "score ~ agent | task", rng=0)
+    pair = res.tidy().set_index(["agent_1", "agent_2"]).loc[("A", "B")]
+    assert res.pvalue <= 0.05 and pair["n_shared_tasks"] == 4
+    exact = 2 / 2**4  # each shared task a fair coin under the null: A wins all four or loses all four
+    assert pair["p_value"] >= exact - 1e-12 and not pair["significant"], (pair["p_value"], pair["significant"])
