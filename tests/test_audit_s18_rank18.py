@@ -222,8 +222,6 @@ def test_chi_squared_default_holds_its_level_off_the_calibration_grid(name):
     assert size <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n), size
 
 
-@pytest.mark.xfail(strict=True, reason="left for the lead: the pairs' normal p-values are liberal on few shared "
-                                       "tasks of one run (FWER 0.1375 measured); the fix is an exact pair null")
 def test_pair_on_four_shared_tasks_of_one_run_is_not_declared_different_by_a_normal_tail():
     """A and B met on 4 tasks only, one run each, and A won all 4; each met C (always last) on 6 tasks of its own.
     Relabelling A and B within their 4 tasks, A wins all 4 or loses all 4 with probability 2 / 16 = 0.125, the

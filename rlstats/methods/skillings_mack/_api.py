@@ -226,7 +226,11 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         more, no pair is declared different unless the omnibus test rejected
         at ``alpha`` (the decisions are withheld, the p-values kept and marked
         in ``tidy()["withheld"]``).  The pairs' p-values of the rank post hoc
-        are the normal approximation whatever ``pvalue`` is.  Each Wilcoxon
+        are the normal approximation whatever ``pvalue`` is, but for a pair whose
+        runs have at most 20,000 arrangements in the tasks it shares, whose
+        exact permutation p-value it gets (not with ``"tukey"``; audit s18: on
+        4 shared tasks of one run the normal tail, 0.0455, stood for an exact
+        0.125).  Each Wilcoxon
         row carries the matched-pairs rank-biserial correlation (Kerby 2014).
     control : str, optional
         An agent to compare every other agent with (many-to-one, k - 1
@@ -655,8 +659,8 @@ def _run(design, options, rng, shown):
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
     mean_ranks = kernels.mean_ranks(setup, higher_is_better=options.higher_is_better) if test.quade is None \
         else test.quade.weighted_mean_ranks
-    comparisons, cd, n_shared, adjustment = _POSTHOCS[options.posthoc](design, options, test, posthoc_setup, adjustment, pairs,
-                                                           notes)
+    comparisons, cd, n_shared, adjustment, n_exact = _POSTHOCS[options.posthoc](design, options, test, posthoc_setup,
+                                                                             adjustment, pairs, notes)
     comparisons, cd, adjustment = _follow_omnibus(comparisons, cd, p, options, design.n_agents, adjustment)
     if test.smallest > options.alpha and not setup.all_tied:
         where = (f"with {options.n_resamples} permutations" if method == "monte_carlo" else
@@ -677,7 +681,8 @@ def _run(design, options, rng, shown):
         counts=setup.counts, mean_ranks=mean_ranks, comparisons=comparisons, posthoc=options.posthoc,
         posthoc_adjustment=adjustment,
         control=options.control, critical_difference=cd, alpha=options.alpha,
-        posthoc_withheld=bool(comparisons["withheld"].any()))
+        posthoc_withheld=bool(comparisons["withheld"].any()),
+        pairs_exact=0 if design.n_agents == 2 and options.posthoc == "ranks" else n_exact)
 
 
 def _never_met_notes(design, pairs, n_shared):
@@ -703,11 +708,13 @@ def _ranks_posthoc(design, options, test, setup, adjustment, pairs, notes):
         estimate, t, p = kernels.quade_pairs(test.quade, *pairs)
         n_shared = np.full(pairs[0].size, design.n_tasks)
         return _frame(design.agents, pairs, n_shared, estimate, t, p, kernels.adjust(p, adjustment),
-                      options.alpha), None, n_shared, adjustment
+                      options.alpha), None, n_shared, adjustment, 0
     posthoc = kernels.pairwise(setup, higher_is_better=options.higher_is_better, adjustment=adjustment,
                                alpha=options.alpha, pairs=pairs)
+    n_exact = 0 if posthoc.exact is None else int(posthoc.exact.sum())
     return _frame(design.agents, pairs, posthoc.n_shared, posthoc.mean_rank_diff, posthoc.z, posthoc.pvalue,
-                  posthoc.pvalue_adjusted, options.alpha), posthoc.cd_mean_rank, posthoc.n_shared, posthoc.adjustment
+                  posthoc.pvalue_adjusted, options.alpha), posthoc.cd_mean_rank, posthoc.n_shared, posthoc.adjustment, \
+        n_exact
 
 
 def _exact_posthoc(design, options, test, setup, adjustment, pairs, notes):
@@ -727,7 +734,7 @@ def _exact_posthoc(design, options, test, setup, adjustment, pairs, notes):
                      "a half-integer difference was rounded up")
     n_shared = np.full(u.size, design.n_tasks)
     return _frame(design.agents, pairs, n_shared, difference / design.n_tasks, difference, p,
-                  kernels.adjust(p, adjustment), options.alpha), None, n_shared, adjustment
+                  kernels.adjust(p, adjustment), options.alpha), None, n_shared, adjustment, 0
 
 
 def _wilcoxon_posthoc(design, options, test, setup, adjustment, pairs, notes):
@@ -747,7 +754,7 @@ def _wilcoxon_posthoc(design, options, test, setup, adjustment, pairs, notes):
     frame = _frame(design.agents, pairs, posthoc.n_shared, posthoc.median_diff, posthoc.statistic, posthoc.pvalue,
                    posthoc.pvalue_adjusted, options.alpha)
     frame.insert(frame.columns.get_loc("statistic") + 1, "rank_biserial", posthoc.rank_biserial)
-    return frame, None, posthoc.n_shared, posthoc.adjustment
+    return frame, None, posthoc.n_shared, posthoc.adjustment, 0
 
 
 def _conover_posthoc(design, options, test, setup, adjustment, pairs, notes):
@@ -764,7 +771,7 @@ def _conover_posthoc(design, options, test, setup, adjustment, pairs, notes):
     p_adjusted = posthoc.pvalue_range if adjustment == "tukey" else kernels.adjust(posthoc.pvalue, adjustment)
     n_shared = np.full(pairs[0].size, design.n_tasks)
     return _frame(design.agents, pairs, n_shared, posthoc.estimate, posthoc.t, posthoc.pvalue, p_adjusted,
-                  options.alpha), None, n_shared, adjustment
+                  options.alpha), None, n_shared, adjustment, 0
 
 
 _CONOVER_NEEDS = ("posthoc=\"conover\" is Conover's t of Friedman rank-sum differences (PMCMRplus's "
