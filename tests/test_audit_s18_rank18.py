@@ -238,3 +238,32 @@ def test_pair_on_four_shared_tasks_of_one_run_is_not_declared_different_by_a_nor
     assert res.pvalue <= 0.05 and pair["n_shared_tasks"] == 4
     exact = 2 / 2**4  # each shared task a fair coin under the null: A wins all four or loses all four
     assert pair["p_value"] >= exact - 1e-12 and not pair["significant"], (pair["p_value"], pair["significant"])
+    assert pair["p_value"] == pytest.approx(exact, rel=1e-12) and res.pairs_exact == 3
+    assert "3 of 3 pairs differ" not in str(res) and "(the pairs' p-values are exact permutation p-values)" in str(res)
+
+
+def test_pair_pvalues_are_the_exact_permutation_law_of_their_contrast():
+    """Three agents on four tasks of one or two runs, a tie in t4: every pair has at most 20,000 arrangements, so each
+    gets P0(|D| >= |d|) over the relabellings of the tasks (540 of them, each task's labels permuted as a whole and the
+    estimate recomputed by skillings_mack: 0.622222, 0.711111, 0.666667), which the places of the pair's runs among a
+    task's mid-ranks, counted here, give too."""
+    cells = {("A", "t1"): [1., 5.], ("B", "t1"): [2., 3.], ("C", "t1"): [4.], ("A", "t2"): [1.], ("B", "t2"): [2., 7.],
+             ("A", "t3"): [3., 1.], ("C", "t3"): [2.], ("B", "t4"): [1.], ("C", "t4"): [1.]}
+    df = _frame(cells)
+    res = rlstats.compare(df, "score ~ agent | task", rng=0)
+    tidy = res.tidy()
+    assert res.pairs_exact == 3
+    np.testing.assert_allclose(tidy["p_value"], [28 / 45, 32 / 45, 2 / 3], rtol=1e-12)
+    for (u, v), p in zip(zip(tidy["agent_1"], tidy["agent_2"]), tidy["p_value"]):
+        laws = []
+        for _, g in df.groupby("task"):
+            if not {u, v} <= set(g["agent"]):
+                continue
+            ranks = stats.rankdata(g["score"])
+            c_u, c_v, q, k = (g["agent"] == u).sum(), (g["agent"] == v).sum(), len(g), g["agent"].nunique()
+            laws.append([k / q * (ranks[list(a)].mean() - ranks[list(b)].mean())
+                         for a in itertools.combinations(range(q), c_u)
+                         for b in itertools.combinations(sorted(set(range(q)) - set(a)), c_v)])
+        total = np.array([sum(x) for x in itertools.product(*laws)])
+        observed = tidy.set_index(["agent_1", "agent_2"]).loc[(u, v), "estimate"] * len(laws)
+        assert p == pytest.approx(np.mean(np.abs(total) >= abs(observed) - 1e-9), rel=1e-12)
