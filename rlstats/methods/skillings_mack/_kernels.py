@@ -837,7 +837,8 @@ class PairwiseComparisons:
     se : ndarray
         Its exact standard error under within-task permutation.
     z, pvalue : ndarray
-        diff / se and the two-sided normal p-value (NaN without shared tasks).
+        diff / se and the two-sided normal p-value, or the exact permutation
+        p-value where ``exact`` (NaN without shared tasks).
     pvalue_adjusted : ndarray
         Adjusted for the comparisons that have shared tasks.
     adjustment : str
@@ -1012,8 +1013,8 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05, pai
     ``"tukey"`` -- the single-step studentized range with df = inf,
     p = P(range_k >= sqrt(2) |z|) -- rejects exactly when |S_u - S_v| >= CD of
     thesis eq. 2.23 (Nemenyi when c = 1).  ``"holm"`` (Holm 1979 step-down)
-    and ``"bonferroni"`` use the two-sided normal p-values and hold in any
-    design; ``"auto"``: tukey when balanced, else holm.  Pairs that share no
+    and ``"bonferroni"`` use the two-sided normal p-values, exact ones for the
+    pairs :func:`pair_exact_pvalues` can count, and hold in any design; ``"auto"``: tukey when balanced, else holm.  Pairs that share no
     task get NaN and are never declared different.  The procedures beyond the
     balanced case extend the sources (spec Section 6).  ``pairs=(u, v)`` (agent
     code arrays) compares those pairs only, e.g. every agent against a control
