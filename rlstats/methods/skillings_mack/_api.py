@@ -30,7 +30,7 @@ import pandas as pd
 from ... import calibration
 from ...design import check_agent_named, design_of, other_spellings_refused
 from ...cost import admit, shows
-from ...format import cannot_reject, count
+from ...format import cannot_reject, count, listed
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -227,7 +227,11 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         more, no pair is declared different unless the omnibus test rejected
         at ``alpha`` (the decisions are withheld, the p-values kept and marked
         in ``tidy()["withheld"]``).  The pairs' p-values of the rank post hoc
-        are the normal approximation whatever ``pvalue`` is.  Each Wilcoxon
+        are the normal approximation whatever ``pvalue`` is, but for a pair whose
+        runs have at most 20,000 arrangements in the tasks it shares, whose
+        exact permutation p-value it gets (not with ``"tukey"``; audit s18: on
+        4 shared tasks of one run the normal tail, 0.0455, stood for an exact
+        0.125).  Each Wilcoxon
         row carries the matched-pairs rank-biserial correlation (Kerby 2014).
     control : str, optional
         An agent to compare every other agent with (many-to-one, k - 1
@@ -564,10 +568,14 @@ def _check_more_than_one_ranking(design, agent, task, variant):
     """One task with one ranked value per agent: every relabelling gives the same statistic, so no test exists."""
     if design.n_tasks > 1 or np.bincount(agent * design.n_tasks + task).max() > 1:
         return
+    gone = design.dropped_tasks  # the data's other tasks, kept out by design.build: said, as the data hold them
+    verb = "is" if len(gone) == 1 else "are"
+    kept_out = f"once the {count(len(gone), 'task')} that fewer than two agents ran {verb} kept out " \
+               f"({listed(gone, 5)}), " if gone else ""
     raise DesignError(
-        f"the {_TITLES[variant]} ranks the agents within each task and compares the rankings across tasks, but the "
-        f"data hold 1 task ({design.tasks[0]!r}) with one value per agent: every relabelling gives the same "
-        "statistic, so its p-value would be 1 whatever the scores (R's friedman.test and quade.test stop on one "
+        f"the {_TITLES[variant]} ranks the agents within each task and compares the rankings across tasks, but "
+        f"{kept_out}the data hold 1 task ({design.tasks[0]!r}) with one value per agent: every relabelling gives the "
+        "same statistic, so its p-value would be 1 whatever the scores (R's friedman.test and quade.test stop on one "
         "block too). Add tasks; or, with several runs per agent on this task, rank the runs (variant=\"auto\" or "
         "\"mack_skillings\") or use rlstats.permutation")
 
@@ -652,9 +660,9 @@ def _run(design, options, rng, shown):
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
     mean_ranks = kernels.mean_ranks(setup, higher_is_better=options.higher_is_better) if test.quade is None \
         else test.quade.weighted_mean_ranks
-    comparisons, cd, n_shared, adjustment = _POSTHOCS[options.posthoc](design, options, test, posthoc_setup, adjustment, pairs,
-                                                           notes)
-    comparisons, cd = _follow_omnibus(comparisons, cd, p, options, design.n_agents)
+    comparisons, cd, n_shared, adjustment, n_exact = _POSTHOCS[options.posthoc](design, options, test, posthoc_setup,
+                                                                             adjustment, pairs, notes)
+    comparisons, cd, adjustment = _follow_omnibus(comparisons, cd, p, options, design.n_agents, adjustment)
     if test.smallest > options.alpha and not setup.all_tied:
         where = (f"with {options.n_resamples} permutations" if method == "monte_carlo" else
                  f"on {design.n_agents} agents and {count(design.n_tasks, 'task')}")
@@ -674,7 +682,8 @@ def _run(design, options, rng, shown):
         counts=setup.counts, mean_ranks=mean_ranks, comparisons=comparisons, posthoc=options.posthoc,
         posthoc_adjustment=adjustment,
         control=options.control, critical_difference=cd, alpha=options.alpha,
-        posthoc_withheld=bool(comparisons["withheld"].any()))
+        posthoc_withheld=bool(comparisons["withheld"].any()),
+        pairs_exact=0 if design.n_agents == 2 and options.posthoc == "ranks" else n_exact)
 
 
 def _never_met_notes(design, pairs, n_shared):
@@ -700,11 +709,13 @@ def _ranks_posthoc(design, options, test, setup, adjustment, pairs, notes):
         estimate, t, p = kernels.quade_pairs(test.quade, *pairs)
         n_shared = np.full(pairs[0].size, design.n_tasks)
         return _frame(design.agents, pairs, n_shared, estimate, t, p, kernels.adjust(p, adjustment),
-                      options.alpha), None, n_shared, adjustment
+                      options.alpha), None, n_shared, adjustment, 0
     posthoc = kernels.pairwise(setup, higher_is_better=options.higher_is_better, adjustment=adjustment,
                                alpha=options.alpha, pairs=pairs)
+    n_exact = 0 if posthoc.exact is None else int(posthoc.exact.sum())
     return _frame(design.agents, pairs, posthoc.n_shared, posthoc.mean_rank_diff, posthoc.z, posthoc.pvalue,
-                  posthoc.pvalue_adjusted, options.alpha), posthoc.cd_mean_rank, posthoc.n_shared, posthoc.adjustment
+                  posthoc.pvalue_adjusted, options.alpha), posthoc.cd_mean_rank, posthoc.n_shared, posthoc.adjustment, \
+        n_exact
 
 
 def _exact_posthoc(design, options, test, setup, adjustment, pairs, notes):
@@ -724,7 +735,7 @@ def _exact_posthoc(design, options, test, setup, adjustment, pairs, notes):
                      "a half-integer difference was rounded up")
     n_shared = np.full(u.size, design.n_tasks)
     return _frame(design.agents, pairs, n_shared, difference / design.n_tasks, difference, p,
-                  kernels.adjust(p, adjustment), options.alpha), None, n_shared, adjustment
+                  kernels.adjust(p, adjustment), options.alpha), None, n_shared, adjustment, 0
 
 
 def _wilcoxon_posthoc(design, options, test, setup, adjustment, pairs, notes):
@@ -744,7 +755,7 @@ def _wilcoxon_posthoc(design, options, test, setup, adjustment, pairs, notes):
     frame = _frame(design.agents, pairs, posthoc.n_shared, posthoc.median_diff, posthoc.statistic, posthoc.pvalue,
                    posthoc.pvalue_adjusted, options.alpha)
     frame.insert(frame.columns.get_loc("statistic") + 1, "rank_biserial", posthoc.rank_biserial)
-    return frame, None, posthoc.n_shared, posthoc.adjustment
+    return frame, None, posthoc.n_shared, posthoc.adjustment, 0
 
 
 def _conover_posthoc(design, options, test, setup, adjustment, pairs, notes):
@@ -761,7 +772,7 @@ def _conover_posthoc(design, options, test, setup, adjustment, pairs, notes):
     p_adjusted = posthoc.pvalue_range if adjustment == "tukey" else kernels.adjust(posthoc.pvalue, adjustment)
     n_shared = np.full(pairs[0].size, design.n_tasks)
     return _frame(design.agents, pairs, n_shared, posthoc.estimate, posthoc.t, posthoc.pvalue, p_adjusted,
-                  options.alpha), None, n_shared, adjustment
+                  options.alpha), None, n_shared, adjustment, 0
 
 
 _CONOVER_NEEDS = ("posthoc=\"conover\" is Conover's t of Friedman rank-sum differences (PMCMRplus's "
@@ -818,12 +829,14 @@ def _size_notes(design, options, variant):
             f"null data sets), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors"]
 
 
-def _follow_omnibus(comparisons, cd, pvalue, options, n_agents):
-    """The post hoc decisions made to agree with the omnibus test; returns (comparisons, critical difference).
+def _follow_omnibus(comparisons, cd, pvalue, options, n_agents, adjustment):
+    """The post hoc decisions made to agree with the omnibus test; returns (comparisons, critical difference,
+    adjustment).
 
     Two agents with the rank post hoc: the pair's test is the omnibus test, so the pair gets the omnibus
     p-value (exact, Monte Carlo or chi-squared, as the omnibus chose) instead of the normal approximation of
-    its z, and no critical difference (it belongs to that approximation).  Otherwise the decisions are
+    its z, no critical difference (it belongs to that approximation) and no adjustment ("none": one test; audit
+    s18 found the pair's table and figure titled Tukey's single step with a critical difference).  Otherwise the decisions are
     protected (Fisher's LSD rule; Demsar 2006, Section 3.2.2, runs the post hoc only after Friedman's test
     rejects): when the omnibus test did not reject at alpha, no pair is declared different and the rows are
     marked ``withheld``, keeping their p-values.  A pair declared different then is one the adjusted post hoc
@@ -833,9 +846,9 @@ def _follow_omnibus(comparisons, cd, pvalue, options, n_agents):
         comparisons["p_value"] = comparisons["p_adjusted"] = pvalue
         comparisons["significant"] = pvalue <= options.alpha
         comparisons["withheld"] = False
-        return comparisons, None
+        return comparisons, None, "none"
     withheld = not pvalue <= options.alpha
     comparisons["withheld"] = withheld
     if withheld:
         comparisons["significant"] = False
-    return comparisons, cd
+    return comparisons, cd, adjustment

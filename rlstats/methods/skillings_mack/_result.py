@@ -134,7 +134,8 @@ class SkillingsMackResult(Result):
         (Conover's t of Friedman rank-sum differences).
     posthoc_adjustment : str
         ``"tukey"``, ``"holm"``, ``"bonferroni"``, ``"hochberg"``, ``"hommel"``,
-        ``"bh"``, ``"by"`` or ``"none"``.
+        ``"bh"``, ``"by"`` or ``"none"`` (also with two agents and the rank
+        post hoc, whose one pair is decided by the omnibus p-value).
     control : str or None
         The agent every other one was compared with (many-to-one), or None
         for all pairs.
@@ -145,6 +146,10 @@ class SkillingsMackResult(Result):
     posthoc_withheld : bool
         Whether the post hoc decisions were withheld because the omnibus test
         did not reject at ``alpha`` (never with two agents and the rank post hoc).
+    pairs_exact : int
+        Pairs of the rank post hoc whose p-value is the exact permutation
+        p-value of their contrast (few arrangements of their runs in the tasks
+        they share; the others' are normal approximations).
     """
 
     statistic: float
@@ -173,6 +178,7 @@ class SkillingsMackResult(Result):
     critical_difference: float | None
     alpha: float
     posthoc_withheld: bool
+    pairs_exact: int
 
     _plot_kinds: ClassVar[dict] = {
         "critical_difference": plots.plot_critical_difference,
@@ -250,7 +256,7 @@ class SkillingsMackResult(Result):
         n_sig = int(self.comparisons["significant"].sum())
         if self._pair_is_omnibus():
             lines.append(f"post hoc: with two agents the pair's test is the omnibus test "
-                         f"({_PVALUE_KINDS[self.pvalue_method]} p-value, alpha = {self.alpha}): "
+                         f"({self._pair_pvalue_kind()} p-value, alpha = {self.alpha}): "
                          f"{n_sig} of 1 pair differs")
             return lines
         cd = "" if self.critical_difference is None else \
@@ -265,10 +271,22 @@ class SkillingsMackResult(Result):
             outcome = f"{n_sig} of {len(self.comparisons) - never} pairs{' compared' if never else ''} differ"
             if never:
                 outcome += f"; {self._never_met_phrase()}: not compared"
-            if self.posthoc == "ranks" and self.pvalue_method != "asymptotic" and self.variant != "quade":
-                outcome += " (the pairs' p-values are normal approximations)"
+            outcome += self._pairs_pvalues(" (the pairs' p-values are {})")
         lines.append(f"post hoc ({kind}{self.posthoc_adjustment}{cd}, alpha = {self.alpha}): {outcome}")
         return lines
+
+    def _pairs_pvalues(self, template, normal="normal approximations"):
+        """What the rank post hoc's p-values are, where it differs from the omnibus p-value's kind: exact for the
+        pairs with few arrangements of their runs, normal approximations for the others."""
+        compared = int((self.comparisons["n_shared_tasks"] > 0).sum())
+        if self.pairs_exact:
+            what = ("exact permutation p-values" if self.pairs_exact == compared else
+                    f"exact permutation p-values for {fmt.count(self.pairs_exact, 'pair')}, normal approximations "
+                    "for the others")
+            return template.format(what)
+        if self.posthoc == "ranks" and self.pvalue_method != "asymptotic" and self.variant != "quade":
+            return template.format(normal)
+        return ""
 
     def _among(self):
         """Where agents ran on different task sets, whom each mean rank is taken among (the same scale otherwise)."""
@@ -292,6 +310,10 @@ class SkillingsMackResult(Result):
         """Two agents and the rank post hoc: the pair is decided by the omnibus p-value."""
         return self.n_agents == 2 and self.posthoc == "ranks"
 
+    def _pair_pvalue_kind(self):
+        """What the omnibus p-value deciding two agents' pair is: Quade's is the F distribution's."""
+        return "F" if self.variant == "quade" else _PVALUE_KINDS[self.pvalue_method]
+
     def _summary_tables(self):
         ranks = pd.DataFrame({"agent": list(self.agents), "mean_rank": self.mean_ranks,
                               "n_tasks_present": (self.counts > 0).sum(axis=0),
@@ -306,6 +328,8 @@ class SkillingsMackResult(Result):
 
     def _posthoc_name(self):
         control = "" if self.control is None else f", each agent against {self.control}"
+        if self._pair_is_omnibus():  # one pair, its test the omnibus one: no adjustment, no critical difference
+            return f"two agents: the pair's test is the omnibus test, {self._pair_pvalue_kind()} p-value"
         if self._posthoc_kind() is not None:
             return (f"{_POSTHOC_KINDS[self._posthoc_kind()]}, {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment"
                     + control)
@@ -391,8 +415,8 @@ class SkillingsMackResult(Result):
             post = (f" Post hoc, {whose} difference of mean ranks over the tasks both agents ran was tested "
                     f"against its exact permutation variance with {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} "
                     f"adjustment at alpha = {self.alpha}")
-        if self.posthoc == "ranks" and self.pvalue_method != "asymptotic" and self.variant != "quade":
-            post += " (the pairs' p-values from the normal approximation, after the omnibus rejection)"
+        post += self._pairs_pvalues(" (the pairs' p-values {}, after the omnibus rejection)",
+                                    "from the normal approximation")
         pairs = "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"]))
         text += post + (f": {pairs}." if len(sig) else
                         ": no pair differs, so the omnibus rejection is not traced to a single pair at this level.")

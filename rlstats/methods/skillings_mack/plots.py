@@ -312,6 +312,12 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
     unjoined = []
     if control is None:
         bars = nonsignificant_groups(order, significant, met)
+        # a bar covers every agent whose mean rank lies in its span, so one ending at a mean rank that an agent outside
+        # its run shares would join that agent too (audit s18: B under C-D's bar, B-D never met): it is not drawn, and
+        # its pairs are named under the diagram as alike pairs under no common bar
+        bars = [(first, last) for first, last in bars
+                if not any(ranks[order[first]] <= ranks[j] <= ranks[order[last]]
+                           for j in order[:first] + order[last + 1:])]
         for bar, (first, last) in enumerate(bars):
             y = -0.35 - 0.25 * bar
             ax.hlines(y, ranks[order[first]] - 0.03, ranks[order[last]] + 0.03, color=style["color"], linewidth=3,
@@ -343,18 +349,20 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
         what += " among each task's agents"
     # two lines, so that the diagram keeps its width at a paper column's size
     met_all = "" if not never else " that met"
+    # two agents: the omnibus test decides their pair, nothing is adjusted (audit s18: the title said tukey-adjusted)
+    decided = "omnibus test" if result._pair_is_omnibus() else result.posthoc_adjustment
     if result.posthoc_withheld:
         title = f"{what} (1 = best)\nno pair declared different (omnibus not rejected)"
     elif control is not None:
         mark = " (red dot)" if groups is not None else ""
         title = (f"{what} (1 = best)\nred bar: agents{met_all} not different from the control {control}{mark} "
-                 f"({result.posthoc_adjustment})")
+                 f"({decided})")
     elif cd is not None and np.isfinite(cd):
         ax.hlines(1.3, lo, lo + cd, **style)
         ax.text(lo + cd / 2, 1.4, f"CD = {cd:.3g}", ha="center", va="bottom", fontsize=8)
         title = f"Mean ranks (1 = best)\nbars join agents{met_all} within the critical difference"
     else:
-        adjusted = f"{result.posthoc_adjustment}-adjusted" if not never else result.posthoc_adjustment
+        adjusted = decided if result._pair_is_omnibus() or never else f"{decided}-adjusted"
         title = f"{what} (1 = best)\nbars join agents{met_all and ' that met,'} not different ({adjusted})"
     ax.set_title(_wrapped(ax, title, 9), fontsize=9)
     ax.set_axis_off()
@@ -377,7 +385,9 @@ def plot_mean_ranks(result: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     options = {"color": "0.4"}
     options.update(kwargs)
     ax.barh(names[order], ranks[order], **options)
-    ax.set_xlabel("mean rank within task (1 = best)")
+    # agents on different task sets: each mean rank is taken among the agents it met, as the print and the diagram say
+    among = "within task" if (np.asarray(result.counts) > 0).all() else "among each task's agents"
+    ax.set_xlabel(f"mean rank {among} (1 = best)")
     return ax
 
 
