@@ -5,7 +5,6 @@ again (numbers by hand; its warning at bound 1 named max_seconds= alone, though 
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 

@@ -9,7 +9,6 @@ import re
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 

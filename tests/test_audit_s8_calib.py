@@ -7,10 +7,8 @@ from __future__ import annotations
 import math
 import warnings
 
-import pytest
 
 import rlstats
-from rlstats import calibration
 
 
 def test_noninferiority_rows_of_the_default_tests_are_marked_default():

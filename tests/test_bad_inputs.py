@@ -2392,7 +2392,7 @@ def test_read_logs_from_a_url(remote_logs, what, url, options, error, phrases):
 
 
 def test_read_logs_from_a_url_whose_filesystem_is_missing_or_with_storage_options_for_a_folder(logs, monkeypatch):
-    fsspec = pytest.importorskip("fsspec")
+    pytest.importorskip("fsspec")
     fails(OptionError, "storage_options= is for a URL's filesystem", rlstats.read_logs, logs / "runs", LOG_PATTERN,
           progress=False, storage_options={"anon": True})
     from fsspec.registry import known_implementations
