@@ -17,7 +17,7 @@ import pytest
 
 import rlstats
 from rlstats.errors import DesignError
-from rlstats.provenance import NOTES_ATTR, PROVENANCE_ATTR, Note, add_note, carried, notes_for, set_notes
+from rlstats.provenance import NOTES_ATTR, PROVENANCE_ATTR, Note, add_note, notes_for, set_notes
 from rlstats.results import sentences
 
 ATARI = ("BreakoutNoFrameskip-v4", "MsPacmanNoFrameskip-v4", "PongNoFrameskip-v4")

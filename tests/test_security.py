@@ -8,7 +8,6 @@ cap (:func:`guarded`), so that a regression fails its test instead of hanging th
 """
 
 import json
-import os
 import subprocess
 import sys
 import time
