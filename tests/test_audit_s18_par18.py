@@ -77,3 +77,27 @@ def test_simulate_curves_refuses_a_max_step_that_cannot_space_the_steps(max_step
 def test_simulate_curves_with_the_least_max_step_logs_every_step_once():
     data = rlstats.datasets.simulate_curves(agents=1, tasks=1, seeds=1, steps=20, max_step=19, rng=0)
     assert data["step"].tolist() == list(range(20))
+
+
+# n_resamples is bounded at 10**7 and the cost bound at an hour of estimated time, but the resamples' statistics are
+# kept in memory: on 36 runs these calls were admitted (estimates 29 s to 110 s) and, measured at 10**6 resamples,
+# peaked at +695 MB (bootstrap), +778 MB (curves) and +1,385 MB (performance_profile), so 7 to 14 GB at 10**7.
+@pytest.mark.xfail(strict=True, reason="only time is bounded; memory of the kept resamples is not")
+@pytest.mark.parametrize("which", ["bootstrap", "curves", "performance_profile"])
+def test_resamples_that_would_not_fit_in_memory_are_refused_before_any_is_drawn(runs, curves_data, which):
+    import resource
+    import time
+
+    calls = {
+        "bootstrap": lambda: rlstats.bootstrap(runs, FORMULA, n_resamples=10**7, rng=0, max_seconds=1e-9),
+        "curves": lambda: rlstats.curves(curves_data, "score ~ agent | task/seed", step="step", compare="all",
+                                         n_resamples=10**7, rng=0, max_seconds=1e-9),
+        "performance_profile": lambda: rlstats.performance_profile(runs, FORMULA, interval="percentile",
+                                                                   n_resamples=10**7, rng=0, max_seconds=1e-9),
+    }
+    before, start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+    # max_seconds=1e-9: the time bound would refuse them too (and keeps this test fast), the memory bound comes first
+    with pytest.raises(OptionError, match=r"in memory, more than the 4 GiB rlstats allocates.*smaller n_resamples"):
+        calls[which]()
+    assert time.perf_counter() - start < 1
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024  # KiB: nothing was drawn
