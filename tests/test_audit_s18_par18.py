@@ -18,7 +18,7 @@ def runs():
 
 @pytest.fixture(scope="module")
 def curves_data():
-    return rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=4, steps=6, rng=0)
+    return rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0)
 
 
 def _rank_test(runs, rng):
@@ -26,7 +26,7 @@ def _rank_test(runs, rng):
 
 
 def _curves(data, rng):
-    return rlstats.curves(data, "score ~ agent | task/seed", step="step", n_resamples=99, compare="all", rng=rng,
+    return rlstats.curves(data, "score ~ agent | task/seed", step="step", n_resamples=20, compare="all", rng=rng,
                           progress=False)
 
 
@@ -82,7 +82,6 @@ def test_simulate_curves_with_the_least_max_step_logs_every_step_once():
 # n_resamples is bounded at 10**7 and the cost bound at an hour of estimated time, but the resamples' statistics are
 # kept in memory: on 36 runs these calls were admitted (estimates 29 s to 110 s) and, measured at 10**6 resamples,
 # peaked at +695 MB (bootstrap), +778 MB (curves) and +1,385 MB (performance_profile), so 7 to 14 GB at 10**7.
-@pytest.mark.xfail(strict=True, reason="only time is bounded; memory of the kept resamples is not")
 @pytest.mark.parametrize("which", ["bootstrap", "curves", "performance_profile"])
 def test_resamples_that_would_not_fit_in_memory_are_refused_before_any_is_drawn(runs, curves_data, which):
     import resource
@@ -90,14 +89,22 @@ def test_resamples_that_would_not_fit_in_memory_are_refused_before_any_is_drawn(
 
     calls = {
         "bootstrap": lambda: rlstats.bootstrap(runs, FORMULA, n_resamples=10**7, rng=0, max_seconds=1e-9),
+        # curves counts its grid's values itself (about 14 s estimated: the time bound admits it)
         "curves": lambda: rlstats.curves(curves_data, "score ~ agent | task/seed", step="step", compare="all",
-                                         n_resamples=10**7, rng=0, max_seconds=1e-9),
+                                         n_resamples=10**7, rng=0),
         "performance_profile": lambda: rlstats.performance_profile(runs, FORMULA, interval="percentile",
                                                                    n_resamples=10**7, rng=0, max_seconds=1e-9),
     }
     before, start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
     # max_seconds=1e-9: the time bound would refuse them too (and keeps this test fast), the memory bound comes first
-    with pytest.raises(OptionError, match=r"in memory, more than the 4 GiB rlstats allocates.*smaller n_resamples"):
+    message = {"bootstrap": r"bootstrap\(\) would keep about 7.15 GiB of resamples \(10,000,000 resamples x 3 agents x "
+                            r"4 metrics\) in memory, more than the 4 GiB rlstats allocates; pass a smaller n_resamples",
+               "curves": r"curves would keep 120,000,000 resampled values \(2 agents and 1 comparisons x "
+                         r"n_resamples=10,000,000 x 4 grid steps, about 7.2 GiB at its peak\), more than the "
+                         r"67,108,864 allowed; pass steps= with fewer steps, a smaller n_resamples",
+               "performance_profile": r"performance_profile\(\) would keep about 18.1 GiB of resamples \(10,000,000 "
+                                      r"resamples x 3 agents x 81 thresholds\) in memory, more than the 4 GiB"}
+    with pytest.raises(OptionError, match=message[which]):
         calls[which]()
     assert time.perf_counter() - start < 1
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024  # KiB: nothing was drawn
