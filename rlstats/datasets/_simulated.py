@@ -344,8 +344,8 @@ def simulate_curves(agents: int | Sequence[str] = 2, tasks: int | Sequence[str] 
     shocks = np.random.default_rng(noise_ss).standard_normal((len(agent_names), len(task_names), n_seeds, n_steps))
     deviation = np.empty_like(shocks)
     deviation[..., 0] = shocks[..., 0]
-    for s in range(1, n_steps):  # AR(1) over steps, vectorised over every run
-        deviation[..., s] = rho * deviation[..., s - 1] + np.sqrt(1.0 - rho ** 2) * shocks[..., s]
+    for k in range(1, n_steps):  # AR(1) over steps, vectorised over every run
+        deviation[..., k] = rho * deviation[..., k - 1] + np.sqrt(1.0 - rho ** 2) * shocks[..., k]
     mean = progress[None, :] * (1.0 + shifts[:, None])  # (agents, steps), before the task's scale
     scores = offset[None, :, None, None] + scale[None, :, None, None] * (
         mean[:, None, None, :] + float(noise) * deviation)
