@@ -654,8 +654,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         raise OptionError(f"curves would keep {kept:,} resampled values ({design.n_agents} agents and "
                           f"{len(options.pairs)} comparisons x n_resamples={options.n_resamples:,} x {grid.size:,} "
                           f"grid steps, about {kept * PEAK_BYTES_PER_VALUE / 2**30:.1f} GiB at its peak), more than "
-                          f"the {MAX_RESAMPLED_VALUES:,} allowed; pass steps= with fewer steps, a smaller n_resamples, or "
-                          "fewer pairs to compare=")
+                          f"the {MAX_RESAMPLED_VALUES:,} allowed; pass steps= with fewer steps, a smaller "
+                          "n_resamples, or fewer pairs to compare=")
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared, beyond=bool(range_note))]
     cells = None if source is None else runs.dropped_cells(source, design, step, starts, stops, logged,
