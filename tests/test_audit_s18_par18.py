@@ -125,10 +125,12 @@ def test_the_hierarchical_models_estimate_counts_each_sweeps_own_work():
     # 0.062 s estimated; 2 chains x 20,300 sweeps 6.96 s against 0.24 s (29x, so a call of hours passed the bound of
     # an hour, and with no bar); the calibration designs (3 x 10, 4 x 20, Atari 100k's 15 pairs x 26 games) hid it
     from rlstats.cost import Shape
+    from rlstats.methods.bayes._api import BayesOptions
     from rlstats.methods.bayes._backend import cost
 
-    options = rlstats.methods.bayes._api.BayesOptions.checked(
+    options = BayesOptions.checked(
         rope=0.0, model="hierarchical", control=None, higher_is_better=True, prior=0.5, n_samples=50_000, chains=2,
-        warmup=300, draws=20_000, confidence_level=0.95, n_jobs=1, progress=False, max_seconds=None, orderings=None)
+        warmup=300, draws=20_000, confidence_level=0.95, n_jobs=1, progress=False, max_seconds=None, orderings=None,
+        na_action="raise")
     work = cost(Shape(rows=30, agents=2, tasks=3, cells=6, most_runs=5), options)
     assert 6.96 / 4 < work.seconds < 6.96 * 4  # rlstats.cost.FACTOR either way
