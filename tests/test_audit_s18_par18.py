@@ -118,7 +118,6 @@ def test_a_grid_of_steps_is_numbers_not_text_or_truth_values(curves_data, steps)
         rlstats.curves(curves_data, "score ~ agent | task/seed", step="step", steps=steps, n_resamples=20, rng=0)
 
 
-@pytest.mark.xfail(strict=True, reason="the hierarchical sampler's estimate counted no per-sweep cost: 9-29x under")
 def test_the_hierarchical_models_estimate_counts_each_sweeps_own_work():
     # Each sweep of the chains (vectorised over them) costs about 4.5e-4 s whatever the design, which the formula's
     # 2e-6 s a chain-pair-task left out: 2 agents x 3 tasks, 8 chains x 1,300 sweeps, measured 0.56 s CPU against

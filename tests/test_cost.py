@@ -94,10 +94,10 @@ def test_other_formulas_count_what_their_kernels_do():
     assert count["probability_of_improvement"](shape, _options("probability_of_improvement",
                                                                interval="percentile")).units == 2036 * 6 * 100
     assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == 36 * 6 * 100
-    # Bayesian signed-rank: draws x pairs x tasks; hierarchical: chains x iterations x pairs x tasks
+    # Bayesian signed-rank: draws x pairs x tasks; hierarchical: iterations x (chains x pairs x tasks + a sweep's)
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10
     assert count["bayes"](shape, _options("bayes", control="agent_1")).units == 50_000 * 3 * 10
-    assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 8 * 1300 * 6 * 10
+    assert count["bayes"](shape, _options("bayes", model="hierarchical")).units == 1300 * (8 * 6 * 10 + 450)
     # the selection check permutes the tasks' effects, after reading the runs (a run's pass costs 50 permuted values)
     assert count["selection"](shape, _options("selection")).units == 9_999 * 10 + 50 * 200
     # the profile's Wilson band draws no resample: its pass over the runs is worth 60 resamples (session 11); a
