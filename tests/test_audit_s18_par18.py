@@ -133,3 +133,22 @@ def test_the_hierarchical_models_estimate_counts_each_sweeps_own_work():
         na_action="raise")
     work = cost(Shape(rows=30, agents=2, tasks=3, cells=6, most_runs=5), options)
     assert 6.96 / 4 < work.seconds < 6.96 * 4  # rlstats.cost.FACTOR either way
+
+
+def test_one_dask_cluster_gives_the_bits_of_one_thread_and_a_closed_client_is_an_rlstats_error(runs):
+    # the heavier engine tests (1 and 2 workers, tuning, power on joblib) are tests/test_engines.py's, marked slow
+    distributed = pytest.importorskip("distributed")
+    serial = rlstats.bootstrap(runs, FORMULA, n_resamples=200, rng=5, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        client = distributed.Client(cluster)
+        on_dask = rlstats.bootstrap(runs, FORMULA, n_resamples=200, rng=5, progress=False, backend="dask",
+                                    client=client)
+        client.close()
+        with pytest.raises(OptionError, match=r"client= is a dask.distributed Client that is not running \(status "
+                                              r"'closed'\): pass a connected Client"):
+            rlstats.bootstrap(runs, FORMULA, n_resamples=200, rng=5, progress=False, backend="dask", client=client)
+    assert np.array_equal(on_dask.bootstrap_distribution, serial.bootstrap_distribution)
+    assert np.array_equal(on_dask.intervals, serial.intervals, equal_nan=True)
+    with pytest.raises(OptionError, match=r"backend='Dask' is not available here; use backend=None"):
+        rlstats.bootstrap(runs, FORMULA, n_resamples=200, rng=5, progress=False, backend="Dask")
