@@ -154,13 +154,12 @@ def test_one_dask_cluster_gives_the_bits_of_one_thread_and_a_closed_client_is_an
         rlstats.bootstrap(runs, FORMULA, n_resamples=200, rng=5, progress=False, backend="Dask")
 
 
-@pytest.mark.xfail(strict=True, reason="bayes' warmup/draws bounds say resamples are kept in memory")
 def test_the_samplers_size_bounds_say_what_they_count(runs):
     # warmup=10**8 said "more than 10,000,000 resamples ...; every resample is kept in memory": warm-up iterations
     # are neither resamples nor kept
     with pytest.raises(OptionError, match=r"warmup=100000000 is more than 10,000,000 warm-up iterations, the most "
-                                          r"rlstats takes; they are not kept, and a few hundred are enough here "
-                                          r"\(the default is 300\); pass a smaller warmup"):
+                                          r"rlstats takes; they are not kept \(the default is 300, and chains that "
+                                          r"miss R-hat or ESS are run again longer\); pass a smaller warmup"):
         rlstats.bayes(runs, "score ~ agent | task/seed", model="hierarchical", warmup=10**8)
     with pytest.raises(OptionError, match=r"draws=100000000 is more than 10,000,000 draws a chain, the most rlstats "
                                           r"takes; each is kept in memory; pass a smaller draws \(the default is "
