@@ -8,13 +8,16 @@ Design's shape (:class:`Shape`: rows, agents, tasks, cells) and the checked opti
 estimated time). Estimates are within :data:`FACTOR` of measured CPU time there on calls of a second or more
 (fast calls carry fixed costs no formula counts), but for AdaStop's, which prices every interim and so is an upper
 bound that an early stop undercuts (power("adastop") at an effect of 1 sd: measured / estimated 0.21-0.30,
-benchmarks/README.md round s16). That is all the two decisions below need:
+benchmarks/README.md round s16). That is all the decisions below need:
 
 * above :data:`PROGRESS_SECONDS` of estimated work a progress bar is shown by default (``progress=True``, the
   default, means "when the work is long"; ``progress=False`` never shows one; fast calls show none);
-* above :data:`MAX_SECONDS` (a small input can ask for hours: the bootstrap of 12,000 runs with
-  ``n_resamples=10**7`` is estimated at 68 minutes) the call is an OptionError that quotes the estimate and names
-  ``max_seconds=``, the option that accepts it.
+* above :data:`MAX_SECONDS` (a small input can ask for hours: the bootstrap of 120,000 runs with
+  ``n_resamples=10**6`` is estimated at 66 minutes) the call is an OptionError that quotes the estimate and names
+  ``max_seconds=``, the option that accepts it;
+* above :data:`MAX_BYTES` of resamples kept in memory, where a formula counts them (``Work.memory``: the bootstrap's
+  and performance profiles' statistics per resample; curves counts its grid's values against the same bound), the
+  call is an OptionError whatever ``max_seconds=``.
 
 Nothing here changes a result: the decisions only switch a bar and refuse before anything is computed. Every
 estimate is logged at DEBUG level on the ``rlstats.cost`` logger (the record's ``work`` attribute holds the
@@ -44,6 +47,9 @@ PROGRESS_SECONDS = 3.0
 MAX_SECONDS = 3600.0
 #: measured / estimated CPU time lies within [1 / FACTOR, FACTOR] on the calibration designs of a second or more
 FACTOR = 4.0
+#: bytes of kept resamples above which a call is refused whatever ``max_seconds=``: time bounds a call, not its memory
+#: (36 runs and n_resamples=10**7, the most the option takes, were admitted and needed 7 to 14 GB)
+MAX_BYTES = 4 * 1024 ** 3
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,9 @@ class Work:
     unit: str
     per_unit: float
     what: str = ""
+    #: bytes the kept resamples take at the call's peak (0 where the formula does not count them) and what they are
+    memory: float = 0.0
+    kept: str = ""
 
     @property
     def seconds(self) -> float:
@@ -144,6 +153,11 @@ def within(work: Work, bound: float, call: str = "this call") -> Work:
     """``work`` if its estimate is at most ``bound`` seconds; otherwise the OptionError :func:`admit` describes."""
     seconds = work.seconds
     _log.debug("%s: %s", call, work.text, extra={"work": work})
+    if work.memory > MAX_BYTES:  # no option lifts it: these calls ask for more resamples than any interval needs
+        raise OptionError(f"{call} would keep about {work.memory / 1024 ** 3:.3g} GiB of resamples ({work.kept}) in "
+                          f"memory, more than the {MAX_BYTES // 1024 ** 3} GiB rlstats allocates; pass a smaller "
+                          f"n_resamples (10,000 to 100,000 give Monte Carlo errors well below the differences that "
+                          f"matter) or ask for fewer statistics")
     if seconds > bound:
         accept = max(math.ceil(seconds * FACTOR / 60) * 60, 60)  # room for the estimate's error
         raise OptionError(f"{call} would take {work.text}, more than the {_duration(bound)} rlstats runs without "

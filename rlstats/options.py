@@ -54,11 +54,12 @@ def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
 MAX_RESAMPLES = 10**7
 
 
-def check_resamples(value: object, *, minimum: int = 1, name: str = "n_resamples") -> int:
-    """``n_resamples`` (or another count of random draws) as an int in [minimum, MAX_RESAMPLES]."""
-    return check_at_most(name, check_int(name, value, minimum=minimum), MAX_RESAMPLES, "resamples",
-                         "every resample is kept in memory, and 10,000 to 100,000 give Monte Carlo errors well below "
-                         "the differences that matter")
+def check_resamples(value: object, *, minimum: int = 1, name: str = "n_resamples", what: str = "resamples",
+                    advice: str = "every resample is kept in memory, and 10,000 to 100,000 give Monte Carlo errors "
+                                  "well below the differences that matter") -> int:
+    """``n_resamples`` (or another count of random draws: ``what`` they are, ``advice`` the way on) as an int in
+    [minimum, MAX_RESAMPLES]."""
+    return check_at_most(name, check_int(name, value, minimum=minimum), MAX_RESAMPLES, what, advice)
 
 
 def is_finite_number(value: object) -> bool:

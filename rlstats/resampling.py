@@ -39,7 +39,8 @@ def seed_sequence(rng: object) -> tuple[np.random.SeedSequence, int | str]:
     the int drawn from it (one draw: the caller's stream advances), of which
     the run's streams are a pure function; in each case ``rng=record``
     repeats the run.  A SeedSequence records its entropy, or
-    ``"SeedSequence"`` for a spawned one (its key is not an int).
+    ``"SeedSequence"`` for a spawned one or one seeded by a list of ints (not
+    one int); it is read, never advanced (its entropy and spawn key decide).
     """
     if rng is None:
         ss = np.random.SeedSequence()
@@ -51,7 +52,11 @@ def seed_sequence(rng: object) -> tuple[np.random.SeedSequence, int | str]:
             raise OptionError(f"rng must be a non-negative int, got {rng}")
         return np.random.SeedSequence(int(rng)), int(rng)
     if isinstance(rng, np.random.SeedSequence):
-        return rng, int(rng.entropy) if not rng.spawn_key else "SeedSequence"  # type: ignore[arg-type]
+        # A fresh copy of its entropy and key: spawning from it never advances the caller's object, so the same
+        # SeedSequence (or one that has spawned before) repeats the run, as its record does
+        entropy = rng.entropy
+        own = np.random.SeedSequence(entropy, spawn_key=rng.spawn_key)
+        return own, int(entropy) if isinstance(entropy, numbers.Integral) and not rng.spawn_key else "SeedSequence"
     if isinstance(rng, np.random.Generator):
         # Draw a seed from the caller's generator: their stream advances, as
         # scipy does, and our own stream is a pure function of that draw,

@@ -270,7 +270,7 @@ class Result:
     seed : int, str or None
         How the random stream was seeded (None when nothing was random): the int given as ``rng=``, the entropy
         NumPy drew for ``rng=None``, or the int drawn from a Generator given, so that ``rng=seed`` repeats the run;
-        ``"SeedSequence"`` for a spawned SeedSequence.
+        ``"SeedSequence"`` for a spawned SeedSequence or one seeded by a list of ints.
     """
 
     method: str

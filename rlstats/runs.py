@@ -29,7 +29,7 @@ import pandas as pd
 from .design import data_and_formula, design_of
 from .interop import TABLE, as_pandas
 from .format import count, format_step
-from .errors import DesignError, OptionError
+from .errors import DesignError, OptionError, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import Note, carried, key_values, rebind, set_notes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
@@ -327,7 +327,14 @@ def check_grid(steps: Any) -> NDArray[np.float64]:
     size = len(steps) if hasattr(steps, "__len__") else 0  # range(10**12) is small until converted
     if size <= MAX_GRID_STEPS:
         try:
-            grid = np.asarray(steps, dtype=float)
+            grid = np.asarray(steps)
+        except (TypeError, ValueError):  # ragged
+            grid = np.zeros(0)
+        if grid.dtype.kind in "bSU":  # float() would read True as step 1 and the text "100" as step 100
+            raise OptionError(f"steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); got "
+                              f"{shown(steps)}")
+        try:
+            grid = grid.astype(float)
         except (TypeError, ValueError):
             grid = np.zeros(0)
         if grid.ndim > 1:  # flattening [[10, 20], [30, 40]] would guess at a grid the caller did not write

@@ -508,7 +508,10 @@ OWN_OPTIONS = [
     ("curves", "compare", -1, OptionError, "compare= must be 'all', None or a list of (agent, agent) pairs"),
     ("curves", "compare", [("agent_1", "agent_1")], OptionError, "compares an agent with itself"),
     ("curves", "compare", [("agent_1", "nobody")], OptionError, "compare= names agent(s) ['nobody'] not in the data"),
-    ("curves", "steps", "x", OptionError, "steps= must be finite numbers in increasing order"),
+    ("curves", "steps", "x", OptionError, "steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); "
+                                          "got 'x'"),
+    ("curves", "steps", True, OptionError, "steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); "
+                                           "got True"),  # was a grid at step 1 (audit s18)
     ("curves", "steps", [3, 1], OptionError, "steps= must be finite numbers in increasing order"),
     ("curves", "steps", range(0, 10**7), OptionError, "more than the 100,000 a grid may have"),
     ("curves", "gamma", "x", OptionError, "gamma must be a finite number, got 'x'"),
@@ -1363,6 +1366,9 @@ SIMULATE_CASES = [  # (function, options, phrase); every one is an OptionError
     ("simulate_curves", {"steps": 0}, "steps must be at least 1, got 0"),
     ("simulate_curves", {"steps": 10**9}, "simulate_curves() would draw 2 agents x 5 tasks x 5 seeds x"),
     ("simulate_curves", {"max_step": 0}, "max_step must be a positive number, got 0"),
+    ("simulate_curves", {"max_step": 10}, "max_step=10 is smaller than steps - 1 = 19, so whole-numbered steps"),
+    ("simulate_curves", {"max_step": 1e300}, "max_step=1e+300 is more than 2**53, the largest step rlstats simulates"),
+    ("simulate_curves", {"noise": float("inf")}, "noise must be a number >= 0, got inf"),
     ("simulate_curves", {"noise": -1}, "noise must be a number >= 0, got -1"),
     ("simulate_curves", {"rho": 1.5}, "rho must be between 0 and 1, got 1.5"),
     ("simulate_curves", {"seeds": 0}, "seeds must be at least 1, got 0"),
@@ -1428,7 +1434,8 @@ RUN_CASES = [  # (what, data, options, error, phrases); each run through summari
     ("method unknown", CURVES, {"method": "nearest"}, OptionError, "method='nearest' is not one of the allowed"),
     ("na_action unknown", CURVES, {"na_action": "skip"}, OptionError, "na_action='skip' is not one of the allowed"),
     ("steps empty", CURVES, {"steps": []}, OptionError, "steps= must be finite numbers in increasing order"),
-    ("steps text", CURVES, {"steps": "x"}, OptionError, "steps= must be finite numbers in increasing order"),
+    ("steps text", CURVES, {"steps": "x"}, OptionError, "steps= must be numbers, a grid such as steps=range("),
+    ("steps numbers as text", CURVES, {"steps": ["0", "100"]}, OptionError, "steps= must be numbers, a grid such as"),
     ("steps NaN", CURVES, {"steps": [float("nan")]}, OptionError, "steps= must be finite numbers"),
     ("steps decreasing", CURVES, {"steps": [10, 5]}, OptionError, "steps= must be finite numbers in increasing order"),
     ("steps 10**7", CURVES, {"steps": range(10**7)}, OptionError, "more than the 100,000 a grid may have"),

@@ -164,7 +164,7 @@ def test_grids_and_kept_resamples_are_bounded_before_they_are_allocated(data, mo
         rlstats.curves(data, FORMULA, step="step", steps=range(10**12))
     with pytest.raises(OptionError, match=r"curves would keep 9,600,000,000 resampled values \(3 agents and 3 "
                                           r"comparisons x n_resamples=10,000,000 x 160 grid steps.*more than the "
-                                          r"250,000,000 allowed"):
+                                          r"67,108,864 allowed"):
         rlstats.curves(data, FORMULA, step="step", steps=range(0, 1_600_000, 10_000), n_resamples=10**7,
                        compare="all")
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OptionError
-from ..options import check_at_most, check_choice, check_fraction, check_int
+from ..options import check_at_most, check_choice, check_fraction, check_int, is_finite_number
 from ..resampling import seed_sequence
 from ..simulation import noise, task_locations
 from .._typing import Seed
@@ -322,10 +322,19 @@ def simulate_curves(agents: int | Sequence[str] = 2, tasks: int | Sequence[str] 
     shifts = _shifts(effect, len(agent_names))
     heterogeneity = _heterogeneity(heterogeneity)
     rho = check_fraction("rho", rho, open_interval=False)
-    if not (isinstance(noise, numbers.Real) and noise >= 0):
+    if not (is_finite_number(noise) and noise >= 0):
         raise OptionError(f"noise must be a number >= 0, got {noise!r}")
-    if not (isinstance(max_step, numbers.Real) and max_step > 0):
+    if not (is_finite_number(max_step) and max_step > 0):
         raise OptionError(f"max_step must be a positive number, got {max_step!r}")
+    # the logged steps are max_step's grid rounded to whole numbers: exact as floats and int64 up to 2**53, and
+    # all different when they are at least 1 apart
+    if max_step > 2**53:
+        raise OptionError(f"max_step={max_step!r} is more than 2**53, the largest step rlstats simulates exactly; "
+                          f"pass a smaller max_step")
+    if max_step < n_steps - 1:
+        raise OptionError(f"max_step={max_step!r} is smaller than steps - 1 = {n_steps - 1}, so whole-numbered steps "
+                          f"from 0 to max_step would repeat within a run; pass max_step >= {n_steps - 1} or fewer "
+                          f"steps")
 
     ss, _record = seed_sequence(rng)
     task_ss, noise_ss = ss.spawn(2)
@@ -335,8 +344,8 @@ def simulate_curves(agents: int | Sequence[str] = 2, tasks: int | Sequence[str] 
     shocks = np.random.default_rng(noise_ss).standard_normal((len(agent_names), len(task_names), n_seeds, n_steps))
     deviation = np.empty_like(shocks)
     deviation[..., 0] = shocks[..., 0]
-    for s in range(1, n_steps):  # AR(1) over steps, vectorised over every run
-        deviation[..., s] = rho * deviation[..., s - 1] + np.sqrt(1.0 - rho ** 2) * shocks[..., s]
+    for k in range(1, n_steps):  # AR(1) over steps, vectorised over every run
+        deviation[..., k] = rho * deviation[..., k - 1] + np.sqrt(1.0 - rho ** 2) * shocks[..., k]
     mean = progress[None, :] * (1.0 + shifts[:, None])  # (agents, steps), before the task's scale
     scores = offset[None, :, None, None] + scale[None, :, None, None] * (
         mean[:, None, None, :] + float(noise) * deviation)

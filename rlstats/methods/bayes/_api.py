@@ -98,11 +98,16 @@ class BayesOptions:
         return cls(
             rope=float(rope), model=check_choice("model", options["model"], MODELS), control=control,
             higher_is_better=check_bool("higher_is_better", options["higher_is_better"]), prior=float(prior),
-            n_samples=check_resamples(options["n_samples"], minimum=100, name="n_samples"),
+            n_samples=check_resamples(options["n_samples"], minimum=100, name="n_samples", what="posterior draws",
+                                      advice="every draw is kept in memory, and 10,000 to 100,000 give Monte Carlo "
+                                             "errors well below the differences that matter"),
             chains=check_at_most("chains", check_int("chains", options["chains"], minimum=2), 64, "chains",
                                  "4 to 8 chains are enough for R-hat"),
-            warmup=check_resamples(options["warmup"], minimum=100, name="warmup"),
-            draws=check_resamples(options["draws"], minimum=100, name="draws"),
+            warmup=check_resamples(options["warmup"], minimum=100, name="warmup", what="warm-up iterations",
+                                   advice="they are not kept (the default is 300, and chains that miss R-hat or ESS "
+                                          "are run again longer); pass a smaller warmup"),
+            draws=check_resamples(options["draws"], minimum=100, name="draws", what="draws a chain",
+                                  advice="each is kept in memory; pass a smaller draws (the default is 1,000)"),
             confidence_level=check_confidence_level(options["confidence_level"]),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
             n_jobs=check_n_jobs(options["n_jobs"]), orderings=None if orderings is None else bool(orderings),

@@ -23,19 +23,25 @@ def citations(result, keys):
     return [key for key in keys if key not in ("corani2017", "vehtari2021")]
 
 
+#: a hierarchical sweep's own work, vectorised over the chains, in chain x pair x task units of 1e-6 s: 4.5e-4 s a
+#: sweep whatever the design (session 18: 2 agents x 3, 10 and 30 tasks, 3 x 10, 4 x 20, 2 chains, 4-5e-4 s)
+SWEEP_UNITS = 450
+
+
 def cost(shape: Shape, options: Any) -> Work:
     """Each posterior draw of each compared pair sums over the tasks: the signed-rank test's Dirichlet draws
-    (4e-8 s a task, measured) or the hierarchical sampler's iterations over its chains (2e-6 s a task: the
-    geometric middle of 4.5e-6 on 3 agents x 10 tasks, where each sweep's fixed cost dominates, and 0.85e-6 on Atari
-    100k's 15 pairs x 26 games, measured after issue 41 item 4's speed work; it was 3e-6).  The hierarchical
+    (4e-8 s a task, measured) or the hierarchical sampler's sweeps, each 1e-6 s a chain, pair and task plus its own
+    4.5e-4 s (:data:`SWEEP_UNITS`; measured / estimated 0.73-0.9 on 2 x 3, 2 x 30 and Atari 100k's 15 pairs x 26
+    games, 2.2 on the calibration's 4 x 20; the 2e-6 s a chain, pair and task without the sweep's own cost, session
+    17's, was 9-29x under on 1 pair x 3 tasks).  The hierarchical
     estimate is the first run's: chains that miss R-hat or ESS are run again longer, within a bound
     (``_api._extension_bound``) that keeps the estimated work with the runs again under ``max_seconds=``."""
     pairs = shape.agents - 1 if options.control is not None else shape.agents * (shape.agents - 1) // 2
     if options.model == "hierarchical":
-        draws = options.chains * (options.warmup + options.draws)
-        return Work(draws * pairs * shape.tasks, "posterior draws", 2e-6,
-                    f"{options.chains} chains x {options.warmup + options.draws:,} iterations x {pairs} pairs x "
-                    f"{shape.tasks} tasks")
+        sweeps = options.warmup + options.draws
+        return Work(sweeps * (options.chains * pairs * shape.tasks + SWEEP_UNITS), "posterior draws", 1e-6,
+                    f"{sweeps:,} iterations x ({options.chains} chains x {pairs} pairs x {shape.tasks} tasks + "
+                    f"{SWEEP_UNITS} for the sweep's own work)")
     return Work(options.n_samples * pairs * shape.tasks, "posterior draws", 4e-8,
                 f"{options.n_samples:,} draws x {pairs} pairs x {shape.tasks} tasks")
 

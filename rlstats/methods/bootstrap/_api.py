@@ -43,7 +43,7 @@ from ...statistics import near_tie_note
 from .._replication import untrimmed_iqm_note
 from . import _kernels as kernels
 from . import _small_runs as small_runs
-from ._backend import cost, improvement_cost, profile_cost
+from ._backend import DEFAULT_PROFILE_POINTS, cost, improvement_cost, profile_cost
 from ._result import (_METRIC_LABELS, BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                       ProbabilityOfImprovementResult, clipped_intervals)
 from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction,
@@ -79,7 +79,6 @@ _BAND_KINDS = {"wilson": "runs", "skew_t": "tasks", "t": "tasks"}
 SKEW_T_MIN_TASKS = 5
 #: resamples of the percentile band unless given (rliable's)
 PROFILE_RESAMPLES = 2_000
-DEFAULT_PROFILE_POINTS = 81
 #: Default thresholds run from where every profile is still >= 1 - PROFILE_EDGE to where every one is
 #: <= PROFILE_EDGE, widened by PROFILE_MARGIN of that span each side: the raw score range let one
 #: heavy-tailed task squeeze every curve against the left edge (Atari 100k: 17% of the axis showed a

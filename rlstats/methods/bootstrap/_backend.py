@@ -66,6 +66,12 @@ _CALL_SECONDS = 0.006
 #: times the percentile interval's CPU, round s11); rliable_compat=True, task_bootstrap=True and metric functions
 #: resample the run matrices, 2x the built-in kernels' CPU
 STUDENTIZED_PASSES, MATRIX_PASSES = 3, 2
+#: bytes an agent's metric takes per resample at the call's peak (its resample, standard error and the intervals'
+#: temporaries): 60-74 measured at 3e5 resamples, 2 and 5 agents, 1 and 4 metrics (session 18); a profile's
+#: fraction per agent and threshold one float64 (5.7-10 measured: 81 and 100 thresholds, and 20 with fixed costs)
+BYTES_PER_METRIC, BYTES_PER_THRESHOLD = 64, 8
+#: thresholds of a performance profile's default grid (here, where its cost is counted)
+DEFAULT_PROFILE_POINTS = 81
 
 
 def cost(shape: Shape, options: Any) -> Work:
@@ -87,7 +93,9 @@ def cost(shape: Shape, options: Any) -> Work:
     how = {STUDENTIZED_PASSES: "3 passes (studentised) x ", MATRIX_PASSES: "2 passes (run matrices) x ", 1: ""}[passes]
     return Work(passes * resampled + _CALL_SECONDS / per_unit, "resampled runs", per_unit,
                 f"{how}{options.n_resamples:,} resamples x ({shape.rows:,} runs + {_RUNS_PER_AGENT} x {shape.agents} "
-                f"agents), {metrics} metric{'s' if metrics > 1 else ''}, + the call's own {_CALL_SECONDS:g} s")
+                f"agents), {metrics} metric{'s' if metrics > 1 else ''}, + the call's own {_CALL_SECONDS:g} s",
+                memory=BYTES_PER_METRIC * options.n_resamples * shape.agents * metrics,
+                kept=f"{options.n_resamples:,} resamples x {shape.agents:,} agents x {metrics} metrics")
 
 
 def improvement_cost(shape: Shape, options: Any) -> Work:
@@ -108,9 +116,12 @@ def profile_cost(shape: Shape, options: Any) -> Work:
     band, the Wilson band (``interval="wilson"``) and the t bands (``"skew_t"``, ``"t"``), which draw none, too, first
     places the runs on the thresholds (3.3-3.8e-7 s a run: 60 values; uncounted before, 8-9.5x under)."""
     resamples = 0 if options.interval in ("wilson", "skew_t", "t") else options.n_resamples
+    tau = getattr(options, "tau", None)
+    thresholds = DEFAULT_PROFILE_POINTS if tau is None else tau.size
     return Work((resamples + 60) * shape.rows + 200 * resamples * shape.cells, "resampled values", 6e-9,
                 f"({resamples:,} resamples + 60 for the pass) x {shape.rows:,} runs + {resamples:,} resamples x 200 "
-                f"x {shape.cells:,} cells")
+                f"x {shape.cells:,} cells", memory=BYTES_PER_THRESHOLD * resamples * shape.agents * thresholds,
+                kept=f"{resamples:,} resamples x {shape.agents:,} agents x {thresholds:,} thresholds")
 
 
 BACKENDS = (

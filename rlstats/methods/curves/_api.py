@@ -17,7 +17,7 @@ from ...connectivity import label_literal
 from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE, check_bounds, clip,
                        clipped_note, known_or_unbounded, median_tied_at_middle, saturated_withheld, tie_counts)
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
-from ...cost import admit, shows
+from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
 from ...format import cannot_reject, count, format_step, join_and, listed
 from ...errors import DesignError, OptionError
@@ -37,8 +37,12 @@ from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, Formul
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-#: The most resampled values curves() keeps: n_resamples x grid steps for every agent and comparison (2 GB).
-MAX_RESAMPLED_VALUES = 250_000_000
+#: Bytes a kept resampled value takes at the call's peak (the value, its standard error and the bands' temporaries):
+#: 31-55 measured at 3e5 resamples, 2 and 3 agents, 6 and 12 steps (session 18; 8, one float, was assumed before)
+PEAK_BYTES_PER_VALUE = 64
+#: The most resampled values curves() keeps: n_resamples x grid steps for every agent and comparison (4 GiB at peak,
+#: the package's bound, :data:`rlstats.cost.MAX_BYTES`)
+MAX_RESAMPLED_VALUES = MAX_BYTES // PEAK_BYTES_PER_VALUE
 #: The bands' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py), measured at
 #: 95% bands and alpha = 0.05.
 CALIBRATION = "curves.band"
@@ -516,7 +520,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         (``subset=`` one task shows its whole range). Within that range, the steps every run
         logs, else an even grid at the runs' median logging interval; float jitter in the logged
         steps is ignored (see :func:`rlstats.align_steps`). ``steps`` keeps the step column's
-        dtype. At most 100,000 steps, and at most 250,000,000 resampled values kept over agents,
+        dtype. At most 100,000 steps, and at most 67,108,864 resampled values kept over agents,
         comparisons, resamples and steps. A grid where no run is logged at any step is an error; at
         steps where a task has no run of an agent logged, its curve and bands are missing, which a
         note says.
@@ -651,8 +655,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     if kept > MAX_RESAMPLED_VALUES:
         raise OptionError(f"curves would keep {kept:,} resampled values ({design.n_agents} agents and "
                           f"{len(options.pairs)} comparisons x n_resamples={options.n_resamples:,} x {grid.size:,} "
-                          f"grid steps, {kept * 8 / 2**30:.1f} GiB), more than the {MAX_RESAMPLED_VALUES:,} allowed; "
-                          "pass steps= with fewer steps, a smaller n_resamples, or fewer pairs to compare=")
+                          f"grid steps, about {kept * PEAK_BYTES_PER_VALUE / 2**30:.1f} GiB at its peak), more than "
+                          f"the {MAX_RESAMPLED_VALUES:,} allowed; pass steps= with fewer steps, a smaller "
+                          "n_resamples, or fewer pairs to compare=")
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared, beyond=bool(range_note))]
     cells = None if source is None else runs.dropped_cells(source, design, step, starts, stops, logged,
