@@ -23,7 +23,7 @@ __all__ = ["as_pandas", "concat", "from_rliable"]
 #: the tables every public function takes, as its errors name them
 TABLE = "a table (a pandas or polars DataFrame or a pyarrow Table)"
 
-def _library(data: Any) -> str | None:
+def frame_library(data: Any) -> str | None:
     """'polars', 'pyarrow' or None: where ``data``'s class comes from (without importing either)."""
     root = type(data).__module__.partition(".")[0]
     return root if root in ("polars", "pyarrow") else None
@@ -46,7 +46,7 @@ def as_pandas(data: Any) -> Any:
         For a polars LazyFrame (collect it first) or another polars/pyarrow object that is not a table, or a pandas
         frame whose columns are a MultiIndex (flatten them first).
     """
-    library = _library(data)
+    library = frame_library(data)
     if library is None:
         if isinstance(data, pd.DataFrame) and isinstance(data.columns, pd.MultiIndex):
             # groupby().agg([...]) leaves them; no formula can name a tuple, and pandas' own errors say nothing of it

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, rows_described, warn
 from .format import join_and, listed, signif
-from .interop import _library, as_pandas
+from .interop import frame_library, as_pandas
 from .provenance import NOTES_ATTR, Note, add_note
 from ._typing import Normalizer, Table
 
@@ -108,7 +108,7 @@ def _show(values, limit=10):
 def _reference_frame(reference, option="normalize"):
     """The reference as a DataFrame: given (a polars or pyarrow one converted, as every table argument is), or
     loaded by dataset name (``option``: the argument that named it)."""
-    if _library(reference) is not None:
+    if frame_library(reference) is not None:
         try:
             return as_pandas(reference)
         except DesignError as exc:  # a LazyFrame (its message says data=), or no table: the refusal below
@@ -516,7 +516,7 @@ def load_reference(option: Normalizer) -> Normalizer:
     from collections.abc import Mapping
 
     keywords = dict(option) if isinstance(option, Mapping) else {"reference": option}
-    if _library(keywords.get("reference")) is not None:  # a polars or pyarrow frame, as pandas
+    if frame_library(keywords.get("reference")) is not None:  # a polars or pyarrow frame, as pandas
         converted = {**keywords, "reference": _reference_frame(keywords["reference"])}
         return converted if isinstance(option, Mapping) else converted["reference"]
     if not isinstance(keywords.get("reference"), str) or isinstance(option, bool):
