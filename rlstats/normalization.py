@@ -553,6 +553,11 @@ def normalised_in(notes: Any, response: str) -> bool:
     return any(str(note).startswith(f"'{response}' normalised") for note in notes)
 
 
+#: how the raw-scales warning says to mend it (rlstats.power, which takes no normalize=, says its own way instead)
+RAW_SCALES_ADVICE = ("normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference "
+                     "frame), or pass normalize=False if they are on one scale already")
+
+
 def warn_raw_scales(design: Any, normalize: Normalizer) -> Any:
     """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so.
 
@@ -569,8 +574,7 @@ def warn_raw_scales(design: Any, normalize: Normalizer) -> Any:
         return design
     warn(f"scores of {design.n_tasks} tasks are aggregated on their own scales (largest scores from "
          f"{signif(scale.min(), 3)} to {signif(scale.max(), 3)}), so the tasks with large scores decide the "
-         "result; normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference frame), "
-         "or pass normalize=False if they are on one scale already")
+         f"result; {RAW_SCALES_ADVICE}")
     ratio = (f"{signif(scale.max() / scale.min(), 3)}-fold" if scale.min() > 0
              else "without bound (a task scores only 0)")
     note = (f"scores of {design.n_tasks} tasks were aggregated on their own scales (the tasks' largest |score| differ "

@@ -26,7 +26,6 @@ def _pilot():
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="power() repeats the methods' advice normalize=, which it refuses")
 @pytest.mark.parametrize("source", ["pilot", "simulated"])
 def test_power_raw_scales_warning_gives_advice_power_takes(source):
     kwargs = {"design": _pilot(), "formula": "score ~ agent | task"} if source == "pilot" else {"effect": 0.5}
