@@ -42,13 +42,12 @@ def test_power_raw_scales_warning_gives_advice_power_takes(source):
 
 # `rlstats demo` printed compare(..., method='probability_of_improvement', n_resamples=500, ...) over a score interval,
 # which draws no resamples: nothing said so (performance_profile, in the same demo, said "n_resamples=500 was not used")
-@pytest.mark.xfail(strict=True, reason="probability_of_improvement() takes n_resamples= for its score interval silently")
 def test_probability_of_improvement_says_n_resamples_was_not_used():
     df = simulate(agents=2, tasks=3, seeds=4, effect=1.0, rng=0)
     unused = "n_resamples=500 was not used: the score interval is a closed form"
     given = rlstats.probability_of_improvement(df, "score ~ agent | task", n_resamples=500, rng=0)
     assert any(note.startswith(unused) for note in given.notes), given.notes
-    assert given.to_dict()["options"]["n_resamples"] is None  # none drawn, none recorded as used
+    assert given.n_resamples is None  # none drawn (the options record what was given, as performance_profile's)
     assert not any("was not used" in note for note in rlstats.probability_of_improvement(
         df, "score ~ agent | task", rng=0).notes)
     drawn = rlstats.probability_of_improvement(df, "score ~ agent | task", n_resamples=500, interval="percentile",
@@ -59,10 +58,7 @@ def test_probability_of_improvement_says_n_resamples_was_not_used():
     assert given.tidy().equals(plain.tidy())
 
 
-@pytest.mark.parametrize("method", [
-    "probability_of_improvement",  # silent before the fix above, so it passed
-    pytest.param("performance_profile", marks=pytest.mark.xfail(
-        strict=True, reason="the demo asks closed-form intervals for resamples they do not draw"))])
+@pytest.mark.parametrize("method", ["probability_of_improvement", "performance_profile"])
 def test_demo_asks_no_resamples_of_a_closed_form_interval(method):
     from rlstats.methods import DECLARATIONS
 
