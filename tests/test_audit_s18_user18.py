@@ -66,3 +66,19 @@ def test_demo_asks_no_resamples_of_a_closed_form_interval(method):
     df = simulate(agents=3, tasks=3, seeds=4, effect=1.0, rng=0)
     res = rlstats.compare(df, formula, method=method, normalize="minmax", rng=0, **options)
     assert not any("was not used" in note for note in res.notes), res.notes
+
+
+# `rlstats read-logs` of SB3 evaluations names the return 'eval/mean_reward'; the README's formula 'score ~ ...' on it
+# said only "unknown name 'score' in response; did you mean 'source'?", the column of log file paths
+@pytest.mark.xfail(strict=True, reason="the did-you-mean names the closest spelling alone, here a column of paths")
+def test_unknown_response_with_a_close_name_lists_the_columns_too():
+    import pandas as pd
+
+    logs = pd.DataFrame({"agent": ["A2C", "A2C", "PPO", "PPO"], "task": "CartPole-v1", "seed": [0, 1, 0, 1],
+                         "step": 30_000, "eval/mean_reward": [382.0, 250.0, 337.0, 300.0],
+                         "source": "A2C/CartPole-v1/seed_0/evaluations.npz"})
+    with pytest.raises(rlstats.errors.FormulaError) as error:
+        rlstats.compare(logs, "score ~ agent | task/seed")
+    message = str(error.value)
+    assert "did you mean 'source'?" in message  # still the closest spelling
+    assert "`eval/mean_reward`" in message  # and the column meant, as a formula writes it
