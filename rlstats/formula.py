@@ -220,10 +220,11 @@ def _unknown(text, role, name, start, end, columns, restricted=False):
     labels = [str(c) for c in columns]
     close = difflib.get_close_matches(name, labels, n=1)
     what = "name" if role == "response" else "column"
-    if close:
-        hint = f"did you mean {_quoted(close[0])}?"
+    # each column as a formula writes it (`eval/mean_reward`)
+    shown = ", ".join(_quoted(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")
+    if close:  # the closest spelling may not be the column meant (audit s18: 'score' -> 'source', a column of paths)
+        hint = f"did you mean {_quoted(close[0])}? (the data columns are: {shown})"
     else:
-        shown = ", ".join(repr(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")
         outside = role == "response" and not restricted
         where = "data columns or names defined where the formula is written" if outside else "data columns"
         hint = f"names here must be {where}; the data columns are: {shown}"

@@ -70,7 +70,6 @@ def test_demo_asks_no_resamples_of_a_closed_form_interval(method):
 
 # `rlstats read-logs` of SB3 evaluations names the return 'eval/mean_reward'; the README's formula 'score ~ ...' on it
 # said only "unknown name 'score' in response; did you mean 'source'?", the column of log file paths
-@pytest.mark.xfail(strict=True, reason="the did-you-mean names the closest spelling alone, here a column of paths")
 def test_unknown_response_with_a_close_name_lists_the_columns_too():
     import pandas as pd
 
