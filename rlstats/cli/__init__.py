@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -144,15 +145,30 @@ def _methods_epilog():
             "Python instead (subset= is never code).")
 
 
+#: what `rlstats --help` and `rlstats compare --help` show to start from (tests/test_audit_s18_user18.py runs the
+#: compare lines on a file of runs)
+_COMPARE_EXAMPLES = ('rlstats compare runs.csv "score ~ agent | task"',
+                     'rlstats compare runs.csv "score ~ agent | task" --format latex --plot cd.png',
+                     'rlstats compare runs.csv "score ~ agent | task" -o pvalue=monte_carlo --seed 0 --format csv')
+
+
+def _examples(*lines):
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .._version import __version__
 
-    parser = argparse.ArgumentParser(prog="rlstats", description="R-style formula statistics for RL evaluation.")
+    raw = argparse.RawDescriptionHelpFormatter  # keeps the example lines
+    parser = argparse.ArgumentParser(
+        prog="rlstats", description="R-style formula statistics for RL evaluation.", formatter_class=raw,
+        epilog=_examples("rlstats demo", _COMPARE_EXAMPLES[1], "rlstats COMMAND --help   # its options and examples"))
     parser.add_argument("--version", action="version", version=f"rlstats {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     cmp = commands.add_parser("compare", help="compare agents in a file of runs (one row per run)",
-                              epilog=_methods_epilog())
+                              epilog=textwrap.fill(_methods_epilog(), 78) + "\n\n" + _examples(*_COMPARE_EXAMPLES),
+                              formatter_class=raw)
     cmp.add_argument("file", help="CSV, TSV or Parquet file in long format (-: standard input)")
     cmp.add_argument("formula", help="e.g. 'score ~ agent | task'")
     cmp.add_argument("--method", default=None, help="back end (default: by the formula)")
