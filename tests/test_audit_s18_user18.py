@@ -132,3 +132,28 @@ def test_compare_help_examples_run(tmp_path, monkeypatch):
     assert examples
     for example in examples:
         assert main(shlex.split(example)[1:]) == 0, example
+
+
+# README and `rlstats demo --help`: the demo "runs every available back end"; it ran 13 of the 14 that
+# `rlstats compare --help` lists and said nothing of the one it left out
+@pytest.mark.xfail(strict=True, reason="the demo leaves a back end out without a word")
+def test_demo_names_the_back_ends_it_does_not_run(tmp_path, monkeypatch):
+    import contextlib
+    import io
+
+    import rlstats.cli
+    from rlstats.cli import main
+    from rlstats.methods import DECLARATIONS
+
+    every = rlstats.cli.demo_runs
+    monkeypatch.setattr(rlstats.cli, "demo_runs", lambda data, curves: {
+        k: v for k, v in every(data, curves).items() if k == "task_table"})  # one fast back end
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["demo", "--out", str(tmp_path / "demo")]) == 0
+    text = " ".join(out.getvalue().split())
+    skipped = {name: d.no_demo for name, d in DECLARATIONS.items() if d.demo is None}
+    assert skipped  # tuning, at this writing
+    for name, why in skipped.items():
+        assert f"not run here: {name} ({' '.join(why.split())})" in text, text[-600:]
+    assert "every available back end" not in _help(["demo"]) + _help([])
