@@ -136,7 +136,6 @@ def test_compare_help_examples_run(tmp_path, monkeypatch):
 
 # README and `rlstats demo --help`: the demo "runs every available back end"; it ran 13 of the 14 that
 # `rlstats compare --help` lists and said nothing of the one it left out
-@pytest.mark.xfail(strict=True, reason="the demo leaves a back end out without a word")
 def test_demo_names_the_back_ends_it_does_not_run(tmp_path, monkeypatch):
     import contextlib
     import io
