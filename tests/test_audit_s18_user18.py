@@ -160,7 +160,6 @@ def test_demo_names_the_back_ends_it_does_not_run(tmp_path, monkeypatch):
 
 # halfcheetah_sac_td3.csv (SAC 192 runs, TD3 193): `rlstats compare FILE "score ~ agent"` refused, saying the test
 # "shares one permutation across comparisons" and to "compare them pairwise": there is one comparison, of one pair
-@pytest.mark.xfail(strict=True, reason="the refusal of two unequal agents speaks of comparisons and pairs")
 def test_permutation_refusal_of_two_unequal_agents_says_what_holds_for_two():
     df = simulate(agents=2, tasks=1, seeds=6, rng=0)
     df = df.iloc[:-1]  # agent_2 has 5 runs
