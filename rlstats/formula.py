@@ -220,15 +220,16 @@ def _unknown(text, role, name, start, end, columns, restricted=False):
     labels = [str(c) for c in columns]
     close = difflib.get_close_matches(name, labels, n=1)
     what = "name" if role == "response" else "column"
+    # each column as a formula writes it (`eval/mean_reward`)
+    shown = ", ".join(_quoted(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")
     as_text = [c for c in columns if not isinstance(c, str) and str(c) == name]  # pd.DataFrame(array)'s 0, 1, ...
     if as_text:
         kind = type(as_text[0]).__name__
         hint = (f"the column labelled {as_text[0]!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, and a formula "
                 "names columns by text: make the labels text first, e.g. df.columns = df.columns.astype(str)")
-    elif close:
-        hint = f"did you mean {_quoted(close[0])}?"
+    elif close:  # the closest spelling may not be the column meant (audit s18: 'score' -> 'source', a column of paths)
+        hint = f"did you mean {_quoted(close[0])}? (the data columns are: {shown})"
     else:
-        shown = ", ".join(repr(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")
         outside = role == "response" and not restricted
         where = "data columns or names defined where the formula is written" if outside else "data columns"
         hint = f"names here must be {where}; the data columns are: {shown}"

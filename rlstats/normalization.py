@@ -564,6 +564,16 @@ def normalised_in(notes: Any, response: str) -> bool:
     return any(str(note).startswith(f"'{response}' normalised") for note in notes)
 
 
+#: how the raw-scales warning says to mend it (rlstats.power, which takes no normalize=, says its own way instead)
+RAW_SCALES_ADVICE = ("normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference "
+                     "frame), or pass normalize=False if they are on one scale already")
+
+
+#: the same for tasks on ranges apart, where no published reference may exist
+RANGES_APART_ADVICE = ("normalise them first with normalize= (a reference frame of each task's low and high scores), "
+                       "or pass normalize=False if they are on one scale already")
+
+
 def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] = ()) -> Any:
     """Aggregating raw scores of tasks whose scales differ tenfold lets the large tasks decide: say so.
 
@@ -584,8 +594,7 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
         return _ranges_apart(design, tuple(location))
     warn(f"scores of {design.n_tasks} tasks are aggregated on their own scales (largest scores from "
          f"{signif(scale.min(), 3)} to {signif(scale.max(), 3)}), so the tasks with large scores decide the "
-         "result; normalise them first with normalize= (e.g. normalize='atari100k_reference' or a reference frame), "
-         "or pass normalize=False if they are on one scale already")
+         f"result; {RAW_SCALES_ADVICE}")
     ratio = (f"{signif(scale.max() / scale.min(), 3)}-fold" if scale.min() > 0
              else "without bound (a task scores only 0)")
     note = (f"scores of {design.n_tasks} tasks were aggregated on their own scales (the tasks' largest |score| differ "
@@ -618,8 +627,7 @@ def _ranges_apart(design, location):
     said = (f"scores of tasks on ranges apart (every score of {design.tasks[below]!r} is below every score of "
             f"{design.tasks[above]!r}) {{}} aggregated on their own scales, so {join_and([w for w, _ in read])} "
             f"depend{'' if len(read) > 1 or read[0][1] else 's'} on the tasks' ranges, not only on the runs' results")
-    warn(said.format("are") + "; normalise them first with normalize= (a reference frame of each task's low and high "
-         "scores), or pass normalize=False if they are on one scale already")
+    warn(said.format("are") + f"; {RANGES_APART_ADVICE}")
     note = said.format("were") + "; normalize= puts them on one scale"
     return dataclasses.replace(design, notes=(*design.notes, note))
 

@@ -126,7 +126,7 @@ def test_demo_reduced_to_three_backends_is_quiet(tmp_path, monkeypatch):
 
     monkeypatch.setattr(rlstats.cli, "demo_runs", three)
     text = _quiet_demo(tmp_path)
-    assert "method='probability_of_improvement', normalize='minmax', n_resamples=500, na_action='drop', rng=0)" in (
+    assert "method='probability_of_improvement', normalize='minmax', na_action='drop', rng=0)" in (
         text.replace("\n  ", " "))  # the header is the whole call (wrapped)
     assert "'score' normalised per task" in text and "Learning curves" in text
     assert {p.stem for p in (tmp_path / "demo").glob("*.png")} == {"adastop", "probability_of_improvement", "curves"}

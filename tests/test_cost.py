@@ -91,8 +91,8 @@ def test_other_formulas_count_what_their_kernels_do():
     assert count["skillings_mack"](shape, _options("skillings_mack")).units == 200
     # probability of improvement: every pair's two agents' runs in each resample; the score interval (default)
     # draws none; each first passes over the pairs' runs, worth 36 resamples (session 11: it was 1, 18x under)
-    assert count["probability_of_improvement"](shape, _options("probability_of_improvement",
-                                                               interval="percentile")).units == 2036 * 6 * 100
+    assert count["probability_of_improvement"](shape, _options("probability_of_improvement", interval="percentile",
+                                                               n_resamples=2000)).units == 2036 * 6 * 100
     assert count["probability_of_improvement"](shape, _options("probability_of_improvement")).units == 36 * 6 * 100
     # Bayesian signed-rank: draws x pairs x tasks; hierarchical: iterations x (chains x pairs x tasks + a sweep's)
     assert count["bayes"](shape, _options("bayes")).units == 50_000 * 6 * 10

@@ -349,6 +349,16 @@ def report_drawn_seed(given: int | None, result: Any) -> None:
         sys.stderr.write(f"random seed drawn: {seed}; pass --seed {seed} to repeat these numbers\n")
 
 
+def help_examples(doc: str | None) -> str:
+    """The command lines of a command module's docstring (its ``::`` blocks) as a --help epilog, one a line (a line
+    ending in ``|`` goes on, indented, on the next); a parser showing it needs RawDescriptionHelpFormatter, which
+    keeps the lines (audit s18: --help showed no example, the docstring's cut with all but its first paragraph)."""
+    lines = [line.strip() for line in (doc or "").splitlines()]
+    kept = [("  " if i == 0 or not lines[i - 1].endswith("|") else "      ") + line
+            for i, line in enumerate(lines) if line.startswith("rlstats ") or (i and lines[i - 1].endswith("|"))]
+    return "examples:\n" + "\n".join(kept)
+
+
 def help_description(doc: str | None) -> str:
     """A command module's first docstring paragraph as its --help description: plain text, without the
     reStructuredText literal marks (````rlstats read-logs DIR````) that a terminal would show as they are."""

@@ -41,7 +41,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 from pathlib import Path
 
 from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT
@@ -59,13 +59,14 @@ def _add_key_file(parser, when):
 
 def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``adastop update|status|plot`` on the ``rlstats`` command's subparsers."""
-    from ._shared import help_description
+    from ._shared import help_description, help_examples
 
+    shown: dict[str, Any] = {"epilog": help_examples(__doc__), "formatter_class": argparse.RawDescriptionHelpFormatter}
     adastop = subparsers.add_parser("adastop", help="run AdaStop batch by batch while experiments run",
-                                    description=help_description(__doc__))
+                                    description=help_description(__doc__), **shown)
     commands = adastop.add_subparsers(dest="adastop_command", required=True)
 
-    update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)")
+    update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)", **shown)
     update.add_argument("state", help="JSON state file (created when missing)")
     update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent "
                                       "(- reads standard input)")
@@ -92,12 +93,12 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     _add_key_file(update, "(set when the state is created; needed by every later call)")
     update.set_defaults(run=run_update)
 
-    status = commands.add_parser("status", help="print the decisions so far and what to run next")
+    status = commands.add_parser("status", help="print the decisions so far and what to run next", **shown)
     status.add_argument("state", help="JSON state file (- reads standard input)")
     _add_key_file(status, "(needed when the state was created with one)")
     status.set_defaults(run=run_status)
 
-    plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file")
+    plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file", **shown)
     plot.add_argument("state", help="JSON state file (- reads standard input)")
     plot.add_argument("out", help="image file, the format following its suffix (.png, .pdf, .svg), or - for a PNG on standard output")
     plot.add_argument("--kind", choices=("decisions", "scores", "boundaries"), default="decisions",

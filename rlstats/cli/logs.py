@@ -27,7 +27,7 @@ from typing import TextIO
 
 from ..errors import RlstatsError
 from ..logs import MAX_FILE_BYTES, MAX_FILES, is_url
-from ._shared import STREAM, UsageError, help_description, said
+from ._shared import STREAM, UsageError, help_description, help_examples, said
 
 #: read_logs' advice names Python keywords; the command names its options.
 OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
@@ -48,7 +48,8 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
 
     command = subparsers.add_parser(
         "read-logs", help="read a folder of training logs (TensorBoard, SB3, CSV, W&B exports) into one file",
-        description=help_description(__doc__))
+        description=help_description(__doc__), epilog=help_examples(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     command.add_argument("folder", help="folder of runs (searched recursively), or one log file; or the URL of "
                                         "either (s3://, gs://, file://, ...), read through fsspec")
     command.add_argument("--pattern", default=None,

@@ -17,14 +17,15 @@ import argparse
 import sys
 from typing import TextIO
 
-from ._shared import FORMATS, help_description
+from ._shared import FORMATS, help_description, help_examples
 
 
 def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``power`` on the ``rlstats`` command's subparsers."""
     power = subparsers.add_parser(
         "power", help="power (or sample size) of a method by simulation: how many seeds do I need?",
-        description=help_description(__doc__))
+        description=help_description(__doc__), epilog=help_examples(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     from ..methods import POWER_METHODS  # the back ends that declare a power rule
 
     power.add_argument("method", help=f"{', '.join(POWER_METHODS[:-1])} or {POWER_METHODS[-1]}; several "

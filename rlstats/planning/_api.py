@@ -58,6 +58,7 @@ from .. import format as fmt
 from ..design import Design
 from ..formula import capture_environment
 from ..interop import as_pandas
+from ..normalization import RANGES_APART_ADVICE, RAW_SCALES_ADVICE
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, warn
@@ -373,9 +374,18 @@ def _rows(outcomes, methods, seeds_list, n_sim, levels):
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")  # not the digits of a name
 
 
-def _emit(messages, n_data_sets):
+#: power() takes no normalize= (audit s18: the methods' raw-scales warning offered it, and normalize=False, to
+#: power()'s caller): the way it does take, for a pilot and for simulated data
+_RAW_SCALES_WAY = {"pilot": _PILOT_FIRST["normalize"],
+                   "simulate": "power() runs the method on the simulated scores as they are (heterogeneity=0 "
+                                "simulates tasks alike)"}
+
+
+def _emit(messages, n_data_sets, source_kind="simulate"):
     kinds = {}
     for (category, text), count in sorted(messages.items()):
+        for advice in (RAW_SCALES_ADVICE, RANGES_APART_ADVICE):
+            text = text.replace(advice, _RAW_SCALES_WAY[source_kind])
         kind = kinds.setdefault((category, _NUMBER.sub("#", text)), [text, 0, 0])
         kind[1] += count
         kind[2] += 1
@@ -647,7 +657,7 @@ def _one_run_note(source):
 def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
     table = pd.DataFrame(rows)
     methods = tuple(m for m, _ in study.methods)
-    _emit(messages, n_sim * table["seeds"].nunique())
+    _emit(messages, n_sim * table["seeds"].nunique(), study.source.kind)
     return PowerResult(
         method=title, formula=study.source.formula, data_name=study.source.data_name(),
         nobs=int(n_sim * table["seeds"].nunique()),

@@ -1236,6 +1236,9 @@ def _equal_runs(design, t, task):
     if counts.min() != counts.max():
         where = f" on task {task!r}" if design.has_blocks else ""
         detail = ", ".join(f"{a} {c}" for a, c in zip(design.agents, design.counts[t]) if c > 0)
+        if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
+            raise DesignError(f"the permutation test (AdaStop's machinery with one interim) needs both agents to "
+                              f"have the same number of runs{where}; found {detail}. Drop runs to balance them")
         raise DesignError(f"the permutation test shares one permutation across comparisons, so every agent "
                           f"needs the same number of runs{where}; found {detail}. Drop runs to balance "
                           "the agents or compare them pairwise")

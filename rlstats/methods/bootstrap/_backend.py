@@ -167,7 +167,7 @@ BACKENDS = (
         cite=f"{_HERE}._backend:citations",
         replication=_resampled("probability of improvement intervals", tasks_too=False),
         contract=(_FORMULA, {"n_resamples": 200}),
-        demo=(_FORMULA, {"n_resamples": 500, "na_action": "drop"}),
+        demo=(_FORMULA, {"na_action": "drop"}),  # closed-form intervals: they draw no resamples
         no_power="it estimates P(X > Y) with an interval and makes no decision for power() to count",
     ),
     Backend(
@@ -180,7 +180,7 @@ BACKENDS = (
         cite=f"{_HERE}._backend:citations",
         replication=_profile_needs(),
         contract=(_FORMULA, {"n_resamples": 200}),
-        demo=(_FORMULA, {"n_resamples": 500, "na_action": "drop"}),
+        demo=(_FORMULA, {"na_action": "drop"}),  # closed-form intervals: they draw no resamples
         no_power="a performance profile is a curve with pointwise bands, not a test: there is no decision to count",
     ),
 )
