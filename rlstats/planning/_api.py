@@ -372,6 +372,8 @@ def _rows(outcomes, methods, seeds_list, n_sim, levels):
 #: A number in a message's text: messages that differ only in their numbers (each data set's own scores,
 #: say) are one warning, not one per data set.
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")  # not the digits of a name
+#: A quoted name in a message's text: the simulated tasks a warning names ('task_05') differ per data set too.
+_QUOTED = re.compile(r"'[^']*'")
 
 
 #: power() takes no normalize= (audit s18: the methods' raw-scales warning offered it, and normalize=False, to
@@ -386,11 +388,11 @@ def _emit(messages, n_data_sets, source_kind="simulate"):
     for (category, text), count in sorted(messages.items()):
         for advice in (RAW_SCALES_ADVICE, RANGES_APART_ADVICE):
             text = text.replace(advice, _RAW_SCALES_WAY[source_kind])
-        kind = kinds.setdefault((category, _NUMBER.sub("#", text)), [text, 0, 0])
+        kind = kinds.setdefault((category, _QUOTED.sub("'#'", _NUMBER.sub("#", text))), [text, 0, 0])
         kind[1] += count
         kind[2] += 1
     for (category, _), (text, count, variants) in kinds.items():
-        quoted = "" if variants == 1 else f"; its figures are from one of them, {variants} texts in all"
+        quoted = "" if variants == 1 else f"; its figures and names are from one of them, {variants} texts in all"
         if category == "RlstatsWarning":
             warn(f"{text} (raised by {count} method calls on the simulated data sets{quoted})")
         else:
