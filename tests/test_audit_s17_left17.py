@@ -88,8 +88,10 @@ def test_a_pattern_field_typo_is_pointed_out_by_the_formula(tmp_path, capsys):
     folder = SHARED_DATA / "logs" / "sb3_classic"
     if not folder.is_dir():
         pytest.skip(f"the SB3 logs are not at {folder}")
-    df = rlstats.read_logs(folder, "{agent}/{task}/seed_{sed}", format="sb3_eval",
-                           tags={"eval/mean_reward": "score"}, progress=False)
+    with pytest.warns(rlstats.errors.RlstatsWarning, match=r"pattern field \{sed\} is not agent, task or seed: did "
+                                                           r"you mean \{seed\}\?"):  # read_logs says so itself (s17)
+        df = rlstats.read_logs(folder, "{agent}/{task}/seed_{sed}", format="sb3_eval",
+                               tags={"eval/mean_reward": "score"}, progress=False)
     assert "sed" in df.columns and "seed" not in df.columns
     with pytest.raises(rlstats.errors.FormulaError, match=r"unknown column 'seed' in the replicate term; did you "
                                                           r"mean 'sed'\?"):
