@@ -1,0 +1,151 @@
+"""Audit s18 (left18b): small leftovers where the package was silent or unhelpful.  Each test is a defect's
+reproducer, in the order of the brief."""
+
+import contextlib
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.cli import main
+from rlstats.errors import DesignError, FormulaError
+from rlstats.methods.adastop import AdaStop
+
+
+def _cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([str(a) for a in args], out=out)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _runs(agents=("None", "PPO", "SAC")):
+    gen = np.random.default_rng(0)
+    rows = [(a, t, r, gen.normal()) for a in agents for t in ("t1", "t2", "t3") for r in range(4)]
+    return pd.DataFrame(rows, columns=["agent", "task", "run", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="audit s18 left18b: missing text unnamed")
+@pytest.mark.parametrize("name", ["None", "NA", "null"])
+def test_an_agent_named_like_a_missing_value_is_named_on_the_command_line(tmp_path, name):
+    """An agent literally called 'None' in a CSV: pandas' reader (the command line's) reads the text as missing, and
+    the error said only "column 'agent' has 12 missing value(s)", leaving the user to guess.  It now names the text
+    the file holds there and the way to keep it as a name."""
+    path = tmp_path / "runs.csv"
+    _runs((name, "PPO", "SAC")).to_csv(path, index=False)
+    status, out, err = _cli("compare", path, "score ~ agent | task")
+    assert status == 2 and out == ""
+    assert "column 'agent' has 12 missing value(s)" in err
+    assert f"the file holds the text '{name}' in those 12 rows, which is read as a missing value" in err, err
+    assert f"if '{name}' is a name, rename it in the file" in err, err
+
+
+@pytest.mark.xfail(strict=True, reason="audit s18 left18b: missing text unnamed")
+def test_empty_fields_and_missing_text_are_told_apart(tmp_path):
+    """Empty fields are missing values in any reader: said as such, with the count of each text."""
+    data = _runs(("a", "b", "c"))
+    data["agent"] = data["agent"].astype(object)
+    data.loc[[0, 1], "agent"] = None  # written as empty fields
+    text = data.to_csv(index=False).replace("\na,t1,2,", "\nNaN,t1,2,")  # one row holds the text NaN
+    path = tmp_path / "runs.csv"
+    path.write_text(text)
+    status, _, err = _cli("compare", path, "score ~ agent | task")
+    assert status == 2 and "column 'agent' has 3 missing value(s)" in err
+    assert "the file holds empty fields in 2 of those rows and the text 'NaN' in 1" in err, err
+
+
+@pytest.mark.xfail(strict=True, reason="audit s18 left18b: bool scores unnoted")
+def test_boolean_scores_are_noted_as_read_as_1_and_0():
+    """A True/False score column was analysed as 1/0 without a word (R's lm does the same with logicals: a note,
+    not an error)."""
+    data = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)
+    data["score"] = data["score"] > data["score"].median()
+    result = rlstats.compare(data, "score ~ agent | task")
+    said = [n for n in result.notes if "True/False" in n]
+    assert said == ["column 'score' holds True/False values, read as 1 (True) and 0 (False)"], result.notes
+    assert said[0] in str(result)
+    numbers = rlstats.compare(data.assign(score=data["score"].astype(float)), "score ~ agent | task")
+    assert result.statistic == numbers.statistic and result.pvalue == numbers.pvalue
+
+
+@pytest.mark.xfail(strict=True, reason="audit s18 left18b: no did-you-mean")
+def test_a_subset_value_close_to_one_in_the_data_is_suggested():
+    """subset="agent == 'agent_1 '" (a trailing space) said only "keeps no rows"."""
+    data = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(data, "score ~ agent | task", subset="agent == 'agent_1 ' and task != 'task_01'")
+    message = str(info.value)
+    assert "keeps no rows" in message
+    assert "'agent_1 ' is no value of column 'agent' (did you mean 'agent_1'?)" in message, message
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(data, "score ~ agent | task", subset="task in ['Task_01', 'task_09'] and agent == 'agent_1'")
+    assert ("'Task_01' is no value of column 'task' (did you mean 'task_01'?); 'task_09' is no value of column "
+            "'task' (did you mean 'task_01', 'task_02', 'task_03'?)") in str(info.value), str(info.value)
+
+
+@pytest.mark.xfail(strict=True, reason="audit s18 left18b: advice that does not help")
+def test_complex_scores_get_advice_that_works():
+    """A complex score column's error suggested pd.to_numeric, which leaves it complex."""
+    data = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)
+    data["score"] = data["score"] + 0j
+    assert pd.to_numeric(data["score"]).dtype.kind == "c"  # the old advice does not help
+    with pytest.raises(FormulaError) as info:
+        rlstats.compare(data, "score ~ agent | task")
+    message = str(info.value)
+    assert "pd.to_numeric" not in message
+    assert "column 'score' holds complex numbers (dtype complex128)" in message
+    assert "df['score'] = np.real(df['score'])" in message and "np.abs(df['score'])" in message, message
+
+
+def _batch(gen, agents, shift):
+    return pd.DataFrame([(a, shift.get(a, 0.0) + gen.normal()) for a in agents for _ in range(5)],
+                        columns=["agent", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="audit s18 left18b: no pairwise replay hint")
+def test_a_batch_without_agents_a_pairwise_run_stopped_names_the_pairwise_replay(tmp_path):
+    """Batches of a run under the paper's pairwise scheme, fed to the default joint test, are refused once the files
+    lack agents that scheme had stopped; the refusal now says how to replay such a run."""
+    gen = np.random.default_rng(1)
+    seq = AdaStop(["a", "b", "c"], n=5, K=3, rng=0, n_resamples=500)
+    seq.update(_batch(gen, ["a", "b", "c"], {}))
+    assert seq.agents_to_run == ("a", "b", "c")
+    with pytest.raises(DesignError) as info:
+        seq.update(_batch(gen, ["b", "c"], {}))
+    message = str(info.value)
+    assert "the batch lacks agent(s) a" in message
+    assert ('if these batches come from a run whose test stopped agent(s) a (the AdaStop paper\'s pairwise scheme '
+            'stops agents sooner), replay it from its first batch in a new AdaStop with permutations="pairwise"'
+            ) in message, message
+    pairwise = AdaStop(["a", "b", "c"], n=5, K=3, rng=0, n_resamples=500, permutations="pairwise")
+    pairwise.update(_batch(np.random.default_rng(1), ["a", "b", "c"], {}))
+    with pytest.raises(DesignError) as info:
+        pairwise.update(_batch(gen, ["b", "c"], {}))
+    assert "permutations=" not in str(info.value)  # already pairwise: nothing to replay
+
+
+@pytest.mark.xfail(strict=True, reason="audit s18 left18b: no pairwise replay hint")
+def test_the_walker_batches_replay_pairwise_from_the_shell(tmp_path):
+    """The command line says it with its flag, on files shaped as the reference tool's (one column per agent):
+    PPO and SAC stop after batch 2 under pairwise permutations, not under the joint default."""
+    gen = np.random.default_rng(1)
+    shift = {"SAC": 5.0, "PPO": -5.0}
+    paths = []
+    for k, agents in enumerate((["SAC", "DDPG", "TRPO", "PPO"],) * 2 + (["DDPG", "TRPO"],), start=1):
+        batch = _batch(gen, agents, shift)
+        wide = pd.DataFrame({a: batch.loc[batch["agent"] == a, "score"].to_numpy() for a in agents})
+        paths.append(tmp_path / f"walker{k}.csv")
+        wide.to_csv(paths[-1])
+    state = tmp_path / "state.json"
+    for path in paths[:2]:
+        assert _cli("adastop", "update", state, path, "--K", "6", "--seed", "0", "--n-resamples", "500")[0] == 0
+    status, _, err = _cli("adastop", "update", state, paths[2])
+    assert status == 2 and "the batch lacks agent(s) SAC, PPO" in err
+    assert "replay it from its first batch in a new state file with --permutations pairwise" in err, err
+    pairwise = tmp_path / "pairwise.json"
+    for path in paths:
+        status, out, err = _cli("adastop", "update", pairwise, path, "--K", "6", "--seed", "0", "--n-resamples", "500",
+                                *(("--permutations", "pairwise") if path == paths[0] else ()))
+        assert status == 0, err
