@@ -3,6 +3,9 @@ reproducer, in the order of the brief."""
 
 import contextlib
 import io
+import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -104,7 +107,6 @@ def _batch(gen, agents, shift):
                         columns=["agent", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18 left18b: no pairwise replay hint")
 def test_a_batch_without_agents_a_pairwise_run_stopped_names_the_pairwise_replay(tmp_path):
     """Batches of a run under the paper's pairwise scheme, fed to the default joint test, are refused once the files
     lack agents that scheme had stopped; the refusal now says how to replay such a run."""
@@ -126,26 +128,31 @@ def test_a_batch_without_agents_a_pairwise_run_stopped_names_the_pairwise_replay
     assert "permutations=" not in str(info.value)  # already pairwise: nothing to replay
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18 left18b: no pairwise replay hint")
-def test_the_walker_batches_replay_pairwise_from_the_shell(tmp_path):
-    """The command line says it with its flag, on files shaped as the reference tool's (one column per agent):
-    PPO and SAC stop after batch 2 under pairwise permutations, not under the joint default."""
-    gen = np.random.default_rng(1)
-    shift = {"SAC": 5.0, "PPO": -5.0}
-    paths = []
-    for k, agents in enumerate((["SAC", "DDPG", "TRPO", "PPO"],) * 2 + (["DDPG", "TRPO"],), start=1):
-        batch = _batch(gen, agents, shift)
-        wide = pd.DataFrame({a: batch.loc[batch["agent"] == a, "score"].to_numpy() for a in agents})
-        paths.append(tmp_path / f"walker{k}.csv")
-        wide.to_csv(paths[-1])
-    state = tmp_path / "state.json"
-    for path in paths[:2]:
-        assert _cli("adastop", "update", state, path, "--K", "6", "--seed", "0", "--n-resamples", "500")[0] == 0
-    status, _, err = _cli("adastop", "update", state, paths[2])
-    assert status == 2 and "the batch lacks agent(s) SAC, PPO" in err
-    assert "replay it from its first batch in a new state file with --permutations pairwise" in err, err
-    pairwise = tmp_path / "pairwise.json"
-    for path in paths:
-        status, out, err = _cli("adastop", "update", pairwise, path, "--K", "6", "--seed", "0", "--n-resamples", "500",
-                                *(("--permutations", "pairwise") if path == paths[0] else ()))
-        assert status == 0, err
+WALKER = ("TimotheeMathieu/Adaptive_stopping_MC_RL/a909c18b87e4435754067f5c604bf607215d60a9/Deep_RL_xp/experiments/"
+          "walker")
+
+
+def test_the_walker_batches_replay_pairwise_from_the_shell():
+    """The AdaStop paper's Walker batches (its repository's CSV files, one column per agent): the files of batch 3 on
+    hold DDPG and TRPO only, as the paper's pairwise run stopped SAC and PPO after batch 2; the joint default has not
+    decided them, refuses batch 3, and now says how to replay the run (which then goes through)."""
+    mirror = os.environ.get("RLSTATS_DATA_MIRROR")
+    folder = Path(mirror or "/nonexistent") / WALKER
+    if not folder.is_dir():
+        pytest.skip("the AdaStop paper's files are not mirrored here")
+    paths = [folder / f"walker{k}.csv" for k in (1, 2, 3)]
+    assert list(pd.read_csv(paths[2], index_col=0).columns) == ["DDPG", "TRPO"]
+    with tempfile.TemporaryDirectory() as tmp:
+        joint, pairwise = Path(tmp) / "joint.json", Path(tmp) / "pairwise.json"
+        for path in paths[:2]:
+            assert _cli("adastop", "update", joint, path, "--K", "6", "--seed", "0", "--n-resamples", "2000")[0] == 0
+        status, _, err = _cli("adastop", "update", joint, paths[2])
+        assert status == 2 and "the batch lacks agent(s) SAC, PPO" in err
+        assert ("if these batches come from a run whose test stopped agent(s) SAC, PPO (the AdaStop paper's pairwise "
+                "scheme stops agents sooner), replay it from its first batch in a new state file with --permutations "
+                "pairwise") in err, err
+        for path in paths:
+            status, out, err = _cli("adastop", "update", pairwise, path, "--K", "6", "--seed", "0", "--n-resamples",
+                                    "2000", "--permutations", "pairwise")
+            assert status == 0, err
+        assert "next batch: 5 new runs of each of: DDPG, TRPO" in out

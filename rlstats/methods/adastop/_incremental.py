@@ -235,8 +235,15 @@ class AdaStop:
                               f"this batch needs exactly: {', '.join(expected)}")
         missing = [a for a in expected if a not in scores]
         if missing:
-            raise DesignError(f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
-                              f"n = {count(self.n, 'run')} of each of: {', '.join(expected)}")
+            found = (f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
+                     f"n = {count(self.n, 'run')} of each of: {', '.join(expected)}")
+            if self.interim == 0 or self._options.permutations == "pairwise":
+                raise DesignError(found)
+            # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18)
+            replay = (f"; if these batches come from a run whose test stopped agent(s) {', '.join(missing)} (the "
+                      "AdaStop paper's pairwise scheme stops agents sooner), replay it from its first batch in a new ")
+            raise DesignError(found + replay + 'AdaStop with permutations="pairwise"',
+                              command_line=found + replay + "state file with --permutations pairwise")
         for a, values in scores.items():
             if values.size != self.n:
                 raise DesignError(f"agent {a!r} has {count(values.size, 'run')} in this batch; every batch needs "
