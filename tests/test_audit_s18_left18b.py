@@ -88,7 +88,6 @@ def test_a_subset_value_close_to_one_in_the_data_is_suggested():
             "'task' (did you mean 'task_01', 'task_02', 'task_03'?)") in str(info.value), str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18 left18b: advice that does not help")
 def test_complex_scores_get_advice_that_works():
     """A complex score column's error suggested pd.to_numeric, which leaves it complex."""
     data = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)

@@ -720,6 +720,9 @@ BAD_DATA = [
       "the response must be numeric")),
     ("numbers stored as objects", lambda d: d.assign(score=d["score"].astype(object)), FormulaError,
      "column 'score' has dtype object"),
+    # [audit s18 left18b] pd.to_numeric keeps complex numbers complex: the advice takes the real part or magnitude
+    ("complex scores", lambda d: d.assign(score=d["score"] + 1j), FormulaError,
+     ("column 'score' holds complex numbers (dtype complex128)", "df['score'] = np.real(df['score'])")),
     ("scores that overflow", lambda d: d.assign(score=d["score"] * 1e306), DesignError,
      ("'score' reaches", "overflow to inf")),
     ("a missing agent", _set("agent", None, [0]), DesignError, "column 'agent' has 1 missing value(s)"),
