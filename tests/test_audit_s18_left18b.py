@@ -59,7 +59,6 @@ def test_empty_fields_and_missing_text_are_told_apart(tmp_path):
     assert "the file holds empty fields in 2 of those rows and the text 'NaN' in 1" in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18 left18b: bool scores unnoted")
 def test_boolean_scores_are_noted_as_read_as_1_and_0():
     """A True/False score column was analysed as 1/0 without a word (R's lm does the same with logicals: a note,
     not an error)."""

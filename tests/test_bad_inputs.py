@@ -942,6 +942,13 @@ def test_dropping_missing_scores_is_stated(name, na_action):
           **options, na_action=na_action)
 
 
+@pytest.mark.parametrize("name", BACKENDS)
+def test_boolean_scores_are_stated(name):  # [audit s18 left18b] read as 1/0, as R's lm reads logicals: said
+    function, data, formula, options = BACKENDS[name]
+    noted("column 'score' holds True/False values, read as 1 (True) and 0 (False)", function,
+          data.assign(score=data["score"] > data["score"].median()), formula, **options)
+
+
 @pytest.mark.parametrize("name", [n for n in BACKENDS if _accepts(n, "normalize")])
 def test_normalising_is_stated(name):
     function, data, formula, options = BACKENDS[name]
