@@ -682,7 +682,7 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     if subset is None:
         return data
     mask: ArrayLike
-    unknown = ""
+    unknown, condition = "", None
     if isinstance(subset, (str, Condition)):
         condition = parse_condition(subset)
         mask, unknown_rows = condition.evaluate(data)
@@ -694,7 +694,8 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
                           f"{mask.dtype} and shape {mask.shape}")
     if not mask.any():
-        raise DesignError(f"subset={said} keeps no rows" + (f"; {unknown}" if unknown else ""))
+        absent = "" if condition is None else condition.absent_values(data)  # a typo's closest values (audit s18)
+        raise DesignError(f"subset={said} keeps no rows" + "".join(f"; {part}" for part in (absent, unknown) if part))
     kept = data.loc[mask]
     kept.attrs = dict(data.attrs)
     n_kept = int(mask.sum())

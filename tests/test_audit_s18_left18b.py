@@ -72,7 +72,6 @@ def test_boolean_scores_are_noted_as_read_as_1_and_0():
     assert result.statistic == numbers.statistic and result.pvalue == numbers.pvalue
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18 left18b: no did-you-mean")
 def test_a_subset_value_close_to_one_in_the_data_is_suggested():
     """subset="agent == 'agent_1 '" (a trailing space) said only "keeps no rows"."""
     data = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)
@@ -85,6 +84,12 @@ def test_a_subset_value_close_to_one_in_the_data_is_suggested():
         rlstats.compare(data, "score ~ agent | task", subset="task in ['Task_01', 'task_09'] and agent == 'agent_1'")
     assert ("'Task_01' is no value of column 'task' (did you mean 'task_01'?); 'task_09' is no value of column "
             "'task' (did you mean 'task_01', 'task_02', 'task_03'?)") in str(info.value), str(info.value)
+    with pytest.raises(DesignError) as info:  # a number in quotes, of a column of numbers
+        rlstats.compare(data, "score ~ agent | task", subset="seed == '3'")
+    assert str(info.value) == "subset=\"seed == '3'\" keeps no rows; column 'seed' holds numbers: write 3 without quotes"
+    with pytest.raises(DesignError) as info:  # case and white space at the ends: only the value equal but for them
+        rlstats.compare(data, "score ~ agent | task", subset="'AGENT_1' == agent")
+    assert str(info.value).endswith("'AGENT_1' is no value of column 'agent' (did you mean 'agent_1'?)")
 
 
 def test_complex_scores_get_advice_that_works():

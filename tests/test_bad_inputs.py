@@ -687,11 +687,14 @@ def test_compare_with_an_unknown_method(method, phrase):
     ("seed >", OptionError, "subset='seed >': it does not parse"),
     ("seed.between(0, 1)", OptionError, "subset='seed.between(0, 1)': it uses calls, which a condition cannot"),
     ("seed > 99", DesignError, "subset='seed > 99' keeps no rows"),
+    ("agent == 'Agent_1'", DesignError,
+     "subset=\"agent == 'Agent_1'\" keeps no rows; 'Agent_1' is no value of column 'agent' (did you mean 'agent_1'?)"),
     (np.ones(5, bool), OptionError, "subset= must give one True/False per row (18)"),
     (np.ones(18), OptionError, "got an array of dtype float64"),
     (3, OptionError, "subset= must give one True/False per row (18)"),
     (np.zeros(18, bool), DesignError, "subset=a boolean mask keeps no rows"),
-], ids=["unknown column", "not a condition", "a method call", "keeps nothing", "short mask", "float mask", "a number",
+], ids=["unknown column", "not a condition", "a method call", "keeps nothing", "a value close to one", "short mask",
+       "float mask", "a number",
        "all False"])
 def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
