@@ -152,6 +152,10 @@ def _written(path, content):
      "is not UTF-8 text"),
     (_runs_csv, ["--plot", "missing/folder/cd.png"], "does not exist"),
     (_runs_csv, ["--plot", "cd.docx"], "cannot save a figure as 'cd.docx'"),
+    # [audit s18 left18b] an agent named like a missing value: the text is named, with the way to keep it
+    (lambda p: _written(p / "none.csv", _runs_csv(p).read_bytes().replace(b"agent_1", b"None")), [],
+     "column 'agent' of the file holds the text 'None' in 12 rows, which pandas.read_csv reads as missing values: if "
+     "'None' is a name, not a missing value, rename it in the file"),
 ])
 def test_command_line_input_errors(tmp_path, make, extra, phrase):
     done = _cli("compare", make(tmp_path), "score ~ agent | task", *extra)
@@ -1706,6 +1710,9 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
     ("a NaN score", BATCH.assign(score=[np.nan, 2, 3, 4, 5, 6]), {}, DesignError,
      "agent 'a' has non-finite scores in this batch: [nan, 2.0, 3.0]"),
     ("an inf score", BATCH.assign(score=[np.inf, 2, 3, 4, 5, 6]), {}, DesignError, "agent 'a' has non-finite scores"),
+    # [audit s18 left18b] grouped by name, a row without its agent was an agent 'nan'
+    ("a missing agent", BATCH.assign(agent=["a", None, "a", "b", "b", "b"]), {}, DesignError,
+     "column 'agent' has 1 missing value(s) (first rows: index label 1); remove or fill them"),
     ("scores as text", BATCH.assign(score=list("abcdef")), {}, DesignError,
      "scores of agent 'a' are not numbers: ['a', 'b', 'c']"),
     ("no score column", BATCH.rename(columns={"score": "return"}), {}, DesignError,
