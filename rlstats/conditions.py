@@ -159,7 +159,8 @@ class Condition:
             sides = [node.left, *node.comparators]
             for i, op in enumerate(node.ops):
                 left, right = sides[i], sides[i + 1]
-                if isinstance(op, ast.In) and isinstance(left, ast.Name):
+                pairs: list[tuple[ast.expr, ast.expr]]
+                if isinstance(op, ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
                     pairs = [(left, e) for e in right.elts]
                 elif isinstance(op, ast.Eq):
                     pairs = [(left, right), (right, left)]
