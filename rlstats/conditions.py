@@ -146,6 +146,41 @@ class Condition:
             raise _fail(self.text, "it does not read any column")
         return holds, np.broadcast_to(unknown, holds.shape).copy()
 
+    def absent_values(self, data: pd.DataFrame) -> str:
+        """What a condition that keeps no rows asked for and the data do not hold: each string it tests a column for
+        equality or membership with that is no value of the column, with the column's closest values ("'DrQ ' is no
+        value of column 'agent' (did you mean 'DrQ'?)"); empty when every such string is present."""
+        import pandas as pd
+
+        said = []
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            for i, op in enumerate(node.ops):
+                left, right = sides[i], sides[i + 1]
+                pairs: list[tuple[ast.expr, ast.expr]]
+                if isinstance(op, ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+                    pairs = [(left, e) for e in right.elts]
+                elif isinstance(op, ast.Eq):
+                    pairs = [(left, right), (right, left)]
+                else:
+                    continue
+                for name, literal in pairs:
+                    if not (isinstance(name, ast.Name) and isinstance(literal, ast.Constant)
+                            and isinstance(literal.value, str)):
+                        continue
+                    column = self._column(name.id)
+                    values = sorted(v for v in pd.unique(data[column].dropna()) if isinstance(v, str))
+                    if not values and _is_number_text(literal.value) and pd.api.types.is_numeric_dtype(data[column]):
+                        said.append(f"column {column!r} holds numbers: write {literal.value.strip()} without quotes")
+                    if not values or literal.value in values:
+                        continue
+                    close = _closest(literal.value, values) if len(values) <= _MAX_SUGGESTED_FROM else []
+                    hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+                    said.append(f"{literal.value!r} is no value of column {column!r}{hint}")
+        return "; ".join(dict.fromkeys(said))
+
     def _value(self, node, data):
         """A truth (holds, unknown) for conditions; (values, missing) for a column; (value, False) for a literal."""
         if isinstance(node, ast.BoolOp):
@@ -197,6 +232,37 @@ class Condition:
             out = step if out is None else _and(out, step)
             left, left_missing = right, right_missing
         return out
+
+
+#: The most distinct values of a column a missing value is matched against (each costs a string comparison).
+_MAX_SUGGESTED_FROM = 10_000
+
+
+def _is_number_text(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _closest(text, values, n=3):
+    """Up to ``n`` of ``values`` (sorted) closest to ``text``: those equal to it but for case and white space at the
+    ends, else difflib's most similar of the case-folded values (ratio >= 0.6), the earlier of equally similar first."""
+    import difflib
+
+    key = text.strip().casefold()
+    folded = [v.strip().casefold() for v in values]
+    same = [v for v, f in zip(values, folded) if f == key]
+    if same:
+        return same[:n]
+    matcher, scored = difflib.SequenceMatcher(), []
+    matcher.set_seq2(key)
+    for i, f in enumerate(folded):
+        matcher.set_seq1(f)
+        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6 and matcher.ratio() >= 0.6:
+            scored.append((-matcher.ratio(), i))
+    return [values[i] for _, i in sorted(scored)[:n]]
 
 
 def _and(a, b):

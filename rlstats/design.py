@@ -539,6 +539,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
     y, missing_input, produced = response.values, response.missing_in_input, response.produced_nonfinite
     check_within(known, y, data, formula)
+    # R's lm reads logicals as 1/0 too; said, as every change to the data is (audit s18)
+    notes.extend(f"column '{c}' holds True/False values, read as 1 (True) and 0 (False)"
+                 for c in formula.response_columns if c in data.columns and pd.api.types.is_bool_dtype(data[c].dtype))
     del response  # y is replaced by its sorted copy below: nothing else may hold the unsorted one
     if missing_input.any() and na_action == "raise":
         _missing_error(data, formula.response, missing_input)
@@ -679,7 +682,7 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     if subset is None:
         return data
     mask: ArrayLike
-    unknown = ""
+    unknown, condition = "", None
     if isinstance(subset, (str, Condition)):
         condition = parse_condition(subset)
         mask, unknown_rows = condition.evaluate(data)
@@ -691,7 +694,8 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
                           f"{mask.dtype} and shape {mask.shape}")
     if not mask.any():
-        raise DesignError(f"subset={said} keeps no rows" + (f"; {unknown}" if unknown else ""))
+        absent = "" if condition is None else condition.absent_values(data)  # a typo's closest values (audit s18)
+        raise DesignError(f"subset={said} keeps no rows" + "".join(f"; {part}" for part in (absent, unknown) if part))
     kept = data.loc[mask]
     kept.attrs = dict(data.attrs)
     n_kept = int(mask.sum())

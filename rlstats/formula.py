@@ -862,11 +862,19 @@ def _as_float(raw, parts, data):
                 what = f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes in floats: "
                 _fail(text, start, end, what + f"convert it first, e.g. df['{name}'] = df['{name}'].astype(float)",
                       command_line=what + "write the column as floats (double) in the file")
+            if pd.api.types.is_complex_dtype(data[name].dtype):  # pd.to_numeric keeps them complex
+                what = (f"column '{name}' holds complex numbers (dtype {data[name].dtype}); the response must be "
+                        "real: ")
+                _fail(text, start, end, what + f"keep the real part, df['{name}'] = np.real(df['{name}']), or the "
+                                        f"magnitude, df['{name}'] = np.abs(df['{name}'])",
+                      command_line=what + "write the column's real parts (or magnitudes) in the file")
             python, command_line = _not_numbers(data, name)
             what = f"column '{name}' has dtype {data[name].dtype}"
             _fail(text, start, end, what + python, command_line=what + command_line)
+        way = ("; take its real part or magnitude, np.real(...) or np.abs(...)" if pd.api.types.is_complex_dtype(dtype)
+               else "; make the expression numeric")
         _fail(text, start, end, f"response '{response}' gave dtype {dtype}, not numbers"
-                                f"{_dtype_notes(parts, data)}; make the expression numeric")
+                                f"{_dtype_notes(parts, data)}{way}")
     if isinstance(raw, np.ndarray):
         return np.array(raw, dtype=np.float64)
     return np.array(raw.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)

@@ -189,9 +189,11 @@ def said(exc: BaseException) -> str:
 def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
     """A library message's "index labels 4, 9" in the file's terms: "data rows 5, 10 (lines 6, 11 of FILE)" (the
     frame :func:`read_table` gives numbers its rows 0, 1, ... in the file's order; a Parquet file or standard input
-    has data rows but no lines)."""
+    has data rows but no lines), and a column's missing values as the text the file holds there
+    (:func:`_missing_text`)."""
     if path is None:
         return message
+    message = _missing_text(message, path, sep)
 
     def in_file(match):
         labels = [int(label) for label in match.group(1).split(", ")]
@@ -203,6 +205,48 @@ def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
         return f"{rows} (line{plural} {', '.join(str(lines[label]) for label in labels)}{more} of {path})"
 
     return INDEX_LABELS.sub(in_file, message)  # labels of the frame read_table gave, 0, 1, ...
+
+
+#: The library's message for a column with missing values (design.build), which names the column.
+_MISSING = re.compile(r"column '([^']+)' has \d+ missing value\(s\)")
+
+
+def _missing_text(message: str, path: str, sep: str | None) -> str:
+    """``message`` with, where it says a column of a text file has missing values, the text the file holds there:
+    pandas' reader takes 'NA', 'None', 'null', 'NaN', 'n/a', ... and empty fields for missing values, so an agent
+    named 'None' reads as missing unless the message says so (audit s18). The file is read again, that column alone,
+    only for this message."""
+    import pandas as pd
+
+    from ..format import count
+    from ..tables import read_csv
+
+    found, file = _MISSING.search(message), Path(path)
+    if found is None or str(file) == STREAM or file.suffix.lower() in (".parquet", ".pq"):
+        return message
+    column = found.group(1)
+    separator = sep if sep is not None else ("\t" if file.suffix.lower() in (".tsv", ".tab") else ",")
+    try:
+        text = read_csv(file, sep=separator, usecols=[column], dtype=str, keep_default_na=False)[column]
+        missing = read_csv(file, sep=separator, usecols=[column], dtype=str)[column].isna().to_numpy()
+    except (ValueError, OSError, UnicodeDecodeError):  # not a column of the file (log(score)), or unreadable now
+        return message
+    held: dict[str, int] = {}
+    for value in text[missing]:
+        held[value] = held.get(value, 0) + 1
+    if not held:
+        return message
+    said = [f"{'empty fields' if value == '' else f'the text {value!r}'} in {count(n, 'row')}"
+            for value, n in held.items()]
+    numbers = pd.to_numeric(text[~missing], errors="coerce").notna().all()  # a score column: no names to keep
+    names = [] if numbers else [repr(value) for value in held if value != ""]
+    why = (f"; column '{column}' of the file holds {' and '.join(said)}, which pandas.read_csv reads as "
+           f"{'missing values' if sum(held.values()) > 1 else 'a missing value'}")
+    if names:
+        why += (f": if {' or '.join(names)} {'is a name' if len(names) == 1 else 'are names'}, not a missing value, "
+                "rename it in the file (e.g. with a suffix)")
+    advice = message.find("; remove or fill them")  # said before the advice that would drop those rows
+    return message + why if advice < 0 else message[:advice] + why + message[advice:]
 
 
 def _record_lines(path: str, sep: str | None, last: int) -> list[int] | None:

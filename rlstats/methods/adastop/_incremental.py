@@ -235,8 +235,15 @@ class AdaStop:
                               f"this batch needs exactly: {', '.join(expected)}")
         missing = [a for a in expected if a not in scores]
         if missing:
-            raise DesignError(f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
-                              f"n = {count(self.n, 'run')} of each of: {', '.join(expected)}")
+            found = (f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
+                     f"n = {count(self.n, 'run')} of each of: {', '.join(expected)}")
+            if self.interim == 0 or self._options.permutations == "pairwise":
+                raise DesignError(found)
+            # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18)
+            replay = (f"; if these batches come from a run whose test stopped agent(s) {', '.join(missing)} (the "
+                      "AdaStop paper's pairwise scheme stops agents sooner), replay it from its first batch in a new ")
+            raise DesignError(found + replay + 'AdaStop with permutations="pairwise"',
+                              command_line=found + replay + "state file with --permutations pairwise")
         for a, values in scores.items():
             if values.size != self.n:
                 raise DesignError(f"agent {a!r} has {count(values.size, 'run')} in this batch; every batch needs "
@@ -745,6 +752,7 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
     formula's rows would be: one home for those checks. :meth:`AdaStop.update` checks every batch so;
     ``rlstats adastop update`` checks the first before it reads ``n`` from the batch's counts.
     """
+    _check_agents_named(batch, agent, score)
     design, run = _batch_design(batch, agent, score)
     if design is None:
         return
@@ -772,6 +780,15 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
                 "score; drop the repeated rows "
                 "(the same file read twice?)")
         raise DesignError(said + f", e.g. df.drop_duplicates({keys})", command_line=said + " from the batch file")
+
+
+def _check_agents_named(batch, agent, score):
+    """A long batch's row without its agent is an error, as the formula's are (design.build): grouped by name, it
+    would be an agent 'nan' (audit s18: an agent named 'None' in a CSV is read as missing)."""
+    if agent in batch.columns and score in batch.columns and (missing := batch[agent].isna().to_numpy()).any():
+        raise DesignError(f"column '{agent}' has {int(missing.sum())} missing value(s) (first rows: "
+                          f"{rows_named(batch.index, np.flatnonzero(missing), 5)}); remove or fill them: every run of "
+                          "a batch needs its agent")
 
 
 def _plain(value):
@@ -857,6 +874,7 @@ def _batch_scores(batch, agent, score, agents):
     if isinstance(batch, pd.DataFrame):
         _check_unique_columns(batch)
         if agent in batch.columns and score in batch.columns:
+            _check_agents_named(batch, agent, score)
             out = {}
             groups = list(batch.groupby(batch[agent].astype(str), sort=False)[score])
             # a text column is refused naming an agent with a value that is not a number, not the first agent (whose
