@@ -1,0 +1,37 @@
+"""Audit s18 (review18): second reading of session 18's merged change (git diff 9b3adb3..main)."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+
+def _scores(agents, tasks=("t1", "t2", "t3", "t4", "t5", "t6"), seeds=5):
+    rng = np.random.default_rng(0)
+    rows = [(a, t, s, float(rng.normal(0.5 * i, 1))) for i, a in enumerate(agents) for t in tasks for s in range(seeds)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="a title or axis label the plot writes on the caller's ax= is read as mathtext")
+@pytest.mark.parametrize("kind", ["simplex", "posterior"])
+def test_a_dollar_name_in_a_title_written_on_the_callers_axes_is_drawn_as_written(kind):
+    """The Bayesian plots drawn on the caller's own Axes (ax=) set its title ("$^$ vs $x$") and x label: those Text
+    objects are the caller's, made before the plot's plain-text context, so they kept matplotlib's mathtext and savefig
+    raised ParseSyntaxException for an agent named "$^$" (the plot's own figure drew it as written)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    res = rlstats.compare(_scores(["$^$", "$x$"]), "score ~ agent | task", method="bayes", rng=1, progress=False)
+    fig, ax = plt.subplots()
+    fig.suptitle(r"$\alpha$ sweep")  # the caller's own text, untouched by the plot: still mathtext
+    try:
+        res.plot(kind=kind, ax=ax)
+        fig.savefig(io.BytesIO(), format="png")
+        shown = {t.get_text(): t._preprocess_math(t.get_text())[1] for t in fig.findobj(Text) if t.get_text()}
+    finally:
+        plt.close(fig)
+    assert shown[ax.get_title()] is False and "$^$ vs $x$" in ax.get_title()
+    assert shown[r"$\alpha$ sweep"] is True
