@@ -15,7 +15,6 @@ def _scores(agents, tasks=("t1", "t2", "t3", "t4", "t5", "t6"), seeds=5):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="a title or axis label the plot writes on the caller's ax= is read as mathtext")
 @pytest.mark.parametrize("kind", ["simplex", "posterior"])
 def test_a_dollar_name_in_a_title_written_on_the_callers_axes_is_drawn_as_written(kind):
     """The Bayesian plots drawn on the caller's own Axes (ax=) set its title ("$^$ vs $x$") and x label: those Text
