@@ -36,7 +36,6 @@ def test_a_dollar_name_in_a_title_written_on_the_callers_axes_is_drawn_as_writte
     assert shown[r"$\alpha$ sweep"] is True
 
 
-@pytest.mark.xfail(strict=True, reason="a seed folder named '²' is a raw ValueError in read_logs")
 def test_a_seed_written_with_a_superscript_digit_is_read_as_text(tmp_path):
     """format.natural_key reads only decimal runs as numbers ('²' is a digit int() cannot read, audit s18), but
     read_logs' seed field still tested str.isdigit before int(): a run folder named '²' stopped read_logs with
