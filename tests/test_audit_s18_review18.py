@@ -65,7 +65,6 @@ def test_the_power_command_reads_a_superscript_digit_as_a_name():
     assert err.getvalue() == "rlstats: error: agents=['²']: a comparison needs at least two agents\n"
 
 
-@pytest.mark.xfail(strict=True, reason="the ranges-apart caution says the median takes one task's mean on 4 tasks")
 def test_the_ranges_apart_caution_says_the_median_of_an_even_number_of_tasks_averages_two():
     """Four tasks on ranges apart (around -400, -200, 200 and 400, so no tenfold scale): the median of task means
     averages the two middle tasks' means (numpy: t2's and t3's), but the caution said "the task whose mean the
