@@ -1041,15 +1041,23 @@ def check_agent_named(design: Design, option: str, name: object) -> str:
     """``name``, an agent an option names (``control=``, ``treatment=``, ...), as the design's label; an OptionError
     naming the option and the agents where it is none of them, saying why where the data held it (a categorical's
     level with no rows, an agent left out with its tasks) or which agents it is close to."""
-    if str(name) in design.agents:
+    return agent_named(design.agents, option, name, f" in column '{design.formula.groups}'",
+                       dict(design.left_out_agents))
+
+
+def agent_named(agents: Sequence[str], option: str, name: object, where: str = "",
+                left_out: dict[str, str] | None = None) -> str:
+    """:func:`check_agent_named` on a list of ``agents`` (``where``: the column they are read from; ``left_out``:
+    agent -> why the data's agent was left out), for a caller that holds no Design (AdaStop's saved study)."""
+    if str(name) in agents:
         return str(name)
     import difflib
 
-    why = dict(design.left_out_agents).get(str(name))
-    close = difflib.get_close_matches(str(name), design.agents, n=3)
+    why = (left_out or {}).get(str(name))
+    close = difflib.get_close_matches(str(name), list(agents), n=3)  # quoted: "R&D, Inc" is one name
     hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
-    raise OptionError(f"{option}={name!r} is not an agent in column '{design.formula.groups}'{hint}; the agents "
-                      f"are: {', '.join(map(repr, design.agents))}")
+    raise OptionError(f"{option}={name!r} is not an agent{where}{hint}; the agents are: "
+                      f"{', '.join(map(repr, agents))}")
 
 
 def _step_values(values, column):

@@ -583,8 +583,8 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     caller says they are on one scale already (``normalize=False``).
 
     ``location`` names the statistics computed that read the tasks' locations, not only their scales: ``"iqm"`` (it
-    trims the runs of every task pooled) and ``"median"`` (of task means: it takes one task's). For them, tasks of
-    like scales on ranges apart are cautioned too (:func:`_ranges_apart`).
+    trims the runs of every task pooled) and ``"median"`` (of task means: it takes one task's, or the middle two's).
+    For them, tasks of like scales on ranges apart are cautioned too (:func:`_ranges_apart`).
     """
     if normalize is not None or design.n_tasks < 2 or design.normalized:
         return design
@@ -603,7 +603,8 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
 
 
 #: What a statistic that reads the tasks' locations takes from them (:func:`_ranges_apart`): the IQM trims the runs of
-#: every task pooled; the median of task means takes one task's mean (of two, their average, which a shift moves alike)
+#: every task pooled; the median of task means takes one task's mean (of an even number of tasks, the average of the
+#: middle two: of two tasks, both, which a shift moves alike)
 #: (fewest tasks where it does, what it takes, whether that is plural)
 _LOCATION_READ = {"iqm": (2, "the runs the IQM keeps", True), "median": (3, "the task whose mean the median takes", False)}
 
@@ -616,6 +617,9 @@ def _ranges_apart(design, location):
     it reads the same in any units."""
     read = [(what, plural) for name, (fewest, what, plural) in _LOCATION_READ.items()
             if name in location and design.n_tasks >= fewest]
+    if "median" in location and design.n_tasks >= 4 and design.n_tasks % 2 == 0:  # it averages the middle two
+        read = [("the two tasks whose means the median averages", True) if w == _LOCATION_READ["median"][1] else
+                (w, plural) for w, plural in read]
     if not read:
         return design
     low, high = np.full(design.n_tasks, np.inf), np.full(design.n_tasks, -np.inf)

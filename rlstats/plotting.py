@@ -8,7 +8,7 @@ defaults and changes no global style.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -92,15 +92,16 @@ def _figures(drawn: Any) -> list[Any]:
     return list({id(a.figure): a.figure for a in np.ravel(np.asarray(drawn, dtype=object))}.values())
 
 
-def texts_of(drawn: Any) -> set[int]:
-    """Ids of the texts and tick formatters of the figure(s) of ``drawn`` (the caller's ax= before a plot draws on it):
-    :func:`literal_dollars` leaves those as the caller made them."""
+def texts_of(drawn: Any) -> dict[int, str | None]:
+    """The texts (id: string) and tick formatters (id: None) of the figure(s) of ``drawn`` (the caller's ax= before a
+    plot draws on it): :func:`literal_dollars` leaves those as the caller made them, but for a title or label the plot
+    writes anew."""
     from matplotlib.text import Text
 
-    found = set()
+    found: dict[int, str | None] = {}
     for figure in _figures(drawn):
-        found |= {id(text) for text in figure.findobj(Text)}
-        found |= {id(getattr(axis, f"get_{which}_formatter")()) for axes in figure.axes
+        found |= {id(text): text.get_text() for text in figure.findobj(Text)}
+        found |= {id(getattr(axis, f"get_{which}_formatter")()): None for axes in figure.axes
                   for axis in (axes.xaxis, axes.yaxis) for which in ("major", "minor")}
     return found
 
@@ -114,15 +115,21 @@ def names_as_written() -> Any:
     return matplotlib.rc_context({"text.parse_math": False})
 
 
-def literal_dollars(drawn: Any, before: Iterable[int] = ()) -> None:
+def literal_dollars(drawn: Any, before: Mapping[int, str | None] | None = None) -> None:
     """Tick labels of a plot drawn under :func:`names_as_written` as matplotlib draws them by default (a log axis'
     "$10^{2}$" is mathtext), with the "$" of names on ticks escaped ("\\$", drawn as "$") by their formatter;
-    the caller's own ticks and formatters (ids in ``before``) are left as they were."""
+    the caller's own texts and formatters (``before``, :func:`texts_of`) are left as they were, but for a title or
+    axis label of the caller's Axes that the plot wrote anew (made before the context, it would read a name's "$")."""
     from matplotlib.text import Text
     from matplotlib.ticker import EngFormatter, FuncFormatter, LogFormatter, PercentFormatter, ScalarFormatter
 
-    numbers, before = (ScalarFormatter, LogFormatter, PercentFormatter, EngFormatter), set(before)
+    numbers, before = (ScalarFormatter, LogFormatter, PercentFormatter, EngFormatter), dict(before or {})
     for figure in _figures(drawn):
+        ticks = {id(text) for axes in figure.axes for axis in (axes.xaxis, axes.yaxis) for text in axis.findobj(Text)
+                 if text is not axis.label}
+        for text in figure.findobj(Text):
+            if id(text) in before and id(text) not in ticks and before[id(text)] != text.get_text():
+                text.set_parse_math(False)
         for axes in figure.axes:
             for axis in (axes.xaxis, axes.yaxis):
                 for text in axis.findobj(Text):

@@ -529,6 +529,10 @@ OWN_OPTIONS = [
     ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
     # audit s18: the other functions' spelling of the adjustment, named in this function's (not Python's TypeError)
     ("mixed", "adjustment", "holm", OptionError, ("mixed() has no option adjustment=", "pass adjust='holm'")),
+    # audit s18: resamples that would not fit in memory are refused whatever max_seconds= (cost.MAX_BYTES)
+    ("bootstrap", "n_resamples", 10**7, OptionError,
+     ("bootstrap() would keep about", "GiB of resamples (10,000,000 resamples x", "more than the 4 GiB rlstats "
+      "allocates; pass a smaller n_resamples")),
     ("skillings_mack", "adjust", "holm", OptionError,
      ("skillings_mack() has no option adjust=", "pass adjustment='holm'")),
     ("task_table", "adjust", "bonferroni", OptionError,
@@ -3016,6 +3020,10 @@ def test_polars_lazy_frames_and_other_objects_say_what_to_pass():
     fails(DesignError, "data is a polars LazyFrame; call .collect() on it first", rlstats.compare,
           pl.from_pandas(TINY).lazy(), "score ~ agent | task")
     fails(DesignError, "got polars.Series", rlstats.compare, pl.Series([1.0]), "score ~ agent | task")
+    # audit s18: a reference frame is converted as data= is, and a lazy one named as it is
+    reference = pl.DataFrame({"task": ["t1"], "low": [0.0], "high": [1.0]}).lazy()
+    fails(OptionError, "normalize=: the reference is a polars LazyFrame; call .collect() on it first", rlstats.compare,
+          TINY, "score ~ agent | task", method="bootstrap", normalize=reference)
 
 
 def test_r_habits_bad_inputs():

@@ -103,7 +103,7 @@ def _count_or_names(text, flag, pilot=False):
     """'10' -> 10 (simulated); 'a,b' -> ['a', 'b'] (names); with a pilot always names ('2': the task named 2)."""
     if text is None:
         return None
-    if text.strip().isdigit() and not pilot:
+    if text.strip().isdecimal() and not pilot:  # not isdigit: int() cannot read "²"
         return int(text)
     names = [part.strip() for part in text.split(",")]
     if not any(names):

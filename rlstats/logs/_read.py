@@ -269,8 +269,9 @@ def _field_values(field_rows, names):
         raw = [fields.get(name) for fields in field_rows]
         if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw):
             columns[name] = np.asarray(raw)
-        elif name == "seed" and all(isinstance(v, str) and v.isdigit() and str(int(v)) == v and int(v) < 2**63
-                                    for v in raw):  # a 64-bit unsigned seed beyond int64 stays text
+        # isdecimal, not isdigit: '²' is a digit int() cannot read; a 64-bit unsigned seed beyond int64 stays text
+        elif name == "seed" and all(isinstance(v, str) and v.isdecimal() and str(int(v)) == v and int(v) < 2**63
+                                    for v in raw):
             columns[name] = np.asarray([int(v) for v in raw], dtype=np.int64)
         else:
             columns[name] = np.asarray([None if v is None else str(v) for v in raw], dtype=object)

@@ -37,7 +37,7 @@ import pandas as pd
 from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
-from ...design import design_of
+from ...design import agent_named, design_of
 from ...cost import admit, shows
 from ...errors import DesignError, OptionError, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
@@ -167,14 +167,7 @@ def _resolve_pairs(agents, comparisons, reference):
                               "that matter, or compare fewer agents")
     index = {a: i for i, a in enumerate(agents)}
     if reference is not None:
-        if reference not in index:
-            import difflib
-
-            close = difflib.get_close_matches(str(reference), agents, n=3)  # the names quoted: "R&D, Inc" is one
-            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-            raise OptionError(f"reference={reference!r} is not an agent{hint}; the agents are: "
-                              f"{', '.join(map(repr, agents))}")
-        r = index[reference]
+        r = index[agent_named(agents, "reference", reference)]
         return [(r, j) for j in range(len(agents)) if j != r]
     names = check_pairs("comparisons", None if comparisons == "all" else comparisons, tuple(agents))
     return [(index[a], index[b]) for a, b in names]
