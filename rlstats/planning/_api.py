@@ -373,7 +373,7 @@ def _rows(outcomes, methods, seeds_list, n_sim, levels):
 #: say) are one warning, not one per data set.
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")  # not the digits of a name
 #: A quoted name in a message's text: the simulated tasks a warning names ('task_05') differ per data set too.
-_QUOTED = re.compile(r"'[^']*'")
+_QUOTED = re.compile(r"(?<!\w)'[^']*'")  # not from a possessive (the tasks' ranges)
 
 
 #: power() takes no normalize= (audit s18: the methods' raw-scales warning offered it, and normalize=False, to
