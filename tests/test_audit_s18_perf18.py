@@ -66,8 +66,6 @@ def test_pair_exact_pvalues_equal_the_loop_to_the_bit():
     assert exact > 500
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18: each pair enumerated its tasks' laws in a Python loop, again for "
-                                       "every pair with the same runs there (12.5 s on 8 agents)")
 def test_a_task_law_is_enumerated_once_for_the_pairs_that_share_it(monkeypatch):
     """8 agents of 2 runs on one task (adjustment='holm'): the 28 pairs' law of D is one (every pair has 2 + 2 runs
     among the task's 16 places, 10,920 choices), enumerated once (before: 28 times, 1.5 s)."""
@@ -81,7 +79,6 @@ def test_a_task_law_is_enumerated_once_for_the_pairs_that_share_it(monkeypatch):
     assert np.isfinite(p).all() and calls == [(2, 2)]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18: the post hoc's exact pair p-values were not in the cost formula")
 def test_the_cost_formula_counts_the_exact_pair_pvalues():
     """Every pair of 8 agents on a task of its own of 8 + 8 runs: 28 x 12,870 arrangements (12.5 s in the loop, 0.18 s
     now; benchmarks/README.md), priced as an upper bound of 20,000 a pair (0.14 s); the default on a balanced design
@@ -101,7 +98,6 @@ def test_the_cost_formula_counts_the_exact_pair_pvalues():
     assert _backend.cost(three_tasks, holm) == _backend.pvalue_cost(three_tasks, holm)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18: power() priced each data set's p-value with the post hoc's cost")
 def test_power_prices_its_data_sets_without_the_post_hoc():
     """power()'s data sets take skillings_mack()'s p-value alone (pvalue_only): on 3 agents x 5 tasks, Monte Carlo
     (no vectorised path) and adjustment='holm', each is priced as the p-value, not the post hoc's 3 x 20,000
