@@ -119,17 +119,14 @@ def _huge(call, formula, data, formula_text, **options):
 
     from rlstats import cost
 
-    design = rlstats.build(data, formula_text)
-    opts = types.SimpleNamespace(**options)
-    assert formula(cost.Shape.of(design), opts).memory > cost.MAX_BYTES
+    shape = data if isinstance(data, Shape) else Shape.of(rlstats.build(data, formula_text))
+    assert formula(shape, types.SimpleNamespace(**options)).memory > cost.MAX_BYTES
     start = time.perf_counter()
     with pytest.raises(rlstats.OptionError) as caught:
         call()
     return str(caught.value), time.perf_counter() - start
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18: equivalence, probability_of_improvement and tuning kept their "
-                                       "resamples with no memory term: 10**7 resamples were admitted (GBs)")
 @pytest.mark.parametrize("which", ["equivalence", "probability_of_improvement", "tuning"])
 def test_kept_resamples_beyond_max_bytes_are_refused_before_drawing(which):
     """10**7 resamples (the most n_resamples takes) of 20 agents' aggregates (equivalence: 64 bytes an agent a resample,
@@ -159,7 +156,7 @@ def test_kept_resamples_beyond_max_bytes_are_refused_before_drawing(which):
                              "seed": np.tile(np.arange(4), 100), "score": rng.normal(size=400)})
         message, seconds = _huge(lambda: rlstats.tuning(data, "score ~ agent | task/seed", config=["lr"],
                                                         n_resamples=big, max_seconds=float("inf"), rng=0),
-                                 functools.partial(tuning_backend.cost, configurations=[100]), data,
-                                 "score ~ agent | task/seed", n_resamples=big)
+                                 functools.partial(tuning_backend.cost, configurations=[100]),
+                                 Shape(rows=400, agents=1, tasks=1, cells=1, most_runs=400), flat, n_resamples=big)
     assert "GiB of resamples" in message and "n_resamples" in message and "4 GiB" in message, message
     assert seconds < 1.0, seconds
