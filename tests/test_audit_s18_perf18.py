@@ -162,8 +162,6 @@ def test_kept_resamples_beyond_max_bytes_are_refused_before_drawing(which):
     assert seconds < 1.0, seconds
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18: AdaStop bounded its memory at 2 GiB of its own, the rest of the "
-                                       "package at cost.MAX_BYTES (4 GiB)")
 def test_adastop_memory_bound_is_the_packages():
     """AdaStop's memory_estimate is already the call's peak (measured / estimated peak RSS 0.94-1.02 at 2-6 agents,
     joint and pairwise, 2e5-5e5 paths; benchmarks/README.md), so its bound is the package's, with no factor: a
