@@ -178,8 +178,6 @@ def test_adastop_memory_bound_is_the_packages():
         adastop_api._check_memory(options, 5, 6, [(0, 1), (0, 2), (1, 2)])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s18: tuning's percentile band kept its resampled curves with no memory "
-                                       "term (10**7 resamples of 100 configurations: about 40 GB, admitted)")
 def test_tuning_percentile_band_counts_its_resampled_curves():
     """The expected-max curves' percentile band keeps every resample's curve (budgets x 2 samplings, a sweep each):
     peak RSS 4,012 bytes a resample at one sweep of 100 configurations, 13,811 at six (benchmarks/README.md); at
