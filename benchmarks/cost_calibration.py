@@ -43,6 +43,19 @@ def sweep(n_configs, seeds, agents=1, tasks=1):
     return pd.concat(frames, ignore_index=True)
 
 
+def own_task_pairs(agents, runs=8):
+    """Every pair of ``agents`` on a task of its own, ``runs`` runs each: the rank post hoc's exact pair p-values at
+    their most work (no task's law shared between pairs)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    rows = [(f"agent_{a}", f"task_{a}_{b}", x) for a, b in zip(*np.triu_indices(agents, 1)) for x in rng.normal(size=runs)]
+    rows += [(f"agent_{b}", f"task_{a}_{b}", x) for a, b in zip(*np.triu_indices(agents, 1))
+             for x in rng.normal(size=runs)]
+    return pd.DataFrame(rows, columns=["agent", "task", "score"])
+
+
 def cases():
     """(back end, label, data maker, formula, options)."""
     import rlstats
@@ -82,6 +95,10 @@ def cases():
         # 1,200 runs a task: doubled mid-ranks too wide to pack beside the sort keys (resampling.permute_blocks)
         ("skillings_mack", "6 x 30 x 200, Monte Carlo R=2,000", lambda: sim(6, 30, 200, rng=0), flat,
          {"pvalue": "monte_carlo", "n_resamples": 2000}),
+        # audit s18: the post hoc's exact pair p-values, every pair of 8 and 20 agents on a task of its own of 8 + 8
+        # runs (12,870 arrangements a pair, no law shared), priced as an upper bound of 20,000 arrangements a pair
+        ("skillings_mack", "8 agents, a task of 8 + 8 runs a pair, post hoc", lambda: own_task_pairs(8), flat, {}),
+        ("skillings_mack", "20 agents, a task of 8 + 8 runs a pair, post hoc", lambda: own_task_pairs(20), flat, {}),
         ("adastop", "4 x 5 x 50, n=10", lambda: sim(4, 5, 50, rng=0), flat, {"n": 10}),
         ("permutation", "3 x 10 x 100", lambda: sim(3, 10, 100, rng=0), flat, {}),
         ("curves", "3 x 5 x 10 runs x 50 steps, R=2,000", lambda: curves(3, 5, 10, 50, rng=0), nested,

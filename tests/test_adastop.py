@@ -1059,7 +1059,7 @@ from rlstats.methods.adastop import _api as adastop_api
     ({"K": 10**9}, r"K=1000000000 is more than 1,000 interims.*pass a smaller K"),
     ({"n_resamples": 10**12}, r"n_resamples=1000000000000 is more than 10,000,000 permutation paths"),
     ({"n_resamples": 10**7, "K": 1000}, r"this AdaStop would need about \d+\.\d GiB .*K = 1000 interims x "
-                                        r"n_resamples = 10,000,000 paths.* more than the 2 GiB rlstats allows"),
+                                        r"n_resamples = 10,000,000 paths.* more than the 4 GiB rlstats allows"),
 ])
 def test_sizes_are_bounded_in_every_entry_point(options, match):
     # K = 10**9 or n = 10**9 in a state used to hang from_state; n_resamples = 10**12 was a MemoryError

@@ -153,7 +153,7 @@ def test_incremental_adastop_notes_what_adastop_notes():
 @pytest.mark.skipif(not os.path.exists(_MUJOCO), reason="needs the shared real data")
 def test_the_audit_decision_is_read_as_undecided_within_what_memory_allows():
     # DDPG vs SAC on halfcheetah at rng 0: 6088.3 against 6086.1, SE about 36: 2 SE inside a margin of 2.2 would
-    # need about 10 million paths, more than the 2 GiB memory check lets 4 agents x 6 interims have
+    # need about 10 million paths, more than the 4 GiB memory check lets 4 agents x 6 interims have
     from rlstats.errors import OptionError
     from rlstats.methods.adastop._api import AdaStopOptions, _check_memory
     df = pd.read_csv(_MUJOCO)

@@ -38,7 +38,7 @@ from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
 from ...design import agent_named, design_of
-from ...cost import admit, shows
+from ...cost import MAX_BYTES, admit, shows
 from ...errors import DesignError, OptionError, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
@@ -79,8 +79,10 @@ MAX_COMPARISONS = 500
 #: agents of the incremental AdaStop: more than two per comparison could never all be compared
 MAX_AGENTS = 2 * MAX_COMPARISONS
 #: memory the stored paths and one interim's temporaries may take, estimated from the sizes
-#: (:func:`~rlstats.methods.adastop._kernels.memory_estimate`) before the test starts
-MEMORY_LIMIT = 2 * 1024 ** 3
+#: (:func:`~rlstats.methods.adastop._kernels.memory_estimate`) before the test starts: the package's bound,
+#: :data:`rlstats.cost.MAX_BYTES`, with no peak factor (the estimate is the peak: measured / estimated peak RSS
+#: 0.94-1.02 at 2-6 agents, joint and pairwise, 2e5-5e5 paths; audit s18, benchmarks/README.md; 2 GiB of its own before)
+MEMORY_LIMIT = MAX_BYTES
 
 
 # ---------------------------------------------------------------------------

@@ -70,6 +70,9 @@ STUDENTIZED_PASSES, MATRIX_PASSES = 3, 2
 #: temporaries): 60-74 measured at 3e5 resamples, 2 and 5 agents, 1 and 4 metrics (session 18); a profile's
 #: fraction per agent and threshold one float64 (5.7-10 measured: 81 and 100 thresholds, and 20 with fixed costs)
 BYTES_PER_METRIC, BYTES_PER_THRESHOLD = 64, 8
+#: bytes a pair's probability of improvement takes per resample at the call's peak: 29, 22 and 20 measured at 3e5
+#: resamples, 2, 3 and 5 agents (1, 3 and 10 pairs) x 3 tasks x 4 runs (peak RSS, audit s18 perf18)
+BYTES_PER_PAIR = 32
 #: thresholds of a performance profile's default grid (here, where its cost is counted)
 DEFAULT_PROFILE_POINTS = 81
 
@@ -102,12 +105,15 @@ def improvement_cost(shape: Shape, options: Any) -> Work:
     """Each resample compares the runs of both agents of every pair, task by task (5e-9 s a value, measured in round
     s11 of benchmarks/README.md: 3.9-5.5e-9; 1e-8 before); every interval, the score interval (the default, which
     draws none) too, first passes over the pairs' runs (1.8e-7 s a run of a pair: 36 values; uncounted before, 18x
-    under at 6 agents x 20 tasks x 2,000-8,000 runs)."""
+    under at 6 agents x 20 tasks x 2,000-8,000 runs); the resampled intervals keep each pair's probability a resample
+    (:data:`BYTES_PER_PAIR`), against :data:`rlstats.cost.MAX_BYTES`."""
     pairs = len(options.pairs) if options.pairs else shape.agents * (shape.agents - 1) // 2
     runs = 2 * shape.rows // max(shape.agents, 1)
     resamples = 0 if options.interval == "score" else options.n_resamples
     return Work((resamples + 36) * pairs * runs, "resampled values", 5e-9,
-                f"({resamples:,} resamples + 36 for the pass) x {pairs:,} pairs x {runs:,} runs of a pair")
+                f"({resamples:,} resamples + 36 for the pass) x {pairs:,} pairs x {runs:,} runs of a pair",
+                memory=BYTES_PER_PAIR * resamples * pairs,
+                kept=f"{resamples:,} resamples x {pairs:,} pairs (interval={options.interval!r})")
 
 
 def profile_cost(shape: Shape, options: Any) -> Work:

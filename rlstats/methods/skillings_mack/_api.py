@@ -427,8 +427,8 @@ def _batch_plan(design, options):
 
 def batch_cost(design, n_sim, untied, **options):
     """The estimated work of :func:`batch_pvalues` on ``n_sim`` data sets of this design (``untied``: data sets
-    without ties, as simulated scores are), or None where it takes no vectorised path (power() then counts a
-    :func:`skillings_mack` call a data set).
+    without ties, as simulated scores are), or, where it takes no vectorised path, of :func:`pvalue_only` on each
+    (the p-value without the post hoc, which ``_backend.cost`` counts too).
 
     It counts the distinct exact computations, not the data sets (audit s16: power()'s default study was estimated
     at 23 s, each of its 4,000 data sets priced as an exact null of its own, and took 0.6-0.8 s): untied data sets
@@ -437,15 +437,18 @@ def batch_cost(design, n_sim, untied, **options):
     :func:`skillings_mack` (``_backend.cost``). Every data set adds a vectorised pass over its rows (ranks, ties,
     statistic, the lookup)."""
     from ...cost import Shape, Work
-    from ._backend import BATCH_PER_RUN, BATCH_SECONDS
+    from ._backend import BATCH_PER_RUN, BATCH_SECONDS, pvalue_cost
 
     plan = _batch_plan(design, options)
-    if plan is None:
-        return None
-    checked, _, _, method = plan
     shape = Shape.of(design)
+    if plan is None:  # skillings_mack()'s p-value a data set (pvalue_only), without the post hoc its cost counts
+        defaults = _default_options()
+        checked = SkillingsMackOptions.checked(**{**defaults, **{k: v for k, v in options.items() if k in defaults}})
+        work = pvalue_cost(shape, checked)
+        return Work(n_sim, "data sets", work.seconds, f"{n_sim:,} data sets, each {work.what}")
+    checked, _, _, method = plan
     nulls = 0 if method == "asymptotic" else 1 if untied else n_sim
-    seconds = nulls * cost(shape, checked).seconds + n_sim * (BATCH_SECONDS + BATCH_PER_RUN * shape.rows)
+    seconds = nulls * pvalue_cost(shape, checked).seconds + n_sim * (BATCH_SECONDS + BATCH_PER_RUN * shape.rows)
     return Work(n_sim, "data sets", seconds / n_sim,
                 f"{n_sim:,} data sets of {shape.rows:,} runs at once" + (f", {nulls:,} exact null(s)" if nulls else ""))
 

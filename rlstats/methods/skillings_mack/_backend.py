@@ -30,6 +30,8 @@ size of each agent against the agent ranked just above it in a task, beside the 
 :func:`rlstats.task_table`'s ``tidy()`` (``next_agent``, ``a12_next``, ``hedges_g_next``, ``diff_next_low``).
 """
 
+import dataclasses
+import math
 from typing import Any
 
 from .._declaration import Backend, PowerRule
@@ -79,8 +81,8 @@ def _auto_case(shape: Shape) -> str:
     return auto_case(counts, "mack_skillings" if runs > 1 else "skillings_mack")
 
 
-def cost(shape: Shape, options: Any) -> Work:
-    """Monte Carlo p-values permute every run's rank within its task once a resample (1.1e-8 s a value, measured;
+def pvalue_cost(shape: Shape, options: Any) -> Work:
+    """The test's p-value alone (power()'s data sets, ``_api.pvalue_only``): Monte Carlo p-values permute every run's rank within its task once a resample (1.1e-8 s a value, measured;
     3.5e-8 s where a task has more than 1,024 runs, whose ranks are too wide to sort packed with their keys: 3.2-4.6x
     the narrow tasks' CPU a value, round s11 of benchmarks/README.md; the largest task is bounded by the most runs in
     a cell times the agents), and the call's own 3 ms (the Design, the ranks, the result: power() multiplies it by its
@@ -100,6 +102,48 @@ def cost(shape: Shape, options: Any) -> Work:
         return Work(shape.rows + _CALL_SECONDS / _EXACT_PER_RUN, "rows", _EXACT_PER_RUN,
                     f"{shape.rows:,} runs (the exact null) + the call's own {_CALL_SECONDS:g} s")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
+
+
+#: seconds an arrangement of the exact post-hoc pair p-values takes (``_kernels.pair_exact_pvalues``: each shared
+#: task's law enumerated, the tasks' laws convolved, counted both; 250 ns measured with every pair of 8 and 20 agents
+#: on a task of its own of 8 + 8 runs, 12,870 arrangements a pair: 0.18 and 1.25 s; audit s18, benchmarks/README.md)
+PAIR_PER_ARRANGEMENT = 2.5e-7
+
+
+def posthoc_arrangements(shape: Shape, options: Any) -> int:
+    """An upper bound of the arrangements the rank post hoc's exact pair p-values enumerate and convolve: none with
+    another post hoc or Tukey's single step (``"auto"``'s choice on balanced designs), which take the normal tail,
+    nor on a complete design whose every pair shares too many tasks (each has at least k (k - 1) arrangements, or
+    C(kc, c) C((k - 1) c, c) with c runs in every cell);
+    otherwise ``AUTO_EXACT_LIMIT`` a pair, the most its task laws and their convolution hold."""
+    from ._kernels import AUTO_EXACT_LIMIT
+
+    read = {name: getattr(options, name, default) for name, default in  # a namespace of some options: the defaults
+            (("posthoc", "ranks"), ("variant", "auto"), ("adjustment", "auto"), ("within_cell", None), ("control", None))}
+    if read["posthoc"] != "ranks" or read["variant"] == "quade":
+        return 0
+    k, complete = shape.agents, shape.cells == shape.agents * shape.tasks
+    balanced = complete and (read["within_cell"] is not None or shape.rows == shape.cells * shape.most_runs)
+    if read["control"] is None and (read["adjustment"] == "tukey" or (read["adjustment"] == "auto" and balanced)):
+        return 0
+    runs = 1 if read["within_cell"] is not None or not balanced else shape.most_runs  # in every cell when balanced
+    fewest = math.comb(k * runs, runs) * math.comb((k - 1) * runs, runs)  # a pair's arrangements in a task, at least
+    if complete and shape.tasks * math.log(max(fewest, 1)) > math.log(AUTO_EXACT_LIMIT):
+        return 0
+    return (k - 1 if read["control"] is not None else k * (k - 1) // 2) * AUTO_EXACT_LIMIT
+
+
+def cost(shape: Shape, options: Any) -> Work:
+    """A call's work: its p-value (:func:`pvalue_cost`) and the post hoc's exact pair p-values (an upper bound,
+    :func:`posthoc_arrangements`; audit s18: not counted, they took 12.5 s on 8 agents in a Python loop, now 0.18 s),
+    in the p-value's unit."""
+    work = pvalue_cost(shape, options)
+    arrangements = posthoc_arrangements(shape, options)
+    if not arrangements:
+        return work
+    return dataclasses.replace(
+        work, units=work.units + arrangements * PAIR_PER_ARRANGEMENT / work.per_unit,
+        what=f"{work.what} + the post hoc's exact pair p-values, at most {arrangements:,} arrangements")
 
 
 BACKENDS = (

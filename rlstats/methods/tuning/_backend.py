@@ -28,6 +28,14 @@ _PER = {
     "band_sum": 5.5e-10,  # a resample x configuration x budget x sampling of the percentile band's order sums
     "moments": 5e-8,  # a configuration x budget x sampling of the skew-t band's moments
 }
+#: bytes the best set's search takes per resample at its peak: a configuration of the block drawn at once (at most
+#: _kernels.BLOCK = 64) and each sweep's kept maxima; measured (peak RSS, 3e5 resamples, audit s18 perf18): 9
+#: configurations x 4 seeds 224 bytes (1 sweep), 250 (2 and 3 sweeps); 100 configurations 1,154; 2,000 (1e5) 1,683
+_BEST_SET_BYTES, _SWEEP_BYTES = 32, 32
+#: bytes the expected-max curves' percentile band takes per resample: a budget of every sweep's kept curves, and a
+#: budget of the largest sweep's temporaries; measured (peak RSS, views=["expected_max"], 1e5 and 3e4 resamples): one
+#: sweep of 9, 100 and 1,000 configurations (200 budgets) 384, 3,354-4,012 and 7,504 bytes; 6 sweeps of 100, 13,811
+_BAND_BYTES, _BAND_PEAK_BYTES = 24, 32
 #: the fewest configurations of a sweep for the complete algorithm's default interval (tuning.complete_interval rows)
 COMPLETE_CONFIGURATIONS = 30
 COMPLETE_WAY_ON = ("add configurations drawn from the hyperparameter distribution (with fewer, the spread of a few "
@@ -80,7 +88,21 @@ def cost(shape: Shape, options: Any, configurations: Sequence[int] | None = None
         what.insert(1, f"{B:,} resamples x {rows:,} seeds ({', '.join(v.replace('_', ' ') for v in resampled)})")
     if "sensitivity" in views:
         seconds["sensitivity"] = rows * _PER["sensitivity"]
-    return Work(sum(seconds.values()) / _NS, "ns of counted work", _NS, " + ".join(what))
+    # the best set holds a block of at most BLOCK configurations' means a resample, a sweep at a time, and keeps each
+    # sweep's largest mean and winner a resample; the percentile band keeps every sweep's resampled curves (budgets x
+    # 2 samplings) and one sweep's temporaries; the views run one after another, so the larger is the peak
+    from ._kernels import BLOCK
+
+    widest = min(max(sizes), BLOCK)
+    best_set = B * (_BEST_SET_BYTES * widest + _SWEEP_BYTES * len(sizes)) if "best_set" in views else 0
+    steps = [_budgets(g, budgets) for g in sizes]
+    curves = B * (_BAND_BYTES * sum(steps) + _BAND_PEAK_BYTES * max(steps)) \
+        if "expected_max" in views and band == "percentile" else 0
+    kept = (f"{B:,} resamples x {widest:,} configurations' means at once and {len(sizes):,} sweeps' winners (the best "
+            "set)") if best_set >= curves else (f"{B:,} resamples x {sum(steps):,} budgets' curves over {len(sizes):,} "
+                                                "sweep(s) (the percentile band)")
+    return Work(sum(seconds.values()) / _NS, "ns of counted work", _NS, " + ".join(what),
+                memory=max(best_set, curves), kept=kept)
 
 
 BACKENDS = (
