@@ -615,7 +615,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     # Sort by task, then agent, then (seed or) original order (and step for curves); lexsort is stable.
     keys = [agent, task] if seeds is None else [seed_codes, agent, task]
     if curves:
-        steps = data[step].to_numpy()
+        steps = formula_module.column_values(data, step)  # a nullable Int64 as int64: pandas 2.0 gave objects
         keys = [_step_values(steps if position is None else steps[position], step)] + keys
     order = np.lexsort(keys)
     del keys

@@ -756,7 +756,7 @@ class _DataColumns(Mapping):
         if key not in self._cache:
             # Read-only, so that a response function cannot write into the caller's DataFrame
             # (pandas 2 without copy-on-write hands out views of its blocks).
-            values = _column_values(self._data, self._columns[key]).view()
+            values = column_values(self._data, self._columns[key]).view()
             values.flags.writeable = False
             self._cache[key] = values
         return self._cache[key]
@@ -768,7 +768,7 @@ class _DataColumns(Mapping):
         return len(self._columns)
 
 
-def _column_values(data, name):
+def column_values(data, name):
     """A column as a numpy array: numbers as they are, nullable numbers with NA as NaN, the rest as objects."""
     column = data[name]
     if isinstance(column, pd.DataFrame):

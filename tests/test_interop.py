@@ -61,7 +61,9 @@ def test_polars_columns_become_the_pandas_columns():
     assert out["agent"].cat.categories.tolist() == ["b", "a"]  # the Enum's order, not sorted
     assert out["agent"].isna().tolist() == [False, False, True]
     assert out["task"].tolist() == ["x", "y", "x"] and out["task"].cat.categories.tolist() == ["x", "y"]
-    np.testing.assert_array_equal(out["seed"].to_numpy(), [0.0, np.nan, 2.0])  # a missing int: NaN, as pandas
+    # a missing int: pandas' nullable Int64 (s18: it was float64, which printed integer labels as '1.0')
+    assert str(out["seed"].dtype) == "Int64"
+    np.testing.assert_array_equal(out["seed"].to_numpy(dtype=float, na_value=np.nan), [0.0, np.nan, 2.0])
     np.testing.assert_array_equal(out["score"].to_numpy(), [1.5, 2.5, np.nan])
     assert rlstats.interop.as_pandas(out) is out  # pandas passes through, with no note
 
