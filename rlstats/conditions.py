@@ -299,6 +299,10 @@ def _isin(left, values):
 
 
 def _apply(compare, left, right, *, text):
+    if compare in (operator.eq, operator.ne) and _numbers_and_text(left, right):
+        # numbers never equal text; numpy before 2 gave up element-wise here, later ones answer False per row
+        same = np.zeros(np.broadcast(left, right).shape, dtype=bool)
+        return same if compare is operator.eq else ~same
     with np.errstate(invalid="ignore"):
         try:
             result = compare(left, right)
@@ -307,6 +311,13 @@ def _apply(compare, left, right, *, text):
     if result is NotImplemented or np.ndim(result) == 0 and np.ndim(left) + np.ndim(right) > 0:
         raise _fail(text, f"cannot compare {_kind(left)} with {_kind(right)}")  # numpy gives up element-wise
     return np.asarray(result, dtype=bool)
+
+
+def _numbers_and_text(left, right):
+    """A column of numbers beside a text literal, either way round."""
+    def numbers(side):
+        return isinstance(side, np.ndarray) and side.dtype.kind in "iufb"
+    return (numbers(left) and isinstance(right, str)) or (numbers(right) and isinstance(left, str))
 
 
 def _kind(value):

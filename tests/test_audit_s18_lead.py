@@ -15,6 +15,7 @@ def test_power_ranges_apart_warning_gives_advice_power_takes():
 
     import numpy as np
     import pandas as pd
+    import pandas as pd
 
     import rlstats
 
@@ -28,3 +29,16 @@ def test_power_ranges_apart_warning_gives_advice_power_takes():
     said = [str(w.message) for w in caught if "ranges apart" in str(w.message)]
     assert said, [str(w.message) for w in caught]
     assert all("normalize=" not in text and "rlstats.normalize(pilot" in text for text in said)
+
+
+def test_a_number_column_beside_text_compares_alike_on_every_numpy():
+    """numpy 1.24 (CI's oldest) gave up comparing an int column with '3' element-wise, so `seed == '3'` was an
+    error there and "keeps no rows" on numpy 2; numbers never equal text, on both."""
+    import numpy as np
+    import pandas as pd
+
+    from rlstats.conditions import parse_condition
+
+    seeds = np.array([1, 3, 5])
+    assert parse_condition("seed != '3'").evaluate(pd.DataFrame({"seed": seeds}))[0].tolist() == [True, True, True]
+    assert parse_condition("seed == '3'").evaluate(pd.DataFrame({"seed": seeds}))[0].tolist() == [False, False, False]
