@@ -999,7 +999,8 @@ def pair_exact_pvalues(setup, u, v, diff, *, higher_is_better=True, limit=None):
 
     On few shared tasks the normal tail of z is liberal: 4 tasks of one run each, A winning all four, z = 2 and
     p = 0.0455, where the exact p is 2 / 16 = 0.125 (audit s18: a pair alike declared different in 13.75% of data
-    sets after Holm).  The tasks' laws are convolved, their values merged within ``_relative_tol``; a task's law
+    sets after Holm).  The tasks' laws are convolved whole (at most ``limit`` values, none merged), and a value
+    within ``_relative_tol`` of the observed counts as reaching it; a task's law
     is enumerated once for every pair with the same runs there (it depends on the task and the two cells' sizes).
     """
     limit = AUTO_EXACT_LIMIT if limit is None else limit
