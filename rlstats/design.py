@@ -528,9 +528,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         notes.append(note)
     eval_env = capture_environment(eval_env)
     formula_module.check_columns(formula, data.columns, eval_env)
-    for column in dict.fromkeys((*formula.columns, *extra_columns)):  # pandas would hand a frame for the column
-        if (repeats := int((data.columns == column).sum())) > 1:
-            raise DesignError(f"column '{column}' appears {repeats} times in the data; give columns unique names")
+    for column in dict.fromkeys((*formula.columns, *extra_columns)):
+        formula_module.check_unrepeated(data, column)
     missing_extra = [c for c in extra_columns if c not in data.columns]
     if missing_extra:
         raise DesignError(f"column(s) {missing_extra} not found in data; available: {list(data.columns)}")

@@ -768,11 +768,16 @@ class _DataColumns(Mapping):
         return len(self._columns)
 
 
+def check_unrepeated(data, name):
+    """A DesignError where ``data`` has several columns called ``name`` (pandas would hand a frame for it)."""
+    if (repeats := int((data.columns == name).sum())) > 1:
+        raise DesignError(f"column '{name}' appears {repeats} times in the data; give columns unique names")
+
+
 def column_values(data, name):
     """A column as a numpy array: numbers as they are, nullable numbers with NA as NaN, the rest as objects."""
+    check_unrepeated(data, name)
     column = data[name]
-    if isinstance(column, pd.DataFrame):
-        raise DesignError(f"column '{name}' appears {column.shape[1]} times in the data; give columns unique names")
     if isinstance(column.dtype, np.dtype):
         return column.to_numpy()
     if not _is_numeric(column.dtype):  # strings, categoricals (even of numbers): kept non-numeric

@@ -60,7 +60,7 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     """``drawn`` (the Axes or Figure a plot returned) with its new figure set to ``figsize`` inches; the constrained
     layout of :func:`axes_or_new` and :func:`panels` lays it out again at that size (None: the plot's own size)."""
     if figsize is not None:
-        figure = drawn if hasattr(drawn, "set_size_inches") else drawn.figure
+        figure = _figures(drawn)[0]
         own = figure.get_size_inches()
         apart = _overlapping(figure)  # panels that overlap by design (twins, insets) at the plot's own size
         figure.set_size_inches(*figsize)
@@ -75,7 +75,6 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
         _check_room(figure, figsize, own, apart)
         _fit_tick_labels(figure, figsize, own)
     return drawn
-
 
 
 _DOLLAR = re.compile(r"(?<!\\)\$")

@@ -231,9 +231,7 @@ def _missing_text(message: str, path: str, sep: str | None) -> str:
         missing = read_csv(file, sep=separator, usecols=[column], dtype=str)[column].isna().to_numpy()
     except (ValueError, OSError, UnicodeDecodeError):  # not a column of the file (log(score)), or unreadable now
         return message
-    held: dict[str, int] = {}
-    for value in text[missing]:
-        held[value] = held.get(value, 0) + 1
+    held = text[missing].value_counts(sort=False).to_dict()  # in the order the file holds them
     if not held:
         return message
     said = [f"{'empty fields' if value == '' else f'the text {value!r}'} in {count(n, 'row')}"

@@ -967,8 +967,6 @@ def _pair_task_null(ranks, c_u, c_v, scale):
     return values, np.full(values.size, 1.0 / values.size)
 
 
-
-
 def _exact_pairs(counts, u, v, limit):
     """{pair index: its shared tasks} for the pairs whose runs have at most ``limit`` arrangements in the tasks they
     share (the places of the pair's runs in each, the other runs' labels aside); pairs sharing more than
@@ -1043,7 +1041,8 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05, pai
     p = P(range_k >= sqrt(2) |z|) -- rejects exactly when |S_u - S_v| >= CD of
     thesis eq. 2.23 (Nemenyi when c = 1).  ``"holm"`` (Holm 1979 step-down)
     and ``"bonferroni"`` use the two-sided normal p-values, exact ones for the
-    pairs :func:`pair_exact_pvalues` can count, and hold in any design; ``"auto"``: tukey when balanced, else holm.  Pairs that share no
+    pairs :func:`pair_exact_pvalues` can count, and hold in any design;
+    ``"auto"``: tukey when balanced, else holm.  Pairs that share no
     task get NaN and are never declared different.  The procedures beyond the
     balanced case extend the sources (spec Section 6).  ``pairs=(u, v)`` (agent
     code arrays) compares those pairs only, e.g. every agent against a control
