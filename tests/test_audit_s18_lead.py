@@ -15,7 +15,6 @@ def test_power_ranges_apart_warning_gives_advice_power_takes():
 
     import numpy as np
     import pandas as pd
-    import pandas as pd
 
     import rlstats
 

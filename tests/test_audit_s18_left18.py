@@ -198,6 +198,15 @@ def test_curves_iqm_on_the_sb3_logs_notes_the_tasks_ranges(sb3):
     scaled = rlstats.curves(df, "score ~ agent | task/seed", step="step", steps=[5000, 10000], n_resamples=200,
                             rng=0, progress=False, normalize={"reference": reference, "low": "low", "high": "high"})
     r, s = (x.tidy().set_index(["agent", "step"])["estimate"] for x in (raw, scaled))
+    # the IQM written here (scipy's 25% trimmed mean of every run of both tasks at step 5k, raw and on the ranges)
+    from scipy.stats import trim_mean
+
+    at = df[df["step"] == 5000]
+    low = at["task"].astype(str).map({"CartPole-v1": 0.0, "Acrobot-v1": -500.0})
+    raw_iqm = at.groupby("agent", observed=True)["score"].apply(lambda x: trim_mean(x, 0.25))
+    scaled_iqm = ((at["score"] - low) / 500).groupby(at["agent"], observed=True).apply(lambda x: trim_mean(x, 0.25))
+    assert r["A2C", 5000] - r["PPO", 5000] == pytest.approx(raw_iqm["A2C"] - raw_iqm["PPO"], rel=1e-9)
+    assert s["A2C", 5000] - s["PPO", 5000] == pytest.approx(scaled_iqm["A2C"] - scaled_iqm["PPO"], rel=1e-9)
     assert r["A2C", 5000] - r["PPO", 5000] == pytest.approx(8.4, abs=1e-3)
     assert 500 * (s["A2C", 5000] - s["PPO", 5000]) == pytest.approx(-33.3, abs=1e-3)
     assert any("every score of 'Acrobot-v1' is below every score of 'CartPole-v1'" in n for n in raw.notes)

@@ -3,9 +3,6 @@ reproducer, in the order of the brief."""
 
 import contextlib
 import io
-import os
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -149,27 +146,25 @@ WALKER = ("TimotheeMathieu/Adaptive_stopping_MC_RL/a909c18b87e4435754067f5c604bf
           "walker")
 
 
-def test_the_walker_batches_replay_pairwise_from_the_shell():
+def test_the_walker_batches_replay_pairwise_from_the_shell(mirror_root, tmp_path):
     """The AdaStop paper's Walker batches (its repository's CSV files, one column per agent): the files of batch 3 on
     hold DDPG and TRPO only, as the paper's pairwise run stopped SAC and PPO after batch 2; the joint default has not
     decided them, refuses batch 3, and now says how to replay the run (which then goes through)."""
-    mirror = os.environ.get("RLSTATS_DATA_MIRROR")
-    folder = Path(mirror or "/nonexistent") / WALKER
+    folder = mirror_root / WALKER
     if not folder.is_dir():
         pytest.skip("the AdaStop paper's files are not mirrored here")
     paths = [folder / f"walker{k}.csv" for k in (1, 2, 3)]
     assert list(pd.read_csv(paths[2], index_col=0).columns) == ["DDPG", "TRPO"]
-    with tempfile.TemporaryDirectory() as tmp:
-        joint, pairwise = Path(tmp) / "joint.json", Path(tmp) / "pairwise.json"
-        for path in paths[:2]:
-            assert _cli("adastop", "update", joint, path, "--K", "6", "--seed", "0", "--n-resamples", "2000")[0] == 0
-        status, _, err = _cli("adastop", "update", joint, paths[2])
-        assert status == 2 and "the batch lacks agent(s) SAC, PPO" in err
-        assert ("if these batches come from a run whose test stopped agent(s) SAC, PPO (the AdaStop paper's pairwise "
-                "scheme stops agents sooner), replay it from its first batch in a new state file with --permutations "
-                "pairwise") in err, err
-        for path in paths:
-            status, out, err = _cli("adastop", "update", pairwise, path, "--K", "6", "--seed", "0", "--n-resamples",
-                                    "2000", "--permutations", "pairwise")
-            assert status == 0, err
-        assert "next batch: 5 new runs of each of: DDPG, TRPO" in out
+    joint, pairwise = tmp_path / "joint.json", tmp_path / "pairwise.json"
+    for path in paths[:2]:
+        assert _cli("adastop", "update", joint, path, "--K", "6", "--seed", "0", "--n-resamples", "2000")[0] == 0
+    status, _, err = _cli("adastop", "update", joint, paths[2])
+    assert status == 2 and "the batch lacks agent(s) SAC, PPO" in err
+    assert ("if these batches come from a run whose test stopped agent(s) SAC, PPO (the AdaStop paper's pairwise "
+            "scheme stops agents sooner), replay it from its first batch in a new state file with --permutations "
+            "pairwise") in err, err
+    for path in paths:
+        status, out, err = _cli("adastop", "update", pairwise, path, "--K", "6", "--seed", "0", "--n-resamples",
+                                "2000", "--permutations", "pairwise")
+        assert status == 0, err
+    assert "next batch: 5 new runs of each of: DDPG, TRPO" in out

@@ -5,21 +5,13 @@ refuses what it cannot use with an rlstats error naming the column and the way o
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats
-from conftest import curves_frame
+from conftest import curves_frame, quietly
 from rlstats.interop import as_pandas
-
-
-def _quiet(call, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return call(*args, **kwargs)
 
 
 # timedelta64 is an integer kind to numpy: curves and align_steps fell over in runs.as_steps with numpy's "Invalid
@@ -31,7 +23,7 @@ def test_timedelta_steps_are_an_error_naming_the_column(call):
     frame["step"] = pd.to_timedelta(frame["step"], "s")
     options = {"n_resamples": 20, "rng": 1} if call == "curves" else {"how": "auc"} if call == "summarize_runs" else {}
     with pytest.raises(rlstats.DesignError, match=r"step column 'step' holds durations .*total_seconds"):
-        _quiet(getattr(rlstats, call), frame, "score ~ agent | task/seed", step="step", **options)
+        quietly(getattr(rlstats, call), frame, "score ~ agent | task/seed", step="step", **options)
 
 
 def _reference(frame):
@@ -47,7 +39,7 @@ def test_a_polars_or_pyarrow_reference_normalises_as_the_pandas_one(library):
     pytest.importorskip(library)
     convert = (lambda f: __import__("polars").from_pandas(f)) if library == "polars" else \
         (lambda f: __import__("pyarrow").Table.from_pandas(f, preserve_index=False))
-    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    frame = quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     reference = _reference(frame)
     expected = rlstats.normalize(frame, reference)
     pd.testing.assert_frame_equal(rlstats.normalize(frame, convert(reference)), expected, check_exact=True)
@@ -61,7 +53,7 @@ def test_a_polars_or_pyarrow_reference_normalises_as_the_pandas_one(library):
 
 def test_a_lazy_reference_is_an_error_saying_collect():
     pl = pytest.importorskip("polars")
-    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    frame = quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     lazy = pl.from_pandas(_reference(frame)).lazy()
     with pytest.raises(rlstats.OptionError, match=r"^reference=: the reference is a polars LazyFrame; call .collect"):
         rlstats.normalize(frame, lazy)
@@ -89,7 +81,7 @@ def test_a_note_the_frame_carries_and_the_design_repeats_is_printed_once():
 def _aggregated_runs():
     """Runs as ``groupby(...).agg({'score': ['mean']}).reset_index()`` gives them: columns a MultiIndex whose
     labels are ('agent', ''), ..., ('score', 'mean')."""
-    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    frame = quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     return frame.groupby(["agent", "task", "seed"], observed=True).agg({"score": ["mean"]}).reset_index()
 
 
@@ -114,7 +106,7 @@ def test_multiindex_columns_are_an_error_saying_how_to_flatten_them(call):
 
 def _integer_agents_with_a_missing_one():
     """3 agents coded 1, 2, 3 (nullable Int64) on 3 tasks x 3 seeds, one row's agent missing."""
-    frame = _quiet(rlstats.datasets.simulate, agents=3, tasks=3, seeds=3, rng=0)
+    frame = quietly(rlstats.datasets.simulate, agents=3, tasks=3, seeds=3, rng=0)
     frame["agent"] = pd.array(frame["agent"].cat.codes + 1, dtype="Int64")
     frame.loc[4, "agent"] = pd.NA
     frame.attrs = {}
@@ -144,7 +136,7 @@ def test_integer_agents_with_a_null_keep_their_labels_from_polars_and_pyarrow(li
 # "'DataFrame' object has no attribute 'dtype'" (the response's column had its own error already).
 @pytest.mark.parametrize("column", ["agent", "task", "seed"])
 def test_a_repeated_label_column_is_an_error_naming_it(column):
-    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    frame = quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     frame.insert(0, column, "x", allow_duplicates=True)
     with pytest.raises(rlstats.DesignError, match=f"column '{column}' appears 2 times in the data; give columns"):
         rlstats.compare(frame, "score ~ agent | task/seed", method="task_table")
@@ -175,7 +167,7 @@ def test_a_polars_int128_column_does_not_stop_the_conversion():
     pl = pytest.importorskip("polars")
     if not hasattr(pl, "Int128"):
         pytest.skip("this polars has no Int128")
-    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    frame = quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     frame.attrs = {}
     table = pl.from_pandas(frame).with_columns(pl.Series("run_hash", [2**100 + i for i in range(len(frame))],
                                                          dtype=pl.Int128))
@@ -189,7 +181,7 @@ def test_a_polars_int128_column_does_not_stop_the_conversion():
 # A frame made from an array (pd.DataFrame(values)) has the integers 0, 1, ... as column labels; naming one in the
 # formula as `3` answered "unknown name '3' in response; did you mean `3`?", the very text written.
 def test_integer_column_labels_are_an_error_saying_to_make_them_text():
-    frame = _quiet(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
+    frame = quietly(rlstats.datasets.simulate, agents=2, tasks=3, seeds=3, rng=0)
     frame.columns = range(frame.shape[1])  # agent, task, seed, score
     before = frame.copy()
     with pytest.raises(rlstats.FormulaError, match=r"the column labelled 3 is an int, and a formula names columns by "

@@ -14,11 +14,7 @@ import pytest
 from scipy import stats
 
 import rlstats
-
-
-def _frame(cells):
-    """{(agent, task): [scores]} -> the long frame."""
-    return pd.DataFrame([(a, t, s) for (a, t), v in cells.items() for s in v], columns=["agent", "task", "score"])
+from conftest import runs_frame
 
 
 def _reference(df):
@@ -81,7 +77,7 @@ def test_statistic_and_exact_pvalue_match_an_enumeration(name):
     """The default test's statistic, df, chi-squared p and exact p equal the reference computation's (all within
     1e-9), on incomplete, chained, one-task, two-agent, mixed-run, tied, capped and integer-labelled designs."""
     cells, variant = _designs()[name]
-    df = _frame(cells)
+    df = runs_frame(cells)
     res = rlstats.compare(df, "score ~ agent | task", rng=0)
     t, rank, p_chi2, p_exact = _reference(df)
     assert res.variant == variant and res.pvalue_method == "exact"
@@ -94,7 +90,7 @@ def test_chain_of_pairs_has_a_constant_statistic_so_its_exact_p_is_one():
     """A-B on t1, B-C on t2, C-D on t3, one run each: every relabelling flips one pair per task, and on a tree of
     pairs T = 3 whatever the order, so the exact p is 1 (the chi-squared 0.39 would mislead); the never-met pairs are
     not compared."""
-    df = _frame({("A", "t1"): [1.0], ("B", "t1"): [2.0], ("B", "t2"): [1.0], ("C", "t2"): [3.0],
+    df = runs_frame({("A", "t1"): [1.0], ("B", "t1"): [2.0], ("B", "t2"): [1.0], ("C", "t2"): [3.0],
                  ("C", "t3"): [1.0], ("D", "t3"): [5.0]})
     res = rlstats.compare(df, "score ~ agent | task", rng=0)
     assert res.statistic == pytest.approx(3.0) and res.pvalue == 1.0
@@ -141,7 +137,7 @@ def test_no_bar_covers_an_agent_it_does_not_join():
 
     rng = np.random.default_rng(5)
     chain = [("A", "t1"), ("B", "t1"), ("B", "t2"), ("C", "t2"), ("C", "t3"), ("D", "t3")]
-    res = rlstats.compare(_frame({cell: list(rng.normal(size=3)) for cell in chain}), "score ~ agent | task", rng=0)
+    res = rlstats.compare(runs_frame({cell: list(rng.normal(size=3)) for cell in chain}), "score ~ agent | task", rng=0)
     ranks = dict(zip(res.agents, res.mean_ranks))
     assert ranks["B"] == ranks["C"] and ("B", "D") in res.never_met()
     ax = res.plot()
@@ -155,7 +151,8 @@ def test_no_bar_covers_an_agent_it_does_not_join():
 def test_one_task_error_names_the_tasks_kept_out():
     """A and B on t1, A alone on t2 and t3, C alone on t4: the rank test keeps out the three tasks one agent ran and
     is left with t1, one run each; its error said "the data hold 1 task ('t1')", of a frame holding four."""
-    df = _frame({("A", "t1"): [1.0], ("B", "t1"): [2.0], ("A", "t2"): [3.0], ("A", "t3"): [1.0], ("C", "t4"): [2.0]})
+    df = runs_frame({("A", "t1"): [1.0], ("B", "t1"): [2.0], ("A", "t2"): [3.0], ("A", "t3"): [1.0],
+                     ("C", "t4"): [2.0]})
     with pytest.raises(rlstats.errors.DesignError) as info:
         rlstats.compare(df, "score ~ agent | task")
     message = str(info.value)
@@ -172,13 +169,13 @@ def test_mean_ranks_figure_says_ranks_are_among_each_tasks_agents():
     rng = np.random.default_rng(4)
     cells = {(a, f"t{t}"): list(rng.normal(size=3) + 2 * i) for t in range(2, 8) for i, a in enumerate("ABCD")}
     cells.update({(a, f"t{t}"): list(rng.normal(size=3) + (10 if a == "E" else 0)) for t in (0, 1) for a in "AE"})
-    res = rlstats.compare(_frame(cells), "score ~ agent | task", rng=0)
+    res = rlstats.compare(runs_frame(cells), "score ~ agent | task", rng=0)
     assert ("D", "E") in res.never_met()
     ax = res.plot(kind="mean_ranks")
     assert ax.get_xlabel() == "mean rank among each task's agents (1 = best)"
     plt.close(ax.figure)
-    complete = rlstats.compare(_frame({(a, f"t{t}"): [float(t * i)] for t in range(3) for i, a in enumerate("ABC")}),
-                               "score ~ agent | task", rng=0)
+    complete = rlstats.compare(runs_frame({(a, f"t{t}"): [float(t * i)] for t in range(3)
+                                           for i, a in enumerate("ABC")}), "score ~ agent | task", rng=0)
     ax = complete.plot(kind="mean_ranks")
     assert ax.get_xlabel() == "mean rank within task (1 = best)"
     plt.close(ax.figure)
@@ -233,7 +230,7 @@ def test_pair_on_four_shared_tasks_of_one_run_is_not_declared_different_by_a_nor
     for t in range(6):
         cells.update({("A", f"a{t}"): [float(t)], ("C", f"a{t}"): [-10.0 - t],
                       ("B", f"b{t}"): [float(t)], ("C", f"b{t}"): [-10.0 - t]})
-    res = rlstats.compare(_frame(cells), "score ~ agent | task", rng=0)
+    res = rlstats.compare(runs_frame(cells), "score ~ agent | task", rng=0)
     pair = res.tidy().set_index(["agent_1", "agent_2"]).loc[("A", "B")]
     assert res.pvalue <= 0.05 and pair["n_shared_tasks"] == 4
     exact = 2 / 2**4  # each shared task a fair coin under the null: A wins all four or loses all four
@@ -249,7 +246,7 @@ def test_pair_pvalues_are_the_exact_permutation_law_of_their_contrast():
     task's mid-ranks, counted here, give too."""
     cells = {("A", "t1"): [1., 5.], ("B", "t1"): [2., 3.], ("C", "t1"): [4.], ("A", "t2"): [1.], ("B", "t2"): [2., 7.],
              ("A", "t3"): [3., 1.], ("C", "t3"): [2.], ("B", "t4"): [1.], ("C", "t4"): [1.]}
-    df = _frame(cells)
+    df = runs_frame(cells)
     res = rlstats.compare(df, "score ~ agent | task", rng=0)
     tidy = res.tidy()
     assert res.pairs_exact == 3
