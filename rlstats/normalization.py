@@ -602,11 +602,17 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     return dataclasses.replace(design, notes=(*design.notes, note))
 
 
-#: What a statistic that reads the tasks' locations takes from them (:func:`_ranges_apart`): the IQM trims the runs of
-#: every task pooled; the median of task means takes one task's mean (of an even number of tasks, the average of the
-#: middle two: of two tasks, both, which a shift moves alike)
-#: (fewest tasks where it does, what it takes, whether that is plural)
-_LOCATION_READ = {"iqm": (2, "the runs the IQM keeps", True), "median": (3, "the task whose mean the median takes", False)}
+def _location_read(location, n_tasks):
+    """What each statistic in ``location`` takes from where the tasks lie, and whether that is plural: the IQM trims
+    the runs of every task pooled (2 tasks or more); the median of task means takes the middle task's mean, or
+    averages the middle two of an even number (of two tasks, both, which a shift moves alike: 3 tasks or more)."""
+    read = []
+    if "iqm" in location and n_tasks >= 2:
+        read.append(("the runs the IQM keeps", True))
+    if "median" in location and n_tasks >= 3:
+        read.append(("the two tasks whose means the median averages", True) if n_tasks % 2 == 0 else
+                    ("the task whose mean the median takes", False))
+    return read
 
 
 def _ranges_apart(design, location):
@@ -615,11 +621,7 @@ def _ranges_apart(design, location):
     returns, 0 to 500, and Acrobot's, -500 to 0; the IQM of A2C minus PPO at step 5k was +8.4 raw and -33.3 on the
     tasks' ranges normalised, x 500). Said of the lowest-topped task and the highest-floored one; quoting no score,
     it reads the same in any units."""
-    read = [(what, plural) for name, (fewest, what, plural) in _LOCATION_READ.items()
-            if name in location and design.n_tasks >= fewest]
-    if "median" in location and design.n_tasks >= 4 and design.n_tasks % 2 == 0:  # it averages the middle two
-        read = [("the two tasks whose means the median averages", True) if w == _LOCATION_READ["median"][1] else
-                (w, plural) for w, plural in read]
+    read = _location_read(location, design.n_tasks)
     if not read:
         return design
     low, high = np.full(design.n_tasks, np.inf), np.full(design.n_tasks, -np.inf)
