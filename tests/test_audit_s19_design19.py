@@ -24,7 +24,6 @@ def _curves(seeds=3):
     return rlstats.datasets.simulate_curves(agents=3, tasks=2, seeds=seeds, rng=0)
 
 
-@pytest.mark.xfail(strict=True, reason="curves' widening note gives one n to agents of different runs")
 def test_curves_widening_note_gives_each_agent_its_own_n():
     """Curves widen each agent's bootstrap deviations by sqrt(n/(n-1)) at its own fewest runs in a task
     (statistics.run_expansion), but the note said "with n = 3 runs per task (each agent's fewest)" when agent_1 had
@@ -42,7 +41,6 @@ def test_curves_widening_note_gives_each_agent_its_own_n():
     assert any("with n = 3 runs per task," in n for n in even.notes), even.notes
 
 
-@pytest.mark.xfail(strict=True, reason="numpy's RuntimeWarning reaches the caller on constant scores")
 def test_curves_on_constant_scores_raise_no_numpy_warning():
     """Every score 5 (a capped benchmark): curves' max-T band multiplied an infinite critical value by a standard
     error of 0 and numpy's "invalid value encountered in multiply" reached the caller, three times."""
@@ -58,7 +56,6 @@ def _raw(notes):
     return [n for n in notes if "aggregated on their own scales" in n]
 
 
-@pytest.mark.xfail(strict=True, reason="the raw-scales note says tasks were aggregated where nothing was")
 def test_equivalence_says_no_tasks_were_aggregated_where_no_pair_shares_two_tasks():
     """A chain (agent_1-agent_2 on task_01, agent_2-agent_3 on task_02): every across-tasks test and the aggregate
     are withheld (no pair shares two tasks), yet the warning and note said "scores of 2 tasks were aggregated on
@@ -78,7 +75,6 @@ def test_equivalence_says_no_tasks_were_aggregated_where_no_pair_shares_two_task
     assert _raw(kept.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="the raw-scales note says tasks were aggregated where no agent has a mean over tasks")
 def test_tuning_says_no_tasks_were_aggregated_where_no_agent_ran_every_task():
     """Agent A on tasks 1-2 and agent B on tasks 3-4: tuning gives no mean over tasks for either agent (its note
     says so), yet it warned and noted "scores of 4 tasks were aggregated on their own scales"."""
@@ -92,7 +88,6 @@ def test_tuning_says_no_tasks_were_aggregated_where_no_agent_ran_every_task():
     assert not [w for w in caught if "aggregated on their own scales" in str(w.message)]
 
 
-@pytest.mark.xfail(strict=True, reason="a run id repeated within a cell is counted as two runs silently")
 def test_a_run_id_repeated_within_a_cell_is_said_when_rows_are_counted_as_runs():
     """'score ~ agent | task' on a frame whose 'seed' column gives two rows of agent_1 on task_01 the id 0 (two
     evaluation episodes of one run, say): every back end counted them as two runs and printed "runs per cell = 3"
