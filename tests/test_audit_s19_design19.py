@@ -106,7 +106,6 @@ def test_a_run_id_repeated_within_a_cell_is_said_when_rows_are_counted_as_runs()
                 if "repeats" in n]
 
 
-@pytest.mark.xfail(strict=True, reason="the rank test's never-met note lists three agents as if they were all")
 def test_rank_test_never_met_note_says_when_it_lists_only_some_agents():
     """A chain of four agents (agent_1-agent_2 on task_01 and task_04, agent_2-agent_3 on task_02, agent_3-agent_4 on
     task_03): every agent but none met all others, but the note listed "(agent_1 met only agent_2; agent_4 met only
