@@ -126,7 +126,6 @@ def _one_agent_on_one_task(task):
     return df[~((df["agent"] == A) & (df["task"] != task))]
 
 
-@pytest.mark.xfail(strict=True, reason="AdaStop's design line reads the first task's paths as every task's")
 def test_adastop_says_per_task_how_its_paths_were_drawn():
     """AdaStop per task draws its permutation paths exactly where they are few (2 agents x 3 runs: 10) and at random
     elsewhere (3 agents: 200), but its design line read the first task's row alone: with agent_1 on task_02 only it
@@ -141,7 +140,6 @@ def test_adastop_says_per_task_how_its_paths_were_drawn():
         assert "every path enumerated exactly on " in line, line
 
 
-@pytest.mark.xfail(strict=True, reason="the permutation test's design line does not say which task drew how")
 def test_permutation_test_says_which_tasks_drew_at_random():
     """The same design in the permutation test printed "n = 3 runs per agent, 200 random permutations (identity
     included); n = 3 runs per agent, all 10 permutations enumerated (...)" without saying which task was which."""
