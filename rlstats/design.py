@@ -1300,11 +1300,11 @@ def _repeated_id_note(design, data):
     said = " and ".join(f"{c} {v.item() if isinstance(v, np.generic) else v!r}" for c, v in
                         ((c, data[c].to_numpy()[design.row_position[i]]) for c in columns))
     by = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + columns
-    score = f"[{f.response_columns[0]!r}]" if len(f.response_columns) == 1 else ""
+    # said without pandas code, which the command line's notes could not follow
     return [f"{' and '.join(map(repr, columns))} repeat{'s' if len(columns) == 1 else ''} an id within a cell "
             f"({said} of {where}: {rows} rows; {repeats} repeated row(s) in all), and each row is counted as a run, "
             f"as the formula names no run column; if those rows are one run's (evaluation episodes, say), average "
-            f"them per run first: df.groupby({by!r}, observed=True){score}.mean().reset_index()"]
+            f"them first to one row per {', '.join(map(repr, by[:-1]))} and {by[-1]!r}"]
 
 
 def _drop_uninformative_tasks(design, notes):
