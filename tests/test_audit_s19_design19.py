@@ -149,7 +149,6 @@ def test_permutation_test_says_which_tasks_drew_at_random():
     assert "enumerated (one of each complementary pair) on task_02, task_03 and task_04" in line, line
 
 
-@pytest.mark.xfail(strict=True, reason="equivalence cautions of aggregated tasks where every across test is withheld")
 def test_equivalence_says_no_tasks_were_aggregated_where_every_across_test_is_withheld():
     """One run per cell: Welch's across-tasks test and the aggregate are withheld for every pair (they need the runs'
     spread), yet the note said "scores of 4 tasks were aggregated on their own scales"; with across='paired_t', which
