@@ -427,7 +427,7 @@ def join_and(names: Iterable[object], limit: int | None = None) -> str:
     return " and ".join(filter(None, (", ".join(text[:-1]), text[-1] if text else "")))
 
 
-def by_value(values: Iterable[object], names: Iterable[object]) -> str:
+def by_value(values: Iterable[int], names: Iterable[object]) -> str:
     """Each value with the names that have it, values ascending: what a number differing by agent is for each.
 
     >>> by_value([3, 10, 10], ["A", "B", "C"])
