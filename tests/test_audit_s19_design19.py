@@ -21,7 +21,7 @@ def _cells(df, pairs):
 
 
 def _curves(seeds=3):
-    return rlstats.datasets.simulate_curves(agents=3, tasks=2, seeds=seeds, rng=0)
+    return rlstats.datasets.simulate_curves(agents=3, tasks=2, seeds=seeds, steps=5, rng=0)
 
 
 def test_curves_widening_note_gives_each_agent_its_own_n():
@@ -31,13 +31,14 @@ def test_curves_widening_note_gives_each_agent_its_own_n():
     same defect, fixed in session 18)."""
     df = _curves(seeds=10)
     df = df[~((df["agent"] == A) & (df["seed"] >= 3))]
-    res = rlstats.curves(df, "score ~ agent | task/seed", step="step", n_resamples=100, rng=0)
+    res = rlstats.curves(df, "score ~ agent | task/seed", step="step", n_resamples=100, rng=0, normalize=False)
     said = [n for n in res.notes if n.startswith("bootstrap deviations widened")]
     assert len(said) == 1, res.notes
     assert "n = 3 runs per task" not in said[0], said[0]
     assert "3 for agent_1" in said[0] and "10 for agent_2 and agent_3" in said[0], said[0]
     # one n for every agent: said as one number
-    even = rlstats.curves(_curves(seeds=3), "score ~ agent | task/seed", step="step", n_resamples=100, rng=0)
+    even = rlstats.curves(_curves(seeds=3), "score ~ agent | task/seed", step="step", n_resamples=100, rng=0,
+                          normalize=False)
     assert any("with n = 3 runs per task," in n for n in even.notes), even.notes
 
 
@@ -143,7 +144,9 @@ def test_adastop_says_per_task_how_its_paths_were_drawn():
 def test_permutation_test_says_which_tasks_drew_at_random():
     """The same design in the permutation test printed "n = 3 runs per agent, 200 random permutations (identity
     included); n = 3 runs per agent, all 10 permutations enumerated (...)" without saying which task was which."""
-    res = rlstats.permutation(_one_agent_on_one_task("task_01"), "score ~ agent | task", n_resamples=200, rng=0)
+    with pytest.warns(UserWarning, match="can never reject"):  # 3 runs a side on tasks 2-4
+        res = rlstats.permutation(_one_agent_on_one_task("task_01"), "score ~ agent | task", n_resamples=200,
+                                  rng=0)
     line = [x for x in str(res).splitlines() if "random permutations" in x][0]
     assert "200 random permutations (identity included) on task_01" in line, line
     assert "enumerated (one of each complementary pair) on task_02, task_03 and task_04" in line, line
