@@ -167,7 +167,6 @@ def test_equivalence_says_no_tasks_were_aggregated_where_every_across_test_is_wi
     assert _raw(paired.notes) == [paired.notes[0]], paired.notes
 
 
-@pytest.mark.xfail(strict=True, reason="tuning's paragraph counts one sweep per agent and task on an incomplete design")
 def test_tuning_paragraph_says_its_sweeps_are_of_the_cells_with_runs():
     """Agent A on tasks 1-2 and agent B on tasks 3-4: the paragraph said "2 agents on 4 tasks over 4 sweeps (one per
     agent and task)", which reads as 8; the 4 sweeps are of the agent-task cells with runs.  A complete design keeps
