@@ -639,6 +639,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         _check_no_curves(design, data, step, tuple(run_key), curve_summaries)
         if seeds is not None:
             _check_unique_replicates(design)
+        elif not run_key:
+            notes += _repeated_id_note(design, data)
     if min_agents > 1:  # an agent described on its own needs no other agent on its tasks
         design = _drop_uninformative_tasks(design, notes)
     if design.n_agents < min_agents:
@@ -1257,7 +1259,9 @@ def repeated_run(design: Design, ids: ArrayLike) -> tuple[int, str, int, int] | 
         A row of the first repeated run (in the design's order), the cell's label ("agent 'a' on task 't'"),
         how many rows that run has, and how many rows repeat a run in all.
     """
-    codes = pd.factorize(np.asarray(ids, dtype=object))[0]
+    ids = np.asarray(ids)
+    # integer ids factorised as they are (as objects they cost 4x: the check runs on every '| task' build with seeds)
+    codes = pd.factorize(ids if ids.dtype.kind in "iub" else np.asarray(ids, dtype=object))[0]
     order = np.lexsort((codes, design.agent, design.task))  # stable: a design sorted so keeps its order
     same = _repeats(design.task[order], design.agent[order], codes[order])
     if not same.any():
@@ -1275,6 +1279,34 @@ def _check_unique_replicates(design):
             f"replicate column '{design.formula.replicate}' repeats id {design.seeds[i]!r} within {where} "
             f"({repeats} duplicate(s) in all); each run needs its own id within a cell, "
             f"or drop '/{design.formula.replicate}' from the formula to treat rows as replicates")
+
+
+def _repeated_id_note(design, data):
+    """[a note] where a column naming runs (:data:`RUN_IDS`) that the formula does not name repeats an id within a
+    cell, [] otherwise: each row still counts as a run (the formula names none), but "3 runs" would say otherwise
+    than the frame, whose column names fewer (two evaluation episodes of one seed, say; audit s19). Several such
+    columns name a run together."""
+    f = design.formula
+    used = {f.groups, f.blocks, f.outer, f.response, *f.crossed}
+    columns = [c for c in data.columns if isinstance(c, str) and c.lower() in RUN_IDS and c not in used]
+    if not columns or design.y.size < 2:
+        return []
+    values = [data[c].to_numpy()[design.row_position] for c in columns]
+    if any(pd.isna(v).any() for v in values):
+        return []  # a run id missing somewhere: it cannot say which rows are one run
+    ids = (pd.MultiIndex.from_arrays(values).factorize()[0] if len(values) > 1 else values[0])
+    found = repeated_run(design, ids)
+    if found is None:
+        return []
+    i, where, rows, repeats = found
+    said = " and ".join(f"{c} {v.item() if isinstance(v, np.generic) else v!r}" for c, v in
+                        ((c, data[c].to_numpy()[design.row_position[i]]) for c in columns))
+    by = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + columns
+    # said without pandas code, which the command line's notes could not follow
+    return [f"{' and '.join(map(repr, columns))} repeat{'s' if len(columns) == 1 else ''} an id within a cell "
+            f"({said} of {where}: {rows} rows; {repeats} repeated row(s) in all), and each row is counted as a run, "
+            f"as the formula names no run column; if those rows are one run's (evaluation episodes, say), average "
+            f"them first to one row per {', '.join(map(repr, by[:-1]))} and {by[-1]!r}"]
 
 
 def _drop_uninformative_tasks(design, notes):

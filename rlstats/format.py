@@ -427,6 +427,16 @@ def join_and(names: Iterable[object], limit: int | None = None) -> str:
     return " and ".join(filter(None, (", ".join(text[:-1]), text[-1] if text else "")))
 
 
+def by_value(values: Iterable[int], names: Iterable[object]) -> str:
+    """Each value with the names that have it, values ascending: what a number differing by agent is for each.
+
+    >>> by_value([3, 10, 10], ["A", "B", "C"])
+    '3 for A, 10 for B and C'
+    """
+    pairs = list(zip(values, names))
+    return ", ".join(f"{v} for {join_and(n for w, n in pairs if w == v)}" for v in sorted(set(v for v, _ in pairs)))
+
+
 def cannot_reject(test: str, smallest: float, level: float, where: str | None = None,
                   level_name: str = "alpha") -> str:
     """The note of a test whose smallest attainable p-value is above its level: no data can make it reject.

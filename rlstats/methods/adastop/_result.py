@@ -175,20 +175,23 @@ class AdaStopResult(Result):
 
     def _design_line(self):
         n = f"n = {fmt.count(self.batch_size, 'run')}" if self.batch_size is not None else "n runs (per task)"
-        paths = self.spending.drop_duplicates("interim")
-        exact = [int(k) for k, e in zip(paths["interim"], paths["exact"]) if e]
-        if len(exact) == len(paths):
-            how = "every path enumerated exactly"
-        elif exact:
-            how = (f"enumerated exactly at interim{'s' if len(exact) > 1 else ''} {_ranges(exact)}, "
-                   f"then {self.n_resamples} random paths")
-        else:
-            how = f"{self.n_resamples} random paths (identity included)"
-        line = f"{n} per agent per interim, at most K = {self.max_interims} interims; permutation paths: {how}"
+        line = (f"{n} per agent per interim, at most K = {self.max_interims} interims; permutation paths: "
+                f"{_per_task(self, self._paths_how)}")
         line += _scheme_phrase(self)
         if self.beta > 0:
             line += f"; early accept with beta = {self.beta}"
         return line
+
+    def _paths_how(self, spending):
+        """How the permutation paths of these rows of ``spending`` were drawn, interim by interim."""
+        paths = spending.drop_duplicates("interim")
+        exact = [int(k) for k, e in zip(paths["interim"], paths["exact"]) if e]
+        if len(exact) == len(paths):
+            return "every path enumerated exactly"
+        if exact:
+            return (f"enumerated exactly at interim{'s' if len(exact) > 1 else ''} {_ranges(exact)}, "
+                    f"then {self.n_resamples} random paths")
+        return f"{self.n_resamples} random paths (identity included)"
 
     def _extra_lines(self):
         lines = [self._design_line(),
@@ -353,6 +356,20 @@ def _family(result):
     return f"{low} to {high} pairwise comparisons by task"
 
 
+def _per_task(result, how):
+    """``how(spending)`` of the whole test where every task's reads the same, else each reading with its tasks
+    ("10 paths on task_02 and task_03; 200 random paths on task_01"): one task's reading said of all would be false
+    of the others where their runs or agents differ (audit s19)."""
+    spending = result.spending
+    if not result.blocked or "task" not in spending or spending["task"].nunique() < 2:
+        return how(spending)
+    said = {task: how(rows) for task, rows in spending.groupby("task", sort=False)}
+    if len(set(said.values())) == 1:
+        return next(iter(said.values()))
+    return "; ".join(f"{text} on {fmt.join_and((t for t, h in said.items() if h == text), limit=10)}"
+                     for text in dict.fromkeys(said.values()))
+
+
 def _ranges(values):
     """[1, 2, 3, 5] -> '1-3, 5'."""
     parts, start = [], None
@@ -422,13 +439,15 @@ class PermutationResult(AdaStopResult):
         return out
 
     def _design_line(self):
-        parts = []
-        for n, m, exact in self.spending[["batch_size", "n_paths", "exact"]].drop_duplicates().itertuples(
-                index=False):
-            how = (f"all {m} permutations enumerated (one of each complementary pair)" if exact
-                   else f"{m} random permutations (identity included)")
-            parts.append(f"n = {fmt.count(n, 'run')} per agent, {how}")
-        return "; ".join(parts) + _scheme_phrase(self, who="every agent")
+        def how(spending):
+            parts = []
+            for n, m, exact in spending[["batch_size", "n_paths", "exact"]].drop_duplicates().itertuples(index=False):
+                drawn = (f"all {m} permutations enumerated (one of each complementary pair)" if exact
+                         else f"{m} random permutations (identity included)")
+                parts.append(f"n = {fmt.count(n, 'run')} per agent, {drawn}")
+            return "; ".join(parts)
+
+        return _per_task(self, how) + _scheme_phrase(self, who="every agent")
 
     def _prose(self):
         """A methods-section paragraph: the test, its level and its decisions."""

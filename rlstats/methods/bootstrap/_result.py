@@ -59,8 +59,7 @@ def _fewest_phrase(counts, agents):
     fewest = np.where(counts > 0, counts, np.iinfo(np.int64).max).min(axis=0)
     if fewest.min() == fewest.max():
         return f"c = {fewest[0]} the fewest runs in a task"
-    groups = ", ".join(f"{c} for {fmt.join_and(a for a, n in zip(agents, fewest) if n == c)}" for c in np.unique(fewest))
-    return f"c the agent's fewest runs in a task ({groups})"
+    return f"c the agent's fewest runs in a task ({fmt.by_value(fewest.tolist(), agents)})"
 
 
 def _bootstrap_phrase(n_resamples, task_bootstrap, n_tasks):

@@ -19,7 +19,7 @@ from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIA
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
-from ...format import cannot_reject, count, format_step, join_and, listed
+from ...format import by_value, cannot_reject, count, format_step, join_and, listed
 from ...errors import DesignError, OptionError
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import raw_gap_note, warn_raw_scales
@@ -706,9 +706,11 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         short = short | saturated
         notes += [n for n in [_saturated_note(saturated, design.agents, grid, options.statistic)] if n]
     # notes on how the bands are made: said only where some band is shown (not when every one is withheld)
-    about_bands = [f"bootstrap deviations widened by sqrt(n/(n - 1)) with n = {fewest.min()} runs per task"
-                   + ("" if (fewest == fewest[0]).all() else " (each agent's fewest)")
-                   + ", because resampling n runs sees only (n - 1)/n of their variance (Hesterberg, 2015)"]
+    # each agent is widened at its own fewest runs: one n said for all would be false of the others (audit s19)
+    n_is = (f"n = {fewest[0]} runs per task" if (fewest == fewest[0]).all() else
+            f"n the agent's fewest runs in a task ({by_value(fewest.tolist(), design.agents)})")
+    about_bands = [f"bootstrap deviations widened by sqrt(n/(n - 1)) with {n_is}, because resampling n runs sees "
+                   "only (n - 1)/n of their variance (Hesterberg, 2015)"]
     notes.append(about_bands[0])
 
     ss, seed_record = seed_sequence(rng)

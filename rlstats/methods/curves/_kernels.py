@@ -506,7 +506,8 @@ def max_t_band(observed, null, alpha):
     usable, se, _, t_max = _max_t(observed, null)
     allowed = int(np.floor(alpha * (null.shape[0] + 1.0) - 1.0 + 1e-9))  # relabellings at or above a rejection
     c = np.inf if allowed < 0 or not usable.any() else np.sort(t_max)[::-1][allowed] / (1 - 1e-12)
-    half = np.where(usable, c * se, np.nan)
+    half = np.full(se.shape, np.nan)
+    half[usable] = c * se[usable]  # only where the null has spread: an infinite c times a 0 se is no number
     return np.stack([observed - half, observed + half], axis=-1), c
 
 

@@ -298,15 +298,28 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     scale = _scale(design)
     if published is None and options.control is not None:
         check_agent_named(design, "control", options.control)
-    # the across-tasks test averages the tasks' differences, so raw scales let the large tasks decide it, with or
-    # without the aggregate (audit s13: the caution came only from the aggregate's bootstrap, and normalize=False,
-    # which it offers, did not silence it)
     # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved a mean by an ulp: 108.6 or 108.61)
-    design = warn_raw_scales(design, normalize).runs_by_score()
+    design = design.runs_by_score()
     if published is not None:
+        design = warn_raw_scales(design, normalize)
         return _run_published(design, options, _published_table(published, design), scale)
     with timed_bar(work, shows(work, options.progress), "equivalence"):
-        return _run(design, options, rng, scale)
+        return _cautioned(_run(design, options, rng, scale), design, normalize)
+
+
+def _cautioned(result, design, normalize):
+    """``result`` with the raw-scales caution (a warning and a note, after the design's notes) where a test averaged
+    the tasks: the across-tasks test averages their differences, so raw scales let the large tasks decide it, with
+    or without the aggregate (audit s13: the caution came only from the aggregate's bootstrap, and normalize=False,
+    which it offers, did not silence it). Where every such test is withheld (a chain, groups apart, one run per
+    cell), nothing was averaged and nothing is said (audit s19: "scores of 2 tasks were aggregated" of none)."""
+    table = result.comparisons
+    averaged = table["scope"].isin(("across tasks", "aggregate")) & np.isfinite(table["p_value"].to_numpy(float))
+    if not averaged.any():
+        return result
+    caution = warn_raw_scales(design, normalize).notes[len(design.notes):]
+    k = len(design.notes)
+    return dataclasses.replace(result, notes=(*result.notes[:k], *caution, *result.notes[k:])) if caution else result
 
 
 def _scale(design):

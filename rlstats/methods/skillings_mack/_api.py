@@ -30,7 +30,7 @@ import pandas as pd
 from ... import calibration
 from ...design import check_agent_named, design_of, other_spellings_refused
 from ...cost import admit, shows
-from ...format import cannot_reject, count, listed
+from ...format import cannot_reject, count, join_and, listed
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -697,10 +697,13 @@ def _never_met_notes(design, pairs, n_shared):
     graph = design.graph
     names = [(design.agents[u], design.agents[v]) for u, v in zip(pairs[0][untested], pairs[1][untested])]
     met = graph.met().sum(axis=1) - 1  # the other agents each one shares a task with
-    fewest = [j for j in np.argsort(met, kind="stable")[:3] if met[j] < design.n_agents - 1]
+    apart = [j for j in np.argsort(met, kind="stable") if met[j] < design.n_agents - 1]
     among = "; ".join(f"{design.agents[j]} met only "
                       + ", ".join(a for a, ok in zip(design.agents, graph.met()[j]) if ok and a != design.agents[j])
-                      for j in fewest)
+                      for j in apart[:3])
+    if len(apart) > 3:  # the others named, so that no agent left out of the list reads as one that met everyone
+        among += (f"; and {count(len(apart) - 3, 'more agent')} met only some: "
+                  f"{join_and((design.agents[j] for j in apart[3:]), limit=10)}")
     return [f"{count(len(names), 'pair')} of agents never ran on a common task ({graph.pairs_phrase(names)}): they "
             "are not compared post hoc and no critical-difference bar joins them; a mean rank is taken within each "
             f"task among the agents that ran there, so it places an agent among the agents it met only ({among})"]

@@ -296,7 +296,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds,
                        run_key=tuple(config))
-    if "expected_max" in views:  # its mean over tasks adds raw scores (sensitivity normalises its own)
+    # its mean over tasks adds raw scores (sensitivity normalises its own), for an agent with sweeps on every task
+    if "expected_max" in views and (design.counts > 0).all(axis=0).any():
         design = warn_raw_scales(design, normalize)
     notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
     sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)

@@ -203,8 +203,9 @@ class TuningResult(Result):
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         sweeps = int((self.n_configs > 0).sum())  # one per agent and task that has runs
+        each = "one per agent and task" + ("" if sweeps == self.n_configs.size else " with runs")  # audit s19
         over = (f"a sweep of {fmt.count(int(self.n_configs.sum()), 'configuration')}" if sweeps == 1 else
-                f"{sweeps} sweeps (one per agent and task) of {int(self.n_configs.sum())} configurations in all")
+                f"{sweeps} sweeps ({each}) of {int(self.n_configs.sum())} configurations in all")
         text = (f"We evaluated {fmt.count(len(self.agents), 'agent')} on {fmt.count(len(self.tasks), 'task')} over "
                 f"{over}, taking the {self.unit} as the unit"
                 + ("." if self.n_resamples is None else
