@@ -351,7 +351,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         aggregate_row, left_out = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0], shown,
                                                  na_action)
         notes += left_out
-        if normalize is None and aggregate_row["n_tasks"] > 1:  # the tasks it pools, not the table's (audit s11)
+        # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19)
+        if normalize is None and not design.normalized and aggregate_row["n_tasks"] > 1:
             notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
                          "(e.g. normalize='atari100k_reference') to put them on one scale first")
 
