@@ -29,3 +29,29 @@ def test_task_table_aggregate_of_a_normalised_frame_is_not_called_raw(atari_four
     assert before.notes == by_option.notes
     for key in ("estimates", "intervals"):
         np.testing.assert_array_equal(before.aggregate[key], by_option.aggregate[key])
+
+
+@pytest.fixture
+def mujoco(published):
+    """The AdaStop MuJoCo scores as published: 4 agents, 5 tasks, 5 to 30 runs a cell."""
+    from conftest import read_csv
+    return read_csv(published / "mujoco_batches.csv")
+
+
+@pytest.mark.xfail(strict=True, reason="with statistic='median' or 'iqm' the caption called the aggregate row the "
+                                       "'median over tasks' of cells that are medians; it is the median of the task "
+                                       "means (the IQM: of all runs pooled), as rliable defines them")
+@pytest.mark.parametrize("statistic", ["median", "iqm"])
+def test_task_table_caption_says_what_the_aggregate_row_aggregates(mujoco, statistic):
+    res = rlstats.task_table(mujoco, "score ~ agent | task", statistic=statistic, aggregate="bootstrap",
+                             n_resamples=200, normalize=False, rng=0)
+    means = mujoco.groupby(["agent", "task"])["score"].mean().unstack()
+    medians = mujoco.groupby(["agent", "task"])["score"].median().unstack()
+    if statistic == "median":  # the median of the five task means, not of the five medians the cells show
+        np.testing.assert_allclose(res.aggregate["estimates"], means.median(axis=1).to_numpy(), rtol=1e-12)
+        assert not np.allclose(res.aggregate["estimates"], medians.median(axis=1).to_numpy())
+        assert "Aggregate: median of the task means" in res.caption()
+    else:
+        assert "Aggregate: IQM of all runs of all tasks pooled" in res.caption()
+    assert res.caption() in res.to_latex().replace("\\%", "%").replace("$\\pm$", "\u00b1").replace("$^\\dagger$",
+                                                                                                  "\u2020")
