@@ -19,6 +19,10 @@ DAGGER = "\u2020"
 #: Significant digits of the cells in every format (print, LaTeX, Markdown, HTML), so that all show the same.
 DIGITS = 3
 _LABELS = {"mean": "mean", "median": "median", "iqm": "IQM"}
+#: what the aggregate row aggregates, as the bootstrap's metrics define it: not always the cells above it (a task's
+#: median or IQM of runs), so the caption says it (audit s19)
+_AGGREGATED = {"mean": "mean of the task means", "median": "median of the task means",
+               "iqm": "IQM of all runs of all tasks pooled (each task weighed alike)"}
 
 
 def _tasks_first(frame):
@@ -238,12 +242,12 @@ class TaskTableResult(Result):
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
         if self.aggregate is not None:
-            metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
+            metric = _AGGREGATED[self.aggregate["metric"]]
             shown = np.isfinite(np.asarray(self.aggregate["intervals"], dtype=float)).all(axis=1)
             if not shown.any():
-                text += f" Aggregate: {metric} over tasks (its intervals withheld: see the notes)."
+                text += f" Aggregate: {metric} (its intervals withheld: see the notes)."
             else:
-                text += (f" Aggregate: {metric} over tasks with {level} stratified bootstrap intervals "
+                text += (f" Aggregate: {metric}, with {level} stratified bootstrap intervals "
                          f"({self.aggregate['n_resamples']} resamples"
                          + ("; withheld where none is shown)." if not shown.all() else ")."))
         return text
@@ -326,6 +330,8 @@ class TaskTableResult(Result):
         if withheld:
             best += f", but for a best from too few runs to test ({withheld})"
         key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
+        if self.aggregate is not None:
+            key += f" (aggregate: {_AGGREGATED[self.aggregate['metric']]})"
         return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + [key]
 
     def summary(self) -> Summary:
