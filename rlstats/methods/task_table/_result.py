@@ -11,6 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from ...errors import OptionError
 from ..._typing import ColumnNames
+from ...design import averaged_in
 from ...results import Result, Summary, resultclass
 from ...statistics import best_of
 from . import plots
@@ -225,12 +226,16 @@ class TaskTableResult(Result):
         name = self.label[0].upper() + self.label[1:]
         present = self.counts > 0
         bare = present & np.asarray(self.withheld.get("std_dev", np.zeros(self.counts.shape, dtype=bool)))
+        # a run is a seed, or with '| task/run/seed' one run's mean of its seeds (audit s19)
+        unit = getattr(self.formula, "replicate", None)
+        one, several = ((f"run ('{unit}', the mean of its seeds)", f"runs ('{unit}', each the mean of its seeds)")
+                        if averaged_in(self.notes, unit) else ("run (seed)", "runs (seeds)"))
         if bare.all() or not present.any() or bare[present].all():  # no cell has a standard deviation
             runs = self._runs_phrase()
-            text = f"{name} of {runs} {'run (seed)' if runs == '1' else 'runs (seeds)'} per agent and task. "
+            text = f"{name} of {runs} {one if runs == '1' else several} per agent and task. "
         else:
             alone = f" ({fmt.count(int(bare.sum()), 'cell')} without: too few runs)" if bare.any() else ""
-            text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} runs (seeds) "
+            text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} {several} "
                     f"per agent and task{alone}. ")
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
         text += (f"Bold: the best {self.label} of each task" if self._higher() else
