@@ -132,6 +132,9 @@ class SelectionCheckResult(Result):
     verdict : str
         ``"survives"``, ``"selection_bias"``, ``"untestable"`` (a claim the permutation inspector could not have
         flagged at this design: its smallest attainable p-value is above beta) or ``"no_claim"`` (spec section 3).
+    units : str
+        The scores' units as the notes give them, "normalised scores" or "the units of '<response>'": those of a
+        ``"mean_diff"`` effect, which the figures state (audit s19).
     """
 
     statistic: float
@@ -181,6 +184,7 @@ class SelectionCheckResult(Result):
     reporter_skewness: float | None = None
     reporter_skewness_source: str | None = None
     permutation_shifts: np.ndarray | None = None
+    units: str = ""
 
     _plot_kinds: ClassVar[dict] = {
         "effects": plots_selection.plot_effects,
