@@ -217,6 +217,11 @@ class TaskTableResult(Result):
         reason = self.withheld_reasons.get("possibly_best", "")
         return reason[:1].upper() + reason[1:] + "." if reason else ""
 
+    def _blank(self) -> str:
+        """"; blank: ..." where an agent never ran a task, whose cell is left empty (audit s19), else ""."""
+        empty = int((self.counts == 0).sum())
+        return f"; blank: no runs of the agent on the task ({fmt.count(empty, 'cell')})" if empty else ""
+
     @staticmethod
     def _phrase(values):
         return f"{values.min()}" if values.min() == values.max() else f"{values.min()} to {values.max()}"
@@ -232,11 +237,11 @@ class TaskTableResult(Result):
                         if averaged_in(self.notes, unit) else ("run (seed)", "runs (seeds)"))
         if bare.all() or not present.any() or bare[present].all():  # no cell has a standard deviation
             runs = self._runs_phrase()
-            text = f"{name} of {runs} {one if runs == '1' else several} per agent and task. "
+            text = f"{name} of {runs} {one if runs == '1' else several} per agent and task{self._blank()}. "
         else:
             alone = f" ({fmt.count(int(bare.sum()), 'cell')} without: too few runs)" if bare.any() else ""
             text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} {several} "
-                    f"per agent and task{alone}. ")
+                    f"per agent and task{alone}{self._blank()}. ")
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
         text += (f"Bold: the best {self.label} of each task" if self._higher() else
                  f"Bold: the lowest {self.label} of each task (lower is better)")
@@ -337,6 +342,8 @@ class TaskTableResult(Result):
         key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
         if self.aggregate is not None:
             key += f" (aggregate: {_AGGREGATED[self.aggregate['metric']]})"
+        if self._blank():
+            key += f" ({self._blank()[2:]})"
         return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + [key]
 
     def summary(self) -> Summary:
