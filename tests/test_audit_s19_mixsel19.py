@@ -17,10 +17,10 @@ def atari_four(atari):
 def test_task_table_aggregate_of_a_normalised_frame_is_not_called_raw(atari_four):
     # it said "the aggregate row pools raw scores of tasks on different scales" beside its own note that
     # rlstats.normalize had put them on one scale: only normalize= was read, not the frame's record
-    by_option = rlstats.task_table(atari_four, "score ~ agent | task/seed", aggregate="bootstrap", n_resamples=200,
+    by_option = rlstats.task_table(atari_four, "score ~ agent | task/seed", aggregate="bootstrap", n_resamples=100,
                                    normalize="atari100k_reference", rng=0)
     normalised = rlstats.normalize(atari_four, "atari100k_reference")
-    before = rlstats.task_table(normalised, "score ~ agent | task/seed", aggregate="bootstrap", n_resamples=200,
+    before = rlstats.task_table(normalised, "score ~ agent | task/seed", aggregate="bootstrap", n_resamples=100,
                                 rng=0)
     assert any(note.startswith("'score' normalised per task") for note in before.notes)
     assert not any("raw scores" in note for note in before.notes)
@@ -43,7 +43,7 @@ def test_task_table_caption_says_what_the_aggregate_row_aggregates(mujoco, stati
     # the caption said "Aggregate: median over tasks" under cells that are per-task medians of runs: the row is
     # the median of the task means (the IQM: of all runs pooled), as the bootstrap defines them
     res = rlstats.task_table(mujoco, "score ~ agent | task", statistic=statistic, aggregate="bootstrap",
-                             n_resamples=200, normalize=False, rng=0)
+                             n_resamples=100, normalize=False, rng=0)
     means = mujoco.groupby(["agent", "task"])["score"].mean().unstack()
     medians = mujoco.groupby(["agent", "task"])["score"].median().unstack()
     if statistic == "median":  # the median of the five task means, not of the five medians the cells show
