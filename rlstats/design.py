@@ -878,6 +878,13 @@ def _average_nested(data, formula, env, options):
     return means, formula_module.parse(text), note if drop_note is None else f"{drop_note}; {note}"
 
 
+def averaged_in(notes: Any, unit: str | None) -> bool:
+    """Whether ``notes`` (a Design's, or a result's) say that :func:`_average_nested` averaged the seeds within each
+    ``unit``, so that a run is one unit's mean of its seeds, not one seed (a caption's "runs (seeds)")."""
+    return unit is not None and any(f"averaged within each {unit}: the {unit} is the unit" in str(note)
+                                    for note in notes)
+
+
 def _roles(formula):
     return (formula.response.replace(" ", ""), formula.groups, formula.blocks, formula.replicate, formula.crossed,
             formula.outer)

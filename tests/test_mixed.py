@@ -22,6 +22,7 @@ from rlstats.methods.mixed import _kernels as kernels
 
 REFERENCE = Path(__file__).parent / "reference"
 R = json.loads((REFERENCE / "mixed_r.json").read_text())["designs"]
+R |= json.loads((REFERENCE / "mixed_real_r.json").read_text())["designs"]  # the published unequal-run designs
 _spec = importlib.util.spec_from_file_location("mixed_data", REFERENCE / "mixed_data.py")
 mixed_data = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mixed_data)
@@ -33,6 +34,8 @@ def _data(name):
     """A design's frame and formula; the Atari ones need the ``mirror`` fixture (../shared/data/raw, offline)."""
     if name in mixed_data.DESIGNS:
         return mixed_data.simulated(name), mixed_data.DESIGNS[name][0]
+    if name in mixed_data.MUJOCO:
+        return mixed_data.mujoco(name), mixed_data.MUJOCO[name]
     return mixed_data.atari(name), mixed_data.ATARI[name][0]
 
 
@@ -98,6 +101,13 @@ def test_atari_five_games_ten_seeds_matches_r(mirror):
     # the issue's few-task case: lmerTest's df 8 where a Wald z would claim infinite df
     for ddf in ("satterthwaite", "kenward-roger"):
         _check("atari_5x3x10", ddf)
+
+
+@pytest.mark.parametrize("name", mixed_data.REAL)
+def test_published_designs_with_unequal_runs_match_r(mirror, name):
+    # all nine Atari 100k agents (5, 10 and 15 runs a cell on 10 games) and MuJoCo's raw AdaStop scores (5 to 30)
+    for ddf in ("satterthwaite", "kenward-roger"):
+        _check(name, ddf)
 
 
 @pytest.mark.slow

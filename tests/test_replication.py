@@ -172,8 +172,9 @@ def test_one_run_per_cell_report_latex_and_figure(one_run, tmp_path):
     assert "Possibly-best marks and comparisons with the best (tests, effect-size intervals) are withheld" in report
     latex = res.to_latex()
     caption = re.search(r"\\caption\{(.*)\}\n", latex).group(1)
-    assert caption.startswith("Mean of 1 run (seed) per agent and task. Bold: the best mean of each task. "
-                              "Possibly-best marks and comparisons with the best")
+    assert caption.startswith("Mean of 1 run (seed) per agent and task; blank: no runs of the agent on the task "
+                              "(13 cells). Bold: the best mean of each task. Possibly-best marks and comparisons with "
+                              "the best")
     assert r"\dagger" not in latex and r"\pm" not in latex and "standard deviation" not in caption
     assert "\u2020" not in res.to_markdown() and "\u2020" not in res._repr_html_()
     ax = res.plot()

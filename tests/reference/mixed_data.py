@@ -1,6 +1,8 @@
 """Write the data sets of tests/test_mixed.py's R reference (tests/reference/mixed_r.R) as CSV files.
 
-    python tests/reference/mixed_data.py OUTDIR
+    python tests/reference/mixed_data.py OUTDIR          (the designs of mixed_r.json)
+    python tests/reference/mixed_data.py OUTDIR --real   (those of mixed_real_r.json: published scores with
+                                                          unequal run counts, Atari 100k's nine agents and MuJoCo's)
 
 Simulated designs (rlstats.datasets.simulate, fixed rng): balanced and unbalanced, with and without seeds,
 5 to 26 tasks, one with no task variance (a singular fit); and, when the Atari 100k scores load offline
@@ -39,7 +41,15 @@ DESIGNS = {
 ATARI = {
     "atari_5x3x10": ("score ~ agent | task/seed", ("CURL", "DrQ(eps)", "SPR"), 5, 10),
     "atari_full": ("score ~ agent | task/seed", ("CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"), None, None),
+    # all nine agents as published: IRIS and SimPLe have 5 runs, PlayVirtual 15, the others 10 here (unbalanced)
+    "atari_9x10_unbalanced": ("score ~ agent | task/seed", ("CURL", "DER", "DrQ", "DrQ(eps)", "IRIS", "OTRainbow",
+                                                            "PlayVirtual", "SPR", "SimPLe"), 10, 10),
 }
+
+#: MuJoCo's raw scores as the AdaStop experiment collected them (mujoco_adastop: 5 to 30 runs per cell); name -> formula
+MUJOCO = {"mujoco_adastop_raw": "score ~ agent | task/seed"}
+#: the published designs with unequal run counts, whose R numbers are in mixed_real_r.json (session 19)
+REAL = ("atari_9x10_unbalanced", *MUJOCO)
 
 
 def simulated(name):
@@ -69,12 +79,24 @@ def atari(name):
     return df
 
 
-def main(outdir):
+def mujoco(name):
+    """The MuJoCo AdaStop scores as published (needs the data offline or online)."""
+    df = rlstats.datasets.load("mujoco_adastop")[["agent", "task", "seed", "score"]]
+    return df.astype({"agent": str, "task": str})
+
+
+def main(outdir, real=False):
+    """Write the designs of tests/reference/mixed_r.json, or with ``real`` those of mixed_real_r.json."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
+    if real:
+        for name in REAL:
+            (mujoco if name in MUJOCO else atari)(name).to_csv(outdir / f"{name}.csv", index=False,
+                                                                float_format="%.17g")
+        return
     for name in DESIGNS:
         simulated(name).to_csv(outdir / f"{name}.csv", index=False, float_format="%.17g")
-    for name in ATARI:
+    for name in (name for name in ATARI if name not in REAL):
         try:
             atari(name).to_csv(outdir / f"{name}.csv", index=False, float_format="%.17g")
         except Exception as err:  # the data are not available: the R script skips the design
@@ -82,4 +104,4 @@ def main(outdir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "mixed_data")
+    main(sys.argv[1] if len(sys.argv) > 1 else "mixed_data", real="--real" in sys.argv[2:])

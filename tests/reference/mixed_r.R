@@ -3,6 +3,9 @@
 #   RLSTATS_DATA_MIRROR=../shared/data/raw python tests/reference/mixed_data.py /tmp/mixed_data
 #       (the designs as CSV: the simulated ones, and Atari 100k's when its pinned files load offline)
 #   Rscript tests/reference/mixed_r.R /tmp/mixed_data tests/reference/mixed_r.json
+# and the published designs with unequal run counts (session 19) with
+#   python tests/reference/mixed_data.py /tmp/mixed_real --real
+#   Rscript tests/reference/mixed_r.R /tmp/mixed_real tests/reference/mixed_real_r.json
 # Versions are written into the JSON ("versions").  Each design is fitted by REML twice: with lme4's default
 # optimiser settings ("default": the numbers an R user sees) and with tight tolerances ("tight": the REML optimum
 # to ~1e-10, which the tests compare against).  Cells with several runs get random task:agent intercepts, as
@@ -58,8 +61,9 @@ results <- list()
 for (file in sort(list.files(indir, pattern = "\\.csv$", full.names = TRUE))) {
   name <- sub("\\.csv$", "", basename(file))
   d <- read.csv(file, colClasses = c(agent = "character", task = "character"))
-  d$agent <- factor(d$agent)
-  d$task <- factor(d$task)
+  # levels in code-point order, as rlstats sorts them (R's locale order puts "SimPLe" before "SPR")
+  d$agent <- factor(d$agent, levels = sort(unique(d$agent), method = "radix"))
+  d$task <- factor(d$task, levels = sort(unique(d$task), method = "radix"))
   replicated <- max(table(d$task, d$agent)) > 1
   f <- if (replicated) score ~ agent + (1 | task) + (1 | task:agent) else score ~ agent + (1 | task)
   t0 <- proc.time()[["elapsed"]]

@@ -862,7 +862,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
         reporter=options.reporter, **reporter, n_candidates=options.n_candidates, mu_gap=options.mu_gap,
         sigma=sigma, sigma_source=sigma_source, detection_probability=detection, detection_sigma=detection_sigma,
         treatment=treatment, baseline=baseline, effect_measure=options.effect_name,
-        higher_is_better=options.higher_is_better,
+        higher_is_better=options.higher_is_better, units=design.units,
         effects=frame[["task", "set", "effect", "n_treatment", "n_baseline"]].reset_index(drop=True),
         group_summary=group_summary, reported_tasks=tuple(frame.loc[frame["set"] == "reported", "task"]),
         heldout_tasks=tuple(frame.loc[frame["set"] == "heldout", "task"]), heldout_design=heldout_design,

@@ -132,6 +132,9 @@ class SelectionCheckResult(Result):
     verdict : str
         ``"survives"``, ``"selection_bias"``, ``"untestable"`` (a claim the permutation inspector could not have
         flagged at this design: its smallest attainable p-value is above beta) or ``"no_claim"`` (spec section 3).
+    units : str
+        The scores' units as the notes give them, "normalised scores" or "the units of '<response>'": those of a
+        ``"mean_diff"`` effect, which the figures state (audit s19).
     """
 
     statistic: float
@@ -181,6 +184,7 @@ class SelectionCheckResult(Result):
     reporter_skewness: float | None = None
     reporter_skewness_source: str | None = None
     permutation_shifts: np.ndarray | None = None
+    units: str = ""
 
     _plot_kinds: ClassVar[dict] = {
         "effects": plots_selection.plot_effects,
@@ -370,7 +374,13 @@ class SelectionCheckResult(Result):
                   "std_diff": "the difference of the agents' mean scores over the pooled within-task sd",
                   "poi": "the probability of improvement minus 0.5 (Mann-Whitney U over all run pairs)"}
         measure = effect.get(self.effect_measure, f"the user-supplied effect '{self.effect_measure}'")
-        design = {"complement": "all other tasks of the suite", "listed": "the listed held-out tasks",
+        # the complement is the other tasks with an effect, not the whole suite's: a task without the two agents'
+        # runs (or a finite effect) is left out, and said so here (audit s19)
+        left_out = self.effects.loc[self.effects["set"] == "dropped", "task"].tolist()
+        complement = "every other task on which both agents have runs" + (
+            f" and the effect is finite; {len(left_out)} left out: {fmt.join_and(left_out, limit=6)}"
+            if left_out else "")
+        design = {"complement": complement, "listed": "the listed held-out tasks",
                   "fresh": "fresh tasks run separately"}[self.heldout_design]
         flipped = "" if self.higher_is_better else " with the sign flipped so that positive means better"
         text = (f"We checked whether the {self.n_reported} tasks on which {self.treatment} was reported against "

@@ -16,6 +16,12 @@ SET_COLOURS = {"reported": "#D55E00", "heldout": "#0072B2"}
 SET_LABELS = {"reported": "reported", "heldout": "held-out"}
 
 
+def _units(result):
+    """", normalised scores" (or the response's units) where the effects are differences of scores: a figure
+    pasted alone says its scale, as the mixed model's does; std_diff and poi have none."""
+    return f", {result.units}" if result.units and result.effect_measure == "mean_diff" else ""
+
+
 def plot_effects(result, *, ax=None, **kwargs):
     """Per-task effects, reported vs held-out, with each set's mean and 95 % interval (the title names each: the
     reported set's the reporter's, the skew-corrected t by default, one-sided as its test, so its band runs to the
@@ -51,7 +57,8 @@ def plot_effects(result, *, ax=None, **kwargs):
     ax.set_ylim(-0.7, len(effects) - 0.3)
     ax.set_xlim(right=max(ax.get_xlim()[1], right))
     direction = "" if result.higher_is_better else ", sign flipped: positive = better"
-    ax.set_xlabel(f"per-task effect ({result.effect_measure}: {result.treatment} vs {result.baseline}{direction})")
+    ax.set_xlabel(f"per-task effect ({result.effect_measure}: {result.treatment} vs {result.baseline}{direction})"
+                  + _units(result))
     kinds = {name: kind + ("" if np.isfinite(high) or not np.isfinite(low) else ", one-sided")
              for name, kind, low, high in zip(summary["set"], summary["interval"], summary["conf_low"],
                                                summary["conf_high"])}
@@ -82,7 +89,8 @@ def plot_null_distribution(result, *, ax=None, bins=40, **kwargs):
         style.update(kwargs)
         ax.hist(result.null_distribution, bins=bins, **style)
         how = "all subsets" if result.pvalue_method == "exact" else f"{result.n_resamples} random subsets"
-        ax.set_xlabel(f"mean(reported) - mean(held-out)\nover random choices of the reported tasks ({how})")
+        ax.set_xlabel(f"mean(reported) - mean(held-out){_units(result)}\nover random choices of the reported tasks "
+                      f"({how})")
     else:
         reference = stats.norm if result.df is None else stats.t(result.df)
         span = max(4.0, abs(observed) * 1.15)

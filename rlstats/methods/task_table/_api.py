@@ -349,9 +349,10 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         notes.append(needs.sentences["aggregate"] + " (the aggregate row compares every agent, so it is left out)")
     elif aggregate == "bootstrap":
         aggregate_row, left_out = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0], shown,
-                                                 na_action)
+                                                 na_action, one_scale=normalize is not None)
         notes += left_out
-        if normalize is None and aggregate_row["n_tasks"] > 1:  # the tasks it pools, not the table's (audit s11)
+        # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19)
+        if normalize is None and not design.normalized and aggregate_row["n_tasks"] > 1:
             notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
                          "(e.g. normalize='atari100k_reference') to put them on one scale first")
 
@@ -564,9 +565,11 @@ def _adjust_name(adjustment):
             "none": "unadjusted"}[adjustment]
 
 
-def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_action="raise"):
+def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_action="raise", one_scale=False):
     """Each agent's aggregate over tasks with its stratified bootstrap interval, through the registry, and the note
-    of the tasks it leaves out (na_action="drop": those where some agent has no runs; the per-task rows keep them)."""
+    of the tasks it leaves out (na_action="drop": those where some agent has no runs; the per-task rows keep them).
+    ``one_scale``: the caller gave normalize= (a reference, or False: one scale already), so the bootstrap's
+    raw-scales warning, whose way on is that option, is not given again (audit s19)."""
     from .. import backend
 
     metric = {"mean": "mean", "median": "median", "iqm": "iqm"}[summary]
@@ -578,6 +581,7 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     complete = dataclasses.replace(complete, notes=design.notes)  # its own drop note would say the table lost them
     result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,
+                                  normalize=False if one_scale else None,
                                   progress=shown, max_seconds=float("inf"))  # task_table() estimated it
     # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row), and of
     # intervals it withheld (one task: the row would print none without saying why; audit s11)

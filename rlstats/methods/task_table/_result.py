@@ -11,6 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from ...errors import OptionError
 from ..._typing import ColumnNames
+from ...design import averaged_in
 from ...results import Result, Summary, resultclass
 from ...statistics import best_of
 from . import plots
@@ -19,6 +20,10 @@ DAGGER = "\u2020"
 #: Significant digits of the cells in every format (print, LaTeX, Markdown, HTML), so that all show the same.
 DIGITS = 3
 _LABELS = {"mean": "mean", "median": "median", "iqm": "IQM"}
+#: what the aggregate row aggregates, as the bootstrap's metrics define it: not always the cells above it (a task's
+#: median or IQM of runs), so the caption says it (audit s19)
+_AGGREGATED = {"mean": "mean of the task means", "median": "median of the task means",
+               "iqm": "IQM of all runs of all tasks pooled (each task weighed alike)"}
 
 
 def _tasks_first(frame):
@@ -212,6 +217,11 @@ class TaskTableResult(Result):
         reason = self.withheld_reasons.get("possibly_best", "")
         return reason[:1].upper() + reason[1:] + "." if reason else ""
 
+    def _blank(self) -> str:
+        """"; blank: ..." where an agent never ran a task, whose cell is left empty (audit s19), else ""."""
+        empty = int((self.counts == 0).sum())
+        return f"; blank: no runs of the agent on the task ({fmt.count(empty, 'cell')})" if empty else ""
+
     @staticmethod
     def _phrase(values):
         return f"{values.min()}" if values.min() == values.max() else f"{values.min()} to {values.max()}"
@@ -221,13 +231,17 @@ class TaskTableResult(Result):
         name = self.label[0].upper() + self.label[1:]
         present = self.counts > 0
         bare = present & np.asarray(self.withheld.get("std_dev", np.zeros(self.counts.shape, dtype=bool)))
+        # a run is a seed, or with '| task/run/seed' one run's mean of its seeds (audit s19)
+        unit = getattr(self.formula, "replicate", None)
+        one, several = ((f"run ('{unit}', the mean of its seeds)", f"runs ('{unit}', each the mean of its seeds)")
+                        if averaged_in(self.notes, unit) else ("run (seed)", "runs (seeds)"))
         if bare.all() or not present.any() or bare[present].all():  # no cell has a standard deviation
             runs = self._runs_phrase()
-            text = f"{name} of {runs} {'run (seed)' if runs == '1' else 'runs (seeds)'} per agent and task. "
+            text = f"{name} of {runs} {one if runs == '1' else several} per agent and task{self._blank()}. "
         else:
             alone = f" ({fmt.count(int(bare.sum()), 'cell')} without: too few runs)" if bare.any() else ""
-            text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} runs (seeds) "
-                    f"per agent and task{alone}. ")
+            text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} {several} "
+                    f"per agent and task{alone}{self._blank()}. ")
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
         text += (f"Bold: the best {self.label} of each task" if self._higher() else
                  f"Bold: the lowest {self.label} of each task (lower is better)")
@@ -238,12 +252,12 @@ class TaskTableResult(Result):
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
         if self.aggregate is not None:
-            metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
+            metric = _AGGREGATED[self.aggregate["metric"]]
             shown = np.isfinite(np.asarray(self.aggregate["intervals"], dtype=float)).all(axis=1)
             if not shown.any():
-                text += f" Aggregate: {metric} over tasks (its intervals withheld: see the notes)."
+                text += f" Aggregate: {metric} (its intervals withheld: see the notes)."
             else:
-                text += (f" Aggregate: {metric} over tasks with {level} stratified bootstrap intervals "
+                text += (f" Aggregate: {metric}, with {level} stratified bootstrap intervals "
                          f"({self.aggregate['n_resamples']} resamples"
                          + ("; withheld where none is shown)." if not shown.all() else ")."))
         return text
@@ -326,6 +340,10 @@ class TaskTableResult(Result):
         if withheld:
             best += f", but for a best from too few runs to test ({withheld})"
         key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
+        if self.aggregate is not None:
+            key += f" (aggregate: {_AGGREGATED[self.aggregate['metric']]})"
+        if self._blank():
+            key += f" ({self._blank()[2:]})"
         return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + [key]
 
     def summary(self) -> Summary:
