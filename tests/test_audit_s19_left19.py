@@ -24,7 +24,6 @@ def _runs(agents=("None", "PPO", "SAC")):
     return pd.DataFrame(rows, columns=["agent", "task", "run", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="left19 item 1: the drop note does not name the text the file held")
 @pytest.mark.parametrize("name", ["None", "nan"])
 def test_rows_dropped_for_text_read_as_missing_name_that_text(tmp_path, name):
     """An agent called 'None' (or 'nan') in a CSV is read as missing by pandas' reader; with -o na_action=drop the
