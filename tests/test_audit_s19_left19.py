@@ -36,3 +36,22 @@ def test_rows_dropped_for_text_read_as_missing_name_that_text(tmp_path, name):
     assert '12 of 36 rows dropped (na_action="drop"): 12 with missing values' in out
     assert (f"column 'agent' of the file holds the text '{name}' in 12 rows, which pandas.read_csv reads as missing "
             f"values: if '{name}' is a name") in " ".join(out.split()), out
+
+
+@pytest.mark.xfail(strict=True, reason="left19 item 2: AdaStop.update reads True/False as 1/0 silently")
+@pytest.mark.parametrize("layout", ["long", "wide", "mapping"])
+def test_adastop_update_says_it_read_true_false_as_numbers(layout):
+    """rlstats.adastop notes "column 'score' holds True/False values, read as 1 (True) and 0 (False)"; AdaStop.update
+    took the same batch as 1/0 without a word.  It now warns with the same sentence, naming where they were."""
+    from rlstats.methods.adastop import AdaStop
+
+    a, b = [True, False, True, True, True], [False, False, True, False, False]
+    batch = {"long": pd.DataFrame({"agent": ["a"] * 5 + ["b"] * 5, "score": a + b}),
+             "wide": pd.DataFrame({"a": a, "b": b}), "mapping": {"a": np.array(a), "b": np.array(b, dtype=float)}}[layout]
+    seq = AdaStop(agents=["a", "b"], n=5, K=3, rng=0)
+    with pytest.warns(rlstats.errors.RlstatsWarning) as caught:
+        seq.update(batch)
+    said = {"long": "column 'score' holds", "wide": "columns 'a' and 'b' hold",
+            "mapping": "the scores of agent 'a' hold"}[layout]
+    assert [str(w.message) for w in caught] == [f"batch 1: {said} True/False values, read as 1 (True) and 0 (False)"]
+    assert seq.decisions.loc[0, "estimate"] == pytest.approx(0.8 - 0.2)  # the scores as 1/0
