@@ -375,6 +375,12 @@ def _check_printable(column, what, level, label):
                           command_line=f"{found} in the file's column {column!r}")
 
 
+def booleans_read(where: str, plural: bool = False) -> str:
+    """The one sentence saying that scores held as True/False were read as 1/0 (R's lm reads logicals so too); said,
+    as every change to the data is (audit s18), by ``build`` and by AdaStop's batches (audit s19)."""
+    return f"{where} {'hold' if plural else 'holds'} True/False values, read as 1 (True) and 0 (False)"
+
+
 def _missing_error(data, column, mask):
     raise DesignError(
         f"column '{column}' has {int(mask.sum())} missing value(s) (first rows: {_first_rows(data, mask)}); "
@@ -538,8 +544,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
     y, missing_input, produced = response.values, response.missing_in_input, response.produced_nonfinite
     check_within(known, y, data, formula)
-    # R's lm reads logicals as 1/0 too; said, as every change to the data is (audit s18)
-    notes.extend(f"column '{c}' holds True/False values, read as 1 (True) and 0 (False)"
+    notes.extend(booleans_read(f"column '{c}'")
                  for c in formula.response_columns if c in data.columns and pd.api.types.is_bool_dtype(data[c].dtype))
     del response  # y is replaced by its sorted copy below: nothing else may hold the unsorted one
     if missing_input.any() and na_action == "raise":

@@ -38,7 +38,6 @@ def test_rows_dropped_for_text_read_as_missing_name_that_text(tmp_path, name):
             f"values: if '{name}' is a name") in " ".join(out.split()), out
 
 
-@pytest.mark.xfail(strict=True, reason="left19 item 2: AdaStop.update reads True/False as 1/0 silently")
 @pytest.mark.parametrize("layout", ["long", "wide", "mapping"])
 def test_adastop_update_says_it_read_true_false_as_numbers(layout):
     """rlstats.adastop notes "column 'score' holds True/False values, read as 1 (True) and 0 (False)"; AdaStop.update

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import INDEX_LABELS, DesignError, OptionError, RlstatsError, rows_named, warn
-from ...design import block_like_columns, build, repeated_run
+from ...design import block_like_columns, booleans_read, build, repeated_run
 from ...format import count, join_and, listed
 from ...interop import as_pandas
 from ...options import check_bool
@@ -219,8 +219,10 @@ class AdaStop:
             holds several tasks or batches, rows of learning curves or a run
             twice, or it repeats an earlier one.  The state is then unchanged.
         """
-        scores = _batch_scores(batch, agent, score, self._agents)
+        scores, booleans = _batch_scores(batch, agent, score, self._agents)
         self._check_batch(scores, check_bool("allow_repeat", allow_repeat))
+        if booleans:  # once the batch is accepted: as rlstats.adastop's note says it
+            warn(f"batch {self.interim + 1}: {booleans}")
         self._advance(scores)
         return self.decisions
 
@@ -869,7 +871,8 @@ def _check_unique_columns(batch):
 
 
 def _batch_scores(batch, agent, score, agents):
-    """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping."""
+    """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping, and the sentence
+    saying where True/False scores were read as 1/0 (None when there were none)."""
     batch = as_pandas(batch)
     if isinstance(batch, pd.DataFrame):
         _check_unique_columns(batch)
@@ -882,6 +885,7 @@ def _batch_scores(batch, agent, score, agents):
             groups.sort(key=lambda group: not len(_not_numbers(group[1].to_numpy())))
             for name, values in groups:
                 out[name] = _as_scores(values.to_numpy(), name)
+            booleans = booleans_read(f"column {str(score)!r}") if batch[score].dtype.kind == "b" else None
         else:
             columns = [c for c in batch.columns if str(c) not in INDEX_COLUMNS]
             unknown = [str(c) for c in columns if str(c) not in agents]
@@ -894,16 +898,27 @@ def _batch_scores(batch, agent, score, agents):
                                   f"{', '.join(agents)} (a wide batch has one column per agent, besides an index "
                                   "column: unnamed, index, seed or run)")
             out = {str(c): _as_scores(batch[c].to_numpy(), str(c)) for c in columns}
+            booleans = _booleans("column", [str(c) for c in columns if batch[c].dtype.kind == "b"])
         check_batch_columns(batch, agent, score)  # after the scores are found to be numbers
     elif hasattr(batch, "items"):
-        out = {str(k): _as_scores(np.atleast_1d(np.asarray(v)), str(k)) for k, v in batch.items()}
+        given = {str(k): np.atleast_1d(np.asarray(v)) for k, v in batch.items()}
+        out = {k: _as_scores(v, k) for k, v in given.items()}
+        booleans = _booleans("the scores of agent", [k for k, v in given.items() if v.dtype.kind == "b"], plural=True)
     else:
         raise DesignError(f"a batch must be a DataFrame or a mapping {{agent: scores}}, got {type(batch).__name__}")
     unknown = [a for a in out if a not in agents]
     if unknown:
         raise DesignError(f"unknown agent(s) {', '.join(unknown)} in the batch; this test compares "
                           f"{', '.join(agents)}")
-    return out
+    return out, booleans
+
+
+def _booleans(what, names, plural=False):
+    """The sentence saying the ``names`` (columns, agents) held True/False scores, read as 1/0; None for no names."""
+    if not names:
+        return None
+    return booleans_read(f"{what}{'s' * (len(names) > 1)} {join_and(repr(n) for n in names)}",
+                         plural=plural or len(names) > 1)
 
 
 def _not_numbers(values):
