@@ -56,7 +56,6 @@ def test_adastop_update_says_it_read_true_false_as_numbers(layout):
     assert seq.decisions.loc[0, "estimate"] == pytest.approx(0.8 - 0.2)  # the scores as 1/0
 
 
-@pytest.mark.xfail(strict=True, reason="left19 item 3: a boolean in steps= is read as step 1 or 0")
 @pytest.mark.parametrize("steps", [[True, 100], (0, np.True_, 500_000), pd.Series([False, 10], dtype=object)])
 def test_a_boolean_in_a_grid_of_steps_is_refused(steps):
     """steps=[True, 100] aligned the curves at step 1 and 100: a boolean among numbers became a step without a word

@@ -1457,6 +1457,9 @@ RUN_CASES = [  # (what, data, options, error, phrases); each run through summari
     ("steps empty", CURVES, {"steps": []}, OptionError, "steps= must be finite numbers in increasing order"),
     ("steps text", CURVES, {"steps": "x"}, OptionError, "steps= must be numbers, a grid such as steps=range("),
     ("steps numbers as text", CURVES, {"steps": ["0", "100"]}, OptionError, "steps= must be numbers, a grid such as"),
+    ("steps with a boolean", CURVES, {"steps": [True, 100]}, OptionError,  # was steps 1 and 100 (audit s19)
+     "steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); got [True, 100]; True and False are "
+     "not steps"),
     ("steps NaN", CURVES, {"steps": [float("nan")]}, OptionError, "steps= must be finite numbers"),
     ("steps decreasing", CURVES, {"steps": [10, 5]}, OptionError, "steps= must be finite numbers in increasing order"),
     ("steps 10**7", CURVES, {"steps": range(10**7)}, OptionError, "more than the 100,000 a grid may have"),
