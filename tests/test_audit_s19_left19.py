@@ -65,7 +65,6 @@ def test_a_boolean_in_a_grid_of_steps_is_refused(steps):
         rlstats.align_steps(curves, "score ~ agent | task/seed", step="step", steps=steps)
 
 
-@pytest.mark.xfail(strict=True, reason="left19 item 4: the back-quoting hint replaces text inside other names")
 @pytest.mark.parametrize("response, columns, hint", [
     # a column back-quoted already, whose name holds the other's: its quoting was broken, "``ret.mean`.std`"
     ("I(`ret.mean.std` / ret.mean)", ["ret.mean", "ret.mean.std"],
