@@ -25,7 +25,7 @@ from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bound
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
 from .format import count, join_and, natural_key
-from .errors import DesignError, OptionError, rows_named, shown
+from .errors import DesignError, OptionError, agent_named, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import load_reference, normalised_in, normalize_response
@@ -1041,27 +1041,13 @@ def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seed
                   row_position=position, seeds=seeds, extra=extra, n_dropped_rows=n_dropped)
 
 
-def check_agent_named(design: Design, option: str, name: object) -> str:
-    """``name``, an agent an option names (``control=``, ``treatment=``, ...), as the design's label; an OptionError
-    naming the option and the agents where it is none of them, saying why where the data held it (a categorical's
-    level with no rows, an agent left out with its tasks) or which agents it is close to."""
+def check_agent_named(design: Design, option: str, name: object, *, listed: bool = False) -> str:
+    """``name``, an agent an option names (``control=``, ``treatment=``, ...; ``listed``: one of the names an option
+    lists, ``pairs=``), as the design's label; an OptionError naming the option and the agents where it is none of
+    them, saying why where the data held it (a categorical's level with no rows, an agent left out with its tasks) or
+    which agents it is close to (:func:`rlstats.errors.agent_named`, the one wording)."""
     return agent_named(design.agents, option, name, f" in column '{design.formula.groups}'",
-                       dict(design.left_out_agents))
-
-
-def agent_named(agents: Sequence[str], option: str, name: object, where: str = "",
-                left_out: dict[str, str] | None = None) -> str:
-    """:func:`check_agent_named` on a list of ``agents`` (``where``: the column they are read from; ``left_out``:
-    agent -> why the data's agent was left out), for a caller that holds no Design (AdaStop's saved study)."""
-    if str(name) in agents:
-        return str(name)
-    import difflib
-
-    why = (left_out or {}).get(str(name))
-    close = difflib.get_close_matches(str(name), list(agents), n=3)  # quoted: "R&D, Inc" is one name
-    hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
-    raise OptionError(f"{option}={name!r} is not an agent{where}{hint}; the agents are: "
-                      f"{', '.join(map(repr, agents))}")
+                       dict(design.left_out_agents), listed=listed)
 
 
 def _step_values(values, column):

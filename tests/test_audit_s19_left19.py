@@ -107,16 +107,12 @@ _NOBODY = {  # every option that names an agent, given one that is not in the da
 }
 
 
-_FIVE = pytest.mark.xfail(strict=True, reason="left19 item 5: an unknown agent is worded five ways across back ends")
-
-
-@pytest.mark.parametrize("option", [pytest.param(o, marks=_FIVE) if o in ("pairs=", "comparisons=", "compare=",
-                                                                          "identical=", "b=") else o for o in _NOBODY])
+@pytest.mark.parametrize("option", list(_NOBODY))
 def test_an_unknown_agent_is_worded_one_way_whatever_the_option(option):
     """control= said "control='nobody' is not an agent in column 'agent'; the agents are: 'agent_1', ...", pairs= "agent
     'nobody' in pairs= is not in the data; agents: ...", compare= "compare= names agent(s) ['nobody'] not in the data;
     agents: agent_1, ...", identical= "identical names agent 'nobody', which is not in the data; agents are: ...",
-    inferential_intervals "agent 'nobody' is not in the result; ...".  Now one sentence, from design.agent_named."""
+    inferential_intervals "agent 'nobody' is not in the result; ...".  Now one sentence, from errors.agent_named."""
     with pytest.raises(rlstats.errors.OptionError) as caught:
         _NOBODY[option]()
     said = f"{option}'nobody'" if option in ("control=", "treatment=", "reference=", "b=") else f"'nobody' in {option}"
