@@ -120,7 +120,6 @@ def test_an_unknown_agent_is_worded_one_way_whatever_the_option(option):
     assert str(caught.value).endswith("; the agents are: 'agent_1', 'agent_2', 'agent_3'"), str(caught.value)
 
 
-@pytest.mark.xfail(strict=True, reason="left19 item 6: the best-set plot splits a setting at its own comma")
 def test_best_set_plot_keeps_a_setting_with_a_comma_on_one_line():
     """The plot split each configuration's label "net=[64, 64], lr=0.001" at every ", ": a value with a comma drew as
     "net=[64" and "64]" on lines of their own, a setting "64]" nobody swept."""
