@@ -135,3 +135,39 @@ def test_best_set_plot_keeps_a_setting_with_a_comma_on_one_line():
     assert labels[:3] == ["net=[64, 64]\nlr=0.001", "net=[64, 64]\nlr=0.01", "net=[256, 256]\nlr=0.001"], labels
     import matplotlib.pyplot as plt
     plt.close(ax.figure)
+
+
+def _comma_pilot(tmp_path):
+    data = rlstats.datasets.simulate(agents=["R&D, Inc", "SPR", "DQN"], tasks=4, seeds=3, rng=0)
+    path = tmp_path / "pilot.csv"
+    data.to_csv(path, index=False)
+    return data, path
+
+
+@pytest.mark.xfail(strict=True, reason="left19 item 6: --agents cannot name an agent with a comma")
+def test_power_agents_flag_takes_a_quoted_name_with_a_comma(tmp_path):
+    """rlstats power --pilot FILE --agents takes names separated by commas, so the pilot's agent "R&D, Inc" could not
+    be named: 'R&D, Inc,SPR' read as R&D, Inc and SPR, and '"R&D, Inc",SPR' as '"R&D' and 'Inc"'.  A name in double
+    quotes is now one name, as in a CSV file's row."""
+    _, path = _comma_pilot(tmp_path)
+    common = ("power", "skillings_mack", "--pilot", path, "--formula", "score ~ agent | task", "--n-sim", 5,
+              "--seeds", 3, "--seed", 0, "--no-progress")
+    status, out, err = _cli(*common, "--agents", '"R&D, Inc",SPR')
+    assert status == 0, err
+    assert "R&D, Inc" in out
+    status, out, err = _cli(*common, "--agents", "R&D, Inc,SPR")
+    assert status == 2
+    # the one wording of an unknown agent, each agent quoted, and how to write a name with a comma
+    assert ("'R&D' in --agents is not an agent in column 'agent' (did you mean 'R&D, Inc'?); the agents are: 'R&D, Inc', "
+            "'SPR', 'DQN'") in err, err
+    assert "a name with a comma goes in double quotes" in err, err
+
+
+@pytest.mark.xfail(strict=True, reason="left19 item 6: power's pilot names are listed unquoted")
+def test_power_pilot_names_an_unknown_agent_in_the_one_wording(tmp_path):
+    data, _ = _comma_pilot(tmp_path)
+    with pytest.raises(rlstats.errors.OptionError) as caught:
+        rlstats.power(method="skillings_mack", design=data, formula="score ~ agent | task", agents=["R&D", "SPR"],
+                      n_sim=5, rng=0, progress=False)
+    assert str(caught.value) == ("'R&D' in agents= is not an agent in column 'agent' (did you mean 'R&D, Inc'?); "
+                                 "the agents are: 'R&D, Inc', 'SPR', 'DQN'")
