@@ -567,7 +567,7 @@ def test_pilot_errors(halfcheetah):
         power("skillings_mack", design=halfcheetah, n_sim=5, **QUIET)
     with pytest.raises(OptionError, match="shifted_agent='PPO' is not an agent"):
         power("skillings_mack", design=halfcheetah, formula="score ~ agent", shifted_agent="PPO", n_sim=5, **QUIET)
-    with pytest.raises(OptionError, match="'Hopper', which is not in the pilot"):
+    with pytest.raises(OptionError, match="'Hopper' in tasks= is not a task in column 'task'; the tasks are: "):
         power("skillings_mack", design=halfcheetah, formula="score ~ agent | task", tasks=["Hopper"], n_sim=5,
               **QUIET)
     with pytest.raises(OptionError, match="describe simulated data"):

@@ -50,9 +50,11 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                                                        "running Client, so use it from Python)")
     power.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
     power.add_argument("--tasks", default=None,
-                       help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated")
+                       help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated "
+                            "(a name with a comma in double quotes, as in a CSV row)")
     power.add_argument("--agents", default=None,
-                       help="simulated: number of agents (default 2); pilot: agent names to keep, comma-separated")
+                       help="simulated: number of agents (default 2); pilot: agent names to keep, comma-separated "
+                            "(a name with a comma in double quotes, as in a CSV row: '\"R&D, Inc\",SPR')")
     # defaults None: a flag that does not apply (a simulation setting with --pilot, say) is an error, not ignored
     power.add_argument("--distribution", default=None,
                        help="simulated score family: mixed (default), normal, lognormal, t, beta or mixture")
@@ -105,7 +107,10 @@ def _count_or_names(text, flag, pilot=False):
         return None
     if text.strip().isdecimal() and not pilot:  # not isdigit: int() cannot read "²"
         return int(text)
-    names = [part.strip() for part in text.split(",")]
+    import csv
+
+    # a row of a CSV file: a name with a comma in double quotes ('"R&D, Inc",SPR') is one name (audit s19)
+    names = [part.strip() for part in next(csv.reader([text], skipinitialspace=True), [""])]
     if not any(names):
         raise _usage_error(f"{flag} is empty")
     if not all(names):  # a,,b or a,b, is a typo (a name left out?), as in --seeds
