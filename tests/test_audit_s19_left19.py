@@ -2,6 +2,7 @@
 
 import contextlib
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -173,3 +174,28 @@ def test_power_pilot_names_an_unknown_agent_in_the_one_wording(tmp_path):
                       n_sim=5, rng=0, progress=False)
     assert str(caught.value) == ("'R&D' in agents= is not an agent in column 'agent'; "
                                  "the agents are: 'R&D, Inc', 'SPR', 'DQN'")
+
+
+@pytest.mark.xfail(strict=True, reason="left19 item 6: adastop's lists of agents read a comma name as two")
+def test_adastop_lists_of_agents_keep_a_name_with_a_comma_whole(tmp_path):
+    """rlstats adastop update printed "agents R&D, Inc, SPR, DQN" and "next batch: 3 new runs of each of: R&D, Inc,
+    SPR, DQN": four agents to run, or three?  Where a name holds a comma, the lists quote every name."""
+    gen = np.random.default_rng(0)
+    batch = pd.DataFrame({"agent": ["R&D, Inc"] * 3 + ["SPR"] * 3 + ["DQN"] * 3, "score": gen.normal(size=9)})
+    path = tmp_path / "batch.csv"
+    batch.to_csv(path, index=False)
+    status, out, err = _cli("adastop", "update", tmp_path / "state.json", path, "--K", 3, "--seed", 0)
+    assert status == 0, err
+    assert "created" in out and "agents 'R&D, Inc', 'SPR', 'DQN';" in out, out
+    assert "next batch: 3 new runs of each of: 'R&D, Inc', 'SPR', 'DQN' (at most 2 batches left)" in out, out
+    status, out, err = _cli("adastop", "status", tmp_path / "state.json")
+    assert "runs used: 'R&D, Inc' 3, 'SPR' 3, 'DQN' 3" in out, out
+    from rlstats.methods.adastop import AdaStop
+
+    seq = AdaStop(agents=["R&D, Inc", "SPR"], n=3, K=3, rng=0)
+    assert "the test is still running: next batch needs 'R&D, Inc', 'SPR'" in seq.result().notes
+    with pytest.raises(rlstats.errors.DesignError, match=re.escape("the batch lacks agent(s) 'SPR'; batch 1 needs "
+                                                                   "n = 3 runs of each of: 'R&D, Inc', 'SPR'")):
+        seq.update({"R&D, Inc": [1.0, 2.0, 3.0]})
+    # names without a comma print as before
+    assert "next batch needs a, b" in AdaStop(agents=["a", "b"], n=3, K=3, rng=0).result().notes[-1]
