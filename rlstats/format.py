@@ -402,6 +402,21 @@ def listed(items: Iterable[object], limit: int | None = None) -> str:
     return ", ".join(text)
 
 
+def name_list(items: Iterable[object], after: Iterable[object] | None = None,
+              among: Iterable[object] | None = None) -> str:
+    """Names as a comma list, every one quoted where one of them holds a comma: "a, b", but "'R&D, Inc', 'SPR'", which
+    would read as three names bare (audit s19); ``after``: a value said after each name ("a 3, b 5"); ``among``: the
+    names whose commas decide (default ``items``), so that every list of one message is written alike.
+
+    >>> name_list(["a", "b"]), name_list(["R&D, Inc", "SPR"], after=[3, 5])
+    ('a, b', "'R&D, Inc' 3, 'SPR' 5")
+    """
+    text = [str(item) for item in items]
+    quoted = any("," in str(t) for t in (text if among is None else among))
+    shown = [repr(t) for t in text] if quoted else text
+    return ", ".join(shown if after is None else [f"{name} {value}" for name, value in zip(shown, after)])
+
+
 #: A plain lowercase word opening a text: one that a sentence capitalises (not ``expected_max()``, ``pvalue=``).
 _PLAIN_WORD = re.compile(r"[a-z]+(?![\w(=\[])")
 

@@ -176,7 +176,6 @@ def test_power_pilot_names_an_unknown_agent_in_the_one_wording(tmp_path):
                                  "the agents are: 'R&D, Inc', 'SPR', 'DQN'")
 
 
-@pytest.mark.xfail(strict=True, reason="left19 item 6: adastop's lists of agents read a comma name as two")
 def test_adastop_lists_of_agents_keep_a_name_with_a_comma_whole(tmp_path):
     """rlstats adastop update printed "agents R&D, Inc, SPR, DQN" and "next batch: 3 new runs of each of: R&D, Inc,
     SPR, DQN": four agents to run, or three?  Where a name holds a comma, the lists quote every name."""
