@@ -270,8 +270,8 @@ class Result:
         The options the method ran with.
     seed : int, str or None
         How the random stream was seeded (None when nothing was random): the int given as ``rng=``, the entropy
-        NumPy drew for ``rng=None``, or the int drawn from a Generator given, so that ``rng=seed`` repeats the run;
-        ``"SeedSequence"`` for a spawned SeedSequence or one seeded by a list of ints.
+        NumPy drew for ``rng=None``, or the int drawn from a Generator or from a spawned SeedSequence (or one of a
+        list of ints) given, so that ``rng=seed`` repeats the run.
     """
 
     method: str

@@ -243,7 +243,6 @@ def _scores_named(agents, tasks=("t*1", "t_2_", "t`3")):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="left19 item 8: a spawned SeedSequence is recorded as 'SeedSequence'")
 @pytest.mark.parametrize("given", [np.random.SeedSequence(42).spawn(3)[1], np.random.SeedSequence([1, 2, 3])])
 def test_a_spawned_seedsequence_is_recorded_as_a_seed_that_repeats_the_run(given):
     """rng=SeedSequence(42).spawn(3)[1] (numpy's way to give parallel jobs their streams) ran, but the result's seed,

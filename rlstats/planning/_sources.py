@@ -58,7 +58,8 @@ class _SimulatedSource:
                          np.full((len(self.tasks), len(self.agents)), seeds))
 
     def draw(self, simulation, seeds):
-        """Responses in design order (task, agent, run): simulate(seeds=seeds, rng=simulation)."""
+        """Responses in design order (task, agent, run): as simulate(seeds=seeds) draws them below its root stream,
+        here ``simulation`` (simulate(rng=k)'s root is SeedSequence(k))."""
         tasks_gen = np.random.default_rng(child_stream(simulation, 0))
         noise_gen = np.random.default_rng(child_stream(simulation, 1))
         offset, scale = task_locations(tasks_gen, len(self.tasks), self.heterogeneity)
