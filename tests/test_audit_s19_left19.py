@@ -256,3 +256,15 @@ def test_a_spawned_seedsequence_is_recorded_as_a_seed_that_repeats_the_run(given
     pd.testing.assert_frame_equal(res.tidy(), same.tidy())
     assert given.n_children_spawned == 0 and res.to_dict()["seed"] == res.seed
     assert f"random seed {str(res.seed)[:8]}..." in res.report()
+
+
+@pytest.mark.xfail(strict=True, reason="left19 item 6: design notes list agents with a comma as two")
+def test_design_notes_keep_an_agent_with_a_comma_whole():
+    """A categorical level with no rows is left out with a note that listed the names bare: "2 agent levels with no
+    runs left out: R&D, Inc, SPR" (three agents?).  Where a name holds a comma every name is quoted."""
+    data = _runs(("a", "b", "c"))
+    data["agent"] = pd.Categorical(data["agent"], categories=["a", "b", "c", "R&D, Inc", "SPR"])
+    res = rlstats.skillings_mack(data, "score ~ agent | task")
+    assert "2 agent levels with no runs left out: 'R&D, Inc', 'SPR'" in res.notes, res.notes
+    plain = _runs(("a", "b", "c")).assign(agent=lambda d: pd.Categorical(d["agent"], categories=["a", "b", "c", "x"]))
+    assert "1 agent level with no runs left out: x" in rlstats.skillings_mack(plain, "score ~ agent | task").notes
