@@ -24,7 +24,7 @@ from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
-from .format import count, join_and, natural_key
+from .format import count, join_and, name_list, natural_key
 from .errors import DesignError, OptionError, agent_named, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
@@ -394,7 +394,7 @@ def _drop_unused(codes, labels, what):
         return codes, labels, None
     unused = [lab for lab, u in zip(labels, used) if not u]
     remap = np.cumsum(used) - 1
-    note = f"{count(len(unused), what + ' level')} with no runs left out: {', '.join(unused)}"
+    note = f"{count(len(unused), what + ' level')} with no runs left out: {name_list(unused, among=labels)}"
     return remap[codes].astype(CODE), [lab for lab, u in zip(labels, used) if u], note
 
 
@@ -648,7 +648,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         design = _drop_uninformative_tasks(design, notes)
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
-                          f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
+                          f"{design.n_agents} ({name_list(design.agents)}) with usable runs")
     left_out = tuple((a, "it has no rows in the data analysed") for a in labels["agent"]
                      if a not in set(agent_labels)) + tuple(
         (a, "its runs are all on tasks kept out, where no other agent has runs") for a in agent_labels
@@ -1288,6 +1288,7 @@ def _drop_uninformative_tasks(design, notes):
     if not present.all():
         names = [a for a, p in zip(design.agents, present) if p]
         gone = [a for a, p in zip(design.agents, present) if not p]
-        notes.append(f"{count(len(gone), 'agent')} with no runs in the remaining tasks left out: {', '.join(gone)}")
+        notes.append(f"{count(len(gone), 'agent')} with no runs in the remaining tasks left out: "
+                     f"{name_list(gone, among=design.agents)}")
         reduced = reduced.select_agents(names)
     return reduced

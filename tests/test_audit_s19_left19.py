@@ -258,7 +258,6 @@ def test_a_spawned_seedsequence_is_recorded_as_a_seed_that_repeats_the_run(given
     assert f"random seed {str(res.seed)[:8]}..." in res.report()
 
 
-@pytest.mark.xfail(strict=True, reason="left19 item 6: design notes list agents with a comma as two")
 def test_design_notes_keep_an_agent_with_a_comma_whole():
     """A categorical level with no rows is left out with a note that listed the names bare: "2 agent levels with no
     runs left out: R&D, Inc, SPR" (three agents?).  Where a name holds a comma every name is quoted."""
