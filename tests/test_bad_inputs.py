@@ -1226,8 +1226,10 @@ PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
     ("no rows", {"design": TINY.iloc[:0]}, DesignError, "data has no rows"),
     ("shifted agent unknown", {"shifted_agent": "nobody"}, OptionError, "shifted_agent='nobody' is not an agent"),
     ("resample unknown", {"resample": "tasks"}, OptionError, "resample='tasks' is not one of the allowed values"),
-    ("tasks not in the pilot", {"tasks": ["nosuch"]}, OptionError, "tasks=['nosuch'] names 'nosuch', which is not"),
-    ("agents not in the pilot", {"agents": ["nobody"]}, OptionError, "agents=['nobody'] names 'nobody'"),
+    ("tasks not in the pilot", {"tasks": ["nosuch"]}, OptionError,
+     "'nosuch' in tasks= is not a task in column 'task'; the tasks are: 'task_01', 'task_02', 'task_03'"),
+    ("agents not in the pilot", {"agents": ["nobody"]}, OptionError,
+     "'nobody' in agents= is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
     # audit s17: data sets drawn from pools of one distinct score are all the same (power 1 from one run per cell)
     ("one run per cell", {"design": TINY[TINY["seed"] == 0]}, DesignError,
      ("every agent-task cell of the pilot has one distinct score", "resample='pooled'")),
