@@ -24,8 +24,8 @@ from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
-from .format import count, join_and, natural_key
-from .errors import DesignError, OptionError, rows_named, shown
+from .format import count, join_and, name_list, natural_key
+from .errors import DesignError, OptionError, agent_named, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import load_reference, normalised_in, normalize_response
@@ -375,6 +375,12 @@ def _check_printable(column, what, level, label):
                           command_line=f"{found} in the file's column {column!r}")
 
 
+def booleans_read(where: str, plural: bool = False) -> str:
+    """The one sentence saying that scores held as True/False were read as 1/0 (R's lm reads logicals so too); said,
+    as every change to the data is (audit s18), by ``build`` and by AdaStop's batches (audit s19)."""
+    return f"{where} {'hold' if plural else 'holds'} True/False values, read as 1 (True) and 0 (False)"
+
+
 def _missing_error(data, column, mask):
     raise DesignError(
         f"column '{column}' has {int(mask.sum())} missing value(s) (first rows: {_first_rows(data, mask)}); "
@@ -388,7 +394,7 @@ def _drop_unused(codes, labels, what):
         return codes, labels, None
     unused = [lab for lab, u in zip(labels, used) if not u]
     remap = np.cumsum(used) - 1
-    note = f"{count(len(unused), what + ' level')} with no runs left out: {', '.join(unused)}"
+    note = f"{count(len(unused), what + ' level')} with no runs left out: {name_list(unused, among=labels)}"
     return remap[codes].astype(CODE), [lab for lab, u in zip(labels, used) if u], note
 
 
@@ -538,8 +544,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
     y, missing_input, produced = response.values, response.missing_in_input, response.produced_nonfinite
     check_within(known, y, data, formula)
-    # R's lm reads logicals as 1/0 too; said, as every change to the data is (audit s18)
-    notes.extend(f"column '{c}' holds True/False values, read as 1 (True) and 0 (False)"
+    notes.extend(booleans_read(f"column '{c}'")
                  for c in formula.response_columns if c in data.columns and pd.api.types.is_bool_dtype(data[c].dtype))
     del response  # y is replaced by its sorted copy below: nothing else may hold the unsorted one
     if missing_input.any() and na_action == "raise":
@@ -645,7 +650,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         design = _drop_uninformative_tasks(design, notes)
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
-                          f"{design.n_agents} ({', '.join(design.agents)}) with usable runs")
+                          f"{design.n_agents} ({name_list(design.agents)}) with usable runs")
     left_out = tuple((a, "it has no rows in the data analysed") for a in labels["agent"]
                      if a not in set(agent_labels)) + tuple(
         (a, "its runs are all on tasks kept out, where no other agent has runs") for a in agent_labels
@@ -1045,27 +1050,13 @@ def _assemble(formula, y, agent, task, agent_labels, task_labels, position, seed
                   row_position=position, seeds=seeds, extra=extra, n_dropped_rows=n_dropped)
 
 
-def check_agent_named(design: Design, option: str, name: object) -> str:
-    """``name``, an agent an option names (``control=``, ``treatment=``, ...), as the design's label; an OptionError
-    naming the option and the agents where it is none of them, saying why where the data held it (a categorical's
-    level with no rows, an agent left out with its tasks) or which agents it is close to."""
+def check_agent_named(design: Design, option: str, name: object, *, listed: bool = False) -> str:
+    """``name``, an agent an option names (``control=``, ``treatment=``, ...; ``listed``: one of the names an option
+    lists, ``pairs=``), as the design's label; an OptionError naming the option and the agents where it is none of
+    them, saying why where the data held it (a categorical's level with no rows, an agent left out with its tasks) or
+    which agents it is close to (:func:`rlstats.errors.agent_named`, the one wording)."""
     return agent_named(design.agents, option, name, f" in column '{design.formula.groups}'",
-                       dict(design.left_out_agents))
-
-
-def agent_named(agents: Sequence[str], option: str, name: object, where: str = "",
-                left_out: dict[str, str] | None = None) -> str:
-    """:func:`check_agent_named` on a list of ``agents`` (``where``: the column they are read from; ``left_out``:
-    agent -> why the data's agent was left out), for a caller that holds no Design (AdaStop's saved study)."""
-    if str(name) in agents:
-        return str(name)
-    import difflib
-
-    why = (left_out or {}).get(str(name))
-    close = difflib.get_close_matches(str(name), list(agents), n=3)  # quoted: "R&D, Inc" is one name
-    hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
-    raise OptionError(f"{option}={name!r} is not an agent{where}{hint}; the agents are: "
-                      f"{', '.join(map(repr, agents))}")
+                       dict(design.left_out_agents), listed=listed)
 
 
 def _step_values(values, column):
@@ -1336,6 +1327,7 @@ def _drop_uninformative_tasks(design, notes):
     if not present.all():
         names = [a for a, p in zip(design.agents, present) if p]
         gone = [a for a, p in zip(design.agents, present) if not p]
-        notes.append(f"{count(len(gone), 'agent')} with no runs in the remaining tasks left out: {', '.join(gone)}")
+        notes.append(f"{count(len(gone), 'agent')} with no runs in the remaining tasks left out: "
+                     f"{name_list(gone, among=design.agents)}")
         reduced = reduced.select_agents(names)
     return reduced

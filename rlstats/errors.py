@@ -105,6 +105,25 @@ def shown(value: object) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
+def agent_named(agents: Sequence[str], option: str, name: object, where: str = "",
+                left_out: dict[str, str] | None = None, *, listed: bool = False, what: str = "agent") -> str:
+    """``name`` where it is one of ``agents``; else the one wording of an unknown agent, whatever the option, an
+    OptionError: "control='PP0' is not an agent in column 'agent' (did you mean 'PPO'?); the agents are: 'DQN',
+    'PPO'", or with ``listed`` (a name among those an option lists, ``pairs=``) "'PP0' in pairs= is not an agent ...".
+    ``where``: the column the agents are read from; ``left_out``: agent -> why the data's agent was left out
+    (:func:`rlstats.design.check_agent_named` passes a Design's); ``what``: "task" for a task's name, said alike."""
+    if str(name) in agents:
+        return str(name)
+    import difflib
+
+    why = (left_out or {}).get(str(name))
+    close = difflib.get_close_matches(str(name), list(agents), n=3)  # quoted: "R&D, Inc" is one name
+    hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
+    said = f"{name!r} in {option}=" if listed else f"{option}={name!r}"
+    article = "an" if what[:1] in "aeiou" else "a"
+    raise OptionError(f"{said} is not {article} {what}{where}{hint}; the {what}s are: {', '.join(map(repr, agents))}")
+
+
 def warn(message: str) -> None:
     """Issue a RlstatsWarning attributed to the first caller outside rlstats.
 

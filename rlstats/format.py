@@ -128,12 +128,49 @@ def table_text(frame: pd.DataFrame, digits: int = 5) -> str:
     return "\n".join([line(header)] + [line(r) for r in rows])
 
 
-def table_markdown(frame: pd.DataFrame, digits: int = 5) -> str:
-    """A GitHub-flavoured Markdown table."""
+#: What Markdown would read as markup inside a line: a backslash, code, emphasis and strike marks, links, tags, a table's
+#: cell border, an entity ("&amp;"), and an underscore that can open or close emphasis (one between two letters or
+#: digits cannot: agent_1 stays as written)
+_MARKDOWN_INLINE = re.compile(r"[\\`*\[\]<>~|]|&(?=#?\w+;)|(?<![^\W_])_|_(?![^\W_])")
+#: What opens a block at the start of a line (a heading, a list, a quote): escaped there
+_MARKDOWN_BLOCK = re.compile(r"^(\s*)([#+\->=]|\d+(?=[.)]))")
+
+
+def markdown_escape(text: object, start: bool = False) -> str:
+    r"""``text`` as Markdown that renders as written: names such as ``*a*``, ``[e](f)`` or ``<d>`` print as they are,
+    not as emphasis, a link or an HTML tag (audit s19); ``start``: the text opens a line (a note in a list), where
+    ``#``, ``-``, ``+``, ``>`` or ``1.`` would open a block.
+
+    >>> print(markdown_escape("*a* _b_ agent_1 R&D [e](f)"))
+    \*a\* \_b\_ agent_1 R&D \[e\](f)
+    """
+    escaped = _MARKDOWN_INLINE.sub(lambda m: "\\" + m.group(), str(text))
+    if not start:
+        return escaped
+    found = _MARKDOWN_BLOCK.match(escaped)
+    if found is None:
+        return escaped
+    if found.group(2).isdigit():  # "1." opens a list; "1\." does not
+        end = found.end()
+        return escaped[:end] + "\\" + escaped[end:]
+    return escaped[:found.start(2)] + "\\" + escaped[found.start(2):]
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as a fenced code block, its fence longer than any run of backquotes in it (a name may hold ```)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
+
+
+def table_markdown(frame: pd.DataFrame, digits: int = 5, markdown_cells: bool = False) -> str:
+    """A GitHub-flavoured Markdown table whose names and values render as written (:func:`markdown_escape`);
+    ``markdown_cells``: the cells after the first column are Markdown already (the task table's bold numbers)."""
     header, rows = _formatted(frame, digits)
     align = ["---:" if _is_numeric(frame, j) else ":---" for j in range(len(header))]
-    lines = ["| " + " | ".join(c.replace("|", "\\|") for c in header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    lines = ["| " + " | ".join(markdown_escape(c) for c in header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(c if markdown_cells and j else markdown_escape(c) for j, c in enumerate(r)) + " |"
+              for r in rows]
     return "\n".join(lines)
 
 
@@ -400,6 +437,21 @@ def listed(items: Iterable[object], limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         return ", ".join(text[:limit]) + f" and {len(text) - limit:,} more"
     return ", ".join(text)
+
+
+def name_list(items: Iterable[object], after: Iterable[object] | None = None,
+              among: Iterable[object] | None = None) -> str:
+    """Names as a comma list, every one quoted where one of them holds a comma: "a, b", but "'R&D, Inc', 'SPR'", which
+    would read as three names bare (audit s19); ``after``: a value said after each name ("a 3, b 5"); ``among``: the
+    names whose commas decide (default ``items``), so that every list of one message is written alike.
+
+    >>> name_list(["a", "b"]), name_list(["R&D, Inc", "SPR"], after=[3, 5])
+    ('a, b', "'R&D, Inc' 3, 'SPR' 5")
+    """
+    text = [str(item) for item in items]
+    quoted = any("," in str(t) for t in (text if among is None else among))
+    shown = [repr(t) for t in text] if quoted else text
+    return ", ".join(shown if after is None else [f"{name} {value}" for name, value in zip(shown, after)])
 
 
 #: A plain lowercase word opening a text: one that a sentence capitalises (not ``expected_max()``, ``pvalue=``).

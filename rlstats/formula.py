@@ -792,13 +792,26 @@ def _unquoted_column(formula, parts, columns, quote=""):
     attribute v2 of a name score): the formula with that name back-quoted (audit s18), between ``quote``."""
     start, end = parts.response_span
     response = formula.text[start:end]
-    named = [c for c in columns if isinstance(c, str) and not c.isidentifier() and c in response
-             and f"`{c}`" not in response]
-    if not named:
+    found = {c: _unquoted_places(response, c) for c in columns if isinstance(c, str) and not c.isidentifier()}
+    found = {c: places for c, places in found.items() if places}
+    if not found:
         return ""
-    name = max(named, key=len)
-    fixed = formula.text[:start] + response.replace(name, f"`{name}`") + formula.text[end:]
+    name = max(found, key=len)
+    for at in reversed(found[name]):  # from the end, so that the places before stay where they were
+        response = f"{response[:at]}`{name}`{response[at + len(name):]}"
+    fixed = formula.text[:start] + response + formula.text[end:]
     return f"; the data has a column {name!r}: back-quote it: {quote}{fixed}{quote}"
+
+
+def _unquoted_places(text, name):
+    """Where ``name`` stands whole in ``text`` outside back-quotes: not inside a quoted name ("`ret.mean.std`" holds
+    no "ret.mean") nor part of a longer word ("score.v2" holds no "e.v"), as str.replace took them (audit s19)."""
+    quoted = [m.span() for m in re.finditer(r"`[^`]*`", text)]
+    word = re.compile(r"[\w.]")
+    before = r"(?<![\w.])" if word.match(name[0]) else ""
+    after = r"(?![\w.])" if word.match(name[-1]) else ""
+    return [m.start() for m in re.finditer(before + re.escape(name) + after, text)
+            if not any(a <= m.start() < b for a, b in quoted)]
 
 
 def _is_numeric(dtype):

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .cost import check_max_seconds
-from .errors import OptionError, shown
+from .errors import OptionError, agent_named, shown
 
 _N = TypeVar("_N", int, float)
 
@@ -145,9 +145,7 @@ def check_pairs(name: str, pairs: object, agents: Sequence[str]) -> tuple[tuple[
             raise OptionError(f"{name} must be (agent_1, agent_2) tuples, got {pair!r}")
         a, b = pair
         for agent in (a, b):
-            if agent not in agents:
-                raise OptionError(f"agent {agent!r} in {name}= is not in the data; "
-                                  f"agents: {', '.join(map(repr, agents))}")
+            agent_named(agents, name, agent, listed=True)
         if a == b:
             raise OptionError(f"{name} entry {tuple(pair)!r} compares an agent with itself")
         if frozenset(pair) in seen:

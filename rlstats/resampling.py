@@ -38,9 +38,11 @@ def seed_sequence(rng: object) -> tuple[np.random.SeedSequence, int | str]:
     stores: the int given, the entropy drawn for ``None``, or for a Generator
     the int drawn from it (one draw: the caller's stream advances), of which
     the run's streams are a pure function; in each case ``rng=record``
-    repeats the run.  A SeedSequence records its entropy, or
-    ``"SeedSequence"`` for a spawned one or one seeded by a list of ints (not
-    one int); it is read, never advanced (its entropy and spawn key decide).
+    repeats the run.  A SeedSequence of one int records that int; a spawned
+    one, or one seeded by a list of ints, seeds the run by a 128-bit int drawn
+    from it (its ``generate_state``, as for a Generator), which is the record
+    (it was "SeedSequence", which repeated nothing: audit s19). It is read,
+    never advanced (its entropy and spawn key decide).
     """
     if rng is None:
         ss = np.random.SeedSequence()
@@ -55,8 +57,11 @@ def seed_sequence(rng: object) -> tuple[np.random.SeedSequence, int | str]:
         # A fresh copy of its entropy and key: spawning from it never advances the caller's object, so the same
         # SeedSequence (or one that has spawned before) repeats the run, as its record does
         entropy = rng.entropy
-        own = np.random.SeedSequence(entropy, spawn_key=rng.spawn_key)
-        return own, int(entropy) if isinstance(entropy, numbers.Integral) and not rng.spawn_key else "SeedSequence"
+        if isinstance(entropy, numbers.Integral) and not rng.spawn_key:
+            return np.random.SeedSequence(int(entropy)), int(entropy)
+        words = rng.generate_state(4, np.uint32)  # a pure function of entropy and spawn key: nothing advances
+        drawn = sum(int(w) << (32 * i) for i, w in enumerate(words))
+        return np.random.SeedSequence(drawn), drawn
     if isinstance(rng, np.random.Generator):
         # Draw a seed from the caller's generator: their stream advances, as
         # scipy does, and our own stream is a pure function of that draw,

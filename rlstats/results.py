@@ -180,12 +180,13 @@ class Summary:
 
     def to_markdown(self) -> str:
         """The summary as Markdown: the test line, one table per section, notes as a list."""
-        lines = [f"**{self.title}**", "", "```", self.header.strip("\n"), "```"]
+        # names render as written (audit s19): escaped in prose and tables, the test's block fenced as code
+        lines = [f"**{fmt.markdown_escape(self.title)}**", "", fmt.markdown_code(self.header.strip("\n"))]
         for name, table in self.tables.items():
             body = self.markdown[name]() if name in self.markdown else fmt.table_markdown(table, self.digits)
-            lines += ["", f"*{name}*", "", body]
+            lines += ["", f"*{fmt.markdown_escape(name)}*", "", body]
         if self.notes:
-            lines += [""] + [f"- {n}" for n in self.notes]
+            lines += [""] + [f"- {fmt.markdown_escape(n, start=True)}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
     def to_latex(self, label: str | None = None, mc_se: bool = False, environment: str | None = None,
@@ -269,8 +270,8 @@ class Result:
         The options the method ran with.
     seed : int, str or None
         How the random stream was seeded (None when nothing was random): the int given as ``rng=``, the entropy
-        NumPy drew for ``rng=None``, or the int drawn from a Generator given, so that ``rng=seed`` repeats the run;
-        ``"SeedSequence"`` for a spawned SeedSequence or one seeded by a list of ints.
+        NumPy drew for ``rng=None``, or the int drawn from a Generator or from a spawned SeedSequence (or one of a
+        list of ints) given, so that ``rng=seed`` repeats the run.
     """
 
     method: str

@@ -330,9 +330,10 @@ def check_grid(steps: Any) -> NDArray[np.float64]:
             grid = np.asarray(steps)
         except (TypeError, ValueError):  # ragged
             grid = np.zeros(0)
-        if grid.dtype.kind in "bSU":  # float() would read True as step 1 and the text "100" as step 100
+        booleans = grid.dtype.kind == "b" or _holds_booleans(steps, grid)
+        if booleans or grid.dtype.kind in "SU":  # float() would read True as step 1 and the text "100" as step 100
             raise OptionError(f"steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); got "
-                              f"{shown(steps)}")
+                              f"{shown(steps)}" + ("; True and False are not steps" if booleans else ""))
         try:
             grid = grid.astype(float)
         except (TypeError, ValueError):
@@ -348,6 +349,14 @@ def check_grid(steps: Any) -> NDArray[np.float64]:
     if grid.size == 0 or not np.isfinite(grid).all() or (np.diff(grid) <= 0).any():
         raise OptionError("steps= must be finite numbers in increasing order, e.g. steps=range(0, 1_000_001, 50_000)")
     return grid
+
+
+def _holds_booleans(steps, grid):
+    """Whether a grid given as Python objects (a list, a tuple, an object array) holds a boolean among its numbers:
+    numpy makes [True, 100] the integers [1, 100] (audit s19)."""
+    if isinstance(steps, range) or getattr(steps, "dtype", np.dtype(object)).kind != "O" or grid.dtype.kind == "b":
+        return False
+    return any(isinstance(v, (bool, np.bool_)) for v in np.asarray(steps, dtype=object).ravel())
 
 
 def curves_options(data: object, step: object, na_action: NaAction) -> dict[str, Any]:

@@ -424,7 +424,7 @@ OWN_OPTIONS = [
     ("probability_of_improvement", "pairs", -1, OptionError, "pairs must be a list of (agent_1, agent_2) tuples"),
     ("probability_of_improvement", "pairs", "agent_1", OptionError, "pairs must be a list of (agent_1, agent_2)"),
     ("probability_of_improvement", "pairs", [("agent_1", "agent_1")], OptionError, "compares an agent with itself"),
-    ("probability_of_improvement", "pairs", [("agent_1", "nobody")], OptionError, "agent 'nobody' in pairs="),
+    ("probability_of_improvement", "pairs", [("agent_1", "nobody")], OptionError, "'nobody' in pairs= is not an agent; the agents are: 'agent_1', 'agent_2'"),
     ("probability_of_improvement", "pairs", [], OptionError, "pairs is empty; pass None for all pairs"),
     ("probability_of_improvement", "interval", "bca", OptionError, "interval='bca' is not one of the allowed"),
     ("performance_profile", "kind", "agents", OptionError, "kind='agents' is not one of the allowed values"),
@@ -511,7 +511,7 @@ OWN_OPTIONS = [
     ("curves", "compare", "some", OptionError, "compare= must be 'all', None or a list of (agent, agent) pairs"),
     ("curves", "compare", -1, OptionError, "compare= must be 'all', None or a list of (agent, agent) pairs"),
     ("curves", "compare", [("agent_1", "agent_1")], OptionError, "compares an agent with itself"),
-    ("curves", "compare", [("agent_1", "nobody")], OptionError, "compare= names agent(s) ['nobody'] not in the data"),
+    ("curves", "compare", [("agent_1", "nobody")], OptionError, "'nobody' in compare= is not an agent; the agents"),
     ("curves", "steps", "x", OptionError, "steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); "
                                           "got 'x'"),
     ("curves", "steps", True, OptionError, "steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); "
@@ -1226,8 +1226,10 @@ PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
     ("no rows", {"design": TINY.iloc[:0]}, DesignError, "data has no rows"),
     ("shifted agent unknown", {"shifted_agent": "nobody"}, OptionError, "shifted_agent='nobody' is not an agent"),
     ("resample unknown", {"resample": "tasks"}, OptionError, "resample='tasks' is not one of the allowed values"),
-    ("tasks not in the pilot", {"tasks": ["nosuch"]}, OptionError, "tasks=['nosuch'] names 'nosuch', which is not"),
-    ("agents not in the pilot", {"agents": ["nobody"]}, OptionError, "agents=['nobody'] names 'nobody'"),
+    ("tasks not in the pilot", {"tasks": ["nosuch"]}, OptionError,
+     "'nosuch' in tasks= is not a task in column 'task'; the tasks are: 'task_01', 'task_02', 'task_03'"),
+    ("agents not in the pilot", {"agents": ["nobody"]}, OptionError,
+     "'nobody' in agents= is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
     # audit s17: data sets drawn from pools of one distinct score are all the same (power 1 from one run per cell)
     ("one run per cell", {"design": TINY[TINY["seed"] == 0]}, DesignError,
      ("every agent-task cell of the pilot has one distinct score", "resample='pooled'")),
@@ -1457,6 +1459,9 @@ RUN_CASES = [  # (what, data, options, error, phrases); each run through summari
     ("steps empty", CURVES, {"steps": []}, OptionError, "steps= must be finite numbers in increasing order"),
     ("steps text", CURVES, {"steps": "x"}, OptionError, "steps= must be numbers, a grid such as steps=range("),
     ("steps numbers as text", CURVES, {"steps": ["0", "100"]}, OptionError, "steps= must be numbers, a grid such as"),
+    ("steps with a boolean", CURVES, {"steps": [True, 100]}, OptionError,  # was steps 1 and 100 (audit s19)
+     "steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); got [True, 100]; True and False are "
+     "not steps"),
     ("steps NaN", CURVES, {"steps": [float("nan")]}, OptionError, "steps= must be finite numbers"),
     ("steps decreasing", CURVES, {"steps": [10, 5]}, OptionError, "steps= must be finite numbers in increasing order"),
     ("steps 10**7", CURVES, {"steps": range(10**7)}, OptionError, "more than the 100,000 a grid may have"),
@@ -1678,7 +1683,7 @@ ADASTOP_CASES = [  # (what, agents, options, phrase); every one is an OptionErro
     ("alpha 0", ["a", "b"], {"alpha": 0}, "alpha must be strictly between 0 and 1"),
     ("beta 1.5", ["a", "b"], {"beta": 1.5}, "beta must be between 0 and 1, got 1.5"),
     ("comparisons unknown", ["a", "b"], {"comparisons": "x"}, "comparisons='x' is not allowed"),
-    ("comparisons with a stranger", ["a", "b"], {"comparisons": [("a", "c")]}, "agent 'c' in comparisons="),
+    ("comparisons with a stranger", ["a", "b"], {"comparisons": [("a", "c")]}, "'c' in comparisons= is not an agent; the agents are: 'a', 'b'"),
     ("reference a stranger", ["a", "b"], {"reference": "c"}, "reference='c' is not an agent; the agents are: 'a', 'b'"),
     ("permutations unknown", ["a", "b"], {"permutations": "x"}, "permutations='x' is not one of the allowed"),
     ("rng text", ["a", "b"], {"rng": "abc"}, "rng must be None, an int or a numpy.random.Generator"),
@@ -2534,7 +2539,7 @@ def test_task_table_latex_digits(results, digits):
 
 
 @pytest.mark.parametrize("a, b, options, phrase", [
-    ("nobody", "agent_2", {}, "agent 'nobody' is not in the result; agents: 'agent_1', 'agent_2'"),
+    ("nobody", "agent_2", {}, "a='nobody' is not an agent; the agents are: 'agent_1', 'agent_2'"),
     ("agent_1", "agent_1", {}, "inferential intervals compare two different agents"),
     ("agent_1", "agent_2", {"test": "welch"}, "test must be a test result with a pvalue attribute, got str"),
     ("agent_1", "agent_2", {"alpha": 2}, "alpha must be strictly between 0 and 1, got 2.0"),

@@ -1011,7 +1011,7 @@ def test_probability_of_improvement_chunks_agents_of_different_sizes_alike():
 
 def test_probability_of_improvement_pairs_errors():
     df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
-    for pairs, match in [([("agent_1", "nope")], "not in the data"), ([("agent_1", "agent_1")], "itself"),
+    for pairs, match in [([("agent_1", "nope")], "'nope' in pairs= is not an agent"), ([("agent_1", "agent_1")], "itself"),
                          (["agent_1"], "tuples"), ([], "empty")]:
         with pytest.raises(OptionError, match=match):
             probability_of_improvement(df, FORMULA, pairs=pairs)
@@ -1119,7 +1119,7 @@ def test_inferential_intervals_formula_on_a_result():
     np.testing.assert_array_equal(same.inferential, ici.inferential)
     with pytest.raises(OptionError, match="exactly"):
         res.inferential_intervals("agent_1", "agent_3", test=skillings_mack(df, FORMULA))
-    with pytest.raises(OptionError, match="not in the result"):
+    with pytest.raises(OptionError, match="b=.agent_9. is not an agent"):
         res.inferential_intervals("agent_1", "agent_9")
 
 

@@ -137,7 +137,7 @@ def test_errors(data):
     with pytest.raises(DesignError, match="bands of the curves cannot be computed in every cell: they need at least 2 "
                                           "runs per agent and task, and every cell has one run"):
         rlstats.curves(data[data["seed"] == 0], FORMULA, step="step")
-    with pytest.raises(OptionError, match="not in the data"):
+    with pytest.raises(OptionError, match="'nobody' in compare= is not an agent"):
         rlstats.curves(data, FORMULA, step="step", compare=[("agent_1", "nobody")])
     with pytest.raises(OptionError, match="statistic"):
         rlstats.curves(data, FORMULA, step="step", statistic="mode")

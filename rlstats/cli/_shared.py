@@ -216,35 +216,69 @@ def _missing_text(message: str, path: str, sep: str | None) -> str:
     pandas' reader takes 'NA', 'None', 'null', 'NaN', 'n/a', ... and empty fields for missing values, so an agent
     named 'None' reads as missing unless the message says so (audit s18). The file is read again, that column alone,
     only for this message."""
+    found = _MISSING.search(message)
+    why = None if found is None else _held_as_missing(path, sep, found.group(1), empty=True)
+    if why is None:
+        return message
+    advice = message.find("; remove or fill them")  # said before the advice that would drop those rows
+    return message + "; " + why if advice < 0 else message[:advice] + "; " + why + message[advice:]
+
+
+def _held_as_missing(path: str, sep: str | None, column: str, empty: bool) -> str | None:
+    """What a text file's ``column`` holds where pandas' reader gave missing values ("column 'agent' of the file
+    holds the text 'None' in 12 rows, which pandas.read_csv reads as missing values: if 'None' is a name, ..."),
+    empty fields counted too when ``empty``; None when there is nothing to say (no such text, standard input,
+    Parquet, or not a column of the file)."""
     import pandas as pd
 
     from ..format import count
     from ..tables import read_csv
 
-    found, file = _MISSING.search(message), Path(path)
-    if found is None or str(file) == STREAM or file.suffix.lower() in (".parquet", ".pq"):
-        return message
-    column = found.group(1)
+    file = Path(path)
+    if str(file) == STREAM or file.suffix.lower() in (".parquet", ".pq"):
+        return None
     separator = sep if sep is not None else ("\t" if file.suffix.lower() in (".tsv", ".tab") else ",")
     try:
         text = read_csv(file, sep=separator, usecols=[column], dtype=str, keep_default_na=False)[column]
         missing = read_csv(file, sep=separator, usecols=[column], dtype=str)[column].isna().to_numpy()
     except (ValueError, OSError, UnicodeDecodeError):  # not a column of the file (log(score)), or unreadable now
-        return message
+        return None
     held = text[missing].value_counts(sort=False).to_dict()  # in the order the file holds them
+    if not empty:
+        held.pop("", None)
     if not held:
-        return message
+        return None
     said = [f"{'empty fields' if value == '' else f'the text {value!r}'} in {count(n, 'row')}"
             for value, n in held.items()]
     numbers = pd.to_numeric(text[~missing], errors="coerce").notna().all()  # a score column: no names to keep
     names = [] if numbers else [repr(value) for value in held if value != ""]
-    why = (f"; column '{column}' of the file holds {' and '.join(said)}, which pandas.read_csv reads as "
+    why = (f"column '{column}' of the file holds {' and '.join(said)}, which pandas.read_csv reads as "
            f"{'missing values' if sum(held.values()) > 1 else 'a missing value'}")
     if names:
         why += (f": if {' or '.join(names)} {'is a name' if len(names) == 1 else 'are names'}, not a missing value, "
                 "rename it in the file (e.g. with a suffix)")
-    advice = message.find("; remove or fill them")  # said before the advice that would drop those rows
-    return message + why if advice < 0 else message[:advice] + why + message[advice:]
+    return why
+
+
+def with_missing_text(frame: pd.DataFrame, path: str, sep: str | None, formula: str) -> pd.DataFrame:
+    """``frame`` (as :func:`read_table` read it) with a note, for each name column of ``formula`` where the file
+    holds text that pandas' reader takes for a missing value ('None', 'nan', 'NA', ...), saying that text: with
+    ``na_action="drop"`` those rows are left out, and the result's count of rows "with missing values" alone would
+    never name the agent the user wrote (audit s19). Only a column with missing values is read again."""
+    from ..errors import RlstatsError
+    from ..formula import parse
+    from ..provenance import add_note
+
+    try:
+        columns = parse(formula).columns
+    except RlstatsError:  # the library says what is wrong with the formula
+        return frame
+    for column in dict.fromkeys(columns):
+        if column in frame.columns and frame[column].isna().any():
+            why = _held_as_missing(path, sep, column, empty=False)
+            if why is not None and ": if " in why:  # a name column: the text may have been a name
+                frame = add_note(frame, why)
+    return frame
 
 
 def _record_lines(path: str, sep: str | None, last: int) -> list[int] | None:

@@ -219,12 +219,13 @@ def _progress_text(seq, result):
         lines.append("the test is finished: every comparison is decided")
     else:
         left = fmt.count(seq.K - seq.interim, "batch", "batches")
-        lines.append(f"next batch: {fmt.count(seq.n, 'new run')} of each of: {', '.join(seq.agents_to_run)} "
+        lines.append(f"next batch: {fmt.count(seq.n, 'new run')} of each of: {fmt.name_list(seq.agents_to_run)} "
                      f"(at most {left} left)")
     return "\n".join(lines) + "\n"
 
 
 def run_update(args: argparse.Namespace, out: TextIO) -> int:
+    from .. import format as fmt
     from ._shared import STREAM, check_output_path, in_command_words, read_table
     from ..errors import RlstatsError
     from ..methods.adastop import state_lock
@@ -270,7 +271,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         state = seq.to_state()
         options = ", ".join(f"{k} = {v}" for k, v in state["options"].items() if v is not None)
         keyed = "" if key is None else f"; digests keyed by --key-file (key id {state['integrity']['key_id']})"
-        out.write(f"created {path}: agents {', '.join(seq.agents)}; {options}; seed {state['seed']['record']}"
+        out.write(f"created {path}: agents {fmt.name_list(seq.agents)}; {options}; seed {state['seed']['record']}"
                   f"{keyed}\n")
     result = seq.result()
     out.write(_progress_text(seq, result))
@@ -280,11 +281,13 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run_status(args: argparse.Namespace, out: TextIO) -> int:
+    from .. import format as fmt
+
     seq = _load(args.state, _key(args))
     result = seq.result()
     out.write(_progress_text(seq, result))
     used = result.runs_used
-    out.write("runs used: " + ", ".join(f"{a} {r}" for a, r in zip(used["agent"], used["n_runs"])) + "\n")
+    out.write(f"runs used: {fmt.name_list(used['agent'], after=used['n_runs'])}\n")
     return 0
 
 

@@ -50,9 +50,11 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                                                        "running Client, so use it from Python)")
     power.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
     power.add_argument("--tasks", default=None,
-                       help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated")
+                       help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated "
+                            "(a name with a comma in double quotes, as in a CSV row)")
     power.add_argument("--agents", default=None,
-                       help="simulated: number of agents (default 2); pilot: agent names to keep, comma-separated")
+                       help="simulated: number of agents (default 2); pilot: agent names to keep, comma-separated "
+                            "(a name with a comma in double quotes, as in a CSV row: '\"R&D, Inc\",SPR')")
     # defaults None: a flag that does not apply (a simulation setting with --pilot, say) is an error, not ignored
     power.add_argument("--distribution", default=None,
                        help="simulated score family: mixed (default), normal, lognormal, t, beta or mixture")
@@ -105,7 +107,10 @@ def _count_or_names(text, flag, pilot=False):
         return None
     if text.strip().isdecimal() and not pilot:  # not isdigit: int() cannot read "²"
         return int(text)
-    names = [part.strip() for part in text.split(",")]
+    import csv
+
+    # a row of a CSV file: a name with a comma in double quotes ('"R&D, Inc",SPR') is one name (audit s19)
+    names = [part.strip() for part in next(csv.reader([text], skipinitialspace=True), [""])]
     if not any(names):
         raise _usage_error(f"{flag} is empty")
     if not all(names):  # a,,b or a,b, is a typo (a name left out?), as in --seeds
@@ -134,7 +139,7 @@ def _power_hints():
 
 
 def _arguments(args):
-    from ._shared import cost_options, parse_options, read_table
+    from ._shared import cost_options, parse_options, read_table, with_missing_text
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
@@ -152,7 +157,8 @@ def _arguments(args):
         if given:
             raise _usage_error(f"{' and '.join(given)} describe simulated data; with --pilot the runs are resampled "
                                "as they are: drop it")
-        kwargs.update(design=read_table(args.pilot, sep=args.sep), formula=args.formula,
+        kwargs.update(design=with_missing_text(read_table(args.pilot, sep=args.sep), args.pilot, args.sep,
+                                               args.formula), formula=args.formula,
                       resample=args.resample or "agents", shifted_agent=args.shifted_agent)
         if not args.allow_python:  # a formula typed on the command line runs no code
             kwargs["eval_env"] = RESTRICTED

@@ -16,7 +16,7 @@ from ..resampling import child_stream
 from ..simulation import noise, task_locations
 from .. import format as fmt
 from ..design import Design, check_agent_named, design_of
-from ..errors import DesignError, OptionError
+from ..errors import DesignError, OptionError, agent_named
 from ..formula import Formula, parse
 from ..options import check_choice
 
@@ -58,7 +58,8 @@ class _SimulatedSource:
                          np.full((len(self.tasks), len(self.agents)), seeds))
 
     def draw(self, simulation, seeds):
-        """Responses in design order (task, agent, run): simulate(seeds=seeds, rng=simulation)."""
+        """Responses in design order (task, agent, run): as simulate(seeds=seeds) draws them below its root stream,
+        here ``simulation`` (simulate(rng=k)'s root is SeedSequence(k))."""
         tasks_gen = np.random.default_rng(child_stream(simulation, 0))
         noise_gen = np.random.default_rng(child_stream(simulation, 1))
         offset, scale = task_locations(tasks_gen, len(self.tasks), self.heterogeneity)
@@ -181,24 +182,32 @@ def _simulated_source(agents, tasks, effect, distribution, heterogeneity):
 def _subset(design, agents, tasks):
     """The pilot restricted to the named agents and tasks (in the order given)."""
     if agents is not None:
-        names = _name_list("agents", agents, design.agents)
+        names = _name_list("agents", agents, design, "agent")
         if len(names) < 2:
             raise OptionError(f"agents={agents!r}: a comparison needs at least two agents")
         design = design.select_agents(names)
     if tasks is not None:
-        design = design.select_tasks(_name_list("tasks", tasks, design.tasks))
+        design = design.select_tasks(_name_list("tasks", tasks, design, "task"))
     return design
 
 
-def _name_list(option, value, available):
+def _name_list(option, value, design, what):
+    """The pilot's agents (``what="agent"``) or tasks named by ``option``, checked against the pilot's."""
+    available = design.agents if what == "agent" else design.tasks
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise OptionError(f"{option} must be a list of names for a pilot, got {value!r}; "
-                          f"available: {', '.join(available)}")
+                          f"the {what}s are: {', '.join(map(repr, available))}")
     names = list(value)
-    unknown = [n for n in names if n not in available]
-    if unknown:
-        raise OptionError(f"{option}={value!r} names {unknown[0]!r}, which is not in the pilot; "
-                          f"available: {', '.join(available)}")
+    column = design.formula.groups if what == "agent" else design.formula.blocks
+    for name in names:  # the one wording of an unknown name (errors.agent_named)
+        try:
+            agent_named(available, option, name, f" in column '{column}'",
+                        dict(design.left_out_agents) if what == "agent" else None, listed=True, what=what)
+        except OptionError as error:
+            commas = [n for n in available if "," in n]  # the command line splits its lists at commas
+            way = (f"; a name with a comma goes in double quotes, as in a CSV row: --{option} "
+                   f"'\"{commas[0]}\",...'") if commas and "'" not in commas[0] else ""
+            raise OptionError(str(error), command_line=str(error) + way) from None
     if len(set(names)) != len(names):
         raise OptionError(f"{option}={value!r} names an entry twice")
     return names

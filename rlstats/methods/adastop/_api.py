@@ -37,9 +37,9 @@ import pandas as pd
 from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
-from ...design import agent_named, design_of
+from ...design import design_of
 from ...cost import MAX_BYTES, admit, shows
-from ...errors import DesignError, OptionError, warn
+from ...errors import DesignError, OptionError, agent_named, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ...errors import INDEX_LABELS, DesignError, OptionError, RlstatsError, rows_named, warn
-from ...design import block_like_columns, build, repeated_run
-from ...format import count, join_and, listed
+from ...design import block_like_columns, booleans_read, build, repeated_run
+from ...format import count, join_and, listed, name_list
 from ...interop import as_pandas
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
@@ -175,7 +175,7 @@ class AdaStop:
         return _decision_rows([run], self._pairs, self._agents, lambda _: self.n, blocked=False)
 
     def __repr__(self) -> str:
-        state = "done" if self.done else f"next: {', '.join(self.agents_to_run)}"
+        state = "done" if self.done else f"next: {name_list(self.agents_to_run, among=self._agents)}"
         return (f"AdaStop({len(self._agents)} agents, n={self.n}, K={self.K}, interim {self.interim} of "
                 f"{self.K}, {state})")
 
@@ -219,8 +219,10 @@ class AdaStop:
             holds several tasks or batches, rows of learning curves or a run
             twice, or it repeats an earlier one.  The state is then unchanged.
         """
-        scores = _batch_scores(batch, agent, score, self._agents)
+        scores, booleans = _batch_scores(batch, agent, score, self._agents)
         self._check_batch(scores, check_bool("allow_repeat", allow_repeat))
+        if booleans:  # once the batch is accepted: as rlstats.adastop's note says it
+            warn(f"batch {self.interim + 1}: {booleans}")
         self._advance(scores)
         return self.decisions
 
@@ -229,18 +231,19 @@ class AdaStop:
             raise DesignError(f"the test is finished after {count(self.interim, 'batch', 'batches')}: every "
                               "comparison is decided; start a new AdaStop to test again")
         expected = self.agents_to_run
+        quoted = functools.partial(name_list, among=self._agents)  # every name quoted where one holds a comma
         extra = [a for a in scores if a not in expected]
         if extra:
-            raise DesignError(f"agent(s) {', '.join(extra)} should not run: all their comparisons are decided; "
-                              f"this batch needs exactly: {', '.join(expected)}")
+            raise DesignError(f"agent(s) {quoted(extra)} should not run: all their comparisons are decided; "
+                              f"this batch needs exactly: {quoted(expected)}")
         missing = [a for a in expected if a not in scores]
         if missing:
-            found = (f"the batch lacks agent(s) {', '.join(missing)}; batch {self.interim + 1} needs "
-                     f"n = {count(self.n, 'run')} of each of: {', '.join(expected)}")
+            found = (f"the batch lacks agent(s) {quoted(missing)}; batch {self.interim + 1} needs "
+                     f"n = {count(self.n, 'run')} of each of: {quoted(expected)}")
             if self.interim == 0 or self._options.permutations == "pairwise":
                 raise DesignError(found)
             # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18)
-            replay = (f"; if these batches come from a run whose test stopped agent(s) {', '.join(missing)} (the "
+            replay = (f"; if these batches come from a run whose test stopped agent(s) {quoted(missing)} (the "
                       "AdaStop paper's pairwise scheme stops agents sooner), replay it from its first batch in a new ")
             raise DesignError(found + replay + 'AdaStop with permutations="pairwise"',
                               command_line=found + replay + "state file with --permutations pairwise")
@@ -291,11 +294,12 @@ class AdaStop:
         if self._migrated is not None:
             notes.append(_migration_note(self._migrated))
         if self._draws == "listed":
-            notes.append(f"the random paths lay the agents out in the order listed ({', '.join(self._agents)}), as "
+            notes.append(f"the random paths lay the agents out in the order listed ({name_list(self._agents)}), as "
                          "when this test began under an rlstats that drew them so (a state of version 3 or earlier), "
                          "so that resuming it keeps its decisions; a new test draws them in the names' sorted order")
         if not self.done:
-            notes.append(f"the test is still running: next batch needs {', '.join(self.agents_to_run)}")
+            notes.append("the test is still running: next batch needs "
+                         + name_list(self.agents_to_run, among=self._agents))
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,
@@ -869,7 +873,8 @@ def _check_unique_columns(batch):
 
 
 def _batch_scores(batch, agent, score, agents):
-    """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping."""
+    """{agent: float array} from a long or wide DataFrame (pandas, polars or pyarrow) or a mapping, and the sentence
+    saying where True/False scores were read as 1/0 (None when there were none)."""
     batch = as_pandas(batch)
     if isinstance(batch, pd.DataFrame):
         _check_unique_columns(batch)
@@ -882,28 +887,41 @@ def _batch_scores(batch, agent, score, agents):
             groups.sort(key=lambda group: not len(_not_numbers(group[1].to_numpy())))
             for name, values in groups:
                 out[name] = _as_scores(values.to_numpy(), name)
+            booleans = booleans_read(f"column {str(score)!r}") if batch[score].dtype.kind == "b" else None
         else:
             columns = [c for c in batch.columns if str(c) not in INDEX_COLUMNS]
             unknown = [str(c) for c in columns if str(c) not in agents]
             if len(unknown) == len(columns):  # no column is an agent: neither layout
                 raise DesignError(
                     f"cannot read the batch: expected long format with columns '{agent}' and '{score}', or one "
-                    f"column per agent ({', '.join(agents)}); got columns {[str(c) for c in batch.columns]}")
+                    f"column per agent ({name_list(agents)}); got columns {[str(c) for c in batch.columns]}")
             if unknown:  # a wide batch with a column named for no agent: named, as the long format names it
-                raise DesignError(f"unknown agent(s) {', '.join(unknown)} in the batch; this test compares "
-                                  f"{', '.join(agents)} (a wide batch has one column per agent, besides an index "
+                quoted = functools.partial(name_list, among=[*agents, *unknown])
+                raise DesignError(f"unknown agent(s) {quoted(unknown)} in the batch; this test compares "
+                                  f"{quoted(agents)} (a wide batch has one column per agent, besides an index "
                                   "column: unnamed, index, seed or run)")
             out = {str(c): _as_scores(batch[c].to_numpy(), str(c)) for c in columns}
+            booleans = _booleans("column", [str(c) for c in columns if batch[c].dtype.kind == "b"])
         check_batch_columns(batch, agent, score)  # after the scores are found to be numbers
     elif hasattr(batch, "items"):
-        out = {str(k): _as_scores(np.atleast_1d(np.asarray(v)), str(k)) for k, v in batch.items()}
+        given = {str(k): np.atleast_1d(np.asarray(v)) for k, v in batch.items()}
+        out = {k: _as_scores(v, k) for k, v in given.items()}
+        booleans = _booleans("the scores of agent", [k for k, v in given.items() if v.dtype.kind == "b"], plural=True)
     else:
         raise DesignError(f"a batch must be a DataFrame or a mapping {{agent: scores}}, got {type(batch).__name__}")
     unknown = [a for a in out if a not in agents]
     if unknown:
-        raise DesignError(f"unknown agent(s) {', '.join(unknown)} in the batch; this test compares "
-                          f"{', '.join(agents)}")
-    return out
+        quoted = functools.partial(name_list, among=[*agents, *unknown])
+        raise DesignError(f"unknown agent(s) {quoted(unknown)} in the batch; this test compares {quoted(agents)}")
+    return out, booleans
+
+
+def _booleans(what, names, plural=False):
+    """The sentence saying the ``names`` (columns, agents) held True/False scores, read as 1/0; None for no names."""
+    if not names:
+        return None
+    return booleans_read(f"{what}{'s' * (len(names) > 1)} {join_and(repr(n) for n in names)}",
+                         plural=plural or len(names) > 1)
 
 
 def _not_numbers(values):

@@ -311,7 +311,7 @@ class AdaStopResult(Result):
 
     def _prose(self):
         """A methods-section paragraph: the design of the test and its decisions."""
-        text = (f"We compared {len(self.agents)} agents ({', '.join(self.agents)}) with AdaStop "
+        text = (f"We compared {len(self.agents)} agents ({fmt.name_list(self.agents)}) with AdaStop "
                 f"(Mathieu et al., 2023), a group-sequential permutation test with step-down multiple "
                 f"testing of {_family(self)}: {self._design_line()}. The family-wise error was set to "
                 f"alpha = {self.alpha} with linear spending (alpha * k / K, rounded down to the permutation "
@@ -328,7 +328,7 @@ class AdaStopResult(Result):
             where = f"On {task}, " if self.blocked else ""
             text += " " + where + _sentence_of_decisions(rows)
             used = self.runs_used if not self.blocked else self.runs_used[self.runs_used["task"] == task]
-            text += " Runs used: " + ", ".join(f"{a} {r}" for a, r in zip(used["agent"], used["n_runs"])) + "."
+            text += f" Runs used: {fmt.name_list(used['agent'], after=used['n_runs'])}."
         if self.blocked and len(self.tasks) > 1:
             text += (" One test was run per task, so the error guarantee holds within each task; "
                      "nothing is aggregated across tasks.")
@@ -451,7 +451,7 @@ class PermutationResult(AdaStopResult):
 
     def _prose(self):
         """A methods-section paragraph: the test, its level and its decisions."""
-        text = (f"We compared {len(self.agents)} agents ({', '.join(self.agents)}) with a permutation test of "
+        text = (f"We compared {len(self.agents)} agents ({fmt.name_list(self.agents)}) with a permutation test of "
                 f"the differences of their mean scores, {_family(self)}, with step-down multiple testing "
                 f"(Romano and Wolf, 2003; AdaStop's machinery with one interim, Mathieu et al., 2023): "
                 f"{self._design_line()}, one permutation shared by all comparisons. The family-wise error was "

@@ -33,7 +33,7 @@ from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, know
 from ...cost import admit, shows
 from ...design import NA_ACTIONS, design_of
 from ...engines import Engine, engine as _engine
-from ...errors import DesignError, OptionError, warn
+from ...errors import DesignError, OptionError, agent_named, warn
 from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
@@ -339,9 +339,8 @@ def inferential_intervals(result: BootstrapResult, a: str, b: str, test: Result 
     """
     from .. import backend
 
-    for name in (a, b):
-        if name not in result.agents:
-            raise OptionError(f"agent {name!r} is not in the result; agents: {', '.join(map(repr, result.agents))}")
+    for option, name in (("a", a), ("b", b)):
+        agent_named(result.agents, option, name)
     if a == b:
         raise OptionError("inferential intervals compare two different agents; got the same agent twice")
     # round away the binary residue of 1 - 0.95

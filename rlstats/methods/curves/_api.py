@@ -20,7 +20,7 @@ from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
 from ...format import by_value, cannot_reject, count, format_step, join_and, listed
-from ...errors import DesignError, OptionError
+from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
@@ -126,9 +126,8 @@ def _pairs(compare, agents):
     for pair in compare:
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise OptionError(f"compare= takes pairs of agents such as [('DQN', 'Rainbow')], got {pair!r}")
-        unknown = [a for a in pair if a not in agents]
-        if unknown:
-            raise OptionError(f"compare= names agent(s) {unknown} not in the data; agents: {', '.join(agents)}")
+        for agent in pair:
+            agent_named(agents, "compare", agent, listed=True)
         if pair[0] == pair[1]:
             raise OptionError(f"compare= pair {tuple(pair)} compares an agent with itself")
         pairs.append(tuple(pair))

@@ -22,7 +22,7 @@ from ... import calibration
 from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of
-from ...errors import DesignError, OptionError
+from ...errors import DesignError, OptionError, agent_named
 from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
@@ -115,9 +115,7 @@ class EquivalenceOptions:
         """The pairs compared, (agent_1, agent_2) each: every pair in order, or each agent against ``control``."""
         if self.control is None:
             return tuple((a, b) for i, a in enumerate(agents) for b in agents[i + 1:])
-        if self.control not in agents:
-            raise OptionError(f"control={self.control!r} is not an agent in the data; the agents are: "
-                              f"{', '.join(map(repr, agents))}")
+        agent_named(agents, "control", self.control)  # checked with the column's name at the front (check_agent_named)
         return tuple((a, self.control) for a in agents if a != self.control)
 
     def record(self) -> dict[str, Any]:

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ... import calibration
 from ...bounds import check_bounds
-from ...design import NA_ACTIONS, design_of
+from ...design import NA_ACTIONS, check_agent_named, design_of
 from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
@@ -195,9 +195,7 @@ def _identical_mask(design, identical):
     mask = np.zeros((design.n_agents, design.n_tasks, design.n_agents), dtype=bool)
     for a, b, task in identical:
         for name in (a, b):
-            if name not in design.agents:
-                raise OptionError(f"identical names agent {name!r}, which is not in the data; agents are: "
-                                  f"{', '.join(design.agents)}")
+            check_agent_named(design, "identical", name, listed=True)
         if task not in design.tasks:
             raise OptionError(f"identical names task {task!r}, which is not in the data")
         i, k, j = design.agents.index(a), design.agents.index(b), design.tasks.index(task)

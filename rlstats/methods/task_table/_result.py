@@ -26,6 +26,11 @@ _AGGREGATED = {"mean": "mean of the task means", "median": "median of the task m
                "iqm": "IQM of all runs of all tasks pooled (each task weighed alike)"}
 
 
+def _markdown_mark(text):
+    """A possibly-best cell in Markdown: its text escaped, then the dagger."""
+    return f"{fmt.markdown_escape(text)} {DAGGER}"
+
+
 def _tasks_first(frame):
     """The display frame with its tasks as the first column, headed "task", beside an agent that may be named so."""
     return frame.reset_index(allow_duplicates=True)
@@ -310,10 +315,11 @@ class TaskTableResult(Result):
                                notes=notes) + "\n"
 
     def to_markdown(self, digits: int = DIGITS) -> str:
-        frame = self.display(digits, bold=lambda s: f"**{s}**")
-        notes = "".join(f"- {n}\n" for n in self._table_notes())  # what was dropped or changed, as printed
-        table = fmt.table_markdown(frame.pipe(_tasks_first), digits)
-        return f"{table}\n\n{self.caption()}\n" + (f"\n{notes}" if notes else "")
+        frame = self.display(digits, bold=lambda s: f"**{fmt.markdown_escape(s)}**", mark=_markdown_mark)
+        # what was dropped or changed, as printed; names as written (audit s19)
+        notes = "".join(f"- {fmt.markdown_escape(n, start=True)}\n" for n in self._table_notes())
+        table = fmt.table_markdown(frame.pipe(_tasks_first), digits, markdown_cells=True)
+        return f"{table}\n\n{fmt.markdown_escape(self.caption(), start=True)}\n" + (f"\n{notes}" if notes else "")
 
     def _repr_html_(self):
         frame = self.display(DIGITS, bold=lambda s: f"<b>{html.escape(s)}</b>",
@@ -352,7 +358,9 @@ class TaskTableResult(Result):
         def table(caption, **layout):
             return self._latex(f"{caption} {self.caption()}", head="task", **layout).rstrip("\n")
         def markdown():
-            return fmt.table_markdown(self.display(DIGITS, bold=lambda s: f"**{s}**").pipe(_tasks_first), DIGITS)
+            return fmt.table_markdown(self.display(DIGITS, bold=lambda s: f"**{fmt.markdown_escape(s)}**",
+                                                   mark=_markdown_mark).pipe(_tasks_first), DIGITS,
+                                      markdown_cells=True)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown})
 

@@ -63,7 +63,7 @@ def plot_best_set(result, *, ax=None, **kwargs):
     # no room left for the bars; values with the digits that tell them apart (floats in full overlapped at one
     # column's width, audit s11); the sweep's name heads the figure when there is one sweep, else each bar's label
     one = best[["agent", "task"]].drop_duplicates().shape[0] == 1
-    settings = _short_settings([str(c) for c in best["config"]])
+    settings = _short_settings([str(c) for c in best["config"]], result.config_columns)
     labels = ["\n".join(([] if one else [f"{r.agent} / {r.task}"]) + lines)
               for r, lines in zip(best.itertuples(), settings)]
     lines = sum(label.count("\n") + 1 for label in labels)
@@ -87,12 +87,20 @@ def plot_best_set(result, *, ax=None, **kwargs):
     return ax
 
 
-def _short_settings(configs):
-    """Each configuration label ("lr=0.0012345678, gamma=0.99") as its lines of settings, numbers with the fewest
-    significant digits (4 or more) that keep the labels apart."""
+def _short_settings(configs, columns):
+    """Each configuration label ("lr=0.0012345678, gamma=0.99", of the hyperparameter ``columns`` in order) as its
+    lines of settings, numbers with the fewest significant digits (4 or more) that keep the labels apart."""
+    import re
+
     from ...format import signif
 
-    split = [[part.partition("=") for part in config.split(", ")] for config in configs]
+    # cut where the next column's "name=" follows, not at every ", ": a value may hold one ("[64, 64]", audit s19)
+    whole = re.compile(", ".join(f"({re.escape(str(c))})(=)(.*?)" for c in columns) + "$", re.DOTALL)
+    split = []
+    for config in configs:
+        found = whole.match(config) if columns else None
+        split.append([found.group(i, i + 1, i + 2) for i in range(1, 3 * len(columns), 3)] if found
+                     else [("", "", config)])  # a label of no configuration (an agent's name): one line as it is
     for digits in (4, 6, 8, 12, None):
         def short(value):
             try:
