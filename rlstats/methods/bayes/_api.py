@@ -36,8 +36,8 @@ from ...design import NA_ACTIONS, check_agent_named, design_of
 from ...errors import DesignError, OptionError, shown, warn
 from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
-from ...options import (check_at_most, check_bool, check_choice, check_confidence_level, check_cost_options, check_int,
-                        check_n_jobs, check_resamples)
+from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
+                        check_cost_options, check_int, check_n_jobs, check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
 from ...statistics import TIE_TOLERANCE
 from . import _kernels as kernels
@@ -307,6 +307,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
                           f"{count(int((design.counts == 0).sum()), 'cell')} of this design are empty; keep the "
                           "tasks every agent ran with subset=, or pass orderings=None")
     design = warn_raw_scales(design, normalize).runs_by_score()  # sums in one order (audit s16)
+    design = band_beyond_scores(design, "rope", options.rope)
     work = admit(cost, design, options, max_seconds, "bayes()")  # issue 43 item 2
     extension = _extension_bound(design, options, work, max_seconds) if options.model == "hierarchical" else 1
     with timed_bar(work, shows(work, options.progress), "bayes"):

@@ -25,8 +25,8 @@ from ...design import NA_ACTIONS, check_agent_named, design_of
 from ...errors import DesignError, OptionError
 from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
-from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
-                       is_finite_number)
+from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
+                       check_resamples, is_finite_number)
 from ...resampling import check_rng
 from ...statistics import STUDENTIZED_SE_FLOOR, floored_standard_errors, run_expansion
 from .._replication import verdict
@@ -303,8 +303,11 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     # which it offers, did not silence it)
     # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved a mean by an ulp: 108.6 or 108.61)
     design = warn_raw_scales(design, normalize).runs_by_score()
-    if published is not None:
-        return _run_published(design, options, _published_table(published, design), scale)
+    table = None if published is None else _published_table(published, design)
+    # a published table's means are differences' other ends: they count in the range the margin must stay inside
+    design = band_beyond_scores(design, "margin", options.margin, () if table is None else table[0])
+    if table is not None:
+        return _run_published(design, options, table, scale)
     with timed_bar(work, shows(work, options.progress), "equivalence"):
         return _run(design, options, rng, scale)
 
