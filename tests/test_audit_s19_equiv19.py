@@ -102,7 +102,6 @@ def test_margin_at_least_the_range_of_the_scores_is_said():
     assert not any("is at least the range" in n for n in inside.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="defect: the Monte Carlo error of the posterior probabilities was not stated")
 def test_posterior_probabilities_state_their_monte_carlo_error():
     """The signed-rank P(.) are shares of 50,000 independent draws: over 20 seeds P(better) = 0.2456 moved with sd
     0.00195 (binomial 0.00193) and the hierarchical P(rope) = 0.7231 with sd 0.012 over 6 seeds (8 x 1,000 correlated
@@ -110,20 +109,40 @@ def test_posterior_probabilities_state_their_monte_carlo_error():
     error: sqrt(p (1 - p) / n) of the independent draws, or from the effective sample size of each region's indicator
     (correlated chains)."""
     df = _two(tasks=8, runs=3, shift=0.05, seed=7)
-    res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.05, rng=1, normalize=False, n_samples=20_000)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.05, rng=1, normalize=False, n_samples=5_000)
     p = res.tidy()[["p_better", "p_rope", "p_worse"]].to_numpy()
-    se = float(np.sqrt(p * (1 - p) / 20_000).max())
+    se = float(np.sqrt(p * (1 - p) / 5_000).max())
     note = [n for n in res.notes if n.startswith("Monte Carlo error")]
-    assert len(note) == 1 and f"{se:.2g}" in note[0] and "20,000 independent" in note[0], (se, res.notes)
+    assert len(note) == 1 and f"{se:.2g}" in note[0] and "5,000 independent" in note[0], (se, res.notes)
     assert "Monte Carlo error" in str(res)
     hier = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.05, rng=1, normalize=False, model="hierarchical",
-                         chains=4, draws=500, warmup=200)
-    note = [n for n in hier.notes if n.startswith("Monte Carlo error")]
-    assert len(note) == 1 and "effective sample size" in note[0]
-    stated = float(note[0].split("at most ")[1].split(" ")[0])
+                         chains=4)
+    stated = _stated(hier)
     p = hier.tidy().p_rope.iloc[0]
-    # at least the independent draws' error (correlated chains carry less information), at most ten times it
-    assert np.sqrt(p * (1 - p) / 2_000) * 0.9 <= stated <= 10 * np.sqrt(p * (1 - p) / 2_000)
+    # at least about the 4 x 1,000 independent draws' error (correlated chains carry less), at most ten times it
+    assert np.sqrt(p * (1 - p) / 4_000) * 0.9 <= stated <= 10 * np.sqrt(p * (1 - p) / 4_000)
+
+
+def _stated(result):
+    note = [n for n in result.notes if n.startswith("Monte Carlo error")]
+    assert len(note) == 1 and "effective sample size" in note[0]
+    return float(note[0].split("at most ")[1].split(" ")[0])
+
+
+@pytest.mark.slow
+def test_stated_monte_carlo_error_is_the_spread_over_seeds():
+    """30 seeds of the hierarchical model's defaults: the largest sd of a P(.) over seeds 0.0096 against a stated
+    largest error of 0.0091-0.011 (mean 0.0098); here within a factor 0.6-1.6 (an sd of 30 draws' range)."""
+    df = _two(tasks=8, runs=3, shift=0.05, seed=7)
+    shares, stated = [], []
+    for seed in range(30):
+        res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.05, rng=seed, normalize=False,
+                            model="hierarchical")
+        shares.append(res.tidy().iloc[0][["p_better", "p_rope", "p_worse", "p_better_next", "p_rope_next",
+                                          "p_worse_next"]].to_numpy(float))
+        stated.append(_stated(res))
+    spread = np.std(shares, axis=0, ddof=1).max()
+    assert 0.6 <= spread / np.mean(stated) <= 1.6, (spread, np.mean(stated))
 
 
 @pytest.mark.xfail(strict=True, reason="defect: pairs' across-tasks tests on different tasks, unsaid")

@@ -420,6 +420,9 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     # and the prior's weight (P(worse) = 1 whenever d < 0 at rope = 0), not evidence from tasks (second reading, s14)
     p[alone] = np.nan
     comparisons = _pair_frame(design, first, second, present, p, mean.mean(axis=0), low, high)
+    notes += _monte_carlo_note(design, first, second, np.sqrt(p * (1 - p) / options.n_samples),
+                               f"{options.n_samples:,} independent posterior draws: sqrt(p (1 - p) / "
+                               f"{options.n_samples:,})")
     notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons) + _credible_note(comparisons)
               + _saturated_note(design, first, second))
     orderings = None
@@ -443,6 +446,22 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
                 orderings=orderings, posterior_draws=mean[:kept].T, simplex_draws=theta[:kept].transpose(1, 0, 2),
                 diagnostics=None, n_samples=options.n_samples, prior=options.prior, chains=None, draws=None,
                 runs_used=_runs_in_pairs(design, first, second, present))
+
+
+#: the probability columns a Monte Carlo note names, in the order of the error arrays' last axis
+_SHARES = ("P(worse)", "P(rope)", "P(better)", "P(worse next)", "P(rope next)", "P(better next)")
+
+
+def _monte_carlo_note(design, first, second, se, how):
+    """The note of the largest Monte Carlo standard error of the printed probabilities (audit s19: a P(.) printed to 4
+    digits moved by 0.002 from one rng= to another, the hierarchical model's by 0.012, and nothing said so). ``se``
+    (pairs, shares) in :data:`_SHARES`' order; NaN where withheld."""
+    if not np.isfinite(se).any():
+        return []
+    p, k = np.unravel_index(np.nanargmax(se), se.shape)
+    return [f"Monte Carlo error: each P(.) is a share of {how}; its standard error is at most {signif(se[p, k], 2)} "
+            f"({design.agents[first[p]]} vs {design.agents[second[p]]}, {_SHARES[k]}), so another rng= moves the "
+            "printed probabilities by about that"]
 
 
 def _runs_in_pairs(design, first, second, present):
@@ -723,6 +742,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     simplex = np.empty((n_pairs, kept.shape[1], 3))
     p_next = np.empty((n_pairs, 3))
     rhats, esss = np.empty(n_pairs), np.empty(n_pairs)
+    monte_carlo = np.empty((n_pairs, 6))   # the standard errors of p_pair's and p_next's shares (_SHARES)
     posterior = {c: np.full(differences.shape, np.nan) for c in ("estimate", "conf_low", "conf_high", "p_better",
                                                                   "p_rope", "p_worse")}
     diagnostics = []
@@ -745,6 +765,10 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
             # and the share of draws in which each is the largest (baycomp's HierarchicalTest.probs)
             masses = kernels.next_task_masses(flat, parameters["sigma0"][i].ravel(), chains.nu[i].ravel(), rope)
             p_next[p] = kernels.winner_counts(masses[:, None, :])[0] / draws
+            # each share's indicator, chain by chain (a draw's winner by argmax: ties, measure zero, go to the first)
+            regions = np.stack([flat < -rope, np.abs(flat) <= rope, flat > rope]
+                               + [masses.argmax(axis=-1) == k for k in range(3)])
+            monte_carlo[p] = kernels.share_se(regions.reshape(6, *delta0[i].shape))
             simplex[p] = masses[thinned]
             estimate[p] = flat.mean()
             low[p], high[p] = _interval(flat, level)
@@ -769,6 +793,9 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     comparisons["p_better_next"], comparisons["p_rope_next"], comparisons["p_worse_next"] = p_next[:, 2], p_next[:, 1], \
         p_next[:, 0]
     comparisons["r_hat"], comparisons["ess_bulk"] = rhats, esss
+    notes += _monte_carlo_note(design, first, second, monte_carlo,
+                               "correlated draws of the chains: sqrt(p (1 - p) / n) with n the effective sample size "
+                               "of each share's indicator")
     for members, factor, (r_hat, ess) in extended:
         which = listed([f"{names[first[p]]} vs {names[second[p]]}" for p in members], 8)
         notes.append(f"the chains of {which} missed R-hat <= {RHAT_LIMIT} or ESS >= {ESS_LIMIT} with "
