@@ -493,7 +493,8 @@ def _run(design, options, rng, scale):
         notes += more + _saturated_aggregate_note(aggregate, tied, options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
-    notes += _across_notes(table, options.across, short, still) + _size_notes(design, options, table)
+    notes += (_partial_note(table, design.n_tasks) + _across_notes(table, options.across, short, still)
+              + _size_notes(design, options, table))
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
@@ -682,6 +683,18 @@ def _saturated_notes(withheld, floored, across="welch"):
     return notes
 
 
+def _partial_note(table, n_tasks):
+    """The note of the pairs that share some tasks only (2 or more: one task has no across-tasks test): each one's
+    across-tasks test reads the tasks both ran, so two pairs' "across tasks" may be different tasks (audit s19: A vs
+    C over t0 and t1 and B vs C over t2 and t3 printed as alike)."""
+    shared = table[table["scope"] == "task"].groupby(["agent_1", "agent_2"], sort=False).size()
+    partial = [f"{a} vs {b} ({n} of {n_tasks} tasks)" for (a, b), n in shared.items() if 2 <= n < n_tasks]
+    if not partial:
+        return []
+    return [f"the across-tasks test of {count(len(partial), 'pair')} that did not share every task reads only the "
+            f"tasks both ran, not all {n_tasks} of the data: {listed(partial, 8)}"]
+
+
 def _across_notes(table, across, short, still):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
@@ -781,7 +794,8 @@ def _run_published(design, options, table, scale):
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
-    notes += _across_notes(frame, options.across, short, still) + _size_notes(design, options, frame)
+    notes += (_partial_note(frame, design.n_tasks) + _across_notes(frame, options.across, short, still)
+              + _size_notes(design, options, frame))
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 
