@@ -161,7 +161,6 @@ def test_incomplete_design_says_which_tasks_each_across_test_reads():
     assert not [n for n in complete.notes if "reads only the tasks both ran" in n]
 
 
-@pytest.mark.xfail(strict=True, reason="defect: the margin's errors spoke of a band to a non-inferiority user")
 def test_margin_errors_speak_to_what_was_asked():
     """margin=-0.1 with alternative='noninferior' (the lower bound as R's and statsmodels' users write it) and
     margin=(-0.1, 0.2) (TOSTER's low and high bounds) both got "the band is -margin to +margin"."""
@@ -170,6 +169,11 @@ def test_margin_errors_speak_to_what_was_asked():
         rlstats.equivalence(df, "score ~ agent | task", margin=-0.1, alternative="noninferior", normalize=False)
     with pytest.raises(OptionError, match=r"one number.*symmetric.*noninferior"):
         rlstats.equivalence(df, "score ~ agent | task", margin=(-0.1, 0.2), normalize=False)
+    with pytest.raises(OptionError, match=r"lower scores better.*margin=0\.25"):
+        rlstats.equivalence(df, "score ~ agent | task", margin=-0.25, alternative="noninferior",
+                            higher_is_better=False, normalize=False)
+    with pytest.raises(OptionError, match=r"above 0 \(the band is -margin to \+margin\), got -0\.1"):
+        rlstats.equivalence(df, "score ~ agent | task", margin=-0.1, normalize=False)
 
 
 @pytest.mark.xfail(strict=True, reason="defect: a note said the across-tasks test bounded its variance where it "

@@ -22,7 +22,7 @@ from ... import calibration
 from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of
-from ...errors import DesignError, OptionError
+from ...errors import DesignError, OptionError, shown
 from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
@@ -66,13 +66,22 @@ _SHOWN_WORD = {"equivalence": "equivalent", "noninferior": "non-inferior"}
 _CALIBRATED_TESTS = {"equivalence": "tost", "noninferior": "noninferior"}
 
 
-def _check_margin(margin):
+def _check_margin(margin, alternative="equivalence", higher_is_better=True):
     if margin is None:
         raise OptionError("equivalence needs margin=, the largest difference that counts as practically nothing, "
                           "in the score's units (or on normalised scores with normalize=), e.g. margin=0.1; "
                           "choose it before looking at the data")
+    if np.ndim(margin) == 1 and np.size(margin) == 2:  # TOSTER's (low, high) bounds (audit s19)
+        raise OptionError(f"margin= takes one number, the half-width of a symmetric band -margin < delta < margin; "
+                          f"got {shown(margin)}; for bounds of different sizes, test each side at alpha with "
+                          "alternative='noninferior': margin=-low tests delta > low, and margin=high with "
+                          "higher_is_better=False tests delta < high (both shown: equivalent within them, at alpha)")
+    if alternative == "noninferior" and is_finite_number(margin) and margin < 0:  # a lower bound written as such
+        side = "delta > -margin, higher scores better" if higher_is_better else "delta < margin, lower scores better"
+        raise OptionError(f"margin={margin!r} for non-inferiority: the margin is the loss allowed, a number above 0 "
+                          f"({side}); write margin={-margin!r}")
     if not is_finite_number(margin) or margin <= 0:
-        raise OptionError(f"margin must be a finite number above 0 (the band is -margin to +margin), got {margin!r}")
+        raise OptionError(f"margin must be a finite number above 0 (the band is -margin to +margin), got {shown(margin)}")
     return float(margin)
 
 
@@ -102,9 +111,10 @@ class EquivalenceOptions:
         if alpha >= 0.5:
             raise OptionError(f"alpha={alpha} leaves no (1 - 2 alpha) interval; TOST uses alpha below 0.5, "
                               "usually 0.05 (a 90% interval)")
-        return cls(margin=_check_margin(options.get("margin")),
-                   alternative=check_choice("alternative", options.get("alternative", "equivalence"), ALTERNATIVES),
-                   alpha=alpha, higher_is_better=check_bool("higher_is_better", options.get("higher_is_better", True)),
+        alternative = check_choice("alternative", options.get("alternative", "equivalence"), ALTERNATIVES)
+        higher_is_better = check_bool("higher_is_better", options.get("higher_is_better", True))
+        return cls(margin=_check_margin(options.get("margin"), alternative, higher_is_better),
+                   alternative=alternative, alpha=alpha, higher_is_better=higher_is_better,
                    control=control, aggregate=aggregate,
                    across=check_choice("across", options.get("across", "welch"), ACROSS),
                    n_resamples=check_resamples(options.get("n_resamples", 2_000), minimum=100),
