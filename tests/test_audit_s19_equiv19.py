@@ -176,8 +176,6 @@ def test_margin_errors_speak_to_what_was_asked():
         rlstats.equivalence(df, "score ~ agent | task", margin=-0.1, normalize=False)
 
 
-@pytest.mark.xfail(strict=True, reason="defect: a note said the across-tasks test bounded its variance where it "
-                                       "was withheld")
 def test_no_bounding_note_for_a_withheld_across_test():
     """Both agents at one score on every task, across='paired_t': the notes said the paired t 'bounds its variance
     from below' and, two lines on, that the same test is withheld (differences all the same)."""
@@ -187,3 +185,19 @@ def test_no_bounding_note_for_a_withheld_across_test():
                               across="paired_t")
     assert res.tidy().query("scope == 'across tasks'").shown.iloc[0] is None
     assert not [n for n in res.notes if "bounds its variance" in n], res.notes
+
+
+def test_asymmetric_bounds_by_two_noninferiority_tests_match_statsmodels():
+    """The recipe the margin's error gives for TOSTER's (low, high) = (-0.1, 0.2): margin=0.1 non-inferiority and
+    margin=0.2 with higher_is_better=False; their one-sided p-values are statsmodels' ttost_ind(-0.1, 0.2) sides
+    (0.444451 and 0.158678 here)."""
+    weightstats = pytest.importorskip("statsmodels.stats.weightstats")
+    df = _two(tasks=1, runs=8)
+    options = {"normalize": False, "aggregate": None, "alternative": "noninferior"}
+    low = rlstats.equivalence(df, "score ~ agent | task", margin=0.1, **options).tidy().iloc[0]
+    high = rlstats.equivalence(df, "score ~ agent | task", margin=0.2, higher_is_better=False, **options).tidy().iloc[0]
+    a, b = (df[df.agent == g].score.to_numpy() for g in "AB")
+    p, lower, upper = weightstats.ttost_ind(a, b, -0.1, 0.2, usevar="unequal")
+    assert (low.p_value, high.p_value) == pytest.approx((lower[1], upper[1]), rel=1e-10)
+    assert max(low.p_value, high.p_value) == pytest.approx(p, rel=1e-10)
+    assert (low.p_value, high.p_value) == pytest.approx((0.444451, 0.158678), abs=1e-6)

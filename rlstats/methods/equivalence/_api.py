@@ -471,6 +471,8 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
                                               n_b[shared])
         if shared.sum() < 2 or changed["still"]:  # one task: the per-task test says it all
             se = df = np.nan
+    # a bound on a test that is withheld bounds nothing: no note of it (audit s19)
+    changed["floored"] = changed["floored"] and bool(np.isfinite(se).all())
     rows += _rows("across tasks", a, b, None, method, estimate, se, df, _test(options, estimate, se, df),
                   options.margin)
     return rows, changed
