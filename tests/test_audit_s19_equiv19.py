@@ -203,7 +203,6 @@ def test_asymmetric_bounds_by_two_noninferiority_tests_match_statsmodels():
     assert (low.p_value, high.p_value) == pytest.approx((0.444451, 0.158678), abs=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="defect: the hierarchical model's priors were not stated")
 def test_hierarchical_model_states_its_priors():
     """The signed-rank model's print and report state its prior (weight 0.5 at 0); the hierarchical model's said
     "hierarchical model (8 chains of 1000 draws after warm-up)" and "Corani et al. (2017)", never its priors, which a

@@ -421,8 +421,8 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     p[alone] = np.nan
     comparisons = _pair_frame(design, first, second, present, p, mean.mean(axis=0), low, high)
     notes += _monte_carlo_note(design, first, second, np.sqrt(p * (1 - p) / options.n_samples),
-                               f"{options.n_samples:,} independent posterior draws: sqrt(p (1 - p) / "
-                               f"{options.n_samples:,})")
+                               f"{options.n_samples:,} independent posterior draws",
+                               f"sqrt(p (1 - p) / {options.n_samples:,})")
     notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons) + _credible_note(comparisons)
               + _saturated_note(design, first, second))
     orderings = None
@@ -452,16 +452,16 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
 _SHARES = ("P(worse)", "P(rope)", "P(better)", "P(worse next)", "P(rope next)", "P(better next)")
 
 
-def _monte_carlo_note(design, first, second, se, how):
+def _monte_carlo_note(design, first, second, se, draws, formula):
     """The note of the largest Monte Carlo standard error of the printed probabilities (audit s19: a P(.) printed to 4
     digits moved by 0.002 from one rng= to another, the hierarchical model's by 0.012, and nothing said so). ``se``
     (pairs, shares) in :data:`_SHARES`' order; NaN where withheld."""
     if not np.isfinite(se).any():
         return []
     p, k = np.unravel_index(np.nanargmax(se), se.shape)
-    return [f"Monte Carlo error: each P(.) is a share of {how}; its standard error is at most {signif(se[p, k], 2)} "
-            f"({design.agents[first[p]]} vs {design.agents[second[p]]}, {_SHARES[k]}), so another rng= moves the "
-            "printed probabilities by about that"]
+    return [f"Monte Carlo error: each P(.) is a share of {draws}; its standard error, {formula}, is at most "
+            f"{signif(se[p, k], 2)} ({design.agents[first[p]]} vs {design.agents[second[p]]}, {_SHARES[k]}), so "
+            "another rng= moves the printed probabilities by about that"]
 
 
 def _runs_in_pairs(design, first, second, present):
@@ -793,9 +793,8 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     comparisons["p_better_next"], comparisons["p_rope_next"], comparisons["p_worse_next"] = p_next[:, 2], p_next[:, 1], \
         p_next[:, 0]
     comparisons["r_hat"], comparisons["ess_bulk"] = rhats, esss
-    notes += _monte_carlo_note(design, first, second, monte_carlo,
-                               "correlated draws of the chains: sqrt(p (1 - p) / n) with n the effective sample size "
-                               "of each share's indicator")
+    notes += _monte_carlo_note(design, first, second, monte_carlo, "the chains' correlated draws",
+                               "sqrt(p (1 - p) / n) with n the effective sample size of that share's indicator")
     for members, factor, (r_hat, ess) in extended:
         which = listed([f"{names[first[p]]} vs {names[second[p]]}" for p in members], 8)
         notes.append(f"the chains of {which} missed R-hat <= {RHAT_LIMIT} or ESS >= {ESS_LIMIT} with "

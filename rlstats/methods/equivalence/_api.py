@@ -81,7 +81,8 @@ def _check_margin(margin, alternative="equivalence", higher_is_better=True):
         raise OptionError(f"margin={margin!r} for non-inferiority: the margin is the loss allowed, a number above 0 "
                           f"({side}); write margin={-margin!r}")
     if not is_finite_number(margin) or margin <= 0:
-        raise OptionError(f"margin must be a finite number above 0 (the band is -margin to +margin), got {shown(margin)}")
+        raise OptionError("margin must be a finite number above 0 (the band is -margin to +margin), got "
+                          f"{shown(margin)}")
     return float(margin)
 
 
