@@ -252,3 +252,14 @@ def test_signed_rank_seeds_agree_within_the_stated_error():
               if n.startswith("Monte Carlo error")]
     assert len(stated) == 12
     assert 0.55 <= shares.std(axis=0, ddof=1).max() / np.mean(stated) <= 1.6
+
+
+@pytest.mark.xfail(strict=True, reason="defect: non-inferiority's report did not say 'not shown' is not 'inferior'")
+def test_noninferiority_report_says_not_shown_is_not_inferior():
+    """The equivalence report ends "Not shown equivalent does not mean different: the interval may be too wide for
+    the margin."; a non-inferiority report with "not shown non-inferior" rows said nothing of the kind."""
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=6, effect=0.0, rng=4)
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=5, alternative="noninferior", normalize=False,
+                              aggregate=None)
+    assert (res.tidy().conclusion == "not shown non-inferior").any()
+    assert "Not shown non-inferior does not mean inferior" in res.report(format="text")
