@@ -187,3 +187,29 @@ def check_at_most(name: str, value: _N, bound: float, what: str, advice: str) ->
     if value > bound:
         raise OptionError(f"{name}={value} is more than {bound:,} {what}, the most rlstats takes; {advice}")
     return value
+
+
+
+def band_beyond_scores(design: Any, name: str, value: float, others: Any = ()) -> Any:
+    """``design`` with a note (and a warning) where a band's half-width (equivalence's ``margin=``, bayes' ``rope=``)
+    is at least the range of every score analysed (``others``: further values a difference may end at, a published
+    table's means): no difference of these scores, nor of their means, reaches it, so the estimates all lie inside the
+    band by construction (audit s19: margin=6895 on scores spanning 69 printed "equivalent" everywhere, unremarked).
+    Not an error: a margin fixed before the data, as it should be, stays the caller's. Scores that all tie (range 0)
+    are left to the back ends' own notes."""
+    import dataclasses
+
+    from .errors import warn
+    from .format import signif
+
+    scores = np.r_[np.asarray(design.y, dtype=np.float64), np.asarray(others, dtype=np.float64)]
+    low, high = float(scores.min()), float(scores.max())
+    if not value >= high - low > 0:
+        return design
+    note = (f"{name}={signif(value)} is at least the range of all the scores analysed ({signif(high - low)}, from "
+            f"{signif(low)} to {signif(high)}, in {design.units}): every difference of their means lies inside "
+            f"\u00b1{signif(value)} by construction, so the data could not have shown a difference that large; if "
+            f"{name}= was meant in other units (a percentage of scores that are fractions, raw scores against "
+            "normalised ones), rerun with it in these")
+    warn(note)
+    return dataclasses.replace(design, notes=(*design.notes, note))

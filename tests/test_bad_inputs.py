@@ -3345,6 +3345,27 @@ def test_equivalence_published_table_combinations(options, error, phrases):
     fails(error, phrases, rlstats.equivalence, TINY, "score ~ agent | task", margin=1.0, **options)
 
 
+@pytest.mark.parametrize("options, phrases", [
+    ({"margin": -0.1, "alternative": "noninferior"},
+     ("margin=-0.1 for non-inferiority: the margin is the loss allowed", "higher scores better", "write margin=0.1")),
+    ({"margin": -0.1, "alternative": "noninferior", "higher_is_better": False}, ("lower scores better", "margin=0.1")),
+    ({"margin": (-0.1, 0.2)}, ("margin= takes one number", "symmetric band", "alternative='noninferior'")),
+], ids=["noninferior lower bound", "noninferior lower is better", "asymmetric bounds"])
+def test_equivalence_margin_as_other_packages_write_it(options, phrases):
+    """audit s19: a non-inferiority margin written as the lower bound, and TOSTER's (low, high) bounds."""
+    fails(OptionError, phrases, rlstats.equivalence, TINY, "score ~ agent | task", **options)
+
+
+def test_band_at_least_the_scores_range_is_said():
+    """audit s19: margin= or rope= at least the range of every score analysed: a warning and a note."""
+    spread = float(TINY["score"].max() - TINY["score"].min())
+    for call, formula, options in ((rlstats.equivalence, "score ~ agent | task", {"margin": 2 * spread}),
+                                   (rlstats.bayes, "score ~ agent | task", {"rope": 2 * spread, "n_samples": 500})):
+        with pytest.warns(UserWarning, match="is at least the range of all the scores analysed"):
+            noted(("is at least the range of all the scores analysed", "by construction"), call, TINY, formula,
+                  normalize=False, **options)
+
+
 def test_equivalence_says_what_it_withholds():
     one_run = TINY[TINY["seed"] == 0]
     noted(("per-task equivalence tests", "add runs"), rlstats.equivalence, one_run, "score ~ agent | task", margin=1.0)

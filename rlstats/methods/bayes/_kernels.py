@@ -606,6 +606,20 @@ def ess_bulk(x: NDArray[np.float64]) -> NDArray[np.float64]:
     return _ess(_rank_normal(_split(x)))
 
 
+def share_se(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Monte Carlo standard error of the share of draws where an indicator holds, x (..., chains, draws) of 0 and 1:
+    sqrt(p (1 - p) / ESS) with the ESS of the mean, on the split chains as they are (Vehtari et al. 2021, section
+    3.2: ranks would say nothing of a 0/1 draw); 0 where the indicator never changes (no draw says otherwise)."""
+    x = np.asarray(x, dtype=np.float64)
+    p = x.mean(axis=(-2, -1))
+    varies = (p > 0) & (p < 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # an indicator constant within every split chain has no autocorrelation to read: its draws count as they are
+        ess = np.where(varies, _ess(_split(x)), 1.0)
+        ess = np.where(np.isfinite(ess) & (ess > 0), ess, x.shape[-2] * x.shape[-1])
+        return np.where(varies, np.sqrt(p * (1 - p) / ess), 0.0)
+
+
 def _ess(z):
     """The effective sample size of rank-normalised split chains z (..., chains, draws)."""
     m, n = z.shape[-2], z.shape[-1]

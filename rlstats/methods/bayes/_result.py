@@ -16,6 +16,10 @@ _MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarch
 ACROSS = plots.ACROSS  # what each model's estimate across tasks is called (the figures' labels too)
 #: the words of the note on chains run again longer (written by _api, read by the printed header)
 RUN_AGAIN = "were run again with warm-up and draws extended to"
+#: the hierarchical model's priors (kernels.Priors, as _api sets them), in the print and the report (audit s19)
+PRIORS = ("priors on the run differences x divided by the mean over tasks of their sd (Corani et al. 2017, as baycomp "
+          "sets them): delta0 ~ U(-max|x|, max|x|), sigma0 ~ U(0, 1000 sd of the task means), sigma_i ~ U(0, 1000), "
+          "nu - 1 ~ Gamma(alpha, beta), alpha ~ U(1, 2), beta ~ U(0.01, 0.1)")
 
 
 @resultclass
@@ -176,6 +180,8 @@ class BayesResult(Result):
                  f"{ACROSS[self.model][2]} with {self.confidence_level:.0%} credible interval:",
                  f"  {self._meaning()}",
                  f"  {ACROSS[self.model][0]} = {self._direction()}"]
+        if self.model == "hierarchical":
+            lines.insert(1, f"  {PRIORS}")
         lines += ["  " + line for line in fmt.table_text(self._shown_pairs(), 4).splitlines()]
         if self.orderings is not None:
             top = self.orderings.head(5)
@@ -251,9 +257,9 @@ class BayesResult(Result):
                    "posterior mass")
         else:
             how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-task mean differences Student-t "
-                   f"across tasks, runs as normal replicates), fitted by Gibbs sampling with {self.chains} chains of "
-                   f"{self.draws} draws{self._more()}; the probabilities are those of delta0, the centre (location) "
-                   "of the tasks' differences, which is not their mean")
+                   f"across tasks, runs as normal replicates; {PRIORS}), fitted by Gibbs sampling with {self.chains} "
+                   f"chains of {self.draws} draws{self._more()}; the probabilities are those of delta0, the centre "
+                   "(location) of the tasks' differences, which is not their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
         runs = f"{self.nobs} runs" if self.runs_used == self.nobs else (

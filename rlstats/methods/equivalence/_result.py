@@ -212,5 +212,6 @@ class EquivalenceResult(Result):
             if parts:
                 text += f" {a} against {b}: " + "; ".join(parts) + "."
         text += (" Not shown equivalent does not mean different: the interval may be too wide for the margin."
-                 if self.alternative == "equivalence" else "")
+                 if self.alternative == "equivalence" else
+                 " Not shown non-inferior does not mean inferior: the interval may be too wide for the margin.")
         return text

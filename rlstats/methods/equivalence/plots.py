@@ -20,8 +20,11 @@ def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregat
     _, (ax,) = panels(ax, 1, (5.0, rows_height(max(n, 1), 0.22, 1.1)), width=5.0, what="figure")
     y = np.arange(n)[::-1]
     m = result.margin
-    ax.axvspan(-m, m, color="0.88", zorder=0, linewidth=0)
-    for edge in (-m, m):
+    # the region the alternative claims: -m to m, or one side of one bound for non-inferiority (audit s19: a band
+    # of both sides showed intervals crossing +m as shown non-inferior)
+    one_sided = result.alternative != "equivalence"
+    edges = ((-m,) if result.higher_is_better else (m,)) if one_sided else (-m, m)
+    for edge in edges:
         ax.axvline(edge, color="0.5", linewidth=0.8, linestyle="--")
     ax.axvline(0.0, color="0.7", linewidth=0.6)
     style = {"color": "black", "fmt": "none", "capsize": 2, "linewidth": 1.0}
@@ -37,10 +40,18 @@ def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregat
               for a, b, t, s in zip(rows["agent_1"], rows["agent_2"], rows["task"], rows["scope"])]
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=SMALL_FONT)
+    left, right = ax.get_xlim()
+    left, right = min(left, -1.05 * m), max(right, 1.05 * m)  # the margin in view, whatever the intervals
+    region = (edges[0], right) if one_sided and result.higher_is_better else (left, edges[-1])
+    ax.axvspan(*(region if one_sided else (-m, m)), color="0.88", zorder=0, linewidth=0)
+    ax.set_xlim(left, right)
     what = "equivalent" if result.alternative == "equivalence" else "non-inferior"
+    band = "band \u00b1margin"
+    if one_sided:
+        band = "shaded: delta > -margin" if result.higher_is_better else "shaded: delta < margin"
     # wrap=True breaks a line wider than the figure leaves it around the axes' centre (long y labels push the axes
     # right): the label stays inside the figure it is saved at (audit s8)
-    ax.set_xlabel(f"difference ({result.margin_scale})\n{result.confidence_level:.0%} intervals, band \u00b1margin "
+    ax.set_xlabel(f"difference ({result.margin_scale})\n{result.confidence_level:.0%} intervals, {band} "
                   f"(filled: shown {what})", fontsize=SMALL_FONT + 1, wrap=True)
     ax.set_title(result.method, fontsize=SMALL_FONT + 1, wrap=True)
     return ax
