@@ -923,3 +923,11 @@ def test_mack_skillings_chi_squared_size_is_the_permutation_law_of_the_ranks():
     size, se, statistics = SIZE["chi_squared_size"](agents, tasks, runs, 10_000, rng)
     assert size <= 0.05 + 3 * se, size
     assert statistics.mean() == pytest.approx(agents - 1, abs=4 * np.sqrt(2 * (agents - 1) / 10_000))
+
+
+def test_reproduce_rows_gives_a_rank_test_row_digit_for_digit():
+    # session 19's staleness check: a grid point re-run with its seeds is its table row, unless something changed
+    reproduce = runpy.run_path(str(REFERENCE / "reproduce_rows.py"))["reproduced"]
+    (found,) = reproduce("skillings_mack.size", [100])
+    assert found["design"]["agents"] == "3" and found["design"]["tasks"] == "1" and found["same"], found
+    assert found["now"]["coverage"] == _size_row(3, 1, 5, "normal")["coverage"]
