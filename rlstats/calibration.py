@@ -20,6 +20,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     difference sits on the margin),
     ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect),
     ``skillings_mack.conover_fwer`` (Conover's post hoc declares no pair of null agents different),
+    ``skillings_mack.pairs_fwer`` (the rank test's default post hoc, Tukey's critical difference on balanced designs
+    and Holm with exact pair p-values where they can be counted elsewhere, declares no pair of null agents different;
+    the adjustment in ``interval``, the pairs' p-values, ``exact``, ``normal``, ``exact_and_normal`` or ``omnibus``,
+    in ``statistic``, and ``complete``, ``unbalanced`` or ``incomplete`` in ``configuration``),
     ``power.bootstrap`` (``power("bootstrap")``'s rule does not reject two alike agents, ``statistic`` ``size``; its
     decision on a data set is the one :func:`rlstats.bootstrap` with its defaults makes there, ``agreement``), ...
 design columns
@@ -170,6 +174,8 @@ DEFAULTS: dict[str, Patterns] = {
     # post hoc after the blocked rank test (its adjustment="auto", Holm)
     "task_table.next_ranked": ({"interval": "fcr"},),
     "skillings_mack.conover_fwer": ({"test": "conover", "statistic": "holm"},),
+    # the default post hoc (posthoc="ranks", adjustment="auto"): its adjustment and p-values follow from the design
+    "skillings_mack.pairs_fwer": ALL,
     # [calibration: tuning complete] the complete algorithm's interval (complete_interval="skew_t")
     "tuning.complete_interval": ({"interval": "skew_t"},),
     # audit s11: power("bootstrap") plans bootstrap()'s default intervals; its size and its agreement with bootstrap()

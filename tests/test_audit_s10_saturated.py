@@ -107,7 +107,8 @@ def test_calibration_page_counts_the_defaults_rows():
     """docs/calibration.md quotes the count of the defaults' rows at 3-20 runs per cell (3,664 with the saturated
     rows of the rank test and the possibly-best set; 3,754 with audit s11's 90 rows of power("bootstrap"); 3,786 after
     audit s12, whose skew-corrected kind="tasks" profile band's 384 rows replace the t band's 416 as the default's, and
-    whose 64 rows of curves' bands at 8 agents were added)."""
+    whose 64 rows of curves' bands at 8 agents were added; 4,146 with session 19's 360 rows of the rank test's default
+    post hoc at 3-10 runs)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

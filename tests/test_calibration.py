@@ -129,6 +129,74 @@ def test_rank_test_size(point, n_sim):
     _check_size(point, n_sim)
 
 
+PAIRS = runpy.run_path(str(REFERENCE / "pairs_fwer.py"))
+
+
+def _pairs_row(point):
+    rows = [r for r in calibration.rows(PAIRS["PROCEDURE"])
+            if (int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"], r["configuration"]) == point]
+    assert len(rows) == 1, "the calibration table lacks this grid point"
+    return rows[0]
+
+
+# the default run: Tukey's single step on a complete design, and Holm with exact pair p-values on an incomplete one
+@pytest.mark.parametrize("point, n_sim", grid_points([(3, 3, 1, "normal", "complete"),
+                                                     (3, 10, 1, "capped", "incomplete")],
+                                                    PAIRS["grid"](), 120, PAIRS["SIMULATIONS"][0]))
+def test_default_post_hoc_family_wise_error(point, n_sim):
+    """Re-measured on fresh data sets: at most alpha + 3 SE, within 4 joint SE of the table, and the row's adjustment
+    and kind of pair p-values are the result's."""
+    measured = PAIRS["measure"](*point, n_sim, seed=99)
+    row = _pairs_row(point)
+    assert 1 - measured["coverage"] <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / measured["n_sim"]), (point, measured)
+    joint = math.sqrt(0.05 * 0.95 * (1 / measured["n_sim"] + 1 / int(row["n_sim"])))
+    assert abs(measured["coverage"] - float(row["coverage"])) <= 4 * joint, (point, measured, row["coverage"])
+    assert {c: str(measured[c]) for c in ("test", "statistic", "interval")} == {c: row[c] for c in
+                                                                              ("test", "statistic", "interval")}
+
+
+def test_post_hoc_rows_say_which_pairs_had_exact_p_values():
+    # complete and balanced: Tukey on the normal z; incomplete, one run per cell: Holm on each pair's exact p-value
+    # (3 agents, 10 tasks each missing one agent: a pair shares 3-4 tasks of 2 runs, 2^4 arrangements); 8 agents on
+    # 3 tasks: pairs sharing 3 tasks have 42^3 > 20,000 arrangements (normal), those sharing 2, 42^2 (exact)
+    expected = {(3, 3, 1, "complete"): ("friedman", "normal", "tukey"),
+                (3, 10, 1, "incomplete"): ("skillings_mack", "exact", "holm"),
+                (8, 3, 1, "incomplete"): ("skillings_mack", "exact_and_normal", "holm"),
+                (2, 3, 3, "unbalanced"): ("mack_skillings", "omnibus", "none")}
+    for (agents, tasks, runs, configuration), told in expected.items():
+        row = _pairs_row((agents, tasks, runs, "normal", configuration))
+        assert (row["test"], row["statistic"], row["interval"]) == told
+        cells = PAIRS["counts"](agents, tasks, runs, configuration)
+        frame = PAIRS["runs_frame"](cells)
+        frame["score"] = np.random.default_rng(1).normal(size=len(frame))
+        res = rlstats.compare(frame, PAIRS["formula"](cells), rng=0)
+        assert (res.variant, PAIRS["pvalue_kind"](res), res.posthoc_adjustment) == told
+    # the exact count: 8 agents on 3 tasks, agent i % 8 missing from task i: pairs of agents 3-7 share all 3 tasks
+    cells = PAIRS["counts"](8, 3, 1, "incomplete")
+    frame = PAIRS["runs_frame"](cells).assign(score=np.random.default_rng(2).normal(size=int(cells.sum())))
+    res = rlstats.compare(frame, "score ~ agent | task", rng=0)
+    assert res.pairs_exact == 28 - 10  # C(5, 2) = 10 pairs share 3 tasks
+
+
+def test_post_hoc_screen_loses_no_declaration():
+    # pairs_fwer.py calls the public function only where the omnibus p-value (pvalue_only with the same rng) is at
+    # most alpha: that p-value is the public call's, and a data set above alpha has no pair declared. Checked where
+    # pairs are declared (agent a0 one noise unit better), with Tukey on a complete design and Holm on an incomplete
+    from rlstats.methods.skillings_mack._api import pvalue_only
+
+    declared = 0
+    for point in [(3, 3, 1, "normal", "complete"), (3, 10, 1, "capped", "incomplete")]:
+        frame, form, template, scores, seeds = PAIRS["null_data"](*point, 12, 0, seed=5)
+        order = PAIRS["_frame_order"](frame, template)
+        scores = scores + (template.agent == 0) * np.abs(scores).max()  # a0 first on every task
+        for y, seed in zip(scores, seeds):
+            p = pvalue_only(dataclasses.replace(template, y=y), rng=int(seed))
+            some, res = PAIRS["declared"](frame.assign(score=y[order]), form, int(seed))
+            assert res.pvalue == p and (p <= 0.05 or not some)
+            declared += some
+    assert declared >= 3  # some data sets with pairs declared: the check has something to check
+
+
 def test_worst_draw_clause_words_the_lowest_design_draw():
     row = {"coverage": "0.95", "coverage_min": "0.871", "design_draws": "4"}
     assert calibration.worst_draw_clause(row) == ", 0.871 in the worst of its 4 draws of the tasks' offsets and scales"
@@ -686,9 +754,12 @@ def test_defaults_name_the_public_functions_defaults():
     assert d["power.bootstrap"] == ({"statistic": ("size", "agreement"),
                                      "interval": _keyword_default(rlstats.bootstrap, "interval")},)
     # no method to choose, or chosen from the design: every row is a default
-    for procedure in ("adastop.fwe", "skillings_mack.size"):
+    for procedure in ("adastop.fwe", "skillings_mack.size", "skillings_mack.pairs_fwer"):
         assert d[procedure] == calibration.ALL, procedure
     assert _keyword_default(rlstats.skillings_mack, "variant") == "auto"
+    # the default post hoc's rows: the rank contrasts, their adjustment chosen from the design
+    assert (_keyword_default(rlstats.skillings_mack, "posthoc"),
+            _keyword_default(rlstats.skillings_mack, "adjustment")) == ("ranks", "auto")
     # and the rows say so: each procedure's default is measured, and the flag is the patterns' match
     table = rlstats.calibration_table()
     assert table.groupby("procedure")["default"].any().all()
@@ -852,3 +923,11 @@ def test_mack_skillings_chi_squared_size_is_the_permutation_law_of_the_ranks():
     size, se, statistics = SIZE["chi_squared_size"](agents, tasks, runs, 10_000, rng)
     assert size <= 0.05 + 3 * se, size
     assert statistics.mean() == pytest.approx(agents - 1, abs=4 * np.sqrt(2 * (agents - 1) / 10_000))
+
+
+def test_reproduce_rows_gives_a_rank_test_row_digit_for_digit():
+    # session 19's staleness check: a grid point re-run with its seeds is its table row, unless something changed
+    reproduce = runpy.run_path(str(REFERENCE / "reproduce_rows.py"))["reproduced"]
+    (found,) = reproduce("skillings_mack.size", [100])
+    assert found["design"]["agents"] == "3" and found["design"]["tasks"] == "1" and found["same"], found
+    assert found["now"]["coverage"] == _size_row(3, 1, 5, "normal")["coverage"]
