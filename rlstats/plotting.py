@@ -156,7 +156,7 @@ def unbroken_parentheses(line: str) -> str:
 
 #: names up to this wide (points of 10 pt Computer Modern, format.text_width) never collapsed a plot's own layout
 #: (the task table of one task collapsed at 46.75, "mmmmm0"; its agents "OTRainbow", 53.5; the permutation test's
-#: matrices at 25 letters, the bootstrap's at 60): wider ones have the layout checked, a draw more
+#: matrices at 25 letters, the bootstrap's at 60): wider ones have the layout run once more, and checked
 LONG_NAME = 40.0
 
 
@@ -166,15 +166,20 @@ def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
     past the figure's edges (audit s18). Unchanged where the layout holds, as it does for names of usual length."""
     import warnings
 
+    from .design import ALL_RUNS
     from .format import text_width
 
-    if all(text_width(name) <= LONG_NAME for name in names):
+    # the package's own "(all runs)" (40.6 pt, the task of 'score ~ agent') is narrower than any that collapsed
+    if all(text_width(name) <= LONG_NAME for name in names if name != ALL_RUNS):
         return
     figure = _figures(drawn)[0]
+    engine = figure.get_layout_engine()
+    if engine is None:  # no layout to collapse
+        return
     for _ in range(steps):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            figure.draw_without_rendering()
+            engine.execute(figure)  # the layout alone, as a draw would run it first, without drawing the artists
         if not any("axes sizes collapsed" in str(w.message) for w in caught):
             return
         # the layout gave up, leaving the Axes where they were: the texts' extent is what the figure needs, and more
