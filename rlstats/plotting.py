@@ -124,15 +124,15 @@ def literal_dollars(drawn: Any, before: Mapping[int, str | None] | None = None) 
 
     numbers, before = (ScalarFormatter, LogFormatter, PercentFormatter, EngFormatter), dict(before or {})
     for figure in _figures(drawn):
-        ticks = {id(text) for axes in figure.axes for axis in (axes.xaxis, axes.yaxis) for text in axis.findobj(Text)
-                 if text is not axis.label}
-        for text in figure.findobj(Text):
-            if id(text) in before and id(text) not in ticks and before[id(text)] != text.get_text():
-                text.set_parse_math(False)
+        if before:  # the caller's Axes
+            ticks = {id(text) for axes in figure.axes for axis in (axes.xaxis, axes.yaxis) for text in _tick_texts(axis)}
+            for text in figure.findobj(Text):
+                if id(text) in before and id(text) not in ticks and before[id(text)] != text.get_text():
+                    text.set_parse_math(False)
         for axes in figure.axes:
             for axis in (axes.xaxis, axes.yaxis):
-                for text in axis.findobj(Text):
-                    if text is not axis.label and id(text) not in before:
+                for text in _tick_texts(axis):
+                    if id(text) not in before:
                         text.set_parse_math(True)
                 for which in ("major", "minor"):
                     named = getattr(axis, f"get_{which}_formatter")()
@@ -142,6 +142,14 @@ def literal_dollars(drawn: Any, before: Mapping[int, str | None] | None = None) 
                     # "$" not already escaped: the panels of a shared axis share (and so meet again) one formatter
                     getattr(axis, f"set_{which}_formatter")(
                         FuncFormatter(lambda x, pos, named=named: _DOLLAR.sub(r"\\$", named(x, pos))))
+
+
+def _tick_texts(axis: Any) -> list[Any]:
+    """The offset text and tick labels of ``axis`` made so far. Not ``axis.findobj``, which makes a tick for every
+    location (the bulk of a plot's time where it is not drawn); those made later, outside :func:`names_as_written`,
+    read mathtext as matplotlib's default has it (a tick made from another copies its font, not its parse_math)."""
+    made = [*vars(axis).get("majorTicks", ()), *vars(axis).get("minorTicks", ())]  # matplotlib makes both lazily
+    return [axis.offsetText] + [label for tick in made for label in (tick.label1, tick.label2)]
 
 
 #: a short parenthesis such as "(1 = best)", kept on one line when a text is broken at words to fit a figure
