@@ -125,7 +125,8 @@ def literal_dollars(drawn: Any, before: Mapping[int, str | None] | None = None) 
     numbers, before = (ScalarFormatter, LogFormatter, PercentFormatter, EngFormatter), dict(before or {})
     for figure in _figures(drawn):
         if before:  # the caller's Axes
-            ticks = {id(text) for axes in figure.axes for axis in (axes.xaxis, axes.yaxis) for text in _tick_texts(axis)}
+            ticks = {id(text) for axes in figure.axes for axis in (axes.xaxis, axes.yaxis)
+                     for text in _tick_texts(axis)}
             for text in figure.findobj(Text):
                 if id(text) in before and id(text) not in ticks and before[id(text)] != text.get_text():
                     text.set_parse_math(False)
@@ -146,7 +147,7 @@ def literal_dollars(drawn: Any, before: Mapping[int, str | None] | None = None) 
 
 def _tick_texts(axis: Any) -> list[Any]:
     """The offset text and tick labels of ``axis`` made so far. Not ``axis.findobj``, which makes a tick for every
-    location (the bulk of a plot's time where it is not drawn); those made later, outside :func:`names_as_written`,
+    location (a fifth of a plot's time before it is drawn); those made later, outside :func:`names_as_written`,
     read mathtext as matplotlib's default has it (a tick made from another copies its font, not its parse_math)."""
     made = [*vars(axis).get("majorTicks", ()), *vars(axis).get("minorTicks", ())]  # matplotlib makes both lazily
     return [axis.offsetText] + [label for tick in made for label in (tick.label1, tick.label2)]
