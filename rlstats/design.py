@@ -44,6 +44,9 @@ R = TypeVar("R")
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
 
+#: The one task of a formula without blocks ('score ~ agent'): the package's own label, which plots draw
+ALL_RUNS = "(all runs)"
+
 #: The Design's agent, task and run codes: 4 bytes, half of intp, for a lean build (issue 33). Row counts and
 #: agent x task cells are checked against its range in build.
 CODE = np.int32
@@ -579,7 +582,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         drop |= extra_missing
 
     if formula.blocks is None:
-        codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), ["(all runs)"]
+        codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), [ALL_RUNS]
         _check_single_task(data, formula, pool_tasks, notes, extra_columns)
     _check_nesting(formula)
     if not curves and formula.replicate is None:

@@ -124,15 +124,16 @@ def literal_dollars(drawn: Any, before: Mapping[int, str | None] | None = None) 
 
     numbers, before = (ScalarFormatter, LogFormatter, PercentFormatter, EngFormatter), dict(before or {})
     for figure in _figures(drawn):
-        ticks = {id(text) for axes in figure.axes for axis in (axes.xaxis, axes.yaxis) for text in axis.findobj(Text)
-                 if text is not axis.label}
-        for text in figure.findobj(Text):
-            if id(text) in before and id(text) not in ticks and before[id(text)] != text.get_text():
-                text.set_parse_math(False)
+        if before:  # the caller's Axes
+            ticks = {id(text) for axes in figure.axes for axis in (axes.xaxis, axes.yaxis)
+                     for text in _tick_texts(axis)}
+            for text in figure.findobj(Text):
+                if id(text) in before and id(text) not in ticks and before[id(text)] != text.get_text():
+                    text.set_parse_math(False)
         for axes in figure.axes:
             for axis in (axes.xaxis, axes.yaxis):
-                for text in axis.findobj(Text):
-                    if text is not axis.label and id(text) not in before:
+                for text in _tick_texts(axis):
+                    if id(text) not in before:
                         text.set_parse_math(True)
                 for which in ("major", "minor"):
                     named = getattr(axis, f"get_{which}_formatter")()
@@ -142,6 +143,14 @@ def literal_dollars(drawn: Any, before: Mapping[int, str | None] | None = None) 
                     # "$" not already escaped: the panels of a shared axis share (and so meet again) one formatter
                     getattr(axis, f"set_{which}_formatter")(
                         FuncFormatter(lambda x, pos, named=named: _DOLLAR.sub(r"\\$", named(x, pos))))
+
+
+def _tick_texts(axis: Any) -> list[Any]:
+    """The offset text and tick labels of ``axis`` made so far. Not ``axis.findobj``, which makes a tick for every
+    location (a fifth of a plot's time before it is drawn); those made later, outside :func:`names_as_written`,
+    read mathtext as matplotlib's default has it (a tick made from another copies its font, not its parse_math)."""
+    made = [*vars(axis).get("majorTicks", ()), *vars(axis).get("minorTicks", ())]  # matplotlib makes both lazily
+    return [axis.offsetText] + [label for tick in made for label in (tick.label1, tick.label2)]
 
 
 #: a short parenthesis such as "(1 = best)", kept on one line when a text is broken at words to fit a figure
@@ -156,7 +165,7 @@ def unbroken_parentheses(line: str) -> str:
 
 #: names up to this wide (points of 10 pt Computer Modern, format.text_width) never collapsed a plot's own layout
 #: (the task table of one task collapsed at 46.75, "mmmmm0"; its agents "OTRainbow", 53.5; the permutation test's
-#: matrices at 25 letters, the bootstrap's at 60): wider ones have the layout checked, a draw more
+#: matrices at 25 letters, the bootstrap's at 60): wider ones have the layout run once more, and checked
 LONG_NAME = 40.0
 
 
@@ -166,15 +175,20 @@ def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
     past the figure's edges (audit s18). Unchanged where the layout holds, as it does for names of usual length."""
     import warnings
 
+    from .design import ALL_RUNS
     from .format import text_width
 
-    if all(text_width(name) <= LONG_NAME for name in names):
+    # the package's own "(all runs)" (40.6 pt, the task of 'score ~ agent') is narrower than any that collapsed
+    if all(text_width(name) <= LONG_NAME for name in names if name != ALL_RUNS):
         return
     figure = _figures(drawn)[0]
+    engine = figure.get_layout_engine()
+    if engine is None:  # no layout to collapse
+        return
     for _ in range(steps):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            figure.draw_without_rendering()
+            engine.execute(figure)  # the layout alone, as a draw would run it first, without drawing the artists
         if not any("axes sizes collapsed" in str(w.message) for w in caught):
             return
         # the layout gave up, leaving the Axes where they were: the texts' extent is what the figure needs, and more

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import INDEX_LABELS, DesignError, OptionError, RlstatsError, rows_named, warn
-from ...design import block_like_columns, booleans_read, build, repeated_run
+from ...design import ALL_RUNS, block_like_columns, booleans_read, build, repeated_run
 from ...format import count, join_and, listed, name_list
 from ...interop import as_pandas
 from ...options import check_bool
@@ -283,7 +283,7 @@ class AdaStop:
             rows = [batch[a] for batch in self._batches if a in batch]
             blocks[i] = np.asarray(rows, dtype=float).reshape(-1, self.n)
         used = {i: len(b) for i, b in blocks.items()}
-        return _TaskRun("(all runs)", self._test, list(range(len(self._pairs))), {}, used, dict(used), blocks,
+        return _TaskRun(ALL_RUNS, self._test, list(range(len(self._pairs))), {}, used, dict(used), blocks,
                         None, self._test.joint)
 
     def result(self) -> AdaStopResult:
