@@ -19,7 +19,6 @@ def _batches():
     return [{a: gen.normal(m, 1, 5) for a, m in zip("ABC", (0.0, 0.3, 1.5))} for _ in range(3)]
 
 
-@pytest.mark.xfail(strict=True, reason="from_state draws a new stream from an old state's spawned SeedSequence")
 def test_a_state_begun_on_a_spawned_seedsequence_before_s19_resumes_with_its_own_stream(monkeypatch):
     """An AdaStop begun with rng=SeedSequence(7).spawn(2)[1] under the rlstats before this session saved its stream's
     entropy and spawn key; the spawned-SeedSequence change (a 128-bit int drawn from it) made from_state draw a new
