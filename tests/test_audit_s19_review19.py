@@ -63,7 +63,6 @@ def _saturated():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the margin-beyond-range warning fires on a correct pre-registered margin")
 def test_a_preregistered_margin_wider_than_tight_scores_is_a_note_not_a_warning():
     """A 10-point non-inferiority or equivalence margin fixed before the data, on success rates that all came out
     between 0.947 and 1 (range 0.053): the data show equivalence (90% interval -0.003 to 0.006), and the margin is

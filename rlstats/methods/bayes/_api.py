@@ -133,7 +133,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         Half-width of the region of practical equivalence: differences within ``[-rope, rope]`` count as practically
         none.  In the response's units, that is on normalised scores when ``normalize=`` is given or the data were
         normalised (the result's ``rope_scale`` says which).  0 (the default, as in baycomp) gives no such region.
-        A rope at least the range of every score analysed is a warning and a note (every difference lies inside it).
+        A rope at least the range of every score analysed is a note (every difference lies inside it), and a warning
+        from 10 times that range (a units slip).
     model : {"signed_rank", "hierarchical"}
         The Bayesian signed-rank test on the task-level mean differences (any number of runs per cell), or the
         hierarchical model of the per-task differences with the runs as replicates (at least 2 runs of each agent
