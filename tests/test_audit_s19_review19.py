@@ -79,3 +79,28 @@ def test_a_preregistered_margin_wider_than_tight_scores_is_a_note_not_a_warning(
     assert sum("is at least the range of all the scores analysed (0.053282" in n for n in res.notes) == 1
     with pytest.warns(UserWarning, match=r"margin=0\.6 is at least the range"):
         rlstats.equivalence(df, "score ~ agent | task", margin=0.6, rng=0, normalize=False, aggregate=None)
+
+
+@pytest.mark.xfail(strict=True, reason="the CLI's missing-text note reads the file twice per column, score too")
+def test_the_missing_text_note_reads_the_file_once_per_name_column(tmp_path, monkeypatch):
+    """rlstats compare on a file whose agent 'None' and one score 'NA' pandas reads as missing: the note of what the
+    file held (left19) read the file again twice per column with missing values, the score column too (whose note
+    is never given: numbers hold no names), and parsed every value as a number: 3.3 s on 1M rows where read_table
+    took 0.3 s. The frame read_table gave already says which values are missing and which columns are numbers."""
+    from rlstats import tables
+    from rlstats.cli import _shared
+
+    frame = pd.DataFrame({"agent": ["None", "PPO", "SAC"] * 4, "task": ["t1"] * 6 + ["t2"] * 6,
+                          "score": ["NA"] + [str(v) for v in range(11)]})
+    path = tmp_path / "runs.csv"
+    frame.to_csv(path, index=False)
+    read = _shared.read_table(str(path))
+    calls = []
+    original = tables.read_csv
+    monkeypatch.setattr(tables, "read_csv", lambda *a, **k: calls.append(k.get("usecols")) or original(*a, **k))
+    noted = _shared.with_missing_text(read, str(path), None, "score ~ agent | task")
+    assert calls == [["agent"]]
+    notes = noted.attrs["rlstats_notes"]
+    assert notes == ("column 'agent' of the file holds the text 'None' in 4 rows, which pandas.read_csv reads as "
+                     "missing values: if 'None' is a name, not a missing value, rename it in the file (e.g. with a "
+                     "suffix)",)
