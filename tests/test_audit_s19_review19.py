@@ -81,7 +81,6 @@ def test_a_preregistered_margin_wider_than_tight_scores_is_a_note_not_a_warning(
         rlstats.equivalence(df, "score ~ agent | task", margin=0.6, rng=0, normalize=False, aggregate=None)
 
 
-@pytest.mark.xfail(strict=True, reason="the CLI's missing-text note reads the file twice per column, score too")
 def test_the_missing_text_note_reads_the_file_once_per_name_column(tmp_path, monkeypatch):
     """rlstats compare on a file whose agent 'None' and one score 'NA' pandas reads as missing: the note of what the
     file held (left19) read the file again twice per column with missing values, the score column too (whose note
