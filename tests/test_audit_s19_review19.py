@@ -105,7 +105,6 @@ def test_the_missing_text_note_reads_the_file_once_per_name_column(tmp_path, mon
                      "suffix)",)
 
 
-@pytest.mark.xfail(strict=True, reason="the Monte Carlo note says the error is 'at most 0' where every P is 0 or 1")
 def test_monte_carlo_note_where_every_probability_is_zero_or_one():
     """Two agents 3 sd apart on 8 tasks: every draw of the signed-rank model puts agent_1 worse, P(worse) = 1, and
     the new note read "its standard error, sqrt(p (1 - p) / 2,000), is at most 0 ..., so another rng= moves the
@@ -119,5 +118,5 @@ def test_monte_carlo_note_where_every_probability_is_zero_or_one():
     assert res.tidy()[["p_worse", "p_rope", "p_better"]].iloc[0].tolist() == [1.0, 0.0, 0.0]
     said = [n for n in res.notes if n.startswith("Monte Carlo error")]
     assert said == ["Monte Carlo error: every P(.) shown is 0 or 1 in all 2,000 independent posterior draws, where "
-                    "sqrt(p (1 - p) / n) is 0; another rng= may still move one by up to about 0.0015 (3 / 2,000, "
+                    "sqrt(p (1 - p) / 2,000) is 0; another rng= may still move one by up to about 0.0015 (3 / 2,000, "
                     "the rule of three at 95%)"]
