@@ -224,11 +224,13 @@ def _missing_text(message: str, path: str, sep: str | None) -> str:
     return message + "; " + why if advice < 0 else message[:advice] + "; " + why + message[advice:]
 
 
-def _held_as_missing(path: str, sep: str | None, column: str, empty: bool) -> str | None:
+def _held_as_missing(path: str, sep: str | None, column: str, empty: bool,
+                     read: pd.Series | None = None) -> str | None:
     """What a text file's ``column`` holds where pandas' reader gave missing values ("column 'agent' of the file
     holds the text 'None' in 12 rows, which pandas.read_csv reads as missing values: if 'None' is a name, ..."),
     empty fields counted too when ``empty``; None when there is nothing to say (no such text, standard input,
-    Parquet, or not a column of the file)."""
+    Parquet, or not a column of the file). ``read``: the column as :func:`read_table` read it, which says where
+    values are missing, so the file is read once more, not twice (review s19)."""
     import pandas as pd
 
     from ..format import count
@@ -240,7 +242,8 @@ def _held_as_missing(path: str, sep: str | None, column: str, empty: bool) -> st
     separator = sep if sep is not None else ("\t" if file.suffix.lower() in (".tsv", ".tab") else ",")
     try:
         text = read_csv(file, sep=separator, usecols=[column], dtype=str, keep_default_na=False)[column]
-        missing = read_csv(file, sep=separator, usecols=[column], dtype=str)[column].isna().to_numpy()
+        missing = (read_csv(file, sep=separator, usecols=[column], dtype=str)[column] if read is None
+                   else read).isna().to_numpy()
     except (ValueError, OSError, UnicodeDecodeError):  # not a column of the file (log(score)), or unreadable now
         return None
     held = text[missing].value_counts(sort=False).to_dict()  # in the order the file holds them
@@ -250,7 +253,8 @@ def _held_as_missing(path: str, sep: str | None, column: str, empty: bool) -> st
         return None
     said = [f"{'empty fields' if value == '' else f'the text {value!r}'} in {count(n, 'row')}"
             for value, n in held.items()]
-    numbers = pd.to_numeric(text[~missing], errors="coerce").notna().all()  # a score column: no names to keep
+    # a score column: no names to keep (each distinct text parsed once: a name column holds few)
+    numbers = pd.to_numeric(pd.Series(text[~missing].unique()), errors="coerce").notna().all()
     names = [] if numbers else [repr(value) for value in held if value != ""]
     why = (f"column '{column}' of the file holds {' and '.join(said)}, which pandas.read_csv reads as "
            f"{'missing values' if sum(held.values()) > 1 else 'a missing value'}")
@@ -264,7 +268,8 @@ def with_missing_text(frame: pd.DataFrame, path: str, sep: str | None, formula: 
     """``frame`` (as :func:`read_table` read it) with a note, for each name column of ``formula`` where the file
     holds text that pandas' reader takes for a missing value ('None', 'nan', 'NA', ...), saying that text: with
     ``na_action="drop"`` those rows are left out, and the result's count of rows "with missing values" alone would
-    never name the agent the user wrote (audit s19). Only a column with missing values is read again."""
+    never name the agent the user wrote (audit s19). Only a column of text with missing values is read again, once (a
+    column read as numbers holds no names: review s19)."""
     from ..errors import RlstatsError
     from ..formula import parse
     from ..provenance import add_note
@@ -274,8 +279,8 @@ def with_missing_text(frame: pd.DataFrame, path: str, sep: str | None, formula: 
     except RlstatsError:  # the library says what is wrong with the formula
         return frame
     for column in dict.fromkeys(columns):
-        if column in frame.columns and frame[column].isna().any():
-            why = _held_as_missing(path, sep, column, empty=False)
+        if column in frame.columns and frame[column].dtype.kind not in "biufc" and frame[column].isna().any():
+            why = _held_as_missing(path, sep, column, empty=False, read=frame[column])
             if why is not None and ": if " in why:  # a name column: the text may have been a name
                 frame = add_note(frame, why)
     return frame

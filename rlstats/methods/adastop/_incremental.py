@@ -415,7 +415,9 @@ class AdaStop:
             seed = state["seed"]
             ss = np.random.SeedSequence(seed["entropy"], spawn_key=tuple(seed["spawn_key"]))
             seq = cls(state["agents"], rng=ss, key=key, **options)
-            seq._seed_record = seed["record"]
+            # the state's own stream as it was fed, not one drawn from it: a state begun on a spawned SeedSequence
+            # under an rlstats before s19 saved that one's entropy and key (review s19)
+            seq._ss, seq._seed_record = ss, seed["record"]
             seq._migrated = migrated
         seq._use_draws(_state_draws(state, version))
         if version >= _FIRST_VERSION_WITH_CHAIN:

@@ -39,7 +39,7 @@ from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
-from ...statistics import TIE_TOLERANCE
+from ...statistics import TIE_TOLERANCE, monte_carlo_se
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import RUN_AGAIN, BayesResult
@@ -133,7 +133,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         Half-width of the region of practical equivalence: differences within ``[-rope, rope]`` count as practically
         none.  In the response's units, that is on normalised scores when ``normalize=`` is given or the data were
         normalised (the result's ``rope_scale`` says which).  0 (the default, as in baycomp) gives no such region.
-        A rope at least the range of every score analysed is a warning and a note (every difference lies inside it).
+        A rope at least the range of every score analysed is a note (every difference lies inside it), and a warning
+        from 10 times that range (a units slip).
     model : {"signed_rank", "hierarchical"}
         The Bayesian signed-rank test on the task-level mean differences (any number of runs per cell), or the
         hierarchical model of the per-task differences with the runs as replicates (at least 2 runs of each agent
@@ -427,9 +428,9 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     # and the prior's weight (P(worse) = 1 whenever d < 0 at rope = 0), not evidence from tasks (second reading, s14)
     p[alone] = np.nan
     comparisons = _pair_frame(design, first, second, present, p, mean.mean(axis=0), low, high)
-    notes += _monte_carlo_note(design, first, second, np.sqrt(p * (1 - p) / options.n_samples),
+    notes += _monte_carlo_note(design, first, second, monte_carlo_se(p, options.n_samples),
                                f"{options.n_samples:,} independent posterior draws",
-                               f"sqrt(p (1 - p) / {options.n_samples:,})")
+                               f"sqrt(p (1 - p) / {options.n_samples:,})", options.n_samples)
     notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons) + _credible_note(comparisons)
               + _saturated_note(design, first, second))
     orderings = None
@@ -459,12 +460,18 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
 _SHARES = ("P(worse)", "P(rope)", "P(better)", "P(worse next)", "P(rope next)", "P(better next)")
 
 
-def _monte_carlo_note(design, first, second, se, draws, formula):
+def _monte_carlo_note(design, first, second, se, draws, formula, independent=None):
     """The note of the largest Monte Carlo standard error of the printed probabilities (audit s19: a P(.) printed to 4
     digits moved by 0.002 from one rng= to another, the hierarchical model's by 0.012, and nothing said so). ``se``
-    (pairs, shares) in :data:`_SHARES`' order; NaN where withheld."""
+    (pairs, shares) in :data:`_SHARES`' order; NaN where withheld. ``independent``: the number of independent draws
+    (the signed-rank model's), whose rule of three bounds a share seen at 0 or 1 (review s19: "at most 0" was said)."""
     if not np.isfinite(se).any():
         return []
+    if np.nanmax(se) == 0:  # every share 0 or 1: no draw says how far from it the model's probability is
+        return [f"Monte Carlo error: every P(.) shown is 0 or 1 in all {draws}, where {formula.split(' with ')[0]} is "
+                "0; another rng= may still move one " + (
+                    f"by up to about {signif(3 / independent, 2)} (3 / {independent:,}, the rule of three at 95%)"
+                    if independent else "off it by a share of the draws that these cannot bound")]
     p, k = np.unravel_index(np.nanargmax(se), se.shape)
     return [f"Monte Carlo error: each P(.) is a share of {draws}; its standard error, {formula}, is at most "
             f"{signif(se[p, k], 2)} ({design.agents[first[p]]} vs {design.agents[second[p]]}, {_SHARES[k]}), so "

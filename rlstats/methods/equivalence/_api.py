@@ -160,8 +160,9 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         The equivalence margin, > 0, in the response's units, or on the normalised scale with ``normalize=``
         (the result says which). Required: fix it before seeing the data. One number: the band is symmetric (for
         bounds of different sizes, test each side with ``alternative="noninferior"``). A margin at least the range of
-        every score analysed (with ``published=``, and its means) is a warning and a note: every difference of
-        means lies inside it by construction.
+        every score analysed (with ``published=``, and its means) is a note: every difference of means lies inside
+        it by construction; a warning too from 10 times that range, the size of a units slip (a percentage of scores
+        that are fractions).
     alternative : {"equivalence", "noninferior"}
         ``"equivalence"``: -margin < delta < margin (TOST). ``"noninferior"``: agent_1 is not worse than agent_2 by
         margin or more, delta > -margin (delta < margin with ``higher_is_better=False``), one one-sided test.
