@@ -3,8 +3,6 @@
 import importlib.util
 from pathlib import Path
 
-import pytest
-
 from rlstats.citations import ENTRIES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -13,7 +11,6 @@ _generate = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_generate)
 
 
-@pytest.mark.xfail(strict=True, reason="docs19: a BibTeX author with a nested accent ({\\v{s}}) lost its names")
 def test_backend_pages_name_every_papers_authors():
     """The bayes page listed " (2017). *Time for a change: ...*." with no author: the field reader allowed one level
     of braces and Demsar's {\\v{s}} has two; Plagborg-Moller's {\\o} reached the page as a backslash."""
@@ -21,5 +18,7 @@ def test_backend_pages_name_every_papers_authors():
     assert _generate._paper(ENTRIES["corani2017"]).startswith("Corani et al. (2017).")
     assert _generate._paper(ENTRIES["montielolea2019"]).startswith("Montiel Olea and Plagborg-Møller (2019).")
     for key, entry in ENTRIES.items():
+        if key == "rlstats":  # the package's own entry has no author field and is on no back-end page
+            continue
         shown = _generate._paper(entry)
         assert not shown.startswith(" ") and "\\" not in shown and "n.d." not in shown, (key, shown)
