@@ -27,8 +27,6 @@ def test_backend_pages_name_every_papers_authors():
         assert not shown.startswith(" ") and "\\" not in shown and "n.d." not in shown, (key, shown)
 
 
-@pytest.mark.xfail(strict=True, reason="docs19: power()'s raw-scales warning tells a heterogeneity=0 call to pass "
-                                       "heterogeneity=0")
 def test_power_raw_scales_warning_at_heterogeneity_zero_does_not_offer_it():
     """vignettes/power_reproductions.py's gallery page showed, under power("bootstrap", heterogeneity=0.0, ...): "scores
     of 2 tasks are aggregated on their own scales (largest scores from 0.147 to 1.51) ...; power() runs the method on
