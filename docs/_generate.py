@@ -247,6 +247,8 @@ def _declaration_rows(declared) -> list[tuple[str, str]]:
         rows.append(("power()", f"not available: {declared.no_power}"))
     if declared.demo is not None:
         formula, options = declared.demo
+        if not isinstance(options, str) and "normalize" in inspect.signature(load(declared.function)).parameters:
+            options = {"normalize": "minmax", **options}  # as `rlstats demo` calls it (cli's demo, its scales apart)
         shown = "options chosen from the data" if isinstance(options, str) else \
             ", ".join(f"{k}={v!r}" for k, v in options.items())
         rows.append(("rlstats demo", f'``"{formula}"``' + (f", {shown}" if shown else "")))

@@ -42,7 +42,6 @@ def test_power_raw_scales_warning_at_heterogeneity_zero_does_not_offer_it():
         assert "share one offset and scale (heterogeneity=0)" in text, text
 
 
-@pytest.mark.xfail(strict=True, reason="docs19: the back-end pages' demo row leaves out the demo's normalize='minmax'")
 def test_backend_pages_show_the_demo_call_rlstats_demo_prints():
     """The bootstrap page's "rlstats demo" row read ``"score ~ agent | task"``, n_resamples=2000, na_action='drop';
     `rlstats demo` prints "===== bootstrap: compare(data, 'score ~ agent | task', method='bootstrap',
