@@ -176,14 +176,42 @@ def further_sections(folder: str) -> list[tuple[str, str]]:
     return [(heading, text.strip()) for heading, text in zip(parts[1::2], parts[2::2])]
 
 
+#: LaTeX accents of the citations' BibTeX (``{\'e}``, ``{\v{s}}``) as Unicode combining marks, and its letters (``{\o}``)
+_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304", ".": "\u0307",
+            "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327"}
+_LETTERS = {"o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ss": "ß", "aa": "å", "AA": "Å", "ae": "æ", "AE": "Æ", "i": "i"}
+
+
+def _bibtex_fields(bibtex: str) -> dict[str, str]:
+    """``key = {value}`` pairs of one BibTeX entry, braces nested to any depth."""
+    fields, at = {}, 0
+    while found := re.compile(r"(\w+)\s*=\s*\{").search(bibtex, at):
+        depth, end = 1, found.end()
+        while depth:
+            depth += {"{": 1, "}": -1}.get(bibtex[end], 0)
+            end += 1
+        fields[found.group(1)] = " ".join(bibtex[found.end():end - 1].split())
+        at = end
+    return fields
+
+
+def _plain(latex: str) -> str:
+    """BibTeX text as a reader sees it: accents as Unicode, no braces or backslashes."""
+    import unicodedata
+
+    text = re.sub(r"\\([a-zA-Z]+)\b\s*", lambda m: _LETTERS.get(m.group(1), m.group(0)), latex)
+    text = re.sub(r"\\([^\w\s]|[uvHc](?![a-zA-Z]))\s*\{?\s*(\\?\w)\}?",
+                  lambda m: m.group(2).lstrip("\\") + _ACCENTS.get(m.group(1), ""), text)
+    return unicodedata.normalize("NFC", text.replace("{", "").replace("}", ""))
+
+
 def _paper(bibtex: str) -> str:
-    fields = {key: " ".join(value.split())
-              for key, value in re.findall(r"(\w+)\s*=\s*\{((?:[^{}]|\{[^{}]*\})*)\}", bibtex)}
-    authors = fields.get("author", "").replace("{", "").replace("}", "").split(" and ")
+    fields = {key: _plain(value) for key, value in _bibtex_fields(bibtex).items()}
+    authors = fields.get("author", "").split(" and ")
     first = authors[0].split(",")[0].strip()
     who = first if len(authors) == 1 else f"{first} and {authors[1].split(',')[0].strip()}" if len(authors) == 2 \
         else f"{first} et al."
-    title = fields.get("title", "").replace("{", "").replace("}", "")
+    title = fields.get("title", "")
     return f"{who} ({fields.get('year', 'n.d.')}). *{title}*."
 
 
@@ -219,6 +247,8 @@ def _declaration_rows(declared) -> list[tuple[str, str]]:
         rows.append(("power()", f"not available: {declared.no_power}"))
     if declared.demo is not None:
         formula, options = declared.demo
+        if not isinstance(options, str) and "normalize" in inspect.signature(load(declared.function)).parameters:
+            options = {"normalize": "minmax", **options}  # as `rlstats demo` calls it (cli's demo, its scales apart)
         shown = "options chosen from the data" if isinstance(options, str) else \
             ", ".join(f"{k}={v!r}" for k, v in options.items())
         rows.append(("rlstats demo", f'``"{formula}"``' + (f", {shown}" if shown else "")))

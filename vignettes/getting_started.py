@@ -253,7 +253,8 @@ print(res_mc)
 #
 # Many papers first average the seeds of each cell and then compare one number per agent and
 # game. `within_cell="mean"` (or `"median"`) does that and runs the Skillings–Mack (1981)
-# statistic on the cell means, saying so in the printout. It throws away the spread between
+# statistic on the cell means, saying so in the printout (on this complete design it is
+# Friedman's statistic, and the printout names it so). It throws away the spread between
 # seeds, hence the much smaller statistic.
 
 # %%

@@ -25,6 +25,10 @@
 # The same call reads Stable-Baselines3's `monitor.csv` and `progress.csv`, CSV and JSON-lines
 # loggers, Spinning Up's `progress.txt` and W&B chart exports; `rlstats read-logs DIR --pattern
 # ... -o runs.csv` does it from the shell.
+#
+# It needs two packages that `pip install rlstats` does not bring: tensorboardX, which writes the
+# folder, and tensorboard, which `read_logs` decodes event files with (`pip install tensorboardX
+# "rlstats[logs]"`; the `docs` and `test` extras bring both).
 
 # %%
 import os

@@ -380,7 +380,16 @@ _QUOTED = re.compile(r"(?<!\w)'[^']*'")  # not from a possessive (the tasks' ran
 #: power()'s caller): the way it does take, for a pilot and for simulated data
 _RAW_SCALES_WAY = {"pilot": _PILOT_FIRST["normalize"],
                    "simulate": "power() runs the method on the simulated scores as they are (heterogeneity=0 "
-                                "simulates tasks alike)"}
+                                "simulates tasks alike)",
+                   # audit s19: a call that passed heterogeneity=0 was offered it; its tasks are alike already
+                   "simulate_alike": "power() runs the method on the simulated scores as they are; its tasks share "
+                                     "one offset and scale (heterogeneity=0), so the draws of a few runs, not the "
+                                     "tasks' scales, set this off"}
+
+
+def _raw_scales_way(source) -> str:
+    """The key of :data:`_RAW_SCALES_WAY` for a study's source."""
+    return "simulate_alike" if source.kind == "simulate" and source.heterogeneity == 0 else source.kind
 
 
 def _emit(messages, n_data_sets, source_kind="simulate"):
@@ -659,7 +668,7 @@ def _one_run_note(source):
 def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
     table = pd.DataFrame(rows)
     methods = tuple(m for m, _ in study.methods)
-    _emit(messages, n_sim * table["seeds"].nunique(), study.source.kind)
+    _emit(messages, n_sim * table["seeds"].nunique(), _raw_scales_way(study.source))
     return PowerResult(
         method=title, formula=study.source.formula, data_name=study.source.data_name(),
         nobs=int(n_sim * table["seeds"].nunique()),
