@@ -12,6 +12,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rlstats
@@ -24,17 +25,21 @@ QUIET = {"progress": False}
 
 
 def _direct_decisions(tasks, seeds, effect, distribution, n_sim, rng, own_streams=True, **options):
-    """Whether bootstrap(), called on each of power()'s simulated data sets as a user would (a DataFrame from
-    simulate() with the data set's stream, bootstrap()'s defaults but for ``options``), shows two agents' IQM
+    """Whether bootstrap(), called on each of power()'s simulated data sets as a user would (a DataFrame of the
+    data set's draw, bootstrap()'s defaults but for ``options``), shows two agents' IQM
     intervals apart. With ``own_streams`` bootstrap() resamples with the stream power() gives the data set (the same
     bits), else with seed ``j`` (a user's own).""" 
     study = planning._prepare("bootstrap", None, None, effect, tasks, 2, distribution, 1.0, "agents", None, 0.05,
                               n_sim, rng, 1, None, None, False, None, {}, None)[0]
+    template = study.source.template(seeds)
+    agents, names = np.asarray(template.agents), np.asarray(template.tasks)
     decisions = []
     for j in range(n_sim):
         stream = _simulation_seed(study.root, seeds, j)
-        df = rlstats.datasets.simulate(agents=2, tasks=tasks, seeds=seeds, effect=effect, distribution=distribution,
-                                       rng=stream)
+        # the data set power() decides on, bit for bit (simulate(rng=stream) draws below a seed of its own where
+        # stream is a spawned SeedSequence: audit s19, whose record repeats the run)
+        df = pd.DataFrame({"score": study.source.draw(stream, seeds), "agent": agents[template.agent],
+                           "task": names[template.task]})
         generator = planning._method_generator(stream, "bootstrap") if own_streams else j
         res = quietly(rlstats.bootstrap, df, FORMULA, metrics=["iqm"], rng=generator, **QUIET, **options)
         low, high = res.intervals[:, 0, 0], res.intervals[:, 0, 1]
