@@ -1,0 +1,75 @@
+"""Audit s19 (left19b): small leftovers of round 1: names holding commas in every prose list, equivalence's verdict
+when the interval lies wholly beyond the margin, tests that emitted warnings they did not assert, and the drop note
+naming the column its missing values were in.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+
+@pytest.fixture
+def drq_spr(atari):
+    """Atari 100k DrQ(eps) and SPR, first 10 runs a game (26 games x 2 agents x 10 runs = 520 rows)."""
+    return atari[atari["agent"].isin(["DrQ(eps)", "SPR"]) & (atari["seed"] < 10)]
+
+
+@pytest.mark.xfail(strict=True, reason="an interval wholly beyond the margin was only 'not shown equivalent'")
+def test_equivalence_interval_beyond_the_margin_is_said_so(drq_spr):
+    """DrQ(eps) - SPR across tasks, human-normalised, margin 0.05: the 90% interval is -0.296 to -0.0975, wholly below
+    -0.05. That is a one-sided test at alpha = 0.05 of delta < -0.05 (p = 1 - p_lower = 0.0097), not an interval
+    "too wide for the margin". Per game the same rule is checked against statsmodels' ttost_ind: a game is called
+    beyond the margin on a side exactly when that side's one-sided test of the other direction rejects at alpha."""
+    from scipy import stats
+    weightstats = pytest.importorskip("statsmodels.stats.weightstats")
+    res = rlstats.equivalence(drq_spr, "score ~ agent | task/seed", margin=0.05, normalize="atari100k_reference",
+                              aggregate=None, rng=0)
+    across = res.tidy().query("scope == 'across tasks'").iloc[0]
+    assert across["conf_low"] == pytest.approx(-0.295551, abs=1e-6)
+    assert across["conf_high"] == pytest.approx(-0.097537, abs=1e-6)
+    # closed form: the Welch-Satterthwaite t of delta against -margin, one-sided
+    t = (across["estimate"] + 0.05) / across["std_error"]
+    assert stats.t.cdf(t, across["df"]) == pytest.approx(1 - across["p_lower"], rel=1e-9)
+    assert 1 - across["p_lower"] == pytest.approx(0.00965, abs=1e-4)
+    assert across["conclusion"] == "shown below -0.05, beyond the margin"
+    text = str(res)
+    assert "across tasks: shown below -0.05, beyond the margin" in text
+    report = res.report()
+    assert "may be too wide" in report  # some games straddle a bound: the caveat stays for them
+    assert ("An interval wholly beyond the margin shows the difference beyond it: on each side a one-sided test at "
+            "alpha = 0.05") in report
+    latex = res.summary().to_latex()
+    assert "shown below -0.05, beyond the margin" in latex
+    assert "wholly beyond the margin, the difference is shown beyond it (a one-sided test at alpha = 0.05)" in latex
+    # per game against statsmodels
+    scores = rlstats.normalize(drq_spr, "atari100k_reference")
+    games = res.tidy().query("scope == 'task'").set_index("task")
+    beyond = 0
+    for game, row in games.iterrows():
+        a = scores.query("agent == 'DrQ(eps)' and task == @game")["score"].to_numpy()
+        b = scores.query("agent == 'SPR' and task == @game")["score"].to_numpy()
+        _, (_, p_low, _), (_, p_high, _) = weightstats.ttost_ind(a, b, -0.05, 0.05, usevar="unequal")
+        below, above = 1 - p_low < 0.05, 1 - p_high < 0.05
+        assert row["conclusion"].startswith("shown below") == below, game
+        assert row["conclusion"].startswith("shown above") == above, game
+        beyond += below or above
+    assert beyond == 7  # Battle Zone, Boxing, Crazy Climber, Hero below; Demon Attack, Krull, Qbert above
+    assert f"6 of 26 tasks tested shown equivalent, {beyond} shown beyond the margin" in text
+
+
+@pytest.mark.xfail(strict=True, reason="non-inferiority: an interval wholly on the worse side beyond the margin")
+def test_noninferiority_interval_beyond_the_margin_is_inferior():
+    """B is 1.0 worse than A on every task with sd 0.1; margin 0.2: the 90% interval of B - A lies below -0.2, so B is
+    shown inferior by more than the margin (a one-sided test at alpha), not merely "not shown non-inferior"."""
+    rng = np.random.default_rng(0)
+    rows = [(a, f"t{t}", r, rng.normal(-1.0 if a == "B" else 0.0, 0.1)) for t in range(4) for a in "AB"
+            for r in range(5)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=0.2, alternative="noninferior", control="A",
+                              aggregate=None, rng=0)
+    across = res.tidy().query("scope == 'across tasks'").iloc[0]
+    assert across["conf_high"] < -0.2
+    assert across["conclusion"] == "shown inferior by more than the margin 0.2"
+    assert "Not shown non-inferior does not mean inferior" not in res.report()
