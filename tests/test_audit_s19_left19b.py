@@ -73,7 +73,6 @@ def test_noninferiority_interval_beyond_the_margin_is_inferior():
     assert "Not shown non-inferior does not mean inferior" not in res.report()
 
 
-@pytest.mark.xfail(strict=True, reason="the drop note counted rows 'with missing values' without naming the column")
 def test_drop_note_names_the_columns_of_the_missing_values():
     """12 of 36 rows had no agent (one agent's name read as missing), 2 more no score and 1 no task: the note said
     "15 of 36 rows dropped (na_action="drop"): 15 with missing values". It now names each column with its count, a
