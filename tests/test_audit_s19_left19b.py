@@ -89,3 +89,36 @@ def test_drop_note_names_the_columns_of_the_missing_values():
     assert any(note.startswith("15 of 36 rows dropped (na_action=\"drop\") before the seeds were averaged: 12 with "
                                "missing values in 'agent'; 1 with a missing value in 'task'; 2 with missing values in "
                                "'score'") for note in nested.notes), nested.notes
+
+
+@pytest.fixture
+def comma_names():
+    """'R&D, Inc', 'SPR' and 'DER' on 5 tasks x 4 runs, SPR's runs a copy of R&D, Inc's (a tie for the ranks)."""
+    df = rlstats.datasets.simulate(["R&D, Inc", "SPR", "DER"], 5, 4, effect=[0.0, 0.0, 1.0], rng=0)
+    df.loc[df["agent"] == "SPR", "score"] = df.loc[df["agent"] == "R&D, Inc", "score"].to_numpy()
+    return df
+
+
+@pytest.mark.xfail(strict=True, reason="lists of agent names joined with ', ' read 'R&D, Inc, SPR' as three names")
+def test_lists_of_names_with_a_comma_quote_every_name(comma_names):
+    """With an agent called 'R&D, Inc', the rankings, ties and per-task bests of several back ends read
+    "R&D, Inc 0.312, SPR 0.312" (three names?); every list of names now quotes each one, as AdaStop's does."""
+    pct = rlstats.percentiles(comma_names, "score ~ agent | task", rng=0)
+    text = pct.report(format="text")
+    assert "'DER' 0.428, 'R&D, Inc' 0.312, 'SPR' 0.312" in text, text
+    assert "'R&D, Inc' and 'SPR' tie at rank 2" in text
+    assert "tied with 'SPR'" in str(pct)
+    sm = rlstats.skillings_mack(comma_names, "score ~ agent | task")
+    assert "Mean ranks (1 = best): 'DER' (1.73), 'R&D, Inc' (2.14), 'SPR' (2.14)." in sm.report(format="text")
+    mixed = rlstats.mixed(comma_names, "score ~ agent | task")
+    assert "Estimated marginal means: 'DER' 18.5, 'SPR' 15.1, 'R&D, Inc' 15.1." in mixed.report(format="text")
+    table = rlstats.task_table(comma_names, "score ~ agent | task", rng=0)
+    assert "Best per task: 'DER' (3), 'R&D, Inc' (2), 'SPR' (2); tied best" in table.report(format="text")
+    # the bootstrap's note of agents whose studentised intervals are withheld at 2 runs a task
+    two = comma_names[comma_names["seed"] < 2]
+    boot = rlstats.bootstrap(two, "score ~ agent | task", n_resamples=50, rng=0)
+    assert any("withheld for 'R&D, Inc' (2), 'SPR' (2), 'DER' (2) (fewest runs" in n for n in boot.notes), boot.notes
+    # names without a comma stay bare
+    plain = comma_names.assign(agent=comma_names["agent"].astype(str).replace("R&D, Inc", "RND"))
+    plain = rlstats.percentiles(plain, "score ~ agent | task", rng=0)
+    assert "DER 0.428, RND 0.312, SPR 0.312" in plain.report(format="text")
