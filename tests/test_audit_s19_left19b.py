@@ -99,7 +99,6 @@ def comma_names():
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="lists of agent names joined with ', ' read 'R&D, Inc, SPR' as three names")
 def test_lists_of_names_with_a_comma_quote_every_name(comma_names):
     """With an agent called 'R&D, Inc', the rankings, ties and per-task bests of several back ends read
     "R&D, Inc 0.312, SPR 0.312" (three names?); every list of names now quotes each one, as AdaStop's does."""
