@@ -121,3 +121,10 @@ def test_lists_of_names_with_a_comma_quote_every_name(comma_names):
     plain = comma_names.assign(agent=comma_names["agent"].astype(str).replace("R&D, Inc", "RND"))
     plain = rlstats.percentiles(plain, "score ~ agent | task", rng=0)
     assert "DER 0.428, RND 0.312, SPR 0.312" in plain.report(format="text")
+
+
+def test_the_permutation_tests_unequal_runs_error_quotes_names_with_a_comma():
+    """The permutation test's refusal of unequal runs said "found R&D, Inc 5, SPR 4"; now each name is quoted."""
+    df = rlstats.datasets.simulate(["R&D, Inc", "SPR"], 1, 5, rng=0).iloc[:-1]
+    with pytest.raises(rlstats.DesignError, match="found 'R&D, Inc' 5, 'SPR' 4. Drop runs"):
+        rlstats.permutation(df, "score ~ agent", rng=0)
