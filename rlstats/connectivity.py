@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import DesignError
-from .format import count, join_and, listed
+from .format import count, join_and, listed, names_shown
 
 __all__ = ["ComparisonGraph", "comparison_graph", "components", "label_literal", "subset_selecting"]
 
@@ -161,7 +161,8 @@ class ComparisonGraph:
     def pairs_phrase(self, pairs: list[tuple[str, str]] | None = None, limit: int = 8) -> str:
         """'A-D, A-E and B-E' (the never-met pairs unless given), at most ``limit`` named."""
         pairs = self.never_met() if pairs is None else pairs
-        return join_and((f"{a}-{b}" for a, b in pairs), limit)
+        said = dict(zip(self.agents, names_shown(self.agents)))  # quoted where a name holds a comma
+        return join_and((f"{said.get(a, a)}-{said.get(b, b)}" for a, b in pairs), limit)
 
     def subsets(self, column: str) -> tuple[str, ...]:
         """One ``subset=`` condition per group, selecting that group's agents."""

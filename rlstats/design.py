@@ -557,14 +557,17 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if formula.blocks is not None:
         factors["task"] = formula.blocks
     codes, labels, drop = {}, {}, produced | missing_input
+    missing_in = [(formula.response, missing_input)]  # each column's missing rows, for the drop note
     for role, column in factors.items():
         codes[role], labels[role], missing = _levels(column, data[column], role)
         if missing.any() and na_action == "raise":
             _missing_error(data, column, missing)
         drop |= missing
+        missing_in.append((column, missing))
     if formula.crossed:
         codes["task"], labels["task"], drop = _crossed_blocks(data, formula, codes["task"], labels["task"],
                                                               drop, na_action)
+        missing_in += [(column, data[column].isna().to_numpy()) for column in formula.crossed]
     seeds = None
     if formula.replicate is not None:
         seed_values = data[formula.replicate]
@@ -572,6 +575,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         if seed_missing.any() and na_action == "raise":
             _missing_error(data, formula.replicate, seed_missing)
         drop |= seed_missing
+        missing_in.append((formula.replicate, seed_missing))
         # Integer codes in the seeds' own order (numbers sort as numbers) make the sort cheap.
         seed_codes, seed_labels, _ = _levels(formula.replicate, seed_values, "replicate")
         seeds = (seed_codes, np.asarray(seed_labels, dtype=object))
@@ -580,6 +584,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         if extra_missing.any() and na_action == "raise":
             _missing_error(data, column, extra_missing)
         drop |= extra_missing
+        missing_in.append((column, extra_missing))
 
     if formula.blocks is None:
         codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), [ALL_RUNS]
@@ -593,13 +598,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     keep = ~drop
     n_dropped = int(drop.sum())
     if n_dropped:
-        reasons = []
-        if produced.any():
-            reasons.append(f"{int(produced.sum())} where '{formula.response}' is not finite")
-        n_other = n_dropped - int(produced.sum())
-        if n_other:
-            reasons.append(f"{n_other} with missing values")
-        notes.append(f"{n_dropped} of {len(data)} rows dropped (na_action=\"drop\"): {'; '.join(reasons)}")
+        reasons = [f"{int(produced.sum())} where '{formula.response}' is not finite"] if produced.any() else []
+        notes.append(f"{n_dropped} of {len(data)} rows dropped (na_action=\"drop\"): "
+                     f"{'; '.join(reasons + missing_reasons(missing_in))}")
         if not keep.any():
             raise DesignError("no rows are left after dropping missing values")
 
@@ -817,6 +818,20 @@ def other_spellings_refused(function: Callable[P, R]) -> Callable[P, R]:
     return refusing
 
 
+def missing_reasons(missing_in: list[tuple[str, np.ndarray]]) -> list[str]:
+    """The one wording of rows left out for missing values (na_action="drop"), naming each column: "12 with missing
+    values in 'agent'"; ``missing_in`` pairs each column with its missing rows, in the formula's order, and a row
+    missing in several columns is counted once, at its first (audit s19: the count alone never named the column)."""
+    counted, reasons = None, []
+    for column, missing in missing_in:
+        new = missing if counted is None else missing & ~counted
+        if new.any():
+            n = int(new.sum())
+            reasons.append(f"{n} with {'a missing value' if n == 1 else 'missing values'} in '{column}'")
+        counted = missing if counted is None else counted | missing
+    return reasons
+
+
 def _average_nested(data, formula, env, options):
     """``| task/run/seed``: each agent x task x run's seeds averaged, so that the run is the replicate.
 
@@ -833,14 +848,13 @@ def _average_nested(data, formula, env, options):
     formula_module.check_columns(formula, data.columns, env)
     keys = [formula.groups, formula.blocks, outer]
     na_raise = options.get("na_action", "raise") == "raise"
-    dropped, reasons = np.zeros(len(data), dtype=bool), []
-    for column in (*keys, seed):
-        missing = data[column].isna().to_numpy(dtype=bool)
+    missing_in = [(column, data[column].isna().to_numpy(dtype=bool)) for column in (*keys, seed)]
+    dropped = np.zeros(len(data), dtype=bool)
+    for column, missing in missing_in:
         if missing.any() and na_raise:
             _missing_error(data, column, missing)
-        if (missing & ~dropped).any():  # na_action="drop": left out here, with a note, as build() would (audit s17)
-            reasons.append(f"{int((missing & ~dropped).sum())} with a missing '{column}'")
-        dropped |= missing
+        dropped |= missing  # na_action="drop": left out here, with a note, as build() would (audit s17)
+    reasons = missing_reasons(missing_in)
     kept = np.flatnonzero(~dropped)
     response = formula_module.evaluate_response(formula, data.iloc[kept], env)
     y, unscored = response.values, response.missing_in_input
@@ -850,7 +864,7 @@ def _average_nested(data, formula, env, options):
         by_run = pd.Series(unscored).groupby([data[k].to_numpy()[kept] for k in keys], dropna=False, sort=False)
         whole, n_runs = by_run.transform("any").to_numpy(dtype=bool), int(by_run.any().sum())
         others = int(whole.sum() - unscored.sum())
-        reasons.append(f"{int(unscored.sum())} with a missing '{formula.response}'" + (
+        reasons.append(missing_reasons([(formula.response, unscored)])[0] + (
             f" and {others} more of {'its run' if n_runs == 1 else 'their runs'} (a run's mean needs every seed)"
             if others else ""))
         dropped[kept[whole]], y = True, y[~whole]

@@ -439,18 +439,28 @@ def listed(items: Iterable[object], limit: int | None = None) -> str:
     return ", ".join(text)
 
 
+def names_shown(items: Iterable[object], among: Iterable[object] | None = None) -> list[str]:
+    """Each name as a list of names shows it: every one quoted where one of ``among`` (default ``items``) holds a
+    comma, as "'R&D, Inc', 'SPR'" would read as three names bare (audit s19); for :func:`listed`, :func:`join_and`
+    and lists whose names carry a value.
+
+    >>> names_shown(["a", "b"]), names_shown(["SPR"], among=["R&D, Inc", "SPR"])
+    (['a', 'b'], ["'SPR'"])
+    """
+    text = [str(item) for item in items]
+    quoted = any("," in str(t) for t in (text if among is None else among))
+    return [repr(t) for t in text] if quoted else text
+
+
 def name_list(items: Iterable[object], after: Iterable[object] | None = None,
               among: Iterable[object] | None = None) -> str:
-    """Names as a comma list, every one quoted where one of them holds a comma: "a, b", but "'R&D, Inc', 'SPR'", which
-    would read as three names bare (audit s19); ``after``: a value said after each name ("a 3, b 5"); ``among``: the
-    names whose commas decide (default ``items``), so that every list of one message is written alike.
+    """Names as a comma list (:func:`names_shown`); ``after``: a value said after each name ("a 3, b 5"); ``among``:
+    the names whose commas decide (default ``items``), so that every list of one message is written alike.
 
     >>> name_list(["a", "b"]), name_list(["R&D, Inc", "SPR"], after=[3, 5])
     ('a, b', "'R&D, Inc' 3, 'SPR' 5")
     """
-    text = [str(item) for item in items]
-    quoted = any("," in str(t) for t in (text if among is None else among))
-    shown = [repr(t) for t in text] if quoted else text
+    shown = names_shown(items, among)
     return ", ".join(shown if after is None else [f"{name} {value}" for name, value in zip(shown, after)])
 
 

@@ -72,7 +72,7 @@ def test_nested_seeds_honour_na_action_drop():
     np.testing.assert_array_equal(res.estimate, by_hand.estimate)
     dropped = [n for n in res.notes if "rows dropped" in n]
     assert len(dropped) == 1 and dropped[0].startswith(
-        "8 of 32 rows dropped (na_action=\"drop\") before the seeds were averaged: 8 with a missing 'opt' (every row "
+        "8 of 32 rows dropped (na_action=\"drop\") before the seeds were averaged: 8 with missing values in 'opt' (every row "
         "of agent 'base'); seeds ('ev') averaged within each opt"), res.notes
 
 

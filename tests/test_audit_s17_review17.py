@@ -107,6 +107,6 @@ def test_a_missing_seed_score_dropped_is_counted_in_the_callers_rows():
     assert res.nobs == 11  # 12 runs, one left out
     notes = " ".join(res.notes)
     assert "of 12 rows" not in notes, res.notes
-    assert ("2 of 24 rows dropped (na_action=\"drop\") before the seeds were averaged: 1 with a missing 'score' "
+    assert ("2 of 24 rows dropped (na_action=\"drop\") before the seeds were averaged: 1 with a missing value in 'score' "
             "and 1 more of its run") in notes, res.notes
     assert "2-3 runs of 2 seeds per agent and task" in notes, res.notes

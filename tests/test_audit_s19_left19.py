@@ -34,7 +34,7 @@ def test_rows_dropped_for_text_read_as_missing_name_that_text(tmp_path, name):
     _runs((name, "PPO", "SAC")).to_csv(path, index=False)
     status, out, err = _cli("compare", path, "score ~ agent | task", "-o", "na_action=drop")
     assert status == 0, err
-    assert '12 of 36 rows dropped (na_action="drop"): 12 with missing values' in out
+    assert '12 of 36 rows dropped (na_action="drop"): 12 with missing values in \'agent\'' in out
     assert (f"column 'agent' of the file holds the text '{name}' in 12 rows, which pandas.read_csv reads as missing "
             f"values: if '{name}' is a name") in " ".join(out.split()), out
 

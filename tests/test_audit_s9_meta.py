@@ -118,7 +118,7 @@ def test_nullable_missing_scores_are_dropped_as_nan_is():
         a = _quiet(rlstats.compare, df, "score ~ agent | task", method=method, rng=1, na_action="drop")
         b = _quiet(rlstats.compare, nullable, "score ~ agent | task", method=method, rng=1, na_action="drop")
         assert str(a) == str(b)
-        assert '2 of 60 rows dropped (na_action="drop"): 2 with missing values' in a.notes
+        assert '2 of 60 rows dropped (na_action="drop"): 2 with missing values in \'score\'' in a.notes
 
 
 def test_integer_agent_codes_keep_every_rank_test_number():

@@ -57,7 +57,12 @@ def test_numbers_equal_r_t_test(reference, across):
         # the interval decides, and agrees with both one-sided tests at alpha
         inside = row["conf_low"] > -MARGIN and row["conf_high"] < MARGIN
         assert row["shown"] == inside == (row["p_value"] < 0.05)
-        assert row["conclusion"] == ("equivalent within \u00b11.2" if inside else "not shown equivalent")
+        # wholly past a bound: R's one-sided test of the other direction rejects at alpha (audit s19)
+        below, above = row["conf_high"] < -MARGIN, row["conf_low"] > MARGIN
+        assert below == (1 - want["p_lower"] < 0.05) and above == (1 - want["p_upper"] < 0.05)
+        assert row["conclusion"] == ("equivalent within \u00b11.2" if inside else
+                                     "shown below -1.2, beyond the margin" if below else
+                                     "shown above 1.2, beyond the margin" if above else "not shown equivalent")
 
 
 def test_noninferiority_is_the_one_sided_test_of_worse(reference):

@@ -159,7 +159,9 @@ say(f"Mack-Skillings on the runs finds {len(PAIRS) - len(kept_runs)} of {len(PAI
 #
 # `rlstats.equivalence(..., margin=ROPE)` tests H0: |difference| >= margin against equivalence,
 # for each pair: the pair is called "equivalent within ±margin" when the (1 - 2 alpha) interval of
-# its difference lies inside the margin, and "not shown equivalent" otherwise (never "equal"). It
+# its difference lies inside the margin, "shown below -margin" (or above +margin) when the interval lies
+# wholly past a bound (a one-sided test at alpha of a difference beyond the margin), and "not shown
+# equivalent" otherwise (never "equal"). It
 # reports three scopes: each game (Welch's t), the mean over games of the per-game differences
 # (`across="welch"`: these games, the uncertainty from the seeds; `across="paired_t"`: the games
 # as a sample of games, the uncertainty from how the difference varies between them) and the IQM

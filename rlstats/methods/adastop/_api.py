@@ -403,7 +403,7 @@ def _reason(run, pair, agents, n):
         a = mine[0]
         return (f"runs exhausted: {agents[a]} has {run.available[a] * n} runs ({run.available[a]} "
                 f"batch{'es' if run.available[a] != 1 else ''}) and interim {k} needs {k * n}")
-    names = ", ".join(agents[a] for a in short)
+    names = fmt.name_list([agents[a] for a in short], among=agents)
     return f"runs exhausted: the test stopped before interim {k} because {names} ran out of runs"
 
 
@@ -1230,7 +1230,9 @@ def _equal_runs(design, t, task):
     counts = design.counts[t][design.counts[t] > 0]
     if counts.min() != counts.max():
         where = f" on task {task!r}" if design.has_blocks else ""
-        detail = ", ".join(f"{a} {c}" for a, c in zip(design.agents, design.counts[t]) if c > 0)
+        ran = design.counts[t] > 0
+        detail = fmt.name_list(np.asarray(design.agents, dtype=object)[ran], after=design.counts[t][ran],
+                               among=design.agents)
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
             raise DesignError(f"the permutation test (AdaStop's machinery with one interim) needs both agents to "
                               f"have the same number of runs{where}; found {detail}. Drop runs to balance them")

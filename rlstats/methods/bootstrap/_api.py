@@ -692,7 +692,7 @@ def _weighted_tasks_note(design, metrics):
     unequal = [j for j in range(design.n_agents) if counts[:, j].min() != counts[:, j].max()]
     if not named or not unequal:
         return []
-    agents = fmt.listed([design.agents[j] for j in unequal], 5)
+    agents = fmt.listed(fmt.names_shown([design.agents[j] for j in unequal], design.agents), 5)
     low, high = min(counts[:, j].min() for j in unequal), max(counts[:, j].max() for j in unequal)
     verb = "weigh" if len(named) > 1 else "weighs"
     return [f"{agents}: runs per task differ ({low} to {high}), so the {' and the '.join(named)} {verb} each task "
@@ -841,7 +841,7 @@ def _coverage_notes(interval, metrics, fewest_per_agent, agents):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
     fewest = int(fewest_per_agent.min())
     few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
-    whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(few, limit=4)})"
+    whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
     notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest, whose) for m in metrics)
     return [note for note in notes if note]
 

@@ -32,7 +32,7 @@ from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
 from ...statistics import (STUDENTIZED_SE_FLOOR, floored_standard_errors, near_ties, order_statistic_se,
                            run_expansion, shape_ratios, skew_widened, skewness_of_means)
-from ...format import listed
+from ...format import listed, name_list, names_shown
 from ...resampling import canonical_order
 from .._replication import verdict
 from . import _kernels as kernels
@@ -84,7 +84,7 @@ def check_single_runs(method, counts, names, options, tasks=()):
     single = counts == 1
 
     def which(column):  # the tasks named (audit s14: a note of one-run cells names them), when the caller gave them
-        return f" ({listed([tasks[t] for t in np.flatnonzero(column)], 6)})" if len(tasks) else ""
+        return f" ({listed(names_shown([tasks[t] for t in np.flatnonzero(column)], tasks), 6)})" if len(tasks) else ""
 
     return [f"{name}: {n} of {counts.shape[0]} tasks have a single run, which adds no spread to the intervals"
             f"{which(single[:, a])}" for a, (name, n) in enumerate(zip(names, single.sum(axis=0))) if n]
@@ -562,7 +562,8 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
                      "well short of 95% for every metric up to 10 runs, and for the optimality gap up to 20; add "
                      "tasks, or use interval=\"percentile\" (its measured coverage is quoted)")
     elif withheld.any():
-        names = ", ".join(f"{agents[i]} ({int(fewest_runs[i])})" for i in np.flatnonzero(withheld))
+        out = np.flatnonzero(withheld)
+        names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)
         notes.append(f"studentized intervals need at least {STUDENTIZED_MIN_RUNS} runs in every task and are "
                      f"withheld for {names} (fewest runs in a task): no interval measured at 2 runs per task held its "
                      "level; add runs, or use task_bootstrap=True (tasks resampled too) or interval=\"percentile\" "

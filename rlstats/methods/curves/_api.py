@@ -19,7 +19,7 @@ from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIA
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
-from ...format import by_value, cannot_reject, count, format_step, join_and, listed
+from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import raw_gap_note, warn_raw_scales
@@ -260,7 +260,8 @@ def _short_steps(design, matrix, starts, grid):
     if not short.any():
         return short, None, repeats, at_step
     where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid, short[a])}), where "
-                      f"{join_and(sorted(cells[agent]))} {'has' if len(cells[agent]) == 1 else 'have'} one run "
+                      f"{join_and(names_shown(sorted(cells[agent]), design.tasks))} "
+                      f"{'has' if len(cells[agent]) == 1 else 'have'} one run "
                       "logged" for a, agent in enumerate(design.agents) if short[a].any())
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
                    "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats, at_step
@@ -280,7 +281,8 @@ def _two_run_steps(design, at_step, grid, shown):
             few = (at_step[a] > 0) & (at_step[a] < MIN_STUDENTIZED_RUNS) & two[a][:, None]
             tasks = sorted(design.tasks[t] for t in np.flatnonzero(few.any(axis=0)))
             where.append(f"{agent} at {count(int(two[a].sum()), 'step')} ({_step_span(grid, two[a])}), where "
-                         f"{join_and(tasks)} {'has' if len(tasks) == 1 else 'have'} 2 runs logged")
+                         f"{join_and(names_shown(tasks, design.tasks))} {'has' if len(tasks) == 1 else 'have'} 2 runs "
+                         "logged")
     return two, (f"bands of the curves are withheld for {'; '.join(where)}: with 2 runs of a task, half of a task's "
                  "resamples repeat one run, and no band simulated at 2 runs per task held its level; add runs that "
                  "reach those steps")
@@ -360,7 +362,8 @@ def _unlogged_note(design, matrix, starts, grid, logged, stops, custom):
         mine = empty[a] & ~nothing
         if mine.any():
             tasks = [design.tasks[t] for t in np.flatnonzero((counts[:, a] == 0)[:, mine].any(axis=1))]
-            parts.append(f"{agent} has no run logged on {join_and(tasks)} at {count(int(mine.sum()), 'step')} "
+            parts.append(f"{agent} has no run logged on {join_and(names_shown(tasks, design.tasks))} at "
+                         f"{count(int(mine.sum()), 'step')} "
                          f"({_step_span(grid, mine)})")
     what = ("the statistic function gets a task without runs (NaN-padded)" if custom
             else "curves and bands are missing")
@@ -677,7 +680,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     unequal = [a for j, a in enumerate(design.agents) if design.counts[:, j].min() != design.counts[:, j].max()]
     if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size):
         # as rlstats.bootstrap's: pooled runs would weigh each task by its runs (audit s8)
-        whose = f"{listed(unequal, 5)} ha{'s' if len(unequal) == 1 else 've'}"
+        whose = f"{listed(names_shown(unequal, design.agents), 5)} ha{'s' if len(unequal) == 1 else 've'}"
         notes.append(f"{whose + ' unequal runs per task' if unequal else 'some runs miss grid steps'}: the "
                      f"{_label(options.statistic_name)} weighs each task alike at each step, its runs logged there "
                      "scaled to the agent's most runs in a task (pooling them would weigh the tasks by their runs)")
@@ -832,7 +835,8 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
     notes, those on how bands are made, which print only where some band is shown)."""
     notes, about_bands = notes
     pointwise, bands, withheld = [], [], []
-    two = [agent for agent, n in zip(agents, fewest) if n < MIN_STUDENTIZED_RUNS]
+    said = names_shown(agents)  # the names as the notes' lists write them (quoted where one holds a comma)
+    two = [agent for agent, n in zip(said, fewest) if n < MIN_STUDENTIZED_RUNS]
     if two:
         notes.append(f"bands of the curves are withheld for {join_and(two)}: with 2 runs of a task, half of a task's "
                      "resamples repeat one run, and no band simulated at 2 runs per task held its level over score "
@@ -844,7 +848,7 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
     if repeated.any():
         named = [agent if repeated[a].sum() == shown[a].sum()
                  else f"{agent} at {count(int(repeated[a].sum()), 'step')}"
-                 for a, agent in enumerate(agents) if repeated[a].any()]
+                 for a, agent in enumerate(said) if repeated[a].any()]
         notes.append(f"bands of the curves are withheld for {join_and(named)}: more than {tail:.3g} of the resamples "
                      "repeat one run in every task (with one task, below 4 runs: 3 of the 27 resamples of 3 runs), so "
                      "single runs set the tail of the studentised deviations, and the bands simulated with 3 runs of "
@@ -864,7 +868,7 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
         given = np.isfinite(estimates[j]) & ~out & np.isfinite(expanded[0][j]).all(axis=1)
         lost = given & ~(np.isfinite(point).all(axis=1) & np.isfinite(simultaneous).all(axis=1))
         if lost.any():
-            withheld.append(f"{agents[j]} at {count(int(lost.sum()), 'step')}")
+            withheld.append(f"{said[j]} at {count(int(lost.sum()), 'step')}")
         point = kernels.hull(point, expanded[0][j])
         simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
         if skewness is not None:  # the median: its middle tasks' means are skewed like the runs (audit s12)

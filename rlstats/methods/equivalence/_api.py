@@ -830,7 +830,8 @@ def _run_published(design, options, table, scale):
 
 def _result(design, options, pairs, table, notes, seed, scale, published):
     level = 1 - 2 * options.alpha
-    table["conclusion"] = [_verdict(shown, options) for shown in table["shown"]]
+    table["conclusion"] = [_verdict(shown, low, high, options)
+                           for shown, low, high in zip(table["shown"], table["conf_low"], table["conf_high"])]
     title = ("Two one-sided tests (TOST) of equivalence" if options.alternative == "equivalence" else
              "One-sided test of non-inferiority")
     if published:
@@ -844,11 +845,21 @@ def _result(design, options, pairs, table, notes, seed, scale, published):
         published=published, n_resamples=options.n_resamples)
 
 
-def _verdict(shown, options):
-    """The answer in words, never "equal"."""
+def _verdict(shown, low, high, options):
+    """The answer in words, never "equal". An interval wholly beyond a bound is said so: the (1 - 2 alpha) interval
+    below -margin (above +margin) is the one-sided test at alpha of delta < -margin (delta > +margin), so that
+    difference is shown, not merely equivalence left unshown (audit s19). Only these verdicts open with "shown"
+    (the result's prose counts them so)."""
     if shown is None:
         return "withheld"
     m = signif(options.margin)
+    below, above = high < -options.margin, low > options.margin
     if options.alternative == "equivalence":
-        return f"equivalent within \u00b1{m}" if shown else "not shown equivalent"
-    return f"non-inferior by margin {m}" if shown else "not shown non-inferior"
+        if shown:
+            return f"equivalent within \u00b1{m}"
+        return (f"shown below -{m}, beyond the margin" if below else f"shown above {m}, beyond the margin" if above
+                else "not shown equivalent")
+    if shown:
+        return f"non-inferior by margin {m}"
+    return (f"shown inferior by more than the margin {m}" if (below if options.higher_is_better else above)
+            else "not shown non-inferior")

@@ -5,7 +5,8 @@ When to use
 When the claim is "as good as" rather than "better": a reimplementation that matches the paper, a cheaper agent that
 is practically as good, two agents that are practically the same. A non-significant difference is no evidence of
 sameness; ``rlstats.equivalence(df, "score ~ agent | task", margin=...)`` puts the burden the other way and answers
-"equivalent within +-margin" or "not shown equivalent" (never "equal"), per task (Welch's t), across tasks (the mean of
+"equivalent within +-margin" or "not shown equivalent" (never "equal"; an interval wholly past a bound, "shown below
+-margin", a one-sided test at alpha of a difference beyond it), per task (Welch's t), across tasks (the mean of
 the task-level differences, its standard error from the runs, Welch-Satterthwaite df; ``across="paired_t"`` treats the
 tasks as a sample) and on the IQM or mean (a bootstrap-t interval of the difference from the stratified bootstrap), each
 decided by its (1 - 2 alpha) interval; ``alternative="noninferior"`` tests one side only. For a
@@ -65,6 +66,7 @@ VOCABULARY = (
     ("p_lower", None, "p (lower)", "one-sided p-value of H0: difference <= -margin"),
     ("p_upper", None, "p (upper)", "one-sided p-value of H0: difference >= margin"),
     ("shown", None, "shown", "whether the test showed its alternative (equivalence or non-inferiority)"),
-    ("conclusion", None, "conclusion", "the answer in words: equivalent within the margin, or not shown equivalent"),
+    ("conclusion", None, "conclusion",
+     "the answer in words: equivalent within the margin, not shown equivalent, or shown beyond the margin"),
     ("n_shown", None, "shown", "how many tests showed their alternative"),
 )

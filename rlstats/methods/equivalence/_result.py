@@ -132,11 +132,18 @@ class EquivalenceResult(Result):
         elif len(tasks):
             what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
             lines.append(f"  per task: {int(tested['shown'].astype(bool).sum())} of "
-                         f"{fmt.count(len(tested), 'task')} tested shown {what}"
+                         f"{fmt.count(len(tested), 'task')} tested shown {what}{self._beyond_count(tested)}"
                          + (f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks) else "")
                          + f"; separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
                          "multiplicity (on every task: holds at alpha; on some task: needs an adjustment)")
         return lines
+
+    def _beyond_count(self, rows):
+        """", k shown beyond the margin": the tests whose interval lies wholly past a bound (_api's verdicts that
+        open with "shown")."""
+        k = int(rows["conclusion"].str.startswith("shown ").sum())
+        what = "beyond the margin" if self.alternative == "equivalence" else "inferior by more than the margin"
+        return f", {k} shown {what}" if k else ""
 
     def _extra_lines(self):
         delta = "agent - published" if self.published else "agent_1 - agent_2"
@@ -156,6 +163,9 @@ class EquivalenceResult(Result):
         # (a 90% interval at alpha = 0.05; one side for non-inferiority, and which side; audit s15)
         band = "\u00b1" if self.alternative == "equivalence" else ""
         rule = self._rule(f"{fmt.signif(100 * self.confidence_level, 3)}%")
+        if shown["conclusion"].str.startswith("shown ").any():  # the verdicts past a bound, and their level
+            rule += (f"; wholly beyond the margin, the difference is shown beyond it (a one-sided test at alpha = "
+                     f"{fmt.signif(self.alpha)})")
         return {f"Tests against the margin {band}{fmt.signif(self.margin)} ({self.margin_scale}); {rule}{per_task}":
                 shown}
 
@@ -207,11 +217,19 @@ class EquivalenceResult(Result):
             tested = tasks[tasks["shown"].notna()]
             if len(tested):
                 parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {fmt.count(len(tested), 'task')} "
-                             f"individually (each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
-                             "multiplicity: a claim about some task would need an adjustment)")
+                             f"individually{self._beyond_count(tested)} (each at alpha = {fmt.signif(self.alpha)}, "
+                             "not adjusted for multiplicity: a claim about some task would need an adjustment)")
             if parts:
                 text += f" {a} against {b}: " + "; ".join(parts) + "."
-        text += (" Not shown equivalent does not mean different: the interval may be too wide for the margin."
-                 if self.alternative == "equivalence" else
-                 " Not shown non-inferior does not mean inferior: the interval may be too wide for the margin.")
+        # the caveat is for intervals across a bound; one wholly past a bound is a one-sided test at alpha of the
+        # difference beyond it (audit s19: "may be too wide" was printed beside intervals far outside the band)
+        verdicts = self.comparisons["conclusion"]
+        if verdicts.str.startswith("not shown").any():
+            text += (" Not shown equivalent does not mean different: the interval may be too wide for the margin."
+                     if self.alternative == "equivalence" else
+                     " Not shown non-inferior does not mean inferior: the interval may be too wide for the margin.")
+        if verdicts.str.startswith("shown ").any():
+            side = ("on each side " if self.alternative == "equivalence" else "")
+            text += (f" An interval wholly beyond the margin shows the difference beyond it: {side}a one-sided test at "
+                     f"alpha = {fmt.signif(self.alpha)} (the {level} interval past the bound).")
         return text

@@ -27,7 +27,7 @@ from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, bound_ties, check_bounds, c
 from ...cost import admit, shows, timed_bar
 from ...design import design_of, other_spellings_refused
 from ...errors import DesignError
-from ...format import count, join_and, listed
+from ...format import count, join_and, listed, names_shown
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
@@ -488,8 +488,8 @@ def _saturated_notes(design, saturated, pairs):
             if given else
             "; the other agents' pairs are withheld too: the model of those agents alone could not be fitted (they "
             "share no task, fewer than 2 tasks, or their runs do not vary)" if others >= 2 else "")
-    return [f"pairwise tests and intervals withheld for every pair of {listed(names, 8)} (and the fixed effects' tests "
-            "of those differences): three quarters or more of "
+    return [f"pairwise tests and intervals withheld for every pair of {listed(names_shown(names, design.agents), 8)} "
+            "(and the fixed effects' tests of those differences): three quarters or more of "
             "the agent's runs sit at a task's largest or smallest score (a cap often reached) and fewer than "
             f"{SATURATED_FEWEST_OFF_CONTRAST} are off it, so the model's one residual variance does not describe "
             "them: on simulated runs with 85% of a baseline's at a cap and agents apart, its 95% Tukey intervals "
@@ -510,9 +510,9 @@ def _omnibus_notes(compared, design):
         return ["the F test that the agents' means are equal is withheld, as the saturated agents' pairs are, and "
                 "fewer than 2 other agents could be fitted alone: the model's one residual variance does not describe "
                 f"the saturated agents' runs ({measured})"]
-    return [f"the F test compares {listed(compared, 8)} only, from the model fitted to them alone that the pairs "
-            "left come from: the saturated agents are left out, as their pairs are, since the model's one residual "
-            f"variance does not describe their runs ({measured}; without them, at most 6%)"]
+    return [f"the F test compares {listed(names_shown(compared, design.agents), 8)} only, from the model fitted to "
+            "them alone that the pairs left come from: the saturated agents are left out, as their pairs are, since "
+            f"the model's one residual variance does not describe their runs ({measured}; without them, at most 6%)"]
 
 
 def _indirect_notes(graph, pairs, options):
@@ -547,11 +547,12 @@ def _empty_cell_notes(design):
     short = [(agent, int(n)) for agent, n in zip(design.agents, ran) if n < design.n_tasks]
     if not short:
         return []
+    said = names_shown([agent for agent, _ in short], design.agents)  # quoted where a name holds a comma
     if len({n for _, n in short}) == 1:
-        who = f"{join_and(agent for agent, _ in short)} ran {short[0][1]} of the {design.n_tasks} tasks"
+        who = f"{join_and(said)} ran {short[0][1]} of the {design.n_tasks} tasks"
     else:
-        who = (f"{short[0][0]} ran {short[0][1]} of the {design.n_tasks} tasks, "
-               + join_and(f"{agent} {n}" for agent, n in short[1:]))
+        who = (f"{said[0]} ran {short[0][1]} of the {design.n_tasks} tasks, "
+               + join_and(f"{agent} {n}" for agent, (_, n) in zip(said[1:], short[1:])))
     its = "its" if len(short) == 1 else "each one's"
     return [f"{who}: {'its' if len(short) == 1 else 'their'} estimated marginal "
             f"{'mean is' if len(short) == 1 else 'means are'} the model's over all {design.n_tasks}, {its} effect "

@@ -156,7 +156,7 @@ class MixedResult(Result):
         line = (f"F = {fmt.signif(self.statistic)}, num df = {self.num_df}, denom df = {fmt.signif(self.den_df)}, "
                 f"{fmt.pvalue_phrase(self.pvalue)}")
         if len(self.omnibus_agents) < self.n_agents:
-            line += f" (agents {fmt.listed(self.omnibus_agents, 8)} only: see the notes)"
+            line += f" (agents {fmt.listed(fmt.names_shown(self.omnibus_agents, self.agents), 8)} only: see the notes)"
         return line
 
     def _variance_table(self):
@@ -250,13 +250,15 @@ class MixedResult(Result):
         if not self.omnibus_agents:  # audit s12: withheld on runs at a cap
             text += "No F test of the agents is given (runs at a score cap; see the notes)."
         else:
+            alone = fmt.join_and(fmt.names_shown(self.omnibus_agents, self.agents), 8)
             which = ("The agents" if len(self.omnibus_agents) == self.n_agents else
-                     f"The agents not at a score cap ({fmt.join_and(self.omnibus_agents, 8)}, fitted alone)")
+                     f"The agents not at a score cap ({alone}, fitted alone)")
             text += (f"{which} {verdict} (F = {fmt.signif(self.statistic, 4)} on {self.num_df} and "
                      f"{fmt.signif(self.den_df, 4)} df, p {pv if pv.startswith('<') else '= ' + pv}).")
         order = np.argsort(-self.emmeans["estimate"].to_numpy(), kind="stable")
-        text += " Estimated marginal means: " + ", ".join(
-            f"{self.agents[j]} {fmt.signif(self.emmeans['estimate'].iloc[j], 3)}" for j in order) + "."
+        text += " Estimated marginal means: " + fmt.name_list(
+            [self.agents[j] for j in order], after=[fmt.signif(self.emmeans["estimate"].iloc[j], 3) for j in order],
+            among=self.agents) + "."
         sig = self.comparisons[self.comparisons["significant"]]
         adjust = {"tukey": "Tukey's adjustment", "holm": "Holm's adjustment", "none": "no adjustment"}[self.adjust]
         indirect = self._indirect()[self.comparisons["significant"].to_numpy()]

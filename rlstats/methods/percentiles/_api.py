@@ -35,7 +35,7 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, warn
-from ...format import count, join_and, listed, signif
+from ...format import count, join_and, listed, name_list, names_shown, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
@@ -378,7 +378,7 @@ def _run(design, options, rng, shown):
         # withheld, as rlstats.bootstrap withholds such intervals (audit s8: all runs at a cap gave (0.75, 0.75))
         point = ~unknown & np.isclose(conf_low, conf_high, rtol=0.0, atol=1e-12)
         if point.any():
-            named = ", ".join(a for a, p in zip(design.agents, point) if p)
+            named = name_list([a for a, p in zip(design.agents, point) if p], among=design.agents)
             starts = played.slot_start[:-1]
             if (np.minimum.reduceat(played.values, starts) == np.maximum.reduceat(played.values, starts)).all():
                 way = ("); add runs" if source == "given" else
@@ -434,7 +434,7 @@ def _holding_the_estimate(estimate, conf_low, conf_high, agents, notes):
     tolerance = 1e-12
     below, above = estimate < conf_low - tolerance, estimate > conf_high + tolerance
     if below.any() or above.any():
-        named = listed([a for a, miss in zip(agents, below | above) if miss], 8)
+        named = listed(names_shown([a for a, miss in zip(agents, below | above) if miss], among=agents), 8)
         notes.append(f"PBP's bounds of {named} did not hold the estimate (its tie rule, where payoff intervals are "
                      "equal, is no bound when they are as wide as [0, 1]): widened to hold it, as a bound over every "
                      "game in the payoff intervals must; read them as no evidence either way")
@@ -540,10 +540,10 @@ def _observed_bounds_note(design, bounds):
     elif isinstance(bounds, Mapping):
         observed = [task for task in design.tasks if task not in bounds]
         given = [task for task in design.tasks if task in bounds]
-        return (f"PBP used the observed minimum and maximum score as the bounds of "
-                f"{'task' if len(observed) == 1 else 'tasks'} {join_and(observed, limit=10)} {why}, and the bounds "
-                f"given for {join_and(given, limit=10)}; pass bounds= for the others when their scores have known "
-                "limits")
+        which = 'task' if len(observed) == 1 else 'tasks'
+        observed, given = (join_and(names_shown(tasks, design.tasks), limit=10) for tasks in (observed, given))
+        return (f"PBP used the observed minimum and maximum score as the bounds of {which} {observed} {why}, and the "
+                f"bounds given for {given}; pass bounds= for the others when their scores have known limits")
     return (f"PBP used the observed minimum and maximum score of each task as its bounds {why}; pass bounds= when the "
             "scores have known limits")
 

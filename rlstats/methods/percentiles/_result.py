@@ -162,7 +162,8 @@ class PercentilesResult(Result):
         ties = [(r, names) for r, names in groups.items() if len(names) > 1]
         if not ties:
             return ""
-        listed = "; ".join(f"{', '.join(names[:-1])} and {names[-1]} tie at rank {r}" for r, names in ties)
+        listed = "; ".join(f"{fmt.join_and(fmt.names_shown(names, among=self.agents))} tie at rank {r}"
+                           for r, names in ties)
         return (f" {listed} (tied agents share the best rank of the tie, as R's rank(ties.method = \"min\") "
                 "ranks them).")
 
@@ -170,7 +171,7 @@ class PercentilesResult(Result):
     def _statistic_line(self):
         top = int(self._order()[0])
         tied = self._tied_with(top)
-        name = (f"top agents = {', '.join([self.agents[top]] + tied)} (tied)" if tied
+        name = (f"top agents = {fmt.name_list([self.agents[top]] + tied, among=self.agents)} (tied)" if tied
                 else f"top agent = {self.agents[top]}")
         return (f"{name}, aggregate = {fmt.signif(self.estimate[top])}, "
                 f"agents = {self.n_agents}, tasks = {self.n_tasks}, joint strategies = {self.n_strategies}")
@@ -188,7 +189,7 @@ class PercentilesResult(Result):
         for i, name, row in zip(order, names, table.itertuples(index=False)):
             text = f"  {name.ljust(width)}  {fmt.signif(row.estimate, 4)}"
             tied = self._tied_with(i)
-            tie = f"tied with {', '.join(map(str, tied))}" if tied else ""
+            tie = f"tied with {fmt.name_list(tied, among=self.agents)}" if tied else ""
             if self.interval is not None:
                 shown = (f"({fmt.signif(row.conf_low, 4)}, {fmt.signif(row.conf_high, 4)})" if np.isfinite(row.conf_low)
                          else "(interval withheld, see the notes)")
@@ -248,7 +249,8 @@ class PercentilesResult(Result):
                 f"distribution of a PageRank-damped alpha-Rank chain over the {self.n_strategies} joint strategies of "
                 f"the game in which an adversary picks the task and the reference agent.")
         order = self._order()
-        ranking = ", ".join(f"{self.agents[i]} {fmt.signif(self.estimate[i], 3)}" for i in order)
+        ranking = fmt.name_list([self.agents[i] for i in order], after=[fmt.signif(self.estimate[i], 3) for i in order],
+                                among=self.agents)
         text += f" Aggregate scores (0 to 1; the best agent typically scores near 0.5): {ranking}."
         text += self._tie_sentence()
         if self.interval is not None:
@@ -260,7 +262,8 @@ class PercentilesResult(Result):
                      f"delta' = {fmt.signif(self.delta_cell, 3)} per agent-task cell.")
             text += " " + self._separation_sentence()
         top = self.task_weights.sort_values("weight", ascending=False, kind="stable").head(3)
-        weights = ", ".join(f"{t} ({fmt.signif(w, 2)})" for t, w in zip(top["task"], top["weight"]))
+        weights = fmt.name_list(top["task"], after=[f"({fmt.signif(w, 2)})" for w in top["weight"]],
+                                among=self.tasks)
         if len(self.task_weights) > 1:  # with one task the adversary has no choice to report
             text += f" The adversary weighted most the tasks {weights}."
         return text

@@ -30,7 +30,7 @@ import pandas as pd
 from ... import calibration
 from ...design import check_agent_named, design_of, other_spellings_refused
 from ...cost import admit, shows
-from ...format import cannot_reject, count, join_and, listed
+from ...format import cannot_reject, count, join_and, listed, names_shown
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -574,7 +574,7 @@ def _check_more_than_one_ranking(design, agent, task, variant):
     gone = design.dropped_tasks  # the data's other tasks, kept out by design.build: said, as the data hold them
     verb = "is" if len(gone) == 1 else "are"
     kept_out = f"once the {count(len(gone), 'task')} that fewer than two agents ran {verb} kept out " \
-               f"({listed(gone, 5)}), " if gone else ""
+               f"({listed(names_shown(gone), 5)}), " if gone else ""
     raise DesignError(
         f"the {_TITLES[variant]} ranks the agents within each task and compares the rankings across tasks, but "
         f"{kept_out}the data hold 1 task ({design.tasks[0]!r}) with one value per agent: every relabelling gives the "
@@ -698,12 +698,13 @@ def _never_met_notes(design, pairs, n_shared):
     names = [(design.agents[u], design.agents[v]) for u, v in zip(pairs[0][untested], pairs[1][untested])]
     met = graph.met().sum(axis=1) - 1  # the other agents each one shares a task with
     apart = [j for j in np.argsort(met, kind="stable") if met[j] < design.n_agents - 1]
-    among = "; ".join(f"{design.agents[j]} met only "
-                      + ", ".join(a for a, ok in zip(design.agents, graph.met()[j]) if ok and a != design.agents[j])
+    said = names_shown(design.agents)  # quoted where a name holds a comma
+    among = "; ".join(f"{said[j]} met only "
+                      + ", ".join(a for k, (a, ok) in enumerate(zip(said, graph.met()[j])) if ok and k != j)
                       for j in apart[:3])
     if len(apart) > 3:  # the others named, so that no agent left out of the list reads as one that met everyone
         among += (f"; and {count(len(apart) - 3, 'more agent')} met only some: "
-                  f"{join_and((design.agents[j] for j in apart[3:]), limit=10)}")
+                  f"{join_and((said[j] for j in apart[3:]), limit=10)}")
     return [f"{count(len(names), 'pair')} of agents never ran on a common task ({graph.pairs_phrase(names)}): they "
             "are not compared post hoc and no critical-difference bar joins them; a mean rank is taken within each "
             f"task among the agents that ran there, so it places an agent among the agents it met only ({among})"]

@@ -388,7 +388,8 @@ class SkillingsMackResult(Result):
                 f"({self._statistic_phrase()}, {p_text}, p-value {how_p}"
                 f"{', with tie correction' if self.tie_correction and self.variant != 'friedman' else ''}).")
         order = np.argsort(self.mean_ranks, kind="stable")
-        ranking = ", ".join(f"{self.agents[j]} ({fmt.signif(self.mean_ranks[j], 3)})" for j in order)
+        ranking = fmt.name_list([self.agents[j] for j in order],
+                                after=[f"({fmt.signif(self.mean_ranks[j], 3)})" for j in order], among=self.agents)
         text += f" {self._ranks_name()} (1 = best{self._among()}): {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
         if self._pair_is_omnibus():

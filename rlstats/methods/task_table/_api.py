@@ -453,7 +453,7 @@ def _group_notes(design):
     graph = design.graph
     if graph.connected:
         return []
-    groups = " | ".join(", ".join(g) for g in graph.groups)
+    groups = " | ".join(fmt.name_list(g, among=design.agents) for g in graph.groups)
     return [f"the agents fall into {graph.n_groups} groups that never ran on a common task ({groups}): each task's "
             "marks compare the agents that ran it, and the counts of tasks won are not a ranking across groups"]
 
@@ -470,8 +470,9 @@ def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, ove
     beside = [design.tasks[t] for t in range(present.shape[0])
               if present[t].any() and (design.counts[t] > 0).sum() > present[t].sum()]
     if beside:
-        notes.append(f"in {count(len(beside), 'task')} ({listed(beside, 5)}) the marks compare only the agents with "
-                     "the runs they need: an agent with fewer excludes no other agent from the set")
+        notes.append(f"in {count(len(beside), 'task')} ({listed(fmt.names_shown(beside, design.tasks), 5)}) the marks "
+                     "compare only the agents with the runs they need: an agent with fewer excludes no other agent "
+                     "from the set")
     blocked = {}
     for t in range(present.shape[0]):
         tested = np.isfinite(pairwise[t])
@@ -490,7 +491,7 @@ def _set_notes(design, test, alpha, adjustment, present, pairwise, smallest, ove
                                "pairs)",
                  "none": f"alpha = {fmt.signif(threshold, 2)}"}[adjustment]
         where = ("in every task" if len(tasks) == design.n_tasks
-                 else f"in {count(len(tasks), 'task')} ({listed(tasks, 5)})")
+                 else f"in {count(len(tasks), 'task')} ({listed(fmt.names_shown(tasks, design.tasks), 5)})")
         notes.append(f"the {name} cannot reject at {runs} per agent: its smallest one-sided p-value is "
                      f"{fmt.signif(reach, 3)}, above {bound}; every agent stays possibly best {where}")
     if overruled.any():
@@ -551,7 +552,8 @@ def _shortfall_sentence(what, row, tasks, counted, level):
     return (f"measured coverage of {what} with {row['agents']} agents and {row['runs']} runs per agent: "
             f"{float(row['coverage']):.3f}{calibration.worst_draw_clause(row)} ({row['distribution']} scores, "
             f"{row['configuration'].replace('_', ' ')}; "
-            f"{row['n_sim']} {counted}), below {level} by more than 3 Monte Carlo standard errors ({listed(tasks, 5)})")
+            f"{row['n_sim']} {counted}), below {level} by more than 3 Monte Carlo standard errors "
+            f"({listed(fmt.names_shown(tasks), 5)})")
 
 
 def _cells_phrase(design, mask):
@@ -577,7 +579,7 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     gone = [t for t in design.tasks if t not in complete.tasks]
     notes = [f"the aggregate row reads the {count(complete.n_tasks, 'task')} where every agent has runs; "
              f"{count(len(gone), 'task')} left out of it (na_action=\"drop\"; the rows above keep "
-             f"{'it' if len(gone) == 1 else 'them'}): {listed(gone, 5)}"] if gone else []
+             f"{'it' if len(gone) == 1 else 'them'}): {listed(fmt.names_shown(gone, design.tasks), 5)}"] if gone else []
     complete = dataclasses.replace(complete, notes=design.notes)  # its own drop note would say the table lost them
     result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,

@@ -420,14 +420,16 @@ class TaskTableResult(Result):
         ran = (self.counts > 0).sum(axis=0)
         # agents on different task sets: each count of wins with the tasks the agent ran, its only denominator
         won = (lambda w, n: f"{w}") if (ran == len(self.tasks)).all() else (lambda w, n: f"{w} of the {n} it ran")
-        parts = [f"{a} ({won(w, n)})" for a, w, n in sorted(zip(self.agents, wins, ran), key=lambda p: -p[1]) if w]
+        ranked = [(a, w, n) for a, w, n in sorted(zip(self.agents, wins, ran), key=lambda p: -p[1]) if w]
+        parts = [f"{a} ({won(w, n)})" for a, (_, w, n) in zip(fmt.names_shown([p[0] for p in ranked], self.agents),
+                                                             ranked)]
         shared = int((self._bold().sum(axis=1) > 1).sum())
         if shared:
             parts[-1] += (f"; tied best agents are each credited ({fmt.count(shared, 'task')} "
                           f"{'has' if shared == 1 else 'have'} more than one)")
         uncredited = [self.tasks[t] for t in np.flatnonzero(self.tied_best.any(axis=1) & ~self._bold().any(axis=1))]
         if uncredited:
-            parts[-1] += (f"; no best is credited in {', '.join(uncredited)}, whose best "
+            parts[-1] += (f"; no best is credited in {fmt.name_list(uncredited, among=self.tasks)}, whose best "
                           f"{'rests' if len(uncredited) == 1 else 'rest'} on too few runs to test")
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
