@@ -6,7 +6,6 @@ import pytest
 import rlstats
 
 
-@pytest.mark.xfail(strict=True, reason="the note is computed before tasks with one agent are dropped")
 def test_repeated_run_note_is_about_the_tasks_analysed():
     """A seed repeated within agent 'a' on task 'B' was noted ("seed 5 of agent 'a' on task 'B': 2 rows"), and task
     'B', where only 'a' has runs, was then kept out of the test: the note spoke of rows not analysed."""
@@ -21,7 +20,6 @@ def test_repeated_run_note_is_about_the_tasks_analysed():
     assert any("repeats an id" in n and "task 'A'" in n for n in res.notes), res.notes
 
 
-@pytest.mark.xfail(strict=True, reason="the note can name P(worse next), not printed")
 def test_hierarchical_monte_carlo_note_names_a_printed_column():
     """The hierarchical model's note named "P(worse next)" (rng=3 below), a column its print does not show (only
     P(better next) and P(rope next) are printed)."""
