@@ -42,7 +42,6 @@ def _capped_pair():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="at alpha=0.1 the capped-score notes say a test 'holds its alpha' there")
 def test_equivalence_at_another_alpha_claims_no_measured_level():
     """The tests' size was measured at alpha = 0.05 only (equivalence.size rows). At alpha=0.1 the capped-score notes
     said "the across-tasks test, which holds its alpha there" and "no bound ... tried held alpha at 5 runs": a level
