@@ -61,7 +61,6 @@ def _best_noisy():
     return pd.DataFrame([("a", k, v) for k, vs in scores.items() for v in vs], columns=["task", "agent", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="summary() shows p_adjusted below p_value with no word of why")
 def test_task_table_summary_says_why_p_adjusted_can_be_below_p_value():
     """On /work/shared/data's MuJoCo batches, halfcheetah PPO printed p_value 0.000127 (best SAC vs PPO) and
     p_adjusted 1.84e-05: the smallest Holm-adjusted p of any agent against PPO, here TRPO's. A reader took the
@@ -75,5 +74,8 @@ def test_task_table_summary_says_why_p_adjusted_can_be_below_p_value():
     text = str(res.summary())
     assert key in text and text.index(key) > text.index("comparisons with the best")
     assert "so it can be below p_value" in text
-    assert key in res.summary().to_markdown()
-    assert key in " ".join(res.summary().to_latex().split())
+    assert key in res.summary().to_markdown() and key in res.summary()._repr_html_()
+    # LaTeX heads the columns by their labels, and its caption keys them so
+    latex = " ".join(res.summary().to_latex().split())
+    assert "adj. p-value: the smallest Holm-adjusted p-value of any agent" in latex
+    assert "so it can be below p-value" in latex
