@@ -81,7 +81,6 @@ def test_task_table_summary_says_why_p_adjusted_can_be_below_p_value():
     assert "so it can be below p-value" in latex
 
 
-@pytest.mark.xfail(strict=True, reason="the legend sits over the observed line at 3.5 in wide")
 @pytest.mark.parametrize("inspector", ["fisher_pitman", "z"])
 def test_selection_null_figure_legend_clear_of_the_observed_line(inspector):
     """At 3.5 x 2.6 in the null distribution's legend ("observed = 1.559 (p = 0.0595)") was drawn across the dashed
