@@ -106,7 +106,6 @@ def test_selection_null_figure_legend_clear_of_the_observed_line(inspector):
     plt.close(figure)
 
 
-@pytest.mark.xfail(strict=True, reason="one task: the print, summary, report and figure say 'averaged over tasks'")
 def test_improvement_and_profiles_on_one_task_say_one_task():
     """On one task the probability of improvement printed "within a task, averaged over tasks", its report "averaged
     over 1 task" and its figure "averaged over tasks"; the performance profile "(mean over tasks)". Each now names
