@@ -400,8 +400,8 @@ class ProbabilityOfImprovementResult(Result):
 
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
-                f"of X scores higher than a run of Y on the same task (ties counting one half), "
+        text = ("For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
+                "of X scores higher than a run of Y on the same task (ties counting one half), "
                 + fmt.over_tasks(self.tasks, f"averaged over {fmt.count(len(self.tasks), 'task')}")
                 + f" ({_runs_phrase(self.counts)}), ")
         if self.n_resamples is None:
