@@ -648,10 +648,10 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         _check_no_curves(design, data, step, tuple(run_key), curve_summaries)
         if seeds is not None:
             _check_unique_replicates(design)
-        elif not run_key:
-            notes += _repeated_id_note(design, data)
     if min_agents > 1:  # an agent described on its own needs no other agent on its tasks
         design = _drop_uninformative_tasks(design, notes)
+    if not curves and seeds is None and not run_key:
+        notes += _repeated_id_note(design, data)  # on the tasks kept: a note about the rows analysed (audit s19)
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({name_list(design.agents)}) with usable runs")

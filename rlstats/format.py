@@ -464,6 +464,17 @@ def name_list(items: Iterable[object], after: Iterable[object] | None = None,
     return ", ".join(shown if after is None else [f"{name} {value}" for name, value in zip(shown, after)])
 
 
+def over_tasks(tasks: Sequence[object], several: str = "averaged over tasks") -> str:
+    """``several`` where there are several tasks, "on the one task, X" where there is one: a quantity averaged over
+    tasks is, on one task, that task's alone (audit s19: probability of improvement and performance profiles said
+    "averaged over tasks" of one).
+
+    >>> over_tasks(["Pong", "Breakout"]), over_tasks(["Pong"])
+    ('averaged over tasks', 'on the one task, Pong')
+    """
+    return several if len(tasks) != 1 else f"on the one task, {name_list(tasks)}"
+
+
 #: A plain lowercase word opening a text: one that a sentence capitalises (not ``expected_max()``, ``pvalue=``).
 _PLAIN_WORD = re.compile(r"[a-z]+(?![\w(=\[])")
 

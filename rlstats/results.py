@@ -148,13 +148,17 @@ class Summary:
     latex: dict[str, Callable[..., str]]
     markdown: dict[str, Callable[[], str]]
     captions: dict[str, str]
+    keys: dict[str, str]
 
     def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
                  digits: int = 5, statistic_line: str | None = None,
                  latex: Mapping[str, Callable[..., str]] | None = None,
                  markdown: Mapping[str, Callable[[], str]] | None = None,
-                 captions: Mapping[str, str] | None = None) -> None:
+                 captions: Mapping[str, str] | None = None, keys: Mapping[str, str] | None = None) -> None:
         self.title = title
+        # what a table's columns mean where they could be misread: name -> a line under the table as text, Markdown
+        # and HTML, in the tidy names those show (a LaTeX table, headed by labels, says it in its caption); audit s19: p_adjusted below p_value read as an adjustment that lowered a p-value
+        self.keys = dict(keys or {})
         # what a table's numbers are, which the print says above it and a LaTeX table pasted alone must say in its
         # caption: name -> sentences ending that caption
         self.captions = dict(captions or {})
@@ -171,7 +175,8 @@ class Summary:
     def __str__(self) -> str:
         parts = [self.header.rstrip("\n")]
         for name, table in self.tables.items():
-            parts.append(f"{name}:\n{fmt.table_text(table, self.digits)}")
+            parts.append(f"{name}:\n{fmt.table_text(table, self.digits)}"
+                         + (f"\n({self.keys[name]})" if name in self.keys else ""))
         if self.notes:
             parts.append("Notes:\n" + "\n".join(f"  - {n}" for n in self.notes))
         return "\n\n".join(parts) + "\n"
@@ -185,6 +190,8 @@ class Summary:
         for name, table in self.tables.items():
             body = self.markdown[name]() if name in self.markdown else fmt.table_markdown(table, self.digits)
             lines += ["", f"*{fmt.markdown_escape(name)}*", "", body]
+            if name in self.keys:
+                lines += ["", f"({fmt.markdown_escape(self.keys[name])})"]
         if self.notes:
             lines += [""] + [f"- {fmt.markdown_escape(n, start=True)}" for n in self.notes]
         return "\n".join(lines) + "\n"
@@ -238,7 +245,8 @@ class Summary:
         title = lines[0] if lines else self.title
         parts = [f"<table><caption>{html.escape(title)}</caption><tbody>{''.join(rows)}</tbody></table>"]
         for name, table in self.tables.items():
-            parts.append(f"<p><b>{html.escape(name)}</b></p>{fmt.table_html(table, self.digits)}")
+            parts.append(f"<p><b>{html.escape(name)}</b></p>{fmt.table_html(table, self.digits)}"
+                         + (f"<p>({html.escape(self.keys[name])})</p>" if name in self.keys else ""))
         if self.notes:
             parts.append("<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in self.notes) + "</ul>")
         return "\n".join(parts)

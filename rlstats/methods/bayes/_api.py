@@ -458,6 +458,8 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
 
 #: the probability columns a Monte Carlo note names, in the order of the error arrays' last axis
 _SHARES = ("P(worse)", "P(rope)", "P(better)", "P(worse next)", "P(rope next)", "P(better next)")
+#: those the print shows (P(worse next) is tidy()'s p_worse_next, one minus the two printed)
+_PRINTED = ("P(worse)", "P(rope)", "P(better)", "P(rope next)", "P(better next)")
 
 
 def _monte_carlo_note(design, first, second, se, draws, formula, independent=None):
@@ -465,6 +467,8 @@ def _monte_carlo_note(design, first, second, se, draws, formula, independent=Non
     digits moved by 0.002 from one rng= to another, the hierarchical model's by 0.012, and nothing said so). ``se``
     (pairs, shares) in :data:`_SHARES`' order; NaN where withheld. ``independent``: the number of independent draws
     (the signed-rank model's), whose rule of three bounds a share seen at 0 or 1 (review s19: "at most 0" was said)."""
+    # the note speaks of the printed columns only (audit s19: it named P(worse next), which the print does not show)
+    se = np.where(np.isin(_SHARES[:se.shape[-1]], _PRINTED), se, np.nan)
     if not np.isfinite(se).any():
         return []
     if np.nanmax(se) == 0:  # every share 0 or 1: no draw says how far from it the model's probability is

@@ -330,6 +330,12 @@ class BootstrapResult(Result):
 _POI_ESTIMAND = "P(agent_1 > agent_2) + P(agent_1 = agent_2) / 2 within a task, averaged over tasks"
 
 
+def _poi_estimand(tasks):
+    """:data:`_POI_ESTIMAND`, or on one task that task's alone (audit s19)."""
+    return (_POI_ESTIMAND if len(tasks) != 1 else
+            f"P(agent_1 > agent_2) + P(agent_1 = agent_2) / 2 {fmt.over_tasks(tasks)}")
+
+
 @resultclass
 class ProbabilityOfImprovementResult(Result):
     """Result of :func:`probability_of_improvement`.
@@ -370,14 +376,14 @@ class ProbabilityOfImprovementResult(Result):
                 f"pairs = {len(self.pairs)}, tasks = {len(self.tasks)}")
 
     def _extra_lines(self):
-        return [f"estimate: {_POI_ESTIMAND}", *fmt.table_text(self.tidy()).split("\n")]
+        return [f"estimate: {_poi_estimand(self.tasks)}", *fmt.table_text(self.tidy()).split("\n")]
 
     def _summary_tables(self):
         table = self.tidy()
         if self.n_resamples is not None:  # the score interval is a closed form: no Monte Carlo error to show
             table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
             table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
-        return {_POI_ESTIMAND: table}
+        return {_poi_estimand(self.tasks): table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair: agent_1, agent_2, estimate (:data:`_POI_ESTIMAND`), conf_low, conf_high."""
@@ -394,9 +400,10 @@ class ProbabilityOfImprovementResult(Result):
 
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
-                f"of X scores higher than a run of Y on the same task (ties counting one half), averaged over "
-                f"{fmt.count(len(self.tasks), 'task')} ({_runs_phrase(self.counts)}), ")
+        text = ("For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
+                "of X scores higher than a run of Y on the same task (ties counting one half), "
+                + fmt.over_tasks(self.tasks, f"averaged over {fmt.count(len(self.tasks), 'task')}")
+                + f" ({_runs_phrase(self.counts)}), ")
         if self.n_resamples is None:
             text += (f"with {level} score intervals: the probabilities p whose distance from the estimate is at most "
                      "the normal quantile times the standard error the tasks' Hanley and McNeil (1982) variances "
@@ -473,8 +480,8 @@ class PerformanceProfileResult(Result):
                                                     if self.tau.size > 1 else f"(tau = {fmt.signif(self.tau[0])})"))
 
     def _extra_lines(self):
-        what = "fraction of runs above tau (mean over tasks)" if self.kind == "runs" else \
-            "fraction of tasks whose mean score is above tau"
+        what = f"fraction of runs above tau ({fmt.over_tasks(self.tasks, 'mean over tasks')})" \
+            if self.kind == "runs" else "fraction of tasks whose mean score is above tau"
         return [f"profile: {what}"]
 
     def _summary_tables(self):
@@ -482,7 +489,8 @@ class PerformanceProfileResult(Result):
         if self.n_resamples is not None:  # Wilson, skew-t and t bands are closed forms: no Monte Carlo error
             table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].ravel()
             table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].ravel()
-        heading = "Fraction of runs above each threshold (mean over tasks)" if self.kind == "runs" else \
+        heading = f"Fraction of runs above each threshold ({fmt.over_tasks(self.tasks, 'mean over tasks')})" \
+            if self.kind == "runs" else \
             "Fraction of tasks whose mean score is above each threshold"
         return {heading: table}
 
@@ -503,7 +511,7 @@ class PerformanceProfileResult(Result):
         }])
 
     def _prose(self):
-        what = ("the fraction of runs scoring above tau, averaged over tasks (score distribution)"
+        what = (f"the fraction of runs scoring above tau, {fmt.over_tasks(self.tasks)} (score distribution)"
                 if self.kind == "runs" else "the fraction of tasks whose mean score is above tau")
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"

@@ -539,7 +539,7 @@ def _saturated_aggregate_note(rows, tied, aggregate):
             "withheld by the same rule where the bootstrap withholds its interval, held where given (non-inferiority "
             "declared at the margin in at most 0.051 of simulated tests at alpha = 0.05; 85% of a baseline agent's "
             "runs at the cap, 5 and 26 tasks, 3-20 runs); read a shown result there with that in mind, or the "
-            "across-tasks test, which holds its alpha there"]
+            "across-tasks test, which held alpha = 0.05 there (the level measured)"]
 
 
 #: audit s11: why the aggregate test is withheld on runs mostly at a cap (the bootstrap's own rule for its interval)
@@ -691,9 +691,9 @@ def _saturated_notes(withheld, floored, across="welch"):
                      f"({listed(withheld, 8)}): "
                      "there Welch's t declared non-inferiority in up to 0.12 and equivalence in up to 0.09 of "
                      "simulated tests at alpha = 0.05 (70-85% of a baseline agent's runs at the cap, 3-20 runs, a "
-                     "true difference equal to the margin), and no bound on the runs' variance tried held alpha at 5 "
-                     "runs; the difference of means is in tidy(); read the across-tasks test, or compare how often "
-                     "each agent reaches the cap (a test of two proportions)")
+                     "true difference equal to the margin), and no bound on the runs' variance tried held "
+                     "alpha = 0.05 at 5 runs; the difference of means is in tidy(); read the across-tasks test, or "
+                     "compare how often each agent reaches the cap (a test of two proportions)")
     if floored and across == "paired_t":
         notes.append(f"the across-tasks test of {listed(floored, 8)} (paired t over tasks) bounds its variance from "
                      "below, where runs mostly sit at the pair's largest or smallest score of a task (a cap), by the "

@@ -8,7 +8,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 import pandas as pd
 
-from ... import format as fmt
+from ... import format as fmt, vocabulary
 from ...errors import OptionError
 from ..._typing import ColumnNames
 from ...design import averaged_in
@@ -35,6 +35,14 @@ def _tasks_first(frame):
     """The display frame with its tasks as the first column, headed "task", beside an agent that may be named so."""
     return frame.reset_index(allow_duplicates=True)
 
+
+#: the key under summary()'s comparisons (audit s19: halfcheetah PPO's p_adjusted 1.84e-05 below its p_value 0.000127
+#: on the MuJoCo batches read as an adjustment that lowered a p-value)
+def p_values_key(p_value="p_value", p_adjusted="p_adjusted"):
+    """The key of the two p-value columns, named as the table heads them (tidy names, or LaTeX's labels)."""
+    return (f"{p_value}: the one-sided Welch p-value of the best against the agent, unadjusted; {p_adjusted}: the "
+            "smallest Holm-adjusted p-value of any agent against it (over every ordered pair of the task), which "
+            f"decides the mark, so it can be below {p_value} where another agent beats it more clearly than the best")
 
 @resultclass
 class TaskTableResult(Result):
@@ -362,7 +370,10 @@ class TaskTableResult(Result):
                                                    mark=_markdown_mark).pipe(_tasks_first), DIGITS,
                                       markdown_cells=True)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
-                       statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown})
+                       statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown},
+                       keys={"comparisons with the best": p_values_key()},
+                       captions={"comparisons with the best": "Key: " + p_values_key(
+                           *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."})
 
     def _summary_tables(self):
         table = self.display().pipe(_tasks_first)
