@@ -80,7 +80,6 @@ def test_nested_seed_note_counts_in_words():
     assert any(n.endswith("the run is the unit, 1 run of 1 seed per agent and task") for n in design.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="the advice to drop runs did not say to choose them blind to their scores")
 def test_unequal_runs_advice_says_drop_without_looking_at_scores(halfcheetah):
     """SAC 192 runs, TD3 193: the advice must not invite dropping the run that suits the comparison."""
     with pytest.raises(rlstats.DesignError) as info:
