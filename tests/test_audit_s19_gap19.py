@@ -69,7 +69,6 @@ def test_gap_note_share_rule_on_both_sides():
     assert _gap_notes(res) == []
 
 
-@pytest.mark.xfail(strict=True, reason="'1 seeds' in the nested-seed note")
 def test_nested_seed_note_counts_in_words():
     """Runs of one seed each: "1-4 runs of 1 seed", and "1 run of 1 seed" where every cell has one run."""
     rows = [(a, t, r) for a in "AB" for t in "xy" for r in range(1 if (a, t) == ("A", "x") else 4)]
