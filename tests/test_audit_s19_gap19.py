@@ -27,7 +27,6 @@ def _one_task(scores_a, scores_b):
                          "score": np.r_[scores_a, scores_b]})
 
 
-@pytest.mark.xfail(strict=True, reason="the note was silent when any run lay below gamma")
 def test_gap_on_raw_scores_decided_by_one_run_is_said_so(halfcheetah):
     """HalfCheetah SAC/TD3, raw returns, gamma = 1: SAC's one run at -565.6166 is the only score of 385 below gamma,
     so SAC's gap is (1 + 565.6166) / 192 = 2.9511 and TD3's 0: a number about one run, now said so."""
@@ -40,9 +39,14 @@ def test_gap_on_raw_scores_decided_by_one_run_is_said_so(halfcheetah):
     assert "only 1 of the 385 scores is below it (fewer than a tenth of every task's scores)" in note
     assert "the shortfall of those few scores spread over all of an agent's runs (0 for an agent with none)" in note
     assert note in str(res)
+    # gamma = 11000 lies within the bulk (108 of 385 scores below it, 28%): the gap is the one meant, nothing said
+    res = rlstats.bootstrap(halfcheetah, "score ~ agent", metrics=["optimality_gap"], gamma=11000, n_resamples=200,
+                            rng=0)
+    assert int((halfcheetah["score"] < 11000).sum()) == 108
+    assert res.tidy().set_index("agent").loc["SAC", "estimate"] == pytest.approx(np.maximum(11000 - runs, 0).mean())
+    assert _gap_notes(res) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the note was silent when any run lay below gamma")
 def test_gap_note_share_rule_on_both_sides():
     """The rule: on raw scores the note is given where, on every task, fewer than a tenth of the scores (all agents
     pooled) lie below gamma, or fewer than a tenth above it. 1 of 20 below (5%): said; 2 of 20 (10%): gamma is in the
@@ -63,8 +67,13 @@ def test_gap_note_share_rule_on_both_sides():
     assert res.tidy().set_index("agent").loc["A", "estimate"] == pytest.approx(a_gap)
     (note,) = _gap_notes(res)
     assert "all but 1 of the 20 scores are below it (more than nine tenths of every task's scores)" in note
+    two_tasks = pd.concat([one_low, one_high.assign(task="u")])  # each task 1 of 20 on the far side
+    res = rlstats.bootstrap(two_tasks, "score ~ agent | task", metrics=["optimality_gap"], n_resamples=200, rng=0)
+    (note,) = _gap_notes(res)
+    assert ("fewer than a tenth of the scores of t are below it and fewer than a tenth of those of u above it, so the "
+            "gap rests on a few outlying runs on the first") in note
     reference = pd.DataFrame({"task": ["t"], "random": [0.0], "human": [10.0]})
-    res = rlstats.bootstrap(one_low, "score ~ agent", metrics=["optimality_gap"], normalize=reference,
+    res = rlstats.bootstrap(one_low, "score ~ agent | task", metrics=["optimality_gap"], normalize=reference,
                             n_resamples=200, rng=0)
     assert _gap_notes(res) == []
 
