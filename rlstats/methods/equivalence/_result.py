@@ -177,9 +177,12 @@ class EquivalenceResult(Result):
         # (a 90% interval at alpha = 0.05; one side for non-inferiority, and which side; audit s15)
         band = "\u00b1" if self.alternative == "equivalence" else ""
         rule = self._rule(f"{fmt.signif(100 * self.confidence_level, 3)}%")
-        if shown["conclusion"].str.startswith("shown ").any():  # the verdicts past a bound, and their level
+        if shown["conclusion"].str.startswith("shown ").any():  # the verdicts past a bound, their level and p-value
             rule += (f"; wholly beyond the margin, the difference is shown beyond it (a one-sided test at alpha = "
-                     f"{fmt.signif(self.alpha)})")
+                     f"{fmt.signif(self.alpha)}); p_beyond is that test's p-value (p_value, the test of the "
+                     "alternative, is near 1 there)")
+            beyond = self.comparisons["p_beyond"].where(self.comparisons["conclusion"].str.startswith("shown "))
+            shown.insert(shown.columns.get_loc("p_value") + 1, "p_beyond", beyond.to_numpy())
         return {f"Tests against the margin {band}{fmt.signif(self.margin)} ({self.margin_scale}); {rule}{per_task}":
                 shown}
 
