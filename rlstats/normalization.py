@@ -638,58 +638,63 @@ def _ranges_apart(design, location):
     return dataclasses.replace(design, notes=(*design.notes, note))
 
 
-#: the share of a task's scores (every agent's pooled) on one side of gamma below which the optimality gap of raw
-#: scores is decided by a few outlying scores (or is little more than gamma minus the mean), and the note says so:
-#: gamma outside the middle 80% of every task's scores (audit s19)
+#: the share of each agent's scores of a task on one side of gamma below which the optimality gap of raw scores is
+#: decided by a few outlying runs (or is little more than gamma minus the mean), and the note says so: gamma outside
+#: the middle 80% of every agent's scores on every task (audit s19)
 GAP_FEW_SHARE = 0.1  # the notes say "a tenth"
 
 
-def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None, at: str = "",
+def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None, agent: Any = None, at: str = "",
                  share: float = GAP_FEW_SHARE) -> str | None:
     """The note on an optimality gap of scores that were not normalised, where gamma lies outside the bulk of every
-    task's scores; None otherwise.
+    agent's scores on every task; None otherwise.
 
-    The rule: on every task, fewer than a tenth (``GAP_FEW_SHARE``) of the scores, all agents' pooled, lie below
-    gamma (the gap is the shortfall of those few, spread over an agent's runs: audit s19, HalfCheetah SAC's one run
-    at -565.6 of 385 scores gave SAC a gap of 2.95 and TD3 0), or fewer than a tenth above it (the gap is gamma minus
-    each agent's mean and a little more). The exact cases, every score on one side, are said as such (audit s15: raw
-    CartPole returns, all above gamma = 1, gave a gap of 0 for every agent, and raw Acrobot returns, all below it, 1
-    minus their mean). Where a tenth or more of some task's scores lie on each side, gamma is within the bulk of the
+    The rule: on every task, fewer than a tenth (``GAP_FEW_SHARE``) of each agent's scores lie below gamma (each
+    agent's gap is the shortfall of those few, spread over its runs: audit s19, HalfCheetah SAC's one run at -565.6,
+    1 of 192, gave SAC a gap of 2.95 and TD3 0), or fewer than a tenth of each agent's lie above it (the gap is
+    gamma minus each agent's mean and a little more). Each agent's, not the task's pooled: an agent of 2 runs, both
+    below gamma, among 30 runs above it is no outlier, its gap its mean shortfall. The exact cases, every score on
+    one side, are said as such (audit s15: raw CartPole returns, all above gamma = 1, gave a gap of 0 for every agent,
+    and raw Acrobot returns, all below it, 1 minus their mean). Elsewhere gamma is within the bulk of some agent's
     runs, the gap may be the one meant, and nothing is said.
 
     gamma is a target on a normalised scale (1: the reference score), so on raw scores it is a number in the score's
-    units that the caller may have meant or not. ``values`` and ``task`` are the scores analysed and their task codes
-    (by default the Design's rows; ``rlstats.curves`` passes its aligned runs); ``at`` ends the consequence (" at
-    every step"; with ``share=0``, as there, only every score on one side is said: pooled over steps, a few scores
-    below gamma may be a whole early step's, of which "a few outlying runs" would be untrue). The note quotes counts,
-    never a score, so that it reads the same in any units where it is given (as
-    the raw-scales note does). Normalised scores (``normalize=`` or a frame from :func:`normalize`) are left alone,
-    whatever gamma.
+    units that the caller may have meant or not. ``values``, ``task`` and ``agent`` are the scores analysed and their
+    task and agent codes (by default the Design's rows; ``rlstats.curves`` passes its aligned runs); ``at`` ends the
+    consequence (" at every step"; with ``share=0``, as there, only every score on one side is said: pooled over
+    steps, a few scores below gamma may be a whole early step's, of which "a few outlying runs" would be untrue). The
+    note quotes counts, never a score, so that it reads the same in any units where it is given (as the raw-scales
+    note does). Normalised scores (``normalize=`` or a frame from :func:`normalize`) are left alone, whatever gamma.
     """
     if design.normalized:
         return None
     values = np.asarray(design.y if values is None else values, dtype=float).ravel()
     task = np.asarray(design.task if task is None else task).ravel()
+    agent = np.asarray(design.agent if agent is None else agent).ravel()
     logged = ~np.isnan(values)
-    values, task = values[logged], task[logged]
+    values, task, agent = values[logged], task[logged], agent[logged]
     if not values.size:
         return None
-    n = np.bincount(task, minlength=design.n_tasks)
-    short = np.bincount(task, weights=values < gamma, minlength=design.n_tasks).astype(int)  # each adds to the gap
-    over = np.bincount(task, weights=values > gamma, minlength=design.n_tasks).astype(int)
-    present = n > 0
+    shape = (design.n_tasks, design.n_agents)
+    cell = task * design.n_agents + agent
+    per_cell = (lambda w: np.bincount(cell, weights=w, minlength=np.prod(shape)).reshape(shape))  # noqa: E731
+    n = per_cell(None)
+    short, over = per_cell(values < gamma), per_cell(values > gamma)  # the scores adding to the gap; those above
     few = np.maximum(share * n, 1)  # strictly fewer: 1 of 10 is not fewer than a tenth; share 0: none
-    above = present & (short < few)
-    below = present & ~above & (over < few)
-    if not (above | below)[present].all():  # gamma within the bulk of some task's scores: a gap that may be meant
+    empty = n == 0
+    present = ~empty.all(axis=1)
+    above = present & ((short < few) | empty).all(axis=1)
+    below = present & ~above & ((over < few) | empty).all(axis=1)
+    if not (above | below)[present].all():  # gamma within the bulk of some agent's runs: a gap that may be meant
         return None
+    short, over, n = short.sum(axis=1).astype(int), over.sum(axis=1).astype(int), int(n.sum())
     few_short, few_over = int(short[above].sum()), int(over[below].sum())
     if above[present].all():
         if not few_short:
             what = f"every score is at or above it, so the gap is 0 for every agent{at} and tells them apart in nothing"
         else:
-            what = (f"only {few_short} of the {int(n.sum())} scores {'is' if few_short == 1 else 'are'} below it "
-                    f"(fewer than a tenth of every task's scores), so the gap{at} is the shortfall of those few scores "
+            what = (f"only {few_short} of the {n} scores {'is' if few_short == 1 else 'are'} below it (fewer than a "
+                    f"tenth of each agent's scores on every task), so the gap{at} is the shortfall of those few scores "
                     "spread over all of an agent's runs (0 for an agent with none): it says how far a few outlying "
                     "runs fall, not how the agents compare")
     elif below[present].all():
@@ -697,9 +702,9 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
             what = (f"every score is at or below it, so the gap is gamma minus each agent's mean{at}, no more than the "
                     "mean says")
         else:
-            what = (f"all but {few_over} of the {int(n.sum())} scores are below it (more than nine tenths of every "
-                    f"task's scores), so the gap{at} is gamma minus each agent's mean plus the excess of those few "
-                    "scores over gamma spread over its runs, little more than the mean says")
+            what = (f"all but {few_over} of the {n} scores are below it (more than nine tenths of each agent's "
+                    f"scores on every task), so the gap{at} is gamma minus each agent's mean plus the excess of those "
+                    "few scores over gamma spread over its runs, little more than the mean says")
     else:
         names = (lambda mask: join_and([design.tasks[t] for t in np.flatnonzero(mask)], 5))  # noqa: E731
         if not few_short and not few_over:
@@ -707,9 +712,9 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
                     f"it, so the gap{at} is 0 on the first and gamma minus the agent's mean on the others, averaged "
                     "over tasks")
         else:
-            what = (f"fewer than a tenth of the scores of {names(above)} are below it and fewer than a tenth of those "
-                    f"of {names(below)} above it, so the gap{at} rests on a few outlying runs on the first and is "
-                    "about gamma minus the agent's mean on the others, averaged over tasks")
+            what = (f"fewer than a tenth of each agent's scores of {names(above)} are below it and fewer than a "
+                    f"tenth of each agent's of {names(below)} above it, so the gap{at} rests on a few outlying runs on "
+                    "the first and is about gamma minus the agent's mean on the others, averaged over tasks")
     response = design.formula.response
     return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, a target on a normalised scale "
             f"(1: the reference score, e.g. human), but '{response}' was not normalised here: {what}; normalise the "

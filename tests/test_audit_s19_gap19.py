@@ -36,42 +36,49 @@ def test_gap_on_raw_scores_decided_by_one_run_is_said_so(halfcheetah):
     assert sac == pytest.approx(np.maximum(1 - runs, 0).mean(), rel=1e-12)
     assert sac == pytest.approx((1 + 565.6166) / 192, rel=1e-6)
     (note,) = _gap_notes(res)
-    assert "only 1 of the 385 scores is below it (fewer than a tenth of every task's scores)" in note
+    assert "only 1 of the 385 scores is below it (fewer than a tenth of each agent's scores on every task)" in note
     assert "the shortfall of those few scores spread over all of an agent's runs (0 for an agent with none)" in note
     assert note in str(res)
-    # gamma = 11000 lies within the bulk (108 of 385 scores below it, 28%): the gap is the one meant, nothing said
+    # gamma = 11000 lies within the bulk (17 of SAC's 192 scores below it, 91 of TD3's 193): nothing said
     res = rlstats.bootstrap(halfcheetah, "score ~ agent", metrics=["optimality_gap"], gamma=11000, n_resamples=200,
                             rng=0)
-    assert int((halfcheetah["score"] < 11000).sum()) == 108
+    assert (halfcheetah["score"] < 11000).groupby(halfcheetah["agent"]).sum().to_dict() == {"SAC": 17, "TD3": 91}
     assert res.tidy().set_index("agent").loc["SAC", "estimate"] == pytest.approx(np.maximum(11000 - runs, 0).mean())
     assert _gap_notes(res) == []
 
 
 def test_gap_note_share_rule_on_both_sides():
-    """The rule: on raw scores the note is given where, on every task, fewer than a tenth of the scores (all agents
-    pooled) lie below gamma, or fewer than a tenth above it. 1 of 20 below (5%): said; 2 of 20 (10%): gamma is in the
-    bulk, silent; 1 of 20 above: said; normalised scores: silent whatever the share."""
-    high = np.arange(10.0, 20.0)
-    one_low = _one_task(np.r_[-5.0, high[1:]], high)  # 1 of 20 below gamma = 1
+    """The rule: on raw scores the note is given where, on every task, fewer than a tenth of each agent's scores lie
+    below gamma, or fewer than a tenth of each agent's above it. A: 1 of 20 below (5%): said; 2 of 20 (10%): gamma is
+    in the bulk of A's runs, silent; 1 of 20 above: said; an agent of 2 runs both below among 30 above: its gap is its
+    mean shortfall, silent; normalised scores: silent whatever the share."""
+    high = np.arange(10.0, 30.0)
+    one_low = _one_task(np.r_[-5.0, high[1:]], high)  # A: 1 of 20 below gamma = 1
     res = rlstats.bootstrap(one_low, "score ~ agent", metrics=["optimality_gap"], n_resamples=200, rng=0)
-    assert res.tidy().set_index("agent")["estimate"].to_dict() == pytest.approx({"A": 0.6, "B": 0.0})
+    assert res.tidy().set_index("agent")["estimate"].to_dict() == pytest.approx({"A": 6 / 20, "B": 0.0})
     (note,) = _gap_notes(res)
-    assert "only 1 of the 20 scores is below it" in note
-    two_low = _one_task(np.r_[-5.0, -3.0, high[2:]], high)  # 2 of 20: a tenth, gamma within the bulk
+    assert "only 1 of the 40 scores is below it (fewer than a tenth of each agent's scores on every task)" in note
+    two_low = _one_task(np.r_[-5.0, -3.0, high[2:]], high)  # A: 2 of 20, a tenth: gamma within the bulk
     res = rlstats.bootstrap(two_low, "score ~ agent", metrics=["optimality_gap"], n_resamples=200, rng=0)
-    assert res.tidy().set_index("agent").loc["A", "estimate"] == pytest.approx((6 + 4) / 10)
+    assert res.tidy().set_index("agent").loc["A", "estimate"] == pytest.approx((6 + 4) / 20)
     assert _gap_notes(res) == []
-    one_high = _one_task(np.r_[-high[1:], 30.0], -high)  # 1 of 20 above gamma
+    few_runs = _one_task([-5.0, -3.0], high[:30])  # 2 of 22 pooled, but both of A's runs: no outliers
+    res = rlstats.bootstrap(few_runs, "score ~ agent", metrics=["optimality_gap"], interval="percentile",
+                            n_resamples=200, rng=0)
+    assert res.tidy().set_index("agent").loc["A", "estimate"] == pytest.approx(5.0)
+    assert _gap_notes(res) == []
+    one_high = _one_task(np.r_[-high[1:], 30.0], -high)  # A: 1 of 20 above gamma
     res = rlstats.bootstrap(one_high, "score ~ agent", metrics=["optimality_gap"], n_resamples=200, rng=0)
     a_gap = np.mean(np.maximum(1 - np.r_[-high[1:], 30.0], 0))
     assert res.tidy().set_index("agent").loc["A", "estimate"] == pytest.approx(a_gap)
+    assert a_gap == pytest.approx(1 - np.mean(np.r_[-high[1:], 30.0]) + 29 / 20)  # gamma - mean + the excess / 20
     (note,) = _gap_notes(res)
-    assert "all but 1 of the 20 scores are below it (more than nine tenths of every task's scores)" in note
-    two_tasks = pd.concat([one_low, one_high.assign(task="u")])  # each task 1 of 20 on the far side
+    assert "all but 1 of the 40 scores are below it (more than nine tenths of each agent's scores on every task)" in note
+    two_tasks = pd.concat([one_low, one_high.assign(task="u")])  # each task: 1 of A's 20 on the far side
     res = rlstats.bootstrap(two_tasks, "score ~ agent | task", metrics=["optimality_gap"], n_resamples=200, rng=0)
     (note,) = _gap_notes(res)
-    assert ("fewer than a tenth of the scores of t are below it and fewer than a tenth of those of u above it, so the "
-            "gap rests on a few outlying runs on the first") in note
+    assert ("fewer than a tenth of each agent's scores of t are below it and fewer than a tenth of each agent's of u "
+            "above it, so the gap rests on a few outlying runs on the first") in note
     reference = pd.DataFrame({"task": ["t"], "random": [0.0], "human": [10.0]})
     res = rlstats.bootstrap(one_low, "score ~ agent | task", metrics=["optimality_gap"], normalize=reference,
                             n_resamples=200, rng=0)
