@@ -687,13 +687,12 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
     below = present & ~above & ((over < few) | empty).all(axis=1)
     if not (above | below)[present].all():  # gamma within the bulk of some agent's runs: a gap that may be meant
         return None
-    short, over, n = short.sum(axis=1).astype(int), over.sum(axis=1).astype(int), int(n.sum())
-    few_short, few_over = int(short[above].sum()), int(over[below].sum())
+    few_short, few_over, total = int(short[above].sum()), int(over[below].sum()), int(n.sum())
     if above[present].all():
         if not few_short:
             what = f"every score is at or above it, so the gap is 0 for every agent{at} and tells them apart in nothing"
         else:
-            what = (f"only {few_short} of the {n} scores {'is' if few_short == 1 else 'are'} below it (fewer than a "
+            what = (f"only {few_short} of the {total} scores {'is' if few_short == 1 else 'are'} below it (fewer than a "
                     f"tenth of each agent's scores on every task), so the gap{at} is the shortfall of those few scores "
                     "spread over all of an agent's runs (0 for an agent with none): it says how far a few outlying "
                     "runs fall, not how the agents compare")
@@ -702,7 +701,7 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
             what = (f"every score is at or below it, so the gap is gamma minus each agent's mean{at}, no more than the "
                     "mean says")
         else:
-            what = (f"all but {few_over} of the {n} scores are below it (more than nine tenths of each agent's "
+            what = (f"all but {few_over} of the {total} scores are below it (more than nine tenths of each agent's "
                     f"scores on every task), so the gap{at} is gamma minus each agent's mean plus the excess of those "
                     "few scores over gamma spread over its runs, little more than the mean says")
     else:
