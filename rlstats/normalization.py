@@ -692,8 +692,8 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
         if not few_short:
             what = f"every score is at or above it, so the gap is 0 for every agent{at} and tells them apart in nothing"
         else:
-            what = (f"only {few_short} of the {total} scores {'is' if few_short == 1 else 'are'} below it (fewer than a "
-                    f"tenth of each agent's scores on every task), so the gap{at} is the shortfall of those few scores "
+            what = (f"only {few_short} of the {total} scores {'is' if few_short == 1 else 'are'} below it (fewer "
+                    f"than a tenth of each agent's scores on every task), so the gap{at} is the shortfall of those few scores "
                     "spread over all of an agent's runs (0 for an agent with none): it says how far a few outlying "
                     "runs fall, not how the agents compare")
     elif below[present].all():
