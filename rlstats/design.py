@@ -889,9 +889,11 @@ def _average_nested(data, formula, env, options):
     means = grouped.mean().reset_index()  # no score is missing here: raised, or its run dropped above
     seeds = grouped.size()
     runs = seeds.groupby(level=[0, 1], sort=False).size()
-    span = lambda s: f"{s.min()}" if s.min() == s.max() else f"{s.min()}-{s.max()}"  # noqa: E731
-    note = (f"seeds ('{seed}') averaged within each {outer}: the {outer} is the unit, {span(runs)} {outer}s of "
-            f"{span(seeds)} seeds per {formula.groups} and {formula.blocks}")
+    # "1 run of 1 seed", "1-4 runs of 1 seed": a range is plural, one number takes count()'s grammar (audit s19)
+    span = lambda s, word: (count(s.min(), word) if s.min() == s.max()  # noqa: E731
+                            else f"{s.min()}-{s.max()} {word}s")
+    note = (f"seeds ('{seed}') averaged within each {outer}: the {outer} is the unit, {span(runs, outer)} of "
+            f"{span(seeds, 'seed')} per {formula.groups} and {formula.blocks}")
     if seeds.min() != seeds.max():
         note += f" (unequal: each {outer}'s mean counts as one, whatever its number of seeds)"
     quoted = lambda c: f"`{c}`"  # noqa: E731

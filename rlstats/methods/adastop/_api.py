@@ -1233,12 +1233,17 @@ def _equal_runs(design, t, task):
         ran = design.counts[t] > 0
         detail = fmt.name_list(np.asarray(design.agents, dtype=object)[ran], after=design.counts[t][ran],
                                among=design.agents)
+        # which runs go must not depend on their scores: dropping the one that suits the comparison biases the
+        # test (audit s19), so the advice names a rule fixed before looking
+        blind = ("without looking at their scores (e.g. the last runs in seed order, or runs drawn at random with a "
+                 "fixed seed): choosing them by score biases the test")
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
             raise DesignError(f"the permutation test (AdaStop's machinery with one interim) needs both agents to "
-                              f"have the same number of runs{where}; found {detail}. Drop runs to balance them")
+                              f"have the same number of runs{where}; found {detail}. Drop runs to balance them, "
+                              f"{blind}")
         raise DesignError(f"the permutation test shares one permutation across comparisons, so every agent "
                           f"needs the same number of runs{where}; found {detail}. Drop runs to balance "
-                          "the agents or compare them pairwise")
+                          f"the agents, {blind}, or compare them pairwise")
     return int(counts[0])
 
 

@@ -688,7 +688,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         notes += untrimmed_iqm_note(design.counts, design.agents)
     if options.statistic == "optimality_gap":  # the runs at the grid steps, as the curves read them
         gap_note = raw_gap_note(design, options.gamma, matrix, np.repeat(design.task[starts], grid.size),
-                                " at every step")
+                                np.repeat(design.agent[starts], grid.size), " at every step",
+                                share=0)  # exact only: pooled over steps, few may be one step
         notes += [gap_note] if gap_note else []
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))

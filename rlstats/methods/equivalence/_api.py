@@ -429,10 +429,14 @@ def _rows(scope, a, b, task, method, estimate, se, df, test, margin):
         # interval and is not shown, by its own rule)
         given = np.isfinite(np.atleast_1d(test["p_value"])[i])
         pick = (lambda v: float(np.atleast_1d(v)[i]))
+        # the p-value of the one-sided test past the bound the interval lies wholly past (NaN past neither): the
+        # one that supports a verdict beyond the margin, printed beside it in place of the TOST p (audit s19)
+        beyond = (pick(test["p_below"]) if pick(test["conf_high"]) < -margin else
+                  pick(test["p_above"]) if pick(test["conf_low"]) > margin else np.nan)
         out.append({"scope": scope, "agent_1": a, "agent_2": b, "task": tasks[i], "method": method,
                     "estimate": float(estimate[i]), "std_error": float(se[i]), "df": float(df[i]),
                     "statistic": pick(test["statistic"]), "p_value": pick(test["p_value"]),
-                    "p_lower": pick(test["p_lower"]), "p_upper": pick(test["p_upper"]),
+                    "p_lower": pick(test["p_lower"]), "p_upper": pick(test["p_upper"]), "p_beyond": beyond,
                     "conf_low": pick(test["conf_low"]), "conf_high": pick(test["conf_high"]), "margin": margin,
                     "shown": bool(np.atleast_1d(test["shown"])[i]) if given else None})
     return out

@@ -62,7 +62,9 @@ def tost(estimate, se, df, margin, alpha, alternative="equivalence", higher_is_b
     """The test of each difference against its margin, as a dict of arrays (broadcast).
 
     ``t_lower``, ``p_lower``: H0 delta <= -margin (rejected for large t); ``t_upper``, ``p_upper``: H0 delta >=
-    margin (rejected for small t); ``p_value``: equivalence takes the larger of the two, non-inferiority the side of
+    margin (rejected for small t); ``p_below``, ``p_above``: the reverse one-sided tests, H0 delta >= -margin and H0
+    delta <= margin, whose rejection at alpha is the (1 - 2 alpha) interval wholly past a bound (a verdict beyond the
+    margin); ``p_value``: equivalence takes the larger of the two, non-inferiority the side of
     "worse" (delta <= -margin when higher is better, delta >= margin otherwise); ``statistic``: the t of that
     p-value; ``conf_low``, ``conf_high``: the (1 - 2 alpha) interval estimate +- t(1 - alpha, df) se, whose end(s)
     inside the margin decide; ``shown``: the alternative shown (False where se is NaN: no test).
@@ -74,6 +76,7 @@ def tost(estimate, se, df, margin, alpha, alternative="equivalence", higher_is_b
     with np.errstate(divide="ignore", invalid="ignore"):
         t_lower, t_upper = (estimate + margin) / se, (estimate - margin) / se
     p_lower, p_upper = stats.t.sf(t_lower, df), stats.t.cdf(t_upper, df)
+    p_below, p_above = stats.t.cdf(t_lower, df), stats.t.sf(t_upper, df)  # 1 - p_lower, 1 - p_upper, unrounded
     half = stats.t.ppf(1 - alpha, df) * se
     low, high = estimate - half, estimate + half
     if alternative == "equivalence":
@@ -86,7 +89,8 @@ def tost(estimate, se, df, margin, alpha, alternative="equivalence", higher_is_b
     else:
         p_value, statistic, shown = p_upper, t_upper, high < margin
     return {"statistic": statistic, "p_value": p_value, "t_lower": t_lower, "t_upper": t_upper, "p_lower": p_lower,
-            "p_upper": p_upper, "conf_low": low, "conf_high": high, "shown": shown & np.isfinite(se)}
+            "p_upper": p_upper, "p_below": p_below, "p_above": p_above, "conf_low": low, "conf_high": high,
+            "shown": shown & np.isfinite(se)}
 
 
 def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alternative="equivalence",
@@ -123,6 +127,10 @@ def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alterna
     # under H0 delta = -margin, t* stands for (estimate + margin) / se: large values reject
     p_lower = monte_carlo_pvalue((t >= t_lower[..., None]).sum(axis=-1), b)
     p_upper = monte_carlo_pvalue((t <= t_upper[..., None]).sum(axis=-1), b)
+    # the reverse tests (tost's p_below, p_above): the interval's upper end is below -margin exactly when p_below <=
+    # alpha, its lower end above margin exactly when p_above <= alpha, by the same order statistics
+    p_below = monte_carlo_pvalue((t <= t_lower[..., None]).sum(axis=-1), b)
+    p_above = monte_carlo_pvalue((t >= t_upper[..., None]).sum(axis=-1), b)
     if alternative == "equivalence":
         p_value = np.maximum(p_lower, p_upper)
         statistic = np.where(p_upper >= p_lower, t_upper, t_lower)
@@ -135,7 +143,8 @@ def bootstrap_t(delta, se, resampled_delta, resampled_se, margin, alpha, alterna
     finite = np.isfinite(delta) & (se > 0) & np.isfinite(se)
     nan = np.where(finite, 0.0, np.nan)
     return {"statistic": statistic + nan, "p_value": p_value + nan, "t_lower": t_lower + nan,
-            "t_upper": t_upper + nan, "p_lower": p_lower + nan, "p_upper": p_upper + nan, "conf_low": low + nan,
+            "t_upper": t_upper + nan, "p_lower": p_lower + nan, "p_upper": p_upper + nan, "p_below": p_below + nan,
+            "p_above": p_above + nan, "conf_low": low + nan,
             "conf_high": high + nan, "shown": shown & finite}
 
 

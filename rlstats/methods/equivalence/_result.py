@@ -49,7 +49,10 @@ class EquivalenceResult(Result):
         std_error, df, statistic (the t of the deciding side), p_value (the larger one-sided p-value for
         equivalence, the one of "worse" for non-inferiority), p_lower (H0 delta <= -margin), p_upper (H0 delta >=
         margin), conf_low and conf_high (the 1 - 2 alpha interval), margin, shown (the alternative was shown; None
-        where the test was withheld), conclusion (in words), method.
+        where the test was withheld), conclusion (in words), method; and, not in tidy(), p_beyond: the p-value of
+        the one-sided test that the difference lies past the bound its interval lies wholly past (H0 delta >=
+        -margin below, H0 delta <= margin above; NaN past neither), the test behind a verdict "shown ... beyond the
+        margin" and printed beside it.
     aggregate : str or None
         The aggregate tested (``"iqm"`` or ``"mean"``), None when left out (and with a published table).
     across : str
@@ -124,7 +127,7 @@ class EquivalenceResult(Result):
                 continue
             lines.append(f"  {scope}: {row['conclusion']} (difference {fmt.signif(row['estimate'])}, {level} CI "
                          f"{fmt.signif(row['conf_low'])} to {fmt.signif(row['conf_high'])}, "
-                         f"{fmt.pvalue_phrase(row['p_value'])}; {row['method']})")
+                         f"{self._verdict_pvalue(row)}; {row['method']})")
         tasks = self._scope("task", a, b)
         tested = tasks[tasks["shown"].notna()]
         if len(tasks) and not len(tested):
@@ -137,6 +140,17 @@ class EquivalenceResult(Result):
                          + f"; separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
                          "multiplicity (on every task: holds at alpha; on some task: needs an adjustment)")
         return lines
+
+    def _verdict_pvalue(self, row):
+        """The p-value of the test behind the verdict printed: a verdict beyond the margin (it opens with "shown")
+        rests on the one-sided test past the bound, not on the TOST p, which is near 1 there (audit s19: "shown below
+        -0.05" beside p-value = 0.9903); tidy()'s p_value keeps the TOST p."""
+        if not row["conclusion"].startswith("shown ") or not np.isfinite(row["p_beyond"]):
+            return fmt.pvalue_phrase(row["p_value"])
+        m = fmt.signif(self.margin)
+        past = f"delta < -{m}" if row["conf_high"] < -self.margin else f"delta > {m}"
+        text = fmt.format_pvalue(row["p_beyond"])
+        return f"one-sided p-value ({past}) {text if text.startswith('<') else '= ' + text}"
 
     def _beyond_count(self, rows):
         """", k shown beyond the margin": the tests whose interval lies wholly past a bound (_api's verdicts that
@@ -163,9 +177,12 @@ class EquivalenceResult(Result):
         # (a 90% interval at alpha = 0.05; one side for non-inferiority, and which side; audit s15)
         band = "\u00b1" if self.alternative == "equivalence" else ""
         rule = self._rule(f"{fmt.signif(100 * self.confidence_level, 3)}%")
-        if shown["conclusion"].str.startswith("shown ").any():  # the verdicts past a bound, and their level
+        if shown["conclusion"].str.startswith("shown ").any():  # the verdicts past a bound, their level and p-value
             rule += (f"; wholly beyond the margin, the difference is shown beyond it (a one-sided test at alpha = "
-                     f"{fmt.signif(self.alpha)})")
+                     f"{fmt.signif(self.alpha)}); p_beyond is that test's p-value (p_value, the test of the "
+                     "alternative, is near 1 there)")
+            beyond = self.comparisons["p_beyond"].where(self.comparisons["conclusion"].str.startswith("shown "))
+            shown.insert(shown.columns.get_loc("p_value") + 1, "p_beyond", beyond.to_numpy())
         return {f"Tests against the margin {band}{fmt.signif(self.margin)} ({self.margin_scale}); {rule}{per_task}":
                 shown}
 
