@@ -106,8 +106,17 @@ def test_halfcheetah_note_says_which_are_withheld_and_what_was_measured(halfchee
             assert f"the {label}'s {coverage:.3f} at {runs} {distribution} runs" in note, note
         assert "(there the mean's 0.920 at 30 heavy-tailed runs and the optimality gap's 0.930 at 20 heavy-tailed " \
                "runs, below 95% by more than 3 Monte Carlo SE)" in note  # the rows, by hand
-        assert "for the mean read the median's interval" in note
+        assert "for the mean read the median's interval" in note and note.endswith(
+            "add tasks, or use interval=\"percentile\" (its measured coverage is quoted)")
         assert "TD3/" + never[0] + " (193)" in note and "SAC/" + never[0] + " (192)" in note
+    # the percentile interval's note quotes its one-task rows, and not the default's where it is withheld
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pct = rlstats.bootstrap(res.design, metrics=["mean", "iqm"], n_resamples=200, rng=0, interval="percentile")
+    low, high = small_runs.measured_coverage("percentile", "mean", single_task=True)[100]
+    assert (f"192 runs per task (of SAC) are few for percentile intervals of the mean: in simulations of one task "
+            f"with 100 runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}") in pct.notes, pct.notes
+    assert not any("of the mean" in n and "(the default) covered" in n for n in pct.notes)
     assert "studentized intervals are withheld on a single task" not in str(res)  # the former note, no longer true
 
 

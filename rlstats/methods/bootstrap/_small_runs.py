@@ -142,6 +142,8 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     if interval == default:
         return text + "; more runs are needed for the stated level"
     better = measured_coverage(default, metric_key, single_task).get(runs)
+    if single_task and default == "studentized" and studentized_withheld([fewest_runs], 1, [metric_key]).all():
+        better = None  # the default is withheld there (audit s19): no way on to quote
     if better is not None:
         text += f"; interval=\"{default}\" (the default) covered {better[0]:.2f} to {better[1]:.2f}"
     return text
@@ -601,17 +603,20 @@ def one_task_note(fewest_runs, agents, metrics, withheld):
     said = []
     if given:
         said.append(f"{join_and(given)} are given, the counts from which they held 95% in simulations of one task "
-                    f"(up to {max(measured_coverage('studentized', shown[0], True), default=0)} runs)")
+                    f"(the calibration table's one-task rows, up to "
+                    f"{max(measured_coverage('studentized', shown[0], True), default=0)} runs)")
     if never:
         lows = [f"the {label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs" for m, low in never.items() if low]
         said.append(f"{join_and(f'the {label(m)}' + chr(39) + 's' for m in never)} are withheld whatever the runs"
                     + (f" (there {join_and(lows)}, below 95% by more than 3 Monte Carlo SE)" if lows else ""))
-    way = "add runs or tasks, or use interval=\"percentile\" (its measured coverage is quoted)"
+    # more runs help only a metric given from some count
+    more = "tasks" if all(ONE_TASK_MIN_RUNS.get(metrics[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
+    way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
     if "mean" in never and "median" in ONE_TASK_MIN_RUNS and ONE_TASK_MIN_RUNS["median"]:
         way = ("for the mean read the median's interval (on one task the median of task means is the task's mean, "
                f"given from {ONE_TASK_MIN_RUNS['median']} runs); " + way)
     return (f"studentized intervals withheld on a single task for {', '.join(pairs)} (fewest runs): on one task "
-            f"{'; '.join(said)} (the calibration table's one-task rows); {way}")
+            f"{'; '.join(said)}; {way}")
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None):
