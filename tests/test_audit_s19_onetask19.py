@@ -120,6 +120,18 @@ def test_halfcheetah_note_says_which_are_withheld_and_what_was_measured(halfchee
     assert "studentized intervals are withheld on a single task" not in str(res)  # the former note, no longer true
 
 
+def test_rows_where_the_default_withholds_are_not_the_defaults():
+    """Rows measured with the one-task rule lifted where the package withholds are marked (``configuration``
+    "withheld") and not counted as the default's: calibration_table(default=True) lists what a user is given."""
+    for row in calibration.rows(small_runs.PROCEDURE):
+        if row["tasks"] == "1" and row["interval"] == "studentized":
+            withheld = small_runs.studentized_withheld([int(row["runs"])], 1, [row["metric"]]).all()
+            assert (row["configuration"] == "withheld") == withheld and calibration.is_default(row) == (not withheld)
+    given = rlstats.calibration_table("bootstrap.interval", default=True, tasks=1, interval="studentized")
+    assert set(zip(given["metric"], given["runs"])) >= {("iqm", 20), ("median", 30)}
+    assert not given["metric"].isin(["mean", "optimality_gap"]).any() and not given["misses"].any()
+
+
 def test_one_task_counts_follow_the_table():
     """Each metric's count is the fewest measured runs from which every one-task row holds 95% (calibration.misses:
     3 Monte Carlo SE, pooled and in the worst design draw); a metric withheld whatever the runs has a row that misses

@@ -714,7 +714,7 @@ def test_defaults_name_the_public_functions_defaults():
     assert set(d) == set(calibration.procedures()) == set(CALIBRATE["MODULES"])
     assert d["bootstrap.interval"] == ({"interval": (_keyword_default(rlstats.bootstrap, "interval"),
                                                      _keyword_default(rlstats.probability_of_improvement,
-                                                                      "interval"))},)
+                                                                      "interval")), "configuration": ""},)
     # each names its own rows: the metrics' default has none of the probability of improvement, and back
     rows = calibration.rows("bootstrap.interval")
     assert {r["metric"] for r in rows if r["interval"] == d["bootstrap.interval"][0]["interval"][0]} == {

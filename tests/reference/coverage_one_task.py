@@ -91,6 +91,14 @@ def appended(row):
     return str(row["tasks"]) == "1" and (row["interval"] == "studentized" or int(row["runs"]) > BEYOND_GRID)
 
 
+def configuration(row):
+    """``"withheld"`` for a default row where the package withholds the interval (measured with the rule lifted:
+    ``rlstats.calibration.DEFAULTS`` does not count it as the default's, which gives nothing there), else ``""``."""
+    withheld = row["interval"] == "studentized" and small_runs.studentized_withheld(
+        [int(row["runs"])], 1, [row["metric"]]).all()
+    return "withheld" if withheld else ""
+
+
 def _text(value):
     return f"{value:.6g}" if isinstance(value, float) else str(value)
 
@@ -102,7 +110,7 @@ def append_table(records, table):
 
     calibrate = runpy.run_path(str(HERE / "calibrate.py"))
     old = pd.read_csv(table, dtype=str, keep_default_na=False)
-    new = [{k: _text(v) for k, v in row.items()} for path in records
+    new = [{k: _text(v) for k, v in {**row, "configuration": configuration(row)}.items()} for path in records
            for line in pathlib.Path(path).read_text().splitlines() for row in json.loads(line)["rows"]]
     mine = np.array([r["procedure"] == SMALL["PROCEDURE"] and appended(r) for r in old.to_dict("records")], dtype=bool)
     fresh = pd.DataFrame(new).reindex(columns=calibrate["COLUMNS"]).astype(object).fillna("")
