@@ -148,7 +148,8 @@ ALL: Patterns = ({},)
 DEFAULTS: dict[str, Patterns] = {
     "adastop.fwe": ALL,
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
-    "bootstrap.interval": ({"interval": ("studentized", "score")},),
+    # (audit s19: the one-task rows where the default withholds, measured with the rule lifted, are "withheld")
+    "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ""},),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
     # kind="tasks": the skew-corrected t band (audit s12; "t" from audit s10, whose rows stay)
     "bootstrap.profile_tasks": ({"metric": "tasks", "interval": "skew_t"},),

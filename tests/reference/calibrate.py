@@ -53,7 +53,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
 #: rows that another script beside this one appends to a procedure's rows (not in the procedure's grid): procedure ->
 #: that script, whose ``appended(row)`` says whether a table row (a dict of strings) is one of its own; ``merged``
 #: keeps them when the procedure is re-measured (audit s13: ``--only curves.band`` dropped the 64 fresh rows)
-APPENDED = {"curves.band": "coverage_curves_fresh"}
+APPENDED = {"curves.band": "coverage_curves_fresh",
+            "bootstrap.interval": "coverage_one_task"}  # audit s19: the default on one task, 3-200 runs
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
 

@@ -17,7 +17,7 @@ two pairs per data set for the probability of improvement; the default (studenti
 ``DEFAULT_SIMULATIONS`` data sets per draw, the first ``SIMULATIONS`` of them those of the other kinds, and a grid
 point where one of them misses is continued to ``CONTINUED_SIMULATIONS`` (:func:`continued`). An interval that was withheld or could not be formed
 (NaN) counts as not holding; where the default (``studentized``) withholds by design (fewer than 3 runs per task,
-or a single task) it has no row. The probability of improvement's default (``score``, resample-free) is measured on
+or a single task) it has no row here: its one-task rows, 3-200 runs, are ``coverage_one_task.py``'s (audit s19). The probability of improvement's default (``score``, resample-free) is measured on
 ``SCORE_SIMULATIONS`` data sets per draw, the first of them those of the other intervals. Results quote, per (interval, metric) and runs, the lowest and highest coverage over
 the settings (``rlstats.methods.bootstrap._small_runs.coverage_note``).
 """

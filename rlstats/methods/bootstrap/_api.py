@@ -467,8 +467,12 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         one holds 95% within Monte Carlo error on most of the grid (the
         ``bootstrap.interval`` rows of ``calibration.csv``; the result quotes
         the rows it misses).  It is withheld (NaN bounds, a note with the
-        way on) for an agent with fewer than 3 runs in a task and on a
-        single task, and for an agent whose runs mostly sit at a cap
+        way on) for an agent with fewer than 3 runs in a task; on a
+        single task below 20 runs for the IQM and 30 for the median (the
+        task's mean there), and at any count for the mean and the
+        optimality gap, whose one-task rows miss on heavy-tailed runs
+        (0.920-0.933 at 20-200 runs; audit s19, the ``tasks`` 1 rows,
+        ``_small_runs.ONE_TASK_MIN_RUNS``); and for an agent whose runs mostly sit at a cap
         (three quarters or more at a task's largest or smallest score,
         with fewer than 8 off it for the IQM, 6 for the mean and the
         optimality gap, and for the median whatever the count: on such
@@ -820,7 +824,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
     if not options.task_bootstrap:
-        notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents)
+        notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
+                                 design.n_tasks)
     title = "Stratified bootstrap confidence intervals"
     if options.task_bootstrap:
         title += " (runs and tasks resampled)"
@@ -838,12 +843,17 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         resampled_standard_errors=None if errors is None else errors[0], saturated=saturated)
 
 
-def _coverage_notes(interval, metrics, fewest_per_agent, agents):
+def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
+    if interval in small_runs.STUDENTIZED_INTERVALS and n_tasks == 1:
+        # withheld below its one-task count, whose note quotes the coverage (audit s19): the others' runs are read
+        metrics = [m for m, out in zip(metrics, small_runs.studentized_withheld(fewest_per_agent, 1, metrics).any(0))
+                   if not out]
     fewest = int(fewest_per_agent.min())
     few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
     whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
-    notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest, whose) for m in metrics)
+    notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest, whose, n_tasks == 1)
+             for m in metrics)
     return [note for note in notes if note]
 
 
@@ -1006,7 +1016,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     else:
         bounds, se = kernels.interval_bounds(distribution, estimates, confidence_level, "percentile")
     note = small_runs.coverage_note(interval, "probability of improvement", "probability_of_improvement",
-                                    int(fewest.min()))
+                                    int(fewest.min()), single_task=design.n_tasks == 1)
     return ProbabilityOfImprovementResult(
         method=("Probability of improvement with score intervals (Hanley-McNeil variance)" if interval == "score" else
                 "Probability of improvement with stratified bootstrap intervals"), formula=design.formula,

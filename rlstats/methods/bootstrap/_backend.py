@@ -8,7 +8,9 @@ reproduces its numbers), the probability that a run of one agent beats a run of 
 (the distribution of scores). Scores must be on a common scale across tasks (``normalize=``). With 3 to 5 runs
 per task rliable's percentile intervals cover less than their level (0.71-0.96 on 5 and 26 tasks in simulation), so
 the default is the studentised (bootstrap-t) interval, which holds its level on most of the measured grid and is
-withheld, with the way on, at 2 runs per task or on a single task; ``interval="percentile"`` keeps rliable's, quoting its coverage.
+withheld, with the way on, at 2 runs per task, and on a single task below the runs from which it held there (the IQM
+from 20, the median, the task's mean, from 30; the mean and the optimality gap never); ``interval="percentile"`` keeps
+rliable's, quoting its coverage.
 Intervals that merely overlap are not a test; for a decision use the blocked rank test, or
 ``res.inferential_intervals(a, b)``.
 """

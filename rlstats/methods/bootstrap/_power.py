@@ -65,17 +65,26 @@ def interval(options):
 
 def withhold(options, seeds, template):
     """Why the separation rule decides no test at its level with ``seeds`` runs per cell, or None: studentised
-    intervals where bootstrap() withholds them (below 3 runs per task or on one task: there are no intervals, and
+    intervals where bootstrap() withholds them (below 3 runs per task, or on one task below the metric's
+    ``ONE_TASK_MIN_RUNS``: there are no intervals, and
     every data set would count as no rejection); percentile intervals that were not asked for (bootstrap()'s default
     giving way) below :data:`SEPARATION_MIN_SEEDS`. interval='percentile' given is the thesis's rule as it is."""
-    from ._small_runs import STUDENTIZED_INTERVALS, STUDENTIZED_MIN_RUNS
+    from ._small_runs import ONE_TASK_MIN_RUNS, STUDENTIZED_INTERVALS, STUDENTIZED_MIN_RUNS
 
     given = interval(options)
     if given in STUDENTIZED_INTERVALS and (seeds < STUDENTIZED_MIN_RUNS or template.n_tasks < 2):
-        where, more = ((f"below {STUDENTIZED_MIN_RUNS} runs per task", "seeds") if seeds < STUDENTIZED_MIN_RUNS
-                       else ("on a single task", "tasks"))
-        return (f"bootstrap() withholds {given} intervals {where}, so there are no intervals to separate; add "
-                f"{more}, or give interval='percentile' for the thesis's rule")
+        metric = options.get("metric", "iqm")
+        one_task = ONE_TASK_MIN_RUNS.get(metric) if isinstance(metric, str) else None
+        if seeds < STUDENTIZED_MIN_RUNS:
+            where, more = f"below {STUDENTIZED_MIN_RUNS} runs per task", "seeds"
+        elif one_task is None or seeds < one_task:  # audit s19: given on one task from its measured runs
+            where = f"on a single task below {one_task} runs" if one_task else "on a single task"
+            more = "seeds or tasks" if one_task else "tasks"
+        else:
+            where = None
+        if where:
+            return (f"bootstrap() withholds {given} intervals {where}, so there are no intervals to separate; add "
+                    f"{more}, or give interval='percentile' for the thesis's rule")
     if given == "percentile" and options.get("interval") != "percentile" and seeds < SEPARATION_MIN_SEEDS:
         return _TOO_FEW_RUNS.format(min=SEPARATION_MIN_SEEDS)
     return None

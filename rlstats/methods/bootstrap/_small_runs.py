@@ -32,7 +32,7 @@ from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
 from ...statistics import (STUDENTIZED_SE_FLOOR, floored_standard_errors, near_ties, order_statistic_se,
                            run_expansion, shape_ratios, skew_widened, skewness_of_means)
-from ...format import listed, name_list, names_shown
+from ...format import join_and, listed, name_list, names_shown
 from ...resampling import canonical_order
 from .._replication import verdict
 from . import _kernels as kernels
@@ -90,29 +90,42 @@ def check_single_runs(method, counts, names, options, tasks=()):
             f"{which(single[:, a])}" for a, (name, n) in enumerate(zip(names, single.sum(axis=0))) if n]
 
 
-def _rows_by_runs(interval, metric_key):
-    """{runs per task: the calibration rows} of nominal 95% ``interval`` intervals of ``metric_key``."""
+#: The most runs per task of issue 40's grid (1, 5 and 26 tasks); audit s19 measured one task beyond it, to 200.
+GRID_MOST_RUNS = 20
+
+
+def one_task_only(row):
+    """Whether a table row measures one task alone (audit s19's rows, ``tests/reference/coverage_one_task.py``: the
+    default's on one task, the others' on one task beyond the grid's runs): it speaks for one-task designs only."""
+    return row["tasks"] == "1" and (row["interval"] in STUDENTIZED_INTERVALS or int(row["runs"]) > GRID_MOST_RUNS)
+
+
+def _rows_by_runs(interval, metric_key, single_task=False):
+    """{runs per task: the calibration rows} of nominal 95% ``interval`` intervals of ``metric_key``: for a design of
+    one task (``single_task``) its one-task rows, else the grid's rows (every number of tasks, as before audit s19)."""
     if interval == "studentized_unwidened" and metric_key not in ("mean", "median"):
         interval = "studentized"  # the same interval: the table keeps the default's rows alone
     found = {}
     for row in calibration.rows(PROCEDURE):
-        if (row["interval"], row["metric"]) == (interval, metric_key):
+        if (row["interval"], row["metric"]) == (interval, metric_key) and (
+                row["tasks"] == "1" if single_task else not one_task_only(row)):
             found.setdefault(int(row["runs"]), []).append(row)
     return found
 
 
-def measured_coverage(interval, metric_key):
+def measured_coverage(interval, metric_key, single_task=False):
     """{runs per task: (lowest, highest) coverage over the simulated settings} of nominal 95% ``interval``
-    intervals of ``metric_key``, from the calibration table (empty when it has no rows for them)."""
+    intervals of ``metric_key``, from the calibration table (empty when it has no rows for them); ``single_task``:
+    of the one-task settings alone."""
     return {runs: (min(float(r["coverage"]) for r in rows), max(float(r["coverage"]) for r in rows))
-            for runs, rows in _rows_by_runs(interval, metric_key).items()}
+            for runs, rows in _rows_by_runs(interval, metric_key, single_task).items()}
 
 
-def coverage_note(interval, metric_label, metric_key, fewest_runs, whose=""):
+def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", single_task=False):
     """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval`` (some simulated setting
     at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
-    runs, named where others have more (" (of IRIS)")."""
-    table = measured_coverage(interval, metric_key)
+    runs, named where others have more (" (of IRIS)"); ``single_task``: the design has one task (its rows are read)."""
+    table = measured_coverage(interval, metric_key, single_task)
     measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
         return None  # beyond the simulated run counts nothing is claimed
@@ -120,14 +133,17 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose=""):
     low, high = table[runs]
     # the house rule of holding the level (calibration.misses: within 3 Monte Carlo SE, pooled and in the worst
     # design draw): an interval that holds it at these runs in every simulated setting is told nothing
-    if not any(calibration.misses(row, 0.95) for row in _rows_by_runs(interval, metric_key)[runs]):
+    if not any(calibration.misses(row, 0.95) for row in _rows_by_runs(interval, metric_key, single_task)[runs]):
         return None
-    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}: in simulations "
-            f"with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
+    where = " of one task" if single_task else ""
+    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}: in simulations"
+            f"{where} with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
     default = "score" if metric_key == "probability_of_improvement" else "studentized"
     if interval == default:
         return text + "; more runs are needed for the stated level"
-    better = measured_coverage(default, metric_key).get(runs)
+    better = measured_coverage(default, metric_key, single_task).get(runs)
+    if single_task and default == "studentized" and studentized_withheld([fewest_runs], 1, [metric_key]).all():
+        better = None  # the default is withheld there (audit s19): no way on to quote
     if better is not None:
         text += f"; interval=\"{default}\" (the default) covered {better[0]:.2f} to {better[1]:.2f}"
     return text
@@ -218,7 +234,7 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
                              * median_se_relative_error(distribution[:, median], estimates[:, median])[..., None])
             flat = ~(errors[1][:, median] > 0)  # a middle task whose runs all tie: no spread to read
             bounds[:, median] = np.where(flat[..., None], np.nan, bounds[:, median])
-        withheld = studentized_withheld(fewest_runs, n_tasks)
+        withheld = studentized_withheld(fewest_runs, n_tasks, metrics)
         bounds[withheld], se[withheld] = np.nan, np.nan
     else:
         bounds, se = kernels.metric_bounds(distribution, estimates, level, interval, z0, acceleration, compat)
@@ -299,6 +315,15 @@ def widening_skewness(design, agent, metrics):
 #: Fewest runs in a task for which the studentised interval is given: with 2, a resampled task repeats one run
 #: half the time (its standard error 0), and no interval measured at 2 runs held its level (calibration table).
 STUDENTIZED_MIN_RUNS = 3
+
+#: Fewest runs from which the studentised interval of each built-in metric is given on a single task (None: never),
+#: where it was withheld whatever the runs on issue 40's measurement at 3-20 runs: the count from which every one-task
+#: row of the calibration table holds 95% (audit s19, ``tests/reference/coverage_one_task.py``: 1,920 intervals a row
+#: at 10-200 runs, Monte Carlo SE 0.005). The IQM held from 20 runs (0.943-0.971; 10: 0.897 capped), the median of
+#: task means, which is the task's mean there, from 30 (0.937-0.977; 20: 0.935 skewed). The mean's missed on
+#: heavy-tailed runs at 20-100 runs (0.920-0.930; 0.942 at 200), the optimality gap's at 20-30 and at 200 (0.930-0.933
+#: heavy-tailed): withheld at every count.
+ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": None, "median": 30, "optimality_gap": None}
 
 
 class StandardErrors:
@@ -519,12 +544,15 @@ def studentized_bounds(distribution, estimates, resampled, observed, confidence_
     return np.where(bad, np.nan, bounds), np.where(bad, np.nan, se)
 
 
-def studentized_withheld(fewest_runs, n_tasks):
-    """(K,) the agents whose studentised intervals are withheld: fewer than STUDENTIZED_MIN_RUNS runs in some task,
-    or a single task (measured before withholding, issue 40: at 3-5 runs a resample often repeats one score, so its
-    standard error is 0 and coverage fell below 0.1; the optimality gap, 0 whenever every run clears gamma, covered
-    0.87 at 20 runs)."""
-    return (np.asarray(fewest_runs) < STUDENTIZED_MIN_RUNS) | (n_tasks < 2)
+def studentized_withheld(fewest_runs, n_tasks, metrics):
+    """(K, M) the studentised intervals withheld: an agent's with fewer than STUDENTIZED_MIN_RUNS runs in some task,
+    and on a single task those of a metric with fewer than its ``ONE_TASK_MIN_RUNS`` (a metric function's always:
+    it gives way to the percentile interval anyway)."""
+    fewest_runs = np.asarray(fewest_runs)[:, None]
+    one_task = [ONE_TASK_MIN_RUNS.get(m) for m in metrics]  # None (or not built in): never
+    need = np.array([STUDENTIZED_MIN_RUNS if n_tasks > 1 else np.inf if n is None else n for n in one_task],
+                    dtype=float)
+    return np.broadcast_to(fewest_runs < np.maximum(need, STUDENTIZED_MIN_RUNS), (fewest_runs.shape[0], len(need)))
 
 
 def saturated_note(pairs):
@@ -550,25 +578,64 @@ def median_tied_note(pairs):
             "the cap, or the mean or IQM")
 
 
+def _one_task_shortfall(metric):
+    """(coverage, runs, distribution) of the lowest one-task row of the default interval of ``metric`` that misses
+    95% from ``GRID_MOST_RUNS`` runs on (the reason its interval is withheld on one task whatever the runs), or None."""
+    rows = [r for r in _rows_by_runs("studentized", metric, True).items() if r[0] >= GRID_MOST_RUNS]
+    missed = [row for _, group in rows for row in group if calibration.misses(row, 0.95)]
+    if not missed:
+        return None
+    low = min(missed, key=lambda row: float(row["coverage"]))
+    return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-")
+
+
+def one_task_note(fewest_runs, agents, metrics, withheld):
+    """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
+    metric's is given, what the calibration table's one-task rows measured, and the way on (audit s19)."""
+    def label(metric):
+        return {"iqm": "IQM"}.get(metric, metric.replace("_", " "))
+
+    fewest_runs = np.asarray(fewest_runs)
+    pairs = [f"{agents[i]}/{metrics[j]} ({int(fewest_runs[i])})" for i, j in zip(*np.nonzero(withheld))]
+    shown = [m for m in dict.fromkeys(metrics) if m in ONE_TASK_MIN_RUNS]
+    given = [f"the {label(m)}'s from {ONE_TASK_MIN_RUNS[m]} runs" for m in shown if ONE_TASK_MIN_RUNS[m]]
+    never = {m: _one_task_shortfall(m) for m in shown if ONE_TASK_MIN_RUNS[m] is None}
+    said = []
+    if given:
+        said.append(f"{join_and(given)} are given, the counts from which they held 95% in simulations of one task "
+                    f"(the calibration table's one-task rows, up to "
+                    f"{max(measured_coverage('studentized', shown[0], True), default=0)} runs)")
+    if never:
+        lows = [f"the {label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs" for m, low in never.items() if low]
+        said.append(f"{join_and(f'the {label(m)}' + chr(39) + 's' for m in never)} are withheld whatever the runs"
+                    + (f" (there {join_and(lows)}, below 95% by more than 3 Monte Carlo SE)" if lows else ""))
+    # more runs help only a metric given from some count
+    more = "tasks" if all(ONE_TASK_MIN_RUNS.get(metrics[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
+    way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
+    if "mean" in never and "median" in ONE_TASK_MIN_RUNS and ONE_TASK_MIN_RUNS["median"]:
+        way = ("for the mean read the median's interval (on one task the median of task means is the task's mean, "
+               f"given from {ONE_TASK_MIN_RUNS['median']} runs); " + way)
+    return (f"studentized intervals withheld on a single task for {', '.join(pairs)} (fewest runs): on one task "
+            f"{'; '.join(said)}; {way}")
+
+
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None):
     """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
     errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
     resamples'; ``saturated``: the (K, M) intervals withheld for saturated runs, ``rlstats.bounds.saturated_withheld``,
     and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``)."""
     notes = []
-    withheld = studentized_withheld(fewest_runs, n_tasks)
-    if n_tasks < 2:
-        notes.append("studentized intervals are withheld on a single task: in simulations of one task they fell "
-                     "well short of 95% for every metric up to 10 runs, and for the optimality gap up to 20; add "
-                     "tasks, or use interval=\"percentile\" (its measured coverage is quoted)")
+    withheld = studentized_withheld(fewest_runs, n_tasks, metrics)
+    if n_tasks < 2 and withheld.any():
+        notes.append(one_task_note(fewest_runs, agents, metrics, withheld))
     elif withheld.any():
-        out = np.flatnonzero(withheld)
+        out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)
         notes.append(f"studentized intervals need at least {STUDENTIZED_MIN_RUNS} runs in every task and are "
                      f"withheld for {names} (fewest runs in a task): no interval measured at 2 runs per task held its "
                      "level; add runs, or use task_bootstrap=True (tasks resampled too) or interval=\"percentile\" "
                      "(its measured coverage is quoted)")
-    missing = np.isnan(bounds).any(axis=-1) & ~withheld[:, None]
+    missing = np.isnan(bounds).any(axis=-1) & ~withheld
     if saturated is not None and saturated.any():
         missing &= ~saturated
         tied = np.zeros_like(saturated) if tied is None else tied

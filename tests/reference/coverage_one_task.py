@@ -1,0 +1,140 @@
+"""Audit s19: the bootstrap's default (studentised) interval on a single task, from 3 to 200 runs.
+
+    PYTHONPATH=. python tests/reference/coverage_one_task.py OUT.jsonl [--datasets N] [--runs 20,30,...]
+    PYTHONPATH=. python tests/reference/coverage_one_task.py --append-table rlstats/calibration.csv OUT.jsonl
+
+``rlstats.bootstrap`` withheld its default interval on one task whatever the runs, from issue 40's measurement at
+3-20 runs, which the table did not hold (``coverage_small_runs.py`` skips the default at one task: withheld by
+design). Here that interval is formed with the one-task rule lifted (:func:`lifted`: the package's own function,
+only ``studentized_withheld`` reading the runs alone) on ``coverage_small_runs.py``'s data sets (its
+``draw_design``: four agents, B and D ``SHIFT`` noise units above A and C, the grid's four distributions and four
+design draws of the task's offset and scale, ``tests/reference/designs.py``) on seeds of their own (``SEED``), with
+``DATA_SETS`` data sets per draw (480 intervals a row, the default rows' count; the table's rows were measured with
+``--datasets 120``, 1,920 intervals a row, Monte Carlo SE 0.005: the first 30 data sets of each draw are the same). A default interval withheld by the
+rule of runs at a cap (``saturated``: on one task of the capped runs, where a third to a half sit at the cap, the
+median's nearly always) is not counted (``n_sim`` counts those given; :func:`main` prints how many): that rule has its
+own note and way on, and is not the one measured here. Rows: the default interval of each
+metric at every run count, and the percentile interval (from the same call's resamples) at more than 20 runs, the
+counts the grid lacks; ``appended`` tells them apart for ``calibrate.py --only bootstrap.interval``, which keeps them.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import runpy
+import sys
+import time
+import warnings
+from unittest import mock
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+SMALL = runpy.run_path(str(HERE / "coverage_small_runs.py"))
+designs = SMALL["designs"]
+
+import rlstats  # noqa: E402
+from rlstats.methods.bootstrap import _small_runs as small_runs  # noqa: E402
+
+RUNS = (3, 5, 10, 20, 30, 50, 100, 200)
+#: the counts beyond the grid's, where the percentile interval's rows are written too
+BEYOND_GRID = 20
+DATA_SETS, N_RESAMPLES, SEED = 30, SMALL["N_RESAMPLES"], 1901
+METRICS, LEVEL = SMALL["METRICS"], SMALL["LEVEL"]
+#: {(distribution, runs, metric): default intervals withheld by the rule of runs at a cap}, printed by :func:`main`
+TIED: dict = {}
+
+
+def lifted():
+    """The package's one-task rule off (``ONE_TASK_MIN_RUNS`` at 0: runs per task alone withhold), while measuring."""
+    return mock.patch.dict(small_runs.ONE_TASK_MIN_RUNS, dict.fromkeys(small_runs.ONE_TASK_MIN_RUNS, 0))
+
+
+def measure(distribution, runs, data_sets=DATA_SETS, draws=None):
+    """{(interval, metric): per-draw lists of held (bool)} for one run count on one task."""
+    draws = designs["DESIGN_DRAWS"] if draws is None else draws
+    held = {}
+    with lifted(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the raw-scale warning
+        for draw in range(draws):
+            for d, (data, truth) in enumerate(SMALL["draw_design"](distribution, 1, runs, draw, data_sets, SEED)):
+                res = rlstats.bootstrap(data, "score ~ agent", metrics=METRICS, n_resamples=N_RESAMPLES, rng=d,
+                                        progress=False)
+                kinds = ("studentized", "percentile") if runs > BEYOND_GRID else ("studentized",)
+                for interval in kinds:
+                    bounds = SMALL["bounds_of"](res, interval)
+                    for j, metric in enumerate(METRICS):
+                        true = np.array([truth[a][metric] for a in res.agents])
+                        got = (bounds[:, j, 0] <= true) & (true <= bounds[:, j, 1])  # NaN (withheld): not held
+                        if interval == "studentized" and res.saturated is not None:
+                            # withheld by the rule of runs at a cap (its own note and way on, whatever the tasks):
+                            # not counted, and counted apart (``TIED``)
+                            got = got[~res.saturated[:, j]]
+                            TIED[(distribution, runs, metric)] = TIED.get((distribution, runs, metric), 0) + int(
+                                res.saturated[:, j].sum())
+                        held.setdefault((interval, metric), [[] for _ in range(draws)])[draw].extend(got.tolist())
+    return held
+
+
+def rows(distribution, runs, held):
+    """The table's rows (dicts in its columns) of one run count."""
+    return [{"procedure": SMALL["PROCEDURE"], "interval": interval, "metric": metric, "tasks": 1, "runs": runs,
+             "distribution": distribution, "level": LEVEL, "n_resamples": N_RESAMPLES,
+             **designs["pooled_row"](by_draw, LEVEL)} for (interval, metric), by_draw in sorted(held.items())
+            if all(len(d) for d in by_draw)]  # a design draw with no interval given: no row (main prints why)
+
+
+def appended(row):
+    """Whether a ``bootstrap.interval`` row of the table (a dict of strings) is one this script wrote: the default's
+    on one task (which the grid skips), the percentile's on one task beyond the grid's run counts."""
+    return str(row["tasks"]) == "1" and (row["interval"] == "studentized" or int(row["runs"]) > BEYOND_GRID)
+
+
+def configuration(row):
+    """``"withheld"`` for a default row where the package withholds the interval (measured with the rule lifted:
+    ``rlstats.calibration.DEFAULTS`` does not count it as the default's, which gives nothing there), else ``""``."""
+    withheld = row["interval"] == "studentized" and small_runs.studentized_withheld(
+        [int(row["runs"])], 1, [row["metric"]]).all()
+    return "withheld" if withheld else ""
+
+
+def _text(value):
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def append_table(records, table):
+    """Write the rows of ``records`` (JSON lines of :func:`main`) into ``table``, replacing rows this script wrote
+    before (:func:`appended`), after the procedure's other rows."""
+    import pandas as pd
+
+    calibrate = runpy.run_path(str(HERE / "calibrate.py"))
+    old = pd.read_csv(table, dtype=str, keep_default_na=False)
+    new = [{k: _text(v) for k, v in {**row, "configuration": configuration(row)}.items()} for path in records
+           for line in pathlib.Path(path).read_text().splitlines() for row in json.loads(line)["rows"]]
+    mine = np.array([r["procedure"] == SMALL["PROCEDURE"] and appended(r) for r in old.to_dict("records")], dtype=bool)
+    fresh = pd.DataFrame(new).reindex(columns=calibrate["COLUMNS"]).astype(object).fillna("")
+    out = pd.concat([old[~mine], fresh], ignore_index=True).sort_values("procedure", kind="stable")
+    out.to_csv(table, index=False)
+
+
+def main(argv):
+    if argv[0] == "--append-table":
+        append_table(argv[2:], argv[1])
+        return
+    out = pathlib.Path(argv[0])
+    data_sets = int(argv[argv.index("--datasets") + 1]) if "--datasets" in argv else DATA_SETS
+    runs_asked = [int(r) for r in argv[argv.index("--runs") + 1].split(",")] if "--runs" in argv else RUNS
+    with out.open("a") as handle:
+        for runs in runs_asked:
+            for distribution in designs["DISTRIBUTIONS"]:
+                start = time.time()
+                point = rows(distribution, runs, measure(distribution, runs, data_sets))
+                handle.write(json.dumps({"distribution": distribution, "runs": runs, "rows": point}) + "\n")
+                handle.flush()
+                tied = {m: TIED.get((distribution, runs, m), 0) for m in METRICS}
+                print(distribution, runs, f"{time.time() - start:.0f} s", "withheld at a cap:", tied, flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,233 @@
+"""Audit s19 (onetask19): the bootstrap's default interval on a single task with many runs.
+
+``rlstats.bootstrap(df, "score ~ agent")`` on HalfCheetah, SAC (192 runs) against TD3 (193), gave no interval at all:
+the default (studentised) interval was withheld on one task whatever the runs, on issue 40's measurement at 3-20 runs
+that the calibration table did not hold. ``tests/reference/coverage_one_task.py`` measured it on one task at 3-200
+runs (the ``bootstrap.interval`` rows at ``tasks`` 1 with ``interval`` studentized); it is now given from the count
+at which each metric's rows hold 95% (``_small_runs.ONE_TASK_MIN_RUNS``), and withheld with the measured numbers
+where they do not.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+import rlstats
+from rlstats import calibration
+from rlstats.methods.bootstrap import _small_runs as small_runs
+
+SCRIPT = pathlib.Path(__file__).parent / "reference" / "coverage_one_task.py"
+
+
+@pytest.fixture(scope="module")
+def halfcheetah(published):
+    from rlstats.tables import read_csv
+
+    return read_csv(published / "halfcheetah_sac_td3.csv")
+
+
+@pytest.fixture(scope="module")
+def halfcheetah_result(halfcheetah):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the raw-scale warning
+        return rlstats.bootstrap(halfcheetah, "score ~ agent", n_resamples=2000, rng=0)
+
+
+def _one_task_rows(metric):
+    return [
+        r for r in calibration.rows(small_runs.PROCEDURE)
+        if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")]
+
+
+def test_halfcheetah_gets_the_default_interval_of_its_iqm(halfcheetah, halfcheetah_result):
+    res = halfcheetah_result
+    iqm = res.metrics.index("iqm")
+    assert np.isfinite(res.intervals[:, iqm]).all()
+    # independent value: the IQM's large-sample interval, the 25% trimmed mean +- z times its standard error (the
+    # winsorised standard deviation over 0.5 sqrt(n)); the bootstrap-t's bounds within 15% of its half-width
+    from scipy import stats
+    from scipy.stats import mstats
+
+    for i, agent in enumerate(res.agents):
+        x = np.sort(halfcheetah.loc[halfcheetah["agent"] == agent, "score"].to_numpy())
+        n = x.size
+        assert res.estimates[i, iqm] == pytest.approx(stats.trim_mean(x, 0.25), rel=1e-12)
+        se = np.std(np.asarray(mstats.winsorize(x, limits=(0.25, 0.25))), ddof=1) / (0.5 * math.sqrt(n))
+        half = stats.norm.ppf(0.975) * se
+        low, high = res.intervals[i, iqm]
+        assert low < res.estimates[i, iqm] < high
+        assert abs((high - low) / 2 - half) < 0.15 * half, (agent, low, high, half)
+
+
+def test_halfcheetah_median_is_the_task_mean_with_its_t_interval(halfcheetah, halfcheetah_result):
+    # on one task the median of task means is the task's mean; its interval before the skew widening (a t interval,
+    # given from ONE_TASK_MIN_RUNS["median"] runs) is within 10% of the textbook t interval of the mean, and the
+    # default widens it on one side only (SAC's and TD3's runs are skewed to the left: a few failed runs)
+    from scipy import stats
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = rlstats.bootstrap(halfcheetah, "score ~ agent", metrics=["median"], n_resamples=2000, rng=0,
+                                  interval="studentized_unwidened")
+    res = halfcheetah_result
+    median = res.metrics.index("median")
+    for i, agent in enumerate(res.agents):
+        x = halfcheetah.loc[halfcheetah["agent"] == agent, "score"].to_numpy()
+        assert res.estimates[i, median] == pytest.approx(x.mean(), rel=1e-12)
+        assert stats.skew(x) < -1
+        low, high = stats.t.interval(0.95, x.size - 1, loc=x.mean(), scale=stats.sem(x))
+        tolerance = 0.1 * (high - low) / 2
+        assert plain.intervals[i, 0] == pytest.approx([low, high], abs=tolerance)
+        widened = res.intervals[i, median]
+        assert widened[1] == pytest.approx(plain.intervals[i, 0, 1], rel=1e-12)
+        assert widened[0] < plain.intervals[i, 0, 0]
+
+
+def test_halfcheetah_note_says_which_are_withheld_and_what_was_measured(halfcheetah_result):
+    res = halfcheetah_result
+    never = [m for m in res.metrics if small_runs.ONE_TASK_MIN_RUNS.get(m, 0) is None]
+    for j, metric in enumerate(res.metrics):
+        assert np.isnan(res.intervals[:, j]).all() == (metric in never), metric
+    notes = [n for n in res.notes if n.startswith("studentized intervals withheld on a single task")]
+    assert len(notes) == (1 if never else 0), res.notes
+    if never:
+        note = notes[0]
+        assert "the mean's and the optimality gap's are withheld whatever the runs" in note, note
+        assert "the IQM's from 20 runs and the median's from 30 runs are given" in note, note
+        for metric in never:
+            coverage, runs, distribution = small_runs._one_task_shortfall(metric)
+            label = metric.replace("_", " ")
+            assert f"the {label}'s {coverage:.3f} at {runs} {distribution} runs" in note, note
+        assert "(there the mean's 0.920 at 30 heavy-tailed runs and the optimality gap's 0.930 at 20 heavy-tailed " \
+               "runs, below 95% by more than 3 Monte Carlo SE)" in note  # the rows, by hand
+        assert "for the mean read the median's interval" in note and note.endswith(
+            "add tasks, or use interval=\"percentile\" (its measured coverage is quoted)")
+        assert "TD3/" + never[0] + " (193)" in note and "SAC/" + never[0] + " (192)" in note
+    # the percentile interval's note quotes its one-task rows, and not the default's where it is withheld
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pct = rlstats.bootstrap(res.design, metrics=["mean", "iqm"], n_resamples=200, rng=0, interval="percentile")
+    low, high = small_runs.measured_coverage("percentile", "mean", single_task=True)[100]
+    assert (f"192 runs per task (of SAC) are few for percentile intervals of the mean: in simulations of one task "
+            f"with 100 runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}") in pct.notes, pct.notes
+    assert not any("of the mean" in n and "(the default) covered" in n for n in pct.notes)
+    assert "studentized intervals are withheld on a single task" not in str(res)  # the former note, no longer true
+
+
+def test_rows_where_the_default_withholds_are_not_the_defaults():
+    """Rows measured with the one-task rule lifted where the package withholds are marked (``configuration``
+    "withheld") and not counted as the default's: calibration_table(default=True) lists what a user is given."""
+    for row in calibration.rows(small_runs.PROCEDURE):
+        if row["tasks"] == "1" and row["interval"] == "studentized":
+            withheld = small_runs.studentized_withheld([int(row["runs"])], 1, [row["metric"]]).all()
+            assert (row["configuration"] == "withheld") == withheld and calibration.is_default(row) == (not withheld)
+    given = rlstats.calibration_table("bootstrap.interval", default=True, tasks=1, interval="studentized")
+    assert set(zip(given["metric"], given["runs"])) >= {("iqm", 20), ("median", 30)}
+    assert not given["metric"].isin(["mean", "optimality_gap"]).any() and not given["misses"].any()
+
+
+def test_one_task_counts_follow_the_table():
+    """Each metric's count is the fewest measured runs from which every one-task row holds 95% (calibration.misses:
+    3 Monte Carlo SE, pooled and in the worst design draw); a metric withheld whatever the runs has a row that misses
+    from GRID_MOST_RUNS runs on."""
+    for metric, need in small_runs.ONE_TASK_MIN_RUNS.items():
+        rows = _one_task_rows(metric)
+        runs = sorted({int(r["runs"]) for r in rows})
+        assert runs == [3, 5, 10, 20, 30, 50, 100, 200] and len(rows) == 4 * len(runs), metric
+        missing = {int(r["runs"]) for r in rows if calibration.misses(r, 0.95)}
+        if need is None:
+            assert max(missing) >= small_runs.GRID_MOST_RUNS, metric
+        else:
+            assert need in runs and not {r for r in missing if r >= need}, metric
+            assert max(missing) == max(r for r in runs if r < need), metric  # the count before it misses
+
+
+def test_the_rule_withholds_below_the_count_and_gives_from_it():
+    metrics = tuple(small_runs.ONE_TASK_MIN_RUNS)
+    needs = [small_runs.ONE_TASK_MIN_RUNS[m] for m in metrics]
+    fewest = np.array([2, 3, 19, 20, 30, 200])
+    out = small_runs.studentized_withheld(fewest, 1, metrics)
+    expected = np.array([[f < 3 or n is None or f < n for n in needs] for f in fewest])
+    np.testing.assert_array_equal(out, expected)
+    # several tasks: runs per task alone
+    np.testing.assert_array_equal(small_runs.studentized_withheld(fewest, 5, metrics), (fewest < 3)[:, None]
+                                  & np.ones(len(metrics), dtype=bool))
+
+
+def test_notes_of_several_tasks_do_not_read_the_one_task_rows():
+    """The one-task rows speak for one-task designs: a design of several tasks quotes the grid's rows as before (no
+    row at 30-200 runs, so nothing is said there), one of one task its own rows."""
+    for interval in ("studentized", "percentile"):
+        for metric in ("iqm", "mean", "median", "optimality_gap"):
+            several = small_runs.measured_coverage(interval, metric)
+            assert max(several) == small_runs.GRID_MOST_RUNS
+            one = small_runs.measured_coverage(interval, metric, single_task=True)
+            assert max(one) == 200
+            grid = [float(r["coverage"]) for r in calibration.rows(small_runs.PROCEDURE)
+                    if (r["interval"], r["metric"], r["runs"]) == (interval, metric, "20") and r["tasks"] != "1"]
+            if interval == "studentized":
+                assert several[20] == (min(grid), max(grid))
+    assert small_runs.coverage_note("percentile", "mean", "mean", 100) is None
+    single = small_runs.coverage_note("percentile", "mean", "mean", 100, single_task=True)
+    assert single is None or "in simulations of one task with 100 runs per task" in single
+
+
+def test_power_plans_on_one_task_where_bootstrap_gives_intervals():
+    from rlstats.methods.bootstrap import _power
+
+    class One:
+        n_tasks = 1
+
+    need = small_runs.ONE_TASK_MIN_RUNS["iqm"]
+    assert _power.withhold({}, need, One) is None
+    said = _power.withhold({}, need - 1, One)
+    assert said.startswith(f"bootstrap() withholds studentized intervals on a single task below {need} runs")
+    assert "add seeds or tasks" in said
+    if small_runs.ONE_TASK_MIN_RUNS["mean"] is None:
+        assert _power.withhold({"metric": "mean"}, 500, One).startswith(
+            "bootstrap() withholds studentized intervals on a single task, so")
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("coverage_one_task", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_measurement_reads_the_interval_the_package_gives():
+    """Reduced check of the script: with the one-task rule lifted it counts the package's own interval (the bounds a
+    user gets wherever the rule gives them), and the rule is restored after."""
+    script = _script()
+    data, truth = next(script.SMALL["draw_design"]("normal", 1, 30, 0, 1, script.SEED))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with script.lifted():
+            lifted = rlstats.bootstrap(data, "score ~ agent", metrics=script.METRICS, n_resamples=200, rng=0)
+        given = rlstats.bootstrap(data, "score ~ agent", metrics=script.METRICS, n_resamples=200, rng=0)
+    assert np.isfinite(lifted.intervals).all()
+    for j, metric in enumerate(script.METRICS):
+        if (small_runs.ONE_TASK_MIN_RUNS[metric] or 10 ** 9) <= 30:
+            np.testing.assert_array_equal(given.intervals[:, j], lifted.intervals[:, j])
+        else:
+            assert np.isnan(given.intervals[:, j]).all()
+    assert all(script.appended(r) for r in _one_task_rows("iqm"))
+
+
+@pytest.mark.slow
+def test_a_one_task_row_is_reproduced():
+    """One row of the table from the script again, bit for bit (normal runs, 30 per task, 1,920 intervals)."""
+    script = _script()
+    rows = script.rows("normal", 30, script.measure("normal", 30, data_sets=120))
+    table = {(r["interval"], r["metric"]): r for r in calibration.rows(small_runs.PROCEDURE)
+             if (r["tasks"], r["runs"], r["distribution"]) == ("1", "30", "normal")}
+    for row in rows:
+        kept = table[(row["interval"], row["metric"])]
+        assert (int(kept["n_sim"]), float(kept["coverage"]), float(kept["coverage_min"])) == (
+            row["n_sim"], float(f"{row['coverage']:.6g}"), float(f"{row['coverage_min']:.6g}"))
