@@ -1,0 +1,56 @@
+"""Audit s19 (review19b): second reading of the changes merged after the first review (docs19, left19b, left19c,
+gap19). Each test is a minimal reproducer of one defect found; its docstring gives what was seen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+GAP_NOTE = "the optimality gap is the mean shortfall below gamma"
+
+
+def _gap_notes(result):
+    return [note for note in result.notes if note.startswith(GAP_NOTE)]
+
+
+def _frame(cells):
+    """{(agent, task): scores} as a tidy frame."""
+    rows = [(agent, task, seed, float(s)) for (agent, task), scores in cells.items()
+            for seed, s in enumerate(scores)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="gap note on a gamma the caller set in the score's units")
+def test_gap_note_silent_on_a_target_most_runs_reach():
+    """CartPole's solved threshold, gamma = 475, on raw returns where 1 of 20 of A's runs falls short (at 300): the
+    gap (A 8.75, B 0) is the target's own shortfall, the one the caller asked for, yet the note called gamma = 475 "a
+    target on a normalised scale (1: the reference score)", said the gap "says how far a few outlying runs fall, not
+    how the agents compare", and advised setting gamma= to the target in the score's units, which it was."""
+    high = np.linspace(480.0, 500.0, 20)
+    data = _frame({("A", "CartPole"): np.r_[300.0, high[1:]], ("B", "CartPole"): high})
+    res = rlstats.bootstrap(data, "score ~ agent", metrics=["optimality_gap"], gamma=475, n_resamples=50, rng=0,
+                            interval="percentile", progress=False)
+    assert res.estimates[:, 0] == pytest.approx([175 / 20, 0.0])  # independent: (475 - 300) / 20 runs
+    assert _gap_notes(res) == [], _gap_notes(res)
+    # every score on one side of a chosen gamma is still said, without calling it a normalised target
+    res = rlstats.bootstrap(data, "score ~ agent", metrics=["optimality_gap"], gamma=200, n_resamples=50, rng=0,
+                            interval="percentile", progress=False)
+    (note,) = _gap_notes(res)
+    assert "0 for every agent" in note and "a target on a normalised scale" not in note, note
+
+
+@pytest.mark.xfail(strict=True, reason="mixed gap note claims outlying runs on tasks with none")
+def test_gap_note_mixed_tasks_says_zero_where_no_run_falls_short():
+    """Task Up: every score above gamma = 1; task Down: 1 of each agent's 20 scores above it. The note said the gap
+    "rests on a few outlying runs" on Up, where no run falls short (the gap there is 0 for every agent)."""
+    up = np.linspace(100.0, 200.0, 20)
+    down = np.r_[-np.linspace(10.0, 50.0, 19), 5.0]
+    data = _frame({("A", "Up"): up, ("B", "Up"): up * 0.9, ("A", "Down"): down, ("B", "Down"): down * 0.9})
+    res = rlstats.bootstrap(data, "score ~ agent | task", metrics=["optimality_gap"], n_resamples=50, rng=0,
+                            interval="percentile", progress=False)
+    (note,) = _gap_notes(res)
+    assert "outlying runs on the first" not in note, note
+    assert "every score of Up is at or above it" in note and "0 on the first" in note, note
