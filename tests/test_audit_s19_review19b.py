@@ -23,7 +23,6 @@ def _frame(cells):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="gap note on a gamma the caller set in the score's units")
 def test_gap_note_silent_on_a_target_most_runs_reach():
     """CartPole's solved threshold, gamma = 475, on raw returns where 1 of 20 of A's runs falls short (at 300): the
     gap (A 8.75, B 0) is the target's own shortfall, the one the caller asked for, yet the note called gamma = 475 "a
@@ -42,7 +41,6 @@ def test_gap_note_silent_on_a_target_most_runs_reach():
     assert "0 for every agent" in note and "a target on a normalised scale" not in note, note
 
 
-@pytest.mark.xfail(strict=True, reason="mixed gap note claims outlying runs on tasks with none")
 def test_gap_note_mixed_tasks_says_zero_where_no_run_falls_short():
     """Task Up: every score above gamma = 1; task Down: 1 of each agent's 20 scores above it. The note said the gap
     "rests on a few outlying runs" on Up, where no run falls short (the gap there is 0 for every agent)."""
