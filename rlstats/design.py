@@ -600,7 +600,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if n_dropped:
         reasons = [f"{int(produced.sum())} where '{formula.response}' is not finite"] if produced.any() else []
         notes.append(f"{n_dropped} of {len(data)} rows dropped (na_action=\"drop\"): "
-                     f"{'; '.join(reasons + missing_reasons(missing_in))}")
+                     f"{'; '.join(reasons + missing_reasons([(c, m & ~produced) for c, m in missing_in]))}")
         if not keep.any():
             raise DesignError("no rows are left after dropping missing values")
 

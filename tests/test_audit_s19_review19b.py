@@ -54,7 +54,6 @@ def test_gap_note_mixed_tasks_says_zero_where_no_run_falls_short():
     assert "every score of Up is at or above it" in note and "0 on the first" in note, note
 
 
-@pytest.mark.xfail(strict=True, reason="drop note counts a row twice")
 def test_drop_note_counts_each_dropped_row_once():
     """A row whose score is infinite and whose agent is missing was counted both as "not finite" and as "missing in
     'agent'": "3 of 40 rows dropped: 1 where 'score' is not finite; 1 with a missing value in 'score'; 2 with missing
