@@ -71,7 +71,6 @@ def test_drop_note_counts_each_dropped_row_once():
     assert "1 where 'score' is not finite" in note and "1 with a missing value in 'agent'" in note, note
 
 
-@pytest.mark.xfail(strict=True, reason="over_tasks names the placeholder of no task column as a task")
 def test_one_task_wording_without_a_task_column():
     """``score ~ agent`` (HalfCheetah's SAC and TD3, no task column): the estimand read "P(agent_1 > agent_2) +
     P(agent_1 = agent_2) / 2 on the one task, (all runs)", the placeholder of no task said as a task's name."""
