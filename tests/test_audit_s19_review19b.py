@@ -98,3 +98,17 @@ def test_task_table_key_names_the_test_and_adjustment_used():
     assert "one-sided p-value of the Mann-Whitney U test" in text and "Bonferroni-adjusted" in text, text
     plain = str(rlstats.task_table(data, "score ~ agent | task", adjustment="none").summary())
     assert "Holm" not in plain and "the smallest p-value (unadjusted" in plain, plain
+
+
+@pytest.mark.xfail(strict=True, reason="nested-seed note pluralises 'batch' as 'batchs'")
+def test_nested_seed_note_plural_of_batch():
+    """AdaStop's MuJoCo runs (``score ~ agent | task/batch/seed``): the note read "the batch is the unit, 1-6 batchs
+    of 5 seeds per agent and task"."""
+    rng = np.random.default_rng(3)
+    rows = [(a, "ant", b, s, rng.normal()) for a in ("PPO", "SAC") for b in range(2 + (a == "SAC"))
+            for s in range(3)]
+    data = pd.DataFrame(rows, columns=["agent", "task", "batch", "seed", "score"])
+    res = rlstats.bootstrap(data, "score ~ agent | task/batch/seed", n_resamples=50, rng=0, interval="percentile",
+                            progress=False)
+    (note,) = [n for n in res.notes if "averaged within each batch" in n]
+    assert "2-3 batches of 3 seeds per agent and task" in note, note
