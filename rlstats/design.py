@@ -890,8 +890,10 @@ def _average_nested(data, formula, env, options):
     seeds = grouped.size()
     runs = seeds.groupby(level=[0, 1], sort=False).size()
     # "1 run of 1 seed", "1-4 runs of 1 seed": a range is plural, one number takes count()'s grammar (audit s19)
-    span = lambda s, word: (count(s.min(), word) if s.min() == s.max()  # noqa: E731
-                            else f"{s.min()}-{s.max()} {word}s")
+    # a column's name as a noun: "batch" -> "batches" (AdaStop's MuJoCo runs read "1-6 batchs")
+    plural = lambda word: word + ("es" if word.endswith(("s", "x", "z", "ch", "sh")) else "s")  # noqa: E731
+    span = lambda s, word: (count(s.min(), word, plural(word)) if s.min() == s.max()  # noqa: E731
+                            else f"{s.min()}-{s.max()} {plural(word)}")
     note = (f"seeds ('{seed}') averaged within each {outer}: the {outer} is the unit, {span(runs, outer)} of "
             f"{span(seeds, 'seed')} per {formula.groups} and {formula.blocks}")
     if seeds.min() != seeds.max():

@@ -100,7 +100,6 @@ def test_task_table_key_names_the_test_and_adjustment_used():
     assert "Holm" not in plain and "the smallest p-value (unadjusted" in plain, plain
 
 
-@pytest.mark.xfail(strict=True, reason="nested-seed note pluralises 'batch' as 'batchs'")
 def test_nested_seed_note_plural_of_batch():
     """AdaStop's MuJoCo runs (``score ~ agent | task/batch/seed``): the note read "the batch is the unit, 1-6 batchs
     of 5 seeds per agent and task"."""
