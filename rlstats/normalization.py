@@ -640,7 +640,7 @@ def _ranges_apart(design, location):
 
 #: the share of each agent's scores of a task on one side of gamma below which the optimality gap of raw scores is
 #: decided by a few outlying runs (or is little more than gamma minus the mean), and the note says so: gamma outside
-#: the middle 80% of every agent's scores on every task (audit s19)
+#: the middle 80% of every agent's scores on every task, on one side for all agents of a task (audit s19)
 GAP_FEW_SHARE = 0.1  # the notes say "a tenth"
 
 
