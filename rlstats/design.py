@@ -32,6 +32,7 @@ from .normalization import load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice
 from .provenance import NOTES_ATTR, Note, add_note, notes_for
+from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -44,8 +45,6 @@ R = TypeVar("R")
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
 
-#: The one task of a formula without blocks ('score ~ agent'): the package's own label, which plots draw
-ALL_RUNS = "(all runs)"
 
 #: The Design's agent, task and run codes: 4 bytes, half of intp, for a lean build (issue 33). Row counts and
 #: agent x task cells are checked against its range in build.

@@ -472,11 +472,10 @@ def over_tasks(tasks: Sequence[object], several: str = "averaged over tasks") ->
     >>> over_tasks(["Pong", "Breakout"]), over_tasks(["Pong"]), over_tasks(["(all runs)"])
     ('averaged over tasks', 'on the one task, Pong', 'over all runs, no task named')
     """
-    from .design import ALL_RUNS  # here: design imports this module
     if len(tasks) != 1:
         return several
     # without a task column the one "task" is a placeholder, not a name (audit s19: "on the one task, (all runs)")
-    return "over all runs, no task named" if tasks[0] == ALL_RUNS else f"on the one task, {name_list(tasks)}"
+    return "over all runs, no task named" if tasks[0] == vocabulary.ALL_RUNS else f"on the one task, {name_list(tasks)}"
 
 
 #: A plain lowercase word opening a text: one that a sentence capitalises (not ``expected_max()``, ``pvalue=``).
