@@ -32,6 +32,7 @@ from .normalization import load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice
 from .provenance import NOTES_ATTR, Note, add_note, notes_for
+from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -44,8 +45,6 @@ R = TypeVar("R")
 #: What to do with missing values: stop, or drop the rows and say so ("omit" is R's name for "drop").
 NA_ACTIONS = ("raise", "drop", "omit")
 
-#: The one task of a formula without blocks ('score ~ agent'): the package's own label, which plots draw
-ALL_RUNS = "(all runs)"
 
 #: The Design's agent, task and run codes: 4 bytes, half of intp, for a lean build (issue 33). Row counts and
 #: agent x task cells are checked against its range in build.
@@ -600,7 +599,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if n_dropped:
         reasons = [f"{int(produced.sum())} where '{formula.response}' is not finite"] if produced.any() else []
         notes.append(f"{n_dropped} of {len(data)} rows dropped (na_action=\"drop\"): "
-                     f"{'; '.join(reasons + missing_reasons(missing_in))}")
+                     f"{'; '.join(reasons + missing_reasons([(c, m & ~produced) for c, m in missing_in]))}")
         if not keep.any():
             raise DesignError("no rows are left after dropping missing values")
 
@@ -890,8 +889,10 @@ def _average_nested(data, formula, env, options):
     seeds = grouped.size()
     runs = seeds.groupby(level=[0, 1], sort=False).size()
     # "1 run of 1 seed", "1-4 runs of 1 seed": a range is plural, one number takes count()'s grammar (audit s19)
-    span = lambda s, word: (count(s.min(), word) if s.min() == s.max()  # noqa: E731
-                            else f"{s.min()}-{s.max()} {word}s")
+    # a column's name as a noun: "batch" -> "batches" (AdaStop's MuJoCo runs read "1-6 batchs")
+    plural = lambda word: word + ("es" if word.endswith(("s", "x", "z", "ch", "sh")) else "s")  # noqa: E731
+    span = lambda s, word: (count(s.min(), word, plural(word)) if s.min() == s.max()  # noqa: E731
+                            else f"{s.min()}-{s.max()} {plural(word)}")
     note = (f"seeds ('{seed}') averaged within each {outer}: the {outer} is the unit, {span(runs, outer)} of "
             f"{span(seeds, 'seed')} per {formula.groups} and {formula.blocks}")
     if seeds.min() != seeds.max():

@@ -469,10 +469,13 @@ def over_tasks(tasks: Sequence[object], several: str = "averaged over tasks") ->
     tasks is, on one task, that task's alone (audit s19: probability of improvement and performance profiles said
     "averaged over tasks" of one).
 
-    >>> over_tasks(["Pong", "Breakout"]), over_tasks(["Pong"])
-    ('averaged over tasks', 'on the one task, Pong')
+    >>> over_tasks(["Pong", "Breakout"]), over_tasks(["Pong"]), over_tasks(["(all runs)"])
+    ('averaged over tasks', 'on the one task, Pong', 'over all runs, no task named')
     """
-    return several if len(tasks) != 1 else f"on the one task, {name_list(tasks)}"
+    if len(tasks) != 1:
+        return several
+    # without a task column the one "task" is a placeholder, not a name (audit s19: "on the one task, (all runs)")
+    return "over all runs, no task named" if tasks[0] == vocabulary.ALL_RUNS else f"on the one task, {name_list(tasks)}"
 
 
 #: A plain lowercase word opening a text: one that a sentence capitalises (not ``expected_max()``, ``pvalue=``).

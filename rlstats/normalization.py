@@ -640,7 +640,7 @@ def _ranges_apart(design, location):
 
 #: the share of each agent's scores of a task on one side of gamma below which the optimality gap of raw scores is
 #: decided by a few outlying runs (or is little more than gamma minus the mean), and the note says so: gamma outside
-#: the middle 80% of every agent's scores on every task (audit s19)
+#: the middle 80% of every agent's scores on every task, on one side for all agents of a task (audit s19)
 GAP_FEW_SHARE = 0.1  # the notes say "a tenth"
 
 
@@ -656,7 +656,9 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
     below gamma, among 30 runs above it is no outlier, its gap its mean shortfall. The exact cases, every score on
     one side, are said as such (audit s15: raw CartPole returns, all above gamma = 1, gave a gap of 0 for every agent,
     and raw Acrobot returns, all below it, 1 minus their mean). Elsewhere gamma is within the bulk of some agent's
-    runs, the gap may be the one meant, and nothing is said.
+    runs, the gap may be the one meant, and nothing is said. A gamma other than 1 is a target the caller chose, often
+    in the score's units (CartPole's solved 475), where a few runs short of it is the gap asked for: there only every
+    score on one side is said (as ``share=0``), and gamma is not called a target on a normalised scale (audit s19).
 
     gamma is a target on a normalised scale (1: the reference score), so on raw scores it is a number in the score's
     units that the caller may have meant or not. ``values``, ``task`` and ``agent`` are the scores analysed and their
@@ -668,6 +670,9 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
     """
     if design.normalized:
         return None
+    chosen = gamma != 1  # a target the caller set, likely in the score's units (CartPole's solved 475): a few runs
+    if chosen:           # short of a target most reach is the gap asked for, so only every score on one side is said
+        share = 0
     values = np.asarray(design.y if values is None else values, dtype=float).ravel()
     task = np.asarray(design.task if task is None else task).ravel()
     agent = np.asarray(design.agent if agent is None else agent).ravel()
@@ -706,15 +711,19 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
                     "few scores over gamma spread over its runs, little more than the mean says")
     else:
         names = (lambda mask: join_and([design.tasks[t] for t in np.flatnonzero(mask)], 5))  # noqa: E731
-        if not few_short and not few_over:
-            what = (f"every score of {names(above)} is at or above it and every score of {names(below)} at or below "
-                    f"it, so the gap{at} is 0 on the first and gamma minus the agent's mean on the others, averaged "
-                    "over tasks")
-        else:
-            what = (f"fewer than a tenth of each agent's scores of {names(above)} are below it and fewer than a "
-                    f"tenth of each agent's of {names(below)} above it, so the gap{at} rests on a few outlying runs on "
-                    "the first and is about gamma minus the agent's mean on the others, averaged over tasks")
+        first = (f"every score of {names(above)} is at or above it" if not few_short else
+                 f"fewer than a tenth of each agent's scores of {names(above)} are below it")
+        others = (f"every score of {names(below)} at or below it" if not few_over else
+                  f"fewer than a tenth of each agent's of {names(below)} above it")
+        # each side said as it is: "a few outlying runs" only where some run falls short (audit s19)
+        what = (f"{first} and {others}, so the gap{at} {'rests on a few outlying runs' if few_short else 'is 0'} on "
+                f"the first and is {'about ' if few_over else ''}gamma minus the agent's mean on the others, averaged "
+                "over tasks")
     response = design.formula.response
+    if chosen:  # not called a normalised target: the caller may have meant it in the score's units
+        return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, and '{response}' was not "
+                f"normalised here: {what}; set gamma= to a target that some runs fall short of, or, if gamma was meant "
+                "on a normalised scale (1: the reference score), normalise the scores with normalize=")
     return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, a target on a normalised scale "
             f"(1: the reference score, e.g. human), but '{response}' was not normalised here: {what}; normalise the "
             f"scores with normalize= (e.g. normalize='atari100k_reference' or a reference frame), or set gamma= to the "

@@ -19,6 +19,10 @@ from dataclasses import dataclass
 
 from . import methods
 
+#: The one task of a formula without blocks ('score ~ agent'): the package's own label, which plots draw and
+#: format.over_tasks words as no task (here, below design and format, which both read it)
+ALL_RUNS = "(all runs)"
+
 
 @dataclass(frozen=True)
 class Term:

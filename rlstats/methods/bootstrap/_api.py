@@ -518,7 +518,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         Threshold of the optimality gap: the target score, 1 being the reference score of normalised scores
         (``normalize=``). On scores not normalised where fewer than a tenth of each agent's scores on every task
         lie on one side of gamma (raw returns above 1: a gap of 0, or of a few outlying runs), the notes say what the
-        gap reduces to and how to set gamma or normalise (docs/rliable.md states the rule).
+        gap reduces to and how to set gamma or normalise (docs/rliable.md states the rule; of a gamma other than 1,
+        a target chosen, only every score on one side is said).
     bounds : (low, high), optional
         Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a run
         outside them is an error naming it, and interval ends of the built-in metrics outside their range under

@@ -38,11 +38,15 @@ def _tasks_first(frame):
 
 #: the key under summary()'s comparisons (audit s19: halfcheetah PPO's p_adjusted 1.84e-05 below its p_value 0.000127
 #: on the MuJoCo batches read as an adjustment that lowered a p-value)
-def p_values_key(p_value="p_value", p_adjusted="p_adjusted"):
-    """The key of the two p-value columns, named as the table heads them (tidy names, or LaTeX's labels)."""
-    return (f"{p_value}: the one-sided Welch p-value of the best against the agent, unadjusted; {p_adjusted}: the "
-            "smallest Holm-adjusted p-value of any agent against it (over every ordered pair of the task), which "
-            f"decides the mark, so it can be below {p_value} where another agent beats it more clearly than the best")
+def p_values_key(test_name, adjustment, p_value="p_value", p_adjusted="p_adjusted"):
+    """The key of the two p-value columns, named as the table heads them (tidy names, or LaTeX's labels), of the test
+    and adjustment used (audit s19: it said Welch and Holm whatever test= and adjustment= were)."""
+    adjusted = ("p-value (unadjusted: adjustment='none')" if adjustment == "none" else
+                f"{adjustment.capitalize()}-adjusted p-value")
+    return (f"{p_value}: the one-sided p-value of the {test_name} of the best against the agent, unadjusted; "
+            f"{p_adjusted}: the smallest {adjusted} of any agent against it (over every ordered pair of the task), "
+            f"which decides the mark, so it can be below {p_value} where another agent beats it more clearly than the "
+            "best")
 
 @resultclass
 class TaskTableResult(Result):
@@ -371,9 +375,9 @@ class TaskTableResult(Result):
                                       markdown_cells=True)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown},
-                       keys={"comparisons with the best": p_values_key()},
+                       keys={"comparisons with the best": p_values_key(self.test_name, self.adjustment)},
                        captions={"comparisons with the best": "Key: " + p_values_key(
-                           *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."})
+                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."})
 
     def _summary_tables(self):
         table = self.display().pipe(_tasks_first)
