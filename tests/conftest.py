@@ -362,3 +362,26 @@ def quietly(call, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return call(*args, **kwargs)
+
+
+def cli_run(*args):
+    """(exit status, stdout, stderr) of the command line given ``args``, in this process."""
+    import contextlib
+    import io
+
+    from rlstats.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([str(a) for a in args], out=out)
+    return status, out.getvalue(), err.getvalue()
+
+
+def named_agents_runs(agents=("None", "PPO", "SAC")):
+    """4 runs of each agent on tasks t1-t3, normal scores: names a file's reader may take for missing values."""
+    import numpy as np
+    import pandas as pd
+
+    gen = np.random.default_rng(0)
+    rows = [(a, t, r, gen.normal()) for a in agents for t in ("t1", "t2", "t3") for r in range(4)]
+    return pd.DataFrame(rows, columns=["agent", "task", "run", "score"])

@@ -1,30 +1,15 @@
 """Audit s18 (left18b): small leftovers where the package was silent or unhelpful.  Each test is a defect's
 reproducer, in the order of the brief."""
 
-import contextlib
-import io
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats
-from rlstats.cli import main
+from conftest import cli_run, named_agents_runs
 from rlstats.errors import DesignError, FormulaError
 from rlstats.methods.adastop import AdaStop
-
-
-def _cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main([str(a) for a in args], out=out)
-    return status, out.getvalue(), err.getvalue()
-
-
-def _runs(agents=("None", "PPO", "SAC")):
-    gen = np.random.default_rng(0)
-    rows = [(a, t, r, gen.normal()) for a in agents for t in ("t1", "t2", "t3") for r in range(4)]
-    return pd.DataFrame(rows, columns=["agent", "task", "run", "score"])
 
 
 @pytest.mark.parametrize("name", ["None", "NA", "null"])
@@ -33,8 +18,8 @@ def test_an_agent_named_like_a_missing_value_is_named_on_the_command_line(tmp_pa
     the error said only "column 'agent' has 12 missing value(s)", leaving the user to guess.  It now names the text
     the file holds there and the way to keep it as a name."""
     path = tmp_path / "runs.csv"
-    _runs((name, "PPO", "SAC")).to_csv(path, index=False)
-    status, out, err = _cli("compare", path, "score ~ agent | task")
+    named_agents_runs((name, "PPO", "SAC")).to_csv(path, index=False)
+    status, out, err = cli_run("compare", path, "score ~ agent | task")
     assert status == 2 and out == ""
     assert "column 'agent' has 12 missing value(s)" in err
     assert (f"column 'agent' of the file holds the text '{name}' in 12 rows, which pandas.read_csv reads as missing "
@@ -44,13 +29,13 @@ def test_an_agent_named_like_a_missing_value_is_named_on_the_command_line(tmp_pa
 
 def test_empty_fields_and_missing_text_are_told_apart(tmp_path):
     """Empty fields are missing values in any reader: said as such, with the count of each text."""
-    data = _runs(("a", "b", "c"))
+    data = named_agents_runs(("a", "b", "c"))
     data["agent"] = data["agent"].astype(object)
     data.loc[[0, 1], "agent"] = None  # written as empty fields
     text = data.to_csv(index=False).replace("\na,t1,2,", "\nNaN,t1,2,")  # one row holds the text NaN
     path = tmp_path / "runs.csv"
     path.write_text(text)
-    status, _, err = _cli("compare", path, "score ~ agent | task")
+    status, _, err = cli_run("compare", path, "score ~ agent | task")
     assert status == 2 and "column 'agent' has 3 missing value(s)" in err
     assert ("column 'agent' of the file holds empty fields in 2 rows and the text 'NaN' in 1 row, which "
             "pandas.read_csv reads as missing values: if 'NaN' is a name, not a missing value, rename it") in err, err
@@ -61,7 +46,7 @@ def test_a_batch_agent_named_like_a_missing_value_is_named_not_a_traceback(tmp_p
     traceback; a later batch's row without its agent was "unknown agent(s) nan" in Python."""
     first = tmp_path / "batch1.csv"
     first.write_text("agent,score\nNone,1\nNone,2\nb,3\nb,4\n")
-    status, _, err = _cli("adastop", "update", tmp_path / "state.json", first, "--K", "2")
+    status, _, err = cli_run("adastop", "update", tmp_path / "state.json", first, "--K", "2")
     assert status == 2 and "Traceback" not in err
     assert ("column 'agent' has 2 missing value(s) (first rows: data rows 1, 2 (lines 2, 3 of " in err
             and "column 'agent' of the file holds the text 'None' in 2 rows" in err), err
@@ -157,14 +142,14 @@ def test_the_walker_batches_replay_pairwise_from_the_shell(mirror_root, tmp_path
     assert list(pd.read_csv(paths[2], index_col=0).columns) == ["DDPG", "TRPO"]
     joint, pairwise = tmp_path / "joint.json", tmp_path / "pairwise.json"
     for path in paths[:2]:
-        assert _cli("adastop", "update", joint, path, "--K", "6", "--seed", "0", "--n-resamples", "2000")[0] == 0
-    status, _, err = _cli("adastop", "update", joint, paths[2])
+        assert cli_run("adastop", "update", joint, path, "--K", "6", "--seed", "0", "--n-resamples", "2000")[0] == 0
+    status, _, err = cli_run("adastop", "update", joint, paths[2])
     assert status == 2 and "the batch lacks agent(s) SAC, PPO" in err
     assert ("if these batches come from a run whose test stopped agent(s) SAC, PPO (the AdaStop paper's pairwise "
             "scheme stops agents sooner), replay it from its first batch in a new state file with --permutations "
             "pairwise") in err, err
     for path in paths:
-        status, out, err = _cli("adastop", "update", pairwise, path, "--K", "6", "--seed", "0", "--n-resamples",
+        status, out, err = cli_run("adastop", "update", pairwise, path, "--K", "6", "--seed", "0", "--n-resamples",
                                 "2000", "--permutations", "pairwise")
         assert status == 0, err
     assert "next batch: 5 new runs of each of: DDPG, TRPO" in out

@@ -1,7 +1,5 @@
 """Audit s19 (left19): small leftovers, each a defect's reproducer, in the order of the brief."""
 
-import contextlib
-import io
 import re
 
 import numpy as np
@@ -9,20 +7,7 @@ import pandas as pd
 import pytest
 
 import rlstats
-from rlstats.cli import main
-
-
-def _cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main([str(a) for a in args], out=out)
-    return status, out.getvalue(), err.getvalue()
-
-
-def _runs(agents=("None", "PPO", "SAC")):
-    gen = np.random.default_rng(0)
-    rows = [(a, t, r, gen.normal()) for a in agents for t in ("t1", "t2", "t3") for r in range(4)]
-    return pd.DataFrame(rows, columns=["agent", "task", "run", "score"])
+from conftest import cli_run, named_agents_runs
 
 
 @pytest.mark.parametrize("name", ["None", "nan"])
@@ -31,8 +16,8 @@ def test_rows_dropped_for_text_read_as_missing_name_that_text(tmp_path, name):
     whole agent went and the result said only "12 of 36 rows dropped (na_action="drop"): 12 with missing values",
     never the name the user wrote."""
     path = tmp_path / "runs.csv"
-    _runs((name, "PPO", "SAC")).to_csv(path, index=False)
-    status, out, err = _cli("compare", path, "score ~ agent | task", "-o", "na_action=drop")
+    named_agents_runs((name, "PPO", "SAC")).to_csv(path, index=False)
+    status, out, err = cli_run("compare", path, "score ~ agent | task", "-o", "na_action=drop")
     assert status == 0, err
     assert '12 of 36 rows dropped (na_action="drop"): 12 with missing values in \'agent\'' in out
     assert (f"column 'agent' of the file holds the text '{name}' in 12 rows, which pandas.read_csv reads as missing "
@@ -152,14 +137,14 @@ def test_power_agents_flag_takes_a_quoted_name_with_a_comma(tmp_path):
     data, path = _comma_pilot(tmp_path)
     common = ("power", "skillings_mack", "--pilot", path, "--formula", "score ~ agent | task", "--n-sim", 5,
               "--seeds", 3, "--seed", 0, "--no-progress")
-    status, out, err = _cli(*common, "--agents", '"R&D, Inc",SPR')
+    status, out, err = cli_run(*common, "--agents", '"R&D, Inc",SPR')
     assert status == 0, err
     kept = rlstats.power(method="skillings_mack", design=data, formula="score ~ agent | task", seeds=[3], n_sim=5,
                          agents=["R&D, Inc", "SPR"], rng=0, progress=False)
     assert out == str(kept)  # the same two agents as from Python
     assert out != str(rlstats.power(method="skillings_mack", design=data, formula="score ~ agent | task", seeds=[3],
                                     n_sim=5, rng=0, progress=False))
-    status, out, err = _cli(*common, "--agents", "R&D, Inc,SPR")
+    status, out, err = cli_run(*common, "--agents", "R&D, Inc,SPR")
     assert status == 2
     # the one wording of an unknown agent, each agent quoted, and how to write a name with a comma
     assert ("'R&D' in --agents is not an agent in column 'agent'; the agents are: 'DQN', 'R&D, Inc', 'SPR'"
@@ -183,11 +168,11 @@ def test_adastop_lists_of_agents_keep_a_name_with_a_comma_whole(tmp_path):
     batch = pd.DataFrame({"agent": ["R&D, Inc"] * 3 + ["SPR"] * 3 + ["DQN"] * 3, "score": gen.normal(size=9)})
     path = tmp_path / "batch.csv"
     batch.to_csv(path, index=False)
-    status, out, err = _cli("adastop", "update", tmp_path / "state.json", path, "--K", 3, "--seed", 0)
+    status, out, err = cli_run("adastop", "update", tmp_path / "state.json", path, "--K", 3, "--seed", 0)
     assert status == 0, err
     assert "created" in out and "agents 'R&D, Inc', 'SPR', 'DQN';" in out, out
     assert "next batch: 3 new runs of each of: 'R&D, Inc', 'SPR', 'DQN' (at most 2 batches left)" in out, out
-    status, out, err = _cli("adastop", "status", tmp_path / "state.json")
+    status, out, err = cli_run("adastop", "status", tmp_path / "state.json")
     assert "runs used: 'R&D, Inc' 3, 'SPR' 3, 'DQN' 3" in out, out
     from rlstats.methods.adastop import AdaStop
 
@@ -261,9 +246,9 @@ def test_a_spawned_seedsequence_is_recorded_as_a_seed_that_repeats_the_run(given
 def test_design_notes_keep_an_agent_with_a_comma_whole():
     """A categorical level with no rows is left out with a note that listed the names bare: "2 agent levels with no
     runs left out: R&D, Inc, SPR" (three agents?).  Where a name holds a comma every name is quoted."""
-    data = _runs(("a", "b", "c"))
+    data = named_agents_runs(("a", "b", "c"))
     data["agent"] = pd.Categorical(data["agent"], categories=["a", "b", "c", "R&D, Inc", "SPR"])
     res = rlstats.skillings_mack(data, "score ~ agent | task")
     assert "2 agent levels with no runs left out: 'R&D, Inc', 'SPR'" in res.notes, res.notes
-    plain = _runs(("a", "b", "c")).assign(agent=lambda d: pd.Categorical(d["agent"], categories=["a", "b", "c", "x"]))
+    plain = named_agents_runs(("a", "b", "c")).assign(agent=lambda d: pd.Categorical(d["agent"], categories=["a", "b", "c", "x"]))
     assert "1 agent level with no runs left out: x" in rlstats.skillings_mack(plain, "score ~ agent | task").notes
