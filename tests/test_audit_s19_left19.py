@@ -197,9 +197,9 @@ def _rendered_text(markdown):
     """The text a CommonMark renderer (with GitHub's tables) shows for ``markdown``, and its HTML."""
     import html
 
-    from markdown_it import MarkdownIt
-
-    page = MarkdownIt("commonmark").enable("table").enable("strikethrough").render(markdown)
+    # markdown-it-py (the test extra) renders as CommonMark does; skipped, with the reason, where it is absent
+    renderer = pytest.importorskip("markdown_it", reason="markdown-it-py renders the Markdown").MarkdownIt
+    page = renderer("commonmark").enable("table").enable("strikethrough").render(markdown)
     return html.unescape(re.sub(r"<[^>]+>", " ", page)), page
 
 
@@ -208,7 +208,6 @@ def _rendered_text(markdown):
 def test_names_print_literally_in_markdown(method, options):
     """to_markdown() escaped only '|': agents named *a*, _b_, `c`, <d>, [e](f), g\\h, ~~i~~ rendered as emphasis,
     code, an HTML tag, a link, "gh", struck-through text and an entity ("j&k"), other names than the data's."""
-    pytest.importorskip("markdown_it")
     data = _scores_named(_MARKDOWN_NAMES[:4] if method in ("selection", "adastop") else _MARKDOWN_NAMES)
     res = rlstats.compare(data, "score ~ agent | task", method=method, rng=1, progress=False, **options)
     for markdown in (res.to_markdown(), res.summary().to_markdown()):

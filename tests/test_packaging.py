@@ -31,7 +31,7 @@ else:
 ROOT = Path(__file__).resolve().parents[1]
 # Import name -> distribution name, where they differ.
 DISTRIBUTION = {"dask": "dask", "distributed": "dask", "mpl_toolkits": "matplotlib", "yaml": "pyyaml",
-                "tomllib": "tomli", "markdown_it": "markdown-it-py"}
+                "tomllib": "tomli"}
 
 
 def _requirements(lines):
