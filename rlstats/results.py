@@ -157,7 +157,8 @@ class Summary:
                  captions: Mapping[str, str] | None = None, keys: Mapping[str, str] | None = None) -> None:
         self.title = title
         # what a table's columns mean where they could be misread: name -> a line under the table as text, Markdown
-        # and HTML, in the tidy names those show (a LaTeX table, headed by labels, says it in its caption); audit s19: p_adjusted below p_value read as an adjustment that lowered a p-value
+        # and HTML, in the tidy names those show (a LaTeX table, headed by labels, says it in its caption); audit s19:
+        # p_adjusted below p_value read as an adjustment that lowered a p-value
         self.keys = dict(keys or {})
         # what a table's numbers are, which the print says above it and a LaTeX table pasted alone must say in its
         # caption: name -> sentences ending that caption
