@@ -24,7 +24,7 @@ from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
-from .format import count, join_and, name_list, natural_key
+from .format import count, join_and, name_list, natural_key, plural
 from .errors import DesignError, OptionError, agent_named, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
@@ -888,10 +888,9 @@ def _average_nested(data, formula, env, options):
     means = grouped.mean().reset_index()  # no score is missing here: raised, or its run dropped above
     seeds = grouped.size()
     runs = seeds.groupby(level=[0, 1], sort=False).size()
-    # "1 run of 1 seed", "1-4 runs of 1 seed": a range is plural, one number takes count()'s grammar (audit s19)
-    # a column's name as a noun: "batch" -> "batches" (AdaStop's MuJoCo runs read "1-6 batchs")
-    plural = lambda word: word + ("es" if word.endswith(("s", "x", "z", "ch", "sh")) else "s")  # noqa: E731
-    span = lambda s, word: (count(s.min(), word, plural(word)) if s.min() == s.max()  # noqa: E731
+    # "1 run of 1 seed", "1-4 runs of 1 seed": a range is plural, one number takes count()'s grammar (audit s19);
+    # a column's name as a noun by format.plural's rule: "batch" -> "batches" (AdaStop's MuJoCo runs read "1-6 batchs")
+    span = lambda s, word: (count(s.min(), word) if s.min() == s.max()  # noqa: E731
                             else f"{s.min()}-{s.max()} {plural(word)}")
     note = (f"seeds ('{seed}') averaged within each {outer}: the {outer} is the unit, {span(runs, outer)} of "
             f"{span(seeds, 'seed')} per {formula.groups} and {formula.blocks}")

@@ -421,10 +421,26 @@ def short_seed(seed: object) -> str:
     return f"{text[:8]}..." if text.isdigit() and len(text) > 20 else text
 
 
-def count(n: SupportsInt, word: str, plural: str | None = None) -> str:
-    """``count(1, "task")`` -> "1 task", ``count(3, "task")`` -> "3 tasks": prose without "task(s)"."""
+def plural(word: str) -> str:
+    """The regular English plural of ``word`` (its last word): "runs", "batches", "entries"; the one rule of the
+    package's prose (:func:`count`'s default, a column's name as a noun in a note). Irregular ones are given to
+    :func:`count` by hand ("axis", "axes").
+
+    >>> [plural(w) for w in ("run", "batch", "match", "box", "entry", "day", "held-out task")]
+    ['runs', 'batches', 'matches', 'boxes', 'entries', 'days', 'held-out tasks']
+    """
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiouy":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def count(n: SupportsInt, word: str, irregular: str | None = None) -> str:
+    """``count(1, "task")`` -> "1 task", ``count(3, "task")`` -> "3 tasks", ``count(2, "batch")`` -> "2 batches":
+    prose without "task(s)"; ``irregular``: a plural the rule does not give ("axes"), else :func:`plural`'s."""
     n = int(n)
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
+    return f"{n} {word if n == 1 else (irregular or plural(word))}"
 
 
 def listed(items: Iterable[object], limit: int | None = None) -> str:
