@@ -69,4 +69,7 @@ VOCABULARY = (
     ("conclusion", None, "conclusion",
      "the answer in words: equivalent within the margin, not shown equivalent, or shown beyond the margin"),
     ("n_shown", None, "shown", "how many tests showed their alternative"),
+    # not in tidy(): the summary's table, which to_latex() heads by labels (audit s20: it read "p_beyond")
+    ("p_beyond", None, "p (beyond)",
+     "one-sided p-value of the difference beyond the margin, where the interval lies wholly past it"),
 )

@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
+from ... import vocabulary
 from ...errors import OptionError
 from ..._typing import ColumnNames
-from ...results import Result, resultclass
+from ...results import Result, Summary, resultclass
 from . import plots
 
 #: tidy()'s columns, in order
@@ -179,12 +180,27 @@ class EquivalenceResult(Result):
         rule = self._rule(f"{fmt.signif(100 * self.confidence_level, 3)}%")
         if shown["conclusion"].str.startswith("shown ").any():  # the verdicts past a bound, their level and p-value
             rule += (f"; wholly beyond the margin, the difference is shown beyond it (a one-sided test at alpha = "
-                     f"{fmt.signif(self.alpha)}); p_beyond is that test's p-value (p_value, the test of the "
-                     "alternative, is near 1 there)")
+                     f"{fmt.signif(self.alpha)})")
             beyond = self.comparisons["p_beyond"].where(self.comparisons["conclusion"].str.startswith("shown "))
             shown.insert(shown.columns.get_loc("p_value") + 1, "p_beyond", beyond.to_numpy())
         return {f"Tests against the margin {band}{fmt.signif(self.margin)} ({self.margin_scale}); {rule}{per_task}":
                 shown}
+
+    def summary(self) -> Summary:
+        """The table of every test; where a verdict is past the margin, a key says what its p-value column is, in
+        the names each format heads the columns by (tidy names; LaTeX's labels in its caption: audit s20)."""
+        tables = self._summary_tables()
+        (name, table), = tables.items()
+        keys, captions = {}, {}
+        if "p_beyond" in table.columns:
+            keys[name] = self._beyond_key("p_beyond", "p_value")
+            captions[name] = "Key: " + self._beyond_key(*map(vocabulary.label, ("p_beyond", "p_value"))) + "."
+        return Summary(self.method, self._header(), tables, self.notes, statistic_line=self._statistic_line(),
+                       keys=keys, captions=captions)
+
+    @staticmethod
+    def _beyond_key(p_beyond, p_value):
+        return f"{p_beyond} is that test's p-value ({p_value}, the test of the alternative, is near 1 there)"
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
