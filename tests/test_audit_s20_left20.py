@@ -89,7 +89,6 @@ def test_equivalence_p_beyond_has_a_vocabulary_entry():
 
 
 # ---- 3. the rank test's tasks kept out ------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="s20 left20: names_shown(gone) without among=")
 def test_rank_test_one_task_refusal_writes_every_task_name_alike():
     """Once 8 tasks that one agent ran are kept out, one task is left, 'Seaquest, v5': the message listed the kept-out
     tasks bare ("Game0, Game1, ...") beside the quoted 'Seaquest, v5', so a reader could not tell names from commas;
@@ -107,7 +106,6 @@ def test_rank_test_one_task_refusal_writes_every_task_name_alike():
 
 
 # ---- 4. bayes' Monte Carlo note ------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="s20 left20: MC note's names not through names_shown")
 def test_bayes_monte_carlo_note_names_the_pair_as_lists_do():
     """With an agent named 'R&D, Inc' among three, the note said "(SPR vs PPO, P(better))" bare while every other
     list of that result quotes each name; now through format.names_shown over the design's agents."""

@@ -34,7 +34,7 @@ from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normali
 from ...cost import admit, check_max_seconds, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of
 from ...errors import DesignError, OptionError, shown, warn
-from ...format import count, listed, signif
+from ...format import count, listed, names_shown, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
@@ -477,8 +477,10 @@ def _monte_carlo_note(design, first, second, se, draws, formula, independent=Non
                     f"by up to about {signif(3 / independent, 2)} (3 / {independent:,}, the rule of three at 95%)"
                     if independent else "off it by a share of the draws that these cannot bound")]
     p, k = np.unravel_index(np.nanargmax(se), se.shape)
+    # quoted where an agent's name holds a comma, as every list of names (audit s20: "(R&D, Inc vs SPR, P(rope))")
+    one, other = names_shown([design.agents[first[p]], design.agents[second[p]]], among=design.agents)
     return [f"Monte Carlo error: each P(.) is a share of {draws}; its standard error, {formula}, is at most "
-            f"{signif(se[p, k], 2)} ({design.agents[first[p]]} vs {design.agents[second[p]]}, {_SHARES[k]}), so "
+            f"{signif(se[p, k], 2)} ({one} vs {other}, {_SHARES[k]}), so "
             "another rng= moves the printed probabilities by about that"]
 
 
