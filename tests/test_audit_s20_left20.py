@@ -127,7 +127,6 @@ def _inside(figure, box, slack=0.5):
             and box.y1 <= frame.y1 + slack)
 
 
-@pytest.mark.xfail(strict=True, reason="s20 left20: x label cut, legend over the title")
 @pytest.mark.parametrize("inspector, reported", [("fisher_pitman", 4), ("z", 4), ("fisher_pitman", 6)])
 def test_selection_null_figure_fits_a_callers_column_axes_with_a_title(inspector, reported, tmp_path):
     """On the caller's 3.5 x 2.6 in axes (tight layout, the caller's title): the permutation inspector's x label,
