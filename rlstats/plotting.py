@@ -210,18 +210,23 @@ def fit_xlabel(ax: Any, share: float = 0.8) -> None:
     selection check's null distribution at 3.5 in). Measured, not laid out, so the caller's layout runs once, later,
     on the broken label; 0.8 leaves it room to move the Axes (a y label shifts their centre by about 5% of the
     width)."""
+    break_to_width(ax.xaxis.label, ax.figure, share)
+
+
+def break_to_width(text: Any, figure: Any, share: float) -> None:
+    """Break each line of the matplotlib ``text`` at spaces, only as far as it must, until it is at most ``share`` of
+    ``figure``'s width (:func:`fit_xlabel`; a figure's own line under its panels)."""
     import textwrap
 
-    label = ax.xaxis.label
-    renderer = ax.figure.canvas.get_renderer()
-    room = share * ax.figure.get_figwidth() * ax.figure.dpi
+    renderer = figure.canvas.get_renderer()
+    room = share * figure.get_figwidth() * figure.dpi
 
-    def width(text):
-        label.set_text(text)
-        return label.get_window_extent(renderer).width
+    def width(line):
+        text.set_text(line)
+        return text.get_window_extent(renderer).width
 
     lines = []
-    for line in label.get_text().split("\n"):  # each line broken only as far as it must be
+    for line in text.get_text().split("\n"):
         chars, piece = len(line), line
         while width(piece) > room and chars > 8:
             chars = int(chars * 0.9)
@@ -229,7 +234,7 @@ def fit_xlabel(ax: Any, share: float = 0.8) -> None:
             piece = textwrap.fill(unbroken_parentheses(line), chars, break_long_words=False,
                                   break_on_hyphens=False).replace("\xa0", " ")
         lines.append(piece)
-    label.set_text("\n".join(lines))
+    text.set_text("\n".join(lines))
 
 
 def _fit_texts(figure: Any, texts: list[Any]) -> None:
@@ -530,11 +535,16 @@ def figure_legend(fig: Any, axes: Iterable[Any], *, extra: Iterable[Any] = (), t
                "columnspacing": 1.0, "title": title, "title_fontsize": SMALL_FONT + 1}
     options.update(kwargs)
     if "ncols" not in options:
-        # As many columns as the longest label allows across the figure (a character is ~0.6 em wide).
-        longest = max(len(h.get_label()) for h in handles)
-        column = (options["handlelength"] + 0.8 + options["columnspacing"] + 0.6 * longest) * options["fontsize"]
-        options["ncols"] = int(max(1, min(len(handles), 4, fig.get_figwidth() * 72 // column)))
+        options["ncols"] = legend_columns([h.get_label() for h in handles], fig.get_figwidth(), options)
     return fig.legend(handles=handles, **options)
+
+
+def legend_columns(labels: Sequence[str], width: float, options: Mapping[str, Any], most: int = 4) -> int:
+    """How many columns of a legend of ``labels`` (``options``: its fontsize, handlelength, columnspacing) fit
+    across ``width`` inches: as many as the longest label allows (a character is ~0.6 em wide), at most ``most``."""
+    longest = max(len(str(label)) for label in labels)
+    column = (options["handlelength"] + 0.8 + options["columnspacing"] + 0.6 * longest) * options["fontsize"]
+    return int(max(1, min(len(labels), most, width * 72 // column)))
 
 
 #: Okabe & Ito's colour-blind-safe palette, then four further distinct colours, so that up to 12
@@ -615,8 +625,10 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     >>> [panel.get_title() for panel in figure.axes]
     ['bootstrap.interval', 'curves.band']
     """
+    from matplotlib import rcParams
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+    from matplotlib.transforms import ScaledTranslation
 
     from .calibration import calibration_table, coverage_by_runs
 
@@ -654,14 +666,35 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
             panel.set_ylabel("coverage", fontsize=SMALL_FONT)
         for side in ("top", "right"):
             panel.spines[side].set_visible(False)
-        panel.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=SMALL_FONT, frameon=False,
+        # under the tick labels by their height in points, not a share of the panel's (audit s20: on a short panel
+        # the share put the methods over the numbers)
+        below = -(rcParams["xtick.major.size"] + rcParams["xtick.major.pad"] + 1.4 * SMALL_FONT) / 72
+        panel.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), fontsize=SMALL_FONT, frameon=False,
+                     bbox_transform=panel.transAxes + ScaledTranslation(0.0, below, fig.dpi_scale_trans),
                      ncols=1, handlelength=2.2, borderaxespad=0, labelspacing=0.25)
     keys = [Line2D([], [], color="0.2", label=role, **CALIBRATION_STYLES[role]) for role in CALIBRATION_STYLES]
     keys += [Line2D([], [], color="0.6", linewidth=0.9, label="nominal level"),
              Line2D([], [], linestyle="none", marker="v", markerfacecolor="none", markeredgecolor="0.2",
                     label="worst design draw")]
-    fig.legend(handles=keys, loc="outside upper center", ncols=len(keys), fontsize=SMALL_FONT, frameon=False,
-               handlelength=2.2, columnspacing=1.0)
-    fig.supxlabel("runs per cell (log scale); each point the lowest coverage over the rest of the design",
-                  fontsize=SMALL_FONT)
+    key: dict[str, Any] = {"fontsize": SMALL_FONT, "handlelength": 2.2, "columnspacing": 1.0}
+    # as many columns as fit the figure's width (audit s20: six in a row were 481 px on a 350 px figure at 3.5 in)
+    fig.legend(handles=keys, loc="outside upper center", frameon=False,
+               ncols=legend_columns([k.get_label() for k in keys], fig.get_figwidth(), key, most=len(keys)), **key)
+    line = fig.supxlabel("runs per cell (log scale); each point the lowest coverage over the rest of the design",
+                         fontsize=SMALL_FONT)
+    break_to_width(line, fig, 0.95)
+    if ax is None:  # its own figure: each row as tall as its longest legend needs, then the key and the line under
+        grid = axes[0].get_gridspec()
+        methods = [len(set(zip(*(points.loc[points["procedure"] == name, c] for c in ("role", "method")))))
+                   for name in names]
+        rows = [_CALIBRATION_PANEL + _CALIBRATION_LINE * max(methods[i:i + grid.ncols])
+                for i in range(0, len(names), grid.ncols)]
+        grid.set_height_ratios(rows)
+        lines = -(-len(keys) // fig.legends[0]._ncols) + line.get_text().count("\n") + 1
+        fig.set_figheight(sum(rows) + _CALIBRATION_LINE * 1.3 * lines)
     return fig
+
+
+#: inches of a calibration panel with its title and tick labels, and of a line of its legend (7 pt text) (audit s20: at
+#: 3.5 in, one panel of 8 methods in the 2 in of a row was a sliver under the key)
+_CALIBRATION_PANEL, _CALIBRATION_LINE = 1.35, 0.135

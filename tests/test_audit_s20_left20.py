@@ -159,7 +159,6 @@ def test_selection_null_figure_fits_a_callers_column_axes_with_a_title(inspector
 
 
 # ---- 6. the calibration figure at a column's width ------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="s20 left20: key and line wider than a 3.5 in figure")
 @pytest.mark.parametrize("procedures", [["bootstrap.interval"], ["selection.size", "curves.band"]])
 def test_calibration_figure_fits_a_column(procedures, tmp_path):
     """At width=3.5 the key above the panels (6 entries in one row) was 481 px wide on a 350 px figure, the line
