@@ -678,20 +678,20 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
                     label="worst design draw")]
     key: dict[str, Any] = {"fontsize": SMALL_FONT, "handlelength": 2.2, "columnspacing": 1.0}
     # as many columns as fit the figure's width (audit s20: six in a row were 481 px on a 350 px figure at 3.5 in)
-    fig.legend(handles=keys, loc="outside upper center", frameon=False,
-               ncols=legend_columns([k.get_label() for k in keys], fig.get_figwidth(), key, most=len(keys)), **key)
+    columns = legend_columns([str(k.get_label()) for k in keys], fig.get_figwidth(), key, most=len(keys))
+    fig.legend(handles=keys, loc="outside upper center", frameon=False, ncols=columns, **key)
     line = fig.supxlabel("runs per cell (log scale); each point the lowest coverage over the rest of the design",
                          fontsize=SMALL_FONT)
     break_to_width(line, fig, 0.95)
     if ax is None:  # its own figure: each row as tall as its longest legend needs, then the key and the line under
         grid = axes[0].get_gridspec()
-        methods = [len(set(zip(*(points.loc[points["procedure"] == name, c] for c in ("role", "method")))))
-                   for name in names]
-        rows = [_CALIBRATION_PANEL + _CALIBRATION_LINE * max(methods[i:i + grid.ncols])
-                for i in range(0, len(names), grid.ncols)]
-        grid.set_height_ratios(rows)
-        lines = -(-len(keys) // fig.legends[0]._ncols) + line.get_text().count("\n") + 1
-        fig.set_figheight(sum(rows) + _CALIBRATION_LINE * 1.3 * lines)
+        shown = [len(set(zip(*(points.loc[points["procedure"] == name, c] for c in ("role", "method")))))
+                 for name in names]
+        heights = [_CALIBRATION_PANEL + _CALIBRATION_LINE * max(shown[i:i + grid.ncols])
+                   for i in range(0, len(names), grid.ncols)]
+        grid.set_height_ratios(heights)
+        lines = -(-len(keys) // columns) + line.get_text().count("\n") + 1
+        fig.set_figheight(sum(heights) + _CALIBRATION_LINE * 1.3 * lines)
     return fig
 
 
