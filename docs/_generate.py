@@ -420,6 +420,18 @@ def _title(notebook, fallback: str) -> str:
     return fallback
 
 
+def _require(module: str, why: str) -> None:
+    """A SystemExit naming ``module`` and the extra that installs it, where it is absent (not an ImportError from
+    wherever it is first imported, after the gallery's folders are made)."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise SystemExit(f"the docs' gallery needs {module}, which {why} (also with RLSTATS_DOCS_VIGNETTES=skip): "
+                         f"pip install 'rlstats[docs]', or {module} alone") from None
+
+
 def vignette_notebook(path: Path, size: str, said: str = "") -> tuple:
     """(notebook, the line saying how it was made, whether its data were available) for one gallery page."""
     import jupytext
@@ -454,11 +466,10 @@ def write_downloads(path: Path, folder: Path) -> None:
 
 
 def gallery(out: Path, size: str) -> None:
-    import jupytext
-    import nbformat
-
     if size not in ("fast", "default", "full", "skip"):
         raise SystemExit(f"RLSTATS_DOCS_VIGNETTES={size!r}: use fast, default, full or skip")
+    _require("jupytext", "reads the vignettes into notebooks")  # before any folder is made or vignette executed
+    import nbformat
     out.mkdir(exist_ok=True)
     (out / "thumbs").mkdir(exist_ok=True)
     said = {"fast": "at their fast size (``RLSTATS_VIGNETTE_FAST=1``: the smallest simulation counts, so rough "

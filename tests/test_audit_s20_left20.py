@@ -193,7 +193,6 @@ def _generate_module():
     return module
 
 
-@pytest.mark.xfail(strict=True, reason="s20 left20: unused jupytext import in gallery()")
 def test_generate_has_no_unused_import():
     pytest.importorskip("pyflakes")
     found = subprocess.run([sys.executable, "-m", "pyflakes", str(ROOT / "docs" / "_generate.py")],
@@ -201,7 +200,6 @@ def test_generate_has_no_unused_import():
     assert found.stdout == "", found.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="s20 left20: ModuleNotFoundError, no message")
 def test_gallery_without_jupytext_says_what_it_needs_before_writing(tmp_path, monkeypatch):
     """gallery() imported jupytext only to fail early where it is absent (a ModuleNotFoundError); that check is now
     said: before any folder is made, a SystemExit naming jupytext and the docs extra."""
