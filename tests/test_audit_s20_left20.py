@@ -210,7 +210,6 @@ def test_gallery_without_jupytext_says_what_it_needs_before_writing(tmp_path, mo
     assert not (tmp_path / "gallery").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="s20 left20: the rank test's null figure's legend crossed by its line")
 def test_rank_test_null_figure_legend_clear_of_the_observed_line(tmp_path):
     """The rank test's permutation null (Friedman, 4 agents x 6 tasks, 999 permutations, observed 9.8) at 3.5 x 2.6 in
     on the caller's axes: its legend ("observed = 9.8", loc="best") was drawn across the dashed line it names, as the
@@ -220,7 +219,7 @@ def test_rank_test_null_figure_legend_clear_of_the_observed_line(tmp_path):
     df = rlstats.datasets.simulate(agents=4, tasks=6, seeds=1, effect=[0, 0.3, 0.6, 1], rng=0)
     res = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", rng=0, n_resamples=999,
                                  progress=False)
-    assert res.statistic == pytest.approx(9.8)  # Friedman's chi-squared of these ranks (12 / (6 4 5) sum R^2 - 90)
+    assert res.statistic == pytest.approx(9.8)  # scipy.stats.friedmanchisquare on the 6 x 4 table: 9.8
     for layout in ("tight", "constrained"):
         figure, ax = plt.subplots(figsize=(3.5, 2.6), layout="constrained" if layout == "constrained" else None)
         res.plot(ax=ax, kind="null_distribution")

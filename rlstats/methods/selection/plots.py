@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...plotting import axes_or_new, fit_title, fit_xlabel
+from ...plotting import axes_or_new, fit_title, fit_xlabel, mark_observed
 
 #: Colours of the two sets of tasks (colour-blind safe blue and orange).
 SET_COLOURS = {"reported": "#D55E00", "heldout": "#0072B2"}
@@ -103,18 +103,9 @@ def plot_null_distribution(result, *, ax=None, bins=40, **kwargs):
         ax.fill_between(x[tail], reference.pdf(x[tail]), color="0.7")
         name = "N(0, 1)" if result.df is None else f"t with {result.df:.4g} df"
         ax.set_xlabel(f"inspector statistic under the null ({name})")
-    ax.axvline(observed, color=SET_COLOURS["reported"], linestyle="--",
-               label=f"observed = {observed:.4g}\np = {result.pvalue:.3g}")
     ax.set_ylabel("density")
-    # Inside the axes, beside the observed line on its wider side, over room left above the density: above the axes
-    # it met a title the caller sets on ax= (audit s20); inside, away from the line, it crossed it at a column's width
-    # (audit s19). Anchored at the line, it never crosses it.
     top = np.nanmax(heights) if np.size(heights) else 1.0
-    ax.set_ylim(0.0, max(ax.get_ylim()[1], 1.45 * top))
-    low, high = ax.get_xlim()
-    right = (observed - low) < (high - observed)  # more room right of the line
-    ax.legend(frameon=False, fontsize=8, loc="upper left" if right else "upper right",
-              bbox_to_anchor=(observed, 1.0), bbox_transform=ax.get_xaxis_transform(), borderaxespad=0.3,
-              handlelength=1.2, handletextpad=0.5)
+    mark_observed(ax, observed, f"observed = {observed:.4g}\np = {result.pvalue:.3g}", top,
+                  color=SET_COLOURS["reported"])
     fit_xlabel(ax)  # the units and the choices make it wider than a column's figure: broken at words, not cut
     return ax

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from ...errors import OptionError
 from ...format import join_and
-from ...plotting import axes_or_new, palette, unbroken_parentheses
+from ...plotting import axes_or_new, mark_observed, palette, unbroken_parentheses
 
 
 def nonsignificant_groups(order: Sequence[int], significant: NDArray[np.bool_],
@@ -398,8 +398,9 @@ def plot_null_distribution(result: Any, *, ax: Any = None, bins: int = 50, **kwa
     ax = axes_or_new(ax, (6.4, 3.2))
     options = {"color": "0.6", "density": True}
     options.update(kwargs)
-    ax.hist(result.null_distribution, bins=bins, **options)
-    ax.axvline(result.statistic, color="black", linestyle="--", label=f"observed = {result.statistic:.4g}")
+    heights = ax.hist(result.null_distribution, bins=bins, **options)[0]
     ax.set_xlabel("statistic under the permutation null")
-    ax.legend(frameon=False)
+    ax.set_ylabel("density" if options.get("density") else "count")
+    mark_observed(ax, result.statistic, f"observed = {result.statistic:.4g}",
+                  float(np.max(heights)) if np.size(heights) else 1.0)
     return ax
