@@ -50,17 +50,18 @@ def test_nested_note_names_the_run_column_in_plural(outer, said):
 
 
 # ---- 2. the equivalence table's p_beyond ----------------------------------------------------------------------------
-def _beyond():
+@pytest.fixture(scope="module")
+def beyond():
     df = rlstats.datasets.simulate(agents=2, tasks=6, seeds=10, effect=[0, -3], heterogeneity=0,
                                    distribution="normal", rng=1)
     return rlstats.equivalence(df, "score ~ agent | task", margin=0.5, rng=0, n_resamples=999, progress=False)
 
 
-def test_equivalence_p_beyond_is_headed_and_formatted_as_a_p_value():
+def test_equivalence_p_beyond_is_headed_and_formatted_as_a_p_value(beyond):
     """Every verdict here is past the margin (agent_1 - agent_2 = +3, margin 0.5). to_latex() headed the column
     "p\\_beyond" (the raw name) beside "p-value", its caption named p\\_beyond and p\\_value, which the table does not
     show, and the across-tasks p_beyond printed 1.183e-31 where every other table p-value reads "< 1e-16"."""
-    res = _beyond()
+    res = beyond
     (table,) = res.summary().tables.values()
     across = table.query("scope == 'across tasks'").iloc[0]
     assert across["p_beyond"] < 1e-16  # Welch t of 3.46 against 0.5 on 6 x 10 runs: 1.2e-31
@@ -81,11 +82,11 @@ def test_equivalence_p_beyond_is_headed_and_formatted_as_a_p_value():
     assert "1.183e-31" not in text + markdown + latex
 
 
-def test_equivalence_p_beyond_has_a_vocabulary_entry():
+def test_equivalence_p_beyond_has_a_vocabulary_entry(beyond):
     from rlstats import vocabulary
 
     assert vocabulary.label("p_beyond") == "p (beyond)"
-    assert "p_beyond" not in _beyond().tidy().columns  # tidy()'s columns unchanged
+    assert "p_beyond" not in beyond.tidy().columns  # tidy()'s columns unchanged
 
 
 # ---- 3. the rank test's tasks kept out ------------------------------------------------------------------------------
