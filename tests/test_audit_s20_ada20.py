@@ -82,7 +82,6 @@ def test_the_papers_mujoco_decisions_replay_batch_by_batch(shared_data, task, us
     assert dict(zip(seq.result().runs_used["agent"], seq.result().runs_used["n_runs"])) == used
 
 
-@pytest.mark.xfail(strict=True, reason="an agent's runs repeating an earlier batch exactly went unnoticed (audit s20)")
 def test_an_agent_repeating_its_runs_of_an_earlier_batch_is_refused():
     """A batch in which one agent's runs are exactly those of an earlier batch (the same file's column copied) was
     accepted whenever another agent's runs were new: only a repeat of every agent was refused."""
@@ -98,9 +97,13 @@ def test_an_agent_repeating_its_runs_of_an_earlier_batch_is_refused():
     capped.update({"a": [500.0] * 3, "b": [1.0, 2.0, 3.0]})
     capped.update({"a": [500.0] * 3, "b": [4.0, 2.0, 3.0]})  # every run at the cap: no sign of a copied file
     assert capped.interim == 2
+    counts = rlstats.AdaStop(["a", "b"], n=3, K=4, n_resamples=500, rng=0)  # successes out of 10: a grid
+    counts.update({"a": [7.0, 9.0, 10.0], "b": [6.0, 9.0, 8.0]})
+    counts.update({"a": [9.0, 8.0, 6.0], "b": [7.0, 10.0, 9.0]})
+    counts.update({"a": [10.0, 7.0, 9.0], "b": [7.0, 8.0, 10.0]})  # a's batch 1 again, but 9 also ran in batch 2
+    assert counts.interim == 3
 
 
-@pytest.mark.xfail(strict=True, reason="an agent's runs repeating an earlier batch exactly went unnoticed (audit s20)")
 def test_hoppers_copied_batches_are_refused_on_the_command_line(shared_data, tmp_path, capsys):
     """The paper's hopper3.csv and hopper4.csv hold the runs of hopper1.csv and hopper2.csv again for PPO, SAC and
     DDPG (only TRPO's are new): fed batch by batch they were accepted without a word, and the test reached its
@@ -117,7 +120,6 @@ def test_hoppers_copied_batches_are_refused_on_the_command_line(shared_data, tmp
             and "--allow-repeat" in err and "Traceback" not in err)
 
 
-@pytest.mark.xfail(strict=True, reason="an agent's runs repeating an earlier batch exactly went unnoticed (audit s20)")
 def test_one_shot_adastop_says_which_runs_repeat_an_earlier_interim(shared_data):
     frame = pd.read_csv(shared_data / "mujoco_batches.csv")
     hopper = frame[frame["task"] == "hopper"]

@@ -15,7 +15,9 @@ agent, and a ``task`` or ``batch`` column must hold one value); ``-``
 reads it (or, for ``status`` and ``plot``, the state) from standard input.
 An update waits for another update of the same state to finish, at most
 ``--lock-timeout`` seconds.  A batch whose scores equal an earlier batch's
-is refused as the same file fed twice; ``--allow-repeat`` accepts it.
+is refused as the same file fed twice, and so is one in which some agent's
+runs equal its runs of an earlier batch (a column copied from another file);
+``--allow-repeat`` accepts them.
 
 The state records one digest per batch that chains the batch before, the
 agents, every option and the seed: a state whose options or scores were
@@ -88,8 +90,8 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
                              "3 or more agents)")
     update.add_argument("--seed", type=int, default=None, help="seed of the random permutation paths")
     update.add_argument("--allow-repeat", action="store_true",
-                        help="accept a batch whose scores equal an earlier batch's (refused by default: it is "
-                             "almost always the same file fed twice)")
+                        help="accept a batch whose scores, or some agent's runs, equal an earlier batch's (refused "
+                             "by default: it is almost always the same file fed twice, or a column copied)")
     _add_key_file(update, "(set when the state is created; needed by every later call)")
     update.set_defaults(run=run_update)
 

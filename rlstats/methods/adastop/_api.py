@@ -640,6 +640,30 @@ def _interim_notes(design, options, order_column, K, task_data):
     return notes
 
 
+def _repeat_notes(runs, agents, blocked):
+    """The fed batches of an agent that repeat an earlier batch of its runs exactly: a file copied, not new runs
+    (the AdaStop paper's Hopper batches 3 and 4 repeat batches 1 and 2 for three agents: audit s20); a note and a
+    warning, as the runs are analysed as given."""
+    parts, n = [], None
+    for run in runs:
+        n = run.schedule.n
+        repeats = {}  # (batch, the batch it repeats) pairs -> agents
+        for a in sorted(run.blocks, key=lambda code: agents[code]):
+            found = kernels.repeated_batches(run.blocks[a][:run.batches_used.get(a, 0)])
+            if found:
+                repeats.setdefault(tuple(found), []).append(agents[a])
+        for found, names in repeats.items():
+            where = fmt.join_and(f"{k + 1} (= {first + 1})" for k, first in found)
+            text = f"{fmt.name_list(names)} at {'interim' if len(found) == 1 else 'interims'} {where}"
+            parts.append(f"{run.name}: {text}" if blocked else text)
+    if not parts:
+        return []
+    note = (f"runs that repeat an earlier interim's exactly (the same {fmt.count(n, 'score')} in any order; a batch "
+            "should hold new runs): " + "; ".join(parts))
+    warn(note)
+    return [note]
+
+
 def _unused_notes(runs, pairs, agents, K, blocked):
     """The runs within the first K batches that the test never fed (it had decided, or stopped, before their
     batch), counted per agent (and task): the printed runs used alone left them unsaid (audit s12)."""
@@ -830,6 +854,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     notes = (list(design.notes) + withheld + _no_level_notes(design, runs)
              + _interim_notes(design, options, order_column, max_interims, task_data)
              + _unused_notes(runs, pairs, design.agents, max_interims, design.has_blocks)
+             + _repeat_notes(runs, design.agents, design.has_blocks)
              + _calibration_notes("adastop", runs, options) + _monte_carlo_notes(runs, pairs, design.agents,
                                                                                   design.has_blocks))
     return _assemble(
