@@ -130,7 +130,6 @@ def test_one_shot_adastop_says_which_runs_repeat_an_earlier_interim(shared_data)
                     "hold new runs): DDPG, PPO, SAC at interims 3 (= 1) and 4 (= 2)"]
 
 
-@pytest.mark.xfail(strict=True, reason="a short last group past K batches refused the whole call (audit s20)")
 def test_runs_past_k_batches_need_not_fill_a_last_batch(shared_data):
     """Colas et al.'s HalfCheetah runs (192 SAC, 193 TD3) with the paper's n = 5, K = 6: only the first 30 runs of
     each agent can ever be fed, yet the call was refused because 192 is not a multiple of 5 ("pass n= a divisor of
