@@ -149,7 +149,6 @@ def test_runs_past_k_batches_need_not_fill_a_last_batch(shared_data):
         rlstats.adastop(frame[frame["seed"] < 27], "score ~ agent", n=5, K=6, n_resamples=2000, rng=0)
 
 
-@pytest.mark.xfail(strict=True, reason="unequal first batch named counts without agents and advised --n (audit s20)")
 def test_an_unequal_first_batch_names_each_agents_runs(tmp_path, capsys):
     """A first batch with 3 runs of A and 2 of B said "different numbers of runs per agent ([2, 3]); pass --n": it
     named no agent, and --n cannot help (the batch is refused whatever n is)."""

@@ -126,15 +126,18 @@ def _agents_in(frame):
 
 
 def _runs_per_agent(frame, agents):
+    from ..format import name_list
+
     if "agent" in frame.columns and "score" in frame.columns:
         counts = frame["agent"].astype(str).value_counts()
-        sizes = {int(counts[a]) for a in agents}
+        sizes = [int(counts[a]) for a in agents]
     else:
-        sizes = {len(frame)}
-    if len(sizes) != 1:
-        raise _usage_error(f"the first batch has different numbers of runs per agent ({sorted(sizes)}); "
-                           "pass --n")
-    return sizes.pop()
+        sizes = [len(frame)]
+    if len(set(sizes)) != 1:  # --n cannot help: every batch needs n runs of each agent
+        raise _usage_error("the first batch has different numbers of runs per agent "
+                           f"({name_list(agents, after=sizes)}); every batch needs the same number of runs of every "
+                           "agent (n): give each agent n runs")
+    return sizes[0]
 
 
 def _given_options(args):
