@@ -159,3 +159,14 @@ def test_an_unequal_first_batch_names_each_agents_runs(tmp_path, capsys):
     assert "the first batch has different numbers of runs per agent (A 3, B 2)" in err
     assert "pass --n" not in err and "the same number of runs of every agent" in err
     assert not (tmp_path / "s.json").exists()
+
+
+@pytest.mark.xfail(strict=True, reason="runs accepted as repeats were not said in the result (audit s20)")
+def test_repeats_accepted_with_allow_repeat_are_said_in_the_result():
+    """Hopper's copied runs fed with allow_repeat=True (or a state written before the check) printed a result that
+    read as 30 new runs per agent; the one-shot adastop() notes them, so the incremental result does too."""
+    seq = rlstats.AdaStop(["a", "b", "c"], n=3, K=4, n_resamples=500, rng=0)
+    seq.update({"a": [1.0, 2.0, 3.5], "b": [1.5, 2.5, 3.0], "c": [2.0, 0.5, 1.0]})
+    seq.update({"a": [3.5, 1.0, 2.0], "b": [1.5, 2.5, 3.0], "c": [7.0, 0.1, 1.0]}, allow_repeat=True)
+    assert ("runs that repeat an earlier interim's exactly (the same 3 scores in any order; a batch should hold new "
+            "runs): a, b at interim 2 (= 1)") in seq.result().notes
