@@ -161,7 +161,6 @@ def test_an_unequal_first_batch_names_each_agents_runs(tmp_path, capsys):
     assert not (tmp_path / "s.json").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="runs accepted as repeats were not said in the result (audit s20)")
 def test_repeats_accepted_with_allow_repeat_are_said_in_the_result():
     """Hopper's copied runs fed with allow_repeat=True (or a state written before the check) printed a result that
     read as 30 new runs per agent; the one-shot adastop() notes them, so the incremental result does too."""

@@ -647,10 +647,10 @@ def _interim_notes(design, options, order_column, K, task_data):
     return notes
 
 
-def _repeat_notes(runs, agents, blocked):
+def _repeat_notes(runs, agents, blocked, warn_user=True):
     """The fed batches of an agent that repeat an earlier batch of its runs exactly: a file copied, not new runs
     (the AdaStop paper's Hopper batches 3 and 4 repeat batches 1 and 2 for three agents: audit s20); a note and a
-    warning, as the runs are analysed as given."""
+    warning (``warn_user``), as the runs are analysed as given."""
     parts, n = [], None
     for run in runs:
         n = run.schedule.n
@@ -667,7 +667,8 @@ def _repeat_notes(runs, agents, blocked):
         return []
     note = (f"runs that repeat an earlier interim's exactly (the same {fmt.count(n, 'score')} in any order; a batch "
             "should hold new runs): " + "; ".join(parts))
-    warn(note)
+    if warn_user:
+        warn(note)
     return [note]
 
 

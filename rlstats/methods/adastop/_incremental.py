@@ -28,7 +28,8 @@ from . import _integrity as integrity
 from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows, _flips,
-                   _interim_generator, _monte_carlo_notes, _resolve_pairs, _schedule, _TaskRun, _warn_if_powerless)
+                   _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs, _schedule, _TaskRun,
+                   _warn_if_powerless)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -318,6 +319,8 @@ class AdaStop:
         if not self.done:
             notes.append("the test is still running: next batch needs "
                          + name_list(self.agents_to_run, among=self._agents))
+        # accepted with allow_repeat (or read from a state): said, not warned, at every result
+        notes += _repeat_notes([run], self._agents, blocked=False, warn_user=False)
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,
