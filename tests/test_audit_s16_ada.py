@@ -59,7 +59,7 @@ def test_latex_captions_say_what_the_numbers_are():
 def test_latex_level_caption_of_a_finished_test_says_nothing_of_interims_not_run_when_all_ran():
     seq = AdaStop(["A", "B"], n=5, K=2, n_resamples=400, rng=0)
     for shift in (0.0, 0.1):
-        seq.update({"A": np.arange(5.0) + shift, "B": np.arange(5.0)[::-1] + 0.05})
+        seq.update({"A": np.arange(5.0) + shift, "B": np.arange(5.0)[::-1] + 0.05 + shift})
     assert seq.done and seq.interim == 2
     assert "not run" not in seq.result().summary().to_latex()
 

@@ -244,7 +244,7 @@ def test_shuffled_batch_is_refused_and_rounded_one_warns(tmp_path):
         seq.update({"a": [3.5, 1.0, 2.0], "b": [2.0, 0.25, 4.0]})
     assert seq.interim == 1
     with pytest.warns(UserWarning, match="nearly identical to batch 1"):
-        seq.update({"a": [1.0001, 2.0, 3.5], "b": [0.25, 4.0, 2.0]})
+        seq.update({"a": [1.0001, 2.0, 3.5], "b": [0.25, 4.0, 2.0001]})  # b's runs alone equal: refused (s20)
     assert seq.interim == 2
     with warnings.catch_warnings():
         warnings.simplefilter("error")

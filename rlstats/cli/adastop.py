@@ -15,7 +15,9 @@ agent, and a ``task`` or ``batch`` column must hold one value); ``-``
 reads it (or, for ``status`` and ``plot``, the state) from standard input.
 An update waits for another update of the same state to finish, at most
 ``--lock-timeout`` seconds.  A batch whose scores equal an earlier batch's
-is refused as the same file fed twice; ``--allow-repeat`` accepts it.
+is refused as the same file fed twice, and so is one in which some agent's
+runs equal its runs of an earlier batch (a column copied from another file);
+``--allow-repeat`` accepts them.
 
 The state records one digest per batch that chains the batch before, the
 agents, every option and the seed: a state whose options or scores were
@@ -88,8 +90,8 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
                              "3 or more agents)")
     update.add_argument("--seed", type=int, default=None, help="seed of the random permutation paths")
     update.add_argument("--allow-repeat", action="store_true",
-                        help="accept a batch whose scores equal an earlier batch's (refused by default: it is "
-                             "almost always the same file fed twice)")
+                        help="accept a batch whose scores, or some agent's runs, equal an earlier batch's (refused "
+                             "by default: it is almost always the same file fed twice, or a column copied)")
     _add_key_file(update, "(set when the state is created; needed by every later call)")
     update.set_defaults(run=run_update)
 
@@ -124,15 +126,18 @@ def _agents_in(frame):
 
 
 def _runs_per_agent(frame, agents):
+    from ..format import name_list
+
     if "agent" in frame.columns and "score" in frame.columns:
         counts = frame["agent"].astype(str).value_counts()
-        sizes = {int(counts[a]) for a in agents}
+        sizes = [int(counts[a]) for a in agents]
     else:
-        sizes = {len(frame)}
-    if len(sizes) != 1:
-        raise _usage_error(f"the first batch has different numbers of runs per agent ({sorted(sizes)}); "
-                           "pass --n")
-    return sizes.pop()
+        sizes = [len(frame)]
+    if len(set(sizes)) != 1:  # --n cannot help: every batch needs n runs of each agent
+        raise _usage_error("the first batch has different numbers of runs per agent "
+                           f"({name_list(agents, after=sizes)}); every batch needs the same number of runs of every "
+                           "agent (n): give each agent n runs")
+    return sizes[0]
 
 
 def _given_options(args):

@@ -93,7 +93,9 @@ _DATASETS = {
                 "MuJoCo ant, halfcheetah, hopper, humanoid, walker; PPO, SAC, DDPG, TRPO "
                 "evaluated adaptively in batches of 5 runs (batch 1..6) until every comparison "
                 "was decided (n=5, K=6, B=10000, alpha=0.05), so 5 to 30 runs per agent. seed "
-                "is the run's index within agent and task, not the training seed."
+                "is the run's index within agent and task, not the training seed. As published, "
+                "hopper's batches 3 and 4 repeat the runs of batches 1 and 2 exactly for PPO, SAC "
+                "and DDPG (only TRPO's are new): 20 distinct runs of each, not 30."
             ),
             source_paper=(
                 "Mathieu et al. (2023), AdaStop: adaptive statistical testing for sound "

@@ -28,7 +28,8 @@ from . import _integrity as integrity
 from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows, _flips,
-                   _interim_generator, _monte_carlo_notes, _resolve_pairs, _schedule, _TaskRun, _warn_if_powerless)
+                   _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs, _schedule, _TaskRun,
+                   _warn_if_powerless)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -203,8 +204,11 @@ class AdaStop:
             Column names of the long format.
         allow_repeat : bool
             Accept a batch whose scores equal those of an earlier batch for
-            every agent (refused by default: it is almost always the same file
-            fed twice).
+            every agent, or in which some agent's runs equal its runs of an
+            earlier batch, in any order (refused by default: it is almost
+            always the same file fed twice, or one agent's column copied from
+            an earlier file; runs all at one value, as at a score's cap, are
+            not counted).
 
         Returns
         -------
@@ -217,7 +221,8 @@ class AdaStop:
             The test is finished, an agent is missing, unknown or should not
             run, a count differs from ``n``, a score is not finite, the batch
             holds several tasks or batches, rows of learning curves or a run
-            twice, or it repeats an earlier one.  The state is then unchanged.
+            twice, or it (or an agent's runs in it) repeats an earlier one.
+            The state is then unchanged.
         """
         scores, booleans = _batch_scores(batch, agent, score, self._agents)
         self._check_batch(scores, check_bool("allow_repeat", allow_repeat))
@@ -265,6 +270,20 @@ class AdaStop:
                     warnings.warn(f"this batch is nearly identical to batch {k} (every agent's runs agree to 0.1% "
                                   "after sorting); check that it is not the same runs rounded or re-exported",
                                   UserWarning, stacklevel=4)
+            # one agent's column copied from an earlier file, the others new (the AdaStop paper's hopper3.csv and
+            # hopper4.csv repeat hopper1.csv and hopper2.csv for three of four agents: audit s20)
+            copied = {}  # batch repeated -> agents
+            for a in self._agents:  # an agent runs in batches 1, 2, ... until it stops: its k-th is batch k
+                earlier = [b[a] for b in self._batches if a in b]
+                for k, first in kernels.repeated_batches(earlier + [scores[a]]) if a in scores else ():
+                    if k == len(earlier):
+                        copied.setdefault(first + 1, []).append(a)
+            if copied:
+                said = "; ".join(f"agent(s) {quoted(names)}: their runs in this batch repeat batch {k} exactly"
+                                 for k, names in sorted(copied.items()))
+                raise DesignError(f"{said} (the same {count(self.n, 'score')} in any order); a batch holds new runs: "
+                                  "check that its file was not copied from an earlier one. Pass allow_repeat=True "
+                                  "if they are genuine")
 
     def _advance(self, scores):
         k = self.interim + 1
@@ -300,6 +319,8 @@ class AdaStop:
         if not self.done:
             notes.append("the test is still running: next batch needs "
                          + name_list(self.agents_to_run, among=self._agents))
+        # accepted with allow_repeat (or read from a state): said, not warned, at every result
+        notes += _repeat_notes([run], self._agents, blocked=False, warn_user=False)
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,

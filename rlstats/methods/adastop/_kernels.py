@@ -76,6 +76,26 @@ DECISION_NAMES = ("continue", "larger", "smaller", "equal")
 _FLOOR_SLACK = 1e-9
 
 
+def repeated_batches(batches):
+    """``(k, earlier)`` (0-based) for every batch whose runs equal an earlier batch's exactly, in any order.
+
+    ``batches`` are one agent's batches of runs (1-d arrays).  Only scores that look continuous count: the batch's
+    runs are all different and share no value with the agent's other earlier batches.  Scores on a grid (successes
+    out of 10, every run at a cap) tie within and across batches, and there an equal batch can be chance, not a
+    copied file.
+    """
+    rows = [np.sort(np.asarray(runs, dtype=float)) + 0.0 for runs in batches]  # + 0.0: -0.0 is 0.0
+    out = []
+    for k, values in enumerate(rows):
+        if values.size < 2 or np.unique(values).size < values.size:
+            continue
+        same = [i for i in range(k) if np.array_equal(rows[i], values)]
+        others = [rows[i] for i in range(k) if i not in same]
+        if same and not any(np.isin(values, other).any() for other in others):
+            out.append((k, same[0]))
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Assignments of one block
 # ---------------------------------------------------------------------------
