@@ -1063,7 +1063,10 @@ def _mean_over_tasks(design, curves, ks, level, sign, no_band, band="skew_t", mo
 
 def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
     if design.n_tasks < 2 or not config:
-        notes.append("sensitivity() needs config= columns and at least two tasks; not computed")
+        # name only what these data lack: the config= columns, a second task, or both
+        lacking = ([] if config else ["config= columns (the hyperparameters)"]) + (
+            [f"at least two tasks (these data have one, {design.tasks[0]!r})"] if design.n_tasks < 2 else [])
+        notes.append(f"sensitivity() needs {' and '.join(lacking)}; not computed")
         return None, None
     y = np.concatenate([s["values"] for s in sweeps.values()])
     task = np.concatenate([np.full(s["values"].size, t) for (t, _), s in sweeps.items()])
