@@ -69,7 +69,6 @@ def test_pilot_plan_says_which_pilot_runs_it_drew_from(published):
     assert ": pilot of 2 agents, 60 runs (resampled" in str(one).splitlines()[3]
 
 
-@pytest.mark.xfail(strict=True, reason="power() prints the permutation test's power 0 at 2 seeds without the reason")
 def test_permutation_power_says_where_it_cannot_reject(published):
     """power("permutation") on the MuJoCo pilot's PPO, SAC and TRPO at 2 seeds printed power 0 (0 of 100 tests, an
     effect of 3 within-cell SDs) with level_spent 0.05 and no note, while permutation() on such data says "the
