@@ -9,7 +9,6 @@ pooled resample with a shift of 0.3 within-cell SDs) against a direct simulation
 skillings_mack() itself. Defects found: each test's docstring says what was wrong.
 """
 
-import numpy as np
 import pytest
 
 import rlstats
