@@ -82,3 +82,14 @@ def test_permutation_power_says_where_it_cannot_reject(published):
     assert table.loc[2, "power"] == 0 and table.loc[2, "level_spent"] == 0
     assert table.loc[4, "level_spent"] == pytest.approx(0.05) and table.loc[4, "power"] > 0
     assert any(n.startswith("the permutation test can spend no level at 2 seeds per cell") for n in res.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="the error shows NumPy's reprs of the column's values")
+def test_holdout_error_shows_the_values_as_written():
+    """holdout= naming the seed column of a LunarLander sweep (0..9, not True/False) raised "holdout= column 'h' must
+    be True/False (...), got values [np.int64(0), np.int64(1), np.int64(2), np.int64(3), np.int64(4)]": NumPy's
+    reprs, not the column's values."""
+    frame = _two_seeds_sweep().assign(h=lambda d: d["seed"] + 3)
+    with pytest.raises(rlstats.errors.DesignError) as caught:
+        rlstats.tuning(frame, "score ~ agent | task/seed", config="lr", holdout="h", rng=0, n_resamples=100)
+    assert "got values [3, 4]" in str(caught.value) and "np." not in str(caught.value)
