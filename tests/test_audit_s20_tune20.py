@@ -84,7 +84,6 @@ def test_permutation_power_says_where_it_cannot_reject(published):
     assert any(n.startswith("the permutation test can spend no level at 2 seeds per cell") for n in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="the error shows NumPy's reprs of the column's values")
 def test_holdout_error_shows_the_values_as_written():
     """holdout= naming the seed column of a LunarLander sweep (0..9, not True/False) raised "holdout= column 'h' must
     be True/False (...), got values [np.int64(0), np.int64(1), np.int64(2), np.int64(3), np.int64(4)]": NumPy's

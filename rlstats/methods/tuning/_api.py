@@ -639,7 +639,7 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
         raw = pd.Series(design.extra[holdout])
         if not (pd.api.types.is_bool_dtype(raw) or set(pd.unique(raw)) <= {0, 1}):
             raise DesignError(f"holdout= column '{holdout}' must be True/False (True for evaluation runs kept out "
-                              f"of tuning), got values {list(pd.unique(raw))[:5]}")
+                              f"of tuning), got values {pd.unique(raw)[:5].tolist()}")
         held = raw.astype(bool).to_numpy()
     w = None
     if weights is not None:
