@@ -199,9 +199,9 @@ _DATASETS = {
             name="hpo_landscapes",
             description=(
                 "PPO on Gymnasium LunarLander, 9 landscapes of one hyperparameter (learning rate, gamma or GAE "
-                "lambda) x one reward weight (angle, distance or velocity): 10,000 sampled configurations each "
-                "(config is the row of the file; values repeat, a sample of the grid), 10 training seeds each, "
-                "final mean return. hyperparameter and reward_weight hold the values, landscape names the pair. "
+                "lambda) x one reward weight (angle, distance or velocity): each the full 100 x 100 grid of 100 values "
+                "of the hyperparameter and 100 reward weights from 0 to 10, every combination once (10,000 "
+                "configurations; config is the row of the file), 10 training seeds each, final mean return. hyperparameter and reward_weight hold the values, landscape names the pair. "
                 "The published learning-rate_angle-weight and learning-rate_distance-weight files are byte-identical "
                 "(one SHA-256), so those two landscapes are the same numbers."
             ),

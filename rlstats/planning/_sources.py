@@ -160,7 +160,10 @@ class _PilotSource:
 
     def data_name(self):
         how = "each agent from its own runs" if self.resample == "agents" else "all agents from the pooled runs"
-        return f"{self.pilot_name} (resampled with replacement, {how})"
+        # which pilot runs were drawn from, as a simulated plan says what it simulated (agents=/tasks= keep some)
+        tasks = "" if self.formula.blocks is None else f" x {fmt.count(len(self.tasks), 'task')}"
+        used = f"pilot of {fmt.count(len(self.agents), 'agent')}{tasks}, {fmt.count(int(self.pilot_counts.sum()), 'run')}"
+        return f"{self.pilot_name}: {used} (resampled with replacement, {how})"
 
 
 def _simulated_source(agents, tasks, effect, distribution, heterogeneity):

@@ -1051,6 +1051,31 @@ def _smallest_pvalue(run):
     return smallest
 
 
+def _unreachable(run):
+    """Whether the one-interim test of ``run`` cannot reject at alpha: no level to spend on its grid of paths, or
+    its smallest attainable p-value (:func:`_smallest_pvalue`) above alpha."""
+    return run.schedule.reject_level[-1] == 0 or _smallest_pvalue(run) > run.schedule.alpha
+
+
+def permutation_level_spent(design, **options):
+    """The level :func:`permutation` can spend on data of ``design``, for :func:`rlstats.power`: the Result's
+    ``level_spent`` (the smallest over tasks), and 0 where a task's test cannot reject (:func:`_unreachable`), as
+    its notes say. Audit s20: 3 agents x 2 runs, whose smallest p-value is 1/15, printed power 0 with level_spent
+    0.05 and no word why. The tests' paths fix it, not their random draws (rng=0); their warnings were raised by
+    the call power() made on the same data."""
+    import warnings
+
+    options = _permutation_options(**_simulation_options(permutation, {**options, "progress": False}))
+    design = design_of(design)
+    short = _short_agents("permutation", design, options)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runs = [run for run in _permutation_runs(design, options, 0, short, False)[-1] if run.pair_ids]
+    if not runs:
+        return math.nan
+    return min(0.0 if _unreachable(run) else float(run.schedule.reject_level[-1]) for run in runs)
+
+
 def _unreachable_notes(design, runs):
     """Notes naming the run counts (and tasks) at which the permutation test cannot reject at alpha.
 
@@ -1059,9 +1084,9 @@ def _unreachable_notes(design, runs):
     """
     blocked = {}
     for run in (run for run in runs if run.pair_ids):
-        schedule, smallest = run.schedule, _smallest_pvalue(run)
-        if schedule.reject_level[-1] == 0 or smallest > schedule.alpha:
-            blocked.setdefault((schedule.n, smallest, schedule.alpha), []).append(run.name)
+        if _unreachable(run):
+            schedule = run.schedule
+            blocked.setdefault((schedule.n, _smallest_pvalue(run), schedule.alpha), []).append(run.name)
     notes = []
     for (n, smallest, alpha), tasks in blocked.items():
         where = f"at {fmt.count(n, 'run')} per agent"

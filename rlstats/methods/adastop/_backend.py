@@ -76,7 +76,8 @@ BACKENDS = (
         power=PowerRule(
             key=14, label="permutation test", decide=f"{_HERE}._power:decide",
             sentence=f"{_HERE}._power:permutation_sentence", outcomes=f"{_HERE}._api:permutation_outcomes",
-            decide_outcomes=f"{_HERE}._power:decide_outcomes", per_task=True, called="the permutation test"),
+            decide_outcomes=f"{_HERE}._power:decide_outcomes", per_task=True, called="the permutation test",
+            level_spent=f"{_HERE}._api:permutation_level_spent"),
     ),
 )
 

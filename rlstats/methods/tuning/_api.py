@@ -639,7 +639,7 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
         raw = pd.Series(design.extra[holdout])
         if not (pd.api.types.is_bool_dtype(raw) or set(pd.unique(raw)) <= {0, 1}):
             raise DesignError(f"holdout= column '{holdout}' must be True/False (True for evaluation runs kept out "
-                              f"of tuning), got values {list(pd.unique(raw))[:5]}")
+                              f"of tuning), got values {pd.unique(raw)[:5].tolist()}")
         held = raw.astype(bool).to_numpy()
     w = None
     if weights is not None:
@@ -1063,7 +1063,10 @@ def _mean_over_tasks(design, curves, ks, level, sign, no_band, band="skew_t", mo
 
 def _sensitivity(design, sweeps, config, percentiles, fraction, sign, notes):
     if design.n_tasks < 2 or not config:
-        notes.append("sensitivity() needs config= columns and at least two tasks; not computed")
+        # name only what these data lack: the config= columns, a second task, or both
+        lacking = ([] if config else ["config= columns (the hyperparameters)"]) + (
+            [f"at least two tasks (these data have one, {design.tasks[0]!r})"] if design.n_tasks < 2 else [])
+        notes.append(f"sensitivity() needs {' and '.join(lacking)}; not computed")
         return None, None
     y = np.concatenate([s["values"] for s in sweeps.values()])
     task = np.concatenate([np.full(s["values"].size, t) for (t, _), s in sweeps.items()])
