@@ -14,7 +14,6 @@ import math
 import pathlib
 import warnings
 
-import numpy as np
 import pytest
 
 from rlstats import calibration
@@ -34,7 +33,6 @@ def default_rows(**design):
             and r["configuration"] == "" and all(r[k] == str(v) for k, v in design.items())]
 
 
-@pytest.mark.xfail(strict=True, reason="calib20: a withheld interval was counted as a miss")
 def test_withheld_intervals_are_not_counted_as_misses():
     # capped scores, 5 tasks x 3 runs: the median's interval is withheld (runs tied at the cap) for some agents
     script = reference_script()
@@ -49,22 +47,28 @@ def test_withheld_intervals_are_not_counted_as_misses():
     assert row["mean"]["withheld"] == 0 and row["mean"]["n_sim"] == offered
 
 
-@pytest.mark.xfail(strict=True, reason="calib20: the capped rows were measured before the rule of runs at a cap")
 def test_capped_default_median_rows_count_the_intervals_given():
-    # the rule withholds 23-38% of the median's intervals on the grid's capped scores at 5 tasks (docs/calibration.md,
-    # audit s12): the rows count the given ones alone, and those hold the level
-    for tasks in (5, 26):
-        for row in default_rows(metric="median", distribution="capped", tasks=tasks):
-            n = int(row["n_sim"])
-            assert n < 480 if tasks == 5 else n <= 480, row
-            assert not calibration.misses(row, 0.95), row
+    # the rule withholds a sixth to two fifths of the median's intervals on the grid's capped scores (480 intervals
+    # a row, 1,920 where continued): the rows count those given alone (measured: 282-403 of 480, 1,455 of 1,920),
+    # and those hold the level
+    rows = [r for r in default_rows(metric="median", distribution="capped") if r["tasks"] != "1"]
+    assert len(rows) == 8  # 5 and 26 tasks x 3-20 runs
+    for row in rows:
+        assert int(row["n_sim"]) not in (480, 1920) and not calibration.misses(row, 0.95), row
 
 
 # [calib20 task 1] the default rows at 5 tasks x 20 heavy-tailed runs: the mean's 0.925 and the optimality gap's 0.929
 # of 480 held only by their Monte Carlo error (0.920 is 3 SE below 0.95 there); continued to 1,920 intervals (the
 # first 480 the same) they read 0.930 and 0.928, below 0.935.
 
-@pytest.mark.xfail(strict=True, reason="calib20: the heavy-tailed rows at 5 tasks x 20 runs were not continued")
+def test_rows_that_hold_by_their_monte_carlo_error_alone_are_continued():
+    near_miss = reference_script().near_miss
+    row = {"n_sim": "480", "coverage": "0.925", "design_draws": "4", "coverage_min": "0.9"}
+    assert near_miss(row) and not calibration.misses(row, 0.95)  # 2.5 SE below: holds, by its MC error
+    assert not near_miss({**row, "coverage": "0.9375", "coverage_min": "0.925"})  # 1.3 SE, worst draw 1.3 SE
+    assert near_miss({**row, "coverage": "0.96", "coverage_min": "0.908"})  # the worst draw 2.1 SE of a draw below
+
+
 def test_heavy_tailed_rows_at_five_tasks_and_twenty_runs_are_measured_on_1920_intervals():
     rows = {r["metric"]: r for r in default_rows(tasks=5, runs=20, distribution="heavy_tailed")}
     assert {m: int(r["n_sim"]) for m, r in rows.items()} == dict.fromkeys(("iqm", "mean", "median", "optimality_gap"),
@@ -76,7 +80,6 @@ def test_heavy_tailed_rows_at_five_tasks_and_twenty_runs_are_measured_on_1920_in
     assert not calibration.misses(rows["iqm"], 0.95) and not calibration.misses(rows["median"], 0.95)
 
 
-@pytest.mark.xfail(strict=True, reason="calib20: the note at 20 runs said nothing of the miss (or 'more runs')")
 def test_a_result_at_twenty_runs_names_the_setting_where_the_default_fell_short():
     import rlstats
 
@@ -92,3 +95,13 @@ def test_a_result_at_twenty_runs_names_the_setting_where_the_default_fell_short(
     assert not any("more runs are needed" in n for n in res.notes)
     fewer = rlstats.bootstrap(df[df["seed"] < 10], "score ~ agent | task", metrics=["mean"], n_resamples=200, rng=0)
     assert not any("fell short" in n or "are few" in n for n in fewer.notes)  # 10 runs: every row held
+
+
+@pytest.mark.xfail(strict=True, reason="calib20: not fixed: the default's mean and optimality gap at 5 tasks x 20 "
+                   "heavy-tailed runs (0.930, 0.928 of 1,920); the union with the Welch t interval covered 0.956 and "
+                   "0.945 there (tests/reference/coverage_small_runs.py measurements in the s20 report)")
+def test_no_default_row_of_several_tasks_misses():
+    # the brief's rule: a "95%" default holds over the designs RL has, or is replaced
+    short = [(r["metric"], r["tasks"], r["runs"], r["distribution"], r["coverage"]) for r in default_rows()
+             if r["tasks"] != "1" and calibration.misses(r, 0.95)]
+    assert not short, short
