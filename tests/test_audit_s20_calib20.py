@@ -105,3 +105,23 @@ def test_no_default_row_of_several_tasks_misses():
     short = [(r["metric"], r["tasks"], r["runs"], r["distribution"], r["coverage"]) for r in default_rows()
              if r["tasks"] != "1" and calibration.misses(r, 0.95)]
     assert not short, short
+
+
+@pytest.mark.slow
+def test_stored_default_rows_of_heavy_tailed_and_capped_points_reproduce():
+    # the rows this audit wrote, re-measured as coverage_small_runs.replace_default_rows measures them (the default's
+    # 30 data sets a draw, continued to 120 where a row is within 2 SE of missing): the same digits; the capped point
+    # counts the intervals given (its median 328 of 480), the heavy-tailed one is continued (1,920)
+    script = reference_script()
+    for point in (("capped", 5, 3), ("heavy_tailed", 5, 20)):
+        dist, tasks, runs = point
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = script.measure(dist, tasks, runs, 30, seed=runs * 100 + tasks, intervals=("studentized",),
+                                  improvement_intervals=(), default_datasets=30)
+            rows = script.continued(rows, point)
+        stored = {r["metric"]: r for r in default_rows(tasks=tasks, runs=runs, distribution=dist)}
+        for row in rows:
+            table = stored[row["metric"]]
+            assert (str(row["n_sim"]), f"{row['coverage']:.6g}", f"{row['coverage_min']:.6g}") == (
+                table["n_sim"], table["coverage"], table["coverage_min"]), (point, row)
