@@ -1,0 +1,127 @@
+"""Audit s20 (calib20): the bootstrap's default interval in the calibration table, where it is withheld and where
+a row held only by its Monte Carlo error.
+
+``tests/reference/coverage_small_runs.py`` counted an interval the package withholds (the rule of runs at a cap,
+``BootstrapResult.saturated``) as a miss, so the grid's capped rows could not be re-measured under the rule: a
+withheld interval claims nothing. It now counts coverage over the intervals given and the withheld ones apart
+(``withheld``, printed; not a table column), as ``coverage_one_task.py`` does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import pathlib
+import warnings
+
+import pytest
+
+from rlstats import calibration
+
+REFERENCE = pathlib.Path(__file__).parent / "reference"
+
+
+def reference_script(name="coverage_small_runs"):
+    spec = importlib.util.spec_from_file_location(name, REFERENCE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def default_rows(**design):
+    return [r for r in calibration.rows("bootstrap.interval") if r["interval"] == "studentized"
+            and r["configuration"] == "" and all(r[k] == str(v) for k, v in design.items())]
+
+
+def test_withheld_intervals_are_not_counted_as_misses():
+    # capped scores, 5 tasks x 3 runs: the median's interval is withheld (runs tied at the cap) for some agents
+    script = reference_script()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = script.measure("capped", 5, 3, 2, seed=303, n_resamples=60, intervals=("studentized",),
+                              improvement_intervals=(), draws=1)
+    row = {r["metric"]: r for r in rows}
+    median = row["median"]
+    offered = 2 * 4  # data sets x agents
+    assert 0 < median["withheld"] < offered and median["n_sim"] == offered - median["withheld"]
+    assert row["mean"]["withheld"] == 0 and row["mean"]["n_sim"] == offered
+
+
+def test_capped_default_median_rows_count_the_intervals_given():
+    # the rule withholds a sixth to two fifths of the median's intervals on the grid's capped scores (480 intervals
+    # a row, 1,920 where continued): the rows count those given alone (measured: 282-403 of 480, 1,455 of 1,920),
+    # and those hold the level
+    rows = [r for r in default_rows(metric="median", distribution="capped") if r["tasks"] != "1"]
+    assert len(rows) == 8  # 5 and 26 tasks x 3-20 runs
+    for row in rows:
+        assert int(row["n_sim"]) not in (480, 1920) and not calibration.misses(row, 0.95), row
+
+
+# [calib20 task 1] the default rows at 5 tasks x 20 heavy-tailed runs: the mean's 0.925 and the optimality gap's 0.929
+# of 480 held only by their Monte Carlo error (0.920 is 3 SE below 0.95 there); continued to 1,920 intervals (the
+# first 480 the same) they read 0.930 and 0.928, below 0.935.
+
+def test_rows_that_hold_by_their_monte_carlo_error_alone_are_continued():
+    near_miss = reference_script().near_miss
+    row = {"n_sim": "480", "coverage": "0.925", "design_draws": "4", "coverage_min": "0.9"}
+    assert near_miss(row) and not calibration.misses(row, 0.95)  # 2.5 SE below: holds, by its MC error
+    assert not near_miss({**row, "coverage": "0.9375", "coverage_min": "0.925"})  # 1.3 SE, worst draw 1.3 SE
+    assert near_miss({**row, "coverage": "0.96", "coverage_min": "0.908"})  # the worst draw 2.1 SE of a draw below
+
+
+def test_heavy_tailed_rows_at_five_tasks_and_twenty_runs_are_measured_on_1920_intervals():
+    rows = {r["metric"]: r for r in default_rows(tasks=5, runs=20, distribution="heavy_tailed")}
+    assert {m: int(r["n_sim"]) for m, r in rows.items()} == dict.fromkeys(("iqm", "mean", "median", "optimality_gap"),
+                                                                           1920)
+    se = math.sqrt(0.95 * 0.05 / 1920)
+    assert abs(float(rows["mean"]["coverage"]) - 0.9297) < 1e-4 and abs(float(rows["optimality_gap"]["coverage"])
+                                                                       - 0.9281) < 1e-4
+    assert float(rows["mean"]["coverage"]) < 0.95 - 3 * se and calibration.misses(rows["optimality_gap"], 0.95)
+    assert not calibration.misses(rows["iqm"], 0.95) and not calibration.misses(rows["median"], 0.95)
+
+
+def test_a_result_at_twenty_runs_names_the_setting_where_the_default_fell_short():
+    import rlstats
+
+    df = rlstats.datasets.simulate(agents=2, tasks=5, seeds=20, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean", "iqm", "optimality_gap"],
+                                n_resamples=200, rng=0)
+    notes = [n for n in res.notes if "fell short" in n]
+    assert len(notes) == 2 and "of the mean fell short" in notes[0] and "optimality gap" in notes[1], res.notes
+    assert ("nominal 95% intervals covered 0.930 of 1,920 on heavy-tailed scores at 5 tasks" in notes[0]
+            and "the IQM's and the median's held 95% in every simulated setting there" in notes[0])
+    assert not any("more runs are needed" in n for n in res.notes)
+    fewer = rlstats.bootstrap(df[df["seed"] < 10], "score ~ agent | task", metrics=["mean"], n_resamples=200, rng=0)
+    assert not any("fell short" in n or "are few" in n for n in fewer.notes)  # 10 runs: every row held
+
+
+@pytest.mark.xfail(strict=True, reason="calib20: not fixed: the default's mean and optimality gap at 5 tasks x 20 "
+                   "heavy-tailed runs (0.930, 0.928 of 1,920); the union with the Welch t interval covered 0.956 and "
+                   "0.945 there (tests/reference/coverage_small_runs.py measurements in the s20 report)")
+def test_no_default_row_of_several_tasks_misses():
+    # the brief's rule: a "95%" default holds over the designs RL has, or is replaced
+    short = [(r["metric"], r["tasks"], r["runs"], r["distribution"], r["coverage"]) for r in default_rows()
+             if r["tasks"] != "1" and calibration.misses(r, 0.95)]
+    assert not short, short
+
+
+@pytest.mark.slow
+def test_stored_default_rows_of_heavy_tailed_and_capped_points_reproduce():
+    # the rows this audit wrote, re-measured as coverage_small_runs.replace_default_rows measures them (the default's
+    # 30 data sets a draw, continued to 120 where a row is within 2 SE of missing): the same digits; the capped point
+    # counts the intervals given (its median 328 of 480), the heavy-tailed one is continued (1,920)
+    script = reference_script()
+    for point in (("capped", 5, 3), ("heavy_tailed", 5, 20)):
+        dist, tasks, runs = point
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = script.measure(dist, tasks, runs, 30, seed=runs * 100 + tasks, intervals=("studentized",),
+                                  improvement_intervals=(), default_datasets=30)
+            rows = script.continued(rows, point)
+        stored = {r["metric"]: r for r in default_rows(tasks=tasks, runs=runs, distribution=dist)}
+        for row in rows:
+            table = stored[row["metric"]]
+            assert (str(row["n_sim"]), f"{row['coverage']:.6g}", f"{row['coverage_min']:.6g}") == (
+                table["n_sim"], table["coverage"], table["coverage_min"]), (point, row)
