@@ -1,7 +1,8 @@
 """Small statistics shared by several back ends.
 
 Mid-ranks (scores of one block closer than :func:`tie_tolerance` of the block's range and largest absolute
-score tie: :func:`near_ties`, the one home of that rule), the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
+score tie: :func:`near_ties`, the one home of that rule), the probability of improvement P(X > Y) + P(X = Y) / 2
+from them,
 the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error, the Monte Carlo standard error of
 a resampled quantile (:func:`order_statistic_se`),
 Holm, Bonferroni, Hochberg, Hommel, Benjamini-Hochberg and Benjamini-Yekutieli

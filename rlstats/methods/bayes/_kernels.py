@@ -153,9 +153,10 @@ def codes_of(values: NDArray[np.float64], higher_is_better: bool = True,
 
     Values of a row within the row's :func:`rlstats.statistics.tie_tolerance` of each other tie (the rule of
     :func:`rlstats.statistics.near_ties`, a chain of such steps joining one group): 1e-12 of the row's range plus 4
-    eps of ``scale``, the size that bounds the rounding of the row's values (default: its largest |value|).  The code is ``lehmer + n_agents! * links``: ``lehmer`` the index in :func:`orderings` of the
-    agents ranked best first, tied agents in the agents' order (so each weak ordering has one code whatever the
-    agents' order in the row), and ``links`` has bit ``p`` set when the agents at places ``p`` and ``p + 1`` tie.
+    eps of ``scale``, the size that bounds the rounding of the row's values (default: its largest |value|).  The
+    code is ``lehmer + n_agents! * links``: ``lehmer`` the index in :func:`orderings` of the agents ranked best
+    first, tied agents in the agents' order (so each weak ordering has one code whatever the agents' order in the
+    row), and ``links`` has bit ``p`` set when the agents at places ``p`` and ``p + 1`` tie.
     A row without ties is its strict ordering's index, as before ties were told apart; :func:`weak_ordering` decodes.
     """
     rows, k = values.shape
@@ -168,7 +169,8 @@ def codes_of(values: NDArray[np.float64], higher_is_better: bool = True,
     if near.any():
         # the rows holding a tie (most draws hold none): their tied values made exactly equal, then ranked again
         tied = values[near]
-        snapped = near_ties(tied.ravel(), np.repeat(np.arange(tied.shape[0]), k), tolerance[near])[0].reshape(tied.shape)
+        draw = np.repeat(np.arange(tied.shape[0]), k)  # each row a block
+        snapped = near_ties(tied.ravel(), draw, tolerance[near])[0].reshape(tied.shape)
         order[near] = np.argsort(sign * snapped, axis=1, kind="stable")
         ranked[near] = np.take_along_axis(snapped, order[near], axis=1)
     # lexicographic rank of a permutation (Lehmer code), so every ordering has one integer
