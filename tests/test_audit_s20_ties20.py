@@ -169,3 +169,21 @@ def test_percentiles_per_task_ranks_unchanged_by_per_task_affine_maps(first):
     mapped = rlstats.percentiles(_mapped(_tied_runs(), first), "score ~ agent | task", rng=1).per_task
     assert base.loc[base["task"] == "t1", "rank"].tolist() == [1, 4, 1, 1]
     np.testing.assert_array_equal(mapped[cols].to_numpy(), base[cols].to_numpy())
+
+
+def test_tolerance_is_the_range_plus_the_rounding_of_the_largest_score():
+    """The rule's edges: 0.1 + 0.2 and 0.3 alone (range 1 ulp: only the 4-eps term can tie them) tie, after any map
+    of MAPS too; 0 and -7e-15 alone (no scale beside them) do not, nor 1 and 1 - 7e-15 (63 ulps); scores near
+    1000 with range 2 tie below 2e-12 + 4 eps x 1001 (2.9e-12), not at 1e-9 of 1001 as before; NaN joins nothing
+    and sets no range."""
+    from rlstats.statistics import block_tolerances
+
+    pair = np.array([0.1 + 0.2, 0.3])
+    for a, b in [(1.0, 0.0)] + MAPS:
+        snapped, _ = near_ties(a * pair + b, [0, 0])
+        assert snapped[0] == snapped[1]
+    assert near_ties([0.0, -7e-15], [0, 0])[1] == near_ties([1.0, 1.0 - 7e-15], [0, 0])[1] == 0
+    eps = np.finfo(float).eps
+    assert block_tolerances([999.0, 1001.0, np.nan], [0, 0, 0]).tolist() == [2e-12 + 4 * eps * 1001.0]
+    snapped, joined = near_ties([999.0, 1001.0, 1001.0 - 2e-13, 1001.0 - 5e-12, np.nan], [0] * 5)
+    assert joined == 1 and snapped[1] == snapped[2] != snapped[3] and np.isnan(snapped[4])
