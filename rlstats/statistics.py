@@ -1,8 +1,8 @@
 """Small statistics shared by several back ends.
 
-Mid-ranks (scores of one block within ``TIE_TOLERANCE`` of each other, relative
-to the block's largest absolute score, tie: :func:`near_ties`, the one home of that
-rule), the probability of improvement P(X > Y) + P(X = Y) / 2 from them,
+Mid-ranks (scores of one block closer than :func:`tie_tolerance` of the block's range and largest absolute
+score tie: :func:`near_ties`, the one home of that rule), the probability of improvement P(X > Y) + P(X = Y) / 2
+from them,
 the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error, the Monte Carlo standard error of
 a resampled quantile (:func:`order_statistic_se`),
 Holm, Bonferroni, Hochberg, Hommel, Benjamini-Hochberg and Benjamini-Yekutieli
@@ -33,15 +33,55 @@ from numpy.typing import ArrayLike, NDArray
 
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
-#: Two scores of one block (task) closer than this times the block's largest absolute score are tied in every rank.
-#: Double precision resolves 2.2e-16 relative; a score summed or averaged over thousands of terms (an episode's
-#: return, a normalised mean) carries round-off up to ~1e-12 of its size, far below any difference an RL
-#: comparison can mean, so the rule ties floating-point noise (0 and -7e-15 beside scores of size 1) and nothing
-#: else.  Relative to the block's own scale, so the ranks do not depend on the score's units; a block whose every
-#: score is at noise level around 0 has no scale to judge noise by and keeps its exact values.  A shift by c moves
-#: the scale, so differences below 1e-12 |c| become ties (audit s7b: 0.001 apart after a shift of 1e10), a limit
-#: kept: real scores are far from it (the near ties of the Atari 100k scores sit at most 1.4e-16 of their scale).
+#: Two scores of one block (task) closer than this times the block's range (largest minus smallest score), plus
+#: ``TIE_ULPS`` rounding units of its largest |score|, are tied in every rank (:func:`tie_tolerance`).
+#: Double precision resolves 2.2e-16 relative; a score summed or averaged over many terms (an episode's return, a
+#: normalised mean) carries round-off far below 1e-12 of the differences an RL comparison can mean, so the rule ties
+#: floating-point noise (0 and -7e-15 beside scores of size 1; 714.6 and 714.6000000000001) and nothing else.
+#: The range, not the largest |score|, sets it so that the ties, and so every rank, are the same whatever the score's
+#: units: an affine map a * y + b (a > 0) of a block scales its range by a and keeps its order, whereas 1e-12 of the
+#: largest |score| grew with a shift (Atari 100k's Boxing + 1e4 joined 0.05 and float32's 0.0500000007, and the
+#: rank test's statistic moved by 7e-6 of itself; audit s20).  A block whose every score is at noise level around 0
+#: has no range to judge noise by and keeps its exact values.
 TIE_TOLERANCE = 1e-12
+
+#: Rounding units (machine epsilons, 2.2e-16 each) of a block's largest |score| that also tie
+#: (:func:`tie_tolerance`): the rounding of the scores' representation, which the range cannot see when it is as
+#: small as that rounding (0.1 + 0.2 and 0.3 alone in a block; the runs of a task equal but for the order of their
+#: sums), and which the map a * y + b adds (half an ulp of each product and of each result, so values an ulp apart
+#: may be three apart after it).  4 eps is 4 to 8 ulps: a pair that close was not told apart by its arithmetic.  The
+#: limit: after a shift by b, pairs closer than 4 eps |b| (8.9e-12 at b = 1e4) tie, as they would not unshifted.
+TIE_ULPS = 4
+
+
+def tie_tolerance(spread: ArrayLike, magnitude: ArrayLike) -> NDArray[np.float64]:
+    """The distance below which two scores of a block tie: ``TIE_TOLERANCE`` times the block's ``spread`` (range,
+    largest minus smallest score) plus ``TIE_ULPS`` machine epsilons of its ``magnitude`` (largest |score|);
+    elementwise.
+
+    >>> float(tie_tolerance(2.0, 1.0)) == 2e-12 + 4 * 2.0 ** -52
+    True
+    """
+    return (TIE_TOLERANCE * np.asarray(spread, dtype=np.float64)
+            + TIE_ULPS * np.finfo(np.float64).eps * np.asarray(magnitude, dtype=np.float64))
+
+
+def block_tolerances(y: ArrayLike, block: ArrayLike, n_blocks: int | None = None) -> NDArray[np.float64]:
+    """Each block's :func:`tie_tolerance` from its finite scores' range and largest |score| (0 for a block without
+    any), shape ``(n_blocks,)`` (default: the largest code + 1).
+
+    >>> block_tolerances([1.0, 3.0, -5.0], [0, 0, 1]).tolist() == [2e-12 + 12 * 2.0 ** -52, 20 * 2.0 ** -52]
+    True
+    """
+    y = np.asarray(y, dtype=np.float64)
+    block = np.asarray(block, dtype=np.intp)
+    n = (int(block.max()) + 1 if block.size else 0) if n_blocks is None else n_blocks
+    finite = np.isfinite(y)
+    low, high, magnitude = np.full(n, np.inf), np.full(n, -np.inf), np.zeros(n)
+    np.minimum.at(low, block[finite], y[finite])
+    np.maximum.at(high, block[finite], y[finite])
+    np.maximum.at(magnitude, block[finite], np.abs(y[finite]))
+    return tie_tolerance(np.where(high >= low, high - low, 0.0), magnitude)
 
 
 def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
@@ -80,25 +120,31 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
 
 
 def best_of(values: ArrayLike, axis: int = -1) -> NDArray[np.bool_]:
-    """Which of ``values`` are the largest along ``axis``: within ``TIE_TOLERANCE`` of the largest, relative to the
-    larger magnitude of the two, so that two summaries of the same runs summed in another order (1 ulp apart) are
-    both best; NaN and -inf (absent) never are.
+    """Which of ``values`` are the largest along ``axis``: within :func:`tie_tolerance` of the largest (1e-12 of the
+    finite values' range plus 4 eps of their largest magnitude), so that two summaries of the same runs summed in
+    another order (1 ulp apart) are both best, and a map a * y + b of the values (a > 0) keeps the best; NaN and
+    -inf (absent) never are.
 
     >>> best_of([0.1 + 0.2 + 0.3, 0.3 + 0.2 + 0.1, 0.5]).tolist()
     [True, True, False]
     """
     values = np.asarray(values, dtype=float)
+    finite = np.isfinite(values)
     with np.errstate(invalid="ignore"):
         top = np.nanmax(np.where(np.isnan(values), -np.inf, values), axis=axis, keepdims=True)
-        near = top - values <= TIE_TOLERANCE * np.maximum(np.abs(top), np.abs(values))
-    return near & np.isfinite(values)
+        low = np.min(np.where(finite, values, np.inf), axis=axis, keepdims=True)
+        magnitude = np.max(np.where(finite, np.abs(values), 0.0), axis=axis, keepdims=True)
+        near = top - values <= tie_tolerance(np.where(top > low, top - low, 0.0), magnitude)
+    return near & finite
 
 
-def near_ties(y: ArrayLike, block: ArrayLike, scale: ArrayLike | None = None) -> tuple[NDArray[np.float64], int]:
+def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None) -> tuple[NDArray[np.float64], int]:
     """Scores with near-equal scores of their block made equal, and how many pairs that joined.
 
-    Within each block, the sorted scores are split where consecutive ones differ by more than
-    ``TIE_TOLERANCE`` times the block's largest absolute score; every score of a group is replaced by the group's
+    Within each block, the sorted scores are split where consecutive ones differ by more than the block's
+    :func:`tie_tolerance` (1e-12 of its range plus 4 eps of its largest |score|: the same pairs tie after any
+    map a * y + b, a > 0, of the block, but for the rounding the map adds); every score of a group is replaced by
+    the group's
     smallest (so a chain of steps below the tolerance joins one group).  Only ranks may read the result: the
     means and differences of the scores stay those of ``y``.
 
@@ -108,8 +154,9 @@ def near_ties(y: ArrayLike, block: ArrayLike, scale: ArrayLike | None = None) ->
         Finite scores (NaN is left alone and never joins a group).
     block : array_like of int, shape (N,)
         Block code of each score.
-    scale : array_like of float, optional
-        Each block's largest absolute score when ``y`` holds only some of its scores (one pair of agents of a task).
+    tolerance : array_like of float, optional
+        Each block's tolerance, :func:`block_tolerances` of all its scores, when ``y`` holds only some of them (one
+        pair of agents of a task); by default that of the scores in ``y``.
 
     Returns
     -------
@@ -129,14 +176,10 @@ def near_ties(y: ArrayLike, block: ArrayLike, scale: ArrayLike | None = None) ->
         return y.copy(), 0
     order = block_value_order(y, block)
     ys, bs = y[order], block[order]
-    if scale is None:
-        scale = np.zeros(int(bs.max()) + 1)
-        finite = np.isfinite(ys)
-        np.maximum.at(scale, bs[finite], np.abs(ys[finite]))
-    scale = np.asarray(scale, dtype=np.float64)
+    tolerance = block_tolerances(y, block) if tolerance is None else np.asarray(tolerance, dtype=np.float64)
     new_block = np.r_[True, bs[1:] != bs[:-1]]
     with np.errstate(invalid="ignore"):
-        apart = np.r_[True, ~(ys[1:] - ys[:-1] <= TIE_TOLERANCE * scale[bs[1:]])]
+        apart = np.r_[True, ~(ys[1:] - ys[:-1] <= tolerance[bs[1:]])]
     new_group = new_block | apart
     first = np.flatnonzero(new_group)
     group = np.cumsum(new_group) - 1
@@ -168,15 +211,16 @@ def near_tie_note(n_pairs: int, where: str = "in the ranks", counted: str = "not
     if not n_pairs:
         return None
     pairs = "1 pair of scores" if n_pairs == 1 else f"{n_pairs} pairs of scores"
-    return (f"{pairs} of one task within {TIE_TOLERANCE:g} of each other (relative to the task's largest |score|) "
+    return (f"{pairs} of one task within {TIE_TOLERANCE:g} of each other (relative to the task's range, or {TIE_ULPS} "
+            f"rounding units of its largest |score|) "
             f"{'was' if n_pairs == 1 else 'were'} treated as ties {where}: floating-point noise, {counted}")
 
 
 def doubled_midranks(y: ArrayLike, block: ArrayLike, n_blocks: int) -> tuple[NDArray[np.int64], NDArray[Any]]:
     """Twice the within-block mid-ranks (integers) and sum(t**3 - t) of ties per block.
 
-    Ties are scores equal after :func:`near_ties` (exact equality, as R's ``rank()``, plus differences below
-    ``TIE_TOLERANCE`` of the block's largest absolute score).
+    Ties are scores equal after :func:`near_ties` (exact equality, as R's ``rank()``, plus differences below the
+    block's :func:`tie_tolerance`).
     """
     block = np.asarray(block, dtype=np.intp)
     y = near_ties(y, block)[0]
@@ -211,8 +255,8 @@ def midranks(y: ArrayLike, block: ArrayLike) -> NDArray[np.float64]:
     ndarray of float, shape (N,)
         Rank of each response among the responses of its block, 1 = smallest,
         ties sharing the mean of their ranks, as R's ``rank(ties.method =
-        "average")``; scores within ``TIE_TOLERANCE`` of the block's largest
-        absolute score of each other are ties (:func:`near_ties`).
+        "average")``; scores within the block's :func:`tie_tolerance` of each other
+        are ties (:func:`near_ties`).
     """
     block = np.asarray(block, dtype=np.intp)
     n_blocks = int(block.max()) + 1 if block.size else 0

@@ -7,6 +7,7 @@ import pytest
 
 import rlstats
 from rlstats.methods.bayes import _kernels as kernels
+from rlstats.statistics import tie_tolerance
 
 
 def _region_matrices(differences, rope):
@@ -363,7 +364,8 @@ def test_shifted_or_scaled_scores_give_identical_probabilities():
     # the masses themselves against the O(n^2) enumeration of the exact (decimal) differences
     w = kernels.dirichlet_block(np.random.default_rng(0), 300, 10, 1.0)
     shifted = (d + 1000.0) - 1000.0
-    theta, _ = kernels.signed_rank_block(w, shifted[None], np.ones((1, 10), bool), 0.1, np.array([1000.4]))
+    on = 2 * tie_tolerance(0.7, 1000.4)  # the range of the atoms 0 and d, the largest |task mean|
+    theta, _ = kernels.signed_rank_block(w, shifted[None], np.ones((1, 10), bool), 0.1, np.array([on]))
     below, above = _region_matrices(np.round(d * 10), 1.0)      # the same data in integer units: no rounding
     np.testing.assert_allclose(theta[:, 0, 0], np.einsum("is,is->s", below @ w, w), atol=1e-12)
     np.testing.assert_allclose(theta[:, 0, 2], np.einsum("is,is->s", above @ w, w), atol=1e-12)
@@ -648,7 +650,8 @@ def test_ordering_table_of_constructed_draws_with_ties():
     assert table["ordering"].tolist() == ["A = B > C", "A > B > C", "C > A = B"]
     assert table["probability"].tolist() == [0.5, 0.3, 0.2]
     assert notes == ["orderings: some agents tied in 7 of the 10 posterior draws (values within 1e-12 of each other "
-                     "relative to the draw's scale, as the same task means give, e.g. both at a score cap): agents "
+                     "relative to the draw's range, or its rounding, as the same task means give, e.g. both at a "
+                     "score cap): agents "
                      "tied in a draw are written 'A = B' and are not ordered there"]
     # lower is better: the same draws negated read best first with '<'
     table = _ordering_frame(design, kernels.codes_of(-values, higher_is_better=False), False, [])

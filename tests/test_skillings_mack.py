@@ -865,14 +865,16 @@ def test_noise_at_one_part_in_1e12_is_a_tie_with_a_note(options):
     true_tie = rlstats.skillings_mack(exact, "score ~ agent | task", rng=0, **options)
     assert res.pvalue == true_tie.pvalue and (res.statistic == true_tie.statistic or np.isnan(res.statistic))
     pd.testing.assert_frame_equal(res.comparisons, true_tie.comparisons)
-    note = ("10 pairs of scores of one task within 1e-12 of each other (relative to the task's largest |score|) were "
-            "treated as ties in the ranks")
+    note = ("10 pairs of scores of one task within 1e-12 of each other (relative to the task's range, or 4 rounding "
+            "units of its largest |score|) were treated as ties in the ranks")
     assert any(n.startswith(note) for n in res.notes) and not any(n.startswith(note) for n in true_tie.notes)
-    # before: a0 beat a1 on all 10 tasks (Friedman on that pair alone, p = 2 / 2^10)
-    pair = rlstats.skillings_mack(noisy[noisy["agent"] != "a2"].assign(score=lambda d: d["score"] + 1.0),
-                                  "score ~ agent | task")
-    assert pair.pvalue == 1.0  # 1 - 7e-15 is 1 to 1e-12 of the task's scale: all ten tasks tie
-    # the units do not matter: the tolerance is relative to each task's largest |score|
+    # a0 and a1 alone: 7e-15 is the tasks' whole range, no noise beside it, so a0 beats a1 on all 10 tasks (p = 2 /
+    # 2^10); shifted by 1, still (audit s20: 1 - 7e-15 used to tie, being within 1e-12 of the task's largest |score|)
+    alone = noisy[noisy["agent"] != "a2"]
+    pair = rlstats.skillings_mack(alone, "score ~ agent | task")
+    shifted = rlstats.skillings_mack(alone.assign(score=lambda d: d["score"] + 1.0), "score ~ agent | task")
+    assert pair.pvalue == shifted.pvalue == pytest.approx(2 / 2**10)
+    # the units do not matter: the tolerance is relative to each task's range
     for factor in (1e-150, 1e-12, 1e12, 1e140):
         scaled = rlstats.skillings_mack(noisy.assign(score=noisy["score"] * factor), "score ~ agent | task", rng=0,
                                         **options)

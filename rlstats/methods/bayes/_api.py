@@ -39,7 +39,7 @@ from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
-from ...statistics import TIE_TOLERANCE, monte_carlo_se
+from ...statistics import TIE_TOLERANCE, monte_carlo_se, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import RUN_AGAIN, BayesResult
@@ -178,8 +178,9 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         which equals p_better + p_rope / 2 only when the posterior is symmetric within the ROPE.  The orderings are
         weak: agents whose values are equal in a draw are tied there, ``"A = B > C"`` (tied agents in the agents'
         order), never ordered by their labels, and the probabilities of all orderings, tied or not, sum to 1.  Values
-        within 1e-12 (``rlstats.statistics.TIE_TOLERANCE``) of each other relative to the draw's scale count as
-        equal, so that rounding cannot order them: with the signed-rank model the scale is the draw's largest
+        within 1e-12 of the draw's range of values (``rlstats.statistics.tie_tolerance``) plus the rounding of its
+        scale of each other count as equal, so that rounding cannot order them and a map a * y + b of the scores
+        leaves the ties: with the signed-rank model the scale is the number of tasks times the draw's largest
         Dirichlet-weighted mean of absolute task means (agents with the same task means, e.g. both at a score cap
         on every task, tie in every draw); with the hierarchical joint fit, whose delta0 draws are continuous, the
         draw's largest absolute delta0.  A note counts the draws with a tie.  From one task no ordering is given
@@ -228,8 +229,9 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     d_1..d_q of a pair and d_0 = 0 the pseudo-observation, a posterior draw is a Dirichlet weight vector
     w ~ Dir(prior, 1, ..., 1); the posterior masses of "worse", "equivalent" and "better" are the weighted shares
     sum_ij w_i w_j of the Walsh averages (d_i + d_j)/2 below -rope, within the ROPE and above it (1/2 on a bound; a
-    Walsh average within 1e-12 of the pair's largest ``|score|`` of a bound is on it, the tie rule of
-    ``rlstats.statistics.near_ties``, so shifted or rescaled scores give the same result), and
+    Walsh average within 1e-12 of the range of the pair's differences, plus 4 eps of its largest ``|score|``, of a
+    bound is on it, the tie rule of ``rlstats.statistics.near_ties``, so shifted or rescaled scores give the same
+    result), and
     ``p_worse``, ``p_rope``, ``p_better`` are the shares of draws in which each mass is the largest (baycomp's
     ``probs``; a draw where two or three masses tie for the largest is split equally between them, where baycomp gives
     it to the first, so identical agents get p_worse = p_better = 1/2 with rope=0).  The posterior of the mean difference is sum_i w_i d_i.  All pairs share the Dirichlet weights of the
@@ -404,13 +406,17 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     task_means = design.cell_matrix("mean")[by_name]
     filled, logged = np.where(present, differences, 0.0)[:, by_name], present[:, by_name]  # (pairs, tasks)
     ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS and options.orderings is not False
-    # each pair's largest |task-level score|: the scale of the tie tolerance at the ROPE bounds (statistics.near_ties)
-    scale = np.nanmax(np.abs(np.stack([task_means[:, first], task_means[:, second]])), axis=(0, 1))
+    # the tie tolerance of a Walsh sum at the ROPE bounds (statistics.near_ties' rule): 1e-12 of the range of the
+    # pair's atoms (0 and its differences) plus the rounding of its largest |task-level score|, both twice (a sum
+    # of two), so that a map a * y + b of the scores leaves which sums are on a bound
+    magnitude = np.nanmax(np.abs(np.stack([task_means[:, first], task_means[:, second]])), axis=(0, 1))
+    atoms = np.where(logged, filled, 0.0)
+    tolerance = 2 * tie_tolerance(np.maximum(atoms.max(axis=1), 0.0) - np.minimum(atoms.min(axis=1), 0.0), magnitude)
 
     def block(item):
         start, stop, generator = item
         weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior)
-        theta, mean = kernels.signed_rank_block(weights, filled, logged, options.rope, scale)
+        theta, mean = kernels.signed_rank_block(weights, filled, logged, options.rope, tolerance)
         codes = kernels.ordering_codes(weights, task_means, options.higher_is_better) if ordered else None
         return theta, mean, codes
 
@@ -584,7 +590,8 @@ def _ordering_frame(design, codes, higher_is_better, notes):
     names = design.agents
     if tied:
         notes.append(f"orderings: some agents tied in {tied} of the {int(hits.sum())} posterior draws (values within "
-                     f"{TIE_TOLERANCE:g} of each other relative to the draw's scale, as the same task means give, "
+                     f"{TIE_TOLERANCE:g} of each other relative to the draw's range, or its rounding, as the same "
+                     "task means give, "
                      "e.g. both at a score cap): agents tied in a draw are written 'A = B' and are not ordered there")
     return pd.DataFrame({"ordering": [word.join(" = ".join(names[a] for a in group)
                                                 for group in kernels.weak_ordering(codes[i], design.n_agents))

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ...statistics import TIE_TOLERANCE, near_ties
+from ...statistics import TIE_TOLERANCE, near_ties, tie_tolerance
 
 #: Dirichlet samples drawn per block of the signed-rank posterior (a fixed size: blocks, not n_jobs, key the streams)
 BLOCK = 10_000
@@ -67,7 +67,7 @@ def _form(w, cum, counts):
 
 
 def signed_rank_block(weights: NDArray[np.float64], differences: NDArray[np.float64], present: NDArray[np.bool_],
-                      rope: float, scale: NDArray[np.float64] | None = None
+                      rope: float, tolerance: NDArray[np.float64] | None = None
                       ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The posterior draws of one block for every pair.
 
@@ -80,9 +80,10 @@ def signed_rank_block(weights: NDArray[np.float64], differences: NDArray[np.floa
     differences : (n_pairs, n_tasks)
         Task-level mean differences (any value where the pair did not both run).
     present : (n_pairs, n_tasks)
-    scale : (n_pairs,), optional
-        Each pair's largest absolute task-level score: a Walsh sum within ``2 * TIE_TOLERANCE * scale`` of a ROPE
-        bound is on it (the tie rule of :func:`rlstats.statistics.near_ties`); exact comparisons when omitted.
+    tolerance : (n_pairs,), optional
+        Each pair's distance within which a sum of two atoms, d_i + d_j, is on a ROPE bound -2 rope (twice the
+        :func:`rlstats.statistics.tie_tolerance` of its differences' range and its largest |task-level score|, the
+        tie rule of :func:`rlstats.statistics.near_ties`); exact comparisons when omitted.
 
     Returns
     -------
@@ -105,15 +106,15 @@ def signed_rank_block(weights: NDArray[np.float64], differences: NDArray[np.floa
         order = np.argsort(d, kind="stable")
         cum = np.zeros((d.size + 1, n_samples))
         np.cumsum(w[order], axis=0, out=cum[1:])
-        tolerance = 0.0 if scale is None else 2 * TIE_TOLERANCE * float(scale[p])
+        on = 0.0 if tolerance is None else float(tolerance[p])
         sums = d[:, None] + d[None, order]
-        theta[:, p, 0] = _form(w, cum, _staircase(sums, -2 * rope, tolerance))
+        theta[:, p, 0] = _form(w, cum, _staircase(sums, -2 * rope, on))
         # above rope: the mass below -rope of the negated atoms, computed the same way (not 1 - the mass below
         # rope, whose rounding would break exact ties between worse and better)
         mirror = np.argsort(-d, kind="stable")
         cum_m = np.zeros((d.size + 1, n_samples))
         np.cumsum(w[mirror], axis=0, out=cum_m[1:])
-        theta[:, p, 2] = _form(w, cum_m, _staircase(-d[:, None] - d[None, mirror], -2 * rope, tolerance))
+        theta[:, p, 2] = _form(w, cum_m, _staircase(-d[:, None] - d[None, mirror], -2 * rope, on))
         mean[:, p] = d[1:] @ w[1:]
     theta[:, :, 1] = 1.0 - theta[:, :, 0] - theta[:, :, 2]
     return theta, mean
@@ -135,12 +136,14 @@ def winner_counts(theta: NDArray[np.float64]) -> NDArray[np.float64]:
 def ordering_codes(weights: NDArray[np.float64], task_means: NDArray[np.float64],
                    higher_is_better: bool) -> NDArray[np.int64]:
     """Per sample, the weak ordering of the agents by their Dirichlet-weighted mean over tasks (best first), as a code
-    of :func:`codes_of`.  Two means tie within ``TIE_TOLERANCE`` of the sample's largest weighted mean of |task
-    means|, which bounds the rounding of every mean: agents with the same task means (both at a score cap, or the
-    same runs summed in another order, which can differ in the last bit) tie in every sample."""
+    of :func:`codes_of`.  Two means tie within 1e-12 of the sample's range of means plus 4 eps of n_tasks times
+    its largest weighted mean of |task means| (the bound on the rounding of a weighted sum of n_tasks terms), so
+    that agents with the same task means (both at a score cap, or the same runs summed in another order, which can
+    differ in the last bit) tie in every sample, and a shift of a task's scores (which moves every agent's mean
+    alike) leaves the ties as they were but for its rounding."""
     task_weights = weights[1:].T                    # (S, n_tasks); the pseudo-observation carries no agent
     means = task_weights @ task_means               # (S, n_agents)
-    scale = (task_weights @ np.abs(task_means)).max(axis=1)
+    scale = task_means.shape[0] * (task_weights @ np.abs(task_means)).max(axis=1)
     return codes_of(means, higher_is_better, scale)
 
 
@@ -148,11 +151,12 @@ def codes_of(values: NDArray[np.float64], higher_is_better: bool = True,
              scale: NDArray[np.float64] | None = None) -> NDArray[np.int64]:
     """Per row of ``values`` (S, n_agents), the weak ordering of the agents by their value, best first, as one integer.
 
-    Values of a row within ``TIE_TOLERANCE`` times the row's ``scale`` of each other tie (the rule of
-    :func:`rlstats.statistics.near_ties`, a chain of such steps joining one group); ``scale`` defaults to the row's
-    largest |value|.  The code is ``lehmer + n_agents! * links``: ``lehmer`` the index in :func:`orderings` of the
-    agents ranked best first, tied agents in the agents' order (so each weak ordering has one code whatever the
-    agents' order in the row), and ``links`` has bit ``p`` set when the agents at places ``p`` and ``p + 1`` tie.
+    Values of a row within the row's :func:`rlstats.statistics.tie_tolerance` of each other tie (the rule of
+    :func:`rlstats.statistics.near_ties`, a chain of such steps joining one group): 1e-12 of the row's range plus 4
+    eps of ``scale``, the size that bounds the rounding of the row's values (default: its largest |value|).  The
+    code is ``lehmer + n_agents! * links``: ``lehmer`` the index in :func:`orderings` of the agents ranked best
+    first, tied agents in the agents' order (so each weak ordering has one code whatever the agents' order in the
+    row), and ``links`` has bit ``p`` set when the agents at places ``p`` and ``p + 1`` tie.
     A row without ties is its strict ordering's index, as before ties were told apart; :func:`weak_ordering` decodes.
     """
     rows, k = values.shape
@@ -160,11 +164,13 @@ def codes_of(values: NDArray[np.float64], higher_is_better: bool = True,
     order = np.argsort(sign * values, axis=1, kind="stable")
     ranked = np.take_along_axis(values, order, axis=1)
     bound = np.abs(values).max(axis=1) if scale is None else np.asarray(scale, dtype=np.float64)
-    near = (np.abs(np.diff(ranked, axis=1)) <= TIE_TOLERANCE * bound[:, None]).any(axis=1)
+    tolerance = tie_tolerance(values.max(axis=1) - values.min(axis=1), bound)
+    near = (np.abs(np.diff(ranked, axis=1)) <= tolerance[:, None]).any(axis=1)
     if near.any():
         # the rows holding a tie (most draws hold none): their tied values made exactly equal, then ranked again
         tied = values[near]
-        snapped = near_ties(tied.ravel(), np.repeat(np.arange(tied.shape[0]), k), bound[near])[0].reshape(tied.shape)
+        draw = np.repeat(np.arange(tied.shape[0]), k)  # each row a block
+        snapped = near_ties(tied.ravel(), draw, tolerance[near])[0].reshape(tied.shape)
         order[near] = np.argsort(sign * snapped, axis=1, kind="stable")
         ranked[near] = np.take_along_axis(snapped, order[near], axis=1)
     # lexicographic rank of a permutation (Lehmer code), so every ordering has one integer

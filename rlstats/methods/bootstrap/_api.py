@@ -39,7 +39,7 @@ from ...options import (check_bool, check_choice, check_confidence_level, check_
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import seed_sequence
-from ...statistics import near_tie_note
+from ...statistics import block_tolerances, near_tie_note
 from .._replication import untrimmed_iqm_note
 from . import _kernels as kernels
 from . import _small_runs as small_runs
@@ -990,9 +990,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         "probability_of_improvement", design.counts[:, involved], [design.agents[i] for i in involved],
         {"interval": interval}, design.tasks)
     layouts = dict(zip(design.agents, _layouts(design)))
-    scale = np.zeros(design.n_tasks)  # each task's largest |score|, the scale of its noise-level ties
-    np.maximum.at(scale, design.task, np.abs(design.y))
-    pair_layouts = [kernels.pair_layout(layouts[x], layouts[y], scale) for x, y in pairs]
+    tolerance = block_tolerances(design.y, design.task, design.n_tasks)  # each task's, from all its agents' scores
+    pair_layouts = [kernels.pair_layout(layouts[x], layouts[y], tolerance) for x, y in pairs]
     notes += [n for n in (near_tie_note(sum(p.near_ties for p in pair_layouts)),) if n]
     estimates = np.array([kernels.improvement_point(p, layouts[x], layouts[y])
                           for p, (x, y) in zip(pair_layouts, pairs)])

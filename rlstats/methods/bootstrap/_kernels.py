@@ -1070,7 +1070,8 @@ class PairLayout:
     weight : ndarray, shape (n_x,)
         1 / (T c_x,t c_y,t): the mean over tasks of U_t / (c_x,t c_y,t).
     near_ties : int
-        Pairs (x run, y run) that differ but within ``statistics.TIE_TOLERANCE``, so count as ties.
+        Pairs (x run, y run) that differ but within their task's tie tolerance (``statistics.near_ties``), so count
+        as ties.
     """
 
     y_below: np.ndarray
@@ -1080,11 +1081,12 @@ class PairLayout:
     near_ties: int = 0
 
 
-def pair_layout(x, y, scale=None):
+def pair_layout(x, y, tolerance=None):
     """Locate agent ``x``'s runs among agent ``y``'s, task by task (AgentLayouts on the same tasks).
 
-    Scores within ``statistics.TIE_TOLERANCE`` of each task's largest absolute score (``scale``, per task; by default
-    the pair's own) are ties (:func:`rlstats.statistics.near_ties`): the layout is that of the snapped scores,
+    Scores within each task's tie tolerance of each other (``tolerance``, per task, ``statistics.block_tolerances``
+    of all the task's scores; by default the pair's own) are ties (:func:`rlstats.statistics.near_ties`): the
+    layout is that of the snapped scores,
     which keep their order, so the canonical slots stand.
     """
     below, through, joined = [], [], 0
@@ -1092,7 +1094,7 @@ def pair_layout(x, y, scale=None):
         x_scores = x.sorted_by_task[t, :x.task_sizes[t]]
         y_scores = y.sorted_by_task[t, :y.task_sizes[t]]
         both, _ = near_ties(np.concatenate([x_scores, y_scores]), np.zeros(x_scores.size + y_scores.size, np.intp),
-                            None if scale is None else scale[t:t + 1])
+                            None if tolerance is None else tolerance[t:t + 1])
         x_tied, y_tied = both[:x_scores.size], both[x_scores.size:]
         low, high = np.searchsorted(y_tied, x_tied, side="left"), np.searchsorted(y_tied, x_tied, side="right")
         joined += int((high - low).sum() - (np.searchsorted(y_scores, x_scores, side="right")

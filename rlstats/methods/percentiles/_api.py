@@ -628,10 +628,12 @@ def _reference_frame(design, d):
 def _per_task_frame(design, layout, payoff, d, delta_cell, low, high, higher_is_better):
     # Means, intervals and ranks on the internal (higher-is-better) scale, then back to the response's scale.
     mean, lower, upper = kernels.mean_intervals(layout, low, high, delta_cell)
-    # ties within a task are judged relative to its score scale (its bounds), never in absolute units
-    scale = np.maximum(np.abs(low), np.abs(high))
-    rank = np.stack([kernels.competition_rank(mean[j], scale[j]) for j in range(design.n_tasks)])
-    best, worst = (np.stack(r) for r in zip(*(kernels.rank_range(lower[j], upper[j], scale[j])
+    # ties within a task are judged relative to the width of its bounds, on values measured from its lower bound:
+    # never in absolute units, and a map a * y + b of the task moves no tie (relative to the largest |bound|, a
+    # shift by 1e4 tied float32 residues of 1e-6; audit s20)
+    width = high - low
+    rank = np.stack([kernels.competition_rank(mean[j] - low[j], width[j]) for j in range(design.n_tasks)])
+    best, worst = (np.stack(r) for r in zip(*(kernels.rank_range(lower[j] - low[j], upper[j] - low[j], width[j])
                                                for j in range(design.n_tasks))))
     if not higher_is_better:
         mean, lower, upper = -mean, -upper, -lower

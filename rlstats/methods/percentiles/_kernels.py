@@ -1318,7 +1318,8 @@ def propagate_bounds(z_lo, z_hi, *, dense_limit=DENSE_LIMIT, structured=True):
 
 # Values closer than this (relative to max(scale, |value|)) are tied: the game's linear solves leave agents with
 # identical scores 1e-16 apart, which must not rank them.  ``scale`` is 1 for the aggregate percentiles (in [0, 1])
-# and the task's score scale for per-task means, so that a task's ties do not depend on the score's units.
+# and the width of the task's bounds for per-task means (measured from its lower bound), so that a task's ties do not
+# depend on the score's units or on a shift.
 TIE_TOLERANCE = 1e-10
 
 

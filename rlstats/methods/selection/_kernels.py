@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...resampling import chunk_generators
-from ...statistics import (TIE_TOLERANCE, hall_inverse, hall_transform, monte_carlo_pvalue, monte_carlo_se,
-                           probability_of_improvement)
+from ...statistics import (hall_inverse, hall_transform, monte_carlo_pvalue, monte_carlo_se,
+                           probability_of_improvement, tie_tolerance)
 
 EPS = float(np.finfo(float).eps)
 #: Resamples per block of the permutation inspector (blocks get their own spawned stream).
@@ -50,12 +50,12 @@ def _cell_means(y, task, is_treatment, counts):
 
 
 def _mean_difference(means):
-    """Treatment mean minus baseline mean per task; 0 where they tie but for round-off (within TIE_TOLERANCE of the
-    larger |mean|, the package's tie rule): the same runs summed in another order differ by an ulp, which the
-    effects' spread would read as a difference and scale with the units (review s15)."""
+    """Treatment mean minus baseline mean per task; 0 where they tie but for round-off (within the two means'
+    ``statistics.tie_tolerance``, the package's tie rule): the same runs summed in another order differ by an ulp,
+    which the effects' spread would read as a difference and scale with the units (review s15)."""
     difference = means[:, 0] - means[:, 1]
     with np.errstate(invalid="ignore"):
-        tied = np.abs(difference) <= TIE_TOLERANCE * np.abs(means).max(axis=1)
+        tied = np.abs(difference) <= tie_tolerance(np.abs(difference), np.abs(means).max(axis=1))
     return np.where(tied, 0.0, difference)
 
 

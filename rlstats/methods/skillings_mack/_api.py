@@ -35,8 +35,8 @@ from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
 from ...resampling import canonical_order, check_rng, seed_sequence
-from ...statistics import (TIE_TOLERANCE, chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
-                           near_ties)
+from ...statistics import (chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
+                           near_ties, tie_tolerance)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _TITLES, SkillingsMackResult, title
@@ -281,8 +281,8 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
 
     Notes
     -----
-    Ties: scores of one task within 1e-12 of the task's largest absolute score of each other are ties in every rank
-    (``rlstats.statistics.TIE_TOLERANCE``; floating-point noise such as 0 and -7e-15, or 186.1 and
+    Ties: scores of one task within 1e-12 of the task's range (plus 4 eps of its largest |score|) of each other are
+    ties in every rank (``rlstats.statistics.near_ties``; floating-point noise such as 0 and -7e-15, or 186.1 and
     186.10000000000002), and a note counts the pairs joined; R's ``rank()`` keeps them apart.  When every task ties
     all its agents (every score at a cap), no relabelling changes a rank: p = 1 with a note, for every variant and
     post hoc (R's ``friedman.test`` gives NA, ``quade.test`` (k!)^(1 - b)).  One task with one value per agent is a
@@ -342,7 +342,7 @@ def batch_pvalues(design, responses, **options):
     * exact: without ties the null distribution depends on the counts alone
       (each task's ranks are 1..q whatever the scores), so it is computed
       once and each data set's statistic looked up in it; a data set with
-      ties (or values within ``TIE_TOLERANCE``) has a null of its own
+      ties (or values within the tie tolerance) has a null of its own
       mid-ranks and gets :func:`skillings_mack`'s own computation;
     * Monte Carlo: not here (None). Each data set's permutations come from
       streams of its own (power()'s generator of that data set), so batching
@@ -371,10 +371,10 @@ def batch_pvalues(design, responses, **options):
             return None
     batch = responses.shape[0]
     ranks = stats.rankdata(responses.reshape(batch, design.n_tasks, -1), axis=-1).reshape(batch, -1)
-    # ties as skillings_mack() sees them: equal, or within TIE_TOLERANCE of the task's largest |score|
+    # ties as skillings_mack() sees them: equal, or within the task's tie tolerance (statistics.near_ties)
     ordered = np.sort(responses.reshape(batch, design.n_tasks, -1), axis=-1)
     gaps = np.diff(ordered, axis=-1)
-    near = gaps <= TIE_TOLERANCE * np.abs(ordered).max(axis=-1, keepdims=True)
+    near = gaps <= tie_tolerance(ordered[..., -1:] - ordered[..., :1], np.abs(ordered).max(axis=-1, keepdims=True))
     tied = np.any(near, axis=(1, 2))
     if null is not None:
         statistic = kernels.statistic(setup, ranks)
@@ -510,7 +510,7 @@ class _Test:
     seed: object
     smallest: float     # smallest p-value the method can give on this design (0 for chi-squared)
     quade: object = None  # kernels.QuadeTest for variant="quade"
-    near_ties: int = 0  # pairs of one task's ranked values within statistics.TIE_TOLERANCE, made ties
+    near_ties: int = 0  # pairs of one task's ranked values within its tie tolerance (statistics.near_ties), tied
 
 
 #: What the rank test would do across groups of agents that never share a task (connectivity's refusal).
