@@ -35,7 +35,6 @@ def _notes(frame):
     return list(frame.attrs["rlstats_notes"])
 
 
-@pytest.mark.xfail(strict=True, reason="the evaluations.npz note names 'eval/episodes' when it is not read")
 def test_npz_note_names_only_the_columns_read(dqn_logs):
     """``--tags eval/mean_reward=score`` wrote the columns agent, task, seed, step, score, source, and the CLI printed
     "the score of an evaluations.npz row is the mean return ... ; 'eval/episodes' counts them": no such column

@@ -915,7 +915,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     notes = [Note(f"read {count(len(runs), 'run')} from {files_read} {label}, {tag_sentence}",
                   scope="rows", keys=keys, items=run_keys, word="rlstats.provenance:counted",
                   data=(f"read {{n}} from {found.record.label}, {tag_sentence}", "run"))]
-    notes += [Note(found.record.note)] if found.record.note else []
+    format_note = found.record.note_of(mapping)
+    notes += [Note(format_note)] if format_note else []
     # where the run names came from holds of any rows; the files that name a run otherwise, of this frame only
     notes += [Note(s) for s in stated_notes(found.record, found.filled, (), found.pattern.text)]
     notes += [Note(s, scope="frame") for s in stated_notes(found.record, (), found.renamed, found.pattern.text)]
