@@ -928,6 +928,9 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
         notes.append(Note(_early_note(ended_early, field_names), scope="rows", keys=keys,
                           items=tuple((key, last) for (key, _), last in zip(run_keys, last_steps)),
                           word="rlstats.logs._read:_reword_early", data=tuple(field_names)))
+    copies = _copied_runs(frame, keys)
+    if copies:
+        notes.append(Note(_copies_text(copies), scope="frame"))
     if duplicates:
         notes.append(Note(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and "
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
@@ -958,6 +961,35 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                                          segments=segments, single=found.single,
                                          unfollowed=tuple(found.unfollowed))
     return frame
+
+
+def _copied_runs(frame, keys):
+    """Groups of runs (each its fields, as in the frame) whose rows are the same in every column but the run's
+    fields and the file, times included: a run folder copied beside itself (``seed_1 (copy)``), which would count
+    as one more seed (audit s20). Only logs that record when each row was logged are compared: without times, two
+    runs may well log the same values (every evaluation of Acrobot at -500, its time limit, in two seeds' logs)."""
+    timed = [c for c in ("wall_time", "time_elapsed") if c in frame.columns and frame[c].notna().any()]
+    if len(frame) < 2 or not keys or not timed:
+        return []
+    key_hash = pd.util.hash_pandas_object(frame[list(keys)], index=False).to_numpy()
+    starts = np.flatnonzero(np.r_[True, key_hash[1:] != key_hash[:-1]])  # the frame holds each run's rows together
+    if starts.size < 2:
+        return []
+    values = [c for c in frame.columns if c not in keys and c not in ("source", ATTEMPT)]
+    rows = pd.util.hash_pandas_object(frame[values], index=False).to_numpy()
+    groups: dict[bytes, list[int]] = {}
+    for start, stop in zip(starts, np.r_[starts[1:], len(frame)]):
+        groups.setdefault(rows[start:stop].tobytes(), []).append(int(start))
+    return [[{k: frame[k].iat[start] for k in keys} for start in members]
+            for members in groups.values() if len(members) > 1]
+
+
+def _copies_text(copies):
+    """The note naming runs that repeat another run's rows, times included."""
+    return (f"{sum(len(group) for group in copies)} runs log the same values at the same steps and times as "
+            "another run: copies of one run (a run folder copied?), each counted as a run of its own: "
+            + _listed_runs([" and ".join(run_label(run) for run in group) for group in copies])
+            + "; leave the copies out (subset=, or move them out of the folder read)")
 
 
 def _warn_misspelt_fields(field_names, stated=()):
