@@ -85,7 +85,6 @@ def test_runs_alike_without_times_are_not_called_copies():
         assert not [note for note in _notes(frame) if "the same values" in note], fmt
 
 
-@pytest.mark.xfail(strict=True, reason="the command line points at attrs['read_log'], which it never writes")
 def test_command_line_notes_point_at_what_a_shell_user_has(dqn_logs, tmp_path):
     """``rlstats read-logs ... --on-error skip`` printed "2 files or runs could not be used and were skipped (see
     attrs['read_log'])": a Python attribute of a frame the shell user never has (the file written keeps no read log);

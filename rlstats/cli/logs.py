@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import warnings
 from typing import TextIO
 
 from ..errors import RlstatsError
@@ -30,7 +31,11 @@ from ..logs import MAX_FILE_BYTES, MAX_FILES, is_url
 from ._shared import STREAM, UsageError, help_description, help_examples, said
 
 #: read_logs' advice names Python keywords; the command names its options.
-OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
+OPTION_WORDS = (("on_error='skip'", "--on-error skip"),
+                # the read log is a frame attribute the file written does not keep; its list is on stderr (audit s20)
+                ("(see attrs['read_log'])", "(listed in the warning above)"),
+                (" (frame.attrs['read_log'] lists them):", ":"),
+                (" (attrs['read_log'].segments)", ""), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
                 ("with tags=", "with --tags"), ("pass tags=", "pass --tags"), ("with format=, e.g. format=",
                                                                                  "with --format, e.g. --format "),
                 ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("tags=", "--tags "),
@@ -115,6 +120,11 @@ def _in_command_words(message):
     message = " ".join([first, "; ".join(line.strip() for line in listed)]).strip()
     if message.startswith("pattern "):
         message = "--" + message
+    return _reworded(message)
+
+
+def _reworded(message):
+    """read_logs' message naming the command's options (--tags for tags=, ...), its lines kept."""
     for python, shell in OPTION_WORDS:
         message = message.replace(python, shell)
     return re.sub(r"(--[a-z-]+)  ", r"\1 ", message)
@@ -200,12 +210,18 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     tags = _tags(args.tags)
     smooth, smooth_over = _smooth(args.smooth, args.smooth_over)
     try:
-        frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
-                          keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs,
-                          smooth=smooth, smooth_over=smooth_over, max_files=args.max_files,
-                          max_file_bytes=args.max_file_bytes)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
+                              keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs,
+                              smooth=smooth, smooth_over=smooth_over, max_files=args.max_files,
+                              max_file_bytes=args.max_file_bytes)
     except RlstatsError as exc:  # the same advice, in the command's words
         raise type(exc)(_in_command_words(said(exc))) from exc  # its command_line wording, as elsewhere
+    finally:  # read_logs' warnings in the command's words too, their lists kept on their lines
+        for caught_warning in caught:
+            warnings.warn_explicit(_reworded(str(caught_warning.message)), caught_warning.category,
+                                   caught_warning.filename, caught_warning.lineno)
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))
     written = frame.copy(deep=False)
     # Parquet keeps these (pandas stores attrs as JSON), the notes bound to their runs too; the read log stays here

@@ -589,6 +589,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       seed == 1 & attempt != 'PPO_2')"``); back ends refuse two runs with one seed, so it cannot pass
       as another seed unnoticed. Files logging none of the same tags run alongside (a ``train/``
       and an ``eval/`` folder); a VecEnv's monitor.csv files run side by side, never in turn.
+    - *Copies of a run.* Runs whose rows are the same in every value, step and logged time (a run
+      folder copied beside itself, ``seed_1 (copy)``) are named in a note: each would count as a run.
+      Logs without times (evaluations.npz) are not compared, as two runs may log the same values.
     - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
       return, ``NaN`` in a JSON record, a NaN scalar in an event file, an evaluation episode's return in an
       evaluations.npz or a metric's value in marl-eval's JSON, whose mean is then NaN or infinite) are kept as
