@@ -97,3 +97,25 @@ def test_command_line_notes_point_at_what_a_shell_user_has(dqn_logs, tmp_path):
     assert "attrs[" not in out.stdout and "attrs[" not in out.stderr
     assert "could not be used and was skipped (listed in the warning above)" in out.stdout
     assert "DQN/CartPole-v1/seed_2/evaluations.npz: corrupt" in out.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="a wildcard in the path read is called a missing folder, with no way on")
+def test_a_wildcard_in_the_path_says_it_is_not_expanded(dqn_logs):
+    """``read_logs("logs/DQN/*/seed_1")`` (a quoted glob, as ``ls`` takes it) said "no such folder: logs/DQN/*/seed_1;
+    give the folder of runs": true, but the way on is the pattern, which chooses runs inside the folder read."""
+    with pytest.raises(rlstats.errors.LogReadError) as caught:
+        rlstats.read_logs(dqn_logs / "DQN" / "*" / "seed_1", PATTERN, progress=False)
+    message = str(caught.value)
+    assert "wildcards are not expanded" in message and f"{dqn_logs / 'DQN'}" in message and "pattern=" in message
+
+
+@pytest.mark.xfail(strict=True, reason="a shell-expanded glob gives argparse's 'unrecognized arguments'")
+def test_command_line_several_paths_say_read_logs_reads_one_folder(dqn_logs, tmp_path):
+    """``rlstats read-logs logs/DQN/CartPole-v1/seed_* ...`` (the shell expands the wildcard) said "rlstats: error:
+    unrecognized arguments: logs/DQN/CartPole-v1/seed_1 logs/DQN/CartPole-v1/seed_2", as if the paths were a typo."""
+    seeds = sorted(str(p) for p in (dqn_logs / "DQN" / "CartPole-v1").glob("seed_*"))
+    out = subprocess.run([sys.executable, "-m", "rlstats", "read-logs", *seeds, "--format", "sb3_eval",
+                          "--no-progress", "-o", str(tmp_path / "out.csv")], capture_output=True, text=True)
+    assert out.returncode == 2 and "unrecognized arguments" not in out.stderr
+    assert "reads one folder or log file, not 3 paths" in out.stderr
+    assert f"{dqn_logs / 'DQN' / 'CartPole-v1'}" in out.stderr and "--pattern" in out.stderr
