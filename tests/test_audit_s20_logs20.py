@@ -99,7 +99,6 @@ def test_command_line_notes_point_at_what_a_shell_user_has(dqn_logs, tmp_path):
     assert "DQN/CartPole-v1/seed_2/evaluations.npz: corrupt" in out.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="a wildcard in the path read is called a missing folder, with no way on")
 def test_a_wildcard_in_the_path_says_it_is_not_expanded(dqn_logs):
     """``read_logs("logs/DQN/*/seed_1")`` (a quoted glob, as ``ls`` takes it) said "no such folder: logs/DQN/*/seed_1;
     give the folder of runs": true, but the way on is the pattern, which chooses runs inside the folder read."""
@@ -109,7 +108,6 @@ def test_a_wildcard_in_the_path_says_it_is_not_expanded(dqn_logs):
     assert "wildcards are not expanded" in message and f"{dqn_logs / 'DQN'}" in message and "pattern=" in message
 
 
-@pytest.mark.xfail(strict=True, reason="a shell-expanded glob gives argparse's 'unrecognized arguments'")
 def test_command_line_several_paths_say_read_logs_reads_one_folder(dqn_logs, tmp_path):
     """``rlstats read-logs logs/DQN/CartPole-v1/seed_* ...`` (the shell expands the wildcard) said "rlstats: error:
     unrecognized arguments: logs/DQN/CartPole-v1/seed_1 logs/DQN/CartPole-v1/seed_2", as if the paths were a typo."""

@@ -57,6 +57,8 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
         formatter_class=argparse.RawDescriptionHelpFormatter)
     command.add_argument("folder", help="folder of runs (searched recursively), or one log file; or the URL of "
                                         "either (s3://, gs://, file://, ...), read through fsspec")
+    # more paths are a shell wildcard expanded: caught to say so (argparse's "unrecognized arguments" does not)
+    command.add_argument("more_paths", nargs="*", default=[], help=argparse.SUPPRESS)
     command.add_argument("--pattern", default=None,
                          help="where agent, task and seed come from, e.g. '{agent}/{task}/seed_{seed}'")
     command.add_argument("--format", choices=FORMATS, default=None, help="log format (default: the one found)")
@@ -182,6 +184,21 @@ def _check_not_an_input(output, folder):
                                  f"({how}); writing it would replace that file: give another path")
 
 
+def _refuse_several_paths(paths):
+    """UsageError for several paths read (a shell wildcard expanded), naming the folder that holds them."""
+    import os
+
+    try:
+        common = os.path.commonpath(paths) or "."
+    except ValueError:  # absolute and relative paths mixed
+        common = None
+    holder = f"the folder holding them ({common})" if common else "the folder holding them"
+    raise UsageError(f"read-logs reads one folder or log file, not {len(paths)} paths ({paths[0]}, {paths[1]}"
+                     f"{', ...' if len(paths) > 2 else ''}; did the shell expand a wildcard?): give {holder}, which "
+                     "is searched recursively, and choose the runs with --pattern, e.g. --pattern "
+                     "'{agent}/{task}/seed_{seed}'")
+
+
 def _local_folder(folder):
     """The local path the folder read names (a file:// URL's path too), or None for another URL."""
     if not is_url(folder):
@@ -199,6 +216,8 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     from ..format import count
     from ..logs import read_logs
 
+    if args.more_paths:
+        _refuse_several_paths([args.folder, *args.more_paths])
     folder = _local_folder(args.folder)
     output = check_output_path(args.output, option="-o", inputs=[] if folder is None else [folder])
     suffix = ".csv" if output == STREAM else output.suffix.lower()
