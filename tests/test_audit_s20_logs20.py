@@ -119,7 +119,6 @@ def test_command_line_several_paths_say_read_logs_reads_one_folder(dqn_logs, tmp
     assert f"{dqn_logs / 'DQN' / 'CartPole-v1'}" in out.stderr and "--pattern" in out.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="the command line's error gives a Python dict for --tags and '--pattern )'")
 def test_command_line_tags_advice_is_in_the_command_line_spelling(dqn_logs, tmp_path):
     """``--tags eval/mean_reward=agent`` said "... the run field 'agent' (from --pattern ), ...; name its column with
     --tags, e.g. --tags {'eval/mean_reward': 'score'}": a Python dict the option does not take (it takes TAG=COLUMN)."""

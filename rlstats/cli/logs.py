@@ -129,7 +129,9 @@ def _reworded(message):
     """read_logs' message naming the command's options (--tags for tags=, ...), its lines kept."""
     for python, shell in OPTION_WORDS:
         message = message.replace(python, shell)
-    return re.sub(r"(--[a-z-]+)  ", r"\1 ", message)
+    # --tags takes TAG=COLUMN, not the dict tags= takes (audit s20: "e.g. --tags {'eval/mean_reward': 'score'}")
+    message = re.sub(r"--tags \{'([^'=,]*)': '([^'=,]*)'\}", r"--tags \1=\2", message)
+    return re.sub(r"(--[a-z-]+) ([ )])", r"\1\2", message)
 
 
 def _check_not_read_next_time(output, folder):
