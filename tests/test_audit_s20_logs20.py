@@ -129,7 +129,6 @@ def test_command_line_tags_advice_is_in_the_command_line_spelling(dqn_logs, tmp_
     assert "(from --pattern)" in out.stderr and "e.g. --tags eval/mean_reward=score" in out.stderr, out.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="an empty path reads the current folder")
 def test_an_empty_path_is_an_error(dqn_logs, monkeypatch):
     """``rlstats read-logs "$LOGDIR"`` with the variable unset (``read_logs("")``) read the current folder, searched
     recursively: "found several kinds of logs under : 14 CSV files, 245 ... monitor.csv files, ...", a folder nobody
@@ -139,7 +138,6 @@ def test_an_empty_path_is_an_error(dqn_logs, monkeypatch):
         rlstats.read_logs("", PATTERN, progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="a table's error lists its column names at any length")
 def test_a_header_of_numbers_is_quoted_in_short(tmp_path):
     """Flowers' ``sac_hc_all_perfs.txt`` (space-separated numbers) read with ``format="spinup"`` (tab-separated) is one
     column whose name is its first line: the error printed all 3,000-odd characters of it as "columns: ..."."""

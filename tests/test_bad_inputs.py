@@ -2090,6 +2090,10 @@ def test_read_logs_of_a_path_that_is_not_text():
     fails(OptionError, "3", rlstats.read_logs, 3, LOG_PATTERN, progress=False)
 
 
+def test_read_logs_of_an_empty_path():  # [audit s20 logs20] Path("") is the current folder: it read that
+    fails(OptionError, "the path read is empty text", rlstats.read_logs, "", LOG_PATTERN, progress=False)
+
+
 def test_read_logs_of_a_folder_that_cannot_be_listed(logs, monkeypatch):
     real = os.scandir
 
@@ -2806,6 +2810,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("read-logs-several paths", ["read-logs", "{d}/folder", "{d}/nested", "-o", "{d}/out.csv", NO_PROGRESS],
      "read-logs reads one folder or log file, not 2 paths"),
     ("read-logs-a wildcard", ["read-logs", "{d}/*", "-o", "{d}/out.csv", NO_PROGRESS], "wildcards are not expanded"),
+    ("read-logs-empty folder", ["read-logs", "", "-o", "{d}/out.csv", NO_PROGRESS], "the folder read is empty text"),
     ("read-logs-empty file", ["read-logs", "{d}/empty.csv", "-o", "{d}/out.csv", NO_PROGRESS],
      "empty: the file has no content"),
     ("read-logs-binary garbage", ["read-logs", "{d}/garbage.csv", "-o", "{d}/out.csv", NO_PROGRESS], "not UTF-8 text"),

@@ -220,6 +220,9 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.more_paths:
         _refuse_several_paths([args.folder, *args.more_paths])
+    if not args.folder:  # "$LOGDIR" unset: not the current folder (audit s20)
+        raise UsageError("the folder read is empty text (an unset shell variable?); give the folder of runs, . for "
+                         "the current folder")
     folder = _local_folder(args.folder)
     output = check_output_path(args.output, option="-o", inputs=[] if folder is None else [folder])
     suffix = ".csv" if output == STREAM else output.suffix.lower()

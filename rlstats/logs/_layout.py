@@ -178,6 +178,9 @@ def discover(root, format, remote=None, max_files=MAX_FILES):
         if not isinstance(root, (str, os.PathLike)):
             raise OptionError(f"path= must be a folder or file name (text or a Path) or a URL, got "
                               f"{type(root).__name__} {root!r:.60}")
+        if not os.fspath(root):  # Path("") is the current folder: an unset variable would read it (audit s20)
+            raise OptionError("the path read is empty text (an unset variable?); give the folder of runs, '.' for the "
+                              "current folder")
         root = Path(root)
         single = root.name if root.is_file() else None
         if single is None and not root.is_dir():

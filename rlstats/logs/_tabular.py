@@ -174,7 +174,8 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
     step_column = step if step is not None else _first(columns, STEP_COLUMNS)
     if step_column is None or step_column not in columns:
         wanted = f"step={step!r} names no column" if step is not None else "no step column found"
-        raise FileProblem("unreadable", f"{wanted}; columns: {', '.join(columns[:12])}"
+        shown = (name if len(name) <= 40 else name[:37] + "..." for name in map(str, columns[:12]))  # a header of data
+        raise FileProblem("unreadable", f"{wanted}; columns: {', '.join(shown)}"
                                         f"{' ...' if len(columns) > 12 else ''}; pass step='<column>'")
     steps = _numeric(frame, step_column)
     keep = ~np.isnan(steps)
