@@ -147,3 +147,14 @@ def test_a_header_of_numbers_is_quoted_in_short(tmp_path):
         rlstats.read_logs(path, format="spinup", progress=False)
     message = str(caught.value)
     assert "no step column found; columns: " in message and len(message) < 600, len(message)
+
+
+@pytest.mark.xfail(strict=True, reason="'1 Stable-Baselines3 logger progress.csv files'")
+def test_several_kinds_of_logs_count_one_file_as_one(dqn_logs):
+    """A folder of SB3 runs with one progress.csv beside them said "found several kinds of logs under ...: 3
+    Stable-Baselines3 monitor.csv files, ..., 1 Stable-Baselines3 logger progress.csv files"."""
+    (dqn_logs / "progress.csv").write_text("time/total_timesteps,rollout/ep_rew_mean\n100,1.0\n")
+    with pytest.raises(rlstats.errors.LogReadError) as caught:
+        rlstats.read_logs(dqn_logs, progress=False)
+    assert "1 Stable-Baselines3 logger progress.csv file;" in str(caught.value), str(caught.value)
+    assert "3 Stable-Baselines3 monitor.csv files," in str(caught.value)
