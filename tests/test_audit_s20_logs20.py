@@ -149,12 +149,14 @@ def test_a_header_of_numbers_is_quoted_in_short(tmp_path):
     assert "no step column found; columns: " in message and len(message) < 600, len(message)
 
 
-@pytest.mark.xfail(strict=True, reason="'1 Stable-Baselines3 logger progress.csv files'")
 def test_several_kinds_of_logs_count_one_file_as_one(dqn_logs):
     """A folder of SB3 runs with one progress.csv beside them said "found several kinds of logs under ...: 3
-    Stable-Baselines3 monitor.csv files, ..., 1 Stable-Baselines3 logger progress.csv files"."""
+    Stable-Baselines3 monitor.csv files, ..., 1 Stable-Baselines3 logger progress.csv files"; the kinds came in the
+    order found, and the example format= was the stray file's ('sb3_progress')."""
     (dqn_logs / "progress.csv").write_text("time/total_timesteps,rollout/ep_rew_mean\n100,1.0\n")
     with pytest.raises(rlstats.errors.LogReadError) as caught:
         rlstats.read_logs(dqn_logs, progress=False)
-    assert "1 Stable-Baselines3 logger progress.csv file;" in str(caught.value), str(caught.value)
-    assert "3 Stable-Baselines3 monitor.csv files," in str(caught.value)
+    message = str(caught.value)
+    assert message.endswith(": 3 TensorBoard event files, 3 Stable-Baselines3 monitor.csv files, 3 Stable-Baselines3 "
+                            "EvalCallback evaluations.npz files, 1 Stable-Baselines3 logger progress.csv file; choose "
+                            "one with format=, e.g. format='tensorboard'"), message

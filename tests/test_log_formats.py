@@ -170,8 +170,8 @@ def test_a_run_folder_with_three_formats_asks_which(shared_data):
         pytest.skip(f"the SB3 logs are not at {root}")
     with pytest.raises(LogReadError) as info:
         rlstats.read_logs(root, SB3_PATTERN, progress=False)
-    assert ("75 Stable-Baselines3 monitor.csv files, 15 Stable-Baselines3 EvalCallback evaluations.npz files, "
-            "15 TensorBoard event files; choose one with format=") in str(info.value)
+    assert ("75 Stable-Baselines3 monitor.csv files, 15 TensorBoard event files, 15 Stable-Baselines3 EvalCallback "
+            "evaluations.npz files; choose one with format=, e.g. format='sb3_monitor'") in str(info.value)
 
 
 # ----------------------------------------------------------------------------- marl-eval JSON

@@ -731,9 +731,13 @@ def find_runs(path, compiled, options):
         raise LogReadError(f"no training logs under {path} (looked for {looked})"
                            + (f"; {_unfollowed_text(unfollowed)}" if unfollowed else ""))
     if len(by_format) > 1:
-        counts = ", ".join(f"{len(files)} {FORMATS[kind].label}" for kind, files in by_format.items())
+        # the most files first: the example is the kind the folder holds most of, not a stray file found first
+        kinds = sorted(by_format, key=lambda kind: (-len(by_format[kind]), list(FORMATS).index(kind)))
+        counts = ", ".join(f"{len(by_format[kind])} "
+                           f"{FORMATS[kind].label if len(by_format[kind]) > 1 else one_file(FORMATS[kind].label)}"
+                           for kind in kinds)
         raise LogReadError(f"found several kinds of logs under {path}: {counts}; choose one with format=, "
-                           f"e.g. format={next(iter(by_format))!r}")
+                           f"e.g. format={kinds[0]!r}")
     (kind, files), = by_format.items()
     record = FORMATS[kind]
     if options.step is not None and record.own_step:
