@@ -162,14 +162,34 @@ def test_several_kinds_of_logs_count_one_file_as_one(dqn_logs):
                             "one with format=, e.g. format='tensorboard'"), message
 
 
-@pytest.mark.xfail(strict=True, reason="the note on files whose steps go back names none of them")
-def test_files_whose_steps_go_back_are_named(dqn_logs):
-    """SB3's ``Monitor(..., override_existing=False)`` (a run resumed after a crash) appends its episodes to the same
-    monitor.csv, their ``t`` counted from the new start under the old header: the note said "1 log file with steps
-    that go back (a restart appended to the same file?) ...: split the file at the restart", naming no file."""
-    path = dqn_logs / "DQN" / "CartPole-v1" / "seed_1" / "0.monitor.csv"
+def _resume_in_place(path, episodes=3):
+    """Append episodes as SB3's Monitor(override_existing=False) does: no new header, ``t`` from the new start."""
+    rows = len(path.read_text().splitlines()) - 2
     with path.open("a", newline="\n") as handle:
-        handle.write("".join(f"{100 + k}.0,{100 + k},{1.5 + k}\n" for k in range(3)))
+        handle.write("".join(f"{100 + k}.0,{100 + k},{1.5 + k}\n" for k in range(episodes)))
+    return rows + 3  # the line of the first appended episode
+
+
+def test_a_monitor_file_resumed_in_place_is_named(dqn_logs):
+    """SB3's ``Monitor(..., override_existing=False)`` (a run resumed after a crash) appends its episodes to the same
+    monitor.csv, their ``t`` counted from the new start under the old header. Of DQN's one file a run, nothing was
+    said (the rows' wall times went back to the first training's start); of PPO's four, the note said "4 log files
+    with steps that go back (a restart appended to the same file?) ...: split the file at the restart", naming none."""
+    line = _resume_in_place(dqn_logs / "DQN" / "CartPole-v1" / "seed_1" / "0.monitor.csv")
     frame = rlstats.read_logs(dqn_logs, PATTERN, format="sb3_monitor", progress=False)
-    back = [note for note in _notes(frame) if "go back" in note]
-    assert len(back) == 1 and back[0].endswith(": DQN/CartPole-v1/seed_1/0.monitor.csv"), back
+    back = [note for note in _notes(frame) if "goes back" in note]
+    assert len(back) == 1 and back[0].endswith(f": DQN/CartPole-v1/seed_1/0.monitor.csv (line {line})"), back
+    run = frame[frame["seed"] == 1]
+    assert (run["wall_time"].diff().dropna() < 0).sum() == 1  # the wall times the note speaks of
+    shutil.copytree(SB3 / "PPO" / "CartPole-v1" / "seed_1", dqn_logs / "PPO" / "CartPole-v1" / "seed_1")
+    for path in (dqn_logs / "PPO").rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    lines = [_resume_in_place(dqn_logs / "PPO" / "CartPole-v1" / "seed_1" / f"{k}.monitor.csv") for k in range(4)]
+    notes = _notes(rlstats.read_logs(dqn_logs, PATTERN, format="sb3_monitor", progress=False))
+    steps = [note for note in notes if "steps that go back" in note]
+    assert len(steps) == 1 and steps[0].endswith(
+        ": " + ", ".join(f"PPO/CartPole-v1/seed_1/{k}.monitor.csv" for k in range(4))), steps
+    times = [note for note in notes if "goes back" in note]
+    assert len(times) == 1 and "put in time order by it" in times[0] and times[0].endswith(
+        ": DQN/CartPole-v1/seed_1/0.monitor.csv (line " + f"{line}), "
+        + ", ".join(f"PPO/CartPole-v1/seed_1/{k}.monitor.csv (line {n})" for k, n in enumerate(lines))), times

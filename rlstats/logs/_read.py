@@ -912,7 +912,11 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     # files, not runs: a file of several runs (a W&B export) is one (audit s17: "2 log files" of one); before _assemble
     flags = [column for tag, column in mapping.items()
              if any(tag in piece.meta.get("flags", ()) for _, pieces in runs.values() for _, piece in pieces)]
-    going_back = len({index for _, pieces in runs.values() for index, piece in pieces if _goes_back(piece)})
+    going_back = sorted({found.to_read[index] for _, pieces in runs.values() for index, piece in pieces
+                         if _goes_back(piece)}, key=natural_key)
+    # a monitor.csv resumed in place: its time restarts under the old header (audit s20: left without a word)
+    time_back = sorted({f"{found.to_read[index]} (line {piece.meta['time_goes_back_at']})" for _, pieces in runs.values()
+                        for index, piece in pieces if piece.meta.get("time_goes_back_at")}, key=natural_key)
     nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
     keys = tuple(_ordered_fields(field_names))
@@ -947,10 +951,19 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
         notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
     if nonfinite:
         notes.append(Note(_nonfinite_note(nonfinite), scope="frame"))
-    if going_back:
-        notes.append(Note(f"{count(going_back, 'log file')} with steps that go back (a restart appended to "
+    if going_back:  # the files named (audit s20: "4 log files", none named)
+        notes.append(Note(f"{count(len(going_back), 'log file')} with steps that go back (a restart appended to "
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
-                          "split the file at the restart to keep one attempt", scope="frame"))
+                          "split the file at the restart to keep one attempt: " + listed(going_back, MAX_NAMED_RUNS),
+                          scope="frame"))
+    if time_back:
+        notes.append(Note(f"{count(len(time_back), 'log file')} whose logged time goes back at a line (a run resumed "
+                          "appending to the same file, its time counted from a start the file does not record): the "
+                          "wall time of the rows from that line on is not when they were logged"
+                          + (", and the run's files were put in time order by it" if found.record.combine else "")
+                          + "; split the file there, the rows from that line on a file of their own whose header "
+                          "states the resumed run's start: "
+                          + listed(time_back, MAX_NAMED_RUNS), scope="frame"))
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
