@@ -193,3 +193,30 @@ def test_a_monitor_file_resumed_in_place_is_named(dqn_logs):
     assert len(times) == 1 and "put in time order by it" in times[0] and times[0].endswith(
         ": DQN/CartPole-v1/seed_1/0.monitor.csv (line " + f"{line}), "
         + ", ".join(f"PPO/CartPole-v1/seed_1/{k}.monitor.csv (line {n})" for k, n in enumerate(lines))), times
+
+
+@pytest.fixture
+def marl_eval_two_environments(tmp_path):
+    """marl-eval's published test file with a second environment holding a task of the same name ('task_1')."""
+    import json
+
+    source = SHARED_DATA / "raw" / "instadeepai" / "marl-eval" / "5675ad67e8eeb7450bbbe827883849a938b27d80" / "tests"
+    if not (source / "mock_data_test.json").is_file():
+        pytest.skip("marl-eval's test file is not in the shared data")
+    data = json.loads((source / "mock_data_test.json").read_text())
+    data["env_2"] = {"task_1": data["env_1"]["task_2"]}
+    (tmp_path / "metrics.json").write_text(json.dumps(data))
+    return tmp_path
+
+
+@pytest.mark.xfail(strict=True, reason="rows of two environments' runs are called duplicates to drop")
+def test_duplicate_steps_name_the_column_that_tells_them_apart(marl_eval_two_environments):
+    """Two marl-eval environments with a task named alike: curves on ``| task/seed`` said "run '42' of agent 'algo_1'
+    on task 'task_1' has 2 rows at step 10006 ...; keep one row per run and step, e.g. the last logged", which would
+    drop one environment's runs; the rows differ in the column 'environment'."""
+    frame = rlstats.read_logs(marl_eval_two_environments, tags="return", progress=False)
+    assert sorted(frame["environment"].unique()) == ["env_1", "env_2"]
+    with pytest.raises(rlstats.errors.DesignError) as caught:
+        rlstats.curves(frame, "`return` ~ agent | task/seed", step="step", rng=0, progress=False)
+    message = str(caught.value)
+    assert "they differ in column 'environment' ('env_1', 'env_2')" in message, message
