@@ -209,7 +209,6 @@ def marl_eval_two_environments(tmp_path):
     return tmp_path
 
 
-@pytest.mark.xfail(strict=True, reason="rows of two environments' runs are called duplicates to drop")
 def test_duplicate_steps_name_the_column_that_tells_them_apart(marl_eval_two_environments):
     """Two marl-eval environments with a task named alike: curves on ``| task/seed`` said "run '42' of agent 'algo_1'
     on task 'task_1' has 2 rows at step 10006 ...; keep one row per run and step, e.g. the last logged", which would
@@ -219,4 +218,4 @@ def test_duplicate_steps_name_the_column_that_tells_them_apart(marl_eval_two_env
     with pytest.raises(rlstats.errors.DesignError) as caught:
         rlstats.curves(frame, "`return` ~ agent | task/seed", step="step", rng=0, progress=False)
     message = str(caught.value)
-    assert "they differ in column 'environment' ('env_1', 'env_2')" in message, message
+    assert "they differ in column 'environment' ('env_1' and 'env_2')" in message, message
