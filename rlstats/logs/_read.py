@@ -997,7 +997,7 @@ def _copied_runs(frame, keys):
         return []
     values = [c for c in frame.columns if c not in keys and c not in ("source", ATTEMPT)]
     rows = pd.util.hash_pandas_object(frame[values], index=False).to_numpy()
-    groups: dict[bytes, list[int]] = {}
+    groups = {}  # the bytes of a run's row hashes -> where each such run starts
     for start, stop in zip(starts, np.r_[starts[1:], len(frame)]):
         groups.setdefault(rows[start:stop].tobytes(), []).append(int(start))
     return [[{k: frame[k].iat[start] for k in keys} for start in members]
