@@ -1139,11 +1139,36 @@ def _check_one_row_per_step(design, column, data):
                 f"read_logs' runs started again from their first step; keep the one you mean, e.g. "
                 f"subset=\"{subset_dropping_attempts(run, ATTEMPT, attempts[-1])}\" (dropping duplicate steps would "
                 "make one curve of two trainings)")
+        apart = _text_column_apart(data, design, design.row_position[i:end + 1], column)
+        if apart is not None:  # e.g. marl-eval's 'environment': two runs, not one logged twice (audit s20)
+            told = (f"{where}: they differ in column '{apart[0]}' ({join_and(map(repr, apart[1]))}), so they are "
+                    "rows of different runs, not one run's logged twice; name the runs apart in the formula (e.g. a "
+                    f"task column joining '{apart[0]}' and the task) or leave some out with subset=")
+            raise DesignError(told)
         raise DesignError(
             f"{where}; keep one row per run and step, "
             f"e.g. the last logged: df.drop_duplicates(['{design.formula.groups}', '{design.formula.blocks}', "
             f"'{design.formula.replicate}', '{column}'], keep='last')",
             command_line=f"{where}; keep one row per run and step in the file, e.g. the last logged")
+
+
+#: Columns of read_logs' frames whose values differ between the rows of one run whatever the runs.
+_ROW_COLUMNS = ("source", "wall_time", "time_elapsed")
+
+
+def _text_column_apart(data, design, positions, step_column):
+    """(name, values) of the first text column, beside the formula's and the step, whose values differ between the
+    rows at ``positions`` (repeats of one run and step), or None."""
+    formula = design.formula
+    named = {formula.groups, formula.blocks, formula.replicate, step_column, *_ROW_COLUMNS}
+    for name in data.columns:
+        if name in named or not isinstance(name, str) or data[name].dtype.kind in "biufcmM":
+            continue
+        values = data[name].to_numpy()[positions]
+        distinct = sorted({str(v) for v in values}, key=natural_key)
+        if len(distinct) > 1:
+            return name, distinct[:5]
+    return None
 
 
 #: Columns that name the run a row belongs to (RUN_NAMES but batches and row numbers, which hold several runs or

@@ -47,7 +47,7 @@ def test_percentiles_vignette_prints_the_dkw_note_its_text_explains(atari):
 #: stands for. A phrase in the text whose note is not printed, or a printed note no phrase names, is a stale text.
 SB3_NOTES = [
     ("what the frame was read from", "read 15 runs from 15 Stable-Baselines3 EvalCallback"),
-    ("what a score is", "the score of an evaluations.npz row is the mean return"),
+    ("what a score is", "'score' of an evaluations.npz row is the mean return"),
     ("the task left out and the 6 runs with it", 'Acrobot-v1'),
     ("every run logged at the same 4 steps", "every run is logged at the same 4 steps from 5k to 20k"),
     ("the curves stop at 20k", "curves cover steps 5k to 20k"),

@@ -2029,6 +2029,7 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("a pattern no file matches", "runs", "[a-z]+/{task}/seed_{seed}", {}, LogReadError,
      "matches the pattern '[a-z]+/{task}/seed_{seed}'"),
     ("missing folder", "nosuch", LOG_PATTERN, {}, LogReadError, "no such folder"),
+    ("a wildcard in the folder", "run*", LOG_PATTERN, {}, LogReadError, "wildcards are not expanded"),
     ("a listing past max_files", "runs", LOG_PATTERN, {"max_files": 1}, LogReadError,
      ["the listing of", "passed 1 file (e.g.", "pass a larger max_files= to list them all"]),
     ("max_files 0", "runs", LOG_PATTERN, {"max_files": 0}, OptionError, "max_files must be at least 1, got 0"),
@@ -2089,6 +2090,10 @@ def test_read_logs(logs, what, where, pattern, options, error, phrases):
 
 def test_read_logs_of_a_path_that_is_not_text():
     fails(OptionError, "3", rlstats.read_logs, 3, LOG_PATTERN, progress=False)
+
+
+def test_read_logs_of_an_empty_path():  # [audit s20 logs20] Path("") is the current folder: it read that
+    fails(OptionError, "the path read is empty text", rlstats.read_logs, "", LOG_PATTERN, progress=False)
 
 
 def test_read_logs_of_a_folder_that_cannot_be_listed(logs, monkeypatch):
@@ -2804,6 +2809,10 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("power-max-seeds 10**9", _power("--target-power", "0.8", "--effect", "1", "--max-seeds",
                                "1000000000"), "--max-seeds 1000000000 is more than"),
     ("read-logs-missing folder", ["read-logs", "{d}/nosuch", "-o", "{d}/out.csv", NO_PROGRESS], "no such folder"),
+    ("read-logs-several paths", ["read-logs", "{d}/folder", "{d}/nested", "-o", "{d}/out.csv", NO_PROGRESS],
+     "read-logs reads one folder or log file, not 2 paths"),
+    ("read-logs-a wildcard", ["read-logs", "{d}/*", "-o", "{d}/out.csv", NO_PROGRESS], "wildcards are not expanded"),
+    ("read-logs-empty folder", ["read-logs", "", "-o", "{d}/out.csv", NO_PROGRESS], "the folder read is empty text"),
     ("read-logs-empty file", ["read-logs", "{d}/empty.csv", "-o", "{d}/out.csv", NO_PROGRESS],
      "empty: the file has no content"),
     ("read-logs-binary garbage", ["read-logs", "{d}/garbage.csv", "-o", "{d}/out.csv", NO_PROGRESS], "not UTF-8 text"),

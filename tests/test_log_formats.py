@@ -170,8 +170,8 @@ def test_a_run_folder_with_three_formats_asks_which(shared_data):
         pytest.skip(f"the SB3 logs are not at {root}")
     with pytest.raises(LogReadError) as info:
         rlstats.read_logs(root, SB3_PATTERN, progress=False)
-    assert ("75 Stable-Baselines3 monitor.csv files, 15 Stable-Baselines3 EvalCallback evaluations.npz files, "
-            "15 TensorBoard event files; choose one with format=") in str(info.value)
+    assert ("75 Stable-Baselines3 monitor.csv files, 15 TensorBoard event files, 15 Stable-Baselines3 EvalCallback "
+            "evaluations.npz files; choose one with format=, e.g. format='sb3_monitor'") in str(info.value)
 
 
 # ----------------------------------------------------------------------------- marl-eval JSON
@@ -436,7 +436,8 @@ def test_every_format_reads_its_sample_with_and_without_format(tmp_path, name):
     frame = rlstats.read_logs(tmp_path, format=name, progress=False)
     assert frame["step"].tolist() == [100, 200] and frame[column].tolist() == [1.5, 2.5]
     assert frame.attrs[NOTES_ATTR][0].startswith(f"read 1 run from 1 {FORMATS[name].label.removesuffix('s')}, ")
-    assert (FORMATS[name].note in frame.attrs[NOTES_ATTR]) if FORMATS[name].note else len(frame.attrs[NOTES_ATTR]) == 1
+    note = FORMATS[name].note_of({column: column for column in frame.columns})  # the tags read, by default
+    assert (note in frame.attrs[NOTES_ATTR]) if note else len(frame.attrs[NOTES_ATTR]) == 1
     found = rlstats.read_logs(tmp_path, progress=False)  # a W&B export is found as a CSV file, read the same
     assert found.attrs["read_log"].format == file_format(file_name) == (name if name != "wandb_csv" else "csv")
     pd.testing.assert_frame_equal(found, frame)

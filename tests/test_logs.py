@@ -521,8 +521,8 @@ def test_sb3_progress_csv(tmp_path):
 def test_several_formats_in_one_folder_is_an_error(tmp_path):
     sb3_monitor_csv(tmp_path / "a" / "1" / "monitor.csv", [(1.0, 5, 0.1)], 0.0, "X-v0")
     sb3_progress_csv(tmp_path / "a" / "1" / "progress.csv", [{"time/total_timesteps": 5, "eval/mean_reward": 1.0}])
-    with pytest.raises(LogReadError, match="1 Stable-Baselines3 monitor.csv files, 1 Stable-Baselines3 logger "
-                                           "progress.csv files; choose one with format="):
+    with pytest.raises(LogReadError, match="1 Stable-Baselines3 monitor.csv file, 1 Stable-Baselines3 logger "
+                                           "progress.csv file; choose one with format="):
         rlstats.read_logs(tmp_path, "{agent}/{seed}")
     frame = rlstats.read_logs(tmp_path, "{agent}/{seed}", format="sb3_progress", progress=False)
     assert frame["eval/mean_reward"].tolist() == [1.0]

@@ -24,8 +24,9 @@ ATARI = ("BreakoutNoFrameskip-v4", "MsPacmanNoFrameskip-v4", "PongNoFrameskip-v4
 CLASSIC = ("Acrobot-v1", "CartPole-v1")
 ZOO_PATTERN = "{agent}/{task}_{seed}"
 FORMULA = "score ~ agent | task"
-NPZ_NOTE = ("the score of an evaluations.npz row is the mean return over that evaluation's episodes (as "
-            "EvalCallback logs 'eval/mean_reward'); 'eval/episodes' counts them")
+# the frames here read the return alone, as 'score' (audit s20: the note spoke of 'eval/episodes' too, not read)
+NPZ_NOTE = ("'score' of an evaluations.npz row is the mean return over that evaluation's episodes (as "
+            "EvalCallback logs 'eval/mean_reward')")
 ENDS_RULE = "to summarise every run at one step, pass steps= ending at a step every run reaches, or leave the short " \
             "runs out"
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import warnings
 from typing import TextIO
 
 from ..errors import RlstatsError
@@ -30,7 +31,11 @@ from ..logs import MAX_FILE_BYTES, MAX_FILES, is_url
 from ._shared import STREAM, UsageError, help_description, help_examples, said
 
 #: read_logs' advice names Python keywords; the command names its options.
-OPTION_WORDS = (("on_error='skip'", "--on-error skip"), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
+OPTION_WORDS = (("on_error='skip'", "--on-error skip"),
+                # the read log is a frame attribute the file written does not keep; its list is on stderr (audit s20)
+                ("(see attrs['read_log'])", "(listed in the warning above)"),
+                (" (frame.attrs['read_log'] lists them):", ":"),
+                (" (attrs['read_log'].segments)", ""), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
                 ("with tags=", "with --tags"), ("pass tags=", "pass --tags"), ("with format=, e.g. format=",
                                                                                  "with --format, e.g. --format "),
                 ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("tags=", "--tags "),
@@ -52,6 +57,8 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
         formatter_class=argparse.RawDescriptionHelpFormatter)
     command.add_argument("folder", help="folder of runs (searched recursively), or one log file; or the URL of "
                                         "either (s3://, gs://, file://, ...), read through fsspec")
+    # more paths are a shell wildcard expanded: caught to say so (argparse's "unrecognized arguments" does not)
+    command.add_argument("more_paths", nargs="*", default=[], help=argparse.SUPPRESS)
     command.add_argument("--pattern", default=None,
                          help="where agent, task and seed come from, e.g. '{agent}/{task}/seed_{seed}'")
     command.add_argument("--format", choices=FORMATS, default=None, help="log format (default: the one found)")
@@ -115,9 +122,16 @@ def _in_command_words(message):
     message = " ".join([first, "; ".join(line.strip() for line in listed)]).strip()
     if message.startswith("pattern "):
         message = "--" + message
+    return _reworded(message)
+
+
+def _reworded(message):
+    """read_logs' message naming the command's options (--tags for tags=, ...), its lines kept."""
     for python, shell in OPTION_WORDS:
         message = message.replace(python, shell)
-    return re.sub(r"(--[a-z-]+)  ", r"\1 ", message)
+    # --tags takes TAG=COLUMN, not the dict tags= takes (audit s20: "e.g. --tags {'eval/mean_reward': 'score'}")
+    message = re.sub(r"--tags \{'([^'=,]*)': '([^'=,]*)'\}", r"--tags \1=\2", message)
+    return re.sub(r"(--[a-z-]+) ([ )])", r"\1\2", message)
 
 
 def _check_not_read_next_time(output, folder):
@@ -172,6 +186,21 @@ def _check_not_an_input(output, folder):
                                  f"({how}); writing it would replace that file: give another path")
 
 
+def _refuse_several_paths(paths):
+    """UsageError for several paths read (a shell wildcard expanded), naming the folder that holds them."""
+    import os
+
+    try:
+        common = os.path.commonpath(paths) or "."
+    except ValueError:  # absolute and relative paths mixed
+        common = None
+    holder = f"the folder holding them ({common})" if common else "the folder holding them"
+    raise UsageError(f"read-logs reads one folder or log file, not {len(paths)} paths ({paths[0]}, {paths[1]}"
+                     f"{', ...' if len(paths) > 2 else ''}; did the shell expand a wildcard?): give {holder}, which "
+                     "is searched recursively, and choose the runs with --pattern, e.g. --pattern "
+                     "'{agent}/{task}/seed_{seed}'")
+
+
 def _local_folder(folder):
     """The local path the folder read names (a file:// URL's path too), or None for another URL."""
     if not is_url(folder):
@@ -189,6 +218,11 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     from ..format import count
     from ..logs import read_logs
 
+    if args.more_paths:
+        _refuse_several_paths([args.folder, *args.more_paths])
+    if not args.folder:  # "$LOGDIR" unset: not the current folder (audit s20)
+        raise UsageError("the folder read is empty text (an unset shell variable?); give the folder of runs, . for "
+                         "the current folder")
     folder = _local_folder(args.folder)
     output = check_output_path(args.output, option="-o", inputs=[] if folder is None else [folder])
     suffix = ".csv" if output == STREAM else output.suffix.lower()
@@ -200,12 +234,18 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     tags = _tags(args.tags)
     smooth, smooth_over = _smooth(args.smooth, args.smooth_over)
     try:
-        frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
-                          keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs,
-                          smooth=smooth, smooth_over=smooth_over, max_files=args.max_files,
-                          max_file_bytes=args.max_file_bytes)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
+                              keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs,
+                              smooth=smooth, smooth_over=smooth_over, max_files=args.max_files,
+                              max_file_bytes=args.max_file_bytes)
     except RlstatsError as exc:  # the same advice, in the command's words
         raise type(exc)(_in_command_words(said(exc))) from exc  # its command_line wording, as elsewhere
+    finally:  # read_logs' warnings in the command's words too, their lists kept on their lines
+        for caught_warning in caught:
+            warnings.warn_explicit(_reworded(str(caught_warning.message)), caught_warning.category,
+                                   caught_warning.filename, caught_warning.lineno)
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))
     written = frame.copy(deep=False)
     # Parquet keeps these (pandas stores attrs as JSON), the notes bound to their runs too; the read log stays here

@@ -38,7 +38,8 @@ class LogFormat:
     own_step: str | None = None
     #: "module:function" (available tags) -> (tag -> column, sentence); None: the one return-like tag
     default_tags: str | None = None
-    #: a note every frame read from it carries
+    #: a note every frame read from it carries; or "module:function" (tag -> column of the tags read) -> that note
+    #: (None: no note), when what it says depends on the columns read
     note: str | None = None
     #: run fields the log may state itself (used where the pattern gives none), in column order, and where the log
     #: states each (for notes and messages). A pattern field that names one otherwise is an error naming both, but for
@@ -76,6 +77,12 @@ class LogFormat:
     def where_stated(self, field):
         """Where the log states ``field``: ``"the header's env_id"``."""
         return dict(zip(self.states, self.stated_as)).get(field, f"its {field}")
+
+    def note_of(self, mapping):
+        """The note of a frame holding the tags ``mapping`` names (tag -> column), or None."""
+        if self.note is None or not self.note.startswith("._"):
+            return self.note
+        return load(self.note)(mapping)
 
     @property
     def names_runs(self):
@@ -117,9 +124,7 @@ FORMATS = {record.name: record for record in (
               runs_inside=_TABLES + "looks_like_wandb_export"),  # told from other CSV files by its header
     LogFormat("sb3_eval", "Stable-Baselines3 EvalCallback evaluations.npz files", "._npz:read",
               file_names=("evaluations.npz",), any_name_ending=".npz", own_step="evaluations.npz: timesteps",
-              default_tags="._npz:default_tags", values="evaluations",
-              note="the score of an evaluations.npz row is the mean return over that evaluation's episodes (as "
-                   "EvalCallback logs 'eval/mean_reward'); 'eval/episodes' counts them"),
+              default_tags="._npz:default_tags", values="evaluations", note="._npz:note"),
     LogFormat("marl_eval", "marl-eval JSON files", "._marl_eval:read", file_names=("metrics.json",),
               any_name_ending=".json", own_step="marl-eval: step_count", default_tags="._marl_eval:default_tags",
               states=(*STANDARD_FIELDS, "environment"),

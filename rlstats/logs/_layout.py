@@ -145,6 +145,18 @@ def _short(text, limit=80):
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
 
 
+def _wildcards(root):
+    """For a missing path with a shell wildcard in it, the way on: the folder above them, and pattern= (audit s20:
+    "no such folder: logs/*/seed_1" said no more)."""
+    parts = root.parts
+    first = next((i for i, part in enumerate(parts) if any(c in part for c in "*?[")), None)
+    if first is None:
+        return ""
+    holder = Path(*parts[:first]) if first else "the current folder"
+    return (f"wildcards are not expanded: give the folder holding the runs, {holder}, and choose them with a pattern, "
+            "e.g. pattern='{agent}/{task}/seed_{seed}'")
+
+
 def discover(root, format, remote=None, max_files=MAX_FILES):
     """Log files under ``root`` (a folder or one file, a local path or a URL) by format: (the folder,
     {format: [relative posix paths]}, whether ``root`` was one file, the folders under symbolic links not followed).
@@ -166,10 +178,14 @@ def discover(root, format, remote=None, max_files=MAX_FILES):
         if not isinstance(root, (str, os.PathLike)):
             raise OptionError(f"path= must be a folder or file name (text or a Path) or a URL, got "
                               f"{type(root).__name__} {root!r:.60}")
+        if not os.fspath(root):  # Path("") is the current folder: an unset variable would read it (audit s20)
+            raise OptionError("the path read is empty text (an unset variable?); give the folder of runs, '.' for the "
+                              "current folder")
         root = Path(root)
         single = root.name if root.is_file() else None
         if single is None and not root.is_dir():
-            raise LogReadError(f"no such folder: {root}; give the folder of runs (or one log file)")
+            raise LogReadError(f"no such folder: {root}; " + (_wildcards(root) or "give the folder of runs (or one log "
+                                                                                   "file)"))
         root, listed = (root.parent, []) if single is not None else (root, _walk(root, unfollowed, max_files))
     if single is not None:
         kind = format or file_format(single)

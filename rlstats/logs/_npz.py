@@ -50,6 +50,25 @@ def default_tags(available):
             f"pass tags= for {LENGTH!r}" + (f" or {SUCCESS!r}" if SUCCESS in available else ""))
 
 
+#: What each tag of an evaluation's row is, for the note.
+_MEANINGS = {SCORE: "the mean return over that evaluation's episodes (as EvalCallback logs 'eval/mean_reward')",
+             LENGTH: "the mean length of that evaluation's episodes", SUCCESS: "the share of its episodes that succeeded"}
+
+
+def note(mapping):
+    """The note on the columns read (``mapping``: tag -> column), naming only those the frame holds (audit s20: it
+    spoke of 'eval/episodes' in a frame of the return alone)."""
+    parts = []
+    for tag, column in mapping.items():
+        if tag in _MEANINGS:
+            subject = "the score" if column == SCORE else repr(column)
+            parts.append(f"{subject}{'' if parts else ' of an evaluations.npz row'} is {_MEANINGS[tag]}")
+    if EPISODES in mapping:
+        parts.append(f"{mapping[EPISODES]!r} counts them" if parts else
+                     f"{mapping[EPISODES]!r} of an evaluations.npz row counts that evaluation's episodes")
+    return "; ".join(parts) or None
+
+
 def _headers(handle):
     """{array name: (shape, dtype)} from each member's .npy header of the archive ``handle`` (a seekable binary
     stream, left where it was), read before any array.

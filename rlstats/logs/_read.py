@@ -589,6 +589,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       seed == 1 & attempt != 'PPO_2')"``); back ends refuse two runs with one seed, so it cannot pass
       as another seed unnoticed. Files logging none of the same tags run alongside (a ``train/``
       and an ``eval/`` folder); a VecEnv's monitor.csv files run side by side, never in turn.
+    - *Copies of a run.* Runs whose rows are the same in every value, step and logged time (a run
+      folder copied beside itself, ``seed_1 (copy)``) are named in a note: each would count as a run.
+      Logs without times (evaluations.npz) are not compared, as two runs may log the same values.
     - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
       return, ``NaN`` in a JSON record, a NaN scalar in an event file, an evaluation episode's return in an
       evaluations.npz or a metric's value in marl-eval's JSON, whose mean is then NaN or infinite) are kept as
@@ -728,9 +731,13 @@ def find_runs(path, compiled, options):
         raise LogReadError(f"no training logs under {path} (looked for {looked})"
                            + (f"; {_unfollowed_text(unfollowed)}" if unfollowed else ""))
     if len(by_format) > 1:
-        counts = ", ".join(f"{len(files)} {FORMATS[kind].label}" for kind, files in by_format.items())
+        # the most files first: the example is the kind the folder holds most of, not a stray file found first
+        kinds = sorted(by_format, key=lambda kind: (-len(by_format[kind]), list(FORMATS).index(kind)))
+        counts = ", ".join(f"{len(by_format[kind])} "
+                           f"{FORMATS[kind].label if len(by_format[kind]) > 1 else one_file(FORMATS[kind].label)}"
+                           for kind in kinds)
         raise LogReadError(f"found several kinds of logs under {path}: {counts}; choose one with format=, "
-                           f"e.g. format={next(iter(by_format))!r}")
+                           f"e.g. format={kinds[0]!r}")
     (kind, files), = by_format.items()
     record = FORMATS[kind]
     if options.step is not None and record.own_step:
@@ -905,7 +912,11 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     # files, not runs: a file of several runs (a W&B export) is one (audit s17: "2 log files" of one); before _assemble
     flags = [column for tag, column in mapping.items()
              if any(tag in piece.meta.get("flags", ()) for _, pieces in runs.values() for _, piece in pieces)]
-    going_back = len({index for _, pieces in runs.values() for index, piece in pieces if _goes_back(piece)})
+    going_back = sorted({found.to_read[index] for _, pieces in runs.values() for index, piece in pieces
+                         if _goes_back(piece)}, key=natural_key)
+    # a monitor.csv resumed in place: its time restarts under the old header (audit s20: left without a word)
+    time_back = sorted({f"{found.to_read[index]} (line {piece.meta['time_goes_back_at']})" for _, pieces in runs.values()
+                        for index, piece in pieces if piece.meta.get("time_goes_back_at")}, key=natural_key)
     nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
     keys = tuple(_ordered_fields(field_names))
@@ -915,7 +926,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     notes = [Note(f"read {count(len(runs), 'run')} from {files_read} {label}, {tag_sentence}",
                   scope="rows", keys=keys, items=run_keys, word="rlstats.provenance:counted",
                   data=(f"read {{n}} from {found.record.label}, {tag_sentence}", "run"))]
-    notes += [Note(found.record.note)] if found.record.note else []
+    format_note = found.record.note_of(mapping)
+    notes += [Note(format_note)] if format_note else []
     # where the run names came from holds of any rows; the files that name a run otherwise, of this frame only
     notes += [Note(s) for s in stated_notes(found.record, found.filled, (), found.pattern.text)]
     notes += [Note(s, scope="frame") for s in stated_notes(found.record, (), found.renamed, found.pattern.text)]
@@ -927,6 +939,9 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
         notes.append(Note(_early_note(ended_early, field_names), scope="rows", keys=keys,
                           items=tuple((key, last) for (key, _), last in zip(run_keys, last_steps)),
                           word="rlstats.logs._read:_reword_early", data=tuple(field_names)))
+    copies = _copied_runs(frame, keys)
+    if copies:
+        notes.append(Note(_copies_text(copies), scope="frame"))
     if duplicates:
         notes.append(Note(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and "
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
@@ -936,10 +951,19 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
         notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
     if nonfinite:
         notes.append(Note(_nonfinite_note(nonfinite), scope="frame"))
-    if going_back:
-        notes.append(Note(f"{count(going_back, 'log file')} with steps that go back (a restart appended to "
+    if going_back:  # the files named (audit s20: "4 log files", none named)
+        notes.append(Note(f"{count(len(going_back), 'log file')} with steps that go back (a restart appended to "
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
-                          "split the file at the restart to keep one attempt", scope="frame"))
+                          "split the file at the restart to keep one attempt: " + listed(going_back, MAX_NAMED_RUNS),
+                          scope="frame"))
+    if time_back:
+        notes.append(Note(f"{count(len(time_back), 'log file')} whose logged time goes back at a line (a run resumed "
+                          "appending to the same file, its time counted from a start the file does not record): the "
+                          "wall time of the rows from that line on is not when they were logged"
+                          + (", and the run's files were put in time order by it" if found.record.combine else "")
+                          + "; split the file there, the rows from that line on a file of their own whose header "
+                          "states the resumed run's start: "
+                          + listed(time_back, MAX_NAMED_RUNS), scope="frame"))
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
@@ -957,6 +981,35 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                                          segments=segments, single=found.single,
                                          unfollowed=tuple(found.unfollowed))
     return frame
+
+
+def _copied_runs(frame, keys):
+    """Groups of runs (each its fields, as in the frame) whose rows are the same in every column but the run's
+    fields and the file, times included: a run folder copied beside itself (``seed_1 (copy)``), which would count
+    as one more seed (audit s20). Only logs that record when each row was logged are compared: without times, two
+    runs may well log the same values (every evaluation of Acrobot at -500, its time limit, in two seeds' logs)."""
+    timed = [c for c in ("wall_time", "time_elapsed") if c in frame.columns and frame[c].notna().any()]
+    if len(frame) < 2 or not keys or not timed:
+        return []
+    key_hash = pd.util.hash_pandas_object(frame[list(keys)], index=False).to_numpy()
+    starts = np.flatnonzero(np.r_[True, key_hash[1:] != key_hash[:-1]])  # the frame holds each run's rows together
+    if starts.size < 2:
+        return []
+    values = [c for c in frame.columns if c not in keys and c not in ("source", ATTEMPT)]
+    rows = pd.util.hash_pandas_object(frame[values], index=False).to_numpy()
+    groups = {}  # the bytes of a run's row hashes -> where each such run starts
+    for start, stop in zip(starts, np.r_[starts[1:], len(frame)]):
+        groups.setdefault(rows[start:stop].tobytes(), []).append(int(start))
+    return [[{k: frame[k].iat[start] for k in keys} for start in members]
+            for members in groups.values() if len(members) > 1]
+
+
+def _copies_text(copies):
+    """The note naming runs that repeat another run's rows, times included."""
+    return (f"{sum(len(group) for group in copies)} runs log the same values at the same steps and times as "
+            "another run: copies of one run (a run folder copied?), each counted as a run of its own: "
+            + _listed_runs([" and ".join(run_label(run) for run in group) for group in copies])
+            + "; leave the copies out (subset=, or move them out of the folder read)")
 
 
 def _warn_misspelt_fields(field_names, stated=()):

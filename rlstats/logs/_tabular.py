@@ -174,7 +174,8 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
     step_column = step if step is not None else _first(columns, STEP_COLUMNS)
     if step_column is None or step_column not in columns:
         wanted = f"step={step!r} names no column" if step is not None else "no step column found"
-        raise FileProblem("unreadable", f"{wanted}; columns: {', '.join(columns[:12])}"
+        shown = (name if len(name) <= 40 else name[:37] + "..." for name in map(str, columns[:12]))  # a header of data
+        raise FileProblem("unreadable", f"{wanted}; columns: {', '.join(shown)}"
                                         f"{' ...' if len(columns) > 12 else ''}; pass step='<column>'")
     steps = _numeric(frame, step_column)
     keep = ~np.isnan(steps)
@@ -371,6 +372,9 @@ def read_monitor(path):
         raise FileProblem("corrupt", f"the '#{{json}}' header's t_start is {str(t_start)[:60]!r}, not a number of "
                                      "seconds since the epoch")
     meta = {"episodes": frame.shape[0]}
+    back = np.flatnonzero(elapsed[1:] < elapsed[:-1])
+    if back.size:  # Monitor(override_existing=False) appends a resumed run's episodes, timed from its own start
+        meta["time_goes_back_at"] = int(back[0]) + 4  # the line of the data row after it (header and names first)
     if header.get("env_id") not in (None, "", "None"):  # SB3 writes str(None) when the env has no spec
         meta["task"] = str(header["env_id"])
     meta["monitor"] = (values, t_start, elapsed)  # for combine_monitors
