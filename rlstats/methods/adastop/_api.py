@@ -534,7 +534,7 @@ def _runs_rows(runs, agents, n_of, blocked):
             used = run.blocks[a][: run.batches_used[a]]
             row.update(agent=agents[a], n_runs=run.batches_used[a] * n, n_available=run.available[a] * n,
                        # display only: scores that cancel (0.1 + 0.2 - 0.3) show a mean of 0, not 5.6e-18
-                       mean=float(noise_free(used.mean(), np.abs(used).max())) if used.size else math.nan)
+                       mean=float(noise_free(used.mean(), np.ptp(used), np.abs(used).max())) if used.size else math.nan)
             rows.append(row)
     return pd.DataFrame(rows)
 
