@@ -70,7 +70,6 @@ def test_tuning_held_out_runs_unchanged_by_a_shift():
         assert row["heldout_high"] - row["heldout_low"] > 0, b
 
 
-@pytest.mark.xfail(strict=True, reason="AdaStop's path ties were 1e-12 of the summed |score|")
 def test_adastop_decision_unchanged_by_a_shift():
     """Five runs of 0.05 against five of float32(0.05): the observed sum is the only path of the 126 reaching
     it, so B is larger at alpha 0.05 (p = 1/126), at any shift; shifted by 1e4 every path tied with it (1e-12 x
