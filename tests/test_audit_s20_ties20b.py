@@ -111,7 +111,6 @@ def test_noise_free_reads_the_range():
     assert noise_free([7.5e-10], 1e3, 1e4).tolist() == [0.0]  # 1e-12 of a range of 1000 is 1e-9
 
 
-@pytest.mark.xfail(strict=True, reason="Fisher-Pitman's slack was 1e-12 of the summed |score|")
 def test_task_table_fisher_pitman_unchanged_by_a_shift():
     """Five runs of 0.05 against five of float32(0.05): A is below B in every run, p = 1/252 one-sided (2/252
     adjusted), at any shift; shifted by 1e4 every split tied with the observed one and p was 1."""
