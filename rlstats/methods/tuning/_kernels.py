@@ -137,7 +137,7 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True, with_ties=Fal
     means = config_means(values, starts, sizes)
     G, B = sizes.size, n_resamples
     tolerance = sweep_tolerance(values)
-    top = np.argsort(-near_ties(means, np.zeros(G, dtype=np.intp))[0], kind="stable")[:BLOCK]
+    top = np.argsort(-near_ties(means, np.zeros(G, dtype=np.intp), [tolerance])[0], kind="stable")[:BLOCK]
     largest = np.maximum.reduceat(values, starts)
     # the bound, loosened by rounding (a sum of n copies of the largest run, over n, can come out a few ulps above it)
     # and by the tolerance, within which a mean below the running best still ties it
