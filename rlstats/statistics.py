@@ -193,15 +193,16 @@ def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None
     return snapped, n_pairs
 
 
-def noise_free(values: ArrayLike, scale: float) -> NDArray[np.float64]:
-    """``values`` with those within ``TIE_TOLERANCE`` times ``scale`` (the scores' largest magnitude) of 0 set to 0:
-    the rounding left by a difference or mean of scores that cancel, shown as 0 (the tie rule of :func:`near_ties`).
+def noise_free(values: ArrayLike, spread: float, magnitude: float) -> NDArray[np.float64]:
+    """``values`` with those within :func:`tie_tolerance` of 0 (from the scores' ``spread``, their range, and
+    ``magnitude``, their largest |score|) set to 0: the rounding left by a difference or mean of scores that cancel,
+    shown as 0 (the tie rule of :func:`near_ties`, so that a shift of the scores does not zero a real difference).
 
-    >>> noise_free([0.1 + 0.2 - 0.3, 0.25], 0.3).tolist()
+    >>> noise_free([0.1 + 0.2 - 0.3, 0.25], 0.3, 0.3).tolist()
     [0.0, 0.25]
     """
     values = np.asarray(values, dtype=np.float64)
-    return np.where(np.abs(values) <= TIE_TOLERANCE * scale, 0.0, values)
+    return np.where(np.abs(values) <= tie_tolerance(spread, magnitude), 0.0, values)
 
 
 def near_tie_note(n_pairs: int, where: str = "in the ranks", counted: str = "not a win") -> str | None:

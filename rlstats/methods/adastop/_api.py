@@ -534,7 +534,7 @@ def _runs_rows(runs, agents, n_of, blocked):
             used = run.blocks[a][: run.batches_used[a]]
             row.update(agent=agents[a], n_runs=run.batches_used[a] * n, n_available=run.available[a] * n,
                        # display only: scores that cancel (0.1 + 0.2 - 0.3) show a mean of 0, not 5.6e-18
-                       mean=float(noise_free(used.mean(), np.abs(used).max())) if used.size else math.nan)
+                       mean=float(noise_free(used.mean(), np.ptp(used), np.abs(used).max())) if used.size else math.nan)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -818,11 +818,14 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     before this one, draws other paths (as another ``rng`` does).  Pairs
     named by ``comparisons=`` or ``reference=`` are read as named.
 
-    Path statistics within ``1e-12`` times the summed ``|score|`` of the
-    runs fed of each other are ties (tied scores, such as successes out of
-    10, make many paths tie with the observed one): a tie is never beyond a
-    boundary and counts as reaching the observed value in a p-value, so the
-    rounding of sums cannot split it and the score's units change nothing.
+    Path statistics within the tie tolerance of each other are ties (tied
+    scores, such as successes out of 10, make many paths tie with the
+    observed one): at each interim ``rlstats.statistics.tie_tolerance`` of
+    the runs fed times their range (1e-12 of it) and of their summed
+    ``|score|`` (4 rounding units), summed over the interims.  A tie is never
+    beyond a boundary and counts as reaching the observed value in a
+    p-value, so the rounding of sums cannot split it, and a map a * y + b
+    of the scores (a > 0) ties the same paths.
 
     The paper's pairwise slot choice shared by all comparisons is not a
     permutation of the data with three agents or more (an agent sits first

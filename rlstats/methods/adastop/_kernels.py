@@ -65,7 +65,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...statistics import TIE_TOLERANCE, order_statistic_se
+from ...statistics import order_statistic_se, tie_tolerance
 
 #: decision codes of a comparison
 CONTINUE, LARGER, SMALLER, EQUAL = 0, 1, 2, 3
@@ -320,9 +320,11 @@ def boundary_se(values, alive, r, upper=True):
 class _Level:
     parent: np.ndarray   # (m_k,) index into the previous level's paths
     sums: np.ndarray     # (m_k, J) signed cumulative sums; columns of decided comparisons are 0
-    # path statistics closer than this are ties: TIE_TOLERANCE times the summed |score| of every run fed so far, a
-    # bound on any |S| (tied scores make paths tie with the observed sum exactly, and the rounding of sums taken in
-    # another order must not split them: it would depend on the score's units)
+    # path statistics closer than this are ties: the sum over the interims so far of statistics.tie_tolerance of
+    # (the runs fed x their range, their summed |score|), bounds on how far near-tied scores and the rounding of sums
+    # taken in another order move S (tied scores make paths tie with the observed sum exactly); a shift of the scores
+    # leaves every S as it was and moves this by its rounding term alone (1e-12 of the summed |score| grew with the
+    # shift and tied 0.05 with float32's 0.0500000007 at 1e4: audit s20 ties20b)
     tolerance: float = 0.0
 
 
@@ -415,9 +417,9 @@ class SequentialTest:
         if self.done:
             raise RuntimeError("every comparison is already decided")
         level = self._new_level(block, gen, k)
-        magnitude = float(np.abs(block[self.active_agents()]).sum())
+        fed = block[self.active_agents()]
         level = _Level(level.parent, level.sums, (self.levels[-1].tolerance if self.levels else 0.0)
-                       + TIE_TOLERANCE * magnitude)
+                       + float(tie_tolerance(fed.size * np.ptp(fed), np.abs(fed).sum())))
         self.levels.append(level)
         return self._step_down(k)
 

@@ -267,14 +267,16 @@ def _run(design, options):
     from scipy import special
 
     level = options.confidence_level
-    scale = float(np.max(np.abs(design.y)))
-    coefficients = _t_table(noise_free(fitted.beta, scale), coef_var, coef_df)
+    # estimates within the tie tolerance of the scores (their range, not only their largest |score|, so that a shift
+    # does not zero a difference: audit s20 ties20b) are the rounding of scores that cancel, shown as 0
+    scale = float(np.ptp(design.y)), float(np.max(np.abs(design.y)))
+    coefficients = _t_table(noise_free(fitted.beta, *scale), coef_var, coef_df)
     coefficients.insert(0, "term", ["(Intercept)"] + [f"{design.formula.groups}{a}" for a in design.agents[1:]])
-    means = _t_table(noise_free(means_rows @ fitted.beta, scale), mean_var, mean_df)
+    means = _t_table(noise_free(means_rows @ fitted.beta, *scale), mean_var, mean_df)
     half = special.stdtrit(mean_df, 0.5 + level / 2) * means["std_error"].to_numpy()
     means["conf_low"], means["conf_high"] = means["estimate"] - half, means["estimate"] + half
     means.insert(0, "agent", list(design.agents))
-    pairs = _pairs_table(design.agents, first, second, noise_free(pair_rows @ fitted.beta, scale), pair_var, pair_df,
+    pairs = _pairs_table(design.agents, first, second, noise_free(pair_rows @ fitted.beta, *scale), pair_var, pair_df,
                          options)
     pairs, saturated, refit_f = _saturated_pairs(design, pairs, terms, options)
     compared = tuple(design.agents)
@@ -472,7 +474,7 @@ def _refit(sub, terms, options):
     _, pair_rows, first, second = kernels.agent_contrasts(sub.n_agents)
     _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(m))
     variance, df = t_test(pair_rows)
-    estimate = noise_free(pair_rows @ fitted.beta, float(np.max(np.abs(sub.y))))
+    estimate = noise_free(pair_rows @ fitted.beta, float(np.ptp(sub.y)), float(np.max(np.abs(sub.y))))
     return _pairs_table(sub.agents, first, second, estimate, variance, df, options), omnibus
 
 

@@ -252,9 +252,10 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         limits at delta'/2 are extreme order statistics).
     ties : {"le", "mid"}
         How a tie with a reference run counts: a win (the paper's convention)
-        or half a win.  Scores of a task within 1e-12 of its largest absolute score
-        of each other are ties (round-off, as in the rank methods; stated in
-        the notes).
+        or half a win.  Scores of a task within its tie tolerance of each other
+        (1e-12 of its range plus 4 rounding units of its largest absolute
+        score, ``rlstats.statistics.tie_tolerance``) are ties (round-off, as in
+        the rank methods; stated in the notes).
     self_payoff : float
         A[i, j, i], an agent measured against itself (0.5).
     bounds : None, "observed", (low, high) or dict
@@ -344,7 +345,7 @@ def _run(design, options, rng, shown):
     y = design.y if options.higher_is_better else -design.y
     layout = kernels.make_layout(y, design.agent, design.task, n_a, n_e)
     low, high, source = _support(design, layout, options.bounds, options.higher_is_better)
-    # The game reads scores of a task within TIE_TOLERANCE of its largest |score| as ties, as the rank methods do:
+    # The game reads scores of a task within its tie tolerance (statistics.near_ties) as ties, as the rank methods do:
     # round-off (Atari 100k's 14.77 and 14.770000000000001) decided payoffs, and a shift of the scores moved them
     # (audit s12). The per-task means and the support stay those of the scores given.
     snapped, near = near_ties(y, design.task)

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ...statistics import monte_carlo_pvalue, welch_satterthwaite_df
+from ...statistics import monte_carlo_pvalue, tie_tolerance, welch_satterthwaite_df
 
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
 #: a former name of a test: "permutation" is the step-down back end (method="permutation")
@@ -215,8 +215,10 @@ def _brunner_munzel(split, values, first, last, n):
 
 
 def _relative_slack(observed, values):
-    """Floating-point slack of a sum of runs: sums of the same runs in another order may differ in the last bits."""
-    return 1e-12 * np.abs(values).sum(axis=1)
+    """The tie tolerance of a sum of runs: sums of the same runs in another order may differ in the last bits, and
+    near-tied runs move it by 1e-12 of their range each (``statistics.tie_tolerance`` of the runs x their range and
+    their summed |score|: the same splits tie after a map a * y + b of the runs, audit s20 ties20b)."""
+    return tie_tolerance(values.shape[1] * np.ptp(values, axis=1), np.abs(values).sum(axis=1))
 
 
 def _no_slack(observed, values):

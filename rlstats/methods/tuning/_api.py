@@ -24,7 +24,7 @@ from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_stream, seed_sequence
-from ...statistics import TIE_TOLERANCE, best_of
+from ...statistics import best_of
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -689,15 +689,14 @@ def _text_ordered_levels(values):
 
 
 def _flat_sweeps(design, sweeps):
-    """(tasks, agents) bool: the sweeps whose configurations' runs do not vary (every configuration's runs tie, by
-    ``statistics.TIE_TOLERANCE`` of the sweep's largest |score|), where a tuned-score interval or an expected-max
-    band would be one point: withheld, as rlstats.bootstrap withholds such intervals (audit s8)."""
+    """(tasks, agents) bool: the sweeps whose configurations' runs do not vary (every configuration's runs tie, within
+    the sweep's tie tolerance, ``kernels.sweep_tolerance``), where a tuned-score interval or an expected-max band
+    would be one point: withheld, as rlstats.bootstrap withholds such intervals (audit s8)."""
     flat = np.zeros((design.n_tasks, design.n_agents), dtype=bool)
     for (t, a), sweep in sweeps.items():
         v, starts = sweep["values"], sweep["starts"]
-        top = float(np.abs(v).max(initial=0.0))
         ranges = np.maximum.reduceat(v, starts) - np.minimum.reduceat(v, starts)  # no squares: tiny units stay
-        flat[t, a] = bool((sweep["sizes"] > 1).any()) and not ranges.max() > TIE_TOLERANCE * top
+        flat[t, a] = bool((sweep["sizes"] > 1).any()) and not ranges.max() > kernels.sweep_tolerance(v)
     return flat
 
 
@@ -711,13 +710,13 @@ def _flat_note(design, flat, what):
 
 
 def _tied_sweeps(design, sweeps, runs=False):
-    """(tasks, agents) bool: the sweeps whose configurations' means all tie (``runs``: whose runs all tie), by
-    ``statistics.TIE_TOLERANCE`` of the sweep's largest |score|: the complete algorithm's default interval reads the
-    means alone, the two-stage bootstrap the runs, so either is one point there."""
+    """(tasks, agents) bool: the sweeps whose configurations' means all tie (``runs``: whose runs all tie), within
+    the sweep's tie tolerance (``kernels.sweep_tolerance`` of its runs): the complete algorithm's default interval
+    reads the means alone, the two-stage bootstrap the runs, so either is one point there."""
     tied = np.zeros((design.n_tasks, design.n_agents), dtype=bool)
     for (t, a), sweep in sweeps.items():
         v = sweep["values"] if runs else kernels.config_means(sweep["values"], sweep["starts"], sweep["sizes"])
-        tied[t, a] = not np.ptp(v) > TIE_TOLERANCE * float(np.abs(sweep["values"]).max(initial=0.0))
+        tied[t, a] = not np.ptp(v) > kernels.sweep_tolerance(sweep["values"])
     return tied
 
 
@@ -797,7 +796,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                 m = float(held.mean())
                 # runs that all tie give an interval of one point, which says nothing of runs not yet seen: withheld,
                 # as the tuned-score intervals of such runs are (audit s11: three held-out runs at the cap, 1000)
-                tied = held.size > 1 and not np.ptp(held) > TIE_TOLERANCE * float(np.abs(held).max())
+                tied = held.size > 1 and not np.ptp(held) > kernels.sweep_tolerance(np.r_[sweep["values"], held])
                 if tied:
                     notes.append(f"{design.agents[a]} on {design.tasks[t]}: the selected configuration's "
                                  f"{held.size} held-out runs do not vary (all {fmt.signif(sign * m)}), so their "

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ...resampling import UniformIndices, child_stream, fixed_dot
-from ...statistics import TIE_TOLERANCE, grouped_shape_ratios, near_ties
+from ...statistics import grouped_shape_ratios, near_ties, tie_tolerance
 
 #: draws per chunk (rows x columns): a chunk is ~10 MB of int64 indices whatever the number of configurations
 CELLS = 2048 * 640
@@ -109,6 +109,12 @@ def resampled_mean_chunks(values, starts, sizes, seed, n_resamples):
         yield sampler.rows(min(lo + chunk, n_resamples) - lo)
 
 
+def sweep_tolerance(values):
+    """The distance below which runs ``values`` of a sweep, or means of them, tie: ``statistics.tie_tolerance`` of
+    their range and largest |run| (so that a map a * y + b of the runs ties the same pairs; audit s20 ties20b)."""
+    return float(tie_tolerance(np.ptp(values), np.abs(values).max())) if values.size else 0.0
+
+
 def best_set(values, starts, sizes, seed, n_resamples, prune=True, with_ties=False):
     """Each configuration's probability of being the arg-max of the bootstrap means (ties share the credit).
 
@@ -118,22 +124,24 @@ def best_set(values, starts, sizes, seed, n_resamples, prune=True, with_ties=Fal
     set reads: configurations that always tie at a cap would otherwise each get 1 / (the number tied) and drop out.
 
     Exact pruning: a bootstrap mean never exceeds its configuration's largest run, so a configuration whose largest
-    run is below a resample's running maximum can neither win nor tie that resample. The configurations with the
-    best means come first (block 0), the others by their largest run, in blocks of :data:`BLOCK` each drawn from its
+    run is below a resample's running maximum by more than the tie tolerance can neither win nor tie that resample.
+    The configurations with the best means come first (block 0), the others by their largest run, in blocks of
+    :data:`BLOCK` each drawn from its
     own stream (``child_stream(seed, block)``); a block's means are computed only for the resamples it can still
     reach, and the search stops at the first block that reaches none. Ties are kept as they are found (each block's
     (resample, configuration) pairs at the running maximum), so no block is drawn twice. Means within
-    ``TIE_TOLERANCE`` of the sweep's largest |run| of each other tie (tied runs, such as successes out of 10, give
-    equal means that the rounding of their sums would split by an ulp or two, as the score's units set), in the
-    search order, the winners and the shared credit alike.
+    the sweep's tie tolerance of each other tie (:func:`sweep_tolerance`: tied runs, such as successes out of 10,
+    give equal means that the rounding of their sums would split by an ulp or two, and a shift of the runs must not
+    join means that differ), in the search order, the winners and the shared credit alike.
     """
     means = config_means(values, starts, sizes)
     G, B = sizes.size, n_resamples
-    tolerance = TIE_TOLERANCE * float(np.abs(values).max(initial=0.0))
-    top = np.argsort(-near_ties(means, np.zeros(G, dtype=np.intp))[0], kind="stable")[:BLOCK]
+    tolerance = sweep_tolerance(values)
+    top = np.argsort(-near_ties(means, np.zeros(G, dtype=np.intp), [tolerance])[0], kind="stable")[:BLOCK]
     largest = np.maximum.reduceat(values, starts)
-    # the bound, loosened by rounding: a sum of n copies of the largest run, over n, can come out a few ulps above it
-    bound = largest + 1e-12 * np.maximum(1.0, np.abs(largest))
+    # the bound, loosened by rounding (a sum of n copies of the largest run, over n, can come out a few ulps above it)
+    # and by the tolerance, within which a mean below the running best still ties it
+    bound = largest + 1e-12 * np.maximum(1.0, np.abs(largest)) + tolerance
     rest = np.setdiff1d(np.arange(G), top)
     rest = rest[np.argsort(-largest[rest], kind="stable")]
     blocks = [top] + [rest[i:i + BLOCK] for i in range(0, rest.size, BLOCK)]
