@@ -91,8 +91,6 @@ def test_raw_gap_note_per_step_on_spinningup_halfcheetah(mirror):
     assert reached.loc["TD3"].to_numpy().nonzero()[0].tolist() == [7, 8, 10, 11]
 
 
-@pytest.mark.xfail(strict=True, reason="s20 band20: the max-T null's IQM read each relabelled group with the pooled "
-                                       "pair's most runs in a task, another statistic than the observed one")
 def test_max_t_null_is_the_observed_statistic_where_a_run_misses_steps(mirror):
     """Spinning Up HalfCheetah, runs 0-2 of SAC and TD3: SAC's run 0 misses the last 3 steps (NaN in the file). At 3
     runs of each agent on one task there are C(6, 3) = 20 relabellings, the observed one and its mirror the most
@@ -117,3 +115,33 @@ def test_max_t_null_is_the_observed_statistic_where_a_run_misses_steps(mirror):
     p = res.difference_pvalues[0]
     assert (p > res.alpha).all() and np.nanmin(p) >= 0.06  # 500 draws of the 20: within 0.04 of the exact 0.1
     assert "SAC and TD3: no step differs" in str(res)
+
+
+def _unequal(missing):
+    """A with 3 runs of t0 and 5 of t1, B the other way round (the pair's 8 runs a task), 4 steps; with ``missing``
+    A's first run of t0 is not logged at the last step."""
+    rng = np.random.default_rng(3)
+    rows = [(a, f"t{t}", s, step, rng.gamma(2.0) + t + 0.1 * step)
+            for a, sizes in (("A", (3, 5)), ("B", (5, 3))) for t in (0, 1) for s in range(sizes[t])
+            for step in range(4)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    return df.drop(index=3) if missing else df  # A, t0, seed 0, step 3
+
+
+@pytest.mark.parametrize("statistic", ["iqm", "mean", "median", "optimality_gap"])
+@pytest.mark.parametrize("missing", [False, True])
+def test_max_t_null_identity_relabelling_is_the_observed_difference(monkeypatch, statistic, missing):
+    """Every relabelling made the identity: the null's differences must then be the observed one at every step,
+    whatever the design (unequal runs per task, a run missing a step) and statistic. Before the fix the IQM's were
+    not (the groups read with the pair's 8 runs a task, the IQM of A's 3 + 5 runs pooled where A's own weighs its
+    tasks alike)."""
+    from rlstats.methods.curves import _kernels
+
+    monkeypatch.setattr(_kernels, "shuffle_within_tasks",
+                        lambda generator, task_of, n_tasks, b: np.tile(np.arange(task_of.size), (b, 1)))
+    seen = {}
+    real = _kernels.max_t_pvalues
+    monkeypatch.setattr(_kernels, "max_t_pvalues", lambda observed, null: seen.update(null=null) or real(observed, null))
+    res = rlstats.curves(_unequal(missing), "score ~ agent | task/seed", step="step", statistic=statistic,
+                         compare="all", n_resamples=20, rng=0, progress=False, normalize=False, gamma=3.0)
+    np.testing.assert_allclose(seen["null"], np.broadcast_to(res.differences[0], seen["null"].shape), rtol=1e-12)

@@ -226,10 +226,13 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
     first_slots = slot_position < n_first[slot_task]
     out = np.empty((options.n_resamples, pooled.shape[1]))
     prepared = _prepared(pooled, task_of, n_tasks, options)
+    # each relabelled group read as its agent's runs are: the statistic the observed difference is of
+    groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts))
+              for slots, counts in ((first_slots, n_first), (~first_slots, sizes - n_first))]
     for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
         shuffled = kernels.shuffle_within_tasks(generator, task_of, n_tasks, stop - start)
-        first, second = (_statistic_of(prepared, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
-                         for slots in (first_slots, ~first_slots))
+        first, second = (_statistic_of(group, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
+                         for slots, group in groups)
         out[start:stop] = first - second
     return out if sign == 1.0 else sign * out
 
