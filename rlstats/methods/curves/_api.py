@@ -470,12 +470,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     Measured by simulation (``tests/reference/coverage_curves_bands.py``: 1, 5 and 26 tasks, 3 to
     20 runs per task, normal, skewed, heavy-tailed and capped scores, 60 curves of 2 agents per
     point over 4 draws of the tasks' offsets and scales, continued to 400 where a default's row
-    missed at 60, to tell chance from a shortfall), the studentised bands cover 0.92-1.00
-    (simultaneous) and 0.91-1.00 (pointwise) from 3 runs per task (4 with one task) at every
+    missed at 60, to tell chance from a shortfall; measured again in session 20), the studentised bands
+    cover 0.91-1.00 (simultaneous and pointwise) from 3 runs per task (4 with one task) at every
     point, none below 0.95 by 3 SE, pooled or in a design draw (the IQM's simultaneous band at 5 runs of
     one task, withheld in about 9 of 10 data sets before its standard error was floored, is given in
-    all and covers 0.98-0.99); the expanded bands cover as little
-    as 0.61-0.78 (simultaneous, the mean of skewed scores) and 36 of their 280 rows miss. At 10
+    all and covers 0.97-1.00); the expanded bands cover as little
+    as 0.63-0.78 (simultaneous, the mean of skewed scores at 3 to 10 runs of 1 or 5 tasks) and 39 of their 280 rows miss. At 10
     runs per task the studentised bands are 1.03-1.06 times as wide as the expanded ones with normal
     scores of 5 or 26 tasks for the mean and the IQM (1.1-1.24 for the median; 1.04-1.08 times the
     oracle band of the mean with the true standard error), and up to 1.8 times with skewed scores
@@ -497,8 +497,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     relabellings are keyed by the pair, so a pair's result does not depend on the other pairs compared, and the
     streams follow the names sorted, not the order of the agents or tasks in the data (a Categorical's).
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
-    whatever the scores: for the mean of 26 tasks of 5 capped runs, where 60 simulated curves
-    held 0 in 0.833 of them, 400 of the same experiment held it in 0.930, and 800 others in 0.949.
+    whatever the scores: for the mean of 26 tasks of 5 normal runs, where 60 simulated curves
+    held 0 in 0.917 of them, 400 of the same experiment held it in 0.953; the table's rows of the
+    difference band (the max-T test's alike) hold 0.88-1.00 of 60 curves a point.
     With few runs on few tasks the relabellings are few (C(6, 3) = 20 for 3 runs of each agent on one
     task, two of them as extreme as the runs observed), so no p-value can fall to ``alpha``: a note
     then says that the pair's "no step differs" says nothing of its curves.
