@@ -141,14 +141,13 @@ def test_max_t_null_identity_relabelling_is_the_observed_difference(monkeypatch,
                         lambda generator, task_of, n_tasks, b: np.tile(np.arange(task_of.size), (b, 1)))
     seen = {}
     real = _kernels.max_t_pvalues
-    monkeypatch.setattr(_kernels, "max_t_pvalues", lambda observed, null: seen.update(null=null) or real(observed, null))
+    monkeypatch.setattr(_kernels, "max_t_pvalues",
+                        lambda observed, null: seen.update(null=null) or real(observed, null))
     res = rlstats.curves(_unequal(missing), "score ~ agent | task/seed", step="step", statistic=statistic,
                          compare="all", n_resamples=20, rng=0, progress=False, normalize=False, gamma=3.0)
     np.testing.assert_allclose(seen["null"], np.broadcast_to(res.differences[0], seen["null"].shape), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="s20 band20: the calibration's expanded rows read the default call's "
-                                       "resamples, NaN at the steps its studentised rule withholds")
 def test_calibration_expanded_rows_measure_the_bands_users_get():
     """tests/reference/coverage_curves_bands.py measured the expanded bands (``bands="expanded"``, whose table rows
     results quote) from the default call's resamples, which are NaN at the steps the studentised rule withholds (the

@@ -475,7 +475,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     point, none below 0.95 by 3 SE, pooled or in a design draw (the IQM's simultaneous band at 5 runs of
     one task, withheld in about 9 of 10 data sets before its standard error was floored, is given in
     all and covers 0.97-1.00); the expanded bands cover as little
-    as 0.63-0.78 (simultaneous, the mean of skewed scores at 3 to 10 runs of 1 or 5 tasks) and 39 of their 280 rows miss. At 10
+    as 0.63-0.78 (simultaneous, the mean of skewed scores at 3 to 10 runs of 1 or 5 tasks) and 32
+    of their 280 rows miss. At 10
     runs per task the studentised bands are 1.03-1.06 times as wide as the expanded ones with normal
     scores of 5 or 26 tasks for the mean and the IQM (1.1-1.24 for the median; 1.04-1.08 times the
     oracle band of the mean with the true standard error), and up to 1.8 times with skewed scores
