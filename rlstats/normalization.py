@@ -644,6 +644,36 @@ def _ranges_apart(design, location):
 GAP_FEW_SHARE = 0.1  # the notes say "a tenth"
 
 
+def gap_sides(design: Any, gamma: float, values: Any = None, task: Any = None, agent: Any = None,
+              share: float = GAP_FEW_SHARE) -> tuple[Any, ...] | None:
+    """The rule of :func:`raw_gap_note` (its arguments): (above, below, present) over tasks, whether fewer than
+    ``share`` of each agent's scores of the task lie below gamma, or else above it, and whether the task has a score,
+    with the (tasks, agents) counts of scores, of those below gamma and of those above it; None where gamma is within
+    the bulk of some agent's scores of a task (or no score is given). A gamma other than 1 reads ``share=0``."""
+    if gamma != 1:  # a target the caller set, likely in the score's units (CartPole's solved 475): a few runs
+        share = 0   # short of a target most reach is the gap asked for, so only every score on one side is said
+    values = np.asarray(design.y if values is None else values, dtype=float).ravel()
+    task = np.asarray(design.task if task is None else task).ravel()
+    agent = np.asarray(design.agent if agent is None else agent).ravel()
+    logged = ~np.isnan(values)
+    values, task, agent = values[logged], task[logged], agent[logged]
+    if not values.size:
+        return None
+    shape = (design.n_tasks, design.n_agents)
+    cell = task * design.n_agents + agent
+    per_cell = (lambda w: np.bincount(cell, weights=w, minlength=np.prod(shape)).reshape(shape))  # noqa: E731
+    n = per_cell(None)
+    short, over = per_cell(values < gamma), per_cell(values > gamma)  # the scores adding to the gap; those above
+    few = np.maximum(share * n, 1)  # strictly fewer: 1 of 10 is not fewer than a tenth; share 0: none
+    empty = n == 0
+    present = ~empty.all(axis=1)
+    above = present & ((short < few) | empty).all(axis=1)
+    below = present & ~above & ((over < few) | empty).all(axis=1)
+    if not (above | below)[present].all():
+        return None
+    return above, below, present, n, short, over
+
+
 def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None, agent: Any = None, at: str = "",
                  share: float = GAP_FEW_SHARE) -> str | None:
     """The note on an optimality gap of scores that were not normalised, where gamma lies outside the bulk of every
@@ -662,36 +692,20 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
 
     gamma is a target on a normalised scale (1: the reference score), so on raw scores it is a number in the score's
     units that the caller may have meant or not. ``values``, ``task`` and ``agent`` are the scores analysed and their
-    task and agent codes (by default the Design's rows; ``rlstats.curves`` passes its aligned runs); ``at`` ends the
-    consequence (" at every step"; with ``share=0``, as there, only every score on one side is said: pooled over
-    steps, a few scores below gamma may be a whole early step's, of which "a few outlying runs" would be untrue). The
+    task and agent codes (by default the Design's rows; ``rlstats.curves`` passes its aligned runs at the steps the
+    rule reads alike, :func:`gap_sides` at each step, audit s20); ``at`` ends the consequence (" at steps 5k to 8k";
+    " at every step" with ``share=0``: pooled over steps, a few scores below gamma may be a whole early step's, of
+    which "a few outlying runs" would be untrue). The
     note quotes counts, never a score, so that it reads the same in any units where it is given (as the raw-scales
     note does). Normalised scores (``normalize=`` or a frame from :func:`normalize`) are left alone, whatever gamma.
     """
     if design.normalized:
         return None
-    chosen = gamma != 1  # a target the caller set, likely in the score's units (CartPole's solved 475): a few runs
-    if chosen:           # short of a target most reach is the gap asked for, so only every score on one side is said
-        share = 0
-    values = np.asarray(design.y if values is None else values, dtype=float).ravel()
-    task = np.asarray(design.task if task is None else task).ravel()
-    agent = np.asarray(design.agent if agent is None else agent).ravel()
-    logged = ~np.isnan(values)
-    values, task, agent = values[logged], task[logged], agent[logged]
-    if not values.size:
+    chosen = gamma != 1
+    sides = gap_sides(design, gamma, values, task, agent, share)
+    if sides is None:  # gamma within the bulk of some agent's runs: a gap that may be meant
         return None
-    shape = (design.n_tasks, design.n_agents)
-    cell = task * design.n_agents + agent
-    per_cell = (lambda w: np.bincount(cell, weights=w, minlength=np.prod(shape)).reshape(shape))  # noqa: E731
-    n = per_cell(None)
-    short, over = per_cell(values < gamma), per_cell(values > gamma)  # the scores adding to the gap; those above
-    few = np.maximum(share * n, 1)  # strictly fewer: 1 of 10 is not fewer than a tenth; share 0: none
-    empty = n == 0
-    present = ~empty.all(axis=1)
-    above = present & ((short < few) | empty).all(axis=1)
-    below = present & ~above & ((over < few) | empty).all(axis=1)
-    if not (above | below)[present].all():  # gamma within the bulk of some agent's runs: a gap that may be meant
-        return None
+    above, below, present, n, short, over = sides
     few_short, few_over, total = int(short[above].sum()), int(over[below].sum()), int(n.sum())
     if above[present].all():
         if not few_short:

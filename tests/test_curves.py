@@ -355,8 +355,8 @@ def test_default_bands_hold_the_expanded_ones_and_those_stay_as_they_were(data):
     new = rlstats.curves(data, FORMULA, step="step", n_resamples=300, rng=4)
     old = rlstats.curves(data, FORMULA, step="step", n_resamples=300, rng=4, bands="expanded")
     np.testing.assert_array_equal(new.bootstrap_distribution, old.bootstrap_distribution)  # the same resamples
-    np.testing.assert_array_equal(old.pointwise, COVERAGE["expanded_bands"](new)[0])
-    np.testing.assert_array_equal(old.simultaneous, COVERAGE["expanded_bands"](new)[1])
+    np.testing.assert_array_equal(old.pointwise, COVERAGE["expanded_bands"](data, "iqm", 300, 4)[0])
+    np.testing.assert_array_equal(old.simultaneous, COVERAGE["expanded_bands"](data, "iqm", 300, 4)[1])
     assert (new.pointwise[..., 0] <= old.pointwise[..., 0]).all() and (new.pointwise[..., 1] >= old.pointwise[..., 1]).all()
     assert (new.simultaneous[..., 0] <= old.simultaneous[..., 0]).all()
     assert (new.simultaneous[..., 1] >= old.simultaneous[..., 1]).all()

@@ -19,10 +19,10 @@ from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIA
 from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
-from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown
+from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown, signif
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
-from ...normalization import raw_gap_note, warn_raw_scales
+from ...normalization import gap_sides, raw_gap_note, warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples, is_finite_number)
 from ...progress import progress_bar
@@ -226,10 +226,13 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
     first_slots = slot_position < n_first[slot_task]
     out = np.empty((options.n_resamples, pooled.shape[1]))
     prepared = _prepared(pooled, task_of, n_tasks, options)
+    # each relabelled group read as its agent's runs are: the statistic the observed difference is of
+    groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts))
+              for slots, counts in ((first_slots, n_first), (~first_slots, sizes - n_first))]
     for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
         shuffled = kernels.shuffle_within_tasks(generator, task_of, n_tasks, stop - start)
-        first, second = (_statistic_of(prepared, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
-                         for slots in (first_slots, ~first_slots))
+        first, second = (_statistic_of(group, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
+                         for slots, group in groups)
         out[start:stop] = first - second
     return out if sign == 1.0 else sign * out
 
@@ -467,12 +470,13 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     Measured by simulation (``tests/reference/coverage_curves_bands.py``: 1, 5 and 26 tasks, 3 to
     20 runs per task, normal, skewed, heavy-tailed and capped scores, 60 curves of 2 agents per
     point over 4 draws of the tasks' offsets and scales, continued to 400 where a default's row
-    missed at 60, to tell chance from a shortfall), the studentised bands cover 0.92-1.00
-    (simultaneous) and 0.91-1.00 (pointwise) from 3 runs per task (4 with one task) at every
+    missed at 60, to tell chance from a shortfall; measured again in session 20), the studentised bands
+    cover 0.91-1.00 (simultaneous and pointwise) from 3 runs per task (4 with one task) at every
     point, none below 0.95 by 3 SE, pooled or in a design draw (the IQM's simultaneous band at 5 runs of
     one task, withheld in about 9 of 10 data sets before its standard error was floored, is given in
-    all and covers 0.98-0.99); the expanded bands cover as little
-    as 0.61-0.78 (simultaneous, the mean of skewed scores) and 36 of their 280 rows miss. At 10
+    all and covers 0.97-1.00); the expanded bands cover as little
+    as 0.63-0.78 (simultaneous, the mean of skewed scores at 3 to 10 runs of 1 or 5 tasks) and 32
+    of their 280 rows miss. At 10
     runs per task the studentised bands are 1.03-1.06 times as wide as the expanded ones with normal
     scores of 5 or 26 tasks for the mean and the IQM (1.1-1.24 for the median; 1.04-1.08 times the
     oracle band of the mean with the true standard error), and up to 1.8 times with skewed scores
@@ -494,8 +498,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     relabellings are keyed by the pair, so a pair's result does not depend on the other pairs compared, and the
     streams follow the names sorted, not the order of the agents or tasks in the data (a Categorical's).
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
-    whatever the scores: for the mean of 26 tasks of 5 capped runs, where 60 simulated curves
-    held 0 in 0.833 of them, 400 of the same experiment held it in 0.930, and 800 others in 0.949.
+    whatever the scores: for the mean of 26 tasks of 5 normal runs, where 60 simulated curves
+    held 0 in 0.917 of them, 400 of the same experiment held it in 0.953; the table's rows of the
+    difference band (the max-T test's alike) hold 0.88-1.00 of 60 curves a point.
     With few runs on few tasks the relabellings are few (C(6, 3) = 20 for 3 runs of each agent on one
     task, two of them as extreme as the runs observed), so no p-value can fall to ``alpha``: a note
     then says that the pair's "no step differs" says nothing of its curves.
@@ -548,8 +553,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         :func:`rlstats.bootstrap`; ``False`` says they are on one scale already (no warning).
     gamma : float
         Threshold of ``statistic="optimality_gap"``: the target score, 1 being the reference score of normalised
-        scores. On scores not normalised whose every task lies on one side of gamma, the notes say what the gap
-        reduces to and how to set gamma or normalise.
+        scores. On scores not normalised, at the steps where gamma lies on one side of every task's scores (the rule
+        of :func:`rlstats.bootstrap`'s note, read at each step), the notes say what the gap reduces to there and how
+        to set gamma or normalise. Where every run of an agent is at or above gamma at a step, its gap is 0 in every
+        resample there and its band is withheld, which a note says.
     bounds : (low, high), optional
         Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a
         logged value outside them is an error naming its row, and band ends of a built-in statistic outside its
@@ -686,11 +693,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
                      "scaled to the agent's most runs in a task (pooling them would weigh the tasks by their runs)")
     if options.statistic == "iqm":
         notes += untrimmed_iqm_note(design.counts, design.agents)
-    if options.statistic == "optimality_gap":  # the runs at the grid steps, as the curves read them
-        gap_note = raw_gap_note(design, options.gamma, matrix, np.repeat(design.task[starts], grid.size),
-                                np.repeat(design.agent[starts], grid.size), " at every step",
-                                share=0)  # exact only: pooled over steps, few may be one step
-        notes += [gap_note] if gap_note else []
+    if options.statistic == "optimality_gap":
+        notes += _raw_gap_notes(design, options.gamma, matrix, starts, grid)
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats, at_step = _short_steps(design, matrix, starts, grid)
@@ -759,7 +763,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
                     if options.statistic_name == "median" else None)
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), scale,
-                                      fewest, repeats, options, (notes, about_bands), design.agents, skewness)
+                                      fewest, repeats, options, (notes, about_bands), design.agents, skewness,
+                                      _reached_gamma(design, matrix, starts, options), grid)
         notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
@@ -827,15 +832,17 @@ def repeat_share(counts):
 
 
 def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats, options, notes, agents,
-                 skewness=None):
+                 skewness=None, reached=None, grid=None):
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
     where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
     step), which a note says. ``skewness`` (agents, steps): the median's, whose bands are widened on the side of the
     runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics. ``notes``: (the result's
-    notes, those on how bands are made, which print only where some band is shown)."""
+    notes, those on how bands are made, which print only where some band is shown). ``reached`` (agents, steps): the
+    optimality gap's steps where every run of the agent is at or above gamma (its gap 0 in every resample), whose
+    withheld bands the note says so of, on ``grid`` (audit s20: "add runs" cannot give them a spread)."""
     notes, about_bands = notes
-    pointwise, bands, withheld = [], [], []
+    pointwise, bands, withheld, at_gamma = [], [], [], []
     said = names_shown(agents)  # the names as the notes' lists write them (quoted where one holds a comma)
     two = [agent for agent, n in zip(said, fewest) if n < MIN_STUDENTIZED_RUNS]
     if two:
@@ -868,8 +875,11 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
         point[repeated[j]] = simultaneous[repeated[j]] = np.nan
         given = np.isfinite(estimates[j]) & ~out & np.isfinite(expanded[0][j]).all(axis=1)
         lost = given & ~(np.isfinite(point).all(axis=1) & np.isfinite(simultaneous).all(axis=1))
-        if lost.any():
-            withheld.append(f"{said[j]} at {count(int(lost.sum()), 'step')}")
+        zero = lost & (reached[j] if reached is not None else False)
+        if zero.any():
+            at_gamma.append(f"{said[j]} at {count(int(zero.sum()), 'step')} ({_step_span(grid, zero)})")
+        if (lost & ~zero).any():
+            withheld.append(f"{said[j]} at {count(int((lost & ~zero).sum()), 'step')}")
         point = kernels.hull(point, expanded[0][j])
         simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
         if skewness is not None:  # the median: its middle tasks' means are skewed like the runs (audit s12)
@@ -898,12 +908,57 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
            if skewness is not None else "")
         + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
     notes.append(about_bands[-1])
+    if at_gamma:
+        notes.append(f"bands of the curves are withheld for {join_and(at_gamma)}: there every run of the agent is at "
+                     f"or above gamma = {signif(options.gamma)}, so its optimality gap is 0 in every resample and has "
+                     "no spread to make a band of; a band there needs runs that fall short of gamma")
     if withheld:
         notes.append(f"bands of the curves are withheld for {join_and(withheld)}: there, more than "
                      f"{(1 - options.confidence_level) / 2:.3g} of the resamples do not vary at all, so the "
                      "studentised band has no finite end; add runs per task, or tasks, or pass bands=\"expanded\" "
                      "for the t-expanded bands alone, whose notes quote their measured coverage at these runs")
     return np.stack(pointwise), bands
+
+
+def _raw_gap_notes(design, gamma, matrix, starts, grid):
+    """The optimality gap's raw-scores notes (:func:`rlstats.normalization.raw_gap_note`) on the runs at the grid
+    steps, the rule read at each step (audit s20: pooled over steps, a few scores below gamma may be a whole early
+    step's, so only every score on one side was said, and steps where gamma lies outside every task's scores went
+    unsaid): one note of every step where every score is on one side at all of them, else one note for each set of
+    steps that the rule reads alike."""
+    task, agent = design.task[starts], design.agent[starts]
+    whole = raw_gap_note(design, gamma, matrix, np.repeat(task, grid.size), np.repeat(agent, grid.size),
+                         " at every step", share=0)  # every score on one side, pooled: true of every step
+    if whole or design.normalized:
+        return [whole] if whole else []
+    alike = {}
+    for s in range(grid.size):
+        sides = gap_sides(design, gamma, matrix[:, s], task, agent)
+        if sides is not None:
+            alike.setdefault((sides[0].tobytes(), sides[1].tobytes()), []).append(s)
+    notes = []
+    for group in alike.values():
+        mask = np.isin(np.arange(grid.size), group)
+        at = f" at step{'s' if mask.sum() > 1 else ''} {_step_span(grid, mask)}"
+        # pooled over the group's steps, fewer than a tenth at each is fewer than a tenth of them all
+        note = raw_gap_note(design, gamma, matrix[:, mask], np.repeat(task, mask.sum()),
+                            np.repeat(agent, mask.sum()), at)
+        notes += [note] if note else []
+    return notes
+
+
+def _reached_gamma(design, matrix, starts, options):
+    """(agents, steps) for the optimality gap: every run of the agent logged at the step is at or above gamma (and
+    one is), so its gap there is 0 in every resample; None for the other statistics."""
+    if options.statistic != "optimality_gap":
+        return None
+    agent = design.agent[starts]
+    logged = ~np.isnan(matrix)
+    short = np.zeros((design.n_agents, matrix.shape[1]), dtype=int)
+    np.add.at(short, agent, logged & ~(matrix >= options.gamma))
+    there = np.zeros_like(short)
+    np.add.at(there, agent, logged)
+    return (short == 0) & (there > 0)
 
 
 def _floor_words(statistic):

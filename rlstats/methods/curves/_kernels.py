@@ -15,6 +15,7 @@ task); ``weights`` has shape (n_resamples, n_runs).
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -76,6 +77,9 @@ class Prepared:
         self.shortfall = np.where(self.valid, np.maximum(gamma - values, 0.0), 0.0).T.copy()
         self.gamma = gamma
         self.sizes = sizes
+        # the most runs in a task, to which the weighted IQM scales each task's runs: an agent's own; a relabelled
+        # group of the max-T null sets its agent's (as_group)
+        self.c_max = float(sizes.max())
         self.valid_by_step = np.ascontiguousarray(self.valid.T, dtype=np.float64)
         # A step counts only where every task has a value of this agent.
         self.complete = (self.padded_valid.reshape(n_tasks, self.slots, -1).sum(axis=1) > 0).all(axis=0)
@@ -84,6 +88,17 @@ class Prepared:
         # at every step keep the pooled sums, bit for bit.
         self.weighted = not (self.all_valid and (sizes == sizes[0]).all())
         self.task_of = task_of
+
+
+def as_group(prepared, counts):
+    """The pooled runs of a compared pair (``prepared``) read as one agent's whose runs per task are ``counts``: a
+    relabelled group of the max-T null gets the statistic its agent's runs get, scaled to that agent's most runs in a
+    task and weighted where its tasks differ in runs (audit s20: read with the pair's most runs in a task, the IQM of 3
+    runs a side on one task cut half a run from each end of each group, where each agent's own is their mean)."""
+    group = copy.copy(prepared)
+    group.c_max = float(counts.max())
+    group.weighted = prepared.weighted or bool((counts != counts[0]).any())
+    return group
 
 
 def _task_means(prepared, weights):
@@ -117,7 +132,7 @@ def _equal_task_copies(prepared, weights):
     """(B, steps, runs) each run's copies in the sorted order of its step, each task's runs logged there scaled to
     the same total, the agent's most runs in a task (c_max), and the total T c_max: the weighted sample of the
     task-averaged distribution, whose trimmed mean the IQM is when tasks differ in their runs."""
-    c_max = float(prepared.sizes.max())
+    c_max = prepared.c_max
     task_weights = _task_weights(prepared, weights)
     with np.errstate(invalid="ignore", divide="ignore"):
         scale = np.where(task_weights > 0, c_max / task_weights, 0.0)
@@ -253,7 +268,7 @@ def weighted_std_error(prepared, weights, statistic, limits=None):
         elif statistic == "optimality_gap":
             out = (n ** 2 * per_task).sum(axis=1) / total ** 2
         elif statistic == "iqm" and prepared.weighted:  # a task's weight c_max of a total T c_max
-            c_max = float(prepared.sizes.max())
+            c_max = prepared.c_max
             kept = n_tasks * c_max - 2.0 * np.floor(n_tasks * c_max / 4.0)
             out = c_max ** 2 * per_task.sum(axis=1) / kept ** 2
         elif statistic == "iqm":
