@@ -67,7 +67,6 @@ def test_power_plan_states_n_and_K():
             "at 6 seeds") in str(given_n)
 
 
-@pytest.mark.xfail(strict=True, reason="the header does not say what larger means")
 def test_decisions_header_says_what_larger_means():
     """The header read 'agent_1 is <decision> than agent_2' alone; the test rejects identical score distributions
     (its level is exact there, 0.061-0.088 at equal means of different shapes: tests/reference/
