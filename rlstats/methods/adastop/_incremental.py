@@ -205,7 +205,8 @@ class AdaStop:
         allow_repeat : bool
             Accept a batch whose scores equal those of an earlier batch for
             every agent, or in which some agent's runs equal its runs of an
-            earlier batch, in any order (refused by default: it is almost
+            earlier batch, in any order and up to the rounding of their
+            representation (refused by default: it is almost
             always the same file fed twice, or one agent's column copied from
             an earlier file; runs all at one value, as at a score's cap, are
             not counted).
