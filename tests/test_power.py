@@ -692,6 +692,7 @@ def test_declared_power_rules_give_the_outputs_recorded_before():
     assert res.method_labels == {"skillings_mack": "blocked rank test", "bootstrap": "bootstrap interval separation",
                                  "adastop": "AdaStop", "permutation": "permutation test"}
     assert res.notes == (
+        "AdaStop assumed K = 2 interims of n = seeds / K runs per agent each: n = 2 at 4 seeds, n = 3 at 6 seeds",
         "AdaStop and the permutation test run one test per task: their rates are per task and simulation (3 tasks), "
         "with Wilson intervals over all tests (conservative when tasks differ in power)",
         DECLARATIONS["bootstrap"].power.note,
@@ -703,7 +704,9 @@ def test_declared_power_rules_give_the_outputs_recorded_before():
     report = res.report(format="text")
     for sentence in ("rejected when the 95% stratified-bootstrap percentile intervals (the thesis's rule, Section "
                      "3.1, 200 resamples) of the iqm of two agents",
-                     "AdaStop (K = 2 interims of n = seeds / K runs, one test per task) counted as rejecting",
+                     "AdaStop (one test per task) counted as rejecting",
+                     "AdaStop assumed K = 2 interims of n = seeds / K runs per agent each: n = 2 at 4 seeds, n = 3 at "
+                     "6 seeds.",
                      "The permutation test of mean differences (one test per task, step-down over comparisons)",
                      "The blocked rank test (Mack-Skillings 1980", "Mean runs used per agent: 4 of 4, 6 of 6."):
         assert sentence in report

@@ -50,6 +50,8 @@ class PowerRule:
       no test at its level (its power is then withheld: NaN, with the reason in a note), or None (optional);
     * ``level_spent(design, **call) -> float``: the level its test can spend on data of this design, 0 where it
       cannot reject (optional; otherwise the Result's ``level_spent``, or NaN).
+    * ``plan(options, seeds) -> str``: the design the study assumed at the numbers of seeds ``seeds`` beyond the
+      options given (AdaStop's n and K), printed in a note (optional).
     """
 
     #: stream key below each simulation's SeedSequence (simulate() uses 0, 1, 2); fixed once given, so a
@@ -69,6 +71,7 @@ class PowerRule:
     check_seeds: str | None = None
     withhold: str | None = None
     level_spent: str | None = None
+    plan: str | None = None
     #: one test per task: the rate is per (simulation, task); ``called`` names it in that note ("AdaStop")
     per_task: bool = False
     called: str | None = None

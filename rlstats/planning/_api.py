@@ -556,6 +556,12 @@ def _withheld(study, method, seeds):
     return None if withhold is None else withhold(dict(study.methods)[method], seeds, study.source.template(seeds))
 
 
+def _plan_notes(study, seeds_list):
+    """What each method's study assumed beyond its options at these numbers of seeds (its power rule's ``plan``)."""
+    return [f"{_rule(method).called or 'the ' + _rule(method).label} assumed {plan(options, sorted(seeds_list))}"
+            for method, options in study.methods if (plan := _hook(method, "plan")) is not None]
+
+
 def _withheld_notes(study, seeds_list):
     """One note per method and reason: the numbers of seeds whose power is withheld, and why."""
     notes = []
@@ -672,7 +678,8 @@ def _result(study, rows, effect, n_sim, record, engine, title, messages, **searc
     return PowerResult(
         method=title, formula=study.source.formula, data_name=study.source.data_name(),
         nobs=int(n_sim * table["seeds"].nunique()),
-        notes=tuple(_notes(study, effect) + _withheld_notes(study, table["seeds"].unique().tolist()) +
+        notes=tuple(_plan_notes(study, table["seeds"].unique().tolist()) + _notes(study, effect) +
+                    _withheld_notes(study, table["seeds"].unique().tolist()) +
                     _no_level_notes(table)),
         options={"alpha": study.alpha, "n_sim": n_sim, "n_jobs": engine["where"].n_jobs,
                  "backend": engine["where"].backend,

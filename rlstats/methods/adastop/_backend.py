@@ -59,8 +59,8 @@ BACKENDS = (
             key=13, label="AdaStop", decide=f"{_HERE}._power:decide", sentence=f"{_HERE}._power:adastop_sentence",
             call=f"{_HERE}._power:adastop_call", outcomes=f"{_HERE}._api:adastop_outcomes",
             decide_outcomes=f"{_HERE}._power:decide_outcomes", check=f"{_HERE}._power:check",
-            seed_unit=f"{_HERE}._power:seed_unit", check_seeds=f"{_HERE}._power:check_seeds", per_task=True,
-            called="AdaStop", reports_runs=True),
+            seed_unit=f"{_HERE}._power:seed_unit", check_seeds=f"{_HERE}._power:check_seeds",
+            plan=f"{_HERE}._power:plan", per_task=True, called="AdaStop", reports_runs=True),
     ),
     Backend(
         name="permutation",

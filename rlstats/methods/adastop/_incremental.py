@@ -205,7 +205,8 @@ class AdaStop:
         allow_repeat : bool
             Accept a batch whose scores equal those of an earlier batch for
             every agent, or in which some agent's runs equal its runs of an
-            earlier batch, in any order (refused by default: it is almost
+            earlier batch, in any order and up to the rounding of their
+            representation (refused by default: it is almost
             always the same file fed twice, or one agent's column copied from
             an earlier file; runs all at one value, as at a score's cap, are
             not counted).
@@ -262,14 +263,13 @@ class AdaStop:
             for k, earlier in enumerate(self._batches, start=1):
                 if not all(a in earlier for a in scores):
                     continue
-                pairs = [(np.sort(np.asarray(earlier[a], dtype=float)), np.sort(v)) for a, v in scores.items()]
-                if all(np.array_equal(e, v) for e, v in pairs):
+                if all(kernels.same_runs(earlier[a], v) for a, v in scores.items()):
                     raise DesignError(f"this batch repeats batch {k} (the same runs for every agent, in any order); "
                                       "it was probably fed twice. Pass allow_repeat=True if it is genuine")
-                if all(np.allclose(e, v, rtol=1e-3, atol=1e-9 * max(1.0, float(np.abs(e).max()))) for e, v in pairs):
-                    warnings.warn(f"this batch is nearly identical to batch {k} (every agent's runs agree to 0.1% "
-                                  "after sorting); check that it is not the same runs rounded or re-exported",
-                                  UserWarning, stacklevel=4)
+                if all(kernels.same_runs(earlier[a], v, kernels.NEAR_REPEAT) for a, v in scores.items()):
+                    warnings.warn(f"this batch is nearly identical to batch {k} (every agent's runs, sorted, agree to "
+                                  f"{kernels.NEAR_REPEAT:.1%} of their range); check that it is not the same runs "
+                                  "rounded or re-exported", UserWarning, stacklevel=4)
             # one agent's column copied from an earlier file, the others new (the AdaStop paper's hopper3.csv and
             # hopper4.csv repeat hopper1.csv and hopper2.csv for three of four agents: audit s20)
             copied = {}  # batch repeated -> agents

@@ -76,8 +76,34 @@ DECISION_NAMES = ("continue", "larger", "smaller", "equal")
 _FLOOR_SLACK = 1e-9
 
 
+#: a batch whose sorted runs each lie within this fraction of the range of both batches' runs of an earlier batch's
+#: is "nearly identical" to it (the same runs rounded or re-exported): a warning, not a refusal
+NEAR_REPEAT = 1e-3
+
+
+def same_runs(first, second, within=0.0):
+    """Whether two batches of one agent's runs are the same in any order: sorted, every pair closer than ``within``
+    times the range of both batches' runs plus :func:`rlstats.statistics.tie_tolerance` of it (``within=0``: equal
+    up to the rounding of their representation). Unchanged by a map ``a * y + b`` of the scores (a != 0), as the
+    test is: a tolerance relative to the scores (rtol 1e-3) made runs 0.5 and 0.6 "identical" once shifted by 1e4.
+
+    >>> same_runs([10000.5, 10002.0], [10000.6, 10002.0]), same_runs([0.5, 2.0], [0.5001, 2.0], NEAR_REPEAT)
+    (False, True)
+    """
+    first, second = np.sort(np.asarray(first, dtype=float)), np.sort(np.asarray(second, dtype=float))
+    if first.shape != second.shape:
+        return False
+    if not first.size:
+        return True
+    both = np.concatenate([first, second])
+    spread = float(np.ptp(both))
+    bound = within * spread + float(tie_tolerance(spread, np.abs(both).max()))
+    return bool((np.abs(first - second) <= bound).all())
+
+
 def repeated_batches(batches):
-    """``(k, earlier)`` (0-based) for every batch whose runs equal an earlier batch's exactly, in any order.
+    """``(k, earlier)`` (0-based) for every batch whose runs equal an earlier batch's (:func:`same_runs`: up to
+    rounding), in any order.
 
     ``batches`` are one agent's batches of runs (1-d arrays).  Only scores that look continuous count: the batch's
     runs are all different and share no value with the agent's other earlier batches.  Scores on a grid (successes
@@ -89,7 +115,7 @@ def repeated_batches(batches):
     for k, values in enumerate(rows):
         if values.size < 2 or np.unique(values).size < values.size:
             continue
-        same = [i for i in range(k) if np.array_equal(rows[i], values)]
+        same = [i for i in range(k) if same_runs(rows[i], values)]
         others = [rows[i] for i in range(k) if i not in same]
         if same and not any(np.isin(values, other).any() for other in others):
             out.append((k, same[0]))

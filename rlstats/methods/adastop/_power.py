@@ -90,13 +90,22 @@ def decide_outcomes(outcomes, alpha, template, seeds):
     return outcomes
 
 
-def adastop_sentence(result):
-    options = result.method_options.get("adastop", {})
-    if options.get("n") is not None:
-        design = f"n = {options['n']} runs per interim and K = seeds / n interims"
+def plan(options, seeds):
+    """The design a study assumed at each number of seeds: K and n = seeds / K runs per agent per interim, or n and
+    K = seeds / n (audit s20: the printed plan said neither, only report() said K)."""
+    n, K = options.get("n"), options.get("K")
+    if n is not None:
+        fixed, name, unit = f"n = {n} runs per agent per interim, and K = seeds / n interims", "K", n
     else:
-        design = f"K = {options.get('K', POWER_K)} interims of n = seeds / K runs"
-    return (f"AdaStop ({design}, one test per task) counted as rejecting when it decided 'larger' or 'smaller' "
+        default = " (the default)" if K is None else ""
+        unit = POWER_K if K is None else K
+        fixed, name = f"K = {unit} interims{default} of n = seeds / K runs per agent each", "n"
+    return fixed + ": " + ", ".join(f"{name} = {s // unit} at {s} seeds" for s in seeds)
+
+
+def adastop_sentence(result):
+    # its n and K are the note plan() writes, which the report ends with
+    return ("AdaStop (one test per task) counted as rejecting when it decided 'larger' or 'smaller' "
             "for a comparison; its rate is per task and simulation, and its mean number of runs used per agent "
             "is reported.")
 

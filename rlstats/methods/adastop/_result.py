@@ -16,6 +16,9 @@ from ...results import Result, resultclass
 
 
 _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withheld": "\u2013"}
+#: what "larger" and "smaller" claim: the permutation test rejects identical score distributions, the sign of the
+#: estimate (the mean difference) gives the side (the level is not held at equal means of different shapes)
+_LARGER = "larger or smaller: their score distributions differ, agent_1's mean above or below"
 
 
 @resultclass
@@ -195,7 +198,8 @@ class AdaStopResult(Result):
 
     def _extra_lines(self):
         lines = [self._design_line(),
-                 "decisions (agent_1 is <decision> than agent_2; equal: not shown to differ at this level):"]
+                 f"decisions (agent_1 is <decision> than agent_2; {_LARGER}; equal: not shown to differ at this "
+                 "level):"]
         # the boundaries stay in tidy() and the summary; the printed flag of a close one is the Monte Carlo note
         shown = self.tidy().drop(columns=["boundary", "boundary_mc_se"])
         shown["reason"] = shown["reason"].fillna("")
@@ -233,8 +237,8 @@ class AdaStopResult(Result):
                                                                       ("withheld", "too few runs"))
                          if self._count(word))
         estimate = "estimate: mean of agent 1 minus mean of agent 2"
-        decisions = ("decision: agent 1 against agent 2 (larger or smaller: agent 1's scores are larger or "
-                     f"smaller, they differ; equal: not shown to differ at this level{others}); {estimate} over the "
+        decisions = (f"decision: agent 1 against agent 2 ({_LARGER.replace('agent_1', 'agent 1')}; equal: not "
+                     f"shown to differ at this level{others}); {estimate} over the "
                      "runs used (runs 1, runs 2) at the decision's interim; boundary: the rejection boundary of "
                      "|estimate| at that interim.")
         if "p_adjusted" in self.tidy():
