@@ -631,10 +631,9 @@ def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
 @pytest.mark.parametrize("interval, phrases", [
     # audit s20: the former default, kept as interval="studentized_no_welch", is no rliable interval (the error had
     # given BCa's reason for every kind)
-    pytest.param("studentized_no_welch", ("rliable_compat=True reproduces interval='percentile' and 'basic' only, "
-                                          "got 'studentized_no_welch': rliable has no studentized_no_welch interval",
-                                          "use rliable_compat=False for it, or interval='percentile' for rliable's"),
-                 marks=pytest.mark.xfail(strict=True, reason="calib20b: the error gives BCa's reason for every kind")),
+    ("studentized_no_welch", ("rliable_compat=True reproduces interval='percentile' and 'basic' only, got "
+                              "'studentized_no_welch': rliable has no studentized_no_welch interval",
+                              "use rliable_compat=False for it, or interval='percentile' for rliable's")),
     ("bca", ("got 'bca': rliable's BCa goes through arch's unstratified jackknife",
              "use rliable_compat=False for BCa intervals")),
 ])

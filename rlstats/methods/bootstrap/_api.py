@@ -196,10 +196,12 @@ class BootstrapOptions:
                               f"stream, in this process; it cannot run on backend={checked.backend!r}: use "
                               f"rliable_compat=False (streams per block of resamples) or backend=None")
         if checked.rliable_compat and checked.interval not in COMPAT_INTERVALS + (DEFAULT_INTERVAL,):
-            raise OptionError(
-                f"rliable_compat=True reproduces interval='percentile' and 'basic' only, got {checked.interval!r}: "
-                "rliable's BCa goes through arch's unstratified jackknife, which rlstats does not copy; "
-                "use rliable_compat=False for BCa intervals")
+            why = ("rliable's BCa goes through arch's unstratified jackknife, which rlstats does not copy; use "
+                   "rliable_compat=False for BCa intervals" if checked.interval == "bca" else
+                   f"rliable has no {checked.interval} interval; use rliable_compat=False for it, or "
+                   "interval='percentile' for rliable's")  # audit s20: the BCa reason was given for every kind
+            raise OptionError(f"rliable_compat=True reproduces interval='percentile' and 'basic' only, got "
+                              f"{checked.interval!r}: {why}")
         if checked.interval == "expanded" and checked.task_bootstrap:
             raise OptionError(
                 "interval='expanded' corrects for few runs within tasks, but task_bootstrap=True also resamples "
