@@ -297,15 +297,16 @@ def welch_floor(bounds, se, estimates, observed, welch, level, metrics):
 
     Why (audit s20): the bootstrap-t alone covered 0.930 (mean) and 0.928 (optimality gap) of 1,920 nominal 95%
     intervals at 5 tasks x 20 heavy-tailed runs (t with 3 df), below its level by more than 3 Monte Carlo SE, and less
-    as the runs grew (0.948 at 10): the resamples' own standard errors of heavy-tailed runs are too often large with
-    their deviation, so the t* quantiles come out short. The Welch t interval alone held there (the mean's 0.956) but
+    as the runs grew (0.948 at 10), so no count of runs to withhold below was measured. The Welch t interval alone held
+    there (the mean's 0.956) but
     not on skewed runs (0.912 at 5 tasks x 5 runs), where the bootstrap-t's skewed quantiles do. Their wider bound on
-    each side covered 0.956 and 0.945 there, 0.968 and 0.953 at 10 heavy-tailed runs, 0.948 and 0.976 at 5 skewed
-    runs, 0.962 and 0.963 at 20 normal runs, at 1.00-1.08 times the bootstrap-t's median width. The Welch bound is a
-    closed form of the data, so a bound's Monte Carlo error is the bootstrap-t bound's times the chance that another
-    set of resamples puts that bound beyond the Welch one, Phi(d / se), d its distance beyond it (negative inside):
-    all of it where the bootstrap-t bound is far outside, none where it is far inside. NaN (withheld) bootstrap-t
-    bounds stay NaN.
+    each side covered 0.956 and 0.945 there, and 0.948 and 0.976 at 5 skewed runs (1,920 intervals each); none of the
+    64 grid rows of the mean and the optimality gap (5 and 26 tasks x 3-20 runs) misses, at 1.00-1.08 times the
+    bootstrap-t's median width. The Welch bound is a closed form of the data, so a bound's Monte Carlo error is taken
+    as the bootstrap-t bound's times Phi(d / se), about the chance that other resamples put the bootstrap-t bound
+    beyond the Welch one, d its distance beyond it (negative inside): all of it where the bootstrap-t bound is far
+    outside, none where it is far inside (against the spread over seeds: tests/test_bootstrap.py). NaN
+    (withheld) bootstrap-t bounds stay NaN.
     """
     from scipy import special, stats
     columns = [j for j, m in enumerate(metrics) if m in WELCH_FLOOR_METRICS]
