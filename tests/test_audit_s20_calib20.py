@@ -129,8 +129,10 @@ def test_stored_default_rows_of_heavy_tailed_and_capped_points_reproduce():
         dist, tasks, runs = point
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rows = script.measure(dist, tasks, runs, 30, seed=runs * 100 + tasks, intervals=("studentized",),
-                                  improvement_intervals=(), default_datasets=30)
+            # the default and the former one (calib20b: studentized_no_welch, whose rows decide the continuation too)
+            rows = script.measure(dist, tasks, runs, 30, seed=runs * 100 + tasks,
+                                  intervals=("studentized", "studentized_no_welch"), improvement_intervals=(),
+                                  default_datasets=30)
             rows = script.continued(rows, point)
         stored = {(r["interval"], r["metric"]): r for r in calibration.rows("bootstrap.interval")
                   if (r["tasks"], r["runs"], r["distribution"]) == (str(tasks), str(runs), dist)}

@@ -146,3 +146,83 @@ def test_a_result_at_twenty_runs_no_longer_says_the_default_fell_short():
     assert notes == ["20 runs per task are few for studentized_no_welch intervals of the mean: in simulations with 20 "
                      "runs per task, nominal 95% intervals covered 0.93 to 0.97; interval=\"studentized\" (the "
                      f"default) covered {min(new):.2f} to {max(new):.2f}"], old.notes
+
+
+# ----------------------------------------------------------------------------- one task (ONE_TASK_MIN_RUNS)
+
+
+def _one_task_script():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / "reference" / "coverage_one_task.py"
+    spec = importlib.util.spec_from_file_location("coverage_one_task", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_one_task_mean_from_20_runs_and_gap_from_50_the_former_default_never():
+    assert small_runs.ONE_TASK_MIN_RUNS == {"iqm": 20, "mean": 20, "median": 30, "optimality_gap": 50}
+    assert small_runs.FORMER_ONE_TASK_MIN_RUNS == {"iqm": 20, "mean": None, "median": 30, "optimality_gap": None}
+    metrics = ["mean", "optimality_gap"]
+    np.testing.assert_array_equal(small_runs.studentized_withheld([19, 20, 49, 50], 1, metrics),
+                                  [[True, True], [False, True], [False, True], [False, False]])
+    for former in ("studentized_no_welch", "studentized_unwidened"):
+        assert small_runs.studentized_withheld([500], 1, metrics, former).all()
+    # the rows behind the counts (1,920 intervals a row): every default row from the count on holds, the count below
+    # has a row that misses (the mean's 0.934 at 10 skewed runs; the optimality gap's worst draw 0.904 at 30
+    # heavy-tailed runs), and every former-default row is "withheld"
+    for metric, need, below in (("mean", 20, 10), ("optimality_gap", 50, 30)):
+        rows = [r for r in calibration.rows(small_runs.PROCEDURE)
+                if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")]
+        assert len(rows) == 4 * 8
+        assert not any(calibration.misses(r, 0.95) for r in rows if int(r["runs"]) >= need)
+        assert any(calibration.misses(r, 0.95) for r in rows if int(r["runs"]) == below)
+    skewed = {r["runs"]: r for r in calibration.rows(small_runs.PROCEDURE) if (r["interval"], r["metric"], r["tasks"],
+              r["distribution"]) == ("studentized", "mean", "1", "skewed")}
+    assert skewed["10"]["coverage"] == "0.933854" and skewed["10"]["configuration"] == "withheld"
+    former = [r for r in calibration.rows(small_runs.PROCEDURE)
+              if r["interval"] == "studentized_no_welch" and r["tasks"] == "1"]
+    assert len(former) == 2 * 4 * 8 and all(r["configuration"] == "withheld" for r in former)
+    script = _one_task_script()
+    assert all(script.appended(r) for r in former) and all(script.configuration(r) == "withheld" for r in former)
+
+
+def test_one_task_result_gives_the_mean_with_the_t_floor():
+    # on one task the Welch df is c - 1: the floor is the textbook t interval of the task's mean, sqrt(c / (c - 1))
+    # times wider (c runs), and the default's interval contains it
+    import pandas as pd
+
+    rng = np.random.default_rng(11)
+    x = {"A": rng.standard_t(3, 25) + 5.0, "B": rng.standard_t(3, 25) + 6.0}
+    df = pd.DataFrame([{"agent": a, "score": v} for a, xs in x.items() for v in xs])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bootstrap(df, "score ~ agent", metrics=["mean", "optimality_gap"], n_resamples=300, rng=0)
+    assert np.isfinite(res.intervals[:, 0]).all() and np.isnan(res.intervals[:, 1]).all()  # the gap from 50 runs
+    for i, agent in enumerate(res.agents):
+        xs = x[agent]
+        half = stats.t.ppf(0.975, xs.size - 1) * stats.sem(xs) * math.sqrt(25 / 24)
+        low, high = res.intervals[i, 0]
+        assert res.estimates[i, 0] == pytest.approx(xs.mean(), rel=1e-12)
+        assert low <= xs.mean() - half + 1e-12 and high >= xs.mean() + half - 1e-12
+    notes = " ".join(res.notes)
+    assert "the mean's from 20 runs" in notes and "the optimality gap's from 50 runs" in notes
+    assert "for the mean read the median's interval" not in notes
+
+
+@pytest.mark.slow
+def test_one_task_rows_reproduce_with_the_script():
+    # coverage_one_task.measure (the package's interval with the one-task rule lifted) gives the stored rows of one
+    # point digit for digit: the default's, the former default's (studentized_no_welch) and the others
+    script = _one_task_script()
+    rows = script.rows("heavy_tailed", 50, script.measure("heavy_tailed", 50, 120))
+    stored = {(r["interval"], r["metric"]): r for r in calibration.rows(small_runs.PROCEDURE)
+              if (r["tasks"], r["runs"], r["distribution"]) == ("1", "50", "heavy_tailed")}
+    assert {(r["interval"], r["metric"]) for r in rows} == set(stored) and len(rows) == 10
+    for row in rows:
+        table = stored[row["interval"], row["metric"]]
+        assert (str(row["n_sim"]), f"{row['coverage']:.6g}", f"{row['coverage_min']:.6g}",
+                script.configuration(row)) == (table["n_sim"], table["coverage"], table["coverage_min"],
+                                              table["configuration"]), row
