@@ -79,7 +79,8 @@ MixedAdjust = Literal["tukey", "holm", "none"]
 #: rlstats.bayes's model= (rlstats.methods.bayes._api.MODELS)
 BayesModel = Literal["signed_rank", "hierarchical"]
 #: the bootstrap's ``interval=`` (bootstrap INTERVALS)
-BootstrapInterval = Literal["studentized", "percentile", "basic", "bca", "expanded", "studentized_unwidened"]
+BootstrapInterval = Literal["studentized", "percentile", "basic", "bca", "expanded", "studentized_no_welch",
+                            "studentized_unwidened"]
 #: ``probability_of_improvement(interval=)`` (bootstrap IMPROVEMENT_INTERVALS)
 ImprovementInterval = Literal["score", "percentile", "expanded"]
 #: the bands of rlstats.performance_profile

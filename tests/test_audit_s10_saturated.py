@@ -43,7 +43,9 @@ def test_bootstrap_saturated_runs_withhold_the_studentised_intervals():
 
 
 def test_bootstrap_unsaturated_runs_keep_their_intervals_bit_for_bit():
-    """Normal and capped runs (a third at the ceiling) keep the intervals they had before the saturation rule."""
+    """Normal and capped runs (a third at the ceiling) keep the intervals they had before the saturation rule (those of
+    the default then, ``interval="studentized_no_welch"`` since audit s20's Welch floor of the mean and the optimality
+    gap)."""
     before = {None: [[[-0.989807579229, 0.580496351961], [-0.672995884634, 0.704184018747],
                       [-1.796077895982, 2.470746515074], [0.621125681113, 1.673087119237]],
                      [[-1.183956996808, 0.254989412237], [-1.250273786774, 0.212816738193],
@@ -53,7 +55,8 @@ def test_bootstrap_unsaturated_runs_keep_their_intervals_bit_for_bit():
                            [[-1.183956996808, 0.254989412237], [-1.152052456833, 0.077730825665],
                             [-1.329246219685, 0.330363087818], [0.922269174335, 2.109184212505]]]}
     for cap, bounds in before.items():
-        res = rlstats.bootstrap(_frame(cap, 5), "score ~ agent | task", n_resamples=200, rng=1)
+        res = rlstats.bootstrap(_frame(cap, 5), "score ~ agent | task", n_resamples=200, rng=1,
+                                interval="studentized_no_welch")
         # recorded before the rule; 1e-6 relative: the oldest allowed numpy and scipy differ in their last digits
         # (up to 2e-7, test_recorded_outputs), a change of rule moves intervals far more
         np.testing.assert_allclose(res.intervals, bounds, rtol=1e-6, atol=1e-12)
@@ -110,7 +113,8 @@ def test_calibration_page_counts_the_defaults_rows():
     whose 64 rows of curves' bands at 8 agents were added; 4,146 with session 19's 360 rows of the rank test's default
     post hoc at 3-10 runs; 4,150 with audit s19's one-task rows of the bootstrap's IQM at 20 runs), and how many of
     them miss (none until audit s20's 1,920 intervals of the bootstrap's mean and optimality gap at 5 tasks x 20
-    heavy-tailed runs)."""
+    heavy-tailed runs; none again once their default took the Welch floor, whose one-task rows of the mean at 20 runs
+    made 4,154)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

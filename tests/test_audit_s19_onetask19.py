@@ -91,32 +91,44 @@ def test_halfcheetah_median_is_the_task_mean_with_its_t_interval(halfcheetah, ha
 
 def test_halfcheetah_note_says_which_are_withheld_and_what_was_measured(halfcheetah_result):
     res = halfcheetah_result
+    # audit s20 (calib20b): the default's mean and optimality gap are given on one task from 20 and 50 runs (the Welch
+    # floor); the former default (interval="studentized_no_welch") withholds them whatever the runs, with this note
     never = [m for m in res.metrics if small_runs.ONE_TASK_MIN_RUNS.get(m, 0) is None]
-    for j, metric in enumerate(res.metrics):
-        assert np.isnan(res.intervals[:, j]).all() == (metric in never), metric
-    notes = [n for n in res.notes if n.startswith("studentized intervals withheld on a single task")]
-    assert len(notes) == (1 if never else 0), res.notes
-    if never:
-        note = notes[0]
-        assert "the mean's and the optimality gap's are withheld whatever the runs" in note, note
-        assert "the IQM's from 20 runs and the median's from 30 runs are given" in note, note
-        for metric in never:
-            coverage, runs, distribution = small_runs._one_task_shortfall(metric)
-            label = metric.replace("_", " ")
-            assert f"the {label}'s {coverage:.3f} at {runs} {distribution} runs" in note, note
-        assert "(there the mean's 0.920 at 30 heavy-tailed runs and the optimality gap's 0.930 at 20 heavy-tailed " \
-               "runs, below 95% by more than 3 Monte Carlo SE)" in note  # the rows, by hand
-        assert "for the mean read the median's interval" in note and note.endswith(
-            "add tasks, or use interval=\"percentile\" (its measured coverage is quoted)")
-        assert "TD3/" + never[0] + " (193)" in note and "SAC/" + never[0] + " (192)" in note
+    mean = res.metrics.index("mean")  # (the optimality gap of runs all above gamma = 1 has no spread: withheld)
+    assert not never and np.isfinite(res.intervals[:, mean]).all()
+    assert not any(n.startswith("studentized intervals withheld on a single task") for n in res.notes), res.notes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        former = rlstats.bootstrap(res.design, n_resamples=300, rng=0, interval="studentized_no_welch")
+    never = [m for m in former.metrics if small_runs.FORMER_ONE_TASK_MIN_RUNS.get(m, 0) is None]
+    assert never == ["mean", "optimality_gap"]
+    for j, metric in enumerate(former.metrics):
+        assert np.isnan(former.intervals[:, j]).all() == (metric in never), metric
+    notes = [n for n in former.notes if n.startswith("studentized intervals withheld on a single task")]
+    assert len(notes) == 1, former.notes
+    note = notes[0]
+    assert "the mean's and the optimality gap's are withheld whatever the runs" in note, note
+    assert "the IQM's from 20 runs and the median's from 30 runs are given" in note, note
+    for metric in never:
+        coverage, runs, distribution = small_runs._one_task_shortfall(metric, "studentized_no_welch")
+        label = metric.replace("_", " ")
+        assert f"the {label}'s {coverage:.3f} at {runs} {distribution} runs" in note, note
+    assert "(there the mean's 0.920 at 30 heavy-tailed runs and the optimality gap's 0.930 at 20 heavy-tailed " \
+           "runs, below 95% by more than 3 Monte Carlo SE)" in note  # the rows, by hand
+    assert ("(fewest runs): on one task" in note and "; interval=\"studentized\" (the default) gives the mean's from 20 "
+            "runs and the optimality gap's from 50 runs; for the mean read the median's interval" in note
+            and note.endswith("add tasks, or use interval=\"percentile\" (its measured coverage is quoted)")), note
+    assert "TD3/" + never[0] + " (193)" in note and "SAC/" + never[0] + " (192)" in note
     # the percentile interval's note quotes its one-task rows, and not the default's where it is withheld
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pct = rlstats.bootstrap(res.design, metrics=["mean", "iqm"], n_resamples=200, rng=0, interval="percentile")
     low, high = small_runs.measured_coverage("percentile", "mean", single_task=True)[100]
+    # and, the default being given for the mean there (audit s20), the default's one-task rows as the way on
+    new = small_runs.measured_coverage("studentized", "mean", single_task=True)[100]
     assert (f"192 runs per task (of SAC) are few for percentile intervals of the mean: in simulations of one task "
-            f"with 100 runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}") in pct.notes, pct.notes
-    assert not any("of the mean" in n and "(the default) covered" in n for n in pct.notes)
+            f"with 100 runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}; interval=\"studentized\" "
+            f"(the default) covered {new[0]:.2f} to {new[1]:.2f}") in pct.notes, pct.notes
     assert "studentized intervals are withheld on a single task" not in str(res)  # the former note, no longer true
 
 
@@ -127,9 +139,14 @@ def test_rows_where_the_default_withholds_are_not_the_defaults():
         if row["tasks"] == "1" and row["interval"] == "studentized":
             withheld = small_runs.studentized_withheld([int(row["runs"])], 1, [row["metric"]]).all()
             assert (row["configuration"] == "withheld") == withheld and calibration.is_default(row) == (not withheld)
+        if row["tasks"] == "1" and row["interval"] == "studentized_no_welch":  # the former default: never given
+            assert row["configuration"] == "withheld" and not calibration.is_default(row)
     given = rlstats.calibration_table("bootstrap.interval", default=True, tasks=1, interval="studentized")
-    assert set(zip(given["metric"], given["runs"])) >= {("iqm", 20), ("median", 30)}
-    assert not given["metric"].isin(["mean", "optimality_gap"]).any() and not given["misses"].any()
+    # audit s20: the mean and the optimality gap from 20 and 50 runs (the Welch floor)
+    assert set(zip(given["metric"], given["runs"])) >= {("iqm", 20), ("median", 30), ("mean", 20),
+                                                        ("optimality_gap", 50)}
+    assert not given["misses"].any()
+    assert given[given["metric"] == "optimality_gap"]["runs"].min() == 50
 
 
 def test_one_task_counts_follow_the_table():
@@ -189,9 +206,12 @@ def test_power_plans_on_one_task_where_bootstrap_gives_intervals():
     said = _power.withhold({}, need - 1, One)
     assert said.startswith(f"bootstrap() withholds studentized intervals on a single task below {need} runs")
     assert "add seeds or tasks" in said
-    if small_runs.ONE_TASK_MIN_RUNS["mean"] is None:
-        assert _power.withhold({"metric": "mean"}, 500, One).startswith(
-            "bootstrap() withholds studentized intervals on a single task, so")
+    # the former default withholds the mean on one task whatever the runs; the default gives it from 20 (audit s20)
+    assert _power.withhold({"metric": "mean", "interval": "studentized_no_welch"}, 500, One).startswith(
+        "bootstrap() withholds studentized_no_welch intervals on a single task, so")
+    assert _power.withhold({"metric": "mean"}, 20, One) is None
+    assert _power.withhold({"metric": "optimality_gap"}, 49, One).startswith(
+        "bootstrap() withholds studentized intervals on a single task below 50 runs")
 
 
 def _script():

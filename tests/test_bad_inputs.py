@@ -628,6 +628,20 @@ def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
     fails(error, phrases, function, data, formula, **{**options, option: value})
 
 
+@pytest.mark.parametrize("interval, phrases", [
+    # audit s20: the former default, kept as interval="studentized_no_welch", is no rliable interval (the error had
+    # given BCa's reason for every kind)
+    ("studentized_no_welch", ("rliable_compat=True reproduces interval='percentile' and 'basic' only, got "
+                              "'studentized_no_welch': rliable has no studentized_no_welch interval",
+                              "use rliable_compat=False for it, or interval='percentile' for rliable's")),
+    ("bca", ("got 'bca': rliable's BCa goes through arch's unstratified jackknife",
+             "use rliable_compat=False for BCa intervals")),
+])
+def test_rliable_compat_refuses_the_intervals_rliable_lacks(interval, phrases):
+    function, data, formula, options = BACKENDS["bootstrap"]
+    fails(OptionError, phrases, function, data, formula, **{**options, "interval": interval, "rliable_compat": True})
+
+
 @pytest.mark.parametrize("make, formula, error, phrases", [
     (lambda: TINY, "score ~ agent + (1 | task) + (1 | seed)", FormulaError,
      ("give one (1 | task) term and at most one (1 | task:agent)", "(1 | seed)")),

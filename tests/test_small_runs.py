@@ -199,13 +199,14 @@ def skewness_by_hand(df, agent, metric):
     return third / variance ** 1.5
 
 
-@pytest.mark.parametrize("interval", ["studentized", "studentized_unwidened"])
+@pytest.mark.parametrize("interval", ["studentized", "studentized_no_welch", "studentized_unwidened"])
 def test_studentized_bounds_are_the_bootstrap_t_quantiles(interval):
     df = simulated(seeds=5, agents=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = rlstats.bootstrap(df, FORMULA, n_resamples=999, rng=2, confidence_level=0.9, interval=interval)
     z = stats.norm.ppf(0.95)
+    widened = ("studentized", "studentized_no_welch")
     for i in range(2):
         for j, metric in enumerate(res.metrics):
             est, se = res.estimates[i, j], res.standard_errors[i, j]
@@ -215,8 +216,8 @@ def test_studentized_bounds_are_the_bootstrap_t_quantiles(interval):
                 assert se == pytest.approx(math.sqrt(c / (c - 1) * np.mean(deviation ** 2)), rel=1e-12)
                 half = stats.t.ppf(0.95, res.degrees_of_freedom[i]) * se
                 # the default widens it on the side of the skew by skewness / 6 (2 z^2 + 1) standard errors
-                skew = skewness_by_hand(df, res.agents[i], metric) if interval == "studentized" else 0.0
-                assert res.skewness is None if interval != "studentized" else \
+                skew = skewness_by_hand(df, res.agents[i], metric) if interval in widened else 0.0
+                assert res.skewness is None if interval not in widened else \
                     res.skewness[i, j] == pytest.approx(skew, rel=1e-10)
                 shift = skew / 6 * (2 * z * z + 1) * se
                 expected = [est - half - max(-shift, 0.0), est + half + max(shift, 0.0)]
@@ -228,13 +229,20 @@ def test_studentized_bounds_are_the_bootstrap_t_quantiles(interval):
             t = (res.bootstrap_distribution[i, j] - est) / np.maximum(res.resampled_standard_errors[i, j], floor)
             low, high = np.percentile(t, [5, 95]) * math.sqrt(5 / 4)
             shift = 0.0  # the mean's is widened on the side of the skew too; the IQM's and gap's are not
-            if metric == "mean" and interval == "studentized":
+            if metric == "mean" and interval in widened:
                 skew = skewness_by_hand(df, res.agents[i], metric)
                 assert res.skewness[i, j] == pytest.approx(skew, rel=1e-10)
                 shift = skew / 6 * (2 * z * z + 1) * se * math.sqrt(5 / 4)
-            elif interval == "studentized":
+            elif interval in widened:
                 assert res.skewness[i, j] == 0.0
             expected = [est - high * se - max(-shift, 0.0), est - low * se + max(shift, 0.0)]
+            if metric in ("mean", "optimality_gap") and interval == "studentized":
+                # the default's Welch t floor (audit s20): on each side the wider of that bound and est -+ t_df
+                # sqrt(c / (c - 1)) se, df the Welch-Satterthwaite df of the agent's mean over tasks
+                runs = df[df["agent"] == res.agents[i]]
+                welch = small_runs.welch_df(runs["score"].to_numpy(), pd.factorize(runs["task"], sort=True)[0], 6)
+                half = stats.t.ppf(0.95, welch) * math.sqrt(5 / 4) * se
+                expected = [min(expected[0], est - half), max(expected[1], est + half)]
             if metric == "optimality_gap":  # never below 0, whatever the scores (audit s7)
                 clipped = expected[0] < 0
                 expected[0] = max(expected[0], 0.0)
@@ -443,6 +451,10 @@ def test_coverage_table_is_complete_and_ordered():
     unwidened = [r for r in rows if r["interval"] == "studentized_unwidened"]
     assert sorted({r["metric"] for r in unwidened}) == ["mean", "median"] and len(unwidened) == 2 * 4 * 4 * 2
     assert small_runs.measured_coverage("studentized_unwidened", "median").keys() == {3, 5, 10, 20}
+    # and the default before the Welch floor (studentized_no_welch, audit s20): the mean's and optimality gap's
+    no_welch = [r for r in rows if r["interval"] == "studentized_no_welch"]
+    assert sorted({r["metric"] for r in no_welch}) == ["mean", "optimality_gap"] and len(no_welch) == 2 * 4 * 4 * 2
+    unwidened += no_welch
     assert len(rows) - len(score) - len(unwidened) == sum(metrics.values()) * 5 * 12 - 4 * 12 - 4 * 4 * 4
     assert {r["distribution"] for r in rows} == {"normal", "skewed", "heavy_tailed", "capped"}
     assert all(r["design_draws"] == "4" for r in rows)

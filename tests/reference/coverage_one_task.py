@@ -20,6 +20,7 @@ counts the grid lacks; ``appended`` tells them apart for ``calibrate.py --only b
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
 import runpy
@@ -46,9 +47,13 @@ METRICS, LEVEL = SMALL["METRICS"], SMALL["LEVEL"]
 TIED: dict = {}
 
 
+@contextlib.contextmanager
 def lifted():
-    """The package's one-task rule off (``ONE_TASK_MIN_RUNS`` at 0: runs per task alone withhold), while measuring."""
-    return mock.patch.dict(small_runs.ONE_TASK_MIN_RUNS, dict.fromkeys(small_runs.ONE_TASK_MIN_RUNS, 0))
+    """The package's one-task rule off (``ONE_TASK_MIN_RUNS`` and the former defaults' ``FORMER_ONE_TASK_MIN_RUNS`` at
+    0: runs per task alone withhold), while measuring."""
+    with mock.patch.dict(small_runs.ONE_TASK_MIN_RUNS, dict.fromkeys(small_runs.ONE_TASK_MIN_RUNS, 0)), \
+            mock.patch.dict(small_runs.FORMER_ONE_TASK_MIN_RUNS, dict.fromkeys(small_runs.FORMER_ONE_TASK_MIN_RUNS, 0)):
+        yield
 
 
 def measure(distribution, runs, data_sets=DATA_SETS, draws=None):
@@ -61,18 +66,22 @@ def measure(distribution, runs, data_sets=DATA_SETS, draws=None):
             for d, (data, truth) in enumerate(SMALL["draw_design"](distribution, 1, runs, draw, data_sets, SEED)):
                 res = rlstats.bootstrap(data, "score ~ agent", metrics=METRICS, n_resamples=N_RESAMPLES, rng=d,
                                         progress=False)
-                kinds = ("studentized", "percentile") if runs > BEYOND_GRID else ("studentized",)
+                # the former default before the Welch floor (audit s20), its mean's and optimality gap's rows
+                kinds = ("studentized", "studentized_no_welch") + (("percentile",) if runs > BEYOND_GRID else ())
                 for interval in kinds:
                     bounds = SMALL["bounds_of"](res, interval)
                     for j, metric in enumerate(METRICS):
+                        if interval == "studentized_no_welch" and metric not in small_runs.WELCH_FLOOR_METRICS:
+                            continue  # the default's, bit for bit
                         true = np.array([truth[a][metric] for a in res.agents])
                         got = (bounds[:, j, 0] <= true) & (true <= bounds[:, j, 1])  # NaN (withheld): not held
-                        if interval == "studentized" and res.saturated is not None:
+                        if interval in small_runs.WIDENED_INTERVALS and res.saturated is not None:
                             # withheld by the rule of runs at a cap (its own note and way on, whatever the tasks):
                             # not counted, and counted apart (``TIED``)
                             got = got[~res.saturated[:, j]]
-                            TIED[(distribution, runs, metric)] = TIED.get((distribution, runs, metric), 0) + int(
-                                res.saturated[:, j].sum())
+                            if interval == "studentized":
+                                TIED[(distribution, runs, metric)] = TIED.get((distribution, runs, metric), 0) + int(
+                                    res.saturated[:, j].sum())
                         held.setdefault((interval, metric), [[] for _ in range(draws)])[draw].extend(got.tolist())
     return held
 
@@ -87,15 +96,17 @@ def rows(distribution, runs, held):
 
 def appended(row):
     """Whether a ``bootstrap.interval`` row of the table (a dict of strings) is one this script wrote: the default's
-    on one task (which the grid skips), the percentile's on one task beyond the grid's run counts."""
-    return str(row["tasks"]) == "1" and (row["interval"] == "studentized" or int(row["runs"]) > BEYOND_GRID)
+    on one task (which the grid skips) and the former default's before the Welch floor, the percentile's on one task
+    beyond the grid's run counts."""
+    return str(row["tasks"]) == "1" and (row["interval"] in small_runs.WIDENED_INTERVALS
+                                         or int(row["runs"]) > BEYOND_GRID)
 
 
 def configuration(row):
     """``"withheld"`` for a default row where the package withholds the interval (measured with the rule lifted:
     ``rlstats.calibration.DEFAULTS`` does not count it as the default's, which gives nothing there), else ``""``."""
-    withheld = row["interval"] == "studentized" and small_runs.studentized_withheld(
-        [int(row["runs"])], 1, [row["metric"]]).all()
+    withheld = row["interval"] in small_runs.WIDENED_INTERVALS and small_runs.studentized_withheld(
+        [int(row["runs"])], 1, [row["metric"]], row["interval"]).all()
     return "withheld" if withheld else ""
 
 

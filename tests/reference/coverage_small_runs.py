@@ -4,7 +4,8 @@
     PYTHONPATH=. python tests/reference/calibrate.py --only bootstrap.interval [--jobs 2] [--quick]
 
 (or this script with the same options; ``--default-only`` re-measures the default (studentized) rows and the
-former default's (``studentized_unwidened``, the mean's and median's rows alone: the others are the default's), in
+former defaults' (``studentized_no_welch``, the default before audit s20's Welch floor, the mean's and optimality
+gap's rows alone, and ``studentized_unwidened``, the mean's and median's alone: the others are the default's), in
 place; ``--widths`` prints the median width table of issue 40 item 3 instead, and
 ``--widths --improvement`` that of the probability of improvement at 10 runs; ``--runs 5,10`` and ``--datasets N``
 narrow the width table). The
@@ -61,9 +62,11 @@ CONTINUE_SE = 2
 N_RESAMPLES = 500
 AGENTS = "ABCD"
 METRICS = ("iqm", "mean", "median", "optimality_gap")
-INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded", "studentized_unwidened")
-#: the former default's rows: only the mean's and median's differ from the default's, and they come from its call
-UNWIDENED_METRICS = ("mean", "median")
+INTERVALS = ("studentized", "percentile", "basic", "bca", "expanded", "studentized_no_welch", "studentized_unwidened")
+#: the former defaults' rows: only these metrics' differ from the default's, and they come from its call
+FORMER_METRICS = {"studentized_unwidened": ("mean", "median"),
+                  "studentized_no_welch": small_runs.WELCH_FLOOR_METRICS}
+UNWIDENED_METRICS = FORMER_METRICS["studentized_unwidened"]
 IMPROVEMENT_INTERVALS = ("percentile", "expanded")
 #: data sets per design draw for the score interval of the probability of improvement (the default), which needs no
 #: resamples: more of them, so its rows are as sharp as the claim "at its level" needs (400 intervals a row)
@@ -124,11 +127,11 @@ def bounds_of(res, interval):
     default's, ``studentized_unwidened``)."""
     if interval == res.interval:
         return res.intervals
-    if interval == "studentized_unwidened":  # the default's call without the mean's and median's skew widening
+    if interval in FORMER_METRICS:  # the default's call without the skew widening, or without the Welch t floor
         bounds, _ = small_runs.bootstrap_bounds(
             res.bootstrap_distribution, res.estimates, res.confidence_level, interval, None, None, False,
             res.counts.min(axis=0), res.degrees_of_freedom, (res.resampled_standard_errors, res.standard_errors),
-            res.metrics, res.n_tasks)
+            res.metrics, res.n_tasks, res.skewness if interval in small_runs.WIDENED_INTERVALS else None)
         return bounds
     df = _api._welch_df(res.design) if interval == "expanded" else None
     bounds, _ = small_runs.bootstrap_bounds(res.bootstrap_distribution, res.estimates, res.confidence_level, interval,
@@ -175,13 +178,13 @@ def measure(distribution, tasks, runs, n_datasets, seed=0, n_resamples=N_RESAMPL
                 res = calls[own]
                 bounds = bounds_of(res, interval)
                 for j, metric in enumerate(METRICS):
-                    if interval == "studentized_unwidened" and metric not in UNWIDENED_METRICS:
+                    if interval in FORMER_METRICS and metric not in FORMER_METRICS[interval]:
                         continue  # the default's rows, bit for bit
                     truth_j = np.array([truth[a][metric] for a in res.agents])
                     low, high = bounds[:, j, 0], bounds[:, j, 1]
                     got = (low <= truth_j) & (truth_j <= high)
                     offered[(interval, metric)] = offered.get((interval, metric), 0) + got.size
-                    if interval == "studentized" and res.saturated is not None:
+                    if interval in small_runs.WIDENED_INTERVALS and res.saturated is not None:
                         # withheld by the rule of runs at a cap (a note and a way on, no claim): not counted
                         got = got[~res.saturated[:, j]]
                     held.setdefault((interval, metric), [[] for _ in range(draws)])[draw].extend(got)
@@ -236,12 +239,14 @@ def continued(rows, point, quick=False):
     data sets per draw where one of them is below its level by more than ``CONTINUE_SE`` SE (:func:`near_miss`:
     it misses, or holds by its Monte Carlo error alone); unchanged otherwise."""
     dist, tasks, runs = point
-    if quick or not any(row["interval"] == "studentized" and near_miss(row) for row in rows):
+    # the former default's (studentized_no_welch) rows too: the default's contain its intervals (audit s20), so a point
+    # is continued where either is below by 2 SE, as it was before the Welch floor
+    if quick or not any(row["interval"] in small_runs.WIDENED_INTERVALS and near_miss(row) for row in rows):
         return rows
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         again = {(row["interval"], row["metric"]): row for row in measure(
-            dist, tasks, runs, CONTINUED_SIMULATIONS, seed=runs * 100 + tasks, intervals=("studentized",),
+            dist, tasks, runs, CONTINUED_SIMULATIONS, seed=runs * 100 + tasks, intervals=small_runs.WIDENED_INTERVALS,
             improvement_intervals=(), default_datasets=CONTINUED_SIMULATIONS)}
     return [again.get((row["interval"], row["metric"]), row) for row in rows]
 

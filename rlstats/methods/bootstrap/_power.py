@@ -69,12 +69,12 @@ def withhold(options, seeds, template):
     ``ONE_TASK_MIN_RUNS``: there are no intervals, and
     every data set would count as no rejection); percentile intervals that were not asked for (bootstrap()'s default
     giving way) below :data:`SEPARATION_MIN_SEEDS`. interval='percentile' given is the thesis's rule as it is."""
-    from ._small_runs import ONE_TASK_MIN_RUNS, STUDENTIZED_INTERVALS, STUDENTIZED_MIN_RUNS
+    from ._small_runs import STUDENTIZED_INTERVALS, STUDENTIZED_MIN_RUNS, one_task_min_runs
 
     given = interval(options)
     if given in STUDENTIZED_INTERVALS and (seeds < STUDENTIZED_MIN_RUNS or template.n_tasks < 2):
         metric = options.get("metric", "iqm")
-        one_task = ONE_TASK_MIN_RUNS.get(metric) if isinstance(metric, str) else None
+        one_task = one_task_min_runs(given).get(metric) if isinstance(metric, str) else None
         if seeds < STUDENTIZED_MIN_RUNS:
             where, more = f"below {STUDENTIZED_MIN_RUNS} runs per task", "seeds"
         elif one_task is None or seeds < one_task:  # audit s19: given on one task from its measured runs

@@ -98,7 +98,8 @@ class BootstrapResult(Result):
     n_resamples : int
     confidence_level : float
     interval : str
-        ``"studentized"``, ``"percentile"``, ``"basic"``, ``"bca"``, ``"expanded"`` or ``"studentized_unwidened"``.
+        ``"studentized"``, ``"percentile"``, ``"basic"``, ``"bca"``, ``"expanded"``, ``"studentized_no_welch"`` or
+        ``"studentized_unwidened"``.
     task_bootstrap : bool
         Whether tasks were resampled as well as runs.
     gamma : float
@@ -119,6 +120,10 @@ class BootstrapResult(Result):
         The skewness of each agent's mean and median that widens their intervals on the side of the skew (the runs'
         skewness pooled over tasks; 0 for the other metrics, which are not widened) (``interval="studentized"``);
         None otherwise.
+    welch_degrees_of_freedom : ndarray, shape (n_agents,), or None
+        The Welch-Satterthwaite degrees of freedom of each agent's mean over tasks, of the Welch t bound that the
+        mean's and the optimality gap's intervals take where it is wider than the bootstrap-t's
+        (``interval="studentized"``, audit s20); None otherwise.
     resampled_standard_errors : ndarray, shape (n_agents, n_metrics, n_resamples), or None
         The same standard error on every resample, paired with ``bootstrap_distribution``
         (``interval="studentized"`` only; NaN for the median, which is not studentised; not exported by
@@ -156,6 +161,7 @@ class BootstrapResult(Result):
     degrees_of_freedom: np.ndarray | None = None
     standard_errors: np.ndarray | None = None
     skewness: np.ndarray | None = None
+    welch_degrees_of_freedom: np.ndarray | None = None
     resampled_standard_errors: np.ndarray | None = field(default=None, repr=False)
     design: Design | None = field(default=None, repr=False)
     metric_kinds: tuple[str | None, ...] = ()
@@ -218,7 +224,7 @@ class BootstrapResult(Result):
             text += (f" Each percentile interval was expanded for few runs per task (Hesterberg 2015): read at the "
                      f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with {fewest} and the "
                      "Welch-Satterthwaite degrees of freedom of the agent's mean over tasks.")
-        if self.interval in ("studentized", "studentized_unwidened"):
+        if self.interval in small_runs.STUDENTIZED_INTERVALS:
             text += (" Each interval is studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
                      "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
                      "error within tasks (winsorised for the IQM) and at least a quarter of the resamples' standard "
@@ -228,7 +234,13 @@ class BootstrapResult(Result):
                      "times the resamples' root-mean-square deviation from the estimate")
             text += ("; the mean's and the median's intervals are widened on the side of their skew by the "
                      "Cornish-Fisher term of a studentised mean (Hall 1992), with the runs' skewness pooled over "
-                     "tasks." if self.interval == "studentized" else ".")
+                     "tasks" if self.interval in small_runs.WIDENED_INTERVALS else "")
+            if self.interval == "studentized" and set(self._kinds) & set(small_runs.WELCH_FLOOR_METRICS):
+                text += ("; the mean's and the optimality gap's intervals take on each side the wider of that bound "
+                         "and the Welch t bound, the estimate -+ the t quantile times sqrt(c/(c - 1)) times the standard "
+                         "error, at the Welch-Satterthwaite degrees of freedom of the agent's mean over tasks (the "
+                         "bootstrap-t alone fell short on heavy-tailed runs)")
+            text += "."
         # an agent with unequal runs per task weighs each task alike (audit s8; the notes name the agents)
         weighted = bool((self.counts.min(axis=0) != self.counts.max(axis=0)).any())
         if "iqm" in self._kinds:
@@ -265,7 +277,8 @@ class BootstrapResult(Result):
         bounds, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,
-                                                self._kinds, self.n_tasks, self.skewness)
+                                                self._kinds, self.n_tasks, self.skewness,
+                                                self.welch_degrees_of_freedom)
         if self.saturated is not None:  # withheld at every level (audit s10)
             bounds = np.where(self.saturated[..., None], np.nan, bounds)
         bounds, _ = clipped_intervals(bounds, getattr(self.design, "bounds", None), self.metrics, self._kinds,

@@ -7,7 +7,9 @@ resamples' standard deviation), so the interval's quantiles carry the extra spre
 from c runs per task, which the percentile interval misses; its half-widths are scaled by sqrt(c / (c - 1))
 (:func:`run_expansion`); the mean's is widened on the side of the runs' skew (:func:`skew_widened`). The median of
 task means takes a t interval instead, widened alike; ``interval="studentized_unwidened"`` is the default before
-those widenings, bit for bit.
+those widenings, bit for bit. The mean's and the optimality gap's bounds are then moved out to the Welch t bound
+where that is wider (:func:`welch_floor`, audit s20: the bootstrap-t alone covered 0.930 and 0.928 of 1,920 nominal
+95% intervals at 5 tasks x 20 heavy-tailed runs); ``interval="studentized_no_welch"`` is the default before that.
 
 With c runs in a task, the bootstrap sees each task mean's variance shrunk by
 (c - 1) / c and reads normal rather than t quantiles, so nominal 95% percentile
@@ -103,8 +105,11 @@ def one_task_only(row):
 def _rows_by_runs(interval, metric_key, single_task=False):
     """{runs per task: the calibration rows} of nominal 95% ``interval`` intervals of ``metric_key``: for a design of
     one task (``single_task``) its one-task rows, else the grid's rows (every number of tasks, as before audit s19)."""
+    # a former default's interval of a metric it shares with a later one: the table keeps that one's rows alone
     if interval == "studentized_unwidened" and metric_key not in ("mean", "median"):
-        interval = "studentized"  # the same interval: the table keeps the default's rows alone
+        interval = "studentized_no_welch"  # the optimality gap's is the one before the Welch floor
+    if interval == "studentized_no_welch" and metric_key not in WELCH_FLOOR_METRICS:
+        interval = "studentized"
     found = {}
     for row in calibration.rows(PROCEDURE):
         if (row["interval"], row["metric"]) == (interval, metric_key) and (
@@ -122,9 +127,10 @@ def measured_coverage(interval, metric_key, single_task=False):
 
 
 def _most_runs_note(interval, metric_label, metric_key, runs, whose, single_task):
-    """The note of a default whose rows miss at the most runs simulated (audit s20: the mean and the optimality gap
-    at 5 tasks x 20 heavy-tailed runs, 0.930 and 0.928 of 1,920): no simulated count shows that more runs help, so
-    the note names the setting that missed and the metrics whose default held at every setting there."""
+    """The note of a default whose rows miss at the most runs simulated (audit s20: the mean's and the optimality
+    gap's bootstrap-t at 5 tasks x 20 heavy-tailed runs, 0.930 and 0.928 of 1,920, before the Welch floor replaced
+    it; no default row misses there now): no simulated count shows that more runs help, so the note names the setting
+    that missed and the metrics whose default held at every setting there."""
     group = _rows_by_runs(interval, metric_key, single_task)[runs]
     worst = min((row for row in group if calibration.misses(row, 0.95)), key=calibration.worst_coverage)
     held = [f"the {label}'s" for key, label in (("iqm", "IQM"), ("median", "median"), ("mean", "mean"))
@@ -222,11 +228,13 @@ def score_bounds(estimates, runs_x, runs_y, confidence_level, iterations=60):
 
 
 def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration, compat, fewest_runs, df,
-                     errors=None, metrics=(), n_tasks=None, skewness=None):
+                     errors=None, metrics=(), n_tasks=None, skewness=None, welch=None):
     """(bounds, mc_se) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per agent;
     the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
-    metric names and, for the median, df, and for the default ``skewness``, the (K, M) skewness of each agent's
-    mean and median from :func:`widening_skewness`; and they withhold where :func:`studentized_withheld` says).
+    metric names and, for the median, df, and for the widened ones ``skewness``, the (K, M) skewness of each agent's
+    mean and median from :func:`widening_skewness`, and for the default ``welch``, the (K,) Welch-Satterthwaite
+    degrees of freedom of each agent's mean over tasks (:func:`welch_floor`); and they withhold where
+    :func:`studentized_withheld` says).
 
     Where a user metric returned NaN for the estimate or any resample the bounds are NaN: a quantile of
     resamples with NaN among them (NaN sorts last) is no interval.
@@ -238,15 +246,17 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
         observed = errors[1] * run_expansion(fewest_runs)[:, None]
         bounds, se = studentized_bounds(distribution, estimates, resampled, observed, level)
         mean = [j for j, m in enumerate(metrics) if m == "mean"]
-        if mean and interval == "studentized" and skewness is not None:
+        if mean and interval in WIDENED_INTERVALS and skewness is not None:
             bounds[:, mean] = skew_widened(bounds[:, mean], observed[:, mean], skewness[:, mean], level)
+        if interval == "studentized" and welch is not None:
+            bounds, se = welch_floor(bounds, se, estimates, observed, welch, level, metrics)
         median = [j for j, m in enumerate(metrics) if m == "median"]
         if median:  # a t interval: the middle task's df, the resamples' inflated root-mean-square error (median_se)
             from scipy import stats
             q = stats.t.ppf((1 + level) / 2, df)[:, None]
             half = q * errors[1][:, median]
             bounds[:, median] = np.stack([estimates[:, median] - half, estimates[:, median] + half], axis=-1)
-            if interval == "studentized" and skewness is not None:
+            if interval in WIDENED_INTERVALS and skewness is not None:
                 bounds[:, median] = skew_widened(bounds[:, median], errors[1][:, median], skewness[:, median], level)
             # its standard error is read off the resamples (median_se), so the bounds move with them: the Monte Carlo
             # error of a root mean square of B deviations d is sd(d^2) / (2 mean(d^2) sqrt(B)) of it, and the bound's
@@ -255,7 +265,7 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
                              * median_se_relative_error(distribution[:, median], estimates[:, median])[..., None])
             flat = ~(errors[1][:, median] > 0)  # a middle task whose runs all tie: no spread to read
             bounds[:, median] = np.where(flat[..., None], np.nan, bounds[:, median])
-        withheld = studentized_withheld(fewest_runs, n_tasks, metrics)
+        withheld = studentized_withheld(fewest_runs, n_tasks, metrics, interval)
         bounds[withheld], se[withheld] = np.nan, np.nan
     else:
         bounds, se = kernels.metric_bounds(distribution, estimates, level, interval, z0, acceleration, compat)
@@ -268,9 +278,51 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
 
 # ----------------------------------------------------------------------------- the studentised (bootstrap-t) interval
 
-#: The studentised interval kinds: the default, and ``"studentized_unwidened"``, the default before the mean's and
-#: median's skewness widening (:func:`skew_widened`), kept bit for bit; they differ only in those two intervals.
-STUDENTIZED_INTERVALS = ("studentized", "studentized_unwidened")
+#: The studentised interval kinds: the default; ``"studentized_no_welch"``, the default before session 20 (the mean's
+#: and optimality gap's bootstrap-t bounds without :func:`welch_floor`), and ``"studentized_unwidened"``, the default
+#: before the mean's and median's skewness widening (:func:`skew_widened`), each kept bit for bit; they differ only in
+#: those metrics' intervals.
+STUDENTIZED_INTERVALS = ("studentized", "studentized_no_welch", "studentized_unwidened")
+#: The studentised kinds whose mean's and median's intervals are widened on the side of the runs' skew.
+WIDENED_INTERVALS = ("studentized", "studentized_no_welch")
+#: The metrics whose default interval takes on each side the wider of the bootstrap-t and Welch t bounds.
+WELCH_FLOOR_METRICS = ("mean", "optimality_gap")
+
+
+def welch_floor(bounds, se, estimates, observed, welch, level, metrics):
+    """(bounds, mc_se) with the mean's and the optimality gap's bootstrap-t bounds moved out, on each side, to the
+    Welch t bound where that is wider: estimate -+ t_df sqrt(c / (c - 1)) SE, ``observed`` the (K, M) standard errors
+    already times sqrt(c / (c - 1)) (c the agent's fewest runs in a task), df ``welch`` (K,), the Welch-Satterthwaite
+    degrees of freedom of the agent's mean over tasks (:func:`welch_df`; the optimality gap reads the same).
+
+    Why (audit s20): the bootstrap-t alone covered 0.930 (mean) and 0.928 (optimality gap) of 1,920 nominal 95%
+    intervals at 5 tasks x 20 heavy-tailed runs (t with 3 df), below its level by more than 3 Monte Carlo SE, and less
+    as the runs grew (0.948 at 10), so no count of runs to withhold below was measured. The Welch t interval alone held
+    there (the mean's 0.956) but
+    not on skewed runs (0.912 at 5 tasks x 5 runs), where the bootstrap-t's skewed quantiles do. Their wider bound on
+    each side covered 0.956 and 0.945 there, and 0.948 and 0.976 at 5 skewed runs (1,920 intervals each); none of the
+    64 grid rows of the mean and the optimality gap (5 and 26 tasks x 3-20 runs) misses, at 1.00-1.08 times the
+    bootstrap-t's median width. The Welch bound is a closed form of the data, so a bound's Monte Carlo error is taken
+    as the bootstrap-t bound's times Phi(d / se), about the chance that other resamples put the bootstrap-t bound
+    beyond the Welch one, d its distance beyond it (negative inside): all of it where the bootstrap-t bound is far
+    outside, none where it is far inside (against the spread over seeds: tests/test_bootstrap.py). NaN
+    (withheld) bootstrap-t bounds stay NaN.
+    """
+    from scipy import special, stats
+    columns = [j for j, m in enumerate(metrics) if m in WELCH_FLOOR_METRICS]
+    if not columns:
+        return bounds, se
+    half = stats.t.ppf((1 + level) / 2, np.asarray(welch, dtype=float))[:, None] * observed[:, columns]
+    welch_bounds = np.stack([estimates[:, columns] - half, estimates[:, columns] + half], axis=-1)
+    old = bounds[:, columns]
+    wider = np.stack([welch_bounds[..., 0] < old[..., 0], welch_bounds[..., 1] > old[..., 1]], axis=-1)
+    bounds, se = bounds.copy(), se.copy()
+    bounds[:, columns] = np.where(wider, welch_bounds, old)  # NaN compares False: a withheld bound stays withheld
+    beyond = (old - welch_bounds) * np.array([-1.0, 1.0])  # > 0 where the bootstrap-t bound is the wider
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = special.ndtr(beyond / se[:, columns])
+    se[:, columns] = np.where(se[:, columns] > 0, se[:, columns] * share, se[:, columns])
+    return bounds, se
 
 
 def pooled_run_skewness(y, task, n_tasks):
@@ -343,8 +395,19 @@ STUDENTIZED_MIN_RUNS = 3
 #: at 10-200 runs, Monte Carlo SE 0.005). The IQM held from 20 runs (0.943-0.971; 10: 0.897 capped), the median of
 #: task means, which is the task's mean there, from 30 (0.937-0.977; 20: 0.935 skewed). The mean's missed on
 #: heavy-tailed runs at 20-100 runs (0.920-0.930; 0.942 at 200), the optimality gap's at 20-30 and at 200 (0.930-0.933
-#: heavy-tailed): withheld at every count.
-ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": None, "median": 30, "optimality_gap": None}
+#: heavy-tailed): withheld at every count. With the Welch floor (:func:`welch_floor`, audit s20; on one task the t
+#: interval at c - 1 df where it is wider) the mean's held from 20 runs (0.953-0.981 at 20-200, worst draw 0.942; at
+#: 10, 0.934 on skewed runs) and the optimality gap's from 50 (0.949-0.973, worst draw 0.940; at 30, 0.942 with a
+#: worst draw of 0.904 on heavy-tailed runs).
+ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": 20, "median": 30, "optimality_gap": 50}
+#: The same for the former defaults (``"studentized_no_welch"``, ``"studentized_unwidened"``), whose mean's and
+#: optimality gap's one-task rows miss at 20-200 runs (above): withheld at every count.
+FORMER_ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": None, "median": 30, "optimality_gap": None}
+
+
+def one_task_min_runs(interval="studentized"):
+    """{metric: fewest runs from which ``interval``'s studentised interval is given on one task (None: never)}."""
+    return ONE_TASK_MIN_RUNS if interval == "studentized" else FORMER_ONE_TASK_MIN_RUNS
 
 
 class StandardErrors:
@@ -565,12 +628,13 @@ def studentized_bounds(distribution, estimates, resampled, observed, confidence_
     return np.where(bad, np.nan, bounds), np.where(bad, np.nan, se)
 
 
-def studentized_withheld(fewest_runs, n_tasks, metrics):
+def studentized_withheld(fewest_runs, n_tasks, metrics, interval="studentized"):
     """(K, M) the studentised intervals withheld: an agent's with fewer than STUDENTIZED_MIN_RUNS runs in some task,
-    and on a single task those of a metric with fewer than its ``ONE_TASK_MIN_RUNS`` (a metric function's always:
-    it gives way to the percentile interval anyway)."""
+    and on a single task those of a metric with fewer than its ``ONE_TASK_MIN_RUNS`` (:func:`one_task_min_runs` of
+    ``interval``; a metric function's always: it gives way to the percentile interval anyway)."""
     fewest_runs = np.asarray(fewest_runs)[:, None]
-    one_task = [ONE_TASK_MIN_RUNS.get(m) for m in metrics]  # None (or not built in): never
+    table = one_task_min_runs(interval)
+    one_task = [table.get(m) for m in metrics]  # None (or not built in): never
     need = np.array([STUDENTIZED_MIN_RUNS if n_tasks > 1 else np.inf if n is None else n for n in one_task],
                     dtype=float)
     return np.broadcast_to(fewest_runs < np.maximum(need, STUDENTIZED_MIN_RUNS), (fewest_runs.shape[0], len(need)))
@@ -599,10 +663,13 @@ def median_tied_note(pairs):
             "the cap, or the mean or IQM")
 
 
-def _one_task_shortfall(metric):
-    """(coverage, runs, distribution) of the lowest one-task row of the default interval of ``metric`` that misses
-    95% from ``GRID_MOST_RUNS`` runs on (the reason its interval is withheld on one task whatever the runs), or None."""
-    rows = [r for r in _rows_by_runs("studentized", metric, True).items() if r[0] >= GRID_MOST_RUNS]
+def _one_task_shortfall(metric, interval="studentized"):
+    """(coverage, runs, distribution) of the lowest one-task row of ``interval`` (a studentised one) of ``metric`` that
+    misses 95% from ``GRID_MOST_RUNS`` runs on (the reason its interval is withheld on one task whatever the runs), or
+    None. The former defaults read the rows of ``"studentized_no_welch"`` (the one measured on one task before the
+    Welch floor; ``"studentized_unwidened"`` differs from it in the mean's skew widening alone)."""
+    measured = "studentized" if interval == "studentized" else "studentized_no_welch"
+    rows = [r for r in _rows_by_runs(measured, metric, True).items() if r[0] >= GRID_MOST_RUNS]
     missed = [row for _, group in rows for row in group if calibration.misses(row, 0.95)]
     if not missed:
         return None
@@ -610,17 +677,18 @@ def _one_task_shortfall(metric):
     return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-")
 
 
-def one_task_note(fewest_runs, agents, metrics, withheld):
+def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"):
     """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
-    metric's is given, what the calibration table's one-task rows measured, and the way on (audit s19)."""
+    metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19)."""
     def label(metric):
         return {"iqm": "IQM"}.get(metric, metric.replace("_", " "))
 
+    table = one_task_min_runs(interval)
     fewest_runs = np.asarray(fewest_runs)
     pairs = [f"{agents[i]}/{metrics[j]} ({int(fewest_runs[i])})" for i, j in zip(*np.nonzero(withheld))]
-    shown = [m for m in dict.fromkeys(metrics) if m in ONE_TASK_MIN_RUNS]
-    given = [f"the {label(m)}'s from {ONE_TASK_MIN_RUNS[m]} runs" for m in shown if ONE_TASK_MIN_RUNS[m]]
-    never = {m: _one_task_shortfall(m) for m in shown if ONE_TASK_MIN_RUNS[m] is None}
+    shown = [m for m in dict.fromkeys(metrics) if m in table]
+    given = [f"the {label(m)}'s from {table[m]} runs" for m in shown if table[m]]
+    never = {m: _one_task_shortfall(m, interval) for m in shown if table[m] is None}
     said = []
     if given:
         said.append(f"{join_and(given)} are given, the counts from which they held 95% in simulations of one task "
@@ -631,24 +699,30 @@ def one_task_note(fewest_runs, agents, metrics, withheld):
         said.append(f"{join_and(f'the {label(m)}' + chr(39) + 's' for m in never)} are withheld whatever the runs"
                     + (f" (there {join_and(lows)}, below 95% by more than 3 Monte Carlo SE)" if lows else ""))
     # more runs help only a metric given from some count
-    more = "tasks" if all(ONE_TASK_MIN_RUNS.get(metrics[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
+    more = "tasks" if all(table.get(metrics[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
     way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
-    if "mean" in never and "median" in ONE_TASK_MIN_RUNS and ONE_TASK_MIN_RUNS["median"]:
+    if "mean" in never and table.get("median"):
         way = ("for the mean read the median's interval (on one task the median of task means is the task's mean, "
-               f"given from {ONE_TASK_MIN_RUNS['median']} runs); " + way)
+               f"given from {table['median']} runs); " + way)
+    if interval != "studentized":  # a former default: the default gives some of these from a count (audit s20)
+        default = [f"the {label(m)}'s from {ONE_TASK_MIN_RUNS[m]} runs" for m in never if ONE_TASK_MIN_RUNS.get(m)]
+        if default:
+            way = f"interval=\"studentized\" (the default) gives {join_and(default)}; " + way
     return (f"studentized intervals withheld on a single task for {', '.join(pairs)} (fewest runs): on one task "
             f"{'; '.join(said)}; {way}")
 
 
-def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None):
+def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None,
+                      interval="studentized"):
     """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
     errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
     resamples'; ``saturated``: the (K, M) intervals withheld for saturated runs, ``rlstats.bounds.saturated_withheld``,
-    and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``)."""
+    and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``;
+    ``interval``: which studentised interval, whose one-task counts apply)."""
     notes = []
-    withheld = studentized_withheld(fewest_runs, n_tasks, metrics)
+    withheld = studentized_withheld(fewest_runs, n_tasks, metrics, interval)
     if n_tasks < 2 and withheld.any():
-        notes.append(one_task_note(fewest_runs, agents, metrics, withheld))
+        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval))
     elif withheld.any():
         out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)
