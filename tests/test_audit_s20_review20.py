@@ -18,8 +18,6 @@ def _five_tasks_twenty_runs(offset=5.0):
                          for s in range(20)], columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="review20: the coverage note speaks of optimality-gap intervals withheld "
-                                       "for every agent")
 def test_coverage_note_only_of_intervals_given():
     """bootstrap() on scores all above gamma = 1 (Atari 100k's DER and SPR, 20 runs of 5 games, raw scores) withholds
     the optimality gap's interval for every agent, and said so, yet its next note read "studentized intervals of the
