@@ -1776,7 +1776,7 @@ def test_adastop_update_refuses_the_same_batch_twice_and_a_finished_test():
     running.update(BATCH)
     fails(DesignError, "this batch repeats batch 1 (the same runs for every agent, in any order)", running.update,
           BATCH.iloc[::-1])
-    fails(DesignError, "agent(s) a: their runs in this batch repeat batch 1 exactly (the same 3 scores in any order)",
+    fails(DesignError, "agent a: its runs in this batch repeat batch 1 exactly (the same 3 scores in any order)",
           running.update, BATCH.assign(score=BATCH["score"].where(BATCH["agent"] == "a", BATCH["score"] + 0.5)))
     noted("incremental AdaStop: 1 batch fed", running.result)
 
