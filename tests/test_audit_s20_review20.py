@@ -47,8 +47,6 @@ def _runs_frame(copies):
     return frame
 
 
-@pytest.mark.xfail(strict=True, reason="review20: the copies note lists 'A and B and C' and says 'copies of one run' "
-                                       "of two groups")
 def test_copied_runs_note_is_plain_english():
     """read_logs' new note on copied runs wrote a group of three as "seed=2 and ... seed=3 and ... seed=7", and said
     "copies of one run" of two groups of copies (seeds 0 and 1; 2 and 3), which are copies of two runs."""
@@ -64,7 +62,6 @@ def test_copied_runs_note_is_plain_english():
     assert "seed=0 and agent=PPO task=CartPole-v1 seed=1; agent=PPO task=CartPole-v1 seed=2 and" in two
 
 
-@pytest.mark.xfail(strict=True, reason="review20: 'agent(s) a: their runs' in AdaStop's new refusal")
 def test_adastop_refusal_of_an_agents_copied_runs_says_agent_or_agents():
     """AdaStop.update's new refusal read "agent(s) a: their runs in this batch repeat batch 1 exactly": the package
     writes counts without "(s)" (format.count); one agent is "agent a: its runs", two "agents a, b: their runs"."""
@@ -79,8 +76,6 @@ def test_adastop_refusal_of_an_agents_copied_runs_says_agent_or_agents():
     assert "(s)" not in str(one.value) + str(two.value)
 
 
-@pytest.mark.xfail(strict=True, reason="review20 (older code, task_table's Welch test): OverflowError at 2 x 600 "
-                                       "runs of a task")
 def test_task_table_with_many_runs_per_cell():
     """task_table() raised OverflowError ("int too large to convert to float") from 1 / math.comb(n + m, n), the
     exact p-value of two flat samples, which welch() computes for every pair: at 2 agents x 600 runs of one task
