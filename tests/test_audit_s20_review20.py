@@ -94,8 +94,6 @@ def test_task_table_with_many_runs_per_cell():
     assert table.loc["A", "p_value"] == 0.0 and table.loc["B", "best"]
 
 
-OLD_NUMPY = tuple(int(part) for part in np.__version__.split(".")[:2]) < (1, 25)
-
 
 def _best_seconds(call, repeats=5):
     import time
@@ -109,8 +107,6 @@ def _best_seconds(call, repeats=5):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(OLD_NUMPY, strict=True, reason="review20: near_ties' block tolerances through three ufunc.at "
-                                                  "calls, slow on NumPy < 1.25")
 def test_near_ties_costs_little_beyond_its_sort():
     """near_ties() found each block's tolerance with np.minimum.at, np.maximum.at and np.maximum.at over every score
     (statistics.block_tolerances): on NumPy 1.24 (the oldest supported) 2.2-2.6 times the block sort it already does,
