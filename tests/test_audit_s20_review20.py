@@ -136,3 +136,26 @@ def test_near_ties_tolerances_are_block_tolerances():
         got, want = near_ties(y, block), near_ties(y, block, block_tolerances(y, block))
         assert np.array_equal(got[0], want[0], equal_nan=True) and got[1] == want[1]
     assert near_ties([1.0, 1.0 + 1e-13, 2.0, 5.0, 5.0 + 1e-13], [0, 0, 0, 1, 1])[1] == 1  # a range of 1 joins 1e-13; alone (range 1e-13) it does not
+
+
+@pytest.mark.xfail(strict=True, reason="review20: a run logged twice at a step, its text timestamp differing, is "
+                                       "called rows of different runs")
+def test_a_run_logged_twice_with_a_text_timestamp_is_not_called_two_runs():
+    """curves()' new reading of repeated (run, step) rows: rows that differ in a text column are "rows of different
+    runs" (marl-eval's 'environment'). A run whose last evaluation was logged again an hour later, with a text
+    column 'logged_at' of when each row was written, was told "they differ in column 'logged_at' (...), so they are
+    rows of different runs, not one run's logged twice; name the runs apart in the formula (e.g. a task column
+    joining 'logged_at' and the task)": a column that differs on every row of the run tells rows apart, not runs."""
+    rows = [("ppo", "CartPole", seed, 100 * step, float(step), f"2024-05-01 10:0{step}:{seed}0") for seed in (0, 1)
+            for step in range(5)] + [("ppo", "CartPole", 0, 400, 4.0, "2024-05-01 11:00:00")]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score", "logged_at"])
+    with pytest.raises(DesignError) as caught:
+        rlstats.curves(df, "score ~ agent | task/seed", step="step")
+    text = str(caught.value)
+    assert "run '0' of agent 'ppo' on task 'CartPole' has 2 rows at step 400" in text
+    assert "rows of different runs" not in text and "keep one row per run and step" in text
+    # a column constant along each of two runs named alike still names them (marl-eval's environments)
+    two = pd.concat([df.iloc[:10].assign(logged_at="x"), df.iloc[:10].assign(logged_at="y", score=lambda d: -d.score)])
+    with pytest.raises(DesignError, match=r"they differ in column 'logged_at' \('x' and 'y'\), so they are rows of "
+                                          "different runs"):
+        rlstats.curves(two, "score ~ agent | task/seed", step="step")
