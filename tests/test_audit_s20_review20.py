@@ -138,8 +138,6 @@ def test_near_ties_tolerances_are_block_tolerances():
     assert near_ties([1.0, 1.0 + 1e-13, 2.0, 5.0, 5.0 + 1e-13], [0, 0, 0, 1, 1])[1] == 1  # a range of 1 joins 1e-13; alone (range 1e-13) it does not
 
 
-@pytest.mark.xfail(strict=True, reason="review20: a run logged twice at a step, its text timestamp differing, is "
-                                       "called rows of different runs")
 def test_a_run_logged_twice_with_a_text_timestamp_is_not_called_two_runs():
     """curves()' new reading of repeated (run, step) rows: rows that differ in a text column are "rows of different
     runs" (marl-eval's 'environment'). A run whose last evaluation was logged again an hour later, with a text
