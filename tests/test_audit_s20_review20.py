@@ -157,3 +157,19 @@ def test_a_run_logged_twice_with_a_text_timestamp_is_not_called_two_runs():
     with pytest.raises(DesignError, match=r"they differ in column 'logged_at' \('x' and 'y'\), so they are rows of "
                                           "different runs"):
         rlstats.curves(two, "score ~ agent | task/seed", step="step")
+
+
+@pytest.mark.xfail(strict=True, reason="review20: the tie notes say 'range, or 4 rounding units' of a sum")
+def test_tie_notes_say_the_tolerance_is_a_sum():
+    """The near-tie note read "within 1e-12 of each other (relative to the task's range, or 4 rounding units of its
+    largest |score|)": the tolerance is the sum of the two (statistics.tie_tolerance), so a pair joined may be within
+    neither alone: beside 0 (range 1), 1 and 1 - 1.0004e-12 join, above 1e-12 of the range and above 4 eps of 1
+    (8.9e-16), below their sum (1.0009e-12)."""
+    from rlstats.statistics import near_tie_note, near_ties
+
+    eps = np.finfo(float).eps
+    gap = 1e-12 + 2 * eps  # above 1e-12 x range 1 and above 4 eps x 1, below their sum
+    assert gap > 1e-12 and gap > 4 * eps and gap < 1e-12 + 4 * eps
+    assert near_ties([0.0, 1.0 - gap, 1.0], [0, 0, 0])[1] == 1
+    note = near_tie_note(1)
+    assert "relative to the task's range, plus 4 rounding units of its largest |score|" in note, note
