@@ -219,7 +219,7 @@ def near_tie_note(n_pairs: int, where: str = "in the ranks", counted: str = "not
     if not n_pairs:
         return None
     pairs = "1 pair of scores" if n_pairs == 1 else f"{n_pairs} pairs of scores"
-    return (f"{pairs} of one task within {TIE_TOLERANCE:g} of each other (relative to the task's range, or {TIE_ULPS} "
+    return (f"{pairs} of one task within {TIE_TOLERANCE:g} of each other (relative to the task's range, plus {TIE_ULPS} "
             f"rounding units of its largest |score|) "
             f"{'was' if n_pairs == 1 else 'were'} treated as ties {where}: floating-point noise, {counted}")
 

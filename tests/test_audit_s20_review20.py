@@ -159,7 +159,6 @@ def test_a_run_logged_twice_with_a_text_timestamp_is_not_called_two_runs():
         rlstats.curves(two, "score ~ agent | task/seed", step="step")
 
 
-@pytest.mark.xfail(strict=True, reason="review20: the tie notes say 'range, or 4 rounding units' of a sum")
 def test_tie_notes_say_the_tolerance_is_a_sum():
     """The near-tie note read "within 1e-12 of each other (relative to the task's range, or 4 rounding units of its
     largest |score|)": the tolerance is the sum of the two (statistics.tie_tolerance), so a pair joined may be within
