@@ -174,7 +174,6 @@ def test_tie_notes_say_the_tolerance_is_a_sum():
     assert "relative to the task's range, plus 4 rounding units of its largest |score|" in note, note
 
 
-@pytest.mark.xfail(strict=True, reason="review20: the runs-past-K note writes 4,970 as 4970")
 def test_runs_past_k_batches_are_counted_with_thousands_separators():
     """adastop()'s note on the runs past K batches wrote "(A 4970, B 4970)" where every other count of the package
     reads "4,970" (5,000 runs of each agent, n = 5, K = 6: 5,000 - 30)."""
