@@ -1139,7 +1139,9 @@ def _check_one_row_per_step(design, column, data):
                 f"read_logs' runs started again from their first step; keep the one you mean, e.g. "
                 f"subset=\"{subset_dropping_attempts(run, ATTEMPT, attempts[-1])}\" (dropping duplicate steps would "
                 "make one curve of two trainings)")
-        apart = _text_column_apart(data, design, design.row_position[i:end + 1], column)
+        same_run = (design.agent == design.agent[i]) & (design.task == design.task[i]) & (design.run == design.run[i])
+        apart = _text_column_apart(data, design, design.row_position[i:end + 1], design.row_position[same_run],
+                                   column)
         if apart is not None:  # e.g. marl-eval's 'environment': two runs, not one logged twice (audit s20)
             told = (f"{where}: they differ in column '{apart[0]}' ({join_and(map(repr, apart[1]))}), so they are "
                     "rows of different runs, not one run's logged twice; name the runs apart in the formula (e.g. a "
@@ -1156,17 +1158,18 @@ def _check_one_row_per_step(design, column, data):
 _ROW_COLUMNS = ("source", "wall_time", "time_elapsed")
 
 
-def _text_column_apart(data, design, positions, step_column):
+def _text_column_apart(data, design, positions, run_positions, step_column):
     """(name, values) of the first text column, beside the formula's and the step, whose values differ between the
-    rows at ``positions`` (repeats of one run and step), or None."""
+    rows at ``positions`` (repeats of one run and step), or None. A column taking more values over the run's rows
+    (``run_positions``) than it has rows at the step tells rows apart, not runs (a time written as text: review s20)."""
     formula = design.formula
     named = {formula.groups, formula.blocks, formula.replicate, step_column, *_ROW_COLUMNS}
     for name in data.columns:
         if name in named or not isinstance(name, str) or data[name].dtype.kind in "biufcmM":
             continue
-        values = data[name].to_numpy()[positions]
-        distinct = sorted({str(v) for v in values}, key=natural_key)
-        if len(distinct) > 1:
+        values = data[name].to_numpy()
+        distinct = sorted({str(v) for v in values[positions]}, key=natural_key)
+        if 1 < len(distinct) and len({str(v) for v in values[run_positions]}) <= len(positions):
             return name, distinct[:5]
     return None
 

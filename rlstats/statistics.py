@@ -176,8 +176,16 @@ def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None
         return y.copy(), 0
     order = block_value_order(y, block)
     ys, bs = y[order], block[order]
-    tolerance = block_tolerances(y, block) if tolerance is None else np.asarray(tolerance, dtype=np.float64)
     new_block = np.r_[True, bs[1:] != bs[:-1]]
+    if tolerance is None:  # block_tolerances' values, read off the sorted blocks (its ufunc.at is slow on NumPy < 1.25)
+        starts = np.flatnonzero(new_block)
+        finite = np.where(np.isfinite(ys), ys, np.nan)
+        low, high = np.fmin.reduceat(finite, starts), np.fmax.reduceat(finite, starts)
+        tolerance = np.zeros(int(bs[-1]) + 1)
+        tolerance[bs[starts]] = tie_tolerance(np.where(high >= low, high - low, 0.0),
+                                              np.nan_to_num(np.fmax(np.abs(low), np.abs(high))))
+    else:
+        tolerance = np.asarray(tolerance, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         apart = np.r_[True, ~(ys[1:] - ys[:-1] <= tolerance[bs[1:]])]
     new_group = new_block | apart
@@ -212,7 +220,7 @@ def near_tie_note(n_pairs: int, where: str = "in the ranks", counted: str = "not
     if not n_pairs:
         return None
     pairs = "1 pair of scores" if n_pairs == 1 else f"{n_pairs} pairs of scores"
-    return (f"{pairs} of one task within {TIE_TOLERANCE:g} of each other (relative to the task's range, or {TIE_ULPS} "
+    return (f"{pairs} of one task within {TIE_TOLERANCE:g} of each other (relative to the task's range, plus {TIE_ULPS} "
             f"rounding units of its largest |score|) "
             f"{'was' if n_pairs == 1 else 'were'} treated as ties {where}: floating-point noise, {counted}")
 

@@ -88,7 +88,7 @@ def test_an_agent_repeating_its_runs_of_an_earlier_batch_is_refused():
     seq = rlstats.AdaStop(["a", "b", "c"], n=3, K=4, n_resamples=500, rng=0)
     first = {"a": [1.0, 2.0, 3.5], "b": [1.5, 2.5, 3.0], "c": [2.0, 0.5, 1.0]}
     seq.update(first)
-    with pytest.raises(DesignError, match=r"agent\(s\) a, b: their runs in this batch repeat batch 1 exactly"):
+    with pytest.raises(DesignError, match=r"agents a, b: their runs in this batch repeat batch 1 exactly"):
         seq.update({"a": [3.5, 1.0, 2.0], "b": [1.5, 2.5, 3.0], "c": [7.0, 0.1, 1.0]})
     assert seq.interim == 1
     seq.update({"a": [3.5, 1.0, 2.0], "b": [1.5, 2.5, 3.0], "c": [7.0, 0.1, 1.0]}, allow_repeat=True)
@@ -116,7 +116,7 @@ def test_hoppers_copied_batches_are_refused_on_the_command_line(shared_data, tmp
     capsys.readouterr()
     assert main(["adastop", "update", state, str(files[2])]) == 2
     err = capsys.readouterr().err
-    assert ("agent(s) PPO, SAC, DDPG: their runs in this batch repeat batch 1 exactly" in err
+    assert ("agents PPO, SAC, DDPG: their runs in this batch repeat batch 1 exactly" in err
             and "--allow-repeat" in err and "Traceback" not in err)
 
 

@@ -63,8 +63,8 @@ def test_a_copied_run_is_named(dqn_logs, fmt):
     frame = rlstats.read_logs(dqn_logs, PATTERN, format=fmt, progress=False)
     assert sorted(frame["seed"].unique()) == ["0", "1", "1 (copy)", "2"]
     copies = [note for note in _notes(frame) if "the same values" in note]
-    assert copies == ["2 runs log the same values at the same steps and times as another run: copies of one run (a "
-                      "run folder copied?), each counted as a run of its own: agent=DQN task=CartPole-v1 seed=1 and "
+    assert copies == ["2 runs log the same values at the same steps and times as another run, as copies of a run "
+                      "do (a run folder copied?), each counted as a run of its own: agent=DQN task=CartPole-v1 seed=1 and "
                       "agent=DQN task=CartPole-v1 seed=1 (copy); leave the copies out (subset=, or move them out of "
                       "the folder read)"]
 

@@ -1491,6 +1491,12 @@ RUN_CASES = [  # (what, data, options, error, phrases); each run through summari
     ("all scores NaN", CURVES.assign(score=np.nan), {}, DesignError, "column 'score' has 90 missing value(s)"),
     ("every row twice", pd.concat([CURVES, CURVES]), {}, DesignError,
      "run '0' of agent 'agent_1' on task 'task_01' has 2 rows at step 0"),
+    # [audit s20 logs20, review20] a text column constant along each of two runs named alike names them apart; one
+    # that differs along the run (a time written as text) does not
+    ("two runs named alike, a text column apart", pd.concat([CURVES.assign(env="x"), CURVES.assign(env="y")]), {},
+     DesignError, "they differ in column 'env' ('x' and 'y'), so they are rows of different runs"),
+    ("every row twice, a text time apart", pd.concat([CURVES, CURVES]).assign(at=[str(i) for i in range(180)]), {},
+     DesignError, ("has 2 rows at step 0", "keep one row per run and step")),
     ("a list", [1, 2], {}, DesignError, "DataFrame"),
 ]
 
@@ -1790,7 +1796,7 @@ def test_adastop_update_refuses_the_same_batch_twice_and_a_finished_test():
     running.update(BATCH)
     fails(DesignError, "this batch repeats batch 1 (the same runs for every agent, in any order)", running.update,
           BATCH.iloc[::-1])
-    fails(DesignError, "agent(s) a: their runs in this batch repeat batch 1 exactly (the same 3 scores in any order)",
+    fails(DesignError, "agent a: its runs in this batch repeat batch 1 exactly (the same 3 scores in any order)",
           running.update, BATCH.assign(score=BATCH["score"].where(BATCH["agent"] == "a", BATCH["score"] + 0.5)))
     noted("incremental AdaStop: 1 batch fed", running.result)
 
@@ -2583,6 +2589,7 @@ def cli_dir(tmp_path_factory):
     CURVES.to_csv(folder / "curves.csv", index=False)
     BATCH.to_csv(folder / "batch.csv", index=False)
     BATCH[BATCH["agent"] == "a"].to_csv(folder / "batch_a.csv", index=False)
+    BATCH.iloc[1:].to_csv(folder / "unequal.csv", index=False)  # a 2 runs, b 3
     _write(folder / "empty.csv", "")
     _write(folder / "header.csv", "agent,task,seed,score\n")
     _write(folder / "garbage.csv", bytes(range(128, 256)) * 4)
@@ -2730,6 +2737,9 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("update-sep two characters", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--sep", ";;"],
      "--sep ';;' is not one character"),
     ("update-n 0", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--n", "0"], "n must be at least 1, got 0"),
+    # [audit s20 ada20] an unequal first batch: each agent's runs named, and --n (which cannot help) not advised
+    ("update-unequal first batch", ["adastop", "update", "{d}/new.json", "{d}/unequal.csv"],
+     "the first batch has different numbers of runs per agent (a 2, b 3); every batch needs the same number of runs"),
     ("update-K 10**9", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--K", "1000000000"],
      "--K 1000000000 is more than 1,000 interims"),
     ("update-n_resamples 10**13", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--n-resamples",

@@ -650,7 +650,7 @@ def test_ordering_table_of_constructed_draws_with_ties():
     assert table["ordering"].tolist() == ["A = B > C", "A > B > C", "C > A = B"]
     assert table["probability"].tolist() == [0.5, 0.3, 0.2]
     assert notes == ["orderings: some agents tied in 7 of the 10 posterior draws (values within 1e-12 of each other "
-                     "relative to the draw's range, or its rounding, as the same task means give, e.g. both at a "
+                     "relative to the draw's range, plus its rounding, as the same task means give, e.g. both at a "
                      "score cap): agents "
                      "tied in a draw are written 'A = B' and are not ordered there"]
     # lower is better: the same draws negated read best first with '<'

@@ -865,7 +865,7 @@ def test_noise_at_one_part_in_1e12_is_a_tie_with_a_note(options):
     true_tie = rlstats.skillings_mack(exact, "score ~ agent | task", rng=0, **options)
     assert res.pvalue == true_tie.pvalue and (res.statistic == true_tie.statistic or np.isnan(res.statistic))
     pd.testing.assert_frame_equal(res.comparisons, true_tie.comparisons)
-    note = ("10 pairs of scores of one task within 1e-12 of each other (relative to the task's range, or 4 rounding "
+    note = ("10 pairs of scores of one task within 1e-12 of each other (relative to the task's range, plus 4 rounding "
             "units of its largest |score|) were treated as ties in the ranks")
     assert any(n.startswith(note) for n in res.notes) and not any(n.startswith(note) for n in true_tie.notes)
     # a0 and a1 alone: 7e-15 is the tasks' whole range, no noise beside it, so a0 beats a1 on all 10 tasks (p = 2 /

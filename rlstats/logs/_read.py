@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..connectivity import ATTEMPT, subset_dropping_attempts
 from ..provenance import Note, set_notes
-from ..format import count, listed, natural_key
+from ..format import count, join_and, listed, natural_key
 from ..errors import LogReadError, OptionError, warn
 from ..options import check_bool, check_choice, check_int, check_n_jobs
 from ..progress import progress_bar
@@ -1007,8 +1007,8 @@ def _copied_runs(frame, keys):
 def _copies_text(copies):
     """The note naming runs that repeat another run's rows, times included."""
     return (f"{sum(len(group) for group in copies)} runs log the same values at the same steps and times as "
-            "another run: copies of one run (a run folder copied?), each counted as a run of its own: "
-            + _listed_runs([" and ".join(run_label(run) for run in group) for group in copies])
+            "another run, as copies of a run do (a run folder copied?), each counted as a run of its own: "
+            + _listed_runs([join_and(run_label(run) for run in group) for group in copies])
             + "; leave the copies out (subset=, or move them out of the folder read)")
 
 

@@ -639,8 +639,8 @@ def _interim_notes(design, options, order_column, K, task_data):
     beyond = cells.reshape(design.n_tasks, -1) - K * n
     if (beyond > 0).any():
         parts = [f"{task}: " * (design.n_tasks > 1) + fmt.name_list(
-                 [design.agents[a] for a in np.flatnonzero(row > 0)], after=row[row > 0]) for task, row
-                 in zip(design.tasks, beyond) if (row > 0).any()]
+                 [design.agents[a] for a in np.flatnonzero(row > 0)], after=[f"{v:,}" for v in row[row > 0]])
+                 for task, row in zip(design.tasks, beyond) if (row > 0).any()]
         notes.append(f"runs beyond the first K = {K} batches of n = {n} are not used ({'; '.join(parts)})")
     if design.has_blocks and design.n_tasks > 1:
         notes.append("one AdaStop per task: the family-wise error is controlled within each task")

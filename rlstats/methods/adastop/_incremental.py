@@ -279,7 +279,8 @@ class AdaStop:
                     if k == len(earlier):
                         copied.setdefault(first + 1, []).append(a)
             if copied:
-                said = "; ".join(f"agent(s) {quoted(names)}: their runs in this batch repeat batch {k} exactly"
+                said = "; ".join(f"{'agent' if len(names) == 1 else 'agents'} {quoted(names)}: "
+                                 f"{'its' if len(names) == 1 else 'their'} runs in this batch repeat batch {k} exactly"
                                  for k, names in sorted(copied.items()))
                 raise DesignError(f"{said} (the same {count(self.n, 'score')} in any order); a batch holds new runs: "
                                   "check that its file was not copied from an earlier one. Pass allow_repeat=True "

@@ -590,7 +590,7 @@ def _ordering_frame(design, codes, higher_is_better, notes):
     names = design.agents
     if tied:
         notes.append(f"orderings: some agents tied in {tied} of the {int(hits.sum())} posterior draws (values within "
-                     f"{TIE_TOLERANCE:g} of each other relative to the draw's range, or its rounding, as the same "
+                     f"{TIE_TOLERANCE:g} of each other relative to the draw's range, plus its rounding, as the same "
                      "task means give, "
                      "e.g. both at a score cap): agents tied in a draw are written 'A = B' and are not ordered there")
     return pd.DataFrame({"ordering": [word.join(" = ".join(names[a] for a in group)
