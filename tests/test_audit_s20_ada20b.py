@@ -49,7 +49,7 @@ def test_repeat_within_rounding_is_refused_in_any_units(a, b):
     with pytest.raises(DesignError, match="repeats batch 1"):
         seq.update(again)
     one = {"x": np.nextafter(a * np.asarray(FIRST["x"]) + b, np.inf), "y": a * np.asarray(NEW["y"]) + b}
-    with pytest.raises(DesignError, match="agent\\(s\\) x: their runs in this batch repeat batch 1"):
+    with pytest.raises(DesignError, match="agent x: its runs in this batch repeat batch 1"):
         seq.update(one)
 
 
