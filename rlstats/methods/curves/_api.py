@@ -229,12 +229,31 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
     # each relabelled group read as its agent's runs are: the statistic the observed difference is of
     groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts))
               for slots, counts in ((first_slots, n_first), (~first_slots, sizes - n_first))]
+    if relabellings(n_first, sizes - n_first) <= options.n_resamples:
+        # every relabelling once (the observed one among them): the p-values are exact (audit s20: at 3 runs v 3,
+        # 2,000 draws of the 20 labellings gave p = 0.0898, below the exact floor of 0.1)
+        shuffled = kernels.all_relabellings(starts, sizes, n_first)
+        first, second = (_statistic_of(group, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
+                         for slots, group in groups)
+        out = first - second
+        return out if sign == 1.0 else sign * out
     for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
         shuffled = kernels.shuffle_within_tasks(generator, task_of, n_tasks, stop - start)
         first, second = (_statistic_of(group, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
                          for slots, group in groups)
         out[start:stop] = first - second
     return out if sign == 1.0 else sign * out
+
+
+def relabellings(n_first, n_second):
+    """How many ways whole runs can be relabelled within tasks: the product over tasks of C(n_a + n_b, n_a)."""
+    return math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_first, n_second))
+
+
+def smallest_attainable(n_first, n_second):
+    """The smallest p-value relabelling whole runs within tasks can give: the observed labelling and, with equal runs
+    in every task, its mirror (which gives the same largest |difference|) among all :func:`relabellings`."""
+    return (2 if np.array_equal(n_first, n_second) else 1) / relabellings(n_first, n_second)
 
 
 def _short_steps(design, matrix, starts, grid):
@@ -503,7 +522,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     difference band (the max-T test's alike) hold 0.88-1.00 of 60 curves a point.
     With few runs on few tasks the relabellings are few (C(6, 3) = 20 for 3 runs of each agent on one
     task, two of them as extreme as the runs observed), so no p-value can fall to ``alpha``: a note
-    then says that the pair's "no step differs" says nothing of its curves.
+    then says that the pair's "no step differs" says nothing of its curves. Where a pair has at most
+    ``n_resamples`` relabellings, all of them are enumerated and its p-values are exact (a note says so);
+    otherwise ``n_resamples`` are drawn, p = (1 + hits) / (B + 1), never below the exact test's smallest
+    attainable p-value (drawn relabellings can miss the extreme ones by chance).
 
     Parameters
     ----------
@@ -769,9 +791,12 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
-        pvalues, _ = kernels.max_t_pvalues(difference, null)
-        band, _ = kernels.max_t_band(difference, null, options.alpha)
-        comparisons.append((difference, band, pvalues))
+        n_i, n_j = (np.bincount(per_agent[a][1], minlength=n_tasks) for a in (i, j))
+        exact = relabellings(n_i, n_j) <= options.n_resamples  # the null is every relabelling once
+        smallest = smallest_attainable(n_i, n_j)
+        pvalues, _ = kernels.max_t_pvalues(difference, null, exact, smallest)
+        band, _ = kernels.max_t_band(difference, null, options.alpha, exact, smallest)
+        comparisons.append((difference, band, pvalues, null.shape[0] if exact else None))
     notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options)
     pointwise = np.where(short[:, :, None], np.nan, pointwise)
     bands = [(np.where(m[:, None], np.nan, b), np.where(m, np.nan, se), np.where(m, np.nan, c))
@@ -795,33 +820,40 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
         difference_bands=difference_bands,
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
-        normalized=design.normalized)
+        normalized=design.normalized, relabellings=tuple(c[3] for c in comparisons))
 
 
 def _unrejectable_notes(design, pair_codes, pvalues, options):
     """Notes naming the comparisons that no data could make reject (audit s13): relabelling whole runs within tasks
-    has prod over tasks of C(n_a + n_b, n_a) labellings, of which the observed one and, with equal runs in every task,
-    its mirror give the observed largest difference, so no p-value falls below their share (nor below 1 / (B + 1)).
-    Said only of a pair with no step declared different (a Monte Carlo p-value can fall below that share by chance)."""
-    found = {}
+    has :func:`relabellings` labellings, and no p-value falls below :func:`smallest_attainable` (nor, drawn, below
+    1 / (B + 1)). Said only of a pair with no step declared different; and the pairs whose labellings were all
+    enumerated (at most ``n_resamples`` of them), whose p-values are then exact."""
+    found, enumerated = {}, {}
     for (i, j), p in zip(pair_codes, pvalues):
+        n_i, n_j = design.counts[:, i], design.counts[:, j]
+        labellings = relabellings(n_i, n_j)
+        if labellings <= options.n_resamples:
+            enumerated.setdefault(labellings, []).append(f"{design.agents[i]} vs {design.agents[j]}")
         if np.nanmin(p, initial=np.inf) <= options.alpha:
             continue
-        n_i, n_j = design.counts[:, i], design.counts[:, j]
-        labellings = math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_i, n_j))
-        exact, floor = (2 if np.array_equal(n_i, n_j) else 1) / labellings, monte_carlo_pvalue(0, options.n_resamples)
+        exact = smallest_attainable(n_i, n_j)
+        floor = exact if labellings <= options.n_resamples else monte_carlo_pvalue(0, options.n_resamples)
         smallest = max(exact, floor)
         if smallest > options.alpha:
             low, high = int(min(n_i.min(), n_j.min())), int(max(n_i.max(), n_j.max()))
             runs_text = f"{low} runs" if low == high else f"{low} to {high} runs"
-            few = exact <= floor  # the relabellings drawn, not the runs, limit it
+            few = exact < floor  # the relabellings drawn, not the runs, limit it
             where = (f"with {options.n_resamples} relabellings" if few
                      else f"at {runs_text} of each agent on {count(design.n_tasks, 'task')}")
             advice = "raise n_resamples" if few else "add runs or tasks"
             found.setdefault((where, smallest, advice), []).append(f"{design.agents[i]} vs {design.agents[j]}")
-    return [cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
-            + f", so 'no step differs' says nothing of the curves; {advice}"
-            for (where, smallest, advice), pairs in found.items()]
+    exact_notes = [f"the max-T permutation p-values of {join_and(pairs)} are exact: all {labellings:,} relabellings "
+                   f"of whole runs within tasks were enumerated (no more than n_resamples = {options.n_resamples})"
+                   for labellings, pairs in enumerated.items()]
+    return exact_notes + [
+        cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
+        + f", so 'no step differs' says nothing of the curves; {advice}"
+        for (where, smallest, advice), pairs in found.items()]
 
 
 def repeat_share(counts):

@@ -16,6 +16,7 @@ task); ``weights`` has shape (n_resamples, n_runs).
 from __future__ import annotations
 
 import copy
+import itertools
 import warnings
 
 import numpy as np
@@ -407,6 +408,19 @@ def shuffle_within_tasks(generator, task_of, n_tasks, n_permutations):
     return np.argsort(keys, axis=1, kind="stable")
 
 
+def all_relabellings(starts, sizes, n_first):
+    """(L, n_runs) run indices of every relabelling of runs within tasks, laid out as :func:`shuffle_within_tasks`'s
+    are (a task's first ``n_first`` positions go to one agent): each task's choices of that agent's runs, crossed
+    over tasks. L is the product of C(size, n_first) over tasks; the identity labelling comes first."""
+    blocks = []
+    for start, size, n in zip(starts, sizes, n_first):
+        ways = [list(chosen) + [r for r in range(size) if r not in chosen]
+                for chosen in itertools.combinations(range(size), int(n))]
+        blocks.append(start + np.array(ways, dtype=np.intp).reshape(len(ways), size))
+    picks = np.indices([b.shape[0] for b in blocks]).reshape(len(blocks), -1)
+    return np.concatenate([b[k] for b, k in zip(blocks, picks)], axis=1)
+
+
 def effective_df(replicates, weights, task_of, n_tasks):
     """(steps,) Welch-Satterthwaite degrees of freedom of a stratified statistic, read from its bootstrap.
 
@@ -510,33 +524,37 @@ def _max_t(observed, null):
             np.nanmax(np.abs(null[:, usable]) / se[usable], axis=1))
 
 
-def max_t_band(observed, null, alpha):
+def max_t_band(observed, null, alpha, exact=False, smallest=0.0):
     """(steps, 2) band observed +- c * se of the max-T test: it excludes 0 at a step where p_adjusted <= alpha.
 
     se is the null's standard deviation at each step and c the largest of the relabellings' max |t| that
-    keeps p <= alpha (the ceil(alpha (B + 1))-th largest), so that |observed| / se > c exactly when
-    :func:`max_t_pvalues` gives p <= alpha. The band is infinite when B relabellings cannot reach alpha,
-    and NaN where the p-value is (the null has no spread there).
+    keeps p <= alpha (the ceil(alpha (B + 1))-th largest; of an ``exact`` null, every relabelling once, the
+    (floor(alpha B) + 1)-th), so that |observed| / se > c exactly when :func:`max_t_pvalues` gives p <= alpha.
+    The band is infinite when the relabellings cannot reach alpha (nor can ``smallest``, the floor of
+    :func:`max_t_pvalues`), and NaN where the p-value is (the null has no spread there).
     """
     usable, se, _, t_max = _max_t(observed, null)
-    allowed = int(np.floor(alpha * (null.shape[0] + 1.0) - 1.0 + 1e-9))  # relabellings at or above a rejection
-    c = np.inf if allowed < 0 or not usable.any() else np.sort(t_max)[::-1][allowed] / (1 - 1e-12)
+    extra = 0 if exact else 1  # a Monte Carlo null counts the observed labelling once more
+    allowed = int(np.floor(alpha * (null.shape[0] + extra) - extra + 1e-9))  # relabellings at or above a rejection
+    c = (np.inf if allowed < 1 - extra or smallest > alpha or not usable.any() else np.sort(t_max)[::-1][allowed] / (1 - 1e-12))
     half = np.full(se.shape, np.nan)
     half[usable] = c * se[usable]  # only where the null has spread: an infinite c times a 0 se is no number
     return np.stack([observed - half, observed + half], axis=-1), c
 
 
-def max_t_pvalues(observed, null):
+def max_t_pvalues(observed, null, exact=False, smallest=0.0):
     """Single-step max-T adjusted p-values over steps (Westfall and Young 1993).
 
     ``observed`` (steps,) and ``null`` (B, steps) differences; each step is studentised by the
     null's standard deviation there, and a step's p-value is the share of relabellings whose
-    largest |t| over all steps reaches its |t| (with the observed labelling counted).
+    largest |t| over all steps reaches its |t|: of an ``exact`` null (every relabelling once, the
+    observed one among them) hits / B, else (1 + hits) / (B + 1), never below ``smallest``, the
+    smallest p-value the exact test can give (drawn relabellings can fall below it by chance).
     """
     usable, se, t_observed, t_max = _max_t(observed, null)
     p = np.full(observed.size, np.nan)
     if not usable.any():
         return p, se
     hits = (t_max[:, None] >= t_observed[None, :] * (1 - 1e-12)).sum(axis=0)
-    p[usable] = monte_carlo_pvalue(hits, null.shape[0])
+    p[usable] = hits / null.shape[0] if exact else monte_carlo_pvalue(hits, null.shape[0], smallest)
     return p, se
