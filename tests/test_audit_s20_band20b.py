@@ -87,7 +87,6 @@ def _float32_step(shift=0.0):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the step spread's tolerance is TIE_TOLERANCE x largest |score|, not shift-invariant")
 def test_step_spread_tolerance_is_shift_invariant():
     # 0.05 vs float32(0.05) at a step: a spread of 7.45e-10 by the package's tie rule, at any shift. Before, the
     # tolerance was 1e-12 of the largest |score|: 5e-14 unshifted (bands given), 1e-8 shifted by 1e4 (withheld).

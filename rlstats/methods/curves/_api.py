@@ -781,10 +781,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
             notes.append(about_bands[-1])
         notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands)
     else:
-        scale = np.stack([np.nanmax(np.abs(v), axis=0, initial=0.0) for v, _ in per_agent])
+        tolerance = np.stack([kernels.step_tolerance(v) for v, _ in per_agent])
         skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
                     if options.statistic_name == "median" else None)
-        pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), scale,
+        pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
                                       fewest, repeats, options, (notes, about_bands), design.agents, skewness,
                                       _reached_gamma(design, matrix, starts, options), grid)
         notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands)
@@ -863,7 +863,7 @@ def repeat_share(counts):
     return np.prod(n ** (1.0 - n), axis=0)
 
 
-def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats, options, notes, agents,
+def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, repeats, options, notes, agents,
                  skewness=None, reached=None, grid=None):
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
@@ -903,7 +903,7 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
         out = short[j] | repeated[j] | ~np.isfinite(repeats[j])
         r = np.where(out[None, :], np.nan, r)
         point, simultaneous = kernels.studentized_bands(r, e[1:], estimates[j], e[0], options.confidence_level,
-                                                        scale[j], kernels.SE_FLOOR[options.statistic_name])
+                                                        tolerance[j], kernels.SE_FLOOR[options.statistic_name])
         point[repeated[j]] = simultaneous[repeated[j]] = np.nan
         given = np.isfinite(estimates[j]) & ~out & np.isfinite(expanded[0][j]).all(axis=1)
         lost = given & ~(np.isfinite(point).all(axis=1) & np.isfinite(simultaneous).all(axis=1))

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from ...resampling import fixed_dot
-from ...statistics import TIE_TOLERANCE, floored_standard_errors, monte_carlo_pvalue, shape_ratios, skewness_of_means
+from ...statistics import floored_standard_errors, monte_carlo_pvalue, shape_ratios, skewness_of_means, tie_tolerance
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
@@ -280,7 +280,7 @@ def weighted_std_error(prepared, weights, statistic, limits=None):
     return np.sqrt(out)
 
 
-def studentized_bands(replicates, std_errors, estimate, std_error, level, scale, floor=0.0):
+def studentized_bands(replicates, std_errors, estimate, std_error, level, tolerance, floor=0.0):
     """Bootstrap-t bands: (pointwise (steps, 2), simultaneous (steps, 2)), NaN where withheld.
 
     Each resample's deviation at a step is studentised by its own standard error, t = (theta* - theta) / se*.
@@ -296,12 +296,11 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, scale,
     where the IQM's winsorising at the runs' quartiles ties a task's runs) has an se* near 0 that sees none of its
     real deviation, and its t would set the quantile (bands withheld, or hundreds of data ranges wide); floored,
     |t| is at most its deviation over that share of the bootstrap's spread. A resample still without spread (se* within
-    ``TIE_TOLERANCE`` of ``scale``, the step's largest |score|: the resamples do not vary there) has an infinite
+    ``tolerance``, the :func:`step_tolerance` of the step's scores: the resamples do not vary there) has an infinite
     t; where more resamples than the tail have one, a pointwise end is infinite and the step is withheld from both
     bands. Steps without spread in the data or without estimate are withheld too.
     """
     tail = (1.0 - level) / 2.0
-    tolerance = TIE_TOLERANCE * scale
     usable = np.isfinite(estimate) & np.isfinite(std_error) & (std_error > tolerance)
     std_errors = floored_standard_errors(std_errors, replicates, floor, axis=0)
     std_errors = np.where(std_errors > tolerance[None, :], std_errors, 0.0)
@@ -473,14 +472,23 @@ def percentile_bounds(replicates, estimate, level, df=None):
     return estimate[:, None] + ratio * (bounds - estimate[:, None])
 
 
-def _spread(se, values):
-    """Steps whose standard error ``se`` exceeds ``TIE_TOLERANCE`` times the step's largest |value|: below it the
-    values tie, and their spread is the rounding of sums, which the score's units set (tied integer runs give 0,
-    the same runs in tenths 1e-15, whose ratios of noise to noise then set the maximum over steps)."""
+def step_tolerance(values):
+    """(steps,) the package's tie tolerance (:func:`rlstats.statistics.tie_tolerance`) of each step's ``values``
+    (rows: runs or resamples), from their range and largest |value| (0 at a step without a value): a standard error
+    within it is the rounding of sums, not a spread, whatever the score's units or shift."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # steps without a value
-        scale = np.nanmax(np.abs(values), axis=0, initial=0.0)
-    return np.isfinite(se) & (se > TIE_TOLERANCE * scale)
+        high, low = np.nanmax(values, axis=0), np.nanmin(values, axis=0)
+        magnitude = np.nanmax(np.abs(values), axis=0)
+    spread = np.where(np.isfinite(high - low), high - low, 0.0)
+    return tie_tolerance(spread, np.where(np.isfinite(magnitude), magnitude, 0.0))
+
+
+def _spread(se, values):
+    """Steps whose standard error ``se`` exceeds the :func:`step_tolerance` of ``values``: below it the values tie,
+    and their spread is the rounding of sums, which the score's units set (tied integer runs give 0, the same runs in
+    tenths 1e-15, whose ratios of noise to noise then set the maximum over steps)."""
+    return np.isfinite(se) & (se > step_tolerance(values))
 
 
 def sup_t_band(replicates, estimate, level, df=None):
