@@ -118,7 +118,6 @@ def _gap_curves(steps=300, rng=0):
     return df.drop(index=rng.choice(len(df), 40, replace=False))
 
 
-@pytest.mark.xfail(strict=True, reason="the per-step gap rule loops over steps in Python")
 def test_gap_rule_is_read_at_every_step_without_a_loop_over_steps(monkeypatch):
     # band20's per-step rule called normalization.gap_sides once a grid step: 0.05 s at 400 steps, ~4-12 s at 100k
     from rlstats import normalization
@@ -131,3 +130,38 @@ def test_gap_rule_is_read_at_every_step_without_a_loop_over_steps(monkeypatch):
                          n_resamples=20, rng=0, normalize=False, progress=False)
     assert any("optimality gap" in n and " at steps " in n for n in res.notes)
     assert len(calls) <= 1
+
+
+@pytest.mark.parametrize("gamma", [1.0, 0.7])
+def test_gap_sides_by_step_is_gap_sides_at_each_step(gamma):
+    from types import SimpleNamespace
+
+    from rlstats.normalization import gap_sides, gap_sides_by_step
+
+    rng = np.random.default_rng(1)
+    design = SimpleNamespace(n_tasks=3, n_agents=2)
+    task, agent = np.repeat([0, 1, 2], 6), np.tile([0, 1], 9)
+    matrix = (rng.normal(1, 0.8, size=(18, 500)) + np.linspace(-3, 3, 500)
+              + rng.choice([0.0, 5.0, -5.0], size=(1, 500), p=[0.8, 0.1, 0.1]))
+    matrix[rng.random(matrix.shape) < 0.05] = np.nan
+    matrix[:, 7] = np.nan  # a step without a score
+    matrix[task == 2, 9] = np.nan  # a task without one
+    above, below, decided = gap_sides_by_step(design, gamma, matrix, task, agent)
+    for s in range(matrix.shape[1]):
+        sides = gap_sides(design, gamma, matrix[:, s], task, agent)
+        assert decided[s] == (sides is not None)
+        if sides is not None:
+            assert (above[s] == sides[0]).all() and (below[s] == sides[1]).all()
+    assert 20 < decided.sum() < 480 and not decided[7]
+
+
+def test_gap_notes_are_those_of_the_loop_over_steps():
+    # the notes of the per-step loop (band20's), recorded on these data before vectorising
+    res = rlstats.curves(_gap_curves(), "score ~ agent | task/seed", step="step", statistic="optimality_gap",
+                         n_resamples=20, rng=0, normalize=False, progress=False)
+    gap = [n for n in res.notes if n.startswith("the optimality gap is the mean shortfall")]
+    assert len(gap) == 2
+    assert "every score is at or below it, so the gap is gamma minus each agent's mean at steps" in gap[0]
+    assert "every score is at or above it, so the gap is 0 for every agent at steps" in gap[1]
+    assert "at steps 10-1.45k, 1.47k-1.52k, 1.54k, 1.56k-1.59k, 1.62k, 1.65k and 4 more" in gap[0]
+    assert "at steps 2.42k, 2.48k-2.49k, 2.51k, 2.53k-2.55k, 2.57k, 2.59k-2.6k and 3 more" in gap[1]

@@ -22,7 +22,7 @@ from ...interop import as_pandas
 from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown, signif
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
-from ...normalization import gap_sides, raw_gap_note, warn_raw_scales
+from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
 from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
                        check_resamples, is_finite_number)
 from ...progress import progress_bar
@@ -963,14 +963,15 @@ def _raw_gap_notes(design, gamma, matrix, starts, grid):
                          " at every step", share=0)  # every score on one side, pooled: true of every step
     if whole or design.normalized:
         return [whole] if whole else []
-    alike = {}
-    for s in range(grid.size):
-        sides = gap_sides(design, gamma, matrix[:, s], task, agent)
-        if sides is not None:
-            alike.setdefault((sides[0].tobytes(), sides[1].tobytes()), []).append(s)
+    above, below, decided = gap_sides_by_step(design, gamma, matrix, task, agent)
+    steps = np.flatnonzero(decided)
+    # the steps the rule reads alike, in the order of their first step (one note each)
+    _, first, group_of = np.unique(np.concatenate([above, below], axis=1)[steps], axis=0, return_index=True,
+                                   return_inverse=True)
     notes = []
-    for group in alike.values():
-        mask = np.isin(np.arange(grid.size), group)
+    for g in np.argsort(first, kind="stable"):
+        mask = np.zeros(grid.size, dtype=bool)
+        mask[steps[group_of.ravel() == g]] = True
         at = f" at step{'s' if mask.sum() > 1 else ''} {_step_span(grid, mask)}"
         # pooled over the group's steps, fewer than a tenth at each is fewer than a tenth of them all
         note = raw_gap_note(design, gamma, matrix[:, mask], np.repeat(task, mask.sum()),
