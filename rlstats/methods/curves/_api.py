@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -23,8 +24,8 @@ from ...format import by_value, cannot_reject, count, format_step, join_and, lis
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
-from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
-                       check_resamples, is_finite_number)
+from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
+                       check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
 from ...statistics import monte_carlo_pvalue, skew_widened
@@ -527,6 +528,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     otherwise ``n_resamples`` are drawn, p = (1 + hits) / (B + 1), never below the exact test's smallest
     attainable p-value (drawn relabellings can miss the extreme ones by chance).
 
+    A band that reaches 10 times the range of all the scores analysed from its estimate (few runs of few tasks, the
+    t quantiles then taken at about 2 degrees of freedom) is withheld at those steps, with a note: it puts no useful
+    bound on the curve, and the steps kept still hold together at the level.
+
     Parameters
     ----------
     data : pandas.DataFrame
@@ -804,6 +809,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     pointwise, simultaneous, difference_bands = _clipped(
         design.bounds, options, notes, pointwise, np.stack([b[0] for b in bands]),
         np.array([c[1] for c in comparisons]).reshape(len(comparisons), grid.size, 2))
+    pointwise, simultaneous, far = _beyond_scores(pointwise, simultaneous, estimates, matrix, df, grid, design.agents,
+                                                  notes)
     if np.isnan(pointwise).all() and np.isnan(simultaneous).all():  # every band withheld: its notes say why
         notes = [n for n in notes if n not in about_bands]
 
@@ -814,7 +821,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         agents=design.agents, tasks=design.tasks, step_column=step, steps=runs.as_steps(grid, design.extra[step]),
         statistic=options.statistic_name, estimates=estimates, pointwise=pointwise,
         simultaneous=simultaneous, std_error=np.stack([b[1] for b in bands]),
-        critical_value=np.stack([b[2] for b in bands]), df=df, bootstrap_distribution=replicates,
+        critical_value=np.where(far, np.nan, np.stack([b[2] for b in bands])), df=df, bootstrap_distribution=replicates,
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, alpha=options.alpha,
         counts=design.counts, pairs=options.pairs,
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
@@ -1022,6 +1029,41 @@ def _clipped(known, options, notes, pointwise, simultaneous, differences):
         note = clipped_note(moved, what, known, scale, limits=limits)
         notes += [note] if note else []
     return tuple(out)
+
+
+def _beyond_scores(pointwise, simultaneous, estimates, matrix, df, grid, agents, notes):
+    """The bands withheld (NaN) at the steps where one reaches ``UNITS_SLIP`` (10) times the range of all the scores
+    analysed from its estimate, with a note (appended to ``notes``), and (agents, steps) where the simultaneous one
+    is. Such a band puts no useful bound on the curve and hides every curve in the figure (audit s20: at 3 runs of 3 Atari games, ~2 effective degrees of
+    freedom, the sup-t band's t quantiles over 199 steps gave Rainbow +-7.36M on scores within 32k). Withheld, not
+    clipped: the scores' observed range is no bound on the true curve (bounds.py clips only at known bounds), and
+    the steps kept still hold together at the level. Scores that all tie (range 0) are left to the other notes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # no score logged
+        low, high = np.nanmin(matrix), np.nanmax(matrix)
+    span = high - low
+    with np.errstate(invalid="ignore"):
+        halves = [np.abs(band - estimates[..., None]).max(axis=2) for band in (pointwise, simultaneous)]
+    point_far, far = ((h >= UNITS_SLIP * span) & (span > 0) for h in halves)  # NaN (withheld already): False
+    if not (point_far | far).any():
+        return pointwise, simultaneous, far
+    withheld = []
+    for kind, mask in (("pointwise and simultaneous", point_far & far), ("simultaneous", far & ~point_far),
+                       ("pointwise", point_far & ~far)):
+        where = [f"{agent} at {count(int(mask[a].sum()), 'step')} ({_step_span(grid, mask[a])})"
+                 for a, agent in enumerate(names_shown(agents)) if mask[a].any()]
+        if where:
+            withheld.append(f"{kind} bands of the curves are withheld for {join_and(where)}")
+    largest = max(float(h[m].max()) for h, m in zip(halves, (point_far, far)) if m.any())
+    dfs = df[(point_far | far) & np.isfinite(df)]
+    at_df = ("" if not dfs.size else f"; their t quantiles are taken at {signif(dfs.min(), 2)}"
+             f"{'' if signif(dfs.min(), 2) == signif(dfs.max(), 2) else ' to ' + signif(dfs.max(), 2)} effective "
+             "degrees of freedom there, which few runs per task and few tasks make")
+    notes.append(f"{'; '.join(withheld)}: there they reach more than {UNITS_SLIP:g} times the range of all the scores "
+                 f"analysed from the estimate (up to {signif(largest)}, where the scores span {signif(span)}, from "
+                 f"{signif(low)} to {signif(high)}), so wide that they put no useful bound on the curves{at_df}; add runs per task, "
+                 "or tasks")
+    return (np.where(point_far[..., None], np.nan, pointwise), np.where(far[..., None], np.nan, simultaneous), far)
 
 
 def _df_range(df):
