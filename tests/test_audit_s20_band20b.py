@@ -192,7 +192,6 @@ def test_bands_far_beyond_the_scores_are_withheld(mirror):
     assert np.isfinite(res.simultaneous[res.agents.index("DQN")]).all()  # DQN's, within 9 times, are kept
 
 
-@pytest.mark.xfail(strict=True, reason="task_table's drawn splits can give p below the exact 1 / C(n + m, n)")
 def test_task_table_drawn_splits_never_fall_below_the_exact_floor():
     # 9 runs v 9: C(18, 9) = 48,620 splits, more than EXACT_SPLITS (20,000), so n_resamples = 60,000 are drawn; the
     # best agent above every run of the other gave (1 + 0) / 60,001 = 1.67e-5, below the exact test's least, 2.06e-5
