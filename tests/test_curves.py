@@ -396,6 +396,7 @@ def test_the_default_band_at_five_runs_stays_within_the_data(monkeypatch):
     assert (res.simultaneous[..., 0] > low - (high - low)).all()
     assert (res.simultaneous[..., 1] < high + (high - low)).all()
     monkeypatch.setitem(_kernels.SE_FLOOR, "iqm", 0.0)  # the bootstrap-t without the floor, as before
+    monkeypatch.setattr(_api, "UNITS_SLIP", np.inf)  # and without withholding bands far beyond the scores (audit s20)
     bare = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=0)
     assert np.nanmin(bare.simultaneous[..., 0]) < low - 50 * (high - low)
 
@@ -408,6 +409,7 @@ def test_the_mean_band_of_one_task_is_floored_and_says_so(monkeypatch):
     assert _kernels.SE_FLOOR["mean"] == 0.15
     assert any("at least 0.15 times the resamples' standard deviation at the step" in n for n in res.notes)
     monkeypatch.setitem(_kernels.SE_FLOOR, "mean", 0.0)  # the bootstrap-t of the mean before the floor
+    monkeypatch.setattr(_api, "UNITS_SLIP", np.inf)  # and without withholding bands far beyond the scores (audit s20)
     bare = rlstats.curves(one, FORMULA, step="step", statistic="mean", n_resamples=400, rng=0)
     np.testing.assert_array_equal(res.estimates, bare.estimates)
     width, bare_width = (np.mean(r.simultaneous[0, :, 1] - r.simultaneous[0, :, 0]) for r in (res, bare))

@@ -772,7 +772,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     df = np.where(short, np.nan, df)
     pointwise = np.stack([kernels.percentile_bounds(r, e, options.confidence_level, d)
                           for r, e, d in zip(replicates, estimates, df)])
-    bands = [kernels.sup_t_band(r, e, options.confidence_level, d) for r, e, d in zip(replicates, estimates, df)]
+    # a step's spread is judged on its scores (the package's tie rule), whatever their units or shift
+    tolerance = np.stack([kernels.step_tolerance(v) for v, _ in per_agent])
+    bands = [kernels.sup_t_band(r, e, options.confidence_level, d, tol)
+             for r, e, d, tol in zip(replicates, estimates, df, tolerance)]
     about_bands.append(f"{'both bands use' if done[0][2] is None else 'the expanded bands use'} t quantiles at "
                        f"each step's effective degrees of freedom (Welch-Satterthwaite over tasks; here "
                        f"{_df_range(df)}) in place of normal ones, as the standard error from few runs per task is "
@@ -786,7 +789,6 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
             notes.append(about_bands[-1])
         notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands)
     else:
-        tolerance = np.stack([kernels.step_tolerance(v) for v, _ in per_agent])
         skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
                     if options.statistic_name == "median" else None)
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
@@ -799,8 +801,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         n_i, n_j = (np.bincount(per_agent[a][1], minlength=n_tasks) for a in (i, j))
         exact = relabellings(n_i, n_j) <= options.n_resamples  # the null is every relabelling once
         smallest = smallest_attainable(n_i, n_j)
-        pvalues, _ = kernels.max_t_pvalues(difference, null, exact, smallest)
-        band, _ = kernels.max_t_band(difference, null, options.alpha, exact, smallest)
+        pooled = kernels.step_tolerance(np.concatenate([per_agent[i][0], per_agent[j][0]]))
+        pvalues, _ = kernels.max_t_pvalues(difference, null, exact, smallest, pooled)
+        band, _ = kernels.max_t_band(difference, null, options.alpha, exact, smallest, pooled)
         comparisons.append((difference, band, pvalues, null.shape[0] if exact else None))
     notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options)
     pointwise = np.where(short[:, :, None], np.nan, pointwise)

@@ -473,38 +473,41 @@ def percentile_bounds(replicates, estimate, level, df=None):
 
 
 def step_tolerance(values):
-    """(steps,) the package's tie tolerance (:func:`rlstats.statistics.tie_tolerance`) of each step's ``values``
-    (rows: runs or resamples), from their range and largest |value| (0 at a step without a value): a standard error
-    within it is the rounding of sums, not a spread, whatever the score's units or shift."""
+    """(steps,) the distance within which a standard error at each step is no spread, from the step's scores
+    ``values`` (rows: runs): the package's tie tolerance (:func:`rlstats.statistics.tie_tolerance`) of their range
+    and largest |score|, infinite where the scores all tie by it (or none is logged): resampled sums of tied scores
+    differ in their last bits by the units (1.7e-15 in tenths, 0 in integers) and a shift, and that is no spread."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # steps without a value
         high, low = np.nanmax(values, axis=0), np.nanmin(values, axis=0)
         magnitude = np.nanmax(np.abs(values), axis=0)
     spread = np.where(np.isfinite(high - low), high - low, 0.0)
-    return tie_tolerance(spread, np.where(np.isfinite(magnitude), magnitude, 0.0))
+    tolerance = tie_tolerance(spread, np.where(np.isfinite(magnitude), magnitude, 0.0))
+    return np.where(spread > tolerance, tolerance, np.inf)
 
 
-def _spread(se, values):
-    """Steps whose standard error ``se`` exceeds the :func:`step_tolerance` of ``values``: below it the values tie,
-    and their spread is the rounding of sums, which the score's units set (tied integer runs give 0, the same runs in
-    tenths 1e-15, whose ratios of noise to noise then set the maximum over steps)."""
-    return np.isfinite(se) & (se > step_tolerance(values))
+def _spread(se, values, tolerance=None):
+    """Steps whose standard error ``se`` exceeds ``tolerance``, the :func:`step_tolerance` of the step's scores (by
+    default of ``values``): below it the scores tie, and the spread is the rounding of sums, which the score's units
+    and shift set (tied integer runs give 0, the same runs in tenths 1e-15, whose ratios of noise to noise then set
+    the maximum over steps)."""
+    return np.isfinite(se) & (se > (step_tolerance(values) if tolerance is None else tolerance))
 
 
-def sup_t_band(replicates, estimate, level, df=None):
+def sup_t_band(replicates, estimate, level, df=None, tolerance=None):
     """Simultaneous band: estimate +- c * se, c from the level-quantile of the max studentised deviation.
 
     Returns (band (steps, 2), se (steps,), c (steps,)). Without ``df``, c is that quantile at every step.
     With ``df``, c at a step is the t quantile at its df with the same two-sided tail as the bootstrap's
     quantile has under the normal: the steps' joint behaviour from the bootstrap, each step's studentised
     deviation t-distributed rather than normal, as a standard error from few runs makes it. Steps with no
-    spread (se within the ties' tolerance: :func:`_spread`) or no estimate are left out of the maximum; their band
-    is the estimate itself.
+    spread (se within the ties' ``tolerance`` of the step's scores: :func:`_spread`) or no estimate are left out of
+    the maximum; their band is the estimate itself.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(replicates, axis=0, ddof=1)
-    usable = np.isfinite(estimate) & _spread(se, replicates)
+    usable = np.isfinite(estimate) & _spread(se, replicates, tolerance)
     c = np.full(estimate.shape, np.nan)
     if not usable.any():
         return np.stack([estimate, estimate], axis=-1), se, c
@@ -520,19 +523,19 @@ def sup_t_band(replicates, estimate, level, df=None):
     return np.stack([estimate - half, estimate + half], axis=-1), se, c
 
 
-def _max_t(observed, null):
+def _max_t(observed, null, tolerance=None):
     """(usable steps, se, |t| observed at usable steps, max |t| of each relabelling) of a max-T test."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(null, axis=0, ddof=1)
-    usable = np.isfinite(observed) & _spread(se, null)
+    usable = np.isfinite(observed) & _spread(se, null, tolerance)
     if not usable.any():
         return usable, se, np.empty(0), np.empty(0)
     return (usable, se, np.abs(observed[usable]) / se[usable],
             np.nanmax(np.abs(null[:, usable]) / se[usable], axis=1))
 
 
-def max_t_band(observed, null, alpha, exact=False, smallest=0.0):
+def max_t_band(observed, null, alpha, exact=False, smallest=0.0, tolerance=None):
     """(steps, 2) band observed +- c * se of the max-T test: it excludes 0 at a step where p_adjusted <= alpha.
 
     se is the null's standard deviation at each step and c the largest of the relabellings' max |t| that
@@ -541,7 +544,7 @@ def max_t_band(observed, null, alpha, exact=False, smallest=0.0):
     The band is infinite when the relabellings cannot reach alpha (nor can ``smallest``, the floor of
     :func:`max_t_pvalues`), and NaN where the p-value is (the null has no spread there).
     """
-    usable, se, _, t_max = _max_t(observed, null)
+    usable, se, _, t_max = _max_t(observed, null, tolerance)
     extra = 0 if exact else 1  # a Monte Carlo null counts the observed labelling once more
     allowed = int(np.floor(alpha * (null.shape[0] + extra) - extra + 1e-9))  # relabellings at or above a rejection
     c = (np.inf if allowed < 1 - extra or smallest > alpha or not usable.any() else np.sort(t_max)[::-1][allowed] / (1 - 1e-12))
@@ -550,7 +553,7 @@ def max_t_band(observed, null, alpha, exact=False, smallest=0.0):
     return np.stack([observed - half, observed + half], axis=-1), c
 
 
-def max_t_pvalues(observed, null, exact=False, smallest=0.0):
+def max_t_pvalues(observed, null, exact=False, smallest=0.0, tolerance=None):
     """Single-step max-T adjusted p-values over steps (Westfall and Young 1993).
 
     ``observed`` (steps,) and ``null`` (B, steps) differences; each step is studentised by the
@@ -559,7 +562,7 @@ def max_t_pvalues(observed, null, exact=False, smallest=0.0):
     observed one among them) hits / B, else (1 + hits) / (B + 1), never below ``smallest``, the
     smallest p-value the exact test can give (drawn relabellings can fall below it by chance).
     """
-    usable, se, t_observed, t_max = _max_t(observed, null)
+    usable, se, t_observed, t_max = _max_t(observed, null, tolerance)
     p = np.full(observed.size, np.nan)
     if not usable.any():
         return p, se
