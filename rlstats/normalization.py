@@ -664,14 +664,42 @@ def gap_sides(design: Any, gamma: float, values: Any = None, task: Any = None, a
     per_cell = (lambda w: np.bincount(cell, weights=w, minlength=np.prod(shape)).reshape(shape))  # noqa: E731
     n = per_cell(None)
     short, over = per_cell(values < gamma), per_cell(values > gamma)  # the scores adding to the gap; those above
-    few = np.maximum(share * n, 1)  # strictly fewer: 1 of 10 is not fewer than a tenth; share 0: none
-    empty = n == 0
-    present = ~empty.all(axis=1)
-    above = present & ((short < few) | empty).all(axis=1)
-    below = present & ~above & ((over < few) | empty).all(axis=1)
-    if not (above | below)[present].all():
+    above, below, present, decided = _sides(n, short, over, share)
+    if not decided:
         return None
     return above, below, present, n, short, over
+
+
+def gap_sides_by_step(design: Any, gamma: float, values: Any, task: Any, agent: Any,
+                      share: float = GAP_FEW_SHARE) -> tuple[Any, Any, Any]:
+    """:func:`gap_sides` read in each column of ``values`` (runs, steps), whose runs' task and agent codes are
+    ``task`` and ``agent``, at once: (above, below) of shape (steps, tasks) and (steps,) whether the rule decides
+    the step (False where :func:`gap_sides` gives None: gamma within the bulk of some agent's scores there, or no
+    score logged), the same as calling it at each step, without a Python loop over steps."""
+    if gamma != 1:
+        share = 0  # as gap_sides: a target the caller set says only every score on one side
+    values = np.asarray(values, dtype=float)
+    n_steps, n_cells = values.shape[1], design.n_tasks * design.n_agents
+    logged = ~np.isnan(values)
+    slot = (np.arange(n_steps)[None, :] * n_cells
+            + (np.asarray(task) * design.n_agents + np.asarray(agent))[:, None])[logged]
+    shape = (n_steps, design.n_tasks, design.n_agents)
+    per_cell = (lambda w: np.bincount(slot, weights=w, minlength=n_steps * n_cells).reshape(shape))  # noqa: E731
+    n = per_cell(None)
+    above, below, present, decided = _sides(n, per_cell(values[logged] < gamma), per_cell(values[logged] > gamma),
+                                            share)
+    return above, below, decided & present.any(axis=-1)
+
+
+def _sides(n, short, over, share):
+    """gap_sides' rule on (..., tasks, agents) counts of scores, of those below gamma and of those above it:
+    (above, below, present) over tasks and whether every task with a score is on one side (over the leading axes)."""
+    few = np.maximum(share * n, 1)  # strictly fewer: 1 of 10 is not fewer than a tenth; share 0: none
+    empty = n == 0
+    present = ~empty.all(axis=-1)
+    above = present & ((short < few) | empty).all(axis=-1)
+    below = present & ~above & ((over < few) | empty).all(axis=-1)
+    return above, below, present, (above | below | ~present).all(axis=-1)
 
 
 def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None, agent: Any = None, at: str = "",

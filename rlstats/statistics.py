@@ -649,19 +649,24 @@ def welch_satterthwaite_df(variances: Sequence[ArrayLike], sizes: Sequence[Array
 
 
 @overload
-def monte_carlo_pvalue(hits: int | np.integer[Any], n_resamples: int) -> float: ...
+def monte_carlo_pvalue(hits: int | np.integer[Any], n_resamples: int, smallest: float = 0.0) -> float: ...
 @overload
-def monte_carlo_pvalue(hits: NDArray[Any], n_resamples: int) -> NDArray[np.float64]: ...
-def monte_carlo_pvalue(hits: int | np.integer[Any] | NDArray[Any], n_resamples: int) -> float | NDArray[np.float64]:
+def monte_carlo_pvalue(hits: NDArray[Any], n_resamples: int, smallest: float = 0.0) -> NDArray[np.float64]: ...
+def monte_carlo_pvalue(hits: int | np.integer[Any] | NDArray[Any], n_resamples: int,
+                       smallest: float = 0.0) -> float | NDArray[np.float64]:
     """``(1 + hits) / (n_resamples + 1)``: a Monte Carlo p-value that is never 0 and is valid at any B.
 
     ``hits`` counts resampled statistics at least as extreme as the observed
     one (an int or an array of them).  Phipson and Smyth (2010), Stat. Appl.
-    Genet. Mol. Biol. 9(1), Article 39.
+    Genet. Mol. Biol. 9(1), Article 39.  ``smallest``, the smallest p-value the
+    exact test can attain, is a floor: drawn relabellings can fall below it by
+    chance (audit s20: 0.0898 of 2,000 draws where 0.1 is the least of 20
+    labellings), and the floor keeps the p-value valid (it rejects only where
+    the unfloored one does).
     """
     if np.ndim(hits) == 0:
-        return (1 + int(hits)) / (n_resamples + 1)
-    return (1 + np.asarray(hits)) / (n_resamples + 1)
+        return max((1 + int(hits)) / (n_resamples + 1), smallest)
+    return np.maximum((1 + np.asarray(hits)) / (n_resamples + 1), smallest)
 
 
 @overload

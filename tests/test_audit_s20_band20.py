@@ -142,7 +142,7 @@ def test_max_t_null_identity_relabelling_is_the_observed_difference(monkeypatch,
     seen = {}
     real = _kernels.max_t_pvalues
     monkeypatch.setattr(_kernels, "max_t_pvalues",
-                        lambda observed, null: seen.update(null=null) or real(observed, null))
+                        lambda observed, null, *rest: seen.update(null=null) or real(observed, null, *rest))
     res = rlstats.curves(_unequal(missing), "score ~ agent | task/seed", step="step", statistic=statistic,
                          compare="all", n_resamples=20, rng=0, progress=False, normalize=False, gamma=3.0)
     np.testing.assert_allclose(seen["null"], np.broadcast_to(res.differences[0], seen["null"].shape), rtol=1e-12)

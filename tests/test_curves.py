@@ -330,7 +330,7 @@ def test_studentized_bands_are_the_bootstrap_t_quantiles():
     rng = np.random.default_rng(0)
     replicates, errors = rng.normal(size=(999, 4)), rng.uniform(0.05, 1.5, size=(999, 4))
     estimate, se = np.array([0.1, 0.0, -0.2, 0.3]), np.array([1.0, 2.0, 0.5, 1.0])
-    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4), 0.25)
+    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.full(4, 1e-12), 0.25)
     # each resample's standard error floored at a quarter of the resamples' standard deviation at the step
     floor = 0.25 * replicates.std(axis=0, ddof=1)
     t = (replicates - estimate) / np.maximum(errors, floor)
@@ -342,12 +342,12 @@ def test_studentized_bands_are_the_bootstrap_t_quantiles():
     assert (floor > errors.min(axis=0)).all()  # the floor acts here
     # 3% of resamples without spread, far above the estimate: floored, their t is their deviation over the floor
     errors[:30, 2], replicates[:30, 2] = 0.0, 5.0
-    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4), 0.25)
+    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.full(4, 1e-12), 0.25)
     t = (replicates[:, 2] - estimate[2]) / np.maximum(errors[:, 2], 0.25 * replicates[:, 2].std(ddof=1))
     np.testing.assert_allclose(pointwise[2, 0], estimate[2] - np.sort(t)[974] * se[2], rtol=1e-12)
     assert np.isfinite(simultaneous).all()
     # without the floor (the bootstrap-t as such) their t is infinite: the step is withheld (NaN) in both bands
-    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.ones(4))
+    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.full(4, 1e-12))
     assert np.isnan(pointwise[2]).all() and np.isnan(simultaneous[2]).all() and np.isfinite(simultaneous[[0, 1, 3]]).all()
 
 
@@ -396,6 +396,7 @@ def test_the_default_band_at_five_runs_stays_within_the_data(monkeypatch):
     assert (res.simultaneous[..., 0] > low - (high - low)).all()
     assert (res.simultaneous[..., 1] < high + (high - low)).all()
     monkeypatch.setitem(_kernels.SE_FLOOR, "iqm", 0.0)  # the bootstrap-t without the floor, as before
+    monkeypatch.setattr(_api, "UNITS_SLIP", np.inf)  # and without withholding bands far beyond the scores (audit s20)
     bare = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=0)
     assert np.nanmin(bare.simultaneous[..., 0]) < low - 50 * (high - low)
 
@@ -408,6 +409,7 @@ def test_the_mean_band_of_one_task_is_floored_and_says_so(monkeypatch):
     assert _kernels.SE_FLOOR["mean"] == 0.15
     assert any("at least 0.15 times the resamples' standard deviation at the step" in n for n in res.notes)
     monkeypatch.setitem(_kernels.SE_FLOOR, "mean", 0.0)  # the bootstrap-t of the mean before the floor
+    monkeypatch.setattr(_api, "UNITS_SLIP", np.inf)  # and without withholding bands far beyond the scores (audit s20)
     bare = rlstats.curves(one, FORMULA, step="step", statistic="mean", n_resamples=400, rng=0)
     np.testing.assert_array_equal(res.estimates, bare.estimates)
     width, bare_width = (np.mean(r.simultaneous[0, :, 1] - r.simultaneous[0, :, 0]) for r in (res, bare))

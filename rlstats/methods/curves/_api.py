@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -22,9 +23,9 @@ from ...interop import as_pandas
 from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown, signif
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
-from ...normalization import gap_sides, raw_gap_note, warn_raw_scales
-from ...options import (check_choice, check_confidence_level, check_cost_options, check_fraction, check_n_jobs,
-                       check_resamples, is_finite_number)
+from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
+from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
+                       check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
 from ...statistics import monte_carlo_pvalue, skew_widened
@@ -229,12 +230,31 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
     # each relabelled group read as its agent's runs are: the statistic the observed difference is of
     groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts))
               for slots, counts in ((first_slots, n_first), (~first_slots, sizes - n_first))]
+    if relabellings(n_first, sizes - n_first) <= options.n_resamples:
+        # every relabelling once (the observed one among them): the p-values are exact (audit s20: at 3 runs v 3,
+        # 2,000 draws of the 20 labellings gave p = 0.0898, below the exact floor of 0.1)
+        shuffled = kernels.all_relabellings(starts, sizes, n_first)
+        first, second = (_statistic_of(group, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
+                         for slots, group in groups)
+        out = first - second
+        return out if sign == 1.0 else sign * out
     for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
         shuffled = kernels.shuffle_within_tasks(generator, task_of, n_tasks, stop - start)
         first, second = (_statistic_of(group, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
                          for slots, group in groups)
         out[start:stop] = first - second
     return out if sign == 1.0 else sign * out
+
+
+def relabellings(n_first, n_second):
+    """How many ways whole runs can be relabelled within tasks: the product over tasks of C(n_a + n_b, n_a)."""
+    return math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_first, n_second))
+
+
+def smallest_attainable(n_first, n_second):
+    """The smallest p-value relabelling whole runs within tasks can give: the observed labelling and, with equal runs
+    in every task, its mirror (which gives the same largest |difference|) among all :func:`relabellings`."""
+    return (2 if np.array_equal(n_first, n_second) else 1) / relabellings(n_first, n_second)
 
 
 def _short_steps(design, matrix, starts, grid):
@@ -503,7 +523,14 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     difference band (the max-T test's alike) hold 0.88-1.00 of 60 curves a point.
     With few runs on few tasks the relabellings are few (C(6, 3) = 20 for 3 runs of each agent on one
     task, two of them as extreme as the runs observed), so no p-value can fall to ``alpha``: a note
-    then says that the pair's "no step differs" says nothing of its curves.
+    then says that the pair's "no step differs" says nothing of its curves. Where a pair has at most
+    ``n_resamples`` relabellings, all of them are enumerated and its p-values are exact (a note says so);
+    otherwise ``n_resamples`` are drawn, p = (1 + hits) / (B + 1), never below the exact test's smallest
+    attainable p-value (drawn relabellings can miss the extreme ones by chance).
+
+    A band that reaches 10 times the range of all the scores analysed from its estimate (few runs of few tasks, the
+    t quantiles then taken at about 2 degrees of freedom) is withheld at those steps, with a note: it puts no useful
+    bound on the curve, and the steps kept still hold together at the level.
 
     Parameters
     ----------
@@ -745,7 +772,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     df = np.where(short, np.nan, df)
     pointwise = np.stack([kernels.percentile_bounds(r, e, options.confidence_level, d)
                           for r, e, d in zip(replicates, estimates, df)])
-    bands = [kernels.sup_t_band(r, e, options.confidence_level, d) for r, e, d in zip(replicates, estimates, df)]
+    # a step's spread is judged on its scores (the package's tie rule), whatever their units or shift
+    tolerance = np.stack([kernels.step_tolerance(v) for v, _ in per_agent])
+    bands = [kernels.sup_t_band(r, e, options.confidence_level, d, tol)
+             for r, e, d, tol in zip(replicates, estimates, df, tolerance)]
     about_bands.append(f"{'both bands use' if done[0][2] is None else 'the expanded bands use'} t quantiles at "
                        f"each step's effective degrees of freedom (Welch-Satterthwaite over tasks; here "
                        f"{_df_range(df)}) in place of normal ones, as the standard error from few runs per task is "
@@ -759,19 +789,22 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
             notes.append(about_bands[-1])
         notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands)
     else:
-        scale = np.stack([np.nanmax(np.abs(v), axis=0, initial=0.0) for v, _ in per_agent])
         skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
                     if options.statistic_name == "median" else None)
-        pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), scale,
+        pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
                                       fewest, repeats, options, (notes, about_bands), design.agents, skewness,
                                       _reached_gamma(design, matrix, starts, options), grid)
         notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
-        pvalues, _ = kernels.max_t_pvalues(difference, null)
-        band, _ = kernels.max_t_band(difference, null, options.alpha)
-        comparisons.append((difference, band, pvalues))
+        n_i, n_j = (np.bincount(per_agent[a][1], minlength=n_tasks) for a in (i, j))
+        exact = relabellings(n_i, n_j) <= options.n_resamples  # the null is every relabelling once
+        smallest = smallest_attainable(n_i, n_j)
+        pooled = kernels.step_tolerance(np.concatenate([per_agent[i][0], per_agent[j][0]]))
+        pvalues, _ = kernels.max_t_pvalues(difference, null, exact, smallest, pooled)
+        band, _ = kernels.max_t_band(difference, null, options.alpha, exact, smallest, pooled)
+        comparisons.append((difference, band, pvalues, null.shape[0] if exact else None))
     notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options)
     pointwise = np.where(short[:, :, None], np.nan, pointwise)
     bands = [(np.where(m[:, None], np.nan, b), np.where(m, np.nan, se), np.where(m, np.nan, c))
@@ -779,6 +812,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     pointwise, simultaneous, difference_bands = _clipped(
         design.bounds, options, notes, pointwise, np.stack([b[0] for b in bands]),
         np.array([c[1] for c in comparisons]).reshape(len(comparisons), grid.size, 2))
+    pointwise, simultaneous, far = _beyond_scores(pointwise, simultaneous, estimates, matrix, df, grid, design.agents,
+                                                  notes)
     if np.isnan(pointwise).all() and np.isnan(simultaneous).all():  # every band withheld: its notes say why
         notes = [n for n in notes if n not in about_bands]
 
@@ -789,39 +824,46 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         agents=design.agents, tasks=design.tasks, step_column=step, steps=runs.as_steps(grid, design.extra[step]),
         statistic=options.statistic_name, estimates=estimates, pointwise=pointwise,
         simultaneous=simultaneous, std_error=np.stack([b[1] for b in bands]),
-        critical_value=np.stack([b[2] for b in bands]), df=df, bootstrap_distribution=replicates,
+        critical_value=np.where(far, np.nan, np.stack([b[2] for b in bands])), df=df, bootstrap_distribution=replicates,
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, alpha=options.alpha,
         counts=design.counts, pairs=options.pairs,
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
         difference_bands=difference_bands,
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
-        normalized=design.normalized)
+        normalized=design.normalized, relabellings=tuple(c[3] for c in comparisons))
 
 
 def _unrejectable_notes(design, pair_codes, pvalues, options):
     """Notes naming the comparisons that no data could make reject (audit s13): relabelling whole runs within tasks
-    has prod over tasks of C(n_a + n_b, n_a) labellings, of which the observed one and, with equal runs in every task,
-    its mirror give the observed largest difference, so no p-value falls below their share (nor below 1 / (B + 1)).
-    Said only of a pair with no step declared different (a Monte Carlo p-value can fall below that share by chance)."""
-    found = {}
+    has :func:`relabellings` labellings, and no p-value falls below :func:`smallest_attainable` (nor, drawn, below
+    1 / (B + 1)). Said only of a pair with no step declared different; and the pairs whose labellings were all
+    enumerated (at most ``n_resamples`` of them), whose p-values are then exact."""
+    found, enumerated = {}, {}
     for (i, j), p in zip(pair_codes, pvalues):
+        n_i, n_j = design.counts[:, i], design.counts[:, j]
+        labellings = relabellings(n_i, n_j)
+        if labellings <= options.n_resamples:
+            enumerated.setdefault(labellings, []).append(f"{design.agents[i]} vs {design.agents[j]}")
         if np.nanmin(p, initial=np.inf) <= options.alpha:
             continue
-        n_i, n_j = design.counts[:, i], design.counts[:, j]
-        labellings = math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_i, n_j))
-        exact, floor = (2 if np.array_equal(n_i, n_j) else 1) / labellings, monte_carlo_pvalue(0, options.n_resamples)
+        exact = smallest_attainable(n_i, n_j)
+        floor = exact if labellings <= options.n_resamples else monte_carlo_pvalue(0, options.n_resamples)
         smallest = max(exact, floor)
         if smallest > options.alpha:
             low, high = int(min(n_i.min(), n_j.min())), int(max(n_i.max(), n_j.max()))
             runs_text = f"{low} runs" if low == high else f"{low} to {high} runs"
-            few = exact <= floor  # the relabellings drawn, not the runs, limit it
+            few = exact < floor  # the relabellings drawn, not the runs, limit it
             where = (f"with {options.n_resamples} relabellings" if few
                      else f"at {runs_text} of each agent on {count(design.n_tasks, 'task')}")
             advice = "raise n_resamples" if few else "add runs or tasks"
             found.setdefault((where, smallest, advice), []).append(f"{design.agents[i]} vs {design.agents[j]}")
-    return [cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
-            + f", so 'no step differs' says nothing of the curves; {advice}"
-            for (where, smallest, advice), pairs in found.items()]
+    exact_notes = [f"the max-T permutation p-values of {join_and(pairs)} are exact: all {labellings:,} relabellings "
+                   f"of whole runs within tasks were enumerated (no more than n_resamples = {options.n_resamples})"
+                   for labellings, pairs in enumerated.items()]
+    return exact_notes + [
+        cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
+        + f", so 'no step differs' says nothing of the curves; {advice}"
+        for (where, smallest, advice), pairs in found.items()]
 
 
 def repeat_share(counts):
@@ -831,7 +873,7 @@ def repeat_share(counts):
     return np.prod(n ** (1.0 - n), axis=0)
 
 
-def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats, options, notes, agents,
+def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, repeats, options, notes, agents,
                  skewness=None, reached=None, grid=None):
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
@@ -871,7 +913,7 @@ def _studentized(raw, errors, estimates, short, expanded, scale, fewest, repeats
         out = short[j] | repeated[j] | ~np.isfinite(repeats[j])
         r = np.where(out[None, :], np.nan, r)
         point, simultaneous = kernels.studentized_bands(r, e[1:], estimates[j], e[0], options.confidence_level,
-                                                        scale[j], kernels.SE_FLOOR[options.statistic_name])
+                                                        tolerance[j], kernels.SE_FLOOR[options.statistic_name])
         point[repeated[j]] = simultaneous[repeated[j]] = np.nan
         given = np.isfinite(estimates[j]) & ~out & np.isfinite(expanded[0][j]).all(axis=1)
         lost = given & ~(np.isfinite(point).all(axis=1) & np.isfinite(simultaneous).all(axis=1))
@@ -931,14 +973,15 @@ def _raw_gap_notes(design, gamma, matrix, starts, grid):
                          " at every step", share=0)  # every score on one side, pooled: true of every step
     if whole or design.normalized:
         return [whole] if whole else []
-    alike = {}
-    for s in range(grid.size):
-        sides = gap_sides(design, gamma, matrix[:, s], task, agent)
-        if sides is not None:
-            alike.setdefault((sides[0].tobytes(), sides[1].tobytes()), []).append(s)
+    above, below, decided = gap_sides_by_step(design, gamma, matrix, task, agent)
+    steps = np.flatnonzero(decided)
+    # the steps the rule reads alike, in the order of their first step (one note each)
+    _, first, group_of = np.unique(np.concatenate([above, below], axis=1)[steps], axis=0, return_index=True,
+                                   return_inverse=True)
     notes = []
-    for group in alike.values():
-        mask = np.isin(np.arange(grid.size), group)
+    for g in np.argsort(first, kind="stable"):
+        mask = np.zeros(grid.size, dtype=bool)
+        mask[steps[group_of.ravel() == g]] = True
         at = f" at step{'s' if mask.sum() > 1 else ''} {_step_span(grid, mask)}"
         # pooled over the group's steps, fewer than a tenth at each is fewer than a tenth of them all
         note = raw_gap_note(design, gamma, matrix[:, mask], np.repeat(task, mask.sum()),
@@ -989,6 +1032,41 @@ def _clipped(known, options, notes, pointwise, simultaneous, differences):
         note = clipped_note(moved, what, known, scale, limits=limits)
         notes += [note] if note else []
     return tuple(out)
+
+
+def _beyond_scores(pointwise, simultaneous, estimates, matrix, df, grid, agents, notes):
+    """The bands withheld (NaN) at the steps where one reaches ``UNITS_SLIP`` (10) times the range of all the scores
+    analysed from its estimate, with a note (appended to ``notes``), and (agents, steps) where the simultaneous one
+    is. Such a band puts no useful bound on the curve and hides every curve in the figure (audit s20: at 3 runs of 3 Atari games, ~2 effective degrees of
+    freedom, the sup-t band's t quantiles over 199 steps gave Rainbow +-7.36M on scores within 32k). Withheld, not
+    clipped: the scores' observed range is no bound on the true curve (bounds.py clips only at known bounds), and
+    the steps kept still hold together at the level. Scores that all tie (range 0) are left to the other notes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # no score logged
+        low, high = np.nanmin(matrix), np.nanmax(matrix)
+    span = high - low
+    with np.errstate(invalid="ignore"):
+        halves = [np.abs(band - estimates[..., None]).max(axis=2) for band in (pointwise, simultaneous)]
+    point_far, far = ((h >= UNITS_SLIP * span) & (span > 0) for h in halves)  # NaN (withheld already): False
+    if not (point_far | far).any():
+        return pointwise, simultaneous, far
+    withheld = []
+    for kind, mask in (("pointwise and simultaneous", point_far & far), ("simultaneous", far & ~point_far),
+                       ("pointwise", point_far & ~far)):
+        where = [f"{agent} at {count(int(mask[a].sum()), 'step')} ({_step_span(grid, mask[a])})"
+                 for a, agent in enumerate(names_shown(agents)) if mask[a].any()]
+        if where:
+            withheld.append(f"{kind} bands of the curves are withheld for {join_and(where)}")
+    largest = max(float(h[m].max()) for h, m in zip(halves, (point_far, far)) if m.any())
+    dfs = df[(point_far | far) & np.isfinite(df)]
+    at_df = ("" if not dfs.size else f"; their t quantiles are taken at {signif(dfs.min(), 2)}"
+             f"{'' if signif(dfs.min(), 2) == signif(dfs.max(), 2) else ' to ' + signif(dfs.max(), 2)} effective "
+             "degrees of freedom there, which few runs per task and few tasks make")
+    notes.append(f"{'; '.join(withheld)}: there they reach more than {UNITS_SLIP:g} times the range of all the scores "
+                 f"analysed from the estimate (up to {signif(largest)}, where the scores span {signif(span)}, from "
+                 f"{signif(low)} to {signif(high)}), so wide that they put no useful bound on the curves{at_df}; add runs per task, "
+                 "or tasks")
+    return (np.where(point_far[..., None], np.nan, pointwise), np.where(far[..., None], np.nan, simultaneous), far)
 
 
 def _df_range(df):

@@ -16,12 +16,13 @@ task); ``weights`` has shape (n_resamples, n_runs).
 from __future__ import annotations
 
 import copy
+import itertools
 import warnings
 
 import numpy as np
 
 from ...resampling import fixed_dot
-from ...statistics import TIE_TOLERANCE, floored_standard_errors, monte_carlo_pvalue, shape_ratios, skewness_of_means
+from ...statistics import floored_standard_errors, monte_carlo_pvalue, shape_ratios, skewness_of_means, tie_tolerance
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
@@ -279,7 +280,7 @@ def weighted_std_error(prepared, weights, statistic, limits=None):
     return np.sqrt(out)
 
 
-def studentized_bands(replicates, std_errors, estimate, std_error, level, scale, floor=0.0):
+def studentized_bands(replicates, std_errors, estimate, std_error, level, tolerance, floor=0.0):
     """Bootstrap-t bands: (pointwise (steps, 2), simultaneous (steps, 2)), NaN where withheld.
 
     Each resample's deviation at a step is studentised by its own standard error, t = (theta* - theta) / se*.
@@ -295,12 +296,11 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, scale,
     where the IQM's winsorising at the runs' quartiles ties a task's runs) has an se* near 0 that sees none of its
     real deviation, and its t would set the quantile (bands withheld, or hundreds of data ranges wide); floored,
     |t| is at most its deviation over that share of the bootstrap's spread. A resample still without spread (se* within
-    ``TIE_TOLERANCE`` of ``scale``, the step's largest |score|: the resamples do not vary there) has an infinite
+    ``tolerance``, the :func:`step_tolerance` of the step's scores: the resamples do not vary there) has an infinite
     t; where more resamples than the tail have one, a pointwise end is infinite and the step is withheld from both
     bands. Steps without spread in the data or without estimate are withheld too.
     """
     tail = (1.0 - level) / 2.0
-    tolerance = TIE_TOLERANCE * scale
     usable = np.isfinite(estimate) & np.isfinite(std_error) & (std_error > tolerance)
     std_errors = floored_standard_errors(std_errors, replicates, floor, axis=0)
     std_errors = np.where(std_errors > tolerance[None, :], std_errors, 0.0)
@@ -407,6 +407,19 @@ def shuffle_within_tasks(generator, task_of, n_tasks, n_permutations):
     return np.argsort(keys, axis=1, kind="stable")
 
 
+def all_relabellings(starts, sizes, n_first):
+    """(L, n_runs) run indices of every relabelling of runs within tasks, laid out as :func:`shuffle_within_tasks`'s
+    are (a task's first ``n_first`` positions go to one agent): each task's choices of that agent's runs, crossed
+    over tasks. L is the product of C(size, n_first) over tasks; the identity labelling comes first."""
+    blocks = []
+    for start, size, n in zip(starts, sizes, n_first):
+        ways = [list(chosen) + [r for r in range(size) if r not in chosen]
+                for chosen in itertools.combinations(range(size), int(n))]
+        blocks.append(start + np.array(ways, dtype=np.intp).reshape(len(ways), size))
+    picks = np.indices([b.shape[0] for b in blocks]).reshape(len(blocks), -1)
+    return np.concatenate([b[k] for b, k in zip(blocks, picks)], axis=1)
+
+
 def effective_df(replicates, weights, task_of, n_tasks):
     """(steps,) Welch-Satterthwaite degrees of freedom of a stratified statistic, read from its bootstrap.
 
@@ -459,30 +472,42 @@ def percentile_bounds(replicates, estimate, level, df=None):
     return estimate[:, None] + ratio * (bounds - estimate[:, None])
 
 
-def _spread(se, values):
-    """Steps whose standard error ``se`` exceeds ``TIE_TOLERANCE`` times the step's largest |value|: below it the
-    values tie, and their spread is the rounding of sums, which the score's units set (tied integer runs give 0,
-    the same runs in tenths 1e-15, whose ratios of noise to noise then set the maximum over steps)."""
+def step_tolerance(values):
+    """(steps,) the distance within which a standard error at each step is no spread, from the step's scores
+    ``values`` (rows: runs): the package's tie tolerance (:func:`rlstats.statistics.tie_tolerance`) of their range
+    and largest |score|, infinite where the scores all tie by it (or none is logged): resampled sums of tied scores
+    differ in their last bits by the units (1.7e-15 in tenths, 0 in integers) and a shift, and that is no spread."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # steps without a value
-        scale = np.nanmax(np.abs(values), axis=0, initial=0.0)
-    return np.isfinite(se) & (se > TIE_TOLERANCE * scale)
+        high, low = np.nanmax(values, axis=0), np.nanmin(values, axis=0)
+        magnitude = np.nanmax(np.abs(values), axis=0)
+    spread = np.where(np.isfinite(high - low), high - low, 0.0)
+    tolerance = tie_tolerance(spread, np.where(np.isfinite(magnitude), magnitude, 0.0))
+    return np.where(spread > tolerance, tolerance, np.inf)
 
 
-def sup_t_band(replicates, estimate, level, df=None):
+def _spread(se, values, tolerance=None):
+    """Steps whose standard error ``se`` exceeds ``tolerance``, the :func:`step_tolerance` of the step's scores (by
+    default of ``values``): below it the scores tie, and the spread is the rounding of sums, which the score's units
+    and shift set (tied integer runs give 0, the same runs in tenths 1e-15, whose ratios of noise to noise then set
+    the maximum over steps)."""
+    return np.isfinite(se) & (se > (step_tolerance(values) if tolerance is None else tolerance))
+
+
+def sup_t_band(replicates, estimate, level, df=None, tolerance=None):
     """Simultaneous band: estimate +- c * se, c from the level-quantile of the max studentised deviation.
 
     Returns (band (steps, 2), se (steps,), c (steps,)). Without ``df``, c is that quantile at every step.
     With ``df``, c at a step is the t quantile at its df with the same two-sided tail as the bootstrap's
     quantile has under the normal: the steps' joint behaviour from the bootstrap, each step's studentised
     deviation t-distributed rather than normal, as a standard error from few runs makes it. Steps with no
-    spread (se within the ties' tolerance: :func:`_spread`) or no estimate are left out of the maximum; their band
-    is the estimate itself.
+    spread (se within the ties' ``tolerance`` of the step's scores: :func:`_spread`) or no estimate are left out of
+    the maximum; their band is the estimate itself.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(replicates, axis=0, ddof=1)
-    usable = np.isfinite(estimate) & _spread(se, replicates)
+    usable = np.isfinite(estimate) & _spread(se, replicates, tolerance)
     c = np.full(estimate.shape, np.nan)
     if not usable.any():
         return np.stack([estimate, estimate], axis=-1), se, c
@@ -498,45 +523,49 @@ def sup_t_band(replicates, estimate, level, df=None):
     return np.stack([estimate - half, estimate + half], axis=-1), se, c
 
 
-def _max_t(observed, null):
+def _max_t(observed, null, tolerance=None):
     """(usable steps, se, |t| observed at usable steps, max |t| of each relabelling) of a max-T test."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(null, axis=0, ddof=1)
-    usable = np.isfinite(observed) & _spread(se, null)
+    usable = np.isfinite(observed) & _spread(se, null, tolerance)
     if not usable.any():
         return usable, se, np.empty(0), np.empty(0)
     return (usable, se, np.abs(observed[usable]) / se[usable],
             np.nanmax(np.abs(null[:, usable]) / se[usable], axis=1))
 
 
-def max_t_band(observed, null, alpha):
+def max_t_band(observed, null, alpha, exact=False, smallest=0.0, tolerance=None):
     """(steps, 2) band observed +- c * se of the max-T test: it excludes 0 at a step where p_adjusted <= alpha.
 
     se is the null's standard deviation at each step and c the largest of the relabellings' max |t| that
-    keeps p <= alpha (the ceil(alpha (B + 1))-th largest), so that |observed| / se > c exactly when
-    :func:`max_t_pvalues` gives p <= alpha. The band is infinite when B relabellings cannot reach alpha,
-    and NaN where the p-value is (the null has no spread there).
+    keeps p <= alpha (the ceil(alpha (B + 1))-th largest; of an ``exact`` null, every relabelling once, the
+    (floor(alpha B) + 1)-th), so that |observed| / se > c exactly when :func:`max_t_pvalues` gives p <= alpha.
+    The band is infinite when the relabellings cannot reach alpha (nor can ``smallest``, the floor of
+    :func:`max_t_pvalues`), and NaN where the p-value is (the null has no spread there).
     """
-    usable, se, _, t_max = _max_t(observed, null)
-    allowed = int(np.floor(alpha * (null.shape[0] + 1.0) - 1.0 + 1e-9))  # relabellings at or above a rejection
-    c = np.inf if allowed < 0 or not usable.any() else np.sort(t_max)[::-1][allowed] / (1 - 1e-12)
+    usable, se, _, t_max = _max_t(observed, null, tolerance)
+    extra = 0 if exact else 1  # a Monte Carlo null counts the observed labelling once more
+    allowed = int(np.floor(alpha * (null.shape[0] + extra) - extra + 1e-9))  # relabellings at or above a rejection
+    c = (np.inf if allowed < 1 - extra or smallest > alpha or not usable.any() else np.sort(t_max)[::-1][allowed] / (1 - 1e-12))
     half = np.full(se.shape, np.nan)
     half[usable] = c * se[usable]  # only where the null has spread: an infinite c times a 0 se is no number
     return np.stack([observed - half, observed + half], axis=-1), c
 
 
-def max_t_pvalues(observed, null):
+def max_t_pvalues(observed, null, exact=False, smallest=0.0, tolerance=None):
     """Single-step max-T adjusted p-values over steps (Westfall and Young 1993).
 
     ``observed`` (steps,) and ``null`` (B, steps) differences; each step is studentised by the
     null's standard deviation there, and a step's p-value is the share of relabellings whose
-    largest |t| over all steps reaches its |t| (with the observed labelling counted).
+    largest |t| over all steps reaches its |t|: of an ``exact`` null (every relabelling once, the
+    observed one among them) hits / B, else (1 + hits) / (B + 1), never below ``smallest``, the
+    smallest p-value the exact test can give (drawn relabellings can fall below it by chance).
     """
-    usable, se, t_observed, t_max = _max_t(observed, null)
+    usable, se, t_observed, t_max = _max_t(observed, null, tolerance)
     p = np.full(observed.size, np.nan)
     if not usable.any():
         return p, se
     hits = (t_max[:, None] >= t_observed[None, :] * (1 - 1e-12)).sum(axis=0)
-    p[usable] = monte_carlo_pvalue(hits, null.shape[0])
+    p[usable] = hits / null.shape[0] if exact else monte_carlo_pvalue(hits, null.shape[0], smallest)
     return p, se

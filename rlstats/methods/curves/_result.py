@@ -91,6 +91,9 @@ class CurvesResult(Result):
         at the steps where ``difference_pvalues <= alpha``.
     difference_pvalues : ndarray, shape (n_pairs, n_steps)
         Max-T permutation p-values, adjusted over all steps.
+    relabellings : tuple of int or None
+        Per pair, how many relabellings its max-T null enumerated (all of them, so its p-values are exact) where
+        there are at most ``n_resamples``; None where ``n_resamples`` were drawn.
     normalized : bool
         Whether the scores were normalised (``normalize=``, or a frame from :func:`rlstats.normalize`): the
         figure's axis says so, as the notes do.
@@ -117,8 +120,20 @@ class CurvesResult(Result):
     difference_bands: np.ndarray
     difference_pvalues: np.ndarray
     normalized: bool = False
+    relabellings: tuple[int | None, ...] = ()
 
     _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
+
+    def _relabelled(self):
+        """How the max-T nulls were made: n_resamples drawn relabellings, or every relabelling enumerated."""
+        enumerated = {n for n in self.relabellings if n is not None}
+        if not enumerated:
+            return f"{self.n_resamples} relabellings"
+        counts = " or ".join(f"{n:,}" for n in sorted(enumerated))
+        if None not in self.relabellings:
+            return f"all {counts} relabellings enumerated, so the p-values are exact"
+        return (f"{self.n_resamples} relabellings, or all of them ({counts}) enumerated for the pairs that have at "
+                "most that many, whose p-values are then exact")
 
     @property
     def label(self) -> str:
@@ -260,7 +275,7 @@ class CurvesResult(Result):
                      "ones.")
         if self.pairs:
             text += (f" Curves were compared pair by pair with a max-T permutation test over steps, relabelling "
-                     f"whole runs within tasks ({self.n_resamples} relabellings; Westfall and Young, 1993), which "
+                     f"whole runs within tasks ({self._relabelled()}; Westfall and Young, 1993), which "
                      f"keeps the probability of declaring any step different at most {self.alpha} when two agents "
                      "do not differ; the band of each difference comes from the same relabellings and excludes 0 "
                      "exactly where a step is declared different. " + sentences(s for _, s in self._verdicts()))

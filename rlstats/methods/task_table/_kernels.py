@@ -49,7 +49,7 @@ def smallest_pvalue(test, n, m, n_resamples):
     if test == "welch":
         return 0.0
     total, exact = split_count(n, m, n_resamples)
-    return 1.0 / total if exact else monte_carlo_pvalue(0, total)
+    return 1.0 / total if exact else monte_carlo_pvalue(0, total, 1.0 / math.comb(n + m, n))
 
 
 def one_sided(test, x, y, generator, n_resamples):
@@ -265,7 +265,9 @@ def _permutation(statistic, slack, x, y, generator, n_resamples):
     total, exact = split_count(n, m, n_resamples)
     if exact:
         return above / total, below / total, "exact"
-    return monte_carlo_pvalue(above, total), monte_carlo_pvalue(below, total), "monte_carlo"
+    # never below the exact test's least, 1 / C(n + m, n), which more draws than splits could pass by chance
+    floor = 1.0 / math.comb(n + m, n)
+    return monte_carlo_pvalue(above, total, floor), monte_carlo_pvalue(below, total, floor), "monte_carlo"
 
 
 def a12(x, y):
