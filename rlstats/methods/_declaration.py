@@ -52,6 +52,10 @@ class PowerRule:
       cannot reject (optional; otherwise the Result's ``level_spent``, or NaN).
     * ``plan(options, seeds) -> str``: the design the study assumed at the numbers of seeds ``seeds`` beyond the
       options given (AdaStop's n and K), printed in a note (optional).
+
+    ``resampled_messages``: the starts of warnings the public function raises of a pilot's data sets because
+    power() draws their runs with replacement (AdaStop's batches that repeat an earlier one): true of those data
+    sets by construction and of none the user collected, so power() leaves them out of a pilot study's warnings.
     """
 
     #: stream key below each simulation's SeedSequence (simulate() uses 0, 1, 2); fixed once given, so a
@@ -72,6 +76,7 @@ class PowerRule:
     withhold: str | None = None
     level_spent: str | None = None
     plan: str | None = None
+    resampled_messages: tuple[str, ...] = ()
     #: one test per task: the rate is per (simulation, task); ``called`` names it in that note ("AdaStop")
     per_task: bool = False
     called: str | None = None

@@ -674,6 +674,9 @@ def _one_run_note(source):
 def _result(study, rows, effect, n_sim, record, engine, title, messages, **search):
     table = pd.DataFrame(rows)
     methods = tuple(m for m, _ in study.methods)
+    if study.source.kind == "pilot":  # runs drawn with replacement: what that alone makes is not the user's data's
+        starts = tuple(start for m in methods for start in _rule(m).resampled_messages)
+        messages = {key: count for key, count in messages.items() if not key[1].startswith(starts)}
     _emit(messages, n_sim * table["seeds"].nunique(), _raw_scales_way(study.source))
     return PowerResult(
         method=title, formula=study.source.formula, data_name=study.source.data_name(),

@@ -45,7 +45,7 @@ from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
 from ...statistics import noise_free
 from . import _kernels as kernels
-from ._backend import cost
+from ._backend import REPEATED_RUNS, cost
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Permutations, Seed
@@ -665,7 +665,7 @@ def _repeat_notes(runs, agents, blocked, warn_user=True):
             parts.append(f"{run.name}: {text}" if blocked else text)
     if not parts:
         return []
-    note = (f"runs that repeat an earlier interim's exactly (the same {fmt.count(n, 'score')} in any order; a batch "
+    note = (f"{REPEATED_RUNS} (the same {fmt.count(n, 'score')} in any order; a batch "
             "should hold new runs): " + "; ".join(parts))
     if warn_user:
         warn(note)

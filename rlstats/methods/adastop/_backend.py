@@ -18,6 +18,10 @@ from .._declaration import Backend, Need, PowerRule
 from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.adastop"
+
+#: how the note on batches that repeat an earlier one begins (``_api._repeat_notes``; power() leaves it out of a
+#: pilot's resampled data sets, whose runs are drawn with replacement)
+REPEATED_RUNS = "runs that repeat an earlier interim's exactly"
 _FORMULA = "score ~ agent | task"
 _ACROSS = "compare the agents across tasks with a rank test: rlstats.compare(df, \"score ~ agent | task\")"
 #: both compare agents' runs within a task: with one run each every relabelling is the same split, p = 1.  A design
@@ -60,7 +64,8 @@ BACKENDS = (
             call=f"{_HERE}._power:adastop_call", outcomes=f"{_HERE}._api:adastop_outcomes",
             decide_outcomes=f"{_HERE}._power:decide_outcomes", check=f"{_HERE}._power:check",
             seed_unit=f"{_HERE}._power:seed_unit", check_seeds=f"{_HERE}._power:check_seeds",
-            plan=f"{_HERE}._power:plan", per_task=True, called="AdaStop", reports_runs=True),
+            plan=f"{_HERE}._power:plan", per_task=True, called="AdaStop", reports_runs=True,
+            resampled_messages=(REPEATED_RUNS,)),
     ),
     Backend(
         name="permutation",

@@ -1,0 +1,33 @@
+"""Session 20, the lead's mends found while merging: power() from a pilot printed AdaStop's note on batches that
+repeat an earlier one, which the pilot's resampling with replacement makes by construction."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.errors import RlstatsWarning
+
+
+def test_pilot_power_leaves_out_repeats_its_resampling_makes():
+    """power("adastop") from a pilot of 3 agents x 4 tasks x 5 runs at 10 seeds (n = 2 a batch) warned "runs that
+    repeat an earlier interim's exactly ... a batch should hold new runs": true of a data set drawn with replacement
+    (agent_1 on task_02 drew the same two runs twice), of no data the user collected. The power is unchanged
+    (0.35, as tests/test_audit_s10_order.py records) and adastop() on data with such a batch still says it."""
+    pilot = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0)
+    pilot.attrs = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = rlstats.power("adastop", design=pilot, formula="score ~ agent | task", seeds=[10], n_sim=10, rng=1,
+                            progress=False)
+    assert res.tidy()["power"].tolist() == [0.35]
+    assert not any("repeat an earlier interim" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    # the same check on collected runs: B's second batch repeats its first
+    rng = np.random.default_rng(3)
+    first = rng.normal(size=5)
+    runs = pd.DataFrame({"agent": ["A"] * 10 + ["B"] * 10, "seed": list(range(10)) * 2,
+                         "score": np.r_[rng.normal(size=10), first, first[::-1]]})
+    with pytest.warns(RlstatsWarning, match="repeat an earlier interim's exactly"):
+        rlstats.adastop(runs, "score ~ agent", n=5, K=2, rng=0, progress=False)
