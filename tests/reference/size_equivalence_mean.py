@@ -53,7 +53,7 @@ def append_table(rows, table):
     old = pd.read_csv(table, dtype=str, keep_default_na=False)
     mine = [r["procedure"] == SIZE["PROCEDURE"] and appended(r) for r in old.to_dict("records")]
     fresh = pd.DataFrame([{k: f"{v:.6g}" if isinstance(v, float) else str(v) for k, v in row.items()}
-                          for row in rows]).reindex(columns=columns).fillna("")
+                          for row in rows]).reindex(columns=columns).astype(object).fillna("")
     pd.concat([old[[not m for m in mine]], fresh], ignore_index=True).sort_values(
         "procedure", kind="stable").to_csv(table, index=False)
 
