@@ -19,7 +19,6 @@ def _lognormal_pair():
                                      heterogeneity=0.0, rng=0)
 
 
-
 def test_aggregate_mean_takes_the_wider_of_the_bootstrap_t_and_welch_bounds():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # raw scales
