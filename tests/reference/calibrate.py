@@ -54,7 +54,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
 #: that script, whose ``appended(row)`` says whether a table row (a dict of strings) is one of its own; ``merged``
 #: keeps them when the procedure is re-measured (audit s13: ``--only curves.band`` dropped the 64 fresh rows)
 APPENDED = {"curves.band": "coverage_curves_fresh",
-            "bootstrap.interval": "coverage_one_task"}  # audit s19: the default on one task, 3-200 runs
+            "bootstrap.interval": "coverage_one_task",  # audit s19: the default on one task, 3-200 runs
+            "equivalence.size": "size_equivalence_mean"}  # audit s20: the aggregate of the mean
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
 

@@ -32,8 +32,9 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (STUDENTIZED_SE_FLOOR, floored_standard_errors, near_ties, order_statistic_se,
-                           run_expansion, shape_ratios, skew_widened, skewness_of_means)
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, floored_standard_errors, near_ties,
+                           order_statistic_se, run_expansion, shape_ratios, skew_widened, skewness_of_means,
+                           welch_floor)
 from ...format import join_and, listed, name_list, names_shown
 from ...resampling import canonical_order
 from .._replication import verdict
@@ -285,46 +286,6 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
 STUDENTIZED_INTERVALS = ("studentized", "studentized_no_welch", "studentized_unwidened")
 #: The studentised kinds whose mean's and median's intervals are widened on the side of the runs' skew.
 WIDENED_INTERVALS = ("studentized", "studentized_no_welch")
-#: The metrics whose default interval takes on each side the wider of the bootstrap-t and Welch t bounds.
-WELCH_FLOOR_METRICS = ("mean", "optimality_gap")
-
-
-def welch_floor(bounds, se, estimates, observed, welch, level, metrics):
-    """(bounds, mc_se) with the mean's and the optimality gap's bootstrap-t bounds moved out, on each side, to the
-    Welch t bound where that is wider: estimate -+ t_df sqrt(c / (c - 1)) SE, ``observed`` the (K, M) standard errors
-    already times sqrt(c / (c - 1)) (c the agent's fewest runs in a task), df ``welch`` (K,), the Welch-Satterthwaite
-    degrees of freedom of the agent's mean over tasks (:func:`welch_df`; the optimality gap reads the same).
-
-    Why (audit s20): the bootstrap-t alone covered 0.930 (mean) and 0.928 (optimality gap) of 1,920 nominal 95%
-    intervals at 5 tasks x 20 heavy-tailed runs (t with 3 df), below its level by more than 3 Monte Carlo SE, and less
-    as the runs grew (0.948 at 10), so no count of runs to withhold below was measured. The Welch t interval alone held
-    there (the mean's 0.956) but
-    not on skewed runs (0.912 at 5 tasks x 5 runs), where the bootstrap-t's skewed quantiles do. Their wider bound on
-    each side covered 0.956 and 0.945 there, and 0.948 and 0.976 at 5 skewed runs (1,920 intervals each); none of the
-    64 grid rows of the mean and the optimality gap (5 and 26 tasks x 3-20 runs) misses, at 1.00-1.08 times the
-    bootstrap-t's median width. The Welch bound is a closed form of the data, so a bound's Monte Carlo error is taken
-    as the bootstrap-t bound's times Phi(d / se), about the chance that other resamples put the bootstrap-t bound
-    beyond the Welch one, d its distance beyond it (negative inside): all of it where the bootstrap-t bound is far
-    outside, none where it is far inside (against the spread over seeds: tests/test_bootstrap.py). NaN
-    (withheld) bootstrap-t bounds stay NaN.
-    """
-    from scipy import special, stats
-    columns = [j for j, m in enumerate(metrics) if m in WELCH_FLOOR_METRICS]
-    if not columns:
-        return bounds, se
-    half = stats.t.ppf((1 + level) / 2, np.asarray(welch, dtype=float))[:, None] * observed[:, columns]
-    welch_bounds = np.stack([estimates[:, columns] - half, estimates[:, columns] + half], axis=-1)
-    old = bounds[:, columns]
-    wider = np.stack([welch_bounds[..., 0] < old[..., 0], welch_bounds[..., 1] > old[..., 1]], axis=-1)
-    bounds, se = bounds.copy(), se.copy()
-    bounds[:, columns] = np.where(wider, welch_bounds, old)  # NaN compares False: a withheld bound stays withheld
-    beyond = (old - welch_bounds) * np.array([-1.0, 1.0])  # > 0 where the bootstrap-t bound is the wider
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = special.ndtr(beyond / se[:, columns])
-    se[:, columns] = np.where(se[:, columns] > 0, se[:, columns] * share, se[:, columns])
-    return bounds, se
-
-
 def pooled_run_skewness(y, task, n_tasks):
     """(g, tasks, sizes, means, variance): the runs' skewness pooled over tasks, as the mean of the k-statistic
     skewness k3 / s^3 of each task with at least 3 runs and some spread beyond round-off (``tasks`` of them; g 0

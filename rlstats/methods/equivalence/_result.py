@@ -236,7 +236,8 @@ class EquivalenceResult(Result):
         if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
             text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} difference with a "
                      f"studentised stratified bootstrap interval ({self.n_resamples} resamples; Agarwal et al., "
-                     "2021)")
+                     "2021)" + (", each end at least as far out as the Welch t bound's, as the bootstrap's own "
+                                "interval of the mean" if self.aggregate == "mean" else ""))
         text += "."
         for a, b in self.pairs:
             parts = []
