@@ -238,6 +238,16 @@ def drawable_plots(result):
         yield kind, drawn
 
 
+def script_module(path, name):
+    """The Python file ``path`` (a reference script, docs/_generate.py) loaded as a module named ``name``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def noise_ties(tasks):
     """(noisy, exact): agents a, b and c on ``tasks`` tasks x 4 seeds, where b's runs equal a's up to 1e-15 (0
     against -7e-15 among scores up to 13: round-off, not wins) and ``exact`` is the same frame with true ties."""

@@ -9,23 +9,20 @@ withheld interval claims nothing. It now counts coverage over the intervals give
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import pathlib
 import warnings
 
 import pytest
 
+from conftest import script_module
 from rlstats import calibration
 
 REFERENCE = pathlib.Path(__file__).parent / "reference"
 
 
 def reference_script(name="coverage_small_runs"):
-    spec = importlib.util.spec_from_file_location(name, REFERENCE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(REFERENCE / f"{name}.py", name)
 
 
 def default_rows(**design):

@@ -7,7 +7,6 @@ figure at a paper column's width (3.5 in) with nothing cut at the figure's edge 
 gallery saying what it needs instead of importing a module it does not use.
 """
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 
 import rlstats
 from rlstats import format as fmt
+from conftest import script_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -188,10 +188,7 @@ def test_calibration_figure_fits_a_column(procedures, tmp_path):
 
 # ---- 7. docs/_generate.py's gallery and jupytext -------------------------------------------------------------------
 def _generate_module():
-    spec = importlib.util.spec_from_file_location("rlstats_docs_generate_s20", ROOT / "docs" / "_generate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(ROOT / "docs" / "_generate.py", "rlstats_docs_generate_s20")
 
 
 def test_generate_has_no_unused_import():

@@ -17,7 +17,7 @@ import pytest
 
 import rlstats
 from conftest import drawn_outside
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, script_module
 
 matplotlib.use("Agg")
 
@@ -159,12 +159,7 @@ def test_every_readme_figure_is_written_by_code_in_the_repository():
 
 
 def _docs_generate():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("rlstats_docs_generate_s8", ROOT / "docs" / "_generate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(ROOT / "docs" / "_generate.py", "rlstats_docs_generate_s8")
 
 
 def test_data_box_of_the_sb3_logs_does_not_send_the_reader_to_the_mirror():

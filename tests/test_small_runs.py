@@ -8,7 +8,6 @@ quote, the ``bootstrap.interval`` rows of the calibration table
 (``tests/reference/coverage_small_runs.py``), is re-measured by ``tests/test_calibration.py``.
 """
 
-import importlib.util
 import math
 import pathlib
 import warnings
@@ -23,16 +22,14 @@ from rlstats import calibration
 from rlstats.errors import DesignError, OptionError
 from rlstats.methods.bootstrap import _kernels as kernels
 from rlstats.methods.bootstrap import _small_runs as small_runs
+from conftest import script_module
 
 FORMULA = "score ~ agent | task"
 REFERENCE = pathlib.Path(__file__).parent / "reference"
 
 
 def reference_script(name="coverage_small_runs"):
-    spec = importlib.util.spec_from_file_location(name, REFERENCE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(REFERENCE / f"{name}.py", name)
 
 
 def simulated(seeds, agents=3, tasks=6, rng=0):
