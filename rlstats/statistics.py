@@ -35,18 +35,18 @@ from numpy.typing import ArrayLike, NDArray
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
 #: Two scores of one block (task) closer than this times the block's range (largest minus smallest score), plus
-#: ``TIE_ULPS`` rounding units of its largest |score|, are tied in every rank (:func:`tie_tolerance`).
-#: Double precision resolves 2.2e-16 relative; a score summed or averaged over many terms (an episode's return, a
-#: normalised mean) carries round-off far below 1e-12 of the differences an RL comparison can mean, so the rule ties
-#: floating-point noise (0 and -7e-15 beside scores of size 1; 714.6 and 714.6000000000001) and nothing else.
-#: The range, not the largest |score|, sets it so that the ties, and so every rank, are the same whatever the score's
-#: units: an affine map a * y + b (a > 0) of a block scales its range by a and keeps its order, whereas 1e-12 of the
-#: largest |score| grew with a shift (Atari 100k's Boxing + 1e4 joined 0.05 and float32's 0.0500000007, and the
-#: rank test's statistic moved by 7e-6 of itself; audit s20).  A block whose every score is at noise level around 0
-#: has no range to judge noise by and keeps its exact values.
+#: ``TIE_ULPS`` rounding units of its largest ``|score|``, are tied in every rank (:func:`tie_tolerance`). Double
+#: precision resolves 2.2e-16 relative; a score summed or averaged over many terms (an episode's return, a normalised
+#: mean) carries round-off far below 1e-12 of the differences an RL comparison can mean, so the rule ties floating-point
+#: noise (0 and -7e-15 beside scores of size 1; 714.6 and 714.6000000000001) and nothing else. The range, not the
+#: largest ``|score|``, sets it so that the ties, and so every rank, are the same whatever the score's units: an affine
+#: map a * y + b (a > 0) of a block scales its range by a and keeps its order, whereas 1e-12 of the largest ``|score|``
+#: grew with a shift (Atari 100k's Boxing + 1e4 joined 0.05 and float32's 0.0500000007, and the rank test's statistic
+#: moved by 7e-6 of itself; audit s20).  A block whose every score is at noise level around 0 has no range to judge
+#: noise by and keeps its exact values.
 TIE_TOLERANCE = 1e-12
 
-#: Rounding units (machine epsilons, 2.2e-16 each) of a block's largest |score| that also tie
+#: Rounding units (machine epsilons, 2.2e-16 each) of a block's largest ``|score|`` that also tie
 #: (:func:`tie_tolerance`): the rounding of the scores' representation, which the range cannot see when it is as
 #: small as that rounding (0.1 + 0.2 and 0.3 alone in a block; the runs of a task equal but for the order of their
 #: sums), and which the map a * y + b adds (half an ulp of each product and of each result, so values an ulp apart
@@ -57,7 +57,7 @@ TIE_ULPS = 4
 
 def tie_tolerance(spread: ArrayLike, magnitude: ArrayLike) -> NDArray[np.float64]:
     """The distance below which two scores of a block tie: ``TIE_TOLERANCE`` times the block's ``spread`` (range,
-    largest minus smallest score) plus ``TIE_ULPS`` machine epsilons of its ``magnitude`` (largest |score|);
+    largest minus smallest score) plus ``TIE_ULPS`` machine epsilons of its ``magnitude`` (largest ``|score|``);
     elementwise.
 
     >>> float(tie_tolerance(2.0, 1.0)) == 2e-12 + 4 * 2.0 ** -52
@@ -68,7 +68,7 @@ def tie_tolerance(spread: ArrayLike, magnitude: ArrayLike) -> NDArray[np.float64
 
 
 def block_tolerances(y: ArrayLike, block: ArrayLike, n_blocks: int | None = None) -> NDArray[np.float64]:
-    """Each block's :func:`tie_tolerance` from its finite scores' range and largest |score| (0 for a block without
+    """Each block's :func:`tie_tolerance` from its finite scores' range and largest ``|score|`` (0 for a block without
     any), shape ``(n_blocks,)`` (default: the largest code + 1).
 
     >>> block_tolerances([1.0, 3.0, -5.0], [0, 0, 1]).tolist() == [2e-12 + 12 * 2.0 ** -52, 20 * 2.0 ** -52]
@@ -143,7 +143,7 @@ def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None
     """Scores with near-equal scores of their block made equal, and how many pairs that joined.
 
     Within each block, the sorted scores are split where consecutive ones differ by more than the block's
-    :func:`tie_tolerance` (1e-12 of its range plus 4 eps of its largest |score|: the same pairs tie after any
+    :func:`tie_tolerance` (1e-12 of its range plus 4 eps of its largest ``|score|``: the same pairs tie after any
     map a * y + b, a > 0, of the block, but for the rounding the map adds); every score of a group is replaced by
     the group's
     smallest (so a chain of steps below the tolerance joins one group).  Only ranks may read the result: the
@@ -204,7 +204,7 @@ def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None
 
 def noise_free(values: ArrayLike, spread: float, magnitude: float) -> NDArray[np.float64]:
     """``values`` with those within :func:`tie_tolerance` of 0 (from the scores' ``spread``, their range, and
-    ``magnitude``, their largest |score|) set to 0: the rounding left by a difference or mean of scores that cancel,
+    ``magnitude``, their largest ``|score|``) set to 0: the rounding left by a difference or mean of scores that cancel,
     shown as 0 (the tie rule of :func:`near_ties`, so that a shift of the scores does not zero a real difference).
 
     >>> noise_free([0.1 + 0.2 - 0.3, 0.25], 0.3, 0.3).tolist()

@@ -475,7 +475,7 @@ def percentile_bounds(replicates, estimate, level, df=None):
 def step_tolerance(values):
     """(steps,) the distance within which a standard error at each step is no spread, from the step's scores
     ``values`` (rows: runs): the package's tie tolerance (:func:`rlstats.statistics.tie_tolerance`) of their range
-    and largest |score|, infinite where the scores all tie by it (or none is logged): resampled sums of tied scores
+    and largest ``|score|``, infinite where the scores all tie by it (or none is logged): resampled sums of tied scores
     differ in their last bits by the units (1.7e-15 in tenths, 0 in integers) and a shift, and that is no spread."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # steps without a value

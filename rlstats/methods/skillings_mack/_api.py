@@ -281,7 +281,7 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
 
     Notes
     -----
-    Ties: scores of one task within 1e-12 of the task's range (plus 4 eps of its largest |score|) of each other are
+    Ties: scores of one task within 1e-12 of the task's range (plus 4 eps of its largest ``|score|``) of each other are
     ties in every rank (``rlstats.statistics.near_ties``; floating-point noise such as 0 and -7e-15, or 186.1 and
     186.10000000000002), and a note counts the pairs joined; R's ``rank()`` keeps them apart.  When every task ties
     all its agents (every score at a cap), no relabelling changes a rank: p = 1 with a note, for every variant and

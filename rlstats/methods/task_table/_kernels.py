@@ -217,7 +217,7 @@ def _brunner_munzel(split, values, first, last, n):
 def _relative_slack(observed, values):
     """The tie tolerance of a sum of runs: sums of the same runs in another order may differ in the last bits, and
     near-tied runs move it by 1e-12 of their range each (``statistics.tie_tolerance`` of the runs x their range and
-    their summed |score|: the same splits tie after a map a * y + b of the runs, audit s20 ties20b)."""
+    their summed ``|score|``: the same splits tie after a map a * y + b of the runs, audit s20 ties20b)."""
     return tie_tolerance(values.shape[1] * np.ptp(values, axis=1), np.abs(values).sum(axis=1))
 
 
