@@ -11,6 +11,7 @@ from ... import format as fmt
 from ...errors import OptionError
 from ...options import check_confidence_level
 from ..._typing import ColumnNames
+from ...statistics import near_ties
 from ...results import Result, resultclass
 from . import plots
 
@@ -255,7 +256,9 @@ class MixedResult(Result):
                      f"The agents not at a score cap ({alone}, fitted alone)")
             text += (f"{which} {verdict} (F = {fmt.signif(self.statistic, 4)} on {self.num_df} and "
                      f"{fmt.signif(self.den_df, 4)} df, p {pv if pv.startswith('<') else '= ' + pv}).")
-        order = np.argsort(-self.emmeans["estimate"].to_numpy(), kind="stable")
+        # means equal but for rounding (identical agents) keep the agents' order, whatever the numpy version's last digit
+        means = near_ties(self.emmeans["estimate"].to_numpy(), np.zeros(self.n_agents, dtype=np.intp))[0]
+        order = np.argsort(-means, kind="stable")
         text += " Estimated marginal means: " + fmt.name_list(
             [self.agents[j] for j in order], after=[fmt.signif(self.emmeans["estimate"].iloc[j], 3) for j in order],
             among=self.agents) + "."
