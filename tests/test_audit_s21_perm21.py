@@ -1,0 +1,96 @@
+"""Session 21 audit (perm21): Monte Carlo p-values never below the exact test's smallest attainable p-value
+(AdaStop's permutation test, the rank test's Monte Carlo p-value, the selection check's permutation inspector),
+and AdaStop's rejection rate at equal means of different shapes (the ``adastop.fwe_means`` rows)."""
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.methods.adastop import permutation
+
+
+def _three_by_two():
+    """Three agents with two runs each, far apart: the largest |mean difference| of all 90 relabellings."""
+    return pd.DataFrame({"agent": np.repeat(["a", "b", "c"], 2), "seed": np.tile([0, 1], 3),
+                         "score": [0.0, 1.0, 10.0, 11.0, 20.0, 21.0]})
+
+
+def _brute_force_max_share(scores, agents, n):
+    """The share of the distinct relabellings of ``scores`` into ``agents`` groups of ``n`` whose largest |mean
+    difference| over all pairs reaches the observed one: the exact first-step p-value, by enumeration."""
+    scores = np.asarray(scores, dtype=float)
+    labels = set(itertools.permutations(np.repeat(np.arange(agents), n)))
+    def top(label):
+        means = [scores[np.asarray(label) == a].mean() for a in range(agents)]
+        return max(abs(means[a] - means[b]) for a, b in itertools.combinations(range(agents), 2))
+    observed = top(np.repeat(np.arange(agents), n))
+    return sum(top(label) >= observed - 1e-12 for label in labels) / len(labels), len(labels)
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: the joint relabelling's step-down p-values are shares of random "
+                   "paths, which fall below the exact smallest p-value 1/15 of 3 agents x 2 runs (0.056 seen)")
+def test_permutation_pvalues_never_below_the_exact_smallest():
+    df = _three_by_two()
+    exact, distinct = _brute_force_max_share(df["score"], 3, 2)
+    assert (distinct, exact) == (90, pytest.approx(1 / 15))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lowest = min(permutation(df, "score ~ agent", rng=seed, n_resamples=2000).tidy()["p_adjusted"].min()
+                     for seed in range(40))
+    assert lowest >= exact - 1e-12
+
+
+def _friedman_exact(blocks):
+    """Brute force: the share of the (k!)^b within-task relabellings whose sum of squared rank sums reaches the
+    observed one (Friedman's statistic is a monotone function of it on complete untied designs)."""
+    ranks = [np.argsort(np.argsort(b)) + 1 for b in blocks]
+    observed = float(np.sum(np.sum(ranks, axis=0) ** 2))
+    total = hits = 0
+    for choice in itertools.product(*[list(itertools.permutations(r)) for r in ranks]):
+        total += 1
+        hits += float(np.sum(np.sum(choice, axis=0) ** 2)) >= observed - 1e-9
+    return hits / total, total
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: pvalue='monte_carlo' on a design of 36 relabellings drew 2,000 "
+                   "of them and printed 0.148 where the exact smallest p-value is 1/6")
+def test_rank_test_monte_carlo_never_below_the_exact_p_value():
+    df = pd.DataFrame({"agent": np.tile(["a", "b", "c"], 2), "task": np.repeat(["t1", "t2"], 3),
+                       "score": [1.0, 2, 3, 1, 2, 3]})
+    exact, total = _friedman_exact([[1.0, 2, 3], [1.0, 2, 3]])
+    assert (total, exact) == (36, pytest.approx(1 / 6))
+    for seed in range(20):
+        res = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=2000, rng=seed)
+        assert res.pvalue >= exact - 1e-12, seed
+
+
+def _tied_selection_data():
+    """20 tasks, 2 runs of each agent: the effect (mean difference) is 5 on ten tasks, the two reported among them,
+    and 0 on the other ten, so C(10, 2) = 45 of the C(20, 2) = 190 subsets tie the reported sum, the largest."""
+    tasks = [f"t{i:02d}" for i in range(20)]
+    rows = []
+    for i, task in enumerate(tasks):
+        for seed in range(2):
+            rows.append({"agent": "old", "task": task, "seed": seed, "score": float(seed)})
+            rows.append({"agent": "new", "task": task, "seed": seed, "score": float(seed) + (5.0 if i < 10 else 0.0)})
+    return pd.DataFrame(rows), tasks[:2]
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: with fewer draws than subsets the permutation inspector's Monte "
+                   "Carlo p-value falls below the share of subsets that tie the reported sum, the exact least")
+def test_selection_inspector_never_below_the_exact_smallest():
+    df, reported = _tied_selection_data()
+    effects = np.r_[np.full(10, 5.0), np.zeros(10)]
+    sums = [effects[list(s)].sum() for s in itertools.combinations(range(20), 2)]
+    exact = np.mean(np.asarray(sums) >= effects[:2].sum())
+    assert exact == pytest.approx(45 / 190)
+    for seed in range(20):
+        res = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old", reported=reported,
+                                      n_resamples=100, rng=seed)
+        assert res.pvalue_method == "monte_carlo" and res.pvalue >= exact - 1e-12, (seed, res.pvalue)
