@@ -1328,7 +1328,7 @@ def _stepdown_pvalues(run, pairs):
     entry for a pair with an agent absent from the task, which has no row)."""
     out = np.full(len(pairs), np.nan)
     if run.test.interim > 0:
-        local = kernels.stepdown_pvalues(run.test)
+        local = kernels.stepdown_pvalues(run.test, _smallest_pvalue(run))
         for j, g in enumerate(run.pair_ids):
             out[g] = local[j]
     return np.delete(out, sorted(run.missing_pairs))
