@@ -70,9 +70,9 @@ def _friedman_exact(blocks):
     return hits / total, total
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: pvalue='monte_carlo' on a design of 36 relabellings drew 2,000 "
-                   "of them and printed 0.148 where the exact smallest p-value is 1/6")
 def test_rank_test_monte_carlo_never_below_the_exact_p_value():
+    """pvalue='monte_carlo' on a design of 36 relabellings drew 2,000 of them and printed 0.148 where the exact
+    smallest p-value is 1/6: no more relabellings than draws are now all enumerated, and the note says so."""
     df = pd.DataFrame({"agent": np.tile(["a", "b", "c"], 2), "task": np.repeat(["t1", "t2"], 3),
                        "score": [1.0, 2, 3, 1, 2, 3]})
     exact, total = _friedman_exact([[1.0, 2, 3], [1.0, 2, 3]])
@@ -80,6 +80,33 @@ def test_rank_test_monte_carlo_never_below_the_exact_p_value():
     for seed in range(20):
         res = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=2000, rng=seed)
         assert res.pvalue >= exact - 1e-12, seed
+    assert res.pvalue == pytest.approx(exact) and res.pvalue_method == "exact" and res.pvalue_mc_se is None
+    note = ('pvalue="monte_carlo": the design has 36 distinct relabellings within tasks, no more than n_resamples = '
+            "2,000, so all were enumerated: the p-value is the exact permutation one, with no Monte Carlo error")
+    assert note in res.notes and "exact permutation p-value = 0.1667" in str(res)
+
+
+def test_rank_test_monte_carlo_with_fewer_draws_than_relabellings_is_floored():
+    """Fewer draws (30) than relabellings (36): a Monte Carlo p-value, never below 1/(B + 1) nor 1/36, and the
+    floor of the kernel is 1 / relabellings, the product of multinomials counted by brute force."""
+    from rlstats.methods.skillings_mack import _kernels
+
+    counts = np.array([[1, 2, 1], [2, 1, 0], [1, 1, 1]])
+    brute = 1
+    for row in counts:
+        labels = np.repeat(np.arange(row.size), row)
+        brute *= len(set(itertools.permutations(labels)))
+    assert _kernels.relabellings(counts) == brute == 12 * 3 * 6
+    df = pd.DataFrame({"agent": np.tile(["a", "b", "c"], 2), "task": np.repeat(["t1", "t2"], 3),
+                       "score": [1.0, 2, 3, 1, 2, 3]})
+    values = []
+    for seed in range(10):
+        res = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=30, rng=seed)
+        assert res.pvalue_method == "monte_carlo"
+        assert res.pvalue == pytest.approx(max((1 + np.count_nonzero(res.null_distribution >= res.statistic - 1e-9))
+                                               / 31, 1 / 36))
+        values.append(res.pvalue)
+    assert min(values) >= 1 / 31
 
 
 def _tied_selection_data():

@@ -421,7 +421,7 @@ def _batches(seed_sequence, n_resamples, layout, per_batch):
 
 
 def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_size=None, n_jobs=1,
-                     places=None):
+                     places=None, smallest=0.0):
     """Permutation p-value: permute the observed mid-ranks within every block.
 
     Each resample permutes, independently in every block, the observed
@@ -451,6 +451,10 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
         Each block's and each agent's place in the order the draws take them in (their names sorted,
         :func:`rlstats.resampling.label_ranks`, so that a Categorical's category order does not change the
         draws); the codes' own order by default.
+    smallest : float
+        The exact test's smallest attainable p-value, a floor of the Monte Carlo one
+        (:func:`rlstats.statistics.monte_carlo_pvalue`): ``1 / relabellings(setup.counts)``, every p-value of the
+        exact test being a multiple of it.
 
     Returns
     -------
@@ -477,7 +481,7 @@ def monte_carlo_test(setup, n_resamples, seed_sequence, *, progress=None, batch_
         if progress is not None:
             progress(values.size)
     hits = int(np.count_nonzero(null >= t_obs - _relative_tol(t_obs)))
-    p = monte_carlo_pvalue(hits, n_resamples)
+    p = monte_carlo_pvalue(hits, n_resamples, smallest)
     return MonteCarloResult(
         statistic=t_obs, pvalue=p, pvalue_reference=hits / n_resamples, hits=hits,
         n_resamples=n_resamples, standard_error=float(monte_carlo_se(p, n_resamples)),
@@ -705,6 +709,13 @@ def _arrangements(counts, cap):
         if total > cap:
             break
     return total
+
+
+def relabellings(counts):
+    """The distinct within-task relabellings of a design with these runs per (task, agent) cell: the product over
+    tasks of the multinomial numbers of its cells (math.comb), an exact int; each is equally likely under the null,
+    so every exact p-value is a multiple of its inverse."""
+    return _arrangements(np.asarray(counts), math.inf)
 
 
 def auto_case(counts, variant):
