@@ -12,6 +12,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``bootstrap.profile`` (a performance profile's pointwise band holds the true profile at one threshold),
     ``selection.size`` (the selection check's inspector and reporter tests do not reject under their null),
     ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null),
+    ``adastop.fwe_means`` (AdaStop's default rejects no comparison when the agents' means are equal but one agent's
+    shape differs: ``distribution`` names the pair of shapes, e.g. ``skewed_vs_normal``; a permutation test's level is
+    exact for identical distributions only, so these rows measure what its "larger" or "smaller" is worth as a claim
+    about means),
     ``mixed.contrast`` (the mixed model's Tukey or Bonferroni simultaneous intervals of the pairwise differences,
     with Satterthwaite's or Kenward-Roger's df in ``test`` and the adjustment in ``interval``, hold every true
     difference; under agents alike, no pair is declared different), ``mixed.means`` (each agent's interval of its
@@ -147,6 +151,7 @@ Patterns = tuple[dict[str, str | tuple[str, ...]], ...]
 ALL: Patterns = ({},)
 DEFAULTS: dict[str, Patterns] = {
     "adastop.fwe": ALL,
+    "adastop.fwe_means": ALL,  # audit s21: the default at equal means of different shapes
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
     # (audit s19: the one-task rows where the default withholds, measured with the rule lifted, are "withheld")
     "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ""},),

@@ -53,7 +53,8 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
 
     quoted = {curves_api.CALIBRATION, skillings_mack_api.SIZE_PROCEDURE, task_table_calibration.PROCEDURE,
               small_runs.PROCEDURE, percentiles_api.CALIBRATION, bootstrap_api.PROFILE_CALIBRATION,
-              selection_api.SIZE_PROCEDURE, adastop_api.FWE_PROCEDURE, mixed_api.CALIBRATION,
+              selection_api.SIZE_PROCEDURE, adastop_api.FWE_PROCEDURE, adastop_api.FWE_MEANS_PROCEDURE,
+              mixed_api.CALIBRATION,
               mixed_api.MEANS_CALIBRATION, bootstrap_api.TASKS_PROFILE_CALIBRATION,
               equivalence_api.CALIBRATION}
     assert quoted <= set(calibration.procedures()) == set(CALIBRATE["MODULES"])
@@ -663,6 +664,47 @@ def test_calibration_table_holds_the_csv_with_types():
     assert rlstats.calibration_table is calibration.calibration_table
 
 
+ADASTOP_MEANS = runpy.run_path(str(REFERENCE / "size_adastop_means.py"))
+
+
+def _means_row(point):
+    rows = [r for r in calibration.rows(ADASTOP_MEANS["PROCEDURE"])
+            if (int(r["agents"]), int(r["runs"]), r["configuration"], r["distribution"]) == (point[0], point[1],
+                                                                                             f"K={point[2]}", point[3])]
+    assert len(rows) == 1, "the calibration table lacks this grid point"
+    return rows[0]
+
+
+# audit s21: AdaStop's default at equal means of different shapes (two agents, skewed against normal; three, one
+# heavy-tailed among normal ones, a design whose row misses and is quoted); the whole grid under -m slow
+@pytest.mark.parametrize("point, n_sim", grid_points([(2, 5, 4, "skewed_vs_normal"),
+                                                     (3, 10, 2, "heavy_tailed_vs_normal")],
+                                                    ADASTOP_MEANS["grid"](), 120, ADASTOP_MEANS["SIMULATIONS"][0]))
+def test_adastop_rejection_rate_at_equal_means(point, n_sim):
+    """Re-measured on fresh data sets: within 4 joint SE of the table's row, and the row quoted by the result of its
+    design exactly where it misses the level."""
+    import warnings
+
+    measured = ADASTOP_MEANS["measure"](*point, n_sim, seed=99)
+    row = _means_row(point)
+    assert measured["n_sim"] >= n_sim and measured["configuration"] == row["configuration"]
+    joint = math.sqrt(0.05 * 0.95 * (1 / measured["n_sim"] + 1 / int(row["n_sim"])))
+    assert abs(measured["coverage"] - float(row["coverage"])) <= 4 * joint, (point, measured, row["coverage"])
+    agents, runs, K, _ = point
+    template = ADASTOP_MEANS["SIZE"]["design"](agents, 1, runs * K)
+    data = dataclasses.replace(template, y=np.random.default_rng(0).normal(size=template.y.size))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        notes = rlstats.adastop(data, n=runs, K=K, rng=0).notes
+    quoted = [n for n in notes if n.startswith("AdaStop's level is exact when")]
+    worst = calibration.shortfall(calibration.rows("adastop.fwe_means"), 0.95, agents=agents, runs=runs,
+                                  configuration=f"K={K}")
+    assert bool(quoted) == (worst is not None)
+    if quoted:
+        rate = f"{1 - float(worst['coverage']):.3f} of {worst['n_sim']} simulated tests"
+        assert f"declared different in {rate}" in quoted[0]
+
+
 def test_calibration_table_filters():
     table = rlstats.calibration_table()
     both = rlstats.calibration_table(["curves.band", "mixed.contrast"], runs=[3, 5], distribution="skewed")
@@ -760,7 +802,7 @@ def test_defaults_name_the_public_functions_defaults():
     assert d["power.bootstrap"] == ({"statistic": ("size", "agreement"),
                                      "interval": _keyword_default(rlstats.bootstrap, "interval")},)
     # no method to choose, or chosen from the design: every row is a default
-    for procedure in ("adastop.fwe", "skillings_mack.size", "skillings_mack.pairs_fwer"):
+    for procedure in ("adastop.fwe", "adastop.fwe_means", "skillings_mack.size", "skillings_mack.pairs_fwer"):
         assert d[procedure] == calibration.ALL, procedure
     assert _keyword_default(rlstats.skillings_mack, "variant") == "auto"
     # the default post hoc's rows: the rank contrasts, their adjustment chosen from the design

@@ -38,7 +38,9 @@ OUT = HERE.parents[1] / "rlstats" / "calibration.csv"
 MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": "coverage_curves_bands",
            "skillings_mack.size": "size_rank_test", "task_table.effect_size": "coverage_effect_sizes",
            "bootstrap.interval": "coverage_small_runs", "percentiles.interval": "coverage_percentiles",
-           "adastop.fwe": "size_adastop", "bootstrap.profile": "coverage_profiles",
+           "adastop.fwe": "size_adastop",
+           "adastop.fwe_means": "size_adastop_means",  # audit s21: equal means, different shapes
+           "bootstrap.profile": "coverage_profiles",
            "bootstrap.profile_tasks": "coverage_profiles_tasks",  # audit s10: kind="tasks", its own rows
            "selection.size": "size_selection",
            "tuning.best_interval": "coverage_tuning", "tuning.expected_max_band": "coverage_tuning_expected_max",

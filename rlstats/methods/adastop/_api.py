@@ -58,6 +58,8 @@ PERMUTATIONS = ("joint", "pairwise")
 #: the default tests' measured family-wise error in the package table (rlstats/calibration.csv, written by
 #: tests/reference/calibrate.py)
 FWE_PROCEDURE = "adastop.fwe"
+#: AdaStop's rejection rate at equal means of different shapes (audit s21; tests/reference/size_adastop_means.py)
+FWE_MEANS_PROCEDURE = "adastop.fwe_means"
 #: the decision of a comparison the replication rule withholds (an agent with too few runs on the task), and the
 #: output its per-cell need declares (``_backend.py``)
 WITHHELD = "withheld"
@@ -849,7 +851,15 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     for n = 3 and 5 and K = 2, 4 and 6 (standard error 0.008;
     ``tests/reference/adastop_equal_means.py``).  Under identical skewed or
     capped agents (2, 3 and 5 of them, the same n and K = 2 to 4) it stayed
-    within Monte Carlo error of 0.05.
+    within Monte Carlo error of 0.05.  The ``adastop.fwe_means`` rows of
+    :func:`rlstats.calibration_table` measure the default with 2 and 3
+    agents of equal mean, one of them skewed (lognormal, skewness 3.7),
+    heavy-tailed (t with 3 df) or capped (a third of its runs at a ceiling),
+    the others normal, at n = 3, 5, 10 and K = 2, 4, 6 (400 tests each,
+    standard error 0.011): 0.027 to 0.088 (mean 0.056), 0.037 to 0.073
+    with two agents (``tests/reference/size_adastop_means.py``); a result
+    quotes the row of its design where the rate is above ``alpha`` by more
+    than 3 standard errors.
 
     References
     ----------
@@ -1140,6 +1150,29 @@ def _calibration_notes(test, runs, options):
         notes.append(f"measured family-wise error of {what}: {1 - float(row['coverage']):.3f}"
                      f"{calibration.worst_draw_clause(row, size=True)} ({row['distribution']} scores, {row['n_sim']} "
                      f"null tests), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors")
+    if test == "adastop":
+        notes += _equal_means_notes(designs, options)
+    return notes
+
+
+def _equal_means_notes(designs, options):
+    """The measured rejection rate of AdaStop at equal means of different shapes (the ``adastop.fwe_means`` rows)
+    where the table shows it above alpha by more than 3 SE at this task's agents, n and K (audit s21)."""
+    notes = []
+    for agents, n, K in designs:
+        row = calibration.shortfall(calibration.rows(FWE_MEANS_PROCEDURE), 1 - options.alpha, agents=agents, runs=n,
+                                    configuration=f"K={K}")
+        if row is None:
+            continue
+        first, other = row["distribution"].replace("_", "-").split("-vs-")
+        notes.append(f"AdaStop's level is exact when the agents' score distributions are identical, not when only "
+                     f"their means are: with {agents} agents, n = {n} runs per interim and K = {K} interims, agents "
+                     f"of equal mean, one with {first} scores and {'the other' if agents == 2 else 'the others'} "
+                     f"{other}, were declared different in {1 - float(row['coverage']):.3f} of {row['n_sim']} "
+                     f"simulated tests{calibration.worst_draw_clause(row, size=True)}, above alpha = "
+                     f"{options.alpha:g} by more than 3 Monte Carlo "
+                     "standard errors; a 'larger' or 'smaller' says the distributions differ, and the mean "
+                     "difference says which way")
     return notes
 
 

@@ -19,6 +19,9 @@ _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withh
 #: what "larger" and "smaller" claim: the permutation test rejects identical score distributions, the sign of the
 #: estimate (the mean difference) gives the side (the level is not held at equal means of different shapes)
 _LARGER = "larger or smaller: their score distributions differ, agent_1's mean above or below"
+#: what the level is for, in the methods paragraph (audit s21: the ``adastop.fwe_means`` rows of the calibration table)
+_LEVEL_FOR = (" The level is exact when the agents' score distributions are identical, not when only their means are "
+              "equal: agents of equal mean but different shape can be declared different more often than alpha.")
 
 
 @resultclass
@@ -322,7 +325,7 @@ class AdaStopResult(Result):
                 f"grid), so the level actually spendable is {self._level_phrase()}; the statistic "
                 f"is the absolute difference of the agents' means, its permutation paths are shared by all "
                 f"comparisons and extend from one interim to the next, and paths that crossed an earlier "
-                f"boundary are discounted (conditioning on non-rejection).")
+                f"boundary are discounted (conditioning on non-rejection).") + _LEVEL_FOR
         if self.seed is not None and not self.spending["exact"].all():
             text += f" Random permutation paths used seed {fmt.short_seed(self.seed)}."
         if self.level_spent == 0 and not self._count("larger", "smaller"):
@@ -461,7 +464,7 @@ class PermutationResult(AdaStopResult):
                 f"{self._design_line()}, one permutation shared by all comparisons. The family-wise error was "
                 f"set to alpha = {self.alpha}; on the permutation grid the level actually spendable is "
                 f"{self._level_phrase()}. Adjusted p-values follow the same step-down (Westfall "
-                f"and Young, 1993).")
+                f"and Young, 1993).") + _LEVEL_FOR
         if self.seed is not None and not self.spending["exact"].all():
             text += f" Random permutations used seed {fmt.short_seed(self.seed)}."
         for task in self.tasks:
