@@ -635,8 +635,9 @@ def _round_off(v_p, v_i, std_error):
     return bool(kernels.essentially_constant(max(abs(v_p.mean()), abs(v_i.mean())), std_error))
 
 
-def _smallest_pvalue(inspector):
-    """The permutation inspector's smallest attainable p-value (None for the parametric inspectors)."""
+def _smallest_pvalue(inspector, least=0.0):
+    """The permutation inspector's smallest attainable p-value (None for the parametric inspectors); ``least``, the
+    exact test's (:func:`kernels.least_pvalue`), floors a Monte Carlo one's 1 / (B + 1)."""
     null = inspector["null_distribution"]
     if null is None:
         return None
@@ -645,15 +646,16 @@ def _smallest_pvalue(inspector):
         # subsets whose statistic ties the largest, to a tolerance relative to the statistics' own scale (a floor in
         # absolute units would tie every subset of scores in small units)
         return np.count_nonzero(null >= top - 1e-9 * np.abs(null).max()) / null.size
-    return monte_carlo_pvalue(0, inspector["n_resamples"])
+    return monte_carlo_pvalue(0, inspector["n_resamples"], least)
 
 
-def _unreachable_note(inspector, beta, n_p, n_i):
+def _unreachable_note(inspector, beta, n_p, n_i, least=0.0):
     """The note of a permutation inspector whose smallest attainable p-value is above beta (none otherwise)."""
-    smallest = _smallest_pvalue(inspector)
+    smallest = _smallest_pvalue(inspector, least)
     if smallest is None or smallest <= beta:
         return []
-    where = f"with {n_p} reported and {n_i} held-out tasks" if inspector["pvalue_method"] == "exact" else \
+    exact = inspector["pvalue_method"] == "exact" or least >= monte_carlo_pvalue(0, inspector["n_resamples"])
+    where = f"with {n_p} reported and {n_i} held-out tasks" if exact else \
         f"with {inspector['n_resamples']} permutations"
     return [cannot_reject("permutation inspector", smallest, beta, where, level_name="beta")]
 
@@ -788,7 +790,7 @@ def _reported_skewness(frame, v_p):
     return float(kernels.effect_skewness(v_p)), "effects"
 
 
-def _verdict(reporter, inspector, options):
+def _verdict(reporter, inspector, options, least=0.0):
     """Spec section 3: a claim (gap test when mu_gap > 0, else naive) that the inspector does or does not flag; a
     claim the inspector could not have flagged at this design (its smallest attainable p-value above beta) is
     untestable here, not a survival (audit s8)."""
@@ -797,7 +799,7 @@ def _verdict(reporter, inspector, options):
         return "no_claim"
     if inspector["pvalue"] <= options.beta:
         return "selection_bias"
-    smallest = _smallest_pvalue(inspector)
+    smallest = _smallest_pvalue(inspector, least)
     return "untestable" if smallest is not None and smallest > options.beta else "survives"
 
 
@@ -824,7 +826,8 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     ss, seed = seed_sequence(rng) if random_needed else (np.random.SeedSequence(0), check_rng(rng) and None)
     permutation_ss, conservative_ss = ss.spawn(2)
     inspector = _inspect(v_p, v_i, options, sigma, permutation_ss)
-    notes += _unreachable_note(inspector, options.beta, n_p, n_i)
+    least = kernels.least_pvalue(np.concatenate([v_p, v_i]), n_p)  # the exact inspector's (audit s21)
+    notes += _unreachable_note(inspector, options.beta, n_p, n_i, least)
     notes += _size_notes(frame, n_p, n_i, options)
     reporter = _reporter_tests(v_p, options, sigma, conservative_ss, skewness)
     if not np.isfinite(reporter["pvalue_reporter"]):
@@ -867,5 +870,5 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
         group_summary=group_summary, reported_tasks=tuple(frame.loc[frame["set"] == "reported", "task"]),
         heldout_tasks=tuple(frame.loc[frame["set"] == "heldout", "task"]), heldout_design=heldout_design,
         mean_reported=float(v_p.mean()), mean_heldout=float(v_i.mean()), alpha=options.alpha, beta=options.beta,
-        verdict=_verdict(reporter, inspector, options),
+        verdict=_verdict(reporter, inspector, options, least),
         reporter_interval=reporter_interval, conf_level=CONF_LEVEL)

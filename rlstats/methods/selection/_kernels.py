@@ -361,6 +361,25 @@ def _tolerance(v_all, k):
     return 4 * k * EPS * np.abs(v_all).sum(axis=-1)
 
 
+def least_pvalue(v_all, k):
+    """The smallest p-value the exact inspector can attain: the share of the C(n, k) subsets whose sum ties the
+    largest (to :func:`_tolerance`), C(t, k - g) / C(n, k) where g values are above the k-th largest and t tie it
+    (along the last axis of ``v_all``: one per data set).
+
+    Every subset that holds the g larger values and k - g of the t tied ones has the largest sum, and no other; a
+    Monte Carlo p-value is floored here (audit s21: 100 draws printed 0.149 where 45 of 190 subsets tie the top).
+    """
+    from scipy.special import comb
+
+    v = np.asarray(v_all, dtype=float)
+    tol = _tolerance(v, k)[..., None]
+    kth = -np.partition(-v, k - 1, axis=-1)[..., k - 1:k]  # the k-th largest, along the last axis
+    above = np.count_nonzero(v > kth + tol, axis=-1)
+    tied = np.count_nonzero(np.abs(v - kth) <= tol, axis=-1)
+    least = comb(tied, k - above) / comb(v.shape[-1], k)
+    return float(least) if least.ndim == 0 else least
+
+
 @dataclass(frozen=True)
 class PermutationOutcome:
     """The permutation inspector on one data set."""
@@ -411,7 +430,8 @@ def permutation_inspector(v_reported, v_heldout, n_resamples, ss, progress=None)
     subsets are enumerated when there are at most ``n_resamples`` of them
     (p-value = share of subsets at least as extreme, observed included);
     otherwise ``n_resamples`` uniform random subsets give
-    ``(1 + hits) / (n_resamples + 1)`` with its Monte Carlo standard error.
+    ``(1 + hits) / (n_resamples + 1)`` with its Monte Carlo standard error,
+    never below the exact test's least (:func:`least_pvalue`).
     Random subsets are drawn in blocks of :data:`PERMUTATION_CHUNK`, each from
     its own stream spawned from ``ss``.
     """
@@ -440,7 +460,7 @@ def permutation_inspector(v_reported, v_heldout, n_resamples, ss, progress=None)
         if progress is not None:
             progress(stop - start)
     hits = np.count_nonzero(sums >= observed_sum - tol)
-    p = monte_carlo_pvalue(hits, n_resamples)
+    p = monte_carlo_pvalue(hits, n_resamples, least_pvalue(v_all, k))
     return PermutationOutcome(float(_sums_to_difference(observed_sum, total, k, m)), float(p),
                               float(monte_carlo_se(p, n_resamples)), n_resamples, False,
                               _sums_to_difference(sums, total, k, m),
@@ -471,7 +491,7 @@ def permutation_pvalues(v_reported, v_heldout, n_resamples, gen, block_elements=
         index = _random_subsets(gen, (block.shape[0], n_resamples), n, k)
         sums = np.take_along_axis(block[:, None, :], index, axis=-1).sum(axis=-1)
         hits[lo:lo + step] = np.count_nonzero(sums >= threshold[lo:lo + step], axis=-1)
-    return monte_carlo_pvalue(hits, n_resamples)
+    return monte_carlo_pvalue(hits, n_resamples, least_pvalue(v_all, k))
 
 
 # --------------------------------------------------------------------------- conservative p-value
