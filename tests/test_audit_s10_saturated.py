@@ -114,7 +114,7 @@ def test_calibration_page_counts_the_defaults_rows():
     post hoc at 3-10 runs; 4,150 with audit s19's one-task rows of the bootstrap's IQM at 20 runs), and how many of
     them miss (none until audit s20's 1,920 intervals of the bootstrap's mean and optimality gap at 5 tasks x 20
     heavy-tailed runs; none again once their default took the Welch floor, whose one-task rows of the mean at 20 runs
-    made 4,154)."""
+    made 4,154; 2 of 4,208 with audit s21's 54 rows of AdaStop at equal means of different shapes)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)
