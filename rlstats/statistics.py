@@ -3,7 +3,8 @@
 Mid-ranks (scores of one block closer than :func:`tie_tolerance` of the block's range and largest absolute
 score tie: :func:`near_ties`, the one home of that rule), the probability of improvement P(X > Y) + P(X = Y) / 2
 from them,
-the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error, the Monte Carlo standard error of
+the Monte Carlo p-value ``(1 + hits) / (B + 1)`` and its standard error, the relabellings of two agents' runs
+within tasks that an exact permutation null enumerates (:func:`relabellings`), the Monte Carlo standard error of
 a resampled quantile (:func:`order_statistic_se`),
 Holm, Bonferroni, Hochberg, Hommel, Benjamini-Hochberg and Benjamini-Yekutieli
 adjustments (R's ``p.adjust``), the Wilson interval of a proportion, the floor of a resample's
@@ -691,6 +692,32 @@ def welch_satterthwaite_df(variances: Sequence[ArrayLike], sizes: Sequence[Array
         if axis is not None:
             terms = np.sum(terms, axis=axis)
         return np.asarray(1.0 / terms, dtype=np.float64)
+
+
+#: :func:`relabellings` counts exactly up to this (a float holds it; ``math.comb`` of such a count is quick) and in
+#: floating point above it, ``inf`` past the largest double.
+EXACT_RELABELLINGS = 1e300
+
+
+def relabellings(first: ArrayLike, second: ArrayLike) -> int | float:
+    """The ways to relabel the runs of two agents within tasks, keeping each task's counts: the product over tasks
+    of ``C(first + second, first)``, the size of the exact permutation null of a two-sample test (one task: a scalar).
+
+    An exact int up to ``EXACT_RELABELLINGS``, a float above it (``inf`` past 1.8e308): the count is only compared
+    with numbers of resamples and inverted into a smallest attainable p-value, and ``math.comb`` of the exact one
+    takes 0.7 s at 100,000 runs of each agent (40 s at 10**6).
+
+    >>> relabellings(3, 3), relabellings([3, 2], [3, 1]), relabellings(10**5, 10**5)
+    (20, 60, inf)
+    """
+    a = np.atleast_1d(np.asarray(first, dtype=np.int64))
+    b = np.atleast_1d(np.asarray(second, dtype=np.int64))
+    log = sum(math.lgamma(int(x + y) + 1) - math.lgamma(int(x) + 1) - math.lgamma(int(y) + 1) for x, y in zip(a, b))
+    if log <= math.log(EXACT_RELABELLINGS) + 1e-9 * max(1.0, log):  # the exact count holds the boundary's rounding
+        exact = math.prod(math.comb(int(x + y), int(x)) for x, y in zip(a, b))
+        if exact <= EXACT_RELABELLINGS:
+            return exact
+    return math.exp(log) if log < math.log(np.finfo(np.float64).max) else math.inf
 
 
 @overload

@@ -18,15 +18,25 @@ from rlstats import statistics
 
 
 # ---- 1. relabellings: one count, one enumeration rule ----------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="math.comb products: 0.7 s at 100,000 runs")
 def test_relabellings_counted_fast_at_many_runs():
     """curves counted relabellings with math.comb products: 0.7 s for 100,000 runs of each agent on one task (and
     task_table's split count the same), for a number only ever compared with n_resamples or inverted."""
-    from rlstats.methods.curves import _api
     start = time.perf_counter()
-    count = _api.relabellings(np.array([100_000]), np.array([100_000]))
+    count = statistics.relabellings(np.array([100_000]), np.array([100_000]))
     assert time.perf_counter() - start < 0.05
-    assert count > 1e300
+    assert count == math.inf
+    # exact where it can be (an int), the float's relative error beyond
+    for first, second in [(3, 3), ([3, 2, 5], [3, 1, 4]), ([0, 7], [4, 0]), (500, 500), ([40] * 9, [41] * 9)]:
+        exact = math.prod(math.comb(a + b, a) for a, b in zip(np.atleast_1d(first), np.atleast_1d(second)))
+        assert statistics.relabellings(first, second) == exact
+        assert isinstance(statistics.relabellings(first, second), int)
+    big = statistics.relabellings([300] * 4, [300] * 4)  # C(600, 300)^4 ~ 1e714: past a double
+    assert big == math.inf
+    near = statistics.relabellings([250, 260], [250, 260])  # ~ 1e305, above the exact limit
+    assert isinstance(near, float)
+    assert near == pytest.approx(float(math.comb(500, 250) * math.comb(520, 260)), rel=1e-9)
+    from rlstats.methods.task_table import _kernels
+    assert _kernels.smallest_pvalue("fisher_pitman", 100_000, 100_000, 10_000) == pytest.approx(1 / 10_001)
 
 
 def _brute_force_pvalue(x, y):
@@ -44,7 +54,6 @@ def _brute_force_pvalue(x, y):
     return hits / count, count
 
 
-@pytest.mark.xfail(strict=True, reason="task_table draws where it could enumerate")
 def test_task_table_enumerates_when_draws_would_outnumber_splits():
     """task_table drew n_resamples random splits whenever C(n + m, n) > 20,000, even when more draws were asked for
     than there are splits (9 v 9 runs: 48,620 splits, n_resamples=60,000): a Monte Carlo p where the exact one
@@ -57,3 +66,6 @@ def test_task_table_enumerates_when_draws_would_outnumber_splits():
     assert total == 48_620
     assert how == "exact"
     assert greater[0] == pytest.approx(exact, rel=1e-12)
+    assert round(exact * total) == 18_469 and round(exact, 6) == 0.379864  # splits at least as large
+    assert _kernels.split_count(9, 9, 10_000) == (10_000, False)  # the default: draws, as before
+    assert _kernels.split_count(9, 9, 60_000) == (48_620, True)
