@@ -69,3 +69,41 @@ def test_task_table_enumerates_when_draws_would_outnumber_splits():
     assert round(exact * total) == 18_469 and round(exact, 6) == 0.379864  # splits at least as large
     assert _kernels.split_count(9, 9, 10_000) == (10_000, False)  # the default: draws, as before
     assert _kernels.split_count(9, 9, 60_000) == (48_620, True)
+
+
+# ---- 2. tuning's tie tolerance is the one rule's ---------------------------------------------------------------------
+@pytest.mark.parametrize("scale, shift", [(1.0, 0.0), (1e-3, -1e4), (7.0, 123.456), (1e4, 0.0)])
+def test_sweep_tolerance_is_the_block_tolerance_of_one_block(scale, shift):
+    """tuning's sweep_tolerance is statistics.tie_tolerance of the sweep's range and largest |run|: the same float as
+    block_tolerances gives the sweep read as one block (no arithmetic of its own), in any units."""
+    from rlstats.methods.tuning import _kernels
+    values = np.random.default_rng(1).normal(3, 2, 40) * scale + shift
+    assert _kernels.sweep_tolerance(values) == statistics.block_tolerances(values, np.zeros(40, dtype=int), 1)[0]
+    assert _kernels.sweep_tolerance(np.array([])) == 0.0
+
+
+# ---- 4. format.count: thousands separators, no redundant plural ------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason="count printed 12000 runs")
+def test_count_has_thousands_separators():
+    """format.count(12000, "run") printed "12000 runs" while every other integer of the prose has separators
+    ("1,202 more", "n_resamples = 10,000")."""
+    from rlstats import format as fmt
+    assert fmt.count(12_000, "run") == "12,000 runs" and fmt.count(1_000, "step") == "1,000 steps"
+    assert fmt.count(999, "run") == "999 runs" and fmt.count(1, "batch") == "1 batch"
+
+
+@pytest.mark.xfail(strict=True, reason="count(..., 'batch', 'batches') callers")
+def test_no_caller_passes_the_plural_the_rule_gives():
+    """count(n, "batch", "batches") named the plural format.plural gives anyway (six callers in adastop and its
+    command): the irregular argument is for plurals the rule does not give ("other axes", "files or runs")."""
+    import re
+    from pathlib import Path
+    from rlstats import format as fmt
+    root = Path(rlstats.__file__).parent
+    found = []
+    for path in root.rglob("*.py"):
+        for word, given in re.findall(r"count\([^()]*?,\s*['\"]([a-z -]+)['\"],\s*['\"]([a-z -]+)['\"]\)",
+                                      path.read_text(encoding="utf-8")):
+            if fmt.plural(word) == given:
+                found.append((path.name, word))
+    assert not found
