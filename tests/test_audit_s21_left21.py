@@ -83,7 +83,6 @@ def test_sweep_tolerance_is_the_block_tolerance_of_one_block(scale, shift):
 
 
 # ---- 4. format.count: thousands separators, no redundant plural ------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="count printed 12000 runs")
 def test_count_has_thousands_separators():
     """format.count(12000, "run") printed "12000 runs" while every other integer of the prose has separators
     ("1,202 more", "n_resamples = 10,000")."""
@@ -92,7 +91,6 @@ def test_count_has_thousands_separators():
     assert fmt.count(999, "run") == "999 runs" and fmt.count(1, "batch") == "1 batch"
 
 
-@pytest.mark.xfail(strict=True, reason="count(..., 'batch', 'batches') callers")
 def test_no_caller_passes_the_plural_the_rule_gives():
     """count(n, "batch", "batches") named the plural format.plural gives anyway (six callers in adastop and its
     command): the irregular argument is for plurals the rule does not give ("other axes", "files or runs")."""
