@@ -130,7 +130,6 @@ def test_no_default_row_misses_at_the_most_runs_simulated():
                 assert _small_runs.coverage_note(default, metric, metric, runs, "", single_task) is None
 
 
-@pytest.mark.xfail(strict=True, reason="dead branch kept")
 def test_most_runs_note_removed():
     from rlstats.methods.bootstrap import _small_runs
     assert not hasattr(_small_runs, "_most_runs_note")
