@@ -133,3 +133,21 @@ def test_no_default_row_misses_at_the_most_runs_simulated():
 def test_most_runs_note_removed():
     from rlstats.methods.bootstrap import _small_runs
     assert not hasattr(_small_runs, "_most_runs_note")
+
+
+# ---- 6. equivalence's aggregate of the mean says its Welch t floor ---------------------------------------------------
+@pytest.mark.xfail(strict=True, reason="label said bootstrap-t alone")
+def test_equivalence_aggregate_label_names_the_welch_floor():
+    """equivalence(aggregate="mean") printed its interval as "bootstrap-t (mean over tasks)" although each end is the
+    wider of the bootstrap-t and the Welch t bound (statistics.welch_floor, audit s20); the IQM's is the bootstrap-t
+    alone. The interval itself is unchanged."""
+    from rlstats.datasets import simulate
+    df = simulate(2, 5, 10, rng=0)
+    kwargs = dict(margin=0.5, rng=0, progress=False, n_resamples=500, normalize=False)
+    mean = rlstats.equivalence(df, "score ~ agent | task/seed", aggregate="mean", **kwargs)
+    iqm = rlstats.equivalence(df, "score ~ agent | task/seed", aggregate="iqm", **kwargs)
+    row = mean.tidy().query("scope == 'aggregate'").iloc[0]
+    assert row["method"] == "bootstrap-t with Welch t floor (mean over tasks)"
+    assert "bootstrap-t with Welch t floor (mean over tasks))" in str(mean)
+    assert (round(row["conf_low"], 4), round(row["conf_high"], 4)) == (-1.5042, 0.884)
+    assert iqm.tidy().query("scope == 'aggregate'").iloc[0]["method"] == "bootstrap-t (IQM)"
