@@ -398,6 +398,8 @@ def skew_widened(bounds: ArrayLike, standard_error: ArrayLike, skewness: ArrayLi
 
 #: The metrics whose default interval takes on each side the wider of the bootstrap-t and Welch t bounds.
 WELCH_FLOOR_METRICS = ("mean", "optimality_gap")
+#: The short name of such an interval where a table names its method (equivalence's aggregate of the mean).
+WELCH_FLOOR_NAME = "bootstrap-t with Welch t floor"
 
 
 def welch_floor(bounds: NDArray[np.float64], se: NDArray[np.float64], estimates: NDArray[np.float64],

@@ -136,7 +136,6 @@ def test_most_runs_note_removed():
 
 
 # ---- 6. equivalence's aggregate of the mean says its Welch t floor ---------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="label said bootstrap-t alone")
 def test_equivalence_aggregate_label_names_the_welch_floor():
     """equivalence(aggregate="mean") printed its interval as "bootstrap-t (mean over tasks)" although each end is the
     wider of the bootstrap-t and the Welch t bound (statistics.welch_floor, audit s20); the IQM's is the bootstrap-t
