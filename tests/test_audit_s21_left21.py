@@ -150,3 +150,55 @@ def test_equivalence_aggregate_label_names_the_welch_floor():
     assert "bootstrap-t with Welch t floor (mean over tasks))" in str(mean)
     assert (round(row["conf_low"], 4), round(row["conf_high"], 4)) == (-1.5042, 0.884)
     assert iqm.tidy().query("scope == 'aggregate'").iloc[0]["method"] == "bootstrap-t (IQM)"
+
+
+# ---- 7. the near-tie note is the same in any units -------------------------------------------------------------------
+_MAPS = [(a, b) for a in (1e-3, 7.0, 1e4) for b in (0.0, -1e4, 123.456)]
+
+
+def _atari_games():
+    df = pd.read_csv("/work/shared/data/atari100k.csv")
+    games = ["Alien", "Freeway", "Hero", "Kangaroo", "PrivateEye", "Jamesbond"]
+    return df[df.task.isin(games) & df.agent.isin(["CURL", "DER", "SPR", "DrQ"])].reset_index(drop=True)
+
+
+def _mapped(df, maps):
+    """Each task's scores through its own a * y + b."""
+    out = df.copy()
+    for task, (a, b) in zip(sorted(df.task.unique()), maps):
+        rows = out.task == task
+        out.loc[rows, "score"] = out.loc[rows, "score"] * a + b
+    return out
+
+
+def _near_notes(res):
+    return [n for n in res.notes if "within 1e-12" in n]
+
+
+_NEAR_CALLS = {
+    "task_table": lambda d: rlstats.task_table(d, "score ~ agent | task", test="mannwhitney", rng=0, progress=False),
+    "skillings_mack": lambda d: rlstats.skillings_mack(d, "score ~ agent | task", rng=0, progress=False),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="the note counted pairs the units' rounding joins or splits")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", sorted(_NEAR_CALLS))
+def test_near_tie_note_unchanged_by_per_task_affine_maps(name):
+    """Atari 100k (6 games, 4 agents): the rank methods' note counted the pairs of a task's scores that differ but
+    tie within the tolerance, 12,583 in the data's units (714.6 beside 714.6000000000001 and the like); with each
+    game's scores through its own a * y + b, a in {1e-3, 7, 1e4}, b in {0, -1e4, 123.456}, 12,488, as the map's
+    rounding made some such pairs exactly equal (or kept them apart; 22 pairs of all 26 games at y - 1e4). The ranks, and so every
+    statistic, are the same; the note says the rule without a count that the units decide."""
+    df = _atari_games()
+    call = _NEAR_CALLS[name]
+    base = call(df)
+    assert len(_near_notes(base)) == 1
+    for shift in range(3):
+        maps = (_MAPS[3 * shift:] + _MAPS[:3 * shift])[:6]
+        other = call(_mapped(df, maps))
+        assert _near_notes(other) == _near_notes(base), maps
+        for column in ("statistic", "p_value"):
+            if column in base.tidy():
+                np.testing.assert_allclose(other.tidy()[column].to_numpy(dtype=float),
+                                           base.tidy()[column].to_numpy(dtype=float), rtol=1e-9)
