@@ -181,7 +181,6 @@ _NEAR_CALLS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="the note counted pairs the units' rounding joins or splits")
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("name", sorted(_NEAR_CALLS))
 def test_near_tie_note_unchanged_by_per_task_affine_maps(name):
@@ -202,3 +201,4 @@ def test_near_tie_note_unchanged_by_per_task_affine_maps(name):
             if column in base.tidy():
                 np.testing.assert_allclose(other.tidy()[column].to_numpy(dtype=float),
                                            base.tidy()[column].to_numpy(dtype=float), rtol=1e-9)
+
