@@ -204,7 +204,6 @@ def test_near_tie_note_unchanged_by_per_task_affine_maps(name):
 
 
 # ---- 3. one home for breaking a figure's texts -----------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="_fit_texts broke at hyphens, break_to_width did not")
 def test_titles_and_labels_break_by_one_rule():
     """plotting had two loops that broke long texts at words: break_to_width (fit_xlabel, a figure's line under its
     panels) never at a hyphen ("held-\\nout" reads as two words), _fit_texts (fit_title, resized figures) at
