@@ -438,9 +438,15 @@ def plural(word: str) -> str:
 
 def count(n: SupportsInt, word: str, irregular: str | None = None) -> str:
     """``count(1, "task")`` -> "1 task", ``count(3, "task")`` -> "3 tasks", ``count(2, "batch")`` -> "2 batches":
-    prose without "task(s)"; ``irregular``: a plural the rule does not give ("axes"), else :func:`plural`'s."""
+    prose without "task(s)"; ``irregular``: a plural the rule does not give ("axes"), else :func:`plural`'s. The
+    number has thousands separators, as every integer printed in prose ("12,000 runs", as :func:`listed`'s "1,202
+    more").
+
+    >>> count(12000, "run"), count(1, "batch"), count(-1500, "step")
+    ('12,000 runs', '1 batch', '-1,500 steps')
+    """
     n = int(n)
-    return f"{n} {word if n == 1 else (irregular or plural(word))}"
+    return f"{n:,} {word if n == 1 else (irregular or plural(word))}"
 
 
 def listed(items: Iterable[object], limit: int | None = None) -> str:

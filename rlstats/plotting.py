@@ -7,8 +7,9 @@ defaults and changes no global style.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -230,32 +231,39 @@ def fit_xlabel(ax: Any, share: float = 0.8) -> None:
 
 def break_to_width(text: Any, figure: Any, share: float) -> None:
     """Break each line of the matplotlib ``text`` at spaces, only as far as it must, until it is at most ``share`` of
-    ``figure``'s width (:func:`fit_xlabel`; a figure's own line under its panels)."""
-    import textwrap
-
+    ``figure``'s width (:func:`fit_xlabel`; a figure's own line under its panels), measured without a layout."""
     renderer = figure.canvas.get_renderer()
     room = share * figure.get_figwidth() * figure.dpi
+    _break_text(text, lambda: max(0.0, 1.0 - room / max(text.get_window_extent(renderer).width, 1.0)), 0.9)
 
-    def width(line):
-        text.set_text(line)
-        return text.get_window_extent(renderer).width
 
-    lines = []
+def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> None:
+    """Break each line of the matplotlib ``text`` at spaces, only as far as it must, until ``outside()`` (the share of
+    the line, drawn alone where the text is, that lies outside its room) is 0, or into lines of 8 characters: first
+    in proportion to the share outside, then ``step`` times narrower each time. The one home of breaking a figure's
+    texts (:func:`break_to_width` to a share of the figure's width, :func:`_fit_texts` inside the laid-out figure);
+    never at a hyphen ("held-\\nout" reads as two words) nor inside a short parenthesis
+    (:func:`unbroken_parentheses`)."""
+    import textwrap
+
+    pieces = []
     for line in text.get_text().split("\n"):
-        chars, piece = len(line), line
-        while width(piece) > room and chars > 8:
-            chars = int(chars * 0.9)
-            # at spaces only: "held-\nout" reads as two words
+        text.set_text(line)
+        share = outside()
+        piece, chars = line, int(len(line) * (1.0 - share))
+        while share > 0 and chars >= 8:
             piece = textwrap.fill(unbroken_parentheses(line), chars, break_long_words=False,
                                   break_on_hyphens=False).replace("\xa0", " ")
-        lines.append(piece)
-    text.set_text("\n".join(lines))
+            text.set_text(piece)
+            share, chars = outside(), int(chars * step)
+        pieces.append(piece)
+    text.set_text("\n".join(pieces))
 
 
 def _fit_texts(figure: Any, texts: list[Any]) -> None:
     """Break each text at words until it lies inside the figure, with a margin, along its direction, where it is
-    anchored: a centred title over an Axes set off by long tick labels has less room on one side than the other."""
-    import textwrap
+    anchored: a centred title over an Axes set off by long tick labels has less room on one side than the other
+    (broken by :func:`_break_text`, the one home of breaking a figure's texts)."""
     import warnings
 
     with warnings.catch_warnings():  # a layout that collapses is :func:`_check_room`'s to report, after this
@@ -272,19 +280,8 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
         return max(margin - low, high - (edge - margin), 0.0) / max(high - low, 1.0)
 
     for text in texts:
-        share = outside(text)
-        if share == 0:
-            continue
-        lines = text.get_text().split("\n")
-        chars = max(len(line) for line in lines)
-        # narrower lines, first in proportion to the part outside, until the text is inside (or lines of 8)
-        chars = int(chars * (1 - share))
-        while chars >= 8:
-            text.set_text("\n".join(textwrap.fill(unbroken_parentheses(line), chars, break_long_words=False)
-                                     for line in lines).replace("\xa0", " "))
-            if outside(text) == 0:
-                break
-            chars = int(chars * 0.85)
+        if outside(text) > 0:
+            _break_text(text, functools.partial(outside, text))
 
 
 def _overlapping(figure: Any, drawn: bool = False) -> set[tuple[int, int]]:

@@ -178,7 +178,7 @@ def test_near_ties_join_noise_within_a_block_and_count_the_pairs():
     snapped, pairs = statistics.near_ties([0.1, float(np.float32(0.1)), np.nan, 0.1 + 1e-17], [0, 0, 0, 0])
     assert pairs == 1 and snapped[1] != snapped[0] == snapped[3] and np.isnan(snapped[2])
     assert statistics.near_tie_note(0) is None
-    assert statistics.near_tie_note(1).startswith("1 pair of scores of one task within 1e-12 of each other")
+    assert statistics.near_tie_note(1).startswith("some scores of one task are within 1e-12 of each other")
 
 
 def test_probability_of_improvement_reads_noise_as_a_tie():

@@ -223,7 +223,7 @@ def _progress_text(seq, result):
     if seq.done:
         lines.append("the test is finished: every comparison is decided")
     else:
-        left = fmt.count(seq.K - seq.interim, "batch", "batches")
+        left = fmt.count(seq.K - seq.interim, "batch")
         lines.append(f"next batch: {fmt.count(seq.n, 'new run')} of each of: {fmt.name_list(seq.agents_to_run)} "
                      f"(at most {left} left)")
     return "\n".join(lines) + "\n"

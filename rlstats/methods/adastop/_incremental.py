@@ -234,7 +234,7 @@ class AdaStop:
 
     def _check_batch(self, scores, allow_repeat):
         if self.done:
-            raise DesignError(f"the test is finished after {count(self.interim, 'batch', 'batches')}: every "
+            raise DesignError(f"the test is finished after {count(self.interim, 'batch')}: every "
                               "comparison is decided; start a new AdaStop to test again")
         expected = self.agents_to_run
         quoted = functools.partial(name_list, among=self._agents)  # every name quoted where one holds a comma
@@ -310,7 +310,7 @@ class AdaStop:
         """The :class:`AdaStopResult` of the batches fed so far (as :func:`adastop` on the same data)."""
         run = self._task_run()
         nobs = sum(len(v) for batch in self._batches for v in batch.values())
-        notes = [f"incremental AdaStop: {count(self.interim, 'batch', 'batches')} fed"]
+        notes = [f"incremental AdaStop: {count(self.interim, 'batch')} fed"]
         if self._migrated is not None:
             notes.append(_migration_note(self._migrated))
         if self._draws == "listed":
@@ -326,7 +326,7 @@ class AdaStop:
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,
             method="AdaStop sequential permutation test", formula=None,
-            data_name=f"{count(self.interim, 'batch', 'batches')} of n = {count(self.n, 'run')}", nobs=nobs,
+            data_name=f"{count(self.interim, 'batch')} of n = {count(self.n, 'run')}", nobs=nobs,
             notes=notes,
             options={**asdict(self._options), "batch": None}, seed=self._seed_record, blocked=False)
 

@@ -172,7 +172,7 @@ def _not_one_each(what, count, recorded, noun):
     else:
         why = f"batch {count + 1} is missing, so it was dropped by hand (or a {noun} added)"
     return DesignError(f"the AdaStop state is damaged: {what} does not have one entry per batch "
-                       f"({plural_count(count, 'batch', 'batches')}, {plural_count(recorded, noun)}): {why}; {_RESTORE}")
+                       f"({plural_count(count, 'batch')}, {plural_count(recorded, noun)}): {why}; {_RESTORE}")
 
 
 def check_key(state: dict[str, Any], key: bytes | None) -> None:
@@ -246,7 +246,7 @@ def _first_problem(signer, settings, state):
         previous = chained
     if _end(signer, settings_bytes, count, previous) != integrity["end"]:
         return (f"batch {count + 1} of the AdaStop state is missing: the state ends after "
-                f"{plural_count(count, 'batch', 'batches')}, but "
+                f"{plural_count(count, 'batch')}, but "
                 "its digests were recorded with more (a batch was dropped from the end, or \"integrity.end\" "
                 "was edited)")
     return None

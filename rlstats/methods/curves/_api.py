@@ -28,7 +28,7 @@ from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
-from ...statistics import monte_carlo_pvalue, skew_widened
+from ...statistics import monte_carlo_pvalue, relabellings, skew_widened
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult, step_ranges, step_stretches
@@ -244,11 +244,6 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
                          for slots, group in groups)
         out[start:stop] = first - second
     return out if sign == 1.0 else sign * out
-
-
-def relabellings(n_first, n_second):
-    """How many ways whole runs can be relabelled within tasks: the product over tasks of C(n_a + n_b, n_a)."""
-    return math.prod(math.comb(int(a + b), int(a)) for a, b in zip(n_first, n_second))
 
 
 def smallest_attainable(n_first, n_second):

@@ -28,8 +28,8 @@ from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
                        check_resamples, is_finite_number)
 from ...resampling import check_rng
-from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, floored_standard_errors, run_expansion,
-                           welch_floor)
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, floored_standard_errors,
+                           run_expansion, welch_floor)
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -55,7 +55,7 @@ CALIBRATION = "equivalence.size"
 SCOPES = ("task", "across tasks", "aggregate")
 #: the interval= column of each test's calibration rows
 _CALIBRATED = {"Welch t": "welch", "Welch-Satterthwaite over tasks": "welch_mean", "paired t over tasks": "paired_t",
-               "bootstrap-t": "bootstrap_t"}
+               "bootstrap-t": "bootstrap_t", WELCH_FLOOR_NAME: "bootstrap_t"}
 #: what a note quoting a measured miss of each test suggests instead
 _WAY_ON = {"paired_t": "; across='welch' held alpha on that grid",
            "paired_t_bounded": "; across='welch' held alpha on that grid",
@@ -630,7 +630,8 @@ def _aggregate(design, options, pairs, rng):
                 label=label, measured=_CAPPED_MEASURED[options.aggregate])
         if at_cap or own or beyond:
             test = {key: np.nan if key != "shown" else False for key in test}
-        rows += _rows("aggregate", a, b, None, f"bootstrap-t ({label})", delta, se, np.nan, test, options.margin)
+        name = WELCH_FLOOR_NAME if options.aggregate in WELCH_FLOOR_METRICS else "bootstrap-t"
+        rows += _rows("aggregate", a, b, None, f"{name} ({label})", delta, se, np.nan, test, options.margin)
     # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
     fresh = [n for n in result.notes if n not in design.notes and not n.startswith("studentized intervals withheld")]
     fresh += [f"the aggregate ({label}) difference is withheld for {pair}: {why}; add runs, or read the per-task and "

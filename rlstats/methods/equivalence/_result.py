@@ -46,7 +46,8 @@ class EquivalenceResult(Result):
     comparisons : DataFrame
         One row per pair and scope ("task": each task both ran, Welch's t; "across tasks": the mean over tasks of the
         task-level differences of means, with the Welch-Satterthwaite interval of the tasks at hand or the paired t
-        over tasks; "aggregate": the bootstrap-t of the IQM or mean difference): estimate (agent_1 - agent_2),
+        over tasks; "aggregate": the bootstrap-t of the IQM difference, or of the mean's with each end at least the
+        Welch t bound's, method "bootstrap-t with Welch t floor"): estimate (agent_1 - agent_2),
         std_error, df, statistic (the t of the deciding side), p_value (the larger one-sided p-value for
         equivalence, the one of "worse" for non-inferiority), p_lower (H0 delta <= -margin), p_upper (H0 delta >=
         margin), conf_low and conf_high (the 1 - 2 alpha interval), margin, shown (the alternative was shown; None

@@ -4,8 +4,8 @@ Arrays in, arrays out; inputs are trusted. The tests are vectorised over pairs o
 ``x`` (P, n) and ``y`` (P, m) hold the runs of P pairs, higher is better (the caller negates scores where lower is
 better), and :func:`one_sided` returns the p-values of "x is better than y" and of "y is better than x". The
 permutation-type tests (the difference of means, Mann-Whitney's rank sum, the studentized Brunner-Munzel statistic)
-share one set of splits per pair of run counts: all C(n + m, n) of them up to ``EXACT_SPLITS``, random ones beyond,
-with the p-value (1 + hits) / (B + 1).
+share one set of splits per pair of run counts: all C(n + m, n) of them up to ``EXACT_SPLITS`` or ``n_resamples``,
+whichever is larger, random ones beyond, with the p-value (1 + hits) / (B + 1).
 """
 
 from __future__ import annotations
@@ -16,14 +16,18 @@ import math
 
 import numpy as np
 
-from ...statistics import monte_carlo_pvalue, tie_tolerance, welch_satterthwaite_df
+from ...statistics import monte_carlo_pvalue, relabellings, tie_tolerance, welch_satterthwaite_df
 
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
 #: a former name of a test: "permutation" is the step-down back end (method="permutation")
 RENAMED = {"permutation": ("fisher_pitman", "the permutation test of the mean difference, as in R's coin::oneway_test; "
                            "\"permutation\" names the step-down back end")}
-#: exact enumeration of the permutation-type tests up to this many splits; Monte Carlo above
+#: exact enumeration of the permutation-type tests up to this many splits, or up to n_resamples where more are asked
+#: for (no more random draws than there are splits, as in curves' max-T test) while the table of all of them stays
+#: small (``ENUMERATED_SPLITS``); Monte Carlo above
 EXACT_SPLITS = 20_000
+#: the most splits enumerated however many resamples are asked for (C(20, 10) = 184,756 is below it)
+ENUMERATED_SPLITS = 250_000
 #: rows of a block of splits; a constant, so the random splits never depend on how the pairs are batched
 _SPLIT_ROWS = 4096
 #: elements of one (splits, pairs, runs) work array
@@ -31,9 +35,14 @@ _WORK = 2**21
 
 
 def split_count(n, m, n_resamples):
-    """``(splits, exact)``: all C(n + m, n) splits of n and m runs when they are few, else ``n_resamples`` random."""
-    total = math.comb(n + m, n)
-    return (total, True) if total <= EXACT_SPLITS else (n_resamples, False)
+    """``(splits, exact)``: all C(n + m, n) splits of n and m runs when they are few (at most ``EXACT_SPLITS``, or
+    at most ``n_resamples`` up to ``ENUMERATED_SPLITS``), else ``n_resamples`` random.
+
+    >>> split_count(9, 9, 10_000), split_count(9, 9, 60_000), split_count(13, 13, 10**7)
+    ((10000, False), (48620, True), (10000000, False))
+    """
+    total = relabellings(n, m)
+    return (total, True) if total <= max(EXACT_SPLITS, min(n_resamples, ENUMERATED_SPLITS)) else (n_resamples, False)
 
 
 def smallest_pvalue(test, n, m, n_resamples):
@@ -49,7 +58,7 @@ def smallest_pvalue(test, n, m, n_resamples):
     if test == "welch":
         return 0.0
     total, exact = split_count(n, m, n_resamples)
-    return 1.0 / total if exact else monte_carlo_pvalue(0, total, 1.0 / math.comb(n + m, n))
+    return 1.0 / total if exact else monte_carlo_pvalue(0, total, 1.0 / relabellings(n, m))
 
 
 def one_sided(test, x, y, generator, n_resamples):
@@ -62,7 +71,7 @@ def one_sided(test, x, y, generator, n_resamples):
     x, y : ndarray, shape (P, n) and (P, m)
         Runs of the pairs, higher is better.
     generator : numpy.random.Generator
-        Draws the random splits when there are more than ``EXACT_SPLITS``; the same splits serve every pair.
+        Draws the random splits when they are not enumerated (:func:`split_count`); the same splits serve every pair.
     n_resamples : int
 
     Returns
@@ -116,7 +125,7 @@ def welch(x, y):
     t, df, difference, _ = welch_t(x, y)
     flat = np.isnan(df)
     n, m = x.shape[-1], y.shape[-1]
-    extreme = 1.0 / special.comb(n + m, n)  # a float, 0 past C ~ 1.8e308 (review s20: OverflowError at 600 + 600)
+    extreme = 1.0 / relabellings(n, m)  # 0 past C ~ 1.8e308 (review s20: OverflowError at 600 + 600)
     with np.errstate(invalid="ignore"):
         greater, less = special.stdtr(df, -t), special.stdtr(df, t)
     greater = np.where(flat, np.where(difference > 0, extreme, 1.0), greater)
@@ -266,7 +275,7 @@ def _permutation(statistic, slack, x, y, generator, n_resamples):
     if exact:
         return above / total, below / total, "exact"
     # never below the exact test's least, 1 / C(n + m, n), which more draws than splits could pass by chance
-    floor = 1.0 / math.comb(n + m, n)
+    floor = 1.0 / relabellings(n, m)
     return monte_carlo_pvalue(above, total, floor), monte_carlo_pvalue(below, total, floor), "monte_carlo"
 
 
