@@ -459,7 +459,7 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     return dict(comparisons=comparisons, task_effects=_task_frame(design, first, second, differences, present, sign),
                 orderings=orderings, posterior_draws=mean[:kept].T, simplex_draws=theta[:kept].transpose(1, 0, 2),
                 diagnostics=None, n_samples=options.n_samples, prior=options.prior, chains=None, draws=None,
-                runs_used=_runs_in_pairs(design, first, second, present))
+                runs_used=_runs_in_pairs(design, first, second, present), pair_draws=None)
 
 
 #: the probability columns a Monte Carlo note names, in the order of the error arrays' last axis
@@ -769,6 +769,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     simplex = np.empty((n_pairs, kept.shape[1], 3))
     p_next = np.empty((n_pairs, 3))
     rhats, esss = np.empty(n_pairs), np.empty(n_pairs)
+    pair_draws = np.empty(n_pairs, dtype=np.int64)  # each pair's draws, more where its chains were run again longer
     monte_carlo = np.empty((n_pairs, 6))   # the standard errors of p_pair's and p_next's shares (_SHARES)
     posterior = {c: np.full(differences.shape, np.nan) for c in ("estimate", "conf_low", "conf_high", "p_better",
                                                                   "p_rope", "p_worse")}
@@ -787,6 +788,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         parameters = {"delta0": delta0, "sigma0": chains.sigma0 * s[:, :, None], "nu": chains.nu}
         for i, p in enumerate(members):
             flat = delta0[i].ravel()
+            pair_draws[p] = flat.size
             p_pair[p] = [np.mean(flat < -rope), np.mean(np.abs(flat) <= rope), np.mean(flat > rope)]
             # a next task's difference, t(nu, delta0, sigma0) at each draw: its masses beyond and within the ROPE,
             # and the share of draws in which each is the largest (baycomp's HierarchicalTest.probs)
@@ -854,7 +856,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                 task_effects=_task_frame(design, first, second, paired, present, sign, posterior),
                 orderings=orderings, posterior_draws=kept, simplex_draws=simplex,
                 diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
-                draws=options.draws, runs_used=runs_used)
+                draws=options.draws, runs_used=runs_used, pair_draws=tuple(int(n) for n in pair_draws))
 
 
 
