@@ -94,9 +94,10 @@ def _sweeps():
     return frame.drop_duplicates().reset_index(drop=True)
 
 
-@pytest.mark.xfail(strict=True, reason="the raw-scales caution counts the tasks where either agent ran (5), not the "
-                                       "2 the check aggregates, whose scales are alike")
 def test_the_raw_scales_caution_reads_the_tasks_the_check_uses():
+    """dehb/rs/mo ran 2 of the sweeps' 7 tasks (ppo-lunar, sac-lunar), base/base/mo 5: the check averages the 2 they
+    share, of alike scales, yet warned "scores of 5 tasks were aggregated on their own scales (... 74.7-fold)", the
+    tasks where either agent ran.  The caution now reads the tasks whose effects are averaged."""
     import warnings
 
     df = _sweeps()
@@ -106,3 +107,17 @@ def test_the_raw_scales_caution_reads_the_tasks_the_check_uses():
                                       reported=["ppo-lunar"], reporter="z", sigma=1.0, rng=0)
     assert res.n_reported == 1 and res.n_heldout == 1
     assert not any("aggregated on their own scales" in note for note in res.notes)
+
+    # where the tasks used do differ tenfold, the caution stays, counting them
+    with pytest.warns(rlstats.RlstatsWarning, match="scores of 7 tasks are aggregated"):
+        wide = rlstats.selection_check(df, "score ~ agent | task", treatment="dehb/dehb/so", baseline="base/base/so",
+                                       reported=["sac-humanoid", "ppo-humanoid", "ppo-ant"], rng=0)
+    assert any(note.startswith("scores of 7 tasks were aggregated") for note in wide.notes)
+    # a held-out list leaves the other tasks out of the caution: ant and humanoid only, within tenfold
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rlstats.RlstatsWarning)
+        alike = rlstats.selection_check(df, "score ~ agent | task", treatment="dehb/dehb/so", baseline="base/base/so",
+                                        reported=["sac-humanoid", "ppo-humanoid"], heldout=["ppo-ant", "sac-ant"],
+                                        rng=0)
+    assert not any("aggregated on their own scales" in note for note in alike.notes)
+    assert alike.pvalue == pytest.approx(1 / 6)
