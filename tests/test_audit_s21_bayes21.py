@@ -121,3 +121,15 @@ def test_the_raw_scales_caution_reads_the_tasks_the_check_uses():
                                         rng=0)
     assert not any("aggregated on their own scales" in note for note in alike.notes)
     assert alike.pvalue == pytest.approx(1 / 6)
+
+
+@pytest.mark.xfail(strict=True, reason="one reported or held-out task is written in the plural ('the 1 reported "
+                                       "tasks are', '1 fresh tasks')")
+def test_one_task_is_written_in_the_singular():
+    df = _sweeps()
+    res = rlstats.selection_check(df, "score ~ agent | task", treatment="dehb/rs/mo", baseline="base/base/mo",
+                                  reported=["ppo-lunar"], reporter="z", sigma=1.0, rng=0)
+    text = str(res) + res.report()
+    assert not re.search(r"\b1 (reported |held-out |fresh )?tasks\b", text), re.findall(r"\b1 \S+ tasks", text)
+    assert "null: the 1 reported task is a uniformly random subset of the 2 tasks" in text
+    assert "1 reported, 1 held-out task" in text
