@@ -651,7 +651,7 @@ def _unreachable_note(inspector, beta, n_p, n_i):
     smallest = _smallest_pvalue(inspector)
     if smallest is None or smallest <= beta:
         return []
-    where = f"with {n_p} reported and {n_i} held-out tasks" if inspector["pvalue_method"] == "exact" else \
+    where = f"with {n_p} reported and {count(n_i, 'held-out task')}" if inspector["pvalue_method"] == "exact" else \
         f"with {inspector['n_resamples']} permutations"
     return [cannot_reject("permutation inspector", smallest, beta, where, level_name="beta")]
 
@@ -848,7 +848,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     detection = None if detection_sigma is None else float(
         kernels.detection_probability(v_p.mean() / detection_sigma, n_p, n_i, options.beta))
     data_name = (f"{design.formula.response} by {design.formula.groups} ({treatment} vs {baseline}) | "
-                 f"{design.formula.blocks}; {n_p} reported, {n_i} held-out tasks"
+                 f"{design.formula.blocks}; {n_p} reported, {count(n_i, 'held-out task')}"
                  + (" (fresh runs)" if heldout_design == "fresh" else ""))
     used = frame["set"].isin(["reported", "heldout"])
     group_summary = _group_summary(v_p, v_i)
