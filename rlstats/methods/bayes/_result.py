@@ -77,6 +77,9 @@ class BayesResult(Result):
         The data's runs that enter at least one pair's comparison (``nobs`` counts all of them): with the
         hierarchical model those paired by seed with a run of the other agent, with the signed-rank model the runs
         of the cells some pair compares.
+    pair_draws : tuple of int or None
+        Hierarchical model: each pair's posterior draws (in the order of ``comparisons``), chains x draws or more
+        where its chains were run again longer; a share of none of them prints as "< 1/n" with that n.
     """
 
     model: str
@@ -98,6 +101,7 @@ class BayesResult(Result):
     chains: int | None
     draws: int | None
     runs_used: int
+    pair_draws: tuple[int, ...] | None
 
     _plot_kinds: ClassVar[dict] = {
         "simplex": plots.plot_simplex,
@@ -128,9 +132,18 @@ class BayesResult(Result):
     def _n_draws(self):
         return self.n_samples if self.model == "signed_rank" else self.chains * self.draws
 
-    def _share(self, p, digits=4):
-        """A Monte Carlo share, with 0 and 1 shown as the bounds the draws allow rather than as certainties."""
-        n = self._n_draws()
+    def _pair_draws(self, agent_1, agent_2):
+        """The draws behind a pair's shares: its own where its chains were run again longer, else the model's."""
+        if self.pair_draws is None:
+            return self._n_draws()
+        rows = self.comparisons
+        where = np.flatnonzero((rows["agent_1"] == agent_1).to_numpy() & (rows["agent_2"] == agent_2).to_numpy())
+        return self.pair_draws[int(where[0])] if where.size else self._n_draws()
+
+    def _share(self, p, digits=4, n=None):
+        """A Monte Carlo share of ``n`` draws (by default the model's: Dirichlet draws, or chains x draws), with 0 and
+        1 shown as the bounds the draws allow rather than as certainties."""
+        n = self._n_draws() if n is None else n
         if np.isnan(p):
             return ""  # withheld (a pair sharing one task), blank as a missing interval is
         if not np.isfinite(p) or not n:
@@ -163,14 +176,15 @@ class BayesResult(Result):
 
     def _shown_pairs(self):
         pairs = self.comparisons
-        share = [[self._share(p) for p in pairs[c]] for c in ("p_better", "p_rope", "p_worse")]
+        draws = [self._pair_draws(a, b) for a, b in zip(pairs["agent_1"], pairs["agent_2"])]
+        share = [[self._share(p, n=n) for p, n in zip(pairs[c], draws)] for c in ("p_better", "p_rope", "p_worse")]
         shown = pd.DataFrame({"pair": pairs["agent_1"] + " vs " + pairs["agent_2"],
                               "P(better)": share[0], "P(rope)": share[1],
                               "P(worse)": share[2], ACROSS[self.model][0]: pairs["estimate"],
                               "lower": pairs["conf_low"], "upper": pairs["conf_high"], "tasks": pairs["n_tasks"]})
         if "r_hat" in pairs:
-            shown["P(better next)"] = [self._share(p) for p in pairs["p_better_next"]]
-            shown["P(rope next)"] = [self._share(p) for p in pairs["p_rope_next"]]
+            shown["P(better next)"] = [self._share(p, n=n) for p, n in zip(pairs["p_better_next"], draws)]
+            shown["P(rope next)"] = [self._share(p, n=n) for p, n in zip(pairs["p_rope_next"], draws)]
             shown["R-hat"], shown["ESS"] = pairs["r_hat"], pairs["ess_bulk"]
         return shown
 
@@ -220,9 +234,10 @@ class BayesResult(Result):
         """``table`` with its shares of draws as the print gives them: "< 1/n" for none, never a certainty of 0 or 1
         (a paper takes the summary's tables through to_latex())."""
         table = table.copy()
+        draws = [self._pair_draws(a, b) for a, b in zip(table["agent_1"], table["agent_2"])]
         for column in ("p_better", "p_rope", "p_worse", "p_better_next", "p_rope_next", "p_worse_next"):
             if column in table:
-                table[column] = [self._share(p, 5) for p in table[column]]
+                table[column] = [self._share(p, 5, n) for p, n in zip(table[column], draws)]
         return table
 
     # ---- tidy output ------------------------------------------------------------------
@@ -274,7 +289,8 @@ class BayesResult(Result):
                 parts.append(f"{row.agent_1} vs {row.agent_2}: probabilities and credible interval withheld (one "
                              f"shared task), {ACROSS[self.model][1]} {fmt.signif(row.estimate, 3)}")
                 continue
-            better, rope, worse = (self._share(p, 3) for p in (row.p_better, row.p_rope, row.p_worse))
+            n = self._pair_draws(row.agent_1, row.agent_2)
+            better, rope, worse = (self._share(p, 3, n) for p in (row.p_better, row.p_rope, row.p_worse))
             parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) {_eq(better)}, P(equivalent) {_eq(rope)}, "
                          f"P(worse) {_eq(worse)}, {ACROSS[self.model][1]} "
                          f"{fmt.signif(row.estimate, 3)} ({self._interval_phrase(row)})")

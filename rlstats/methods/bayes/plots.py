@@ -64,8 +64,9 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
                        linestyle="--")
         panel.scatter(xy[:, 0], xy[:, 1], **style)
         # the print's shares: a region no draw reached reads "< 1/n", not a certain 0.000 (audit s13)
-        labels = tuple(f"{name}\n{result._share(p, 3)}" for name, p in ((row.agent_2, worse), ("rope", rope),
-                                                                           (row.agent_1, better)))
+        n = result._pair_draws(row.agent_1, row.agent_2)
+        labels = tuple(f"{name}\n{result._share(p, 3, n)}" for name, p in ((row.agent_2, worse), ("rope", rope),
+                                                                              (row.agent_1, better)))
         for (x, y), label, align in zip(_CORNERS, labels, ("right", "center", "left")):
             if y == 0:
                 panel.text(x, y - 0.04, label, ha=align, va="top", fontsize=SMALL_FONT)
@@ -103,7 +104,8 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
         # mass, not areas of this histogram of the mean: their title says so
         shares = "Walsh shares: " if result.model == "signed_rank" else "P: "
         # the print's shares: two decimals read 0.99996 as a certain 1.00 (audit s16)
-        better, rope, worse = (result._share(p, 2) for p in (row.p_better, row.p_rope, row.p_worse))
+        n = result._pair_draws(row.agent_1, row.agent_2)
+        better, rope, worse = (result._share(p, 2, n) for p in (row.p_better, row.p_rope, row.p_worse))
         panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {better}, rope {rope}, worse {worse}",
                         fontsize=SMALL_FONT)
         direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else

@@ -447,25 +447,23 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     if isinstance(heldout, pd.DataFrame):
         fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
                           bounds=options.bounds)
-    if isinstance(options.effect, str) and options.effect == "mean_diff":
-        design = _raw_scales(design, treatment, baseline, normalize)
-        fresh = None if fresh is None else _raw_scales(fresh, treatment, baseline, normalize)
     work = admit(cost, design, options, max_seconds, "selection_check()")  # issue 43 item 2
     with timed_bar(work, shows(work, options.progress), "selection_check"):
-        return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty)
+        return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty, normalize)
 
 
-def _raw_scales(design, treatment, baseline, normalize):
-    """``design`` with the raw-scales caution of :func:`rlstats.normalization.warn_raw_scales` (a warning and a note)
-    when the two agents' tasks score on scales ten times apart: the default effect, a difference of means, is
-    averaged over tasks, so the large tasks decide both tests (audit s11: Atari's UpNDown outweighed Pong 10^4-fold)."""
+def _raw_scales(design, treatment, baseline, normalize, tasks):
+    """The raw-scales caution of :func:`rlstats.normalization.warn_raw_scales` (a warning, and the notes it returns)
+    when the two agents' runs on ``tasks``, those the check averages over, score on scales ten times apart: the default
+    effect, a difference of means, is averaged over tasks, so the large tasks decide both tests (audit s11: Atari's
+    UpNDown outweighed Pong 10^4-fold).  Read on those tasks only (audit s21: the tasks where either agent ran counted
+    before, 5 where the check used 2 of alike scales)."""
     if treatment not in design.agents or baseline not in design.agents:
-        return design  # fresh held-out data without them: _effects_of says so
+        return []  # fresh held-out data without them: _effects_of says so
     pair = design.select_agents([treatment, baseline])
-    ran = [task for task, counts in zip(pair.tasks, pair.counts) if counts.sum() > 0]
-    pair = pair.select_tasks(ran) if len(ran) < pair.n_tasks else pair
-    caution = warn_raw_scales(pair, normalize).notes[len(pair.notes):]
-    return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
+    used = [task for task in pair.tasks if task in set(tasks)]
+    pair = pair.select_tasks(used) if len(used) < pair.n_tasks else pair
+    return list(warn_raw_scales(pair, normalize).notes[len(pair.notes):])
 
 
 def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options, empty=frozenset()):
@@ -655,7 +653,7 @@ def _unreachable_note(inspector, beta, n_p, n_i, least=0.0):
     if smallest is None or smallest <= beta:
         return []
     exact = inspector["pvalue_method"] == "exact" or least >= monte_carlo_pvalue(0, inspector["n_resamples"])
-    where = f"with {n_p} reported and {n_i} held-out tasks" if exact else \
+    where = f"with {n_p} reported and {count(n_i, 'held-out task')}" if exact else \
         f"with {inspector['n_resamples']} permutations"
     return [cannot_reject("permutation inspector", smallest, beta, where, level_name="beta")]
 
@@ -803,9 +801,20 @@ def _verdict(reporter, inspector, options, least=0.0):
     return "untestable" if smallest is not None and smallest > options.beta else "survives"
 
 
-def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty=frozenset()):
+def _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty=frozenset(), normalize=None):
     frame, notes, heldout_design = _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options,
                                                 empty)
+    if isinstance(options.effect, str) and options.effect == "mean_diff":
+        # the caution of raw scales, on the tasks whose effects are averaged (each design's own)
+        reported = frame.loc[frame["set"] == "reported", "task"]
+        held = frame.loc[frame["set"] == "heldout", "task"]
+        if fresh is None:
+            design = dataclasses.replace(design, notes=(*design.notes, *_raw_scales(
+                design, treatment, baseline, normalize, pd.concat([reported, held]))))
+        else:
+            design = dataclasses.replace(design, notes=(*design.notes, *_raw_scales(
+                design, treatment, baseline, normalize, reported)))
+            notes += [f"held-out data: {n}" for n in _raw_scales(fresh, treatment, baseline, normalize, held)]
     if isinstance(options.effect, str) and options.effect == "poi":  # its ranks tie noise-level differences
         pair = design.select_agents([treatment, baseline])
         notes += [note for note in (near_tie_note(near_ties(pair.y, pair.task)[1]),) if note]
@@ -842,7 +851,7 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     detection = None if detection_sigma is None else float(
         kernels.detection_probability(v_p.mean() / detection_sigma, n_p, n_i, options.beta))
     data_name = (f"{design.formula.response} by {design.formula.groups} ({treatment} vs {baseline}) | "
-                 f"{design.formula.blocks}; {n_p} reported, {n_i} held-out tasks"
+                 f"{design.formula.blocks}; {n_p} reported, {count(n_i, 'held-out task')}"
                  + (" (fresh runs)" if heldout_design == "fresh" else ""))
     used = frame["set"].isin(["reported", "heldout"])
     group_summary = _group_summary(v_p, v_i)

@@ -260,7 +260,8 @@ class SelectionCheckResult(Result):
             if self.heldout_design == "fresh":
                 lines.append(f"null: the reported and the fresh tasks' effects are exchangeable ({how})")
             else:
-                lines.append(f"null: the {self.n_reported} reported tasks are a uniformly random subset of the "
+                lines.append(f"null: the {fmt.count(self.n_reported, 'reported task')} "
+                             f"{'is' if self.n_reported == 1 else 'are'} a uniformly random subset of the "
                              f"{self.n_reported + self.n_heldout} tasks ({how})")
         lines.append(f"mean effect ({self.effect_measure}, {self.treatment} vs {self.baseline}): reported "
                      f"{fmt.signif(self.mean_reported)}, held-out {fmt.signif(self.mean_heldout)}, difference "
@@ -279,7 +280,8 @@ class SelectionCheckResult(Result):
                          f"{fmt.signif(self.sigma)}): {fmt.pvalue_phrase(self.pvalue_conservative)} "
                          f"(Monte Carlo SE {fmt.signif(self.pvalue_conservative_mc_se, 2)})")
         if self.detection_probability is not None:
-            lines.append(f"detection probability with {self.n_heldout} fresh tasks if the true mean effect were 0: "
+            lines.append(f"detection probability with {fmt.count(self.n_heldout, 'fresh task')} if the true mean "
+                         "effect were 0: "
                          f"{fmt.signif(self.detection_probability, 3)} (z inspector, sd of the effects "
                          f"{fmt.signif(self.detection_sigma, 4)}{'' if self.sigma_source == 'given' else ', pooled'})")
         verdict = f"verdict (alpha = {self.alpha}, beta = {self.beta}): {self.verdict_text}"
@@ -383,11 +385,12 @@ class SelectionCheckResult(Result):
         design = {"complement": complement, "listed": "the listed held-out tasks",
                   "fresh": "fresh tasks run separately"}[self.heldout_design]
         flipped = "" if self.higher_is_better else " with the sign flipped so that positive means better"
-        text = (f"We checked whether the {self.n_reported} tasks on which {self.treatment} was reported against "
-                f"{self.baseline} are representative (Komiyama and Maehara, 2018). Each task's effect is "
+        text = (f"We checked whether the {fmt.count(self.n_reported, 'task')} on which {self.treatment} was reported "
+                f"against {self.baseline} {'is' if self.n_reported == 1 else 'are'} representative (Komiyama and "
+                f"Maehara, 2018). Each task's effect is "
                 f"{measure}, computed from its runs{flipped}; "
                 f"the mean effect is {fmt.signif(self.mean_reported, 4)} on the reported tasks and "
-                f"{fmt.signif(self.mean_heldout, 4)} on {self.n_heldout} held-out tasks ({design}).")
+                f"{fmt.signif(self.mean_heldout, 4)} on {fmt.count(self.n_heldout, 'held-out task')} ({design}).")
         p_inspector = _p_text(self.pvalue)
         if self.inspector == "fisher_pitman":
             how = ("enumerating every subset" if self.pvalue_method == "exact"
