@@ -159,7 +159,7 @@ def plot_weights(result, *, ax=None, annotate=None, colorbar=True, **kwargs):
     ax.set_yticks(np.arange(result.n_tasks), list(result.tasks), fontsize=8)
     ax.set_xlabel("reference agent k")
     ax.set_ylabel("task j")
-    ax.set_title("Adversary's weights q*(task, reference)", fontsize=9)
+    ax.set_title("Adversary's weights\nq*(task, reference)", fontsize=9)
     if annotate is None:
         annotate = matrix.size <= 200
     if annotate:
