@@ -39,7 +39,6 @@ sets, so every rank range spans all ranks and no "best" is claimed at these desi
 from __future__ import annotations
 
 import itertools
-import math
 import pathlib
 import runpy
 import sys
