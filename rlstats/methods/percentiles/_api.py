@@ -237,7 +237,8 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         Simultaneous intervals: performance bound propagation (the
         default: valid for bounded scores, and measured at its level from
         3 runs per cell on normal, skewed, heavy-tailed and capped scores
-        with the observed bounds; wide below a few hundred runs per cell),
+        with the observed bounds, at 2 to 8 agents and 1 to 26 tasks; wide
+        below a few hundred runs per cell),
         PBP with Student-t payoff intervals (heuristic: at 2 agents x 1
         task it held every value in as few as half of the data sets), the
         percentile bootstrap (heuristic: with few runs per cell it

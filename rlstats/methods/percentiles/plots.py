@@ -151,7 +151,7 @@ def plot_weights(result, *, ax=None, annotate=None, colorbar=True, **kwargs):
     """
     frame = result.reference_weights
     matrix = frame["weight"].to_numpy().reshape(result.n_tasks, result.n_agents)
-    ax = axes_or_new(ax, (1.6 + 0.7 * result.n_agents, 1.2 + 0.3 * result.n_tasks))
+    ax = axes_or_new(ax, (1.6 + 0.7 * result.n_agents, 1.35 + 0.3 * result.n_tasks))  # the title: two lines
     style = {"cmap": "viridis", "aspect": "auto", "vmin": 0.0}
     style.update(kwargs)
     image = ax.imshow(matrix, **style)
@@ -159,7 +159,7 @@ def plot_weights(result, *, ax=None, annotate=None, colorbar=True, **kwargs):
     ax.set_yticks(np.arange(result.n_tasks), list(result.tasks), fontsize=8)
     ax.set_xlabel("reference agent k")
     ax.set_ylabel("task j")
-    ax.set_title("Adversary's weights q*(task, reference)", fontsize=9)
+    ax.set_title("Adversary's weights\nq*(task, reference)", fontsize=9)
     if annotate is None:
         annotate = matrix.size <= 200
     if annotate:
