@@ -23,7 +23,6 @@ def runs_csv(tmp_path):
     return path, df
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: `rlstats power ''` (or ',') ended in an IndexError traceback")
 @pytest.mark.parametrize("methods", ["", ",", " , "])
 def test_power_with_no_method_is_a_usage_error(capsys, methods):
     status, text = run(["power", methods, "--n-sim", "10", "--seeds", "3", "--seed", "0"])
@@ -32,8 +31,6 @@ def test_power_with_no_method_is_a_usage_error(capsys, methods):
     assert err.startswith("rlstats: error: METHOD is empty") and "skillings_mack" in err
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: an unknown power METHOD read as Python (method='foo'), and an "
-                                       "empty item of a comma list was dropped without a word")
 def test_power_method_errors_speak_of_the_argument(capsys):
     assert run(["power", "skillings_mack,foo", "--n-sim", "10", "--seeds", "3", "--seed", "0"])[0] == 2
     err = capsys.readouterr().err
@@ -43,8 +40,6 @@ def test_power_method_errors_speak_of_the_argument(capsys):
     assert "item 2 is empty" in err
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: a refused -o subset= told the command-line user to pass a "
-                                       "pandas boolean mask as -o subset=, which the command cannot take")
 def test_subset_refusal_gives_the_command_line_way_on(runs_csv, capsys):
     path, _ = runs_csv
     status, text = run(["compare", str(path), "score ~ agent | task", "-o", "subset=len(task) > 3"])
