@@ -124,9 +124,12 @@ def _reference_frame(reference, option="normalize"):
         references = [name for name in datasets.available()["name"] if name.endswith("_reference")]
         if reference not in references:
             # datasets.load's own refusal names its name= option, which the caller never wrote
-            raise OptionError(f"{option}={reference!r} is neither a dataset of reference scores "
-                              f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))}): "
-                              "give one of those, or a DataFrame with a task column and low/high columns")
+            said = (f"{option}={reference!r} is neither a dataset of reference scores "
+                    f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))}): give one of "
+                    "those, or ")
+            raise OptionError(said + "a DataFrame with a task column and low/high columns",
+                              command_line=said + "a CSV, TSV or Parquet file of each task's reference scores "
+                              "(columns task, random and human; e.g. normalize=reference.csv)")
         return datasets.load(reference)
     raise OptionError(
         "reference must be a DataFrame with a task column and low/high columns, a dataset "

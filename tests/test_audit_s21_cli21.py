@@ -53,9 +53,6 @@ def test_subset_refusal_gives_the_command_line_way_on(runs_csv, capsys):
     assert "boolean mask" in str(caught.value) and "command" not in str(caught.value)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: the raw-scales warning of `rlstats compare` advised a reference "
-                                       "frame, but -o normalize= took no file: a table of reference scores could "
-                                       "not be given on the command line, and its refusal spoke of a DataFrame")
 def test_normalize_takes_a_file_of_reference_scores(tmp_path, capsys):
     import pandas as pd
 

@@ -592,6 +592,27 @@ def parse_option(text):
     return name.strip().replace("-", "_"), value
 
 
+#: the suffixes of a table file :func:`read_table` reads
+_TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq")
+
+
+def reference_file(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with ``-o normalize=FILE`` (or the dict form's ``'reference': FILE``) read into the reference
+    table, named by its path in the result's note: on the command line a table of each task's reference scores is
+    a file (audit s21: the raw-scales warning advised one, and -o normalize= read no file). A value is a file when it
+    has a table's suffix or a folder in it; a rule or a dataset name has neither."""
+    option = options.get("normalize")
+    keywords = dict(option) if isinstance(option, dict) else {"reference": option}
+    path = keywords.get("reference")
+    if not isinstance(path, str) or not (Path(path).suffix.lower() in _TABLE_SUFFIXES or os.sep in path):
+        return options
+    try:
+        table = read_table(path)
+    except UsageError as exc:
+        raise UsageError(f"-o normalize={path}: {exc}") from None
+    return {**options, "normalize": {**keywords, "reference": table, "name": path}}
+
+
 #: What ``--format`` turns a result into; csv is the tidy frame, one row per comparison or term.
 _RENDERERS: dict[str, Callable[[Any], str]] = {
     "text": str,
