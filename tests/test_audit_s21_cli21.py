@@ -83,3 +83,30 @@ def test_normalize_takes_a_file_of_reference_scores(tmp_path, capsys):
     assert run([*argv, "-o", "normalize=nosuch"])[0] == 2
     err = capsys.readouterr().err
     assert "DataFrame" not in err and "a CSV, TSV or Parquet file" in err
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: a folder whose logs have a name read-logs does not know (a "
+                                       "marl-eval JSON, mock_data_test.json) was 'no training logs', without "
+                                       "--format, which reads it")
+def test_a_folder_of_logs_named_otherwise_points_at_format(tmp_path, capsys):
+    import json
+
+    import pandas as pd
+
+    runs = {"env_1": {"task_1": {"algo_1": {"0": {
+        "STEP_1": {"step_count": 10, "return": [1.0, 2.0]}, "STEP_2": {"step_count": 20, "return": [3.0, 5.0]},
+        "absolute_metrics": {"return": [4.0]}}}}}}
+    folder = tmp_path / "logs"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "mock_data_test.json").write_text(json.dumps(runs))
+    (folder / "README").write_text("notes")
+    status, text = run(["read-logs", str(folder), "-o", "-"])
+    err = capsys.readouterr().err
+    assert status == 2 and text == ""
+    assert err.startswith(f"rlstats: error: no training logs under {folder} (looked for ")
+    assert ("its 2 files (first: 'README', 'tests/mock_data_test.json') have none of those names: if they are logs, "
+            "pass --format (one of tensorboard, ") in err
+    status, text = run(["read-logs", str(folder), "--format", "marl_eval", "-o", "-"])
+    assert status == 0
+    read = pd.read_csv(io.StringIO(text))
+    assert read["return"].tolist() == [1.5, 4.0] and read["step"].tolist() == [10, 20]
