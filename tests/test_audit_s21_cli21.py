@@ -85,9 +85,6 @@ def test_normalize_takes_a_file_of_reference_scores(tmp_path, capsys):
     assert "DataFrame" not in err and "a CSV, TSV or Parquet file" in err
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: a folder whose logs have a name read-logs does not know (a "
-                                       "marl-eval JSON, mock_data_test.json) was 'no training logs', without "
-                                       "--format, which reads it")
 def test_a_folder_of_logs_named_otherwise_points_at_format(tmp_path, capsys):
     import json
 
