@@ -59,6 +59,8 @@ def check_resamples(value: object, *, minimum: int = 1, name: str = "n_resamples
                                   "well below the differences that matter") -> int:
     """``n_resamples`` (or another count of random draws: ``what`` they are, ``advice`` the way on) as an int in
     [minimum, MAX_RESAMPLES]."""
+    if is_finite_number(value) and not isinstance(value, numbers.Integral):  # 1e8: the bound first, not "pass an int"
+        check_at_most(name, float(value), MAX_RESAMPLES, what, advice)  # type: ignore[arg-type]  # a real number
     return check_at_most(name, check_int(name, value, minimum=minimum), MAX_RESAMPLES, what, advice)
 
 

