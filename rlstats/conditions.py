@@ -62,7 +62,8 @@ def _fail(text, message):
         return f"{said}anything else {on} (a condition is never evaluated as code)"
 
     return OptionError(way("compute a boolean mask in pandas and pass it as subset="),
-                       command_line=way("filter the file before the command"))
+                       command_line=way("filter the file before the command, or use Python, where a boolean mask "
+                                        "works too"))
 
 
 def _rewrite(text):

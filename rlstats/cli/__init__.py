@@ -143,9 +143,9 @@ def _methods_epilog():
     # each example says which methods take it (normalize= is no option of the rank test); --help loads no back end
     return (f"methods: {', '.join(sorted(METHODS))} (default: {DEFAULTS[True]} with '| task', {DEFAULTS[False]} "
             f"without). Options of the method go with -o, e.g. -o pvalue=monte_carlo -o n_resamples=5000 "
-            f"({DEFAULTS[True]}), -o normalize=atari100k_reference or -o normalize=reference.csv (a file of each "
-            "task's random and human scores; with a --method that aggregates over tasks; a method without it lists "
-            "the options it has), -o \"subset=task != 'Pong' & seed < 5\" (any method). "
+            f"({DEFAULTS[True]}), -o normalize=atari100k_reference (with a --method that aggregates over tasks; "
+            "a file of each task's random and human scores too, -o normalize=reference.csv; a method without it "
+            "lists the options it has), -o \"subset=task != 'Pong' & seed < 5\" (any method). "
             "The response may use "
             "column names, numbers, arithmetic and log, log1p, sqrt, exp, I(); subset= comparisons of columns with "
             "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates the response as "

@@ -499,6 +499,8 @@ _PYTHON_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 _PYTHON_CALL = re.compile(r"(\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\([^()]*\))")
 #: a keyword as the subject of a message's check ("n_jobs must be ..."), at its start or after "; "
 _SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([A-Za-z_][A-Za-z0-9_]*)(?= must )")
+#: a keyword a bound's advice names bare ("pass a smaller n_resamples", audit s21)
+_SMALLER = re.compile(r"(?<=\ba smaller )([A-Za-z_][A-Za-z0-9_]*)\b(?!=)")
 
 
 def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
@@ -532,8 +534,14 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         flag = flags.get(match.group(1), "")
         return flag if flag.startswith("--") else match.group(0)
 
+    def smaller(match):  # "pass a smaller n_resamples": the flag, or -o with the name
+        name, flag = match.group(1), flags.get(match.group(1), "")
+        if flag.startswith("--"):
+            return flag
+        return f"-o {name}=" if name in settable and name not in flags else match.group(0)
+
     def spelled_outside_calls(text):
-        return _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text)))
+        return _SMALLER.sub(smaller, _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text))))
 
     message = _OPTION_LIST.sub(lambda match: _option_list(match, flags), message)
     # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither
