@@ -139,3 +139,20 @@ def test_a_bounds_advice_names_the_flag(tmp_path, capsys):
 
     assert in_command_words("each is kept in memory; pass a smaller draws", {}, {"draws"}) == \
         "each is kept in memory; pass a smaller -o draws="
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: normalize= as a dict with a key other than reference, low and "
+                                       "high ended in a TypeError of a private function (a traceback on the "
+                                       "command line)")
+def test_normalize_dict_with_an_unknown_key_is_an_option_error(runs_csv, capsys):
+    path, df = runs_csv
+    with pytest.raises(rlstats.errors.OptionError, match=r"normalize= as a dict takes the keys 'reference', 'low' "
+                                                         r"and 'high'; got 'lo' \(did you mean 'low'\?\)"):
+        rlstats.bootstrap(df, "score ~ agent | task", normalize={"reference": "minmax", "lo": 1}, rng=0,
+                          n_resamples=100)
+    with pytest.raises(rlstats.errors.OptionError, match="got 'by'"):
+        rlstats.task_table(df, "score ~ agent | task", normalize={"reference": "minmax", "by": "task"})
+    status, _ = run(["compare", str(path), "score ~ agent | task", "--method", "bootstrap", "--seed", "0",
+                     "-o", "normalize={'reference': 'minmax', 'lo': 'x'}"])
+    err = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in err and "-o normalize= as a dict takes the keys" in err
