@@ -552,6 +552,13 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     keywords = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
     if "reference" not in keywords:
         raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
+    other = next((key for key in keywords if key not in ("reference", "low", "high", "name")), None)
+    if other is not None:  # audit s21: a TypeError of _normalized (the formula names the task and score columns)
+        import difflib
+
+        close = difflib.get_close_matches(str(other), ["low", "high", "reference"], n=1)
+        raise OptionError(f"normalize= as a dict takes the keys 'reference', 'low' and 'high'; got {other!r}"
+                          + (f" (did you mean {close[0]!r}?)" if close else ""))
     frame, name = keywords.pop("reference"), keywords.pop("name", None)
     if not isinstance(frame, pd.DataFrame) and not (isinstance(frame, str) and frame in RULES):
         _reference_frame(frame)  # the error for a reference of the wrong type

@@ -141,9 +141,6 @@ def test_a_bounds_advice_names_the_flag(tmp_path, capsys):
         "each is kept in memory; pass a smaller -o draws="
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: normalize= as a dict with a key other than reference, low and "
-                                       "high ended in a TypeError of a private function (a traceback on the "
-                                       "command line)")
 def test_normalize_dict_with_an_unknown_key_is_an_option_error(runs_csv, capsys):
     path, df = runs_csv
     with pytest.raises(rlstats.errors.OptionError, match=r"normalize= as a dict takes the keys 'reference', 'low' "

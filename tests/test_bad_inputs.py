@@ -321,6 +321,8 @@ SHARED_OPTIONS = [
     ("normalize", "atari100k", OptionError, "normalize='atari100k' is neither a dataset of reference"),
     ("normalize", 3, OptionError, "reference must be a DataFrame with a task column"),
     ("normalize", {"low": "random"}, OptionError, "normalize= as a dict must hold 'reference'"),
+    ("normalize", {"reference": "minmax", "lo": 0}, OptionError,
+     "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'lo' (did you mean 'low'?)"),
     ("normalize", REFERENCE.iloc[:2], DesignError, "missing from the reference's 'task' column: 'task_03'"),
     ("normalize", REFERENCE.assign(human=0.0), DesignError, "the reference's range is zero or negative"),
     ("normalize", REFERENCE.assign(human=float("inf")), DesignError, ("an infinite 'random' or 'human' score",
