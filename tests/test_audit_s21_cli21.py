@@ -153,3 +153,12 @@ def test_normalize_dict_with_an_unknown_key_is_an_option_error(runs_csv, capsys)
                      "-o", "normalize={'reference': 'minmax', 'lo': 'x'}"])
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err and "-o normalize= as a dict takes the keys" in err
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: -o pairs=[1,2] (pairs that are no pairs) ended in a TypeError "
+                                       "of len(), a traceback on the command line")
+@pytest.mark.parametrize("pairs", [[1, 2], (1,)])
+def test_pairs_that_are_no_pairs_are_an_option_error(runs_csv, pairs):
+    _, df = runs_csv
+    with pytest.raises(rlstats.errors.OptionError, match="pairs"):
+        rlstats.probability_of_improvement(df, "score ~ agent | task", pairs=pairs, rng=0)
