@@ -155,10 +155,15 @@ def test_normalize_dict_with_an_unknown_key_is_an_option_error(runs_csv, capsys)
     assert status == 2 and "Traceback" not in err and "-o normalize= as a dict takes the keys" in err
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: -o pairs=[1,2] (pairs that are no pairs) ended in a TypeError "
-                                       "of len(), a traceback on the command line")
-@pytest.mark.parametrize("pairs", [[1, 2], (1,)])
-def test_pairs_that_are_no_pairs_are_an_option_error(runs_csv, pairs):
-    _, df = runs_csv
-    with pytest.raises(rlstats.errors.OptionError, match="pairs"):
+@pytest.mark.parametrize("pairs", [[1, 2], (1,), [(["agent_1"], "agent_2")]])
+def test_pairs_that_are_no_pairs_are_an_option_error(runs_csv, pairs, capsys):
+    """audit s21: -o pairs=[1,2] (pairs that are no pairs) ended in a TypeError of len(), a traceback on the
+    command line."""
+    path, df = runs_csv
+    with pytest.raises(rlstats.errors.OptionError, match="pairs must be"
+                       if not isinstance(pairs[0], tuple) else "is not an agent"):
         rlstats.probability_of_improvement(df, "score ~ agent | task", pairs=pairs, rng=0)
+    status, _ = run(["compare", str(path), "score ~ agent | task", "--method", "probability_of_improvement",
+                     "--seed", "0", "-o", f"pairs={pairs!r}"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("rlstats: error: ") and "Traceback" not in err

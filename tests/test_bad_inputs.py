@@ -428,6 +428,7 @@ OWN_OPTIONS = [
     ("probability_of_improvement", "pairs", [("agent_1", "agent_1")], OptionError, "compares an agent with itself"),
     ("probability_of_improvement", "pairs", [("agent_1", "nobody")], OptionError, "'nobody' in pairs= is not an agent; the agents are: 'agent_1', 'agent_2'"),
     ("probability_of_improvement", "pairs", [], OptionError, "pairs is empty; pass None for all pairs"),
+    ("probability_of_improvement", "pairs", [1, 2], OptionError, "pairs must be (agent_1, agent_2) tuples, got 1"),
     ("probability_of_improvement", "interval", "bca", OptionError, "interval='bca' is not one of the allowed"),
     ("performance_profile", "kind", "agents", OptionError, "kind='agents' is not one of the allowed values"),
     ("performance_profile", "tau", "x", OptionError, "tau must be a sequence of numbers, got 'x'"),
