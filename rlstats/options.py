@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence, Sized
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -143,7 +143,8 @@ def check_pairs(name: str, pairs: object, agents: Sequence[str]) -> tuple[tuple[
         raise OptionError(f"{name} must be a list of (agent_1, agent_2) tuples, or None for every pair; got {pairs!r}")
     checked, seen = [], set()
     for pair in pairs:
-        if isinstance(pair, str) or not isinstance(pair, Sized) or len(pair) != 2:  # audit s21: [1, 2] was a TypeError
+        # not a Collection: an int of pairs=[1, 2], a TypeError of len() before (audit s21)
+        if isinstance(pair, str) or not isinstance(pair, Collection) or len(pair) != 2:
             raise OptionError(f"{name} must be (agent_1, agent_2) tuples, got {pair!r}")
         a, b = pair
         for agent in (a, b):
