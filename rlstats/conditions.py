@@ -56,9 +56,14 @@ _SYMBOLS = {"&": " and ", "|": " or ", "~": " not "}
 
 def _fail(text, message):
     shown = text if len(text) <= 120 else text[:100] + f"... ({len(text):,} characters)"
-    return OptionError(f"subset={shown!r}: {message}; a condition may use {_GRAMMAR}, e.g. "
-                       "\"task != 'Pong' & seed < 5\"; for anything else compute a boolean mask in pandas and pass "
-                       "it as subset=, or filter the file before the command (a condition is never evaluated as code)")
+    said = f"subset={shown!r}: {message}; a condition may use {_GRAMMAR}, e.g. \"task != 'Pong' & seed < 5\"; for "
+
+    def way(on):  # the way on differs: Python can pass a mask, the command cannot (audit s21: it told its user to)
+        return f"{said}anything else {on} (a condition is never evaluated as code)"
+
+    return OptionError(way("compute a boolean mask in pandas and pass it as subset="),
+                       command_line=way("filter the file before the command, or use Python, where a boolean mask "
+                                        "works too"))
 
 
 def _rewrite(text):

@@ -124,9 +124,12 @@ def _reference_frame(reference, option="normalize"):
         references = [name for name in datasets.available()["name"] if name.endswith("_reference")]
         if reference not in references:
             # datasets.load's own refusal names its name= option, which the caller never wrote
-            raise OptionError(f"{option}={reference!r} is neither a dataset of reference scores "
-                              f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))}): "
-                              "give one of those, or a DataFrame with a task column and low/high columns")
+            said = (f"{option}={reference!r} is neither a dataset of reference scores "
+                    f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))}): give one of "
+                    "those, or ")
+            raise OptionError(said + "a DataFrame with a task column and low/high columns",
+                              command_line=said + "a CSV, TSV or Parquet file of each task's reference scores "
+                              "(columns task, random and human; e.g. normalize=reference.csv)")
         return datasets.load(reference)
     raise OptionError(
         "reference must be a DataFrame with a task column and low/high columns, a dataset "
@@ -549,6 +552,13 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     keywords = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
     if "reference" not in keywords:
         raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
+    other = next((key for key in keywords if key not in ("reference", "low", "high", "name")), None)
+    if other is not None:  # audit s21: a TypeError of _normalized (the formula names the task and score columns)
+        import difflib
+
+        close = difflib.get_close_matches(str(other), ["low", "high", "reference"], n=1)
+        raise OptionError(f"normalize= as a dict takes the keys 'reference', 'low' and 'high'; got {other!r}"
+                          + (f" (did you mean {close[0]!r}?)" if close else ""))
     frame, name = keywords.pop("reference"), keywords.pop("name", None)
     if not isinstance(frame, pd.DataFrame) and not (isinstance(frame, str) and frame in RULES):
         _reference_frame(frame)  # the error for a reference of the wrong type

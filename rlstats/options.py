@@ -59,6 +59,8 @@ def check_resamples(value: object, *, minimum: int = 1, name: str = "n_resamples
                                   "well below the differences that matter") -> int:
     """``n_resamples`` (or another count of random draws: ``what`` they are, ``advice`` the way on) as an int in
     [minimum, MAX_RESAMPLES]."""
+    if is_finite_number(value) and not isinstance(value, numbers.Integral):  # 1e8: the bound first, not "pass an int"
+        check_at_most(name, float(value), MAX_RESAMPLES, what, advice)  # type: ignore[arg-type]  # a real number
     return check_at_most(name, check_int(name, value, minimum=minimum), MAX_RESAMPLES, what, advice)
 
 
@@ -141,7 +143,8 @@ def check_pairs(name: str, pairs: object, agents: Sequence[str]) -> tuple[tuple[
         raise OptionError(f"{name} must be a list of (agent_1, agent_2) tuples, or None for every pair; got {pairs!r}")
     checked, seen = [], set()
     for pair in pairs:
-        if isinstance(pair, str) or len(pair) != 2:
+        # not a Collection: an int of pairs=[1, 2], a TypeError of len() before (audit s21)
+        if isinstance(pair, str) or not isinstance(pair, Collection) or len(pair) != 2:
             raise OptionError(f"{name} must be (agent_1, agent_2) tuples, got {pair!r}")
         a, b = pair
         for agent in (a, b):

@@ -71,7 +71,7 @@ def test_jobs_reach_power_as_n_jobs(monkeypatch):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["ttest"], "method='ttest' is not one of"),
+    (["ttest"], "METHOD 'ttest' is not one of"),
     (["adastop", "--seeds", "3"], "not a multiple of AdaStop's K = 5 (the default)"),
     (["skillings_mack", "--seeds", "a,b"], "--seeds takes whole numbers"),
     (["skillings_mack", "-o", "bogus=1"], "bogus=1 is not an option of skillings_mack"),

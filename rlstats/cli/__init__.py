@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
 from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
-                      in_command_words, keyword_names, make_output_folder, parse_options, read_table, render,
-                      report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
+                      in_command_words, keyword_names, make_output_folder, parse_options, read_table, reference_file,
+                      render, report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,6 +53,7 @@ def compare_options(args: argparse.Namespace) -> dict[str, Any]:
     from ..formula import RESTRICTED
 
     options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
+    options = reference_file(options)
     if args.seed is not None:
         options["rng"] = args.seed
     if "subset" in options:  # parsed now, so that a bad condition is reported before the file is read
@@ -143,7 +144,8 @@ def _methods_epilog():
     return (f"methods: {', '.join(sorted(METHODS))} (default: {DEFAULTS[True]} with '| task', {DEFAULTS[False]} "
             f"without). Options of the method go with -o, e.g. -o pvalue=monte_carlo -o n_resamples=5000 "
             f"({DEFAULTS[True]}), -o normalize=atari100k_reference (with a --method that aggregates over tasks; "
-            "a method without it lists the options it has), -o \"subset=task != 'Pong' & seed < 5\" (any method). "
+            "a file of each task's random and human scores too, -o normalize=reference.csv; a method without it "
+            "lists the options it has), -o \"subset=task != 'Pong' & seed < 5\" (any method). "
             "The response may use "
             "column names, numbers, arithmetic and log, log1p, sqrt, exp, I(); subset= comparisons of columns with "
             "numbers and strings, in [...] lists, &, |, ~ and parentheses; --allow-python evaluates the response as "

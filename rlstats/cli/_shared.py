@@ -499,6 +499,8 @@ _PYTHON_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 _PYTHON_CALL = re.compile(r"(\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\([^()]*\))")
 #: a keyword as the subject of a message's check ("n_jobs must be ..."), at its start or after "; "
 _SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([A-Za-z_][A-Za-z0-9_]*)(?= must )")
+#: a keyword a bound's advice names bare ("pass a smaller n_resamples", audit s21)
+_SMALLER = re.compile(r"(?<=\ba smaller )([A-Za-z_][A-Za-z0-9_]*)\b(?!=)")
 
 
 def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
@@ -532,8 +534,14 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         flag = flags.get(match.group(1), "")
         return flag if flag.startswith("--") else match.group(0)
 
+    def smaller(match):  # "pass a smaller n_resamples": the flag, or -o with the name
+        name, flag = match.group(1), flags.get(match.group(1), "")
+        if flag.startswith("--"):
+            return flag
+        return f"-o {name}=" if name in settable and name not in flags else match.group(0)
+
     def spelled_outside_calls(text):
-        return _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text)))
+        return _SMALLER.sub(smaller, _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text))))
 
     message = _OPTION_LIST.sub(lambda match: _option_list(match, flags), message)
     # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither
@@ -590,6 +598,27 @@ def parse_option(text):
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # plain text, or nothing literal
         pass
     return name.strip().replace("-", "_"), value
+
+
+#: the suffixes of a table file :func:`read_table` reads
+_TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq")
+
+
+def reference_file(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with ``-o normalize=FILE`` (or the dict form's ``'reference': FILE``) read into the reference
+    table, named by its path in the result's note: on the command line a table of each task's reference scores is
+    a file (audit s21: the raw-scales warning advised one, and -o normalize= read no file). A value is a file when it
+    has a table's suffix or a folder in it; a rule or a dataset name has neither."""
+    option = options.get("normalize")
+    keywords = dict(option) if isinstance(option, dict) else {"reference": option}
+    path = keywords.get("reference")
+    if not isinstance(path, str) or not (Path(path).suffix.lower() in _TABLE_SUFFIXES or os.sep in path):
+        return options
+    try:
+        table = read_table(path)
+    except UsageError as exc:
+        raise UsageError(f"-o normalize={path}: {exc}") from None
+    return {**options, "normalize": {**keywords, "reference": table, "name": path}}
 
 
 #: What ``--format`` turns a result into; csv is the tidy frame, one row per comparison or term.

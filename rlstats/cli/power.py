@@ -119,6 +119,25 @@ def _count_or_names(text, flag, pilot=False):
     return names
 
 
+def _methods(text):
+    """The METHOD argument as a list of back-end names: an empty argument or item, or a name that is not one, is an
+    error that speaks of the argument (audit s21: '' ended in an IndexError, 'a,,b' dropped its empty item silently,
+    and power()'s own refusal said method='foo')."""
+    from ..methods import POWER_METHODS
+
+    known = ", ".join(POWER_METHODS)
+    parts = [part.strip() for part in text.split(",")]
+    if not any(parts):
+        raise _usage_error(f"METHOD is empty; name one of {known}, or several separated by commas")
+    if not all(parts):
+        raise _usage_error(f"METHOD {text!r}: item {parts.index('') + 1} is empty; give names separated by single "
+                           f"commas, e.g. skillings_mack,bootstrap")
+    unknown = next((part for part in parts if part not in POWER_METHODS), None)
+    if unknown is not None:
+        raise _usage_error(f"METHOD {unknown!r} is not one of the methods power can simulate: {known}")
+    return parts
+
+
 #: power()'s arguments that the command's own flags set: -o cannot set them too.
 _RESERVED_OPTIONS = {"rng": "--seed", "method": "the METHOD argument", "seeds": "--seeds", "n_sim": "--n-sim",
                      "effect": "--effect", "n_jobs": "--jobs", "backend": "--backend", "alpha": "--alpha",
@@ -141,7 +160,7 @@ def _power_hints():
 def _arguments(args):
     from ._shared import cost_options, parse_options, read_table, with_missing_text
 
-    methods = [m.strip() for m in args.method.split(",") if m.strip()]
+    methods = _methods(args.method)
     options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
     kwargs = dict(effect=args.effect, n_sim=args.n_sim, n_jobs=args.jobs, backend=args.backend, alpha=args.alpha,
                   tasks=_count_or_names(args.tasks, "--tasks", pilot=args.pilot is not None),

@@ -159,7 +159,8 @@ def _wildcards(root):
 
 def discover(root, format, remote=None, max_files=MAX_FILES):
     """Log files under ``root`` (a folder or one file, a local path or a URL) by format: (the folder,
-    {format: [relative posix paths]}, whether ``root`` was one file, the folders under symbolic links not followed).
+    {format: [relative posix paths]}, whether ``root`` was one file, the folders under symbolic links not followed,
+    the files listed that no format read, relative to the folder).
 
     ``format`` narrows the search to one format (and reads the files its record says it reads); files are
     listed in sorted order, which for TensorBoard event files (named by their creation time) is the order
@@ -192,14 +193,16 @@ def discover(root, format, remote=None, max_files=MAX_FILES):
         if kind is None:
             raise LogReadError(f"{root / single} is not a log file rlstats knows; pass format= "
                                f"(one of {', '.join(FORMATS)})")
-        return root, {kind: [single]}, True, []
-    found = {}
+        return root, {kind: [single]}, True, [], []
+    found, others = {}, []
     for relative in listed:
         name = relative.rsplit("/", 1)[-1]
         kind = file_format(name) if format is None else format if FORMATS[format].reads(name) else None
         if kind is not None:
             found.setdefault(kind, []).append(relative)
-    return root, found, False, sorted(unfollowed)
+        else:
+            others.append(relative)
+    return root, found, False, sorted(unfollowed), others
 
 
 def _walk(root, unfollowed, max_files=MAX_FILES):

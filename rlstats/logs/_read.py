@@ -725,10 +725,17 @@ def find_runs(path, compiled, options):
     """Discover the logs under ``path`` (of one format) and which run each file belongs to, before reading any
     (files the pattern does not match are never opened). LogReadError when there are none or several formats;
     OptionError for ``step=`` with a format that states its step."""
-    root, by_format, single, unfollowed = discover(path, options.format, options.remote, options.max_files)
+    root, by_format, single, unfollowed, others = discover(path, options.format, options.remote, options.max_files)
     if not by_format:
         looked = FORMATS[options.format].label if options.format else file_patterns()
-        raise LogReadError(f"no training logs under {path} (looked for {looked})"
+        # files under other names may be logs a format reads when named (audit s21: a marl-eval JSON)
+        files = (f"its one file, {others[0]!r}, has none of those names" if len(others) == 1 else
+                 f"its {count(len(others), 'file')} (first: {', '.join(map(repr, others[:2]))}) have none of those "
+                 "names")
+        logs = "it is a log" if len(others) == 1 else "they are logs"
+        named = (f"; {files}: if {logs}, pass format= (one of {', '.join(FORMATS)})"
+                 if others and options.format is None else "")
+        raise LogReadError(f"no training logs under {path} (looked for {looked}){named}"
                            + (f"; {_unfollowed_text(unfollowed)}" if unfollowed else ""))
     if len(by_format) > 1:
         # the most files first: the example is the kind the folder holds most of, not a stray file found first
