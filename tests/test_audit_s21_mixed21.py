@@ -27,9 +27,9 @@ def test_report_counts_the_cells_run_when_agents_skipped_tasks(three_runs):
     assert "3 runs in each of the 52 agent-task cells run (of 78), 156 runs" in text
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: on the user's Axes (3.5 in wide) the contrasts' x tick labels kept "
-                   "matplotlib's 10 pt beside 7-8 pt pair labels and axis label; a new figure had 7 pt")
 def test_contrast_plot_on_a_users_axes_has_the_figures_tick_size(three_runs):
+    """Audit s21: on the user's Axes (3.5 in wide) the contrasts' x tick labels kept matplotlib's 10 pt beside the
+    7-8 pt pair labels and axis label; a new figure had 7 pt."""
     import matplotlib.pyplot as plt
 
     from rlstats.plotting import SMALL_FONT
