@@ -55,7 +55,7 @@ def write(procedure, found):
     for item in found:
         if item["stored"] is None:
             raise ValueError(f"no row of {procedure} at {item['design']} to replace")
-        where = (table["procedure"] == procedure).to_numpy()
+        where = (table["procedure"] == procedure).to_numpy(copy=True)
         for column, value in item["design"].items():
             where &= (table[column] == value).to_numpy()
         for column in calibrate["COLUMNS"]:
