@@ -4,6 +4,7 @@ calibration rows (``mixed.contrast``, ``mixed.means``)."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rlstats
@@ -53,3 +54,36 @@ def test_contrast_plot_on_a_users_axes_has_the_figures_tick_size(atari):
         assert len(boxes) >= 3 and all(left - right >= em / 2 for (_, right), (left, _) in zip(boxes, boxes[1:])), boxes
     finally:
         plt.close(fig)
+
+
+def _normalised(runs, reference):
+    """Human-normalised scores, computed here (not by normalize=), so that a map of them can be handed to mixed."""
+    merged = runs.merge(reference, on="task")
+    return merged.assign(score=(merged["score"] - merged["random"]) / (merged["human"] - merged["random"]))[
+        ["agent", "task", "seed", "score"]]
+
+
+@pytest.mark.filterwarnings("ignore")  # the raw-scale warning: human-normalised Atari tops differ 11,762-fold
+@pytest.mark.parametrize("a, b", [(1000.0, 0.0), (1e-6, 0.0), (-2.0, 3.0), (37.5, -12.0), (1.0, 1e6)])
+def test_a_common_affine_map_of_the_score_maps_the_means_and_keeps_every_test(three_runs, published, a, b):
+    """One residual scale for every task: the model is invariant under one map a * y + b of all scores (not under
+    per-task maps, which change it). Means and intervals map (ends swapped for a < 0), SEs scale by |a|; df, t
+    (sign by a), F and p-values stay; the random effects' SDs scale by |a|. Rows shuffled: the same numbers."""
+    data = _normalised(three_runs, pd.read_csv(published / "atari100k_reference.csv"))
+    base = rlstats.mixed(data, "score ~ agent | task/seed")
+    mapped = rlstats.mixed(data.assign(score=a * data["score"] + b), "score ~ agent | task/seed")
+    m, n = mapped.emmeans, base.emmeans
+    np.testing.assert_allclose(m["estimate"], a * n["estimate"] + b, rtol=1e-6, atol=1e-9 * abs(b))
+    np.testing.assert_allclose(m["std_error"], abs(a) * n["std_error"], rtol=1e-5)
+    np.testing.assert_allclose(m["df"], n["df"], rtol=1e-5)
+    ends = ("conf_low", "conf_high") if a > 0 else ("conf_high", "conf_low")
+    np.testing.assert_allclose(m[ends[0]], a * n["conf_low"] + b, rtol=1e-6, atol=1e-9 * abs(b))
+    for column in ("df", "p_value", "p_adjusted"):
+        np.testing.assert_allclose(mapped.comparisons[column], base.comparisons[column], rtol=1e-5)
+    np.testing.assert_allclose(mapped.comparisons["statistic"], np.sign(a) * base.comparisons["statistic"], rtol=1e-5)
+    assert mapped.statistic == pytest.approx(base.statistic, rel=1e-6) == pytest.approx(5.0763, abs=5e-5)
+    np.testing.assert_allclose(mapped.variance_sd, abs(a) * base.variance_sd, rtol=1e-5)
+    assert list(mapped.comparisons["significant"]) == list(base.comparisons["significant"]) == [False, True, True]
+    shuffled = rlstats.mixed(data.sample(frac=1.0, random_state=3), "score ~ agent | task/seed")
+    np.testing.assert_allclose(shuffled.comparisons["p_adjusted"], base.comparisons["p_adjusted"], rtol=1e-9)
+    np.testing.assert_allclose(shuffled.emmeans["conf_low"], base.emmeans["conf_low"], rtol=1e-9)
