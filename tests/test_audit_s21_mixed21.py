@@ -107,10 +107,10 @@ def test_a_continued_contrast_row_is_reproduced_and_holds():
     assert min(float(r["coverage"]) for r in rows if calibration.is_default(r)) >= 0.95
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: the note quoted a row pooled over the agents as the coverage of "
-                   "'each agent's mean over tasks like these'; the agent that spreads most across tasks falls lower "
-                   "(0.928 against 0.966 at 2 agents x 26 tasks x 5 normal runs) and the note did not say so")
 def test_the_fresh_tasks_note_says_its_coverage_averages_the_agents():
+    """Audit s21: the note quoted a row pooled over the agents as the coverage of 'each agent's mean over tasks like
+    these'; the agent that spreads most across tasks falls lower (0.928 against 0.966 at 2 agents x 26 tasks x 5
+    normal runs, ``coverage_mixed_means.by_agent``) and the note did not say so."""
     import pathlib
     import runpy
 
