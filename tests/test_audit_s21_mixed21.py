@@ -121,3 +121,30 @@ def test_the_fresh_tasks_note_says_its_coverage_averages_the_agents():
     notes = _api._means_notes(design, _api.MixedOptions())
     assert len(notes) == 1
     assert "averaged over the agents" in notes[0] and "one task variance" in notes[0], notes
+
+
+def test_fresh_task_rows_2_se_below_were_continued_and_a_result_quotes_the_new_misses():
+    """Audit s21: mixed.means points with a row 2 SE below 0.95 at 160 data sets are continued to 640 (3 SE before).
+    2 x 3 x 10 normal, tasks drawn afresh, read 0.900 (Satterthwaite) at 160 and 0.927 at 640; 8 x 5 x 5 capped
+    read 0.9125 and now 0.917, which misses by 3 SE, so a result at 8 agents x 5 tasks x 5 runs quotes it."""
+    from rlstats import calibration
+
+    def row(agents, tasks, runs, distribution):
+        (found,) = [r for r in calibration.rows("mixed.means") if r["test"] == "satterthwaite"
+                    and r["configuration"] == "tasks drawn afresh" and (r["agents"], r["tasks"], r["runs"],
+                                                                         r["distribution"]) ==
+                    (str(agents), str(tasks), str(runs), distribution)]
+        return found
+
+    assert (row(2, 3, 10, "normal")["n_sim"], row(2, 3, 10, "normal")["coverage"]) == ("640", "0.926562")
+    short = row(8, 5, 5, "capped")
+    assert (short["n_sim"], short["coverage"]) == ("640", "0.917188") and calibration.misses(short, 0.95)
+    import pathlib
+    import runpy
+
+    from rlstats.methods.mixed import _api
+
+    template = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "coverage_mixed.py"))["template"]
+    (note,) = _api._means_notes(template(8, 5, 5), _api.MixedOptions())
+    assert "at 8 agents, 5 tasks and 5 runs per cell: 0.917 (capped scores" in note, note
+    assert "640 simulated data sets" in note
