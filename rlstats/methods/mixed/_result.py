@@ -232,8 +232,11 @@ class MixedResult(Result):
 
     def _prose(self):
         runs = self.counts[self.counts > 0]
-        per_cell = (f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task" if runs.min() == runs.max()
-                    else f"{runs.min()} to {runs.max()} runs per agent and task")
+        each = (f"{runs.min()} run{'s' if runs.max() > 1 else ''}" if runs.min() == runs.max()
+                else f"{runs.min()} to {runs.max()} runs")
+        # audit s21: where agents skipped tasks, "per agent and task" read as every agent on every task
+        per_cell = (f"{each} per agent and task" if runs.size == self.counts.size else
+                    f"{each} in each of the {runs.size} agent-task cells run (of {self.counts.size})")
         random = "random task intercepts" + (" and random task x agent intercepts" if len(self.random_terms) > 1
                                              else "")
         text = (f"We fitted a linear mixed model by REML to {self.n_agents} agents on "
