@@ -87,9 +87,10 @@ def test_rank_relabellings_named_apart_from_statistics():
     assert rank_kernels.design_relabellings(np.array([[3, 3]])) == statistics.relabellings(3, 3) == 20
 
 
-@pytest.mark.xfail(strict=True, reason="review s21: the floored Monte Carlo test's cannot-reject note blames the "
-                   "30 permutations for a least of 0.167 that the design (36 relabellings, 6 alike) sets")
 def test_rank_cannot_reject_note_names_the_design_where_it_sets_the_floor():
+    """Review s21: the floored Monte Carlo test's note blamed 'with 30 permutations' (1/31 = 0.032) for the least
+    0.167 that the design sets (36 relabellings, 6 alike); with 10 draws of a design whose least is below 1/11 the
+    draws are still named."""
     df = pd.DataFrame({"agent": np.tile(["a", "b", "c"], 2), "task": np.repeat(["t1", "t2"], 3),
                        "score": [1.0, 2, 3, 1, 2, 3]})
     res = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=30, rng=0)
@@ -97,3 +98,9 @@ def test_rank_cannot_reject_note_names_the_design_where_it_sets_the_floor():
     note = ("the Monte Carlo permutation test cannot reject on 3 agents and 2 tasks: its smallest attainable p-value "
             "is 0.167, above alpha = 0.05")
     assert note in res.notes
+    big = pd.DataFrame({"agent": np.tile(["a", "b", "c"], 4), "task": np.repeat(["t1", "t2", "t3", "t4"], 3),
+                        "score": np.tile([1.0, 2, 3], 4)})
+    res = rlstats.skillings_mack(big, "score ~ agent | task", pvalue="monte_carlo", n_resamples=10, rng=0)
+    assert res.pvalue_method == "monte_carlo"
+    assert ("the Monte Carlo permutation test cannot reject with 10 permutations: its smallest attainable p-value is "
+            "0.0909, above alpha = 0.05") in res.notes

@@ -679,7 +679,9 @@ def _run(design, options, rng, shown):
                                                                              adjustment, pairs, notes)
     comparisons, cd, adjustment = _follow_omnibus(comparisons, cd, p, options, design.n_agents, adjustment)
     if test.smallest > options.alpha and not setup.all_tied:
-        where = (f"with {options.n_resamples} permutations" if method == "monte_carlo" else
+        # the design's floor, not the draws', where it is the larger (review s21: 'with 30 permutations' of 0.167)
+        drawn = method == "monte_carlo" and test.smallest <= monte_carlo_pvalue(0, options.n_resamples)
+        where = (f"with {options.n_resamples} permutations" if drawn else
                  f"on {design.n_agents} agents and {count(design.n_tasks, 'task')}")
         test_name = "exact permutation test" if method == "exact" else "Monte Carlo permutation test"
         notes.append(cannot_reject(test_name, test.smallest, options.alpha, where))
