@@ -87,8 +87,9 @@ def test_rank_test_monte_carlo_never_below_the_exact_p_value():
 
 
 def test_rank_test_monte_carlo_with_fewer_draws_than_relabellings_is_floored():
-    """Fewer draws (30) than relabellings (36): a Monte Carlo p-value, never below 1/(B + 1) nor 1/36, and the
-    floor of the kernel is 1 / relabellings, the product of multinomials counted by brute force."""
+    """Fewer draws (30) than relabellings (36): a Monte Carlo p-value, never below 1/(B + 1) nor the exact least
+    6/36 (review s21: the 3! renamings of the agents give the same statistic), and the kernel's count of
+    relabellings is the product of multinomials counted by brute force."""
     from rlstats.methods.skillings_mack import _kernels
 
     counts = np.array([[1, 2, 1], [2, 1, 0], [1, 1, 1]])
@@ -96,7 +97,7 @@ def test_rank_test_monte_carlo_with_fewer_draws_than_relabellings_is_floored():
     for row in counts:
         labels = np.repeat(np.arange(row.size), row)
         brute *= len(set(itertools.permutations(labels)))
-    assert _kernels.relabellings(counts) == brute == 12 * 3 * 6
+    assert _kernels.design_relabellings(counts) == brute == 12 * 3 * 6
     df = pd.DataFrame({"agent": np.tile(["a", "b", "c"], 2), "task": np.repeat(["t1", "t2"], 3),
                        "score": [1.0, 2, 3, 1, 2, 3]})
     values = []
@@ -104,7 +105,7 @@ def test_rank_test_monte_carlo_with_fewer_draws_than_relabellings_is_floored():
         res = rlstats.skillings_mack(df, "score ~ agent | task", pvalue="monte_carlo", n_resamples=30, rng=seed)
         assert res.pvalue_method == "monte_carlo"
         assert res.pvalue == pytest.approx(max((1 + np.count_nonzero(res.null_distribution >= res.statistic - 1e-9))
-                                               / 31, 1 / 36))
+                                               / 31, 6 / 36))
         values.append(res.pvalue)
     assert min(values) >= 1 / 31
 

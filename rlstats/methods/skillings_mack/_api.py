@@ -169,10 +169,11 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         ``"asymptotic"``: chi-squared with df = rank of the covariance (R's
         value); ``"monte_carlo"``: permutation of the observed mid-ranks
         within tasks (``n_resamples``, ``rng``), never below ``1 / (B + 1)``
-        nor below the exact test's least, one over the design's distinct
-        relabellings; a design with no more relabellings than
-        ``n_resamples`` (and at most 20,000) has them all enumerated
-        instead, an exact p-value, said in a note; ``"exact"``: the exact
+        nor below the exact test's least, s over the design's distinct
+        relabellings, s the renamings of agents run on the same tasks as
+        often (3! = 6 of three agents on complete tasks); a design with no
+        more relabellings than ``n_resamples`` (and at most 20,000) has them
+        all enumerated instead, an exact p-value, said in a note; ``"exact"``: the exact
         permutation distribution where enumeration is feasible.  ``"auto"``
         (default): exact when the null can be enumerated (or, for two agents,
         convolved), Monte Carlo where the chi-squared approximation is known
@@ -553,18 +554,18 @@ def _test(design, options, rng, shown):
     method, reason, exact = options.pvalue, None, None
     if method == "auto":
         method, reason, exact = kernels.auto_pvalue_method(setup)
-    relabellings = kernels.relabellings(setup.counts) if method == "monte_carlo" else None
-    if options.pvalue == "monte_carlo" and relabellings <= min(options.n_resamples, kernels.AUTO_EXACT_LIMIT):
+    few = min(options.n_resamples, kernels.AUTO_EXACT_LIMIT)
+    if options.pvalue == "monte_carlo" and kernels.design_relabellings(setup.counts, few) <= few:
         # no more relabellings than draws (audit s21: 2,000 draws of 36 printed 0.148 where the exact least is 1/6):
-        # all are enumerated, and the result says so (_monte_carlo_enumerated_note)
-        method, exact = "exact", kernels.exact_null(setup, method="enumerate", limit=relabellings)
+        # all are enumerated, and the result says so (a note in _run)
+        method, exact = "exact", kernels.exact_null(setup, method="enumerate", limit=few)
     if method == "monte_carlo":
         ss, seed = seed_sequence(rng)
         with progress_bar(options.n_resamples, shown, "permutations") as advance:
             places = design.task_places, design.agent_places
             mc = kernels.monte_carlo_test(setup, options.n_resamples, ss, progress=advance, n_jobs=options.n_jobs,
-                                          places=places, smallest=1 / relabellings)
-        p, smallest = mc.pvalue, monte_carlo_pvalue(0, options.n_resamples, 1 / relabellings)
+                                          places=places, smallest=kernels.least_pvalue(setup.counts))
+        p, smallest = mc.pvalue, monte_carlo_pvalue(0, options.n_resamples, kernels.least_pvalue(setup.counts))
     elif method == "exact":
         exact = exact if exact is not None else kernels.exact_null(setup)
         p, smallest = kernels.exact_pvalue(exact, statistic), float(exact.probabilities[-1])
@@ -678,12 +679,14 @@ def _run(design, options, rng, shown):
                                                                              adjustment, pairs, notes)
     comparisons, cd, adjustment = _follow_omnibus(comparisons, cd, p, options, design.n_agents, adjustment)
     if test.smallest > options.alpha and not setup.all_tied:
-        where = (f"with {options.n_resamples} permutations" if method == "monte_carlo" else
+        # the design's floor, not the draws', where it is the larger (review s21: 'with 30 permutations' of 0.167)
+        drawn = method == "monte_carlo" and test.smallest <= monte_carlo_pvalue(0, options.n_resamples)
+        where = (f"with {options.n_resamples} permutations" if drawn else
                  f"on {design.n_agents} agents and {count(design.n_tasks, 'task')}")
         test_name = "exact permutation test" if method == "exact" else "Monte Carlo permutation test"
         notes.append(cannot_reject(test_name, test.smallest, options.alpha, where))
     if options.pvalue == "monte_carlo" and method == "exact":
-        notes.append(f"pvalue=\"monte_carlo\": the design has {kernels.relabellings(setup.counts):,} distinct "
+        notes.append(f"pvalue=\"monte_carlo\": the design has {kernels.design_relabellings(setup.counts):,} distinct "
                      f"relabellings within tasks, no more than n_resamples = {options.n_resamples:,}, so all were "
                      "enumerated: the p-value is the exact permutation one, with no Monte Carlo error")
     notes += _size_notes(design, options, variant)
