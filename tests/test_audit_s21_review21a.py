@@ -69,12 +69,12 @@ def test_least_pvalue_against_enumerated_null(counts, equal):
 
 
 def test_least_pvalue_at_many_runs_is_quick_and_finite():
-    """No huge count formed: 20 tasks x 5 agents x 10,000 runs (the count has 2.3 million bits, 2.2 s to form)."""
-    import time
-
-    start = time.perf_counter()
-    least = rank_kernels.least_pvalue(np.full((20, 5), 10_000))
-    assert least == 0.0 and time.perf_counter() - start < 0.5
+    """No huge count formed: 20 tasks x 5 agents x 10,000 runs (the count has 2.3 million bits, 2.2 s to form);
+    asserted by refusing the exact count there, not timed."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rank_kernels, "design_relabellings", lambda counts: pytest.fail("the exact count was formed"))
+        least = rank_kernels.least_pvalue(np.full((20, 5), 10_000))
+    assert least == 0.0
     assert rank_kernels.least_pvalue(np.full((3, 3), 1)) == pytest.approx(6 / 216)
 
 
