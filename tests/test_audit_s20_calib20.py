@@ -83,28 +83,20 @@ def test_heavy_tailed_rows_at_five_tasks_and_twenty_runs_are_measured_on_1920_in
 
 
 def test_a_result_at_twenty_runs_names_the_setting_where_the_default_fell_short():
-    # calib20b replaced the default that fell short there; the note is checked on the former default's rows read as the
-    # default's (no default row misses at 20 runs now: test_audit_s20_calib20b.py)
-    from unittest import mock
-
+    # calib20b replaced the default that fell short there, and audit s21 (left21) deleted the default's note at the
+    # most runs simulated, which no default row reaches now (test_audit_s21_left21.py keeps that so); the former
+    # default, interval="studentized_no_welch", is quoted there with the default's coverage beside it
     import rlstats
-    from rlstats.methods.bootstrap import _small_runs as small_runs
-
-    rows_by_runs = small_runs._rows_by_runs
-
-    def former(interval, metric_key, single_task=False):
-        return rows_by_runs("studentized_no_welch" if interval == "studentized" else interval, metric_key, single_task)
 
     df = rlstats.datasets.simulate(agents=2, tasks=5, seeds=20, rng=0)
-    with warnings.catch_warnings(), mock.patch.object(small_runs, "_rows_by_runs", former):
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean", "iqm", "optimality_gap"],
-                                n_resamples=200, rng=0)
-    notes = [n for n in res.notes if "fell short" in n]
-    assert len(notes) == 2 and "of the mean fell short" in notes[0] and "optimality gap" in notes[1], res.notes
-    assert ("nominal 95% intervals covered 0.930 of 1,920 on heavy-tailed scores at 5 tasks" in notes[0]
-            and "the IQM's and the median's held 95% in every simulated setting there" in notes[0])
-    assert not any("more runs are needed" in n for n in res.notes)
+                                n_resamples=200, rng=0, interval="studentized_no_welch")
+    notes = [n for n in res.notes if "nominal 95% intervals covered" in n]
+    assert len(notes) == 2 and "studentized_no_welch intervals of the mean" in notes[0], res.notes
+    assert "studentized_no_welch intervals of the optimality gap" in notes[1]
+    assert all("with 20 runs per task" in n and 'interval="studentized" (the default) covered' in n for n in notes)
     fewer = rlstats.bootstrap(df[df["seed"] < 10], "score ~ agent | task", metrics=["mean"], n_resamples=200, rng=0)
     assert not any("fell short" in n or "are few" in n for n in fewer.notes)  # 10 runs: every row held
 

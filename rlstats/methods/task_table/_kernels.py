@@ -28,6 +28,9 @@ RENAMED = {"permutation": ("fisher_pitman", "the permutation test of the mean di
 EXACT_SPLITS = 20_000
 #: the most splits enumerated however many resamples are asked for (C(20, 10) = 184,756 is below it)
 ENUMERATED_SPLITS = 250_000
+#: and the most cells of the cached table of them (splits x runs, one byte each): 2 runs against 700 have 245,751
+#: splits, a 172 MB table (review s21), drawn at random instead
+ENUMERATED_CELLS = 2**23
 #: rows of a block of splits; a constant, so the random splits never depend on how the pairs are batched
 _SPLIT_ROWS = 4096
 #: elements of one (splits, pairs, runs) work array
@@ -36,13 +39,17 @@ _WORK = 2**21
 
 def split_count(n, m, n_resamples):
     """``(splits, exact)``: all C(n + m, n) splits of n and m runs when they are few (at most ``EXACT_SPLITS``, or
-    at most ``n_resamples`` up to ``ENUMERATED_SPLITS``), else ``n_resamples`` random.
+    at most ``n_resamples`` up to ``ENUMERATED_SPLITS`` whose table has at most ``ENUMERATED_CELLS`` cells), else
+    ``n_resamples`` random.
 
     >>> split_count(9, 9, 10_000), split_count(9, 9, 60_000), split_count(13, 13, 10**7)
     ((10000, False), (48620, True), (10000000, False))
+    >>> split_count(2, 700, 250_000)
+    (250000, False)
     """
     total = relabellings(n, m)
-    return (total, True) if total <= max(EXACT_SPLITS, min(n_resamples, ENUMERATED_SPLITS)) else (n_resamples, False)
+    enumerable = total <= min(n_resamples, ENUMERATED_SPLITS) and total * (n + m) <= ENUMERATED_CELLS
+    return (total, True) if total <= EXACT_SPLITS or enumerable else (n_resamples, False)
 
 
 def smallest_pvalue(test, n, m, n_resamples):
