@@ -13,12 +13,11 @@ def _pbp_note(res):
     return [note for note in res.notes if "DKW band" in note]
 
 
-@pytest.mark.xfail(strict=True, reason="the note says PBP cannot separate agents where it separates them")
 def test_pbp_note_is_true_of_a_result_that_separates_the_agents(mirror):
     """HalfCheetah, SAC against TD3 (192 and 193 runs): PBP puts SAC at (0.527, 0.593) and TD3 at (0.130, 0.393), SAC
     above TD3, beside a note that "PBP needs hundreds to thousands of runs per cell to separate agents".  The note now
-    states the half-width (0.11) and that this result separates 1 of its 1 pair, agents closer than that needing
-    more runs."""
+    states the half-width (0.11) and that this result separates its one pair, agents closer together needing more
+    runs."""
     df = rlstats.datasets.load("halfcheetah_sac_td3")
     res = rlstats.percentiles(df, "score ~ agent | task", progress=False)
     np.testing.assert_allclose([res.conf_low[0], res.conf_high[0], res.conf_low[1], res.conf_high[1]],
@@ -26,11 +25,10 @@ def test_pbp_note_is_true_of_a_result_that_separates_the_agents(mirror):
     note, = _pbp_note(res)
     assert "needs hundreds to thousands of runs per cell to separate agents" not in note
     assert note == ("with 192 runs in the smallest cell (HalfCheetah/SAC) the DKW band half-width at delta' = 0.025 "
-                    "is 0.11, so PBP intervals are wide: they separate 1 of the 1 pair here, and agents closer "
-                    "than that need more runs per cell")
+                    "is 0.11, so PBP intervals are wide: they separate the one pair here; agents closer together "
+                    "need more runs per cell to be separated")
 
 
-@pytest.mark.xfail(strict=True, reason="a half-width above 1 is printed for a band clipped to [0, 1]")
 def test_pbp_note_of_a_band_wider_than_the_unit_interval():
     """C has one run on t2 and A one on t3: the note said the half-width "is 1.72", a CDF band that is clipped to
     [0, 1], so it says nothing of those cells' payoffs.  No pair is separated, which the note now says."""
@@ -47,7 +45,6 @@ def test_pbp_note_of_a_band_wider_than_the_unit_interval():
                     "3 pairs here; PBP needs hundreds to thousands of runs per cell to separate agents")
 
 
-@pytest.mark.xfail(strict=True, reason="rng=0 is recorded and printed though the exact enumeration draws nothing")
 @pytest.mark.parametrize("rng", [0, 7, None])
 def test_selection_checks_exact_enumeration_records_no_seed(rng):
     """The default Fisher-Pitman inspector on 3 of 12 tasks enumerates all 220 subsets: with rng=0 the report ended
