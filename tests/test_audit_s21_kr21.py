@@ -66,13 +66,12 @@ def _singular_note(res):
     return note
 
 
-@pytest.mark.xfail(strict=True, reason="the singular-fit note says every df rests on the remaining components")
 def test_singular_note_says_which_df_count_the_zero_component(mirror):
     """CURL and PlayVirtual on BankHeist, Kangaroo and PrivateEye at 3 runs (human-normalised): the task:agent
     variance is estimated at 0 and the note said "the df approximations rest on the remaining components", true of
     Satterthwaite's df 14 but not of Kenward-Roger's 2, which R's pbkrtest gives too (tests/test_mixed.py) because
     its information matrix keeps the zero component: without the task:agent term (the same REML criterion, 30.79146)
-    pbkrtest gives 14 (checked in R 4.2.2, pbkrtest 0.5.2, /tmp only).  The note now says so per ddf."""
+    pbkrtest gives 14 (tests/reference/mixed_singular_dropped_r.R).  The note now says so per ddf."""
     df = rlstats.normalize(rlstats.datasets.load("atari100k"), "atari100k_reference")
     df = df[df.agent.isin(["CURL", "PlayVirtual"]) & df.task.isin(["BankHeist", "Kangaroo", "PrivateEye"])
             & (df.seed < 3)]

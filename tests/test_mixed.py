@@ -337,7 +337,7 @@ def test_a_fit_that_did_not_converge_says_so():
                          converged=False, message="ABNORMAL", gradient=np.array([0.3, 0.0]))
     from rlstats.methods.mixed._api import _fit_notes
 
-    notes = _fit_notes(fitted, ("task", "task:agent"))
+    notes = _fit_notes(fitted, ("task", "task:agent"), "satterthwaite")
     assert any("did not" not in n and "stopped away from a stationary point (gradient 0.3" in n for n in notes)
     assert any(n.startswith("singular fit") and "task:agent" in n for n in notes)
 
