@@ -195,8 +195,9 @@ def test_percentiles_name_the_one_run_cells_their_note_is_about():
     rows = [(a, t, s, float("ABC".index(a) * 0.5 + rng.normal())) for a in "ABC" for t in ("t1", "t2", "t3")
             for s in range(size.get((a, t), 4))]
     res = rlstats.percentiles(pd.DataFrame(rows, columns=["agent", "task", "seed", "score"]), "score ~ agent | task")
-    assert ("with 1 run in the smallest cell the DKW band half-width at delta' = 0.00556 is 1.72 (t2/C, t3/A), so "
-            "PBP intervals are wide") in "\n".join(res.notes)
+    # (audit s21: the cells now follow "smallest cell", and a band clipped to [0, 1] is said to be all of it)
+    assert ("with 1 run in the smallest cell (t2/C, t3/A) the DKW band at delta' = 0.00556 is all of [0, 1]"
+            in "\n".join(res.notes))
 
 
 def test_mixed_gives_agents_with_the_same_runs_a_difference_of_zero():

@@ -51,7 +51,7 @@ def test_percentiles_note_of_a_one_run_cell_says_no_row_measures_it():
                            "x 1 task with 3 runs per cell")
     assert "1 runs" not in note
     notes = rlstats.percentiles(df, "score ~ agent | task", n_resamples=240, rng=0, interval="pbp").notes
-    assert any(n.startswith("with 1 run in the smallest cell the DKW band half-width") for n in notes)
+    assert any(n.startswith("with 1 run in the smallest cell (task_01/agent_1) the DKW band at") for n in notes)
     df3 = rlstats.datasets.simulate(2, 3, 3, rng=0)
     note3 = rlstats.percentiles(df3, "score ~ agent | task", n_resamples=240, rng=0, interval="bootstrap").notes[0]
     assert note3.startswith("3 runs in the smallest cell are few for the percentile bootstrap: in simulations of "

@@ -1,8 +1,8 @@
 """rlstats.mixed against R: lme4's REML fit, lmerTest's Satterthwaite df and anova(), pbkrtest's Kenward-Roger
 df and adjusted covariance, emmeans' marginal means and Tukey/Holm pairwise comparisons.
 
-The reference numbers are in tests/reference/mixed_r.json, written by tests/reference/mixed_r.R from the data
-of tests/reference/mixed_data.py (rebuilt here from the same seeds); R's fits there use tight optimiser
+The reference numbers are in tests/reference/mixed_r.json (and mixed_real_r.json, mixed_small_r.json), written by
+tests/reference/mixed_r.R from the data of tests/reference/mixed_data.py (rebuilt here from the same seeds); R's fits there use tight optimiser
 tolerances, so both sides sit at the REML optimum.  Tolerances (issue 31): estimates and standard errors 1e-5
 relative, df 1e-3, p-values 1e-4.
 """
@@ -23,6 +23,7 @@ from rlstats.methods.mixed import _kernels as kernels
 REFERENCE = Path(__file__).parent / "reference"
 R = json.loads((REFERENCE / "mixed_r.json").read_text())["designs"]
 R |= json.loads((REFERENCE / "mixed_real_r.json").read_text())["designs"]  # the published unequal-run designs
+R |= json.loads((REFERENCE / "mixed_small_r.json").read_text())["designs"]  # two agents, three games, 3 runs
 _spec = importlib.util.spec_from_file_location("mixed_data", REFERENCE / "mixed_data.py")
 mixed_data = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mixed_data)
@@ -74,8 +75,9 @@ def _check(name, ddf):
     _close(pairs["statistic"], ref_pairs["statistic"], SE, "contrasts' t")
     _close(pairs["p_value"], ref_pairs["p_none"], P, "contrasts' p")
     _close(pairs["p_adjusted"], ref_pairs["p_tukey"], P, "Tukey p")
-    _close(pairs[["conf_low", "conf_high"]].to_numpy().T, [ref_pairs["tukey_low"], ref_pairs["tukey_high"]], SE,
-           "Tukey intervals")
+    # (one pair: R's JSON holds each end as a number, not a list)
+    _close(pairs[["conf_low", "conf_high"]].to_numpy().T,
+           np.reshape([ref_pairs["tukey_low"], ref_pairs["tukey_high"]], (2, -1)), SE, "Tukey intervals")
     anova = ref[key]["anova"]
     assert res.num_df == anova["num_df"]
     _close(res.statistic, anova["statistic"], SE, "F")
@@ -108,6 +110,22 @@ def test_published_designs_with_unequal_runs_match_r(mirror, name):
     # all nine Atari 100k agents (5, 10 and 15 runs a cell on 10 games) and MuJoCo's raw AdaStop scores (5 to 30)
     for ddf in ("satterthwaite", "kenward-roger"):
         _check(name, ddf)
+
+
+@pytest.mark.parametrize("name", sorted(mixed_data.SMALL))
+def test_two_agents_on_three_games_at_three_runs_match_r(mirror, name):
+    # audit s21: CURL and PlayVirtual on BankHeist, Kangaroo and PrivateEye fit the task:agent variance at 0
+    # (singular), where the agent F test's df are Kenward-Roger's 2 and Satterthwaite's 14 in R as here:
+    # pbkrtest keeps the zero component in its information matrix (derivatives in the variance, not at 0), while
+    # lmerTest's derivatives in theta vanish there, so only Satterthwaite's df read the 12 within-cell df.
+    # CURL and DrQ(eps) on Alien, Amidar and Assault are the non-singular control: both df 2.
+    res = {ddf: _check(name, ddf) for ddf in ("satterthwaite", "kenward-roger")}
+    singular = name == "atari_singular_2x3x3"
+    assert res["satterthwaite"].singular == singular
+    assert (round(res["satterthwaite"].den_df, 6), round(res["kenward-roger"].den_df, 6)) == ((14, 2) if singular
+                                                                                              else (2, 2))
+    np.testing.assert_allclose([res["satterthwaite"].pvalue, res["kenward-roger"].pvalue],
+                               [0.141458, 0.259471] if singular else [0.281486, 0.281486], atol=1e-6)
 
 
 @pytest.mark.slow
@@ -319,7 +337,7 @@ def test_a_fit_that_did_not_converge_says_so():
                          converged=False, message="ABNORMAL", gradient=np.array([0.3, 0.0]))
     from rlstats.methods.mixed._api import _fit_notes
 
-    notes = _fit_notes(fitted, ("task", "task:agent"))
+    notes = _fit_notes(fitted, ("task", "task:agent"), "satterthwaite")
     assert any("did not" not in n and "stopped away from a stationary point (gradient 0.3" in n for n in notes)
     assert any(n.startswith("singular fit") and "task:agent" in n for n in notes)
 

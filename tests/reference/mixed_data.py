@@ -3,6 +3,8 @@
     python tests/reference/mixed_data.py OUTDIR          (the designs of mixed_r.json)
     python tests/reference/mixed_data.py OUTDIR --real   (those of mixed_real_r.json: published scores with
                                                           unequal run counts, Atari 100k's nine agents and MuJoCo's)
+    python tests/reference/mixed_data.py OUTDIR --small  (those of mixed_small_r.json: two agents on three games at
+                                                          3 runs, a singular fit and a control)
 
 Simulated designs (rlstats.datasets.simulate, fixed rng): balanced and unbalanced, with and without seeds,
 5 to 26 tasks, one with no task variance (a singular fit); and, when the Atari 100k scores load offline
@@ -46,6 +48,16 @@ ATARI = {
                                                             "PlayVirtual", "SPR", "SimPLe"), 10, 10),
 }
 
+#: two agents on three games at 3 runs (audit s21): the task:agent variance estimated at 0 (a singular fit), where
+#: Kenward-Roger's df of the agent F test is 2 and Satterthwaite's 14; and a control whose fit is not singular.
+#: name -> (formula, agents, games by name, seeds); their R numbers are in mixed_small_r.json (``--small``)
+SMALL = {
+    "atari_singular_2x3x3": ("score ~ agent | task/seed", ("CURL", "PlayVirtual"),
+                             ("BankHeist", "Kangaroo", "PrivateEye"), 3),
+    "atari_control_2x3x3": ("score ~ agent | task/seed", ("CURL", "DrQ(eps)"), ("Alien", "Amidar", "Assault"), 3),
+}
+ATARI |= SMALL
+
 #: MuJoCo's raw scores as the AdaStop experiment collected them (mujoco_adastop: 5 to 30 runs per cell); name -> formula
 MUJOCO = {"mujoco_adastop_raw": "score ~ agent | task/seed"}
 #: the published designs with unequal run counts, whose R numbers are in mixed_real_r.json (session 19)
@@ -69,7 +81,9 @@ def atari(name):
     raw = rlstats.datasets.load("atari100k")
     df = rlstats.normalize(raw, "atari100k_reference")
     df = df[df["agent"].isin(agents)]
-    if games is not None:
+    if isinstance(games, tuple):  # by name
+        df = df[df["task"].isin(games)]
+    elif games is not None:  # the first ones
         df = df[df["task"].isin(sorted(df["task"].unique())[:games])]
     if seeds is not None:
         df = df[df["seed"] < seeds]
@@ -85,18 +99,19 @@ def mujoco(name):
     return df.astype({"agent": str, "task": str})
 
 
-def main(outdir, real=False):
-    """Write the designs of tests/reference/mixed_r.json, or with ``real`` those of mixed_real_r.json."""
+def main(outdir, real=False, small=False):
+    """Write the designs of tests/reference/mixed_r.json, with ``real`` those of mixed_real_r.json, with ``small``
+    those of mixed_small_r.json."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    if real:
-        for name in REAL:
+    if real or small:
+        for name in REAL if real else SMALL:
             (mujoco if name in MUJOCO else atari)(name).to_csv(outdir / f"{name}.csv", index=False,
                                                                 float_format="%.17g")
         return
     for name in DESIGNS:
         simulated(name).to_csv(outdir / f"{name}.csv", index=False, float_format="%.17g")
-    for name in (name for name in ATARI if name not in REAL):
+    for name in (name for name in ATARI if name not in REAL and name not in SMALL):
         try:
             atari(name).to_csv(outdir / f"{name}.csv", index=False, float_format="%.17g")
         except Exception as err:  # the data are not available: the R script skips the design
@@ -104,4 +119,5 @@ def main(outdir, real=False):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "mixed_data", real="--real" in sys.argv[2:])
+    main(sys.argv[1] if len(sys.argv) > 1 else "mixed_data", real="--real" in sys.argv[2:],
+         small="--small" in sys.argv[2:])

@@ -6,6 +6,9 @@
 # and the published designs with unequal run counts (session 19) with
 #   python tests/reference/mixed_data.py /tmp/mixed_real --real
 #   Rscript tests/reference/mixed_r.R /tmp/mixed_real tests/reference/mixed_real_r.json
+# and two agents on three games at 3 runs, a singular fit and a control (audit s21), with
+#   python tests/reference/mixed_data.py /tmp/mixed_small --small
+#   Rscript tests/reference/mixed_r.R /tmp/mixed_small tests/reference/mixed_small_r.json
 # Versions are written into the JSON ("versions").  Each design is fitted by REML twice: with lme4's default
 # optimiser settings ("default": the numbers an R user sees) and with tight tolerances ("tight": the REML optimum
 # to ~1e-10, which the tests compare against).  Cells with several runs get random task:agent intercepts, as

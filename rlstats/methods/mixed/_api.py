@@ -296,7 +296,7 @@ def _run(design, options):
     residuals = design.y[in_data_order] - fitted_values
     sds = fitted.theta * fitted.sigma
     singular = bool(np.any(fitted.theta < kernels.SINGULAR_TOL))
-    notes += _fit_notes(fitted, terms) + _saturated_notes(design, saturated, pairs) + \
+    notes += _fit_notes(fitted, terms, options.ddf) + _saturated_notes(design, saturated, pairs) + \
         _omnibus_notes(compared, design) + _coverage_notes(design, options) + _means_notes(design, options)
     means = clip_columns(means, design.bounds, ("estimate", "conf_low", "conf_high"), "the agents' means", notes=notes)
     pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
@@ -620,15 +620,23 @@ def _means_notes(design, options):
             "(conservatively)"]
 
 
-def _fit_notes(fitted, terms):
+def _fit_notes(fitted, terms, ddf):
     notes = []
     zero = [term for term, theta in zip(terms, fitted.theta) if theta < kernels.SINGULAR_TOL]
     if zero:
+        # which df read the zero component (audit s21: "the df approximations rest on the remaining components"
+        # was printed beside Kenward-Roger's df 2, where Satterthwaite's are 14 and pbkrtest without the term 14)
+        one = len(zero) == 1
+        df = ("Satterthwaite's df rest on the remaining components, their derivatives in a standard deviation "
+              "vanishing at 0" if ddf == "satterthwaite" else
+              f"Kenward-Roger's df still count {'it' if one else 'them'} (pbkrtest keeps {'it' if one else 'them'} in "
+              f"the information matrix), so they are those of the model with {'it' if one else 'them'}; without "
+              f"{'it' if one else 'them'} they would be those of the remaining components")
         notes.append(
             f"singular fit: the standard deviation of the random {' and '.join(zero)} intercepts is estimated at "
             f"(or next to) 0, so the data show no spread of {' or '.join(zero)} effects beyond the run-to-run "
-            "noise; the estimates stand, but that variance sits on its boundary, where the df approximations "
-            "rest on the remaining components (lme4: 'boundary (singular) fit')")
+            f"noise; the estimates stand, but {'that variance sits' if one else 'those variances sit'} on "
+            f"{'its' if one else 'their'} boundary, where {df} (lme4: 'boundary (singular) fit')")
     if not fitted.converged:
         notes.append(
             f"the REML optimiser stopped away from a stationary point (gradient {np.max(np.abs(fitted.gradient)):.2g}"

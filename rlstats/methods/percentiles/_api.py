@@ -398,7 +398,7 @@ def _run(design, options, rng, shown):
         conf_low, conf_high = np.where(unknown, np.nan, conf_low), np.where(unknown, np.nan, conf_high)
         rank_best, rank_worst = kernels.rank_range(conf_low, conf_high, unknown=unknown)
         notes += found.lines
-    notes += _caveats(design, options, layout, delta_cell, source)
+    notes += _caveats(design, options, layout, delta_cell, source, conf_low, conf_high)
     if options.identical:  # payoffs the caller set rather than the runs' (audit s17: printed nowhere)
         pairs = listed([f"{a} and {b} against each other on {task}" for a, b, task in options.identical], 6)
         notes.append(f"identical=: the payoffs of {pairs} were set to {signif(options.self_payoff)} (self_payoff), "
@@ -499,7 +499,23 @@ def _zero_width_note(design, z_lo, z_hi, identical):
             "PBP's DKW bands (interval=\"pbp\") do not"]
 
 
-def _caveats(design, options, layout, delta_cell, source):
+def _separation_clause(conf_low, conf_high):
+    """What PBP's note on wide intervals says of separating agents, true of this result: it said "PBP needs hundreds
+    to thousands of runs per cell to separate agents" beside SAC's interval above TD3's at 192 runs (audit s21)."""
+    if conf_low is None:
+        return ""
+    beats, n_pairs = kernels.separated_pairs(conf_low, conf_high)
+    if not n_pairs:
+        return ""
+    if not beats:
+        which = "do not separate the one pair" if n_pairs == 1 else f"separate none of the {n_pairs} pairs"
+        return f": they {which} here; PBP needs hundreds to thousands of runs per cell to separate agents"
+    which = ("the one pair" if n_pairs == 1 else "every pair" if len(beats) == n_pairs
+             else f"{len(beats)} of the {n_pairs} pairs")
+    return f": they separate {which} here; agents closer together need more runs per cell to be separated"
+
+
+def _caveats(design, options, layout, delta_cell, source, conf_low=None, conf_high=None):
     notes = []
     if design.seeds is not None:
         notes.append(f"runs are treated as independent across agents: the replicate column "
@@ -512,9 +528,12 @@ def _caveats(design, options, layout, delta_cell, source):
             where = np.argwhere(design.counts == smallest)
             cells = "" if len(where) == design.counts.size else (
                 " (" + listed([f"{design.tasks[t]}/{design.agents[a]}" for t, a in where], 6) + ")")
-            notes.append(f"with {count(smallest, 'run')} in the smallest cell the DKW band half-width at delta' = "
-                         f"{delta_cell:.3g} is {eps:.2f}{cells}, so PBP intervals are wide; PBP needs hundreds to "
-                         "thousands of runs per cell to separate agents")
+            # a CDF band is clipped to [0, 1]: a half-width above 1 was printed as it was ("is 1.72", audit s21)
+            band = (f"half-width at delta' = {delta_cell:.3g} is {eps:.3f}" if 0.995 <= eps < 1 else
+                    f"half-width at delta' = {delta_cell:.3g} is {eps:.2f}" if eps < 1 else
+                    f"at delta' = {delta_cell:.3g} is all of [0, 1] (its half-width would be more than 1)")
+            notes.append(f"with {count(smallest, 'run')} in the smallest cell{cells} the DKW band {band}, so PBP "
+                         f"intervals are wide{_separation_clause(conf_low, conf_high)}")
         if source != "given":
             notes.append(_observed_bounds_note(design, options.bounds))
     if options.interval == "bootstrap":

@@ -1329,6 +1329,18 @@ def above(a, b, scale=1.0):
     return a > b + TIE_TOLERANCE * scale
 
 
+def separated_pairs(low, high):
+    """The (i, k) with agent i's interval above agent k's (i's lower bound above k's upper bound), and the number of
+    pairs whose intervals are both known (not NaN): what the prose and PBP's note on wide intervals count."""
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    known = ~(np.isnan(low) | np.isnan(high))
+    n = int(known.sum())
+    with np.errstate(invalid="ignore"):
+        beats = above(low[:, None], high[None, :]) & known[:, None] & known[None, :]
+    np.fill_diagonal(beats, False)
+    return [(int(i), int(k)) for i, k in np.argwhere(beats)], n * (n - 1) // 2
+
+
 def competition_rank(estimate, scale=1.0):
     """1 + number of agents with a larger estimate ("min" ranking, spec 5.5): tied agents share the best rank.
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from . import plots
-from ._kernels import above
+from ._kernels import separated_pairs
 from ...errors import OptionError
 from ...options import check_confidence_level
 from ..._typing import ColumnNames
@@ -269,8 +269,7 @@ class PercentilesResult(Result):
         return text
 
     def _separation_sentence(self):
-        beats = [(self.agents[i], self.agents[k]) for i in range(self.n_agents) for k in range(self.n_agents)
-                 if i != k and above(self.conf_low[i], self.conf_high[k])]
+        beats = [(self.agents[i], self.agents[k]) for i, k in separated_pairs(self.conf_low, self.conf_high)[0]]
         if not beats:
             return "No agent's interval lies above another's, so no pair is resolved."
         n_pairs = self.n_agents * (self.n_agents - 1) // 2

@@ -832,7 +832,11 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     # Two independent streams: the inspector's permutations and the conservative null.
     random_needed = options.n_candidates is not None or (
         options.inspector == "fisher_pitman" and not kernels.is_exact(n_p + n_i, n_p, options.n_resamples))
-    ss, seed = seed_sequence(rng) if random_needed else (np.random.SeedSequence(0), check_rng(rng) and None)
+    if random_needed:
+        ss, seed = seed_sequence(rng)
+    else:  # nothing drawn, no seed recorded (``check_rng(rng) and None`` recorded rng=0 as the seed, audit s21)
+        check_rng(rng)
+        ss, seed = np.random.SeedSequence(0), None
     permutation_ss, conservative_ss = ss.spawn(2)
     inspector = _inspect(v_p, v_i, options, sigma, permutation_ss)
     least = kernels.least_pvalue(np.concatenate([v_p, v_i]), n_p)  # the exact inspector's (audit s21)

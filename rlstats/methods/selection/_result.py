@@ -393,7 +393,7 @@ class SelectionCheckResult(Result):
                 f"{fmt.signif(self.mean_heldout, 4)} on {fmt.count(self.n_heldout, 'held-out task')} ({design}).")
         p_inspector = _p_text(self.pvalue)
         if self.inspector == "fisher_pitman":
-            how = ("enumerating every subset" if self.pvalue_method == "exact"
+            how = ("enumerating every subset: no random draws were made" if self.pvalue_method == "exact"
                    else f"from {self.n_resamples} random subsets")
             text += (f" A one-sided permutation test of the hypothesis that the reported tasks are a uniformly random "
                      f"subset of all {self.n_reported + self.n_heldout} tasks, on the difference of means, gave "
