@@ -610,12 +610,13 @@ def test_a_warning_whose_figures_differ_per_data_set_is_reported_once():
         warnings.simplefilter("always")
         power("bootstrap", effect=0.5, seeds=[4], tasks=6, n_sim=12, rng=3, n_resamples=100, **QUIET)
     messages = [str(w.message) for w in caught if "on their own scales" in str(w.message)]
-    # the tenfold-spreads warning, raised by every call: the 6 tasks' scales 10 ** U(-1, 1) (heterogeneity=1) differ
-    # tenfold in each data set (audit s21: the largest |score| was read, which the offsets made alike in some, where
-    # the ranges-apart caution of the IQM was raised instead)
-    assert len(messages) == 1 and "ranges apart" not in messages[0], messages
-    calls, texts = re.search(r"raised by (\d+) method calls.*, (\d+) texts in all", messages[0]).groups()
-    assert 1 < int(texts) <= int(calls) == 12
+    # the spreads' warning, raised where the widest of the 6 tasks' ranges (scales 10 ** U(-1, 1), heterogeneity=1)
+    # is ten times the median of the others' (audit s21: 7 of the 12 data sets; the IQM's ranges-apart caution in
+    # others), reported once with its counts
+    spreads = [m for m in messages if "ranges apart" not in m]
+    assert len(spreads) == 1, messages
+    calls, texts = re.search(r"raised by (\d+) method calls.*, (\d+) texts in all", spreads[0]).groups()
+    assert 1 < int(texts) <= int(calls) < 12
 
 
 # --------------------------------------------------------------------------- the decision without the Result (issue 17)
