@@ -604,16 +604,19 @@ def test_warnings_from_simulated_runs_are_reported_once():
 
 
 def test_a_warning_whose_figures_differ_per_data_set_is_reported_once():
-    # the bootstrap's unnormalised-scales warning quotes each data set's own largest scores: one warning, with
-    # the count of calls and of distinct texts, not one per data set
+    # the bootstrap's unnormalised-scales warning quotes each data set's own ratio of the tasks' ranges: one warning,
+    # with the count of calls and of distinct texts, not one per data set
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         power("bootstrap", effect=0.5, seeds=[4], tasks=6, n_sim=12, rng=3, n_resamples=100, **QUIET)
     messages = [str(w.message) for w in caught if "on their own scales" in str(w.message)]
-    # the tenfold-scales warning and (s18) the ranges-apart caution of the IQM, whose task names differ per data set
-    assert len(messages) == 2 and sum("ranges apart" in m for m in messages) == 1, messages
-    calls, texts = re.search(r"raised by (\d+) method calls.*, (\d+) texts in all", messages[0]).groups()
-    assert 1 < int(texts) <= int(calls) <= 12
+    # the spreads' warning, raised where the widest of the 6 tasks' ranges (scales 10 ** U(-1, 1), heterogeneity=1)
+    # is ten times the median of the others' (audit s21: 7 of the 12 data sets; the IQM's ranges-apart caution in
+    # others), reported once with its counts
+    spreads = [m for m in messages if "ranges apart" not in m]
+    assert len(spreads) == 1, messages
+    calls, texts = re.search(r"raised by (\d+) method calls.*, (\d+) texts in all", spreads[0]).groups()
+    assert 1 < int(texts) <= int(calls) < 12
 
 
 # --------------------------------------------------------------------------- the decision without the Result (issue 17)

@@ -530,7 +530,7 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         Normalise the response column per task first with
         :func:`rlstats.normalize`: a reference frame, a dataset name such as
         ``"atari100k_reference"``, or a dict of its keyword arguments.  Raw scores of
-        tasks whose largest scores differ more than tenfold are aggregated with a warning;
+        tasks whose ranges (largest minus smallest score) differ more than tenfold are aggregated with a warning;
         ``False`` says they are on one scale already (no warning).
     gamma : float
         Threshold of the optimality gap: the target score, 1 being the reference score of normalised scores

@@ -571,7 +571,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         (its band is at level 1 - ``alpha``).
     normalize : DataFrame, str, dict or False, optional
         Per-task normalisation of the response first, as :func:`rlstats.normalize`. Raw scores of
-        tasks whose largest scores differ more than tenfold are aggregated with a warning, as in
+        tasks whose ranges (largest minus smallest score) differ more than tenfold are aggregated with a warning, as in
         :func:`rlstats.bootstrap`; ``False`` says they are on one scale already (no warning).
     gamma : float
         Threshold of ``statistic="optimality_gap"``: the target score, 1 being the reference score of normalised

@@ -211,8 +211,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         Normalise the response per task first (:func:`rlstats.normalize`); the margin is then in normalised units.
         Not with ``published=`` (normalise the data and the table yourself, with the same reference). False (the
         scores are on one scale already) leaves them as they are: the margin is in the response's units. None
-        (default) leaves them too, with a warning and a note where the tasks' largest scores differ tenfold (the
-        across-tasks test and the aggregate average over tasks, so the large tasks decide them).
+        (default) leaves them too, with a warning and a note where the tasks' ranges (largest minus smallest score)
+        differ tenfold (the across-tasks test and the aggregate average over tasks, so the wide tasks decide them).
     na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop those rows and say so.
     rng : None, int or numpy.random.Generator

@@ -333,7 +333,7 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     effect : {"mean_diff", "std_diff", "poi"} or callable
         Per-task effect of the treatment: difference of mean scores
         (normalise scores across tasks first: a warning and a note say when
-        the two agents' tasks score on scales ten times apart); that difference over the
+        the two agents' tasks' ranges are ten times apart); that difference over the
         pooled within-task sd (needs 2 runs per agent); the probability of
         improvement minus 0.5; or ``f(treatment_runs, baseline_runs) -> float``.
     inspector : {"fisher_pitman", "t", "welch", "z"}
@@ -454,7 +454,7 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
 
 def _raw_scales(design, treatment, baseline, normalize, tasks):
     """The raw-scales caution of :func:`rlstats.normalization.warn_raw_scales` (a warning, and the notes it returns)
-    when the two agents' runs on ``tasks``, those the check averages over, score on scales ten times apart: the default
+    when the two agents' runs on ``tasks``, those the check averages over, have ranges ten times apart: the default
     effect, a difference of means, is averaged over tasks, so the large tasks decide both tests (audit s11: Atari's
     UpNDown outweighed Pong 10^4-fold).  Read on those tasks only (audit s21: the tasks where either agent ran counted
     before, 5 where the check used 2 of alike scales)."""
