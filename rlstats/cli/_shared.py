@@ -74,13 +74,14 @@ def _stdin_table(separator):
     if raw[:4] == b"PAR1" and raw[-4:] == b"PAR1":
         return _parquet(io.BytesIO(raw), "standard input")
     text = _decoded(raw, "standard input")
-    frame = _delimited(lambda: read_csv(io.StringIO(text), sep=separator), "standard input", separator)
+    frame = _delimited(lambda: read_csv(io.StringIO(text), sep=separator, index_col=False), "standard input",
+                       separator, lines=lambda: io.StringIO(text))
     _check_unique_header(lambda: read_csv(io.StringIO(text), sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), "standard input")
     return frame
 
 
-def _parquet(source, where):
+def _parquet(source, where, per="run"):
     import pandas as pd
 
     try:
@@ -92,7 +93,7 @@ def _parquet(source, where):
                          f"{str(exc).splitlines()[0][:200]}); write it with DataFrame.to_parquet, or save a CSV "
                          "and give that") from None
     if len(frame) == 0:  # said in the file's terms, as for a text file of a header alone
-        raise UsageError(f"{where} has no rows; give a file with one row per run")
+        raise UsageError(f"{where} has no rows; give a file with one row per {per}")
     return frame.reset_index(drop=True)  # a stored index goes: errors name rows 0, 1, ... (rows_in_file)
 
 
@@ -128,30 +129,46 @@ def _first_bad_byte(path):
     return None, 0
 
 
-def _delimited(read, where, separator, path=None):
+#: the way on from a table read with the wrong separator, where the command's --sep sets it
+_SEP_WAY = "pass --sep with its separator"
+
+
+def _delimited(read, where, separator, path=None, per="run", sep_way=_SEP_WAY, lines=None):
+    """``read()`` (a pandas reader with ``index_col=False``) with its errors in the file's terms; ``lines()`` opens
+    the text again, only to name a record longer than the header (pandas would take its first field for a row name
+    and move every column one place left: audit s21, review21b)."""
+    import warnings
+
     import pandas as pd
 
     try:
-        return read()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return read()
+    except pd.errors.ParserWarning:  # a record with more fields than the header (index_col=False drops them)
+        raise UsageError(f"{where}: {_longer_than_header(lines, separator)}; give every record as many fields as "
+                         "the header names (pandas would drop the extra ones, or move every column one place)") from None
     except UnicodeDecodeError as exc:
         found, offset = _first_bad_byte(path) if path is not None else (None, 0)
         raise _not_utf8(where, found or exc, offset) from None
     except pd.errors.EmptyDataError:  # no header line: no separator would help
-        raise UsageError(f"{where} is empty; give a file with a header line and one row per run") from None
+        raise UsageError(f"{where} is empty; give a file with a header line and one row per {per}") from None
     except (pd.errors.ParserError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot read {where} as a table separated by {separator!r}: {first}; "
-                         "check the file, or pass --sep with its separator") from None
+                         f"check the file, or {sep_way}") from None
     except OSError as exc:  # a device or /proc file that refuses reads, a disk error
         raise UsageError(f"cannot read {where}: {exc.strerror or exc}; give a table file (CSV, TSV or "
                          "Parquet)") from None
 
 
-def read_table(path: str | os.PathLike[str], sep: str | None = None) -> pd.DataFrame:
+def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str = "run",
+               sep_way: str = _SEP_WAY) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file (``-``: standard input) into a DataFrame, with errors that say what to do.
 
     ``sep`` overrides the separator (default: tab for .tsv/.tab, else comma). Floats are read
-    exactly (:func:`rlstats.tables.read_csv`).
+    exactly (:func:`rlstats.tables.read_csv`). ``per`` is what a row is, ``sep_way`` how the command sets the
+    file's separator (a reference file has no --sep).
     """
     from ..tables import read_csv
 
@@ -171,12 +188,27 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None) -> pd.DataF
             # Checked here, not left to pyarrow: pyarrow 12 can abort the interpreter at exit after that error.
             raise UsageError(f"{path} is not a readable Parquet file (it does not start and end with the "
                              "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
-        return _parquet(path, str(path))
+        return _parquet(path, str(path), per)
     separator = sep if sep is not None else ("\t" if suffix in (".tsv", ".tab") else ",")
-    frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path)
+    frame = _delimited(lambda: read_csv(path, sep=separator, index_col=False), str(path), separator, path, per,
+                       sep_way, lines=lambda: open(path, encoding="utf-8-sig", newline=""))
     _check_unique_header(lambda: read_csv(path, sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), str(path))
-    return _check_one_column(frame, str(path), separator, sep)
+    return _check_one_column(frame, str(path), separator, sep, per, sep_way)
+
+
+def _longer_than_header(lines, separator):
+    """Which record of the text ``lines()`` opens has more fields than its header (not counting empty ones at its
+    end), said by its line."""
+    import csv
+
+    with lines() as text:
+        records = csv.reader(text, delimiter=separator)
+        width = len(next(records, []))
+        for record in records:
+            if any(record[width:]):  # an empty field after the last one is a trailing separator, which pandas drops
+                return (f"line {records.line_num} has {len(record)} fields where the header names {width}")
+    return f"a record has more fields than the header's {width}"  # pandas' quoting read it otherwise: said as it is
 
 
 def said(exc: BaseException) -> str:
@@ -321,17 +353,18 @@ def _check_unique_header(read_header, where):
                          "columns unique names")
 
 
-def _check_one_column(frame, where, separator, sep):
+def _check_one_column(frame, where, separator, sep, per="run", sep_way=_SEP_WAY):
     """A table read as one column whose header holds another separator was read with the wrong one; a header
     alone is said in the file's terms (the library's message speaks of a DataFrame)."""
     if len(frame) == 0:
-        raise UsageError(f"{where} has a header but no rows; give a file with one row per run")
+        raise UsageError(f"{where} has a header but no rows; give a file with one row per {per}")
     if frame.shape[1] == 1 and sep is None:
         header = str(frame.columns[0])
         other = next((c for c in (";", "\t", "|", ",") if c != separator and c in header), None)
         if other is not None:
             raise UsageError(f"{where} has one column {header!r} when read with {separator!r} as separator; it "
-                             f"looks separated by {other!r}: pass --sep {other!r}")
+                             f"looks separated by {other!r}: " + (f"pass --sep {other!r}" if sep_way == _SEP_WAY
+                                                                   else sep_way))
     return frame
 
 
@@ -615,7 +648,8 @@ def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(path, str) or not (Path(path).suffix.lower() in _TABLE_SUFFIXES or os.sep in path):
         return options
     try:
-        table = read_table(path)
+        # --sep is the data file's separator: the reference file's is a comma, or a tab in a .tsv file
+        table = read_table(path, per="task", sep_way="save it separated by commas, or by tabs as a .tsv file")
     except UsageError as exc:
         raise UsageError(f"-o normalize={path}: {exc}") from None
     return {**options, "normalize": {**keywords, "reference": table, "name": path}}
