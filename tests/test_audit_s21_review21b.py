@@ -86,7 +86,6 @@ def test_a_row_longer_than_the_header_is_an_error_not_a_shifted_table(tmp_path):
     assert done.returncode == 0 and done.stdout == clean.stdout and "0.4584999999999999" in done.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="read_logs takes a progress.csv record longer than the header as row name + shift")
 def test_a_log_table_record_longer_than_the_header_is_a_problem_not_a_shifted_run(tmp_path):
     """The same pandas rule in the tabular log reader: seed_0's 'step,eval/return' over '0,1.0,5' and '10,2.0' read
     as one row, step 1 and return 5.0, without a word (its step 0 return 1.0 and step 10 return 2.0 gone)."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -92,8 +93,14 @@ def _table(text, separator, skip=0):
         raise FileProblem("unreadable", f"the header names the column {', '.join(map(repr, twice))} twice; "
                                         "rename one (or leave one out) so each scalar has one column")
     try:
-        frame = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip,  # bytes parse faster
-                         skipinitialspace=separator == "\t")
+        # index_col=False: pandas would take the first field of a record longer than the header for a row name and
+        # move every column one place (audit s21, review21b); it warns where it drops such a record's extra fields
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip,  # bytes parse faster
+                             skipinitialspace=separator == "\t", index_col=False)
+    except pd.errors.ParserWarning:
+        raise FileProblem("unreadable", _longer_than_header(text, separator, skip)) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise FileProblem("unreadable", str(exc).strip().splitlines()[-1]) from exc
     names = [str(c).strip() for c in frame.columns]
@@ -102,6 +109,22 @@ def _table(text, separator, skip=0):
     if frame.empty:
         raise FileProblem("empty", f"a header ({', '.join(map(str, frame.columns[:6]))}) but no rows")
     return frame
+
+
+def _longer_than_header(text, separator, skip=0):
+    """Which record of ``text`` (after ``skip`` lines) has more fields than its header, not counting empty ones at its
+    end (a trailing separator, which pandas drops), said by its line."""
+    import csv
+
+    records = csv.reader(io.StringIO(text), delimiter=separator)
+    for _ in range(skip):
+        next(records, None)
+    width = len(next(records, []))
+    for record in records:
+        if any(field.strip() for field in record[width:]):
+            return (f"line {records.line_num} has {len(record)} fields where the header names {width}; give every "
+                    "record as many fields as the header")
+    return f"a record has more fields than the header's {width}"
 
 
 def _written_nan(text, separator, frame, skip=0):
@@ -115,7 +138,7 @@ def _written_nan(text, separator, frame, skip=0):
     if not missing:
         return {}
     raw = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip, dtype=str, keep_default_na=False,
-                   skipinitialspace=separator == "\t")
+                   skipinitialspace=separator == "\t", index_col=False)
     raw.columns = [str(c).strip() for c in raw.columns]
     out = {}
     for column in missing:
