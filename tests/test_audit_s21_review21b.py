@@ -99,3 +99,13 @@ def test_a_log_table_record_longer_than_the_header_is_a_problem_not_a_shifted_ru
     frame = rlstats.read_logs(tmp_path, progress=False)
     seed_0 = frame[frame["run"] == "dqn/hopper/seed_0"]
     assert seed_0["step"].tolist() == [0, 10] and seed_0["eval/return"].tolist() == [1.0, 2.0]
+
+
+@pytest.mark.xfail(strict=True, reason="power's METHOD naming a method twice is refused in Python's words")
+def test_power_method_named_twice_is_said_as_the_argument():
+    """cli21 words power's METHOD errors as the argument (empty, an empty item, an unknown name); a name given twice
+    still read "method=['skillings_mack', 'skillings_mack'] lists a method twice"."""
+    done = _cli("power", "skillings_mack,skillings_mack", "--no-progress")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "method=[" not in done.stderr, done.stderr
+    assert "METHOD 'skillings_mack,skillings_mack' names 'skillings_mack' twice" in done.stderr, done.stderr
