@@ -101,7 +101,6 @@ def test_a_log_table_record_longer_than_the_header_is_a_problem_not_a_shifted_ru
     assert seed_0["step"].tolist() == [0, 10] and seed_0["eval/return"].tolist() == [1.0, 2.0]
 
 
-@pytest.mark.xfail(strict=True, reason="power's METHOD naming a method twice is refused in Python's words")
 def test_power_method_named_twice_is_said_as_the_argument():
     """cli21 words power's METHOD errors as the argument (empty, an empty item, an unknown name); a name given twice
     still read "method=['skillings_mack', 'skillings_mack'] lists a method twice"."""

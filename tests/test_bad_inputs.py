@@ -2804,6 +2804,8 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("power-empty method", ["power", "", NO_PROGRESS], "METHOD is empty; name one of"),
     ("power-empty method item", ["power", "skillings_mack,,bootstrap", NO_PROGRESS],
      "METHOD 'skillings_mack,,bootstrap': item 2 is empty"),
+    ("power-method twice", ["power", "skillings_mack,skillings_mack", NO_PROGRESS],
+     "METHOD 'skillings_mack,skillings_mack' names 'skillings_mack' twice; give each method once"),
     ("power-seeds text", _power("--seeds", "x"), "--seeds takes whole numbers separated by commas"),
     ("power-seeds empty", _power("--seeds", ","), "--seeds is empty"),
     ("power-seeds 10**9", _power("--seeds", "1000000000"), "--seeds 1000000000 is more than"),
