@@ -108,3 +108,25 @@ def test_power_method_named_twice_is_said_as_the_argument():
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "method=[" not in done.stderr, done.stderr
     assert "METHOD 'skillings_mack,skillings_mack' names 'skillings_mack' twice" in done.stderr, done.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="a Parquet file without pyarrow gives an error of several lines (pandas' text)")
+def test_a_parquet_reference_without_pyarrow_is_one_error_line(tmp_path, monkeypatch):
+    """Without pyarrow (an optional extra) the error said the way on, pip install 'rlstats[parquet]', then pandas'
+    four-line message: the command's contract is one 'rlstats: error:' line."""
+    pytest.importorskip("pyarrow")
+    import sys
+
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    df.to_csv(tmp_path / "runs.csv", index=False)
+    import pandas as pd
+
+    pd.DataFrame({"task": ["task_01", "task_02", "task_03"], "random": 0.0, "human": 1.0}).to_parquet(
+        tmp_path / "ref.parquet")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "fastparquet", None)
+    done = _cli("compare", tmp_path / "runs.csv", "score ~ agent | task", "--method", "bootstrap",
+                "-o", f"normalize={tmp_path / 'ref.parquet'}")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "needs pyarrow: pip install 'rlstats[parquet]'" in done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
