@@ -110,7 +110,6 @@ def test_power_method_named_twice_is_said_as_the_argument():
     assert "METHOD 'skillings_mack,skillings_mack' names 'skillings_mack' twice" in done.stderr, done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="a Parquet file without pyarrow gives an error of several lines (pandas' text)")
 def test_a_parquet_reference_without_pyarrow_is_one_error_line(tmp_path, monkeypatch):
     """Without pyarrow (an optional extra) the error said the way on, pip install 'rlstats[parquet]', then pandas'
     four-line message: the command's contract is one 'rlstats: error:' line."""

@@ -87,7 +87,9 @@ def _parquet(source, where, per="run"):
     try:
         frame = pd.read_parquet(source)
     except ImportError as exc:
-        raise UsageError(f"reading {where} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from None
+        # pandas' own text runs over several lines: its first, so that the error stays one line
+        raise UsageError(f"reading {where} needs pyarrow: pip install 'rlstats[parquet]' "
+                         f"({(str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]})") from None
     except Exception as exc:  # pyarrow's own error types
         raise UsageError(f"{where} is not a readable Parquet file ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:200]}); write it with DataFrame.to_parquet, or save a CSV "
