@@ -74,8 +74,7 @@ def _stdin_table(separator):
     if raw[:4] == b"PAR1" and raw[-4:] == b"PAR1":
         return _parquet(io.BytesIO(raw), "standard input")
     text = _decoded(raw, "standard input")
-    frame = _delimited(lambda: read_csv(io.StringIO(text), sep=separator, index_col=False), "standard input",
-                       separator, lines=lambda: io.StringIO(text))
+    frame = _delimited(lambda: read_csv(io.StringIO(text), sep=separator), "standard input", separator)
     _check_unique_header(lambda: read_csv(io.StringIO(text), sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), "standard input")
     return frame
@@ -135,21 +134,16 @@ def _first_bad_byte(path):
 _SEP_WAY = "pass --sep with its separator"
 
 
-def _delimited(read, where, separator, path=None, per="run", sep_way=_SEP_WAY, lines=None):
-    """``read()`` (a pandas reader with ``index_col=False``) with its errors in the file's terms; ``lines()`` opens
-    the text again, only to name a record longer than the header (pandas would take its first field for a row name
-    and move every column one place left: audit s21, review21b)."""
-    import warnings
-
+def _delimited(read, where, separator, path=None, per="run", sep_way=_SEP_WAY):
+    """``read()`` (:func:`rlstats.tables.read_csv`) with its errors in the file's terms."""
     import pandas as pd
 
+    from ..tables import LongRecord
+
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            return read()
-    except pd.errors.ParserWarning:  # a record with more fields than the header (index_col=False drops them)
-        raise UsageError(f"{where}: {_longer_than_header(lines, separator)}; give every record as many fields as "
-                         "the header names (pandas would drop the extra ones, or move every column one place)") from None
+        return read()
+    except LongRecord as exc:  # pandas would drop its extra fields or move every column (audit s21, review21b)
+        raise UsageError(f"{where}: {exc}; give every record as many fields as the header names") from None
     except UnicodeDecodeError as exc:
         found, offset = _first_bad_byte(path) if path is not None else (None, 0)
         raise _not_utf8(where, found or exc, offset) from None
@@ -192,25 +186,10 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
                              "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
         return _parquet(path, str(path), per)
     separator = sep if sep is not None else ("\t" if suffix in (".tsv", ".tab") else ",")
-    frame = _delimited(lambda: read_csv(path, sep=separator, index_col=False), str(path), separator, path, per,
-                       sep_way, lines=lambda: open(path, encoding="utf-8-sig", newline=""))
+    frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path, per, sep_way)
     _check_unique_header(lambda: read_csv(path, sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), str(path))
     return _check_one_column(frame, str(path), separator, sep, per, sep_way)
-
-
-def _longer_than_header(lines, separator):
-    """Which record of the text ``lines()`` opens has more fields than its header (not counting empty ones at its
-    end), said by its line."""
-    import csv
-
-    with lines() as text:
-        records = csv.reader(text, delimiter=separator)
-        width = len(next(records, []))
-        for record in records:
-            if any(record[width:]):  # an empty field after the last one is a trailing separator, which pandas drops
-                return (f"line {records.line_num} has {len(record)} fields where the header names {width}")
-    return f"a record has more fields than the header's {width}"  # pandas' quoting read it otherwise: said as it is
 
 
 def said(exc: BaseException) -> str:

@@ -21,12 +21,11 @@ from __future__ import annotations
 import io
 import json
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from ..tables import read_csv
+from ..tables import LongRecord, read_csv
 from ._pieces import FileProblem, from_columns, repeated_names, whole_steps
 
 #: Step columns tried in order when ``step=`` is not given (exact names, then lower-cased names).
@@ -93,14 +92,10 @@ def _table(text, separator, skip=0):
         raise FileProblem("unreadable", f"the header names the column {', '.join(map(repr, twice))} twice; "
                                         "rename one (or leave one out) so each scalar has one column")
     try:
-        # index_col=False: pandas would take the first field of a record longer than the header for a row name and
-        # move every column one place (audit s21, review21b); it warns where it drops such a record's extra fields
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip,  # bytes parse faster
-                             skipinitialspace=separator == "\t", index_col=False)
-    except pd.errors.ParserWarning:
-        raise FileProblem("unreadable", _longer_than_header(text, separator, skip)) from None
+        frame = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip,  # bytes parse faster
+                         skipinitialspace=separator == "\t")
+    except LongRecord as exc:  # pandas would move every column one place (audit s21, review21b)
+        raise FileProblem("unreadable", f"{exc}; give every record as many fields as the header") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise FileProblem("unreadable", str(exc).strip().splitlines()[-1]) from exc
     names = [str(c).strip() for c in frame.columns]
@@ -109,22 +104,6 @@ def _table(text, separator, skip=0):
     if frame.empty:
         raise FileProblem("empty", f"a header ({', '.join(map(str, frame.columns[:6]))}) but no rows")
     return frame
-
-
-def _longer_than_header(text, separator, skip=0):
-    """Which record of ``text`` (after ``skip`` lines) has more fields than its header, not counting empty ones at its
-    end (a trailing separator, which pandas drops), said by its line."""
-    import csv
-
-    records = csv.reader(io.StringIO(text), delimiter=separator)
-    for _ in range(skip):
-        next(records, None)
-    width = len(next(records, []))
-    for record in records:
-        if any(field.strip() for field in record[width:]):
-            return (f"line {records.line_num} has {len(record)} fields where the header names {width}; give every "
-                    "record as many fields as the header")
-    return f"a record has more fields than the header's {width}"
 
 
 def _written_nan(text, separator, frame, skip=0):
@@ -138,7 +117,7 @@ def _written_nan(text, separator, frame, skip=0):
     if not missing:
         return {}
     raw = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip, dtype=str, keep_default_na=False,
-                   skipinitialspace=separator == "\t", index_col=False)
+                   skipinitialspace=separator == "\t")
     raw.columns = [str(c).strip() for c in raw.columns]
     out = {}
     for column in missing:
