@@ -7,6 +7,8 @@ tests that creates or breaks near-ties, so every CSV the package reads goes thro
 so the option is passed only where it is needed.
 """
 
+import io
+import warnings
 from typing import Any
 
 import pandas as pd
@@ -16,11 +18,53 @@ _PANDAS_MAJOR = int(pd.__version__.split(".")[0])
 EXACT_FLOATS: dict[str, Any] = {} if _PANDAS_MAJOR >= 3 else {"float_precision": "round_trip"}
 
 
-def read_csv(source: Any, **options: Any) -> pd.DataFrame:
-    """``pandas.read_csv(source, **options)`` with floats parsed exactly (round-trip).
+class LongRecord(ValueError):
+    """A record with more fields than the header (its message names the line)."""
 
-    >>> import io
+
+def read_csv(source: Any, **options: Any) -> pd.DataFrame:
+    """``pandas.read_csv(source, **options)`` with floats parsed exactly (round-trip), and every record as wide as
+    the header: pandas takes the first field of a first record longer than the header for a row name and moves every
+    column one place (audit s21, review21b), so the columns are read with ``index_col=False`` and a record with more
+    (non-empty) fields is a :class:`LongRecord` naming its line; an empty field ending each line, a trailing
+    separator, is no field.
+
     >>> float(read_csv(io.StringIO("x\\n99.99999999999997\\n"))["x"].iloc[0])
     99.99999999999997
+    >>> read_csv(io.StringIO("a,b\\n1,2,3\\n"))
+    Traceback (most recent call last):
+    ...
+    rlstats.tables.LongRecord: line 2 has 3 fields where the header names 2
     """
-    return pd.read_csv(source, **EXACT_FLOATS, **options)
+    with warnings.catch_warnings():
+        # pandas warns where index_col=False drops a record's extra fields: that warning alone is an error here
+        warnings.filterwarnings("error", message="Length of header", category=pd.errors.ParserWarning)
+        try:
+            return pd.read_csv(source, **EXACT_FLOATS, **{"index_col": False, **options})
+        except pd.errors.ParserWarning:
+            pass
+    skip = options.get("skiprows")
+    raise LongRecord(_longer_record(source, options.get("sep", ","), skip if isinstance(skip, int) else 0))
+
+
+def _longer_record(source: Any, separator: str, skip: int) -> str:
+    """Which record of ``source`` (a path or a file object read again; after ``skip`` lines) has more non-empty
+    fields than its header, said by its line."""
+    import csv
+
+    text: Any
+    if hasattr(source, "seek"):
+        source.seek(0)
+        raw = source.read()
+        text = io.StringIO(raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw)
+    else:
+        text = open(source, encoding="utf-8-sig", newline="")
+    with text:
+        records = csv.reader(text, delimiter=separator)
+        for _ in range(skip):
+            next(records, None)
+        width = len(next(records, []))
+        for record in records:
+            if any(record[width:]):
+                return f"line {records.line_num} has {len(record)} fields where the header names {width}"
+    return f"a record has more fields than the header's {width}"

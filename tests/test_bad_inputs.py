@@ -2595,6 +2595,7 @@ def cli_dir(tmp_path_factory):
     BATCH.iloc[1:].to_csv(folder / "unequal.csv", index=False)  # a 2 runs, b 3
     _write(folder / "empty.csv", "")
     _write(folder / "header.csv", "agent,task,seed,score\n")
+    _write(folder / "ragged.csv", "agent,task,seed,score\na,t,0,1.5,9\na,t,1,2.5\n")  # pandas' row-name column
     _write(folder / "garbage.csv", bytes(range(128, 256)) * 4)
     _write(folder / "latin.csv", "agent,task,seed,score\nB\xe9b\xe9,t,1,1\n".encode("latin-1"))
     _write(folder / "garbage.parquet", b"agent,task\n")
@@ -2671,6 +2672,8 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-missing file", ["compare", "{d}/nosuch.csv", F], "file not found: {d}/nosuch.csv"),
     ("compare-a folder", ["compare", "{d}/folder", F], "is a folder; give the table file inside it"),
     ("compare-empty file", ["compare", "{d}/empty.csv", F], "{d}/empty.csv is empty; give a file with a header line"),
+    ("compare-record longer than the header", ["compare", "{d}/ragged.csv", F],
+     "{d}/ragged.csv: line 2 has 5 fields where the header names 4; give every record as many fields"),
     ("compare-binary garbage", ["compare", "{d}/garbage.csv", F], "is not UTF-8 text"),
     ("compare-latin-1", ["compare", "{d}/latin.csv", F], "is not UTF-8 text (byte b'\\xe9' at position"),
     ("compare-wrong separator", ["compare", "{d}/semi.csv", F], "looks separated by ';': pass --sep ';'"),
@@ -2697,6 +2700,14 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "-o normalize=nosuch.csv: file not found: nosuch.csv"),
     ("compare-o normalize folder", _compare("--method", "bootstrap", "-o", "normalize=./"),
      "-o normalize=./: . is a folder; give the table file inside it"),
+    ("compare-o normalize other separator", _compare("--method", "bootstrap", "-o", "normalize={d}/semi.csv"),
+     "looks separated by ';': save it separated by commas, or by tabs as a .tsv file"),
+    ("compare-o normalize header alone", _compare("--method", "bootstrap", "-o", "normalize={d}/header.csv"),
+     "header.csv has a header but no rows; give a file with one row per task"),
+    ("compare-o normalize not parquet", _compare("--method", "bootstrap", "-o", "normalize={d}/garbage.parquet"),
+     "garbage.parquet is not a readable Parquet file"),
+    ("compare-o normalize record too long", _compare("--method", "bootstrap", "-o", "normalize={d}/ragged.csv"),
+     "ragged.csv: line 2 has 5 fields where the header names 4"),
     ("compare-o without =", _compare("-o", "n_resamples"), "option 'n_resamples' must look like NAME=VALUE"),
     ("compare-o twice", _compare("-o", "n_resamples=10", "-o", "n_resamples=20"), "-o n_resamples is given twice"),
     ("compare-subset call", _compare("-o", "subset=len(task) > 0"), "it uses calls"),
@@ -2793,6 +2804,8 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("power-empty method", ["power", "", NO_PROGRESS], "METHOD is empty; name one of"),
     ("power-empty method item", ["power", "skillings_mack,,bootstrap", NO_PROGRESS],
      "METHOD 'skillings_mack,,bootstrap': item 2 is empty"),
+    ("power-method twice", ["power", "skillings_mack,skillings_mack", NO_PROGRESS],
+     "METHOD 'skillings_mack,skillings_mack' names 'skillings_mack' twice; give each method once"),
     ("power-seeds text", _power("--seeds", "x"), "--seeds takes whole numbers separated by commas"),
     ("power-seeds empty", _power("--seeds", ","), "--seeds is empty"),
     ("power-seeds 10**9", _power("--seeds", "1000000000"), "--seeds 1000000000 is more than"),

@@ -80,19 +80,21 @@ def _stdin_table(separator):
     return frame
 
 
-def _parquet(source, where):
+def _parquet(source, where, per="run"):
     import pandas as pd
 
     try:
         frame = pd.read_parquet(source)
     except ImportError as exc:
-        raise UsageError(f"reading {where} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from None
+        # pandas' own text runs over several lines: its first, so that the error stays one line
+        raise UsageError(f"reading {where} needs pyarrow: pip install 'rlstats[parquet]' "
+                         f"({(str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]})") from None
     except Exception as exc:  # pyarrow's own error types
         raise UsageError(f"{where} is not a readable Parquet file ({type(exc).__name__}: "
                          f"{str(exc).splitlines()[0][:200]}); write it with DataFrame.to_parquet, or save a CSV "
                          "and give that") from None
     if len(frame) == 0:  # said in the file's terms, as for a text file of a header alone
-        raise UsageError(f"{where} has no rows; give a file with one row per run")
+        raise UsageError(f"{where} has no rows; give a file with one row per {per}")
     return frame.reset_index(drop=True)  # a stored index goes: errors name rows 0, 1, ... (rows_in_file)
 
 
@@ -128,30 +130,41 @@ def _first_bad_byte(path):
     return None, 0
 
 
-def _delimited(read, where, separator, path=None):
+#: the way on from a table read with the wrong separator, where the command's --sep sets it
+_SEP_WAY = "pass --sep with its separator"
+
+
+def _delimited(read, where, separator, path=None, per="run", sep_way=_SEP_WAY):
+    """``read()`` (:func:`rlstats.tables.read_csv`) with its errors in the file's terms."""
     import pandas as pd
+
+    from ..tables import LongRecord
 
     try:
         return read()
+    except LongRecord as exc:  # pandas would drop its extra fields or move every column (audit s21, review21b)
+        raise UsageError(f"{where}: {exc}; give every record as many fields as the header names") from None
     except UnicodeDecodeError as exc:
         found, offset = _first_bad_byte(path) if path is not None else (None, 0)
         raise _not_utf8(where, found or exc, offset) from None
     except pd.errors.EmptyDataError:  # no header line: no separator would help
-        raise UsageError(f"{where} is empty; give a file with a header line and one row per run") from None
+        raise UsageError(f"{where} is empty; give a file with a header line and one row per {per}") from None
     except (pd.errors.ParserError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot read {where} as a table separated by {separator!r}: {first}; "
-                         "check the file, or pass --sep with its separator") from None
+                         f"check the file, or {sep_way}") from None
     except OSError as exc:  # a device or /proc file that refuses reads, a disk error
         raise UsageError(f"cannot read {where}: {exc.strerror or exc}; give a table file (CSV, TSV or "
                          "Parquet)") from None
 
 
-def read_table(path: str | os.PathLike[str], sep: str | None = None) -> pd.DataFrame:
+def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str = "run",
+               sep_way: str = _SEP_WAY) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file (``-``: standard input) into a DataFrame, with errors that say what to do.
 
     ``sep`` overrides the separator (default: tab for .tsv/.tab, else comma). Floats are read
-    exactly (:func:`rlstats.tables.read_csv`).
+    exactly (:func:`rlstats.tables.read_csv`). ``per`` is what a row is, ``sep_way`` how the command sets the
+    file's separator (a reference file has no --sep).
     """
     from ..tables import read_csv
 
@@ -171,12 +184,12 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None) -> pd.DataF
             # Checked here, not left to pyarrow: pyarrow 12 can abort the interpreter at exit after that error.
             raise UsageError(f"{path} is not a readable Parquet file (it does not start and end with the "
                              "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
-        return _parquet(path, str(path))
+        return _parquet(path, str(path), per)
     separator = sep if sep is not None else ("\t" if suffix in (".tsv", ".tab") else ",")
-    frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path)
+    frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path, per, sep_way)
     _check_unique_header(lambda: read_csv(path, sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), str(path))
-    return _check_one_column(frame, str(path), separator, sep)
+    return _check_one_column(frame, str(path), separator, sep, per, sep_way)
 
 
 def said(exc: BaseException) -> str:
@@ -321,17 +334,18 @@ def _check_unique_header(read_header, where):
                          "columns unique names")
 
 
-def _check_one_column(frame, where, separator, sep):
+def _check_one_column(frame, where, separator, sep, per="run", sep_way=_SEP_WAY):
     """A table read as one column whose header holds another separator was read with the wrong one; a header
     alone is said in the file's terms (the library's message speaks of a DataFrame)."""
     if len(frame) == 0:
-        raise UsageError(f"{where} has a header but no rows; give a file with one row per run")
+        raise UsageError(f"{where} has a header but no rows; give a file with one row per {per}")
     if frame.shape[1] == 1 and sep is None:
         header = str(frame.columns[0])
         other = next((c for c in (";", "\t", "|", ",") if c != separator and c in header), None)
         if other is not None:
             raise UsageError(f"{where} has one column {header!r} when read with {separator!r} as separator; it "
-                             f"looks separated by {other!r}: pass --sep {other!r}")
+                             f"looks separated by {other!r}: " + (f"pass --sep {other!r}" if sep_way == _SEP_WAY
+                                                                   else sep_way))
     return frame
 
 
@@ -615,7 +629,8 @@ def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(path, str) or not (Path(path).suffix.lower() in _TABLE_SUFFIXES or os.sep in path):
         return options
     try:
-        table = read_table(path)
+        # --sep is the data file's separator: the reference file's is a comma, or a tab in a .tsv file
+        table = read_table(path, per="task", sep_way="save it separated by commas, or by tabs as a .tsv file")
     except UsageError as exc:
         raise UsageError(f"-o normalize={path}: {exc}") from None
     return {**options, "normalize": {**keywords, "reference": table, "name": path}}

@@ -120,9 +120,9 @@ def _count_or_names(text, flag, pilot=False):
 
 
 def _methods(text):
-    """The METHOD argument as a list of back-end names: an empty argument or item, or a name that is not one, is an
-    error that speaks of the argument (audit s21: '' ended in an IndexError, 'a,,b' dropped its empty item silently,
-    and power()'s own refusal said method='foo')."""
+    """The METHOD argument as a list of back-end names: an empty argument or item, a name that is not one or one given
+    twice, is an error that speaks of the argument (audit s21: '' ended in an IndexError, 'a,,b' dropped its empty
+    item silently, and power()'s own refusal said method='foo', or method=[...] of a name given twice)."""
     from ..methods import POWER_METHODS
 
     known = ", ".join(POWER_METHODS)
@@ -135,6 +135,9 @@ def _methods(text):
     unknown = next((part for part in parts if part not in POWER_METHODS), None)
     if unknown is not None:
         raise _usage_error(f"METHOD {unknown!r} is not one of the methods power can simulate: {known}")
+    twice = next((part for i, part in enumerate(parts) if part in parts[:i]), None)
+    if twice is not None:  # power()'s own refusal reads method=[...] (audit s21, review21b)
+        raise _usage_error(f"METHOD {text!r} names {twice!r} twice; give each method once")
     return parts
 
 

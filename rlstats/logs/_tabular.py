@@ -25,7 +25,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..tables import read_csv
+from ..tables import LongRecord, read_csv
 from ._pieces import FileProblem, from_columns, repeated_names, whole_steps
 
 #: Step columns tried in order when ``step=`` is not given (exact names, then lower-cased names).
@@ -94,6 +94,8 @@ def _table(text, separator, skip=0):
     try:
         frame = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip,  # bytes parse faster
                          skipinitialspace=separator == "\t")
+    except LongRecord as exc:  # pandas would move every column one place (audit s21, review21b)
+        raise FileProblem("unreadable", f"{exc}; give every record as many fields as the header") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise FileProblem("unreadable", str(exc).strip().splitlines()[-1]) from exc
     names = [str(c).strip() for c in frame.columns]

@@ -266,7 +266,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     P(rope) can read an equivalence the runs do not show: a pair with fewer than 10 paired runs on some task gets a
     note with what was measured (audit s21, tests/reference/bayes_few_runs.py: on Atari 100k, CURL vs DrQ(eps)
     human-normalised with rope 0.05, sets of 3 runs gave P(rope) at least 0.92 in 8 of 10 where all 100 runs give
-    P(worse) 0.92).
+    P(worse) 0.92; without a ROPE, where P(rope) is 0, the note speaks of delta0: its intervals from those sets of 3
+    runs missed the 100 runs' delta0 in 9 of 10).
     The joint fit of ``orderings=True`` is not run again: its warning asks for more draws.
 
     Every probability is a share of posterior draws, with Monte Carlo error: a note gives the largest standard error
@@ -704,7 +705,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     # the observed per-task differences are those of the paired runs the model sees, not of all runs
     paired = np.where(present, sums / np.maximum(counts, 1), np.nan)
     n_pairs = first.size
-    notes += _few_runs_note(design, first, second, np.where(present, counts, np.inf))
+    notes += _few_runs_note(design, first, second, np.where(present, counts, np.inf), options.rope)
     few = [p for p in range(n_pairs) if present[p].sum() < 2]
     if few:
         p = few[0]
@@ -873,24 +874,31 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
 
 
 
-def _few_runs_note(design, first, second, counts):
+def _few_runs_note(design, first, second, counts, rope):
     """The note of the pairs with fewer than FEW_PAIRED_RUNS paired runs on some task (``counts``: pairs x tasks,
     inf where a pair does not share the task): their tasks' spreads rest on those runs, and the model then draws the
-    tasks' differences towards delta0, so that P(rope) can read equivalence the runs do not show."""
+    tasks' differences towards delta0, so that P(rope) can read equivalence the runs do not show, and without a ROPE
+    (``rope`` 0, P(rope) 0 by construction) delta0 and its interval are pulled (audit s21, review21b)."""
     fewest = counts.min(axis=1)
     few = np.flatnonzero(fewest < FEW_PAIRED_RUNS)
     if not few.size:
         return []
     which = listed([f"{design.agents[first[p]]} vs {design.agents[second[p]]}" for p in few], 8)
-    return [f"{which} {'has' if few.size == 1 else 'have'} fewer than {FEW_PAIRED_RUNS} paired runs on some task "
+    said = (f"{which} {'has' if few.size == 1 else 'have'} fewer than {FEW_PAIRED_RUNS} paired runs on some task "
             f"(fewest {int(fewest[few].min())}): with n paired runs a task's spread sigma_i, flat a priori, leaves its "
             "difference a likelihood as heavy-tailed as a t with n - 2 degrees of freedom (a Cauchy at 3 runs), so "
-            "the model draws the tasks' differences towards the centre delta0, and P(rope) can read an equivalence "
-            "the runs do not show: on Atari 100k (CURL vs DrQ(eps), human-normalised, rope 0.05) 10 disjoint sets of "
-            "3 runs gave P(rope) 0.56-1.00 (at least 0.92 in 8) and 6 sets of 5 runs 0.23-1.00, where all 100 runs "
-            "give P(worse) 0.92 and delta0 -0.136 (sets of 10 runs: P(worse) 0.77-0.98), and the signed-rank model "
-            "gave P(worse) 0.81-1.00 on the same sets of 3; read P(rope) here as the model's pooling, not as "
-            "evidence of equivalence, and add runs or use model='signed_rank'"]
+            "the model draws the tasks' differences towards the centre delta0")
+    if rope > 0:
+        return [said + ", and P(rope) can read an equivalence the runs do not show: on Atari 100k (CURL vs DrQ(eps), "
+                "human-normalised, rope 0.05) 10 disjoint sets of 3 runs gave P(rope) 0.56-1.00 (at least 0.92 in 8) "
+                "and 6 sets of 5 runs 0.23-1.00, where all 100 runs give P(worse) 0.92 and delta0 -0.136 (sets of 10 "
+                "runs: P(worse) 0.77-0.98), and the signed-rank model gave P(worse) 0.81-1.00 on the same sets of 3; "
+                "read P(rope) here as the model's pooling, not as evidence of equivalence, and add runs or use "
+                "model='signed_rank'"]
+    return [said + ", and delta0 and its interval with them: on Atari 100k (CURL vs DrQ(eps), human-normalised) the "
+            "intervals of delta0 from 10 disjoint sets of 3 runs missed the 100 runs' delta0 -0.136 in 9 of 10, of 6 "
+            "sets of 5 runs in 4, of 6 sets of 10 runs in none; read P(better) and P(worse) here as the model's "
+            "pooling, and add runs or use model='signed_rank'"]
 
 
 def _diagnosis(chains, scale, mirror, keep):
