@@ -1,0 +1,30 @@
+"""Audit s21 (meta21): the metamorphic relations of tests/test_metamorphic.py on real, messy data.
+
+The published Atari 100k scores (ties: integer and capped game scores; agents with 5, 12 or 7 runs in a cell; an agent
+that skips two games), HalfCheetah SAC/TD3 (unequal runs) and Stable-Baselines3 training logs (learning curves,
+tasks with different budgets, an agent without one task), under row shuffles, the score in other units and moved
+(a y + b), per-task positive affine maps (for the rank-based back ends), polars frames and string columns. The
+comparison is test_metamorphic's own (its Relation, _run and _compare), not a second copy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlstats.methods.bootstrap._small_runs import welch_df
+
+
+# ------------------------------------------------------------------------------------------------ defects found
+
+@pytest.mark.xfail(strict=True, reason="welch_df sums raw squares (sum y^2 - (sum y)^2 / n): scores far from 0 "
+                                       "lose the within-task variance to cancellation")
+def test_bootstrap_welch_df_does_not_depend_on_a_shift():
+    # x = (0, 1, 2), y = (0, 2, 4): shares of the variance of each task mean 1/9 and 4/9 (times factor^2),
+    # df = (5/9)^2 / ((1/9)^2 / 2 + (4/9)^2 / 2) = 50/17, whatever the units or the origin. Before: 2.9287 at
+    # 1e-3 y + 1e4, inf (no task varies) at 1e-3 y + 1e6, 2.0 at y + 1e8.
+    task = np.array([0, 0, 0, 1, 1, 1])
+    got = {(factor, shift): welch_df(np.array([0.0, 1.0, 2.0, 0.0, 2.0, 4.0]) * factor + shift, task, 2)
+           for factor in (1e-150, 1e-3, 1.0, 7.0, 1e12) for shift in (0.0, -1e4, 123.456, 1e6, 1e8)
+           if shift == 0.0 or factor >= 1e-3}
+    assert got == pytest.approx(dict.fromkeys(got, 50 / 17), rel=1e-9)
