@@ -17,14 +17,18 @@ from rlstats.methods.bootstrap._small_runs import welch_df
 
 # ------------------------------------------------------------------------------------------------ defects found
 
-@pytest.mark.xfail(strict=True, reason="welch_df sums raw squares (sum y^2 - (sum y)^2 / n): scores far from 0 "
-                                       "lose the within-task variance to cancellation")
 def test_bootstrap_welch_df_does_not_depend_on_a_shift():
     # x = (0, 1, 2), y = (0, 2, 4): shares of the variance of each task mean 1/9 and 4/9 (times factor^2),
     # df = (5/9)^2 / ((1/9)^2 / 2 + (4/9)^2 / 2) = 50/17, whatever the units or the origin. Before: 2.9287 at
-    # 1e-3 y + 1e4, inf (no task varies) at 1e-3 y + 1e6, 2.0 at y + 1e8.
+    # 1e-3 y + 1e4, inf (no task varies) at 1e-3 y + 1e6, 2.0 at y + 1e8: it summed raw squares,
+    # sum y^2 - (sum y)^2 / c, which cancellation empties far from 0. (1e-3 y + 1e8 is left out: its scores are
+    # themselves rounded to 1.5e-8, 1e-5 of their spread.)
     task = np.array([0, 0, 0, 1, 1, 1])
     got = {(factor, shift): welch_df(np.array([0.0, 1.0, 2.0, 0.0, 2.0, 4.0]) * factor + shift, task, 2)
            for factor in (1e-150, 1e-3, 1.0, 7.0, 1e12) for shift in (0.0, -1e4, 123.456, 1e6, 1e8)
-           if shift == 0.0 or factor >= 1e-3}
-    assert got == pytest.approx(dict.fromkeys(got, 50 / 17), rel=1e-9)
+           if shift == 0.0 or (factor >= 1e-3 and abs(shift) <= factor * 1e9)}
+    assert len(got) == 20
+    assert got == pytest.approx(dict.fromkeys(got, 50 / 17), rel=1e-11)
+    # a task whose runs all tie adds no variance (exactly), at any origin; none varies: infinite
+    assert welch_df(np.array([1.0, 1.0, 1.0, 2.0, 3.0, 2.0]) + 1e8, task, 2) == 2.0
+    assert welch_df(np.array([1.0, 1.0, 1.0, 2.0, 2.0, 2.0]) * 0.1 + 123.456, task, 2) == np.inf
