@@ -9,8 +9,13 @@ comparison is test_metamorphic's own (its Relation, _run and _compare), not a se
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+
+import rlstats
+from conftest import SHARED_DATA
 
 from rlstats.methods.bootstrap._small_runs import welch_df
 
@@ -32,3 +37,34 @@ def test_bootstrap_welch_df_does_not_depend_on_a_shift():
     # a task whose runs all tie adds no variance (exactly), at any origin; none varies: infinite
     assert welch_df(np.array([1.0, 1.0, 1.0, 2.0, 3.0, 2.0]) + 1e8, task, 2) == 2.0
     assert welch_df(np.array([1.0, 1.0, 1.0, 2.0, 2.0, 2.0]) * 0.1 + 123.456, task, 2) == np.inf
+
+
+def _sb3_evaluations():
+    """The SB3 EvalCallback logs (PPO, A2C on CartPole-v1 and Acrobot-v1; DQN on CartPole-v1 only; 3 seeds each)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = rlstats.read_logs(SHARED_DATA / "logs" / "sb3_classic", "{agent}/{task}/seed_{seed}", format="sb3_eval",
+                               progress=False)
+    df = df.rename(columns={"eval/mean_reward": "score"})[["agent", "task", "seed", "step", "score"]]
+    df.attrs = {}
+    return df
+
+
+@pytest.mark.xfail(strict=True, reason="curves' max-T p-values compare the observed |t| with the relabellings' within "
+                                       "1e-12 of t: a shift's rounding of the difference drops the observed "
+                                       "labelling itself, so an exact p-value reads 0 and a step is declared")
+def test_curves_exact_max_t_pvalues_do_not_depend_on_a_shift():
+    # CartPole-v1, DQN vs PPO, 3 runs each: the exact null is the C(6, 3) = 20 relabellings, the observed one and its
+    # mirror among them, so no p-value is below 2/20. At 1e-3 y the last step's p is 0.1; at 1e-3 y - 1e4 it was 0.0
+    # and the printed result said "PPO above DQN at step 20k" instead of "DQN and PPO: no step differs".
+    df = _sb3_evaluations()
+    df = df[df["agent"].isin(["DQN", "PPO"]) & (df["task"] == "CartPole-v1")]
+    results = []
+    for shift in (0.0, -1e4):
+        frame = df.assign(score=df["score"] * 1e-3 + shift)
+        results.append(rlstats.curves(frame, "score ~ agent | task/seed", step="step", n_resamples=200,
+                                      compare="all", rng=1))
+    for res in results:
+        assert res.relabellings == (20,)
+        assert res.difference_pvalues.tolist() == [[1.0, 0.1, 0.1, 0.1]]
+        assert "DQN and PPO: no step differs" in str(res)
