@@ -117,6 +117,26 @@ def _sb3_final():
     return df.astype({"agent": "category", "task": "category"})
 
 
+def _sweep():
+    """A hyperparameter sweep: PPO on LunarLander (Dierkes et al. 2024), three landscapes as agents, 8 configurations
+    each of 10 seeds (7 in one), scores capped at 1000."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = rlstats.datasets.load("hpo_landscapes")
+    names = sorted(df["landscape"].unique())[::3]
+    df = df[df["landscape"].isin(names)]
+    keep = {name: sorted(df.loc[df["landscape"] == name, "config"].unique())[:8] for name in names}
+    df = df[[c in keep[name] for name, c in zip(df["landscape"], df["config"])]]
+    df = df[(df["seed"] < 7) | (df["landscape"] != names[1])]
+    df = df.rename(columns={"landscape": "agent"})[["agent", "task", "config", "seed", "score"]]
+    df.attrs = {}
+    return df.reset_index(drop=True)
+
+
+def _tuning(df, transform):
+    return rlstats.tuning(df, "score ~ agent | task/seed", config="config", n_resamples=200, rng=1)
+
+
 N = 500  # resamples
 #: the optimality gap's target, in the data's units (never 1 after a scaling below: gamma = 1 is read as the
 #: normalised default, and its note says so: normalization.raw_gap_note); normalize=False keeps out the
@@ -176,6 +196,7 @@ CASES = {
     "skillings_mack_sb3": (_sb3_final, _call("skillings_mack")),
     "bootstrap_halfcheetah": (_halfcheetah, _call("bootstrap", n_resamples=N, normalize=False)),
     "equivalence_halfcheetah": (_halfcheetah, _call("equivalence", n_resamples=N, normalize=False)),
+    "tuning": (_sweep, _tuning),
 }
 #: the metamorphic suite's name of each case's back end (its SCALED columns, SQUARED and LOG_LIKELIHOOD rules)
 BACKEND = {case: case.split("_sb3")[0].split("_halfcheetah")[0].replace("_dropped", "").replace("_poi", "")
