@@ -524,15 +524,25 @@ def sup_t_band(replicates, estimate, level, df=None, tolerance=None):
 
 
 def _max_t(observed, null, tolerance=None):
-    """(usable steps, se, |t| observed at usable steps, max |t| of each relabelling) of a max-T test."""
+    """(usable steps, se, |t| observed at usable steps, max |t| of each relabelling, the slack of |t| within which
+    a relabelling's reaches the observed one) of a max-T test.
+
+    The slack is the step's tie ``tolerance`` (a distance in scores, :func:`step_tolerance`) in units of its se:
+    a relabelling's difference computed from other sums than the observed one's differs from it by rounding, which
+    the scores' units and shift set (the observed labelling itself, an exact null's member, came out 3e-12 below it
+    at 1e-3 y - 1e4 and was not counted: p = 0, audit s21); without a tolerance, 1e-12 of |t|.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(null, axis=0, ddof=1)
     usable = np.isfinite(observed) & _spread(se, null, tolerance)
     if not usable.any():
-        return usable, se, np.empty(0), np.empty(0)
-    return (usable, se, np.abs(observed[usable]) / se[usable],
-            np.nanmax(np.abs(null[:, usable]) / se[usable], axis=1))
+        return usable, se, np.empty(0), np.empty(0), np.empty(0)
+    t_observed = np.abs(observed[usable]) / se[usable]
+    slack = 1e-12 * t_observed
+    if tolerance is not None:
+        slack = np.maximum(slack, np.broadcast_to(tolerance, se.shape)[usable] / se[usable])
+    return usable, se, t_observed, np.nanmax(np.abs(null[:, usable]) / se[usable], axis=1), slack
 
 
 def max_t_band(observed, null, alpha, exact=False, smallest=0.0, tolerance=None):
@@ -544,12 +554,14 @@ def max_t_band(observed, null, alpha, exact=False, smallest=0.0, tolerance=None)
     The band is infinite when the relabellings cannot reach alpha (nor can ``smallest``, the floor of
     :func:`max_t_pvalues`), and NaN where the p-value is (the null has no spread there).
     """
-    usable, se, _, t_max = _max_t(observed, null, tolerance)
+    usable, se, _, t_max, slack = _max_t(observed, null, tolerance)
     extra = 0 if exact else 1  # a Monte Carlo null counts the observed labelling once more
     allowed = int(np.floor(alpha * (null.shape[0] + extra) - extra + 1e-9))  # relabellings at or above a rejection
     c = (np.inf if allowed < 1 - extra or smallest > alpha or not usable.any() else np.sort(t_max)[::-1][allowed] / (1 - 1e-12))
     half = np.full(se.shape, np.nan)
-    half[usable] = c * se[usable]  # only where the null has spread: an infinite c times a 0 se is no number
+    # only where the null has spread (an infinite c times a 0 se is no number); widened by the slack within which
+    # max_t_pvalues counts a relabelling as reaching the observed |t|, so the two agree
+    half[usable] = (c + (slack if np.isfinite(c) else 0.0)) * se[usable]
     return np.stack([observed - half, observed + half], axis=-1), c
 
 
@@ -562,10 +574,10 @@ def max_t_pvalues(observed, null, exact=False, smallest=0.0, tolerance=None):
     observed one among them) hits / B, else (1 + hits) / (B + 1), never below ``smallest``, the
     smallest p-value the exact test can give (drawn relabellings can fall below it by chance).
     """
-    usable, se, t_observed, t_max = _max_t(observed, null, tolerance)
+    usable, se, t_observed, t_max, slack = _max_t(observed, null, tolerance)
     p = np.full(observed.size, np.nan)
     if not usable.any():
         return p, se
-    hits = (t_max[:, None] >= t_observed[None, :] * (1 - 1e-12)).sum(axis=0)
+    hits = (t_max[:, None] >= (t_observed - slack)[None, :]).sum(axis=0)
     p[usable] = hits / null.shape[0] if exact else monte_carlo_pvalue(hits, null.shape[0], smallest)
     return p, se
