@@ -642,7 +642,7 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                     f"(the calibration table's one-task rows, up to "
                     f"{max(measured_coverage('studentized', shown[0], True), default=0)} runs)")
     if never:
-        lows: dict[str, list[str]] = {}  # the rows by how they miss (pooled, or in their worst draw only)
+        lows = {}  # {how they miss (pooled, or in their worst draw only): the rows}
         for m, low in never.items():
             if low:
                 lows.setdefault(low[3], []).append(f"the {label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs")

@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import format as fmt
 from ...bounds import check_bounds, clip, clipped_note
+from ...calibration import miss_clause
 from ...cost import admit, shows
 from ...design import design_of, other_spellings_refused
 from ...format import count, listed
@@ -556,7 +557,7 @@ def _shortfall_sentence(what, row, tasks, counted, level, target):
     return (f"measured coverage of {what} with {row['agents']} agents and {row['runs']} runs per agent: "
             f"{float(row['coverage']):.3f}{calibration.worst_draw_clause(row)} ({row['distribution']} scores, "
             f"{row['configuration'].replace('_', ' ')}; "
-            f"{row['n_sim']} {counted}), {calibration.miss_clause(row, level, target=target)} "
+            f"{row['n_sim']} {counted}), {miss_clause(row, level, target=target)} "
             f"({listed(fmt.names_shown(tasks), 5)})")
 
 

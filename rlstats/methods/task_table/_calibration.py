@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ... import calibration
-from ...calibration import miss_clause, worst_draw_clause  # noqa: F401  (the quotes' clauses, for _api)
+from ...calibration import worst_draw_clause  # noqa: F401  (the quotes' worst-draw clause, for _api)
 
 PROCEDURE = "task_table.possibly_best"
 #: the effect sizes' intervals against the point best (``coverage_effect_sizes.py``), at a 95% level
