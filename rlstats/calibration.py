@@ -50,7 +50,8 @@ design columns
     of the design cannot flatter it. Empty for rows measured on a single fixed design.
 
 A result quotes a row (:func:`shortfall`) where its design is one at which the level was missed by more than 3
-Monte Carlo standard errors, pooled or in any one design draw (:func:`worst_draw_clause` words that draw).
+Monte Carlo standard errors, pooled or in any one design draw (:func:`worst_draw_clause` words that draw, and
+:func:`miss_clause` which of the two missed).
 
 :func:`calibration_table` (``rlstats.calibration_table``) is the table for users: a typed DataFrame, filtered by
 procedure and design, with the columns ``default`` (the row measures what the function does when no method is
@@ -125,15 +126,38 @@ def worst_draw_clause(row: dict[str, str], *, size: bool = False) -> str:
             "offsets and scales")
 
 
+def miss_clause(row: dict[str, str], level: float, *, size: bool = False, target: str | None = None) -> str:
+    """Which criterion of :func:`misses` ``row`` fails, as the clause a note quoting it ends on (audit s21).
+
+    ``"below 0.95 by more than 3 Monte Carlo standard errors"`` where the pooled coverage misses ``level``;
+    ``"its worst draw below 0.95 by more than 3 Monte Carlo standard errors of a draw"`` where only its worst design
+    draw does (the pooled value is within 3 SE). ``size=True`` words a test's size: ``"above alpha = 0.05 ..."``.
+    ``target`` replaces the words of the level (``"the level"``, ``"beta = 0.05"``, ``"95%"``). A row that holds
+    its level has no such clause: ValueError.
+    """
+    words = target if target is not None else f"alpha = {1 - level:g}" if size else f"{level:g}"
+    way = "above" if size else "below"
+    if _pooled_misses(row, level, 3.0):
+        return f"{way} {words} by more than 3 Monte Carlo standard errors"
+    if misses(row, level):
+        return f"its worst draw {way} {words} by more than 3 Monte Carlo standard errors of a draw"
+    raise ValueError(f"the row holds its level {level:g}: it has no miss to word")
+
+
+def _pooled_misses(row: dict[str, str], level: float, se: float) -> bool:
+    """Whether the pooled coverage of ``row`` is below ``level`` by more than ``se`` binomial SE at the level."""
+    return float(row["coverage"]) < level - se * math.sqrt(level * (1 - level) / int(row["n_sim"]))
+
+
 def misses(row: dict[str, str], level: float, se: float = 3.0) -> bool:
     """Whether ``row`` is below ``level`` by more than ``se`` Monte Carlo SE (binomial, at the level), pooled or in
     its worst design draw. The table's rule is 3 SE; the reference scripts continue a grid point on more data sets
     where a row is below by 2 (``se=2``: it misses, or may hold by its Monte Carlo error alone)."""
-    n_sim = int(row["n_sim"])
-    if float(row["coverage"]) < level - se * math.sqrt(level * (1 - level) / n_sim):
+    if _pooled_misses(row, level, se):
         return True
     low, draws = _optional(row, "coverage_min"), _optional(row, "design_draws")
-    return bool(low and draws) and float(low) < level - se * math.sqrt(level * (1 - level) * int(draws) / n_sim)
+    return bool(low and draws) and float(low) < level - se * math.sqrt(level * (1 - level) * int(draws)
+                                                                        / int(row["n_sim"]))
 
 
 def _optional(row: dict[str, str], key: str) -> str:

@@ -110,11 +110,11 @@ def test_halfcheetah_note_says_which_are_withheld_and_what_was_measured(halfchee
     assert "the mean's and the optimality gap's are withheld whatever the runs" in note, note
     assert "the IQM's from 20 runs and the median's from 30 runs are given" in note, note
     for metric in never:
-        coverage, runs, distribution = small_runs._one_task_shortfall(metric, "studentized_no_welch")
+        coverage, runs, distribution, _ = small_runs._one_task_shortfall(metric, "studentized_no_welch")
         label = metric.replace("_", " ")
         assert f"the {label}'s {coverage:.3f} at {runs} {distribution} runs" in note, note
     assert "(there the mean's 0.920 at 30 heavy-tailed runs and the optimality gap's 0.930 at 20 heavy-tailed " \
-           "runs, below 95% by more than 3 Monte Carlo SE)" in note  # the rows, by hand
+           "runs, below 95% by more than 3 Monte Carlo standard errors)" in note  # the rows, by hand
     assert ("(fewest runs): on one task" in note and "; interval=\"studentized\" (the default) gives the mean's from 20 "
             "runs and the optimality gap's from 50 runs; for the mean read the median's interval" in note
             and note.endswith("add tasks, or use interval=\"percentile\" (its measured coverage is quoted)")), note

@@ -496,7 +496,8 @@ def test_mixed_quotes_the_means_row_that_misses_at_its_number_of_tasks():
     assert row is not None
     for agents in (8, 7):
         notes = [n for n in rlstats.mixed(_mixed_data(agents, 3, 10)).notes if "agents' marginal means" in n]
-        assert len(notes) == 1 and f": {float(row['coverage']):.3f} (" in notes[0], notes
+        worst = f", {float(row['coverage_min']):.3f} in the worst of its 4 draws of 160 data sets each ("
+        assert len(notes) == 1 and f": {float(row['coverage']):.3f}{worst}" in notes[0], notes
         assert "at 8 agents, 3 tasks and 10 runs per cell" in notes[0], notes
         assert ("(the nearest design measured)" in notes[0]) is (agents == 7), notes
     notes = [n for n in rlstats.mixed(_mixed_data(8, 4, 10)).notes if "agents' marginal means" in n]
@@ -603,8 +604,8 @@ def test_mixed_quotes_a_row_short_in_its_worst_design_draw(monkeypatch):
     notes = [n for n in rlstats.mixed(_mixed_data(3, 5, 2)).notes if n.startswith("measured coverage")]
     assert notes == ["measured coverage of the 95% Tukey simultaneous intervals with Satterthwaite's df at 3 agents, "
                      "5 tasks and 2 runs per cell: 0.930, 0.800 in the worst of its 4 draws of the tasks' levels and "
-                     "spreads (heavy-tailed scores, agents alike; 100 simulated data sets), below 0.95 by more than 3 "
-                     "Monte Carlo standard errors"]
+                     "spreads (heavy-tailed scores, agents alike; 100 simulated data sets), its worst draw below 0.95 "
+                     "by more than 3 Monte Carlo standard errors of a draw"]
 
 
 def test_mixed_notes_follow_the_table():

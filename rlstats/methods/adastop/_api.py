@@ -859,7 +859,9 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     standard error 0.011): 0.027 to 0.088 (mean 0.056), 0.037 to 0.073
     with two agents (``tests/reference/size_adastop_means.py``); a result
     quotes the row of its design where the rate is above ``alpha`` by more
-    than 3 standard errors.
+    than 3 standard errors, pooled over its 4 draws of the design, or in
+    its worst draw by more than 3 standard errors of a draw (there 100
+    tests, 0.022), and says which.
 
     References
     ----------
@@ -1126,7 +1128,8 @@ def _no_level_notes(design, runs):
 
 
 def _calibration_notes(test, runs, options):
-    """The measured family-wise error where the calibration table shows it above alpha by more than 3 SE here.
+    """The measured family-wise error where the calibration table shows it above alpha by more than 3 SE here,
+    pooled or in its worst design draw (:func:`rlstats.calibration.miss_clause` says which).
 
     The table (the ``adastop.fwe`` rows of ``rlstats/calibration.csv``, written by ``tests/reference/calibrate.py``)
     holds the default options at alpha = 0.05: every pair compared, joint relabelling, no early accept, matched by
@@ -1149,7 +1152,7 @@ def _calibration_notes(test, runs, options):
                 else f"the permutation test with {agents} agents and {fmt.count(n, 'run')} per agent")
         notes.append(f"measured family-wise error of {what}: {1 - float(row['coverage']):.3f}"
                      f"{calibration.worst_draw_clause(row, size=True)} ({row['distribution']} scores, {row['n_sim']} "
-                     f"null tests), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors")
+                     f"null tests), {calibration.miss_clause(row, 1 - options.alpha, size=True)}")
     if test == "adastop":
         notes += _equal_means_notes(designs, options)
     return notes
@@ -1157,7 +1160,8 @@ def _calibration_notes(test, runs, options):
 
 def _equal_means_notes(designs, options):
     """The measured rejection rate of AdaStop at equal means of different shapes (the ``adastop.fwe_means`` rows)
-    where the table shows it above alpha by more than 3 SE at this task's agents, n and K (audit s21)."""
+    where the table shows it above alpha by more than 3 SE at this task's agents, n and K, pooled or in its worst
+    design draw (audit s21)."""
     notes = []
     for agents, n, K in designs:
         row = calibration.shortfall(calibration.rows(FWE_MEANS_PROCEDURE), 1 - options.alpha, agents=agents, runs=n,
@@ -1169,9 +1173,9 @@ def _equal_means_notes(designs, options):
                      f"their means are: with {agents} agents, n = {n} runs per interim and K = {K} interims, agents "
                      f"of equal mean, one with {first} scores and {'the other' if agents == 2 else 'the others'} "
                      f"{other}, were declared different in {1 - float(row['coverage']):.3f} of {row['n_sim']} "
-                     f"simulated tests{calibration.worst_draw_clause(row, size=True)}, above alpha = "
-                     f"{options.alpha:g} by more than 3 Monte Carlo "
-                     "standard errors; a 'larger' or 'smaller' says the distributions differ, and the mean "
+                     f"simulated tests{calibration.worst_draw_clause(row, size=True)}, "
+                     f"{calibration.miss_clause(row, 1 - options.alpha, size=True)}; a 'larger' or 'smaller' says "
+                     "the distributions differ, and the mean "
                      "difference says which way")
     return notes
 

@@ -616,17 +616,22 @@ def median_tied_note(pairs):
 
 
 def _one_task_shortfall(metric, interval="studentized"):
-    """(coverage, runs, distribution) of the lowest one-task row of ``interval`` (a studentised one) of ``metric`` that
-    misses 95% from ``GRID_MOST_RUNS`` runs on (the reason its interval is withheld on one task whatever the runs), or
-    None. The former defaults read the rows of ``"studentized_no_welch"`` (the one measured on one task before the
-    Welch floor; ``"studentized_unwidened"`` differs from it in the mean's skew widening alone)."""
+    """(coverage, runs, distribution, how it misses) of the lowest one-task row of ``interval`` (a studentised one) of
+    ``metric`` that misses 95% from ``GRID_MOST_RUNS`` runs on (the reason its interval is withheld on one task
+    whatever the runs), or None. How it misses: :func:`rlstats.calibration.miss_clause`, with the worst draw's
+    coverage before it where only that draw misses. The former defaults read the rows of ``"studentized_no_welch"``
+    (the one measured on one task before the Welch floor; ``"studentized_unwidened"`` differs from it in the mean's
+    skew widening alone)."""
     measured = "studentized" if interval == "studentized" else "studentized_no_welch"
     rows = [r for r in _rows_by_runs(measured, metric, True).items() if r[0] >= GRID_MOST_RUNS]
     missed = [row for _, group in rows for row in group if calibration.misses(row, 0.95)]
     if not missed:
         return None
     low = min(missed, key=lambda row: float(row["coverage"]))
-    return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-")
+    clause = calibration.miss_clause(low, 0.95, target="95%")
+    if clause.startswith("its worst draw"):
+        clause = calibration.worst_draw_clause(low)[2:] + ", " + clause
+    return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-"), clause
 
 
 def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"):
@@ -647,9 +652,13 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                     f"(the calibration table's one-task rows, up to "
                     f"{max(measured_coverage('studentized', shown[0], True), default=0)} runs)")
     if never:
-        lows = [f"the {label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs" for m, low in never.items() if low]
+        lows = {}  # {how they miss (pooled, or in their worst draw only): the rows}
+        for m, low in never.items():
+            if low:
+                lows.setdefault(low[3], []).append(f"the {label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs")
+        there = "; ".join(f"{join_and(items)}, {clause}" for clause, items in lows.items())
         said.append(f"{join_and(f'the {label(m)}' + chr(39) + 's' for m in never)} are withheld whatever the runs"
-                    + (f" (there {join_and(lows)}, below 95% by more than 3 Monte Carlo SE)" if lows else ""))
+                    + (f" (there {there})" if lows else ""))
     # more runs help only a metric given from some count
     more = "tasks" if all(table.get(metrics[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
     way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"

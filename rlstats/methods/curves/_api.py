@@ -1110,7 +1110,7 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
             notes.append(f"measured {what} of the {_label(options.statistic_name)} at the nearest simulated design "
                          f"({row['runs']} runs per task, {row['tasks']} task{'s' if row['tasks'] != '1' else ''}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
-                         f"simulated curves{_draws(row)}), below {level:g} by more than 3 Monte Carlo standard errors")
+                         f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
             if band != "difference":
                 about_bands.append(notes[-1])
     return notes

@@ -243,7 +243,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     level alpha without adjustment (Berger 1982), while "equivalent on some task" would need one. The size at the
     margin (the rate of declaring equivalence when the true difference is exactly +-margin) was measured on the
     calibration grid (``equivalence.size`` rows of ``calibration.csv``); where a design misses alpha by more than 3
-    Monte Carlo standard errors a note quotes it.
+    Monte Carlo standard errors, pooled or in its worst draw of the tasks' offsets and scales, a note quotes it and
+    says which.
 
     Where half or more of an agent's runs on a task (2 or more) sit at the largest or smallest score of the pair's runs
     there, as at a score cap often reached (only the pair's runs are read, so other agents change nothing), Welch's t
@@ -810,7 +811,8 @@ def _across_notes(table, across, short, still):
 
 def _size_notes(design, options, table):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
-    SE at this design (two agents' rows at the nearest runs and tasks measured), for each test given."""
+    SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs and tasks
+    measured), for each test given."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
     runs = int(design.counts[design.counts > 0].min())
@@ -834,9 +836,10 @@ def _size_notes(design, options, table):
         row = calibration.shortfall(rows, 0.95, **columns)
         if row is not None:
             notes.append(f"measured size at the margin of the {scope} test ({method}) at {row['tasks']} tasks and "
-                         f"{row['runs']} runs per agent: {1 - calibration.worst_coverage(row):.3f} ("
+                         f"{row['runs']} runs per agent: {1 - float(row['coverage']):.3f}"
+                         f"{calibration.worst_draw_clause(row, size=True)} ("
                          f"{row['distribution'].replace('_', '-')} scores, {row['configuration']}; {row['n_sim']} "
-                         "simulated tests), above alpha = 0.05 by more than 3 Monte Carlo standard errors, so its "
+                         f"simulated tests), {calibration.miss_clause(row, 0.95, size=True)}, so its "
                          f"'{_SHOWN_WORD[options.alternative]}' comes too easily there"
                          + _WAY_ON[interval])
     return notes

@@ -569,7 +569,8 @@ _DDF_NOTE = {"satterthwaite": "Satterthwaite's", "kenward-roger": "Kenward-Roger
 
 def _coverage_notes(design, options):
     """The measured coverage of the pairs' simultaneous intervals where the calibration table shows it below the
-    level by more than 3 Monte Carlo SE at this design (balanced, on the table's grid, at the 95% level it measured).
+    level by more than 3 Monte Carlo SE, pooled or in its worst design draw, at this design (balanced, on the
+    table's grid, at the 95% level it measured).
     """
     if options.adjust == "none" or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
@@ -578,25 +579,35 @@ def _coverage_notes(design, options):
     if row is None:
         return []
     family = "Tukey" if options.adjust == "tukey" else "Bonferroni (beside Holm's p-values)"
-    # a row pooling draws of the tasks' offsets and scales may miss in its worst draw only: say which
-    draws = row.get("design_draws") or ""
-    worst = (f", {float(row['coverage_min']):.3f} in the worst of its {draws} draws of the tasks' levels and spreads"
-             if draws and row.get("coverage_min") else "")
     return [f"measured coverage of the 95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at "
             f"{row['agents']} agents, {count(design.n_tasks, 'task')} and {count(design.max_runs_per_cell, 'run')} "
-            f"per cell: {float(row['coverage']):.3f}{worst} ({row['distribution'].replace('_', '-')} scores, "
-            f"{_SIMULATED.get(row['configuration'], row['configuration'])}; {row['n_sim']} simulated data sets), "
-            "below 0.95 by more than 3 Monte Carlo standard errors"]
+            f"per cell: {float(row['coverage']):.3f}{_worst_draw(row)} ({row['distribution'].replace('_', '-')} "
+            f"scores, {_SIMULATED.get(row['configuration'], row['configuration'])}; {row['n_sim']} simulated data "
+            "sets), "
+            f"{calibration.miss_clause(row, 0.95)}"]
+
+
+#: what a "draw" of a row with tasks drawn afresh is (``tests/reference/coverage_mixed_means.py``)
+_BLOCKS = "of {} data sets each"
+
+
+def _worst_draw(row, of="of the tasks' levels and spreads"):
+    """', 0.800 in the worst of its 4 draws of the tasks' levels and spreads' where ``row`` pools design draws (a row
+    may miss in its worst draw only: :func:`rlstats.calibration.miss_clause` says which); empty otherwise. ``of``
+    says what a draw is."""
+    draws = row.get("design_draws") or ""
+    return (f", {float(row['coverage_min']):.3f} in the worst of its {draws} draws {of}"
+            if draws and row.get("coverage_min") else "")
 
 
 def _means_notes(design, options):
     """The measured coverage of the marginal means' intervals, read as intervals of the agents' means over tasks like
-    these, where the calibration table shows it below 0.95 by more than 3 Monte Carlo SE at the nearest design
-    measured (balanced designs, at the 95% level it measured). The result claims the mean over the tasks at hand,
-    which those intervals hold. The shortfall shrinks as tasks are added, so the nearest number of tasks measured
-    is taken at or below the design's (the fewest measured below them); agents and runs, the nearest. A row pools
-    the agents, and says so: with tasks drawn afresh an agent that spreads more across tasks than the others is
-    covered less (audit s21, ``tests/reference/coverage_mixed_means.py`` ``by_agent``)."""
+    these, where the calibration table shows it below 0.95 by more than 3 Monte Carlo SE (pooled or in its worst
+    design draw) at the nearest design measured (balanced designs, at the 95% level it measured). The result claims
+    the mean over the tasks at hand, which those intervals hold. The shortfall shrinks as tasks are added, so the
+    nearest number of tasks measured is taken at or below the design's (the fewest measured below them); agents and
+    runs, the nearest. A row pools the agents, and says so: with tasks drawn afresh an agent that spreads more across
+    tasks than the others is covered less (audit s21, ``tests/reference/coverage_mixed_means.py`` ``by_agent``)."""
     rows = calibration.rows(MEANS_CALIBRATION)
     if not rows or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
@@ -609,15 +620,16 @@ def _means_notes(design, options):
     if row is None:
         return []
     at = "" if nearest == wanted else " (the nearest design measured)"
+    blocks = _BLOCKS.format(int(row["n_sim"]) // int(row.get("design_draws") or 1))
     return [f"measured coverage of the 95% intervals of the agents' marginal means with {_DDF_NOTE[options.ddf]} df, "
             f"as intervals of each agent's mean over tasks like these, at {row['agents']} agents, "
             f"{count(int(row['tasks']), 'task')} and {count(int(row['runs']), 'run')} per cell{at}: "
-            f"{float(row['coverage']):.3f} ({row['distribution'].replace('_', '-')} scores, tasks of different levels "
-            f"and spreads drawn afresh for each of {row['n_sim']} simulated data sets), below 0.95 by more than 3 "
-            "Monte Carlo standard errors, averaged over the agents: the model gives every agent one task variance, so "
-            "an agent whose scores spread more across tasks than the others' falls lower (at 2 agents, 26 tasks and "
-            "5 normal runs, 0.928 against 0.966); as intervals of the mean over the tasks at hand they hold "
-            "(conservatively)"]
+            f"{float(row['coverage']):.3f}{_worst_draw(row, blocks)} ({row['distribution'].replace('_', '-')} "
+            f"scores, tasks of different levels and spreads drawn afresh for each of {row['n_sim']} simulated data "
+            f"sets), {calibration.miss_clause(row, 0.95)}, averaged over the agents: the model gives every agent one "
+            "task variance, so an agent whose scores spread more across tasks than the others' falls lower (at 2 "
+            "agents, 26 tasks and 5 normal runs, 0.928 against 0.966); as intervals of the mean over the tasks at hand "
+            "they hold (conservatively)"]
 
 
 def _fit_notes(fitted, terms, ddf):

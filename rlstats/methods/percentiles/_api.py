@@ -586,9 +586,9 @@ def _coverage_note(interval, smallest, agents, tasks):
     The row is read at the measured runs counts up to ``smallest`` (the smallest count when ``smallest`` is below them
     all), from the design nearest to ``agents`` x ``tasks`` on a log scale (the larger on a tie: more intervals held
     at once), at its largest runs count, and of that design's rows (one per score distribution) the lowest; it is
-    quoted when its coverage misses the level by more than 3 Monte Carlo standard errors or falls below the
-    interval's ``COVERAGE_FLOOR``. Below the fewest or above the most runs simulated the note says so, quoting that
-    row, rather than calling the runs few.
+    quoted when its coverage misses the level by more than 3 Monte Carlo standard errors (pooled or in its worst
+    design draw, :func:`rlstats.calibration.misses`) or falls below the interval's ``COVERAGE_FLOOR``. Below the
+    fewest or above the most runs simulated the note says so, quoting that row, rather than calling the runs few.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["interval"] == interval]
     if not rows:

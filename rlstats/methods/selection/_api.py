@@ -744,7 +744,8 @@ def _reporter_tests(v_p, options, sigma, ss, skewness=None):
 
 
 def _size_notes(frame, n_p, n_i, options):
-    """The measured size of the inspector's and the reporter's tests where the table shows it above their level.
+    """The measured size of the inspector's and the reporter's tests where the table shows it above their level
+    (pooled or in its worst design draw, by :func:`rlstats.calibration.misses`).
 
     The table (the ``selection.size`` rows of ``rlstats/calibration.csv``, written by ``tests/reference/calibrate.py``)
     holds the default effect at alpha = beta = 0.05 on a grid of (reported, held-out) tasks; a design off that grid,
@@ -771,9 +772,10 @@ def _size_notes(frame, n_p, n_i, options):
                                     configuration=f"{n_p} reported")
         if row is not None:
             notes.append(f"measured size of the {statistic}'s {names[test]} with {n_p} reported and {n_i} held-out "
-                         f"tasks and {count(runs, 'run')} of each agent per task: {1 - float(row['coverage']):.3f} "
-                         f"({row['distribution']} scores, {row['n_sim']} null data sets), above {name} = 0.05 by "
-                         "more than 3 Monte Carlo standard errors")
+                         f"tasks and {count(runs, 'run')} of each agent per task: {1 - float(row['coverage']):.3f}"
+                         f"{calibration.worst_draw_clause(row, size=True)} ({row['distribution']} scores, "
+                         f"{row['n_sim']} null data sets), "
+                         f"{calibration.miss_clause(row, 0.95, size=True, target=f'{name} = 0.05')}")
     return notes
 
 

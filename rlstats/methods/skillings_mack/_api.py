@@ -832,7 +832,8 @@ def _frame(agents, pairs, n_shared, estimate, statistic, p, p_adjusted, alpha):
 
 
 def _size_notes(design, options, variant):
-    """The measured size of the default test where the calibration table shows it above alpha by over 3 SE.
+    """The measured size of the default test where the calibration table shows it above alpha by over 3 SE,
+    pooled or in its worst design draw.
 
     The table (the ``skillings_mack.size`` rows of ``rlstats/calibration.csv``, written by
     ``tests/reference/calibrate.py``) holds balanced designs with the default options at alpha = 0.05; a design off
@@ -851,7 +852,7 @@ def _size_notes(design, options, variant):
     return [f"measured size of the {_TITLES[variant]} with {row['agents']} agents, {count(design.n_tasks, 'task')} "
             f"and {runs} per cell: {1 - float(row['coverage']):.3f}{calibration.worst_draw_clause(row, size=True)} "
             f"({row['distribution']} scores, {row['n_sim']} "
-            f"null data sets), above alpha = {options.alpha:g} by more than 3 Monte Carlo standard errors"]
+            f"null data sets), {calibration.miss_clause(row, 1 - options.alpha, size=True)}"]
 
 
 def _follow_omnibus(comparisons, cd, pvalue, options, n_agents, adjustment):

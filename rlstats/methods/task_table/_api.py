@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import format as fmt
 from ...bounds import check_bounds, clip, clipped_note
+from ...calibration import miss_clause
 from ...cost import admit, shows
 from ...design import design_of, other_spellings_refused
 from ...format import count, listed
@@ -186,7 +187,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         between cells with the runs they need enter the set. Notes quote the measured coverage of the set, and of
         the 95% effect-size intervals, for the tasks where they are printed, where the calibration table (``rlstats/calibration.csv``, written by
         ``tests/reference/calibrate.py``) shows it below its level by more than 3 Monte Carlo standard
-        errors at the design's test, agents and runs.
+        errors at the design's test, agents and runs, pooled or in its worst draw of the tasks' offsets and scales
+        (the note says which).
 
     See Also
     --------
@@ -525,7 +527,7 @@ def _calibration_notes(design, test, alpha, adjustment, present):
     found = _shortfalls(design, present, lambda agents, runs: calibration.shortfall(test, agents, runs, alpha,
                                                                                      adjustment))
     return [_shortfall_sentence(f"the possibly-best set for the {_TEST_NAMES[test]}", dict(items), tasks,
-                                "simulations", fmt.signif(1 - alpha)) for items, tasks in found.items()]
+                                "simulations", 1 - alpha, fmt.signif(1 - alpha)) for items, tasks in found.items()]
 
 
 _EFFECT_LABELS = {"fcr": {"a12": "Vargha-Delaney A12 interval (score type)",
@@ -544,16 +546,18 @@ def _effect_size_notes(design, level, present, shown, intervals):
         found = _shortfalls(design, present & shown, lambda agents, runs: calibration.effect_size_shortfall(
             metric, agents, runs, level, intervals))
         notes += [_shortfall_sentence(f"the {fmt.signif(100 * level)}% {label} against the best", dict(items), tasks,
-                                      "simulated pairs", "the level") for items, tasks in found.items()]
+                                      "simulated pairs", level, "the level") for items, tasks in found.items()]
     return notes
 
 
-def _shortfall_sentence(what, row, tasks, counted, level):
-    """'measured coverage of <what> with ... below <level> by more than 3 Monte Carlo standard errors (tasks)'."""
+def _shortfall_sentence(what, row, tasks, counted, level, target):
+    """'measured coverage of <what> with ... below <target> by more than 3 Monte Carlo standard errors (tasks)', or
+    'its worst draw below <target> ... of a draw' (:func:`rlstats.calibration.miss_clause`): ``level`` the number,
+    ``target`` its words."""
     return (f"measured coverage of {what} with {row['agents']} agents and {row['runs']} runs per agent: "
             f"{float(row['coverage']):.3f}{calibration.worst_draw_clause(row)} ({row['distribution']} scores, "
             f"{row['configuration'].replace('_', ' ')}; "
-            f"{row['n_sim']} {counted}), below {level} by more than 3 Monte Carlo standard errors "
+            f"{row['n_sim']} {counted}), {miss_clause(row, level, target=target)} "
             f"({listed(fmt.names_shown(tasks), 5)})")
 
 

@@ -1,0 +1,229 @@
+"""Audit s21 (miss21): a quoted calibration row says which of the two criteria of
+:func:`rlstats.calibration.misses` it fails. A row misses its level when its pooled coverage is below it by more than
+3 binomial standard errors, or when its worst design draw is below it by more than 3 standard errors of one draw;
+the notes said "below 0.95 (above alpha) by more than 3 Monte Carlo standard errors" of every quoted row, also of
+rows whose pooled value is within 3 SE and whose worst draw alone misses."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats import calibration
+
+
+def _capped_row():
+    """The real ``adastop.fwe_means`` row at 3 agents, n = 5, K = 4, capped vs normal."""
+    (row,) = [r for r in calibration.rows("adastop.fwe_means") if (r["agents"], r["runs"], r["configuration"],
+              r["distribution"]) == ("3", "5", "K=4", "capped_vs_normal")]
+    return row
+
+
+def test_the_adastop_row_misses_in_its_worst_draw_only():
+    """0.0725 of 400 is 2.06 SE above 0.05 (SE sqrt(0.05 x 0.95 / 400) = 0.0109); its worst draw, 0.120 of 100, is
+    3.2 SE of a draw (0.0218) above it."""
+    row = _capped_row()
+    assert (float(row["coverage"]), float(row["coverage_min"]), row["n_sim"], row["design_draws"]) == (
+        0.9275, 0.88, "400", "4")
+    assert (0.0725 - 0.05) / math.sqrt(0.05 * 0.95 / 400) == pytest.approx(2.0647, abs=1e-4)
+    assert (0.12 - 0.05) / math.sqrt(0.05 * 0.95 / 100) == pytest.approx(3.2118, abs=1e-4)
+    assert calibration.misses(row, 0.95)
+
+
+def test_adastop_note_says_the_worst_draw_misses_end_to_end():
+    df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=20, rng=0)
+    res = rlstats.adastop(df, "score ~ agent", n=5, K=4, rng=0)
+    (note,) = [n for n in res.notes if "capped scores" in n and "equal mean" in n]
+    assert ("were declared different in 0.073 of 400 simulated tests, 0.120 in the worst of its 4 draws of the "
+            "tasks' offsets and scales, its worst draw above alpha = 0.05 by more than 3 Monte Carlo standard errors "
+            "of a draw;") in note
+    assert "above alpha = 0.05 by more than 3 Monte Carlo standard errors;" not in note
+
+
+POOLED = "below 0.95 by more than 3 Monte Carlo standard errors"
+DRAW = "its worst draw below 0.95 by more than 3 Monte Carlo standard errors of a draw"
+POOLED_SIZE = "above alpha = 0.05 by more than 3 Monte Carlo standard errors"
+DRAW_SIZE = "its worst draw above alpha = 0.05 by more than 3 Monte Carlo standard errors of a draw"
+
+
+def _draws(coverage, coverage_min, n_sim):
+    """(pooled, draw-only): two rows of ``n_sim`` data sets in 4 draws; the first misses pooled, the second holds
+    pooled (within 3 SE) and misses in its worst draw only."""
+    return tuple({"n_sim": str(n_sim), "coverage": str(c), "design_draws": "4", "coverage_min": str(low)}
+                 for c, low in zip(coverage, coverage_min))
+
+
+def test_miss_clause_says_which_criterion_failed():
+    # 400 data sets in 4 draws: 3 SE pooled 0.0327 (0.9173), 3 SE of a draw of 100 0.0654 (0.8846)
+    pooled, draw = _draws((0.91, 0.93), (0.90, 0.88), 400)
+    assert calibration.misses(pooled, 0.95) and calibration.misses(draw, 0.95)
+    assert calibration.miss_clause(pooled, 0.95) == POOLED
+    assert calibration.miss_clause(draw, 0.95) == DRAW
+    assert calibration.miss_clause(pooled, 0.95, size=True) == POOLED_SIZE
+    assert calibration.miss_clause(draw, 0.95, size=True) == DRAW_SIZE
+    assert calibration.miss_clause(draw, 0.95, target="the level") == (
+        "its worst draw below the level by more than 3 Monte Carlo standard errors of a draw")
+    assert calibration.miss_clause(pooled, 0.95, size=True, target="beta = 0.05") == (
+        "above beta = 0.05 by more than 3 Monte Carlo standard errors")
+    # a row on one fixed design (no draws) misses pooled or not at all; a row that holds has no clause
+    assert calibration.miss_clause({"n_sim": "400", "coverage": "0.91"}, 0.95) == POOLED
+    for held in ({"n_sim": "400", "coverage": "0.93"}, {**draw, "coverage_min": "0.89"}):
+        assert not calibration.misses(held, 0.95)
+        with pytest.raises(ValueError, match="holds its level 0.95"):
+            calibration.miss_clause(held, 0.95)
+
+
+def test_the_real_table_words_every_miss_by_its_criterion():
+    """Every row of the package table that misses is worded by the criterion that fails: 1,449 rows miss at their
+    own level, 86 of them in their worst draw only (the pooled value within 3 SE)."""
+    said = [calibration.miss_clause(r, float(r["level"])) for r in calibration.read()
+            if calibration.misses(r, float(r["level"]))]
+    assert (len(said), sum(s.startswith("its worst draw") for s in said)) == (1449, 86)
+
+
+def test_adastop_notes_say_which_criterion_failed(monkeypatch):
+    from types import SimpleNamespace
+
+    from rlstats.methods.adastop import _api
+
+    base = {"procedure": "adastop.fwe_means", "test": "adastop", "agents": "3", "tasks": "1", "runs": "5",
+            "distribution": "skewed_vs_normal", "configuration": "K=4", "level": "0.95", "n_resamples": "2000"}
+    for row, quote in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (
+            f"0.090 of 400 simulated tests, 0.100 in the worst of its 4 draws of the tasks' offsets and scales, "
+            f"{POOLED_SIZE}; a", f"0.070 of 400 simulated tests, 0.120 in the worst of its 4 draws of the tasks' "
+                                 f"offsets and scales, {DRAW_SIZE}; a")):
+        monkeypatch.setattr(calibration, "rows", lambda p, row=row: ({**base, **row},) if p == "adastop.fwe_means"
+                            else ())
+        (note,) = _api._equal_means_notes({(3, 5, 4): None}, SimpleNamespace(alpha=0.05))
+        assert quote in note, note
+    # the family-wise error's note (adastop.fwe), through the one-shot permutation test
+    base = {**base, "procedure": "adastop.fwe", "test": "permutation", "runs": "4", "distribution": "capped",
+            "configuration": ""}
+    blocked = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0)
+    for row, clause in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (POOLED_SIZE, DRAW_SIZE)):
+        monkeypatch.setattr(calibration, "rows", lambda p, row=row: ({**base, **row},) if p == "adastop.fwe" else ())
+        notes = [n for n in rlstats.permutation(blocked, "score ~ agent | task", rng=0).notes if "family-wise" in n]
+        assert notes == [f"measured family-wise error of the permutation test with 3 agents and 4 runs per agent: "
+                         f"{1 - float(row['coverage']):.3f}, {1 - float(row['coverage_min']):.3f} in the worst of its "
+                         f"4 draws of the tasks' offsets and scales (capped scores, 400 null tests), {clause}"]
+
+
+def test_task_table_sentence_says_which_criterion_failed():
+    from rlstats.methods.task_table._api import _shortfall_sentence
+
+    base = {"agents": "3", "runs": "5", "distribution": "capped", "configuration": "all_equal"}
+    for row, clause in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (POOLED, DRAW)):
+        sentence = _shortfall_sentence("the set", {**base, **row}, ["a", "b"], "simulations", 0.95, "0.95")
+        assert sentence == (f"measured coverage of the set with 3 agents and 5 runs per agent: {row['coverage']:0<5}, "
+                            f"{row['coverage_min']:0<5} in the worst of its 4 draws of the tasks' offsets and "
+                            f"scales (capped scores, all equal; 400 simulations), {clause} (a, b)")
+    sentence = _shortfall_sentence("the interval", {**base, **row}, ["a"], "simulated pairs", 0.95, "the level")
+    assert sentence.endswith("its worst draw below the level by more than 3 Monte Carlo standard errors of a draw (a)")
+
+
+def test_curves_note_says_which_criterion_failed(monkeypatch):
+    from rlstats.datasets import simulate_curves
+
+    base = {"statistic": "iqm", "band": "simultaneous", "interval": "studentized", "runs": "3", "tasks": "5",
+            "distribution": "capped", "agents": "2", "n_resamples": "500", "se": "0.01"}
+    df = simulate_curves(agents=2, tasks=4, seeds=4, steps=5, rng=0)
+    for row, clause in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (POOLED, DRAW)):
+        monkeypatch.setattr(calibration, "rows", lambda p, row=row: ({**base, **row},) if p == "curves.band" else ())
+        res = rlstats.curves(df, "score ~ agent | task/seed", step="step", n_resamples=50, rng=0)
+        assert (f"measured coverage of the simultaneous band of the IQM at the nearest simulated design (3 runs per "
+                f"task, 5 tasks): {row['coverage_min']:0<5} (capped scores, 400 simulated curves, the lowest of 4 "
+                f"draws of the tasks' offsets and scales), {clause}") in res.notes, res.notes
+
+
+def test_equivalence_note_says_which_criterion_failed(monkeypatch):
+    base = {"procedure": "equivalence.size", "test": "tost", "interval": "paired_t", "metric": "", "agents": "2",
+            "tasks": "5", "runs": "5", "distribution": "capped", "configuration": "delta = +margin", "level": "0.95"}
+    data = rlstats.datasets.simulate(agents=2, tasks=5, seeds=5, rng=0)
+    for row, clause in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (POOLED_SIZE, DRAW_SIZE)):
+        monkeypatch.setattr(calibration, "rows", lambda p, row=row: ({**base, **row},) if p == "equivalence.size"
+                            else ())
+        res = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, across="paired_t", aggregate=None)
+        (note,) = [n for n in res.notes if n.startswith("measured size at the margin")]
+        # the pooled size is quoted beside its worst draw's (before, the worst draw's alone, with the pooled count)
+        assert (f"at 5 tasks and 5 runs per agent: {1 - float(row['coverage']):.3f}, "
+                f"{1 - float(row['coverage_min']):.3f} in the worst of its 4 draws of the tasks' offsets and scales "
+                f"(capped scores, delta = +margin; 400 simulated tests), {clause}, so its 'equivalent' comes too "
+                "easily there") in note, note
+
+
+def test_mixed_notes_say_which_criterion_failed(monkeypatch):
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=2, rng=0)
+    contrast = {"procedure": "mixed.contrast", "test": "satterthwaite", "interval": "tukey", "agents": "3",
+                "tasks": "5", "runs": "2", "distribution": "heavy_tailed", "configuration": "all_equal",
+                "level": "0.95"}
+    means = {"procedure": "mixed.means", "test": "satterthwaite", "agents": "3", "tasks": "5", "runs": "2",
+             "distribution": "capped", "configuration": "tasks drawn afresh", "level": "0.95"}
+    for row, clause in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (POOLED, DRAW)):
+        tables = {"mixed.contrast": ({**contrast, **row},), "mixed.means": ({**means, **row},)}
+        monkeypatch.setattr(calibration, "rows", lambda p, tables=tables: tables.get(p, ()))
+        notes = rlstats.mixed(df, "score ~ agent | task").notes
+        assert (f"per cell: {row['coverage']:0<5}, {row['coverage_min']:0<5} in the worst of its 4 draws of the "
+                f"tasks' levels and spreads (heavy-tailed scores, agents alike; 400 simulated data sets), {clause}"
+                ) in "\n".join(notes), notes
+        (note,) = [n for n in notes if "marginal means" in n]
+        # with tasks drawn afresh, a row's 4 "draws" are blocks of data sets, each with tasks of its own
+        assert (f"per cell: {row['coverage']:0<5}, {row['coverage_min']:0<5} in the worst of its 4 draws of 100 "
+                f"data sets each (capped scores, tasks of different levels and spreads drawn afresh for each of 400 "
+                f"simulated data sets), {clause}, averaged over the agents") in note, note
+
+
+def test_rank_test_note_says_which_criterion_failed(monkeypatch):
+    base = {"procedure": "skillings_mack.size", "test": "friedman", "agents": "3", "tasks": "8", "runs": "1",
+            "distribution": "capped", "level": "0.95", "n_resamples": "999"}
+    df = rlstats.datasets.simulate(agents=3, tasks=8, seeds=1, rng=0)
+    for row, clause in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (POOLED_SIZE, DRAW_SIZE)):
+        monkeypatch.setattr(calibration, "rows", lambda p, row=row: ({**base, **row},) if p == "skillings_mack.size"
+                            else ())
+        notes = rlstats.compare(df, "score ~ agent | task").notes
+        assert (f"measured size of the Friedman rank sum test with 3 agents, 8 tasks and 1 run per cell: "
+                f"{1 - float(row['coverage']):.3f}, {1 - float(row['coverage_min']):.3f} in the worst of its 4 draws "
+                f"of the tasks' offsets and scales (capped scores, 400 null data sets), {clause}") in notes, notes
+
+
+def test_selection_note_says_which_criterion_failed(monkeypatch):
+    from rlstats.methods.selection import selection_check
+
+    rng = np.random.default_rng(0)
+    tasks = [f"t{t:02d}" for t in range(10)]
+    frame = pd.DataFrame({"agent": np.repeat(["new", "old"], 20), "task": np.tile(np.repeat(tasks, 2), 2),
+                          "score": rng.normal(size=40)})
+    base = {"procedure": "selection.size", "test": "welch", "statistic": "inspector", "agents": "2", "tasks": "10",
+            "runs": "2", "distribution": "skewed", "configuration": "2 reported", "level": "0.95"}
+    for row, clause in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (POOLED_SIZE, DRAW_SIZE)):
+        monkeypatch.setattr(calibration, "rows", lambda p, row=row: ({**base, **row},) if p == "selection.size" else ())
+        res = selection_check(frame, "score ~ agent | task", treatment="new", baseline="old", reported=tasks[:2],
+                              inspector="welch", rng=0)
+        assert (f"measured size of the inspector's Welch two-sample t test with 2 reported and 8 held-out tasks and 2 "
+                f"runs of each agent per task: {1 - float(row['coverage']):.3f}, {1 - float(row['coverage_min']):.3f} "
+                f"in the worst of its 4 draws of the tasks' offsets and scales (skewed scores, 400 null data sets), "
+                + clause.replace("alpha", "beta")) in res.notes, res.notes
+
+
+def test_one_task_note_says_which_criterion_failed(monkeypatch):
+    from rlstats.methods.bootstrap import _small_runs
+
+    # the real rows: the default's lowest one-task optimality-gap row from 20 runs misses in its worst draw only
+    # (0.942 of 1,920 is within 3 SE, 0.0149, of 0.95; 0.904 of 480 is below it by more than 3 SE of a draw, 0.0298)
+    assert _small_runs._one_task_shortfall("optimality_gap") == (
+        0.942187, 30, "heavy-tailed", "0.904 in the worst of its 4 draws of the tasks' offsets and scales, its worst "
+        "draw below 95% by more than 3 Monte Carlo standard errors of a draw")
+    assert _small_runs._one_task_shortfall("mean", "studentized_no_welch")[3] == (
+        "below 95% by more than 3 Monte Carlo standard errors")
+    # a note quoting both kinds says which each is
+    lows = {"mean": (0.920312, 30, "heavy-tailed", "below 95% by more than 3 Monte Carlo standard errors"),
+            "optimality_gap": _small_runs._one_task_shortfall("optimality_gap")}
+    monkeypatch.setattr(_small_runs, "_one_task_shortfall", lambda metric, interval="studentized": lows[metric])
+    monkeypatch.setattr(_small_runs, "one_task_min_runs", lambda interval="studentized": {"mean": None,
+                                                                                          "optimality_gap": None})
+    note = _small_runs.one_task_note([3, 3], ["a", "b"], ["mean", "optimality_gap"], np.ones((2, 2), bool))
+    assert ("(there the mean's 0.920 at 30 heavy-tailed runs, below 95% by more than 3 Monte Carlo standard errors; "
+            "the optimality gap's 0.942 at 30 heavy-tailed runs, 0.904 in the worst of its 4 draws of the tasks' "
+            "offsets and scales, its worst draw below 95% by more than 3 Monte Carlo standard errors of a draw)"
+            ) in note, note
