@@ -375,7 +375,8 @@ def quietly(call, *args, **kwargs):
 
 
 def cli_run(*args):
-    """(exit status, stdout, stderr) of the command line given ``args``, in this process."""
+    """(exit status, stdout, stderr) of the command line given ``args``, in this process (argparse's exit, which
+    the refusal of a bad argument is, read as the status it exits with)."""
     import contextlib
     import io
 
@@ -383,7 +384,10 @@ def cli_run(*args):
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main([str(a) for a in args], out=out)
+        try:
+            status = main([str(a) for a in args], out=out)
+        except SystemExit as exc:
+            status = exc.code
     return status, out.getvalue(), err.getvalue()
 
 

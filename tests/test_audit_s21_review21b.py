@@ -7,24 +7,17 @@ evaluates nothing (a CSV or Parquet read by pandas) and a missing file, a folder
 bytes that are not UTF-8, a file not Parquet, text bounds and duplicated tasks are each one rlstats error.  The
 defects below."""
 
-import contextlib
-import io
 import types
 
 import pytest
 
 import rlstats
-from rlstats.cli import main
+from conftest import cli_run
 
 
 def _cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main([str(a) for a in args], out=out)
-        except SystemExit as exc:
-            status = exc.code
-    return types.SimpleNamespace(returncode=status, stdout=out.getvalue(), stderr=err.getvalue())
+    status, stdout, stderr = cli_run(*args)
+    return types.SimpleNamespace(returncode=status, stdout=stdout, stderr=stderr)
 
 
 def _few_runs(rope):
