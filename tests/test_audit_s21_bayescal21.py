@@ -32,7 +32,6 @@ def _quoted(res):
     return [n for n in res.notes if "is a posterior decision, not a test" in n]
 
 
-@pytest.mark.xfail(strict=True, reason="bayes() quotes no measured error rate of its 0.95 decisions")
 @pytest.mark.parametrize("model", ["signed_rank", "hierarchical"])
 def test_equivalence_read_at_a_design_where_it_came_wrong_is_quoted(model):
     # 26 tasks x 10 runs, small differences and a wide ROPE: P(rope) >= 0.95, a decision of "practically equivalent"
@@ -48,7 +47,6 @@ def test_equivalence_read_at_a_design_where_it_came_wrong_is_quoted(model):
         assert "'practically equivalent'" in quoted[0] and "a0 vs a1" in quoted[0]
 
 
-@pytest.mark.xfail(strict=True, reason="bayes() quotes no measured error rate of its 0.95 decisions")
 def test_hierarchical_equivalence_at_the_rope_edge_is_quoted():
     # the measured rows: the hierarchical model read equivalence at a true mean difference on the ROPE's edge in
     # more than 0.05 + 3 SE of the data sets at 26 tasks x 10 runs (its delta0 is the tasks' centre, not their mean)
