@@ -41,8 +41,6 @@ took 5.3 CPU-minutes (581 s on 2 workers of a loaded machine, session 21).
 
 from __future__ import annotations
 
-import functools
-import math
 import pathlib
 import runpy
 
