@@ -923,6 +923,9 @@ def _decision_notes(design, options, comparisons, first, second, present):
                                         tasks=tasks, runs=runs)
             if row is None:
                 continue
+            # which bound the row misses: the pooled rate, or only its worst design draw's (calibration.misses)
+            pooled = calibration.misses({**row, "coverage_min": ""}, DECISION_THRESHOLD)
+            clause = "above" if pooled else "its worst draw above"
             which = listed([f"{comparisons['agent_1'].iloc[k]} vs {comparisons['agent_2'].iloc[k]}" for k in pairs], 8)
             truth = ("the true mean difference sat " + ("on the ROPE's edge" if row["configuration"] == "delta = rope"
                                                         else "at 1.5 times the ROPE")
@@ -933,7 +936,8 @@ def _decision_notes(design, options, comparisons, first, second, present):
                 f"{row['distribution'].replace('_', '-')} scores) the {options.model.replace('_', '-')} model read "
                 f"'{word}' where {truth} in {1 - float(row['coverage']):.3f} of {row['n_sim']} simulated data sets"
                 f"{calibration.worst_draw_clause(row, size=True)} (the calibration table's {DECISION_PROCEDURE} "
-                "rows), well above the 0.05 the threshold suggests"
+                f"rows), {clause} 1 - {DECISION_THRESHOLD} = 0.05, the error the threshold suggests, by more than 3 "
+                f"Monte Carlo standard errors{'' if pooled else ' of a draw'}"
                 + ("; the hierarchical model's P(rope) is about delta0, the centre of the tasks' differences, not "
                    "their mean" if options.model == "hierarchical" and statistic == "false_equivalence" else ""))
     return notes
