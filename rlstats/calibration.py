@@ -29,7 +29,13 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     the adjustment in ``interval``, the pairs' p-values, ``exact``, ``normal``, ``exact_and_normal`` or ``omnibus``,
     in ``statistic``, and ``complete``, ``unbalanced`` or ``incomplete`` in ``configuration``),
     ``power.bootstrap`` (``power("bootstrap")``'s rule does not reject two alike agents, ``statistic`` ``size``; its
-    decision on a data set is the one :func:`rlstats.bootstrap` with its defaults makes there, ``agreement``), ...
+    decision on a data set is the one :func:`rlstats.bootstrap` with its defaults makes there, ``agreement``),
+    ``bayes.decision`` (the decisions a reader takes from :func:`rlstats.bayes`'s probabilities at the threshold
+    ``level``, 0.95, are not wrong: ``statistic`` ``false_equivalence``, P(rope) >= 0.95 although the true mean
+    difference sits on the ROPE's edge or 1.5 times beyond it, ``configuration`` ``delta = rope`` or
+    ``delta = 1.5 rope``; ``false_difference``, P(better) or P(worse) >= 0.95 although the agents are alike,
+    ``delta = 0``; the model in ``test``; posterior decisions, not tests, so ``level`` is the threshold read, not a
+    promised level), ...
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
@@ -212,6 +218,8 @@ DEFAULTS: dict[str, Patterns] = {
     "tuning.complete_interval": ({"interval": "skew_t"},),
     # audit s11: power("bootstrap") plans bootstrap()'s default intervals; its size and its agreement with bootstrap()
     "power.bootstrap": ({"statistic": ("size", "agreement"), "interval": "studentized"},),
+    # audit s21: bayes()'s default model (model="signed_rank"); both decisions it invites
+    "bayes.decision": ({"test": "signed_rank"},),
 }
 #: The defaults before issue 40 made every default hold its level (as :data:`DEFAULTS` read then): the figure
 #: draws a method that was the default and is no longer as a "former default". Never edited.

@@ -802,6 +802,8 @@ def test_defaults_name_the_public_functions_defaults():
     # audit s11: power("bootstrap") separates bootstrap()'s default intervals (interval= given to it is bootstrap()'s)
     assert d["power.bootstrap"] == ({"statistic": ("size", "agreement"),
                                      "interval": _keyword_default(rlstats.bootstrap, "interval")},)
+    # audit s21: bayes()'s decisions, of its default model
+    assert d["bayes.decision"] == ({"test": _keyword_default(rlstats.bayes, "model")},)
     # no method to choose, or chosen from the design: every row is a default
     for procedure in ("adastop.fwe", "adastop.fwe_means", "skillings_mack.size", "skillings_mack.pairs_fwer"):
         assert d[procedure] == calibration.ALL, procedure
@@ -980,3 +982,51 @@ def test_reproduce_rows_gives_a_rank_test_row_digit_for_digit():
     (found,) = reproduce("skillings_mack.size", [100])
     assert found["design"]["agents"] == "3" and found["design"]["tasks"] == "1" and found["same"], found
     assert found["now"]["coverage"] == _size_row(3, 1, 5, "normal")["coverage"]
+
+
+BAYES_DECISIONS = runpy.run_path(str(REFERENCE / "bayes_decisions.py"))
+
+
+def _bayes_frame(x, offset=0.0):
+    """A two-agent DataFrame whose paired run differences (a0 - a1) are x (tasks, runs)."""
+    tasks, runs = x.shape
+    task, seed = np.meshgrid(np.arange(tasks), np.arange(runs), indexing="ij")
+    base = offset + np.arange(x.size, dtype=float).reshape(x.shape) % 3  # the second agent's runs: any values
+    rows = [pd.DataFrame({"task": [f"t{t}" for t in task.ravel()], "seed": seed.ravel(), "agent": agent,
+                          "score": (base + x if agent == "a0" else base).ravel()}) for agent in ("a0", "a1")]
+    return pd.concat(rows, ignore_index=True)
+
+
+@pytest.mark.parametrize("model", ["signed_rank", "hierarchical"])
+def test_bayes_decision_kernels_give_the_public_probabilities(model):
+    """audit s21 (bayescal21): the script's batched fits are rlstats.bayes's probabilities, within Monte Carlo error
+    (different streams: 50,000 Dirichlet draws, SE <= 0.0023; 8,000 correlated Gibbs draws, within 0.05)."""
+    import warnings
+
+    x = np.random.default_rng(5).normal(0.3, 1.0, size=(5, 3))
+    rope = 0.25
+    if model == "signed_rank":
+        p = BAYES_DECISIONS["signed_rank_probabilities"](x.mean(axis=1)[None], rope, np.random.default_rng(1))[0]
+    else:
+        p = BAYES_DECISIONS["hierarchical_probabilities"](x[None], rope, np.random.default_rng(1))[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(_bayes_frame(x), "score ~ agent | task/seed", rope=rope, model=model, rng=0,
+                            progress=False)
+    public = res.comparisons[["p_worse", "p_rope", "p_better"]].to_numpy(dtype=float)[0]
+    np.testing.assert_allclose(p, public, atol=0.01 if model == "signed_rank" else 0.05)
+    assert abs(p.sum() - 1) < 1e-12 if model == "hierarchical" else True
+
+
+def test_bayes_decision_row_remeasured():
+    """A quick point of the bayes.decision rows (the signed-rank model, the default, at 5 tasks x 3 normal runs) on
+    fresh data sets: each configuration within 4 joint SE of the table's row."""
+    point = ("signed_rank", 5, 3, "normal")
+    for configuration in BAYES_DECISIONS["CONFIGURATIONS"]:
+        held = np.concatenate(BAYES_DECISIONS["held_by_draw"](*point, configuration, 30, seed=99))
+        row = next(r for r in calibration.rows("bayes.decision") if r["test"] == point[0]
+                   and (int(r["tasks"]), int(r["runs"]), r["distribution"]) == point[1:]
+                   and r["configuration"] == configuration)
+        measured, table = 1 - held.mean(), 1 - float(row["coverage"])
+        joint = math.sqrt(max(table * (1 - table), 0.05 * 0.95) * (1 / held.size + 1 / int(row["n_sim"])))
+        assert abs(measured - table) <= 4 * joint, (configuration, measured, table)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ... import calibration
 from ...bounds import bound_ties, mostly_at_bound
 from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 from ...cost import admit, check_max_seconds, shows, timed_bar
@@ -59,6 +60,14 @@ MAX_DRAW_BYTES = 500e6
 #: P(worse) 0.92) in 9 of 10, sets of 5 runs P(rope) 0.23-1.00 (4 of 6 missing it), sets of 10 P(worse) 0.77-0.98
 #: (none missing it)
 FEW_PAIRED_RUNS = 10
+#: audit s21 (bayescal21): the decisions read from the probabilities, and their measured errors in the package table
+#: (the ``bayes.decision`` rows of rlstats/calibration.csv, tests/reference/bayes_decisions.py): "practically
+#: equivalent" where P(rope) reaches DECISION_THRESHOLD, "better" or "worse" where P(better) or P(worse) does
+DECISION_PROCEDURE = "bayes.decision"
+DECISION_THRESHOLD = 0.95
+#: the tasks and runs per cell the rows measured (a design is read at the nearest of each)
+DECISION_TASKS = (5, 26)
+DECISION_RUNS = (3, 10)
 #: the most orderings an ordering table may list (k! grows fast; the draws only ever show some)
 MAX_ORDERING_AGENTS = 8
 
@@ -270,6 +279,17 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     runs missed the 100 runs' delta0 in 9 of 10).
     The joint fit of ``orderings=True`` is not run again: its warning asks for more draws.
 
+    The decisions these probabilities invite, "practically equivalent" at P(rope) >= 0.95 and "better" or "worse" at
+    P(better) or P(worse) >= 0.95, are posterior decisions, not tests; their frequentist errors are measured in the
+    ``bayes.decision`` rows of :func:`rlstats.calibration_table` (audit s21, tests/reference/bayes_decisions.py: two
+    agents, 5 or 26 tasks, 3 or 10 runs, four score families, 80 data sets a row, the ROPE the true mean difference
+    at half a noise unit).  With the true mean difference on the ROPE's edge, the signed-rank model read
+    "equivalent" in 0.025-0.21 of the data sets and the hierarchical model in none at 5 tasks but 0.26-0.63 at 26
+    (delta0 is the tasks' centre: in two of the four design draws of 26 tasks the tasks' median difference was 0.75
+    to 0.78 of their mean, and the worst draw read "equivalent" in 0.80-0.95 at 10 runs); at 1.5 times the
+    ROPE in at most 0.09; alike agents were never read "better" or "worse".  Where a decision is read at a design
+    whose rate is above 0.05 by more than 3 Monte Carlo SE, a note quotes the measured rate.
+
     Every probability is a share of posterior draws, with Monte Carlo error: a note gives the largest standard error
     of the printed ones, sqrt(p (1 - p) / n) with n the signed-rank model's independent draws or, for the chains,
     the effective sample size of that share's indicator (audit s19: over 30 seeds the hierarchical model's shares
@@ -386,6 +406,7 @@ def _run(design, options, ss, record, extension=1):
     rope_scale = design.units  # one home for every result: Design.units
     fit = _signed_rank if options.model == "signed_rank" else _hierarchical
     parts = fit(design, options, ss, first, second, differences, present, sign, notes, extension)
+    notes += _decision_notes(design, options, parts["comparisons"], first, second, present)
     return BayesResult(
         method=("Bayesian signed-rank test (Dirichlet process posterior)" if options.model == "signed_rank" else
                 "Bayesian hierarchical model of per-task differences (Gibbs sampler)"),
@@ -872,6 +893,52 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                 diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
                 draws=options.draws, runs_used=runs_used, pair_draws=tuple(int(n) for n in pair_draws))
 
+
+
+def _decision_notes(design, options, comparisons, first, second, present):
+    """The measured error of the decisions a reader takes from this result's probabilities, where the calibration
+    table shows it above 1 - DECISION_THRESHOLD (0.05) by more than 3 Monte Carlo SE at the nearest measured design
+    (:func:`rlstats.calibration.shortfall`, the rule of every other note that quotes the table): for the pairs with
+    P(rope) >= 0.95, how often the model read "practically equivalent" when the true mean difference sat on the ROPE's
+    edge or beyond; for those with P(better) or P(worse) >= 0.95, how often it read a difference between alike agents.
+    These are posterior decisions, not tests: the note quotes the measured rate and promises no level."""
+    rows = calibration.rows(DECISION_PROCEDURE)
+    if not rows:
+        return []
+    p = comparisons[["p_better", "p_rope", "p_worse"]].to_numpy(dtype=float)
+    counts = np.asarray(design.counts)
+    notes = []
+    miss_target = f"1 - {DECISION_THRESHOLD} = 0.05, the error the threshold suggests,"
+    for statistic, decided, word, which_p in (
+            ("false_equivalence", p[:, 1] >= DECISION_THRESHOLD, "practically equivalent", "P(rope)"),
+            ("false_difference", (p[:, 0] >= DECISION_THRESHOLD) | (p[:, 2] >= DECISION_THRESHOLD),
+             "practically better or worse", "P(better) or P(worse)")):
+        by_design: dict[tuple[int, int], list[int]] = {}
+        for k in np.flatnonzero(decided):
+            shared = present[k]
+            runs = int(np.minimum(counts[shared, first[k]], counts[shared, second[k]]).min())
+            key = (min(DECISION_TASKS, key=lambda t: (abs(t - int(shared.sum())), t)),
+                   min(DECISION_RUNS, key=lambda r: (abs(r - runs), r)))
+            by_design.setdefault(key, []).append(k)
+        for (tasks, runs), pairs in sorted(by_design.items()):
+            row = calibration.shortfall(rows, DECISION_THRESHOLD, test=options.model, statistic=statistic,
+                                        tasks=tasks, runs=runs)
+            if row is None:
+                continue
+            which = listed([f"{comparisons['agent_1'].iloc[k]} vs {comparisons['agent_2'].iloc[k]}" for k in pairs], 8)
+            truth = ("the true mean difference sat " + ("on the ROPE's edge" if row["configuration"] == "delta = rope"
+                                                        else "at 1.5 times the ROPE")
+                     if statistic == "false_equivalence" else "the agents were alike (true difference 0)")
+            notes.append(
+                f"{which}: {which_p} of at least {DECISION_THRESHOLD} read as '{word}' is a posterior decision, "
+                f"not a test; on simulated designs near this one ({row['tasks']} tasks, {row['runs']} runs per agent, "
+                f"{row['distribution'].replace('_', '-')} scores) the {options.model.replace('_', '-')} model read "
+                f"'{word}' where {truth} in {1 - float(row['coverage']):.3f} of {row['n_sim']} simulated data sets"
+                f"{calibration.worst_draw_clause(row, size=True)} (the calibration table's {DECISION_PROCEDURE} "
+                f"rows), {calibration.miss_clause(row, DECISION_THRESHOLD, size=True, target=miss_target)}"
+                + ("; the hierarchical model's P(rope) is about delta0, the centre of the tasks' differences, not "
+                   "their mean" if options.model == "hierarchical" and statistic == "false_equivalence" else ""))
+    return notes
 
 
 def _few_runs_note(design, first, second, counts, rope):
