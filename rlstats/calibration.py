@@ -121,14 +121,15 @@ def worst_coverage(row: dict[str, str]) -> float:
     return min(float(row["coverage"]), float(low)) if low else float(row["coverage"])
 
 
-def worst_draw_clause(row: dict[str, str], *, size: bool = False) -> str:
+def worst_draw_clause(row: dict[str, str], *, size: bool = False, drawn: str = "the tasks'") -> str:
     """``", 0.871 in the worst of its 4 draws of the tasks' offsets and scales"`` where ``row`` pools design draws
     and its worst draw is below the pooled coverage; empty otherwise. ``size=True`` states 1 - coverage (a test's
-    size, above the pooled size)."""
+    size, above the pooled size); ``drawn`` whose offsets and scales were drawn (``"the configurations'"`` in the
+    tuning rows)."""
     low, draws = _optional(row, "coverage_min"), _optional(row, "design_draws")
     if not (low and draws) or float(low) >= float(row["coverage"]):
         return ""
-    return (f", {1 - float(low) if size else float(low):.3f} in the worst of its {draws} draws of the tasks' "
+    return (f", {1 - float(low) if size else float(low):.3f} in the worst of its {draws} draws of {drawn} "
             "offsets and scales")
 
 

@@ -44,12 +44,20 @@ def read_csv(source: Any, **options: Any) -> pd.DataFrame:
         except pd.errors.ParserWarning:
             pass
     skip = options.get("skiprows")
-    raise LongRecord(_longer_record(source, options.get("sep", ","), skip if isinstance(skip, int) else 0))
+    longer = _longer_record(source, options.get("sep", ","), skip if isinstance(skip, int) else 0)
+    if longer is not None:
+        raise LongRecord(longer)
+    # only empty fields beyond the header's (audit s21, review21c: "1,2,," was refused, naming no line): none is lost
+    if hasattr(source, "seek"):
+        source.seek(0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Length of header", category=pd.errors.ParserWarning)
+        return pd.read_csv(source, **EXACT_FLOATS, **{"index_col": False, **options})
 
 
-def _longer_record(source: Any, separator: str, skip: int) -> str:
+def _longer_record(source: Any, separator: str, skip: int) -> str | None:
     """Which record of ``source`` (a path or a file object read again; after ``skip`` lines) has more non-empty
-    fields than its header, said by its line."""
+    fields than its header, said by its line; None where records are wider only by empty fields."""
     import csv
 
     text: Any
@@ -64,7 +72,10 @@ def _longer_record(source: Any, separator: str, skip: int) -> str:
         for _ in range(skip):
             next(records, None)
         width = len(next(records, []))
+        wider = False
         for record in records:
             if any(record[width:]):
                 return f"line {records.line_num} has {len(record)} fields where the header names {width}"
-    return f"a record has more fields than the header's {width}"
+            wider = wider or len(record) > width
+    # no wider record seen at all: this reading and pandas' differ, so the warning stands as an error
+    return None if wider else f"a record has more fields than the header's {width}"

@@ -2016,6 +2016,7 @@ def logs(tmp_path_factory):
     _write(root / "textstep" / "progress.csv", "step,eval/return\nx,1.0\n1,2.0\n")
     _write(root / "boolean" / "log.jsonl", '{"step": 1, "eval/return": 1.0}\n{"step": 2, "eval/return": true}\n')
     _write(root / "twice" / "progress.csv", "step,score,loss,score\n0,1.0,0.5,2.0\n")
+    _write(root / "ragged" / "progress.csv", "step,score\n0,1.0,9\n1,2.0\n")  # [audit s21 review21b/c]
     _write(root / "negative" / "0.monitor.csv", '#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n2.0,-3,0.7\n')
     for seed in (1, 2):  # one run's monitor.csv files in two folders, by a pattern without {seed}
         _write(root / "twofolders" / "ppo" / f"seed_{seed}" / "0.monitor.csv",
@@ -2085,6 +2086,8 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("a tag renamed to source", "runs", LOG_PATTERN, {"tags": {"eval/return": "source"}}, OptionError,
      "a column named 'source', the frame's own column 'source'"),
     ("a CSV column twice", "twice/progress.csv", None, {}, LogReadError, "the header names the column 'score' twice"),
+    ("a CSV record longer than the header", "ragged/progress.csv", None, {}, LogReadError,
+     "progress.csv: unreadable: line 2 has 3 fields where the header names 2; give every record as many fields as"),
     ("a negative episode length", "negative/0.monitor.csv", None, {}, LogReadError,
      "0.monitor.csv: corrupt: column 'l' (the episode length) holds -3 in data row 2 (line 4 of the file)"),
     ("smooth 0", "runs", LOG_PATTERN, {"smooth": 0}, OptionError, "smooth must be at least 1, got 0"),

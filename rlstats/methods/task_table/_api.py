@@ -125,7 +125,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         runs are exchangeable and asymptotically valid when their spreads differ, and gives a complete separation the
         smallest p-value its run counts allow; Fisher-Pitman's permutation test of the difference of means. The
         permutation tests enumerate all splits up to 20,000 of them (or up to ``n_resamples`` where more are asked
-        for, to 250,000) and draw ``n_resamples`` random ones beyond. Their
+        for, to 250,000) while their table of splits x runs stays within 2**23 cells, and draw ``n_resamples``
+        random ones beyond. Their
         smallest p-value is 1 / C(2r, r) at r runs per agent (1/20 at 3 runs, 1/70 at 4, 1/252 at 5), while Holm's first
         threshold is alpha / (k(k - 1)) (0.0083 for 3 agents, 0.0025 for 5): with 5 agents and 5 runs they cannot
         exclude any agent, where Welch's t can. A note says when a test cannot reject at the design's run counts.

@@ -5,7 +5,8 @@ Arrays in, arrays out; inputs are trusted. The tests are vectorised over pairs o
 better), and :func:`one_sided` returns the p-values of "x is better than y" and of "y is better than x". The
 permutation-type tests (the difference of means, Mann-Whitney's rank sum, the studentized Brunner-Munzel statistic)
 share one set of splits per pair of run counts: all C(n + m, n) of them up to ``EXACT_SPLITS`` or ``n_resamples``,
-whichever is larger, random ones beyond, with the p-value (1 + hits) / (B + 1).
+whichever is larger (and while their table has at most ``ENUMERATED_CELLS`` cells), random ones beyond, with the
+p-value (1 + hits) / (B + 1).
 """
 
 from __future__ import annotations
@@ -39,17 +40,18 @@ _WORK = 2**21
 
 def split_count(n, m, n_resamples):
     """``(splits, exact)``: all C(n + m, n) splits of n and m runs when they are few (at most ``EXACT_SPLITS``, or
-    at most ``n_resamples`` up to ``ENUMERATED_SPLITS`` whose table has at most ``ENUMERATED_CELLS`` cells), else
+    at most ``n_resamples`` up to ``ENUMERATED_SPLITS``) and their table has at most ``ENUMERATED_CELLS`` cells, else
     ``n_resamples`` random.
 
     >>> split_count(9, 9, 10_000), split_count(9, 9, 60_000), split_count(13, 13, 10**7)
     ((10000, False), (48620, True), (10000000, False))
-    >>> split_count(2, 700, 250_000)
-    (250000, False)
+    >>> split_count(2, 700, 250_000), split_count(1, 4_999, 10_000)
+    ((250000, False), (10000, False))
     """
     total = relabellings(n, m)
-    enumerable = total <= min(n_resamples, ENUMERATED_SPLITS) and total * (n + m) <= ENUMERATED_CELLS
-    return (total, True) if total <= EXACT_SPLITS or enumerable else (n_resamples, False)
+    few = total <= max(EXACT_SPLITS, min(n_resamples, ENUMERATED_SPLITS))
+    # the cells' cap holds at or below EXACT_SPLITS too (review21c: 1 run against 4,999 is 5,000 x 5,000 cells)
+    return (total, True) if few and total * (n + m) <= ENUMERATED_CELLS else (n_resamples, False)
 
 
 def smallest_pvalue(test, n, m, n_resamples):
