@@ -1,0 +1,64 @@
+"""Audit s21 (left21b): a reviewer's leftovers: special files as inputs, normalize='s internal 'name' key."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import rlstats
+from rlstats.errors import LogReadError, OptionError
+
+F = "score ~ agent | task"
+
+
+def _cli(*argv, cwd=None):
+    return subprocess.run([sys.executable, "-m", "rlstats", *argv], capture_output=True, text=True, timeout=60,
+                          cwd=cwd)
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    path = tmp_path / "pipe.csv"
+    os.mkfifo(path)
+    return path
+
+
+def _runs(tmp_path):
+    frame = rlstats.datasets.simulate(agents=2, tasks=3, seeds=2, rng=0)
+    frame.to_csv(tmp_path / "runs.csv", index=False)
+    return tmp_path / "runs.csv"
+
+
+SPECIAL = "is not a regular file (a device, pipe or socket); give a table file"
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: /dev/null as FILE said 'file not found'")
+def test_dev_null_as_the_data_file_is_not_a_regular_file():
+    done = _cli("compare", "/dev/null", F)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"rlstats: error: /dev/null {SPECIAL}"
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: a FIFO as -o normalize=FILE said 'file not found'")
+def test_a_fifo_as_the_reference_file_is_not_a_regular_file(tmp_path, fifo):
+    done = _cli("compare", str(_runs(tmp_path)), F, "--method", "bootstrap", "-o", f"normalize={fifo}")
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"rlstats: error: -o normalize={fifo}: {fifo} {SPECIAL}"
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: read_logs said 'no such folder' for a FIFO")
+def test_read_logs_of_a_fifo_is_not_a_regular_file(fifo):
+    with pytest.raises(LogReadError) as info:
+        rlstats.read_logs(fifo)
+    assert str(info.value) == (f"{fifo} is not a regular file (a device, pipe or socket); give the folder of runs "
+                               "(or one log file)")
+
+
+@pytest.mark.xfail(strict=True, reason="audit s21: normalize={'reference': ..., 'name': ...} was taken silently")
+def test_normalize_name_key_is_refused():
+    frame = rlstats.datasets.simulate(agents=2, tasks=3, seeds=2, rng=0)
+    reference = frame.groupby("task", as_index=False)["score"].agg(low="min", high="max")
+    with pytest.raises(OptionError) as info:
+        rlstats.compare(frame, F, method="bootstrap", n_resamples=200, rng=0,
+                        normalize={"reference": reference, "name": "atari100k_reference"})
+    assert str(info.value) == "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"
