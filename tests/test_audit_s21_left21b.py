@@ -32,21 +32,18 @@ def _runs(tmp_path):
 SPECIAL = "is not a regular file (a device, pipe or socket); give a table file"
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: /dev/null as FILE said 'file not found'")
 def test_dev_null_as_the_data_file_is_not_a_regular_file():
     done = _cli("compare", "/dev/null", F)
     assert done.returncode == 2
     assert done.stderr.strip() == f"rlstats: error: /dev/null {SPECIAL}"
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: a FIFO as -o normalize=FILE said 'file not found'")
 def test_a_fifo_as_the_reference_file_is_not_a_regular_file(tmp_path, fifo):
     done = _cli("compare", str(_runs(tmp_path)), F, "--method", "bootstrap", "-o", f"normalize={fifo}")
     assert done.returncode == 2
     assert done.stderr.strip() == f"rlstats: error: -o normalize={fifo}: {fifo} {SPECIAL}"
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: read_logs said 'no such folder' for a FIFO")
 def test_read_logs_of_a_fifo_is_not_a_regular_file(fifo):
     with pytest.raises(LogReadError) as info:
         rlstats.read_logs(fifo)
@@ -62,3 +59,30 @@ def test_normalize_name_key_is_refused():
         rlstats.compare(frame, F, method="bootstrap", n_resamples=200, rng=0,
                         normalize={"reference": reference, "name": "atari100k_reference"})
     assert str(info.value) == "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"
+
+
+def test_a_fifo_log_inside_a_folder_of_runs_is_never_opened(tmp_path):
+    for agent in ("a", "b"):
+        (tmp_path / agent / "t" / "seed_0").mkdir(parents=True)
+    (tmp_path / "a" / "t" / "seed_0" / "progress.csv").write_text("step,eval/return\n0,1.0\n")
+    os.mkfifo(tmp_path / "b" / "t" / "seed_0" / "progress.csv")  # opening it would block the read for ever
+    with pytest.raises(LogReadError) as info:
+        rlstats.read_logs(tmp_path, pattern="{agent}/{task}/seed_{seed}")
+    assert str(info.value) == (f"{tmp_path}/b/t/seed_0/progress.csv is not a regular file (a device, pipe or "
+                               "socket); move it out of the folder of runs, whose log files are all read")
+
+
+def test_an_adastop_state_that_is_a_pipe(fifo):
+    with pytest.raises(rlstats.errors.DesignError) as info:
+        rlstats.AdaStop.load(fifo)
+    assert str(info.value) == (f"{fifo} is not a regular file (a device, pipe or socket); give the JSON file "
+                               "AdaStop.save wrote")
+    done = _cli("adastop", "status", str(fifo))
+    assert done.returncode == 2 and done.stderr.strip() == (
+        f"rlstats: error: {fifo} is not a regular file (a device, pipe or socket); give the JSON state file written "
+        "by rlstats adastop update")
+
+
+def test_a_missing_file_is_still_not_found(tmp_path):
+    done = _cli("compare", str(tmp_path / "nosuch.csv"), F)
+    assert done.stderr.strip() == f"rlstats: error: file not found: {tmp_path}/nosuch.csv"

@@ -166,7 +166,7 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
     exactly (:func:`rlstats.tables.read_csv`). ``per`` is what a row is, ``sep_way`` how the command sets the
     file's separator (a reference file has no --sep).
     """
-    from ..tables import read_csv
+    from ..tables import not_regular, read_csv
 
     sep = check_sep(sep)
     if str(path) == STREAM:
@@ -175,7 +175,7 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
     if path.is_dir():
         raise UsageError(f"{path} is a folder; give the table file inside it (CSV, TSV or Parquet)")
     if not path.is_file():
-        raise UsageError(f"file not found: {path}")
+        raise UsageError(not_regular(path) or f"file not found: {path}")
     if not os.access(path, os.R_OK):
         raise UsageError(f"cannot read {path}: permission denied")
     suffix = path.suffix.lower()
