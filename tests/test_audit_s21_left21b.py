@@ -51,7 +51,6 @@ def test_read_logs_of_a_fifo_is_not_a_regular_file(fifo):
                                "(or one log file)")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s21: normalize={'reference': ..., 'name': ...} was taken silently")
 def test_normalize_name_key_is_refused():
     frame = rlstats.datasets.simulate(agents=2, tasks=3, seeds=2, rng=0)
     reference = frame.groupby("task", as_index=False)["score"].agg(low="min", high="max")
@@ -86,3 +85,26 @@ def test_an_adastop_state_that_is_a_pipe(fifo):
 def test_a_missing_file_is_still_not_found(tmp_path):
     done = _cli("compare", str(tmp_path / "nosuch.csv"), F)
     assert done.stderr.strip() == f"rlstats: error: file not found: {tmp_path}/nosuch.csv"
+
+
+def test_normalize_name_key_is_refused_with_a_dataset_too():
+    frame = rlstats.datasets.simulate(agents=2, tasks=3, seeds=2, rng=0)
+    with pytest.raises(OptionError) as info:
+        rlstats.compare(frame, F, method="bootstrap", n_resamples=200, rng=0,
+                        normalize={"reference": "atari100k_reference", "name": "x"})
+    assert str(info.value) == "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"
+
+
+def test_the_command_line_refuses_a_name_key_and_still_names_its_file(tmp_path):
+    frame = rlstats.datasets.simulate(agents=2, tasks=3, seeds=2, rng=0)
+    frame.to_csv(tmp_path / "runs.csv", index=False)
+    reference = frame.groupby("task", as_index=False)["score"].agg(random="min", human="max")
+    reference["human"] += 1.0
+    reference.to_csv(tmp_path / "ref.csv", index=False)
+    done = _cli("compare", "runs.csv", F, "--method", "bootstrap", "-o", "normalize={'reference': 'ref.csv', "
+                "'name': 'x'}", cwd=tmp_path)
+    assert done.stderr.strip() == ("rlstats: error: -o normalize= as a dict takes the keys 'reference', 'low' and "
+                                   "'high'; got 'name'")
+    done = _cli("compare", "runs.csv", F, "--method", "bootstrap", "-o", "normalize=ref.csv", "-o",
+                "n_resamples=200", cwd=tmp_path)
+    assert done.returncode == 0 and "ref.csv" in done.stdout, done.stderr

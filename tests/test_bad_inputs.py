@@ -323,6 +323,10 @@ SHARED_OPTIONS = [
     ("normalize", {"low": "random"}, OptionError, "normalize= as a dict must hold 'reference'"),
     ("normalize", {"reference": "minmax", "lo": 0}, OptionError,
      "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'lo' (did you mean 'low'?)"),
+    ("normalize", {"reference": REFERENCE, "name": "atari100k_reference"}, OptionError,  # audit s21: internal
+     "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"),
+    ("normalize", {"reference": "atari100k_reference", "name": "x"}, OptionError,
+     "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"),
     ("normalize", REFERENCE.iloc[:2], DesignError, "missing from the reference's 'task' column: 'task_03'"),
     ("normalize", REFERENCE.assign(human=0.0), DesignError, "the reference's range is zero or negative"),
     ("normalize", REFERENCE.assign(human=float("inf")), DesignError, ("an infinite 'random' or 'human' score",

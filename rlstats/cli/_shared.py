@@ -628,12 +628,16 @@ def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     path = keywords.get("reference")
     if not isinstance(path, str) or not (Path(path).suffix.lower() in _TABLE_SUFFIXES or os.sep in path):
         return options
+    if "name" in keywords:  # not a key of the option: refused by the library's validation, not overwritten
+        return options
     try:
         # --sep is the data file's separator: the reference file's is a comma, or a tab in a .tsv file
         table = read_table(path, per="task", sep_way="save it separated by commas, or by tabs as a .tsv file")
     except UsageError as exc:
         raise UsageError(f"-o normalize={path}: {exc}") from None
-    return {**options, "normalize": {**keywords, "reference": table, "name": path}}
+    from ..normalization import named_reference
+
+    return {**options, "normalize": named_reference(keywords, table, path)}
 
 
 #: What ``--format`` turns a result into; csv is the tidy frame, one row per comparison or term.
