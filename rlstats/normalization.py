@@ -533,9 +533,10 @@ def load_reference(option: Normalizer) -> Normalizer:
     if frame_library(keywords.get("reference")) is not None:  # a polars or pyarrow frame, as pandas
         converted = {**keywords, "reference": _reference_frame(keywords["reference"])}
         return converted if isinstance(option, Mapping) else converted["reference"]
-    if not isinstance(keywords.get("reference"), str) or isinstance(option, bool):
+    name = keywords.get("reference")
+    if not isinstance(name, str) or isinstance(option, bool):
         return option
-    return named_reference(keywords, _reference_frame(keywords["reference"]), keywords["reference"])
+    return named_reference(keywords, _reference_frame(name), name)
 
 
 def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer) -> tuple[pd.DataFrame, str]:
