@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -509,6 +509,17 @@ def _reword_sources(note, items, n_rows):
     return _sources_text(note.data, [source for _, source in items])
 
 
+class _Loaded(dict):
+    """:func:`load_reference`'s dict, the only one whose ``name`` key (the dataset read) :func:`normalize_response`
+    takes: a user's dict has no reason to name a dataset its frame is not (audit s21: it set the default bounds)."""
+
+
+def named_reference(keywords: Mapping[str, Any], frame: pd.DataFrame, name: str) -> dict[str, Any]:
+    """``normalize=``'s dict ``keywords`` with its reference read into ``frame`` from ``name`` (a dataset, or the
+    command line's file): the one way to give :func:`normalize_response` the ``name`` key, which users cannot."""
+    return _Loaded(keywords, reference=frame, name=name)
+
+
 def load_reference(option: Normalizer) -> Normalizer:
     """The ``normalize=`` option with a dataset name read into its frame: the one place a back end loads one.
 
@@ -516,15 +527,16 @@ def load_reference(option: Normalizer) -> Normalizer:
     dict's ``reference``): then a dict ``{"reference": frame, "name": name, ...}``. Validation
     (:func:`normalize_response`) never loads anything.
     """
-    from collections.abc import Mapping
-
     keywords = dict(option) if isinstance(option, Mapping) else {"reference": option}
+    if "name" in keywords and not isinstance(option, _Loaded):
+        return option  # a user's 'name': refused by validation, not overwritten here
     if frame_library(keywords.get("reference")) is not None:  # a polars or pyarrow frame, as pandas
         converted = {**keywords, "reference": _reference_frame(keywords["reference"])}
         return converted if isinstance(option, Mapping) else converted["reference"]
-    if not isinstance(keywords.get("reference"), str) or isinstance(option, bool):
+    name = keywords.get("reference")
+    if not isinstance(name, str) or isinstance(option, bool):
         return option
-    return {**keywords, "reference": _reference_frame(keywords["reference"]), "name": keywords["reference"]}
+    return named_reference(keywords, _reference_frame(name), name)
 
 
 def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer) -> tuple[pd.DataFrame, str]:
@@ -539,8 +551,6 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     The response must read one data column and the formula must name the task
     column after ``|``; that column is normalised per task.
     """
-    from collections.abc import Mapping
-
     if reference is True:
         raise OptionError("normalize=True does not say how to normalise; pass a reference frame or a dataset name "
                           "(e.g. normalize='atari100k_reference'), or normalize=False if the scores are already on "
@@ -552,7 +562,8 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     keywords = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
     if "reference" not in keywords:
         raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
-    other = next((key for key in keywords if key not in ("reference", "low", "high", "name")), None)
+    ours = ("reference", "low", "high") + (("name",) if isinstance(reference, _Loaded) else ())
+    other = next((key for key in keywords if key not in ours), None)
     if other is not None:  # audit s21: a TypeError of _normalized (the formula names the task and score columns)
         import difflib
 

@@ -323,6 +323,10 @@ SHARED_OPTIONS = [
     ("normalize", {"low": "random"}, OptionError, "normalize= as a dict must hold 'reference'"),
     ("normalize", {"reference": "minmax", "lo": 0}, OptionError,
      "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'lo' (did you mean 'low'?)"),
+    ("normalize", {"reference": REFERENCE, "name": "atari100k_reference"}, OptionError,  # audit s21: internal
+     "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"),
+    ("normalize", {"reference": "atari100k_reference", "name": "x"}, OptionError,
+     "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"),
     ("normalize", REFERENCE.iloc[:2], DesignError, "missing from the reference's 'task' column: 'task_03'"),
     ("normalize", REFERENCE.assign(human=0.0), DesignError, "the reference's range is zero or negative"),
     ("normalize", REFERENCE.assign(human=float("inf")), DesignError, ("an infinite 'random' or 'human' score",
@@ -2022,6 +2026,8 @@ def logs(tmp_path_factory):
         _write(root / "twofolders" / "ppo" / f"seed_{seed}" / "0.monitor.csv",
                '#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n')
     (root / "nothing").mkdir()
+    (root / "special").mkdir()
+    os.mkfifo(root / "special" / "pipe.csv")  # audit s21: a log that is a pipe is never opened
     return root
 
 
@@ -2053,6 +2059,10 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("a pattern no file matches", "runs", "[a-z]+/{task}/seed_{seed}", {}, LogReadError,
      "matches the pattern '[a-z]+/{task}/seed_{seed}'"),
     ("missing folder", "nosuch", LOG_PATTERN, {}, LogReadError, "no such folder"),
+    ("a pipe", "special/pipe.csv", None, {}, LogReadError,
+     "special/pipe.csv is not a regular file (a device, pipe or socket); give the folder of runs (or one log file)"),
+    ("a pipe among the logs", "special", "{agent}", {}, LogReadError,
+     "special/pipe.csv is not a regular file (a device, pipe or socket); move it out of the folder of runs"),
     ("a wildcard in the folder", "run*", LOG_PATTERN, {}, LogReadError, "wildcards are not expanded"),
     ("a listing past max_files", "runs", LOG_PATTERN, {"max_files": 1}, LogReadError,
      ["the listing of", "passed 1 file (e.g.", "pass a larger max_files= to list them all"]),
@@ -2600,6 +2610,8 @@ def cli_dir(tmp_path_factory):
     _write(folder / "header.csv", "agent,task,seed,score\n")
     _write(folder / "ragged.csv", "agent,task,seed,score\na,t,0,1.5,9\na,t,1,2.5\n")  # pandas' row-name column
     _write(folder / "garbage.csv", bytes(range(128, 256)) * 4)
+    (folder / "special").mkdir()
+    os.mkfifo(folder / "special" / "pipe.csv")  # audit s21: never opened (a read would block), nor "not found"
     _write(folder / "latin.csv", "agent,task,seed,score\nB\xe9b\xe9,t,1,1\n".encode("latin-1"))
     _write(folder / "garbage.parquet", b"agent,task\n")
     _write(folder / "exists", "a file")
@@ -2674,6 +2686,10 @@ def _read_logs(*extra):
 COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-missing file", ["compare", "{d}/nosuch.csv", F], "file not found: {d}/nosuch.csv"),
     ("compare-a folder", ["compare", "{d}/folder", F], "is a folder; give the table file inside it"),
+    ("compare-dev null", ["compare", "/dev/null", F],
+     "rlstats: error: /dev/null is not a regular file (a device, pipe or socket); give a table file"),
+    ("compare-a pipe", ["compare", "{d}/special/pipe.csv", F],
+     "{d}/special/pipe.csv is not a regular file (a device, pipe or socket); give a table file"),
     ("compare-empty file", ["compare", "{d}/empty.csv", F], "{d}/empty.csv is empty; give a file with a header line"),
     ("compare-record longer than the header", ["compare", "{d}/ragged.csv", F],
      "{d}/ragged.csv: line 2 has 5 fields where the header names 4; give every record as many fields"),
@@ -2703,6 +2719,11 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "-o normalize=nosuch.csv: file not found: nosuch.csv"),
     ("compare-o normalize folder", _compare("--method", "bootstrap", "-o", "normalize=./"),
      "-o normalize=./: . is a folder; give the table file inside it"),
+    ("compare-o normalize a pipe", _compare("--method", "bootstrap", "-o", "normalize={d}/special/pipe.csv"),
+     "-o normalize={d}/special/pipe.csv: {d}/special/pipe.csv is not a regular file (a device, pipe or socket); "
+     "give a table file"),
+    ("compare-o normalize dev null", _compare("--method", "bootstrap", "-o", "normalize=/dev/null"),
+     "-o normalize=/dev/null: /dev/null is not a regular file (a device, pipe or socket); give a table file"),
     ("compare-o normalize other separator", _compare("--method", "bootstrap", "-o", "normalize={d}/semi.csv"),
      "looks separated by ';': save it separated by commas, or by tabs as a .tsv file"),
     ("compare-o normalize header alone", _compare("--method", "bootstrap", "-o", "normalize={d}/header.csv"),

@@ -166,7 +166,7 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
     exactly (:func:`rlstats.tables.read_csv`). ``per`` is what a row is, ``sep_way`` how the command sets the
     file's separator (a reference file has no --sep).
     """
-    from ..tables import read_csv
+    from ..tables import not_regular, read_csv
 
     sep = check_sep(sep)
     if str(path) == STREAM:
@@ -175,7 +175,7 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
     if path.is_dir():
         raise UsageError(f"{path} is a folder; give the table file inside it (CSV, TSV or Parquet)")
     if not path.is_file():
-        raise UsageError(f"file not found: {path}")
+        raise UsageError(not_regular(path) or f"file not found: {path}")
     if not os.access(path, os.R_OK):
         raise UsageError(f"cannot read {path}: permission denied")
     suffix = path.suffix.lower()
@@ -628,12 +628,16 @@ def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     path = keywords.get("reference")
     if not isinstance(path, str) or not (Path(path).suffix.lower() in _TABLE_SUFFIXES or os.sep in path):
         return options
+    if "name" in keywords:  # not a key of the option: refused by the library's validation, not overwritten
+        return options
     try:
         # --sep is the data file's separator: the reference file's is a comma, or a tab in a .tsv file
         table = read_table(path, per="task", sep_way="save it separated by commas, or by tabs as a .tsv file")
     except UsageError as exc:
         raise UsageError(f"-o normalize={path}: {exc}") from None
-    return {**options, "normalize": {**keywords, "reference": table, "name": path}}
+    from ..normalization import named_reference
+
+    return {**options, "normalize": named_reference(keywords, table, path)}
 
 
 #: What ``--format`` turns a result into; csv is the tidy frame, one row per comparison or term.

@@ -206,6 +206,11 @@ def _load(path, key):
     if path.is_dir():
         raise _usage_error(f"{path} is a folder; give the JSON state file written by rlstats adastop update")
     if not path.is_file():
+        from ..tables import not_regular
+
+        special = not_regular(path, "give the JSON state file written by rlstats adastop update")
+        if special is not None:
+            raise _usage_error(special)
         raise _usage_error(f"no AdaStop state at {path}; create it with: rlstats adastop update {path} BATCH.csv")
     return AdaStop.load(path, key=key)
 

@@ -170,8 +170,8 @@ def discover(root, format, remote=None, max_files=MAX_FILES):
     returned, relative to the folder, so that the read names them. A local listing is bounded by ``max_files`` as a
     URL's is by its options'.
     """
-    unfollowed = []
-    if is_url(root):
+    unfollowed, local = [], not is_url(root)
+    if not local:
         from ._remote import RemoteOptions, list_url
 
         root, single, listed, unfollowed = list_url(root, remote or RemoteOptions({}))
@@ -185,6 +185,11 @@ def discover(root, format, remote=None, max_files=MAX_FILES):
         root = Path(root)
         single = root.name if root.is_file() else None
         if single is None and not root.is_dir():
+            from ..tables import not_regular
+
+            special = not_regular(root, "give the folder of runs (or one log file)")
+            if special is not None:
+                raise LogReadError(special)
             raise LogReadError(f"no such folder: {root}; " + (_wildcards(root) or "give the folder of runs (or one log "
                                                                                    "file)"))
         root, listed = (root.parent, []) if single is not None else (root, _walk(root, unfollowed, max_files))
@@ -199,10 +204,19 @@ def discover(root, format, remote=None, max_files=MAX_FILES):
         name = relative.rsplit("/", 1)[-1]
         kind = file_format(name) if format is None else format if FORMATS[format].reads(name) else None
         if kind is not None:
+            special = _special(root, relative) if local else None
+            if special is not None:  # a pipe named progress.csv would block the read: never opened
+                raise LogReadError(special)
             found.setdefault(kind, []).append(relative)
         else:
             others.append(relative)
     return root, found, False, sorted(unfollowed), others
+
+
+def _special(root, relative):
+    from ..tables import not_regular
+
+    return not_regular(Path(root) / relative, "move it out of the folder of runs, whose log files are all read")
 
 
 def _walk(root, unfollowed, max_files=MAX_FILES):

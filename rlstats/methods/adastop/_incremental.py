@@ -461,7 +461,10 @@ class AdaStop:
         if path.is_dir():
             raise DesignError(f"{path} is a folder, not an AdaStop state file")
         if not path.is_file():
-            raise DesignError(f"no AdaStop state at {path}")
+            from ...tables import not_regular
+
+            raise DesignError(not_regular(path, "give the JSON file AdaStop.save wrote")
+                              or f"no AdaStop state at {path}")
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:

@@ -452,18 +452,36 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty, normalize)
 
 
-def _raw_scales(design, treatment, baseline, normalize, tasks):
+def _raw_scales(design, treatment, baseline, normalize, tasks, fresh=None, fresh_tasks=()):
     """The raw-scales caution of :func:`rlstats.normalization.warn_raw_scales` (a warning, and the notes it returns)
     when the two agents' runs on ``tasks``, those the check averages over, have ranges ten times apart: the default
     effect, a difference of means, is averaged over tasks, so the large tasks decide both tests (audit s11: Atari's
     UpNDown outweighed Pong 10^4-fold).  Read on those tasks only (audit s21: the tasks where either agent ran counted
-    before, 5 where the check used 2 of alike scales)."""
-    if treatment not in design.agents or baseline not in design.agents:
+    before, 5 where the check used 2 of alike scales). With ``fresh`` held-out data, its ``fresh_tasks`` are read
+    with them, as one set: the inspector pools and permutes the effects of both (audit s21: each set was read
+    alone, so held-out scores 20 times the reported ones went unsaid)."""
+    pair = _pair_on(design, treatment, baseline, tasks)
+    other = None if fresh is None else _pair_on(fresh, treatment, baseline, fresh_tasks)
+    if pair is None:
         return []  # fresh held-out data without them: _effects_of says so
+    if other is not None:  # the two sets' runs as one design's tasks (the note counts and names them all)
+        codes = [pair.agents.index(name) for name in other.agents]  # same two agents, perhaps in another order
+        pair = dataclasses.replace(
+            pair, y=np.concatenate([pair.y, other.y]), agent=np.concatenate([pair.agent, np.take(codes, other.agent)]),
+            task=np.concatenate([pair.task, other.task + pair.n_tasks]), run=np.concatenate([pair.run, other.run]),
+            tasks=(*pair.tasks, *other.tasks), counts=np.vstack([pair.counts, other.counts[:, np.argsort(codes)]]),
+            row_position=np.concatenate([pair.row_position, other.row_position]), seeds=None, extra={},
+            normalized=pair.normalized and other.normalized)
+    return list(warn_raw_scales(pair, normalize).notes[len(pair.notes):])
+
+
+def _pair_on(design, treatment, baseline, tasks):
+    """The two agents' runs on ``tasks`` (None when one of them has no runs in ``design``)."""
+    if treatment not in design.agents or baseline not in design.agents:
+        return None
     pair = design.select_agents([treatment, baseline])
     used = [task for task in pair.tasks if task in set(tasks)]
-    pair = pair.select_tasks(used) if len(used) < pair.n_tasks else pair
-    return list(warn_raw_scales(pair, normalize).notes[len(pair.notes):])
+    return pair.select_tasks(used) if len(used) < pair.n_tasks else pair
 
 
 def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, options, empty=frozenset()):
@@ -813,10 +831,9 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
         if fresh is None:
             design = dataclasses.replace(design, notes=(*design.notes, *_raw_scales(
                 design, treatment, baseline, normalize, pd.concat([reported, held]))))
-        else:
+        else:  # the two sets' tasks as one: their effects are compared on one scale
             design = dataclasses.replace(design, notes=(*design.notes, *_raw_scales(
-                design, treatment, baseline, normalize, reported)))
-            notes += [f"held-out data: {n}" for n in _raw_scales(fresh, treatment, baseline, normalize, held)]
+                design, treatment, baseline, normalize, reported, fresh, held)))
     if isinstance(options.effect, str) and options.effect == "poi":  # its ranks tie noise-level differences
         pair = design.select_agents([treatment, baseline])
         notes += [note for note in (near_tie_note(near_ties(pair.y, pair.task)[1]),) if note]
