@@ -14,8 +14,6 @@ import rlstats
 from rlstats import calibration
 from rlstats.methods.bayes import _api
 
-pytestmark = pytest.mark.xfail(strict=True, reason="bayes.decision rows only at 5 and 26 tasks x 3 and 10 runs: a design of 10 tasks or 5 runs is read at another design")
-
 REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
 
 

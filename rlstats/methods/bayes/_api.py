@@ -65,9 +65,10 @@ FEW_PAIRED_RUNS = 10
 #: equivalent" where P(rope) reaches DECISION_THRESHOLD, "better" or "worse" where P(better) or P(worse) does
 DECISION_PROCEDURE = "bayes.decision"
 DECISION_THRESHOLD = 0.95
-#: the tasks and runs per cell the rows measured (a design is read at the nearest of each)
-DECISION_TASKS = (5, 26)
-DECISION_RUNS = (3, 10)
+#: the tasks and runs per cell the rows measured (a design is read at the nearest of each; bayescal21b added 10 tasks
+#: and 5 runs)
+DECISION_TASKS = (5, 10, 26)
+DECISION_RUNS = (3, 5, 10)
 #: the most orderings an ordering table may list (k! grows fast; the draws only ever show some)
 MAX_ORDERING_AGENTS = 8
 
