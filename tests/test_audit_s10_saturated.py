@@ -114,7 +114,9 @@ def test_calibration_page_counts_the_defaults_rows():
     post hoc at 3-10 runs; 4,150 with audit s19's one-task rows of the bootstrap's IQM at 20 runs), and how many of
     them miss (none until audit s20's 1,920 intervals of the bootstrap's mean and optimality gap at 5 tasks x 20
     heavy-tailed runs; none again once their default took the Welch floor, whose one-task rows of the mean at 20 runs
-    made 4,154; 2 of 4,208 with audit s21's 54 rows of AdaStop at equal means of different shapes)."""
+    made 4,154; 2 of 4,208 with audit s21's 54 rows of AdaStop at equal means of different shapes; 8 of 4,304 with
+    its 48 signed-rank bayes.decision rows at 5 and 26 tasks x 3 and 10 runs, 19 of 4,364 with bayescal21b's 60 at
+    10 tasks and 5 runs)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

@@ -32,11 +32,14 @@ fit are the same in law; ``tests/test_calibration.py`` checks a data set's proba
 
 A data set the public function refuses (a task whose paired run differences do not vary, capped runs of both agents
 at the cap: rlstats.bayes raises a DesignError for the hierarchical model) has NaN probabilities here and counts as
-no decision: 1-13 of a row's 80 data sets at capped 3 runs (13 at 26 tasks, delta = rope), none elsewhere.
+no decision: in the hierarchical rows, up to 13 of a row's 80 data sets at capped 3 runs (at most 3 at 5 tasks, 5 at
+10, 13 at 26 tasks, delta = rope; counted from the simulated runs, data sets with such a task), none at 5 or 10 runs.
 
 CPU: the hierarchical points dominate (about 0.1 s a data set); the table's grid (SIMULATIONS below: 80 data sets a
-row, 20 per design draw, SE 0.024 at an error rate of 0.05 and 0.045 at 0.2; the brief's 10 tasks and 5 runs left out)
-took 5.3 CPU-minutes (581 s on 2 workers of a loaded machine, session 21).
+row, 20 per design draw, SE 0.024 at an error rate of 0.05 and 0.045 at 0.2) took 5.3 CPU-minutes for its first four
+points, 5 and 26 tasks x 3 and 10 runs (581 s on 2 workers of a loaded machine, session 21), and 6.4 CPU-minutes for
+the five points of 10 tasks or 5 runs that bayescal21b added (session 21; each point draws from its own seeds, so the
+rows of a point do not depend on which others are run).
 """
 
 from __future__ import annotations
@@ -54,9 +57,10 @@ PROCEDURE, LEVEL = "bayes.decision", 0.95
 SIMULATIONS = (20, 5)
 SHIFT = EQUIVALENCE["SHIFT"]
 MODELS = ("signed_rank", "hierarchical")
-#: the brief's 10 tasks and 5 runs left out for the CPU budget (session 21: 15 CPU-minutes)
-TASKS = (5, 26)
-RUNS = (3, 10)
+#: the calibration grid's tasks and runs (bayescal21 measured 5 and 26 tasks x 3 and 10 runs; bayescal21b added the
+#: 10 tasks and the 5 runs, seeded per point as the others, so the rows of the first four points are unchanged)
+TASKS = (5, 10, 26)
+RUNS = (3, 5, 10)
 #: configuration -> (the first agent's location in noise units, the ROPE as a multiple of the true mean difference
 #: at SHIFT, the statistic)
 CONFIGURATIONS = {"delta = 0": (0.0, 1.0, "false_difference"),

@@ -65,9 +65,10 @@ FEW_PAIRED_RUNS = 10
 #: equivalent" where P(rope) reaches DECISION_THRESHOLD, "better" or "worse" where P(better) or P(worse) does
 DECISION_PROCEDURE = "bayes.decision"
 DECISION_THRESHOLD = 0.95
-#: the tasks and runs per cell the rows measured (a design is read at the nearest of each)
-DECISION_TASKS = (5, 26)
-DECISION_RUNS = (3, 10)
+#: the tasks and runs per cell the rows measured (a design is read at the nearest of each; bayescal21b added 10 tasks
+#: and 5 runs)
+DECISION_TASKS = (5, 10, 26)
+DECISION_RUNS = (3, 5, 10)
 #: the most orderings an ordering table may list (k! grows fast; the draws only ever show some)
 MAX_ORDERING_AGENTS = 8
 
@@ -282,12 +283,12 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     The decisions these probabilities invite, "practically equivalent" at P(rope) >= 0.95 and "better" or "worse" at
     P(better) or P(worse) >= 0.95, are posterior decisions, not tests; their frequentist errors are measured in the
     ``bayes.decision`` rows of :func:`rlstats.calibration_table` (audit s21, tests/reference/bayes_decisions.py: two
-    agents, 5 or 26 tasks, 3 or 10 runs, four score families, 80 data sets a row, the ROPE the true mean difference
-    at half a noise unit).  With the true mean difference on the ROPE's edge, the signed-rank model read
-    "equivalent" in 0.025-0.21 of the data sets and the hierarchical model in none at 5 tasks but 0.26-0.63 at 26
-    (delta0 is the tasks' centre: in two of the four design draws of 26 tasks the tasks' median difference was 0.75
-    to 0.78 of their mean, and the worst draw read "equivalent" in 0.80-0.95 at 10 runs); at 1.5 times the
-    ROPE in at most 0.09; alike agents were never read "better" or "worse".  Where a decision is read at a design
+    agents, 5, 10 or 26 tasks, 3, 5 or 10 runs, four score families, 80 data sets a row, the ROPE the true mean
+    difference at half a noise unit).  With the true mean difference on the ROPE's edge, the signed-rank model read
+    "equivalent" in 0.025-0.21 of the data sets and the hierarchical model in none at 5 tasks, 0.01-0.23 at 10 and
+    0.26-0.63 at 26 (delta0 is the tasks' centre: in two of the four design draws of 26 tasks the tasks' median
+    difference was 0.75 to 0.78 of their mean, and the worst draw read "equivalent" in 0.80-0.95 at 10 runs); at
+    1.5 times the ROPE in at most 0.09; alike agents were never read "better" or "worse".  Where a decision is read at a design
     whose rate is above 0.05 by more than 3 Monte Carlo SE, a note quotes the measured rate.
 
     Every probability is a share of posterior draws, with Monte Carlo error: a note gives the largest standard error

@@ -1,0 +1,70 @@
+"""Audit s21 (bayescal21b): the ``bayes.decision`` rows at the calibration grid's 10 tasks and 5 runs, which
+bayescal21 left out for the CPU budget (tests/reference/bayes_decisions.py, seeded per grid point), and the lookup
+of a result's design at the nearest measured one among them."""
+
+import pathlib
+import runpy
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats import calibration
+from rlstats.methods.bayes import _api
+
+REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
+
+
+def _frame(x):
+    """Two agents whose paired run differences (a0 - a1) are x (tasks, runs)."""
+    tasks, runs = x.shape
+    task, seed = np.meshgrid(np.arange(tasks), np.arange(runs), indexing="ij")
+    base = 10.0 + (np.arange(x.size, dtype=float) % 3).reshape(x.shape)
+    return pd.concat([pd.DataFrame({"task": [f"t{t:02d}" for t in task.ravel()], "seed": seed.ravel(),
+                                    "agent": agent, "score": (base + x if agent == "a0" else base).ravel()})
+                      for agent in ("a0", "a1")], ignore_index=True)
+
+
+@pytest.mark.parametrize("tasks, runs, looked_up", [((10, 5, (10, 5))), ((10, 3, (10, 3))), ((26, 5, (26, 5))),
+                                                     ((5, 5, (5, 5))), ((12, 6, (10, 5)))])
+def test_a_design_is_looked_up_at_its_own_or_nearest_measured_row(monkeypatch, tasks, runs, looked_up):
+    # a "practically equivalent" reading (P(rope) >= 0.95) of 10 tasks x 5 runs is read against the rows of 10 x 5,
+    # which the table now holds, not those of 5 x 3 (the nearest of bayescal21's 5 and 26 tasks x 3 and 10 runs)
+    asked = []
+    shortfall = calibration.shortfall
+
+    def spy(rows, level, **design):
+        asked.append((design["tasks"], design["runs"]))
+        return shortfall(rows, level, **design)
+
+    monkeypatch.setattr(_api.calibration, "shortfall", spy)
+    x = np.random.default_rng(3).normal(0.0, 0.5, size=(tasks, runs))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(_frame(x), "score ~ agent | task/seed", rope=1.0, rng=0, progress=False)
+    assert res.comparisons["p_rope"].iloc[0] >= 0.95
+    assert asked == [looked_up]
+    assert [r for r in calibration.rows("bayes.decision") if r["test"] == "signed_rank"
+            and (int(r["tasks"]), int(r["runs"])) == looked_up and r["statistic"] == "false_equivalence"]
+
+
+def test_the_rows_cover_the_grid():
+    # 3 tasks x 3 runs x 4 families x 2 models x 3 configurations, 80 data sets in 4 draws each
+    rows = calibration.rows("bayes.decision")
+    assert len(rows) == 216
+    assert {(int(r["tasks"]), int(r["runs"])) for r in rows} == {(t, r) for t in (5, 10, 26) for r in (3, 5, 10)}
+    assert {(r["n_sim"], r["design_draws"]) for r in rows} == {("80", "4")}
+    assert (_api.DECISION_TASKS, _api.DECISION_RUNS) == ((5, 10, 26), (3, 5, 10))
+
+
+def test_a_new_row_reproduces_from_its_seeds():
+    # the script's seeds are per grid point: the signed-rank rows at 10 tasks x 5 normal runs come back exactly
+    module = runpy.run_path(str(REFERENCE / "bayes_decisions.py"))
+    point = ("signed_rank", 10, 5, "normal")
+    table = {r["configuration"]: r for r in calibration.rows("bayes.decision") if r["test"] == point[0]
+             and (int(r["tasks"]), int(r["runs"]), r["distribution"]) == point[1:]}
+    for row in module["table_rows"](point, module["SIMULATIONS"][0]):
+        own = table[row["configuration"]]
+        assert (float(own["coverage"]), float(own["coverage_min"])) == (row["coverage"], row["coverage_min"])
