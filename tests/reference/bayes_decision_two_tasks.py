@@ -1,6 +1,6 @@
 """Audit s21 (review21d): how often the signed-rank model reads 'practically equivalent' (P(rope) >= 0.95) at
 2 tasks x 3 runs with the true mean difference on the ROPE's edge (0.5, half a noise unit), a design below the
-smallest of the bayes.decision rows (5 tasks). Printed: 11 / 60 (0.18; the 5-task rows read 0.025-0.06 at 3 runs).
+smallest of the bayes.decision rows (5 tasks). Printed: 11 / 60 (0.18; the 5-task rows read 0.025-0.063 at 3 runs).
 Run: PYTHONPATH=. python tests/reference/bayes_decision_two_tasks.py"""
 
 import pathlib
