@@ -1980,6 +1980,12 @@ def test_adastop_load(tmp_path, content, phrase):
     fails(DesignError, "is a folder, not an AdaStop state file", rlstats.AdaStop.load, tmp_path)
 
 
+def test_adastop_load_a_device():
+    # audit s21 (left21b's not_regular; catalogued by review21d): a device is named as such, not "no state at"
+    fails(DesignError, "/dev/null is not a regular file (a device, pipe or socket); give the JSON file AdaStop.save "
+          "wrote", rlstats.AdaStop.load, "/dev/null")
+
+
 @pytest.mark.parametrize("timeout", [-1, float("nan"), float("inf"), "5", True, None])
 def test_state_lock_timeout(tmp_path, timeout):
     # rlstats.methods.adastop.state_lock, public since issue 30 (the command line and AdaStop.save's advice use it)
@@ -2809,6 +2815,9 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "the AdaStop state has no \"digests\""),
     ("status-missing state", ["adastop", "status", "{d}/nosuch.json"], "no AdaStop state at {d}/nosuch.json"),
     ("status-a folder", ["adastop", "status", "{d}/folder"], "is a folder"),
+    ("status-a device", ["adastop", "status", "/dev/null"],  # audit s21 (left21b's not_regular)
+     "/dev/null is not a regular file (a device, pipe or socket); give the JSON state file written by rlstats "
+     "adastop update"),
     ("status-empty file", ["adastop", "status", "{d}/empty.csv"], "cannot read the AdaStop state"),
     ("status-binary garbage", ["adastop", "status", "{d}/garbage.csv"], "cannot read the AdaStop state"),
     ("status-latin-1", ["adastop", "status", "{d}/latin.csv"], "cannot read the AdaStop state"),
