@@ -44,3 +44,31 @@ def test_the_grid_edges(tasks, runs, model, outside):
     for n in notes:
         if "nearest this one" in n:
             assert f"({min((5, 10, 26), key=lambda t: (abs(t - tasks), t))} tasks" in n
+
+
+@pytest.mark.parametrize("tasks, runs, model", [(100, 3, "hierarchical"), (2, 3, "signed_rank")])
+def test_decision_notes_alike_under_a_common_affine_map(tasks, runs, model):
+    # scores 1000 y + 7 with the ROPE 1000 times as wide: the same probabilities, the same decision notes
+    x = np.random.default_rng(3).normal(0.0, 0.5, size=(tasks, runs))
+    frame = _frame(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one, other = (rlstats.bayes(f, "score ~ agent | task/seed", rope=rope, rng=0, progress=False, model=model)
+                      for f, rope in ((frame, 1.0), (frame.assign(score=1000 * frame["score"] + 7), 1000.0)))
+    assert one.comparisons["p_rope"].iloc[0] >= 0.95
+    np.testing.assert_allclose(other.comparisons["p_rope"], one.comparisons["p_rope"], atol=1e-9)
+    assert ([n for n in one.notes if "bayes.decision" in n] == [n for n in other.notes if "bayes.decision" in n]
+            != [])
+
+
+def test_unequal_runs_are_read_at_the_fewer():
+    # a0 has 10 runs of every task and a1 3: the pair is looked up at 3 runs (its paired runs), not 10
+    x = np.random.default_rng(3).normal(0.0, 0.5, size=(26, 10))
+    frame = _frame(x)
+    frame = frame[(frame["agent"] == "a0") | (frame["seed"] < 3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(frame, "score ~ agent | task/seed", rope=1.0, rng=0, progress=False, model="hierarchical")
+    notes = [n for n in res.notes if "bayes.decision" in n]
+    assert res.comparisons["p_rope"].iloc[0] >= 0.95
+    assert len(notes) == 1 and "(26 tasks, 3 runs per agent," in notes[0]
