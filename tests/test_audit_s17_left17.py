@@ -187,7 +187,7 @@ def test_the_command_refusing_curves_names_its_own_way_on(tmp_path, capsys):
     assert "df" not in err and "rlstats." not in err, err
 
 
-def test_the_command_renames_tasks_in_the_file_for_a_reference(tmp_path, capsys):
+def test_the_command_renames_tasks_in_the_file_for_a_reference(tmp_path, capsys, mirror):
     """-o normalize='atari100k_reference' on games spelled otherwise ('pong' for 'Pong'): the command said
     "e.g. df['task'] = df['task'].astype(object).replace({'pong': 'Pong'})"; it now says to rename them in the
     file's column, naming the pairs."""
