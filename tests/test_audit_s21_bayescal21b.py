@@ -7,24 +7,14 @@ import runpy
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import rlstats
 from rlstats import calibration
 from rlstats.methods.bayes import _api
+from test_audit_s21_bayescal21 import _frame  # two agents of given paired differences
 
 REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
-
-
-def _frame(x):
-    """Two agents whose paired run differences (a0 - a1) are x (tasks, runs)."""
-    tasks, runs = x.shape
-    task, seed = np.meshgrid(np.arange(tasks), np.arange(runs), indexing="ij")
-    base = 10.0 + (np.arange(x.size, dtype=float) % 3).reshape(x.shape)
-    return pd.concat([pd.DataFrame({"task": [f"t{t:02d}" for t in task.ravel()], "seed": seed.ravel(),
-                                    "agent": agent, "score": (base + x if agent == "a0" else base).ravel()})
-                      for agent in ("a0", "a1")], ignore_index=True)
 
 
 @pytest.mark.parametrize("tasks, runs, looked_up", [((10, 5, (10, 5))), ((10, 3, (10, 3))), ((26, 5, (26, 5))),
