@@ -46,7 +46,9 @@ def test_the_grid_edges(tasks, runs, model, outside):
             assert f"({min((5, 10, 26), key=lambda t: (abs(t - tasks), t))} tasks" in n
 
 
-@pytest.mark.parametrize("tasks, runs, model", [(100, 3, "hierarchical"), (2, 3, "signed_rank")])
+@pytest.mark.parametrize("tasks, runs, model", [
+    pytest.param(100, 3, "hierarchical", marks=pytest.mark.slow),  # 12 s: the signed-rank case stands in by default
+    (2, 3, "signed_rank")])
 def test_decision_notes_alike_under_a_common_affine_map(tasks, runs, model):
     # scores 1000 y + 7 with the ROPE 1000 times as wide: the same probabilities, the same decision notes
     x = np.random.default_rng(3).normal(0.0, 0.5, size=(tasks, runs))
