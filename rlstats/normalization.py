@@ -615,18 +615,13 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     trims the runs of every task pooled) and ``"median"`` (of task means: it takes one task's, or the middle two's).
     For them, tasks of like spreads on ranges apart are cautioned too (:func:`_ranges_apart`).
     """
-    from .statistics import block_tolerances
+    from .statistics import block_ranges, block_tolerances
 
     if normalize is not None or design.n_tasks < 2 or design.normalized:
         return design
-    y = np.asarray(design.y, dtype=float)
-    finite = np.isfinite(y)
-    # each task's range in one pass (a mask per task is quadratic)
-    low, high = np.full(design.n_tasks, np.inf), np.full(design.n_tasks, -np.inf)
-    np.minimum.at(low, design.task[finite], y[finite])
-    np.maximum.at(high, design.task[finite], y[finite])
+    low, high = block_ranges(design.y, design.task, design.n_tasks)
     spread = np.where(high >= low, high - low, 0.0)
-    varies = spread > block_tolerances(y, design.task, design.n_tasks)
+    varies = spread > block_tolerances(design.y, design.task, design.n_tasks)
     # the widest range against the median of the others' (not the narrowest: of a few scores a task's range is
     # mostly chance, and the narrowest of 26 two-score ranges was ten times below the widest in 99% of same-scale
     # draws, 74% of 8-score lognormal ones; against the median, 0.1% and 2% at 26 tasks, 13% at 2 tasks of 2 scores;
@@ -670,9 +665,9 @@ def _ranges_apart(design, location):
     read = _location_read(location, design.n_tasks)
     if not read:
         return design
-    low, high = np.full(design.n_tasks, np.inf), np.full(design.n_tasks, -np.inf)
-    np.minimum.at(low, design.task, design.y)
-    np.maximum.at(high, design.task, design.y)
+    from .statistics import block_ranges
+
+    low, high = block_ranges(design.y, design.task, design.n_tasks)
     below, above = int(np.argmin(high)), int(np.argmax(low))
     if not high[below] < low[above]:
         return design

@@ -75,15 +75,27 @@ def block_tolerances(y: ArrayLike, block: ArrayLike, n_blocks: int | None = None
     >>> block_tolerances([1.0, 3.0, -5.0], [0, 0, 1]).tolist() == [2e-12 + 12 * 2.0 ** -52, 20 * 2.0 ** -52]
     True
     """
+    low, high = block_ranges(y, block, n_blocks)
+    magnitude = np.where(high >= low, np.maximum(np.abs(low), np.abs(high)), 0.0)
+    return tie_tolerance(np.where(high >= low, high - low, 0.0), magnitude)
+
+
+def block_ranges(y: ArrayLike, block: ArrayLike,
+                 n_blocks: int | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each block's smallest and largest finite score, in one pass (inf and -inf for a block without any), shape
+    ``(n_blocks,)`` each (default: the largest code + 1).
+
+    >>> [a.tolist() for a in block_ranges([1.0, 3.0, -5.0, np.nan], [0, 0, 1, 2])]
+    [[1.0, -5.0, inf], [3.0, -5.0, -inf]]
+    """
     y = np.asarray(y, dtype=np.float64)
     block = np.asarray(block, dtype=np.intp)
     n = (int(block.max()) + 1 if block.size else 0) if n_blocks is None else n_blocks
     finite = np.isfinite(y)
-    low, high, magnitude = np.full(n, np.inf), np.full(n, -np.inf), np.zeros(n)
+    low, high = np.full(n, np.inf), np.full(n, -np.inf)
     np.minimum.at(low, block[finite], y[finite])
     np.maximum.at(high, block[finite], y[finite])
-    np.maximum.at(magnitude, block[finite], np.abs(y[finite]))
-    return tie_tolerance(np.where(high >= low, high - low, 0.0), magnitude)
+    return low, high
 
 
 def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
