@@ -26,6 +26,7 @@ import numpy as np
 
 from .errors import DesignError, OptionError, rows_described
 from .format import signif
+from .statistics import block_ranges
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -283,9 +284,7 @@ def tie_counts(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: int,
 
 def _at_bounds(task, y, n_tasks):
     """Each task's largest and smallest score (tasks,), and whether each run sits at its task's (runs,)."""
-    top, bottom = np.full(n_tasks, -np.inf), np.full(n_tasks, np.inf)
-    np.maximum.at(top, task, y)
-    np.minimum.at(bottom, task, y)
+    bottom, top = block_ranges(y, task, n_tasks)
     return top, bottom, y == top[task], y == bottom[task]
 
 

@@ -40,7 +40,7 @@ from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
-from ...statistics import TIE_TOLERANCE, monte_carlo_se, tie_tolerance
+from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import RUN_AGAIN, BayesResult
@@ -1025,10 +1025,7 @@ def _agent_cells(design, sign):
     means = sums / counts
     within = np.bincount(cells, weights=np.square(y - means[cells]), minlength=size)
     squares = np.bincount(cells, weights=np.square(y), minlength=size)
-    high = np.full(size, -np.inf)
-    low = np.full(size, np.inf)
-    np.maximum.at(high, cells, y)
-    np.minimum.at(low, cells, y)
+    low, high = block_ranges(y, cells, size)
     shape = (design.n_tasks, k)
     counts, sums, means, within, squares, high, low = (v.reshape(shape).T for v in
                                                         (counts, sums, means, within, squares, high, low))

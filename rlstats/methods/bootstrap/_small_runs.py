@@ -32,8 +32,8 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, floored_standard_errors, near_ties,
-                           order_statistic_se, run_expansion, shape_ratios, skew_widened, skewness_of_means,
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, floored_standard_errors,
+                           near_ties, order_statistic_se, run_expansion, shape_ratios, skew_widened, skewness_of_means,
                            welch_floor)
 from ...format import join_and, listed, name_list, names_shown
 from ...resampling import canonical_order
@@ -65,9 +65,7 @@ def welch_df(y, task, n_tasks):
     # cancellation far from 0 (audit s21: 2.93 for 50/17 at 1e-3 y + 1e4, infinite at 1e-3 y + 1e6); a task whose
     # runs are all one value is its own centre (variance exactly 0), and deviations are in units of the largest, so
     # that squares of tiny scores do not underflow
-    low, high = (np.full(n_tasks, np.inf), np.full(n_tasks, -np.inf))
-    np.minimum.at(low, task, y)
-    np.maximum.at(high, task, y)
+    low, high = block_ranges(y, task, n_tasks)
     deviation = y - np.where(low == high, low, means)[task]
     unit = float(np.abs(deviation).max(initial=0.0))
     deviation = deviation / (unit if unit > 0 else 1.0)
@@ -303,9 +301,7 @@ def pooled_run_skewness(y, task, n_tasks):
     # 1e-16 off the others: the profile's band counts it as flat, and one score's round-off had moved the bands
     # by 0.67 (audit s12 review)
     snapped = near_ties(y, task)[0]
-    low, high = np.full(n_tasks, np.inf), np.full(n_tasks, -np.inf)
-    np.minimum.at(low, task, snapped)
-    np.maximum.at(high, task, snapped)
+    low, high = block_ranges(snapped, task, n_tasks)
     usable = (sizes >= 3) & (variance > 0) & (high > low)
     if not usable.any():
         return 0.0, 0, sizes, means, variance

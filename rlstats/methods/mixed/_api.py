@@ -31,7 +31,7 @@ from ...format import count, join_and, listed, names_shown
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
-from ...statistics import holm, noise_free
+from ...statistics import block_ranges, holm, noise_free
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import MixedResult
@@ -239,9 +239,7 @@ def _run(design, options):
     if design.n_tasks < 2:
         raise DesignError(f"the mixed model estimates the spread of task intercepts, which needs at least 2 tasks; "
                           f"the data hold {count(design.n_tasks, 'task')}")
-    low, high = np.full(design.n_agents, np.inf), np.full(design.n_agents, -np.inf)
-    np.minimum.at(low, design.agent, design.y)
-    np.maximum.at(high, design.agent, design.y)
+    low, high = block_ranges(design.y, design.agent, design.n_agents)
     if np.all(low == high):
         # the agents' means fit every run exactly: no residual variance to estimate (REML divides by it)
         raise DesignError(f"every run of each agent has the same {design.formula.response} (e.g. all at a score "
@@ -464,9 +462,7 @@ def _refit(sub, terms, options):
     are left)."""
     if not sub.graph.connected:  # a contrast across groups would rest on the random intercepts alone
         return None
-    low, high = np.full(sub.n_agents, np.inf), np.full(sub.n_agents, -np.inf)
-    np.minimum.at(low, sub.agent, sub.y)
-    np.maximum.at(high, sub.agent, sub.y)
+    low, high = block_ranges(sub.y, sub.agent, sub.n_agents)
     if sub.n_tasks < 2 or np.all(low == high):
         return None
     m = kernels.model(sub.y, sub.agent, sub.task, sub.n_agents, sub.n_tasks, len(terms) == 2)

@@ -1,0 +1,90 @@
+"""Audit s22 (ranges22): the per-block smallest and largest score read from ``statistics.block_ranges`` (one home), and
+what ``rlstats.bayes`` says of pairs whose runs mostly sit at a task's bound.
+
+Part A: the hand-written ``np.minimum.at``/``np.maximum.at`` passes of bootstrap's ``_small_runs`` (``welch_df``,
+``pooled_run_skewness``), equivalence (``_cells``, ``_aggregate``), mixed (``_run``, ``_refit``), bayes
+(``_agent_cells``) and ``bounds._at_bounds`` now call ``block_ranges``. The numbers below were printed by main at
+943a0e60 (before the change) on :func:`_capped_frame`; the branch gives the same bits.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.bounds import bound_ties, tie_counts
+from rlstats.design import build
+from rlstats.methods.bayes import _api as bayes_api
+from rlstats.methods.bootstrap import _small_runs
+from rlstats.methods.equivalence import _api as equivalence_api
+
+
+def _simulated(shift=0.0, scale=1.0):
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=5, effect=1.0, distribution="normal", rng=7)
+    df["score"] = df["score"] * scale + shift
+    return df
+
+
+def _capped_frame(shift=0.0, scale=1.0):
+    """3 agents x 6 tasks x 5 runs, each task cut at its 60th percentile (ties at the top, cells mostly there) and
+    agent_1's runs on task_02 all 3.25 (a flat cell); then ``scale * y + shift``."""
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=5, effect=1.0, distribution="normal", rng=7)
+    cap = df.groupby("task")["score"].transform(lambda s: s.quantile(0.6))
+    df["score"] = np.minimum(df["score"], cap)
+    df.loc[(df.task == "task_02") & (df.agent == "agent_1"), "score"] = 3.25
+    df["score"] = df["score"] * scale + shift
+    return df
+
+
+def _by_pandas(y, codes, n):
+    """Each code's smallest and largest y by pandas' groupby (the independent value)."""
+    grouped = pd.Series(y).groupby(codes)
+    return (grouped.min().reindex(range(n)).fillna(np.inf).to_numpy(),
+            grouped.max().reindex(range(n)).fillna(-np.inf).to_numpy())
+
+
+def test_block_ranges_agrees_with_a_groupby_on_the_sites_code_arrays():
+    """The code arrays the sites pass (tasks, agents, task x agent cells) give pandas' minima and maxima."""
+    from rlstats.statistics import block_ranges
+
+    d = build(_capped_frame(), "score ~ agent | task")
+    for codes, n in ((d.task, d.n_tasks), (d.agent, d.n_agents),
+                     (d.task * d.n_agents + d.agent, d.n_tasks * d.n_agents)):
+        low, high = block_ranges(d.y, codes, n)
+        want_low, want_high = _by_pandas(d.y, codes, n)
+        assert np.array_equal(low, want_low) and np.array_equal(high, want_high)
+    # a code without scores keeps inf / -inf, as the sites' own np.full(inf) starts did
+    low, high = block_ranges([2.0, 1.0], [0, 2], 4)
+    assert low.tolist() == [2.0, np.inf, 1.0, np.inf] and high.tolist() == [2.0, -np.inf, 1.0, -np.inf]
+
+
+def test_sites_give_mains_numbers_on_a_capped_design():
+    """The helpers and public results reading the per-block ranges, exactly as main printed them before the change."""
+    df = _capped_frame()
+    d = build(df, "score ~ agent | task")
+    welch = [_small_runs.welch_df(d.y[d.agent == a], d.task[d.agent == a], d.n_tasks) for a in range(3)]
+    assert welch == [6.915549608186083, 10.655456041498878, 6.980990553070132]
+    skew = [_small_runs.pooled_run_skewness(d.y[d.agent == a], d.task[d.agent == a], d.n_tasks)[:2]
+            for a in range(3)]
+    assert skew == [(-0.948687639456667, 5), (-0.7653739980716053, 6), (-1.663789426796698, 6)]
+    _, sd, _ = equivalence_api._cells(d)
+    assert sd.ravel()[:6].tolist() == [1.3096670918517896, 3.622298865553238, 3.4258511590424705, 0.0,
+                                       0.04398944464088428, 0.006518594687411338]
+    at_bound, distance = bound_ties(d)
+    assert at_bound.ravel().tolist() == [4, 1, 2, 5, 1, 0, 1, 2, 3, 2, 1, 3, 2, 1, 3, 1, 2, 3]
+    assert distance.ravel()[:3].tolist() == [4.5821420756735165, 5.435653104663174, 4.5821420756735165]
+    at, tied = tie_counts(d.task, d.agent, d.y, d.n_tasks, d.n_agents)
+    assert np.array_equal(at, at_bound) and tied.ravel()[:6].tolist() == [4, 0, 2, 5, 0, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the raw-scales caution
+        mixed = rlstats.mixed(df, "score ~ agent | task").tidy()
+    assert mixed[["estimate", "std_error", "p_value"]].to_numpy().ravel().tolist() == [
+        1.0171229076002024, 0.6435746397922412, 0.14508998270339876, 0.7031190919033938, 0.6435746397922412,
+        0.30022455319602065, -0.3140038156968086, 0.6435746397922412, 0.6361367838374915]
+    free = build(_simulated(), "score ~ agent | task")
+    counts, sums, means, within, high, low = bayes_api._agent_cells(free, 1.0)
+    assert within[0, :3].tolist() == [79.80697081559047, 0.05659234904306174, 1.8633908859553256]
+    want_low, want_high = _by_pandas(free.y, free.task * 3 + free.agent, 18)
+    assert np.array_equal(low, want_low.reshape(6, 3).T) and np.array_equal(high, want_high.reshape(6, 3).T)
