@@ -77,9 +77,13 @@ def test_sites_give_mains_numbers_on_a_capped_design():
     assert distance.ravel()[:3].tolist() == [4.5821420756735165, 5.435653104663174, 4.5821420756735165]
     at, tied = tie_counts(d.task, d.agent, d.y, d.n_tasks, d.n_agents)
     assert np.array_equal(at, at_bound) and tied.ravel()[:6].tolist() == [4, 0, 2, 5, 0, 0]
+
+
+def test_mixed_and_bayes_cells_give_mains_numbers():
+    """mixed()'s flat-runs check (``_run``) and bayes' per-cell largest and smallest runs (``_agent_cells``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the raw-scales caution
-        mixed = rlstats.mixed(df, "score ~ agent | task").tidy()
+        mixed = rlstats.mixed(_capped_frame(), "score ~ agent | task").tidy()
     assert mixed[["estimate", "std_error", "p_value"]].to_numpy().ravel().tolist() == [
         1.0171229076002024, 0.6435746397922412, 0.14508998270339876, 0.7031190919033938, 0.6435746397922412,
         0.30022455319602065, -0.3140038156968086, 0.6435746397922412, 0.6361367838374915]
@@ -110,16 +114,50 @@ def _saturated_said(res):
     return [n for n in res.notes if "largest or smallest score" in n]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22: the note said the pair's runs mostly sit at a task's bound and "
-                                       "quoted coverage measured with the cap on every task, of a pair saturated on "
-                                       "one task of ten, without naming it")
 def test_bayes_saturated_note_says_on_which_tasks():
+    """The note said "the runs of A vs B mostly sit at the pair's largest or smallest score of a task" and quoted the
+    coverage measured with the cap on every task, of a pair whose runs sit at a bound on one task of ten (t3, 4 of
+    A's 5 runs). It now names the task, whose runs and how many, says what the model reads there and that a bound
+    on some tasks only was not measured; the same words after y * 1e-3 + 1e6 (rope scaled alike)."""
+    said = []
+    for shift, scale in ((0.0, 1.0), (1e6, 1e-3)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = rlstats.bayes(_one_saturated_task(shift, scale), "score ~ agent | task", n_samples=2_000, rng=0)
+        said.append(_saturated_said(res))
+    assert said[0] == said[1] and len(said[0]) == 1
+    note = said[0][0]
+    assert note.startswith("on some tasks half or more of an agent's runs (2 or more) sit at the pair's largest or "
+                           "smallest score of the task, as at a score cap: A vs B on 1 of 10 tasks (t3; A 4 of its "
+                           "5 runs there). The signed-rank model reads each task's difference")
+    assert "here the runs at a bound are on only some of the tasks of A vs B (above), which was not measured" in note
+    assert "the difference is 0" not in note  # B's runs on t3 vary: no zero difference there
+    assert "0.62-0.81" in note and "up to 0.18" in note  # the figures measured with the cap on every task
+
+
+def _both_capped():
+    """A and B on 6 tasks x 4 runs; on t1 every run of both is 5.0 (the cap), so the pair's difference there is 0."""
+    rng = np.random.default_rng(5)
+    scores = rng.normal(size=(6, 2, 4)) + np.arange(6)[:, None, None]
+    scores[1] = 5.0
+    from conftest import long_frame
+
+    return long_frame(scores)
+
+
+@pytest.mark.parametrize("rope, where", [(0.0, "which counts half to P(better) and half to P(worse) (rope = 0"),
+                                         (0.1, "which lies in the ROPE and counts towards P(rope)")])
+def test_bayes_saturated_note_says_a_zero_difference_of_both_at_the_cap(rope, where):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = rlstats.bayes(_one_saturated_task(), "score ~ agent | task", n_samples=2_000, rng=0)
-    said = _saturated_said(res)
-    assert len(said) == 1
-    assert "A vs B on 1 of 10 tasks (t3; A 4 of its 5 runs there)" in said[0]
+        res = rlstats.bayes(_both_capped(), "score ~ agent | task", rope=rope, n_samples=2_000, rng=0)
+    note = _saturated_said(res)[0]
+    assert "A vs B on 1 of 6 tasks (t1; A 4 of its 4 runs there, B 4 of its 4 runs there)" in note
+    assert "where both agents' runs of a task all sit at it (A vs B: t1) the difference is 0, " + where in note
+    # the model's own reading: the task's difference of means is exactly 0
+    d = build(_both_capped(), "score ~ agent | task")
+    means = d.cell_matrix("mean")
+    assert means[1, 0] - means[1, 1] == 0.0
 
 
 def _atari_note(mirror):
@@ -129,11 +167,14 @@ def _atari_note(mirror):
     return _saturated_said(res)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22: on Atari 100k the note said the runs of DrQ vs IRIS, DrQ vs "
-                                       "PlayVirtual and IRIS vs PlayVirtual mostly sit at a task's bound, which holds "
-                                       "of one game of 26 (PrivateEye) and of IRIS's and PlayVirtual's runs alone")
 def test_bayes_saturated_note_on_atari_names_private_eye(mirror):
+    """On Atari 100k (DrQ, IRIS, PlayVirtual, human-normalised) the note said the runs of the three pairs mostly sit
+    at a task's bound; that holds of one game of 26, PrivateEye, where IRIS's 5 runs and 13 of PlayVirtual's 15 sit
+    at the pair's bound, DrQ's runs at none."""
     said = _atari_note(mirror)
     assert len(said) == 1
     assert ("DrQ vs IRIS on 1 of 26 tasks (PrivateEye; IRIS 5 of its 5 runs there), DrQ vs PlayVirtual on 1 of 26 "
-            "tasks (PrivateEye; PlayVirtual 13 of its 15 runs there)") in said[0]
+            "tasks (PrivateEye; PlayVirtual 13 of its 15 runs there), IRIS vs PlayVirtual on 1 of 26 tasks "
+            "(PrivateEye; IRIS 5 of its 5 runs there, PlayVirtual 13 of its 15 runs there)") in said[0]
+    assert "the difference is 0" not in said[0]
+    assert "of DrQ vs IRIS, DrQ vs PlayVirtual, IRIS vs PlayVirtual (above), which was not measured" in said[0]
