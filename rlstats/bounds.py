@@ -26,7 +26,7 @@ import numpy as np
 
 from .errors import DesignError, OptionError, rows_described
 from .format import signif
-from .statistics import block_ranges
+from .statistics import block_ranges, near_ties
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -283,9 +283,13 @@ def tie_counts(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: int,
 
 
 def _at_bounds(task, y, n_tasks):
-    """Each task's largest and smallest score (tasks,), and whether each run sits at its task's (runs,)."""
-    bottom, top = block_ranges(y, task, n_tasks)
-    return top, bottom, y == top[task], y == bottom[task]
+    """Each task's largest and smallest score (tasks,), and whether each run sits at its task's (runs,): a run within
+    the task's tie tolerance of it (:func:`rlstats.statistics.near_ties`, the snapped scores' bounds), so that 0.3 and
+    0.1 + 0.2 sit at it or not alike whatever the units and origin (audit s22: exact equality counted two of four
+    such runs, and all four after + 1e6)."""
+    snapped = near_ties(y, task)[0]
+    bottom, top = block_ranges(snapped, task, n_tasks)
+    return top, bottom, snapped == top[task], snapped == bottom[task]
 
 
 def _tied(task, at, n_tasks):

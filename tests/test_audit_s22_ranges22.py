@@ -196,19 +196,23 @@ def _round_off_cell(shift=0.0):
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22: equivalence read a cell's runs as flat and at a task's bound by "
-                                       "exact equality: 0.3 and 0.1 + 0.2 were two values unshifted and one after "
-                                       "+ 1e6, which changed the per-task note and the across-tasks SE")
 def test_equivalence_reads_round_off_ties_alike_whatever_the_origin():
+    """equivalence() read a cell's runs as flat (``_cells``) and at the task's bound (``bounds._at_bounds``) by exact
+    equality: A's 0.3 and 0.1 + 0.2 on t0 were two values unshifted and one after + 1e6. Main printed "per-task tests
+    are withheld in 1 case where half or more of an agent's runs tie at the pair's largest ..." and an across-tasks
+    SE of 0.23011 unshifted (2 of A's 4 runs at the bound), "... where neither agent's runs vary" and 0.23081 after
+    + 1e6 (4 of 4). Both read the tie rule (statistics.near_ties) now: the shifted reading, whatever the origin."""
     out = []
     for shift in (0.0, 1e6):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = rlstats.equivalence(_round_off_cell(shift), "score ~ agent | task", margin=0.5, aggregate=None)
         across = res.tidy().query("scope == 'across tasks'").iloc[0]
-        out.append((float(across["std_error"]), [n[:60] for n in res.notes]))
-    # main: 0.2226 and "per-task tests are withheld in 1 case where half or more of an agent's runs tie at the
-    # pair's largest ..." unshifted; 0.2233 and "... where neither agent's runs vary" after + 1e6
-    assert out[0][0] == pytest.approx(out[1][0], rel=1e-9)
+        out.append((float(across["std_error"]), list(res.notes)))
+    assert out[0][0] == pytest.approx(0.2308081313723045, rel=1e-10)
+    assert out[1][0] == pytest.approx(0.2308081313723045, rel=1e-14)
     assert out[0][1] == out[1][1]
-    assert out[0][1][0].startswith("per-task equivalence tests are withheld in 1 case where neither agent's runs")
+    assert out[0][1][0].startswith("per-task equivalence tests are withheld in 1 case where neither agent's runs vary "
+                                   "(t0/A vs B)")
+    d = build(_round_off_cell(), "score ~ agent | task")
+    assert bound_ties(d)[0][0].tolist() == [4, 4]  # main: [2, 4]

@@ -40,7 +40,7 @@ from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
-from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, tie_tolerance
+from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import RUN_AGAIN, BayesResult
@@ -620,9 +620,10 @@ def _saturated_note(design, first, second, rope=0.0):
         pair = f"{design.agents[i]} vs {design.agents[j]}"
         shown_pairs.append(f"{pair} on {tasks.size} of {count(shared, 'task')} ({listed(names, 4)}; {', '.join(who)})")
         fewer += [pair] if tasks.size < shared else []
-        # the pair's runs of a task all one value: its difference of means is 0 (to the tie rule of the ROPE bounds)
+        # the pair's runs of a task all one value (statistics.near_ties' rule): its difference of means is 0 (to the
+        # tie rule of the ROPE bounds)
         rows = np.isin(design.agent, (i, j))
-        low, high = block_ranges(design.y[rows], design.task[rows], design.n_tasks)
+        low, high = block_ranges(near_ties(design.y[rows], design.task[rows])[0], design.task[rows], design.n_tasks)
         flat = [t for t in tasks if low[t] == high[t]]
         if flat:
             zero_pairs.append(f"{pair}: {listed(names_shown([design.tasks[t] for t in flat], design.tasks), 4)}")

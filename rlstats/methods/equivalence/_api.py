@@ -29,7 +29,7 @@ from ...options import (band_beyond_scores, check_bool, check_choice, check_cost
                        check_resamples, is_finite_number)
 from ...resampling import check_rng
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
-                           floored_standard_errors, run_expansion, welch_floor)
+                           floored_standard_errors, near_ties, run_expansion, welch_floor)
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -360,8 +360,11 @@ def _cells(design):
     cell = design.task * design.n_agents + design.agent
     size = design.n_tasks * design.n_agents
     n = np.bincount(cell, minlength=size).astype(np.float64)
-    low, high = block_ranges(y, cell, size)
-    flat = low == high  # runs that all tie: a sum / n can miss their value in the last bit (audit s9)
+    low = block_ranges(y, cell, size)[0]
+    # runs that all tie: a sum / n can miss their value in the last bit (audit s9); tie by the package's rule
+    # (statistics.near_ties within the task), not exactly, so that 0.3 and 0.1 + 0.2 tie whatever the origin (s22)
+    snapped_low, snapped_high = block_ranges(near_ties(y, design.task)[0], cell, size)
+    flat = snapped_low == snapped_high
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(flat, low, np.bincount(cell, y, minlength=size) / n)
         # deviations from each cell's own mean keep the variance exact for shifted scores
