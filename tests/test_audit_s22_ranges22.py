@@ -230,10 +230,10 @@ def _round_off_everywhere(shift=0.0):
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22: mixed() and the bootstrap's Welch df read an agent's runs as "
-                                       "varying by exact inequality: 0.3 and 0.1 + 0.2 gave a fit (SE 1.9e-17) and "
-                                       "df 9 unshifted, a refusal and df inf after + 1e6")
 def test_mixed_and_welch_df_read_round_off_ties_alike_whatever_the_origin():
+    """mixed() and the bootstrap's Welch df read an agent's runs as varying by exact inequality: on main 0.3 and
+    0.1 + 0.2 gave a fit (estimate -0.4, SE 1.9e-17, p NaN) and df 9 unshifted, the flat-runs refusal and df inf
+    after + 1e6. Both read the tie rule now: the refusal and df inf at either origin."""
     for shift in (0.0, 1e6):
         df = _round_off_everywhere(shift)
         with pytest.raises(rlstats.DesignError, match="every run of each agent has the same score"):

@@ -65,8 +65,10 @@ def welch_df(y, task, n_tasks):
     # cancellation far from 0 (audit s21: 2.93 for 50/17 at 1e-3 y + 1e4, infinite at 1e-3 y + 1e6); a task whose
     # runs are all one value is its own centre (variance exactly 0), and deviations are in units of the largest, so
     # that squares of tiny scores do not underflow
-    low, high = block_ranges(y, task, n_tasks)
-    deviation = y - np.where(low == high, low, means)[task]
+    # a task whose runs tie by the package's rule (statistics.near_ties: 0.3 and 0.1 + 0.2) is flat whatever the
+    # origin (audit s22: df 9 unshifted, inf after + 1e6)
+    low, high = block_ranges(near_ties(y, task)[0], task, n_tasks)
+    deviation = np.where((low == high)[task], 0.0, y - means[task])
     unit = float(np.abs(deviation).max(initial=0.0))
     deviation = deviation / (unit if unit > 0 else 1.0)
     centred = np.bincount(task, weights=deviation * deviation, minlength=n_tasks)
