@@ -26,6 +26,7 @@ import numpy as np
 
 from .errors import DesignError, OptionError, rows_described
 from .format import signif
+from .statistics import block_ranges, near_ties
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -282,11 +283,13 @@ def tie_counts(task: np.ndarray, agent: np.ndarray, y: np.ndarray, n_tasks: int,
 
 
 def _at_bounds(task, y, n_tasks):
-    """Each task's largest and smallest score (tasks,), and whether each run sits at its task's (runs,)."""
-    top, bottom = np.full(n_tasks, -np.inf), np.full(n_tasks, np.inf)
-    np.maximum.at(top, task, y)
-    np.minimum.at(bottom, task, y)
-    return top, bottom, y == top[task], y == bottom[task]
+    """Each task's largest and smallest score (tasks,), and whether each run sits at its task's (runs,): a run within
+    the task's tie tolerance of it (:func:`rlstats.statistics.near_ties`, the snapped scores' bounds), so that 0.3 and
+    0.1 + 0.2 sit at it or not alike whatever the units and origin (audit s22: exact equality counted two of four
+    such runs, and all four after + 1e6)."""
+    snapped = near_ties(y, task)[0]
+    bottom, top = block_ranges(snapped, task, n_tasks)
+    return top, bottom, snapped == top[task], snapped == bottom[task]
 
 
 def _tied(task, at, n_tasks):

@@ -40,7 +40,7 @@ from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
 from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
-from ...statistics import TIE_TOLERANCE, monte_carlo_se, tie_tolerance
+from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import RUN_AGAIN, BayesResult
@@ -305,11 +305,12 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     interval held the true mean difference across tasks in 0.81-0.83 of data sets at 5 tasks, 0.87 at 10 and
     0.92-0.96 at 26 (a note says so at 10 tasks or fewer), and its P(better) reached 0.95 with no difference in
     0.09-0.10 at 5-10 tasks; the hierarchical model's interval held 0.95-1.00 at 5-10 tasks, and its P(better)
-    reached 0.95 in at most 0.03. On runs that mostly sit at a score cap (audit s11: the calibration grid's
-    ``saturated`` family, 85% of a baseline agent's runs at the cap, 400 data sets a design) the signed-rank interval
-    held 0.62-0.81 at 5 tasks, 0.77-0.84 at 10 and 0.89-0.94 at 26, and with no difference P(better) or P(worse)
-    reached 0.95 in up to 0.18 (0.12 at 10 tasks, 0.07 at 26): a note says so for the pairs whose runs mostly sit at
-    a task's bound, at any number of tasks. The hierarchical model refused 64-99% of such data sets at 3 runs (runs
+    reached 0.95 in at most 0.03. On runs that mostly sit at a score cap on every task (audit s11: the calibration
+    grid's ``saturated`` family, 85% of a baseline agent's runs at the cap, 400 data sets a design) the signed-rank
+    interval held 0.62-0.81 at 5 tasks, 0.77-0.84 at 10 and 0.89-0.94 at 26, and with no difference P(better) or
+    P(worse) reached 0.95 in up to 0.18 (0.12 at 10 tasks, 0.07 at 26): a note says so for the pairs whose runs
+    mostly sit at a task's bound, at any number of tasks, naming those tasks and whose runs (a cap on some tasks
+    only was not measured), and where both agents' runs of a task all sit at it, that the task's difference is 0. The hierarchical model refused 64-99% of such data sets at 3 runs (runs
     of a task that do not vary) and 4-38% at 10; its interval of delta0 held the mean difference in 0.99-1.00 at 5
     tasks x 10 runs but 0.68 at 10 tasks x 10 runs with a difference (delta0 is the tasks' centre, not their mean;
     96 data sets), which the note says too.
@@ -476,7 +477,7 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
                                f"{options.n_samples:,} independent posterior draws",
                                f"sqrt(p (1 - p) / {options.n_samples:,})", options.n_samples)
     notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons) + _credible_note(comparisons)
-              + _saturated_note(design, first, second))
+              + _saturated_note(design, first, second, options.rope))
     orderings = None
     if ordered and n_tasks == 1:
         # every draw weighs the one task alone: its ordering is the task means', not a posterior probability
@@ -598,20 +599,53 @@ def _credible_note(comparisons):
             "across='paired_t')"]
 
 
-def _saturated_note(design, first, second):
+def _saturated_note(design, first, second, rope=0.0):
     """A note naming the pairs whose runs mostly sit at a task's bound (:func:`rlstats.bounds.mostly_at_bound`, read
     from the pair's runs), where the signed-rank model's credible interval and probabilities read further from their
-    level than the credible note's normal scores say (audit s11), at any number of tasks."""
-    pairs = [f"{design.agents[i]} vs {design.agents[j]}" for i, j in zip(first, second)
-             if mostly_at_bound(bound_ties(design, (i, j))[0], design.counts[:, [i, j]]).any()]
-    if not pairs:
+    level than the credible note's normal scores say (audit s11), at any number of tasks. It says on which of the
+    pair's tasks and whose runs (audit s22: it said "the runs of A vs B mostly sit at ... a task" and quoted figures
+    measured with the cap on every task of a pair saturated on one game of 26), and what the model does with them."""
+    shown_pairs, zero_pairs, fewer = [], [], []
+    for i, j in zip(first, second):
+        counts = design.counts[:, [i, j]]
+        at_bound = bound_ties(design, (i, j))[0]
+        mostly = mostly_at_bound(at_bound, counts)
+        tasks = np.flatnonzero(mostly.any(axis=1))
+        if not tasks.size:
+            continue
+        shared = int((counts > 0).all(axis=1).sum())
+        names = names_shown([design.tasks[t] for t in tasks], design.tasks)
+        who = [f"{design.agents[a]} {int(at_bound[on, c].sum())} of its {count(counts[on, c].sum(), 'run')} there"
+               for c, (a, on) in enumerate(zip((i, j), mostly.T)) if on.any()]
+        pair = f"{design.agents[i]} vs {design.agents[j]}"
+        shown_pairs.append(f"{pair} on {tasks.size} of {count(shared, 'task')} ({listed(names, 4)}; {', '.join(who)})")
+        fewer += [pair] if tasks.size < shared else []
+        # the pair's runs of a task all one value (statistics.near_ties' rule): its difference of means is 0 (to the
+        # tie rule of the ROPE bounds)
+        rows = np.isin(design.agent, (i, j))
+        low, high = block_ranges(near_ties(design.y[rows], design.task[rows])[0], design.task[rows], design.n_tasks)
+        flat = [t for t in tasks if low[t] == high[t]]
+        if flat:
+            zero_pairs.append(f"{pair}: {listed(names_shown([design.tasks[t] for t in flat], design.tasks), 4)}")
+    if not shown_pairs:
         return []
-    return [f"the runs of {listed(pairs, 8)} mostly sit at the pair's largest or smallest score of a task (half or "
-            "more of an agent's runs there, as at a score cap): on such scores (85% of a baseline agent's runs at the "
-            "cap, 3 and 10 runs, 400 simulated data sets a design) the signed-rank model's 95% credible interval held "
+    zero = ""
+    if zero_pairs:
+        where = ("counts half to P(better) and half to P(worse) (rope = 0: the Walsh averages at 0, like the prior's "
+                 "pseudo-observation)" if rope == 0 else "lies in the ROPE and counts towards P(rope)")
+        zero = (f"; where both agents' runs of a task all sit at it ({'; '.join(zero_pairs)}) the difference is 0, "
+                f"which {where}, whatever the agents would score without the cap")
+    part = (f"; here the runs at a bound are on only some of the tasks of {listed(fewer, 8)} (above), which was not "
+            "measured" if fewer else "")
+    return [f"on some tasks half or more of an agent's runs (2 or more) sit at the pair's largest or smallest score "
+            f"of the task, as at a score cap: {listed(shown_pairs, 8)}. The signed-rank model reads each task's "
+            "difference of the agents' mean scores, and a mean of runs held at a cap says how often the agent reached "
+            f"the cap, not how far past it the agent would score{zero}. With the cap on every task (85% of a baseline "
+            "agent's runs at the cap, 3 and 10 runs, 400 simulated data sets a design) the model's 95% credible "
+            "interval held "
             "the true mean difference across tasks in 0.62-0.81 of data sets at 5 tasks, 0.77-0.84 at 10 and "
             "0.89-0.94 at 26, and with no difference P(better) or P(worse) reached 0.95 in up to 0.18 at 5 tasks "
-            "(0.12 at 10, 0.07 at 26): read them as a description of these tasks; model='hierarchical' refused "
+            f"(0.12 at 10, 0.07 at 26){part}: read them as a description of these tasks; model='hierarchical' refused "
             "64-99% of such data sets at 3 runs (runs of a task that do not vary), and its interval, of the tasks' "
             "centre delta0 rather than their mean, held the mean difference in 0.68 of 96 at 10 tasks x 10 runs; for "
             "a test at its level on such runs use rlstats.equivalence(...), whose across-tasks test held alpha there"]
@@ -1025,10 +1059,7 @@ def _agent_cells(design, sign):
     means = sums / counts
     within = np.bincount(cells, weights=np.square(y - means[cells]), minlength=size)
     squares = np.bincount(cells, weights=np.square(y), minlength=size)
-    high = np.full(size, -np.inf)
-    low = np.full(size, np.inf)
-    np.maximum.at(high, cells, y)
-    np.minimum.at(low, cells, y)
+    low, high = block_ranges(y, cells, size)
     shape = (design.n_tasks, k)
     counts, sums, means, within, squares, high, low = (v.reshape(shape).T for v in
                                                         (counts, sums, means, within, squares, high, low))

@@ -32,8 +32,8 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, floored_standard_errors, near_ties,
-                           order_statistic_se, run_expansion, shape_ratios, skew_widened, skewness_of_means,
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, floored_standard_errors,
+                           near_ties, order_statistic_se, run_expansion, shape_ratios, skew_widened, skewness_of_means,
                            welch_floor)
 from ...format import join_and, listed, name_list, names_shown
 from ...resampling import canonical_order
@@ -65,10 +65,10 @@ def welch_df(y, task, n_tasks):
     # cancellation far from 0 (audit s21: 2.93 for 50/17 at 1e-3 y + 1e4, infinite at 1e-3 y + 1e6); a task whose
     # runs are all one value is its own centre (variance exactly 0), and deviations are in units of the largest, so
     # that squares of tiny scores do not underflow
-    low, high = (np.full(n_tasks, np.inf), np.full(n_tasks, -np.inf))
-    np.minimum.at(low, task, y)
-    np.maximum.at(high, task, y)
-    deviation = y - np.where(low == high, low, means)[task]
+    # a task whose runs tie by the package's rule (statistics.near_ties: 0.3 and 0.1 + 0.2) is flat whatever the
+    # origin (audit s22: df 9 unshifted, inf after + 1e6)
+    low, high = block_ranges(near_ties(y, task)[0], task, n_tasks)
+    deviation = np.where((low == high)[task], 0.0, y - means[task])
     unit = float(np.abs(deviation).max(initial=0.0))
     deviation = deviation / (unit if unit > 0 else 1.0)
     centred = np.bincount(task, weights=deviation * deviation, minlength=n_tasks)
@@ -303,9 +303,7 @@ def pooled_run_skewness(y, task, n_tasks):
     # 1e-16 off the others: the profile's band counts it as flat, and one score's round-off had moved the bands
     # by 0.67 (audit s12 review)
     snapped = near_ties(y, task)[0]
-    low, high = np.full(n_tasks, np.inf), np.full(n_tasks, -np.inf)
-    np.minimum.at(low, task, snapped)
-    np.maximum.at(high, task, snapped)
+    low, high = block_ranges(snapped, task, n_tasks)
     usable = (sizes >= 3) & (variance > 0) & (high > low)
     if not usable.any():
         return 0.0, 0, sizes, means, variance

@@ -28,8 +28,8 @@ from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
                        check_resamples, is_finite_number)
 from ...resampling import check_rng
-from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, floored_standard_errors,
-                           run_expansion, welch_floor)
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
+                           floored_standard_errors, near_ties, run_expansion, welch_floor)
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -360,10 +360,11 @@ def _cells(design):
     cell = design.task * design.n_agents + design.agent
     size = design.n_tasks * design.n_agents
     n = np.bincount(cell, minlength=size).astype(np.float64)
-    low, high = np.full(size, np.inf), np.full(size, -np.inf)
-    np.minimum.at(low, cell, y)
-    np.maximum.at(high, cell, y)
-    flat = low == high  # runs that all tie: a sum / n can miss their value in the last bit (audit s9)
+    low = block_ranges(y, cell, size)[0]
+    # runs that all tie: a sum / n can miss their value in the last bit (audit s9); tie by the package's rule
+    # (statistics.near_ties within the task), not exactly, so that 0.3 and 0.1 + 0.2 tie whatever the origin (s22)
+    snapped_low, snapped_high = block_ranges(near_ties(y, design.task)[0], cell, size)
+    flat = snapped_low == snapped_high
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(flat, low, np.bincount(cell, y, minlength=size) / n)
         # deviations from each cell's own mean keep the variance exact for shifted scores
@@ -590,10 +591,7 @@ def _aggregate(design, options, pairs, rng):
     index = {name: j for j, name in enumerate(result.agents)}
     # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by
     # standard errors near 0, which the bootstrap-t cannot support (withheld: a clipped end is no confidence bound)
-    low = np.full(design.n_agents, np.inf)
-    high = np.full(design.n_agents, -np.inf)
-    np.minimum.at(low, design.agent, design.y)
-    np.maximum.at(high, design.agent, design.y)
+    low, high = block_ranges(design.y, design.agent, design.n_agents)
     rows, lost, reaches = [], {}, options.alpha * (options.n_resamples + 1) >= 1
     # as the bootstrap's own studentised interval: each agent's standard error scaled by sqrt(c / (c - 1)) for its
     # fewest runs c in a task, and each resample's difference SE floored at a share of the resamples' spread
