@@ -41,12 +41,16 @@ def test_a_design_is_looked_up_at_its_own_or_nearest_measured_row(monkeypatch, t
 
 
 def test_the_rows_cover_the_grid():
-    # 3 tasks x 3 runs x 4 families x 2 models x 3 configurations, 80 data sets in 4 draws each
+    # 3 tasks x 3 runs x 4 families x 2 models x 3 configurations, 80 data sets in 4 draws each; and (audit s22) the
+    # signed-rank model at 1 and 2 runs: 3 tasks x 2 runs x 4 families x 3 configurations
     rows = calibration.rows("bayes.decision")
-    assert len(rows) == 216
-    assert {(int(r["tasks"]), int(r["runs"])) for r in rows} == {(t, r) for t in (5, 10, 26) for r in (3, 5, 10)}
+    assert len(rows) == 216 + 72
+    for model, runs in _api.DECISION_RUNS.items():
+        assert ({(int(r["tasks"]), int(r["runs"])) for r in rows if r["test"] == model}
+                == {(t, r) for t in _api.DECISION_TASKS for r in runs})
     assert {(r["n_sim"], r["design_draws"]) for r in rows} == {("80", "4")}
-    assert (_api.DECISION_TASKS, _api.DECISION_RUNS) == ((5, 10, 26), (3, 5, 10))
+    assert (_api.DECISION_TASKS, _api.DECISION_RUNS) == ((5, 10, 26), {"signed_rank": (1, 2, 3, 5, 10),
+                                                                        "hierarchical": (3, 5, 10)})
 
 
 def test_a_new_row_reproduces_from_its_seeds():

@@ -30,7 +30,7 @@ def test_a_decision_outside_the_measured_designs_says_so():
     assert res.comparisons["p_rope"].iloc[0] >= 0.95
     assert notes == ["a0 vs a1 (2 tasks, 3 runs): P(rope) of at least 0.95 read as 'practically equivalent' at a "
                      "design outside those the calibration table's bayes.decision rows measured (5 to 26 shared "
-                     "tasks, 3 to 10 runs per agent): how often this decision errs here is not measured"]
+                     "tasks, 1 to 10 runs per agent): how often this decision errs here is not measured"]
 
 
 @pytest.mark.parametrize("tasks, runs, model, outside", [(100, 3, "signed_rank", True), (10, 2, "hierarchical", True),

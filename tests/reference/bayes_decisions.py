@@ -61,6 +61,10 @@ MODELS = ("signed_rank", "hierarchical")
 #: 10 tasks and the 5 runs, seeded per point as the others, so the rows of the first four points are unchanged)
 TASKS = (5, 10, 26)
 RUNS = (3, 5, 10)
+#: the signed-rank model's further runs (audit s22): it reads task means, so one run per agent and task (a paper's
+#: per-task means) is a design it takes, which a result told "not measured"; appended after the grid above, so its
+#: points keep their indices and seeds. The hierarchical model needs paired runs within a task to spread.
+SIGNED_RANK_FEW_RUNS = (1, 2)
 #: configuration -> (the first agent's location in noise units, the ROPE as a multiple of the true mean difference
 #: at SHIFT, the statistic)
 CONFIGURATIONS = {"delta = 0": (0.0, 1.0, "false_difference"),
@@ -151,7 +155,8 @@ def grid(quick=False):
     """(model, tasks, runs, distribution); --quick: 5 tasks at 3 runs, normal and capped."""
     if quick:
         return [(m, 5, 3, d) for m in MODELS for d in ("normal", "capped")]
-    return DESIGNS["grid"](MODELS, TASKS, RUNS, DESIGNS["DISTRIBUTIONS"])
+    return (DESIGNS["grid"](MODELS, TASKS, RUNS, DESIGNS["DISTRIBUTIONS"])
+            + DESIGNS["grid"](("signed_rank",), TASKS, SIGNED_RANK_FEW_RUNS, DESIGNS["DISTRIBUTIONS"]))
 
 
 if __name__ == "__main__":

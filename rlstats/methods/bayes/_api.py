@@ -65,10 +65,10 @@ FEW_PAIRED_RUNS = 10
 #: equivalent" where P(rope) reaches DECISION_THRESHOLD, "better" or "worse" where P(better) or P(worse) does
 DECISION_PROCEDURE = "bayes.decision"
 DECISION_THRESHOLD = 0.95
-#: the tasks and runs per cell the rows measured (a design is read at the nearest of each; bayescal21b added 10 tasks
-#: and 5 runs)
+#: the tasks and runs per cell the rows measured, by model (a design is read at the nearest of each; bayescal21b added
+#: 10 tasks and 5 runs; audit s22 the signed-rank model's 1 and 2 runs, per-task means as a paper's tables give them)
 DECISION_TASKS = (5, 10, 26)
-DECISION_RUNS = (3, 5, 10)
+DECISION_RUNS = {"signed_rank": (1, 2, 3, 5, 10), "hierarchical": (3, 5, 10)}
 #: the most orderings an ordering table may list (k! grows fast; the draws only ever show some)
 MAX_ORDERING_AGENTS = 8
 
@@ -946,6 +946,7 @@ def _decision_notes(design, options, comparisons, first, second, present):
     p = comparisons[["p_better", "p_rope", "p_worse"]].to_numpy(dtype=float)
     counts = np.asarray(design.counts)
     notes = []
+    measured_runs = DECISION_RUNS[options.model]
     miss_target = f"1 - {DECISION_THRESHOLD} = 0.05, the error the threshold suggests,"
     for statistic, decided, word, which_p in (
             ("false_equivalence", p[:, 1] >= DECISION_THRESHOLD, "practically equivalent", "P(rope)"),
@@ -958,10 +959,10 @@ def _decision_notes(design, options, comparisons, first, second, present):
             tasks = int(shared.sum())
             runs = int(np.minimum(counts[shared, first[k]], counts[shared, second[k]]).min())
             key = (min(DECISION_TASKS, key=lambda t: (abs(t - tasks), t)),
-                   min(DECISION_RUNS, key=lambda r: (abs(r - runs), r)))
+                   min(measured_runs, key=lambda r: (abs(r - runs), r)))
             by_design.setdefault(key, []).append(k)
             if not (DECISION_TASKS[0] <= tasks <= DECISION_TASKS[-1]
-                    and DECISION_RUNS[0] <= runs <= DECISION_RUNS[-1]):
+                    and measured_runs[0] <= runs <= measured_runs[-1]):
                 outside.append((k, f"{count(tasks, 'task')}, {count(runs, 'run')}"))
         if outside:
             # the rows' rates move with the tasks (the hierarchical model's false equivalence rose from none at 5
@@ -973,7 +974,7 @@ def _decision_notes(design, options, comparisons, first, second, present):
                         for k, d in outside], 8)
                 + f": {which_p} of at least {DECISION_THRESHOLD} read as '{word}' at a design outside those the "
                 f"calibration table's {DECISION_PROCEDURE} rows measured ({DECISION_TASKS[0]} to "
-                f"{DECISION_TASKS[-1]} shared tasks, {DECISION_RUNS[0]} to {DECISION_RUNS[-1]} runs per agent): how "
+                f"{DECISION_TASKS[-1]} shared tasks, {measured_runs[0]} to {measured_runs[-1]} runs per agent): how "
                 "often this decision errs here is not measured")
         for (tasks, runs), pairs in sorted(by_design.items()):
             row = calibration.shortfall(rows, DECISION_THRESHOLD, test=options.model, statistic=statistic,
@@ -986,8 +987,8 @@ def _decision_notes(design, options, comparisons, first, second, present):
                      if statistic == "false_equivalence" else "the agents were alike (true difference 0)")
             notes.append(
                 f"{which}: {which_p} of at least {DECISION_THRESHOLD} read as '{word}' is a posterior decision, "
-                f"not a test; at the measured design nearest this one ({row['tasks']} tasks, {row['runs']} runs per "
-                f"agent, "
+                f"not a test; at the measured design nearest this one ({row['tasks']} tasks, "
+                f"{count(int(row['runs']), 'run')} per agent, "
                 f"{row['distribution'].replace('_', '-')} scores) the {options.model.replace('_', '-')} model read "
                 f"'{word}' where {truth} in {1 - float(row['coverage']):.3f} of {row['n_sim']} simulated data sets"
                 f"{calibration.worst_draw_clause(row, size=True)} (the calibration table's {DECISION_PROCEDURE} "

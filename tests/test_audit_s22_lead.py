@@ -1,0 +1,89 @@
+"""Audit s22 (the lead): the signed-rank model's decisions at one and two runs per agent and task.
+
+A paper's per-task means (one score per agent and task) are a design ``rlstats.bayes``'s signed-rank model takes, yet
+the ``bayes.decision`` rows measured 3, 5 and 10 runs only, so every such result was told its decision's error "is not
+measured". tests/reference/bayes_decisions.py now appends the signed-rank points at 1 and 2 runs (5, 10, 26 tasks,
+four score families, 80 data sets a row): false equivalence at most 0.05 at 1 run and 0.1 at 2 runs (26 tasks x 2
+skewed runs), false difference at most 0.0375; four rows miss in their worst draw of the tasks' offsets and scales
+(0.2 of 20 data sets), and a result at their designs quotes them as it quotes the 3-10-run rows."""
+
+import pathlib
+import runpy
+import warnings
+
+import numpy as np
+import pytest
+
+import rlstats
+from rlstats import calibration
+from rlstats.methods.bayes import _api
+from test_audit_s21_bayescal21 import _frame  # two agents of given paired differences
+
+REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
+
+
+@pytest.mark.parametrize("tasks, runs, looked_up", [(26, 1, (26, 1)), (7, 2, (5, 2)), (10, 1, (10, 1))])
+def test_one_run_per_task_is_read_at_its_measured_row(monkeypatch, tasks, runs, looked_up):
+    asked = []
+    shortfall = calibration.shortfall
+
+    def spy(rows, level, **design):
+        asked.append((design["tasks"], design["runs"]))
+        return shortfall(rows, level, **design)
+
+    monkeypatch.setattr(_api.calibration, "shortfall", spy)
+    x = np.random.default_rng(3).normal(0.0, 0.3, size=(tasks, runs))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(_frame(x), "score ~ agent | task/seed", rope=1.0, rng=0, progress=False)
+    assert res.comparisons["p_rope"].iloc[0] >= 0.95
+    assert asked == [looked_up]
+    assert not any("is not measured" in note for note in res.notes), res.notes
+
+
+def test_the_hierarchical_model_keeps_its_measured_runs():
+    # the hierarchical rows start at 3 runs: 2 runs per cell is still outside them
+    assert _api.DECISION_RUNS["hierarchical"][0] == 3
+    assert not [r for r in calibration.rows("bayes.decision") if r["test"] == "hierarchical" and int(r["runs"]) < 3]
+
+
+def test_the_few_runs_rows_hold_their_figures():
+    rows = [r for r in calibration.rows("bayes.decision") if r["test"] == "signed_rank" and int(r["runs"]) < 3]
+    assert len(rows) == 72
+    error = {(int(r["runs"]), r["statistic"]): [] for r in rows}
+    for r in rows:
+        error[int(r["runs"]), r["statistic"]].append(1 - float(r["coverage"]))
+    assert max(error[1, "false_equivalence"]) == pytest.approx(0.05)
+    assert max(error[2, "false_equivalence"]) == pytest.approx(0.1)
+    assert max(error[1, "false_difference"] + error[2, "false_difference"]) == pytest.approx(0.0375)
+    # four miss by the notes' rule, each in its worst draw of the tasks' offsets and scales only (0.8 of 20 data
+    # sets, 3.1 SE of one draw), so a result at those designs quotes them
+    missing = [(r["tasks"], r["runs"], r["distribution"]) for r in rows
+               if calibration.shortfall([r], 0.95, test="signed_rank", statistic=r["statistic"],
+                                        tasks=int(r["tasks"]), runs=int(r["runs"])) is not None]
+    assert missing == [("10", "1", "heavy_tailed"), ("10", "2", "skewed"), ("26", "2", "skewed"),
+                       ("26", "2", "heavy_tailed")]
+
+
+def test_a_one_run_row_reproduces_from_its_seeds():
+    module = runpy.run_path(str(REFERENCE / "bayes_decisions.py"))
+    point = ("signed_rank", 5, 1, "skewed")
+    assert point in module["grid"]()[72:]
+    table = {r["configuration"]: r for r in calibration.rows("bayes.decision") if r["test"] == point[0]
+             and (int(r["tasks"]), int(r["runs"]), r["distribution"]) == point[1:]}
+    for row in module["table_rows"](point, module["SIMULATIONS"][0]):
+        own = table[row["configuration"]]
+        assert (float(own["coverage"]), float(own["coverage_min"])) == (row["coverage"], row["coverage_min"])
+
+
+def test_a_result_at_a_missing_few_runs_row_quotes_it():
+    # 10 tasks, one run each: the heavy-tailed row at the ROPE's edge reads 'equivalent' in 0.05 of 80 data sets,
+    # 0.2 in its worst draw; the nearest-row lookup is by tasks and runs, and the note names the worst family there
+    x = np.random.default_rng(3).normal(0.0, 0.3, size=(10, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(_frame(x), "score ~ agent | task", rope=1.0, rng=0, progress=False)
+    notes = [n for n in res.notes if "bayes.decision" in n]
+    assert len(notes) == 1
+    assert "(10 tasks, 1 run per agent, heavy-tailed scores)" in notes[0]
+    assert "0.050 of 80 simulated data sets, 0.200 in the worst of its 4 draws" in notes[0], notes[0]
