@@ -24,7 +24,7 @@ a size of 0.05 is 0.0015 and 0.0034), at alpha = 0.05:
 - equal runs (3 vs 3) held alpha in every family, as the table's rows say.
 
 :func:`rlstats.equivalence` quotes these where a pair's runs on a task differ by a factor of 2 or more
-(``_api.UNBALANCED``); the table's rows stay those of equal runs.
+(``_api.UNEQUAL_SIZE``, ``_api.UNEQUAL_RATIO``); the table's rows stay those of equal runs.
 """
 
 from __future__ import annotations
