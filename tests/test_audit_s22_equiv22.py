@@ -84,16 +84,35 @@ def _withheld_design():
     return pd.DataFrame(rows, columns=["agent", "task", "run", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22: the prose counted 3 pairs where C's interval was withheld, PBP's "
-                                       "note the 1 pair whose intervals are shown: two counts of one thing")
 def test_pairs_counted_where_intervals_are_shown():
+    """C's bootstrap interval is withheld (one run a cell): the prose said "1 of 3 pairs is resolved", counting the two
+    pairs with C that nothing judged, where PBP's note counts the pairs whose intervals are both shown; both now count
+    those and say how many were not judged."""
     res = rlstats.percentiles(_withheld_design(), FORMULA, interval="bootstrap", n_resamples=500, rng=0,
                               progress=False)
     assert np.isnan(res.conf_low[2]) and np.isfinite(res.conf_low[:2]).all()
-    text = res.report()
-    assert ("1 of the 1 pair whose intervals are both shown is resolved (lower bound above the other's upper "
-            "bound): B > A; the 2 pairs with C, whose interval is withheld, are not judged.") in text
+    assert res.conf_low[1] > res.conf_high[0]  # B above A: the one pair shown, resolved
+    sentence = res._separation_sentence()  # report() writes it for LaTeX (B $>$ A)
+    assert sentence == ("1 of the 1 pair whose intervals are both shown is resolved (lower bound above the other's "
+                        "upper bound): B > A; the 2 pairs with C, whose interval is withheld, are not judged.")
+    assert "the 2 pairs with C, whose interval is withheld, are not judged." in res.report()
+    assert "of 3 pairs" not in res.report()
     from rlstats.methods.percentiles import _api
     clause = _api._separation_clause(res.conf_low, res.conf_high)
-    assert clause.startswith(": they separate the one pair whose intervals are both shown here")
-    assert "the 2 pairs with an interval withheld are not judged" in clause
+    assert clause == (": they separate the one pair whose intervals are both shown here (2 pairs with an interval "
+                      "withheld are not judged); agents closer together need more runs per cell to be separated")
+    # none shown separated, and every interval withheld
+    low, high = np.array([0.1, 0.2, np.nan]), np.array([0.5, 0.6, np.nan])
+    assert _api._separation_clause(low, high).startswith(
+        ": they do not separate the one pair whose intervals are both shown here (2 pairs with an interval withheld "
+        "are not judged); PBP needs")
+
+
+def test_pairs_counted_where_every_interval_is_withheld():
+    """Every run of every task ties: PBP's intervals are all withheld (one point each); the prose said "No agent's
+    interval lies above another's" of intervals it did not show."""
+    rows = [(a, t, r, 1.0) for t in ("t0", "t1") for a in "ABC" for r in range(3)]
+    res = rlstats.percentiles(pd.DataFrame(rows, columns=["agent", "task", "run", "score"]), FORMULA)
+    assert np.isnan(res.conf_low).all()
+    assert ("No pair has both intervals shown, so no pair is resolved: the 3 pairs with A, B, C, whose intervals are "
+            "withheld, are not judged.") in res.report()
