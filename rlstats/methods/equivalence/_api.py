@@ -874,7 +874,7 @@ def _unequal_runs_note(design, options, table, published_n=None):
         t = np.array([task_index[x] for x in tasks["task"]], dtype=np.intp)
         n_a = design.counts[t, index[a]]
         n_b = np.asarray(published_n, dtype=float)[t] if b == PUBLISHED else design.counts[t, index[b]]
-        unequal = np.maximum(n_a, n_b) >= UNEQUAL_RATIO * np.minimum(n_a, n_b)
+        unequal = (np.maximum(n_a, n_b) >= UNEQUAL_RATIO * np.minimum(n_a, n_b)) & (np.minimum(n_a, n_b) > 0)
         shown = np.isfinite(rows["conf_low"].to_numpy(dtype=float))
         task_given = shown[(rows["scope"] == "task").to_numpy()] & unequal
         # measured of across='welch' only (the paired t over tasks reads the tasks' differences, not the runs)
