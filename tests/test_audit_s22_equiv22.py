@@ -35,6 +35,11 @@ def test_unequal_runs_quote_their_measured_size(drq_iris):
             "(skewed scores, 5 tasks, 3 vs 100 runs) declared equivalence (capped scores: up to 0.076, across "
             "tasks;") in notes[0]
     assert "bootstrap-t" not in notes[0]  # no aggregate row was given
+    res = rlstats.equivalence(drq_iris, FORMULA, margin=0.1, normalize="atari100k_reference", rng=0, progress=False)
+    note, = [n for n in res.notes if n.startswith("runs differing in number")]
+    assert note.endswith("; the IQM's bootstrap-t (the aggregate) held alpha there in a reduced measurement (5 tasks, "
+                         "skewed scores, 5 vs 100 runs: 0.024-0.028 of 250 simulated tests); add runs to the agent "
+                         "with fewer")
     # non-inferiority quotes its own numbers; across='paired_t' was not measured, so only the per-task test is quoted
     res = rlstats.equivalence(drq_iris, FORMULA, margin=0.1, normalize="atari100k_reference", aggregate=None,
                               alternative="noninferior", across="paired_t")
