@@ -56,6 +56,19 @@ SCOPES = ("task", "across tasks", "aggregate")
 #: the interval= column of each test's calibration rows
 _CALIBRATED = {"Welch t": "welch", "Welch-Satterthwaite over tasks": "welch_mean", "paired t over tasks": "paired_t",
                "bootstrap-t": "bootstrap_t", WELCH_FLOOR_NAME: "bootstrap_t"}
+#: runs of one agent at least this many times the other's on a task make a pair's runs unequal (audit s22)
+UNEQUAL_RATIO = 2
+#: the largest share of tests declaring their alternative at a true difference equal to the margin, at alpha = 0.05, with
+#: unequal runs (tests/reference/size_equivalence_unbalanced.py; the calibration table's rows are of equal runs):
+#: alternative -> scope -> (share, the design and scores where it was measured)
+UNEQUAL_SIZE = {
+    "equivalence": {"task": (0.16, "skewed scores, 5 vs 100 runs"),
+                    "across tasks": (0.13, "skewed scores, 5 tasks, 3 vs 100 runs"),
+                    "capped": (0.076, "across tasks")},
+    "noninferior": {"task": (0.21, "skewed scores, 100 runs of agent_1 against 3 of agent_2"),
+                    "across tasks": (0.12, "skewed scores, 5 tasks, 100 runs of agent_1 against 5 of agent_2"),
+                    "capped": (0.095, "per task")},
+}
 #: what a note quoting a measured miss of each test suggests instead
 _WAY_ON = {"paired_t": "; across='welch' held alpha on that grid",
            "paired_t_bounded": "; across='welch' held alpha on that grid",
@@ -534,7 +547,7 @@ def _run(design, options, rng, scale):
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += (_partial_note(table, design.n_tasks) + _across_notes(table, options.across, short, still)
-              + _size_notes(design, options, table))
+              + _size_notes(design, options, table) + _unequal_runs_note(design, options, table))
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
@@ -843,6 +856,62 @@ def _size_notes(design, options, table):
     return notes
 
 
+def _unequal_runs_note(design, options, table, published_n=None):
+    """The note of the tests given on runs unequal in number (audit s22): where a pair's two agents (or an agent and a
+    published table) have runs differing by :data:`UNEQUAL_RATIO` times or more on a task, the difference of means keeps
+    the skewness of the fewer runs' mean (with equal runs the two cancel), which Welch's t reads as symmetric; the
+    calibration table measures equal runs only, so the note quotes :data:`UNEQUAL_SIZE`. At alpha = 0.05 only, where
+    those were measured, as :func:`_size_notes`."""
+    if not np.isclose(options.alpha, 0.05):
+        return []
+    index = {name: j for j, name in enumerate(design.agents)}
+    task_index = {name: t for t, name in enumerate(design.tasks)}
+    pairs, scopes, aggregate = [], set(), False
+    for (a, b), rows in table.groupby(["agent_1", "agent_2"], sort=False):
+        tasks = rows[rows["scope"] == "task"]
+        t = np.array([task_index[x] for x in tasks["task"]], dtype=np.intp)
+        n_a = design.counts[t, index[a]]
+        n_b = np.asarray(published_n, dtype=float)[t] if b == PUBLISHED else design.counts[t, index[b]]
+        unequal = (np.maximum(n_a, n_b) >= UNEQUAL_RATIO * np.minimum(n_a, n_b)) & (np.minimum(n_a, n_b) > 0)
+        shown = np.isfinite(rows["conf_low"].to_numpy(dtype=float))
+        task_given = shown[(rows["scope"] == "task").to_numpy()] & unequal
+        # measured of across='welch' only (the paired t over tasks reads the tasks' differences, not the runs)
+        across_given = (options.across == "welch" and unequal.any()
+                        and bool(shown[(rows["scope"] == "across tasks").to_numpy()].any()))
+        if not (task_given.any() or across_given):
+            continue
+        scopes.update(["task"] if task_given.any() else [])
+        scopes.update(["across tasks"] if across_given else [])
+        aggregate = aggregate or bool(shown[(rows["scope"] == "aggregate").to_numpy()].any())
+        kinds = sorted({(int(x), int(y)) for x, y in zip(n_a[unequal], n_b[unequal])})
+        where = f"on {unequal.sum()} of {count(len(t), 'task')}"
+        if len(kinds) == 1:
+            runs = f"{kinds[0][0]} vs {kinds[0][1]} runs {where}"
+        else:
+            first = int(np.flatnonzero(unequal)[0])
+            runs = f"{where}, e.g. {int(n_a[first])} vs {int(n_b[first])} runs on {tasks['task'].iloc[first]}"
+        pairs.append(f"{a} vs {b} ({runs})")
+    if not pairs:
+        return []
+    word = {"equivalence": "equivalence", "noninferior": "non-inferiority"}[options.alternative]
+    size = UNEQUAL_SIZE[options.alternative]
+    measured = " and ".join(f"the {'per-task' if scope == 'task' else 'across-tasks'} test in up to "
+                            f"{size[scope][0]:.2f} ({size[scope][1]})" for scope in ("task", "across tasks")
+                            if scope in scopes)
+    return [f"runs differing in number: {listed(pairs, 6)}; the calibration table measured both agents with as many "
+            f"runs, and with one agent's runs {UNEQUAL_RATIO} or more times the other's the difference of means keeps "
+            f"the skewness of the mean of fewer runs, which Welch's t reads as symmetric: at a true difference of exactly the margin, of simulated "
+            f"tests at alpha = 0.05 {measured} declared {word} (capped scores: up to {size['capped'][0]:.3f}, "
+            f"{size['capped'][1]}; normal and heavy-tailed scores within 0.01 of alpha; "
+            "tests/reference/size_equivalence_unbalanced.py), so "
+            f"'{_SHOWN_WORD[options.alternative]}' there comes too easily on skewed or capped scores"
+            + (("; the IQM's bootstrap-t (the aggregate) held alpha there in a reduced measurement (5 tasks, skewed "
+                "scores, 5 vs 100 runs: 0.024-0.028 of 250 simulated tests)" if options.aggregate == "iqm" else
+                "; the mean's bootstrap-t (the aggregate) was not measured with runs differing in number")
+               if aggregate else "")
+            + "; add runs to the agent with fewer"]
+
+
 def _run_published(design, options, table, scale):
     mean_p, sd_p, n_p, notes = table
     notes = list(design.notes) + notes
@@ -870,7 +939,7 @@ def _run_published(design, options, table, scale):
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
     notes += (_partial_note(frame, design.n_tasks) + _across_notes(frame, options.across, short, still)
-              + _size_notes(design, options, frame))
+              + _size_notes(design, options, frame) + _unequal_runs_note(design, options, frame, n_p))
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 

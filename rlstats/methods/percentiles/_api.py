@@ -501,18 +501,26 @@ def _zero_width_note(design, z_lo, z_hi, identical):
 
 def _separation_clause(conf_low, conf_high):
     """What PBP's note on wide intervals says of separating agents, true of this result: it said "PBP needs hundreds
-    to thousands of runs per cell to separate agents" beside SAC's interval above TD3's at 192 runs (audit s21)."""
+    to thousands of runs per cell to separate agents" beside SAC's interval above TD3's at 192 runs (audit s21). It
+    counts the pairs whose intervals are both shown and says how many were not judged, as the prose does (audit s22:
+    the note counted those pairs, the prose every pair)."""
     if conf_low is None:
         return ""
     beats, n_pairs = kernels.separated_pairs(conf_low, conf_high)
     if not n_pairs:
         return ""
+    n_agents = len(conf_low)
+    withheld = n_agents * (n_agents - 1) // 2 - n_pairs
+    shown = " whose intervals are both shown" if withheld else ""
+    rest = (f" ({count(withheld, 'pair')} with an interval withheld {'is' if withheld == 1 else 'are'} not judged)"
+            if withheld else "")
     if not beats:
-        which = "do not separate the one pair" if n_pairs == 1 else f"separate none of the {n_pairs} pairs"
-        return f": they {which} here; PBP needs hundreds to thousands of runs per cell to separate agents"
-    which = ("the one pair" if n_pairs == 1 else "every pair" if len(beats) == n_pairs
-             else f"{len(beats)} of the {n_pairs} pairs")
-    return f": they separate {which} here; agents closer together need more runs per cell to be separated"
+        which = (f"do not separate the one pair{shown}" if n_pairs == 1 else
+                 f"separate none of the {n_pairs} pairs{shown}")
+        return f": they {which} here{rest}; PBP needs hundreds to thousands of runs per cell to separate agents"
+    which = (f"the one pair{shown}" if n_pairs == 1 else f"every pair{shown}" if len(beats) == n_pairs
+             else f"{len(beats)} of the {n_pairs} pairs{shown}")
+    return f": they separate {which} here{rest}; agents closer together need more runs per cell to be separated"
 
 
 def _caveats(design, options, layout, delta_cell, source, conf_low=None, conf_high=None):

@@ -269,10 +269,25 @@ class PercentilesResult(Result):
         return text
 
     def _separation_sentence(self):
-        beats = [(self.agents[i], self.agents[k]) for i, k in separated_pairs(self.conf_low, self.conf_high)[0]]
-        if not beats:
-            return "No agent's interval lies above another's, so no pair is resolved."
+        """The pairs resolved, counted among the pairs whose intervals are both shown, as PBP's note counts them; the
+        pairs with a withheld interval are said to be not judged (audit s22: "1 of 3 pairs is resolved" beside an
+        interval withheld and a note counting the 1 pair shown)."""
+        found, n_shown = separated_pairs(self.conf_low, self.conf_high)
+        beats = [(self.agents[i], self.agents[k]) for i, k in found]
         n_pairs = self.n_agents * (self.n_agents - 1) // 2
-        shown = "; ".join(f"{a} > {b}" for a, b in beats[:8]) + ("; ..." if len(beats) > 8 else "")
-        return (f"{len(beats)} of {fmt.count(n_pairs, 'pair')} {'is' if len(beats) == 1 else 'are'} resolved (lower "
-                f"bound above the other's upper bound): {shown}.")
+        withheld = [a for a, low in zip(self.agents, self.conf_low) if not np.isfinite(low)]
+        listed = "; ".join(f"{a} > {b}" for a, b in beats[:8]) + ("; ..." if len(beats) > 8 else "")
+        if not withheld:
+            if not beats:
+                return "No agent's interval lies above another's, so no pair is resolved."
+            return (f"{len(beats)} of {fmt.count(n_pairs, 'pair')} {'is' if len(beats) == 1 else 'are'} resolved "
+                    f"(lower bound above the other's upper bound): {listed}.")
+        names = fmt.name_list(withheld, among=self.agents)
+        one = len(withheld) == 1
+        rest = (f"the {fmt.count(n_pairs - n_shown, 'pair')} with {names}, whose interval{'' if one else 's'} "
+                f"{'is' if one else 'are'} withheld, {'is' if n_pairs - n_shown == 1 else 'are'} not judged")
+        if not n_shown:
+            return f"No pair has both intervals shown, so no pair is resolved: {rest}."
+        return (f"{len(beats)} of the {fmt.count(n_shown, 'pair')} whose intervals are both shown "
+                f"{'is' if len(beats) == 1 else 'are'} resolved (lower bound above the other's upper bound)"
+                + (f": {listed}" if beats else "") + f"; {rest}.")
