@@ -61,8 +61,8 @@ def test_the_exact_null_builds_no_table_beyond_the_cells_cap(monkeypatch):
                          progress=False)
     assert built == [] and res.relabellings == (None,)
     assert ("the max-T permutation p-values of A vs B are Monte Carlo: n_resamples = 45,451 relabellings were drawn "
-            "at random from its 45,451, as listing them all would take a table of 45,451 x 302 runs, more than the "
-            "8,388,608 cells rlstats enumerates") in str(res).replace("\n", " ")
+            "at random from the 45,451 there are, as listing them all would take a table of 45,451 x 302 runs, more "
+            "than the 8,388,608 cells rlstats enumerates") in str(res).replace("\n", " ")
     assert (res.difference_pvalues * 45_452 >= 45_452 / 45_451 - 1e-9).all()  # (1 + hits) / (B + 1), floored
 
 
@@ -85,9 +85,9 @@ def test_a_null_whose_table_passes_the_cap_is_drawn_and_said(monkeypatch, cap, e
     assert said == (["the max-T permutation p-values of A vs B are exact: all 861 relabellings of whole runs within "
                      "tasks were enumerated (no more than n_resamples = 861)"] if exact else
                     [f"the max-T permutation p-values of A vs B are Monte Carlo: n_resamples = 861 relabellings were "
-                     f"drawn at random from its 861, as listing them all would take a table of 861 x 42 runs, more "
-                     f"than the {cap:,} cells rlstats enumerates; p = (1 + hits) / (n_resamples + 1), never below the "
-                     "exact test's smallest p-value"])
+                     f"drawn at random from the 861 there are, as listing them all would take a table of 861 x 42 "
+                     f"runs, more than the {cap:,} cells rlstats enumerates; p = (1 + hits) / (n_resamples + 1), never "
+                     "below the exact test's smallest p-value"])
 
 
 def test_the_drawn_runs_are_bounded_before_they_are_allocated(monkeypatch):
@@ -208,7 +208,8 @@ def test_the_withheld_line_counts_more_than_two_agents_and_fits_a_column():
         titles.append(title.get_text())
         assert title.get_window_extent().x0 >= 0 and title.get_window_extent().x1 <= figure.bbox.width
         plt.close(figure)
-    assert titles[0] == "IQM per step, 95% simultaneous bands\n(withheld for 3 agents at some or all steps: see the notes)"
+    assert titles[0] == ("IQM per step, 95% simultaneous bands\n(withheld for 3 agents at some or all steps: see "
+                         "the notes)")
     assert titles[1].replace("\n", " ") == titles[0].replace("\n", " ") and titles[1].count("\n") >= 2
 
 

@@ -534,8 +534,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     then says that the pair's "no step differs" says nothing of its curves. Where a pair has at most
     ``n_resamples`` relabellings, all of them are enumerated and its p-values are exact (a note says so),
     unless their table (relabellings x the pair's runs) would pass ``rlstats.statistics.ENUMERATED_CELLS``
-    (2**23) cells, as task_table's splits (a note says so); otherwise ``n_resamples`` are drawn, p = (1 + hits) / (B + 1), never below the exact test's smallest
-    attainable p-value (drawn relabellings can miss the extreme ones by chance).
+    (``2**23``) cells, as task_table's splits (a note says so); otherwise ``n_resamples`` are drawn,
+    p = (1 + hits) / (B + 1), never below the exact test's smallest attainable p-value (drawn
+    relabellings can miss the extreme ones by chance).
 
     A band that reaches 10 times the range of all the scores analysed from its estimate (few runs of few tasks, the
     t quantiles then taken at about 2 degrees of freedom) is withheld at those steps, with a note: it puts no useful
@@ -885,10 +886,10 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
                    f"of whole runs within tasks were enumerated (no more than n_resamples = {options.n_resamples})"
                    for labellings, pairs in listed_all.items()]
     drawn_notes = [f"the max-T permutation p-values of {join_and(pairs)} are Monte Carlo: n_resamples = "
-                   f"{options.n_resamples:,} relabellings were drawn at random from its {labellings:,}, as listing them "
-                   f"all would take a table of {labellings:,} x {runs:,} runs, more than the {ENUMERATED_CELLS:,} cells "
-                   "rlstats enumerates; p = (1 + hits) / (n_resamples + 1), never below the exact test's smallest "
-                   "p-value"
+                   f"{options.n_resamples:,} relabellings were drawn at random from the {labellings:,} there are, as "
+                   f"listing them all would take a table of {labellings:,} x {runs:,} runs, more than the "
+                   f"{ENUMERATED_CELLS:,} cells rlstats enumerates; p = (1 + hits) / (n_resamples + 1), never below "
+                   "the exact test's smallest p-value"
                    for (labellings, runs), pairs in drawn.items()]
     return exact_notes + drawn_notes + [
         cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
