@@ -17,8 +17,8 @@ benchmarks/README.md round s16). That is all the decisions below need:
   ``max_seconds=``, the option that accepts it;
 * above :data:`MAX_BYTES` of resamples kept in memory, where a formula counts them (``Work.memory``: the bootstrap's,
   performance profiles', probability of improvement's, equivalence's and the tuning best set's statistics per
-  resample; curves counts its grid's values, and AdaStop and the permutation test their paths, against the same
-  bound), the call is an OptionError whatever ``max_seconds=``.
+  resample; curves counts its grid's values and its runs' draw counts, and AdaStop and the permutation test their
+  paths, against the same bound), the call is an OptionError whatever ``max_seconds=``.
 
 Nothing here changes a result: the decisions only switch a bar and refuse before anything is computed. Every
 estimate is logged at DEBUG level on the ``rlstats.cost`` logger (the record's ``work`` attribute holds the

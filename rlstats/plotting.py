@@ -72,6 +72,11 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
         for axes in figure.axes:
             texts += [axes.title, getattr(axes, "_left_title", None), getattr(axes, "_right_title", None),
                       axes.xaxis.label, axes.yaxis.label]
+            legend = axes.get_legend()
+            if legend is not None and legend.get_title().get_text():
+                # measured without a layout, which a legend wider than the figure collapses (audit s22: curves' line
+                # of withheld bands at 3.5 in)
+                break_to_width(legend.get_title(), figure, 0.8)
         _fit_texts(figure, [text for text in texts if text is not None and text.get_text()])
         _check_room(figure, figsize, own, apart)
         _fit_tick_labels(figure, figsize, own)

@@ -718,6 +718,12 @@ def welch_satterthwaite_df(variances: Sequence[ArrayLike], sizes: Sequence[Array
 #: :func:`relabellings` counts exactly up to this (a float holds it; ``math.comb`` of such a count is quick) and in
 #: floating point above it, ``inf`` past the largest double.
 EXACT_RELABELLINGS = 1e300
+#: The most cells (relabellings x the pair's runs) of a table that lists every relabelling of two agents' runs; beyond
+#: it the relabellings are drawn at random. task_table's splits (a byte a cell): 2 runs against 700 have 245,751
+#: splits, a 172 MB table (review s21); curves' max-T null (8-byte run indices, built from Python lists first): 2 runs
+#: against 1,000 with n_resamples=501,501 would have listed all 501,501 in 4 GB of indices and ~18 GB of lists
+#: (audit s22).
+ENUMERATED_CELLS = 2**23
 
 
 def relabellings(first: ArrayLike, second: ArrayLike) -> int | float:

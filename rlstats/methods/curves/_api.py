@@ -28,7 +28,7 @@ from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
-from ...statistics import monte_carlo_pvalue, relabellings, skew_widened
+from ...statistics import ENUMERATED_CELLS, monte_carlo_pvalue, relabellings, skew_widened
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult, step_ranges, step_stretches
@@ -44,6 +44,10 @@ PEAK_BYTES_PER_VALUE = 64
 #: The most resampled values curves() keeps: n_resamples x grid steps for every agent and comparison (4 GiB at peak,
 #: the package's bound, :data:`rlstats.cost.MAX_BYTES`)
 MAX_RESAMPLED_VALUES = MAX_BYTES // PEAK_BYTES_PER_VALUE
+#: Bytes a run's draw count in one resample takes at the call's peak: each agent's (resamples, runs) counts are kept
+#: (int32) until its degrees of freedom are read from them in float64 (12.3 measured at 20,000 resamples of 1,000
+#: runs, audit s22); counted with the kept values against the same bound
+PEAK_BYTES_PER_DRAWN_RUN = 16
 #: The bands' procedure in the package table (rlstats/calibration.csv, tests/reference/calibrate.py), measured at
 #: 95% bands and alpha = 0.05.
 CALIBRATION = "curves.band"
@@ -230,7 +234,7 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
     # each relabelled group read as its agent's runs are: the statistic the observed difference is of
     groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts))
               for slots, counts in ((first_slots, n_first), (~first_slots, sizes - n_first))]
-    if relabellings(n_first, sizes - n_first) <= options.n_resamples:
+    if enumerated(n_first, sizes - n_first, options.n_resamples):
         # every relabelling once (the observed one among them): the p-values are exact (audit s20: at 3 runs v 3,
         # 2,000 draws of the 20 labellings gave p = 0.0898, below the exact floor of 0.1)
         shuffled = kernels.all_relabellings(starts, sizes, n_first)
@@ -244,6 +248,15 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
                          for slots, group in groups)
         out[start:stop] = first - second
     return out if sign == 1.0 else sign * out
+
+
+def enumerated(n_first, n_second, n_resamples):
+    """Whether a pair's max-T null lists every relabelling of its runs within tasks once (its p-values then exact):
+    there are at most ``n_resamples`` of them (no more random draws than relabellings) and their table of run indices
+    has at most :data:`rlstats.statistics.ENUMERATED_CELLS` cells (relabellings x the pair's runs, audit s22: 2 runs
+    against 1,000 would have listed 501,501 relabellings in 4 GB); else ``n_resamples`` are drawn at random."""
+    labellings = relabellings(n_first, n_second)
+    return labellings <= n_resamples and labellings * int(np.sum(n_first) + np.sum(n_second)) <= ENUMERATED_CELLS
 
 
 def smallest_attainable(n_first, n_second):
@@ -519,9 +532,11 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     With few runs on few tasks the relabellings are few (C(6, 3) = 20 for 3 runs of each agent on one
     task, two of them as extreme as the runs observed), so no p-value can fall to ``alpha``: a note
     then says that the pair's "no step differs" says nothing of its curves. Where a pair has at most
-    ``n_resamples`` relabellings, all of them are enumerated and its p-values are exact (a note says so);
-    otherwise ``n_resamples`` are drawn, p = (1 + hits) / (B + 1), never below the exact test's smallest
-    attainable p-value (drawn relabellings can miss the extreme ones by chance).
+    ``n_resamples`` relabellings, all of them are enumerated and its p-values are exact (a note says so),
+    unless their table (relabellings x the pair's runs) would pass ``rlstats.statistics.ENUMERATED_CELLS``
+    (``2**23``) cells, as task_table's splits (a note says so); otherwise ``n_resamples`` are drawn,
+    p = (1 + hits) / (B + 1), never below the exact test's smallest attainable p-value (drawn
+    relabellings can miss the extreme ones by chance).
 
     A band that reaches 10 times the range of all the scores analysed from its estimate (few runs of few tasks, the
     t quantiles then taken at about 2 degrees of freedom) is withheld at those steps, with a note: it puts no useful
@@ -550,7 +565,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         logs, else an even grid at the runs' median logging interval; float jitter in the logged
         steps is ignored (see :func:`rlstats.align_steps`). ``steps`` keeps the step column's
         dtype. At most 100,000 steps, and at most 67,108,864 resampled values kept over agents,
-        comparisons, resamples and steps. A grid where no run is logged at any step is an error; at
+        comparisons, resamples and steps, within 4 GiB with the count of each run's draws in each
+        resample (16 bytes each at the peak). A grid where no run is logged at any step is an error; at
         steps where a task has no run of an agent logged, its curve and bands are missing, which a
         note says.
     align : {"last", "linear"}
@@ -683,12 +699,21 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     else:
         grid, shared, range_note = runs.check_grid(steps), False, None
     kept = (design.n_agents + len(options.pairs)) * options.n_resamples * grid.size
+    values = (f"{design.n_agents} agents and {len(options.pairs)} comparisons x n_resamples={options.n_resamples:,} x "
+              f"{grid.size:,} grid steps")
     if kept > MAX_RESAMPLED_VALUES:
-        raise OptionError(f"curves would keep {kept:,} resampled values ({design.n_agents} agents and "
-                          f"{len(options.pairs)} comparisons x n_resamples={options.n_resamples:,} x {grid.size:,} "
-                          f"grid steps, about {kept * PEAK_BYTES_PER_VALUE / 2**30:.1f} GiB at its peak), more than "
+        raise OptionError(f"curves would keep {kept:,} resampled values ({values}, about "
+                          f"{kept * PEAK_BYTES_PER_VALUE / 2**30:.1f} GiB at its peak), more than "
                           f"the {MAX_RESAMPLED_VALUES:,} allowed; pass steps= with fewer steps, a smaller "
                           "n_resamples, or fewer pairs to compare=")
+    drawn = options.n_resamples * starts.size  # how often each run was drawn in each resample (audit s22)
+    peak = kept * PEAK_BYTES_PER_VALUE + drawn * PEAK_BYTES_PER_DRAWN_RUN
+    if peak > MAX_BYTES:
+        raise OptionError(f"curves would keep about {peak / 2**30:.1f} GiB at its peak, more than the "
+                          f"{MAX_BYTES // 2**30} GiB rlstats allocates: how often each of the {starts.size:,} runs was "
+                          f"drawn in each of n_resamples={options.n_resamples:,} resamples ({drawn:,} counts), beside "
+                          f"{kept:,} resampled values ({values}); pass a smaller n_resamples (10,000 to 100,000 give "
+                          "Monte Carlo errors well below the differences that matter)")
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared, beyond=bool(range_note))]
     cells = None if source is None else runs.dropped_cells(source, design, step, starts, stops, logged,
@@ -794,7 +819,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
         n_i, n_j = (np.bincount(per_agent[a][1], minlength=n_tasks) for a in (i, j))
-        exact = relabellings(n_i, n_j) <= options.n_resamples  # the null is every relabelling once
+        exact = enumerated(n_i, n_j, options.n_resamples)  # the null is every relabelling once
         smallest = smallest_attainable(n_i, n_j)
         pooled = kernels.step_tolerance(np.concatenate([per_agent[i][0], per_agent[j][0]]))
         pvalues, _ = kernels.max_t_pvalues(difference, null, exact, smallest, pooled)
@@ -832,17 +857,22 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
     """Notes naming the comparisons that no data could make reject (audit s13): relabelling whole runs within tasks
     has :func:`relabellings` labellings, and no p-value falls below :func:`smallest_attainable` (nor, drawn, below
     1 / (B + 1)). Said only of a pair with no step declared different; and the pairs whose labellings were all
-    enumerated (at most ``n_resamples`` of them), whose p-values are then exact."""
-    found, enumerated = {}, {}
+    enumerated (:func:`enumerated`), whose p-values are then exact, and those with no more labellings than
+    ``n_resamples`` drawn at random all the same, their table too large to list (audit s22)."""
+    found, listed_all, drawn = {}, {}, {}
     for (i, j), p in zip(pair_codes, pvalues):
         n_i, n_j = design.counts[:, i], design.counts[:, j]
         labellings = relabellings(n_i, n_j)
-        if labellings <= options.n_resamples:
-            enumerated.setdefault(labellings, []).append(f"{design.agents[i]} vs {design.agents[j]}")
+        exact_null = enumerated(n_i, n_j, options.n_resamples)
+        pair = f"{design.agents[i]} vs {design.agents[j]}"
+        if exact_null:
+            listed_all.setdefault(labellings, []).append(pair)
+        elif labellings <= options.n_resamples:
+            drawn.setdefault((labellings, int(n_i.sum() + n_j.sum())), []).append(pair)
         if np.nanmin(p, initial=np.inf) <= options.alpha:
             continue
         exact = smallest_attainable(n_i, n_j)
-        floor = exact if labellings <= options.n_resamples else monte_carlo_pvalue(0, options.n_resamples)
+        floor = exact if exact_null else monte_carlo_pvalue(0, options.n_resamples)
         smallest = max(exact, floor)
         if smallest > options.alpha:
             low, high = int(min(n_i.min(), n_j.min())), int(max(n_i.max(), n_j.max()))
@@ -851,11 +881,17 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
             where = (f"with {options.n_resamples} relabellings" if few
                      else f"at {runs_text} of each agent on {count(design.n_tasks, 'task')}")
             advice = "raise n_resamples" if few else "add runs or tasks"
-            found.setdefault((where, smallest, advice), []).append(f"{design.agents[i]} vs {design.agents[j]}")
+            found.setdefault((where, smallest, advice), []).append(pair)
     exact_notes = [f"the max-T permutation p-values of {join_and(pairs)} are exact: all {labellings:,} relabellings "
                    f"of whole runs within tasks were enumerated (no more than n_resamples = {options.n_resamples})"
-                   for labellings, pairs in enumerated.items()]
-    return exact_notes + [
+                   for labellings, pairs in listed_all.items()]
+    drawn_notes = [f"the max-T permutation p-values of {join_and(pairs)} are Monte Carlo: n_resamples = "
+                   f"{options.n_resamples:,} relabellings were drawn at random from the {labellings:,} there are, as "
+                   f"listing them all would take a table of {labellings:,} x {runs:,} runs, more than the "
+                   f"{ENUMERATED_CELLS:,} cells rlstats enumerates; p = (1 + hits) / (n_resamples + 1), never below "
+                   "the exact test's smallest p-value"
+                   for (labellings, runs), pairs in drawn.items()]
+    return exact_notes + drawn_notes + [
         cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
         + f", so 'no step differs' says nothing of the curves; {advice}"
         for (where, smallest, advice), pairs in found.items()]
@@ -1068,7 +1104,9 @@ def _df_range(df):
     finite = df[np.isfinite(df)]
     if finite.size == 0:
         return "none could be estimated"
-    low, high = math.floor(finite.min()), math.floor(finite.max())
+    # a df a few ulps below a whole number is that number (audit s22: one task's n - 1 = 11 came out
+    # 10.999999999999998 at some steps, and the note said "df from 10 to 11", "df = 11" in other units)
+    low, high = (math.floor(value * (1 + 1e-9)) for value in (finite.min(), finite.max()))
     return f"df = {low}" if low == high else f"df from {low} to {high}"
 
 

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ...statistics import monte_carlo_pvalue, relabellings, tie_tolerance, welch_satterthwaite_df
+from ...statistics import ENUMERATED_CELLS, monte_carlo_pvalue, relabellings, tie_tolerance, welch_satterthwaite_df
 
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
 #: a former name of a test: "permutation" is the step-down back end (method="permutation")
@@ -29,9 +29,8 @@ RENAMED = {"permutation": ("fisher_pitman", "the permutation test of the mean di
 EXACT_SPLITS = 20_000
 #: the most splits enumerated however many resamples are asked for (C(20, 10) = 184,756 is below it)
 ENUMERATED_SPLITS = 250_000
-#: and the most cells of the cached table of them (splits x runs, one byte each): 2 runs against 700 have 245,751
-#: splits, a 172 MB table (review s21), drawn at random instead
-ENUMERATED_CELLS = 2**23
+#: and the most cells of the cached table of them (splits x runs, one byte each) is the package's
+#: ``rlstats.statistics.ENUMERATED_CELLS`` (curves' max-T null reads it too)
 #: rows of a block of splits; a constant, so the random splits never depend on how the pairs are batched
 _SPLIT_ROWS = 4096
 #: elements of one (splits, pairs, runs) work array
