@@ -87,3 +87,38 @@ def test_a_result_at_a_missing_few_runs_row_quotes_it():
     assert len(notes) == 1
     assert "(10 tasks, 1 run per agent, heavy-tailed scores)" in notes[0]
     assert "0.050 of 80 simulated data sets, 0.200 in the worst of its 4 draws" in notes[0], notes[0]
+
+
+def test_curves_comparisons_of_the_optimality_gap_say_which_has_more_shortfall():
+    # audit s22 (curves22): "C51 above DQN" of the optimality gap read as C51 ahead, where a larger gap is worse
+    df = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=5, rng=0, effect=3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gap = rlstats.curves(df, "score ~ agent | task/seed", step="step", statistic="optimality_gap", gamma=12.0,
+                             compare="all", rng=0, progress=False, normalize=False, n_resamples=500)
+        mean = rlstats.curves(df, "score ~ agent | task/seed", step="step", statistic="mean", compare="all", rng=0,
+                              progress=False, normalize=False, n_resamples=500)
+    (_, said_gap), = gap._verdicts()
+    (_, said_mean), = mean._verdicts()
+    assert "'s gap above agent_" in said_gap and "(more shortfall below gamma)" in said_gap, said_gap
+    assert "gap" not in said_mean and " above agent_" in said_mean, said_mean
+    # the agent with the larger mean has the smaller gap
+    assert said_gap.split("'s gap")[0] != said_mean.split(" above")[0]
+
+
+def test_the_no_spread_note_says_where_the_resamples_do_not_vary():
+    # audit s22 (curves22): the note said the resamples "do not vary at all" of a simultaneous band withheld where no
+    # step had more than the tail of such resamples; it reads each resample's largest ratio over the steps
+    df = rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=6, rng=1, effect=1.0)
+    df["score"] = np.minimum(df["score"], 8.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.curves(df, "score ~ agent | task/seed", step="step", statistic="optimality_gap", gamma=8.0,
+                             rng=0, progress=False, normalize=False, n_resamples=400)
+    note, = [n for n in res.notes if "do not vary at all" in n]
+    assert note.startswith("bands of the curves are withheld for agent_2 at 3 steps: there, more than 0.025 of the "
+                           "resamples do not vary at all (at the step, for its pointwise band; at some step, for the "
+                           "simultaneous band, which reads each resample's largest ratio over the steps)")
+    tidy = res.tidy()
+    three = tidy[(tidy["agent"] == "agent_2") & tidy["std_error"].notna() & tidy["conf_low"].isna()]
+    assert three["step"].tolist() == [421053, 526316, 789474]

@@ -987,8 +987,9 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
                      "no spread to make a band of; a band there needs runs that fall short of gamma")
     if withheld:
         notes.append(f"bands of the curves are withheld for {join_and(withheld)}: there, more than "
-                     f"{(1 - options.confidence_level) / 2:.3g} of the resamples do not vary at all, so the "
-                     "studentised band has no finite end; add runs per task, or tasks, or pass bands=\"expanded\" "
+                     f"{(1 - options.confidence_level) / 2:.3g} of the resamples do not vary at all (at the "
+                     "step, for its pointwise band; at some step, for the simultaneous band, which reads each "
+                     "resample's largest ratio over the steps), so the studentised band has no finite end; add runs per task, or tasks, or pass bands=\"expanded\" "
                      "for the t-expanded bands alone, whose notes quote their measured coverage at these runs")
     return np.stack(pointwise), bands
 

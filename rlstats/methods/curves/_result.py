@@ -178,10 +178,13 @@ class CurvesResult(Result):
             ahead = step_stretches(self.steps, differs & (self.differences[i] > 0))
             behind = step_stretches(self.steps, differs & (self.differences[i] < 0))
             parts = []
+            # the optimality gap is lower for the better agent: "above" would read as ahead (audit s22, curves22)
+            above = ("'s gap above {}'s (more shortfall below gamma)" if self.statistic == "optimality_gap"
+                     else " above {}")
             if ahead:
-                parts.append(f"{a} above {b} {_at_steps(ahead)}")
+                parts.append(f"{a}{above.format(b)} {_at_steps(ahead)}")
             if behind:
-                parts.append(f"{b} above {a} {_at_steps(behind)}")
+                parts.append(f"{b}{above.format(a)} {_at_steps(behind)}")
             out.append(((a, b), "; ".join(parts) if parts else f"{a} and {b}: no step differs"))
         return out
 
