@@ -240,7 +240,7 @@ def test_noninferiority_figure_draws_one_side():
         left, right = ax.get_xlim()
         assert (low, high) == pytest.approx((edge, right) if higher else (left, edge), rel=1e-12)
         assert "\u00b1margin" not in ax.get_xlabel()
-        assert ("delta > -margin" if higher else "delta < margin") in ax.get_xlabel()
+        assert ("delta > -margin" if higher else "delta < margin") in ax.get_xlabel().replace("\u00a0", " ")
 
 
 def test_signed_rank_seeds_agree_within_the_stated_error():

@@ -122,3 +122,20 @@ def test_the_no_spread_note_says_where_the_resamples_do_not_vary():
     tidy = res.tidy()
     three = tidy[(tidy["agent"] == "agent_2") & tidy["std_error"].notna() & tidy["conf_low"].isna()]
     assert three["step"].tolist() == [421053, 526316, 789474]
+
+
+def test_the_noninferiority_label_keeps_its_inequality_on_one_line(tmp_path):
+    # audit s22 (equiv22): at a paper column's width the x label broke as "shaded: delta >" / "-margin (filled: ..."
+    import matplotlib.pyplot as plt
+
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=6, effect=0.0, rng=4)
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=5, alternative="noninferior", normalize=False,
+                              aggregate=None)
+    fig, ax = plt.subplots(figsize=(2.2, 2.6))          # a narrow panel of a paper's figure
+    res.plot(ax=ax)
+    fig.savefig(tmp_path / "noninferior.png", dpi=100)
+    fig.canvas.draw()
+    lines = ax.xaxis.label._get_wrapped_text().split("\n")   # as matplotlib's wrap=True draws it
+    assert len(lines) > 2                                       # broken to the column's width
+    assert any("delta > -margin" in line.replace("\u00a0", " ") for line in lines), lines
+    plt.close(fig)

@@ -48,7 +48,8 @@ def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregat
     what = "equivalent" if result.alternative == "equivalence" else "non-inferior"
     band = "band \u00b1margin"
     if one_sided:
-        band = "shaded: delta > -margin" if result.higher_is_better else "shaded: delta < margin"
+        # no-break spaces: a line broken inside "delta > -margin" reads as two claims (audit s22, equiv22)
+        band = "shaded: delta\u00a0>\u00a0-margin" if result.higher_is_better else "shaded: delta\u00a0<\u00a0margin"
     # wrap=True breaks a line wider than the figure leaves it around the axes' centre (long y labels push the axes
     # right): the label stays inside the figure it is saved at (audit s8)
     ax.set_xlabel(f"difference ({result.margin_scale})\n{result.confidence_level:.0%} intervals, {band} "
