@@ -49,7 +49,6 @@ def test_few_seeds_band_quotes_its_coverage_on_real_sweeps(mirror):
     assert any("expected-max band" in n for n in quoted) and any("tuned-score interval" in n for n in quoted)
 
 
-@pytest.mark.xfail(strict=True, reason="the plot's refusal lists the view among those computed")
 def test_plot_of_a_view_asked_but_not_computed_says_why():
     """A LunarLander sweep (one task) analysed with the default views: res.plot(kind="sensitivity") raised "the
     sensitivity view was not computed (views=['expected_max', 'best_set', 'complete', 'sensitivity']); nothing to
