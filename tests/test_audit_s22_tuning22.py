@@ -27,8 +27,6 @@ def _sweep():
     return opt[keep]
 
 
-@pytest.mark.xfail(strict=True, reason="a 3-seed sweep's 95% expected-max band and tuned-score interval say nothing "
-                                       "of their coverage on real sweeps, 0.43-0.53 in the worst")
 def test_few_seeds_band_quotes_its_coverage_on_real_sweeps(mirror):
     """On SAC's hpo=dehb, rpo=base tuning runs on LunarLander, evaluated on 3 of their 10 published seeds (seeds
     11-13, a disjoint subset), the printed 95% band of the expected max at k=1, [193.5, 209.9], missed the mean of the
@@ -45,8 +43,39 @@ def test_few_seeds_band_quotes_its_coverage_on_real_sweeps(mirror):
     assert first["conf_high"] < truth.mean() - 15
     tuned = res.tuned().iloc[0]
     assert tuned["config"] == "tuning_run=5" and tuned["conf_high"] < truth[5] - 15
-    quoted = [n for n in res.notes if "real sweeps" in n]
-    assert any("expected-max band" in n for n in quoted) and any("tuned-score interval" in n for n in quoted)
+    # the result now quotes what the default measured on the 51 real sweeps at 3 seeds (tuning procedures of 5 runs)
+    band, interval = ([n for n in res.notes if n.startswith(what)] for what in ("the expected-max band",
+                                                                                "the tuned-score interval"))
+    assert band == [
+        "the expected-max band's pointwise coverage (budget k=1) was measured at 0.926 over 51 real sweeps, 0.410 in "
+        "the worst, for a 95% claim at the nearest measured design (5 configurations, 3 seeds drawn from the "
+        "published seeds of each tuning run of Dierkes et al. 2024's tuning procedures, "
+        "rlstats.datasets.load('hpo_optimisation'); rlstats/calibration.csv, tuning.expected_max_band), below 0.95 "
+        "by more than 3 Monte Carlo standard errors: a configuration's rare outlying seed (one in ten there) is left "
+        "out by 3 seeds in 73% of draws, which then do not show it; add seeds to the configurations that matter"]
+    assert len(interval) == 1 and "measured at 0.984 over 51 real sweeps, 0.520 in the worst" in interval[0]
+    assert "its worst sweep below 0.95 by more than 3 Monte Carlo standard errors of a sweep" in interval[0]
+    # the same sweep at 10 seeds (all but one of the published): the nearest measured design is 10 seeds
+    full = rlstats.tuning(data[data["seed"] != 20], "score ~ procedure | task/tuning_run/seed", rng=0,
+                          n_resamples=1000, views=["best_set", "expected_max"], progress=False)
+    quoted = [n for n in full.notes if "real sweeps" in n]
+    assert len(quoted) == 2 and all("10 seeds drawn" in n and "left out by 10 seeds in 35% of draws" in n
+                                    for n in quoted)
+    assert "measured at 0.946 over 51 real sweeps, 0.640 in the worst" in quoted[1]
+
+
+def test_real_sweep_coverage_rows_reproduce(mirror):
+    """The reference script's measurement of the worst real sweep at 3 seeds, reduced to 20 draws: the band at k=1 and
+    the tuned interval miss the truth in about half of them (0.41 and 0.52 of 100 draws in the table's rows)."""
+    import runpy
+    from pathlib import Path
+
+    script = runpy.run_path(str(Path(__file__).parent / "reference" / "coverage_tuning_real.py"))
+    pops = script["sweeps"]()[tuple(SWEEP.values())]
+    band, tuned = script["measure"](pops, 3, 20, [3, 0, 22])
+    assert band.shape == (20, 5) and 0.2 <= band[:, 0].mean() <= 0.75 and 0.3 <= tuned.mean() <= 0.8
+    rows = [r for r in rlstats.calibration.rows("tuning.expected_max_band") if r["distribution"] == "real_dierkes2024"]
+    assert sorted({int(r["runs"]) for r in rows}) == [3, 5, 10] and {r["design_draws"] for r in rows} == {"51"}
 
 
 def test_plot_of_a_view_asked_but_not_computed_says_why():
