@@ -93,3 +93,49 @@ def test_plot_of_a_view_asked_but_not_computed_says_why():
     message = str(caught.value)
     assert "views=[" not in message
     assert "at least two tasks (these data have one, 'LunarLander')" in message
+
+
+def test_real_landscape_at_three_seeds_unchanged_by_units_order_labels_and_frame(mirror):
+    """20 configurations of the gamma x velocity-weight LunarLander landscape (12% of its runs at the 1,000 cap) at
+    seeds 3-5, two agents: the tuned scores, bands and complete intervals scale with the scores (x 1e-3), shift with
+    them (+ 1e6), and are the same numbers for shuffled rows, relabelled configurations and a polars frame; the
+    notes are the same sentences (the polars frame adds its conversion line)."""
+    import polars as pl
+
+    land = rlstats.datasets.load("hpo_landscapes")
+    land = land[(land["landscape"] == "gamma_velocity-weight") & land["seed"].isin([3, 4, 5])]
+    ids = np.random.default_rng(1).choice(10_000, 20, replace=False)
+    one = land[land["config"].isin(ids)][["task", "config", "seed", "score"]]
+    base = rlstats.concat([one.assign(agent="ppo"), one.assign(agent="sac", score=one["score"] * 0.9)])
+
+    def run(frame):
+        res = rlstats.tuning(frame, "score ~ agent | task/seed", config="config", rng=3, n_resamples=300,
+                             views=["best_set", "expected_max", "complete"], progress=False)
+        tuned = res.tuned().sort_values("agent")
+        em = res.expected_max().sort_values(["agent", "sampling", "budget"])
+        complete = res.complete_summary().sort_values("agent")
+        return (np.r_[tuned[["estimate", "conf_low", "conf_high"]].to_numpy().ravel(),
+                      em[["estimate", "conf_low", "conf_high"]].to_numpy().ravel(),
+                      complete[["estimate", "conf_low", "conf_high"]].to_numpy().ravel()],
+                tuned["config"].tolist(), res.notes)
+
+    values, configs, notes = run(base)
+    # the complete algorithm's intervals are withheld below 30 configurations (its estimates stand)
+    assert len(values) == 2 * 3 + 2 * 2 * 20 * 3 + 2 * 3 and np.isfinite(values[:-6]).all()
+    assert np.isnan(values[-6:]).sum() == 4
+    assert configs == ["config=9489", "config=9489"]
+    assert values[:3] == pytest.approx([980.2986, 811.0298, 1139.1031], abs=1e-3)  # ppo's tuned score and interval
+    scaled, _, scaled_notes = run(base.assign(score=base["score"] * 1e-3))
+    np.testing.assert_allclose(scaled, values * 1e-3, rtol=1e-9, equal_nan=True)
+    shifted, _, shifted_notes = run(base.assign(score=base["score"] + 1e6))
+    np.testing.assert_allclose(shifted, values + 1e6, rtol=0, atol=1e-6, equal_nan=True)
+    shuffled, _, shuffled_notes = run(base.sample(frac=1.0, random_state=0))
+    np.testing.assert_array_equal(shuffled, values)
+    relabel = base["config"].map(lambda c: f"c{c * 7919 % 100003}")  # strings, in another order
+    relabelled, renamed, relabelled_notes = run(base.assign(config=relabel))
+    np.testing.assert_allclose(relabelled, values, rtol=1e-12, equal_nan=True)
+    assert renamed == [f"config=c{9489 * 7919 % 100003}"] * 2
+    polars_values, _, polars_notes = run(pl.from_pandas(base))
+    np.testing.assert_array_equal(polars_values, values)
+    assert scaled_notes == shifted_notes == shuffled_notes == relabelled_notes == notes
+    assert [n for n in polars_notes if not n.startswith("data converted from a polars")] == list(notes)
