@@ -627,7 +627,8 @@ def test_sensitivity_needs_two_tasks():
     res = rlstats.tuning(sweep_frame([[1.0, 2.0], [2.0, 3.0]]), "score ~ agent | task/seed", config="lr",
                          views=["sensitivity", "complete"], n_resamples=200, rng=0)
     assert "sensitivity() needs at least two tasks (these data have one, 'ant')" in str(res)
-    with pytest.raises(rlstats.errors.OptionError, match="the sensitivity view was not computed"):
+    with pytest.raises(rlstats.errors.OptionError, match=r"the sensitivity view was asked for but not computed here: "
+                       r"sensitivity\(\) needs at least two tasks"):
         res.sensitivity()
 
 

@@ -58,7 +58,9 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
 #: keeps them when the procedure is re-measured (audit s13: ``--only curves.band`` dropped the 64 fresh rows)
 APPENDED = {"curves.band": "coverage_curves_fresh",
             "bootstrap.interval": "coverage_one_task",  # audit s19: the default on one task, 3-200 runs
-            "equivalence.size": "size_equivalence_mean"}  # audit s20: the aggregate of the mean
+            "equivalence.size": "size_equivalence_mean",  # audit s20: the aggregate of the mean
+            # audit s22: the default band and tuned interval on real sweeps at 3-10 seeds (distribution real_dierkes2024)
+            "tuning.expected_max_band": "coverage_tuning_real", "tuning.best_interval": "coverage_tuning_real"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
 

@@ -16,7 +16,7 @@ SHOWN_BARS = 30
 def _table(result, name, view):
     table = result.tables.get(name)
     if table is None:
-        raise OptionError(f"the {view} view was not computed (views={list(result.views)}); nothing to draw")
+        raise OptionError(f"{result.not_computed(view)}; nothing to draw")
     return table
 
 
