@@ -116,7 +116,8 @@ def test_calibration_page_counts_the_defaults_rows():
     heavy-tailed runs; none again once their default took the Welch floor, whose one-task rows of the mean at 20 runs
     made 4,154; 2 of 4,208 with audit s21's 54 rows of AdaStop at equal means of different shapes; 8 of 4,304 with
     its 48 signed-rank bayes.decision rows at 5 and 26 tasks x 3 and 10 runs, 19 of 4,364 with bayescal21b's 60 at
-    10 tasks and 5 runs)."""
+    10 tasks and 5 runs; 37 of 4,382 with audit s22's 18 rows of tuning on real sweeps, all missing in their worst
+    sweep)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)
