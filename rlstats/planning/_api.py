@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from .. import format as fmt
-from ..design import Design
+from ..design import MAX_MAGNITUDE, Design, overflows
 from ..formula import capture_environment
 from ..interop import as_pandas
 from ..normalization import RANGES_APART_ADVICE, RAW_SCALES_ADVICE
@@ -265,6 +265,8 @@ class _Study:
     methods: tuple    # ((name, options), ...)
     alpha: float
     root: np.random.SeedSequence
+    #: the settings that set the scores' magnitude, for the error of data sets past it ("effect=2, heterogeneity=1")
+    scale_settings: str = ""
 
 
 def _caught_messages(caught):
@@ -285,7 +287,7 @@ def _run_block(study, seeds, start, stop):
     simulations = [_simulation_seed(study.root, seeds, j) for j in range(start, stop)]
     with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        responses = np.stack([study.source.draw(s, seeds) for s in simulations])
+        responses = _drawn(study, simulations, seeds)
         outcomes = {}
         for method, options in study.methods:
             call = _call_options(method, options, seeds, study.alpha)
@@ -300,7 +302,7 @@ def _dry_run(study, seeds):
     """
     template = study.source.template(seeds)
     simulation = _simulation_seed(study.root, seeds, 0)
-    data = dataclasses.replace(template, y=study.source.draw(simulation, seeds))
+    data = dataclasses.replace(template, y=_drawn(study, [simulation], seeds)[0])
     levels = {}
     for method, options in study.methods:
         call = _call_options(method, options, seeds, study.alpha)
@@ -308,6 +310,23 @@ def _dry_run(study, seeds):
         level = _hook(method, "level_spent")  # a rule's own (the exact rank test's), else its Result's
         levels[method] = float(level(data, **call) if level else getattr(result, "level_spent", math.nan))
     return levels
+
+
+def _drawn(study, simulations, seeds):
+    """The responses of these data sets, (data sets, runs), or an OptionError where they reach scores no Design takes
+    (design.overflows, design.build's rule): the methods would sum and square inf (audit s22: effect=1e308 gave the
+    bootstrap rule power 0 and the permutation test 0.17, with numpy's overflow warnings only)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        responses = np.stack([study.source.draw(s, seeds) for s in simulations])
+        if not overflows(responses):
+            return responses
+        largest = np.abs(responses).max()
+    way = "give a smaller effect (a few within-cell standard deviations is a large one)"
+    if study.source.kind == "simulate":
+        way += " or heterogeneity (the tasks' scales span 10**-h to 10**h)"
+    raise OptionError(f"the data sets drawn with {study.scale_settings} reach scores of {largest:.3g}, past "
+                      f"{MAX_MAGNITUDE:.0e}, which no rlstats method takes (their sums and squares overflow to inf, "
+                      f"and rlstats.build refuses such data): {way}")
 
 
 def _blocks(seeds_list, n_sim):
@@ -493,9 +512,18 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
                           f"{type(design).__name__}")
     _check_bounds(source, plans, effect)
     root, record = seed_sequence(rng)
-    study = _Study(source=source, methods=plans, alpha=alpha, root=root)
+    scale_settings = (f"effect={_effect_setting(effect)}" + (f", heterogeneity={fmt.signif(float(heterogeneity))}"
+                                                             if source.kind == "simulate" else ""))
+    study = _Study(source=source, methods=plans, alpha=alpha, root=root, scale_settings=scale_settings)
     engine = {"where": where, "progress": progress, "max_seconds": max_seconds}
     return study, effect, n_sim, record, engine
+
+
+def _effect_setting(effect):
+    """effect= as given: 'effect=1e+300', or one per agent, 'effect=[0, 1e+300]'."""
+    if isinstance(effect, tuple):
+        return "[" + ", ".join(fmt.signif(e) for e in effect) + "]"
+    return fmt.signif(effect)
 
 
 def _check_bounds(source, plans, effect):
