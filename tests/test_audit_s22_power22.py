@@ -1,6 +1,5 @@
 """Audit s22 (power22): power planning at the designs RL has (3-10 runs per cell, capped scores, ties, edges)."""
 
-import math
 import warnings
 
 import numpy as np
@@ -91,9 +90,6 @@ def test_command_line_says_the_flags_of_an_effect_too_large(capsys):
     assert "--effect 1e+300, --heterogeneity 1 reach scores of" in err and "Traceback" not in err
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22: power() from a pilot of 3 runs per cell, each agent resampled from "
-                                       "its own runs, gave rates that ranged 0.37 to 1 about a true power of 0.90 "
-                                       "over pilots (tests/reference/pilot_spread.py), with no caveat printed")
 def test_a_small_pilot_resampled_by_agent_says_how_far_its_rates_stray():
     pilot = simulate(agents=2, tasks=5, seeds=3, distribution="normal", rng=100)
     res = rlstats.power("skillings_mack", design=pilot, formula="score ~ agent | task", effect=1.0, seeds=[5],
@@ -101,3 +97,31 @@ def test_a_small_pilot_resampled_by_agent_says_how_far_its_rates_stray():
     said = [note for note in res.notes if note.startswith("pilot: as few as 3 runs per agent and task")]
     assert len(said) == 1
     assert "ranged 0.37 to 1 (10th to 90th percentile) about a true power of 0.90" in said[0]
+    # this pilot's own rate (20 data sets), against the true power 0.90 of the model it was drawn from
+    assert res.table["power"].tolist() == [0.75]
+    # pooled resampling, and pilots of more than 10 runs per cell (the most measured), get no such note
+    for resample, seeds in (("pooled", 3), ("agents", 11)):
+        pilot = simulate(agents=2, tasks=5, seeds=seeds, distribution="normal", rng=100)
+        res = rlstats.power("skillings_mack", design=pilot, formula="score ~ agent | task", effect=1.0, seeds=[5],
+                            n_sim=5, rng=0, resample=resample, **QUIET)
+        assert not any(note.startswith("pilot: as few as") for note in res.notes)
+
+
+@pytest.mark.slow
+def test_the_small_pilot_notes_row_is_reproduced():
+    """tests/reference/pilot_spread.py's row of 3-run pilots (normal scores) gives the figures the note quotes."""
+    import importlib.util
+    import pathlib
+
+    from rlstats.planning._api import PILOT_SPREAD, PILOT_SPREAD_TRUTH
+
+    path = pathlib.Path(__file__).parent / "reference" / "pilot_spread.py"
+    spec = importlib.util.spec_from_file_location("pilot_spread", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = {(r[2], r[3]): r[4:] for r in module.rows(20, 200, families=("normal",), sizes=(3,))}
+    truth, low, _, high = rows[("agents", 5)]
+    assert truth == pytest.approx(PILOT_SPREAD_TRUTH, abs=0.005)
+    assert (low, high) == pytest.approx(PILOT_SPREAD[3][0], abs=0.02)
+    _, low, _, high = rows[("pooled", 5)]
+    assert (low, high) == pytest.approx(PILOT_SPREAD[3][1], abs=0.02)
