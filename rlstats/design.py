@@ -983,11 +983,21 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 
+#: the largest |score| a Design takes: squares of larger ones overflow to inf in the back ends' sums
+MAX_MAGNITUDE = 1e150
+
+
+def overflows(y: np.ndarray) -> bool:
+    """Scores a back end cannot sum and square without inf (any of ``y``, of any shape): the one rule of
+    :func:`build`'s check, which :func:`rlstats.power` applies to the data sets it draws (audit s22)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.abs(y).sum() * 4.0  # headroom for the sums of squares and differences back ends form
+        return not (np.isfinite(total) and np.abs(y).max(initial=0.0) < MAX_MAGNITUDE)
+
+
 def _check_magnitude(y, formula):
     """Values so large that sums of them overflow would turn into inf and NaN downstream: an error."""
-    with np.errstate(over="ignore"):
-        total = np.abs(y).sum() * 4.0  # headroom for the sums of squares and differences back ends form
-    if np.isfinite(total) and np.abs(y).max(initial=0.0) < 1e150:
+    if not overflows(y):
         return
     raise DesignError(
         f"'{formula.response}' reaches {np.abs(y).max():.3g}: sums and squares of values this large overflow "

@@ -1195,6 +1195,11 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     ("effect NaN", "skillings_mack", {"effect": float("nan")}, OptionError, "effect must be finite, got nan"),
     ("effect inf", "skillings_mack", {"effect": float("inf")}, OptionError, "effect must be finite, got inf"),
     ("effect text", "skillings_mack", {"effect": "big"}, OptionError, "effect must be a number or one number per"),
+    # audit s22: scores past design.build's magnitude were analysed (bootstrap power 0 at effect=1e308)
+    ("effect 1e300", "skillings_mack", {"effect": 1e300}, OptionError,
+     ("the data sets drawn with effect=1e+300, heterogeneity=1 reach scores of", "past 1e+150", "give a smaller effect")),
+    ("heterogeneity 300", "skillings_mack", {"heterogeneity": 300}, OptionError,
+     ("heterogeneity=300 reach scores of", "or heterogeneity (the tasks' scales span 10**-h to 10**h)")),
     ("alpha 0", "skillings_mack", {"alpha": 0}, OptionError, "alpha must be strictly between 0 and 1"),
     ("alpha text", "skillings_mack", {"alpha": "x"}, OptionError, "alpha must be a number between 0 and 1, got 'x'"),
     ("no simulations", "skillings_mack", {"n_sim": 0}, OptionError, "n_sim must be at least 1, got 0"),
@@ -1258,6 +1263,8 @@ PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
      ("every agent-task cell of the pilot has one distinct score", "resample='pooled'")),
     ("a constant pilot pooled", {"design": TINY.assign(score=1.0), "resample": "pooled"}, DesignError,
      "every task of the pilot has one distinct score"),
+    ("effect 1e300 on a pilot", {"effect": 1e300}, OptionError,
+     ("the data sets drawn with effect=1e+300 reach scores of", "past 1e+150", "give a smaller effect")),
     ("a formula of code", {"formula": "__import__('os').getpid() ~ agent | task",
                            "eval_env": rlstats.formula.RESTRICTED}, FormulaError, "pass --allow-python"),
 ]

@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from .. import format as fmt
-from ..design import Design
+from ..design import MAX_MAGNITUDE, Design, overflows
 from ..formula import capture_environment
 from ..interop import as_pandas
 from ..normalization import RANGES_APART_ADVICE, RAW_SCALES_ADVICE
@@ -265,6 +265,8 @@ class _Study:
     methods: tuple    # ((name, options), ...)
     alpha: float
     root: np.random.SeedSequence
+    #: the settings that set the scores' magnitude, for the error of data sets past it ("effect=2, heterogeneity=1")
+    scale_settings: str = ""
 
 
 def _caught_messages(caught):
@@ -285,7 +287,7 @@ def _run_block(study, seeds, start, stop):
     simulations = [_simulation_seed(study.root, seeds, j) for j in range(start, stop)]
     with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        responses = np.stack([study.source.draw(s, seeds) for s in simulations])
+        responses = _drawn(study, simulations, seeds)
         outcomes = {}
         for method, options in study.methods:
             call = _call_options(method, options, seeds, study.alpha)
@@ -300,7 +302,7 @@ def _dry_run(study, seeds):
     """
     template = study.source.template(seeds)
     simulation = _simulation_seed(study.root, seeds, 0)
-    data = dataclasses.replace(template, y=study.source.draw(simulation, seeds))
+    data = dataclasses.replace(template, y=_drawn(study, [simulation], seeds)[0])
     levels = {}
     for method, options in study.methods:
         call = _call_options(method, options, seeds, study.alpha)
@@ -308,6 +310,23 @@ def _dry_run(study, seeds):
         level = _hook(method, "level_spent")  # a rule's own (the exact rank test's), else its Result's
         levels[method] = float(level(data, **call) if level else getattr(result, "level_spent", math.nan))
     return levels
+
+
+def _drawn(study, simulations, seeds):
+    """The responses of these data sets, (data sets, runs), or an OptionError where they reach scores no Design takes
+    (design.overflows, design.build's rule): the methods would sum and square inf (audit s22: effect=1e308 gave the
+    bootstrap rule power 0 and the permutation test 0.17, with numpy's overflow warnings only)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        responses = np.stack([study.source.draw(s, seeds) for s in simulations])
+        if not overflows(responses):
+            return responses
+        largest = np.abs(responses).max()
+    way = "give a smaller effect (a few within-cell standard deviations is a large one)"
+    if study.source.kind == "simulate":
+        way += " or heterogeneity (the tasks' scales span 10**-h to 10**h)"
+    raise OptionError(f"the data sets drawn with {study.scale_settings} reach scores of {largest:.3g}, past "
+                      f"{MAX_MAGNITUDE:.0e}, which no rlstats method takes (their sums and squares overflow to inf, "
+                      f"and rlstats.build refuses such data): {way}")
 
 
 def _blocks(seeds_list, n_sim):
@@ -493,9 +512,18 @@ def _prepare(method, design, formula, effect, tasks, agents, distribution, heter
                           f"{type(design).__name__}")
     _check_bounds(source, plans, effect)
     root, record = seed_sequence(rng)
-    study = _Study(source=source, methods=plans, alpha=alpha, root=root)
+    scale_settings = (f"effect={_effect_setting(effect)}" + (f", heterogeneity={fmt.signif(float(heterogeneity))}"
+                                                             if source.kind == "simulate" else ""))
+    study = _Study(source=source, methods=plans, alpha=alpha, root=root, scale_settings=scale_settings)
     engine = {"where": where, "progress": progress, "max_seconds": max_seconds}
     return study, effect, n_sim, record, engine
+
+
+def _effect_setting(effect):
+    """effect= as given: 'effect=1e+300', or one per agent, 'effect=[0, 1e+300]'."""
+    if isinstance(effect, tuple):
+        return "[" + ", ".join(fmt.signif(e) for e in effect) + "]"
+    return fmt.signif(effect)
 
 
 def _check_bounds(source, plans, effect):
@@ -618,6 +646,7 @@ def _notes(study, effect):
         notes.extend(f"pilot: {note}" for note in study.source.notes)
         notes.extend(_empty_cells_note(study.source))
         notes.extend(_one_run_note(study.source))
+        notes.extend(_small_pilot_note(study.source))
     if study.source.kind == "pilot" and effect != 0:  # the print names the agent shifted, as report() does
         notes.append(f"pilot: {study.source.shifted_agent} shifted by {fmt.signif(effect)} within-cell standard "
                      "deviations of each task" + (
@@ -656,6 +685,37 @@ def _no_level_notes(table):
                          f"{fmt.join_and(rows['seeds'].tolist())} seeds per cell (level_spent 0): it cannot reject "
                          "there, whatever the effect")
     return notes
+
+
+#: How far a pilot's rates strayed from the true power over pilots drawn from one model (tests/reference/
+#: pilot_spread.py, audit s22: 20 pilots of 2 alike agents x 5 tasks of normal scores, agent_2 shifted by 1 within-cell
+#: SD, 200 data sets each; the blocked rank test at 5 seeds): pilot runs per cell -> 10th and 90th percentiles of the
+#: rate with resample="agents", and with resample="pooled"
+PILOT_SPREAD = {3: ((0.368, 1.0), (0.823, 0.955)), 5: ((0.442, 0.976), (0.873, 0.94)),
+                10: ((0.68, 0.944), (0.87, 0.935))}
+#: the true power of that row (1,000 data sets of the model itself)
+PILOT_SPREAD_TRUTH = 0.901
+
+
+def _small_pilot_note(source):
+    """A pilot of at most 10 runs in some cell, each agent resampled from its own runs: its chance differences are
+    drawn again in every data set, and its rates stray far from the power at the agents' true difference, which the
+    Monte Carlo intervals leave out (audit s22: 0.37 to 1 about 0.90 from pilots of 3 runs, no caveat printed)."""
+    if source.resample != "agents":
+        return []
+    fewest = int(source.pilot_counts[source.present].min())
+    if fewest > max(PILOT_SPREAD):
+        return []
+    measured = max([k for k in PILOT_SPREAD if k <= fewest], default=min(PILOT_SPREAD))
+    (low, high), (pooled_low, pooled_high) = PILOT_SPREAD[measured]
+    runs = fmt.count(measured, "run")
+    return [f"pilot: as few as {fmt.count(fewest, 'run')} per agent and task: its chance differences, drawn again in "
+            "every data set, can move these rates far from the power at the agents' true difference, and the Monte "
+            f"Carlo intervals leave that out: over 20 pilots of {runs} per cell drawn from one model with alike agents "
+            "(2 agents x 5 tasks of normal scores, one shifted by 1 within-cell SD; tests/reference/pilot_spread.py) "
+            f"the blocked rank test's rate at 5 seeds ranged {fmt.signif(low, 2)} to {fmt.signif(high, 2)} (10th to "
+            f"90th percentile) about a true power of {PILOT_SPREAD_TRUTH:.2f}, and with resample='pooled' (agents "
+            f"alike but for the shift) {fmt.signif(pooled_low, 2)} to {fmt.signif(pooled_high, 2)}"]
 
 
 def _one_run_note(source):
@@ -722,7 +782,11 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         None: data from :func:`rlstats.datasets.simulate`.  A pilot DataFrame
         of real runs (with ``formula``): runs are drawn with replacement from
         it (Mathieu et al. 2023, Section 5.2), the same ones whatever the order
-        of its rows or of its agents and tasks.
+        of its rows or of its agents and tasks. A pilot's chance differences
+        are drawn again in every data set (``resample="agents"``): from pilots
+        of 3 runs per cell the rate at 5 seeds ranged 0.37 to 1 about a true
+        power of 0.90 (``tests/reference/pilot_spread.py``), and a note says so
+        where a cell has 10 runs or fewer.
     formula : str, optional
         The pilot's formula, e.g. ``"score ~ agent | task"`` or ``"score ~ agent"``.
     effect : float or sequence of float

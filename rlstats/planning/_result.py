@@ -249,7 +249,9 @@ class PowerResult(Result):
                    else "every agent's runs drawn with replacement from the task's pooled pilot runs")
             shift = (f", and {s['shifted_agent']} shifted by {_effect_text(self.effect)} pooled within-cell "
                      "standard deviations of each task" if self.effect != 0 else ", with no shift added")
-            source = (f"We estimated the power of each method by resampling a pilot ({s['pilot']}): "
+            # a pilot pooled over agents with no shift is the null, as the print says (audit s22: "the power")
+            source = (f"We estimated {'the type-I error' if self._is_null else 'the power'} of each method by "
+                      f"resampling a pilot ({s['pilot']}): "
                       f"{self._simulations} data sets per number of seeds, {how}{shift}")
         text = source + f". Every method analysed the same data sets at alpha = {self.alpha}. "
         text += " ".join(load(_rule(m).sentence)(self) for m in self.methods)

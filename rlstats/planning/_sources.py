@@ -168,9 +168,10 @@ class _PilotSource:
 
 def _simulated_source(agents, tasks, effect, distribution, heterogeneity):
     """Checks the settings through simulate() itself, then keeps what drawing needs."""
-    probe = datasets_module.simulate(agents=2 if agents is None else agents, tasks=10 if tasks is None else tasks,
-                                     seeds=1, effect=effect, distribution=distribution,
-                                     heterogeneity=heterogeneity, rng=0)
+    with np.errstate(over="ignore", invalid="ignore"):  # scores past what a Design takes: power()'s error says so
+        probe = datasets_module.simulate(agents=2 if agents is None else agents, tasks=10 if tasks is None else tasks,
+                                         seeds=1, effect=effect, distribution=distribution,
+                                         heterogeneity=heterogeneity, rng=0)
     truth = probe.attrs["simulate"]
     agent_names = tuple(probe["agent"].cat.categories)
     task_names = tuple(probe["task"].cat.categories)
