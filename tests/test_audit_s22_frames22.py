@@ -35,14 +35,32 @@ def _numeric_text_labels(tmp_path):
     return path, df
 
 
-@pytest.mark.xfail(strict=True, reason="the command line read agents '1' and '01' of a CSV as the one number 1: "
-                                       "two agents merged, a test of 2 agents (df = 1) in place of 3")
-def test_command_line_keeps_agents_that_read_as_one_number(tmp_path, capsys):
+def test_command_line_keeps_agents_that_read_as_one_number(tmp_path, capsys, monkeypatch):
+    # the command line read agents '1' and '01' of a CSV as the one number 1: two agents merged, a test of 2 agents
+    # (chi-squared 3.8149, df = 1) in place of 3 (4.2212, df = 2)
     path, df = _numeric_text_labels(tmp_path)
     expected = rlstats.compare(df, "score ~ agent | task")  # the labels as text: three agents
     assert expected.df == 2 and round(expected.statistic, 4) == 4.2212
+    note = ("column 'agent' of the file writes one number in several ways ('1', '01'), so its values are read as "
+            "written, as text, each its own name")
     status, text = run(["compare", str(path), "score ~ agent | task", "--format", "json"])
     assert status == 0
     got = json.loads(text)
     assert got["agents"] == ["01", "1", "10"] and got["df"] == 2
     assert got["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
+    assert got["notes"] == [note]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))  # the same piped in
+    status, text = run(["compare", "-", "score ~ agent | task", "--format", "json"])
+    assert status == 0 and json.loads(text)["df"] == 2 and json.loads(text)["notes"] == [note]
+
+
+def test_command_line_keeps_numbers_written_one_way_as_numbers(tmp_path):
+    # agents 1, 2 and 10, each written one way, stay numbers: sorted as numbers, no note
+    df = _runs()
+    df["agent"] = df["agent"].astype(str).map({"agent_1": 1, "agent_2": 2, "agent_3": 10})
+    path = tmp_path / "runs.csv"
+    df.to_csv(path, index=False)
+    status, text = run(["compare", str(path), "score ~ agent | task", "--format", "json"])
+    got = json.loads(text)
+    assert status == 0 and got["agents"] == ["1", "2", "10"] and got["notes"] == [] and got["df"] == 2
+    assert got["statistic"] == pytest.approx(rlstats.compare(df, "score ~ agent | task").statistic, rel=1e-12)
