@@ -64,3 +64,14 @@ def test_command_line_keeps_numbers_written_one_way_as_numbers(tmp_path):
     got = json.loads(text)
     assert status == 0 and got["agents"] == ["1", "2", "10"] and got["notes"] == [] and got["df"] == 2
     assert got["statistic"] == pytest.approx(rlstats.compare(df, "score ~ agent | task").statistic, rel=1e-12)
+
+
+# ------------------------------------------------------------------ a subset= comparing numbers with text
+
+@pytest.mark.xfail(strict=True, reason="subset=\"agent != '10'\" on agents held as numbers kept every row (numbers "
+                                       "never equal text), so the agent the user left out was analysed")
+def test_subset_comparing_numbers_with_text_is_an_error():
+    df = _runs()
+    df["agent"] = df["agent"].astype(str).map({"agent_1": 10, "agent_2": 20, "agent_3": 30})
+    with pytest.raises(rlstats.errors.OptionError, match="column 'agent' holds numbers"):
+        rlstats.compare(df, "score ~ agent | task", subset="agent != '10'")
