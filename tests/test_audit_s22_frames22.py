@@ -68,10 +68,40 @@ def test_command_line_keeps_numbers_written_one_way_as_numbers(tmp_path):
 
 # ------------------------------------------------------------------ a subset= comparing numbers with text
 
-@pytest.mark.xfail(strict=True, reason="subset=\"agent != '10'\" on agents held as numbers kept every row (numbers "
-                                       "never equal text), so the agent the user left out was analysed")
 def test_subset_comparing_numbers_with_text_is_an_error():
+    # subset="agent != '10'" on agents held as numbers kept every row (numbers never equal text), so the agent the
+    # user left out was analysed: 3 agents, chi-squared 4.2212 on 2 df, where agents 20 and 30 give 3 on 1 df
     df = _runs()
     df["agent"] = df["agent"].astype(str).map({"agent_1": 10, "agent_2": 20, "agent_3": 30})
-    with pytest.raises(rlstats.errors.OptionError, match="column 'agent' holds numbers"):
-        rlstats.compare(df, "score ~ agent | task", subset="agent != '10'")
+    kept = rlstats.compare(df, "score ~ agent | task", subset="agent != 10")
+    assert kept.agents == ("20", "30") and kept.df == 1 and kept.statistic == pytest.approx(3.0, abs=1e-12)
+    said = "column 'agent' holds numbers, and '10' is text, which no number equals; write 10 without quotes"
+    for frame in (df, df.astype({"agent": "category"}), df.astype({"agent": "Int64"})):
+        for condition in ("agent != '10'", "agent == '10'", "agent not in ['10']", "'10' != agent"):
+            with pytest.raises(rlstats.errors.OptionError) as info:
+                rlstats.compare(frame, "score ~ agent | task", subset=condition)
+            assert str(info.value) == f"subset={condition!r}: {said}"
+    text = df.astype({"agent": str})  # and text beside a number
+    with pytest.raises(rlstats.errors.OptionError) as info:
+        rlstats.compare(text, "score ~ agent | task", subset="agent not in [10, 20.5]")
+    assert str(info.value) == ("subset='agent not in [10, 20.5]': column 'agent' holds text, and 10 is a number, "
+                               "which no text equals; write '10' in quotes")
+    assert rlstats.compare(text, "score ~ agent | task", subset="agent != '10'").statistic == kept.statistic
+    with pytest.raises(rlstats.errors.OptionError, match="is text, which no number equals; compare it with a number"):
+        rlstats.compare(df, "score ~ agent | task", subset="seed != 'x'")
+
+
+def test_command_line_subset_of_agents_read_as_text(tmp_path):
+    # agents '1', '01', '10' of a file are read as text (above): a number in the condition is the error saying so
+    path, df = _numeric_text_labels(tmp_path)
+    status, text = run(["compare", str(path), "score ~ agent | task", "--format", "json", "-o", "subset=agent != 1"])
+    assert status != 0 and text == ""
+    status, text = run(["compare", str(path), "score ~ agent | task", "--format", "json", "-o", "subset=agent != '1'"])
+    got = json.loads(text)
+    expected = rlstats.compare(df, "score ~ agent | task", subset="agent != '1'")
+    assert got["agents"] == ["01", "10"] and got["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
+    flags = df.assign(agent=df["agent"] == 10)[lambda d: d["agent"] | (d["score"] > -1e9)]  # agents True and False
+    with pytest.raises(rlstats.errors.OptionError) as info:
+        rlstats.compare(flags, "score ~ agent | task", subset="agent != 'True'")
+    assert str(info.value).endswith("column 'agent' holds True/False values, and 'True' is text, which no True/False "
+                                    "value equals; write True without quotes")
