@@ -105,3 +105,13 @@ def test_command_line_subset_of_agents_read_as_text(tmp_path):
         rlstats.compare(flags, "score ~ agent | task", subset="agent != 'True'")
     assert str(info.value).endswith("column 'agent' holds True/False values, and 'True' is text, which no True/False "
                                     "value equals; write True without quotes")
+
+
+@pytest.mark.xfail(strict=True, reason="subset=\"agent != 'agent_02'\" (a typo of agent_2) kept every row, agent_2's "
+                                       "too, and its note said only 'kept 48 of 48 rows'")
+def test_subset_leaving_out_a_value_the_column_lacks_says_so():
+    df = _runs()
+    res = rlstats.compare(df, "score ~ agent | task", subset="agent != 'agent_02'")
+    assert res.agents == ("agent_1", "agent_2", "agent_3") and res.df == 2
+    assert ("subset=\"agent != 'agent_02'\" kept 48 of 48 rows; 'agent_02' is no value of column 'agent' (did you "
+            "mean 'agent_2'?)") in res.notes
