@@ -153,10 +153,12 @@ class Condition:
             raise _fail(self.text, "it does not read any column")
         return holds, np.broadcast_to(unknown, holds.shape).copy()
 
-    def absent_values(self, data: pd.DataFrame) -> str:
+    def absent_values(self, data: pd.DataFrame, negated: bool = False) -> str:
         """What a condition that keeps no rows asked for and the data do not hold: each string it tests a column for
         equality or membership with that is no value of the column, with the column's closest values ("'DrQ ' is no
-        value of column 'agent' (did you mean 'DrQ'?)"); empty when every such string is present."""
+        value of column 'agent' (did you mean 'DrQ'?)"); empty when every such string is present. ``negated``: the
+        strings of its ``!=`` and ``not in`` tests instead, which leave out no row when absent (a typo there keeps the
+        rows it meant to leave out: audit s22)."""
         import pandas as pd
 
         said = []
@@ -167,9 +169,10 @@ class Condition:
             for i, op in enumerate(node.ops):
                 left, right = sides[i], sides[i + 1]
                 pairs: list[tuple[ast.expr, ast.expr]]
-                if isinstance(op, ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+                if isinstance(op, ast.NotIn if negated else ast.In) and isinstance(right, (ast.List, ast.Tuple,
+                                                                                         ast.Set)):
                     pairs = [(left, e) for e in right.elts]
-                elif isinstance(op, ast.Eq):
+                elif isinstance(op, ast.NotEq if negated else ast.Eq):
                     pairs = [(left, right), (right, left)]
                 else:
                     continue

@@ -709,6 +709,9 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     kept.attrs = dict(data.attrs)
     n_kept = int(mask.sum())
     said = f"subset={said} kept {n_kept} of {len(data)} rows"
+    absent = "" if condition is None else condition.absent_values(data, negated=True)  # a typo leaves out nothing
+    if absent:
+        said += f"; {absent}"
     if unknown:
         said += f"; of the {len(data) - n_kept} left out, {unknown}"
     return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note

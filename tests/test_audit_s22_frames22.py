@@ -107,11 +107,28 @@ def test_command_line_subset_of_agents_read_as_text(tmp_path):
                                     "value equals; write True without quotes")
 
 
-@pytest.mark.xfail(strict=True, reason="subset=\"agent != 'agent_02'\" (a typo of agent_2) kept every row, agent_2's "
-                                       "too, and its note said only 'kept 48 of 48 rows'")
 def test_subset_leaving_out_a_value_the_column_lacks_says_so():
+    # subset="agent != 'agent_02'" (a typo of agent_2) kept every row, agent_2's too, and its note said only "kept 48
+    # of 48 rows"; the note now names the value no row holds, as the error of a condition keeping no rows does
     df = _runs()
     res = rlstats.compare(df, "score ~ agent | task", subset="agent != 'agent_02'")
     assert res.agents == ("agent_1", "agent_2", "agent_3") and res.df == 2
+    assert res.statistic == pytest.approx(rlstats.compare(df, "score ~ agent | task").statistic, rel=1e-12)
     assert ("subset=\"agent != 'agent_02'\" kept 48 of 48 rows; 'agent_02' is no value of column 'agent' (did you "
-            "mean 'agent_2'?)") in res.notes
+            "mean 'agent_2', 'agent_1', 'agent_3'?)") in res.notes
+    res = rlstats.compare(df, "score ~ agent | task", subset="agent not in ['agent_3', 'PPO'] and task != 'task_01'")
+    assert res.agents == ("agent_1", "agent_2") and res.nobs == 24
+    assert ("subset=\"agent not in ['agent_3', 'PPO'] and task != 'task_01'\" kept 24 of 48 rows; 'PPO' is no value "
+            "of column 'agent'") in res.notes
+    plain = rlstats.compare(df, "score ~ agent | task", subset="agent != 'agent_2'")  # every value present: no more
+    assert "subset=\"agent != 'agent_2'\" kept 32 of 48 rows" in plain.notes
+
+
+# ------------------------------------------------------------------ names the formula reads from the index
+
+@pytest.mark.xfail(strict=True, reason="a groupby result keeps agent and task in its index; the error said only "
+                                       "\"unknown column 'agent' ... the data columns are: 'score'\"")
+def test_formula_naming_an_index_level_says_reset_index():
+    df = _runs().groupby(["agent", "task", "seed"], observed=True).mean()
+    with pytest.raises(rlstats.errors.FormulaError, match=r"'agent' is a level of the data's index.*reset_index"):
+        rlstats.compare(df, "score ~ agent | task")
