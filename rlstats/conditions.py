@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import OptionError, index_level_hint
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -146,8 +146,9 @@ class Condition:
         """
         missing = [c for c in self.columns if c not in data.columns]
         if missing:
-            raise OptionError(f"subset={self.text!r} names column {missing[0]!r}, which the data do not have; "
-                              f"columns: {', '.join(map(str, data.columns))}")
+            found = f"subset={self.text!r} names column {missing[0]!r}, which the data do not have; "
+            raise OptionError(found + (index_level_hint(missing[0]) if missing[0] in data.index.names else
+                                       f"columns: {', '.join(map(str, data.columns))}"))
         holds, unknown = self._truth(self.tree.body, data)
         if holds.ndim == 0:
             raise _fail(self.text, "it does not read any column")

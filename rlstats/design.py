@@ -535,7 +535,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         data, note = normalize_response(data, formula, normalize)
         notes.append(note)
     eval_env = capture_environment(eval_env)
-    formula_module.check_columns(formula, data.columns, eval_env)
+    formula_module.check_columns(formula, data.columns, eval_env, data.index.names)
     for column in dict.fromkeys((*formula.columns, *extra_columns)):
         formula_module.check_unrepeated(data, column)
     missing_extra = [c for c in extra_columns if c not in data.columns]
@@ -847,7 +847,7 @@ def _average_nested(data, formula, env, options):
             raise OptionError(f"{option}= cannot be combined with the nested replicates '| {formula.blocks}/{outer}/"
                               f"{seed}' (the seeds are averaged before the design is built); average the seeds of "
                               f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
-    formula_module.check_columns(formula, data.columns, env)
+    formula_module.check_columns(formula, data.columns, env, data.index.names)
     keys = [formula.groups, formula.blocks, outer]
     na_raise = options.get("na_action", "raise") == "raise"
     missing_in = [(column, data[column].isna().to_numpy(dtype=bool)) for column in (*keys, seed)]

@@ -126,9 +126,20 @@ def test_subset_leaving_out_a_value_the_column_lacks_says_so():
 
 # ------------------------------------------------------------------ names the formula reads from the index
 
-@pytest.mark.xfail(strict=True, reason="a groupby result keeps agent and task in its index; the error said only "
-                                       "\"unknown column 'agent' ... the data columns are: 'score'\"")
 def test_formula_naming_an_index_level_says_reset_index():
-    df = _runs().groupby(["agent", "task", "seed"], observed=True).mean()
-    with pytest.raises(rlstats.errors.FormulaError, match=r"'agent' is a level of the data's index.*reset_index"):
+    # a groupby result keeps agent and task in its index; the error said only "unknown column 'agent' ... the data
+    # columns are: 'score'"
+    runs = _runs()
+    df = runs.groupby(["agent", "task", "seed"], observed=True).mean()
+    way = ("'agent' is a level of the data's index, not a column (a groupby result keeps its keys there); move the "
+           "index into the columns first: df = df.reset_index()")
+    with pytest.raises(rlstats.errors.FormulaError) as info:
         rlstats.compare(df, "score ~ agent | task")
+    assert str(info.value).startswith(f"unknown column 'agent' in the grouping term; {way}")
+    with pytest.raises(rlstats.errors.FormulaError, match="'task' is a level of the data's index"):
+        rlstats.compare(runs.set_index("task"), "score ~ agent | task/seed")  # the nested path too
+    with pytest.raises(rlstats.errors.OptionError) as info:
+        rlstats.compare(runs.set_index("agent"), "score ~ task", subset="agent != 'agent_2'")
+    assert str(info.value) == f"subset=\"agent != 'agent_2'\" names column 'agent', which the data do not have; {way}"
+    res = rlstats.compare(df.reset_index(), "score ~ agent | task")  # the way on gives the tidy frame's numbers
+    assert res.statistic == pytest.approx(rlstats.compare(runs, "score ~ agent | task").statistic, rel=1e-12)
