@@ -143,3 +143,27 @@ def test_formula_naming_an_index_level_says_reset_index():
     assert str(info.value) == f"subset=\"agent != 'agent_2'\" names column 'agent', which the data do not have; {way}"
     res = rlstats.compare(df.reset_index(), "score ~ agent | task")  # the way on gives the tidy frame's numbers
     assert res.statistic == pytest.approx(rlstats.compare(runs, "score ~ agent | task").statistic, rel=1e-12)
+
+
+def test_adastop_batches_keep_agents_as_written(tmp_path):
+    # a long batch with agents '1', '01' and '10': read as numbers, '1' and '01' were one agent of 4 runs ("the first
+    # batch has different numbers of runs per agent (1 4, 10 2)")
+    import pandas as pd
+
+    first = pd.DataFrame({"agent": ["1", "1", "01", "01", "10", "10"], "score": [0.1, 0.3, 1.2, 1.5, 2.0, 2.2]})
+    second = pd.DataFrame({"agent": ["01", "01", "10", "10", "1", "1"], "score": [0.4, 0.2, 1.1, 1.7, 2.4, 2.1]})
+    state = tmp_path / "state.json"
+    for i, batch in enumerate((first, second)):
+        path = tmp_path / f"batch{i}.csv"
+        batch.to_csv(path, index=False)
+        extra = ["--n", "2", "--K", "2", "--seed", "0"] if i == 0 else []
+        status, _ = run(["adastop", "update", str(state), str(path), *extra])
+        assert status == 0
+    status, text = run(["adastop", "status", str(state)])
+    expected = rlstats.AdaStop(["1", "01", "10"], n=2, K=2, rng=0)
+    for batch in (first, second):
+        expected.update(batch)
+    table = expected.result().tidy()
+    assert status == 0 and "runs used: 1 4, 01 4, 10 4" in text
+    for row in table.itertuples():
+        assert f"{row.agent_1:<7}  {row.agent_2:<7}  {row.decision}" in text
