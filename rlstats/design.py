@@ -697,7 +697,7 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         mask, unknown_rows = condition.evaluate(data)
         said, unknown = repr(condition.text), _unknown_rows(data, condition, unknown_rows)
     else:
-        mask, said = subset, "a boolean mask"
+        mask, said = _mask_by_label(subset, data), "a boolean mask"
     mask = np.asarray(mask)
     if mask.dtype != bool or mask.shape != (len(data),):
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
@@ -715,6 +715,21 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     if unknown:
         said += f"; of the {len(data) - n_kept} left out, {unknown}"
     return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note
+
+
+def _mask_by_label(mask, data):
+    """A boolean Series of ``subset=`` read by its index labels, as pandas' ``data[mask]`` reads it (audit s22: taken
+    by position, a mask of the rows in another order kept the wrong rows); labels that are not the data's, one each,
+    are an error, as in pandas. Anything else (arrays, lists, a Series on the data's own index) is read by position."""
+    if not isinstance(mask, pd.Series) or len(mask) != len(data) or mask.index.equals(data.index):
+        return mask
+    found = mask.index.isin(data.index)
+    if data.index.is_unique and mask.index.is_unique and found.all():
+        return mask.reindex(data.index)
+    why = (f"its index label {shown(mask.index[~found][0])} is no row of the data" if not found.all() else
+           "index labels repeat, so its rows cannot be matched to the data's")
+    raise OptionError(f"subset= is a boolean Series in another order than the data's rows, and {why}; build it from "
+                      "these data (e.g. data['agent'] != 'x'), or pass mask.to_numpy() to select rows by position")
 
 
 def _unknown_rows(data, condition, unknown):

@@ -171,13 +171,23 @@ def test_adastop_batches_keep_agents_as_written(tmp_path):
 
 # ------------------------------------------------------------------ a boolean Series as subset=, by its index
 
-@pytest.mark.xfail(strict=True, reason="a boolean Series given as subset= was read by position: on rows in another "
-                                       "order than the mask's index it kept the wrong rows (3 agents, chi-squared "
-                                       "3.6279, where pandas' s[mask] keeps agents 1 and 3, 2.5208)")
 def test_subset_series_is_read_by_its_index():
+    # a boolean Series given as subset= was read by position: on rows in another order than the mask's index it kept
+    # the wrong rows (3 agents, chi-squared 3.6279, where pandas' s[mask] keeps agents 1 and 3, 2.5208)
+    import numpy as np
+
     df = _runs()
     mask = df["agent"] != "agent_2"
     shuffled = df.sample(frac=1, random_state=1)
     res = rlstats.compare(shuffled, "score ~ agent | task", subset=mask)
-    assert res.agents == ("agent_1", "agent_3")
+    assert res.agents == ("agent_1", "agent_3") and res.nobs == 32
     assert res.statistic == pytest.approx(2.520833333333333, rel=1e-12)
+    assert res.statistic == pytest.approx(rlstats.compare(shuffled[mask.reindex(shuffled.index)], "score ~ agent | task").statistic, rel=1e-12)
+    assert "subset=a boolean mask kept 32 of 48 rows" in res.notes
+    by_position = rlstats.compare(shuffled, "score ~ agent | task", subset=mask.to_numpy())  # an array: positions
+    assert by_position.agents == ("agent_1", "agent_2", "agent_3") and by_position.nobs == 32
+    with pytest.raises(rlstats.errors.OptionError) as info:  # labels that are not the data's: pandas refuses too
+        rlstats.compare(df.set_index(np.arange(100, 148)), "score ~ agent | task", subset=mask)
+    assert str(info.value) == ("subset= is a boolean Series in another order than the data's rows, and its index "
+                               "label 0 is no row of the data; build it from these data (e.g. data['agent'] != 'x'), "
+                               "or pass mask.to_numpy() to select rows by position")
