@@ -191,3 +191,17 @@ def test_subset_series_is_read_by_its_index():
     assert str(info.value) == ("subset= is a boolean Series in another order than the data's rows, and its index "
                                "label 0 is no row of the data; build it from these data (e.g. data['agent'] != 'x'), "
                                "or pass mask.to_numpy() to select rows by position")
+
+
+# ------------------------------------------------------------------ an infinite score
+
+@pytest.mark.xfail(strict=True, reason="the error of an inf score said it is 'not a missing value' and left out "
+                                       "na_action='drop', which drops it with a note")
+def test_an_infinite_score_error_gives_na_action_drop():
+    import numpy as np
+
+    df = _runs()
+    df.loc[3, "score"] = np.inf
+    with pytest.raises(rlstats.errors.FormulaError) as info:
+        rlstats.compare(df, "score ~ agent | task")
+    assert "na_action=\"drop\"" in str(info.value)
