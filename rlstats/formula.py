@@ -919,8 +919,8 @@ def _nonfinite_message(parts, values, bad, data):
     rows = rows_named(data.index, np.flatnonzero(bad))
     found = f"{count} non-finite value{'s' if count > 1 else ''} ({detail}; first rows: {rows})"
     if parts.simple:
-        return (f"column '{parts.response_names[0]}' contains {found} that are not missing values; "
-                "set them to NaN to treat them as missing, or remove those rows")
+        return (f"column '{parts.response_names[0]}' contains {found}; remove those rows, or pass "
+                "na_action=\"drop\" to drop them (the result will say how many)")
     return (f"response '{parts.formula.response}' produced {found}; "
             "RL scores can be <= 0: consider log1p(), an offset, or normalising first")
 

@@ -195,13 +195,20 @@ def test_subset_series_is_read_by_its_index():
 
 # ------------------------------------------------------------------ an infinite score
 
-@pytest.mark.xfail(strict=True, reason="the error of an inf score said it is 'not a missing value' and left out "
-                                       "na_action='drop', which drops it with a note")
 def test_an_infinite_score_error_gives_na_action_drop():
+    # the error of an inf score said it is "not a missing value" and left out na_action="drop", which drops it with
+    # a note
     import numpy as np
 
     df = _runs()
     df.loc[3, "score"] = np.inf
     with pytest.raises(rlstats.errors.FormulaError) as info:
         rlstats.compare(df, "score ~ agent | task")
-    assert "na_action=\"drop\"" in str(info.value)
+    assert str(info.value).startswith("column 'score' contains 1 non-finite value (1 inf; first rows: index label 3); "
+                                      "remove those rows, or pass na_action=\"drop\" to drop them (the result will "
+                                      "say how many)")
+    dropped = rlstats.compare(df, "score ~ agent | task", na_action="drop")
+    assert "1 of 48 rows dropped (na_action=\"drop\"): 1 where 'score' is not finite" in dropped.notes
+    assert dropped.statistic == pytest.approx(rlstats.compare(df.drop(index=3), "score ~ agent | task").statistic,
+                                              rel=1e-12)
+    assert dropped.nobs == 47
