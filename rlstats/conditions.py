@@ -19,7 +19,9 @@ The grammar is small and is interpreted here, never handed to ``eval``, ``DataFr
 comparison with a missing value is unknown, ``and``, ``or`` and ``not`` combine unknowns by R's three-valued
 logic, and a row where the whole condition is unknown is not kept (:meth:`Condition.evaluate`); pandas would keep
 ``NaN != 0.1``. ``in`` is R's ``%in%``, never unknown: a missing value is not in the list, so ``x not in [0.1]``
-keeps it, as R's ``!(x %in% 0.1)`` and pandas' ``~isin`` do. Numbers are plain literals (no arithmetic), so no
+keeps it, as R's ``!(x %in% 0.1)`` and pandas' ``~isin`` do. A column of numbers tested for (in)equality or
+membership with text, or a column of text with a number, is an error saying how to write the value: numbers never
+equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). Numbers are plain literals (no arithmetic), so no
 input can ask for a large computation; the text itself is bounded by :data:`MAX_LENGTH`.
 """
 
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import OptionError, index_level_hint
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,17 +146,20 @@ class Condition:
         """
         missing = [c for c in self.columns if c not in data.columns]
         if missing:
-            raise OptionError(f"subset={self.text!r} names column {missing[0]!r}, which the data do not have; "
-                              f"columns: {', '.join(map(str, data.columns))}")
+            found = f"subset={self.text!r} names column {missing[0]!r}, which the data do not have; "
+            raise OptionError(found + (index_level_hint(missing[0]) if missing[0] in data.index.names else
+                                       f"columns: {', '.join(map(str, data.columns))}"))
         holds, unknown = self._truth(self.tree.body, data)
         if holds.ndim == 0:
             raise _fail(self.text, "it does not read any column")
         return holds, np.broadcast_to(unknown, holds.shape).copy()
 
-    def absent_values(self, data: pd.DataFrame) -> str:
+    def absent_values(self, data: pd.DataFrame, negated: bool = False) -> str:
         """What a condition that keeps no rows asked for and the data do not hold: each string it tests a column for
         equality or membership with that is no value of the column, with the column's closest values ("'DrQ ' is no
-        value of column 'agent' (did you mean 'DrQ'?)"); empty when every such string is present."""
+        value of column 'agent' (did you mean 'DrQ'?)"); empty when every such string is present. ``negated``: the
+        strings of its ``!=`` and ``not in`` tests instead, which leave out no row when absent (a typo there keeps the
+        rows it meant to leave out: audit s22)."""
         import pandas as pd
 
         said = []
@@ -165,9 +170,10 @@ class Condition:
             for i, op in enumerate(node.ops):
                 left, right = sides[i], sides[i + 1]
                 pairs: list[tuple[ast.expr, ast.expr]]
-                if isinstance(op, ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+                if isinstance(op, ast.NotIn if negated else ast.In) and isinstance(right, (ast.List, ast.Tuple,
+                                                                                         ast.Set)):
                     pairs = [(left, e) for e in right.elts]
-                elif isinstance(op, ast.Eq):
+                elif isinstance(op, ast.NotEq if negated else ast.Eq):
                     pairs = [(left, right), (right, left)]
                 else:
                     continue
@@ -177,8 +183,6 @@ class Condition:
                         continue
                     column = self._column(name.id)
                     values = sorted(v for v in pd.unique(data[column].dropna()) if isinstance(v, str))
-                    if not values and _is_number_text(literal.value) and pd.api.types.is_numeric_dtype(data[column]):
-                        said.append(f"column {column!r} holds numbers: write {literal.value.strip()} without quotes")
                     if not values or literal.value in values:
                         continue
                     close = _closest(literal.value, values) if len(values) <= _MAX_SUGGESTED_FROM else []
@@ -223,7 +227,10 @@ class Condition:
 
     def _compare(self, node, data):
         out, (left, left_missing) = None, self._value(node.left, data)
+        left_node = node.left
         for op, right_node in zip(node.ops, node.comparators):
+            self._check_kinds(op, left_node, right_node, data)
+            left_node = right_node
             if isinstance(op, (ast.In, ast.NotIn)):
                 # R's %in% is never NA: a missing value is not in the list (pandas' isin agrees), so 'not in' holds
                 found = _where_known(_isin, left, [_literal(e) for e in right_node.elts], left_missing)
@@ -237,6 +244,50 @@ class Condition:
             out = step if out is None else _and(out, step)
             left, left_missing = right, right_missing
         return out
+
+
+    def _check_kinds(self, op, left, right, data):
+        """A column of numbers tested for (in)equality or membership with text, or a column of text with a number: an
+        error naming both and the way to write the value. Numbers never equal text, so ``agent != '10'`` on agents
+        held as numbers kept every row, agent 10's too, and ``agent == '10'`` none (audit s22); R's ``subset()``
+        would compare their text."""
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+            pairs = [(left, element) for element in right.elts]
+        elif isinstance(op, (ast.Eq, ast.NotEq)):
+            pairs = [(left, right), (right, left)]
+        else:
+            return
+        for name, literal in pairs:
+            if not isinstance(name, ast.Name) or not _is_literal(literal):
+                continue
+            value, column = _literal(literal), self._column(name.id)
+            kind = _column_kind(data[column])
+            if kind in ("numbers", "True/False values") and isinstance(value, str):
+                literal = _is_number_text(value) or value.strip() in ("True", "False")
+                way = f"write {value.strip()} without quotes" if literal else "compare it with a number"
+                found = f"column {column!r} holds {kind}, and {value!r} is text, which no {kind[:-1]} equals"
+            elif kind == "text" and not isinstance(value, str):
+                what = "True/False" if isinstance(value, bool) else "a number"
+                found = f"column {column!r} holds text, and {value!r} is {what}, which no text equals"
+                way = f"write {str(value)!r} in quotes"
+            else:
+                continue
+            said = f"subset={self.text!r}: {found}; {way}"
+            raise OptionError(said, command_line=said)
+
+
+def _column_kind(column):
+    """'numbers', 'True/False values', 'text' (every value present a string) or None (mixed, empty) of a column or a
+    Categorical's categories."""
+    import pandas as pd
+
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = pd.Series(column.cat.categories)
+    if pd.api.types.is_bool_dtype(column.dtype):
+        return "True/False values"
+    if pd.api.types.is_numeric_dtype(column.dtype):
+        return "numbers"
+    return "text" if pd.api.types.infer_dtype(column, skipna=True) == "string" else None
 
 
 #: The most distinct values of a column a missing value is matched against (each costs a string comparison).

@@ -535,7 +535,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         data, note = normalize_response(data, formula, normalize)
         notes.append(note)
     eval_env = capture_environment(eval_env)
-    formula_module.check_columns(formula, data.columns, eval_env)
+    formula_module.check_columns(formula, data.columns, eval_env, data.index.names)
     for column in dict.fromkeys((*formula.columns, *extra_columns)):
         formula_module.check_unrepeated(data, column)
     missing_extra = [c for c in extra_columns if c not in data.columns]
@@ -697,7 +697,7 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         mask, unknown_rows = condition.evaluate(data)
         said, unknown = repr(condition.text), _unknown_rows(data, condition, unknown_rows)
     else:
-        mask, said = subset, "a boolean mask"
+        mask, said = _mask_by_label(subset, data), "a boolean mask"
     mask = np.asarray(mask)
     if mask.dtype != bool or mask.shape != (len(data),):
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
@@ -709,9 +709,27 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     kept.attrs = dict(data.attrs)
     n_kept = int(mask.sum())
     said = f"subset={said} kept {n_kept} of {len(data)} rows"
+    absent = "" if condition is None else condition.absent_values(data, negated=True)  # a typo leaves out nothing
+    if absent:
+        said += f"; {absent}"
     if unknown:
         said += f"; of the {len(data) - n_kept} left out, {unknown}"
     return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note
+
+
+def _mask_by_label(mask, data):
+    """A boolean Series of ``subset=`` read by its index labels, as pandas' ``data[mask]`` reads it (audit s22: taken
+    by position, a mask of the rows in another order kept the wrong rows); labels that are not the data's, one each,
+    are an error, as in pandas. Anything else (arrays, lists, a Series on the data's own index) is read by position."""
+    if not isinstance(mask, pd.Series) or len(mask) != len(data) or mask.index.equals(data.index):
+        return mask
+    found = mask.index.isin(data.index)
+    if data.index.is_unique and mask.index.is_unique and found.all():
+        return mask.reindex(data.index)
+    why = (f"its index label {shown(mask.index[~found][0])} is no row of the data" if not found.all() else
+           "index labels repeat, so its rows cannot be matched to the data's")
+    raise OptionError(f"subset= is a boolean Series in another order than the data's rows, and {why}; build it from "
+                      "these data (e.g. data['agent'] != 'x'), or pass mask.to_numpy() to select rows by position")
 
 
 def _unknown_rows(data, condition, unknown):
@@ -844,7 +862,7 @@ def _average_nested(data, formula, env, options):
             raise OptionError(f"{option}= cannot be combined with the nested replicates '| {formula.blocks}/{outer}/"
                               f"{seed}' (the seeds are averaged before the design is built); average the seeds of "
                               f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
-    formula_module.check_columns(formula, data.columns, env)
+    formula_module.check_columns(formula, data.columns, env, data.index.names)
     keys = [formula.groups, formula.blocks, outer]
     na_raise = options.get("na_action", "raise") == "raise"
     missing_in = [(column, data[column].isna().to_numpy(dtype=bool)) for column in (*keys, seed)]

@@ -36,7 +36,7 @@ import pandas as pd
 import patsy
 
 from .conditions import ast_depth
-from .errors import DesignError, FormulaError, OptionError, rows_named, shown
+from .errors import DesignError, FormulaError, OptionError, index_level_hint, rows_named, shown
 from .options import check_choice
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -214,7 +214,7 @@ def _quoted(name):
     return f"'{name}'" if ok else f"`{name}`"
 
 
-def _unknown(text, role, name, start, end, columns, restricted=False):
+def _unknown(text, role, name, start, end, columns, restricted=False, index=()):
     """Raise the error for a name that is not a data column, with a did-you-mean; ``restricted``: the response is
     read in the command line's grammar, where no name from Python code can be defined."""
     labels = [str(c) for c in columns]
@@ -223,7 +223,9 @@ def _unknown(text, role, name, start, end, columns, restricted=False):
     # each column as a formula writes it (`eval/mean_reward`)
     shown = ", ".join(_quoted(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")
     as_text = [c for c in columns if not isinstance(c, str) and str(c) == name]  # pd.DataFrame(array)'s 0, 1, ...
-    if as_text:
+    if name in index:  # a groupby result keeps its keys there (audit s22)
+        hint = index_level_hint(name)
+    elif as_text:
         kind = type(as_text[0]).__name__
         hint = (f"the column labelled {as_text[0]!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, and a formula "
                 "names columns by text: make the labels text first, e.g. df.columns = df.columns.astype(str)")
@@ -686,7 +688,7 @@ def _known_outside_data(name, namespace):
     return name in _R_NAMES or hasattr(builtins, name) or (namespace is not None and name in namespace)
 
 
-def _check_names(parts, columns, namespace, roles, restricted=False):
+def _check_names(parts, columns, namespace, roles, restricted=False, index=()):
     """Raise for the first name (in text order) of the given roles that cannot be resolved."""
     present = set(columns)
     quoted = {column for key, column in parts.lookups if key != column}
@@ -695,11 +697,11 @@ def _check_names(parts, columns, namespace, roles, restricted=False):
             continue
         if role == "response" and name not in quoted and _known_outside_data(name, namespace):
             continue
-        _unknown(parts.formula.text, role, name, start, end, columns, restricted)
+        _unknown(parts.formula.text, role, name, start, end, columns, restricted, index)
 
 
 def check_columns(formula: Formula, columns: Iterable[Hashable],
-                  eval_env: int | patsy.EvalEnvironment | None = None) -> None:
+                  eval_env: int | patsy.EvalEnvironment | None = None, index: Iterable[Hashable] = ()) -> None:
     """Check that every name in the formula is a data column (or, in the response, a known name).
 
     Parameters
@@ -711,6 +713,8 @@ def check_columns(formula: Formula, columns: Iterable[Hashable],
         Where the formula was written. Response names found there (user
         constants) are accepted; with None only columns, R-style names
         (``log``, ``np``, ...) and Python builtins are.
+    index : iterable
+        The names of the data's index levels: a name found there, not among the columns, is said to be one.
 
     Raises
     ------
@@ -720,7 +724,7 @@ def check_columns(formula: Formula, columns: Iterable[Hashable],
     """
     env = None if eval_env is None else capture_environment(eval_env, reference=1)
     _check_names(_structure(formula.text), list(columns), None if env is None else env.namespace, set(_ROLES),
-                 isinstance(env, RestrictedEnvironment))
+                 isinstance(env, RestrictedEnvironment), tuple(name for name in index if name is not None))
 
 
 # ---------------------------------------------------------------- evaluation
@@ -915,8 +919,8 @@ def _nonfinite_message(parts, values, bad, data):
     rows = rows_named(data.index, np.flatnonzero(bad))
     found = f"{count} non-finite value{'s' if count > 1 else ''} ({detail}; first rows: {rows})"
     if parts.simple:
-        return (f"column '{parts.response_names[0]}' contains {found} that are not missing values; "
-                "set them to NaN to treat them as missing, or remove those rows")
+        return (f"column '{parts.response_names[0]}' contains {found}; remove those rows, or pass "
+                "na_action=\"drop\" to drop them (the result will say how many)")
     return (f"response '{parts.formula.response}' produced {found}; "
             "RL scores can be <= 0: consider log1p(), an offset, or normalising first")
 

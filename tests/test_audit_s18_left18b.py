@@ -80,9 +80,10 @@ def test_a_subset_value_close_to_one_in_the_data_is_suggested():
         rlstats.compare(data, "score ~ agent | task", subset="task in ['Task_01', 'task_09'] and agent == 'agent_1'")
     assert ("'Task_01' is no value of column 'task' (did you mean 'task_01'?); 'task_09' is no value of column "
             "'task' (did you mean 'task_01', 'task_02', 'task_03'?)") in str(info.value), str(info.value)
-    with pytest.raises(DesignError) as info:  # a number in quotes, of a column of numbers
+    with pytest.raises(rlstats.errors.OptionError) as info:  # a number in quotes, of a column of numbers (audit s22)
         rlstats.compare(data, "score ~ agent | task", subset="seed == '3'")
-    assert str(info.value) == "subset=\"seed == '3'\" keeps no rows; column 'seed' holds numbers: write 3 without quotes"
+    assert str(info.value) == ("subset=\"seed == '3'\": column 'seed' holds numbers, and '3' is text, which no number "
+                               "equals; write 3 without quotes")
     with pytest.raises(DesignError) as info:  # case and white space at the ends: only the value equal but for them
         rlstats.compare(data, "score ~ agent | task", subset="'AGENT_1' == agent")
     assert str(info.value).endswith("'AGENT_1' is no value of column 'agent' (did you mean 'agent_1'?)")

@@ -722,9 +722,17 @@ def test_compare_with_an_unknown_method(method, phrase):
     (np.ones(18), OptionError, "got an array of dtype float64"),
     (3, OptionError, "subset= must give one True/False per row (18)"),
     (np.zeros(18, bool), DesignError, "subset=a boolean mask keeps no rows"),
+    ("seed != '1'", OptionError,  # audit s22: it kept every row, seed 1's too
+     "subset=\"seed != '1'\": column 'seed' holds numbers, and '1' is text, which no number equals; write 1 without "
+     "quotes"),
+    ("agent not in [1]", OptionError, "column 'agent' holds text, and 1 is a number, which no text equals; write '1' "
+                                      "in quotes"),
+    (pd.Series(True, index=range(100, 118)), OptionError,  # audit s22: read by position, whatever its labels
+     "subset= is a boolean Series in another order than the data's rows, and its index label 100 is no row of the "
+     "data"),
 ], ids=["unknown column", "not a condition", "a method call", "keeps nothing", "a value close to one", "short mask",
        "float mask", "a number",
-       "all False"])
+       "all False", "a number as text", "text as a number", "a Series of other rows"])
 def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 

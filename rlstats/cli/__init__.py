@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
 from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
-                      in_command_words, keyword_names, make_output_folder, parse_options, read_table, reference_file,
-                      render, report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
+                      in_command_words, keyword_names, make_output_folder, name_columns, parse_options, read_table,
+                      reference_file, render, report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,7 +76,8 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     options = compare_options(args)
     if args.plot:
         check_figure_path(args.plot, inputs=[args.file])
-    data = with_missing_text(read_table(args.file, sep=args.sep), args.file, args.sep, args.formula)
+    data = with_missing_text(read_table(args.file, sep=args.sep, names=name_columns(args.formula)), args.file,
+                             args.sep, args.formula)
     result = compare(data, args.formula, method=args.method, **options)
     text = render(result, args.format)
     if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout

@@ -61,8 +61,9 @@ def check_sep(sep):
     return sep
 
 
-def _stdin_table(separator):
-    """The table piped in on standard input: Parquet when it starts with its marker, else delimited text."""
+def _stdin_table(separator, names=(), labels=()):
+    """The table piped in on standard input: Parquet when it starts with its marker, else delimited text (its
+    ``names`` columns kept as written where numbers would merge them, :func:`_names_as_written`)."""
     import io
 
     from ..tables import read_csv
@@ -77,7 +78,8 @@ def _stdin_table(separator):
     frame = _delimited(lambda: read_csv(io.StringIO(text), sep=separator), "standard input", separator)
     _check_unique_header(lambda: read_csv(io.StringIO(text), sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), "standard input")
-    return frame
+    return _names_as_written(frame, names, lambda columns: read_csv(io.StringIO(text), sep=separator,
+                                                                     usecols=columns, dtype=str), labels)
 
 
 def _parquet(source, where, per="run"):
@@ -159,18 +161,22 @@ def _delimited(read, where, separator, path=None, per="run", sep_way=_SEP_WAY):
 
 
 def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str = "run",
-               sep_way: str = _SEP_WAY) -> pd.DataFrame:
+               sep_way: str = _SEP_WAY, names: Iterable[str] = (), labels: Iterable[str] = ()) -> pd.DataFrame:
     """Read a CSV, TSV or Parquet file (``-``: standard input) into a DataFrame, with errors that say what to do.
 
     ``sep`` overrides the separator (default: tab for .tsv/.tab, else comma). Floats are read
     exactly (:func:`rlstats.tables.read_csv`). ``per`` is what a row is, ``sep_way`` how the command sets the
-    file's separator (a reference file has no --sep).
+    file's separator (a reference file has no --sep). ``names``: the columns of a text file that name things (a
+    formula's agent, task and run columns, :func:`name_columns`), kept as the file writes them where reading them as
+    numbers would make distinct names one (:func:`_names_as_written`); ``labels``: columns of names read as the file
+    writes them whatever they hold (a long AdaStop batch's agents, which its state keeps as text).
     """
     from ..tables import not_regular, read_csv
 
     sep = check_sep(sep)
     if str(path) == STREAM:
-        return _check_one_column(_stdin_table(sep or ","), "standard input", sep or ",", sep)
+        return _check_one_column(_stdin_table(sep or ",", tuple(names), tuple(labels)), "standard input",
+                                 sep or ",", sep)
     path = Path(path)
     if path.is_dir():
         raise UsageError(f"{path} is a folder; give the table file inside it (CSV, TSV or Parquet)")
@@ -189,7 +195,52 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
     frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path, per, sep_way)
     _check_unique_header(lambda: read_csv(path, sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), str(path))
+    frame = _names_as_written(frame, tuple(names), lambda columns: read_csv(path, sep=separator, usecols=columns,
+                                                                             dtype=str), tuple(labels))
     return _check_one_column(frame, str(path), separator, sep, per, sep_way)
+
+
+def name_columns(formula: str) -> tuple[str, ...]:
+    """The columns ``formula`` reads as names (agent, task, run, a crossed block's parts), for :func:`read_table`;
+    none when it does not parse (the library then says what is wrong with it)."""
+    from ..errors import RlstatsError
+    from ..formula import parse
+
+    try:
+        parsed = parse(formula)
+    except RlstatsError:
+        return ()
+    return tuple(c for c in parsed.columns if c not in parsed.response_columns)
+
+
+def _names_as_written(frame: pd.DataFrame, names: tuple[str, ...],
+                      read_text: Callable[[list[str]], pd.DataFrame], labels: tuple[str, ...] = ()) -> pd.DataFrame:
+    """``frame`` with each of its ``names`` columns that pandas' reader took for numbers, where the file writes one
+    number in several ways ('1' and '01', '7' and '7.0'), read again as the file's text, with a note: read as
+    numbers, two agents (tasks, runs) of the file would be one (audit s22: agents '1', '01' and '10' were compared as
+    two). A column whose text is one per number stays numbers (sorted as numbers, named unquoted in conditions).
+    ``labels``: columns read as written whenever pandas took them for numbers, without a note (names kept as text
+    downstream, where '01' alone in one batch would otherwise become '1')."""
+    from ..provenance import add_note
+
+    numeric = [c for c in dict.fromkeys(names + labels) if c in frame.columns and frame[c].dtype.kind in "biuf"]
+    if not numeric:
+        return frame
+    text = read_text(numeric)
+    for column in numeric:
+        written = text[column]
+        if column in labels:
+            frame = frame.assign(**{column: written})
+            continue
+        if written.nunique() == frame[column].nunique():
+            continue
+        by_number = written.groupby(frame[column].to_numpy()).unique()
+        merged = next(list(values) for values in by_number if len(values) > 1)
+        frame = frame.assign(**{column: written})
+        frame = add_note(frame, f"column {column!r} of the file writes one number in several ways "
+                                f"({', '.join(map(repr, merged))}), so its values are read as written, as text, each its own "
+                                "name")
+    return frame
 
 
 def said(exc: BaseException) -> str:

@@ -250,7 +250,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
     path = check_output_path(args.state, option="STATE",
                              inputs=(args.batch,) + (() if args.key_file is None else (args.key_file,)))
     key = _key(args)
-    frame = read_table(args.batch, sep=args.sep)
+    frame = read_table(args.batch, sep=args.sep, labels=("agent",))  # a long batch's agents as written (audit s22)
     # a new state's options are checked before any file (the state or its lock) is made
     fresh = None if path.exists() else _create(args, frame, key)
     try:

@@ -161,7 +161,7 @@ def _power_hints():
 
 
 def _arguments(args):
-    from ._shared import cost_options, parse_options, read_table, with_missing_text
+    from ._shared import cost_options, name_columns, parse_options, read_table, with_missing_text
 
     methods = _methods(args.method)
     options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
@@ -179,8 +179,8 @@ def _arguments(args):
         if given:
             raise _usage_error(f"{' and '.join(given)} describe simulated data; with --pilot the runs are resampled "
                                "as they are: drop it")
-        kwargs.update(design=with_missing_text(read_table(args.pilot, sep=args.sep), args.pilot, args.sep,
-                                               args.formula), formula=args.formula,
+        pilot = read_table(args.pilot, sep=args.sep, names=name_columns(args.formula))
+        kwargs.update(design=with_missing_text(pilot, args.pilot, args.sep, args.formula), formula=args.formula,
                       resample=args.resample or "agents", shifted_agent=args.shifted_agent)
         if not args.allow_python:  # a formula typed on the command line runs no code
             kwargs["eval_env"] = RESTRICTED
