@@ -1305,8 +1305,10 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
             f"rlstats.curves(df, {run_formula!r}, step={column!r})")
     ways_file = (f"Keep one row of each run (each {', '.join(map(repr, keys))}) in the file, e.g. its last step"
                  if rows_only else
-                 f"Keep one row of each run in the file (e.g. its last step), or compare the curves with the formula "
-                 f"{run_formula!r} and method='curves', step={column!r}")
+                 f"Keep one row of each run in the file (e.g. its last step; rlstats compare does it with "
+                 f"--summarize final, or last_k_mean, auc, max, time_to_threshold"
+                 f"{'' if column == 'step' else f', and --step {column}'}), or compare "
+                 f"the curves with the formula {run_formula!r} and method='curves', step={column!r}")
     raise DesignError(
         said + unnamed + ways + f". If {column!r} is not a training step, rename or drop it" + named,
         command_line=said + unnamed_file + ways_file + f". If {column!r} is not a training step, rename or "

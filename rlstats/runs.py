@@ -370,7 +370,11 @@ def curves_options(data: object, step: object, na_action: NaAction) -> dict[str,
 
 
 def _value_name(formula):
-    """Output column: the response when it is a plain column name, else 'value'."""
+    """Output column: the response when it is a column's name, plain or back-quoted (`eval/mean_reward`, so that the
+    same formula reads the summaries), else 'value'."""
+    quoted = re.fullmatch(r"`([^`]+)`", formula.response)
+    if quoted:
+        return quoted.group(1)
     return formula.response if re.fullmatch(r"[A-Za-z_]\w*", formula.response) else "value"
 
 

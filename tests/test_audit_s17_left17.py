@@ -182,7 +182,8 @@ def test_the_command_refusing_curves_names_its_own_way_on(tmp_path, capsys):
     df.to_csv(path, index=False)
     status, _ = run(["compare", str(path), "score ~ agent | task"])
     err = capsys.readouterr().err
-    assert status == 2 and "Keep one row of each run in the file (e.g. its last step), or compare the curves with " \
+    assert status == 2 and "Keep one row of each run in the file (e.g. its last step; rlstats compare does it with " \
+        "--summarize final, or last_k_mean, auc, max, time_to_threshold), or compare the curves with " \
         "the formula 'score ~ agent | task/seed' and --method curves, -o step=step" in err, err
     assert "df" not in err and "rlstats." not in err, err
 

@@ -128,6 +128,7 @@ def test_compare_help_examples_run(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0).to_csv("runs.csv", index=False)
+    rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=3, steps=5, rng=0).to_csv("steps.csv", index=False)
     examples = _examples(_help(["compare"]))
     assert examples
     for example in examples:

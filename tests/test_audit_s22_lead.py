@@ -139,3 +139,52 @@ def test_the_noninferiority_label_keeps_its_inequality_on_one_line(tmp_path):
     assert len(lines) > 2                                       # broken to the column's width
     assert any("delta > -margin" in line.replace("\u00a0", " ") for line in lines), lines
     plt.close(fig)
+
+
+# ------------------------------------------------------------------- rlstats compare --summarize (audit s22)
+
+def _cli_json(*argv):
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "rlstats", *map(str, argv), "--format", "json", "--seed", "0"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
+
+
+@pytest.mark.parametrize("response, how, extra, python", [
+    ("score", "final", [], {}),
+    ("score", "last_k_mean", ["--summarize-option", "k=3"], {"k": 3}),
+    ("log1p(score - 0)", "auc", ["--summarize-option", "normalize_auc=True"], {"normalize_auc": True}),
+])
+def test_the_command_line_summarises_each_run_as_python_does(tmp_path, response, how, extra, python):
+    # a file of learning curves was refused by `rlstats compare` with "keep one row of each run in the file", and
+    # the command had no way to; --summarize is rlstats.summarize_runs before the comparison
+    curves = rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=4, steps=6, rng=2)
+    curves["score"] = curves["score"].abs()
+    path = tmp_path / "curves.csv"
+    curves.to_csv(path, index=False)
+    formula = f"{response} ~ agent | task/seed"
+    said, _ = _cli_json("compare", path, formula, "--summarize", how, *extra)
+    runs = rlstats.summarize_runs(curves, formula, step="step", how=how, **python)
+    column = "score" if response == "score" else "value"
+    assert column in runs.columns and len(runs) == 48
+    expected = rlstats.compare(runs, f"{column} ~ agent | task/seed", rng=0)
+    assert said["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
+    assert said["pvalue"] == pytest.approx(expected.pvalue, rel=1e-12)
+    assert any(note.startswith(f"{column}: ") for note in said["notes"]), said["notes"]   # the summary's rule
+
+
+def test_a_back_quoted_response_names_its_summary_column(tmp_path):
+    # summarize_runs named the summary of `eval/mean_reward` 'value', so the same formula did not read it
+    curves = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0)
+    curves = curves.rename(columns={"score": "eval/mean_reward"})
+    runs = rlstats.summarize_runs(curves, "`eval/mean_reward` ~ agent | task/seed", step="step")
+    assert list(runs.columns) == ["agent", "task", "seed", "eval/mean_reward"]
+    last = curves[curves["step"] == curves["step"].max()].sort_values(["agent", "task", "seed"])
+    np.testing.assert_array_equal(runs.sort_values(["agent", "task", "seed"])["eval/mean_reward"].to_numpy(),
+                                  last["eval/mean_reward"].to_numpy())
+    res = rlstats.compare(runs, "`eval/mean_reward` ~ agent | task/seed")
+    assert res.data_name.startswith("eval/mean_reward") or "eval/mean_reward" in str(res)

@@ -163,6 +163,31 @@ def test_command_line_input_errors(tmp_path, make, extra, phrase):
     assert done.stdout == ""  # nothing was computed or printed before the error
 
 
+def _curves_csv(tmp_path):
+    path = tmp_path / "curves.csv"
+    rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("extra, phrase", [
+    # [audit s22] --summarize: each run's curve to one row on the command line
+    (["--summarize", "final", "--method", "curves"], "--summarize reduces each run to one row, and --method curves "
+                                                     "compares the runs step by step"),
+    (["--summarize-option", "k=3"], "--step and --summarize-option go with --summarize HOW"),
+    (["--step", "step"], "--step and --summarize-option go with --summarize HOW"),
+    (["--summarize", "final", "--summarize-option", "kk=3"], "--summarize-option kk=... is not an option of the "
+                                                               "summary; it takes k, threshold, normalize_auc"),
+    (["--summarize", "final", "--summarize-option", "k=3"], "k= is read only by --summarize last_k_mean"),
+    (["--summarize", "last_k_mean", "--summarize-option", "k=__import__('os')"], "k must be a whole number"),
+    (["--summarize", "final", "--step", "time"], "time"),
+    (["--summarize", "mean"], "invalid choice: 'mean'"),
+])
+def test_command_line_summary_errors(tmp_path, extra, phrase):
+    done = _cli("compare", _curves_csv(tmp_path), "score ~ agent | task/seed", *extra)
+    assert done.returncode == 2 and phrase in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout == ""
+
+
 def test_semicolons_read_with_sep(tmp_path):
     done = _cli("compare", _runs_csv(tmp_path, sep=";"), "score ~ agent | task", "--sep", ";")
     assert done.returncode == 0 and "Mack-Skillings" in done.stdout

@@ -9,6 +9,7 @@ prints one message and exits with status 2, without a traceback.
 from __future__ import annotations
 
 import argparse
+import keyword
 import os
 import sys
 import textwrap
@@ -67,7 +68,46 @@ def _compare_hints() -> tuple[dict[str, str], set[str]]:
     """(flags, -o names) for :func:`in_command_words`: compare's own arguments and every back end's keywords."""
     from ..comparison import compare
 
-    return _RESERVED_OPTIONS, keyword_names(compare)
+    # summarize_runs()'s how= is --summarize here (its messages name how=)
+    return {**_RESERVED_OPTIONS, "how": "--summarize"}, keyword_names(compare)
+
+
+#: what --summarize-option may set: summarize_runs()'s options other than the data, formula, step and how
+_SUMMARY_OPTIONS = ("k", "threshold", "normalize_auc", "steps", "method")
+
+
+def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, Any]) -> tuple[pd.DataFrame, str]:
+    """--summarize HOW: each run's rows (a learning curve) reduced to one by :func:`rlstats.summarize_runs`, whose
+    notes every result built from the frame prints; and the formula that reads the summary column (named as the
+    response where it is a column, 'value' where it is an expression)."""
+    from ..formula import parse
+    from ..runs import summarize_runs
+
+    given = parse_options(args.summarize_option, {})
+    unknown = sorted(set(given) - set(_SUMMARY_OPTIONS))
+    if unknown:
+        raise UsageError(f"--summarize-option {unknown[0]}=... is not an option of the summary; it takes "
+                         f"{', '.join(_SUMMARY_OPTIONS)} (options of the method go with -o)")
+    if args.method is not None:
+        from ..methods import DECLARATIONS
+
+        declared = DECLARATIONS.get(args.method)
+        if declared is not None and declared.reads_curves:
+            raise UsageError(f"--summarize reduces each run to one row, and --method {args.method} compares the runs "
+                             "step by step: give one of them")
+    formula = parse(args.formula)
+    keep = {"eval_env": options["eval_env"]} if "eval_env" in options else {}
+    runs = summarize_runs(data, args.formula, step=args.step or "step", how=args.summarize,
+                          na_action=options.get("na_action", "raise"), **keep, **given)
+    names = {formula.groups, formula.blocks, formula.replicate, *formula.crossed, "censored"}
+    column, = [c for c in runs.columns if c not in names]
+    if column == formula.response:
+        return runs, args.formula
+    # the response was an expression, already applied to the curves: the summary column in its place
+    text = args.formula.strip()
+    rest = text[len(formula.response):] if text.startswith(formula.response) else "~" + text.split("~", 1)[1]
+    name = column if column.isidentifier() and not keyword.iskeyword(column) else f"`{column}`"
+    return runs, f"{name} {rest.strip()}"
 
 
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
@@ -78,7 +118,12 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         check_figure_path(args.plot, inputs=[args.file])
     data = with_missing_text(read_table(args.file, sep=args.sep, names=name_columns(args.formula)), args.file,
                              args.sep, args.formula)
-    result = compare(data, args.formula, method=args.method, **options)
+    formula = args.formula
+    if args.summarize is not None:
+        data, formula = summarized(data, args, options)
+    elif args.summarize_option or args.step is not None:
+        raise UsageError("--step and --summarize-option go with --summarize HOW (e.g. --summarize final)")
+    result = compare(data, formula, method=args.method, **options)
     text = render(result, args.format)
     if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout
         save_plot(result, args.plot)
@@ -157,7 +202,8 @@ def _methods_epilog():
 #: compare lines on a file of runs)
 _COMPARE_EXAMPLES = ('rlstats compare runs.csv "score ~ agent | task"',
                      'rlstats compare runs.csv "score ~ agent | task" --format latex --plot cd.png',
-                     'rlstats compare runs.csv "score ~ agent | task" -o pvalue=monte_carlo --seed 0 --format csv')
+                     'rlstats compare runs.csv "score ~ agent | task" -o pvalue=monte_carlo --seed 0 --format csv',
+                     'rlstats compare steps.csv "score ~ agent | task/seed" --summarize final')
 
 
 def _examples(*lines):
@@ -190,6 +236,15 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--allow-python", action="store_true",
                      help="evaluate the response as Python (it can then run any code: only for formulas you trust; "
                           "-o subset= keeps its grammar)")
+    cmp.add_argument("--summarize", default=None, metavar="HOW",
+                     choices=("final", "last_k_mean", "auc", "max", "time_to_threshold"),
+                     help="a file of several rows per run, one per training step: reduce each run to one row "
+                          "first, as rlstats.summarize_runs does: final, last_k_mean, auc, max or "
+                          "time_to_threshold (stated in the notes)")
+    cmp.add_argument("--step", default=None, metavar="COLUMN", help="with --summarize: the step column (default: step)")
+    cmp.add_argument("--summarize-option", action="append", default=[], metavar="NAME=VALUE",
+                     help="with --summarize: an option of the summary, e.g. k=10 (last_k_mean), threshold=195 "
+                          "(time_to_threshold), normalize_auc=True (repeatable)")
     add_cost_flags(cmp)
     cmp.set_defaults(run=run_compare, hints=_compare_hints)
 

@@ -8,6 +8,8 @@
     rlstats read-logs runs/ --format sb3_monitor --pattern "{agent}/{task}/seed_{seed}" --smooth 100 -o episodes.csv
     rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" --tags eval/mean_reward=score -o - |
         rlstats compare - "score ~ agent | task/seed" --method curves -o step=step
+    rlstats read-logs runs/ --pattern "{agent}/{task}/seed_{seed}" --tags eval/mean_reward=score -o - |
+        rlstats compare - "score ~ agent | task/seed" --summarize final
     rlstats read-logs s3://bucket/runs --pattern "{agent}/{task}/seed_{seed}" --jobs 8 -o runs.csv
 
 A URL (s3://, gs://, https://, file://, ...) is read through fsspec (pip install 'rlstats[remote]', and the
