@@ -188,3 +188,17 @@ def test_a_back_quoted_response_names_its_summary_column(tmp_path):
                                   last["eval/mean_reward"].to_numpy())
     res = rlstats.compare(runs, "`eval/mean_reward` ~ agent | task/seed")
     assert res.data_name.startswith("eval/mean_reward") or "eval/mean_reward" in str(res)
+
+
+def test_the_command_line_subset_selects_rows_of_the_file_before_the_summary(tmp_path):
+    curves = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=4, steps=6, rng=5)
+    path = tmp_path / "curves.csv"
+    curves.to_csv(path, index=False)
+    cut = sorted(curves["step"].unique())[3]
+    said, _ = _cli_json("compare", path, "score ~ agent | task/seed", "--summarize", "final",
+                        "-o", f"subset=step <= {cut}")
+    kept = curves[curves["step"] <= cut]
+    runs = rlstats.summarize_runs(kept, "score ~ agent | task/seed", step="step")
+    expected = rlstats.compare(runs, "score ~ agent | task/seed", rng=0)
+    assert said["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
+    assert said["notes"][0] == f"subset='step <= {cut}' kept {len(kept)} of {len(curves)} rows"

@@ -79,7 +79,8 @@ _SUMMARY_OPTIONS = ("k", "threshold", "normalize_auc", "steps", "method")
 def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, Any]) -> tuple[pd.DataFrame, str]:
     """--summarize HOW: each run's rows (a learning curve) reduced to one by :func:`rlstats.summarize_runs`, whose
     notes every result built from the frame prints; and the formula that reads the summary column (named as the
-    response where it is a column, 'value' where it is an expression)."""
+    response where it is a column, 'value' where it is an expression). ``-o subset=`` (taken out of ``options``)
+    selects rows of the file before the summary, so that it may name the step column."""
     from ..formula import parse
     from ..runs import summarize_runs
 
@@ -96,6 +97,10 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
             raise UsageError(f"--summarize reduces each run to one row, and --method {args.method} compares the runs "
                              "step by step: give one of them")
     formula = parse(args.formula)
+    if "subset" in options:  # -o subset= selects rows of the file (steps among them), before the summary
+        from ..design import subset_rows
+
+        data = subset_rows(data, options.pop("subset"))
     keep = {"eval_env": options["eval_env"]} if "eval_env" in options else {}
     runs = summarize_runs(data, args.formula, step=args.step or "step", how=args.summarize,
                           na_action=options.get("na_action", "raise"), **keep, **given)
