@@ -218,9 +218,9 @@ def test_marl_eval_runs_are_sorted_and_results_ignore_the_json_order(marl_eval_j
     assert backwards["seed"].iloc[0] == 42  # the file's first run is 42 of algo_3 on task_3
     pd.testing.assert_frame_equal(backwards, frame)
     final = [rlstats.summarize_runs(f, "`return` ~ agent | task/seed", step="step") for f in (frame, backwards)]
-    results = [rlstats.compare(f, "value ~ agent | task", method="skillings_mack") for f in final]
+    results = [rlstats.compare(f, "`return` ~ agent | task", method="skillings_mack") for f in final]
     assert str(results[0]) == str(results[1])
     # the result is the one of the rows in any order, as every rlstats statistic is (row-order invariance)
     shuffled = final[0].sample(frac=1.0, random_state=0)
-    assert rlstats.compare(shuffled, "value ~ agent | task", method="skillings_mack").statistic == \
+    assert rlstats.compare(shuffled, "`return` ~ agent | task", method="skillings_mack").statistic == \
         pytest.approx(results[0].statistic, rel=1e-12)
