@@ -88,9 +88,13 @@ def _sensitivity_not_computed():
                           percentiles=None)
 
 
-@pytest.mark.xfail(strict=True, reason="TuningResult.not_computed quotes the first note starting 'sensitivity' (the "
-                                       "percentiles=None note), not the one saying why it was not computed")
 def test_not_computed_view_quotes_its_reason():
+    """The error quoted the first note starting with the view's name ('sensitivity: the scores were used as given
+    (percentiles=None), not percentile-normalised'), not the note that says why the view was not computed."""
     res = _sensitivity_not_computed()
-    with pytest.raises(rlstats.errors.OptionError, match="no agent has runs on every task"):
+    assert "sensitivity" in res.views and res.tables.get("sensitivity") is None
+    with pytest.raises(rlstats.errors.OptionError) as error:
         res.sensitivity()
+    assert str(error.value) == ("the sensitivity view was asked for but not computed here: sensitivity() not computed: "
+                                "no agent has runs on every task with a configuration run on all of them (the notes "
+                                "above say which agent lacks what)")
