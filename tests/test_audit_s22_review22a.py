@@ -98,3 +98,16 @@ def test_not_computed_view_quotes_its_reason():
     assert str(error.value) == ("the sensitivity view was asked for but not computed here: sensitivity() not computed: "
                                 "no agent has runs on every task with a configuration run on all of them (the notes "
                                 "above say which agent lacks what)")
+
+
+def _one_task_of_26(alternative):
+    """5 runs of A against 100 of B on t0, 5 against 5 on the 25 other tasks."""
+    counts = {(a, f"t{i}"): 100 if (a, i) == ("B", 0) else 5 for a in "AB" for i in range(26)}
+    return _unequal_note(_runs(counts), alternative=alternative)
+
+
+@pytest.mark.xfail(strict=True, reason="runs unequal on 1 of 26 tasks: the note quotes the across-tasks test's size "
+                                       "measured with every task unequal; on 1 of 26 it held (0.054 at most)")
+def test_across_tasks_quoted_only_where_most_tasks_differ():
+    note, = _one_task_of_26("noninferior")
+    assert "the across-tasks test in up to" not in note
