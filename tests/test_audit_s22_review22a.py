@@ -138,12 +138,28 @@ def test_partial_rows_reproduce():
     assert shares["tost +margin"] > 0.08  # every task unequal: 0.11-0.13 in the full rows
 
 
-@pytest.mark.xfail(strict=True, reason="bayes()' docstring says a decision at fewer than 3 runs is not measured; the "
-                                       "signed-rank model's rows now run from 1 run")
 def test_bayes_docstring_names_the_measured_runs():
+    """bayes()' docstring said a decision read at fewer than 3 runs is not measured; the signed-rank model's rows run
+    from 1 run (audit s22, DECISION_RUNS)."""
     from rlstats.methods.bayes import _api
 
     doc = " ".join(rlstats.bayes.__doc__.split())
     runs = _api.DECISION_RUNS
     assert (f"fewer than {runs['hierarchical'][0]} (the signed-rank model: {runs['signed_rank'][0]}) or more than "
             f"{runs['hierarchical'][-1]} runs" in doc)
+    assert runs == {"signed_rank": (1, 2, 3, 5, 10), "hierarchical": (3, 5, 10)}
+    assert "3, 5 or 10 runs, and for the signed-rank model 1 and 2 runs too" in doc
+    # the figures it quotes of those rows (it said alike agents were "never" read better or worse, true at 3-10 runs)
+    from rlstats import calibration
+
+    rates = {}
+    for r in calibration.rows("bayes.decision"):
+        if r["test"] == "signed_rank" and r["runs"] in ("1", "2"):
+            rates.setdefault((r["statistic"], r["configuration"]), []).append(1 - float(r["coverage"]))
+    assert (min(rates["false_equivalence", "delta = rope"]), max(rates["false_equivalence", "delta = rope"])) == \
+        pytest.approx((0.0125, 0.10))
+    assert max(rates["false_equivalence", "delta = 1.5 rope"]) == pytest.approx(0.025)
+    assert max(rates["false_difference", "delta = 0"]) == pytest.approx(0.0375)
+    assert ("At 1 and 2 runs the signed-rank model read \"equivalent\" on the ROPE's edge in 0.0125-0.10, at 1.5 times "
+            "it in at most 0.025, and alike agents \"better\" or \"worse\" in up to 0.0375 (capped scores, 5 tasks x 2 "
+            "runs)") in doc
