@@ -32,8 +32,8 @@ def test_unequal_runs_quote_their_measured_size(drq_iris):
     assert len(notes) == 1
     assert notes[0].startswith("runs differing in number: DrQ(eps) vs IRIS (100 vs 5 runs on 5 of 5 tasks); ")
     assert ("the per-task test in up to 0.16 (skewed scores, 5 vs 100 runs) and the across-tasks test in up to 0.13 "
-            "(skewed scores, 5 tasks, 3 vs 100 runs) declared equivalence (capped scores: up to 0.076, across "
-            "tasks;") in notes[0]
+            "(skewed scores, 5 tasks, 3 vs 100 runs) declared equivalence (capped scores: the per-task test at most "
+            "0.023 (100 vs 10 runs), within alpha; the across-tasks test up to 0.076 (5 tasks, 100 vs 5 runs);") in notes[0]
     assert "bootstrap-t" not in notes[0]  # no aggregate row was given
     res = rlstats.equivalence(drq_iris, FORMULA, margin=0.1, normalize="atari100k_reference", rng=0, progress=False)
     note, = [n for n in res.notes if n.startswith("runs differing in number")]
@@ -45,7 +45,8 @@ def test_unequal_runs_quote_their_measured_size(drq_iris):
                               alternative="noninferior", across="paired_t")
     note, = [n for n in res.notes if n.startswith("runs differing in number")]
     assert ("the per-task test in up to 0.21 (skewed scores, 100 runs of agent_1 against 3 of agent_2) declared "
-            "non-inferiority (capped scores: up to 0.095, per task;") in note
+            "non-inferiority (capped scores: the per-task test up to 0.095 (3 runs of agent_1 against 100 of "
+            "agent_2);") in note
     assert "across-tasks test in" not in note
 
 

@@ -283,14 +283,18 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     The decisions these probabilities invite, "practically equivalent" at P(rope) >= 0.95 and "better" or "worse" at
     P(better) or P(worse) >= 0.95, are posterior decisions, not tests; their frequentist errors are measured in the
     ``bayes.decision`` rows of :func:`rlstats.calibration_table` (audit s21, tests/reference/bayes_decisions.py: two
-    agents, 5, 10 or 26 tasks, 3, 5 or 10 runs, four score families, 80 data sets a row, the ROPE the true mean
-    difference at half a noise unit).  With the true mean difference on the ROPE's edge, the signed-rank model read
+    agents, 5, 10 or 26 tasks, 3, 5 or 10 runs, and for the signed-rank model 1 and 2 runs too (audit s22: a paper's
+    per-task means), four score families, 80 data sets a row, the ROPE the true mean difference at half a noise
+    unit).  With the true mean difference on the ROPE's edge, the signed-rank model read
     "equivalent" in 0.025-0.21 of the data sets and the hierarchical model in none at 5 tasks, 0.01-0.23 at 10 and
     0.26-0.63 at 26 (delta0 is the tasks' centre: in two of the four design draws of 26 tasks the tasks' median
     difference was 0.75 to 0.78 of their mean, and the worst draw read "equivalent" in 0.80-0.95 at 10 runs); at
-    1.5 times the ROPE in at most 0.09; alike agents were never read "better" or "worse".  Where a decision is read at a design
+    1.5 times the ROPE in at most 0.09; alike agents were never read "better" or "worse".  At 1 and 2 runs the
+    signed-rank model read "equivalent" on the ROPE's edge in 0.0125-0.10, at 1.5 times it in at most 0.025, and alike
+    agents "better" or "worse" in up to 0.0375 (capped scores, 5 tasks x 2 runs).  Where a decision is read at a design
     whose rate is above 0.05 by more than 3 Monte Carlo SE, a note quotes the measured rate; one read outside the
-    measured designs (fewer than 5 or more than 26 shared tasks, fewer than 3 or more than 10 runs) is a note that its
+    measured designs (fewer than 5 or more than 26 shared tasks, fewer than 3 (the signed-rank model: 1) or more than
+    10 runs) is a note that its
     error is not measured there (at 2 tasks x 3 runs the signed-rank model read "equivalent" on the ROPE's edge in
     11 of 60 data sets, tests/reference/bayes_decision_two_tasks.py).
 

@@ -69,7 +69,10 @@ class TuningResult(Result):
         words of the note that says why (audit s22: a view asked for by default and left out for want of a second
         task was named among the views computed)."""
         if view in self.views:
-            why = [note for note in self.notes if note.startswith(view)]
+            # the note that says "not computed" (others on the view, e.g. "sensitivity: the scores were used as
+            # given", may come first: review22a)
+            about = [note for note in self.notes if note.startswith(view)]
+            why = [note for note in about if "not computed" in note] or about
             return (f"the {view} view was asked for but not computed here: "
                     + (why[0] if why else "see the notes"))
         return (f"the {view} view was not computed here (views={list(self.views)}); run "
