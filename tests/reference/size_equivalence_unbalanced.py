@@ -1,6 +1,6 @@
 """Size at the margin of the equivalence tests when the two agents have different numbers of runs (audit s22 equiv22).
 
-    PYTHONPATH=. python tests/reference/size_equivalence_unbalanced.py [--quick]
+    PYTHONPATH=. python tests/reference/size_equivalence_unbalanced.py [--quick] [--candidates | --aggregate]
 
 The ``equivalence.size`` rows of ``rlstats/calibration.csv`` (``size_equivalence.py``) measure two agents with the same
 runs per task. A reproduction often compares a few runs of one agent with a published baseline's many (Atari 100k: IRIS
@@ -28,6 +28,39 @@ a size of 0.05 is 0.0015 and 0.0034), at alpha = 0.05:
 
 :func:`rlstats.equivalence` quotes these where a pair's runs on a task differ by a factor of 2 or more
 (``_api.UNEQUAL_SIZE``, ``_api.UNEQUAL_RATIO``); the table's rows stay those of equal runs.
+
+``--candidates`` (audit s22 equivfix22; :func:`candidate_declared`, :data:`CANDIDATES`) measures the tests that could
+replace Welch's t for such pairs, each with every one-sided p-value floored at Welch's (never less conservative than
+today): seed 2222, 2,000 data sets a per-task row (Monte Carlo SE 0.005 at 0.05), 500 across 5 tasks (0.010), 300
+across 26 (0.013), 399 resamples; 7.5 CPU-minutes. Size at the margin, the largest over TOST at +-margin and
+non-inferiority at -margin:
+
+- ``bootstrap_t`` (the aggregate's rule, bootstrap-t with Welch t floor, each agent's runs resampled within a task):
+  per task on skewed scores 0.11-0.17 where Welch's is 0.11-0.19 (20 vs 5, 3-10 vs 100, 100 vs 3-5; 5 vs 100: 0.141
+  against 0.166; 100 vs 3: 0.1745 against 0.1825); across 5 tasks 0.080-0.106 (Welch 0.088-0.134), 26 tasks up to
+  0.087. In the data sets that declare, the few runs missed their rare large value, so their resamples do too.
+- ``hall`` (Hall's skewness-corrected t, the skewness pooled over the pair's runs, mostly the many runs'): per task
+  skewed 0.078-0.096 at 3-10 vs 100 and 100 vs 3-5 (20 vs 5: 0.109), capped up to 0.055; across 5 tasks 0.074-0.088
+  at 5 vs 20 and 20 vs 5 (0.010-0.046 at 3 or 5 vs 100), 26 tasks up to 0.073.
+- ``hall_true`` (the same at the family's true skewness, an oracle no estimate beats): per task 0.0635 (3 vs 100),
+  0.0665 (100 vs 3), 0.0935 (20 vs 5, non-inferiority): skewness alone does not explain the miss at 5 runs.
+- ``common_scale`` (the bootstrap-t from the pair's pooled standardised residuals, both agents at the SD of the agent
+  with more runs: one shape and one spread): on the grid's families, whose agents differ by a shift only, per task at
+  most 0.0615 (skewed, 100 vs 5, non-inferiority), across 5 tasks up to 0.060, across 26 up to 0.073 (skewed 5 vs 20,
+  1.8 SE); with agent 1's spread half agent 2's it missed again: 0.130 at 20 vs 5, 0.109 at 5 vs 5, 0.079 at 100 vs 5.
+- normal and heavy-tailed scores: every candidate, as Welch's t, within 2 Monte Carlo SE of alpha (at most 0.059 per
+  task, 0.067 of 300 across 26 tasks).
+
+So none held alpha on every row: the only one within about 2 Monte Carlo SE on the grid's families reads one spread
+for both agents, which Welch's t exists not to assume, and missed as soon as the spreads differed. Welch's t stays the
+default and ``_api.UNEQUAL_SIZE`` its note. The same rows show (``spread`` 0.5) that Welch's t misses with equal runs
+too where the agents' spreads differ on skewed scores: non-inferiority 0.085 at 3 vs 3 and 0.114 at 5 vs 5 runs, TOST
+0.074 at 5 vs 5 (``tests/test_audit_s22_equivfix22.py``, a strict xfail; no note says it).
+
+Power, the share of TOST declaring equivalence at a true difference of 0 (margin 1 noise unit per task, 0.5 across 5
+tasks): per task at 5 vs 100, normal scores, Welch 0.287, ``bootstrap_t`` 0.185, ``hall`` 0.267, ``common_scale``
+0.248; skewed 0.647, 0.532, 0.189 and 0.478 (Welch's own inflated there by the same miss); equal runs (5 vs 5,
+normal) 0.0735, 0.0435, 0.057, 0.065; across 5 tasks at 5 vs 100, normal, 0.410, 0.366, 0.404, 0.390.
 """
 
 from __future__ import annotations
