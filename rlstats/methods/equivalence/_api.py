@@ -69,6 +69,11 @@ UNEQUAL_ACROSS_SHARE = 0.5
 #: unequal runs (tests/reference/size_equivalence_unbalanced.py; the calibration table's rows are of equal runs):
 #: alternative -> scope -> family of scores -> (share, the design where it was measured); normal and heavy-tailed
 #: scores at most 0.01 above alpha everywhere (0.060 at most)
+#: Audit s22 (equivfix22) measured four tests to replace Welch's t there, each floored at it: the aggregate's
+#: bootstrap-t rule (per task still up to 0.175), Hall's skewness-corrected t (0.109; at the true skewness 0.094) and
+#: a bootstrap-t at one spread for both agents (within alpha's 2 Monte Carlo SE where the agents differ by a shift,
+#: 0.130 where their spreads differ); none held alpha on every row, so Welch's t and this note stay
+#: (``size_equivalence_unbalanced.py --candidates``).
 UNEQUAL_SIZE = {
     "equivalence": {"task": {"skewed": (0.16, "5 vs 100 runs"), "capped": (0.023, "100 vs 10 runs")},
                     "across tasks": {"skewed": (0.13, "5 tasks, 3 vs 100 runs"),
