@@ -22,6 +22,16 @@ REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
 def test_a_design_is_looked_up_at_its_own_or_nearest_measured_row(monkeypatch, tasks, runs, looked_up):
     # a "practically equivalent" reading (P(rope) >= 0.95) of 10 tasks x 5 runs is read against the rows of 10 x 5,
     # which the table now holds, not those of 5 x 3 (the nearest of bayescal21's 5 and 26 tasks x 3 and 10 runs)
+    res, asked = looked_up_rows(monkeypatch, np.random.default_rng(3).normal(0.0, 0.5, size=(tasks, runs)))
+    assert res.comparisons["p_rope"].iloc[0] >= 0.95
+    assert asked == [looked_up]
+    assert [r for r in calibration.rows("bayes.decision") if r["test"] == "signed_rank"
+            and (int(r["tasks"]), int(r["runs"])) == looked_up and r["statistic"] == "false_equivalence"]
+
+
+def looked_up_rows(monkeypatch, x):
+    """rlstats.bayes on two agents of paired differences x (tasks, runs), rope 1, and the (tasks, runs) of each
+    bayes.decision row its decision notes looked up."""
     asked = []
     shortfall = calibration.shortfall
 
@@ -30,14 +40,10 @@ def test_a_design_is_looked_up_at_its_own_or_nearest_measured_row(monkeypatch, t
         return shortfall(rows, level, **design)
 
     monkeypatch.setattr(_api.calibration, "shortfall", spy)
-    x = np.random.default_rng(3).normal(0.0, 0.5, size=(tasks, runs))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = rlstats.bayes(_frame(x), "score ~ agent | task/seed", rope=1.0, rng=0, progress=False)
-    assert res.comparisons["p_rope"].iloc[0] >= 0.95
-    assert asked == [looked_up]
-    assert [r for r in calibration.rows("bayes.decision") if r["test"] == "signed_rank"
-            and (int(r["tasks"]), int(r["runs"])) == looked_up and r["statistic"] == "false_equivalence"]
+    return res, asked
 
 
 def test_the_rows_cover_the_grid():

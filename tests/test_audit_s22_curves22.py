@@ -168,20 +168,10 @@ def test_the_withheld_line_of_the_curves_legend_fits_a_column(monkeypatch):
     # steps: see the notes)", 8.7 in wide on the plot's own 4.5 in figure (past its edge), and figsize=(3.5, 2.6),
     # (3.5, 3.5) or (3.5, 5) were refused ("too small for this figure's labels"): resized() broke titles and axis
     # labels to the new width, not a legend's title. Now more than two agents are counted, and the line is broken.
-    import matplotlib.pyplot as plt
 
     res = _pong_gap(monkeypatch)
     assert np.isnan(res.simultaneous[res.agents.index("IQN")]).all()
-    titles = []
-    for figsize in (None, (3.5, 2.6)):
-        ax = res.plot(figsize=figsize)
-        figure = ax.figure
-        figure.canvas.draw()
-        title = ax.get_legend().get_title()
-        titles.append(title.get_text())
-        assert title.get_window_extent().x0 >= 0 and title.get_window_extent().x1 <= figure.bbox.width
-        assert figure.get_tightbbox().width <= figure.get_figwidth()
-        plt.close(figure)
+    titles = _legend_titles(res, whole_figure=True)
     assert titles == ["optimality gap per step, 95% simultaneous bands\n(withheld for 6 agents at some or all steps: "
                       "see the notes)",
                       "optimality gap per step, 95% simultaneous\nbands\n(withheld for 6 agents at some or all steps: "
@@ -191,7 +181,6 @@ def test_the_withheld_line_of_the_curves_legend_fits_a_column(monkeypatch):
 def test_the_withheld_line_counts_more_than_two_agents_and_fits_a_column():
     # three agents with long names, 4 runs of one task each, three of them ending at step 60: at steps 70-90 one run
     # is logged and their bands are withheld there (the step_bands need of 2 runs)
-    import matplotlib.pyplot as plt
 
     df = rlstats.datasets.simulate_curves(agents=3, tasks=1, seeds=4, steps=10, rng=0)
     df["agent"] = df["agent"].map(lambda a: f"{a} with a rather long descriptive name")
@@ -199,15 +188,7 @@ def test_the_withheld_line_counts_more_than_two_agents_and_fits_a_column():
     res = rlstats.curves(df, FORMULA, step="step", n_resamples=100, rng=0, progress=False)
     shown = np.isfinite(res.simultaneous).all(axis=2)
     assert shown[:, :7].all() and not shown[:, 7:].any()
-    titles = []
-    for figsize in (None, (3.5, 2.6)):
-        ax = res.plot(figsize=figsize)
-        figure = ax.figure
-        figure.canvas.draw()
-        title = ax.get_legend().get_title()
-        titles.append(title.get_text())
-        assert title.get_window_extent().x0 >= 0 and title.get_window_extent().x1 <= figure.bbox.width
-        plt.close(figure)
+    titles = _legend_titles(res)
     assert titles[0] == ("IQM per step, 95% simultaneous bands\n(withheld for 3 agents at some or all steps: see "
                          "the notes)")
     assert titles[1].replace("\n", " ") == titles[0].replace("\n", " ") and titles[1].count("\n") >= 2
@@ -284,3 +265,22 @@ def test_real_curves_in_other_step_units(case):
     assert np.array_equal(first.difference_pvalues, other.difference_pvalues, equal_nan=True)
     words = [[meta._NUMBER.sub("#", note) for note in res.notes] for res in results]
     assert words[0] == words[1]
+
+
+def _legend_titles(res, whole_figure=False):
+    """The legend's title at the figure's own size and at a paper column's, each inside the figure (and the whole
+    figure inside its width with ``whole_figure``)."""
+    import matplotlib.pyplot as plt
+
+    titles = []
+    for figsize in (None, (3.5, 2.6)):
+        ax = res.plot(figsize=figsize)
+        figure = ax.figure
+        figure.canvas.draw()
+        title = ax.get_legend().get_title()
+        titles.append(title.get_text())
+        assert title.get_window_extent().x0 >= 0 and title.get_window_extent().x1 <= figure.bbox.width
+        if whole_figure:
+            assert figure.get_tightbbox().width <= figure.get_figwidth()
+        plt.close(figure)
+    return titles

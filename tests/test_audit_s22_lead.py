@@ -18,24 +18,14 @@ import rlstats
 from rlstats import calibration
 from rlstats.methods.bayes import _api
 from test_audit_s21_bayescal21 import _frame  # two agents of given paired differences
+from test_audit_s21_bayescal21b import looked_up_rows
 
 REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
 
 
 @pytest.mark.parametrize("tasks, runs, looked_up", [(26, 1, (26, 1)), (7, 2, (5, 2)), (10, 1, (10, 1))])
 def test_one_run_per_task_is_read_at_its_measured_row(monkeypatch, tasks, runs, looked_up):
-    asked = []
-    shortfall = calibration.shortfall
-
-    def spy(rows, level, **design):
-        asked.append((design["tasks"], design["runs"]))
-        return shortfall(rows, level, **design)
-
-    monkeypatch.setattr(_api.calibration, "shortfall", spy)
-    x = np.random.default_rng(3).normal(0.0, 0.3, size=(tasks, runs))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = rlstats.bayes(_frame(x), "score ~ agent | task/seed", rope=1.0, rng=0, progress=False)
+    res, asked = looked_up_rows(monkeypatch, np.random.default_rng(3).normal(0.0, 0.3, size=(tasks, runs)))
     assert res.comparisons["p_rope"].iloc[0] >= 0.95
     assert asked == [looked_up]
     assert not any("is not measured" in note for note in res.notes), res.notes

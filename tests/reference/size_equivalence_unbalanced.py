@@ -89,6 +89,16 @@ QUICK = {"task": 2_000, "across": 400}
 QUICK_RUNS = ((3, 3), (5, 100), (100, 5))
 
 
+
+def _shares(estimate, se, df, margin, sign):
+    """{column: share}: TOST declaring equivalence at the margin on the side ``sign``, and at -margin non-inferiority."""
+    from rlstats.methods.equivalence import _kernels as kernels
+
+    out = {f"tost {'+' if sign > 0 else '-'}margin": kernels.tost(estimate, se, df, margin, ALPHA)["shown"].mean()}
+    if sign < 0:
+        out["noninferior -margin"] = kernels.tost(estimate, se, df, margin, ALPHA, "noninferior")["shown"].mean()
+    return out
+
 def declared(distribution, runs, tasks, n_sim, rng):
     """{column: share}: TOST at +margin and -margin, non-inferiority at -margin, of ``n_sim`` data sets of two agents
     with ``runs`` runs on ``tasks`` tasks (1: the per-task Welch test; more: the across-tasks Welch-Satterthwaite
@@ -112,9 +122,7 @@ def declared(distribution, runs, tasks, n_sim, rng):
         else:
             estimate, se, df = kernels.welch_mean(*summary[0], *summary[1])
             margin = abs(truth.mean())
-        out[f"tost {'+' if sign > 0 else '-'}margin"] = kernels.tost(estimate, se, df, margin, ALPHA)["shown"].mean()
-        if sign < 0:
-            out["noninferior -margin"] = kernels.tost(estimate, se, df, margin, ALPHA, "noninferior")["shown"].mean()
+        out.update(_shares(estimate, se, df, margin, sign))
     return out
 
 
@@ -174,9 +182,7 @@ def partial_declared(distribution, tasks, unequal, n_sim, rng, fewer_first=True)
             summary.append((mean, sd, np.array(counts, dtype=float)))
         estimate, se, df = kernels.welch_mean(*summary[0], *summary[1])
         margin = abs(truth.mean())
-        out[f"tost {'+' if sign > 0 else '-'}margin"] = kernels.tost(estimate, se, df, margin, ALPHA)["shown"].mean()
-        if sign < 0:
-            out["noninferior -margin"] = kernels.tost(estimate, se, df, margin, ALPHA, "noninferior")["shown"].mean()
+        out.update(_shares(estimate, se, df, margin, sign))
     return out
 
 
