@@ -21,7 +21,7 @@ import pandas as pd
 from .errors import DesignError, OptionError, rows_described, warn
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
-from .provenance import NOTES_ATTR, Note, add_note
+from .provenance import NOTES_ATTR, Note, add_note, notes_for
 from ._typing import Normalizer, Table
 
 if TYPE_CHECKING:
@@ -67,12 +67,12 @@ def _rows_phrase(df, mask, by, score, agent=None):
     return rows_described(df.index, np.flatnonzero(mask), fields)
 
 
-def _check_range(rule_or_name, df, values, lo, hi, by, score, agent):
+def _check_range(rule_or_name, df, values, lo, hi, by, score, agent, kept=None):
     """Scores a rule cannot normalise (an error naming the rows), or outside a convention's range (a sentence for
-    the note; '' when none)."""
+    the note; '' when none). ``kept``: the rows min-max reads (None: all)."""
     finite = np.isfinite(values)
     if rule_or_name == "minmax":
-        infinite = np.isinf(values)  # NaN is a missing score, which stays missing
+        infinite = np.isinf(values) & (True if kept is None else kept)  # NaN is a missing score: stays missing
         if infinite.any():
             found = (f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
                      f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite "
@@ -124,9 +124,11 @@ def _reference_frame(reference, option="normalize"):
         references = [name for name in datasets.available()["name"] if name.endswith("_reference")]
         if reference not in references:
             # datasets.load's own refusal names its name= option, which the caller never wrote
+            from .options import did_you_mean
+
             said = (f"{option}={reference!r} is neither a dataset of reference scores "
-                    f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))}): give one of "
-                    "those, or ")
+                    f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))})"
+                    f"{did_you_mean(reference, [*references, *RULES])}: give one of those, or ")
             raise OptionError(said + "a DataFrame with a task column and low/high columns",
                               command_line=said + "a CSV, TSV or Parquet file of each task's reference scores "
                               "(columns task, random and human; e.g. normalize=reference.csv)")
@@ -144,8 +146,9 @@ def _default_bounds(name, low, high):
     return default[0] if low is None else low, default[1] if high is None else high
 
 
-def _rule_frame(rule, df, by, score, low, high):
-    """The reference a rule makes from the data: one row per task with columns ``by``, 'min' and 'max'."""
+def _rule_frame(rule, df, by, score, low, high, kept=None):
+    """The reference a rule makes from the data: one row per task with columns ``by``, 'min' and 'max'; min-max reads
+    the rows ``kept`` only (None: all), those a back end analyses (audit s22: not a row dropped for a missing agent)."""
     if low is not None or high is not None:
         raise OptionError(f"low= and high= name columns of a reference table; the rule {rule!r} has none "
                           f"(its bounds: {RULES[rule]})")
@@ -154,6 +157,8 @@ def _rule_frame(rule, df, by, score, low, high):
     if rule == "dm_control":
         return pd.DataFrame({by: tasks, "min": 0.0, "max": 1000.0})
     values = pd.Series(df[score].to_numpy(dtype=float, na_value=np.nan), index=df.index)
+    if kept is not None:
+        values = values.where(kept)  # a row left out is read as a missing score: it sets no bound
     grouped = values.groupby(keys.to_numpy(), sort=False)
     table = pd.DataFrame({by: tasks, "min": grouped.min().reindex(tasks).to_numpy(),
                           "max": grouped.max().reindex(tasks).to_numpy()})
@@ -283,6 +288,16 @@ def _bounds(ref, tasks, by, low, high):
                  f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); ")
         raise DesignError(found + advice, command_line=found + in_file)
     table = ref.assign(**{by: keys}).set_index(by).loc[tasks, [low, high]]
+    for column in (low, high):  # as the data's score column: text ('0') or True/False is no score (audit s22)
+        kind = pd.api.types.infer_dtype(table[column], skipna=True)
+        if kind not in ("integer", "floating", "mixed-integer-float", "decimal", "empty"):
+            odd = [f"task {t!r}: {v!r}" for t, v in zip(table.index, table[column].tolist())
+                   if not isinstance(v, (int, float, np.number)) or isinstance(v, (bool, np.bool_))]
+            found = (f"the reference's {column!r} column must hold numbers, but it holds {kind} values "
+                     f"({listed(odd, 3)})")
+            raise DesignError(f"{found}; give each task's score as a number (text such as '0' converts with "
+                              f"pd.to_numeric(reference[{column!r}]))",
+                              command_line=f"{found}; write each task's score as a number in the file")
     try:
         lo = table[low].to_numpy(dtype=float)
         hi = table[high].to_numpy(dtype=float)
@@ -430,9 +445,13 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
                        low=low, high=high, by=by, score=score)
 
 
-def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score", agent=None):
+def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score", agent=None, kept=None, step=None,
+                subset=False):
     """:func:`normalize` with the reference frame already loaded (or a rule's name); ``name`` is its dataset's
-    (None: a frame); ``agent`` names the agent column for messages about rows (None: an 'agent' column if any)."""
+    (None: a frame); ``agent`` names the agent column for messages about rows (None: an 'agent' column if any).
+    ``kept`` (a back end's): the rows it will analyse, a boolean array (None: all), of which min-max takes its bounds;
+    ``step``: the column of training steps of learning curves, whose every step min-max reads (the note says so);
+    ``subset``: whether ``df`` holds the rows a back end's ``subset=`` kept (min-max's note says they set the bounds)."""
     agent = "agent" if agent is None else agent
     _check_names(low, high, by, score)
     _require_columns(df, [by, score], "the data")
@@ -456,9 +475,9 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     tasks = [*dict.fromkeys(keys)]
     values = df[score].to_numpy(dtype=float, na_value=np.nan)
     if rule == "minmax":  # before the bounds are taken from the data: one inf would make its task's range infinite
-        _check_range("minmax", df, values, None, None, by, score, agent)
+        _check_range("minmax", df, values, None, None, by, score, agent, kept)
     if rule is not None:
-        ref = _rule_frame(rule, df, by, score, low, high)
+        ref = _rule_frame(rule, df, by, score, low, high, kept)
         low, high = "min", "max"
     lo, hi = _bounds(ref, tasks, by, low, high)
     position = pd.Index(tasks).get_indexer(keys)
@@ -467,7 +486,12 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
     if rule == "minmax":  # the bounds of each task, bound to it: a result names those of the tasks it analyses
         items = tuple(((t,), (t, float(a), float(b))) for t, a, b in zip(ref[by], ref["min"], ref["max"]))
-        note = Note(_minmax_text(score, [payload for _, payload in items], "in the data"), scope="rows", keys=(by,),
+        where = "in the rows subset= kept" if subset else "in the data"
+        if kept is not None and not kept.all():
+            where += f" less the {int((~kept).sum())} row(s) dropped for a missing value in another column"
+        if step is not None:  # learning curves: one range over the whole run, not per step (audit s22)
+            where += f", over every step logged in '{step}'"
+        note = Note(_minmax_text(score, [payload for _, payload in items], where), scope="rows", keys=(by,),
                     items=items, word="rlstats.normalization:_reword_minmax", data=score)
     elif rule == "dm_control":
         note = Note(f"'{score}' normalised as {score} / 1000, the DeepMind Control Suite's range [0, 1000] "
@@ -539,8 +563,13 @@ def load_reference(option: Normalizer) -> Normalizer:
     return named_reference(keywords, _reference_frame(name), name)
 
 
-def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer) -> tuple[pd.DataFrame, str]:
+def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer, *,
+                       other_columns: Iterable[str] = (), step: str | None = None) -> tuple[pd.DataFrame, str]:
     """The ``normalize=`` option of the back ends: ``(normalised data, note for the result)``.
+
+    ``other_columns`` are columns besides the formula's whose missing values drop a row (a Design's extra columns),
+    ``step`` the column of training steps of learning curves: min-max takes its bounds from the rows that will be
+    analysed (none missing in the formula's other columns or in ``other_columns``), over every step (its note says so).
 
     ``parsed`` is the :class:`~rlstats.formula.Formula` that :func:`rlstats.design.build`
     has already parsed (it is not parsed again here).
@@ -575,7 +604,14 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
         _reference_frame(frame)  # the error for a reference of the wrong type
         raise OptionError("normalize= names a dataset that was not loaded; pass the option through "
                           "rlstats.normalization.load_reference first")
-    out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, **keywords)
+    kept = None
+    if isinstance(frame, str) and frame == "minmax":  # the rows build() drops for a missing value set no bound
+        others = [c for c in dict.fromkeys((*parsed.columns, *other_columns))
+                  if c in data.columns and c not in (columns[0], parsed.blocks)]
+        kept = ~data[others].isna().any(axis=1).to_numpy() if others else None
+    subset = any(note.startswith("subset=") for note in notes_for(data))  # design.subset_rows' note
+    out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, kept=kept,
+                      step=step, subset=subset, **keywords)
     return out, out.attrs[NOTES_ATTR][-1]
 
 

@@ -80,16 +80,23 @@ def test_halfcheetah_rows_are_the_files_lines():
 
 # ---------------------------------------------------------------- defects
 
-@pytest.mark.xfail(strict=True, reason="audit s22 norm22: a reference of text or True/False bounds is read as numbers")
-@pytest.mark.parametrize("low, high", [(["0", "0"], ["4", "10"]), ([False, False], [True, True])])
-def test_reference_bounds_of_text_or_booleans_refused(low, high):
+@pytest.mark.parametrize("low, high, kind, shown", [(["0", "0"], ["4", "10"], "string", "'0', task 'y': '0'"),
+                                                     ([False, False], [True, True], "boolean", "False, task 'y': False")])
+def test_reference_bounds_of_text_or_booleans_refused(low, high, kind, shown):
+    # before: text '0'/'4' was read as 0 and 4 (score 1 -> 0.25), True/False as 1 and 0 (score 2 -> 2.0), silently
     df = pd.DataFrame({"agent": ["a", "b"], "task": ["x", "y"], "score": [1.0, 2.0]})
     ref = pd.DataFrame({"task": ["x", "y"], "random": low, "human": high})
-    with pytest.raises(DesignError, match="'random'.*numbers"):
+    with pytest.raises(DesignError, match=f"the reference's 'random' column must hold numbers, but it holds {kind} "
+                                          f"values \\(task 'x': {shown}\\)"):
         normalize(df, ref)
+    with pytest.raises(DesignError, match="'random' column must hold numbers"):  # through a back end as well
+        rlstats.build(df, "score ~ agent | task", normalize=ref)
+    # the same numbers as numbers (also as Python objects in an object column) are read
+    for numbers in (ref.assign(random=[0, 0], human=[4, 10]), ref.assign(random=[0, 0], human=[4.0, 10.0]).astype(
+            {"human": object})):
+        assert normalize(df, numbers)["score"].tolist() == [0.25, 0.2]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22 norm22: minmax bounds taken from a row dropped for a missing agent")
 def test_minmax_bounds_from_the_rows_analysed():
     df = pd.DataFrame({"agent": ["A", "B", "A", "B", "A", "B", "A", "B", None],
                        "task": ["x", "x", "y", "y", "x", "x", "y", "y", "x"],
@@ -97,13 +104,30 @@ def test_minmax_bounds_from_the_rows_analysed():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         design = rlstats.build(df, "score ~ agent | task", normalize="minmax", na_action="omit")
-    # x is analysed on 1, 3, 2, 4 (range 1 to 4), not 1 to 100 from the row whose agent is missing
+    # x is analysed on 1, 3, 2, 4 (range 1 to 4), not 1 to 100 from the row whose agent is missing (before: 0,
+    # 0.0101, 0.0202, 0.0303, a task squeezed into 3% of the unit range)
     assert sorted(design.y[design.task == design.tasks.index("x")]) == pytest.approx([0.0, 1 / 3, 2 / 3, 1.0])
-    assert "x 1 to 4" in design.notes[0]
+    assert design.notes[0].endswith("largest score of each task in the data less the 1 row(s) dropped for a missing "
+                                    "value in another column: x 1 to 4, y 0 to 10")
+    # all rows present: the note as before, and the frame given is not modified
+    before = df.copy()
+    full = rlstats.build(df.dropna(), "score ~ agent | task", normalize="minmax")
+    assert full.notes[0].endswith("of each task in the data: x 1 to 4, y 0 to 10")
+    pd.testing.assert_frame_equal(df, before)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22 norm22: the curves' min-max note does not say the range is over "
-                                       "all steps")
+def test_minmax_note_says_the_rows_subset_kept():
+    df = _runs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = rlstats.compare(df, "score ~ agent | task", method="bootstrap", subset="agent != 'C'",
+                                 normalize="minmax", metrics=["mean"], n_resamples=50, rng=1, progress=False)
+    text = " ".join(str(result).split())
+    # A and B's x scores: 1 to 7 (C's reach 9.5), y: 190 to 730
+    assert "largest score of each task in the rows subset= kept: x 1 to 7, y 190 to 730" in text
+    assert "subset=\"agent != 'C'\" kept 16 of 24 rows" in text
+
+
 def test_curves_minmax_note_says_over_all_steps():
     df = _runs()
     curves = pd.concat([df.assign(step=step, score=df["score"] * step / 3) for step in (1, 2, 3)], ignore_index=True)
@@ -112,16 +136,26 @@ def test_curves_minmax_note_says_over_all_steps():
         result = rlstats.curves(curves, "score ~ agent | task/seed", step="step", normalize="minmax",
                                 n_resamples=50, rng=1, progress=False)
     note = " ".join(str(result).split())  # the printed result, its lines joined
-    assert "over all steps" in note
-    # x's smallest score is at step 1 (1 / 3), its largest at step 3 (9.5)
-    assert "x 0.33333 to 9.5" in note
+    # x's smallest score is at step 1 (1 / 3), its largest at step 3 (9.5), y's 190 / 3 and 955: over every step
+    assert ("largest score of each task in the data, over every step logged in 'step': x 0.33333 to 9.5, "
+            "y 63.333 to 955") in note
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22 norm22: an unknown dataset name gets no did-you-mean")
 @pytest.mark.parametrize("given, meant", [("Atari100k", "atari100k"), ("atari100k_refrence", "atari100k_reference")])
 def test_unknown_dataset_name_did_you_mean(given, meant):
+    # before: the allowed names listed, none suggested
     with pytest.raises(OptionError, match=f"did you mean '{meant}'"):
         datasets.load(given)
     if meant.endswith("_reference"):
         with pytest.raises(OptionError, match=f"did you mean '{meant}'"):
             normalize(pd.DataFrame({"task": ["Pong"], "score": [1.0]}), given)
+
+
+def test_did_you_mean_names_every_name_as_close():
+    from rlstats.options import did_you_mean
+
+    names = list(datasets.available()["name"]) + ["minmax", "dm_control"]
+    assert did_you_mean("procgen_reference", names) == (" (did you mean 'procgen_easy_reference' or "
+                                                        "'procgen_hard_reference'?)")
+    assert did_you_mean("MinMax", names) == " (did you mean 'minmax'?)"
+    assert did_you_mean("nope", names) == "" and did_you_mean(3, names) == ""

@@ -1138,7 +1138,13 @@ NORMALIZE_CASES = [
      "the reference has a missing (NaN) 'random' or 'human' score for task 'task_02'"),
     ("empty range", (TINY, REFERENCE.assign(human=0.0)), {}, DesignError, "the reference's range is zero or negative"),
     ("reference text", (TINY, REFERENCE.assign(human="ten")), {}, DesignError,
-     "the reference's 'random' and 'human' columns must hold numbers"),
+     "the reference's 'human' column must hold numbers, but it holds string values (task 'task_01': 'ten', "
+     "task 'task_02': 'ten', task 'task_03': 'ten')"),
+    # audit s22: numbers as text and True/False were read as numbers (True as a human score of 1)
+    ("reference numbers as text", (TINY, REFERENCE.assign(human="10")), {}, DesignError,
+     "the reference's 'human' column must hold numbers, but it holds string values"),
+    ("reference booleans", (TINY, REFERENCE.assign(random=False, human=True)), {}, DesignError,
+     "the reference's 'random' column must hold numbers, but it holds boolean values"),
     ("reference without a task column", (TINY, REFERENCE.rename(columns={"task": "game"})), {}, DesignError,
      "the reference has no column 'task'"),
     ("reference with a column twice", (TINY, pd.concat([REFERENCE, REFERENCE[["human"]]], axis=1)), {},
