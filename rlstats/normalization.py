@@ -356,6 +356,9 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
           a score outside [0, 1000] is an error naming its rows.
         - ``"minmax"``: the smallest and the largest score of each task in
           ``df`` itself (all agents and runs); the note states the bounds used.
+          Through a back end's ``normalize=``: of the rows it analyses (those
+          ``subset=`` kept, less those dropped for a missing agent or run), and
+          for learning curves over every step logged; the note says which.
           Such scores change when an agent is added: prefer a published table.
           An infinite score is an error naming its row (it would make the range
           infinite and every other score of its task 0); a missing one stays missing.
@@ -399,7 +402,7 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
         ``"PongNoFrameskip-v4"``, is named with its spelling there: rename it,
         nothing is renamed for you), a task is missing from the data's
         task column, the reference lists a task twice, or, for a task of the
-        data, the reference has NaN or ``high <= low``.  Reference rows for
+        data, the reference has NaN, text or True/False or ``high <= low``.  Reference rows for
         tasks that are not in the data are not used and not checked. With
         ``"minmax"``, a score is infinite; with ``"dm_control"``, a score lies
         outside [0, 1000] (the message names the rows: index label, agent, task).
