@@ -291,8 +291,12 @@ def _bounds(ref, tasks, by, low, high):
     for column in (low, high):  # as the data's score column: text ('0') or True/False is no score (audit s22)
         kind = pd.api.types.infer_dtype(table[column], skipna=True)
         if kind not in ("integer", "floating", "mixed-integer-float", "decimal", "empty"):
-            odd = [f"task {t!r}: {v!r}" for t, v in zip(table.index, table[column].tolist())
+            values = table[column].tolist()
+            odd = [(t, v) for t, v in zip(table.index, values)
                    if not isinstance(v, (int, float, np.number)) or isinstance(v, (bool, np.bool_))]
+            # those that are no number even read as one first (a file's 'ten' among its '10's)
+            worst = [(t, v) for t, v in odd if isinstance(v, str) and np.isnan(pd.to_numeric(v, errors="coerce"))]
+            odd = [f"task {t!r}: {v!r}" for t, v in (worst or odd)]
             found = (f"the reference's {column!r} column must hold numbers, but it holds {kind} values "
                      f"({listed(odd, 3)})")
             raise DesignError(f"{found}; give each task's score as a number (text such as '0' converts with "

@@ -159,3 +159,22 @@ def test_did_you_mean_names_every_name_as_close():
                                                         "'procgen_hard_reference'?)")
     assert did_you_mean("MinMax", names) == " (did you mean 'minmax'?)"
     assert did_you_mean("nope", names) == "" and did_you_mean(3, names) == ""
+
+
+def test_command_line_reference_file_with_a_word_for_a_score(tmp_path, capsys):
+    import io
+
+    from rlstats.cli import main
+
+    runs = pd.DataFrame({"agent": ["A"] * 4 + ["B"] * 4, "task": ["Pong", "Pong", "Alien", "Alien"] * 2,
+                         "seed": [0, 1] * 4, "score": [1.0, 3.0, 100.0, 300.0, 2.0, 4.0, 200.0, 400.0]})
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    pd.DataFrame({"task": ["Pong", "Alien"], "random": [0, 0], "human": ["ten", "1000"]}).to_csv(
+        tmp_path / "reference.csv", index=False)
+    argv = ["compare", str(tmp_path / "runs.csv"), "score ~ agent | task", "--method", "task_table", "--seed", "0",
+            "--format", "csv", "-o", "statistic=mean", "-o", f"normalize={tmp_path / 'reference.csv'}"]
+    assert main(argv, out=io.StringIO()) == 2
+    # the file's '1000' is read as text beside 'ten': only the word is named
+    assert capsys.readouterr().err == ("rlstats: error: the reference's 'human' column must hold numbers, but it holds "
+                                       "string values (task 'Pong': 'ten'); write each task's score as a number in "
+                                       "the file\n")
