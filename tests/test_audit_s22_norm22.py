@@ -178,3 +178,12 @@ def test_command_line_reference_file_with_a_word_for_a_score(tmp_path, capsys):
     assert capsys.readouterr().err == ("rlstats: error: the reference's 'human' column must hold numbers, but it holds "
                                        "string values (task 'Pong': 'ten'); write each task's score as a number in "
                                        "the file\n")
+
+
+@pytest.mark.xfail(strict=True, reason="audit s22 norm22: a lower-is-better reference (human below random) is refused "
+                                       "without saying what to do")
+def test_lower_is_better_reference_says_swap_the_bounds():
+    df = pd.DataFrame({"agent": ["A", "B"] * 2, "task": ["x", "x", "y", "y"], "score": [10.0, 5.0, 100.0, 50.0]})
+    ref = pd.DataFrame({"task": ["x", "y"], "random": [20.0, 200.0], "human": [0.0, 0.0]})
+    with pytest.raises(DesignError, match="swap the bounds: low='human', high='random'"):
+        normalize(df, ref)
