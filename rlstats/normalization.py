@@ -322,10 +322,16 @@ def _bounds(ref, tasks, by, low, high):
         )
     empty = [t for t, a, b in zip(tasks, lo, hi) if not b > a]
     if empty:
-        raise DesignError(
-            f"the reference's range is zero or negative ({high!r} <= {low!r}) for task "
-            f"{_show(empty)}; normalising would divide by zero or flip the scale"
-        )
+        found = (f"the reference's range is zero or negative ({high!r} <= {low!r}) for task "
+                 f"{_show(empty)}; normalising would divide by zero or flip the scale")
+        if (hi < lo).all():  # every task's: a score where lower is better (a cost, a regret), audit s22
+            swap = (f"; if lower scores are better here (every task's {high!r} below its {low!r}), swap the bounds: "
+                    f"low={high!r}, high={low!r}, so that {high!r} maps to 0 and lower stays better")
+            raise DesignError(found + swap + " (through normalize=, a dict: {'reference': table, "
+                              f"'low': {high!r}, 'high': {low!r}}})",
+                              command_line=found + swap + f" (-o \"normalize={{'reference': 'FILE', 'low': {high!r}, "
+                              f"'high': {low!r}}}\")")
+        raise DesignError(found)
     return lo, hi
 
 

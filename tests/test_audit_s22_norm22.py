@@ -28,7 +28,7 @@ def _runs():
 
 # ---------------------------------------------------------------- independent values (passed at the audit)
 
-def test_atari_d4rl_procgen_values_against_the_published_tables():
+def test_atari_d4rl_procgen_values_against_the_published_tables(mirror):
     # typed again from the published tables (rliable/DQN Zoo's random and human; D4RL's infos.py; Cobbe et al.
     # 2020's appendix), not read from the package: (task, low, high)
     atari = {"Pong": (-20.7, 14.6), "Breakout": (1.7, 30.5), "Alien": (227.8, 7127.7), "MsPacman": (307.3, 6951.6),
@@ -72,7 +72,7 @@ def test_minmax_invariant_to_affine_maps_row_order_and_polars():
     np.testing.assert_allclose(from_polars["estimate"], base["estimate"], rtol=1e-12)
 
 
-def test_halfcheetah_rows_are_the_files_lines():
+def test_halfcheetah_rows_are_the_files_lines(mirror):
     # PROVENANCE.md says 384 rows (192 runs each); the published TD3 file has 193 lines, as the registry says
     df = datasets.load("halfcheetah_sac_td3")
     assert df.groupby("agent").size().to_dict() == {"SAC": 192, "TD3": 193}
@@ -180,10 +180,15 @@ def test_command_line_reference_file_with_a_word_for_a_score(tmp_path, capsys):
                                        "the file\n")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22 norm22: a lower-is-better reference (human below random) is refused "
-                                       "without saying what to do")
 def test_lower_is_better_reference_says_swap_the_bounds():
+    # before: "... normalising would divide by zero or flip the scale", and no way on
     df = pd.DataFrame({"agent": ["A", "B"] * 2, "task": ["x", "x", "y", "y"], "score": [10.0, 5.0, 100.0, 50.0]})
     ref = pd.DataFrame({"task": ["x", "y"], "random": [20.0, 200.0], "human": [0.0, 0.0]})
     with pytest.raises(DesignError, match="swap the bounds: low='human', high='random'"):
         normalize(df, ref)
+    # swapped, human maps to 0 and lower stays better: x 10 -> 0.5, 5 -> 0.25; y 100 -> 0.5, 50 -> 0.25
+    out = normalize(df, ref, low="human", high="random")
+    assert out["score"].tolist() == [0.5, 0.25, 0.5, 0.25]
+    # one task only flipped: no swap offered (it would flip the others)
+    with pytest.raises(DesignError, match="flip the scale$"):
+        normalize(df, ref.assign(human=[0.0, 300.0]))
