@@ -192,3 +192,11 @@ def test_lower_is_better_reference_says_swap_the_bounds():
     # one task only flipped: no swap offered (it would flip the others)
     with pytest.raises(DesignError, match="flip the scale$"):
         normalize(df, ref.assign(human=[0.0, 300.0]))
+
+
+@pytest.mark.xfail(strict=True, reason="audit s22 norm22: min-max on a task whose scores all tie is refused without "
+                                       "the way on")
+def test_minmax_tied_task_says_what_to_do():
+    df = pd.DataFrame({"agent": ["a", "b", "a", "b"], "task": ["x", "x", "y", "y"], "score": [1.0, 1.0, 0.0, 2.0]})
+    with pytest.raises(DesignError, match="task 'x' has one value only .* drop it from the data"):
+        normalize(df, "minmax")
