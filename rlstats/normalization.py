@@ -164,8 +164,18 @@ def _rule_frame(rule, df, by, score, low, high, kept=None):
                           "max": grouped.max().reindex(tasks).to_numpy()})
     flat = [t for t, a, b in zip(tasks, table["min"], table["max"]) if not b > a]
     if flat:
-        raise DesignError(f"min-max normalisation needs two different scores in every task; task {_show(flat)} "
-                          "has one value only (or none that is not missing), so its range is zero")
+        one = len(flat) == 1
+        found = (f"min-max normalisation needs two different scores in every task; task{'' if one else 's'} "
+                 f"{_show(flat)} {'has' if one else 'have'} one value only (or none that is not missing), so "
+                 f"{'its range is' if one else 'their ranges are'} zero")
+        if len(flat) == len(tasks):  # nothing left to drop: every run of every task ties
+            raise DesignError(found + "; every task's scores tie, so min-max has nothing to scale: check the score "
+                              "column, or normalise with a reference table of each task's bounds")
+        found += (f"; a task whose runs all tie tells no agents apart: drop {'it' if one else 'them'} from the data")
+        example = f" (e.g. df[~df[{by!r}].isin({list(flat)!r})])" if len(flat) <= 5 else ""
+        raise DesignError(found + example + ", or normalise with a reference table of each task's bounds",
+                          command_line=found + f" (or leave {'it' if one else 'them'} out with subset=), or normalise "
+                          "with a reference file of each task's bounds")
     return table
 
 

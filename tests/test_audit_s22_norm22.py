@@ -194,9 +194,11 @@ def test_lower_is_better_reference_says_swap_the_bounds():
         normalize(df, ref.assign(human=[0.0, 300.0]))
 
 
-@pytest.mark.xfail(strict=True, reason="audit s22 norm22: min-max on a task whose scores all tie is refused without "
-                                       "the way on")
 def test_minmax_tied_task_says_what_to_do():
+    # before: "... task 'x' has one value only (or none that is not missing), so its range is zero", no way on
     df = pd.DataFrame({"agent": ["a", "b", "a", "b"], "task": ["x", "x", "y", "y"], "score": [1.0, 1.0, 0.0, 2.0]})
-    with pytest.raises(DesignError, match="task 'x' has one value only .* drop it from the data"):
+    with pytest.raises(DesignError, match=r"task 'x' has one value only .* drop it from the data \(e.g. "
+                                          r"df\[~df\['task'\].isin\(\['x'\]\)\]\)"):
         normalize(df, "minmax")
+    # dropped as advised, y alone: 0 and 2 -> 0 and 1
+    assert normalize(df[~df["task"].isin(["x"])], "minmax")["score"].tolist() == [0.0, 1.0]

@@ -1166,7 +1166,9 @@ NORMALIZE_CASES = [
     ("dm_control with high=", (TINY, "dm_control"), {"high": "expert"}, OptionError,
      "the rule 'dm_control' has none (its bounds: 0 and 1000 for every task"),
     ("minmax on equal scores", (TINY.assign(score=1.0), "minmax"), {}, DesignError,
-     "min-max normalisation needs two different scores in every task; task 'task_01', 'task_02'"),
+     "min-max normalisation needs two different scores in every task; tasks 'task_01', 'task_02', 'task_03' have "
+     "one value only (or none that is not missing), so their ranges are zero; every task's scores tie, so min-max "
+     "has nothing to scale"),
     ("d4rl with the Atari default", (TINY, "d4rl_reference"), {"high": "human"}, DesignError,
      "the reference has no column 'human'"),
     ("procgen with other task names", (TINY, "procgen_easy_reference"), {}, DesignError,
