@@ -39,7 +39,7 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
 
 def did_you_mean(value: object, allowed: Iterable[object]) -> str:
     """' (did you mean 'x'?)' naming the allowed string(s) that ``value`` most likely misspells: the one that is the
-    same but for case, else the closest by :func:`difflib.SequenceMatcher`'s ratio ignoring case, all of them where
+    same but for case, else the closest by ``difflib.SequenceMatcher``'s ratio ignoring case, all of them where
     several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close."""
     import difflib
 
