@@ -532,7 +532,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                                                   if c in data.columns and c not in extra_columns)
     notes = list(notes_for(data))  # the frame's notes true of these rows (provenance.carried)
     if normalize is not None and normalize is not False:  # False: the scores are on one scale already
-        data, note = normalize_response(data, formula, normalize)
+        data, note = normalize_response(data, formula, normalize, other_columns=extra_columns,
+                                        step=step if curves else None)
         notes.append(note)
     eval_env = capture_environment(eval_env)
     formula_module.check_columns(formula, data.columns, eval_env, data.index.names)

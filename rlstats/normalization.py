@@ -21,7 +21,7 @@ import pandas as pd
 from .errors import DesignError, OptionError, rows_described, warn
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
-from .provenance import NOTES_ATTR, Note, add_note
+from .provenance import NOTES_ATTR, Note, add_note, notes_for
 from ._typing import Normalizer, Table
 
 if TYPE_CHECKING:
@@ -67,12 +67,12 @@ def _rows_phrase(df, mask, by, score, agent=None):
     return rows_described(df.index, np.flatnonzero(mask), fields)
 
 
-def _check_range(rule_or_name, df, values, lo, hi, by, score, agent):
+def _check_range(rule_or_name, df, values, lo, hi, by, score, agent, kept=None):
     """Scores a rule cannot normalise (an error naming the rows), or outside a convention's range (a sentence for
-    the note; '' when none)."""
+    the note; '' when none). ``kept``: the rows min-max reads (None: all)."""
     finite = np.isfinite(values)
     if rule_or_name == "minmax":
-        infinite = np.isinf(values)  # NaN is a missing score, which stays missing
+        infinite = np.isinf(values) & (True if kept is None else kept)  # NaN is a missing score: stays missing
         if infinite.any():
             found = (f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
                      f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite "
@@ -124,9 +124,11 @@ def _reference_frame(reference, option="normalize"):
         references = [name for name in datasets.available()["name"] if name.endswith("_reference")]
         if reference not in references:
             # datasets.load's own refusal names its name= option, which the caller never wrote
+            from .options import did_you_mean
+
             said = (f"{option}={reference!r} is neither a dataset of reference scores "
-                    f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))}): give one of "
-                    "those, or ")
+                    f"({listed(map(repr, references), 8)}) nor a rule ({', '.join(map(repr, RULES))})"
+                    f"{did_you_mean(reference, [*references, *RULES])}: give one of those, or ")
             raise OptionError(said + "a DataFrame with a task column and low/high columns",
                               command_line=said + "a CSV, TSV or Parquet file of each task's reference scores "
                               "(columns task, random and human; e.g. normalize=reference.csv)")
@@ -144,8 +146,9 @@ def _default_bounds(name, low, high):
     return default[0] if low is None else low, default[1] if high is None else high
 
 
-def _rule_frame(rule, df, by, score, low, high):
-    """The reference a rule makes from the data: one row per task with columns ``by``, 'min' and 'max'."""
+def _rule_frame(rule, df, by, score, low, high, kept=None):
+    """The reference a rule makes from the data: one row per task with columns ``by``, 'min' and 'max'; min-max reads
+    the rows ``kept`` only (None: all), those a back end analyses (audit s22: not a row dropped for a missing agent)."""
     if low is not None or high is not None:
         raise OptionError(f"low= and high= name columns of a reference table; the rule {rule!r} has none "
                           f"(its bounds: {RULES[rule]})")
@@ -154,13 +157,25 @@ def _rule_frame(rule, df, by, score, low, high):
     if rule == "dm_control":
         return pd.DataFrame({by: tasks, "min": 0.0, "max": 1000.0})
     values = pd.Series(df[score].to_numpy(dtype=float, na_value=np.nan), index=df.index)
+    if kept is not None:
+        values = values.where(kept)  # a row left out is read as a missing score: it sets no bound
     grouped = values.groupby(keys.to_numpy(), sort=False)
     table = pd.DataFrame({by: tasks, "min": grouped.min().reindex(tasks).to_numpy(),
                           "max": grouped.max().reindex(tasks).to_numpy()})
     flat = [t for t, a, b in zip(tasks, table["min"], table["max"]) if not b > a]
     if flat:
-        raise DesignError(f"min-max normalisation needs two different scores in every task; task {_show(flat)} "
-                          "has one value only (or none that is not missing), so its range is zero")
+        one = len(flat) == 1
+        found = (f"min-max normalisation needs two different scores in every task; task{'' if one else 's'} "
+                 f"{_show(flat)} {'has' if one else 'have'} one value only (or none that is not missing), so "
+                 f"{'its range is' if one else 'their ranges are'} zero")
+        if len(flat) == len(tasks):  # nothing left to drop: every run of every task ties
+            raise DesignError(found + "; every task's scores tie, so min-max has nothing to scale: check the score "
+                              "column, or normalise with a reference table of each task's bounds")
+        found += (f"; a task whose runs all tie tells no agents apart: drop {'it' if one else 'them'} from the data")
+        example = f" (e.g. df[~df[{by!r}].isin({list(flat)!r})])" if len(flat) <= 5 else ""
+        raise DesignError(found + example + ", or normalise with a reference table of each task's bounds",
+                          command_line=found + f" (or leave {'it' if one else 'them'} out with subset=), or normalise "
+                          "with a reference file of each task's bounds")
     return table
 
 
@@ -283,6 +298,20 @@ def _bounds(ref, tasks, by, low, high):
                  f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); ")
         raise DesignError(found + advice, command_line=found + in_file)
     table = ref.assign(**{by: keys}).set_index(by).loc[tasks, [low, high]]
+    for column in (low, high):  # as the data's score column: text ('0') or True/False is no score (audit s22)
+        kind = pd.api.types.infer_dtype(table[column], skipna=True)
+        if kind not in ("integer", "floating", "mixed-integer-float", "decimal", "empty"):
+            values = table[column].tolist()
+            odd = [(t, v) for t, v in zip(table.index, values)
+                   if not isinstance(v, (int, float, np.number)) or isinstance(v, (bool, np.bool_))]
+            # those that are no number even read as one first (a file's 'ten' among its '10's)
+            worst = [(t, v) for t, v in odd if isinstance(v, str) and np.isnan(pd.to_numeric(v, errors="coerce"))]
+            odd = [f"task {t!r}: {v!r}" for t, v in (worst or odd)]
+            found = (f"the reference's {column!r} column must hold numbers, but it holds {kind} values "
+                     f"({listed(odd, 3)})")
+            raise DesignError(f"{found}; give each task's score as a number (text such as '0' converts with "
+                              f"pd.to_numeric(reference[{column!r}]))",
+                              command_line=f"{found}; write each task's score as a number in the file")
     try:
         lo = table[low].to_numpy(dtype=float)
         hi = table[high].to_numpy(dtype=float)
@@ -303,10 +332,16 @@ def _bounds(ref, tasks, by, low, high):
         )
     empty = [t for t, a, b in zip(tasks, lo, hi) if not b > a]
     if empty:
-        raise DesignError(
-            f"the reference's range is zero or negative ({high!r} <= {low!r}) for task "
-            f"{_show(empty)}; normalising would divide by zero or flip the scale"
-        )
+        found = (f"the reference's range is zero or negative ({high!r} <= {low!r}) for task "
+                 f"{_show(empty)}; normalising would divide by zero or flip the scale")
+        if (hi < lo).all():  # every task's: a score where lower is better (a cost, a regret), audit s22
+            swap = (f"; if lower scores are better here (every task's {high!r} below its {low!r}), swap the bounds: "
+                    f"low={high!r}, high={low!r}, so that {high!r} maps to 0 and lower stays better")
+            raise DesignError(found + swap + " (through normalize=, a dict: {'reference': table, "
+                              f"'low': {high!r}, 'high': {low!r}}})",
+                              command_line=found + swap + f" (-o \"normalize={{'reference': 'FILE', 'low': {high!r}, "
+                              f"'high': {low!r}}}\")")
+        raise DesignError(found)
     return lo, hi
 
 
@@ -341,6 +376,9 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
           a score outside [0, 1000] is an error naming its rows.
         - ``"minmax"``: the smallest and the largest score of each task in
           ``df`` itself (all agents and runs); the note states the bounds used.
+          Through a back end's ``normalize=``: of the rows it analyses (those
+          ``subset=`` kept, less those dropped for a missing agent or run), and
+          for learning curves over every step logged; the note says which.
           Such scores change when an agent is added: prefer a published table.
           An infinite score is an error naming its row (it would make the range
           infinite and every other score of its task 0); a missing one stays missing.
@@ -384,7 +422,7 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
         ``"PongNoFrameskip-v4"``, is named with its spelling there: rename it,
         nothing is renamed for you), a task is missing from the data's
         task column, the reference lists a task twice, or, for a task of the
-        data, the reference has NaN or ``high <= low``.  Reference rows for
+        data, the reference has NaN, text or True/False or ``high <= low``.  Reference rows for
         tasks that are not in the data are not used and not checked. With
         ``"minmax"``, a score is infinite; with ``"dm_control"``, a score lies
         outside [0, 1000] (the message names the rows: index label, agent, task).
@@ -430,9 +468,13 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
                        low=low, high=high, by=by, score=score)
 
 
-def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score", agent=None):
+def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score", agent=None, kept=None, step=None,
+                subset=False):
     """:func:`normalize` with the reference frame already loaded (or a rule's name); ``name`` is its dataset's
-    (None: a frame); ``agent`` names the agent column for messages about rows (None: an 'agent' column if any)."""
+    (None: a frame); ``agent`` names the agent column for messages about rows (None: an 'agent' column if any).
+    ``kept`` (a back end's): the rows it will analyse, a boolean array (None: all), of which min-max takes its bounds;
+    ``step``: the column of training steps of learning curves, whose every step min-max reads (the note says so);
+    ``subset``: whether ``df`` holds the rows a back end's ``subset=`` kept (min-max's note says they set the bounds)."""
     agent = "agent" if agent is None else agent
     _check_names(low, high, by, score)
     _require_columns(df, [by, score], "the data")
@@ -456,9 +498,9 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     tasks = [*dict.fromkeys(keys)]
     values = df[score].to_numpy(dtype=float, na_value=np.nan)
     if rule == "minmax":  # before the bounds are taken from the data: one inf would make its task's range infinite
-        _check_range("minmax", df, values, None, None, by, score, agent)
+        _check_range("minmax", df, values, None, None, by, score, agent, kept)
     if rule is not None:
-        ref = _rule_frame(rule, df, by, score, low, high)
+        ref = _rule_frame(rule, df, by, score, low, high, kept)
         low, high = "min", "max"
     lo, hi = _bounds(ref, tasks, by, low, high)
     position = pd.Index(tasks).get_indexer(keys)
@@ -467,7 +509,12 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
     if rule == "minmax":  # the bounds of each task, bound to it: a result names those of the tasks it analyses
         items = tuple(((t,), (t, float(a), float(b))) for t, a, b in zip(ref[by], ref["min"], ref["max"]))
-        note = Note(_minmax_text(score, [payload for _, payload in items], "in the data"), scope="rows", keys=(by,),
+        where = "in the rows subset= kept" if subset else "in the data"
+        if kept is not None and not kept.all():
+            where += f" less the {int((~kept).sum())} row(s) dropped for a missing value in another column"
+        if step is not None:  # learning curves: one range over the whole run, not per step (audit s22)
+            where += f", over every step logged in '{step}'"
+        note = Note(_minmax_text(score, [payload for _, payload in items], where), scope="rows", keys=(by,),
                     items=items, word="rlstats.normalization:_reword_minmax", data=score)
     elif rule == "dm_control":
         note = Note(f"'{score}' normalised as {score} / 1000, the DeepMind Control Suite's range [0, 1000] "
@@ -539,8 +586,13 @@ def load_reference(option: Normalizer) -> Normalizer:
     return named_reference(keywords, _reference_frame(name), name)
 
 
-def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer) -> tuple[pd.DataFrame, str]:
+def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer, *,
+                       other_columns: Iterable[str] = (), step: str | None = None) -> tuple[pd.DataFrame, str]:
     """The ``normalize=`` option of the back ends: ``(normalised data, note for the result)``.
+
+    ``other_columns`` are columns besides the formula's whose missing values drop a row (a Design's extra columns),
+    ``step`` the column of training steps of learning curves: min-max takes its bounds from the rows that will be
+    analysed (none missing in the formula's other columns or in ``other_columns``), over every step (its note says so).
 
     ``parsed`` is the :class:`~rlstats.formula.Formula` that :func:`rlstats.design.build`
     has already parsed (it is not parsed again here).
@@ -575,7 +627,14 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
         _reference_frame(frame)  # the error for a reference of the wrong type
         raise OptionError("normalize= names a dataset that was not loaded; pass the option through "
                           "rlstats.normalization.load_reference first")
-    out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, **keywords)
+    kept = None
+    if isinstance(frame, str) and frame == "minmax":  # the rows build() drops for a missing value set no bound
+        others = [c for c in dict.fromkeys((*parsed.columns, *other_columns))
+                  if c in data.columns and c not in (columns[0], parsed.blocks)]
+        kept = ~data[others].isna().any(axis=1).to_numpy() if others else None
+    subset = any(note.startswith("subset=") for note in notes_for(data))  # design.subset_rows' note
+    out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, kept=kept,
+                      step=step, subset=subset, **keywords)
     return out, out.attrs[NOTES_ATTR][-1]
 
 

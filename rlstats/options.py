@@ -33,7 +33,25 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
         new, why = (renamed or {})[value]
         raise OptionError(f"{name}={value!r} is now called {new!r} ({why}); pass {name}={new!r}")
     choices = ", ".join(repr(a) for a in allowed)
-    raise OptionError(f"{name}={shown(value)} is not one of the allowed values: {choices}")
+    raise OptionError(f"{name}={shown(value)} is not one of the allowed values: {choices}"
+                      + did_you_mean(value, allowed))
+
+
+def did_you_mean(value: object, allowed: Iterable[object]) -> str:
+    """' (did you mean 'x'?)' naming the allowed string(s) that ``value`` most likely misspells: the one that is the
+    same but for case, else the closest by ``difflib.SequenceMatcher``'s ratio ignoring case, all of them where
+    several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close."""
+    import difflib
+
+    if not isinstance(value, str):
+        return ""
+    names = {a.lower(): a for a in allowed if isinstance(a, str)}
+    ratios = {a: difflib.SequenceMatcher(None, value.lower(), a).ratio() for a in names}
+    best = max(ratios.values(), default=0.0)
+    if best < 0.75:
+        return ""
+    close = [names[a] for a, r in ratios.items() if r == best]
+    return f" (did you mean {', '.join(map(repr, close[:-1]))}{' or ' if len(close) > 1 else ''}{close[-1]!r}?)"
 
 
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:

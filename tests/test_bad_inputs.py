@@ -1138,7 +1138,13 @@ NORMALIZE_CASES = [
      "the reference has a missing (NaN) 'random' or 'human' score for task 'task_02'"),
     ("empty range", (TINY, REFERENCE.assign(human=0.0)), {}, DesignError, "the reference's range is zero or negative"),
     ("reference text", (TINY, REFERENCE.assign(human="ten")), {}, DesignError,
-     "the reference's 'random' and 'human' columns must hold numbers"),
+     "the reference's 'human' column must hold numbers, but it holds string values (task 'task_01': 'ten', "
+     "task 'task_02': 'ten', task 'task_03': 'ten')"),
+    # audit s22: numbers as text and True/False were read as numbers (True as a human score of 1)
+    ("reference numbers as text", (TINY, REFERENCE.assign(human="10")), {}, DesignError,
+     "the reference's 'human' column must hold numbers, but it holds string values"),
+    ("reference booleans", (TINY, REFERENCE.assign(random=False, human=True)), {}, DesignError,
+     "the reference's 'random' column must hold numbers, but it holds boolean values"),
     ("reference without a task column", (TINY, REFERENCE.rename(columns={"task": "game"})), {}, DesignError,
      "the reference has no column 'task'"),
     ("reference with a column twice", (TINY, pd.concat([REFERENCE, REFERENCE[["human"]]], axis=1)), {},
@@ -1160,7 +1166,9 @@ NORMALIZE_CASES = [
     ("dm_control with high=", (TINY, "dm_control"), {"high": "expert"}, OptionError,
      "the rule 'dm_control' has none (its bounds: 0 and 1000 for every task"),
     ("minmax on equal scores", (TINY.assign(score=1.0), "minmax"), {}, DesignError,
-     "min-max normalisation needs two different scores in every task; task 'task_01', 'task_02'"),
+     "min-max normalisation needs two different scores in every task; tasks 'task_01', 'task_02', 'task_03' have "
+     "one value only (or none that is not missing), so their ranges are zero; every task's scores tie, so min-max "
+     "has nothing to scale"),
     ("d4rl with the Atari default", (TINY, "d4rl_reference"), {"high": "human"}, DesignError,
      "the reference has no column 'human'"),
     ("procgen with other task names", (TINY, "procgen_easy_reference"), {}, DesignError,
