@@ -603,7 +603,7 @@ def _threshold_of(threshold, design):
         except (TypeError, ValueError):
             raise OptionError("threshold= must give a number for every task") from None
     else:
-        raise OptionError("time_to_threshold needs threshold=: a number, or a dict {task: number}")
+        raise OptionError("time_to_threshold needs threshold= (a number, or a dict {task: number})")
     if not np.isfinite(values).all():
         task = design.tasks[int(np.flatnonzero(~np.isfinite(values))[0])]
         raise OptionError(f"threshold= must be a finite number; it is {values[~np.isfinite(values)][0]} for task "

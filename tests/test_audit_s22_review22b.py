@@ -10,9 +10,9 @@ FORMULA = "`eval/mean_reward` ~ agent | task/seed"
 
 
 def curves_file(tmp_path):
-    """3 agents x 2 tasks x 3 seeds, logged at steps 1k to 3k (3 values per run)."""
+    """3 agents x 2 tasks x 3 seeds, logged at steps 1k to 3k (3 values per run); agent C above B above A."""
     rng = np.random.default_rng(0)
-    rows = [(agent, task, seed, step, float(rng.normal(i + step / 1000)))
+    rows = [(agent, task, seed, step, float(rng.normal(10 * i + step / 1000)))
             for i, agent in enumerate(["A", "B", "C"]) for task in ["t1", "t2"] for seed in range(3)
             for step in (1000, 2000, 3000)]
     path = tmp_path / "curves.csv"
@@ -25,11 +25,34 @@ def error_of(argv, capsys):
     return capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True, reason="summarize_runs' hints (k=, threshold=) are printed in Python's spelling, "
-                                       "not as --summarize-option NAME=VALUE")
 def test_summary_errors_name_summarize_option(tmp_path, capsys):
+    """compare --summarize: summarize_runs' hints said 'fewer than k=10 logged values' and 'needs threshold=:', which
+    the command line takes as --summarize-option k=... (-o k= is no option of the summary)."""
     path = str(curves_file(tmp_path))
     err = error_of(["compare", path, FORMULA, "--summarize", "last_k_mean"], capsys)
-    assert "--summarize-option k=10" in err, err
+    assert err == ("rlstats: error: 18 run(s) have fewer than --summarize-option k=10 logged values; lower k\n")
     err = error_of(["compare", path, FORMULA, "--summarize", "time_to_threshold"], capsys)
-    assert "--summarize-option threshold=" in err, err
+    assert err.startswith("rlstats: error: time_to_threshold needs --summarize-option threshold= (a number"), err
+    err = error_of(["compare", path, FORMULA, "--summarize", "last_k_mean", "--summarize-option", "k=0"], capsys)
+    assert err == "rlstats: error: --summarize-option k= must be at least 1, got 0\n"
+    # and an option of the method still reads -o
+    err = error_of(["compare", path, FORMULA, "--summarize", "final", "--method", "adastop"], capsys)
+    assert "-o n=" in err and "--summarize-option" not in err, err
+
+
+def test_summarized_numbers_equal_the_python_route(tmp_path, capsys):
+    """--summarize last_k_mean with k=2 gives the statistic of summarize_runs then compare."""
+    import rlstats
+
+    path = curves_file(tmp_path)
+    assert main(["compare", str(path), FORMULA, "--summarize", "last_k_mean", "--summarize-option", "k=2",
+                 "--format", "json"]) == 0
+    import json
+
+    printed = json.loads(capsys.readouterr().out)
+    runs = rlstats.summarize_runs(pd.read_csv(path), FORMULA, step="step", how="last_k_mean", k=2)
+    result = rlstats.compare(runs, FORMULA)
+    assert printed["statistic"] == pytest.approx(result.statistic, rel=1e-12)
+    # agents A < B < C in every run: each task's mean ranks 2, 5, 8 (S_j = 4, 10, 16 over 2 tasks); the statistic
+    # sum_j (S_j - n (kc + 1) / 2)^2 over its null mean n k (kc + 1) (k - 1) / 12 times k - 1, n = 2, k = c = 3
+    assert result.statistic == pytest.approx(12 / (2 * 3 * 10) * (36 + 0 + 36), rel=1e-12)

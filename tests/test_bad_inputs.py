@@ -178,7 +178,8 @@ def _curves_csv(tmp_path):
     (["--summarize", "final", "--summarize-option", "kk=3"], "--summarize-option kk=... is not an option of the "
                                                                "summary; it takes k, threshold, normalize_auc"),
     (["--summarize", "final", "--summarize-option", "k=3"], "k= is read only by --summarize last_k_mean"),
-    (["--summarize", "last_k_mean", "--summarize-option", "k=__import__('os')"], "k must be a whole number"),
+    (["--summarize", "last_k_mean", "--summarize-option", "k=__import__('os')"],
+     "--summarize-option k= must be a whole number"),
     (["--summarize", "final", "--step", "time"], "time"),
     (["--summarize", "mean"], "invalid choice: 'mean'"),
 ])
@@ -1580,7 +1581,7 @@ SUMMARY_CASES = [  # (what, options, error, phrases)
     ("k beyond the runs", {"how": "last_k_mean", "k": 10**9}, DesignError,
      "18 run(s) have fewer than k=1000000000 logged values; lower k"),
     ("no threshold", {"how": "time_to_threshold"}, OptionError, "time_to_threshold needs threshold="),
-    ("threshold text", {"how": "time_to_threshold", "threshold": "x"}, OptionError, "needs threshold=: a number"),
+    ("threshold text", {"how": "time_to_threshold", "threshold": "x"}, OptionError, "needs threshold= (a number"),
     ("threshold NaN", {"how": "time_to_threshold", "threshold": float("nan")}, OptionError, "threshold"),
     ("threshold for one task", {"how": "time_to_threshold", "threshold": {"task_01": 1.0}}, OptionError,
      "threshold= has no value for task(s) ['task_02', 'task_03']"),

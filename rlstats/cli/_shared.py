@@ -571,7 +571,8 @@ _SMALLER = re.compile(r"(?<=\ba smaller )([A-Za-z_][A-Za-z0-9_]*)\b(?!=)")
 def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
     """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
     for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
-    ``reserved``), ``-o name=value`` for one of the ``options`` -o sets; a name given without a value (``pass n= a
+    ``reserved``; a flag given as ``--flag name=`` takes the item ``name=value``), ``-o name=value`` for one of the
+    ``options`` -o sets; a name given without a value (``pass n= a
     divisor``) becomes ``--flag`` or ``-o name=``. Other text is left as it is, and so is a message that gives the
     command line's spelling itself (max_seconds='s)."""
     if "on the command line" in message:
@@ -583,6 +584,8 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         if value[0] in "\"'" and value[-1] == value[0]:
             value = value[1:-1]
         flag = flags.get(name, "")
+        if flag.endswith("="):  # a flag of NAME=VALUE items (--summarize-option k=): the item as one word
+            return f"{flag.split()[0]} {_shell_word(f'{name}={value}')}"
         if flag.startswith("--"):
             return flag if flag in _BARE_FLAGS else f"{flag} {_shell_word(value)}"
         if name in settable and name not in flags:
