@@ -888,7 +888,9 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     first = np.array([s[0] for s in run_steps])
     last = np.array([s[-1] for s in run_steps])
     extra_columns = {}
-    spec: dict[str, Any] = {"how": how, "name": name, "tasks": design.tasks}
+    # the notes name the summary column, and the expression a 'value' column holds the summary of
+    label = name if name != "value" or design.formula.response == "value" else f"value ({design.formula.response})"
+    spec: dict[str, Any] = {"how": how, "name": label, "tasks": design.tasks}
     censored = None
     if how == "final":
         values = np.array([r[-1] for r in runs])

@@ -58,10 +58,23 @@ def test_summarized_numbers_equal_the_python_route(tmp_path, capsys):
     assert result.statistic == pytest.approx(12 / (2 * 3 * 10) * (36 + 0 + 36), rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="the summary of a response expression is named 'value' and nothing printed "
-                                       "says of what: the note reads 'value: the value at each run's last step'")
 def test_summary_of_an_expression_says_which(tmp_path, capsys):
+    """The summary of a response expression is the column 'value'; its note said 'value: the value at each run's last
+    logged step', and nothing printed said of what (the statistic: the log's ranks are the scores' ranks, 14.4)."""
+    import rlstats
+
     path = str(curves_file(tmp_path))
-    assert main(["compare", path, "log(`eval/mean_reward` + 5) ~ agent | task/seed", "--summarize", "final"]) == 0
-    out = capsys.readouterr().out
-    assert "value (log(`eval/mean_reward` + 5)): the value at each run's last logged step" in out, out
+    formula = "log(`eval/mean_reward` + 5) ~ agent | task/seed"
+    assert main(["compare", path, formula, "--summarize", "final", "--format", "json"]) == 0
+    import json
+
+    printed = json.loads(capsys.readouterr().out)
+    assert "value (log(`eval/mean_reward` + 5)): the value at each run's last logged step (every run ends at step " \
+           "3k)" in printed["notes"], printed["notes"]
+    assert printed["statistic"] == pytest.approx(12 / (2 * 3 * 10) * (36 + 0 + 36), rel=1e-12)
+    runs = rlstats.summarize_runs(pd.read_csv(path), formula, step="step").sort_values(["agent", "task", "seed"])
+    last = pd.read_csv(path).query("step == 3000")  # in the order agent, task, seed
+    assert runs["value"].tolist() == pytest.approx(np.log(last["eval/mean_reward"].to_numpy() + 5), rel=1e-12)
+    # a column's summary keeps its name alone
+    runs = rlstats.summarize_runs(pd.read_csv(path), FORMULA, step="step")
+    assert runs.attrs["rlstats_notes"][0].startswith("eval/mean_reward: the value at each run's last")
