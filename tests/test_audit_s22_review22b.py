@@ -89,11 +89,22 @@ def _frame_with_dates():
     return data
 
 
-@pytest.mark.xfail(strict=True, reason="a column of dates tested for (in)equality with text keeps every row silently "
-                                       "(pandas and R parse the text: 27 of 36 rows), where < is refused")
 def test_dates_compared_with_text_are_refused():
+    """A column of dates tested for (in)equality with text or a number kept every row (numpy reads them unequal per
+    row; pandas and R parse the text: 27 of 36 rows), where day > '2024-01-02' was refused: now refused alike, and the
+    same selection made in pandas is read as it is."""
     import rlstats
     from rlstats.errors import OptionError
 
-    with pytest.raises(OptionError, match="cannot compare a column of datetime64"):
-        rlstats.compare(_frame_with_dates(), "score ~ agent | task/seed", subset="day != '2024-01-02'")
+    data = _frame_with_dates()
+    for condition in ("day != '2024-01-02'", "day not in ['2024-01-02']", "day == 1"):
+        with pytest.raises(OptionError, match="cannot compare a column of datetime64"):
+            rlstats.compare(data, "score ~ agent | task/seed", subset=condition)
+    with pytest.raises(OptionError, match=r"cannot compare a column of datetime64\[us, UTC\]"):
+        rlstats.compare(data.assign(day=data["day"].dt.tz_localize("UTC")), "score ~ agent | task/seed",
+                        subset="day != '2024-01-02'")
+    masked = rlstats.compare(data, "score ~ agent | task/seed", subset=data["day"] != "2024-01-02")
+    expected = rlstats.compare(data, "score ~ agent | task/seed", subset="seed != 1")
+    assert masked.notes[0] == "subset=a boolean mask kept 27 of 36 rows"
+    assert masked.statistic == pytest.approx(expected.statistic, rel=1e-12)
+    assert masked.statistic == pytest.approx(11.822222222222221, rel=1e-12)

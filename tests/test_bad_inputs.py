@@ -763,6 +763,14 @@ def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
 
+@pytest.mark.parametrize("subset", ["day != '2024-01-02'", "day not in ['2024-01-02']", "day == 3"])
+def test_compare_with_dates_tested_for_a_value(subset):
+    # [audit s22 review22b] numpy reads a date and text unequal per row: day != '2024-01-02' kept every row
+    dated = TINY.assign(day=pd.Timestamp("2024-01-01") + pd.to_timedelta(np.arange(len(TINY)) % 3, "D"))
+    fails(OptionError, f"subset={subset!r}: cannot compare a column of datetime64", rlstats.compare, dated,
+          "score ~ agent | task", subset=subset, pvalue="asymptotic")
+
+
 # ----------------------------------------------------------------------------- data and formulas, every back end
 
 
