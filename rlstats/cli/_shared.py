@@ -233,6 +233,7 @@ def _names_as_written(frame: pd.DataFrame, names: tuple[str, ...],
             frame = frame.assign(**{column: written})
             continue
         if written.nunique() == frame[column].nunique():
+            frame = _whole_names(frame, column, written)
             continue
         by_number = written.groupby(frame[column].to_numpy()).unique()
         merged = next(list(values) for values in by_number if len(values) > 1)
@@ -241,6 +242,18 @@ def _names_as_written(frame: pd.DataFrame, names: tuple[str, ...],
                                 f"({', '.join(map(repr, merged))}), so its values are read as written, as text, each its own "
                                 "name")
     return frame
+
+
+def _whole_names(frame, column, written):
+    """``frame`` with its name ``column`` as whole numbers (pandas' Int64) where the file writes whole numbers and
+    pandas' reader made them floats for an empty field: agents 1, 2 and 10 were printed as 1.0, 2.0 and 10.0."""
+    values = frame[column]
+    if values.dtype.kind != "f" or not values.isna().any():
+        return frame
+    given = written.dropna()
+    if not given.str.fullmatch(r"\s*[+-]?\d+\s*").all() or not (values.dropna().abs() <= 2.0**53).all():
+        return frame  # a decimal point or exponent in the file, or past the whole numbers a float holds exactly
+    return frame.assign(**{column: values.astype("Int64")})
 
 
 def said(exc: BaseException) -> str:
