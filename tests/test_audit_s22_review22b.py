@@ -155,3 +155,26 @@ def test_numbered_agents_with_an_empty_field_keep_their_names(tmp_path, capsys):
 def _write(path, text):
     path.write_text(text)
     return str(path)
+
+
+def _frame():
+    rng = np.random.default_rng(0)
+    rows = [(agent, task, seed, rng.normal(i)) for i, agent in enumerate(["A", "B", "C"]) for task in ["t1", "t2", "t3"]
+            for seed in range(4)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="a mask's label is quoted as np.int64(1), and a nullable boolean mask with a "
+                                       "missing value is said to be 'an array of dtype object'")
+def test_mask_errors_say_what_the_mask_holds():
+    import rlstats
+    from rlstats.errors import OptionError
+
+    data = _frame()
+    data.index = data.index * 10
+    with pytest.raises(OptionError, match="its index label 1 is no row of the data"):
+        rlstats.compare(data, "score ~ agent | task/seed", subset=pd.Series((data["seed"] != 2).to_numpy()))
+    mask = (data["seed"] != 2).astype("boolean")
+    mask.iloc[0] = pd.NA
+    with pytest.raises(OptionError, match="missing"):
+        rlstats.compare(data, "score ~ agent | task/seed", subset=mask)
