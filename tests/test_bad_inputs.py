@@ -763,6 +763,14 @@ def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
 
+def test_compare_with_a_mask_missing_a_value():
+    # [audit s22 review22b] it said "got an array of dtype object"
+    mask = pd.Series(True, index=TINY.index, dtype="boolean")
+    mask.iloc[2] = pd.NA
+    fails(OptionError, "subset= is a boolean mask with 1 missing value (first at position 2)", rlstats.compare, TINY,
+          "score ~ agent | task", subset=mask, pvalue="asymptotic")
+
+
 @pytest.mark.parametrize("subset", ["day != '2024-01-02'", "day not in ['2024-01-02']", "day == 3"])
 def test_compare_with_dates_tested_for_a_value(subset):
     # [audit s22 review22b] numpy reads a date and text unequal per row: day != '2024-01-02' kept every row
