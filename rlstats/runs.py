@@ -708,10 +708,11 @@ def _summary_text(spec, facts):
         return f"{name}: the largest value of each run ({span}; {ends})"
     censored = sum(f[6] for f in facts)
     after = "training" if within is None else "that range"
+    reached = ("every run reached it" if not censored else  # none censored: no step after the end was given
+               f"{censored} of {count(len(facts), 'run')} never reached it and are censored at step "
+               f"{format_step(spec['after_end'])}, after the end of {after} (ranked after every run that reached it)")
     return (f"{name}: the first of {spec['where']} at which the run reached {spec['said']} ({span}; {ends}); "
-            f"{censored} of {count(len(facts), 'run')} never reached it and are censored at step "
-            f"{format_step(spec['after_end'])}, after the end of {after} (ranked after every run that reached "
-            "it); smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
+            f"{reached}; smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
 
 
 def _reword_summary(note, items, n_rows):
