@@ -701,10 +701,13 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     mask = np.asarray(mask)
     if mask.dtype == object and mask.shape == (len(data),):
         missing = pd.isna(mask)
-        if missing.any() and all(isinstance(v, (bool, np.bool_)) for v in mask[~missing]):  # a nullable mask's NA
-            raise OptionError(f"subset= is a boolean mask with {count(int(missing.sum()), 'missing value')} (first "
-                              f"at position {int(np.argmax(missing))}), which keeps a row neither in nor out; fill "
-                              "them, e.g. mask.fillna(False), which leaves those rows out as R's subset() does")
+        if all(isinstance(v, (bool, np.bool_)) for v in mask[~missing]):  # a nullable mask (pandas < 2.1: objects)
+            if missing.any():
+                raise OptionError(f"subset= is a boolean mask with {count(int(missing.sum()), 'missing value')} "
+                                  f"(first at position {int(np.argmax(missing))}), which keeps a row neither in nor "
+                                  "out; fill them, e.g. mask.fillna(False), which leaves those rows out as R's "
+                                  "subset() does")
+            mask = mask.astype(bool)
     if mask.dtype != bool or mask.shape != (len(data),):
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
                           f"{mask.dtype} and shape {mask.shape}")
