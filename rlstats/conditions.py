@@ -248,7 +248,8 @@ class Condition:
 
     def _check_kinds(self, op, left, right, data):
         """A column of numbers tested for (in)equality or membership with text, or a column of text with a number: an
-        error naming both and the way to write the value. Numbers never equal text, so ``agent != '10'`` on agents
+        error naming both and the way to write the value; a column of dates or durations with any literal, the error of
+        ``<`` there. Numbers never equal text, so ``agent != '10'`` on agents
         held as numbers kept every row, agent 10's too, and ``agent == '10'`` none (audit s22); R's ``subset()``
         would compare their text."""
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
@@ -261,6 +262,9 @@ class Condition:
             if not isinstance(name, ast.Name) or not _is_literal(literal):
                 continue
             value, column = _literal(literal), self._column(name.id)
+            if _holds_dates(data[column]):  # numpy says unequal per row: day != '2024-01-02' kept every row (s22)
+                raise _fail(self.text, f"cannot compare a column of {data[column].dtype} values with the value "
+                                       f"{value!r}")
             kind = _column_kind(data[column])
             if kind in ("numbers", "True/False values") and isinstance(value, str):
                 literal = _is_number_text(value) or value.strip() in ("True", "False")
@@ -274,6 +278,15 @@ class Condition:
                 continue
             said = f"subset={self.text!r}: {found}; {way}"
             raise OptionError(said, command_line=said)
+
+
+def _holds_dates(column):
+    """Whether a column holds dates, times or durations (of any of pandas' types), which no literal equals."""
+    import pandas as pd
+
+    dtype = column.dtype.categories.dtype if isinstance(column.dtype, pd.CategoricalDtype) else column.dtype
+    return (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
+            or isinstance(dtype, pd.PeriodDtype))
 
 
 def _column_kind(column):

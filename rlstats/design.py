@@ -700,6 +700,15 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     else:
         mask, said = _mask_by_label(subset, data), "a boolean mask"
     mask = np.asarray(mask)
+    if mask.dtype == object and mask.shape == (len(data),):
+        missing = pd.isna(mask)
+        if all(isinstance(v, (bool, np.bool_)) for v in mask[~missing]):  # a nullable mask (pandas < 2.1: objects)
+            if missing.any():
+                raise OptionError(f"subset= is a boolean mask with {count(int(missing.sum()), 'missing value')} "
+                                  f"(first at position {int(np.argmax(missing))}), which keeps a row neither in nor "
+                                  "out; fill them, e.g. mask.fillna(False), which leaves those rows out as R's "
+                                  "subset() does")
+            mask = mask.astype(bool)
     if mask.dtype != bool or mask.shape != (len(data),):
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
                           f"{mask.dtype} and shape {mask.shape}")
@@ -727,7 +736,9 @@ def _mask_by_label(mask, data):
     found = mask.index.isin(data.index)
     if data.index.is_unique and mask.index.is_unique and found.all():
         return mask.reindex(data.index)
-    why = (f"its index label {shown(mask.index[~found][0])} is no row of the data" if not found.all() else
+    label = mask.index[~found][0] if not found.all() else None
+    label = label.item() if isinstance(label, np.generic) else label  # 1, not np.int64(1)
+    why = (f"its index label {shown(label)} is no row of the data" if not found.all() else
            "index labels repeat, so its rows cannot be matched to the data's")
     raise OptionError(f"subset= is a boolean Series in another order than the data's rows, and {why}; build it from "
                       "these data (e.g. data['agent'] != 'x'), or pass mask.to_numpy() to select rows by position")

@@ -603,7 +603,7 @@ def _threshold_of(threshold, design):
         except (TypeError, ValueError):
             raise OptionError("threshold= must give a number for every task") from None
     else:
-        raise OptionError("time_to_threshold needs threshold=: a number, or a dict {task: number}")
+        raise OptionError("time_to_threshold needs threshold= (a number, or a dict {task: number})")
     if not np.isfinite(values).all():
         task = design.tasks[int(np.flatnonzero(~np.isfinite(values))[0])]
         raise OptionError(f"threshold= must be a finite number; it is {values[~np.isfinite(values)][0]} for task "
@@ -708,10 +708,11 @@ def _summary_text(spec, facts):
         return f"{name}: the largest value of each run ({span}; {ends})"
     censored = sum(f[6] for f in facts)
     after = "training" if within is None else "that range"
+    reached = ("every run reached it" if not censored else  # none censored: no step after the end was given
+               f"{censored} of {count(len(facts), 'run')} never reached it and are censored at step "
+               f"{format_step(spec['after_end'])}, after the end of {after} (ranked after every run that reached it)")
     return (f"{name}: the first of {spec['where']} at which the run reached {spec['said']} ({span}; {ends}); "
-            f"{censored} of {count(len(facts), 'run')} never reached it and are censored at step "
-            f"{format_step(spec['after_end'])}, after the end of {after} (ranked after every run that reached "
-            "it); smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
+            f"{reached}; smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
 
 
 def _reword_summary(note, items, n_rows):
@@ -888,7 +889,9 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     first = np.array([s[0] for s in run_steps])
     last = np.array([s[-1] for s in run_steps])
     extra_columns = {}
-    spec: dict[str, Any] = {"how": how, "name": name, "tasks": design.tasks}
+    # the notes name the summary column, and the expression a 'value' column holds the summary of
+    label = name if name != "value" or design.formula.response == "value" else f"value ({design.formula.response})"
+    spec: dict[str, Any] = {"how": how, "name": label, "tasks": design.tasks}
     censored = None
     if how == "final":
         values = np.array([r[-1] for r in runs])

@@ -167,7 +167,8 @@ def test_the_command_line_summarises_each_run_as_python_does(tmp_path, response,
     expected = rlstats.compare(runs, f"{column} ~ agent | task/seed", rng=0)
     assert said["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
     assert said["pvalue"] == pytest.approx(expected.pvalue, rel=1e-12)
-    assert any(note.startswith(f"{column}: ") for note in said["notes"]), said["notes"]   # the summary's rule
+    label = column if response == "score" else f"value ({response})"  # an expression's summary says of what
+    assert any(note.startswith(f"{label}: ") for note in said["notes"]), said["notes"]   # the summary's rule
 
 
 def test_a_back_quoted_response_names_its_summary_column(tmp_path):

@@ -178,7 +178,8 @@ def _curves_csv(tmp_path):
     (["--summarize", "final", "--summarize-option", "kk=3"], "--summarize-option kk=... is not an option of the "
                                                                "summary; it takes k, threshold, normalize_auc"),
     (["--summarize", "final", "--summarize-option", "k=3"], "k= is read only by --summarize last_k_mean"),
-    (["--summarize", "last_k_mean", "--summarize-option", "k=__import__('os')"], "k must be a whole number"),
+    (["--summarize", "last_k_mean", "--summarize-option", "k=__import__('os')"],
+     "--summarize-option k= must be a whole number"),
     (["--summarize", "final", "--step", "time"], "time"),
     (["--summarize", "mean"], "invalid choice: 'mean'"),
 ])
@@ -760,6 +761,22 @@ def test_compare_with_an_unknown_method(method, phrase):
        "all False", "a number as text", "text as a number", "a Series of other rows"])
 def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
+
+
+def test_compare_with_a_mask_missing_a_value():
+    # [audit s22 review22b] it said "got an array of dtype object"
+    mask = pd.Series(True, index=TINY.index, dtype="boolean")
+    mask.iloc[2] = pd.NA
+    fails(OptionError, "subset= is a boolean mask with 1 missing value (first at position 2)", rlstats.compare, TINY,
+          "score ~ agent | task", subset=mask, pvalue="asymptotic")
+
+
+@pytest.mark.parametrize("subset", ["day != '2024-01-02'", "day not in ['2024-01-02']", "day == 3"])
+def test_compare_with_dates_tested_for_a_value(subset):
+    # [audit s22 review22b] numpy reads a date and text unequal per row: day != '2024-01-02' kept every row
+    dated = TINY.assign(day=pd.Timestamp("2024-01-01") + pd.to_timedelta(np.arange(len(TINY)) % 3, "D"))
+    fails(OptionError, f"subset={subset!r}: cannot compare a column of datetime64", rlstats.compare, dated,
+          "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
 
 # ----------------------------------------------------------------------------- data and formulas, every back end
@@ -1588,7 +1605,7 @@ SUMMARY_CASES = [  # (what, options, error, phrases)
     ("k beyond the runs", {"how": "last_k_mean", "k": 10**9}, DesignError,
      "18 run(s) have fewer than k=1000000000 logged values; lower k"),
     ("no threshold", {"how": "time_to_threshold"}, OptionError, "time_to_threshold needs threshold="),
-    ("threshold text", {"how": "time_to_threshold", "threshold": "x"}, OptionError, "needs threshold=: a number"),
+    ("threshold text", {"how": "time_to_threshold", "threshold": "x"}, OptionError, "needs threshold= (a number"),
     ("threshold NaN", {"how": "time_to_threshold", "threshold": float("nan")}, OptionError, "threshold"),
     ("threshold for one task", {"how": "time_to_threshold", "threshold": {"task_01": 1.0}}, OptionError,
      "threshold= has no value for task(s) ['task_02', 'task_03']"),

@@ -102,8 +102,14 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
 
         data = subset_rows(data, options.pop("subset"))
     keep = {"eval_env": options["eval_env"]} if "eval_env" in options else {}
-    runs = summarize_runs(data, args.formula, step=args.step or "step", how=args.summarize,
-                          na_action=options.get("na_action", "raise"), **keep, **given)
+    try:
+        runs = summarize_runs(data, args.formula, step=args.step or "step", how=args.summarize,
+                              na_action=options.get("na_action", "raise"), **keep, **given)
+    except RlstatsError as exc:  # its hints (k=10, threshold=) in this command's spelling
+        flags = {**{name: f"--summarize-option {name}=" for name in _SUMMARY_OPTIONS}, "how": "--summarize",
+                 "step": "--step", "eval_env": "--allow-python"}
+        message = rows_in_file(said(exc), args.file, args.sep)
+        raise UsageError(in_command_words(message, flags, ("na_action",))) from exc
     names = {formula.groups, formula.blocks, formula.replicate, *formula.crossed, "censored"}
     column, = [c for c in runs.columns if c not in names]
     if column == formula.response:

@@ -233,6 +233,7 @@ def _names_as_written(frame: pd.DataFrame, names: tuple[str, ...],
             frame = frame.assign(**{column: written})
             continue
         if written.nunique() == frame[column].nunique():
+            frame = _whole_names(frame, column, written)
             continue
         by_number = written.groupby(frame[column].to_numpy()).unique()
         merged = next(list(values) for values in by_number if len(values) > 1)
@@ -241,6 +242,18 @@ def _names_as_written(frame: pd.DataFrame, names: tuple[str, ...],
                                 f"({', '.join(map(repr, merged))}), so its values are read as written, as text, each its own "
                                 "name")
     return frame
+
+
+def _whole_names(frame, column, written):
+    """``frame`` with its name ``column`` as whole numbers (pandas' Int64) where the file writes whole numbers and
+    pandas' reader made them floats for an empty field: agents 1, 2 and 10 were printed as 1.0, 2.0 and 10.0."""
+    values = frame[column]
+    if values.dtype.kind != "f" or not values.isna().any():
+        return frame
+    given = written.dropna()
+    if not given.str.fullmatch(r"\s*[+-]?\d+\s*").all() or not (values.dropna().abs() <= 2.0**53).all():
+        return frame  # a decimal point or exponent in the file, or past the whole numbers a float holds exactly
+    return frame.assign(**{column: values.astype("Int64")})
 
 
 def said(exc: BaseException) -> str:
@@ -571,7 +584,8 @@ _SMALLER = re.compile(r"(?<=\ba smaller )([A-Za-z_][A-Za-z0-9_]*)\b(?!=)")
 def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
     """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
     for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
-    ``reserved``), ``-o name=value`` for one of the ``options`` -o sets; a name given without a value (``pass n= a
+    ``reserved``; a flag given as ``--flag name=`` takes the item ``name=value``), ``-o name=value`` for one of the
+    ``options`` -o sets; a name given without a value (``pass n= a
     divisor``) becomes ``--flag`` or ``-o name=``. Other text is left as it is, and so is a message that gives the
     command line's spelling itself (max_seconds='s)."""
     if "on the command line" in message:
@@ -583,6 +597,8 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         if value[0] in "\"'" and value[-1] == value[0]:
             value = value[1:-1]
         flag = flags.get(name, "")
+        if flag.endswith("="):  # a flag of NAME=VALUE items (--summarize-option k=): the item as one word
+            return f"{flag.split()[0]} {_shell_word(f'{name}={value}')}"
         if flag.startswith("--"):
             return flag if flag in _BARE_FLAGS else f"{flag} {_shell_word(value)}"
         if name in settable and name not in flags:
