@@ -39,3 +39,17 @@ def test_bayes_share_below_threshold_not_rounded_onto_it(bayes_pair):
     assert "P(better) = 0.05, P(equivalent) < 1/4000, P(worse) = 0.95, " in exact
     far = _with_shares(bayes_pair, 0.069, 0.0, 0.931).report(format="text")
     assert "P(better) = 0.069, P(equivalent) < 1/4000, P(worse) = 0.931, " in far
+
+
+def _three_by_five(drop=None):
+    data = simulate(3, 5, 3, effect=1.0, rng=2)
+    if drop == "cell":  # agent_2 never ran task_03
+        data = data.drop(data.index[(data.agent == "agent_2") & (data.task == "task_03")])
+    return data
+
+
+@pytest.mark.xfail(strict=True, reason="the LaTeX caption of the mean ranks drops 'among the agents present'")
+def test_rank_table_caption_says_ranks_are_among_the_agents_present():
+    res = rlstats.compare(_three_by_five("cell"), "score ~ agent | task")
+    assert "mean ranks (1 = best, among the agents present on each task):" in str(res)
+    assert "Mean ranks (1 = best, among the agents present on each task)." in res.to_latex()
