@@ -323,7 +323,8 @@ class SkillingsMackResult(Result):
         if (pairs["n_shared_tasks"] == 0).any():  # a pair never compared is not one found alike (audit s13)
             pairs["significant"] = np.where(pairs["n_shared_tasks"] == 0, "not compared",
                                             np.where(pairs["significant"], "yes", "no"))
-        return {f"{self._ranks_name()} (1 = best)": ranks,
+        # the table pasted alone says whom the ranks are among, as the print and report do (audit s22)
+        return {f"{self._ranks_name()} (1 = best{self._among()})": ranks,
                 f"Pairwise comparisons ({self._posthoc_name()})": pairs}
 
     def _posthoc_name(self):
