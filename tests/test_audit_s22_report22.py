@@ -56,8 +56,8 @@ def test_rank_table_caption_says_ranks_are_among_the_agents_present():
     latex = res.to_latex()
     assert "Mean ranks (1 = best, among the agents present on each task). Mack-Skillings chi-squared = 7.2845" in latex
     assert "agent\\_2 & 1.9444 & 4 & 12 \\\\" in latex
-    assert "Mean ranks (1 = best, among the agents present on each task): agent_3 (1.49), agent_2 (1.94), agent_1 (2.36)." \
-        in res.report(format="text")
+    assert ("Mean ranks (1 = best, among the agents present on each task): agent_3 (1.49), agent_2 (1.94), "
+            "agent_1 (2.36).") in res.report(format="text")
     # a complete design keeps the plain name (the ranks are all on one 1..k scale)
     complete = rlstats.compare(_three_by_five(), "score ~ agent | task")
     assert list(complete.summary().tables)[0] == "Mean ranks (1 = best)"
@@ -73,7 +73,12 @@ def _capped_pair():
                          "score": [0.7, 0.7, 0.7, 2.0, 2.5, 3.0, 0.5, 0.6, 0.4, 2.2, 2.4, 2.9]})
 
 
-@pytest.mark.xfail(strict=True, reason="a cell whose runs all tie at a cap prints a standard deviation of 1.4e-16")
 def test_task_table_cell_of_tied_runs_has_no_spread():
+    # np.std([0.7] * 3, ddof=1) is 1.36e-16: the table read "0.7 ± 1.4e-16" (print, LaTeX, tidy), "7 ± 0" at x10
+    # (audit s22); runs that all tie now have standard deviation 0, as kernels.welch_t already read them
     res = rlstats.task_table(_capped_pair(), "score ~ agent | task/seed")
-    assert "0.7 ± 0" in str(res).replace("*", "")
+    assert re.search(r"\ntask_a +\*0\.7 ± 0\* +0\.5 ± 0\.1 †\n", str(res))
+    assert "task\\_a & \\textbf{0.7 $\\pm$ 0} & 0.5 $\\pm$ 0.1$^\\dagger$ \\\\" in res.to_latex()
+    assert res.tidy()["std_dev"].tolist()[:2] == [0.0, pytest.approx(0.1, abs=1e-15)]
+    scaled = _capped_pair().assign(score=lambda d: d.score * 10)
+    assert re.search(r"\ntask_a +\*7 ± 0\* +5 ± 1 †\n", str(rlstats.task_table(scaled, "score ~ agent | task")))
