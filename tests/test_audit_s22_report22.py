@@ -84,13 +84,36 @@ def test_task_table_cell_of_tied_runs_has_no_spread():
     assert re.search(r"\ntask_a +\*7 ± 0\* +5 ± 1 †\n", str(rlstats.task_table(scaled, "score ~ agent | task")))
 
 
-@pytest.mark.xfail(strict=True, reason="an interval end within rounding of the margin reads as the margin itself")
 def test_equivalence_bound_near_the_margin_is_not_printed_as_the_margin():
+    # agent_2 - agent_3 across tasks: 90% CI -4.234 to -0.748013 and one-sided p 0.049999 (shown beyond the margin);
+    # against a margin of 0.748 the report read "-4.23 to -0.748" (the end on the margin) and the print "one-sided
+    # p-value (delta < -0.748) = 0.05" (on alpha) beside "shown below" (audit s22): the digits now keep them apart
     data = _three_by_five()
     first = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, aggregate=None)
-    across = first.tidy().query("scope == 'across tasks' and agent_1 == 'agent_2' and agent_2 == 'agent_3'")
-    high = float(across["conf_high"].iloc[0])  # -0.74801
-    margin = -float(rlstats.format.signif(high, 3))  # 0.748: the interval's end lies 1e-5 beyond -margin
+    across = first.comparisons.query("scope == 'across tasks' and agent_1 == 'agent_2' and agent_2 == 'agent_3'")
+    high = float(across["conf_high"].iloc[0])
+    assert high == pytest.approx(-0.748013, abs=1e-6)
+    margin = -float(rlstats.format.signif(high, 3))  # 0.748: the interval's end lies 1.3e-5 beyond -margin
     res = rlstats.equivalence(data, "score ~ agent | task", margin=margin, aggregate=None)
+    row = res.comparisons.query("scope == 'across tasks' and agent_1 == 'agent_2' and agent_2 == 'agent_3'").iloc[0]
+    assert row["p_beyond"] == pytest.approx(0.049999, abs=1e-6) and row["conclusion"].startswith("shown below")
     report = res.report(format="text")
-    assert f"to {rlstats.format.signif(high, 3)})" not in report, report
+    assert ("agent_2 against agent_3: across tasks, shown below -0.748, beyond the margin (difference -2.49, 90% CI "
+            "-4.23 to -0.74801);") in report
+    assert ("across tasks: shown below -0.748, beyond the margin (difference -2.491, 90% CI -4.234 to -0.74801, "
+            "one-sided p-value (delta < -0.748) = 0.049999;") in str(res)
+    # ends and p-values away from the margin and alpha keep their digits
+    assert "agent_1 against agent_2: across tasks, not shown equivalent (difference -0.804, 90% CI -2.86 to 1.25)" \
+        in report
+
+
+def test_signif_apart_only_adds_digits_on_a_mark():
+    from rlstats.format import format_pvalue, signif_apart
+
+    assert signif_apart(0.0499961, 4, [0.05]) == "0.049996"
+    assert signif_apart(0.0500039, 4, [0.05]) == "0.050004"
+    assert signif_apart(0.05, 4, [0.05]) == "0.05"
+    assert signif_apart(-0.74801, 3, [-0.748, 0.748]) == "-0.74801"
+    assert signif_apart(0.0512, 3, [0.05]) == "0.0512"
+    assert format_pvalue(0.0499961, alpha=[0.05]) == "0.049996" and format_pvalue(0.0499961) == "0.05"
+    assert format_pvalue(1e-20, alpha=[0.05]) == "< 2.2e-16"

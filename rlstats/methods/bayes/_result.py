@@ -156,10 +156,7 @@ class BayesResult(Result):
             return f"< 1/{n}"
         if p == 1:
             return f"> 1 - 1/{n}"
-        text = fmt.signif(p, digits)
-        while float(text) == DECISION_THRESHOLD != p and digits < 15:  # 0.94975 is not "0.95" (audit s22)
-            digits += 1
-            text = fmt.signif(p, digits)
+        text = fmt.signif_apart(p, digits, [DECISION_THRESHOLD])  # 0.94975 is not "0.95" (audit s22)
         # 0.99996 rounds to "1", a certainty the draws do not show (audit s16): the bound its digits allow instead
         return f"> 0.{'9' * digits}" if text == "1" else text
 
