@@ -119,9 +119,17 @@ def test_signif_apart_only_adds_digits_on_a_mark():
     assert format_pvalue(1e-20, alpha=[0.05]) == "< 2.2e-16"
 
 
-@pytest.mark.xfail(strict=True, reason="a p-value of 1000/20001 = 0.049998 reads 'p = 0.05' beside 'rejected'")
 def test_rank_and_mixed_pvalues_near_alpha_keep_their_side():
+    # a Monte Carlo p-value (k + 1) / (B + 1) with B = 20000 permutations and k = 999 is 0.049998, below alpha: the
+    # report read "rejected ... p = 0.05" (audit s22); now the digits that show its side, in the print too
     rank = rlstats.compare(_three_by_five(), "score ~ agent | task")
-    # a Monte Carlo p-value (k + 1) / (B + 1) with B = 20000 permutations and k = 999: 0.049998, below alpha
     rank = dataclasses.replace(rank, pvalue=1000 / 20001)
-    assert "p = 0.049998, p-value from" in rank.report(format="text")
+    assert ("The test rejected the hypothesis that all agents perform alike at alpha = 0.05 (chi-squared = 7.4133, "
+            "df = 2, p = 0.049998, p-value from") in rank.report(format="text")
+    assert "Mack-Skillings chi-squared = 7.4133, df = 2, p-value = 0.049998\n" in str(rank)
+    above = dataclasses.replace(rank, pvalue=1001 / 20001)  # 0.050047: 4 digits already tell
+    assert "did not reject" in above.report(format="text") and "p = 0.05005," in above.report(format="text")
+    mixed = rlstats.compare(_three_by_five(), "score ~ agent | task/seed", method="mixed")
+    mixed = dataclasses.replace(mixed, pvalue=0.0500021)
+    assert "The agents were not shown to differ (F = 1.66 on 2 and 8 df, p = 0.050002)." in mixed.report(format="text")
+    assert "p-value = 0.050002" in str(mixed)
