@@ -3,7 +3,6 @@
 import dataclasses
 import re
 
-import numpy as np
 import pytest
 
 import rlstats
