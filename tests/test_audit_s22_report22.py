@@ -144,3 +144,11 @@ def test_task_table_best_reads_apart_from_its_rivals():
     assert "| task_04 | 9.64 ± 2.6 † | **12.12 ± 1.9** | 12.07 ± 1.8 † |" in res.to_markdown()
     # rows whose means differ at 3 digits keep them
     assert re.search(r"\ntask_05 +9\.81 ± 0\.53 † +\*11\.1 ± 0\.48\* +10\.7 ± 0\.91 †\n", str(res))
+
+
+@pytest.mark.xfail(strict=True, reason="the LaTeX table prints the one-sided p-value 0.049999 as '0.05'")
+def test_latex_table_pvalue_near_alpha_keeps_its_side():
+    res = rlstats.equivalence(_three_by_five(), "score ~ agent | task", margin=0.748, aggregate=None)
+    row = [line for line in res.to_latex().split("\n")
+           if line.startswith("across tasks & agent\\_2 & agent\\_3")][0]
+    assert "& 0.05 &" not in row, row
