@@ -121,10 +121,12 @@ def _formatted(frame, digits):
     """
     header = [str(c) for c in frame.columns]
     rows = [[format_cell(v, digits) for v in row] for row in frame.itertuples(index=False)]
+    # the levels its result judges p-values at (Summary's alpha=): none is printed as one it differs from
+    alpha = frame.attrs.get("rlstats_alpha", ())
     for j, column in enumerate(header):
         if _PVALUE_COLUMN.match(column):
             for row, value in zip(rows, frame.iloc[:, j]):
-                row[j] = paper_pvalue(value)
+                row[j] = paper_pvalue(value, alpha=alpha)
     return header, rows
 
 
@@ -336,13 +338,14 @@ def check_layout(environment: object, resize: object) -> None:
         raise OptionError(f"resize must be None (only when nothing else fits), True or False, got {resize!r}")
 
 
-def paper_pvalue(p: object, digits: int = 3) -> str:
-    """A p-value for a table: ``"< 1e-16"`` below 1e-16 (0 included), else ``digits`` significant digits."""
+def paper_pvalue(p: object, digits: int = 3, alpha: Iterable[float] = ()) -> str:
+    """A p-value for a table: ``"< 1e-16"`` below 1e-16 (0 included), else ``digits`` significant digits, more where
+    it would read as one of the levels ``alpha`` it differs from (:func:`signif_apart`)."""
     if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
         return format_cell(p)  # a column that also holds words ("NA", a method name)
     if math.isnan(p):
         return ""
-    return "< 1e-16" if p < 1e-16 else signif(p, digits)
+    return "< 1e-16" if p < 1e-16 else signif_apart(p, digits, alpha)
 
 
 def _width(header, rows):

@@ -202,7 +202,7 @@ class EquivalenceResult(Result):
             keys[name] = self._beyond_key("p_beyond", "p_value")
             captions[name] = "Key: " + self._beyond_key(*map(vocabulary.label, ("p_beyond", "p_value"))) + "."
         return Summary(self.method, self._header(), tables, self.notes, statistic_line=self._statistic_line(),
-                       keys=keys, captions=captions)
+                       keys=keys, captions=captions, alpha=self._levels())
 
     @staticmethod
     def _beyond_key(p_beyond, p_value):

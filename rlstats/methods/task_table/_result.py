@@ -382,7 +382,8 @@ class TaskTableResult(Result):
                        statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown},
                        keys={"comparisons with the best": p_values_key(self.test_name, self.adjustment)},
                        captions={"comparisons with the best": "Key: " + p_values_key(
-                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."})
+                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."},
+                       alpha=self._levels())
 
     def _summary_tables(self):
         table = self.display().pipe(_tasks_first)
