@@ -61,24 +61,42 @@ def signif(x: SupportsFloat | None, digits: int = 5) -> str:
     return fixed if len(fixed) <= len(sci) else sci
 
 
+def signif_apart(x: SupportsFloat, digits: int = 5, marks: Iterable[float] = ()) -> str:
+    """:func:`signif`, with more digits (up to 15) where ``x`` would read as one of ``marks``, a threshold it is
+    judged against (alpha, a margin, a decision share), while it differs from it: 0.049996 against alpha = 0.05 reads
+    "0.049996", not "0.05", which would put it on the threshold and leave its side to the reader (audit s22).
+
+    >>> signif_apart(0.0499961, 4, [0.05]), signif_apart(0.05, 4, [0.05]), signif_apart(0.04, 4, [0.05])
+    ('0.049996', '0.05', '0.04')
+    """
+    text = signif(x, digits)
+    marks = [float(m) for m in marks]
+    while digits < 15 and any(m != float(x) and signif(m, digits) == text for m in marks):
+        digits += 1
+        text = signif(x, digits)
+    return text
+
+
 def natural_key(text: str) -> list[str | int]:
     """Sort key reading the digits in ``text`` as numbers: 'seed_2' before 'seed_10', '2' before '10'."""
     # isdecimal, not isdigit: '²' is a digit that int() cannot read
     return [int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", text)]
 
 
-def format_pvalue(p: float | None, digits: int = 4) -> str:
-    """Format a p-value as R's ``format.pval(p, digits=digits)``: ``"< 2.2e-16"`` below machine epsilon."""
+def format_pvalue(p: float | None, digits: int = 4, alpha: Iterable[float] = ()) -> str:
+    """Format a p-value as R's ``format.pval(p, digits=digits)``: ``"< 2.2e-16"`` below machine epsilon; with
+    ``alpha=`` the levels it is judged at, never rounded onto one it differs from (:func:`signif_apart`)."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return "NA"
     if p < MACHINE_EPS:
         return f"< {signif(MACHINE_EPS, 2)}"
-    return signif(p, digits)
+    return signif_apart(p, digits, alpha)
 
 
-def pvalue_phrase(p: float | None, digits: int = 4) -> str:
-    """``"p-value = 0.06948"`` or ``"p-value < 2.2e-16"``, as in R's print.htest."""
-    text = format_pvalue(p, digits)
+def pvalue_phrase(p: float | None, digits: int = 4, alpha: Iterable[float] = ()) -> str:
+    """``"p-value = 0.06948"`` or ``"p-value < 2.2e-16"``, as in R's print.htest (``alpha=``: see
+    :func:`format_pvalue`)."""
+    text = format_pvalue(p, digits, alpha)
     name = label("p_value")
     return f"{name} {text}" if text.startswith("<") else f"{name} = {text}"
 
@@ -103,10 +121,12 @@ def _formatted(frame, digits):
     """
     header = [str(c) for c in frame.columns]
     rows = [[format_cell(v, digits) for v in row] for row in frame.itertuples(index=False)]
+    # the levels its result judges p-values at (Summary's alpha=): none is printed as one it differs from
+    alpha = frame.attrs.get("rlstats_alpha", ())
     for j, column in enumerate(header):
         if _PVALUE_COLUMN.match(column):
             for row, value in zip(rows, frame.iloc[:, j]):
-                row[j] = paper_pvalue(value)
+                row[j] = paper_pvalue(value, alpha=alpha)
     return header, rows
 
 
@@ -318,13 +338,14 @@ def check_layout(environment: object, resize: object) -> None:
         raise OptionError(f"resize must be None (only when nothing else fits), True or False, got {resize!r}")
 
 
-def paper_pvalue(p: object, digits: int = 3) -> str:
-    """A p-value for a table: ``"< 1e-16"`` below 1e-16 (0 included), else ``digits`` significant digits."""
+def paper_pvalue(p: object, digits: int = 3, alpha: Iterable[float] = ()) -> str:
+    """A p-value for a table: ``"< 1e-16"`` below 1e-16 (0 included), else ``digits`` significant digits, more where
+    it would read as one of the levels ``alpha`` it differs from (:func:`signif_apart`)."""
     if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
         return format_cell(p)  # a column that also holds words ("NA", a method name)
     if math.isnan(p):
         return ""
-    return "< 1e-16" if p < 1e-16 else signif(p, digits)
+    return "< 1e-16" if p < 1e-16 else signif_apart(p, digits, alpha)
 
 
 def _width(header, rows):

@@ -154,7 +154,8 @@ class Summary:
                  digits: int = 5, statistic_line: str | None = None,
                  latex: Mapping[str, Callable[..., str]] | None = None,
                  markdown: Mapping[str, Callable[[], str]] | None = None,
-                 captions: Mapping[str, str] | None = None, keys: Mapping[str, str] | None = None) -> None:
+                 captions: Mapping[str, str] | None = None, keys: Mapping[str, str] | None = None,
+                 alpha: Iterable[float] = ()) -> None:
         self.title = title
         # what a table's columns mean where they could be misread: name -> a line under the table as text, Markdown
         # and HTML, in the tidy names those show (a LaTeX table, headed by labels, says it in its caption); audit s19:
@@ -170,6 +171,12 @@ class Summary:
         self.statistic_line = statistic_line
         self.header = header
         self.tables = dict(tables)
+        # the levels the result judges its p-values at: every format prints no p-value as one of them that it differs
+        # from (0.049999 beside "shown" read "0.05": audit s22), through the tables' attrs that format reads
+        for name, table in self.tables.items():
+            if tuple(alpha):
+                self.tables[name] = table = table.copy()
+                table.attrs["rlstats_alpha"] = tuple(alpha)
         self.notes = tuple(notes)
         self.digits = digits
 
@@ -424,7 +431,14 @@ class Result:
     def summary(self) -> Summary:
         """The full tables (with ``to_latex()``, ``to_markdown()`` and HTML in notebooks)."""
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
-                       statistic_line=self._statistic_line(), captions=self._latex_captions())
+                       statistic_line=self._statistic_line(), captions=self._latex_captions(), alpha=self._levels())
+
+    def _levels(self):
+        """The levels this result judges p-values at (its alpha, beta, 1 - confidence_level), for the tables."""
+        levels = [getattr(self, "alpha", None), getattr(self, "beta", None)]
+        level = getattr(self, "confidence_level", None)
+        levels.append(None if level is None else round(1 - level, 12))
+        return tuple(float(x) for x in levels if isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < 1)
 
     def _repr_html_(self):
         return self.summary()._repr_html_()

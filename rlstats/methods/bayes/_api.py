@@ -43,7 +43,7 @@ from ...resampling import child_generator, child_stream, chunk_generators, paral
 from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import RUN_AGAIN, BayesResult
+from ._result import DECISION_THRESHOLD, RUN_AGAIN, BayesResult
 
 MODELS = ("signed_rank", "hierarchical")
 #: the thresholds below which the chains' diagnostics are printed with a warning (Vehtari et al. 2021)
@@ -64,7 +64,6 @@ FEW_PAIRED_RUNS = 10
 #: (the ``bayes.decision`` rows of rlstats/calibration.csv, tests/reference/bayes_decisions.py): "practically
 #: equivalent" where P(rope) reaches DECISION_THRESHOLD, "better" or "worse" where P(better) or P(worse) does
 DECISION_PROCEDURE = "bayes.decision"
-DECISION_THRESHOLD = 0.95
 #: the tasks and runs per cell the rows measured, by model (a design is read at the nearest of each; bayescal21b added
 #: 10 tasks and 5 runs; audit s22 the signed-rank model's 1 and 2 runs, per-task means as a paper's tables give them)
 DECISION_TASKS = (5, 10, 26)

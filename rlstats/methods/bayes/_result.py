@@ -16,6 +16,10 @@ _MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarch
 ACROSS = plots.ACROSS  # what each model's estimate across tasks is called (the figures' labels too)
 #: the words of the note on chains run again longer (written by _api, read by the printed header)
 RUN_AGAIN = "were run again with warm-up and draws extended to"
+#: the share at which a probability is read as a decision ("practically equivalent" where P(rope) reaches it,
+#: "better" or "worse" where P(better) or P(worse) does; _api's notes quote its measured errors), which no printed
+#: share may round onto from either side (audit s22: 3799 of 4000 draws read "P(worse) = 0.95" in the report)
+DECISION_THRESHOLD = 0.95
 #: the hierarchical model's priors (kernels.Priors, as _api sets them), in the print and the report (audit s19)
 PRIORS = ("priors on the run differences x divided by the mean over tasks of their sd (Corani et al. 2017, as baycomp "
           "sets them): delta0 ~ U(-max|x|, max|x|), sigma0 ~ U(0, 1000 sd of the task means), sigma_i ~ U(0, 1000), "
@@ -152,7 +156,7 @@ class BayesResult(Result):
             return f"< 1/{n}"
         if p == 1:
             return f"> 1 - 1/{n}"
-        text = fmt.signif(p, digits)
+        text = fmt.signif_apart(p, digits, [DECISION_THRESHOLD])  # 0.94975 is not "0.95" (audit s22)
         # 0.99996 rounds to "1", a certainty the draws do not show (audit s16): the bound its digits allow instead
         return f"> 0.{'9' * digits}" if text == "1" else text
 

@@ -128,7 +128,7 @@ class EquivalenceResult(Result):
                 lines.append(f"  {scope}: withheld (see the notes)")
                 continue
             lines.append(f"  {scope}: {row['conclusion']} (difference {fmt.signif(row['estimate'])}, {level} CI "
-                         f"{fmt.signif(row['conf_low'])} to {fmt.signif(row['conf_high'])}, "
+                         f"{self._bound(row['conf_low'])} to {self._bound(row['conf_high'])}, "
                          f"{self._verdict_pvalue(row)}; {row['method']})")
         tasks = self._scope("task", a, b)
         tested = tasks[tasks["shown"].notna()]
@@ -148,11 +148,16 @@ class EquivalenceResult(Result):
         rests on the one-sided test past the bound, not on the TOST p, which is near 1 there (audit s19: "shown below
         -0.05" beside p-value = 0.9903); tidy()'s p_value keeps the TOST p."""
         if not row["conclusion"].startswith("shown ") or not np.isfinite(row["p_beyond"]):
-            return fmt.pvalue_phrase(row["p_value"])
+            return fmt.pvalue_phrase(row["p_value"], alpha=[self.alpha])
         m = fmt.signif(self.margin)
         past = f"delta < -{m}" if row["conf_high"] < -self.margin else f"delta > {m}"
-        text = fmt.format_pvalue(row["p_beyond"])
+        text = fmt.format_pvalue(row["p_beyond"], alpha=[self.alpha])
         return f"one-sided p-value ({past}) {text if text.startswith('<') else '= ' + text}"
+
+    def _bound(self, value, digits=5):
+        """An interval's end, never rounded onto the margin it is judged against (-0.74801 is not -0.748 against a
+        margin of 0.748: audit s22)."""
+        return fmt.signif_apart(value, digits, [-self.margin, self.margin])
 
     def _beyond_count(self, rows):
         """", k shown beyond the margin": the tests whose interval lies wholly past a bound (_api's verdicts that
@@ -197,7 +202,7 @@ class EquivalenceResult(Result):
             keys[name] = self._beyond_key("p_beyond", "p_value")
             captions[name] = "Key: " + self._beyond_key(*map(vocabulary.label, ("p_beyond", "p_value"))) + "."
         return Summary(self.method, self._header(), tables, self.notes, statistic_line=self._statistic_line(),
-                       keys=keys, captions=captions)
+                       keys=keys, captions=captions, alpha=self._levels())
 
     @staticmethod
     def _beyond_key(p_beyond, p_value):
@@ -247,7 +252,7 @@ class EquivalenceResult(Result):
                 if len(row) and row.iloc[0]["shown"] is not None and np.isfinite(row.iloc[0]["conf_low"]):
                     r = row.iloc[0]
                     parts.append(f"{scope}, {r['conclusion']} (difference {fmt.signif(r['estimate'], 3)}, {level} CI "
-                                 f"{fmt.signif(r['conf_low'], 3)} to {fmt.signif(r['conf_high'], 3)})")
+                                 f"{self._bound(r['conf_low'], 3)} to {self._bound(r['conf_high'], 3)})")
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]
             if len(tested):

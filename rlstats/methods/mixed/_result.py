@@ -151,11 +151,15 @@ class MixedResult(Result):
         return self.comparisons[["agent_1", "agent_2", "conf_low", "conf_high"]].copy()
 
     # ---- printing -------------------------------------------------------------------
+    def _alpha(self):
+        """The level the F test and the pairs are judged at, 1 - confidence_level (0.05, not 0.050000000000000044)."""
+        return round(1 - self.confidence_level, 12)
+
     def _statistic_line(self):
         if not self.omnibus_agents:  # audit s12: withheld with the saturated agents' pairs
             return "F test withheld: agents' runs at a score cap (see the notes)"
         line = (f"F = {fmt.signif(self.statistic)}, num df = {self.num_df}, denom df = {fmt.signif(self.den_df)}, "
-                f"{fmt.pvalue_phrase(self.pvalue)}")
+                f"{fmt.pvalue_phrase(self.pvalue, alpha=[self._alpha()])}")
         if len(self.omnibus_agents) < self.n_agents:
             line += f" (agents {fmt.listed(fmt.names_shown(self.omnibus_agents, self.agents), 8)} only: see the notes)"
         return line
@@ -249,7 +253,7 @@ class MixedResult(Result):
         df_how = ("Satterthwaite's method (Kuznetsova et al., 2017)" if self.ddf == "satterthwaite" else
                   "Kenward and Roger's method, with their adjusted covariance of the fixed effects")
         verdict = "differ" if self.pvalue <= 1 - self.confidence_level else "were not shown to differ"
-        pv = fmt.format_pvalue(self.pvalue)
+        pv = fmt.format_pvalue(self.pvalue, alpha=[self._alpha()])
         text += f"Degrees of freedom came from {df_how}. "
         if not self.omnibus_agents:  # audit s12: withheld on runs at a cap
             text += "No F test of the agents is given (runs at a score cap; see the notes)."

@@ -221,10 +221,10 @@ class SkillingsMackResult(Result):
     def _statistic_line(self):
         if self.df_denominator is not None:  # Quade's F, as R prints it
             return (f"{_STATISTIC_NAMES[self.variant]} = {fmt.signif(self.statistic)}, num df = {self.df}, "
-                    f"denom df = {self.df_denominator}, {fmt.pvalue_phrase(self.pvalue)}")
+                    f"denom df = {self.df_denominator}, {fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])}")
         # the p-value the result uses (a caption is made of this line alone, audit s7d); the chi-squared one beside
         # it where the result's is a permutation p-value
-        phrase = fmt.pvalue_phrase(self.pvalue)
+        phrase = fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])
         if self.pvalue_method in ("exact", "monte_carlo"):
             kind = "exact permutation" if self.pvalue_method == "exact" else "permutation"
             phrase += f" ({kind}; chi-squared {fmt.format_pvalue(self.pvalue_asymptotic)})"
@@ -240,11 +240,12 @@ class SkillingsMackResult(Result):
         lines = []
         chosen = "" if self.pvalue_rule is None else f"; chosen automatically: {self.pvalue_rule}"
         if self.pvalue_method == "monte_carlo":
-            lines.append(f"permutation {fmt.pvalue_phrase(self.pvalue)} ({self.n_resamples} permutations within "
-                         f"tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}, seed "
+            lines.append(f"permutation {fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])} ({self.n_resamples} "
+                         f"permutations within tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}, seed "
                          f"{fmt.short_seed(self.seed)}{chosen})")
         elif self.pvalue_method == "exact":
-            lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue)}" + (f" ({chosen[2:]})" if chosen else ""))
+            lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])}"
+                         + (f" ({chosen[2:]})" if chosen else ""))
         elif chosen:
             lines.append(f"the p-value above is the chi-squared one ({chosen[2:]})")
         names = list(self.agents)
@@ -323,7 +324,8 @@ class SkillingsMackResult(Result):
         if (pairs["n_shared_tasks"] == 0).any():  # a pair never compared is not one found alike (audit s13)
             pairs["significant"] = np.where(pairs["n_shared_tasks"] == 0, "not compared",
                                             np.where(pairs["significant"], "yes", "no"))
-        return {f"{self._ranks_name()} (1 = best)": ranks,
+        # the table pasted alone says whom the ranks are among, as the print and report do (audit s22)
+        return {f"{self._ranks_name()} (1 = best{self._among()})": ranks,
                 f"Pairwise comparisons ({self._posthoc_name()})": pairs}
 
     def _posthoc_name(self):
@@ -375,7 +377,7 @@ class SkillingsMackResult(Result):
         missing = int((self.counts == 0).sum())
         design = f"{self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({per_cell}"
         design += f", {missing} empty cell{'s' if missing != 1 else ''})" if missing else ")"
-        pv = fmt.format_pvalue(self.pvalue)
+        pv = fmt.format_pvalue(self.pvalue, alpha=[self.alpha])
         p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
         how_p = {"asymptotic": "from the F distribution" if self.variant == "quade" else
                  "from the chi-squared distribution",

@@ -253,7 +253,10 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     estimates, spreads = np.full((n, k), np.nan), np.full((n, k), np.nan)
     for c, values in runs.items():
         estimates[c // k, c % k] = kernels.SUMMARIES[summary](values)
-        spreads[c // k, c % k] = np.std(values, ddof=1) if values.size > 1 else np.nan
+        # runs that all tie have no spread: np.std of three 0.7s is 1.4e-16 (their mean is off in its last bit), which
+        # printed '0.7 ± 1.4e-16' where '7 ± 0' at other units (audit s22); the rule of kernels.welch_t
+        spreads[c // k, c % k] = (np.nan if values.size < 2 else 0.0 if np.ptp(values) == 0
+                                  else np.std(values, ddof=1))
     present = ~np.isnan(estimates)
     oriented = np.where(present, sign * estimates, -np.inf)
     tied_best = present & best_of(oriented, axis=1)

@@ -177,17 +177,22 @@ class TaskTableResult(Result):
         """(n_tasks, n_agents) strings 'm ± sd' (through ``plain``) with the best bolded and the other possibly best
         marked."""
         out = []
+        bold_cells = self._bold()
         for t in range(len(self.tasks)):
             row = []
+            present = ~np.isnan(self.estimates[t])
             for a in range(len(self.agents)):
-                if np.isnan(self.estimates[t, a]):
+                if not present[a]:
                     row.append("")
                     continue
-                text = fmt.signif(self.estimates[t, a], digits)
+                # the best's mean reads apart from every other agent's (bold 12.121 beside 12.074 both read "12.1":
+                # audit s22): a bold cell against the others, the others against the bold ones
+                rivals = self.estimates[t, present & (bold_cells[t] != bold_cells[t, a])]
+                text = fmt.signif_apart(self.estimates[t, a], digits, rivals)
                 if np.isfinite(self.std_dev[t, a]):
                     text += f" \u00b1 {fmt.signif(self.std_dev[t, a], 2)}"
                 text = plain(text)
-                if self._bold()[t, a]:
+                if bold_cells[t, a]:
                     text = bold(text)
                 elif self.possibly_best[t, a]:
                     text = mark(text)
@@ -377,7 +382,8 @@ class TaskTableResult(Result):
                        statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown},
                        keys={"comparisons with the best": p_values_key(self.test_name, self.adjustment)},
                        captions={"comparisons with the best": "Key: " + p_values_key(
-                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."})
+                           self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."},
+                       alpha=self._levels())
 
     def _summary_tables(self):
         table = self.display().pipe(_tasks_first)
