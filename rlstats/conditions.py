@@ -263,8 +263,8 @@ class Condition:
                 continue
             value, column = _literal(literal), self._column(name.id)
             if _holds_dates(data[column]):  # numpy says unequal per row: day != '2024-01-02' kept every row (s22)
-                raise _fail(self.text, f"cannot compare a column of {data[column].dtype} values with the value "
-                                       f"{value!r}")
+                what = "date/time objects" if data[column].dtype == object else f"{data[column].dtype} values"
+                raise _fail(self.text, f"cannot compare a column of {what} with the value {value!r}")
             kind = _column_kind(data[column])
             if kind in ("numbers", "True/False values") and isinstance(value, str):
                 literal = _is_number_text(value) or value.strip() in ("True", "False")
@@ -284,9 +284,16 @@ def _holds_dates(column):
     """Whether a column holds dates, times or durations (of any of pandas' types), which no literal equals."""
     import pandas as pd
 
-    dtype = column.dtype.categories.dtype if isinstance(column.dtype, pd.CategoricalDtype) else column.dtype
+    values = column.cat.categories if isinstance(column.dtype, pd.CategoricalDtype) else column
+    dtype = values.dtype
+    if dtype == object:  # datetime.date objects (df['ts'].dt.date), every value present one: as a dates column (s22)
+        return pd.api.types.infer_dtype(values, skipna=True) in _DATE_KINDS
     return (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
             or isinstance(dtype, pd.PeriodDtype))
+
+
+#: pandas' infer_dtype of an object column whose every value present is a date, a time or a duration
+_DATE_KINDS = ("date", "datetime", "datetime64", "time", "timedelta", "timedelta64", "period")
 
 
 def _column_kind(column):

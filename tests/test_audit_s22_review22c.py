@@ -21,10 +21,25 @@ def _frame_with_day_objects():
     return data
 
 
-@pytest.mark.xfail(strict=True, reason="an object column of datetime.date values compared with text keeps every "
-                                       "row (!=) or none (==), silently")
-def test_date_objects_compared_with_text_are_refused_xfail():
+def test_date_objects_compared_with_text_are_refused():
+    """An object column of datetime.date values (``df['ts'].dt.date``) compared with text kept every row with != ('kept
+    36 of 36 rows') and none with ==, silently per row: refused as a datetime64 column is; dates written as text, or a
+    column mixing dates with text, are compared as before (27 of 36 rows kept)."""
     data = _frame_with_day_objects()
     assert isinstance(data["day"].iloc[0], datetime.date) and data["day"].dtype == object
-    with pytest.raises(OptionError, match="cannot compare a column of dates"):
-        rlstats.compare(data, "score ~ agent | task/seed", subset="day != '2024-01-02'")
+    for condition in ("day != '2024-01-02'", "day == '2024-01-02'", "day in ['2024-01-02']", "day == 1"):
+        with pytest.raises(OptionError, match=r"subset=.*: cannot compare a column of date/time objects with the "
+                                              r"value ('2024-01-02'|1); "):
+            rlstats.compare(data, "score ~ agent | task/seed", subset=condition)
+    with pytest.raises(OptionError, match="cannot compare a column of category values with the value"):
+        rlstats.compare(data.assign(day=data["day"].astype("category")), "score ~ agent | task/seed",
+                        subset="day != '2024-01-02'")
+    as_text = rlstats.compare(data.assign(day=data["day"].astype(str)), "score ~ agent | task/seed",
+                              subset="day != '2024-01-02'")
+    expected = rlstats.compare(data, "score ~ agent | task/seed", subset="seed != 1")
+    assert as_text.notes[0] == "subset=\"day != '2024-01-02'\" kept 27 of 36 rows"
+    assert as_text.statistic == pytest.approx(expected.statistic, rel=1e-12)
+    assert as_text.statistic == pytest.approx(11.822222222222221, rel=1e-12)
+    mixed = data.assign(day=[d if i else "none" for i, d in enumerate(data["day"])])  # dates and text: compared
+    assert rlstats.compare(mixed, "score ~ agent | task/seed", subset="day != 'none'").notes[0] == (
+        "subset=\"day != 'none'\" kept 35 of 36 rows")
