@@ -43,3 +43,17 @@ def test_date_objects_compared_with_text_are_refused():
     mixed = data.assign(day=[d if i else "none" for i, d in enumerate(data["day"])])  # dates and text: compared
     assert rlstats.compare(mixed, "score ~ agent | task/seed", subset="day != 'none'").notes[0] == (
         "subset=\"day != 'none'\" kept 35 of 36 rows")
+
+
+def _two_agents():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame([(a, t, s, rng.normal()) for a in "AB" for t in ["t1", "t2"] for s in range(5)],
+                        columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="did_you_mean offers 'mean' for aggregate='median', another statistic, not a "
+                                       "misspelling")
+def test_another_statistic_is_not_called_a_misspelling_xfail():
+    with pytest.raises(OptionError) as caught:
+        rlstats.equivalence(_two_agents(), "score ~ agent | task/seed", margin=0.5, aggregate="median")
+    assert str(caught.value) == "aggregate='median' is not one of the allowed values: 'iqm', 'mean'"
