@@ -37,15 +37,22 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
                       + did_you_mean(value, allowed))
 
 
+#: Names of statistics that read alike but are none the other's misspelling ('median' and 'mean': a ratio of 0.8)
+_STATISTIC_NAMES = frozenset({"mean", "median", "iqm", "min", "max", "mode", "sum", "std", "var", "optimality_gap"})
+
+
 def did_you_mean(value: object, allowed: Iterable[object]) -> str:
     """' (did you mean 'x'?)' naming the allowed string(s) that ``value`` most likely misspells: the one that is the
     same but for case, else the closest by ``difflib.SequenceMatcher``'s ratio ignoring case, all of them where
-    several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close."""
+    several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close, or if
+    ``value`` names another statistic (``'median'`` is no misspelling of ``'mean'``: audit s22)."""
     import difflib
 
     if not isinstance(value, str):
         return ""
     names = {a.lower(): a for a in allowed if isinstance(a, str)}
+    if value.lower() in _STATISTIC_NAMES and value.lower() not in names:
+        return ""
     ratios = {a: difflib.SequenceMatcher(None, value.lower(), a).ratio() for a in names}
     best = max(ratios.values(), default=0.0)
     if best < 0.75:
