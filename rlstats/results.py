@@ -173,10 +173,11 @@ class Summary:
         self.tables = dict(tables)
         # the levels the result judges its p-values at: every format prints no p-value as one of them that it differs
         # from (0.049999 beside "shown" read "0.05": audit s22), through the tables' attrs that format reads
+        alpha = tuple(alpha)  # read once: an iterator gives its levels to the first table only (audit s22)
         for name, table in self.tables.items():
-            if tuple(alpha):
+            if alpha:
                 self.tables[name] = table = table.copy()
-                table.attrs["rlstats_alpha"] = tuple(alpha)
+                table.attrs["rlstats_alpha"] = alpha
         self.notes = tuple(notes)
         self.digits = digits
 

@@ -68,11 +68,15 @@ def test_another_statistic_is_not_called_a_misspelling():
     assert did_you_mean("two_sided", ["two-sided", "less"]) == " (did you mean 'two-sided'?)"
 
 
-@pytest.mark.xfail(strict=True, reason="Summary(alpha=) given an iterator reads it up in its first check: no table "
-                                       "keeps the levels, 0.0499996 prints '0.05'")
-def test_summary_alpha_from_an_iterator_xfail():
+def test_summary_alpha_from_an_iterator():
+    """Summary(alpha=) given an iterator read it up in its first check, so no table kept the levels and 0.0499996
+    printed '0.05' in both; now '0.0499996' in each table, 0.2 as '0.2', and the tables given are not modified."""
     from rlstats.results import Summary
 
     table = pd.DataFrame({"p_value": [0.0499996, 0.2]})
-    text = str(Summary("m", "h", {"a": table, "b": table}, alpha=(a for a in [0.05])))
-    assert text.count("0.0499996") == 2
+    summary = Summary("m", "h", {"a": table, "b": table}, alpha=(a for a in [0.05]))
+    text = str(summary)
+    assert text.count("0.0499996") == 2 and text.count("0.2\n") + text.count("0.2 ") >= 2
+    assert [t.attrs["rlstats_alpha"] for t in summary.tables.values()] == [(0.05,), (0.05,)]
+    assert "rlstats_alpha" not in table.attrs
+    assert "0.05" in str(Summary("m", "h", {"a": table}))  # no levels: 3 digits
