@@ -28,7 +28,7 @@ from .format import count, join_and, name_list, natural_key, plural
 from .errors import DesignError, OptionError, agent_named, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
-from .normalization import load_reference, normalised_in, normalize_response
+from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice
 from .provenance import NOTES_ATTR, Note, add_note, notes_for
@@ -929,6 +929,7 @@ def _average_nested(data, formula, env, options):
     quoted = lambda c: f"`{c}`"  # noqa: E731
     text = f"{quoted(name)} ~ {quoted(formula.groups)} | {quoted(formula.blocks)}/{quoted(outer)}"
     means.attrs[NOTES_ATTR] = notes_for(data)  # the notes true of the rows averaged ride on (provenance.carried)
+    means.attrs[AVERAGED_ATTR] = outer  # normalize='minmax' takes its bounds from these means, and says so
     return means, formula_module.parse(text), note if drop_note is None else f"{drop_note}; {note}"
 
 

@@ -469,12 +469,13 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
 
 
 def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score", agent=None, kept=None, step=None,
-                subset=False):
+                subset=False, averaged=None):
     """:func:`normalize` with the reference frame already loaded (or a rule's name); ``name`` is its dataset's
     (None: a frame); ``agent`` names the agent column for messages about rows (None: an 'agent' column if any).
     ``kept`` (a back end's): the rows it will analyse, a boolean array (None: all), of which min-max takes its bounds;
     ``step``: the column of training steps of learning curves, whose every step min-max reads (the note says so);
-    ``subset``: whether ``df`` holds the rows a back end's ``subset=`` kept (min-max's note says they set the bounds)."""
+    ``subset``: whether ``df`` holds the rows a back end's ``subset=`` kept (min-max's note says they set the bounds);
+    ``averaged``: the unit ('run') whose seeds were averaged into each row of ``df``, whose means set min-max's bounds."""
     agent = "agent" if agent is None else agent
     _check_names(low, high, by, score)
     _require_columns(df, [by, score], "the data")
@@ -510,6 +511,8 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     if rule == "minmax":  # the bounds of each task, bound to it: a result names those of the tasks it analyses
         items = tuple(((t,), (t, float(a), float(b))) for t, a, b in zip(ref[by], ref["min"], ref["max"]))
         where = "in the rows subset= kept" if subset else "in the data"
+        if averaged is not None:  # the bounds of the run means, not of the seeds' scores (audit s22)
+            where = f"among the {averaged} means (each {averaged}'s seeds averaged) {where}"
         if kept is not None and not kept.all():
             where += f" less the {int((~kept).sum())} row(s) dropped for a missing value in another column"
         if step is not None:  # learning curves: one range over the whole run, not per step (audit s22)
@@ -565,6 +568,10 @@ def named_reference(keywords: Mapping[str, Any], frame: pd.DataFrame, name: str)
     """``normalize=``'s dict ``keywords`` with its reference read into ``frame`` from ``name`` (a dataset, or the
     command line's file): the one way to give :func:`normalize_response` the ``name`` key, which users cannot."""
     return _Loaded(keywords, reference=frame, name=name)
+
+
+#: The attrs key of a frame of run means (``design._average_nested``): the unit its seeds were averaged within
+AVERAGED_ATTR = "rlstats_averaged_within"
 
 
 def load_reference(option: Normalizer) -> Normalizer:
@@ -633,8 +640,9 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
                   if c in data.columns and c not in (columns[0], parsed.blocks)]
         kept = ~data[others].isna().any(axis=1).to_numpy() if others else None
     subset = any(note.startswith("subset=") for note in notes_for(data))  # design.subset_rows' note
+    averaged = data.attrs.get(AVERAGED_ATTR)  # a frame of run means (design._average_nested)
     out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, kept=kept,
-                      step=step, subset=subset, **keywords)
+                      step=step, subset=subset, averaged=averaged, **keywords)
     return out, out.attrs[NOTES_ATTR][-1]
 
 
