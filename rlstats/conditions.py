@@ -245,7 +245,6 @@ class Condition:
             left, left_missing = right, right_missing
         return out
 
-
     def _check_kinds(self, op, left, right, data):
         """A column of numbers tested for (in)equality or membership with text, or a column of text with a number: an
         error naming both and the way to write the value; a column of dates or durations with any literal, the error of
