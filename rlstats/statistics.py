@@ -726,6 +726,16 @@ EXACT_RELABELLINGS = 1e300
 ENUMERATED_CELLS = 2**23
 
 
+def listable(labellings: int | float, runs: int) -> bool:
+    """Whether a table of ``labellings`` relabellings of ``runs`` runs stays within :data:`ENUMERATED_CELLS` cells: the
+    one cap of task_table's splits and curves' max-T null on listing every relabelling.
+
+    >>> listable(252, 10), listable(501_501, 1_002)
+    (True, False)
+    """
+    return labellings * runs <= ENUMERATED_CELLS
+
+
 def relabellings(first: ArrayLike, second: ArrayLike) -> int | float:
     """The ways to relabel the runs of two agents within tasks, keeping each task's counts: the product over tasks
     of ``C(first + second, first)``, the size of the exact permutation null of a two-sample test (one task: a scalar).

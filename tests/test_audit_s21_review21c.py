@@ -23,7 +23,7 @@ def test_read_csv_trailing_empty_fields_lose_nothing(tmp_path):
 
 
 def test_task_table_enumerated_cells_cap_holds_below_exact_splits():
-    """``_kernels.ENUMERATED_CELLS`` caps the cached table of splits (splits x runs, a byte each); C(n + m, n) at most
+    """``statistics.ENUMERATED_CELLS`` (read by ``statistics.listable``) caps the cached table of splits (splits x runs, a byte each); C(n + m, n) at most
     ``EXACT_SPLITS`` (20,000) was enumerated whatever its cells: 1 run against m has m + 1 splits of m + 1 runs (a 25 MB table at m = 4,999,
     400 MB at 19,999). Drawn at random now, as above EXACT_SPLITS."""
     from rlstats.methods.task_table import _kernels

@@ -28,7 +28,7 @@ from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
-from ...statistics import ENUMERATED_CELLS, monte_carlo_pvalue, relabellings, skew_widened
+from ...statistics import ENUMERATED_CELLS, listable, monte_carlo_pvalue, relabellings, skew_widened
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult, step_ranges, step_stretches
@@ -256,7 +256,7 @@ def enumerated(n_first, n_second, n_resamples):
     has at most :data:`rlstats.statistics.ENUMERATED_CELLS` cells (relabellings x the pair's runs, audit s22: 2 runs
     against 1,000 would have listed 501,501 relabellings in 4 GB); else ``n_resamples`` are drawn at random."""
     labellings = relabellings(n_first, n_second)
-    return labellings <= n_resamples and labellings * int(np.sum(n_first) + np.sum(n_second)) <= ENUMERATED_CELLS
+    return labellings <= n_resamples and listable(labellings, int(np.sum(n_first) + np.sum(n_second)))
 
 
 def smallest_attainable(n_first, n_second):

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ...statistics import ENUMERATED_CELLS, monte_carlo_pvalue, relabellings, tie_tolerance, welch_satterthwaite_df
+from ...statistics import listable, monte_carlo_pvalue, relabellings, tie_tolerance, welch_satterthwaite_df
 
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
 #: a former name of a test: "permutation" is the step-down back end (method="permutation")
@@ -50,7 +50,7 @@ def split_count(n, m, n_resamples):
     total = relabellings(n, m)
     few = total <= max(EXACT_SPLITS, min(n_resamples, ENUMERATED_SPLITS))
     # the cells' cap holds at or below EXACT_SPLITS too (review21c: 1 run against 4,999 is 5,000 x 5,000 cells)
-    return (total, True) if few and total * (n + m) <= ENUMERATED_CELLS else (n_resamples, False)
+    return (total, True) if few and listable(total, n + m) else (n_resamples, False)
 
 
 def smallest_pvalue(test, n, m, n_resamples):
