@@ -115,6 +115,12 @@ def shortfall(rows: Iterable[dict[str, str]], level: float, **design: object) ->
     return min(short, key=worst_coverage) if short else None
 
 
+def nearest_count(counts: Iterable[int], n: int) -> int:
+    """The one of ``counts`` (numbers of tasks a simulation grid measured) nearest ``n`` on a log scale, the smaller
+    on a tie: the grid point whose rows speak for a design of ``n`` (the bootstrap's interval and profile notes)."""
+    return min(sorted(counts), key=lambda count: abs(math.log(count) - math.log(n)))
+
+
 def worst_coverage(row: dict[str, str]) -> float:
     """The row's pooled coverage, or its lowest design draw's where it records one."""
     low = _optional(row, "coverage_min")

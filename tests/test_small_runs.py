@@ -381,9 +381,11 @@ def test_notes_quote_the_measured_coverage():
         warnings.simplefilter("ignore")
         few = rlstats.bootstrap(simulated(seeds=3), FORMULA, n_resamples=200, rng=0, interval="percentile")
         many = rlstats.bootstrap(simulated(seeds=30), FORMULA, n_resamples=200, rng=0, interval="percentile")
-    low, high = small_runs.measured_coverage("percentile", "iqm")[3]
-    better = small_runs.measured_coverage("studentized", "iqm")[3]
-    expected = (f"3 runs per task are few for percentile intervals of the IQM: in simulations with 3 runs per "
+    # the rows of the grid's number of tasks nearest the design's 6 (5; audit s23: every grid row before)
+    low, high = small_runs.measured_coverage("percentile", "iqm", tasks=6)[3]
+    better = small_runs.measured_coverage("studentized", "iqm", tasks=6)[3]
+    assert (low, high, better) == (0.8, 0.85, (0.9625, 0.98125))
+    expected = (f"3 runs per task are few for percentile intervals of the IQM: in simulations on 5 tasks with 3 runs per "
                 f"task, nominal 95% intervals covered {low:.2f} to {high:.2f}; interval=\"studentized\" (the "
                 f"default) covered {better[0]:.2f} to {better[1]:.2f}")
     assert expected in few.notes
@@ -391,17 +393,23 @@ def test_notes_quote_the_measured_coverage():
     assert not any("runs per task are few" in n for n in many.notes)
     poi = rlstats.probability_of_improvement(simulated(seeds=3), FORMULA, n_resamples=200, rng=0,
                                              interval="percentile")
-    score = small_runs.measured_coverage("score", "probability_of_improvement")[3]
+    score = small_runs.measured_coverage("score", "probability_of_improvement", tasks=6)[3]
     assert any(n.startswith("3 runs per task are few for percentile intervals of the probability of improvement")
                and n.endswith(f"interval=\"score\" (the default) covered {score[0]:.2f} to {score[1]:.2f}")
                for n in poi.notes)
     default = rlstats.probability_of_improvement(simulated(seeds=3), FORMULA, n_resamples=200, rng=0)
     assert not any("are few" in n for n in default.notes)  # the score interval held its level at 3 runs
     two = rlstats.probability_of_improvement(simulated(seeds=2), FORMULA, n_resamples=200, rng=0)
-    low, high = small_runs.measured_coverage("score", "probability_of_improvement")[2]
-    assert (f"2 runs per task are few for score intervals of the probability of improvement: in simulations with 2 "
-            f"runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}; more runs are needed for the "
-            f"stated level") in two.notes  # two of its rows at 2 runs (on one task) miss by more than 3 SE
+    # its 5-task rows at 2 runs hold (0.9425 to 0.9675 of 400); two of its one-task rows miss by more than 3 SE, which
+    # a 6-task design was quoted before audit s23, and a one-task design still is
+    assert small_runs.measured_coverage("score", "probability_of_improvement", tasks=6)[2] == (0.9425, 0.9675)
+    assert not any("are few" in n for n in two.notes)
+    one = small_runs.coverage_note("score", "probability of improvement", "probability_of_improvement", 2,
+                                   single_task=True)
+    low, high = small_runs.measured_coverage("score", "probability_of_improvement", single_task=True)[2]
+    assert one == (f"2 runs per task are few for score intervals of the probability of improvement: in simulations "
+                   f"of one task with 2 runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}; more "
+                   f"runs are needed for the stated level")
 
 
 def test_a_coverage_note_only_where_some_row_misses_the_level():

@@ -879,7 +879,7 @@ def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given)
         metrics = [m for m, out in zip(metrics, withheld) if not out]
     few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
     whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
-    notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest, whose, n_tasks == 1)
+    notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest, whose, n_tasks == 1, n_tasks)
              for m in metrics)
     return [note for note in notes if note]
 
@@ -1042,7 +1042,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     else:
         bounds, se = kernels.interval_bounds(distribution, estimates, confidence_level, "percentile")
     note = small_runs.coverage_note(interval, "probability of improvement", "probability_of_improvement",
-                                    int(fewest.min()), single_task=design.n_tasks == 1)
+                                    int(fewest.min()), single_task=design.n_tasks == 1, tasks=design.n_tasks)
     return ProbabilityOfImprovementResult(
         method=("Probability of improvement with score intervals (Hanley-McNeil variance)" if interval == "score" else
                 "Probability of improvement with stratified bootstrap intervals"), formula=design.formula,
@@ -1141,7 +1141,7 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
     if fewest > measured[-1]:
         return []
     runs = max((c for c in measured if c <= fewest), default=measured[0])
-    tasks = min({int(row["tasks"]) for row in rows}, key=lambda t: abs(np.log(t) - np.log(design.n_tasks)))
+    tasks = calibration.nearest_count({int(row["tasks"]) for row in rows}, design.n_tasks)
     row = calibration.shortfall(rows, 0.95, runs=runs, tasks=tasks)
     if row is None:
         return []
