@@ -49,3 +49,57 @@ def test_nearest_grid_tasks_on_a_log_scale():
     assert small_runs.measured_coverage("percentile", "iqm", tasks=26)[3] == (0.85, 0.88125)
     note = small_runs.coverage_note("percentile", "IQM", "iqm", 3, tasks=10)
     assert "in simulations on 5 tasks with 3 runs per task, nominal 95% intervals covered 0.80 to 0.85" in note
+
+
+# ----------------------------------------------------------------------------- numbers against independent values
+
+
+def test_percentile_bounds_are_the_exact_bootstrap_quantiles_of_an_enumerated_case():
+    # one agent, 2 tasks x 3 runs: the exact stratified bootstrap distribution is the 27 x 27 equally likely
+    # resamples, here enumerated with scipy's trim_mean (the IQM, one run cut from each end of 6) and the mean of task
+    # means; its inverted-CDF 2.5% and 97.5% quantiles are atoms the 20,000 drawn resamples' bounds land on
+    import itertools
+
+    import numpy as np
+    from scipy import stats
+
+    runs = {"a": [0.1, 0.7, 2.0], "b": [0.3, 1.1, 1.6]}
+    exact = []
+    for ia in itertools.product(range(3), repeat=3):
+        for ib in itertools.product(range(3), repeat=3):
+            a, b = [runs["a"][i] for i in ia], [runs["b"][i] for i in ib]
+            exact.append((stats.trim_mean(a + b, 0.25), (np.mean(a) + np.mean(b)) / 2))
+    quantiles = np.quantile(np.array(exact), [0.025, 0.975], axis=0, method="inverted_cdf").T
+    np.testing.assert_allclose(quantiles, [[0.35, 1.675], [13 / 30, 1.5]])
+    frame = pd.DataFrame([("A", t, k, y) for t, ys in runs.items() for k, y in enumerate(ys)],
+                         columns=["agent", "task", "seed", "score"])
+    res = rlstats.bootstrap(frame, "score ~ agent | task", metrics=["iqm", "mean"], interval="percentile",
+                            n_resamples=20_000, rng=0, progress=False)
+    np.testing.assert_allclose(res.intervals[0], quantiles, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.tidy()["estimate"], [0.925, 0.9666666666666667])
+
+
+def test_default_mean_bound_is_the_welch_t_bound_where_that_is_wider(atari):
+    # Atari 100k, 3 runs per game, human-normalised: the default's mean bounds of DER (upper), OTRainbow (upper) and
+    # IRIS (lower) are the closed-form Welch bound, estimate -+ t_{0.975, df} sqrt(3/2) SE, computed here from the
+    # reference table by hand (scipy's t; SE and df from the per-game sample variances)
+    import numpy as np
+    from scipy import stats
+
+    d = _first_runs(atari, 3)
+    res = rlstats.bootstrap(d, "score ~ agent | task/seed", normalize="atari100k_reference", metrics=["mean"],
+                            n_resamples=500, rng=0, progress=False)
+    tidy = res.tidy().set_index("agent")
+    reference = rlstats.datasets.load("atari100k_reference").set_index("task")
+    expected = {"DER": (1, 0.39687635490543177), "OTRainbow": (1, 0.24939398508203683), "IRIS": (0, 0.8534604069213716)}
+    for agent, (side, value) in expected.items():
+        runs = d[d.agent == agent]
+        low, high = reference.loc[runs.task, "random"].to_numpy(), reference.loc[runs.task, "human"].to_numpy()
+        y = pd.Series((runs.score.to_numpy() - low) / (high - low)).groupby(runs.task.to_numpy())
+        share = y.var(ddof=1) / y.size()
+        se = np.sqrt(share.sum()) / len(share)
+        df = share.sum() ** 2 / (share ** 2 / (y.size() - 1)).sum()
+        half = stats.t.ppf(0.975, df) * np.sqrt(3 / 2) * se
+        by_hand = y.mean().mean() + (half if side else -half)
+        assert by_hand == pytest.approx(value, abs=1e-9)  # scipy versions differ in t.ppf by 2e-12
+        assert tidy.loc[agent, "conf_high" if side else "conf_low"] == pytest.approx(by_hand, abs=1e-12)
