@@ -219,18 +219,27 @@ def power_rows(quick=False, seed=230):
                            "n_sim": n_sim, **{f"{c} {t}": round(v, 4) for (c, t), v in shares.items()}}
 
 
-#: the calibration table's columns of ``--rows`` (as ``equivalence.size``'s, ``configuration`` naming the spread)
-ROW_COLUMNS = ("procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs",
-               "distribution", "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size",
-               "design_draws", "coverage_min")
-#: the spreads (agent 1's times agent 2's) of the table's rows: a ratio of 4 and 8, either agent the wider
-ROW_SPREADS = (0.125, 0.25, 4.0, 8.0)
+#: the spreads (agent 1's over agent 2's) of the table's rows: ratios 2, 4 and 8, either agent the wider
+ROW_SPREADS = (0.125, 0.25, 0.5, 2.0, 4.0, 8.0)
 ROW_SIMULATIONS = {1: 4_000, 5: 1_000, 26: 1_000}
+PROCEDURE, LEVEL = "equivalence.size", 0.95
+
+
+def spread_label(spread):
+    """The ``configuration``'s words of agent 1's spread over agent 2's: ``"spread 4"``, ``"spread 1/4"``."""
+    return f"spread {spread:g}" if spread >= 1 else f"spread 1/{1 / spread:g}"
+
+
+def appended(row):
+    """Whether an ``equivalence.size`` row of the table (a dict of strings) is one this script wrote."""
+    return ", spread " in row["configuration"]
 
 
 def table_rows(seed=23, simulations=ROW_SIMULATIONS):
-    """The ``equivalence.size_spread`` rows: Welch's t (per task, ``welch``; across tasks, ``welch_mean``) at each
-    test's null boundary, skewed, heavy-tailed and capped scores, runs 3, 5, 10, spreads :data:`ROW_SPREADS`."""
+    """The ``equivalence.size`` rows of unlike spreads: Welch's t (per task, ``welch``, at 1 task: the test is
+    invariant to a task's offset and scale; across tasks, ``welch_mean``, at 5 and 26 tasks of one design draw) at
+    each test's null boundary, skewed, heavy-tailed and capped scores, 3, 5 and 10 runs of each agent, agent 1's
+    spread :data:`ROW_SPREADS` times agent 2's (``configuration`` "delta = -margin, spread 1/4")."""
     import math
 
     rng = np.random.default_rng(seed)
@@ -240,17 +249,30 @@ def table_rows(seed=23, simulations=ROW_SIMULATIONS):
                 for spread in ROW_SPREADS:
                     n_sim = simulations[tasks]
                     shares = declared(distribution, runs, tasks, spread, n_sim, rng, candidates=("welch",))
-                    ratio = f"{spread:g}" if spread >= 1 else f"1/{1 / spread:g}"
                     for (_, test), share in sorted(shares.items()):
                         alternative, _, side = test.partition(" ")
                         coverage = 1.0 - share
-                        yield {"procedure": "equivalence.size_spread", "test": alternative, "statistic": "",
-                               "band": "", "interval": "welch" if tasks == 1 else "welch_mean", "metric": "",
-                               "agents": 2, "tasks": tasks, "runs": runs, "distribution": distribution,
-                               "configuration": f"delta = {side}, spread ratio {ratio}", "level": 0.95,
-                               "n_sim": n_sim, "n_resamples": "", "coverage": round(coverage, 6),
-                               "se": round(math.sqrt(max(coverage * (1 - coverage), 0.95 * 0.05) / n_sim), 6),
-                               "set_size": "", "design_draws": "", "coverage_min": ""}
+                        row = {"procedure": PROCEDURE, "test": alternative, "interval": "welch" if tasks == 1
+                               else "welch_mean", "agents": 2, "tasks": tasks, "runs": runs,
+                               "distribution": distribution, "configuration": f"delta = {side}, {spread_label(spread)}",
+                               "level": LEVEL, "n_sim": n_sim, "coverage": coverage,
+                               "se": math.sqrt(coverage * (1 - coverage) / n_sim)}
+                        if tasks > 1:  # one design draw of the tasks' offsets and scales (designs.pooled_row's form)
+                            row.update(DESIGNS["pooled_row"]([np.arange(n_sim) >= round(share * n_sim)], LEVEL))
+                        yield row
+
+
+def append_table(rows, table):
+    """Write ``rows`` into ``table`` in place of the rows this script wrote before, after the procedure's others."""
+    import pandas as pd
+
+    columns = runpy.run_path(str(HERE / "calibrate.py"))["COLUMNS"]
+    old = pd.read_csv(table, dtype=str, keep_default_na=False)
+    mine = [r["procedure"] == PROCEDURE and appended(r) for r in old.to_dict("records")]
+    fresh = pd.DataFrame([{k: f"{v:.6g}" if isinstance(v, float) else str(v) for k, v in row.items()}
+                          for row in rows]).reindex(columns=columns).astype(object).fillna("")
+    pd.concat([old[[not m for m in mine]], fresh], ignore_index=True).sort_values(
+        "procedure", kind="stable").to_csv(table, index=False)
 
 
 if __name__ == "__main__":
@@ -259,13 +281,12 @@ if __name__ == "__main__":
     pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 50)
     quick = "--quick" in sys.argv
-    if "--rows" in sys.argv:
-        import csv
-
-        writer = csv.DictWriter(sys.stdout, ROW_COLUMNS, lineterminator="\n")
-        for row in table_rows(simulations={k: v // 10 for k, v in ROW_SIMULATIONS.items()} if quick
-                              else ROW_SIMULATIONS):
-            writer.writerow(row)
+    if "--rows" in sys.argv or "--append-table" in sys.argv:
+        found = list(table_rows(simulations={k: v // 10 for k, v in ROW_SIMULATIONS.items()} if quick
+                                else ROW_SIMULATIONS))
+        print(pd.DataFrame(found).to_string(index=False))
+        if "--append-table" in sys.argv:
+            append_table(found, runpy.run_path(str(HERE / "calibrate.py"))["OUT"])
     elif "--power" in sys.argv:
         print(pd.DataFrame(list(power_rows(quick))).to_string(index=False))
     else:
