@@ -1013,8 +1013,8 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
             row = (_unlike_spread_quote(options, "welch_mean", int(min(n_a.min(), n_b.min())), len(t), part)
                    if np.isfinite(part) and part > 0 and max(part, 1 / part) >= UNLIKE_SPREAD else None)
             if row is not None:
-                where.append(f"across tasks: the agents' parts of its standard error {signif(max(part, 1 / part), 2)} "
-                             "times apart")
+                where.insert(0, f"across tasks: the agents' parts of its standard error "
+                             f"{signif(max(part, 1 / part), 2)} times apart")
                 quotes["across"] = min(row, quotes.get("across", row), key=lambda r: float(r["coverage"]))
         if where:
             found.append(f"{a} vs {b} ({listed(where, 3)})")
