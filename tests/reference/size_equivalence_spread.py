@@ -1,6 +1,7 @@
 """Size at the margin of the equivalence tests with equal runs but unlike spreads (audit s23 equiv23).
 
-    PYTHONPATH=. nice -n 10 python tests/reference/size_equivalence_spread.py [--quick] [--power] [--rows]
+    PYTHONPATH=. nice -n 10 python tests/reference/size_equivalence_spread.py [--quick]
+        [--power | --rows | --append-table]
 
 Audit s22 (``size_equivalence_unbalanced.py --candidates``, ``spread`` 0.5) found Welch's non-inferiority declaring at
 -margin in 0.085 (3 vs 3 runs) and 0.114 (5 vs 5) of simulated tests on skewed scores where agent 1's spread was half
@@ -19,9 +20,9 @@ floored at Welch's (never less conservative than the test they would replace):
 ``welch``
     today's test (``_kernels.welch``, ``welch_mean``).
 ``welch_min_df``
-    Welch's t on min(n_1, n_2) - 1 df per task (Hsu's conservative df; across tasks the smallest cell's df summed
-    over tasks as Welch-Satterthwaite's terms would be at that df: the Welch-Satterthwaite df with each cell's
-    n - 1 replaced by min(n_1, n_2) - 1).
+    Welch's t on min(n_1, n_2) - 1 df per task (the conservative df); across tasks the Welch-Satterthwaite df with
+    each task's two terms on that df: (sum_t v_t)^2 / sum_t (v_t^2 / (min(n_1, n_2) - 1)), v_t = s_1t^2 / n_1 +
+    s_2t^2 / n_2.
 ``hall_own``
     Hall's (1992) skewness-corrected t (``statistics.hall_transform``) at the difference's skewness k3 / se^3 with
     k3 = g_1 s_1^3 / n_1^2 - g_2 s_2^3 / n_2^2, each agent's own runs' skewness G1 (``statistics.shape_ratios``):
@@ -41,12 +42,26 @@ neither is a replacement for these tests, so neither is measured.
 agents at location 0, agent 1's deviations times the spread), margin ``POWER_MARGIN`` noise units of agent 2 per
 task (its mean scale across tasks).
 
-``--rows``: the calibration table's rows of Welch's t at spread ratios 4 and 8 (procedure
-``equivalence.size_spread``, :data:`ROW_COLUMNS`), 4,000 data sets a per-task row and 1,000 an across-tasks row of
-one design draw (seed 23).
+``--rows``: the calibration table's rows of Welch's t (``equivalence.size``, ``configuration`` "delta = -margin,
+spread 1/4": agent 1's SD over agent 2's; :func:`table_rows`), spread ratios 2, 4, 8 either way, 4,000 data sets a
+per-task row (1 task) and 1,000 an across-tasks row (5 and 26 tasks, one design draw), seed 23; ``--append-table``
+also writes them into the package table in place of the ones it wrote before (:func:`appended`, which
+``calibrate.py`` keeps when it re-measures ``equivalence.size``). 5 CPU-seconds.
 
-Measured: see :data:`MEASURED` and the audit's report (seed 23; 4,000 data sets a per-task row, 1,000 across 5
-tasks, 600 across 26, 199 resamples).
+Measured (seed 23; the grid 2.5 CPU-minutes, ``--power`` 10 s), the largest size at the margin over TOST at +-margin
+and non-inferiority at -margin, runs 3-10, by spread ratio 1 / 2 / 4 / 8 (either agent the wider):
+
+- Welch's t per task: skewed 0.042 / 0.115 / 0.172 / 0.181, capped 0.047 / 0.101 / 0.166 / 0.216, heavy-tailed
+  0.044 / 0.050 / 0.046 / 0.048; across 5 and 26 tasks: skewed 0.065 / 0.088 / 0.139 / 0.137, capped 0.062 / 0.087 /
+  0.095 / 0.097, heavy-tailed 0.063 / 0.065 / 0.078 / 0.055 (0.078: 26 tasks x 5 runs of 600; its table row of 1,000
+  0.058). Skewed: where agent 1 (claimed non-inferior) is the narrower (non-inferiority per task 0.152-0.181 at
+  ratio 4-8, TOST at -margin 0.107-0.159); capped: where it is the wider (non-inferiority 0.112-0.216 at 4-8).
+- over the whole grid, by ratio 2 / 4 / 8: ``welch_min_df`` 0.102 / 0.157 / 0.200, ``hall_own`` 0.102 / 0.130 /
+  0.152, ``hall`` 0.106 / 0.140 / 0.172, ``bootstrap_t`` 0.101 / 0.133 / 0.127 (Welch 0.115 / 0.172 / 0.216): none
+  holds alpha, so Welch's t stays and ``equivalence()`` quotes the rows (``_api.UNLIKE_SPREAD``).
+- power (``--power``: non-inferiority at a true difference of 0, margin 1 noise unit, 1 task, 5 runs, normal
+  scores, ratio 1 and agent 1 four times narrower): Welch 0.400 and 0.561, ``welch_min_df`` 0.335 and 0.535,
+  ``hall_own`` 0.342 and 0.456, ``hall`` 0.377 and 0.496, ``bootstrap_t`` 0.337 and 0.442.
 """
 
 from __future__ import annotations

@@ -278,7 +278,14 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     margin (the rate of declaring equivalence when the true difference is exactly +-margin) was measured on the
     calibration grid (``equivalence.size`` rows of ``calibration.csv``); where a design misses alpha by more than 3
     Monte Carlo standard errors, pooled or in its worst draw of the tasks' offsets and scales, a note quotes it and
-    says which.
+    says which. Those rows give both agents one spread. With as many runs but spreads unlike, the two means'
+    skewness no longer cancels in their difference: at a spread ratio of 2 to 8 Welch's t declared its alternative
+    at the margin in up to 0.18 of simulated tests per task on skewed scores (the agent claimed non-inferior the
+    narrower) and 0.22 on capped ones (it the wider), up to 0.14 across tasks; heavy-tailed at most 0.063. Welch's
+    t on min(n) - 1 df, Hall's skewness-corrected t and the bootstrap-t, each floored at Welch's t, still missed
+    (0.10-0.20), so where a test declares its alternative with the pair's runs alike in number and their SDs 2 or
+    more times apart, a note quotes the table's rows of that spread (``configuration`` "..., spread r"; audit s23,
+    ``tests/reference/size_equivalence_spread.py``).
 
     Where half or more of an agent's runs on a task (2 or more) sit at the largest or smallest score of the pair's runs
     there, as at a score cap often reached (only the pair's runs are read, so other agents change nothing), Welch's t
