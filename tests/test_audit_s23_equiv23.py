@@ -145,6 +145,7 @@ def test_note_quotes_the_row_of_the_design():
 
 
 def test_note_across_tasks_and_its_invariances():
+    """Across tasks the agents' parts of the standard error; units, row order and frame library change nothing."""
     tasks = ("t1", "t2", "t3", "t4", "t5")
     frame = _frame(A, B, tasks)
     (note,) = _notes(frame)
@@ -155,6 +156,8 @@ def test_note_across_tasks_and_its_invariances():
     # units, row order: the same note
     assert _notes(_frame(A, B, tasks, scale=100.0), margin=100.0) == [note]
     assert _notes(frame.sample(frac=1.0, random_state=3)) == [note]
+    polars = pytest.importorskip("polars")
+    assert _notes(polars.from_pandas(frame)) == [note]  # the frame library
 
 
 def test_no_note_where_not_measured_above_alpha_or_not_declared():
