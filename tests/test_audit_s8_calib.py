@@ -19,7 +19,10 @@ def test_noninferiority_rows_of_the_default_tests_are_marked_default():
     table = rlstats.calibration_table("equivalence.size", test="noninferior")
     default = table[table["default"]]
     assert set(default["interval"]) == {"welch", "welch_mean", "bootstrap_t"}
-    assert len(default) == 140  # 48 + 12 Welch per task, 32 + 8 across tasks, 32 + 8 IQM bootstrap-t (+: saturated)
+    # 48 + 12 Welch per task, 32 + 8 across tasks, 32 + 8 IQM bootstrap-t (+: saturated); audit s23: Welch's with
+    # unlike spreads, 3 families x (1 + 2 tasks) x 3 runs x 6 spreads
+    spread = default["configuration"].str.contains(", spread ")
+    assert len(default) == 302 and spread.sum() == 162
 
 
 def _null_bootstrap_power(tasks, seeds, rng):

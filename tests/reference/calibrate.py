@@ -58,7 +58,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
 #: keeps them when the procedure is re-measured (audit s13: ``--only curves.band`` dropped the 64 fresh rows)
 APPENDED = {"curves.band": "coverage_curves_fresh",
             "bootstrap.interval": "coverage_one_task",  # audit s19: the default on one task, 3-200 runs
-            "equivalence.size": "size_equivalence_mean",  # audit s20: the aggregate of the mean
+            # audit s20: the aggregate of the mean; audit s23: Welch's t with equal runs but unlike spreads
+            "equivalence.size": ("size_equivalence_mean", "size_equivalence_spread"),
             # audit s22: the default band and tuned interval on real sweeps at 3-10 seeds (distribution real_dierkes2024)
             "tuning.expected_max_band": "coverage_tuning_real", "tuning.best_interval": "coverage_tuning_real"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
@@ -99,6 +100,12 @@ def merged(table, rows, procedures):
     return out.sort_values("procedure", kind="stable")
 
 
+def appended_scripts(procedure):
+    """The scripts of ``APPENDED`` that append rows to ``procedure`` (one, or a tuple of them), as a tuple."""
+    scripts = APPENDED.get(procedure, ())
+    return (scripts,) if isinstance(scripts, str) else tuple(scripts)
+
+
 def _appended(table, procedures):
     """(rows,) bool: whether each row of ``table`` (strings) is one that a script of ``APPENDED`` wrote for one of
     ``procedures``."""
@@ -107,8 +114,9 @@ def _appended(table, procedures):
     out = np.zeros(len(table), dtype=bool)
     for procedure in procedures:
         if procedure in APPENDED and len(table):
-            own = runpy.run_path(str(HERE / f"{APPENDED[procedure]}.py"))["appended"]
-            out |= [row["procedure"] == procedure and own(row) for row in table.to_dict("records")]
+            for script in appended_scripts(procedure):
+                own = runpy.run_path(str(HERE / f"{script}.py"))["appended"]
+                out |= [row["procedure"] == procedure and own(row) for row in table.to_dict("records")]
     return out
 
 

@@ -61,7 +61,9 @@ So none held alpha on every row: the only one within about 2 Monte Carlo SE on t
 for both agents, which Welch's t exists not to assume, and missed as soon as the spreads differed. Welch's t stays the
 default and ``_api.UNEQUAL_SIZE`` its note. The same rows show (``spread`` 0.5) that Welch's t misses with equal runs
 too where the agents' spreads differ on skewed scores: non-inferiority 0.085 at 3 vs 3 and 0.114 at 5 vs 5 runs, TOST
-0.074 at 5 vs 5 (``tests/test_audit_s22_equivfix22.py``, a strict xfail; no note says it).
+0.074 at 5 vs 5 (``tests/test_audit_s22_equivfix22.py``); audit s23 measured it on a grid with candidates
+(``size_equivalence_spread.py``), none held alpha, and ``equivalence()`` quotes the table's rows of unlike spreads in a
+note (``_api.UNLIKE_SPREAD``).
 
 Power, the share of TOST declaring equivalence at a true difference of 0 (margin 1 noise unit per task, 0.5 across 5
 tasks): per task at 5 vs 100, normal scores, Welch 0.287, ``bootstrap_t`` 0.185, ``hall`` 0.267, ``common_scale``

@@ -83,6 +83,13 @@ UNEQUAL_SIZE = {
                     "across tasks": {"skewed": (0.12, "5 tasks, 100 runs of agent_1 against 5 of agent_2"),
                                      "capped": (0.063, "5 tasks, 3 runs of agent_1 against 100 of agent_2")}},
 }
+#: the spreads of the calibration table's rows of equal runs and unlike spreads, agent 1's SD over agent 2's
+#: (configuration "delta = -margin, spread 1/4"; tests/reference/size_equivalence_spread.py, audit s23)
+UNLIKE_SPREADS = (0.125, 0.25, 0.5, 2.0, 4.0, 8.0)
+#: the runs' SDs of a pair this many times apart (on a task, or the agents' parts of the across-tasks standard error)
+#: make the note of unlike spreads: the smallest ratio measured above alpha with equal runs (audit s23: per task,
+#: skewed scores, non-inferiority 0.082-0.105 at ratio 2, 0.150-0.183 at 4 and 8; capped 0.082-0.092 at 2)
+UNLIKE_SPREAD = 2.0
 #: what a note quoting a measured miss of each test suggests instead
 _WAY_ON = {"paired_t": "; across='welch' held alpha on that grid",
            "paired_t_bounded": "; across='welch' held alpha on that grid",
@@ -271,7 +278,14 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     margin (the rate of declaring equivalence when the true difference is exactly +-margin) was measured on the
     calibration grid (``equivalence.size`` rows of ``calibration.csv``); where a design misses alpha by more than 3
     Monte Carlo standard errors, pooled or in its worst draw of the tasks' offsets and scales, a note quotes it and
-    says which.
+    says which. Those rows give both agents one spread. With as many runs but spreads unlike, the two means'
+    skewness no longer cancels in their difference: at a spread ratio of 2 to 8 Welch's t declared its alternative
+    at the margin in up to 0.18 of simulated tests per task on skewed scores (the agent claimed non-inferior the
+    narrower) and 0.22 on capped ones (it the wider), up to 0.14 across tasks; heavy-tailed at most 0.063. Welch's
+    t on min(n) - 1 df, Hall's skewness-corrected t and the bootstrap-t, each floored at Welch's t, still missed
+    (0.10-0.20), so where a test declares its alternative with the pair's runs alike in number and their SDs 2 or
+    more times apart, a note quotes the table's rows of that spread (``configuration`` "..., spread r"; audit s23,
+    ``tests/reference/size_equivalence_spread.py``).
 
     Where half or more of an agent's runs on a task (2 or more) sit at the largest or smallest score of the pair's runs
     there, as at a score cap often reached (only the pair's runs are read, so other agents change nothing), Welch's t
@@ -561,7 +575,8 @@ def _run(design, options, rng, scale):
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += (_partial_note(table, design.n_tasks) + _across_notes(table, options.across, short, still)
-              + _size_notes(design, options, table) + _unequal_runs_note(design, options, table))
+              + _size_notes(design, options, table) + _unequal_runs_note(design, options, table)
+              + _unlike_spreads_note(design, options, table, sds, runs))
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
@@ -844,7 +859,7 @@ def _size_notes(design, options, table):
     measured_runs = min((3, 5, 10, 20), key=lambda r: (abs(r - runs), r))
     given = table[np.isfinite(table["conf_low"].to_numpy(dtype=float))]
     notes = []
-    table_rows = calibration.rows(CALIBRATION)
+    table_rows = [row for row in calibration.rows(CALIBRATION) if not _unlike_spread_row(row)]
     for (scope, method), _ in given.groupby(["scope", "method"], sort=False):
         name, _, detail = method.partition(" (")
         interval = _CALIBRATED[name]
@@ -937,6 +952,106 @@ def _unequal_runs_note(design, options, table, published_n=None):
             + "; add runs to the agent with fewer"]
 
 
+def _unlike_spread_row(row):
+    """Whether an ``equivalence.size`` row is of equal runs and unlike spreads (``configuration`` "..., spread 1/4"),
+    which :func:`_unlike_spreads_note` quotes and :func:`_size_notes` does not (the others are of alike spreads)."""
+    return ", spread " in row["configuration"]
+
+
+def _spread_label(spread):
+    """A row's words of agent 1's spread over agent 2's: ``"spread 4"``, ``"spread 1/4"``."""
+    return f"spread {spread:g}" if spread >= 1 else f"spread 1/{1 / spread:g}"
+
+
+def _unlike_spread_quote(options, interval, runs, tasks, ratio):
+    """The calibration row of equal runs and unlike spreads that misses alpha worst (over the families of scores and,
+    for TOST, both margins) at the measured spread nearest below ``ratio`` (agent 1's SD over agent 2's, mirrored
+    for non-inferiority with lower scores better: the test of agent 2 against agent 1), the runs and tasks measured
+    nearest; None where none misses."""
+    if not options.higher_is_better and options.alternative == "noninferior":
+        ratio = 1.0 / ratio
+    below = [s for s in UNLIKE_SPREADS if (s >= 1) == (ratio >= 1) and max(s, 1 / s) <= max(ratio, 1 / ratio)]
+    spread = max(below, key=lambda s: max(s, 1 / s))
+    rows = [row for row in calibration.rows(CALIBRATION)
+            if _unlike_spread_row(row) and row["configuration"].endswith(", " + _spread_label(spread))]
+    return calibration.shortfall(rows, 0.95, test=_CALIBRATED_TESTS[options.alternative], interval=interval,
+                                 runs=min((3, 5, 10), key=lambda r: (abs(r - runs), r)),
+                                 tasks=1 if interval == "welch" else min((5, 26), key=lambda t: (abs(t - tasks), t)))
+
+
+def _unlike_spreads_note(design, options, table, sds, runs, published=None):
+    """The note of a test that declared its alternative where the pair's runs are alike in number (under
+    :data:`UNEQUAL_RATIO`: those have :func:`_unequal_runs_note`) but their spreads are :data:`UNLIKE_SPREAD` or more
+    times apart (audit s23): per task, the two agents' SDs there; across tasks (``across="welch"``), the agents'
+    parts of the standard error, sqrt(sum_t s_1t^2 / n_1t) against sqrt(sum_t s_2t^2 / n_2t). With equal runs the two
+    means' skewness cancels in their difference only where the spreads are alike, and Welch's t declared the
+    alternative at the margin above alpha on skewed and capped scores (the ``equivalence.size`` rows of
+    ``configuration`` "..., spread r"); the note quotes the worst such row at the design nearest (by
+    :func:`_unlike_spread_quote`). ``published``: the table's (sd, n), agent 2 of every pair. At alpha = 0.05 only,
+    as :func:`_size_notes`."""
+    if not np.isclose(options.alpha, 0.05):
+        return []
+    index = {name: j for j, name in enumerate(design.agents)}
+    task_index = {name: t for t, name in enumerate(design.tasks)}
+    found, quotes = [], {}
+    for (a, b), rows in table.groupby(["agent_1", "agent_2"], sort=False):
+        tasks = rows[rows["scope"] == "task"]
+        t = np.array([task_index[x] for x in tasks["task"]], dtype=np.intp)
+        s_a, n_a = sds[t, index[a]], runs[t, index[a]]
+        s_b, n_b = ((np.asarray(published[0], dtype=float)[t], np.asarray(published[1], dtype=float)[t])
+                    if b == PUBLISHED else (sds[t, index[b]], runs[t, index[b]]))
+        alike = np.maximum(n_a, n_b) < UNEQUAL_RATIO[options.alternative] * np.minimum(n_a, n_b)
+        with np.errstate(divide="ignore", invalid="ignore"):  # an SD of 0 or NaN (a flat or short cell): no ratio
+            ratio = s_a / s_b
+            apart = alike & np.isfinite(ratio) & (ratio > 0) & (np.maximum(ratio, 1 / ratio) >= UNLIKE_SPREAD)
+        declared = apart & (tasks["shown"] == True).to_numpy()  # noqa: E712 (None where withheld)
+        where = []
+        for k in np.flatnonzero(declared):  # only where the measured design nearest missed alpha
+            row = _unlike_spread_quote(options, "welch", min(n_a[k], n_b[k]), 1, ratio[k])
+            if row is not None:
+                where.append(f"{tasks['task'].iloc[k]}: SDs {signif(max(ratio[k], 1 / ratio[k]), 2)} times apart")
+                quotes["task"] = min(row, quotes.get("task", row), key=lambda r: float(r["coverage"]))
+        across = rows[rows["scope"] == "across tasks"]
+        if (options.across == "welch" and len(across) and across["shown"].iloc[0] is not None
+                and bool(across["shown"].iloc[0])
+                and alike.sum() > (1 - UNEQUAL_ACROSS_SHARE) * len(t)):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                part = np.sqrt(np.sum(s_a ** 2 / n_a) / np.sum(s_b ** 2 / n_b))
+            row = (_unlike_spread_quote(options, "welch_mean", int(min(n_a.min(), n_b.min())), len(t), part)
+                   if np.isfinite(part) and part > 0 and max(part, 1 / part) >= UNLIKE_SPREAD else None)
+            if row is not None:
+                where.insert(0, f"across tasks: the agents' parts of its standard error "
+                             f"{signif(max(part, 1 / part), 2)} times apart")
+                quotes["across"] = min(row, quotes.get("across", row), key=lambda r: float(r["coverage"]))
+        if where:
+            found.append(f"{a} vs {b} ({listed(where, 3)})")
+    if not found:
+        return []
+    word = _SHOWN_WORD[options.alternative]
+
+    # non-inferiority with lower scores better was read off the rows of agent 2 against agent 1 (mirrored)
+    mirrored = options.alternative == "noninferior" and not options.higher_is_better
+
+    def measured(scope, row):
+        side, _, spread = row["configuration"].partition(", ")
+        first, second = ("agent_2", "agent_1") if mirrored else ("agent_1", "agent_2")
+        side = side.replace("-margin", "+margin") if mirrored else side
+        ratio = spread[len("spread "):]
+        return (f"{'per task' if scope == 'task' else 'across ' + row['tasks'] + ' tasks'} in "
+                f"{1 - float(row['coverage']):.3f} of {row['n_sim']} ({row['distribution'].replace('_', '-')} scores, "
+                f"{row['runs']} runs of each agent, {first}'s SD "
+                f"{ratio + ' of' if '/' in ratio else ratio + ' times'} {second}'s, {side})")
+
+    return [f"'{word}' with runs alike in number but spreads {signif(UNLIKE_SPREAD, 2)} or more times apart: "
+            f"{listed(found, 6)}; with as many runs the two means' skewness cancels in their difference only where "
+            "their spreads are alike: at a true difference of exactly the margin, of simulated tests at alpha = 0.05 "
+            f"Welch's t declared {word} " + " and ".join(measured(scope, row) for scope, row in quotes.items())
+            + ", above alpha by more than 3 Monte Carlo standard errors (heavy-tailed scores at most 0.063; the "
+            "calibration table's 'spread' rows, tests/reference/size_equivalence_spread.py), so "
+            f"'{word}' there comes too easily on skewed or capped scores; no test tried in its place (a bootstrap-t, "
+            "Hall's skewness-corrected t, Welch's t on fewer df) held alpha there"]
+
+
 def _run_published(design, options, table, scale):
     mean_p, sd_p, n_p, notes = table
     notes = list(design.notes) + notes
@@ -964,7 +1079,8 @@ def _run_published(design, options, table, scale):
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
     notes += (_partial_note(frame, design.n_tasks) + _across_notes(frame, options.across, short, still)
-              + _size_notes(design, options, frame) + _unequal_runs_note(design, options, frame, n_p))
+              + _size_notes(design, options, frame) + _unequal_runs_note(design, options, frame, n_p)
+              + _unlike_spreads_note(design, options, frame, sds, runs, (sd_p, n_p)))
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 
