@@ -1,0 +1,38 @@
+"""Audit s23 (ada23): AdaStop on real data as a user meets it.
+
+Audited: ``rlstats.adastop`` on the published HalfCheetah SAC/TD3 and MuJoCo batch scores and on the SB3 logs'
+evaluations (``read_logs`` + ``summarize_runs``), the incremental ``AdaStop`` and its command line
+(``rlstats adastop update/status/plot``) batch after batch, resumed from the state file; what the printed result,
+its tables and LaTeX say of the rows analysed; invariance to units and row order; one decision against an exact
+enumeration.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from pandas import read_csv
+
+import rlstats
+
+
+def _halfcheetah(published):
+    return read_csv(published / "halfcheetah_sac_td3.csv")
+
+
+# ----------------------------------------------------------------------------- runs given, in the runs-used table
+
+@pytest.mark.xfail(strict=True, reason="n_available counts whole batches of n, not the runs given: TD3's 193 "
+                                       "runs show as 192 when the last group short of n is left out after K")
+def test_runs_used_counts_every_run_given(published):
+    data = _halfcheetah(published)  # SAC 192 runs, TD3 193 (seeds 0..192)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.adastop(data, "score ~ agent", n=4, K=5, rng=0, progress=False)
+    table = res.runs_used.set_index("agent")
+    assert table["n_available"].to_dict() == {"SAC": 192, "TD3": 193}
+    assert table["n_runs"].to_dict() == {"SAC": 12, "TD3": 12}
+    # the note counts the runs past K batches from the same rows: 193 - 5 * 4 = 173
+    assert any("(SAC 172, TD3 173)" in note for note in res.notes)
