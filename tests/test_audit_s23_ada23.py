@@ -37,3 +37,28 @@ def test_runs_used_counts_every_run_given(published):
     # the note counts the runs past K batches from the same rows: 193 - 5 * 4 = 173
     assert any("(SAC 172, TD3 173)" in note for note in res.notes)
     assert "n_available: 192" not in res.to_latex()
+
+
+# ----------------------------------------------------------------------------- an empty batch, fed from Python
+
+def _walker_state(published, batches, permutations="joint"):
+    data = read_csv(published / "mujoco_batches.csv")
+    walker = data[data["task"] == "walker"]
+    seq = rlstats.AdaStop(["SAC", "DDPG", "TRPO", "PPO"], n=5, K=6, rng=0, n_resamples=500,
+                          permutations=permutations)
+    for b in batches:
+        seq.update(walker.loc[walker["batch"] == b, ["agent", "score"]])
+    return seq, walker
+
+
+@pytest.mark.xfail(strict=True, reason="an empty batch (a filter that kept no rows) is told to lack every agent and "
+                                       "given the pairwise replay hint, as if a test had stopped all of them")
+def test_empty_batch_is_named_empty(published):
+    seq, walker = _walker_state(published, [1, 2])
+    empty = walker.loc[walker["batch"] == 99, ["agent", "score"]]
+    with pytest.raises(rlstats.errors.DesignError) as err:
+        seq.update(empty)
+    text = str(err.value)
+    assert "the batch is empty" in text
+    assert "pairwise" not in text
+    assert seq.interim == 2  # the state is unchanged
