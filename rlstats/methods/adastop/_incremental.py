@@ -246,7 +246,9 @@ class AdaStop:
         if missing:
             found = (f"the batch lacks agent(s) {quoted(missing)}; batch {self.interim + 1} needs "
                      f"n = {count(self.n, 'run')} of each of: {quoted(expected)}")
-            if self.interim == 0 or self._options.permutations == "pairwise":
+            if not scores:  # no run at all: no test stopped every agent it still needs (audit s23)
+                found = found.replace(f"lacks agent(s) {quoted(missing)}", "is empty (no runs)")
+            if not scores or self.interim == 0 or self._options.permutations == "pairwise":
                 raise DesignError(found)
             # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18)
             replay = (f"; if these batches come from a run whose test stopped agent(s) {quoted(missing)} (the "
