@@ -62,3 +62,37 @@ def test_empty_batch_is_named_empty(published):
     assert text == ("the batch is empty (no runs); batch 3 needs n = 5 runs of each of: SAC, DDPG, TRPO, PPO")
     assert "pairwise" not in text
     assert seq.interim == 2  # the state is unchanged
+
+
+# ----------------------------------------------------------------------------- the command line's wording
+
+def _cli(*argv):
+    import io
+
+    import rlstats.cli as cli
+
+    out, err = io.StringIO(), io.StringIO()
+    from contextlib import redirect_stderr
+    with redirect_stderr(err):
+        code = cli.main(list(argv), out=out)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.xfail(strict=True, reason="rlstats adastop update on a finished state says 'start a new AdaStop', the "
+                                       "Python wording: the command line starts a test with a new state file")
+def test_finished_state_says_new_state_file(published, tmp_path):
+    data = read_csv(published / "mujoco_batches.csv")
+    walker = data[data["task"] == "walker"]
+    files = []
+    for b in (1, 2):
+        path = tmp_path / f"walker{b}.csv"
+        walker.loc[walker["batch"] == b, ["agent", "score"]].to_csv(path, index=False)
+        files.append(str(path))
+    state = str(tmp_path / "state.json")
+    assert _cli("adastop", "update", state, files[0], "--K", "2", "--seed", "0", "--n-resamples", "500")[0] == 0
+    code, out, _ = _cli("adastop", "update", state, files[1])
+    assert code == 0 and "the test is finished" in out
+    code, _, err = _cli("adastop", "update", state, files[1])
+    assert code == 2
+    assert "the test is finished after 2 batches: every comparison is decided" in err
+    assert "AdaStop" not in err and f"a new state file (or delete {state})" in err
