@@ -263,6 +263,9 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         if target.exists():
             seq = _load(path, key)
             _check_unchanged(seq, args, path)
+            if seq.done:  # the library's advice (a new AdaStop) is a new state file here (audit s23)
+                raise _usage_error(f"the test is finished after {fmt.count(seq.interim, 'batch')}: every comparison "
+                                   f"is decided; start a new state file (or delete {path}) to test again")
             created = False
         else:
             seq = fresh if fresh is not None else _create(args, frame, key)
