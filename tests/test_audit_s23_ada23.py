@@ -97,3 +97,18 @@ def test_finished_state_says_new_state_file(published, tmp_path):
     assert "the test is finished after 2 batches: every comparison is decided" in err
     assert err.endswith(f"start a new state file (or delete {state}) to test again\n")
     assert "AdaStop" not in err
+
+
+# ----------------------------------------------------------------------------- a failed run in a batch
+
+@pytest.mark.xfail(strict=True, reason="a batch with a missing score names the agent and values but not what to do")
+def test_non_finite_batch_score_says_what_to_do(published):
+    seq, walker = _walker_state(published, [1, 2], permutations="pairwise")
+    assert seq.agents_to_run == ("DDPG", "TRPO")  # as in the file of batch 3
+    batch = walker.loc[walker["batch"] == 3, ["agent", "score"]].copy()
+    batch.loc[batch.index[batch["agent"] == "DDPG"][1], "score"] = np.nan
+    with pytest.raises(rlstats.errors.DesignError) as err:
+        seq.update(batch)
+    assert str(err.value).startswith("agent 'DDPG' has 1 missing or infinite score in this batch (nan) ")
+    assert "rerun the failed run" in str(err.value)
+    assert seq.interim == 2
