@@ -101,8 +101,8 @@ def test_finished_state_says_new_state_file(published, tmp_path):
 
 # ----------------------------------------------------------------------------- a failed run in a batch
 
-@pytest.mark.xfail(strict=True, reason="a batch with a missing score names the agent and values but not what to do")
 def test_non_finite_batch_score_says_what_to_do(published):
+    """A batch with a missing score named the agent and its values but not what to do."""
     seq, walker = _walker_state(published, [1, 2], permutations="pairwise")
     assert seq.agents_to_run == ("DDPG", "TRPO")  # as in the file of batch 3
     batch = walker.loc[walker["batch"] == 3, ["agent", "score"]].copy()

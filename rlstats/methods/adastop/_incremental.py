@@ -260,7 +260,11 @@ class AdaStop:
                 raise DesignError(f"agent {a!r} has {count(values.size, 'run')} in this batch; every batch needs "
                                   f"exactly n = {count(self.n, 'run')} per agent")
             if not np.isfinite(values).all():
-                raise DesignError(f"agent {a!r} has non-finite scores in this batch: {values.tolist()}")
+                bad = values[~np.isfinite(values)]
+                raise DesignError(f"agent {a!r} has {count(bad.size, 'missing or infinite score')} in this batch ("
+                                  f"{', '.join(str(v) for v in bad.tolist())}) among {values.tolist()}; every run of a "
+                                  "batch needs a finite score: rerun the failed run (or fix its score) and feed the "
+                                  "batch again")
         if not allow_repeat:
             for k, earlier in enumerate(self._batches, start=1):
                 if not all(a in earlier for a in scores):
