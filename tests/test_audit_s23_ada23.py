@@ -112,3 +112,62 @@ def test_non_finite_batch_score_says_what_to_do(published):
     assert str(err.value).startswith("agent 'DDPG' has 1 missing or infinite score in this batch (nan) ")
     assert "rerun the failed run" in str(err.value)
     assert seq.interim == 2
+
+
+# ----------------------------------------------------------------------------- one decision against an enumeration
+
+def _enumerated(a, b, alpha):
+    """The paper's test (spec §4) for two agents by listing every path of the tree: each block's C(2n, n) splits,
+    |cumulated sum difference|, linear spending on the grid of the paths, conditioning on the earlier boundary,
+    the (r+1)-th largest surviving value; boundaries in mean-difference units, by interim."""
+    import itertools
+
+    K, n = a.shape
+    splits = [list(s) for s in itertools.combinations(range(2 * n), n)]  # split 0 = the identity
+    diffs = []
+    for k in range(K):
+        z = np.concatenate([a[k], b[k]])
+        diffs.append(np.array([2 * z[s].sum() - z.sum() for s in splits]))
+    paths, alive, spent, bounds = np.zeros(1), np.ones(1, bool), 0.0, []
+    for k in range(K):
+        paths = (paths[:, None] + diffs[k][None, :]).ravel()
+        alive = np.repeat(alive, len(splits))
+        stat = np.abs(paths)
+        level = np.floor(alpha * (k + 1) / K * stat.size + 1e-9) / stat.size
+        r = int(np.floor((level - spent) * stat.size + 1e-9))
+        spent = level
+        surviving = np.sort(stat[alive])[::-1]
+        bound = surviving[r] if r < surviving.size else 0.0
+        bounds.append(bound / ((k + 1) * n))
+        if stat[0] > bound:
+            return "larger" if paths[0] > 0 else "smaller", k + 1, bounds
+        alive &= stat <= bound
+    return "equal", K, bounds
+
+
+@pytest.mark.parametrize("start", [0, 6, 12, 30])
+def test_decision_matches_enumerated_tree(published, start):
+    """HalfCheetah SAC and TD3, 3 runs per interim, 2 interims, alpha = 0.2: every path (10 + 200 distinct) is
+    enumerated by rlstats too; decision, interim and boundaries agree with the spec's recipe written apart."""
+    data = _halfcheetah(published)
+    rows = data[(data["seed"] >= start) & (data["seed"] < start + 6)]
+    a, b = (rows[rows["agent"] == g].sort_values("seed")["score"].to_numpy().reshape(2, 3) for g in ("SAC", "TD3"))
+    decision, interim, bounds = _enumerated(a, b, 0.2)
+    res = rlstats.adastop(rows, "score ~ agent", n=3, K=2, alpha=0.2, rng=0, progress=False)
+    row = res.decisions.iloc[0]
+    assert (row["decision"], row["interim"]) == (decision, interim)
+    np.testing.assert_allclose(res.history["boundary"].to_numpy(dtype=float), bounds, rtol=1e-12)
+    assert (res.history["boundary_mc_se"] == 0).all()
+
+
+def test_enumerated_decisions_on_halfcheetah(published):
+    """The four windows above: the numbers they decide (so a change in the recipe cannot pass silently)."""
+    data = _halfcheetah(published)
+    got = []
+    for start in (0, 6, 12, 30):
+        rows = data[(data["seed"] >= start) & (data["seed"] < start + 6)]
+        a, b = (rows[rows["agent"] == g].sort_values("seed")["score"].to_numpy().reshape(2, 3)
+                for g in ("SAC", "TD3"))
+        decision, interim, bounds = _enumerated(a, b, 0.2)
+        got.append((decision, interim, round(bounds[-1], 2)))
+    assert got == [("equal", 2, 1021.66), ("larger", 1, 1109.98), ("larger", 2, 1396.51), ("larger", 2, 848.79)]
