@@ -171,3 +171,16 @@ def test_enumerated_decisions_on_halfcheetah(published):
         decision, interim, bounds = _enumerated(a, b, 0.2)
         got.append((decision, interim, round(bounds[-1], 2)))
     assert got == [("equal", 2, 1021.66), ("larger", 1, 1109.98), ("larger", 2, 1396.51), ("larger", 2, 848.79)]
+
+
+# ----------------------------------------------------------------------------- an agent's name in the wrong case
+
+@pytest.mark.xfail(strict=True, reason="reference='ppo' for the agent 'PPO' gets no 'did you mean': difflib's "
+                                       "ratio of 'ppo' and 'PPO' is 0, so the commonest slip has no hint")
+def test_reference_in_wrong_case_is_hinted(published):
+    data = read_csv(published / "mujoco_batches.csv")
+    ant = data[data["task"] == "ant"]
+    with pytest.raises(rlstats.errors.OptionError) as err:
+        rlstats.adastop(ant, "score ~ agent", batch="batch", reference="ppo", progress=False)
+    assert str(err.value) == ("reference='ppo' is not an agent (did you mean 'PPO'?); the agents are: 'DDPG', 'PPO', "
+                              "'SAC', 'TRPO'")
