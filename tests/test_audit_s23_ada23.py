@@ -186,3 +186,19 @@ def test_reference_in_wrong_case_is_hinted(published):
                               "'SAC', 'TRPO'")
     with pytest.raises(rlstats.errors.OptionError, match=r"^'sac' in comparisons= is not an agent \(did you mean 'SAC'\?\)"):
         rlstats.AdaStop(["PPO", "SAC"], n=5, K=3, comparisons=[("PPO", "sac")])
+
+
+@pytest.mark.xfail(strict=True, reason="a first batch of 10,001 runs per agent without --n is refused as "
+                                       "'--n 10001 is more than ...', a flag the user never passed")
+def test_default_n_too_large_is_not_called_a_flag(tmp_path):
+    import pandas as pd
+
+    batch = tmp_path / "batch1.csv"
+    pd.DataFrame({"agent": np.repeat(["a", "b"], 10_001), "score": np.arange(20_002.0)}).to_csv(batch, index=False)
+    state = tmp_path / "state.json"
+    code, _, err = _cli("adastop", "update", str(state), str(batch), "--seed", "0")
+    assert code == 2 and not state.exists()
+    assert "--n 10001" not in err
+    assert err == ("rlstats: error: the first batch has 10,001 runs per agent, which would make n (the runs per agent "
+                   "per batch, read from the first batch when --n is not given) more than 10,000, the most rlstats "
+                   "takes; feed the runs in batches of n runs per agent (RL studies use 5 to 20)\n")
