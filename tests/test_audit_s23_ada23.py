@@ -188,9 +188,9 @@ def test_reference_in_wrong_case_is_hinted(published):
         rlstats.AdaStop(["PPO", "SAC"], n=5, K=3, comparisons=[("PPO", "sac")])
 
 
-@pytest.mark.xfail(strict=True, reason="a first batch of 10,001 runs per agent without --n is refused as "
-                                       "'--n 10001 is more than ...', a flag the user never passed")
 def test_default_n_too_large_is_not_called_a_flag(tmp_path):
+    """A first batch of 10,001 runs per agent without --n was refused as '--n 10001 is more than ...', a flag the
+    user never passed."""
     import pandas as pd
 
     batch = tmp_path / "batch1.csv"
