@@ -218,3 +218,38 @@ def test_scores_plot_says_what_the_diamond_is(published):
         import matplotlib.pyplot as plt
 
         plt.close(ax.figure)
+
+
+# ----------------------------------------------------------------------------- joint relabelling under a partial null
+
+def _partial_null_rate(permutations, reps, seed=123):
+    """How often AdaStop (one interim, n = 5) rejects a and b, which are identical (N(0, 1)), beside four agents
+    of the same mean whose runs barely vary (N(0, 0.001)): a true hypothesis of the family."""
+    import pandas as pd
+
+    gen = np.random.default_rng(seed)
+    n, rejected = 5, 0
+    for rep in range(reps):
+        scores = {"a": gen.normal(0, 1, n), "b": gen.normal(0, 1, n)}
+        scores.update({f"c{j}": gen.normal(0, 0.001, n) for j in range(4)})
+        data = pd.DataFrame([(agent, i, v) for agent, x in scores.items() for i, v in enumerate(x)],
+                            columns=["agent", "seed", "score"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = rlstats.adastop(data, "score ~ agent", n=n, K=1, n_resamples=2000, rng=rep,
+                                  permutations=permutations, progress=False)
+        row = res.decisions[(res.decisions["agent_1"] == "a") & (res.decisions["agent_2"] == "b")]
+        rejected += row["decision"].iloc[0] in ("larger", "smaller")
+    return rejected / reps
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="large, left for the lead: the default joint relabelling pools the runs of "
+                                       "every running agent, so agents that differ from a and b in spread (not in "
+                                       "mean) shrink the boundary of the true a = b: measured 0.105 +- 0.010 "
+                                       "(M = 1000) against alpha = 0.05; pairwise 0.039. Strong family-wise control "
+                                       "fails under this partial null")
+def test_joint_relabelling_keeps_a_true_comparison_at_alpha_beside_tight_agents():
+    reps = 600
+    rate = _partial_null_rate("joint", reps)
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps)  # 0.077
