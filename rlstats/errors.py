@@ -124,7 +124,9 @@ def agent_named(agents: Sequence[str], option: str, name: object, where: str = "
     import difflib
 
     why = (left_out or {}).get(str(name))
-    close = difflib.get_close_matches(str(name), list(agents), n=3)  # quoted: "R&D, Inc" is one name
+    # quoted: "R&D, Inc" is one name; a name in another case first ('ppo' for 'PPO': difflib's ratio is 0)
+    folded = [a for a in agents if str(a).casefold() == str(name).casefold()]
+    close = (folded + [a for a in difflib.get_close_matches(str(name), list(agents), n=3) if a not in folded])[:3]
     hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
     said = f"{name!r} in {option}=" if listed else f"{option}={name!r}"
     article = "an" if what[:1] in "aeiou" else "a"

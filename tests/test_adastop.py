@@ -991,7 +991,7 @@ def test_bad_batches_leave_the_state_unchanged():
         ({"a": gen.normal(size=5), "b": gen.normal(size=4)}, "has 4 runs"),
         ({"a": gen.normal(size=5), "b": gen.normal(size=5), "c": gen.normal(size=5)}, "should not run"),
         ({"a": gen.normal(size=5), "b": gen.normal(size=5), "z": gen.normal(size=5)}, "unknown agent"),
-        ({"a": [np.nan] * 5, "b": gen.normal(size=5)}, "non-finite"),
+        ({"a": [np.nan] * 5, "b": gen.normal(size=5)}, "5 missing or infinite scores"),
         ({"a": first["a"], "b": first["b"]}, "repeats batch 1"),
         (pd.DataFrame({"who": ["a"], "what": [1.0]}), "cannot read the batch"),
         ({"a": ["x"] * 5, "b": gen.normal(size=5)}, "not numbers"),

@@ -1811,8 +1811,10 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
     ("too few runs", BATCH.iloc[[0, 1, 3, 4, 5]], {}, DesignError,
      "agent 'a' has 2 runs in this batch; every batch needs exactly n = 3"),
     ("a NaN score", BATCH.assign(score=[np.nan, 2, 3, 4, 5, 6]), {}, DesignError,
-     "agent 'a' has non-finite scores in this batch: [nan, 2.0, 3.0]"),
-    ("an inf score", BATCH.assign(score=[np.inf, 2, 3, 4, 5, 6]), {}, DesignError, "agent 'a' has non-finite scores"),
+     "agent 'a' has 1 missing or infinite score in this batch (nan) among [nan, 2.0, 3.0]; every run of a batch needs "
+     "a finite score: rerun the failed run (or fix its score) and feed the batch again"),
+    ("an inf score", BATCH.assign(score=[np.inf, 2, 3, 4, 5, 6]), {}, DesignError,
+     "agent 'a' has 1 missing or infinite score in this batch (inf)"),
     # [audit s18 left18b] grouped by name, a row without its agent was an agent 'nan'
     ("a missing agent", BATCH.assign(agent=["a", None, "a", "b", "b", "b"]), {}, DesignError,
      "column 'agent' has 1 missing value(s) (first rows: index label 1); remove or fill them"),
@@ -1821,7 +1823,8 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
     ("no score column", BATCH.rename(columns={"score": "return"}), {}, DesignError,
      "expected long format with columns 'agent' and 'score', or one column per agent (a, b)"),
     ("agent= not a column", BATCH, {"agent": "who"}, DesignError, "expected long format with columns 'who' and"),
-    ("no rows", BATCH.iloc[:0], {}, DesignError, "the batch lacks agent(s) a, b"),
+    ("no rows", BATCH.iloc[:0], {}, DesignError,
+     "the batch is empty (no runs); batch 1 needs n = 3 runs of each of: a, b"),
     ("a list", [1, 2], {}, DesignError, "a batch must be a DataFrame or a mapping {agent: scores}, got list"),
     ("a short mapping", {"a": [1.0, 2.0], "b": [4.0, 5.0, 6.0]}, {}, DesignError, "agent 'a' has 2 runs"),
     ("allow_repeat text", BATCH, {"allow_repeat": "yes"}, OptionError, "allow_repeat must be True or False"),

@@ -169,7 +169,15 @@ def _create(args, frame, key):
         raise type(exc)(_in_file(exc, args)) from exc
     agents = _agents_in(frame)
     options = _given_options(args)
-    options.setdefault("n", _runs_per_agent(frame, agents))
+    if "n" not in options:  # read from the batch, so its bound is no flag's (audit s23)
+        from ..methods.adastop._api import MAX_N
+
+        options["n"] = _runs_per_agent(frame, agents)
+        if options["n"] > MAX_N:
+            raise _usage_error(f"the first batch has {options['n']:,} runs per agent, which would make n (the runs "
+                               "per agent per batch, read from the first batch when --n is not given) more than "
+                               f"{MAX_N:,}, the most rlstats takes; feed the runs in batches of n runs per agent (RL "
+                               "studies use 5 to 20)")
     options.setdefault("K", DEFAULT_K)
     try:
         return AdaStop(agents, rng=args.seed, key=key, **options)
@@ -263,6 +271,9 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         if target.exists():
             seq = _load(path, key)
             _check_unchanged(seq, args, path)
+            if seq.done:  # the library's advice (a new AdaStop) is a new state file here (audit s23)
+                raise _usage_error(f"the test is finished after {fmt.count(seq.interim, 'batch')}: every comparison "
+                                   f"is decided; start a new state file (or delete {path}) to test again")
             created = False
         else:
             seq = fresh if fresh is not None else _create(args, frame, key)

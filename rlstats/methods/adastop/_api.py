@@ -209,10 +209,12 @@ def _flips(pairs, places, options):
 
 @dataclass
 class _TaskData:
-    """Per agent code present on the task: its batches as an (n_batches, n) array."""
+    """Per agent code present on the task: its batches as an (n_batches, n) array, and the runs given (``given``,
+    agent code -> rows; more than the batches hold when a last group short of n past K is left out)."""
 
     name: str
     blocks: dict
+    given: dict = field(default_factory=dict)
 
 
 def _sorted_levels(values, column):
@@ -288,7 +290,7 @@ def _task_data(design, n, batch, order_column, K=None):
     out = []
     for t, task in enumerate(design.tasks):
         in_task = design.task == t
-        blocks = {}
+        blocks, given = {}, {}
         task_levels = None
         if batch is not None:
             task_levels = _sorted_levels(design.extra[batch][in_task], batch)
@@ -296,6 +298,7 @@ def _task_data(design, n, batch, order_column, K=None):
             rows = np.flatnonzero(in_task & (design.agent == a))
             if rows.size == 0:
                 continue
+            given[a] = rows.size
             if batch is not None:
                 blocks[a] = _blocks_from_batches(design, rows, design.extra[batch][rows], task_levels, n,
                                                  agent, task, batch)
@@ -303,7 +306,7 @@ def _task_data(design, n, batch, order_column, K=None):
                 values = None if order_column is None else design.extra.get(order_column)
                 name = f"order of column '{order_column}'" if order_column else "row order"
                 blocks[a] = _blocks_from_order(design, rows, values, n, agent, task, name, K)
-        out.append(_TaskData(task, blocks))
+        out.append(_TaskData(task, blocks, given))
     return out
 
 
@@ -325,6 +328,7 @@ class _TaskRun:
     exhausted: tuple | None  # (interim, agent codes without runs) when the data ran out
     joint: bool = False      # paths relabel the pooled block of every running agent
     withheld_pairs: dict = field(default_factory=dict)  # global pair index -> codes of its agents with too few runs
+    given: dict = field(default_factory=dict)  # agent code -> runs given, when more than its batches hold
 
     @property
     def schedule(self):
@@ -397,7 +401,8 @@ def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance, sh
             used[a] += 1
         test.run_interim(block, _interim_generator(ss, task_index, k))
         advance(1)
-    return _TaskRun(data.name, test, pair_ids, missing, used, available, data.blocks, exhausted, joint, withheld)
+    return _TaskRun(data.name, test, pair_ids, missing, used, available, data.blocks, exhausted, joint, withheld,
+                    data.given)
 
 
 def _reason(run, pair, agents, n):
@@ -534,7 +539,8 @@ def _runs_rows(runs, agents, n_of, blocked):
         for a in sorted(run.available):
             row = {"task": run.name} if blocked else {}
             used = run.blocks[a][: run.batches_used[a]]
-            row.update(agent=agents[a], n_runs=run.batches_used[a] * n, n_available=run.available[a] * n,
+            row.update(agent=agents[a], n_runs=run.batches_used[a] * n,
+                       n_available=run.given.get(a, run.available[a] * n),
                        # display only: scores that cancel (0.1 + 0.2 - 0.3) show a mean of 0, not 5.6e-18
                        mean=float(noise_free(used.mean(), np.ptp(used), np.abs(used).max())) if used.size else math.nan)
             rows.append(row)

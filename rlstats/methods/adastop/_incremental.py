@@ -246,7 +246,9 @@ class AdaStop:
         if missing:
             found = (f"the batch lacks agent(s) {quoted(missing)}; batch {self.interim + 1} needs "
                      f"n = {count(self.n, 'run')} of each of: {quoted(expected)}")
-            if self.interim == 0 or self._options.permutations == "pairwise":
+            if not scores:  # no run at all: no test stopped every agent it still needs (audit s23)
+                found = found.replace(f"lacks agent(s) {quoted(missing)}", "is empty (no runs)")
+            if not scores or self.interim == 0 or self._options.permutations == "pairwise":
                 raise DesignError(found)
             # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18)
             replay = (f"; if these batches come from a run whose test stopped agent(s) {quoted(missing)} (the "
@@ -258,7 +260,11 @@ class AdaStop:
                 raise DesignError(f"agent {a!r} has {count(values.size, 'run')} in this batch; every batch needs "
                                   f"exactly n = {count(self.n, 'run')} per agent")
             if not np.isfinite(values).all():
-                raise DesignError(f"agent {a!r} has non-finite scores in this batch: {values.tolist()}")
+                bad = values[~np.isfinite(values)]
+                raise DesignError(f"agent {a!r} has {count(bad.size, 'missing or infinite score')} in this batch ("
+                                  f"{', '.join(str(v) for v in bad.tolist())}) among {values.tolist()}; every run of a "
+                                  "batch needs a finite score: rerun the failed run (or fix its score) and feed the "
+                                  "batch again")
         if not allow_repeat:
             for k, earlier in enumerate(self._batches, start=1):
                 if not all(a in earlier for a in scores):

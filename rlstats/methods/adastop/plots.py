@@ -158,7 +158,7 @@ def _draw_scores(result, task, ax, compact=False, **kwargs):
                       rotation_mode="anchor")
     else:
         ax.set_xticks(range(1, len(agents) + 1), [f"{a}\n({runs[a]})" for a in agents])
-        ax.set_ylabel("score (n: runs used)")
+        ax.set_ylabel("score (n: runs used; diamond: mean)")
     return ax
 
 
