@@ -1,0 +1,101 @@
+"""Audit s23 prov23: one home for the ranking of close spellings ("did you mean ...") and a structured record of a
+subset, in place of matching note text."""
+
+import re
+import warnings
+
+import pandas as pd
+import pytest
+
+from rlstats.conditions import _closest
+from rlstats.errors import FormulaError, OptionError, agent_named
+from rlstats.formula import check_columns, parse
+from rlstats.logs._read import _warn_misspelt_fields
+from rlstats.methods.selection._api import _suggest
+from rlstats.normalization import normalize_response
+from rlstats.options import did_you_mean
+
+# ------------------------------------------------------------------------------------- close spellings, site by site
+
+#: names offered to every site: a case-only match, a name holding a comma, two names one ratio apart
+NAMES = ["PPO", "PPO2", "DQN", "R&D, Inc", "agent_1", "agent_2", "agent_3", "Score", "scores"]
+
+
+def _hint(message):
+    found = re.search(r"did you mean ([^?]*)\?", message)
+    return found.group(1) if found else None
+
+
+def _offered(site, typo):
+    """What ``site`` offers for ``typo`` among NAMES: the text between 'did you mean' and '?' (None: nothing)."""
+    if site == "did_you_mean":
+        return _hint(did_you_mean(typo, NAMES))
+    if site == "conditions":  # subset= values: called with text only
+        close = _closest(typo, NAMES)
+        return ", ".join(map(repr, close)) if close else None
+    if site == "agent_named":
+        with pytest.raises(OptionError) as caught:
+            agent_named(NAMES, "control", typo)
+        return _hint(str(caught.value))
+    if site == "formula":
+        with pytest.raises(FormulaError) as caught:
+            check_columns(parse(f"`{typo}` ~ agent | task"), NAMES + ["agent", "task"])
+        return _hint(str(caught.value))
+    if site == "selection":
+        return _hint(_suggest(typo, NAMES))
+    raise AssertionError(site)
+
+
+SITES = ("did_you_mean", "conditions", "agent_named", "formula", "selection")
+
+#: typo -> what each site of SITES offered before the ranking had one home (commit a14c48f3)
+BEFORE = {
+    "ppo": ("'PPO'", "'PPO'", None, None, None),
+    "PP0": (None, "'PPO'", "'PPO'", "'PPO'", "'PPO'"),
+    "dqn ": ("'DQN'", "'DQN'", None, None, None),
+    "R&D Inc": ("'R&D, Inc'", "'R&D, Inc'", "'R&D, Inc'", "`R&D, Inc`", "'R&D, Inc'"),
+    "score": ("'Score'", "'Score'", "'scores', 'Score'", "'scores'", "'scores', 'Score'"),
+    "agent_4": ("'agent_1', 'agent_2' or 'agent_3'", "'agent_1', 'agent_2', 'agent_3'",
+                "'agent_3', 'agent_2', 'agent_1'", "'agent_3'", "'agent_3', 'agent_2', 'agent_1'"),
+    "Agent_2": ("'agent_2'", "'agent_2'", "'agent_2', 'agent_3', 'agent_1'", "'agent_2'",
+                "'agent_2', 'agent_3', 'agent_1'"),
+    "SAC": (None, None, None, None, None),
+}
+
+#: the same, as offered now (the changes are listed in test_close_spellings_changed)
+NOW = dict(BEFORE)
+
+
+@pytest.mark.parametrize("typo", list(NOW))
+def test_close_spellings_offered_by_each_site(typo):
+    assert tuple(_offered(site, typo) for site in SITES) == NOW[typo]
+
+
+def test_a_value_that_is_not_text():
+    """A number given where names are expected: did_you_mean offers nothing (a number misspells no option value); the
+    others compare its text, 31 with '3' (difflib's ratio 0.67) and not '30' (0.5)."""
+    names = ["3", "30", "PPO"]
+    assert did_you_mean(31, names) == ""
+    with pytest.raises(OptionError, match=re.escape("control=31 is not an agent (did you mean '3'?)")):
+        agent_named(names, "control", 31)
+    assert _suggest(31, names) == " (did you mean '3'?)"
+
+
+@pytest.mark.parametrize("field, meant", [("sed", "seed"), ("Seed", "seed"), ("agnt", "agent"), ("tsk", "task"),
+                                          ("seeds", "seed"), ("TASK", "task"), ("run_id", None)])
+def test_close_spellings_of_log_pattern_fields(field, meant):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _warn_misspelt_fields([field])
+    assert [_hint(str(w.message)) for w in caught] == ([] if meant is None else ["{" + meant + "}"])
+
+
+NORMALIZE_KEYS = {"lo": "'low'", "High": "'high'", "refrence": "'reference'", 1: None, "hi": "'high'", "LOW": None}
+
+
+@pytest.mark.parametrize("key", list(NORMALIZE_KEYS))
+def test_close_spellings_of_normalize_keys(key):
+    data = pd.DataFrame({"agent": ["a", "b"] * 2, "task": ["t"] * 4, "score": [1.0, 2, 3, 4]})
+    with pytest.raises(OptionError, match="normalize= as a dict takes the keys") as caught:
+        normalize_response(data, parse("score ~ agent | task"), {"reference": "minmax", key: 0})
+    assert _hint(str(caught.value)) == NORMALIZE_KEYS[key]
