@@ -7,8 +7,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from rlstats.conditions import _closest
-from rlstats.errors import FormulaError, OptionError, agent_named
+from rlstats.errors import FormulaError, OptionError, agent_named, close_names
 from rlstats.formula import check_columns, parse
 from rlstats.logs._read import _warn_misspelt_fields
 from rlstats.methods.selection._api import _suggest
@@ -31,7 +30,7 @@ def _offered(site, typo):
     if site == "did_you_mean":
         return _hint(did_you_mean(typo, NAMES))
     if site == "conditions":  # subset= values: called with text only
-        close = _closest(typo, NAMES)
+        close = close_names(typo, NAMES)  # what conditions._closest gave, now the one ranking
         return ", ".join(map(repr, close)) if close else None
     if site == "agent_named":
         with pytest.raises(OptionError) as caught:
@@ -62,8 +61,18 @@ BEFORE = {
     "SAC": (None, None, None, None, None),
 }
 
-#: the same, as offered now (the changes are listed in test_close_spellings_changed)
-NOW = dict(BEFORE)
+#: the same, as offered now: every site ranks by errors.close_names. What changed, deliberately: a name equal to the
+#: typo but for case or white space at the ends is offered first and alone everywhere (agent_named, the formula and
+#: selection compared case-sensitively: 'ppo' got nothing, 'score' got 'scores' before 'Score'); equally close names
+#: come in the order given (the data's), where difflib.get_close_matches put them in reverse alphabetical order
+#: ('agent_3', 'agent_2', 'agent_1'; the formula's one suggestion was 'agent_3').
+NOW = {**BEFORE,
+       "ppo": ("'PPO'",) * 5,
+       "dqn ": ("'DQN'",) * 5,
+       "score": ("'Score'",) * 5,
+       "agent_4": ("'agent_1', 'agent_2' or 'agent_3'", "'agent_1', 'agent_2', 'agent_3'",
+                   "'agent_1', 'agent_2', 'agent_3'", "'agent_1'", "'agent_1', 'agent_2', 'agent_3'"),
+       "Agent_2": ("'agent_2'",) * 5}
 
 
 @pytest.mark.parametrize("typo", list(NOW))
@@ -90,7 +99,8 @@ def test_close_spellings_of_log_pattern_fields(field, meant):
     assert [_hint(str(w.message)) for w in caught] == ([] if meant is None else ["{" + meant + "}"])
 
 
-NORMALIZE_KEYS = {"lo": "'low'", "High": "'high'", "refrence": "'reference'", 1: None, "hi": "'high'", "LOW": None}
+#: key -> the key offered ('LOW' got nothing before: difflib compared case-sensitively)
+NORMALIZE_KEYS = {"lo": "'low'", "High": "'high'", "refrence": "'reference'", 1: None, "hi": "'high'", "LOW": "'low'"}
 
 
 @pytest.mark.parametrize("key", list(NORMALIZE_KEYS))
@@ -99,3 +109,19 @@ def test_close_spellings_of_normalize_keys(key):
     with pytest.raises(OptionError, match="normalize= as a dict takes the keys") as caught:
         normalize_response(data, parse("score ~ agent | task"), {"reference": "minmax", key: 0})
     assert _hint(str(caught.value)) == NORMALIZE_KEYS[key]
+
+
+def test_close_names_ranking():
+    """The one ranking: case and end spaces alone first (all such names, up to n), else difflib's ratio of the
+    case-folded texts at least the cutoff, most similar first, ties in the order given; names returned as given."""
+    assert close_names("Ppo", ["PPO", "DQN", "ppo"]) == ["PPO", "ppo"]
+    assert close_names("Ppo", ["PPO", "DQN", "ppo"], n=1) == ["PPO"]
+    # 'pp0' ~ 'ppo' 2/3, ~ 'ppo2' 4/7: the one above the cutoff 0.6; at 0.5 both, the closer first
+    assert close_names("PP0", ["PPO2", "PPO"]) == ["PPO"]
+    assert close_names("PP0", ["PPO2", "PPO"], cutoff=0.5) == ["PPO", "PPO2"]
+    assert close_names("agent_4", ["agent_2", "agent_1", "agent_3"], n=None, tied=True) == ["agent_2", "agent_1",
+                                                                                            "agent_3"]
+    assert close_names("agent_4", ["agent_10", "agent_1"], tied=True) == ["agent_1"]  # 6/7 beats 12/15
+    assert close_names(31, [3, 30, "x"]) == [3]  # compared as text, returned as given
+    assert close_names("R&D Inc", ["R&D, Inc", "R&D, Inc"]) == ["R&D, Inc"]  # once
+    assert close_names("zzz", ["PPO"]) == [] and close_names("zzz", []) == []
