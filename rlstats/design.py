@@ -31,7 +31,7 @@ from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice
-from .provenance import NOTES_ATTR, Note, add_note, notes_for
+from .provenance import NOTES_ATTR, SUBSET, Note, add_note, notes_for
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -724,7 +724,8 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         said += f"; {absent}"
     if unknown:
         said += f"; of the {len(data) - n_kept} left out, {unknown}"
-    return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note
+    # true of these rows as they are: a frame note; its kind tells the min-max normaliser the bounds are the subset's
+    return add_note(kept, Note(said, scope="frame", kind=SUBSET), source=data)
 
 
 def _mask_by_label(mask, data):

@@ -21,7 +21,7 @@ import pandas as pd
 from .errors import DesignError, OptionError, close_names, rows_described, warn
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
-from .provenance import NOTES_ATTR, Note, add_note, notes_for
+from .provenance import NOTES_ATTR, SUBSET, Note, add_note, has_note
 from ._typing import Normalizer, Table
 
 if TYPE_CHECKING:
@@ -637,7 +637,7 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
         others = [c for c in dict.fromkeys((*parsed.columns, *other_columns))
                   if c in data.columns and c not in (columns[0], parsed.blocks)]
         kept = ~data[others].isna().any(axis=1).to_numpy() if others else None
-    subset = any(note.startswith("subset=") for note in notes_for(data))  # design.subset_rows' note
+    subset = has_note(data, SUBSET)  # design.subset_rows' note, by its record (never its wording)
     averaged = data.attrs.get(AVERAGED_ATTR)  # a frame of run means (design._average_nested)
     out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, kept=kept,
                       step=step, subset=subset, averaged=averaged, **keywords)
