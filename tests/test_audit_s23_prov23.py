@@ -200,7 +200,6 @@ def _curves_one_run_short():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="notes carried from the input are not re-stated for the rows build analyses")
 def test_a_summary_note_names_a_run_na_action_dropped():
     """summarize_runs says one run ends early (A's seed 2 on t1, at step 50) and its value is from earlier in training;
     that run's summary is missing, so na_action='drop' leaves it out, and the result said of the 11 runs analysed
@@ -221,7 +220,6 @@ def test_a_summary_note_names_a_run_na_action_dropped():
     assert rlstats.compare(summary[~short], "score ~ agent | task/seed").notes[0] == res.notes[0]
 
 
-@pytest.mark.xfail(strict=True, reason="notes carried from the input are not re-stated for the rows build analyses")
 def test_a_minmax_note_names_a_task_kept_out():
     """rlstats.normalize(df, 'minmax') on 3 tasks, one run by a single agent: the test keeps that task out, and its
     note still gave task_03's bounds (14.205 to 19.778) among those of the tasks analysed."""
@@ -238,3 +236,19 @@ def test_a_minmax_note_names_a_task_kept_out():
         "of each task in the frame normalised (before these rows were selected): task_01 -2.5537 to 19.542, task_02 "
         "1.6103 to 2.3227",
         "1 task kept out of the test because fewer than two agents have runs there: task_03")
+
+
+@pytest.mark.xfail(strict=True, reason="a back end's own drop (Design.require_complete) keeps the input's notes as "
+                                       "strings, with no record to re-state them by: a redesign, left to the lead")
+def test_a_minmax_note_names_a_task_a_back_end_left_out():
+    """The same frame through the bootstrap, whose build keeps a task of one agent and whose require_complete then
+    leaves it out (na_action='drop'): the min-max note still gives task_03's bounds (14.205 to 19.778)."""
+    import rlstats
+
+    data = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    data = data[~((data["task"] == "task_03") & (data["agent"] == "agent_2"))].reset_index(drop=True)
+    res = rlstats.bootstrap(rlstats.normalize(data, "minmax"), "score ~ agent | task/seed", na_action="drop",
+                            n_resamples=200, rng=0)
+    assert res.notes[1] == '1 task left out because some agent has no runs there (na_action="drop"; 3 runs ' \
+                           'dropped): task_03'
+    assert "task_03" not in res.notes[0], res.notes[0]
