@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import OptionError, index_level_hint
+from .errors import OptionError, close_names, index_level_hint
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -185,7 +185,7 @@ class Condition:
                     values = sorted(v for v in pd.unique(data[column].dropna()) if isinstance(v, str))
                     if not values or literal.value in values:
                         continue
-                    close = _closest(literal.value, values) if len(values) <= _MAX_SUGGESTED_FROM else []
+                    close = close_names(literal.value, values) if len(values) <= _MAX_SUGGESTED_FROM else []
                     hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
                     said.append(f"{literal.value!r} is no value of column {column!r}{hint}")
         return "; ".join(dict.fromkeys(said))
@@ -319,25 +319,6 @@ def _is_number_text(text):
     except ValueError:
         return False
     return True
-
-
-def _closest(text, values, n=3):
-    """Up to ``n`` of ``values`` (sorted) closest to ``text``: those equal to it but for case and white space at the
-    ends, else difflib's most similar of the case-folded values (ratio >= 0.6), the earlier of equally similar first."""
-    import difflib
-
-    key = text.strip().casefold()
-    folded = [v.strip().casefold() for v in values]
-    same = [v for v, f in zip(values, folded) if f == key]
-    if same:
-        return same[:n]
-    matcher, scored = difflib.SequenceMatcher(), []
-    matcher.set_seq2(key)
-    for i, f in enumerate(folded):
-        matcher.set_seq1(f)
-        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6 and matcher.ratio() >= 0.6:
-            scored.append((-matcher.ratio(), i))
-    return [values[i] for _, i in sorted(scored)[:n]]
 
 
 def _and(a, b):

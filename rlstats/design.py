@@ -31,7 +31,7 @@ from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice
-from .provenance import NOTES_ATTR, Note, add_note, notes_for
+from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, notes_for, rebind
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -106,6 +106,10 @@ class Design:
         Whether the response is on a normalised scale: ``build`` normalised it per task (``normalize=`` given, and
         not False), or the frame's notes say :func:`rlstats.normalize` made the response column. Results state the
         response's units from it (:attr:`units`).
+    inherited_notes : tuple of Note
+        The data frame's notes (:mod:`rlstats.provenance`) as true of the rows ``build`` analysed, re-stated where it
+        dropped some; their sentences open ``notes``. A back end's own drop of rows after ``build`` does not re-state
+        them (audit s23: known).
     """
 
     formula: formula_module.Formula
@@ -126,6 +130,7 @@ class Design:
     bounds: Bounds | None = None
     normalized: bool = False
     numeric_agents: bool = False
+    inherited_notes: tuple[Note, ...] = ()
 
     @property
     def units(self) -> str:
@@ -530,7 +535,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         extra_columns = tuple(extra_columns) + ((step,) if step not in extra_columns else ())
     extra_columns = tuple(extra_columns) + tuple(c for c in optional_columns
                                                   if c in data.columns and c not in extra_columns)
-    notes = list(notes_for(data))  # the frame's notes true of these rows (provenance.carried)
+    inherited, given = carried(data), data  # the frame's notes true of these rows, and those rows
+    notes = [note.text for note in inherited]  # build's own sentences are appended after them
     if normalize is not None and normalize is not False:  # False: the scores are on one scale already
         data, note = normalize_response(data, formula, normalize, other_columns=extra_columns,
                                         step=step if curves else None)
@@ -655,6 +661,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({name_list(design.agents)}) with usable runs")
+    n_inherited, inherited = len(inherited), _restated(inherited, given, design.row_position)
+    notes[:n_inherited] = [note.text for note in inherited]
     left_out = tuple((a, "it has no rows in the data analysed") for a in labels["agent"]
                      if a not in set(agent_labels)) + tuple(
         (a, "its runs are all on tasks kept out, where no other agent has runs") for a in agent_labels
@@ -664,7 +672,18 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     return dataclasses.replace(design, notes=tuple(dict.fromkeys(notes)), bounds=known, left_out_agents=left_out,
                                numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
-                               or normalised_in(notes, formula.response))
+                               or normalised_in(notes, formula.response), inherited_notes=inherited)
+
+
+def _restated(inherited, data, analysed):
+    """The notes ``inherited`` from ``data`` as true of its rows at positions ``analysed``: a note
+    bound to runs or tasks said again of those analysed where build dropped rows (na_action="drop", a task kept out;
+    its own note says what it dropped, so no line counts them), as of rows a pandas subset left out (audit s23: a
+    summary's note named the one short run, which na_action dropped; min-max gave the bounds of a task kept out)."""
+    keys = list(dict.fromkeys(k for note in inherited if note.scope == "rows" for k in note.keys if k in data.columns))
+    if len(analysed) == len(data) or not keys:
+        return tuple(inherited)
+    return tuple(rebind(inherited, data[keys].iloc[np.sort(analysed)]))
 
 
 @overload
@@ -724,7 +743,8 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         said += f"; {absent}"
     if unknown:
         said += f"; of the {len(data) - n_kept} left out, {unknown}"
-    return add_note(kept, Note(said, scope="frame"), source=data)  # true of these rows as they are: a frame note
+    # true of these rows as they are: a frame note; its kind tells the min-max normaliser the bounds are the subset's
+    return add_note(kept, Note(said, scope="frame", kind=SUBSET), source=data)
 
 
 def _mask_by_label(mask, data):

@@ -112,6 +112,40 @@ def shown(value: object) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
+def close_names(value: object, names: Iterable[Any], *, n: int | None = 3, cutoff: float = 0.6,
+                tied: bool = False) -> list[Any]:
+    """The names of ``names`` that ``value`` most likely misspells, most likely first: the one home of the ranking
+    behind every "did you mean ...?".
+
+    Those equal to it but for case and white space at the ends come first, and alone; else those whose
+    ``difflib.SequenceMatcher`` ratio with it (both case-folded, ends stripped) is at least ``cutoff``, the more
+    similar first and, of equally similar, the earlier in ``names``. At most ``n`` (None: all); with ``tied`` only
+    those as similar as the most similar. A value or name that is not text is compared by its text (``str``); the
+    names are returned as given, for the caller to quote (``repr`` quotes a name holding a comma whole).
+
+    >>> close_names("ppo", ["PPO2", "PPO", "DQN"]), close_names("agent_4", ["agent_1", "agent_2"], n=1)
+    (['PPO'], ['agent_1'])
+    """
+    import difflib
+
+    names = list(dict.fromkeys(names))
+    key = str(value).strip().casefold()
+    folded = [str(name).strip().casefold() for name in names]
+    same = [name for name, text in zip(names, folded) if text == key]
+    if same:
+        return same[:n]
+    matcher, scored = difflib.SequenceMatcher(), []
+    matcher.set_seq2(key)  # difflib caches what it learns of seq2: the value, compared with every name
+    for i, text in enumerate(folded):
+        matcher.set_seq1(text)
+        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff and matcher.ratio() >= cutoff:
+            scored.append((-matcher.ratio(), i))
+    scored.sort()
+    if tied:
+        scored = [(ratio, i) for ratio, i in scored if ratio == scored[0][0]]
+    return [names[i] for _, i in scored[:n]]
+
+
 def agent_named(agents: Sequence[str], option: str, name: object, where: str = "",
                 left_out: dict[str, str] | None = None, *, listed: bool = False, what: str = "agent") -> str:
     """``name`` where it is one of ``agents``; else the one wording of an unknown agent, whatever the option, an
@@ -121,12 +155,8 @@ def agent_named(agents: Sequence[str], option: str, name: object, where: str = "
     (:func:`rlstats.design.check_agent_named` passes a Design's); ``what``: "task" for a task's name, said alike."""
     if str(name) in agents:
         return str(name)
-    import difflib
-
     why = (left_out or {}).get(str(name))
-    # quoted: "R&D, Inc" is one name; a name in another case first ('ppo' for 'PPO': difflib's ratio is 0)
-    folded = [a for a in agents if str(a).casefold() == str(name).casefold()]
-    close = (folded + [a for a in difflib.get_close_matches(str(name), list(agents), n=3) if a not in folded])[:3]
+    close = close_names(name, agents)  # quoted: "R&D, Inc" is one name
     hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
     said = f"{name!r} in {option}=" if listed else f"{option}={name!r}"
     article = "an" if what[:1] in "aeiou" else "a"

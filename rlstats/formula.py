@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import builtins
 import decimal
-import difflib
 import functools
 import keyword
 import re
@@ -36,7 +35,7 @@ import pandas as pd
 import patsy
 
 from .conditions import ast_depth
-from .errors import DesignError, FormulaError, OptionError, index_level_hint, rows_named, shown
+from .errors import DesignError, FormulaError, OptionError, close_names, index_level_hint, rows_named, shown
 from .options import check_choice
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -218,7 +217,7 @@ def _unknown(text, role, name, start, end, columns, restricted=False, index=()):
     """Raise the error for a name that is not a data column, with a did-you-mean; ``restricted``: the response is
     read in the command line's grammar, where no name from Python code can be defined."""
     labels = [str(c) for c in columns]
-    close = difflib.get_close_matches(name, labels, n=1)
+    close = close_names(name, labels, n=1)
     what = "name" if role == "response" else "column"
     # each column as a formula writes it (`eval/mean_reward`)
     shown = ", ".join(_quoted(c) for c in labels[:10]) + (", ..." if len(labels) > 10 else "")

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .errors import DesignError, OptionError, rows_described, warn
+from .errors import DesignError, OptionError, close_names, rows_described, warn
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
-from .provenance import NOTES_ATTR, Note, add_note, notes_for
+from .provenance import NOTES_ATTR, SUBSET, Note, add_note, has_note
 from ._typing import Normalizer, Table
 
 if TYPE_CHECKING:
@@ -624,9 +624,7 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     ours = ("reference", "low", "high") + (("name",) if isinstance(reference, _Loaded) else ())
     other = next((key for key in keywords if key not in ours), None)
     if other is not None:  # audit s21: a TypeError of _normalized (the formula names the task and score columns)
-        import difflib
-
-        close = difflib.get_close_matches(str(other), ["low", "high", "reference"], n=1)
+        close = close_names(other, ["low", "high", "reference"], n=1)
         raise OptionError(f"normalize= as a dict takes the keys 'reference', 'low' and 'high'; got {other!r}"
                           + (f" (did you mean {close[0]!r}?)" if close else ""))
     frame, name = keywords.pop("reference"), keywords.pop("name", None)
@@ -639,7 +637,7 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
         others = [c for c in dict.fromkeys((*parsed.columns, *other_columns))
                   if c in data.columns and c not in (columns[0], parsed.blocks)]
         kept = ~data[others].isna().any(axis=1).to_numpy() if others else None
-    subset = any(note.startswith("subset=") for note in notes_for(data))  # design.subset_rows' note
+    subset = has_note(data, SUBSET)  # design.subset_rows' note, by its record (never its wording)
     averaged = data.attrs.get(AVERAGED_ATTR)  # a frame of run means (design._average_nested)
     out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, kept=kept,
                       step=step, subset=subset, averaged=averaged, **keywords)

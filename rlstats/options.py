@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .cost import check_max_seconds
-from .errors import OptionError, agent_named, shown
+from .errors import OptionError, agent_named, close_names, shown
 
 _N = TypeVar("_N", int, float)
 
@@ -43,21 +43,19 @@ _STATISTIC_NAMES = frozenset({"mean", "median", "iqm", "min", "max", "mode", "su
 
 def did_you_mean(value: object, allowed: Iterable[object]) -> str:
     """' (did you mean 'x'?)' naming the allowed string(s) that ``value`` most likely misspells: the one that is the
-    same but for case, else the closest by ``difflib.SequenceMatcher``'s ratio ignoring case, all of them where
-    several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close, or if
-    ``value`` names another statistic (``'median'`` is no misspelling of ``'mean'``: audit s22)."""
-    import difflib
-
+    same but for case, else the closest by :func:`rlstats.errors.close_names` (ratio at least 0.75), all of them where
+    several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close, if
+    ``value`` is not text (a number misspells no option's value), or if ``value`` names another statistic
+    (``'median'`` is no misspelling of ``'mean'``: audit s22)."""
     if not isinstance(value, str):
         return ""
-    names = {a.lower(): a for a in allowed if isinstance(a, str)}
-    if value.lower() in _STATISTIC_NAMES and value.lower() not in names:
+    names = [a for a in allowed if isinstance(a, str)]
+    key = value.strip().casefold()
+    if key in _STATISTIC_NAMES and key not in {a.strip().casefold() for a in names}:
         return ""
-    ratios = {a: difflib.SequenceMatcher(None, value.lower(), a).ratio() for a in names}
-    best = max(ratios.values(), default=0.0)
-    if best < 0.75:
+    close = close_names(value, names, n=None, cutoff=0.75, tied=True)
+    if not close:
         return ""
-    close = [names[a] for a, r in ratios.items() if r == best]
     return f" (did you mean {', '.join(map(repr, close[:-1]))}{' or ' if len(close) > 1 else ''}{close[-1]!r}?)"
 
 

@@ -11,6 +11,10 @@ Functions that return a changed frame (reading logs, summarising runs, normalisi
 - ``"rows"``: facts about particular runs or tasks, bound to their values in the ``keys`` columns, with the numbers
   needed to word them again (:attr:`Note.word` names the function that does).
 
+A note that code acts on says so by its :attr:`Note.kind` (:data:`KINDS`), read by :func:`has_note`, never by its
+sentence: :data:`SUBSET` marks :func:`rlstats.design.subset_rows`' count, which tells the min-max normaliser that its
+bounds are those of the rows a ``subset=`` kept.
+
 pandas keeps ``attrs`` through a subset, a reorder or a copy, so a result may receive rows the notes were not
 written for. :func:`carried`, at the front door (``design.build``), checks the rows against the frame the notes
 were written for (its row count and an order-free hash of the key columns, :func:`fingerprint`): the same rows
@@ -47,6 +51,10 @@ LEFT_OUT = "left out"
 COUNTED = "rlstats.provenance:counted"
 #: ``Note.word`` of a note of one of several stacked frames, said of its rows by what tells them apart (:func:`_of_rows`).
 OF_ROWS = "rlstats.provenance:_of_rows"
+#: ``Note.kind`` of :func:`rlstats.design.subset_rows`' note: these rows are those a ``subset=`` kept.
+SUBSET = "subset"
+#: The kinds of note that code reads (:func:`has_note`), never their sentences, whose wording may change.
+KINDS = frozenset({SUBSET})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,6 +77,9 @@ class Note:
         applies. Without ``keys``, the sentence depends on the number of rows alone.
     data : object
         What the wording needs besides the items (a template, the tasks' order, ...).
+    kind : str or None
+        What the note records, one of :data:`KINDS`, for code that acts on it (:func:`has_note`), so that a note's
+        wording can change without changing what is done; None for a note that is only said.
     """
 
     text: str
@@ -77,10 +88,13 @@ class Note:
     items: tuple[tuple[tuple[Any, ...], Any], ...] = ()
     word: str | None = None
     data: Any = None
+    kind: str | None = None
 
     def __post_init__(self) -> None:
         if self.scope not in SCOPES:
             raise ValueError(f"scope must be one of {SCOPES}, got {self.scope!r}")
+        if self.kind is not None and self.kind not in KINDS:
+            raise ValueError(f"kind must be None or one of {sorted(KINDS)}, got {self.kind!r}")
 
 
 class Provenance(dict[str, Any]):
@@ -112,7 +126,7 @@ class Provenance(dict[str, Any]):
         """The Provenance of a dict read back from JSON (lists where tuples were)."""
         notes = [Note(text=n["text"], scope=n["scope"], keys=tuple(n["keys"]),
                       items=tuple((tuple(key), payload) for key, payload in n["items"]), word=n["word"],
-                      data=n["data"]) for n in value["notes"]]
+                      data=n["data"], kind=n.get("kind")) for n in value["notes"]]  # no kind: written before it
         return cls(notes, value["n_rows"], value["columns"], value["digest"])
 
     @property
@@ -506,6 +520,14 @@ def _of_rows(note: Note, items: tuple[Any, ...], n_rows: int) -> str | None:
 def notes_for(frame: pd.DataFrame) -> tuple[str, ...]:
     """The sentences of :func:`carried`: what a result built from ``frame`` prints about how it was made."""
     return tuple(note.text for note in carried(frame))
+
+
+def has_note(frame: pd.DataFrame, kind: str) -> bool:
+    """Whether a note of ``kind`` (one of :data:`KINDS`) is among :func:`carried`'s of ``frame``: true of its rows.
+    Read by the note's record, never by its sentence (audit s23: the normaliser matched the text 'subset=')."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
+    return any(note.kind == kind for note in carried(frame))
 
 
 def rebind(notes: Iterable[Note], frame: pd.DataFrame) -> list[Note]:

@@ -31,7 +31,7 @@ from .interop import TABLE, as_pandas
 from .format import count, format_step
 from .errors import DesignError, OptionError, shown
 from .options import check_bool, check_choice, check_int
-from .provenance import Note, carried, key_values, rebind, set_notes
+from .provenance import Note, key_values, rebind, set_notes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
 
 if TYPE_CHECKING:
@@ -720,9 +720,10 @@ def _reword_summary(note, items, n_rows):
 
 
 def _annotate(frame, data, design, notes, columns):
-    """``frame``'s notes: those of ``data`` carried onto its runs (:func:`rlstats.provenance.rebind`), what the
-    front door said of ``data`` (a note of the frame as a whole), then ``notes``."""
-    inherited = carried(data)  # what build put first in design.notes
+    """``frame``'s notes: those of ``data`` as build re-stated them for the runs it analysed (``design.inherited_notes``),
+    carried onto ``frame``'s runs (:func:`rlstats.provenance.rebind`), what the front door said of ``data`` (a note of
+    the frame as a whole), then ``notes``."""
+    inherited = design.inherited_notes  # what build put first in design.notes, true of the runs it analysed
     said = collections.Counter(note.text for note in inherited)
     own = []
     for sentence in design.notes:

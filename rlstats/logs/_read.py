@@ -25,7 +25,7 @@ import pandas as pd
 from ..connectivity import ATTEMPT, subset_dropping_attempts
 from ..provenance import Note, set_notes
 from ..format import count, join_and, listed, natural_key
-from ..errors import LogReadError, OptionError, warn
+from ..errors import LogReadError, OptionError, close_names, warn
 from ..options import check_bool, check_choice, check_int, check_n_jobs
 from ..progress import progress_bar
 from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_format, file_patterns, load
@@ -1023,13 +1023,11 @@ def _warn_misspelt_fields(field_names, stated=()):
     """Warn of a run field the pattern names like agent, task or seed, which the frame then lacks: ``{sed}`` gave a
     column 'sed' and no 'seed', without a word until a formula's ``| task/seed`` (audit s17). ``stated``: the fields
     the log itself names, which are its own."""
-    import difflib
-
     lacking = [name for name in STANDARD_FIELDS if name not in field_names]
     for name in field_names:
         if name in stated or name == "run":
             continue
-        close = difflib.get_close_matches(name.lower(), lacking, n=1, cutoff=0.75)
+        close = close_names(name, lacking, n=1, cutoff=0.75)
         if close:
             warn(f"pattern field {{{name}}} is not agent, task or seed: did you mean {{{close[0]}}}? The frame has a "
                  f"column {name!r} and none {close[0]!r}, which formulas name (score ~ agent | task/seed); write "

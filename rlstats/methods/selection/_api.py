@@ -28,7 +28,6 @@ those live in ``_planning.py``.  The numerics live in
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import numbers
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Sequence
@@ -44,7 +43,7 @@ from ...interop import as_pandas
 from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
-from ...errors import DesignError, OptionError
+from ...errors import DesignError, OptionError, close_names
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng, seed_sequence
@@ -140,7 +139,7 @@ def _checked_sigma(sigma):
 # =========================================================================== resolving the sets of tasks
 
 def _suggest(name, labels):
-    close = difflib.get_close_matches(str(name), [str(x) for x in labels], n=3)
+    close = close_names(name, [str(x) for x in labels])
     return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 
