@@ -26,7 +26,6 @@ def atari(published):
 # ------------------------------------------------------------------------------------------------ task_table
 
 
-@pytest.mark.xfail(strict=True, reason="empty cell drawn in the worst agent's white")
 def test_task_table_plot_tells_an_empty_cell_from_the_worst(atari):
     """A cell where the agent never ran (IRIS on Asterix) was drawn white, the colour of each task's worst agent:
     the figure read as if IRIS were worst there."""
