@@ -57,7 +57,6 @@ def test_task_table_plot_tells_an_empty_cell_from_the_worst(atari):
 # ------------------------------------------------------------------------------------------------ selection_check
 
 
-@pytest.mark.xfail(strict=True, reason="unused tasks of data dropped silently with a fresh held-out frame")
 def test_selection_fresh_heldout_says_which_tasks_of_data_went_unused(atari):
     """With heldout= a frame of fresh runs, the tasks of ``data`` that are not reported were left out of the check
     without a word (with heldout= a list the same tasks get a note)."""

@@ -506,7 +506,11 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
         if unusable.all():
             raise DesignError("no held-out tasks: selection cannot be checked; no task of the held-out data has runs "
                               f"of both {treatment!r} and {baseline!r} with a finite effect")
-        frame = frame[frame["set"] == "reported"]
+        unused = frame["set"] != "reported"  # data's other tasks: the fresh frame holds the held-out set
+        if unused.any():
+            notes.append(f"{count(unused.sum(), 'task')} of data neither reported nor in the held-out data were not "
+                         f"used: {', '.join(frame.loc[unused, 'task'])}")
+        frame = frame[~unused]
         return pd.concat([frame, held], ignore_index=True), notes, "fresh"
     if heldout is None:
         rest = frame["set"] != "reported"
