@@ -75,7 +75,6 @@ def test_selection_fresh_heldout_says_which_tasks_of_data_went_unused(atari):
     assert said[0] in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="transposed LaTeX table's caption says 'In every row'")
 def test_selection_latex_transposed_table_caption_names_columns_not_rows(atari):
     """The Tests table is printed transposed (one column per test) in LaTeX; its caption said 'In every row,
     upper: Inf; ...', false of the rows (each a statistic) of the printed table."""
