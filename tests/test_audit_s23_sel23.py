@@ -142,7 +142,6 @@ def test_selection_exact_pvalue_matches_enumeration(atari):
     assert res.pvalue == pytest.approx(exact, abs=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="held-out tasks left out for zero spread are said to lack runs of both agents")
 def test_selection_says_why_each_heldout_task_is_left_out(atari):
     """effect='std_diff' with every run at a cap (Alien, Amidar: each agent's runs all equal) leaves the task out for
     zero spread; the note said '2 tasks without runs of both agents (or a finite effect)', though both agents ran
@@ -158,3 +157,22 @@ def test_selection_says_why_each_heldout_task_is_left_out(atari):
         "1 task without runs of both 'SPR' and 'DrQ' left out of the held-out set: Assault",
         "2 tasks with zero spread of both agents' runs (effect='std_diff' divides by it) left out of the held-out "
         "set: Alien, Amidar"]
+
+
+def test_selection_says_one_run_each_leaves_std_diff_undefined(atari):
+    """The third reason a held-out task is left out with effect='std_diff': one run of each agent (no pooled sd);
+    one run of one agent beside three of the other has a spread and stays in."""
+    two = atari[atari.agent.isin(["SPR", "DrQ"]) & (atari.seed < 3)]
+    two = two[~(two.task.isin(["Alien", "Amidar"]) & (two.seed > 0))  # Alien, Amidar: one run of each
+              & ~((two.task == "Assault") & (two.agent == "DrQ") & (two.seed > 0))]  # Assault: 3 and 1
+    res = rlstats.selection_check(two, FORMULA, treatment="SPR", baseline="DrQ", reported=REPORTED, rng=0,
+                                  effect="std_diff")
+    assert res.n_heldout == 26 - 5 - 2
+    assert [n for n in res.notes if "left out of the held-out set" in n] == [
+        "2 tasks with one run of 'SPR' and one of 'DrQ' (effect='std_diff' needs a third for their spread) left out "
+        "of the held-out set: Alien, Amidar"]
+    assault = res.effects.set_index("task").loc["Assault"]
+    runs = two[two.task == "Assault"]
+    spr, drq = runs[runs.agent == "SPR"].score.to_numpy(), runs[runs.agent == "DrQ"].score.to_numpy()
+    assert (assault.n_treatment, assault.n_baseline) == (3, 1)
+    assert assault.effect == pytest.approx((spr.mean() - drq.mean()) / spr.std(ddof=1), rel=1e-12)

@@ -281,6 +281,23 @@ def _nan_effect_notes(frame, unusable, options):
     return [returned_nan(f"effect function {options.effect_name!r}", [tasks], "those tasks are left out")]
 
 
+def _left_out_notes(frame, unusable, options, treatment, baseline, where):
+    """One note per reason the tasks ``unusable`` of ``frame`` are left out of the held-out set ``where``."""
+    no_runs = unusable & ((frame["n_treatment"] == 0) | (frame["n_baseline"] == 0))
+    few = unusable & ~no_runs & (frame["n_treatment"] + frame["n_baseline"] < 3)  # no pooled sd of 1 + 1 runs
+    std_diff = options.effect == "std_diff"
+    reasons = [(no_runs, f"without runs of both {treatment!r} and {baseline!r}")]
+    if std_diff:
+        reasons += [(few, f"with one run of {treatment!r} and one of {baseline!r} (effect='std_diff' needs a "
+                          "third for their spread)"),
+                    (unusable & ~no_runs & ~few, "with zero spread of both agents' runs (effect='std_diff' divides "
+                                                 "by it)")]
+    else:
+        reasons.append((unusable & ~no_runs, "without a finite effect"))
+    return [f"{count(mask.sum(), 'task')} {why} left out of {where}: {', '.join(frame.loc[mask, 'task'])}"
+            for mask, why in reasons if mask.any()]
+
+
 def _check_effects(frame, where, options):
     """Explicitly named tasks must give a finite effect; say why not."""
     no_runs = frame[(frame["n_treatment"] == 0) | (frame["n_baseline"] == 0)]
@@ -499,9 +516,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
         notes += [f"held-out data: {n}" for n in fresh.notes]
         unusable = ~np.isfinite(held["effect"])
         notes += _nan_effect_notes(held, unusable, options)
-        if unusable.any():
-            notes.append(f"{count(unusable.sum(), 'held-out task')} without a finite effect left out: "
-                         f"{', '.join(held.loc[unusable, 'task'])}")
+        notes += _left_out_notes(held, unusable, options, treatment, baseline, "the held-out data")
         held["set"] = np.where(unusable, "dropped", "heldout")
         if unusable.all():
             raise DesignError("no held-out tasks: selection cannot be checked; no task of the held-out data has runs "
@@ -517,9 +532,7 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
         unusable = rest & ~np.isfinite(frame["effect"])
         notes += _nan_effect_notes(frame, unusable, options)
         frame.loc[rest, "set"] = np.where(unusable[rest], "dropped", "heldout")
-        if unusable.any():
-            notes.append(f"{count(unusable.sum(), 'task')} without runs of both agents (or a finite effect) left out "
-                         f"of the held-out set: {', '.join(frame.loc[unusable, 'task'])}")
+        notes += _left_out_notes(frame, unusable, options, treatment, baseline, "the held-out set")
         if not (frame["set"] == "heldout").any():
             raise DesignError("no held-out tasks: selection cannot be checked; every task with runs of both agents "
                               "is reported. Pass heldout= a DataFrame of runs on fresh tasks")
