@@ -176,3 +176,28 @@ def test_selection_says_one_run_each_leaves_std_diff_undefined(atari):
     spr, drq = runs[runs.agent == "SPR"].score.to_numpy(), runs[runs.agent == "DrQ"].score.to_numpy()
     assert (assault.n_treatment, assault.n_baseline) == (3, 1)
     assert assault.effect == pytest.approx((spr.mean() - drq.mean()) / spr.std(ddof=1), rel=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="with statistic='median' the set is called one for 'the best agent', but Welch's "
+                                       "tests make it one for the best mean")
+def test_task_table_median_says_the_set_is_for_the_best_mean(atari):
+    """Freeway, seeds 60-89 of 6 agents, statistic='median' (Welch's t, the default test): the table bolds the best
+    median and called the marked set 'a 95% confidence set for the best agent', read as the best median; but the
+    tests compare means. SPR, the best median of all 100 runs (29.095; CURL's 28.62), is excluded (smallest Holm
+    p 0.00175), as it may be: CURL has the best mean (28.37; SPR's 19.28). In a simulation drawing 30 of the 100
+    runs per agent (100 draws), the best median of Freeway was excluded in 24% of the draws."""
+    freeway = atari[(atari.task == "Freeway") & atari.agent.isin(["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"])]
+    pools = freeway.groupby("agent").score
+    assert pools.median().idxmax() == "SPR" and pools.mean().idxmax() == "CURL"
+    table = rlstats.task_table(freeway[(freeway.seed >= 60) & (freeway.seed < 90)], FORMULA, statistic="median")
+    tidy = table.tidy().set_index("agent")
+    assert not tidy.loc["SPR", "possibly_best"]
+    assert tidy.loc["SPR", "p_adjusted"] == pytest.approx(0.0017548, abs=1e-6)
+    assert tidy.loc["CURL", "best"] and tidy.loc["CURL", "possibly_best"]
+    key = "95% confidence set for the agent with the best mean of the task (the Welch t test compares means, not the " \
+          "medians shown)"
+    assert key in str(table)
+    assert key.replace("%", r"\%") in table.to_latex()
+    # with statistic='mean' the sentence is as it was
+    assert "95% confidence set for the best agent of the task" in str(
+        rlstats.task_table(freeway[freeway.seed < 30], FORMULA))
