@@ -178,8 +178,6 @@ def test_selection_says_one_run_each_leaves_std_diff_undefined(atari):
     assert assault.effect == pytest.approx((spr.mean() - drq.mean()) / spr.std(ddof=1), rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="with statistic='median' the set is called one for 'the best agent', but Welch's "
-                                       "tests make it one for the best mean")
 def test_task_table_median_says_the_set_is_for_the_best_mean(atari):
     """Freeway, seeds 60-89 of 6 agents, statistic='median' (Welch's t, the default test): the table bolds the best
     median and called the marked set 'a 95% confidence set for the best agent', read as the best median; but the
