@@ -199,3 +199,22 @@ def test_task_table_median_says_the_set_is_for_the_best_mean(atari):
     # with statistic='mean' the sentence is as it was
     assert "95% confidence set for the best agent of the task" in str(
         rlstats.task_table(freeway[freeway.seed < 30], FORMULA))
+
+
+@pytest.mark.xfail(strict=True, reason="an error in the fresh held-out frame does not say it is about heldout=")
+def test_selection_heldout_frame_errors_name_heldout(atari):
+    """An error in heldout= (a frame of fresh runs) read as one about data, which has the column it said is missing
+    ("unknown name 'score' in response ... the data columns are: 'agent', 'task', 'seed', 'ret'")."""
+    from rlstats.errors import DesignError, FormulaError
+
+    two = atari[atari.agent.isin(["SPR", "DrQ"]) & (atari.seed < 3)]
+    data, fresh = two[two.task.isin(REPORTED)], two[~two.task.isin(REPORTED)]
+    options = dict(treatment="SPR", baseline="DrQ", reported=REPORTED, rng=0)
+    with pytest.raises(FormulaError, match=r"^heldout= \(the fresh held-out runs\): unknown name 'score' in "
+                                           r"response; .*the data columns are: 'agent', 'task', 'seed', 'ret'"):
+        rlstats.selection_check(data, FORMULA, heldout=fresh.rename(columns={"score": "ret"}), **options)
+    gap = fresh.copy()
+    gap.loc[gap.index[4], "score"] = np.nan
+    with pytest.raises(DesignError, match=r"^heldout= \(the fresh held-out runs\): column 'score' has 1 missing "
+                                          r"value\(s\).*na_action=\"drop\""):
+        rlstats.selection_check(data, FORMULA, heldout=gap, **options)
