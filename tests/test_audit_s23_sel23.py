@@ -201,7 +201,6 @@ def test_task_table_median_says_the_set_is_for_the_best_mean(atari):
         rlstats.task_table(freeway[freeway.seed < 30], FORMULA))
 
 
-@pytest.mark.xfail(strict=True, reason="an error in the fresh held-out frame does not say it is about heldout=")
 def test_selection_heldout_frame_errors_name_heldout(atari):
     """An error in heldout= (a frame of fresh runs) read as one about data, which has the column it said is missing
     ("unknown name 'score' in response ... the data columns are: 'agent', 'task', 'seed', 'ret'")."""

@@ -44,7 +44,7 @@ from ...interop import as_pandas
 from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
-from ...errors import DesignError, OptionError
+from ...errors import DesignError, OptionError, RlstatsError
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng, seed_sequence
@@ -462,8 +462,13 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     fresh = None
     heldout = as_pandas(heldout)  # a polars or pyarrow table: converted once, stated
     if isinstance(heldout, pd.DataFrame):
-        fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
-                          bounds=options.bounds)
+        try:
+            fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
+                              bounds=options.bounds)
+        except RlstatsError as error:  # said of the held-out frame: data may well have what it lacks (audit s23)
+            said = "heldout= (the fresh held-out runs): "
+            raise type(error)(said + str(error),
+                              command_line=error.command_line and said + error.command_line) from None
     work = admit(cost, design, options, max_seconds, "selection_check()")  # issue 43 item 2
     with timed_bar(work, shows(work, options.progress), "selection_check"):
         return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty, normalize)
