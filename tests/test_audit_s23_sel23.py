@@ -217,3 +217,18 @@ def test_selection_heldout_frame_errors_name_heldout(atari):
     with pytest.raises(DesignError, match=r"^heldout= \(the fresh held-out runs\): column 'score' has 1 missing "
                                           r"value\(s\).*na_action=\"drop\""):
         rlstats.selection_check(data, FORMULA, heldout=gap, **options)
+
+
+def test_selection_conservative_pvalue_matches_an_independent_simulation(atari):
+    """SPR vs DrQ, 5 runs, human-normalised: the conservative p-value (the reported mean against the mean of the top
+    5 of 26 candidate tasks' effects, N(0, sd^2) each) against 200,000 such tops drawn here (0.99591 with 400,000)."""
+    two = atari[atari.agent.isin(["SPR", "DrQ"]) & (atari.seed < 5)]
+    res = rlstats.selection_check(two, FORMULA, treatment="SPR", baseline="DrQ", reported=REPORTED, rng=0,
+                                  normalize="atari100k_reference", n_candidates=26, sigma="pooled")
+    assert res.mean_reported == pytest.approx(0.50579, abs=1e-5) and res.sigma == pytest.approx(0.83017, abs=1e-5)
+    draws = np.random.default_rng(0).standard_normal((200_000, 26)) * res.sigma
+    top = np.partition(draws, 21, axis=1)[:, 21:].mean(axis=1)
+    independent = float(np.mean(top >= res.mean_reported))
+    se = np.hypot(np.sqrt(independent * (1 - independent) / draws.shape[0]), res.pvalue_conservative_mc_se)
+    assert res.pvalue_conservative == pytest.approx(0.9957, abs=1e-4)
+    assert abs(res.pvalue_conservative - independent) < 4 * se
