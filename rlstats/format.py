@@ -372,7 +372,8 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
     Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"); p-values below
     1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; a column
     holding one value in every row is stated once in the caption instead. A table wider than a column
-    whose transpose fits one is transposed (one row per column); otherwise :func:`latex_float` picks
+    whose transpose fits one is transposed (one row per column, and the caption's "In every row" reads "In every
+    column"); otherwise :func:`latex_float` picks
     ``table`` or ``table*`` (``environment``, ``resize``), with ``notes`` under it.
     """
     # a table whose columns after the first are the data's labels (agents) prints them as they are: an agent named
@@ -390,19 +391,23 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
                  if c not in missing]
         fixed += [f"{join_and(names[c] for c in missing)}: not given" + (" (see the notes)" if notes else "")
                   ] if missing else []
-        caption = (f"{caption} " if caption else "") + "In every row, " + "; ".join(fixed) + "."
         frame = frame.drop(columns=constant)
+    else:
+        fixed = []
     header, rows = _formatted(frame, digits)
     header = [names[c] for c in frame.columns]
     numeric = [_is_numeric(frame, j) for j in range(len(header))]
-    width = _width(header, rows)
+    width, transposed = _width(header, rows), False
     if environment is None and 0 < len(rows) < len(header):
         # A short, wide table (a few rows of many columns) reads as well one row per column, named by the
         # first column's values: transposed when that fits where the table does not.
         flipped = [header[0]] + [r[0] for r in rows], [[h] + [r[j] for r in rows] for j, h in enumerate(header)][1:]
         if _fits(_width(*flipped)) < _fits(width):
-            (header, rows), width = flipped, _width(*flipped)
+            (header, rows), width, transposed = flipped, _width(*flipped), True
             numeric = [False] + [True] * (len(header) - 1)
+    if fixed:  # what the data's rows share: the printed table's columns when it is transposed
+        caption = ((f"{caption} " if caption else "") + ("In every column, " if transposed else "In every row, ")
+                   + "; ".join(fixed) + ".")
     spec = "".join("r" if num else "l" for num in numeric)
     return latex_float(spec, " & ".join(latex_escape(h) for h in header),
                        [" & ".join(latex_escape(c) for c in r) for r in rows], width,

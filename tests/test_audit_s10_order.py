@@ -282,7 +282,7 @@ def test_latex_layout_does_not_depend_on_the_row_order():
     shuffled = rlstats.mixed(df.sample(frac=1.0, random_state=1).reset_index(drop=True), "score ~ agent | task")
     assert shuffled.to_latex() == base
     assert rlstats.mixed(_reordered(df, "task"), "score ~ agent | task").to_latex() == base
-    assert "In every row, std. error: 1.3959; df: 5.885." in base and "df & 10" not in base
+    assert "In every column, std. error: 1.3959; df: 5.885." in base and "df & 10" not in base
 
 
 # ------------------------------------------------------------------------------------------------ the rest: units

@@ -43,7 +43,7 @@ from ...interop import as_pandas
 from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
-from ...errors import DesignError, OptionError, close_names
+from ...errors import DesignError, OptionError, RlstatsError, close_names
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng, seed_sequence
@@ -280,6 +280,23 @@ def _nan_effect_notes(frame, unusable, options):
     return [returned_nan(f"effect function {options.effect_name!r}", [tasks], "those tasks are left out")]
 
 
+def _left_out_notes(frame, unusable, options, treatment, baseline, where):
+    """One note per reason the tasks ``unusable`` of ``frame`` are left out of the held-out set ``where``."""
+    no_runs = unusable & ((frame["n_treatment"] == 0) | (frame["n_baseline"] == 0))
+    few = unusable & ~no_runs & (frame["n_treatment"] + frame["n_baseline"] < 3)  # no pooled sd of 1 + 1 runs
+    std_diff = options.effect == "std_diff"
+    reasons = [(no_runs, f"without runs of both {treatment!r} and {baseline!r}")]
+    if std_diff:
+        reasons += [(few, f"with one run of {treatment!r} and one of {baseline!r} (effect='std_diff' needs a "
+                          "third for their spread)"),
+                    (unusable & ~no_runs & ~few, "with zero spread of both agents' runs (effect='std_diff' divides "
+                                                 "by it)")]
+    else:
+        reasons.append((unusable & ~no_runs, "without a finite effect"))
+    return [f"{count(mask.sum(), 'task')} {why} left out of {where}: {', '.join(frame.loc[mask, 'task'])}"
+            for mask, why in reasons if mask.any()]
+
+
 def _check_effects(frame, where, options):
     """Explicitly named tasks must give a finite effect; say why not."""
     no_runs = frame[(frame["n_treatment"] == 0) | (frame["n_baseline"] == 0)]
@@ -444,8 +461,13 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     fresh = None
     heldout = as_pandas(heldout)  # a polars or pyarrow table: converted once, stated
     if isinstance(heldout, pd.DataFrame):
-        fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
-                          bounds=options.bounds)
+        try:
+            fresh = design_of(heldout, design.formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
+                              bounds=options.bounds)
+        except RlstatsError as error:  # said of the held-out frame: data may well have what it lacks (audit s23)
+            said = "heldout= (the fresh held-out runs): "
+            raise type(error)(said + str(error),
+                              command_line=error.command_line and said + error.command_line) from None
     work = admit(cost, design, options, max_seconds, "selection_check()")  # issue 43 item 2
     with timed_bar(work, shows(work, options.progress), "selection_check"):
         return _run(design, fresh, treatment, baseline, reported_names, heldout, options, rng, empty, normalize)
@@ -498,23 +520,23 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
         notes += [f"held-out data: {n}" for n in fresh.notes]
         unusable = ~np.isfinite(held["effect"])
         notes += _nan_effect_notes(held, unusable, options)
-        if unusable.any():
-            notes.append(f"{count(unusable.sum(), 'held-out task')} without a finite effect left out: "
-                         f"{', '.join(held.loc[unusable, 'task'])}")
+        notes += _left_out_notes(held, unusable, options, treatment, baseline, "the held-out data")
         held["set"] = np.where(unusable, "dropped", "heldout")
         if unusable.all():
             raise DesignError("no held-out tasks: selection cannot be checked; no task of the held-out data has runs "
                               f"of both {treatment!r} and {baseline!r} with a finite effect")
-        frame = frame[frame["set"] == "reported"]
+        unused = frame["set"] != "reported"  # data's other tasks: the fresh frame holds the held-out set
+        if unused.any():
+            notes.append(f"{count(unused.sum(), 'task')} of data neither reported nor in the held-out data were not "
+                         f"used: {', '.join(frame.loc[unused, 'task'])}")
+        frame = frame[~unused]
         return pd.concat([frame, held], ignore_index=True), notes, "fresh"
     if heldout is None:
         rest = frame["set"] != "reported"
         unusable = rest & ~np.isfinite(frame["effect"])
         notes += _nan_effect_notes(frame, unusable, options)
         frame.loc[rest, "set"] = np.where(unusable[rest], "dropped", "heldout")
-        if unusable.any():
-            notes.append(f"{count(unusable.sum(), 'task')} without runs of both agents (or a finite effect) left out "
-                         f"of the held-out set: {', '.join(frame.loc[unusable, 'task'])}")
+        notes += _left_out_notes(frame, unusable, options, treatment, baseline, "the held-out set")
         if not (frame["set"] == "heldout").any():
             raise DesignError("no held-out tasks: selection cannot be checked; every task with runs of both agents "
                               "is reported. Pass heldout= a DataFrame of runs on fresh tasks")

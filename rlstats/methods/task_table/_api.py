@@ -115,7 +115,9 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     formula : str
         ``"score ~ agent | task/seed"`` (or ``| task``).
     statistic : {"mean", "median", "iqm"}
-        What a cell shows and what decides the best agent.
+        What a cell shows and what decides the best agent (in bold). The marks are those of ``test``: Welch's t and
+        Fisher-Pitman's test compare means, so with "median" or "iqm" they form a confidence set for the agent with
+        the best mean, and the key says so.
     test : {"welch", "mannwhitney", "brunnermunzel", "fisher_pitman"}
         The one-sided test of each ordered pair. Welch's t (default: what papers report; it needs 2 runs per agent and
         leans on normality at few runs; a capped score on every seed is handled: equal values tie, different ones are

@@ -230,8 +230,12 @@ class TaskTableResult(Result):
             return (f"{DAGGER}: no other agent is significantly better (every ordered pair of agents tested one-sided "
                     f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
                     "set).")
+        # the tests of means decide whose mean is best, which need not be the best median or IQM in bold (audit s23)
+        best = ("the agent with the best mean of the task (the "
+                f"{self.test_name} compares means, not the {self.label}s shown)"
+                if self.test in ("welch", "fisher_pitman") and self.statistic != "mean" else "the best agent of the task")
         return (f"{DAGGER}: possibly best (the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
-                f"confidence set for the best agent of the task: every ordered pair of agents tested one-sided with "
+                f"confidence set for {best}: every ordered pair of agents tested one-sided with "
                 f"the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
 
     def withheld_sentence(self) -> str:

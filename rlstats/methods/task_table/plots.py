@@ -35,6 +35,10 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
     ax.imshow(relative, **style)
     ax.set_xticks(range(len(result.agents)), result.agents, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(len(result.tasks)), result.tasks, fontsize=8)
+    empty = np.argwhere(np.isnan(relative))  # no runs of the agent on the task: NaN, which imshow leaves blank,
+    for t, a in empty:  # the worst agent's white: hatched instead, and said in the title
+        ax.add_patch(Rectangle((a - 0.5, t - 0.5), 1, 1, facecolor="#BBBBBB", edgecolor="#555555", hatch="///",
+                               linewidth=0))
     for t, a in np.argwhere(result._bold()):
         ax.add_patch(Rectangle((a - 0.5, t - 0.5), 1, 1, fill=False, edgecolor="#D55E00", linewidth=1.5))
     for t, a in np.argwhere(result.possibly_best & ~result.tied_best):
@@ -43,5 +47,6 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
     # two lines: the figure is as narrow as a column for a few agents
     worst, best = ("white", "black") if style["cmap"] == "Greys" else ("0", "1")  # no colour bar: say which is which
     ax.set_title(f"{result.label} per task: worst {worst}, best {best}\n(outlined"
-                 + ("; \u2020 possibly best)" if marked else "; possibly-best marks withheld: too few runs)"), fontsize=9)
+                 + ("; \u2020 possibly best" if marked else "; possibly-best marks withheld: too few runs")
+                 + ("; hatched: no runs)" if len(empty) else ")"), fontsize=9)
     return ax
