@@ -52,6 +52,9 @@ JSON_BLOCK_BYTES = 1 << 18
 #: at least one value in every JSON_SPARSITY cells (a file of one new key per line would ask for rows**2).
 MAX_SPARSE_CELLS = 10_000_000
 JSON_SPARSITY = 100
+#: Steps a monitor.csv's episode lengths may add up to: whole numbers held exactly as floats (2**53), far beyond
+#: any run's, well inside int64.
+MAX_STEPS = 2.0**53
 
 
 def _text(path, translate=True):
@@ -356,13 +359,15 @@ def read_monitor(path):
     else:
         number = (lambda column: _numeric(frame, column))
     lengths = number("l")
-    bad = np.flatnonzero(~(lengths >= 0))
-    if bad.size:  # the step is the cumulative length: it would run backwards
-        row = int(bad[0])
-        shown = "no value" if np.isnan(lengths[row]) else f"{lengths[row]:g}"
-        raise FileProblem("corrupt", f"column 'l' (the episode length) holds {shown} in data row {row + 1} (line "
-                                     f"{row + 3} of the file), not a length of 0 or more")
+    _check_lengths(lengths)
     elapsed = number("t")
+    bad = np.flatnonzero(~np.isfinite(elapsed))
+    if bad.size:  # the time orders a VecEnv's files' episodes (audit s23: a NaN was sorted after every other episode)
+        row = int(bad[0])
+        shown = "no value" if np.isnan(elapsed[row]) else f"{elapsed[row]:g}"
+        raise FileProblem("corrupt", f"column 't' (the episode's end, in seconds since t_start) holds {shown} in data "
+                                     f"row {row + 1} (line {row + 3} of the file), not a number of seconds, which "
+                                     "orders the episodes of a run's files; mend or remove the line")
     values = {"r": number("r"), "l": lengths}
     for column in names:
         if column not in ("r", "l", "t"):
@@ -381,6 +386,31 @@ def read_monitor(path):
         meta["task"] = str(header["env_id"])
     meta["monitor"] = (values, t_start, elapsed)  # for combine_monitors
     return [monitor_piece(np.cumsum(lengths).astype(np.int64), values, t_start, elapsed, meta)]
+
+
+def _check_lengths(lengths):
+    """FileProblem at the first episode length ``l`` that is no whole number of steps from 0, or that brings the
+    steps (their cumulative sum) to MAX_STEPS: a corrupt 1e19 wrapped the int64 step to -2**63, reordering the run's
+    rows and dropping one as logged twice, and 2.5 was cut to a whole step, without a word (audit s23)."""
+    where = (lambda row: f"column 'l' (the episode length) holds {_shown(lengths[row])} in data row {row + 1} (line "
+                         f"{row + 3} of the file), ")
+    bad = np.flatnonzero(~(lengths >= 0))
+    if bad.size:  # the step is the cumulative length: it would run backwards
+        raise FileProblem("corrupt", where(int(bad[0])) + "not a length of 0 or more")
+    bad = np.flatnonzero(lengths != np.floor(lengths))
+    if bad.size:
+        raise FileProblem("corrupt", where(int(bad[0])) + "not a whole number of steps")
+    beyond = np.flatnonzero(np.cumsum(lengths) >= MAX_STEPS)  # float sums: exact below MAX_STEPS, never wrapping
+    if beyond.size:
+        row = int(beyond[0])
+        raise FileProblem("corrupt", where(row) + ("more steps than any run takes (2**53 or more)"
+                                                   if lengths[row] >= MAX_STEPS else
+                                                   "which brings the run's steps to 2**53 or more, more than any run "
+                                                   "takes") + "; mend or remove the line")
+
+
+def _shown(value):
+    return "no value" if np.isnan(value) else f"{value:g}"
 
 
 def monitor_piece(steps, values, t_start, elapsed, meta):
