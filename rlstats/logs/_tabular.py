@@ -174,7 +174,44 @@ def _first(columns, candidates):
     return None
 
 
-def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
+def _steps(frame, column, line_of=None):
+    """A table's steps: whole numbers as written (int64, exact past 2**53, where floats merged two steps and dropped a
+    value as logged twice), else floats, NaN where a row has none; an infinite step is a corrupt line (audit s23: kept
+    as a row at step inf)."""
+    if frame[column].dtype.kind == "i":
+        return frame[column].to_numpy(dtype=np.int64)
+    steps = _numeric(frame, column)
+    bad = np.flatnonzero(np.isinf(steps))
+    if bad.size:
+        row = int(bad[0])
+        raise FileProblem("corrupt", f"column {column!r} holds {steps[row]:g} in data row {row + 1}"
+                                     f"{_line(line_of, row)}, not a step; mend or remove the line")
+    return steps
+
+
+def _line(line_of, row):
+    """`` (line 7 of the file)`` for data row ``row`` (from 0), where ``line_of`` can tell it, else nothing."""
+    line = None if line_of is None else line_of(row)
+    return "" if line is None else f" (line {line} of the file)"
+
+
+def line_finder(text, header_lines):
+    """``row -> line`` (from 1) of a table's data rows, in ``text`` after ``header_lines`` lines, blank lines
+    skipped as pandas and the JSON-lines reader skip them; None for a row it cannot place (a quoted field may
+    span lines). Found only when asked, for an error."""
+    def line_of(row):
+        if '"' in text and header_lines:  # CSV quoting: a record may hold line ends
+            return None
+        seen = -1
+        for number, line in enumerate(_LINE_END.split(text)[header_lines:], start=header_lines + 1):
+            seen += bool(line.strip())
+            if seen == row:
+                return number
+        return None
+    return line_of
+
+
+def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None, line_of=None):
     columns = list(frame.columns)
     step_column = step if step is not None else _first(columns, STEP_COLUMNS)
     if step_column is None or step_column not in columns:
@@ -182,7 +219,7 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
         shown = (name if len(name) <= 40 else name[:37] + "..." for name in map(str, columns[:12]))  # a header of data
         raise FileProblem("unreadable", f"{wanted}; columns: {', '.join(shown)}"
                                         f"{' ...' if len(columns) > 12 else ''}; pass step='<column>'")
-    steps = _numeric(frame, step_column)
+    steps = _steps(frame, step_column, line_of)
     keep = ~np.isnan(steps)
     wall = _first(columns, WALL_TIME_COLUMNS)
     elapsed = _first(columns, ELAPSED_COLUMNS)
@@ -209,38 +246,39 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
 
 
 def _delimited(path, separator, strict):
-    """A table log's frame, checked complete (``strict``: a logger that ends every record with a newline), and its
-    cells holding a written NaN (:func:`_written_nan`)."""
+    """A table log's frame, checked complete (``strict``: a logger that ends every record with a newline), its
+    cells holding a written NaN (:func:`_written_nan`) and its data rows' lines (:func:`line_finder`)."""
     text = _text(path)
     _check_complete(text, separator, strict=strict)
     frame = _table(text, separator)
-    return frame, _written_nan(text, separator, frame)
+    return frame, _written_nan(text, separator, frame), line_finder(text, 1)
 
 
 def read_progress(path, step=None):
     """SB3's logger ``progress.csv`` as a list of one Piece."""
-    frame, written = _delimited(path, ",", strict=True)
-    return [_pieces_from_frame(frame, step, written=written)]
+    frame, written, line_of = _delimited(path, ",", strict=True)
+    return [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
 
 
 def read_spinup(path, step=None):
     """Spinning Up's tab-separated ``progress.txt`` as a list of one Piece."""
-    frame, written = _delimited(path, "\t", strict=True)
-    return [_pieces_from_frame(frame, step, written=written)]
+    frame, written, line_of = _delimited(path, "\t", strict=True)
+    return [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
 
 
 def read_csv_log(path, step=None):
     """A CSV logger's file as a list of one Piece, or a W&B chart export as one Piece per run."""
-    frame, written = _delimited(path, ",", strict=False)
+    frame, written, line_of = _delimited(path, ",", strict=False)
     if _is_wandb_export(frame.columns):
         return _wandb_export(frame, step, written)
-    return [_pieces_from_frame(frame, step, written=written)]
+    return [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
 
 
 def read_json_lines(path, step=None):
     """A JSON-lines log as a list of one Piece."""
-    frame, written = _json_lines(_text(path))
-    return [_pieces_from_frame(frame, step, written=written)]
+    text = _text(path)
+    frame, written = _json_lines(text)
+    return [_pieces_from_frame(frame, step, written=written, line_of=line_finder(text, 0))]
 
 
 def monitor_tags(available):
