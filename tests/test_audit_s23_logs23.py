@@ -87,3 +87,28 @@ def test_an_infinite_step_of_a_table_is_corrupt(tmp_path, name, text, line):
     with pytest.raises(LogReadError, match=rf"column 'step' holds inf in data row 2 \(line {line} of the file\), "
                                            "not a step"):
         rlstats.read_logs(tmp_path, progress=False)
+
+
+@pytest.mark.xfail(strict=True, reason="a header written again inside a table is not named as one, nor the way on")
+@pytest.mark.parametrize("path, text, said", [
+    # a logger resumed, appending to its file with a header naming a new scalar
+    ("run1/progress.csv", "time/total_timesteps,rollout/ep_rew_mean\n100,1.0\n200,2.0\n"
+                          "time/total_timesteps,rollout/ep_rew_mean,eval/mean_reward\n300,3.0,5\n",
+     r"progress\.csv: unreadable: line 4 has 3 fields where the header names 2; it starts as the header does \(a "
+     r"header written again"),
+    # the same header written again
+    ("run1/log.csv", "step,return\n100,1.0\n200,2.0\nstep,return\n100,1.5\n200,2.5\n",
+     r"log\.csv: corrupt: data row 3 \(line 4 of the file\) repeats the header \(a header written again"),
+    ("ppo/s0/0.monitor.csv", HEADER + "r,l,t\n10,10,0.1\n20,10,0.2\nr,l,t\n30,10,0.3\n",
+     r"0\.monitor\.csv: corrupt: data row 3 \(line 5 of the file\) repeats the header \(a header written again"),
+    ("ppo/s0/0.monitor.csv", HEADER + "r,l,t\n10,10,0.1\n20,10,0.2\n30,10,0.3,1\n",
+     r"0\.monitor\.csv: unreadable: line 5 has 4 fields where the header names 3")])
+def test_a_header_inside_a_table_is_named_with_the_way_on(tmp_path, path, text, said):
+    """A progress.csv whose logger was resumed appending to it, with a header naming one more scalar, was 'Error
+    tokenizing data. C error: Expected 2 fields in line 4, saw 3' (pandas' words, no way on); the same header
+    written again was "column 'step' holds 'step' in data row 3, not a number" (no line, no cause, no way on)."""
+    _write(tmp_path / path, text)
+    with pytest.raises(LogReadError, match=said) as error:
+        rlstats.read_logs(tmp_path, progress=False)
+    assert "C error" not in str(error.value)
+    assert "split the file" in str(error.value) or "as many fields as the header" in str(error.value)
