@@ -89,7 +89,6 @@ def test_an_infinite_step_of_a_table_is_corrupt(tmp_path, name, text, line):
         rlstats.read_logs(tmp_path, progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="a header written again inside a table is not named as one, nor the way on")
 @pytest.mark.parametrize("path, text, said", [
     # a logger resumed, appending to its file with a header naming a new scalar
     ("run1/progress.csv", "time/total_timesteps,rollout/ep_rew_mean\n100,1.0\n200,2.0\n"

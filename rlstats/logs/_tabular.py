@@ -89,18 +89,39 @@ def _check_complete(text, separator, strict):
                                        f"{lines[0].count(separator) + 1} fields: {lines[-1][:60]!r}")
 
 
-def _table(text, separator, skip=0):
-    twice = repeated_names(_LINE_END.split(text, maxsplit=skip + 1)[skip], separator)
+#: pandas' words for a record with more fields than the header, after the first record
+_PANDAS_LONG = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_LINE_NUMBER = re.compile(r"\bline (\d+)")
+#: the cause and the way on of a header written again inside a table (audit s23)
+_HEADER_AGAIN = ("(a header written again: a logger resumed, appending to its file?); split the file there, the rows "
+                 "from that line on a file of their own (read as the run's next file), or delete the line")
+
+
+def _table(text, separator, skip=0, first_line=1):
+    """The table in ``text`` (whose first line is line ``first_line`` of the file, for messages)."""
+    header = _LINE_END.split(text, maxsplit=skip + 1)[skip]
+    twice = repeated_names(header, separator)
     if twice:  # pandas would read the second copy as 'name.1', a scalar nobody logged
         raise FileProblem("unreadable", f"the header names the column {', '.join(map(repr, twice))} twice; "
                                         "rename one (or leave one out) so each scalar has one column")
+    shift = (lambda message: _LINE_NUMBER.sub(lambda m: f"line {int(m.group(1)) + first_line - 1}", message))
     try:
         frame = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip,  # bytes parse faster
                          skipinitialspace=separator == "\t")
     except LongRecord as exc:  # pandas would move every column one place (audit s21, review21b)
-        raise FileProblem("unreadable", f"{exc}; give every record as many fields as the header") from None
+        raise FileProblem("unreadable", f"{shift(str(exc))}; give every record as many fields as the header") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        raise FileProblem("unreadable", str(exc).strip().splitlines()[-1]) from exc
+        message = str(exc).strip().splitlines()[-1]
+        long = _PANDAS_LONG.search(message)
+        if long is None:
+            raise FileProblem("unreadable", message) from exc
+        names, line, fields = (int(g) for g in long.groups())
+        record = _LINE_END.split(text, maxsplit=line)[line - 1] if line >= 1 else ""
+        again = (f"; it starts as the header does {_HEADER_AGAIN}"
+                 if record.split(separator)[0].strip() == header.split(separator)[0].strip() else
+                 "; give every record as many fields as the header")
+        raise FileProblem("unreadable", f"line {line + first_line - 1} has {fields} fields where the header names "
+                                        f"{names}{again}") from None
     names = [str(c).strip() for c in frame.columns]
     if names != list(frame.columns):
         frame.columns = names
@@ -130,7 +151,7 @@ def _written_nan(text, separator, frame, skip=0):
     return out
 
 
-def _numeric(frame, column, flags=False):
+def _numeric(frame, column, flags=False, line_of=None):
     """A column's numbers (FileProblem for a cell that is not one). JSON's true and false are numbers to pandas:
     a column of them alone is read as 1 and 0 where ``flags`` (a success flag; the caller notes it), and otherwise
     (among numbers, or as a step or time) is an error, as ``True`` in a CSV cell is (audit s17)."""
@@ -149,6 +170,8 @@ def _numeric(frame, column, flags=False):
     bad = values.isna() & cells.notna()
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
+        if str(cells.iloc[row]).strip() == column:  # its own name: the header again (audit s23)
+            raise FileProblem("corrupt", f"data row {row + 1}{_line(line_of, row)} repeats the header {_HEADER_AGAIN}")
         raise FileProblem("corrupt", f"column {column!r} holds {cells.iloc[row]!r} in data row {row + 1}, "
                                      "not a number")
     return values.to_numpy(dtype=float)
@@ -180,7 +203,7 @@ def _steps(frame, column, line_of=None):
     as a row at step inf)."""
     if frame[column].dtype.kind == "i":
         return frame[column].to_numpy(dtype=np.int64)
-    steps = _numeric(frame, column)
+    steps = _numeric(frame, column, line_of=line_of)
     bad = np.flatnonzero(np.isinf(steps))
     if bad.size:
         row = int(bad[0])
@@ -233,7 +256,7 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None, line_
         numbers = pd.to_numeric(frame[column], errors="coerce")
         if not numbers.notna().any() and frame[column].notna().any():
             continue  # text columns (a run name, a date) are not scalars
-        values[column] = _numeric(frame, column, flags=True)[keep]  # a word among numbers is an error
+        values[column] = _numeric(frame, column, flags=True, line_of=line_of)[keep]  # a word among numbers: an error
         if _booleans(frame[column]).any():
             flags.append(column)
     step_values = whole_steps(steps[keep])
@@ -387,7 +410,7 @@ def read_monitor(path):
     if not rest or rest.isspace():
         raise FileProblem("empty", "the header line but no column names")
     _check_complete(rest, ",", strict=True)
-    frame = _table(rest, ",")
+    frame = _table(rest, ",", first_line=2)
     names = list(frame.columns)  # `in` on a plain list: pandas' Index costs more than the rest of a check
     missing = [c for c in ("r", "l", "t") if c not in names]
     if missing:
@@ -395,7 +418,7 @@ def read_monitor(path):
     if all(dtype.kind in "fiu" for dtype in frame.dtypes):  # numbers only: one conversion, nothing to check
         number = dict(zip(names, frame.to_numpy(dtype=float).T)).__getitem__
     else:
-        number = (lambda column: _numeric(frame, column))
+        number = (lambda column: _numeric(frame, column, line_of=lambda row: row + 3))
     lengths = number("l")
     _check_lengths(lengths)
     elapsed = number("t")
