@@ -111,3 +111,27 @@ def test_a_header_inside_a_table_is_named_with_the_way_on(tmp_path, path, text, 
         rlstats.read_logs(tmp_path, progress=False)
     assert "C error" not in str(error.value)
     assert "split the file" in str(error.value) or "as many fields as the header" in str(error.value)
+
+
+@pytest.mark.xfail(strict=True, reason="a VecEnv environment's monitor.csv without an episode leaves its run out")
+def test_a_monitor_file_without_an_episode_counts_none(tmp_path):
+    """A VecEnv environment that finished no episode (long episodes, a short or killed run) leaves SB3's header and
+    column names alone in its monitor.csv. read_logs called it 'empty' and left its run out ('without it every step
+    would be too small'), an error by default; but it adds no episode, so every step of the run is the same without
+    it (SB3's load_results reads it as no rows). Read as none, named in a note; a run of such files alone is empty."""
+    _write(tmp_path / "ppo" / "s0" / "0.monitor.csv", HEADER + "r,l,t\n10,10,0.1\n20,10,0.2\n")
+    _write(tmp_path / "ppo" / "s0" / "1.monitor.csv", HEADER + "r,l,t\n")
+    _write(tmp_path / "ppo" / "s1" / "0.monitor.csv", HEADER + "r,l,t\n10,10,0.1\n20,10,0.2\n")
+    _write(tmp_path / "ppo" / "s1" / "1.monitor.csv", HEADER + "r,l,t\n30,5,0.15\n")
+    frame = rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+    assert frame["seed"].tolist() == ["s0", "s0", "s1", "s1", "s1"]
+    assert frame["step"].tolist() == [10, 20, 10, 15, 25]
+    assert frame["r"].tolist() == [10.0, 20.0, 10.0, 30.0, 20.0]
+    assert frame.attrs["read_log"].ok
+    assert ("1 Stable-Baselines3 monitor.csv file holds no episode (its header alone: an environment that finished "
+            "none), read as none: ppo/s0/1.monitor.csv") in _notes(frame)
+    # a run whose files hold no episode at all is a problem of that run
+    _write(tmp_path / "ppo" / "s0" / "0.monitor.csv", HEADER + "r,l,t\n")
+    with pytest.raises(LogReadError, match=r"ppo/s0/0\.monitor\.csv, ppo/s0/1\.monitor\.csv: empty: no episode in "
+                                           r"its 2 files"):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
