@@ -113,7 +113,6 @@ def test_a_header_inside_a_table_is_named_with_the_way_on(tmp_path, path, text, 
     assert "split the file" in str(error.value) or "as many fields as the header" in str(error.value)
 
 
-@pytest.mark.xfail(strict=True, reason="a VecEnv environment's monitor.csv without an episode leaves its run out")
 def test_a_monitor_file_without_an_episode_counts_none(tmp_path):
     """A VecEnv environment that finished no episode (long episodes, a short or killed run) leaves SB3's header and
     column names alone in its monitor.csv. read_logs called it 'empty' and left its run out ('without it every step

@@ -502,7 +502,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         them, ``"skip"`` leaves them out with a warning that counts them. A run of monitor.csv files
         (read side by side, its steps counting the episodes of all of them) that loses one is left out
         whole, as a problem of its own; a run whose monitor.csv files lie in several folders (a pattern
-        without the field telling them apart) is an OptionError.
+        without the field telling them apart) is an OptionError. A monitor.csv holding its header alone (a
+        VecEnv's environment that finished no episode) adds no episode to its run, named in the notes; a run
+        of such files alone is empty.
     progress : bool
         Show a progress bar over the files where someone sees it: on stderr when it is a terminal, as a
         widget in a notebook with ipywidgets; elsewhere (a pipe, a log, a notebook without ipywidgets)
@@ -897,6 +899,13 @@ def _complete_runs(runs, mapping, found):
         missing = [t for t in mapping if t not in logged]
         if missing:  # a run inside a file of several (a W&B export, marl-eval's JSON) is named (audit s15)
             sources = ", ".join(found.to_read[i] + ("" if p.name is None else f": run {p.name!r}") for i, p in pieces)
+            if not logged and all(p.meta.get("episodes") == 0 for _, p in pieces):  # monitor.csv headers alone
+                one = len(pieces) == 1
+                found.problems.append(ReadProblem(sources, "empty", (
+                    "its header alone, no episode" if one else f"no episode in its {len(pieces)} files, each its "
+                                                               "header alone") + " (a run that ended before its first "
+                                                                                 "episode did)"))
+                continue
             found.problems.append(ReadProblem(sources, "missing tag", f"no values of {_listed(missing)}; it logs "
                                               f"{_listed(sorted(logged)) or 'no column of numbers'}"))
         else:
@@ -922,6 +931,9 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     going_back = sorted({found.to_read[index] for _, pieces in runs.values() for index, piece in pieces
                          if _goes_back(piece)}, key=natural_key)
     # a monitor.csv resumed in place: its time restarts under the old header (audit s20: left without a word)
+    # a VecEnv's environment that finished no episode: its monitor.csv holds the header alone (audit s23)
+    no_episode = sorted({found.to_read[index] for _, pieces in runs.values() for index, piece in pieces
+                         if piece.meta.get("episodes") == 0}, key=natural_key)
     time_back = sorted({f"{found.to_read[index]} (line {piece.meta['time_goes_back_at']})" for _, pieces in runs.values()
                         for index, piece in pieces if piece.meta.get("time_goes_back_at")}, key=natural_key)
     nonfinite: dict[str, tuple[int, int]] = {}
@@ -963,6 +975,12 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
                           "split the file at the restart to keep one attempt: " + listed(going_back, MAX_NAMED_RUNS),
                           scope="frame"))
+    if no_episode:
+        one = len(no_episode) == 1
+        notes.append(Note(f"{count(len(no_episode), one_file(found.record.label), found.record.label)} "
+                          f"{'holds' if one else 'hold'} no episode ({'its' if one else 'their'} header alone: "
+                          f"{'an environment' if one else 'environments'} that finished none), read as none: "
+                          + listed(no_episode, MAX_NAMED_RUNS), scope="frame"))
     if time_back:
         notes.append(Note(f"{count(len(time_back), 'log file')} whose logged time goes back at a line (a run resumed "
                           "appending to the same file, its time counted from a start the file does not record): the "
@@ -1236,9 +1254,12 @@ def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
     # is a run lacking a tag among others of its file (audit s15: "1 of 1 CSV files" over the 2 runs read from it)
     incomplete = sum(p.kind == "incomplete run" for p in problems)
     lacking = sum(p.kind == "missing tag" and p.source not in files for p in problems) if files else 0
-    failed = len(problems) - incomplete - lacking
+    # a run of several monitor.csv files none of which holds an episode (audit s23)
+    bare = sum(p.kind == "empty" and p.source not in files for p in problems) if files else 0
+    failed = len(problems) - incomplete - lacking - bare
     runs = ([f"{count(incomplete, 'run')} that lost one"] if incomplete else []) + (
-        [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else [])
+        [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else []) + (
+        [f"{count(bare, 'run')} without an episode"] if bare else [])
     single = isinstance(root, SingleFile)
     alone = single or total == 1  # "the CSV file", not "1 of 1 CSV files"
     files_read = f"the {one_file(label)}" + (f" {root.path}" if single else "") if alone else f"{total} {label}"

@@ -97,8 +97,9 @@ _HEADER_AGAIN = ("(a header written again: a logger resumed, appending to its fi
                  "from that line on a file of their own (read as the run's next file), or delete the line")
 
 
-def _table(text, separator, skip=0, first_line=1):
-    """The table in ``text`` (whose first line is line ``first_line`` of the file, for messages)."""
+def _table(text, separator, skip=0, first_line=1, rows_needed=True):
+    """The table in ``text`` (whose first line is line ``first_line`` of the file, for messages); a header without
+    rows is an empty file, unless not ``rows_needed``."""
     header = _LINE_END.split(text, maxsplit=skip + 1)[skip]
     twice = repeated_names(header, separator)
     if twice:  # pandas would read the second copy as 'name.1', a scalar nobody logged
@@ -125,7 +126,7 @@ def _table(text, separator, skip=0, first_line=1):
     names = [str(c).strip() for c in frame.columns]
     if names != list(frame.columns):
         frame.columns = names
-    if frame.empty:
+    if frame.empty and rows_needed:
         raise FileProblem("empty", f"a header ({', '.join(map(str, frame.columns[:6]))}) but no rows")
     return frame
 
@@ -410,7 +411,8 @@ def read_monitor(path):
     if not rest or rest.isspace():
         raise FileProblem("empty", "the header line but no column names")
     _check_complete(rest, ",", strict=True)
-    frame = _table(rest, ",", first_line=2)
+    # a VecEnv's environment that finished no episode leaves its header alone: no episode, no step (audit s23)
+    frame = _table(rest, ",", first_line=2, rows_needed=False)
     names = list(frame.columns)  # `in` on a plain list: pandas' Index costs more than the rest of a check
     missing = [c for c in ("r", "l", "t") if c not in names]
     if missing:
