@@ -5,6 +5,7 @@ defect found; its docstring says what was seen."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import rlstats
@@ -134,3 +135,21 @@ def test_a_monitor_file_without_an_episode_counts_none(tmp_path):
     with pytest.raises(LogReadError, match=r"ppo/s0/0\.monitor\.csv, ppo/s0/1\.monitor\.csv: empty: no episode in "
                                            r"its 2 files"):
         rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+
+
+@pytest.mark.xfail(strict=True, reason="an evaluations.npz step beyond int64 wraps")
+@pytest.mark.parametrize("timesteps, shown", [(np.array([5000.0, 1e19]), "1e+19"),
+                                              (np.array([5000, 2**64 - 1], dtype=np.uint64), "18446744073709551615")])
+def test_an_evaluations_step_beyond_int64_is_corrupt(tmp_path, timesteps, shown):
+    """An evaluations.npz whose 'timesteps' held 1e19 (float) or 2**64 - 1 (uint64) was read with the steps
+    -9,223,372,036,854,775,808 and -1 (numpy's cast wrapping), the run's rows reordered, without a word."""
+    folder = tmp_path / "ppo" / "s0"
+    folder.mkdir(parents=True)
+    np.savez(folder / "evaluations.npz", timesteps=timesteps, results=np.ones((2, 3)),
+             ep_lengths=np.ones((2, 3), dtype=np.int64))
+    with pytest.raises(LogReadError, match=rf"'timesteps' holds {shown}, more steps than any run takes"):
+        rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+    np.savez(folder / "evaluations.npz", timesteps=np.array([5000, 10000], dtype=timesteps.dtype),
+             results=np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 9.0]]), ep_lengths=np.ones((2, 3), dtype=np.int64))
+    frame = rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
+    assert frame["step"].tolist() == [5000, 10000] and frame["eval/mean_reward"].tolist() == [2.0, 6.0]
