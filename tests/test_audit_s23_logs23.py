@@ -5,6 +5,8 @@ defect found; its docstring says what was seen."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -137,7 +139,6 @@ def test_a_monitor_file_without_an_episode_counts_none(tmp_path):
         rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="an evaluations.npz step beyond int64 wraps")
 @pytest.mark.parametrize("timesteps, shown", [(np.array([5000.0, 1e19]), "1e+19"),
                                               (np.array([5000, 2**64 - 1], dtype=np.uint64), "18446744073709551615")])
 def test_an_evaluations_step_beyond_int64_is_corrupt(tmp_path, timesteps, shown):
@@ -147,7 +148,7 @@ def test_an_evaluations_step_beyond_int64_is_corrupt(tmp_path, timesteps, shown)
     folder.mkdir(parents=True)
     np.savez(folder / "evaluations.npz", timesteps=timesteps, results=np.ones((2, 3)),
              ep_lengths=np.ones((2, 3), dtype=np.int64))
-    with pytest.raises(LogReadError, match=rf"'timesteps' holds {shown}, more steps than any run takes"):
+    with pytest.raises(LogReadError, match=f"'timesteps' holds {re.escape(shown)}, more steps than any run takes"):
         rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
     np.savez(folder / "evaluations.npz", timesteps=np.array([5000, 10000], dtype=timesteps.dtype),
              results=np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 9.0]]), ep_lengths=np.ones((2, 3), dtype=np.int64))
