@@ -156,7 +156,6 @@ def test_an_evaluations_step_beyond_int64_is_corrupt(tmp_path, timesteps, shown)
     assert frame["step"].tolist() == [5000, 10000] and frame["eval/mean_reward"].tolist() == [2.0, 6.0]
 
 
-@pytest.mark.xfail(strict=True, reason="a CSV log's last line without a line end is kept without a word")
 def test_a_csv_log_ending_without_a_line_end_is_named(tmp_path):
     """A CSV log cut off while its last value was written ('200,2' of '200,2.75') has as many fields as the
     header, so it was read as a return 2 at step 200 without a word: every CSV writer (pandas, the csv module,

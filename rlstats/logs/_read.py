@@ -504,7 +504,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         whole, as a problem of its own; a run whose monitor.csv files lie in several folders (a pattern
         without the field telling them apart) is an OptionError. A monitor.csv holding its header alone (a
         VecEnv's environment that finished no episode) adds no episode to its run, named in the notes; a run
-        of such files alone is empty.
+        of such files alone is empty. A CSV log's last line without a line end is read when it has every field
+        (a file written by hand may lack it), and named in the notes: it may have been cut off mid-value.
     progress : bool
         Show a progress bar over the files where someone sees it: on stderr when it is a terminal, as a
         widget in a notebook with ipywidgets; elsewhere (a pipe, a log, a notebook without ipywidgets)
@@ -931,6 +932,10 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     going_back = sorted({found.to_read[index] for _, pieces in runs.values() for index, piece in pieces
                          if _goes_back(piece)}, key=natural_key)
     # a monitor.csv resumed in place: its time restarts under the old header (audit s20: left without a word)
+    # a table cut off inside its last value, with every field still there (audit s23)
+    unended = sorted({f"{found.to_read[index]} (line {piece.meta['unended'][0]}: {piece.meta['unended'][1]!r})"
+                      for _, pieces in runs.values() for index, piece in pieces if piece.meta.get("unended")},
+                     key=natural_key)
     # a VecEnv's environment that finished no episode: its monitor.csv holds the header alone (audit s23)
     no_episode = sorted({found.to_read[index] for _, pieces in runs.values() for index, piece in pieces
                          if piece.meta.get("episodes") == 0}, key=natural_key)
@@ -974,6 +979,12 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
         notes.append(Note(f"{count(len(going_back), 'log file')} with steps that go back (a restart appended to "
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
                           "split the file at the restart to keep one attempt: " + listed(going_back, MAX_NAMED_RUNS),
+                          scope="frame"))
+    if unended:
+        one = len(unended) == 1
+        notes.append(Note(f"{count(len(unended), one_file(found.record.label), found.record.label)} "
+                          f"{'ends' if one else 'end'} without a line end (cut off while {'its' if one else 'their'} "
+                          f"last line was written?), that line read as written: " + listed(unended, MAX_NAMED_RUNS),
                           scope="frame"))
     if no_episode:
         one = len(no_episode) == 1

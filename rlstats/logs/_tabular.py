@@ -235,6 +235,13 @@ def line_finder(text, header_lines):
     return line_of
 
 
+def _unended(text):
+    """The last line of ``text`` when it has no line end: (its number, its first characters); else None."""
+    if text.endswith(("\n", "\r")):
+        return None
+    return len(_LINE_END.findall(text)) + 1, _LINE_END.split(text)[-1][:60]
+
+
 def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None, line_of=None):
     columns = list(frame.columns)
     step_column = step if step is not None else _first(columns, STEP_COLUMNS)
@@ -271,31 +278,38 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None, line_
 
 def _delimited(path, separator, strict):
     """A table log's frame, checked complete (``strict``: a logger that ends every record with a newline), its
-    cells holding a written NaN (:func:`_written_nan`) and its data rows' lines (:func:`line_finder`)."""
+    cells holding a written NaN (:func:`_written_nan`), its data rows' lines (:func:`line_finder`) and its last line
+    when that has no line end (:func:`_unended`)."""
     text = _text(path)
     _check_complete(text, separator, strict=strict)
     frame = _table(text, separator)
-    return frame, _written_nan(text, separator, frame), line_finder(text, 1)
+    return frame, _written_nan(text, separator, frame), line_finder(text, 1), _unended(text)
 
 
 def read_progress(path, step=None):
     """SB3's logger ``progress.csv`` as a list of one Piece."""
-    frame, written, line_of = _delimited(path, ",", strict=True)
+    frame, written, line_of, _ = _delimited(path, ",", strict=True)
     return [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
 
 
 def read_spinup(path, step=None):
     """Spinning Up's tab-separated ``progress.txt`` as a list of one Piece."""
-    frame, written, line_of = _delimited(path, "\t", strict=True)
+    frame, written, line_of, _ = _delimited(path, "\t", strict=True)
     return [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
 
 
 def read_csv_log(path, step=None):
-    """A CSV logger's file as a list of one Piece, or a W&B chart export as one Piece per run."""
-    frame, written, line_of = _delimited(path, ",", strict=False)
+    """A CSV logger's file as a list of one Piece, or a W&B chart export as one Piece per run. A last line without a
+    line end (read when it has every field) is in each piece's ``meta["unended"]``: (its line, its text)."""
+    frame, written, line_of, unended = _delimited(path, ",", strict=False)
     if _is_wandb_export(frame.columns):
-        return _wandb_export(frame, step, written)
-    return [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
+        pieces = _wandb_export(frame, step, written)
+    else:
+        pieces = [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
+    if unended is not None:  # cut off mid-value, it still has every field (audit s23: read without a word)
+        for piece in pieces:
+            piece.meta = dict(piece.meta, unended=unended)
+    return pieces
 
 
 def read_json_lines(path, step=None):
