@@ -167,3 +167,21 @@ def test_a_csv_log_ending_without_a_line_end_is_named(tmp_path):
     assert frame["return"].tolist() == [1.0, 2.0, 1.0, 2.75]
     assert ("1 CSV file ends without a line end (cut off while its last line was written?), that line read as "
             "written: run1/log.csv (line 3: '200,2')") in _notes(frame)
+
+
+@pytest.mark.xfail(strict=True, reason="a file problem read on joblib's processes cannot be unpickled")
+def test_a_file_problem_read_in_parallel_is_the_same_problem(tmp_path):
+    """With ``n_jobs=2`` a folder holding one empty file stopped with joblib's 'BrokenProcessPool: A result has failed
+    to un-serialize' (FileProblem could not be rebuilt from its pickle), where ``n_jobs=1`` skips the file with a
+    warning naming it: the result of a read depended on n_jobs."""
+    for seed in range(3):
+        _write(tmp_path / f"s{seed}" / "log.csv", f"step,return\n100,{seed}\n200,{seed + 1}\n")
+    _write(tmp_path / "s3" / "log.csv", "")
+    frames = []
+    for n_jobs in (1, 2):
+        with pytest.warns(UserWarning, match="s3/log.csv: empty: the file has no content"):
+            frames.append(rlstats.read_logs(tmp_path, "{seed}", on_error="skip", n_jobs=n_jobs, progress=False))
+    assert frames[1].equals(frames[0]) and frames[1]["return"].tolist() == [0.0, 1.0, 1.0, 2.0, 2.0, 3.0]
+    assert str(frames[1].attrs["read_log"]) == str(frames[0].attrs["read_log"])
+    with pytest.raises(LogReadError, match="1 of 4 CSV files .* could not be used"):
+        rlstats.read_logs(tmp_path, "{seed}", n_jobs=2, progress=False)
