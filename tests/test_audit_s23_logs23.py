@@ -169,7 +169,6 @@ def test_a_csv_log_ending_without_a_line_end_is_named(tmp_path):
             "written: run1/log.csv (line 3: '200,2')") in _notes(frame)
 
 
-@pytest.mark.xfail(strict=True, reason="a file problem read on joblib's processes cannot be unpickled")
 def test_a_file_problem_read_in_parallel_is_the_same_problem(tmp_path):
     """With ``n_jobs=2`` a folder holding one empty file stopped with joblib's 'BrokenProcessPool: A result has failed
     to un-serialize' (FileProblem could not be rebuilt from its pickle), where ``n_jobs=1`` skips the file with a
