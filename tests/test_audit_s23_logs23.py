@@ -186,7 +186,6 @@ def test_a_file_problem_read_in_parallel_is_the_same_problem(tmp_path):
         rlstats.read_logs(tmp_path, "{seed}", n_jobs=2, progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="the note on non-finite values says na_action='drop' is for NaN only")
 def test_the_note_on_infinite_values_names_the_drop_that_drops_them(tmp_path):
     """A run logging an infinite return was read with the note 'analyses refuse it until it is dropped
     (na_action="drop" for NaN) or mended', as if na_action="drop" left infinite values in: it drops them too (the
@@ -196,7 +195,7 @@ def test_the_note_on_infinite_values_names_the_drop_that_drops_them(tmp_path):
     frame = rlstats.read_logs(tmp_path, "{seed}", progress=False)
     note = next(note for note in _notes(frame) if "infinite" in note)
     assert "for NaN" not in note and 'na_action="drop"' in note
-    runs = frame.assign(agent="a", task="t")
+    runs = frame.assign(agent=frame["seed"].map({"s0": "a", "s1": "b"}), task="t")
     summary = rlstats.summarize_runs(runs, "`return` ~ agent | task/seed", step="step", na_action="drop")
     assert summary["return"].tolist() == [1.0, 3.0]
     assert any("1 where '`return`' is not finite" in note for note in _notes(summary))

@@ -1235,8 +1235,8 @@ def _nonfinite_note(nonfinite):
             parts.append(f"{count(nan + inf, 'value')} of {column!r} {verb(nan + inf)} {'NaN' if nan else 'infinite'}")
     one = sum(map(sum, nonfinite.values())) == 1
     return (f"{'; '.join(parts)}, as logged (a run that diverged?), kept as {'a row' if one else 'rows'}: analyses "
-            f"refuse {'it until it is' if one else 'them until they are'} dropped (na_action=\"drop\" for NaN) or "
-            "mended")
+            f"refuse {'it until it is' if one else 'them until they are'} dropped (na_action=\"drop\", after which "
+            "a run's last value is its last finite one) or mended")
 
 
 @dataclasses.dataclass(frozen=True)
