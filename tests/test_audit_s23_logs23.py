@@ -5,6 +5,7 @@ defect found; its docstring says what was seen."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -199,3 +200,32 @@ def test_the_note_on_infinite_values_names_the_drop_that_drops_them(tmp_path):
     summary = rlstats.summarize_runs(runs, "`return` ~ agent | task/seed", step="step", na_action="drop")
     assert summary["return"].tolist() == [1.0, 3.0]
     assert any("1 where '`return`' is not finite" in note for note in _notes(summary))
+
+
+def _marl_eval(runs):
+    """marl-eval's JSON of the runs {(algorithm, run key): [return per evaluation]}, every 1,000 steps."""
+    layout = {}
+    for (algorithm, run), returns in runs.items():
+        layout.setdefault(algorithm, {})[run] = {f"STEP_{i}": {"step_count": 1000 * (i + 1), "return": [value]}
+                                                 for i, value in enumerate(returns)}
+    return json.dumps({"env": {"t": layout}})
+
+
+@pytest.mark.xfail(strict=True, reason="a run two marl-eval files give is merged, one file's values dropped")
+def test_a_run_two_files_give_is_named(tmp_path):
+    """marl-eval's merged file beside one of its parts (``concatenate_json_files`` output and a run's metrics.json)
+    gave run ppo seed 1 twice, with other values: read_logs kept the values of the file sorted last (7, 8, 9), dropped
+    the others (1, 2, 3) and said '3 values logged again at a step already logged for the same run and tag in one
+    file', naming neither file. Which file is right is the caller's to say: the run is a problem naming both."""
+    _write(tmp_path / "merged.json", _marl_eval({("ppo", "seed_1"): [1, 2, 3], ("ppo", "seed_2"): [4, 5, 6],
+                                                 ("sac", "seed_1"): [0, 1, 1], ("sac", "seed_2"): [0, 1, 2]}))
+    _write(tmp_path / "run1" / "metrics.json", _marl_eval({("ppo", "seed_1"): [7, 8, 9]}))
+    with pytest.raises(LogReadError, match=r"merged\.json: run 'env/t/ppo/seed_1', run1/metrics\.json: run "
+                                           r"'env/t/ppo/seed_1': run in several files: 2 files give the run, both at "
+                                           r"steps 1,000 to 3,000"):
+        rlstats.read_logs(tmp_path, format="marl_eval", progress=False)
+    with pytest.warns(UserWarning, match="1 run given by several files"):
+        frame = rlstats.read_logs(tmp_path, format="marl_eval", on_error="skip", progress=False)
+    assert frame.groupby(["agent", "seed"]).size().to_dict() == {("ppo", 2): 3, ("sac", 1): 3, ("sac", 2): 3}
+    assert frame["return"].tolist() == [4.0, 5.0, 6.0, 0.0, 1.0, 1.0, 0.0, 1.0, 2.0]
+    assert not any("logged again" in note for note in _notes(frame))
