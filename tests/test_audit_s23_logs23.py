@@ -211,7 +211,6 @@ def _marl_eval(runs):
     return json.dumps({"env": {"t": layout}})
 
 
-@pytest.mark.xfail(strict=True, reason="a run two marl-eval files give is merged, one file's values dropped")
 def test_a_run_two_files_give_is_named(tmp_path):
     """marl-eval's merged file beside one of its parts (``concatenate_json_files`` output and a run's metrics.json)
     gave run ppo seed 1 twice, with other values: read_logs kept the values of the file sorted last (7, 8, 9), dropped

@@ -23,7 +23,7 @@ class FileProblem(Exception):
         return type(self), (self.kind, self.detail)
 
 
-PROBLEM_KINDS = ("unreadable", "truncated", "corrupt", "empty", "missing tag")
+PROBLEM_KINDS = ("unreadable", "truncated", "corrupt", "empty", "missing tag", "run in several files")
 
 
 def whole_steps(steps):

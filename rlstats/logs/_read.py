@@ -594,7 +594,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       and an ``eval/`` folder); a VecEnv's monitor.csv files run side by side, never in turn.
     - *Copies of a run.* Runs whose rows are the same in every value, step and logged time (a run
       folder copied beside itself, ``seed_1 (copy)``) are named in a note: each would count as a run.
-      Logs without times (evaluations.npz) are not compared, as two runs may log the same values.
+      Logs without times (evaluations.npz) are not compared, as two runs may log the same values. A run
+      named inside its files (marl-eval's JSON, a W&B export) that two files give at the same steps (a
+      merged file beside its parts) is a problem of that run naming both files (see ``on_error``).
     - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
       return, ``NaN`` in a JSON record, a NaN scalar in an event file, an evaluation episode's return in an
       evaluations.npz or a metric's value in marl-eval's JSON, whose mean is then NaN or infinite) are kept as
@@ -896,6 +898,16 @@ def _complete_runs(runs, mapping, found):
     """The runs logging every requested tag; each other run becomes a problem of ``found``."""
     complete = {}
     for key, (fields, pieces) in runs.items():
+        overlap = _given_twice(pieces)
+        if overlap is not None:  # a run named inside two files that log the same steps (audit s23)
+            sources = ", ".join(found.to_read[i] + f": run {p.name!r}" for i, p in pieces)
+            files = len({i for i, _ in pieces})
+            found.problems.append(ReadProblem(sources, "run in several files", (
+                f"{files} files give the run, {'both' if files == 2 else 'more than one'} at steps "
+                f"{step_text(overlap[0])} to {step_text(overlap[1])}, so one file's values there would be dropped for "
+                "another's (a merged file beside its parts?); keep the file you mean and move the other out of the "
+                "folder read")))
+            continue
         logged = {t for _, p in pieces for t in p.tags}
         missing = [t for t in mapping if t not in logged]
         if missing:  # a run inside a file of several (a W&B export, marl-eval's JSON) is named (audit s15)
@@ -912,6 +924,22 @@ def _complete_runs(runs, mapping, found):
         else:
             complete[key] = (fields, pieces)
     return complete
+
+
+def _given_twice(pieces):
+    """(first, last) of the steps that two files holding a run by its name (marl-eval's JSON, a W&B export) both log,
+    or None: where they overlap, keeping one file's values would drop the other's."""
+    by_file = {}
+    for index, piece in pieces:
+        if piece.name is not None and piece.step.size:
+            by_file.setdefault(index, []).append(piece.step)
+    if len(by_file) < 2:
+        return None
+    steps = [np.unique(np.concatenate(parts)) for parts in by_file.values()]
+    every = np.concatenate(steps)
+    values, times = np.unique(every, return_counts=True)
+    common = values[times > 1]
+    return None if not common.size else (_number(common.min()), _number(common.max()))
 
 
 def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
@@ -1265,12 +1293,14 @@ def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
     # is a run lacking a tag among others of its file (audit s15: "1 of 1 CSV files" over the 2 runs read from it)
     incomplete = sum(p.kind == "incomplete run" for p in problems)
     lacking = sum(p.kind == "missing tag" and p.source not in files for p in problems) if files else 0
-    # a run of several monitor.csv files none of which holds an episode (audit s23)
+    # a run of several monitor.csv files none of which holds an episode, a run two files give (audit s23)
     bare = sum(p.kind == "empty" and p.source not in files for p in problems) if files else 0
-    failed = len(problems) - incomplete - lacking - bare
+    twice = sum(p.kind == "run in several files" for p in problems)
+    failed = len(problems) - incomplete - lacking - bare - twice
     runs = ([f"{count(incomplete, 'run')} that lost one"] if incomplete else []) + (
         [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else []) + (
-        [f"{count(bare, 'run')} without an episode"] if bare else [])
+        [f"{count(bare, 'run')} without an episode"] if bare else []) + (
+        [f"{count(twice, 'run')} given by several files"] if twice else [])
     single = isinstance(root, SingleFile)
     alone = single or total == 1  # "the CSV file", not "1 of 1 CSV files"
     files_read = f"the {one_file(label)}" + (f" {root.path}" if single else "") if alone else f"{total} {label}"
