@@ -228,3 +228,19 @@ def test_a_run_two_files_give_is_named(tmp_path):
     assert frame.groupby(["agent", "seed"]).size().to_dict() == {("ppo", 2): 3, ("sac", 1): 3, ("sac", 2): 3}
     assert frame["return"].tolist() == [4.0, 5.0, 6.0, 0.0, 1.0, 1.0, 0.0, 1.0, 2.0]
     assert not any("logged again" in note for note in _notes(frame))
+
+
+@pytest.mark.xfail(strict=True, reason="a run two marl-eval files give at different steps is joined without a word")
+def test_a_run_two_files_give_at_different_steps_is_joined_with_a_note(tmp_path):
+    """A run whose evaluations lie in two marl-eval files at different steps (a run resumed into a new file) was read
+    as one run of six evaluations without a word: the rows of two files joined into one run are said."""
+    _write(tmp_path / "a" / "metrics.json", _marl_eval({("ppo", "seed_1"): [1, 2, 3], ("ppo", "seed_2"): [4, 5, 6]}))
+    later = json.loads(_marl_eval({("ppo", "seed_1"): [7, 8, 9]}))
+    for i, evaluation in enumerate(later["env"]["t"]["ppo"]["seed_1"].values()):
+        evaluation["step_count"] = 4000 + 1000 * i
+    _write(tmp_path / "b" / "metrics.json", json.dumps(later))
+    frame = rlstats.read_logs(tmp_path, format="marl_eval", progress=False)
+    assert frame.groupby("seed").size().to_dict() == {1: 6, 2: 3}
+    assert frame.loc[frame["seed"] == 1, "return"].tolist() == [1.0, 2.0, 3.0, 7.0, 8.0, 9.0]
+    assert ("1 run given by several files, at different steps, read as one run: agent=ppo task=t seed=1 "
+            "environment=env (a/metrics.json, b/metrics.json)") in _notes(frame)
