@@ -230,7 +230,6 @@ def test_a_run_two_files_give_is_named(tmp_path):
     assert not any("logged again" in note for note in _notes(frame))
 
 
-@pytest.mark.xfail(strict=True, reason="a run two marl-eval files give at different steps is joined without a word")
 def test_a_run_two_files_give_at_different_steps_is_joined_with_a_note(tmp_path):
     """A run whose evaluations lie in two marl-eval files at different steps (a run resumed into a new file) was read
     as one run of six evaluations without a word: the rows of two files joined into one run are said."""
@@ -242,5 +241,19 @@ def test_a_run_two_files_give_at_different_steps_is_joined_with_a_note(tmp_path)
     frame = rlstats.read_logs(tmp_path, format="marl_eval", progress=False)
     assert frame.groupby("seed").size().to_dict() == {1: 6, 2: 3}
     assert frame.loc[frame["seed"] == 1, "return"].tolist() == [1.0, 2.0, 3.0, 7.0, 8.0, 9.0]
-    assert ("1 run given by several files, at different steps, read as one run: agent=ppo task=t seed=1 "
+    assert ("1 run given by several files, at different steps or of different scalars, read as one run: agent=ppo "
+            "task=t seed=1 "
             "environment=env (a/metrics.json, b/metrics.json)") in _notes(frame)
+
+
+def test_two_wandb_chart_exports_of_the_same_runs_are_no_conflict(tmp_path):
+    """Two W&B chart exports (one CSV per chart: the return, the loss) give the same runs at the same steps, each its
+    own scalar: read as one run each, said in the note, never a 'run in several files' problem."""
+    _write(tmp_path / "return.csv", "Step,ppo-1 - return,ppo-2 - return\n100,1,4\n200,2,5\n")
+    _write(tmp_path / "loss.csv", "Step,ppo-1 - loss,ppo-2 - loss\n100,0.5,0.7\n200,0.25,0.35\n")
+    frame = rlstats.read_logs(tmp_path, "{agent}-{seed}", format="wandb_csv", tags=["return", "loss"],
+                              progress=False)
+    assert frame["return"].tolist() == [1.0, 2.0, 4.0, 5.0] and frame["loss"].tolist() == [0.5, 0.25, 0.7, 0.35]
+    assert frame.attrs["read_log"].ok
+    assert ("2 runs given by several files, at different steps or of different scalars, read as one run each: "
+            "agent=ppo seed=1 (loss.csv, return.csv); agent=ppo seed=2 (loss.csv, return.csv)") in _notes(frame)

@@ -898,7 +898,7 @@ def _complete_runs(runs, mapping, found):
     """The runs logging every requested tag; each other run becomes a problem of ``found``."""
     complete = {}
     for key, (fields, pieces) in runs.items():
-        overlap = _given_twice(pieces)
+        overlap = _given_twice(pieces, mapping)
         if overlap is not None:  # a run named inside two files that log the same steps (audit s23)
             sources = ", ".join(found.to_read[i] + f": run {p.name!r}" for i, p in pieces)
             files = len({i for i, _ in pieces})
@@ -926,19 +926,24 @@ def _complete_runs(runs, mapping, found):
     return complete
 
 
-def _given_twice(pieces):
-    """(first, last) of the steps that two files holding a run by its name (marl-eval's JSON, a W&B export) both log,
-    or None: where they overlap, keeping one file's values would drop the other's."""
-    by_file = {}
+def _given_twice(pieces, mapping):
+    """(first, last) of the steps at which two files holding a run by its name (marl-eval's JSON, a W&B export) both
+    log one of the requested tags, or None: there, keeping one file's values would drop the other's. (Two W&B chart
+    exports give the same runs at the same steps, each its own scalar: no overlap.)"""
+    by_tag = {}  # tag -> {file index: [steps]}
     for index, piece in pieces:
-        if piece.name is not None and piece.step.size:
-            by_file.setdefault(index, []).append(piece.step)
-    if len(by_file) < 2:
-        return None
-    steps = [np.unique(np.concatenate(parts)) for parts in by_file.values()]
-    every = np.concatenate(steps)
-    values, times = np.unique(every, return_counts=True)
-    common = values[times > 1]
+        if piece.name is None:
+            continue
+        for code, tag in enumerate(piece.tags):
+            if tag in mapping:
+                by_tag.setdefault(tag, {}).setdefault(index, []).append(piece.step[piece.tag == code])
+    common = []
+    for files in by_tag.values():
+        if len(files) > 1:
+            values, times = np.unique(np.concatenate([np.unique(np.concatenate(steps)) for steps in files.values()]),
+                                      return_counts=True)
+            common.append(values[times > 1])
+    common = np.concatenate(common) if common else np.zeros(0)
     return None if not common.size else (_number(common.min()), _number(common.max()))
 
 
@@ -953,6 +958,10 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                                                split=found.record.in_turn)
     runs = _sorted_runs(runs, field_names)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
+    # runs named inside files that several files give at different steps, joined (audit s23: without a word)
+    joined = [f"{run_label(run)} ({', '.join(sorted({found.to_read[i] for i, _ in pieces}, key=natural_key))})"
+              for run, (_, pieces) in zip(frame_runs, runs.values())
+              if len({i for i, p in pieces if p.name is not None}) > 1]
     ended_early = _early_ends(frame_runs, last_steps)
     # files, not runs: a file of several runs (a W&B export) is one (audit s17: "2 log files" of one); before _assemble
     flags = [column for tag, column in mapping.items()
@@ -1007,6 +1016,11 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
         notes.append(Note(f"{count(len(going_back), 'log file')} with steps that go back (a restart appended to "
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
                           "split the file at the restart to keep one attempt: " + listed(going_back, MAX_NAMED_RUNS),
+                          scope="frame"))
+    if joined:
+        notes.append(Note(f"{count(len(joined), 'run')} given by several files, at different steps or of "
+                          "different scalars, read as "
+                          f"{'one run' if len(joined) == 1 else 'one run each'}: " + _listed_runs(joined),
                           scope="frame"))
     if unended:
         one = len(unended) == 1
