@@ -257,3 +257,16 @@ def test_two_wandb_chart_exports_of_the_same_runs_are_no_conflict(tmp_path):
     assert frame.attrs["read_log"].ok
     assert ("2 runs given by several files, at different steps or of different scalars, read as one run each: "
             "agent=ppo seed=1 (loss.csv, return.csv); agent=ppo seed=2 (loss.csv, return.csv)") in _notes(frame)
+
+
+@pytest.mark.xfail(strict=True, reason="a word in a table's column of numbers names no line and no way on")
+@pytest.mark.parametrize("name, text, line", [("log.csv", "step,return\n100,1.0\n\n200,2..5\n", 4),
+                                              ("log.jsonl", '{"step": 100, "return": 1}\n\n{"step": 200, "return": '
+                                                            '"2..5"}\n', 3)])
+def test_a_word_among_numbers_names_its_line(tmp_path, name, text, line):
+    """A garbled cell ('2..5') was "column 'return' holds '2..5' in data row 2, not a number": the data row, which a
+    blank line puts off the file's line, and no way on."""
+    _write(tmp_path / "run1" / name, text)
+    with pytest.raises(LogReadError, match=rf"column 'return' holds '2\.\.5' in data row 2 \(line {line} of the "
+                                           r"file\), not a number; mend or remove the line"):
+        rlstats.read_logs(tmp_path, progress=False)
