@@ -259,7 +259,6 @@ def test_two_wandb_chart_exports_of_the_same_runs_are_no_conflict(tmp_path):
             "agent=ppo seed=1 (loss.csv, return.csv); agent=ppo seed=2 (loss.csv, return.csv)") in _notes(frame)
 
 
-@pytest.mark.xfail(strict=True, reason="a word in a table's column of numbers names no line and no way on")
 @pytest.mark.parametrize("name, text, line", [("log.csv", "step,return\n100,1.0\n\n200,2..5\n", 4),
                                               ("log.jsonl", '{"step": 100, "return": 1}\n\n{"step": 200, "return": '
                                                             '"2..5"}\n', 3)])

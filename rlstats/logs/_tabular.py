@@ -173,8 +173,8 @@ def _numeric(frame, column, flags=False, line_of=None):
         row = int(np.flatnonzero(bad.to_numpy())[0])
         if str(cells.iloc[row]).strip() == column:  # its own name: the header again (audit s23)
             raise FileProblem("corrupt", f"data row {row + 1}{_line(line_of, row)} repeats the header {_HEADER_AGAIN}")
-        raise FileProblem("corrupt", f"column {column!r} holds {cells.iloc[row]!r} in data row {row + 1}, "
-                                     "not a number")
+        raise FileProblem("corrupt", f"column {column!r} holds {cells.iloc[row]!r} in data row {row + 1}"
+                                     f"{_line(line_of, row)}, not a number; mend or remove the line")
     return values.to_numpy(dtype=float)
 
 
