@@ -5,6 +5,7 @@ defect found; its docstring says what was seen."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 
@@ -13,6 +14,8 @@ import pytest
 
 import rlstats
 from rlstats.errors import LogReadError
+
+from conftest import SHARED_DATA
 
 HEADER = '#{"t_start": 1700000000.0, "env_id": "CartPole-v1"}\n'
 
@@ -269,3 +272,23 @@ def test_a_word_among_numbers_names_its_line(tmp_path, name, text, line):
     with pytest.raises(LogReadError, match=rf"column 'return' holds '2\.\.5' in data row 2 \(line {line} of the "
                                            r"file\), not a number; mend or remove the line"):
         rlstats.read_logs(tmp_path, progress=False)
+
+
+def test_real_monitor_logs_read_alike_on_processes_and_as_the_csv_module_reads_them():
+    """The shared SB3 logs' DQN runs (one monitor.csv each): the same frame with n_jobs=1 and 2, and each run's episode
+    count, last step (the sum of its lengths) and last return as the csv module reads the files."""
+    root = SHARED_DATA / "logs" / "sb3_classic"
+    if not root.is_dir():
+        pytest.skip(f"the SB3 logs are not at {root}")
+    frames = [rlstats.read_logs(root / "DQN", "{task}/seed_{seed}", format="sb3_monitor", n_jobs=n_jobs,
+                                progress=False) for n_jobs in (1, 2)]
+    assert frames[1].equals(frames[0])
+    for seed, (episodes, last_step, last_return) in {0: (2008, 19999, 9.0), 1: (1868, 19996, 9.0),
+                                                     2: (2018, 19993, 12.0)}.items():
+        with open(root / "DQN" / "CartPole-v1" / f"seed_{seed}" / "0.monitor.csv", newline="") as handle:
+            handle.readline()
+            rows = list(csv.DictReader(handle))
+        assert (len(rows), sum(int(row["l"]) for row in rows), float(rows[-1]["r"])) == (episodes, last_step,
+                                                                                          last_return)
+        run = frames[0][frames[0]["seed"] == seed]
+        assert (len(run), run["step"].iloc[-1], run["r"].iloc[-1]) == (episodes, last_step, last_return)
