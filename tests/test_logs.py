@@ -492,7 +492,7 @@ def test_sb3_monitor_bad_header_and_truncation(tmp_path):
     with pytest.raises(LogReadError, match="not SB3's '#{json}' header"):
         rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
     path.write_text('#{"t_start": 0.0, "env_id": "X-v0"}\nr,l,t\n')
-    with pytest.raises(LogReadError, match="empty: a header"):
+    with pytest.raises(LogReadError, match="empty: its header alone, no episode"):
         rlstats.read_logs(tmp_path, "{agent}/{seed}", progress=False)
 
 

@@ -135,6 +135,12 @@ def _integral(name, array, ndim):
     if (array < 0).any():
         raise FileProblem("corrupt", f"'{name}' holds a negative value ({array.min()}); steps and episode lengths "
                                      "count up from 0")
+    flat = array.ravel()
+    beyond = np.flatnonzero(flat.astype(float) >= 2.0**63)  # int64 would wrap it (audit s23: 1e19 read as -2**63)
+    if beyond.size:
+        value = flat[beyond[0]]
+        shown = f"{value:g}" if array.dtype.kind == "f" else str(value)
+        raise FileProblem("corrupt", f"'{name}' holds {shown}, more steps than any run takes (2**63 or more)")
     return array.astype(np.int64)
 
 

@@ -17,8 +17,13 @@ class FileProblem(Exception):
         self.kind = kind
         self.detail = detail
 
+    def __reduce__(self):
+        # rebuilt from both fields when a file read on joblib's processes returns it (audit s23: its pickle called
+        # __init__ with the message alone, and the read stopped with joblib's BrokenProcessPool)
+        return type(self), (self.kind, self.detail)
 
-PROBLEM_KINDS = ("unreadable", "truncated", "corrupt", "empty", "missing tag")
+
+PROBLEM_KINDS = ("unreadable", "truncated", "corrupt", "empty", "missing tag", "run in several files")
 
 
 def whole_steps(steps):

@@ -502,7 +502,10 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         them, ``"skip"`` leaves them out with a warning that counts them. A run of monitor.csv files
         (read side by side, its steps counting the episodes of all of them) that loses one is left out
         whole, as a problem of its own; a run whose monitor.csv files lie in several folders (a pattern
-        without the field telling them apart) is an OptionError.
+        without the field telling them apart) is an OptionError. A monitor.csv holding its header alone (a
+        VecEnv's environment that finished no episode) adds no episode to its run, named in the notes; a run
+        of such files alone is empty. A CSV log's last line without a line end is read when it has every field
+        (a file written by hand may lack it), and named in the notes: it may have been cut off mid-value.
     progress : bool
         Show a progress bar over the files where someone sees it: on stderr when it is a terminal, as a
         widget in a notebook with ipywidgets; elsewhere (a pipe, a log, a notebook without ipywidgets)
@@ -591,7 +594,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       and an ``eval/`` folder); a VecEnv's monitor.csv files run side by side, never in turn.
     - *Copies of a run.* Runs whose rows are the same in every value, step and logged time (a run
       folder copied beside itself, ``seed_1 (copy)``) are named in a note: each would count as a run.
-      Logs without times (evaluations.npz) are not compared, as two runs may log the same values.
+      Logs without times (evaluations.npz) are not compared, as two runs may log the same values. A run
+      named inside its files (marl-eval's JSON, a W&B export) that two files give at the same steps (a
+      merged file beside its parts) is a problem of that run naming both files (see ``on_error``).
     - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
       return, ``NaN`` in a JSON record, a NaN scalar in an event file, an evaluation episode's return in an
       evaluations.npz or a metric's value in marl-eval's JSON, whose mean is then NaN or infinite) are kept as
@@ -893,15 +898,53 @@ def _complete_runs(runs, mapping, found):
     """The runs logging every requested tag; each other run becomes a problem of ``found``."""
     complete = {}
     for key, (fields, pieces) in runs.items():
+        overlap = _given_twice(pieces, mapping)
+        if overlap is not None:  # a run named inside two files that log the same steps (audit s23)
+            sources = ", ".join(found.to_read[i] + f": run {p.name!r}" for i, p in pieces)
+            files = len({i for i, _ in pieces})
+            found.problems.append(ReadProblem(sources, "run in several files", (
+                f"{files} files give the run, {'both' if files == 2 else 'more than one'} at steps "
+                f"{step_text(overlap[0])} to {step_text(overlap[1])}, so one file's values there would be dropped for "
+                "another's (a merged file beside its parts?); keep the file you mean and move the other out of the "
+                "folder read")))
+            continue
         logged = {t for _, p in pieces for t in p.tags}
         missing = [t for t in mapping if t not in logged]
         if missing:  # a run inside a file of several (a W&B export, marl-eval's JSON) is named (audit s15)
             sources = ", ".join(found.to_read[i] + ("" if p.name is None else f": run {p.name!r}") for i, p in pieces)
+            if not logged and all(p.meta.get("episodes") == 0 for _, p in pieces):  # monitor.csv headers alone
+                one = len(pieces) == 1
+                found.problems.append(ReadProblem(sources, "empty", (
+                    "its header alone, no episode" if one else f"no episode in its {len(pieces)} files, each its "
+                                                               "header alone") + " (a run that ended before its first "
+                                                                                 "episode did)"))
+                continue
             found.problems.append(ReadProblem(sources, "missing tag", f"no values of {_listed(missing)}; it logs "
                                               f"{_listed(sorted(logged)) or 'no column of numbers'}"))
         else:
             complete[key] = (fields, pieces)
     return complete
+
+
+def _given_twice(pieces, mapping):
+    """(first, last) of the steps at which two files holding a run by its name (marl-eval's JSON, a W&B export) both
+    log one of the requested tags, or None: there, keeping one file's values would drop the other's. (Two W&B chart
+    exports give the same runs at the same steps, each its own scalar: no overlap.)"""
+    by_tag = {}  # tag -> {file index: [steps]}
+    for index, piece in pieces:
+        if piece.name is None:
+            continue
+        for code, tag in enumerate(piece.tags):
+            if tag in mapping:
+                by_tag.setdefault(tag, {}).setdefault(index, []).append(piece.step[piece.tag == code])
+    common = []
+    for files in by_tag.values():
+        if len(files) > 1:
+            values, times = np.unique(np.concatenate([np.unique(np.concatenate(steps)) for steps in files.values()]),
+                                      return_counts=True)
+            common.append(values[times > 1])
+    common = np.concatenate(common) if common else np.zeros(0)
+    return None if not common.size else (_number(common.min()), _number(common.max()))
 
 
 def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
@@ -915,6 +958,10 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                                                split=found.record.in_turn)
     runs = _sorted_runs(runs, field_names)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
+    # runs named inside files that several files give at different steps, joined (audit s23: without a word)
+    joined = [f"{run_label(run)} ({', '.join(sorted({found.to_read[i] for i, _ in pieces}, key=natural_key))})"
+              for run, (_, pieces) in zip(frame_runs, runs.values())
+              if len({i for i, p in pieces if p.name is not None}) > 1]
     ended_early = _early_ends(frame_runs, last_steps)
     # files, not runs: a file of several runs (a W&B export) is one (audit s17: "2 log files" of one); before _assemble
     flags = [column for tag, column in mapping.items()
@@ -922,6 +969,13 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     going_back = sorted({found.to_read[index] for _, pieces in runs.values() for index, piece in pieces
                          if _goes_back(piece)}, key=natural_key)
     # a monitor.csv resumed in place: its time restarts under the old header (audit s20: left without a word)
+    # a table cut off inside its last value, with every field still there (audit s23)
+    unended = sorted({f"{found.to_read[index]} (line {piece.meta['unended'][0]}: {piece.meta['unended'][1]!r})"
+                      for _, pieces in runs.values() for index, piece in pieces if piece.meta.get("unended")},
+                     key=natural_key)
+    # a VecEnv's environment that finished no episode: its monitor.csv holds the header alone (audit s23)
+    no_episode = sorted({found.to_read[index] for _, pieces in runs.values() for index, piece in pieces
+                         if piece.meta.get("episodes") == 0}, key=natural_key)
     time_back = sorted({f"{found.to_read[index]} (line {piece.meta['time_goes_back_at']})" for _, pieces in runs.values()
                         for index, piece in pieces if piece.meta.get("time_goes_back_at")}, key=natural_key)
     nonfinite: dict[str, tuple[int, int]] = {}
@@ -963,6 +1017,23 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
                           "split the file at the restart to keep one attempt: " + listed(going_back, MAX_NAMED_RUNS),
                           scope="frame"))
+    if joined:
+        notes.append(Note(f"{count(len(joined), 'run')} given by several files, at different steps or of "
+                          "different scalars, read as "
+                          f"{'one run' if len(joined) == 1 else 'one run each'}: " + _listed_runs(joined),
+                          scope="frame"))
+    if unended:
+        one = len(unended) == 1
+        notes.append(Note(f"{count(len(unended), one_file(found.record.label), found.record.label)} "
+                          f"{'ends' if one else 'end'} without a line end (cut off while {'its' if one else 'their'} "
+                          f"last line was written?), that line read as written: " + listed(unended, MAX_NAMED_RUNS),
+                          scope="frame"))
+    if no_episode:
+        one = len(no_episode) == 1
+        notes.append(Note(f"{count(len(no_episode), one_file(found.record.label), found.record.label)} "
+                          f"{'holds' if one else 'hold'} no episode ({'its' if one else 'their'} header alone: "
+                          f"{'an environment' if one else 'environments'} that finished none), read as none: "
+                          + listed(no_episode, MAX_NAMED_RUNS), scope="frame"))
     if time_back:
         notes.append(Note(f"{count(len(time_back), 'log file')} whose logged time goes back at a line (a run resumed "
                           "appending to the same file, its time counted from a start the file does not record): the "
@@ -1204,8 +1275,8 @@ def _nonfinite_note(nonfinite):
             parts.append(f"{count(nan + inf, 'value')} of {column!r} {verb(nan + inf)} {'NaN' if nan else 'infinite'}")
     one = sum(map(sum, nonfinite.values())) == 1
     return (f"{'; '.join(parts)}, as logged (a run that diverged?), kept as {'a row' if one else 'rows'}: analyses "
-            f"refuse {'it until it is' if one else 'them until they are'} dropped (na_action=\"drop\" for NaN) or "
-            "mended")
+            f"refuse {'it until it is' if one else 'them until they are'} dropped (na_action=\"drop\", after which "
+            "a run's last value is its last finite one) or mended")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1234,9 +1305,14 @@ def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
     # is a run lacking a tag among others of its file (audit s15: "1 of 1 CSV files" over the 2 runs read from it)
     incomplete = sum(p.kind == "incomplete run" for p in problems)
     lacking = sum(p.kind == "missing tag" and p.source not in files for p in problems) if files else 0
-    failed = len(problems) - incomplete - lacking
+    # a run of several monitor.csv files none of which holds an episode, a run two files give (audit s23)
+    bare = sum(p.kind == "empty" and p.source not in files for p in problems) if files else 0
+    twice = sum(p.kind == "run in several files" for p in problems)
+    failed = len(problems) - incomplete - lacking - bare - twice
     runs = ([f"{count(incomplete, 'run')} that lost one"] if incomplete else []) + (
-        [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else [])
+        [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else []) + (
+        [f"{count(bare, 'run')} without an episode"] if bare else []) + (
+        [f"{count(twice, 'run')} given by several files"] if twice else [])
     single = isinstance(root, SingleFile)
     alone = single or total == 1  # "the CSV file", not "1 of 1 CSV files"
     files_read = f"the {one_file(label)}" + (f" {root.path}" if single else "") if alone else f"{total} {label}"

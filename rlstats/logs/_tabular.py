@@ -52,6 +52,9 @@ JSON_BLOCK_BYTES = 1 << 18
 #: at least one value in every JSON_SPARSITY cells (a file of one new key per line would ask for rows**2).
 MAX_SPARSE_CELLS = 10_000_000
 JSON_SPARSITY = 100
+#: Steps a monitor.csv's episode lengths may add up to: whole numbers held exactly as floats (2**53), far beyond
+#: any run's, well inside int64.
+MAX_STEPS = 2.0**53
 
 
 def _text(path, translate=True):
@@ -86,22 +89,44 @@ def _check_complete(text, separator, strict):
                                        f"{lines[0].count(separator) + 1} fields: {lines[-1][:60]!r}")
 
 
-def _table(text, separator, skip=0):
-    twice = repeated_names(_LINE_END.split(text, maxsplit=skip + 1)[skip], separator)
+#: pandas' words for a record with more fields than the header, after the first record
+_PANDAS_LONG = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_LINE_NUMBER = re.compile(r"\bline (\d+)")
+#: the cause and the way on of a header written again inside a table (audit s23)
+_HEADER_AGAIN = ("(a header written again: a logger resumed, appending to its file?); split the file there, the rows "
+                 "from that line on a file of their own (read as the run's next file), or delete the line")
+
+
+def _table(text, separator, skip=0, first_line=1, rows_needed=True):
+    """The table in ``text`` (whose first line is line ``first_line`` of the file, for messages); a header without
+    rows is an empty file, unless not ``rows_needed``."""
+    header = _LINE_END.split(text, maxsplit=skip + 1)[skip]
+    twice = repeated_names(header, separator)
     if twice:  # pandas would read the second copy as 'name.1', a scalar nobody logged
         raise FileProblem("unreadable", f"the header names the column {', '.join(map(repr, twice))} twice; "
                                         "rename one (or leave one out) so each scalar has one column")
+    shift = (lambda message: _LINE_NUMBER.sub(lambda m: f"line {int(m.group(1)) + first_line - 1}", message))
     try:
         frame = read_csv(io.BytesIO(text.encode("utf-8")), sep=separator, skiprows=skip,  # bytes parse faster
                          skipinitialspace=separator == "\t")
     except LongRecord as exc:  # pandas would move every column one place (audit s21, review21b)
-        raise FileProblem("unreadable", f"{exc}; give every record as many fields as the header") from None
+        raise FileProblem("unreadable", f"{shift(str(exc))}; give every record as many fields as the header") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        raise FileProblem("unreadable", str(exc).strip().splitlines()[-1]) from exc
+        message = str(exc).strip().splitlines()[-1]
+        long = _PANDAS_LONG.search(message)
+        if long is None:
+            raise FileProblem("unreadable", message) from exc
+        names, line, fields = (int(g) for g in long.groups())
+        record = _LINE_END.split(text, maxsplit=line)[line - 1] if line >= 1 else ""
+        again = (f"; it starts as the header does {_HEADER_AGAIN}"
+                 if record.split(separator)[0].strip() == header.split(separator)[0].strip() else
+                 "; give every record as many fields as the header")
+        raise FileProblem("unreadable", f"line {line + first_line - 1} has {fields} fields where the header names "
+                                        f"{names}{again}") from None
     names = [str(c).strip() for c in frame.columns]
     if names != list(frame.columns):
         frame.columns = names
-    if frame.empty:
+    if frame.empty and rows_needed:
         raise FileProblem("empty", f"a header ({', '.join(map(str, frame.columns[:6]))}) but no rows")
     return frame
 
@@ -127,7 +152,7 @@ def _written_nan(text, separator, frame, skip=0):
     return out
 
 
-def _numeric(frame, column, flags=False):
+def _numeric(frame, column, flags=False, line_of=None):
     """A column's numbers (FileProblem for a cell that is not one). JSON's true and false are numbers to pandas:
     a column of them alone is read as 1 and 0 where ``flags`` (a success flag; the caller notes it), and otherwise
     (among numbers, or as a step or time) is an error, as ``True`` in a CSV cell is (audit s17)."""
@@ -146,8 +171,10 @@ def _numeric(frame, column, flags=False):
     bad = values.isna() & cells.notna()
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise FileProblem("corrupt", f"column {column!r} holds {cells.iloc[row]!r} in data row {row + 1}, "
-                                     "not a number")
+        if str(cells.iloc[row]).strip() == column:  # its own name: the header again (audit s23)
+            raise FileProblem("corrupt", f"data row {row + 1}{_line(line_of, row)} repeats the header {_HEADER_AGAIN}")
+        raise FileProblem("corrupt", f"column {column!r} holds {cells.iloc[row]!r} in data row {row + 1}"
+                                     f"{_line(line_of, row)}, not a number; mend or remove the line")
     return values.to_numpy(dtype=float)
 
 
@@ -171,7 +198,51 @@ def _first(columns, candidates):
     return None
 
 
-def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
+def _steps(frame, column, line_of=None):
+    """A table's steps: whole numbers as written (int64, exact past 2**53, where floats merged two steps and dropped a
+    value as logged twice), else floats, NaN where a row has none; an infinite step is a corrupt line (audit s23: kept
+    as a row at step inf)."""
+    if frame[column].dtype.kind == "i":
+        return frame[column].to_numpy(dtype=np.int64)
+    steps = _numeric(frame, column, line_of=line_of)
+    bad = np.flatnonzero(np.isinf(steps))
+    if bad.size:
+        row = int(bad[0])
+        raise FileProblem("corrupt", f"column {column!r} holds {steps[row]:g} in data row {row + 1}"
+                                     f"{_line(line_of, row)}, not a step; mend or remove the line")
+    return steps
+
+
+def _line(line_of, row):
+    """`` (line 7 of the file)`` for data row ``row`` (from 0), where ``line_of`` can tell it, else nothing."""
+    line = None if line_of is None else line_of(row)
+    return "" if line is None else f" (line {line} of the file)"
+
+
+def line_finder(text, header_lines):
+    """``row -> line`` (from 1) of a table's data rows, in ``text`` after ``header_lines`` lines, blank lines
+    skipped as pandas and the JSON-lines reader skip them; None for a row it cannot place (a quoted field may
+    span lines). Found only when asked, for an error."""
+    def line_of(row):
+        if '"' in text and header_lines:  # CSV quoting: a record may hold line ends
+            return None
+        seen = -1
+        for number, line in enumerate(_LINE_END.split(text)[header_lines:], start=header_lines + 1):
+            seen += bool(line.strip())
+            if seen == row:
+                return number
+        return None
+    return line_of
+
+
+def _unended(text):
+    """The last line of ``text`` when it has no line end: (its number, its first characters); else None."""
+    if text.endswith(("\n", "\r")):
+        return None
+    return len(_LINE_END.findall(text)) + 1, _LINE_END.split(text)[-1][:60]
+
+
+def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None, line_of=None):
     columns = list(frame.columns)
     step_column = step if step is not None else _first(columns, STEP_COLUMNS)
     if step_column is None or step_column not in columns:
@@ -179,7 +250,7 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
         shown = (name if len(name) <= 40 else name[:37] + "..." for name in map(str, columns[:12]))  # a header of data
         raise FileProblem("unreadable", f"{wanted}; columns: {', '.join(shown)}"
                                         f"{' ...' if len(columns) > 12 else ''}; pass step='<column>'")
-    steps = _numeric(frame, step_column)
+    steps = _steps(frame, step_column, line_of)
     keep = ~np.isnan(steps)
     wall = _first(columns, WALL_TIME_COLUMNS)
     elapsed = _first(columns, ELAPSED_COLUMNS)
@@ -193,7 +264,7 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
         numbers = pd.to_numeric(frame[column], errors="coerce")
         if not numbers.notna().any() and frame[column].notna().any():
             continue  # text columns (a run name, a date) are not scalars
-        values[column] = _numeric(frame, column, flags=True)[keep]  # a word among numbers is an error
+        values[column] = _numeric(frame, column, flags=True, line_of=line_of)[keep]  # a word among numbers: an error
         if _booleans(frame[column]).any():
             flags.append(column)
     step_values = whole_steps(steps[keep])
@@ -206,38 +277,46 @@ def _pieces_from_frame(frame, step, *, meta=None, name=None, written=None):
 
 
 def _delimited(path, separator, strict):
-    """A table log's frame, checked complete (``strict``: a logger that ends every record with a newline), and its
-    cells holding a written NaN (:func:`_written_nan`)."""
+    """A table log's frame, checked complete (``strict``: a logger that ends every record with a newline), its
+    cells holding a written NaN (:func:`_written_nan`), its data rows' lines (:func:`line_finder`) and its last line
+    when that has no line end (:func:`_unended`)."""
     text = _text(path)
     _check_complete(text, separator, strict=strict)
     frame = _table(text, separator)
-    return frame, _written_nan(text, separator, frame)
+    return frame, _written_nan(text, separator, frame), line_finder(text, 1), _unended(text)
 
 
 def read_progress(path, step=None):
     """SB3's logger ``progress.csv`` as a list of one Piece."""
-    frame, written = _delimited(path, ",", strict=True)
-    return [_pieces_from_frame(frame, step, written=written)]
+    frame, written, line_of, _ = _delimited(path, ",", strict=True)
+    return [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
 
 
 def read_spinup(path, step=None):
     """Spinning Up's tab-separated ``progress.txt`` as a list of one Piece."""
-    frame, written = _delimited(path, "\t", strict=True)
-    return [_pieces_from_frame(frame, step, written=written)]
+    frame, written, line_of, _ = _delimited(path, "\t", strict=True)
+    return [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
 
 
 def read_csv_log(path, step=None):
-    """A CSV logger's file as a list of one Piece, or a W&B chart export as one Piece per run."""
-    frame, written = _delimited(path, ",", strict=False)
+    """A CSV logger's file as a list of one Piece, or a W&B chart export as one Piece per run. A last line without a
+    line end (read when it has every field) is in each piece's ``meta["unended"]``: (its line, its text)."""
+    frame, written, line_of, unended = _delimited(path, ",", strict=False)
     if _is_wandb_export(frame.columns):
-        return _wandb_export(frame, step, written)
-    return [_pieces_from_frame(frame, step, written=written)]
+        pieces = _wandb_export(frame, step, written)
+    else:
+        pieces = [_pieces_from_frame(frame, step, written=written, line_of=line_of)]
+    if unended is not None:  # cut off mid-value, it still has every field (audit s23: read without a word)
+        for piece in pieces:
+            piece.meta = dict(piece.meta, unended=unended)
+    return pieces
 
 
 def read_json_lines(path, step=None):
     """A JSON-lines log as a list of one Piece."""
-    frame, written = _json_lines(_text(path))
-    return [_pieces_from_frame(frame, step, written=written)]
+    text = _text(path)
+    frame, written = _json_lines(text)
+    return [_pieces_from_frame(frame, step, written=written, line_of=line_finder(text, 0))]
 
 
 def monitor_tags(available):
@@ -346,7 +425,8 @@ def read_monitor(path):
     if not rest or rest.isspace():
         raise FileProblem("empty", "the header line but no column names")
     _check_complete(rest, ",", strict=True)
-    frame = _table(rest, ",")
+    # a VecEnv's environment that finished no episode leaves its header alone: no episode, no step (audit s23)
+    frame = _table(rest, ",", first_line=2, rows_needed=False)
     names = list(frame.columns)  # `in` on a plain list: pandas' Index costs more than the rest of a check
     missing = [c for c in ("r", "l", "t") if c not in names]
     if missing:
@@ -354,15 +434,17 @@ def read_monitor(path):
     if all(dtype.kind in "fiu" for dtype in frame.dtypes):  # numbers only: one conversion, nothing to check
         number = dict(zip(names, frame.to_numpy(dtype=float).T)).__getitem__
     else:
-        number = (lambda column: _numeric(frame, column))
+        number = (lambda column: _numeric(frame, column, line_of=lambda row: row + 3))
     lengths = number("l")
-    bad = np.flatnonzero(~(lengths >= 0))
-    if bad.size:  # the step is the cumulative length: it would run backwards
-        row = int(bad[0])
-        shown = "no value" if np.isnan(lengths[row]) else f"{lengths[row]:g}"
-        raise FileProblem("corrupt", f"column 'l' (the episode length) holds {shown} in data row {row + 1} (line "
-                                     f"{row + 3} of the file), not a length of 0 or more")
+    _check_lengths(lengths)
     elapsed = number("t")
+    bad = np.flatnonzero(~np.isfinite(elapsed))
+    if bad.size:  # the time orders a VecEnv's files' episodes (audit s23: a NaN was sorted after every other episode)
+        row = int(bad[0])
+        shown = "no value" if np.isnan(elapsed[row]) else f"{elapsed[row]:g}"
+        raise FileProblem("corrupt", f"column 't' (the episode's end, in seconds since t_start) holds {shown} in data "
+                                     f"row {row + 1} (line {row + 3} of the file), not a number of seconds, which "
+                                     "orders the episodes of a run's files; mend or remove the line")
     values = {"r": number("r"), "l": lengths}
     for column in names:
         if column not in ("r", "l", "t"):
@@ -381,6 +463,31 @@ def read_monitor(path):
         meta["task"] = str(header["env_id"])
     meta["monitor"] = (values, t_start, elapsed)  # for combine_monitors
     return [monitor_piece(np.cumsum(lengths).astype(np.int64), values, t_start, elapsed, meta)]
+
+
+def _check_lengths(lengths):
+    """FileProblem at the first episode length ``l`` that is no whole number of steps from 0, or that brings the
+    steps (their cumulative sum) to MAX_STEPS: a corrupt 1e19 wrapped the int64 step to -2**63, reordering the run's
+    rows and dropping one as logged twice, and 2.5 was cut to a whole step, without a word (audit s23)."""
+    where = (lambda row: f"column 'l' (the episode length) holds {_shown(lengths[row])} in data row {row + 1} (line "
+                         f"{row + 3} of the file), ")
+    bad = np.flatnonzero(~(lengths >= 0))
+    if bad.size:  # the step is the cumulative length: it would run backwards
+        raise FileProblem("corrupt", where(int(bad[0])) + "not a length of 0 or more")
+    bad = np.flatnonzero(lengths != np.floor(lengths))
+    if bad.size:
+        raise FileProblem("corrupt", where(int(bad[0])) + "not a whole number of steps")
+    beyond = np.flatnonzero(np.cumsum(lengths) >= MAX_STEPS)  # float sums: exact below MAX_STEPS, never wrapping
+    if beyond.size:
+        row = int(beyond[0])
+        raise FileProblem("corrupt", where(row) + ("more steps than any run takes (2**53 or more)"
+                                                   if lengths[row] >= MAX_STEPS else
+                                                   "which brings the run's steps to 2**53 or more, more than any run "
+                                                   "takes") + "; mend or remove the line")
+
+
+def _shown(value):
+    return "no value" if np.isnan(value) else f"{value:g}"
 
 
 def monitor_piece(steps, values, t_start, elapsed, meta):
