@@ -10,9 +10,9 @@ import rlstats
 PAGE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "calibration.md"
 
 
-@pytest.mark.xfail(strict=True, reason="review23a: equiv23's 486 equivalence.size rows of unlike spreads are rows of "
-                   "the default (Welch's t; calibration.DEFAULTS), 112 of them miss, and docs/calibration.md still says "
-                   "'37 of the defaults' 4,382 rows miss' (tests/test_audit_s10_saturated.py's page check fails)")
+# review23a: equiv23's 486 equivalence.size rows of unlike spreads are rows of the default (Welch's t;
+# calibration.DEFAULTS) and 112 of them miss; docs/calibration.md said "37 of the defaults' 4,382 rows miss" (a strict
+# xfail before the page was mended; tests/test_audit_s10_saturated.py's page check failed on main)
 def test_calibration_page_counts_the_rows_of_unlike_spreads():
     table = rlstats.calibration_table(default=True)
     mine = table[(table["runs"] >= 3) & (table["runs"] <= 20)]
