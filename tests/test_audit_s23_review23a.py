@@ -20,3 +20,30 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     assert (len(mine), int(mine["misses"].sum())) == (4_868, 149)
     assert (int(spread.sum()), int(mine[spread]["misses"].sum())) == (486, 112)
     assert "149 of the defaults' 4,868 rows miss" in PAGE.read_text(encoding="utf-8")
+
+
+@pytest.mark.xfail(strict=True, reason="review23a: equiv23's note of unlike spreads is gated on the runs' sample SDs "
+                   "2 or more times apart; on skewed scores Welch's false non-inferiority concentrates where the wider "
+                   "agent's runs missed its tail, so its sample SD looks alike: at 5 vs 5 runs, true SD ratio 4, of "
+                   "20,000 tests 0.163 declare at -margin, 0.081 where the note prints and 0.469 where it does not; "
+                   "61% of the false declarations carry no note (the gate needs a redesign: left to the lead)")
+def test_unlike_spreads_note_reaches_most_false_declarations():
+    import numpy as np
+
+    from conftest import script_module
+    from rlstats.methods.equivalence import _api
+    from rlstats.methods.equivalence import _kernels as kernels
+
+    spread = script_module(pathlib.Path(__file__).parent / "reference" / "size_equivalence_spread.py",
+                           "size_equivalence_spread")
+    offset, scale = np.zeros(1), np.ones(1)
+    margin = abs(spread._truth("skewed", -spread.SHIFT, 0.25, offset, scale)[0])
+    y = spread._simulate("skewed", 5, -spread.SHIFT, 0.25, offset, scale, 20_000, np.random.default_rng(4))
+    sd = [v.std(axis=-1, ddof=1) for v in y]
+    estimate, se, df = (v[:, 0] for v in kernels.welch(y[0].mean(-1), sd[0], 5, y[1].mean(-1), sd[1], 5))
+    shown = kernels.tost(estimate, se, df, margin, 0.05, "noninferior")["shown"]
+    ratio = sd[0][:, 0] / sd[1][:, 0]
+    noted = np.maximum(ratio, 1 / ratio) >= _api.UNLIKE_SPREAD  # the note's gate (_unlike_spreads_note)
+    assert shown.mean() == pytest.approx(0.163, abs=5e-4)
+    assert (shown[noted].mean(), shown[~noted].mean()) == pytest.approx((0.081, 0.469), abs=5e-4)
+    assert np.count_nonzero(shown & noted) / np.count_nonzero(shown) >= 0.5  # 0.39: most false declarations unnoted
