@@ -1,40 +1,9 @@
 """Audit s23 review23b: review of ada23 and prov23 (the notes build re-states for the rows it analyses; one home for
 "did you mean")."""
 
-import numpy as np
-import pandas as pd
 import pytest
 
 import rlstats
-
-
-def _write_monitor(path, returns):
-    """A monitor.csv as SB3's ResultsWriter writes it; episode i ends at t = i + 1 seconds, 10 steps long."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rows = "".join(f"{r},10,{i + 1}\r\n" for i, r in enumerate(returns))
-    path.write_text(f'#{{"t_start": 1700000000.0, "env_id": "CartPole-v1"}}\nr,l,t\r\n{rows}')
-
-
-@pytest.mark.xfail(strict=True, reason="build re-counts read_logs' count of the runs read on the runs it analyses "
-                                       "after its own drop: 'read 7 runs' of 8 read, beside '1 of 8 rows dropped'")
-def test_the_runs_read_are_not_recounted_after_na_action_drop(tmp_path):
-    """read_logs read 8 runs (2 agents x 2 tasks x 2 seeds); one run's last return is missing and na_action='drop'
-    leaves it out, saying so ('1 of 8 rows dropped'). The note of what was read must still say 8 runs from 8 files
-    (before s23 it did); re-counted it read 'read 7 runs', which beside the drop line counts the dropped run twice."""
-    for a, agent in enumerate(("a2c", "ppo")):
-        for task in ("Acrobot-v1", "CartPole-v1"):
-            for seed in (0, 1):
-                _write_monitor(tmp_path / agent / task / f"seed_{seed}" / "0.monitor.csv",
-                               [10.0 * a + seed + i for i in range(5)])
-    logs = rlstats.read_logs(tmp_path, pattern="{agent}/{task}/seed_{seed}", format="sb3_monitor")
-    read = logs.attrs["rlstats_notes"][0]
-    assert read.startswith("read 8 runs from 8 "), read
-    runs = logs.groupby(["agent", "task", "seed"], as_index=False)["r"].last()
-    runs.attrs = logs.attrs  # the runs of the logs, as a user's groupby keeps attrs
-    runs.loc[0, "r"] = np.nan
-    res = rlstats.compare(runs, "r ~ agent | task/seed", na_action="drop")
-    assert res.notes[0] == read
-    assert res.notes[3] == '1 of 8 rows dropped (na_action="drop"): 1 with a missing value in \'r\''
 
 
 def _nested_one_agent_task():
