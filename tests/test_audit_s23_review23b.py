@@ -1,6 +1,8 @@
 """Audit s23 review23b: review of ada23 and prov23 (the notes build re-states for the rows it analyses; one home for
 "did you mean")."""
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import rlstats
@@ -50,3 +52,32 @@ def test_nested_seeds_minmax_bounds_of_a_subset_are_said_so():
         "'score' normalised per task as (score - min) / (max - min) with min and max the smallest and largest score "
         "of each task among the run means (each run's seeds averaged) in the rows subset= kept: task_01 6.4725 to "
         "12.736, task_02 1.5544 to 1.949")
+
+
+@pytest.mark.xfail(strict=True, reason="with '| task/run/seed' and na_action='drop', the notes of the frame are "
+                                       "carried by a pandas subset before averaging: 'these data lack 2 rows' of "
+                                       "rows rlstats itself dropped")
+def test_nested_seeds_a_summary_note_names_a_seed_na_action_dropped():
+    """Runs of 2 seeds ('sid' 0, 1 in run 0; 10, 11 in run 1), A's seed 10 on t1 ending at step 50. Its summary
+    missing, na_action='drop' leaves out its run's two seeds before averaging (saying so): the summary note must
+    say "every run ends at step 100" of the seeds averaged, as for '| task/seed', and no line may say the data lack
+    those rows (before: "these data lack 2 rows of the frame they were taken from ...", as if the caller's frame
+    did, beside the note saying rlstats dropped them)."""
+    rng, rows = np.random.default_rng(0), []
+    for agent in ["A", "B"]:
+        for task in ["t1", "t2"]:
+            for sid in (0, 1, 10, 11):
+                last = 50 if (agent, task, sid) == ("A", "t1", 10) else 100
+                rows += [(agent, task, sid, step, rng.normal()) for step in range(0, last + 1, 10)]
+    curves = pd.DataFrame(rows, columns=["agent", "task", "sid", "step", "score"])
+    summary = rlstats.summarize_runs(curves, "score ~ agent | task/sid", step="step", how="final")
+    summary["run"] = summary["sid"] // 10
+    assert "(run '10' of agent 'A' on task 't1' at 50" in summary.attrs["rlstats_notes"][0]
+    summary.loc[(summary["agent"] == "A") & (summary["task"] == "t1") & (summary["sid"] == 10), "score"] = np.nan
+    res = rlstats.compare(summary, "score ~ agent | task/run/sid", na_action="drop")
+    assert res.notes[:2] == (
+        "2 of 16 rows dropped (na_action=\"drop\") before the seeds were averaged: 1 with a missing value in 'score' "
+        "and 1 more of its run (a run's mean needs every seed); seeds ('sid') averaged within each run: the run is "
+        "the unit, 1-2 runs of 2 seeds per agent and task",
+        "score: the value at each run's last logged step (every run ends at step 100)")
+    assert not [note for note in res.notes if "lack" in note], res.notes
