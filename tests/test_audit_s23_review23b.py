@@ -16,9 +16,6 @@ def _nested_one_agent_task():
     return rlstats.normalize(data, "minmax")
 
 
-@pytest.mark.xfail(strict=True, reason="with '| task/run/seed' the notes reach build as sentences of the run means "
-                                       "(_average_nested), with no record to re-state: the min-max note gives the "
-                                       "bounds of task_03, which the test keeps out")
 def test_nested_seeds_a_minmax_note_names_a_task_kept_out():
     """As prov23's test of '| task/seed', through the seeds nested in runs: the test keeps task_03 out, and the
     min-max note must give the bounds of task_01 and task_02 alone (as '| task/seed' does)."""
@@ -39,9 +36,6 @@ def _nested_notes(**options):
     return design_of(data, "score ~ agent | task/run/seed", eval_env=0, **options).notes
 
 
-@pytest.mark.xfail(strict=True, reason="_average_nested passes the notes on as sentences, so the subset's record "
-                                       "(Note.kind SUBSET) is lost and min-max calls the subset's bounds those of "
-                                       "'the data' (before prov23 it matched the sentence and said 'subset= kept')")
 def test_nested_seeds_minmax_bounds_of_a_subset_are_said_so():
     """subset= keeps task_01 and task_02 (16 of 24 rows); the run means' bounds are those of the rows kept, as the
     note said before s23 (a14c48f3) and as it says without the nesting."""
@@ -54,9 +48,6 @@ def test_nested_seeds_minmax_bounds_of_a_subset_are_said_so():
         "12.736, task_02 1.5544 to 1.949")
 
 
-@pytest.mark.xfail(strict=True, reason="with '| task/run/seed' and na_action='drop', the notes of the frame are "
-                                       "carried by a pandas subset before averaging: 'these data lack 2 rows' of "
-                                       "rows rlstats itself dropped")
 def test_nested_seeds_a_summary_note_names_a_seed_na_action_dropped():
     """Runs of 2 seeds ('sid' 0, 1 in run 0; 10, 11 in run 1), A's seed 10 on t1 ending at step 50. Its summary
     missing, na_action='drop' leaves out its run's two seeds before averaging (saying so): the summary note must
