@@ -31,7 +31,7 @@ from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice
-from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, notes_for, rebind
+from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -896,6 +896,7 @@ def _average_nested(data, formula, env, options):
                               f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
     formula_module.check_columns(formula, data.columns, env, data.index.names)
     keys = [formula.groups, formula.blocks, outer]
+    inherited = carried(data)  # the notes true of the rows given, re-stated below for the runs averaged
     na_raise = options.get("na_action", "raise") == "raise"
     missing_in = [(column, data[column].isna().to_numpy(dtype=bool)) for column in (*keys, seed)]
     dropped = np.zeros(len(data), dtype=bool)
@@ -926,6 +927,7 @@ def _average_nested(data, formula, env, options):
         drop_note = (f"{int(dropped.sum())} of {len(data)} rows dropped (na_action=\"drop\") before the seeds were "
                      f"averaged: {'; '.join(reasons)}" + (f" (every row of {join_and(gone, limit=6)})" if gone else ""))
         data = data[~dropped]
+        inherited = rebind(inherited, data)  # of the rows kept, by every key (the runs' seeds too)
     if options.get("normalize") is None or options.get("normalize") is False:  # each seed, not only their mean
         check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
     else:  # the normaliser's range too, at the caller's rows (a dataset read once, here, for build() as well)
@@ -948,7 +950,12 @@ def _average_nested(data, formula, env, options):
         note += f" (unequal: each {outer}'s mean counts as one, whatever its number of seeds)"
     quoted = lambda c: f"`{c}`"  # noqa: E731
     text = f"{quoted(name)} ~ {quoted(formula.groups)} | {quoted(formula.blocks)}/{quoted(outer)}"
-    means.attrs[NOTES_ATTR] = notes_for(data)  # the notes true of the rows averaged ride on (provenance.carried)
+    # the notes ride on as records re-stated for the rows kept and then the runs averaged (provenance.rebind; the
+    # drop note says what was dropped here, so no line counts those rows), not as sentences: build re-states them for
+    # the runs it analyses (a task kept out) and min-max reads a subset's by its kind (audit s23 review23b)
+    inherited = rebind(inherited, means)
+    if inherited:
+        set_notes(means, inherited, columns=keys)
     means.attrs[AVERAGED_ATTR] = outer  # normalize='minmax' takes its bounds from these means, and says so
     return means, formula_module.parse(text), note if drop_note is None else f"{drop_note}; {note}"
 

@@ -29,9 +29,12 @@ def _offered(site, typo):
     """What ``site`` offers for ``typo`` among NAMES: the text between 'did you mean' and '?' (None: nothing)."""
     if site == "did_you_mean":
         return _hint(did_you_mean(typo, NAMES))
-    if site == "conditions":  # subset= values: called with text only
-        close = close_names(typo, NAMES)  # what conditions._closest gave, now the one ranking
-        return ", ".join(map(repr, close)) if close else None
+    if site == "conditions":  # subset= values, as the note of a '!=' naming no value says them (review23b: this
+        # called close_names itself, so it could not fail were the conditions to rank otherwise)
+        from rlstats.design import subset_rows
+
+        kept = subset_rows(pd.DataFrame({"agent": NAMES, "score": range(len(NAMES))}), f"agent != {typo!r}")
+        return _hint(kept.attrs["rlstats_notes"][-1])
     if site == "agent_named":
         with pytest.raises(OptionError) as caught:
             agent_named(NAMES, "control", typo)
