@@ -2,6 +2,8 @@
 
 import io
 
+import pytest
+
 import rlstats
 from rlstats.cli import main
 
@@ -22,3 +24,15 @@ def test_cli_formula_before_file_says_the_order(tmp_path, capsys):
     assert (status, printed) == (2, "")
     assert "file not found" not in err and err.count("\n") == 1
     assert f"rlstats compare {path} 'score ~ agent | task'" in err and "the file comes first" in err
+
+
+@pytest.mark.xfail(strict=True, reason="sample_size(..., seeds=[3, 5]) says seeds is 'not an option of skillings_mack'")
+def test_sample_size_with_powers_seeds_names_min_and_max_seeds():
+    """The README and the R users' page pair rlstats.power("skillings_mack", effect=0.5, seeds=[3, 5, 10], tasks=10)
+    with rlstats.sample_size(...): a user who keeps seeds= read "seeds=[3, 5] is not an option of skillings_mack;
+    its options are: variant, ...", which blames the rank test and does not name the search range."""
+    with pytest.raises(rlstats.OptionError) as err:
+        rlstats.sample_size("skillings_mack", effect=0.5, seeds=[3, 5], tasks=6, n_sim=20, rng=0, progress=False)
+    message = str(err.value)
+    assert "not an option of skillings_mack" not in message
+    assert "min_seeds=3" in message and "max_seeds=5" in message
