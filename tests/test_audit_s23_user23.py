@@ -26,7 +26,6 @@ def test_cli_formula_before_file_says_the_order(tmp_path, capsys):
     assert f"rlstats compare {path} 'score ~ agent | task'" in err and "the file comes first" in err
 
 
-@pytest.mark.xfail(strict=True, reason="sample_size(..., seeds=[3, 5]) says seeds is 'not an option of skillings_mack'")
 def test_sample_size_with_powers_seeds_names_min_and_max_seeds():
     """The README and the R users' page pair rlstats.power("skillings_mack", effect=0.5, seeds=[3, 5, 10], tasks=10)
     with rlstats.sample_size(...): a user who keeps seeds= read "seeds=[3, 5] is not an option of skillings_mack;
