@@ -158,9 +158,11 @@ print(f"normalised scores: {res.statistic!r}")
 # distinct values, and normalising computes (748.9 - 227.8) / (7127.7 - 227.8), whose rounding
 # maps both to the same number: a few near-ties would become exact ties and change the
 # statistic in its last digits. `rlstats` ranks scores of a task within 1e-12 of each other
-# (relative to the task's largest |score|) as ties, raw or normalised, and a note of the result
-# counts the pairs it tied (18,960 here): floating-point noise is not a win. Ranked exactly, as
-# R's `rank()` does, some runs change rank after normalising:
+# (relative to the task's range, plus 4 rounding units of its largest |score|) as ties, raw or
+# normalised, and a note of the result says so: floating-point noise is not a win. (The note
+# gives no count of the pairs joined: how many pairs differ before joining depends on the units'
+# rounding, while the ties, and so the ranks, do not.) Ranked exactly, as R's `rank()` does,
+# some runs change rank after normalising:
 
 # %%
 def ranks_within_task(frame):

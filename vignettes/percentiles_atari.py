@@ -233,8 +233,10 @@ print(f"largest change of any estimate or PBP-t bound: {largest_change(six):.2g}
 # bits in the published files (floating-point residue of averaging episode returns), and
 # normalising rounds some of those pairs to exactly equal numbers. Compared exactly, such a pair
 # would be a win raw and a tie normalised, and the aggregate would move in its last digits;
-# `rlstats` counts scores of a game within 1e-12 of each other (relative to the game's largest
-# |score|) as ties, raw or normalised, and a note of the result says how many pairs it tied.
+# `rlstats` counts scores of a game within 1e-12 of each other (relative to the game's range,
+# plus 4 rounding units of its largest |score|) as ties, raw or normalised, and a note of the
+# result says so (without a count: how many pairs differ before joining depends on the units'
+# rounding, while the ties do not).
 
 # %%
 near_ties = []

@@ -121,9 +121,20 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
     return runs, f"{name} {rest.strip()}"
 
 
+def _check_file_before_formula(file: str, formula: str) -> None:
+    """R's order, the formula first (which the Python functions take too), is an error naming the command's order:
+    it read as a file named after the formula, "file not found: score ~ agent | task" (audit s23)."""
+    if "~" in file and "~" not in formula and file != "-" and not os.path.exists(file):
+        import shlex
+
+        raise UsageError(f"{file!r} is a formula, and the file comes first on the command line: "
+                         f"rlstats compare {shlex.quote(formula)} {shlex.quote(file)}")
+
+
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     from ..comparison import compare
 
+    _check_file_before_formula(args.file, args.formula)
     options = compare_options(args)
     if args.plot:
         check_figure_path(args.plot, inputs=[args.file])

@@ -174,6 +174,16 @@ def _check_methods(method):
     return tuple(names)
 
 
+def _seeds_is_powers(seeds):
+    """sample_size() given power()'s ``seeds=``: an error naming the search range that replaces it."""
+    counts = list(seeds) if isinstance(seeds, (list, tuple, range)) else [seeds]
+    way = (f"min_seeds={min(counts)}, max_seeds={max(counts)}"
+           if counts and all(isinstance(c, int) and not isinstance(c, bool) for c in counts)
+           else "min_seeds=3, max_seeds=20")
+    raise OptionError(f"seeds={seeds!r} is power()'s list of seed counts; sample_size() searches the number of seeds "
+                      f"itself: give the range to search, e.g. {way} (or call power(..., seeds=...) for those counts)")
+
+
 def _check_one_option(method, name, value):
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
@@ -1031,6 +1041,8 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
         raise OptionError(f"sample_size searches one method at a time, got {method!r}; call it once per method "
                           "and combine the results with PowerResult.combine")
     target = check_fraction("target_power", target_power)
+    if "seeds" in method_options:  # power()'s keyword (audit s23: it read as an unknown option of the method)
+        _seeds_is_powers(method_options["seeds"])
     study, effect, n_sim, record, engine = _prepare(
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
         alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds)
