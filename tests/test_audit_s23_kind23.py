@@ -78,3 +78,23 @@ def test_task_table_says_a_frame_note_once():
     data.attrs["rlstats_notes"] = ("the PPO paper weighs each task alike",)
     result = rlstats.task_table(data, "score ~ agent | task/seed", rng=0, n_resamples=200, aggregate="bootstrap")
     assert result.notes.count("the PPO paper weighs each task alike") == 1
+
+
+def _normalised_runs_of_seeds():
+    """2 agents x 3 tasks x 4 seeds in 2 runs (seed % 2), normalised with a reference frame of each task's range."""
+    data = rlstats.datasets.simulate(agents=2, tasks=3, seeds=4, rng=0)
+    data["run"] = data["seed"] % 2
+    ref = data.groupby("task").score.agg(["min", "max"]).reset_index().rename(columns={"min": "random",
+                                                                                       "max": "human"})
+    return rlstats.normalize(data, ref)
+
+
+@pytest.mark.xfail(strict=True, reason="the run means' formula reads '`score`', which normalised_in did not match")
+def test_run_means_of_normalised_scores_are_normalised():
+    """Seeds averaged within runs ('| task/run/seed') of a normalised frame: the means' formula names the response
+    '`score`', and the result said "'`score`' was not normalised here" beside the note that it was."""
+    result = rlstats.bootstrap(_normalised_runs_of_seeds(), "score ~ agent | task/run/seed", rng=0, n_resamples=100,
+                               progress=False)
+    assert result.notes[1].startswith("'score' normalised per task as (score - random) / (human - random)")
+    assert result.design.normalized
+    assert not any("was not normalised here" in note for note in result.notes)
