@@ -28,10 +28,10 @@ from .format import count, join_and, name_list, natural_key, plural
 from .errors import DesignError, OptionError, agent_named, rows_named, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
-from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
+from .normalization import AVERAGED_ATTR, as_sentences, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice
-from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, notes_for, rebind
+from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: re-exported
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -672,7 +672,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     return dataclasses.replace(design, notes=tuple(dict.fromkeys(notes)), bounds=known, left_out_agents=left_out,
                                numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
-                               or normalised_in(notes, formula.response), inherited_notes=inherited)
+                               or normalised_in(inherited, formula.response_columns[0] if formula.is_simple_response
+                                                 else formula.response, given), inherited_notes=inherited)
 
 
 def _restated(inherited, data, analysed):
@@ -948,7 +949,9 @@ def _average_nested(data, formula, env, options):
         note += f" (unequal: each {outer}'s mean counts as one, whatever its number of seeds)"
     quoted = lambda c: f"`{c}`"  # noqa: E731
     text = f"{quoted(name)} ~ {quoted(formula.groups)} | {quoted(formula.blocks)}/{quoted(outer)}"
-    means.attrs[NOTES_ATTR] = notes_for(data)  # the notes true of the rows averaged ride on (provenance.carried)
+    # the notes true of the rows averaged ride on (provenance.carried), each said of every mean; the normaliser's
+    # with its record, so that build reads these means as normalised (audit s23 kind23)
+    set_notes(means, as_sentences(carried(data)))
     means.attrs[AVERAGED_ATTR] = outer  # normalize='minmax' takes its bounds from these means, and says so
     return means, formula_module.parse(text), note if drop_note is None else f"{drop_note}; {note}"
 

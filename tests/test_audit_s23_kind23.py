@@ -16,15 +16,71 @@ def _simulated():
 
 # ------------------------------------------------------------------------------- Design.normalized (normalised_in)
 
-@pytest.mark.xfail(strict=True, reason="normalised_in matches notes starting \"'<column>' normalised\"")
 def test_a_note_that_reads_like_normalisation_is_none():
     """A hand-set note "'score' normalised by ..." made build call raw scores normalised: the units 'normalised
-    scores' and no raw-scales warning."""
+    scores' and no raw-scales warning. Build reads the normaliser's record (kind NORMALISED and its column)."""
     data = _simulated()
     data.attrs["rlstats_notes"] = ("'score' normalised by the largest return reported in the paper",)
     design = build(data, "score ~ agent | task/seed")
     assert not design.normalized
-    assert design.unit == "the units of 'score'"
+    assert design.units == "the units of 'score'"
+
+
+def _reference(data):
+    return data.groupby("task").score.agg(["min", "max"]).reset_index().rename(columns={"min": "random",
+                                                                                      "max": "human"})
+
+
+def test_the_normalisers_record_not_its_wording():
+    """Frames of rlstats.normalize read as normalised whatever the note's sentence (re-worded here), after Parquet
+    (attrs as JSON), in a stack of frames normalised apart, and only for the column normalised; a file written
+    before notes had kinds reads as before (by its sentence); a frame's note set by hand never does."""
+    import dataclasses
+    import io
+    import json
+
+    from rlstats.provenance import NORMALISED, Provenance, has_note, provenance_of, set_notes
+
+    data = _simulated()
+    data["other"] = data["score"]
+    sourced = _reference(data).assign(source="made up")
+    for reference in (_reference(data), sourced, "minmax"):
+        normalised = rlstats.normalize(data, reference)
+        assert has_note(normalised, NORMALISED) and build(normalised, "score ~ agent | task/seed").normalized
+        assert not build(normalised, "other ~ agent | task/seed").normalized  # another column: raw
+        provenance = provenance_of(normalised)
+        reworded = normalised.copy()
+        set_notes(reworded, [dataclasses.replace(n, text=f"rescaled ({i})") for i, n in enumerate(provenance.notes)],
+                  columns=provenance.columns)
+        assert build(reworded, "score ~ agent | task/seed").normalized
+        buffer = io.BytesIO()
+        normalised.to_parquet(buffer)
+        back = pd.read_parquet(io.BytesIO(buffer.getvalue()))
+        assert type(back.attrs["rlstats_provenance"]) is dict and build(back, "score ~ agent | task/seed").normalized
+        assert list(back.attrs["rlstats_notes"]) == list(normalised.attrs["rlstats_notes"])
+        old = json.loads(json.dumps(provenance))
+        for note in old["notes"]:
+            del note["kind"]
+        if reference is sourced:  # its data was the sentence alone then: worded again from it
+            old["notes"][0]["data"] = old["notes"][0]["data"][0]
+        before = normalised.copy()
+        before.attrs = {"rlstats_provenance": old, "rlstats_notes": list(normalised.attrs["rlstats_notes"])}
+        assert [n.kind for n in Provenance.from_json(old).notes] == [None]
+        assert build(before, "score ~ agent | task/seed").normalized
+        assert not build(before, "other ~ agent | task/seed").normalized
+        if reference is sourced:  # a subset of its tasks: the note worded again, naming the sources of those
+            design = build(before[before.task == "task_01"], "score ~ agent | seed")
+            assert design.notes[0].endswith("from the reference frame (made up)") and design.normalized
+    agents = [rlstats.normalize(data[data.agent == a].reset_index(drop=True), "minmax") for a in ("agent_1", "agent_2")]
+    stacked = rlstats.concat(agents)
+    assert stacked.attrs["rlstats_notes"][1].endswith("task_03 18.323 to 19.568 (rows with agent 'agent_2')")
+    assert build(stacked, "score ~ agent | task/seed").normalized  # each agent's rows normalised apart
+    assert not build(pd.concat([agents[0], data[data.agent == "agent_2"]]), "score ~ agent | task/seed").normalized
+    hand = data.copy()
+    hand.attrs["rlstats_provenance"] = {"notes": [{"text": "'score' normalised by hand", "scope": "operation",
+                                                   "keys": [], "items": [], "word": None, "data": None,
+                                                   "kind": None}], "n_rows": 18, "columns": [], "digest": 0}
+    assert not build(hand, "score ~ agent | task/seed").normalized
 
 
 # ------------------------------------------------------------------------------- bayes: "more where a note says"
@@ -89,7 +145,6 @@ def _normalised_runs_of_seeds():
     return rlstats.normalize(data, ref)
 
 
-@pytest.mark.xfail(strict=True, reason="the run means' formula reads '`score`', which normalised_in did not match")
 def test_run_means_of_normalised_scores_are_normalised():
     """Seeds averaged within runs ('| task/run/seed') of a normalised frame: the means' formula names the response
     '`score`', and the result said "'`score`' was not normalised here" beside the note that it was."""
