@@ -88,12 +88,16 @@ def test_the_normalisers_record_not_its_wording():
 @pytest.mark.xfail(strict=True, reason="BayesResult._more matches RUN_AGAIN in any note, the frame's too")
 def test_bayes_header_reads_its_own_record_of_pairs_run_again():
     """A frame note holding "were run again with warm-up and draws extended to" made the model line say "more where
-    a note says" of chains no pair was run again with."""
-    data = _simulated()
+    a note says" of chains no pair was run again with: it reads the pairs' draws now (more than chains x draws where
+    run again; tests/test_audit_s16_bayes.py and test_audit_s13_bayesconv.py keep the line where they were)."""
+    rng = np.random.default_rng(1)
+    data = pd.DataFrame([(a, f"t{k}", s, rng.normal(0.3 * (a == "B"), 1)) for a in "AB" for k in range(6)
+                         for s in range(5)], columns=["agent", "task", "seed", "score"])
     data.attrs["rlstats_notes"] = ("the seeds were run again with warm-up and draws extended to 4000 by the authors",)
-    result = rlstats.bayes(data, "score ~ agent | task/seed", rng=0, model="hierarchical", chains=2, draws=100,
-                           warmup=100, progress=False)
-    assert "model: hierarchical model (2 chains of 100 draws after warm-up)\n" in str(result)
+    result = rlstats.bayes(data, "score ~ agent | task/seed", rng=0, model="hierarchical", chains=4, draws=1000,
+                           warmup=300, progress=False)
+    assert result.pair_draws == (4000,)  # converged: not run again
+    assert "model: hierarchical model (4 chains of 1000 draws after warm-up)\n" in str(result)
 
 
 # ------------------------------------------------------------------------------- tuning: why a view is not computed
