@@ -85,7 +85,6 @@ def test_the_normalisers_record_not_its_wording():
 
 # ------------------------------------------------------------------------------- bayes: "more where a note says"
 
-@pytest.mark.xfail(strict=True, reason="BayesResult._more matches RUN_AGAIN in any note, the frame's too")
 def test_bayes_header_reads_its_own_record_of_pairs_run_again():
     """A frame note holding "were run again with warm-up and draws extended to" made the model line say "more where
     a note says" of chains no pair was run again with: it reads the pairs' draws now (more than chains x draws where
