@@ -117,14 +117,16 @@ WHY = ("the sensitivity view was asked for but not computed here: sensitivity() 
        "every task with a configuration run on all of them (the notes above say which agent lacks what)")
 
 
-@pytest.mark.xfail(strict=True, reason="TuningResult.not_computed quotes the first note starting with the view's name")
 def test_tuning_quotes_its_own_reason_not_a_frame_note():
-    """A frame note "sensitivity analysis not computed in the paper" was quoted as why the view is missing."""
+    """A frame note "sensitivity analysis not computed in the paper" was quoted as why the view is missing: the
+    result records the note that says why where it is made (TuningResult.not_computed_why)."""
     result = _sensitivity_not_computed("sensitivity analysis not computed in the paper")
     assert result.notes[0] == "sensitivity analysis not computed in the paper"
     with pytest.raises(rlstats.errors.OptionError) as error:
         result.sensitivity()
     assert str(error.value) == WHY
+    assert result.not_computed_why == {"sensitivity": WHY.split("here: ", 1)[1]}
+    assert result.to_dict()["not_computed_why"] == result.not_computed_why
 
 
 # ------------------------------------------------------------------------------- task_table: the aggregate row's notes
