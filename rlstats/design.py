@@ -104,8 +104,9 @@ class Design:
         numbers, not as their printed labels in quotes (audit s8: "agent in ['1', '2']" kept no rows).
     normalized : bool
         Whether the response is on a normalised scale: ``build`` normalised it per task (``normalize=`` given, and
-        not False), or the frame's notes say :func:`rlstats.normalize` made the response column. Results state the
-        response's units from it (:attr:`units`).
+        not False), or the frame carries :func:`rlstats.normalize`'s note on the response column (read by its
+        record, :data:`rlstats.provenance.NORMALISED`, never its sentence). Results state the response's units from it
+        (:attr:`units`).
     inherited_notes : tuple of Note
         The data frame's notes (:mod:`rlstats.provenance`) as true of the rows ``build`` analysed, re-stated where it
         dropped some; their sentences open ``notes``. A back end's own drop of rows after ``build`` does not re-state

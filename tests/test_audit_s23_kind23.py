@@ -159,3 +159,16 @@ def test_run_means_of_normalised_scores_are_normalised():
     assert result.notes[1].startswith("'score' normalised per task as (score - random) / (human - random)")
     assert result.design.normalized
     assert not any("was not normalised here" in note for note in result.notes)
+
+
+# ------------------------------------------------------------------------------- left: the task table's caption
+
+@pytest.mark.xfail(strict=True, reason="design.averaged_in matches 'averaged within each <unit>: the <unit> is the "
+                                       "unit' in any note (a Design field would record it: left for the lead)")
+def test_task_table_caption_reads_no_frame_note_for_averaged_seeds():
+    """A frame note saying the user averaged episodes within each seed made the caption call each seed 'the mean of
+    its seeds'."""
+    data = _simulated()
+    data.attrs["rlstats_notes"] = ("10 evaluation episodes averaged within each seed: the seed is the unit",)
+    caption = rlstats.task_table(data, "score ~ agent | task/seed", rng=0).caption()
+    assert "standard deviation over 3 runs (seeds) per agent and task" in caption, caption
