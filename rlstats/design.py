@@ -104,8 +104,9 @@ class Design:
         numbers, not as their printed labels in quotes (audit s8: "agent in ['1', '2']" kept no rows).
     normalized : bool
         Whether the response is on a normalised scale: ``build`` normalised it per task (``normalize=`` given, and
-        not False), or the frame's notes say :func:`rlstats.normalize` made the response column. Results state the
-        response's units from it (:attr:`units`).
+        not False), or the frame carries :func:`rlstats.normalize`'s note on the response column (read by its
+        record, :data:`rlstats.provenance.NORMALISED`, never its sentence). Results state the response's units from it
+        (:attr:`units`).
     inherited_notes : tuple of Note
         The data frame's notes (:mod:`rlstats.provenance`) as true of the rows ``build`` analysed, re-stated where it
         dropped some; their sentences open ``notes``. A back end's own drop of rows after ``build`` does not re-state
@@ -672,7 +673,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     return dataclasses.replace(design, notes=tuple(dict.fromkeys(notes)), bounds=known, left_out_agents=left_out,
                                numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
-                               or normalised_in(notes, formula.response), inherited_notes=inherited)
+                               or normalised_in(inherited, formula.response_columns[0] if formula.is_simple_response
+                                                 else formula.response, given), inherited_notes=inherited)
 
 
 def _restated(inherited, data, analysed):

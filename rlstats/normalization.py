@@ -21,7 +21,7 @@ import pandas as pd
 from .errors import DesignError, OptionError, close_names, rows_described, warn
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
-from .provenance import NOTES_ATTR, SUBSET, Note, add_note, has_note
+from .provenance import NORMALISED, NOTES_ATTR, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note
 from ._typing import Normalizer, Table
 
 if TYPE_CHECKING:
@@ -518,19 +518,19 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
         if step is not None:  # learning curves: one range over the whole run, not per step (audit s22)
             where += f", over every step logged in '{step}'"
         note = Note(_minmax_text(score, [payload for _, payload in items], where), scope="rows", keys=(by,),
-                    items=items, word="rlstats.normalization:_reword_minmax", data=score)
+                    items=items, word=_MINMAX, data=score, kind=NORMALISED)
     elif rule == "dm_control":
         note = Note(f"'{score}' normalised as {score} / 1000, the DeepMind Control Suite's range [0, 1000] "
-                    "(rewards in [0, 1], 1000-step episodes)")
+                    "(rewards in [0, 1], 1000-step episodes)", data=score, kind=NORMALISED)
     else:
         said = (f"'{score}' normalised per task as ({score} - {low}) / ({high} - {low}) with {low} and {high} from "
                 f"{name or 'the reference frame'}")
-        note = Note(said)
+        note = Note(said, data=score, kind=NORMALISED)
         if "source" in ref.columns:  # a named table says where its numbers come from: those of the tasks present
             used = ref[ref[by].astype(object).isin(tasks)][[by, "source"]].dropna()
             items = tuple(((t,), str(source)) for t, source in zip(used[by].astype(object), used["source"]))
             note = Note(_sources_text(said, [source for _, source in items]), scope="rows", keys=(by,), items=items,
-                        word="rlstats.normalization:_reword_sources", data=said)
+                        word=_SOURCES, data=[said, score], kind=NORMALISED)
     out = add_note(out, note, source=df)
     if outside:  # names rows of this frame: said of this frame only
         out = add_note(out, Note(f"'{score}' normalised with {name}" + outside.replace("[low, high]", f"[{low}, {high}]"),
@@ -556,7 +556,12 @@ def _sources_text(said, sources):
 
 
 def _reword_sources(note, items, n_rows):
-    return _sources_text(note.data, [source for _, source in items])
+    said = note.data if isinstance(note.data, str) else note.data[0]  # a sentence alone: written before s23's kinds
+    return _sources_text(said, [source for _, source in items])
+
+
+#: ``Note.word`` of the min-max note and of the reference's note naming its sources (``Note.data`` holds the column)
+_MINMAX, _SOURCES = "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_sources"
 
 
 class _Loaded(dict):
@@ -644,10 +649,48 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     return out, out.attrs[NOTES_ATTR][-1]
 
 
-def normalised_in(notes: Any, response: str) -> bool:
-    """Whether ``notes`` (a frame's, as :func:`rlstats.design.build` carries them) say that :func:`normalize` put
-    the column ``response`` on a normalised scale: each note it writes begins "'<column>' normalised"."""
-    return any(str(note).startswith(f"'{response}' normalised") for note in notes)
+def normalised_in(notes: Iterable[Note], response: str, frame: pd.DataFrame | None = None) -> bool:
+    """Whether ``notes`` (:class:`~rlstats.provenance.Note` records of ``frame``, as :func:`rlstats.design.build`
+    carries them) say that :func:`normalize` put the column ``response`` on a normalised scale: by the note's kind
+    (:data:`~rlstats.provenance.NORMALISED`) and the column its data names, never by its sentence (audit s23: a
+    hand-set note "'score' normalised by ..." made raw scores 'normalised scores' and hid the raw-scales warning).
+
+    A frame read back from a file written before notes had kinds (its notes' records without one) is read as then:
+    a note of it starting "'<column>' normalised"."""
+    old = _written_before_kinds(frame)
+    return any(note.kind == NORMALISED and _normalised_column(note.word, note.data) == response
+               or (old and note.kind is None and note.text.startswith(f"'{response}' normalised")) for note in notes)
+
+
+def as_sentences(notes: Iterable[Note]) -> list[Note]:
+    """``notes`` said of every row of a frame made from theirs (run means, :func:`rlstats.design._average_nested`):
+    operation notes of their sentences, the normaliser's keeping its record (kind and column) for
+    :func:`normalised_in`."""
+    out = []
+    for note in notes:
+        column = _normalised_column(note.word, note.data) if note.kind == NORMALISED else None
+        out.append(Note(note.text) if column is None else Note(note.text, data=column, kind=NORMALISED))
+    return out
+
+
+def _normalised_column(word, data):
+    """The column a note of kind NORMALISED names: its ``data`` (the sentence and the column, for the note naming
+    the reference's sources; a stacked frame's note holds the data of the note it says of its rows)."""
+    try:
+        if word == OF_ROWS:
+            return _normalised_column(data[1], data[2])
+        return data[1] if word == _SOURCES else data
+    except (TypeError, IndexError, KeyError):  # edited attrs
+        return None
+
+
+def _written_before_kinds(frame):
+    """Whether ``frame``'s notes were read back from a file (plain JSON in its attrs) written before notes had kinds."""
+    value = None if frame is None else frame.attrs.get(PROVENANCE_ATTR)
+    if type(value) is not dict:  # a Provenance (made in this session), or none
+        return False
+    notes = value.get("notes")
+    return isinstance(notes, list) and bool(notes) and all(isinstance(n, dict) and "kind" not in n for n in notes)
 
 
 #: how the raw-scales warning says to mend it (rlstats.power, which takes no normalize=, says its own way instead)

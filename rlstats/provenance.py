@@ -53,8 +53,10 @@ COUNTED = "rlstats.provenance:counted"
 OF_ROWS = "rlstats.provenance:_of_rows"
 #: ``Note.kind`` of :func:`rlstats.design.subset_rows`' note: these rows are those a ``subset=`` kept.
 SUBSET = "subset"
+#: ``Note.kind`` of :func:`rlstats.normalize`'s note: a column put on a normalised scale (which its ``data`` names).
+NORMALISED = "normalised"
 #: The kinds of note that code reads (:func:`has_note`), never their sentences, whose wording may change.
-KINDS = frozenset({SUBSET})
+KINDS = frozenset({SUBSET, NORMALISED})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -488,7 +490,8 @@ def _of_frame(note, by, rows):
     # counted again on the frame's rows present (_restrict)
     n = len(payloads) if keys or note.scope == "operation" else 0
     return Note(f"{note.text} {_rows_with(by, [value for (*_, value), _ in items])}", scope="rows",
-                keys=(*keys, by), items=items, word=OF_ROWS, data=[note.text, note.word, note.data, list(keys), by, n])
+                keys=(*keys, by), items=items, word=OF_ROWS, data=[note.text, note.word, note.data, list(keys), by, n],
+                kind=note.kind)  # what it records, of these rows
 
 
 def _rows_with(column, values):

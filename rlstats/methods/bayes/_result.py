@@ -175,8 +175,10 @@ class BayesResult(Result):
         return f"{self.chains} chains of {self.draws} draws after warm-up{self._more()}"
 
     def _more(self):
-        """What the chains' count of draws leaves out: pairs run again longer, which a note gives."""
-        return ", more where a note says" if any(RUN_AGAIN in note for note in self.notes) else ""
+        """What the chains' count of draws leaves out: pairs run again longer, which a note gives (read from their
+        draws, never from the notes' words: audit s23, a frame's note holding RUN_AGAIN's words said it of none)."""
+        run_again = self.pair_draws is not None and any(n > self._n_draws() for n in self.pair_draws)
+        return ", more where a note says" if run_again else ""
 
     def _shown_pairs(self):
         pairs = self.comparisons

@@ -324,7 +324,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
                  + (" and resampled only within it" if resampled else ""))
     ss, seed_record = seed_sequence(rng)
     sign = 1.0 if higher else -1.0
-    tables = {}
+    tables, why = {}, {}
     with timed_bar(work, shows(work, opts.progress), "tuning"):
         if "best_set" in views:
             tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
@@ -336,8 +336,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
                                                   opts.complete_interval)
             tables.update({"expected_max": em, "complete": complete, "complete_runs": runs})
         if "sensitivity" in views:
+            before = len(notes)
             tables["sensitivity"], tables["dimensions"] = _sensitivity(design, sweeps, config, percentiles, fraction,
                                                                         sign, notes)
+            if tables["sensitivity"] is None:  # its last note says why (not_computed quotes it)
+                why["sensitivity"] = notes[-1] if len(notes) > before else "see the notes"
     _clip_to_bounds(tables, design.bounds, notes)
     notes += _calibration_notes(sweeps, views, level, tables, opts.band, opts.tuned_lower, opts.complete_interval)
     n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
@@ -349,7 +352,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         options={"config": list(config), "weights": weights, "holdout": holdout, **opts.record()},
         seed=seed_record, agents=design.agents, tasks=design.tasks, config_columns=tuple(config), unit=unit,
         views=tuple(views), n_configs=n_configs, confidence_level=level, threshold=threshold,
-        n_resamples=n_resamples if resampled else None, tables=tables,
+        n_resamples=n_resamples if resampled else None, tables=tables, not_computed_why=why,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 import numpy as np
@@ -42,6 +43,9 @@ class TuningResult(Result):
         row per agent and task: the selected configuration, the tuned score corrected for selection and its
         interval, the held-out estimate), ``expected_max``, ``complete``, ``complete_runs``, ``sensitivity``,
         ``dimensions``; read them through the view methods.
+    not_computed_why : dict of str -> str
+        The note saying why a view asked for was not computed, by view (the result's own, never a note of the data
+        that reads alike).
     """
 
     agents: tuple[str, ...]
@@ -54,6 +58,7 @@ class TuningResult(Result):
     threshold: float
     n_resamples: int | None
     tables: dict[str, pd.DataFrame]
+    not_computed_why: dict[str, str] = dataclasses.field(default_factory=dict)
 
     _plot_kinds: ClassVar[dict] = {"best_set": plots.plot_best_set, "expected_max": plots.plot_expected_max,
                                    "complete": plots.plot_complete, "sensitivity": plots.plot_sensitivity}
@@ -69,12 +74,10 @@ class TuningResult(Result):
         words of the note that says why (audit s22: a view asked for by default and left out for want of a second
         task was named among the views computed)."""
         if view in self.views:
-            # the note that says "not computed" (others on the view, e.g. "sensitivity: the scores were used as
-            # given", may come first: review22a)
-            about = [note for note in self.notes if note.startswith(view)]
-            why = [note for note in about if "not computed" in note] or about
+            # the note that says why, recorded where it was made (others on the view, e.g. "sensitivity: the scores
+            # were used as given", may come first: review22a; a note of the data that reads alike is not it: s23)
             return (f"the {view} view was asked for but not computed here: "
-                    + (why[0] if why else "see the notes"))
+                    + self.not_computed_why.get(view, "see the notes"))
         return (f"the {view} view was not computed here (views={list(self.views)}); run "
                 f"rlstats.tuning(..., views=[{view!r}, ...]) (sensitivity also needs config= columns, "
                 "two tasks and an agent with runs on every task)")
