@@ -46,7 +46,7 @@ BACKENDS = (
         options=f"{_HERE}._api:EquivalenceOptions",
         citations=("schuirmann1987", "berger1982", "agarwal2021"),
         contract=("score ~ agent | task", {"margin": 1.0, "n_resamples": 200}),
-        demo=("score ~ agent | task", {"margin": 0.5, "na_action": "drop"}),
+        demo=("score ~ agent | task", {"margin": 0.1, "na_action": "drop"}),
         replication=(
             # Welch's t reads both agents' spreads within the task
             Need("task_tests", "per-task equivalence tests", runs=2, per="cell",
