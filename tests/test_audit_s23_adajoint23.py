@@ -154,6 +154,14 @@ def test_spread_note_quotes_the_measured_rows():
     assert not _spread_note(rlstats.adastop(alike, "score ~ agent", n=5, K=2, rng=0, progress=False))
     two = data[data["agent"].isin(["a", "c"])]
     assert not _spread_note(rlstats.adastop(two, "score ~ agent", n=5, K=2, rng=0, progress=False))
+    # nor below 10 runs per agent, where identical agents' standard deviations are often 4 times apart
+    five = data[data["seed"] < 5]
+    assert not _spread_note(rlstats.permutation(five, "score ~ agent", n_resamples=2000, rng=0, progress=False))
+    gen = np.random.default_rng(0)
+    s = gen.standard_normal((20_000, 8, 5)).std(axis=2, ddof=1)
+    assert (s.max(axis=1) / s.min(axis=1) >= 4).mean() == pytest.approx(0.22, abs=0.02)  # SPREAD_MIN_RUNS' comment
+    s = gen.standard_normal((20_000, 8, 10)).std(axis=2, ddof=1)
+    assert (s.max(axis=1) / s.min(axis=1) >= 4).mean() < 0.01
 
 
 def test_spread_note_names_an_agent_whose_runs_do_not_vary_and_the_task():

@@ -70,6 +70,9 @@ FWE_SPREAD_PROCEDURE = "adastop.fwe_spread"
 #: relabelling miss alpha (they hold at 2, miss from 4 on): a task whose runs' standard deviations differ this much
 #: gets a note (audit s23)
 SPREAD_RATIO = 4
+#: the runs an agent needs for its standard deviation to enter that note: with 10, identical normal agents (3 to 8 of
+#: them) are 4 times apart in 0.1% to 0.6% of data sets; with 5, in 5% to 22% (audit s23, 20,000 simulated sets)
+SPREAD_MIN_RUNS = 10
 #: the decision of a comparison the replication rule withholds (an agent with too few runs on the task), and the
 #: output its per-cell need declares (``_backend.py``)
 WITHHELD = "withheld"
@@ -834,11 +837,11 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     600 tests each, standard error 0.009) put the default's family-wise
     error at 0.033 to 0.067 at ratios 1 and 2, but 0.048 to 0.108 at ratio 4
     and 0.055 to 0.142 at ratio 10 (above alpha by more than 3 standard
-    errors in 5 of the 10 designs at ratio 4).  A task whose runs' standard
-    deviations differ 4 times or more gets a note quoting these rows.  The
-    paper's ``"pairwise"`` scheme stayed at 0.018 to 0.063 on the same
-    designs at ratios 2 to 1000 (never rejecting at n = 3, K = 1, where its
-    10 classes cannot spend alpha).
+    errors in 5 of the 10 designs at ratio 4).  A task where two compared
+    agents with 10 runs or more have standard deviations 4 times apart or
+    more gets a note quoting these rows.  The paper's ``"pairwise"`` scheme
+    stayed at 0.018 to 0.063 on the same designs at ratios 2 to 1000 (never
+    rejecting at n = 3, K = 1, where its 10 classes cannot spend alpha).
 
     A boundary of random paths is a Monte Carlo estimate of a quantile of
     the permutation distribution: ``history["boundary_mc_se"]`` (and tidy's
@@ -1205,17 +1208,21 @@ def _calibration_notes(test, runs, options):
 
 
 def _spread_notes(runs, agents, options, has_blocks):
-    """A note per task tested with joint relabelling whose agents' runs (those fed) have standard deviations
-    ``SPREAD_RATIO`` times apart or more, quoting the ``adastop.fwe_spread`` rows (audit s23): the joint relabelling
-    is exact when every agent's runs are exchangeable under the null, and pools wide and narrow agents' runs
-    otherwise, which shrinks the boundary of two identical wide agents."""
+    """A note per task tested with joint relabelling where two of its compared agents with ``SPREAD_MIN_RUNS`` runs
+    or more (in the task's first K batches) have standard deviations ``SPREAD_RATIO`` times apart or more, quoting
+    the ``adastop.fwe_spread`` rows (audit s23): the joint relabelling is exact when every agent's runs are
+    exchangeable under the null, and pools wide and narrow agents' runs otherwise, which shrinks the boundary of
+    two identical wide agents."""
     table = calibration.rows(FWE_SPREAD_PROCEDURE)
     notes = []
     for run in runs:
-        fed = {a: run.blocks[a][:used].ravel() for a, used in run.batches_used.items() if used}
-        if not run.joint or len(fed) < 3:
+        if not run.joint:
             continue
-        sd = {a: float(np.std(x, ddof=1)) if x.size > 1 else 0.0 for a, x in fed.items()}
+        compared = np.unique(run.test.pairs)
+        given = {a: run.blocks[a][:run.schedule.max_interims].ravel() for a in compared}
+        sd = {a: float(np.std(x, ddof=1)) for a, x in given.items() if x.size >= SPREAD_MIN_RUNS}
+        if len(sd) < 2:
+            continue
         wide, narrow = max(sd, key=sd.get), min(sd, key=sd.get)
         if sd[wide] == 0 or sd[wide] < SPREAD_RATIO * sd[narrow]:
             continue
