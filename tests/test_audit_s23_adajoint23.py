@@ -144,7 +144,8 @@ def test_spread_note_quotes_the_measured_rows():
     assert f"differ {sd.max() / sd.min():.1f} times: {sd.idxmax()} {sd.max():.4g}, {sd.idxmin()} {sd.min():.4g}" in note
     assert 4 <= sd.max() / sd.min() < 10  # so the ratio-4 rows are quoted
     assert "up to 0.108 of 600 tests" in note and 'permutations="pairwise" in up to 0.063' in note
-    assert "3 to 8 agents, n = 3 to 10" in note
+    assert ("two identical agents 4 times as spread as the others (equal means, 3 to 8 agents, n = 3 to 10, "
+            "K = 1 and 4") in note
     # the one-interim permutation test has the same default and gets the same note
     assert _spread_note(rlstats.permutation(data, "score ~ agent", n_resamples=2000, rng=0, progress=False))
     # not for the paper's scheme, nor where the spreads are alike, nor for two agents (both schemes coincide)
@@ -171,3 +172,4 @@ def test_spread_note_names_an_agent_whose_runs_do_not_vary_and_the_task():
     res = rlstats.adastop(data, "score ~ agent | task", n=5, K=2, rng=0, progress=False)
     (note,) = _spread_note(res)
     assert "on task t1 differ infinitely (one agent's runs do not vary)" in note and ", c 0." in note
+    assert "agents 4, 10 or 1000 times as spread" in note  # every ratio measured is at most infinitely apart
