@@ -16,6 +16,9 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     shape differs: ``distribution`` names the pair of shapes, e.g. ``skewed_vs_normal``; a permutation test's level is
     exact for identical distributions only, so these rows measure what its "larger" or "smaller" is worth as a claim
     about means),
+    ``adastop.fwe_spread`` (AdaStop rejects no true equality when two identical agents have ``ratio`` times the
+    spread of the others, identical among themselves, all of equal mean: ``configuration`` ``K=..,ratio=..``, the
+    ``permutations=`` scheme in ``interval``; at ratio 1 every pair is a true equality),
     ``mixed.contrast`` (the mixed model's Tukey or Bonferroni simultaneous intervals of the pairwise differences,
     with Satterthwaite's or Kenward-Roger's df in ``test`` and the adjustment in ``interval``, hold every true
     difference; under agents alike, no pair is declared different), ``mixed.means`` (each agent's interval of its
@@ -191,6 +194,7 @@ ALL: Patterns = ({},)
 DEFAULTS: dict[str, Patterns] = {
     "adastop.fwe": ALL,
     "adastop.fwe_means": ALL,  # audit s21: the default at equal means of different shapes
+    "adastop.fwe_spread": ({"interval": "joint"},),  # audit s23: the default permutations= scheme
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
     # (audit s19: the one-task rows where the default withholds, measured with the rule lifted, are "withheld")
     "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ""},),

@@ -117,7 +117,8 @@ def test_calibration_page_counts_the_defaults_rows():
     made 4,154; 2 of 4,208 with audit s21's 54 rows of AdaStop at equal means of different shapes; 8 of 4,304 with
     its 48 signed-rank bayes.decision rows at 5 and 26 tasks x 3 and 10 runs, 19 of 4,364 with bayescal21b's 60 at
     10 tasks and 5 runs; 37 of 4,382 with audit s22's 18 rows of tuning on real sweeps, all missing in their worst
-    sweep; 149 of 4,868 with audit s23's 486 rows of Welch's t with equal runs but unlike spreads, 112 missing:
+    sweep; 149 of 4,868 with audit s23's 486 rows of Welch's t with equal runs but unlike spreads, 112 missing; 171
+    of 4,918 with its 50 rows of AdaStop's joint relabelling beside agents of another spread, 22 missing:
     tests/test_audit_s23_review23a.py)."""
     import pathlib
 

@@ -76,19 +76,21 @@ def test_miss_clause_says_which_criterion_failed():
 
 
 def test_the_real_table_words_every_miss_by_its_criterion():
-    """Every row of the package table that misses is worded by the criterion that fails: 1,620 rows miss at their
-    own level, 112 of them in their worst draw only (the pooled value within 3 SE); before audit s22's rows 1,486 and
+    """Every row of the package table that misses is worded by the criterion that fails: 1,645 rows miss at their
+    own level, 114 of them in their worst draw only (the pooled value within 3 SE); before audit s22's rows 1,486 and
     92: its 18 rows of tuning on real sweeps add 18 (16 in the worst sweep only) and the signed-rank bayes.decision
     rows at 1 and 2 runs 4 (all 4 in the worst draw only); audit s23's 486 equivalence.size rows of equal runs but
-    unlike spreads add 112, all pooled (one draw a row; review23a)."""
+    unlike spreads add 112, all pooled (one draw a row; review23a), and its adastop.fwe_spread rows 25 (2 in the
+    worst draw only; adajoint23)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
         said = [calibration.miss_clause(r, float(r["level"])) for r in rows]
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
-    assert counted(missed) == (1620, 112)
+    assert counted(missed) == (1645, 114)
     assert counted([r for r in missed if ", spread " in r["configuration"]]) == (112, 0)
+    assert counted([r for r in missed if r["procedure"] == "adastop.fwe_spread"]) == (25, 2)
     assert counted([r for r in missed if r["distribution"] == "real_dierkes2024"]) == (18, 16)
     assert counted([r for r in missed if r["procedure"] == "bayes.decision" and r["test"] == "signed_rank"
                     and r["runs"] in ("1", "2")]) == (4, 4)

@@ -40,6 +40,7 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            "bootstrap.interval": "coverage_small_runs", "percentiles.interval": "coverage_percentiles",
            "adastop.fwe": "size_adastop",
            "adastop.fwe_means": "size_adastop_means",  # audit s21: equal means, different shapes
+           "adastop.fwe_spread": "size_adastop_spread",  # audit s23: identical pairs beside agents of other spread
            "bootstrap.profile": "coverage_profiles",
            "bootstrap.profile_tasks": "coverage_profiles_tasks",  # audit s10: kind="tasks", its own rows
            "selection.size": "size_selection",

@@ -16,12 +16,15 @@ family-wise error is controlled within each task, not across tasks.
 
 How a permutation path acts on the data (``permutations=``): by default
 (``"joint"``) each path relabels the pooled runs of every agent still
-running, which is a permutation of the data, so the family-wise error is
-at most the level spent whatever the number of agents; these paths are random
-from the first interim on.  ``"pairwise"`` is the paper's Algorithm 3: one
-choice of ``n`` slots among ``2n`` per path, applied to every pair, enumerated
-exactly while the tree fits; with three agents or more its error can exceed
-alpha (see :func:`adastop`'s Notes).  With two agents both are the same test.
+running, which is a permutation of the data, so when every agent's runs are
+exchangeable under the null (identical distributions) the family-wise error
+is at most the level spent whatever the number of agents; not when identical
+agents sit beside agents of another spread (see :func:`adastop`'s Notes);
+these paths are random from the first interim on.  ``"pairwise"`` is the
+paper's Algorithm 3: one choice of ``n`` slots among ``2n`` per path, applied
+to every pair, enumerated exactly while the tree fits; with three identical
+agents or more its error can exceed alpha.  With two agents both are the same
+test.
 """
 
 from __future__ import annotations
@@ -60,6 +63,16 @@ PERMUTATIONS = ("joint", "pairwise")
 FWE_PROCEDURE = "adastop.fwe"
 #: AdaStop's rejection rate at equal means of different shapes (audit s21; tests/reference/size_adastop_means.py)
 FWE_MEANS_PROCEDURE = "adastop.fwe_means"
+#: the family-wise error of identical agents beside agents of another spread (audit s23;
+#: tests/reference/size_adastop_spread.py)
+FWE_SPREAD_PROCEDURE = "adastop.fwe_spread"
+#: the smallest ratio of the agents' standard deviations at which the ``adastop.fwe_spread`` rows of the default joint
+#: relabelling miss alpha (they hold at 2, miss from 4 on): a task whose runs' standard deviations differ this much
+#: gets a note (audit s23)
+SPREAD_RATIO = 4
+#: the runs an agent needs for its standard deviation to enter that note: with 10, identical normal agents (3 to 8 of
+#: them) are 4 times apart in 0.1% to 0.6% of data sets; with 5, in 5% to 22% (audit s23, 20,000 simulated sets)
+SPREAD_MIN_RUNS = 10
 #: the decision of a comparison the replication rule withholds (an agent with too few runs on the task), and the
 #: output its per-cell need declares (``_backend.py``)
 WITHHELD = "withheld"
@@ -760,11 +773,14 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         How a permutation path acts on the data.  ``"joint"`` (default): a
         path relabels the pooled runs of every agent still running and every
         comparison reads its difference from that relabelling, which keeps
-        the family-wise error at alpha.  ``"pairwise"`` (the paper's
-        Algorithm 3): at each interim a path chooses ``n`` of ``2n`` slots and
-        every comparison applies that choice to its own pooled pair; with
-        three agents or more its error can exceed alpha (see Notes).  The two
-        are the same test for two agents.
+        the family-wise error at alpha when all the agents' runs are
+        exchangeable under the null (identical distributions), not when
+        identical agents sit beside agents of another spread (see Notes).
+        ``"pairwise"`` (the paper's Algorithm 3): at each interim a path
+        chooses ``n`` of ``2n`` slots and every comparison applies that choice
+        to its own pooled pair; with three identical agents or more its error
+        can exceed alpha (see Notes).  The two are the same test for two
+        agents; neither keeps alpha in every design measured.
     na_action : {"raise", "drop"}
         Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
@@ -810,6 +826,23 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     spread of the others' comparisons), and Monte Carlo noise from the first
     interim on (report the seed).
 
+    That exchangeability needs every agent's runs to be exchangeable under
+    the null.  When identical agents sit beside agents of another spread,
+    the relabelling pools their runs with the others' and the boundary of
+    their true equality moves: the ``adastop.fwe_spread`` rows of
+    :func:`rlstats.calibration_table`
+    (``tests/reference/size_adastop_spread.py``; two identical agents
+    ``ratio`` times as spread as the others, all of equal mean, on a grid of
+    3, 4 and 8 agents, n = 3, 5, 10, K = 1 and 4, normal and skewed scores,
+    600 tests each, standard error 0.009) put the default's family-wise
+    error at 0.033 to 0.067 at ratios 1 and 2, but 0.048 to 0.108 at ratio 4
+    and 0.055 to 0.142 at ratio 10 (above alpha by more than 3 standard
+    errors in 5 of the 10 designs at ratio 4).  A task where two compared
+    agents with 10 runs or more have standard deviations 4 times apart or
+    more gets a note quoting these rows.  The paper's ``"pairwise"`` scheme
+    stayed at 0.018 to 0.063 on the same designs at ratios 2 to 1000 (never
+    rejecting at n = 3, K = 1, where its 10 classes cannot spend alpha).
+
     A boundary of random paths is a Monte Carlo estimate of a quantile of
     the permutation distribution: ``history["boundary_mc_se"]`` (and tidy's
     ``boundary_mc_se``) is its binomial order-statistic standard error, 0
@@ -843,7 +876,13 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     0.063 in two runs with 3 agents and 0.058 with 4 agents for n = K = 5,
     against 0.050, and 0.056 for 3 agents with one interim against 0.048
     (standard errors 0.002 to 0.003); with skewed (lognormal) scores it fell
-    far below (0.015).  Use
+    far below (0.015).  The ``adastop.fwe_spread`` rows at ratio 1 (every
+    agent identical, 600 tests each) put it at 0.068 to 0.098 with 3 and 4
+    agents of normal scores (0.037 and 0.040 with skewed ones; 0 at n = 3,
+    K = 1) and 0.110 with 8 agents (n = 5, K = 1), against 0.040 to 0.067
+    for the default.  So neither scheme keeps alpha in every design: the
+    default misses when identical agents are more spread than the others,
+    the paper's when three agents or more are identical.  Use
     ``permutations="pairwise"`` to reproduce the paper's decisions.
 
     The level is exact for identical distributions, not for equal means: a
@@ -899,7 +938,9 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
              + _interim_notes(design, options, order_column, max_interims, task_data)
              + _unused_notes(runs, pairs, design.agents, max_interims, design.has_blocks)
              + _repeat_notes(runs, design.agents, design.has_blocks)
-             + _calibration_notes("adastop", runs, options) + _monte_carlo_notes(runs, pairs, design.agents,
+             + _calibration_notes("adastop", runs, options)
+             + _spread_notes(runs, design.agents, options, design.has_blocks)
+             + _monte_carlo_notes(runs, pairs, design.agents,
                                                                                   design.has_blocks))
     return _assemble(
         AdaStopResult, runs, pairs, design.agents,
@@ -994,7 +1035,8 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
     permutations : {"joint", "pairwise"}
         How a permutation acts on the data, as in :func:`adastop`: the
         default relabels the pooled runs of all agents (exact for any number
-        of agents); ``"pairwise"`` is the paper's shared slot choice (see
+        of identical agents, not beside agents of another spread);
+        ``"pairwise"`` is the paper's shared slot choice (see
         :func:`adastop`'s Notes).
     na_action : {"raise", "drop"}
     rng : None, int or numpy.random.Generator
@@ -1048,6 +1090,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         data_name=design.data_name, nobs=design.nobs,
         notes=list(design.notes) + withheld + _unreachable_notes(design, runs)
         + _calibration_notes("permutation", runs, options)
+        + _spread_notes(runs, design.agents, options, design.has_blocks)
         + _monte_carlo_notes(runs, pairs, design.agents, design.has_blocks, sequential=False),
         options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
         extra={"p_adjusted": p_adjusted})
@@ -1161,6 +1204,57 @@ def _calibration_notes(test, runs, options):
                      f"null tests), {calibration.miss_clause(row, 1 - options.alpha, size=True)}")
     if test == "adastop":
         notes += _equal_means_notes(designs, options)
+    return notes
+
+
+def _listed(numbers, word):
+    """``[4, 10, 1000]`` as ``"4, 10 or 1000"`` (``word`` "or"), one number as itself."""
+    text = [str(x) for x in numbers]
+    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + f" {word} " + text[-1]
+
+
+def _spread_notes(runs, agents, options, has_blocks):
+    """A note per task tested with joint relabelling where two of its compared agents with ``SPREAD_MIN_RUNS`` runs
+    or more (in the task's first K batches) have standard deviations ``SPREAD_RATIO`` times apart or more, quoting
+    the ``adastop.fwe_spread`` rows (audit s23): the joint relabelling is exact when every agent's runs are
+    exchangeable under the null, and pools wide and narrow agents' runs otherwise, which shrinks the boundary of
+    two identical wide agents."""
+    table = calibration.rows(FWE_SPREAD_PROCEDURE)
+    notes = []
+    for run in runs:
+        if not run.joint:
+            continue
+        compared = np.unique(run.test.pairs)
+        given = {a: run.blocks[a][:run.schedule.max_interims].ravel() for a in compared}
+        sd = {a: float(np.std(x, ddof=1)) for a, x in given.items() if x.size >= SPREAD_MIN_RUNS}
+        if len(sd) < 2:
+            continue
+        wide, narrow = max(sd, key=sd.get), min(sd, key=sd.get)
+        if sd[wide] == 0 or sd[wide] < SPREAD_RATIO * sd[narrow]:
+            continue
+        ratio = sd[wide] / sd[narrow] if sd[narrow] > 0 else math.inf
+        measured = [r for r in table if int(r["configuration"].split("ratio=")[1]) >= SPREAD_RATIO
+                    and int(r["configuration"].split("ratio=")[1]) <= max(ratio, SPREAD_RATIO)]
+        joint = [1 - float(r["coverage"]) for r in measured if r["interval"] == "joint"]
+        pairwise = [1 - float(r["coverage"]) for r in measured if r["interval"] == "pairwise"]
+        if not joint:
+            continue
+        where = f" on task {run.name}" if has_blocks else ""
+        how = f"{ratio:.1f} times" if math.isfinite(ratio) else "infinitely (one agent's runs do not vary)"
+        ratios = sorted({int(r["configuration"].split("ratio=")[1]) for r in measured})
+        span = {c: sorted({int(r[c]) for r in measured}) for c in ("agents", "runs")}
+        interims = sorted({int(r["configuration"].split(",")[0][2:]) for r in measured})
+        notes.append(f"the runs' standard deviations{where} differ {how}: {agents[wide]} {sd[wide]:.4g}, "
+                     f"{agents[narrow]} {sd[narrow]:.4g}. The default permutations=\"joint\" relabels the pooled runs "
+                     "of every agent still running, which keeps the family-wise error at alpha when all the agents' "
+                     "runs are exchangeable under the null (identical distributions), not when identical agents sit "
+                     "beside agents of another spread: in simulations of two identical agents "
+                     f"{_listed(ratios, 'or')} times as spread as the others (equal means, "
+                     f"{span['agents'][0]} to {span['agents'][-1]} agents, n = {span['runs'][0]} to "
+                     f"{span['runs'][-1]}, K = {_listed(interims, 'and')}, alpha = 0.05; the "
+                     f"calibration table's {FWE_SPREAD_PROCEDURE} rows) it rejected a true equality in up to "
+                     f"{max(joint):.3f} of {measured[0]['n_sim']} tests, the paper's permutations=\"pairwise\" in up "
+                     f"to {max(pairwise):.3f} (which exceeds alpha instead when three agents or more are identical)")
     return notes
 
 

@@ -22,8 +22,10 @@ project specification (``specs/adastop.md`` §4.8) states it:
   exceed alpha.  ``joint=True``, the default of the public API, makes each
   path's block one relabelling of the pooled ``L n`` runs of the running
   agents, and every comparison reads its difference from it: a permutation of
-  the data, with random paths only (no exact tree).  Both are the same test
-  for two agents.
+  the data, with random paths only (no exact tree), exact when every agent's
+  runs are exchangeable under the null; identical agents beside agents of
+  another spread can exceed alpha (the ``adastop.fwe_spread`` rows of the
+  calibration table).  Both are the same test for two agents.
 
 Exact enumeration versus sampling
 ---------------------------------
