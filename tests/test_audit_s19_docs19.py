@@ -52,5 +52,5 @@ def test_backend_pages_show_the_demo_call_rlstats_demo_prints():
         return next(line for line in section.splitlines() if '``"score' in line or "not run" in line)
 
     assert "normalize='minmax', n_resamples=2000, na_action='drop'" in demo_row("bootstrap", "bootstrap")
-    assert "normalize='minmax', margin=0.5" in demo_row("equivalence", "equivalence")
+    assert "normalize='minmax', margin=0.1" in demo_row("equivalence", "equivalence")
     assert "normalize" not in demo_row("skillings_mack", "skillings_mack")  # takes no normalize=

@@ -46,7 +46,7 @@ import sys
 from typing import Any, TextIO
 from pathlib import Path
 
-from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT
+from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT, MAX_N
 
 #: options that apply when the state is created (AdaStop keywords; dashes on the command line)
 _OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
@@ -170,8 +170,6 @@ def _create(args, frame, key):
     agents = _agents_in(frame)
     options = _given_options(args)
     if "n" not in options:  # read from the batch, so its bound is no flag's (audit s23)
-        from ..methods.adastop._api import MAX_N
-
         options["n"] = _runs_per_agent(frame, agents)
         if options["n"] > MAX_N:
             raise _usage_error(f"the first batch has {options['n']:,} runs per agent, which would make n (the runs "

@@ -4,7 +4,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..._lazy import lazy_names
-from ._defaults import DEFAULT_K, LOCK_TIMEOUT
+from ._defaults import DEFAULT_K, LOCK_TIMEOUT, MAX_N
 
 # loaded on first use: `rlstats adastop --help` shows DEFAULT_K without pandas
 __getattr__: Callable[[str], Any]

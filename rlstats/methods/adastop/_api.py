@@ -50,7 +50,7 @@ from ...statistics import noise_free
 from . import _kernels as kernels
 from ._backend import REPEATED_RUNS, cost
 from ._result import AdaStopResult, PermutationResult
-from ._defaults import DEFAULT_K
+from ._defaults import DEFAULT_K, MAX_N
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Permutations, Seed
 
 __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
@@ -80,9 +80,8 @@ DECISION = "decision"
 
 # Sizes an option or a state file can ask for, checked before anything is allocated (a state with
 # K = 10**9 used to loop for ever, one with n_resamples = 10**12 to ask for terabytes).  Each bound is far
-# above what a study uses; the memory estimate below decides how they may combine.
-#: runs per agent per batch: RL studies use n = 5 to 20; a path draws 2n (or n per agent) slots
-MAX_N = 10_000
+# above what a study uses; the memory estimate below decides how they may combine (MAX_N, the runs per agent per
+# batch, lives in _defaults: the command line reads it).
 #: interims: the paper's designs use K <= 10; every path keeps one cumulative sum per interim
 MAX_K = 1_000
 #: permutation paths: 1000 times the default; the exact tree of three interims of n = 5 (8 million paths) fits
