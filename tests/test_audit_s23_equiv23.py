@@ -176,37 +176,6 @@ def test_note_across_tasks_and_its_invariances():
     assert _notes(polars.from_pandas(frame)) == [note]  # the frame library
 
 
-def test_note_of_the_aggregate(spread):
-    """The aggregate's own measurement (5 tasks, spread 4 either way, 500 data sets a point): the mean's declared
-    non-inferiority at -margin in up to 0.084 (above alpha by over 3 SE), the IQM's at most 0.056 (within)."""
-    assert _api.UNLIKE_AGGREGATE == {"noninferior": {"iqm": (True, 0.056, 500), "mean": (False, 0.084, 500)},
-                                     "equivalence": {"iqm": (True, 0.040, 500), "mean": (False, 0.084, 500)}}
-    se3 = 3 * (0.05 * 0.95 / 500) ** 0.5
-    assert 0.056 < 0.05 + se3 < 0.084
-    frame = _frame(A, B, ("t1", "t2", "t3", "t4", "t5"))  # tasks apart and runs not tied (the IQM's is given)
-    frame["score"] += np.repeat(np.arange(5) * 0.5, 10) + np.random.default_rng(0).normal(0, 0.03, len(frame))
-    (note,) = _notes(frame, aggregate="mean", rng=1)
-    assert "A vs B (across tasks: the agents' parts of its standard error 0.018 and 0.085, the aggregate (mean), " \
-        in note
-    assert "the mean's aggregate test declared non-inferiority falsely in up to 0.084 of 500 tests" in note
-    assert "aggregate='iqm' there at most 0.056" in note
-    (note,) = _notes(frame, aggregate="iqm", rng=1)
-    assert "the IQM's aggregate test declared non-inferiority falsely in up to 0.056 of 500 tests" in note
-    assert "within alpha's 3 Monte Carlo standard errors" in note
-    (note,) = _notes(frame, aggregate="mean", rng=1, alternative="equivalence", margin=0.6)
-    assert "the mean's aggregate test declared equivalence falsely in up to 0.084 of 500 tests" in note
-    assert "aggregate='iqm' there at most 0.040" in note
-    # the mean's aggregate alone declared (across="paired_t", no task declared): its figure alone
-    (note,) = _notes(frame, aggregate="mean", rng=1, across="paired_t", margin=0.3)
-    assert note.startswith("'non-inferior' with runs alike in number: A vs B (the aggregate (mean)); if the two "
-                           "agents' true spreads differ (2 to 8 times; 5 runs of an agent cannot tell), the mean's "
-                           "aggregate test declared non-inferiority falsely in up to 0.084 of 500 tests (5 tasks")
-    assert _notes(frame, aggregate="iqm", rng=1, across="paired_t", margin=0.3) == []  # the IQM's held alpha
-    # a reduced run of the script's measurement (the mean's, skewed, 5 runs, spread 1/4, 40 data sets)
-    shares = spread.aggregate_declared("mean", "skewed", 5, 0.25, 40, np.random.default_rng(7), n_resamples=100)
-    assert shares["noninferior -margin"] == pytest.approx(0.025, abs=1e-9)  # 1 of 40: the seed's, reproducible
-
-
 def test_no_note_where_not_measured_above_alpha_or_not_declared():
     assert _notes(_frame(A, B), alpha=0.1) == []  # the rows are of alpha = 0.05
     assert _notes(_frame(A, B), margin=0.01) == []  # nothing declared
