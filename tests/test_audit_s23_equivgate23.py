@@ -60,7 +60,7 @@ def test_note_of_the_aggregate(spread):
     frame = _frame(A, B, ("t1", "t2", "t3", "t4", "t5"))  # tasks apart and runs not tied (the IQM's is given)
     frame["score"] += np.repeat(np.arange(5) * 0.5, 10) + np.random.default_rng(0).normal(0, 0.03, len(frame))
     (note,) = _notes(frame, aggregate="mean", rng=1)
-    assert "A vs B (across tasks: the agents' parts of its standard error 0.018 and 0.085, the aggregate (mean), " \
+    assert "A vs B (across tasks: the agents' parts of its standard error 4.7 times apart, the aggregate (mean), " \
         in note
     assert "the mean's aggregate test declared non-inferiority falsely in up to 0.084 of 500 tests" in note
     assert "aggregate='iqm' there at most 0.056" in note

@@ -992,6 +992,16 @@ UNLIKE_AGGREGATE = {"noninferior": {"iqm": (True, 0.056, 500), "mean": (False, 0
                     "equivalence": {"iqm": (True, 0.040, 500), "mean": (False, 0.084, 500)}}
 
 
+def _apart(first, second, what="SDs"):
+    """``"SDs 5.3 times apart"``, ``"SDs alike"`` (under 1.05 times) or ``"SDs: one 0"``: how far apart two spreads
+    are, unchanged by the data's units."""
+    low, high = sorted((float(first), float(second)))
+    if not low > 0:
+        return f"{what}: one 0"
+    ratio = high / low
+    return f"{what} alike" if ratio < 1.05 else f"{what} {signif(ratio, 2)} times apart"
+
+
 def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     """The note of a test that declared its alternative where the pair's runs are alike in number (under
     :data:`UNEQUAL_RATIO`: those have :func:`_unequal_runs_note`), whatever their SDs (audit s23, review23a): with
@@ -1002,7 +1012,9 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     sample SDs looked alike (a gate on sample SDs 2 or more times apart missed 61% of them at 5 vs 5 runs, true ratio
     4). So the note is a conditional, true of the data: if the spreads differ, the worst row of each family at the
     design nearest (:func:`_unlike_spread_quote`), per task and (``across="welch"``) across tasks, with each declared
-    task's two SDs. Where the aggregate's test declared, the aggregate's own measurement (:data:`UNLIKE_AGGREGATE`).
+    task's two SDs' ratio (per task; across tasks the agents' parts of the standard error, sqrt(sum_t s_1t^2 / n_1t)
+    against sqrt(sum_t s_2t^2 / n_2t)), unchanged by units. Where the aggregate's test declared, the aggregate's own
+    measurement (:data:`UNLIKE_AGGREGATE`).
     ``published``: the table's (sd, n), agent 2 of every pair. At alpha = 0.05 only, as :func:`_size_notes`."""
     if not np.isclose(options.alpha, 0.05):
         return []
@@ -1021,7 +1033,7 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
         for k in np.flatnonzero(declared):  # only where the measured design nearest missed alpha
             rows_k = [_unlike_spread_quote(options, "welch", min(n_a[k], n_b[k]), 1, f) for f in _UNLIKE_FAMILIES]
             if any(row is not None for row in rows_k):
-                where.append(f"{tasks['task'].iloc[k]}: SDs {signif(s_a[k], 2)} and {signif(s_b[k], 2)}")
+                where.append(f"{tasks['task'].iloc[k]}: {_apart(s_a[k], s_b[k])}")
                 fewest.append(int(min(n_a[k], n_b[k])))
                 for family, row in zip(_UNLIKE_FAMILIES, rows_k):
                     if row is not None:
@@ -1034,10 +1046,8 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
             rows_x = [_unlike_spread_quote(options, "welch_mean", int(min(n_a.min(), n_b.min())), len(t), f)
                       for f in _UNLIKE_FAMILIES]
             if any(row is not None for row in rows_x):
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    part_a, part_b = np.sqrt(np.sum(s_a ** 2 / n_a)), np.sqrt(np.sum(s_b ** 2 / n_b))
-                where.insert(0, f"across tasks: the agents' parts of its standard error {signif(part_a / len(t), 2)} "
-                             f"and {signif(part_b / len(t), 2)}")
+                parts = np.sqrt(np.sum(s_a ** 2 / n_a)), np.sqrt(np.sum(s_b ** 2 / n_b))
+                where.insert(0, "across tasks: " + _apart(*parts, "the agents' parts of its standard error"))
                 fewest.append(int(min(n_a.min(), n_b.min())))
                 for family, row in zip(_UNLIKE_FAMILIES, rows_x):
                     if row is not None:
