@@ -1,0 +1,70 @@
+"""Audit s23 (nearest23): one rule for the simulated task counts whose calibration rows speak for a design.
+
+Every note quoting rows by task count reads the rows of the simulated counts that bracket the design's (its own
+count alone where simulated; the end of the grid beyond it) and quotes the worse (review23a: equivalence read the 5-task
+rows at 12-15 tasks where the bootstrap read 26; the bootstrap's small-runs note read one task count's rows of 160
+intervals each, so a 2-task design at 5 runs of the expanded median was told nothing where a re-measurement of 640
+intervals gave 0.884).
+"""
+from types import SimpleNamespace
+
+import pytest
+
+import rlstats
+from rlstats import calibration
+from rlstats.methods.bootstrap import _small_runs as small_runs
+
+XFAIL = pytest.mark.xfail(strict=True, reason="audit s23 nearest23: task counts chosen by differing nearest rules")
+
+
+@XFAIL
+def test_bracketing_counts_is_the_one_rule():
+    bracket = calibration.bracketing_counts
+    assert [bracket((1, 5, 26), n) for n in (1, 2, 4, 5, 6, 12, 15, 25, 26, 57)] == [
+        (1,), (1, 5), (1, 5), (5,), (5, 26), (5, 26), (5, 26), (5, 26), (26,), (26,)]
+    assert bracket((5, 10, 26), 2) == (5,) and bracket((5, 10, 26), 7) == (5, 10)
+    assert calibration.bracket_words((5, 26), "26") == "5 and 26 tasks (the worse on 26)"
+    assert calibration.bracket_words((1,), 1) == "1 task"
+
+
+@XFAIL
+def test_two_task_design_reads_the_one_task_rows_beside_the_five_task_rows():
+    # the expanded median at 5 runs: the 5-task rows hold (0.931 skewed, its worst draw 0.85 within 3 SE of a draw of
+    # 40), the 1-task rows miss (0.80 skewed); review23a re-measured 640 intervals: 0.884 at 2 tasks, 0.887 at 5
+    note = small_runs.coverage_note("expanded", "median", "median", 5, tasks=2)
+    assert note == ("5 runs per task are few for expanded intervals of the median: in simulations on 1 and 5 tasks "
+                    "with 5 runs per task, nominal 95% intervals covered 0.80 to 0.96; interval=\"studentized\" (the "
+                    "default) covered 0.96 to 0.99 on 5 tasks")
+
+
+@XFAIL
+def test_equivalence_size_note_at_twenty_tasks_reads_the_five_task_rows():
+    # TOST's paired t over tasks at 20 runs (its saturated rows set aside for the plain test): the 5-task rows miss
+    # alpha (capped scores, 0.939 at +margin, worst draw 0.904), the 26-task rows hold; 20 tasks read the 26-task
+    # rows alone before (plain distance) and said nothing
+    from rlstats.methods.equivalence import _api
+
+    rows = [r for r in calibration.rows("equivalence.size")
+            if not _api._unlike_spread_row(r) and r["distribution"] != "saturated"]
+    quoted = calibration.shortfall([r for r in rows if r["tasks"] in ("5", "26")], 0.95, test="tost",
+                                   interval="paired_t", runs=20)
+    assert (quoted["tasks"], quoted["coverage"], quoted["distribution"]) == ("5", "0.939", "capped")
+    assert calibration.shortfall(rows, 0.95, test="tost", interval="paired_t", runs=20, tasks=26) is None
+    data = rlstats.datasets.simulate(agents=2, tasks=20, seeds=20, rng=0)
+    res = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, across="paired_t", aggregate=None)
+    said = [n for n in res.notes if n.startswith("measured size at the margin")]
+    assert len(said) == 1 and said[0].startswith(
+        "measured size at the margin of the across tasks test (paired t over tasks) at 5 and 26 tasks (the worse on "
+        "5) and 20 runs per agent: 0.061, 0.096 in the worst of its")
+
+
+@XFAIL
+def test_unlike_spread_quote_at_twenty_tasks_reads_the_worse_five_task_rows():
+    # welch_mean at 5 runs, spread 4: the 5-task rows miss worse (0.859) than the 26-task rows (0.9); 20 tasks read
+    # the 26-task rows alone before
+    from rlstats.methods.equivalence import _api
+
+    options = SimpleNamespace(higher_is_better=True, alternative="equivalence")
+    row = _api._unlike_spread_quote(options, "welch_mean", 5, 20, 4.0)
+    five = _api._unlike_spread_quote(options, "welch_mean", 5, 5, 4.0)
+    assert row["tasks"] == "5" and row["coverage"] == five["coverage"]
