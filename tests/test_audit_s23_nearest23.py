@@ -14,10 +14,8 @@ import rlstats
 from rlstats import calibration
 from rlstats.methods.bootstrap import _small_runs as small_runs
 
-XFAIL = pytest.mark.xfail(strict=True, reason="audit s23 nearest23: task counts chosen by differing nearest rules")
 
 
-@XFAIL
 def test_bracketing_counts_is_the_one_rule():
     bracket = calibration.bracketing_counts
     assert [bracket((1, 5, 26), n) for n in (1, 2, 4, 5, 6, 12, 15, 25, 26, 57)] == [
@@ -27,7 +25,6 @@ def test_bracketing_counts_is_the_one_rule():
     assert calibration.bracket_words((1,), 1) == "1 task"
 
 
-@XFAIL
 def test_two_task_design_reads_the_one_task_rows_beside_the_five_task_rows():
     # the expanded median at 5 runs: the 5-task rows hold (0.931 skewed, its worst draw 0.85 within 3 SE of a draw of
     # 40), the 1-task rows miss (0.80 skewed); review23a re-measured 640 intervals: 0.884 at 2 tasks, 0.887 at 5
@@ -37,7 +34,6 @@ def test_two_task_design_reads_the_one_task_rows_beside_the_five_task_rows():
                     "default) covered 0.96 to 0.99 on 5 tasks")
 
 
-@XFAIL
 def test_equivalence_size_note_at_twenty_tasks_reads_the_five_task_rows():
     # TOST's paired t over tasks at 20 runs (its saturated rows set aside for the plain test): the 5-task rows miss
     # alpha (capped scores, 0.939 at +margin, worst draw 0.904), the 26-task rows hold; 20 tasks read the 26-task
@@ -58,7 +54,6 @@ def test_equivalence_size_note_at_twenty_tasks_reads_the_five_task_rows():
         "5) and 20 runs per agent: 0.061, 0.096 in the worst of its")
 
 
-@XFAIL
 def test_unlike_spread_quote_at_twenty_tasks_reads_the_worse_five_task_rows():
     # welch_mean at 5 runs, spread 4: the 5-task rows miss worse (0.859) than the 26-task rows (0.9); 20 tasks read
     # the 26-task rows alone before
