@@ -118,10 +118,50 @@ def shortfall(rows: Iterable[dict[str, str]], level: float, **design: object) ->
     return min(short, key=worst_coverage) if short else None
 
 
-def nearest_count(counts: Iterable[int], n: int) -> int:
-    """The one of ``counts`` (numbers of tasks a simulation grid measured) nearest ``n`` on a log scale, the smaller
-    on a tie: the grid point whose rows speak for a design of ``n`` (the bootstrap's interval and profile notes)."""
-    return min(sorted(counts), key=lambda count: abs(math.log(count) - math.log(n)))
+def bracketing_counts(counts: Iterable[int], n: int) -> tuple[int, ...]:
+    """The simulated counts (numbers of tasks a grid measured) whose rows speak for a design of ``n``: ``n`` alone
+    where it was simulated, else the two that bracket it (the largest below, the smallest above); beyond the grid,
+    its end (the largest below a design larger than every count, the smallest above one smaller than all).
+
+    The one rule of every note quoting rows by task count (audit s23, nearest23): a note reads the rows of both
+    neighbours and quotes the worse, so it never goes silent because one neighbour is lucky (160 simulated
+    intervals a row leave 3 Monte Carlo SE of 0.05 at 95%), and a design of 2 tasks reads its 1- and 5-task rows.
+    """
+    grid = sorted(set(counts))
+    if not grid:
+        raise ValueError("no simulated counts to bracket a design with")
+    if n in grid:
+        return (n,)
+    below, above = [c for c in grid if c < n], [c for c in grid if c > n]
+    return tuple(([below[-1]] if below else []) + ([above[0]] if above else []))
+
+
+def bracketing_rows(rows: Iterable[dict[str, str]], n: int,
+                    column: str = "tasks") -> tuple[list[dict[str, str]], tuple[int, ...]]:
+    """The ``rows`` whose ``column`` (a count) is one of :func:`bracketing_counts` of ``n`` over the rows' counts,
+    and those counts (empty and ``()`` where no row has a count)."""
+    rows = list(rows)
+    counts = {int(row[column]) for row in rows if row.get(column, "")}
+    if not counts:
+        return [], ()
+    kept = bracketing_counts(counts, n)
+    return [row for row in rows if row.get(column, "") and int(row[column]) in kept], kept
+
+
+def bracket_words(counts: Iterable[int], quoted: int | str, noun: str = "task") -> str:
+    """``"5 and 26 tasks (the worse on 5)"`` naming the bracketing ``counts`` a note read and the one whose row it
+    quotes (``quoted``); ``"5 tasks"`` where it read one count."""
+    counts = sorted(set(int(c) for c in counts))
+    words = counts_words(counts, noun)
+    return words if len(counts) == 1 else f"{words} (the worse on {int(quoted)})"
+
+
+def counts_words(counts: Iterable[int], noun: str = "task") -> str:
+    """``"5 and 26 tasks"``, ``"1 task"``: the simulated counts a note quotes, named."""
+    counts = sorted(set(int(c) for c in counts))
+    plural = noun if counts == [1] else noun + "s"
+    return (f"{counts[0]}" if len(counts) == 1 else ", ".join(map(str, counts[:-1])) + f" and {counts[-1]}") + \
+        f" {plural}"
 
 
 def worst_coverage(row: dict[str, str]) -> float:

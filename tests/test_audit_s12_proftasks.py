@@ -199,6 +199,6 @@ def test_skew_t_result_reads_its_own_rows_and_describes_its_band():
     t_band = rlstats.performance_profile(frame, "score ~ agent | task", kind="tasks", tau=[0.0], interval="t")
     assert any(n.startswith("pointwise 95% t profile bands from 3 runs") for n in t_band.notes)
     row = {**rows[0], "coverage": "0.9", "coverage_min": "0.88", "configuration": "tau below mean 1 of 5"}
-    note = _api._tasks_shortfall_note(row, 3, "skew_t")
+    note = _api._tasks_shortfall_note(row, 3, "skew_t", (5,))
     assert note.startswith("pointwise 95% skew_t profile bands from 3 runs per task") and "0.90 of 4000" in note
     assert "skewness read from the agent's tasks" in note and "lowest true task mean" in note

@@ -17,16 +17,19 @@ from test_audit_s21_bayescal21 import _frame  # two agents of given paired diffe
 REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
 
 
-@pytest.mark.parametrize("tasks, runs, looked_up", [((10, 5, (10, 5))), ((10, 3, (10, 3))), ((26, 5, (26, 5))),
-                                                     ((5, 5, (5, 5))), ((12, 6, (10, 5)))])
+@pytest.mark.parametrize("tasks, runs, looked_up", [((10, 5, ((10,), 5))), ((10, 3, ((10,), 3))),
+                                                     ((26, 5, ((26,), 5))), ((5, 5, ((5,), 5))),
+                                                     ((12, 6, ((10, 26), 5)))])
 def test_a_design_is_looked_up_at_its_own_or_nearest_measured_row(monkeypatch, tasks, runs, looked_up):
     # a "practically equivalent" reading (P(rope) >= 0.95) of 10 tasks x 5 runs is read against the rows of 10 x 5,
     # which the table now holds, not those of 5 x 3 (the nearest of bayescal21's 5 and 26 tasks x 3 and 10 runs)
     res, asked = looked_up_rows(monkeypatch, np.random.default_rng(3).normal(0.0, 0.5, size=(tasks, runs)))
     assert res.comparisons["p_rope"].iloc[0] >= 0.95
     assert asked == [looked_up]
-    assert [r for r in calibration.rows("bayes.decision") if r["test"] == "signed_rank"
-            and (int(r["tasks"]), int(r["runs"])) == looked_up and r["statistic"] == "false_equivalence"]
+    # nearest23: 12 tasks read the rows of 10 and 26 tasks, the tasks bracketing them (10 alone before)
+    assert all([r for r in calibration.rows("bayes.decision") if r["test"] == "signed_rank"
+                and (int(r["tasks"]), int(r["runs"])) == (t, looked_up[1]) and r["statistic"] == "false_equivalence"]
+               for t in looked_up[0])
 
 
 def looked_up_rows(monkeypatch, x):
@@ -36,7 +39,7 @@ def looked_up_rows(monkeypatch, x):
     shortfall = calibration.shortfall
 
     def spy(rows, level, **design):
-        asked.append((design["tasks"], design["runs"]))
+        asked.append((tuple(sorted({int(r["tasks"]) for r in rows})), design["runs"]))
         return shortfall(rows, level, **design)
 
     monkeypatch.setattr(_api.calibration, "shortfall", spy)

@@ -23,7 +23,8 @@ from test_audit_s21_bayescal21b import looked_up_rows
 REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
 
 
-@pytest.mark.parametrize("tasks, runs, looked_up", [(26, 1, (26, 1)), (7, 2, (5, 2)), (10, 1, (10, 1))])
+# nearest23: 7 tasks read the 5- and 10-task rows that bracket them (the 5-task rows alone before)
+@pytest.mark.parametrize("tasks, runs, looked_up", [(26, 1, ((26,), 1)), (7, 2, ((5, 10), 2)), (10, 1, ((10,), 1))])
 def test_one_run_per_task_is_read_at_its_measured_row(monkeypatch, tasks, runs, looked_up):
     res, asked = looked_up_rows(monkeypatch, np.random.default_rng(3).normal(0.0, 0.3, size=(tasks, runs)))
     assert res.comparisons["p_rope"].iloc[0] >= 0.95

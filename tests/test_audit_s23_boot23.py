@@ -41,14 +41,17 @@ def test_coverage_note_at_five_runs_reads_the_26_task_rows(atari):
                    "covered 0.99 to 0.99"]
 
 
-def test_nearest_grid_tasks_on_a_log_scale():
-    from rlstats.calibration import nearest_count
-    assert [nearest_count({5, 26}, n) for n in (2, 5, 10, 11, 12, 26, 57)] == [5, 5, 5, 5, 26, 26, 26]
-    # the rows read: 10 tasks quote the 5-task rows (percentile IQM at 3 runs 0.800 to 0.850), one task its own
-    assert small_runs.measured_coverage("percentile", "iqm", tasks=10)[3] == (0.8, 0.85)
+def test_grid_tasks_bracketing_the_design():
+    # nearest23: the log-nearest count (nearest_count, 10 tasks -> 5) gave way to the counts bracketing the design
+    from rlstats.calibration import bracketing_counts
+    assert [bracketing_counts({1, 5, 26}, n) for n in (2, 5, 10, 11, 12, 26, 57)] == [
+        (1, 5), (5,), (5, 26), (5, 26), (5, 26), (26,), (26,)]
+    # the rows read: 10 tasks quote the 5- and 26-task rows (percentile IQM at 3 runs 0.800 to 0.881; the 5-task
+    # rows' 0.800 to 0.850 before), one task its own
+    assert small_runs.measured_coverage("percentile", "iqm", tasks=10)[3] == (0.8, 0.88125)
     assert small_runs.measured_coverage("percentile", "iqm", tasks=26)[3] == (0.85, 0.88125)
     note = small_runs.coverage_note("percentile", "IQM", "iqm", 3, tasks=10)
-    assert "in simulations on 5 tasks with 3 runs per task, nominal 95% intervals covered 0.80 to 0.85" in note
+    assert "in simulations on 5 and 26 tasks with 3 runs per task, nominal 95% intervals covered 0.80 to 0.88" in note
 
 
 # ----------------------------------------------------------------------------- numbers against independent values

@@ -1533,7 +1533,15 @@ def test_profile_band_quotes_its_measured_coverage(monkeypatch):
             row(1, 3, "normal", 0.051, 0.1), row(5, 10, "normal", 0.501, 0.95),
             row(5, 3, "normal", 0.051, 0.9, "wilson"), row(5, 10, "normal", 0.501, 0.95, "wilson"))
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "bootstrap.profile" else ())
-    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=4, rng=0)  # 4 runs read as 3; 4 tasks nearest 5
+    # nearest23: 4 tasks read the 1- and 5-task rows that bracket them and quote the worse, the 1-task row's 0.10
+    # (the 5-task row's 0.45 before, 5 the nearest on a log scale); 5 tasks read their own
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=4, rng=0)  # 4 runs read as 3
+    notes = performance_profile(df, FORMULA, interval="percentile", n_resamples=100, rng=0).notes
+    assert ("pointwise 95% percentile profile bands from 4 runs per task: in simulations with 3 runs per task on 1 "
+            "and 5 tasks (the worse on 1), a band held the true profile at a threshold where it is 0.05 in 0.10 of "
+            "6000 simulated bands (normal scores, 0.09 in its worst draw of the tasks' offsets and scales); the "
+            "default interval='wilson' held its level there") in notes
+    df = rlstats.datasets.simulate(agents=2, tasks=5, seeds=4, rng=0)
     notes = performance_profile(df, FORMULA, interval="percentile", n_resamples=100, rng=0).notes
     assert ("pointwise 95% percentile profile bands from 4 runs per task: in simulations with 3 runs per task on 5 "
             "tasks, a band held the true profile at a threshold where it is 0.05 in 0.45 of 6000 simulated bands "

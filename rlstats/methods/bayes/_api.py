@@ -64,8 +64,8 @@ FEW_PAIRED_RUNS = 10
 #: (the ``bayes.decision`` rows of rlstats/calibration.csv, tests/reference/bayes_decisions.py): "practically
 #: equivalent" where P(rope) reaches DECISION_THRESHOLD, "better" or "worse" where P(better) or P(worse) does
 DECISION_PROCEDURE = "bayes.decision"
-#: the tasks and runs per cell the rows measured, by model (a design is read at the nearest of each; bayescal21b added
-#: 10 tasks and 5 runs; audit s22 the signed-rank model's 1 and 2 runs, per-task means as a paper's tables give them)
+#: the tasks and runs per cell the rows measured, by model (a design is read at the task counts bracketing its own and
+#: the nearest runs; bayescal21b added 10 tasks and 5 runs; audit s22 the signed-rank model's 1 and 2 runs, per-task means as a paper's tables give them)
 DECISION_TASKS = (5, 10, 26)
 DECISION_RUNS = {"signed_rank": (1, 2, 3, 5, 10), "hierarchical": (3, 5, 10)}
 #: the most orderings an ordering table may list (k! grows fast; the draws only ever show some)
@@ -938,9 +938,10 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
 
 def _decision_notes(design, options, comparisons, first, second, present):
     """The measured error of the decisions a reader takes from this result's probabilities, where the calibration
-    table shows it above 1 - DECISION_THRESHOLD (0.05) by more than 3 Monte Carlo SE at the nearest measured design
-    (:func:`rlstats.calibration.shortfall`, the rule of every other note that quotes the table): for the pairs with
-    P(rope) >= 0.95, how often the model read "practically equivalent" when the true mean difference sat on the ROPE's
+    table shows it above 1 - DECISION_THRESHOLD (0.05) by more than 3 Monte Carlo SE at the measured design (the
+    worse of the task counts bracketing the pair's shared tasks, :func:`rlstats.calibration.bracketing_counts`; the
+    nearest runs; :func:`rlstats.calibration.shortfall`, the rule of every other note that quotes the table): for
+    the pairs with P(rope) >= 0.95, how often the model read "practically equivalent" when the true mean difference sat on the ROPE's
     edge or beyond; for those with P(better) or P(worse) >= 0.95, how often it read a difference between alike agents.
     These are posterior decisions, not tests: the note quotes the measured rate and promises no level."""
     rows = calibration.rows(DECISION_PROCEDURE)
@@ -955,13 +956,13 @@ def _decision_notes(design, options, comparisons, first, second, present):
             ("false_equivalence", p[:, 1] >= DECISION_THRESHOLD, "practically equivalent", "P(rope)"),
             ("false_difference", (p[:, 0] >= DECISION_THRESHOLD) | (p[:, 2] >= DECISION_THRESHOLD),
              "practically better or worse", "P(better) or P(worse)")):
-        by_design: dict[tuple[int, int], list[int]] = {}
+        by_design: dict[tuple[tuple[int, ...], int], list[int]] = {}
         outside: list[tuple[int, str]] = []
         for k in np.flatnonzero(decided):
             shared = present[k]
             tasks = int(shared.sum())
             runs = int(np.minimum(counts[shared, first[k]], counts[shared, second[k]]).min())
-            key = (min(DECISION_TASKS, key=lambda t: (abs(t - tasks), t)),
+            key = (calibration.bracketing_counts(DECISION_TASKS, tasks),  # read both sides' rows (nearest23)
                    min(measured_runs, key=lambda r: (abs(r - runs), r)))
             by_design.setdefault(key, []).append(k)
             if not (DECISION_TASKS[0] <= tasks <= DECISION_TASKS[-1]
@@ -980,8 +981,8 @@ def _decision_notes(design, options, comparisons, first, second, present):
                 f"{DECISION_TASKS[-1]} shared tasks, {measured_runs[0]} to {measured_runs[-1]} runs per agent): how "
                 "often this decision errs here is not measured")
         for (tasks, runs), pairs in sorted(by_design.items()):
-            row = calibration.shortfall(rows, DECISION_THRESHOLD, test=options.model, statistic=statistic,
-                                        tasks=tasks, runs=runs)
+            row = calibration.shortfall([row for row in rows if int(row["tasks"]) in tasks], DECISION_THRESHOLD,
+                                        test=options.model, statistic=statistic, runs=runs)
             if row is None:
                 continue
             which = listed([f"{comparisons['agent_1'].iloc[k]} vs {comparisons['agent_2'].iloc[k]}" for k in pairs], 8)
@@ -990,7 +991,8 @@ def _decision_notes(design, options, comparisons, first, second, present):
                      if statistic == "false_equivalence" else "the agents were alike (true difference 0)")
             notes.append(
                 f"{which}: {which_p} of at least {DECISION_THRESHOLD} read as '{word}' is a posterior decision, "
-                f"not a test; at the measured design nearest this one ({row['tasks']} tasks, "
+                f"not a test; at the measured design{'s either side of' if len(tasks) > 1 else ' nearest'} this "
+                f"one ({calibration.bracket_words(tasks, row['tasks'])}, "
                 f"{count(int(row['runs']), 'run')} per agent, "
                 f"{row['distribution'].replace('_', '-')} scores) the {options.model.replace('_', '-')} model read "
                 f"'{word}' where {truth} in {1 - float(row['coverage']):.3f} of {row['n_sim']} simulated data sets"

@@ -1125,8 +1125,9 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
     rows, or for its percentile band the note of audit s9's measurement).
 
     The design is read as the table's largest run count at most the fewest runs per task (its smallest when there
-    are fewer; none beyond its largest: nothing was measured there) and its number of tasks nearest on a log scale;
-    the lowest row over score distributions and thresholds is quoted, with the middle of the profile beside it.
+    are fewer; none beyond its largest: nothing was measured there) and the numbers of tasks simulated that bracket
+    its own (:func:`rlstats.calibration.bracketing_counts`); the lowest row over them, score distributions and
+    thresholds is quoted, with the middle of the profile beside it.
     """
     if kind == "tasks" and interval == "percentile" and not task_bootstrap:
         return [_TASKS_PROFILE_NOTE]
@@ -1141,12 +1142,12 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
     if fewest > measured[-1]:
         return []
     runs = max((c for c in measured if c <= fewest), default=measured[0])
-    tasks = calibration.nearest_count({int(row["tasks"]) for row in rows}, design.n_tasks)
-    row = calibration.shortfall(rows, 0.95, runs=runs, tasks=tasks)
+    at_runs, bracket = calibration.bracketing_rows([r for r in rows if r["runs"] == str(runs)], design.n_tasks)
+    row = calibration.shortfall(at_runs, 0.95)  # the worse of the task counts bracketing this design's (nearest23)
     if row is None:
         return []
     if kind == "tasks":
-        return [_tasks_shortfall_note(row, fewest, interval)]
+        return [_tasks_shortfall_note(row, fewest, interval, bracket)]
     middle = [float(r["coverage"]) for r in rows if (r["runs"], r["tasks"], r["distribution"], r["configuration"])
               == (row["runs"], row["tasks"], row["distribution"], "profile 0.501")]
     beside = f"; {middle[0]:.2f} where it is 0.5" if middle else ""
@@ -1155,7 +1156,8 @@ def _profile_coverage_notes(design, interval, kind, confidence_level, task_boots
     way_on = ("the default interval='wilson' held its level there" if interval == "percentile"
               else "more runs per task are needed for the stated level")
     return [f"pointwise 95% {interval} profile bands from {fmt.count(fewest, 'run')} per task: in "
-            f"simulations with {runs} runs per task on {fmt.count(tasks, 'task')}, a band held the true profile at a "
+            f"simulations with {runs} runs per task on {calibration.bracket_words(bracket, row['tasks'])}, a band "
+            "held the true profile at a "
             f"threshold where it is {where:.2f} in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands "
             f"({row['distribution']} scores{draws}){beside}; {way_on}"]
 
@@ -1167,8 +1169,9 @@ def _worst_draw(row):
     return f", {low:.2f} in its worst draw of the tasks' offsets and scales" if low < float(row["coverage"]) else ""
 
 
-def _tasks_shortfall_note(row, fewest, interval):
-    """The note quoting a ``bootstrap.profile_tasks`` row short of 95% (configuration ``tau at|below mean k of T``)."""
+def _tasks_shortfall_note(row, fewest, interval, bracket):
+    """The note quoting a ``bootstrap.profile_tasks`` row short of 95% (configuration ``tau at|below mean k of T``),
+    the worse of those at the task counts ``bracket`` (:func:`rlstats.calibration.bracketing_counts`)."""
     _, side, _, k, _, tasks = row["configuration"].split()
     k, tasks = int(k), int(tasks)
     which = ("the task's true mean" if tasks == 1 else "the lowest true task mean" if k == 1 else
@@ -1179,7 +1182,8 @@ def _tasks_shortfall_note(row, fewest, interval):
            "each task's mean is bounded by a Student t interval, which skewed runs or runs at a ceiling push below "
            "its level, and more runs do not mend that (the default interval='skew_t' corrects it for their skew)")
     return (f"pointwise 95% {interval} profile bands from {fmt.count(fewest, 'run')} per task: in simulations with "
-            f"{row['runs']} runs per task on {fmt.count(tasks, 'task')}, a band held the true fraction of tasks "
+            f"{row['runs']} runs per task on {calibration.bracket_words(bracket, tasks)}, a band held the true "
+            "fraction of tasks "
             f"above tau in {float(row['coverage']):.2f} of {row['n_sim']} simulated bands at its worst threshold, "
             f"tau {where} ({row['distribution'].replace('_', '-')} scores{draws}): {why}")
 

@@ -116,9 +116,10 @@ def one_task_only(row):
 def _rows_by_runs(interval, metric_key, single_task=False, tasks=None):
     """{runs per task: the calibration rows} of nominal 95% ``interval`` intervals of ``metric_key``: for a design of
     one task (``single_task``) its one-task rows, else the grid's rows (every number of tasks, as before audit s19);
-    ``tasks`` (a design of several tasks): the rows of the grid's number of tasks above one nearest it on a log scale
-    (audit s23: a 26-task design was quoted the 1- and 5-task rows too, percentile IQM 0.72 to 0.88 at 3 runs where
-    its 26-task rows read 0.85 to 0.88)."""
+    ``tasks`` (a design of several tasks): the rows of the grid's numbers of tasks that bracket it
+    (:func:`rlstats.calibration.bracketing_counts`; audit s23: a 26-task design was quoted the 1- and 5-task rows too,
+    percentile IQM 0.72 to 0.88 at 3 runs where its 26-task rows read 0.85 to 0.88; nearest23: a design of 2 to 4
+    tasks reads the 1-task grid rows beside the 5-task ones, one of 6 to 25 the 5- and 26-task rows)."""
     # a former default's interval of a metric it shares with a later one: the table keeps that one's rows alone
     if interval == "studentized_unwidened" and metric_key not in ("mean", "median"):
         interval = "studentized_no_welch"  # the optimality gap's is the one before the Welch floor
@@ -130,18 +131,19 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None):
                 row["tasks"] == "1" if single_task else not one_task_only(row)):
             found.setdefault(int(row["runs"]), []).append(row)
     if tasks is not None and not single_task:
-        counts = {int(row["tasks"]) for rows in found.values() for row in rows} - {1}
+        counts = {int(row["tasks"]) for rows in found.values() for row in rows}
         if counts:
-            nearest = str(calibration.nearest_count(counts, tasks))
+            bracket = {str(count) for count in calibration.bracketing_counts(counts, tasks)}
             found = {runs: kept for runs, rows in found.items()
-                     if (kept := [row for row in rows if row["tasks"] == nearest])}
+                     if (kept := [row for row in rows if row["tasks"] in bracket])}
     return found
 
 
 def measured_coverage(interval, metric_key, single_task=False, tasks=None):
     """{runs per task: (lowest, highest) coverage over the simulated settings} of nominal 95% ``interval``
     intervals of ``metric_key``, from the calibration table (empty when it has no rows for them); ``single_task``:
-    of the one-task settings alone; ``tasks``: of the grid's number of tasks nearest a design's (:func:`_rows_by_runs`)."""
+    of the one-task settings alone; ``tasks``: of the grid's numbers of tasks bracketing a design's
+    (:func:`_rows_by_runs`)."""
     return {runs: (min(float(r["coverage"]) for r in rows), max(float(r["coverage"]) for r in rows))
             for runs, rows in _rows_by_runs(interval, metric_key, single_task, tasks).items()}
 
@@ -150,7 +152,8 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval`` (some simulated setting
     at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
     runs, named where others have more (" (of IRIS)"); ``single_task``: the design has one task (its rows are read);
-    ``tasks``: the design's number of tasks, whose nearest on the grid is read and named (None: every grid row)."""
+    ``tasks``: the design's number of tasks, whose bracketing numbers on the grid are read and named (None: every
+    grid row)."""
     if single_task:
         tasks = None
     table = measured_coverage(interval, metric_key, single_task, tasks)
@@ -164,7 +167,8 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     rows = _rows_by_runs(interval, metric_key, single_task, tasks)[runs]
     if not any(calibration.misses(row, 0.95) for row in rows):
         return None
-    where = " of one task" if single_task else "" if tasks is None else f" on {rows[0]['tasks']} tasks"
+    where = (" of one task" if single_task else "" if tasks is None
+             else f" on {calibration.counts_words(int(row['tasks']) for row in rows)}")
     default = "score" if metric_key == "probability_of_improvement" else "studentized"
     # No default's row misses at the most runs simulated (20 runs a task on the grid, 200 on one task; since the
     # Welch floor, audit s20), so the default's text below is of fewer runs than that, where more runs help; the
@@ -178,6 +182,9 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
         better = None  # the default is withheld there (audit s19): no way on to quote
     if better is not None:
         text += f"; interval=\"{default}\" (the default) covered {better[0]:.2f} to {better[1]:.2f}"
+        theirs = {int(row["tasks"]) for row in _rows_by_runs(default, metric_key, single_task, tasks)[runs]}
+        if tasks is not None and not single_task and theirs != {int(row["tasks"]) for row in rows}:
+            text += f" on {calibration.counts_words(theirs)}"  # the default's grid lacks the 1-task rows
     return text
 
 

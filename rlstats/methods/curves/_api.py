@@ -1111,17 +1111,13 @@ def _df_range(df):
     return f"df = {low}" if low == high else f"df from {low} to {high}"
 
 
-def _nearest(value, grid):
-    """The grid value nearest to ``value`` on a log scale."""
-    return min(grid, key=lambda g: abs(math.log(g) - math.log(value)))
-
-
 def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
     """The measured coverage of each band where the table shows it short of its level at this design; those of
     the agents' bands (not of the differences) are added to ``about_bands`` too.
 
     The design is read as the table's largest run count at most ``runs_per_task`` (coverage grows with runs)
-    and its number of tasks nearest to ``n_tasks``; the lowest row over score distributions is quoted.
+    and the numbers of tasks simulated that bracket ``n_tasks`` (:func:`rlstats.calibration.bracketing_counts`);
+    the lowest row over them and the score distributions is quoted.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
             and row.get("interval", "") in (method, "")]
@@ -1133,7 +1129,7 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
     runs_grid = sorted({int(row["runs"]) for row in rows if int(row["runs"]) <= runs_per_task})
     if not runs_grid:
         return []
-    tasks = _nearest(n_tasks, {int(row["tasks"]) for row in rows})
+    bracket = calibration.bracketing_counts({int(row["tasks"]) for row in rows}, n_tasks)
     kinds = [("simultaneous", options.confidence_level), ("pointwise", options.confidence_level)]
     rows = [row for row in rows if row["band"] not in ("simultaneous", "pointwise") or row.get("interval") == method]
     if options.pairs:
@@ -1142,12 +1138,14 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
     for band, level in kinds:
         if not math.isclose(level, CALIBRATION_LEVEL):
             continue
-        row = calibration.shortfall(rows, level, band=band, runs=runs_grid[-1], tasks=tasks)
+        row = calibration.shortfall([row for row in rows if int(row["tasks"]) in bracket], level, band=band,
+                                    runs=runs_grid[-1])
         if row is not None:
             what = {"difference": "rate at which the difference band holds 0 under no difference"}.get(
                 band, f"coverage of the {band} band")
-            notes.append(f"measured {what} of the {_label(options.statistic_name)} at the nearest simulated design "
-                         f"({row['runs']} runs per task, {row['tasks']} task{'s' if row['tasks'] != '1' else ''}): "
+            at = "simulated designs either side of this one" if len(bracket) > 1 else "nearest simulated design"
+            notes.append(f"measured {what} of the {_label(options.statistic_name)} at the {at} ({row['runs']} runs per task, "
+                         f"{calibration.bracket_words(bracket, row['tasks'])}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
             if band != "difference":

@@ -855,8 +855,9 @@ def _across_notes(table, across, short, still):
 
 def _size_notes(design, options, table):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
-    SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs and tasks
-    measured), for each test given."""
+    SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs measured and the
+    worse of the task counts bracketing the design's, :func:`rlstats.calibration.bracketing_counts`), for each test
+    given."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
     runs = int(design.counts[design.counts > 0].min())
@@ -872,14 +873,14 @@ def _size_notes(design, options, table):
             # the plain one's rows of the saturated family describe a test no longer run on such runs
             interval = "paired_t_bounded" if detail.startswith("capped") else interval
             rows = [r for r in table_rows if interval == "paired_t_bounded" or r["distribution"] != "saturated"]
-        tasks = (1, 5, 26) if interval == "welch" else (5, 26)
-        columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval, "runs": measured_runs,
-                   "tasks": min(tasks, key=lambda t: (abs(t - design.n_tasks), t))}
+        tasks = calibration.bracketing_counts((1, 5, 26) if interval == "welch" else (5, 26), design.n_tasks)
+        columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval, "runs": measured_runs}
         if interval == "bootstrap_t":
             columns["metric"] = options.aggregate
-        row = calibration.shortfall(rows, 0.95, **columns)
+        row = calibration.shortfall([r for r in rows if int(r["tasks"]) in tasks], 0.95, **columns)
         if row is not None:
-            notes.append(f"measured size at the margin of the {scope} test ({method}) at {row['tasks']} tasks and "
+            notes.append(f"measured size at the margin of the {scope} test ({method}) at "
+                         f"{calibration.bracket_words(tasks, row['tasks'])} and "
                          f"{row['runs']} runs per agent: {1 - float(row['coverage']):.3f}"
                          f"{calibration.worst_draw_clause(row, size=True)} ("
                          f"{row['distribution'].replace('_', '-')} scores, {row['configuration']}; {row['n_sim']} "
@@ -970,14 +971,14 @@ def _spread_label(spread):
 def _unlike_spread_quote(options, interval, runs, tasks, family):
     """The calibration row of equal runs and unlike spreads that misses alpha worst on ``family``'s scores, over every
     measured spread (:data:`UNLIKE_SPREADS`, either agent the wider: a few runs cannot tell the true spreads, so none
-    is ruled out) and, for TOST, both margins, the runs and tasks measured nearest; None where none misses. The
-    spreads are symmetric, so the test of agent 2 against agent 1 (non-inferiority with lower scores better) has the
-    same worst row, read mirrored."""
-    rows = [row for row in calibration.rows(CALIBRATION) if _unlike_spread_row(row)]
+    is ruled out) and, for TOST, both margins, at the runs measured nearest and the task counts bracketing ``tasks``
+    (:func:`rlstats.calibration.bracketing_counts`, the worse); None where none misses. The spreads are symmetric, so
+    the test of agent 2 against agent 1 (non-inferiority with lower scores better) has the same worst row, read
+    mirrored."""
+    bracket = (1,) if interval == "welch" else calibration.bracketing_counts((5, 26), tasks)
+    rows = [row for row in calibration.rows(CALIBRATION) if _unlike_spread_row(row) and int(row["tasks"]) in bracket]
     return calibration.shortfall(rows, 0.95, test=_CALIBRATED_TESTS[options.alternative], interval=interval,
-                                 distribution=family,
-                                 runs=min((3, 5, 10), key=lambda r: (abs(r - runs), r)),
-                                 tasks=1 if interval == "welch" else min((5, 26), key=lambda t: (abs(t - tasks), t)))
+                                 distribution=family, runs=min((3, 5, 10), key=lambda r: (abs(r - runs), r)))
 
 
 #: the families of scores whose rows of unlike spreads missed alpha (heavy-tailed: at most 0.063, which the note says)
