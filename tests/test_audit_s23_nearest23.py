@@ -53,14 +53,16 @@ def test_equivalence_size_note_at_twenty_tasks_reads_the_five_task_rows():
 
 
 def test_unlike_spread_quote_at_twenty_tasks_reads_the_worse_five_task_rows():
-    # welch_mean at 5 runs, spread 4: the 5-task rows miss worse (0.859) than the 26-task rows (0.9); 20 tasks read
-    # the 26-task rows alone before
+    # welch_mean at 5 runs on skewed scores (any spread, equivgate23): the 5-task rows miss worse than the 26-task
+    # rows; 20 tasks read the 26-task rows alone before
     from rlstats.methods.equivalence import _api
 
     options = SimpleNamespace(higher_is_better=True, alternative="equivalence")
-    row = _api._unlike_spread_quote(options, "welch_mean", 5, 20, 4.0)
-    five = _api._unlike_spread_quote(options, "welch_mean", 5, 5, 4.0)
+    row = _api._unlike_spread_quote(options, "welch_mean", 5, 20, "skewed")
+    five = _api._unlike_spread_quote(options, "welch_mean", 5, 5, "skewed")
+    twenty_six = _api._unlike_spread_quote(options, "welch_mean", 5, 26, "skewed")
     assert row["tasks"] == "5" and row["coverage"] == five["coverage"]
+    assert float(twenty_six["coverage"]) > float(five["coverage"])
 
 
 def test_two_to_four_tasks_read_the_one_task_rows_conservatively():
