@@ -1,7 +1,6 @@
 """Audit s23 restate23: a back end's own drop of rows (``Design.require_complete``, ``select_agents``,
 ``select_tasks``) re-states the data's notes for the rows it keeps, and the task table's caption reads the unit the
 seeds were averaged within from the Design, never from a note's words."""
-import pytest
 
 import rlstats
 from rlstats.datasets import simulate_curves
