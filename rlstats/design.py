@@ -266,7 +266,8 @@ class Design:
         (audit s23: a back end's own drop kept the min-max bounds of a task it left out)."""
         if not fewer or self.note_rows is None or self.note_keys is None:
             return self
-        present = self.note_keys.iloc[np.unique(self.note_rows[self.row_position])]
+        present = self.note_keys.iloc[np.flatnonzero(np.bincount(self.note_rows[self.row_position],
+                                                                 minlength=len(self.note_keys)))]
         said = {}
         for note in self.inherited_notes:
             again = rebind([note], present)
@@ -727,7 +728,8 @@ def _restated(inherited, data, analysed):
     values = data[keys].iloc[firsts].reset_index(drop=True)
     if len(analysed) == len(data):
         return tuple(inherited), codes, values
-    return tuple(rebind(inherited, values.iloc[np.unique(codes[analysed])])), codes, values
+    present = np.flatnonzero(np.bincount(codes[analysed], minlength=len(values)))
+    return tuple(rebind(inherited, values.iloc[present])), codes, values
 
 
 @overload
