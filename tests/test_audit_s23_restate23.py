@@ -24,6 +24,17 @@ def test_bootstrap_restates_minmax_bounds_for_tasks_kept():
     res = rlstats.bootstrap(data, "score ~ agent | task/seed", na_action="drop", n_resamples=200, rng=0)
     assert res.notes[0] == RESTATED + "task_01 -2.5537 to 19.542, task_02 1.6103 to 2.3227"
     assert res.notes[1].startswith("1 task left out because some agent has no runs there")
+    shuffled = data.sample(frac=1, random_state=1)  # the rows' order changes nothing said
+    again = rlstats.bootstrap(shuffled, "score ~ agent | task/seed", na_action="drop", n_resamples=200, rng=0)
+    assert again.notes[:2] == res.notes[:2]
+
+
+def test_no_note_bound_to_rows_no_codes_kept():
+    """Data without notes keep no codes (nothing to re-state: no memory), and a drop keeps the notes as they are."""
+    design = _design(_without(rlstats.datasets.simulate(agents=3, tasks=3, seeds=3, rng=0)), "score ~ agent | task")
+    assert design.note_rows is None and design.note_keys is None
+    assert design.require_complete("drop", "why").notes == (
+        '1 task left out because some agent has no runs there (na_action="drop"; 6 runs dropped): task_03',)
 
 
 def test_curves_restates_minmax_bounds_for_tasks_kept():
