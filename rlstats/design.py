@@ -109,8 +109,18 @@ class Design:
         (:attr:`units`).
     inherited_notes : tuple of Note
         The data frame's notes (:mod:`rlstats.provenance`) as true of the rows ``build`` analysed, re-stated where it
-        dropped some; their sentences open ``notes``. A back end's own drop of rows after ``build`` does not re-state
-        them (audit s23: known).
+        dropped some; their sentences open ``notes`` (after the seeds' averaging note). A back end's own drop of rows
+        (:meth:`select_tasks`, :meth:`select_agents`, so :meth:`require_complete`) re-states them for the rows it keeps,
+        from :attr:`note_rows` and :attr:`note_keys`.
+    note_rows : ndarray or None
+        Each row of the frame ``build`` was given, a code into :attr:`note_keys` (read at ``row_position``); None
+        where no note of the data is bound to rows by columns the frame has (then nothing is re-stated).
+    note_keys : DataFrame or None
+        The distinct values of the inherited notes' key columns, one row per code of :attr:`note_rows`: what
+        :func:`rlstats.provenance.rebind` needs to re-state the notes for the rows a Design keeps, 4 bytes a row.
+    averaged_within : str or None
+        The column (the run) within each of whose values the seeds were averaged (``| task/run/seed``,
+        :func:`_average_nested`), so that a row is one run's mean of its seeds; None otherwise.
     """
 
     formula: formula_module.Formula
@@ -132,6 +142,9 @@ class Design:
     normalized: bool = False
     numeric_agents: bool = False
     inherited_notes: tuple[Note, ...] = ()
+    note_rows: np.ndarray | None = None
+    note_keys: pd.DataFrame | None = None
+    averaged_within: str | None = None
 
     @property
     def units(self) -> str:
@@ -218,7 +231,7 @@ class Design:
             self, y=self.y[rows], agent=agent[rows], task=self.task[rows], run=self.run[rows],
             agents=tuple(names), counts=self.counts[:, codes], row_position=self.row_position[rows],
             seeds=None if self.seeds is None else self.seeds[rows],
-            extra={k: v[rows] for k, v in self.extra.items()})
+            extra={k: v[rows] for k, v in self.extra.items()})._restated_notes(rows.size < self.nobs)
 
     def runs_by_score(self) -> Design:
         """A copy whose runs within each cell are in score order where the formula names no seed column (with one,
@@ -245,7 +258,28 @@ class Design:
             self, y=self.y[rows], agent=self.agent[rows], task=task[rows], run=self.run[rows],
             tasks=tuple(names), counts=self.counts[codes], row_position=self.row_position[rows],
             seeds=None if self.seeds is None else self.seeds[rows],
-            extra={k: v[rows] for k, v in self.extra.items()})
+            extra={k: v[rows] for k, v in self.extra.items()})._restated_notes(rows.size < self.nobs)
+
+    def _restated_notes(self, fewer: bool) -> Design:
+        """This Design with its inherited notes re-stated for its rows (``fewer``: a selection left some out), each
+        sentence among ``notes`` replaced by its re-statement or, where it spoke only of rows left out, removed
+        (audit s23: a back end's own drop kept the min-max bounds of a task it left out)."""
+        if not fewer or self.note_rows is None or self.note_keys is None:
+            return self
+        present = self.note_keys.iloc[np.flatnonzero(np.bincount(self.note_rows[self.row_position],
+                                                                 minlength=len(self.note_keys)))]
+        said = {}
+        for note in self.inherited_notes:
+            again = rebind([note], present)
+            said[note.text] = again[0] if again else None
+        inherited = tuple(note for note in said.values() if note is not None)
+        notes = []
+        for text in self.notes:
+            if text not in said:
+                notes.append(text)  # build's own, or a back end's
+            elif said[text] is not None:
+                notes.append(said[text].text)  # type: ignore[union-attr]
+        return dataclasses.replace(self, inherited_notes=inherited, notes=tuple(dict.fromkeys(notes)))
 
     def require_complete(self, na_action: str, why: str) -> Design:
         """Every agent must have runs on every task: an error, or (na_action="drop") leave out incomplete tasks.
@@ -273,7 +307,8 @@ class Design:
         note = (f"{count(len(gone), 'task')} left out because some agent has no runs there (na_action=\"drop\"; "
                 f"{int(self.counts[incomplete].sum())} runs dropped): {', '.join(gone)}")
         kept = self.select_tasks([t for t, bad in zip(self.tasks, incomplete) if not bad])
-        return dataclasses.replace(kept, notes=self.notes + (note,), dropped_tasks=self.dropped_tasks + gone)
+        # kept's notes: the data's re-stated for the tasks kept (select_tasks)
+        return dataclasses.replace(kept, notes=kept.notes + (note,), dropped_tasks=self.dropped_tasks + gone)
 
     def cell_matrix(self, summary: Literal["mean", "median"] = "mean") -> np.ndarray:
         """The (n_tasks, n_agents) matrix of per-cell means or medians; NaN for empty cells."""
@@ -662,7 +697,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({name_list(design.agents)}) with usable runs")
-    n_inherited, inherited = len(inherited), _restated(inherited, given, design.row_position)
+    n_inherited, (inherited, note_rows, note_keys) = len(inherited), _restated(inherited, given, design.row_position)
     notes[:n_inherited] = [note.text for note in inherited]
     left_out = tuple((a, "it has no rows in the data analysed") for a in labels["agent"]
                      if a not in set(agent_labels)) + tuple(
@@ -674,7 +709,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                                numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
                                or normalised_in(inherited, formula.response_columns[0] if formula.is_simple_response
-                                                 else formula.response, given), inherited_notes=inherited)
+                                                 else formula.response, given), inherited_notes=inherited,
+                               note_rows=note_rows, note_keys=note_keys)
 
 
 def _restated(inherited, data, analysed):
@@ -683,9 +719,17 @@ def _restated(inherited, data, analysed):
     its own note says what it dropped, so no line counts them), as of rows a pandas subset left out (audit s23: a
     summary's note named the one short run, which na_action dropped; min-max gave the bounds of a task kept out)."""
     keys = list(dict.fromkeys(k for note in inherited if note.scope == "rows" for k in note.keys if k in data.columns))
-    if len(analysed) == len(data) or not keys:
-        return tuple(inherited)
-    return tuple(rebind(inherited, data[keys].iloc[np.sort(analysed)]))
+    if not keys:
+        return tuple(inherited), None, None
+    # what a back end's own drop needs to re-state them (Design._restated_notes): each row's code into the distinct
+    # values of the key columns, 4 bytes a row
+    codes = data[keys].groupby(keys, sort=False, dropna=False, observed=True).ngroup().to_numpy(dtype=np.int32)
+    firsts = np.unique(codes, return_index=True)[1]
+    values = data[keys].iloc[firsts].reset_index(drop=True)
+    if len(analysed) == len(data):
+        return tuple(inherited), codes, values
+    present = np.flatnonzero(np.bincount(codes[analysed], minlength=len(values)))
+    return tuple(rebind(inherited, values.iloc[present])), codes, values
 
 
 @overload
@@ -836,7 +880,7 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
         return build(data, parsed, eval_env=env, **options)
     data, parsed, note = _average_nested(data, parsed, env, options)
     design = build(data, parsed, eval_env=env, **options)
-    return dataclasses.replace(design, notes=(note, *design.notes))
+    return dataclasses.replace(design, notes=(note, *design.notes), averaged_within=parsed.replicate)
 
 
 #: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
@@ -960,13 +1004,6 @@ def _average_nested(data, formula, env, options):
         set_notes(means, inherited, columns=keys)
     means.attrs[AVERAGED_ATTR] = outer  # normalize='minmax' takes its bounds from these means, and says so
     return means, formula_module.parse(text), note if drop_note is None else f"{drop_note}; {note}"
-
-
-def averaged_in(notes: Any, unit: str | None) -> bool:
-    """Whether ``notes`` (a Design's, or a result's) say that :func:`_average_nested` averaged the seeds within each
-    ``unit``, so that a run is one unit's mean of its seeds, not one seed (a caption's "runs (seeds)")."""
-    return unit is not None and any(f"averaged within each {unit}: the {unit} is the unit" in str(note)
-                                    for note in notes)
 
 
 def _roles(formula):

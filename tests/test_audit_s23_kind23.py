@@ -165,13 +165,11 @@ def test_run_means_of_normalised_scores_are_normalised():
     assert not any("was not normalised here" in note for note in result.notes)
 
 
-# ------------------------------------------------------------------------------- left: the task table's caption
+# ------------------------------------------------------------------------------- the task table's caption
 
-@pytest.mark.xfail(strict=True, reason="design.averaged_in matches 'averaged within each <unit>: the <unit> is the "
-                                       "unit' in any note (a Design field would record it: left for the lead)")
 def test_task_table_caption_reads_no_frame_note_for_averaged_seeds():
     """A frame note saying the user averaged episodes within each seed made the caption call each seed 'the mean of
-    its seeds'."""
+    its seeds'; the caption reads Design.averaged_within, set by _average_nested (audit s23 restate23)."""
     data = _simulated()
     data.attrs["rlstats_notes"] = ("10 evaluation episodes averaged within each seed: the seed is the unit",)
     caption = rlstats.task_table(data, "score ~ agent | task/seed", rng=0).caption()

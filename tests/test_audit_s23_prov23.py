@@ -241,11 +241,10 @@ def test_a_minmax_note_names_a_task_kept_out():
         "1 task kept out of the test because fewer than two agents have runs there: task_03")
 
 
-@pytest.mark.xfail(strict=True, reason="a back end's own drop (Design.require_complete) keeps the input's notes as "
-                                       "strings, with no record to re-state them by: a redesign, left to the lead")
 def test_a_minmax_note_names_a_task_a_back_end_left_out():
     """The same frame through the bootstrap, whose build keeps a task of one agent and whose require_complete then
-    leaves it out (na_action='drop'): the min-max note still gives task_03's bounds (14.205 to 19.778)."""
+    leaves it out (na_action='drop'): the min-max note gave task_03's bounds (14.205 to 19.778); re-stated by
+    select_tasks from Design.note_rows (audit s23 restate23)."""
     import rlstats
 
     data = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)

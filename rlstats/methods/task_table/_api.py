@@ -379,7 +379,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         p_pairwise=pairwise, a12=a12, hedges_g=hedges, welch=welch, next_ranked=next_ranked, a12_next=a12_next,
         hedges_g_next=hedges_next, welch_next=welch_next, aggregate=aggregate_row,
         withheld={output: np.array(mask) for output, mask in needs.withheld.items()},
-        withheld_reasons=dict(needs.sentences), effect_notes=tuple(effect_notes))
+        withheld_reasons=dict(needs.sentences), effect_notes=tuple(effect_notes),
+        averaged_within=design.averaged_within)
 
 
 def _next_ranked_effects(design, runs, ranked, oriented, present, sign, level, intervals, needs):

@@ -11,7 +11,6 @@ import pandas as pd
 from ... import format as fmt, vocabulary
 from ...errors import OptionError
 from ..._typing import ColumnNames
-from ...design import averaged_in
 from ...results import Result, Summary, resultclass
 from ...statistics import best_of
 from . import plots
@@ -104,6 +103,9 @@ class TaskTableResult(Result):
         The notes that speak only of the effect sizes and their intervals (also among ``notes``): ``to_latex()``
         and ``to_markdown()``, the table alone for a paper, leave them out; print, the notebook's view,
         ``summary()`` and ``report()`` keep them.
+    averaged_within : str or None
+        The column within each of whose values the seeds were averaged (``| task/run/seed``), so that each run is
+        the mean of its seeds (:attr:`rlstats.design.Design.averaged_within`), which the caption says; None otherwise.
     """
 
     agents: tuple[str, ...]
@@ -134,6 +136,7 @@ class TaskTableResult(Result):
     withheld: dict[str, np.ndarray]
     withheld_reasons: dict[str, str]
     effect_notes: tuple[str, ...] = ()
+    averaged_within: str | None = None
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
 
@@ -258,9 +261,9 @@ class TaskTableResult(Result):
         present = self.counts > 0
         bare = present & np.asarray(self.withheld.get("std_dev", np.zeros(self.counts.shape, dtype=bool)))
         # a run is a seed, or with '| task/run/seed' one run's mean of its seeds (audit s19)
-        unit = getattr(self.formula, "replicate", None)
+        unit = self.averaged_within  # the Design's record, never a note's words (audit s23 kind23)
         one, several = ((f"run ('{unit}', the mean of its seeds)", f"runs ('{unit}', each the mean of its seeds)")
-                        if averaged_in(self.notes, unit) else ("run (seed)", "runs (seeds)"))
+                        if unit is not None else ("run (seed)", "runs (seeds)"))
         if bare.all() or not present.any() or bare[present].all():  # no cell has a standard deviation
             runs = self._runs_phrase()
             text = f"{name} of {runs} {one if runs == '1' else several} per agent and task{self._blank()}. "
