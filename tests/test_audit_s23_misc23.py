@@ -63,7 +63,6 @@ def test_summarize_notes_on_the_command_line_name_the_summarize_option(tmp_path,
 
 
 # 3. A restart that drops values at one step says "at step 300", not "at steps 300 to 300".
-@pytest.mark.xfail(strict=True, reason="audit s23: 'at steps 300 to 300'")
 def test_a_restart_dropping_one_step_says_at_step(tmp_path):
     tensorboardX = pytest.importorskip("tensorboardX")
     run = tmp_path / "ppo" / "hopper" / "seed_0"
@@ -157,7 +156,6 @@ def test_the_commands_several_tasks_error_names_the_command(tmp_path, capsys):
 
 
 # 6. One wording for the runs given to AdaStop.
-@pytest.mark.xfail(strict=True, reason="audit s23: docstring 'runs available', table caption 'runs given'")
 def test_runs_used_table_and_docstring_say_runs_given():
     from rlstats.methods.adastop._result import AdaStopResult
 

@@ -116,9 +116,8 @@ class Segment:
         how = {"continues": ", continues", "restarts": ", restarts",
                "reruns": ", a rerun from the start"}.get(self.joins, "")
         if self.dropped and self.dropped_steps is not None:  # set together
-            how += (f": {count(self.dropped, 'value')} before it at steps {step_text(self.dropped_steps[0])} to "
-                    f"{step_text(self.dropped_steps[1])} dropped")
-        return f"{name} (steps {step_text(self.first_step)} to {step_text(self.last_step)}{how})"
+            how += f": {count(self.dropped, 'value')} before it at {steps_text(*self.dropped_steps)} dropped"
+        return f"{name} ({steps_text(self.first_step, self.last_step)}{how})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -281,6 +280,13 @@ def _field_values(field_rows, names):
 def step_text(step):
     """A step for a note, exactly: 8,192 or 12.5."""
     return f"{int(step):,}" if float(step).is_integer() else f"{float(step):g}"
+
+
+def steps_text(first, last):
+    """``steps 200 to 300``, or ``step 300`` when the two are one step (audit s23: "at steps 3,000 to 3,000")."""
+    if first == last:
+        return f"step {step_text(first)}"
+    return f"steps {step_text(first)} to {step_text(last)}"
 
 
 def run_label(run):
