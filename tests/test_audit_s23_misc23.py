@@ -47,7 +47,6 @@ def test_names_differing_only_in_unicode_normalisation_are_merged_with_a_note(tm
 
 
 # 2. The command line's --summarize notes name --summarize-option steps=, not Python's steps=.
-@pytest.mark.xfail(strict=True, reason="audit s23: the command's summary note advises 'pass steps=' (Python)")
 def test_summarize_notes_on_the_command_line_name_the_summarize_option(tmp_path, capsys):
     rows = [dict(agent=a, task="t", seed=s, step=st * 100, score=st + s + (a == "b"))
             for a in "ab" for s in range(4) for st in range(6 if (a, s) == ("a", 0) else 11)]
