@@ -16,6 +16,7 @@ import os
 import posixpath
 import re
 import reprlib
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
@@ -730,6 +731,8 @@ class Found:
     single: bool = False
     #: folders under symbolic links, not followed (relative to ``root``)
     unfollowed: list = dataclasses.field(default_factory=list)
+    #: notes on the run names the paths write in several Unicode forms, read as one (:func:`_merge_unicode_forms`)
+    merged: list = dataclasses.field(default_factory=list)
 
 
 def find_runs(path, compiled, options):
@@ -772,7 +775,49 @@ def find_runs(path, compiled, options):
             continue
         found.to_read.append(relative)
         found.fields.append(fields)
+    found.merged = _merge_unicode_forms(found.fields)
     return found
+
+
+def _unicode_form(value):
+    """How a name's accents are written: "composed" (NFC), "decomposed" (NFD, as macOS writes file names)."""
+    if value == unicodedata.normalize("NFC", value):
+        return "composed"
+    return "decomposed" if value == unicodedata.normalize("NFD", value) else "partly composed"
+
+
+def _merge_unicode_forms(fields_per_file):
+    """Run names (the pattern's fields of each file, changed in place) that differ only in their Unicode form, such
+    as an 'ä' written as one character or as 'a' and an accent (files copied from a Mac), read as one name in the
+    composed form (NFC); the notes saying so, one per name. Audit s23: they were two agents that print alike.
+
+    One name means one agent: they cannot be told apart on the screen, so two agents would print twice the same
+    name with different numbers, and which is which could not be said. A name written in one form only is kept as
+    written (nothing would be merged)."""
+    forms: dict = {}
+    for fields in fields_per_file:
+        for name, value in (fields or {}).items():
+            if isinstance(value, str):
+                spellings = forms.setdefault((name, unicodedata.normalize("NFC", value)), collections.Counter())
+                spellings[value] += 1
+    merged = {key: spellings for key, spellings in forms.items() if len(spellings) > 1}
+    if not merged:
+        return []
+    for fields in fields_per_file:
+        for name, value in (fields or {}).items():
+            if isinstance(value, str) and (name, unicodedata.normalize("NFC", value)) in merged:
+                fields[name] = unicodedata.normalize("NFC", value)
+    notes = []
+    for (name, value), spellings in merged.items():
+        said = []
+        for spelling, files in sorted(spellings.items(), key=lambda item: _unicode_form(item[0]) != "composed"):
+            form = _unicode_form(spelling)
+            mac = ", as files copied from a Mac are" if form == "decomposed" else ""
+            said.append(f"{form} ({count(files, 'file')}{mac})")
+        many = {2: "two", 3: "three"}.get(len(spellings), str(len(spellings)))
+        notes.append(f"{name} {value!r} is written in {many} Unicode forms in the paths, {join_and(said)}, "
+                     f"read as one {name} in the composed form")
+    return notes
 
 
 def read_runs(found, options):
@@ -1048,6 +1093,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           + "; split the file there, the rows from that line on a file of their own whose header "
                           "states the resumed run's start: "
                           + listed(time_back, MAX_NAMED_RUNS), scope="frame"))
+    notes += [Note(text, scope="frame") for text in found.merged]
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
