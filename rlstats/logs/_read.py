@@ -604,6 +604,10 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       Logs without times (evaluations.npz) are not compared, as two runs may log the same values. A run
       named inside its files (marl-eval's JSON, a W&B export) that two files give at the same steps (a
       merged file beside its parts) is a problem of that run naming both files (see ``on_error``).
+    - *Names written in several Unicode forms.* A run field the paths write in two forms that print
+      alike (an ``ä`` as one character, or as ``a`` and an accent, as macOS writes file names copied
+      from a Mac) is read as one name in the composed form (NFC), with a note naming the forms and
+      counting their files; a name written in one form only is kept as written.
     - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
       return, ``NaN`` in a JSON record, a NaN scalar in an event file, an evaluation episode's return in an
       evaluations.npz or a metric's value in marl-eval's JSON, whose mean is then NaN or infinite) are kept as
