@@ -581,16 +581,16 @@ def _cells_text(design, starts, masks, grids, what):
             f"{shown}{'; ...' if n > 3 else ''}")
 
 
-def logged_unit(data: pd.DataFrame) -> str:
+def logged_unit(data: Any) -> str:
     """What one logged row of a run is, for the notes: "episode" of a frame :func:`rlstats.read_logs` read from
     monitor.csv files (its format's ``values``), "evaluation" otherwise (evaluations.npz's rows, and the unit the
     notes assume of other learning curves). Audit s23: curves said "previous evaluation" of monitor episodes."""
-    log = data.attrs.get("read_log")
+    log = getattr(data, "attrs", {}).get("read_log")
     if log is None:
         return "evaluation"
     from .logs._formats import FORMATS
 
-    record = FORMATS.get(getattr(log, "format", None))
+    record = FORMATS.get(str(getattr(log, "format", "")))
     if record is None or record.values == "logged values":
         return "evaluation"
     return record.values[:-1] if record.values.endswith("s") else record.values

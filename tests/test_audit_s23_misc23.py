@@ -5,7 +5,6 @@ import io
 import json
 import unicodedata
 
-import numpy as np
 import pandas as pd
 import pytest
 

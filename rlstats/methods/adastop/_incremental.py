@@ -816,9 +816,9 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
         command = ("give each task its own state file and batch files (rlstats adastop update STATE BATCH, one "
                    "state per task)" if what == "task" else
                    "feed one batch file at a time, in order (rlstats adastop update STATE BATCH, once per batch)")
-        found = (f"the batch's column {column!r} holds {len(values)} values ({listed(values, limit=5)}), but one "
-                 "AdaStop tests one task and a batch is one interim's runs, so they would be pooled; ")
-        raise DesignError(found + way, command_line=found + command)  # the command's way, not a Python call
+        pooled = (f"the batch's column {column!r} holds {len(values)} values ({listed(values, limit=5)}), but one "
+                  "AdaStop tests one task and a batch is one interim's runs, so they would be pooled; ")
+        raise DesignError(pooled + way, command_line=pooled + command)  # the command's way, not a Python call
     found = None if run is None else repeated_run(design, design.extra[run])
     if found is not None:  # the same refusal as the formula's replicate column (rlstats.design.repeated_run)
         i, where, rows, repeats = found
