@@ -476,9 +476,10 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
             frame = frame.loc[~left_out].reset_index(drop=True)
     filled = [f & k for f, k in zip(filled_cells(logged, starts, stops, run_grids, method), kept)]
     outside = np.split(np.isnan(np.concatenate(values)), np.cumsum(sizes)[:-1])
-    said = [filled_note(design, starts, filled, run_grids, method),
+    unit = logged_unit(data)
+    said = [filled_note(design, starts, filled, run_grids, method, unit),
             _cells_text(design, starts, [m & k for m, k in zip(outside, kept)], run_grids,
-                        "missing, before the run's first or after its last evaluation (never extrapolated)")]
+                        f"missing, before the run's first or after its last {unit} (never extrapolated)")]
     cut_notes += [Note(text, scope="frame") for text in said if text]
     return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method, beyond)] + cut_notes,
                      _run_keys(design) + (step,))
@@ -580,13 +581,29 @@ def _cells_text(design, starts, masks, grids, what):
             f"{shown}{'; ...' if n > 3 else ''}")
 
 
+def logged_unit(data: Any) -> str:
+    """What one logged row of a run is, for the notes: "episode" of a frame :func:`rlstats.read_logs` read from
+    monitor.csv files (its format's ``values``), "evaluation" otherwise (evaluations.npz's rows, and the unit the
+    notes assume of other learning curves). Audit s23: curves said "previous evaluation" of monitor episodes."""
+    log = getattr(data, "attrs", {}).get("read_log")
+    if log is None:
+        return "evaluation"
+    from .logs._formats import FORMATS
+
+    record = FORMATS.get(str(getattr(log, "format", "")))
+    if record is None or record.values == "logged values":
+        return "evaluation"
+    return record.values[:-1] if record.values.endswith("s") else record.values
+
+
 def filled_note(design: Design, starts: NDArray[np.intp], filled: Sequence[NDArray[np.bool_]],
-                grids: Sequence[NDArray[Any]], method: AlignMethod) -> str | None:
+                grids: Sequence[NDArray[Any]], method: AlignMethod, unit: str = "evaluation") -> str | None:
     """The one note on the values aligned at a grid step a run did not log (:func:`filled_cells`' ``filled`` per run
     on ``grids[i]``, the cells read), counted with the first three named (audit s17: a skipped evaluation was filled
-    from the step before without a word; align_steps, summarize_runs, curves); None when there are none."""
-    what = ("filled from the run's previous evaluation (a grid step it did not log)" if method == "last"
-            else "interpolated between the run's evaluations around a grid step it did not log")
+    from the step before without a word; align_steps, summarize_runs, curves); None when there are none. ``unit``:
+    what a logged row is (:func:`logged_unit`)."""
+    what = (f"filled from the run's previous {unit} (a grid step it did not log)" if method == "last"
+            else f"interpolated between the run's {unit}s around a grid step it did not log")
     return _cells_text(design, starts, filled, grids, what)
 
 
@@ -875,7 +892,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         said = None if cells is None else dropped_note(design, starts, cells, run_grids, method, na_action)
         if said:
             grid_notes.append(Note(said, scope="frame"))
-        said = filled_note(design, starts, filled, run_grids, method)
+        said = filled_note(design, starts, filled, run_grids, method, logged_unit(data))
         if said:
             grid_notes.append(Note(said, scope="frame"))
         empty = [i for i, r in enumerate(runs) if r.size == 0]

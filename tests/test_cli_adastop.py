@@ -260,7 +260,8 @@ def test_hand_edited_state_is_detected(tmp_path):
     assert len(state["digests"]) == 2 and AdaStop.load(path).interim == 2
     state["batches"][1]["a"] = [5.0, 2.4]  # still a valid batch, but not the one fed
     path.write_text(json.dumps(state))
-    with pytest.raises(DesignError, match="batch 2 of the AdaStop state does not match its recorded digest"):
+    # the error names the state file (audit s23)
+    with pytest.raises(DesignError, match=f"batch 2 of the AdaStop state {path} does not match its recorded digest"):
         AdaStop.load(path)
     del state["digests"]  # removing the digests hides nothing: a version 3 state always has them
     path.write_text(json.dumps(state))
@@ -384,7 +385,8 @@ def test_state_asking_for_huge_sizes_is_one_line_within_seconds(tmp_path, change
     done, cpu = run_child([sys.executable, "-m", "rlstats", "adastop", "status", str(path)], cpu_seconds=60,
                           capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == "" and cpu < 30
-    assert done.stderr.startswith("rlstats: error: the AdaStop state is inconsistent: ") and message in done.stderr
+    assert done.stderr.startswith(f"rlstats: error: the AdaStop state {path} is inconsistent: ")
+    assert message in done.stderr
     assert done.stderr.count("\n") == 1
 
 
@@ -569,21 +571,21 @@ def test_an_edited_option_is_refused_by_every_command(tmp_path, capsys):
     assert run("adastop", "update", str(state), str(first), "--seed", "0", "--n-resamples", "300")[0] == 0
     _edited_state(state, lambda s: s["options"].update(alpha=0.5))
     before = state.read_text()
-    phrase = "batch 1 of the AdaStop state does not match its recorded digest: option alpha changed"
+    phrase = f"batch 1 of the AdaStop state {state} does not match its recorded digest: option alpha changed"
     _fails_in_one_line(capsys, ["status", state], phrase)
     _fails_in_one_line(capsys, ["plot", state, tmp_path / "x.png"], phrase)
     _fails_in_one_line(capsys, ["update", state, second], phrase)
     assert state.read_text() == before and not (tmp_path / "x.png").exists()
     # the same with K 6 -> 2, and with the first batch fed twice (its digest copied along)
     _edited_state(state, lambda s: s["options"].update(alpha=0.05, K=2))
-    _fails_in_one_line(capsys, ["status", state], "batch 1 of the AdaStop state does not match its recorded digest: "
-                                                  "option K changed")
+    _fails_in_one_line(capsys, ["status", state], f"batch 1 of the AdaStop state {state} does not match its recorded "
+                                                  "digest: option K changed")
     _edited_state(state, lambda s: s["options"].update(K=6))
     assert run("adastop", "status", str(state))[0] == 0  # restored: accepted again
     _edited_state(state, lambda s: [s[k].append(s[k][0]) for k in ("batches", "digests")]
                   + [s["integrity"]["scores"].append(s["integrity"]["scores"][0])])
-    _fails_in_one_line(capsys, ["status", state], "batch 2 of the AdaStop state does not match its recorded digest: "
-                                                  "it repeats batch 1")
+    _fails_in_one_line(capsys, ["status", state], f"batch 2 of the AdaStop state {state} does not match its recorded "
+                                                  "digest: it repeats batch 1")
 
 
 def test_a_keyed_state_from_creation_to_the_end(tmp_path, capsys):
@@ -618,11 +620,11 @@ def test_a_keyed_state_from_creation_to_the_end(tmp_path, capsys):
 
     before = state.read_text()
     _edited_state(state, resign)
-    _fails_in_one_line(capsys, ["status", state, "--key-file", key], "batch 1 of the AdaStop state does not match its "
-                       "recorded digest: its digests are plain SHA-256, recomputed without the key")
+    _fails_in_one_line(capsys, ["status", state, "--key-file", key], f"batch 1 of the AdaStop state {state} does not "
+                       "match its recorded digest: its digests are plain SHA-256, recomputed without the key")
     _edited_state(state, lambda s: s["integrity"].update(algorithm="sha256"))
     _fails_in_one_line(capsys, ["update", state, second, "--key-file", key], "a key was given, but the digests of the "
-                                                                            "AdaStop state are plain SHA-256")
+                                                                            f"AdaStop state {state} are plain SHA-256")
     state.write_text(before)
     # a key cannot be added to a plain state
     plain_state = tmp_path / "plain.json"

@@ -1258,7 +1258,7 @@ def test_real_sb3_logs_a_rerun_and_a_restart_are_named(sb3_logs):
     assert acrobot == [5000, 10000, 15000]
     assert frame.loc[(frame["task"] == "Acrobot-v1") & (frame["seed"] == 2) & (frame["agent"] == "A2C"),
                      "eval/mean_reward"].tolist() == original["eval/mean_reward"].tolist()[:2] + [-77.0]
-    assert ("agent=A2C task=Acrobot-v1 seed=2: A2C_1 (steps 5,000 to 20,000), A2C_2 (steps 15,000 to 15,000, "
+    assert ("agent=A2C task=Acrobot-v1 seed=2: A2C_1 (steps 5,000 to 20,000), A2C_2 (step 15,000, "
             "restarts: 2 values before it at steps 15,000 to 20,000 dropped)") in notes[1]
     assert ("agent=A2C task=CartPole-v1 seed=0: A2C_1 (steps 5,000 to 30,000), A2C_2 (steps 5,000 to 10,000, a "
             "rerun from the start)") in notes[1]

@@ -76,6 +76,24 @@ def _compare_hints() -> tuple[dict[str, str], set[str]]:
 _SUMMARY_OPTIONS = ("k", "threshold", "normalize_auc", "steps", "method")
 
 
+#: where summarize_runs()'s keywords come from on this command line, for its messages and notes
+_SUMMARY_FLAGS = {**{name: f"--summarize-option {name}=" for name in _SUMMARY_OPTIONS}, "how": "--summarize",
+                  "step": "--step", "eval_env": "--allow-python"}
+
+
+def _notes_in_command_words(frame: pd.DataFrame) -> None:
+    """The summary's notes, which every result built from ``frame`` prints, in this command's spelling: advice to
+    ``pass steps=`` reads ``--summarize-option steps=`` (audit s23), as its errors do. ``frame`` is the command's own."""
+    import dataclasses
+
+    from ..provenance import provenance_of, set_notes
+
+    provenance = provenance_of(frame)
+    if provenance is not None:
+        set_notes(frame, [dataclasses.replace(note, text=in_command_words(note.text, _SUMMARY_FLAGS, ("na_action",)))
+                          for note in provenance.notes], columns=provenance.columns)
+
+
 def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, Any]) -> tuple[pd.DataFrame, str]:
     """--summarize HOW: each run's rows (a learning curve) reduced to one by :func:`rlstats.summarize_runs`, whose
     notes every result built from the frame prints; and the formula that reads the summary column (named as the
@@ -106,10 +124,9 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
         runs = summarize_runs(data, args.formula, step=args.step or "step", how=args.summarize,
                               na_action=options.get("na_action", "raise"), **keep, **given)
     except RlstatsError as exc:  # its hints (k=10, threshold=) in this command's spelling
-        flags = {**{name: f"--summarize-option {name}=" for name in _SUMMARY_OPTIONS}, "how": "--summarize",
-                 "step": "--step", "eval_env": "--allow-python"}
         message = rows_in_file(said(exc), args.file, args.sep)
-        raise UsageError(in_command_words(message, flags, ("na_action",))) from exc
+        raise UsageError(in_command_words(message, _SUMMARY_FLAGS, ("na_action",))) from exc
+    _notes_in_command_words(runs)
     names = {formula.groups, formula.blocks, formula.replicate, *formula.crossed, "censored"}
     column, = [c for c in runs.columns if c not in names]
     if column == formula.response:

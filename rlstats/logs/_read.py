@@ -16,6 +16,7 @@ import os
 import posixpath
 import re
 import reprlib
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
@@ -116,9 +117,8 @@ class Segment:
         how = {"continues": ", continues", "restarts": ", restarts",
                "reruns": ", a rerun from the start"}.get(self.joins, "")
         if self.dropped and self.dropped_steps is not None:  # set together
-            how += (f": {count(self.dropped, 'value')} before it at steps {step_text(self.dropped_steps[0])} to "
-                    f"{step_text(self.dropped_steps[1])} dropped")
-        return f"{name} (steps {step_text(self.first_step)} to {step_text(self.last_step)}{how})"
+            how += f": {count(self.dropped, 'value')} before it at {steps_text(*self.dropped_steps)} dropped"
+        return f"{name} ({steps_text(self.first_step, self.last_step)}{how})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -281,6 +281,13 @@ def _field_values(field_rows, names):
 def step_text(step):
     """A step for a note, exactly: 8,192 or 12.5."""
     return f"{int(step):,}" if float(step).is_integer() else f"{float(step):g}"
+
+
+def steps_text(first, last):
+    """``steps 200 to 300``, or ``step 300`` when the two are one step (audit s23: "at steps 3,000 to 3,000")."""
+    if first == last:
+        return f"step {step_text(first)}"
+    return f"steps {step_text(first)} to {step_text(last)}"
 
 
 def run_label(run):
@@ -597,6 +604,10 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
       Logs without times (evaluations.npz) are not compared, as two runs may log the same values. A run
       named inside its files (marl-eval's JSON, a W&B export) that two files give at the same steps (a
       merged file beside its parts) is a problem of that run naming both files (see ``on_error``).
+    - *Names written in several Unicode forms.* A run field the paths write in two forms that print
+      alike (an ``ä`` as one character, or as ``a`` and an accent, as macOS writes file names copied
+      from a Mac) is read as one name in the composed form (NFC), with a note naming the forms and
+      counting their files; a name written in one form only is kept as written.
     - *Values logged as NaN or infinite* (a diverged run: ``nan`` in a table's cell or a monitor.csv's
       return, ``NaN`` in a JSON record, a NaN scalar in an event file, an evaluation episode's return in an
       evaluations.npz or a metric's value in marl-eval's JSON, whose mean is then NaN or infinite) are kept as
@@ -724,6 +735,8 @@ class Found:
     single: bool = False
     #: folders under symbolic links, not followed (relative to ``root``)
     unfollowed: list = dataclasses.field(default_factory=list)
+    #: notes on the run names the paths write in several Unicode forms, read as one (:func:`_merge_unicode_forms`)
+    merged: list = dataclasses.field(default_factory=list)
 
 
 def find_runs(path, compiled, options):
@@ -766,7 +779,49 @@ def find_runs(path, compiled, options):
             continue
         found.to_read.append(relative)
         found.fields.append(fields)
+    found.merged = _merge_unicode_forms(found.fields)
     return found
+
+
+def _unicode_form(value):
+    """How a name's accents are written: "composed" (NFC), "decomposed" (NFD, as macOS writes file names)."""
+    if value == unicodedata.normalize("NFC", value):
+        return "composed"
+    return "decomposed" if value == unicodedata.normalize("NFD", value) else "partly composed"
+
+
+def _merge_unicode_forms(fields_per_file):
+    """Run names (the pattern's fields of each file, changed in place) that differ only in their Unicode form, such
+    as an 'ä' written as one character or as 'a' and an accent (files copied from a Mac), read as one name in the
+    composed form (NFC); the notes saying so, one per name. Audit s23: they were two agents that print alike.
+
+    One name means one agent: they cannot be told apart on the screen, so two agents would print twice the same
+    name with different numbers, and which is which could not be said. A name written in one form only is kept as
+    written (nothing would be merged)."""
+    forms: dict = {}
+    for fields in fields_per_file:
+        for name, value in (fields or {}).items():
+            if isinstance(value, str):
+                spellings = forms.setdefault((name, unicodedata.normalize("NFC", value)), collections.Counter())
+                spellings[value] += 1
+    merged = {key: spellings for key, spellings in forms.items() if len(spellings) > 1}
+    if not merged:
+        return []
+    for fields in fields_per_file:
+        for name, value in (fields or {}).items():
+            if isinstance(value, str) and (name, unicodedata.normalize("NFC", value)) in merged:
+                fields[name] = unicodedata.normalize("NFC", value)
+    notes = []
+    for (name, value), spellings in merged.items():
+        said = []
+        for spelling, files in sorted(spellings.items(), key=lambda item: _unicode_form(item[0]) != "composed"):
+            form = _unicode_form(spelling)
+            mac = ", as files copied from a Mac are" if form == "decomposed" else ""
+            said.append(f"{form} ({count(files, 'file')}{mac})")
+        many = {2: "two", 3: "three"}.get(len(spellings), str(len(spellings)))
+        notes.append(f"{name} {value!r} is written in {many} Unicode forms in the paths, {join_and(said)}, "
+                     f"read as one {name} in the composed form")
+    return notes
 
 
 def read_runs(found, options):
@@ -1042,6 +1097,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           + "; split the file there, the rows from that line on a file of their own whose header "
                           "states the resumed run's start: "
                           + listed(time_back, MAX_NAMED_RUNS), scope="frame"))
+    notes += [Note(text, scope="frame") for text in found.merged]
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))

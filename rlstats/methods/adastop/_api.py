@@ -361,7 +361,7 @@ def _check_memory(options, n, max_interims, pairs, tests=1, sequential=True):
                           f"{need / 1024 ** 3:.1f} GiB ({each}{interims}n_resamples = {options.n_resamples:,} "
                           f"paths x {len(pairs)} comparisons, n = {n} runs {per}), more than the "
                           f"{MEMORY_LIMIT // 1024 ** 3} GiB rlstats allows; pass a smaller n_resamples (the default "
-                          f"is 10,000){', K' if sequential else ''} or fewer comparisons")
+                          f"is 10,000){', a smaller K' if sequential else ''} or fewer comparisons")
 
 
 def _schedule(options, n, max_interims, family, tests=1):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ...errors import INDEX_LABELS, DesignError, OptionError, RlstatsError, rows_named, warn
+from ...errors import INDEX_LABELS, DesignError, close_names, OptionError, RlstatsError, rows_named, warn
 from ...design import ALL_RUNS, block_like_columns, booleans_read, build, repeated_run
 from ...format import count, join_and, listed, name_list
 from ...interop import as_pandas
@@ -491,7 +491,17 @@ class AdaStop:
         except RecursionError:
             raise DesignError(f"cannot read the AdaStop state {where}: it is nested too deeply to be a state "
                               "written by rlstats") from None
-        return cls.from_state(state, key=key)
+        try:
+            return cls.from_state(state, key=key)
+        except DesignError as exc:  # a damaged or edited state: which file (audit s23: the digest errors named none)
+            def named(message):
+                if where in message:
+                    return message
+                if "the AdaStop state" not in message:
+                    return f"the AdaStop state {where}: {message}"
+                return message.replace("the AdaStop state", f"the AdaStop state {where}", 1)
+
+            raise DesignError(named(str(exc)), command_line=exc.command_line and named(exc.command_line)) from exc
 
 
 def _state_draws(state, version):
@@ -803,9 +813,12 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
                f"'score ~ agent | {column}', batch=...) for one test per task" if what == "task" else
                "feed one batch at a time, in order, or run rlstats.adastop(df, 'score ~ agent', batch=...) on "
                "all of them")
-        raise DesignError(f"the batch's column {column!r} holds {len(values)} values ({listed(values, limit=5)}), "
-                          f"but one AdaStop tests one task and a batch is one interim's runs, so they would be "
-                          f"pooled; {way}")
+        command = ("give each task its own state file and batch files (rlstats adastop update STATE BATCH, one "
+                   "state per task)" if what == "task" else
+                   "feed one batch file at a time, in order (rlstats adastop update STATE BATCH, once per batch)")
+        pooled = (f"the batch's column {column!r} holds {len(values)} values ({listed(values, limit=5)}), but one "
+                  "AdaStop tests one task and a batch is one interim's runs, so they would be pooled; ")
+        raise DesignError(pooled + way, command_line=pooled + command)  # the command's way, not a Python call
     found = None if run is None else repeated_run(design, design.extra[run])
     if found is not None:  # the same refusal as the formula's replicate column (rlstats.design.repeated_run)
         i, where, rows, repeats = found
@@ -929,10 +942,8 @@ def _batch_scores(batch, agent, score, agents):
                     f"cannot read the batch: expected long format with columns '{agent}' and '{score}', or one "
                     f"column per agent ({name_list(agents)}); got columns {[str(c) for c in batch.columns]}")
             if unknown:  # a wide batch with a column named for no agent: named, as the long format names it
-                quoted = functools.partial(name_list, among=[*agents, *unknown])
-                raise DesignError(f"unknown agent(s) {quoted(unknown)} in the batch; this test compares "
-                                  f"{quoted(agents)} (a wide batch has one column per agent, besides an index "
-                                  "column: unnamed, index, seed or run)")
+                raise DesignError(_unknown_agents(unknown, agents) + " (a wide batch has one column per agent, "
+                                  "besides an index column: unnamed, index, seed or run)")
             out = {str(c): _as_scores(batch[c].to_numpy(), str(c)) for c in columns}
             booleans = _booleans("column", [str(c) for c in columns if batch[c].dtype.kind == "b"])
         check_batch_columns(batch, agent, score)  # after the scores are found to be numbers
@@ -944,9 +955,23 @@ def _batch_scores(batch, agent, score, agents):
         raise DesignError(f"a batch must be a DataFrame or a mapping {{agent: scores}}, got {type(batch).__name__}")
     unknown = [a for a in out if a not in agents]
     if unknown:
-        quoted = functools.partial(name_list, among=[*agents, *unknown])
-        raise DesignError(f"unknown agent(s) {quoted(unknown)} in the batch; this test compares {quoted(agents)}")
+        raise DesignError(_unknown_agents(unknown, agents))
     return out, booleans
+
+
+def _unknown_agents(unknown, agents):
+    """"unknown agent(s) ppo in the batch (did you mean 'PPO'?); this test compares PPO, DQN": the agents a batch
+    names that the test does not, each with the test's agent it most likely misspells (audit s23)."""
+    quoted = functools.partial(name_list, among=[*agents, *unknown])
+    close = {name: close_names(name, agents, n=1) for name in unknown}
+    guesses = [(name, found[0]) for name, found in close.items() if found]
+    if len(unknown) == 1 and guesses:
+        hint = f" (did you mean {guesses[0][1]!r}?)"
+    elif guesses:
+        hint = " (did you mean " + join_and([f"{guess!r} for {name!r}" for name, guess in guesses[:5]]) + "?)"
+    else:
+        hint = ""
+    return f"unknown agent(s) {quoted(unknown)} in the batch{hint}; this test compares {quoted(agents)}"
 
 
 def _booleans(what, names, plural=False):

@@ -43,7 +43,7 @@ class AdaStopResult(Result):
         2 Monte Carlo SE of its boundary is named in a note: another rng
         could take it the other way.
     runs_used : DataFrame
-        Per agent (and task): runs used by the test and runs available.
+        Per agent (and task): runs used by the test and runs given.
     history : DataFrame
         Per comparison and interim tested: the signed mean difference, the
         statistic ``|mean difference|`` and the rejection (and early-accept)

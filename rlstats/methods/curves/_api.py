@@ -683,12 +683,13 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     # na_action="drop": the frame whose rows the Design's row positions count, to find the dropped rows' steps
     source = None if not design.n_dropped_rows else data if subset is None else subset_rows(data, subset)
     return _run_curves(design, step, steps, options, rng, shows(work, options.progress),
-                       source)
+                       source, runs.logged_unit(data))
 
 
-def _run_curves(design, step, steps, options, rng, shown, source=None):
+def _run_curves(design, step, steps, options, rng, shown, source=None, unit="evaluation"):
     """The bands and tests of the checked options; ``shown``: whether to draw a bar; ``source``: the frame of the
-    Design's rows when na_action dropped some (grid steps that would read a dropped row are then not read)."""
+    Design's rows when na_action dropped some (grid steps that would read a dropped row are then not read); ``unit``:
+    what a logged row is (:func:`rlstats.runs.logged_unit`)."""
     starts, stops = runs.run_bounds(design)
     logged = runs.snap_steps(design.extra[step], starts)
     if (stops - starts == 1).all():
@@ -722,7 +723,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None):
         matrix[np.array(cells)] = np.nan
         notes.append(runs.dropped_note(design, starts, cells, [grid] * starts.size, options.align, options.na_action))
     filled = runs.filled_cells(logged, starts, stops, [grid] * starts.size, options.align) & ~np.isnan(matrix)
-    notes += [n for n in [runs.filled_note(design, starts, filled, [grid] * starts.size, options.align)] if n]
+    notes += [n for n in [runs.filled_note(design, starts, filled, [grid] * starts.size, options.align, unit)] if n]
     notes += [range_note] if range_note else []
     missing = np.flatnonzero(np.isnan(matrix).any(axis=1))
     if missing.size:
