@@ -588,7 +588,7 @@ def logged_unit(data: Any) -> str:
     log = getattr(data, "attrs", {}).get("read_log")
     if log is None:
         return "evaluation"
-    from .logs._formats import FORMATS
+    from .logs import FORMATS
 
     record = FORMATS.get(str(getattr(log, "format", "")))
     if record is None or record.values == "logged values":
