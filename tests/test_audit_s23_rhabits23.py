@@ -14,13 +14,11 @@ DF = rlstats.datasets.simulate(agents=3, tasks=4, seeds=2, effect=1.0, rng=0)
 FORMULA = "score ~ agent | task"
 
 
-@pytest.mark.xfail(strict=True, reason="Python binds the formula to data=: TypeError")
 def test_a_formula_first_with_data_named_is_r_order():
     with_data_named = rlstats.compare(FORMULA, data=DF)
     assert with_data_named.pvalue == rlstats.compare(DF, FORMULA).pvalue
 
 
-@pytest.mark.xfail(strict=True, reason="Python's TypeError, not an OptionError")
 def test_an_unknown_keyword_is_an_option_error_naming_confidence_level():
     with pytest.raises(rlstats.OptionError, match="pass confidence_level=0.9"):
         rlstats.bootstrap(DF, FORMULA, conf_level=0.9, n_resamples=200, rng=0)

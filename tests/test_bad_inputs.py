@@ -712,9 +712,20 @@ def test_the_selection_simulation_names_the_renamed_inspector():
 @pytest.mark.parametrize("option", ["nosuch", "seed", "confidence", "n_boot"])
 def test_an_option_compare_does_not_know_names_it_and_lists_the_others(method, option):
     _, data, formula, _ = BACKENDS["selection_check" if method == "selection" else method]
-    message = fails(OptionError, f"method={method!r} has no option {option!r}; its options are: ", rlstats.compare,
+    message = fails(OptionError, f"method={method!r} has no option ", rlstats.compare,
                     data, formula, method=method, **{option: 1})
+    assert f"has no option {option}=" in message or f"has no option {option!r}" in message
+    if option == "seed":  # rhabits23: another package's name of an option the back end takes is named as it spells it
+        assert message.endswith("its name here is rng= (seed= is another package's spelling); pass rng=1")
+        return
+    if option == "n_boot" and _accepts(method if method != "selection" else "selection_check", "n_resamples"):
+        assert message.endswith("(n_boot= is another package's spelling); pass n_resamples=1")
+        return
+    assert "its options are: " in message
     assert "n_resamples" in message or "alpha" in message or "confidence_level" in message
+    # rhabits23: the close name, where the back end takes one (options.did_you_mean)
+    assert ("(did you mean 'confidence_level'?)" in message) == (
+        option == "confidence" and "confidence_level" in message)
 
 
 def test_compare_names_the_adjustment_in_the_back_ends_spelling():
