@@ -433,7 +433,7 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
     another rlstats function's spelling of one of its ``options`` or another package's (:data:`HABITS`) is named as it
     is spelled here; else the close names (:func:`options.did_you_mean`) and the list of its options."""
     own = OTHER_SPELLINGS.get(given)
-    if own in options:
+    if own is not None and own in options:
         return other_spelling_error(where, given, own, value)
     whose, names = HABITS.get(given, ("", ()))
     own = next((name for name in names if name in options), None)
