@@ -451,15 +451,16 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
     * R's ``f(formula, data = df)``, a formula first with ``data=`` named, is the call ``f(df, formula)`` (the same
       parameters in R's order, as :func:`data_and_formula` takes them positionally; not an alias), where the
       function takes (data, formula, ...);
-    * where it takes ``eval_env=``, the caller's names are captured here: this frame stands between the caller and
-      the count of frames of :func:`design_of` (or ``compare``, ``build``).
+    * where it takes ``eval_env=`` (or passes it on in ``**options``: ``compare``), the caller's names are captured
+      here: this frame stands between the caller and the count of frames of :func:`design_of` (or ``compare``,
+      ``build``).
     The signature, ``help()`` and the type seen by checkers are the function's own (``functools.wraps``, ParamSpec).
     """
     parameters = inspect.signature(function).parameters
     takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
     names = set(parameters)
     formula_second = list(parameters)[:2] == ["data", "formula"]
-    captures = "eval_env" in parameters
+    captures = "eval_env" in parameters or takes_any  # compare() passes eval_env= on to its back end
     options = option_names(function)
 
     @functools.wraps(function)
