@@ -6,7 +6,8 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from . import formula as formula_module
-from .design import data_and_formula, public_function, subset_rows, unknown_option_error
+from .design import data_and_formula, public_function, subset_rows
+from .options import unknown_option_error
 from .errors import OptionError
 from .methods import DEFAULTS, METHODS, backend
 from ._typing import Data, FormulaLike, Subset

@@ -30,7 +30,7 @@ from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
-from .options import check_bool, check_choice, did_you_mean
+from .options import check_bool, check_choice, keywords_checked
 from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
@@ -389,65 +389,12 @@ def booleans_read(where: str, plural: bool = False) -> str:
     return f"{where} {'hold' if plural else 'holds'} True/False values, read as 1 (True) and 0 (False)"
 
 
-#: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
-#: name), the rank test and the task table ``adjustment=``. The house has no aliases: given the other spelling, a
-#: function names its own in an OptionError (:func:`public_function`) rather than Python's TypeError.
-OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
-
-#: Other packages' names of options (R's stats, boot and PMCMRplus, Python's numpy and scikit-learn), each with whose
-#: spelling it is and the names an rlstats function may take for it: given one, a function that takes one of those
-#: names names the first it takes in an OptionError (:func:`unknown_option_error`); it never accepts it. Only names
-#: whose value means the same here (R's ``na.rm=TRUE`` is ``na_action="drop"``, another value, and is left out).
-HABITS = {
-    "conf.level": ("R's spelling", ("confidence_level",)),
-    "conf_level": ("R's conf.level, spelled with an underscore", ("confidence_level",)),
-    "level": ("the spelling of R's confint()", ("confidence_level",)),
-    "p.adjust": ("R's spelling", ("adjustment", "adjust")),
-    "p_adjust": ("R's p.adjust, spelled with an underscore", ("adjustment", "adjust")),
-    "p.adjust.method": ("PMCMRplus' spelling", ("adjustment", "adjust")),
-    "p_adjust_method": ("PMCMRplus' p.adjust.method, spelled with underscores", ("adjustment", "adjust")),
-    "na.action": ("R's spelling", ("na_action",)), "R": ("the spelling of R's boot()", ("n_resamples",)),
-    "n_boot": ("another package's spelling", ("n_resamples",)), "seed": ("another package's spelling", ("rng",)),
-    "random_state": ("scikit-learn's spelling", ("rng",)),
-}
-
-
-def other_spelling_error(where: str, given: str, own: str, value: object,
-                         whose: str = "another rlstats function's spelling") -> OptionError:
-    """The error of an option given in another spelling: ``where`` ("mixed()", "method='mixed'"), ``whose`` ("another
-    rlstats function's spelling", "R's spelling")."""
-    return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
-                       f"pass {own}={shown(value)}")
-
-
-def option_names(function: Callable[..., Any]) -> list[str]:
-    """The keyword options of a public function, as its errors list them: every parameter but the data, the formula
-    and ``eval_env`` (a programmer's option, documented apart)."""
-    parameters = inspect.signature(function).parameters.values()
-    return [p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-            and p.name not in ("data", "formula", "eval_env")]
-
-
-def unknown_option_error(where: str, given: str, value: object, options: Sequence[str]) -> OptionError:
-    """The one error of a keyword a public function does not take, ``where`` ("bootstrap()", "method='bootstrap'"):
-    another rlstats function's spelling of one of its ``options`` or another package's (:data:`HABITS`) is named as it
-    is spelled here; else the close names (:func:`options.did_you_mean`) and the list of its options."""
-    own = OTHER_SPELLINGS.get(given)
-    if own is not None and own in options:
-        return other_spelling_error(where, given, own, value)
-    whose, names = HABITS.get(given, ("", ()))
-    own = next((name for name in names if name in options), None)
-    if own is not None:
-        return other_spelling_error(where, given, own, value, whose)
-    return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; its options are: "
-                       f"{', '.join(options)}")
-
-
 def public_function(function: Callable[P, R]) -> Callable[P, R]:
     """``function``, a public function, as users call it: the one home of what every one does with its arguments.
 
-    * a keyword it does not take is :func:`unknown_option_error` (an OptionError naming it, the close names, R's
-      spellings and the function's options), not Python's TypeError;
+    * a keyword it does not take is :func:`options.unknown_option_error` (an OptionError naming it, the close names,
+      R's spellings and the function's options), not Python's TypeError (:func:`options.keywords_checked`, which the
+      public functions that take no formula have alone);
     * R's ``f(formula, data = df)``, a formula first with ``data=`` named, is the call ``f(df, formula)`` (the same
       parameters in R's order, as :func:`data_and_formula` takes them positionally; not an alias), where the
       function takes (data, formula, ...);
@@ -457,24 +404,19 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
     The signature, ``help()`` and the type seen by checkers are the function's own (``functools.wraps``, ParamSpec).
     """
     parameters = inspect.signature(function).parameters
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-    names = set(parameters)
+    checked = keywords_checked(function)
     formula_second = list(parameters)[:2] == ["data", "formula"]
-    captures = "eval_env" in parameters or takes_any  # compare() passes eval_env= on to its back end
-    options = option_names(function)
+    # compare() takes eval_env= in **options and passes it on to its back end
+    captures = "eval_env" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
 
     @functools.wraps(function)
     def called(*args: P.args, **kwargs: P.kwargs) -> R:
-        if not takes_any:
-            unknown = next((name for name in kwargs if name not in names), None)
-            if unknown is not None:
-                raise unknown_option_error(f"{function.__name__}()", unknown, kwargs[unknown], options)
         if (formula_second and len(args) >= 1 and "data" in kwargs and "formula" not in kwargs
                 and isinstance(args[0], (str, formula_module.Formula))):
             args = (kwargs.pop("data"), *args)  # type: ignore[assignment]  # R's f(formula, data = df)
         if captures:
             kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
-        return function(*args, **kwargs)
+        return checked(*args, **kwargs)
 
     return called
 

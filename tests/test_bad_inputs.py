@@ -4038,9 +4038,9 @@ def test_an_unknown_keyword_names_the_option_as_the_function_spells_it(name, giv
     another package's spelling of an option the function takes is named as it spells it, never accepted; another
     keyword gets the close names and the function's options."""
     function, data, formula, options = _DATA_FORMULA[name]
-    takes = rlstats.design.option_names(inspect.unwrap(function))
+    takes = rlstats.options.option_names(inspect.unwrap(function))
     if name == "compare":  # its options are its back end's: method='task_table' says them
-        takes = rlstats.design.option_names(inspect.unwrap(rlstats.task_table))
+        takes = rlstats.options.option_names(inspect.unwrap(rlstats.task_table))
         where = "method='task_table'"
     else:
         where = f"{name}()"
@@ -4054,3 +4054,23 @@ def test_an_unknown_keyword_names_the_option_as_the_function_spells_it(name, giv
         assert ("(did you mean 'n_resamples'?)" in message) == ("n_resamples" in takes)
     # the R order with data= named says the same
     assert fails(OptionError, phrases, function, formula, data=data, **{**options, given: value}) == message
+
+
+def test_every_public_function_names_an_unknown_keyword():
+    """audit s23: the public functions that take no formula refuse a keyword they do not take in an OptionError too
+    (options.keywords_checked), before reading anything; those taking **options check the names themselves."""
+    functions = {f"rlstats.{name}": getattr(rlstats, name) for name in rlstats.__all__
+                 if inspect.isfunction(getattr(rlstats, name))}
+    open_ended = {name for name, function in functions.items() if any(
+        p.kind is p.VAR_KEYWORD for p in inspect.signature(function).parameters.values())}
+    assert open_ended == {"rlstats.compare", "rlstats.power", "rlstats.sample_size", "rlstats.concat",
+                          "rlstats.calibration_table"}
+    for name, function in functions.items():  # compare's options are its back end's: test_an_option_compare_...
+        if name in open_ended:
+            continue
+        short = name.removeprefix("rlstats.")
+        message = fails(OptionError, f"{short}() has no option 'colour'; its options are: ", function, colour=1)
+        assert message.endswith(", ".join(rlstats.options.option_names(inspect.unwrap(function)))), message
+    fails(OptionError, "cite() has no option 'dta' (did you mean 'data'?); its options are: result, data",
+          rlstats.cite, None, dta="atari100k")
+    fails(OptionError, "read_logs() has no option 'n_job' (did you mean 'n_jobs'?)", rlstats.read_logs, "x", n_job=2)
