@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 from ._version import __version__
 from .errors import OptionError, shown
+from .options import keywords_checked
 from .methods import citations_of
 
 ENTRIES = {
@@ -265,6 +266,7 @@ DATA_ENTRIES = {
 }
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError
 def cite(result: Any = None, *, data: str | Sequence[str] | None = None) -> str:
     """BibTeX entries for a result's method, the package and (``data=``) a dataset.
 

@@ -6,7 +6,8 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from . import formula as formula_module
-from .design import OTHER_SPELLINGS, data_and_formula, other_spelling_error, subset_rows
+from .design import data_and_formula, public_function, subset_rows
+from .options import unknown_option_error
 from .errors import OptionError
 from .methods import DEFAULTS, METHODS, backend
 from ._typing import Data, FormulaLike, Subset
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from .results import Result
 
 
+@public_function
 def compare(data: Data, formula: FormulaLike, method: str | None = None, *, subset: Subset = None,
             **options: Any) -> Result:
     """Compare agents with the statistical back end named by ``method``.
@@ -85,11 +87,8 @@ def _check_option_names(method, function, options):
     accepted = [name for name, p in inspect.signature(function).parameters.items()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY and name != "eval_env"]
     unknown = [name for name in options if name not in accepted and name != "eval_env"]
-    own = OTHER_SPELLINGS.get(unknown[0]) if unknown else None
-    if own in accepted:  # adjust= for adjustment= (or the reverse): the name this back end takes
-        raise other_spelling_error(f"method={method!r}", unknown[0], own, options[unknown[0]])
-    if unknown:
-        raise OptionError(f"method={method!r} has no option {unknown[0]!r}; its options are: {', '.join(accepted)}")
+    if unknown:  # another function's or R's spelling named as the back end spells it, else the close names and its list
+        raise unknown_option_error(f"method={method!r}", unknown[0], options[unknown[0]], accepted)
     required = [name for name, p in inspect.signature(function).parameters.items()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
                 and name not in options]

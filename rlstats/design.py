@@ -30,7 +30,7 @@ from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
-from .options import check_bool, check_choice
+from .options import check_bool, check_choice, keywords_checked
 from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
@@ -424,6 +424,38 @@ def booleans_read(where: str, plural: bool = False) -> str:
     return f"{where} {'hold' if plural else 'holds'} True/False values, read as 1 (True) and 0 (False)"
 
 
+def public_function(function: Callable[P, R]) -> Callable[P, R]:
+    """``function``, a public function, as users call it: the one home of what every one does with its arguments.
+
+    * a keyword it does not take is :func:`options.unknown_option_error` (an OptionError naming it, the close names,
+      R's spellings and the function's options), not Python's TypeError (:func:`options.keywords_checked`, which the
+      public functions that take no formula have alone);
+    * R's ``f(formula, data = df)``, a formula first with ``data=`` named, is the call ``f(df, formula)`` (the same
+      parameters in R's order, as :func:`data_and_formula` takes them positionally; not an alias), where the
+      function takes (data, formula, ...);
+    * where it takes ``eval_env=`` (or passes it on in ``**options``: ``compare``), the caller's names are captured
+      here: this frame stands between the caller and the count of frames of :func:`design_of` (or ``compare``,
+      ``build``).
+    The signature, ``help()`` and the type seen by checkers are the function's own (``functools.wraps``, ParamSpec).
+    """
+    parameters = inspect.signature(function).parameters
+    checked = keywords_checked(function)
+    formula_second = list(parameters)[:2] == ["data", "formula"]
+    # compare() takes eval_env= in **options and passes it on to its back end
+    captures = "eval_env" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+    @functools.wraps(function)
+    def called(*args: P.args, **kwargs: P.kwargs) -> R:
+        if (formula_second and len(args) >= 1 and "data" in kwargs and "formula" not in kwargs
+                and isinstance(args[0], (str, formula_module.Formula))):
+            args = (kwargs.pop("data"), *args)  # type: ignore[assignment]  # R's f(formula, data = df)
+        if captures:
+            kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
+        return checked(*args, **kwargs)
+
+    return called
+
+
 def _missing_error(data, column, mask):
     raise DesignError(
         f"column '{column}' has {int(mask.sum())} missing value(s) (first rows: {_first_rows(data, mask)}); "
@@ -441,6 +473,7 @@ def _drop_unused(codes, labels, what):
     return remap[codes].astype(CODE), [lab for lab, u in zip(labels, used) if u], note
 
 
+@public_function
 def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "raise", eval_env: EvalEnv = 0,
           extra_columns: Sequence[str] = (), pool_tasks: bool = False, normalize: Normalizer = None,
           step: str | None = None, curves: bool = False, min_agents: Literal[1, 2] = 2,
@@ -881,36 +914,6 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
     data, parsed, note = _average_nested(data, parsed, env, options)
     design = build(data, parsed, eval_env=env, **options)
     return dataclasses.replace(design, notes=(note, *design.notes), averaged_within=parsed.replicate)
-
-
-#: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
-#: name), the rank test and the task table ``adjustment=``. The house has no aliases: given the other spelling, a
-#: function names its own in an OptionError (:func:`other_spellings_refused`) rather than Python's TypeError.
-OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
-
-
-def other_spelling_error(where: str, given: str, own: str, value: object) -> OptionError:
-    """The error of an option given in another function's spelling: ``where`` ("mixed()", "method='mixed'")."""
-    return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is another rlstats "
-                       f"function's spelling); pass {own}={shown(value)}")
-
-
-def other_spellings_refused(function: Callable[P, R]) -> Callable[P, R]:
-    """``function`` (a public function that takes ``eval_env=``), refusing with :func:`other_spelling_error` a keyword
-    it does not take that names one of its options in another function's spelling (:data:`OTHER_SPELLINGS`)."""
-    own = inspect.signature(function).parameters
-    others = {other: name for other, name in OTHER_SPELLINGS.items() if name in own and other not in own}
-
-    @functools.wraps(function)
-    def refusing(*args: P.args, **kwargs: P.kwargs) -> R:
-        given = next((name for name in kwargs if name in others), None)
-        if given is not None:
-            raise other_spelling_error(f"{function.__name__}()", given, others[given], kwargs[given])
-        # the caller's names, captured here: this frame stands between the caller and design_of's count of frames
-        kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
-        return function(*args, **kwargs)
-
-    return refusing
 
 
 def missing_reasons(missing_in: list[tuple[str, np.ndarray]]) -> list[str]:

@@ -36,7 +36,7 @@ import patsy
 
 from .conditions import ast_depth
 from .errors import DesignError, FormulaError, OptionError, close_names, index_level_hint, rows_named, shown
-from .options import check_choice
+from .options import check_choice, keywords_checked
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
 
@@ -640,6 +640,7 @@ def _lme4_terms(text, tokens):
     return fixed, random, [("blocks", task)]
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError
 def parse(text: str | Formula) -> Formula:
     """Parse ``'response ~ groups [| blocks]'``.
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError
+from .options import keywords_checked
 from .provenance import Note, add_note, concat_frames
 
 __all__ = ["as_pandas", "concat", "from_rliable"]
@@ -174,6 +175,7 @@ def _from_arrow(data: Any) -> pd.DataFrame:
     return frame
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError
 def from_rliable(scores: Mapping[Any, Any], tasks: Sequence[Any] | None = None, *,
                  steps: Sequence[Any] | None = None) -> pd.DataFrame:
     """rliable's score dict as rlstats' long frame: one row per agent, task and run.

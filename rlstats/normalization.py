@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError, close_names, rows_described, warn
+from .options import keywords_checked
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
 from .provenance import NORMALISED, NOTES_ATTR, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note
@@ -345,6 +346,7 @@ def _bounds(ref, tasks, by, low, high):
     return lo, hi
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError
 def normalize(df: Table, reference: Table | str, *, low: str | None = None, high: str | None = None, by: str = "task",
               score: str = "score") -> pd.DataFrame:
     """Normalise scores per task: ``(score - low) / (high - low)``.

@@ -7,11 +7,13 @@ wording: the option's name, the value given and what is allowed.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -19,6 +21,8 @@ from .cost import check_max_seconds
 from .errors import OptionError, agent_named, close_names, shown
 
 _N = TypeVar("_N", int, float)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def check_choice(name: str, value: object, allowed: Collection[object], *,
@@ -57,6 +61,79 @@ def did_you_mean(value: object, allowed: Iterable[object]) -> str:
     if not close:
         return ""
     return f" (did you mean {', '.join(map(repr, close[:-1]))}{' or ' if len(close) > 1 else ''}{close[-1]!r}?)"
+
+
+#: Options that public functions spell apart, each with the other spelling: ``mixed()`` says ``adjust=`` (emmeans'
+#: name), the rank test and the task table ``adjustment=``. The house has no aliases: given the other spelling, a
+#: function names its own in an OptionError (:func:`keywords_checked`) rather than Python's TypeError.
+OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
+
+#: Other packages' names of options (R's stats, boot and PMCMRplus, Python's numpy and scikit-learn), each with whose
+#: spelling it is and the names an rlstats function may take for it: given one, a function that takes one of those
+#: names names the first it takes in an OptionError (:func:`unknown_option_error`); it never accepts it. Only names
+#: whose value means the same here (R's ``na.rm=TRUE`` is ``na_action="drop"``, another value, and is left out).
+HABITS = {
+    "conf.level": ("R's spelling", ("confidence_level",)),
+    "conf_level": ("R's conf.level, spelled with an underscore", ("confidence_level",)),
+    "level": ("the spelling of R's confint()", ("confidence_level",)),
+    "p.adjust": ("R's spelling", ("adjustment", "adjust")),
+    "p_adjust": ("R's p.adjust, spelled with an underscore", ("adjustment", "adjust")),
+    "p.adjust.method": ("PMCMRplus' spelling", ("adjustment", "adjust")),
+    "p_adjust_method": ("PMCMRplus' p.adjust.method, spelled with underscores", ("adjustment", "adjust")),
+    "na.action": ("R's spelling", ("na_action",)), "R": ("the spelling of R's boot()", ("n_resamples",)),
+    "n_boot": ("another package's spelling", ("n_resamples",)), "seed": ("another package's spelling", ("rng",)),
+    "random_state": ("scikit-learn's spelling", ("rng",)),
+}
+
+
+def other_spelling_error(where: str, given: str, own: str, value: object,
+                         whose: str = "another rlstats function's spelling") -> OptionError:
+    """The error of an option given in another spelling: ``where`` ("mixed()", "method='mixed'"), ``whose`` ("another
+    rlstats function's spelling", "R's spelling")."""
+    return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
+                       f"pass {own}={shown(value)}")
+
+
+def option_names(function: Callable[..., Any]) -> list[str]:
+    """The keyword options of a public function, as its errors list them: every parameter but ``eval_env`` (a
+    programmer's option, documented apart) and, of a function that takes (data, formula, ...), those two."""
+    parameters = list(inspect.signature(function).parameters.values())
+    skipped = {"eval_env", *(("data", "formula") if [p.name for p in parameters[:2]] == ["data", "formula"] else ())}
+    return [p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in skipped]
+
+
+def unknown_option_error(where: str, given: str, value: object, options: Sequence[str]) -> OptionError:
+    """The one error of a keyword a public function does not take, ``where`` ("bootstrap()", "method='bootstrap'"):
+    another rlstats function's spelling of one of its ``options`` or another package's (:data:`HABITS`) is named as it
+    is spelled here; else the close names (:func:`options.did_you_mean`) and the list of its options."""
+    own = OTHER_SPELLINGS.get(given)
+    if own is not None and own in options:
+        return other_spelling_error(where, given, own, value)
+    whose, names = HABITS.get(given, ("", ()))
+    own = next((name for name in names if name in options), None)
+    if own is not None:
+        return other_spelling_error(where, given, own, value, whose)
+    return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; its options are: "
+                       f"{', '.join(options)}")
+
+
+def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
+    """``function``, a public function, refusing a keyword it does not take with :func:`unknown_option_error` rather
+    than Python's TypeError (one that takes ``**options`` checks their names itself). The public functions that take
+    (data, formula) have it through :func:`rlstats.design.public_function`; the others have it alone."""
+    parameters = inspect.signature(function).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return function
+    names, options = set(parameters), option_names(function)
+
+    @functools.wraps(function)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        unknown = next((name for name in kwargs if name not in names), None)
+        if unknown is not None:
+            raise unknown_option_error(f"{function.__name__}()", unknown, kwargs[unknown], options)
+        return function(*args, **kwargs)
+
+    return checked
 
 
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:

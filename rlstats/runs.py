@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .design import data_and_formula, design_of
+from .design import data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
 from .format import count, format_step
 from .errors import DesignError, OptionError, shown
@@ -390,6 +390,7 @@ def _run_frame(data, design, starts, values, name):
     return frame
 
 
+@public_function
 def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLike | None = None,
                 method: AlignMethod = "last",
                 na_action: NaAction = "raise", eval_env: EvalEnv = 0) -> pd.DataFrame:
@@ -751,6 +752,7 @@ def _annotate(frame, data, design, notes, columns):
     return set_notes(frame, rebind(inherited, frame) + own + list(notes), columns=columns)
 
 
+@public_function
 def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSummary = "final", k: int | None = None,
                    threshold: float | dict[str, float] | None = None, normalize_auc: bool = False,
                    steps: ArrayLike | None = None, method: AlignMethod = "last", na_action: NaAction = "raise",

@@ -322,7 +322,7 @@ def test_one_capture_site():
     # The caller's environment is captured in one helper (formula.capture_environment), so a move to another
     # formula library changes one function; patsy's EvalEnvironment is named nowhere but in formula.py, and
     # only the front door (design.design_of), the public build() and the callers that add a frame before it
-    # capture (compare, power's _prepare, and the wrapper refusing another function's spelling of an option).
+    # capture (compare, power's _prepare, and the wrapper of every public function, design.public_function).
     captures = _functions_with(lambda n: isinstance(n, ast.Attribute) and n.attr == "capture")
     assert sorted(set(captures)) == [("rlstats.formula", "capture_environment")]
     patsy_names = _functions_with(lambda n: isinstance(n, ast.Attribute) and n.attr == "EvalEnvironment")
@@ -330,8 +330,8 @@ def test_one_capture_site():
     callers = _functions_with(lambda n: isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(
         n.func, "id", None)) == "capture_environment")
     assert sorted(set(callers)) == [("rlstats.comparison", "compare"), ("rlstats.design", "build"),
-                                    ("rlstats.design", "design_of"),
-                                    ("rlstats.design", "other_spellings_refused"), ("rlstats.design", "refusing"),
+                                    ("rlstats.design", "called"), ("rlstats.design", "design_of"),
+                                    ("rlstats.design", "public_function"),
                                     ("rlstats.formula", "check_columns"), ("rlstats.formula", "evaluate_response"),
                                     ("rlstats.planning._api", "_prepare")]
 

@@ -27,7 +27,7 @@ from ..connectivity import ATTEMPT, subset_dropping_attempts
 from ..provenance import Note, set_notes
 from ..format import count, join_and, listed, natural_key
 from ..errors import LogReadError, OptionError, close_names, warn
-from ..options import check_bool, check_choice, check_int, check_n_jobs
+from ..options import check_bool, check_choice, check_int, check_n_jobs, keywords_checked
 from ..progress import progress_bar
 from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_format, file_patterns, load
 from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
@@ -428,6 +428,7 @@ def _listed_runs(items):
     return shown if len(items) <= MAX_NAMED_RUNS else f"{shown}; and {len(items) - MAX_NAMED_RUNS} more"
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError
 def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | None = None, *,
               format: LogFormatName | None = None, tags: str | Sequence[str] | dict[str, str] | None = None,
               step: str | None = None, keep: LogKeep = "last", on_error: LogOnError = "raise", progress: bool = True,

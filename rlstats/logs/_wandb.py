@@ -16,7 +16,7 @@ import numpy as np
 from ..provenance import Note, set_notes
 from ..errors import LogReadError, OptionError
 from ..format import count
-from ..options import check_bool, check_choice
+from ..options import check_bool, check_choice, keywords_checked
 from ..progress import progress_bar
 from ._formats import LABELS
 from ._layout import compile_pattern
@@ -61,6 +61,7 @@ def _lookup(run, where):
     return value
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError
 def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters: dict[str, Any] | None = None,
                fields: dict[str, str] | None = None, pattern: str | Callable[..., Any] | None = None,
                step: str = "_step", keep: str = "last", on_error: str = "raise", progress: bool = True,

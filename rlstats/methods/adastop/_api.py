@@ -40,7 +40,7 @@ import pandas as pd
 from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
-from ...design import design_of
+from ...design import design_of, public_function
 from ...cost import MAX_BYTES, admit, shows
 from ...errors import DesignError, OptionError, agent_named, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
@@ -712,6 +712,7 @@ def _unused_notes(runs, pairs, agents, K, blocked):
             + "; ".join(parts) + ")"]
 
 
+@public_function
 def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: int | None = None,
             n_resamples: int = 10_000, alpha: float = 0.05, beta: float = 0.0,
             comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
@@ -1004,6 +1005,7 @@ def adastop_outcomes(design, *, rng=None, **options):
     return _task_outcomes(_adastop_runs(design, options, rng, short, options.progress)[-1])
 
 
+@public_function
 def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
                 comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
                 permutations: Permutations = "joint", na_action: NaAction = "raise", rng: Seed = None,

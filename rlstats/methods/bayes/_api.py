@@ -33,7 +33,7 @@ from ... import calibration
 from ...bounds import bound_ties, mostly_at_bound
 from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 from ...cost import admit, check_max_seconds, shows, timed_bar
-from ...design import NA_ACTIONS, check_agent_named, design_of
+from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, shown, warn
 from ...format import count, listed, names_shown, signif
 from ...normalization import warn_raw_scales
@@ -129,6 +129,7 @@ class BayesOptions:
             progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
 
+@public_function
 def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, model: BayesModel = "signed_rank",
           control: str | None = None, higher_is_better: bool = True, prior: float = 0.5, n_samples: int = 50_000,
           chains: int = 8, warmup: int = 300, draws: int = 1_000, confidence_level: float = 0.95,

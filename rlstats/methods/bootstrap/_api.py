@@ -31,7 +31,7 @@ from ... import format as fmt
 from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded, median_tied_at_middle,
                        saturated_withheld)
 from ...cost import admit, shows
-from ...design import NA_ACTIONS, design_of
+from ...design import NA_ACTIONS, design_of, public_function
 from ...engines import Engine, engine as _engine
 from ...errors import DesignError, OptionError, agent_named, warn
 from ...normalization import raw_gap_note, warn_raw_scales
@@ -408,6 +408,7 @@ def _inferential(result, a, b, test, alpha):
 # ----------------------------------------------------------------------------- bootstrap()
 
 
+@public_function
 def bootstrap(data: Data, formula: FormulaLike | None = None, *,
               metrics: Sequence[Any] | dict[str, Any] = DEFAULT_METRICS, n_resamples: int = 10_000,
               confidence_level: float = 0.95, interval: BootstrapInterval = "studentized",
@@ -916,6 +917,7 @@ def _bca_notes(agents, metrics, z0):
 # ----------------------------------------------------------------------------- probability_of_improvement()
 
 
+@public_function
 def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *,
                                pairs: Sequence[tuple[str, str]] | None = None, n_resamples: int | None = None,
                                confidence_level: float = 0.95, interval: ImprovementInterval = "score",
@@ -1256,6 +1258,7 @@ def _flat_tasks_note(design, flats, interval):
             f"end and never in its lower end (the estimate counts it by its mean)"]
 
 
+@public_function
 def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: ArrayLike | None = None,
                         kind: str = "runs", interval: ProfileInterval | None = None, n_resamples: int | None = None,
                         confidence_level: float = 0.95, task_bootstrap: bool = False, normalize: Normalizer = None,

@@ -17,7 +17,7 @@ from ... import calibration, runs
 from ...connectivity import label_literal
 from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE, check_bounds, clip,
                        clipped_note, known_or_unbounded, median_tied_at_middle, saturated_withheld, tie_counts)
-from ...design import NA_ACTIONS, data_and_formula, design_of, subset_rows
+from ...design import NA_ACTIONS, data_and_formula, design_of, public_function, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
 from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown, signif
@@ -423,6 +423,7 @@ def _expansion(counts, agents=(), tasks=()):
     return np.sqrt(fewest / (fewest - 1.0)), fewest
 
 
+@public_function
 def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
            statistic: CurveStatistic | Callable[..., Any] = "iqm",
            steps: ArrayLike | None = None, align: AlignMethod = "last",

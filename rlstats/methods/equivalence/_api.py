@@ -21,7 +21,7 @@ import pandas as pd
 from ... import calibration
 from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
-from ...design import NA_ACTIONS, check_agent_named, design_of
+from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, shown
 from ...format import count, listed, signif
 from ...normalization import warn_raw_scales
@@ -169,6 +169,7 @@ class EquivalenceOptions:
         return dataclasses.asdict(self)
 
 
+@public_function
 def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float | None = None,
                 alternative: EquivalenceAlternative = "equivalence", alpha: float = 0.05,
                 higher_is_better: bool = True, control: str | None = None, published: pd.DataFrame | None = None,

@@ -25,7 +25,7 @@ from ... import calibration
 from ..._typing import Data, Ddf, EvalEnv, FormulaLike, MixedAdjust, NaAction, Normalizer, Seed
 from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, bound_ties, check_bounds, clip_columns, saturated_withheld
 from ...cost import admit, shows, timed_bar
-from ...design import design_of, other_spellings_refused
+from ...design import design_of, public_function
 from ...errors import DesignError
 from ...format import count, join_and, listed, names_shown
 from ...normalization import warn_raw_scales
@@ -63,7 +63,7 @@ class MixedOptions:
                    progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
 
-@other_spellings_refused  # adjust= / adjustment=: the other spelling is an OptionError naming this one
+@public_function
 def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "satterthwaite", adjust: MixedAdjust = "tukey",
           confidence_level: float = 0.95, normalize: Normalizer = None,
           bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,

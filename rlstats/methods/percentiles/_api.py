@@ -30,7 +30,7 @@ import pandas as pd
 
 from ... import calibration
 from ...bounds import check_bounds
-from ...design import NA_ACTIONS, check_agent_named, design_of
+from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
@@ -214,6 +214,7 @@ def _prepared_design(design, options):
 # ----------------------------------------------------------------------------- public function
 
 
+@public_function
 def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: PercentileInterval | None = "pbp",
                 delta: float = 0.05,
                 n_resamples: int = 10_000, ties: PercentileTies = "le", self_payoff: float = 0.5,

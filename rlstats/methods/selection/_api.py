@@ -38,7 +38,7 @@ import pandas as pd
 from ... import calibration
 from ...bounds import check_bounds, clip, clip_columns, clipped_note
 from ...cost import admit, shows, timed_bar
-from ...design import check_agent_named, design_of
+from ...design import check_agent_named, design_of, public_function
 from ...interop import as_pandas
 from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
@@ -318,6 +318,7 @@ def _check_effects(frame, where, options):
 
 # =========================================================================== the public function
 
+@public_function
 def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment: str | None = None,
                     baseline: str | None = None, reported: str | Sequence[str] | None = None,
                     heldout: Sequence[str] | Table | None = None, effect: str | Callable[..., Any] = "mean_diff",

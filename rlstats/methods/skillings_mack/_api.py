@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
-from ...design import check_agent_named, design_of, other_spellings_refused
+from ...design import check_agent_named, design_of, public_function
 from ...cost import admit, shows
 from ...format import cannot_reject, count, join_and, listed, names_shown
 from ...errors import DesignError, OptionError
@@ -138,7 +138,7 @@ def _choose_variant(options, design):
     return options.variant
 
 
-@other_spellings_refused  # adjust= / adjustment=: the other spelling is an OptionError naming this one
+@public_function
 def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: RankVariant = "auto",
                    within_cell: WithinCell | None = None, pvalue: RankPvalue = "auto", n_resamples: int = 10_000,
                    tie_correction: bool | None = None, higher_is_better: bool = True, alpha: float = 0.05,

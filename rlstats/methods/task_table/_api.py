@@ -13,7 +13,7 @@ from ... import format as fmt
 from ...bounds import check_bounds, clip, clipped_note
 from ...calibration import miss_clause
 from ...cost import admit, shows
-from ...design import design_of, other_spellings_refused
+from ...design import design_of, public_function
 from ...format import count, listed
 from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
@@ -78,7 +78,7 @@ class TaskTableOptions:
         return asdict(self)
 
 
-@other_spellings_refused  # adjust= / adjustment=: the other spelling is an OptionError naming this one
+@public_function
 def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: TaskStatistic = "mean",
                test: TaskTest = "welch",
                alpha: float = 0.05, adjustment: TaskAdjustment = "holm", confidence_level: float = 0.95,

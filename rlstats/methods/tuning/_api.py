@@ -16,7 +16,7 @@ from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
-from ...design import Design, design_of
+from ...design import Design, design_of, public_function
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import TABLE, as_pandas
 from ...errors import DesignError, OptionError
@@ -58,6 +58,7 @@ TUNED = "tuning run"
 READS_NESTING = BACKENDS[0].reads_nesting
 
 
+@public_function
 def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequence[str] | None = None,
            weights: str | None = None, holdout: str | None = None, views: Sequence[str] | None = None,
            higher_is_better: bool = True, threshold: float = 0.05, confidence_level: float = 0.95,
