@@ -31,7 +31,7 @@ from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
-from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
+from .provenance import COUNTED, NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -270,7 +270,7 @@ class Design:
                                                                  minlength=len(self.note_keys)))]
         said = {}
         for note in self.inherited_notes:
-            again = rebind([note], present)
+            again = _after_own_drop(note, present)
             said[note.text] = again[0] if again else None
         inherited = tuple(note for note in said.values() if note is not None)
         notes = []
@@ -761,8 +761,15 @@ def _restated(inherited, data, analysed):
     values = data[keys].iloc[firsts].reset_index(drop=True)
     if len(analysed) == len(data):
         return tuple(inherited), codes, values
-    present = np.flatnonzero(np.bincount(codes[analysed], minlength=len(values)))
-    return tuple(rebind(inherited, values.iloc[present])), codes, values
+    present = values.iloc[np.flatnonzero(np.bincount(codes[analysed], minlength=len(values)))]
+    return tuple(again for note in inherited for again in _after_own_drop(note, present)), codes, values
+
+
+def _after_own_drop(note, present):
+    """``note`` re-stated for the rows ``present`` after rlstats itself left rows out: a count of what was read
+    (``read 15 runs from 15 files``) stays as read, since the drop's own note says what was left out (re-counted it
+    read "read 9 runs" beside "6 runs dropped"; audit s23, lead); the others by :func:`rebind`."""
+    return [note] if note.word == COUNTED else rebind([note], present)
 
 
 @overload
@@ -976,7 +983,7 @@ def _average_nested(data, formula, env, options):
         drop_note = (f"{int(dropped.sum())} of {len(data)} rows dropped (na_action=\"drop\") before the seeds were "
                      f"averaged: {'; '.join(reasons)}" + (f" (every row of {join_and(gone, limit=6)})" if gone else ""))
         data = data[~dropped]
-        inherited = rebind(inherited, data)  # of the rows kept, by every key (the runs' seeds too)
+        inherited = [again for note in inherited for again in _after_own_drop(note, data)]  # of the rows kept
     if options.get("normalize") is None or options.get("normalize") is False:  # each seed, not only their mean
         check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
     else:  # the normaliser's range too, at the caller's rows (a dataset read once, here, for build() as well)

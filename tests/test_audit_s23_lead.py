@@ -32,3 +32,12 @@ def test_demo_equivalence_margin_is_a_tenth_of_the_normalised_range():
     formula, options = DECLARATIONS["equivalence"].demo
     assert options["margin"] == 0.1  # 0.5 (half the min-max range) declared every pair equivalent beside the rank
     # test's 8 of 10 pairs apart: true, but it taught that the margin is a formality
+
+
+def test_what_was_read_stays_as_read_beside_rlstats_own_drop(sb3_evaluations):
+    # curves leaves Acrobot-v1 out (one agent has no runs there) and says "6 runs dropped"; the read note was
+    # re-counted to "read 9 runs from ... files" beside it (restate23), which reads as 9 - 6
+    curves = rlstats.curves(sb3_evaluations, "score ~ agent | task/seed", step="step", na_action="drop",
+                            n_resamples=200, rng=0, progress=False)
+    assert curves.notes[0].startswith("read 15 runs from 15 Stable-Baselines3 EvalCallback evaluations.npz files")
+    assert any("6 runs dropped): Acrobot-v1" in note for note in curves.notes)

@@ -224,8 +224,8 @@ def test_a_state_without_its_digests_is_refused(sandbox):
     del state["digests"]
     state["batches"][0]["a"] = [9.0, 9.0, 9.0]  # the edit the digests would have caught
     (sandbox / "state.json").write_text(json.dumps(state))
-    attempt(sandbox, ["adastop", "status", "state.json"], "the AdaStop state has no \"digests\"")
-    attempt(sandbox, ["adastop", "update", "state.json", "batch.csv"], "the AdaStop state has no \"digests\"")
+    attempt(sandbox, ["adastop", "status", "state.json"], "the AdaStop state state.json has no \"digests\"")
+    attempt(sandbox, ["adastop", "update", "state.json", "batch.csv"], "the AdaStop state state.json has no \"digests\"")
 
 
 # ----------------------------------------------------------------------------- exhaustion: in a guarded child process
