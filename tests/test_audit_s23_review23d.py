@@ -3,7 +3,7 @@
 The curves' calibration note named the simulated task counts bracketing the design over every run count of the
 table, though it reads the rows of one run count only: at 3 runs per task the studentized bands were simulated on 5
 and 26 tasks (no 1-task rows there), so a 2-task design read the 5-task rows alone but the note said "1 and 5 tasks
-(the worse on 5)"."""
+(the worse on 5)". Since review23d the counts are bracketed among the rows of the band at the runs read."""
 
 import warnings
 
@@ -19,8 +19,9 @@ def _curves_row(tasks, runs, coverage):
             "coverage": str(coverage), "se": "0.019"}
 
 
-@pytest.mark.xfail(strict=True, reason="review23d: curves bracket the tasks over every run count, name rows not read")
+
 def test_curves_note_names_only_the_task_counts_read_at_its_runs(monkeypatch):
+    """Was a strict xfail: the note named 1 and 5 tasks, reading the 5-task row alone."""
     # the real table's shape: studentized rows at 3 runs on 5 and 26 tasks; at 5 runs on 1, 5 and 26
     rows = (_curves_row(5, 3, 0.85), _curves_row(26, 3, 0.93), _curves_row(1, 5, 0.96), _curves_row(5, 5, 0.96))
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "curves.band" else ())
