@@ -70,11 +70,10 @@ def test_unlike_spread_note_says_the_rows_runs_beyond_the_grid():
     assert 0.05 + 3 * (0.05 * 0.95 / 1_000) ** 0.5 < share < 0.156
 
 
-@pytest.mark.xfail(strict=True, reason="review23d: the size note brackets the tasks over fixed counts, not the rows")
 def test_size_note_names_only_the_task_counts_its_rows_have(monkeypatch):
     """The mean's aggregate test (bootstrap-t) was simulated at 10 runs on 5 tasks only (the table's rows: no
     26-task row there); a 12-task design read the 5-task row alone but the note said "5 and 26 tasks (the worse on
-    5)". A table of that shape, its 5-task row short of 95%."""
+    5)". A table of that shape, its 5-task row short of 95%. Was a strict xfail."""
     from rlstats.methods.equivalence import _api
 
     row = {"procedure": "equivalence.size", "test": "noninferior", "interval": "bootstrap_t", "metric": "mean",

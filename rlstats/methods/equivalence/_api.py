@@ -857,8 +857,8 @@ def _across_notes(table, across, short, still):
 def _size_notes(design, options, table):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
     SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs measured and the
-    worse of the task counts bracketing the design's, :func:`rlstats.calibration.bracketing_counts`), for each test
-    given."""
+    worse of the task counts bracketing the design's among the test's rows there,
+    :func:`rlstats.calibration.bracketing_rows`), for each test given."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
     runs = int(design.counts[design.counts > 0].min())
@@ -874,11 +874,14 @@ def _size_notes(design, options, table):
             # the plain one's rows of the saturated family describe a test no longer run on such runs
             interval = "paired_t_bounded" if detail.startswith("capped") else interval
             rows = [r for r in table_rows if interval == "paired_t_bounded" or r["distribution"] != "saturated"]
-        tasks = calibration.bracketing_counts((1, 5, 26) if interval == "welch" else (5, 26), design.n_tasks)
         columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval, "runs": measured_runs}
         if interval == "bootstrap_t":
             columns["metric"] = options.aggregate
-        row = calibration.shortfall([r for r in rows if int(r["tasks"]) in tasks], 0.95, **columns)
+        # the task counts bracketing the design's among the test's rows at these runs (review23d: the mean's
+        # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
+        matched, tasks = calibration.bracketing_rows(
+            [r for r in rows if all(r[key] == str(value) for key, value in columns.items())], design.n_tasks)
+        row = calibration.shortfall(matched, 0.95)
         if row is not None:
             notes.append(f"measured size at the margin of the {scope} test ({method}) at "
                          f"{calibration.bracket_words(tasks, row['tasks'])} and "
