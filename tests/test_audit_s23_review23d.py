@@ -91,9 +91,8 @@ def test_size_note_names_only_the_task_counts_its_rows_have(monkeypatch):
     assert "(mean over tasks)) at 5 tasks and 10 runs per agent: 0.100 (" in note
 
 
-@pytest.mark.xfail(strict=True, reason="review23d: a Unicode-form merge's clash advises adding {seed}")
 def test_unicode_forms_of_one_run_in_two_folders_are_named_as_such(tmp_path):
-    """misc23 reads names written in two Unicode forms as one; where both forms hold the same run (a folder copied
+    """Was a strict xfail. misc23 reads names written in two Unicode forms as one; where both forms hold the same run (a folder copied
     from a Mac beside its original), the monitor.csv files of the two folders fall in one run and the error listed
     two folders that print alike, advising a field to tell them apart (e.g. {seed}) that the pattern already has."""
     import unicodedata
@@ -109,4 +108,4 @@ def test_unicode_forms_of_one_run_in_two_folders_are_named_as_such(tmp_path):
     message = str(raised.value)
     assert "e.g. {seed}" not in message
     assert ("differ only in how their accents are written (composed and decomposed Unicode forms, read as one "
-            "name): the same run copied twice? keep one folder of the two") in message
+            "name): the same run copied twice? keep one of them") in message
