@@ -1084,7 +1084,7 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
 
     def runs_words(runs):
         # the rows' runs beside the design's: 3, 5 and 10 were simulated (review23d: 50 runs read the 10-run rows)
-        beyond = (", the most simulated" if min(fewest) > runs == 10 else
+        beyond = (", the most simulated" if max(fewest) > runs == 10 else
                   ", the fewest simulated" if min(fewest) < runs == 3 else "")
         return f"{count(runs, 'run')} of each agent{beyond}"
 
