@@ -62,19 +62,24 @@ def test_note_of_the_aggregate(spread):
     (note,) = _notes(frame, aggregate="mean", rng=1)
     assert "A vs B (across tasks: the agents' parts of its standard error 4.7 times apart, the aggregate (mean), " \
         in note
-    assert "the mean's aggregate test declared non-inferiority falsely in up to 0.084 of 500 tests" in note
+    assert "; the mean's aggregate test in up to 0.084 of 500 (5 tasks, 3-10 runs of each agent, SD ratio 1/4 and " \
+        "4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard errors; " in note
     assert "aggregate='iqm' there at most 0.056" in note
     (note,) = _notes(frame, aggregate="iqm", rng=1)
-    assert "the IQM's aggregate test declared non-inferiority falsely in up to 0.056 of 500 tests" in note
+    assert "; the IQM's aggregate test in up to 0.056 of 500 (5 tasks, " in note
     assert "within alpha's 3 Monte Carlo standard errors" in note
     (note,) = _notes(frame, aggregate="mean", rng=1, alternative="equivalence", margin=0.6)
-    assert "the mean's aggregate test declared equivalence falsely in up to 0.084 of 500 tests" in note
+    assert "Welch's t declared equivalence falsely" in note and "the mean's aggregate test in up to 0.084 of 500" \
+        in note
     assert "aggregate='iqm' there at most 0.040" in note
     # the mean's aggregate alone declared (across="paired_t", no task declared): its figure alone
     (note,) = _notes(frame, aggregate="mean", rng=1, across="paired_t", margin=0.3)
-    assert note.startswith("'non-inferior' with runs alike in number: A vs B (the aggregate (mean)); if the two "
-                           "agents' true spreads differ (2 to 8 times; 5 runs of an agent cannot tell), the mean's "
-                           "aggregate test declared non-inferiority falsely in up to 0.084 of 500 tests (5 tasks")
+    assert note == ("'non-inferior' with runs alike in number: A vs B (the aggregate (mean)); if the two agents' true "
+                    "spreads differ (SD ratio, agent_1's over agent_2's, 1/8 to 1/2 or 2 to 8; 5 runs of an agent "
+                    "cannot tell), the mean's aggregate test declared non-inferiority falsely, at a true difference "
+                    "of exactly the margin and alpha = 0.05, in up to 0.084 of 500 (5 tasks, 3-10 runs of each agent, "
+                    "SD ratio 1/4 and 4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard "
+                    "errors; aggregate='iqm' there at most 0.056)")
     assert _notes(frame, aggregate="iqm", rng=1, across="paired_t", margin=0.3) == []  # the IQM's held alpha
     # a reduced run of the script's measurement (the mean's, skewed, 5 runs, spread 1/4, 40 data sets)
     shares = spread.aggregate_declared("mean", "skewed", 5, 0.25, 40, np.random.default_rng(7), n_resamples=100)

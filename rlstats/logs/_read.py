@@ -864,6 +864,13 @@ def _check_one_folder(runs, found):
     count the episodes of all of them (audit s17: ``{agent}/{task}`` summed 3 seeds, PPO's last step 97,211)."""
     for fields, pieces in runs.values():
         folders = sorted({posixpath.dirname(found.to_read[index]) for index, _ in pieces}, key=natural_key)
+        alike = len({unicodedata.normalize("NFC", folder) for folder in folders}) < len(folders)
+        if len(folders) > 1 and alike:  # review23d: the names' Unicode forms merged (misc23), not a missing field
+            raise OptionError(
+                f"the run {run_label(fields)} has {found.record.label.removeprefix('Stable-Baselines3 ')} in "
+                f"{len(folders)} folders whose paths differ only in how their accents are written (composed and "
+                "decomposed Unicode forms, read as one name): the same run copied twice? keep one of them "
+                f"({listed(folders, 10)}, written alike on the screen)")
         if len(folders) > 1:
             raise OptionError(
                 f"pattern= puts the {found.record.label.removeprefix('Stable-Baselines3 ').removesuffix(' files')} "

@@ -1118,7 +1118,8 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
     the agents' bands (not of the differences) are added to ``about_bands`` too.
 
     The design is read as the table's largest run count at most ``runs_per_task`` (coverage grows with runs)
-    and the numbers of tasks simulated that bracket ``n_tasks`` (:func:`rlstats.calibration.bracketing_counts`);
+    and the numbers of tasks simulated there for the band that bracket ``n_tasks``
+    (:func:`rlstats.calibration.bracketing_counts`);
     the lowest row over them and the score distributions is quoted.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
@@ -1131,7 +1132,6 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
     runs_grid = sorted({int(row["runs"]) for row in rows if int(row["runs"]) <= runs_per_task})
     if not runs_grid:
         return []
-    bracket = calibration.bracketing_counts({int(row["tasks"]) for row in rows}, n_tasks)
     kinds = [("simultaneous", options.confidence_level), ("pointwise", options.confidence_level)]
     rows = [row for row in rows if row["band"] not in ("simultaneous", "pointwise") or row.get("interval") == method]
     if options.pairs:
@@ -1140,8 +1140,11 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
     for band, level in kinds:
         if not math.isclose(level, CALIBRATION_LEVEL):
             continue
-        row = calibration.shortfall([row for row in rows if int(row["tasks"]) in bracket], level, band=band,
-                                    runs=runs_grid[-1])
+        # the counts bracketing this design among the rows of the band at the runs read (review23d: at 3 runs the
+        # studentized bands have no 1-task rows, and a 2-task design was told it read "1 and 5 tasks")
+        at_runs, bracket = calibration.bracketing_rows(
+            [row for row in rows if row["band"] == band and int(row["runs"]) == runs_grid[-1]], n_tasks)
+        row = calibration.shortfall(at_runs, level)
         if row is not None:
             what = {"difference": "rate at which the difference band holds 0 under no difference"}.get(
                 band, f"coverage of the {band} band")

@@ -857,8 +857,8 @@ def _across_notes(table, across, short, still):
 def _size_notes(design, options, table):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
     SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs measured and the
-    worse of the task counts bracketing the design's, :func:`rlstats.calibration.bracketing_counts`), for each test
-    given."""
+    worse of the task counts bracketing the design's among the test's rows there,
+    :func:`rlstats.calibration.bracketing_rows`), for each test given."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
     runs = int(design.counts[design.counts > 0].min())
@@ -874,11 +874,14 @@ def _size_notes(design, options, table):
             # the plain one's rows of the saturated family describe a test no longer run on such runs
             interval = "paired_t_bounded" if detail.startswith("capped") else interval
             rows = [r for r in table_rows if interval == "paired_t_bounded" or r["distribution"] != "saturated"]
-        tasks = calibration.bracketing_counts((1, 5, 26) if interval == "welch" else (5, 26), design.n_tasks)
         columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval, "runs": measured_runs}
         if interval == "bootstrap_t":
             columns["metric"] = options.aggregate
-        row = calibration.shortfall([r for r in rows if int(r["tasks"]) in tasks], 0.95, **columns)
+        # the task counts bracketing the design's among the test's rows at these runs (review23d: the mean's
+        # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
+        matched, tasks = calibration.bracketing_rows(
+            [r for r in rows if all(r[key] == str(value) for key, value in columns.items())], design.n_tasks)
+        row = calibration.shortfall(matched, 0.95)
         if row is not None:
             notes.append(f"measured size at the margin of the {scope} test ({method}) at "
                          f"{calibration.bracket_words(tasks, row['tasks'])} and "
@@ -1016,7 +1019,9 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     design nearest (:func:`_unlike_spread_quote`), per task and (``across="welch"``) across tasks, with each declared
     task's two SDs' ratio (per task; across tasks the agents' parts of the standard error, sqrt(sum_t s_1t^2 / n_1t)
     against sqrt(sum_t s_2t^2 / n_2t)), unchanged by units. Where the aggregate's test declared, the aggregate's own
-    measurement (:data:`UNLIKE_AGGREGATE`).
+    measurement (:data:`UNLIKE_AGGREGATE`). Each quoted row's share is said once, with its SD ratio; the margin's side
+    and the rows' runs once where the rows share them, the runs named the most or fewest simulated where the design's
+    lie beyond them (review23d).
     ``published``: the table's (sd, n), agent 2 of every pair. At alpha = 0.05 only, as :func:`_size_notes`."""
     if not np.isclose(options.alpha, 0.05):
         return []
@@ -1071,44 +1076,55 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     # non-inferiority with lower scores better was read off the rows of agent 2 against agent 1 (mirrored)
     mirrored = options.alternative == "noninferior" and not options.higher_is_better
 
-    def measured(scope, row):
-        side, _, spread = row["configuration"].partition(", ")
-        first, second = ("agent_2", "agent_1") if mirrored else ("agent_1", "agent_2")
-        side = side.replace("-margin", "+margin") if mirrored else side
-        ratio = spread[len("spread "):]
-        return (f"{'per task' if scope == 'task' else 'across ' + row['tasks'] + ' tasks'} "
-                f"{1 - float(row['coverage']):.3f} of {row['n_sim']} ({row['distribution'].replace('_', '-')} "
-                f"scores, {row['runs']} runs of each agent, {first}'s SD "
-                f"{ratio + ' of' if '/' in ratio else ratio + ' times'} {second}'s, {side})")
+    first, second = ("agent_2", "agent_1") if mirrored else ("agent_1", "agent_2")
 
-    def up_to(scope):
-        shares = [f"{1 - float(quotes[scope, f]['coverage']):.3f} on {f}" for f in _UNLIKE_FAMILIES
-                  if (scope, f) in quotes]
-        where = ("per task" if scope == "task" else
-                 "across " + " and ".join(sorted({quotes[scope, f]["tasks"] for f in _UNLIKE_FAMILIES
-                                                  if (scope, f) in quotes}, key=int)) + " tasks")
-        return f"{' and '.join(shares)} scores {where}"
+    def side(row):
+        side = row["configuration"].partition(", ")[0]
+        return side.replace("-margin", "+margin") if mirrored else side
+
+    def runs_words(runs):
+        # the rows' runs beside the design's: 3, 5 and 10 were simulated (review23d: 50 runs read the 10-run rows)
+        beyond = (", the most simulated" if max(fewest) > runs == 10 else
+                  ", the fewest simulated" if min(fewest) < runs == 3 else "")
+        return f"{count(runs, 'run')} of each agent{beyond}"
+
+    rows_quoted = list(quotes.values())
+    # said once where every quoted row shares it, else beside each row's share (review23d: the note was one
+    # sentence of 170-260 words, each row's share said twice and its design spelled out each time)
+    common = {what: len({how(row) for row in rows_quoted}) == 1
+              for what, how in (("runs", lambda row: row["runs"]), ("side", side))}
+
+    def share(scope, family, lead):
+        row = quotes[scope, family]
+        details = [f"SD ratio {row['configuration'].partition(', spread ')[2]}"] + \
+            ([] if common["side"] else [side(row)]) + ([] if common["runs"] else [runs_words(int(row["runs"]))])
+        where = (" simulated tests per task" if scope == "task" else f" across {row['tasks']} tasks") if lead else ""
+        of = f" of {row['n_sim']}" if lead else ""
+        return f"{1 - float(row['coverage']):.3f}{of}{where} on {family.replace('_', '-')} scores ({', '.join(details)})"
+
+    def scope_words(scope):
+        families = [f for f in _UNLIKE_FAMILIES if (scope, f) in quotes]
+        return " and ".join(share(scope, f, k == 0) for k, f in enumerate(families))
 
     label = {"iqm": "the IQM's", "mean": "the mean's"}.get(options.aggregate)
-    aggregate_text = (f"{label} aggregate test declared {claim} falsely in up to {worst:.3f} of {n_sim} tests "
-                      "(5 tasks, 3-10 runs of each agent, one agent's SD 4 times the other's, skewed and capped "
-                      "scores, at -margin, size_equivalence_spread.py --aggregate"
-                      + (", within alpha's 3 Monte Carlo standard errors)" if held else
-                         ", above alpha by more than 3 Monte Carlo standard errors; aggregate='iqm' there at most "
+    aggregate_text = (f"{label} aggregate test in up to {worst:.3f} of {n_sim} (5 tasks, 3-10 runs of each agent, "
+                      "SD ratio 1/4 and 4, skewed and capped scores; "
+                      + ("within alpha's 3 Monte Carlo standard errors)" if held else
+                         "above alpha by more than 3 Monte Carlo standard errors; aggregate='iqm' there at most "
                          f"{measured_aggregate['iqm'][1]:.3f})")) if aggregate else ""
+    low, high = signif(UNLIKE_SPREAD, 2), signif(max(UNLIKE_SPREADS), 2)
     condition = (f"'{word}' with runs alike in number: {listed(found, 6)}; if the two agents' true spreads differ "
-                 f"({signif(UNLIKE_SPREAD, 2)} to {signif(max(UNLIKE_SPREADS), 2)} times; "
+                 f"(SD ratio, {first}'s over {second}'s, 1/{high} to 1/{low} or {low} to {high}; "
                  f"{count(min(fewest), 'run')} of an agent cannot tell), ")
+    at_margin = f"declared {claim} falsely, at a true difference of exactly the margin and alpha = 0.05, in up to "
     if not quotes:  # the mean's aggregate alone declared
-        return [condition + aggregate_text]
-    return [condition + f"Welch's t declared {claim} falsely in up to "
-            + " and ".join(up_to(scope) for scope in ("task", "across") if any(k[0] == scope for k in quotes))
-            + " at a true difference of exactly the margin, at alpha = 0.05 (measured: "
-            + "; ".join(measured(scope, row) for (scope, _), row in quotes.items())
-            + "; heavy-tailed scores at most 0.063; the calibration table's 'spread' rows, "
-            "tests/reference/size_equivalence_spread.py)" + ("; " + aggregate_text if aggregate else "")
-            + "; no test tried in Welch's place (a bootstrap-t, Hall's skewness-corrected t, Welch's t on fewer df) "
-            "held alpha there"]
+        return [condition + aggregate_text.replace(" in up to ", " " + at_margin, 1)]
+    once = [side(rows_quoted[0])] * common["side"] + [runs_words(int(rows_quoted[0]["runs"]))] * common["runs"]
+    return [f"{condition}Welch's t {at_margin}"
+            + ", ".join(scope_words(scope) for scope in ("task", "across") if any(k[0] == scope for k in quotes))
+            + f" ({', '.join(once) + '; ' if once else ''}heavy-tailed scores at most 0.063; the calibration "
+            "table's 'spread' rows)" + ("; " + aggregate_text if aggregate else "")
+            + "; no test tried in Welch's place held alpha there (a bootstrap-t, Hall's t, Welch's t on fewer df)"]
 
 
 def _run_published(design, options, table, scale):
