@@ -1120,7 +1120,7 @@ def test_permutation_of_many_runs_is_refused_by_its_memory_not_run():
     df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=200_000, rng=0)
     start = time.process_time()
     with pytest.raises(OptionError, match=r"this permutation test would need about \d+\.\d GiB \(n_resamples = "
-                                          r"10,000 paths x 1 comparisons, n = 200000 runs per agent\)"):
+                                          r"10,000 paths x 1 comparison, n = 200000 runs per agent\)"):
         permutation(df, "score ~ agent")
     assert time.process_time() - start < 10
     assert len(permutation(df, "score ~ agent", n_resamples=20, rng=0).tidy()) == 1  # fits with fewer paths

@@ -16,7 +16,7 @@ def _two_agents(tasks=4, runs=5, seed=0):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-def test_equivalence_plot_leaves_half_a_row_beyond_the_first_and_last():
+def test_equivalence_plot_leaves_under_a_row_beyond_the_first_and_last():
     import matplotlib.pyplot as plt
     res = rlstats.equivalence(_two_agents(), "score ~ agent | task", margin=0.1, rng=0, n_resamples=200,
                               normalize=False)

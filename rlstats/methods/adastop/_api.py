@@ -359,7 +359,7 @@ def _check_memory(options, n, max_interims, pairs, tests=1, sequential=True):
         per = "per agent per batch" if sequential else "per agent"
         raise OptionError(f"this {'AdaStop' if sequential else 'permutation test'} would need about "
                           f"{need / 1024 ** 3:.1f} GiB ({each}{interims}n_resamples = {options.n_resamples:,} "
-                          f"paths x {len(pairs)} comparisons, n = {n} runs {per}), more than the "
+                          f"paths x {fmt.count(len(pairs), 'comparison')}, n = {n} runs {per}), more than the "
                           f"{MEMORY_LIMIT // 1024 ** 3} GiB rlstats allows; pass a smaller n_resamples (the default "
                           f"is 10,000){', a smaller K' if sequential else ''} or fewer comparisons")
 

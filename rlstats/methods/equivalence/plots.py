@@ -39,7 +39,7 @@ def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregat
     labels = [f"{a} - {b}: " + (str(t) if s == "task" else s)
               for a, b, t, s in zip(rows["agent_1"], rows["agent_2"], rows["task"], rows["scope"])]
     ax.set_yticks(y)
-    if n:  # half a row beyond the first and last: matplotlib's 5% margins left ~6 empty rows of 120 (audit s23 user23)
+    if n:  # 0.7 of a row beyond the first and last: matplotlib's 5% margins left ~6 empty rows of 120 (audit s23 user23)
         ax.set_ylim(-0.7, n - 0.3)
     ax.set_yticklabels(labels, fontsize=SMALL_FONT)
     left, right = ax.get_xlim()
