@@ -1,0 +1,36 @@
+"""Audit s23 (review23c): a review of rhabits23 (``design.public_function``, R's habits at the call) and of
+kind23/restate23 (notes by kind, re-stated after a back end's own drop).
+
+* ``power()``/``sample_size()`` take the methods' options in ``**method_options`` and checked their names apart
+  from ``options.unknown_option_error``: ``power("bootstrap", seed=1)`` said "seed=1 is not an option of
+  bootstrap" and listed bootstrap's options, never power()'s own ``rng=``; ``p.adjust=`` for the rank test never
+  named its ``adjustment=``.
+* R's ``f(formula, data=df)`` was moved into place whatever else was given positionally: ``bootstrap(f, "x",
+  data=df)`` (two positional arguments) was told by Python that 3 positional arguments were given.
+"""
+
+import pytest
+
+import rlstats
+
+DF = rlstats.datasets.simulate(agents=3, tasks=3, seeds=2, effect=1.0, rng=0)
+FORMULA = "score ~ agent | task"
+
+
+@pytest.mark.xfail(strict=True, reason="power()'s method options: R's and other packages' spellings not named")
+def test_power_names_its_own_rng_for_seed_and_the_methods_spelling_of_p_adjust():
+    with pytest.raises(rlstats.OptionError, match=r"power\(\) has no option seed=: its name here is rng= "
+                                                  r"\(seed= is another package's spelling\); pass rng=1"):
+        rlstats.power("bootstrap", seed=1, n_sim=2, progress=False)
+    with pytest.raises(rlstats.OptionError, match=r"skillings_mack in power\(\) has no option p.adjust=: its name "
+                                                  r"here is adjustment= .*; pass adjustment='holm'"):
+        rlstats.power("skillings_mack", n_sim=2, progress=False, **{"p.adjust": "holm"})
+    with pytest.raises(rlstats.OptionError, match=r"sample_size\(\) has no option random_state=: its name here "
+                                                  r"is rng="):
+        rlstats.sample_size("bootstrap", random_state=1)
+
+
+@pytest.mark.xfail(strict=True, reason="R order moved data in front of two positional arguments")
+def test_r_order_with_two_positionals_keeps_pythons_true_message():
+    with pytest.raises(TypeError, match="multiple values for argument 'data'"):
+        rlstats.bootstrap(FORMULA, "score", data=DF, n_resamples=50, rng=0)
