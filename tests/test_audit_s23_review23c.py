@@ -17,7 +17,6 @@ DF = rlstats.datasets.simulate(agents=3, tasks=3, seeds=2, effect=1.0, rng=0)
 FORMULA = "score ~ agent | task"
 
 
-@pytest.mark.xfail(strict=True, reason="power()'s method options: R's and other packages' spellings not named")
 def test_power_names_its_own_rng_for_seed_and_the_methods_spelling_of_p_adjust():
     with pytest.raises(rlstats.OptionError, match=r"power\(\) has no option seed=: its name here is rng= "
                                                   r"\(seed= is another package's spelling\); pass rng=1"):
@@ -30,7 +29,13 @@ def test_power_names_its_own_rng_for_seed_and_the_methods_spelling_of_p_adjust()
         rlstats.sample_size("bootstrap", random_state=1)
 
 
-@pytest.mark.xfail(strict=True, reason="R order moved data in front of two positional arguments")
 def test_r_order_with_two_positionals_keeps_pythons_true_message():
     with pytest.raises(TypeError, match="multiple values for argument 'data'"):
         rlstats.bootstrap(FORMULA, "score", data=DF, n_resamples=50, rng=0)
+    # where the call still fits, R's order is the call in rlstats' order: compare(f, method, data=df)
+    r_order = rlstats.compare(FORMULA, "bootstrap", data=DF, n_resamples=200, rng=0, progress=False)
+    ours = rlstats.compare(DF, FORMULA, "bootstrap", n_resamples=200, rng=0, progress=False)
+    assert r_order.estimates.tolist() == ours.estimates.tolist()
+    assert r_order.estimates.shape == (3, 4)  # three agents, four metrics: iqm, mean, median, optimality_gap
+    by_hand = DF.groupby(["agent", "task"]).score.mean().groupby("agent").mean()  # the mean of the task means
+    assert r_order.estimates[:, 1] == pytest.approx(by_hand[list(r_order.agents)].to_numpy(), rel=1e-12)
