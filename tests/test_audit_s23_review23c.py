@@ -39,3 +39,21 @@ def test_r_order_with_two_positionals_keeps_pythons_true_message():
     assert r_order.estimates.shape == (3, 4)  # three agents, four metrics: iqm, mean, median, optimality_gap
     by_hand = DF.groupby(["agent", "task"]).score.mean().groupby("agent").mean()  # the mean of the task means
     assert r_order.estimates[:, 1] == pytest.approx(by_hand[list(r_order.agents)].to_numpy(), rel=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="a stack of a normalised frame and a raw one read as normalised scores")
+def test_a_stack_with_raw_rows_is_not_normalised_scores():
+    """rlstats.concat of a frame rlstats.normalize made and a raw one: the Design called every score normalised
+    ("normalised scores", no raw-scales warning), though agent_3's run 0.98 to 50.45 on the raw scale."""
+    data = rlstats.datasets.simulate(agents=3, tasks=3, seeds=4, rng=2)
+    half = rlstats.normalize(data[data.agent != "agent_3"], "minmax")
+    stacked = rlstats.concat([half, data[data.agent == "agent_3"]])
+    assert stacked.loc[stacked.agent == "agent_3", "score"].max() == pytest.approx(50.45, abs=0.01)  # raw
+    design = rlstats.build(stacked, FORMULA)
+    assert not design.normalized and design.units == "the units of 'score'"
+    # the normalised agents alone are normalised scores (the raw rows not analysed), and so is a stack of
+    # frames each normalised
+    assert rlstats.build(stacked[stacked.agent != "agent_3"], FORMULA).normalized
+    both = rlstats.concat([half, rlstats.normalize(data[data.agent == "agent_3"], "minmax")])
+    assert rlstats.build(both, FORMULA).normalized
+    assert both["score"].between(0, 1).all()
