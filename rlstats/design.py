@@ -745,7 +745,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                                numeric_agents=_holds_numbers(data[formula.groups]),
                                normalized=(normalize is not None and normalize is not False)
                                or normalised_in(inherited, formula.response_columns[0] if formula.is_simple_response
-                                                 else formula.response, given), inherited_notes=inherited,
+                                                 else formula.response, given, None if note_keys is None else
+                                                 note_keys.iloc[np.unique(note_rows[design.row_position])]),
+                               inherited_notes=inherited,
                                note_rows=note_rows, note_keys=note_keys)
 
 

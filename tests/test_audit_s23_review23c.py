@@ -41,7 +41,6 @@ def test_r_order_with_two_positionals_keeps_pythons_true_message():
     assert r_order.estimates[:, 1] == pytest.approx(by_hand[list(r_order.agents)].to_numpy(), rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="a stack of a normalised frame and a raw one read as normalised scores")
 def test_a_stack_with_raw_rows_is_not_normalised_scores():
     """rlstats.concat of a frame rlstats.normalize made and a raw one: the Design called every score normalised
     ("normalised scores", no raw-scales warning), though agent_3's run 0.98 to 50.45 on the raw scale."""
