@@ -56,3 +56,14 @@ def test_a_stack_with_raw_rows_is_not_normalised_scores():
     both = rlstats.concat([half, rlstats.normalize(data[data.agent == "agent_3"], "minmax")])
     assert rlstats.build(both, FORMULA).normalized
     assert both["score"].between(0, 1).all()
+
+
+@pytest.mark.xfail(strict=True, reason="na.action='na.omit' told to pass na_action='na.omit', itself refused")
+def test_r_na_action_values_are_said_in_rlstats_values():
+    """R's na.action takes na.omit, na.exclude or na.fail: the way on said "pass na_action='na.omit'", which the
+    next call refused ("not one of the allowed values: 'raise', 'drop', 'omit'")."""
+    for given, own in (("na.omit", "drop"), ("na.exclude", "drop"), ("na.fail", "raise"), ("drop", "drop")):
+        with pytest.raises(rlstats.OptionError, match=rf"\(na.action= is R's spelling\); pass na_action='{own}'$"):
+            rlstats.bootstrap(DF, FORMULA, **{"na.action": given})
+        design = rlstats.build(DF, FORMULA, na_action=own)  # the value said is one the option takes
+        assert design.nobs == 18
