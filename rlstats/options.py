@@ -86,6 +86,11 @@ HABITS = {
 }
 
 
+#: Other packages' values of a :data:`HABITS` option that rlstats spells apart, said in rlstats' value in the way on
+#: (R's ``na.action=na.omit`` is ``na_action="drop"``): the error never tells a user to pass a value it refuses.
+HABIT_VALUES = {"na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail": "raise"}}
+
+
 def other_spelling_error(where: str, given: str, own: str, value: object, whose: str) -> OptionError:
     """The error of an option given in another spelling: ``where`` ("mixed()", "method='mixed'"), ``whose`` ("another
     rlstats function's spelling", "R's spelling")."""
@@ -119,6 +124,8 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
     spelled = own_spelling(given, options)
     if spelled is not None:
         own, whose = spelled
+        if isinstance(value, str):  # R's na.omit: the value rlstats takes for it (HABIT_VALUES)
+            value = HABIT_VALUES.get(given, {}).get(value, value)
         return other_spelling_error(where, given, own, value, whose)
     return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; its options are: "
                        f"{', '.join(options)}")

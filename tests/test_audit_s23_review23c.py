@@ -27,6 +27,9 @@ def test_power_names_its_own_rng_for_seed_and_the_methods_spelling_of_p_adjust()
     with pytest.raises(rlstats.OptionError, match=r"sample_size\(\) has no option random_state=: its name here "
                                                   r"is rng="):
         rlstats.sample_size("bootstrap", random_state=1)
+    with pytest.raises(rlstats.OptionError, match=r"skillings_mack in power\(\) has no option na.action=: .*; pass "
+                                                  r"na_action='drop'$"):
+        rlstats.power("skillings_mack", n_sim=2, progress=False, **{"na.action": "na.omit"})
 
 
 def test_r_order_with_two_positionals_keeps_pythons_true_message():
@@ -58,7 +61,6 @@ def test_a_stack_with_raw_rows_is_not_normalised_scores():
     assert both["score"].between(0, 1).all()
 
 
-@pytest.mark.xfail(strict=True, reason="na.action='na.omit' told to pass na_action='na.omit', itself refused")
 def test_r_na_action_values_are_said_in_rlstats_values():
     """R's na.action takes na.omit, na.exclude or na.fail: the way on said "pass na_action='na.omit'", which the
     next call refused ("not one of the allowed values: 'raise', 'drop', 'omit'")."""

@@ -63,7 +63,7 @@ from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, warn
 from ..options import (check_at_most, check_choice, check_cost_options, check_fraction, check_int,
-                       other_spelling_error, own_spelling)
+                       own_spelling, unknown_option_error)
 from ..bounds import check_bounds
 from ..cost import Shape, Work, shows, within
 from ..progress import progress_bar
@@ -196,9 +196,8 @@ def _check_one_option(method, name, value, caller="power()"):
         raise OptionError(f"{name}= is not available for {method} in power(); use {_replaced(method)[name]}")
     if name not in _accepted_options(method):
         for where, options in ((f"{method} in {caller}", _accepted_options(method)), (caller, _RESERVED)):
-            spelled = own_spelling(name, options)
-            if spelled is not None:
-                raise other_spelling_error(where, name, spelled[0], value, spelled[1])
+            if own_spelling(name, options) is not None:  # named as spelled here (options.unknown_option_error)
+                raise unknown_option_error(where, name, value, list(options))
         raise OptionError(f"{name}={value!r} is not an option of {method}; its options are: "
                           f"{', '.join(_accepted_options(method))}")
 
