@@ -22,7 +22,8 @@ from .errors import DesignError, OptionError, close_names, rows_described, warn
 from .options import keywords_checked
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
-from .provenance import NORMALISED, NOTES_ATTR, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note
+from .provenance import (NORMALISED, NOTES_ATTR, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
+                         key_values)
 from ._typing import Normalizer, Table
 
 if TYPE_CHECKING:
@@ -651,17 +652,36 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     return out, out.attrs[NOTES_ATTR][-1]
 
 
-def normalised_in(notes: Iterable[Note], response: str, frame: pd.DataFrame | None = None) -> bool:
+def normalised_in(notes: Iterable[Note], response: str, frame: pd.DataFrame | None = None,
+                  present: pd.DataFrame | None = None) -> bool:
     """Whether ``notes`` (:class:`~rlstats.provenance.Note` records of ``frame``, as :func:`rlstats.design.build`
     carries them) say that :func:`normalize` put the column ``response`` on a normalised scale: by the note's kind
     (:data:`~rlstats.provenance.NORMALISED`) and the column its data names, never by its sentence (audit s23: a
-    hand-set note "'score' normalised by ..." made raw scores 'normalised scores' and hid the raw-scales warning).
+    hand-set note "'score' normalised by ..." made raw scores 'normalised scores' and hid the raw-scales warning),
+    and of every row analysed (``present``: the distinct values of the notes' key columns among them, as
+    :attr:`rlstats.design.Design.note_keys` holds them; None: ``frame``'s): a stack of a normalised frame and a raw
+    one is not (audit s23 review23c: its raw rows were called normalised scores).
 
     A frame read back from a file written before notes had kinds (its notes' records without one) is read as then:
     a note of it starting "'<column>' normalised"."""
-    old = _written_before_kinds(frame)
-    return any(note.kind == NORMALISED and _normalised_column(note.word, note.data) == response
-               or (old and note.kind is None and note.text.startswith(f"'{response}' normalised")) for note in notes)
+    notes = list(notes)
+    if _written_before_kinds(frame) and any(note.kind is None and note.text.startswith(f"'{response}' normalised")
+                                            for note in notes):
+        return True
+    said = [note for note in notes if note.kind == NORMALISED and _normalised_column(note.word, note.data) == response]
+    if not said or frame is None:
+        return bool(said)
+    rows = frame if present is None else present
+    bound = [note for note in said if note.scope == "rows" and note.keys and all(k in rows for k in note.keys)]
+    if len(bound) < len(said):  # a note of the whole frame (or of keys it no longer has): all its rows, as before
+        return True
+    keys = list(dict.fromkeys(k for note in bound for k in note.keys))
+    distinct = rows[keys].drop_duplicates()  # each combination of the notes' keys among the rows analysed, once
+    covered = np.zeros(len(distinct), dtype=bool)
+    for note in bound:
+        items = {tuple(key) for key, _ in note.items}
+        covered |= np.array([key in items for key in key_values(distinct, note.keys)], dtype=bool)
+    return bool(covered.all())
 
 
 def as_sentences(notes: Iterable[Note]) -> list[Note]:

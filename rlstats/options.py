@@ -86,8 +86,12 @@ HABITS = {
 }
 
 
-def other_spelling_error(where: str, given: str, own: str, value: object,
-                         whose: str = "another rlstats function's spelling") -> OptionError:
+#: Other packages' values of a :data:`HABITS` option that rlstats spells apart, said in rlstats' value in the way on
+#: (R's ``na.action=na.omit`` is ``na_action="drop"``): the error never tells a user to pass a value it refuses.
+HABIT_VALUES = {"na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail": "raise"}}
+
+
+def other_spelling_error(where: str, given: str, own: str, value: object, whose: str) -> OptionError:
     """The error of an option given in another spelling: ``where`` ("mixed()", "method='mixed'"), ``whose`` ("another
     rlstats function's spelling", "R's spelling")."""
     return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
@@ -102,16 +106,26 @@ def option_names(function: Callable[..., Any]) -> list[str]:
     return [p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in skipped]
 
 
+def own_spelling(given: str, options: Collection[str]) -> tuple[str, str] | None:
+    """(the name among ``options``, whose spelling ``given`` is) where ``given`` is another rlstats function's
+    spelling of one of them (:data:`OTHER_SPELLINGS`) or another package's (:data:`HABITS`); else None."""
+    own = OTHER_SPELLINGS.get(given)
+    if own is not None and own in options:
+        return own, "another rlstats function's spelling"
+    whose, names = HABITS.get(given, ("", ()))
+    own = next((name for name in names if name in options), None)
+    return None if own is None else (own, whose)
+
+
 def unknown_option_error(where: str, given: str, value: object, options: Sequence[str]) -> OptionError:
     """The one error of a keyword a public function does not take, ``where`` ("bootstrap()", "method='bootstrap'"):
     another rlstats function's spelling of one of its ``options`` or another package's (:data:`HABITS`) is named as it
     is spelled here; else the close names (:func:`options.did_you_mean`) and the list of its options."""
-    own = OTHER_SPELLINGS.get(given)
-    if own is not None and own in options:
-        return other_spelling_error(where, given, own, value)
-    whose, names = HABITS.get(given, ("", ()))
-    own = next((name for name in names if name in options), None)
-    if own is not None:
+    spelled = own_spelling(given, options)
+    if spelled is not None:
+        own, whose = spelled
+        if isinstance(value, str):  # R's na.omit: the value rlstats takes for it (HABIT_VALUES)
+            value = HABIT_VALUES.get(given, {}).get(value, value)
         return other_spelling_error(where, given, own, value, whose)
     return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; its options are: "
                        f"{', '.join(options)}")

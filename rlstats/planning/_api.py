@@ -62,7 +62,8 @@ from ..normalization import RANGES_APART_ADVICE, RAW_SCALES_ADVICE
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, warn
-from ..options import check_at_most, check_choice, check_cost_options, check_fraction, check_int
+from ..options import (check_at_most, check_choice, check_cost_options, check_fraction, check_int,
+                       own_spelling, unknown_option_error)
 from ..bounds import check_bounds
 from ..cost import Shape, Work, shows, within
 from ..progress import progress_bar
@@ -184,7 +185,9 @@ def _seeds_is_powers(seeds):
                       f"itself: give the range to search, e.g. {way} (or call power(..., seeds=...) for those counts)")
 
 
-def _check_one_option(method, name, value):
+def _check_one_option(method, name, value, caller="power()"):
+    """A method option of ``caller`` (power() or sample_size()), or an OptionError; another package's or function's
+    spelling names its name here, the method's or ``caller``'s own (``seed=``: ``rng=``; audit s23 review23c)."""
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
     if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
@@ -192,11 +195,14 @@ def _check_one_option(method, name, value):
     if name in _replaced(method):
         raise OptionError(f"{name}= is not available for {method} in power(); use {_replaced(method)[name]}")
     if name not in _accepted_options(method):
+        for where, options in ((f"{method} in {caller}", _accepted_options(method)), (caller, _RESERVED)):
+            if own_spelling(name, options) is not None:  # named as spelled here (options.unknown_option_error)
+                raise unknown_option_error(where, name, value, list(options))
         raise OptionError(f"{name}={value!r} is not an option of {method}; its options are: "
                           f"{', '.join(_accepted_options(method))}")
 
 
-def _split_options(methods, method_options):
+def _split_options(methods, method_options, caller="power()"):
     """Options per method: shared keywords go to every method that takes them; ``method={...}`` to one."""
     shared = {k: v for k, v in method_options.items() if k not in POWER_METHODS}
     per_method = {k: v for k, v in method_options.items() if k in POWER_METHODS}
@@ -205,7 +211,7 @@ def _split_options(methods, method_options):
         takers = [m for m in methods if name in _accepted_options(m) and name not in _replaced(m)]
         if name in _RESERVED or not takers:
             for m in methods:
-                _check_one_option(m, name, value)  # raises, naming the method's options
+                _check_one_option(m, name, value, caller)  # raises, naming the method's options
         for m in takers:
             plans[m][name] = value
     for m, options in per_method.items():
@@ -215,7 +221,7 @@ def _split_options(methods, method_options):
         if not isinstance(options, Mapping):
             raise OptionError(f"{m}= must be a dict of that method's options, got {options!r}")
         for name, value in options.items():
-            _check_one_option(m, name, value)
+            _check_one_option(m, name, value, caller)
             plans[m][name] = value
     for m in methods:
         check = _hook(m, "check")  # options power() reads itself are checked here, once
@@ -486,10 +492,11 @@ def _default_seeds(plans):
 
 
 def _prepare(method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-             alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds=None):
+             alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds=None,
+             caller="power()"):
     """Everything both public functions check once: methods, options, data source, engine."""
     methods = _check_methods(method)
-    plans = _split_options(methods, method_options)
+    plans = _split_options(methods, method_options, caller)
     alpha = check_fraction("alpha", alpha)
     n_sim = check_at_most("n_sim", check_int("n_sim", n_sim, minimum=1), MAX_SIMULATIONS, "data sets per number "
                           "of seeds", "a smaller n_sim is enough (the Monte Carlo error is about 0.5 / sqrt(n_sim))")
@@ -1045,7 +1052,8 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
         _seeds_is_powers(method_options["seeds"])
     study, effect, n_sim, record, engine = _prepare(
         method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-        alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds)
+        alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds,
+        caller="sample_size()")
     if _null_simulation(study.source.describe()):
         raise OptionError("effect=0 is the null hypothesis: power stays at about alpha whatever the number of "
                           "seeds; give the effect to detect, e.g. effect=0.5")
