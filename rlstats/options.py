@@ -127,8 +127,8 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
         if isinstance(value, str):  # R's na.omit: the value rlstats takes for it (HABIT_VALUES)
             value = HABIT_VALUES.get(given, {}).get(value, value)
         return other_spelling_error(where, given, own, value, whose)
-    return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; its options are: "
-                       f"{', '.join(options)}")
+    listed = f"its options are: {', '.join(options)}" if options else "it takes no options"
+    return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; {listed}")
 
 
 def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:

@@ -4072,6 +4072,12 @@ def test_every_public_function_names_an_unknown_keyword():
         short = name.removeprefix("rlstats.")
         message = fails(OptionError, f"{short}() has no option 'colour'; its options are: ", function, colour=1)
         assert message.endswith(", ".join(rlstats.options.option_names(inspect.unwrap(function)))), message
+    for name in rlstats.datasets.__all__:  # the datasets' functions too (they took Python's TypeError before)
+        function = getattr(rlstats.datasets, name)
+        fails(OptionError, f"{name}() has no option 'colour'; " + ("it takes no options" if name == "available"
+                                                                  else "its options are: "), function, colour=1)
+    fails(OptionError, "simulate() has no option 'n_agents' (did you mean 'agents'?)", rlstats.datasets.simulate,
+          n_agents=3)
     fails(OptionError, "cite() has no option 'dta' (did you mean 'data'?); its options are: result, data",
           rlstats.cite, None, dta="atari100k")
     fails(OptionError, "read_logs() has no option 'n_job' (did you mean 'n_jobs'?)", rlstats.read_logs, "x", n_job=2)

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from ..errors import OptionError
-from ..options import check_choice
+from ..options import check_choice, keywords_checked
 from . import _atari_reference, _d4rl_reference, _procgen_reference
 from ._fetch import CACHE_ENV, _fetch, _url
 from ._hpo import (EVALUATION_FILE, LANDSCAPE_COLUMNS, LANDSCAPE_FILES, OPTIMISATION_COLUMNS, _parse_hpo_landscapes,
@@ -274,6 +274,7 @@ _DATASETS = {
 }
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError (audit s23)
 def load(name: str, *, cache_dir: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Load a published dataset of RL scores as a tidy DataFrame.
 
@@ -354,6 +355,7 @@ def load(name: str, *, cache_dir: str | os.PathLike[str] | None = None) -> pd.Da
     return dataset.parse(paths)
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError (audit s23)
 def available() -> pd.DataFrame:
     """Describe the datasets :func:`load` can read.
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OptionError
-from ..options import check_at_most, check_choice, check_fraction, check_int, is_finite_number
+from ..options import check_at_most, check_choice, check_fraction, check_int, is_finite_number, keywords_checked
 from ..resampling import seed_sequence
 from ..simulation import noise, task_locations
 from .._typing import Seed
@@ -139,6 +139,7 @@ def _long_frame(scores, removed, agent_names, task_names):
     )
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError (audit s23)
 def simulate(agents: int | Sequence[str] = 4, tasks: int | Sequence[str] = 10, seeds: int = 5,
              effect: float | Sequence[float] = 0.0, *, distribution: str = "mixed", heterogeneity: float = 1.0,
              missing: float = 0.0, rng: Seed = None) -> pd.DataFrame:
@@ -259,6 +260,7 @@ def simulate(agents: int | Sequence[str] = 4, tasks: int | Sequence[str] = 10, s
     return df
 
 
+@keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError (audit s23)
 def simulate_curves(agents: int | Sequence[str] = 2, tasks: int | Sequence[str] = 5, seeds: int = 5, steps: int = 20,
                     effect: float | Sequence[float] = 0.0, *, max_step: int = 1_000_000, noise: float = 0.3,
                     rho: float = 0.8, heterogeneity: float = 1.0, rng: Seed = None) -> pd.DataFrame:
