@@ -158,10 +158,10 @@ def bracket_words(counts: Iterable[int], quoted: int | str, noun: str = "task") 
 
 def counts_words(counts: Iterable[int], noun: str = "task") -> str:
     """``"5 and 26 tasks"``, ``"1 task"``: the simulated counts a note quotes, named."""
+    from .format import join_and
+
     counts = sorted(set(int(c) for c in counts))
-    plural = noun if counts == [1] else noun + "s"
-    return (f"{counts[0]}" if len(counts) == 1 else ", ".join(map(str, counts[:-1])) + f" and {counts[-1]}") + \
-        f" {plural}"
+    return f"{join_and(counts)} {noun if counts == [1] else noun + 's'}"
 
 
 def worst_coverage(row: dict[str, str]) -> float:

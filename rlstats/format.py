@@ -539,8 +539,9 @@ def sentence_start(text: str) -> str:
     return text[0].upper() + text[1:] if _PLAIN_WORD.match(text) else text
 
 
-def join_and(names: Iterable[object], limit: int | None = None) -> str:
-    """Names as prose: "A", "A and B", "A, B and C"; past ``limit`` names, the rest counted (:func:`listed`).
+def join_and(names: Iterable[object], limit: int | None = None, conjunction: str = "and") -> str:
+    """Names as prose: "A", "A and B", "A, B and C" (``conjunction`` "or": "A, B or C"); past ``limit`` names, the
+    rest counted (:func:`listed`).
 
     >>> join_and(["A", "B", "C"]), join_and(["A", "B", "C"], limit=2)
     ('A, B and C', 'A, B and 1 more')
@@ -548,7 +549,7 @@ def join_and(names: Iterable[object], limit: int | None = None) -> str:
     text = [str(name) for name in names]
     if limit is not None and len(text) > limit:
         return listed(text, limit)
-    return " and ".join(filter(None, (", ".join(text[:-1]), text[-1] if text else "")))
+    return f" {conjunction} ".join(filter(None, (", ".join(text[:-1]), text[-1] if text else "")))
 
 
 def by_value(values: Iterable[int], names: Iterable[object]) -> str:

@@ -1208,12 +1208,6 @@ def _calibration_notes(test, runs, options):
     return notes
 
 
-def _listed(numbers, word):
-    """``[4, 10, 1000]`` as ``"4, 10 or 1000"`` (``word`` "or"), one number as itself."""
-    text = [str(x) for x in numbers]
-    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + f" {word} " + text[-1]
-
-
 def _spread_notes(runs, agents, options, has_blocks):
     """A note per task tested with joint relabelling where two of its compared agents with ``SPREAD_MIN_RUNS`` runs
     or more (in the task's first K batches) have standard deviations ``SPREAD_RATIO`` times apart or more, quoting
@@ -1250,9 +1244,9 @@ def _spread_notes(runs, agents, options, has_blocks):
                      "of every agent still running, which keeps the family-wise error at alpha when all the agents' "
                      "runs are exchangeable under the null (identical distributions), not when identical agents sit "
                      "beside agents of another spread: in simulations of two identical agents "
-                     f"{_listed(ratios, 'or')} times as spread as the others (equal means, "
+                     f"{fmt.join_and(ratios, conjunction='or')} times as spread as the others (equal means, "
                      f"{span['agents'][0]} to {span['agents'][-1]} agents, n = {span['runs'][0]} to "
-                     f"{span['runs'][-1]}, K = {_listed(interims, 'and')}, alpha = 0.05; the "
+                     f"{span['runs'][-1]}, K = {fmt.join_and(interims)}, alpha = 0.05; the "
                      f"calibration table's {FWE_SPREAD_PROCEDURE} rows) it rejected a true equality in up to "
                      f"{max(joint):.3f} of {measured[0]['n_sim']} tests, the paper's permutations=\"pairwise\" in up "
                      f"to {max(pairwise):.3f} (which exceeds alpha instead when three agents or more are identical)")

@@ -967,11 +967,6 @@ def _unlike_spread_row(row):
     return ", spread " in row["configuration"]
 
 
-def _spread_label(spread):
-    """A row's words of agent 1's spread over agent 2's: ``"spread 4"``, ``"spread 1/4"``."""
-    return f"spread {spread:g}" if spread >= 1 else f"spread 1/{1 / spread:g}"
-
-
 def _unlike_spread_quote(options, interval, runs, tasks, family):
     """The calibration row of equal runs and unlike spreads that misses alpha worst on ``family``'s scores, over every
     measured spread (:data:`UNLIKE_SPREADS`, either agent the wider: a few runs cannot tell the true spreads, so none
