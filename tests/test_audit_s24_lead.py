@@ -24,7 +24,6 @@ def _level_notes(result):
             if "standard deviations" in note or "level is exact" in note or "family-wise error" in note]
 
 
-@pytest.mark.xfail(strict=True, reason="the incremental class leaves out adastop()'s level notes")
 def test_incremental_adastop_prints_the_level_notes_of_adastop():
     # The incremental class ran the same test as adastop() on the same batches, with the same decisions, but its
     # result left out the measured-level notes: unlike spreads under joint relabelling and equal means of unlike

@@ -27,9 +27,9 @@ from ...resampling import label_ranks, seed_sequence
 from . import _integrity as integrity
 from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT
-from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _decision_rows, _flips,
-                   _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs, _schedule, _TaskRun,
-                   _warn_if_powerless)
+from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _calibration_notes,
+                   _decision_rows, _flips, _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs,
+                   _schedule, _spread_notes, _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -328,6 +328,9 @@ class AdaStop:
                          + name_list(self.agents_to_run, among=self._agents))
         # accepted with allow_repeat (or read from a state): said, not warned, at every result
         notes += _repeat_notes([run], self._agents, blocked=False, warn_user=False)
+        # the level notes of adastop() on the same batches: the test is the same (audit s24)
+        notes += _calibration_notes("adastop", [run], self._options)
+        notes += _spread_notes([run], self._agents, self._options, has_blocks=False)
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,
