@@ -1,0 +1,162 @@
+"""Audit s24 (realdata24): the mixed model and the performance percentiles on the published scores, at the designs
+users have (3 and 5 runs a cell, 2-8 agents, 1-26 tasks, subsets made with pandas, one agent missing a task, one
+cell with a single run), each printed sentence and figure read against the rows analysed. Reference numbers from R
+(lme4 1.1-31, lmerTest 3.1-3, pbkrtest 0.5-2, emmeans 1.8.4-1) come from ``tests/reference/mixed_realdata24_r.R``.
+Tests reading the published scores skip with the reason when neither ../shared/data nor the mirror is here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import rlstats
+from conftest import drawn_outside
+from rlstats.tables import read_csv
+
+REFERENCE = "atari100k_reference"
+FORMULA = "score ~ agent | task/seed"
+R = json.loads((Path(__file__).parent / "reference" / "mixed_realdata24_r.json").read_text())["designs"]
+
+
+@pytest.fixture
+def mujoco(published):
+    """The AdaStop MuJoCo scores (4 agents, 5 tasks, 5 to 30 runs a cell)."""
+    return read_csv(published / "mujoco_batches.csv")
+
+
+def _atari_three_runs(atari, agents, tasks):
+    """Human-normalised Atari 100k scores of ``agents`` on ``tasks``, the first 3 runs of each cell (df.query)."""
+    normalised = rlstats.normalize(atari, REFERENCE)
+    return normalised.query("seed < 3 and agent in @agents and task in @tasks")
+
+
+# ----------------------------------------------------------------------------- figures on the caller's paper axes
+
+@pytest.mark.xfail(strict=True, reason="mixed's contrasts figure on a caller's 3.3 in Axes: its x label (units, "
+                   "interval family) and title ran 0.43 in past the figure's right edge, cut whatever the layout")
+def test_mixed_contrasts_fit_a_callers_column_wide_axes(atari, mirror):
+    data = _atari_three_runs(atari, ["CURL", "DER", "DrQ", "SPR"],
+                             ["Pong", "Breakout", "Boxing", "Freeway", "Seaquest", "Kangaroo"])
+    res = rlstats.mixed(data, FORMULA)
+    figure, ax = plt.subplots(figsize=(3.3, 2.5), layout="constrained")
+    res.plot(ax=ax)
+    assert max(drawn_outside(figure)) < 0.01
+
+
+@pytest.mark.xfail(strict=True, reason="percentiles' aggregate figure on a caller's 3.3 in Axes: its title ran "
+                   "0.33 in past the left edge and 0.78 in past the right one (0.96 with bootstrap intervals)")
+@pytest.mark.parametrize("interval", ["pbp", "bootstrap"])
+def test_percentiles_aggregate_fits_a_callers_column_wide_axes(mujoco, interval):
+    res = rlstats.percentiles(mujoco.query("seed < 3"), "score ~ agent | task", interval=interval, rng=0,
+                              n_resamples=2000)
+    figure, ax = plt.subplots(figsize=(3.3, 2.5), layout="constrained")
+    res.plot(ax=ax)
+    assert max(drawn_outside(figure)) < 0.01
+
+
+# ----------------------------------------------------------------------------- notes true of the rows analysed
+
+@pytest.mark.xfail(strict=True, reason="a task only one agent ran was said 'kept out of the test' by the mixed "
+                   "model and the percentiles, which estimate (no test there), and the note did not count its runs")
+def test_task_with_one_agent_is_said_kept_out_of_the_analysis_with_its_runs(atari, mirror):
+    data = _atari_three_runs(atari, ["DER", "DrQ", "SPR"], ["Pong", "Boxing", "Breakout", "Freeway"])
+    data = data[(data.task != "Freeway") | (data.agent == "SPR")]
+    said = "1 task (3 runs) kept out of the analysis because fewer than two agents have runs there: Freeway"
+    mixed = rlstats.mixed(data, FORMULA)
+    percentiles = rlstats.percentiles(data, "score ~ agent | task")
+    for res in (mixed, percentiles):
+        assert said in res.notes and not any("of the test" in note for note in res.notes)
+        assert res.nobs == 27 and res.tasks == ("Boxing", "Breakout", "Pong")
+
+
+@pytest.mark.xfail(strict=True, reason="a singular fit with the task SD at 0 and the task:agent SD at 1.08 said the "
+                   "tasks show no spread 'beyond the run-to-run noise', leaving out the task x agent effects")
+def test_singular_task_variance_is_said_against_the_components_left(atari, mirror):
+    data = _atari_three_runs(atari, ["DER", "DrQ", "SPR"], ["Pong", "Boxing", "Breakout"])
+    res = rlstats.mixed(data, FORMULA)
+    r = R["singular"]["tight"]  # lme4 at its REML optimum: task:agent, task, residual SDs; isSingular TRUE
+    np.testing.assert_allclose(res.variance_sd, np.array(r["vc_sd"])[[1, 0, 2]], rtol=1e-7, atol=1e-7)
+    assert res.singular and r["singular"]
+    note, = (n for n in res.notes if n.startswith("singular fit"))
+    assert "beyond what the random task:agent intercepts and the run-to-run noise give" in note
+
+
+@pytest.mark.xfail(strict=True, reason="the measured shortfall of the agents' mean intervals was quoted on a "
+                   "balanced design but not once one of its cells lost 2 of its 3 runs (fewer data, same gap)")
+def test_means_coverage_note_stays_on_an_unbalanced_design(atari, mirror):
+    tasks = ["Pong", "Boxing", "Breakout"]
+    data = _atari_three_runs(atari, ["DER", "SPR", "IRIS", "SimPLe"], tasks)
+    one_run = data[(data.agent != "DER") | (data.task != "Boxing") | (data.seed == 0)]
+    balanced, unbalanced = (rlstats.mixed(d, FORMULA) for d in (data, one_run))
+    quoted = [n for n in balanced.notes if n.startswith("measured coverage of the 95% intervals of the agents'")]
+    assert len(quoted) == 1 and "0.920, 0.906 in the worst" in quoted[0]
+    again = [n for n in unbalanced.notes if n.startswith("measured coverage of the 95% intervals of the agents'")]
+    assert len(again) == 1 and "0.920, 0.906 in the worst" in again[0]
+    assert "cells here hold 1 to 3 runs" in again[0]
+
+
+@pytest.mark.xfail(strict=True, reason="one pair never on a common task was said as several: '1 pair of agents "
+                   "... their contrasts are indirect ... they stay in'")
+def test_one_indirect_pair_is_said_as_one(atari, mirror):
+    data = rlstats.normalize(atari, REFERENCE).query("seed < 3")
+    first, second = ["Pong", "Boxing", "Breakout"], ["Freeway", "Seaquest", "Kangaroo"]
+    data = data[((data.agent == "DER") & data.task.isin(first)) | ((data.agent == "SPR") & data.task.isin(second))
+                | ((data.agent == "DrQ") & data.task.isin(first + second))]
+    res = rlstats.mixed(data, FORMULA)
+    note, = (n for n in res.notes if "never ran on a common task" in n)
+    assert note.startswith("1 pair of agents never ran on a common task (DER-SPR): its contrast is indirect")
+    assert "tidy() gives it 0 shared tasks, and it stays in Tukey's family of all 3 pairs" in note
+    assert res.comparisons.n_shared_tasks.tolist() == [3, 0, 3]
+
+
+# ----------------------------------------------------------------------------- checked and fine: the numbers
+
+def _unbalanced(atari):
+    """CURL without Pong, DER's Boxing cell with one run: the design of mixed_realdata24_r.R's "unbalanced"."""
+    data = _atari_three_runs(atari, ["CURL", "DER", "DrQ", "SPR"],
+                             ["Pong", "Breakout", "Boxing", "Freeway", "Seaquest", "Kangaroo"])
+    data = data[(data.agent != "CURL") | (data.task != "Pong")]
+    return data[(data.agent != "DER") | (data.task != "Boxing") | (data.seed == 0)]
+
+
+@pytest.mark.parametrize("design", ["singular", "unbalanced"])
+@pytest.mark.parametrize("ddf", ["satterthwaite", "kenward-roger"])
+def test_real_fits_equal_lme4_lmertest_pbkrtest_and_emmeans(atari, mirror, design, ddf):
+    """Variance components, every pair's estimate, SE, df, Tukey p and simultaneous interval, and the omnibus F, as R
+    gives them at the REML optimum (tests/reference/mixed_realdata24_r.R)."""
+    data = _unbalanced(atari) if design == "unbalanced" else \
+        _atari_three_runs(atari, ["DER", "DrQ", "SPR"], ["Pong", "Boxing", "Breakout"])
+    r = R[design]["tight"]
+    res = rlstats.mixed(data, FORMULA, ddf=ddf)
+    assert res.nobs == R[design]["nobs"] == (67 if design == "unbalanced" else 27)
+    np.testing.assert_allclose(res.variance_sd, np.array(r["vc_sd"])[[1, 0, 2]], rtol=1e-6, atol=1e-7)
+    pairs = res.comparisons
+    assert [f"{a} - {b}" for a, b in zip(pairs.agent_1, pairs.agent_2)] == r[ddf]["contrast"]
+    for column, key in [("estimate", "estimate"), ("std_error", "std_error"), ("df", "df"), ("p_adjusted", "p_tukey"),
+                        ("conf_low", "conf_low"), ("conf_high", "conf_high")]:
+        np.testing.assert_allclose(pairs[column], r[ddf][key], rtol=1e-5, err_msg=column)
+    np.testing.assert_allclose([res.statistic, res.den_df], [r[ddf]["f"], r[ddf]["den_df"]], rtol=1e-5)
+
+
+def test_mixed_is_the_same_in_other_units_row_orders_and_polars(atari, mirror):
+    """Scores x 1000, + 1e4, shuffled rows and a polars frame: the same df, t, p and notes; estimates in the units."""
+    polars = pytest.importorskip("polars")
+    data = _unbalanced(atari)
+    base = rlstats.mixed(data, FORMULA)
+    for moved, scale, shift in [(data.assign(score=data.score * 1000), 1000.0, 0.0),
+                                (data.assign(score=data.score + 1e4), 1.0, 1e4),
+                                (data.sample(frac=1.0, random_state=3), 1.0, 0.0),
+                                (polars.from_pandas(data), 1.0, 0.0)]:
+        res = rlstats.mixed(moved, FORMULA)
+        np.testing.assert_allclose(res.comparisons.estimate / scale, base.comparisons.estimate, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose((res.emmeans.estimate - shift) / scale, base.emmeans.estimate, atol=1e-9)
+        for column in ("df", "statistic", "p_adjusted"):
+            np.testing.assert_allclose(res.comparisons[column], base.comparisons[column], rtol=1e-8)
+        # the design's own notes (CURL's missing task) are the same; the lines about how the frame was made are
+        # the frame's (a polars frame says its conversion)
+        assert [n for n in res.notes if n.startswith("CURL")] == [n for n in base.notes if n.startswith("CURL")]
+        assert len(res.notes) == 2
