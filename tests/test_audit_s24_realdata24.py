@@ -185,3 +185,23 @@ def test_mixed_is_the_same_in_other_units_row_orders_and_polars(atari, mirror):
         # the frame's (a polars frame says its conversion)
         assert [n for n in res.notes if n.startswith("CURL")] == [n for n in base.notes if n.startswith("CURL")]
         assert len(res.notes) == 2
+
+
+# ----------------------------------------------------------------------------- percentiles at few runs
+
+def _atari_five_agents(atari, runs):
+    """IRIS, SimPLe, SPR, DER and DrQ(eps), the first ``runs`` runs of each cell, IRIS without Pong and DER's Boxing
+    cell with one run: an agent missing a task and a single-run cell."""
+    data = atari.query("seed < @runs and agent in ['IRIS', 'SimPLe', 'SPR', 'DER', 'DrQ(eps)']")
+    data = data[(data.agent != "IRIS") | (data.task != "Pong")]
+    return data[(data.agent != "DER") | (data.task != "Boxing") | (data.seed == 0)]
+
+
+@pytest.mark.xfail(strict=True, reason="delta' per cell printed two ways in one result: '4e-04' in the header and "
+                   "the per-task table, '0.0004' in the DKW note")
+def test_percentiles_print_delta_one_way(atari):
+    res = rlstats.percentiles(_atari_five_agents(atari, 5), "score ~ agent | task", na_action="drop")
+    assert "95 percent simultaneous intervals (PBP, delta' = 4e-04 per cell):" in str(res)
+    band, = (n for n in res.notes if "DKW band" in n)
+    assert band.startswith("with 1 run in the smallest cell (Boxing/DER) the DKW band at delta' = 4e-04 is all of "
+                           "[0, 1] (its half-width would be more than 1)")
