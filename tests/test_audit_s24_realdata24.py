@@ -197,10 +197,15 @@ def _atari_five_agents(atari, runs):
     return data[(data.agent != "DER") | (data.task != "Boxing") | (data.seed == 0)]
 
 
-@pytest.mark.xfail(strict=True, reason="delta' per cell printed two ways in one result: '4e-04' in the header and "
-                   "the per-task table, '0.0004' in the DKW note")
 def test_percentiles_print_delta_one_way(atari):
+    """delta' = 0.05 / (5 agents x 25 tasks) was printed '4e-04' in the header and the per-task table and '0.0004'
+    in the DKW note: one formatter now (rlstats.format.signif). The rest of the print checked against the rows: Pong
+    left out with its 20 runs, every interval's rank range 1 to 5 at a single-run cell."""
     res = rlstats.percentiles(_atari_five_agents(atari, 5), "score ~ agent | task", na_action="drop")
+    assert res.n_tasks == 25 and res.nobs == 5 * 5 * 25 - 4 and res.delta_cell == pytest.approx(4e-4)
+    assert res.notes[0] == ('1 task left out because some agent has no runs there (na_action="drop"; 20 runs '
+                            'dropped): Pong')
+    assert list(res.rank_best) == [1] * 5 and list(res.rank_worst) == [5] * 5
     assert "95 percent simultaneous intervals (PBP, delta' = 4e-04 per cell):" in str(res)
     band, = (n for n in res.notes if "DKW band" in n)
     assert band.startswith("with 1 run in the smallest cell (Boxing/DER) the DKW band at delta' = 4e-04 is all of "
