@@ -51,12 +51,13 @@ def test_mixed_contrasts_fit_a_callers_column_wide_axes(atari, mirror):
     assert ax.get_title().replace("\n", " ") == "linear mixed model (REML), Satterthwaite df"
 
 
+@pytest.mark.filterwarnings("ignore:with n_resamples")  # few resamples: only the figure's title is read
 @pytest.mark.parametrize("interval", ["pbp", "bootstrap"])
 def test_percentiles_aggregate_fits_a_callers_column_wide_axes(mujoco, interval):
     """The aggregate figure's title ran 0.33 in past the left edge and 0.78 in past the right one of a caller's 3.3 in
     figure (0.51 and 0.96 with bootstrap intervals); now broken at words."""
     res = rlstats.percentiles(mujoco.query("seed < 3"), "score ~ agent | task", interval=interval, rng=0,
-                              n_resamples=2000)
+                              n_resamples=400)
     figure, ax = plt.subplots(figsize=(3.3, 2.5), layout="constrained")
     res.plot(ax=ax)
     assert max(drawn_outside(figure)) < 0.01
@@ -114,8 +115,8 @@ def test_means_coverage_note_of_an_unbalanced_design_reads_its_runs_range(atari,
     at its fewest runs alone it would stay silent (the 3-run rows hold): the shortfall grows with runs here, so the
     rows from the fewest to the most runs are read and the worst quoted."""
     agents = ["DER", "DrQ", "DrQ(eps)", "IRIS", "OTRainbow", "PlayVirtual", "SPR", "SimPLe"]
-    data = rlstats.normalize(atari, REFERENCE).query("seed < 5 and agent in @agents and task in "
-                                                     "['Pong', 'Boxing', 'Breakout']")
+    data = rlstats.normalize(atari, REFERENCE)
+    data = data[(data.seed < 5) & data.agent.isin(agents) & data.task.isin(["Pong", "Boxing", "Breakout"])]
     cut = data[(data.agent != "SPR") | (data.task != "Pong") | (data.seed < 3)]
     for frame, held in ((data, ""), (cut, " (the nearest balanced design measured; cells here hold 3 to 5 runs)")):
         res = rlstats.mixed(frame, FORMULA)
@@ -210,3 +211,39 @@ def test_percentiles_print_delta_one_way(atari):
     band, = (n for n in res.notes if "DKW band" in n)
     assert band.startswith("with 1 run in the smallest cell (Boxing/DER) the DKW band at delta' = 4e-04 is all of "
                            "[0, 1] (its half-width would be more than 1)")
+
+
+# ----------------------------------------------------------------------------- checked and fine: percentiles
+
+@pytest.mark.parametrize("runs", [3, 5])
+def test_percentiles_on_mujoco_equal_a_naive_game_and_do_not_move(mujoco, runs):
+    """MuJoCo at 3 and 5 runs with SAC's hopper cell cut to one run: the payoffs and aggregates equal the entry-by-entry
+    game of tests/test_percentiles.py (to 2e-15); scores x 1000, + 1e4, shuffled rows and a polars frame give the same
+    intervals and rank ranges bit for bit; the DKW note's half-width is sqrt(log(2 / delta') / (2 n)) at the smallest
+    cell (1 run: all of [0, 1])."""
+    from test_percentiles import naive_payoffs, naive_solution
+
+    data = mujoco.query("seed < @runs")
+    data = data[(data.agent != "SAC") | (data.task != "hopper") | (data.seed == 0)]
+    res = rlstats.percentiles(data, "score ~ agent | task")
+    cells = [[data[(data.agent == a) & (data.task == t)].score.to_numpy() for t in res.tasks] for a in res.agents]
+    payoff = naive_payoffs(cells)
+    _, aggregate = naive_solution(payoff)
+    np.testing.assert_array_equal(res.payoff, payoff)
+    np.testing.assert_allclose(res.estimate, aggregate, rtol=0, atol=1e-14)
+    assert res.estimate.round(4).tolist() == ([0.0628, 0.2175, 0.4828, 0.0632] if runs == 3 else
+                                              [0.093, 0.2725, 0.4539, 0.1136])
+    band, = (n for n in res.notes if "DKW band" in n)
+    assert band.startswith("with 1 run in the smallest cell (hopper/SAC) the DKW band at delta' = 0.0025 is all of")
+    polars = pytest.importorskip("polars")
+    for moved in (data.assign(score=data.score * 1000), data.assign(score=data.score + 1e4),
+                  data.sample(frac=1.0, random_state=1), polars.from_pandas(data)):
+        other = rlstats.percentiles(moved, "score ~ agent | task")
+        for field in ("estimate", "conf_low", "conf_high", "rank_best", "rank_worst"):
+            np.testing.assert_array_equal(getattr(other, field), getattr(res, field))
+    full = rlstats.percentiles(mujoco.query("seed < @runs"), "score ~ agent | task")
+    band, = (n for n in full.notes if "DKW band" in n)
+    half = np.sqrt(np.log(2 / 0.0025) / (2 * runs))
+    assert (half > 1) == (runs == 3) and band.startswith(
+        f"with {runs} runs in the smallest cell the DKW band " +
+        ("at delta' = 0.0025 is all of [0, 1]" if runs == 3 else f"half-width at delta' = 0.0025 is {half:.2f}"))
