@@ -1487,8 +1487,10 @@ def _drop_uninformative_tasks(design, notes):
     if not bad.any():
         return design
     dropped = tuple(t for t, b in zip(design.tasks, bad) if b)
-    notes.append(f"{count(len(dropped), 'task')} kept out of the test because fewer than two agents have runs "
-                 f"there: {', '.join(dropped)}")
+    # "of the analysis", not "of the test": the estimating back ends (mixed, percentiles, summarize_runs) read this
+    # design too; and the runs it leaves, so that the count of runs analysed adds up (audit s24)
+    notes.append(f"{count(len(dropped), 'task')} ({count(int(design.counts[bad].sum()), 'run')}) kept out of the "
+                 f"analysis because fewer than two agents have runs there: {', '.join(dropped)}")
     reduced = dataclasses.replace(design.select_tasks([t for t, b in zip(design.tasks, bad) if not b]),
                                   dropped_tasks=dropped)
     if reduced.y.size == 0:

@@ -144,7 +144,7 @@ def test_profile_reads_the_tasks_as_bootstrap_does():
                                               progress=False)
         np.testing.assert_allclose(dropped.tidy().query("agent == 'A'").estimate, hand(a[a.task != "t4"]))
         assert any("t4" in n and "na_action" in n for n in dropped.notes)
-        assert not any("kept out of the test" in n for n in dropped.notes)
+        assert not any("kept out of the analysis" in n for n in dropped.notes)
         alone = rlstats.performance_profile(a, "score ~ agent | task/seed", kind=kind, tau=tau, progress=False)
         np.testing.assert_allclose(alone.tidy().estimate, hand(a))
 

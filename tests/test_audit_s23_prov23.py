@@ -238,7 +238,7 @@ def test_a_minmax_note_names_a_task_kept_out():
         "'score' normalised per task as (score - min) / (max - min) with min and max the smallest and largest score "
         "of each task in the frame normalised (before these rows were selected): task_01 -2.5537 to 19.542, task_02 "
         "1.6103 to 2.3227",
-        "1 task kept out of the test because fewer than two agents have runs there: task_03")
+        "1 task (3 runs) kept out of the analysis because fewer than two agents have runs there: task_03")
 
 
 def test_a_minmax_note_names_a_task_a_back_end_left_out():

@@ -1094,7 +1094,7 @@ GRAPH_CASES = [
      "critical-difference bar joins them"),
     ("mixed", "apart", lambda d: rlstats.mixed(d, "score ~ agent | task"), DesignError, _GROUPS),
     ("mixed", "linked", lambda d: rlstats.mixed(d, "score ~ agent | task"), "note",
-     "1 pair of agents never ran on a common task (agent_1-agent_3): their contrasts are indirect"),
+     "1 pair of agents never ran on a common task (agent_1-agent_3): its contrast is indirect"),
     *[(name, layout, lambda d, f=function: f(d, "score ~ agent | task", **_QUICK), DesignError,
        _GROUPS if layout == "apart" else _CELLS)
       for name, function in (("bootstrap", rlstats.bootstrap),

@@ -113,7 +113,7 @@ def test_the_whole_collection_states_what_summarize_runs_did(zoo):
     assert len(zoo) == 18 and "PandaStack-v1" not in set(zoo["task"])
     assert list(zoo.attrs[NOTES_ATTR]) == [
         read_note(18), NPZ_NOTE,
-        "1 task kept out of the test because fewer than two agents have runs there: PandaStack-v1",
+        "1 task (1 run) kept out of the analysis because fewer than two agents have runs there: PandaStack-v1",
         "1 agent with no runs in the remaining tasks left out: her",
         "score: the value at each run's last logged step (runs end between steps 100k and 10M; 2 runs end more than "
         "one logging interval before the last run of their task, so their values come from earlier in training "

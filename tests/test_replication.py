@@ -147,7 +147,7 @@ def test_one_run_per_cell_tidy_leaves_the_withheld_values_missing(one_run):
     tidy = res.tidy()
     present = tidy[tidy["n_runs"] > 0]
     # the environment only one agent ran is kept out (a note says so); every other run is a cell
-    assert len(present) == len(df) - 1 == 41 and res.notes[0].startswith("1 task kept out")
+    assert len(present) == len(df) - 1 == 41 and res.notes[0].startswith("1 task (1 run) kept out of the analysis")
     assert present["possibly_best"].isna().all() and present["significant"].isna().all()
     for column in ("std_dev", "p_value", "p_adjusted", "welch_t", "welch_df", "diff_low", "diff_high", "a12_low",
                    "a12_high", "hedges_g", "hedges_g_low", "hedges_g_high"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...plotting import SMALL_FONT, panels, rows_height
+from ...plotting import SMALL_FONT, fit_xlabel, panels, rows_height
 
 
 def plot_contrasts(result, *, ax=None, **kwargs):
@@ -48,6 +48,7 @@ def plot_contrasts(result, *, ax=None, **kwargs):
     # of a 3.5 in figure too narrow for the ticks matplotlib picks at 7 pt, which ran into each other
     ax.tick_params(axis="x", labelsize=SMALL_FONT)
     ax.locator_params(axis="x", nbins=5)
+    fit_xlabel(ax, title=True)  # broken at words, not cut, on a caller's column-wide figure too (audit s24)
     return ax
 
 

@@ -478,7 +478,7 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, 
         out.update(bounds=kernels.percentile_interval(samples, delta_cell), distribution=samples,
                    n_resamples=options.n_resamples, seed=seed)
         if options.n_resamples * delta_cell / 2 < 1:
-            message = (f"with n_resamples = {options.n_resamples} and delta' = {delta_cell:.3g} per cell, the "
+            message = (f"with n_resamples = {options.n_resamples} and delta' = {signif(delta_cell, 3)} per cell, the "
                        f"percentile limits at delta'/2 fall between the two most extreme resamples; use at least "
                        f"{int(np.ceil(2 / delta_cell))} resamples for limits that are not extreme order statistics")
             warn(message)
@@ -538,9 +538,9 @@ def _caveats(design, options, layout, delta_cell, source, conf_low=None, conf_hi
             cells = "" if len(where) == design.counts.size else (
                 " (" + listed([f"{design.tasks[t]}/{design.agents[a]}" for t, a in where], 6) + ")")
             # a CDF band is clipped to [0, 1]: a half-width above 1 was printed as it was ("is 1.72", audit s21)
-            band = (f"half-width at delta' = {delta_cell:.3g} is {eps:.3f}" if 0.995 <= eps < 1 else
-                    f"half-width at delta' = {delta_cell:.3g} is {eps:.2f}" if eps < 1 else
-                    f"at delta' = {delta_cell:.3g} is all of [0, 1] (its half-width would be more than 1)")
+            band = (f"half-width at delta' = {signif(delta_cell, 3)} is {eps:.3f}" if 0.995 <= eps < 1 else
+                    f"half-width at delta' = {signif(delta_cell, 3)} is {eps:.2f}" if eps < 1 else
+                    f"at delta' = {signif(delta_cell, 3)} is all of [0, 1] (its half-width would be more than 1)")
             notes.append(f"with {count(smallest, 'run')} in the smallest cell{cells} the DKW band {band}, so PBP "
                          f"intervals are wide{_separation_clause(conf_low, conf_high)}")
         if source != "given":
