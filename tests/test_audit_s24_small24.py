@@ -91,16 +91,32 @@ def test_selection_mean_effect_by_set_says_which_interval_is_one_sided():
 # ------------------------------------------------------------------------ 6. R's habits
 
 
-@pytest.mark.xfail(strict=True, reason="conf.level= to a function taking alpha= gets no hint")
 def test_conf_level_to_a_function_taking_alpha():
+    """conf.level= (R's htest level) to a function taking alpha= and no confidence_level= listed its options; it is
+    now offered as alpha = 1 - conf.level, with the value (0.9 -> 0.1, not 0.09999999999999998)."""
     df = rlstats.datasets.simulate(3, 4, 5, rng=1)
-    with pytest.raises(OptionError, match=r"its name here is alpha= \(conf\.level= is R's spelling; alpha = 1 - "
-                                          r"conf\.level\); pass alpha=0\.1$"):
+    with pytest.raises(OptionError, match=r"^skillings_mack\(\) has no option conf\.level=: its name here is alpha= "
+                                          r"\(conf\.level= is R's spelling; alpha = 1 - conf\.level\); pass alpha=0\.1$"):
         rlstats.skillings_mack(df, FORMULA, **{"conf.level": 0.9})
+    with pytest.raises(OptionError, match=r"\(level= is the spelling of R's confint\(\); alpha = 1 - level\); "
+                                          r"pass alpha as 1 - level$"):
+        rlstats.adastop(df, FORMULA, level="high")
+    # a function taking confidence_level= is offered it, the value as given
+    with pytest.raises(OptionError, match=r"its name here is confidence_level= \(conf\.level= is R's spelling\); "
+                                          r"pass confidence_level=0\.9$"):
+        rlstats.task_table(df, FORMULA, **{"conf.level": 0.9})
 
 
-@pytest.mark.xfail(strict=True, reason="R= is said to be boot()'s spelling of a count that here counts permutations")
 def test_boot_count_to_a_function_counting_permutations():
+    """R= (boot()'s count of bootstrap resamples) to the rank test, whose n_resamples= counts permutations: the
+    error said only that R= is boot()'s spelling; it now says what the function's own count counts."""
     df = rlstats.datasets.simulate(3, 4, 5, rng=1)
-    with pytest.raises(OptionError, match="counts permutations"):
+    with pytest.raises(OptionError, match=r"\(R= is the spelling of R's boot\(\), a count of bootstrap resamples; here "
+                                          r'n_resamples= is: permutations for pvalue="monte_carlo"\); '
+                                          r"pass n_resamples=999$"):
         rlstats.skillings_mack(df, FORMULA, R=999)
+    with pytest.raises(OptionError, match=r"here n_resamples= is: random subsets of the permutation inspector\)"):
+        rlstats.compare(df, "score ~ agent | task", method="selection", R=99)
+    # a bootstrap's count is boot()'s: said as before
+    with pytest.raises(OptionError, match=r"\(R= is the spelling of R's boot\(\)\); pass n_resamples=999$"):
+        rlstats.bootstrap(df, FORMULA, R=999)
