@@ -27,20 +27,39 @@ def _quiet(function, *args, **kwargs):
 # ------------------------------------------------------------------------ 1. the Monte Carlo SE of a floored bound
 
 
-@pytest.mark.xfail(strict=True, reason="a bound the Welch floor set prints a Monte Carlo SE such as 4.2402e-83")
 def test_welch_floored_bound_has_no_monte_carlo_se(atari):
     """SPR and DER, seeds 0-2, normalised: SPR's optimality gap (0.44106 to 0.61642) has both bounds from the Welch t
     floor, a closed form of the data, its bootstrap-t bounds far inside; the summary printed their Monte Carlo SE as
-    0 and 4.2402e-83, and said nothing of the floor."""
+    0 and 4.2402e-83 (DER's mean's upper 2.1458e-07), and said nothing of the floor. A floored bound whose
+    bootstrap-t bound lies more than 3 of its SEs inside has SE 0 now, and the key under the table names them."""
+    from scipy import stats
     sub = atari[atari.agent.isin(["SPR", "DER"]) & (atari.seed < 3)]
     res = _quiet(rlstats.bootstrap, sub, FORMULA, normalize="atari100k_reference", rng=1)
-    gap = res.metrics.index("optimality_gap")
-    spr = list(res.agents).index("SPR")
+    gap, mean = res.metrics.index("optimality_gap"), res.metrics.index("mean")
+    spr, der = list(res.agents).index("SPR"), list(res.agents).index("DER")
     assert res.intervals[spr, gap] == pytest.approx([0.44106, 0.61642], abs=1e-5)
+    # the Welch bound by hand: the gap -+ t(0.975, df) sqrt(c / (c - 1)) SE, df the mean's 2.3764, c = 3
+    half = stats.t.ppf(0.975, res.welch_degrees_of_freedom[spr]) * np.sqrt(1.5) * res.standard_errors[spr, gap]
+    assert res.welch_degrees_of_freedom[spr] == pytest.approx(2.3764, abs=1e-4)
+    np.testing.assert_allclose(res.intervals[spr, gap], res.estimates[spr, gap] + np.array([-half, half]),
+                               rtol=1e-12)
+    assert res.welch_floored[spr, gap].all() and res.welch_floored[der, mean].tolist() == [False, True]
+    assert (res.interval_mc_se[spr, gap] == 0).all() and res.interval_mc_se[der, mean, 1] == 0
+    assert res.interval_mc_se[der, mean, 0] == pytest.approx(0.0013502, rel=1e-4)  # the bootstrap-t's own bound
+    # DER's gap's lower bound: floored, its bootstrap-t bound within 3 SE of it: a share of that SE, as before
+    assert res.welch_floored[der, gap, 0] and res.interval_mc_se[der, gap, 0] == pytest.approx(0.00016199, rel=1e-4)
     text = str(res.summary())
-    assert "e-83" not in text
-    assert (res.interval_mc_se[spr, gap] == 0).all()
-    assert "Welch t floor set" in text
+    assert "e-83" not in text and "e-07" not in text
+    key = ("(the Welch t floor set DER's mean (the upper bound), DER's optimality gap (both bounds) and SPR's "
+           "optimality gap (both bounds), a closed form of the data: Monte Carlo SE 0 where the bootstrap-t bound lies "
+           "more than 3 of its Monte Carlo SEs inside it, else the bootstrap-t bound's SE times the chance that other "
+           "resamples move it beyond the floor)")
+    assert key in text
+    assert "The Welch t floor set DER's mean" in res.summary().to_latex(mc_se=True)
+    # no floor taken (the percentile interval): no key
+    other = _quiet(rlstats.bootstrap, sub, FORMULA, normalize="atari100k_reference", interval="percentile",
+                   n_resamples=500, rng=1)
+    assert other.welch_floored is None and "Welch t floor set" not in str(other.summary())
 
 
 # ------------------------------------------------------------------------ 3. task_table's key with a rank test
