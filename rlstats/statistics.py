@@ -429,8 +429,7 @@ def welch_floor(bounds: NDArray[np.float64], se: NDArray[np.float64], estimates:
                 observed: NDArray[np.float64], welch: ArrayLike, level: float,
                 metrics: Sequence[Any]) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
     """(bounds, mc_se, floored) with the mean's and the optimality gap's bootstrap-t bounds moved out, on each side, to
-    the
-    Welch t bound where that is wider: estimate -+ t_df sqrt(c / (c - 1)) SE, ``observed`` the (K, M) standard errors
+    the Welch t bound where that is wider: estimate -+ t_df sqrt(c / (c - 1)) SE, ``observed`` the (K, M) standard errors
     already times sqrt(c / (c - 1)) (c the agent's fewest runs in a task), df ``welch`` (K,), the Welch-Satterthwaite
     degrees of freedom of the agent's mean over tasks (``rlstats.methods.bootstrap._small_runs.welch_df``; the
     optimality gap reads the same). The one home of the floor: the bootstrap's default interval, and the equivalence

@@ -242,8 +242,7 @@ def score_bounds(estimates, runs_x, runs_y, confidence_level, iterations=60):
 def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration, compat, fewest_runs, df,
                      errors=None, metrics=(), n_tasks=None, skewness=None, welch=None):
     """(bounds, mc_se, floored) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per
-    agent;
-    the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
+    agent; the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
     metric names and, for the median, df, and for the widened ones ``skewness``, the (K, M) skewness of each agent's
     mean and median from :func:`widening_skewness`, and for the default ``welch``, the (K,) Welch-Satterthwaite
     degrees of freedom of each agent's mean over tasks (:func:`welch_floor`); and they withhold where
