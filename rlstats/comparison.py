@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import formula as formula_module
 from .design import data_and_formula, public_function, subset_rows
-from .options import unknown_option_error
+from .options import count_described, unknown_option_error
 from .errors import OptionError
 from .methods import DEFAULTS, METHODS, backend
 from ._typing import Data, FormulaLike, Subset
@@ -88,7 +88,8 @@ def _check_option_names(method, function, options):
                 if p.kind is inspect.Parameter.KEYWORD_ONLY and name != "eval_env"]
     unknown = [name for name in options if name not in accepted and name != "eval_env"]
     if unknown:  # another function's or R's spelling named as the back end spells it, else the close names and its list
-        raise unknown_option_error(f"method={method!r}", unknown[0], options[unknown[0]], accepted)
+        raise unknown_option_error(f"method={method!r}", unknown[0], options[unknown[0]], accepted,
+                                   count_described(function))
     required = [name for name, p in inspect.signature(function).parameters.items()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
                 and name not in options]

@@ -211,15 +211,35 @@ _LATEX_SPECIAL.update({chr(0x391 + i): (f"$\\{n}$" if len(n) > 1 else n) for i, 
                        if n != "-"})  # U+03A2 is unassigned
 
 
+#: A hyphen that is a number's sign (not after a letter, digit, point or underscore: "-0.37", "(-1.2", "[-3") or its
+#: exponent's ("1e-05"): set as a minus, never as a hyphen, in LaTeX (audit s24 small24); "task-1", "3-10 runs",
+#: "2024-01-05" and "c - 1" keep theirs
+_SIGN = re.compile(r"(?<![\w.\-\u2212])-(?=\.?\d|inf\b|Inf\b)|(?<=\de)-(?=\d)")
+
+
+def minus_signs(text: str) -> str:
+    """``text`` with the hyphens that are numbers' signs written as the minus sign U+2212 (:data:`_SIGN`).
+
+    >>> minus_signs("-0.37 to 1e-05 (3-10 runs, task-1, c - 1, [-inf, -2])")
+    '\u22120.37 to 1e\u221205 (3-10 runs, task-1, c - 1, [\u2212inf, \u22122])'
+    """
+    return _SIGN.sub("\u2212", text)
+
+
 def latex_escape(text: object) -> str:
-    r"""Escape LaTeX special characters in ``text`` (and write the symbols pdflatex has no glyph for as math).
+    r"""Escape LaTeX special characters in ``text`` (and write the symbols pdflatex has no glyph for as math); a
+    number's sign is a minus in math, ``$-$``, not a hyphen (:func:`minus_signs`), and two math symbols side by side
+    are kept apart by ``{}`` (``$\pm${}$-$``: ``$$`` would open display math).
 
     >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
     95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
     >>> print(latex_escape("DrQ(ε) and Ω"))
     DrQ($\varepsilon$) and $\Omega$
+    >>> print(latex_escape("-0.37 (3-10 runs), p < 1e-16, ±-1"))
+    $-$0.37 (3-10 runs), p $<$ 1e$-$16, $\pm${}$-$1
     """
-    return "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(str(text)))
+    escaped = "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(minus_signs(str(text))))
+    return escaped.replace("$$", "${}$")
 
 
 # Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.

@@ -12,6 +12,7 @@ import inspect
 import math
 import numbers
 import os
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
@@ -73,9 +74,9 @@ OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
 #: names names the first it takes in an OptionError (:func:`unknown_option_error`); it never accepts it. Only names
 #: whose value means the same here (R's ``na.rm=TRUE`` is ``na_action="drop"``, another value, and is left out).
 HABITS = {
-    "conf.level": ("R's spelling", ("confidence_level",)),
-    "conf_level": ("R's conf.level, spelled with an underscore", ("confidence_level",)),
-    "level": ("the spelling of R's confint()", ("confidence_level",)),
+    "conf.level": ("R's spelling", ("confidence_level", "alpha")),
+    "conf_level": ("R's conf.level, spelled with an underscore", ("confidence_level", "alpha")),
+    "level": ("the spelling of R's confint()", ("confidence_level", "alpha")),
     "p.adjust": ("R's spelling", ("adjustment", "adjust")),
     "p_adjust": ("R's p.adjust, spelled with an underscore", ("adjustment", "adjust")),
     "p.adjust.method": ("PMCMRplus' spelling", ("adjustment", "adjust")),
@@ -86,6 +87,15 @@ HABITS = {
 }
 
 
+#: The rlstats options that are one minus the other packages' (:data:`HABITS`): a function that takes ``alpha=`` and no
+#: ``confidence_level=`` is offered ``alpha = 1 - conf.level`` (R's ``conf.level=0.9`` is ``alpha=0.1``).
+COMPLEMENTS = {"alpha": ("conf.level", "conf_level", "level")}
+
+#: The words of a count of random draws (``n_resamples=``) that are a bootstrap's, as R's ``boot(R=)`` is: a function
+#: whose docstring says its count is anything else (permutations, relabellings, random splits or subsets) is told what
+#: it counts when given ``R=`` or ``n_boot=`` (:func:`count_described`).
+BOOTSTRAP_COUNTS = ("bootstrap resamples", "resamples")
+
 #: Other packages' values of a :data:`HABITS` option that rlstats spells apart, said in rlstats' value in the way on
 #: (R's ``na.action=na.omit`` is ``na_action="drop"``): the error never tells a user to pass a value it refuses.
 HABIT_VALUES = {"na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail": "raise"}}
@@ -93,9 +103,28 @@ HABIT_VALUES = {"na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail"
 
 def other_spelling_error(where: str, given: str, own: str, value: object, whose: str) -> OptionError:
     """The error of an option given in another spelling: ``where`` ("mixed()", "method='mixed'"), ``whose`` ("another
-    rlstats function's spelling", "R's spelling")."""
+    rlstats function's spelling", "R's spelling"); where ``own`` is one minus ``given`` (:data:`COMPLEMENTS`), the
+    value offered is one minus the value given."""
+    if given in COMPLEMENTS.get(own, ()):
+        offered = (f"={shown(round(1 - float(value), 12))}" if is_finite_number(value)  # type: ignore[arg-type]
+                   else f" as 1 - {given}")
+        return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}; "
+                           f"{own} = 1 - {given}); pass {own}{offered}")
     return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
                        f"pass {own}={shown(value)}")
+
+
+def count_described(function: Callable[..., Any], name: str = "n_resamples") -> str | None:
+    """What ``function``'s count ``name`` counts, the first sentence of its docstring's entry ("permutations for
+    pvalue="monte_carlo""), where that is not a bootstrap's (:data:`BOOTSTRAP_COUNTS`); else None."""
+    doc = inspect.getdoc(function) or ""
+    found = re.search(rf"^{name} : [^\n]*\n((?:[ \t]+[^\n]*\n?)+)", doc, re.M)
+    if found is None:
+        return None
+    text = " ".join(found.group(1).split()).replace("``", "")
+    sentence = re.split(r"(?<=[^.]{2})[.:;](?:\s|$)", text, maxsplit=1)[0]
+    said = sentence[:1].lower() + sentence[1:]
+    return None if said.startswith(BOOTSTRAP_COUNTS) else said
 
 
 def option_names(function: Callable[..., Any]) -> list[str]:
@@ -117,15 +146,21 @@ def own_spelling(given: str, options: Collection[str]) -> tuple[str, str] | None
     return None if own is None else (own, whose)
 
 
-def unknown_option_error(where: str, given: str, value: object, options: Sequence[str]) -> OptionError:
+def unknown_option_error(where: str, given: str, value: object, options: Sequence[str],
+                         counts: str | None = None) -> OptionError:
     """The one error of a keyword a public function does not take, ``where`` ("bootstrap()", "method='bootstrap'"):
     another rlstats function's spelling of one of its ``options`` or another package's (:data:`HABITS`) is named as it
-    is spelled here; else the close names (:func:`options.did_you_mean`) and the list of its options."""
+    is spelled here; else the close names (:func:`options.did_you_mean`) and the list of its options. ``counts``: what
+    its ``n_resamples=`` counts where that is not bootstrap resamples (:func:`count_described`), said where R's
+    ``boot(R=)`` or ``n_boot=`` is given for it."""
     spelled = own_spelling(given, options)
     if spelled is not None:
         own, whose = spelled
         if isinstance(value, str):  # R's na.omit: the value rlstats takes for it (HABIT_VALUES)
             value = HABIT_VALUES.get(given, {}).get(value, value)
+        if own == "n_resamples" and counts and "n_resamples" in HABITS.get(given, ("", ()))[1]:
+            # boot()'s R counts bootstrap resamples: a permutation test's count is its own (audit s24 small24)
+            whose += f", a count of bootstrap resamples; here {own}= is: {counts}"
         return other_spelling_error(where, given, own, value, whose)
     listed = f"its options are: {', '.join(options)}" if options else "it takes no options"
     return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; {listed}")
@@ -144,7 +179,8 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
         unknown = next((name for name in kwargs if name not in names), None)
         if unknown is not None:
-            raise unknown_option_error(f"{function.__name__}()", unknown, kwargs[unknown], options)
+            raise unknown_option_error(f"{function.__name__}()", unknown, kwargs[unknown], options,
+                                       count_described(function))
         return function(*args, **kwargs)
 
     return checked

@@ -379,6 +379,11 @@ class Result:
         where the print says it in lines the table does not carry."""
         return {}
 
+    def _summary_keys(self):
+        """Lines under summary()'s tables as text, Markdown and HTML (name -> text, :class:`Summary`'s ``keys``):
+        what a table's columns mean where they could be misread."""
+        return {}
+
     # names= ("broom": broom's column names) is applied around every subclass's tidy and glance by _column_names
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         raise NotImplementedError
@@ -432,7 +437,8 @@ class Result:
     def summary(self) -> Summary:
         """The full tables (with ``to_latex()``, ``to_markdown()`` and HTML in notebooks)."""
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
-                       statistic_line=self._statistic_line(), captions=self._latex_captions(), alpha=self._levels())
+                       statistic_line=self._statistic_line(), captions=self._latex_captions(),
+                       keys=self._summary_keys(), alpha=self._levels())
 
     def _levels(self):
         """The levels this result judges p-values at (its alpha, beta, 1 - confidence_level), for the tables."""

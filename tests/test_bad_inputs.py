@@ -719,7 +719,11 @@ def test_an_option_compare_does_not_know_names_it_and_lists_the_others(method, o
         assert message.endswith("its name here is rng= (seed= is another package's spelling); pass rng=1")
         return
     if option == "n_boot" and _accepts(method if method != "selection" else "selection_check", "n_resamples"):
-        assert message.endswith("(n_boot= is another package's spelling); pass n_resamples=1")
+        # audit s24 small24: a count that is not of bootstrap resamples is said as the function's docstring says it
+        counts = rlstats.options.count_described(rlstats.methods.backend(method))
+        assert message.endswith("(n_boot= is another package's spelling" + (
+            f", a count of bootstrap resamples; here n_resamples= is: {counts}" if counts else "")
+            + "); pass n_resamples=1")
         return
     assert "its options are: " in message
     assert "n_resamples" in message or "alpha" in message or "confidence_level" in message
@@ -4029,7 +4033,8 @@ def test_r_order_with_data_named_is_the_same_call(name):
 
 @pytest.mark.parametrize("name", sorted(_DATA_FORMULA))
 @pytest.mark.parametrize("given, value, own", [
-    ("conf_level", 0.9, "confidence_level"), ("conf.level", 0.9, "confidence_level"),
+    ("conf_level", 0.9, ("confidence_level", "alpha")), ("conf.level", 0.9, ("confidence_level", "alpha")),
+    ("level", 0.9, ("confidence_level", "alpha")),
     ("p.adjust", "holm", ("adjustment", "adjust")), ("p_adjust", "holm", ("adjustment", "adjust")),
     ("na.action", "drop", "na_action"), ("seed", 1, "rng"), ("random_state", 1, "rng"), ("R", 999, "n_resamples"),
     ("n_resample", 999, None), ("colour", 1, None),
@@ -4046,7 +4051,9 @@ def test_an_unknown_keyword_names_the_option_as_the_function_spells_it(name, giv
     else:
         where = f"{name}()"
     spelled = next((option for option in ((own,) if isinstance(own, str) else own or ()) if option in takes), None)
-    if spelled is not None:
+    if spelled == "alpha":  # audit s24 small24: R's conf.level to a function taking alpha=, one minus it
+        phrases = (f"{where} has no option {given}=: its name here is alpha=", f"; alpha = 1 - {given}); pass alpha=0.1")
+    elif spelled is not None:
         phrases = (f"{where} has no option {given}=: its name here is {spelled}=", f"pass {spelled}={value!r}")
     else:
         phrases = (f"{where} has no option {given!r}", f"; its options are: {', '.join(takes)}")

@@ -128,13 +128,13 @@ def bounds_of(res, interval):
     if interval == res.interval:
         return res.intervals
     if interval in FORMER_METRICS:  # the default's call without the skew widening, or without the Welch t floor
-        bounds, _ = small_runs.bootstrap_bounds(
+        bounds, _, _ = small_runs.bootstrap_bounds(
             res.bootstrap_distribution, res.estimates, res.confidence_level, interval, None, None, False,
             res.counts.min(axis=0), res.degrees_of_freedom, (res.resampled_standard_errors, res.standard_errors),
             res.metrics, res.n_tasks, res.skewness if interval in small_runs.WIDENED_INTERVALS else None)
         return bounds
     df = _api._welch_df(res.design) if interval == "expanded" else None
-    bounds, _ = small_runs.bootstrap_bounds(res.bootstrap_distribution, res.estimates, res.confidence_level, interval,
+    bounds, _, _ = small_runs.bootstrap_bounds(res.bootstrap_distribution, res.estimates, res.confidence_level, interval,
                                             None, None, False, res.counts.min(axis=0), df)
     return bounds
 

@@ -823,9 +823,9 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         if options.interval == DEFAULT_INTERVAL:  # the mean's and optimality gap's Welch t floor (audit s20)
             with np.errstate(divide="ignore", invalid="ignore"):  # a task of 0 or 1 runs: withheld anyway (NaN df)
                 welch = _welch_df(design)
-    bounds, se = small_runs.bootstrap_bounds(distribution, estimates, options.confidence_level, options.interval, z0,
-                                             acceleration, options.rliable_compat, design.counts.min(axis=0), df,
-                                             errors, kinds, design.n_tasks, skewness, welch)
+    bounds, se, floored = small_runs.bootstrap_bounds(
+        distribution, estimates, options.confidence_level, options.interval, z0, acceleration, options.rliable_compat,
+        design.counts.min(axis=0), df, errors, kinds, design.n_tasks, skewness, welch)
     saturated = None
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
@@ -844,8 +844,11 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
             bounds[saturated], se[saturated] = np.nan, np.nan
         notes += small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
                                               options.metric_names, errors[1], saturated, tied, options.interval)
+    unclipped = bounds
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
+    # a bound the Welch t floor set, a closed form (audit s24 small24): not one withheld or moved to the range's end
+    floored = floored & np.isfinite(bounds) & (bounds == unclipped)
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
                                  design.n_tasks, np.isfinite(bounds).all(axis=-1))
@@ -864,7 +867,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         counts=design.counts, degrees_of_freedom=df, skewness=skewness, welch_degrees_of_freedom=welch, design=design,
         metric_kinds=kinds,
         standard_errors=None if errors is None else errors[1],
-        resampled_standard_errors=None if errors is None else errors[0], saturated=saturated)
+        resampled_standard_errors=None if errors is None else errors[0], saturated=saturated,
+        welch_floored=floored if floored.any() else None)
 
 
 def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given):

@@ -17,6 +17,7 @@ from ...design import Design
 from ...options import check_confidence_level
 from ..._typing import ColumnNames
 from ...results import Result, package_versions, resultclass, to_jsonable
+from ...statistics import WELCH_FLOOR_CLOSED_SE
 
 _METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
 _REFERENCE = "Agarwal et al. (2021)"
@@ -166,6 +167,7 @@ class BootstrapResult(Result):
     design: Design | None = field(default=None, repr=False)
     metric_kinds: tuple[str | None, ...] = ()
     saturated: np.ndarray | None = field(default=None, repr=False)
+    welch_floored: np.ndarray | None = field(default=None, repr=False)
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
 
@@ -190,8 +192,34 @@ class BootstrapResult(Result):
         table = self.tidy()
         table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].T.ravel()
         table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].T.ravel()
-        level = f"{fmt.signif(100 * self.confidence_level)}%"
-        return {f"{level} {self.interval} intervals ({self.n_resamples} resamples)": table}
+        return {self._table_name(): table}
+
+    def _table_name(self):
+        return f"{fmt.signif(100 * self.confidence_level)}% {self.interval} intervals ({self.n_resamples} resamples)"
+
+    def _floored_key(self):
+        """Which bounds the Welch t floor set, and what their Monte Carlo SE is ("" where it set none)."""
+        if self.welch_floored is None or not self.welch_floored.any():
+            return ""
+        ends = {(True, True): "both bounds", (True, False): "the lower bound", (False, True): "the upper bound"}
+        names = fmt.names_shown(self.agents)
+        said = [f"{names[i]}'s {_METRIC_LABELS.get(self.metrics[j], self.metrics[j])} "
+                f"({ends[tuple(bool(b) for b in self.welch_floored[i, j])]})"
+                for j in range(len(self.metrics)) for i in range(len(self.agents)) if self.welch_floored[i, j].any()]
+        closed = self.welch_floored & (self.interval_mc_se == 0)
+        how = ("a closed form of the data: Monte Carlo SE 0" if closed[self.welch_floored].all() else
+               "a closed form of the data: Monte Carlo SE 0 where the bootstrap-t bound lies more than "
+               f"{fmt.signif(WELCH_FLOOR_CLOSED_SE)} of its Monte Carlo SEs inside it, else the bootstrap-t bound's SE "
+               "times the chance that other resamples move it beyond the floor")
+        return f"the Welch t floor set {fmt.join_and(said, limit=6)}, {how}"
+
+    def _summary_keys(self):
+        key = self._floored_key()
+        return {self._table_name(): key} if key else {}
+
+    def _latex_captions(self):
+        key = self._floored_key()
+        return {self._table_name(): key[:1].upper() + key[1:] + "."} if key else {}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per metric and agent: agent, metric, estimate, conf_low, conf_high."""
@@ -267,14 +295,15 @@ class BootstrapResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
-        return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design", "saturated"})
+        return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design", "saturated",
+                              "welch_floored"})
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
         level = self.confidence_level if confidence_level is None else \
             check_confidence_level(confidence_level)
         errors = None if self.standard_errors is None else (self.resampled_standard_errors, self.standard_errors)
-        bounds, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
+        bounds, _, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,
                                                 self._kinds, self.n_tasks, self.skewness,

@@ -241,16 +241,18 @@ def score_bounds(estimates, runs_x, runs_y, confidence_level, iterations=60):
 
 def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration, compat, fewest_runs, df,
                      errors=None, metrics=(), n_tasks=None, skewness=None, welch=None):
-    """(bounds, mc_se) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per agent;
-    the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
+    """(bounds, mc_se, floored) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per
+    agent; the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
     metric names and, for the median, df, and for the widened ones ``skewness``, the (K, M) skewness of each agent's
     mean and median from :func:`widening_skewness`, and for the default ``welch``, the (K,) Welch-Satterthwaite
     degrees of freedom of each agent's mean over tasks (:func:`welch_floor`); and they withhold where
     :func:`studentized_withheld` says).
 
     Where a user metric returned NaN for the estimate or any resample the bounds are NaN: a quantile of
-    resamples with NaN among them (NaN sorts last) is no interval.
+    resamples with NaN among them (NaN sorts last) is no interval. ``floored``: True where the Welch t floor set a
+    bound (:func:`welch_floor`; never where it is withheld).
     """
+    floored = None
     if interval == "expanded":
         bounds, se = expanded_bounds(distribution, estimates, level, fewest_runs, df)
     elif interval in STUDENTIZED_INTERVALS:
@@ -261,7 +263,7 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
         if mean and interval in WIDENED_INTERVALS and skewness is not None:
             bounds[:, mean] = skew_widened(bounds[:, mean], observed[:, mean], skewness[:, mean], level)
         if interval == "studentized" and welch is not None:
-            bounds, se = welch_floor(bounds, se, estimates, observed, welch, level, metrics)
+            bounds, se, floored = welch_floor(bounds, se, estimates, observed, welch, level, metrics)
         median = [j for j, m in enumerate(metrics) if m == "median"]
         if median:  # a t interval: the middle task's df, the resamples' inflated root-mean-square error (median_se)
             from scipy import stats
@@ -285,7 +287,9 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
     if undefined.any():
         bounds = bounds.copy()
         bounds[undefined] = np.nan
-    return bounds, se
+    floored = np.zeros(bounds.shape, dtype=bool) if floored is None else floored & np.isfinite(bounds).all(
+        axis=-1, keepdims=True)
+    return bounds, se, floored
 
 
 # ----------------------------------------------------------------------------- the studentised (bootstrap-t) interval

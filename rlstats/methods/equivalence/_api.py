@@ -705,8 +705,8 @@ def _welch_floored(test, delta, se, cells, pair, options):
     i, j = pair
     df = kernels.welch_mean(means[:, i], sds[:, i], runs[:, i], means[:, j], sds[:, j], runs[:, j])[2]
     level = 1 - 2 * options.alpha
-    bounds, _ = welch_floor(np.array([[[test["conf_low"], test["conf_high"]]]], dtype=float), np.zeros((1, 1, 2)),
-                            np.array([[delta]]), np.array([[se]]), np.array([df]), level, [options.aggregate])
+    bounds, _, _ = welch_floor(np.array([[[test["conf_low"], test["conf_high"]]]], dtype=float), np.zeros((1, 1, 2)),
+                               np.array([[delta]]), np.array([[se]]), np.array([df]), level, [options.aggregate])
     welch = kernels.tost(delta, se, df, options.margin, options.alpha, options.alternative, options.higher_is_better)
     out = dict(test, conf_low=bounds[0, 0, 0], conf_high=bounds[0, 0, 1])
     for key in ("p_lower", "p_upper", "p_below", "p_above"):  # a Welch p-value NaN (no df): the bootstrap-t's alone

@@ -311,10 +311,34 @@ class SelectionCheckResult(Result):
         effects = effects.sort_values(["_set", "effect"], ascending=[True, False], kind="stable")
         # the effect's measure and its sign (treatment vs baseline) in each table's name: a table pasted alone into a
         # paper says which agent is subtracted (audit s11)
-        what = f"({self.effect_measure}, {self.treatment} vs {self.baseline})"
-        return {f"Per-task effects {what}": effects.drop(columns="_set").reset_index(drop=True),
-                f"Mean effect by set {what}": self.group_summary,
+        return {f"Per-task effects {self._what()}": effects.drop(columns="_set").reset_index(drop=True),
+                f"Mean effect by set {self._what()}": self.group_summary,
                 "Tests": self.tidy()}
+
+    def _what(self):
+        return f"({self.effect_measure}, {self.treatment} vs {self.baseline})"
+
+    def _sides_key(self):
+        """Which of the by-set table's intervals are one-sided, read off its rows (audit s24: the table mixed a
+        one-sided (low, Inf) with a two-sided interval, said only in the docstring and the plot's title)."""
+        level = f"{fmt.signif(100 * self.conf_level)}%"
+        said = []
+        for name, low, high in zip(self.group_summary["set"], self.group_summary["conf_low"],
+                                   self.group_summary["conf_high"]):
+            if np.isfinite(low) and high == np.inf:
+                said.append(f"{name}: a one-sided {level} interval (conf_low, Inf), as the reporter's test of a "
+                            "positive mean is")
+            elif np.isfinite(low) and np.isfinite(high):
+                said.append(f"{name}: a two-sided {level} interval")
+            else:
+                said.append(f"{name}: no interval")
+        return "; ".join(said)
+
+    def _summary_keys(self):
+        return {f"Mean effect by set {self._what()}": self._sides_key()}
+
+    def _latex_captions(self):
+        return {f"Mean effect by set {self._what()}": self._sides_key()[:1].upper() + self._sides_key()[1:] + "."}
 
     # ---- tidy output ---------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

@@ -28,8 +28,6 @@ from ._result import TaskTableResult
 from ..._typing import (Data, EffectIntervals, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, TaskAdjustment,
                         TaskStatistic, TaskTest)
 
-#: the tests that read ranks: they see noise-level differences within a task as ties (statistics.near_ties)
-RANK_TESTS = ("mannwhitney", "brunnermunzel")
 
 ADJUST = {"holm": holm, "bonferroni": bonferroni, "none": lambda p: p}
 ADJUSTMENTS = tuple(ADJUST)
@@ -117,7 +115,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     statistic : {"mean", "median", "iqm"}
         What a cell shows and what decides the best agent (in bold). The marks are those of ``test``: Welch's t and
         Fisher-Pitman's test compare means, so with "median" or "iqm" they form a confidence set for the agent with
-        the best mean, and the key says so.
+        the best mean; the rank tests (Mann-Whitney, Brunner-Munzel) compare the runs' ranks, so with any statistic
+        theirs is a set for the agent whose runs no other agent's beat more often than not; the key says which.
     test : {"welch", "mannwhitney", "brunnermunzel", "fisher_pitman"}
         The one-sided test of each ordered pair. Welch's t (default: what papers report; it needs 2 runs per agent and
         leans on normality at few runs; a capped score on every seed is handled: equal values tie, different ones are
@@ -272,7 +271,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
                     tasks=design.tasks)
     unmarked = needs.mask("possibly_best", (n, k))
     # a pair is tested only where both cells have the runs the marks need, whatever the test
-    pairwise, smallest, how = _pairwise_pvalues(ranked if test in RANK_TESTS else runs, present & ~unmarked, sign,
+    pairwise, smallest, how = _pairwise_pvalues(ranked if test in kernels.RANK_TESTS else runs, present & ~unmarked, sign,
                                                 test, n_resamples, ss)
     adjusted = np.full_like(pairwise, np.nan)
     for t in range(n):

@@ -20,6 +20,9 @@ import numpy as np
 from ...statistics import listable, monte_carlo_pvalue, relabellings, tie_tolerance, welch_satterthwaite_df
 
 TESTS = ("welch", "mannwhitney", "brunnermunzel", "fisher_pitman")
+#: the tests that read ranks: they see noise-level differences within a task as ties (statistics.near_ties), and their
+#: possibly-best set is one for the agent whose runs no other's beat, not for a best mean (the result's key)
+RANK_TESTS = ("mannwhitney", "brunnermunzel")
 #: a former name of a test: "permutation" is the step-down back end (method="permutation")
 RENAMED = {"permutation": ("fisher_pitman", "the permutation test of the mean difference, as in R's coin::oneway_test; "
                            "\"permutation\" names the step-down back end")}

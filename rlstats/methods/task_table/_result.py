@@ -14,6 +14,7 @@ from ..._typing import ColumnNames
 from ...results import Result, Summary, resultclass
 from ...statistics import best_of
 from . import plots
+from ._kernels import RANK_TESTS
 
 DAGGER = "\u2020"
 #: Significant digits of the cells in every format (print, LaTeX, Markdown, HTML), so that all show the same.
@@ -233,10 +234,16 @@ class TaskTableResult(Result):
             return (f"{DAGGER}: no other agent is significantly better (every ordered pair of agents tested one-sided "
                     f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
                     "set).")
-        # the tests of means decide whose mean is best, which need not be the best median or IQM in bold (audit s23)
-        best = ("the agent with the best mean of the task (the "
-                f"{self.test_name} compares means, not the {self.label}s shown)"
-                if self.test in ("welch", "fisher_pitman") and self.statistic != "mean" else "the best agent of the task")
+        # the tests of means decide whose mean is best, which need not be the best median or IQM in bold (audit s23);
+        # the rank tests whose runs beat the other's, which need not be the best of any statistic shown (audit s24)
+        if self.test in ("welch", "fisher_pitman") and self.statistic != "mean":
+            best = f"the agent with the best mean of the task (the {self.test_name} compares means, not the " \
+                   f"{self.label}s shown)"
+        elif self.test in RANK_TESTS:
+            best = ("the best agent of the task by its runs' ranks, one whose runs no other agent's beat more often "
+                    f"than not (the {self.test_name} compares the runs' ranks, not the {self.label}s shown)")
+        else:
+            best = "the best agent of the task"
         return (f"{DAGGER}: possibly best (the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
                 f"confidence set for {best}: every ordered pair of agents tested one-sided with "
                 f"the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
@@ -365,7 +372,7 @@ class TaskTableResult(Result):
                 + (f" ({fmt.count(unmarked, 'cell')} withheld: too few runs)" if unmarked else ""))
 
     def _extra_lines(self):
-        best = "best" if self._higher() else "best (lowest: lower is better)"
+        best = f"best {self.label}" if self._higher() else f"best {self.label} (lowest: lower is better)"
         withheld = self._bold_withheld()
         if withheld:
             best += f", but for a best from too few runs to test ({withheld})"
