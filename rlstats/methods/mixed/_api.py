@@ -614,7 +614,7 @@ def _means_notes(design, options):
     if not rows or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
     wanted = {"agents": design.n_agents, "runs": design.max_runs_per_cell, "tasks": design.n_tasks}
-    nearest = {column: min({int(row[column]) for row in rows}, key=lambda v: (abs(v - value), v))
+    nearest = {column: calibration.nearest_count({int(row[column]) for row in rows}, value)
                for column, value in wanted.items() if column != "tasks"}
     measured_tasks = sorted({int(row["tasks"]) for row in rows})
     nearest["tasks"] = max([t for t in measured_tasks if t <= design.n_tasks], default=measured_tasks[0])
