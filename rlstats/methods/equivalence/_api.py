@@ -679,7 +679,7 @@ def _aggregate(design, options, pairs, rng):
         name = WELCH_FLOOR_NAME if options.aggregate in WELCH_FLOOR_METRICS else "bootstrap-t"
         rows += _rows("aggregate", a, b, None, f"{name} ({label})", delta, se, np.nan, test, options.margin)
     # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
-    fresh = [n for n in result.notes if n not in design.notes and not n.startswith("studentized intervals withheld")]
+    fresh = [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
     fresh += [f"the aggregate ({label}) difference is withheld for {pair}: {why}; add runs, or read the per-task and "
               "across-tasks tests" for pair, why in lost.items()]
     if not reaches:  # no (hits + 1) / (B + 1) reaches alpha

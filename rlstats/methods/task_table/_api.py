@@ -598,10 +598,10 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
                                   normalize=False if one_scale else None,
                                   progress=shown, max_seconds=float("inf"))  # task_table() estimated it
     # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row), and of
-    # intervals it withheld (one task: the row would print none without saying why; audit s11)
+    # intervals it withheld (one task: the row would print none without saying why; audit s11), by the result's
+    # fields, never the notes' words (audit s24: a task named 'withheld_task' brought in its single-run note)
     # (its own notes: a note of the data that reads alike is among design.notes already, said once: audit s23)
-    own = [note for note in result.notes if note not in design.notes]
-    notes += [note for note in own if "weighs each task alike" in note]
+    notes += [note for note in result.weighting_notes if note not in design.notes]
     # intervals the bootstrap withheld: the row would print none without saying why (audit s11); its own note's way on
     # (interval="percentile") is no option of task_table
     if complete.n_tasks == 1 and np.isnan(result.intervals[:, 0, :]).all():
@@ -609,6 +609,6 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
                      "stratified bootstrap's intervals fell well short of their level in simulations; add tasks on "
                      "which every agent has runs")
     else:
-        notes += [note for note in own if "withheld" in note]
+        notes += [note for note in result.withheld_notes if note not in design.notes]
     return {"metric": metric, "estimates": result.estimates[:, 0], "intervals": result.intervals[:, 0, :],
             "n_resamples": n_resamples, "n_tasks": complete.n_tasks}, notes
