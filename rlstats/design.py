@@ -31,7 +31,7 @@ from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
-from .provenance import COUNTED, NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
+from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -773,8 +773,9 @@ def _restated(inherited, data, analysed):
 def _after_own_drop(note, present):
     """``note`` re-stated for the rows ``present`` after rlstats itself left rows out: a count of what was read
     (``read 15 runs from 15 files``) stays as read, since the drop's own note says what was left out (re-counted it
-    read "read 9 runs" beside "6 runs dropped"; audit s23, lead); the others by :func:`rebind`."""
-    return [note] if note.word == COUNTED else rebind([note], present)
+    read "read 9 runs" beside "6 runs dropped"; audit s23, lead); the others by :func:`rebind`, whose ``as_read``
+    is that rule."""
+    return rebind([note], present, as_read=True)
 
 
 @overload

@@ -4,6 +4,8 @@
    :func:`rlstats.calibration.nearest_count` (equivalence wrote it twice inline, bayes, mixed and tuning once each).
 3. The bootstrap's notes that the task table's aggregate row and equivalence's aggregate quote are the result's
    fields ``withheld_notes`` and ``weighting_notes``, never picked by their words.
+5. A count of what was read stays as read after rlstats' own drop in ``summarize_runs`` too
+   (``provenance.rebind(as_read=True)``, the rule ``design.build`` and a Design's own drop follow).
 """
 import pathlib
 import re
@@ -92,9 +94,9 @@ def test_the_aggregate_rows_select_the_bootstraps_notes_by_field_not_words():
 
 
 # ------------------------------------------------------------ 5. what was read stays as read beside rlstats' own drop
-@pytest.mark.xfail(strict=True, reason="summarize_runs re-counts the read note on the runs left after na_action drops "
-                   "one: 'read 14 runs from ... files' beside '4 of 72 rows dropped'")
 def test_summarize_runs_keeps_the_read_count_as_read(sb3_evaluations):
+    # summarize_runs re-counted the read note on the runs left after na_action dropped one: "read 14 runs from
+    # Stable-Baselines3 ... files" beside "4 of 72 rows dropped"; every other back end keeps it as read
     data = sb3_evaluations.copy()
     one = (data.agent == "A2C") & (data.task == "Acrobot-v1") & (data.seed == data.seed.min())
     data.loc[one, "score"] = np.nan  # one whole run missing: na_action="drop" leaves it out, and says so
