@@ -2,6 +2,8 @@
 
 1. The simulated count (of runs, agents) nearest a design's, the smaller on a tie, is
    :func:`rlstats.calibration.nearest_count` (equivalence wrote it twice inline, bayes, mixed and tuning once each).
+2. ``Design.normalized`` is read again of the rows a back end's own drop keeps (``Design.analysed_note_keys``, the one
+   home of the note keys of the rows analysed), so a stack's normalised tasks left alone are normalised scores.
 3. The bootstrap's notes that the task table's aggregate row and equivalence's aggregate quote are the result's
    fields ``withheld_notes`` and ``weighting_notes``, never picked by their words.
 5. A count of what was read stays as read after rlstats' own drop in ``summarize_runs`` too
@@ -119,9 +121,9 @@ def _normalised_beside_raw():
     return rlstats.concat([rlstats.normalize(data[data.task != "task_03"], "minmax"), raw.assign(score=raw.score * 100)])
 
 
-@pytest.mark.xfail(strict=True, reason="a back end's own drop of the raw task keeps Design.normalized False, so the task "
-                   "table's aggregate row, which reads the two normalised tasks alone, says it pools raw scores")
 def test_an_own_drop_of_the_raw_rows_leaves_normalised_scores():
+    # a back end's own drop of the raw task kept Design.normalized False, so the task table's aggregate row, which
+    # reads the two normalised tasks alone, said it "pools raw scores of tasks on different scales"
     stack = _normalised_beside_raw()
     design = rlstats.build(stack, "score ~ agent | task/seed")
     assert not design.normalized  # the raw task is analysed: not normalised scores (audit s23 review23c)
@@ -132,3 +134,13 @@ def test_an_own_drop_of_the_raw_rows_leaves_normalised_scores():
                              n_resamples=200)
     assert res.notes[-1].startswith("the aggregate row reads the 2 tasks where every agent has runs")
     assert not any("pools raw scores" in note for note in res.notes)
+    # a selection that keeps raw rows stays raw; one of normalised rows alone is normalised, as build's would be
+    assert not design.select_agents(["agent_1", "agent_2"]).normalized
+    assert design.select_tasks(["task_02"]).normalized
+    assert rlstats.build(stack[stack.task != "task_03"], "score ~ agent | task/seed").normalized
+    assert design.analysed_note_keys["task"].tolist() == ["task_01", "task_02", "task_03"]
+    assert complete.analysed_note_keys["task"].tolist() == ["task_01", "task_02"]
+    # the raw stack's pooled raw scores are still said where the aggregate reads the raw task (agent_3 left out)
+    res = rlstats.task_table(stack[stack.agent != "agent_3"], "score ~ agent | task/seed", rng=0,
+                             aggregate="bootstrap", n_resamples=200)
+    assert res.notes[-1].startswith("the aggregate row pools raw scores of tasks on different scales")

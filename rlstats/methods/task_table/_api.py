@@ -360,10 +360,6 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         aggregate_row, left_out = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0], shown,
                                                  na_action, one_scale=normalize is not None)
         notes += left_out
-        # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19)
-        if normalize is None and not design.normalized and aggregate_row["n_tasks"] > 1:
-            notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
-                         "(e.g. normalize='atari100k_reference') to put them on one scale first")
 
     return TaskTableResult(
         method=f"Possibly best agents of each task (one-sided {_TEST_NAMES[test]} of every ordered pair, "
@@ -610,5 +606,10 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
                      "which every agent has runs")
     else:
         notes += [note for note in result.withheld_notes if note not in design.notes]
+    # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19), nor the
+    # normalised tasks of a stack whose raw ones it leaves out (audit s24: ``complete`` reads them, not ``design``)
+    if not one_scale and not complete.normalized and complete.n_tasks > 1:
+        notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
+                     "(e.g. normalize='atari100k_reference') to put them on one scale first")
     return {"metric": metric, "estimates": result.estimates[:, 0], "intervals": result.intervals[:, 0, :],
             "n_resamples": n_resamples, "n_tasks": complete.n_tasks}, notes
