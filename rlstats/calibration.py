@@ -136,6 +136,17 @@ def bracketing_counts(counts: Iterable[int], n: int) -> tuple[int, ...]:
     return tuple(([below[-1]] if below else []) + ([above[0]] if above else []))
 
 
+def nearest_count(counts: Iterable[int], n: int) -> int:
+    """The simulated count (of runs, agents) nearest ``n`` among ``counts``, the smaller on a tie (4 runs read the
+    3-run rows of a 3, 5 grid): the one rule of the notes that quote the rows at one measured count rather than
+    bracket it (:func:`bracketing_counts`): equivalence's size and unlike-spread notes, bayes' decision notes,
+    mixed's marginal means (runs and agents) and tuning's bands (runs)."""
+    grid = sorted(set(int(c) for c in counts))
+    if not grid:
+        raise ValueError("no simulated counts to choose the nearest from")
+    return min(grid, key=lambda c: (abs(c - n), c))
+
+
 def bracketing_rows(rows: Iterable[dict[str, str]], n: int,
                     column: str = "tasks") -> tuple[list[dict[str, str]], tuple[int, ...]]:
     """The ``rows`` whose ``column`` (a count) is one of :func:`bracketing_counts` of ``n`` over the rows' counts,

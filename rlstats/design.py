@@ -31,7 +31,7 @@ from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
-from .provenance import COUNTED, NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
+from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -147,6 +147,11 @@ class Design:
     averaged_within: str | None = None
 
     @property
+    def _response_column(self) -> str:
+        """The column a normaliser's note names for this response: the column itself where the response is one."""
+        return self.formula.response_columns[0] if self.formula.is_simple_response else self.formula.response
+
+    @property
     def units(self) -> str:
         """The response's units as every result states them: "normalised scores" or "the units of '<response>'"."""
         return "normalised scores" if self.normalized else f"the units of '{self.formula.response}'"
@@ -260,14 +265,24 @@ class Design:
             seeds=None if self.seeds is None else self.seeds[rows],
             extra={k: v[rows] for k, v in self.extra.items()})._restated_notes(rows.size < self.nobs)
 
+    @property
+    def analysed_note_keys(self) -> pd.DataFrame | None:
+        """The distinct values of the inherited notes' key columns among the rows this Design analyses (those of
+        :attr:`note_keys` that :attr:`note_rows` gives at :attr:`row_position`), None where no note is bound to rows by
+        columns of the data: what the notes are re-stated for and :attr:`normalized` is read of."""
+        if self.note_rows is None or self.note_keys is None:
+            return None
+        return self.note_keys.iloc[np.unique(self.note_rows[self.row_position])]
+
     def _restated_notes(self, fewer: bool) -> Design:
         """This Design with its inherited notes re-stated for its rows (``fewer``: a selection left some out), each
         sentence among ``notes`` replaced by its re-statement or, where it spoke only of rows left out, removed
-        (audit s23: a back end's own drop kept the min-max bounds of a task it left out)."""
-        if not fewer or self.note_rows is None or self.note_keys is None:
+        (audit s23: a back end's own drop kept the min-max bounds of a task it left out), and :attr:`normalized` read
+        again of them: rows left out can leave only normalised ones (audit s24: a stack's raw task left out of the task
+        table's aggregate row left it 'pooling raw scores')."""
+        present = self.analysed_note_keys if fewer else None
+        if present is None:
             return self
-        present = self.note_keys.iloc[np.flatnonzero(np.bincount(self.note_rows[self.row_position],
-                                                                 minlength=len(self.note_keys)))]
         said = {}
         for note in self.inherited_notes:
             again = _after_own_drop(note, present)
@@ -279,7 +294,9 @@ class Design:
                 notes.append(text)  # build's own, or a back end's
             elif said[text] is not None:
                 notes.append(said[text].text)  # type: ignore[union-attr]
-        return dataclasses.replace(self, inherited_notes=inherited, notes=tuple(dict.fromkeys(notes)))
+        normalized = self.normalized or normalised_in(inherited, self._response_column, present=present)
+        return dataclasses.replace(self, inherited_notes=inherited, notes=tuple(dict.fromkeys(notes)),
+                                   normalized=normalized)
 
     def require_complete(self, na_action: str, why: str) -> Design:
         """Every agent must have runs on every task: an error, or (na_action="drop") leave out incomplete tasks.
@@ -741,14 +758,11 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         if a not in set(design.agents))
     # normalize=False says the scores are on one scale already, not that they were normalised; a sentence the
     # frame carries and build says again (summarize_runs' frame keeps the caller's unused levels) is said once
-    return dataclasses.replace(design, notes=tuple(dict.fromkeys(notes)), bounds=known, left_out_agents=left_out,
-                               numeric_agents=_holds_numbers(data[formula.groups]),
-                               normalized=(normalize is not None and normalize is not False)
-                               or normalised_in(inherited, formula.response_columns[0] if formula.is_simple_response
-                                                 else formula.response, given, None if note_keys is None else
-                                                 note_keys.iloc[np.unique(note_rows[design.row_position])]),
-                               inherited_notes=inherited,
-                               note_rows=note_rows, note_keys=note_keys)
+    design = dataclasses.replace(design, notes=tuple(dict.fromkeys(notes)), bounds=known, left_out_agents=left_out,
+                                 numeric_agents=_holds_numbers(data[formula.groups]), inherited_notes=inherited,
+                                 note_rows=note_rows, note_keys=note_keys)
+    return dataclasses.replace(design, normalized=(normalize is not None and normalize is not False)
+                               or normalised_in(inherited, design._response_column, given, design.analysed_note_keys))
 
 
 def _restated(inherited, data, analysed):
@@ -773,8 +787,9 @@ def _restated(inherited, data, analysed):
 def _after_own_drop(note, present):
     """``note`` re-stated for the rows ``present`` after rlstats itself left rows out: a count of what was read
     (``read 15 runs from 15 files``) stays as read, since the drop's own note says what was left out (re-counted it
-    read "read 9 runs" beside "6 runs dropped"; audit s23, lead); the others by :func:`rebind`."""
-    return [note] if note.word == COUNTED else rebind([note], present)
+    read "read 9 runs" beside "6 runs dropped"; audit s23, lead); the others by :func:`rebind`, whose ``as_read``
+    is that rule."""
+    return rebind([note], present, as_read=True)
 
 
 @overload

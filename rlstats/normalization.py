@@ -658,9 +658,10 @@ def normalised_in(notes: Iterable[Note], response: str, frame: pd.DataFrame | No
     carries them) say that :func:`normalize` put the column ``response`` on a normalised scale: by the note's kind
     (:data:`~rlstats.provenance.NORMALISED`) and the column its data names, never by its sentence (audit s23: a
     hand-set note "'score' normalised by ..." made raw scores 'normalised scores' and hid the raw-scales warning),
-    and of every row analysed (``present``: the distinct values of the notes' key columns among them, as
-    :attr:`rlstats.design.Design.note_keys` holds them; None: ``frame``'s): a stack of a normalised frame and a raw
-    one is not (audit s23 review23c: its raw rows were called normalised scores).
+    and of every row analysed (``present``: the distinct values of the notes' key columns among them,
+    :attr:`rlstats.design.Design.analysed_note_keys`; None: ``frame``'s): a stack of a normalised frame and a raw
+    one is not (audit s23 review23c: its raw rows were called normalised scores), and the normalised rows of it that a
+    back end keeps alone are (audit s24, ``Design.select_tasks``).
 
     A frame read back from a file written before notes had kinds (its notes' records without one) is read as then:
     a note of it starting "'<column>' normalised"."""
@@ -669,9 +670,9 @@ def normalised_in(notes: Iterable[Note], response: str, frame: pd.DataFrame | No
                                             for note in notes):
         return True
     said = [note for note in notes if note.kind == NORMALISED and _normalised_column(note.word, note.data) == response]
-    if not said or frame is None:
-        return bool(said)
     rows = frame if present is None else present
+    if not said or rows is None:
+        return bool(said)
     bound = [note for note in said if note.scope == "rows" and note.keys and all(k in rows for k in note.keys)]
     if len(bound) < len(said):  # a note of the whole frame (or of keys it no longer has): all its rows, as before
         return True

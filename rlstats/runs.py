@@ -740,7 +740,8 @@ def _reword_summary(note, items, n_rows):
 def _annotate(frame, data, design, notes, columns):
     """``frame``'s notes: those of ``data`` as build re-stated them for the runs it analysed (``design.inherited_notes``),
     carried onto ``frame``'s runs (:func:`rlstats.provenance.rebind`), what the front door said of ``data`` (a note of
-    the frame as a whole), then ``notes``."""
+    the frame as a whole), then ``notes``. The runs ``build`` left out are rlstats' own drop, which its note says: a
+    count of what was read stays as read, as everywhere (``rebind(as_read=True)``)."""
     inherited = design.inherited_notes  # what build put first in design.notes, true of the runs it analysed
     said = collections.Counter(note.text for note in inherited)
     own = []
@@ -749,7 +750,7 @@ def _annotate(frame, data, design, notes, columns):
             said[sentence] -= 1
         else:
             own.append(Note(sentence, scope="frame"))
-    return set_notes(frame, rebind(inherited, frame) + own + list(notes), columns=columns)
+    return set_notes(frame, rebind(inherited, frame, as_read=True) + own + list(notes), columns=columns)
 
 
 @public_function

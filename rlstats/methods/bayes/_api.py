@@ -964,7 +964,7 @@ def _decision_notes(design, options, comparisons, first, second, present):
             tasks = int(shared.sum())
             runs = int(np.minimum(counts[shared, first[k]], counts[shared, second[k]]).min())
             key = (calibration.bracketing_counts(DECISION_TASKS, tasks),  # read both sides' rows (nearest23)
-                   min(measured_runs, key=lambda r: (abs(r - runs), r)))
+                   calibration.nearest_count(measured_runs, runs))
             by_design.setdefault(key, []).append(k)
             if not (DECISION_TASKS[0] <= tasks <= DECISION_TASKS[-1]
                     and measured_runs[0] <= runs <= measured_runs[-1]):

@@ -826,7 +826,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     bounds, se, floored = small_runs.bootstrap_bounds(
         distribution, estimates, options.confidence_level, options.interval, z0, acceleration, options.rliable_compat,
         design.counts.min(axis=0), df, errors, kinds, design.n_tasks, skewness, welch)
-    saturated = None
+    saturated, withheld = None, []
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
         saturated = saturated_withheld(bound_ties(design)[0], design.counts, kinds)
@@ -842,8 +842,9 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         if saturated.any():
             bounds, se = bounds.copy(), se.copy()
             bounds[saturated], se[saturated] = np.nan, np.nan
-        notes += small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
-                                              options.metric_names, errors[1], saturated, tied, options.interval)
+        withheld = small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
+                                                options.metric_names, errors[1], saturated, tied, options.interval)
+        notes += withheld
     unclipped = bounds
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
@@ -868,7 +869,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         metric_kinds=kinds,
         standard_errors=None if errors is None else errors[1],
         resampled_standard_errors=None if errors is None else errors[0], saturated=saturated,
-        welch_floored=floored if floored.any() else None)
+        welch_floored=floored if floored.any() else None,
+        withheld_notes=tuple(withheld), weighting_notes=tuple(_weighted_tasks_note(design, options.metrics)))
 
 
 def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given):

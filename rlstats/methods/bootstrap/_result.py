@@ -141,6 +141,14 @@ class BootstrapResult(Result):
         task(s) the median sits on or 0.6 or more of all (audit s12, ``rlstats.bounds.median_tied_at_middle``), which
         would otherwise be given;
         not exported by ``to_dict``.
+    withheld_notes : tuple of str
+        The notes among ``notes`` that say which studentised intervals are withheld, why, and ``bootstrap()``'s way
+        on; a back end quoting these intervals (the task table's aggregate row, equivalence's aggregate) selects them
+        by this field, never by their words (audit s24: a task named 'withheld_task' brought in another note). Not
+        exported by ``to_dict`` (``notes`` holds them).
+    weighting_notes : tuple of str
+        The note among ``notes`` naming the agents whose runs per task differ, where the IQM and the optimality gap
+        weigh each task alike; not exported by ``to_dict``, as ``withheld_notes``.
     """
 
     agents: tuple[str, ...]
@@ -168,6 +176,8 @@ class BootstrapResult(Result):
     metric_kinds: tuple[str | None, ...] = ()
     saturated: np.ndarray | None = field(default=None, repr=False)
     welch_floored: np.ndarray | None = field(default=None, repr=False)
+    withheld_notes: tuple[str, ...] = field(default=(), repr=False)
+    weighting_notes: tuple[str, ...] = field(default=(), repr=False)
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
 
@@ -296,7 +306,7 @@ class BootstrapResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
         return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design", "saturated",
-                              "welch_floored"})
+                              "welch_floored", "withheld_notes", "weighting_notes"})
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""

@@ -679,7 +679,7 @@ def _aggregate(design, options, pairs, rng):
         name = WELCH_FLOOR_NAME if options.aggregate in WELCH_FLOOR_METRICS else "bootstrap-t"
         rows += _rows("aggregate", a, b, None, f"{name} ({label})", delta, se, np.nan, test, options.margin)
     # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
-    fresh = [n for n in result.notes if n not in design.notes and not n.startswith("studentized intervals withheld")]
+    fresh = [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
     fresh += [f"the aggregate ({label}) difference is withheld for {pair}: {why}; add runs, or read the per-task and "
               "across-tasks tests" for pair, why in lost.items()]
     if not reaches:  # no (hits + 1) / (B + 1) reaches alpha
@@ -862,7 +862,7 @@ def _size_notes(design, options, table):
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
     runs = int(design.counts[design.counts > 0].min())
-    measured_runs = min((3, 5, 10, 20), key=lambda r: (abs(r - runs), r))
+    measured_runs = calibration.nearest_count((3, 5, 10, 20), runs)
     given = table[np.isfinite(table["conf_low"].to_numpy(dtype=float))]
     notes = []
     table_rows = [row for row in calibration.rows(CALIBRATION) if not _unlike_spread_row(row)]
@@ -977,7 +977,7 @@ def _unlike_spread_quote(options, interval, runs, tasks, family):
     bracket = (1,) if interval == "welch" else calibration.bracketing_counts((5, 26), tasks)
     rows = [row for row in calibration.rows(CALIBRATION) if _unlike_spread_row(row) and int(row["tasks"]) in bracket]
     return calibration.shortfall(rows, 0.95, test=_CALIBRATED_TESTS[options.alternative], interval=interval,
-                                 distribution=family, runs=min((3, 5, 10), key=lambda r: (abs(r - runs), r)))
+                                 distribution=family, runs=calibration.nearest_count((3, 5, 10), runs))
 
 
 #: the families of scores whose rows of unlike spreads missed alpha (heavy-tailed: at most 0.063, which the note says)

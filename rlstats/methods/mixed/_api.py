@@ -619,7 +619,7 @@ def _means_notes(design, options):
     ran = design.counts[design.counts > 0]
 
     def near(column, value):
-        return min({int(row[column]) for row in rows}, key=lambda v: (abs(v - value), v))
+        return calibration.nearest_count({int(row[column]) for row in rows}, value)
 
     nearest = {"agents": near("agents", design.n_agents)}
     measured_tasks = sorted({int(row["tasks"]) for row in rows})

@@ -359,10 +359,6 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         aggregate_row, left_out = _bootstrap_row(design, summary, level, n_resamples, ss.spawn(1)[0], shown,
                                                  na_action, one_scale=normalize is not None)
         notes += left_out
-        # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19)
-        if normalize is None and not design.normalized and aggregate_row["n_tasks"] > 1:
-            notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
-                         "(e.g. normalize='atari100k_reference') to put them on one scale first")
 
     return TaskTableResult(
         method=f"Possibly best agents of each task (one-sided {_TEST_NAMES[test]} of every ordered pair, "
@@ -597,10 +593,10 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
                                   normalize=False if one_scale else None,
                                   progress=shown, max_seconds=float("inf"))  # task_table() estimated it
     # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row), and of
-    # intervals it withheld (one task: the row would print none without saying why; audit s11)
+    # intervals it withheld (one task: the row would print none without saying why; audit s11), by the result's
+    # fields, never the notes' words (audit s24: a task named 'withheld_task' brought in its single-run note)
     # (its own notes: a note of the data that reads alike is among design.notes already, said once: audit s23)
-    own = [note for note in result.notes if note not in design.notes]
-    notes += [note for note in own if "weighs each task alike" in note]
+    notes += [note for note in result.weighting_notes if note not in design.notes]
     # intervals the bootstrap withheld: the row would print none without saying why (audit s11); its own note's way on
     # (interval="percentile") is no option of task_table
     if complete.n_tasks == 1 and np.isnan(result.intervals[:, 0, :]).all():
@@ -608,6 +604,11 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
                      "stratified bootstrap's intervals fell well short of their level in simulations; add tasks on "
                      "which every agent has runs")
     else:
-        notes += [note for note in own if "withheld" in note]
+        notes += [note for note in result.withheld_notes if note not in design.notes]
+    # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19), nor the
+    # normalised tasks of a stack whose raw ones it leaves out (audit s24: ``complete`` reads them, not ``design``)
+    if not one_scale and not complete.normalized and complete.n_tasks > 1:
+        notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
+                     "(e.g. normalize='atari100k_reference') to put them on one scale first")
     return {"metric": metric, "estimates": result.estimates[:, 0], "intervals": result.intervals[:, 0, :],
             "n_resamples": n_resamples, "n_tasks": complete.n_tasks}, notes

@@ -483,7 +483,7 @@ def _calibration_notes(sweeps, views, level, tables, band="skew_t", tuned_lower=
         grid_n = sorted({int(r["configuration"].split()[0]) for r in rows})
         grid_runs = sorted({int(r["runs"]) for r in rows})
         nearest = {(min(grid_n, key=lambda g: abs(math.log(g / s["sizes"].size))),
-                    min(grid_runs, key=lambda g: abs(g - int(np.median(s["sizes"]))))) for s in sweeps.values()}
+                    calibration.nearest_count(grid_runs, int(np.median(s["sizes"])))) for s in sweeps.values()}
         method = {"band": band} if view == "expected_max" else {}  # the rows of the band asked for
         short = [calibration.shortfall(rows, 0.95, configuration=f"{n} configurations", runs=runs, **method)
                  for n, runs in sorted(nearest)]
