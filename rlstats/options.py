@@ -166,18 +166,42 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
     return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; {listed}")
 
 
+def surplus_positional_error(where: str, by_position: Sequence[str], args: Sequence[object],
+                             options: Sequence[str], *, passes_on: bool = False) -> OptionError:
+    """The error of a call giving more values by position than ``where`` takes so: R matches a value to the next
+    argument whatever it is (``boot(df, f, 1000)``); here every option is named (audit s24). ``passes_on``: it
+    takes ``**options`` too, which its help lists."""
+    surplus = args[len(by_position):]
+    if passes_on:
+        options = [*options, f"and those help({where[:-2]}) lists"]
+    if not options:
+        return OptionError(f"{where} takes no values by position, got {len(args)}: it takes no options")
+    taken = (f"{len(by_position)} value{'s' if len(by_position) != 1 else ''} by position "
+             f"({', '.join(by_position)})" if by_position else "no values by position")
+    return OptionError(f"{where} takes {taken}, got {len(args)}: give {'each of ' if len(surplus) > 1 else ''}"
+                       f"{', '.join(shown(v) for v in surplus)} by its option's name; its options are: "
+                       f"{', '.join(options)}")
+
+
 def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
-    """``function``, a public function, refusing a keyword it does not take with :func:`unknown_option_error` rather
-    than Python's TypeError (one that takes ``**options`` checks their names itself). The public functions that take
-    (data, formula) have it through :func:`rlstats.design.public_function`; the others have it alone."""
+    """``function``, a public function, refusing a keyword it does not take with :func:`unknown_option_error` and
+    more values by position than it takes with :func:`surplus_positional_error`, rather than Python's TypeError (one
+    that takes ``**options`` checks their names itself). The public functions that take (data, formula) have it
+    through :func:`rlstats.design.public_function`; the others have it alone."""
     parameters = inspect.signature(function).parameters
-    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters.values()):
         return function
-    names, options = set(parameters), option_names(function)
+    # one that takes **options checks their names itself
+    names = None if any(p.kind is p.VAR_KEYWORD for p in parameters.values()) else set(parameters)
+    options = option_names(function)
+    by_position = [p.name for p in parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
     @functools.wraps(function)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
-        unknown = next((name for name in kwargs if name not in names), None)
+        if len(args) > len(by_position):  # R matches every argument by position; Python's TypeError names none
+            raise surplus_positional_error(f"{function.__name__}()", by_position, args, options,
+                                           passes_on=names is None)
+        unknown = None if names is None else next((name for name in kwargs if name not in names), None)
         if unknown is not None:
             raise unknown_option_error(f"{function.__name__}()", unknown, kwargs[unknown], options,
                                        count_described(function))

@@ -44,3 +44,53 @@ def test_incremental_adastop_prints_the_level_notes_of_adastop():
     fed = _fed(three, ["a", "c", "d"], n=5, K=4)
     assert _level_notes(fed) == _level_notes(batch)
     assert any("agents of equal mean" in note and "in 0.073 of 400" in note for note in _level_notes(fed))
+
+
+def _by_position(function):
+    import inspect
+    return [p.name for p in inspect.signature(function).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _checked_functions():
+    import inspect
+    functions = {f"rlstats.{name}": getattr(rlstats, name) for name in rlstats.__all__}
+    functions.update({f"rlstats.datasets.{name}": getattr(rlstats.datasets, name) for name in rlstats.datasets.__all__})
+    # power and sample_size count the caller's frames to read its names (eval_env); concat and calibration_table
+    # take **kwargs they hand on: Python's TypeError there
+    skipped = {"rlstats.power", "rlstats.sample_size", "rlstats.concat", "rlstats.calibration_table"}
+    return sorted((name, f) for name, f in functions.items()
+                  if inspect.isfunction(f) and name not in skipped and not name.startswith("rlstats.datasets.load_"))
+
+
+def test_a_value_given_by_position_past_the_last_positional_argument_is_an_option_error():
+    # R matches every argument by position (boot(df, f, 1000)); Python's TypeError named neither the value nor the
+    # options. Nothing is read before the count is checked, so placeholders stand for the data.
+    for name, function in _checked_functions():
+        taken = _by_position(function)
+        args = [object()] * len(taken) + [0.9, 5]
+        with pytest.raises(rlstats.errors.OptionError) as caught:
+            function(*args)
+        message = str(caught.value)
+        assert f"takes {len(taken)} value" in message or "takes no values by position" in message, name
+        assert f"got {len(args)}" in message, name
+        if taken:
+            assert "give each of 0.9, 5 by its option's name; its options are: " in message, name
+    assert len(_checked_functions()) >= 28
+
+
+def test_the_surplus_positional_error_reads_as_written():
+    data = pd.DataFrame({"agent": ["a", "b"], "task": ["Pong", "Pong"], "seed": [0, 0], "score": [1.0, 2.0]})
+    with pytest.raises(rlstats.errors.OptionError, match=r"^bootstrap\(\) takes 2 values by position \(data, formula\), "
+                       r"got 4: give each of 0\.9, 5 by its option's name; its options are: metrics, n_resamples, "):
+        rlstats.bootstrap(data, "score ~ agent | task", 0.9, 5)
+    with pytest.raises(rlstats.errors.OptionError, match=r"^normalize\(\) takes 2 values by position \(df, reference\), "
+                       r"got 3: give 'x' by its option's name"):
+        rlstats.normalize(data, "atari100k_reference", "x")
+    with pytest.raises(rlstats.errors.OptionError, match=r"compare\(\) takes 3 values by position \(data, formula, "
+                       r"method\), got 4: give 'x' by its option's name; its options are: method, subset, and those "
+                       r"help\(compare\) lists$"):
+        rlstats.compare(data, "score ~ agent | task", "bootstrap", "x")
+    with pytest.raises(rlstats.errors.OptionError, match=r"^available\(\) takes no values by position, got 1: it takes "
+                       "no options$"):
+        rlstats.datasets.available(1)
