@@ -200,7 +200,12 @@ _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{
                   "<": r"$<$", ">": r"$>$", "|": r"\textbar{}", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$",
                   "\u00d7": r"$\times$", "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
                   "<=": r"$\leq$", ">=": r"$\geq$"}
-_LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
+# the sign of a number: a hyphen before a digit that starts a number (after a space, a bracket, '=', ',', ';', ':',
+# '/' or at the start) or its exponent's (1e-05); a hyphen inside a word or between digits (p-value, Pong-v5,
+# 2024-01-05) stays one. Set as a minus, as wide as a plus sign, where a hyphen is under half of it (audit s24)
+_MINUS = re.compile(r"(?<![^\s(\[=,;:/])-(?=\.?\d)|(?<=\d[eE])-(?=\d)")
+# a character, a number's minus sign, or a two-character comparison written as one sign
+_LATEX_TOKEN = re.compile(rf"(?P<minus>{_MINUS.pattern})|<=|>=|.", re.S)
 # Greek letters (agent names such as DrQ(ε)): pdflatex has no text glyph for them, LaTeX's math has one for each,
 # the capitals that look Latin being those letters
 _GREEK_NAMES = ("alpha beta gamma delta varepsilon zeta eta theta iota kappa lambda mu nu xi o pi rho varsigma sigma "
@@ -218,8 +223,11 @@ def latex_escape(text: object) -> str:
     95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
     >>> print(latex_escape("DrQ(ε) and Ω"))
     DrQ($\varepsilon$) and $\Omega$
+    >>> print(latex_escape("-0.37 in [-1, 2e-05], p-value of Pong-v5"))
+    $-$0.37 in [$-$1, 2e$-$05], p-value of Pong-v5
     """
-    return "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(str(text)))
+    return "".join("$-$" if token["minus"] else _LATEX_SPECIAL.get(token[0], token[0])
+                   for token in _LATEX_TOKEN.finditer(str(text)))
 
 
 # Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.
@@ -250,7 +258,8 @@ def text_width(text: object, bold: bool = False) -> float:
     (32.5, 12.8)
     """
     text = str(text)
-    width = sum(_CHAR_WIDTH.get(ch, 5.0) for ch in text) + 1.1 * len(_SENTENCE_SPACE.findall(text))
+    width = (sum(_CHAR_WIDTH.get(ch, 5.0) for ch in text) + 1.1 * len(_SENTENCE_SPACE.findall(text))
+             + (_CHAR_WIDTH["+"] - _CHAR_WIDTH["-"]) * len(_MINUS.findall(text)))  # a sign is set as a minus, as wide as +
     return width * (1.13 if bold else 1.0)
 
 

@@ -152,11 +152,11 @@ def test_latex_table_pvalue_near_alpha_keeps_its_side():
     res = rlstats.equivalence(_three_by_five(), "score ~ agent | task", margin=0.748, aggregate=None)
     rows = res.to_latex().split("\n")
     row = [line for line in rows if line.startswith("across tasks & agent\\_2 & agent\\_3")][0]
-    assert row == ("across tasks & agent\\_2 & agent\\_3 &  & -2.491 & -4.234 & -0.74801 & 0.95 & 0.049999 & "
-                   "shown below -0.748, beyond the margin \\\\")
+    assert row == ("across tasks & agent\\_2 & agent\\_3 &  & $-$2.491 & $-$4.234 & $-$0.74801 & 0.95 & 0.049999 & "
+                   "shown below $-$0.748, beyond the margin \\\\")  # signs set as minus signs (audit s24)
     assert re.search(r"across tasks +agent_2 +agent_3 +-2\.491 +-4\.234 +-0\.74801 +0\.95 +0\.049999 +shown below",
                      str(res.summary()))
     assert "| 0.049999 |" in res.to_markdown()
     # the tidy frame and a p-value away from alpha are untouched
-    assert "& 0.965 & 0.0354 & shown below -0.748" in res.to_latex()
+    assert "& 0.965 & 0.0354 & shown below $-$0.748" in res.to_latex()
     assert "rlstats_alpha" not in res.tidy().attrs

@@ -26,13 +26,21 @@ def _atari(published, agents=("DrQ(eps)", "DER", "SPR")):
 
 # ---- LaTeX: a negative number's sign is a minus, not a hyphen --------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="a negative number in a LaTeX table is set with a hyphen (-1.57), not a minus")
 def test_latex_negative_numbers_are_minus_signs(published):
+    # Atari 100k, 3 runs: DrQ(eps) ("<b>A&B</b>") against DER ("DER_v2 #1 $5") has a negative mean-rank difference;
+    # LaTeX set "-0.37607" with a hyphen, a third of a minus sign's width (every numeric column ragged)
     res = rlstats.skillings_mack(_atari(published), "hns ~ agent | task")
     tex = res.to_latex()
     rows = [line for line in tex.split("\n") if line.endswith("\\\\")]
     assert not [r for r in rows if re.search(r"(^|[\s&(\[])-\d", r)]
-    assert "$-$" in tex
+    row = [r for r in rows if r.startswith("$<$b$>$A\\&B$<$/b$>$ & DER\\_v2 \\#1 \\$5 & ")][0]
+    assert row.split(" & ")[2:4] == ["$-$0.37607", "$-$2.5727"]
+    # a hyphen inside a word, between digits or in a name stays one; an exponent's sign is a minus
+    assert fmt.latex_escape("-0.37 in [-1, 2e-05], p-value of Pong-v5 on 2024-01-05 (x = -.5)") == (
+        "$-$0.37 in [$-$1, 2e$-$05], p-value of Pong-v5 on 2024-01-05 (x = $-$.5)")
+    assert fmt.latex_escape("agent_1 - agent_2") == "agent\\_1 - agent\\_2"
+    # the width guess counts the minus as wide as a plus (cmr10: 7.78 pt against the hyphen's 3.33)
+    assert fmt.text_width("-0.5") - fmt.text_width("0.5") == pytest.approx(fmt.text_width("+"))
 
 
 # ---- curves: the legend above the Axes in as many columns as fit --------------------------------------------------
