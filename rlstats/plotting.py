@@ -558,10 +558,16 @@ def figure_legend(fig: Any, axes: Iterable[Any], *, extra: Iterable[Any] = (), t
 
 def legend_columns(labels: Sequence[str], width: float, options: Mapping[str, Any], most: int = 4) -> int:
     """How many columns of a legend of ``labels`` (``options``: its fontsize, handlelength, columnspacing) fit
-    across ``width`` inches: as many as the longest label allows (a character is ~0.6 em wide), at most ``most``."""
-    longest = max(len(str(label)) for label in labels)
-    column = (options["handlelength"] + 0.8 + options["columnspacing"] + 0.6 * longest) * options["fontsize"]
-    return int(max(1, min(len(labels), most, width * 72 // column)))
+    across ``width`` inches, at most ``most``: each column as wide as its own longest label (a character is ~0.6 em
+    wide), the labels filling the columns in order as matplotlib fills them, so that one long name widens its column
+    only (audit s24: it set a curves legend of 8 agents in one column, 8 rows over half a 6.8 x 3 in figure)."""
+    lengths = [len(str(label)) for label in labels]
+    entry = options["handlelength"] + 0.8 + options["columnspacing"]  # em: the handle, its gap and the spacing
+    for columns in range(max(1, min(len(lengths), most)), 1, -1):
+        filled = np.array_split(np.asarray(lengths), columns)  # matplotlib's order: the first columns the fuller
+        if sum(entry + 0.6 * column.max() for column in filled) * options["fontsize"] <= width * 72:
+            return columns
+    return 1
 
 
 #: Okabe & Ito's colour-blind-safe palette, then four further distinct colours, so that up to 12
