@@ -98,23 +98,31 @@ def test_legend_columns_each_as_wide_as_its_own_labels():
 
 # ---- plot(figsize=): a refusal's suggested size holds the labels it names ----------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="two tick labels close together on a long axis: the refusal suggested the "
-                                       "size asked")
-def test_a_too_small_figsize_is_told_a_larger_one():
-    # Atari 100k's percentiles(kind="cdf") at (7.5, 3.5): PrivateEye's panel kept ticks 0 and 0.0006 32 px apart on
-    # an 85 px axis, labels 33 px wide; "about (7.5, 3.5) holds them" named the size asked. Here one axis alike.
+def _crowded_axis(figsize):
+    """A new figure whose x axis shows two tick labels 0.0006 apart on an axis 0.02 long (at 2 in: 4 px apart)."""
     from matplotlib.ticker import FixedLocator, FormatStrFormatter
 
-    from rlstats.errors import OptionError
-    from rlstats.plotting import resized
-
-    fig, ax = plt.subplots(figsize=(2.0, 1.5), layout="constrained")
+    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
     ax.plot([-0.01, 0.01], [0, 1])
     ax.set_xlim(-0.01, 0.01)
     ax.xaxis.set_major_locator(FixedLocator([0.0, 0.0006]))
     ax.xaxis.set_major_formatter(FormatStrFormatter("%.4f"))
+    return ax
+
+
+def test_a_too_small_figsize_is_told_a_larger_one():
+    # Atari 100k's percentiles(kind="cdf") at (7.5, 3.5): PrivateEye's panel kept ticks 0 and 0.0006 32 px apart on
+    # an 85 px axis, labels 33 px wide; "about (7.5, 3.5) holds them" named the size asked (the labels' widths summed
+    # were less than the axis' length), and so again at that size. Now (8.84, 3.5). Here one axis alike.
+    from rlstats.errors import OptionError
+    from rlstats.plotting import resized
+
     with pytest.raises(OptionError, match="too small for the 2 tick labels of the x axis") as refused:
-        resized(ax, (2.0, 1.5))
+        resized(_crowded_axis((2.0, 1.5)), (2.0, 1.5))
     plt.close("all")
     width, height = map(float, re.search(r"about \(([\d.]+), ([\d.]+)\) holds them", str(refused.value)).groups())
-    assert width > 2.0 and height == 1.5
+    assert width > 4.0 and height == 1.5
+    # and the size told holds them
+    ax = resized(_crowded_axis((2.0, 1.5)), (width, height))
+    assert ax.figure.get_size_inches().tolist() == [width, height]
+    plt.close("all")
