@@ -138,3 +138,18 @@ def test_the_method_caption_is_at_the_left(published):
     shown = res._repr_html_()
     assert shown.startswith('<table><caption style="text-align:left">Two one-sided tests (TOST) of equivalence'
                             '</caption>')
+
+
+# ---- equivalence's figure: one pair is named once, in the title -------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="with one pair, every one of 27 rows repeated it: '<b>A&B</b> - DER_v2 #1 $5: "
+                                       "Alien', half the figure's width")
+def test_equivalence_figure_names_one_pair_once(published):
+    res = rlstats.equivalence(_atari(published, ("DrQ(eps)", "DER")), "hns ~ agent | task", margin=0.1,
+                              normalize=False, n_resamples=200, rng=1)
+    ax = res.plot()
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    title = ax.get_title()
+    plt.close(ax.figure)
+    assert labels[0] == "Alien" and labels[-2:] == ["across tasks", "aggregate"] and len(labels) == 27
+    assert title == "Two one-sided tests (TOST) of equivalence\n<b>A&B</b> - DER_v2 #1 $5"
