@@ -214,7 +214,7 @@ _LATEX_SPECIAL.update({chr(0x391 + i): (f"$\\{n}$" if len(n) > 1 else n) for i, 
 #: A hyphen that is a number's sign (not after a letter, digit, point or underscore: "-0.37", "(-1.2", "[-3") or its
 #: exponent's ("1e-05"): set as a minus, never as a hyphen, in LaTeX (audit s24 small24); "task-1", "3-10 runs",
 #: "2024-01-05" and "c - 1" keep theirs
-_SIGN = re.compile(r"(?<![\w.\-\u2212])-(?=\.?\d|inf\b|Inf\b)|(?<=\de)-(?=\d)")
+_SIGN = re.compile(r"(?<![\w.\-\u2212])-(?=\.?\d|inf\b|Inf\b)|(?<=\d[eE])-(?=\d)")
 
 
 def minus_signs(text: str) -> str:
@@ -237,6 +237,8 @@ def latex_escape(text: object) -> str:
     DrQ($\varepsilon$) and $\Omega$
     >>> print(latex_escape("-0.37 (3-10 runs), p < 1e-16, ±-1"))
     $-$0.37 (3-10 runs), p $<$ 1e$-$16, $\pm${}$-$1
+    >>> print(latex_escape("-0.37 in [-1, 2E-05], p-value of Pong-v5"))
+    $-$0.37 in [$-$1, 2E$-$05], p-value of Pong-v5
     """
     escaped = "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(minus_signs(str(text))))
     return escaped.replace("$$", "${}$")
@@ -270,7 +272,8 @@ def text_width(text: object, bold: bool = False) -> float:
     (32.5, 12.8)
     """
     text = str(text)
-    width = sum(_CHAR_WIDTH.get(ch, 5.0) for ch in text) + 1.1 * len(_SENTENCE_SPACE.findall(text))
+    width = (sum(_CHAR_WIDTH.get(ch, 5.0) for ch in text) + 1.1 * len(_SENTENCE_SPACE.findall(text))
+             + (_CHAR_WIDTH["+"] - _CHAR_WIDTH["-"]) * len(_SIGN.findall(text)))  # a sign is set as a minus, as wide as +
     return width * (1.13 if bold else 1.0)
 
 

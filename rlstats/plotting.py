@@ -453,9 +453,13 @@ def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any,
         box = axes.get_window_extent(renderer)
         spec = axes.get_subplotspec()
         grid = (1, 1) if spec is None else spec.get_gridspec().get_geometry()  # (rows, columns) sharing the growth
-        # each label needs its extent along the axis, and a fifth of a line between neighbours
-        needed = sum(b.width if name == "x" else b.height for b in boxes) * 1.2
-        grow = max(needed - (box.width if name == "x" else box.height), 0.0)
+        # each label needs its extent along the axis, and a fifth of a line between neighbours: all of them side by
+        # side, and each two neighbours' halves between their centres, which ticks inside the view set closer than
+        # the axis is long (audit s24: two thinned labels 32 px apart on an 85 px axis were told the size asked)
+        extent = box.width if name == "x" else box.height
+        spans = sorted(((b.x0 + b.x1) / 2, b.width) if name == "x" else ((b.y0 + b.y1) / 2, b.height) for b in boxes)
+        crowding = max([0.6 * (w + v) / max(d - c, 1e-9) for (c, w), (d, v) in zip(spans, spans[1:])], default=1.0)
+        grow = max(sum(w for _, w in spans) * 1.2 - extent, extent * (crowding - 1.0), 0.0)
         across = 0.0
         if axes.get_aspect() != "auto":  # a drawing of fixed shape (a matrix) grows along both axes together
             across = grow * (box.height / box.width if name == "x" else box.width / box.height)
@@ -560,10 +564,16 @@ def figure_legend(fig: Any, axes: Iterable[Any], *, extra: Iterable[Any] = (), t
 
 def legend_columns(labels: Sequence[str], width: float, options: Mapping[str, Any], most: int = 4) -> int:
     """How many columns of a legend of ``labels`` (``options``: its fontsize, handlelength, columnspacing) fit
-    across ``width`` inches: as many as the longest label allows (a character is ~0.6 em wide), at most ``most``."""
-    longest = max(len(str(label)) for label in labels)
-    column = (options["handlelength"] + 0.8 + options["columnspacing"] + 0.6 * longest) * options["fontsize"]
-    return int(max(1, min(len(labels), most, width * 72 // column)))
+    across ``width`` inches, at most ``most``: each column as wide as its own longest label (a character is ~0.6 em
+    wide), the labels filling the columns in order as matplotlib fills them, so that one long name widens its column
+    only (audit s24: it set a curves legend of 8 agents in one column, 8 rows over half a 6.8 x 3 in figure)."""
+    lengths = [len(str(label)) for label in labels]
+    entry = options["handlelength"] + 0.8 + options["columnspacing"]  # em: the handle, its gap and the spacing
+    for columns in range(max(1, min(len(lengths), most)), 1, -1):
+        filled = np.array_split(np.asarray(lengths), columns)  # matplotlib's order: the first columns the fuller
+        if sum(entry + 0.6 * column.max() for column in filled) * options["fontsize"] <= width * 72:
+            return columns
+    return 1
 
 
 #: Okabe & Ito's colour-blind-safe palette, then four further distinct colours, so that up to 12

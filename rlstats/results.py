@@ -252,7 +252,10 @@ class Summary:
                 rows.append(f"<tr><td colspan=\"2\" style=\"text-align:left; white-space:pre; "
                             f"font-family:monospace\">{html.escape(line)}</td></tr>")
         title = lines[0] if lines else self.title
-        parts = [f"<table><caption>{html.escape(title)}</caption><tbody>{''.join(rows)}</tbody></table>"]
+        # at the left, where the print puts it: centred over a block as wide as its longest line (an interval's, a
+        # few hundred characters), the method sat past the right of a notebook's view (audit s24)
+        parts = [f"<table><caption style=\"text-align:left\">{html.escape(title)}</caption><tbody>{''.join(rows)}"
+                 f"</tbody></table>"]
         for name, table in self.tables.items():
             parts.append(f"<p><b>{html.escape(name)}</b></p>{fmt.table_html(table, self.digits)}"
                          + (f"<p>({html.escape(self.keys[name])})</p>" if name in self.keys else ""))

@@ -53,7 +53,7 @@ def test_the_test_block_is_a_table_with_the_method_as_caption(result):
     if type(result).__name__ == "TaskTableResult":
         pytest.skip("task_table shows its own table (the paper table), tested in test_task_table.py")
     shown = result._repr_html_()
-    assert shown.startswith(f"<table><caption>{html.escape(result.method)}</caption>")
+    assert shown.startswith(f"<table><caption style=\"text-align:left\">{html.escape(result.method)}</caption>")
     assert f"<th style=\"text-align:left\">data</th><td style=\"text-align:left\">{html.escape(result.data_name)}" \
            in shown
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import OptionError
 from ...format import count, format_step
-from ...plotting import SMALL_FONT, axes_or_new, break_to_width, palette
+from ...plotting import ASKED_SIZE, SMALL_FONT, axes_or_new, break_to_width, legend_columns, palette
 
 BANDS = ("simultaneous", "pointwise", "none")
 #: Most logged steps that each get a tick (more would crowd a column-wide figure's labels).
@@ -46,20 +46,18 @@ def _step_axis(ax, result, steps):
 def _legend_above(ax, title=None):
     """The legend in rows above the Axes, clear of the curves and bands (inside, it hid them wherever it sat).
 
-    As many columns as the Axes' width holds (at most 4); a layout engine (``layout="constrained"``, or
-    ``bbox_inches="tight"`` when saving) keeps its room.
+    As many columns as the Axes' width holds (at most 4, :func:`rlstats.plotting.legend_columns`); a layout engine
+    (``layout="constrained"``, or ``bbox_inches="tight"`` when saving) keeps its room.
     """
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
-    longest = max(len(label) for label in labels)
-    # One column: the handle, its gap, the spacing and the label (a character is about 0.6 em wide), in points.
-    column = (1.5 + 0.8 + 1.0 + 0.6 * longest) * SMALL_FONT
-    width = ax.get_position().width * ax.figure.get_figwidth() * 72
-    columns = int(max(1, min(len(handles), 4, width // column)))
+    options = {"fontsize": SMALL_FONT + 1, "handlelength": 1.5, "columnspacing": 1.0}
+    # at the width the figure is shown at: plot(figsize=)'s (ASKED_SIZE), to which resized() brings the plot's own
+    width = (ASKED_SIZE.get() or ax.figure.get_size_inches())[0]
+    columns = legend_columns(labels, ax.get_position().width * width, options)
     return ax.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=columns, frameon=False,
-                     fontsize=SMALL_FONT + 1, handlelength=1.5, columnspacing=1.0, borderaxespad=0.2, title=title,
-                     title_fontsize=SMALL_FONT + 1)
+                     borderaxespad=0.2, title=title, title_fontsize=SMALL_FONT + 1, **options)
 
 
 def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=None, **kwargs):
