@@ -177,8 +177,9 @@ def _arguments(args):
         given = [flag for flag, value in (("--distribution", args.distribution),
                                           ("--heterogeneity", args.heterogeneity)) if value is not None]
         if given:
-            raise _usage_error(f"{' and '.join(given)} describe simulated data; with --pilot the runs are resampled "
-                               "as they are: drop it")
+            one = len(given) == 1
+            raise _usage_error(f"{' and '.join(given)} describe{'s' if one else ''} simulated data; with --pilot the "
+                               f"runs are resampled as they are: drop {'it' if one else 'them'}")
         pilot = read_table(args.pilot, sep=args.sep, names=name_columns(args.formula))
         kwargs.update(design=with_missing_text(pilot, args.pilot, args.sep, args.formula), formula=args.formula,
                       resample=args.resample or "agents", shifted_agent=args.shifted_agent)
