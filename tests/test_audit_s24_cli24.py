@@ -82,3 +82,28 @@ def test_tuning_counts_the_rows_left_in_good_grammar():
     text = str(result)
     assert "... 1 more row in the view's table" in text
     assert "1 more rows" not in text
+
+
+# 5. --help stated no default for power's --jobs and --backend, read-logs' --jobs and --pattern, and adastop
+# update's --seed (drawn, and recorded in the state).
+#: options whose absence is no value of theirs: an output, a figure, a repeatable item, a key file, a search asked for
+_NO_DEFAULT = {"--plot", "--option", "--summarize", "--summarize-option", "--key-file", "--formula",
+               "--target-power", "--output"}
+
+
+def _value_options(parser, name="rlstats"):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command, sub in action.choices.items():
+                yield from _value_options(sub, f"{name} {command}")
+        elif action.option_strings and action.nargs != 0 and action.help != argparse.SUPPRESS:
+            yield name, action
+
+
+@pytest.mark.xfail(strict=True, reason="--help leaves the defaults of five options unsaid")
+def test_help_states_the_default_of_every_option_that_takes_a_value():
+    unsaid = [f"{name} {action.option_strings[-1]}" for name, action in _value_options(cli.build_parser())
+              if action.option_strings[-1] not in _NO_DEFAULT and "default" not in action.help]
+    assert unsaid == []
