@@ -102,7 +102,6 @@ def _value_options(parser, name="rlstats"):
             yield name, action
 
 
-@pytest.mark.xfail(strict=True, reason="--help leaves the defaults of five options unsaid")
 def test_help_states_the_default_of_every_option_that_takes_a_value():
     unsaid = [f"{name} {action.option_strings[-1]}" for name, action in _value_options(cli.build_parser())
               if action.option_strings[-1] not in _NO_DEFAULT and "default" not in action.help]

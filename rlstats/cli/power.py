@@ -45,9 +45,10 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                             "pilot's own differences); simulated agents are shifted evenly from 0 for the first to "
                             "EFFECT for the last, a pilot's --shifted-agent by EFFECT")
     power.add_argument("--n-sim", type=int, default=1000, help="simulated data sets per number of seeds (default 1000)")
-    power.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
-    power.add_argument("--backend", default=None, help="joblib backend, e.g. loky or threading (dask needs a "
-                                                       "running Client, so use it from Python)")
+    power.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; -1: all cores)")
+    power.add_argument("--backend", default=None, help="joblib backend with --jobs, e.g. loky or threading (default: "
+                                                       "joblib's, loky; dask needs a running Client, so use it from "
+                                                       "Python)")
     power.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
     power.add_argument("--tasks", default=None,
                        help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated "
