@@ -109,7 +109,6 @@ def test_help_states_the_default_of_every_option_that_takes_a_value():
 
 
 # 6. power's refusal of too many numbers of seeds named Python's keyword, "seeds lists 101 ...", not --seeds.
-@pytest.mark.xfail(strict=True, reason="power's refusal of a long --seeds list names the keyword, not the flag")
 def test_power_refuses_a_long_seeds_list_naming_the_flag(capsys):
     status, text, err = _run_cli(["power", "skillings_mack", "--effect", "0.5", "--n-sim", "10",
                                   "--seeds", ",".join(map(str, range(1, 102)))], capsys)
