@@ -114,3 +114,68 @@ def test_power_refuses_a_long_seeds_list_naming_the_flag(capsys):
                                   "--seeds", ",".join(map(str, range(1, 102)))], capsys)
     assert status == 2 and text == ""
     assert err.startswith("rlstats: error: --seeds lists 101 numbers of seeds, more than 100")
+
+
+# Checked and fine: the command's results are the Python API's for the same inputs, on the real data.
+def _without_versions(value):
+    if isinstance(value, dict):
+        return {k: _without_versions(v) for k, v in value.items() if k != "versions"}
+    if isinstance(value, list):
+        return [_without_versions(v) for v in value]
+    return value
+
+
+def _tuning_equals_the_python_api(frame, tmp_path, capsys):
+    import json
+
+    path = tmp_path / "sweeps.csv"
+    frame.to_csv(path, index=False)
+    formula, condition = "score ~ procedure | task/tuning_run/seed", "objective == 'return' & rpo != 'dehb'"
+    status, text, err = _run_cli(["compare", path, formula, "--method", "tuning", "--seed", "5", "--format", "json",
+                                  "-o", "n_resamples=100", "-o", f"subset={condition}", "--no-progress"], capsys)
+    assert status == 0, err
+    by_command = json.loads(text)
+    by_python = json.loads(rlstats.compare(pd.read_csv(path), formula, method="tuning", subset=condition,
+                                           n_resamples=100, rng=5, progress=False).to_json())
+    assert _without_versions(by_command) == _without_versions(by_python)
+    assert by_command["seed"] == 5
+    kept = int(((frame["objective"] == "return") & (frame["rpo"] != "dehb")).sum())
+    assert f"kept {kept} of {len(frame)} rows" in " ".join(by_command["notes"])
+
+
+@pytest.mark.slow
+def test_tuning_on_a_real_tuning_experiment_equals_the_python_api(tmp_path, capsys):
+    try:
+        frame = rlstats.datasets.load("hpo_optimisation")
+    except Exception as exc:  # no mirror and no network: the published file cannot be had
+        pytest.skip(f"the hpo_optimisation data are not available here ({type(exc).__name__})")
+    frame = frame.drop_duplicates()
+    _tuning_equals_the_python_api(frame[(frame["algorithm"] == "sac") & (frame["task"] == "lunar")], tmp_path, capsys)
+
+
+def test_tuning_on_a_small_tuning_experiment_equals_the_python_api(tmp_path, capsys):
+    """The reduced version of the test above: its layout, 3 procedures x 3 tuning runs x 3 seeds."""
+    rows = [dict(procedure=f"hpo={hpo}, rpo={rpo}, {objective}", hpo=hpo, rpo=rpo, objective=objective, task="lunar",
+                 tuning_run=run, seed=seed, score=200.0 + 10 * run + seed + 5 * (hpo == "rs"))
+            for hpo, rpo, objective in (("rs", "base", "return"), ("base", "rs", "return"), ("rs", "dehb", "return"))
+            for run in range(3) for seed in range(3)]
+    _tuning_equals_the_python_api(pd.DataFrame(rows), tmp_path, capsys)
+
+
+LOGS = SHARED / "logs" / "sb3_classic"
+
+
+@pytest.mark.skipif(not LOGS.is_dir(), reason=f"the shared SB3 training logs are absent ({LOGS})")
+def test_read_logs_of_real_sb3_evaluations_equals_the_python_api(tmp_path, capsys):
+    out = tmp_path / "eval.csv"
+    status, text, err = _run_cli(["read-logs", LOGS, "--format", "sb3_eval", "--pattern", "{agent}/{task}/seed_{seed}",
+                               "--tags", "eval/mean_reward=score", "-o", out, "--no-progress"], capsys)
+    assert status == 0 and text.startswith(f"72 rows of 15 runs written to {out}"), err
+    frame = rlstats.read_logs(LOGS, "{agent}/{task}/seed_{seed}", format="sb3_eval", tags={"eval/mean_reward": "score"},
+                              progress=False)
+    written = pd.read_csv(out)
+    assert list(written.columns) == list(frame.columns) and len(written) == len(frame) == 72
+    assert written["score"].tolist() == frame["score"].tolist()
+    assert written.groupby(["agent", "task"]).seed.nunique().to_dict() == {
+        ("A2C", "Acrobot-v1"): 3, ("A2C", "CartPole-v1"): 3, ("DQN", "CartPole-v1"): 3, ("PPO", "Acrobot-v1"): 3,
+        ("PPO", "CartPole-v1"): 3}
