@@ -183,7 +183,6 @@ def test_read_logs_of_real_sb3_evaluations_equals_the_python_api(tmp_path, capsy
 
 # 7. tuning's -o config=c(lr, gamma) (R's vector of names) was "column(s) ['c(lr,gamma)'] not found" alone, where
 # -o config=lr,gamma got the list's spelling.
-@pytest.mark.xfail(strict=True, reason="R's c() of hyperparameter columns gets no hint of the list's spelling")
 @pytest.mark.parametrize("given", ["c(lr,gamma)", "c('lr', 'gamma')", 'c("lr","gamma")'])
 def test_tuning_config_in_r_spelling_is_answered_with_the_list(tmp_path, capsys, given):
     rows = [dict(agent="ppo", task="t", lr=lr, gamma=g, seed=s, score=lr + g + s)
