@@ -1098,8 +1098,9 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
         raise DesignError(
             found_text + f"filter the data to one {column}, or, {not_block}pool on purpose: "
             f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
-            command_line=found_text + f"keep one {column} with subset=\"{column} == {literal}\", or, {not_block}"
-            f"remove the column '{column}' from the file to pool its runs on purpose")
+            command_line=found_text + f"keep the rows of one {column} (on the command line: -o \"subset={column} == "
+            f"{literal}\" with rlstats compare; in the file itself for rlstats power), or, {not_block}remove the "
+            f"column '{column}' from the file to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 
