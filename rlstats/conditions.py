@@ -31,6 +31,7 @@ import ast
 import dataclasses
 import functools
 import operator
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -56,8 +57,26 @@ _PLACEHOLDERS = tuple(_PLACEHOLDER.format(i) for i in range(MAX_LENGTH // 2))
 _SYMBOLS = {"&": " and ", "|": " or ", "~": " not "}
 
 
+#: R's spellings a condition does not take, outside quoted strings: (pattern, how this grammar writes it)
+_R_HABITS = ((re.compile(r"%in%"), "R's x %in% c('a', 'b') is written x in ['a', 'b'] here"),
+             (re.compile(r"(?<![\w.])c\s*\("), "R's c('a', 'b') is written ['a', 'b'] here"),
+             (re.compile(r"&&|\|\|"), "R's && and || are written & and | here"),
+             (re.compile(r"!(?!=)"), "R's ! is written ~ (or not) here"))
+
+
+def _r_habits(text):
+    """The R spellings in ``text`` (outside its quoted strings and back-quoted names), each with this grammar's, as one clause; "" if
+    none. %in% names c() itself, so c() is named alone only where %in% is not."""
+    bare = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`", "''", text)
+    found = [said for pattern, said in _R_HABITS if pattern.search(bare)]
+    if _R_HABITS[0][1] in found and _R_HABITS[1][1] in found:
+        found.remove(_R_HABITS[1][1])
+    return "".join(f"; {said}" for said in found)
+
+
 def _fail(text, message):
     shown = text if len(text) <= 120 else text[:100] + f"... ({len(text):,} characters)"
+    message += _r_habits(text)  # audit s24: R's %in% c(...), &&, || and ! were "invalid syntax" alone
     said = f"subset={shown!r}: {message}; a condition may use {_GRAMMAR}, e.g. \"task != 'Pong' & seed < 5\"; for "
 
     def way(on):  # the way on differs: Python can pass a mask, the command cannot (audit s21: it told its user to)

@@ -1101,12 +1101,21 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
     if not pool_tasks:
         others = [c for c, _ in found if c != column]
         also = f" (also block-like: {', '.join(repr(c) for c in others)})" if others else ""
+        found_text = (f"data contain {levels} {'tasks' if column == 'task' else 'levels'} (column '{column}'), each "
+                      f"with runs of two or more agents, but the formula '{formula.text}' has no blocking term, so "
+                      f"they would be pooled at their own scales{also}; use '{formula.response} ~ {formula.groups} | "
+                      f"{column}', ")
+        not_block = f"if '{column}' is not a block (it numbers runs or batches, say), "
+        # the command line has no pool_tasks=: its ways are a condition on the file's rows and the file itself
+        # (audit s24: it was told to call rlstats.build)
+        first = data[column].dropna().iloc[0]
+        literal = str(first) if isinstance(first, (int, float, np.integer, np.floating)) else repr(str(first))
         raise DesignError(
-            f"data contain {levels} {'tasks' if column == 'task' else 'levels'} (column '{column}'), each with runs "
-            f"of two or more agents, but the formula '{formula.text}' has no blocking term, so they would be pooled "
-            f"at their own scales{also}; use '{formula.response} ~ {formula.groups} | {column}', filter the data to "
-            f"one {column}, or, if '{column}' is not a block (it numbers runs or batches, say), pool on purpose: "
-            f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design")
+            found_text + f"filter the data to one {column}, or, {not_block}pool on purpose: "
+            f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
+            command_line=found_text + f"keep the rows of one {column} (on the command line: -o \"subset={column} == "
+            f"{literal}\" with rlstats compare; in the file itself for rlstats power), or, {not_block}remove the "
+            f"column '{column}' from the file to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 

@@ -505,7 +505,7 @@ def test_bad_options_raise_clear_errors(kwargs, match):
 @pytest.mark.parametrize("function, kwargs, match", [
     # seeds=[10**9] asked for 149 GiB; each size is refused before anything is drawn, naming the bound
     (power, {"seeds": [10**9]}, r"seeds=1000000000 is more than 10,000 runs per agent and task"),
-    (power, {"seeds": list(range(1, 102))}, "seeds lists 101 numbers of seeds, more than 100"),
+    (power, {"seeds": list(range(1, 102))}, "seeds= lists 101 numbers of seeds, more than 100"),
     (power, {"n_sim": 10**9}, "n_sim=1000000000 is more than 1,000,000 data sets"),
     (power, {"tasks": 10**9}, "tasks=1000000000 is more than 10,000 tasks"),
     (power, {"agents": 10**8}, "agents=100000000 is more than 1,000 agents"),

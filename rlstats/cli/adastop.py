@@ -88,7 +88,8 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
                         help="how a permutation path acts on the data: joint relabelling of all running agents "
                              "(default), or pairwise slot choices as the paper (its error can exceed alpha with "
                              "3 or more agents)")
-    update.add_argument("--seed", type=int, default=None, help="seed of the random permutation paths")
+    update.add_argument("--seed", type=int, default=None, help="seed of the random permutation paths (default: drawn, printed when the state is "
+                             "created and recorded in it)")
     update.add_argument("--allow-repeat", action="store_true",
                         help="accept a batch whose scores, or some agent's runs, equal an earlier batch's (refused "
                              "by default: it is almost always the same file fed twice, or a column copied)")

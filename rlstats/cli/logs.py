@@ -62,7 +62,9 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
     # more paths are a shell wildcard expanded: caught to say so (argparse's "unrecognized arguments" does not)
     command.add_argument("more_paths", nargs="*", default=[], help=argparse.SUPPRESS)
     command.add_argument("--pattern", default=None,
-                         help="where agent, task and seed come from, e.g. '{agent}/{task}/seed_{seed}'")
+                         help="where agent, task and seed come from, e.g. '{agent}/{task}/seed_{seed}' (default: "
+                              "none: a column 'run' holds each file's folder or run name; marl-eval's keys give "
+                              "agent, task and seed)")
     command.add_argument("--format", choices=FORMATS, default=None, help="log format (default: the one found)")
     command.add_argument("--tags", default=None, metavar="TAG[=COLUMN],...",
                          help="scalars to read, comma-separated, each optionally renamed "
@@ -78,7 +80,7 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
                               "e.g. --smooth 100; stated in the notes (default: raw values)")
     command.add_argument("--smooth-over", choices=("episodes", "steps"), default=None,
                          help="what --smooth counts: logged values (episodes of a monitor.csv; the default) or steps")
-    command.add_argument("--jobs", type=int, default=1, help="files read in parallel (-1: all cores)")
+    command.add_argument("--jobs", type=int, default=1, help="files read in parallel (default 1; -1: all cores)")
     command.add_argument("--max-files", type=int, default=MAX_FILES, metavar="N",
                          help=f"the listing of the folder or URL may hold at most N files (default: {MAX_FILES:,})")
     command.add_argument("--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",

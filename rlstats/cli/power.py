@@ -45,9 +45,10 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                             "pilot's own differences); simulated agents are shifted evenly from 0 for the first to "
                             "EFFECT for the last, a pilot's --shifted-agent by EFFECT")
     power.add_argument("--n-sim", type=int, default=1000, help="simulated data sets per number of seeds (default 1000)")
-    power.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
-    power.add_argument("--backend", default=None, help="joblib backend, e.g. loky or threading (dask needs a "
-                                                       "running Client, so use it from Python)")
+    power.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; -1: all cores)")
+    power.add_argument("--backend", default=None, help="joblib backend with --jobs, e.g. loky or threading (default: "
+                                                       "joblib's, loky; dask needs a running Client, so use it from "
+                                                       "Python)")
     power.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
     power.add_argument("--tasks", default=None,
                        help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated "
@@ -177,8 +178,9 @@ def _arguments(args):
         given = [flag for flag, value in (("--distribution", args.distribution),
                                           ("--heterogeneity", args.heterogeneity)) if value is not None]
         if given:
-            raise _usage_error(f"{' and '.join(given)} describe simulated data; with --pilot the runs are resampled "
-                               "as they are: drop it")
+            one = len(given) == 1
+            raise _usage_error(f"{' and '.join(given)} describe{'s' if one else ''} simulated data; with --pilot the "
+                               f"runs are resampled as they are: drop {'it' if one else 'them'}")
         pilot = read_table(args.pilot, sep=args.sep, names=name_columns(args.formula))
         kwargs.update(design=with_missing_text(pilot, args.pilot, args.sep, args.formula), formula=args.formula,
                       resample=args.resample or "agents", shifted_agent=args.shifted_agent)

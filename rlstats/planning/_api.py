@@ -453,7 +453,7 @@ def _check_seeds(seeds):
     if isinstance(seeds, str) or not isinstance(seeds, (Sequence, np.ndarray)) or len(seeds) == 0:
         raise OptionError(f"seeds must be a list of numbers of runs per agent and task, e.g. [3, 5, 10], got {seeds!r}")
     if len(seeds) > MAX_SEED_VALUES:
-        raise OptionError(f"seeds lists {len(seeds):,} numbers of seeds, more than {MAX_SEED_VALUES}, the most one "
+        raise OptionError(f"seeds= lists {len(seeds):,} numbers of seeds, more than {MAX_SEED_VALUES}, the most one "
                           "power() call tries (each is a study of n_sim data sets); give fewer")
     checked = sorted({check_at_most("seeds", check_int("seeds", s, minimum=1), MAX_SEEDS, "runs per agent and task",
                                     "ask about fewer seeds") for s in seeds})

@@ -639,9 +639,11 @@ def _check_columns(name, columns, data, parsed, single=False):
         raise OptionError(f"{name}= names column(s) {repeated} more than once; name each hyperparameter once")
     missing = [c for c in listed if c not in data.columns]
     if missing:
-        # 'lr,gamma' (a list as many command lines write it): each part a column
-        parts = [p.strip() for p in missing[0].split(",")]
-        hint = (f"; to name several columns give a list: {name}={parts!r} (on the command line: -o "
+        # 'lr,gamma' (a list as many command lines write it), or R's c(lr, gamma) (audit s24): each part a column
+        r_vector = re.fullmatch(r"\s*c\s*\((.*)\)\s*", missing[0], flags=re.DOTALL)
+        parts = [p.strip().strip("'\"") for p in (r_vector.group(1) if r_vector else missing[0]).split(",")]
+        r_said = "R's c(...) is written as a list here; " if r_vector else ""
+        hint = (f"; {r_said}to name several columns give a list: {name}={parts!r} (on the command line: -o "
                 f"\"{name}=[{','.join(map(repr, parts))}]\")" if not single and len(parts) > 1
                 and all(p in data.columns for p in parts) else "")
         raise DesignError(f"{name}= column(s) {missing} not found in data; available: {list(data.columns)}{hint}")

@@ -304,4 +304,4 @@ def _complete_wanting(row, two_stage):
 
 
 def _more(n):
-    return [f"  ... {n - SHOWN} more rows in the view's table"] if n > SHOWN else []
+    return [f"  ... {fmt.count(n - SHOWN, 'more row')} in the view's table"] if n > SHOWN else []
