@@ -94,3 +94,16 @@ def test_the_surplus_positional_error_reads_as_written():
     with pytest.raises(rlstats.errors.OptionError, match=r"^available\(\) takes no values by position, got 1: it takes "
                        "no options$"):
         rlstats.datasets.available(1)
+
+
+def test_an_empty_best_set_is_said_so():
+    # cli24 on the real 9-landscape sweep: "best set of 0" where no configuration was best in >= threshold of the
+    # resamples (10,000 configurations alike): said as empty, with the share it would need
+    gen = np.random.default_rng(0)
+    sweep = pd.DataFrame([(c, s, gen.normal()) for c in range(50) for s in range(3)], columns=["lr", "seed", "score"])
+    sweep = sweep.assign(agent="ppo", task="t")
+    res = rlstats.tuning(sweep, "score ~ agent | task/seed", config=["lr"], rng=0, progress=False, n_resamples=200,
+                         views=["best_set"], threshold=0.5)
+    assert res.tables["tuned"]["n_best_set"].tolist() == [0]
+    assert "best set empty (none best in >= 0.5 of resamples); tuned score" in str(res)
+    assert "best set of 0" not in str(res)

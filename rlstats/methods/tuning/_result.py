@@ -144,8 +144,10 @@ class TuningResult(Result):
             for row in tuned.head(SHOWN).itertuples():
                 if np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
                     chosen = "best set withheld; tuned score withheld"
-                else:
-                    chosen = (f"best set of {int(row.n_best_set)}; tuned score {fmt.signif(row.estimate)} "
+                else:  # an empty set: too many configurations alike for one to be best that often (cli24)
+                    size = (f"of {int(row.n_best_set)}" if row.n_best_set else
+                            f"empty (none best in >= {fmt.signif(self.threshold)} of resamples)")
+                    chosen = (f"best set {size}; tuned score {fmt.signif(row.estimate)} "
                               f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
                 text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, {chosen} "
                         f"(its own mean {fmt.signif(row.mean_selected)})")
