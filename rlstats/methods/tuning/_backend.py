@@ -146,8 +146,9 @@ BACKENDS = (
                  when=(("complete_interval", "skew_t"),),
                  way_on=COMPLETE_WAY_ON),
         ),
+        # the wheel holds no vignettes: help() ships with it, the vignette with the source distribution (cli24)
         no_demo="it needs hyperparameter columns (config=), which the demo's simulated data do not have; see "
-                "vignettes/tuning_procedures.py",
+                "help(rlstats.tuning) and the vignette vignettes/tuning_procedures.py of the source distribution",
         no_power="its views are estimates with intervals, not one decision for power() to count; the tuned-score "
                  "interval's coverage is measured in calibration.csv (tuning.best_interval)",
     ),
