@@ -152,3 +152,14 @@ def test_a_signed_rank_row_at_the_ropes_edge_reproduces_from_its_seeds():
     row = rows["delta = rope"]
     assert (float(own["coverage"]), float(own["coverage_min"]), own["n_sim"]) == (
         row["coverage"], row["coverage_min"], "320")
+
+
+def test_replace_matches_grid_points_by_pattern():
+    import pathlib
+    import runpy
+
+    calibrate = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "calibrate.py"))
+    points = [("normal", 1, 2), ("normal", 2, 2), ("skewed", 2, 20), ("skewed", 26, 3)]
+    assert calibrate["matching"](points, "*:2:*") == [("normal", 2, 2), ("skewed", 2, 20)]
+    assert calibrate["matching"](points, "skewed:2|26:*") == [("skewed", 2, 20), ("skewed", 26, 3)]
+    assert calibrate["matching"](points, "*:*") == []  # a pattern of another length matches nothing
