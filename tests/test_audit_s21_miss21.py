@@ -81,14 +81,19 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     92: its 18 rows of tuning on real sweeps add 18 (16 in the worst sweep only) and the signed-rank bayes.decision
     rows at 1 and 2 runs 4 (all 4 in the worst draw only); audit s23's 486 equivalence.size rows of equal runs but
     unlike spreads add 112, all pooled (one draw a row; review23a), and its adastop.fwe_spread rows 25 (2 in the
-    worst draw only; adajoint23)."""
+    worst draw only; adajoint23). Audit s24 (cal24): the bootstrap's 508 rows on 2 tasks add 292 (19 in the worst
+    draw only), 1,937 and 133; its 36 signed-rank bayes.decision rows at the ROPE's edge on 320 data sets 11 more (3
+    fewer in the worst draw only: 28 of them miss, 1 in its worst draw only, where 17 did, 4)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
         said = [calibration.miss_clause(r, float(r["level"])) for r in rows]
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
-    assert counted(missed) == (1645, 114)
+    assert counted(missed) == (1948, 130)
+    assert counted([r for r in missed if r["procedure"] == "bootstrap.interval" and r["tasks"] == "2"]) == (292, 19)
+    assert counted([r for r in missed if r["procedure"] == "bayes.decision" and r["test"] == "signed_rank"
+                    and r["runs"] in ("3", "5", "10")]) == (28, 1)
     assert counted([r for r in missed if ", spread " in r["configuration"]]) == (112, 0)
     assert counted([r for r in missed if r["procedure"] == "adastop.fwe_spread"]) == (25, 2)
     assert counted([r for r in missed if r["distribution"] == "real_dierkes2024"]) == (18, 16)

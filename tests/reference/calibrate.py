@@ -1,7 +1,7 @@
 """The measured level of every default claim of rlstats: the source of the package table ``rlstats/calibration.csv``.
 
     PYTHONPATH=. python tests/reference/calibrate.py [--jobs 2] [--quick] [--only PROCEDURE,...] [--out PATH]
-        [--backend loky|dask] [--scheduler ADDRESS] [--no-progress] [--points N]
+        [--backend loky|dask] [--scheduler ADDRESS] [--no-progress] [--points N] [--replace PATTERN]
 
 Each procedure is measured by a module beside this script (``MODULES``), which gives its grid of designs
 (``grid(quick)``), the simulations per grid point (``SIMULATIONS``: full, quick), the nominal level (``LEVEL``) and
@@ -14,6 +14,9 @@ of simulations in which the claim held; for a test, the share that did not rejec
 in ``rlstats/calibration.py``. ``--quick`` runs a reduced grid with fewer simulations and, unless ``--out`` is
 given, writes ``calibration-quick.csv`` in the working directory rather than the package table; so does
 ``--points N`` (the first N grid points of each procedure: a trial of the runner, e.g. on a new cluster).
+``--replace PATTERN`` measures only the grid points matching it (``"*:2:*"``: fields joined by ``:``, ``*`` any,
+``|`` or) and writes their rows in place, keeping every other row (:func:`replace_points`; the module's
+``point_of(row)`` gives a row's grid point).
 
 Where the grid points run: ``--backend loky`` (the default) on ``--jobs`` worker processes of this machine;
 ``--backend dask`` on Dask distributed (``rlstats.engines``, the engine ``power(backend="dask")`` uses), on the scheduler at ``--scheduler ADDRESS``
@@ -189,6 +192,9 @@ def main(argv=None):
                         help="loky: processes of this machine; dask: Dask distributed (needs dask[distributed])")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="with --backend dask, the scheduler to use (default: a local cluster of --jobs workers)")
+    parser.add_argument("--replace", metavar="PATTERN",
+                        help="measure only the grid points matching PATTERN (fields joined by ':', '*' any, '|' or) "
+                             "and replace their rows in place, one point after another (replace_points)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                         help="a progress bar over grid points on stderr")
     args = parser.parse_args(argv)
@@ -205,6 +211,10 @@ def main(argv=None):
             import distributed  # noqa: F401
         except ImportError:
             parser.error("--backend dask needs dask.distributed: pip install 'dask[distributed]'")
+    if args.replace:
+        for procedure in procedures:
+            replace_points(procedure, matching(load(procedure)["grid"](False), args.replace), args.out)
+        return
     partial = args.quick or args.points is not None
     out = args.out or (pathlib.Path("calibration-quick.csv") if partial else OUT)
     jobs = []
@@ -223,6 +233,49 @@ def main(argv=None):
     fresh = table[table["procedure"].isin(procedures)]
     print(f"# {len(jobs)} grid points in {time.time() - start:.0f} s on {args.backend}; wrote {out}")
     print("\n".join(summary(fresh)))
+
+
+def matching(points, pattern):
+    """The grid ``points`` (tuples) matching ``pattern``, a point's fields joined by ``:`` with ``*`` for any (the
+    fields compared as text): ``"*:2:*"`` the bootstrap's points of 2 tasks, ``"signed_rank:*:3|5|10:*"`` (``|``:
+    any of) the signed-rank model's at 3, 5 and 10 runs."""
+    fields = pattern.split(":")
+    return [point for point in points if len(point) == len(fields)
+            and all(f == "*" or str(v) in f.split("|") for v, f in zip(point, fields))]
+
+
+def replace_points(procedure, points, path=None):
+    """Measure ``points`` of ``procedure``'s grid (as ``--only procedure`` does: the module's simulations and seeds)
+    and write their rows into the table at ``path`` (the package table) in place of the rows it has at those points,
+    else before the rows of the next grid point; every other row is kept where it is, byte for byte (``--replace
+    PATTERN``, :func:`matching`; audit s24: the bootstrap's 2-task points, the bayes.decision default's points
+    re-measured on more data sets). The module's ``point_of(row)`` gives a table row's grid point; rows another
+    script appends (``APPENDED``) are never a point's. The table is written after each point, so an interrupted run
+    keeps those measured."""
+    import numpy as np
+    import pandas as pd
+
+    path = OUT if path is None else path
+    module = load(procedure)
+    order = {point: k for k, point in enumerate(module["grid"](False))}
+    for point in points:
+        if point not in order:
+            raise ValueError(f"{point} is not a grid point of {procedure}")
+        start = time.process_time()
+        rows = measure(procedure, point, module["SIMULATIONS"][0], False)
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        others = _appended(table, [procedure])
+        keys = [order.get(module["point_of"](r)) if r["procedure"] == procedure and not other else None
+                for r, other in zip(table.to_dict("records"), others)]
+        here = np.array([k == order[point] for k in keys], dtype=bool)
+        at = (int(np.flatnonzero(here)[0]) if here.any()
+              else next((i for i, k in enumerate(keys) if k is not None and k > order[point]),
+                        max(i for i, r in enumerate(table["procedure"]) if r == procedure) + 1))
+        fresh = pd.DataFrame(rows).reindex(columns=COLUMNS).astype(object).fillna("").astype(str)
+        kept = table[~here].reset_index(drop=True)
+        at -= int(here[:at].sum())
+        pd.concat([kept.iloc[:at], fresh, kept.iloc[at:]], ignore_index=True).to_csv(path, index=False)
+        print(*point, "replaced" if here.any() else "added", f"{time.process_time() - start:.0f} s CPU", flush=True)
 
 
 def run_alone(procedure):

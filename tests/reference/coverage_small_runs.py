@@ -9,8 +9,8 @@ gap's rows alone, and ``studentized_unwidened``, the mean's and median's alone: 
 place; ``--widths`` prints the median width table of issue 40 item 3 instead, and
 ``--widths --improvement`` that of the probability of improvement at 10 runs; ``--runs 5,10`` and ``--datasets N``
 narrow the width table). The
-grid is issue 40's (``tests/reference/designs.py``): the four score distributions, 1, 5 or 26 tasks, 2, 3, 5, 10 or
-20 runs per task. Each row pools ``designs.DESIGN_DRAWS`` draws of the tasks' offsets and scales
+grid is issue 40's (``tests/reference/designs.py``): the four score distributions, 1, 2 (audit s24), 5 or 26 tasks,
+2, 3, 5, 10 or 20 runs per task. Each row pools ``designs.DESIGN_DRAWS`` draws of the tasks' offsets and scales
 (``designs.pooled_row``): per draw, data sets of four agents, B and D placed ``SHIFT`` noise units above A and C,
 nominal 95% intervals of every kind, and whether they hold the exact truth of each metric (from the stratified
 quantiles of ``designs.population``). A row's ``n_sim`` counts intervals: four agents per data set for the metrics,
@@ -72,7 +72,10 @@ IMPROVEMENT_INTERVALS = ("percentile", "expanded")
 #: resamples: more of them, so its rows are as sharp as the claim "at its level" needs (400 intervals a row)
 SCORE_SIMULATIONS = (50, 10)
 RUNS = (2,) + tuple(designs["RUNS"])
-TASKS = (1, 5, 26)
+#: 2 tasks: audit s24 (cal24), so that a design of 2 to 4 tasks reads measured 2-task rows beside the 5-task ones rather
+#: than the 1-task rows (``rlstats.calibration.bracketing_counts``); written in place by
+#: ``calibrate.py --only bootstrap.interval --replace "*:2:*"`` (seeds as every point's, ``runs * 100 + tasks``)
+TASKS = (1, 2, 5, 26)
 GAMMA = 1.0
 SHIFT = 0.3  # agents B and D sit this far above A and C, in noise units (probability of improvement below 1/2)
 #: fewest runs per task at which the default interval is given (rlstats' STUDENTIZED_MIN_RUNS)
@@ -402,6 +405,11 @@ def replace_default_rows(path=None, quick=False, points=None):
                 table.loc[index, key] = f"{value:.6g}" if isinstance(value, float) else str(value)
         print(dist, tasks, runs, {f"{k[0]}/{k[1]}": v for k, v in withheld.items() if v} or "", flush=True)
     table.sort_values("procedure", kind="stable").to_csv(path, index=False)
+
+
+def point_of(row):
+    """The grid point (distribution, tasks, runs) of a table row (``calibrate.replace_points``)."""
+    return row["distribution"], int(row["tasks"]), int(row["runs"])
 
 
 if __name__ == "__main__":
