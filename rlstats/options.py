@@ -170,14 +170,17 @@ def surplus_positional_error(where: str, by_position: Sequence[str], args: Seque
                              options: Sequence[str], *, passes_on: bool = False) -> OptionError:
     """The error of a call giving more values by position than ``where`` takes so: R matches a value to the next
     argument whatever it is (``boot(df, f, 1000)``); here every option is named (audit s24). ``passes_on``: it
-    takes ``**options`` too, which its help lists."""
+    takes ``**options`` too, which its help lists. The options listed are those left to name (not ``by_position``'s,
+    each given already)."""
     surplus = args[len(by_position):]
+    options = [name for name in options if name not in by_position]  # given by position: named too, a TypeError
     if passes_on:
         options = [*options, f"and those help({where[:-2]}) lists"]
-    if not options:
-        return OptionError(f"{where} takes no values by position, got {len(args)}: it takes no options")
     taken = (f"{len(by_position)} value{'s' if len(by_position) != 1 else ''} by position "
              f"({', '.join(by_position)})" if by_position else "no values by position")
+    if not options:  # parse(text): its one argument is by position, and it has no other
+        return OptionError(f"{where} takes {taken}, got {len(args)}: it takes no {'other ' if by_position else ''}"
+                           f"options")
     return OptionError(f"{where} takes {taken}, got {len(args)}: give {'each of ' if len(surplus) > 1 else ''}"
                        f"{', '.join(shown(v) for v in surplus)} by its option's name; its options are: "
                        f"{', '.join(options)}")

@@ -12,12 +12,18 @@ def _message(call):
     return str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="the surplus-positional error lists the arguments already given by position "
-                                       "among the options to name the surplus value by")
 def test_surplus_positional_error_lists_only_the_options_left():
+    # it listed df, reference (normalize) and method (compare), each given by position already
     frame = pd.DataFrame({"task": ["t"], "score": [1.0]})
     said = _message(lambda: rlstats.normalize(frame, "score", "x"))
     assert said == ("normalize() takes 2 values by position (df, reference), got 3: give 'x' by its option's name; "
                     "its options are: low, high, by, score")
     said = _message(lambda: rlstats.compare(frame, "score ~ agent", "bootstrap", 3))
     assert "its options are: subset, and those help(compare) lists" in said
+
+
+def test_surplus_positional_error_of_a_function_taking_one_value_alone():
+    # parse(text) has no option but its one positional argument: it said 'takes no values by position' once the
+    # arguments given by position left the list
+    said = _message(lambda: rlstats.parse("score ~ agent", 0.9))
+    assert said == "parse() takes 1 value by position (text), got 2: it takes no other options"
