@@ -27,3 +27,26 @@ def test_surplus_positional_error_of_a_function_taking_one_value_alone():
     # arguments given by position left the list
     said = _message(lambda: rlstats.parse("score ~ agent", 0.9))
     assert said == "parse() takes 1 value by position (text), got 2: it takes no other options"
+
+
+def _two_agents():
+    return pd.DataFrame({"agent": ["a", "a", "b", "b"], "task": "Pong", "score": [1.0, 2.0, 3.0, 5.0]})
+
+
+@pytest.mark.xfail(strict=True, reason="R's order f(formula, data=df) with a surplus value by position is Python's "
+                                       "TypeError ('multiple values for argument data'), and with two the first "
+                                       "is not named")
+def test_surplus_positional_error_in_r_order_with_data_named():
+    data = _two_agents()
+    said = _message(lambda: rlstats.bootstrap("score ~ agent", 1000, data=data))
+    assert said.startswith("bootstrap() takes 2 values by position (data, formula), got 2 beside data= by name: "
+                           "give 1000 by its option's name; its options are: metrics, n_resamples, ")
+    said = _message(lambda: rlstats.bootstrap("score ~ agent", 1000, 0.9, data=data))
+    assert said.startswith("bootstrap() takes 2 values by position (data, formula), got 3 beside data= by name: "
+                           "give each of 1000, 0.9 by its option's name; ")
+    said = _message(lambda: rlstats.compare("score ~ agent", "bootstrap", 5, data=data))
+    assert said == ("compare() takes 3 values by position (data, formula, method), got 3 beside data= by name: "
+                    "give 5 by its option's name; its options are: subset, and those help(compare) lists")
+    said = _message(lambda: rlstats.task_table(data, "x", formula="score ~ agent"))
+    assert said.startswith("task_table() takes 2 values by position (data, formula), got 2 beside formula= by name: "
+                           "give 'x' by its option's name; its options are: statistic, ")
