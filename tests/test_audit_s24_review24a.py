@@ -33,10 +33,8 @@ def _two_agents():
     return pd.DataFrame({"agent": ["a", "a", "b", "b"], "task": "Pong", "score": [1.0, 2.0, 3.0, 5.0]})
 
 
-@pytest.mark.xfail(strict=True, reason="R's order f(formula, data=df) with a surplus value by position is Python's "
-                                       "TypeError ('multiple values for argument data'), and with two the first "
-                                       "is not named")
 def test_surplus_positional_error_in_r_order_with_data_named():
+    # it was Python's "got multiple values for argument 'data'" (one surplus value), or named only the last of two
     data = _two_agents()
     said = _message(lambda: rlstats.bootstrap("score ~ agent", 1000, data=data))
     assert said.startswith("bootstrap() takes 2 values by position (data, formula), got 2 beside data= by name: "
