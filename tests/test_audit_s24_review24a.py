@@ -48,3 +48,15 @@ def test_surplus_positional_error_in_r_order_with_data_named():
     said = _message(lambda: rlstats.task_table(data, "x", formula="score ~ agent"))
     assert said.startswith("task_table() takes 2 values by position (data, formula), got 2 beside formula= by name: "
                            "give 'x' by its option's name; its options are: statistic, ")
+
+
+@pytest.mark.xfail(strict=True, reason="R's conf.level=95 to a function taking alpha= is told 'pass alpha=-94.0', "
+                                       "a value alpha= refuses")
+def test_conf_level_outside_zero_one_is_not_offered_as_a_negative_alpha():
+    data = _two_agents()
+    for value, shown in ((95, "95"), (1.5, "1.5"), (1, "1"), (0, "0")):
+        said = _message(lambda: rlstats.permutation(data, "score ~ agent | task", **{"conf.level": value}))
+        assert said.endswith(f"pass alpha = 1 - conf.level with conf.level between 0 and 1 (it was {shown})"), said
+        assert "alpha=-" not in said and "alpha=0.0" not in said and "alpha=1.0" not in said
+    said = _message(lambda: rlstats.permutation(data, "score ~ agent | task", **{"conf.level": 0.9}))
+    assert said.endswith("pass alpha=0.1")
