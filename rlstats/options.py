@@ -106,8 +106,11 @@ def other_spelling_error(where: str, given: str, own: str, value: object, whose:
     rlstats function's spelling", "R's spelling"); where ``own`` is one minus ``given`` (:data:`COMPLEMENTS`), the
     value offered is one minus the value given."""
     if given in COMPLEMENTS.get(own, ()):
-        offered = (f"={shown(round(1 - float(value), 12))}" if is_finite_number(value)  # type: ignore[arg-type]
-                   else f" as 1 - {given}")
+        # a level in (0, 1) only: conf.level=95 offered alpha=-94.0, a value alpha= refuses (audit s24 review24a)
+        level = is_finite_number(value) and 0 < float(value) < 1  # type: ignore[arg-type]
+        offered = (f"={shown(round(1 - float(value), 12))}" if level  # type: ignore[arg-type]
+                   else f" = 1 - {given} with {given} between 0 and 1 (it was {shown(value)})"
+                   if is_finite_number(value) else f" as 1 - {given}")
         return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}; "
                            f"{own} = 1 - {given}); pass {own}{offered}")
     return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "

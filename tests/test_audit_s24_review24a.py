@@ -50,9 +50,8 @@ def test_surplus_positional_error_in_r_order_with_data_named():
                            "give 'x' by its option's name; its options are: statistic, ")
 
 
-@pytest.mark.xfail(strict=True, reason="R's conf.level=95 to a function taking alpha= is told 'pass alpha=-94.0', "
-                                       "a value alpha= refuses")
 def test_conf_level_outside_zero_one_is_not_offered_as_a_negative_alpha():
+    # conf.level=95 was told "pass alpha=-94.0", 1.5 "alpha=-0.5", 1 "alpha=0.0": values alpha= refuses
     data = _two_agents()
     for value, shown in ((95, "95"), (1.5, "1.5"), (1, "1"), (0, "0")):
         said = _message(lambda: rlstats.permutation(data, "score ~ agent | task", **{"conf.level": value}))
