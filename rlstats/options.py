@@ -106,8 +106,11 @@ def other_spelling_error(where: str, given: str, own: str, value: object, whose:
     rlstats function's spelling", "R's spelling"); where ``own`` is one minus ``given`` (:data:`COMPLEMENTS`), the
     value offered is one minus the value given."""
     if given in COMPLEMENTS.get(own, ()):
-        offered = (f"={shown(round(1 - float(value), 12))}" if is_finite_number(value)  # type: ignore[arg-type]
-                   else f" as 1 - {given}")
+        # a level in (0, 1) only: conf.level=95 offered alpha=-94.0, a value alpha= refuses (audit s24 review24a)
+        level = is_finite_number(value) and 0 < float(value) < 1  # type: ignore[arg-type]
+        offered = (f"={shown(round(1 - float(value), 12))}" if level  # type: ignore[arg-type]
+                   else f" = 1 - {given} with {given} between 0 and 1 (it was {shown(value)})"
+                   if is_finite_number(value) else f" as 1 - {given}")
         return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}; "
                            f"{own} = 1 - {given}); pass {own}{offered}")
     return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
@@ -167,18 +170,25 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
 
 
 def surplus_positional_error(where: str, by_position: Sequence[str], args: Sequence[object],
-                             options: Sequence[str], *, passes_on: bool = False) -> OptionError:
+                             options: Sequence[str], *, passes_on: bool = False,
+                             named: Collection[str] = ()) -> OptionError:
     """The error of a call giving more values by position than ``where`` takes so: R matches a value to the next
     argument whatever it is (``boot(df, f, 1000)``); here every option is named (audit s24). ``passes_on``: it
-    takes ``**options`` too, which its help lists."""
-    surplus = args[len(by_position):]
+    takes ``**options`` too, which its help lists. The options listed are those left to name (not ``by_position``'s,
+    each given already). ``named``: those of ``by_position`` given by name, whose places the values by position do not
+    take, as R matches names first (``bootstrap("score ~ agent", 1000, data=df)``: 1000 is the surplus; audit s24
+    review24a)."""
+    surplus = args[len([name for name in by_position if name not in named]):]
+    options = [name for name in options if name not in by_position]  # given by position: named too, a TypeError
     if passes_on:
         options = [*options, f"and those help({where[:-2]}) lists"]
-    if not options:
-        return OptionError(f"{where} takes no values by position, got {len(args)}: it takes no options")
     taken = (f"{len(by_position)} value{'s' if len(by_position) != 1 else ''} by position "
              f"({', '.join(by_position)})" if by_position else "no values by position")
-    return OptionError(f"{where} takes {taken}, got {len(args)}: give {'each of ' if len(surplus) > 1 else ''}"
+    got = f"got {len(args)}" + (f" beside {', '.join(f'{name}=' for name in by_position if name in named)} by name"
+                                 if named else "")
+    if not options:  # parse(text): its one argument is by position, and it has no other
+        return OptionError(f"{where} takes {taken}, {got}: it takes no {'other ' if by_position else ''}options")
+    return OptionError(f"{where} takes {taken}, {got}: give {'each of ' if len(surplus) > 1 else ''}"
                        f"{', '.join(shown(v) for v in surplus)} by its option's name; its options are: "
                        f"{', '.join(options)}")
 
@@ -198,9 +208,11 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(function)
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
-        if len(args) > len(by_position):  # R matches every argument by position; Python's TypeError names none
+        # R matches every argument by position, after those given by name; Python's TypeError names none
+        named = [name for name in by_position if name in kwargs]
+        if len(args) > len(by_position) - len(named):
             raise surplus_positional_error(f"{function.__name__}()", by_position, args, options,
-                                           passes_on=names is None)
+                                           passes_on=names is None, named=named)
         unknown = None if names is None else next((name for name in kwargs if name not in names), None)
         if unknown is not None:
             raise unknown_option_error(f"{function.__name__}()", unknown, kwargs[unknown], options,

@@ -33,7 +33,9 @@ def test_power_names_its_own_rng_for_seed_and_the_methods_spelling_of_p_adjust()
 
 
 def test_r_order_with_two_positionals_keeps_pythons_true_message():
-    with pytest.raises(TypeError, match="multiple values for argument 'data'"):
+    # audit s24 review24a: R matches data= first, so "score" is the surplus value, named (Python's TypeError named none)
+    with pytest.raises(rlstats.OptionError, match=r"^bootstrap\(\) takes 2 values by position \(data, formula\), got 2 "
+                                                  r"beside data= by name: give 'score' by its option's name; "):
         rlstats.bootstrap(FORMULA, "score", data=DF, n_resamples=50, rng=0)
     # where the call still fits, R's order is the call in rlstats' order: compare(f, method, data=df)
     r_order = rlstats.compare(FORMULA, "bootstrap", data=DF, n_resamples=200, rng=0, progress=False)
