@@ -107,6 +107,9 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     ax.set_ylabel(result.label + (" (normalised score)" if result.normalized else ""))  # the notes' unit
     _step_axis(ax, result, result.steps)
     title = None if band == "none" else f"{result.label} per step, {level} {band} bands"
+    measured = dict(result.measured_coverage).get(band)
+    if title is not None and measured is not None:  # the level the notes quote as missed, said beside it
+        title = f"{title}\n(coverage measured at designs like this: {measured:.3f}, see the notes)"
     if withheld or partly:  # on a line of its own: the legend is as wide as the Axes at a column's width
         named = ", ".join(withheld + partly)
         if len(withheld) + len(partly) > 2:  # counted, not named (audit s22: six of Dopamine's agents took 8.7 in)
