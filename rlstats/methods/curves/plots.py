@@ -63,7 +63,8 @@ def _legend_above(ax, title=None):
 def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=None, **kwargs):
     """Each agent's per-step aggregate with a shaded band (the sample-efficiency figure).
 
-    The legend sits above the Axes, titled with the band drawn (and the agents whose band is withheld, at every
+    The legend sits above the Axes, titled with the band drawn (with the coverage the notes quote where the calibration
+    table measured it short of its level, ``measured_coverage``; and the agents whose band is withheld, at every
     step or at how many of the steps their curve is drawn at); the step axis has a
     tick at each logged step when there are at most six (``MAX_STEP_TICKS``), else round ticks no closer than
     the logging interval, labelled 5k, 1.2M.
