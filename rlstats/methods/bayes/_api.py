@@ -480,8 +480,8 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     notes += _monte_carlo_note(design, first, second, monte_carlo_se(p, options.n_samples),
                                f"{options.n_samples:,} independent posterior draws",
                                f"sqrt(p (1 - p) / {options.n_samples:,})", options.n_samples)
-    notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons) + _credible_note(comparisons, options.rope)
-              + _saturated_note(design, first, second, options.rope))
+    notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons)
+              + _credible_note(comparisons, options.rope) + _saturated_note(design, first, second, options.rope))
     orderings = None
     if ordered and n_tasks == 1:
         # every draw weighs the one task alone: its ordering is the task means', not a posterior probability
