@@ -480,8 +480,8 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     notes += _monte_carlo_note(design, first, second, monte_carlo_se(p, options.n_samples),
                                f"{options.n_samples:,} independent posterior draws",
                                f"sqrt(p (1 - p) / {options.n_samples:,})", options.n_samples)
-    notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons) + _credible_note(comparisons)
-              + _saturated_note(design, first, second, options.rope))
+    notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons)
+              + _credible_note(comparisons, options.rope) + _saturated_note(design, first, second, options.rope))
     orderings = None
     if ordered and n_tasks == 1:
         # every draw weighs the one task alone: its ordering is the task means', not a posterior probability
@@ -588,19 +588,47 @@ def _one_task_note(comparisons):
             "(a probability of 1 whenever it is not 0 with no ROPE), not a spread of tasks; add tasks where both ran"]
 
 
-def _credible_note(comparisons):
+def _credible_note(comparisons, rope=0.0):
     """A note, where a pair has at most CREDIBLE_FEW_TASKS tasks, that the signed-rank model's credible intervals are
-    not confidence intervals and how they read as ones (audit s9: nothing said so, and '95%' reads as a level)."""
+    not confidence intervals and how they read as ones (audit s9: nothing said so, and '95%' reads as a level).
+
+    Its rate of P(better) >= 0.95 with no difference was measured with no ROPE (audit s9); with a ROPE the note says
+    so and quotes the table's ``bayes.decision`` rows, which measure it with one (audit s24: the rope-0 rate was
+    quoted at rope=0.05, where those rows found none of 80 at 5 and 10 tasks, 3 to 10 runs)."""
     few = comparisons[(comparisons["n_tasks"] <= CREDIBLE_FEW_TASKS) & comparisons["conf_low"].notna()]
     if not len(few):
         return []
+    false_difference = "and P(better) reached 0.95 with no difference in 0.09-0.10"
+    if rope > 0:
+        false_difference = f"and with no ROPE P(better) reached 0.95 with no difference in 0.09-0.10{_roped_rate()}"
     return [f"the credible intervals of the mean difference ({count(len(few), 'pair')} on "
             f"{CREDIBLE_FEW_TASKS} tasks or fewer) are Bayesian intervals of the Dirichlet process over tasks, not "
             "confidence intervals: in simulation (task-level differences normal about a true mean, 3 runs) the 95% "
             "interval held the true mean difference across tasks in 0.81-0.83 of data sets at 5 tasks and 0.87 at "
-            "10 (0.92-0.96 at 26), and P(better) reached 0.95 with no difference in 0.09-0.10; for an interval at its "
+            f"10 (0.92-0.96 at 26), {false_difference}; for an interval at its "
             "level over tasks like these use model='hierarchical' (0.95-1.00 there) or rlstats.equivalence(..., "
             "across='paired_t')"]
+
+
+def _roped_rate():
+    """' (with a ROPE ...: at most R of N data sets a design ...)': the signed-rank model's largest rate of a false
+    difference in the table's ``bayes.decision`` rows at CREDIBLE_FEW_TASKS tasks or fewer and 3 runs or more, whose
+    ROPE is the difference their other designs test (half the runs' noise sd); '' where the table has none."""
+    rows = [row for row in calibration.rows(DECISION_PROCEDURE) if row["test"] == "signed_rank"
+            and row["statistic"] == "false_difference" and int(row["tasks"]) <= CREDIBLE_FEW_TASKS
+            and int(row["runs"]) >= 3]
+    if not rows:
+        return ""
+    worst = max(rows, key=lambda row: 1 - calibration.worst_coverage(row))
+    rate = 1 - calibration.worst_coverage(worst)
+    tasks = sorted({int(row["tasks"]) for row in rows})
+    runs = sorted({int(row["runs"]) for row in rows})
+    said = (f"in none of the {worst['n_sim']} data sets of any design" if rate == 0 else
+            f"in at most {rate:.3f} of a design's {worst['n_sim']} data sets (or of one draw of its tasks' offsets "
+            "and scales)")
+    return (f" (with a ROPE, rarer: at the ROPE of the calibration table's {DECISION_PROCEDURE} rows, half the runs' "
+            f"noise sd, P(better) or P(worse) reached 0.95 with no difference {said} at "
+            f"{' and '.join(map(str, tasks))} tasks and {runs[0]} to {runs[-1]} runs)")
 
 
 def _saturated_note(design, first, second, rope=0.0):

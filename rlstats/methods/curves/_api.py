@@ -803,20 +803,21 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                        f"{_df_range(df)}) in place of normal ones, as the standard error from few runs per task is "
                        "itself uncertain")
     notes.append(about_bands[-1])
+    measured = {}  # band -> the coverage its calibration note quotes, short of its level (the figure's title says it)
     if done[0][2] is None:  # bands="expanded", or a statistic function (no standard error of its own)
         if options.bands == "studentized":
             about_bands.append(f"the bands of the statistic function {options.statistic_name} are the t-expanded "
                                "percentile and sup-t bands (bands=\"expanded\"): studentised bands need the "
                                "standard error of a resample, which only the built-in statistics give")
             notes.append(about_bands[-1])
-        notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands)
+        notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands, measured)
     else:
         skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
                     if options.statistic_name == "median" else None)
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
                                       fewest, repeats, options, (notes, about_bands), design.agents, skewness,
                                       _reached_gamma(design, matrix, starts, options), grid)
-        notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands)
+        notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands, measured)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -838,6 +839,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                                                   notes)
     if np.isnan(pointwise).all() and np.isnan(simultaneous).all():  # every band withheld: its notes say why
         notes = [n for n in notes if n not in about_bands]
+        measured = {}
 
     return CurvesResult(
         method=f"Learning curves: per-step {_label(options.statistic_name)} with whole-run bootstrap bands",
@@ -852,7 +854,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         differences=np.array([c[0] for c in comparisons]).reshape(len(comparisons), grid.size),
         difference_bands=difference_bands,
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
-        normalized=design.normalized, relabellings=tuple(c[3] for c in comparisons))
+        normalized=design.normalized, relabellings=tuple(c[3] for c in comparisons),
+        measured_coverage=tuple(measured.items()))
 
 
 def _unrejectable_notes(design, pair_codes, pvalues, options):
@@ -1113,9 +1116,10 @@ def _df_range(df):
     return f"df = {low}" if low == high else f"df from {low} to {high}"
 
 
-def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
+def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, measured=None):
     """The measured coverage of each band where the table shows it short of its level at this design; those of
-    the agents' bands (not of the differences) are added to ``about_bands`` too.
+    the agents' bands (not of the differences) are added to ``about_bands`` too, and their quoted coverage to
+    ``measured`` (band -> coverage), which the figure's title quotes (audit s24: it said "95%" beside 0.667).
 
     The design is read as the table's largest run count at most ``runs_per_task`` (coverage grows with runs)
     and the numbers of tasks simulated there for the band that bracket ``n_tasks``
@@ -1155,6 +1159,8 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands):
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
             if band != "difference":
                 about_bands.append(notes[-1])
+                if measured is not None:
+                    measured[band] = calibration.worst_coverage(row)
     return notes
 
 

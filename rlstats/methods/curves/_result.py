@@ -94,6 +94,10 @@ class CurvesResult(Result):
     relabellings : tuple of int or None
         Per pair, how many relabellings its max-T null enumerated (all of them, so its p-values are exact) where
         there are at most ``n_resamples``; None where ``n_resamples`` were drawn.
+    measured_coverage : tuple of (str, float)
+        The bands (``"simultaneous"``, ``"pointwise"``) whose coverage the calibration table shows short of
+        ``confidence_level`` at this design, each with the coverage the notes quote; empty where none is (or every
+        band is withheld). The figure's title quotes it beside the nominal level.
     normalized : bool
         Whether the scores were normalised (``normalize=``, or a frame from :func:`rlstats.normalize`): the
         figure's axis says so, as the notes do.
@@ -121,6 +125,7 @@ class CurvesResult(Result):
     difference_pvalues: np.ndarray
     normalized: bool = False
     relabellings: tuple[int | None, ...] = ()
+    measured_coverage: tuple[tuple[str, float], ...] = ()
 
     _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
 

@@ -63,7 +63,8 @@ def _legend_above(ax, title=None):
 def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=None, **kwargs):
     """Each agent's per-step aggregate with a shaded band (the sample-efficiency figure).
 
-    The legend sits above the Axes, titled with the band drawn (and the agents whose band is withheld, at every
+    The legend sits above the Axes, titled with the band drawn (with the coverage the notes quote where the calibration
+    table measured it short of its level, ``measured_coverage``; and the agents whose band is withheld, at every
     step or at how many of the steps their curve is drawn at); the step axis has a
     tick at each logged step when there are at most six (``MAX_STEP_TICKS``), else round ticks no closer than
     the logging interval, labelled 5k, 1.2M.
@@ -107,6 +108,9 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     ax.set_ylabel(result.label + (" (normalised score)" if result.normalized else ""))  # the notes' unit
     _step_axis(ax, result, result.steps)
     title = None if band == "none" else f"{result.label} per step, {level} {band} bands"
+    measured = dict(result.measured_coverage).get(band)
+    if title is not None and measured is not None:  # the level the notes quote as missed, said beside it
+        title = f"{title}\n(coverage measured at designs like this: {measured:.3f}, see the notes)"
     if withheld or partly:  # on a line of its own: the legend is as wide as the Axes at a column's width
         named = ", ".join(withheld + partly)
         if len(withheld) + len(partly) > 2:  # counted, not named (audit s22: six of Dopamine's agents took 8.7 in)

@@ -10,7 +10,7 @@ per-task effect ``v`` (seeds enter only there), then asks two questions:
   ``N_P`` of ``n_candidates`` null tasks would give (conservative p-value)?
 * the **inspector's** test, the answer this function is for: do the
   reported tasks have a larger mean effect than held-out tasks?  A small
-  ``res.pvalue`` says the reported tasks are not representative.
+  ``res.pvalue`` (at most ``beta``) is evidence, at that level, that the reported tasks are not representative.
 
 The null of the inspector matches the held-out design (spec section 7.3):
 for held-out tasks from the same suite the permutation test over task labels

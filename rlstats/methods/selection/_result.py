@@ -29,8 +29,9 @@ VERDICTS = {
     "survives": "significant on reported tasks, and the inspector found no sign that they show larger effects than "
                 "the held-out tasks (a test that did not reject, not a proof that they are representative) -- the "
                 "claim survives verification",
-    "selection_bias": "significant on reported tasks, but reported tasks are not representative -- "
-                      "selection bias suspected",
+    "selection_bias": "significant on reported tasks, but the inspector found larger effects on them than on the "
+                      "held-out tasks (a test at level beta: tasks chosen without regard to their effects are "
+                      "flagged so at about that rate) -- selection bias suspected",
     "untestable": "significant on reported tasks, but the inspector could not reject at this design (its smallest "
                   "attainable p-value is above beta) -- whether they are representative is untestable here, so the "
                   "claim is not verified; hold out more tasks (or draw more permutations, n_resamples=)",
