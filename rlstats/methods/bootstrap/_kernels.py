@@ -583,14 +583,16 @@ class CountStatistics:
         self.layout, self.metrics, self.gamma = layout, tuple(metrics), gamma
         n = layout.n_runs
         self.order = pooled_slots(layout)
-        self.clipped = np.minimum(layout.canonical_values, gamma)
+        # each run's shortfall max(gamma - score, 0): 0 where a run reaches gamma, so a resample of such runs has a
+        # gap of exactly 0 in any units (gamma minus a mean of min(score, gamma) rounded below 0 at 1e-6, audit s24)
+        self.shortfall = np.maximum(gamma - layout.canonical_values, 0.0)
         self.steps = layout.values[:-1] - layout.values[1:]
         # unequal runs per task: weighted copies (AgentLayout.run_weight), cut at floor(T c_max / 4), no windows
         self.weight = layout.run_weight  # in the pooled order of the cumulative counts
         self.total = layout.weighted_runs if self.weight is not None else n
         self.cut = int(self.total) // 4 if self.weight is not None else n // 4
         if self.weight is not None:
-            self.clipped = self.clipped * self.weight[layout.slot_to_pooled]
+            self.shortfall = self.shortfall * self.weight[layout.slot_to_pooled]
         self.float_counts = np.empty((rows, n))
         # balanced designs: the scores as (tasks, runs), for one einsum per chunk
         self.by_task = layout.canonical_values.reshape(layout.n_tasks, -1) if layout.balanced else None
@@ -636,7 +638,7 @@ class CountStatistics:
             if metric == "iqm":
                 out[:, j] = self.iqm(counts) if self.windowed is None else self.windowed(counts, as_float, self.iqm)
             elif metric == "optimality_gap":
-                out[:, j] = self.gamma - fixed_dot(as_float, self.clipped) / self.total
+                out[:, j] = fixed_dot(as_float, self.shortfall) / self.total
             else:  # mean and median of the task means
                 if means is None:
                     means = self.task_means(as_float)
@@ -785,13 +787,14 @@ def trimmed_sum(counts, values, low, high):
 
 
 def metric_optimality_gap(layout, r, gamma):
-    """gamma minus the mean of min(score, gamma) over all runs x tasks (rliable's definition); where the agent's
-    tasks have unequal runs, the mean over tasks of each task's mean (:attr:`AgentLayout.run_weight`)."""
-    clipped = np.minimum(layout.values, gamma)
+    """gamma minus the mean of min(score, gamma) over all runs x tasks (rliable's definition), computed as the mean
+    of max(gamma - score, 0), exactly 0 where every run reaches gamma; where the agent's tasks have unequal runs, the
+    mean over tasks of each task's mean (:attr:`AgentLayout.run_weight`)."""
+    shortfall = np.maximum(gamma - layout.values, 0.0)
     if layout.run_weight is None:
-        return gamma - fixed_dot(r.counts_float, clipped) / r.total
+        return fixed_dot(r.counts_float, shortfall) / r.total
     counts = r.counts_float * layout.run_weight  # each task weighs alike (AgentLayout.run_weight)
-    return gamma - fixed_dot(counts, clipped) / counts.sum(axis=1)
+    return fixed_dot(counts, shortfall) / counts.sum(axis=1)
 
 
 BUILTIN_METRICS = {
@@ -1314,8 +1317,8 @@ def leave_one_out_values(layout, metrics, gamma):
         elif metric == "median":
             out[:, j] = _median_with_replacement(sorted_means, rank_of_task[task], new_mean)
         elif metric == "optimality_gap":
-            clipped = np.minimum(v, gamma)
-            out[:, j] = gamma - (clipped.sum() - clipped) / (n - 1) if n > 1 else np.nan
+            shortfall = np.maximum(gamma - v, 0.0)
+            out[:, j] = (shortfall.sum() - shortfall) / (n - 1) if n > 1 else np.nan
         else:  # iqm of the n - 1 others: sorted'[i] = v[i + (i >= p)], kept i in [cut, n - 1 - cut)
             m = n - 1
             if m < 1:
