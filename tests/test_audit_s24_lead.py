@@ -109,3 +109,24 @@ def test_an_empty_best_set_is_said_so():
     assert res.tables["tuned"]["n_best_set"].tolist() == [0]
     assert "best set empty (none best in >= 0.5 of resamples); tuned score" in str(res)
     assert "best set of 0" not in str(res)
+
+
+def test_the_reporter_interval_is_not_named_corrected_where_no_correction_applied():
+    # curves24 on SPR vs DER (6 games where SPR gains most): the reporter's skewness 1.3 is not negative, so Hall's
+    # correction is not applied (the printed skewness line says so) while the interval was labelled
+    # "t, skewness-corrected (from the runs)"
+    gen = np.random.default_rng(3)
+    rows = [(agent, f"game_{t:02d}", seed, 3 * gen.gamma(1.0) + 0.8 * t if agent == "new" else gen.normal(0, 0.1))
+            for agent in ("new", "old") for t in range(10) for seed in range(3)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    reported = [f"game_{t:02d}" for t in range(5, 10)]
+    res = rlstats.selection_check(df, "score ~ agent | task", treatment="new", baseline="old", reported=reported,
+                                  rng=0, progress=False)
+    assert not res.reporter_skewness < 0
+    label = res.tidy().set_index("term").loc["reporter", "pvalue_method"]
+    assert label == "t (skewness from the runs not negative: no correction)"
+    # the bound is the plain one-sided t's
+    from scipy import stats
+    v = res.effects.loc[res.effects["set"] == "reported", "effect"].to_numpy()
+    low = v.mean() - stats.t.ppf(0.95, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)
+    assert res.tidy().set_index("term").loc["reporter", "conf_low"] == pytest.approx(low, rel=1e-12)
