@@ -391,6 +391,30 @@ def cli_run(*args):
     return status, out.getvalue(), err.getvalue()
 
 
+def cli_shell(*args, cwd=None):
+    """``rlstats ARGS`` as a shell sees it, run in this process by :func:`cli_run` (a ``python -m rlstats`` child
+    costs a second of CPU to start): (returncode, stdout, stderr) as ``subprocess.run`` gives them, warnings shown
+    as a fresh interpreter shows them (Python's default filters, not this suite's filterwarnings), ``cwd`` the
+    current folder meanwhile. For tests of what a command prints; those of the process itself (its start-up, its
+    exit at the interpreter's end, locks held by another process, CPU caps) start one."""
+    import types
+    import warnings
+
+    here = os.getcwd()
+    with warnings.catch_warnings():
+        warnings.resetwarnings()  # then a fresh interpreter's filters, the last added first matched
+        for category in (ResourceWarning, ImportWarning, PendingDeprecationWarning, DeprecationWarning):
+            warnings.simplefilter("ignore", category)
+        warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+        try:
+            if cwd is not None:
+                os.chdir(cwd)
+            status, out, err = cli_run(*args)
+        finally:
+            os.chdir(here)
+    return types.SimpleNamespace(returncode=0 if status is None else status, stdout=out, stderr=err)
+
+
 def named_agents_runs(agents=("None", "PPO", "SAC")):
     """4 runs of each agent on tasks t1-t3, normal scores: names a file's reader may take for missing values."""
     import numpy as np

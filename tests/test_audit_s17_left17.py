@@ -15,6 +15,8 @@ def _unmatched_seeds():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
+@pytest.mark.filterwarnings("ignore:the chains of")  # short chains: the counts are tested, not the fit
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_bayes_report_counts_the_runs_the_model_analysed():
     """Atari 100k, CURL vs IRIS, model='hierarchical': report() began "We compared 2 agents on 26 tasks (2730 runs)"
     while the model paired only 260 runs by seed (the note says 2470 were left out).  The headline now gives the

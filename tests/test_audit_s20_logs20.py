@@ -6,14 +6,12 @@ found; its docstring says what was seen."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 import rlstats
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, cli_shell
 
 SB3 = SHARED_DATA / "logs" / "sb3_classic"
 PATTERN = "{agent}/{task}/seed_{seed}"
@@ -91,9 +89,9 @@ def test_command_line_notes_point_at_what_a_shell_user_has(dqn_logs, tmp_path):
     the list is in the warning printed just before it."""
     path = dqn_logs / "DQN" / "CartPole-v1" / "seed_2" / "evaluations.npz"
     path.write_bytes(path.read_bytes()[:700])
-    out = subprocess.run([sys.executable, "-m", "rlstats", "read-logs", str(dqn_logs), "--pattern", PATTERN,
-                          "--format", "sb3_eval", "--on-error", "skip", "--no-progress", "-o",
-                          str(tmp_path / "out.csv")], capture_output=True, text=True, check=True)
+    out = cli_shell("read-logs", str(dqn_logs), "--pattern", PATTERN, "--format", "sb3_eval", "--on-error", "skip",
+                    "--no-progress", "-o", str(tmp_path / "out.csv"))
+    assert out.returncode == 0, out.stderr
     assert "attrs[" not in out.stdout and "attrs[" not in out.stderr
     assert "could not be used and was skipped (listed in the warning above)" in out.stdout
     assert "DQN/CartPole-v1/seed_2/evaluations.npz: corrupt" in out.stderr
@@ -112,8 +110,7 @@ def test_command_line_several_paths_say_read_logs_reads_one_folder(dqn_logs, tmp
     """``rlstats read-logs logs/DQN/CartPole-v1/seed_* ...`` (the shell expands the wildcard) said "rlstats: error:
     unrecognized arguments: logs/DQN/CartPole-v1/seed_1 logs/DQN/CartPole-v1/seed_2", as if the paths were a typo."""
     seeds = sorted(str(p) for p in (dqn_logs / "DQN" / "CartPole-v1").glob("seed_*"))
-    out = subprocess.run([sys.executable, "-m", "rlstats", "read-logs", *seeds, "--format", "sb3_eval",
-                          "--no-progress", "-o", str(tmp_path / "out.csv")], capture_output=True, text=True)
+    out = cli_shell("read-logs", *seeds, "--format", "sb3_eval", "--no-progress", "-o", str(tmp_path / "out.csv"))
     assert out.returncode == 2 and "unrecognized arguments" not in out.stderr
     assert "reads one folder or log file, not 3 paths" in out.stderr
     assert f"{dqn_logs / 'DQN' / 'CartPole-v1'}" in out.stderr and "--pattern" in out.stderr
@@ -122,9 +119,8 @@ def test_command_line_several_paths_say_read_logs_reads_one_folder(dqn_logs, tmp
 def test_command_line_tags_advice_is_in_the_command_line_spelling(dqn_logs, tmp_path):
     """``--tags eval/mean_reward=agent`` said "... the run field 'agent' (from --pattern ), ...; name its column with
     --tags, e.g. --tags {'eval/mean_reward': 'score'}": a Python dict the option does not take (it takes TAG=COLUMN)."""
-    out = subprocess.run([sys.executable, "-m", "rlstats", "read-logs", str(dqn_logs), "--pattern", PATTERN,
-                          "--format", "sb3_eval", "--tags", "eval/mean_reward=agent", "--no-progress", "-o",
-                          str(tmp_path / "out.csv")], capture_output=True, text=True)
+    out = cli_shell("read-logs", str(dqn_logs), "--pattern", PATTERN, "--format", "sb3_eval", "--tags",
+                    "eval/mean_reward=agent", "--no-progress", "-o", str(tmp_path / "out.csv"))
     assert out.returncode == 2
     assert "(from --pattern)" in out.stderr and "e.g. --tags eval/mean_reward=score" in out.stderr, out.stderr
 

@@ -64,6 +64,7 @@ def test_the_hierarchical_model_at_few_runs_says_what_its_equivalence_rests_on(s
     assert note in str(res)
 
 
+@pytest.mark.usefixtures("first_run_only")  # the note is tested, not the fit: the chains as asked
 def test_no_few_runs_note_from_10_paired_runs():
     df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=10, effect=1.0, rng=0)
     kw = dict(rope=0.1, model="hierarchical", rng=0, progress=False, warmup=100, draws=200)

@@ -6,14 +6,20 @@ import sys
 import pytest
 
 import rlstats
+from conftest import cli_shell
 from rlstats.errors import LogReadError, OptionError
 
 F = "score ~ agent | task"
 
 
 def _cli(*argv, cwd=None):
-    return subprocess.run([sys.executable, "-m", "rlstats", *argv], capture_output=True, text=True, timeout=60,
-                          cwd=cwd)
+    return cli_shell(*argv, cwd=cwd)  # what `rlstats ARGS` prints, in this process
+
+
+def _cli_child(*argv):
+    """`python -m rlstats ARGS` in a child process, for a pipe as input: opening one that no process writes to would
+    wait for ever, which the child's timeout ends."""
+    return subprocess.run([sys.executable, "-m", "rlstats", *argv], capture_output=True, text=True, timeout=60)
 
 
 @pytest.fixture
@@ -39,7 +45,7 @@ def test_dev_null_as_the_data_file_is_not_a_regular_file():
 
 
 def test_a_fifo_as_the_reference_file_is_not_a_regular_file(tmp_path, fifo):
-    done = _cli("compare", str(_runs(tmp_path)), F, "--method", "bootstrap", "-o", f"normalize={fifo}")
+    done = _cli_child("compare", str(_runs(tmp_path)), F, "--method", "bootstrap", "-o", f"normalize={fifo}")
     assert done.returncode == 2
     assert done.stderr.strip() == f"rlstats: error: -o normalize={fifo}: {fifo} {SPECIAL}"
 
@@ -76,7 +82,7 @@ def test_an_adastop_state_that_is_a_pipe(fifo):
         rlstats.AdaStop.load(fifo)
     assert str(info.value) == (f"{fifo} is not a regular file (a device, pipe or socket); give the JSON file "
                                "AdaStop.save wrote")
-    done = _cli("adastop", "status", str(fifo))
+    done = _cli_child("adastop", "status", str(fifo))
     assert done.returncode == 2 and done.stderr.strip() == (
         f"rlstats: error: {fifo} is not a regular file (a device, pipe or socket); give the JSON state file written "
         "by rlstats adastop update")

@@ -28,6 +28,7 @@ def _few_runs(rope):
     return res, next(note for note in res.notes if "fewer than 10 paired runs" in note)
 
 
+@pytest.mark.usefixtures("first_run_only")  # the note is tested, not the fit: the chains as asked
 def test_the_few_runs_note_without_a_rope_speaks_of_delta0_not_of_p_rope():
     """With rope=0 (the default) P(rope) is 0 by construction (printed "< 1/1600"), yet the note said "P(rope) can
     read an equivalence the runs do not show ... read P(rope) here as the model's pooling".  What the pooling does

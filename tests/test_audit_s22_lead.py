@@ -139,11 +139,10 @@ def test_the_noninferiority_label_keeps_its_inequality_on_one_line(tmp_path):
 
 def _cli_json(*argv):
     import json
-    import subprocess
-    import sys
 
-    done = subprocess.run([sys.executable, "-m", "rlstats", *map(str, argv), "--format", "json", "--seed", "0"],
-                          capture_output=True, text=True)
+    from conftest import cli_shell
+
+    done = cli_shell(*argv, "--format", "json", "--seed", "0")  # what `rlstats ARGS` prints, in this process
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), done.stderr
 

@@ -497,6 +497,7 @@ def test_signed_rank_on_one_or_two_tasks_says_so():
 
 
 @pytest.mark.filterwarnings("ignore:the chains of")  # short chains: the note is tested, not the fit
+@pytest.mark.usefixtures("first_run_only")  # quick fits: the chains as asked
 def test_hierarchical_note_states_the_pairing_and_its_assumption_without_asserting_it():
     # published data number their runs 0..n-1: the runs of one label need not share any randomness
     res = rlstats.bayes(_frame([0.1, 0.2, 0.3], runs=3, noise=0.1), "score ~ agent | task/seed", model="hierarchical",
