@@ -77,7 +77,8 @@ def test_a_result_at_a_missing_few_runs_row_quotes_it():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = rlstats.bayes(_frame(x), "score ~ agent | task", rope=1.0, rng=0, progress=False)
-    notes = [n for n in res.notes if "bayes.decision" in n and "practically equivalent" in n]  # the credible-interval note cites the rows too (s24)
+    # the credible-interval note cites the bayes.decision rows too (audit s24 curves24)
+    notes = [n for n in res.notes if "bayes.decision" in n and "practically equivalent" in n]
     assert len(notes) == 1
     assert "(10 tasks, 1 run per agent, heavy-tailed scores)" in notes[0]
     assert "0.050 of 80 simulated data sets, 0.200 in the worst of its 4 draws" in notes[0], notes[0]
