@@ -45,12 +45,13 @@ about 80 s of CPU): NO rule holds on every 2-task row, so the default stays (quo
   0.873), 0.931-0.957 at 5, 0.939-0.969 at 10 and 0.942-0.973 at 20. No width changes the withheld ones: the floor
   at the gap's own df or at c - 1 moved no bound (median width 1.00), and the default's half-widths times 1.3
   reached 0.825-0.944 at 3 and 5 runs.
-- The IQM's misses are one-sided (skewed runs: 54 of 59 above the interval; capped: 55 of 65 below it, 3 runs) and
-  need more than twice the width: times 2, skewed 3 runs 0.938, capped 3 runs 0.886; the floor at c - 1 (t with 2
-  df at 3 runs) 0.910 and 0.874; the mean's skew term four times over (``skew_4``) 0.921 and 0.884.
-- The median's skewed 5 runs (0.887 here; 54 of 54 misses above the interval): 0.915 with the floor at c - 1 (1.16
-  times as wide), 0.919 with four times the skew term, 0.950 at 1.4 times the width, which the IQM's capped 3 runs
-  (0.869) does not reach.
+- The IQM's misses are one-sided (3 runs: skewed, the truth above the interval in 54 of 59 misses; capped, below
+  it in 55 of 65) and need more than twice the width: times 2, skewed 3 runs 0.938, capped 3 runs 0.886; the floor
+  at c - 1 (t with 2 df at 3 runs) 0.910 and 0.874; the mean's skew term four times over (``skew_4``) 0.921 and
+  0.884.
+- The median's skewed 5 runs (0.887 here; the truth above the interval in all 54 misses): 0.915 with the floor at
+  c - 1 (1.16 times as wide), 0.919 with four times the skew term, 0.950 at 1.4 times the width, which the IQM's
+  capped 3 runs (0.869) does not reach.
 
 No other interval kind does better on 2 tasks (the table's rows: percentile, basic, BCa and expanded cover less
 than the default in every one of these rows).
@@ -64,7 +65,6 @@ import runpy
 import warnings
 
 import numpy as np
-from scipy import stats
 
 import rlstats
 from rlstats.methods.bootstrap import _small_runs as small_runs
