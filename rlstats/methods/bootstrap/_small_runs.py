@@ -153,7 +153,9 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
     runs, named where others have more (" (of IRIS)"); ``single_task``: the design has one task (its rows are read);
     ``tasks``: the design's number of tasks, whose bracketing numbers on the grid are read and named (None: every
-    grid row)."""
+    grid row). Where every row that misses does so in its worst design draw alone, the pooled range hides it: the
+    note names the lowest such row and draw (:func:`rlstats.calibration.worst_draw_clause`,
+    :func:`rlstats.calibration.miss_clause`; audit s24 gap24)."""
     if single_task:
         tasks = None
     table = measured_coverage(interval, metric_key, single_task, tasks)
