@@ -153,7 +153,9 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
     runs, named where others have more (" (of IRIS)"); ``single_task``: the design has one task (its rows are read);
     ``tasks``: the design's number of tasks, whose bracketing numbers on the grid are read and named (None: every
-    grid row)."""
+    grid row). Where every row that misses does so in its worst design draw alone, the pooled range hides it: the
+    note names the lowest such row and draw (:func:`rlstats.calibration.worst_draw_clause`,
+    :func:`rlstats.calibration.miss_clause`; audit s24 gap24)."""
     if single_task:
         tasks = None
     table = measured_coverage(interval, metric_key, single_task, tasks)
@@ -172,6 +174,15 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     default = "score" if metric_key == "probability_of_improvement" else "studentized"
     text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}: in simulations"
             f"{where} with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
+    missed = [row for row in rows if calibration.misses(row, 0.95)]
+    if not any(calibration.miss_clause(row, 0.95).startswith("below") for row in missed):
+        # every miss is in a worst design draw alone, which the pooled range hides (audit s24 gap24: the optimality
+        # gap's 2-task rows at 20 runs read "covered 0.94 to 0.97" where the skewed row's worst draw covered 0.892)
+        row = min(missed, key=lambda r: float(r["coverage_min"]))
+        text += (f" ({row['distribution'].replace('_', '-')} scores on "
+                 f"{calibration.counts_words([int(row['tasks'])])}: "
+                 f"{float(row['coverage']):.3f}{calibration.worst_draw_clause(row)}, "
+                 f"{calibration.miss_clause(row, 0.95)})")
     if interval == default:
         # at the most runs simulated (20 a task on the grid, 200 on one task) no row shows that more runs help: since
         # the Welch floor (audit s20) only the 2-task rows (audit s24: the median's and the optimality gap's on skewed
