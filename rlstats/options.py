@@ -101,6 +101,10 @@ BOOTSTRAP_COUNTS = ("bootstrap resamples", "resamples")
 HABIT_VALUES = {"na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail": "raise"}}
 
 
+#: the options that are levels or error rates, in (0, 1): another spelling's value outside it is not offered back
+LEVELS = ("confidence_level", "alpha")
+
+
 def other_spelling_error(where: str, given: str, own: str, value: object, whose: str) -> OptionError:
     """The error of an option given in another spelling: ``where`` ("mixed()", "method='mixed'"), ``whose`` ("another
     rlstats function's spelling", "R's spelling"); where ``own`` is one minus ``given`` (:data:`COMPLEMENTS`), the
@@ -113,6 +117,10 @@ def other_spelling_error(where: str, given: str, own: str, value: object, whose:
                    if is_finite_number(value) else f" as 1 - {given}")
         return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}; "
                            f"{own} = 1 - {given}); pass {own}{offered}")
+    if own in LEVELS and is_finite_number(value) and not 0 < float(value) < 1:  # type: ignore[arg-type]
+        # conf_level=95 was offered confidence_level=95, which confidence_level= refuses (audit s24 review24a)
+        return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); pass {own} "
+                           f"between 0 and 1 (it was {shown(value)})")
     return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
                        f"pass {own}={shown(value)}")
 

@@ -130,3 +130,15 @@ def test_the_reporter_interval_is_not_named_corrected_where_no_correction_applie
     v = res.effects.loc[res.effects["set"] == "reported", "effect"].to_numpy()
     low = v.mean() - stats.t.ppf(0.95, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)
     assert res.tidy().set_index("term").loc["reporter", "conf_low"] == pytest.approx(low, rel=1e-12)
+
+
+def test_another_spelling_of_a_level_outside_0_1_is_not_offered_back():
+    # review24a: task_table(conf_level=95) said "pass confidence_level=95", a value confidence_level= refuses
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    for given in ("conf_level", "conf.level"):
+        with pytest.raises(rlstats.errors.OptionError, match=r"pass confidence_level between 0 and 1 \(it was 95\)$"):
+            rlstats.task_table(df, "score ~ agent | task", **{given: 95})
+    with pytest.raises(rlstats.errors.OptionError, match=r"pass confidence_level=0\.9$"):
+        rlstats.task_table(df, "score ~ agent | task", conf_level=0.9)
+    with pytest.raises(rlstats.errors.OptionError, match=r"pass confidence_level between 0 and 1 \(it was 1\)$"):
+        rlstats.bootstrap(df, "score ~ agent | task", level=1)
