@@ -45,9 +45,8 @@ def test_more_runs_are_not_said_to_help_where_the_most_runs_miss_too(published):
         "5 runs per task are few for studentized intervals of the optimality gap"]
 
 
-@pytest.mark.xfail(strict=True, reason="a '!', '%in%' or 'c(' inside an unclosed quoted string is hinted as an R "
-                                       "spelling (the quote's text was not set aside)")
 def test_no_r_hint_for_text_inside_an_unclosed_string():
+    """A '!', '%in%' or 'c(' inside an unclosed quoted string was hinted as an R spelling (review24b)."""
     from rlstats.conditions import parse_condition
     from rlstats.errors import RlstatsError
     for text in ("task == 'Pong!", "task == 'a %in% b", 'task == "c(1)', "task == `Pong!"):
