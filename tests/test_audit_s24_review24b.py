@@ -74,3 +74,22 @@ def test_a_miss_through_a_worst_draw_alone_is_quoted():
     # where a pooled row misses, the range shows it: no clause (the IQM's at 3 runs, capped 0.873 pooled)
     note = small_runs.coverage_note("studentized", "IQM", "iqm", 3, "", False, 2)
     assert "worst of its" not in note and "covered 0.87 to 0.95" in note
+
+
+@pytest.mark.xfail(strict=True, reason="calibrate.py --replace with a pattern matching no grid point did nothing, "
+                                       "silently")
+def test_replace_matching_no_point_is_an_error(tmp_path, capsys):
+    import pathlib
+    import runpy
+    import shutil
+
+    calibrate = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "calibrate.py"))
+    table = tmp_path / "calibration.csv"
+    shutil.copy(pathlib.Path(rlstats.__file__).parent / "calibration.csv", table)
+    before = table.read_bytes()
+    with pytest.raises(SystemExit) as exited:  # "*:2" has two fields, the bootstrap's points three
+        calibrate["main"](["--only", "bootstrap.interval", "--replace", "*:2", "--out", str(table), "--no-progress"])
+    assert exited.value.code == 2
+    assert "--replace '*:2' matches no grid point of bootstrap.interval (its points have 3 fields" in \
+        capsys.readouterr().err
+    assert table.read_bytes() == before
