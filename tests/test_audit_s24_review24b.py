@@ -76,9 +76,8 @@ def test_a_miss_through_a_worst_draw_alone_is_quoted():
     assert "worst of its" not in note and "covered 0.87 to 0.95" in note
 
 
-@pytest.mark.xfail(strict=True, reason="calibrate.py --replace with a pattern matching no grid point did nothing, "
-                                       "silently")
 def test_replace_matching_no_point_is_an_error(tmp_path, capsys):
+    """calibrate.py --replace with a pattern matching no grid point did nothing, silently (review24b)."""
     import pathlib
     import runpy
     import shutil
