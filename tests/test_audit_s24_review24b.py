@@ -103,10 +103,10 @@ def _seven_tasks():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"]), tasks
 
 
-@pytest.mark.xfail(strict=True, reason="selection_check's selection-bias verdict said tasks chosen without regard to "
-                                       "their effects are flagged 'at about' beta; the exact permutation inspector "
-                                       "flags at most beta (1 of 35 choices, 0.029, at 4 reported and 3 held-out)")
 def test_selection_bias_verdict_says_at_most_the_level():
+    """selection_check's selection-bias verdict said tasks chosen without regard to their effects are flagged 'at
+    about' beta; the exact permutation inspector flags at most beta: 1 of the 35 choices (0.029) of 4 reported
+    tasks of 7 (review24b)."""
     import itertools
     df, tasks = _seven_tasks()
     flagged, said = 0, set()
