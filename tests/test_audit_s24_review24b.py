@@ -121,3 +121,22 @@ def test_selection_bias_verdict_says_at_most_the_level():
     assert "flagged so at about that rate" not in said.pop()
     from rlstats.methods.selection._result import VERDICTS
     assert "flagged so at no more than about that rate" in VERDICTS["selection_bias"]
+
+
+@pytest.mark.xfail(strict=True, reason="the pooled-tasks refusal's command-line way on quotes a task name holding ' in "
+                                       "double quotes inside the double-quoted -o argument: the shell cannot read it")
+def test_the_pooled_tasks_hint_is_a_command_a_shell_reads(tmp_path):
+    import re
+    import shlex
+
+    from conftest import cli_shell
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, effect=1.0, rng=0)
+    df["task"] = df["task"].map({"task_01": "Montezuma's Revenge", "task_02": "Pong", "task_03": "Boxing"})
+    df.to_csv(tmp_path / "runs.csv", index=False)
+    done = cli_shell("compare", "runs.csv", "score ~ agent", cwd=tmp_path)
+    assert done.returncode == 2
+    hint = re.search(r"on the command line: (-o .*) with rlstats compare;", done.stderr).group(1)
+    option = shlex.split(hint)  # the shell's reading of what the user would paste
+    assert option == ["-o", "subset=task == \"Montezuma's Revenge\""], hint
+    again = cli_shell("compare", "runs.csv", "score ~ agent", *option, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
