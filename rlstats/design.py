@@ -1108,14 +1108,18 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
         not_block = f"if '{column}' is not a block (it numbers runs or batches, say), "
         # the command line has no pool_tasks=: its ways are a condition on the file's rows and the file itself
         # (audit s24: it was told to call rlstats.build)
+        from .cli._shared import _shell_word  # the one home of a shell word's quoting (here only on this error)
+
         first = data[column].dropna().iloc[0]
         literal = str(first) if isinstance(first, (int, float, np.integer, np.floating)) else repr(str(first))
+        # review24b: a name holding ' (repr's double quotes) sat in the double-quoted -o, which no shell reads
+        subset = _shell_word(f"subset={column} == {literal}")
         raise DesignError(
             found_text + f"filter the data to one {column}, or, {not_block}pool on purpose: "
             f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
-            command_line=found_text + f"keep the rows of one {column} (on the command line: -o \"subset={column} == "
-            f"{literal}\" with rlstats compare; in the file itself for rlstats power), or, {not_block}remove the "
-            f"column '{column}' from the file to pool its runs on purpose")
+            command_line=found_text + f"keep the rows of one {column} (on the command line: -o {subset} with rlstats "
+            f"compare; in the file itself for rlstats power), or, {not_block}remove the column '{column}' from the file "
+            "to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 

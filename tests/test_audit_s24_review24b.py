@@ -123,9 +123,9 @@ def test_selection_bias_verdict_says_at_most_the_level():
     assert "flagged so at no more than about that rate" in VERDICTS["selection_bias"]
 
 
-@pytest.mark.xfail(strict=True, reason="the pooled-tasks refusal's command-line way on quotes a task name holding ' in "
-                                       "double quotes inside the double-quoted -o argument: the shell cannot read it")
 def test_the_pooled_tasks_hint_is_a_command_a_shell_reads(tmp_path):
+    """The pooled-tasks refusal's command-line way on quoted a task name holding ' in double quotes inside the
+    double-quoted -o argument (-o "subset=task == "Montezuma's Revenge""): no shell reads it (review24b)."""
     import re
     import shlex
 
@@ -138,5 +138,12 @@ def test_the_pooled_tasks_hint_is_a_command_a_shell_reads(tmp_path):
     hint = re.search(r"on the command line: (-o .*) with rlstats compare;", done.stderr).group(1)
     option = shlex.split(hint)  # the shell's reading of what the user would paste
     assert option == ["-o", "subset=task == \"Montezuma's Revenge\""], hint
+    assert hint == "-o 'subset=task == \"Montezuma'\"'\"'s Revenge\"'"
     again = cli_shell("compare", "runs.csv", "score ~ agent", *option, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
+    assert "kept 6 of 18 rows" in again.stdout, again.stdout
+    # a plain name keeps the readable form cli24 wrote
+    df["task"] = df["task"].astype(str).replace("Montezuma's Revenge", "Alien")
+    df.to_csv(tmp_path / "runs.csv", index=False)
+    done = cli_shell("compare", "runs.csv", "score ~ agent", cwd=tmp_path)
+    assert "on the command line: -o \"subset=task == 'Alien'\" with rlstats compare;" in done.stderr
