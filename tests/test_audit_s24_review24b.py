@@ -8,7 +8,7 @@ from rlstats import calibration
 from rlstats.methods.bootstrap import _small_runs as small_runs
 
 
-def test_more_runs_are_not_said_to_help_where_the_most_runs_miss_too(published):
+def test_more_runs_are_not_said_to_help_where_the_most_runs_miss_too():
     """The default's note said "more runs are needed for the stated level" at 2-4 tasks where its 2-task rows at 20
     runs, the most simulated, miss too (review24b, on Atari 100k's DER and DrQ(eps), 2 tasks x 5 runs)."""
     # the 2-task rows of the default studentised interval: the median's on skewed runs miss at 3, 5, 10 and 20 runs
@@ -33,6 +33,9 @@ def test_more_runs_are_not_said_to_help_where_the_most_runs_miss_too(published):
     # the IQM's 2-task rows hold at 10 and 20 runs: its note still says more runs are needed
     assert small_runs.coverage_note("studentized", "IQM", "iqm", 5, "", False, 2).endswith(
         "covered 0.93 to 0.96; more runs are needed for the stated level")
+
+
+def test_more_runs_are_not_said_to_help_on_atari_two_tasks(published):
     # on real data: Atari 100k's DER and DrQ(eps) on Breakout and Pong, 5 runs each
     atari = pd.read_csv(published / "atari100k.csv")
     sub = atari[atari["agent"].isin(["DER", "DrQ(eps)"]) & atari["task"].isin(["Breakout", "Pong"])
