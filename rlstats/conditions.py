@@ -65,9 +65,10 @@ _R_HABITS = ((re.compile(r"%in%"), "R's x %in% c('a', 'b') is written x in ['a',
 
 
 def _r_habits(text):
-    """The R spellings in ``text`` (outside its quoted strings and back-quoted names), each with this grammar's, as one clause; "" if
-    none. %in% names c() itself, so c() is named alone only where %in% is not."""
-    bare = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`", "''", text)
+    """The R spellings in ``text`` (outside its quoted strings and back-quoted names, closed or left open), each with
+    this grammar's, as one clause; "" if none. %in% names c() itself, so c() is named alone only where %in% is not."""
+    # a string left open runs to the end of the text (review24b: 'Pong! unclosed was told R's ! is written ~)
+    bare = re.sub(r"'(?:[^'\\]|\\.)*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)|`[^`]*(?:`|$)", "''", text)
     found = [said for pattern, said in _R_HABITS if pattern.search(bare)]
     if _R_HABITS[0][1] in found and _R_HABITS[1][1] in found:
         found.remove(_R_HABITS[1][1])

@@ -25,7 +25,7 @@ from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bound
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
 from .format import count, join_and, name_list, natural_key, plural
-from .errors import DesignError, OptionError, agent_named, rows_named, shown
+from .errors import DesignError, OptionError, agent_named, rows_named, shell_word, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
@@ -1110,12 +1110,14 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
         # (audit s24: it was told to call rlstats.build)
         first = data[column].dropna().iloc[0]
         literal = str(first) if isinstance(first, (int, float, np.integer, np.floating)) else repr(str(first))
+        # review24b: a name holding ' (repr's double quotes) sat in the double-quoted -o, which no shell reads
+        subset = shell_word(f"subset={column} == {literal}")
         raise DesignError(
             found_text + f"filter the data to one {column}, or, {not_block}pool on purpose: "
             f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
-            command_line=found_text + f"keep the rows of one {column} (on the command line: -o \"subset={column} == "
-            f"{literal}\" with rlstats compare; in the file itself for rlstats power), or, {not_block}remove the "
-            f"column '{column}' from the file to pool its runs on purpose")
+            command_line=found_text + f"keep the rows of one {column} (on the command line: -o {subset} with rlstats "
+            f"compare; in the file itself for rlstats power), or, {not_block}remove the column '{column}' from the file "
+            "to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 

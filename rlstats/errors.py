@@ -6,6 +6,7 @@ Every input problem raises a subclass of :class:`RlstatsError`, which is a
 
 import functools
 import re
+import shlex
 import types
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -186,3 +187,14 @@ def _inside_package(filename):
     from pathlib import Path
 
     return str(Path(filename).resolve()).startswith(str(Path(__file__).resolve().parent))
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one word of a shell command: bare if it can be, else in double quotes where nothing in it is
+    special there (readable around single quotes), else shlex's quoting. An interactive bash expands '!' in
+    double quotes only before a word, so '!=' (a subset hint) keeps the double quotes, as compare's help writes it.
+    The one quoting of a command a message shows (the command line's, and ``command_line`` messages')."""
+    quoted = shlex.quote(text)
+    if quoted == text or re.search(r'["$`\\]|!(?![=\s])', text):
+        return quoted
+    return f'"{text}"'

@@ -115,7 +115,8 @@ def test_selection_bias_verdict_at_its_level(published, n_runs):
     assert res.verdict == "selection_bias"
     assert res.verdict_text == ("significant on reported tasks, but the inspector found larger effects on them "
                                 "than on the held-out tasks (a test at level beta: tasks chosen without regard to "
-                                "their effects are flagged so at about that rate) -- selection bias suspected")
+                                "their effects are flagged so at no more than about that rate) -- selection bias "
+                                "suspected")  # review24b: 'at about', where the permutation inspector's is at most
     # the numbers the verdict rests on, as scipy.stats.ttest_1samp(alternative="greater") gives them on the 6
     # normalised effects (reporter: mean, t, p) and the inspector's difference of means and its p of 9,999 subsets
     # (a 200,000-subset permutation gave 9.3e-4 at 3 runs)

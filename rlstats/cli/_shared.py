@@ -11,13 +11,12 @@ import argparse
 import ast
 import os
 import re
-import shlex
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import INDEX_LABELS
+from ..errors import INDEX_LABELS, shell_word
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -598,11 +597,11 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
             value = value[1:-1]
         flag = flags.get(name, "")
         if flag.endswith("="):  # a flag of NAME=VALUE items (--summarize-option k=): the item as one word
-            return f"{flag.split()[0]} {_shell_word(f'{name}={value}')}"
+            return f"{flag.split()[0]} {shell_word(f'{name}={value}')}"
         if flag.startswith("--"):
-            return flag if flag in _BARE_FLAGS else f"{flag} {_shell_word(value)}"
+            return flag if flag in _BARE_FLAGS else f"{flag} {shell_word(value)}"
         if name in settable and name not in flags:
-            return "-o " + _shell_word(f"{name}={value}")
+            return "-o " + shell_word(f"{name}={value}")
         return match.group(0)
 
     def named(match):  # "pass n= a divisor": the flag, or -o with the name
@@ -644,16 +643,6 @@ def _option_list(match, flags):
     kept = ", ".join(name for name in names if not flags.get(name, "").startswith("--"))
     plural = "s" if len(flagged) > 1 else ""
     return f"{match.group(1)}{kept} (with -o NAME=VALUE), and the flag{plural} {', '.join(flagged)}"
-
-
-def _shell_word(text):
-    """``text`` as one word of a shell command: bare if it can be, else in double quotes where nothing in it is
-    special there (readable around single quotes), else shlex's quoting. An interactive bash expands '!' in
-    double quotes only before a word, so '!=' (a subset hint) keeps the double quotes, as compare's help writes it."""
-    quoted = shlex.quote(text)
-    if quoted == text or re.search(r'["$`\\]|!(?![=\s])', text):
-        return quoted
-    return f'"{text}"'
 
 
 def keyword_names(*functions: Callable[..., Any]) -> set[str]:

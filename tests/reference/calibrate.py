@@ -212,8 +212,13 @@ def main(argv=None):
         except ImportError:
             parser.error("--backend dask needs dask.distributed: pip install 'dask[distributed]'")
     if args.replace:
-        for procedure in procedures:
-            replace_points(procedure, matching(load(procedure)["grid"](False), args.replace), args.out)
+        chosen = {procedure: matching(load(procedure)["grid"](False), args.replace) for procedure in procedures}
+        if not any(chosen.values()):  # review24b: a pattern of another length, or a typo, did nothing, silently
+            parser.error(f"--replace {args.replace!r} matches no grid point of " + ", ".join(
+                f"{procedure} (its points have {len(load(procedure)['grid'](False)[0])} fields, e.g. "
+                f"{':'.join(map(str, load(procedure)['grid'](False)[0]))})" for procedure in procedures))
+        for procedure, points in chosen.items():
+            replace_points(procedure, points, args.out)
         return
     partial = args.quick or args.points is not None
     out = args.out or (pathlib.Path("calibration-quick.csv") if partial else OUT)

@@ -31,7 +31,7 @@ VERDICTS = {
                 "claim survives verification",
     "selection_bias": "significant on reported tasks, but the inspector found larger effects on them than on the "
                       "held-out tasks (a test at level beta: tasks chosen without regard to their effects are "
-                      "flagged so at about that rate) -- selection bias suspected",
+                      "flagged so at no more than about that rate) -- selection bias suspected",
     "untestable": "significant on reported tasks, but the inspector could not reject at this design (its smallest "
                   "attainable p-value is above beta) -- whether they are representative is untestable here, so the "
                   "claim is not verified; hold out more tasks (or draw more permutations, n_resamples=)",
