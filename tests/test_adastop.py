@@ -358,7 +358,8 @@ def test_fwe_discrete_scores_at_most_alpha():
 
 @pytest.mark.parametrize("n_agents, max_interims, draw, reps", [
     (3, 5, "normal", 1000), pytest.param(4, 5, "normal", 1000, marks=pytest.mark.slow),  # the default run's budget
-    (4, 5, "lognormal", 600), pytest.param(3, 1, "normal", 2000, marks=pytest.mark.slow)])  # time budget
+    pytest.param(4, 5, "lognormal", 600, marks=pytest.mark.slow),  # 1.0 s: 3 normal agents in the default run
+    pytest.param(3, 1, "normal", 2000, marks=pytest.mark.slow)])  # time budget
 def test_fwe_default_many_agents_equals_the_level_spent(n_agents, max_interims, draw, reps):
     # The default joint relabelling is a permutation of the data: under the complete null the identity
     # is exchangeable with the random paths, so the error equals the level spent (500 paths: exactly 0.05).

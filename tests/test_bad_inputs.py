@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import HANG_SECONDS
+from conftest import HANG_SECONDS, cli_shell
 import rlstats
 from rlstats.cli import main
 from rlstats.errors import (DataUnavailableError, DesignError, FormulaError, LogReadError, OptionError, RlstatsError,
@@ -3145,6 +3145,17 @@ SHELL_CASES = {  # subcommand -> argv: the exit status and stderr as the shell s
 }
 
 
+def test_each_subcommand_exits_2_as_the_shell_sees_it(cli_dir):
+    # The five commands in this process (conftest.cli_shell: a fresh interpreter's warning filters), the same checks
+    # as the processes below; the exit of a ``python -m rlstats`` process with main()'s status is in the default run
+    # through tests/test_cli.py::test_python_dash_m_works_the_same.
+    for name, argv in SHELL_CASES.items():
+        done = cli_shell(*[a.replace("{d}", str(cli_dir)) for a in argv])
+        assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr, (name, done.stderr)
+        assert done.stderr.startswith("rlstats: error: ") and done.stderr.count("\n") == 1, (name, done.stderr)
+
+
+@pytest.mark.slow  # 4 s of CPU: five interpreters start; the default run has the same commands in this process above
 def test_each_subcommand_exits_2_in_the_shell(cli_dir):
     # One test for all five, started at once: each process pays the interpreter's start-up, so they overlap.
     started = {}

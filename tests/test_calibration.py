@@ -94,12 +94,13 @@ def test_only_replaces_the_procedures_measured(tmp_path):
     out = tmp_path / "table.csv"
     pd.DataFrame([{"procedure": "curves.band", "statistic": "mean", "level": "0.95", "coverage": "0.9",
                    "n_sim": "10", "se": "0.0948683"}]).reindex(columns=CALIBRATE["COLUMNS"]).to_csv(out, index=False)
-    CALIBRATE["main"](["--quick", "--only", "skillings_mack.size", "--simulations", "20", "--out", str(out)])
+    # 4 simulations a point: the rows' plumbing is checked here, not their numbers (20 took 1.3 s of CPU)
+    CALIBRATE["main"](["--quick", "--only", "skillings_mack.size", "--simulations", "4", "--out", str(out)])
     table = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert list(table.columns) == CALIBRATE["COLUMNS"]
     assert (table["procedure"] == "curves.band").sum() == 1
     size = table[table["procedure"] == "skillings_mack.size"]
-    assert len(size) == len(SIZE["grid"](quick=True)) and (size["n_sim"] == "20").all()
+    assert len(size) == len(SIZE["grid"](quick=True)) and (size["n_sim"] == "4").all()
     assert set(size["test"]) == {"friedman", "mack_skillings"}
 
 
@@ -1024,15 +1025,17 @@ def test_bayes_decision_kernels_give_the_public_probabilities(model):
     assert abs(p.sum() - 1) < 1e-12 if model == "hierarchical" else True
 
 
-def test_bayes_decision_row_remeasured():
+@pytest.mark.parametrize("configuration", [
+    pytest.param(c, marks=() if c == BAYES_DECISIONS["DEFAULT_CONFIGURATION"] else pytest.mark.slow)
+    for c in BAYES_DECISIONS["CONFIGURATIONS"]])  # ~1 s each: the default configuration in the default run
+def test_bayes_decision_row_remeasured(configuration):
     """A quick point of the bayes.decision rows (the signed-rank model, the default, at 5 tasks x 3 normal runs) on
     fresh data sets: each configuration within 4 joint SE of the table's row."""
     point = ("signed_rank", 5, 3, "normal")
-    for configuration in BAYES_DECISIONS["CONFIGURATIONS"]:
-        held = np.concatenate(BAYES_DECISIONS["held_by_draw"](*point, configuration, 30, seed=99))
-        row = next(r for r in calibration.rows("bayes.decision") if r["test"] == point[0]
-                   and (int(r["tasks"]), int(r["runs"]), r["distribution"]) == point[1:]
-                   and r["configuration"] == configuration)
-        measured, table = 1 - held.mean(), 1 - float(row["coverage"])
-        joint = math.sqrt(max(table * (1 - table), 0.05 * 0.95) * (1 / held.size + 1 / int(row["n_sim"])))
-        assert abs(measured - table) <= 4 * joint, (configuration, measured, table)
+    held = np.concatenate(BAYES_DECISIONS["held_by_draw"](*point, configuration, 30, seed=99))
+    row = next(r for r in calibration.rows("bayes.decision") if r["test"] == point[0]
+               and (int(r["tasks"]), int(r["runs"]), r["distribution"]) == point[1:]
+               and r["configuration"] == configuration)
+    measured, table = 1 - held.mean(), 1 - float(row["coverage"])
+    joint = math.sqrt(max(table * (1 - table), 0.05 * 0.95) * (1 / held.size + 1 / int(row["n_sim"])))
+    assert abs(measured - table) <= 4 * joint, (configuration, measured, table)
