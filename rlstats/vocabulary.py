@@ -110,6 +110,18 @@ def broom_names(columns: Iterable[str]) -> list[str]:
     return [names.get(c, c) for c in columns]
 
 
+#: the built-in metrics' printed labels (a ``metric`` column holds their codes): the one home of the words the
+#: bootstrap's and the curves' prose, plots and LaTeX tables and the task table's aggregate say (capitalised in a plot's
+#: title); a LaTeX table printed ``optimality\\_gap`` and ``iqm`` (audit s24)
+METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
+
+
+def metric_label(metric: str, title: bool = False) -> str:
+    """The printed label of a metric (its code where it has none), with a capital first letter for a ``title``."""
+    said = METRIC_LABELS.get(metric, metric)
+    return said[:1].upper() + said[1:] if title else said
+
+
 def label(column: str) -> str:
     """The printed label of a tidy column."""
     return VOCABULARY[column].label

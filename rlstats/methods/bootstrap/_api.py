@@ -40,11 +40,12 @@ from ...options import (check_bool, check_choice, check_confidence_level, check_
 from ...progress import progress_bar
 from ...resampling import seed_sequence
 from ...statistics import block_tolerances, near_tie_note
+from ...vocabulary import metric_label
 from .._replication import untrimmed_iqm_note
 from . import _kernels as kernels
 from . import _small_runs as small_runs
 from ._backend import DEFAULT_PROFILE_POINTS, cost, improvement_cost, profile_cost
-from ._result import (_METRIC_LABELS, BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
+from ._result import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                       ProbabilityOfImprovementResult, clipped_intervals)
 from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction,
                         Normalizer, ProfileInterval, Seed)
@@ -712,7 +713,7 @@ def _weighted_tasks_note(design, metrics):
     """The note of the agents whose runs per task differ, where the IQM and the optimality gap weigh each task alike
     (``AgentLayout.run_weight``; audit s8: pooled runs weighed the tasks by their runs, and two agents alike on
     every task got IQMs 9.2 and 0.23 from 3 and 10 runs on two tasks)."""
-    named = [_METRIC_LABELS[m] for m in ("iqm", "optimality_gap") if m in metrics]
+    named = [metric_label(m) for m in ("iqm", "optimality_gap") if m in metrics]
     counts = design.counts
     unequal = [j for j in range(design.n_agents) if counts[:, j].min() != counts[:, j].max()]
     if not named or not unequal:
@@ -886,7 +887,7 @@ def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given)
         metrics = [m for m, out in zip(metrics, withheld) if not out]
     few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
     whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
-    notes = (small_runs.coverage_note(interval, _METRIC_LABELS.get(m, m), m, fewest, whose, n_tasks == 1, n_tasks)
+    notes = (small_runs.coverage_note(interval, metric_label(m), m, fewest, whose, n_tasks == 1, n_tasks)
              for m in metrics)
     return [note for note in notes if note]
 

@@ -18,8 +18,8 @@ from ...options import check_confidence_level
 from ..._typing import ColumnNames
 from ...results import Result, package_versions, resultclass, to_jsonable
 from ...statistics import WELCH_FLOOR_CLOSED_SE
+from ...vocabulary import metric_label
 
-_METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
 _REFERENCE = "Agarwal et al. (2021)"
 
 
@@ -42,7 +42,7 @@ def clipped_intervals(intervals, known, names, kinds, gamma):
     for j, (name, kind) in enumerate(zip(names, kinds)):
         if KINDS.get(kind) is not None:
             intervals[:, j], moved = clip(intervals[:, j], known.limits(KINDS[kind], gamma))
-            note = clipped_note(moved, f"the {_METRIC_LABELS.get(name, name)} intervals", known, KINDS[kind], gamma)
+            note = clipped_note(moved, f"the {metric_label(name)} intervals", known, KINDS[kind], gamma)
             notes += [note] if note else []
     return intervals, notes
 
@@ -213,7 +213,7 @@ class BootstrapResult(Result):
             return ""
         ends = {(True, True): "both bounds", (True, False): "the lower bound", (False, True): "the upper bound"}
         names = fmt.names_shown(self.agents)
-        said = [f"{names[i]}'s {_METRIC_LABELS.get(self.metrics[j], self.metrics[j])} "
+        said = [f"{names[i]}'s {metric_label(self.metrics[j])} "
                 f"({ends[tuple(bool(b) for b in self.welch_floored[i, j])]})"
                 for j in range(len(self.metrics)) for i in range(len(self.agents)) if self.welch_floored[i, j].any()]
         closed = self.welch_floored & (self.interval_mc_se == 0)
@@ -252,7 +252,7 @@ class BootstrapResult(Result):
 
     def _prose(self):
         """A methods-section paragraph: what was resampled, how intervals were formed, the estimates."""
-        names = fmt.join_and(_METRIC_LABELS.get(m, m) for m in self.metrics)
+        names = fmt.join_and(metric_label(m) for m in self.metrics)
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         text = (f"We report {names} for {fmt.count(self.n_agents, 'agent')} on {fmt.count(self.n_tasks, 'task')} "
                 f"({_runs_phrase(self.counts)}) with {level} {self.interval} "
@@ -293,7 +293,7 @@ class BootstrapResult(Result):
                      "(interval withheld)" if np.isnan(self.intervals[i, j]).any() else
                      f"({fmt.signif(self.intervals[i, j, 0], 3)} to {fmt.signif(self.intervals[i, j, 1], 3)})")
                      for i, a in enumerate(self.agents)]
-            label = _METRIC_LABELS.get(metric, metric)
+            label = metric_label(metric)
             text += f" {label[:1].upper() + label[1:]}: {'; '.join(parts)}."
         if np.isfinite(_max_se(self.interval_mc_se)):  # every interval withheld: no bound to speak of
             text += (f" The largest Monte Carlo standard error of a bound is "

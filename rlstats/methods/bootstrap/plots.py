@@ -13,10 +13,10 @@ import numpy as np
 from ... import format as fmt
 from ...errors import OptionError
 from ...plotting import PALETTE, SMALL_FONT, axes_or_new, palette, panels, rows_height
+from ...vocabulary import metric_label
 
 SCALINGS = ("linear", "nonlinear")
 
-_METRIC_LABELS = {"iqm": "IQM", "mean": "Mean", "median": "Median", "optimality_gap": "Optimality gap"}
 
 
 def _tidy_spines(ax):
@@ -67,7 +67,7 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, width
         panel.set_yticks(positions)
         # A new grid shares y and hides the inner labels itself; on the caller's Axes name agents once.
         panel.set_yticklabels(list(result.agents) if ax is None or p == 0 else [""] * k, fontsize=SMALL_FONT + 1)
-        panel.set_title(_METRIC_LABELS.get(metric, metric), fontsize=SMALL_FONT + 1)
+        panel.set_title(metric_label(metric, title=True), fontsize=SMALL_FONT + 1)
         panel.use_sticky_edges = False  # bars pin the x limits to their ends otherwise
         panel.margins(x=0.1)  # no interval touches the axis
         panel.tick_params(axis="x", labelsize=SMALL_FONT)
@@ -208,7 +208,7 @@ def plot_inferential_intervals(result, *, ax=None, metric=None, colors=None, **k
     ax.set_xticks([0, 1])
     ax.set_xticklabels(list(result.agents))
     ax.set_xlim(-0.6, 1.6)
-    ax.set_ylabel(_METRIC_LABELS.get(metric, metric))
+    ax.set_ylabel(metric_label(metric, title=True))
     ax.set_title(f"test {fmt.pvalue_phrase(result.pvalue)}, alpha = {result.alpha}", fontsize=9)
     ax.legend(frameon=False, fontsize=8)
     _tidy_spines(ax)

@@ -11,9 +11,9 @@ from ... import format as fmt
 from ...errors import OptionError
 from ..._typing import ColumnNames
 from ...results import Result, resultclass, sentences
+from ...vocabulary import metric_label
 from . import plots
 
-_LABELS = {"iqm": "IQM", "optimality_gap": "optimality gap"}
 #: the statistics with studentised bands (a statistic function keeps the expanded ones)
 _STUDENTIZED = ("iqm", "mean", "median", "optimality_gap")
 
@@ -142,7 +142,7 @@ class CurvesResult(Result):
 
     @property
     def label(self) -> str:
-        return _LABELS.get(self.statistic, self.statistic)
+        return metric_label(self.statistic)
 
     def _pair_index(self, a, b):
         for i, pair in enumerate(self.pairs):

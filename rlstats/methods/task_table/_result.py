@@ -19,7 +19,6 @@ from ._kernels import RANK_TESTS
 DAGGER = "\u2020"
 #: Significant digits of the cells in every format (print, LaTeX, Markdown, HTML), so that all show the same.
 DIGITS = 3
-_LABELS = {"mean": "mean", "median": "median", "iqm": "IQM"}
 #: what the aggregate row aggregates, as the bootstrap's metrics define it: not always the cells above it (a task's
 #: median or IQM of runs), so the caption says it (audit s19)
 _AGGREGATED = {"mean": "mean of the task means", "median": "median of the task means",
@@ -143,7 +142,7 @@ class TaskTableResult(Result):
 
     @property
     def label(self) -> str:
-        return _LABELS[self.statistic]
+        return vocabulary.metric_label(self.statistic)
 
     def _unmarked(self):
         """(n_tasks, n_agents): cells whose possibly-best mark is withheld for want of runs."""
@@ -223,7 +222,7 @@ class TaskTableResult(Result):
         """The table as a DataFrame of strings: tasks as rows, agents as columns (and the aggregate row)."""
         frame = pd.DataFrame(self._cell_texts(digits, bold, mark), index=list(self.tasks), columns=list(self.agents))
         if self.aggregate is not None:
-            frame.loc[f"aggregate {_LABELS.get(self.aggregate['metric'], self.aggregate['metric'])}"] = \
+            frame.loc[f"aggregate {vocabulary.metric_label(self.aggregate['metric'])}"] = \
                 self._aggregate_texts(digits, bold)
         frame.index.name = "task"
         return frame
@@ -331,7 +330,7 @@ class TaskTableResult(Result):
         first = [(head, False)] + [(t, False) for t in self.tasks]
         if self.aggregate is not None:
             texts = self._aggregate_texts(digits, lambda s: rf"\textbf{{{s}}}", plain=escape)
-            metric = _LABELS.get(self.aggregate["metric"], self.aggregate["metric"])
+            metric = vocabulary.metric_label(self.aggregate["metric"])
             rows.append("\\midrule\n" + escape(f"Aggregate {metric}") + " & " + " & ".join(texts))
             for j, (text, best) in enumerate(zip(self._aggregate_texts(digits, str), self._aggregate_best())):
                 columns[j].append((text, bool(best)))
