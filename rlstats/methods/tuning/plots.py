@@ -64,7 +64,10 @@ def plot_best_set(result, *, ax=None, **kwargs):
     # column's width, audit s11); the sweep's name heads the figure when there is one sweep, else each bar's label
     one = best[["agent", "task"]].drop_duplicates().shape[0] == 1
     settings = _short_settings([str(c) for c in best["config"]], result.config_columns)
-    labels = ["\n".join(([] if one else [f"{r.agent} / {r.task}"]) + lines)
+    # without config= each agent is its one configuration, named by the agent: "agent_1 / task_02" says it once
+    # (it read "agent_1 / task_02\nagent_1", audit s24); of one agent and task (the title's) the bar keeps the name
+    labels = ["\n".join(([] if one else [f"{r.agent} / {r.task}"])
+                        + ([] if not one and not result.config_columns and lines == [str(r.agent)] else lines))
               for r, lines in zip(best.itertuples(), settings)]
     lines = sum(label.count("\n") + 1 for label in labels)
     ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
