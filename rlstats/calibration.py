@@ -204,14 +204,14 @@ def miss_clause(row: dict[str, str], level: float, *, size: bool = False, target
     """
     words = target if target is not None else f"alpha = {1 - level:g}" if size else f"{level:g}"
     way = "above" if size else "below"
-    if _pooled_misses(row, level, 3.0):
+    if pooled_misses(row, level, 3.0):
         return f"{way} {words} by more than 3 Monte Carlo standard errors"
     if misses(row, level):
         return f"its worst draw {way} {words} by more than 3 Monte Carlo standard errors of a draw"
     raise ValueError(f"the row holds its level {level:g}: it has no miss to word")
 
 
-def _pooled_misses(row: dict[str, str], level: float, se: float) -> bool:
+def pooled_misses(row: dict[str, str], level: float, se: float = 3.0) -> bool:
     """Whether the pooled coverage of ``row`` is below ``level`` by more than ``se`` binomial SE at the level."""
     return float(row["coverage"]) < level - se * math.sqrt(level * (1 - level) / int(row["n_sim"]))
 
@@ -220,7 +220,7 @@ def misses(row: dict[str, str], level: float, se: float = 3.0) -> bool:
     """Whether ``row`` is below ``level`` by more than ``se`` Monte Carlo SE (binomial, at the level), pooled or in
     its worst design draw. The table's rule is 3 SE; the reference scripts continue a grid point on more data sets
     where a row is below by 2 (``se=2``: it misses, or may hold by its Monte Carlo error alone)."""
-    if _pooled_misses(row, level, se):
+    if pooled_misses(row, level, se):
         return True
     low, draws = _optional(row, "coverage_min"), _optional(row, "design_draws")
     return bool(low and draws) and float(low) < level - se * math.sqrt(level * (1 - level) * int(draws)

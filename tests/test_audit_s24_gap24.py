@@ -17,7 +17,7 @@ def test_note_names_a_worst_draw_miss():
     # in its worst design draw (0.892, below 0.95 - 3 sqrt(0.95 * 0.05 * 4 / 1920) = 0.9203)
     rows = _gap_rows(20)
     (skewed,) = [r for r in rows if calibration.misses(r, 0.95)]
-    assert skewed["distribution"] == "skewed" and not calibration._pooled_misses(skewed, 0.95, 3.0)
+    assert skewed["distribution"] == "skewed" and not calibration.pooled_misses(skewed, 0.95, 3.0)
     assert float(skewed["coverage_min"]) == pytest.approx(0.891667, abs=1e-6)
     note = _small_runs.coverage_note("studentized", "optimality gap", "optimality_gap", 20, tasks=2)
     # before: "... covered 0.94 to 0.97; 20 runs per task are the most simulated, ..." (the miss not visible)
