@@ -575,7 +575,9 @@ def _run(design, options, rng, scale):
     table = pd.DataFrame(rows)
     seed = None
     if options.aggregate is not None:
-        aggregate, seed, more = _aggregate(design, options, pairs, rng)
+        across_given = {(r["agent_1"], r["agent_2"]) for r in rows
+                        if r["scope"] == "across tasks" and np.isfinite(r["p_value"])}
+        aggregate, seed, more = _aggregate(design, options, pairs, rng, across_given)
         notes += more + _saturated_aggregate_note(aggregate, tied, options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
@@ -620,8 +622,20 @@ def _capped_pair(design, pair, metric):
     return saturated_withheld(at_bound, design.counts[:, list(pair)], [metric])[:, 0]
 
 
-def _aggregate(design, options, pairs, rng):
-    """(rows, seed, notes): the aggregate's difference per pair from the bootstrap's resamples, or none and why."""
+def _read_instead(pairs, across_given):
+    """What a note withholding the aggregate of ``pairs`` sends the reader to: the per-task tests, and the
+    across-tasks tests of those pairs only where they are given (``across_given``, the pairs whose across-tasks test
+    has a p-value; None: all). Audit s25: on one task, where the across-tasks test is withheld too, the note said
+    "read the per-task and across-tasks tests"."""
+    given = [pair for pair in pairs if across_given is None or pair in across_given]
+    if len(given) == len(pairs):
+        return "read the per-task and across-tasks tests"
+    return "read the per-task tests" + (", and the across-tasks tests where given" if given else "")
+
+
+def _aggregate(design, options, pairs, rng, across_given=None):
+    """(rows, seed, notes): the aggregate's difference per pair from the bootstrap's resamples, or none and why.
+    ``across_given``: the pairs whose across-tasks test is given (None: all), for the notes' way on."""
     from .. import backend
 
     label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
@@ -631,7 +645,7 @@ def _aggregate(design, options, pairs, rng):
                f"some agent has {count(fewest, 'run')} in a task" if fewest < 3 else "there is one task")
         return [], None, [f"the aggregate ({label}) difference is withheld: its studentised bootstrap interval needs "
                           f"every agent on 2 or more tasks with 3 runs or more in each, and {why}; add runs or "
-                          "tasks, or read the per-task and across-tasks tests"]
+                          f"tasks, or {_read_instead(pairs, across_given)}"]
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
                                   confidence_level=1 - 2 * options.alpha, rng=rng, normalize=False,  # said above
                                   progress=False, max_seconds=float("inf"))  # equivalence() estimated it and shows it
@@ -666,12 +680,12 @@ def _aggregate(design, options, pairs, rng):
         beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
         at_cap = [n for n, k in zip((a, b), _capped_pair(design, (i, j), options.aggregate)) if k]
         if own or beyond:
-            lost[f"{a} vs {b}"] = (f"the bootstrap withholds the studentised interval of {' and '.join(own)} (too "
+            lost[a, b] = (f"the bootstrap withholds the studentised interval of {' and '.join(own)} (too "
                                    "many resamples repeat one score in a task: standard error 0)" if own else
                                    "its bootstrap-t interval reaches beyond the range the difference takes in any "
                                    "resample of these scores (resamples with standard errors near 0)")
         elif at_cap:  # audit s11: given there, the IQM's declared non-inferiority at the margin in up to 0.080
-            lost[f"{a} vs {b}"] = _CAPPED_AGGREGATE.format(
+            lost[a, b] = _CAPPED_AGGREGATE.format(
                 who=" and ".join(f"{n}'s runs" for n in at_cap), fewest=SATURATED_FEWEST_OFF[options.aggregate],
                 label=label, measured=_CAPPED_MEASURED[options.aggregate])
         if at_cap or own or beyond:
@@ -680,8 +694,8 @@ def _aggregate(design, options, pairs, rng):
         rows += _rows("aggregate", a, b, None, f"{name} ({label})", delta, se, np.nan, test, options.margin)
     # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
     fresh = [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
-    fresh += [f"the aggregate ({label}) difference is withheld for {pair}: {why}; add runs, or read the per-task and "
-              "across-tasks tests" for pair, why in lost.items()]
+    fresh += [f"the aggregate ({label}) difference is withheld for {a} vs {b}: {why}; add runs, or "
+              f"{_read_instead([(a, b)], across_given)}" for (a, b), why in lost.items()]
     if not reaches:  # no (hits + 1) / (B + 1) reaches alpha
         fresh.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
                      f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
