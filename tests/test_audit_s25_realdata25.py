@@ -51,3 +51,24 @@ def test_equivalence_withheld_aggregate_keeps_both_ways_where_across_is_given(at
     assert note.endswith("some agent has 2 runs in a task; add runs or tasks, or read the per-task and across-tasks "
                          "tests")
     assert res.tidy().query("scope == 'across tasks'").p_value.notna().all()
+
+
+# ----------------------------------------------------------------------------- read_logs: tags at different steps
+
+@pytest.fixture
+def sb3_folder():
+    from conftest import SHARED_DATA
+
+    folder = SHARED_DATA / "logs" / "sb3_classic"
+    if not folder.is_dir():
+        pytest.skip(f"the SB3 logs are not at {folder} (shared/data/logs/sb3_classic beside the clone; they are not "
+                    "published files, so no mirror holds them)")
+    return folder
+
+
+@pytest.mark.xfail(strict=True, reason="two tags logged at different steps are joined on the step, NaN where one "
+                                       "was not logged, without a word")
+def test_read_logs_says_tags_logged_at_different_steps(sb3_folder):
+    frame = rlstats.read_logs(sb3_folder, "{agent}/{task}/seed_{seed}/", format="tensorboard",
+                              tags=["rollout/ep_rew_mean", "eval/mean_reward"], progress=False)
+    assert any("different steps" in note for note in frame.attrs["rlstats_notes"])
