@@ -555,7 +555,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         run started) where the log records time, and ``source`` (the file each row came from,
         relative to ``path``), sorted by run (its fields in column order, numbers in them read as
         numbers, whatever order a file lists its runs in) and step; ``attempt`` when a run was started again
-        from its first step (see Notes). ``attrs["rlstats_notes"]`` says what was read and how;
+        from its first step (see Notes). Scalars logged at different steps (SB3's rollout and evaluation tags) are
+        joined on the step: a row is a step where any of them was logged, NaN where one was not (the notes count
+        them). ``attrs["rlstats_notes"]`` says what was read and how;
         results built from the frame repeat it. ``attrs["read_log"]`` is a :class:`ReadLog`,
         which lists the files with problems, the runs that end early and every run's files.
 
@@ -1043,6 +1045,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                         for index, piece in pieces if piece.meta.get("time_goes_back_at")}, key=natural_key)
     nonfinite: dict[str, tuple[int, int]] = {}
     frame, duplicates, without_step = _assemble(runs, field_names, mapping, found.to_read, options.keep, nonfinite)
+    unlogged = _unlogged(frame, mapping, nonfinite)  # before smoothing, which reads the rows as logged
     keys = tuple(_ordered_fields(field_names))
     run_keys = tuple((tuple(run[f] for f in keys), None) for run in frame_runs)
     # Notes bound to the runs they name (re-worded for the runs a result receives), or to this frame as a whole.
@@ -1075,6 +1078,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
         notes.append(Note(f"{count(without_step, 'table row')} without a step left out", scope="frame"))
     if nonfinite:
         notes.append(Note(_nonfinite_note(nonfinite), scope="frame"))
+    if unlogged:
+        notes.append(Note(_unlogged_note(unlogged, list(mapping.values())), scope="frame"))
     if going_back:  # the files named (audit s20: "4 log files", none named)
         notes.append(Note(f"{count(len(going_back), 'log file')} with steps that go back (a restart appended to "
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
@@ -1324,6 +1329,26 @@ def _early_note(ended_early, field_names):
     return (f"{count(len(ended_early), 'run')} {'ends' if len(ended_early) == 1 else 'end'} well before "
             f"{siblings} (last logged step under {EARLY_END_FRACTION:.0%} of their median: killed, or still "
             f"running?), so a value at the last step would compare different steps: " + _listed_runs(ended_early))
+
+
+def _unlogged(frame, mapping, nonfinite):
+    """{column: rows} of the scalars missing at some of the frame's steps: a row is a step where any scalar read was
+    logged, so a scalar logged at other steps than another (SB3's rollout and evaluation tags) is NaN there; the
+    values logged as NaN (``nonfinite``, {column: (NaN, infinite)}) are not counted."""
+    if len(mapping) < 2:
+        return {}
+    missing = {column: int(frame[column].isna().sum()) - nonfinite.get(column, (0, 0))[0]
+               for column in mapping.values()}
+    return {column: n for column, n in missing.items() if n}
+
+
+def _unlogged_note(unlogged, columns):
+    """The note of the scalars read at different steps (audit s25: SB3's 'rollout/ep_rew_mean' and 'eval/mean_reward'
+    were joined on the step, 1,524 rows NaN in the latter, without a word)."""
+    parts = ", ".join(f"{column!r} in {count(n, 'row')}" for column, n in unlogged.items())
+    return (f"the scalars read ({_listed(columns)}) are not all logged at the same steps: a row is a step where any of them was logged, "
+            f"NaN in a column at steps where its scalar was not ({parts}); an analysis of one of them refuses those "
+            "rows until they are dropped (na_action=\"drop\"), or read that scalar alone with tags=")
 
 
 def _nonfinite_note(nonfinite):
