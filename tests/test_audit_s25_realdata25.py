@@ -114,3 +114,84 @@ def test_read_logs_sb3_counts_match_the_files(sb3_folder):
         assert rows.step.tolist() == stored["timesteps"].tolist()
         np.testing.assert_allclose(rows["eval/mean_reward"], stored["results"].mean(axis=1), rtol=1e-15)
     assert len(monitor) == 9714 and len(evaluations) == 72
+
+
+# ----------------------------------------------------------------------------- checked and found true (kept as tests)
+
+def test_equivalence_on_atari_matches_statsmodels_and_keeps_units_and_order(atari):
+    """CURL vs DrQ(eps) on five Atari games, human-normalised, margin 0.05: each per-task TOST p-value is
+    statsmodels' ttost_ind (Welch), the across-tasks test the Welch-Satterthwaite mean of the task differences by
+    hand; the same with the scores and the margin times 1000 and with the rows shuffled."""
+    import numpy as np
+    from scipy import stats
+    from statsmodels.stats.weightstats import ttost_ind
+
+    tasks = ["Boxing", "Breakout", "Pong", "Qbert", "Seaquest"]
+    data = rlstats.normalize(atari, "atari100k_reference")
+    data = data[data.agent.isin(["CURL", "DrQ(eps)"]) & data.task.isin(tasks)]
+    res = rlstats.equivalence(data, "score ~ agent | task", margin=0.05, aggregate=None)
+    table = res.tidy()
+    parts = []
+    for task in tasks:
+        a = data[(data.agent == "CURL") & (data.task == task)].score.to_numpy()
+        b = data[(data.agent == "DrQ(eps)") & (data.task == task)].score.to_numpy()
+        row = table[(table.scope == "task") & (table.task == task)].iloc[0]
+        assert row.p_value == pytest.approx(ttost_ind(a, b, -0.05, 0.05, usevar="unequal")[0], rel=1e-9)
+        parts += [(a.var(ddof=1) / a.size, a.size - 1), (b.var(ddof=1) / b.size, b.size - 1)]
+    v, nu = np.array(parts).T
+    means = data.groupby(["task", "agent"]).score.mean().unstack()
+    delta, se = (means["CURL"] - means["DrQ(eps)"]).mean(), np.sqrt(v.sum()) / len(tasks)
+    df = v.sum() ** 2 / (v ** 2 / nu).sum()
+    across = table[table.scope == "across tasks"].iloc[0]
+    assert (across.estimate, across.std_error, across.df) == pytest.approx((delta, se, df), rel=1e-12)
+    assert across.conf_low == pytest.approx(delta - stats.t.ppf(0.95, df) * se, rel=1e-12)
+    assert across.conclusion == "shown below -0.05, beyond the margin"
+    assert "margin = 0.05 (normalised scores)" in str(res)
+    scaled = data.assign(score=data.score * 1000).sample(frac=1, random_state=3)
+    other = rlstats.equivalence(scaled, "score ~ agent | task", margin=50, aggregate=None).tidy()
+    np.testing.assert_allclose(other.p_value, table.p_value, rtol=1e-9)
+    np.testing.assert_allclose(other.estimate / 1000, table.estimate, rtol=1e-9)
+    assert other.shown.tolist() == table.shown.tolist()
+
+
+def test_percentiles_pbp_separations_match_the_intervals(atari):
+    """Six Atari agents of 100 runs on Boxing: 'they separate 4 of the 15 pairs' is the count of disjoint printed
+    intervals (SPR's against DrQ, CURL, OTRainbow, DER), the DKW half-width sqrt(log(2 / delta') / (2 n)) with
+    delta' = 0.05 / 6 cells and n = 100, and every agent's best and worst rank those the intervals allow."""
+    import itertools
+    import math
+
+    data = atari[atari.agent.isin(["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]) & (atari.task == "Boxing")]
+    res = rlstats.percentiles(data, "score ~ agent | task", interval="pbp", rng=1, progress=False)
+    table = res.tidy().set_index("agent")
+    apart = [(a, b) for a, b in itertools.combinations(table.index, 2)
+             if table.conf_low[a] > table.conf_high[b] or table.conf_low[b] > table.conf_high[a]]
+    assert sorted(apart, key=sorted) == sorted([("CURL", "SPR"), ("DER", "SPR"), ("DrQ", "SPR"),
+                                                ("OTRainbow", "SPR")], key=sorted)
+    width = math.sqrt(math.log(2 / (0.05 / 6)) / 200)
+    assert f"DKW band half-width at delta' = 0.00833 is {width:.2f}" in str(res)
+    assert "they separate 4 of the 15 pairs here" in str(res)
+    for a in table.index:
+        above = sum(table.conf_low[o] > table.conf_high[a] for o in table.index if o != a)
+        below = sum(table.conf_high[o] < table.conf_low[a] for o in table.index if o != a)
+        assert (table.rank_best[a], table.rank_worst[a]) == (1 + above, len(table) - below)
+    assert table.loc["SPR", ["conf_low", "conf_high"]].tolist() == pytest.approx([0.5357, 0.7073], abs=5e-5)
+
+
+def test_curves_on_sb3_evaluations_are_the_runs_means(sb3_folder):
+    """The per-step means of the curves of the SB3 evaluations on CartPole-v1 are the means of the three runs'
+    evaluation means (numpy on evaluations.npz), on the steps every agent reaches (DQN stops at 20k)."""
+    import numpy as np
+
+    frame = rlstats.read_logs(sb3_folder, "{agent}/{task}/seed_{seed}/", format="sb3_eval",
+                              tags={"eval/mean_reward": "score"}, progress=False)
+    res = rlstats.curves(frame, "score ~ agent | task/seed", step="step", statistic="mean", rng=1,
+                         subset="task == 'CartPole-v1'")
+    table = res.tidy()
+    for agent in ("A2C", "DQN", "PPO"):
+        runs = [np.load(sb3_folder / agent / "CartPole-v1" / f"seed_{s}" / "evaluations.npz")["results"].mean(axis=1)
+                for s in range(3)]
+        expected = np.mean([r[:4] for r in runs], axis=0)
+        np.testing.assert_allclose(table[table.agent == agent].estimate, expected, rtol=1e-12)
+    assert table.step.unique().tolist() == [5000, 10000, 15000, 20000]
+    assert any("the runs of DQN on CartPole-v1 stop at 20k" in note for note in res.notes)
