@@ -63,10 +63,136 @@ ARGS = ("score ~ agent | task", "--method", "percentiles", "--seed", "0", "-o", 
         "-o", "n_resamples=200", "--no-progress")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s25 cli25: compare's notes read na_action=\"drop\" and pass bounds=")
 def test_compare_notes_in_the_command_spelling(gappy_csv):
-    path, _ = gappy_csv
-    shown = cli_shell("compare", str(path), *ARGS)
+    """The notes of compare's text, summary, Markdown and CSV (on stderr) name -o and the flags; the numbers are the
+    Python route's; every flag and -o item named is one compare takes."""
+    path, data = gappy_csv
+    python = rlstats.compare(data, "score ~ agent | task", method="percentiles", rng=0, na_action="drop",
+                             n_resamples=200, progress=False)
+    assert any('na_action="drop"' in note for note in python.notes)  # the Python API's text is unchanged
+    assert any("pass bounds= when" in note for note in python.notes)
+    for output in ("summary", "markdown"):  # text: below, the whole of it
+        shown = cli_shell("compare", str(path), *ARGS, "--format", output)
+        assert shown.returncode == 0, shown.stderr
+        text = shown.stdout.replace("\\_", "_")  # Markdown escapes underscores
+        assert "-o na_action=drop" in text and 'na_action="drop"' not in text, output
+        assert "pass -o bounds= when" in text and "pass bounds=" not in text, output
+        assert_accepted(text, "compare")
+    # the text is the Python result's, but for its notes' spelling: the same numbers, the same notes
+    from rlstats.cli import _compare_hints
+    from rlstats.cli._shared import render
+
+    hints = _compare_hints(_subparser("compare").parse_args(_DUMMY[("compare",)]))
+    assert cli_shell("compare", str(path), *ARGS).stdout == render(python, "text", hints)
+    assert render(python, "text", hints) != str(python)
+    shown = cli_shell("compare", str(path), *ARGS, "--format", "csv")
+    assert "-o na_action=drop" in shown.stderr and "pass -o bounds=" in shown.stderr
+    assert 'na_action="drop"' not in shown.stderr
+
+
+def test_json_output_keeps_the_python_record(gappy_csv):
+    """--format json is the result's record: its notes as the Python API writes them, unchanged."""
+    path, data = gappy_csv
+    python = rlstats.compare(data, "score ~ agent | task", method="percentiles", rng=0, na_action="drop",
+                             n_resamples=200, progress=False)
+    shown = cli_shell("compare", str(path), *ARGS, "--format", "json")
+    assert json.loads(shown.stdout)["notes"] == list(python.notes)
+
+
+def test_column_and_formula_named_as_options_are_left(tmp_path):
+    """A response column named as an option (bounds, alpha) and the formula text are not taken for hints: the data
+    line is as written, and only the note's keyword (pass bounds=) becomes -o bounds=."""
+    data = rlstats.datasets.simulate(agents=2, tasks=2, seeds=4, rng=1).rename(
+        columns={"score": "bounds", "agent": "alpha"})
+    path = tmp_path / "named.csv"
+    data.to_csv(path, index=False)
+    shown = cli_shell("compare", str(path), "bounds ~ alpha | task", "--method", "percentiles", "--seed", "0",
+                      "-o", "n_resamples=200", "-o", "subset=bounds > -1000", "--no-progress")
     assert shown.returncode == 0, shown.stderr
-    assert "-o na_action=drop" in shown.stdout and 'na_action="drop"' not in shown.stdout
-    assert "pass -o bounds= when" in shown.stdout and "pass bounds=" not in shown.stdout
+    assert "data:  bounds and alpha and task" in shown.stdout
+    assert 'pass -o bounds= when' in shown.stdout
+    assert '-o "subset=bounds > -1000" kept 16 of 16 rows' in shown.stdout
+    assert_accepted(shown.stdout, "compare")
+
+
+def test_in_command_words_numbers_and_prose():
+    """A count with thousands separators is one number as -o reads it; formula text, bare names and numbers are
+    left as they are."""
+    from rlstats.cli._shared import in_command_notes, in_command_words, parse_option
+
+    flags, options = {"n_resamples": "--n-resamples", "rng": "--seed"}, {"bounds", "alpha"}
+    assert in_command_words("pass n_resamples=940,000 to make it", flags, ()) == "pass --n-resamples 940000 to make it"
+    said = in_command_words("pass bounds=1,500 (or alpha=0.05, 2,3)", {}, options)
+    assert said == "pass -o bounds=1500 (or -o alpha=0.05, 2,3)"
+    assert parse_option("bounds=1500") == ("bounds", 1500)
+    for prose in ("score ~ agent | task", "alpha ~ bounds | task", "n = 5 runs, alpha = 0.05", "1 / sqrt(n_resamples)",
+                  "another rng could", "bounds == 3"):
+        assert in_command_words(prose, flags, options) == prose
+
+    class Fake:
+        notes = ()
+    assert in_command_notes(Fake(), (flags, options)).notes == ()  # nothing to say: the same object
+
+
+def test_flag_tables_read_off_the_parsers():
+    """Each command's table of keyword -> flag is its parser's: every flag in it parses, and its keyword is one the
+    function the command calls takes."""
+    import inspect
+
+    from rlstats.cli._shared import flag_table, keyword_names
+    from rlstats.comparison import compare
+    from rlstats.methods.adastop import AdaStop
+    from rlstats.planning import power, sample_size
+    from rlstats.runs import summarize_runs
+
+    def takes(*functions):
+        return {name for f in functions for name in inspect.signature(f).parameters}
+
+    cases = {("compare",): (None, keyword_names(compare)), ("power",): (None, keyword_names(power, sample_size)),
+             ("adastop", "update"): (None, takes(AdaStop, AdaStop.update)), ("demo",): (None, {"rng"})}
+    tables = {}
+    for command, (scope, keywords) in cases.items():
+        parser = _subparser(*command)
+        tables[command] = table = flag_table(parser, scope)
+        assert set(table) <= keywords, (command, set(table) - keywords)
+        assert {flag.split()[0] for flag in table.values()} <= set(parser._option_string_actions)
+    summary = flag_table(_subparser("compare"), "summary")
+    assert set(summary) <= takes(summarize_runs) and summary["k"] == "--summarize-option k="
+    assert tables[("compare",)] == {"method": "--method", "rng": "--seed", "eval_env": "--allow-python",
+                                    "max_seconds": "--max-seconds", "progress": "--no-progress"}
+    assert tables[("power",)]["n_jobs"] == "--jobs" and tables[("power",)]["design"] == "--pilot"
+    assert tables[("adastop", "update")]["n_resamples"] == "--n-resamples"
+
+
+def test_adastop_update_notes_name_its_flags():
+    """adastop update prints the result's notes with its flags (--n-resamples 940000), the Python result keeps
+    n_resamples=940,000."""
+    import dataclasses
+
+    from rlstats.cli._shared import in_command_notes
+
+    update = _subparser("adastop", "update")
+    args = update.parse_args(["s.json", "b.csv"])
+    result = rlstats.AdaStop(["a", "b"], n=3, K=2, rng=0)
+    result.update({"a": [1.0, 2.0, 3.0], "b": [1.5, 2.5, 3.5]})
+    res = result.result()
+    res = dataclasses.replace(res, notes=res.notes + ("pass n_resamples=940,000 to make the margin exceed 2 SE",))
+    shown = in_command_notes(res, (args.flags, ()))
+    assert shown.notes[-1] == "pass --n-resamples 940000 to make the margin exceed 2 SE"
+    assert res.notes[-1].startswith("pass n_resamples=940,000")
+    assert_accepted(shown.notes[-1], "adastop", "update")
+
+
+def test_power_notes_name_its_options():
+    """power's notes: a method's keyword as -o, power()'s own as its flag; a Python structure is left as written."""
+    from rlstats.cli._shared import in_command_words
+    from rlstats.cli.power import _power_hints
+
+    parser = _subparser("power")
+    args = parser.parse_args(["bootstrap"])
+    note = ("unless bootstrap={'interval': ...} names another; interval='percentile' is the thesis's rule; "
+            "power() runs it on the scores as they are (heterogeneity=0 simulates tasks alike)")
+    said = in_command_words(note, *_power_hints(args))
+    assert said == ("unless bootstrap={'interval': ...} names another; -o interval=percentile is the thesis's rule; "
+                    "power() runs it on the scores as they are (--heterogeneity 0 simulates tasks alike)")
+    assert assert_accepted(said, "power") == {"--heterogeneity"}
