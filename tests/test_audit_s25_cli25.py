@@ -196,3 +196,32 @@ def test_power_notes_name_its_options():
     assert said == ("unless bootstrap={'interval': ...} names another; -o interval=percentile is the thesis's rule; "
                     "power() runs it on the scores as they are (--heterogeneity 0 simulates tasks alike)")
     assert assert_accepted(said, "power") == {"--heterogeneity"}
+
+
+def test_said_once_stays_said():
+    """A note already in the command's spelling (compare --summarize's, spelled where the summary is made) is not
+    spelled again when the result prints: '-o na_action=drop', not '-o -o na_action=drop'."""
+    from rlstats.cli._shared import in_command_words
+
+    flags = {"k": "--summarize-option k=", "rng": "--seed", "progress": "--no-progress"}
+    for message in ('pass k=10 or steps=[1, 2] (na_action="drop"); another rng=', "progress=False keeps it quiet"):
+        once = in_command_words(message, flags, {"na_action", "steps"})
+        assert in_command_words(once, flags, {"na_action", "steps"}) == once
+    assert in_command_words("progress=False keeps it quiet", flags, ()) == "--no-progress keeps it quiet"
+
+
+def test_summarize_notes_said_once(tmp_path):
+    """compare --summarize: the summary's note is spelled for the command where the summary is made, and not again
+    when the result prints; the statistic is the Python route's."""
+    curves = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=5, rng=0)
+    curves.loc[0, "score"] = float("nan")
+    path = tmp_path / "curves.csv"
+    curves.to_csv(path, index=False)
+    shown = cli_shell("compare", str(path), "score ~ agent | task/seed", "--summarize", "last_k_mean",
+                      "--summarize-option", "k=3", "-o", "na_action=drop", "--seed", "0", "--no-progress")
+    assert shown.returncode == 0, shown.stderr
+    assert "1 of 60 rows dropped (-o na_action=drop)" in shown.stdout and "-o -o" not in shown.stdout
+    python = rlstats.compare(rlstats.summarize_runs(curves, "score ~ agent | task/seed", how="last_k_mean", k=3, step="step",
+                                                    na_action="drop"), "score ~ agent | task/seed", rng=0)
+    assert f"= {python.statistic:.5g}" in shown.stdout
+    assert_accepted(shown.stdout, "compare")

@@ -561,6 +561,8 @@ def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str
 #: the attributes of an argparse action that :func:`keyword_flag` sets: the Python keyword(s) its flag sets, and
 #: the call they belong to (None: the command's own; "summary": compare --summarize's summarize_runs)
 _KEYWORD, _SCOPE = "rlstats_keyword", "rlstats_scope"
+#: the flags :func:`keyword_flag` added that take no value (--no-progress): a hint names them without one
+_BARE_FLAGS: set[str] = set()
 
 
 def keyword_flag(parser: argparse.ArgumentParser, *names: str, keyword: str | tuple[str, ...] | None = None,
@@ -570,6 +572,8 @@ def keyword_flag(parser: argparse.ArgumentParser, *names: str, keyword: str | tu
     keywords a flag of NAME=VALUE items sets (--summarize-option k=10). :func:`flag_table` reads these marks, so that
     the command's messages name the flag the parser takes, from the parser itself."""
     action = parser.add_argument(*names, **kwargs)
+    if action.nargs == 0:  # a hint progress=False reads --no-progress
+        _BARE_FLAGS.add(max(action.option_strings, key=len))
     setattr(action, _KEYWORD, action.dest if keyword is None else keyword)
     setattr(action, _SCOPE, scope)
     return action
@@ -606,14 +610,13 @@ def in_command_notes(result: Result, hints: tuple[Mapping[str, str], Iterable[st
     return result if notes == result.notes else dataclasses.replace(result, notes=notes)
 
 
-#: Flags that take no value: a hint ``progress=False`` reads ``--no-progress``.
-_BARE_FLAGS = ("--no-progress", "--allow-python", "--allow-repeat")
-#: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``)
-_PYTHON_OPTION = re.compile(r"""(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)="""
+#: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``); not
+#: an item the command line's spelling gives already (``-o k=v``, ``--summarize-option k=v``: a note said twice)
+_PYTHON_OPTION = re.compile(r"""(?<![\w.-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)="""
                             r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
                             r"""(?!\.?[\w+<>\[({-])""")  # not a Python structure (a list, a call): left as it is
 #: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
-_PYTHON_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
+_PYTHON_NAME = re.compile(r"(?<![\w.-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 
 
 #: a call the message quotes as Python code: a dotted name (rlstats.curves, df.drop) and its parenthesised arguments
