@@ -611,12 +611,13 @@ def in_command_notes(result: Result, hints: tuple[Mapping[str, str], Iterable[st
 
 
 #: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``); not
-#: an item the command line's spelling gives already (``-o k=v``, ``--summarize-option k=v``: a note said twice)
-_PYTHON_OPTION = re.compile(r"""(?<![\w.-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)="""
+#: an item the command line's spelling gives already (``-o k=v``, ``--summarize-option k=v``: a note said twice),
+#: nor part of a path (``runs/step=100/seed_1``)
+_PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)="""
                             r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
-                            r"""(?!\.?[\w+<>\[({-])""")  # not a Python structure (a list, a call): left as it is
+                            r"""(?!\.?[\w+<>\[({/\\-])""")  # not a Python structure (a list, a call): left as it is
 #: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
-_PYTHON_NAME = re.compile(r"(?<![\w.-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
+_PYTHON_NAME = re.compile(r"(?<![\w./\\-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 
 
 #: a call the message quotes as Python code: a dotted name (rlstats.curves, df.drop) and its parenthesised arguments
