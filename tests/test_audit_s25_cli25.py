@@ -253,3 +253,24 @@ def test_read_logs_paths_and_counts_as_written(step_folder):
     assert shown.returncode == 2 and "rlstats: error: --smooth 1000 logged values is at least" in shown.stderr
     assert "e.g. --smooth 1\n" in shown.stderr
     assert_accepted(shown.stderr, "read-logs")
+
+
+def test_calls_of_the_command_said_as_its_options():
+    """A note's call of the function compare runs, the data left out, is said as compare's options; another call, or
+    one with an argument the command does not take, stays Python."""
+    from rlstats.cli import _compare_hints
+    from rlstats.cli._shared import in_command_words
+
+    hints = _compare_hints(_subparser("compare").parse_args(_DUMMY[("compare",)]))
+    cases = {"use model='hierarchical' or rlstats.equivalence(..., across='paired_t')":
+             "use -o model=hierarchical or --method equivalence -o across=paired_t",
+             "rlstats.compare(..., method='equivalence', subset=...) keeps it":
+             "--method equivalence -o subset=... keeps it",
+             "use rlstats.equivalence(...), whose test": "use --method equivalence, whose test",
+             "rlstats.mixed(..., confidence_level=0.9)": "--method mixed -o confidence_level=0.9"}
+    for note, said in cases.items():
+        assert in_command_words(note, *hints) == said
+        assert_accepted(said, "compare")
+    for python in ("rlstats.tuning(..., views=['a', ...])", "rlstats.curves(df, ..., step='step')",
+                   "rlstats.bootstrap(..., nosuch=3)", "rlstats.compare(...)", "rlstats.read_logs(..., tags='x')"):
+        assert in_command_words(python, *hints) == python

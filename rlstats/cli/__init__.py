@@ -69,12 +69,15 @@ def compare_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _compare_hints(args: argparse.Namespace) -> tuple[dict[str, str], set[str]]:
-    """(flags, -o names) for :func:`in_command_words`: compare's own arguments and every back end's keywords."""
+def _compare_hints(args: argparse.Namespace) -> tuple[dict[str, str], set[str], dict[str, str]]:
+    """(flags, -o names, calls) for :func:`in_command_words`: compare's own arguments, every back end's keywords, and
+    the calls this command makes (rlstats.compare, and each back end's function by --method)."""
     from ..comparison import compare
+    from ..methods import METHODS
 
+    calls = {"compare": "", **{name: f"{args.flags['method']} {name}" for name in METHODS}}
     # summarize_runs()'s how= is --summarize here (its messages name how=)
-    return {**_reserved(args), "how": args.summary_flags["how"]}, keyword_names(compare)
+    return {**_reserved(args), "how": args.summary_flags["how"]}, keyword_names(compare), calls
 
 
 #: what --summarize-option may set: summarize_runs()'s options other than the data, formula, step and how

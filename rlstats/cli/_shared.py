@@ -596,17 +596,17 @@ def flag_table(parser: argparse.ArgumentParser, scope: str | None = None) -> dic
     return table
 
 
-def in_command_notes(result: Result, hints: tuple[Mapping[str, str], Iterable[str]] | None) -> Result:
+def in_command_notes(result: Result, hints: tuple[Any, ...] | None) -> Result:
     """``result`` with its notes' hints in the command line's spelling (:func:`in_command_words` with ``hints``,
-    (flags, -o names)), for what the command prints; its numbers and every other field the same. A keyword the
+    (flags, -o names[, calls])), for what the command prints; its numbers and every other field the same. A keyword the
     command does not expose stays as the Python function spells it."""
     import dataclasses
 
     if hints is None or not getattr(result, "notes", None):
         return result
-    flags, options = hints
+    flags, options, *calls = hints
     options = set(options)
-    notes = tuple(in_command_words(note, flags, options) for note in result.notes)
+    notes = tuple(in_command_words(note, flags, options, *calls) for note in result.notes)
     return result if notes == result.notes else dataclasses.replace(result, notes=notes)
 
 
@@ -628,13 +628,17 @@ _SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([A-Za-z_][A-Za-z0-9_]*)(?= must )")
 _SMALLER = re.compile(r"(?<=\ba smaller )([A-Za-z_][A-Za-z0-9_]*)\b(?!=)")
 
 
-def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
+def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str],
+                     calls: Mapping[str, str] | None = None) -> str:
     """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
     for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
     ``reserved``; a flag given as ``--flag name=`` takes the item ``name=value``), ``-o name=value`` for one of the
     ``options`` -o sets; a name given without a value (``pass n= a
-    divisor``) becomes ``--flag`` or ``-o name=``. Other text is left as it is, and so is a message that gives the
-    command line's spelling itself (max_seconds='s)."""
+    divisor``) becomes ``--flag`` or ``-o name=``. A call of the package the command makes (``calls``: function ->
+    the words that select it, ``rlstats.equivalence(..., across='paired_t')`` -> ``--method equivalence -o
+    across=paired_t``) is said so where each of its arguments after ``...`` is such a hint; any other call stays
+    Python. Other text is left as it is, and so is a message that gives the command line's spelling itself
+    (max_seconds='s)."""
     if "on the command line" in message:
         return message
     settable = set(options)
@@ -673,10 +677,28 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
     def spelled_outside_calls(text):
         return _SMALLER.sub(smaller, _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text))))
 
+    def call(text):  # rlstats.equivalence(..., across='paired_t'): --method equivalence -o across=paired_t
+        found = _PACKAGE_CALL.fullmatch(text)
+        if found is None or calls is None or found.group(1) not in calls:
+            return text
+        arguments = found.group(2) or ""
+        items = list(_PYTHON_OPTION.finditer(arguments))
+        if ", ".join(item.group(0) for item in items) != arguments:  # a list, a call, a positional value: Python
+            return text
+        said = [spelled(item) for item in items]
+        if any(word == item.group(0) for word, item in zip(said, items)):  # an argument the command does not take
+            return text
+        return " ".join(filter(None, (calls[found.group(1)], *said))) or text  # rlstats.compare(...): as it is
+
     message = _OPTION_LIST.sub(lambda match: _option_list(match, flags), message)
-    # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither
+    # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither,
+    # but for a call of the package's the command makes itself, with nothing but keywords after "..."
     parts = _PYTHON_CALL.split(message)
-    return "".join(part if i % 2 else spelled_outside_calls(part) for i, part in enumerate(parts))
+    return "".join(call(part) if i % 2 else spelled_outside_calls(part) for i, part in enumerate(parts))
+
+
+#: a call of the package with the data left out: rlstats.NAME(..., keyword=value, ...)
+_PACKAGE_CALL = re.compile(r"rlstats\.([a-z_]+)\(\.\.\.(?:, (.+))?\)")
 
 
 #: a back end's list of keywords closing a message ("...; its options are: statistic, test, rng, progress")
@@ -758,8 +780,7 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
 FORMATS = tuple(_RENDERERS)
 
 
-def render(result: Result, output_format: str,
-           hints: tuple[Mapping[str, str], Iterable[str]] | None = None) -> str:
+def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = None) -> str:
     """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`); with ``hints``
     (flags, -o names) its notes name the command's options as it takes them (:func:`in_command_notes`), except in
     JSON, which is the result's record as Python writes it."""
