@@ -203,6 +203,7 @@ def test_said_once_stays_said():
     spelled again when the result prints: '-o na_action=drop', not '-o -o na_action=drop'."""
     from rlstats.cli._shared import in_command_words
 
+    _subparser("compare")  # the flags that take no value are known once a parser is built, as main() builds it
     flags = {"k": "--summarize-option k=", "rng": "--seed", "progress": "--no-progress"}
     for message in ('pass k=10 or steps=[1, 2] (na_action="drop"); another rng=', "progress=False keeps it quiet"):
         once = in_command_words(message, flags, {"na_action", "steps"})

@@ -561,7 +561,8 @@ def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str
 #: the attributes of an argparse action that :func:`keyword_flag` sets: the Python keyword(s) its flag sets, and
 #: the call they belong to (None: the command's own; "summary": compare --summarize's summarize_runs)
 _KEYWORD, _SCOPE = "rlstats_keyword", "rlstats_scope"
-#: the flags :func:`keyword_flag` added that take no value (--no-progress): a hint names them without one
+#: the flags :func:`keyword_flag` added that take no value (--no-progress): a hint names them without one; filled
+#: as :func:`rlstats.cli.build_parser` builds the parsers, which main() does before any message is said
 _BARE_FLAGS: set[str] = set()
 
 
