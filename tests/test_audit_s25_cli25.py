@@ -17,8 +17,8 @@ import rlstats
 from conftest import cli_shell
 
 #: a flag a message names (--seed, --summarize-option), and an -o item (-o bounds=, -o "subset=...")
-_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z-]*)")
-_ITEM = re.compile(r"""(?<![\w-])-o ("[^"]*"|'[^']*'|[^\s;,)]+)""")
+_FLAG = re.compile(r"(?<![\w-])(--[A-Za-z][A-Za-z-]*)")
+_ITEM = re.compile(r"""(?<![\w-])-o ("[^"]*"|'[^']*'|[^\s;)]+)""")
 
 
 def _subparser(*path):
@@ -30,23 +30,52 @@ def _subparser(*path):
     return parser
 
 
+def _parses(parser, argv):
+    """Whether ``parser`` takes ``argv`` (argparse exits on a bad one)."""
+    import contextlib
+    import io
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            parser.parse_args(argv)
+    except SystemExit:
+        return False
+    return True
+
+
 def assert_accepted(text, *command):
-    """Every flag and -o item ``text`` names is one that ``rlstats COMMAND`` takes: the flag is among its parser's
-    option strings, and an -o item parses (parse_option) to a keyword of the functions the command calls."""
+    """Every flag and -o item ``text`` names is one that ``rlstats COMMAND`` takes: the flag parses on its parser with
+    the word after it as its value (or, where that word is prose, "another --seed moves ...", with a number), a flag
+    taking no value alone; an -o item parses (parse_option) to a keyword of the functions the command calls."""
     from rlstats.cli._shared import parse_option
 
     parser = _subparser(*command)
+    base = _DUMMY[command]
     flags = set(_FLAG.findall(text))
-    assert flags <= set(parser._option_string_actions), (flags - set(parser._option_string_actions), text)
+    for flag in flags:
+        assert flag in parser._option_string_actions, (flag, text)
+        if parser._option_string_actions[flag].nargs == 0:
+            assert _parses(parser, base + [flag]), (flag, text)
+            continue
+        words = re.findall(re.escape(flag) + r" (\S+)", text)
+        for word in words or ["1"]:  # a word of prose after a flag taking a number: the flag with one
+            word = word.rstrip(".,;:)")
+            prose = re.fullmatch(r"[a-z]+", word) is not None
+            assert _parses(parser, base + [flag, word]) or prose and _parses(parser, base + [flag, "1"]), (flag, text)
+    if parser.get_default("hints") is None:  # no -o NAME=VALUE (read-logs' -o is its output file)
+        return flags
     for item in _ITEM.findall(text):
+        item = item if item[0] in "\"'" else item.rstrip(".,:")
         name, value = parse_option(item.strip("\"'"))
-        assert name in parser.get_default("hints")(parser.parse_args(_DUMMY[command]))[1], (name, text)
+        assert _parses(parser, base + ["-o", item.strip("\"'")]), (item, text)
+        assert name in parser.get_default("hints")(parser.parse_args(base))[1], (name, text)
         assert not isinstance(value, tuple), (item, text)  # 940,000 typed as one number
     return flags
 
 
 #: arguments that parse for each command, to ask its hints for its -o names
-_DUMMY = {("compare",): ["f.csv", "score ~ agent | task"], ("power",): ["skillings_mack"]}
+_DUMMY = {("compare",): ["f.csv", "score ~ agent | task"], ("power",): ["skillings_mack"],
+          ("adastop", "update"): ["state.json", "batch.csv"], ("read-logs",): ["logs", "-o", "out.csv"]}
 
 
 @pytest.fixture(scope="module")
@@ -196,6 +225,17 @@ def test_power_notes_name_its_options():
     assert said == ("unless bootstrap={'interval': ...} names another; -o interval=percentile is the thesis's rule; "
                     "power() runs it on the scores as they are (--heterogeneity 0 simulates tasks alike)")
     assert assert_accepted(said, "power") == {"--heterogeneity"}
+
+
+def test_the_check_of_named_flags_refuses():
+    """assert_accepted fails on a flag the command does not take, a value it refuses and a count -o reads as a tuple."""
+    for text, command in (("pass --nosuch 3", ("compare",)), ("use --format yaml", ("compare",)),
+                          ("pass -o n_resamples=940,000", ("compare",)), ("pass --jobs 1,000,000", ("read-logs",)),
+                          ("pass --K 2.5", ("adastop", "update"))):
+        with pytest.raises(AssertionError):
+            assert_accepted(text, *command)
+    assert assert_accepted("pass --jobs 1000000, or --no-progress", "read-logs") == {"--jobs", "--no-progress"}
+    assert assert_accepted("another --seed moves it", "adastop", "update") == {"--seed"}
 
 
 def test_said_once_stays_said():
