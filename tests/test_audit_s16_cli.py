@@ -81,7 +81,7 @@ def test_the_help_examples_of_options_run_as_written(atari, mirror, tmp_path, ca
         status, text = run(["compare", str(path), "score ~ agent | task", "--seed", "1", "--no-progress",
                             *method, *shlex.split(example)])
         assert status == 0, (example, capsys.readouterr().err)
-        assert "Note: subset=" in text if "subset" in example else text
+        assert 'Note: -o "subset=' in text if "subset" in example else text  # as typed (audit s25 cli25)
 
 
 def test_a_subset_hint_with_not_equal_reads_as_the_help_writes_it(tmp_path, capsys):

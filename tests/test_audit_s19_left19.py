@@ -19,7 +19,8 @@ def test_rows_dropped_for_text_read_as_missing_name_that_text(tmp_path, name):
     named_agents_runs((name, "PPO", "SAC")).to_csv(path, index=False)
     status, out, err = cli_run("compare", path, "score ~ agent | task", "-o", "na_action=drop")
     assert status == 0, err
-    assert '12 of 36 rows dropped (na_action="drop"): 12 with missing values in \'agent\'' in out
+    # the option as the command takes it (audit s25 cli25)
+    assert '12 of 36 rows dropped (-o na_action=drop): 12 with missing values in \'agent\'' in out
     assert (f"column 'agent' of the file holds the text '{name}' in 12 rows, which pandas.read_csv reads as missing "
             f"values: if '{name}' is a name") in " ".join(out.split()), out
 
@@ -141,7 +142,8 @@ def test_power_agents_flag_takes_a_quoted_name_with_a_comma(tmp_path):
     assert status == 0, err
     kept = rlstats.power(method="skillings_mack", design=data, formula="score ~ agent | task", seeds=[3], n_sim=5,
                          agents=["R&D, Inc", "SPR"], rng=0, progress=False)
-    assert out == str(kept)  # the same two agents as from Python
+    # the same two agents as from Python; the notes name --resample as the command takes it (audit s25 cli25)
+    assert "resample='pooled'" in str(kept) and out == str(kept).replace("resample='pooled'", "--resample pooled")
     assert out != str(rlstats.power(method="skillings_mack", design=data, formula="score ~ agent | task", seeds=[3],
                                     n_sim=5, rng=0, progress=False))
     status, out, err = cli_run(*common, "--agents", "R&D, Inc,SPR")

@@ -166,7 +166,8 @@ def test_csv_format_is_the_tidy_frame(runs_csv):
 def test_subset_on_the_command_line_uses_the_restricted_grammar(runs_csv):
     path, df = runs_csv
     status, text = run(["compare", str(path), "score ~ agent | task", "-o", "subset=task != 'task_01' & seed < 5"])
-    assert status == 0 and "subset=\"task != 'task_01' & seed < 5\" kept 15 of 18 rows" in text
+    # the note names the option as it was typed (audit s25 cli25: it read subset="..." as Python writes it)
+    assert status == 0 and "-o \"subset=task != 'task_01' & seed < 5\" kept 15 of 18 rows" in text
     kept = df[df["task"] != "task_01"]
     assert f"= {rlstats.compare(kept, 'score ~ agent | task').statistic:.5g}" in text
 

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
-from ._shared import (COST_FLAGS, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options,
-                      in_command_words, keyword_names, make_output_folder, name_columns, parse_options, read_table,
-                      reference_file, render, report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
+from ._shared import (FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options, flag_table,
+                      in_command_notes, in_command_words, keyword_flag, keyword_names, make_output_folder, name_columns,
+                      parse_options, read_table, reference_file, render, report_drawn_seed, rows_in_file, said,
+                      save_plot, with_missing_text)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,9 +44,13 @@ def demo_runs(data: pd.DataFrame,
     return runs
 
 
-#: compare()'s own arguments, which -o cannot set: where each comes from instead.
-_RESERVED_OPTIONS = {"data": "the FILE argument", "formula": "the FORMULA argument", "method": "--method",
-                     "rng": "--seed", "eval_env": "--allow-python", **COST_FLAGS}
+#: compare()'s arguments given as arguments, which -o cannot set (its flags' keywords are read off the parser)
+_ARGUMENTS = {"data": "the FILE argument", "formula": "the FORMULA argument"}
+
+
+def _reserved(args: argparse.Namespace) -> dict[str, str]:
+    """compare()'s keywords -o cannot set: where each comes from instead (an argument, or the flag that sets it)."""
+    return {**_ARGUMENTS, **args.flags}
 
 
 def compare_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -53,7 +58,7 @@ def compare_options(args: argparse.Namespace) -> dict[str, Any]:
     from ..conditions import parse_condition
     from ..formula import RESTRICTED
 
-    options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
+    options = {**parse_options(args.option, _reserved(args)), **cost_options(args)}
     options = reference_file(options)
     if args.seed is not None:
         options["rng"] = args.seed
@@ -64,24 +69,27 @@ def compare_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _compare_hints() -> tuple[dict[str, str], set[str]]:
-    """(flags, -o names) for :func:`in_command_words`: compare's own arguments and every back end's keywords."""
+def _compare_hints(args: argparse.Namespace) -> tuple[dict[str, str], set[str], dict[str, str]]:
+    """(flags, -o names, calls) for :func:`in_command_words`: compare's own arguments, every back end's keywords, and
+    the calls this command makes (rlstats.compare, and each back end's function by --method)."""
     from ..comparison import compare
+    from ..methods import METHODS
 
+    calls = {"compare": "", **{name: f"{args.flags['method']} {name}" for name in METHODS}}
     # summarize_runs()'s how= is --summarize here (its messages name how=)
-    return {**_RESERVED_OPTIONS, "how": "--summarize"}, keyword_names(compare)
+    return {**_reserved(args), "how": args.summary_flags["how"]}, keyword_names(compare), calls
 
 
 #: what --summarize-option may set: summarize_runs()'s options other than the data, formula, step and how
 _SUMMARY_OPTIONS = ("k", "threshold", "normalize_auc", "steps", "method")
 
 
-#: where summarize_runs()'s keywords come from on this command line, for its messages and notes
-_SUMMARY_FLAGS = {**{name: f"--summarize-option {name}=" for name in _SUMMARY_OPTIONS}, "how": "--summarize",
-                  "step": "--step", "eval_env": "--allow-python"}
+def _summary_flags(args: argparse.Namespace) -> dict[str, str]:
+    """Where summarize_runs()'s keywords come from on this command line, for its messages and notes."""
+    return {**args.summary_flags, "eval_env": args.flags["eval_env"]}
 
 
-def _notes_in_command_words(frame: pd.DataFrame) -> None:
+def _notes_in_command_words(frame: pd.DataFrame, flags: dict[str, str]) -> None:
     """The summary's notes, which every result built from ``frame`` prints, in this command's spelling: advice to
     ``pass steps=`` reads ``--summarize-option steps=`` (audit s23), as its errors do. ``frame`` is the command's own."""
     import dataclasses
@@ -90,7 +98,7 @@ def _notes_in_command_words(frame: pd.DataFrame) -> None:
 
     provenance = provenance_of(frame)
     if provenance is not None:
-        set_notes(frame, [dataclasses.replace(note, text=in_command_words(note.text, _SUMMARY_FLAGS, ("na_action",)))
+        set_notes(frame, [dataclasses.replace(note, text=in_command_words(note.text, flags, ("na_action",)))
                           for note in provenance.notes], columns=provenance.columns)
 
 
@@ -125,8 +133,8 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
                               na_action=options.get("na_action", "raise"), **keep, **given)
     except RlstatsError as exc:  # its hints (k=10, threshold=) in this command's spelling
         message = rows_in_file(said(exc), args.file, args.sep)
-        raise UsageError(in_command_words(message, _SUMMARY_FLAGS, ("na_action",))) from exc
-    _notes_in_command_words(runs)
+        raise UsageError(in_command_words(message, _summary_flags(args), ("na_action",))) from exc
+    _notes_in_command_words(runs, _summary_flags(args))
     names = {formula.groups, formula.blocks, formula.replicate, *formula.crossed, "censored"}
     column, = [c for c in runs.columns if c not in names]
     if column == formula.response:
@@ -163,12 +171,13 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     elif args.summarize_option or args.step is not None:
         raise UsageError("--step and --summarize-option go with --summarize HOW (e.g. --summarize final)")
     result = compare(data, formula, method=args.method, **options)
-    text = render(result, args.format)
+    text = render(result, args.format, args.hints(args))
     if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout
         save_plot(result, args.plot)
     out.write(text)
     if args.format == "csv" and result.notes:  # the tidy frame has no room for them: what was dropped or withheld
-        sys.stderr.write("".join(f"Note: {note}\n" for note in result.notes))
+        notes = in_command_notes(result, args.hints(args)).notes
+        sys.stderr.write("".join(f"Note: {note}\n" for note in notes))
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
     report_drawn_seed(args.seed, result)
@@ -264,28 +273,31 @@ def build_parser() -> argparse.ArgumentParser:
                               formatter_class=raw)
     cmp.add_argument("file", help="CSV, TSV or Parquet file in long format (-: standard input)")
     cmp.add_argument("formula", help="e.g. 'score ~ agent | task'")
-    cmp.add_argument("--method", default=None, help="back end (default: by the formula)")
+    keyword_flag(cmp, "--method", default=None, help="back end (default: by the formula)")
     cmp.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     cmp.add_argument("--plot", default=None, metavar="PATH", help="also save the standard figure to PATH")
-    cmp.add_argument("--seed", type=int, default=None,
-                     help="seed of the random stream (rng=; default: drawn, and printed on stderr to repeat the run)")
+    keyword_flag(cmp, "--seed", keyword="rng", type=int, default=None,
+                 help="seed of the random stream (rng=; default: drawn, and printed on stderr to repeat the run)")
     cmp.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="further option of the back end, e.g. -o pvalue=monte_carlo (repeatable)")
     cmp.add_argument("--sep", default=None, help="column separator of a text file (default: comma; tab for .tsv)")
-    cmp.add_argument("--allow-python", action="store_true",
-                     help="evaluate the response as Python (it can then run any code: only for formulas you trust; "
-                          "-o subset= keeps its grammar)")
-    cmp.add_argument("--summarize", default=None, metavar="HOW",
-                     choices=("final", "last_k_mean", "auc", "max", "time_to_threshold"),
-                     help="a file of several rows per run, one per training step: reduce each run to one row "
-                          "first, as rlstats.summarize_runs does: final, last_k_mean, auc, max or "
-                          "time_to_threshold (stated in the notes)")
-    cmp.add_argument("--step", default=None, metavar="COLUMN", help="with --summarize: the step column (default: step)")
-    cmp.add_argument("--summarize-option", action="append", default=[], metavar="NAME=VALUE",
-                     help="with --summarize: an option of the summary, e.g. k=10 (last_k_mean), threshold=195 "
-                          "(time_to_threshold), normalize_auc=True (repeatable)")
+    keyword_flag(cmp, "--allow-python", keyword="eval_env", action="store_true",
+                 help="evaluate the response as Python (it can then run any code: only for formulas you trust; "
+                      "-o subset= keeps its grammar)")
+    keyword_flag(cmp, "--summarize", keyword="how", scope="summary", default=None, metavar="HOW",
+                 choices=("final", "last_k_mean", "auc", "max", "time_to_threshold"),
+                 help="a file of several rows per run, one per training step: reduce each run to one row "
+                      "first, as rlstats.summarize_runs does: final, last_k_mean, auc, max or "
+                      "time_to_threshold (stated in the notes)")
+    keyword_flag(cmp, "--step", scope="summary", default=None, metavar="COLUMN",
+                 help="with --summarize: the step column (default: step)")
+    keyword_flag(cmp, "--summarize-option", keyword=_SUMMARY_OPTIONS, scope="summary", action="append", default=[],
+                 metavar="NAME=VALUE",
+                 help="with --summarize: an option of the summary, e.g. k=10 (last_k_mean), threshold=195 "
+                      "(time_to_threshold), normalize_auc=True (repeatable)")
     add_cost_flags(cmp)
-    cmp.set_defaults(run=run_compare, hints=_compare_hints)
+    cmp.set_defaults(run=run_compare, hints=_compare_hints, flags=flag_table(cmp),
+                     summary_flags=flag_table(cmp, scope="summary"))
 
     demo = commands.add_parser(
         "demo", help="simulate a benchmark and run the back ends on it (naming any its data do not suit)",
@@ -293,8 +305,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "back end its data suit (and name the others), then compare 3 simulated agents step by step over training on 6 tasks; print "
                     "the results and write the data and figures to --out.")
     demo.add_argument("--out", default="rlstats-demo", help="folder for the data and figures (default: rlstats-demo)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the simulation and of the methods (default: 0)")
-    demo.set_defaults(run=run_demo, hints=lambda: ({"rng": "--seed"}, set()))
+    keyword_flag(demo, "--seed", keyword="rng", type=int, default=0,
+                 help="seed of the simulation and of the methods (default: 0)")
+    # the demo prints the Python calls it makes, and its results' notes as Python spells them; its errors name --seed
+    demo.set_defaults(run=run_demo, hints=lambda args: (flag_table(demo), set()))
 
     from .adastop import add_adastop_commands
 
@@ -320,7 +334,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     def words(message):  # the library's hints (name=value) and rows (index labels) in the command line's terms
         message = rows_in_file(message, getattr(args, "file", None) or getattr(args, "pilot", None),
                                getattr(args, "sep", None))
-        return message if hints is None else in_command_words(message, *hints())
+        return message if hints is None else in_command_words(message, *hints(args))
 
     def show_warning(message, category, filename, lineno, file=None, line=None):
         sys.stderr.write(f"rlstats: warning: {words(str(message))}\n")  # one line, as errors are

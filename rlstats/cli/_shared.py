@@ -527,10 +527,10 @@ def add_cost_flags(parser: argparse.ArgumentParser) -> None:
     """``--max-seconds`` and ``--no-progress``: the back ends' ``max_seconds=`` and ``progress=`` (issue 43 item 2).
 
     A flag rather than ``-o``, since ``-o`` values are Python literals and infinity is not one."""
-    parser.add_argument("--max-seconds", type=float, default=None, metavar="SECONDS",
-                        help="most estimated seconds to run without refusing (max_seconds=; default one hour; "
-                             "inf: no bound)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr (progress=False)")
+    keyword_flag(parser, "--max-seconds", type=float, default=None, metavar="SECONDS",
+                 help="most estimated seconds to run without refusing (max_seconds=; default one hour; inf: no bound)")
+    keyword_flag(parser, "--no-progress", keyword="progress", action="store_true",
+                 help="no progress bar on stderr (progress=False)")
 
 
 def cost_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -542,10 +542,6 @@ def cost_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.no_progress:
         options["progress"] = False
     return options
-
-
-#: What -o cannot set because :func:`add_cost_flags` does.
-COST_FLAGS = {"max_seconds": "--max-seconds", "progress": "--no-progress"}
 
 
 def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str, Any]:
@@ -562,14 +558,67 @@ def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str
     return options
 
 
-#: Flags that take no value: a hint ``progress=False`` reads ``--no-progress``.
-_BARE_FLAGS = ("--no-progress", "--allow-python", "--allow-repeat")
-#: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``)
-_PYTHON_OPTION = re.compile(r"""(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)="""
-                            r"""("[^"]*"|'[^']*'|\.\.\.|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
-                            r"""(?!\.?[\w+<>\[({-])""")  # not a Python structure (a list, a call): left as it is
+#: the attributes of an argparse action that :func:`keyword_flag` sets: the Python keyword(s) its flag sets, and
+#: the call they belong to (None: the command's own; "summary": compare --summarize's summarize_runs)
+_KEYWORD, _SCOPE = "rlstats_keyword", "rlstats_scope"
+#: the flags :func:`keyword_flag` added that take no value (--no-progress): a hint names them without one; filled
+#: as :func:`rlstats.cli.build_parser` builds the parsers, which main() does before any message is said
+_BARE_FLAGS: set[str] = set()
+
+
+def keyword_flag(parser: argparse.ArgumentParser, *names: str, keyword: str | tuple[str, ...] | None = None,
+                 scope: str | None = None, **kwargs: Any) -> argparse.Action:
+    """``parser.add_argument(*names, **kwargs)`` for a flag that sets a keyword of the Python function the command
+    calls: ``keyword`` (default: the flag's dest, --n-sim sets ``n_sim=``; --seed sets ``rng=``), or a tuple of the
+    keywords a flag of NAME=VALUE items sets (--summarize-option k=10). :func:`flag_table` reads these marks, so that
+    the command's messages name the flag the parser takes, from the parser itself."""
+    action = parser.add_argument(*names, **kwargs)
+    if action.nargs == 0:  # a hint progress=False reads --no-progress
+        _BARE_FLAGS.add(max(action.option_strings, key=len))
+    setattr(action, _KEYWORD, action.dest if keyword is None else keyword)
+    setattr(action, _SCOPE, scope)
+    return action
+
+
+def flag_table(parser: argparse.ArgumentParser, scope: str | None = None) -> dict[str, str]:
+    """Python keyword -> the flag that sets it on ``parser``'s command line (its :func:`keyword_flag` marks of
+    ``scope``): ``{"rng": "--seed", "n_sim": "--n-sim", "k": "--summarize-option k="}``, the spelling
+    :func:`in_command_words` and :func:`in_command_notes` write and :func:`parse_options` refuses with -o."""
+    table = {}
+    for action in parser._actions:
+        keyword = getattr(action, _KEYWORD, None)
+        if keyword is None or getattr(action, _SCOPE, None) != scope:
+            continue
+        flag = max(action.option_strings, key=len)
+        if isinstance(keyword, tuple):  # a flag of NAME=VALUE items
+            table.update({name: f"{flag} {name}=" for name in keyword})
+        else:
+            table[keyword] = flag
+    return table
+
+
+def in_command_notes(result: Result, hints: tuple[Any, ...] | None) -> Result:
+    """``result`` with its notes' hints in the command line's spelling (:func:`in_command_words` with ``hints``,
+    (flags, -o names[, calls])), for what the command prints; its numbers and every other field the same. A keyword the
+    command does not expose stays as the Python function spells it."""
+    import dataclasses
+
+    if hints is None or not getattr(result, "notes", None):
+        return result
+    flags, options, *calls = hints
+    options = set(options)
+    notes = tuple(in_command_words(note, flags, options, *calls) for note in result.notes)
+    return result if notes == result.notes else dataclasses.replace(result, notes=notes)
+
+
+#: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``); not
+#: an item the command line's spelling gives already (``-o k=v``, ``--summarize-option k=v``: a note said twice),
+#: nor part of a path (``runs/step=100/seed_1``)
+_PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)="""
+                            r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
+                            r"""(?!\.?[\w+<>\[({/\\-])""")  # not a Python structure (a list, a call): left as it is
 #: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
-_PYTHON_NAME = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
+_PYTHON_NAME = re.compile(r"(?<![\w./\\-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 
 
 #: a call the message quotes as Python code: a dotted name (rlstats.curves, df.drop) and its parenthesised arguments
@@ -580,13 +629,17 @@ _SUBJECT = re.compile(r"(?:(?<=^)|(?<=; ))([A-Za-z_][A-Za-z0-9_]*)(?= must )")
 _SMALLER = re.compile(r"(?<=\ba smaller )([A-Za-z_][A-Za-z0-9_]*)\b(?!=)")
 
 
-def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str]) -> str:
+def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str],
+                     calls: Mapping[str, str] | None = None) -> str:
     """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
     for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
     ``reserved``; a flag given as ``--flag name=`` takes the item ``name=value``), ``-o name=value`` for one of the
     ``options`` -o sets; a name given without a value (``pass n= a
-    divisor``) becomes ``--flag`` or ``-o name=``. Other text is left as it is, and so is a message that gives the
-    command line's spelling itself (max_seconds='s)."""
+    divisor``) becomes ``--flag`` or ``-o name=``. A call of the package the command makes (``calls``: function ->
+    the words that select it, ``rlstats.equivalence(..., across='paired_t')`` -> ``--method equivalence -o
+    across=paired_t``) is said so where each of its arguments after ``...`` is such a hint; any other call stays
+    Python. Other text is left as it is, and so is a message that gives the command line's spelling itself
+    (max_seconds='s)."""
     if "on the command line" in message:
         return message
     settable = set(options)
@@ -595,6 +648,8 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         name, value = match.group(1), match.group(2)
         if value[0] in "\"'" and value[-1] == value[0]:
             value = value[1:-1]
+        elif re.fullmatch(r"\d{1,3}(?:,\d{3})+", value):  # 940,000 as typed: -o reads 940,000 as a tuple
+            value = value.replace(",", "")
         flag = flags.get(name, "")
         if flag.endswith("="):  # a flag of NAME=VALUE items (--summarize-option k=): the item as one word
             return f"{flag.split()[0]} {shell_word(f'{name}={value}')}"
@@ -623,10 +678,28 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
     def spelled_outside_calls(text):
         return _SMALLER.sub(smaller, _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text))))
 
+    def call(text):  # rlstats.equivalence(..., across='paired_t'): --method equivalence -o across=paired_t
+        found = _PACKAGE_CALL.fullmatch(text)
+        if found is None or calls is None or found.group(1) not in calls:
+            return text
+        arguments = found.group(2) or ""
+        items = list(_PYTHON_OPTION.finditer(arguments))
+        if ", ".join(item.group(0) for item in items) != arguments:  # a list, a call, a positional value: Python
+            return text
+        said = [spelled(item) for item in items]
+        if any(word == item.group(0) for word, item in zip(said, items)):  # an argument the command does not take
+            return text
+        return " ".join(filter(None, (calls[found.group(1)], *said))) or text  # rlstats.compare(...): as it is
+
     message = _OPTION_LIST.sub(lambda match: _option_list(match, flags), message)
-    # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither
+    # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither,
+    # but for a call of the package's the command makes itself, with nothing but keywords after "..."
     parts = _PYTHON_CALL.split(message)
-    return "".join(part if i % 2 else spelled_outside_calls(part) for i, part in enumerate(parts))
+    return "".join(call(part) if i % 2 else spelled_outside_calls(part) for i, part in enumerate(parts))
+
+
+#: a call of the package with the data left out: rlstats.NAME(..., keyword=value, ...)
+_PACKAGE_CALL = re.compile(r"rlstats\.([a-z_]+)\(\.\.\.(?:, (.+))?\)")
 
 
 #: a back end's list of keywords closing a message ("...; its options are: statistic, test, rng, progress")
@@ -708,8 +781,12 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
 FORMATS = tuple(_RENDERERS)
 
 
-def render(result: Result, output_format: str) -> str:
-    """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`)."""
+def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = None) -> str:
+    """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`); with ``hints``
+    (flags, -o names) its notes name the command's options as it takes them (:func:`in_command_notes`), except in
+    JSON, which is the result's record as Python writes it."""
+    if output_format != "json":
+        result = in_command_notes(result, hints)
     return _RENDERERS[output_format](result)
 
 

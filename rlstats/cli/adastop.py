@@ -50,8 +50,6 @@ from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT, MAX_N
 
 #: options that apply when the state is created (AdaStop keywords; dashes on the command line)
 _OPTIONS = ("n", "K", "n_resamples", "alpha", "beta", "reference", "permutations")
-#: AdaStop's keywords as update's flags, for the hints of its messages (key= is left: those messages name both)
-_FLAGS = {**{name: "--" + name.replace("_", "-") for name in _OPTIONS}, "rng": "--seed"}
 
 
 def _add_key_file(parser, when):
@@ -61,7 +59,7 @@ def _add_key_file(parser, when):
 
 def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``adastop update|status|plot`` on the ``rlstats`` command's subparsers."""
-    from ._shared import help_description, help_examples
+    from ._shared import flag_table, help_description, help_examples, keyword_flag
 
     shown: dict[str, Any] = {"epilog": help_examples(__doc__), "formatter_class": argparse.RawDescriptionHelpFormatter}
     adastop = subparsers.add_parser("adastop", help="run AdaStop batch by batch while experiments run",
@@ -77,24 +75,27 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     update.add_argument("--lock-timeout", type=float, default=LOCK_TIMEOUT, metavar="SECONDS",
                         help="how long to wait for another update of the same state to finish "
                              f"(default: {LOCK_TIMEOUT:g})")
-    update.add_argument("--n", type=int, default=None,
-                        help="runs per agent per batch (default: the runs per agent in the first batch)")
-    update.add_argument("--K", type=int, default=None, help=f"maximum number of batches (default: {DEFAULT_K})")
-    update.add_argument("--n-resamples", type=int, default=None, help="permutation paths (default: 10000)")
-    update.add_argument("--alpha", type=float, default=None, help="family-wise error (default: 0.05)")
-    update.add_argument("--beta", type=float, default=None, help="early-accept level, 0 = off (default: 0)")
-    update.add_argument("--reference", default=None, help="compare this agent with every other (default: all pairs)")
-    update.add_argument("--permutations", choices=("joint", "pairwise"), default=None,
-                        help="how a permutation path acts on the data: joint relabelling of all running agents "
-                             "(default), or pairwise slot choices as the paper (its error can exceed alpha with "
-                             "3 or more agents)")
-    update.add_argument("--seed", type=int, default=None, help="seed of the random permutation paths (default: drawn, printed when the state is "
-                             "created and recorded in it)")
-    update.add_argument("--allow-repeat", action="store_true",
-                        help="accept a batch whose scores, or some agent's runs, equal an earlier batch's (refused "
-                             "by default: it is almost always the same file fed twice, or a column copied)")
+    keyword_flag(update, "--n", type=int, default=None,
+                 help="runs per agent per batch (default: the runs per agent in the first batch)")
+    keyword_flag(update, "--K", type=int, default=None, help=f"maximum number of batches (default: {DEFAULT_K})")
+    keyword_flag(update, "--n-resamples", type=int, default=None, help="permutation paths (default: 10000)")
+    keyword_flag(update, "--alpha", type=float, default=None, help="family-wise error (default: 0.05)")
+    keyword_flag(update, "--beta", type=float, default=None, help="early-accept level, 0 = off (default: 0)")
+    keyword_flag(update, "--reference", default=None, help="compare this agent with every other (default: all pairs)")
+    keyword_flag(update, "--permutations", choices=("joint", "pairwise"), default=None,
+                 help="how a permutation path acts on the data: joint relabelling of all running agents "
+                      "(default), or pairwise slot choices as the paper (its error can exceed alpha with "
+                      "3 or more agents)")
+    keyword_flag(update, "--seed", keyword="rng", type=int, default=None,
+                 help="seed of the random permutation paths (default: drawn, printed when the state is "
+                      "created and recorded in it)")
+    keyword_flag(update, "--allow-repeat", keyword="allow_repeat", action="store_true",
+                 help="accept a batch whose scores, or some agent's runs, equal an earlier batch's (refused "
+                      "by default: it is almost always the same file fed twice, or a column copied)")
     _add_key_file(update, "(set when the state is created; needed by every later call)")
-    update.set_defaults(run=run_update)
+    # the keywords of AdaStop (and of its update) the flags set, for its messages' hints (key= is left: those
+    # messages name both --key-file and the Python keyword)
+    update.set_defaults(run=run_update, flags=flag_table(update))
 
     status = commands.add_parser("status", help="print the decisions so far and what to run next", **shown)
     status.add_argument("state", help="JSON state file (- reads standard input)")
@@ -181,7 +182,7 @@ def _create(args, frame, key):
     try:
         return AdaStop(agents, rng=args.seed, key=key, **options)
     except RlstatsError as exc:  # the options came from this call's flags: its hints name them (--K, not K=)
-        raise type(exc)(in_command_words(said(exc), _FLAGS, ())) from exc
+        raise type(exc)(in_command_words(said(exc), args.flags, ())) from exc
 
 
 def _check_unchanged(seq, args, path):
@@ -243,7 +244,7 @@ def _progress_text(seq, result):
 
 def run_update(args: argparse.Namespace, out: TextIO) -> int:
     from .. import format as fmt
-    from ._shared import STREAM, check_output_path, in_command_words, read_table
+    from ._shared import STREAM, check_output_path, in_command_notes, in_command_words, read_table
     from ..errors import RlstatsError
     from ..methods.adastop import state_lock
 
@@ -280,7 +281,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         try:
             seq.update(frame, allow_repeat=args.allow_repeat)
         except RlstatsError as exc:  # its hint allow_repeat=True is --allow-repeat here
-            raise type(exc)(in_command_words(_in_file(exc, args), {"allow_repeat": "--allow-repeat"}, ())) from exc
+            raise type(exc)(in_command_words(_in_file(exc, args), args.flags, ())) from exc
         try:
             seq.save(path)
         except OSError as exc:
@@ -293,7 +294,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         keyed = "" if key is None else f"; digests keyed by --key-file (key id {state['integrity']['key_id']})"
         out.write(f"created {path}: agents {fmt.name_list(seq.agents)}; {options}; seed {state['seed']['record']}"
                   f"{keyed}\n")
-    result = seq.result()
+    result = in_command_notes(seq.result(), (args.flags, ()))  # its notes name update's flags
     out.write(_progress_text(seq, result))
     if seq.done:
         out.write(str(result))

@@ -30,21 +30,13 @@ from typing import TextIO
 
 from ..errors import RlstatsError
 from ..logs import MAX_FILE_BYTES, MAX_FILES, is_url
-from ._shared import STREAM, UsageError, help_description, help_examples, said
+from ._shared import (STREAM, UsageError, flag_table, help_description, help_examples, in_command_words, keyword_flag,
+                      said)
 
-#: read_logs' advice names Python keywords; the command names its options.
-OPTION_WORDS = (("on_error='skip'", "--on-error skip"),
-                # the read log is a frame attribute the file written does not keep; its list is on stderr (audit s20)
-                ("(see attrs['read_log'])", "(listed in the warning above)"),
-                (" (frame.attrs['read_log'] lists them):", ":"),
-                (" (attrs['read_log'].segments)", ""), ("with tags=, e.g. tags=", "with --tags, e.g. --tags "),
-                ("with tags=", "with --tags"), ("pass tags=", "pass --tags"), ("with format=, e.g. format=",
-                                                                                 "with --format, e.g. --format "),
-                ("pass format=", "pass --format"), ("pass step=", "pass --step "), ("tags=", "--tags "),
-                ("pattern=", "--pattern "), ("n_jobs=", "--jobs "), ("n_jobs must", "--jobs must"),
-                ("step=", "--step "), ("smooth_over=", "--smooth-over "), ("smooth=", "--smooth "),
-                ("smooth must", "--smooth must"), ("max_files=", "--max-files "), ("max_files must", "--max-files must"),
-                ("max_file_bytes=", "--max-file-bytes "), ("max_file_bytes must", "--max-file-bytes must"))
+#: read_logs' advice that names the frame's attributes, which the file written does not keep: its list of what was
+#: read is on stderr (audit s20). Its keywords are named as the command's flags by in_command_words (flag_table).
+PROSE_WORDS = (("(see attrs['read_log'])", "(listed in the warning above)"),
+               (" (frame.attrs['read_log'] lists them):", ":"), (" (attrs['read_log'].segments)", ""))
 #: Suffixes of the file written: CSV, TSV or Parquet.
 OUTPUT_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 
@@ -61,34 +53,35 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
                                         "either (s3://, gs://, file://, ...), read through fsspec")
     # more paths are a shell wildcard expanded: caught to say so (argparse's "unrecognized arguments" does not)
     command.add_argument("more_paths", nargs="*", default=[], help=argparse.SUPPRESS)
-    command.add_argument("--pattern", default=None,
-                         help="where agent, task and seed come from, e.g. '{agent}/{task}/seed_{seed}' (default: "
-                              "none: a column 'run' holds each file's folder or run name; marl-eval's keys give "
-                              "agent, task and seed)")
-    command.add_argument("--format", choices=FORMATS, default=None, help="log format (default: the one found)")
-    command.add_argument("--tags", default=None, metavar="TAG[=COLUMN],...",
-                         help="scalars to read, comma-separated, each optionally renamed "
-                              "(default: the one that looks like an evaluation return)")
-    command.add_argument("--step", default=None, help="step column of table logs (default: found by name)")
-    command.add_argument("--keep", choices=("last", "first"), default="last",
-                         help="value kept when a run logs a step twice (default: last)")
-    command.add_argument("--on-error", choices=("raise", "skip"), default="raise",
-                         help="unreadable, truncated or incomplete runs: stop (default) or skip them")
-    command.add_argument("--smooth", default=None, metavar="N",
-                         help="replace each scalar by its run's trailing rolling mean over the last N episodes "
-                              "(or steps, with --smooth-over steps), as SB3's plot_results draws monitor.csv returns, "
-                              "e.g. --smooth 100; stated in the notes (default: raw values)")
-    command.add_argument("--smooth-over", choices=("episodes", "steps"), default=None,
-                         help="what --smooth counts: logged values (episodes of a monitor.csv; the default) or steps")
-    command.add_argument("--jobs", type=int, default=1, help="files read in parallel (default 1; -1: all cores)")
-    command.add_argument("--max-files", type=int, default=MAX_FILES, metavar="N",
-                         help=f"the listing of the folder or URL may hold at most N files (default: {MAX_FILES:,})")
-    command.add_argument("--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",
-                         help=f"a file read from a URL may have at most N bytes (default: {MAX_FILE_BYTES:,})")
-    command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    keyword_flag(command, "--pattern", default=None,
+                 help="where agent, task and seed come from, e.g. '{agent}/{task}/seed_{seed}' (default: "
+                      "none: a column 'run' holds each file's folder or run name; marl-eval's keys give "
+                      "agent, task and seed)")
+    keyword_flag(command, "--format", choices=FORMATS, default=None, help="log format (default: the one found)")
+    keyword_flag(command, "--tags", default=None, metavar="TAG[=COLUMN],...",
+                 help="scalars to read, comma-separated, each optionally renamed "
+                      "(default: the one that looks like an evaluation return)")
+    keyword_flag(command, "--step", default=None, help="step column of table logs (default: found by name)")
+    keyword_flag(command, "--keep", choices=("last", "first"), default="last",
+                 help="value kept when a run logs a step twice (default: last)")
+    keyword_flag(command, "--on-error", choices=("raise", "skip"), default="raise",
+                 help="unreadable, truncated or incomplete runs: stop (default) or skip them")
+    keyword_flag(command, "--smooth", default=None, metavar="N",
+                 help="replace each scalar by its run's trailing rolling mean over the last N episodes "
+                      "(or steps, with --smooth-over steps), as SB3's plot_results draws monitor.csv returns, "
+                      "e.g. --smooth 100; stated in the notes (default: raw values)")
+    keyword_flag(command, "--smooth-over", choices=("episodes", "steps"), default=None,
+                 help="what --smooth counts: logged values (episodes of a monitor.csv; the default) or steps")
+    keyword_flag(command, "--jobs", keyword="n_jobs", type=int, default=1,
+                 help="files read in parallel (default 1; -1: all cores)")
+    keyword_flag(command, "--max-files", type=int, default=MAX_FILES, metavar="N",
+                 help=f"the listing of the folder or URL may hold at most N files (default: {MAX_FILES:,})")
+    keyword_flag(command, "--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",
+                 help=f"a file read from a URL may have at most N bytes (default: {MAX_FILE_BYTES:,})")
+    keyword_flag(command, "--no-progress", keyword="progress", action="store_true", help="no progress bar on stderr")
     command.add_argument("-o", "--output", required=True, metavar="FILE",
                          help="where to write the frame: .csv, .tsv or .parquet, or - for CSV on standard output")
-    command.set_defaults(run=run_read_logs)
+    command.set_defaults(run=run_read_logs, flags=flag_table(command))
     return command
 
 
@@ -120,22 +113,23 @@ def _smooth(text, over):
                          f"--smooth 100; got {text[:60]!r}") from None
 
 
-def _in_command_words(message):
+def _in_command_words(message, flags):
     """read_logs' message as one line naming the command's options (its list of files joined by ';')."""
     first, *listed = message.splitlines()
     message = " ".join([first, "; ".join(line.strip() for line in listed)]).strip()
     if message.startswith("pattern "):
         message = "--" + message
-    return _reworded(message)
+    return _reworded(message, flags)
 
 
-def _reworded(message):
-    """read_logs' message naming the command's options (--tags for tags=, ...), its lines kept."""
-    for python, shell in OPTION_WORDS:
+def _reworded(message, flags):
+    """read_logs' message naming the command's options (``flags``, its parser's: --tags for tags=, ...), its lines
+    kept."""
+    for python, shell in PROSE_WORDS:
         message = message.replace(python, shell)
     # --tags takes TAG=COLUMN, not the dict tags= takes (audit s20: "e.g. --tags {'eval/mean_reward': 'score'}")
-    message = re.sub(r"--tags \{'([^'=,]*)': '([^'=,]*)'\}", r"--tags \1=\2", message)
-    return re.sub(r"(--[a-z-]+) ([ )])", r"\1\2", message)
+    message = re.sub(r"(?<![\w.-])tags=\{'([^'=,]*)': '([^'=,]*)'\}", r"tags='\1=\2'", message)
+    return "\n".join(in_command_words(line, flags, ()) for line in message.split("\n"))
 
 
 def _check_not_read_next_time(output, folder):
@@ -245,10 +239,10 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
                               smooth=smooth, smooth_over=smooth_over, max_files=args.max_files,
                               max_file_bytes=args.max_file_bytes)
     except RlstatsError as exc:  # the same advice, in the command's words
-        raise type(exc)(_in_command_words(said(exc))) from exc  # its command_line wording, as elsewhere
+        raise type(exc)(_in_command_words(said(exc), args.flags)) from exc  # its command_line wording, as elsewhere
     finally:  # read_logs' warnings in the command's words too, their lists kept on their lines
         for caught_warning in caught:
-            warnings.warn_explicit(_reworded(str(caught_warning.message)), caught_warning.category,
+            warnings.warn_explicit(_reworded(str(caught_warning.message), args.flags), caught_warning.category,
                                    caught_warning.filename, caught_warning.lineno)
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))
     written = frame.copy(deep=False)
@@ -270,5 +264,5 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     summary.write(f"{len(frame):,} row{'' if len(frame) == 1 else 's'} of {count(n_runs, 'run')} written to "
                   f"{'standard output' if output == STREAM else output}\n")
     for note in notes:  # the file keeps read_logs' words; the terminal gets the command's (--tags, not tags=)
-        summary.write(f"  {_in_command_words(note)}\n")
+        summary.write(f"  {_in_command_words(note, args.flags)}\n")
     return 0

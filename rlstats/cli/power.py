@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from ._shared import FORMATS, help_description, help_examples
+from ._shared import FORMATS, flag_table, help_description, help_examples, keyword_flag
 
 
 def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -30,47 +30,49 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
 
     power.add_argument("method", help=f"{', '.join(POWER_METHODS[:-1])} or {POWER_METHODS[-1]}; several "
                                       "separated by commas run on the same simulated data")
-    power.add_argument("--pilot", default=None, metavar="FILE",
-                       help="CSV/TSV/Parquet file of real runs to resample, - for standard input (default: "
-                            "simulated data)")
+    keyword_flag(power, "--pilot", keyword="design", default=None, metavar="FILE",
+                 help="CSV/TSV/Parquet file of real runs to resample, - for standard input (default: "
+                      "simulated data)")
     power.add_argument("--sep", default=None, help="column separator of a text pilot file (default: comma; tab "
                                                    "for .tsv)")
-    power.add_argument("--formula", default=None, help="the pilot's formula, e.g. 'score ~ agent | task'")
-    power.add_argument("--allow-python", action="store_true",
-                       help="evaluate the formula's response as Python (only for formulas you trust)")
-    power.add_argument("--seeds", default=None, metavar="S1,S2,...",
-                       help="runs per agent and task to try (default 3,5,10,20; AdaStop: multiples of K)")
-    power.add_argument("--effect", type=float, default=0.0,
-                       help="shift in within-cell standard deviations (default 0: the type-I error, or the "
-                            "pilot's own differences); simulated agents are shifted evenly from 0 for the first to "
-                            "EFFECT for the last, a pilot's --shifted-agent by EFFECT")
-    power.add_argument("--n-sim", type=int, default=1000, help="simulated data sets per number of seeds (default 1000)")
-    power.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1; -1: all cores)")
-    power.add_argument("--backend", default=None, help="joblib backend with --jobs, e.g. loky or threading (default: "
-                                                       "joblib's, loky; dask needs a running Client, so use it from "
-                                                       "Python)")
-    power.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
-    power.add_argument("--tasks", default=None,
-                       help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated "
-                            "(a name with a comma in double quotes, as in a CSV row)")
-    power.add_argument("--agents", default=None,
-                       help="simulated: number of agents (default 2); pilot: agent names to keep, comma-separated "
-                            "(a name with a comma in double quotes, as in a CSV row: '\"R&D, Inc\",SPR')")
+    keyword_flag(power, "--formula", default=None, help="the pilot's formula, e.g. 'score ~ agent | task'")
+    keyword_flag(power, "--allow-python", keyword="eval_env", action="store_true",
+                 help="evaluate the formula's response as Python (only for formulas you trust)")
+    keyword_flag(power, "--seeds", default=None, metavar="S1,S2,...",
+                 help="runs per agent and task to try (default 3,5,10,20; AdaStop: multiples of K)")
+    keyword_flag(power, "--effect", type=float, default=0.0,
+                 help="shift in within-cell standard deviations (default 0: the type-I error, or the "
+                      "pilot's own differences); simulated agents are shifted evenly from 0 for the first to "
+                      "EFFECT for the last, a pilot's --shifted-agent by EFFECT")
+    keyword_flag(power, "--n-sim", type=int, default=1000,
+                 help="simulated data sets per number of seeds (default 1000)")
+    keyword_flag(power, "--jobs", keyword="n_jobs", type=int, default=1,
+                 help="parallel workers (default 1; -1: all cores)")
+    keyword_flag(power, "--backend", default=None,
+                 help="joblib backend with --jobs, e.g. loky or threading (default: joblib's, loky; dask needs a "
+                      "running Client, so use it from Python)")
+    keyword_flag(power, "--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
+    keyword_flag(power, "--tasks", default=None,
+                 help="simulated: number of tasks (default 10); pilot: task names to keep, comma-separated "
+                      "(a name with a comma in double quotes, as in a CSV row)")
+    keyword_flag(power, "--agents", default=None,
+                 help="simulated: number of agents (default 2); pilot: agent names to keep, comma-separated "
+                      "(a name with a comma in double quotes, as in a CSV row: '\"R&D, Inc\",SPR')")
     # defaults None: a flag that does not apply (a simulation setting with --pilot, say) is an error, not ignored
-    power.add_argument("--distribution", default=None,
-                       help="simulated score family: mixed (default), normal, lognormal, t, beta or mixture")
-    power.add_argument("--heterogeneity", type=float, default=None,
-                       help="simulated spread of the tasks (default 1; 0: alike)")
-    power.add_argument("--resample", choices=("agents", "pooled"), default=None,
-                       help="pilot: each agent from its own runs (default), or all agents from the task's pooled "
-                            "runs")
-    power.add_argument("--shifted-agent", default=None, help="pilot: agent that gets the shift (default: the last)")
-    power.add_argument("--target-power", type=float, default=None,
-                       help="search the fewest seeds from which the power reaches this instead (one method)")
-    power.add_argument("--max-seeds", type=int, default=None,
-                       help="with --target-power: largest number of seeds the search tries (default 100)")
-    power.add_argument("--seed", type=int, default=None,
-                       help="seed of the random stream (rng=; default: drawn, and printed on stderr to repeat the run)")
+    keyword_flag(power, "--distribution", default=None,
+                 help="simulated score family: mixed (default), normal, lognormal, t, beta or mixture")
+    keyword_flag(power, "--heterogeneity", type=float, default=None,
+                 help="simulated spread of the tasks (default 1; 0: alike)")
+    keyword_flag(power, "--resample", choices=("agents", "pooled"), default=None,
+                 help="pilot: each agent from its own runs (default), or all agents from the task's pooled "
+                      "runs")
+    keyword_flag(power, "--shifted-agent", default=None, help="pilot: agent that gets the shift (default: the last)")
+    keyword_flag(power, "--target-power", type=float, default=None,
+                 help="search the fewest seeds from which the power reaches this instead (one method)")
+    keyword_flag(power, "--max-seeds", type=int, default=None,
+                 help="with --target-power: largest number of seeds the search tries (default 100)")
+    keyword_flag(power, "--seed", keyword="rng", type=int, default=None,
+                 help="seed of the random stream (rng=; default: drawn, and printed on stderr to repeat the run)")
     power.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     power.add_argument("--plot", default=None, metavar="PATH", help="also save power against seeds to PATH")
     power.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
@@ -78,7 +80,7 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     from ._shared import add_cost_flags
 
     add_cost_flags(power)
-    power.set_defaults(run=run_power, hints=_power_hints)
+    power.set_defaults(run=run_power, hints=_power_hints, flags=flag_table(power))
     return power
 
 
@@ -142,30 +144,26 @@ def _methods(text):
     return parts
 
 
-#: power()'s arguments that the command's own flags set: -o cannot set them too.
-_RESERVED_OPTIONS = {"rng": "--seed", "method": "the METHOD argument", "seeds": "--seeds", "n_sim": "--n-sim",
-                     "effect": "--effect", "n_jobs": "--jobs", "backend": "--backend", "alpha": "--alpha",
-                     "tasks": "--tasks", "agents": "--agents", "max_seconds": "--max-seconds",
-                     "progress": "--no-progress", "eval_env": "--allow-python", "design": "--pilot",
-                     "formula": "--formula", "distribution": "--distribution", "heterogeneity": "--heterogeneity",
-                     "resample": "--resample", "shifted_agent": "--shifted-agent", "target_power": "--target-power",
-                     "max_seeds": "--max-seeds"}
+def _reserved(args):
+    """power()'s arguments that the command sets itself, which -o cannot set too: the METHOD argument, and the
+    keywords its flags set (read off the parser)."""
+    return {"method": "the METHOD argument", **args.flags}
 
 
-def _power_hints():
-    """(flags, -o names) for the library's hints in power's errors: its flags, and power()'s and the methods'
-    keywords."""
+def _power_hints(args):
+    """(flags, -o names) for the library's hints in power's errors and notes: its flags, and power()'s and the
+    methods' keywords."""
     from ..planning import power, sample_size
     from ._shared import keyword_names
 
-    return _RESERVED_OPTIONS, keyword_names(power, sample_size)
+    return _reserved(args), keyword_names(power, sample_size)
 
 
 def _arguments(args):
     from ._shared import cost_options, name_columns, parse_options, read_table, with_missing_text
 
     methods = _methods(args.method)
-    options = {**parse_options(args.option, _RESERVED_OPTIONS), **cost_options(args)}
+    options = {**parse_options(args.option, _reserved(args)), **cost_options(args)}
     kwargs = dict(effect=args.effect, n_sim=args.n_sim, n_jobs=args.jobs, backend=args.backend, alpha=args.alpha,
                   tasks=_count_or_names(args.tasks, "--tasks", pilot=args.pilot is not None),
                   agents=_count_or_names(args.agents, "--agents", pilot=args.pilot is not None),
@@ -225,7 +223,7 @@ def run_power(args: argparse.Namespace, out: TextIO) -> int:
         result = sample_size(methods[0], args.target_power, **bound, **kwargs)
     else:
         result = power(methods if len(methods) > 1 else methods[0], seeds=seeds, **kwargs)
-    text = render(result, args.format)
+    text = render(result, args.format, _power_hints(args))
     if args.plot:
         save_plot(result, args.plot)
         sys.stderr.write(f"figure written to {args.plot}\n")
