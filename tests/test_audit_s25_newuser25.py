@@ -59,7 +59,7 @@ def _markdown(vignette):
     return " ".join(" ".join(lines).split())
 
 
-def test_adastop_vignette_tells_the_reader_hopper_repeats_its_first_batches():
+def test_adastop_vignette_tells_the_reader_hopper_repeats_its_first_batches(mirror):
     """vignettes/adastop_mujoco.py replays the AdaStop paper's MuJoCo batches and reads Hopper's comparisons ("two
     comparisons run to the full budget of 30 runs and are called equal"), while every one of its adastop() calls warns
     and notes "runs that repeat an earlier interim's exactly ...: hopper: DDPG, PPO, SAC at interims 3 (= 1) and 4
