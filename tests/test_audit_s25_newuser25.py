@@ -128,15 +128,14 @@ def _withheld(runs, metrics=("iqm", "mean", "median", "optimality_gap")):
     return sorted(tidy.loc[tidy["conf_low"].isna(), "metric"].unique())
 
 
-@pytest.mark.xfail(strict=True, reason="the bootstrap's back-end page says the mean's and the optimality gap's "
-                   "intervals are withheld on one task at any count; they are given from 20 and 50 runs")
 def test_bootstrap_page_states_from_how_many_runs_one_task_gets_intervals():
     """The site's page of the bootstrap back end (rlstats/methods/bootstrap/_backend.py's "When to use") said the
     default interval is withheld on a single task "below the runs from which it held there (the IQM from 20, the
     median, the task's mean, from 30; the mean and the optimality gap never)". That is the rule of
     ``interval="studentized_no_welch"``; the default, with the Welch bound, gives the mean's from 20 runs and the
     optimality gap's from 50, as README, which_method.md and rliable.md say: on one task of uniform runs it withheld
-    every metric at 19 runs, the median and the optimality gap at 20, the optimality gap at 30 and 49, none at 50."""
+    every metric at 19 runs, the median and the optimality gap at 20, the optimality gap at 30 and 49, none at 50.
+    The page now says so."""
     from rlstats.methods.bootstrap import _backend
 
     assert _withheld(19) == ["iqm", "mean", "median", "optimality_gap"]
