@@ -147,8 +147,6 @@ def test_bootstrap_page_states_from_how_many_runs_one_task_gets_intervals():
     assert "(the IQM and the mean from 20, the median, the task's mean, from 30, the optimality gap from 50)" in when
 
 
-@pytest.mark.xfail(strict=True, reason="five vignettes import public names through modules outside the public API "
-                   "(rlstats.methods.adastop, rlstats.methods.bootstrap, rlstats.planning, rlstats.errors)")
 def test_vignettes_import_the_public_names_from_the_package_face():
     """README's stability section: "The public API is what ``rlstats.__all__`` and ``rlstats.datasets.__all__``
     export"; the back-end pages show a reader "never a private module". Yet a reader copying the vignettes typed
@@ -156,7 +154,7 @@ def test_vignettes_import_the_public_names_from_the_package_face():
     ...`` and ``from rlstats.methods.skillings_mack import ...`` (bootstrap_atari), ``from rlstats.planning import
     PowerResult, power, sample_size`` (how_many_seeds, power_reproductions) and ``from rlstats.errors import
     DataUnavailableError`` (practical_equivalence, sb3_logs_to_paper): paths the package may move, for names that
-    ``rlstats`` itself exports."""
+    ``rlstats`` itself exports. They now import them from ``rlstats``."""
     import ast
 
     import rlstats.datasets
