@@ -209,12 +209,10 @@ def _bootstrap_rows_all(interval):
             and row["metric"] != "probability_of_improvement" and not row.get("configuration")]
 
 
-@pytest.mark.xfail(strict=True, reason="which_method.md says the studentised intervals hold their level on the "
-                   "measured grid; 18 of its 64 rows on 2 tasks miss")
 def test_chooser_page_does_not_say_the_studentised_intervals_hold_everywhere():
     """docs/which_method.md, "3 to 5 runs per task": "the default studentised intervals hold it on the measured
     grid". The grid has 2-task rows since audit s24, and 18 of those 64 miss (see the test above); the back-end
-    page says "holds its level on most of the measured grid"."""
+    page says "holds its level on most of the measured grid". The chooser now names the 2-task rows."""
     from rlstats import calibration
 
     two = [row for row in _bootstrap_rows_all("studentized") if row["tasks"] == "2"]
