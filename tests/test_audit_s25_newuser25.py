@@ -222,7 +222,6 @@ def test_chooser_page_does_not_say_the_studentised_intervals_hold_everywhere():
     assert "hold it on the measured grid but on 2 tasks" in page
 
 
-@pytest.mark.xfail(strict=True, reason="the permutation test's report writes '1 of 1 comparisons differ'")
 def test_permutation_report_counts_comparisons_in_english():
     """``rlstats.compare`` on the published HalfCheetah runs (SAC against TD3, 192 runs each) reported "1 of 1
     comparisons differ: SAC > TD3 (mean difference 1319, adjusted p 1e-04)"; one of 10 differing read "1 of 10
