@@ -243,8 +243,6 @@ def test_permutation_report_counts_comparisons_in_english():
     assert "0 of 1 comparison differs." in report
 
 
-@pytest.mark.xfail(strict=True, reason="task_table's report calls the possibly-best set one for 'the task's best "
-                   "agent' beside the best IQM in bold; the Welch tests make it a set for the best mean")
 def test_task_table_report_says_whose_best_the_set_covers():
     """README's paper table (``task_table(..., statistic="iqm")`` on five Atari 100k games): the print and the caption
     say the bold and daggers form "a 95% confidence set for the agent with the best mean of the task (the Welch t test
