@@ -35,8 +35,7 @@ import numpy as np
 import pandas as pd
 
 import rlstats
-from rlstats.methods.bootstrap import bootstrap, performance_profile, probability_of_improvement
-from rlstats.methods.skillings_mack import skillings_mack
+from rlstats import bootstrap, performance_profile, probability_of_improvement, skillings_mack
 
 # Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
 # a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.

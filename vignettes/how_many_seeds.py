@@ -59,7 +59,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import rlstats
-from rlstats.planning import PowerResult, power, sample_size
+from rlstats import PowerResult, power, sample_size
 
 # Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
 # a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.

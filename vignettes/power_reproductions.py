@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 import rlstats
-from rlstats.planning import power
+from rlstats import power
 
 # Simulation sizes as (fast, default, full): RLSTATS_VIGNETTE_FAST=1 (what the docs build and the tests set) makes
 # a smoke run of seconds with rough numbers, RLSTATS_VIGNETTE_FULL=1 the full size. Copying the code, write one number.

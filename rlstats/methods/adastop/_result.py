@@ -479,7 +479,8 @@ class PermutationResult(AdaStopResult):
                 text += f" {where}every comparison was withheld (too few runs)."
                 continue
             held = f" ({len(rows) - tested} withheld: too few runs)" if tested < len(rows) else ""
-            text += (f" {where}{len(found)} of {tested} comparisons differ{held}" +
+            verb = "differs" if len(found) == 1 or tested == 1 else "differ"  # "1 of 10 differs", "0 of 1 differs"
+            text += (f" {where}{len(found)} of {fmt.count(tested, 'comparison')} {verb}{held}" +
                      (": " + "; ".join(found) + "." if found else "."))
         if self.blocked and len(self.tasks) > 1:
             text += " One test was run per task, so the error guarantee holds within each task."

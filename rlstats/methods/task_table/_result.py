@@ -233,19 +233,23 @@ class TaskTableResult(Result):
             return (f"{DAGGER}: no other agent is significantly better (every ordered pair of agents tested one-sided "
                     f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
                     "set).")
-        # the tests of means decide whose mean is best, which need not be the best median or IQM in bold (audit s23);
-        # the rank tests whose runs beat the other's, which need not be the best of any statistic shown (audit s24)
-        if self.test in ("welch", "fisher_pitman") and self.statistic != "mean":
-            best = f"the agent with the best mean of the task (the {self.test_name} compares means, not the " \
-                   f"{self.label}s shown)"
-        elif self.test in RANK_TESTS:
-            best = ("the best agent of the task by its runs' ranks, one whose runs no other agent's beat more often "
-                    f"than not (the {self.test_name} compares the runs' ranks, not the {self.label}s shown)")
-        else:
-            best = "the best agent of the task"
         return (f"{DAGGER}: possibly best (the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
-                f"confidence set for {best}: every ordered pair of agents tested one-sided with "
-                f"the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
+                f"confidence set for {self._set_target('the best agent of the task')}: every ordered pair of agents "
+                f"tested one-sided with the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
+
+    def _set_target(self, plain: str, shown: str = "shown", after: str = "") -> str:
+        """Whose best the possibly-best set covers, as the caption and the report say it: ``plain`` where the tests
+        compare the statistic in bold (``after`` closes it). The tests of means decide whose mean is best, which need
+        not be the best median or IQM in bold (audit s23); the rank tests whose runs beat the other's, which need not
+        be the best of any statistic (audit s24); ``after`` then goes inside the parenthesis (audit s25)."""
+        if self.test in ("welch", "fisher_pitman") and self.statistic != "mean":
+            return (f"the agent with the best mean of the task (the {self.test_name} compares means, not the "
+                    f"{self.label}s {shown}{'; ' + after if after else ''})")
+        if self.test in RANK_TESTS:
+            return ("the best agent of the task by its runs' ranks, one whose runs no other agent's beat more often "
+                    f"than not (the {self.test_name} compares the runs' ranks, not the {self.label}s {shown}"
+                    f"{'; ' + after if after else ''})")
+        return plain + (f" ({after})" if after else "")
 
     def withheld_sentence(self) -> str:
         """Why marks are missing, in one sentence with the way on ("" when nothing is withheld)."""
@@ -484,11 +488,11 @@ class TaskTableResult(Result):
             rule = (f"marked an agent when no other agent{among} was significantly better at alpha = "
                     f"{fmt.signif(self.alpha)} without adjustment (the marked agents are not a confidence set)")
         else:
+            target = self._set_target("the task's best agent", shown="reported", after="Mogstad et al. 2024")
             rule = (f"marked as possibly best the agents no other agent was significantly better than{among}, "
                     f"{self.adjustment.capitalize()}'s procedure controlling the family-wise error over the k(k-1) "
                     f"ordered pairs at alpha = {fmt.signif(self.alpha)}, so that the marked agents form a "
-                    f"{fmt.signif(100 * (1 - self.alpha))}% confidence set for the task's best agent (Mogstad et al. "
-                    "2024)")
+                    f"{fmt.signif(100 * (1 - self.alpha))}% confidence set for {target}")
         intervals = self.options.get("effect_intervals", "per_pair")
         text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
                 f"runs, and {rule}. Best per task: {', '.join(parts)}. In "
