@@ -24,7 +24,6 @@ def _flat_gap():
     return rlstats.datasets.simulate(agents=5, tasks=6, seeds=4, effect=1.0, rng=0)
 
 
-@pytest.mark.xfail(strict=True, reason="the bootstrap's withheld-interval notes name metrics by code")
 def test_bootstrap_notes_name_metrics_by_their_labels():
     res = rlstats.bootstrap(_flat_gap(), "score ~ agent | task", n_resamples=200, rng=1)
     note, = [n for n in res.notes if n.startswith("studentized intervals withheld for")]
@@ -32,9 +31,13 @@ def test_bootstrap_notes_name_metrics_by_their_labels():
                            "spread")
     latex = res.to_latex()
     assert "optimality\\_gap" not in latex and "the optimality gap of agent\\_4" in latex
+    # and the names it quotes open and close (item 2), in the table's notes and in the report
+    typeset = "\n".join(line for line in latex.splitlines() if not line.startswith("%"))  # not the comment's code
+    for text in (typeset, res.report()):
+        assert "every score of `task\\_04' is below every score of `task\\_05'" in text
+        assert not re.search(r"(^|[\s(\[{=])'", text, re.M)
 
 
-@pytest.mark.xfail(strict=True, reason="straight quotes set as closing quotes by pdflatex")
 def test_latex_quotes_open_and_close():
     assert fmt.latex_escape("use interval=\"percentile\" or 'task_04' (agents' runs, SPR's)") == (
         "use interval=``percentile'' or `task\\_04' (agents' runs, SPR's)")
