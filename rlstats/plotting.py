@@ -281,18 +281,14 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
     renderer = figure.canvas.get_renderer()
     width, height = figure.get_size_inches() * figure.dpi
 
-    def outside(text):
+    def outside(text, margin=0.03):
+        """The share of ``text`` past the figure less ``margin`` (a share of its side) along its direction: 0.03
+        where a text is broken (the layout moves the Axes a little once the texts are broken), 0 for the figure's
+        edge itself."""
         box = text.get_window_extent(renderer)
         vertical = abs(text.get_rotation() % 180 - 90) < 45
         low, high, edge = (box.y0, box.y1, height) if vertical else (box.x0, box.x1, width)
-        margin = 0.03 * edge  # the layout moves the Axes a little once the texts are broken
-        return max(margin - low, high - (edge - margin), 0.0) / max(high - low, 1.0)
-
-    def past_edge(text):  # the share of the text past the figure's edge itself
-        box = text.get_window_extent(renderer)
-        vertical = abs(text.get_rotation() % 180 - 90) < 45
-        low, high, edge = (box.y0, box.y1, height) if vertical else (box.x0, box.x1, width)
-        return max(-low, high - edge, 0.0) / max(high - low, 1.0)
+        return max(margin * edge - low, high - edge * (1.0 - margin), 0.0) / max(high - low, 1.0)
 
     for text in texts:
         if outside(text) > 0:
@@ -301,7 +297,7 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
         # past the edge, audit s24) is set smaller, as far as it must and to no less than 60% of its size: a centred
         # text shrinks on both sides, so by twice its share outside
         for _ in range(3):
-            share = past_edge(text)
+            share = outside(text, 0.0)
             if share <= 0:
                 break
             centred = text.get_horizontalalignment() == "center"
