@@ -64,14 +64,19 @@ def plot_best_set(result, *, ax=None, **kwargs):
     # column's width, audit s11); the sweep's name heads the figure when there is one sweep, else each bar's label
     one = best[["agent", "task"]].drop_duplicates().shape[0] == 1
     settings = _short_settings([str(c) for c in best["config"]], result.config_columns)
-    # without config= each agent is its one configuration, named by the agent: "agent_1 / task_02" says it once
-    # (it read "agent_1 / task_02\nagent_1", audit s24); of one agent and task (the title's) the bar keeps the name
-    labels = ["\n".join(([] if one else [f"{r.agent} / {r.task}"])
-                        + ([] if not one and not result.config_columns and lines == [str(r.agent)] else lines))
+    labels = ["\n".join(([] if one else [f"{r.agent} / {r.task}"]) + lines)
               for r, lines in zip(best.itertuples(), settings)]
+    title = [f"{best['agent'].iloc[0]} / {best['task'].iloc[0]}"] if one and len(best) else []
+    if not result.config_columns:
+        # each sweep is its agent's one configuration: a bar says what differs between the bars (agent, task), the
+        # title once what they share (audit s24: "agent_1 / task_02\nagent_1"; s25: "agent_1 / task_01" on each bar
+        # of one task, the title's agent again on the bar of one sweep)
+        varies = [c for c in ("agent", "task") if best[c].nunique() > 1]
+        labels = [" / ".join(str(getattr(r, c)) for c in varies) for r in best.itertuples()]
+        shared = " / ".join(str(best[c].iloc[0]) for c in ("agent", "task") if c not in varies)
+        title = [shared] if shared and len(best) else []
     lines = sum(label.count("\n") + 1 for label in labels)
     ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
-    title = [f"{best['agent'].iloc[0]} / {best['task'].iloc[0]}"] if one and len(best) else []
     withheld = bool(table["probability_best"].isna().any())  # a configuration of one seed in a sweep
     if withheld:
         title.append("probabilities withheld where a configuration has one seed (see the notes)")
