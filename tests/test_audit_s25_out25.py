@@ -10,6 +10,7 @@
 
 import re
 
+import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
@@ -51,7 +52,9 @@ def _grid_frame(last_task):
                          for seed in range(6)], columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="open: each shrink of the title is undone by the constrained layout moving its Axes right (share past the edge 0.090 -> 0.0089 -> 0.0090)")
+@pytest.mark.xfail(tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) > (3, 7), strict=True,
+                   reason="open (matplotlib 3.11; inside at 3.7): each shrink of the title is undone by the "
+                          "constrained layout moving its Axes right (share past the edge 0.090, 0.0089, 0.0090)")
 def test_adastop_boundaries_grid_title_stays_inside():
     res = rlstats.adastop(_grid_frame("CrazyClimberWithALongName"), "score ~ agent | task", rng=0, n=3,
                           n_resamples=100)
