@@ -58,7 +58,8 @@ def test_adastop_boundaries_grid_title_stays_inside():
     assert figure.get_size_inches() == pytest.approx((3.3, 2.8))
     assert drawn_outside(figure) == (0.0, 0.0, 0.0, 0.0)  # was (0, 0, 0.0127, 0): 1.27 px past the right edge
     sizes = {panel.get_title(): panel.title.get_fontsize() for panel in figure.axes if panel.get_title()}
-    assert 4.8 < sizes.pop("CrazyClimberWithALongName") < 6.2 and set(sizes.values()) == {8.0}  # was 6.13 pt
+    # matplotlib 3.11: 6.13 pt and 1.27 px past the edge, now about 5.7 pt inside; matplotlib 3.7: 6.56 pt, inside
+    assert 4.8 < sizes.pop("CrazyClimberWithALongName") < 7.0 and set(sizes.values()) == {8.0}
 
 
 def _untuned(agents, tasks):
