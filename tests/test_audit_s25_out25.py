@@ -79,3 +79,7 @@ def test_best_set_bars_say_what_differs_and_the_title_what_they_share():
     ax = one.plot(kind="best_set")
     assert ax.get_title() == "agent_1 / task_01"
     assert not re.search("agent_1", " ".join(t.get_text() for t in ax.get_yticklabels()))
+    # the complete algorithm's points alike (they were "agent_1 / task_01", "agent_2 / task_01")
+    ax = res.plot(kind="complete")
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["agent_1", "agent_2"]
+    assert ax.get_title().startswith("task_01\nintervals withheld")
