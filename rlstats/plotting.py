@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Sequence
@@ -269,12 +270,19 @@ def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> 
     text.set_text("\n".join(pieces))
 
 
+#: the size each text :func:`_fit_texts` set smaller was drawn at: on a figure resized wider it starts from it again
+_SET_SMALLER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _fit_texts(figure: Any, texts: list[Any]) -> None:
     """Break each text at words until it lies inside the figure, with a margin, along its direction, where it is
     anchored: a centred title over an Axes set off by long tick labels has less room on one side than the other
     (broken by :func:`_break_text`, the one home of breaking a figure's texts)."""
     import warnings
 
+    for text in texts:  # a text set smaller at another size (a grid's own, 3.3 in) starts from its size (audit s25)
+        if text in _SET_SMALLER:
+            text.set_fontsize(_SET_SMALLER[text])
     with warnings.catch_warnings():  # a layout that collapses is :func:`_check_room`'s to report, after this
         warnings.simplefilter("ignore")
         figure.draw_without_rendering()  # the constrained layout at the new size places the texts
@@ -303,6 +311,7 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
             if share <= 0:
                 break
             centred = text.get_horizontalalignment() == "center"
+            _SET_SMALLER.setdefault(text, text.get_fontsize())
             text.set_fontsize(text.get_fontsize() * max(0.6, 1.0 - (2.0 if centred else 1.0) * share - 0.01))
 
 

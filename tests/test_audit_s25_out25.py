@@ -85,7 +85,6 @@ def test_best_set_bars_say_what_differs_and_the_title_what_they_share():
     assert ax.get_title().startswith("task_01\nintervals withheld")
 
 
-@pytest.mark.xfail(strict=True, reason="a title set smaller at the grid's own size stays small at a wider figsize=")
 def test_a_title_set_smaller_regains_its_size_on_a_wider_figure():
     """Set smaller at 3.3 in, the right column's title kept that size when plot(figsize=(6.9, 3.2)) gave it room."""
     res = rlstats.adastop(_grid_frame("CrazyClimberWithALongName"), "score ~ agent | task", rng=0, n=3,
