@@ -199,8 +199,14 @@ _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
                   "<": r"$<$", ">": r"$>$", "|": r"\textbar{}", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$",
                   "\u00d7": r"$\times$", "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
-                  "<=": r"$\leq$", ">=": r"$\geq$"}
-_LATEX_TOKEN = re.compile(r"<=|>=|.", re.S)  # a character, or a two-character comparison written as one sign
+                  "<=": r"$\leq$", ">=": r"$\geq$", '"': "''"}  # a closing " (an opening one: _OPENING_QUOTE)
+# A quote opening a quotation (at the start, after a space, a bracket, "=" or a quote: 'Pong', interval="percentile"):
+# pdflatex sets " and ' as closing quotes wherever they stand, so it is written as LaTeX's opening quote, `` or `;
+# every other " closes (''), and every other ' is already right (a closing quote or an apostrophe: agents', SPR's)
+_OPENING_QUOTE = r"""(?<![^\s(\[{="'])['"](?=\S)"""
+# a character, an opening quote, or a two-character comparison written as one sign
+_LATEX_TOKEN = re.compile(rf"<=|>=|(?P<open>{_OPENING_QUOTE})|.", re.S)
+_LATEX_OPENING = {"'": "`", '"': "``"}
 # Greek letters (agent names such as DrQ(ε)): pdflatex has no text glyph for them, LaTeX's math has one for each,
 # the capitals that look Latin being those letters
 _GREEK_NAMES = ("alpha beta gamma delta varepsilon zeta eta theta iota kappa lambda mu nu xi o pi rho varsigma sigma "
@@ -229,7 +235,9 @@ def minus_signs(text: str) -> str:
 def latex_escape(text: object) -> str:
     r"""Escape LaTeX special characters in ``text`` (and write the symbols pdflatex has no glyph for as math); a
     number's sign is a minus in math, ``$-$``, not a hyphen (:func:`minus_signs`), and two math symbols side by side
-    are kept apart by ``{}`` (``$\pm${}$-$``: ``$$`` would open display math).
+    are kept apart by ``{}`` (``$\pm${}$-$``: ``$$`` would open display math). pdflatex sets a straight quote as
+    a closing one wherever it stands: a quote opening a quotation is LaTeX's opening quote, a double one closing it
+    two apostrophes; an apostrophe stays.
 
     >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
     95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
@@ -239,9 +247,14 @@ def latex_escape(text: object) -> str:
     $-$0.37 (3-10 runs), p $<$ 1e$-$16, $\pm${}$-$1
     >>> print(latex_escape("-0.37 in [-1, 2E-05], p-value of Pong-v5"))
     $-$0.37 in [$-$1, 2E$-$05], p-value of Pong-v5
+    >>> print(latex_escape("interval=\"percentile\" on 'Pong' (agents' runs, SPR's)"))
+    interval=``percentile'' on `Pong' (agents' runs, SPR's)
     """
-    escaped = "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(minus_signs(str(text))))
-    return escaped.replace("$$", "${}$")
+    escaped = "".join(_LATEX_OPENING[token.group()] if token.group("open") else
+                      _LATEX_SPECIAL.get(token.group(), token.group())
+                      for token in _LATEX_TOKEN.finditer(minus_signs(str(text))))
+    # two math symbols side by side kept apart, and a single quotation's quotes inside a double one's ("'x'")
+    return escaped.replace("$$", "${}$").replace("```", "``{}`").replace("'''", "'{}''")
 
 
 # Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.

@@ -54,7 +54,7 @@ def test_median_interval_withheld_where_runs_tie_at_the_cap():
     res = rlstats.bootstrap(capped, "score ~ agent | task", metrics=["median", "mean", "iqm"], n_resamples=200, rng=1)
     assert np.isnan(res.intervals[:, 0]).all() and np.isfinite(res.intervals[:, 1:]).all()
     text = " ".join(res.notes)
-    assert "studentized intervals withheld for A/median, B/median: there 0.3 or more of the agent's runs tie" in text
+    assert "studentized intervals withheld for the median of A and B: there 0.3 or more of the agent's runs tie" in text
     assert res.saturated[:, 0].all() and not res.saturated[:, 1:].any()
 
 
@@ -103,7 +103,7 @@ def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
     np.testing.assert_allclose(six.intervals, expected, rtol=1e-6, atol=1e-12)
     assert six.saturated.tolist() == [[True, False, False], [False, False, False]]
     note = next(n for n in six.notes if "tie at a task's" in n)
-    assert note.startswith("studentized intervals withheld for A/median: there 0.3 or more")
+    assert note.startswith("studentized intervals withheld for the median of A: there 0.3 or more")
     assert "0.87-0.95 at 5 tasks x 3-10 runs" in note
     assert not any("three quarters or more" in n for n in six.notes)  # the other rule's note is not given
     # the rule goes by what a metric computes, whatever it is called
@@ -111,7 +111,7 @@ def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
                                 metrics={"middle": "median", "mean": "mean", "iqm": "iqm"}, n_resamples=200, rng=1,
                                 interval="studentized_no_welch")
     np.testing.assert_array_equal(renamed.intervals, six.intervals)
-    assert any(n.startswith("studentized intervals withheld for A/middle: there 0.3") for n in renamed.notes)
+    assert any(n.startswith("studentized intervals withheld for the middle of A: there 0.3") for n in renamed.notes)
 
 
 def test_ties_at_the_smallest_score_count_and_every_level_withholds():
@@ -207,4 +207,4 @@ def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():
     assert upper == pytest.approx(348.794213, rel=1e-6)
     np.testing.assert_allclose(res.intervals[:, 1], [[-607.963002065, upper], [-241.275101231, 192.516448874]],
                                rtol=1e-6)
-    assert any(n.startswith("studentized intervals withheld for A2C/median, PPO/median: there 0.3") for n in res.notes)
+    assert any(n.startswith("studentized intervals withheld for the median of A2C and PPO: there 0.3") for n in res.notes)

@@ -43,7 +43,7 @@ def test_median_given_where_its_task_has_runs_off_the_tie():
     six = _run(s11["_tied_frame"]([("A", 0, 2), ("A", 1, 2), ("A", 2, 2)]))  # the median on t2: 2 of 4 tied
     assert six.saturated.tolist() == [[True, False, False], [False, False, False]]
     note = next(n for n in six.notes if "tie at a task's" in n)
-    assert note.startswith("studentized intervals withheld for A/median: there 0.3 or more of the agent's runs tie")
+    assert note.startswith("studentized intervals withheld for the median of A: there 0.3 or more of the agent's runs tie")
     assert "and 0.5 or more of those of the task(s) the median sits on (or 0.6 or more of all its runs)" in note
 
 

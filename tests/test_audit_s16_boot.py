@@ -124,7 +124,7 @@ def test_withheld_median_note_is_true_of_the_runs(atari):
     table = res.tidy().set_index(["agent", "metric"])
     assert table.loc[("SPR", "median"), "estimate"] == pytest.approx((21 + 20.7) / (14.6 + 20.7))
     assert np.isnan(table.loc[("SPR", "median"), "conf_low"])
-    note, = [n for n in res.notes if n.startswith("studentized intervals withheld for SPR/median")]
+    note, = [n for n in res.notes if n.startswith("studentized intervals withheld for the median of SPR")]
     assert "in every task the runs tie," not in note
     assert "for the median, in the task it sits on in every resample" in note
 

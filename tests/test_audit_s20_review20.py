@@ -32,7 +32,7 @@ def test_coverage_note_only_of_intervals_given():
                                 progress=False, interval="studentized_no_welch")
     gap = res.tidy().query("metric == 'optimality_gap'")
     assert gap["conf_low"].isna().all()
-    assert any(n.startswith("studentized intervals withheld for A/optimality_gap, B/optimality_gap") for n in res.notes)
+    assert any(n.startswith("studentized intervals withheld for the optimality gap of A and B") for n in res.notes)
     assert any(n.startswith("20 runs per task are few for studentized_no_welch intervals of the mean") for n in res.notes)
     assert not any("intervals of the optimality gap" in n and "are few" in n for n in res.notes), res.notes
 

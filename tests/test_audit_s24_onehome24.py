@@ -87,7 +87,7 @@ def test_the_aggregate_rows_select_the_bootstraps_notes_by_field_not_words():
                         "seed": [0, 1, 2] * 4, "score": [0.0, 0.8204, 0.6452, 0.8128, 0.9904, 0.4896] + [0.0] * 6})
     boot = rlstats.bootstrap(sb3, "score ~ agent | task/seed", metrics=["iqm"], n_resamples=2000, rng=0)
     assert len(boot.withheld_notes) == 1 and boot.withheld_notes[0].startswith(
-        "studentized intervals withheld for PPO/iqm: the runs have no spread to studentise")
+        "studentized intervals withheld for the IQM of PPO: the runs have no spread to studentise")
     res = rlstats.equivalence(sb3, "score ~ agent | task/seed", margin=0.05, n_resamples=2000, rng=0)
     assert boot.withheld_notes[0] not in res.notes
     assert any(n.startswith("the aggregate (IQM) difference is withheld for A2C vs PPO") for n in res.notes)

@@ -3346,7 +3346,7 @@ REPLICATION_CASES = [  # (what, function, data, formula, options, error or None 
      {"n_resamples": 200}, None, ("are withheld for agent_1 (1), agent_2 (1)", "add runs")),
     ("studentized bootstrap on a single task", rlstats.bootstrap, TINY[TINY["task"] == "task_01"],
      "score ~ agent | task", {"n_resamples": 200}, None,
-     ("studentized intervals withheld on a single task for agent_1/iqm (3)", "the IQM's from 20 runs",
+     ("studentized intervals withheld on a single task for the IQM of agent_1 (3)", "the IQM's from 20 runs",
       "add runs or tasks", 'interval="percentile"')),
     ("studentized bootstrap with tasks resampled", rlstats.bootstrap, TINY, "score ~ agent | task",
      {"n_resamples": 200, "task_bootstrap": True}, None,

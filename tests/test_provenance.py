@@ -17,6 +17,7 @@ import pytest
 
 import rlstats
 from rlstats.errors import DesignError
+from rlstats.format import latex_escape
 from rlstats.provenance import NOTES_ATTR, PROVENANCE_ATTR, Note, add_note, notes_for, set_notes
 from rlstats.results import sentences
 
@@ -104,7 +105,7 @@ def assert_carried(results, expected, absent=()):
         assert named is None or not [n for n in res.notes if named.search(n)], (name, res.notes)
         printed = str(res)
         assert all(f"Note: {note}" in printed for note in expected), name
-        assert sentences(expected) in res.report().replace("\\_", "_"), name  # report() escapes _ for LaTeX
+        assert latex_escape(sentences(expected)) in res.report(), name  # report() is LaTeX text
 
 
 # ----------------------------------------------------------------------------- the SB3 collection, end to end

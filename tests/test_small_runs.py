@@ -447,7 +447,7 @@ def test_a_studentized_interval_with_one_undefined_bound_is_withheld_whole():
     gap = frame[frame["metric"] == "optimality_gap"]
     low, high = gap["conf_low"].to_numpy(), gap["conf_high"].to_numpy()
     assert (np.isnan(low) == np.isnan(high)).all() and np.isnan(low).sum() == 1
-    assert any("studentized intervals withheld for agent_4/optimality_gap:" in n for n in res.notes)
+    assert any("studentized intervals withheld for the optimality gap of agent_4:" in n for n in res.notes)
     given = ~np.isnan(low)
     assert ((low[given] < gap["estimate"].to_numpy()[given]) & (gap["estimate"].to_numpy()[given] < high[given])).all()
 

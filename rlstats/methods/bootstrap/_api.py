@@ -385,14 +385,15 @@ def _inferential(result, a, b, test, alpha):
         # widening can pass a bound; clipping keeps which pairs overlap (both estimates lie within the bounds)
         if KINDS.get(kind) is not None:
             inferential[:, j], moved = clip(inferential[:, j], known.limits(KINDS[kind], result.gamma))
-            note = clipped_note(moved, f"the inferential intervals of {metric!r}", known, KINDS[kind], result.gamma)
+            note = clipped_note(moved, f"the inferential intervals of the {metric_label(metric)}", known, KINDS[kind],
+                                result.gamma)
             notes += [note] if note else []
     significant = pvalue <= alpha
     overlap = kernels.overlaps(inferential)
     agrees = overlap != significant
     for metric in np.asarray(result.metrics, dtype=object)[~agrees]:
-        message = (f"the inferential intervals of {a} and {b} for {metric!r} cannot match the test's decision "
-                   "(equal estimates, or descriptive intervals that do not contain their estimates)")
+        message = (f"the inferential intervals of {a} and {b} for the {metric_label(metric)} cannot match the test's "
+                   "decision (equal estimates, or descriptive intervals that do not contain their estimates)")
         warn(message)
         notes.append(message)
     return InferentialIntervalsResult(
@@ -912,10 +913,11 @@ def _nan_notes(agents, options, distribution, estimates):
 
 
 def _bca_notes(agents, metrics, z0):
-    bad = [f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(~np.isfinite(z0)))]
-    if not bad:
+    bad = ~np.isfinite(z0)
+    if not bad.any():
         return []
-    message = (f"BCa is undefined where every resample lies on one side of the estimate ({', '.join(bad)}): "
+    message = (f"BCa is undefined where every resample lies on one side of the estimate "
+               f"({small_runs.cells_named(agents, metrics, bad)}): "
                "those bounds are NaN; use interval=\"percentile\" there")
     warn(message)
     return [message]

@@ -36,6 +36,7 @@ from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_rang
                            near_ties, order_statistic_se, run_expansion, shape_ratios, skew_widened, skewness_of_means,
                            welch_floor)
 from ...format import join_and, listed, name_list, names_shown
+from ...vocabulary import metric_label
 from ...resampling import canonical_order
 from .._replication import verdict
 from . import _kernels as kernels
@@ -640,9 +641,25 @@ def studentized_withheld(fewest_runs, n_tasks, metrics, interval="studentized"):
     return np.broadcast_to(fewest_runs < np.maximum(need, STUDENTIZED_MIN_RUNS), (fewest_runs.shape[0], len(need)))
 
 
-def saturated_note(pairs):
-    """The note of the studentised intervals withheld for saturated runs (``pairs``: "agent/metric" labels)."""
-    return (f"studentized intervals withheld for {', '.join(pairs)}: three quarters or more of the agent's runs sit at "
+def cells_named(agents, metrics, which, after=None):
+    """The (agent, metric) cells ``which`` ((K, M) booleans) as prose, by metric in its order and with its printed
+    label: "the optimality gap of IRIS and SPR; the IQM of DER" (``after``: a value said after each agent, "IRIS
+    (5)"): the words of every note naming intervals by agent and metric, as its table's ``metric`` column and its prose
+    name them (the codes, "IRIS/optimality_gap", read as a path, audit s25)."""
+    which = np.asarray(which, dtype=bool)
+    groups = []
+    for j in np.flatnonzero(which.any(axis=0)):
+        rows = np.flatnonzero(which[:, j])
+        shown = names_shown([agents[i] for i in rows], among=agents)
+        if after is not None:
+            shown = [f"{name} {after[i]}" for name, i in zip(shown, rows)]
+        groups.append(f"the {metric_label(metrics[j])} of {join_and(shown)}")
+    return "; ".join(groups)
+
+
+def saturated_note(cells):
+    """The note of the studentised intervals withheld for saturated runs (``cells``: :func:`cells_named`'s words)."""
+    return (f"studentized intervals withheld for {cells}: three quarters or more of the agent's runs sit at "
             "a task's largest or smallest score (a cap often reached) and too few are off it to read their spread: "
             "on simulated runs with 85% of a baseline's at a cap, nominal 95% intervals covered 0.64-0.91 (IQM) and "
             "0.78-0.94 (mean, optimality gap) at 5-10 tasks x 3-10 runs, and the median's 0.47-0.88 at 5-26 tasks; "
@@ -651,10 +668,10 @@ def saturated_note(pairs):
             "runs off the cap for the IQM, 6 for the mean and the optimality gap, and held there)")
 
 
-def median_tied_note(pairs):
-    """The note of the median's studentised intervals withheld for runs tied at a bound (``pairs``: "agent/metric"
-    labels; ``rlstats.bounds.median_tied_at_middle``)."""
-    return (f"studentized intervals withheld for {', '.join(pairs)}: there {MEDIAN_TIED_SHARE:g} or more of the "
+def median_tied_note(cells):
+    """The note of the median's studentised intervals withheld for runs tied at a bound (``cells``:
+    :func:`cells_named`'s words; ``rlstats.bounds.median_tied_at_middle``)."""
+    return (f"studentized intervals withheld for {cells}: there {MEDIAN_TIED_SHARE:g} or more of the "
             "agent's runs tie at a task's largest or smallest score (a cap reached), and "
             f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the task(s) the median sits on (or "
             f"{MEDIAN_TIED_SHARE_ALONE:g} or more of all its runs), whose few runs off the tie then move it: on "
@@ -685,14 +702,11 @@ def _one_task_shortfall(metric, interval="studentized"):
 def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"):
     """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
     metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19)."""
-    def label(metric):
-        return {"iqm": "IQM"}.get(metric, metric.replace("_", " "))
-
     table = one_task_min_runs(interval)
     fewest_runs = np.asarray(fewest_runs)
-    pairs = [f"{agents[i]}/{metrics[j]} ({int(fewest_runs[i])})" for i, j in zip(*np.nonzero(withheld))]
+    cells = cells_named(agents, metrics, withheld, after=[f"({int(n)})" for n in fewest_runs])
     shown = [m for m in dict.fromkeys(metrics) if m in table]
-    given = [f"the {label(m)}'s from {table[m]} runs" for m in shown if table[m]]
+    given = [f"the {metric_label(m)}'s from {table[m]} runs" for m in shown if table[m]]
     never = {m: _one_task_shortfall(m, interval) for m in shown if table[m] is None}
     said = []
     if given:
@@ -703,9 +717,11 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
         lows = {}  # {how they miss (pooled, or in their worst draw only): the rows}
         for m, low in never.items():
             if low:
-                lows.setdefault(low[3], []).append(f"the {label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs")
+                lows.setdefault(low[3], []).append(
+                    f"the {metric_label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs")
         there = "; ".join(f"{join_and(items)}, {clause}" for clause, items in lows.items())
-        said.append(f"{join_and(f'the {label(m)}' + chr(39) + 's' for m in never)} are withheld whatever the runs"
+        said.append(f"{join_and(f'the {metric_label(m)}' + chr(39) + 's' for m in never)} are withheld whatever the "
+                    "runs"
                     + (f" (there {there})" if lows else ""))
     # more runs help only a metric given from some count
     more = "tasks" if all(table.get(metrics[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
@@ -714,10 +730,11 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
         way = ("for the mean read the median's interval (on one task the median of task means is the task's mean, "
                f"given from {table['median']} runs); " + way)
     if interval != "studentized":  # a former default: the default gives some of these from a count (audit s20)
-        default = [f"the {label(m)}'s from {ONE_TASK_MIN_RUNS[m]} runs" for m in never if ONE_TASK_MIN_RUNS.get(m)]
+        default = [f"the {metric_label(m)}'s from {ONE_TASK_MIN_RUNS[m]} runs" for m in never
+                   if ONE_TASK_MIN_RUNS.get(m)]
         if default:
             way = f"interval=\"studentized\" (the default) gives {join_and(default)}; " + way
-    return (f"studentized intervals withheld on a single task for {', '.join(pairs)} (fewest runs): on one task "
+    return (f"studentized intervals withheld on a single task for {cells} (fewest runs): on one task "
             f"{'; '.join(said)}; {way}")
 
 
@@ -745,20 +762,19 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
         tied = np.zeros_like(saturated) if tied is None else tied
         for which, note in ((saturated & ~tied, saturated_note), (tied, median_tied_note)):
             if which.any():
-                notes.append(note([f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(which))]))
+                notes.append(note(cells_named(agents, metrics, which)))
     flat = missing & (np.zeros(missing.shape, dtype=bool) if observed is None else ~(np.asarray(observed) > 0))
     if flat.any():
-        names = ", ".join(f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(flat)))
-        notes.append(f"studentized intervals withheld for {names}: the runs have no spread to studentise (they tie: "
-                     "in every task, or for the median, in the task it sits on in every resample; or for the "
-                     "optimality gap all are at or above gamma, so the metric is the same in every resample); an "
-                     "interval of one point would say nothing of runs not yet seen: report the estimate with its "
-                     "runs, or add runs")
-    degenerate = [f"{agents[i]}/{metrics[j]}" for i, j in zip(*np.nonzero(missing & ~flat))]
-    if degenerate:
-        notes.append(f"studentized intervals withheld for {', '.join(degenerate)}: too many resamples repeat one "
-                     "score in a task (standard error 0) to studentise; add runs, or use interval=\"percentile\" "
-                     "(its measured coverage is quoted)")
+        notes.append(f"studentized intervals withheld for {cells_named(agents, metrics, flat)}: the runs have no "
+                     "spread to studentise (they tie: in every task, or for the median, in the task it sits on in every "
+                     "resample; or for the optimality gap all are at or above gamma, so the metric is the same in "
+                     "every resample); an interval of one point would say nothing of runs not yet seen: report the "
+                     "estimate with its runs, or add runs")
+    degenerate = missing & ~flat
+    if degenerate.any():
+        notes.append(f"studentized intervals withheld for {cells_named(agents, metrics, degenerate)}: too many "
+                     "resamples repeat one score in a task (standard error 0) to studentise; add runs, or use "
+                     "interval=\"percentile\" (its measured coverage is quoted)")
     return notes
 
 

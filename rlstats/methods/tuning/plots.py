@@ -61,17 +61,16 @@ def plot_best_set(result, *, ax=None, **kwargs):
     best = chances.head(SHOWN_BARS)  # a taller figure fits no page; the title says what was left out
     # one line per hyperparameter: a sweep's "name=value, ..." on one line is wider than the figure, which then has
     # no room left for the bars; values with the digits that tell them apart (floats in full overlapped at one
-    # column's width, audit s11); the sweep's name heads the figure when there is one sweep, else each bar's label
-    one = best[["agent", "task"]].drop_duplicates().shape[0] == 1
+    # column's width, audit s11); what the bars' sweeps share heads the figure, what differs labels each bar
     settings = _short_settings([str(c) for c in best["config"]], result.config_columns)
-    # without config= each agent is its one configuration, named by the agent: "agent_1 / task_02" says it once
-    # (it read "agent_1 / task_02\nagent_1", audit s24); of one agent and task (the title's) the bar keeps the name
-    labels = ["\n".join(([] if one else [f"{r.agent} / {r.task}"])
-                        + ([] if not one and not result.config_columns and lines == [str(r.agent)] else lines))
-              for r, lines in zip(best.itertuples(), settings)]
+    sweeps, shared = _sweep_labels(best)
+    # without config= each agent is its one configuration, named by the agent, which the sweep's name says already
+    # (audit s24: "agent_1 / task_02\nagent_1"; s25: the title's agent again on the bar of one sweep)
+    labels = ["\n".join(([sweep] if sweep else []) + ([] if not result.config_columns else lines))
+              for sweep, lines in zip(sweeps, settings)]
+    title = [shared] if shared else []
     lines = sum(label.count("\n") + 1 for label in labels)
     ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
-    title = [f"{best['agent'].iloc[0]} / {best['task'].iloc[0]}"] if one and len(best) else []
     withheld = bool(table["probability_best"].isna().any())  # a configuration of one seed in a sweep
     if withheld:
         title.append("probabilities withheld where a configuration has one seed (see the notes)")
@@ -88,6 +87,17 @@ def plot_best_set(result, *, ax=None, **kwargs):
     ax.axvline(result.threshold, color="#D55E00", linewidth=1, linestyle="--")
     ax.set_xlabel("probability of being best\n(bootstrap)")  # long y labels leave a narrow Axes
     return ax
+
+
+def _sweep_labels(rows):
+    """Each row's sweep as its bar says it, by what differs between the rows (agent, task), and what they all share,
+    said once in the title ("task_01", "agent_1 / task_01"; "" where both differ): the best-set and complete plots
+    (audit s25: "agent_1 / task_01", "agent_2 / task_01" said the one task on every bar)."""
+    if not len(rows):
+        return [], ""
+    varies = [column for column in ("agent", "task") if rows[column].nunique() > 1]
+    labels = [" / ".join(str(getattr(row, column)) for column in varies) for row in rows.itertuples()]
+    return labels, " / ".join(str(rows[column].iloc[0]) for column in ("agent", "task") if column not in varies)
 
 
 def _short_settings(configs, columns):
@@ -127,15 +137,18 @@ def plot_complete(result, *, ax=None, **kwargs):
     ax.errorbar(complete["estimate"], y, xerr=[complete["estimate"] - complete["conf_low"],
                                                complete["conf_high"] - complete["estimate"]],
                 fmt="o", color="#0072B2", **kwargs)
-    ax.set_yticks(y, [f"{r.agent} / {r.task}" for r in complete.itertuples()], fontsize=8)
+    labels, shared = _sweep_labels(complete)
+    ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("complete algorithm:\nexpected score")
     withheld = ~(np.isfinite(complete["conf_low"]) & np.isfinite(complete["conf_high"])).to_numpy()
+    title = [shared] if shared else []
     if withheld.any():  # a bare point reads as a precise one (audit s11)
         why = ("too few runs" if result.options.get("complete_interval") == "two_stage" else
                f"fewer than {COMPLETE_CONFIGURATIONS} configurations")
-        ax.set_title(f"intervals withheld{'' if withheld.all() else ' where none is drawn'}\n({why}; see the notes)",
-                     fontsize=8)
+        title.append(f"intervals withheld{'' if withheld.all() else ' where none is drawn'}\n({why}; see the notes)")
+    if title:
+        ax.set_title("\n".join(title), fontsize=8 if withheld.any() else 9)
     return ax
 
 
