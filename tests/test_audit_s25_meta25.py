@@ -43,12 +43,18 @@ def _fed(df, **options):
 
 
 # AdaStop's result listed each batch's runs in the order they were fed (result().scores, to_dict()["scores"]), so
-# the same batches with their rows in another order gave another result; adastop(batch=) lists them in score order
-# within a batch, as the test takes them (its decisions did not change)
-@pytest.mark.xfail(strict=True, reason="incremental AdaStop's scores follow the batch's row order")
+# the same batches with their rows in another order gave another result: agent_1's first batch read 11.337, 6.961,
+# 4.450, 6.410, 17.589 as fed and 6.961, 4.450, 11.337, 6.410, 17.589 shuffled; adastop(batch=) lists them in score
+# order within a batch, as the test takes them (its decisions did not change). Now both list them so.
 def test_incremental_scores_do_not_follow_the_batch_row_order():
     df = _three_batches()
     a, b = _fed(df), _fed(M._shuffle(df))
     pd.testing.assert_frame_equal(a.scores, b.scores)
+    assert a.to_dict()["scores"] == b.to_dict()["scores"]
     one_shot = rlstats.adastop(df, "score ~ agent", n=5, K=3, batch="batch", n_resamples=200, rng=3)
     pd.testing.assert_frame_equal(a.scores, one_shot.scores)
+    first = a.scores[(a.scores["agent"] == "agent_1") & (a.scores["interim"] == 1)]["score"]
+    np.testing.assert_allclose(first, [4.450074121822811, 6.410036501690238, 6.960787575559828, 11.3374742742986,
+                                       17.588521443975992], rtol=1e-15)
+    pd.testing.assert_frame_equal(a.decisions, one_shot.decisions)
+    assert a.decisions["decision"].tolist() == ["equal", "smaller", "equal"]
