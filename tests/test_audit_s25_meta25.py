@@ -58,3 +58,205 @@ def test_incremental_scores_do_not_follow_the_batch_row_order():
                                        17.588521443975992], rtol=1e-15)
     pd.testing.assert_frame_equal(a.decisions, one_shot.decisions)
     assert a.decisions["decision"].tolist() == ["equal", "smaller", "equal"]
+
+
+# ------------------------------------------------------------------------------------------------ the sweep
+
+def _runs6():
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=3, effect=1.0, rng=0)
+    df.attrs = {}
+    return df
+
+
+def _two_batches():
+    """3 agents on 2 tasks, 10 runs each in 2 batches of 5 (column ``batch``)."""
+    df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=10, effect=[0.0, 0.5, 1.5], rng=6)
+    df.attrs = {}
+    return df.assign(batch=df["seed"] // 5 + 1).drop(columns="seed")
+
+
+def _pilot():
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, effect=0.5, rng=0)
+    df.attrs = {}
+    return df
+
+
+def _curves(tasks):
+    def data():
+        return M.simulated_curves(tasks=tasks, steps=6)
+    return data
+
+
+def _units(transform, value):
+    """An option in the score's units: scaled and moved with it (not with the steps)."""
+    return value * transform.factor + transform.shift if transform.column == "score" else value
+
+
+def _difference(transform, value):
+    """An option that is a difference of scores: scaled by |c|, never moved."""
+    return value * abs(transform.factor) if transform.column == "score" else value
+
+
+def _is_pandas(df):
+    return isinstance(df, pd.DataFrame)
+
+
+def _rows(df, keep):
+    """``df``'s rows where the boolean numpy array ``keep`` holds, in its own library; a pandas Categorical keeps no
+    unused level (as a polars frame's filter does not), so both say the same of the rows kept."""
+    if _is_pandas(df):
+        out = df[keep]
+        return out.assign(**{c: out[c].cat.remove_unused_categories() for c in ("agent", "task")
+                             if isinstance(out[c].dtype, pd.CategoricalDtype)})
+    pl = pytest.importorskip("polars")
+    return df.filter(pl.Series(keep))
+
+
+def _column(df, name):
+    return (df[name] if _is_pandas(df) else df[name].to_pandas()).astype(str).to_numpy()
+
+
+def _adastop_batches(df, transform):
+    return rlstats.adastop(df, "score ~ agent | task", n=5, batch="batch", n_resamples=200, rng=3)
+
+
+def _adastop_incremental(df, transform):
+    """AdaStop fed the batches in turn (each in the frame's own library), as the experiments would run."""
+    test = rlstats.AdaStop([transform.names(a) for a in ("agent_1", "agent_2", "agent_3")], n=5, K=3,
+                           n_resamples=200, rng=3)
+    batch, agent = _column(df, "batch"), _column(df, "agent")
+    for b in ("1", "2", "3"):
+        if test.done:
+            break
+        rows = _rows(df, (batch == b) & np.isin(agent, test.agents_to_run))
+        test.update(rows.drop(columns="batch") if _is_pandas(rows) else rows.drop("batch"))
+    return test.result()
+
+
+def _time_to_threshold(df, transform):
+    return rlstats.summarize_runs(df, "score ~ agent | task/seed", step="step", how="time_to_threshold",
+                                  threshold=_units(transform, 62.0))
+
+
+def _time_to_thresholds(df, transform):  # one threshold per task, on the tasks' own scales
+    return rlstats.summarize_runs(df, "score ~ agent | task/seed", step="step", how="time_to_threshold",
+                                  threshold={transform.names("task_01"): _units(transform, 62.0),
+                                             transform.names("task_02"): _units(transform, 1.0)})
+
+
+def _max(df, transform):
+    return rlstats.summarize_runs(df, "score ~ agent | task/seed", step="step", how="max")
+
+
+FRESH = ("task_04", "task_05", "task_06")
+
+
+def _selection(split=False, **options):
+    """selection_check of agent_3 against agent_1; ``split``: tasks 4-6 given as a frame of fresh runs (else as a
+    list); ``options`` may be functions of the transformation (options in the score's units)."""
+    def call(df, transform):
+        given = {k: v(transform) if callable(v) else v for k, v in options.items()}
+        fresh = np.isin(_column(df, "task"), [transform.names(t) for t in FRESH])
+        reported = [transform.names(t) for t in given.pop("reported", ("task_01", "task_02"))]
+        data, heldout = ((_rows(df, ~fresh), _rows(df, fresh)) if split
+                         else (df, [transform.names(t) for t in FRESH]))
+        return rlstats.selection_check(data, "score ~ agent | task", treatment=transform.names("agent_3"),
+                                       baseline=transform.names("agent_1"), reported=reported, heldout=heldout,
+                                       rng=1, **given)
+    return call
+
+
+def _planning(function, method, **options):
+    """power() or sample_size() of ``method`` from the pilot, agent_2 shifted by 1 within-cell SD (unitless)."""
+    def call(df, transform):
+        given = {"seeds": [3, 5]} if function is rlstats.power else {"target_power": 0.5, "max_seeds": 6}
+        given.update(options)
+        return function(method, design=df, formula="score ~ agent | task", effect=1.0,
+                        shifted_agent=transform.names("agent_2"), n_sim=10, rng=1, progress=False, **given)
+    return call
+
+
+def _reference(transform):
+    """Each task's random and human score in the score's units (moved with the score)."""
+    return pd.DataFrame({"task": [transform.names(f"task_0{k}") for k in range(1, 7)],
+                         "random": [_units(transform, v) for v in (-10.0, 0.0, 5.0, 0.0, 5.0, 0.0)],
+                         "human": [_units(transform, v) for v in (20.0, 5.0, 15.0, 2.0, 8.0, 8.0)]})
+
+
+def _normalize_reference(df, transform):
+    return rlstats.normalize(df, _reference(transform))
+
+
+def _bootstrap_reference(df, transform):
+    """bootstrap(normalize=) a reference frame: the normalised scores are unit-free, so are the intervals."""
+    return rlstats.bootstrap(df, "score ~ agent | task", normalize=_reference(transform), metrics=("iqm", "mean"),
+                             n_resamples=100, rng=1)
+
+
+#: case -> (data, call(df, transform), tidy or frame columns that scale with the score)
+SWEEP = {
+    "adastop_batch": (_two_batches, _adastop_batches, ("estimate",)),
+    "adastop_incremental": (_three_batches, _adastop_incremental, ("estimate",)),
+    "time_to_threshold": (_curves(1), _time_to_threshold, ()),
+    "time_to_threshold_per_task": (_curves(2), _time_to_thresholds, ()),
+    "summarize_max": (_curves(2), _max, ("score",)),
+    "selection_heldout_list": (_runs6, _selection(n_resamples=199), ()),
+    "selection_heldout_frame": (_runs6, _selection(True, inspector="welch", reporter="t",
+                                                   mu_gap=lambda t: _difference(t, 0.2)), ()),
+    "selection_heldout_z": (_runs6, _selection(True, reported=("task_01", "task_02", "task_03"), inspector="z",
+                                               reporter="z", sigma=lambda t: _difference(t, 1.0), n_candidates=6,
+                                               n_resamples=199), ()),
+    "selection_heldout_bounds": (_runs6, _selection(bounds=lambda t: (_units(t, -20.0), _units(t, 40.0)),
+                                                    sigma="pooled", reporter="wilcoxon", n_resamples=199), ()),
+    "selection_heldout_poi": (_runs6, _selection(True, effect="poi", n_resamples=199), ()),
+    "power_adastop": (_pilot, _planning(rlstats.power, "adastop", n_resamples=100, K=2, seeds=[4, 6]), ()),
+    "power_permutation": (_pilot, _planning(rlstats.power, "permutation", n_resamples=100), ()),
+    "power_bootstrap": (_pilot, _planning(rlstats.power, "bootstrap", n_resamples=50), ()),
+    "power_bootstrap_pooled": (_pilot, _planning(rlstats.power, "bootstrap", n_resamples=50, resample="pooled",
+                                                 metric="mean"), ()),
+    "sample_size_adastop": (_pilot, _planning(rlstats.sample_size, "adastop", n_resamples=100, K=2), ()),
+    "sample_size_permutation": (_pilot, _planning(rlstats.sample_size, "permutation", n_resamples=100), ()),
+    "sample_size_bootstrap": (_pilot, _planning(rlstats.sample_size, "bootstrap", n_resamples=50), ()),
+    "normalize_reference": (_runs6, _normalize_reference, ()),
+    "bootstrap_normalize_reference": (_runs6, _bootstrap_reference, ()),
+}
+for _case, (_data, _call, _scaled) in SWEEP.items():
+    M.CASES[f"s25_{_case}"] = (_data, _call)
+    if _scaled:
+        M.SCALED[f"s25_{_case}"] = _scaled
+M.ROW_ORDER["s25_normalize_reference"] = ()  # the frame itself: the data with the scores normalised
+
+
+def _index(df):
+    """The rows under an index of text labels in reverse order (not a RangeIndex)."""
+    return df.set_axis(pd.Index([f"r{i}" for i in range(len(df))][::-1]), axis=0)
+
+
+_BY_NAME = {t.name: t for t in M.TRANSFORMS}
+TRANSFORMS = {
+    "shuffle": _BY_NAME["shuffle"],
+    "scale_1e+03": M.Transform("scale_1e+03", lambda df: M._with_score(df, df["score"] * 1e3), factor=1e3),
+    "scale_1e-03": M.Transform("scale_1e-03", lambda df: M._with_score(df, df["score"] * 1e-3), factor=1e-3),
+    "shift": _BY_NAME["shift"],
+    "prefix": _BY_NAME["prefix"],
+    "polars": _BY_NAME["polars"],
+    "index": M.Transform("index", _index),
+}
+#: (case, transformation) -> (why the result may change, the parts that may: prefixes of the problems' places)
+CHANGES = {(case, "prefix"): (M._KEYED + "; power() runs bootstrap() on each simulated data set, so its rates are "
+                               "other Monte Carlo estimates of the same power",
+                               ("print", "summary", "report", "markdown", "tidy", "glance", "dict", "warnings"))
+           for case in ("power_bootstrap", "power_bootstrap_pooled", "sample_size_bootstrap",
+                        "bootstrap_normalize_reference")}
+
+
+@pytest.mark.parametrize("case, transform", [pytest.param(case, name, id=f"{case}-{name}")
+                                             for case in SWEEP for name in TRANSFORMS])
+def test_result_is_unchanged_or_exactly_transformed(case, transform):
+    problems = M.differences(f"s25_{case}", TRANSFORMS[transform])
+    if (case, transform) in CHANGES:
+        reason, may_change = CHANGES[case, transform]
+        assert problems, f"{case} was expected to change under {transform}: {reason}"
+        assert [p for p in problems if not p.startswith(may_change)] == []
+    else:
+        assert problems == []
