@@ -14,6 +14,8 @@ words and numbers as multisets.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -63,15 +65,24 @@ def test_incremental_scores_do_not_follow_the_batch_row_order():
 
 # selection_check's permutation inspector drew its random subsets by the tasks' positions in the design's order, which
 # a Categorical's level order sets: the same rows with the task levels reversed gave p = 0.34 instead of 0.395
-# (rng=1, 199 subsets of C(10, 4) = 210; a row shuffle kept 0.395)
-@pytest.mark.xfail(strict=True, reason="the inspector's random subsets follow the task column's level order")
+# (rng=1, 199 subsets of C(10, 4) = 210; a row shuffle kept 0.395). Each set's effects now enter in value order.
 def test_selection_inspector_draws_do_not_follow_the_task_level_order():
     df = _runs10()
     call = _selection(True, held=[f"task_{k:02d}" for k in range(5, 11)], reported=[f"task_0{k}" for k in range(1, 5)],
                       n_resamples=199)
-    base, other = (call(frame, M.IDENTITY) for frame in (df, _reversed_levels(df)))
-    assert base.pvalue_method == "monte_carlo"
-    assert other.pvalue == base.pvalue
+    results = [call(frame, M.IDENTITY) for frame in (df, _reversed_levels(df), M._shuffle(df))]
+    assert results[0].pvalue_method == "monte_carlo"
+    assert [r.pvalue for r in results] == [0.365] * 3  # (1 + 72) / 200
+    # against the exact p-value, every one of the 210 subsets enumerated independently: 76 / 210
+    means = df.groupby(["task", "agent"], observed=True)["score"].mean().unstack()
+    effects = (means["agent_3"] - means["agent_1"]).to_numpy()
+    sums = np.array([effects[list(c)].sum() for c in itertools.combinations(range(10), 4)])
+    exact = np.mean(sums >= effects[:4].sum() - 1e-9)
+    assert exact == pytest.approx(76 / 210, abs=1e-15)
+    assert abs(results[0].pvalue - exact) < 2 * results[0].pvalue_mc_se
+    enumerated = _selection(True, held=[f"task_{k:02d}" for k in range(5, 11)],
+                            reported=[f"task_0{k}" for k in range(1, 5)], n_resamples=210)(df, M.IDENTITY)
+    assert enumerated.pvalue_method == "exact" and enumerated.pvalue == pytest.approx(exact, rel=1e-15)
 
 # ------------------------------------------------------------------------------------------------ the sweep
 
