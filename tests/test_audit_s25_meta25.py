@@ -223,6 +223,42 @@ def _bootstrap_reference(df, transform):
                              n_resamples=100, rng=1)
 
 
+def _runs5():
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=3, effect=1.0, rng=0)
+    df.attrs = {}
+    return df
+
+
+#: bounds at _runs5's smallest and largest score, so that intervals reach them (moved with the score)
+LOW, HIGH = 0.0601732056568236, 63.55701255788789
+
+
+def _bounds(transform):
+    return (_units(transform, LOW), _units(transform, HIGH))
+
+
+def _published(df, transform):
+    """agent_1's per-task mean, sd and runs as a published table (in the score's units)."""
+    frame = df if _is_pandas(df) else df.to_pandas()
+    runs = frame[frame["agent"].astype(str) == transform.names("agent_1")].groupby("task", observed=True)["score"]
+    table = pd.DataFrame({"mean": runs.mean(), "sd": runs.std(), "n": runs.size()}).reset_index()
+    return table.astype({"task": str})
+
+
+def _equivalence_published(df, transform):
+    """agent_2 and agent_3 against agent_1's published table."""
+    others = _rows(df, _column(df, "agent") != transform.names("agent_1"))
+    return rlstats.equivalence(others, "score ~ agent | task", published=_published(df, transform),
+                               margin=_difference(transform, 1.0), rng=1)
+
+
+def _with(function, formula="score ~ agent | task", **options):
+    """A call whose ``options`` may be functions of the transformation (options in the score's units)."""
+    def call(df, transform):
+        return function(df, formula, **{k: v(transform) if callable(v) else v for k, v in options.items()})
+    return call
+
+
 #: case -> (data, call(df, transform), tidy or frame columns that scale with the score)
 SWEEP = {
     "adastop_batch": (_two_batches, _adastop_batches, ("estimate",)),
@@ -252,6 +288,34 @@ SWEEP = {
     "sample_size_permutation": (_pilot, _planning(rlstats.sample_size, "permutation", n_resamples=100), ()),
     "sample_size_bootstrap": (_pilot, _planning(rlstats.sample_size, "bootstrap", n_resamples=50), ()),
     "normalize_reference": (_runs6, _normalize_reference, ()),
+    # options in the score's units that no sweep moved with it: thresholds, bounds, a published table
+    "profile_tau": (_runs5, _with(rlstats.performance_profile, tau=lambda t: [_units(t, v) for v in (0, 2, 5, 10)],
+                                  n_resamples=100, rng=1), ("tau",)),
+    "equivalence_published": (_runs5, _equivalence_published, ("estimate", "conf_low", "conf_high", "margin")),
+    "bootstrap_bounds": (_runs5, _with(rlstats.bootstrap, bounds=_bounds, gamma=lambda t: _units(t, 30.0),
+                                       n_resamples=100, rng=1), ("estimate", "conf_low", "conf_high")),
+    "percentiles_bounds": (_runs5, _with(rlstats.percentiles, bounds=_bounds, interval="pbp_t", rng=1), ()),
+    "task_table_bounds": (_runs5, _with(rlstats.task_table, bounds=_bounds, rng=1), ("estimate",)),
+    "mixed_bounds": (_runs5, _with(rlstats.mixed, "score ~ agent | task/seed", bounds=_bounds),
+                     ("estimate", "std_error", "conf_low", "conf_high")),
+    "curves_bounds": (_curves(2), _with(rlstats.curves, "score ~ agent | task/seed", step="step",
+                                        bounds=lambda t: (_units(t, 0.0), _units(t, 70.0)), bands="expanded",
+                                        n_resamples=100, rng=1), ("estimate", "conf_low", "conf_high")),
+    "tuning_bounds": (lambda: M.lr_sweep(categorical=True),
+                      _with(rlstats.tuning, "score ~ agent | task/seed", config="lr",
+                            bounds=lambda t: (_units(t, -5.0), _units(t, 5.0)), n_resamples=100, rng=1),
+                      ("estimate", "conf_low", "conf_high")),
+    "align_steps_linear": (_curves(2), _with(rlstats.align_steps, "score ~ agent | task/seed", step="step",
+                                             steps=[0, 150_000, 500_000, 1_000_000], method="linear"), ("score",)),
+    "auc_normalized": (_curves(2), _with(rlstats.summarize_runs, "score ~ agent | task/seed", step="step", how="auc",
+                                         normalize_auc=True), ("score",)),
+    # higher_is_better=False: every sign and rank turned
+    "task_table_lower": (_runs5, _with(rlstats.task_table, higher_is_better=False, rng=1), ("estimate",)),
+    "percentiles_lower": (_runs5, _with(rlstats.percentiles, higher_is_better=False, interval="pbp_t", rng=1), ()),
+    "rank_test_lower": (_runs5, _with(rlstats.skillings_mack, higher_is_better=False, rng=1), ()),
+    "equivalence_lower": (_runs5, _with(rlstats.equivalence, higher_is_better=False,
+                                        margin=lambda t: _difference(t, 1.0), n_resamples=100, rng=1),
+                          ("estimate", "conf_low", "conf_high", "margin")),
     "bootstrap_normalize_reference": (_runs6, _bootstrap_reference, ()),
 }
 for _case, (_data, _call, _scaled) in SWEEP.items():
@@ -259,6 +323,10 @@ for _case, (_data, _call, _scaled) in SWEEP.items():
     if _scaled:
         M.SCALED[f"s25_{_case}"] = _scaled
 M.ROW_ORDER["s25_normalize_reference"] = ()  # the frame itself: the data with the scores normalised
+M.SQUARED.add("s25_mixed_bounds")  # as the mixed model's contract case: variances, the REML criterion, fitted values
+M.LOG_LIKELIHOOD["s25_mixed_bounds"] = M.LOG_LIKELIHOOD["mixed"]
+M.INFORMATIONAL["s25_mixed_bounds"] = M.INFORMATIONAL["mixed"]
+M.ROW_ORDER["s25_mixed_bounds"] = M.ROW_ORDER["mixed"]
 
 
 def _index(df):
@@ -281,11 +349,24 @@ CHANGES = {(case, "prefix"): (M._KEYED + "; power() runs bootstrap() on each sim
                                "other Monte Carlo estimates of the same power",
                                ("print", "summary", "report", "markdown", "tidy", "glance", "dict", "warnings"))
            for case in ("power_bootstrap", "power_bootstrap_pooled", "sample_size_bootstrap",
-                        "bootstrap_normalize_reference")}
+                        "bootstrap_normalize_reference", "bootstrap_bounds", "equivalence_lower")}
+CHANGES["mixed_bounds", "shift"] = M.CHANGES["mixed", "shift"]
 
 
-@pytest.mark.parametrize("case, transform", [pytest.param(case, name, id=f"{case}-{name}")
-                                             for case in SWEEP for name in TRANSFORMS])
+#: the transformations of the default run; the others (covered there by their neighbours: another scale, the index of
+#: a shuffle, the names of the contract cases) run with -m slow
+SLOW_TRANSFORMS = {"scale_1e-03", "prefix", "index"}
+#: the cases whose result is a frame of the runs, or a planning study: their level order runs with -m slow
+_SLOW_ORDER = {"normalize_reference", "summarize_max", "auc_normalized", "align_steps_linear", "power_bootstrap",
+               "power_bootstrap_pooled", "sample_size_bootstrap", "sample_size_adastop", "sample_size_permutation",
+               "bootstrap_normalize_reference", "profile_tau", "task_table_bounds", "curves_bounds", "tuning_bounds",
+               "bootstrap_bounds", "task_table_lower", "rank_test_lower", "selection_heldout_poi",
+               "selection_heldout_bounds"}
+
+
+@pytest.mark.parametrize("case, transform", [
+    pytest.param(case, name, id=f"{case}-{name}", marks=[pytest.mark.slow] if name in SLOW_TRANSFORMS else [])
+    for case in SWEEP for name in TRANSFORMS])
 def test_result_is_unchanged_or_exactly_transformed(case, transform):
     problems = M.differences(f"s25_{case}", TRANSFORMS[transform])
     if (case, transform) in CHANGES:
@@ -338,7 +419,19 @@ def _sorted_rows(frame):
 _PAIRS = {"adastop_batch"}
 
 
-@pytest.mark.parametrize("case", [c for c in SWEEP if c != "adastop_incremental"])  # AdaStop(agents) lists its own
+#: cases the level order changes in more than the order, by design: case -> why
+LEVEL_ORDER_SETS = {
+    "adastop_incremental": "AdaStop(agents) lists the agents in its own order, not the frame's",
+    "mixed_bounds": "the coefficients are treatment contrasts against the first level, as R's lm()",
+    "percentiles_bounds": "the zero-width note names the first four cells in the levels' order, and 4 more",
+    "percentiles_lower": "the zero-width note names the first four cells in the levels' order, and 4 more",
+    "equivalence_published": "a pair's one-sided p-values (p_lower, p_upper) swap when it is listed the other way",
+    "equivalence_lower": "a pair's one-sided p-values (p_lower, p_upper) swap when it is listed the other way",
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=[pytest.mark.slow] if c in _SLOW_ORDER else [])
+                                  for c in SWEEP if c not in LEVEL_ORDER_SETS])
 def test_reversed_category_order_changes_only_the_order(case):
     data, call, _ = SWEEP[case]
     df = data()
