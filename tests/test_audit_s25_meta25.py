@@ -309,6 +309,20 @@ SWEEP = {
                                              steps=[0, 150_000, 500_000, 1_000_000], method="linear"), ("score",)),
     "auc_normalized": (_curves(2), _with(rlstats.summarize_runs, "score ~ agent | task/seed", step="step", how="auc",
                                          normalize_auc=True), ("score",)),
+    # other options no sweep reached
+    "percentiles_identical": (_runs5, lambda df, t: rlstats.percentiles(
+        df, "score ~ agent | task", interval="pbp_t", self_payoff=0.4, rng=1,
+        identical=[(t.names("agent_1"), t.names("agent_2"), t.names("task_02"))]), ()),
+    "task_table_per_pair": (_runs5, _with(rlstats.task_table, effect_intervals="per_pair", rng=1), ("estimate",)),
+    "bayes_orderings": (_runs5, _with(rlstats.bayes, rope=lambda t: _difference(t, 0.2), orderings=True, n_samples=500,
+                                      rng=1), ("estimate", "conf_low", "conf_high", "rope")),
+    "curves_compare": (_curves(2), _with(rlstats.curves, "score ~ agent | task/seed", step="step", compare="all",
+                                         n_resamples=100, rng=1), ("estimate", "conf_low", "conf_high")),
+    "profile_tasks": (_runs5, _with(rlstats.performance_profile, kind="tasks", n_resamples=100, rng=1,
+                                    tau=lambda t: [_units(t, v) for v in (0, 2, 5, 10)]), ("tau",)),
+    "tuning_holdout": (lambda: M.lr_sweep(categorical=True).assign(heldout=lambda d: d["seed"] == 3),
+                       _with(rlstats.tuning, "score ~ agent | task/seed", config="lr", holdout="heldout",
+                             n_resamples=100, rng=1), ("estimate", "conf_low", "conf_high")),
     # higher_is_better=False: every sign and rank turned
     "task_table_lower": (_runs5, _with(rlstats.task_table, higher_is_better=False, rng=1), ("estimate",)),
     "percentiles_lower": (_runs5, _with(rlstats.percentiles, higher_is_better=False, interval="pbp_t", rng=1), ()),
@@ -361,7 +375,8 @@ _SLOW_ORDER = {"normalize_reference", "summarize_max", "auc_normalized", "align_
                "power_bootstrap_pooled", "sample_size_bootstrap", "sample_size_adastop", "sample_size_permutation",
                "bootstrap_normalize_reference", "profile_tau", "task_table_bounds", "curves_bounds", "tuning_bounds",
                "bootstrap_bounds", "task_table_lower", "rank_test_lower", "selection_heldout_poi",
-               "selection_heldout_bounds"}
+               "selection_heldout_bounds", "percentiles_identical", "task_table_per_pair", "bayes_orderings",
+               "curves_compare", "profile_tasks", "tuning_holdout"}
 
 
 @pytest.mark.parametrize("case, transform", [
