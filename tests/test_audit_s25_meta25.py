@@ -401,10 +401,10 @@ def _reversed_levels(df):
 
 
 def _order_free_text(text):
-    """A printed text's words and numbers, each as a sorted multiset (words without the commas and brackets of a
-    list, numbers without sign: a pair listed the other way round prints its difference negated)."""
+    """A printed text's words and numbers, each as a sorted multiset (words without the commas, brackets and full
+    stops of a list, numbers without sign: a pair listed the other way round prints its difference negated)."""
     tokens = M._tokens(text)
-    return (sorted(w.strip(",;:()'") for w, _ in tokens if w is not None),
+    return (sorted(w.strip(",;:.()'") for w, _ in tokens if w is not None),
             sorted(round(abs(n[0]), 12) for _, n in tokens if n is not None))
 
 
@@ -440,6 +440,8 @@ LEVEL_ORDER_SETS = {
     "mixed_bounds": "the coefficients are treatment contrasts against the first level, as R's lm()",
     "percentiles_bounds": "the zero-width note names the first four cells in the levels' order, and 4 more",
     "percentiles_lower": "the zero-width note names the first four cells in the levels' order, and 4 more",
+    "percentiles_identical": "the zero-width note names the first four cells in the levels' order, and 4 more",
+    "bayes_orderings": "a pair's P(better) and P(worse) swap when it is listed the other way",
     "equivalence_published": "a pair's one-sided p-values (p_lower, p_upper) swap when it is listed the other way",
     "equivalence_lower": "a pair's one-sided p-values (p_lower, p_upper) swap when it is listed the other way",
 }
