@@ -229,8 +229,9 @@ def _runs5():
     return df
 
 
-#: bounds at _runs5's smallest and largest score, so that intervals reach them (moved with the score)
-LOW, HIGH = 0.0601732056568236, 63.55701255788789
+#: bounds at _runs5's smallest and largest score, so that intervals reach them (moved with the score; read off the
+#: data: numpy versions draw them a few ulps apart)
+LOW, HIGH = float(_runs5()["score"].min()), float(_runs5()["score"].max())
 
 
 def _bounds(transform):
@@ -379,8 +380,17 @@ _SLOW_ORDER = {"normalize_reference", "summarize_max", "auc_normalized", "align_
                "curves_compare", "profile_tasks", "tuning_holdout"}
 
 
+#: the option paths beyond the gaps named in the audit's brief: in the default run only under other units and a shift
+#: (what their options in score units are about)
+_OPTION_PATHS = set(list(SWEEP)[list(SWEEP).index("profile_tau"):])
+
+
+def _slow(case, name):
+    return name in SLOW_TRANSFORMS or (case in _OPTION_PATHS and name not in ("scale_1e+03", "shift"))
+
+
 @pytest.mark.parametrize("case, transform", [
-    pytest.param(case, name, id=f"{case}-{name}", marks=[pytest.mark.slow] if name in SLOW_TRANSFORMS else [])
+    pytest.param(case, name, id=f"{case}-{name}", marks=[pytest.mark.slow] if _slow(case, name) else [])
     for case in SWEEP for name in TRANSFORMS])
 def test_result_is_unchanged_or_exactly_transformed(case, transform):
     problems = M.differences(f"s25_{case}", TRANSFORMS[transform])
@@ -427,7 +437,8 @@ def _sorted_rows(frame):
             frame["decision"] = [swap.get(d, d) if f else d for d, f in zip(frame["decision"], flip)]
     keys = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     frame = frame.astype({c: str for c in keys})
-    return frame.sort_values(keys).reset_index(drop=True) if keys else frame
+    keys += [c for c in ("step", "tau", "budget") if c in frame]  # a curve's or profile's rows in their order
+    return frame.sort_values(keys, kind="stable").reset_index(drop=True) if keys else frame
 
 
 #: the sweep's cases that print pairs, listed in the agents' level order
