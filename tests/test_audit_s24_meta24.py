@@ -108,9 +108,8 @@ for _name in ("scale_1e+12", "scale_1e-150", "scale_1e-06", "shift"):  # measure
         "draws, estimates and diagnostics agree to ~1e-8 relative, not 1e-9; every printed text is compared and equal",
         ("tidy", "glance", "dict.comparisons", "dict.diagnostics", "dict.posterior_draws", "dict.simplex_draws",
          "dict.task_effects"))
-for _frame in ("polars", "pyarrow"):  # power() quotes the conversion note as the pilot's: "pilot: data converted ..."
-    M.CHANGES[("s24_power_pilot", _frame)] = ("the pilot's conversion note, prefixed 'pilot: '",
-                                              ("print", "summary", "report", "markdown", "latex", "dict.notes"))
+# (power() quotes the conversion note as the pilot's, "pilot: data converted ...": test_metamorphic's CONVERTED
+# reads that prefix since audit s25)
 
 #: cases whose every transformation runs with -m slow (a Gibbs sampler's chains: seconds each)
 SLOW_CASES = {"s24_bayes_hierarchical"}

@@ -307,7 +307,9 @@ class AdaStop:
         blocks = {}
         for i, a in enumerate(self._agents):
             rows = [batch[a] for batch in self._batches if a in batch]
-            blocks[i] = np.asarray(rows, dtype=float).reshape(-1, self.n)
+            # a batch's runs are exchangeable: in score order, as the test took them (_advance) and as adastop()
+            # lists them, so the result does not follow the order a batch's rows came in (the state keeps it)
+            blocks[i] = np.sort(np.asarray(rows, dtype=float).reshape(-1, self.n), axis=1)
         used = {i: len(b) for i, b in blocks.items()}
         return _TaskRun(ALL_RUNS, self._test, list(range(len(self._pairs))), {}, used, dict(used), blocks,
                         None, self._test.joint)

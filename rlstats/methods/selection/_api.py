@@ -655,7 +655,9 @@ def _sigma_of(options, pooled_sd):
 def _inspect(v_p, v_i, options, sigma, ss):
     """The inspector's test of mean(reported) > mean(held-out), as result fields."""
     if options.inspector == "fisher_pitman":
-        found = kernels.permutation_inspector(v_p, v_i, options.n_resamples, ss)
+        # the subsets are drawn by position: each set's effects in value order first (as resampling.canonical_order
+        # lays out a cell's runs), so neither the task column's level order nor the tasks' names draw other subsets
+        found = kernels.permutation_inspector(np.sort(v_p), np.sort(v_i), options.n_resamples, ss)
         return {"statistic": found.statistic, "df": None, "pvalue": found.pvalue,
                 "pvalue_method": "exact" if found.exact else "monte_carlo", "pvalue_mc_se": found.mc_se,
                 "n_resamples": found.n_resamples, "null_distribution": found.null_distribution,
