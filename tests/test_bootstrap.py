@@ -1123,10 +1123,13 @@ def test_inferential_intervals_formula_on_a_result():
         res.inferential_intervals("agent_1", "agent_9")
 
 
-def test_inferential_intervals_agree_with_the_test_on_many_datasets():
+@pytest.mark.parametrize("n_datasets", [40, pytest.param(120, marks=pytest.mark.slow)])
+def test_inferential_intervals_agree_with_the_test_on_many_datasets(n_datasets):
+    # The first 40 data sets of the 120 (the same draws) reach every branch: 78 rows shrunk, 40 unchanged and 2
+    # widened (of 120: 189, 161 and 10).
     rng = np.random.default_rng(22)
     branches = set()
-    for d in range(120):
+    for d in range(n_datasets):
         seeds = int(rng.choice([2, 3, 5, 10]))
         df = rlstats.datasets.simulate(agents=2, tasks=int(rng.integers(3, 12)), seeds=seeds,
                                        effect=float(rng.uniform(0, 1.2)), rng=d)
