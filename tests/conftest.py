@@ -2,6 +2,7 @@
 ../shared/data beside the clone), CPU-time limits for child processes, a clean matplotlib, and every plot of a result."""
 
 import os
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -206,12 +207,14 @@ def sb3_run_missing_a_file(tmp_path):
     return tmp_path
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    import matplotlib.pyplot as plt
-
-    plt.close("all")
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures are torn down, as the autouse fixture this replaces
+def pytest_runtest_teardown(item, nextitem):
+    """Every figure a test left open is closed after it. A hook, not an autouse fixture: a fixture around each of
+    the ~8,000 tests cost ~0.4 ms of CPU each in pytest's fixture machinery (~3.5 s a run), most of them drawing
+    nothing."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None and plt.get_fignums():
+        plt.close("all")
 
 
 def pytest_report_header(config):

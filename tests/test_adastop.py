@@ -351,8 +351,12 @@ def test_fwe_two_agents_equals_the_level_spent(draw, reps):
     assert abs(fwe - level) <= mc_bound(level, reps)
 
 
-def test_fwe_discrete_scores_at_most_alpha():
-    fwe, level = null_fwe(2, 5, 5, 10_000, 1000, 2, DRAWS["discrete"])
+@pytest.mark.parametrize("n_resamples", [2_000, pytest.param(10_000, marks=pytest.mark.slow)])
+def test_fwe_discrete_scores_at_most_alpha(n_resamples):
+    # Ties keep the error below the level spent (0.0499 at both path counts): 0.025 of 1,000 sequences with 2,000
+    # paths, 0.022 with the default 10,000 (slow; 2.8 s CPU against 1.3 s), each against 0.074.
+    fwe, level = null_fwe(2, 5, 5, n_resamples, 1000, 2, DRAWS["discrete"])
+    assert level == pytest.approx(1 / 126 + 0.042)
     assert fwe <= level + mc_bound(level, 1000)
 
 
