@@ -51,6 +51,11 @@ SIMULATIONS = (8, 2)
 #: data sets per design draw of a row that misses its level with SIMULATIONS (the same data sets, continued: power()'s
 #: streams and the user's seeds are keyed by the data set's index), as the other procedures' rows are measured again
 CONTINUED = 30
+#: audit s25 (cal25): grid points (agents, tasks, runs, distribution) with a row below 0.95 but within 2 SE of it on
+#: SIMULATIONS data sets per draw, measured on ``MORE_DATA_SETS`` times as many (the same data sets, continued)
+REMEASURED = {(8, 5, 3, "skewed"), (2, 5, 5, "heavy_tailed"), (8, 5, 3, "heavy_tailed"), (2, 5, 10, "capped"),
+              (2, 5, 10, "saturated"), (8, 26, 3, "saturated")}
+MORE_DATA_SETS = 4
 AGENTS, TASKS, RUNS = (2, 8), (5, 26), (3, 5, 10)
 FAMILIES = (*DESIGNS["DISTRIBUTIONS"], *DESIGNS["EXTRA_DISTRIBUTIONS"])
 #: the pilot's runs per agent and task, and the difference of the agreement rows (within-cell sd)
@@ -158,11 +163,18 @@ def table_rows(point, n_sim, quick=False):
     measured = [(lambda n: measure(point, n)[0])]
     if point[0] == 2:  # the only design whose rejection rate power() states at alpha
         measured.insert(0, lambda n: size_row(point, n))
+    if not quick and tuple(point) in REMEASURED:
+        n_sim *= MORE_DATA_SETS
     rows = [row_of(n_sim) for row_of in measured]
     if quick or n_sim >= CONTINUED:
         return rows
     return [row_of(CONTINUED) if misses({key: str(value) for key, value in row.items()}, LEVEL) else row
             for row_of, row in zip(measured, rows)]
+
+
+def point_of(row):
+    """The grid point (agents, tasks, runs, distribution) of a table row (``calibrate.replace_points``)."""
+    return int(row["agents"]), int(row["tasks"]), int(row["runs"]), row["distribution"]
 
 
 if __name__ == "__main__":
