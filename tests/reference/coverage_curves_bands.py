@@ -7,7 +7,8 @@ number of tasks (1, 5, 26) and score distribution of ``tests/reference/designs.p
 capped), it simulates learning curves of alike agents with a known truth and runs ``rlstats.curves`` on them (95%
 bands, ``compare="all"``, alpha = 0.05; 300 resamples, 200 with --quick; 60 data sets per grid point, 15 per design
 draw, to keep the whole grid near 25 CPU-minutes, continued to ``EXTENDED`` = 400 where a default's row misses, to
-tell chance from a shortfall). A run's deviations follow a stationary
+tell chance from a shortfall, and to 4 times 60 at the points of ``REMEASURED``, those of 3-10 runs where a default's
+row sat below 0.95 within 2 SE at 60: audit s25, ``calibrate.py --replace``). A run's deviations follow a stationary
 Gaussian AR(1) over 10 logged steps (lag-one correlation 0.8), turned into the distribution's deviations by its
 quantile transform (a Gaussian copula, so every step has the distribution's marginal exactly); the agent's location
 rises over training from ``-LIFT`` to 0 in the task's noise units, so that at the last step a third of the runs
