@@ -7,7 +7,8 @@ number of tasks (1, 5, 26) and score distribution of ``tests/reference/designs.p
 capped), it simulates learning curves of alike agents with a known truth and runs ``rlstats.curves`` on them (95%
 bands, ``compare="all"``, alpha = 0.05; 300 resamples, 200 with --quick; 60 data sets per grid point, 15 per design
 draw, to keep the whole grid near 25 CPU-minutes, continued to ``EXTENDED`` = 400 where a default's row misses, to
-tell chance from a shortfall). A run's deviations follow a stationary
+tell chance from a shortfall, and to 4 times 60 at the points of ``REMEASURED``, those of 3-10 runs where a default's
+row sat below 0.95 within 2 SE at 60: audit s25, ``calibrate.py --replace``). A run's deviations follow a stationary
 Gaussian AR(1) over 10 logged steps (lag-one correlation 0.8), turned into the distribution's deviations by its
 quantile transform (a Gaussian copula, so every step has the distribution's marginal exactly); the agent's location
 rises over training from ``-LIFT`` to 0 in the task's noise units, so that at the last step a third of the runs
@@ -230,20 +231,41 @@ SIMULATIONS = (60, 40)
 #: design draw give a row of an exact test (max-T relabels alike agents' runs within tasks) a 2% chance to miss in
 #: its worst draw, so that of 140 such rows some would miss by chance; 100 per draw tell chance from a shortfall
 EXTENDED = 400
+#: audit s25 (cal25): the grid points at 3, 5 and 10 runs with a default row (studentised band, difference band,
+#: max-T) below 0.95 but within 2 SE of it on SIMULATIONS data sets, measured on ``MORE_DATA_SETS`` times as many
+#: (the same data sets, continued: the first SIMULATIONS among them, so the ones that selected the point stay in);
+#: ``calibrate.py --replace`` re-measures them alone
+REMEASURED = {(statistic, int(runs), int(tasks), distribution, 2) for statistic, runs, tasks, distribution in (
+    point.split(":") for point in """
+    mean:3:5:skewed mean:3:26:capped mean:3:26:skewed mean:5:1:skewed mean:5:5:skewed mean:5:26:capped iqm:5:26:normal
+    iqm:5:26:skewed iqm:3:5:skewed iqm:3:26:capped median:3:5:capped median:3:26:capped mean:3:26:heavy_tailed
+    iqm:3:26:normal median:3:26:normal mean:5:1:capped mean:5:5:capped iqm:5:1:skewed iqm:5:1:capped iqm:5:5:capped
+    median:5:26:skewed mean:5:1:normal mean:5:1:heavy_tailed iqm:5:5:normal iqm:5:5:heavy_tailed median:5:5:normal
+    mean:10:1:skewed mean:10:5:skewed mean:10:26:skewed iqm:10:1:skewed iqm:10:5:capped iqm:10:26:capped
+    median:10:5:skewed median:10:5:capped mean:10:1:normal mean:10:26:heavy_tailed iqm:10:5:normal iqm:10:26:normal
+    median:10:5:normal median:10:26:heavy_tailed""".split())}
+MORE_DATA_SETS = 4
 
 
 def table_rows(point, n_sim, quick=False):
-    """The rows of one grid point for the package table (``tests/reference/calibrate.py``); re-measured on
-    ``EXTENDED`` data sets (the first ``n_sim`` among them) where a default's row (studentised band, difference
-    band, max-T) misses its level."""
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``); on ``MORE_DATA_SETS``
+    times ``n_sim`` data sets at the points of ``REMEASURED``; re-measured on ``EXTENDED`` data sets (the first
+    ``n_sim`` among them) where a default's row (studentised band, difference band, max-T) misses its level."""
     from rlstats import calibration
 
+    if not quick and tuple(point) in REMEASURED:
+        n_sim *= MORE_DATA_SETS
     rows = measure(*point, n_sim, n_resamples=200 if quick else 300)
     if not quick and n_sim < EXTENDED and any(
             calibration.is_default({"procedure": PROCEDURE, **{k: str(v) for k, v in row.items()}})
             and calibration.misses({k: str(v) for k, v in row.items()}, LEVEL) for row in rows):
         rows = measure(*point, EXTENDED, n_resamples=300)
     return rows
+
+
+def point_of(row):
+    """The grid point (statistic, runs, tasks, distribution, agents) of a table row (``calibrate.replace_points``)."""
+    return row["statistic"], int(row["runs"]), int(row["tasks"]), row["distribution"], int(row["agents"])
 
 
 if __name__ == "__main__":

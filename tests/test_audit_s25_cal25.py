@@ -1,0 +1,90 @@
+"""Audit s25 (cal25): the defaults' calibration rows below their level but within 2 SE of it, on few data sets.
+
+Rows of ``rlstats/calibration.csv`` measured on 200 data sets or fewer whose coverage sat below the level but within 2
+Monte Carlo SE of it neither held nor missed by evidence. The default's among them (``curves.band``'s studentised
+bands, difference band and max-T at 3, 5 and 10 runs; ``equivalence.size``'s IQM bootstrap-t at 5 and 10 runs;
+``power.bootstrap``) were measured again on 4 times as many data sets (each module's ``REMEASURED``, written by
+``tests/reference/calibrate.py --replace``).
+"""
+import pathlib
+import runpy
+
+import pytest
+
+from rlstats import calibration
+
+REFERENCE = pathlib.Path(__file__).parent / "reference"
+
+
+@pytest.mark.xfail(strict=True, reason="audit s25 cal25: curves()' default bands of the mean of one task of 5 skewed "
+                                       "runs miss 95% on 400 data sets (pointwise 0.918, worst draw 0.888; "
+                                       "simultaneous worst draw 0.900)")
+def test_curves_mean_bands_hold_at_one_task_of_five_skewed_runs():
+    rows = [r for r in calibration.rows("curves.band") if (r["statistic"], r["tasks"], r["runs"], r["distribution"],
+                                                          r["agents"], r["interval"])
+            == ("mean", "1", "5", "skewed", "2", "studentized")]
+    assert len(rows) == 2
+    assert not [r for r in rows if calibration.misses(r, 0.95)]
+
+
+MODULES = {"curves.band": "coverage_curves_bands", "equivalence.size": "size_equivalence",
+           "power.bootstrap": "power_bootstrap"}
+
+
+def _module(procedure):
+    return runpy.run_path(str(REFERENCE / f"{MODULES[procedure]}.py"))
+
+
+def _own_rows(procedure):
+    """The procedure's rows its grid writes (not those another script appends)."""
+    calibrate = runpy.run_path(str(REFERENCE / "calibrate.py"))
+    appended = [runpy.run_path(str(REFERENCE / f"{script}.py"))["appended"]
+                for script in calibrate["appended_scripts"](procedure)]
+    return [r for r in calibration.rows(procedure) if not any(own(r) for own in appended)]
+
+
+@pytest.mark.parametrize("procedure", sorted(MODULES))
+def test_every_row_has_its_grid_point(procedure):
+    """``point_of`` (what ``calibrate.py --replace`` reads) gives each row a point of the module's grid, and each
+    point of ``REMEASURED`` is one."""
+    module = _module(procedure)
+    grid = set(module["grid"]())
+    assert {module["point_of"](r) for r in _own_rows(procedure)} == grid
+    assert module["REMEASURED"] <= grid
+
+
+#: data sets (curves: curves; each band row counts both agents' bands) a row of a REMEASURED point holds
+DATA_SETS = {"curves.band": {240, 400}, "equivalence.size": {400}, "power.bootstrap": {128}}
+
+
+@pytest.mark.parametrize("procedure", sorted(MODULES))
+def test_remeasured_points_are_the_tables(procedure):
+    """The table's rows at each REMEASURED point are the re-measurement (4 times the data sets; curves continued to
+    400 where a default's row then missed)."""
+    module = _module(procedure)
+    seen = set()
+    for row in _own_rows(procedure):
+        n_sim = int(row["n_sim"])
+        if procedure == "curves.band" and row["band"] in ("simultaneous", "pointwise"):
+            n_sim //= 2  # two agents' bands a data set
+        if module["point_of"](row) in module["REMEASURED"]:
+            assert n_sim in DATA_SETS[procedure], row
+            seen.add(module["point_of"](row))
+    assert seen == module["REMEASURED"]
+    assert len(seen) == {"curves.band": 40, "equivalence.size": 5, "power.bootstrap": 6}[procedure]
+
+
+def test_remeasured_default_rows_hold_but_one_design():
+    """On 4 times the data sets every default row of the re-measured points holds 95% by the table's 3-SE rule
+    (pooled and in its worst design draw), but curves()' bands of the mean at one task of 5 skewed runs (quoted in
+    its notes; the strict xfail above)."""
+    missing = []
+    for procedure in MODULES:
+        module = _module(procedure)
+        for row in _own_rows(procedure):
+            if module["point_of"](row) in module["REMEASURED"] and calibration.is_default(row) \
+                    and calibration.misses(row, float(row["level"])):
+                missing.append((procedure, row["statistic"], row["band"], row["tasks"], row["runs"],
+                                row["distribution"], row["coverage"], row["coverage_min"]))
+    assert missing == [("curves.band", "mean", "simultaneous", "1", "5", "skewed", "0.93625", "0.9"),
+                       ("curves.band", "mean", "pointwise", "1", "5", "skewed", "0.91825", "0.888")]
