@@ -229,7 +229,8 @@ def minus_signs(text: str) -> str:
 def latex_escape(text: object) -> str:
     r"""Escape LaTeX special characters in ``text`` (and write the symbols pdflatex has no glyph for as math); a
     number's sign is a minus in math, ``$-$``, not a hyphen (:func:`minus_signs`), and two math symbols side by side
-    are kept apart by ``{}`` (``$\pm${}$-$``: ``$$`` would open display math).
+    are kept apart by ``{}`` (``$\pm${}$-$``: ``$$`` would open display math), and so are two hyphens, which LaTeX
+    would set as a dash (the command line's ``--max-seconds`` is written ``-{}-max-seconds``).
 
     >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
     95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
@@ -239,9 +240,15 @@ def latex_escape(text: object) -> str:
     $-$0.37 (3-10 runs), p $<$ 1e$-$16, $\pm${}$-$1
     >>> print(latex_escape("-0.37 in [-1, 2E-05], p-value of Pong-v5"))
     $-$0.37 in [$-$1, 2E$-$05], p-value of Pong-v5
+    >>> print(latex_escape("pass --no-progress, run PPO---v2"))
+    pass -{}-no-progress, run PPO-{}-{}-v2
     """
     escaped = "".join(_LATEX_SPECIAL.get(token, token) for token in _LATEX_TOKEN.findall(minus_signs(str(text))))
-    return escaped.replace("$$", "${}$")
+    return _DOUBLE_HYPHEN.sub("-{}", escaped.replace("$$", "${}$"))
+
+
+#: a hyphen followed by another, which LaTeX would join into an en (--) or em (---) dash
+_DOUBLE_HYPHEN = re.compile(r"-(?=-)")
 
 
 # Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.
