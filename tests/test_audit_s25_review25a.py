@@ -5,6 +5,7 @@ Each defect found is first a strict xfail reproducer, then a test of the fix ass
 
 from __future__ import annotations
 
+import json
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,9 +23,9 @@ def _swept_agents():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="the command's notes rewrite an agent named 'SAC alpha=0.2' as 'SAC -o "
-                                       "alpha=0.2' (cli25's in_command_notes reads its name as a hint)")
 def test_cli_notes_keep_agent_names_that_look_like_options(tmp_path):
+    """cli25's rewriting of the notes read an agent named 'SAC alpha=0.2' as a hint: 'Note: SAC -o alpha=0.2 has no
+    runs on t4'. The agents and tasks a result names are written as they are; the hints around them are spelled."""
     path = tmp_path / "sweep.csv"
     _swept_agents().to_csv(path, index=False)
     shown = cli_shell("compare", str(path), "score ~ agent | task", "--method", "permutation", "--seed", "0",
@@ -34,6 +35,25 @@ def test_cli_notes_keep_agent_names_that_look_like_options(tmp_path):
     assert "Note: SAC alpha=0.2 has no runs on t4: a pair with an agent that did not run a task is no comparison " \
            "there (no row)" in notes
     assert "-o alpha" not in shown.stdout
+    assert any(note.startswith("Note: Monte Carlo error") and "Pass -o n_resamples=280 to" in note for note in notes)
+    # the Python result's notes, as --format json gives them
+    python = rlstats.compare(_swept_agents(), "score ~ agent | task", method="permutation", rng=0, n_resamples=200)
+    shown = cli_shell("compare", str(path), "score ~ agent | task", "--method", "permutation", "--seed", "0",
+                      "-o", "n_resamples=200", "--format", "json")
+    assert json.loads(shown.stdout)["notes"] == list(python.notes)
+    assert python.notes[-1].startswith("SAC alpha=0.2 has no runs on t4")
+    # the summary's notes name a run of an agent 'PPO k=5' (k: --summarize-option k=) as written, and their hint
+    # in the command's spelling
+    rows = [(agent, "t", seed, step, float(step + seed)) for agent in ("PPO k=5", "SAC") for seed in range(4)
+            for step in range(0, 11 if (seed or agent == "SAC") else 6)]
+    path = tmp_path / "curves.csv"
+    pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"]).to_csv(path, index=False)
+    shown = cli_shell("compare", str(path), "score ~ agent | task/seed", "--summarize", "final", "--method",
+                      "bootstrap", "-o", "n_resamples=200", "--seed", "0")
+    assert shown.returncode == 0, shown.stderr
+    assert "run '0' of agent 'PPO k=5' on task 't' at 5, its task's runs reaching 10" in shown.stdout
+    assert "pass --summarize-option steps= ending at a step every run reaches" in shown.stdout
+    assert "--summarize-option k=5" not in shown.stdout
 
 
 def test_latex_keeps_double_hyphens(tmp_path):

@@ -14,7 +14,7 @@ import os
 import sys
 import textwrap
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
@@ -89,16 +89,19 @@ def _summary_flags(args: argparse.Namespace) -> dict[str, str]:
     return {**args.summary_flags, "eval_env": args.flags["eval_env"]}
 
 
-def _notes_in_command_words(frame: pd.DataFrame, flags: dict[str, str]) -> None:
+def _notes_in_command_words(frame: pd.DataFrame, flags: dict[str, str], names: Iterable[str]) -> None:
     """The summary's notes, which every result built from ``frame`` prints, in this command's spelling: advice to
-    ``pass steps=`` reads ``--summarize-option steps=`` (audit s23), as its errors do. ``frame`` is the command's own."""
+    ``pass steps=`` reads ``--summarize-option steps=`` (audit s23), as its errors do; the runs they name (the values
+    of ``frame``'s columns ``names``) as written. ``frame`` is the command's own."""
     import dataclasses
 
     from ..provenance import provenance_of, set_notes
 
     provenance = provenance_of(frame)
     if provenance is not None:
-        set_notes(frame, [dataclasses.replace(note, text=in_command_words(note.text, flags, ("na_action",)))
+        labels = {str(value) for name in names if name in frame.columns for value in frame[name].unique()}
+        set_notes(frame, [dataclasses.replace(note, text=in_command_words(note.text, flags, ("na_action",),
+                                                                          labels=labels))
                           for note in provenance.notes], columns=provenance.columns)
 
 
@@ -134,8 +137,8 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
     except RlstatsError as exc:  # its hints (k=10, threshold=) in this command's spelling
         message = rows_in_file(said(exc), args.file, args.sep)
         raise UsageError(in_command_words(message, _summary_flags(args), ("na_action",))) from exc
-    _notes_in_command_words(runs, _summary_flags(args))
     names = {formula.groups, formula.blocks, formula.replicate, *formula.crossed, "censored"}
+    _notes_in_command_words(runs, _summary_flags(args), names)
     column, = [c for c in runs.columns if c not in names]
     if column == formula.response:
         return runs, args.formula

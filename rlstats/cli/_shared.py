@@ -607,7 +607,9 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None) -> Result:
         return result
     flags, options, *calls = hints
     options = set(options)
-    notes = tuple(in_command_words(note, flags, options, *calls) for note in result.notes)
+    # the agents and tasks the notes name are the data's, written as they are ('SAC alpha=0.2' is a name, not a hint)
+    labels = [str(name) for name in (*getattr(result, "agents", ()), *getattr(result, "tasks", ()))]
+    notes = tuple(in_command_words(note, flags, options, *calls, labels=labels) for note in result.notes)
     return result if notes == result.notes else dataclasses.replace(result, notes=notes)
 
 
@@ -630,7 +632,7 @@ _SMALLER = re.compile(r"(?<=\ba smaller )([A-Za-z_][A-Za-z0-9_]*)\b(?!=)")
 
 
 def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str],
-                     calls: Mapping[str, str] | None = None) -> str:
+                     calls: Mapping[str, str] | None = None, labels: Iterable[str] = ()) -> str:
     """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
     for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
     ``reserved``; a flag given as ``--flag name=`` takes the item ``name=value``), ``-o name=value`` for one of the
@@ -639,9 +641,15 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
     the words that select it, ``rlstats.equivalence(..., across='paired_t')`` -> ``--method equivalence -o
     across=paired_t``) is said so where each of its arguments after ``...`` is such a hint; any other call stays
     Python. Other text is left as it is, and so is a message that gives the command line's spelling itself
-    (max_seconds='s)."""
+    (max_seconds='s), and the data's names the message quotes (``labels``: an agent 'SAC alpha=0.2' of a sweep)."""
     if "on the command line" in message:
         return message
+    held = sorted({label for label in labels if "=" in label}, key=len, reverse=True)
+    if held:  # each name out of the text while the hints are spelled, then put back as it was
+        for i, label in enumerate(held):
+            message = message.replace(label, f"\ue000{i}\ue001")
+        message = in_command_words(message, flags, options, calls)
+        return re.sub("\ue000(\\d+)\ue001", lambda match: held[int(match.group(1))], message)
     settable = set(options)
 
     def spelled(match):
