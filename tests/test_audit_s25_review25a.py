@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from rlstats.errors import RlstatsWarning
 from conftest import cli_shell
 
 
@@ -78,11 +79,24 @@ def test_latex_keeps_double_hyphens(tmp_path):
     assert "--" not in shown.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="rlstats power --format csv writes the result's notes nowhere (compare "
-                                       "writes them on stderr): 'can spend no level at 3 seeds' was lost")
-def test_power_csv_notes_on_stderr():
+def test_power_csv_notes_on_stderr(tmp_path):
+    """rlstats power --format csv wrote the result's notes nowhere ('can spend no level at 3 seeds' was lost);
+    compare writes them on stderr. Both now through cli._shared.notes_beside_csv."""
     shown = cli_shell("power", "permutation", "--n-sim", "20", "--seeds", "3", "--tasks", "2", "--seed", "1",
                       "--no-progress", "--format", "csv")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("method,seeds,power,")
-    assert "Note: the permutation test can spend no level at 3 seeds per cell" in shown.stderr
+    notes = [line[len("Note: "):] for line in shown.stderr.splitlines() if line.startswith("Note: ")]
+    with pytest.warns(RlstatsWarning, match="no level can be spent"):
+        python = rlstats.power("permutation", seeds=[3], n_sim=20, tasks=2, rng=1, progress=False)
+    assert notes == list(python.notes) and len(notes) == 2
+    assert notes[1] == ("the permutation test can spend no level at 3 seeds per cell (level_spent 0): it cannot "
+                        "reject there, whatever the effect")
+    assert "Note:" not in shown.stdout
+    # compare's, through the same helper, as before
+    path = tmp_path / "runs.csv"
+    _swept_agents().to_csv(path, index=False)
+    shown = cli_shell("compare", str(path), "score ~ agent | task", "--method", "permutation", "--seed", "0",
+                      "-o", "n_resamples=200", "--format", "csv")
+    assert shown.stderr.splitlines()[-1] == ("Note: SAC alpha=0.2 has no runs on t4: a pair with an agent that did "
+                                             "not run a task is no comparison there (no row)")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
 from ._shared import (FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options, flag_table,
-                      in_command_notes, in_command_words, keyword_flag, keyword_names, make_output_folder, name_columns,
+                      in_command_words, keyword_flag, keyword_names, make_output_folder, name_columns, notes_beside_csv,
                       parse_options, read_table, reference_file, render, report_drawn_seed, rows_in_file, said,
                       save_plot, with_missing_text)
 
@@ -178,9 +178,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout
         save_plot(result, args.plot)
     out.write(text)
-    if args.format == "csv" and result.notes:  # the tidy frame has no room for them: what was dropped or withheld
-        notes = in_command_notes(result, args.hints(args)).notes
-        sys.stderr.write("".join(f"Note: {note}\n" for note in notes))
+    notes_beside_csv(result, args.format, args.hints(args))
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
     report_drawn_seed(args.seed, result)

@@ -798,6 +798,13 @@ def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = N
     return _RENDERERS[output_format](result)
 
 
+def notes_beside_csv(result: Result, output_format: str, hints: tuple[Any, ...] | None = None) -> None:
+    """With ``--format csv``, ``result``'s notes on stderr, as the command spells them: the tidy frame on stdout has
+    no room for what was dropped or withheld (every other format prints them)."""
+    if output_format == "csv" and getattr(result, "notes", None):
+        sys.stderr.write("".join(f"Note: {note}\n" for note in in_command_notes(result, hints).notes))
+
+
 def save_plot(result: Result, path: str | os.PathLike[str], kind: str | None = None) -> None:
     """Draw ``result``'s figure (``kind``: its default) into ``path``, checked first by :func:`check_figure_path`;
     ``-`` writes a PNG to standard output."""

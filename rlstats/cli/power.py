@@ -202,7 +202,7 @@ def _arguments(args):
 
 def run_power(args: argparse.Namespace, out: TextIO) -> int:
     from ..planning import power, sample_size
-    from ._shared import check_figure_path, render, report_drawn_seed, save_plot
+    from ._shared import check_figure_path, notes_beside_csv, render, report_drawn_seed, save_plot
 
     # Every mistake that can be seen before the simulations is reported before them, and nothing is
     # printed until the figure (if any) is written: an error never follows a printed result.
@@ -228,5 +228,6 @@ def run_power(args: argparse.Namespace, out: TextIO) -> int:
         save_plot(result, args.plot)
         sys.stderr.write(f"figure written to {args.plot}\n")
     out.write(text)
+    notes_beside_csv(result, args.format, _power_hints(args))
     report_drawn_seed(args.seed, result)
     return 0
