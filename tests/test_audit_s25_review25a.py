@@ -102,9 +102,9 @@ def test_power_csv_notes_on_stderr(tmp_path):
                                              "not run a task is no comparison there (no row)")
 
 
-@pytest.mark.xfail(strict=True, reason="the permutation test's Python note advises 'pass n_resamples=3,500', which as "
-                                       "Python is not one number (940,000 in the demo)")
 def test_monte_carlo_advice_is_python_as_written(tmp_path):
+    """The permutation test's (AdaStop's) Python note advised 'pass n_resamples=3,500' (the demo: 940,000), which as
+    Python is not one number; now 3_500, as read_logs' smooth= advice writes a count. The command says 3500."""
     import ast
     import re
 
@@ -112,3 +112,9 @@ def test_monte_carlo_advice_is_python_as_written(tmp_path):
     res = rlstats.compare(df, "score ~ agent | task", method="permutation", n_resamples=200, rng=0)
     advice = [m.group(1) for note in res.notes for m in re.finditer(r"ass n_resamples=(\S+) to make", note)]
     assert advice == ["3_500"] and ast.literal_eval(advice[0]) == 3500
+    path = tmp_path / "runs.csv"
+    df.to_csv(path, index=False)
+    shown = cli_shell("compare", str(path), "score ~ agent | task", "--method", "permutation", "--seed", "0",
+                      "-o", "n_resamples=200")
+    assert shown.returncode == 0, shown.stderr
+    assert "pass -o n_resamples=3500 to make every margin exceed 2 Monte Carlo SE" in " ".join(shown.stdout.split())

@@ -656,8 +656,8 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         name, value = match.group(1), match.group(2)
         if value[0] in "\"'" and value[-1] == value[0]:
             value = value[1:-1]
-        elif re.fullmatch(r"\d{1,3}(?:,\d{3})+", value):  # 940,000 as typed: -o reads 940,000 as a tuple
-            value = value.replace(",", "")
+        elif re.fullmatch(r"\d{1,3}(?:[,_]\d{3})+", value):  # 940,000 or 940_000 as one number, as typed
+            value = value.replace(",", "").replace("_", "")
         flag = flags.get(name, "")
         if flag.endswith("="):  # a flag of NAME=VALUE items (--summarize-option k=): the item as one word
             return f"{flag.split()[0]} {shell_word(f'{name}={value}')}"
