@@ -120,12 +120,21 @@ def test_monte_carlo_advice_is_python_as_written(tmp_path):
     assert "pass -o n_resamples=3500 to make every margin exceed 2 Monte Carlo SE" in " ".join(shown.stdout.split())
 
 
-@pytest.mark.xfail(strict=True, reason="the command's errors and warnings rewrite the agents they list: "
-                                       "'SAC alpha=0.2' read 'SAC -o alpha=0.2' in 'the agents are: ...'")
 def test_cli_errors_keep_agent_names_that_look_like_options(tmp_path):
+    """The command's errors (and warnings) listed an agent 'SAC alpha=0.2' as 'SAC -o alpha=0.2' ("did you mean",
+    "the agents are"); the names of the file's name columns are now written as they are, the hints spelled."""
     path = tmp_path / "sweep.csv"
     _swept_agents().to_csv(path, index=False)
     shown = cli_shell("compare", str(path), "score ~ agent | task", "--method", "equivalence", "-o", "margin=1",
                       "-o", "control=SAC alpha=0.3", "--seed", "0")
     assert shown.returncode == 2, shown.stderr
     assert shown.stderr.endswith("(did you mean 'SAC alpha=0.2'?); the agents are: 'PPO', 'SAC alpha=0.2', 'TD3'\n")
+    # a summary's error names the run as written and the option in the command's spelling
+    rows = [(agent, "t", seed, step, float(step + seed)) for agent in ("PPO k=5", "SAC") for seed in range(4)
+            for step in range(0, 11 if (seed or agent == "SAC") else 6)]
+    path = tmp_path / "curves.csv"
+    pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"]).to_csv(path, index=False)
+    shown = cli_shell("compare", str(path), "score ~ agent | task/seed", "--summarize", "auc", "--seed", "0")
+    assert shown.returncode == 2
+    assert "(e.g. run '0' of agent 'PPO k=5' on task 't')" in shown.stderr
+    assert "pass --summarize-option steps= covering a range every run reached" in shown.stderr

@@ -199,6 +199,13 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
     return _check_one_column(frame, str(path), separator, sep, per, sep_way)
 
 
+def held_labels(frame: pd.DataFrame, columns: Iterable[object]) -> set[str]:
+    """The names in ``frame``'s ``columns`` (agents, tasks, runs) that hold a ``=``, which :func:`in_command_words`
+    writes as they are (``labels=``): an agent 'SAC alpha=0.2' of a sweep is a name, not a hint."""
+    return {str(value) for column in columns if column in frame.columns for value in frame[column].unique()
+            if "=" in str(value)}
+
+
 def name_columns(formula: str) -> tuple[str, ...]:
     """The columns ``formula`` reads as names (agent, task, run, a crossed block's parts), for :func:`read_table`;
     none when it does not parse (the library then says what is wrong with it)."""
