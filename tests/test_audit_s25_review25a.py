@@ -138,3 +138,10 @@ def test_cli_errors_keep_agent_names_that_look_like_options(tmp_path):
     assert shown.returncode == 2
     assert "(e.g. run '0' of agent 'PPO k=5' on task 't')" in shown.stderr
     assert "pass --summarize-option steps= covering a range every run reached" in shown.stderr
+    # power's pilot file: its agents were listed 'SAC --alpha 0.2' (--alpha is power's flag)
+    path = tmp_path / "sweep.csv"
+    shown = cli_shell("power", "permutation", "--pilot", str(path), "--formula", "score ~ agent | task",
+                      "--shifted-agent", "SAC alpha=0.3", "--n-sim", "10", "--seeds", "3", "--seed", "0",
+                      "--no-progress")
+    assert shown.returncode == 2
+    assert shown.stderr.endswith("(did you mean 'SAC alpha=0.2'?); the agents are: 'PPO', 'SAC alpha=0.2', 'TD3'\n")
