@@ -89,7 +89,7 @@ def _summary_flags(args: argparse.Namespace) -> dict[str, str]:
     return {**args.summary_flags, "eval_env": args.flags["eval_env"]}
 
 
-def _notes_in_command_words(frame: pd.DataFrame, flags: dict[str, str], names: Iterable[str]) -> None:
+def _notes_in_command_words(frame: pd.DataFrame, flags: dict[str, str], names: Iterable[object]) -> None:
     """The summary's notes, which every result built from ``frame`` prints, in this command's spelling: advice to
     ``pass steps=`` reads ``--summarize-option steps=`` (audit s23), as its errors do; the runs they name (the values
     of ``frame``'s columns ``names``) as written. ``frame`` is the command's own."""

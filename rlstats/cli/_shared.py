@@ -616,7 +616,8 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None) -> Result:
     options = set(options)
     # the agents and tasks the notes name are the data's, written as they are ('SAC alpha=0.2' is a name, not a hint)
     labels = [str(name) for name in (*getattr(result, "agents", ()), *getattr(result, "tasks", ()))]
-    notes = tuple(in_command_words(note, flags, options, *calls, labels=labels) for note in result.notes)
+    notes = tuple(in_command_words(note, flags, options, calls[0] if calls else None, labels=labels)
+                  for note in result.notes)
     return result if notes == result.notes else dataclasses.replace(result, notes=notes)
 
 
