@@ -147,13 +147,18 @@ def test_cli_errors_keep_agent_names_that_look_like_options(tmp_path):
     assert shown.stderr.endswith("(did you mean 'SAC alpha=0.2'?); the agents are: 'PPO', 'SAC alpha=0.2', 'TD3'\n")
 
 
-@pytest.mark.xfail(strict=True, reason="adastop update's errors list a batch's agent 'SAC alpha=0.2' as "
-                                       "'SAC --alpha 0.2' (--alpha is update's flag)")
 def test_adastop_update_errors_keep_agent_names(tmp_path):
+    """adastop update's errors listed a batch's agent 'SAC alpha=0.2' as 'SAC --alpha 0.2'; now as written, long or
+    wide batch alike."""
     batch = _swept_agents().query("task == 't1'")[["agent", "score"]]
     path = tmp_path / "batch.csv"
     batch.to_csv(path, index=False)
     shown = cli_shell("adastop", "update", str(tmp_path / "state.json"), str(path), "--K", "2", "--seed", "0",
                       "--reference", "SAC alpha=0.3")
     assert shown.returncode != 0
+    assert shown.stderr.endswith("(did you mean 'SAC alpha=0.2'?); the agents are: 'SAC alpha=0.2', 'PPO', 'TD3'\n")
+    wide = pd.DataFrame({name: group["score"].to_numpy() for name, group in batch.groupby("agent", sort=False)})
+    wide.to_csv(path, index=False)
+    shown = cli_shell("adastop", "update", str(tmp_path / "state.json"), str(path), "--K", "2", "--seed", "0",
+                      "--reference", "SAC alpha=0.3")
     assert shown.stderr.endswith("(did you mean 'SAC alpha=0.2'?); the agents are: 'SAC alpha=0.2', 'PPO', 'TD3'\n")
