@@ -238,6 +238,8 @@ def latex_escape(text: object) -> str:
     are kept apart by ``{}`` (``$\pm${}$-$``: ``$$`` would open display math). pdflatex sets a straight quote as
     a closing one wherever it stands: a quote opening a quotation is LaTeX's opening quote, a double one closing it
     two apostrophes; an apostrophe stays.
+    Two hyphens are kept apart by ``{}`` too, which LaTeX would set as a dash (the command line's
+    ``--max-seconds`` is written ``-{}-max-seconds``).
 
     >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
     95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
@@ -249,12 +251,18 @@ def latex_escape(text: object) -> str:
     $-$0.37 in [$-$1, 2E$-$05], p-value of Pong-v5
     >>> print(latex_escape("interval=\"percentile\" on 'Pong' (agents' runs, SPR's)"))
     interval=``percentile'' on `Pong' (agents' runs, SPR's)
+    >>> print(latex_escape("pass --no-progress, run PPO---v2"))
+    pass -{}-no-progress, run PPO-{}-{}-v2
     """
     escaped = "".join(_LATEX_OPENING[token.group()] if token.group("open") else
                       _LATEX_SPECIAL.get(token.group(), token.group())
                       for token in _LATEX_TOKEN.finditer(minus_signs(str(text))))
     # two math symbols side by side kept apart, and a single quotation's quotes inside a double one's ("'x'")
-    return escaped.replace("$$", "${}$").replace("```", "``{}`").replace("'''", "'{}''")
+    return _DOUBLE_HYPHEN.sub("-{}", escaped.replace("$$", "${}$").replace("```", "``{}`").replace("'''", "'{}''"))
+
+
+#: a hyphen followed by another, which LaTeX would join into an en (--) or em (---) dash
+_DOUBLE_HYPHEN = re.compile(r"-(?=-)")
 
 
 # Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.

@@ -14,14 +14,14 @@ import os
 import sys
 import textwrap
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
 from ._shared import (FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options, flag_table,
-                      in_command_notes, in_command_words, keyword_flag, keyword_names, make_output_folder, name_columns,
-                      parse_options, read_table, reference_file, render, report_drawn_seed, rows_in_file, said,
-                      save_plot, with_missing_text)
+                      held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder, name_columns,
+                      notes_beside_csv, parse_options, read_table, reference_file, render, report_drawn_seed,
+                      rows_in_file, said, save_plot, with_missing_text)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,16 +89,19 @@ def _summary_flags(args: argparse.Namespace) -> dict[str, str]:
     return {**args.summary_flags, "eval_env": args.flags["eval_env"]}
 
 
-def _notes_in_command_words(frame: pd.DataFrame, flags: dict[str, str]) -> None:
+def _notes_in_command_words(frame: pd.DataFrame, flags: dict[str, str], names: Iterable[object]) -> None:
     """The summary's notes, which every result built from ``frame`` prints, in this command's spelling: advice to
-    ``pass steps=`` reads ``--summarize-option steps=`` (audit s23), as its errors do. ``frame`` is the command's own."""
+    ``pass steps=`` reads ``--summarize-option steps=`` (audit s23), as its errors do; the runs they name (the values
+    of ``frame``'s columns ``names``) as written. ``frame`` is the command's own."""
     import dataclasses
 
     from ..provenance import provenance_of, set_notes
 
     provenance = provenance_of(frame)
     if provenance is not None:
-        set_notes(frame, [dataclasses.replace(note, text=in_command_words(note.text, flags, ("na_action",)))
+        labels = held_labels(frame, names)
+        set_notes(frame, [dataclasses.replace(note, text=in_command_words(note.text, flags, ("na_action",),
+                                                                          labels=labels))
                           for note in provenance.notes], columns=provenance.columns)
 
 
@@ -133,9 +136,9 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
                               na_action=options.get("na_action", "raise"), **keep, **given)
     except RlstatsError as exc:  # its hints (k=10, threshold=) in this command's spelling
         message = rows_in_file(said(exc), args.file, args.sep)
-        raise UsageError(in_command_words(message, _summary_flags(args), ("na_action",))) from exc
-    _notes_in_command_words(runs, _summary_flags(args))
+        raise UsageError(in_command_words(message, _summary_flags(args), ("na_action",), labels=args.labels)) from exc
     names = {formula.groups, formula.blocks, formula.replicate, *formula.crossed, "censored"}
+    _notes_in_command_words(runs, _summary_flags(args), names)
     column, = [c for c in runs.columns if c not in names]
     if column == formula.response:
         return runs, args.formula
@@ -165,6 +168,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         check_figure_path(args.plot, inputs=[args.file])
     data = with_missing_text(read_table(args.file, sep=args.sep, names=name_columns(args.formula)), args.file,
                              args.sep, args.formula)
+    args.labels = held_labels(data, name_columns(args.formula))  # the errors' and warnings' names as written
     formula = args.formula
     if args.summarize is not None:
         data, formula = summarized(data, args, options)
@@ -175,9 +179,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout
         save_plot(result, args.plot)
     out.write(text)
-    if args.format == "csv" and result.notes:  # the tidy frame has no room for them: what was dropped or withheld
-        notes = in_command_notes(result, args.hints(args)).notes
-        sys.stderr.write("".join(f"Note: {note}\n" for note in notes))
+    notes_beside_csv(result, args.format, args.hints(args))
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
     report_drawn_seed(args.seed, result)
@@ -334,7 +336,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     def words(message):  # the library's hints (name=value) and rows (index labels) in the command line's terms
         message = rows_in_file(message, getattr(args, "file", None) or getattr(args, "pilot", None),
                                getattr(args, "sep", None))
-        return message if hints is None else in_command_words(message, *hints(args))
+        return message if hints is None else in_command_words(message, *hints(args),
+                                                              labels=getattr(args, "labels", ()))
 
     def show_warning(message, category, filename, lineno, file=None, line=None):
         sys.stderr.write(f"rlstats: warning: {words(str(message))}\n")  # one line, as errors are

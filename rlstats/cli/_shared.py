@@ -199,6 +199,13 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
     return _check_one_column(frame, str(path), separator, sep, per, sep_way)
 
 
+def held_labels(frame: pd.DataFrame, columns: Iterable[object]) -> set[str]:
+    """The names in ``frame``'s ``columns`` (agents, tasks, runs) that hold a ``=``, which :func:`in_command_words`
+    writes as they are (``labels=``): an agent 'SAC alpha=0.2' of a sweep is a name, not a hint."""
+    return {str(value) for column in columns if column in frame.columns for value in frame[column].unique()
+            if "=" in str(value)}
+
+
 def name_columns(formula: str) -> tuple[str, ...]:
     """The columns ``formula`` reads as names (agent, task, run, a crossed block's parts), for :func:`read_table`;
     none when it does not parse (the library then says what is wrong with it)."""
@@ -607,7 +614,10 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None) -> Result:
         return result
     flags, options, *calls = hints
     options = set(options)
-    notes = tuple(in_command_words(note, flags, options, *calls) for note in result.notes)
+    # the agents and tasks the notes name are the data's, written as they are ('SAC alpha=0.2' is a name, not a hint)
+    labels = [str(name) for name in (*getattr(result, "agents", ()), *getattr(result, "tasks", ()))]
+    notes = tuple(in_command_words(note, flags, options, calls[0] if calls else None, labels=labels)
+                  for note in result.notes)
     return result if notes == result.notes else dataclasses.replace(result, notes=notes)
 
 
@@ -630,7 +640,7 @@ _SMALLER = re.compile(r"(?<=\ba smaller )([A-Za-z_][A-Za-z0-9_]*)\b(?!=)")
 
 
 def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[str],
-                     calls: Mapping[str, str] | None = None) -> str:
+                     calls: Mapping[str, str] | None = None, labels: Iterable[str] = ()) -> str:
     """A library message's hints ``name=value`` / ``name="value"`` in the command line's spelling: ``--flag value``
     for a name the command sets with a flag (``flags``: name -> where it comes from, as :func:`parse_options`'s
     ``reserved``; a flag given as ``--flag name=`` takes the item ``name=value``), ``-o name=value`` for one of the
@@ -639,17 +649,23 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
     the words that select it, ``rlstats.equivalence(..., across='paired_t')`` -> ``--method equivalence -o
     across=paired_t``) is said so where each of its arguments after ``...`` is such a hint; any other call stays
     Python. Other text is left as it is, and so is a message that gives the command line's spelling itself
-    (max_seconds='s)."""
+    (max_seconds='s), and the data's names the message quotes (``labels``: an agent 'SAC alpha=0.2' of a sweep)."""
     if "on the command line" in message:
         return message
+    held = sorted({label for label in labels if "=" in label}, key=len, reverse=True)
+    if held:  # each name out of the text while the hints are spelled, then put back as it was
+        for i, label in enumerate(held):
+            message = message.replace(label, f"\ue000{i}\ue001")
+        message = in_command_words(message, flags, options, calls)
+        return re.sub("\ue000(\\d+)\ue001", lambda match: held[int(match.group(1))], message)
     settable = set(options)
 
     def spelled(match):
         name, value = match.group(1), match.group(2)
         if value[0] in "\"'" and value[-1] == value[0]:
             value = value[1:-1]
-        elif re.fullmatch(r"\d{1,3}(?:,\d{3})+", value):  # 940,000 as typed: -o reads 940,000 as a tuple
-            value = value.replace(",", "")
+        elif re.fullmatch(r"\d{1,3}(?:[,_]\d{3})+", value):  # 940,000 or 940_000 as one number, as typed
+            value = value.replace(",", "").replace("_", "")
         flag = flags.get(name, "")
         if flag.endswith("="):  # a flag of NAME=VALUE items (--summarize-option k=): the item as one word
             return f"{flag.split()[0]} {shell_word(f'{name}={value}')}"
@@ -788,6 +804,13 @@ def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = N
     if output_format != "json":
         result = in_command_notes(result, hints)
     return _RENDERERS[output_format](result)
+
+
+def notes_beside_csv(result: Result, output_format: str, hints: tuple[Any, ...] | None = None) -> None:
+    """With ``--format csv``, ``result``'s notes on stderr, as the command spells them: the tidy frame on stdout has
+    no room for what was dropped or withheld (every other format prints them)."""
+    if output_format == "csv" and getattr(result, "notes", None):
+        sys.stderr.write("".join(f"Note: {note}\n" for note in in_command_notes(result, hints).notes))
 
 
 def save_plot(result: Result, path: str | os.PathLike[str], kind: str | None = None) -> None:

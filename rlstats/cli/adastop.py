@@ -160,6 +160,14 @@ def _in_file(exc, args):
     return rows_in_file(said(exc), args.batch, args.sep)
 
 
+def _names(frame):
+    """The batch's agent names that hold a '=' (a long batch's column agent, a wide one's columns), which its messages
+    write as they are (an agent 'SAC alpha=0.2' is not --alpha 0.2)."""
+    from ._shared import held_labels
+
+    return held_labels(frame, ("agent",)) | {str(column) for column in frame.columns if "=" in str(column)}
+
+
 def _create(args, frame, key):
     from ..errors import RlstatsError
     from ..methods.adastop import AdaStop, check_batch_columns
@@ -182,7 +190,7 @@ def _create(args, frame, key):
     try:
         return AdaStop(agents, rng=args.seed, key=key, **options)
     except RlstatsError as exc:  # the options came from this call's flags: its hints name them (--K, not K=)
-        raise type(exc)(in_command_words(said(exc), args.flags, ())) from exc
+        raise type(exc)(in_command_words(said(exc), args.flags, (), labels=_names(frame))) from exc
 
 
 def _check_unchanged(seq, args, path):
@@ -281,7 +289,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         try:
             seq.update(frame, allow_repeat=args.allow_repeat)
         except RlstatsError as exc:  # its hint allow_repeat=True is --allow-repeat here
-            raise type(exc)(in_command_words(_in_file(exc, args), args.flags, ())) from exc
+            raise type(exc)(in_command_words(_in_file(exc, args), args.flags, (), labels=_names(frame))) from exc
         try:
             seq.save(path)
         except OSError as exc:

@@ -160,7 +160,7 @@ def _power_hints(args):
 
 
 def _arguments(args):
-    from ._shared import cost_options, name_columns, parse_options, read_table, with_missing_text
+    from ._shared import cost_options, held_labels, name_columns, parse_options, read_table, with_missing_text
 
     methods = _methods(args.method)
     options = {**parse_options(args.option, _reserved(args)), **cost_options(args)}
@@ -180,6 +180,7 @@ def _arguments(args):
             raise _usage_error(f"{' and '.join(given)} describe{'s' if one else ''} simulated data; with --pilot the "
                                f"runs are resampled as they are: drop {'it' if one else 'them'}")
         pilot = read_table(args.pilot, sep=args.sep, names=name_columns(args.formula))
+        args.labels = held_labels(pilot, name_columns(args.formula))  # the errors' and warnings' names as written
         kwargs.update(design=with_missing_text(pilot, args.pilot, args.sep, args.formula), formula=args.formula,
                       resample=args.resample or "agents", shifted_agent=args.shifted_agent)
         if not args.allow_python:  # a formula typed on the command line runs no code
@@ -202,7 +203,7 @@ def _arguments(args):
 
 def run_power(args: argparse.Namespace, out: TextIO) -> int:
     from ..planning import power, sample_size
-    from ._shared import check_figure_path, render, report_drawn_seed, save_plot
+    from ._shared import check_figure_path, notes_beside_csv, render, report_drawn_seed, save_plot
 
     # Every mistake that can be seen before the simulations is reported before them, and nothing is
     # printed until the figure (if any) is written: an error never follows a printed result.
@@ -228,5 +229,6 @@ def run_power(args: argparse.Namespace, out: TextIO) -> int:
         save_plot(result, args.plot)
         sys.stderr.write(f"figure written to {args.plot}\n")
     out.write(text)
+    notes_beside_csv(result, args.format, _power_hints(args))
     report_drawn_seed(args.seed, result)
     return 0

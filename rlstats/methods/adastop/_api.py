@@ -1373,12 +1373,12 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
                  f"{'it' if single else 'them'} as undecided between the two outcomes: the rng, not the data, "
                  "decides" + ("; for the others, " if counts else ". "))
     if counts:
-        text += (("p" if unresolved else "P") + f"ass n_resamples={max(counts):,} to make "
+        text += (("p" if unresolved else "P") + f"ass n_resamples={max(counts):_} to make "
                  f"{'every' if len(counts) > 1 else 'the'} margin exceed {MC_FLAG_SE:g} Monte Carlo SE (the error "
                  "falls as 1 / sqrt(n_resamples)). ")
     trees = {h["interim"]: tree for (run, h, *_), (_, tree) in zip(close, needs) if tree is not None}
     if trees:
-        text += (f"n_resamples={max(trees.values()):,} enumerates every path of interim"
+        text += (f"n_resamples={max(trees.values()):_} enumerates every path of interim"
                  f"{'s' if len(trees) > 1 else ''} {', '.join(map(str, sorted(trees)))}: no Monte Carlo error. ")
     # interims the paper's slot choice would enumerate at this n_resamples (joint relabelling never enumerates)
     enumerable = sorted({h["interim"] for run, h, *_ in close if run.joint and
