@@ -30,7 +30,6 @@ def _minmax_note(result):
     return notes[0]
 
 
-@pytest.mark.xfail(strict=True, reason="the min-max note names the bounds of tasks the back end left out")
 def test_minmax_note_names_the_analysed_tasks_after_a_back_ends_drop():
     res = rlstats.bootstrap(_gapped(), "score ~ agent | task", normalize="minmax", na_action="drop",
                             n_resamples=200, rng=0)
@@ -40,7 +39,6 @@ def test_minmax_note_names_the_analysed_tasks_after_a_back_ends_drop():
     assert "task_02" not in res.report().split("normalised per task")[1].split(". ")[0]
 
 
-@pytest.mark.xfail(strict=True, reason="the min-max note names the bounds of a task build kept out")
 def test_minmax_note_names_the_analysed_tasks_after_builds_drop():
     res = rlstats.task_table(_gapped(), "score ~ agent | task", normalize="minmax", rng=0)
     note = _minmax_note(res)
@@ -48,6 +46,20 @@ def test_minmax_note_names_the_analysed_tasks_after_builds_drop():
                          "5.1829"), note
     assert "1 task (5 runs) kept out of the analysis because fewer than two agents have runs there: task_04" \
         in res.notes
+
+
+def test_minmax_note_after_na_action_drops_a_task_whole():
+    """Rows dropped for a missing agent leave task_03 to one agent: its bounds leave the note with it."""
+    d = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)
+    d["agent"] = d["agent"].astype(object)
+    d.loc[(d.task == "task_03") & (d.agent != "agent_1"), "agent"] = None
+    res = rlstats.task_table(d, "score ~ agent | task", normalize="minmax", na_action="drop", rng=0)
+    assert res.notes[:3] == (
+        "'score' normalised per task as (score - min) / (max - min) with min and max the smallest and largest score "
+        "of each task in the data less the 10 row(s) dropped for a missing value in another column: task_01 20.312 "
+        "to 42.407, task_02 2.3156 to 3.6684, task_04 1.1638 to 1.731",
+        "10 of 60 rows dropped (na_action=\"drop\"): 10 with missing values in 'agent'",
+        "1 task (5 runs) kept out of the analysis because fewer than two agents have runs there: task_03")
 
 
 @pytest.mark.xfail(strict=True, reason="AdaStop says one test per task twice")
