@@ -76,14 +76,16 @@ def test_adastop_says_one_test_per_task_once():
     assert "one test per task: the family-wise error is controlled within each task, not across tasks" in str(perm)
 
 
-@pytest.mark.xfail(strict=True, reason="the task table's footnote nests parentheses three deep")
 def test_task_table_footnote_reads_as_sentences():
     res = rlstats.task_table(_gapped(), "score ~ agent | task", normalize="minmax", rng=0)
     text = str(res)
     assert ".)" not in text and "((" not in text
-    assert ("*bold*: best mean. †: possibly best: the bold and marked agents form a 95% confidence set for the best "
-            "agent of the task (every ordered pair of agents tested one-sided with the Welch t test, Holm over the "
-            "k(k-1) pairs). Blank: no runs of the agent on the task (1 cell).") in " ".join(text.split())
+    assert ("*bold*: best mean\n†: possibly best: the bold and marked agents form a 95% confidence set for the best "
+            "agent of the task; every ordered pair of agents was tested one-sided with the Welch t test, Holm over the "
+            "k(k-1) pairs\nblank: no runs of the agent on the task (1 cell)\n") in text
+    assert res.caption().endswith("Bold: the best mean of each task; †: possibly best: the bold and marked agents form "
+                                  "a 95% confidence set for the best agent of the task; every ordered pair of agents "
+                                  "was tested one-sided with the Welch t test, Holm over the k(k-1) pairs.")
 
 
 @pytest.mark.xfail(strict=True, reason="the MuJoCo vignette types the number of undecided comparisons")

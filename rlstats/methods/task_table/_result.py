@@ -233,9 +233,11 @@ class TaskTableResult(Result):
             return (f"{DAGGER}: no other agent is significantly better (every ordered pair of agents tested one-sided "
                     f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
                     "set).")
-        return (f"{DAGGER}: possibly best (the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
-                f"confidence set for {self._set_target('the best agent of the task')}: every ordered pair of agents "
-                f"tested one-sided with the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
+        # no parenthesis around it all (audit s25 polish25: the key nested three deep and ended ".)")
+        return (f"{DAGGER}: possibly best: the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
+                f"confidence set for {self._set_target('the best agent of the task')}; every ordered pair of agents "
+                f"was tested one-sided with the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) "
+                "pairs.")
 
     def _set_target(self, plain: str, shown: str = "shown", after: str = "") -> str:
         """Whose best the possibly-best set covers, as the caption and the report say it: ``plain`` where the tests
@@ -379,12 +381,13 @@ class TaskTableResult(Result):
         withheld = self._bold_withheld()
         if withheld:
             best += f", but for a best from too few runs to test ({withheld})"
-        key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
+        # the key, one line a mark: no parentheses nested in parentheses (audit s25 polish25)
+        key = [f"*bold*: {best}"] + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else [])
         if self.aggregate is not None:
-            key += f" (aggregate: {_AGGREGATED[self.aggregate['metric']]})"
+            key.append(f"aggregate: {_AGGREGATED[self.aggregate['metric']]}")
         if self._blank():
-            key += f" ({self._blank()[2:]})"
-        return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + [key]
+            key.append(self._blank()[2:])
+        return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + key
 
     def summary(self) -> Summary:
         """The full tables; in LaTeX the table keeps to_latex()'s rules (\\textbf, daggers, the legend in the
