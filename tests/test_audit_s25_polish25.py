@@ -113,3 +113,30 @@ def test_cherry_picking_vignette_expects_rather_than_states_the_random_share():
     _, markdown = _markdown("cherry_picking_atari")
     assert "5% of them fall below 0.05" not in markdown
     assert "5% of them are expected below 0.05" in markdown
+
+
+@pytest.mark.xfail(strict=True, reason="AdaStop's report on many tasks is one paragraph of every comparison")
+def test_adastop_report_on_many_tasks_reads_by_task():
+    """rlstats demo's AdaStop (12 tasks, 108 comparisons): 13,373 characters in one paragraph, 'mean difference'
+    said 109 times; a paragraph per task, the comparisons not shown to differ grouped by where they stopped."""
+    d = rlstats.datasets.simulate(agents=5, tasks=12, seeds=10, effect=[0.0, 0.2, 0.4, 0.9, 1.2], missing=0.05,
+                                  rng=0)
+    res = rlstats.compare(d, "score ~ agent | task", method="adastop", n=5, n_resamples=2000, rng=0)
+    text = res.report(format="text")
+    paragraphs = text.split("\n\n")
+    assert len(paragraphs) == 14  # the design, one per task, the notes
+    assert [p.split(",")[0] for p in paragraphs[1:13]] == [f"On task_{t:02d}" for t in range(1, 13)]
+    assert paragraphs[-1].startswith("Interims are consecutive groups") and "Computed with rlstats" in paragraphs[-1]
+    assert paragraphs[1] == (
+        "On task_01, decisions: agent_1 smaller than agent_5 (interim 2, 10 and 10 runs, mean difference -9.543); "
+        "not shown to differ at interim 2 with 10 and 10 runs (mean difference in parentheses): agent_1 vs agent_2 "
+        "(-1.989), agent_1 vs agent_3 (-7.486), agent_1 vs agent_4 (-4.563), agent_2 vs agent_3 (-5.497), agent_2 vs "
+        "agent_4 (-2.574), agent_2 vs agent_5 (-7.554), agent_3 vs agent_4 (2.923), agent_3 vs agent_5 (-2.057), "
+        "agent_4 vs agent_5 (-4.98). Runs used: agent_1 10, agent_2 10, agent_3 10, agent_4 10, agent_5 10.")
+    # every comparison is still there, each once
+    for a, b in zip(res.decisions["agent_1"], res.decisions["agent_2"]):
+        assert f"{a} vs {b} (" in text or f"{a} smaller than {b} (" in text or f"{a} larger than {b} (" in text
+    assert len(text) < 9000
+    # one test: one paragraph, as before
+    one = rlstats.adastop(d[d.task == "task_01"], "score ~ agent | task", n=5, n_resamples=2000, rng=0)
+    assert "\n" not in one.report(format="text")
