@@ -115,7 +115,6 @@ def test_cherry_picking_vignette_expects_rather_than_states_the_random_share():
     assert "5% of them are expected below 0.05" in markdown
 
 
-@pytest.mark.xfail(strict=True, reason="AdaStop's report on many tasks is one paragraph of every comparison")
 def test_adastop_report_on_many_tasks_reads_by_task():
     """rlstats demo's AdaStop (12 tasks, 108 comparisons): 13,373 characters in one paragraph, 'mean difference'
     said 109 times; a paragraph per task, the comparisons not shown to differ grouped by where they stopped."""
