@@ -141,7 +141,6 @@ def test_adastop_report_on_many_tasks_reads_by_task():
     assert "\n" not in one.report(format="text")
 
 
-@pytest.mark.xfail(strict=True, reason="the aggregate row's key says 'all tasks' of the tasks every agent ran")
 def test_task_table_aggregate_key_names_the_tasks_it_reads():
     """na_action='drop' leaves task_02 (no agent_3 there) out of the aggregate row, not out of the table."""
     d = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)

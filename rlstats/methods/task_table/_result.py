@@ -21,8 +21,8 @@ DAGGER = "\u2020"
 DIGITS = 3
 #: what the aggregate row aggregates, as the bootstrap's metrics define it: not always the cells above it (a task's
 #: median or IQM of runs), so the caption says it (audit s19)
-_AGGREGATED = {"mean": "mean of the task means", "median": "median of the task means",
-               "iqm": "IQM of all runs of all tasks pooled (each task weighed alike)"}
+_AGGREGATED = {"mean": "mean of the task means{of}", "median": "median of the task means{of}",
+               "iqm": "IQM of all runs of {tasks} pooled (each task weighed alike)"}
 
 
 def _markdown_mark(text):
@@ -293,7 +293,7 @@ class TaskTableResult(Result):
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
         if self.aggregate is not None:
-            metric = _AGGREGATED[self.aggregate["metric"]]
+            metric = self._aggregated()
             shown = np.isfinite(np.asarray(self.aggregate["intervals"], dtype=float)).all(axis=1)
             if not shown.any():
                 text += f" Aggregate: {metric} (its intervals withheld: see the notes)."
@@ -376,6 +376,15 @@ class TaskTableResult(Result):
         return (line + f"{fmt.count(marked, 'agent-task cell')} possibly best besides the best"
                 + (f" ({fmt.count(unmarked, 'cell')} withheld: too few runs)" if unmarked else ""))
 
+    def _aggregated(self) -> str:
+        """What the aggregate row is, of the tasks it reads: with na_action="drop" those every agent ran, which need
+        not be all the table's (audit s25 polish25: 'all tasks' beside a note leaving one out of it)."""
+        n = self.aggregate.get("n_tasks", len(self.tasks))
+        some = n < len(self.tasks)
+        return _AGGREGATED[self.aggregate["metric"]].format(
+            of=f" of the {n} tasks every agent ran" if some else "",
+            tasks=f"the {n} tasks every agent ran" if some else "all tasks")
+
     def _extra_lines(self):
         best = f"best {self.label}" if self._higher() else f"best {self.label} (lowest: lower is better)"
         withheld = self._bold_withheld()
@@ -384,7 +393,7 @@ class TaskTableResult(Result):
         # the key, one line a mark: no parentheses nested in parentheses (audit s25 polish25)
         key = [f"*bold*: {best}"] + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else [])
         if self.aggregate is not None:
-            key.append(f"aggregate: {_AGGREGATED[self.aggregate['metric']]}")
+            key.append(f"aggregate: {self._aggregated()}")
         if self._blank():
             key.append(self._blank()[2:])
         return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + key
