@@ -22,7 +22,7 @@ from .errors import DesignError, OptionError, close_names, rows_described, warn
 from .options import keywords_checked
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
-from .provenance import (NORMALISED, NOTES_ATTR, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
+from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
                          key_values)
 from ._typing import Normalizer, Table
 

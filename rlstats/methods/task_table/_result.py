@@ -379,9 +379,10 @@ class TaskTableResult(Result):
     def _aggregated(self) -> str:
         """What the aggregate row is, of the tasks it reads: with na_action="drop" those every agent ran, which need
         not be all the table's (audit s25 polish25: 'all tasks' beside a note leaving one out of it)."""
-        n = self.aggregate.get("n_tasks", len(self.tasks))
+        aggregate = self.aggregate or {}  # read only where the table has an aggregate row
+        n = aggregate.get("n_tasks", len(self.tasks))
         some = n < len(self.tasks)
-        return _AGGREGATED[self.aggregate["metric"]].format(
+        return _AGGREGATED[aggregate["metric"]].format(
             of=f" of the {n} tasks every agent ran" if some else "",
             tasks=f"the {n} tasks every agent ran" if some else "all tasks")
 
