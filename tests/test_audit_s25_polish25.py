@@ -157,7 +157,6 @@ def test_task_table_aggregate_key_names_the_tasks_it_reads():
     assert "aggregate: IQM of all runs of all tasks pooled (each task weighed alike)\n" in str(full)
 
 
-@pytest.mark.xfail(strict=True, reason="the selection check's min-max note names a task it left out of the held-out set")
 def test_selection_minmax_note_names_the_tasks_it_compares():
     """rlstats demo's selection check: agent_5 never ran task_02 here, so task_02 is left out of the held-out set."""
     d = rlstats.datasets.simulate(agents=3, tasks=5, seeds=5, rng=0)
