@@ -10,8 +10,6 @@
 import re
 from pathlib import Path
 
-import pytest
-
 import rlstats
 
 ROOT = Path(__file__).resolve().parents[1]
