@@ -6,6 +6,8 @@
 3. The task table's footnote nested parentheses three deep, ending in ".)".
 4. The AdaStop report on many tasks was one paragraph of every comparison.
 5. The AdaStop MuJoCo vignette's prose typed "Thirteen" undecided comparisons beside the 9 the docs' fast size shows.
+Found on the way (a scan of the back ends' outputs under na_action="drop" and subset=): the task table's aggregate
+key said "all tasks" of a row reading fewer, and the selection check's min-max note named a task it left out.
 """
 import re
 from pathlib import Path
