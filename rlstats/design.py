@@ -625,11 +625,13 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     extra_columns = tuple(extra_columns) + tuple(c for c in optional_columns
                                                   if c in data.columns and c not in extra_columns)
     inherited, given = carried(data), data  # the frame's notes true of these rows, and those rows
-    notes = [note.text for note in inherited]  # build's own sentences are appended after them
     if normalize is not None and normalize is not False:  # False: the scores are on one scale already
-        data, note = normalize_response(data, formula, normalize, other_columns=extra_columns,
+        data, said = normalize_response(data, formula, normalize, other_columns=extra_columns,
                                         step=step if curves else None)
-        notes.append(note)
+        # records bound to the tasks they name, re-stated with the frame's for the rows analysed (audit s25 polish25:
+        # the min-max bounds of tasks left out were said): of the same rows as ``given``, whose keys bind them
+        inherited += tuple(said)
+    notes = [note.text for note in inherited]  # build's own sentences are appended after them
     eval_env = capture_environment(eval_env)
     formula_module.check_columns(formula, data.columns, eval_env, data.index.names)
     for column in dict.fromkeys((*formula.columns, *extra_columns)):

@@ -22,7 +22,7 @@ from .errors import DesignError, OptionError, close_names, rows_described, warn
 from .options import keywords_checked
 from .format import join_and, listed, signif
 from .interop import frame_library, as_pandas
-from .provenance import (NORMALISED, NOTES_ATTR, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
+from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
                          key_values)
 from ._typing import Normalizer, Table
 
@@ -472,13 +472,14 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
 
 
 def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score", agent=None, kept=None, step=None,
-                subset=False, averaged=None):
+                subset=False, averaged=None, added=None):
     """:func:`normalize` with the reference frame already loaded (or a rule's name); ``name`` is its dataset's
     (None: a frame); ``agent`` names the agent column for messages about rows (None: an 'agent' column if any).
     ``kept`` (a back end's): the rows it will analyse, a boolean array (None: all), of which min-max takes its bounds;
     ``step``: the column of training steps of learning curves, whose every step min-max reads (the note says so);
     ``subset``: whether ``df`` holds the rows a back end's ``subset=`` kept (min-max's note says they set the bounds);
-    ``averaged``: the unit ('run') whose seeds were averaged into each row of ``df``, whose means set min-max's bounds."""
+    ``averaged``: the unit ('run') whose seeds were averaged into each row of ``df``, whose means set min-max's bounds;
+    ``added``: a list to which the notes it adds are appended (the records :func:`normalize_response` hands to build)."""
     agent = "agent" if agent is None else agent
     _check_names(low, high, by, score)
     _require_columns(df, [by, score], "the data")
@@ -535,9 +536,16 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
             note = Note(_sources_text(said, [source for _, source in items]), scope="rows", keys=(by,), items=items,
                         word=_SOURCES, data=[said, score], kind=NORMALISED)
     out = add_note(out, note, source=df)
+    # to build (``added``), min-max's bounds are those of the rows it analyses (``kept``): a task it or a back end then
+    # leaves out whole takes its bounds out of the note, whose words of where they were taken stay true of the others
+    notes = [dataclasses.replace(note, word=_MINMAX_ANALYSED, data=[score, where])
+             if added is not None and rule == "minmax" else note]
     if outside:  # names rows of this frame: said of this frame only
-        out = add_note(out, Note(f"'{score}' normalised with {name}" + outside.replace("[low, high]", f"[{low}, {high}]"),
-                                 scope="frame"))
+        notes.append(Note(f"'{score}' normalised with {name}" + outside.replace("[low, high]", f"[{low}, {high}]"),
+                          scope="frame"))
+        out = add_note(out, notes[-1])
+    if added is not None:
+        added.extend(notes)
     return out
 
 
@@ -553,6 +561,13 @@ def _reword_minmax(note, items, n_rows):
                         "were selected)")
 
 
+def _reword_minmax_analysed(note, items, n_rows):
+    """The min-max note of ``normalize=`` naming the bounds of the tasks analysed, where it said them (the rows build
+    analyses: a task left out whole takes its bounds with it, and the drop's own note names it)."""
+    score, where = note.data
+    return _minmax_text(score, [payload for _, payload in items], where)
+
+
 def _sources_text(said, sources):
     used = list(dict.fromkeys(sources))
     return said + (f" ({'; '.join(used)})" if used else "")
@@ -565,6 +580,8 @@ def _reword_sources(note, items, n_rows):
 
 #: ``Note.word`` of the min-max note and of the reference's note naming its sources (``Note.data`` holds the column)
 _MINMAX, _SOURCES = "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_sources"
+#: ``Note.word`` of the min-max note of ``normalize=`` (``Note.data``: the column and where the bounds were taken)
+_MINMAX_ANALYSED = "rlstats.normalization:_reword_minmax_analysed"
 
 
 class _Loaded(dict):
@@ -602,8 +619,10 @@ def load_reference(option: Normalizer) -> Normalizer:
 
 
 def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer, *,
-                       other_columns: Iterable[str] = (), step: str | None = None) -> tuple[pd.DataFrame, str]:
-    """The ``normalize=`` option of the back ends: ``(normalised data, note for the result)``.
+                       other_columns: Iterable[str] = (), step: str | None = None) -> tuple[pd.DataFrame, list[Note]]:
+    """The ``normalize=`` option of the back ends: ``(normalised data, notes for the result)``, the notes as records
+    bound to the tasks they name, so that build and a back end's own drop re-state them for the tasks analysed (audit
+    s25 polish25: ``rlstats demo``'s min-max note gave the bounds of tasks the bootstrap then left out).
 
     ``other_columns`` are columns besides the formula's whose missing values drop a row (a Design's extra columns),
     ``step`` the column of training steps of learning curves: min-max takes its bounds from the rows that will be
@@ -647,9 +666,10 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
         kept = ~data[others].isna().any(axis=1).to_numpy() if others else None
     subset = has_note(data, SUBSET)  # design.subset_rows' note, by its record (never its wording)
     averaged = data.attrs.get(AVERAGED_ATTR)  # a frame of run means (design._average_nested)
+    said: list[Note] = []
     out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, kept=kept,
-                      step=step, subset=subset, averaged=averaged, **keywords)
-    return out, out.attrs[NOTES_ATTR][-1]
+                      step=step, subset=subset, averaged=averaged, added=said, **keywords)
+    return out, said
 
 
 def normalised_in(notes: Iterable[Note], response: str, frame: pd.DataFrame | None = None,
@@ -702,7 +722,7 @@ def _normalised_column(word, data):
     try:
         if word == OF_ROWS:
             return _normalised_column(data[1], data[2])
-        return data[1] if word == _SOURCES else data
+        return data[1] if word == _SOURCES else data[0] if word == _MINMAX_ANALYSED else data
     except (TypeError, IndexError, KeyError):  # edited attrs
         return None
 

@@ -199,7 +199,8 @@ def _made_for(provenance, frame):
 #: ``Note.word`` is looked up here and never taken as a name to import: nothing read from a file runs as code.
 WORDINGS = frozenset({
     COUNTED, OF_ROWS, "rlstats.interop:_reword_positions", "rlstats.runs:_reword_grids", "rlstats.runs:_reword_summary",
-    "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_sources",
+    "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_minmax_analysed",
+    "rlstats.normalization:_reword_sources",
     "rlstats.logs._read:_reword_early", "rlstats.logs._read:_reword_segments", "rlstats.logs._read:_reword_reruns",
 })
 

@@ -417,8 +417,8 @@ class Result:
         if format not in REPORT_FORMATS:
             raise OptionError(f"format={format!r} is not one of: {', '.join(map(repr, REPORT_FORMATS))}")
         text = self._prose().rstrip()
-        if self.notes:  # what was dropped, aggregated or changed, in every report
-            text += " " + sentences(self.notes)
+        if self.notes:  # what was dropped, aggregated or changed, in every report; a paragraph of their own after
+            text += ("\n\n" if "\n\n" in text else " ") + sentences(self.notes)  # paragraphs (AdaStop's tasks)
         seed = "" if self.seed is None else f", random seed {fmt.short_seed(self.seed)}"
         text += f" Computed with rlstats {__version__}{seed}" + ("" if seed.endswith("...") else ".")
         return fmt.latex_escape(text) if format == "latex" else text

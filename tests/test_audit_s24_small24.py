@@ -79,15 +79,15 @@ def test_task_table_rank_test_key_says_what_the_set_is_for():
     assert tidy.loc[("task_01", "agent_1"), "estimate"] == pytest.approx(9.27, abs=0.005)
     assert tidy.loc[("task_01", "agent_2"), "estimate"] == pytest.approx(7.85, abs=0.005)
     assert tidy.loc[("task_01", "agent_2"), "possibly_best"]
-    assert "confidence set for the best agent of the task:" not in text
-    assert "(*bold*: best median;" in text
+    assert "confidence set for the best agent of the task;" not in text
+    assert "*bold*: best median\n" in text
     key = ("95% confidence set for the best agent of the task by its runs' ranks, one whose runs no other agent's beat "
            "more often than not (the Mann-Whitney U test compares the runs' ranks, not the medians shown)")
     assert key in text and key in table.caption()
     assert key.replace("%", r"\%") in table.to_latex()
     # Welch's t and statistic='mean': as before
     mean = _quiet(rlstats.task_table, df, FORMULA, rng=0)
-    assert "(*bold*: best mean;" in str(mean) and "95% confidence set for the best agent of the task:" in str(mean)
+    assert "*bold*: best mean\n" in str(mean) and "95% confidence set for the best agent of the task;" in str(mean)
 
 
 # ------------------------------------------------------------------------ 4. a minus sign in LaTeX

@@ -17,7 +17,7 @@ def test_task_table_summary_latex_sets_marks_in_latex_with_their_legend():
     first = latex.split("\\end{table")[0]
     assert r"task\_01 & 32.3 $\pm$ 9.9$^\dagger$ & 30.5 $\pm$ 4.3$^\dagger$ & \textbf{35.2 $\pm$ 5.2} \\" in first
     assert "*35.2" not in latex and "5.2*" not in latex
-    assert r"Bold: the best mean of each task; $^\dagger$: possibly best (the bold and marked agents form a 95\%" in first
+    assert r"Bold: the best mean of each task; $^\dagger$: possibly best: the bold and marked agents form a 95\%" in first
     assert r"task & agent\_1 & agent\_2 & agent\_3 \\" in first
     # the second table (comparisons with the best) is as before
     assert latex.count(r"\begin{table") == 2 and "Holm-adjusted within task): comparisons with the best." in latex

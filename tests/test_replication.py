@@ -131,7 +131,7 @@ def test_one_run_per_cell_prints_no_mark_and_says_why(one_run):
     text = str(res)
     assert "\u2020" not in text and "\u00b1" not in text
     assert "possibly-best marks withheld (too few runs)" in text
-    assert "(*bold*: best mean)" in text and "confidence set" not in text
+    assert "*bold*: best mean\n" in text and "confidence set" not in text
     why = ("possibly-best marks and comparisons with the best (tests, effect-size intervals) are withheld: they need "
            f"at least 2 runs per agent and task, and every cell has one run; {ACROSS}")
     assert res.notes[-1] == why and f"Note: {why}" in text

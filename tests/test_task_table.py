@@ -479,7 +479,7 @@ def test_outputs_render(table):
     assert "**" in table.to_markdown() and "<b>" in table._repr_html_()
     assert table.tidy().shape == (12, 30) and len(table.glance()) == 1  # 9 columns against the next-ranked (issue 41)
     assert unknown_columns(table.tidy().columns) == []
-    assert "possibly best (the bold and marked agents form a 95% confidence set" in table.caption()
+    assert "possibly best: the bold and marked agents form a 95% confidence set" in table.caption()
     assert r"95\% confidence set for the task's best agent" in table.report()  # LaTeX text by default
     assert "95% confidence set for the task's best agent" in table.report(format="text")
     assert "Welch t test" in str(table) and "Best per task" in table.report()

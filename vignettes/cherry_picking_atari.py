@@ -186,8 +186,9 @@ ax.figure
 # claim either.
 #
 # One random draw proves little, so we repeat it: under an honest, random choice of games the
-# inspector's p-values are uniformly distributed (that is what "exact" means here), and about
-# 5% of them fall below 0.05.
+# inspector's p-values are uniformly distributed (that is what "exact" means here), so about
+# 5% of them are expected below 0.05; the share printed below is that of the reports drawn at
+# this page's size, with its Monte Carlo standard error (a handful of draws can show none).
 
 # %%
 subsets = [sorted(generator.choice(effect.index.to_numpy(), size=N_REPORTED, replace=False))

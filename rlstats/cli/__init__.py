@@ -218,7 +218,7 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> int:
         call = ", ".join(f"{name}={value!r}" for name, value in {**options, "rng": args.seed}.items())
         out.write("\n" + wrap_prose(f"===== {method}: compare({source}, {formula!r}, method={method!r}, {call}) "
                                     "=====") + "\n")
-        # prose wrapped for the terminal; the report stays one paragraph in Python (for pasting into a paper)
+        # prose wrapped for the terminal; in Python the report's paragraphs are unwrapped (for pasting into a paper)
         out.write(wrap_prose(str(result)))
         out.write("\n" + wrap_prose(result.report(format="text")) + "\n")
         figure_path = folder / f"{method}.png"

@@ -663,7 +663,7 @@ def _interim_notes(design, options, order_column, K, task_data):
                  for task, row in zip(design.tasks, beyond) if (row > 0).any()]
         notes.append(f"runs beyond the first K = {K} batches of n = {n} are not used ({'; '.join(parts)})")
     if design.has_blocks and design.n_tasks > 1:
-        notes.append("one AdaStop per task: the family-wise error is controlled within each task")
+        notes.append("one AdaStop per task: the family-wise error is controlled within each task, not across tasks")
     return notes
 
 

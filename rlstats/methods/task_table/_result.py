@@ -21,8 +21,8 @@ DAGGER = "\u2020"
 DIGITS = 3
 #: what the aggregate row aggregates, as the bootstrap's metrics define it: not always the cells above it (a task's
 #: median or IQM of runs), so the caption says it (audit s19)
-_AGGREGATED = {"mean": "mean of the task means", "median": "median of the task means",
-               "iqm": "IQM of all runs of all tasks pooled (each task weighed alike)"}
+_AGGREGATED = {"mean": "mean of the task means{of}", "median": "median of the task means{of}",
+               "iqm": "IQM of all runs of {tasks} pooled (each task weighed alike)"}
 
 
 def _markdown_mark(text):
@@ -233,9 +233,11 @@ class TaskTableResult(Result):
             return (f"{DAGGER}: no other agent is significantly better (every ordered pair of agents tested one-sided "
                     f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
                     "set).")
-        return (f"{DAGGER}: possibly best (the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
-                f"confidence set for {self._set_target('the best agent of the task')}: every ordered pair of agents "
-                f"tested one-sided with the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) pairs).")
+        # no parenthesis around it all (audit s25 polish25: the key nested three deep and ended ".)")
+        return (f"{DAGGER}: possibly best: the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
+                f"confidence set for {self._set_target('the best agent of the task')}; every ordered pair of agents "
+                f"was tested one-sided with the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) "
+                "pairs.")
 
     def _set_target(self, plain: str, shown: str = "shown", after: str = "") -> str:
         """Whose best the possibly-best set covers, as the caption and the report say it: ``plain`` where the tests
@@ -291,7 +293,7 @@ class TaskTableResult(Result):
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
         if self.aggregate is not None:
-            metric = _AGGREGATED[self.aggregate["metric"]]
+            metric = self._aggregated()
             shown = np.isfinite(np.asarray(self.aggregate["intervals"], dtype=float)).all(axis=1)
             if not shown.any():
                 text += f" Aggregate: {metric} (its intervals withheld: see the notes)."
@@ -374,17 +376,28 @@ class TaskTableResult(Result):
         return (line + f"{fmt.count(marked, 'agent-task cell')} possibly best besides the best"
                 + (f" ({fmt.count(unmarked, 'cell')} withheld: too few runs)" if unmarked else ""))
 
+    def _aggregated(self) -> str:
+        """What the aggregate row is, of the tasks it reads: with na_action="drop" those every agent ran, which need
+        not be all the table's (audit s25 polish25: 'all tasks' beside a note leaving one out of it)."""
+        aggregate = self.aggregate or {}  # read only where the table has an aggregate row
+        n = aggregate.get("n_tasks", len(self.tasks))
+        some = n < len(self.tasks)
+        return _AGGREGATED[aggregate["metric"]].format(
+            of=f" of the {n} tasks every agent ran" if some else "",
+            tasks=f"the {n} tasks every agent ran" if some else "all tasks")
+
     def _extra_lines(self):
         best = f"best {self.label}" if self._higher() else f"best {self.label} (lowest: lower is better)"
         withheld = self._bold_withheld()
         if withheld:
             best += f", but for a best from too few runs to test ({withheld})"
-        key = f"(*bold*: {best}; {self.mark_sentence()})" if self._marks_shown() else f"(*bold*: {best})"
+        # the key, one line a mark: no parentheses nested in parentheses (audit s25 polish25)
+        key = [f"*bold*: {best}"] + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else [])
         if self.aggregate is not None:
-            key += f" (aggregate: {_AGGREGATED[self.aggregate['metric']]})"
+            key.append(f"aggregate: {self._aggregated()}")
         if self._blank():
-            key += f" ({self._blank()[2:]})"
-        return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + [key]
+            key.append(self._blank()[2:])
+        return fmt.table_text(self.display().pipe(_tasks_first)).split("\n") + key
 
     def summary(self) -> Summary:
         """The full tables; in LaTeX the table keeps to_latex()'s rules (\\textbf, daggers, the legend in the
