@@ -133,6 +133,89 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
     return order[order >= 0]
 
 
+#: The relative precision to which :func:`decimal_resolution` reads a score: twice float32's machine epsilon, so that
+#: a score stored as float32 (284.79998779296875 is 284.8) or rescaled by a power of ten keeps its decimal digits, and
+#: no score is read to more than 8 significant digits (which errs towards chance repeats: never a false alarm).
+READ_PRECISION = 2.0 ** -22
+
+#: The chance, at most, of any exact repeat of scores within a cell for :func:`copied_runs` to read its repeats as
+#: copied runs: below it a repeat is improbable as a coincidence of runs at the scores' resolution.
+COPY_CHANCE = 1e-3
+
+#: A repeated score counts as copied only when its own decimal step is at most this many times its cell's: a round
+#: score (a cap such as CartPole's 500, a floor of 0) amid scores of finer steps is where runs pile up, not copies.
+ROUND_STEP = 10.0
+
+
+def decimal_resolution(values: ArrayLike) -> NDArray[np.float64]:
+    """The step of the decimal grid each value lies on, read to :data:`READ_PRECISION`: ``10**(e - s + 1)`` for a
+    value of ``s`` significant digits whose leading digit is at ``10**e``; inf for 0 (the grid of any step).
+
+    Unchanged by a power of ten applied to the values (but for the power itself) and by their float32 storage.
+
+    >>> decimal_resolution([284.8, 284.79998779296875, 500.0, 0.0, 3040.01220703125]).tolist()
+    [0.1, 0.1, 100.0, inf, 0.001]
+    """
+    x = np.abs(np.asarray(values, dtype=float))
+    out = np.full(x.shape, np.inf)
+    nonzero = x > 0
+    x = x[nonzero]
+    lead = np.floor(np.log10(x))
+    step = 10.0 ** (lead - 8)  # 8 significant digits always read x to READ_PRECISION
+    found = np.zeros(x.shape, dtype=bool)
+    for digits in range(1, 8):
+        q = 10.0 ** (lead - digits + 1)
+        fits = ~found & (np.abs(np.round(x / q) * q - x) <= READ_PRECISION * x)
+        step[fits], found = q[fits], found | fits
+    out[nonzero] = step
+    return out
+
+
+def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """Per cell, the runs whose score repeats an earlier run's exactly where such repeats are improbable by chance
+    (copied runs: a file read twice, a batch saved again), and the chance of as many.
+
+    At the scores' own resolution the tied pairs among a cell's ``n`` runs number about ``E = C(n, 2) q / (2
+    sqrt(pi) sigma)`` by chance, ``q`` the median decimal step of the cell's scores (:func:`decimal_resolution`) and
+    ``sigma`` the smaller of their standard deviation and IQR / 1.349 (a normal density's square integrates to ``1 /
+    (2 sqrt(pi) sigma)``; the smaller spread overstates the chance).  ``m`` repeats come by chance with probability at
+    most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
+    :data:`COPY_CHANCE`, and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
+    holding two runs or more (a false alarm anywhere in the data at most that likely), counting only scores no rounder
+    than the cell's others (:data:`ROUND_STEP`).  Coarse scores (integer game scores and their means over episodes,
+    successes out of 10, a cap or floor many runs reach) tie by chance and never count.  Unchanged by the order of
+    the runs and by a power of ten applied to the scores.
+
+    Returns
+    -------
+    copies : ndarray of intp, shape (n_cells,)
+        Runs beyond the first with their score, counted in the cells whose repeats look copied; 0 elsewhere.
+    chance : ndarray of float, shape (n_cells,)
+        The chance bound ``E**m / m!`` of each cell counted (nan elsewhere).
+    """
+    y, cell = np.asarray(y, dtype=float) + 0.0, np.asarray(cell)  # + 0.0: -0.0 is 0.0
+    copies, chance = np.zeros(n_cells, dtype=np.intp), np.full(n_cells, np.nan)
+    order = np.lexsort((y, cell))
+    v, c = y[order], cell[order]
+    same = (c[1:] == c[:-1]) & (v[1:] == v[:-1])
+    if not same.any():
+        return copies, chance
+    share = COPY_CHANCE / int((np.bincount(cell, minlength=n_cells) >= 2).sum())
+    for k in np.unique(c[1:][same]):  # only cells holding an exact repeat (none in most data)
+        x = v[c == k]
+        n, steps = x.size, decimal_resolution(x)
+        q = float(np.median(steps))
+        sigma = min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
+        if not (sigma > 0 and math.isfinite(q)):
+            continue  # most runs share one score, or it is 0: a point mass, not a resolution
+        expected = n * (n - 1) / 2 * q / (2 * math.sqrt(math.pi) * sigma)
+        m = int((np.r_[False, x[1:] == x[:-1]] & (steps <= ROUND_STEP * q)).sum())
+        bound = math.exp(m * math.log(expected) - math.lgamma(m + 1)) if m else 1.0
+        if expected <= COPY_CHANCE and bound <= share:
+            copies[k], chance[k] = m, bound
+    return copies, chance
+
+
 def best_of(values: ArrayLike, axis: int = -1) -> NDArray[np.bool_]:
     """Which of ``values`` are the largest along ``axis``: within :func:`tie_tolerance` of the largest (1e-12 of the
     finite values' range plus 4 eps of their largest magnitude), so that two summaries of the same runs summed in
