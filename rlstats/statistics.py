@@ -142,9 +142,37 @@ READ_PRECISION = 2.0 ** -22
 #: copied runs: below it a repeat is improbable as a coincidence of runs at the scores' resolution.
 COPY_CHANCE = 1e-3
 
-#: A repeated score counts as copied only when its own decimal step is at most this many times its cell's: a round
-#: score (a cap such as CartPole's 500, a floor of 0) amid scores of finer steps is where runs pile up, not copies.
-ROUND_STEP = 10.0
+#: A repeated score counts as copied only when its own decimal step is at most this many powers of ten coarser than
+#: its cell's: a round score (a cap such as CartPole's 500, a floor of 0) amid scores of finer steps is where runs pile
+#: up, not copies.
+ROUND_DIGITS = 1
+
+
+def _decimal_exponents(values):
+    """The power of ten of each value's decimal step (:func:`decimal_resolution`), as floats holding integers (inf
+    for 0); exact whatever numpy computes ``10.0 ** -k`` as (numpy 1.24's 10.0 ** -1 is 0.09999999999999999)."""
+    x = np.abs(np.asarray(values, dtype=float))
+    out = np.full(x.shape, np.inf)
+    nonzero = x > 0
+    x = x[nonzero]
+    lead = np.floor(np.log10(x))
+    exponent = lead - 7  # 8 significant digits always read x to READ_PRECISION
+    found = np.zeros(x.shape, dtype=bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for digits in range(1, 8):
+            e = lead - digits + 1
+            power = 10.0 ** np.abs(e)  # exact to 10**22
+            rounded = np.where(e >= 0, np.round(x / power) * power, np.round(x * power) / power)
+            fits = ~found & (np.abs(rounded - x) <= READ_PRECISION * x)
+            exponent[fits], found = e[fits], found | fits
+    out[nonzero] = exponent
+    return out
+
+
+def _power_of_ten(exponent):
+    exponent = np.asarray(exponent, dtype=float)
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.where(exponent >= 0, 10.0 ** np.abs(exponent), 1.0 / 10.0 ** np.abs(exponent))
 
 
 def decimal_resolution(values: ArrayLike) -> NDArray[np.float64]:
@@ -156,19 +184,7 @@ def decimal_resolution(values: ArrayLike) -> NDArray[np.float64]:
     >>> decimal_resolution([284.8, 284.79998779296875, 500.0, 0.0, 3040.01220703125]).tolist()
     [0.1, 0.1, 100.0, inf, 0.001]
     """
-    x = np.abs(np.asarray(values, dtype=float))
-    out = np.full(x.shape, np.inf)
-    nonzero = x > 0
-    x = x[nonzero]
-    lead = np.floor(np.log10(x))
-    step = 10.0 ** (lead - 8)  # 8 significant digits always read x to READ_PRECISION
-    found = np.zeros(x.shape, dtype=bool)
-    for digits in range(1, 8):
-        q = 10.0 ** (lead - digits + 1)
-        fits = ~found & (np.abs(np.round(x / q) * q - x) <= READ_PRECISION * x)
-        step[fits], found = q[fits], found | fits
-    out[nonzero] = step
-    return out
+    return _power_of_ten(_decimal_exponents(values))
 
 
 def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
@@ -182,7 +198,7 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int) -> tuple[NDArray[np
     most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
     :data:`COPY_CHANCE`, and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
     holding two runs or more (a false alarm anywhere in the data at most that likely), counting only scores no rounder
-    than the cell's others (:data:`ROUND_STEP`).  Coarse scores (integer game scores and their means over episodes,
+    than the cell's others (:data:`ROUND_DIGITS`).  Coarse scores (integer game scores and their means over episodes,
     successes out of 10, a cap or floor many runs reach) tie by chance and never count.  Unchanged by the order of
     the runs and by a power of ten applied to the scores.
 
@@ -195,21 +211,36 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int) -> tuple[NDArray[np
     """
     y, cell = np.asarray(y, dtype=float) + 0.0, np.asarray(cell)  # + 0.0: -0.0 is 0.0
     copies, chance = np.zeros(n_cells, dtype=np.intp), np.full(n_cells, np.nan)
+    ordered = np.sort(y)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return copies, chance  # no score repeats anywhere (most data): one sort, no sort by cell
+    del ordered
     order = np.lexsort((y, cell))
     v, c = y[order], cell[order]
     same = (c[1:] == c[:-1]) & (v[1:] == v[:-1])
     if not same.any():
         return copies, chance
     share = COPY_CHANCE / int((np.bincount(cell, minlength=n_cells) >= 2).sum())
-    for k in np.unique(c[1:][same]):  # only cells holding an exact repeat (none in most data)
-        x = v[c == k]
-        n, steps = x.size, decimal_resolution(x)
-        q = float(np.median(steps))
+    # Only cells where a repeat could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being at
+    # most the range, and a repeat counts only at a step at most 10**ROUND_DIGITS times q: the rest are coarse, and
+    # are passed over without a loop over them (900,000 runs in 90,000 cells of hpo_landscapes: 0.3 s, not 7.5)
+    rows = np.flatnonzero(same) + 1
+    first, last = np.searchsorted(c, c[rows], "left"), np.searchsorted(c, c[rows], "right") - 1
+    size, spread = last - first + 1, v[last] - v[first]
+    steps = _power_of_ten(_decimal_exponents(v[rows]) - ROUND_DIGITS)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        possible = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread) <= COPY_CHANCE
+    held = np.unique(c[rows[possible]])
+    for k, start, stop in zip(held, np.searchsorted(c, held, "left"), np.searchsorted(c, held, "right")):
+        x = v[start:stop]
+        n, exponents = x.size, _decimal_exponents(x)
+        median = float(np.median(exponents))
+        q = float(_power_of_ten(median))
         sigma = min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
         if not (sigma > 0 and math.isfinite(q)):
             continue  # most runs share one score, or it is 0: a point mass, not a resolution
         expected = n * (n - 1) / 2 * q / (2 * math.sqrt(math.pi) * sigma)
-        m = int((np.r_[False, x[1:] == x[:-1]] & (steps <= ROUND_STEP * q)).sum())
+        m = int((np.r_[False, x[1:] == x[:-1]] & (exponents <= median + ROUND_DIGITS)).sum())
         bound = math.exp(m * math.log(expected) - math.lgamma(m + 1)) if m else 1.0
         if expected <= COPY_CHANCE and bound <= share:
             copies[k], chance[k] = m, bound
