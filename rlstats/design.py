@@ -1538,7 +1538,7 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
         values = raw if np.isfinite(raw).all() else values
     n_agents = design.n_agents
     copies, chance = statistics.copied_runs(values, design.task * n_agents + design.agent,
-                                            design.n_tasks * n_agents)
+                                            design.n_tasks * n_agents, np.arange(design.n_tasks * n_agents) // n_agents)
     cells = np.flatnonzero(copies)
     if not cells.size:
         return []

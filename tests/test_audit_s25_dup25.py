@@ -106,6 +106,10 @@ def test_no_note_on_real_data_without_copies(published, sb3, sb3_evaluations):
     assert int(atari.groupby(["agent", "task"])["score"].apply(lambda s: len(s) - s.nunique()).sum()) == 1154
     assert not copied(rlstats.build(atari, "score ~ agent | task"))
     assert not copied(rlstats.build(atari, "score ~ agent | task", normalize="atari100k_reference"))
+    # scores normalised before the call (no decimal step left to read), shifted, or of a few seeds: no note either
+    normalised = rlstats.normalize(atari, pd.read_csv(published / "atari100k_reference.csv"))
+    for frame in (normalised, normalised[normalised["seed"] < 5], atari.assign(score=atari["score"] + 1e4)):
+        assert not copied(rlstats.build(frame, "score ~ agent | task"))
     cheetah = pd.read_csv(published / "halfcheetah_sac_td3.csv")
     assert not copied(rlstats.build(cheetah, "score ~ agent"))
     for logs in (sb3, sb3_evaluations):  # scores at CartPole's cap (500) and Acrobot's floor (-500) tie: no copies
@@ -141,14 +145,23 @@ def test_copied_runs_counts_and_chance():
     both = np.r_[y, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
     order = np.random.default_rng(0).permutation(both.size)
     assert copied_runs(both[order], cells[order], 5)[0].tolist() == [3, 0, 0, 0, 0]
-    # one repeat of 1-decimal scores among 15 runs (PlayVirtual's UpNDown in Atari 100k: 6095.2 twice): E = 7.1e-4,
-    # counted in a cell alone, not among 10 cells (1e-4 each), let alone Atari 100k's 234
+    # one repeat of 1-decimal scores among 15 runs (PlayVirtual's UpNDown in Atari 100k: 6095.2 twice, E = 7.1e-4):
+    # one coincidence, not a block of runs
     upndown = np.array([2854.7, 3119.2, 3949.2, 4103.4, 5466.8, 5895., 6095.2, 6095.2, 6196.2, 6750., 9222.1,
                         11568.3, 14100.8, 27589.8, 40371.8])
-    alone = copied_runs(upndown, np.zeros(15, dtype=int), 1)
-    assert alone[0].tolist() == [1] and alone[1][0] == pytest.approx(7.122e-4, rel=1e-3)
-    among = np.r_[upndown, np.arange(18.0)], np.r_[np.zeros(15, dtype=int), np.repeat(np.arange(1, 10), 2)]
-    assert copied_runs(*among, 10)[0].tolist() == [0] * 10
+    assert copied_runs(upndown, np.zeros(15, dtype=int), 1)[0].tolist() == [0]
+    # two such repeats: E**2 / 2 = 2.5e-7 alone, counted; among 10 cells still (1e-4 each)
+    two = np.r_[upndown, 9222.1]
+    alone = copied_runs(two, np.zeros(16, dtype=int), 1)
+    e = 16 * 15 / 2 * 0.1 / (2 * math.sqrt(math.pi) * min(two.std(ddof=1),
+                                                            np.subtract(*np.percentile(two, [75, 25])) / 1.349))
+    assert alone[0].tolist() == [2] and alone[1][0] == pytest.approx(e ** 2 / 2)
+    # ... unless the runs of other cells of the task tie as often: the chance is then measured on them (1 tied pair
+    # of 16 x 8 across cells: E = 120 / 128), as for scores normalised after they were recorded
+    others = np.r_[np.round(np.linspace(2000.3, 9000.7, 7), 1), 9222.1]
+    cells = np.r_[np.zeros(16, dtype=int), np.ones(8, dtype=int)]
+    assert copied_runs(np.r_[two, others], cells, 2, [0, 0])[0].tolist() == [0, 0]
+    assert copied_runs(np.r_[two, others], cells, 2, [0, 1])[0].tolist() == [2, 0]
     # a cap many runs reach (CartPole's 500) amid fine scores, and every run at the cap, and integer scores
     capped = np.r_[[500.0] * 4, 312.25, 451.5, 287.75, 499.5, 402.25, 377.5]
     assert copied_runs(capped, np.zeros(capped.size, dtype=int), 1)[0].tolist() == [0]
