@@ -1554,8 +1554,9 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
     total = int(copies.sum())
     return [f"{count(total, 'run')} {COPIED_RUNS if total > 1 else COPIED_RUNS.replace('repeat', 'repeats')} "
             f"within {count(cells.size, 'agent x task cell' if design.has_blocks else 'agent')} ({shown}): at the "
-            f"decimal resolution of the scores the chance of so many exact repeats is at most "
-            f"{float(np.nanmax(chance)):.1g} in each, so they look copied (a file or batch read twice), not new runs; "
+            f"resolution of the scores (their decimal step, or how often runs of other cells tie) the chance of so "
+            f"many exact repeats is at most {float(np.nanmax(chance)):.1g} in each, so they look copied (a file or "
+            "batch read twice), not new runs; "
             "each is analysed as a run, and equal scores tie; drop the repeated rows of those cells (one row per run), "
             "or keep them if they are distinct runs that scored alike"]
 

@@ -13,7 +13,8 @@ Welch-Satterthwaite degrees of freedom of a sum of independent variances (:func:
 Cornish-Fisher term of a studentised mean (:func:`cornish_fisher_shift`), the skewness of a mean of task means
 (:func:`skewness_of_means`), the Welch t floor of a bootstrap-t interval of a mean (:func:`welch_floor`) and the
 runs' skewness and excess kurtosis per group from unbiased k-statistics (:func:`shape_ratios`,
-:func:`grouped_shape_ratios`).
+:func:`grouped_shape_ratios`), and the runs of a cell that repeat others' scores where chance would not
+(:func:`copied_runs`, read by :func:`rlstats.design.copied_runs_note`).
 The tails the default rank test prints (normal, chi-squared with whole
 degrees of freedom, the studentized range with infinite degrees of freedom)
 are computed here from ``math.erfc``, so that ``rlstats compare`` does not

@@ -15,8 +15,8 @@ from rlstats.design import COPIED_RUNS, design_of
 from rlstats.statistics import COPY_CHANCE, copied_runs, decimal_resolution
 
 HOPPER = ("30 runs repeat another run's score exactly within 3 agent x task cells (hopper: DDPG 10 of 30, PPO 10 of "
-          "30, SAC 10 of 30): at the decimal resolution of the scores the chance of so many exact repeats is at most "
-          "2e-45 in each, so they look copied (a file or batch read twice), not new runs; each is analysed as a run, "
+          "30, SAC 10 of 30): at the resolution of the scores (their decimal step, or how often runs of other cells "
+          "tie) the chance of so many exact repeats is at most 2e-45 in each, so they look copied (a file or batch read twice), not new runs; each is analysed as a run, "
           "and equal scores tie; drop the repeated rows of those cells (one row per run), or keep them if they are "
           "distinct runs that scored alike")
 
