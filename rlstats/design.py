@@ -24,7 +24,8 @@ from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
 from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
-from .format import count, join_and, name_list, natural_key, plural
+from . import statistics
+from .format import count, join_and, name_list, names_shown, natural_key, plural
 from .errors import DesignError, OptionError, agent_named, rows_named, shell_word, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
@@ -498,7 +499,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
           extra_columns: Sequence[str] = (), pool_tasks: bool = False, normalize: Normalizer = None,
           step: str | None = None, curves: bool = False, min_agents: Literal[1, 2] = 2,
           optional_columns: Sequence[str] = (), bounds: tuple[float | None, float | None] | None = None,
-          run_key: Sequence[str] = (), curve_summaries: bool = True) -> Design:
+          run_key: Sequence[str] = (), curve_summaries: bool = True, note_copies: bool = True) -> Design:
     """Validate ``data`` against ``formula`` and return the :class:`Design`.
 
     Parameters
@@ -528,6 +529,10 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         Whether the refusal of rows that look like learning curves offers :func:`rlstats.summarize_runs` and
         :func:`rlstats.curves` as ways on (False: each run's last row alone, for a caller that reads one score per
         run and has no such alternative, such as ``rlstats adastop update``'s batches).
+    note_copies : bool
+        Whether the notes say where runs of a cell repeat other runs' scores exactly, as copied runs do
+        (:func:`copied_runs_note`); False for a back end that says it of its own units (AdaStop names the interims a
+        copy came in, and leaves out runs it never fed).
     pool_tasks : bool
         Allow ``score ~ agent`` on data whose ``task`` column has several
         tasks, pooling them into one comparison (stated in the result).
@@ -595,6 +600,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
 
     pool_tasks = check_bool("pool_tasks", pool_tasks)
     curve_summaries = check_bool("curve_summaries", curve_summaries)
+    note_copies = check_bool("note_copies", note_copies)
     if isinstance(min_agents, bool) or min_agents not in (1, 2):
         raise OptionError(f"min_agents must be 1 (each agent described on its own) or 2 (a comparison), "
                           f"got {shown(min_agents)}")
@@ -749,6 +755,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         design = _drop_uninformative_tasks(design, notes)
     if not curves and seeds is None and not run_key:
         notes += _repeated_id_note(design, data)  # on the tasks kept: a note about the rows analysed (audit s19)
+    if note_copies and not curves and not given.attrs.get(AVERAGED_ATTR):  # a mean over seeds has no decimal step of its own
+        notes += copied_runs_note(design, given)  # runs copied within a cell (audit s25)
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({name_list(design.agents)}) with usable runs")
@@ -1504,6 +1512,55 @@ def _repeated_id_note(design, data):
             f"({said} of {where}: {rows} rows; {repeats} repeated row(s) in all), and each row is counted as a run, "
             f"as the formula names no run column; if those rows are one run's (evaluation episodes, say), average "
             f"them first to one row per {', '.join(map(repr, by[:-1]))} and {by[-1]!r}"]
+
+
+#: How the note on copied runs begins (:func:`copied_runs_note`), for the tests and the back ends that quote it.
+COPIED_RUNS = "repeat another run's score exactly"
+
+#: The most cells the note on copied runs names; the rest are counted.
+COPIED_CELLS_SHOWN = 6
+
+
+def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[str]:
+    """[a note] where runs of a cell repeat other runs' scores exactly and such repeats are improbable by chance at the
+    scores' resolution (:func:`rlstats.statistics.copied_runs`: a file read twice, a batch saved again), [] otherwise.
+
+    The one home of that check for every back end (the front door's :func:`build` adds it to the notes; AdaStop's
+    notes and its batch check name the interims a copy came in).  The scores judged are the response column as
+    ``given`` (before ``normalize=`` and the formula's expression, which leave equal scores equal and would hide their
+    decimal step) at the rows analysed, else the Design's response; the runs are analysed as given (a note, not an
+    error: distinct runs can score alike).
+    """
+    f = design.formula
+    column = f.response_columns[0] if len(f.response_columns) == 1 else None  # log(score): equal where score is
+    values = design.y
+    if (given is not None and column in given.columns and pd.api.types.is_numeric_dtype(given[column].dtype)
+            and not pd.api.types.is_bool_dtype(given[column].dtype)):
+        raw = pd.to_numeric(given[column]).to_numpy(dtype=float, na_value=np.nan)[design.row_position]
+        values = raw if np.isfinite(raw).all() else values
+    n_agents = design.n_agents
+    copies, chance = statistics.copied_runs(values, design.task * n_agents + design.agent,
+                                            design.n_tasks * n_agents, np.arange(design.n_tasks * n_agents) // n_agents)
+    cells = np.flatnonzero(copies)
+    if not cells.size:
+        return []
+    counts = design.counts.reshape(-1)
+    parts = []
+    for t in dict.fromkeys(cells // n_agents):  # by task, in the Design's order
+        here = [k for k in cells if k // n_agents == t]
+        runs = ", ".join(f"{name} {copies[k]} of {counts[k]}" for name, k in
+                         zip(names_shown([design.agents[k % n_agents] for k in here], among=design.agents), here))
+        parts.append(f"{design.tasks[t]}: {runs}" if design.has_blocks else runs)
+    shown = "; ".join(parts[:COPIED_CELLS_SHOWN]) + (f"; and {count(len(parts) - COPIED_CELLS_SHOWN, 'more task')}"
+                                                     if len(parts) > COPIED_CELLS_SHOWN else "")
+    total = int(copies.sum())
+    return [f"{count(total, 'run')} {COPIED_RUNS if total > 1 else COPIED_RUNS.replace('repeat', 'repeats')} "
+            f"within {count(cells.size, 'agent x task cell' if design.has_blocks else 'agent')} ({shown}): at the "
+            f"resolution of the scores (their decimal step, or how often runs of other cells tie) the chance of so "
+            f"many exact repeats is at most {float(np.nanmax(chance)):.1g} in each, so they look copied (a file or "
+            "batch read twice), not new runs; "
+            "each is analysed as a run, and equal scores tie; drop the repeated rows of those cells (one row per run), "
+            "or keep them if they are distinct runs that scored alike"]
 
 
 def _drop_uninformative_tasks(design, notes):

@@ -13,7 +13,8 @@ Welch-Satterthwaite degrees of freedom of a sum of independent variances (:func:
 Cornish-Fisher term of a studentised mean (:func:`cornish_fisher_shift`), the skewness of a mean of task means
 (:func:`skewness_of_means`), the Welch t floor of a bootstrap-t interval of a mean (:func:`welch_floor`) and the
 runs' skewness and excess kurtosis per group from unbiased k-statistics (:func:`shape_ratios`,
-:func:`grouped_shape_ratios`).
+:func:`grouped_shape_ratios`), and the runs of a cell that repeat others' scores where chance would not
+(:func:`copied_runs`, read by :func:`rlstats.design.copied_runs_note`).
 The tails the default rank test prints (normal, chi-squared with whole
 degrees of freedom, the studentized range with infinite degrees of freedom)
 are computed here from ``math.erfc``, so that ``rlstats compare`` does not
@@ -25,6 +26,7 @@ Arrays in, arrays out; no pandas, no option checking (callers validate).
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
 from collections.abc import Sequence
@@ -131,6 +133,202 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
     rows[row, column] = by_block
     order = np.take_along_axis(rows, np.argsort(grid, axis=1, kind="stable"), axis=1).ravel()
     return order[order >= 0]
+
+
+#: The relative precision to which :func:`decimal_resolution` reads a score: twice float32's machine epsilon, so that
+#: a score stored as float32 (284.79998779296875 is 284.8) or rescaled by a power of ten keeps its decimal digits, and
+#: no score is read to more than 8 significant digits (which errs towards chance repeats: never a false alarm).
+READ_PRECISION = 2.0 ** -22
+
+#: The chance, at most, of any exact repeat of scores within a cell for :func:`copied_runs` to read its repeats as
+#: copied runs: below it a repeat is improbable as a coincidence of runs at the scores' resolution.
+COPY_CHANCE = 1e-3
+
+#: The fewest runs of a cell repeating others' scores that :func:`copied_runs` counts: a block of copied runs, not one
+#: coincidence (a single row repeated whole, run id and all, is :func:`rlstats.design.build`'s error already).  A score
+#: held by k > 2 runs counts where more than this many scores are held by k runs each (a block read k times), not
+#: a cap and a floor that as many runs reach.
+BLOCK_RUNS = 2
+
+#: A repeated score counts as copied only when its own decimal step is at most this many powers of ten coarser than
+#: its cell's: a round score (a cap such as CartPole's 500, a floor of 0) amid scores of finer steps is where runs pile
+#: up, not copies.
+ROUND_DIGITS = 1
+
+
+def _decimal_exponents(values):
+    """The power of ten of each value's decimal step (:func:`decimal_resolution`), as floats holding integers (inf
+    for 0); exact whatever numpy computes ``10.0 ** -k`` as (numpy 1.24's 10.0 ** -1 is 0.09999999999999999)."""
+    x = np.abs(np.asarray(values, dtype=float))
+    out = np.full(x.shape, np.inf)
+    nonzero = x > 0
+    x = x[nonzero]
+    lead = np.floor(np.log10(x))
+    exponent = lead - 7  # 8 significant digits always read x to READ_PRECISION
+    found = np.zeros(x.shape, dtype=bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for digits in range(1, 8):
+            e = lead - digits + 1
+            power = 10.0 ** np.abs(e)  # exact to 10**22
+            rounded = np.where(e >= 0, np.round(x / power) * power, np.round(x * power) / power)
+            fits = ~found & (np.abs(rounded - x) <= READ_PRECISION * x)
+            exponent[fits], found = e[fits], found | fits
+    out[nonzero] = exponent
+    return out
+
+
+def _power_of_ten(exponent):
+    exponent = np.asarray(exponent, dtype=float)
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.where(exponent >= 0, 10.0 ** np.abs(exponent), 1.0 / 10.0 ** np.abs(exponent))
+
+
+#: A common step of a cell's differences counts as its scores' grid (:func:`grid_step`) when it is at least this many
+#: times the noise the scores are read to (:data:`READ_PRECISION` of their largest magnitude): ``n`` continuous scores
+#: lie within 4 noise units of such a grid with probability about ``(8 / 16)**(n - 2)`` (and the grid found then only
+#: makes the chance of a repeat larger, so that fewer repeats count).
+GRID_NOISE = 16.0
+
+
+def grid_step(values: ArrayLike) -> float:
+    """The step of a grid on which every value lies, to :data:`READ_PRECISION` of their largest magnitude (the
+    smallest difference or a tenth of it at most, fitted over their range), or 0 where there is none at least
+    :data:`GRID_NOISE` times that precision (continuous scores).  Unlike a decimal step it is kept by an affine map
+    ``a * y + b`` (scaled by ``|a|``): scores normalised per task, ``(score - random) / (human - random)``, keep the
+    grid of their game scores, ``0.1 / (human - random)`` for scores recorded to one decimal.
+
+    >>> grid_step([0.5, 1.25, 3.0]), grid_step([10000.5, 10001.25, 10003.0]), grid_step([0.1234567, 0.7654321, 2.0])
+    (0.25, 0.25, 0.0)
+    """
+    x = np.unique(np.asarray(values, dtype=float))
+    if x.size < 2:
+        return 0.0
+    tol = READ_PRECISION * float(np.abs(x).max())
+    d = np.diff(x)
+    d = d[d > tol]
+    if not d.size:
+        return 0.0
+    span, smallest = float(x[-1] - x[0]), float(d.min())
+    for j in range(1, 11):
+        if smallest / j < GRID_NOISE * tol:
+            break
+        g = span / round(span * j / smallest)  # fitted over the range: its error is that of one difference
+        if (np.abs(d - np.round(d / g) * g) <= 4 * tol).all():
+            return g
+    return 0.0
+
+
+def decimal_resolution(values: ArrayLike) -> NDArray[np.float64]:
+    """The step of the decimal grid each value lies on, read to :data:`READ_PRECISION`: ``10**(e - s + 1)`` for a
+    value of ``s`` significant digits whose leading digit is at ``10**e``; inf for 0 (the grid of any step).
+
+    Unchanged by a power of ten applied to the values (but for the power itself) and by their float32 storage.
+
+    >>> decimal_resolution([284.8, 284.79998779296875, 500.0, 0.0, 3040.01220703125]).tolist()
+    [0.1, 0.1, 100.0, inf, 0.001]
+    """
+    return _power_of_ten(_decimal_exponents(values))
+
+
+def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int,
+                block: ArrayLike | None = None) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """Per cell, the runs whose score repeats an earlier run's exactly where such repeats are improbable by chance
+    (copied runs: a file read twice, a batch saved again), and the chance of as many.
+
+At the scores' own resolution the tied pairs among a cell's ``n`` runs number about ``E = C(n, 2) q / (2
+    sqrt(pi) sigma)`` by chance, ``q`` the median decimal step of the cell's scores (:func:`decimal_resolution`) or
+    the step of a grid their differences lie on (:func:`grid_step`: scores normalised or shifted after they were
+    recorded), the coarser, and ``sigma`` the smaller of their standard deviation and IQR / 1.349 (a normal
+    density's square integrates to ``1 / (2 sqrt(pi) sigma)``; the smaller spread overstates the chance); or, where
+    it is larger, ``C(n, 2)`` times the share of pairs of runs of different cells of its block (``block``: each
+    cell's task) that tie, the chance measured on the data themselves, whatever was done to the scores (normalised
+    Atari scores tie across agents where the game scores do).  ``m`` repeats come by chance with probability at
+    most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
+    :data:`COPY_CHANCE`, and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
+    holding two runs or more (a false alarm anywhere in the data at most that likely), counting only scores no rounder
+    than the cell's others (:data:`ROUND_DIGITS`) and held by two runs, or by as many as :data:`BLOCK_RUNS` other
+    repeated scores are (a block of runs read k times: a cap or floor that many runs reach is a score of its own
+    count), and only :data:`BLOCK_RUNS` runs or more: a block, not one coincidence.  Coarse scores (integer game scores and their means over episodes,
+    successes out of 10, a cap or floor many runs reach) tie by chance and never count.  Unchanged by the order of
+    the runs and by a power of ten applied to the scores.
+
+    Returns
+    -------
+    copies : ndarray of intp, shape (n_cells,)
+        Runs beyond the first with their score, counted in the cells whose repeats look copied; 0 elsewhere.
+    chance : ndarray of float, shape (n_cells,)
+        The chance bound ``E**m / m!`` of each cell counted (nan elsewhere).
+    """
+    y, cell = np.asarray(y, dtype=float) + 0.0, np.asarray(cell)  # + 0.0: -0.0 is 0.0
+    copies, chance = np.zeros(n_cells, dtype=np.intp), np.full(n_cells, np.nan)
+    block = np.zeros(n_cells, dtype=np.intp) if block is None else np.asarray(block)
+    ordered = np.sort(y)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return copies, chance  # no score repeats anywhere (most data): one sort, no sort by cell
+    del ordered
+    order = np.lexsort((y, cell))
+    v, c = y[order], cell[order]
+    same = (c[1:] == c[:-1]) & (v[1:] == v[:-1])
+    if not same.any():
+        return copies, chance
+    share = COPY_CHANCE / int((np.bincount(cell, minlength=n_cells) >= 2).sum())
+    # Only cells where a repeat could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being at
+    # most the range, and a repeat counts only at a step at most 10**ROUND_DIGITS times q: the rest are coarse, and
+    # are passed over without a loop over them (900,000 runs in 90,000 cells of hpo_landscapes: 0.3 s, not 7.5)
+    rows = np.flatnonzero(same) + 1
+    first, last = np.searchsorted(c, c[rows], "left"), np.searchsorted(c, c[rows], "right") - 1
+    size, spread = last - first + 1, v[last] - v[first]
+    steps = _power_of_ten(_decimal_exponents(v[rows]) - ROUND_DIGITS)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        possible = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread) <= COPY_CHANCE
+    candidates = np.unique(c[rows[possible]])
+    if not candidates.size:
+        return copies, chance
+    across = _tie_share_across_cells(y, cell, n_cells, block, v, c)
+    for k, start, stop in zip(candidates, np.searchsorted(c, candidates, "left"),
+                              np.searchsorted(c, candidates, "right")):
+        x = v[start:stop]
+        n, exponents = x.size, _decimal_exponents(x)
+        median = float(np.median(exponents))
+        q = max(float(_power_of_ten(median)), grid_step(x))  # the coarser of the decimal step and the values' grid
+        sigma = min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
+        if not (sigma > 0 and math.isfinite(q)):
+            continue  # most runs share one score, or it is 0: a point mass, not a resolution
+        expected = n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]])
+        repeat = np.r_[False, x[1:] == x[:-1]] & (exponents <= median + ROUND_DIGITS)
+        values, held = np.unique(x, return_counts=True)
+        kinds = collections.Counter(held.tolist())  # a block read k times: each of its scores held by k runs
+        copied = np.array([h == 2 or kinds[h] >= BLOCK_RUNS + 1 for h in held])
+        m = int((repeat & np.isin(x, values[copied])).sum())
+        bound = math.exp(m * math.log(expected) - math.lgamma(m + 1)) if m else 1.0
+        if m >= BLOCK_RUNS and expected <= COPY_CHANCE and bound <= share:
+            copies[k], chance[k] = m, bound
+    return copies, chance
+
+
+def _tie_share_across_cells(y, cell, n_cells, block, v, c):
+    """Per block (task), the share of pairs of runs in different cells whose scores are equal; ``v``, ``c``: ``y``
+    and ``cell`` sorted by cell, then score."""
+    n_blocks = int(block.max()) + 1 if block.size else 1
+    pairs = lambda k: k * (k - 1) / 2  # noqa: E731
+    runs = np.bincount(cell, minlength=n_cells).astype(float)
+    possible = pairs(np.bincount(block, weights=runs, minlength=n_blocks)) - np.bincount(
+        block, weights=pairs(runs), minlength=n_blocks)
+    t = block[cell]
+    order = np.lexsort((y, t))
+    tied_all = _tied_pairs(y[order], t[order], n_blocks)
+    tied_within = _tied_pairs(v, c, n_cells)
+    cross = tied_all - np.bincount(block, weights=tied_within, minlength=n_blocks)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(possible > 0, cross / possible, 0.0)
+
+
+def _tied_pairs(values, groups, n_groups):
+    """Per group, the pairs of equal ``values`` (sorted by group, then value)."""
+    new = np.r_[True, (values[1:] != values[:-1]) | (groups[1:] != groups[:-1])]
+    starts = np.flatnonzero(new)
+    k = np.diff(np.r_[starts, values.size]).astype(float)
+    return np.bincount(groups[starts], weights=k * (k - 1) / 2, minlength=n_groups)
 
 
 def best_of(values: ArrayLike, axis: int = -1) -> NDArray[np.bool_]:

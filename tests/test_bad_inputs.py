@@ -1416,6 +1416,8 @@ BUILD_CASES = [  # (what, data, formula, options, error, phrase)
     ("curves text", TINY, "score ~ agent | task", {"curves": "yes"}, OptionError, "curves must be True or False"),
     ("curve_summaries text", TINY, "score ~ agent | task", {"curve_summaries": "no"}, OptionError,
      "curve_summaries must be True or False, got 'no'"),
+    ("note_copies text", TINY, "score ~ agent | task", {"note_copies": "no"}, OptionError,
+     "note_copies must be True or False, got 'no'"),
     ("step missing", TINY, "score ~ agent | task", {"step": "nosuch"}, DesignError, "step column 'nosuch' not found"),
     ("curves without a run column", CURVES, "score ~ agent | task", {"curves": True, "step": "step"}, DesignError,
      "learning curves need the step column (step=) and the run column in the formula"),

@@ -638,9 +638,11 @@ def _order_column(design, options):
 
 
 def _design_options(options):
-    """What :func:`adastop` asks of the front door: its batch column, else the seed column when there is one."""
+    """What :func:`adastop` asks of the front door: its batch column, else the seed column when there is one; and no
+    note on copied runs of a cell, which :func:`_repeat_notes` gives of the interims fed."""
     return dict(na_action=options.na_action, extra_columns=() if options.batch is None else (options.batch,),
-                optional_columns=("seed",) if options.batch is None else ())
+                optional_columns=("seed",) if options.batch is None else (),
+                note_copies=False)  # _repeat_notes says it of the interims fed (a copy never fed is not analysed)
 
 
 def _interim_notes(design, options, order_column, K, task_data):
