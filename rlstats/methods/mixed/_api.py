@@ -170,7 +170,11 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     rejected at the 5% level in up to 0.30 of them, above 0.05 by more than 3 Monte Carlo SE at 7 of 18 designs of 2-8
     agents x 3-26 tasks x 3-20 runs (0.12-0.30; Kenward-Roger's df alike); as given now, in 0-0.06.
     The agents' mean intervals held their means over the tasks at hand on those runs and the grid's saturated ones
-    (0.97-1), so they stay as the model gives them.
+    (0.97-1), so they stay as the model gives them. lmerTest's Satterthwaite denominator df of that F depends on the
+    order of the agent factor's levels (its contrasts are the Doolittle factor of X'X in that order), so the F is
+    formed with the agents in their names' sorted order whatever a Categorical's category order: lmerTest's numbers
+    for levels sorted by byte, as ``sort(method = "radix")`` gives them in R (R's locale order can differ where names
+    differ in case, such as SimPLe and SPR). Kenward-Roger's F does not depend on the order.
 
     References
     ----------
@@ -254,7 +258,7 @@ def _run(design, options):
     m = kernels.model(design.y, design.agent, design.task, design.n_agents, design.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     means_rows, pair_rows, first, second = kernels.agent_contrasts(design.n_agents)
-    hypothesis = kernels.agent_hypothesis(m)
+    hypothesis = kernels.agent_hypothesis(m, np.argsort(design.agent_places, kind="stable"))
     vcov, t_test, (f_stat, num_df, den_df) = _DF_METHODS[options.ddf](m, fitted, hypothesis)
     coef_var, coef_df = t_test(np.eye(design.n_agents))
     mean_var, mean_df = t_test(means_rows)
@@ -474,7 +478,8 @@ def _refit(sub, terms, options):
     m = kernels.model(sub.y, sub.agent, sub.task, sub.n_agents, sub.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     _, pair_rows, first, second = kernels.agent_contrasts(sub.n_agents)
-    _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(m))
+    _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(
+        m, np.argsort(sub.agent_places, kind="stable")))
     variance, df = t_test(pair_rows)
     estimate = noise_free(pair_rows @ fitted.beta, float(np.ptp(sub.y)), float(np.max(np.abs(sub.y))))
     return _pairs_table(sub.agents, first, second, estimate, variance, df, options), omnibus

@@ -480,14 +480,38 @@ def satterthwaite_f(setup, vcov, beta, contrasts):
     return statistic, q, _fstat_ddf(_satterthwaite_df(setup, vcov, rotated))
 
 
-def agent_hypothesis(m):
+def agent_hypothesis(m, order=None):
     """lmerTest's contrast rows for the agent term (its type I = type III with one factor): the agent rows of
-    the transposed Doolittle factor of X'X (X'X = L U, L unit lower triangular), entries below 1e-6 set to 0."""
-    xtx = m.x.T @ m.x
-    chol = np.linalg.cholesky(xtx)
+    the transposed Doolittle factor of X'X (X'X = L U, L unit lower triangular), entries below 1e-6 set to 0.
+
+    The F they give is the same in any basis, but lmerTest's Satterthwaite denominator df is not: it rotates these
+    rows by the eigenvectors of L cov(beta) L', so it moves with the order of the factor's levels (the reference
+    level and the Doolittle factor). ``order`` (the agents' codes in their names' sorted order, ``Design.agent_places``
+    argsorted) fixes that order whatever the data's, so that a Categorical's category order does not change the
+    test (audit s25 real25b: 9.6942 to 9.7603 df over the 24 orders of one real design): the rows are those of the
+    model with the agents so ordered, mapped onto this model's coefficients (the same contrasts of the agents' means).
+    """
+    n_agents = m.x.shape[1]
+    order = np.arange(n_agents) if order is None else np.asarray(order, dtype=np.intp)
+    place = np.empty(n_agents, dtype=np.intp)
+    place[order] = np.arange(n_agents)
+    # the design in that order: the intercept is the first agent's mean (treatment coding), as model() builds it
+    x = np.zeros_like(m.x)
+    x[:, 0] = 1.0
+    x[np.arange(x.shape[0]), place[m.cell_agent]] = 1.0
+    x *= m.root[:, None]
+    chol = np.linalg.cholesky(x.T @ x)
     factor = (chol / np.diag(chol)).T          # L' with unit diagonal: X'X = L D L'
     factor[np.abs(factor) < 1e-6] = 0.0
-    return factor[1:]
+    # this model's coefficients give the agents' means mu = M beta (mu_0 = beta_0, mu_k = beta_0 + beta_k); the
+    # ordered model's are C mu (the first's mean, then each other's difference from it): rows act on beta as L C M
+    means = np.eye(n_agents)
+    means[1:, 0] = 1.0
+    ordered = np.zeros((n_agents, n_agents))
+    ordered[:, order[0]] = -1.0
+    ordered[0, order[0]] = 1.0
+    ordered[np.arange(1, n_agents), order[1:]] = 1.0
+    return factor[1:] @ ordered @ means
 
 
 def _fstat_ddf(nu):
