@@ -1,0 +1,54 @@
+"""Audit s25 (review25b): review of out25 and meta25 (LaTeX quotes and dashes, the fitted texts' sizes)."""
+
+from __future__ import annotations
+
+import matplotlib
+import pytest
+
+from rlstats.format import latex_escape
+
+matplotlib.use("Agg")
+
+
+# latex_escape took a quote after a closing double quote for an opening one: 'the "IQM"'s bound' gave
+# ``IQM''`s (pdflatex: a turned comma before the s), and a single quotation opening a double one's, '"x"' written
+# as '"x"', opened in the wrong order: `{}``... was ``{}`x'{}'' (the double quote outside); a string replace could
+# not tell ''' (closing single then double) from ''' (closing double, then an apostrophe)
+@pytest.mark.xfail(strict=True, reason="a quote after a quote opens or closes by the first one's character")
+def test_quotes_next_to_quotes():
+    assert latex_escape('the "IQM"\'s bound') == "the ``IQM''{}'s bound"
+    assert latex_escape("'\"x\"' y") == "`{}``x''{}' y"
+    assert latex_escape("say \"'x'\"") == "say ``{}`x'{}''"
+
+
+# "--seed" in a note (the command line's flags, "--format latex") was written as it stands, which pdflatex sets as an
+# en dash: "–seed"; a dash between spaces (" -- ", the selection check's interpretations) is prose and stays one
+@pytest.mark.xfail(strict=True, reason="two hyphens touching a word are set as two hyphens")
+def test_double_hyphen_of_a_flag():
+    assert latex_escape("rerun with --seed 3 --method bootstrap") == "rerun with -{}-seed 3 -{}-method bootstrap"
+    assert latex_escape("agent--v2") == "agent-{}-v2"
+    assert latex_escape("significant -- selection bias suspected") == "significant -- selection bias suspected"
+
+
+# _fit_texts set a word no break shortens smaller by at most 40% a step, each step from the size the last one left,
+# in 12 steps: a 60-letter title over a 1.65 in panel went from 10 pt to 2.96 pt, not "to no less than 60% of its
+# size" (the floor is of the size the text was drawn at)
+@pytest.mark.xfail(strict=True, reason="the 60% floor is of the text's own size, not of each step's")
+def test_set_smaller_to_no_less_than_sixty_percent():
+    import matplotlib.pyplot as plt
+
+    from rlstats import plotting
+
+    fig, axes = plt.subplots(1, 2, figsize=(3.3, 2.0), layout="constrained")
+    try:
+        axes[0].set_title("A" * 60, fontsize=10)
+        axes[1].set_title("CrazyClimberWithALongName", fontsize=10)
+        plotting.fit_title(list(axes))
+        assert axes[0].title.get_fontsize() == pytest.approx(6.0, rel=1e-12)
+        assert 6.0 < axes[1].title.get_fontsize() < 7.0  # set smaller as far as it must (6.63 pt)
+        fig.set_size_inches(8.0, 3.0)  # wider: from the size drawn at, again
+        plotting.fit_title(list(axes))
+        assert axes[0].title.get_fontsize() == pytest.approx(6.65, abs=0.05)
+        assert axes[1].title.get_fontsize() == 10.0
+    finally:
+        plt.close(fig)
