@@ -311,8 +311,10 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
             if share <= 0:
                 break
             centred = text.get_horizontalalignment() == "center"
-            _SET_SMALLER.setdefault(text, text.get_fontsize())
-            text.set_fontsize(text.get_fontsize() * max(0.6, 1.0 - (2.0 if centred else 1.0) * share - 0.01))
+            floor = 0.6 * _SET_SMALLER.setdefault(text, text.get_fontsize())  # of the size drawn at, not this step's
+            if text.get_fontsize() <= floor:  # (each step's floor took a 10 pt word to 2.96 pt, audit s25)
+                break
+            text.set_fontsize(max(floor, text.get_fontsize() * (1.0 - (2.0 if centred else 1.0) * share - 0.01)))
 
 
 def _overlapping(figure: Any, drawn: bool = False) -> set[tuple[int, int]]:

@@ -57,7 +57,6 @@ def test_flags_in_a_result_s_latex_notes():
 # _fit_texts set a word no break shortens smaller by at most 40% a step, each step from the size the last one left,
 # in 12 steps: a 60-letter title over a 1.65 in panel went from 10 pt to 2.96 pt, not "to no less than 60% of its
 # size" (the floor is of the size the text was drawn at)
-@pytest.mark.xfail(strict=True, reason="the 60% floor is of the text's own size, not of each step's")
 def test_set_smaller_to_no_less_than_sixty_percent():
     import matplotlib.pyplot as plt
 
