@@ -238,6 +238,18 @@ def _bounds(transform):
     return (_units(transform, LOW), _units(transform, HIGH))
 
 
+def _fractions():
+    """_runs5's scores as a share of each task's best run, in (0, 1]: intervals at bounds (0, 1) reach them and are
+    clipped (the bootstrap's of every metric, task_table's of the differences), as at LOW, HIGH none was (audit s25
+    review25b: an off-by-0.5 lower bound in bounds.clip passed both cases under every scale)."""
+    df = _runs5()
+    return df.assign(score=df["score"] / df.groupby("task", observed=True)["score"].transform("max"))
+
+
+def _unit_bounds(transform):
+    return (_units(transform, 0.0), _units(transform, 1.0))
+
+
 def _published(df, transform):
     """agent_1's per-task mean, sd and runs as a published table (in the score's units)."""
     frame = df if _is_pandas(df) else df.to_pandas()
@@ -293,10 +305,10 @@ SWEEP = {
     "profile_tau": (_runs5, _with(rlstats.performance_profile, tau=lambda t: [_units(t, v) for v in (0, 2, 5, 10)],
                                   n_resamples=100, rng=1), ("tau",)),
     "equivalence_published": (_runs5, _equivalence_published, ("estimate", "conf_low", "conf_high", "margin")),
-    "bootstrap_bounds": (_runs5, _with(rlstats.bootstrap, bounds=_bounds, gamma=lambda t: _units(t, 30.0),
-                                       n_resamples=100, rng=1), ("estimate", "conf_low", "conf_high")),
+    "bootstrap_bounds": (_fractions, _with(rlstats.bootstrap, bounds=_unit_bounds, gamma=lambda t: _units(t, 0.9),
+                                           n_resamples=100, rng=1), ("estimate", "conf_low", "conf_high")),
     "percentiles_bounds": (_runs5, _with(rlstats.percentiles, bounds=_bounds, interval="pbp_t", rng=1), ()),
-    "task_table_bounds": (_runs5, _with(rlstats.task_table, bounds=_bounds, rng=1), ("estimate",)),
+    "task_table_bounds": (_fractions, _with(rlstats.task_table, bounds=_unit_bounds, rng=1), ("estimate",)),
     "mixed_bounds": (_runs5, _with(rlstats.mixed, "score ~ agent | task/seed", bounds=_bounds),
                      ("estimate", "std_error", "conf_low", "conf_high")),
     "curves_bounds": (_curves(2), _with(rlstats.curves, "score ~ agent | task/seed", step="step",
