@@ -109,7 +109,6 @@ LONG = "a long title with several words that must break on a narrow panel"
 
 # a title broken at words at a plot's own size (a grid's panel) stayed broken at a wider figsize= (out25 started its
 # size from the size drawn at again, not its lines): 4 lines at 9 in, where a title drawn at 9 in is one
-@pytest.mark.xfail(strict=True, reason="the breaks of a narrower fit are kept at a wider size")
 def test_refit_starts_from_the_text_as_written():
     assert _refit_title(LONG, (2.0, 2.0), (9.0, 3.0)) == (LONG, 10.0)
     # a title the caller wrote anew after the fit is fitted as written, not restored
