@@ -199,14 +199,19 @@ _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
                   "<": r"$<$", ">": r"$>$", "|": r"\textbar{}", "\u00b1": r"$\pm$", "\u2020": r"$^\dagger$",
                   "\u00d7": r"$\times$", "\u00b2": r"$^2$", "\u2212": "$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
-                  "<=": r"$\leq$", ">=": r"$\geq$", '"': "''"}  # a closing " (an opening one: _OPENING_QUOTE)
-# A quote opening a quotation (at the start, after a space, a bracket, "=" or a quote: 'Pong', interval="percentile"):
-# pdflatex sets " and ' as closing quotes wherever they stand, so it is written as LaTeX's opening quote, `` or `;
-# every other " closes (''), and every other ' is already right (a closing quote or an apostrophe: agents', SPR's)
-_OPENING_QUOTE = r"""(?<![^\s(\[{="'])['"](?=\S)"""
-# a character, an opening quote, or a two-character comparison written as one sign
-_LATEX_TOKEN = re.compile(rf"<=|>=|(?P<open>{_OPENING_QUOTE})|.", re.S)
-_LATEX_OPENING = {"'": "`", '"': "``"}
+                  "<=": r"$\leq$", ">=": r"$\geq$"}
+# pdflatex sets " and ' as closing quotes wherever they stand: quotes opening a quotation (at the start, after a space,
+# a bracket or "=", before a non-space: 'Pong', interval="percentile", "'x'") are written as LaTeX's opening ones, ``
+# and `; every other " closes (''), and every other ' is already right (a closing quote or an apostrophe: agents',
+# SPR's). A run of quotes is read whole, so that a quote next to a quote opens or closes with it ("IQM"'s: '' then ');
+# a single and a double one side by side are kept apart by {} (``{}` is not `{}``).
+# Two hyphens set as one en dash ("--seed" as "–seed", audit s25): touching a word they are hyphens, each apart
+# (-{}-); between spaces they are a dash, as prose writes one ("significant -- selection bias suspected")
+_LATEX_TOKEN = re.compile(r"""<=|>=|(?P<open>(?<![^\s(\[{=])['"]+(?=\S))|(?P<close>['"]+)|(?P<hyphens>--+)|.""",
+                          re.S)
+_LATEX_QUOTES = {("open", "'"): "`", ("open", '"'): "``", ("close", "'"): "'", ("close", '"'): "''"}
+_SPACED = re.compile(r"(?:^|(?<=\s))--+(?=\s|$)")
+
 # Greek letters (agent names such as DrQ(ε)): pdflatex has no text glyph for them, LaTeX's math has one for each,
 # the capitals that look Latin being those letters
 _GREEK_NAMES = ("alpha beta gamma delta varepsilon zeta eta theta iota kappa lambda mu nu xi o pi rho varsigma sigma "
@@ -215,6 +220,18 @@ _GREEK_CAPITALS = "A B Gamma Delta E Z H Theta I K Lambda M N Xi O Pi P - Sigma 
 _LATEX_SPECIAL.update({chr(0x3B1 + i): f"$\\{n}$" if len(n) > 1 else n for i, n in enumerate(_GREEK_NAMES)})
 _LATEX_SPECIAL.update({chr(0x391 + i): (f"$\\{n}$" if len(n) > 1 else n) for i, n in enumerate(_GREEK_CAPITALS)
                        if n != "-"})  # U+03A2 is unassigned
+
+
+def _latex_token(token: re.Match[str]) -> str:
+    """One token of :data:`_LATEX_TOKEN` as LaTeX."""
+    kind = token.lastgroup
+    if kind in ("open", "close"):
+        quotes = token.group()
+        return "".join(("{}" if i and quotes[i - 1] != q else "") + _LATEX_QUOTES[kind, q]
+                       for i, q in enumerate(quotes))
+    if kind == "hyphens":
+        return token.group() if _SPACED.match(token.string, token.start()) else "{}".join(token.group())
+    return _LATEX_SPECIAL.get(token.group(), token.group())
 
 
 #: A hyphen that is a number's sign (not after a letter, digit, point or underscore: "-0.37", "(-1.2", "[-3") or its
@@ -237,9 +254,8 @@ def latex_escape(text: object) -> str:
     number's sign is a minus in math, ``$-$``, not a hyphen (:func:`minus_signs`), and two math symbols side by side
     are kept apart by ``{}`` (``$\pm${}$-$``: ``$$`` would open display math). pdflatex sets a straight quote as
     a closing one wherever it stands: a quote opening a quotation is LaTeX's opening quote, a double one closing it
-    two apostrophes; an apostrophe stays.
-    Two hyphens are kept apart by ``{}`` too, which LaTeX would set as a dash (the command line's
-    ``--max-seconds`` is written ``-{}-max-seconds``).
+    two apostrophes; an apostrophe stays. Two hyphens touching a word (a command line's ``--seed``) are kept apart,
+    ``-{}-``, as pdflatex would set them as an en dash; between spaces they stay a dash.
 
     >>> print(latex_escape("95% of agent_1 < 2 ± 1, p >= 0.05"))
     95\% of agent\_1 $<$ 2 $\pm$ 1, p $\geq$ 0.05
@@ -251,18 +267,11 @@ def latex_escape(text: object) -> str:
     $-$0.37 in [$-$1, 2E$-$05], p-value of Pong-v5
     >>> print(latex_escape("interval=\"percentile\" on 'Pong' (agents' runs, SPR's)"))
     interval=``percentile'' on `Pong' (agents' runs, SPR's)
-    >>> print(latex_escape("pass --no-progress, run PPO---v2"))
-    pass -{}-no-progress, run PPO-{}-{}-v2
+    >>> print(latex_escape("the \"IQM\"'s 'x' -- rerun with --seed 3"))
+    the ``IQM''{}'s `x' -- rerun with -{}-seed 3
     """
-    escaped = "".join(_LATEX_OPENING[token.group()] if token.group("open") else
-                      _LATEX_SPECIAL.get(token.group(), token.group())
-                      for token in _LATEX_TOKEN.finditer(minus_signs(str(text))))
-    # two math symbols side by side kept apart, and a single quotation's quotes inside a double one's ("'x'")
-    return _DOUBLE_HYPHEN.sub("-{}", escaped.replace("$$", "${}$").replace("```", "``{}`").replace("'''", "'{}''"))
-
-
-#: a hyphen followed by another, which LaTeX would join into an en (--) or em (---) dash
-_DOUBLE_HYPHEN = re.compile(r"-(?=-)")
+    escaped = "".join(_latex_token(token) for token in _LATEX_TOKEN.finditer(minus_signs(str(text))))
+    return escaped.replace("$$", "${}$")  # two math symbols side by side kept apart
 
 
 # Columns holding p-values: in every format they read "< 1e-16", never "0", with 3 significant digits.

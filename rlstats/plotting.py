@@ -270,8 +270,9 @@ def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> 
     text.set_text("\n".join(pieces))
 
 
-#: the size each text :func:`_fit_texts` set smaller was drawn at: on a figure resized wider it starts from it again
-_SET_SMALLER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: each text :func:`_fit_texts` broke or set smaller: (its text and size as written, as fitted); fitted again (a
+#: figure resized wider), it starts from them as written, unless the caller has written it anew since
+_FITTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _fit_texts(figure: Any, texts: list[Any]) -> None:
@@ -280,9 +281,14 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
     (broken by :func:`_break_text`, the one home of breaking a figure's texts)."""
     import warnings
 
-    for text in texts:  # a text set smaller at another size (a grid's own, 3.3 in) starts from its size (audit s25)
-        if text in _SET_SMALLER:
-            text.set_fontsize(_SET_SMALLER[text])
+    # a text fitted at another size (a grid's own, 3.3 in) starts from its words and size as written (audit s25: its
+    # size did, its lines stayed broken, 4 lines at 9 in)
+    for text in texts:
+        fitted = _FITTED.pop(text, None)
+        if fitted is not None and fitted[2:] == (text.get_text(), text.get_fontsize()):
+            text.set_text(fitted[0])
+            text.set_fontsize(fitted[1])
+    written = {text: (text.get_text(), text.get_fontsize()) for text in texts}
     with warnings.catch_warnings():  # a layout that collapses is :func:`_check_room`'s to report, after this
         warnings.simplefilter("ignore")
         figure.draw_without_rendering()  # the constrained layout at the new size places the texts
@@ -311,8 +317,12 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
             if share <= 0:
                 break
             centred = text.get_horizontalalignment() == "center"
-            _SET_SMALLER.setdefault(text, text.get_fontsize())
-            text.set_fontsize(text.get_fontsize() * max(0.6, 1.0 - (2.0 if centred else 1.0) * share - 0.01))
+            floor = 0.6 * written[text][1]  # of the size as written, not this step's (each step's took 10 pt to 2.96)
+            if text.get_fontsize() <= floor:
+                break
+            text.set_fontsize(max(floor, text.get_fontsize() * (1.0 - (2.0 if centred else 1.0) * share - 0.01)))
+        if (text.get_text(), text.get_fontsize()) != written[text]:
+            _FITTED[text] = (*written[text], text.get_text(), text.get_fontsize())
 
 
 def _overlapping(figure: Any, drawn: bool = False) -> set[tuple[int, int]]:
