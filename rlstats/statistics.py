@@ -278,7 +278,7 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
     rows = np.flatnonzero(same) + 1
     first, last = np.searchsorted(c, c[rows], "left"), np.searchsorted(c, c[rows], "right") - 1
     size, spread = last - first + 1, v[last] - v[first]
-    steps = _power_of_ten(_decimal_exponents(v[rows]) - ROUND_DIGITS)
+    steps = decimal_resolution(v[rows]) / 10 ** ROUND_DIGITS
     with np.errstate(divide="ignore", invalid="ignore"):
         possible = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread) <= COPY_CHANCE
     candidates = np.unique(c[rows[possible]])

@@ -188,9 +188,12 @@ def test_adastop_vignette_describes_the_decisions_it_prints(mirror):
                           progress=False)
     d = res.decisions.set_index(["task", "agent_1", "agent_2"])["decision"]
     text = " ".join((ROOT / "vignettes" / "adastop_mujoco.py").read_text(encoding="utf-8").replace("#", " ").split())
-    words = {9: "Nine", 13: "Thirteen"}
     undecided = int((d == "continue").sum())
-    assert f"{words.get(undecided, undecided)} comparisons stay undecided" in text, undecided
+    assert undecided == 13
+    # The page is built at a faster size than this (9 undecided there): since audit s25 (polish25) its prose names
+    # no count and the counts are printed from result.decisions, whatever the size.
+    assert not re.search(r"\b(Nine|Thirteen|\d+) comparisons stay undecided", text)
+    assert 'comparisons stay undecided: "' in text and 'decisions["decision"] == "continue"' in text
     if d[("halfcheetah", "DDPG", "SAC")] == "continue":
         assert "SAC beats DDPG and TRPO in all five environments" not in text
     if d[("halfcheetah", "DDPG", "TRPO")] != "equal":
