@@ -99,7 +99,17 @@ def _survey(make):
     return codes_printed(result), unlabelled_columns(result)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s25 vocab25: LaTeX printed codes: mu_gap labelled mu_gap")
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_latex_says_every_column_and_code_in_words(case):
+    assert _survey(CASES[case]) == ([], [])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(SLOW))
+def test_latex_says_every_column_and_code_in_words_slow(case):
+    assert _survey(SLOW[case]) == ([], [])
+
+
 def test_every_label_is_words():
     """A label is what a paper prints: no underscore (the selection check's mu_gap was labelled "mu_gap")."""
     labels = [term.label for term in vocabulary.VOCABULARY.values()]
@@ -107,7 +117,6 @@ def test_every_label_is_words():
     assert [said for said in labels if "_" in said or said.endswith(("=", "()"))] == []
 
 
-@pytest.mark.xfail(strict=True, reason="audit s25 vocab25: LaTeX printed codes: max_statistic, paths_beyond, n_available")
 def test_adastop_tables_and_captions_before_and_after():
     res = CASES["adastop_beta"]()
     tex = res.to_latex()
@@ -131,7 +140,6 @@ def test_adastop_tables_and_captions_before_and_after():
     assert "max_statistic" in res.to_dict()["steps"]["columns"]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s25 vocab25: LaTeX printed codes: mean_diff and conf_low")
 def test_selection_caption_says_the_effect_and_interval_in_words():
     res = CASES["selection"]()
     captions = [line for line in res.to_latex().splitlines() if line.startswith("\\caption")]
@@ -144,7 +152,6 @@ def test_selection_caption_says_the_effect_and_interval_in_words():
     assert "Per-task effects (probability of improvement, Ag3 vs Ag1)." in poi.to_latex()
 
 
-@pytest.mark.xfail(strict=True, reason="audit s25 vocab25: LaTeX printed codes: agent_1, optimality_gap")
 def test_probability_of_improvement_and_inferential_intervals_captions():
     poi = CASES["probability_of_improvement"]()
     tex = poi.to_latex()
@@ -154,7 +161,6 @@ def test_probability_of_improvement_and_inferential_intervals_captions():
     assert "epsilon (IQM: " in ici and "optimality gap: " in ici and "optimality\\_gap" not in ici
 
 
-@pytest.mark.xfail(strict=True, reason="audit s25 vocab25: LaTeX printed codes: skillings_mack, signed_rank")
 def test_power_and_bayes_state_codes_as_labels():
     res = CASES["power"]()
     assert "method: blocked rank test;" in res.to_latex() and "skillings" not in res.to_latex()
@@ -162,3 +168,8 @@ def test_power_and_bayes_state_codes_as_labels():
     assert "skillings_mack" in res.tidy().to_csv(index=False)
     bayes = CASES["bayes"]()
     assert "model: signed-rank." in bayes.to_latex() and set(bayes.tidy()["model"]) == {"signed_rank"}
+
+
+def test_selection_figure_says_the_effect_in_words():
+    ax = CASES["selection"]().plot()
+    assert ax.get_xlabel().replace("\n", " ").startswith("per-task effect (mean difference: Ag3 vs Ag1")
