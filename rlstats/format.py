@@ -420,7 +420,7 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
         frame = frame[[c for c in frame.columns if not str(c).endswith("mc_se")]]
     coded = [c for c in frame.columns if c in vocabulary.VALUE_LABELS and c not in data_columns]
     if coded:  # the words a paper reads, as prose and plots say: a metric's, a model's, a method's label, not its code
-        frame = frame.assign(**{c: [vocabulary.value_label(c, v) for v in frame[c]] for c in coded})
+        frame = frame.assign(**{c: frame[c].map(lambda v, c=c: vocabulary.value_label(c, v)) for c in coded})
     names = {c: vocabulary.label(c) if c in vocabulary.VOCABULARY and c not in data_columns else str(c)
              for c in frame.columns}
     constant = _constant_columns(frame, digits)
