@@ -121,8 +121,8 @@ def broom_names(columns: Iterable[str]) -> list[str]:
 METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
 
 #: the codes other columns hold (and options name) -> their printed labels: what a LaTeX table's cells and captions
-#: print, while tidy(), to_dict() and CSV keep the codes (audit s25: a caption read "model: signed\_rank", a
-#: power table's "method: skillings\_mack", a selection check's "(mean\_diff, ...)"); a column's code
+#: print, while tidy(), to_dict() and CSV keep the codes (audit s25: a caption read "model: signed_rank", a
+#: power table's "method: skillings_mack", a selection check's "(mean_diff, ...)"); a column's code
 #: not listed prints as it is. ``method``: the back ends power() simulates, by their power rule's label.
 VALUE_LABELS: dict[str, dict[str, str]] = {
     "metric": METRIC_LABELS,

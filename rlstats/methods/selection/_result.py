@@ -328,7 +328,8 @@ class SelectionCheckResult(Result):
     def _sides_key(self, latex=False):
         """Which of the by-set table's intervals are one-sided, read off its rows (audit s24: the table mixed a
         one-sided (low, Inf) with a two-sided interval, said only in the docstring and the plot's title); ``latex``:
-        the sets and the column as a LaTeX table prints them, by their labels (audit s25: "(conf\\_low, Inf)")."""
+        the sets and the column as a LaTeX table prints them, by their labels (audit s25: the caption said
+        "(conf_low, Inf)")."""
         level = f"{fmt.signif(100 * self.conf_level)}%"
         said = []
         low_said = vocabulary.label("conf_low") if latex else "conf_low"
