@@ -422,9 +422,9 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
                 notes: Sequence[str] = ()) -> str:
     """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``) for a paper.
 
-    Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"), a ``metric`` column's codes
-    their labels (``optimality_gap`` -> "optimality gap", :func:`rlstats.vocabulary.metric_label`); p-values below
-    1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; a column
+    Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"), the codes of a column such as
+    ``metric`` their labels (``optimality_gap`` -> "optimality gap", :func:`rlstats.vocabulary.value_label`);
+    p-values below 1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; a column
     holding one value in every row is stated once in the caption instead. A table wider than a column
     whose transpose fits one is transposed (one row per column, and the caption's "In every row" reads "In every
     column"); otherwise :func:`latex_float` picks
@@ -435,8 +435,9 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
     data_columns = set(frame.columns[1:]) if frame.attrs.get("rlstats_label_columns") else set()
     if not mc_se:
         frame = frame[[c for c in frame.columns if not str(c).endswith("mc_se")]]
-    if "metric" in frame.columns and "metric" not in data_columns:  # the words a paper reads, as prose and plots say
-        frame = frame.assign(metric=[vocabulary.metric_label(m) if isinstance(m, str) else m for m in frame["metric"]])
+    coded = [c for c in frame.columns if c in vocabulary.VALUE_LABELS and c not in data_columns]
+    if coded:  # the words a paper reads, as prose and plots say: a metric's, a model's, a method's label, not its code
+        frame = frame.assign(**{c: frame[c].map(lambda v, c=c: vocabulary.value_label(c, v)) for c in coded})
     names = {c: vocabulary.label(c) if c in vocabulary.VOCABULARY and c not in data_columns else str(c)
              for c in frame.columns}
     constant = _constant_columns(frame, digits)

@@ -242,6 +242,7 @@ def fit_xlabel(ax: Any, share: float = 0.8, *, title: bool = False) -> None:
 def break_to_width(text: Any, figure: Any, share: float) -> None:
     """Break each line of the matplotlib ``text`` at spaces, only as far as it must, until it is at most ``share`` of
     ``figure``'s width (:func:`fit_xlabel`; a figure's own line under its panels), measured without a layout."""
+    _as_written(text)
     renderer = figure.canvas.get_renderer()
     room = share * figure.get_figwidth() * figure.dpi
     _break_text(text, lambda: max(0.0, 1.0 - room / max(text.get_window_extent(renderer).width, 1.0)), 0.9)
@@ -253,21 +254,48 @@ def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> 
     in proportion to the share outside, then ``step`` times narrower each time. The one home of breaking a figure's
     texts (:func:`break_to_width` to a share of the figure's width, :func:`_fit_texts` inside the laid-out figure);
     never at a hyphen ("held-\\nout" reads as two words) nor inside a short parenthesis
-    (:func:`unbroken_parentheses`)."""
+    (:func:`unbroken_parentheses`). A line broken into several is then broken as evenly as that many lines can be
+    (the narrowest width giving no more lines: audit s25, the tuning plot's title at 3.3 in ended on "notes)" alone),
+    and the text as written is kept (:data:`_BROKEN`) for a figure resized wider to start from again."""
     import textwrap
 
+    def fill(line, chars):
+        return textwrap.fill(unbroken_parentheses(line), chars, break_long_words=False,
+                             break_on_hyphens=False).replace("\xa0", " ")
+
+    written = text.get_text()
     pieces = []
-    for line in text.get_text().split("\n"):
+    for line in written.split("\n"):
         text.set_text(line)
         share = outside()
         piece, chars = line, int(len(line) * (1.0 - share))
+        used = len(line)
         while share > 0 and chars >= 8:
-            piece = textwrap.fill(unbroken_parentheses(line), chars, break_long_words=False,
-                                  break_on_hyphens=False).replace("\xa0", " ")
+            piece, used = fill(line, chars), chars
             text.set_text(piece)
             share, chars = outside(), int(chars * step)
+        if piece != line:  # as many lines, each as long as the longest must be: no short last line
+            lines = piece.count("\n")
+            while used > 8 and fill(line, used - 1).count("\n") == lines:
+                used -= 1
+            piece = fill(line, used)
         pieces.append(piece)
     text.set_text("\n".join(pieces))
+    if text.get_text() != written:  # (broken further: as the plot wrote it still)
+        first, broken = _BROKEN.get(text, (written, None))
+        _BROKEN[text] = (first if broken == written else written, text.get_text())
+
+
+#: each text :func:`_break_text` broke: (its text as the plot wrote it, as broken), for a figure resized wider to break
+#: it from its written text again, not to keep the breaks of a narrower size (audit s25)
+_BROKEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _as_written(text: Any) -> None:
+    """``text`` as the plot wrote it, where :func:`_break_text` broke it and nothing has set it since."""
+    written, broken = _BROKEN.get(text, (None, None))
+    if written is not None and text.get_text() == broken:
+        text.set_text(written)
 
 
 #: each text :func:`_fit_texts` broke or set smaller: (its text and size as written, as fitted); fitted again (a

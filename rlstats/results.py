@@ -148,6 +148,7 @@ class Summary:
     latex: dict[str, Callable[..., str]]
     markdown: dict[str, Callable[[], str]]
     captions: dict[str, str]
+    headings: dict[str, str]
     keys: dict[str, str]
 
     def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
@@ -155,8 +156,11 @@ class Summary:
                  latex: Mapping[str, Callable[..., str]] | None = None,
                  markdown: Mapping[str, Callable[[], str]] | None = None,
                  captions: Mapping[str, str] | None = None, keys: Mapping[str, str] | None = None,
-                 alpha: Iterable[float] = ()) -> None:
+                 alpha: Iterable[float] = (), headings: Mapping[str, str] | None = None) -> None:
         self.title = title
+        # a table's name as its LaTeX caption says it, where the name says a column or an option by its code, as the
+        # text shows them ("P(agent_1 > agent_2)", "mean_diff"): name -> the words, from the vocabulary (audit s25)
+        self.headings = dict(headings or {})
         # what a table's columns mean where they could be misread: name -> a line under the table as text, Markdown
         # and HTML, in the tidy names those show (a LaTeX table, headed by labels, says it in its caption); audit s19:
         # p_adjusted below p_value read as an adjustment that lowered a p-value
@@ -227,7 +231,8 @@ class Summary:
         blocks = []
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None
-            caption = (f"{self.title}: {name}." + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
+            caption = (f"{self.title}: {self.headings.get(name, name)}."
+                       + (f" {self.statistic_line.strip()}." if self.statistic_line else "")
                        + (f" {self.captions[name]}" if name in self.captions else ""))
             if name in self.latex:
                 blocks.append(self.latex[name](caption, label=table_label, environment=environment, resize=resize,
@@ -382,6 +387,11 @@ class Result:
         where the print says it in lines the table does not carry."""
         return {}
 
+    def _latex_headings(self):
+        """summary()'s table names as their LaTeX captions say them (name -> text, :class:`Summary`'s ``headings``),
+        where a name says a code the LaTeX table's labels do not."""
+        return {}
+
     def _summary_keys(self):
         """Lines under summary()'s tables as text, Markdown and HTML (name -> text, :class:`Summary`'s ``keys``):
         what a table's columns mean where they could be misread."""
@@ -441,7 +451,7 @@ class Result:
         """The full tables (with ``to_latex()``, ``to_markdown()`` and HTML in notebooks)."""
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line(), captions=self._latex_captions(),
-                       keys=self._summary_keys(), alpha=self._levels())
+                       keys=self._summary_keys(), alpha=self._levels(), headings=self._latex_headings())
 
     def _levels(self):
         """The levels this result judges p-values at (its alpha, beta, 1 - confidence_level), for the tables."""

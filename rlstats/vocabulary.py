@@ -4,10 +4,12 @@ Each entry maps a quantity to its attribute name (scipy style), its column in
 ``tidy()``/``glance()`` (broom's stems in snake_case), its printed label and a
 one-line description.  Tidy column names are public API: once released they
 never change.  A test checks every tidy and glance column of every back end
-against this table.
+against this table, and another every column of every summary table (the
+label heads it in a LaTeX table, where codes are not printed).
 
 The columns several back ends (or the package's own results, such as power
-studies) share are here; a column only one back-end folder reports is declared
+studies) share are here; a column only one back-end folder reports (in tidy,
+glance or its summary's tables) is declared
 in that folder's ``_backend.py`` (``VOCABULARY``) and read through the
 registry (:data:`rlstats.methods.VOCABULARY`), so :data:`VOCABULARY` holds both.
 """
@@ -88,6 +90,9 @@ _TERMS = [
      "fewest seeds from which every number of seeds evaluated reaches the target at its interval's upper bound"),
     ("sample_size_high", "sample_size_high", "sample size (high)",
      "fewest seeds from which every number of seeds evaluated reaches the target at its interval's lower bound"),
+    ("n_rejections", None, "rejections", "number of simulated tests that rejected"),
+    ("setting", None, "setting", "a setting of the simulated data"),
+    ("value", None, "value", "the setting's value"),
 ]
 
 VOCABULARY: dict[str, Term] = {column: Term(column, attribute, label, description)
@@ -115,10 +120,30 @@ def broom_names(columns: Iterable[str]) -> list[str]:
 #: title); a LaTeX table printed ``optimality\\_gap`` and ``iqm`` (audit s24)
 METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_gap": "optimality gap"}
 
+#: the codes other columns hold (and options name) -> their printed labels: what a LaTeX table's cells and captions
+#: print, while tidy(), to_dict() and CSV keep the codes (audit s25: a caption read "model: signed_rank", a
+#: power table's "method: skillings_mack", a selection check's "(mean_diff, ...)"); a column's code
+#: not listed prints as it is. ``method``: the back ends power() simulates, by their power rule's label.
+VALUE_LABELS: dict[str, dict[str, str]] = {
+    "metric": METRIC_LABELS,
+    "model": {"signed_rank": "signed-rank", "hierarchical": "hierarchical"},
+    "effect_measure": {"mean_diff": "mean difference", "std_diff": "standardised mean difference",
+                       "poi": "probability of improvement"},
+    "set": {"heldout": "held-out"},
+    "verdict": {"selection_bias": "selection bias", "no_claim": "no claim"},
+    "method": {name: declared.power.label for name, declared in methods.DECLARATIONS.items()
+               if declared.power is not None},
+}
+
+
+def value_label(column: str, value: object) -> object:
+    """The printed label of a code ``value`` of ``column`` (:data:`VALUE_LABELS`); any other value as it is."""
+    return VALUE_LABELS.get(column, {}).get(value, value) if isinstance(value, str) else value
+
 
 def metric_label(metric: str, title: bool = False) -> str:
     """The printed label of a metric (its code where it has none), with a capital first letter for a ``title``."""
-    said = METRIC_LABELS.get(metric, metric)
+    said = str(value_label("metric", metric))
     return said[:1].upper() + said[1:] if title else said
 
 

@@ -250,7 +250,9 @@ def test_selection_tables_name_the_agents_compared(atari):
                                   n_resamples=999, rng=0)
     captions = [line for line in res.to_latex().splitlines() if line.startswith("\\caption")]
     assert len(captions) == 3
-    assert "Per-task effects (poi, SPR vs DER)" in captions[0] and "Mean effect by set (poi, SPR vs DER)" in captions[1]
+    # the effect said in words, not its code "poi" (audit s25 vocab25)
+    assert ("Per-task effects (probability of improvement, SPR vs DER)" in captions[0]
+            and "Mean effect by set (probability of improvement, SPR vs DER)" in captions[1])
 
 
 def test_complete_line_counts_one_configuration(mirror):

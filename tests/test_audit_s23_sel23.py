@@ -88,8 +88,8 @@ def test_selection_latex_transposed_table_caption_names_columns_not_rows(atari):
     assert "In every row" not in tests
     assert "In every column, upper: Inf; null value: 0; significant: no; confidence level: 0.95; alternative: " \
            "greater." in tests
-    # the per-task table is not transposed, and keeps its wording
-    assert "In every row, n\\_treatment: 3; n\\_baseline: 3." in latex
+    # the per-task table is not transposed, and keeps its wording (its columns by their labels: audit s25 vocab25)
+    assert "In every row, treatment runs: 3; baseline runs: 3." in latex
 
 
 # ------------------------------------------------------------------------------------------------ independent values

@@ -170,7 +170,8 @@ def test_selection_mean_effect_by_set_says_which_interval_is_one_sided():
            "heldout: a two-sided 95% interval")
     assert f"({key})" in str(summary)
     assert f"({key})" in summary.to_markdown().replace("\\", "")
-    assert "Reported: a one-sided 95\\% interval (conf\\_low, Inf)" in summary.to_latex()
+    # the caption names the column as the LaTeX table heads it (audit s25 vocab25: "(conf\\_low, Inf)")
+    assert "Reported: a one-sided 95\\% interval (lower, Inf)" in summary.to_latex()
 
 
 # ------------------------------------------------------------------------ 6. R's habits

@@ -89,7 +89,7 @@ BACKENDS = (
 #: the incremental AdaStop, public beside the back ends
 PUBLIC = {"AdaStop": f"{_HERE}._incremental:AdaStop"}
 
-#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: the tidy, glance and summary-table columns only this folder's results report: (column, attribute, printed label,
 #: description) rows, which rlstats.vocabulary reads through the registry
 VOCABULARY = (
     ("decision", None, "decision",
@@ -109,4 +109,19 @@ VOCABULARY = (
      "rejection boundary of |estimate| the comparison faced at its interim (AdaStop, the permutation test)"),
     ("boundary_mc_se", None, "boundary MC SE",
      "Monte Carlo standard error of the boundary (0 where its permutation paths are enumerated exactly)"),
+    # the summary's tables (what a LaTeX table heads with the label)
+    ("n_available", None, "available", "runs of the agent given to a sequential test (used or not)"),
+    ("mean", None, "mean", "mean score of the runs a sequential test used"),
+    ("accept_boundary", None, "accept boundary",
+     "early-acceptance boundary of |estimate|: a comparison below it is decided equal (beta > 0)"),
+    ("accept_boundary_mc_se", None, "accept boundary MC SE", "Monte Carlo standard error of the accept boundary"),
+    ("max_statistic", None, "max. statistic", "largest |mean difference| among the comparisons of a step-down step"),
+    ("min_statistic", None, "min. statistic", "smallest |mean difference| among the comparisons of a step-down step"),
+    ("action", None, "action", "what a step-down step did: reject, accept or none"),
+    ("n_paths", None, "paths", "permutation paths at an interim (all of them, or the Monte Carlo sample)"),
+    ("exact", None, "exact", "whether the interim's permutation paths are enumerated exactly"),
+    ("paths_beyond", None, "paths beyond", "permutation paths allowed above the boundary at an interim"),
+    ("level_interim", None, "interim level", "level spent at an interim: paths beyond / paths"),
+    ("level", None, "level", "level spent up to an interim (cumulated)"),
+    ("accept_level", None, "accept level", "early-acceptance level spent up to an interim (cumulated; beta > 0)"),
 )

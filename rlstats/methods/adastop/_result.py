@@ -13,6 +13,7 @@ from . import plots as plots_adastop
 from ...errors import OptionError
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
+from ...vocabulary import label
 
 
 _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withheld": "\u2013"}
@@ -244,23 +245,27 @@ class AdaStopResult(Result):
                      "runs used (runs 1, runs 2) at the decision's interim; boundary: the rejection boundary of "
                      "|estimate| at that interim.")
         if "p_adjusted" in self.tidy():
-            decisions += " p_adjusted: the step-down adjusted p-value."
+            decisions += f" {label('p_adjusted')}: the step-down adjusted p-value."
         early = self.beta > 0
         captions = {
             "Decisions": decisions,
-            "Runs used per agent": "runs: runs the test used; n_available: runs given; mean: of the runs used.",
+            "Runs used per agent": f"{label('n_runs')}: runs the test used; {label('n_available')}: runs given; "
+                                   f"{label('mean')}: of the runs used.",
             "Statistic |mean difference| and boundaries per interim":
                 f"{estimate} over the runs of interims 1 to this one; statistic: |estimate|, rejected above the "
                 f"boundary{'; accept boundary: decided equal below it' if early else ''}; decision: as it stood "
                 "after this interim.",
-            "Step-down": "comparisons: the undecided comparisons tested together at that step; max_statistic and "
-                         "min_statistic: the largest and smallest |mean difference| among them; action: reject "
+            "Step-down": f"{label('n_comparisons')}: the undecided comparisons tested together at that step; "
+                         f"{label('max_statistic')} and {label('min_statistic')}: the largest and smallest |mean "
+                         f"difference| among them; {label('action')}: reject "
                          "the pair with the largest when it exceeds the boundary (agent 1, agent 2)"
                          f"{', accept the pair with the smallest below the accept boundary' if early else ''}, else "
                          "none.",
         }
-        level = ("paths_beyond: permutation paths allowed above the boundary, of n_paths; level_interim: the level of "
-                 "that interim, paths_beyond / n_paths; level: cumulated up to it.")
+        # the columns as the LaTeX table heads them (audit s25: the caption named paths\_beyond, n\_paths)
+        beyond, paths, interim = label("paths_beyond"), label("n_paths"), label("level_interim")
+        level = (f"{beyond}: permutation paths allowed above the boundary, of the {paths}; {interim}: the level of "
+                 f"that interim, {beyond} / {paths}; {label('level')}: cumulated up to it.")
         tested = self.decisions.loc[self.decisions["decision"] != "withheld", "interim"]
         last = int(tested.max()) if len(tested) else 0
         if "task" in self.decisions and self.decisions["task"].nunique() > 1:  # one test per task, each its own stop

@@ -65,7 +65,7 @@ BACKENDS = (
     ),
 )
 
-#: the Bayesian comparisons' own tidy and glance columns: (column, attribute, printed label, description), read by
+#: the Bayesian comparisons' own tidy, glance and summary-table columns: (column, attribute, printed label, description), read by
 #: rlstats.vocabulary through the registry
 VOCABULARY = (
     ("p_better", None, "P(better)", "posterior probability that agent_1 is practically better (beyond the ROPE)"),
@@ -82,4 +82,9 @@ VOCABULARY = (
     ("model", "model", "model", "the Bayesian model: signed_rank or hierarchical"),
     ("r_hat", None, "R-hat", "rank-normalised split R-hat of the chains (the largest over the parameters)"),
     ("ess_bulk", None, "ESS", "bulk effective sample size of the chains (the smallest over the parameters)"),
+    # the summary's tables (what a LaTeX table heads with the label)
+    ("observed", None, "observed", "observed difference of the task's means, agent 1 - agent 2"),
+    ("ordering", None, "ordering", "an ordering of the agents (ties within the ROPE share a place: A = B > C)"),
+    ("probability", None, "probability", "posterior probability of the ordering"),
+    ("parameter", None, "parameter", "a parameter of the hierarchical model whose chains are checked"),
 )

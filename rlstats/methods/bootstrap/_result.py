@@ -18,7 +18,7 @@ from ...options import check_confidence_level
 from ..._typing import ColumnNames
 from ...results import Result, package_versions, resultclass, to_jsonable
 from ...statistics import WELCH_FLOOR_CLOSED_SE
-from ...vocabulary import metric_label
+from ...vocabulary import label as column_label, metric_label
 
 _REFERENCE = "Agarwal et al. (2021)"
 
@@ -382,10 +382,11 @@ class BootstrapResult(Result):
 _POI_ESTIMAND = "P(agent_1 > agent_2) + P(agent_1 = agent_2) / 2 within a task, averaged over tasks"
 
 
-def _poi_estimand(tasks):
-    """:data:`_POI_ESTIMAND`, or on one task that task's alone (audit s19)."""
-    return (_POI_ESTIMAND if len(tasks) != 1 else
-            f"P(agent_1 > agent_2) + P(agent_1 = agent_2) / 2 {fmt.over_tasks(tasks)}")
+def _poi_estimand(tasks, columns=lambda column: column):
+    """:data:`_POI_ESTIMAND`, or on one task that task's alone (audit s19); ``columns``: how the agents' columns are
+    named (the tidy names, or a LaTeX table's labels, :func:`rlstats.vocabulary.label`)."""
+    a, b = columns("agent_1"), columns("agent_2")
+    return f"P({a} > {b}) + P({a} = {b}) / 2 {fmt.over_tasks(tasks, 'within a task, averaged over tasks')}"
 
 
 @resultclass
@@ -436,6 +437,9 @@ class ProbabilityOfImprovementResult(Result):
             table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
             table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
         return {_poi_estimand(self.tasks): table}
+
+    def _latex_headings(self):
+        return {_poi_estimand(self.tasks): _poi_estimand(self.tasks, column_label)}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair: agent_1, agent_2, estimate (:data:`_POI_ESTIMAND`), conf_low, conf_high."""
@@ -646,7 +650,7 @@ class InferentialIntervalsResult(Result):
         return self.test_statistic
 
     def _statistic_line(self):
-        eps = ", ".join(f"{m}: {fmt.signif(e, 4)}" for m, e in zip(self.metrics, self.epsilon))
+        eps = ", ".join(f"{metric_label(m)}: {fmt.signif(e, 4)}" for m, e in zip(self.metrics, self.epsilon))
         return f"epsilon ({eps}), alpha = {self.alpha}, test {fmt.pvalue_phrase(self.pvalue)}"
 
     def _extra_lines(self):

@@ -63,7 +63,7 @@ BACKENDS = (
 #: the folder itself is public as ``rlstats.selection`` (its planning helpers)
 PUBLIC = {"selection": "rlstats.methods:selection"}
 
-#: the tidy and glance columns only this folder's results report: (column, attribute, printed label,
+#: the tidy, glance and summary-table columns only this folder's results report: (column, attribute, printed label,
 #: description) rows, which rlstats.vocabulary reads through the registry
 VOCABULARY = (
     ("verdict", "verdict", "verdict", "outcome of a selection check: survives, selection_bias, untestable or no_claim"),
@@ -79,10 +79,15 @@ VOCABULARY = (
     ("n_reported", "n_reported", "reported tasks", "number of reported tasks"),
     ("n_heldout", "n_heldout", "held-out tasks", "number of held-out tasks"),
     ("n_candidates", "n_candidates", "candidate tasks", "number of tasks the reporter could have chosen from (N_A)"),
-    ("mu_gap", "mu_gap", "mu_gap", "minimum improvement required by the reporter's gap test"),
+    ("mu_gap", "mu_gap", "minimum gap", "minimum improvement required by the reporter's gap test"),
     ("detection_probability", "detection_probability", "P(detect)",
      "probability that the inspector flags the report if the true mean effect were 0"),
     ("heldout_design", "heldout_design", "held-out design",
      "origin of the held-out tasks: complement, listed or fresh"),
     ("effect_measure", "effect_measure", "effect", "per-task effect of a selection check (mean_diff, std_diff, poi)"),
+    # the summary's tables (what a LaTeX table heads with the label)
+    ("set", None, "set", "which set a task is in: reported, heldout or dropped (no effect)"),
+    ("n_treatment", None, "treatment runs", "runs of the treatment agent on the task"),
+    ("n_baseline", None, "baseline runs", "runs of the baseline agent on the task"),
+    ("interval", None, "interval", "how the set's interval is formed"),
 )

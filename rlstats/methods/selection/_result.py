@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
+from ... import vocabulary
 from . import plots as plots_selection
 from ...errors import OptionError
 from ...options import check_confidence_level
@@ -316,18 +317,27 @@ class SelectionCheckResult(Result):
                 f"Mean effect by set {self._what()}": self.group_summary,
                 "Tests": self.tidy()}
 
-    def _what(self):
-        return f"({self.effect_measure}, {self.treatment} vs {self.baseline})"
+    def _what(self, said=lambda column, value: value):
+        """"(mean_diff, B vs A)": the effect and its sign; ``said``: how a code is said (its label in LaTeX)."""
+        return f"({said('effect_measure', self.effect_measure)}, {self.treatment} vs {self.baseline})"
 
-    def _sides_key(self):
+    def _latex_headings(self):
+        return {f"{table} {self._what()}": f"{table} {self._what(vocabulary.value_label)}"
+                for table in ("Per-task effects", "Mean effect by set")}
+
+    def _sides_key(self, latex=False):
         """Which of the by-set table's intervals are one-sided, read off its rows (audit s24: the table mixed a
-        one-sided (low, Inf) with a two-sided interval, said only in the docstring and the plot's title)."""
+        one-sided (low, Inf) with a two-sided interval, said only in the docstring and the plot's title); ``latex``:
+        the sets and the column as a LaTeX table prints them, by their labels (audit s25: the caption said
+        "(conf_low, Inf)")."""
         level = f"{fmt.signif(100 * self.conf_level)}%"
         said = []
+        low_said = vocabulary.label("conf_low") if latex else "conf_low"
         for name, low, high in zip(self.group_summary["set"], self.group_summary["conf_low"],
                                    self.group_summary["conf_high"]):
+            name = vocabulary.value_label("set", name) if latex else name
             if np.isfinite(low) and high == np.inf:
-                said.append(f"{name}: a one-sided {level} interval (conf_low, Inf), as the reporter's test of a "
+                said.append(f"{name}: a one-sided {level} interval ({low_said}, Inf), as the reporter's test of a "
                             "positive mean is")
             elif np.isfinite(low) and np.isfinite(high):
                 said.append(f"{name}: a two-sided {level} interval")
@@ -339,7 +349,7 @@ class SelectionCheckResult(Result):
         return {f"Mean effect by set {self._what()}": self._sides_key()}
 
     def _latex_captions(self):
-        return {f"Mean effect by set {self._what()}": self._sides_key()[:1].upper() + self._sides_key()[1:] + "."}
+        return {f"Mean effect by set {self._what()}": fmt.sentence_start(self._sides_key(latex=True)) + "."}
 
     # ---- tidy output ---------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import OptionError
 from ...plotting import axes_or_new, fit_title, fit_xlabel, mark_observed
+from ...vocabulary import value_label
 
 #: Colours of the two sets of tasks (colour-blind safe blue and orange).
 SET_COLOURS = {"reported": "#D55E00", "heldout": "#0072B2"}
@@ -57,7 +58,8 @@ def plot_effects(result, *, ax=None, **kwargs):
     ax.set_ylim(-0.7, len(effects) - 0.3)
     ax.set_xlim(right=max(ax.get_xlim()[1], right))
     direction = "" if result.higher_is_better else ", sign flipped: positive = better"
-    ax.set_xlabel(f"per-task effect ({result.effect_measure}: {result.treatment} vs {result.baseline}{direction})"
+    ax.set_xlabel(f"per-task effect ({value_label('effect_measure', result.effect_measure)}: {result.treatment} vs "
+                  f"{result.baseline}{direction})"
                   + _units(result))
     kinds = {name: kind + ("" if np.isfinite(high) or not np.isfinite(low) else ", one-sided")
              for name, kind, low, high in zip(summary["set"], summary["interval"], summary["conf_low"],
