@@ -122,7 +122,8 @@ METRIC_LABELS = {"iqm": "IQM", "mean": "mean", "median": "median", "optimality_g
 
 #: the codes other columns hold (and options name) -> their printed labels: what a LaTeX table's cells and captions
 #: print, while tidy(), to_dict() and CSV keep the codes (audit s25: a caption read "model: signed_rank", a
-#: power table's "method: skillings_mack", a selection check's "(mean_diff, ...)"); a column's code
+#: power table's "method: skillings_mack", a selection check's "(mean_diff, ...)", its tests' "reporter_gap" and
+#: "monte_carlo", a power study's "pilot_runs"); a column's code
 #: not listed prints as it is. ``method``: the back ends power() simulates, by their power rule's label.
 VALUE_LABELS: dict[str, dict[str, str]] = {
     "metric": METRIC_LABELS,
@@ -131,6 +132,11 @@ VALUE_LABELS: dict[str, dict[str, str]] = {
                        "poi": "probability of improvement"},
     "set": {"heldout": "held-out"},
     "verdict": {"selection_bias": "selection bias", "no_claim": "no claim"},
+    # the selection check's tests (a transposed table heads its columns with them) and how a p-value was obtained
+    "term": {"reporter_gap": "reporter (minimum gap)", "reporter_conservative": "reporter (conservative)"},
+    "pvalue_method": {"monte_carlo": "Monte Carlo"},
+    # a power study's data-generating settings from a pilot
+    "setting": {"shifted_agent": "shifted agent", "pilot_runs": "pilot runs", "within_cell_sd": "within-cell sd"},
     "method": {name: declared.power.label for name, declared in methods.DECLARATIONS.items()
                if declared.power is not None},
 }
