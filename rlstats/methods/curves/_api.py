@@ -53,8 +53,18 @@ PEAK_BYTES_PER_DRAWN_RUN = 16
 CALIBRATION = "curves.band"
 CALIBRATION_LEVEL = 0.95
 #: ``bands=``: the bootstrap-t bands (default since issue 40), and the bands before it (t-expanded percentile
-#: pointwise, sup-t with a t quantile simultaneous), kept bit for bit
-BAND_METHODS = ("studentized", "expanded")
+#: pointwise, sup-t with a t quantile simultaneous), kept bit for bit, and the bootstrap-t bands before the mean's
+#: were widened on the side of the runs' skew (audit s25 band25), kept bit for bit
+BAND_METHODS = ("studentized", "expanded", "studentized_unwidened")
+#: the band methods whose bands are studentised (bootstrap-t)
+STUDENTIZED_BANDS = ("studentized", "studentized_unwidened")
+#: What ``bands="studentized_unwidened"`` of the mean says of its coverage: the table's rows measure the default, and
+#: these are the rows of the unwidened bands that missed (``curves.band`` before audit s25 band25).
+UNWIDENED_NOTE = ("bands=\"studentized_unwidened\" gives the mean's studentised bands without the widening on the "
+                  "side of the runs' skew (the default before audit s25); measured by simulation, at one task of 5 "
+                  "skewed runs they covered 0.918 pointwise (0.888 in the worst of 4 draws of the task's offset and "
+                  "scale) and 0.936 simultaneously (0.900) of 800 simulated curves at 95%, below their level; the "
+                  "calibration table's rows measure the default bands")
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -195,7 +205,7 @@ def _bootstrap(values, task_of, n_tasks, options, ss):
     out = np.empty((options.n_resamples, values.shape[1]))
     counts = np.empty((options.n_resamples, values.shape[0]), dtype=np.int32)
     prepared = _prepared(values, task_of, n_tasks, options)
-    studentized = prepared is not None and options.bands == "studentized"
+    studentized = prepared is not None and options.bands in STUDENTIZED_BANDS
     errors = np.empty((options.n_resamples + 1, values.shape[1])) if studentized else None
     if studentized:
         ones = np.ones((1, values.shape[0]))
@@ -752,14 +762,14 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats, at_step = _short_steps(design, matrix, starts, grid)
     notes += [n for n in (unlogged, withheld_note) if n]
-    if options.bands == "studentized" and not callable(options.statistic):
+    if options.bands in STUDENTIZED_BANDS and not callable(options.statistic):
         # the design's rule of 2 runs of a task, at the steps where other runs have ended (agents below it have no
         # studentised band at all: _studentized says so)
         two, two_note = _two_run_steps(design, at_step, grid, ~short & ~np.isnan(repeats)
                                        & (fewest >= MIN_STUDENTIZED_RUNS)[:, None])
         short = short | two
         notes += [two_note] if two_note else []
-    if options.bands == "studentized" and not callable(options.statistic):  # audit s10: runs mostly at a cap
+    if options.bands in STUDENTIZED_BANDS and not callable(options.statistic):  # audit s10: runs mostly at a cap
         # not where a task has no run of the agent logged (repeats NaN): its curve is missing there, and 0 of 0 runs
         # passed the rule's shares (audit s15: steps past every run were said to sit at a cap)
         saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short & ~np.isnan(repeats)
@@ -809,19 +819,26 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     notes.append(about_bands[-1])
     measured = {}  # band -> the coverage its calibration note quotes, short of its level (the figure's title says it)
     if done[0][2] is None:  # bands="expanded", or a statistic function (no standard error of its own)
-        if options.bands == "studentized":
+        if options.bands in STUDENTIZED_BANDS:
             about_bands.append(f"the bands of the statistic function {options.statistic_name} are the t-expanded "
                                "percentile and sup-t bands (bands=\"expanded\"): studentised bands need the "
                                "standard error of a resample, which only the built-in statistics give")
             notes.append(about_bands[-1])
         notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands, measured)
     else:
-        skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
-                    if options.statistic_name == "median" else None)
+        # the median's middle tasks' means (audit s12) and the mean (audit s25 band25) are skewed like the runs
+        skewed = {"median": kernels.median_skewness, "mean": kernels.mean_skewness}.get(options.statistic_name)
+        if options.bands == "studentized_unwidened" and options.statistic_name == "mean":
+            skewed = None  # the mean's bands before audit s25, bit for bit
+        skewness = None if skewed is None else np.stack([skewed(v, t, n_tasks) for v, t in per_agent])
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
                                       fewest, repeats, options, (notes, about_bands), design.agents, skewness,
                                       _reached_gamma(design, matrix, starts, options), grid)
-        notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands, measured)
+        if skewed is None and options.statistic_name == "mean":  # the table measures the default's bands
+            about_bands.append(UNWIDENED_NOTE)
+            notes.append(UNWIDENED_NOTE)
+        else:
+            notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands, measured)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -918,8 +935,9 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
     where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
-    step), which a note says. ``skewness`` (agents, steps): the median's, whose bands are widened on the side of the
-    runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics. ``notes``: (the result's
+    step), which a note says. ``skewness`` (agents, steps): the median's or the mean's, whose bands are widened on the
+    side of the runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics and for the
+    mean's ``bands="studentized_unwidened"``. ``notes``: (the result's
     notes, those on how bands are made, which print only where some band is shown). ``reached`` (agents, steps): the
     optimality gap's steps where every run of the agent is at or above gamma (its gap 0 in every resample), whose
     withheld bands the note says so of, on ``grid`` (audit s20: "add runs" cannot give them a spread)."""
@@ -964,7 +982,7 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
             withheld.append(f"{said[j]} at {count(int((lost & ~zero).sum()), 'step')}")
         point = kernels.hull(point, expanded[0][j])
         simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
-        if skewness is not None:  # the median: its middle tasks' means are skewed like the runs (audit s12)
+        if skewness is not None:  # the median's middle tasks' means (audit s12) and the mean are skewed like the runs
             error = np.nan_to_num(e[0])  # a step without a standard error is not widened
             point = skew_widened(point, error, skewness[j], options.confidence_level)
             simultaneous = skew_widened(simultaneous, error, skewness[j], options.confidence_level)
@@ -986,7 +1004,8 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
         "moves in steps between tasks or ties (median, ceilings); the simultaneous band also holds the "
         "pointwise one at every step"
         + ("; both are widened on the side of the runs' skew by the Cornish-Fisher term of a studentised "
-           "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s median interval is"
+           "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s mean and median intervals are"
+           + (", the runs' skewness pooled over tasks and steps" if options.statistic_name == "mean" else "")
            if skewness is not None else "")
         + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
     notes.append(about_bands[-1])
