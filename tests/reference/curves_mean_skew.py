@@ -1,0 +1,125 @@
+"""Audit s25 (band25): which skew widening of curves()' mean bands holds 95% at one task of 5 skewed runs.
+
+    PYTHONPATH=. python tests/reference/curves_mean_skew.py RUNS TASKS DISTRIBUTION N_SIM
+
+On the data sets and bootstrap streams of ``coverage_curves_bands.py`` at that point (the same seeds: its first
+``N_SIM`` data sets, two agents' bands each), it runs ``curves(statistic="mean", bands="studentized_unwidened")`` (the
+bands before audit s25) and widens them after the fact in three ways, printing each band's coverage (pooled, and
+in the worst of the 4 design draws) and its median width over the unwidened band's:
+
+``step``
+    :func:`rlstats.statistics.skew_widened` with the runs' skewness read step by step (the mean of the tasks' G1 at
+    the step), as the median's bands read theirs.
+``pooled``
+    the same with the runs' G1 pooled over tasks and steps (``curves._kernels.mean_skewness``): the default since
+    audit s25.
+``hall``
+    the hull with Hall's (1992) skew-corrected t band (:func:`rlstats.statistics.hall_inverse`) at the pooled
+    skewness: pointwise at the t quantile of the step's effective df, simultaneous at the band's critical value.
+
+Widening after the fact is what the package does (``curves._api._studentized``: the bands are widened after the hull
+with the expanded ones, then the simultaneous band is made to hold the pointwise one), so ``pooled`` here is the
+default's band bit for bit on the same streams.
+
+Measured (400 data sets at one task, 240 elsewhere; audit s25): at one task of 5 skewed runs ``step`` covered 0.925
+pointwise (0.898 in the worst draw) and 0.943 simultaneous (0.915), short; ``pooled`` 0.931 (0.906) and 0.946
+(0.920), holding by the table's 3-SE rule, at 1.057 and 1.027 times the unwidened width; ``hall`` 0.956 (0.935) and
+0.990 (0.980) at 1.12 and 1.45 times. ``pooled`` was narrower than ``step`` at every one-task point of 5 and 10 runs
+(1.02-1.08 against 1.05-1.09 pointwise).
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import runpy
+import sys
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+bands = runpy.run_path(str(HERE / "coverage_curves_bands.py"))
+designs = bands["designs"]
+
+from rlstats import curves  # noqa: E402
+from rlstats.methods.curves import _kernels  # noqa: E402
+from rlstats.statistics import hall_inverse, skew_widened, skewness_of_means  # noqa: E402
+
+CANDIDATES = ("unwidened", "step", "pooled", "hall")
+LEVEL = 0.95
+
+
+def _hull(first, second):
+    return np.stack([np.fmin(first[:, 0], second[:, 0]), np.fmax(first[:, 1], second[:, 1])], axis=-1)
+
+
+def candidates(res, a, values, task_of, n_tasks, runs):
+    """{candidate: (pointwise, simultaneous)} of agent ``a`` of an unwidened result ``res``."""
+    from scipy import stats
+
+    g1, usable, share, sizes, _ = _kernels._task_shapes(values, task_of, n_tasks)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        step = np.nan_to_num(skewness_of_means(g1.sum(axis=0) / usable.sum(axis=0), share, sizes))
+    pooled = _kernels.mean_skewness(values, task_of, n_tasks)
+    error = np.nan_to_num(res.std_error[a])
+    point, simultaneous = res.pointwise[a], res.simultaneous[a]
+    out = {"unwidened": (point, simultaneous)}
+    for name, skewness in (("step", step), ("pooled", pooled)):
+        p = skew_widened(point, error, skewness, LEVEL)
+        out[name] = (p, _hull(skew_widened(simultaneous, error, skewness, LEVEL), p))
+    gamma, sd = pooled * math.sqrt(runs), error * math.sqrt(runs)  # Hall's in the runs' units
+
+    def hall(critical):
+        return np.stack([res.estimates[a] - sd * hall_inverse(critical, gamma, runs),
+                         res.estimates[a] - sd * hall_inverse(-critical, gamma, runs)], axis=-1)
+
+    given_p, given_s = np.isfinite(point).all(axis=1)[:, None], np.isfinite(simultaneous).all(axis=1)[:, None]
+    p = np.where(given_p, _hull(point, hall(stats.t.ppf((1 + LEVEL) / 2, np.nan_to_num(res.df[a], nan=1.0)))),
+                 np.nan)
+    s = np.where(given_s, _hull(simultaneous, hall(np.nan_to_num(res.critical_value[a]))), np.nan)
+    out["hall"] = (p, _hull(s, p))
+    return out
+
+
+def measure(runs, tasks, distribution, n_sim, n_resamples=300, seed=0):
+    """Rows (candidate, band, coverage, worst draw's, bands counted, median width over the unwidened band's)."""
+    held = {(c, b): [] for c in CANDIDATES for b in ("pointwise", "simultaneous")}
+    ratio = {k: [] for k in held}
+    key = [seed, bands["STATISTICS"].index("mean"), runs, tasks, designs.DISTRIBUTIONS.index(distribution), 2]
+    for draw in range(designs.DESIGN_DRAWS):
+        offset, scale = designs.design_draw(draw, tasks)
+        true = bands["truth"]("mean", distribution, offset, scale)
+        data_seed, curves_seed = np.random.SeedSequence(key + [draw]).spawn(2)
+        rng = np.random.default_rng(data_seed)
+        got = {k: [] for k in held}
+        for child in curves_seed.spawn(n_sim // designs.DESIGN_DRAWS):
+            data = bands["simulate"](2, runs, distribution, offset, scale, rng)
+            res = curves(data, "score ~ agent | task/seed", step="step", statistic="mean", compare="all",
+                         bands="studentized_unwidened", n_resamples=n_resamples, normalize=False, rng=child)
+            for a, agent in enumerate(res.agents):
+                runs_of = data[data["agent"] == agent].sort_values(["task", "seed", "step"])
+                values = runs_of["score"].to_numpy().reshape(tasks * runs, bands["STEPS"])
+                made = candidates(res, a, values, np.repeat(np.arange(tasks), runs), tasks, runs)
+                base = [bands["_width"](band[None])[0] for band in made["unwidened"]]
+                for c, (p, s) in made.items():
+                    got[c, "pointwise"].append(bands["_held"](p[None], true)[1][0])
+                    got[c, "simultaneous"].append(bands["_held"](s[None], true)[0][0])
+                    ratio[c, "pointwise"].append(bands["_width"](p[None])[0] / base[0])
+                    ratio[c, "simultaneous"].append(bands["_width"](s[None])[0] / base[1])
+        for k, values in got.items():
+            held[k].append(np.array(values, dtype=float))
+    rows = []
+    for (c, b), by_draw in held.items():
+        given = [h[np.isfinite(h)] for h in by_draw]
+        if not all(g.size for g in given):
+            continue
+        rows.append((c, b, float(np.concatenate(given).mean()), float(min(g.mean() for g in given)),
+                     int(sum(g.size for g in given)), float(np.nanmedian(ratio[c, b]))))
+    return rows
+
+
+if __name__ == "__main__":
+    runs, tasks, distribution, n_sim = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    for c, b, coverage, worst, n, width in measure(runs, tasks, distribution, n_sim):
+        print(f"{runs:>2} runs {tasks:>2} tasks {distribution:<12} {c:<9} {b:<12} {coverage:.3f} (worst draw "
+              f"{worst:.3f}) of {n} bands, width x {width:.3f}", flush=True)
