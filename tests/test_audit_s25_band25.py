@@ -93,3 +93,17 @@ def test_other_statistics_identical_under_either_studentised_option():
 def test_unknown_band_method_names_the_former_default():
     with pytest.raises(OptionError, match="'studentized', 'expanded', 'studentized_unwidened'"):
         _curves(_one_task(), bands="unwidened")
+
+
+def test_unwidened_figure_quotes_the_rows_that_missed():
+    """bands="studentized_unwidened" at one task of 5 runs: the figure's title quotes the worst draw's coverage that
+    the rows before audit s25 measured there (the default's rows now hold: nothing quoted)."""
+    import matplotlib.pyplot as plt
+    df = _one_task()
+    old, new = _curves(df, bands="studentized_unwidened"), _curves(df)
+    assert dict(old.measured_coverage) == {"simultaneous": 0.900, "pointwise": 0.888}
+    assert new.measured_coverage == ()
+    ax = old.plot(figsize=(3.3, 2.5))
+    title = ax.get_legend().get_title().get_text().replace("\n", " ")
+    plt.close(ax.figure)
+    assert "coverage measured at designs like this: 0.900" in title
