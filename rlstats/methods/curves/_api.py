@@ -471,7 +471,14 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     Cornish-Fisher term ``bootstrap()`` adds to its median's interval (skewness / 6 (2 z^2 + 1)
     standard errors, the runs' skewness pooled over tasks): the middle task's mean is skewed like
     its runs, and at 10 tasks of 10 skewed runs the pointwise band had covered 0.927 (0.876 in the
-    worst design draw), missing above. For the IQM and the median, a resample's
+    worst design draw), missing above. The mean's bands are widened alike (audit s25), with the
+    runs' skewness pooled over tasks and steps, one shape for the whole curve (the skewness of 5
+    runs at one step is at most 1.5 and too noisy to widen by): at one task of 5 skewed runs they
+    had covered 0.918 pointwise (0.888 in the worst design draw) and 0.936 simultaneously (0.900)
+    of 800 bands, and cover 0.931 (0.906) and 0.946 (0.920) widened, at a median 1.06 and 1.03
+    times the width (``tests/reference/curves_mean_skew.py``; read step by step, 0.925 and 0.943,
+    short). ``bands="studentized_unwidened"`` gives the mean's bands before, bit for bit (the other
+    statistics' bands are the default's). For the IQM and the median, a resample's
     standard error is floored at a quarter of the resamples' standard deviation at the step, for
     the mean at 0.15 of it (``SE_FLOOR`` of ``rlstats.methods.curves._kernels``): a resample whose
     winsorised runs tie (the IQM where tasks' scores do not overlap), or that holds only 2 distinct
@@ -516,10 +523,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     missed at 60, to tell chance from a shortfall, and to 240 at the 40 points of 3 to 10 runs where
     one sat below 0.95 within 2 SE (audit s25); measured again in session 20), the studentised bands
     cover 0.92-1.00 (simultaneous and pointwise) from 3 runs per task (4 with one task), none below
-    0.95 by 3 SE, pooled or in a design draw, at every point but one: the mean's bands at one task
-    of 5 skewed runs (400 curves, audit s25: pointwise 0.918, 0.888 in its worst draw;
-    simultaneous 0.936, worst draw 0.900), which the notes quote (at 10 such runs 0.926 and 0.958,
-    holding). (The IQM's simultaneous band at 5 runs of
+    0.95 by 3 SE, pooled or in a design draw, at every point: the mean's bands at one task of 5
+    skewed runs, which missed before their skew widening (above), cover 0.931 and 0.946 of 800
+    (worst draws 0.906 and 0.920), and at 10 such runs 0.946 and 0.977 (0.926 and 0.958 before).
+    The mean's rows at 1 task of 5-20 runs and at 5 and 26 tasks of 3 and 5 skewed and capped
+    runs measure the widened bands (audit s25); its other rows the bands before, which the
+    widened ones contain, so they understate them. (The IQM's simultaneous band at 5 runs of
     one task, withheld in about 9 of 10 data sets before its standard error was floored, is given in
     all and covers 0.97-1.00.) The expanded bands cover as little
     as 0.63-0.78 (simultaneous, the mean of skewed scores at 3 to 10 runs of 1 or 5 tasks) and 42
@@ -592,10 +601,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         How runs logged at other steps are put on the grid: the last value at or before each grid
         step, or linear interpolation; a note counts and names the values taken at a grid step a run
         did not log.
-    bands : {"studentized", "expanded"}
-        The agents' bands: studentised (bootstrap-t) sup-t bands, each the hull with the expanded band
-        (default); or the t-expanded percentile and sup-t bands of rlstats before issue 40, which
-        cover 0.6-0.8 of the time with skewed or capped scores (see above).
+    bands : {"studentized", "expanded", "studentized_unwidened"}
+        The agents' bands: studentised (bootstrap-t) sup-t bands, each the hull with the expanded band,
+        the mean's and the median's widened on the side of the runs' skew (default); the t-expanded
+        percentile and sup-t bands of rlstats before issue 40, which cover 0.6-0.8 of the time with
+        skewed or capped scores (see above); or the default before audit s25, whose mean's bands
+        are not widened for the skew (0.918 pointwise at one task of 5 skewed runs).
     compare : None, "all" or list of pairs
         Pairs of agents to compare curve against curve: none by default (each comparison costs
         ``n_resamples`` relabellings), every pair with ``"all"``, or ``[("DQN", "Rainbow"), ...]``.
