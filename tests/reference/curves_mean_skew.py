@@ -1,9 +1,9 @@
 """Audit s25 (band25): which skew widening of curves()' mean bands holds 95% at one task of 5 skewed runs.
 
-    PYTHONPATH=. python tests/reference/curves_mean_skew.py RUNS TASKS DISTRIBUTION N_SIM
+    PYTHONPATH=. python tests/reference/curves_mean_skew.py RUNS TASKS DISTRIBUTION N_SIM [SEED]
 
 On the data sets and bootstrap streams of ``coverage_curves_bands.py`` at that point (the same seeds: its first
-``N_SIM`` data sets, two agents' bands each), it runs ``curves(statistic="mean", bands="studentized_unwidened")`` (the
+``N_SIM`` data sets, two agents' bands each; another ``SEED`` than 0 draws fresh ones), it runs ``curves(statistic="mean", bands="studentized_unwidened")`` (the
 bands before audit s25) and widens them after the fact in three ways, printing each band's coverage (pooled, and
 in the worst of the 4 design draws) and its median width over the unwidened band's:
 
@@ -120,6 +120,7 @@ def measure(runs, tasks, distribution, n_sim, n_resamples=300, seed=0):
 
 if __name__ == "__main__":
     runs, tasks, distribution, n_sim = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-    for c, b, coverage, worst, n, width in measure(runs, tasks, distribution, n_sim):
+    seed = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    for c, b, coverage, worst, n, width in measure(runs, tasks, distribution, n_sim, seed=seed):
         print(f"{runs:>2} runs {tasks:>2} tasks {distribution:<12} {c:<9} {b:<12} {coverage:.3f} (worst draw "
               f"{worst:.3f}) of {n} bands, width x {width:.3f}", flush=True)
