@@ -31,8 +31,9 @@ def _curves(df, **options):
 
 def test_unwidened_bands_are_the_former_default_bit_for_bit():
     res = _curves(_one_task(), bands="studentized_unwidened")
-    assert res.pointwise[0].tolist() == FORMER_POINTWISE
-    assert res.simultaneous[0].tolist() == FORMER_SIMULTANEOUS
+    # bit for bit on the numpy that pinned them; the oldest supported numpy rounds the last bits otherwise
+    np.testing.assert_allclose(res.pointwise[0], FORMER_POINTWISE, rtol=1e-13, atol=0)
+    np.testing.assert_allclose(res.simultaneous[0], FORMER_SIMULTANEOUS, rtol=1e-13, atol=0)
     assert res.options["bands"] == "studentized_unwidened"
     assert _api.UNWIDENED_NOTE in res.notes
     assert "0.918 pointwise (0.888 in the worst of 4 draws" in _api.UNWIDENED_NOTE
@@ -53,7 +54,7 @@ def test_default_mean_bands_widened_by_the_pooled_skewness():
         for got, before in ((new.pointwise[a], old.pointwise[a]), (new.simultaneous[a], old.simultaneous[a])):
             np.testing.assert_allclose(got[:, 1 - side], before[:, 1 - side], rtol=0, atol=0)
             np.testing.assert_allclose(got[:, side], before[:, side] + np.sign(g) * np.abs(shift), rtol=1e-12)
-    assert new.pointwise[0].tolist() != FORMER_POINTWISE
+    assert not np.allclose(new.pointwise[0], FORMER_POINTWISE, rtol=1e-6)
     assert "the runs' skewness pooled over tasks and steps" in " ".join(new.notes)
 
 
