@@ -40,22 +40,41 @@ def test_unwidened_bands_are_the_former_default_bit_for_bit():
     assert not any(n.startswith("measured coverage") for n in res.notes)  # the table's rows are the default's
 
 
+def _hall_band(estimate, se, k, q):
+    """Hall's skew-corrected t band by the real roots of its cubic, u + k u^2 / 3 + k^2 u^3 / 27 + k / 6 = -+q
+    (u = (estimate - mu) / se): numpy's polynomial roots, not rlstats' closed form."""
+    out = []
+    for x in (q, -q):  # the lower end solves for +q
+        roots = np.roots([k * k / 27, k / 3, 1.0, k / 6 - x])
+        real = roots[np.abs(roots.imag) < 1e-9].real
+        out.append(estimate - se * real[np.argmin(np.abs(real - x))])  # the branch through u = x at k = 0
+    return out
+
+
 def test_default_mean_bands_widened_by_the_pooled_skewness():
     """One task: the mean's skewness is g / sqrt(n), g the runs' G1 (scipy's skew, bias=False) averaged over the
-    steps; each band moves out on the side of the skew by g / sqrt(n) / 6 (2 z^2 + 1) standard errors, never in."""
+    steps; each band moves out on the side of the skew by g / sqrt(n) / 6 (2 z^2 + 1) standard errors, never in; the
+    pointwise band then holds Hall's skew-corrected t band at the steps' df (here n - 1 = 4)."""
     df = _one_task()
     old, new = _curves(df, bands="studentized_unwidened"), _curves(df)
     for a, agent in enumerate(new.agents):
         runs = df[df["agent"] == agent].pivot(index="seed", columns="step", values="score").to_numpy()
         g = stats.skew(runs, axis=0, bias=False).mean()
-        shift = cornish_fisher_shift(g / math.sqrt(runs.shape[0]), 0.95) * new.std_error[a]
-        assert g != 0
-        side = 1 if g > 0 else 0
-        for got, before in ((new.pointwise[a], old.pointwise[a]), (new.simultaneous[a], old.simultaneous[a])):
-            np.testing.assert_allclose(got[:, 1 - side], before[:, 1 - side], rtol=0, atol=0)
-            np.testing.assert_allclose(got[:, side], before[:, side] + np.sign(g) * np.abs(shift), rtol=1e-12)
+        k = g / math.sqrt(runs.shape[0])
+        shift = cornish_fisher_shift(k, 0.95) * new.std_error[a]
+        assert g != 0 and new.df[a].tolist() == [4.0] * 4
+        widened = old.pointwise[a] + np.where(np.array([-1, 1]) * g > 0, np.sign(g) * np.abs(shift)[:, None], 0.0)
+        q = stats.t.ppf(0.975, 4)
+        low, high = np.array([_hall_band(e, se, k, q) for e, se in zip(new.estimates[a], new.std_error[a])]).T
+        np.testing.assert_allclose(new.pointwise[a][:, 0], np.minimum(widened[:, 0], low), rtol=1e-9)
+        np.testing.assert_allclose(new.pointwise[a][:, 1], np.maximum(widened[:, 1], high), rtol=1e-9)
+        assert (new.simultaneous[a][:, 0] <= old.simultaneous[a][:, 0]).all()
+        assert (new.simultaneous[a][:, 1] >= old.simultaneous[a][:, 1]).all()
+        assert (new.simultaneous[a][:, 0] <= new.pointwise[a][:, 0]).all()
+        assert (new.simultaneous[a][:, 1] >= new.pointwise[a][:, 1]).all()
     assert not np.allclose(new.pointwise[0], FORMER_POINTWISE, rtol=1e-6)
-    assert "the runs' skewness pooled over tasks and steps" in " ".join(new.notes)
+    assert "the runs' skewness pooled over tasks and steps, and the pointwise band also holds Hall's" in \
+        " ".join(new.notes)
 
 
 def test_mean_skewness_over_tasks_against_the_formula():

@@ -45,7 +45,7 @@ from rlstats import curves  # noqa: E402
 from rlstats.methods.curves import _kernels  # noqa: E402
 from rlstats.statistics import hall_inverse, skew_widened, skewness_of_means  # noqa: E402
 
-CANDIDATES = ("unwidened", "step", "pooled", "hall")
+CANDIDATES = ("unwidened", "step", "pooled", "hall", "pooled_t", "pooled_hall")
 LEVEL = 0.95
 
 
@@ -78,6 +78,16 @@ def candidates(res, a, values, task_of, n_tasks, runs):
                  np.nan)
     s = np.where(given_s, _hull(simultaneous, hall(np.nan_to_num(res.critical_value[a]))), np.nan)
     out["hall"] = (p, _hull(s, p))
+    hall_point = p
+    # the Cornish-Fisher term at the t quantile of the step's effective df in place of the normal one
+    t = stats.t.ppf((1 + LEVEL) / 2, np.nan_to_num(res.df[a], nan=1.0))
+    z = stats.norm.ppf((1 + LEVEL) / 2)
+    scaled = pooled * (2 * t * t + 1) / (2 * z * z + 1)
+    p = skew_widened(point, error, scaled, LEVEL)
+    out["pooled_t"] = (p, _hull(skew_widened(simultaneous, error, scaled, LEVEL), p))
+    # the pooled widening, its pointwise band also holding Hall's (the default since audit s25)
+    both = np.where(given_p, _hull(out["pooled"][0], hall_point), np.nan)
+    out["pooled_hall"] = (both, _hull(out["pooled"][1], both))
     return out
 
 

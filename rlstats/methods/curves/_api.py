@@ -848,7 +848,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         skewness = None if skewed is None else np.stack([skewed(v, t, n_tasks) for v, t in per_agent])
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
                                       fewest, repeats, options, (notes, about_bands), design.agents, skewness,
-                                      _reached_gamma(design, matrix, starts, options), grid)
+                                      _reached_gamma(design, matrix, starts, options), grid, df)
         if skewed is None and options.statistic_name == "mean":  # the table measures the default's bands
             about_bands.append(UNWIDENED_NOTE)
             notes.append(UNWIDENED_NOTE)
@@ -948,13 +948,14 @@ def repeat_share(counts):
 
 
 def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, repeats, options, notes, agents,
-                 skewness=None, reached=None, grid=None):
+                 skewness=None, reached=None, grid=None, df=None):
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
     where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
     step), which a note says. ``skewness`` (agents, steps): the median's or the mean's, whose bands are widened on the
     side of the runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics and for the
-    mean's ``bands="studentized_unwidened"``. ``notes``: (the result's
+    mean's ``bands="studentized_unwidened"``; the mean's pointwise band also holds Hall's skew-corrected t band at
+    that skewness and ``df`` (agents, steps), the steps' effective degrees of freedom (:func:`kernels.hall_band`). ``notes``: (the result's
     notes, those on how bands are made, which print only where some band is shown). ``reached`` (agents, steps): the
     optimality gap's steps where every run of the agent is at or above gamma (its gap 0 in every resample), whose
     withheld bands the note says so of, on ``grid`` (audit s20: "add runs" cannot give them a spread)."""
@@ -1003,6 +1004,9 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
             error = np.nan_to_num(e[0])  # a step without a standard error is not widened
             point = skew_widened(point, error, skewness[j], options.confidence_level)
             simultaneous = skew_widened(simultaneous, error, skewness[j], options.confidence_level)
+            if options.statistic_name == "mean":  # audit s25 band25: the first-order term alone fell short
+                point = kernels.hull(point, kernels.hall_band(estimates[j], error, skewness[j], df[j],
+                                                              options.confidence_level))
         # a band holding the whole curve at the level holds each step at it: never narrower than the pointwise band
         # (audit s12: with one or two steps given, the symmetric sup-t hull was narrower than the percentile one)
         simultaneous = kernels.hull(simultaneous, point)
@@ -1022,7 +1026,8 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
         "pointwise one at every step"
         + ("; both are widened on the side of the runs' skew by the Cornish-Fisher term of a studentised "
            "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s mean and median intervals are"
-           + (", the runs' skewness pooled over tasks and steps" if options.statistic_name == "mean" else "")
+           + (", the runs' skewness pooled over tasks and steps, and the pointwise band also holds Hall's "
+              "skew-corrected t band at that skewness (Hall, 1992)" if options.statistic_name == "mean" else "")
            if skewness is not None else "")
         + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
     notes.append(about_bands[-1])
