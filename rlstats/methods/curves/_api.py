@@ -473,11 +473,14 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     its runs, and at 10 tasks of 10 skewed runs the pointwise band had covered 0.927 (0.876 in the
     worst design draw), missing above. The mean's bands are widened alike (audit s25), with the
     runs' skewness pooled over tasks and steps, one shape for the whole curve (the skewness of 5
-    runs at one step is at most 1.5 and too noisy to widen by): at one task of 5 skewed runs they
-    had covered 0.918 pointwise (0.888 in the worst design draw) and 0.936 simultaneously (0.900)
-    of 800 bands, and cover 0.931 (0.906) and 0.946 (0.920) widened, at a median 1.06 and 1.03
-    times the width (``tests/reference/curves_mean_skew.py``; read step by step, 0.925 and 0.943,
-    short). ``bands="studentized_unwidened"`` gives the mean's bands before, bit for bit (the other
+    runs at one step is at most 1.5 and too noisy to widen by), and its pointwise band also holds
+    Hall's skew-corrected t band at that skewness (Hall 1992; the t quantile at the step's
+    effective degrees of freedom): at one task of 5 skewed runs the bands had covered 0.918
+    pointwise (0.888 in the worst design draw) and 0.936 simultaneously (0.900) of 800; the
+    widening alone left the pointwise band at 0.927-0.931 of three independent sets of 800, short
+    over the 2,400, and with Hall's band it covers 0.956-0.959, at a median 1.14-1.16 times the
+    width (1.02-1.13 at the other points measured; ``tests/reference/curves_mean_skew.py``).
+    ``bands="studentized_unwidened"`` gives the mean's bands before, bit for bit (the other
     statistics' bands are the default's). For the IQM and the median, a resample's
     standard error is floored at a quarter of the resamples' standard deviation at the step, for
     the mean at 0.15 of it (``SE_FLOOR`` of ``rlstats.methods.curves._kernels``): a resample whose
@@ -524,8 +527,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     one sat below 0.95 within 2 SE (audit s25); measured again in session 20), the studentised bands
     cover 0.92-1.00 (simultaneous and pointwise) from 3 runs per task (4 with one task), none below
     0.95 by 3 SE, pooled or in a design draw, at every point: the mean's bands at one task of 5
-    skewed runs, which missed before their skew widening (above), cover 0.931 and 0.946 of 800
-    (worst draws 0.906 and 0.920), and at 10 such runs 0.946 and 0.977 (0.926 and 0.958 before).
+    skewed runs, which missed before their skew widening (above), cover 0.957 and 0.950 of 800
+    (worst draws 0.937 and 0.925), and at 10 such runs 0.961 and 0.977 (0.926 and 0.958 before).
     The mean's rows at 1 task of 5-20 runs and at 5 and 26 tasks of 3 and 5 skewed and capped
     runs measure the widened bands (audit s25); its other rows the bands before, which the
     widened ones contain, so they understate them. (The IQM's simultaneous band at 5 runs of

@@ -395,8 +395,8 @@ def hall_band(estimate, std_error, skewness, df, level):
     u = (estimate - mu) / std_error has its transform u + k u^2 / 3 + k^2 u^3 / 27 + k / 6 (k the mean's ``skewness``,
     :func:`rlstats.statistics.hall_transform` in the mean's own units, n = 1) within -+ the t quantile at ``df``.
     The mean's pointwise band holds it (audit s25 band25): the Cornish-Fisher widening alone, its first-order term,
-    covered 0.927-0.931 of three sets of 800 bands at one task of 5 skewed runs, and this hull 0.955-0.958
-    (``tests/reference/curves_mean_skew.py``). NaN where ``df`` or the standard error is."""
+    covered 0.927-0.931 of three sets of 800 bands at one task of 5 skewed runs, and its hull with this band
+    0.956-0.959 (``tests/reference/curves_mean_skew.py``). NaN where ``df`` or the standard error is."""
     from scipy import stats  # here, so that importing rlstats does not import scipy
 
     q = stats.t.ppf((1 + level) / 2, df)
