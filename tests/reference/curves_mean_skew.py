@@ -11,21 +11,26 @@ in the worst of the 4 design draws) and its median width over the unwidened band
     :func:`rlstats.statistics.skew_widened` with the runs' skewness read step by step (the mean of the tasks' G1 at
     the step), as the median's bands read theirs.
 ``pooled``
-    the same with the runs' G1 pooled over tasks and steps (``curves._kernels.mean_skewness``): the default since
-    audit s25.
+    the same with the runs' G1 pooled over tasks and steps (``curves._kernels.mean_skewness``).
 ``hall``
     the hull with Hall's (1992) skew-corrected t band (:func:`rlstats.statistics.hall_inverse`) at the pooled
     skewness: pointwise at the t quantile of the step's effective df, simultaneous at the band's critical value.
+``pooled_t``
+    ``pooled`` with the Cornish-Fisher term at the t quantile of the step's effective df in place of the normal one.
+``pooled_hall``
+    ``pooled``, its pointwise band also holding Hall's (``curves._kernels.hall_band``): the default since audit s25,
+    bit for bit on the same streams.
 
 Widening after the fact is what the package does (``curves._api._studentized``: the bands are widened after the hull
-with the expanded ones, then the simultaneous band is made to hold the pointwise one), so ``pooled`` here is the
-default's band bit for bit on the same streams.
+with the expanded ones, then the simultaneous band is made to hold the pointwise one).
 
-Measured (400 data sets at one task, 240 elsewhere; audit s25): at one task of 5 skewed runs ``step`` covered 0.925
-pointwise (0.898 in the worst draw) and 0.943 simultaneous (0.915), short; ``pooled`` 0.931 (0.906) and 0.946
-(0.920), holding by the table's 3-SE rule, at 1.057 and 1.027 times the unwidened width; ``hall`` 0.956 (0.935) and
-0.990 (0.980) at 1.12 and 1.45 times. ``pooled`` was narrower than ``step`` at every one-task point of 5 and 10 runs
-(1.02-1.08 against 1.05-1.09 pointwise).
+Measured (audit s25; pointwise, then simultaneous; seed 0 is the calibration table's data sets): at one task of 5
+skewed runs, seed 0, ``step`` covered 0.925 (worst draw 0.898) and 0.943 (0.915); ``pooled`` 0.931 (0.906) and 0.946
+(0.920), but 0.928 and 0.927 pointwise with seeds 1 and 2 (0.929 of 2,400, below 0.937, its 3-SE bound there);
+``pooled_t`` 0.934-0.940; ``hall`` 0.955-0.958 pointwise, 0.985-0.991 simultaneous at 1.43-1.45 times the width
+(and its pointwise hull alone 0.944 at 5 tasks of 5 skewed runs, where ``pooled`` gave 0.949); ``pooled_hall``
+0.956-0.959 pointwise and 0.950-0.965 simultaneous, at a median 1.14-1.16 and 1.03 times the unwidened width there,
+1.02-1.13 and 1.01-1.06 at the other points measured.
 """
 
 from __future__ import annotations
