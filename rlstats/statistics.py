@@ -528,8 +528,9 @@ def hall_transform(s: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.f
     Its first-order term at t = sqrt(n) s is gamma (2 t^2 + 1) / (6 sqrt(n)), the Cornish-Fisher shift of
     :func:`cornish_fisher_shift` at the mean's skewness gamma / sqrt(n); the whole cubic, not that shift, is kept
     here: it is monotone, so a test and its inversion (:func:`hall_inverse`) agree. The one home of the
-    transformation: the selection reporter's skew-corrected t and the skew-corrected band of
-    ``performance_profile(kind="tasks")`` use it.
+    transformation: the selection reporter's skew-corrected t, the skew-corrected band of
+    ``performance_profile(kind="tasks")`` and curves()' pointwise band of the mean
+    (``rlstats.methods.curves._kernels.hall_band``, through :func:`hall_inverse`) use it.
 
     Examples
     --------
