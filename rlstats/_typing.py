@@ -100,7 +100,7 @@ CurveStatistic = Literal["iqm", "mean", "median", "optimality_gap"]
 #: ``align=`` of curves and ``method=`` of align_steps and summarize_runs (runs.ALIGN_METHODS)
 AlignMethod = Literal["last", "linear"]
 #: ``bands=`` of curves (curves BAND_METHODS)
-CurveBands = Literal["studentized", "expanded"]
+CurveBands = Literal["studentized", "expanded", "studentized_unwidened"]
 #: ``summarize_runs(how=)`` (runs.SUMMARIES)
 RunSummary = Literal["final", "last_k_mean", "auc", "max", "time_to_threshold"]
 #: AdaStop's and the permutation test's ``permutations=`` (adastop PERMUTATIONS)

@@ -590,7 +590,7 @@ def skew_widened(bounds: ArrayLike, standard_error: ArrayLike, skewness: ArrayLi
     """``bounds`` (..., 2) widened on the side of the skew by the Cornish-Fisher (Edgeworth) term of a studentised
     mean, :func:`cornish_fisher_shift` standard errors, z the normal quantile of ``level``; never narrowed.
     ``standard_error`` and ``skewness`` have the shape of ``bounds`` without its last axis. The one home of the
-    widening: the bootstrap's mean and median intervals and curves()' median bands, step by step.
+    widening: the bootstrap's mean and median intervals and curves()' mean and median bands, step by step.
 
     Why (bootstrap): the t interval of the median is symmetric, but its middle task's mean is skewed like the runs: at 5
     tasks of 10 lognormal runs every miss was above the interval (a middle task without its rare large runs), 0.936
@@ -689,7 +689,7 @@ def skewness_of_means(run_skewness: ArrayLike, variances: ArrayLike, sizes: Arra
     g sum_S v^(3/2) / sqrt(c) over (sum_S v)^(3/2) (the 1 / abs(S) factors cancel). 0 where that is not finite
     (no task with spread). The one home of the formula: bootstrap()'s mean and median intervals read it per agent
     (``rlstats.methods.bootstrap._small_runs.widening_skewness``, S all tasks or the middle ones), curves()' median
-    bands per step (``rlstats.methods.curves._kernels.median_skewness``).
+    and mean bands per step (``rlstats.methods.curves._kernels.median_skewness`` and ``mean_skewness``).
 
     Parameters
     ----------
@@ -726,8 +726,9 @@ def hall_transform(s: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.f
     Its first-order term at t = sqrt(n) s is gamma (2 t^2 + 1) / (6 sqrt(n)), the Cornish-Fisher shift of
     :func:`cornish_fisher_shift` at the mean's skewness gamma / sqrt(n); the whole cubic, not that shift, is kept
     here: it is monotone, so a test and its inversion (:func:`hall_inverse`) agree. The one home of the
-    transformation: the selection reporter's skew-corrected t and the skew-corrected band of
-    ``performance_profile(kind="tasks")`` use it.
+    transformation: the selection reporter's skew-corrected t, the skew-corrected band of
+    ``performance_profile(kind="tasks")`` and curves()' pointwise band of the mean
+    (``rlstats.methods.curves._kernels.hall_band``, through :func:`hall_inverse`) use it.
 
     Examples
     --------

@@ -87,16 +87,17 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     curves.band points measured again on 240 curves add 12 (1,960 and 133): 13 rows miss that held, 11 of the
     expanded bands' and the default's two at one task of 5 skewed runs of the mean (its simultaneous band in its
     worst draw only), and one expanded row no longer misses; 4 of the 13 in their worst draw only, and one expanded
-    row that missed in its worst draw only now misses pooled."""
+    row that missed in its worst draw only now misses pooled. Audit s25 (band25): the mean's default bands widened on
+    the side of the runs' skew, those two hold (1,958 and 132)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
         said = [calibration.miss_clause(r, float(r["level"])) for r in rows]
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
-    assert counted(missed) == (1960, 133)
+    assert counted(missed) == (1958, 132)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["interval"] == "studentized"
-                    and r["agents"] == "2"]) == (2, 1)
+                    and r["agents"] == "2"]) == (0, 0)
     assert counted([r for r in missed if r["procedure"] == "bootstrap.interval" and r["tasks"] == "2"]) == (292, 19)
     assert counted([r for r in missed if r["procedure"] == "bayes.decision" and r["test"] == "signed_rank"
                     and r["runs"] in ("3", "5", "10")]) == (28, 1)

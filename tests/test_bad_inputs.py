@@ -580,6 +580,10 @@ OWN_OPTIONS = [
      "'winner'"),
     # issue 40 item 1: the curves' band method (2 runs per task: bands withheld with a note, tests/test_curves.py)
     ("curves", "bands", "percentile", OptionError, "bands='percentile' is not one of the allowed values"),
+    # audit s25 band25: the former default's name is a value, not a part of one
+    ("curves", "bands", "unwidened", OptionError,
+     "bands='unwidened' is not one of the allowed values: 'studentized', 'expanded', 'studentized_unwidened'"),
+    ("curves", "bands", "Studentized_Unwidened", OptionError, "bands='Studentized_Unwidened' is not one of the allowed"),
     # issue 40 item 1: the task table's effect-size intervals
     ("task_table", "effect_intervals", "brunner_munzel", OptionError,
      "effect_intervals='brunner_munzel' is not one of the allowed values"),
@@ -4102,3 +4106,24 @@ def test_every_public_function_names_an_unknown_keyword():
     fails(OptionError, "cite() has no option 'dta' (did you mean 'data'?); its options are: result, data",
           rlstats.cite, None, dta="atari100k")
     fails(OptionError, "read_logs() has no option 'n_job' (did you mean 'n_jobs'?)", rlstats.read_logs, "x", n_job=2)
+
+
+def _mean_of_runs(x):
+    return np.nanmean(x, axis=(-2, -1))  # (resamples, steps, runs, tasks) -> (resamples, steps)
+
+
+# [audit s25 band25] bands="studentized_unwidened" (the mean's former default) where no studentised band is given: a
+# statistic function keeps the expanded bands and says so; at 2 runs per task the bands are withheld with the way on
+@pytest.mark.parametrize("options, phrases", [
+    ({"statistic": _mean_of_runs},
+     ("are the t-expanded percentile and sup-t bands (bands=\"expanded\"): studentised bands need the standard error",)),
+    ({"statistic": "mean", "seeds": 2},
+     ("bands of the curves are withheld for agent_1 and agent_2: with 2 runs of a task", "add runs")),
+], ids=["statistic function", "2 runs per task"])
+def test_curves_unwidened_bands_where_none_is_studentised(options, phrases):
+    options = dict(options)
+    seeds = options.pop("seeds", 3)
+    data = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=seeds, steps=4, rng=0)
+    res = noted(phrases, rlstats.curves, data, CURVES_FORMULA, step="step", bands="studentized_unwidened",
+                n_resamples=200, rng=0, progress=False, **options)
+    assert not any("studentized_unwidened\" gives the mean's" in note for note in res.notes)

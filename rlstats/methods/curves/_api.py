@@ -53,8 +53,22 @@ PEAK_BYTES_PER_DRAWN_RUN = 16
 CALIBRATION = "curves.band"
 CALIBRATION_LEVEL = 0.95
 #: ``bands=``: the bootstrap-t bands (default since issue 40), and the bands before it (t-expanded percentile
-#: pointwise, sup-t with a t quantile simultaneous), kept bit for bit
-BAND_METHODS = ("studentized", "expanded")
+#: pointwise, sup-t with a t quantile simultaneous), kept bit for bit, and the bootstrap-t bands before the mean's
+#: were widened on the side of the runs' skew (audit s25 band25), kept bit for bit
+BAND_METHODS = ("studentized", "expanded", "studentized_unwidened")
+#: the band methods whose bands are studentised (bootstrap-t)
+STUDENTIZED_BANDS = ("studentized", "studentized_unwidened")
+#: What ``bands="studentized_unwidened"`` of the mean says of its coverage: the table's rows measure the default, and
+#: these are the rows of the unwidened bands that missed (``curves.band`` before audit s25 band25).
+UNWIDENED_NOTE = ("bands=\"studentized_unwidened\" gives the mean's studentised bands without the widening on the "
+                  "side of the runs' skew (the default before audit s25); measured by simulation, at one task of 5 "
+                  "skewed runs they covered 0.918 pointwise (0.888 in the worst of 4 draws of the task's offset and "
+                  "scale) and 0.936 simultaneously (0.900) of 800 simulated curves at 95%, below their level; the "
+                  "calibration table's rows measure the default bands")
+#: (tasks below, fewest runs from, to below, {band: worst coverage}): the designs whose calibration notes read the
+#: rows that missed before audit s25 (the rows of one task and 5 runs, bracketed by 5 tasks and 10 runs), and the
+#: worst design draw's coverage the figure's title quotes there for ``bands="studentized_unwidened"``
+UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -195,7 +209,7 @@ def _bootstrap(values, task_of, n_tasks, options, ss):
     out = np.empty((options.n_resamples, values.shape[1]))
     counts = np.empty((options.n_resamples, values.shape[0]), dtype=np.int32)
     prepared = _prepared(values, task_of, n_tasks, options)
-    studentized = prepared is not None and options.bands == "studentized"
+    studentized = prepared is not None and options.bands in STUDENTIZED_BANDS
     errors = np.empty((options.n_resamples + 1, values.shape[1])) if studentized else None
     if studentized:
         ones = np.ones((1, values.shape[0]))
@@ -457,7 +471,17 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     Cornish-Fisher term ``bootstrap()`` adds to its median's interval (skewness / 6 (2 z^2 + 1)
     standard errors, the runs' skewness pooled over tasks): the middle task's mean is skewed like
     its runs, and at 10 tasks of 10 skewed runs the pointwise band had covered 0.927 (0.876 in the
-    worst design draw), missing above. For the IQM and the median, a resample's
+    worst design draw), missing above. The mean's bands are widened alike (audit s25), with the
+    runs' skewness pooled over tasks and steps, one shape for the whole curve (the skewness of 5
+    runs at one step is at most 1.5 and too noisy to widen by), and its pointwise band also holds
+    Hall's skew-corrected t band at that skewness (Hall 1992; the t quantile at the step's
+    effective degrees of freedom): at one task of 5 skewed runs the bands had covered 0.918
+    pointwise (0.888 in the worst design draw) and 0.936 simultaneously (0.900) of 800; the
+    widening alone left the pointwise band at 0.927-0.931 of three independent sets of 800, short
+    over the 2,400, and with Hall's band it covers 0.956-0.959, at a median 1.14-1.16 times the
+    width (1.02-1.13 at the other points measured; ``tests/reference/curves_mean_skew.py``).
+    ``bands="studentized_unwidened"`` gives the mean's bands before, bit for bit (the other
+    statistics' bands are the default's). For the IQM and the median, a resample's
     standard error is floored at a quarter of the resamples' standard deviation at the step, for
     the mean at 0.15 of it (``SE_FLOOR`` of ``rlstats.methods.curves._kernels``): a resample whose
     winsorised runs tie (the IQM where tasks' scores do not overlap), or that holds only 2 distinct
@@ -502,10 +526,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     missed at 60, to tell chance from a shortfall, and to 240 at the 40 points of 3 to 10 runs where
     one sat below 0.95 within 2 SE (audit s25); measured again in session 20), the studentised bands
     cover 0.92-1.00 (simultaneous and pointwise) from 3 runs per task (4 with one task), none below
-    0.95 by 3 SE, pooled or in a design draw, at every point but one: the mean's bands at one task
-    of 5 skewed runs (400 curves, audit s25: pointwise 0.918, 0.888 in its worst draw;
-    simultaneous 0.936, worst draw 0.900), which the notes quote (at 10 such runs 0.926 and 0.958,
-    holding). (The IQM's simultaneous band at 5 runs of
+    0.95 by 3 SE, pooled or in a design draw, at every point: the mean's bands at one task of 5
+    skewed runs, which missed before their skew widening (above), cover 0.957 and 0.950 of 800
+    (worst draws 0.937 and 0.925), and at 10 such runs 0.961 and 0.977 (0.926 and 0.958 before).
+    The mean's rows at 1 task of 5-20 runs and at 5 and 26 tasks of 3 and 5 skewed and capped
+    runs measure the widened bands (audit s25); its other rows the bands before, which the
+    widened ones contain, so they understate them. (The IQM's simultaneous band at 5 runs of
     one task, withheld in about 9 of 10 data sets before its standard error was floored, is given in
     all and covers 0.97-1.00.) The expanded bands cover as little
     as 0.63-0.78 (simultaneous, the mean of skewed scores at 3 to 10 runs of 1 or 5 tasks) and 42
@@ -578,10 +604,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         How runs logged at other steps are put on the grid: the last value at or before each grid
         step, or linear interpolation; a note counts and names the values taken at a grid step a run
         did not log.
-    bands : {"studentized", "expanded"}
-        The agents' bands: studentised (bootstrap-t) sup-t bands, each the hull with the expanded band
-        (default); or the t-expanded percentile and sup-t bands of rlstats before issue 40, which
-        cover 0.6-0.8 of the time with skewed or capped scores (see above).
+    bands : {"studentized", "expanded", "studentized_unwidened"}
+        The agents' bands: studentised (bootstrap-t) sup-t bands, each the hull with the expanded band,
+        the mean's and the median's widened on the side of the runs' skew (default); the t-expanded
+        percentile and sup-t bands of rlstats before issue 40, which cover 0.6-0.8 of the time with
+        skewed or capped scores (see above); or the default before audit s25, whose mean's bands
+        are not widened for the skew (0.918 pointwise at one task of 5 skewed runs).
     compare : None, "all" or list of pairs
         Pairs of agents to compare curve against curve: none by default (each comparison costs
         ``n_resamples`` relabellings), every pair with ``"all"``, or ``[("DQN", "Rainbow"), ...]``.
@@ -752,14 +780,14 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats, at_step = _short_steps(design, matrix, starts, grid)
     notes += [n for n in (unlogged, withheld_note) if n]
-    if options.bands == "studentized" and not callable(options.statistic):
+    if options.bands in STUDENTIZED_BANDS and not callable(options.statistic):
         # the design's rule of 2 runs of a task, at the steps where other runs have ended (agents below it have no
         # studentised band at all: _studentized says so)
         two, two_note = _two_run_steps(design, at_step, grid, ~short & ~np.isnan(repeats)
                                        & (fewest >= MIN_STUDENTIZED_RUNS)[:, None])
         short = short | two
         notes += [two_note] if two_note else []
-    if options.bands == "studentized" and not callable(options.statistic):  # audit s10: runs mostly at a cap
+    if options.bands in STUDENTIZED_BANDS and not callable(options.statistic):  # audit s10: runs mostly at a cap
         # not where a task has no run of the agent logged (repeats NaN): its curve is missing there, and 0 of 0 runs
         # passed the rule's shares (audit s15: steps past every run were said to sit at a cap)
         saturated = _saturated_steps(design, matrix, starts, options.statistic) & ~short & ~np.isnan(repeats)
@@ -809,19 +837,28 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     notes.append(about_bands[-1])
     measured = {}  # band -> the coverage its calibration note quotes, short of its level (the figure's title says it)
     if done[0][2] is None:  # bands="expanded", or a statistic function (no standard error of its own)
-        if options.bands == "studentized":
+        if options.bands in STUDENTIZED_BANDS:
             about_bands.append(f"the bands of the statistic function {options.statistic_name} are the t-expanded "
                                "percentile and sup-t bands (bands=\"expanded\"): studentised bands need the "
                                "standard error of a resample, which only the built-in statistics give")
             notes.append(about_bands[-1])
         notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands, measured)
     else:
-        skewness = (np.stack([kernels.median_skewness(v, t, n_tasks) for v, t in per_agent])
-                    if options.statistic_name == "median" else None)
+        # the median's middle tasks' means (audit s12) and the mean (audit s25 band25) are skewed like the runs
+        skewed = {"median": kernels.median_skewness, "mean": kernels.mean_skewness}.get(options.statistic_name)
+        if options.bands == "studentized_unwidened" and options.statistic_name == "mean":
+            skewed = None  # the mean's bands before audit s25, bit for bit
+        skewness = None if skewed is None else np.stack([skewed(v, t, n_tasks) for v, t in per_agent])
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
                                       fewest, repeats, options, (notes, about_bands), design.agents, skewness,
-                                      _reached_gamma(design, matrix, starts, options), grid)
-        notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands, measured)
+                                      _reached_gamma(design, matrix, starts, options), grid, df)
+        if skewed is None and options.statistic_name == "mean":  # the table measures the default's bands
+            about_bands.append(UNWIDENED_NOTE)
+            notes.append(UNWIDENED_NOTE)
+            if n_tasks < UNWIDENED_MISSED[0] and UNWIDENED_MISSED[1] <= fewest.min() < UNWIDENED_MISSED[2]:
+                measured.update(UNWIDENED_MISSED[3])  # the designs whose table rows then read the missing ones
+        else:
+            notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands, measured)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -914,12 +951,14 @@ def repeat_share(counts):
 
 
 def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, repeats, options, notes, agents,
-                 skewness=None, reached=None, grid=None):
+                 skewness=None, reached=None, grid=None, df=None):
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
     where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
-    step), which a note says. ``skewness`` (agents, steps): the median's, whose bands are widened on the side of the
-    runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics. ``notes``: (the result's
+    step), which a note says. ``skewness`` (agents, steps): the median's or the mean's, whose bands are widened on the
+    side of the runs' skew (:func:`rlstats.statistics.skew_widened`); None for the other statistics and for the
+    mean's ``bands="studentized_unwidened"``; the mean's pointwise band also holds Hall's skew-corrected t band at
+    that skewness and ``df`` (agents, steps), the steps' effective degrees of freedom (:func:`kernels.hall_band`). ``notes``: (the result's
     notes, those on how bands are made, which print only where some band is shown). ``reached`` (agents, steps): the
     optimality gap's steps where every run of the agent is at or above gamma (its gap 0 in every resample), whose
     withheld bands the note says so of, on ``grid`` (audit s20: "add runs" cannot give them a spread)."""
@@ -964,10 +1003,13 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
             withheld.append(f"{said[j]} at {count(int((lost & ~zero).sum()), 'step')}")
         point = kernels.hull(point, expanded[0][j])
         simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
-        if skewness is not None:  # the median: its middle tasks' means are skewed like the runs (audit s12)
+        if skewness is not None:  # the median's middle tasks' means (audit s12) and the mean are skewed like the runs
             error = np.nan_to_num(e[0])  # a step without a standard error is not widened
             point = skew_widened(point, error, skewness[j], options.confidence_level)
             simultaneous = skew_widened(simultaneous, error, skewness[j], options.confidence_level)
+            if options.statistic_name == "mean":  # audit s25 band25: the first-order term alone fell short
+                point = kernels.hull(point, kernels.hall_band(estimates[j], error, skewness[j], df[j],
+                                                              options.confidence_level))
         # a band holding the whole curve at the level holds each step at it: never narrower than the pointwise band
         # (audit s12: with one or two steps given, the symmetric sup-t hull was narrower than the percentile one)
         simultaneous = kernels.hull(simultaneous, point)
@@ -986,7 +1028,9 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
         "moves in steps between tasks or ties (median, ceilings); the simultaneous band also holds the "
         "pointwise one at every step"
         + ("; both are widened on the side of the runs' skew by the Cornish-Fisher term of a studentised "
-           "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s median interval is"
+           "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s mean and median intervals are"
+           + (", the runs' skewness pooled over tasks and steps, and the pointwise band also holds Hall's "
+              "skew-corrected t band at that skewness (Hall, 1992)" if options.statistic_name == "mean" else "")
            if skewness is not None else "")
         + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
     notes.append(about_bands[-1])

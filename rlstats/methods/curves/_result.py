@@ -262,7 +262,7 @@ class CurvesResult(Result):
         if np.isnan(self.pointwise).all() and np.isnan(self.simultaneous).all():
             # nothing drawn, nothing to describe: the notes say why they were withheld
             text += f"The {level} pointwise and simultaneous bands were withheld for every agent (see below)."
-        elif self.options.get("bands") == "studentized" and self.statistic in _STUDENTIZED:
+        elif self.options.get("bands") in ("studentized", "studentized_unwidened") and self.statistic in _STUDENTIZED:
             text += (f"{level} pointwise and simultaneous bands come from {self.n_resamples} stratified bootstrap "
                      "resamples that draw whole runs within each task (Agarwal et al., 2021), each band the hull of "
                      "two: a studentised (bootstrap-t) band, each resample's deviation divided by its own standard "
