@@ -2,8 +2,10 @@
 
 Found: the LaTeX survey of test_audit_s25_vocab25.py built its cases from test_metamorphic.CASES at import, which
 test_audit_s24_meta24 (and test_audit_s25_meta25) extend when they are imported: run alone
-(``pytest tests/test_audit_s25_vocab25.py``) the survey held 70 cases (default and slow), after test_audit_s24_meta24 (the full run's
-order) 19 more (its option paths), so what it checked depended on which files ran.
+(``pytest tests/test_audit_s25_vocab25.py``) the survey held 70 cases (default and slow), after
+test_audit_s24_meta24 (the full run's order) 19 more (its option paths), so what it checked depended on which files
+ran. test_metamorphic's own parametrisation is fixed when it is first imported (before any extension), the same
+either way.
 """
 
 from __future__ import annotations
