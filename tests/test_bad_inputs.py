@@ -4113,13 +4113,17 @@ def _mean_of_runs(x):
 
 
 # [audit s25 band25] bands="studentized_unwidened" (the mean's former default) where no studentised band is given: a
-# statistic function keeps the expanded bands and says so; at 2 runs per task the bands are withheld with the way on
+# statistic function keeps the expanded bands and says so; at 2 runs per task the bands are withheld with the way on;
+# another statistic's bands are the default's, said (audit s25 review25d)
 @pytest.mark.parametrize("options, phrases", [
     ({"statistic": _mean_of_runs},
      ("are the t-expanded percentile and sup-t bands (bands=\"expanded\"): studentised bands need the standard error",)),
     ({"statistic": "mean", "seeds": 2},
      ("bands of the curves are withheld for agent_1 and agent_2: with 2 runs of a task", "add runs")),
-], ids=["statistic function", "2 runs per task"])
+    # review25d: another statistic's bands are the default's, and a note says so
+    ({"statistic": "median"}, ("bands=\"studentized_unwidened\" changes the mean's bands only",
+                               "the median's bands are the default's")),
+], ids=["statistic function", "2 runs per task", "median"])
 def test_curves_unwidened_bands_where_none_is_studentised(options, phrases):
     options = dict(options)
     seeds = options.pop("seeds", 3)

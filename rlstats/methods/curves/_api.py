@@ -24,6 +24,7 @@ from ...format import by_value, cannot_reject, count, format_step, join_and, lis
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
+from ...vocabulary import metric_label
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
@@ -65,6 +66,10 @@ UNWIDENED_NOTE = ("bands=\"studentized_unwidened\" gives the mean's studentised 
                   "skewed runs they covered 0.918 pointwise (0.888 in the worst of 4 draws of the task's offset and "
                   "scale) and 0.936 simultaneously (0.900) of 800 simulated curves at 95%, below their level; the "
                   "calibration table's rows measure the default bands")
+#: What ``bands="studentized_unwidened"`` of another built-in statistic says: its bands are the default's (audit s25
+#: review25d: the option was taken without a word)
+UNWIDENED_OTHERS = ("bands=\"studentized_unwidened\" changes the mean's bands only (their widening for the runs' "
+                    "skew since audit s25): the {}'s bands are the default's, as bands=\"studentized\" gives them")
 #: (tasks below, fewest runs from, to below, {band: worst coverage}): the designs whose calibration notes read the
 #: rows that missed before audit s25 (the rows of one task and 5 runs, bracketed by 5 tasks and 10 runs), and the
 #: worst design draw's coverage the figure's title quotes there for ``bands="studentized_unwidened"``
@@ -481,7 +486,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     over the 2,400, and with Hall's band it covers 0.956-0.959, at a median 1.14-1.16 times the
     width (1.02-1.13 at the other points measured; ``tests/reference/curves_mean_skew.py``).
     ``bands="studentized_unwidened"`` gives the mean's bands before, bit for bit (the other
-    statistics' bands are the default's). For the IQM and the median, a resample's
+    statistics' bands are the default's, which a note says). For the IQM and the median, a resample's
     standard error is floored at a quarter of the resamples' standard deviation at the step, for
     the mean at 0.15 of it (``SE_FLOOR`` of ``rlstats.methods.curves._kernels``): a resample whose
     winsorised runs tie (the IQM where tasks' scores do not overlap), or that holds only 2 distinct
@@ -858,6 +863,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             if n_tasks < UNWIDENED_MISSED[0] and UNWIDENED_MISSED[1] <= fewest.min() < UNWIDENED_MISSED[2]:
                 measured.update(UNWIDENED_MISSED[3])  # the designs whose table rows then read the missing ones
         else:
+            if options.bands == "studentized_unwidened":  # review25d: the option named, not silently the default
+                about_bands.append(UNWIDENED_OTHERS.format(metric_label(options.statistic_name)))
+                notes.append(about_bands[-1])
             notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands, measured)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
