@@ -22,7 +22,7 @@ import rlstats
 # the option paths of meta24 and meta25 join meta.CASES when imported: both imported here, so the survey holds them
 # whichever files run and in what order (audit s25 review25d: alone it had left out meta24's 19)
 import test_audit_s24_meta24 as meta24
-import test_audit_s25_meta25  # noqa: F401
+import test_audit_s25_meta25 as meta25
 import test_metamorphic as meta
 from rlstats import vocabulary
 
@@ -79,6 +79,7 @@ SLOW = {"bootstrap": CASES.pop("bootstrap"),
         "bayes_hierarchical": lambda: rlstats.bayes(_runs(), "score ~ agent | task/seed", rng=1, rope=0.1,
                                                     model="hierarchical", chains=2)}
 SLOW.update({case: CASES.pop(case) for case in sorted(meta24.SLOW_CASES)})  # a Gibbs sampler's chains
+assert {f"s25_{case}" for case in meta25.SWEEP} <= set(meta.CASES)  # meta25's paths joined the survey's source
 
 
 def codes_printed(result):
