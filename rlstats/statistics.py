@@ -294,7 +294,8 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
         sigma = min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
         if not (sigma > 0 and math.isfinite(q)):
             continue  # most runs share one score, or it is 0: a point mass, not a resolution
-        expected = n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]])
+        expected = max(n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]]),
+                       _near_ties(x, q))  # the ties a cluster of the cell's scores (failed runs) makes by chance
         repeat = np.r_[False, x[1:] == x[:-1]] & (exponents <= median + ROUND_DIGITS)
         values, held = np.unique(x, return_counts=True)
         kinds = collections.Counter(held.tolist())  # a block read k times: each of its scores held by k runs
@@ -304,6 +305,20 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
         if m >= BLOCK_RUNS and expected <= COPY_CHANCE and bound <= share:
             copies[k], chance[k] = m, bound
     return copies, chance
+
+
+#: The widths, in steps of the scores' resolution, over which :func:`copied_runs` counts a cell's near misses (pairs
+#: of runs whose scores differ by 1 to k steps): a pair ties about half as often as it lies 1 step apart where the
+#: scores' density is smooth over k steps, so ``near(k) / (2 k)`` estimates the ties expected by chance in clusters
+#: that one spread misses (runs that failed alike, near one return), from tight (1 step) to wide (1,000 steps).
+NEAR_STEPS = (1, 3, 10, 30, 100, 300, 1000)
+
+
+def _near_ties(x, q):
+    """The most of ``near(k) / (2 k)`` over :data:`NEAR_STEPS`, ``near(k)`` the pairs of sorted scores ``x`` at
+    distinct values at most ``k`` steps ``q`` apart: the ties expected by chance where the scores cluster."""
+    above = np.searchsorted(x, x, "right")
+    return max(float((np.searchsorted(x, x + (k + 0.5) * q, "right") - above).sum()) / (2 * k) for k in NEAR_STEPS)
 
 
 def _tie_share_across_cells(y, cell, n_cells, block, v, c):
