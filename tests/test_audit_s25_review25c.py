@@ -5,7 +5,11 @@ and IQR / 1.349), which holds for one hump of scores; a cell whose failed runs p
 that collapses in some seeds: 10 of 20 runs near 5 with sd 0.2, the rest near 3000, at 2 decimals) ties there often
 by chance, and the note cried copy on 24 of 300 such data sets (the chance it quoted, 6e-8, was read at sd ~1500).
 Fixed: the chance is also read from the cell's near misses (``statistics._near_ties``: pairs 1 to k steps apart, over
-``NEAR_STEPS``): 0 of 300."""
+``NEAR_STEPS``): 0 of 300.
+Left (strict xfail): a file read twice (every run repeated) is missed where the ties expected at the resolution read
+exceed COPY_CHANCE (2 decimals x 10 runs a cell, 1,000 runs a cell at full precision); lifting that gate needs a
+resolution read right within a known factor (Atari 100k's scores normalised before the call, means of float32 game
+scores whose grid grid_step does not find, then tie 10 of 100 runs by chance)."""
 
 import numpy as np
 import pandas as pd
