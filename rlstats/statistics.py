@@ -242,7 +242,9 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
     density's square integrates to ``1 / (2 sqrt(pi) sigma)``; the smaller spread overstates the chance); or, where
     it is larger, ``C(n, 2)`` times the share of pairs of runs of different cells of its block (``block``: each
     cell's task) that tie, the chance measured on the data themselves, whatever was done to the scores (normalised
-    Atari scores tie across agents where the game scores do).  ``m`` repeats come by chance with probability at
+    Atari scores tie across agents where the game scores do); or, where it is larger, the ties its near misses imply
+    (pairs 1 to ``k`` steps apart over :data:`NEAR_STEPS`, half as many per step: runs that failed alike cluster and
+    tie by chance, whatever the spread of the rest).  ``m`` repeats come by chance with probability at
     most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
     :data:`COPY_CHANCE`, and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
     holding two runs or more (a false alarm anywhere in the data at most that likely), counting only scores no rounder
