@@ -144,6 +144,12 @@ READ_PRECISION = 2.0 ** -22
 #: copied runs: below it a repeat is improbable as a coincidence of runs at the scores' resolution.
 COPY_CHANCE = 1e-3
 
+#: Where a cell's ties expected by chance, ``E``, exceed :data:`COPY_CHANCE`, its repeats count only if their chance
+#: stays below the share at this many times ``E``: a resolution read that much too fine (scores normalised before the
+#: call, whose grid is not found, tie far more often than their decimal step says) raises no note, and a file read
+#: twice (every run repeated: 2 decimals x 10 runs a cell, 1,000 runs a cell at full precision) is still found.
+RESOLUTION_MARGIN = 100.0
+
 #: The fewest runs of a cell repeating others' scores that :func:`copied_runs` counts: a block of copied runs, not one
 #: coincidence (a single row repeated whole, run id and all, is :func:`rlstats.design.build`'s error already).  A score
 #: held by k > 2 runs counts where more than this many scores are held by k runs each (a block read k times), not
@@ -212,7 +218,9 @@ def grid_step(values: ArrayLike) -> float:
     for j in range(1, 11):
         if smallest / j < GRID_NOISE * tol:
             break
-        g = span / round(span * j / smallest)  # fitted over the range: its error is that of one difference
+        # fitted over the range, from the steps each difference spans: a span's steps counted from the smallest
+        # difference alone drift with its noise (float32 means of game scores at 0.01 over 10,940 steps: 1 short)
+        g = span / float(np.round(d * j / smallest).sum())
         if (np.abs(d - np.round(d / g) * g) <= 4 * tol).all():
             return g
     return 0.0
@@ -246,7 +254,8 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
     (pairs 1 to ``k`` steps apart over :data:`NEAR_STEPS`, half as many per step: runs that failed alike cluster and
     tie by chance, whatever the spread of the rest).  ``m`` repeats come by chance with probability at
     most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
-    :data:`COPY_CHANCE`, and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
+    :data:`COPY_CHANCE`, or where so many repeats stay improbable at :data:`RESOLUTION_MARGIN` times ``E`` (a file
+    read twice: every run repeated), and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
     holding two runs or more (a false alarm anywhere in the data at most that likely), counting only scores no rounder
     than the cell's others (:data:`ROUND_DIGITS`) and held by two runs, or by as many as :data:`BLOCK_RUNS` other
     repeated scores are (a block of runs read k times: a cap or floor that many runs reach is a score of its own
@@ -281,8 +290,12 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
     first, last = np.searchsorted(c, c[rows], "left"), np.searchsorted(c, c[rows], "right") - 1
     size, spread = last - first + 1, v[last] - v[first]
     steps = decimal_resolution(v[rows]) / 10 ** ROUND_DIGITS
+    most = np.bincount(c[rows], minlength=n_cells)[c[rows]]  # the most repeats that could count in the row's cell
+    log_factorial = np.r_[0.0, np.cumsum(np.log(np.arange(1, most.max() + 1)))]
     with np.errstate(divide="ignore", invalid="ignore"):
-        possible = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread) <= COPY_CHANCE
+        low = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread)
+        possible = (low <= COPY_CHANCE) | (most * np.log(RESOLUTION_MARGIN * low) - log_factorial[most]
+                                           <= math.log(share))
     candidates = np.unique(c[rows[possible]])
     if not candidates.size:
         return copies, chance
@@ -304,7 +317,8 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
         copied = np.array([h == 2 or kinds[h] >= BLOCK_RUNS + 1 for h in held])
         m = int((repeat & np.isin(x, values[copied])).sum())
         bound = math.exp(m * math.log(expected) - math.lgamma(m + 1)) if m else 1.0
-        if m >= BLOCK_RUNS and expected <= COPY_CHANCE and bound <= share:
+        sure = m and m * math.log(RESOLUTION_MARGIN * expected) - math.lgamma(m + 1) <= math.log(share)
+        if m >= BLOCK_RUNS and (expected <= COPY_CHANCE or sure) and bound <= share:
             copies[k], chance[k] = m, bound
     return copies, chance
 
