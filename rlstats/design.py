@@ -1548,16 +1548,18 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
     parts = []
     for t in dict.fromkeys(cells // n_agents):  # by task, in the Design's order
         here = [k for k in cells if k // n_agents == t]
-        runs = ", ".join(f"{name} {copies[k]} of {counts[k]}" for name, k in
+        runs = ", ".join(f"{name} {copies[k]:,} of {counts[k]:,}" for name, k in
                          zip(names_shown([design.agents[k % n_agents] for k in here], among=design.agents), here))
         parts.append(f"{design.tasks[t]}: {runs}" if design.has_blocks else runs)
     shown = "; ".join(parts[:COPIED_CELLS_SHOWN]) + (f"; and {count(len(parts) - COPIED_CELLS_SHOWN, 'more task')}"
                                                      if len(parts) > COPIED_CELLS_SHOWN else "")
     total = int(copies.sum())
+    most = float(np.nanmax(chance))
+    most_said = f"at most {most:.1g}" if most >= 1e-300 else "below 1e-300"  # e**-700 underflows to 0
     return [f"{count(total, 'run')} {COPIED_RUNS if total > 1 else COPIED_RUNS.replace('repeat', 'repeats')} "
             f"within {count(cells.size, 'agent x task cell' if design.has_blocks else 'agent')} ({shown}): at the "
             f"resolution of the scores (their decimal step, or how often runs of other cells tie) the chance of so "
-            f"many exact repeats is at most {float(np.nanmax(chance)):.1g} in each, so they look copied (a file or "
+            f"many exact repeats is {most_said} in each, so they look copied (a file or "
             "batch read twice), not new runs; "
             "each is analysed as a run, and equal scores tie; drop the repeated rows of those cells (one row per run), "
             "or keep them if they are distinct runs that scored alike"]

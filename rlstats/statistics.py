@@ -144,6 +144,12 @@ READ_PRECISION = 2.0 ** -22
 #: copied runs: below it a repeat is improbable as a coincidence of runs at the scores' resolution.
 COPY_CHANCE = 1e-3
 
+#: Where a cell's ties expected by chance, ``E``, exceed :data:`COPY_CHANCE`, its repeats count only if their chance
+#: stays below the share at this many times ``E``: a resolution read that much too fine (scores normalised before the
+#: call, whose grid is not found, tie far more often than their decimal step says) raises no note, and a file read
+#: twice (every run repeated: 2 decimals x 10 runs a cell, 1,000 runs a cell at full precision) is still found.
+RESOLUTION_MARGIN = 100.0
+
 #: The fewest runs of a cell repeating others' scores that :func:`copied_runs` counts: a block of copied runs, not one
 #: coincidence (a single row repeated whole, run id and all, is :func:`rlstats.design.build`'s error already).  A score
 #: held by k > 2 runs counts where more than this many scores are held by k runs each (a block read k times), not
@@ -212,7 +218,9 @@ def grid_step(values: ArrayLike) -> float:
     for j in range(1, 11):
         if smallest / j < GRID_NOISE * tol:
             break
-        g = span / round(span * j / smallest)  # fitted over the range: its error is that of one difference
+        # fitted over the range, from the steps each difference spans: a span's steps counted from the smallest
+        # difference alone drift with its noise (float32 means of game scores at 0.01 over 10,940 steps: 1 short)
+        g = span / float(np.round(d * j / smallest).sum())
         if (np.abs(d - np.round(d / g) * g) <= 4 * tol).all():
             return g
     return 0.0
@@ -242,9 +250,12 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
     density's square integrates to ``1 / (2 sqrt(pi) sigma)``; the smaller spread overstates the chance); or, where
     it is larger, ``C(n, 2)`` times the share of pairs of runs of different cells of its block (``block``: each
     cell's task) that tie, the chance measured on the data themselves, whatever was done to the scores (normalised
-    Atari scores tie across agents where the game scores do).  ``m`` repeats come by chance with probability at
+    Atari scores tie across agents where the game scores do); or, where it is larger, the ties its near misses imply
+    (pairs 1 to ``k`` steps apart over :data:`NEAR_STEPS`, half as many per step: runs that failed alike cluster and
+    tie by chance, whatever the spread of the rest).  ``m`` repeats come by chance with probability at
     most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
-    :data:`COPY_CHANCE`, and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
+    :data:`COPY_CHANCE`, or where so many repeats stay improbable at :data:`RESOLUTION_MARGIN` times ``E`` (a file
+    read twice: every run repeated), and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
     holding two runs or more (a false alarm anywhere in the data at most that likely), counting only scores no rounder
     than the cell's others (:data:`ROUND_DIGITS`) and held by two runs, or by as many as :data:`BLOCK_RUNS` other
     repeated scores are (a block of runs read k times: a cap or floor that many runs reach is a score of its own
@@ -279,8 +290,12 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
     first, last = np.searchsorted(c, c[rows], "left"), np.searchsorted(c, c[rows], "right") - 1
     size, spread = last - first + 1, v[last] - v[first]
     steps = decimal_resolution(v[rows]) / 10 ** ROUND_DIGITS
+    most = np.bincount(c[rows], minlength=n_cells)[c[rows]]  # the most repeats that could count in the row's cell
+    log_factorial = np.r_[0.0, np.cumsum(np.log(np.arange(1, most.max() + 1)))]
     with np.errstate(divide="ignore", invalid="ignore"):
-        possible = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread) <= COPY_CHANCE
+        low = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread)
+        possible = (low <= COPY_CHANCE) | (most * np.log(RESOLUTION_MARGIN * low) - log_factorial[most]
+                                           <= math.log(share))
     candidates = np.unique(c[rows[possible]])
     if not candidates.size:
         return copies, chance
@@ -294,16 +309,32 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
         sigma = min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
         if not (sigma > 0 and math.isfinite(q)):
             continue  # most runs share one score, or it is 0: a point mass, not a resolution
-        expected = n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]])
+        expected = max(n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]]),
+                       _near_ties(x, q))  # the ties a cluster of the cell's scores (failed runs) makes by chance
         repeat = np.r_[False, x[1:] == x[:-1]] & (exponents <= median + ROUND_DIGITS)
         values, held = np.unique(x, return_counts=True)
         kinds = collections.Counter(held.tolist())  # a block read k times: each of its scores held by k runs
         copied = np.array([h == 2 or kinds[h] >= BLOCK_RUNS + 1 for h in held])
         m = int((repeat & np.isin(x, values[copied])).sum())
         bound = math.exp(m * math.log(expected) - math.lgamma(m + 1)) if m else 1.0
-        if m >= BLOCK_RUNS and expected <= COPY_CHANCE and bound <= share:
+        sure = m and m * math.log(RESOLUTION_MARGIN * expected) - math.lgamma(m + 1) <= math.log(share)
+        if m >= BLOCK_RUNS and (expected <= COPY_CHANCE or sure) and bound <= share:
             copies[k], chance[k] = m, bound
     return copies, chance
+
+
+#: The widths, in steps of the scores' resolution, over which :func:`copied_runs` counts a cell's near misses (pairs
+#: of runs whose scores differ by 1 to k steps): a pair ties about half as often as it lies 1 step apart where the
+#: scores' density is smooth over k steps, so ``near(k) / (2 k)`` estimates the ties expected by chance in clusters
+#: that one spread misses (runs that failed alike, near one return), from tight (1 step) to wide (1,000 steps).
+NEAR_STEPS = (1, 3, 10, 30, 100, 300, 1000)
+
+
+def _near_ties(x, q):
+    """The most of ``near(k) / (2 k)`` over :data:`NEAR_STEPS`, ``near(k)`` the pairs of sorted scores ``x`` at
+    distinct values at most ``k`` steps ``q`` apart: the ties expected by chance where the scores cluster."""
+    above = np.searchsorted(x, x, "right")
+    return max(float((np.searchsorted(x, x + (k + 0.5) * q, "right") - above).sum()) / (2 * k) for k in NEAR_STEPS)
 
 
 def _tie_share_across_cells(y, cell, n_cells, block, v, c):
