@@ -9,11 +9,11 @@ test_audit_s25_vocab25.py now passes on these cases); tidy(), to_dict(), CSV, Ma
 
 from __future__ import annotations
 
-import test_audit_s25_vocab25 as survey
+import test_audit_s25_vocab25 as survey  # its SLOW cases: the option paths of meta25 surveyed with -m slow
 
 
 def test_power_from_a_pilot_says_its_settings_in_words():
-    res = survey.CASES["s25_power_bootstrap"]()
+    res = survey.SLOW["s25_power_bootstrap"]()
     tex = res.to_latex()
     # (before: "shifted\\_agent & Ag2", "pilot\\_runs & T01: ...", "within\\_cell\\_sd & T01: 7.6497; ...")
     assert "shifted agent & Ag2 \\\\" in tex
@@ -26,18 +26,18 @@ def test_power_from_a_pilot_says_its_settings_in_words():
     assert {"shifted_agent", "pilot_runs", "within_cell_sd"} <= set(res.to_dict()["simulation"])
     assert res.simulation["shifted_agent"] == "Ag2" and "pilot_runs" in settings.to_csv(index=False)
     assert "within_cell_sd" in res.to_markdown()
-    search = survey.CASES["s25_sample_size_bootstrap"]()
+    search = survey.SLOW["s25_sample_size_bootstrap"]()
     assert "within-cell sd & " in search.to_latex() and "within\\_cell" not in search.to_latex()
 
 
 def test_selection_tests_say_the_reporters_and_the_pvalue_method_in_words():
-    gap = survey.CASES["s25_selection_heldout_frame"]()
+    gap = survey.SLOW["s25_selection_heldout_frame"]()
     # (before: "term & inspector & reporter & reporter\\_gap \\\\", the tests table transposed)
     assert "term & inspector & reporter & reporter (minimum gap) \\\\" in gap.to_latex()
     assert list(gap.tidy()["term"]) == ["inspector", "reporter", "reporter_gap"]
     assert "reporter with minimum improvement mu_gap = 0.2: t = 0.98988, p-value = 0.2516" in str(gap)
 
-    known = survey.CASES["s25_selection_heldout_z"]()
+    known = survey.SLOW["s25_selection_heldout_z"]()
     tex = known.to_latex()
     # (before: "reporter\\_conservative & 3.608 & ... & conservative (best 3 of 6) & monte\\_carlo & 1e+05")
     assert ("reporter (conservative) & 3.608 &  & 3.608 & 1e$-$05 &  &  &  & conservative (best 3 of 6) & "
@@ -48,7 +48,7 @@ def test_selection_tests_say_the_reporters_and_the_pvalue_method_in_words():
     assert "| reporter_conservative | 3.608 |" in known.to_markdown() and "monte_carlo" in known.to_markdown()
     assert "conservative (best 3 of 6 candidate tasks, sd 1): p-value = 1e-05 (Monte Carlo SE 1e-05)" in str(known)
 
-    drawn = survey.CASES["s25_selection_heldout_drawn"]()
+    drawn = survey.SLOW["s25_selection_heldout_drawn"]()
     # (before: "... & permutation test over task labels & monte\\_carlo & 199 \\\\")
     assert "inspector & 1.1048 & 2.3253 & 1.1048 &  & 0.365 & $-$2.4596 & permutation test over task labels & " \
            "Monte Carlo & 199 \\\\" in drawn.to_latex()
