@@ -316,7 +316,8 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
         kinds = collections.Counter(held.tolist())  # a block read k times: each of its scores held by k runs
         copied = np.array([h == 2 or kinds[h] >= BLOCK_RUNS + 1 for h in held])
         m = int((repeat & np.isin(x, values[copied])).sum())
-        bound = math.exp(m * math.log(expected) - math.lgamma(m + 1)) if m else 1.0
+        # E^m / m! in logs, at most 1 (a cell of 900 clustered runs has E in the thousands: exp overflowed)
+        bound = math.exp(min(m * math.log(expected) - math.lgamma(m + 1), 0.0)) if m else 1.0
         sure = m and m * math.log(RESOLUTION_MARGIN * expected) - math.lgamma(m + 1) <= math.log(share)
         if m >= BLOCK_RUNS and (expected <= COPY_CHANCE or sure) and bound <= share:
             copies[k], chance[k] = m, bound

@@ -85,3 +85,13 @@ def test_grid_step_of_float32_scores_over_many_steps():
     x = np.round(rng.uniform(280, 400, 100), 2).astype(np.float32).astype(float)
     assert grid_step(x) == pytest.approx(0.01, rel=1e-6)
     assert grid_step((x - 222.4) / 519.6) == pytest.approx(0.01 / 519.6, rel=1e-6)
+
+
+def test_a_large_clustered_cell_does_not_overflow_the_chance_bound():
+    """Lead, s25 (the docs build's tuning_procedures vignette raised OverflowError: math range error): 900 runs
+    rounded to 4 decimals in a cluster near 5 beside 100 spread to 3,000 expect thousands of chance ties, and E^m / m!
+    of their hundreds of repeats overflowed exp. The bound is taken in logs and capped at 1; no copy is claimed."""
+    rng = np.random.default_rng(0)
+    x = np.r_[np.round(5 + rng.normal(0, 0.002, 900), 4), 3000 * rng.random(100)]
+    copies, _ = copied_runs(x, np.zeros(x.size, int), 1, np.zeros(1, int))
+    assert copies.tolist() == [0]
