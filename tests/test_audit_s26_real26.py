@@ -59,17 +59,20 @@ def test_report_describes_only_the_intervals_of_the_metrics_computed():
 
 # ----------------------------------------------------------------------------- figures at a column's width
 
-@pytest.mark.xfail(strict=True, reason="the probability of improvement's x label broken at 3.3 in splits its formula "
-                                       "at the division: 'P(X > Y) + P(X = Y) /' then '2, averaged over tasks'")
 def test_probability_of_improvement_label_is_not_broken_at_its_division():
+    """At a 3.3 in column the probability of improvement's x label was broken as 'P(X > Y) + P(X = Y) /' over
+    '2, averaged over tasks' (read as a division by the second line); a spaced division is now kept whole
+    (``plotting.unbroken_parentheses``), and the label breaks after the formula."""
     import matplotlib.pyplot as plt
+
+    from rlstats.plotting import unbroken_parentheses
 
     data = rlstats.datasets.simulate(agents=4, tasks=3, seeds=5, effect=1.0, rng=0)
     res = rlstats.probability_of_improvement(data, "score ~ agent | task", rng=0)
     ax = res.plot(figsize=(3.3, 3.0))
     try:
-        label = ax.get_xlabel()
-        assert "\n" in label  # broken to the column's width
-        assert not any(line.rstrip().endswith("/") or line.lstrip().startswith("/") for line in label.split("\n"))
+        assert ax.get_xlabel() == "P(X > Y) + P(X = Y) / 2,\naveraged over tasks"
     finally:
         plt.close(ax.figure)
+    assert unbroken_parentheses("a / b and c/d, PPO / LunarLander (x = 1)") == \
+        "a\xa0/\xa0b and c/d, PPO / LunarLander (x\xa0=\xa01)"
