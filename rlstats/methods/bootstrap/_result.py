@@ -259,15 +259,19 @@ class BootstrapResult(Result):
         """A methods-section paragraph: what was resampled, how intervals were formed, the estimates."""
         names = fmt.join_and(metric_label(m) for m in self.metrics)
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"We report {names} for {fmt.count(self.n_agents, 'agent')} on {fmt.count(self.n_tasks, 'task')} "
-                f"({_runs_phrase(self.counts)}) with {level} {self.interval} "
-                f"confidence intervals from {_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}.")
+        design = (f"We report {names} for {fmt.count(self.n_agents, 'agent')} on {fmt.count(self.n_tasks, 'task')} "
+                  f"({_runs_phrase(self.counts)})")
+        intervals = (f"{level} {self.interval} confidence intervals from "
+                     f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}")
+        given = not np.isnan(self.intervals).all()  # none given: no claim of intervals nor of how they were made
+        text = f"{design} with {intervals}." if given else \
+            f"{design}; their {intervals} are all withheld, for the reasons given below."  # (audit s26 real26)
         fewest = _fewest_phrase(self.counts, self.agents)
-        if self.interval == "expanded":
+        if given and self.interval == "expanded":
             text += (f" Each percentile interval was expanded for few runs per task (Hesterberg 2015): read at the "
                      f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with {fewest} and the "
                      "Welch-Satterthwaite degrees of freedom of the agent's mean over tasks.")
-        if self.interval in small_runs.STUDENTIZED_INTERVALS:
+        if given and self.interval in small_runs.STUDENTIZED_INTERVALS:
             text += " " + self._studentized_prose(fewest)
         # an agent with unequal runs per task weighs each task alike (audit s8; the notes name the agents)
         weighted = bool((self.counts.min(axis=0) != self.counts.max(axis=0)).any())
