@@ -23,7 +23,7 @@ def mujoco(published):
 
 def _small(metrics, interval="studentized"):
     data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, effect=1.0, rng=3)
-    return rlstats.bootstrap(data, "score ~ agent | task", metrics=metrics, n_resamples=300, interval=interval,
+    return rlstats.bootstrap(data, "score ~ agent | task", metrics=metrics, n_resamples=100, interval=interval,
                              normalize=False, gamma=float(data.score.median()), rng=0)
 
 
@@ -96,3 +96,181 @@ def test_report_with_every_interval_withheld_says_none_is_given():
     given = rlstats.bootstrap(data, "score ~ agent | task", metrics=["iqm"], n_resamples=200, rng=0,
                               interval="percentile").report(format="text")
     assert "with 95% percentile confidence intervals from 200" in given and "withheld, for" not in given
+
+
+# ----------------------------------------------------------------------------- numbers against independent values
+
+def test_atari_aggregates_equal_numpy_and_the_welch_floor_its_closed_form(atari, mirror):
+    """CURL, IRIS and SPR on the 26 Atari 100k games, human-normalised: the IQM (floor(N/4) trimmed off each end of
+    the pooled runs), the mean and median of task means and the optimality gap equal numpy's; a mean bound the Welch t
+    floor set equals estimate -+ t_df sqrt(c/(c - 1)) SE, df Welch-Satterthwaite's, and every other lies outside it."""
+    from scipy import stats
+
+    data = atari[atari.agent.isin(["CURL", "IRIS", "SPR"])]
+    res = rlstats.bootstrap(data, "score ~ agent | task", normalize="atari100k_reference", n_resamples=200, rng=0)
+    reference = rlstats.datasets.load("atari100k_reference")
+    joined = data.merge(reference, on="task")
+    joined["y"] = (joined.score - joined.random) / (joined.human - joined.random)
+    table = res.tidy().set_index(["agent", "metric"])
+    for j, (agent, runs) in enumerate(joined.groupby("agent")):
+        pooled = np.sort(runs.y.to_numpy())
+        cut = len(pooled) // 4
+        by_task = runs.groupby("task").y
+        means = by_task.mean()
+        assert table.loc[(agent, "iqm"), "estimate"] == pytest.approx(pooled[cut:len(pooled) - cut].mean(), abs=1e-14)
+        assert table.loc[(agent, "mean"), "estimate"] == pytest.approx(means.mean(), abs=1e-14)
+        assert table.loc[(agent, "median"), "estimate"] == pytest.approx(means.median(), abs=1e-14)
+        assert table.loc[(agent, "optimality_gap"), "estimate"] == pytest.approx(
+            np.maximum(1 - runs.y.to_numpy(), 0).mean(), abs=1e-14)
+        share = by_task.var(ddof=1) / by_task.size()
+        df = share.sum() ** 2 / (share ** 2 / (by_task.size() - 1)).sum()
+        c = by_task.size().min()
+        half = stats.t.ppf(0.975, df) * np.sqrt(c / (c - 1)) * np.sqrt(share.sum()) / len(means)
+        low, high = table.loc[(agent, "mean"), ["conf_low", "conf_high"]]
+        floored = res.welch_floored[res.agents.index(agent), res.metrics.index("mean")]
+        for bound, welch, set_by_floor, outside in ((low, means.mean() - half, floored[0], np.less),
+                                                    (high, means.mean() + half, floored[1], np.greater)):
+            if set_by_floor:
+                assert bound == pytest.approx(welch, abs=1e-12)
+            else:
+                assert outside(bound, welch)
+    assert res.welch_floored[:, res.metrics.index("mean"), 0].all()  # the floor set every lower bound here
+
+
+def test_percentile_interval_brackets_the_enumerated_bootstrap_quantiles(sb3_evaluations):
+    """A2C and PPO's last evaluations on CartPole-v1 and Acrobot-v1 (3 runs a cell, 27 x 27 = 729 equally likely
+    stratified resamples): each percentile bound of the IQM (one run cut from each end of 6) and of the mean lies where
+    the enumerated bootstrap distribution crosses 0.025 and 0.975, within Monte Carlo error of 20,000 resamples."""
+    import itertools
+
+    runs = sb3_evaluations
+    last = runs[(runs.step == runs.groupby(["agent", "task"]).step.transform("max")) & (runs.agent != "DQN")]
+    res = rlstats.bootstrap(last, "score ~ agent | task", metrics=["iqm", "mean"], interval="percentile",
+                            n_resamples=20000, normalize=False, rng=1)
+    draws = np.array(list(itertools.product(range(3), repeat=3)))
+    slack = 0.006  # about 4 Monte Carlo SEs of a share near 0.025 from 20,000 resamples
+    for agent in ("A2C", "PPO"):
+        cells = [last[(last.agent == agent) & (last.task == task)].sort_values("seed").score.to_numpy()
+                 for task in ("Acrobot-v1", "CartPole-v1")]
+        first, second = cells[0][draws], cells[1][draws]  # (27, 3) each
+        a = np.repeat(first, 27, axis=0)
+        b = np.tile(second, (27, 1))
+        pooled = np.sort(np.concatenate([a, b], axis=1), axis=1)
+        values = {"mean": (a.mean(axis=1) + b.mean(axis=1)) / 2, "iqm": pooled[:, 1:5].mean(axis=1)}
+        for metric, exact in values.items():
+            row = res.tidy().query("agent == @agent and metric == @metric").iloc[0]
+            for bound, level in ((row.conf_low, 0.025), (row.conf_high, 0.975)):
+                assert (exact < bound - 1e-9).mean() <= level + slack
+                assert (exact <= bound + 1e-9).mean() >= level - slack
+    iqm = res.tidy().set_index(["agent", "metric"]).loc[("A2C", "iqm")]
+    assert iqm.estimate == pytest.approx(96.0, abs=1e-9)  # (-177.4 - 89.8 + 244.8 + 406.4) / 4
+
+
+def test_probability_of_improvement_equals_a_stratified_hanley_mcneil_score_interval(mujoco):
+    """On the MuJoCo batches (5 tasks, 5 to 30 runs a cell) each pair's estimate is the mean over tasks of the
+    Mann-Whitney share (ties one half), and its interval the p where (p - estimate)^2 = z^2 V(p), V the mean over
+    tasks of Hanley and McNeil's variance at p divided by the number of tasks, solved with brentq."""
+    from scipy import optimize, stats
+
+    res = rlstats.probability_of_improvement(mujoco, "score ~ agent | task", rng=0)
+    z = stats.norm.ppf(0.975)
+    tasks = sorted(mujoco.task.unique())
+    for row in res.tidy().itertuples():
+        shares, sizes = [], []
+        for task in tasks:
+            x = mujoco[(mujoco.agent == row.agent_1) & (mujoco.task == task)].score.to_numpy()
+            y = mujoco[(mujoco.agent == row.agent_2) & (mujoco.task == task)].score.to_numpy()
+            shares.append(((x[:, None] > y).sum() + 0.5 * (x[:, None] == y).sum()) / (len(x) * len(y)))
+            sizes.append((len(x), len(y)))
+        estimate = float(np.mean(shares))
+
+        def excess(p):
+            q1, q2 = p / (2 - p), 2 * p * p / (1 + p)
+            variance = sum((p * (1 - p) + (m - 1) * (q1 - p * p) + (n - 1) * (q2 - p * p)) / (m * n)
+                           for m, n in sizes) / len(sizes) ** 2
+            return (p - estimate) ** 2 - z * z * variance
+
+        assert row.estimate == pytest.approx(estimate, abs=1e-14)
+        assert row.conf_low == pytest.approx(optimize.brentq(excess, 1e-12, estimate, xtol=1e-14), abs=1e-10)
+        assert row.conf_high == pytest.approx(optimize.brentq(excess, estimate, 1 - 1e-12, xtol=1e-14), abs=1e-10)
+    assert res.tidy().query("agent_1 == 'SAC' and agent_2 == 'TRPO'").estimate.item() == pytest.approx(0.956222,
+                                                                                                        abs=1e-6)
+
+
+def test_performance_profile_is_the_mean_over_tasks_of_the_share_above_tau(mujoco):
+    res = rlstats.performance_profile(mujoco, "score ~ agent | task", tau=[0, 1000, 2500.5, 5000], rng=0)
+    for row in res.tidy().itertuples():
+        runs = mujoco[mujoco.agent == row.agent]
+        assert row.estimate == pytest.approx(runs.groupby("task").score.apply(lambda s: (s > row.tau).mean()).mean(),
+                                             abs=1e-14)
+
+
+# ----------------------------------------------------------------------------- invariances on real scores
+
+def _numbers(table, columns=("estimate", "conf_low", "conf_high")):
+    return table[list(columns)].to_numpy(dtype=float)
+
+
+def test_mujoco_aggregates_follow_units_shift_row_order_and_polars(mujoco):
+    """Raw MuJoCo returns: the IQM, mean and median (estimates and bounds) scale by 1000 and move by 5000 with the
+    scores; the optimality gap does so with gamma given in the same units (gamma 1000 -> 1e6; +5000 leaves it); a
+    shuffled frame and a polars frame give the same bits. Percentiles and the probability of improvement depend on
+    the scores' order within a task alone: the same under a*y + b and exp(y / 1000)."""
+    formula = "score ~ agent | task"
+
+    def boot(data, gamma):
+        return rlstats.bootstrap(data, formula, n_resamples=200, normalize=False, gamma=gamma, rng=0).tidy()
+
+    base = boot(mujoco, 1000.0)
+    np.testing.assert_allclose(_numbers(boot(mujoco.assign(score=mujoco.score * 1000), 1e6)), _numbers(base) * 1000,
+                               rtol=1e-12)
+    shifted = boot(mujoco.assign(score=mujoco.score + 5000), 6000.0)
+    gap = (base.metric == "optimality_gap").to_numpy()
+    np.testing.assert_allclose(_numbers(shifted)[~gap], _numbers(base)[~gap] + 5000, rtol=1e-12)
+    np.testing.assert_allclose(_numbers(shifted)[gap], _numbers(base)[gap], rtol=1e-9, atol=1e-9)
+    shuffled = mujoco.sample(frac=1, random_state=3)
+    np.testing.assert_array_equal(_numbers(boot(shuffled, 1000.0)), _numbers(base))
+    pl = pytest.importorskip("polars")
+    np.testing.assert_array_equal(_numbers(boot(pl.from_pandas(mujoco), 1000.0)), _numbers(base))
+
+    percentiles = rlstats.percentiles(mujoco, formula).tidy()
+    improvement = rlstats.probability_of_improvement(mujoco, formula, rng=0).tidy()
+    for other in (mujoco.assign(score=mujoco.score * 1000 + 7), mujoco.assign(score=np.exp(mujoco.score / 1000)),
+                  shuffled):
+        np.testing.assert_array_equal(_numbers(rlstats.percentiles(other, formula).tidy()), _numbers(percentiles))
+        np.testing.assert_array_equal(_numbers(rlstats.probability_of_improvement(other, formula, rng=0).tidy()),
+                                      _numbers(improvement))
+    assert percentiles.set_index("agent").loc["SAC", "estimate"] == pytest.approx(0.525501, abs=1e-6)
+
+
+def test_normalised_atari_is_the_same_with_scores_and_reference_in_other_units(atari, mirror):
+    """Human-normalised scores do not move when the raw scores and the reference's random and human scores are given
+    together in other units (x 1000)."""
+    data = atari[atari.agent.isin(["DER", "IRIS"]) & atari.task.isin(["Pong", "Boxing", "Breakout", "Qbert"])]
+    reference = rlstats.datasets.load("atari100k_reference")
+    formula = "score ~ agent | task"
+    base = rlstats.bootstrap(data, formula, normalize="atari100k_reference", n_resamples=200, rng=0).tidy()
+    scaled = rlstats.bootstrap(data.assign(score=data.score * 1000), formula,
+                               normalize=reference.assign(random=reference.random * 1000,
+                                                          human=reference.human * 1000),
+                               n_resamples=200, rng=0).tidy()
+    np.testing.assert_allclose(_numbers(scaled), _numbers(base), rtol=1e-10, atol=1e-12)
+
+
+def test_subset_option_equals_a_pandas_subset_and_says_what_it_kept(mujoco):
+    """compare(subset=) (the option; bootstrap() and percentiles() take none) gives the numbers of the same rows
+    selected with pandas, and its note counts them; the copied-runs note of a pandas subset names the cells left."""
+    formula = "score ~ agent | task"
+    condition = "agent != 'SAC' and task != 'hopper'"
+    kept = mujoco[(mujoco.agent != "SAC") & (mujoco.task != "hopper")]
+    by_option = rlstats.compare(mujoco, formula, method="bootstrap", subset=condition, n_resamples=200, rng=0)
+    by_pandas = rlstats.bootstrap(kept, formula, n_resamples=200, rng=0)
+    np.testing.assert_array_equal(_numbers(by_option.tidy()), _numbers(by_pandas.tidy()))
+    assert f'subset="{condition}" kept 250 of 415 rows' in by_option.notes
+    assert by_option.n_agents == 3 and by_option.n_tasks == 4 and by_option.nobs == 250 == len(kept)
+    percentiles = rlstats.compare(mujoco, formula, method="percentiles", subset=condition)
+    np.testing.assert_array_equal(_numbers(percentiles.tidy()),
+                                  _numbers(rlstats.percentiles(kept, formula).tidy()))
+    no_sac = rlstats.percentiles(mujoco[mujoco.agent != "SAC"], formula)
+    assert any(note.startswith("20 runs repeat another run's score exactly within 2 agent x task cells (hopper: "
+                               "DDPG 10 of 30, PPO 10 of 30)") for note in no_sac.notes)
