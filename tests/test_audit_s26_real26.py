@@ -276,10 +276,17 @@ def test_subset_option_equals_a_pandas_subset_and_says_what_it_kept(mujoco):
                                "DDPG 10 of 30, PPO 10 of 30)") for note in no_sac.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="bootstrap(subset=...) (R's habit; compare() and curves() take it) is refused "
-                                       "with the list of options alone, no way to select the rows")
 def test_subset_given_to_a_function_without_it_says_how_to_select_rows():
+    """bootstrap(subset=...) (R's habit; compare() and curves() take it) was refused with the options list alone;
+    now the error says how to select the rows, with the condition given as pandas' query."""
     data = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
     with pytest.raises(rlstats.errors.OptionError) as error:
         rlstats.bootstrap(data, "score ~ agent | task", subset="task != 'task_01'")
-    assert "data.query(" in str(error.value) and "rlstats.compare(" in str(error.value)
+    assert str(error.value).startswith(
+        "bootstrap() has no option 'subset'; select the rows first (data[mask], or data.query(\"task != 'task_01'\") "
+        "for a condition), or give subset= to rlstats.compare(data, formula, method=..., subset=...), which takes it; "
+        "its options are: metrics, n_resamples,")
+    with pytest.raises(rlstats.errors.OptionError) as error:
+        rlstats.percentiles(data, "score ~ agent | task", subset=(data.task != "task_01").to_numpy())
+    assert "select the rows first (data[mask], or data.query('...') for a condition)" in str(error.value)
+    assert "False" not in str(error.value)  # the mask is not printed
