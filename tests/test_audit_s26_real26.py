@@ -290,3 +290,21 @@ def test_subset_given_to_a_function_without_it_says_how_to_select_rows():
         rlstats.percentiles(data, "score ~ agent | task", subset=(data.task != "task_01").to_numpy())
     assert "select the rows first (data[mask], or data.query('...') for a condition)" in str(error.value)
     assert "False" not in str(error.value)  # the mask is not printed
+
+
+@pytest.mark.xfail(strict=True, reason="the note withholding the optimality gap's interval says the runs tie in every "
+                                       "task or all are at or above gamma, where (PPO on the SB3 logs) they tie on one "
+                                       "task (Acrobot, all -500) and lie above gamma on the other")
+def test_gap_withheld_note_says_the_case_of_the_runs_analysed():
+    import pandas as pd
+
+    runs = pd.DataFrame({"agent": ["PPO"] * 6 + ["A2C"] * 6,
+                         "task": (["Acrobot-v1"] * 3 + ["CartPole-v1"] * 3) * 2,
+                         "score": [-500.0, -500.0, -500.0, 326.6, 321.0, 363.6,
+                                   -500.0, -89.8, -177.4, 406.4, 495.2, 244.8]})
+    res = rlstats.bootstrap(runs, "score ~ agent | task", metrics=["optimality_gap"], n_resamples=200,
+                            normalize=False, rng=0)
+    ppo = res.agents.index("PPO")
+    assert np.isnan(res.intervals[ppo, 0]).all() and res.estimates[ppo, 0] == pytest.approx(250.5)  # (501 + 0) / 2
+    note = next(n for n in res.notes if "no spread to studentise" in n)
+    assert "in every task they tie or lie at or above gamma" in note
