@@ -89,8 +89,8 @@ def test_report_with_every_interval_withheld_says_none_is_given():
     text = res.report(format="text")
     assert text.startswith("We report IQM and mean for 2 agents on 1 task (3 runs per agent and task); their 95% "
                            "studentized confidence intervals from 200 stratified bootstrap resamples (Agarwal et al. "
-                           "(2021); the runs resampled with replacement) are all withheld, for the reasons given below. "
-                           "The IQM is the mean of the middle 50%")
+                           "(2021); the runs resampled with replacement) are all withheld, for the reasons given "
+                           "below. The IQM is the mean of the middle 50%")
     assert "studentised (bootstrap-t" not in text and "Monte Carlo standard error" not in text
     assert "Studentized intervals withheld on a single task for the IQM of agent_1 (3) and agent_2 (3)" in text
     given = rlstats.bootstrap(data, "score ~ agent | task", metrics=["iqm"], n_resamples=200, rng=0,
@@ -309,3 +309,25 @@ def test_gap_withheld_note_says_the_case_of_the_runs_analysed():
     assert np.isnan(res.intervals[ppo, 0]).all() and res.estimates[ppo, 0] == pytest.approx(250.5)  # (501 + 0) / 2
     note = next(n for n in res.notes if "no spread to studentise" in n)
     assert "in every task they tie or lie at or above gamma" in note
+
+
+def test_profile_band_on_one_task_is_newcombes_continuity_corrected_wilson(published):
+    """HalfCheetah SAC (192 runs) and TD3 (193), one task: the profile's band at each tau is the continuity-corrected
+    Wilson interval of the share of runs above tau (Newcombe 1998, method 4), written out here."""
+    from scipy import stats
+
+    runs = read_csv(published / "halfcheetah_sac_td3.csv")
+    res = rlstats.performance_profile(runs, "score ~ agent | task", tau=[0, 8000, 11000, 12000, 13000, 20000], rng=0)
+    z = stats.norm.ppf(0.975)
+    for row in res.tidy().itertuples():
+        x = runs[runs.agent == row.agent].score.to_numpy()
+        n, p = len(x), float((x > row.tau).mean())
+        low = 0.0 if p == 0 else (2 * n * p + z * z - 1 - z * np.sqrt(z * z - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))) \
+            / (2 * (n + z * z))
+        high = 1.0 if p == 1 else (2 * n * p + z * z + 1 + z * np.sqrt(z * z + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))) \
+            / (2 * (n + z * z))
+        assert row.estimate == pytest.approx(p, abs=1e-15)
+        assert row.conf_low == pytest.approx(max(low, 0.0), abs=1e-13)
+        assert row.conf_high == pytest.approx(min(high, 1.0), abs=1e-13)
+    sac = res.tidy().query("agent == 'SAC' and tau == 12000").iloc[0]
+    assert sac.estimate == pytest.approx(122 / 192)
