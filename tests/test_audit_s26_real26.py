@@ -3,8 +3,10 @@
 HalfCheetah SAC/TD3 runs) and the shared Stable-Baselines3 logs, as a user writing a paper reads them: every sentence
 of print, summary, LaTeX and report against the rows analysed, the numbers against independent computations (closed
 forms, numpy written apart, enumeration of every resample), and the invariances each statistic has (units, shift,
-row order, polars). Tests reading the published scores skip with the reason when neither ../shared/data nor the
-mirror is here."""
+row order, polars). Defects found and mended: the report described intervals of metrics not computed and, where
+every interval was withheld, claimed intervals; the probability of improvement's x label broke at its division at a
+column's width; the gap's withheld note misstated its case; subset= to a function without it gave no way on. Tests
+reading the published scores skip with the reason when neither ../shared/data nor the mirror is here."""
 
 from __future__ import annotations
 
