@@ -174,6 +174,11 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
             whose += f", a count of bootstrap resamples; here {own}= is: {counts}"
         return other_spelling_error(where, given, own, value, whose)
     listed = f"its options are: {', '.join(options)}" if options else "it takes no options"
+    if given == "subset":  # R's subset= (compare() and curves() take it): the way to the rows wanted (audit s26)
+        query = f"data.query({value!r})" if isinstance(value, str) else "data.query('...')"
+        return OptionError(f"{where} has no option 'subset'; select the rows first (data[mask], or {query} for a "
+                           "condition), or give subset= to rlstats.compare(data, formula, method=..., subset=...), "
+                           f"which takes it; {listed}")
     return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; {listed}")
 
 

@@ -162,11 +162,17 @@ def _tick_texts(axis: Any) -> list[Any]:
 
 #: a short parenthesis such as "(1 = best)", kept on one line when a text is broken at words to fit a figure
 _SHORT_PARENTHESIS = re.compile(r"\([^()\n]{1,12}\)")
+#: a division by a short term written with spaces, "P(X = Y) / 2,": its sign kept with the words either side, so a
+#: broken line never ends with "/" before it (audit s26 real26: the probability of improvement's x label at 3.3 in);
+#: longer terms ("PPO / LunarLander", the tuning plot's names) still break there
+_SPACED_DIVISION = re.compile(r"(?<=\S) / (?=\S{1,3}(?:\s|$))")
 
 
 def unbroken_parentheses(line: str) -> str:
-    """``line`` with the spaces of its short parentheses made no-break spaces (U+00A0), which word wrapping
-    (:mod:`textwrap`, or splitting at " ") does not break at; ``.replace("\xa0", " ")`` after wrapping restores them."""
+    """``line`` with the spaces of its short parentheses and of its divisions by a short term ("P(X = Y) / 2") made
+    no-break spaces (U+00A0), which word wrapping (:mod:`textwrap`, or splitting at " ") does not break at;
+    ``.replace("\xa0", " ")`` after wrapping restores them."""
+    line = _SPACED_DIVISION.sub("\xa0/\xa0", line)
     return _SHORT_PARENTHESIS.sub(lambda match: match.group().replace(" ", "\xa0"), line)
 
 
@@ -253,8 +259,8 @@ def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> 
     the line, drawn alone where the text is, that lies outside its room) is 0, or into lines of 8 characters: first
     in proportion to the share outside, then ``step`` times narrower each time. The one home of breaking a figure's
     texts (:func:`break_to_width` to a share of the figure's width, :func:`_fit_texts` inside the laid-out figure);
-    never at a hyphen ("held-\\nout" reads as two words) nor inside a short parenthesis
-    (:func:`unbroken_parentheses`). A line broken into several is then broken as evenly as that many lines can be
+    never at a hyphen ("held-\\nout" reads as two words) nor inside a short parenthesis nor at a division by a short
+    term (:func:`unbroken_parentheses`). A line broken into several is then broken as evenly as that many lines can be
     (the narrowest width giving no more lines: audit s25, the tuning plot's title at 3.3 in ended on "notes)" alone),
     and the text as written is kept (:data:`_BROKEN`) for a figure resized wider to start from again."""
     import textwrap

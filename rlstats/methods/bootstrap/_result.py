@@ -63,6 +63,11 @@ def _fewest_phrase(counts, agents):
     return f"c the agent's fewest runs in a task ({fmt.by_value(fewest.tolist(), agents)})"
 
 
+def _possessives(kinds):
+    """"the mean's and the median's": the metrics' labels as owners, each with its article."""
+    return fmt.join_and(f"the {metric_label(kind)}'s" for kind in kinds)
+
+
 def _bootstrap_phrase(n_resamples, task_bootstrap, n_tasks):
     how = ("the runs of every task resampled with replacement independently, tasks being the strata"
            if n_tasks > 1 else "the runs resampled with replacement")
@@ -254,31 +259,20 @@ class BootstrapResult(Result):
         """A methods-section paragraph: what was resampled, how intervals were formed, the estimates."""
         names = fmt.join_and(metric_label(m) for m in self.metrics)
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = (f"We report {names} for {fmt.count(self.n_agents, 'agent')} on {fmt.count(self.n_tasks, 'task')} "
-                f"({_runs_phrase(self.counts)}) with {level} {self.interval} "
-                f"confidence intervals from {_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}.")
+        design = (f"We report {names} for {fmt.count(self.n_agents, 'agent')} on {fmt.count(self.n_tasks, 'task')} "
+                  f"({_runs_phrase(self.counts)})")
+        intervals = (f"{level} {self.interval} confidence intervals from "
+                     f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}")
+        given = not np.isnan(self.intervals).all()  # none given: no claim of intervals nor of how they were made
+        text = f"{design} with {intervals}." if given else \
+            f"{design}; their {intervals} are all withheld, for the reasons given below."  # (audit s26 real26)
         fewest = _fewest_phrase(self.counts, self.agents)
-        if self.interval == "expanded":
+        if given and self.interval == "expanded":
             text += (f" Each percentile interval was expanded for few runs per task (Hesterberg 2015): read at the "
                      f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with {fewest} and the "
                      "Welch-Satterthwaite degrees of freedom of the agent's mean over tasks.")
-        if self.interval in small_runs.STUDENTIZED_INTERVALS:
-            text += (" Each interval is studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
-                     "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
-                     "error within tasks (winsorised for the IQM) and at least a quarter of the resamples' standard "
-                     "deviation, gives the quantiles, and the half-widths are scaled by sqrt(c/(c - 1)), "
-                     f"{fewest}; the median of task means "
-                     "takes a t interval, with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) "
-                     "times the resamples' root-mean-square deviation from the estimate")
-            text += ("; the mean's and the median's intervals are widened on the side of their skew by the "
-                     "Cornish-Fisher term of a studentised mean (Hall 1992), with the runs' skewness pooled over "
-                     "tasks" if self.interval in small_runs.WIDENED_INTERVALS else "")
-            if self.interval == "studentized" and set(self._kinds) & set(small_runs.WELCH_FLOOR_METRICS):
-                text += ("; the mean's and the optimality gap's intervals take on each side the wider of that bound "
-                         "and the Welch t bound, the estimate -+ the t quantile times sqrt(c/(c - 1)) times the standard "
-                         "error, at the Welch-Satterthwaite degrees of freedom of the agent's mean over tasks (the "
-                         "bootstrap-t alone fell short on heavy-tailed runs)")
-            text += "."
+        if given and self.interval in small_runs.STUDENTIZED_INTERVALS:
+            text += " " + self._studentized_prose(fewest)
         # an agent with unequal runs per task weighs each task alike (audit s8; the notes name the agents)
         weighted = bool((self.counts.min(axis=0) != self.counts.max(axis=0)).any())
         if "iqm" in self._kinds:
@@ -302,6 +296,43 @@ class BootstrapResult(Result):
             text += (f" Resamples were drawn exactly as rliable 1.2.0 draws them "
                      f"(seed {fmt.short_seed(self.seed)}).")
         return text
+
+    def _studentized_prose(self, fewest):
+        """How the studentised intervals were made, said of the metrics computed alone (audit s26 real26: an IQM-only
+        report described the median's t interval and the mean's and median's skew widening)."""
+        kinds = set(self._kinds)
+        of = [m for m in ("iqm", "mean", "optimality_gap") if m in kinds]  # bootstrap-t; the median: a t interval
+        scaled = f"the half-widths are scaled by sqrt(c/(c - 1)), {fewest}"
+        parts = []
+        if of:
+            which = ("each interval" if "median" not in kinds else
+                     f"the {'interval' if len(of) == 1 else 'intervals'} of the "
+                     f"{fmt.join_and(metric_label(m) for m in of)}")
+            verb = "is" if len(of) == 1 or "median" not in kinds else "are"
+            parts.append(f"{which} {verb} studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
+                         "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
+                         "error within tasks" + (" (winsorised for the IQM)" if "iqm" in kinds else "") +
+                         " and at least a quarter of the resamples' standard deviation, gives the quantiles, and "
+                         + scaled)
+        if "median" in kinds:
+            parts.append("the median of task means takes a t interval, "
+                         "with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) times the "
+                         "resamples' root-mean-square deviation from the estimate" + ("" if of else f", {fewest}"))
+        widened = [m for m in ("mean", "median") if m in kinds]
+        if widened and self.interval in small_runs.WIDENED_INTERVALS:
+            one = len(widened) == 1
+            parts.append(f"{_possessives(widened)} {'interval is' if one else 'intervals are'} widened on the side of "
+                         f"{'its' if one else 'their'} skew by the Cornish-Fisher term of a studentised mean (Hall "
+                         "1992), with the runs' skewness pooled over tasks")
+        floored = [m for m in small_runs.WELCH_FLOOR_METRICS if m in kinds]
+        if floored and self.interval == "studentized":
+            takes = "interval takes" if len(floored) == 1 else "intervals take"
+            parts.append(f"{_possessives(floored)} {takes} on each side the wider of that bound and the Welch t "
+                         "bound, the estimate -+ the t quantile times sqrt(c/(c - 1)) times the standard error, at the "
+                         "Welch-Satterthwaite degrees of freedom of the agent's mean over tasks (the bootstrap-t alone "
+                         "fell short on heavy-tailed runs)")
+        text = "; ".join(parts) + "."
+        return text[:1].upper() + text[1:]
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""

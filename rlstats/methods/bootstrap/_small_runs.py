@@ -767,8 +767,8 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
     if flat.any():
         notes.append(f"studentized intervals withheld for {cells_named(agents, metrics, flat)}: the runs have no "
                      "spread to studentise (they tie: in every task, or for the median, in the task it sits on in every "
-                     "resample; or for the optimality gap all are at or above gamma, so the metric is the same in "
-                     "every resample); an interval of one point would say nothing of runs not yet seen: report the "
+                     "resample; or for the optimality gap, in every task they tie or lie at or above gamma, so the "
+                     "metric is the same in every resample); an interval of one point would say nothing of runs not yet seen: report the "
                      "estimate with its runs, or add runs")
     degenerate = missing & ~flat
     if degenerate.any():
