@@ -229,3 +229,35 @@ def test_no_note_on_dopamine_iterations_read_as_tasks(mirror):
     dopamine = rlstats.datasets.load("dopamine_atari")
     each = dopamine.assign(task=dopamine["task"] + " @ " + dopamine["step"].astype(str))
     assert not across(rlstats.build(each, "score ~ agent | task").notes)
+
+
+# -- noticed, left for a follow-up ----------------------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="within cells (s25) a repeat counts only where its decimal step is at most "
+                                       "ROUND_DIGITS coarser than its cell's: 1 / 3 turns a third of 2-decimal "
+                                       "scores round (300.39 / 3 = 100.13 amid 8 digits), so the count changes")
+def test_within_cell_count_unchanged_by_units():
+    rng = np.random.default_rng(26)
+    x = rng.permutation(400)[:40] * 11.0 + rng.integers(1, 99, 40) / 100
+    a = x[:20].copy()
+    a[10:] = a[:10]  # A's runs 10 to 19 repeat its runs 0 to 9
+    frame = pd.DataFrame({"agent": np.repeat(["A", "B"], 20), "seed": np.tile(np.arange(20), 2),
+                          "score": np.r_[a, x[20:]]})
+    counts = []
+    for scale in (1.0, 1 / 3, 3.7):
+        notes = [n for n in rlstats.build(frame.assign(score=frame["score"] * scale), "score ~ agent").notes
+                 if COPIED_RUNS in n]
+        counts.append(notes[0].split(" runs")[0])
+    assert counts == ["10", "10", "10"]  # measured: 10, 6, 9
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="hpo_landscapes' learning-rate_angle-weight.csv and "
+                                       "learning-rate_distance-weight.csv are byte-identical (sha256 0bc5fe5d...), "
+                                       "but each pair of cells holds 10 runs, and E there is 0.086 (100 x the "
+                                       "landscapes' tie share across configs, 8.6e-4, mostly the cap 1000): no pair "
+                                       "is improbable alone; pooling an agent's pairs over two tasks would find it")
+def test_hpo_landscapes_identical_files(mirror):
+    land = rlstats.datasets.load("hpo_landscapes")
+    notes = across(rlstats.build(land, "score ~ config | landscape").notes)
+    assert any("learning-rate_angle-weight" in n and "learning-rate_distance-weight" in n for n in notes)
