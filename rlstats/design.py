@@ -23,7 +23,7 @@ import pandas as pd
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
-from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, subset_dropping_attempts
+from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, label_literal, subset_dropping_attempts
 from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural
 from .errors import DesignError, OptionError, agent_named, rows_named, shell_word, shown
@@ -756,7 +756,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if not curves and seeds is None and not run_key:
         notes += _repeated_id_note(design, data)  # on the tasks kept: a note about the rows analysed (audit s19)
     if note_copies and not curves and not given.attrs.get(AVERAGED_ATTR):  # a mean over seeds has no decimal step of its own
-        notes += copied_runs_note(design, given)  # runs copied within a cell (audit s25)
+        notes += copied_runs_note(design, given)  # runs copied within a cell (audit s25) or across tasks (s26)
     if design.n_agents < min_agents:
         raise DesignError(f"at least two agents are needed in column '{formula.groups}', found "
                           f"{design.n_agents} ({name_list(design.agents)}) with usable runs")
@@ -1517,13 +1517,18 @@ def _repeated_id_note(design, data):
 #: How the note on copied runs begins (:func:`copied_runs_note`), for the tests and the back ends that quote it.
 COPIED_RUNS = "repeat another run's score exactly"
 
-#: The most cells the note on copied runs names; the rest are counted.
+#: How the sentence on runs of two tasks sharing scores says it (:func:`copied_runs_note`), for the tests.
+COPIED_ACROSS = "repeat exactly the scores of"
+
+#: The most cells (pairs of cells of different tasks) the note on copied runs names; the rest are counted.
 COPIED_CELLS_SHOWN = 6
 
 
 def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[str]:
     """[a note] where runs of a cell repeat other runs' scores exactly and such repeats are improbable by chance at the
-    scores' resolution (:func:`rlstats.statistics.copied_runs`: a file read twice, a batch saved again), [] otherwise.
+    scores' resolution (:func:`rlstats.statistics.copied_runs`: a file read twice, a batch saved again), and one
+    sentence per pair of agent x task cells of different tasks whose runs share scores so improbably (a column copied
+    from one task's file to another's, :data:`COPIED_ACROSS`); [] where there is neither.
 
     The one home of that check for every back end (the front door's :func:`build` adds it to the notes; AdaStop's
     notes and its batch check name the interims a copy came in).  The scores judged are the response column as
@@ -1539,8 +1544,20 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
         raw = pd.to_numeric(given[column]).to_numpy(dtype=float, na_value=np.nan)[design.row_position]
         values = raw if np.isfinite(raw).all() else values
     n_agents = design.n_agents
-    copies, chance = statistics.copied_runs(values, design.task * n_agents + design.agent,
-                                            design.n_tasks * n_agents, np.arange(design.n_tasks * n_agents) // n_agents)
+    copies, chance, across = statistics.copied_runs(
+        values, design.task * n_agents + design.agent, design.n_tasks * n_agents,
+        np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True)
+    return _copied_within_note(design, copies, chance) + _copied_across_notes(design, across, given)
+
+
+def _chance_said(chance):
+    """The chance bound as the notes on copied runs say it."""
+    return f"at most {chance:.1g}" if chance >= 1e-300 else "below 1e-300"  # e**-700 underflows to 0
+
+
+def _copied_within_note(design, copies, chance):
+    """The note on runs copied within cells (:func:`copied_runs_note`)."""
+    n_agents = design.n_agents
     cells = np.flatnonzero(copies)
     if not cells.size:
         return []
@@ -1554,15 +1571,48 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
     shown = "; ".join(parts[:COPIED_CELLS_SHOWN]) + (f"; and {count(len(parts) - COPIED_CELLS_SHOWN, 'more task')}"
                                                      if len(parts) > COPIED_CELLS_SHOWN else "")
     total = int(copies.sum())
-    most = float(np.nanmax(chance))
-    most_said = f"at most {most:.1g}" if most >= 1e-300 else "below 1e-300"  # e**-700 underflows to 0
     return [f"{count(total, 'run')} {COPIED_RUNS if total > 1 else COPIED_RUNS.replace('repeat', 'repeats')} "
             f"within {count(cells.size, 'agent x task cell' if design.has_blocks else 'agent')} ({shown}): at the "
             f"resolution of the scores (their decimal step, or how often runs of other cells tie) the chance of so "
-            f"many exact repeats is {most_said} in each, so they look copied (a file or "
+            f"many exact repeats is {_chance_said(float(np.nanmax(chance)))} in each, so they look copied (a file or "
             "batch read twice), not new runs; "
             "each is analysed as a run, and equal scores tie; drop the repeated rows of those cells (one row per run), "
             "or keep them if they are distinct runs that scored alike"]
+
+
+def _copied_across_notes(design, across, given):
+    """One sentence per pair of cells of different tasks whose runs share scores where chance would not
+    (:func:`copied_runs_note`), the first :data:`COPIED_CELLS_SHOWN` in the Design's order, the rest counted."""
+    f, n_agents = design.formula, design.n_agents
+    names = dict(zip(design.agents, names_shown(design.agents)))
+    tasks = dict(zip(design.tasks, names_shown(design.tasks)))
+
+    def literal(column, label):  # a label as a subset= condition writes it: a number where the column holds numbers
+        numeric = given is not None and column in given.columns and _holds_numbers(given[column])
+        return f"{column if column.isidentifier() else f'`{column}`'} == {label_literal(label, numeric)}"
+
+    notes = []
+    counts = design.counts.reshape(-1)
+    order = np.lexsort((across.second, across.first))
+    for i in order[:COPIED_CELLS_SHOWN]:
+        a, b = int(across.first[i]), int(across.second[i])
+        (agent_a, task_a), (agent_b, task_b) = [(design.agents[k % n_agents], design.tasks[k // n_agents])
+                                                for k in (a, b)]
+        other = "its" if agent_a == agent_b else f"{names[agent_b]}'s"
+        drop = f"~({literal(f.groups, agent_a)} & {literal(f.blocks, task_a)})"
+        notes.append(
+            f"{across.runs_first[i]:,} of {names[agent_a]}'s {counts[a]:,} runs on {tasks[task_a]} {COPIED_ACROSS} "
+            f"{across.runs_second[i]:,} of {other} {counts[b]:,} runs on {tasks[task_b]} "
+            f"({count(int(across.shared[i]), 'score')} shared), whose chance at the scores' resolution is "
+            f"{_chance_said(float(across.chance[i]))}: one task's runs look copied into the other's file, not runs of "
+            f"their own; find the task they were run on and replace the other's copies with its own runs, or leave "
+            f"them out (subset={drop!r} if those on {tasks[task_a]} are the copies)")
+    if order.size > COPIED_CELLS_SHOWN:
+        rest = order[COPIED_CELLS_SHOWN:]
+        notes.append(f"in {count(rest.size, 'more pair')} of agent x task cells of different tasks, the runs of one "
+                     f"{COPIED_ACROSS} the other's as improbably ({count(int(across.shared[rest].sum()), 'score')} "
+                     f"shared in all): check the task files they were read from likewise")
+    return notes
 
 
 def _drop_uninformative_tasks(design, notes):

@@ -13,8 +13,8 @@ Welch-Satterthwaite degrees of freedom of a sum of independent variances (:func:
 Cornish-Fisher term of a studentised mean (:func:`cornish_fisher_shift`), the skewness of a mean of task means
 (:func:`skewness_of_means`), the Welch t floor of a bootstrap-t interval of a mean (:func:`welch_floor`) and the
 runs' skewness and excess kurtosis per group from unbiased k-statistics (:func:`shape_ratios`,
-:func:`grouped_shape_ratios`), and the runs of a cell that repeat others' scores where chance would not
-(:func:`copied_runs`, read by :func:`rlstats.design.copied_runs_note`).
+:func:`grouped_shape_ratios`), and the runs of a cell that repeat others' scores where chance would not, or that
+repeat the scores of runs on another task (:func:`copied_runs`, read by :func:`rlstats.design.copied_runs_note`).
 The tails the default rank test prints (normal, chi-squared with whole
 degrees of freedom, the studentized range with infinite degrees of freedom)
 are computed here from ``math.erfc``, so that ``rlstats compare`` does not
@@ -30,7 +30,7 @@ import collections
 import functools
 import math
 from collections.abc import Sequence
-from typing import Any, overload
+from typing import Any, Literal, NamedTuple, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -238,12 +238,47 @@ def decimal_resolution(values: ArrayLike) -> NDArray[np.float64]:
     return _power_of_ten(_decimal_exponents(values))
 
 
-def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int,
-                block: ArrayLike | None = None) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-    """Per cell, the runs whose score repeats an earlier run's exactly where such repeats are improbable by chance
-    (copied runs: a file read twice, a batch saved again), and the chance of as many.
+class CopiedAcross(NamedTuple):
+    """Pairs of cells of different blocks (tasks) whose runs share scores where chance would not
+    (:func:`copied_runs` with ``across_blocks=True``), one entry per pair, ``first < second``."""
 
-At the scores' own resolution the tied pairs among a cell's ``n`` runs number about ``E = C(n, 2) q / (2
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    #: distinct scores the two cells share (those counted: no rounder than either cell's others)
+    shared: NDArray[np.intp]
+    #: the runs of each cell holding one of them
+    runs_first: NDArray[np.intp]
+    runs_second: NDArray[np.intp]
+    #: the chance bound ``E**m / m!`` of so many shared scores
+    chance: NDArray[np.float64]
+
+
+#: A score held by runs of more cells than this is a value many runs reach (a cap, a floor, a failure), not one copied
+#: between two tasks' files: :func:`copied_runs` pairs the cells of different tasks holding a score only up to this
+#: many (a column copied between files is held by two cells; pairing more would cost the square of their count).
+COPY_HOLDERS = 8
+
+
+#: A score held by more runs of one cell than this is a pile (a cap or a floor that runs reach), not a copied run:
+#: :func:`copied_runs` leaves it out of the scores two cells of different blocks share (a run copied, and its cell
+#: read twice, holds it twice).
+PILE_RUNS = 2
+
+
+@overload
+def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
+                across_blocks: Literal[False] = False) -> tuple[NDArray[np.intp], NDArray[np.float64]]: ...
+@overload
+def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
+                across_blocks: Literal[True]) -> tuple[NDArray[np.intp], NDArray[np.float64], CopiedAcross]: ...
+def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
+                across_blocks: bool = False) -> tuple[Any, ...]:
+    """Per cell, the runs whose score repeats an earlier run's exactly where such repeats are improbable by chance
+    (copied runs: a file read twice, a batch saved again), and the chance of as many; with ``across_blocks``, also
+    the pairs of cells of different blocks (tasks) whose runs share scores so improbably (a column copied from one
+    task's file to another's).
+
+    At the scores' own resolution the tied pairs among a cell's ``n`` runs number about ``E = C(n, 2) q / (2
     sqrt(pi) sigma)`` by chance, ``q`` the median decimal step of the cell's scores (:func:`decimal_resolution`) or
     the step of a grid their differences lie on (:func:`grid_step`: scores normalised or shifted after they were
     recorded), the coarser, and ``sigma`` the smaller of their standard deviation and IQR / 1.349 (a normal
@@ -263,26 +298,83 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
     successes out of 10, a cap or floor many runs reach) tie by chance and never count.  Unchanged by the order of
     the runs and by a power of ten applied to the scores.
 
+    Two cells ``a`` and ``b`` of different blocks are judged alike (:func:`_copied_across`): ``m`` distinct scores
+    held by runs of both, each not 0, held by at most :data:`PILE_RUNS` runs of each and by at most
+    :data:`COPY_HOLDERS` cells (a cap or a floor piles up; not judged by its decimal step, which a change of units
+    such as 1 / 3 can make round),
+    against ``E = n_a n_b q / (2 sqrt(pi) sigma)``, ``q`` the coarser of the two cells' resolutions and ``sigma``
+    the smaller of their spreads (two densities' product integrates to at most the larger of their squares'
+    integrals), or ``n_a n_b`` times either block's share of ties across its cells, or the ties the pair's near
+    misses imply, the largest; the same rules then, with :data:`COPY_CHANCE` shared among the pairs of cells of
+    different blocks holding two runs or more.  Found by sorting the scores once (no loop over pairs of runs).
+
     Returns
     -------
     copies : ndarray of intp, shape (n_cells,)
         Runs beyond the first with their score, counted in the cells whose repeats look copied; 0 elsewhere.
     chance : ndarray of float, shape (n_cells,)
         The chance bound ``E**m / m!`` of each cell counted (nan elsewhere).
+    across : CopiedAcross
+        With ``across_blocks`` only: the pairs of cells of different blocks counted.
     """
     y, cell = np.asarray(y, dtype=float) + 0.0, np.asarray(cell)  # + 0.0: -0.0 is 0.0
     copies, chance = np.zeros(n_cells, dtype=np.intp), np.full(n_cells, np.nan)
     block = np.zeros(n_cells, dtype=np.intp) if block is None else np.asarray(block)
+    empty = np.zeros(0, dtype=np.intp)
+    across = CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
     ordered = np.sort(y)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return copies, chance  # no score repeats anywhere (most data): one sort, no sort by cell
-    del ordered
-    order = np.lexsort((y, cell))
-    v, c = y[order], cell[order]
+    if (ordered[1:] == ordered[:-1]).any():  # else no score repeats anywhere (most data): one sort, no sort by cell
+        del ordered
+        order = np.lexsort((y, cell))
+        v, c = y[order], cell[order]
+        shares: dict[str, NDArray[np.float64]] = {}  # the blocks' shares of ties across cells, once, where needed
+
+        def tie_shares():
+            if "ties" not in shares:
+                shares["ties"] = _tie_share_across_cells(y, cell, n_cells, block, v, c)
+            return shares["ties"]
+
+        _copied_within(v, c, n_cells, block, tie_shares, copies, chance)
+        if across_blocks:
+            across = _copied_across(y, cell, n_cells, block, v, c, tie_shares)
+    return (copies, chance, across) if across_blocks else (copies, chance)
+
+
+def _cell_scale(x):
+    """A cell's sorted scores ``x``: each one's decimal exponent, their median, the resolution ``q`` (the coarser of
+    the median decimal step and the values' grid) and the spread ``sigma`` (the smaller of sd and IQR / 1.349) that
+    :func:`copied_runs` reads."""
+    exponents = _decimal_exponents(x)
+    median = float(np.median(exponents))
+    q = max(float(_power_of_ten(median)), grid_step(x))
+    return exponents, median, q, _spread(x)
+
+
+def _spread(x):
+    """The smaller of the standard deviation of ``x`` and its IQR / 1.349 (a normal's, read robustly)."""
+    return min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
+
+
+def _log_poisson_tail(m, expected):
+    """``log(E**m / m!)``, the log of the Poisson bound on ``m`` or more events expected ``E`` times."""
+    return m * math.log(expected) - math.lgamma(m + 1) if expected > 0 else -math.inf
+
+
+def _counts(m, expected, share):
+    """Whether ``m`` exact repeats where ``E = expected`` count as copies (:func:`copied_runs`' rules), and their
+    chance bound ``E**m / m!`` (at most 1; computed in logs: a cluster of 900 runs has E in the thousands)."""
+    bound = math.exp(min(_log_poisson_tail(m, expected), 0.0)) if m else 1.0
+    sure = m and _log_poisson_tail(m, RESOLUTION_MARGIN * expected) <= math.log(share)
+    return bool(m >= BLOCK_RUNS and (expected <= COPY_CHANCE or sure) and bound <= share), bound
+
+
+def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
+    """:func:`copied_runs` within cells, into ``copies`` and ``chance``; ``v``, ``c``: the scores and cells sorted by
+    cell, then score; ``tie_shares()``: each block's share of ties across its cells."""
     same = (c[1:] == c[:-1]) & (v[1:] == v[:-1])
     if not same.any():
-        return copies, chance
-    share = COPY_CHANCE / int((np.bincount(cell, minlength=n_cells) >= 2).sum())
+        return
+    share = COPY_CHANCE / int((np.bincount(c, minlength=n_cells) >= 2).sum())
     # Only cells where a repeat could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being at
     # most the range, and a repeat counts only at a step at most 10**ROUND_DIGITS times q: the rest are coarse, and
     # are passed over without a loop over them (900,000 runs in 90,000 cells of hpo_landscapes: 0.3 s, not 7.5)
@@ -298,15 +390,13 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
                                            <= math.log(share))
     candidates = np.unique(c[rows[possible]])
     if not candidates.size:
-        return copies, chance
-    across = _tie_share_across_cells(y, cell, n_cells, block, v, c)
+        return
+    across = tie_shares()
     for k, start, stop in zip(candidates, np.searchsorted(c, candidates, "left"),
                               np.searchsorted(c, candidates, "right")):
         x = v[start:stop]
-        n, exponents = x.size, _decimal_exponents(x)
-        median = float(np.median(exponents))
-        q = max(float(_power_of_ten(median)), grid_step(x))  # the coarser of the decimal step and the values' grid
-        sigma = min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
+        n = x.size
+        exponents, median, q, sigma = _cell_scale(x)
         if not (sigma > 0 and math.isfinite(q)):
             continue  # most runs share one score, or it is 0: a point mass, not a resolution
         expected = max(n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]]),
@@ -316,12 +406,167 @@ At the scores' own resolution the tied pairs among a cell's ``n`` runs number ab
         kinds = collections.Counter(held.tolist())  # a block read k times: each of its scores held by k runs
         copied = np.array([h == 2 or kinds[h] >= BLOCK_RUNS + 1 for h in held])
         m = int((repeat & np.isin(x, values[copied])).sum())
-        # E^m / m! in logs, at most 1 (a cell of 900 clustered runs has E in the thousands: exp overflowed)
-        bound = math.exp(min(m * math.log(expected) - math.lgamma(m + 1), 0.0)) if m else 1.0
-        sure = m and m * math.log(RESOLUTION_MARGIN * expected) - math.lgamma(m + 1) <= math.log(share)
-        if m >= BLOCK_RUNS and (expected <= COPY_CHANCE or sure) and bound <= share:
+        counted, bound = _counts(m, expected, share)
+        if counted:
             copies[k], chance[k] = m, bound
-    return copies, chance
+
+
+def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
+    """:func:`copied_runs` across blocks: the pairs of cells of different blocks sharing scores where chance would
+    not.  One sort by score; the pairs are formed only among the cells holding one score (at most
+    :data:`COPY_HOLDERS`), never over all runs."""
+    empty = np.zeros(0, dtype=np.intp)
+    none = CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
+    if not (block[cell] != block[cell[0]]).any():
+        return none  # one block
+    order = np.lexsort((cell, y))
+    s, k = y[order], cell[order]
+    firsts = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (k[1:] != k[:-1])])  # one row per (score, cell)
+    held = np.diff(np.r_[firsts, s.size])  # the runs of the cell holding the score
+    s, k = s[firsts], k[firsts]
+    t = block[k]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    cells_holding = np.diff(np.r_[starts, s.size])
+    spans = (np.minimum.reduceat(t, starts) < np.maximum.reduceat(t, starts)) & (cells_holding <= COPY_HOLDERS)
+    keep = np.repeat(spans, cells_holding)
+    if not keep.any():
+        return none  # no score held by cells of two blocks (most data)
+    s, k, held = s[keep], k[keep], held[keep]
+    # each cell's median decimal exponent, over all its runs (its decimal step, for the first bound below)
+    cells = np.unique(k)
+    mine = np.isin(c, cells)
+    e, ce = _decimal_exponents(v[mine]), c[mine]
+    by = np.lexsort((e, ce))
+    e, ce = e[by], ce[by]
+    lo, hi = np.searchsorted(ce, cells, "left"), np.searchsorted(ce, cells, "right")
+    median = (e[lo + (hi - lo - 1) // 2] + e[lo + (hi - lo) // 2]) / 2  # np.median's, per cell
+    # a score counts only where it is not a pile (held by more than PILE_RUNS runs of a cell: a cap, a floor) nor 0;
+    # not by its decimal step, as within cells (ROUND_DIGITS): a score times 3.7 or 1 / 3 can turn round (300.39 / 3
+    # = 100.13 amid scores of 8 digits), and what counts must not change with the units
+    fine = (s != 0) & (held <= PILE_RUNS)
+    s, k, held = s[fine], k[fine], held[fine]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    size = np.diff(np.r_[starts, s.size])
+    a_parts, b_parts, ha_parts, hb_parts = [], [], [], []
+    for width in range(2, int(size.max(initial=1)) + 1):  # the pairs among the cells holding each score, by count
+        at = starts[size == width][:, None] + np.arange(width)
+        i, j = np.triu_indices(width, 1)
+        a_parts.append(k[at][:, i].ravel())
+        b_parts.append(k[at][:, j].ravel())
+        ha_parts.append(held[at][:, i].ravel())
+        hb_parts.append(held[at][:, j].ravel())
+    if not a_parts:
+        return none
+    a, b = np.concatenate(a_parts), np.concatenate(b_parts)  # a < b: sorted by cell within a score
+    ha, hb = np.concatenate(ha_parts), np.concatenate(hb_parts)
+    other = block[a] != block[b]
+    a, b, ha, hb = a[other], b[other], ha[other], hb[other]
+    if not a.size:
+        return none
+    code = a.astype(np.int64) * n_cells + b
+    pairs, inverse, m = np.unique(code, return_inverse=True, return_counts=True)
+    runs_a = np.bincount(inverse, weights=ha).astype(np.intp)
+    runs_b = np.bincount(inverse, weights=hb).astype(np.intp)
+    first, second = (pairs // n_cells).astype(np.intp), (pairs % n_cells).astype(np.intp)
+    # COPY_CHANCE shared among the pairs of cells of different blocks holding two runs or more
+    runs = np.bincount(cell, minlength=n_cells)
+    per_block = np.bincount(block, weights=(runs >= 2).astype(float), minlength=int(block.max()) + 1)
+    tests = (per_block.sum() ** 2 - (per_block ** 2).sum()) / 2
+    share = COPY_CHANCE / max(tests, 1.0)
+    # only pairs whose E could be small enough: E >= n_a n_b q / (2 sqrt(pi) range) (sigma is at most the range)
+    lo, hi = np.searchsorted(c, np.arange(n_cells), "left"), np.searchsorted(c, np.arange(n_cells), "right") - 1
+    spread = np.where(hi >= lo, v[np.maximum(hi, 0)] - v[np.minimum(lo, v.size - 1)], 0.0)
+    q = np.zeros(n_cells)
+    q[cells] = _power_of_ten(median)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        low = runs[first] * runs[second] * np.maximum(q[first], q[second]) / (
+            2 * math.sqrt(math.pi) * np.minimum(spread[first], spread[second]))
+    log_factorial = np.array([math.lgamma(x + 1) for x in range(int(m.max()) + 1)])
+
+    def possible(low):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (m >= BLOCK_RUNS) & (m * np.log(low) - log_factorial[m] <= math.log(share))
+
+    # the chance measured on the data, each where a pair is left to judge (most data leave none after the first)
+    if not possible(low).any():
+        return none
+    ties = tie_shares()
+    low = np.maximum(low, runs[first] * runs[second] * np.maximum(ties[block[first]], ties[block[second]]))
+    if not possible(low).any():
+        return none
+    scales: dict[int, tuple[NDArray[np.float64], float, float]] = {}
+
+    def scale(j):  # a cell's scores, resolution and spread, as _cell_scale reads them (its median exponent known)
+        if j not in scales:
+            x = v[lo[j]:hi[j] + 1]
+            scales[j] = (x, max(float(q[j]), grid_step(x)), _spread(x))
+        return scales[j]
+
+    def judged(p, near):
+        """Whether pair ``p`` counts, and its chance bound, given the data's share of near ties across blocks."""
+        (xa, qa, sa), (xb, qb, sb) = scale(int(first[p])), scale(int(second[p]))
+        step, sigma = max(qa, qb), min(sa, sb)
+        if not (sigma > 0 and math.isfinite(step)):
+            return False, 1.0  # a point mass in either cell, not a resolution
+        expected = max(xa.size * xb.size * max(step / (2 * math.sqrt(math.pi) * sigma), ties[block[first[p]]],
+                                               ties[block[second[p]]], near),
+                       _near_ties_between(xa, xb, step))
+        return _counts(int(m[p]), expected, share)
+
+    left = [p for p in np.flatnonzero(possible(low)) if judged(p, 0.0)[0]]
+    if not left:
+        return none  # the data's near ties across blocks, the costliest to measure, can only add to the chance
+    near = _near_share_across_blocks(v, c, block)  # how often runs of different blocks (nearly) tie, in the data
+    found = [(p, bound) for p, (counted, bound) in ((p, judged(p, near)) for p in left) if counted]
+    if not found:
+        return none
+    index = np.array([p for p, _ in found], dtype=np.intp)
+    return CopiedAcross(first[index], second[index], m[index].astype(np.intp), runs_a[index], runs_b[index],
+                        np.array([bound for _, bound in found]))
+
+
+def _near_share_across_blocks(v, c, block):
+    """The share of pairs of runs of different blocks whose scores tie by chance as the data's near misses imply: the
+    most of ``near(k) / (2 k)`` over :data:`NEAR_STEPS`, ``near(k)`` the pairs of runs of different blocks at distinct
+    scores at most ``k`` steps apart (each score's step its cell's median decimal step), over all pairs of runs of
+    different blocks; ``v``, ``c``: the scores and cells sorted by cell, then score.  Scores that are means of a few
+    integer returns (a game's score over the episodes of an iteration, k / n) lie on a lattice far coarser than
+    their decimal step, and a pair of cells of 5 runs each shares two of them by chance where the runs of thousands
+    of cells nearly tie as often (the Dopamine baselines' IceHockey, each iteration read as a task)."""
+    e = _decimal_exponents(v)
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    size = np.diff(np.r_[starts, c.size])
+    by = np.lexsort((e, c))  # e by cell: each cell's middle exponents
+    e_sorted = e[by]
+    median = (e_sorted[starts + (size - 1) // 2] + e_sorted[starts + size // 2]) / 2
+    q = np.repeat(_power_of_ten(median), size)
+    t = block[c]
+    order = np.argsort(v, kind="stable")
+    s, q, t = v[order], q[order], t[order]
+    n = s.size
+    rank = np.arange(n, dtype=np.int64)
+    key = np.sort(t.astype(np.int64) * (n + 1) + rank)  # each block's runs by score, as ranks in the sort of all
+    base = t.astype(np.int64) * (n + 1)
+    above = np.searchsorted(s, s, "right")  # past the runs of equal score
+    per_block = np.bincount(t).astype(float)
+    pairs = (float(n) ** 2 - float((per_block ** 2).sum())) / 2
+    if pairs <= 0:
+        return 0.0
+    most, past_equal, finite = 0.0, np.searchsorted(key, base + above, "left"), np.isfinite(q)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in NEAR_STEPS:
+            up = np.where(finite, np.searchsorted(s, s + (k + 0.5) * q, "right"), above)  # 0's step is inf: none
+            same = np.searchsorted(key, base + up, "left") - past_equal  # those of the same block
+            most = max(most, float((up - above - same).sum()) / (2 * k))
+    return most / pairs
+
+
+def _near_ties_between(x, z, q):
+    """The most of ``near(k) / (2 k)`` over :data:`NEAR_STEPS`, ``near(k)`` the pairs of a score of ``x`` and one of
+    ``z`` (both sorted) distinct and at most ``k`` steps ``q`` apart (:func:`_near_ties` across two cells)."""
+    equal = np.searchsorted(z, x, "right") - np.searchsorted(z, x, "left")
+    return max(float((np.searchsorted(z, x + (k + 0.5) * q, "right")
+                      - np.searchsorted(z, x - (k + 0.5) * q, "left") - equal).sum()) / (2 * k) for k in NEAR_STEPS)
 
 
 #: The widths, in steps of the scores' resolution, over which :func:`copied_runs` counts a cell's near misses (pairs

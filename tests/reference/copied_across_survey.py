@@ -1,0 +1,79 @@
+"""Which published datasets raise the notes on copied runs (audit s26, across26), within cells and across tasks.
+
+Every dataset of runs that ``rlstats.datasets`` loads (the reference tables of random and human scores hold no runs)
+is built as a user would (``score ~ agent | task`` or its equivalent; learning curves by their last evaluation, and
+by every evaluation step read as a task of its own, where a run's scores at successive steps are the likeliest to
+repeat across "tasks" by chance); for each, the within-cell counts of ``statistics.copied_runs`` ("before": all
+that was looked for until s26) and the pairs of cells of different tasks it now finds, with the most improbable
+chance bound, and the seconds ``copied_runs`` took.  Reads the mirror (``RLSTATS_DATA_MIRROR``).
+
+    RLSTATS_DATA_MIRROR=/work/shared/data/raw PYTHONPATH=. python tests/reference/copied_across_survey.py
+"""
+
+import time
+
+import numpy as np
+import pandas as pd
+
+import rlstats
+from rlstats.statistics import copied_runs
+
+
+def _frames():
+    load = rlstats.datasets.load
+    atari = load("atari100k")
+    yield "atari100k", atari, "score ~ agent | task"
+    ref = load("atari100k_reference")
+    yield "atari100k normalised before the call", rlstats.normalize(atari, ref), "score ~ agent | task"
+    yield "mujoco_adastop", load("mujoco_adastop"), "score ~ agent | task"
+    yield "halfcheetah_sac_td3 (one task)", load("halfcheetah_sac_td3"), "score ~ agent"
+    dopamine = load("dopamine_atari")
+    yield "dopamine_atari, last iteration", dopamine[dopamine["step"] == dopamine["step"].max()], "score ~ agent | task"
+    yield ("dopamine_atari, each iteration a task", dopamine.assign(task=dopamine["task"] + " @ "
+                                                                     + dopamine["step"].astype(str)),
+           "score ~ agent | task")
+    spinning = load("spinningup_halfcheetah")
+    last = spinning[spinning["step"] == spinning["step"].max()]
+    yield "spinningup_halfcheetah, last step (one task)", last, "score ~ agent"
+    yield ("spinningup_halfcheetah, each step a task", spinning.assign(task=spinning["step"].astype(str)),
+           "score ~ agent | task")
+    land = load("hpo_landscapes")
+    yield "hpo_landscapes, config | landscape", land, "score ~ config | landscape"
+    yield ("hpo_landscapes, landscape | config", land.assign(config=land["config"].astype(str)),
+           "score ~ landscape | config")
+    opt = load("hpo_optimisation")
+    yield ("hpo_optimisation, procedure | algorithm x task",
+           opt.assign(setting=opt["algorithm"] + " " + opt["suite"] + " " + opt["task"]), "score ~ procedure | setting")
+
+
+def survey():
+    rows = []
+    for name, frame, formula in _frames():
+        try:
+            design = rlstats.build(frame, formula, na_action="drop")
+        except rlstats.RlstatsError as exc:  # rows repeated whole: build refuses them; dropped as its message says
+            if "repeat another row in every column" not in str(exc):
+                raise
+            name, frame = f"{name} (rows repeated whole dropped)", frame.drop_duplicates()
+            design = rlstats.build(frame, formula, na_action="drop")
+        n_agents = design.n_agents
+        column = design.formula.response_columns[0]
+        values = frame[column].to_numpy(dtype=float)[design.row_position]
+        start = time.process_time()
+        copies, chance, across = copied_runs(values, design.task * n_agents + design.agent,
+                                             design.n_tasks * n_agents,
+                                             np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True)
+        seconds = time.process_time() - start
+        pairs = [f"{design.agents[a % n_agents]}@{design.tasks[a // n_agents]} ~ "
+                 f"{design.agents[b % n_agents]}@{design.tasks[b // n_agents]}: {m} shared"
+                 for a, b, m in zip(across.first, across.second, across.shared)]
+        rows.append({"data": name, "runs": len(values), "cells": design.n_tasks * n_agents,
+                     "within cells": int((copies > 0).sum()), "runs within": int(copies.sum()),
+                     "pairs across tasks": len(pairs), "smallest chance across": float(across.chance.min())
+                     if len(pairs) else np.nan, "cpu s": round(seconds, 2), "pairs": "; ".join(pairs[:6])})
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    with pd.option_context("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 120):
+        print(survey())
