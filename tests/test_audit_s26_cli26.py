@@ -35,23 +35,30 @@ def _compare_hints():
 # -- (a) a flag that takes no value -----------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="a flag taking no value was said whatever the hint's value: progress=True "
-                                       "read --no-progress, the opposite")
 def test_bare_flag_keeps_the_hints_polarity():
-    from rlstats.cli._shared import in_command_words
+    """A flag taking no value is said for the value it gives its keyword, and "without" it for the other."""
+    from rlstats.cli._shared import flag_table, in_command_words
 
     flags, options, _ = _compare_hints()
-    assert in_command_words("pass progress=False to hide the bar", flags, options) == "pass --no-progress to hide the bar"
-    shown = in_command_words("pass progress=True to see the bar", flags, options)
-    assert "--no-progress" not in shown.replace("without --no-progress", "")
+    said = in_command_words("pass progress=False to hide the bar", flags, options)
+    assert said == "pass --no-progress to hide the bar"
+    # progress=True is the command without the flag; allow_repeat=True is --allow-repeat, False its absence
+    assert in_command_words("pass progress=True to see the bar", flags, options) == \
+        "leave out --no-progress to see the bar"
+    assert in_command_words("e.g. progress=True", flags, options) == "e.g. without --no-progress"
+    update = flag_table(_subparser("adastop", "update"))
+    said = in_command_words("Pass allow_repeat=True if it is genuine", update, ())
+    assert said == "Pass --allow-repeat if it is genuine"
+    assert in_command_words("pass allow_repeat=False", update, ()) == "leave out --allow-repeat"
+    assert in_command_words("pass eval_env=0", flags, options) == "pass --allow-python"  # any environment
 
 
 # -- (b) a Python expression as a hint's value ------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="rng=np.random.default_rng(1) was cut at the call: 'pass --seednp.random."
-                                       "default_rng(1)'")
 def test_python_expression_is_not_cut():
+    """rng=np.random.default_rng(1) is --seed with the int that Generator seeds the run by (main said 'pass
+    --seednp.random.default_rng(1)'); another expression stays Python, whole."""
     import numpy as np
 
     from rlstats.cli._shared import in_command_words
@@ -70,8 +77,8 @@ def test_python_expression_is_not_cut():
 # -- (c) prose stating a value ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="a value stated in prose ('held at alpha=0.05') was taken for a hint")
 def test_prose_stating_a_value_is_left():
+    """A quantity's value stated in prose (after "at", "level") is not a hint; a hint beside it is."""
     from rlstats.cli._shared import in_command_words
 
     flags, options, calls = _compare_hints()
@@ -79,6 +86,8 @@ def test_prose_stating_a_value_is_left():
                   "the intervals were computed at confidence_level=0.9; rerun"):
         assert in_command_words(prose, flags, options, calls) == prose
     assert in_command_words("pass alpha=0.1 to", flags, options, calls) == "pass -o alpha=0.1 to"
+    assert in_command_words("held at level alpha=0.05; pass alpha=0.1", flags, options, calls) == \
+        "held at level alpha=0.05; pass -o alpha=0.1"
 
 
 # -- (d) the data's names in power's and read-logs' notes ---------------------------------------------------------
@@ -96,8 +105,8 @@ def keyword_pilot(tmp_path_factory):
     return path
 
 
-@pytest.mark.xfail(strict=True, reason="power's notes rewrote a pilot's task 'tasks=2' as '--tasks 2'")
 def test_power_notes_keep_the_pilots_names(keyword_pilot):
+    """power's notes write a pilot's names as they are (main said 'one run on --tasks 2'), its hints as flags."""
     shown = cli_shell("power", "skillings_mack", "--pilot", keyword_pilot, "--formula", "score ~ agent | task",
                       "--seeds", "2", "--n-sim", "5", "--seed", "0", "--no-progress")
     assert shown.returncode == 0, shown.stderr
@@ -118,8 +127,8 @@ def unicode_logs(tmp_path):
     return tmp_path
 
 
-@pytest.mark.xfail(strict=True, reason="read-logs' notes rewrote a task 'keep=café' as '--keep \"café\"'")
 def test_read_logs_notes_keep_the_names(unicode_logs):
+    """read-logs' notes write the runs' names as they are (main said "task '--keep \"café\"'")."""
     shown = cli_shell("read-logs", unicode_logs / "logs", "--pattern", "{agent}/{task}/seed_{seed}", "--no-progress",
                       "-o", unicode_logs / "out.csv")
     assert shown.returncode == 0, shown.stderr
@@ -129,8 +138,9 @@ def test_read_logs_notes_keep_the_names(unicode_logs):
 # -- (e) the flag table off the parser's public face --------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="flag_table read argparse's private ArgumentParser._actions")
 def test_flag_table_reads_no_private_attribute():
+    """flag_table reads keyword_flag's marks, kept from the Action add_argument returns, not argparse's private list
+    of a parser's actions (argparse has no public accessor of it)."""
     import inspect
     import re
 
@@ -139,3 +149,4 @@ def test_flag_table_reads_no_private_attribute():
     source = inspect.getsource(_shared)
     assert not re.search(r"\._actions\b|\._option_string_actions\b|\._registries\b", source)
     assert _shared.flag_table(_subparser("compare"))["rng"] == "--seed"
+    assert _shared.flag_table(argparse.ArgumentParser()) == {}  # a parser without marks
