@@ -175,9 +175,9 @@ def _error(shown):
     return shown.stderr[len("rlstats: error: "):].rstrip("\n")
 
 
-@pytest.mark.xfail(strict=True, reason="a misspelt agent was taken for one the batch already holds: agent_two, "
-                                       "'did you mean agent_1?' beside agent_1's runs; the file was not named")
 def test_misspelt_agent_names_the_one_the_batch_lacks(batches):
+    """A misspelt agent is guessed among the agents the batch lacks (main guessed agent_1, whose runs the batch
+    holds), and the refusal opens with the batch file."""
     text = (batches / "b2.csv").read_text().replace("agent_2", "agent_two")
     (batches / "bad.csv").write_text(text)
     said = _error(cli_shell("adastop", "update", batches / "s.json", batches / "bad.csv"))
@@ -185,16 +185,16 @@ def test_misspelt_agent_names_the_one_the_batch_lacks(batches):
                     "this test compares agent_1, agent_2, agent_3")
 
 
-@pytest.mark.xfail(strict=True, reason="a batch's refusal did not name the batch file")
 def test_repeated_batch_names_the_file(batches):
+    """A batch fed twice is refused naming its file and the flag that accepts it."""
     said = _error(cli_shell("adastop", "update", batches / "s.json", batches / "b1.csv"))
     assert said == (f"{batches / 'b1.csv'}: this batch repeats batch 1 (the same runs for every agent, in any "
                     "order); it was probably fed twice. Pass --allow-repeat if it is genuine")
 
 
-@pytest.mark.xfail(strict=True, reason="the batch and the state in the wrong order: 'file not found: new.json' on a "
-                                       "first call, 'cannot read the AdaStop state b2.csv: Expecting value' later")
 def test_arguments_in_the_wrong_order(batches):
+    """The batch given first and the state second is said so, with the command in its order, and nothing is
+    written."""
     said = _error(cli_shell("adastop", "update", batches / "b1.csv", batches / "new.json"))
     assert said == (f"STATE {batches / 'b1.csv'} is a table and BATCH {batches / 'new.json'} a JSON file: the state "
                     f"comes first: rlstats adastop update {batches / 'new.json'} {batches / 'b1.csv'}")
@@ -203,8 +203,8 @@ def test_arguments_in_the_wrong_order(batches):
     assert not (batches / "new.json").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="a result's JSON record given as the state was refused without a way on")
 def test_a_results_record_is_not_a_state(batches):
+    """A result's to_json() record given as the state says what it is and which file to give."""
     import rlstats as rl
 
     data = rl.datasets.simulate(agents=2, tasks=1, seeds=10, rng=0).drop(columns="task")
@@ -231,9 +231,8 @@ def keyed(batches):
     return batches
 
 
-@pytest.mark.xfail(strict=True, reason="the key errors named the Python keyword beside the flag ('--key-file PATH, "
-                                       "or key= in Python'), and a missing key file said no way on")
 def test_key_errors_in_the_command_spelling(keyed):
+    """The key errors name --key-file alone on the command line; a missing key file says what to give."""
     state = keyed / "ks.json"
     said = _error(cli_shell("adastop", "status", state))
     assert said == (f"the digests of batch 1 of the AdaStop state {state} were made with a key (HMAC-SHA256, key id "
@@ -243,12 +242,12 @@ def test_key_errors_in_the_command_spelling(keyed):
     assert said.endswith("nobody can bless an edited state by adding one: leave out --key-file, or start a new test "
                          "with it")
     said = _error(cli_shell("adastop", "status", state, "--key-file", keyed / "nope.key"))
-    assert said == (f"--key-file {keyed / 'nope.key'}: no such file; give the key file the state was created with "
-                    "(a new key: head -c 32 /dev/urandom > KEY; chmod 600 KEY)")
+    assert said == (f"--key-file {keyed / 'nope.key'}: no such file; give the file that holds the state's key (a new "
+                    "state's key is made with: head -c 32 /dev/urandom > KEY; chmod 600 KEY)")
 
 
-@pytest.mark.xfail(strict=True, reason="adastop update --help showed no example of --key-file")
 def test_update_help_shows_a_key_file():
+    """adastop update --help shows a keyed state's command and how to make its key."""
     shown = cli_shell("adastop", "update", "--help")
     assert "rlstats adastop update state.json batch1.csv --key-file adastop.key" in shown.stdout
     assert "head -c 32 /dev/urandom > adastop.key; chmod 600 adastop.key" in shown.stdout

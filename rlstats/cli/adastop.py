@@ -5,6 +5,7 @@ calls), with the state in a JSON file the user names::
 
     rlstats adastop update state.json batch1.csv --n 5 --K 6 --seed 0   # creates the state
     rlstats adastop update state.json batch2.csv                         # only the agents asked for
+    rlstats adastop update state.json batch1.csv --key-file adastop.key  # after: head -c 32 /dev/urandom > adastop.key; chmod 600 adastop.key
     rlstats adastop status state.json
     rlstats adastop plot state.json decisions.png
 
@@ -154,10 +155,32 @@ def _key(args):
 
 
 def _in_file(exc, args):
-    """A refused batch's message as the command shows it: the rows it names as the file's (data row 3, line 4)."""
-    from ._shared import rows_in_file, said
+    """A refused batch's message as the command shows it: opening with the batch file it refuses (audit s26: "this
+    batch repeats batch 1" named no file), the rows it names as the file's (data row 3, line 4)."""
+    from ._shared import STREAM, rows_in_file, said
 
-    return rows_in_file(said(exc), args.batch, args.sep)
+    message = rows_in_file(said(exc), args.batch, args.sep)
+    where = "standard input" if args.batch == STREAM else str(args.batch)
+    return message if message.startswith(where) else f"{where}: {message}"
+
+
+#: the suffixes of a batch table, which a state file (JSON) never has
+_TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq")
+
+
+def _check_order(args):
+    """The state first, the batch second: a table named as the state is the two given the other way round (audit
+    s26: a first call said "file not found: state.json", a later one could not read the batch as JSON)."""
+    from ..errors import shell_word
+
+    state, batch = Path(args.state), Path(args.batch)
+    if state.suffix.lower() not in _TABLE_SUFFIXES:
+        return
+    if batch.suffix.lower() == ".json":
+        raise _usage_error(f"STATE {state} is a table and BATCH {batch} a JSON file: the state comes first: rlstats "
+                           f"adastop update {shell_word(str(batch))} {shell_word(str(state))}")
+    raise _usage_error(f"STATE {state} is a table ({state.suffix}): the state is the JSON file rlstats adastop update "
+                       f"writes, and it comes first: rlstats adastop update state.json {shell_word(str(state))}")
 
 
 def _names(frame):
@@ -259,6 +282,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
     if args.state == STREAM:
         raise _usage_error("the state of adastop update is read and written back, so it cannot be - (standard "
                            "input); give a file name such as state.json")
+    _check_order(args)
     if not 0 <= args.lock_timeout < math.inf:
         raise _usage_error(f"--lock-timeout {args.lock_timeout:g} is not a number of seconds, 0 or more (default "
                            f"{LOCK_TIMEOUT:g})")
