@@ -253,9 +253,9 @@ def test_update_help_shows_a_key_file():
     assert "head -c 32 /dev/urandom > adastop.key; chmod 600 adastop.key" in shown.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="a finished test's note said 'Pass --n-resamples 290', which the next update "
-                                       "refuses: the option applies only when a state is created")
 def test_creation_options_advised_as_a_new_state(batches):
+    """A finished test's note advising more paths says it of a new state file (the next update refuses
+    --n-resamples on this one); the number is the Python note's (n_resamples=290)."""
     state = batches / "k2.json"
     created = cli_shell("adastop", "update", state, batches / "b1.csv", "--K", "2", "--seed", "1",
                         "--n-resamples", "200")
@@ -268,9 +268,8 @@ def test_creation_options_advised_as_a_new_state(batches):
     assert "Pass --n-resamples" not in shown.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="creating a state that can never reject advised 'use a larger n or K', the "
-                                       "Python keywords, where the command takes --n and --K on a new state")
 def test_powerless_state_advice_names_the_flags(batches):
+    """A state created with n = 2, K = 2 warns in the command's words: a new state file with a larger --n or --K."""
     rows = (batches / "b1.csv").read_text().splitlines()
     (batches / "tiny.csv").write_text("\n".join([rows[0], *rows[1:3], *rows[6:8]]) + "\n")  # 2 runs of 2 agents
     shown = cli_shell("adastop", "update", batches / "t.json", batches / "tiny.csv", "--K", "2", "--seed", "1",

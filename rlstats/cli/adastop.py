@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from typing import Any, TextIO
 from pathlib import Path
@@ -191,7 +192,28 @@ def _names(frame):
     return held_labels(frame, ("agent",)) | {str(column) for column in frame.columns if "=" in str(column)}
 
 
+#: the flags that apply only when a state is created (its options and --seed)
+_CREATION_FLAGS = "|".join(["--" + name.replace("_", "-") for name in sorted(_OPTIONS, key=len, reverse=True)]
+                           + ["--seed"])
+#: advice to pass a creation flag, said of a state that exists: the next update would refuse it (_check_unchanged)
+_PASS_CREATION_FLAG = re.compile(rf"\b([Pp])ass ((?:{_CREATION_FLAGS}) )")
+#: the library's advice on a test that can never reject, which names AdaStop's keywords n and K
+_LARGER_N_OR_K = re.compile(r"\b([Uu])se a larger n or K\b")
+
+
+def _new_state_words(text):
+    """The advice of a note or warning to set an option that applies only when a state is created, said as a new
+    state file with that flag (audit s26: "Pass --n-resamples 290", which the next update refuses; "use a larger n or
+    K", AdaStop's keywords)."""
+    text = _PASS_CREATION_FLAG.sub(lambda match: f"{'S' if match.group(1) == 'P' else 's'}tart a new state file with "
+                                                 f"{match.group(2)}", text)
+    return _LARGER_N_OR_K.sub(lambda match: f"{'s' if match.group(1) == 'u' else 'S'}tart a new state file with a "
+                                            "larger --n or --K", text)
+
+
 def _create(args, frame, key):
+    import warnings
+
     from ..errors import RlstatsError
     from ..methods.adastop import AdaStop, check_batch_columns
     from ._shared import in_command_words, said
@@ -211,9 +233,16 @@ def _create(args, frame, key):
                                "studies use 5 to 20)")
     options.setdefault("K", DEFAULT_K)
     try:
-        return AdaStop(agents, rng=args.seed, key=key, **options)
+        with warnings.catch_warnings(record=True) as caught:  # its advice said as this command takes it
+            warnings.simplefilter("always")
+            seq = AdaStop(agents, rng=args.seed, key=key, **options)
     except RlstatsError as exc:  # the options came from this call's flags: its hints name them (--K, not K=)
         raise type(exc)(in_command_words(said(exc), args.flags, (), labels=_names(frame))) from exc
+    for warning in caught:
+        warnings.warn_explicit(_new_state_words(in_command_words(str(warning.message), args.flags, (),
+                                                                 labels=_names(frame))),
+                               warning.category, warning.filename, warning.lineno)
+    return seq
 
 
 def _check_unchanged(seq, args, path):
@@ -327,6 +356,11 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"created {path}: agents {fmt.name_list(seq.agents)}; {options}; seed {state['seed']['record']}"
                   f"{keyed}\n")
     result = in_command_notes(seq.result(), (args.flags, ()))  # its notes name update's flags
+    notes = tuple(_new_state_words(note) for note in result.notes)  # a creation flag: on a new state
+    if notes != result.notes:
+        import dataclasses
+
+        result = dataclasses.replace(result, notes=notes)
     out.write(_progress_text(seq, result))
     if seq.done:
         out.write(str(result))
