@@ -311,13 +311,13 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
     if args.state == STREAM:
         raise _usage_error("the state of adastop update is read and written back, so it cannot be - (standard "
                            "input); give a file name such as state.json")
-    _check_order(args)
     if not 0 <= args.lock_timeout < math.inf:
         raise _usage_error(f"--lock-timeout {args.lock_timeout:g} is not a number of seconds, 0 or more (default "
                            f"{LOCK_TIMEOUT:g})")
     # the key file is an input too: the state must never be written over it
     path = check_output_path(args.state, option="STATE",
                              inputs=(args.batch,) + (() if args.key_file is None else (args.key_file,)))
+    _check_order(args)  # after the check that the state is not the batch itself
     key = _key(args)
     frame = read_table(args.batch, sep=args.sep, labels=("agent",))  # a long batch's agents as written (audit s22)
     # a new state's options are checked before any file (the state or its lock) is made
