@@ -105,6 +105,7 @@ def keyword_pilot(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow  # power's simulations and imports: 0.9 s of CPU; the rendering alone below
 def test_power_notes_keep_the_pilots_names(keyword_pilot):
     """power's notes write a pilot's names as they are (main said 'one run on --tasks 2'), its hints as flags."""
     shown = cli_shell("power", "skillings_mack", "--pilot", keyword_pilot, "--formula", "score ~ agent | task",
@@ -112,6 +113,36 @@ def test_power_notes_keep_the_pilots_names(keyword_pilot):
     assert shown.returncode == 0, shown.stderr
     assert "pilot: n_jobs=2 has one run on tasks=2: drawn with replacement" in shown.stdout
     assert "--resample pooled draws" in shown.stdout
+
+
+def test_power_rendering_holds_the_labels_given():
+    """render() and notes_beside_csv() write the names they are given as they are (run_power passes a pilot's,
+    whose result names no agent or task), the hints beside them in the command's spelling."""
+    import contextlib
+    import dataclasses
+    import io
+
+    from rlstats.cli._shared import notes_beside_csv, render
+    from rlstats.cli.power import _power_hints
+
+    @dataclasses.dataclass(frozen=True)
+    class Noted:
+        notes: tuple[str, ...]
+
+        def __str__(self):
+            return "\n".join(self.notes)
+
+    hints = _power_hints(_subparser("power").parse_args(["skillings_mack"]))
+    result = Noted(("pilot: n_jobs=2 has one run on tasks=2: drawn with replacement, it is that run in every data "
+                    "set; resample='pooled' draws from the task's runs",))
+    said = "pilot: n_jobs=2 has one run on tasks=2: drawn with replacement, it is that run in every data set; " \
+           "--resample pooled draws from the task's runs"
+    assert render(result, "text", hints, {"n_jobs=2", "tasks=2"}) == said
+    assert "on --tasks 2" in render(result, "text", hints)  # the names unheld: what main said
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        notes_beside_csv(result, "csv", hints, {"n_jobs=2", "tasks=2"})
+    assert err.getvalue() == f"Note: {said}\n"
 
 
 @pytest.fixture
