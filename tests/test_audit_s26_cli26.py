@@ -309,3 +309,13 @@ def test_powerless_state_advice_names_the_flags(batches):
     assert shown.stderr == ("rlstats: warning: with n = 2 runs per batch and K = 2 interims no level can be spent "
                             "(alpha = 0.05): the test can never reject; start a new state file with a larger --n or "
                             "--K (the paper advises n * K >= 30)\n")
+
+
+@pytest.mark.xfail(strict=True, reason="adastop update --help had no description: the batch layouts, the refusal of "
+                                       "repeats and the key file's rules were in the module's docstring alone")
+def test_update_help_describes_batches_and_keys():
+    shown = cli_shell("adastop", "update", "--help").stdout
+    for said in ("A batch file is either long (columns agent and score) or wide (one",
+                 "--allow-repeat accepts them", "The key file must not be readable by other", "(chmod 600)"):
+        assert said in shown, said
+    assert "``" not in shown
