@@ -68,7 +68,8 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
                                     description=help_description(__doc__), **shown)
     commands = adastop.add_subparsers(dest="adastop_command", required=True)
 
-    update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)", **shown)
+    update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)",
+                                 description=_update_description(), **shown)
     update.add_argument("state", help="JSON state file (created when missing)")
     update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent "
                                       "(- reads standard input)")
@@ -112,6 +113,13 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     _add_key_file(plot, "(needed when the state was created with one)")
     plot.set_defaults(run=run_plot)
     return adastop
+
+
+def _update_description():
+    """This module's paragraphs on batch files, repeats, digests, keys and options (all but its first two and the
+    example lines), as plain text for update's --help (audit s26: they were in the docstring alone)."""
+    paragraphs = (__doc__ or "").split("\n\n")[3:]
+    return "\n\n".join(paragraph.strip().replace("``", "") for paragraph in paragraphs)
 
 
 def _usage_error(message):
