@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
-from ._shared import (FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options, flag_table,
+from ._shared import (ANY_VALUE, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options, flag_table,
                       held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder, name_columns,
                       notes_beside_csv, parse_options, read_table, reference_file, render, report_drawn_seed,
                       rows_in_file, said, save_plot, with_missing_text)
@@ -175,11 +175,11 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     elif args.summarize_option or args.step is not None:
         raise UsageError("--step and --summarize-option go with --summarize HOW (e.g. --summarize final)")
     result = compare(data, formula, method=args.method, **options)
-    text = render(result, args.format, args.hints(args))
+    text = render(result, args.format, args.hints(args), args.labels)
     if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout
         save_plot(result, args.plot)
     out.write(text)
-    notes_beside_csv(result, args.format, args.hints(args))
+    notes_beside_csv(result, args.format, args.hints(args), args.labels)
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
     report_drawn_seed(args.seed, result)
@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="further option of the back end, e.g. -o pvalue=monte_carlo (repeatable)")
     cmp.add_argument("--sep", default=None, help="column separator of a text file (default: comma; tab for .tsv)")
-    keyword_flag(cmp, "--allow-python", keyword="eval_env", action="store_true",
+    keyword_flag(cmp, "--allow-python", keyword="eval_env", sets=ANY_VALUE, action="store_true",
                  help="evaluate the response as Python (it can then run any code: only for formulas you trust; "
                       "-o subset= keeps its grammar)")
     keyword_flag(cmp, "--summarize", keyword="how", scope="summary", default=None, metavar="HOW",

@@ -12,6 +12,7 @@ import ast
 import os
 import re
 import sys
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -536,7 +537,7 @@ def add_cost_flags(parser: argparse.ArgumentParser) -> None:
     A flag rather than ``-o``, since ``-o`` values are Python literals and infinity is not one."""
     keyword_flag(parser, "--max-seconds", type=float, default=None, metavar="SECONDS",
                  help="most estimated seconds to run without refusing (max_seconds=; default one hour; inf: no bound)")
-    keyword_flag(parser, "--no-progress", keyword="progress", action="store_true",
+    keyword_flag(parser, "--no-progress", keyword="progress", sets=False, action="store_true",
                  help="no progress bar on stderr (progress=False)")
 
 
@@ -565,25 +566,35 @@ def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str
     return options
 
 
-#: the attributes of an argparse action that :func:`keyword_flag` sets: the Python keyword(s) its flag sets, and
-#: the call they belong to (None: the command's own; "summary": compare --summarize's summarize_runs)
-_KEYWORD, _SCOPE = "rlstats_keyword", "rlstats_scope"
-#: the flags :func:`keyword_flag` added that take no value (--no-progress): a hint names them without one; filled
-#: as :func:`rlstats.cli.build_parser` builds the parsers, which main() does before any message is said
-_BARE_FLAGS: set[str] = set()
+#: what :func:`keyword_flag` marked on each parser: (flag, keyword(s), scope) per flag, in the order added. argparse
+#: has no public accessor of a parser's arguments (its list of actions is a private attribute), so the marks are kept
+#: here, from the Action that ``add_argument`` returns; a parser dropped takes its marks with it
+_MARKS: weakref.WeakKeyDictionary[argparse.ArgumentParser, list[tuple[str, str | tuple[str, ...], str | None]]] = (
+    weakref.WeakKeyDictionary())
+#: a flag taking no value sets its keyword to any value a hint names (--allow-python: an evaluation environment)
+ANY_VALUE = object()
+#: keyword_flag's default ``sets``: the action's constant
+_CONSTANT = object()
+#: the flags :func:`keyword_flag` added that take no value, each with the value it gives its keyword (--no-progress:
+#: progress=False, --allow-repeat: allow_repeat=True): a hint of that value names the flag alone, one of another
+#: value says "without" it. Filled as :func:`rlstats.cli.build_parser` builds the parsers, which main() does before
+#: any message is said
+_BARE_FLAGS: dict[str, object] = {}
 
 
 def keyword_flag(parser: argparse.ArgumentParser, *names: str, keyword: str | tuple[str, ...] | None = None,
-                 scope: str | None = None, **kwargs: Any) -> argparse.Action:
+                 scope: str | None = None, sets: object = _CONSTANT, **kwargs: Any) -> argparse.Action:
     """``parser.add_argument(*names, **kwargs)`` for a flag that sets a keyword of the Python function the command
     calls: ``keyword`` (default: the flag's dest, --n-sim sets ``n_sim=``; --seed sets ``rng=``), or a tuple of the
     keywords a flag of NAME=VALUE items sets (--summarize-option k=10). :func:`flag_table` reads these marks, so that
-    the command's messages name the flag the parser takes, from the parser itself."""
+    the command's messages name the flag the parser takes, from the parser itself. A flag taking no value declares
+    the value it gives its keyword, ``sets`` (default: the action's constant, True for store_true; --no-progress
+    sets ``progress=False``; :data:`ANY_VALUE` where it is no literal)."""
     action = parser.add_argument(*names, **kwargs)
-    if action.nargs == 0:  # a hint progress=False reads --no-progress
-        _BARE_FLAGS.add(max(action.option_strings, key=len))
-    setattr(action, _KEYWORD, action.dest if keyword is None else keyword)
-    setattr(action, _SCOPE, scope)
+    flag = max(action.option_strings, key=len)
+    if action.nargs == 0:  # a hint progress=False reads --no-progress, progress=True "without --no-progress"
+        _BARE_FLAGS[flag] = action.const if sets is _CONSTANT else sets
+    _MARKS.setdefault(parser, []).append((flag, action.dest if keyword is None else keyword, scope))
     return action
 
 
@@ -592,11 +603,9 @@ def flag_table(parser: argparse.ArgumentParser, scope: str | None = None) -> dic
     ``scope``): ``{"rng": "--seed", "n_sim": "--n-sim", "k": "--summarize-option k="}``, the spelling
     :func:`in_command_words` and :func:`in_command_notes` write and :func:`parse_options` refuses with -o."""
     table = {}
-    for action in parser._actions:
-        keyword = getattr(action, _KEYWORD, None)
-        if keyword is None or getattr(action, _SCOPE, None) != scope:
+    for flag, keyword, marked in _MARKS.get(parser, ()):
+        if marked != scope:
             continue
-        flag = max(action.option_strings, key=len)
         if isinstance(keyword, tuple):  # a flag of NAME=VALUE items
             table.update({name: f"{flag} {name}=" for name in keyword})
         else:
@@ -604,10 +613,12 @@ def flag_table(parser: argparse.ArgumentParser, scope: str | None = None) -> dic
     return table
 
 
-def in_command_notes(result: Result, hints: tuple[Any, ...] | None) -> Result:
+def in_command_notes(result: Result, hints: tuple[Any, ...] | None, labels: Iterable[str] = ()) -> Result:
     """``result`` with its notes' hints in the command line's spelling (:func:`in_command_words` with ``hints``,
     (flags, -o names[, calls])), for what the command prints; its numbers and every other field the same. A keyword the
-    command does not expose stays as the Python function spells it."""
+    command does not expose stays as the Python function spells it. The data's names are written as they are: the
+    result's agents and tasks, and ``labels`` (:func:`held_labels` of the file read: a power pilot's, whose result
+    names none)."""
     import dataclasses
 
     if hints is None or not getattr(result, "notes", None):
@@ -615,7 +626,7 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None) -> Result:
     flags, options, *calls = hints
     options = set(options)
     # the agents and tasks the notes name are the data's, written as they are ('SAC alpha=0.2' is a name, not a hint)
-    labels = [str(name) for name in (*getattr(result, "agents", ()), *getattr(result, "tasks", ()))]
+    labels = [str(name) for name in (*getattr(result, "agents", ()), *getattr(result, "tasks", ()), *labels)]
     notes = tuple(in_command_words(note, flags, options, calls[0] if calls else None, labels=labels)
                   for note in result.notes)
     return result if notes == result.notes else dataclasses.replace(result, notes=notes)
@@ -623,12 +634,21 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None) -> Result:
 
 #: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``); not
 #: an item the command line's spelling gives already (``-o k=v``, ``--summarize-option k=v``: a note said twice),
-#: nor part of a path (``runs/step=100/seed_1``)
-_PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)="""
+#: nor part of a path (``runs/step=100/seed_1``), nor a value prose states of a quantity (``held at alpha=0.05``,
+#: ``at level alpha=0.05``): the library names a keyword as a hint (pass, use, give, e.g., or ...) or as the option
+#: that did something (``subset=... kept 9 rows``, ``dropped (na_action="drop")``), both said as the command takes
+#: it, and a quantity's value after "at" or "level"
+_PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-option )(?<!\bat )(?<!\blevel )"""
+                            r"""([A-Za-z_][A-Za-z0-9_]*)="""
                             r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
                             r"""(?!\.?[\w+<>\[({/\\-])""")  # not a Python structure (a list, a call): left as it is
 #: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
 _PYTHON_NAME = re.compile(r"(?<![\w./\\-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
+#: ``rng=np.random.default_rng(N)``: a Generator the command line gives as the int it seeds the run by
+#: (:func:`rlstats.resampling.seed_sequence`'s record; ``--seed N`` would seed another run)
+_SEEDED_GENERATOR = re.compile(r"(?<![\w./\\-])rng=(?:np|numpy)\.random\.default_rng\((\d+)\)")
+#: what ends the text before a call the message quotes while its parts are spelled: not the end of the message
+_BEFORE_CALL = "\ue003"
 
 
 #: a call the message quotes as Python code: a dotted name (rlstats.curves, df.drop) and its parenthesised arguments
@@ -662,15 +682,18 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
 
     def spelled(match):
         name, value = match.group(1), match.group(2)
-        if value[0] in "\"'" and value[-1] == value[0]:
+        quoted = value[0] in "\"'" and value[-1] == value[0]
+        if quoted:
             value = value[1:-1]
         elif re.fullmatch(r"\d{1,3}(?:[,_]\d{3})+", value):  # 940,000 or 940_000 as one number, as typed
             value = value.replace(",", "").replace("_", "")
         flag = flags.get(name, "")
         if flag.endswith("="):  # a flag of NAME=VALUE items (--summarize-option k=): the item as one word
             return f"{flag.split()[0]} {shell_word(f'{name}={value}')}"
+        if flag in _BARE_FLAGS:  # progress=False is --no-progress; progress=True is the command without it
+            return flag if _bare_value(flag, value, quoted) else f"without {flag}"
         if flag.startswith("--"):
-            return flag if flag in _BARE_FLAGS else f"{flag} {shell_word(value)}"
+            return f"{flag} {shell_word(value)}"
         if name in settable and name not in flags:
             return "-o " + shell_word(f"{name}={value}")
         return match.group(0)
@@ -691,7 +714,9 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
             return flag
         return f"-o {name}=" if name in settable and name not in flags else match.group(0)
 
-    def spelled_outside_calls(text):
+    def spelled_outside_calls(text, before_call=False):
+        if before_call:  # "pass rng=" before np.random.default_rng() names no keyword alone: the call is its value
+            return spelled_outside_calls(text + _BEFORE_CALL)[:-len(_BEFORE_CALL)]
         return _SMALLER.sub(smaller, _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text))))
 
     def call(text):  # rlstats.equivalence(..., across='paired_t'): --method equivalence -o across=paired_t
@@ -708,10 +733,45 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         return " ".join(filter(None, (calls[found.group(1)], *said))) or text  # rlstats.compare(...): as it is
 
     message = _OPTION_LIST.sub(lambda match: _option_list(match, flags), message)
+    if flags.get("rng", "").startswith("--"):  # rng=np.random.default_rng(1): --seed and the int it seeds by
+        message = _SEEDED_GENERATOR.sub(lambda match: f"{flags['rng']} {_generator_seed(int(match.group(1)))}",
+                                        message)
     # a Python call the message quotes (rlstats.curves(df, ..., step='step')) stays Python: -o inside it is neither,
     # but for a call of the package's the command makes itself, with nothing but keywords after "..."
     parts = _PYTHON_CALL.split(message)
-    return "".join(call(part) if i % 2 else spelled_outside_calls(part) for i, part in enumerate(parts))
+    message = "".join(call(part) if i % 2 else spelled_outside_calls(part, before_call=i + 1 < len(parts))
+                      for i, part in enumerate(parts))
+    # "pass progress=True" is the command without --no-progress: "leave out --no-progress"
+    return _PASS_WITHOUT.sub(lambda match: f"{'L' if match.group(1)[0].isupper() else 'l'}eave out {match.group(2)}",
+                             message)
+
+
+#: an instruction to pass a value that a flag taking no value gives when it is absent, as spelled above
+_PASS_WITHOUT = re.compile(r"\b([Pp]ass|[Gg]ive|[Uu]se|[Ss]et) without (--[A-Za-z][\w-]*)")
+
+
+def _bare_value(flag: str, value: str, quoted: bool) -> bool:
+    """Whether a hint's ``value`` (as the message writes it) is the one ``flag``, which takes no value, gives its
+    keyword (:data:`_BARE_FLAGS`): ``progress=False`` is --no-progress, ``progress=True`` is not."""
+    given = _BARE_FLAGS[flag]
+    if given is ANY_VALUE:
+        return True
+    if quoted:
+        return value == given
+    try:
+        read = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return type(read) is type(given) and read == given
+
+
+def _generator_seed(seed: int) -> int:
+    """The int ``rng=np.random.default_rng(seed)`` seeds a run by, which ``--seed`` takes to repeat it."""
+    import numpy as np
+
+    from ..resampling import seed_sequence
+
+    return int(seed_sequence(np.random.default_rng(seed))[1])
 
 
 #: a call of the package with the data left out: rlstats.NAME(..., keyword=value, ...)
@@ -797,20 +857,22 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
 FORMATS = tuple(_RENDERERS)
 
 
-def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = None) -> str:
+def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
+           labels: Iterable[str] = ()) -> str:
     """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`); with ``hints``
-    (flags, -o names) its notes name the command's options as it takes them (:func:`in_command_notes`), except in
-    JSON, which is the result's record as Python writes it."""
+    (flags, -o names) its notes name the command's options as it takes them (:func:`in_command_notes`, the data's
+    ``labels`` as written), except in JSON, which is the result's record as Python writes it."""
     if output_format != "json":
-        result = in_command_notes(result, hints)
+        result = in_command_notes(result, hints, labels)
     return _RENDERERS[output_format](result)
 
 
-def notes_beside_csv(result: Result, output_format: str, hints: tuple[Any, ...] | None = None) -> None:
+def notes_beside_csv(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
+                     labels: Iterable[str] = ()) -> None:
     """With ``--format csv``, ``result``'s notes on stderr, as the command spells them: the tidy frame on stdout has
     no room for what was dropped or withheld (every other format prints them)."""
     if output_format == "csv" and getattr(result, "notes", None):
-        sys.stderr.write("".join(f"Note: {note}\n" for note in in_command_notes(result, hints).notes))
+        sys.stderr.write("".join(f"Note: {note}\n" for note in in_command_notes(result, hints, labels).notes))
 
 
 def save_plot(result: Result, path: str | os.PathLike[str], kind: str | None = None) -> None:

@@ -5,6 +5,7 @@ calls), with the state in a JSON file the user names::
 
     rlstats adastop update state.json batch1.csv --n 5 --K 6 --seed 0   # creates the state
     rlstats adastop update state.json batch2.csv                         # only the agents asked for
+    rlstats adastop update state.json batch1.csv --key-file adastop.key  # after: head -c 32 /dev/urandom > adastop.key; chmod 600 adastop.key
     rlstats adastop status state.json
     rlstats adastop plot state.json decisions.png
 
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from typing import Any, TextIO
 from pathlib import Path
@@ -66,7 +68,8 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
                                     description=help_description(__doc__), **shown)
     commands = adastop.add_subparsers(dest="adastop_command", required=True)
 
-    update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)", **shown)
+    update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)",
+                                 description=_update_description(), **shown)
     update.add_argument("state", help="JSON state file (created when missing)")
     update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent "
                                       "(- reads standard input)")
@@ -112,6 +115,13 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     return adastop
 
 
+def _update_description():
+    """This module's paragraphs on batch files, repeats, digests, keys and options (all but its first two and the
+    example lines), as plain text for update's --help (audit s26: they were in the docstring alone)."""
+    paragraphs = (__doc__ or "").split("\n\n")[3:]
+    return "\n\n".join(paragraph.strip().replace("``", "") for paragraph in paragraphs)
+
+
 def _usage_error(message):
     from ._shared import UsageError
 
@@ -154,10 +164,32 @@ def _key(args):
 
 
 def _in_file(exc, args):
-    """A refused batch's message as the command shows it: the rows it names as the file's (data row 3, line 4)."""
-    from ._shared import rows_in_file, said
+    """A refused batch's message as the command shows it: opening with the batch file it refuses (audit s26: "this
+    batch repeats batch 1" named no file), the rows it names as the file's (data row 3, line 4)."""
+    from ._shared import STREAM, rows_in_file, said
 
-    return rows_in_file(said(exc), args.batch, args.sep)
+    message = rows_in_file(said(exc), args.batch, args.sep)
+    where = "standard input" if args.batch == STREAM else str(args.batch)
+    return message if message.startswith(where) else f"{where}: {message}"
+
+
+#: the suffixes of a batch table, which a state file (JSON) never has
+_TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq")
+
+
+def _check_order(args):
+    """The state first, the batch second: a table named as the state is the two given the other way round (audit
+    s26: a first call said "file not found: state.json", a later one could not read the batch as JSON)."""
+    from ..errors import shell_word
+
+    state, batch = Path(args.state), Path(args.batch)
+    if state.suffix.lower() not in _TABLE_SUFFIXES:
+        return
+    if batch.suffix.lower() == ".json":
+        raise _usage_error(f"STATE {state} is a table and BATCH {batch} a JSON file: the state comes first: rlstats "
+                           f"adastop update {shell_word(str(batch))} {shell_word(str(state))}")
+    raise _usage_error(f"STATE {state} is a table ({state.suffix}): the state is the JSON file rlstats adastop update "
+                       f"writes, and it comes first: rlstats adastop update state.json {shell_word(str(state))}")
 
 
 def _names(frame):
@@ -168,7 +200,28 @@ def _names(frame):
     return held_labels(frame, ("agent",)) | {str(column) for column in frame.columns if "=" in str(column)}
 
 
+#: the flags that apply only when a state is created (its options and --seed)
+_CREATION_FLAGS = "|".join(["--" + name.replace("_", "-") for name in sorted(_OPTIONS, key=len, reverse=True)]
+                           + ["--seed"])
+#: advice to pass a creation flag, said of a state that exists: the next update would refuse it (_check_unchanged)
+_PASS_CREATION_FLAG = re.compile(rf"\b([Pp])ass ((?:{_CREATION_FLAGS}) )")
+#: the library's advice on a test that can never reject, which names AdaStop's keywords n and K
+_LARGER_N_OR_K = re.compile(r"\b([Uu])se a larger n or K\b")
+
+
+def _new_state_words(text):
+    """The advice of a note or warning to set an option that applies only when a state is created, said as a new
+    state file with that flag (audit s26: "Pass --n-resamples 290", which the next update refuses; "use a larger n or
+    K", AdaStop's keywords)."""
+    text = _PASS_CREATION_FLAG.sub(lambda match: f"{'S' if match.group(1) == 'P' else 's'}tart a new state file with "
+                                                 f"{match.group(2)}", text)
+    return _LARGER_N_OR_K.sub(lambda match: f"{'s' if match.group(1) == 'u' else 'S'}tart a new state file with a "
+                                            "larger --n or --K", text)
+
+
 def _create(args, frame, key):
+    import warnings
+
     from ..errors import RlstatsError
     from ..methods.adastop import AdaStop, check_batch_columns
     from ._shared import in_command_words, said
@@ -188,9 +241,16 @@ def _create(args, frame, key):
                                "studies use 5 to 20)")
     options.setdefault("K", DEFAULT_K)
     try:
-        return AdaStop(agents, rng=args.seed, key=key, **options)
+        with warnings.catch_warnings(record=True) as caught:  # its advice said as this command takes it
+            warnings.simplefilter("always")
+            seq = AdaStop(agents, rng=args.seed, key=key, **options)
     except RlstatsError as exc:  # the options came from this call's flags: its hints name them (--K, not K=)
         raise type(exc)(in_command_words(said(exc), args.flags, (), labels=_names(frame))) from exc
+    for warning in caught:
+        warnings.warn_explicit(_new_state_words(in_command_words(str(warning.message), args.flags, (),
+                                                                 labels=_names(frame))),
+                               warning.category, warning.filename, warning.lineno)
+    return seq
 
 
 def _check_unchanged(seq, args, path):
@@ -265,6 +325,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
     # the key file is an input too: the state must never be written over it
     path = check_output_path(args.state, option="STATE",
                              inputs=(args.batch,) + (() if args.key_file is None else (args.key_file,)))
+    _check_order(args)  # after the check that the state is not the batch itself
     key = _key(args)
     frame = read_table(args.batch, sep=args.sep, labels=("agent",))  # a long batch's agents as written (audit s22)
     # a new state's options are checked before any file (the state or its lock) is made
@@ -303,6 +364,11 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"created {path}: agents {fmt.name_list(seq.agents)}; {options}; seed {state['seed']['record']}"
                   f"{keyed}\n")
     result = in_command_notes(seq.result(), (args.flags, ()))  # its notes name update's flags
+    notes = tuple(_new_state_words(note) for note in result.notes)  # a creation flag: on a new state
+    if notes != result.notes:
+        import dataclasses
+
+        result = dataclasses.replace(result, notes=notes)
     out.write(_progress_text(seq, result))
     if seq.done:
         out.write(str(result))

@@ -78,7 +78,8 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
                  help=f"the listing of the folder or URL may hold at most N files (default: {MAX_FILES:,})")
     keyword_flag(command, "--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",
                  help=f"a file read from a URL may have at most N bytes (default: {MAX_FILE_BYTES:,})")
-    keyword_flag(command, "--no-progress", keyword="progress", action="store_true", help="no progress bar on stderr")
+    keyword_flag(command, "--no-progress", keyword="progress", sets=False, action="store_true",
+                 help="no progress bar on stderr")
     command.add_argument("-o", "--output", required=True, metavar="FILE",
                          help="where to write the frame: .csv, .tsv or .parquet, or - for CSV on standard output")
     command.set_defaults(run=run_read_logs, flags=flag_table(command))
@@ -113,23 +114,32 @@ def _smooth(text, over):
                          f"--smooth 100; got {text[:60]!r}") from None
 
 
-def _in_command_words(message, flags):
-    """read_logs' message as one line naming the command's options (its list of files joined by ';')."""
+def _in_command_words(message, flags, labels=()):
+    """read_logs' message as one line naming the command's options (its list of files joined by ';'); the runs'
+    names (``labels``) as written."""
     first, *listed = message.splitlines()
     message = " ".join([first, "; ".join(line.strip() for line in listed)]).strip()
     if message.startswith("pattern "):
         message = "--" + message
-    return _reworded(message, flags)
+    return _reworded(message, flags, labels)
 
 
-def _reworded(message, flags):
+def _reworded(message, flags, labels=()):
     """read_logs' message naming the command's options (``flags``, its parser's: --tags for tags=, ...), its lines
-    kept."""
+    kept; the runs' names (``labels``: a task 'keep=café' is not --keep café) as written."""
     for python, shell in PROSE_WORDS:
         message = message.replace(python, shell)
     # --tags takes TAG=COLUMN, not the dict tags= takes (audit s20: "e.g. --tags {'eval/mean_reward': 'score'}")
     message = re.sub(r"(?<![\w.-])tags=\{'([^'=,]*)': '([^'=,]*)'\}", r"tags='\1=\2'", message)
-    return "\n".join(in_command_words(line, flags, ()) for line in message.split("\n"))
+    return "\n".join(in_command_words(line, flags, (), labels=labels) for line in message.split("\n"))
+
+
+def _run_names(frame):
+    """The names of the frame's runs (the pattern's fields, its columns before the step) that hold a '=', which its
+    notes and warnings write as they are."""
+    from ._shared import held_labels
+
+    return held_labels(frame, frame.columns[:frame.columns.get_loc("step")]) if "step" in frame.columns else set()
 
 
 def _check_not_read_next_time(output, folder):
@@ -231,6 +241,7 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
         _check_not_an_input(output, folder)
     tags = _tags(args.tags)
     smooth, smooth_over = _smooth(args.smooth, args.smooth_over)
+    frame = None
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -241,9 +252,10 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     except RlstatsError as exc:  # the same advice, in the command's words
         raise type(exc)(_in_command_words(said(exc), args.flags)) from exc  # its command_line wording, as elsewhere
     finally:  # read_logs' warnings in the command's words too, their lists kept on their lines
+        labels = () if frame is None else _run_names(frame)
         for caught_warning in caught:
-            warnings.warn_explicit(_reworded(str(caught_warning.message), args.flags), caught_warning.category,
-                                   caught_warning.filename, caught_warning.lineno)
+            warnings.warn_explicit(_reworded(str(caught_warning.message), args.flags, labels),
+                                   caught_warning.category, caught_warning.filename, caught_warning.lineno)
     notes = tuple(frame.attrs.get(NOTES_ATTR, ()))
     written = frame.copy(deep=False)
     # Parquet keeps these (pandas stores attrs as JSON), the notes bound to their runs too; the read log stays here
@@ -264,5 +276,5 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     summary.write(f"{len(frame):,} row{'' if len(frame) == 1 else 's'} of {count(n_runs, 'run')} written to "
                   f"{'standard output' if output == STREAM else output}\n")
     for note in notes:  # the file keeps read_logs' words; the terminal gets the command's (--tags, not tags=)
-        summary.write(f"  {_in_command_words(note, args.flags)}\n")
+        summary.write(f"  {_in_command_words(note, args.flags, labels)}\n")
     return 0

@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from ._shared import FORMATS, flag_table, help_description, help_examples, keyword_flag
+from ._shared import ANY_VALUE, FORMATS, flag_table, help_description, help_examples, keyword_flag
 
 
 def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -36,7 +36,7 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     power.add_argument("--sep", default=None, help="column separator of a text pilot file (default: comma; tab "
                                                    "for .tsv)")
     keyword_flag(power, "--formula", default=None, help="the pilot's formula, e.g. 'score ~ agent | task'")
-    keyword_flag(power, "--allow-python", keyword="eval_env", action="store_true",
+    keyword_flag(power, "--allow-python", keyword="eval_env", sets=ANY_VALUE, action="store_true",
                  help="evaluate the formula's response as Python (only for formulas you trust)")
     keyword_flag(power, "--seeds", default=None, metavar="S1,S2,...",
                  help="runs per agent and task to try (default 3,5,10,20; AdaStop: multiples of K)")
@@ -224,11 +224,12 @@ def run_power(args: argparse.Namespace, out: TextIO) -> int:
         result = sample_size(methods[0], args.target_power, **bound, **kwargs)
     else:
         result = power(methods if len(methods) > 1 else methods[0], seeds=seeds, **kwargs)
-    text = render(result, args.format, _power_hints(args))
+    labels = getattr(args, "labels", ())  # a pilot's agent and task names with a '=', written as they are
+    text = render(result, args.format, _power_hints(args), labels)
     if args.plot:
         save_plot(result, args.plot)
         sys.stderr.write(f"figure written to {args.plot}\n")
     out.write(text)
-    notes_beside_csv(result, args.format, _power_hints(args))
+    notes_beside_csv(result, args.format, _power_hints(args), labels)
     report_drawn_seed(args.seed, result)
     return 0

@@ -417,7 +417,12 @@ class AdaStop:
         """
         key = integrity.checked_key(key)
         if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
-            raise DesignError("this is not an rlstats AdaStop state (missing \"format\": \"rlstats.AdaStop\")")
+            way = "give the JSON state file that rlstats adastop update (or AdaStop.save) wrote"
+            if isinstance(state, dict) and isinstance(state.get("result"), str) and "method" in state:
+                # a result's record (res.to_json()), the other JSON rlstats writes (audit s26)
+                raise DesignError(f"this is a result's record (to_json()), not an AdaStop state: it holds no test to "
+                                  f"continue; {way}")
+            raise DesignError(f"this is not an rlstats AdaStop state (missing \"format\": \"rlstats.AdaStop\"); {way}")
         version = state.get("version")
         if isinstance(version, bool) or version not in _READ_VERSIONS:
             raise DesignError(f"AdaStop state version {version!r} is not supported (this rlstats reads versions "
@@ -947,7 +952,7 @@ def _batch_scores(batch, agent, score, agents):
                     f"cannot read the batch: expected long format with columns '{agent}' and '{score}', or one "
                     f"column per agent ({name_list(agents)}); got columns {[str(c) for c in batch.columns]}")
             if unknown:  # a wide batch with a column named for no agent: named, as the long format names it
-                raise DesignError(_unknown_agents(unknown, agents) + " (a wide batch has one column per agent, "
+                raise DesignError(_unknown_agents(unknown, agents, given=[str(c) for c in columns]) + " (a wide batch has one column per agent, "
                                   "besides an index column: unnamed, index, seed or run)")
             out = {str(c): _as_scores(batch[c].to_numpy(), str(c)) for c in columns}
             booleans = _booleans("column", [str(c) for c in columns if batch[c].dtype.kind == "b"])
@@ -960,15 +965,18 @@ def _batch_scores(batch, agent, score, agents):
         raise DesignError(f"a batch must be a DataFrame or a mapping {{agent: scores}}, got {type(batch).__name__}")
     unknown = [a for a in out if a not in agents]
     if unknown:
-        raise DesignError(_unknown_agents(unknown, agents))
+        raise DesignError(_unknown_agents(unknown, agents, given=out))
     return out, booleans
 
 
-def _unknown_agents(unknown, agents):
+def _unknown_agents(unknown, agents, given=()):
     """"unknown agent(s) ppo in the batch (did you mean 'PPO'?); this test compares PPO, DQN": the agents a batch
-    names that the test does not, each with the test's agent it most likely misspells (audit s23)."""
+    names that the test does not, each with the test's agent it most likely misspells (audit s23): first among those
+    the batch lacks (``given``: the names it holds), then among all (audit s26: 'agent_two' beside agent_1's runs was
+    taken for agent_1, not the agent_2 it lacked)."""
     quoted = functools.partial(name_list, among=[*agents, *unknown])
-    close = {name: close_names(name, agents, n=1) for name in unknown}
+    lacking = [a for a in agents if a not in given]
+    close = {name: close_names(name, lacking, n=1) or close_names(name, agents, n=1) for name in unknown}
     guesses = [(name, found[0]) for name, found in close.items() if found]
     if len(unknown) == 1 and guesses:
         hint = f" (did you mean {guesses[0][1]!r}?)"

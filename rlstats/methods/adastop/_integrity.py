@@ -184,9 +184,9 @@ def check_key(state: dict[str, Any], key: bytes | None) -> None:
     count = len(state["batches"])
     which = f"batches 1-{count}" if count > 1 else ("batch 1" if count else "the settings (no batch fed yet)")
     if recorded is not None and key is None:
-        raise DesignError(f"the digests of {which} of the AdaStop state were made with a key (HMAC-SHA256, key id "
-                          f"{recorded}), and none was given: give that key to read or update the state "
-                          "(--key-file PATH, or key= in Python)")
+        found = (f"the digests of {which} of the AdaStop state were made with a key (HMAC-SHA256, key id "
+                 f"{recorded}), and none was given: give that key to read or update the state ")
+        raise DesignError(found + "(--key-file PATH, or key= in Python)", command_line=found + "(--key-file PATH)")
     if recorded is not None and key is not None and key_id(key) != recorded:
         raise DesignError(f"the digests of {which} of the AdaStop state were made with another key than the one "
                           f"given (key id {recorded}; the key given has {key_id(key)}): give the key "
@@ -195,9 +195,10 @@ def check_key(state: dict[str, Any], key: bytes | None) -> None:
         what = ("the digests of the AdaStop state are plain SHA-256: it was created without a key, or rewritten "
                 "without one" if chained
                 else f"a version {state.get('version')} AdaStop state has no keyed digests")
-        raise DesignError(f"a key was given, but {what}; a key applies only when a state is created, so that "
-                          "nobody can bless an edited state by adding one: drop the key (--key-file, key=), or "
-                          "start a new test with it")
+        found = (f"a key was given, but {what}; a key applies only when a state is created, so that nobody can "
+                 "bless an edited state by adding one: ")
+        raise DesignError(found + "drop the key (--key-file, key=), or start a new test with it",
+                          command_line=found + "leave out --key-file, or start a new test with it")
 
 
 def verify(settings: dict[str, Any], state: dict[str, Any], key: bytes | None) -> None:
@@ -304,7 +305,8 @@ def read_key(path: str | os.PathLike[str], *, option: str = "--key-file") -> byt
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise OptionError(f"{where}: no such file") from None
+        raise OptionError(f"{where}: no such file; give the file that holds the state's key (a new state's key is "
+                          "made with: head -c 32 /dev/urandom > KEY; chmod 600 KEY)") from None
     except OSError as exc:
         raise OptionError(f"{where}: cannot read it ({exc.strerror or exc})") from None
     if stat.S_ISDIR(info.st_mode):
