@@ -42,18 +42,12 @@ def _parameters_section_wrong(function):
     return wrong
 
 
-WRONG_BEFORE = {"permutation", "bootstrap", "probability_of_improvement", "performance_profile", "task_table", "curves",
-                "tuning", "sample_size", "summarize_runs", "align_steps", "datasets.simulate_curves"}
-
-
-@pytest.mark.parametrize("name, function", [
-    pytest.param(name, function, id=name, marks=[pytest.mark.xfail(strict=True, reason="parameters misdocumented")]
-                 if name.removeprefix("rlstats.") in WRONG_BEFORE else []) for name, function in _public_functions()])
+@pytest.mark.parametrize("name, function", _public_functions(), ids=[name for name, _ in _public_functions()])
 def test_api_page_documents_every_parameter_once(name, function):
     """The API pages of ``task_table`` and ``tuning`` listed "Returns", "-------" and "TaskTableResult" as
     parameters and had no Returns section (no blank line before the heading); ``summarize_runs`` listed a sentence
     as a parameter; ``sample_size``'s list of the options shared with ``power`` broke over two lines, so the
     second half read as the first half's description; ``task_table``, ``tuning`` and ``summarize_runs`` never said
-    what ``na_action=`` does, five functions left ``eval_env=`` out and ``simulate_curves`` ``max_step=``; twenty
+    what ``na_action=`` does, five functions left ``eval_env=`` out and ``simulate_curves`` ``max_step=``; eighteen
     entries (``eval_env``, ``na_action``, ``confidence_level``, ``data``, ...) had no description."""
     assert _parameters_section_wrong(function) == []
