@@ -64,7 +64,6 @@ def _loaded_or_skip(name):
         pytest.skip(f"{name} not on this machine: {error}")
 
 
-@pytest.mark.xfail(strict=True, reason="README counted 193 runs in all")
 def test_readme_counts_the_spinningup_runs_of_each_agent():
     """README's Data item: ``load("spinningup_halfcheetah")`` "(SAC and TD3, 193 runs x 400 evaluations)"; the
     loader gives 386 runs, 193 of each agent (its description: "193 runs each"), 400 evaluation steps."""
@@ -75,8 +74,6 @@ def test_readme_counts_the_spinningup_runs_of_each_agent():
     assert f"(SAC and TD3, {runs['SAC']} runs each x {evaluations} evaluations)" in _words("README.md")
 
 
-@pytest.mark.xfail(strict=True, reason="README put the release rehearsal last and credited the default with "
-                                       "percentile timings")
 def test_readme_says_what_ci_runs_last_and_which_interval_was_timed():
     """README, "Run the tests": ".ci/run ... Last, it rehearses a release"; .ci/run's last step is the conda
     recipe's check (README's conda section says so: "The last step of .ci/run, .ci/recipe-check"). And the
@@ -112,7 +109,6 @@ def _appended_scripts():
     return sorted(set(scripts))
 
 
-@pytest.mark.xfail(strict=True, reason="the map named 3 of APPENDED's 5 scripts")
 def test_map_names_every_script_that_appends_calibration_rows():
     """rlstats/README.md: calibration.csv is written by calibrate.py "with the rows other scripts append, `APPENDED`
     there: ..." and named coverage_tuning_real.py, size_equivalence_mean.py and size_equivalence_spread.py;
@@ -126,7 +122,6 @@ def test_map_names_every_script_that_appends_calibration_rows():
     assert [s for s in scripts if f"`{s}.py`" not in sentence] == []
 
 
-@pytest.mark.xfail(strict=True, reason="rliable.md counted 480 or 1,920 intervals in every row")
 def test_rliable_page_counts_the_intervals_of_the_studentised_rows():
     """docs/rliable.md: the studentised interval was "Measured on 480 intervals a row (1,920 where a row was within 2
     standard errors of missing)" on 5 and 26 tasks; 11 of its 128 rows there, all of capped runs, count 282 to 1,455
