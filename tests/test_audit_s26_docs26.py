@@ -138,7 +138,6 @@ def test_rliable_page_counts_the_intervals_of_the_studentised_rows():
             f"{len(odd)} rows of capped runs, where intervals are withheld)") in page
 
 
-@pytest.mark.xfail(strict=True, reason="the docstring quoted issue 40's rows only")
 def test_improvement_docstring_quotes_every_measured_row():
     """``probability_of_improvement``'s API page: the score interval "covered 0.92-0.98 from 3 to 20 runs per task
     (0.89 in the worst design draw), where percentile ones covered 0.84-1.00": issue 40's rows on 1, 5 and 26 tasks.
