@@ -159,7 +159,6 @@ def test_improvement_docstring_quotes_every_measured_row():
     assert quoted in " ".join(inspect.getdoc(rlstats.probability_of_improvement).split())
 
 
-@pytest.mark.xfail(strict=True, reason="README named 8 of the test extra's 18 packages")
 def test_readme_names_what_the_test_extra_brings():
     """README, "Run the tests": "The test extra brings everything the tests import (pytest and pytest-xdist,
     hypothesis, statsmodels as an independent reference, dask, pyarrow, tensorboard and tensorboardX)"; setup.cfg's
