@@ -176,7 +176,6 @@ def test_readme_names_what_the_test_extra_brings():
     assert [name for name in wanted if name not in paragraph] == []
 
 
-@pytest.mark.xfail(strict=True, reason="the calibration page said 2 to 20 runs per cell")
 def test_calibration_page_states_the_runs_the_table_measures():
     """docs/calibration.md's opening: the grid has "2 to 8 agents, 1 to 26 tasks, 2 to 20 runs per cell, and four
     kinds of scores". The table holds rows at 1 run per cell (the rank test's size and post hoc, Friedman's case, and
