@@ -193,7 +193,6 @@ def test_calibration_page_states_the_runs_the_table_measures():
             "kinds of scores (with, for some procedures, runs mostly at a cap and real tuning sweeps)") in page
 
 
-@pytest.mark.xfail(strict=True, reason="compare's docstring said a categorical's order sets the draws")
 def test_compare_docstring_says_a_categorical_order_draws_the_same_numbers():
     """``rlstats.compare``'s API page: random streams "are drawn in the order of the agents and tasks (sorted names,
     or a categorical's order)". Since the streams are keyed by the names' places among the names sorted
@@ -209,4 +208,4 @@ def test_compare_docstring_says_a_categorical_order_draws_the_same_numbers():
             == rlstats.compare(reordered, "score ~ agent | task", **options).pvalue)
     doc = " ".join(inspect.getdoc(rlstats.compare).split())
     assert "or a categorical's order" not in doc
-    assert "in the order of the agents' and tasks' names sorted (a Categorical's category order changes none)" in doc
+    assert "in the order of the agents' and tasks' names sorted (a Categorical's category order changes none;" in doc
