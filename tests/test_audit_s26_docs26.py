@@ -21,24 +21,34 @@ def _public_functions():
     return [(name, obj) for name, obj in found if inspect.isfunction(obj)]
 
 
-def _parameters_section_wrong(function):
-    """What numpydoc reads wrong in ``function``'s Parameters: names it lists that are no parameter, parameters it
-    leaves out, entries without a word of description, and a Returns section it cannot find."""
-    from numpydoc.docscrape import FunctionDoc
+HEADING = re.compile(r"^(\S[^\n]*)\n(-{3,})$", re.M)
 
-    doc = FunctionDoc(function)
+
+def _parameters_section_wrong(function):
+    """What numpydoc reads wrong in ``function``'s Parameters (read here as numpydoc reads it, which needs a blank
+    line before a section's heading; numpydoc itself is only in the docs extra): names it lists that are no
+    parameter, parameters it leaves out, entries without a word of description, a heading run into the text above."""
+    doc = inspect.getdoc(function)
+    wrong = [f"no blank line before {m.group(1)!r}" for m in HEADING.finditer(doc)
+             if len(m.group(1)) == len(m.group(2)) and doc[:m.start()].splitlines()[-1:] not in ([], [""])]
+    found = re.search(r"^Parameters\n-{10}\n(.*?)(?:\n\n(?=\S[^\n]*\n-{3,}\n)|\Z)", doc, re.S | re.M)
+    body = found.group(1).splitlines() if found else []
+    entries = []  # (names, description lines)
+    for line in body:
+        if line and not line.startswith(" "):
+            entries.append((line.split(" : ")[0], []))
+        elif entries:
+            entries[-1][1].append(line.strip())
     signature = inspect.signature(function).parameters
     wanted = {("**" if p.kind is p.VAR_KEYWORD else "") + name for name, p in signature.items()}
-    listed, wrong = set(), []
-    for entry in doc["Parameters"]:
-        names = {name.strip() for name in entry.name.split(",") if name.strip()}
+    listed = set()
+    for header, description in entries:
+        names = {name.strip() for name in header.split(",") if name.strip()}
         listed |= names
         wrong += [f"lists {name!r}, no parameter" for name in sorted(names - wanted)]
-        if not " ".join(entry.desc).strip():
-            wrong.append(f"{entry.name!r} without a description")
+        if not " ".join(description).strip():
+            wrong.append(f"{header!r} without a description")
     wrong += [f"leaves out {name!r}" for name in sorted(wanted - listed)]
-    if not doc["Returns"]:
-        wrong.append("no Returns section (a blank line missing before it?)")
     return wrong
 
 
