@@ -240,7 +240,6 @@ def test_map_names_every_module_of_the_package():
     assert unnamed == []
 
 
-@pytest.mark.xfail(strict=True, reason="README's list of the site's pages left out the calibration page")
 def test_readme_lists_every_page_of_the_site():
     """README: "The documentation site (a landing page, "which method for my data?", API reference, the vignettes as
     an executed gallery ..., a page per back end, pages for R and rliable users)"; the landing page's table of
