@@ -255,3 +255,17 @@ def test_readme_lists_every_page_of_the_site():
     readme = _words("README.md")
     listing = readme[readme.index("The documentation site ("):readme.index("builds from a plain clone")]
     assert [page for page in pages if said[page] not in listing] == []
+
+
+def test_readme_says_d4rl_scores_are_a_fraction():
+    """README's Data item said ``"d4rl_reference"`` gives "D4RL's normalised score"; D4RL's tables print
+    100 * (score - random) / (expert - random) (rlstats/datasets/_d4rl_reference.py), and ``normalize`` gives the
+    fraction, 0 random and 1 expert (hopper-medium-v2: the expert's score normalises to 1, not 100)."""
+    import pandas as pd
+
+    reference = rlstats.datasets.load("d4rl_reference").set_index("task").loc["hopper-medium-v2"]
+    runs = pd.DataFrame({"agent": ["a", "b"], "task": "hopper-medium-v2", "seed": 0,
+                         "score": [reference["random"], reference["expert"]]})
+    assert rlstats.normalize(runs, "d4rl_reference")["score"].tolist() == [0.0, 1.0]
+    assert ("`\"d4rl_reference\"` D4RL's normalised score as a fraction, 0 random and 1 expert (D4RL's tables print "
+            "100 times it;") in _words("README.md")
