@@ -284,7 +284,6 @@ def _result_methods():
     return sorted(found.items())
 
 
-@pytest.mark.xfail(strict=True, reason="Result.report's last paragraph read as a parameter")
 def test_result_methods_document_every_parameter_once():
     """``help(res.report)``: the paragraph after ``format``'s entry ("A seed drawn by NumPy ... keep all of it.") was
     read as two more parameters, as numpydoc reads a Parameters section (it lasts to the next heading)."""
