@@ -41,7 +41,8 @@ def compare(data: Data, formula: FormulaLike, method: str | None = None, *, subs
         back end gives the same result whatever the order of the rows, the frame type (pandas, polars,
         pyarrow) and the dtypes of its columns, and the exactly scaled result for the score in other units
         (``tests/test_metamorphic.py``).  Renaming agents or tasks may change the random streams: they are
-        drawn in the order of the agents and tasks (sorted names, or a categorical's order), and the bootstrap's (``bootstrap``,
+        drawn in the order of the agents' and tasks' names sorted (a Categorical's category order changes none;
+        it orders the result's rows and each pair's agents), and the bootstrap's (``bootstrap``,
         ``probability_of_improvement``, ``performance_profile``) are keyed by each agent's name, so the same
         ``rng`` gives other resamples (from the same distribution) after a renaming.
 

@@ -411,6 +411,9 @@ class Result:
     def report(self, format: ReportFormat = "latex") -> str:
         """A methods-section paragraph: what was tested or estimated, how, on what, and what was found.
 
+        A seed drawn by NumPy (``rng=None``, 39 digits) is printed by its first 8 digits; ``seed`` and
+        ``to_dict()`` keep all of it.
+
         Parameters
         ----------
         format : {"latex", "text"}
@@ -420,9 +423,6 @@ class Result:
             a comment that silently drops the rest of the paragraph. ``\\_``, ``\\%``, ``\\&`` and ``\\#`` are
             also Markdown's escapes, so names and percentages read right in Markdown too. ``"text"`` gives
             the paragraph unescaped, for a terminal or a word processor.
-
-        A seed drawn by NumPy (``rng=None``, 39 digits) is printed by its first 8 digits; ``seed`` and
-        ``to_dict()`` keep all of it.
         """
         if format not in REPORT_FORMATS:
             raise OptionError(f"format={format!r} is not one of: {', '.join(map(repr, REPORT_FORMATS))}")

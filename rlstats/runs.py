@@ -423,6 +423,9 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
         dropped step between the run's last logged step before and the grid step; by ``"linear"``,
         one between the logged steps around it) are left out of the output, counted and named in
         the notes, not filled in from the neighbouring steps.
+    eval_env : int or patsy.EvalEnvironment
+        Where names in the response expression that are not columns are looked up: an int counts frames above
+        the caller (0, the default: the caller's own names).
 
     Returns
     -------
@@ -779,7 +782,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         one logging interval), rank after every run that reached it, and are counted in the notes.
         Where runs end at different steps, the notes say where, and name the runs that end more
         than one logging interval before the others of their task (their summaries come from
-        earlier in training).
+        earlier in training). Options read by one ``how`` only (``k``, ``threshold``,
+        ``normalize_auc``) are an error with another.
     k : int
         Values averaged by ``last_k_mean`` (default 10).
     threshold : float or dict
@@ -793,8 +797,11 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         ``time_to_threshold``, which read a run's logged values: only the steps logged within the
         range of ``steps`` (its first to its last step) are summarised, and ``method`` is not used;
         a run with no logged step there is an error.
-
-    Options read by one ``how`` only (``k``, ``threshold``, ``normalize_auc``) are an error with another.
+    na_action : {"raise", "drop", "omit"}
+        Rows with missing values, as in :func:`align_steps`.
+    eval_env : int or patsy.EvalEnvironment
+        Where names in the response expression that are not columns are looked up: an int counts frames above
+        the caller (0, the default: the caller's own names).
 
     Returns
     -------

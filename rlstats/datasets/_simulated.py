@@ -284,6 +284,8 @@ def simulate_curves(agents: int | Sequence[str] = 2, tasks: int | Sequence[str] 
         Runs per agent and task.
     steps : int
         Logged steps per run, evenly spaced from 0 to ``max_step``.
+    max_step : int
+        The last logged step (the training budget).
     effect : float or sequence of float
         Relative gain of each agent's curve: spread evenly from 0 to ``effect`` over the agents,
         or one value per agent; 0.2 makes the last agent's curve 20% higher at every step.
@@ -294,6 +296,7 @@ def simulate_curves(agents: int | Sequence[str] = 2, tasks: int | Sequence[str] 
     heterogeneity : float, >= 0
         Spread of the tasks' offsets and scales, as in :func:`simulate`.
     rng : None, int or numpy.random.Generator
+        Seed of the simulation: the same seed gives the same data.
 
     Returns
     -------

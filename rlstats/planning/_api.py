@@ -994,8 +994,9 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
         The most estimated seconds the whole search may take (None: an hour). A search whose doubling rows (from
         ``min_seeds`` to ``max_seeds``) alone would take longer is refused before the search starts; one whose
         bisections would pass it stops with an OptionError before the row that would.
-    design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent, alpha, n_sim,
-    rng, n_jobs, backend, client, progress, eval_env, **method_options
+    design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent
+        As in :func:`power`.
+    alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, **method_options
         As in :func:`power`.
 
     Returns

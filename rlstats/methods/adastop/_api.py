@@ -1042,6 +1042,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         ``"pairwise"`` is the paper's shared slot choice (see
         :func:`adastop`'s Notes).
     na_action : {"raise", "drop"}
+        Missing values: an error, or drop the rows and say so.
     rng : None, int or numpy.random.Generator
         Seed of the random permutations, which follow the agents' and tasks' names sorted (as in
         :func:`adastop`): the rows' order and a Categorical's category order change none.
@@ -1052,6 +1053,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
         it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up; by default the caller's frame.
 
     Returns
     -------

@@ -443,6 +443,7 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     n_resamples : int
         Bootstrap resamples (memory stays bounded: they are drawn in batches).
     confidence_level : float
+        Level of the intervals, between 0 and 1 (0.95: 95% intervals).
     interval : {"studentized", "percentile", "basic", "bca", "expanded", "studentized_no_welch", \
             "studentized_unwidened"}
         Studentized (the default since issue 40): the bootstrap-t interval,
@@ -945,7 +946,9 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     Parameters
     ----------
     data : pandas.DataFrame or Design
+        Long format, one row per run; never modified.
     formula : str or Formula
+        ``"score ~ agent | task"`` (``task/seed`` names the seed column).
     pairs : list of (str, str), optional
         (X, Y) pairs; default every pair (i < j in the agents' order).
     n_resamples : int, optional
@@ -953,16 +956,17 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         each bound is reported.  The score interval is a closed form and draws none: given with it, a note says
         it was not used.
     confidence_level : float
+        Level of the intervals, between 0 and 1.
     interval : {"score", "percentile", "expanded"}
         ``"score"`` (default): the thetas whose distance from the estimate is
         within z standard errors, the standard error at theta being
         sqrt(sum over tasks of V_t(theta)) / T with V_t Hanley and McNeil's
         variance of a Mann-Whitney proportion from c_x and c_y runs; its bounds
         stay in [0, 1] and need no resamples (their Monte Carlo SE is 0).  In
-        simulation (issue 40's grid) nominal 95% intervals covered 0.92-0.98
-        from 3 to 20 runs per task (0.89 in the worst design draw), where
-        percentile ones covered 0.84-1.00; at 10 runs they are 0.98-1.06
-        times as wide as the percentile ones.
+        simulation (the calibration table's ``bootstrap.interval`` rows) nominal 95% intervals
+        covered 0.92-0.98 from 3 to 20 runs per task on 1, 2, 5 and 26 tasks (0.88 in the worst
+        design draw, at 2 tasks x 3 skewed runs), where percentile ones covered 0.78-1.00; at 10
+        runs they are 0.98-1.06 times as wide as the percentile ones.
         ``"percentile"``: rliable's (the default before issue 40), or expanded for few runs per task: read at the
         level whose normal quantile is sqrt(c / (c - 1)) t_df, c the fewest
         runs of the pair in a task and df = sum over tasks of (c_x - 1) + (c_y - 1)
@@ -971,6 +975,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap` (the estimate does not change; scores are only compared within tasks).
     na_action : {"raise", "drop"}
+        As in :func:`bootstrap`.
     rng : None, int or numpy.random.Generator
         Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
         label: renaming an agent changes them).
@@ -985,6 +990,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         100 resamples has its own generator, so the result is identical
         whatever ``n_jobs``.
     eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up; by default the caller's frame.
 
     Returns
     -------
@@ -1282,7 +1288,9 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     Parameters
     ----------
     data : pandas.DataFrame or Design
+        Long format, one row per run; never modified.
     formula : str or Formula
+        ``"score ~ agent | task"`` (``task/seed`` names the seed column).
     tau : array, optional
         Thresholds.  By default 81 evenly spaced points over the range where
         the profiles change: from the largest threshold at which every
@@ -1363,6 +1371,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap`.
     na_action : {"raise", "drop"}
+        As in :func:`bootstrap`.
     rng : None, int or numpy.random.Generator
         Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
         label: renaming an agent changes them).
@@ -1377,6 +1386,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         100 resamples has its own generator, so the result is identical
         whatever ``n_jobs``.
     eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up; by default the caller's frame.
 
     Returns
     -------

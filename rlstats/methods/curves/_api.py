@@ -658,6 +658,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
     n_jobs : int
         Agents and comparisons computed in parallel worker processes (joblib; -1: every core).
+    eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up; by default the caller's frame.
 
     Returns
     -------

@@ -139,7 +139,11 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     confidence_level : float
         Of the effect-size intervals.
     higher_is_better : bool
+        Whether a higher score is better (False: the agent with the lowest ``statistic`` is the best of a task).
     aggregate : None or "bootstrap"
+        ``"bootstrap"``: a last row with each agent's ``statistic`` over the tasks and its stratified bootstrap
+        interval at ``confidence_level`` (:func:`rlstats.bootstrap`; normalise the scores first), on the tasks
+        where every agent has runs.
     normalize : DataFrame, str or dict, optional
         Per-task normalisation first (see :func:`rlstats.normalize`).
     bounds : (low, high), optional
@@ -176,6 +180,13 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     max_seconds : float, optional
         The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
         it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
+    na_action : {"raise", "drop"}
+        Missing values: an error naming the rows, or drop those rows and say so. An agent without runs on a task is
+        a blank cell either way; the aggregate row, which compares every agent on the same tasks, is then an error,
+        or with ``"drop"`` reads only the tasks where every agent has runs (a note names those left out).
+    eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up; by default the caller's frame.
+
     Returns
     -------
     TaskTableResult

@@ -186,10 +186,12 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         named as one numbering runs or seeds (``run``, ``run_id``, ``tuning_run``, ``trial``, ``replicate``, ...;
         rename a hyperparameter so called).
     higher_is_better : bool
+        Whether a higher score is better (False: the best configuration is the lowest-scoring one).
     threshold : float
         Smallest share of resamples in which a configuration is best or tied for best for it to enter the best set
         (without ties, its probability of being best).
     confidence_level : float
+        Level of every interval and band, between 0 and 1.
     n_resamples : int
         Bootstrap resamples of every view.
     budgets : sequence of int, optional
@@ -221,6 +223,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         within them (the notes say where an end was clipped). Without them a tuned score near a cap can get an
         interval above it.
     rng : None, int or numpy.random.Generator
+        Seed of the resamples (recorded in the result); each sweep draws from its own stream (see ``backend``).
     n_jobs : int
         Threads resampling the sweeps (-1: one per core).
     backend : None or "dask"
@@ -232,13 +235,17 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     client : distributed.Client or None
         With ``backend="dask"``, the Client to run on (None: the default Client, the one made last in this
         process; an error if there is none).
-
     progress : bool
         A progress bar over the estimated seconds (tqdm: on a terminal, or a notebook's widget) when the work is
         estimated to take more than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
     max_seconds : float, optional
         The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
         it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
+    na_action : {"raise", "drop"}
+        Missing values: an error naming the rows, or drop those rows and say so.
+    eval_env : patsy.EvalEnvironment, optional
+        Where the response expression's names are looked up; by default the caller's frame.
+
     Returns
     -------
     TuningResult
