@@ -483,8 +483,16 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     effective degrees of freedom): at one task of 5 skewed runs the bands had covered 0.918
     pointwise (0.888 in the worst design draw) and 0.936 simultaneously (0.900) of 800; the
     widening alone left the pointwise band at 0.927-0.931 of three independent sets of 800, short
-    over the 2,400, and with Hall's band it covers 0.956-0.959, at a median 1.14-1.16 times the
-    width (1.02-1.13 at the other points measured; ``tests/reference/curves_mean_skew.py``).
+    over the 2,400, and with Hall's band it covered 0.956-0.959. Hall's cubic is flat at
+    u = -3 / k (k the mean's skewness), and where the t quantile passed 1 / k - k / 6 the band's
+    end on the side of the skew jumped (1.70 times the t band's width at a G1 of 0.78 of 5 runs,
+    2.38 at 0.80) and then shrank as the skewness grew (2.09 at 1.5); since audit s26 that end
+    follows the cubic while its slope there is at least 0.36 and goes on along its tangent in k
+    beyond, so the width rises with the skewness, continuously (at most 2.2 times the t band at
+    5 runs). At one task of 5 skewed runs the pointwise band covers 0.950 and 0.951 of two sets of
+    800 (0.957 and 0.959 before), at a median 1.11 times the unwidened width (1.16 before), and
+    0.955 at 10 runs (0.960); at the other points measured the bands are those of audit s25, or
+    narrower by at most a few percent (``tests/reference/curves_mean_skew.py``).
     ``bands="studentized_unwidened"`` gives the mean's bands before, bit for bit (the other
     statistics' bands are the default's, which a note says). For the IQM and the median, a resample's
     standard error is floored at a quarter of the resamples' standard deviation at the step, for
@@ -1038,7 +1046,8 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
         + ("; both are widened on the side of the runs' skew by the Cornish-Fisher term of a studentised "
            "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s mean and median intervals are"
            + (", the runs' skewness pooled over tasks and steps, and the pointwise band also holds Hall's "
-              "skew-corrected t band at that skewness (Hall, 1992)" if options.statistic_name == "mean" else "")
+              "skew-corrected t band at that skewness (Hall, 1992), its end on the side of the skew continued "
+              "along its tangent where Hall's cubic flattens" if options.statistic_name == "mean" else "")
            if skewness is not None else "")
         + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
     notes.append(about_bands[-1])
