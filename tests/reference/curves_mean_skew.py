@@ -2,6 +2,9 @@
 
     PYTHONPATH=. python tests/reference/curves_mean_skew.py RUNS TASKS DISTRIBUTION N_SIM [SEED]
 
+It also prints, for each candidate, the pointwise coverage of the bands whose pooled skewness takes Hall's
+inverted end past the cubic's flat point (1 - k q - k^2 / 6 < 0 at the median step's df).
+
 On the data sets and bootstrap streams of ``coverage_curves_bands.py`` at that point (the same seeds: its first
 ``N_SIM`` data sets, two agents' bands each; another ``SEED`` than 0 draws fresh ones), it runs ``curves(statistic="mean", bands="studentized_unwidened")`` (the
 bands before audit s25) and widens them after the fact in three ways, printing each band's coverage (pooled, and
@@ -18,8 +21,15 @@ in the worst of the 4 design draws) and its median width over the unwidened band
 ``pooled_t``
     ``pooled`` with the Cornish-Fisher term at the t quantile of the step's effective df in place of the normal one.
 ``pooled_hall``
-    ``pooled``, its pointwise band also holding Hall's (``curves._kernels.hall_band``): the default since audit s25,
-    bit for bit on the same streams.
+    ``pooled``, its pointwise band also holding Hall's band (uncapped): the default of audit s25, bit for bit on the
+    same streams.
+``capped_0``, ``capped_50``, ``tangent_40``, ``tangent_50``
+    (audit s26 hall26) ``pooled_hall`` with Hall's band at the skewness capped where its far end reaches the point
+    of the cubic where 1 + k u / 3 = a (a = 0, the flat point; 0.5), or capped at a = 0.4, 0.5 with the far end
+    going on beyond along its tangent in k (:func:`_capped_hall`, written apart from the package's).
+``default``
+    ``pooled``, its pointwise band also holding ``curves._kernels.hall_band`` (the tangent at a = 0.6): the default
+    since audit s26.
 
 Widening after the fact is what the package does (``curves._api._studentized``: the bands are widened after the hull
 with the expanded ones, then the simultaneous band is made to hold the pointwise one).
@@ -31,6 +41,20 @@ skewed runs, seed 0, ``step`` covered 0.925 (worst draw 0.898) and 0.943 (0.915)
 (and its pointwise hull alone 0.944 at 5 tasks of 5 skewed runs, where ``pooled`` gave 0.949); ``pooled_hall``
 0.956-0.959 pointwise and 0.950-0.965 simultaneous, at a median 1.14-1.16 and 1.03 times the unwidened width there,
 1.02-1.13 and 1.01-1.06 at the other points measured.
+
+Audit s26 (hall26), pointwise coverage (worst draw) and median width over the unwidened band, ``pooled_hall`` ->
+``default``: 1 task x 5 skewed runs, seed 0: 0.957 (0.937) x 1.158 -> 0.950 (0.927) x 1.112, simultaneous 0.950
+(0.925) -> 0.946 (0.920); seed 1: 0.959 (0.956) x 1.157 -> 0.951 (0.948) x 1.106, simultaneous 0.965 both; 1 x 10
+skewed 0.960 (0.950) x 1.139 -> 0.955 (0.946) x 1.116; 5 x 5 and 5 x 3 skewed unchanged (0.950, 0.947; 3 runs x
+1.051 -> 1.047); 1 x 5 normal 0.968 -> 0.969, heavy-tailed 0.972 -> 0.973, capped 0.977 -> 0.975 (widths within
+0.001). Of one task's 5 skewed runs 418 of 800 bands had a skewness past the cubic's flat point (408 with seed 1,
+303 of 800 at 10 runs) and covered 0.993 (0.995, 0.999): the band's jump went to bands that already held; the
+others covered about 0.92. ``capped_0`` (continuous, but with the cube root's vertical tangent) 0.954 / 0.957,
+``capped_50`` (flat beyond the cap) 0.946 / 0.945, ``tangent_50`` 0.952 / 0.954 at x 1.134 / 1.124 and ``tangent_40``
+0.955 / 0.957 at x 1.171 / 1.148, both steeper in the skewness than ``tests/test_audit_s26_hall26.py`` allows and at the
+largest skewness of 3-10 runs up to 1.2-1.4 and 1.6-1.9 times the former band's width over the t band's (the default
+1.00-1.10: the former band had shrunk there). At one task of 3 runs the bands are withheld.
+Simulated cost: about 12 s of CPU per 400 data sets.
 """
 
 from __future__ import annotations
@@ -50,7 +74,8 @@ from rlstats import curves  # noqa: E402
 from rlstats.methods.curves import _kernels  # noqa: E402
 from rlstats.statistics import hall_inverse, skew_widened, skewness_of_means  # noqa: E402
 
-CANDIDATES = ("unwidened", "step", "pooled", "hall", "pooled_t", "pooled_hall")
+CANDIDATES = ("unwidened", "step", "pooled", "hall", "pooled_t", "pooled_hall", "capped_0", "capped_50",
+              "tangent_40", "tangent_50", "default")
 LEVEL = 0.95
 
 
@@ -90,10 +115,55 @@ def candidates(res, a, values, task_of, n_tasks, runs):
     scaled = pooled * (2 * t * t + 1) / (2 * z * z + 1)
     p = skew_widened(point, error, scaled, LEVEL)
     out["pooled_t"] = (p, _hull(skew_widened(simultaneous, error, scaled, LEVEL), p))
-    # the pooled widening, its pointwise band also holding Hall's (the default since audit s25)
+    # the pooled widening, its pointwise band also holding Hall's (the default of audit s25)
     both = np.where(given_p, _hull(out["pooled"][0], hall_point), np.nan)
     out["pooled_hall"] = (both, _hull(out["pooled"][1], both))
+    # audit s26 hall26: Hall's band at the skewness capped where the cubic's slope at the inverted end falls to a^2
+    df = np.nan_to_num(res.df[a], nan=1.0)
+    for floor, tangent in ((0.0, False), (0.5, False), (0.4, True), (0.5, True)):
+        capped = _capped_hall(res.estimates[a], error, pooled, df, floor, tangent)
+        both = np.where(given_p, _hull(out["pooled"][0], capped), np.nan)
+        out[f"{'tangent' if tangent else 'capped'}_{round(100 * floor)}"] = (both, _hull(out["pooled"][1], both))
+    # the default since audit s26: the package's Hall band (tangent beyond the cap at HALL_SLOPE_ROOT = 0.6)
+    both = np.where(given_p, _hull(out["pooled"][0], _kernels.hall_band(res.estimates[a], error, pooled, df, LEVEL)),
+                    np.nan)
+    out["default"] = (both, _hull(out["pooled"][1], both))
     return out
+
+
+def _capped_hall(estimate, error, skewness, df, floor, tangent=False):
+    """Hall's band (mean units, n = 1) at the skewness capped at the k where 1 - k q - k^2 / 6 = floor^3; with
+    ``tangent`` the far end goes on beyond the cap along its tangent in k."""
+    from scipy import stats
+
+    q = stats.t.ppf((1 + LEVEL) / 2, df)
+    room = 1 - floor ** 3
+    cap = 2 * room / (q + np.sqrt(q * q + 2 * room / 3))
+    k = np.sign(skewness) * np.minimum(np.abs(skewness), cap)
+    low, high = hall_inverse(q, k, 1.0), hall_inverse(-q, k, 1.0)
+    if tangent:  # the far end's slope in k at the cap: 3 (1 - a) / k^2 - (q + k / 3) / (k a^2), a = floor
+        beyond = np.abs(skewness) > cap
+        slope = 3 * (1 - floor) / cap ** 2 - (q + cap / 3) / (cap * floor ** 2)
+        extra = slope * (np.abs(skewness) - cap)
+        high = np.where(beyond & (skewness > 0), high + extra, high)
+        low = np.where(beyond & (skewness < 0), low - extra, low)
+    return np.stack([estimate - error * low, estimate - error * high], axis=-1)
+
+
+#: {candidate: pointwise coverage of each band whose skewness puts Hall's inverted end past the cubic's flat point}
+BEYOND: dict = {}
+
+
+def _past_flat_point(res, a, values, task_of, n_tasks):
+    """Whether the pooled skewness k of agent ``a`` passes 1 - k q - k^2 / 6 = 0 at the median step's df."""
+    from scipy import stats
+
+    k = np.abs(_kernels.mean_skewness(values, task_of, n_tasks))
+    df = res.df[a][np.isfinite(res.df[a])]
+    if not df.size:
+        return False
+    q = stats.t.ppf((1 + LEVEL) / 2, float(np.median(df)))
+    return bool(np.median(1 - k * q - k * k / 6) < 0)
 
 
 def measure(runs, tasks, distribution, n_sim, n_resamples=300, seed=0):
@@ -115,9 +185,12 @@ def measure(runs, tasks, distribution, n_sim, n_resamples=300, seed=0):
                 runs_of = data[data["agent"] == agent].sort_values(["task", "seed", "step"])
                 values = runs_of["score"].to_numpy().reshape(tasks * runs, bands["STEPS"])
                 made = candidates(res, a, values, np.repeat(np.arange(tasks), runs), tasks, runs)
+                past = _past_flat_point(res, a, values, np.repeat(np.arange(tasks), runs), tasks)
                 base = [bands["_width"](band[None])[0] for band in made["unwidened"]]
                 for c, (p, s) in made.items():
                     got[c, "pointwise"].append(bands["_held"](p[None], true)[1][0])
+                    if past:
+                        BEYOND.setdefault(c, []).append(got[c, "pointwise"][-1])
                     got[c, "simultaneous"].append(bands["_held"](s[None], true)[0][0])
                     ratio[c, "pointwise"].append(bands["_width"](p[None])[0] / base[0])
                     ratio[c, "simultaneous"].append(bands["_width"](s[None])[0] / base[1])
@@ -139,3 +212,6 @@ if __name__ == "__main__":
     for c, b, coverage, worst, n, width in measure(runs, tasks, distribution, n_sim, seed=seed):
         print(f"{runs:>2} runs {tasks:>2} tasks {distribution:<12} {c:<9} {b:<12} {coverage:.3f} (worst draw "
               f"{worst:.3f}) of {n} bands, width x {width:.3f}", flush=True)
+    for c, held in BEYOND.items():
+        print(f"{runs:>2} runs {tasks:>2} tasks {distribution:<12} {c:<9} pointwise    {np.mean(held):.3f} of the "
+              f"{len(held)} bands past the flat point", flush=True)

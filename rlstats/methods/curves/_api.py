@@ -483,9 +483,18 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     effective degrees of freedom): at one task of 5 skewed runs the bands had covered 0.918
     pointwise (0.888 in the worst design draw) and 0.936 simultaneously (0.900) of 800; the
     widening alone left the pointwise band at 0.927-0.931 of three independent sets of 800, short
-    over the 2,400, and with Hall's band it covers 0.956-0.959, at a median 1.14-1.16 times the
-    width (1.02-1.13 at the other points measured; ``tests/reference/curves_mean_skew.py``).
-    ``bands="studentized_unwidened"`` gives the mean's bands before, bit for bit (the other
+    over the 2,400, and with Hall's band it covered 0.956-0.959. Hall's cubic is flat at
+    u = -3 / k (k the mean's skewness), and where the t quantile passed 1 / k - k / 6 the band's
+    end on the side of the skew jumped (1.70 times the t band's width at a G1 of 0.78 of 5 runs,
+    2.38 at 0.80) and then shrank as the skewness grew (2.09 at 1.5); since audit s26 that end
+    follows the cubic while its slope there is at least 0.36 and goes on along its tangent in k
+    beyond, so the width rises with the skewness, continuously (at most 2.2 times the t band at
+    5 runs). At one task of 5 skewed runs the pointwise band covers 0.950 and 0.951 of two sets of
+    800 (0.957 and 0.959 before), at a median 1.11 times the unwidened width (1.16 before), and
+    0.955 at 10 runs (0.960); at the other points measured (5 tasks of 3 and 5 skewed runs, one
+    task of 5 normal, heavy-tailed and capped runs) coverage moved by at most 0.002 and the median
+    width by at most 0.4% (``tests/reference/curves_mean_skew.py``).
+    ``bands="studentized_unwidened"`` gives the mean's bands before audit s25, bit for bit (the other
     statistics' bands are the default's, which a note says). For the IQM and the median, a resample's
     standard error is floored at a quarter of the resamples' standard deviation at the step, for
     the mean at 0.15 of it (``SE_FLOOR`` of ``rlstats.methods.curves._kernels``): a resample whose
@@ -532,11 +541,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     one sat below 0.95 within 2 SE (audit s25); measured again in session 20), the studentised bands
     cover 0.92-1.00 (simultaneous and pointwise) from 3 runs per task (4 with one task), none below
     0.95 by 3 SE, pooled or in a design draw, at every point: the mean's bands at one task of 5
-    skewed runs, which missed before their skew widening (above), cover 0.957 and 0.950 of 800
-    (worst draws 0.937 and 0.925), and at 10 such runs 0.961 and 0.977 (0.926 and 0.958 before).
-    The mean's rows at 1 task of 5-20 runs and at 5 and 26 tasks of 3 and 5 skewed and capped
-    runs measure the widened bands (audit s25); its other rows the bands before, which the
-    widened ones contain, so they understate them. (The IQM's simultaneous band at 5 runs of
+    skewed runs, which missed before their skew widening (above), cover 0.950 and 0.946 of 800
+    (worst draws 0.927 and 0.920; 0.957 and 0.950 before audit s26 capped Hall's band), and at 10
+    such runs 0.956 and 0.977 (0.926 and 0.958 before audit s25). The mean's rows at 1 and 5 tasks
+    of 3-20 runs (audit s26) and at 26 tasks of 3 and 5 skewed and capped runs (audit s25, where
+    the cap changed no band) measure the default's bands; its other rows at 26 tasks the bands before
+    audit s25's widening, which the widened ones contain, so they understate them. (The IQM's simultaneous band at 5 runs of
     one task, withheld in about 9 of 10 data sets before its standard error was floored, is given in
     all and covers 0.97-1.00.) The expanded bands cover as little
     as 0.63-0.78 (simultaneous, the mean of skewed scores at 3 to 10 runs of 1 or 5 tasks) and 42
@@ -1040,7 +1050,8 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
         + ("; both are widened on the side of the runs' skew by the Cornish-Fisher term of a studentised "
            "mean (skewness / 6 (2 z^2 + 1) standard errors), as bootstrap()'s mean and median intervals are"
            + (", the runs' skewness pooled over tasks and steps, and the pointwise band also holds Hall's "
-              "skew-corrected t band at that skewness (Hall, 1992)" if options.statistic_name == "mean" else "")
+              "skew-corrected t band at that skewness (Hall, 1992), its end on the side of the skew continued "
+              "along its tangent where Hall's cubic flattens" if options.statistic_name == "mean" else "")
            if skewness is not None else "")
         + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
     notes.append(about_bands[-1])
