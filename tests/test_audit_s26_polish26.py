@@ -33,10 +33,80 @@ def _label_refitted(later):
         plt.close(fig)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="fit_xlabel's breaks (plotting._BROKEN) are not the as-written state _fit_texts "
-                                       "restores (plotting._FITTED): the label stays broken at a wider figsize=")
+# plotting kept two records of a text before it was fitted: _BROKEN (break_to_width's words as written) and _FITTED
+# (_fit_texts' words and size on entry), so _fit_texts at a plot(figsize=) started from fit_xlabel's breaks at the
+# plot's own size: at 14 in the label stayed on two lines, at 3 in it was broken further line by line into 4 uneven
+# ones ("a long x label with very many" / "words that must break on" / ...). One record now, plotting._WRITTEN.
 def test_a_label_broken_at_the_plots_size_is_one_line_again_at_a_wider_figsize():
     assert _label_refitted((14.0, 3.0)) == (LONG_LABEL, 10.0)
+    # narrower: broken from the words as written, as evenly as four lines can be
+    assert _label_refitted((3.0, 3.0)) == ("a long x label with very many\nwords that must break on a\nfigure of a "
+                                           "column's width,\nand still more words here", 10.0)
+
+
+#: a title no break fits over a 1.2 in panel: broken at its spaces, and set smaller for its long word
+SHRUNK = "CrazyClimberWithAVeryLongName over many runs of every agent"
+
+
+def _fits(fig, ax, size):
+    from rlstats import plotting
+
+    fig.set_size_inches(*size)
+    plotting.fit_title(ax)
+    return ax.title.get_text(), ax.title.get_fontsize()
+
+
+@pytest.mark.parametrize("broken_first", [False, True])
+def test_a_text_broken_and_shrunk_returns_to_its_words_and_size_then_fits_again_alike(broken_first):
+    """Broken and set smaller at a narrow size, fitted at a wide one it is as written; narrow again, as first fitted
+    (``broken_first``: broken by break_to_width before, as fit_xlabel does at a plot's own size)."""
+    import matplotlib.pyplot as plt
+
+    from rlstats import plotting
+
+    fig, ax = plt.subplots(figsize=(1.2, 1.5), layout="constrained")
+    try:
+        ax.set_title(SHRUNK, fontsize=10)
+        if broken_first:
+            plotting.break_to_width(ax.title, fig, 0.8)
+            assert "\n" in ax.title.get_text()
+        first = _fits(fig, ax, (1.2, 1.5))
+        assert "\n" in first[0] and first[1] < 10.0  # broken and set smaller
+        record = plotting._WRITTEN[ax.title]  # one record: as written, and as fitted
+        assert (record.words, record.size, record.left) == (SHRUNK, 10.0, first)
+        assert _fits(fig, ax, (9.0, 2.0)) == (SHRUNK, 10.0)  # as written
+        assert ax.title not in plotting._WRITTEN  # nothing changed there: no record
+        assert _fits(fig, ax, (1.2, 1.5)) == first  # idempotent
+        assert _fits(fig, ax, (1.2, 1.5)) == first
+        assert _fits(fig, ax, (9.0, 2.0)) == (SHRUNK, 10.0)
+    finally:
+        plt.close(fig)
+
+
+#: a column name no break shortens, in the selection check's null-distribution x label
+COLUMN = "normalised_human_score_of_the_atari_57_benchmark_suite"
+
+
+@pytest.mark.parametrize("size, lines", [
+    # wider than the plot's own 6.4 in: one line where it fits (before: broken as at 6.4 in)
+    ((14.0, 3.5), [f"mean(reported) - mean(held-out), the units of '{COLUMN}'",
+                   "over every choice of the reported tasks"]),
+    # narrower: no line narrower than the column's name (broken from the label as written, every other word went
+    # onto a line of its own: "mean(reported)", "-", "mean(held-out),", "the", "units of", ...)
+    ((4.0, 3.5), ["mean(reported) - mean(held-out), the units of", f"'{COLUMN}'",
+                  "over every choice of the reported tasks"]),
+])
+def test_a_label_with_a_long_word_refitted_at_a_figsize(size, lines):
+    import matplotlib.pyplot as plt
+
+    df = rlstats.datasets.simulate(agents=["A", "B"], tasks=6, seeds=3, effect=[0.0, 0.5], rng=3)
+    result = rlstats.selection_check(df.rename(columns={"score": COLUMN}), f"{COLUMN} ~ agent | task",
+                                     treatment="B", baseline="A", reported=["task_01", "task_02"], rng=0)
+    ax = result.plot(kind="null_distribution", figsize=size)
+    try:
+        assert ax.xaxis.label.get_text().split("\n") == lines
+    finally:
+        plt.close(ax.figure)
 
 
 def _adastop_none_acted():
