@@ -196,12 +196,33 @@ def _sweep(configs=1200):
     return rlstats.tuning(df, "score ~ agent | task/seed", config="lr", n_resamples=200, rng=0, progress=False)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the tuning header prints 'configurations = 1200', its body '1,200'")
+# a result printed a count two ways: the tuning header "configurations = 1200" (and its lines "selected of 1200",
+# "k=1200", its report's "(200 bootstrap resamples)") beside "over 1,200 configurations"; the permutation test's
+# "2000 random permutations" beside its note's "2,000 random paths", AdaStop's "10000 random paths" beside
+# "10,000", the Bayesian test's "50000 Dirichlet draws" beside "50,000 independent posterior draws". One rule now,
+# format.integer (count's), in headers, lines and prose (tables and tidy() keep the numbers).
 def test_tuning_prints_its_counts_one_way():
-    text = str(_sweep())
+    result = _sweep()
+    text = str(result)
     assert "configurations = 1,200, agents = 1, tasks = 1, resamples = 200" in text
-    assert "selected of 1,200" in text and "over 1,200 configurations" in text
-    assert "1200" not in text
+    assert "lr=547 selected of 1,200, best set of 5" in text and "over 1,200 configurations" in text
+    assert ", k=1,200: 3.088 [-3.91, 10.1]" in text
+    assert "1200" not in text and "1200" not in result.report()
+    assert "over a sweep of 1,200 configurations" in result.report()
+    assert result.glance()["n_configs"].item() == 1200 and result.tidy()["n_configs"].tolist() == [1200, 1200]
+
+
+def test_other_results_print_their_counts_one_way():
+    from rlstats import format as fmt
+
+    assert (fmt.integer(1200), fmt.integer(999), fmt.integer(np.int64(-10000))) == ("1,200", "999", "-10,000")
+    assert fmt.count(10000, "random path") == "10,000 random paths"
+    df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=6, rng=0)
+    perm = rlstats.permutation(df, "score ~ agent | task", n_resamples=1500, rng=0, progress=False)
+    assert "n = 6 runs per agent, 1,500 random permutations (identity included)" in str(perm)
+    boot = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=1200, rng=0, progress=False, normalize=False)
+    assert "resamples = 1,200, confidence level = 0.95" in str(boot)
+    assert "1,200 stratified bootstrap resamples" in boot.report() and "1200" not in str(boot) + boot.report()
 
 
 def _pilot_power():

@@ -197,8 +197,8 @@ class AdaStopResult(Result):
             return "every path enumerated exactly"
         if exact:
             return (f"enumerated exactly at interim{'s' if len(exact) > 1 else ''} {_ranges(exact)}, "
-                    f"then {self.n_resamples} random paths")
-        return f"{self.n_resamples} random paths (identity included)"
+                    f"then {fmt.count(self.n_resamples, 'random path')}")
+        return f"{fmt.count(self.n_resamples, 'random path')} (identity included)"
 
     def _extra_lines(self):
         lines = [self._design_line(),
@@ -480,8 +480,8 @@ class PermutationResult(AdaStopResult):
         def how(spending):
             parts = []
             for n, m, exact in spending[["batch_size", "n_paths", "exact"]].drop_duplicates().itertuples(index=False):
-                drawn = (f"all {m} permutations enumerated (one of each complementary pair)" if exact
-                         else f"{m} random permutations (identity included)")
+                drawn = (f"all {fmt.integer(m)} permutations enumerated (one of each complementary pair)" if exact
+                         else f"{fmt.count(m, 'random permutation')} (identity included)")
                 parts.append(f"n = {fmt.count(n, 'run')} per agent, {drawn}")
             return "; ".join(parts)
 

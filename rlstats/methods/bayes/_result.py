@@ -171,8 +171,8 @@ class BayesResult(Result):
 
     def _what(self):
         if self.model == "signed_rank":
-            return f"{self.n_samples} Dirichlet draws, prior weight {fmt.signif(self.prior)} at 0"
-        return f"{self.chains} chains of {self.draws} draws after warm-up{self._more()}"
+            return f"{fmt.count(self.n_samples, 'Dirichlet draw')}, prior weight {fmt.signif(self.prior)} at 0"
+        return f"{fmt.count(self.chains, 'chain')} of {fmt.count(self.draws, 'draw')} after warm-up{self._more()}"
 
     def _more(self):
         """What the chains' count of draws leaves out: pairs run again longer, which a note gives (read from their
