@@ -231,10 +231,23 @@ def _pilot_power():
                          shifted_agent="agent_2", seeds=[3], n_sim=10, rng=1, progress=False)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the pilot's setting reads 'score and agent and task' (the data: line's words)")
+# a power study from a pilot named it by the data: line's words (R's "data: x and y"): its settings table read
+# "pilot & score and agent and task", its report "resampling a pilot (score and agent and task)"
 def test_a_pilot_is_named_by_its_formula():
     res = _pilot_power()
     tex = res.to_latex()
     assert "pilot & score and agent and task" not in tex
     assert "pilot & score \\textasciitilde{} agent \\textbar{} task \\\\" in tex
-    assert "resampling a pilot (score ~ agent | task)" in res.report(format="text")
+    assert "resampling a pilot (score ~ agent | task): 10 data sets per number of seeds" in res.report(format="text")
+    assert res.simulation["pilot"] == "score ~ agent | task"
+    assert str(res).splitlines()[3].startswith("data:  score and agent and task: pilot of 2 agents x 3 tasks, 30 runs")
+    nested = rlstats.power("skillings_mack", design=rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, rng=0),
+                           formula="log(score + 100) ~ agent | task/seed", effect=1.0, shifted_agent="agent_2",
+                           seeds=[3], n_sim=10, rng=1, progress=False)
+    assert nested.simulation["pilot"] == "log(score + 100) ~ agent | task/seed"
+    # one name whatever the formula's spacing: the two studies combine (their settings are the same)
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, effect=0.5, rng=0)
+    spaced = rlstats.power("skillings_mack", design=df, formula="score~agent|task", effect=1.0, shifted_agent="agent_2",
+                           seeds=[5], n_sim=10, rng=1, progress=False)
+    assert spaced.simulation["pilot"] == "score ~ agent | task"
+    assert list(type(res).combine(res, spaced).table["seeds"]) == [3, 5]
