@@ -255,12 +255,12 @@ def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> 
     """Break each line of the matplotlib ``text`` at spaces, only as far as it must, until ``outside()`` (the share of
     the line, drawn alone where the text is, that lies outside its room) is 0, or into lines of 8 characters, or of
     its longest word (which no break shortens): first in proportion to the share outside, then ``step`` times
-    narrower each time. The one home of breaking a figure's
-    texts (:func:`break_to_width` to a share of the figure's width, :func:`_fit_texts` inside the laid-out figure);
-    never at a hyphen ("held-\\nout" reads as two words) nor inside a short parenthesis
-    (:func:`unbroken_parentheses`). A line broken into several is then broken as evenly as that many lines can be
-    (the narrowest width giving no more lines: audit s25, the tuning plot's title at 3.3 in ended on "notes)" alone).
-    Its callers keep the text as written (:data:`_WRITTEN`) for a figure resized wider to start from again."""
+    narrower each time. The one home of breaking a figure's texts (:func:`break_to_width` to a share of the figure's
+    width, :func:`_fit_texts` inside the laid-out figure); never at a hyphen ("held-\\nout" reads as two words) nor
+    inside a short parenthesis (:func:`unbroken_parentheses`). A line broken into several is then broken as evenly as
+    that many lines can be (the narrowest width giving no more lines: audit s25, the tuning plot's title at 3.3 in
+    ended on "notes)" alone). Its callers keep the text as written (:data:`_WRITTEN`) for a figure resized wider to
+    start from again."""
     import textwrap
 
     def fill(line, chars):
