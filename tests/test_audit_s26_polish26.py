@@ -223,6 +223,11 @@ def test_other_results_print_their_counts_one_way():
     boot = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=1200, rng=0, progress=False, normalize=False)
     assert "resamples = 1,200, confidence level = 0.95" in str(boot)
     assert "1,200 stratified bootstrap resamples" in boot.report() and "1200" not in str(boot) + boot.report()
+    small = rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=0)
+    signed = rlstats.bayes(small, "score ~ agent | task", rope=0.1, n_samples=12000, rng=0, progress=False,
+                           normalize=False)
+    assert "model: Bayesian signed-rank test (12,000 Dirichlet draws, prior weight 0.5 at 0)" in str(signed)
+    assert "a Dirichlet process prior of weight 0.5 at 0 and 12,000 posterior draws;" in signed.report()
 
 
 def _pilot_power():
