@@ -519,6 +519,17 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def integer(n: SupportsInt) -> str:
+    """A whole number as a result prints it in its header's ``name = value``, its lines, prose and notes alike: with
+    thousands separators (audit s26: a tuning result's "configurations = 10000" beside its "10,000 configurations";
+    tables and tidy() keep the number).
+
+    >>> integer(10000), integer(999), integer(-1500)
+    ('10,000', '999', '-1,500')
+    """
+    return f"{int(n):,}"
+
+
 def count(n: SupportsInt, word: str, irregular: str | None = None) -> str:
     """``count(1, "task")`` -> "1 task", ``count(3, "task")`` -> "3 tasks", ``count(2, "batch")`` -> "2 batches":
     prose without "task(s)"; ``irregular``: a plural the rule does not give ("axes"), else :func:`plural`'s. The
@@ -529,7 +540,7 @@ def count(n: SupportsInt, word: str, irregular: str | None = None) -> str:
     ('12,000 runs', '1 batch', '-1,500 steps')
     """
     n = int(n)
-    return f"{n:,} {word if n == 1 else (irregular or plural(word))}"
+    return f"{integer(n)} {word if n == 1 else (irregular or plural(word))}"
 
 
 def listed(items: Iterable[object], limit: int | None = None) -> str:

@@ -135,15 +135,26 @@ class Formula:
         """True when the response is a bare column name."""
         return _structure(self.text).simple
 
-    @property
-    def data_name(self) -> str:
-        """R's data name: ``"log(score) and agent and task"``."""
+    def _sides(self) -> list[str]:
+        """The response, the groups and (where given) the blocks with their replicates, as written."""
         response = self.response_columns[0] if self.is_simple_response else self.response
         names = [response, self.groups]
         if self.blocks is not None:
             replicate = "".join(f"/{c}" for c in (self.outer, self.replicate) if c)
             names.append(self.blocks + replicate + "".join(f":{c}" for c in self.crossed))
-        return " and ".join(names)
+        return names
+
+    @property
+    def data_name(self) -> str:
+        """R's data name: ``"log(score) and agent and task"``."""
+        return " and ".join(self._sides())
+
+    @property
+    def normal_form(self) -> str:
+        """The formula as a setting names it, spaced one way whatever its text's spacing or spelling (lme4's random
+        intercepts read as ``| task``): ``"log(score) ~ agent | task"``."""
+        sides = self._sides()
+        return f"{sides[0]} ~ {sides[1]}" + (f" | {sides[2]}" if len(sides) > 2 else "")
 
     @property
     def columns(self) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -247,22 +248,26 @@ def fit_xlabel(ax: Any, share: float = 0.8, *, title: bool = False) -> None:
 
 def break_to_width(text: Any, figure: Any, share: float) -> None:
     """Break each line of the matplotlib ``text`` at spaces, only as far as it must, until it is at most ``share`` of
-    ``figure``'s width (:func:`fit_xlabel`; a figure's own line under its panels), measured without a layout."""
-    _as_written(text)
+    ``figure``'s width (:func:`fit_xlabel`; a figure's own line under its panels), measured without a layout; from
+    its words as written where it was broken or set smaller before (:func:`_as_written`)."""
+    written = _as_written(text)
     renderer = figure.canvas.get_renderer()
     room = share * figure.get_figwidth() * figure.dpi
     _break_text(text, lambda: max(0.0, 1.0 - room / max(text.get_window_extent(renderer).width, 1.0)), 0.9)
+    _keep_written(text, written)
 
 
 def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> None:
     """Break each line of the matplotlib ``text`` at spaces, only as far as it must, until ``outside()`` (the share of
-    the line, drawn alone where the text is, that lies outside its room) is 0, or into lines of 8 characters: first
-    in proportion to the share outside, then ``step`` times narrower each time. The one home of breaking a figure's
-    texts (:func:`break_to_width` to a share of the figure's width, :func:`_fit_texts` inside the laid-out figure);
-    never at a hyphen ("held-\\nout" reads as two words) nor inside a short parenthesis nor at a division by a short
-    term (:func:`unbroken_parentheses`). A line broken into several is then broken as evenly as that many lines can be
-    (the narrowest width giving no more lines: audit s25, the tuning plot's title at 3.3 in ended on "notes)" alone),
-    and the text as written is kept (:data:`_BROKEN`) for a figure resized wider to start from again."""
+    the line, drawn alone where the text is, that lies outside its room) is 0, or into lines of 8 characters, or of
+    its longest word (which no break shortens): first in proportion to the share outside, then ``step`` times
+    narrower each time. The one home of breaking a figure's texts (:func:`break_to_width` to a share of the figure's
+    width, :func:`_fit_texts` inside the laid-out figure); never at a hyphen ("held-\\nout" reads as two words) nor
+    inside a short parenthesis nor at a division by a short
+    term (:func:`unbroken_parentheses`). A line broken into several is then broken as evenly as
+    that many lines can be (the narrowest width giving no more lines: audit s25, the tuning plot's title at 3.3 in
+    ended on "notes)" alone). Its callers keep the text as written (:data:`_WRITTEN`) for a figure resized wider to
+    start from again."""
     import textwrap
 
     def fill(line, chars):
@@ -276,7 +281,11 @@ def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> 
         share = outside()
         piece, chars = line, int(len(line) * (1.0 - share))
         used = len(line)
-        while share > 0 and chars >= 8:
+        # never narrower than its longest word, which no break shortens: narrower only broke every other word onto a
+        # line of its own (audit s26: "mean(reported)\n-\nmean(held-out),\nthe\n..." over a long column's name)
+        longest = max(8, *(len(word) for word in unbroken_parentheses(line).split(" ")))
+        while share > 0 and chars >= 8 and max(chars, longest) < used:
+            chars = max(chars, longest)
             piece, used = fill(line, chars), chars
             text.set_text(piece)
             share, chars = outside(), int(chars * step)
@@ -287,26 +296,42 @@ def _break_text(text: Any, outside: Callable[[], float], step: float = 0.85) -> 
             piece = fill(line, used)
         pieces.append(piece)
     text.set_text("\n".join(pieces))
-    if text.get_text() != written:  # (broken further: as the plot wrote it still)
-        first, broken = _BROKEN.get(text, (written, None))
-        _BROKEN[text] = (first if broken == written else written, text.get_text())
 
 
-#: each text :func:`_break_text` broke: (its text as the plot wrote it, as broken), for a figure resized wider to break
-#: it from its written text again, not to keep the breaks of a narrower size (audit s25)
-_BROKEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+@dataclass(frozen=True)
+class _Written:
+    """A figure text as the plot wrote it (its words and size) and as the fitting left it (broken, set smaller)."""
+
+    words: str
+    size: float
+    left: tuple[str, float]
 
 
-def _as_written(text: Any) -> None:
-    """``text`` as the plot wrote it, where :func:`_break_text` broke it and nothing has set it since."""
-    written, broken = _BROKEN.get(text, (None, None))
-    if written is not None and text.get_text() == broken:
-        text.set_text(written)
+#: each text :func:`break_to_width` or :func:`_fit_texts` broke or set smaller: the one record of what it was before,
+#: so that fitted again (a figure resized wider, or narrower again) it starts from its words and size as written, not
+#: from the breaks and size of another figure's width (audit s25; s26: fit_xlabel's breaks were kept apart from
+#: _fit_texts' and stayed at a wider figsize=); a text the caller has written anew since is fitted as written then
+_WRITTEN: weakref.WeakKeyDictionary[Any, _Written] = weakref.WeakKeyDictionary()
 
 
-#: each text :func:`_fit_texts` broke or set smaller: (its text and size as written, as fitted); fitted again (a
-#: figure resized wider), it starts from them as written, unless the caller has written it anew since
-_FITTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+def _state(text: Any) -> tuple[str, float]:
+    return text.get_text(), text.get_fontsize()
+
+
+def _as_written(text: Any) -> tuple[str, float]:
+    """``text`` set back to its words and size as written where it was fitted and nothing has set it since (else its
+    record is forgotten: the caller wrote it anew); returns them."""
+    record = _WRITTEN.pop(text, None)
+    if record is not None and _state(text) == record.left:
+        text.set_text(record.words)
+        text.set_fontsize(record.size)
+    return _state(text)
+
+
+def _keep_written(text: Any, written: tuple[str, float]) -> None:
+    """Keep ``written`` (:func:`_as_written`'s) as the record of ``text`` where fitting changed it."""
+    if _state(text) != written:
+        _WRITTEN[text] = _Written(*written, left=_state(text))
 
 
 def _fit_texts(figure: Any, texts: list[Any]) -> None:
@@ -317,12 +342,7 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
 
     # a text fitted at another size (a grid's own, 3.3 in) starts from its words and size as written (audit s25: its
     # size did, its lines stayed broken, 4 lines at 9 in)
-    for text in texts:
-        fitted = _FITTED.pop(text, None)
-        if fitted is not None and fitted[2:] == (text.get_text(), text.get_fontsize()):
-            text.set_text(fitted[0])
-            text.set_fontsize(fitted[1])
-    written = {text: (text.get_text(), text.get_fontsize()) for text in texts}
+    written = {text: _as_written(text) for text in texts}
     with warnings.catch_warnings():  # a layout that collapses is :func:`_check_room`'s to report, after this
         warnings.simplefilter("ignore")
         figure.draw_without_rendering()  # the constrained layout at the new size places the texts
@@ -355,8 +375,7 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
             if text.get_fontsize() <= floor:
                 break
             text.set_fontsize(max(floor, text.get_fontsize() * (1.0 - (2.0 if centred else 1.0) * share - 0.01)))
-        if (text.get_text(), text.get_fontsize()) != written[text]:
-            _FITTED[text] = (*written[text], text.get_text(), text.get_fontsize())
+        _keep_written(text, written[text])
 
 
 def _overlapping(figure: Any, drawn: bool = False) -> set[tuple[int, int]]:

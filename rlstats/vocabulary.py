@@ -131,6 +131,11 @@ VALUE_LABELS: dict[str, dict[str, str]] = {
     "effect_measure": {"mean_diff": "mean difference", "std_diff": "standardised mean difference",
                        "poi": "probability of improvement"},
     "set": {"heldout": "held-out"},
+    # the selection check's inspector and reporter tests: its print, notes, report, tidy()'s method and plots say them
+    "inspector": {"fisher_pitman": "permutation test over task labels", "t": "pooled two-sample t test",
+                  "welch": "Welch two-sample t test", "z": "two-sample z test with known sd"},
+    "reporter": {"skew_t": "skewness-corrected one-sample t test", "t": "one-sample t test",
+                 "z": "one-sample z test with known sd", "wilcoxon": "Wilcoxon signed-rank test"},
     "verdict": {"selection_bias": "selection bias", "no_claim": "no claim"},
     # the selection check's tests (a transposed table heads its columns with them) and how a p-value was obtained
     "term": {"reporter_gap": "reporter (minimum gap)", "reporter_conservative": "reporter (conservative)"},

@@ -100,7 +100,7 @@ def test_bayes_header_reads_its_own_record_of_pairs_run_again():
     result = rlstats.bayes(data, "score ~ agent | task/seed", rng=0, model="hierarchical", chains=4, draws=1000,
                            warmup=300, progress=False)
     assert result.pair_draws == (4000,)  # converged: not run again
-    assert "model: hierarchical model (4 chains of 1000 draws after warm-up)\n" in str(result)
+    assert "model: hierarchical model (4 chains of 1,000 draws after warm-up)\n" in str(result)
 
 
 # ------------------------------------------------------------------------------- tuning: why a view is not computed

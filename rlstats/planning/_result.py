@@ -169,9 +169,9 @@ class PowerResult(Result):
 
     @property
     def _simulations(self):
-        """'1000', or '300 to 1000' for combined results."""
+        """'1,000', or '300 to 1,000' for combined results."""
         low, high = int(self.table["n_sim"].min()), int(self.table["n_sim"].max())
-        return str(low) if low == high else f"{low} to {high}"
+        return fmt.integer(low) if low == high else f"{fmt.integer(low)} to {fmt.integer(high)}"
 
     @property
     def method_labels(self) -> dict[str, str]:

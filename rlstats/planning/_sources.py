@@ -151,7 +151,8 @@ class _PilotSource:
         return 6e-5 + 7e-6 * shape.cells + 4e-8 * shape.rows
 
     def describe(self):
-        return {"source": "pilot", "pilot": self.pilot_name, "agents": list(self.agents), "tasks": list(self.tasks),
+        # the pilot by its formula, as a setting reads (audit s26: the data: line's "score and agent and task")
+        return {"source": "pilot", "pilot": self.formula.normal_form, "agents": list(self.agents), "tasks": list(self.tasks),
                 "resample": self.resample, "shifted_agent": self.shifted_agent,
                 "shift": {t: dict(zip(self.agents, row.tolist())) for t, row in zip(self.tasks, self.shift)},
                 "pilot_runs": {t: dict(zip(self.agents, row.tolist()))

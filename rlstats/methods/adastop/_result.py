@@ -197,8 +197,8 @@ class AdaStopResult(Result):
             return "every path enumerated exactly"
         if exact:
             return (f"enumerated exactly at interim{'s' if len(exact) > 1 else ''} {_ranges(exact)}, "
-                    f"then {self.n_resamples} random paths")
-        return f"{self.n_resamples} random paths (identity included)"
+                    f"then {fmt.count(self.n_resamples, 'random path')}")
+        return f"{fmt.count(self.n_resamples, 'random path')} (identity included)"
 
     def _extra_lines(self):
         lines = [self._design_line(),
@@ -225,11 +225,18 @@ class AdaStopResult(Result):
         decisions["reason"] = decisions["reason"].fillna("")  # a decided comparison has no reason to continue
         if not (decisions["reason"] != "").any():  # left out, as printed (a caption read "reason: NA", audit s12)
             decisions = decisions.drop(columns="reason")
+        steps = self.steps
+        if not self._steps_acted():  # the pair acted on, left out where none was (a caption read "agent 1: NA")
+            steps = steps.drop(columns=["agent_1", "agent_2"])
         return {"Decisions": decisions,
                 "Runs used per agent": self.runs_used,
                 "Statistic |mean difference| and boundaries per interim": self.history,
-                "Step-down": self.steps,
+                "Step-down": steps,
                 "Level spent per interim": self.spending}
+
+    def _steps_acted(self):
+        """Whether a step of the step-down rejected or accepted a pair (a test can reach no decision at any step)."""
+        return bool((self.steps["action"] != "none").any())
 
     def _latex_captions(self):
         """What each summary table's numbers are, for a table pasted alone into a paper (audit s16: the captions said
@@ -247,6 +254,13 @@ class AdaStopResult(Result):
         if "p_adjusted" in self.tidy():
             decisions += f" {label('p_adjusted')}: the step-down adjusted p-value."
         early = self.beta > 0
+        pair, unacted = " (agent 1, agent 2)", ""
+        if not self._steps_acted():
+            interims = sorted(set(self.steps["interim"]))
+            said = (f"interim {interims[0]}" if len(interims) == 1 else
+                    f"interims {interims[0]}-{interims[-1]}" if interims[-1] - interims[0] == len(interims) - 1 else
+                    f"interims {fmt.listed(interims)}")
+            pair, unacted = "", f" No step rejected{' or accepted' if early else ''} a pair at {said}."
         captions = {
             "Decisions": decisions,
             "Runs used per agent": f"{label('n_runs')}: runs the test used; {label('n_available')}: runs given; "
@@ -258,9 +272,9 @@ class AdaStopResult(Result):
             "Step-down": f"{label('n_comparisons')}: the undecided comparisons tested together at that step; "
                          f"{label('max_statistic')} and {label('min_statistic')}: the largest and smallest |mean "
                          f"difference| among them; {label('action')}: reject "
-                         "the pair with the largest when it exceeds the boundary (agent 1, agent 2)"
+                         f"the pair with the largest when it exceeds the boundary{pair}"
                          f"{', accept the pair with the smallest below the accept boundary' if early else ''}, else "
-                         "none.",
+                         f"none.{unacted}",
         }
         # the columns as the LaTeX table heads them (audit s25: the caption named paths\_beyond, n\_paths)
         beyond, paths, interim = label("paths_beyond"), label("n_paths"), label("level_interim")
@@ -466,8 +480,8 @@ class PermutationResult(AdaStopResult):
         def how(spending):
             parts = []
             for n, m, exact in spending[["batch_size", "n_paths", "exact"]].drop_duplicates().itertuples(index=False):
-                drawn = (f"all {m} permutations enumerated (one of each complementary pair)" if exact
-                         else f"{m} random permutations (identity included)")
+                drawn = (f"all {fmt.integer(m)} permutations enumerated (one of each complementary pair)" if exact
+                         else f"{fmt.count(m, 'random permutation')} (identity included)")
                 parts.append(f"n = {fmt.count(n, 'run')} per agent, {drawn}")
             return "; ".join(parts)
 

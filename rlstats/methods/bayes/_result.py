@@ -171,8 +171,8 @@ class BayesResult(Result):
 
     def _what(self):
         if self.model == "signed_rank":
-            return f"{self.n_samples} Dirichlet draws, prior weight {fmt.signif(self.prior)} at 0"
-        return f"{self.chains} chains of {self.draws} draws after warm-up{self._more()}"
+            return f"{fmt.count(self.n_samples, 'Dirichlet draw')}, prior weight {fmt.signif(self.prior)} at 0"
+        return f"{fmt.count(self.chains, 'chain')} of {fmt.count(self.draws, 'draw')} after warm-up{self._more()}"
 
     def _more(self):
         """What the chains' count of draws leaves out: pairs run again longer, which a note gives (read from their
@@ -273,14 +273,15 @@ class BayesResult(Result):
     def _prose(self):
         if self.model == "signed_rank":
             how = (f"the Bayesian signed-rank test (Benavoli et al., 2014, 2017) on the task-level mean differences, "
-                   f"with a Dirichlet process prior of weight {fmt.signif(self.prior, 3)} at 0 and {self.n_samples} "
-                   "posterior draws; a probability is the share of draws in which that region held the largest "
-                   "posterior mass")
+                   f"with a Dirichlet process prior of weight {fmt.signif(self.prior, 3)} at 0 and "
+                   f"{fmt.count(self.n_samples, 'posterior draw')}; a probability is the share of draws in which that "
+                   "region held the largest posterior mass")
         else:
             how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-task mean differences Student-t "
-                   f"across tasks, runs as normal replicates; {PRIORS}), fitted by Gibbs sampling with {self.chains} "
-                   f"chains of {self.draws} draws{self._more()}; the probabilities are those of delta0, the centre "
-                   "(location) of the tasks' differences, which is not their mean")
+                   f"across tasks, runs as normal replicates; {PRIORS}), fitted by Gibbs sampling with "
+                   f"{fmt.count(self.chains, 'chain')} of {fmt.count(self.draws, 'draw')}{self._more()}; the "
+                   "probabilities are those of delta0, the centre (location) of the tasks' differences, which is not "
+                   "their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
         runs = f"{self.nobs} runs" if self.runs_used == self.nobs else (

@@ -73,7 +73,7 @@ def _bootstrap_phrase(n_resamples, task_bootstrap, n_tasks):
            if n_tasks > 1 else "the runs resampled with replacement")
     if task_bootstrap:
         how += ", and the tasks themselves resampled with replacement"
-    return f"{n_resamples} stratified bootstrap resamples ({_REFERENCE}; {how})"
+    return f"{fmt.count(n_resamples, 'stratified bootstrap resample')} ({_REFERENCE}; {how})"
 
 
 def _max_se(se):
@@ -194,7 +194,7 @@ class BootstrapResult(Result):
     def _statistic_line(self):
         strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"
         extra = ", tasks resampled" if self.task_bootstrap else ""
-        return (f"resamples = {self.n_resamples}, confidence level = {self.confidence_level}, "
+        return (f"resamples = {fmt.integer(self.n_resamples)}, confidence level = {self.confidence_level}, "
                 f"interval = {self.interval}, {strata}{extra}")
 
     def _extra_lines(self):
@@ -210,7 +210,8 @@ class BootstrapResult(Result):
         return {self._table_name(): table}
 
     def _table_name(self):
-        return f"{fmt.signif(100 * self.confidence_level)}% {self.interval} intervals ({self.n_resamples} resamples)"
+        return (f"{fmt.signif(100 * self.confidence_level)}% {self.interval} intervals "
+                f"({fmt.count(self.n_resamples, 'resample')})")
 
     def _floored_key(self):
         """Which bounds the Welch t floor set, and what their Monte Carlo SE is ("" where it set none)."""
@@ -455,7 +456,7 @@ class ProbabilityOfImprovementResult(Result):
 
     def _statistic_line(self):
         intervals = ("intervals = score (Hanley-McNeil)" if self.n_resamples is None else
-                     f"resamples = {self.n_resamples}")
+                     f"resamples = {fmt.integer(self.n_resamples)}")
         return (f"{intervals}, confidence level = {self.confidence_level}, "
                 f"pairs = {len(self.pairs)}, tasks = {len(self.tasks)}")
 
@@ -558,7 +559,7 @@ class PerformanceProfileResult(Result):
     _plot_kinds: ClassVar[dict] = {"performance_profile": plots.plot_performance_profile}
 
     def _statistic_line(self):
-        bands = (f"resamples = {self.n_resamples}" if self.n_resamples is not None
+        bands = (f"resamples = {fmt.integer(self.n_resamples)}" if self.n_resamples is not None
                  else "bands = per-task t bounds (Bonferroni over tasks)" if self.interval == "t"
                  else "bands = per-task skew-corrected t bounds (Bonferroni over tasks)" if self.interval == "skew_t"
                  else "bands = stratified Wilson (continuity-corrected)")

@@ -133,12 +133,12 @@ class CurvesResult(Result):
         """How the max-T nulls were made: n_resamples drawn relabellings, or every relabelling enumerated."""
         enumerated = {n for n in self.relabellings if n is not None}
         if not enumerated:
-            return f"{self.n_resamples} relabellings"
-        counts = " or ".join(f"{n:,}" for n in sorted(enumerated))
+            return fmt.count(self.n_resamples, "relabelling")
+        counts = " or ".join(fmt.integer(n) for n in sorted(enumerated))
         if None not in self.relabellings:
             return f"all {counts} relabellings enumerated, so the p-values are exact"
-        return (f"{self.n_resamples} relabellings, or all of them ({counts}) enumerated for the pairs that have at "
-                "most that many, whose p-values are then exact")
+        return (f"{fmt.count(self.n_resamples, 'relabelling')}, or all of them ({counts}) enumerated for the pairs "
+                "that have at most that many, whose p-values are then exact")
 
     @property
     def label(self) -> str:
@@ -194,8 +194,9 @@ class CurvesResult(Result):
         return out
 
     def _statistic_line(self):
-        return (f"steps = {self.steps.size} ({fmt.format_step(self.steps[0])} to {fmt.format_step(self.steps[-1])}), "
-                f"resamples = {self.n_resamples}, confidence level = {self.confidence_level}")
+        return (f"steps = {fmt.integer(self.steps.size)} ({fmt.format_step(self.steps[0])} to "
+                f"{fmt.format_step(self.steps[-1])}), "
+                f"resamples = {fmt.integer(self.n_resamples)}, confidence level = {self.confidence_level}")
 
     def _extra_lines(self):
         last = self.steps.size - 1
@@ -263,16 +264,18 @@ class CurvesResult(Result):
             # nothing drawn, nothing to describe: the notes say why they were withheld
             text += f"The {level} pointwise and simultaneous bands were withheld for every agent (see below)."
         elif self.options.get("bands") in ("studentized", "studentized_unwidened") and self.statistic in _STUDENTIZED:
-            text += (f"{level} pointwise and simultaneous bands come from {self.n_resamples} stratified bootstrap "
-                     "resamples that draw whole runs within each task (Agarwal et al., 2021), each band the hull of "
-                     "two: a studentised (bootstrap-t) band, each resample's deviation divided by its own standard "
-                     "error (Hall, 1988), simultaneous from the largest and smallest such ratio over steps (sup-t; "
-                     "Montiel Olea and Plagborg-Moller, 2019); and the percentile and sup-t bands with bootstrap "
-                     "deviations widened by sqrt(n/(n - 1)) (Hesterberg, 2015) and t quantiles at each step's "
-                     "effective degrees of freedom (Welch-Satterthwaite over tasks; Satterthwaite, 1946).")
+            text += (f"{level} pointwise and simultaneous bands come from "
+                     f"{fmt.count(self.n_resamples, 'stratified bootstrap resample')} that draw whole runs within each "
+                     "task (Agarwal et al., 2021), each band the hull of two: a studentised (bootstrap-t) band, each "
+                     "resample's deviation divided by its own standard error (Hall, 1988), simultaneous from the "
+                     "largest and smallest such ratio over steps (sup-t; Montiel Olea and Plagborg-Moller, 2019); and "
+                     "the percentile and sup-t bands with bootstrap deviations widened by sqrt(n/(n - 1)) (Hesterberg, "
+                     "2015) and t quantiles at each step's effective degrees of freedom (Welch-Satterthwaite over "
+                     "tasks; Satterthwaite, 1946).")
         else:
             text += (f"{level} pointwise and simultaneous bands come from "
-                     f"{self.n_resamples} stratified bootstrap resamples that draw whole runs within each task, so "
+                     f"{fmt.count(self.n_resamples, 'stratified bootstrap resample')} that draw whole runs within each "
+                     "task, so "
                      "that every resampled curve is made of whole runs (Agarwal et al., 2021); the simultaneous band "
                      "is the estimate plus or minus the quantile of the largest studentised deviation over steps "
                      "(sup-t), meant to cover the whole curve at the stated level. Bootstrap deviations were widened "

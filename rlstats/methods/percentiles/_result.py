@@ -174,7 +174,8 @@ class PercentilesResult(Result):
         name = (f"top agents = {fmt.name_list([self.agents[top]] + tied, among=self.agents)} (tied)" if tied
                 else f"top agent = {self.agents[top]}")
         return (f"{name}, aggregate = {fmt.signif(self.estimate[top])}, "
-                f"agents = {self.n_agents}, tasks = {self.n_tasks}, joint strategies = {self.n_strategies}")
+                f"agents = {fmt.integer(self.n_agents)}, tasks = {fmt.integer(self.n_tasks)}, joint strategies = "
+                f"{fmt.integer(self.n_strategies)}")
 
     def _extra_lines(self):
         if self.interval is None:

@@ -48,10 +48,11 @@ from ...options import (check_bool, check_choice, check_cost_options, check_frac
                        is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
+from ...vocabulary import value_label
 from . import _kernels as kernels
 from ._backend import cost
 from ._planning import CONSERVATIVE_RESAMPLES, check_tasks
-from ._result import _INSPECTOR_NAMES, _REPORTER_NAMES, CONF_LEVEL, KNOWN_SD_NORMAL, SelectionCheckResult
+from ._result import CONF_LEVEL, KNOWN_SD_NORMAL, SelectionCheckResult
 from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Table
 
 __all__ = ["selection_check", "SelectionOptions"]
@@ -664,8 +665,8 @@ def _inspect(v_p, v_i, options, sigma, ss):
                 "permutation_shifts": found.shifts}
     statistic, df, p, diff = kernels.parametric_inspector(v_p[None], v_i[None], options.inspector, sigma)
     if not np.isfinite(diff.std_error[0]) or diff.std_error[0] == 0 or _round_off(v_p, v_i, diff.std_error[0]):
-        raise DesignError(f"the per-task effects have no spread, so the {_INSPECTOR_NAMES[options.inspector]} is "
-                          "undefined; use inspector=\"fisher_pitman\"")
+        raise DesignError(f"the per-task effects have no spread, so the {value_label('inspector', options.inspector)} "
+                          "is undefined; use inspector=\"fisher_pitman\"")
     return {"statistic": float(statistic[0]), "df": None if np.isnan(df[0]) else float(df[0]), "pvalue": float(p[0]),
             "pvalue_method": "normal" if options.inspector == "z" else "t", "pvalue_mc_se": None,
             "n_resamples": None, "null_distribution": None, "permutation_shifts": None}
@@ -807,16 +808,17 @@ def _size_notes(frame, n_p, n_i, options):
         return []
     runs = max((c for c in measured if c <= fewest), default=measured[0])
     notes = []
-    tests = (("inspector", options.inspector, options.beta, "beta", _INSPECTOR_NAMES),
-             ("reporter", options.reporter, options.alpha, "alpha", _REPORTER_NAMES))
-    for statistic, test, level, name, names in tests:
+    tests = (("inspector", options.inspector, options.beta, "beta"),
+             ("reporter", options.reporter, options.alpha, "alpha"))
+    for statistic, test, level, name in tests:
         if not np.isclose(level, 0.05):
             continue
         row = calibration.shortfall(rows, 0.95, statistic=statistic, test=test, tasks=n_p + n_i, runs=runs,
                                     configuration=f"{n_p} reported")
         if row is not None:
-            notes.append(f"measured size of the {statistic}'s {names[test]} with {n_p} reported and {n_i} held-out "
-                         f"tasks and {count(runs, 'run')} of each agent per task: {1 - float(row['coverage']):.3f}"
+            notes.append(f"measured size of the {statistic}'s {value_label(statistic, test)} with {n_p} reported and "
+                         f"{n_i} held-out tasks and {count(runs, 'run')} of each agent per task: "
+                         f"{1 - float(row['coverage']):.3f}"
                          f"{calibration.worst_draw_clause(row, size=True)} ({row['distribution']} scores, "
                          f"{row['n_sim']} null data sets), "
                          f"{calibration.miss_clause(row, 0.95, size=True, target=f'{name} = 0.05')}")
@@ -889,12 +891,12 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
     notes += _size_notes(frame, n_p, n_i, options)
     reporter = _reporter_tests(v_p, options, sigma, conservative_ss, skewness)
     if not np.isfinite(reporter["pvalue_reporter"]):
-        notes.append(f"the reporter's {_REPORTER_NAMES[options.reporter]} is undefined (the reported effects have no "
-                     "spread or are all zero), so no claim is counted")
+        notes.append(f"the reporter's {value_label('reporter', options.reporter)} is undefined (the reported effects "
+                     "have no spread or are all zero), so no claim is counted")
     if heldout_design == "complement" and options.inspector != "fisher_pitman":
         notes.append(f"the held-out tasks are the rest of the same suite, not an independent sample; the "
-                     f"{_INSPECTOR_NAMES[options.inspector]} is approximate there, the permutation inspector is exact "
-                     "for 'the reported tasks are a random subset'")
+                     f"{value_label('inspector', options.inspector)} is approximate there, the permutation inspector "
+                     "is exact for 'the reported tasks are a random subset'")
 
     detection_sigma = sigma if sigma is not None else (pooled_sd if pooled_sd > 0 else None)
     detection = None if detection_sigma is None else float(

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ... import vocabulary
+from ...vocabulary import value_label
 from . import plots as plots_selection
 from ...errors import OptionError
 from ...options import check_confidence_level
@@ -17,14 +18,10 @@ from ..._typing import ColumnNames
 from ...results import ConfidenceInterval, Result, resultclass
 from ._planning import required_heldout
 
-_INSPECTOR_NAMES = {"fisher_pitman": "permutation test over task labels", "t": "pooled two-sample t test",
-                    "welch": "Welch two-sample t test", "z": "two-sample z test with known sd"}
 #: the name of the normal interval with the sd known (sigma=): the z inspector's and the z reporter's
 KNOWN_SD_NORMAL = "normal, known sd"
 _INTERVAL_NAMES = {"welch": "Welch t", "t": "pooled t", "z": KNOWN_SD_NORMAL,
                    "permutation": "permutation test inverted over shifts"}
-_REPORTER_NAMES = {"skew_t": "skewness-corrected one-sample t test", "t": "one-sample t test",
-                   "z": "one-sample z test with known sd", "wilcoxon": "Wilcoxon signed-rank test"}
 _STATISTIC_SYMBOL = {"skew_t": "t", "t": "t", "welch": "t", "z": "z", "wilcoxon": "V"}
 VERDICTS = {
     "survives": "significant on reported tasks, and the inspector found no sign that they show larger effects than "
@@ -248,11 +245,12 @@ class SelectionCheckResult(Result):
     # ---- printing ----------------------------------------------------------------------
     def _statistic_line(self):
         if self.inspector == "fisher_pitman":
-            return (f"inspector ({_INSPECTOR_NAMES['fisher_pitman']}): mean(reported) - mean(held-out) = "
-                    f"{fmt.signif(self.estimate)}, {fmt.pvalue_phrase(self.pvalue)}")
+            return (f"inspector ({value_label('inspector', 'fisher_pitman')}): mean(reported) - mean(held-out) "
+                    f"= {fmt.signif(self.estimate)}, {fmt.pvalue_phrase(self.pvalue)}")
         df = "" if self.df is None else f", df = {fmt.signif(self.df)}"
-        return (f"inspector ({_INSPECTOR_NAMES[self.inspector]}): {_STATISTIC_SYMBOL[self.inspector]} = "
-                f"{fmt.signif(self.statistic)}{df}, {fmt.pvalue_phrase(self.pvalue)}")
+        return (f"inspector ({value_label('inspector', self.inspector)}): "
+                f"{_STATISTIC_SYMBOL[self.inspector]} = {fmt.signif(self.statistic)}{df}, "
+                f"{fmt.pvalue_phrase(self.pvalue)}")
 
     def _extra_lines(self):
         lines = ["alternative hypothesis: reported tasks have a larger mean effect than held-out tasks"]
@@ -303,9 +301,9 @@ class SelectionCheckResult(Result):
         symbol = _STATISTIC_SYMBOL[self.reporter]
         df = "" if self.reporter_df is None else f", df = {fmt.signif(self.reporter_df)}"
         skew = "" if self.reporter_skewness is None else f" ({self._skewness_phrase()})"
-        return (f"reporter ({_REPORTER_NAMES[self.reporter]}): mean effect = {fmt.signif(self.mean_reported)}, "
-                f"{symbol} = {fmt.signif(self.reporter_statistic)}{df}, {fmt.pvalue_phrase(self.pvalue_reporter)}"
-                f"{skew}")
+        return (f"reporter ({value_label('reporter', self.reporter)}): mean effect = "
+                f"{fmt.signif(self.mean_reported)}, {symbol} = {fmt.signif(self.reporter_statistic)}{df}, "
+                f"{fmt.pvalue_phrase(self.pvalue_reporter)}{skew}")
 
     def _summary_tables(self):
         order = {"reported": 0, "heldout": 1, "dropped": 2}
@@ -357,11 +355,11 @@ class SelectionCheckResult(Result):
         low, high = self.conf_int
         rows = [{"term": "inspector", "estimate": self.estimate, "std_error": self.std_error,
                  "statistic": self.statistic, "df": self.df, "p_value": self.pvalue, "conf_low": low,
-                 "conf_high": high, "null_value": 0.0, "method": _INSPECTOR_NAMES[self.inspector],
+                 "conf_high": high, "null_value": 0.0, "method": value_label('inspector', self.inspector),
                  "pvalue_method": self.pvalue_method, "pvalue_mc_se": self.pvalue_mc_se,
                  "n_resamples": self.n_resamples, "significant": bool(self.pvalue <= self.beta)}]
         reporter_row = {"estimate": self.mean_reported, "df": self.reporter_df,
-                        "method": _REPORTER_NAMES[self.reporter], **self._reporter_interval()}
+                        "method": value_label('reporter', self.reporter), **self._reporter_interval()}
         rows.append({"term": "reporter", **reporter_row, "statistic": self.reporter_statistic,
                      "p_value": self.pvalue_reporter, "null_value": 0.0,
                      "significant": bool(self.pvalue_reporter <= self.alpha)})
@@ -435,10 +433,10 @@ class SelectionCheckResult(Result):
                      f"{p_inspector} ({how}).")
         else:
             df = "" if self.df is None else f", df = {fmt.signif(self.df, 4)}"
-            text += (f" A one-sided {_INSPECTOR_NAMES[self.inspector]} of equal means gave "
+            text += (f" A one-sided {value_label('inspector', self.inspector)} of equal means gave "
                      f"{_STATISTIC_SYMBOL[self.inspector]} = {fmt.signif(self.statistic, 4)}{df}, {p_inspector}.")
-        text += (f" The reporter's {_REPORTER_NAMES[self.reporter]} of a positive mean effect on the reported tasks "
-                 f"gives {_p_text(self.pvalue_reporter)}")
+        text += (f" The reporter's {value_label('reporter', self.reporter)} of a positive mean effect on the "
+                 f"reported tasks gives {_p_text(self.pvalue_reporter)}")
         if self.pvalue_gap is not None:
             text += f", and {_p_text(self.pvalue_gap)} against a minimum improvement of {fmt.signif(self.mu_gap, 4)}"
         if self.pvalue_conservative is not None:

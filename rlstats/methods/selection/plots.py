@@ -14,7 +14,6 @@ from ...vocabulary import value_label
 
 #: Colours of the two sets of tasks (colour-blind safe blue and orange).
 SET_COLOURS = {"reported": "#D55E00", "heldout": "#0072B2"}
-SET_LABELS = {"reported": "reported", "heldout": "held-out"}
 
 
 def _units(result):
@@ -41,7 +40,7 @@ def plot_effects(result, *, ax=None, **kwargs):
         mask = (effects["set"] == name).to_numpy()
         style = {"color": colour, "s": 28, "zorder": 3}
         style.update(kwargs)
-        ax.scatter(effects["effect"].to_numpy()[mask], rows[mask], label=SET_LABELS[name], **style)
+        ax.scatter(effects["effect"].to_numpy()[mask], rows[mask], label=value_label("set", name), **style)
     summary = result.group_summary
     ends = np.r_[effects["effect"].to_numpy(dtype=float), summary["conf_low"], summary["conf_high"]]
     finite = ends[np.isfinite(ends)]
@@ -64,7 +63,7 @@ def plot_effects(result, *, ax=None, **kwargs):
     kinds = {name: kind + ("" if np.isfinite(high) or not np.isfinite(low) else ", one-sided")
              for name, kind, low, high in zip(summary["set"], summary["interval"], summary["conf_low"],
                                                summary["conf_high"])}
-    bands = "95% intervals (" + "; ".join(f"{SET_LABELS[name]}: {kind}" for name, kind in kinds.items()) + ")"
+    bands = "95% intervals (" + "; ".join(f"{value_label('set', name)}: {kind}" for name, kind in kinds.items()) + ")"
     ax.set_title(f"Per-task effects; lines: set means, bands: {bands}", fontsize=9)
     ax.legend(frameon=False, fontsize=8, loc="lower right")
     if made_here:  # the bands' names make the title long (a skew-corrected one-sided t), the agents' the x label:

@@ -130,9 +130,10 @@ class TuningResult(Result):
     # ---- the result face ---------------------------------------------------------------------------------------
     def _statistic_line(self):
         n = self.n_configs[self.n_configs > 0]
-        configs = f"{n.min()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
-        return (f"configurations = {configs}, agents = {len(self.agents)}, tasks = {len(self.tasks)}"
-                + ("" if self.n_resamples is None else f", resamples = {self.n_resamples}"))
+        configs = fmt.integer(n.min()) if n.min() == n.max() else f"{fmt.integer(n.min())} to {fmt.integer(n.max())}"
+        return (f"configurations = {configs}, agents = {fmt.integer(len(self.agents))}, "
+                f"tasks = {fmt.integer(len(self.tasks))}"
+                + ("" if self.n_resamples is None else f", resamples = {fmt.integer(self.n_resamples)}"))
 
     def _extra_lines(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
@@ -149,7 +150,7 @@ class TuningResult(Result):
                             f"empty (none best in >= {fmt.signif(self.threshold)} of resamples)")
                     chosen = (f"best set {size}; tuned score {fmt.signif(row.estimate)} "
                               f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
-                text = (f"  {row.agent} on {row.task}: {row.config} selected of {row.n_configs}, {chosen} "
+                text = (f"  {row.agent} on {row.task}: {row.config} selected of {fmt.integer(row.n_configs)}, {chosen} "
                         f"(its own mean {fmt.signif(row.mean_selected)})")
                 if "heldout_estimate" in tuned.columns:
                     text += _held_out_text(row)
@@ -165,7 +166,8 @@ class TuningResult(Result):
                 picks = curve.iloc[sorted({0, min(4, len(curve) - 1), min(9, len(curve) - 1), len(curve) - 1})]
                 where = "averaged over tasks" if task == plots.MEAN_OVER_TASKS else f"on {task}"
                 lines.append(f"  {agent} {where}: " + ", ".join(
-                    f"k={r.budget}: {fmt.signif(r.estimate, 4)} {_interval(r.conf_low, r.conf_high, 3, None)}"
+                    f"k={fmt.integer(r.budget)}: {fmt.signif(r.estimate, 4)} "
+                    f"{_interval(r.conf_low, r.conf_high, 3, None)}"
                     for r in picks.itertuples()))
         complete = self.tables.get("complete")
         if complete is not None:
@@ -223,11 +225,13 @@ class TuningResult(Result):
         sweeps = int((self.n_configs > 0).sum())  # one per agent and task that has runs
         each = "one per agent and task" + ("" if sweeps == self.n_configs.size else " with runs")  # audit s19
         over = (f"a sweep of {fmt.count(int(self.n_configs.sum()), 'configuration')}" if sweeps == 1 else
-                f"{sweeps} sweeps ({each}) of {int(self.n_configs.sum())} configurations in all")
+                f"{fmt.integer(sweeps)} sweeps ({each}) of {fmt.count(int(self.n_configs.sum()), 'configuration')} "
+                "in all")
         text = (f"We evaluated {fmt.count(len(self.agents), 'agent')} on {fmt.count(len(self.tasks), 'task')} over "
                 f"{over}, taking the {self.unit} as the unit"
                 + ("." if self.n_resamples is None else
-                   f" and resampling seeds only within configurations ({self.n_resamples} bootstrap resamples)."))
+                   f" and resampling seeds only within configurations "
+                   f"({fmt.count(self.n_resamples, 'bootstrap resample')})."))
         if "best_set" in self.views:
             text += (f" The best configuration was selected by its mean; each configuration's probability of being "
                      f"best was estimated by bootstrapping the whole selection (configurations tied for best sharing "
