@@ -76,8 +76,36 @@ def test_round_values_every_agent_reaches_are_no_copy():
     assert not _copy_notes(_gridworld(both_agents=True))  # the task's tie share across agents says they are common
 
 
-@pytest.mark.xfail(strict=True, reason="two round values (0.955, 0.946) held by one run each of A's cells on two "
-                                       "tasks whose other scores have 8 decimals are read as copied (chance 1e-11): "
-                                       "across tasks a shared score is not judged by its decimal step")
 def test_round_values_one_agent_reaches_are_no_copy():
-    assert not _copy_notes(_gridworld(both_agents=False))
+    """Shared at their own step (0.001, the median of the shared scores' decimal steps), not the cells' 1e-8: E is
+    100 x 0.001 / (2 sqrt(pi) sigma), about 0.2, far above COPY_CHANCE (it was 1e-11 as a chance bound)."""
+    import math
+
+    from rlstats.statistics import COPY_CHANCE
+
+    frame = _gridworld(both_agents=False)
+    spreads = []
+    for task in ("e1", "e2"):
+        x = frame.loc[(frame["agent"] == "A") & (frame["task"] == task), "score"].to_numpy()
+        q75, q25 = np.percentile(x, [75, 25])
+        spreads.append(min(x.std(ddof=1), (q75 - q25) / 1.349))
+    expected = 10 * 10 * 0.001 / (2 * math.sqrt(math.pi) * min(spreads))
+    assert 0.1 < expected < 0.5 and expected > COPY_CHANCE
+    assert not _copy_notes(frame)
+    for scale in (1000.0, 3.7):
+        assert not _copy_notes(frame.assign(score=frame["score"] * scale))
+
+
+def test_a_copy_holding_round_scores_is_still_found():
+    """A copy of 6 runs, 2 of whose scores are round (0.5, 0.25) amid 8 decimals: the median step of the 6 shared
+    scores is the cells' own, and the note says all 6."""
+    rng = np.random.default_rng(11)
+    y = rng.uniform(0.1, 0.9, (4, 10)).round(8)  # A@e1, B@e1, A@e2, B@e2
+    y[0, :2] = 0.5, 0.25
+    y[2, :6] = y[0, :6]
+    frame = pd.DataFrame({"task": np.repeat(["e1", "e2"], 20), "agent": np.tile(np.repeat(["A", "B"], 10), 2),
+                          "score": y.ravel()})
+    for scale in (1.0, 1 / 3, 3.7):
+        notes = [note for note in _copy_notes(frame.assign(score=frame["score"] * scale)) if COPIED_ACROSS in note]
+        assert len(notes) == 1 and notes[0].startswith(
+            "6 of A's 10 runs on e1 repeat exactly the scores of 6 of its 10 runs on e2 (6 scores shared)")
