@@ -109,3 +109,28 @@ def test_a_copy_holding_round_scores_is_still_found():
         notes = [note for note in _copy_notes(frame.assign(score=frame["score"] * scale)) if COPIED_ACROSS in note]
         assert len(notes) == 1 and notes[0].startswith(
             "6 of A's 10 runs on e1 repeat exactly the scores of 6 of its 10 runs on e2 (6 scores shared)")
+
+
+# -- cli26: adastop update's order check ----------------------------------------------------------------------------
+
+def _batch_files(folder):
+    import rlstats as rl
+
+    data = rl.datasets.simulate(agents=2, tasks=1, seeds=10, rng=0).drop(columns="task")
+    for i in (1, 2):
+        data[data["seed"] // 5 == i - 1][["agent", "score"]].to_csv(folder / f"b{i}.csv", index=False)
+    return folder / "b1.csv", folder / "b2.csv"
+
+
+@pytest.mark.xfail(strict=True, reason="a state file named state.txt (a JSON state, written by adastop update before "
+                                       "s26) is refused as 'a table (.txt)', and the command offered drops the batch")
+def test_a_state_named_txt_is_a_state(tmp_path):
+    from conftest import cli_run
+
+    b1, b2 = _batch_files(tmp_path)
+    state = tmp_path / "state.txt"
+    status, _, err = cli_run("adastop", "update", state, b1, "--n", "5", "--K", "2", "--seed", "0")
+    assert status == 0, err
+    assert state.read_text().lstrip().startswith("{")
+    status, out, err = cli_run("adastop", "update", state, b2)
+    assert status == 0, err
