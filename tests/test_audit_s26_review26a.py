@@ -1,15 +1,19 @@
 """Audit s26 (review26a): review of session 26's merges (real26, across26, cli26) on main.
 
-Found in across26's note on runs copied across tasks (``design.copied_runs_note``, ``statistics.copied_runs(...,
-across_blocks=True)``):
+Fixed:
 
-- its hint ``subset="~(agent == 'PPO' & task == 'halfcheetah')"`` was offered to "leave them out" (the 20 copies)
-  while it leaves out all 30 of PPO's runs on halfcheetah: the sentence now says the cell it leaves out;
-- left for the lead (strict xfails below): an agent's runs copied as another agent's on the SAME task (a baseline's
-  file saved as the new method's) get no note at all (only cells of different tasks are paired, and the within-cell
-  check sees no repeat); and two round values (a gridworld's optimal return and the one a step longer) held by one run
-  each of one agent's cells on two tasks whose other scores have 8 decimals read as a copy (chance 1e-11), since a
-  shared score is not judged by its decimal step across tasks (for invariance to units, as across26 chose).
+- across26's note on runs copied across tasks offered ``subset="~(agent == 'PPO' & task == 'halfcheetah')"`` to
+  "leave them out" (the 20 copies) while it leaves out all 30 of PPO's runs on halfcheetah: it now says so;
+- two round values runs reach exactly (a gridworld's optimal return 0.955 and 0.946, one run each of agent A's cells
+  on two tasks amid means of 8 decimals) read as a copy (chance 1e-11): a pair's resolution is now also the median
+  decimal step of the scores it shares (E 0.2, no note); a copy holding round scores is still found, at any unit;
+- cli26's order check of ``adastop update`` refused a JSON state named state.txt as "a table", offering a command
+  that dropped the batch: a STATE that is missing or holds JSON is a state.
+
+Left for the lead (strict xfails): an agent's runs copied as another agent's on the SAME task get no note (only
+cells of different tasks are paired); a whole cell of Atari scores copied to another game (99 shared, E 2.4) and a
+whole cell of fine scores holding one pair one step apart (E = 1.0 from that near miss) go unnoted, since
+RESOLUTION_MARGIN asks ``(100 E)**m / m! <= share``, out of reach for any m <= n once E >= n / 100.
 """
 
 import numpy as np
