@@ -1606,7 +1606,8 @@ def _copied_across_notes(design, across, given):
             f"({count(int(across.shared[i]), 'score')} shared), whose chance at the scores' resolution is "
             f"{_chance_said(float(across.chance[i]))}: one task's runs look copied into the other's file, not runs of "
             f"their own; find the task they were run on and replace the other's copies with its own runs, or leave "
-            f"them out (subset={drop!r} if those on {tasks[task_a]} are the copies)")
+            f"out {names[agent_a]}'s {counts[a]:,} runs on {tasks[task_a]} if those are the copies "
+            f"(subset={drop!r})")  # the whole cell: which of its runs are copies, no score says
     if order.size > COPIED_CELLS_SHOWN:
         rest = order[COPIED_CELLS_SHOWN:]
         notes.append(f"in {count(rest.size, 'more pair')} of agent x task cells of different tasks, the runs of one "

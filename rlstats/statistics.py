@@ -300,9 +300,11 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
 
     Two cells ``a`` and ``b`` of different blocks are judged alike (:func:`_copied_across`): ``m`` distinct scores
     held by runs of both, each not 0, held by at most :data:`PILE_RUNS` runs of each and by at most
-    :data:`COPY_HOLDERS` cells (a cap or a floor piles up; not judged by its decimal step, which a change of units
-    such as 1 / 3 can make round),
-    against ``E = n_a n_b q / (2 sqrt(pi) sigma)``, ``q`` the coarser of the two cells' resolutions and ``sigma``
+    :data:`COPY_HOLDERS` cells (a cap or a floor piles up; none left out for its decimal step, which a change of
+    units such as 1 / 3 can make round),
+    against ``E = n_a n_b q / (2 sqrt(pi) sigma)``, ``q`` the coarsest of the two cells' resolutions and the median
+    decimal step of the scores they share (a value runs reach exactly, a gridworld's optimal return 0.955 amid means
+    of 8 decimals, is shared at its own step), ``sigma``
     the smaller of their spreads (two densities' product integrates to at most the larger of their squares'
     integrals), or ``n_a n_b`` times either block's share of ties across its cells, or the ties the pair's near
     misses imply, the largest; the same rules then, with :data:`COPY_CHANCE` shared among the pairs of cells of
@@ -447,7 +449,7 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
     s, k, held = s[fine], k[fine], held[fine]
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     size = np.diff(np.r_[starts, s.size])
-    a_parts, b_parts, ha_parts, hb_parts = [], [], [], []
+    a_parts, b_parts, ha_parts, hb_parts, score_parts = [], [], [], [], []
     for width in range(2, int(size.max(initial=1)) + 1):  # the pairs among the cells holding each score, by count
         at = starts[size == width][:, None] + np.arange(width)
         i, j = np.triu_indices(width, 1)
@@ -455,12 +457,13 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
         b_parts.append(k[at][:, j].ravel())
         ha_parts.append(held[at][:, i].ravel())
         hb_parts.append(held[at][:, j].ravel())
+        score_parts.append(np.repeat(s[starts[size == width]], i.size))
     if not a_parts:
         return none
     a, b = np.concatenate(a_parts), np.concatenate(b_parts)  # a < b: sorted by cell within a score
-    ha, hb = np.concatenate(ha_parts), np.concatenate(hb_parts)
+    ha, hb, shared = np.concatenate(ha_parts), np.concatenate(hb_parts), np.concatenate(score_parts)
     other = block[a] != block[b]
-    a, b, ha, hb = a[other], b[other], ha[other], hb[other]
+    a, b, ha, hb, shared = a[other], b[other], ha[other], hb[other], shared[other]
     if not a.size:
         return none
     code = a.astype(np.int64) * n_cells + b
@@ -468,6 +471,12 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
     runs_a = np.bincount(inverse, weights=ha).astype(np.intp)
     runs_b = np.bincount(inverse, weights=hb).astype(np.intp)
     first, second = (pairs // n_cells).astype(np.intp), (pairs % n_cells).astype(np.intp)
+    # the median decimal step of the scores each pair shares: values a cell's runs reach exactly (a gridworld's
+    # optimal return 0.955 amid means of 8 decimals) are shared at their own, coarser, resolution; a median, so that
+    # a unit such as 1 / 3 turning some copied scores round (300.39 / 3 = 100.13) leaves it as it was
+    shared_e = _decimal_exponents(shared)
+    shared_e, begin = shared_e[np.lexsort((shared_e, inverse))], np.r_[0, np.cumsum(m)[:-1]]
+    shared_q = _power_of_ten((shared_e[begin + (m - 1) // 2] + shared_e[begin + m // 2]) / 2)
     # COPY_CHANCE shared among the pairs of cells of different blocks holding two runs or more
     runs = np.bincount(cell, minlength=n_cells)
     per_block = np.bincount(block, weights=(runs >= 2).astype(float), minlength=int(block.max()) + 1)
@@ -505,7 +514,7 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
     def judged(p, near):
         """Whether pair ``p`` counts, and its chance bound, given the data's share of near ties across blocks."""
         (xa, qa, sa), (xb, qb, sb) = scale(int(first[p])), scale(int(second[p]))
-        step, sigma = max(qa, qb), min(sa, sb)
+        step, sigma = max(qa, qb, float(shared_q[p])), min(sa, sb)
         if not (sigma > 0 and math.isfinite(step)):
             return False, 1.0  # a point mass in either cell, not a resolution
         expected = max(xa.size * xb.size * max(step / (2 * math.sqrt(math.pi) * sigma), ties[block[first[p]]],

@@ -28,8 +28,8 @@ from rlstats.statistics import COPY_CHANCE, copied_runs
 MUJOCO = ("20 of PPO's 30 runs on halfcheetah repeat exactly the scores of 30 of its 30 runs on hopper (20 scores "
           "shared), whose chance at the scores' resolution is at most 3e-90: one task's runs look copied into the "
           "other's file, not runs of their own; find the task they were run on and replace the other's copies with "
-          "its own runs, or leave them out (subset=\"~(agent == 'PPO' & task == 'halfcheetah')\" if those on "
-          "halfcheetah are the copies)")
+          "its own runs, or leave out PPO's 30 runs on halfcheetah if those are the copies "
+          "(subset=\"~(agent == 'PPO' & task == 'halfcheetah')\")")
 
 
 def across(notes):
@@ -83,7 +83,7 @@ def test_the_bound_by_hand():
         f"5 of A's 10 runs on t1 repeat exactly the scores of 5 of its 10 runs on t2 (5 scores shared), whose chance "
         f"at the scores' resolution is at most {bound:.1g}: one task's runs look copied into the other's file, not "
         "runs of their own; find the task they were run on and replace the other's copies with its own runs, or "
-        "leave them out (subset=\"~(agent == 'A' & task == 't1')\" if those on t1 are the copies)"]
+        "leave out A's 10 runs on t1 if those are the copies (subset=\"~(agent == 'A' & task == 't1')\")"]
     assert not [note for note in design.notes if COPIED_RUNS in note]  # nothing repeats within a cell
 
 

@@ -173,13 +173,15 @@ def _in_file(exc, args):
     return message if message.startswith(where) else f"{where}: {message}"
 
 
-#: the suffixes of a batch table, which a state file (JSON) never has
+#: the suffixes of a batch table: a STATE named so is a table given first, unless it is a state already
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq")
 
 
 def _check_order(args):
     """The state first, the batch second: a table named as the state is the two given the other way round (audit
-    s26: a first call said "file not found: state.json", a later one could not read the batch as JSON)."""
+    s26: a first call said "file not found: state.json", a later one could not read the batch as JSON). A STATE file
+    of such a name that is missing (created here) or holds JSON is a state (review26a: state.txt, which updates
+    before s26 wrote, was refused)."""
     from ..errors import shell_word
 
     state, batch = Path(args.state), Path(args.batch)
@@ -188,8 +190,19 @@ def _check_order(args):
     if batch.suffix.lower() == ".json":
         raise _usage_error(f"STATE {state} is a table and BATCH {batch} a JSON file: the state comes first: rlstats "
                            f"adastop update {shell_word(str(batch))} {shell_word(str(state))}")
+    if not state.is_file() or _holds_json(state):
+        return
     raise _usage_error(f"STATE {state} is a table ({state.suffix}): the state is the JSON file rlstats adastop update "
                        f"writes, and it comes first: rlstats adastop update state.json {shell_word(str(state))}")
+
+
+def _holds_json(path):
+    """Whether the file at ``path`` opens as a JSON object does (its first character other than a space is '{')."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(4096).lstrip()[:1] == b"{"
+    except OSError:
+        return False
 
 
 def _names(frame):
