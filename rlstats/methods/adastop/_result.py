@@ -255,8 +255,8 @@ class AdaStopResult(Result):
             decisions += f" {label('p_adjusted')}: the step-down adjusted p-value."
         early = self.beta > 0
         pair, unacted = " (agent 1, agent 2)", ""
-        if not self._steps_acted():
-            interims = sorted(set(self.steps["interim"]))
+        interims = sorted(set(self.steps["interim"]))
+        if interims and not self._steps_acted():  # before the first batch there is no step at all
             said = (f"interim {interims[0]}" if len(interims) == 1 else
                     f"interims {interims[0]}-{interims[-1]}" if interims[-1] - interims[0] == len(interims) - 1 else
                     f"interims {fmt.listed(interims)}")
