@@ -26,7 +26,6 @@ Arrays in, arrays out; no pandas, no option checking (callers validate).
 
 from __future__ import annotations
 
-import collections
 import functools
 import math
 from collections.abc import Sequence
@@ -156,12 +155,6 @@ RESOLUTION_MARGIN = 100.0
 #: a cap and a floor that as many runs reach.
 BLOCK_RUNS = 2
 
-#: A repeated score counts as copied only when its own decimal step is at most this many powers of ten coarser than
-#: its cell's: a round score (a cap such as CartPole's 500, a floor of 0) amid scores of finer steps is where runs pile
-#: up, not copies.
-ROUND_DIGITS = 1
-
-
 def _decimal_exponents(values):
     """The power of ten of each value's decimal step (:func:`decimal_resolution`), as floats holding integers (inf
     for 0); exact whatever numpy computes ``10.0 ** -k`` as (numpy 1.24's 10.0 ** -1 is 0.09999999999999999)."""
@@ -259,9 +252,11 @@ class CopiedAcross(NamedTuple):
 COPY_HOLDERS = 8
 
 
-#: A score held by more runs of one cell than this is a pile (a cap or a floor that runs reach), not a copied run:
-#: :func:`copied_runs` leaves it out of the scores two cells of different blocks share (a run copied, and its cell
-#: read twice, holds it twice).
+#: A score held by more runs of one cell than this is a pile (a cap or a floor that runs reach), not a copied run,
+#: unless more than :data:`BLOCK_RUNS` of the cell's scores are held by as many runs (a block read k times):
+#: :func:`copied_runs` leaves it out of the repeats within the cell and of the scores it shares with cells of other
+#: blocks (:func:`_countable`; a run copied, and its cell read twice, holds it twice).  Unlike a score's decimal
+#: step, which a change of units moves (300.39 / 3 = 100.13 amid scores of 8 digits), it is unit-free.
 PILE_RUNS = 2
 
 
@@ -291,17 +286,21 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
     :data:`COPY_CHANCE`, or where so many repeats stay improbable at :data:`RESOLUTION_MARGIN` times ``E`` (a file
     read twice: every run repeated), and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
-    holding two runs or more (a false alarm anywhere in the data at most that likely), counting only scores no rounder
-    than the cell's others (:data:`ROUND_DIGITS`) and held by two runs, or by as many as :data:`BLOCK_RUNS` other
-    repeated scores are (a block of runs read k times: a cap or floor that many runs reach is a score of its own
-    count), and only :data:`BLOCK_RUNS` runs or more: a block, not one coincidence.  Coarse scores (integer game scores and their means over episodes,
+    holding two runs or more (a false alarm anywhere in the data at most that likely), counting only the scores
+    :func:`_countable` keeps (not 0; held by at most :data:`PILE_RUNS` runs, or by as many as more than
+    :data:`BLOCK_RUNS` other scores of the cell are: a block of runs read k times, where a cap or floor that many runs
+    reach is a pile), and only :data:`BLOCK_RUNS` runs or more: a block, not one coincidence.  Coarse scores (integer
+    game scores and their means over episodes,
     successes out of 10, a cap or floor many runs reach) tie by chance and never count.  Unchanged by the order of
-    the runs and by a power of ten applied to the scores.
+    the runs.  Which runs count (``copies``, the pairs and their counts) reads only which runs hold equal scores and
+    whether a score is 0: it is unchanged by ``a * y`` for any ``a != 0`` and by ``y + b`` where no repeated score is
+    0 or ``-b`` (float rounding merging no two scores); whether they are noted reads ``E``, whose resolution is
+    unchanged by a power of ten and by a shift by a multiple of it (and, where :func:`grid_step` finds the grid, by
+    any ``a * y + b``), and whose shares of ties are unchanged by any of them.
 
     Two cells ``a`` and ``b`` of different blocks are judged alike (:func:`_copied_across`): ``m`` distinct scores
-    held by runs of both, each not 0, held by at most :data:`PILE_RUNS` runs of each and by at most
-    :data:`COPY_HOLDERS` cells (a cap or a floor piles up; not judged by its decimal step, which a change of units
-    such as 1 / 3 can make round),
+    held by runs of both, each counted in both (:func:`_countable`, the rule within cells) and held by at most
+    :data:`COPY_HOLDERS` cells (a cap or a floor piles up),
     against ``E = n_a n_b q / (2 sqrt(pi) sigma)``, ``q`` the coarser of the two cells' resolutions and ``sigma``
     the smaller of their spreads (two densities' product integrates to at most the larger of their squares'
     integrals), or ``n_a n_b`` times either block's share of ties across its cells, or the ties the pair's near
@@ -368,47 +367,70 @@ def _counts(m, expected, share):
     return bool(m >= BLOCK_RUNS and (expected <= COPY_CHANCE or sure) and bound <= share), bound
 
 
+def _countable(value, cell, held):
+    """Per distinct score of a cell (``value`` held by ``held`` runs of ``cell``), whether it counts as copied
+    (:func:`copied_runs`' one rule, within cells and across blocks): not 0, and held by at most :data:`PILE_RUNS`
+    runs, or by ``k`` runs where more than :data:`BLOCK_RUNS` of the cell's scores are held by ``k`` runs each (a
+    block read ``k`` times); a score more runs reach is a pile (a cap, a floor).  It reads which runs hold equal
+    scores and nothing of their values but 0, so it is unchanged by ``a * y`` (``a != 0``) and by ``y + b`` where no
+    score repeated is ``0`` or ``-b``, as long as distinct scores stay distinct in floating point."""
+    top = int(held.max(initial=1)) + 1
+    codes = cell.astype(np.int64) * top + held
+    _, inverse, kinds = np.unique(codes, return_inverse=True, return_counts=True)
+    return (value != 0) & ((held <= PILE_RUNS) | (kinds[inverse.reshape(-1)] > BLOCK_RUNS))
+
+
+def _median_exponents(v, c, cells):
+    """Each of ``cells``' median decimal exponent (:func:`_decimal_exponents`, as ``np.median`` takes it) over its
+    runs; ``v``, ``c``: the scores and cells sorted by cell (one sort, no loop over cells)."""
+    mine = np.isin(c, cells)
+    e, ce = _decimal_exponents(v[mine]), c[mine]
+    by = np.lexsort((e, ce))
+    e, ce = e[by], ce[by]
+    lo, hi = np.searchsorted(ce, cells, "left"), np.searchsorted(ce, cells, "right")
+    return (e[lo + (hi - lo - 1) // 2] + e[lo + (hi - lo) // 2]) / 2
+
+
 def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
     """:func:`copied_runs` within cells, into ``copies`` and ``chance``; ``v``, ``c``: the scores and cells sorted by
     cell, then score; ``tie_shares()``: each block's share of ties across its cells."""
-    same = (c[1:] == c[:-1]) & (v[1:] == v[:-1])
-    if not same.any():
+    new = np.r_[True, (v[1:] != v[:-1]) | (c[1:] != c[:-1])]
+    if new.all():
         return
+    firsts = np.flatnonzero(new)
+    held = np.diff(np.r_[firsts, v.size])
+    counted = _countable(v[firsts], c[firsts], held)
+    m_all = np.bincount(c[firsts], weights=(held - 1) * counted, minlength=n_cells).astype(np.intp)
     share = COPY_CHANCE / int((np.bincount(c, minlength=n_cells) >= 2).sum())
-    # Only cells where a repeat could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being at
-    # most the range, and a repeat counts only at a step at most 10**ROUND_DIGITS times q: the rest are coarse, and
-    # are passed over without a loop over them (900,000 runs in 90,000 cells of hpo_landscapes: 0.3 s, not 7.5)
-    rows = np.flatnonzero(same) + 1
-    first, last = np.searchsorted(c, c[rows], "left"), np.searchsorted(c, c[rows], "right") - 1
+    # Only cells where the repeats could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being
+    # at most the range and q at least the median decimal step; the rest are passed over without a loop over them
+    # (900,000 runs in 90,000 cells of hpo_landscapes)
+    cells = np.flatnonzero(m_all >= BLOCK_RUNS)
+    if not cells.size:
+        return
+    m = m_all[cells]
+    first, last = np.searchsorted(c, cells, "left"), np.searchsorted(c, cells, "right") - 1
     size, spread = last - first + 1, v[last] - v[first]
-    steps = decimal_resolution(v[rows]) / 10 ** ROUND_DIGITS
-    most = np.bincount(c[rows], minlength=n_cells)[c[rows]]  # the most repeats that could count in the row's cell
-    log_factorial = np.r_[0.0, np.cumsum(np.log(np.arange(1, most.max() + 1)))]
+    log_factorial = np.r_[0.0, np.cumsum(np.log(np.arange(1, m.max() + 1)))]
     with np.errstate(divide="ignore", invalid="ignore"):
-        low = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread)
-        possible = (low <= COPY_CHANCE) | (most * np.log(RESOLUTION_MARGIN * low) - log_factorial[most]
-                                           <= math.log(share))
-    candidates = np.unique(c[rows[possible]])
-    if not candidates.size:
+        low = size * (size - 1) / 2 * _power_of_ten(_median_exponents(v, c, cells)) / (
+            2 * math.sqrt(math.pi) * spread)
+        possible = (((low <= COPY_CHANCE) | (m * np.log(RESOLUTION_MARGIN * low) - log_factorial[m] <= math.log(share)))
+                    & (m * np.log(low) - log_factorial[m] <= math.log(share)))
+    if not possible.any():
         return
     across = tie_shares()
-    for k, start, stop in zip(candidates, np.searchsorted(c, candidates, "left"),
-                              np.searchsorted(c, candidates, "right")):
+    for k, start, stop in zip(cells[possible], first[possible], last[possible] + 1):
         x = v[start:stop]
         n = x.size
-        exponents, median, q, sigma = _cell_scale(x)
+        _, _, q, sigma = _cell_scale(x)
         if not (sigma > 0 and math.isfinite(q)):
             continue  # most runs share one score, or it is 0: a point mass, not a resolution
         expected = max(n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]]),
                        _near_ties(x, q))  # the ties a cluster of the cell's scores (failed runs) makes by chance
-        repeat = np.r_[False, x[1:] == x[:-1]] & (exponents <= median + ROUND_DIGITS)
-        values, held = np.unique(x, return_counts=True)
-        kinds = collections.Counter(held.tolist())  # a block read k times: each of its scores held by k runs
-        copied = np.array([h == 2 or kinds[h] >= BLOCK_RUNS + 1 for h in held])
-        m = int((repeat & np.isin(x, values[copied])).sum())
-        counted, bound = _counts(m, expected, share)
-        if counted:
-            copies[k], chance[k] = m, bound
+        counts, bound = _counts(int(m_all[k]), expected, share)
+        if counts:
+            copies[k], chance[k] = m_all[k], bound
 
 
 def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
@@ -424,27 +446,18 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
     firsts = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (k[1:] != k[:-1])])  # one row per (score, cell)
     held = np.diff(np.r_[firsts, s.size])  # the runs of the cell holding the score
     s, k = s[firsts], k[firsts]
+    # the one rule of what counts (_countable), read over all the cell's scores (a block read k times)
+    countable = _countable(s, k, held)
     t = block[k]
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     cells_holding = np.diff(np.r_[starts, s.size])
     spans = (np.minimum.reduceat(t, starts) < np.maximum.reduceat(t, starts)) & (cells_holding <= COPY_HOLDERS)
-    keep = np.repeat(spans, cells_holding)
+    keep = np.repeat(spans, cells_holding) & countable
     if not keep.any():
         return none  # no score held by cells of two blocks (most data)
     s, k, held = s[keep], k[keep], held[keep]
-    # each cell's median decimal exponent, over all its runs (its decimal step, for the first bound below)
     cells = np.unique(k)
-    mine = np.isin(c, cells)
-    e, ce = _decimal_exponents(v[mine]), c[mine]
-    by = np.lexsort((e, ce))
-    e, ce = e[by], ce[by]
-    lo, hi = np.searchsorted(ce, cells, "left"), np.searchsorted(ce, cells, "right")
-    median = (e[lo + (hi - lo - 1) // 2] + e[lo + (hi - lo) // 2]) / 2  # np.median's, per cell
-    # a score counts only where it is not a pile (held by more than PILE_RUNS runs of a cell: a cap, a floor) nor 0;
-    # not by its decimal step, as within cells (ROUND_DIGITS): a score times 3.7 or 1 / 3 can turn round (300.39 / 3
-    # = 100.13 amid scores of 8 digits), and what counts must not change with the units
-    fine = (s != 0) & (held <= PILE_RUNS)
-    s, k, held = s[fine], k[fine], held[fine]
+    median = _median_exponents(v, c, cells)  # each cell's decimal step, for the first bound below
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     size = np.diff(np.r_[starts, s.size])
     a_parts, b_parts, ha_parts, hb_parts = [], [], [], []

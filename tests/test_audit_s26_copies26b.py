@@ -32,10 +32,46 @@ def _count(frame):
     return notes[0].split(" runs")[0] if notes else None
 
 
-@pytest.mark.xfail(strict=True, reason="ROUND_DIGITS reads a repeat's decimal step, which 1/3 and 3.7 change")
-def test_within_count_unchanged_by_positive_scaling():
+def _chance(frame):
+    notes = [n for n in rlstats.build(frame, "score ~ agent").notes if COPIED_RUNS in n]
+    return notes[0].split(" in each")[0].split("is ")[-1] if notes else None
+
+
+def test_within_count_unchanged_by_the_maps_stated():
+    """The count reads who holds equal scores and whether a score is 0 (``_countable``): unchanged by ``a * y``,
+    ``a != 0`` (was 10, 6, 9 at x 1, 1/3, 3.7); by ``y + b`` where no repeated score is 0 or -b; the chance bound
+    (E: resolution, spread, ties) unchanged by a power of ten and by a shift by a multiple of the 0.01 step."""
     frame = _within_frame()
-    assert [_count(frame.assign(score=frame["score"] * a)) for a in (1.0, 1 / 3, 3.7)] == ["10", "10", "10"]
+    for a in (1.0, 1 / 3, 3.7, -1.0, -2.5, 1e-9, 1e9):
+        assert _count(frame.assign(score=frame["score"] * a)) == "10", a
+    for b in (-1234.56, 0.005, 1e4 + 0.001, 7.0):
+        assert _count(frame.assign(score=frame["score"] + b)) == "10", b
+    base = _chance(frame)
+    assert base == "at most 6e-39"
+    assert [_chance(frame.assign(score=frame["score"] * 10.0 ** k)) for k in (-3, 2, 6)] == [base] * 3
+    assert [_chance(frame.assign(score=frame["score"] + b)) for b in (-1234.56, 100.0, 5000.03)] == [base] * 3
+
+
+def test_the_exception_of_zero():
+    """0 is a floor runs reach, never counted; a shift making it a score like the others counts it (the one case
+    where ``y + b`` changes the count), and one making a repeated score 0 leaves it out."""
+    frame = _within_frame()
+    y = frame["score"].to_numpy().copy()
+    y[[0, 10]] = 0.0  # a repeated pair of A's runs at 0 (one of the ten copies)
+    zeroed = frame.assign(score=y)
+    assert _count(zeroed) == "9"
+    assert _count(zeroed.assign(score=zeroed["score"] + 0.5)) == "10"
+    assert _count(frame.assign(score=frame["score"] - frame["score"].iloc[0])) == "9"
+
+
+def test_one_rule_within_and_across():
+    """A score held by 3 runs (a pile) counts nowhere; 3 blocks read 3 times each count within (a block read k
+    times) and across alike."""
+    from rlstats.statistics import _countable
+    value = np.array([0.0, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5])
+    cell = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    held = np.array([2, 2, 3, 1, 3, 3, 3, 4])
+    assert _countable(value, cell, held).tolist() == [False, True, False, True, True, True, True, False]
 
 
 @pytest.mark.xfail(strict=True, reason="the loader says nothing of the two byte-identical files")
