@@ -244,6 +244,24 @@ class CopiedAcross(NamedTuple):
     runs_second: NDArray[np.intp]
     #: the chance bound ``E**m / m!`` of so many shared scores
     chance: NDArray[np.float64]
+    #: pairs of blocks whose cells of one agent each repeat each other where no pair of cells is improbable alone
+    #: (given ``agent=``; :func:`_copied_tasks`)
+    tasks: CopiedTasks | None = None
+
+
+class CopiedTasks(NamedTuple):
+    """Pairs of blocks (tasks) whose cells of the same agent share scores where chance would not, judged jointly over
+    the agents (:func:`copied_runs` with ``agent=``), one entry per pair of blocks, ``first < second``."""
+
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    #: the agents whose cells on the two blocks share scores counted, and the agents with runs on both (at most)
+    cells: NDArray[np.intp]
+    agents: NDArray[np.intp]
+    #: distinct scores shared, summed over those agents
+    shared: NDArray[np.intp]
+    #: the joint chance bound (:func:`_copied_tasks`)
+    chance: NDArray[np.float64]
 
 
 #: A score held by runs of more cells than this is a value many runs reach (a cap, a floor, a failure), not one copied
@@ -262,12 +280,14 @@ PILE_RUNS = 2
 
 @overload
 def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
-                across_blocks: Literal[False] = False) -> tuple[NDArray[np.intp], NDArray[np.float64]]: ...
+                across_blocks: Literal[False] = False, agent: ArrayLike | None = None
+                ) -> tuple[NDArray[np.intp], NDArray[np.float64]]: ...
 @overload
 def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
-                across_blocks: Literal[True]) -> tuple[NDArray[np.intp], NDArray[np.float64], CopiedAcross]: ...
+                across_blocks: Literal[True], agent: ArrayLike | None = None
+                ) -> tuple[NDArray[np.intp], NDArray[np.float64], CopiedAcross]: ...
 def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
-                across_blocks: bool = False) -> tuple[Any, ...]:
+                across_blocks: bool = False, agent: ArrayLike | None = None) -> tuple[Any, ...]:
     """Per cell, the runs whose score repeats an earlier run's exactly where such repeats are improbable by chance
     (copied runs: a file read twice, a batch saved again), and the chance of as many; with ``across_blocks``, also
     the pairs of cells of different blocks (tasks) whose runs share scores so improbably (a column copied from one
@@ -335,7 +355,8 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
 
         _copied_within(v, c, n_cells, block, tie_shares, copies, chance)
         if across_blocks:
-            across = _copied_across(y, cell, n_cells, block, v, c, tie_shares)
+            across = _copied_across(y, cell, n_cells, block, v, c, tie_shares,
+                                    None if agent is None else np.asarray(agent))
     return (copies, chance, across) if across_blocks else (copies, chance)
 
 
@@ -433,7 +454,7 @@ def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
             copies[k], chance[k] = m_all[k], bound
 
 
-def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
+def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     """:func:`copied_runs` across blocks: the pairs of cells of different blocks sharing scores where chance would
     not.  One sort by score; the pairs are formed only among the cells holding one score (at most
     :data:`COPY_HOLDERS`), never over all runs."""
@@ -491,6 +512,31 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
     spread = np.where(hi >= lo, v[np.maximum(hi, 0)] - v[np.minimum(lo, v.size - 1)], 0.0)
     q = np.zeros(n_cells)
     q[cells] = _power_of_ten(median)
+    near: dict[str, float] = {}
+
+    def near_share():  # how often runs of different blocks (nearly) tie, in the data; the costliest: once, if needed
+        if "near" not in near:
+            near["near"] = _near_share_across_blocks(v, c, block)
+        return near["near"]
+
+    found = _judged_pairs(first, second, m, runs, block, q, spread, v, lo, hi, share, tie_shares, near_share)
+    tasks = None
+    if agent is not None:
+        same = agent[first] == agent[second]
+        counted = np.zeros(first.size, dtype=bool)
+        counted[[p for p, _ in found]] = True
+        tasks = _copied_tasks(first[same], second[same], m[same], counted[same], runs, block, q, v, lo, hi,
+                              tie_shares, near_share)
+    if not found and (tasks is None or not tasks.first.size):
+        return none
+    index = np.array([p for p, _ in found], dtype=np.intp)
+    return CopiedAcross(first[index], second[index], m[index].astype(np.intp), runs_a[index], runs_b[index],
+                        np.array([bound for _, bound in found], dtype=float), tasks)
+
+
+def _judged_pairs(first, second, m, runs, block, q, spread, v, lo, hi, share, tie_shares, near_share):
+    """The pairs of cells of different blocks (``first``, ``second``, sharing ``m`` scores) that count alone, as
+    ``[(index, chance bound)]`` (:func:`copied_runs`); ``q``: each cell's median decimal step; ``spread``: its range."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         low = runs[first] * runs[second] * np.maximum(q[first], q[second]) / (
             2 * math.sqrt(math.pi) * np.minimum(spread[first], spread[second]))
@@ -502,11 +548,11 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
 
     # the chance measured on the data, each where a pair is left to judge (most data leave none after the first)
     if not possible(low).any():
-        return none
+        return []
     ties = tie_shares()
     low = np.maximum(low, runs[first] * runs[second] * np.maximum(ties[block[first]], ties[block[second]]))
     if not possible(low).any():
-        return none
+        return []
     scales: dict[int, tuple[NDArray[np.float64], float, float]] = {}
 
     def scale(j):  # a cell's scores, resolution and spread, as _cell_scale reads them (its median exponent known)
@@ -528,14 +574,137 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
 
     left = [p for p in np.flatnonzero(possible(low)) if judged(p, 0.0)[0]]
     if not left:
-        return none  # the data's near ties across blocks, the costliest to measure, can only add to the chance
-    near = _near_share_across_blocks(v, c, block)  # how often runs of different blocks (nearly) tie, in the data
-    found = [(p, bound) for p, (counted, bound) in ((p, judged(p, near)) for p in left) if counted]
-    if not found:
+        return []  # the data's near ties across blocks, the costliest to measure, can only add to the chance
+    near = near_share()
+    return [(p, bound) for p, (counted, bound) in ((p, judged(p, near)) for p in left) if counted]
+
+
+def _log_gamma_tail(n, x):
+    """``log P(Gamma(n, 1) >= x)``, bounded above: ``e**-x x**(n-1) / (n-1)! * x / (x - n + 1)`` for ``x > n - 1``
+    (the Poisson sum ``e**-x sum_{j<n} x**j / j!`` by its last term and a geometric series), else 0."""
+    n, x = np.asarray(n, dtype=float), np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = -x + (n - 1) * np.log(x) - _lgamma(n).astype(float) + np.log(x / (x - n + 1))
+    return np.where(x > n - 1, np.minimum(bound, 0.0), 0.0)
+
+
+#: The most values (pairs of runs) :func:`_near_ties_paired` compares at once.
+PAIRED_BUDGET = 1 << 21
+
+
+def _spreads(v, lo, hi, cells):
+    """Each of ``cells``' spread as :func:`_spread` reads it (the smaller of its sd and IQR / 1.349, np.percentile's
+    linear quantiles), vectorised; ``v`` sorted by cell, then score, ``lo``/``hi`` each cell's first and last row."""
+    a, b = lo[cells], hi[cells]
+    n = b - a + 1
+    index = np.repeat(np.arange(cells.size), n)
+    rows = np.arange(index.size) - np.repeat(np.cumsum(n) - n, n) + np.repeat(a, n)
+    x = v[rows]
+    mean = np.bincount(index, weights=x, minlength=cells.size) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(np.bincount(index, weights=(x - mean[index]) ** 2, minlength=cells.size) / (n - 1))
+
+    def quantile(level):
+        h = (n - 1) * level
+        low = np.floor(h).astype(np.intp)
+        up = np.minimum(low + 1, n - 1)
+        return v[a + low] + (h - low) * (v[a + up] - v[a + low])
+
+    return np.minimum(sd, (quantile(0.75) - quantile(0.25)) / 1.349)
+
+
+def _near_ties_paired(v, lo, hi, a, b, step):
+    """:func:`_near_ties_between` of each pair of cells ``a[i]``, ``b[i]`` at ``step[i]``, vectorised over chunks of
+    pairs (their runs padded to the chunk's widest, at most :data:`PAIRED_BUDGET` comparisons a chunk)."""
+    na, nb = hi[a] - lo[a] + 1, hi[b] - lo[b] + 1
+    width = np.maximum(na, nb).astype(np.int64)
+    order = np.argsort(width, kind="stable")
+    out = np.zeros(a.size)
+    pos = 0
+    while pos < a.size:  # chunks of pairs of cells, not a loop over cells
+        end = min(a.size, pos + max(1, PAIRED_BUDGET // int(width[order[pos]]) ** 2))
+        while end - pos > 1 and (end - pos) * int(width[order[end - 1]]) ** 2 > PAIRED_BUDGET:
+            end = pos + max(1, (end - pos) // 2)
+        take = order[pos:end]
+        wa, wb = int(na[take].max()), int(nb[take].max())
+        ia, ib = lo[a[take]][:, None] + np.arange(wa), lo[b[take]][:, None] + np.arange(wb)
+        xa = np.where(np.arange(wa) < na[take][:, None], v[np.minimum(ia, v.size - 1)], np.nan)
+        xb = np.where(np.arange(wb) < nb[take][:, None], v[np.minimum(ib, v.size - 1)], np.nan)
+        with np.errstate(invalid="ignore"):
+            d = np.abs(xa[:, :, None] - xb[:, None, :])
+            apart = d > 0
+            out[take] = np.max([(apart & (d <= (k + 0.5) * step[take][:, None, None])).sum(axis=(1, 2)) / (2 * k)
+                                for k in NEAR_STEPS], axis=0)
+        pos = end
+    return out
+
+
+def _copied_tasks(first, second, m, counted, runs, block, q, v, lo, hi, tie_shares, near_share):
+    """Pairs of blocks (tasks) whose cells of one agent each share scores (``first[i]``, ``second[i]``: such a
+    pair of cells, ``m[i]`` scores shared; ``counted[i]`` where it counts alone), judged jointly over the agents: a
+    task's file read twice as another's repeats every agent's runs, each pair of cells perhaps not improbable alone
+    (hpo_landscapes: 10 runs a configuration, E = 0.09 from the ties across configurations).
+
+    Per pair of cells, ``p = min(1, E**m / m!)``, ``E`` as for a pair judged alone but with the resolution's term
+    ``q / (2 sqrt(pi) sigma)`` (decimal step only, no grid, the spreads vectorised) times :data:`RESOLUTION_MARGIN`
+    (a resolution read too fine would otherwise add up over thousands of cells), the measured shares of ties and
+    near ties as they are.  The cells of different agents hold different runs, so under chance the ``p`` of the
+    ``n`` agents with runs on both blocks (at most the fewer agents of the two; 1 for those sharing nothing) are
+    independent and each at least uniform; their product is then at most ``t`` with probability at most
+    ``P(Gamma(n, 1) >= -log t)`` (Fisher's combination), :func:`_log_gamma_tail`.  A pair of blocks counts where
+    that is at most :data:`COPY_CHANCE` shared among the pairs of blocks, at least :data:`BLOCK_RUNS` agents share
+    scores, and none of its pairs of cells counts alone (said one by one).  Vectorised over the pairs of cells."""
+    empty = np.zeros(0, dtype=np.intp)
+    none = CopiedTasks(empty, empty, empty, empty, empty, np.zeros(0))
+    if not first.size:
         return none
-    index = np.array([p for p, _ in found], dtype=np.intp)
-    return CopiedAcross(first[index], second[index], m[index].astype(np.intp), runs_a[index], runs_b[index],
-                        np.array([bound for _, bound in found]))
+    n_blocks = int(block.max()) + 1
+    ta, tb = np.minimum(block[first], block[second]), np.maximum(block[first], block[second])
+    groups, inverse, cells = np.unique(ta.astype(np.int64) * n_blocks + tb, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    agents_on = np.bincount(block, weights=(runs > 0).astype(float), minlength=n_blocks)
+    ga, gb = groups // n_blocks, groups % n_blocks
+    n = np.minimum(agents_on[ga], agents_on[gb])
+    blocks_held = int((agents_on > 0).sum())
+    share = COPY_CHANCE / max(blocks_held * (blocks_held - 1) / 2, 1.0)
+    alone = np.bincount(inverse, weights=counted, minlength=groups.size) > 0
+    eligible = (cells >= BLOCK_RUNS) & ~alone
+    if not eligible.any():
+        return none
+    pick = eligible[inverse]
+    first, second, m, inverse = first[pick], second[pick], m[pick], inverse[pick]
+    involved = np.unique(np.r_[first, second])
+    sigma = np.zeros(q.size)
+    sigma[involved] = _spreads(v, lo, hi, involved)
+    step = np.maximum(q[first], q[second])
+    pairs = (runs[first] * runs[second]).astype(float)
+    log_factorial = _lgamma(m + 1.0).astype(float)
+
+    def joint(expected):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_p = np.minimum(np.where(expected > 0, m * np.log(expected) - log_factorial, -np.inf), 0.0)
+            x = -np.bincount(inverse, weights=log_p, minlength=groups.size)
+        return _log_gamma_tail(n, x)
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        model = np.where(np.minimum(sigma[first], sigma[second]) > 0,
+                         RESOLUTION_MARGIN * step / (2 * math.sqrt(math.pi) * np.minimum(sigma[first], sigma[second])),
+                         np.inf)  # a point mass in either cell: no resolution, no evidence
+    ties = tie_shares()
+    rate = np.maximum(model, np.maximum(ties[block[first]], ties[block[second]]))
+    if not (joint(pairs * rate) <= math.log(share)).any():
+        return none  # the near ties, costlier, can only add to the chance
+    rate = np.maximum(rate, near_share())
+    expected = np.maximum(pairs * rate, _near_ties_paired(v, lo, hi, first, second, step))
+    log_chance = joint(expected)
+    found = eligible & (log_chance <= math.log(share))
+    found = found & (np.bincount(inverse, minlength=groups.size) >= BLOCK_RUNS)
+    if not found.any():
+        return none
+    shared = np.bincount(inverse, weights=m, minlength=groups.size)
+    sharing = np.bincount(inverse, minlength=groups.size)
+    return CopiedTasks(ga[found].astype(np.intp), gb[found].astype(np.intp), sharing[found].astype(np.intp),
+                       n[found].astype(np.intp), shared[found].astype(np.intp), np.exp(log_chance[found]))
 
 
 def _near_share_across_blocks(v, c, block):
