@@ -1550,8 +1550,16 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
         values, design.task * n_agents + design.agent, design.n_tasks * n_agents,
         np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True,
         agent=np.arange(design.n_tasks * n_agents) % n_agents)
+    tasks = across.tasks
+    if tasks is not None and tasks.first.size:  # an agent's pair of cells of two tasks noted jointly: said there
+        blocks = np.arange(design.n_tasks * n_agents) // n_agents
+        joint = set(zip(tasks.first.tolist(), tasks.second.tolist()))
+        alone = np.array([not (a % n_agents == b % n_agents and (blocks[a], blocks[b]) in joint)
+                          for a, b in zip(across.first, across.second)], dtype=bool)
+        across = across._replace(**{name: getattr(across, name)[alone] for name in
+                                    ("first", "second", "shared", "runs_first", "runs_second", "chance")})
     return (_copied_within_note(design, copies, chance) + _copied_across_notes(design, across, given)
-            + _copied_tasks_notes(design, across.tasks, given))
+            + _copied_tasks_notes(design, tasks, given))
 
 
 def _chance_said(chance):
@@ -1635,8 +1643,9 @@ def _copied_tasks_notes(design, tasks, given):
         notes.append(
             f"on {shown[a]} and {shown[b]}, the runs of {tasks.cells[i]:,} of the {tasks.agents[i]:,} agents on one "
             f"{COPIED_ACROSS} the same agent's runs on the other ({count(int(tasks.shared[i]), 'score')} shared in "
-            f"all), whose joint chance at the scores' resolution is {_chance_said(float(tasks.chance[i]))}, though no "
-            f"agent's alone is improbable: the two tasks look like one file read twice under two names, not runs of "
+            f"all), whose joint chance at the scores' resolution is {_chance_said(float(tasks.chance[i]))}, "
+            + ("though no agent's alone is improbable" if not tasks.alone[i] else
+               f"that of {tasks.alone[i]:,} of those agents improbable alone too") + ": the two tasks look like one file read twice under two names, not runs of "
             f"their own; check the files they were read from, and keep one of them (subset={drop!r} if {shown[b]} is "
             f"the copy)")
     return notes

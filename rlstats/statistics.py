@@ -262,6 +262,8 @@ class CopiedTasks(NamedTuple):
     shared: NDArray[np.intp]
     #: the joint chance bound (:func:`_copied_tasks`)
     chance: NDArray[np.float64]
+    #: of those agents, the pairs of cells that count alone too (in :class:`CopiedAcross`' pairs)
+    alone: NDArray[np.intp]
 
 
 #: A score held by runs of more cells than this is a value many runs reach (a cap, a floor, a failure), not one copied
@@ -584,7 +586,7 @@ def _log_gamma_tail(n, x):
     (the Poisson sum ``e**-x sum_{j<n} x**j / j!`` by its last term and a geometric series), else 0."""
     n, x = np.asarray(n, dtype=float), np.asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        bound = -x + (n - 1) * np.log(x) - _lgamma(n).astype(float) + np.log(x / (x - n + 1))
+        bound = -x + (n - 1) * np.log(x) - np.asarray(_lgamma(n), dtype=float) + np.log(x / (x - n + 1))
     return np.where(x > n - 1, np.minimum(bound, 0.0), 0.0)
 
 
@@ -652,10 +654,11 @@ def _copied_tasks(first, second, m, counted, runs, block, q, v, lo, hi, tie_shar
     ``n`` agents with runs on both blocks (at most the fewer agents of the two; 1 for those sharing nothing) are
     independent and each at least uniform; their product is then at most ``t`` with probability at most
     ``P(Gamma(n, 1) >= -log t)`` (Fisher's combination), :func:`_log_gamma_tail`.  A pair of blocks counts where
-    that is at most :data:`COPY_CHANCE` shared among the pairs of blocks, at least :data:`BLOCK_RUNS` agents share
-    scores, and none of its pairs of cells counts alone (said one by one).  Vectorised over the pairs of cells."""
+    that is at most :data:`COPY_CHANCE` shared among the pairs of blocks and at least :data:`BLOCK_RUNS` agents share
+    scores (``alone`` counts those of its pairs of cells that count by themselves too, which the note then says in
+    this one sentence).  Vectorised over the pairs of cells."""
     empty = np.zeros(0, dtype=np.intp)
-    none = CopiedTasks(empty, empty, empty, empty, empty, np.zeros(0))
+    none = CopiedTasks(empty, empty, empty, empty, empty, np.zeros(0), empty)
     if not first.size:
         return none
     n_blocks = int(block.max()) + 1
@@ -667,8 +670,8 @@ def _copied_tasks(first, second, m, counted, runs, block, q, v, lo, hi, tie_shar
     n = np.minimum(agents_on[ga], agents_on[gb])
     blocks_held = int((agents_on > 0).sum())
     share = COPY_CHANCE / max(blocks_held * (blocks_held - 1) / 2, 1.0)
-    alone = np.bincount(inverse, weights=counted, minlength=groups.size) > 0
-    eligible = (cells >= BLOCK_RUNS) & ~alone
+    alone = np.bincount(inverse, weights=counted, minlength=groups.size).astype(np.intp)
+    eligible = cells >= BLOCK_RUNS
     if not eligible.any():
         return none
     pick = eligible[inverse]
@@ -704,7 +707,8 @@ def _copied_tasks(first, second, m, counted, runs, block, q, v, lo, hi, tie_shar
     shared = np.bincount(inverse, weights=m, minlength=groups.size)
     sharing = np.bincount(inverse, minlength=groups.size)
     return CopiedTasks(ga[found].astype(np.intp), gb[found].astype(np.intp), sharing[found].astype(np.intp),
-                       n[found].astype(np.intp), shared[found].astype(np.intp), np.exp(log_chance[found]))
+                       n[found].astype(np.intp), shared[found].astype(np.intp), np.exp(log_chance[found]),
+                       alone[found])
 
 
 def _near_share_across_blocks(v, c, block):
