@@ -327,7 +327,9 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     the smaller of their spreads (two densities' product integrates to at most the larger of their squares'
     integrals), or ``n_a n_b`` times either block's share of ties across its cells, or the ties the pair's near
     misses imply, the largest; the same rules then, with :data:`COPY_CHANCE` shared among the pairs of cells of
-    different blocks holding two runs or more.  Found by sorting the scores once (no loop over pairs of runs).
+    different blocks holding two runs or more.  Found by sorting the scores once (no loop over pairs of runs).  With
+    ``agent`` (each cell's agent), the pairs of blocks whose cells of one agent each share scores are also judged
+    jointly over the agents (:func:`_copied_tasks`), returned in ``across.tasks``.
 
     Returns
     -------
@@ -397,10 +399,14 @@ def _countable(value, cell, held):
     block read ``k`` times); a score more runs reach is a pile (a cap, a floor).  It reads which runs hold equal
     scores and nothing of their values but 0, so it is unchanged by ``a * y`` (``a != 0``) and by ``y + b`` where no
     score repeated is ``0`` or ``-b``, as long as distinct scores stay distinct in floating point."""
-    top = int(held.max(initial=1)) + 1
-    codes = cell.astype(np.int64) * top + held
-    _, inverse, kinds = np.unique(codes, return_inverse=True, return_counts=True)
-    return (value != 0) & ((held <= PILE_RUNS) | (kinds[inverse.reshape(-1)] > BLOCK_RUNS))
+    out = value != 0
+    big = np.flatnonzero(held > PILE_RUNS)  # few: only these need the cell's count of scores held as often
+    if big.size:
+        top = int(held.max()) + 1
+        _, inverse, kinds = np.unique(cell[big].astype(np.int64) * top + held[big], return_inverse=True,
+                                      return_counts=True)
+        out[big] &= kinds[inverse.reshape(-1)] > BLOCK_RUNS
+    return out
 
 
 def _median_exponents(v, c, cells):
