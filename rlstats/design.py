@@ -1640,14 +1640,14 @@ def _copied_tasks_notes(design, tasks, given):
     for i in np.lexsort((tasks.second, tasks.first)):
         a, b = design.tasks[int(tasks.first[i])], design.tasks[int(tasks.second[i])]
         drop = f"{column} != {label_literal(b, numeric)}"
+        alone = ("though no agent's alone is improbable" if not tasks.alone[i] else
+                 f"that of {tasks.alone[i]:,} of those agents improbable alone too")
         notes.append(
             f"on {shown[a]} and {shown[b]}, the runs of {tasks.cells[i]:,} of the {tasks.agents[i]:,} agents on one "
             f"{COPIED_ACROSS} the same agent's runs on the other ({count(int(tasks.shared[i]), 'score')} shared in "
-            f"all), whose joint chance at the scores' resolution is {_chance_said(float(tasks.chance[i]))}, "
-            + ("though no agent's alone is improbable" if not tasks.alone[i] else
-               f"that of {tasks.alone[i]:,} of those agents improbable alone too") + ": the two tasks look like one file read twice under two names, not runs of "
-            f"their own; check the files they were read from, and keep one of them (subset={drop!r} if {shown[b]} is "
-            f"the copy)")
+            f"all), whose joint chance at the scores' resolution is {_chance_said(float(tasks.chance[i]))}, {alone}: "
+            f"the two tasks look like one file read twice under two names, not runs of their own; check the files "
+            f"they were read from, and keep one of them (subset={drop!r} if {shown[b]} is the copy)")
     return notes
 
 
