@@ -657,9 +657,10 @@ def _copied_tasks(first, second, m, counted, runs, block, q, v, lo, hi, tie_shar
     ``q / (2 sqrt(pi) sigma)`` (decimal step only, no grid, the spreads vectorised) times :data:`RESOLUTION_MARGIN`
     (a resolution read too fine would otherwise add up over thousands of cells), the measured shares of ties and
     near ties as they are.  The cells of different agents hold different runs, so under chance the ``p`` of the
-    ``n`` agents with runs on both blocks (at most the fewer agents of the two; 1 for those sharing nothing) are
-    independent and each at least uniform; their product is then at most ``t`` with probability at most
-    ``P(Gamma(n, 1) >= -log t)`` (Fisher's combination), :func:`_log_gamma_tail`.  A pair of blocks counts where
+    agents with runs on both blocks (1 for those sharing nothing) are independent and each at least uniform (``P(p
+    <= t) <= t``, a Poisson tail bound); their product is then at most ``t`` with probability at most ``P(Gamma(n,
+    1) >= -log t)`` (Fisher's combination), :func:`_log_gamma_tail`, ``n`` taken as the fewer of the two blocks'
+    agents, at least those on both (the tail only grows with ``n``).  A pair of blocks counts where
     that is at most :data:`COPY_CHANCE` shared among the pairs of blocks and at least :data:`BLOCK_RUNS` agents share
     scores (``alone`` counts those of its pairs of cells that count by themselves too, which the note then says in
     this one sentence).  Vectorised over the pairs of cells."""
