@@ -1528,7 +1528,9 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
     """[a note] where runs of a cell repeat other runs' scores exactly and such repeats are improbable by chance at the
     scores' resolution (:func:`rlstats.statistics.copied_runs`: a file read twice, a batch saved again), and one
     sentence per pair of agent x task cells of different tasks whose runs share scores so improbably (a column copied
-    from one task's file to another's, :data:`COPIED_ACROSS`); [] where there is neither.
+    from one task's file to another's, :data:`COPIED_ACROSS`), and one sentence per pair of tasks whose agents' runs
+    repeat each other so improbably taken together, though no agent's pair of cells is alone (a task's file read
+    twice under two names: each agent's cells there hold only a few runs); [] where there is none.
 
     The one home of that check for every back end (the front door's :func:`build` adds it to the notes; AdaStop's
     notes and its batch check name the interims a copy came in).  The scores judged are the response column as
@@ -1546,8 +1548,18 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
     n_agents = design.n_agents
     copies, chance, across = statistics.copied_runs(
         values, design.task * n_agents + design.agent, design.n_tasks * n_agents,
-        np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True)
-    return _copied_within_note(design, copies, chance) + _copied_across_notes(design, across, given)
+        np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True,
+        agent=np.arange(design.n_tasks * n_agents) % n_agents)
+    tasks = across.tasks
+    if tasks is not None and tasks.first.size:  # an agent's pair of cells of two tasks noted jointly: said there
+        blocks = np.arange(design.n_tasks * n_agents) // n_agents
+        joint = set(zip(tasks.first.tolist(), tasks.second.tolist()))
+        alone = np.array([not (a % n_agents == b % n_agents and (blocks[a], blocks[b]) in joint)
+                          for a, b in zip(across.first, across.second)], dtype=bool)
+        across = across._replace(**{name: getattr(across, name)[alone] for name in
+                                    ("first", "second", "shared", "runs_first", "runs_second", "chance")})
+    return (_copied_within_note(design, copies, chance) + _copied_across_notes(design, across, given)
+            + _copied_tasks_notes(design, tasks, given))
 
 
 def _chance_said(chance):
@@ -1613,6 +1625,30 @@ def _copied_across_notes(design, across, given):
         notes.append(f"in {count(rest.size, 'more pair')} of agent x task cells of different tasks, the runs of one "
                      f"{COPIED_ACROSS} the other's as improbably ({count(int(across.shared[rest].sum()), 'score')} "
                      f"shared in all): check the task files they were read from likewise")
+    return notes
+
+
+def _copied_tasks_notes(design, tasks, given):
+    """One sentence per pair of tasks whose agents' cells repeat each other where chance would not, judged jointly
+    over the agents (:class:`rlstats.statistics.CopiedTasks`; :func:`copied_runs_note`)."""
+    if tasks is None or not tasks.first.size:
+        return []
+    f = design.formula
+    shown = dict(zip(design.tasks, names_shown(design.tasks)))
+    numeric = given is not None and f.blocks in given.columns and _holds_numbers(given[f.blocks])
+    column = f.blocks if f.blocks.isidentifier() else f"`{f.blocks}`"
+    notes = []
+    for i in np.lexsort((tasks.second, tasks.first)):
+        a, b = design.tasks[int(tasks.first[i])], design.tasks[int(tasks.second[i])]
+        drop = f"{column} != {label_literal(b, numeric)}"
+        alone = ("though no agent's alone is improbable" if not tasks.alone[i] else
+                 f"that of {tasks.alone[i]:,} of those agents improbable alone too")
+        notes.append(
+            f"on {shown[a]} and {shown[b]}, the runs of {tasks.cells[i]:,} of the {tasks.agents[i]:,} agents on one "
+            f"{COPIED_ACROSS} the same agent's runs on the other ({count(int(tasks.shared[i]), 'score')} shared in "
+            f"all), whose joint chance at the scores' resolution is {_chance_said(float(tasks.chance[i]))}, {alone}: "
+            f"the two tasks look like one file read twice under two names, not runs of their own; check the files "
+            f"they were read from, and keep one of them (subset={drop!r} if {shown[b]} is the copy)")
     return notes
 
 

@@ -26,7 +26,6 @@ Arrays in, arrays out; no pandas, no option checking (callers validate).
 
 from __future__ import annotations
 
-import collections
 import functools
 import math
 from collections.abc import Sequence
@@ -156,12 +155,6 @@ RESOLUTION_MARGIN = 100.0
 #: a cap and a floor that as many runs reach.
 BLOCK_RUNS = 2
 
-#: A repeated score counts as copied only when its own decimal step is at most this many powers of ten coarser than
-#: its cell's: a round score (a cap such as CartPole's 500, a floor of 0) amid scores of finer steps is where runs pile
-#: up, not copies.
-ROUND_DIGITS = 1
-
-
 def _decimal_exponents(values):
     """The power of ten of each value's decimal step (:func:`decimal_resolution`), as floats holding integers (inf
     for 0); exact whatever numpy computes ``10.0 ** -k`` as (numpy 1.24's 10.0 ** -1 is 0.09999999999999999)."""
@@ -251,6 +244,26 @@ class CopiedAcross(NamedTuple):
     runs_second: NDArray[np.intp]
     #: the chance bound ``E**m / m!`` of so many shared scores
     chance: NDArray[np.float64]
+    #: pairs of blocks whose cells of one agent each repeat each other where no pair of cells is improbable alone
+    #: (given ``agent=``; :func:`_copied_tasks`)
+    tasks: CopiedTasks | None = None
+
+
+class CopiedTasks(NamedTuple):
+    """Pairs of blocks (tasks) whose cells of the same agent share scores where chance would not, judged jointly over
+    the agents (:func:`copied_runs` with ``agent=``), one entry per pair of blocks, ``first < second``."""
+
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    #: the agents whose cells on the two blocks share scores counted, and the agents with runs on both (at most)
+    cells: NDArray[np.intp]
+    agents: NDArray[np.intp]
+    #: distinct scores shared, summed over those agents
+    shared: NDArray[np.intp]
+    #: the joint chance bound (:func:`_copied_tasks`)
+    chance: NDArray[np.float64]
+    #: of those agents, the pairs of cells that count alone too (in :class:`CopiedAcross`' pairs)
+    alone: NDArray[np.intp]
 
 
 #: A score held by runs of more cells than this is a value many runs reach (a cap, a floor, a failure), not one copied
@@ -259,20 +272,24 @@ class CopiedAcross(NamedTuple):
 COPY_HOLDERS = 8
 
 
-#: A score held by more runs of one cell than this is a pile (a cap or a floor that runs reach), not a copied run:
-#: :func:`copied_runs` leaves it out of the scores two cells of different blocks share (a run copied, and its cell
-#: read twice, holds it twice).
+#: A score held by more runs of one cell than this is a pile (a cap or a floor that runs reach), not a copied run,
+#: unless more than :data:`BLOCK_RUNS` of the cell's scores are held by as many runs (a block read k times):
+#: :func:`copied_runs` leaves it out of the repeats within the cell and of the scores it shares with cells of other
+#: blocks (:func:`_countable`; a run copied, and its cell read twice, holds it twice).  Unlike a score's decimal
+#: step, which a change of units moves (300.39 / 3 = 100.13 amid scores of 8 digits), it is unit-free.
 PILE_RUNS = 2
 
 
 @overload
 def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
-                across_blocks: Literal[False] = False) -> tuple[NDArray[np.intp], NDArray[np.float64]]: ...
+                across_blocks: Literal[False] = False, agent: ArrayLike | None = None
+                ) -> tuple[NDArray[np.intp], NDArray[np.float64]]: ...
 @overload
 def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
-                across_blocks: Literal[True]) -> tuple[NDArray[np.intp], NDArray[np.float64], CopiedAcross]: ...
+                across_blocks: Literal[True], agent: ArrayLike | None = None
+                ) -> tuple[NDArray[np.intp], NDArray[np.float64], CopiedAcross]: ...
 def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | None = None, *,
-                across_blocks: bool = False) -> tuple[Any, ...]:
+                across_blocks: bool = False, agent: ArrayLike | None = None) -> tuple[Any, ...]:
     """Per cell, the runs whose score repeats an earlier run's exactly where such repeats are improbable by chance
     (copied runs: a file read twice, a batch saved again), and the chance of as many; with ``across_blocks``, also
     the pairs of cells of different blocks (tasks) whose runs share scores so improbably (a column copied from one
@@ -291,24 +308,30 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
     :data:`COPY_CHANCE`, or where so many repeats stay improbable at :data:`RESOLUTION_MARGIN` times ``E`` (a file
     read twice: every run repeated), and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
-    holding two runs or more (a false alarm anywhere in the data at most that likely), counting only scores no rounder
-    than the cell's others (:data:`ROUND_DIGITS`) and held by two runs, or by as many as :data:`BLOCK_RUNS` other
-    repeated scores are (a block of runs read k times: a cap or floor that many runs reach is a score of its own
-    count), and only :data:`BLOCK_RUNS` runs or more: a block, not one coincidence.  Coarse scores (integer game scores and their means over episodes,
+    holding two runs or more (a false alarm anywhere in the data at most that likely), counting only the scores
+    :func:`_countable` keeps (not 0; held by at most :data:`PILE_RUNS` runs, or by as many as more than
+    :data:`BLOCK_RUNS` other scores of the cell are: a block of runs read k times, where a cap or floor that many runs
+    reach is a pile), and only :data:`BLOCK_RUNS` runs or more: a block, not one coincidence.  Coarse scores (integer
+    game scores and their means over episodes,
     successes out of 10, a cap or floor many runs reach) tie by chance and never count.  Unchanged by the order of
-    the runs and by a power of ten applied to the scores.
+    the runs.  Which runs count (``copies``, the pairs and their counts) reads only which runs hold equal scores and
+    whether a score is 0: it is unchanged by ``a * y`` for any ``a != 0`` and by ``y + b`` where no repeated score is
+    0 or ``-b`` (float rounding merging no two scores); whether they are noted reads ``E``, whose resolution is
+    unchanged by a power of ten and by a shift by a multiple of it (and, where :func:`grid_step` finds the grid, by
+    any ``a * y + b``), and whose shares of ties are unchanged by any of them.
 
     Two cells ``a`` and ``b`` of different blocks are judged alike (:func:`_copied_across`): ``m`` distinct scores
-    held by runs of both, each not 0, held by at most :data:`PILE_RUNS` runs of each and by at most
-    :data:`COPY_HOLDERS` cells (a cap or a floor piles up; none left out for its decimal step, which a change of
-    units such as 1 / 3 can make round),
+    held by runs of both, each counted in both (:func:`_countable`, the rule within cells) and held by at most
+    :data:`COPY_HOLDERS` cells (a cap or a floor piles up),
     against ``E = n_a n_b q / (2 sqrt(pi) sigma)``, ``q`` the coarsest of the two cells' resolutions and the median
     decimal step of the scores they share (a value runs reach exactly, a gridworld's optimal return 0.955 amid means
     of 8 decimals, is shared at its own step), ``sigma``
     the smaller of their spreads (two densities' product integrates to at most the larger of their squares'
     integrals), or ``n_a n_b`` times either block's share of ties across its cells, or the ties the pair's near
     misses imply, the largest; the same rules then, with :data:`COPY_CHANCE` shared among the pairs of cells of
-    different blocks holding two runs or more.  Found by sorting the scores once (no loop over pairs of runs).
+    different blocks holding two runs or more.  Found by sorting the scores once (no loop over pairs of runs).  With
+    ``agent`` (each cell's agent), the pairs of blocks whose cells of one agent each share scores are also judged
+    jointly over the agents (:func:`_copied_tasks`), returned in ``across.tasks``.
 
     Returns
     -------
@@ -338,7 +361,8 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
 
         _copied_within(v, c, n_cells, block, tie_shares, copies, chance)
         if across_blocks:
-            across = _copied_across(y, cell, n_cells, block, v, c, tie_shares)
+            across = _copied_across(y, cell, n_cells, block, v, c, tie_shares,
+                                    None if agent is None else np.asarray(agent))
     return (copies, chance, across) if across_blocks else (copies, chance)
 
 
@@ -370,50 +394,77 @@ def _counts(m, expected, share):
     return bool(m >= BLOCK_RUNS and (expected <= COPY_CHANCE or sure) and bound <= share), bound
 
 
+def _countable(value, cell, held):
+    """Per distinct score of a cell (``value`` held by ``held`` runs of ``cell``), whether it counts as copied
+    (:func:`copied_runs`' one rule, within cells and across blocks): not 0, and held by at most :data:`PILE_RUNS`
+    runs, or by ``k`` runs where more than :data:`BLOCK_RUNS` of the cell's scores are held by ``k`` runs each (a
+    block read ``k`` times); a score more runs reach is a pile (a cap, a floor).  It reads which runs hold equal
+    scores and nothing of their values but 0, so it is unchanged by ``a * y`` (``a != 0``) and by ``y + b`` where no
+    score repeated is ``0`` or ``-b``, as long as distinct scores stay distinct in floating point."""
+    out = value != 0
+    big = np.flatnonzero(held > PILE_RUNS)  # few: only these need the cell's count of scores held as often
+    if big.size:
+        top = int(held.max()) + 1
+        _, inverse, kinds = np.unique(cell[big].astype(np.int64) * top + held[big], return_inverse=True,
+                                      return_counts=True)
+        out[big] &= kinds[inverse.reshape(-1)] > BLOCK_RUNS
+    return out
+
+
+def _median_exponents(v, c, cells):
+    """Each of ``cells``' median decimal exponent (:func:`_decimal_exponents`, as ``np.median`` takes it) over its
+    runs; ``v``, ``c``: the scores and cells sorted by cell (one sort, no loop over cells)."""
+    mine = np.isin(c, cells)
+    e, ce = _decimal_exponents(v[mine]), c[mine]
+    by = np.lexsort((e, ce))
+    e, ce = e[by], ce[by]
+    lo, hi = np.searchsorted(ce, cells, "left"), np.searchsorted(ce, cells, "right")
+    return (e[lo + (hi - lo - 1) // 2] + e[lo + (hi - lo) // 2]) / 2
+
+
 def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
     """:func:`copied_runs` within cells, into ``copies`` and ``chance``; ``v``, ``c``: the scores and cells sorted by
     cell, then score; ``tie_shares()``: each block's share of ties across its cells."""
-    same = (c[1:] == c[:-1]) & (v[1:] == v[:-1])
-    if not same.any():
+    new = np.r_[True, (v[1:] != v[:-1]) | (c[1:] != c[:-1])]
+    if new.all():
         return
+    firsts = np.flatnonzero(new)
+    held = np.diff(np.r_[firsts, v.size])
+    counted = _countable(v[firsts], c[firsts], held)
+    m_all = np.bincount(c[firsts], weights=(held - 1) * counted, minlength=n_cells).astype(np.intp)
     share = COPY_CHANCE / int((np.bincount(c, minlength=n_cells) >= 2).sum())
-    # Only cells where a repeat could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being at
-    # most the range, and a repeat counts only at a step at most 10**ROUND_DIGITS times q: the rest are coarse, and
-    # are passed over without a loop over them (900,000 runs in 90,000 cells of hpo_landscapes: 0.3 s, not 7.5)
-    rows = np.flatnonzero(same) + 1
-    first, last = np.searchsorted(c, c[rows], "left"), np.searchsorted(c, c[rows], "right") - 1
+    # Only cells where the repeats could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being
+    # at most the range and q at least the median decimal step; the rest are passed over without a loop over them
+    # (900,000 runs in 90,000 cells of hpo_landscapes)
+    cells = np.flatnonzero(m_all >= BLOCK_RUNS)
+    if not cells.size:
+        return
+    m = m_all[cells]
+    first, last = np.searchsorted(c, cells, "left"), np.searchsorted(c, cells, "right") - 1
     size, spread = last - first + 1, v[last] - v[first]
-    steps = decimal_resolution(v[rows]) / 10 ** ROUND_DIGITS
-    most = np.bincount(c[rows], minlength=n_cells)[c[rows]]  # the most repeats that could count in the row's cell
-    log_factorial = np.r_[0.0, np.cumsum(np.log(np.arange(1, most.max() + 1)))]
+    log_factorial = np.r_[0.0, np.cumsum(np.log(np.arange(1, m.max() + 1)))]
     with np.errstate(divide="ignore", invalid="ignore"):
-        low = size * (size - 1) / 2 * steps / (2 * math.sqrt(math.pi) * spread)
-        possible = (low <= COPY_CHANCE) | (most * np.log(RESOLUTION_MARGIN * low) - log_factorial[most]
-                                           <= math.log(share))
-    candidates = np.unique(c[rows[possible]])
-    if not candidates.size:
+        low = size * (size - 1) / 2 * _power_of_ten(_median_exponents(v, c, cells)) / (
+            2 * math.sqrt(math.pi) * spread)
+        possible = (((low <= COPY_CHANCE) | (m * np.log(RESOLUTION_MARGIN * low) - log_factorial[m] <= math.log(share)))
+                    & (m * np.log(low) - log_factorial[m] <= math.log(share)))
+    if not possible.any():
         return
     across = tie_shares()
-    for k, start, stop in zip(candidates, np.searchsorted(c, candidates, "left"),
-                              np.searchsorted(c, candidates, "right")):
+    for k, start, stop in zip(cells[possible], first[possible], last[possible] + 1):
         x = v[start:stop]
         n = x.size
-        exponents, median, q, sigma = _cell_scale(x)
+        _, _, q, sigma = _cell_scale(x)
         if not (sigma > 0 and math.isfinite(q)):
             continue  # most runs share one score, or it is 0: a point mass, not a resolution
         expected = max(n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]]),
                        _near_ties(x, q))  # the ties a cluster of the cell's scores (failed runs) makes by chance
-        repeat = np.r_[False, x[1:] == x[:-1]] & (exponents <= median + ROUND_DIGITS)
-        values, held = np.unique(x, return_counts=True)
-        kinds = collections.Counter(held.tolist())  # a block read k times: each of its scores held by k runs
-        copied = np.array([h == 2 or kinds[h] >= BLOCK_RUNS + 1 for h in held])
-        m = int((repeat & np.isin(x, values[copied])).sum())
-        counted, bound = _counts(m, expected, share)
-        if counted:
-            copies[k], chance[k] = m, bound
+        counts, bound = _counts(int(m_all[k]), expected, share)
+        if counts:
+            copies[k], chance[k] = m_all[k], bound
 
 
-def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
+def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     """:func:`copied_runs` across blocks: the pairs of cells of different blocks sharing scores where chance would
     not.  One sort by score; the pairs are formed only among the cells holding one score (at most
     :data:`COPY_HOLDERS`), never over all runs."""
@@ -426,27 +477,18 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
     firsts = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (k[1:] != k[:-1])])  # one row per (score, cell)
     held = np.diff(np.r_[firsts, s.size])  # the runs of the cell holding the score
     s, k = s[firsts], k[firsts]
+    # the one rule of what counts (_countable), read over all the cell's scores (a block read k times)
+    countable = _countable(s, k, held)
     t = block[k]
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     cells_holding = np.diff(np.r_[starts, s.size])
     spans = (np.minimum.reduceat(t, starts) < np.maximum.reduceat(t, starts)) & (cells_holding <= COPY_HOLDERS)
-    keep = np.repeat(spans, cells_holding)
+    keep = np.repeat(spans, cells_holding) & countable
     if not keep.any():
         return none  # no score held by cells of two blocks (most data)
     s, k, held = s[keep], k[keep], held[keep]
-    # each cell's median decimal exponent, over all its runs (its decimal step, for the first bound below)
     cells = np.unique(k)
-    mine = np.isin(c, cells)
-    e, ce = _decimal_exponents(v[mine]), c[mine]
-    by = np.lexsort((e, ce))
-    e, ce = e[by], ce[by]
-    lo, hi = np.searchsorted(ce, cells, "left"), np.searchsorted(ce, cells, "right")
-    median = (e[lo + (hi - lo - 1) // 2] + e[lo + (hi - lo) // 2]) / 2  # np.median's, per cell
-    # a score counts only where it is not a pile (held by more than PILE_RUNS runs of a cell: a cap, a floor) nor 0;
-    # not by its decimal step, as within cells (ROUND_DIGITS): a score times 3.7 or 1 / 3 can turn round (300.39 / 3
-    # = 100.13 amid scores of 8 digits), and what counts must not change with the units
-    fine = (s != 0) & (held <= PILE_RUNS)
-    s, k, held = s[fine], k[fine], held[fine]
+    median = _median_exponents(v, c, cells)  # each cell's decimal step, for the first bound below
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     size = np.diff(np.r_[starts, s.size])
     a_parts, b_parts, ha_parts, hb_parts, score_parts = [], [], [], [], []
@@ -487,8 +529,34 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
     spread = np.where(hi >= lo, v[np.maximum(hi, 0)] - v[np.minimum(lo, v.size - 1)], 0.0)
     q = np.zeros(n_cells)
     q[cells] = _power_of_ten(median)
+    near: dict[str, float] = {}
+
+    def near_share():  # how often runs of different blocks (nearly) tie, in the data; the costliest: once, if needed
+        if "near" not in near:
+            near["near"] = _near_share_across_blocks(v, c, block)
+        return near["near"]
+
+    found = _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, lo, hi, share, tie_shares, near_share)
+    tasks = None
+    if agent is not None:
+        same = agent[first] == agent[second]
+        counted = np.zeros(first.size, dtype=bool)
+        counted[[p for p, _ in found]] = True
+        tasks = _copied_tasks(first[same], second[same], m[same], counted[same], runs, block, q, shared_q[same], v, lo,
+                              hi, tie_shares, near_share)
+    if not found and (tasks is None or not tasks.first.size):
+        return none
+    index = np.array([p for p, _ in found], dtype=np.intp)
+    return CopiedAcross(first[index], second[index], m[index].astype(np.intp), runs_a[index], runs_b[index],
+                        np.array([bound for _, bound in found], dtype=float), tasks)
+
+
+def _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, lo, hi, share, tie_shares, near_share):
+    """The pairs of cells of different blocks (``first``, ``second``, sharing ``m`` scores) that count alone, as
+    ``[(index, chance bound)]`` (:func:`copied_runs`); ``q``: each cell's median decimal step; ``shared_q``: each
+    pair's, of the scores it shares; ``spread``: a cell's range."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        low = runs[first] * runs[second] * np.maximum(q[first], q[second]) / (
+        low = runs[first] * runs[second] * np.maximum(np.maximum(q[first], q[second]), shared_q) / (
             2 * math.sqrt(math.pi) * np.minimum(spread[first], spread[second]))
     log_factorial = np.array([math.lgamma(x + 1) for x in range(int(m.max()) + 1)])
 
@@ -498,11 +566,11 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
 
     # the chance measured on the data, each where a pair is left to judge (most data leave none after the first)
     if not possible(low).any():
-        return none
+        return []
     ties = tie_shares()
     low = np.maximum(low, runs[first] * runs[second] * np.maximum(ties[block[first]], ties[block[second]]))
     if not possible(low).any():
-        return none
+        return []
     scales: dict[int, tuple[NDArray[np.float64], float, float]] = {}
 
     def scale(j):  # a cell's scores, resolution and spread, as _cell_scale reads them (its median exponent known)
@@ -524,14 +592,140 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares):
 
     left = [p for p in np.flatnonzero(possible(low)) if judged(p, 0.0)[0]]
     if not left:
-        return none  # the data's near ties across blocks, the costliest to measure, can only add to the chance
-    near = _near_share_across_blocks(v, c, block)  # how often runs of different blocks (nearly) tie, in the data
-    found = [(p, bound) for p, (counted, bound) in ((p, judged(p, near)) for p in left) if counted]
-    if not found:
+        return []  # the data's near ties across blocks, the costliest to measure, can only add to the chance
+    near = near_share()
+    return [(p, bound) for p, (counted, bound) in ((p, judged(p, near)) for p in left) if counted]
+
+
+def _log_gamma_tail(n, x):
+    """``log P(Gamma(n, 1) >= x)``, bounded above: ``e**-x x**(n-1) / (n-1)! * x / (x - n + 1)`` for ``x > n - 1``
+    (the Poisson sum ``e**-x sum_{j<n} x**j / j!`` by its last term and a geometric series), else 0."""
+    n, x = np.asarray(n, dtype=float), np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = -x + (n - 1) * np.log(x) - np.asarray(_lgamma(n), dtype=float) + np.log(x / (x - n + 1))
+    return np.where(x > n - 1, np.minimum(bound, 0.0), 0.0)
+
+
+#: The most values (pairs of runs) :func:`_near_ties_paired` compares at once.
+PAIRED_BUDGET = 1 << 21
+
+
+def _spreads(v, lo, hi, cells):
+    """Each of ``cells``' spread as :func:`_spread` reads it (the smaller of its sd and IQR / 1.349, np.percentile's
+    linear quantiles), vectorised; ``v`` sorted by cell, then score, ``lo``/``hi`` each cell's first and last row."""
+    a, b = lo[cells], hi[cells]
+    n = b - a + 1
+    index = np.repeat(np.arange(cells.size), n)
+    rows = np.arange(index.size) - np.repeat(np.cumsum(n) - n, n) + np.repeat(a, n)
+    x = v[rows]
+    mean = np.bincount(index, weights=x, minlength=cells.size) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(np.bincount(index, weights=(x - mean[index]) ** 2, minlength=cells.size) / (n - 1))
+
+    def quantile(level):
+        h = (n - 1) * level
+        low = np.floor(h).astype(np.intp)
+        up = np.minimum(low + 1, n - 1)
+        return v[a + low] + (h - low) * (v[a + up] - v[a + low])
+
+    return np.minimum(sd, (quantile(0.75) - quantile(0.25)) / 1.349)
+
+
+def _near_ties_paired(v, lo, hi, a, b, step):
+    """:func:`_near_ties_between` of each pair of cells ``a[i]``, ``b[i]`` at ``step[i]``, vectorised over chunks of
+    pairs (their runs padded to the chunk's widest, at most :data:`PAIRED_BUDGET` comparisons a chunk)."""
+    na, nb = hi[a] - lo[a] + 1, hi[b] - lo[b] + 1
+    width = np.maximum(na, nb).astype(np.int64)
+    order = np.argsort(width, kind="stable")
+    out = np.zeros(a.size)
+    pos = 0
+    while pos < a.size:  # chunks of pairs of cells, not a loop over cells
+        end = min(a.size, pos + max(1, PAIRED_BUDGET // int(width[order[pos]]) ** 2))
+        while end - pos > 1 and (end - pos) * int(width[order[end - 1]]) ** 2 > PAIRED_BUDGET:
+            end = pos + max(1, (end - pos) // 2)
+        take = order[pos:end]
+        wa, wb = int(na[take].max()), int(nb[take].max())
+        ia, ib = lo[a[take]][:, None] + np.arange(wa), lo[b[take]][:, None] + np.arange(wb)
+        xa = np.where(np.arange(wa) < na[take][:, None], v[np.minimum(ia, v.size - 1)], np.nan)
+        xb = np.where(np.arange(wb) < nb[take][:, None], v[np.minimum(ib, v.size - 1)], np.nan)
+        with np.errstate(invalid="ignore"):
+            d = np.abs(xa[:, :, None] - xb[:, None, :])
+            apart = d > 0
+            out[take] = np.max([(apart & (d <= (k + 0.5) * step[take][:, None, None])).sum(axis=(1, 2)) / (2 * k)
+                                for k in NEAR_STEPS], axis=0)
+        pos = end
+    return out
+
+
+def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, lo, hi, tie_shares, near_share):
+    """Pairs of blocks (tasks) whose cells of one agent each share scores (``first[i]``, ``second[i]``: such a
+    pair of cells, ``m[i]`` scores shared; ``counted[i]`` where it counts alone), judged jointly over the agents: a
+    task's file read twice as another's repeats every agent's runs, each pair of cells perhaps not improbable alone
+    (hpo_landscapes: 10 runs a configuration, E = 0.09 from the ties across configurations).
+
+    Per pair of cells, ``p = min(1, E**m / m!)``, ``E`` as for a pair judged alone but with the resolution's term
+    ``q / (2 sqrt(pi) sigma)`` (decimal step only, no grid, the spreads vectorised) times :data:`RESOLUTION_MARGIN`
+    (a resolution read too fine would otherwise add up over thousands of cells), the measured shares of ties and
+    near ties as they are.  The cells of different agents hold different runs, so under chance the ``p`` of the
+    agents with runs on both blocks (1 for those sharing nothing) are independent and each at least uniform (``P(p
+    <= t) <= t``, a Poisson tail bound); their product is then at most ``t`` with probability at most ``P(Gamma(n,
+    1) >= -log t)`` (Fisher's combination), :func:`_log_gamma_tail`, ``n`` taken as the fewer of the two blocks'
+    agents, at least those on both (the tail only grows with ``n``).  A pair of blocks counts where
+    that is at most :data:`COPY_CHANCE` shared among the pairs of blocks and at least :data:`BLOCK_RUNS` agents share
+    scores (``alone`` counts those of its pairs of cells that count by themselves too, which the note then says in
+    this one sentence).  Vectorised over the pairs of cells."""
+    empty = np.zeros(0, dtype=np.intp)
+    none = CopiedTasks(empty, empty, empty, empty, empty, np.zeros(0), empty)
+    if not first.size:
         return none
-    index = np.array([p for p, _ in found], dtype=np.intp)
-    return CopiedAcross(first[index], second[index], m[index].astype(np.intp), runs_a[index], runs_b[index],
-                        np.array([bound for _, bound in found]))
+    n_blocks = int(block.max()) + 1
+    ta, tb = np.minimum(block[first], block[second]), np.maximum(block[first], block[second])
+    groups, inverse, cells = np.unique(ta.astype(np.int64) * n_blocks + tb, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    agents_on = np.bincount(block, weights=(runs > 0).astype(float), minlength=n_blocks)
+    ga, gb = groups // n_blocks, groups % n_blocks
+    n = np.minimum(agents_on[ga], agents_on[gb])
+    blocks_held = int((agents_on > 0).sum())
+    share = COPY_CHANCE / max(blocks_held * (blocks_held - 1) / 2, 1.0)
+    alone = np.bincount(inverse, weights=counted, minlength=groups.size).astype(np.intp)
+    eligible = cells >= BLOCK_RUNS
+    if not eligible.any():
+        return none
+    pick = eligible[inverse]
+    first, second, m, inverse, shared_q = first[pick], second[pick], m[pick], inverse[pick], shared_q[pick]
+    involved = np.unique(np.r_[first, second])
+    sigma = np.zeros(q.size)
+    sigma[involved] = _spreads(v, lo, hi, involved)
+    step = np.maximum(np.maximum(q[first], q[second]), shared_q)  # as a pair judged alone: the shared scores' step too
+    pairs = (runs[first] * runs[second]).astype(float)
+    log_factorial = _lgamma(m + 1.0).astype(float)
+
+    def joint(expected):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_p = np.minimum(np.where(expected > 0, m * np.log(expected) - log_factorial, -np.inf), 0.0)
+            x = -np.bincount(inverse, weights=log_p, minlength=groups.size)
+        return _log_gamma_tail(n, x)
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        model = np.where(np.minimum(sigma[first], sigma[second]) > 0,
+                         RESOLUTION_MARGIN * step / (2 * math.sqrt(math.pi) * np.minimum(sigma[first], sigma[second])),
+                         np.inf)  # a point mass in either cell: no resolution, no evidence
+    ties = tie_shares()
+    rate = np.maximum(model, np.maximum(ties[block[first]], ties[block[second]]))
+    if not (joint(pairs * rate) <= math.log(share)).any():
+        return none  # the near ties, costlier, can only add to the chance
+    rate = np.maximum(rate, near_share())
+    expected = np.maximum(pairs * rate, _near_ties_paired(v, lo, hi, first, second, step))
+    log_chance = joint(expected)
+    found = eligible & (log_chance <= math.log(share))
+    found = found & (np.bincount(inverse, minlength=groups.size) >= BLOCK_RUNS)
+    if not found.any():
+        return none
+    shared = np.bincount(inverse, weights=m, minlength=groups.size)
+    sharing = np.bincount(inverse, minlength=groups.size)
+    return CopiedTasks(ga[found].astype(np.intp), gb[found].astype(np.intp), sharing[found].astype(np.intp),
+                       n[found].astype(np.intp), shared[found].astype(np.intp), np.exp(log_chance[found]),
+                       alone[found])
 
 
 def _near_share_across_blocks(v, c, block):

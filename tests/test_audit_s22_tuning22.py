@@ -138,4 +138,9 @@ def test_real_landscape_at_three_seeds_unchanged_by_units_order_labels_and_frame
     polars_values, _, polars_notes = run(pl.from_pandas(base))
     np.testing.assert_array_equal(polars_values, values)
     assert scaled_notes == shifted_notes == shuffled_notes == relabelled_notes == notes
-    assert [n for n in polars_notes if not n.startswith("data converted from a polars")] == list(notes)
+    # the loaded frame's note (s26: two of its landscapes are byte-identical files) is not of these rows, which a line
+    # says; a polars frame carries no pandas attrs, so neither the note nor that line
+    left_out = ("these data lack 899,880 rows of the frame they were taken from; notes about those rows alone are not "
+                "shown")
+    assert notes[0] == left_out
+    assert [n for n in polars_notes if not n.startswith("data converted from a polars")] == list(notes[1:])

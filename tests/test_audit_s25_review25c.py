@@ -68,14 +68,16 @@ def test_a_file_read_twice_is_noted():
         "of 20; c: A 10 of 20, B 10 of 20): at the resolution of the scores")
     big = rng.normal(3000, 500, 2000)  # 2 cells of 1,000 runs at full precision
     copies, chance = copied_runs(_read_twice(big), np.tile(np.repeat([0, 1], 1000), 2), 2, np.zeros(2, int))
-    # was [0, 0]; 18 and 13 repeats read as rounder than their cell's (8 significant digits ending in 00) not counted
-    assert copies.tolist() == [982, 987] and chance.tolist() == [0.0, 0.0]
+    # was [0, 0]; then [982, 987] (18 and 13 repeats read as rounder than their cell's, 8 significant digits ending
+    # in 00, left out); every run is read twice, and since s26 (copies26b) a repeat counts by who holds it, not by
+    # its decimal step, which a change of units moves: all 1,000 of each cell
+    assert copies.tolist() == [1000, 1000] and chance.tolist() == [0.0, 0.0]
     frame = pd.DataFrame({"score": big, "agent": np.repeat(["A", "B"], 1000)})
     # the note is the design's, made before any resampling: 100 permutations, not the default's (1.7 s of CPU here)
     note = [n for n in rlstats.compare(pd.concat([frame, frame]), "score ~ agent", n_resamples=100, rng=0,
                                        progress=False).notes if COPIED_RUNS in n][0]
-    assert note.startswith("1,969 runs repeat another run's score exactly within 2 agents (A 982 of 2,000, B 987 of "
-                           "2,000): at the resolution of the scores (their decimal step, or how often runs of other "
+    assert note.startswith("2,000 runs repeat another run's score exactly within 2 agents (A 1,000 of 2,000, B 1,000 "
+                           "of 2,000): at the resolution of the scores (their decimal step, or how often runs of other "
                            "cells tie) the chance of so many exact repeats is below 1e-300 in each")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import DataUnavailableError
+from ..provenance import Note, set_notes
 from ..tables import read_csv  # floats to the bit on pandas 2 too (its default parser can be 1 ulp off)
 from ._pins import HPO, HPO_LANDSCAPES
 
@@ -45,8 +46,36 @@ def _parse_hpo_landscapes(paths):
             "reward_weight": raw.iloc[:, 1].to_numpy().repeat(n_seeds),
             "seed": list(range(n_seeds)) * len(raw),
             "score": returns.to_numpy().ravel()}))
-    out = pd.concat(frames, ignore_index=True)
-    return out.astype({"config": "int64", "seed": "int64"})
+    out = pd.concat(frames, ignore_index=True).astype({"config": "int64", "seed": "int64"})
+    return set_notes(out, _identical_notes())
+
+
+def _identical_notes():
+    """A note per set of landscape files published with one SHA-256 (the published data's defect: the same numbers
+    under two names), bound to the ``landscape`` column: said while the rows hold two of them."""
+    by_sha: dict[str, list[str]] = {}
+    for name, sha in HPO_LANDSCAPES.items():
+        by_sha.setdefault(sha, []).append(name)
+    notes = []
+    for sha, names in by_sha.items():
+        if len(names) > 1:
+            items = tuple(((name,), None) for name in names)
+            note = Note("", scope="rows", keys=("landscape",), items=items,
+                        word="rlstats.datasets._hpo:_reword_identical", data=sha)
+            notes.append(Note(_reword_identical(note, items, 0) or "", scope="rows", keys=("landscape",), items=items,
+                              word=note.word, data=sha))
+    return notes
+
+
+def _reword_identical(note, items, n_rows):
+    """The note on landscapes read from byte-identical files, for the landscapes present (None for fewer than 2)."""
+    names = [key[0] for key, _ in items]
+    if len(names) < 2:
+        return None
+    files = " and ".join(f"{name}.csv" for name in names)
+    return (f"landscapes {' and '.join(names)} are the same numbers: the published files {files} (in "
+            f"{_RESULTS}/landscape_analysis/) are byte-identical (SHA-256 {note.data}), a defect of the published "
+            f"data, so each configuration's 10 runs there are one set of runs read twice; analyse one of them")
 
 
 def _parse_hpo_optimisation(paths):

@@ -5,7 +5,8 @@ is built as a user would (``score ~ agent | task`` or its equivalent; learning c
 by every evaluation step read as a task of its own, where a run's scores at successive steps are the likeliest to
 repeat across "tasks" by chance); for each, the within-cell counts of ``statistics.copied_runs`` ("before": all
 that was looked for until s26) and the pairs of cells of different tasks it now finds, with the most improbable
-chance bound, and the seconds ``copied_runs`` took.  Reads the mirror (``RLSTATS_DATA_MIRROR``).
+chance bound, the pairs of tasks judged jointly over their agents (s26, copies26b: ``agent=``), and the seconds
+``copied_runs`` took.  Reads the mirror (``RLSTATS_DATA_MIRROR``).
 
     RLSTATS_DATA_MIRROR=/work/shared/data/raw PYTHONPATH=. python tests/reference/copied_across_survey.py
 """
@@ -62,15 +63,22 @@ def survey():
         start = time.process_time()
         copies, chance, across = copied_runs(values, design.task * n_agents + design.agent,
                                              design.n_tasks * n_agents,
-                                             np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True)
+                                             np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True,
+                                             agent=np.arange(design.n_tasks * n_agents) % n_agents)
         seconds = time.process_time() - start
         pairs = [f"{design.agents[a % n_agents]}@{design.tasks[a // n_agents]} ~ "
                  f"{design.agents[b % n_agents]}@{design.tasks[b // n_agents]}: {m} shared"
                  for a, b, m in zip(across.first, across.second, across.shared)]
+        tasks = across.tasks
+        joint = [] if tasks is None else [
+            f"{design.tasks[a]} ~ {design.tasks[b]}: {k} of {n} agents, {m} shared, chance {p:.1g}"
+            for a, b, k, n, m, p in zip(tasks.first, tasks.second, tasks.cells, tasks.agents, tasks.shared,
+                                        tasks.chance)]
         rows.append({"data": name, "runs": len(values), "cells": design.n_tasks * n_agents,
                      "within cells": int((copies > 0).sum()), "runs within": int(copies.sum()),
                      "pairs across tasks": len(pairs), "smallest chance across": float(across.chance.min())
-                     if len(pairs) else np.nan, "cpu s": round(seconds, 2), "pairs": "; ".join(pairs[:6])})
+                     if len(pairs) else np.nan, "cpu s": round(seconds, 2), "pairs": "; ".join(pairs[:6]),
+                     "pairs of tasks (joint)": "; ".join(joint[:6])})
     return pd.DataFrame(rows)
 
 
