@@ -134,7 +134,7 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
     return order[order >= 0]
 
 
-#: The relative precision to which :func:`decimal_resolution` reads a score: twice float32's machine epsilon, so that
+#: The relative precision to which :func:`_decimal_exponents` reads a score: twice float32's machine epsilon, so that
 #: a score stored as float32 (284.79998779296875 is 284.8) or rescaled by a power of ten keeps its decimal digits, and
 #: no score is read to more than 8 significant digits (which errs towards chance repeats: never a false alarm).
 READ_PRECISION = 2.0 ** -22
@@ -156,8 +156,15 @@ RESOLUTION_MARGIN = 100.0
 BLOCK_RUNS = 2
 
 def _decimal_exponents(values):
-    """The power of ten of each value's decimal step (:func:`decimal_resolution`), as floats holding integers (inf
-    for 0); exact whatever numpy computes ``10.0 ** -k`` as (numpy 1.24's 10.0 ** -1 is 0.09999999999999999)."""
+    """The power of ten of each value's decimal step, as floats holding integers (inf for 0): a value of ``s``
+    significant digits whose leading digit is at ``10**e`` lies on the grid of step ``10**(e - s + 1)``, read to
+    :data:`READ_PRECISION` (a value's resolution: unchanged by a power of ten applied to the values, but for the power
+    itself, and by their float32 storage); exact whatever numpy computes ``10.0 ** -k`` as (numpy 1.24's 10.0 ** -1
+    is 0.09999999999999999).
+
+    >>> _decimal_exponents([284.8, 284.79998779296875, 500.0, 0.0, 3040.01220703125]).tolist()
+    [-1.0, -1.0, 2.0, inf, -3.0]
+    """
     x = np.abs(np.asarray(values, dtype=float))
     out = np.full(x.shape, np.inf)
     nonzero = x > 0
@@ -217,18 +224,6 @@ def grid_step(values: ArrayLike) -> float:
         if (np.abs(d - np.round(d / g) * g) <= 4 * tol).all():
             return g
     return 0.0
-
-
-def decimal_resolution(values: ArrayLike) -> NDArray[np.float64]:
-    """The step of the decimal grid each value lies on, read to :data:`READ_PRECISION`: ``10**(e - s + 1)`` for a
-    value of ``s`` significant digits whose leading digit is at ``10**e``; inf for 0 (the grid of any step).
-
-    Unchanged by a power of ten applied to the values (but for the power itself) and by their float32 storage.
-
-    >>> decimal_resolution([284.8, 284.79998779296875, 500.0, 0.0, 3040.01220703125]).tolist()
-    [0.1, 0.1, 100.0, inf, 0.001]
-    """
-    return _power_of_ten(_decimal_exponents(values))
 
 
 class CopiedAcross(NamedTuple):
@@ -296,7 +291,7 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     task's file to another's).
 
     At the scores' own resolution the tied pairs among a cell's ``n`` runs number about ``E = C(n, 2) q / (2
-    sqrt(pi) sigma)`` by chance, ``q`` the median decimal step of the cell's scores (:func:`decimal_resolution`) or
+    sqrt(pi) sigma)`` by chance, ``q`` the median decimal step of the cell's scores (:func:`_decimal_exponents`) or
     the step of a grid their differences lie on (:func:`grid_step`: scores normalised or shifted after they were
     recorded), the coarser, and ``sigma`` the smaller of their standard deviation and IQR / 1.349 (a normal
     density's square integrates to ``1 / (2 sqrt(pi) sigma)``; the smaller spread overstates the chance); or, where
