@@ -16,7 +16,8 @@ from rlstats.statistics import COPY_CHANCE, _decimal_exponents, _power_of_ten, c
 
 
 def decimal_resolution(values):
-    return _power_of_ten(_decimal_exponents(values))  # the scores' decimal step (s26: the package reads the exponents only)
+    # the scores' decimal step (s26: the package reads the exponents only)
+    return _power_of_ten(_decimal_exponents(values))
 
 HOPPER = ("30 runs repeat another run's score exactly within 3 agent x task cells (hopper: DDPG 10 of 30, PPO 10 of "
           "30, SAC 10 of 30): at the resolution of the scores (their decimal step, or how often runs of other cells "
