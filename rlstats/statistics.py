@@ -1057,12 +1057,13 @@ def hall_inverse(x: ArrayLike, gamma: ArrayLike, n: ArrayLike, capped: bool = Fa
     gamma, n = np.asarray(gamma, dtype=np.float64), np.asarray(n, dtype=np.float64)
     if capped:
         x = np.asarray(x, dtype=np.float64)
-        k = gamma / np.sqrt(n)
+        root_n = np.sqrt(n)
         cap, slope = hall_cap(np.abs(x))
         with np.errstate(invalid="ignore"):
-            held = hall_inverse(x, np.sign(k) * np.minimum(np.abs(k), cap), 1.0)  # in the mean's standard errors
-            beyond = np.maximum(np.abs(k) - cap, 0.0) * slope  # the far end's way on along its tangent
-            s = np.where(x * gamma < 0, held + np.sign(x) * beyond, held) / np.sqrt(n)
+            # gamma held at the cap, so that below it the plain inversion is returned bit for bit
+            held = hall_inverse(x, np.sign(gamma) * np.minimum(np.abs(gamma), cap * root_n), n)
+            beyond = np.maximum(np.abs(gamma / root_n) - cap, 0.0) * slope  # the far end's way on along its tangent
+            s = np.where(x * gamma < 0, held + np.sign(x) * beyond / root_n, held)
         return np.asarray(np.where(np.isinf(x), hall_inverse(x, gamma, n), s))
     y = np.asarray(x, dtype=np.float64) / np.sqrt(n) - gamma / (6 * n)
     with np.errstate(invalid="ignore"):  # an infinite x: 0 inf or inf / inf, where s is x's (the cubic increases)

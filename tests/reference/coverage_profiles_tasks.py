@@ -274,6 +274,11 @@ def measure_tied(distribution, tasks, tied, runs, n_sim, place="ceiling", seed=0
             for j in range(by_draw[0].shape[1])]
 
 
+def point_of(row):
+    """The grid point (distribution, tasks, runs) of a table row (``calibrate.replace_points``; audit s26 hall26b)."""
+    return row["distribution"], int(row["tasks"]), int(row["runs"])
+
+
 def grid(quick=False):
     """(distribution, tasks, runs): every combination of 3-20 runs; --quick: ``coverage_profiles.py``'s."""
     return DESIGNS["grid"](DISTRIBUTIONS, TASKS, RUNS, quick=quick, quick_points=PROFILES["grid"](quick=True))

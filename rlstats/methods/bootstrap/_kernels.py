@@ -1020,8 +1020,8 @@ def profile_task_bounds(layout, confidence_level, skewness=None):
     if skewness is not None and skewness != 0:
         # the mean mu at which the transformed statistic of (mean - mu) / spread is -/+ the quantile
         with np.errstate(invalid="ignore"):
-            low = np.minimum(low, means - spread * hall_inverse(quantile, skewness, sizes))
-            high = np.maximum(high, means - spread * hall_inverse(-quantile, skewness, sizes))
+            low = np.minimum(low, means - spread * hall_inverse(quantile, skewness, sizes, capped=True))
+            high = np.maximum(high, means - spread * hall_inverse(-quantile, skewness, sizes, capped=True))
         low, high = np.where(flat, -np.inf, low), np.where(flat, np.inf, high)
     return low, high, flat
 
