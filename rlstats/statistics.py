@@ -1005,7 +1005,7 @@ def hall_transform(s: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.f
     here: it is monotone, so a test and its inversion (:func:`hall_inverse`) agree. The one home of the
     transformation: the selection reporter's skew-corrected t, the skew-corrected band of
     ``performance_profile(kind="tasks")`` and curves()' pointwise band of the mean
-    (``rlstats.methods.curves._kernels.hall_band``, through :func:`hall_inverse`) use it.
+    (``rlstats.methods.curves._kernels.hall_band``) use it, the two bands through :func:`hall_inverse` capped.
 
     Examples
     --------
@@ -1043,14 +1043,14 @@ def hall_inverse(x: ArrayLike, gamma: ArrayLike, n: ArrayLike, capped: bool = Fa
     audit s12 review), and the denominator is at least 3/4.
 
     ``capped=True`` is the inversion an interval's end takes, ``x`` its quantile (``-q`` or ``q``): the cubic is
-    flat at sqrt(n) s = -3 / k (k = gamma / sqrt(n), the mean's skewness), and where |x| passes 1 / |k| - |k| / 6
+    flat at sqrt(n) s = -3 / k (k = gamma / sqrt(n), the mean's skewness), and where ``|x|`` passes ``1 / |k| - |k| / 6``
     the inverted end on the side away from the skew (x gamma < 0) crosses that point, so an interval's width jumps
     with the skewness (a cube root's vertical tangent: 1.70 times the t interval at G1 = 0.78 of 5 runs, 2.38 at
-    0.80, x = -+2.776) and then shrinks as it grows (2.09 at 1.5). Capped, k is held at :func:`hall_cap`'s of |x|
+    0.80, x = -+2.776) and then shrinks as it grows (2.09 at 1.5). Capped, k is held at :func:`hall_cap`'s of ``|x|``
     (the skewness at which the cubic's slope at that end falls to ``HALL_SLOPE_ROOT`` squared), and the end away
     from the skew goes on along its tangent in k beyond, so an interval between the two ends widens with the
-    skewness, continuously (audit s26 hall26; an end on the side of the skew stays at the cap's value, inside the
-    t interval's). Where |x| is infinite, the plain inversion's +-inf. curves()' band of the mean
+    skewness, continuously (audit s26 hall26, here since hall26b; an end on the side of the skew stays at the cap's value, inside the
+    t interval's). Where ``|x|`` is infinite, the plain inversion's +-inf. curves()' band of the mean
     (``rlstats.methods.curves._kernels.hall_band``) and the skew-corrected band of
     ``performance_profile(kind="tasks")`` invert so; the selection reporter's test and its interval do not (a test's
     p-value needs the transformation itself, at every level)."""
@@ -1058,8 +1058,8 @@ def hall_inverse(x: ArrayLike, gamma: ArrayLike, n: ArrayLike, capped: bool = Fa
     if capped:
         x = np.asarray(x, dtype=np.float64)
         root_n = np.sqrt(n)
-        cap, slope = hall_cap(np.abs(x))
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"):  # an infinite x: a cap of 0 (its value is the plain one)
+            cap, slope = hall_cap(np.abs(x))
             # gamma held at the cap, so that below it the plain inversion is returned bit for bit
             held = hall_inverse(x, np.sign(gamma) * np.minimum(np.abs(gamma), cap * root_n), n)
             beyond = np.maximum(np.abs(gamma / root_n) - cap, 0.0) * slope  # the far end's way on along its tangent
