@@ -1203,7 +1203,7 @@ def hall_transform(s: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.f
     here: it is monotone, so a test and its inversion (:func:`hall_inverse`) agree. The one home of the
     transformation: the selection reporter's skew-corrected t, the skew-corrected band of
     ``performance_profile(kind="tasks")`` and curves()' pointwise band of the mean
-    (``rlstats.methods.curves._kernels.hall_band``, through :func:`hall_inverse`) use it.
+    (``rlstats.methods.curves._kernels.hall_band``) use it, the two bands through :func:`hall_inverse` capped.
 
     Examples
     --------
@@ -1214,14 +1214,55 @@ def hall_transform(s: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.f
     return np.asarray(np.sqrt(n) * (s + gamma * s ** 2 / 3 + gamma ** 2 * s ** 3 / 27 + gamma / (6 * n)))
 
 
-def hall_inverse(x: ArrayLike, gamma: ArrayLike, n: ArrayLike) -> NDArray[np.float64]:
+#: Audit s26 (hall26): an end of Hall's inverted interval on the side away from the skew follows the inverted cubic
+#: only while the cubic's slope there, (1 + k u / 3)^2, is at least this number squared (a = 0.6: the end moves at
+#: most 1 / a^2 = 2.8 standard errors per unit of the quantile), and beyond goes on along its tangent in the mean's
+#: skewness k (:func:`hall_inverse` with ``capped=True``).
+HALL_SLOPE_ROOT = 0.6
+
+
+def hall_cap(q: ArrayLike, root: float = HALL_SLOPE_ROOT) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The mean's skewness k at which the far end of Hall's interval at quantile ``q`` (> 0) reaches the point of
+    the cubic where 1 + k u / 3 = ``root`` (``u`` the end in standard errors): 1 - k q - k^2 / 6 = root^3, written
+    2 (1 - root^3) / (q + sqrt(q^2 + 2 (1 - root^3) / 3)) so that no difference cancels at large q; and the far
+    end's slope in k there, (q + k / 3) / (k root^2) - 3 (1 - root) / k^2 standard errors per unit of k."""
+    q = np.asarray(q, dtype=np.float64)
+    room = 1 - root ** 3
+    cap = 2 * room / (q + np.sqrt(q * q + 2 * room / 3))
+    return cap, (q + cap / 3) / (cap * root ** 2) - 3 * (1 - root) / cap ** 2
+
+
+def hall_inverse(x: ArrayLike, gamma: ArrayLike, n: ArrayLike, capped: bool = False) -> NDArray[np.float64]:
     """The s with ``hall_transform(s, gamma, n) == x`` (real cube root: the transform is
     ``sqrt(n) (((1 + gamma s / 3)^3 - 1) / gamma + gamma / (6 n))``); ``x / sqrt(n)`` where gamma is 0.
 
     With a = cbrt(1 + gamma y), s = 3 (a - 1) / gamma is written 3 y / (a^2 + a + 1) (as a^3 - 1 = (a - 1)
     (a^2 + a + 1)): the difference a - 1 cancelled to a few digits for a skewness near 0 (1e-5 relative at 1e-11,
-    audit s12 review), and the denominator is at least 3/4."""
+    audit s12 review), and the denominator is at least 3/4.
+
+    ``capped=True`` is the inversion an interval's end takes, ``x`` its quantile (``-q`` or ``q``): the cubic is
+    flat at sqrt(n) s = -3 / k (k = gamma / sqrt(n), the mean's skewness), and where ``|x|`` passes ``1 / |k| - |k| / 6``
+    the inverted end on the side away from the skew (x gamma < 0) crosses that point, so an interval's width jumps
+    with the skewness (a cube root's vertical tangent: 1.70 times the t interval at G1 = 0.78 of 5 runs, 2.38 at
+    0.80, x = -+2.776) and then shrinks as it grows (2.09 at 1.5). Capped, k is held at :func:`hall_cap`'s of ``|x|``
+    (the skewness at which the cubic's slope at that end falls to ``HALL_SLOPE_ROOT`` squared), and the end away
+    from the skew goes on along its tangent in k beyond, so an interval between the two ends widens with the
+    skewness, continuously (audit s26 hall26, here since hall26b; an end on the side of the skew stays at the cap's value, inside the
+    t interval's). Where ``|x|`` is infinite, the plain inversion's +-inf. curves()' band of the mean
+    (``rlstats.methods.curves._kernels.hall_band``) and the skew-corrected band of
+    ``performance_profile(kind="tasks")`` invert so; the selection reporter's test and its interval do not (a test's
+    p-value needs the transformation itself, at every level)."""
     gamma, n = np.asarray(gamma, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    if capped:
+        x = np.asarray(x, dtype=np.float64)
+        root_n = np.sqrt(n)
+        with np.errstate(invalid="ignore", divide="ignore"):  # an infinite x: a cap of 0 (its value is the plain one)
+            cap, slope = hall_cap(np.abs(x))
+            # gamma held at the cap, so that below it the plain inversion is returned bit for bit
+            held = hall_inverse(x, np.sign(gamma) * np.minimum(np.abs(gamma), cap * root_n), n)
+            beyond = np.maximum(np.abs(gamma / root_n) - cap, 0.0) * slope  # the far end's way on along its tangent
+            s = np.where(x * gamma < 0, held + np.sign(x) * beyond / root_n, held)
+        return np.asarray(np.where(np.isinf(x), hall_inverse(x, gamma, n), s))
     y = np.asarray(x, dtype=np.float64) / np.sqrt(n) - gamma / (6 * n)
     with np.errstate(invalid="ignore"):  # an infinite x: 0 inf or inf / inf, where s is x's (the cubic increases)
         a = np.cbrt(1 + gamma * y)

@@ -38,23 +38,31 @@ def test_default_tasks_band_holds_on_skewed_runs():
     assert coverage >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / bands), (coverage, where)
 
 
-def _hall_bounds(x, g, q):
-    """Independent of the package: Hall's (1992) transformed t, sqrt(n) (s + g s^2 / 3 + g^2 s^3 / 27 + g / (6 n))
-    with s = (mean - mu) / sd, solved for the mu where it equals +q (lower bound) and -q (upper bound) by bisection,
-    never inside the t bounds."""
+def _hall_bounds(x, g, q, root=0.6):
+    """Independent of the package: Hall's (1992) transformed t, u + k u^2 / 3 + k^2 u^3 / 27 + k / 6 with
+    u = sqrt(n) (mean - mu) / sd and k = g / sqrt(n), solved for the u where it equals +q (lower bound) and -q (upper
+    bound) by bisection, never inside the t bounds. Since audit s26 (hall26b) k is held at the cap where
+    1 - k q - k^2 / 6 = ``root``^3 (the cubic's slope at the far end root^2), and beyond it the far end goes on along
+    its derivative in k (implicit differentiation of the cubic)."""
     from scipy import optimize
 
     n, mean, sd = x.size, x.mean(), x.std(ddof=1)
+    k = g / math.sqrt(n)
+    cap = optimize.brentq(lambda c: 1 - c * q - c * c / 6 - root ** 3, 0.0, 10.0, xtol=1e-15)
+    held = math.copysign(min(abs(k), cap), k)
 
-    def statistic(mu):
-        s = (mean - mu) / sd
-        return math.sqrt(n) * (s + g * s ** 2 / 3 + g ** 2 * s ** 3 / 27 + g / (6 * n))
+    def end(target):
+        return optimize.brentq(lambda u: u + held * u ** 2 / 3 + held ** 2 * u ** 3 / 27 + held / 6 - target,
+                               -1e3, 1e3, xtol=1e-13)
 
-    span = 100 * sd
-    low = optimize.brentq(lambda mu: statistic(mu) - q, mean - span, mean + span, xtol=1e-13)
-    high = optimize.brentq(lambda mu: statistic(mu) + q, mean - span, mean + span, xtol=1e-13)
+    u_low, u_high = end(q), end(-q)
+    if abs(k) > cap:  # the far end, on the side of the skew: x = -q for k > 0, +q for k < 0
+        u = u_high if k > 0 else u_low
+        slope = -(u * u / 3 + 2 * held * u ** 3 / 27 + 1 / 6) / (1 + 2 * held * u / 3 + held ** 2 * u ** 2 / 9)
+        u += slope * (k - held)
+        u_high, u_low = (u, u_low) if k > 0 else (u_high, u)
     half = q * sd / math.sqrt(n)
-    return min(low, mean - half), max(high, mean + half)
+    return min(mean - sd * u_low / math.sqrt(n), mean - half), max(mean - sd * u_high / math.sqrt(n), mean + half)
 
 
 def test_skew_t_band_counts_the_tasks_whose_hall_bounds_lie_above_tau():
@@ -116,7 +124,8 @@ def test_skew_t_band_is_withheld_below_five_tasks_with_a_note():
 def test_skew_t_band_from_few_runs_says_how_far_its_skewness_reaches():
     """n runs show a sample skewness of at most sqrt(n) (n - 1 tied below one: scipy's bias-corrected skewness), 1.73
     at 3 runs, so the correction stops there; below 10 runs the result says so, with the shape measured beyond it (a
-    gamma with shape 1/2, skewness 2.8: 0.83-0.90 at 3 runs, 0.92-0.955 at 5); from 10 runs no such note."""
+    gamma with shape 1/2, skewness 2.8: 0.93-0.98 at 3 runs, 0.935-0.99 at 5 since audit s26 hall26b, 0.83-0.90 and
+    0.92-0.955 before); from 10 runs no such note."""
     import rlstats
     from scipy import stats
 
@@ -125,7 +134,7 @@ def test_skew_t_band_from_few_runs_says_how_far_its_skewness_reaches():
     frame = rlstats.datasets.simulate(agents=2, tasks=6, seeds=3, rng=0)
     res = rlstats.performance_profile(frame, "score ~ agent | task", kind="tasks", tau=[0.0])
     note = [n for n in res.notes if "as few as 3 runs" in n]
-    assert len(note) == 1 and "at most 1.73" in note[0] and "0.83-0.90 at 3 runs" in note[0]
+    assert len(note) == 1 and "at most 1.73" in note[0] and "0.93-0.98 at 3 runs" in note[0]
     frame = rlstats.datasets.simulate(agents=2, tasks=6, seeds=5, rng=0)
     res = rlstats.performance_profile(frame, "score ~ agent | task", kind="tasks", tau=[0.0])
     assert any("as few as 5 runs, which show a skewness of at most 2.24" in n for n in res.notes)

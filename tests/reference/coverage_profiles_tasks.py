@@ -44,8 +44,10 @@ Audit s12 replaced that default (a default that misses is replaced, not only quo
 task's t bound moved out on the side of the runs' skewness by Hall's (1992) transformation, the skewness pooled over
 the agent's tasks; withheld below 5 tasks of 3 or more runs. Both bands are measured on the same data sets
 (``INTERVALS``; the ``t`` rows re-measured are the table's bit for bit), the skew-corrected band from 5 tasks
-(``measured``), so that 1-task grid points give ``t`` rows only. Its 384 rows hold 95% in every row (lowest 0.946,
-skewed runs at 5 tasks of 3 just below the lowest mean, worst draw 0.930). Measured before the choice, in a numpy model
+(``measured``), so that 1-task grid points give ``t`` rows only. Its 384 rows hold 95% in every row (lowest 0.953,
+skewed runs at 5 tasks of 3 just below the lowest mean, worst draw 0.938, since audit s26 hall26b inverts Hall's cubic
+capped, re-measured by ``calibrate.py --only bootstrap.profile_tasks --replace '*:5|26:*'``; 0.946 and 0.930 before).
+Measured before the choice, in a numpy model
 of the same designs (1,000 bands per design and draw), the worst threshold per design:
 
 =============  =========  ==============  =========  =========  ===================
@@ -272,6 +274,11 @@ def measure_tied(distribution, tasks, tied, runs, n_sim, place="ceiling", seed=0
     return [{"interval": interval, "tasks": tasks, "tied": tied, "runs": runs, "distribution": distribution,
              "place": place, "threshold": j, **DESIGNS["pooled_row"]([h[:, j] for h in by_draw], LEVEL)}
             for j in range(by_draw[0].shape[1])]
+
+
+def point_of(row):
+    """The grid point (distribution, tasks, runs) of a table row (``calibrate.replace_points``; audit s26 hall26b)."""
+    return row["distribution"], int(row["tasks"]), int(row["runs"])
 
 
 def grid(quick=False):

@@ -1257,7 +1257,7 @@ def _skew_few_runs_note(layouts, flats, withheld):
     return [f"the skew-corrected t band reads the runs' skewness from tasks with as few as {fewest} runs, which "
             f"show a skewness of at most {np.sqrt(fewest):.3g} whatever their shape: in simulation it held 95% for "
             f"lognormal (skewness 3.7) and capped runs from 3 runs, but for runs shaped as a gamma with shape 1/2 "
-            f"(skewness 2.8) only 0.83-0.90 at 3 runs and 0.92-0.955 at 5 (0.985 and more from 10)"]
+            f"(skewness 2.8) only 0.93-0.98 at 3 runs and 0.935-0.99 at 5, short at 5 tasks (0.97 and more from 10)"]
 
 
 def _flat_tasks_note(design, flats, interval):
@@ -1324,11 +1324,13 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         shows no skew of its own.  In simulation (5 and 26 tasks, 3 to 20
         runs; ``bootstrap.profile_tasks`` rows of :mod:`rlstats.calibration`)
         it held 95% at every threshold for normal, skewed (lognormal),
-        heavy-tailed and capped runs (lowest 0.946), where the Student t
+        heavy-tailed and capped runs (lowest 0.953), where the Student t
         bounds fell to 0.85 for skewed runs just below the lowest task mean and
         to 0.90 for runs at a ceiling at the highest.  On shapes outside that
         grid it held from 3 runs on a normal mixture, and from 10 on a gamma
-        with shape 1/2 (skewness 2.8) and its reflection (0.985 and above), but not at 3 runs (0.83-0.90) or 5 (0.92-0.955):
+        with shape 1/2 (skewness 2.8) and its reflection (0.97 and above), and at 26 tasks from 3 runs (0.98), but
+        not at 5 tasks of 3 or 5 runs (0.93-0.96; 0.83-0.95 at 3-5 runs before audit s26, whose capped inversion of
+        Hall's cubic, :func:`rlstats.statistics.hall_inverse`, keeps the bounds widening with the skewness):
         n runs show a skewness of at most sqrt(n), and below 10 runs a note
         says so.  With fewer than 5 tasks of 3 or more runs an agent's band is
         withheld (NaN) with a note (tasks whose runs all tie count: their

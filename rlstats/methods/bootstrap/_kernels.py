@@ -1002,7 +1002,10 @@ def profile_task_bounds(layout, confidence_level, skewness=None):
     ``skewness`` None: Student t bounds. Else the runs' skewness g (pooled over the agent's tasks,
     ``_small_runs.pooled_run_skewness``): each task's t statistic goes through Hall's (1992) monotone transformation
     at g (``rlstats.statistics.hall_transform``, the selection check's skew-corrected t), whose inversion at the t
-    quantile moves the bound on the side of the skew out; the bounds are never inside the t bounds.
+    quantile moves the bound on the side of the skew out; the bounds are never inside the t bounds. Inverted capped
+    (``hall_inverse(..., capped=True)``, audit s26 hall26b): the quantile of 0.05 / T is large, so the bound crossed
+    the cubic's flat point at a small skewness (G1 0.38 at 26 tasks of 5 runs) and jumped (1.29 -> 2.50 times the t
+    interval between G1 0.30 and 0.40), then shrank; capped it widens with the skewness, continuously.
     """
     from scipy import stats
 
@@ -1020,8 +1023,8 @@ def profile_task_bounds(layout, confidence_level, skewness=None):
     if skewness is not None and skewness != 0:
         # the mean mu at which the transformed statistic of (mean - mu) / spread is -/+ the quantile
         with np.errstate(invalid="ignore"):
-            low = np.minimum(low, means - spread * hall_inverse(quantile, skewness, sizes))
-            high = np.maximum(high, means - spread * hall_inverse(-quantile, skewness, sizes))
+            low = np.minimum(low, means - spread * hall_inverse(quantile, skewness, sizes, capped=True))
+            high = np.maximum(high, means - spread * hall_inverse(-quantile, skewness, sizes, capped=True))
         low, high = np.where(flat, -np.inf, low), np.where(flat, np.inf, high)
     return low, high, flat
 

@@ -24,6 +24,7 @@ import numpy as np
 from ...resampling import fixed_dot
 from ...statistics import (floored_standard_errors, hall_inverse, monte_carlo_pvalue, shape_ratios, skewness_of_means,
                            tie_tolerance)
+from ...statistics import HALL_SLOPE_ROOT, hall_cap  # noqa: F401  (named here by audit s26 hall26, at home there)
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
@@ -390,29 +391,14 @@ def mean_skewness(values, task_of, n_tasks):
     return skewness_of_means(g, share, sizes)
 
 
-#: Audit s26 (hall26): the far end of the mean's Hall band follows Hall's inverted cubic only while the cubic's slope
-#: there, (1 + k u / 3)^2, is at least this number squared (a = 0.6: the end moves at most 1 / a^2 = 2.8 standard
-#: errors per unit of the quantile), and beyond goes on along its tangent in the skewness k (:func:`hall_band`).
-HALL_SLOPE_ROOT = 0.6
-
-
-def hall_cap(q, root=HALL_SLOPE_ROOT):
-    """The mean's skewness k at which the far end of Hall's band at quantile ``q`` reaches the point of the cubic
-    where 1 + k u / 3 = ``root`` (``u`` the end in standard errors): 1 - k q - k^2 / 6 = root^3, written
-    2 (1 - root^3) / (q + sqrt(q^2 + 2 (1 - root^3) / 3)) so that no difference cancels at large q; and the far
-    end's slope in k there, (q + k / 3) / (k root^2) - 3 (1 - root) / k^2 standard errors per unit of k."""
-    room = 1 - root ** 3
-    cap = 2 * room / (q + np.sqrt(q * q + 2 * room / 3))
-    return cap, (q + cap / 3) / (cap * root ** 2) - 3 * (1 - root) / cap ** 2
-
-
 def hall_band(estimate, std_error, skewness, df, level):
     """(steps, 2) Hall's (1992) skew-corrected t band of a mean, continued beyond the flat point of its cubic: the
     values mu whose studentised deviation u = (estimate - mu) / std_error has its transform
     u + k u^2 / 3 + k^2 u^3 / 27 + k / 6 (k the mean's ``skewness``, :func:`rlstats.statistics.hall_transform` in
-    the mean's own units, n = 1) within -+ the t quantile q at ``df``, while the skewness is at most :func:`hall_cap`'s
-    (the far end, on the side of the skew, where the cubic's slope is still at least ``HALL_SLOPE_ROOT`` squared);
-    beyond, the band is the one at the cap with its far end moved on along its tangent in k (the near end stays).
+    the mean's own units, n = 1) within -+ the t quantile q at ``df``, while the skewness is at most
+    :func:`rlstats.statistics.hall_cap`'s (the far end, on the side of the skew, where the cubic's slope is still at
+    least ``HALL_SLOPE_ROOT`` squared); beyond, the band is the one at the cap with its far end moved on along its
+    tangent in k (the near end stays): :func:`rlstats.statistics.hall_inverse` with ``capped=True``, the one home.
 
     Why the cap (audit s26 hall26): the cubic is flat at u = -3 / k, so where q passes 1 / k - k / 6 the inverted
     end crossed that point and the width jumped: 1.70 times the t band at G1 = 0.78 of 5 runs, 2.38 at 0.80, and it
@@ -425,14 +411,8 @@ def hall_band(estimate, std_error, skewness, df, level):
     from scipy import stats  # here, so that importing rlstats does not import scipy
 
     q = stats.t.ppf((1 + level) / 2, df)
-    skewness = np.asarray(skewness, dtype=np.float64)
-    cap, slope = hall_cap(q)
-    k = np.sign(skewness) * np.minimum(np.abs(skewness), cap)
-    low, high = hall_inverse(q, k, 1.0), hall_inverse(-q, k, 1.0)
-    beyond = np.maximum(np.abs(skewness) - cap, 0.0) * slope  # the far end's way on along its tangent
-    low = np.where(skewness < 0, low + beyond, low)
-    high = np.where(skewness > 0, high - beyond, high)
-    return np.stack([estimate - std_error * low, estimate - std_error * high], axis=-1)
+    return np.stack([estimate - std_error * hall_inverse(q, skewness, 1.0, capped=True),
+                     estimate - std_error * hall_inverse(-q, skewness, 1.0, capped=True)], axis=-1)
 
 
 def hull(first, second):
