@@ -6,7 +6,6 @@ the former defaults, nothing changes."""
 import warnings
 
 import numpy as np
-import pytest
 
 import rlstats
 from rlstats import calibration
@@ -128,7 +127,7 @@ def test_three_tasks_unchanged():
         [[7.425936512315163, 10.045711409213357], [8.726465402209959, 17.19034994174483],
          [6.423782005899898, 7.732463077052174], [0.0, 0.04289314793174461]],
         [[9.000355732799687, 11.988067773166216], [9.980126046833371, 13.748313519833918],
-         [6.413057246009721, 10.41965816235525], [0.0, 0.008526088655057225]]], rtol=1e-12)
+         [6.413057246009721, 10.41965816235525], [0.0, 0.008526088655057225]]], rtol=1e-9)  # old numpy: 5e-11
     assert not any("the mean's estimate: it is given the mean's interval" in n for n in res.notes)
     # the median's coverage note still reads its own t interval's rows (2 and 5 tasks)
     assert any(n.startswith("5 runs per task are few for studentized intervals of the median: in simulations on 2 "

@@ -339,7 +339,8 @@ def interval_kinds(kinds, n_tasks, interval):
     calibration table (audit s26 median26: HalfCheetah SAC, 1 task x 192 runs, got (11588, 12108) for the mean and
     (11674, 12111) for the median). The median's own t interval, made for the middle of 3 or more tasks, covered less
     there on skewed runs (the calibration table's default rows: 0.889-0.893 on 1 task x 3-10 runs and 0.908-0.935 on
-    2 tasks x 3-20 runs, where the mean's covered 0.934-0.965 and 0.949-0.962). The former defaults
+    2 tasks x 3-20 runs, where the mean's covered 0.934-0.965 and 0.949-0.962; it was 0.59-0.96 of the mean's width,
+    ``tests/reference/median_mean_width.py``). The former defaults
     (``"studentized_no_welch"``, ``"studentized_unwidened"``) are kept bit for bit, their median's t interval with
     them; every other interval was already the mean's up to rounding (the same resamples)."""
     if n_tasks > MEDIAN_IS_MEAN_TASKS or interval in STUDENTIZED_INTERVALS[1:]:
