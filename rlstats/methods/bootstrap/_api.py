@@ -855,7 +855,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
             bounds, se = bounds.copy(), se.copy()
             bounds[saturated], se[saturated] = np.nan, np.nan
         withheld = small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
-                                                options.metric_names, errors[1], saturated, tied, options.interval)
+                                                options.metric_names, errors[1], saturated, tied, options.interval,
+                                                computed)
         notes += withheld
     notes += [n for n in [small_runs.median_is_mean_note(kinds, options.metric_names, design.n_tasks,
                                                          options.interval)] if n]

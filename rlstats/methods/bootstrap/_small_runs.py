@@ -734,23 +734,26 @@ def _one_task_shortfall(metric, interval="studentized"):
     return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-"), clause
 
 
-def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"):
+def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None):
     """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
-    metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19)."""
+    metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19).
+    ``kinds``: the built-in metric each of ``metrics`` (their names) computes, whose counts and rows are read (None: the
+    names; audit s26: ``metrics={"avg": "mean"}`` looked "avg" up, and said it withheld whatever the runs)."""
     table = one_task_min_runs(interval)
+    kinds = tuple(metrics) if kinds is None else tuple(kinds)
     fewest_runs = np.asarray(fewest_runs)
     cells = cells_named(agents, metrics, withheld, after=[f"({int(n)})" for n in fewest_runs])
-    shown = [m for m in dict.fromkeys(metrics) if m in table]
-    given = [f"the {metric_label(m)}'s from {table[m]} runs" for m in shown if table[m]]
-    never = {m: _one_task_shortfall(m, interval) for m in shown if table[m] is None}
+    shown = [(m, k) for m, k in dict.fromkeys(zip(metrics, kinds)) if k in table]  # (name, kind)
+    given = [f"the {metric_label(m)}'s from {table[k]} runs" for m, k in shown if table[k]]
+    never = {m: (k, _one_task_shortfall(k, interval)) for m, k in shown if table[k] is None}
     said = []
     if given:
         said.append(f"{join_and(given)} are given, the counts from which they held 95% in simulations of one task "
                     f"(the calibration table's one-task rows, up to "
-                    f"{max(measured_coverage('studentized', shown[0], True), default=0)} runs)")
+                    f"{max(measured_coverage('studentized', shown[0][1], True), default=0)} runs)")
     if never:
         lows = {}  # {how they miss (pooled, or in their worst draw only): the rows}
-        for m, low in never.items():
+        for m, (_, low) in never.items():
             if low:
                 lows.setdefault(low[3], []).append(
                     f"the {metric_label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs")
@@ -759,14 +762,14 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                     "runs"
                     + (f" (there {there})" if lows else ""))
     # more runs help only a metric given from some count
-    more = "tasks" if all(table.get(metrics[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
+    more = "tasks" if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
     way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
-    if "mean" in never and table.get("median"):
+    if "mean" in {k for k, _ in never.values()} and table.get("median"):
         way = ("for the mean read the median's interval (on one task the median of task means is the task's mean, "
                f"given from {table['median']} runs); " + way)
     if interval != "studentized":  # a former default: the default gives some of these from a count (audit s20)
-        default = [f"the {metric_label(m)}'s from {ONE_TASK_MIN_RUNS[m]} runs" for m in never
-                   if ONE_TASK_MIN_RUNS.get(m)]
+        default = [f"the {metric_label(m)}'s from {ONE_TASK_MIN_RUNS[k]} runs" for m, (k, _) in never.items()
+                   if ONE_TASK_MIN_RUNS.get(k)]
         if default:
             way = f"interval=\"studentized\" (the default) gives {join_and(default)}; " + way
     return (f"studentized intervals withheld on a single task for {cells} (fewest runs): on one task "
@@ -774,16 +777,17 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None,
-                      interval="studentized"):
+                      interval="studentized", kinds=None):
     """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
     errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
     resamples'; ``saturated``: the (K, M) intervals withheld for saturated runs, ``rlstats.bounds.saturated_withheld``,
     and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``;
-    ``interval``: which studentised interval, whose one-task counts apply)."""
+    ``interval``: which studentised interval, whose one-task counts apply; ``kinds``: the built-in metric whose interval
+    each of ``metrics``, their names, takes, :func:`interval_kinds`, None: the names)."""
     notes = []
-    withheld = studentized_withheld(fewest_runs, n_tasks, metrics, interval)
+    withheld = studentized_withheld(fewest_runs, n_tasks, metrics if kinds is None else kinds, interval)
     if n_tasks < 2 and withheld.any():
-        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval))
+        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds))
     elif withheld.any():
         out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)
