@@ -122,7 +122,8 @@ def test_calibration_page_counts_the_defaults_rows():
     tests/test_audit_s23_review23a.py; 190 of 4,998 with audit s24's 80 rows of the bootstrap on 2 tasks, 19
     missing, and 201 once its signed-rank bayes.decision rows at the ROPE's edge were measured on 320 data sets; 203
     since audit s25's curves rows on 240-400 curves, whose bands of the mean at one task of 5 skewed runs missed; 201
-    once band25 widened those on the side of the runs' skew)."""
+    once band25 widened those on the side of the runs' skew; 197 of 4,982 since audit s26, median26, whose 16 median
+    rows on 2 tasks, 4 missing, measure the t interval given from 3 tasks, not the default's there)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

@@ -57,9 +57,14 @@ def test_the_two_task_rows_cover_the_grid():
     # the default studentized intervals miss on 2 tasks: the optimality gap's at 3-10 runs (0.805-0.940; worst draws to
     # 0.56), the IQM's at 3 and 5 runs (skewed, capped), the median's on skewed runs at 3-20 runs
     studentized = [m[1:] for m in missed if m[0] == "studentized"]
-    assert len(studentized) == 18
+    # audit s26 (median26): the median's 4 are its own t interval's, given from 3 tasks ("t interval" rows); on 2 tasks
+    # it takes the mean's interval, whose rows hold
+    assert len(studentized) == 14
     assert {(metric, runs) for metric, runs, _ in studentized} >= {("optimality_gap", 3), ("optimality_gap", 10),
-                                                                   ("iqm", 5), ("median", 20)}
+                                                                   ("iqm", 5)}
+    median_t = [r for r in rows if (r["interval"], r["metric"]) == ("studentized", "median")]
+    assert len(median_t) == 16 and {r["configuration"] for r in median_t} == {"t interval"}
+    assert sum(calibration.misses(r, 0.95) for r in median_t) == 4
 
 
 def test_printed_quote_of_a_two_task_design_names_the_two_task_rows(atari):

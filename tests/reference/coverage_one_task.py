@@ -52,7 +52,8 @@ def lifted():
     """The package's one-task rule off (``ONE_TASK_MIN_RUNS`` and the former defaults' ``FORMER_ONE_TASK_MIN_RUNS`` at
     0: runs per task alone withhold), while measuring."""
     with mock.patch.dict(small_runs.ONE_TASK_MIN_RUNS, dict.fromkeys(small_runs.ONE_TASK_MIN_RUNS, 0)), \
-            mock.patch.dict(small_runs.FORMER_ONE_TASK_MIN_RUNS, dict.fromkeys(small_runs.FORMER_ONE_TASK_MIN_RUNS, 0)):
+            mock.patch.dict(small_runs.FORMER_ONE_TASK_MIN_RUNS, dict.fromkeys(small_runs.FORMER_ONE_TASK_MIN_RUNS, 0)), \
+            SMALL["median_t_interval"]():  # audit s26: the median's own t interval, not the mean's it is given here
         yield
 
 
@@ -104,7 +105,11 @@ def appended(row):
 
 def configuration(row):
     """``"withheld"`` for a default row where the package withholds the interval (measured with the rule lifted:
-    ``rlstats.calibration.DEFAULTS`` does not count it as the default's, which gives nothing there), else ``""``."""
+    ``rlstats.calibration.DEFAULTS`` does not count it as the default's, which gives nothing there), the median's
+    ``coverage_small_runs.MEDIAN_T`` (its own t interval, which one task gives the mean's in place of since audit s26),
+    else ``""``."""
+    if SMALL["configuration"](row):
+        return SMALL["configuration"](row)
     withheld = row["interval"] in small_runs.WIDENED_INTERVALS and small_runs.studentized_withheld(
         [int(row["runs"])], 1, [row["metric"]], row["interval"]).all()
     return "withheld" if withheld else ""

@@ -458,7 +458,12 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         interval: the t quantile at its middle task's degrees of freedom
         (Welch-Satterthwaite for two middle tasks) times sqrt(c / (c - 1))
         times the root mean square of the resamples' deviations from the
-        estimate (c the agent's fewest runs in a task).  The mean's and
+        estimate (c the agent's fewest runs in a task); on 1 or 2 tasks,
+        where the median of task means is their mean, it takes the mean's
+        interval and the mean's rules for withholding it, with a note (audit
+        s26: its t interval covered 0.889-0.935 on 1 and 0.908-0.935 on 2
+        tasks of 3-20 skewed runs, the mean's 0.934-0.965 and 0.949-0.962;
+        the former defaults below keep the t interval).  The mean's and
         the median's intervals are widened on the side of their skew by
         skewness / 6 (2 z^2 + 1) of their standard errors (the
         Cornish-Fisher term of a studentised mean, Hall 1992; the skewness
@@ -487,8 +492,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         ``bootstrap.interval`` rows of ``calibration.csv``; the result quotes
         the rows it misses).  It is withheld (NaN bounds, a note with the
         way on) for an agent with fewer than 3 runs in a task; on a
-        single task below 20 runs for the IQM and the mean, 30 for the
-        median (the task's mean there) and 50 for the optimality gap, the
+        single task below 20 runs for the IQM, the mean and the median (the
+        task's mean there, with the mean's interval) and 50 for the optimality gap, the
         counts from which its one-task rows hold (audit s19 and s20, the
         ``tasks`` 1 rows, ``_small_runs.ONE_TASK_MIN_RUNS``: the mean's and
         the optimality gap's 0.949-0.981 from there with the Welch bound;
@@ -778,6 +783,8 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown):
     estimates = np.empty((design.n_agents, len(options.metrics)))
     acceleration = np.zeros_like(estimates) if options.interval == "bca" else None
     studentized = options.interval in small_runs.STUDENTIZED_INTERVALS
+    # on 1 or 2 tasks the median of task means is their mean and is computed as it, interval and all (audit s26)
+    computed = small_runs.interval_kinds(options.metrics, design.n_tasks, options.interval)
     # the studentised interval's standard errors: of each resample (the same draws again) and of the data
     resampled = np.empty_like(distribution) if studentized else None
     observed = np.empty_like(estimates) if studentized else None
@@ -787,17 +794,17 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown):
         for j, name in enumerate(design.agents):
             layout = _agent_layout(design, j)
             distribution[j] = kernels.bootstrap_agent(
-                layout, options.metrics, options.gamma, options.n_resamples, kernels.agent_seed_sequence(root, name),
+                layout, computed, options.gamma, options.n_resamples, kernels.agent_seed_sequence(root, name),
                 task_bootstrap=options.task_bootstrap, advance=advance, n_jobs=options.engine).T
-            estimates[j] = kernels.point_estimates(layout, options.metrics, options.gamma)
+            estimates[j] = kernels.point_estimates(layout, computed, options.gamma)
             if acceleration is not None:
                 acceleration[j] = _accelerations([layout], options)[0]
             if studentized:
-                resampled[j] = small_runs.resampled_se(layout, options.metrics, options.gamma, options.n_resamples,
+                resampled[j] = small_runs.resampled_se(layout, computed, options.gamma, options.n_resamples,
                                                        kernels.agent_seed_sequence(root, name), options.engine,
                                                        advance).T
-                observed[j] = small_runs.data_se(layout, options.metrics, options.gamma)
-                median = [m for m, name in enumerate(options.metrics) if name == "median"]
+                observed[j] = small_runs.data_se(layout, computed, options.gamma)
+                median = [m for m, name in enumerate(computed) if name == "median"]
                 if median and layout.task_sizes.min() > 1:  # its t interval's SE (with one run: withheld anyway)
                     observed[j, median] = small_runs.median_se(distribution[j, median], estimates[j, median],
                                                                layout.task_sizes.min())
@@ -811,6 +818,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     z0 = None
     notes = list(design.notes) + run_notes
     kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)  # built-in by what it computes
+    # the interval each takes: on 1 or 2 tasks the median's is the mean's, the same number (audit s26 median26)
+    computed = small_runs.interval_kinds(kinds, design.n_tasks, options.interval)
     undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
     notes += _nan_notes(design.agents, options, distribution, estimates)
     if options.interval == "bca":
@@ -821,22 +830,22 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     if errors is not None:
         df = np.array([small_runs.middle_df(design, j) for j in range(design.n_agents)])
         if options.interval in small_runs.WIDENED_INTERVALS:
-            skewness = np.array([small_runs.widening_skewness(design, j, options.metrics)
+            skewness = np.array([small_runs.widening_skewness(design, j, computed)
                                  for j in range(design.n_agents)])
         if options.interval == DEFAULT_INTERVAL:  # the mean's and optimality gap's Welch t floor (audit s20)
             with np.errstate(divide="ignore", invalid="ignore"):  # a task of 0 or 1 runs: withheld anyway (NaN df)
                 welch = _welch_df(design)
     bounds, se, floored = small_runs.bootstrap_bounds(
         distribution, estimates, options.confidence_level, options.interval, z0, acceleration, options.rliable_compat,
-        design.counts.min(axis=0), df, errors, kinds, design.n_tasks, skewness, welch)
+        design.counts.min(axis=0), df, errors, computed, design.n_tasks, skewness, welch)
     saturated, withheld = None, []
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
-        saturated = saturated_withheld(bound_ties(design)[0], design.counts, kinds)
+        saturated = saturated_withheld(bound_ties(design)[0], design.counts, computed)
         # audit s11: the median's also where a share of the runs tie at a bound (curves()' rule for its bands)
         tied = np.zeros_like(saturated)
-        if "median" in kinds:
-            tied[:, np.array(kinds) == "median"] = median_tied_at_middle(
+        if "median" in computed:
+            tied[:, np.array(computed) == "median"] = median_tied_at_middle(
                 bound_ties(design, tied_only=True)[0], design.counts, design.cell_matrix())[:, None]
         given = np.isfinite(bounds).all(axis=-1)
         tied &= given & ~saturated
@@ -846,8 +855,11 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
             bounds, se = bounds.copy(), se.copy()
             bounds[saturated], se[saturated] = np.nan, np.nan
         withheld = small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
-                                                options.metric_names, errors[1], saturated, tied, options.interval)
+                                                options.metric_names, errors[1], saturated, tied, options.interval,
+                                                computed)
         notes += withheld
+    notes += [n for n in [small_runs.median_is_mean_note(kinds, options.metric_names, design.n_tasks,
+                                                         options.interval)] if n]
     unclipped = bounds
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
@@ -855,7 +867,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     floored = floored & np.isfinite(bounds) & (bounds == unclipped)
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
-                                 design.n_tasks, np.isfinite(bounds).all(axis=-1))
+                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), computed)
     title = "Stratified bootstrap confidence intervals"
     if options.task_bootstrap:
         title += " (runs and tasks resampled)"
@@ -876,21 +888,23 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         withheld_notes=tuple(withheld), weighting_notes=tuple(_weighted_tasks_note(design, options.metrics)))
 
 
-def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given):
+def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, kinds):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
     fewest = int(fewest_per_agent.min())
     # and intervals given (``given``: agents x metrics): one withheld for each of those agents has its own note (review
     # s20: the optimality gap's, withheld where every score is above gamma, was said to fall short in simulations)
-    shown = dict(zip(metrics, given[fewest_per_agent == fewest].any(axis=0)))
-    metrics = [m for m in metrics if shown[m]]
+    # ``kinds``: the rows each reads, those of the metric whose interval it takes (on 1 or 2 tasks, the median's are the
+    # mean's: small_runs.interval_kinds)
+    shown = given[fewest_per_agent == fewest].any(axis=0)
+    pairs = [(m, kind) for m, kind, show in zip(metrics, kinds, shown) if show]
     if interval in small_runs.STUDENTIZED_INTERVALS and n_tasks == 1:
         # withheld below its one-task count, whose note quotes the coverage (audit s19): the others' runs are read
-        withheld = small_runs.studentized_withheld(fewest_per_agent, 1, metrics, interval).any(0)
-        metrics = [m for m, out in zip(metrics, withheld) if not out]
+        withheld = small_runs.studentized_withheld(fewest_per_agent, 1, [kind for _, kind in pairs], interval).any(0)
+        pairs = [pair for pair, out in zip(pairs, withheld) if not out]
     few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
     whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
-    notes = (small_runs.coverage_note(interval, metric_label(m), m, fewest, whose, n_tasks == 1, n_tasks)
-             for m in metrics)
+    notes = (small_runs.coverage_note(interval, metric_label(m), kind, fewest, whose, n_tasks == 1, n_tasks)
+             for m, kind in pairs)
     return [note for note in notes if note]
 
 

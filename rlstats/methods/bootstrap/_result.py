@@ -191,6 +191,12 @@ class BootstrapResult(Result):
         """The built-in metric of each of ``metrics`` (a result made without ``metric_kinds``: the names)."""
         return self.metric_kinds or self.metrics
 
+    @property
+    def _interval_kinds(self):
+        """The built-in metric whose interval each of ``metrics`` takes (on 1 or 2 tasks the median's is the mean's,
+        ``_small_runs.interval_kinds``)."""
+        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval)
+
     def _statistic_line(self):
         strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"
         extra = ", tasks resampled" if self.task_bootstrap else ""
@@ -301,7 +307,7 @@ class BootstrapResult(Result):
     def _studentized_prose(self, fewest):
         """How the studentised intervals were made, said of the metrics computed alone (audit s26 real26: an IQM-only
         report described the median's t interval and the mean's and median's skew widening)."""
-        kinds = set(self._kinds)
+        kinds = set(self._interval_kinds)  # on 1 or 2 tasks the median takes the mean's interval (audit s26)
         of = [m for m in ("iqm", "mean", "optimality_gap") if m in kinds]  # bootstrap-t; the median: a t interval
         scaled = f"the half-widths are scaled by sqrt(c/(c - 1)), {fewest}"
         parts = []
@@ -319,13 +325,24 @@ class BootstrapResult(Result):
             parts.append("the median of task means takes a t interval, "
                          "with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) times the "
                          "resamples' root-mean-square deviation from the estimate" + ("" if of else f", {fewest}"))
-        widened = [m for m in ("mean", "median") if m in kinds]
+        if "median" in self._kinds and "median" not in kinds:
+            parts.append("on " + ("one task the median of task means is the task's mean" if self.n_tasks == 1 else
+                                  f"{self.n_tasks} tasks the median of task means is their mean") +
+                         " and takes the mean's interval")
+        # each metric named by what it computes, where its interval is of the kind said (the median's: the mean's)
+        pairs = list(zip(self._kinds, self._interval_kinds))
+
+        def named(group):
+            return [m for m in ("iqm", "mean", "median", "optimality_gap")
+                    if any(k == m and i in group for k, i in pairs)]
+
+        widened = named(("mean", "median"))
         if widened and self.interval in small_runs.WIDENED_INTERVALS:
             one = len(widened) == 1
             parts.append(f"{_possessives(widened)} {'interval is' if one else 'intervals are'} widened on the side of "
                          f"{'its' if one else 'their'} skew by the Cornish-Fisher term of a studentised mean (Hall "
                          "1992), with the runs' skewness pooled over tasks")
-        floored = [m for m in small_runs.WELCH_FLOOR_METRICS if m in kinds]
+        floored = named(small_runs.WELCH_FLOOR_METRICS)
         if floored and self.interval == "studentized":
             takes = "interval takes" if len(floored) == 1 else "intervals take"
             parts.append(f"{_possessives(floored)} {takes} on each side the wider of that bound and the Welch t "
@@ -348,7 +365,7 @@ class BootstrapResult(Result):
         bounds, _, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,
-                                                self._kinds, self.n_tasks, self.skewness,
+                                                self._interval_kinds, self.n_tasks, self.skewness,
                                                 self.welch_degrees_of_freedom)
         if self.saturated is not None:  # withheld at every level (audit s10)
             bounds = np.where(self.saturated[..., None], np.nan, bounds)
@@ -454,6 +471,12 @@ class ProbabilityOfImprovementResult(Result):
 
     _plot_kinds: ClassVar[dict] = {"probability_of_improvement": plots.plot_probability_of_improvement}
 
+    @property
+    def _interval_kinds(self):
+        """The built-in metric whose interval each of ``metrics`` takes (on 1 or 2 tasks the median's is the mean's,
+        ``_small_runs.interval_kinds``)."""
+        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval)
+
     def _statistic_line(self):
         intervals = ("intervals = score (Hanley-McNeil)" if self.n_resamples is None else
                      f"resamples = {fmt.integer(self.n_resamples)}")
@@ -557,6 +580,12 @@ class PerformanceProfileResult(Result):
     normalized: bool = False
 
     _plot_kinds: ClassVar[dict] = {"performance_profile": plots.plot_performance_profile}
+
+    @property
+    def _interval_kinds(self):
+        """The built-in metric whose interval each of ``metrics`` takes (on 1 or 2 tasks the median's is the mean's,
+        ``_small_runs.interval_kinds``)."""
+        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval)
 
     def _statistic_line(self):
         bands = (f"resamples = {fmt.integer(self.n_resamples)}" if self.n_resamples is not None
@@ -680,6 +709,12 @@ class InferentialIntervalsResult(Result):
     def statistic(self) -> float | None:
         """The test's statistic (``test_statistic``): with ``pvalue``, the test these intervals agree with."""
         return self.test_statistic
+
+    @property
+    def _interval_kinds(self):
+        """The built-in metric whose interval each of ``metrics`` takes (on 1 or 2 tasks the median's is the mean's,
+        ``_small_runs.interval_kinds``)."""
+        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval)
 
     def _statistic_line(self):
         eps = ", ".join(f"{metric_label(m)}: {fmt.signif(e, 4)}" for m, e in zip(self.metrics, self.epsilon))

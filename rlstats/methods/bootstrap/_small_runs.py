@@ -328,6 +328,38 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
 STUDENTIZED_INTERVALS = ("studentized", "studentized_no_welch", "studentized_unwidened")
 #: The studentised kinds whose mean's and median's intervals are widened on the side of the runs' skew.
 WIDENED_INTERVALS = ("studentized", "studentized_no_welch")
+#: The most tasks on which the median of task means is their mean: the task's own mean on one, the two's mean on two.
+MEDIAN_IS_MEAN_TASKS = 2
+
+
+def interval_kinds(kinds, n_tasks, interval):
+    """The built-in metric whose interval each of ``kinds`` takes: on ``MEDIAN_IS_MEAN_TASKS`` or fewer tasks the
+    median of task means is the mean of task means, the same number (with any runs per task: both weigh each task
+    alike), so it takes the mean's interval and the mean's rules for withholding it, its notes and its rows of the
+    calibration table (audit s26 median26: HalfCheetah SAC, 1 task x 192 runs, got (11588, 12108) for the mean and
+    (11674, 12111) for the median). The median's own t interval, made for the middle of 3 or more tasks, covered less
+    there on skewed runs (the calibration table's default rows: 0.889-0.893 on 1 task x 3-10 runs and 0.908-0.935 on
+    2 tasks x 3-20 runs, where the mean's covered 0.934-0.965 and 0.949-0.962; it was 0.59-0.96 of the mean's width,
+    ``tests/reference/median_mean_width.py``). The former defaults
+    (``"studentized_no_welch"``, ``"studentized_unwidened"``) are kept bit for bit, their median's t interval with
+    them; every other interval was already the mean's up to rounding (the same resamples)."""
+    if n_tasks > MEDIAN_IS_MEAN_TASKS or interval in STUDENTIZED_INTERVALS[1:]:
+        return tuple(kinds)
+    return tuple("mean" if kind == "median" else kind for kind in kinds)
+
+
+def median_is_mean_note(kinds, names, n_tasks, interval):
+    """The line saying that the median's interval is the mean's (:func:`interval_kinds`), or None."""
+    if interval != "studentized" or interval_kinds(kinds, n_tasks, interval) == tuple(kinds):
+        return None  # the other intervals were the mean's already: no interval of the median's own to tell apart
+    labels = join_and(f"the {metric_label(name)}" + ("" if name == kind else " (the median of task means)")
+                      for name, kind in zip(names, kinds) if kind == "median")
+    which = "the task's mean" if n_tasks == 1 else "the mean of the two task means"
+    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} {labels} is {which}, the mean's estimate: it is given the "
+            "mean's interval, by the mean's method and its rules for withholding it (the median's own t interval, "
+            "made for the middle task of 3 or more, covered less on skewed runs in simulations of 1 and 2 tasks)")
+
+
 def pooled_run_skewness(y, task, n_tasks):
     """(g, tasks, sizes, means, variance): the runs' skewness pooled over tasks, as the mean of the k-statistic
     skewness k3 / s^3 of each task with at least 3 runs and some spread beyond round-off (``tasks`` of them; g 0
@@ -394,13 +426,16 @@ STUDENTIZED_MIN_RUNS = 3
 #: where it was withheld whatever the runs on issue 40's measurement at 3-20 runs: the count from which every one-task
 #: row of the calibration table holds 95% (audit s19, ``tests/reference/coverage_one_task.py``: 1,920 intervals a row
 #: at 10-200 runs, Monte Carlo SE 0.005). The IQM held from 20 runs (0.943-0.971; 10: 0.897 capped), the median of
-#: task means, which is the task's mean there, from 30 (0.937-0.977; 20: 0.935 skewed). The mean's missed on
+#: task means, which is the task's mean there, from 30 (0.937-0.977; 20: 0.935 skewed) with its t interval; since audit s26
+#: it takes the mean's interval there (:func:`interval_kinds`). The mean's missed on
 #: heavy-tailed runs at 20-100 runs (0.920-0.930; 0.942 at 200), the optimality gap's at 20-30 and at 200 (0.930-0.933
 #: heavy-tailed): withheld at every count. With the Welch floor (:func:`welch_floor`, audit s20; on one task the t
 #: interval at c - 1 df where it is wider) the mean's held from 20 runs (0.953-0.981 at 20-200, worst draw 0.942; at
 #: 10, 0.934 on skewed runs) and the optimality gap's from 50 (0.949-0.973, worst draw 0.940; at 30, 0.942 with a
 #: worst draw of 0.904 on heavy-tailed runs).
-ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": 20, "median": 30, "optimality_gap": 50}
+#: On one task the median of task means takes the mean's interval (:func:`interval_kinds`, audit s26): its count is the
+#: mean's; its own t interval's was 30 (:data:`FORMER_ONE_TASK_MIN_RUNS`).
+ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": 20, "median": 20, "optimality_gap": 50}
 #: The same for the former defaults (``"studentized_no_welch"``, ``"studentized_unwidened"``), whose mean's and
 #: optimality gap's one-task rows miss at 20-200 runs (above): withheld at every count.
 FORMER_ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": None, "median": 30, "optimality_gap": None}
@@ -699,23 +734,26 @@ def _one_task_shortfall(metric, interval="studentized"):
     return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-"), clause
 
 
-def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"):
+def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None):
     """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
-    metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19)."""
+    metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19).
+    ``kinds``: the built-in metric each of ``metrics`` (their names) computes, whose counts and rows are read (None: the
+    names; audit s26: ``metrics={"avg": "mean"}`` looked "avg" up, and said it withheld whatever the runs)."""
     table = one_task_min_runs(interval)
+    kinds = tuple(metrics) if kinds is None else tuple(kinds)
     fewest_runs = np.asarray(fewest_runs)
     cells = cells_named(agents, metrics, withheld, after=[f"({int(n)})" for n in fewest_runs])
-    shown = [m for m in dict.fromkeys(metrics) if m in table]
-    given = [f"the {metric_label(m)}'s from {table[m]} runs" for m in shown if table[m]]
-    never = {m: _one_task_shortfall(m, interval) for m in shown if table[m] is None}
+    shown = [(m, k) for m, k in dict.fromkeys(zip(metrics, kinds)) if k in table]  # (name, kind)
+    given = [f"the {metric_label(m)}'s from {table[k]} runs" for m, k in shown if table[k]]
+    never = {m: (k, _one_task_shortfall(k, interval)) for m, k in shown if table[k] is None}
     said = []
     if given:
         said.append(f"{join_and(given)} are given, the counts from which they held 95% in simulations of one task "
                     f"(the calibration table's one-task rows, up to "
-                    f"{max(measured_coverage('studentized', shown[0], True), default=0)} runs)")
+                    f"{max(measured_coverage('studentized', shown[0][1], True), default=0)} runs)")
     if never:
         lows = {}  # {how they miss (pooled, or in their worst draw only): the rows}
-        for m, low in never.items():
+        for m, (_, low) in never.items():
             if low:
                 lows.setdefault(low[3], []).append(
                     f"the {metric_label(m)}'s {low[0]:.3f} at {low[1]} {low[2]} runs")
@@ -724,14 +762,14 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                     "runs"
                     + (f" (there {there})" if lows else ""))
     # more runs help only a metric given from some count
-    more = "tasks" if all(table.get(metrics[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
+    more = "tasks" if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
     way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
-    if "mean" in never and table.get("median"):
+    if "mean" in {k for k, _ in never.values()} and table.get("median"):
         way = ("for the mean read the median's interval (on one task the median of task means is the task's mean, "
                f"given from {table['median']} runs); " + way)
     if interval != "studentized":  # a former default: the default gives some of these from a count (audit s20)
-        default = [f"the {metric_label(m)}'s from {ONE_TASK_MIN_RUNS[m]} runs" for m in never
-                   if ONE_TASK_MIN_RUNS.get(m)]
+        default = [f"the {metric_label(m)}'s from {ONE_TASK_MIN_RUNS[k]} runs" for m, (k, _) in never.items()
+                   if ONE_TASK_MIN_RUNS.get(k)]
         if default:
             way = f"interval=\"studentized\" (the default) gives {join_and(default)}; " + way
     return (f"studentized intervals withheld on a single task for {cells} (fewest runs): on one task "
@@ -739,16 +777,17 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None,
-                      interval="studentized"):
+                      interval="studentized", kinds=None):
     """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
     errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
     resamples'; ``saturated``: the (K, M) intervals withheld for saturated runs, ``rlstats.bounds.saturated_withheld``,
     and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``;
-    ``interval``: which studentised interval, whose one-task counts apply)."""
+    ``interval``: which studentised interval, whose one-task counts apply; ``kinds``: the built-in metric whose interval
+    each of ``metrics``, their names, takes, :func:`interval_kinds`, None: the names)."""
     notes = []
-    withheld = studentized_withheld(fewest_runs, n_tasks, metrics, interval)
+    withheld = studentized_withheld(fewest_runs, n_tasks, metrics if kinds is None else kinds, interval)
     if n_tasks < 2 and withheld.any():
-        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval))
+        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds))
     elif withheld.any():
         out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)
