@@ -5,13 +5,17 @@
    result's print do.
 """
 
+import inspect
 import io
+import re
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats.cli as cli
+from rlstats import datasets
 from rlstats.methods.adastop import AdaStop
 
 
@@ -62,3 +66,57 @@ def test_status_of_a_running_test_prints_its_notes(repeated_batches, tmp_path):
     assert status == 0
     notes = AdaStop.load(state).result().notes
     assert len(notes) == 3 and _notes_printed(text) == [f"Note: {note}" for note in notes]
+
+
+# ---- 2. the confidence level printed one way: "95%" ------------------------------------------------------------
+_PERCENT_WORD = re.compile(r"\d percent\b")
+
+
+def _demo(method, agents=3, tasks=4, seeds=5):
+    """A back end's declared demo call, on a small simulated benchmark (the CLI demo's own path)."""
+    from rlstats.cli import demo_runs
+    from rlstats.comparison import compare
+    from rlstats.methods import backend
+
+    data = datasets.simulate(agents=agents, tasks=tasks, seeds=seeds, effect=list(np.linspace(0, 1, agents)), rng=0)
+    curves = datasets.simulate_curves(agents=3, tasks=3, seeds=4, steps=10, effect=0.3, rng=0)
+    frame, formula, options = demo_runs(data, curves)[method]
+    if "normalize" in inspect.signature(backend(method)).parameters:
+        options = {"normalize": "minmax", **options}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compare(frame, formula, method=method, rng=0, **options)
+
+
+def _outputs(res):
+    summary = res.summary()
+    return {"print": str(res), "summary": str(summary), "report(text)": res.report(format="text"),
+            "report(markdown)": summary.to_markdown(), "report(latex)": res.report(), "to_latex": summary.to_latex()}
+
+
+def _check_levels_one_way(res):
+    for where, text in _outputs(res).items():
+        assert not _PERCENT_WORD.search(text), (where, _PERCENT_WORD.search(text))
+        if "latex" in where:  # a level is \% in LaTeX: no unescaped % but the comment lines rlstats writes
+            body = [line for line in text.splitlines() if not line.startswith("% rlstats: ")]
+            assert not any(re.search(r"(?<!\\)%", line) for line in body), where
+
+
+@pytest.mark.xfail(strict=True, reason="percentiles and selection print '95 percent'; the others '95%'")
+@pytest.mark.parametrize("method, line", [
+    ("percentiles", "95% simultaneous intervals ("),
+    ("selection", "95% one-sided confidence interval of the difference ("),
+])
+def test_the_confidence_level_is_printed_as_the_other_results_print_it(method, line):
+    res = _demo(method, agents=5, tasks=12, seeds=6) if method == "selection" else _demo(method)
+    assert line in str(res)
+    _check_levels_one_way(res)
+
+
+@pytest.mark.slow
+def test_every_declared_demo_prints_its_levels_one_way():
+    from rlstats.methods import DECLARATIONS
+
+    for method, declared in DECLARATIONS.items():
+        if declared.demo is not None:
+            _check_levels_one_way(_demo(method, agents=5, tasks=12, seeds=6))
