@@ -3,6 +3,8 @@
 1. ``rlstats adastop status`` printed none of the result's notes (a batch repeating runs, accepted with
    ``--allow-repeat``, went unsaid after the update); it prints them as the finishing ``update`` and the
    result's print do.
+2. percentiles and the selection check printed "95 percent ... intervals" where every other result (and their own
+   summaries and reports) print "95%" (LaTeX "95\\%"): one way, surveyed over every declared demo call.
 """
 
 import inspect
@@ -99,10 +101,10 @@ def _check_levels_one_way(res):
         assert not _PERCENT_WORD.search(text), (where, _PERCENT_WORD.search(text))
         if "latex" in where:  # a level is \% in LaTeX: no unescaped % but the comment lines rlstats writes
             body = [line for line in text.splitlines() if not line.startswith("% rlstats: ")]
-            assert not any(re.search(r"(?<!\\)%", line) for line in body), where
+            # (a line may end in %, LaTeX's end of line without a space: \resizebox{...}{!}{%)
+            assert not any(re.search(r"(?<!\\)%.", line) for line in body), where
 
 
-@pytest.mark.xfail(strict=True, reason="percentiles and selection print '95 percent'; the others '95%'")
 @pytest.mark.parametrize("method, line", [
     ("percentiles", "95% simultaneous intervals ("),
     ("selection", "95% one-sided confidence interval of the difference ("),
@@ -119,4 +121,4 @@ def test_every_declared_demo_prints_its_levels_one_way():
 
     for method, declared in DECLARATIONS.items():
         if declared.demo is not None:
-            _check_levels_one_way(_demo(method, agents=5, tasks=12, seeds=6))
+            _check_levels_one_way(_demo(method, agents=5, tasks=12, seeds=10))

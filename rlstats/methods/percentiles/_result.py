@@ -181,7 +181,7 @@ class PercentilesResult(Result):
         if self.interval is None:
             lines = ["aggregate performance percentiles (no interval):"]
         else:
-            lines = [f"{fmt.signif(100 * self.conf_level)} percent simultaneous intervals "
+            lines = [f"{fmt.signif(100 * self.conf_level)}% simultaneous intervals "
                      f"({_SHORT_NAMES[self.interval]}, delta' = {fmt.signif(self.delta_cell, 3)} per cell):"]
         order = self._order()
         table = self.tidy().iloc[order]

@@ -268,7 +268,7 @@ class SelectionCheckResult(Result):
                      f"{fmt.signif(self.estimate)}")
         if self.interval_method is not None:
             low, high = self.conf_int
-            lines.append(f"{fmt.signif(100 * self.conf_level)} percent one-sided confidence interval of the difference "
+            lines.append(f"{fmt.signif(100 * self.conf_level)}% one-sided confidence interval of the difference "
                          f"({_INTERVAL_NAMES[self.interval_method]}): {fmt.signif(low)} {fmt.signif(high)}")
         lines.append(self._reporter_line())
         if self.pvalue_gap is not None:
