@@ -306,6 +306,7 @@ def _load(path, key):
 
 def _progress_text(seq, result):
     from .. import format as fmt
+    from ..methods.adastop import headed
 
     table = seq.decisions.copy()
     table["reason"] = table["reason"].fillna("")
@@ -313,7 +314,7 @@ def _progress_text(seq, result):
         table = table.drop(columns="reason")
     # the result's counts and family-wise level (with what the interims so far spent), as its print says them
     lines = [f"after batch {seq.interim} of at most {seq.K} (n = {fmt.count(seq.n, 'run')} per agent per batch):",
-             result._statistic_line(), fmt.table_text(table)]
+             result._statistic_line(), fmt.table_text(headed(table))]  # headed as the result's print heads it
     if seq.done:
         lines.append("the test is finished: every comparison is decided")
     else:
