@@ -44,6 +44,9 @@ _LEVEL_FOR = (" The level is exact when the agents' score distributions are iden
 class AdaStopResult(Result):
     """Result of :func:`adastop`, :meth:`AdaStop.result` and (subclassed) :func:`permutation`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     decisions : DataFrame
@@ -449,6 +452,13 @@ def _sentence_of_decisions(rows):
 @resultclass
 class PermutationResult(AdaStopResult):
     """Result of :func:`permutation`: :class:`AdaStopResult` with step-down adjusted p-values.
+
+    Its other fields are :class:`AdaStopResult`'s, read as there: ``decisions``, ``runs_used``, ``history``,
+    ``steps``, ``spending``, ``scores``, ``agents``, ``tasks``, ``blocked``, ``batch_size``, ``max_interims``,
+    ``n_resamples``, ``alpha``, ``beta`` and ``level_spent``.
+
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
 
     Attributes
     ----------

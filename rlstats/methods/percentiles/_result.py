@@ -29,6 +29,9 @@ _REFERENCE = "Jordan et al. 2020"
 class PercentilesResult(Result):
     """Result of :func:`percentiles`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     agents, tasks : tuple of str
