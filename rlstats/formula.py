@@ -135,26 +135,31 @@ class Formula:
         """True when the response is a bare column name."""
         return _structure(self.text).simple
 
-    def _sides(self) -> list[str]:
-        """The response, the groups and (where given) the blocks with their replicates, as written."""
+    @property
+    def data_name(self) -> str:
+        """R's data name: ``"log(score) and agent and task"``."""
         response = self.response_columns[0] if self.is_simple_response else self.response
         names = [response, self.groups]
         if self.blocks is not None:
             replicate = "".join(f"/{c}" for c in (self.outer, self.replicate) if c)
             names.append(self.blocks + replicate + "".join(f":{c}" for c in self.crossed))
-        return names
-
-    @property
-    def data_name(self) -> str:
-        """R's data name: ``"log(score) and agent and task"``."""
-        return " and ".join(self._sides())
+        return " and ".join(names)
 
     @property
     def normal_form(self) -> str:
-        """The formula as a setting names it, spaced one way whatever its text's spacing or spelling (lme4's random
-        intercepts read as ``| task``): ``"log(score) ~ agent | task"``."""
-        sides = self._sides()
-        return f"{sides[0]} ~ {sides[1]}" + (f" | {sides[2]}" if len(sides) > 2 else "")
+        """The formula as a setting names it, its terms spaced one way whatever its text's spacing (the response's
+        expression as written): ``"log(score) ~ agent | task"``; lme4's random intercept ``+ (1 | task)`` reads as
+        ``| task``, which means the same, and intercepts beyond it are kept in lme4's spelling. A formula that reads
+        back as this one (audit s26 review26b: names that need back-quotes lost them, ``my score ~ agent | task
+        name``, and ``+ (1 | task:agent)`` was dropped)."""
+        response = _written(self.response_columns[0]) if self.is_simple_response else self.response
+        head = f"{response} ~ {_written(self.groups)}"
+        if self.random and set(self.random) != {self.blocks}:
+            return head + "".join(f" + (1 | {':'.join(map(_written, term.split(':')))})" for term in self.random)
+        if self.blocks is None:
+            return head
+        replicate = "".join(f"/{_written(c)}" for c in (self.outer, self.replicate) if c)
+        return f"{head} | {_written(self.blocks)}{replicate}" + "".join(f":{_written(c)}" for c in self.crossed)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -216,6 +221,11 @@ def _fail(text, start, end, message, command_line=None):
     """Raise FormulaError pointing at text[start:end]; ``command_line``: the message with the command's advice."""
     raise FormulaError(_caret(text, start, end, message),
                        command_line=None if command_line is None else _caret(text, start, end, command_line))
+
+
+def _written(name):
+    """A column name as a formula spells it: back-quoted where it is no Python name (a space, a hyphen, a keyword)."""
+    return name if name.isidentifier() and not keyword.iskeyword(name) else f"`{name}`"
 
 
 def _quoted(name):

@@ -71,7 +71,9 @@ def test_a_file_read_twice_is_noted():
     # was [0, 0]; 18 and 13 repeats read as rounder than their cell's (8 significant digits ending in 00) not counted
     assert copies.tolist() == [982, 987] and chance.tolist() == [0.0, 0.0]
     frame = pd.DataFrame({"score": big, "agent": np.repeat(["A", "B"], 1000)})
-    note = [n for n in rlstats.compare(pd.concat([frame, frame]), "score ~ agent").notes if COPIED_RUNS in n][0]
+    # the note is the design's, made before any resampling: 100 permutations, not the default's (1.7 s of CPU here)
+    note = [n for n in rlstats.compare(pd.concat([frame, frame]), "score ~ agent", n_resamples=100, rng=0,
+                                       progress=False).notes if COPIED_RUNS in n][0]
     assert note.startswith("1,969 runs repeat another run's score exactly within 2 agents (A 982 of 2,000, B 987 of "
                            "2,000): at the resolution of the scores (their decimal step, or how often runs of other "
                            "cells tie) the chance of so many exact repeats is below 1e-300 in each")

@@ -183,7 +183,8 @@ def test_readme_names_what_the_test_extra_brings():
     readme = _words("README.md")
     start = readme.index("The test extra brings")
     paragraph = readme[start:readme.index("The default run", start)]
-    assert [name for name in wanted if name not in paragraph] == []
+    # each as a name of its own: "pytest" is not named by "pytest-xdist" (review26b)
+    assert [name for name in wanted if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", paragraph)] == []
 
 
 def test_calibration_page_states_the_runs_the_table_measures():
@@ -231,11 +232,12 @@ def test_map_names_every_module_of_the_package():
     held-out tasks, the paper's simulations), ``methods/adastop/_defaults.py`` (the defaults the command line's help
     shows without importing the back end), ``logs/_pieces.py`` (what every log reader returns), the command line's
     ``cli/adastop.py`` and ``cli/logs.py`` ("one module per command group", unnamed) nor ``__main__.py``
-    (``python -m rlstats``): seven modules."""
+    (``python -m rlstats``): seven modules. A name counts where it stands as one, not inside another file's name
+    (review26b: ``methods/task_table/_calibration.py`` passed on ``benchmarks/cost_calibration.py``)."""
     text = (ROOT / "rlstats" / "README.md").read_text(encoding="utf-8")
     package = ROOT / "rlstats"
     unnamed = [str(path.relative_to(package)) for path in sorted(package.rglob("*.py"))
-               if f"`{path.name}`" not in text and f"{path.name}" not in text
+               if not re.search(r"(?<![\w.-])" + re.escape(path.name), text)
                and not (path.parent.parent.name == "methods" and path.name in FOLDER_FILES)]
     assert unnamed == []
 

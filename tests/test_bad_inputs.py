@@ -244,8 +244,19 @@ def unchanged(*values):
     before = [(frame.copy(deep=True), copy.deepcopy(frame.attrs)) for frame in frames]
     yield
     for frame, (cells, attrs) in zip(frames, before):
-        pd.testing.assert_frame_equal(frame, cells)
+        if not _identical(frame, cells):  # then pandas' comparison, which says what changed
+            pd.testing.assert_frame_equal(frame, cells)
         assert frame.attrs == attrs
+
+
+def _identical(frame, cells):
+    """The same index and columns (class, dtype, names, values), the same dtypes, flags and exactly equal cells:
+    what ``pd.testing.assert_frame_equal`` then passes, checked in C (it took 0.6-1.7 ms a frame, compared column by
+    column; ``unchanged`` checks 6,000 frames a run)."""
+    return all(type(a) is type(b) and a.dtype == b.dtype and a.names == b.names and a.equals(b)
+               and getattr(a, "freq", None) == getattr(b, "freq", None)
+               for a, b in ((frame.index, cells.index), (frame.columns, cells.columns))) \
+        and frame.dtypes.equals(cells.dtypes) and frame.flags == cells.flags and frame.equals(cells)
 
 
 def fails(error, phrases, call, *args, **kwargs):

@@ -7,6 +7,7 @@ import json
 
 import matplotlib.axes
 import matplotlib.figure
+import matplotlib.text
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,6 +23,10 @@ from conftest import drawable_plots
 CASES = {name: declared.contract for name, declared in DECLARATIONS.items()}
 # Back ends that read learning curves (one row per run and step) rather than one row per run.
 CURVE_METHODS = {name for name, declared in DECLARATIONS.items() if declared.reads_curves}
+#: A single column's width (inches), at which every plot's text is at least SMALLEST_FONT points (test_figures.py's
+#: rule, checked on every plot of every back end in the plot test below).
+COLUMN_WIDTH = 3.3
+SMALLEST_FONT = 7.0
 
 
 def simulated(method=None):
@@ -198,31 +203,42 @@ def test_to_dict_round_trips_through_json(result_and_input):
 
 
 def test_plot_is_one_axes_or_the_figure_of_several_panels_and_nothing_is_printed(result_and_input):
-    # Result.plot's rule: the Axes for a one-panel plot, the Figure when it has several panels.
+    # Result.plot's rule: the Axes for a one-panel plot, the Figure when it has several panels; and every plot's
+    # figure is one pyplot manages, which Jupyter's inline backend shows at the end of a cell (this check was
+    # test_html_repr.py's, which drew every plot of every back end a second time for it).
+    import matplotlib.pyplot as plt
+
     res, capsys = result_and_input
+    panels = None
     for kind, drawn in drawable_plots(res):
+        if kind == next(iter(type(res)._plot_kinds)):  # plot()'s default: the Axes it takes when given them, below
+            panels = len(drawn.axes) if isinstance(drawn, matplotlib.figure.Figure) else 0
         if isinstance(drawn, matplotlib.figure.Figure):
             assert len([a for a in drawn.axes if a.get_visible()]) > 1, kind
         else:
             assert isinstance(drawn, matplotlib.axes.Axes), kind
-    captured = capsys.readouterr()
-    assert captured.out == "" and captured.err == ""
-
-
-def test_plot_draws_on_the_given_axes(result_and_input):
-    import matplotlib.pyplot as plt
-
-    res, _ = result_and_input
-    default = res.plot()
-    if isinstance(default, matplotlib.figure.Figure):  # a multi-panel figure takes one Axes per panel
-        n_panels = len(default.axes)
-        fig, axes = plt.subplots(1, n_panels)
-        axes = list(np.atleast_1d(axes))
-        drawn = res.plot(ax=axes)
-        assert drawn is fig
+        figure = getattr(drawn, "figure", drawn)
+        assert plt.fignum_exists(figure.number), kind
+        # at a single column's width no text is below SMALLEST_FONT, and the figure renders (test_figures.py's
+        # check, which drew every plot once more for it)
+        width, height = figure.get_size_inches()
+        figure.set_size_inches(COLUMN_WIDTH, height * COLUMN_WIDTH / width)
+        texts = [t for t in figure.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+        small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < SMALLEST_FONT]
+        assert texts and small == [], (kind, small)
+        figure.savefig(io.BytesIO(), format="png", dpi=150)
+        plt.close(figure)
+    # the default plot draws on the caller's Axes: one Axes, or one per panel for a multi-panel figure, whose figure
+    # it returns (was test_plot_draws_on_the_given_axes, which drew the default plot once more to count its panels)
+    assert panels is not None, "the default plot kind cannot be drawn"
+    if panels:
+        fig, axes = plt.subplots(1, panels)
+        assert res.plot(ax=list(np.atleast_1d(axes))) is fig
     else:
         fig, ax = plt.subplots()
         assert res.plot(ax=ax) is ax
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
 
 
 def test_warnings_point_at_the_callers_line():

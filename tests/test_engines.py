@@ -17,8 +17,13 @@ from rlstats.engines import Engine, engine, map_ordered, workers
 from rlstats.errors import OptionError
 from rlstats.methods.bootstrap import _kernels as boot_kernels
 
-distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
-                                                        "(pip install 'rlstats[distributed]')")
+
+def _distributed():
+    """dask.distributed, imported when a test first uses it (skips without it): imported at the top, it cost every
+    test worker 0.4 s of CPU at collection, though only this file's slow tests and two others use it."""
+    return pytest.importorskip("distributed", reason="dask.distributed is not installed "
+                                                     "(pip install 'rlstats[distributed]')")
+
 
 FORMULA = "score ~ agent | task"
 
@@ -33,7 +38,7 @@ FORMULA = "score ~ agent | task"
 ], ids=["bootstrap", "tuning"])
 def test_dask_without_a_running_client_is_powers_error(call):
     try:
-        distributed.Client.current()
+        _distributed().Client.current()
         pytest.skip("a Dask client is already running in this process")
     except ValueError:
         pass
@@ -46,6 +51,7 @@ def test_dask_without_a_running_client_is_powers_error(call):
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["1-worker", "2-workers"])
 def client(request):
+    distributed = _distributed()
     with distributed.LocalCluster(n_workers=request.param, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as made:
         yield made
@@ -127,7 +133,7 @@ def test_power_on_a_given_client_is_the_bits_of_one_process_and_of_joblib(client
 
 @pytest.mark.slow
 def test_the_default_client_is_used_when_none_is_given(client):
-    assert engine(backend="dask").client is distributed.Client.current()
+    assert engine(backend="dask").client is _distributed().Client.current()
     assert workers(engine(backend="dask", client=client)) == sum(client.nthreads().values())
 
 
@@ -152,6 +158,7 @@ def test_rliable_compat_stays_on_this_machine(client, runs):
 
 @pytest.mark.slow
 def test_a_closed_client_is_refused():
+    distributed = _distributed()
     with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
         closed = distributed.Client(cluster)
         closed.close()

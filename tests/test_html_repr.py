@@ -1,16 +1,15 @@
-"""Every registered back end's result shows in Jupyter as HTML tables, with the text escaped, and figures inline."""
+"""Every registered back end's result shows in Jupyter as HTML tables, with the text escaped. That its figures show
+inline (each one pyplot manages) is checked with the result contract, in test_contract.py's plot test."""
 
 import html
 import inspect
 import re
 
-import matplotlib.pyplot as plt
 import pytest
 
 import rlstats
 from rlstats.methods import DECLARATIONS, METHODS
 
-from conftest import drawable_plots
 
 #: an agent name with every character HTML gives a meaning to
 ODD = "a<b>&\"c'"
@@ -56,11 +55,3 @@ def test_the_test_block_is_a_table_with_the_method_as_caption(result):
     assert shown.startswith(f"<table><caption style=\"text-align:left\">{html.escape(result.method)}</caption>")
     assert f"<th style=\"text-align:left\">data</th><td style=\"text-align:left\">{html.escape(result.data_name)}" \
            in shown
-
-
-def test_figures_are_pyplot_figures_that_jupyter_shows_inline(result):
-    # Jupyter's inline backend shows the figures pyplot manages at the end of a cell: every plot makes one.
-    for kind, drawn in drawable_plots(result):
-        figure = getattr(drawn, "figure", drawn)
-        assert plt.fignum_exists(figure.number), kind
-        plt.close(figure)

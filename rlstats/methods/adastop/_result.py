@@ -272,10 +272,10 @@ class AdaStopResult(Result):
             decisions += f" {label('p_adjusted')}: the step-down adjusted p-value."
         early = self.beta > 0
         pair, unacted = " (first agent, second agent)", ""
-        if not self._steps_acted() and not len(self.steps):  # before the first batch: no step yet (audit s26)
+        interims = sorted(set(self.steps["interim"]))
+        if not interims:  # before the first batch there is no step at all, so no pair acted on (audit s26)
             pair = ""
         elif not self._steps_acted():
-            interims = sorted(set(self.steps["interim"]))
             said = (f"interim {interims[0]}" if len(interims) == 1 else
                     f"interims {interims[0]}-{interims[-1]}" if interims[-1] - interims[0] == len(interims) - 1 else
                     f"interims {fmt.listed(interims)}")
