@@ -422,7 +422,8 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
                 notes: Sequence[str] = ()) -> str:
     """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``) for a paper.
 
-    Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"), the codes of a column such as
+    Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"; a code the frame's
+    ``attrs["rlstats_headers"]`` maps, that header), the codes of a column such as
     ``metric`` their labels (``optimality_gap`` -> "optimality gap", :func:`rlstats.vocabulary.value_label`);
     p-values below 1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; a column
     holding one value in every row is stated once in the caption instead. A table wider than a column
@@ -433,12 +434,16 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
     # a table whose columns after the first are the data's labels (agents) prints them as they are: an agent named
     # like a tidy column (simulate's agent_1) is not relabelled "agent 1" (audit s8)
     data_columns = set(frame.columns[1:]) if frame.attrs.get("rlstats_label_columns") else set()
+    # a result's own headers for some codes, where the vocabulary's label could be read as a name in the data
+    # (AdaStop's "first agent" for agent_1, whose cells hold agents that simulate() names agent_1, ...)
+    headers = dict(frame.attrs.get("rlstats_headers", {}))
     if not mc_se:
         frame = frame[[c for c in frame.columns if not str(c).endswith("mc_se")]]
     coded = [c for c in frame.columns if c in vocabulary.VALUE_LABELS and c not in data_columns]
     if coded:  # the words a paper reads, as prose and plots say: a metric's, a model's, a method's label, not its code
         frame = frame.assign(**{c: frame[c].map(lambda v, c=c: vocabulary.value_label(c, v)) for c in coded})
-    names = {c: vocabulary.label(c) if c in vocabulary.VOCABULARY and c not in data_columns else str(c)
+    names = {c: headers[c] if c in headers else
+             vocabulary.label(c) if c in vocabulary.VOCABULARY and c not in data_columns else str(c)
              for c in frame.columns}
     constant = _constant_columns(frame, digits)
     if constant and len(constant) < len(frame.columns):

@@ -53,7 +53,7 @@ def test_atari_reporter_significant_has_an_interval_above_zero(atari, published)
     assert row["conf_low"] == pytest.approx(low, rel=1e-10) and row["conf_low"] > 0 and row["conf_high"] == np.inf
     welch = stats.ttest_ind(v_p, effect.drop(reported).to_numpy(), equal_var=False, alternative="greater")
     assert res.conf_int == pytest.approx(tuple(welch.confidence_interval(0.95)), rel=1e-10)
-    assert "95 percent one-sided confidence interval of the difference (Welch t):" in str(res)
+    assert "95% one-sided confidence interval of the difference (Welch t):" in str(res)
     # the default inspector, the permutation test, rejects (p = 0.001): its interval is its test inverted, above 0
     default = rlstats.selection_check(pair, "score ~ agent | task/seed", treatment="SPR", baseline="DER",
                                       reported=reported, n_resamples=999, rng=0)
@@ -130,7 +130,7 @@ def test_permutation_interval_inverts_the_permutation_test():
     assert other.conf_int[0] == pytest.approx(1000 * res.conf_int[0], rel=1e-9)
     drawn = _check(df, range(5), n_resamples=500)
     assert drawn.pvalue_method == "monte_carlo" and (drawn.conf_int[0] > 0) == (drawn.pvalue <= 0.05)
-    assert "95 percent one-sided confidence interval of the difference (permutation test inverted over shifts)" \
+    assert "95% one-sided confidence interval of the difference (permutation test inverted over shifts)" \
         in str(res)
 
 

@@ -44,9 +44,11 @@ def test_latex_captions_say_what_the_numbers_are():
     captions = {block.split("\\caption{")[1].split(": ")[1].split(".")[0]: block.split("\\caption{")[1].split("}\n")[0]
                 for block in latex.split("\n\n") if "\\caption{" in block}
     decisions = captions["Decisions"]
-    assert ("decision: agent 1 against agent 2 (larger or smaller: their score distributions differ, agent 1's mean "
-            "above or below; equal: not shown to differ at this level; continue: undecided)") in decisions
-    assert "estimate: mean of agent 1 minus mean of agent 2" in decisions
+    # (audit s26: the pair said as "the first agent" and "the second", as the headers are)
+    assert ("decision: the first agent against the second (larger or smaller: their score distributions differ, the "
+            "first agent's mean above or below; equal: not shown to differ at this level; continue: undecided)"
+            ) in decisions
+    assert "estimate: mean of the first agent minus mean of the second" in decisions
     assert "boundary: the rejection boundary of \\textbar{}estimate\\textbar{}" in decisions
     assert "mean: of the runs used" in captions["Runs used per agent"]
     assert "statistic: \\textbar{}estimate\\textbar{}" in captions["Statistic \\textbar{}mean difference\\textbar{} "

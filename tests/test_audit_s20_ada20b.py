@@ -73,8 +73,8 @@ def test_decisions_header_says_what_larger_means():
     adastop_equal_means.py) and the estimate's sign gives the side."""
     df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=10, effect=3.0, rng=1)
     text = str(adastop(df, "score ~ agent", n=5, K=2, rng=1))
-    assert ("decisions (agent_1 is <decision> than agent_2; larger or smaller: their score distributions differ, "
-            "agent_1's mean above or below; equal: not shown to differ at this level):") in text
+    assert ("decisions (the first agent is <decision> than the second; larger or smaller: their score distributions "
+            "differ, the first agent's mean above or below; equal: not shown to differ at this level):") in text
 
 
 @pytest.mark.parametrize("command", ["adastop", "power"])

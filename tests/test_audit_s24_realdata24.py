@@ -207,7 +207,7 @@ def test_percentiles_print_delta_one_way(atari):
     assert res.notes[0] == ('1 task left out because some agent has no runs there (na_action="drop"; 20 runs '
                             'dropped): Pong')
     assert list(res.rank_best) == [1] * 5 and list(res.rank_worst) == [5] * 5
-    assert "95 percent simultaneous intervals (PBP, delta' = 4e-04 per cell):" in str(res)
+    assert "95% simultaneous intervals (PBP, delta' = 4e-04 per cell):" in str(res)
     band, = (n for n in res.notes if "DKW band" in n)
     assert band.startswith("with 1 run in the smallest cell (Boxing/DER) the DKW band at delta' = 4e-04 is all of "
                            "[0, 1] (its half-width would be more than 1)")

@@ -132,7 +132,7 @@ def test_adastop_step_down_with_no_pair_acted_on_says_so():
     acted = rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, progress=False)
     assert "reject" in set(acted.steps["action"])
     tex = acted.to_latex()
-    assert "exceeds the boundary (agent 1, agent 2), else none." in tex and "No step rejected" not in tex
+    assert "exceeds the boundary (first agent, second agent), else none." in tex and "No step rejected" not in tex
     assert "agent_1" in acted.summary().tables["Step-down"]
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=15, rng=0)
     early = rlstats.adastop(df, "score ~ agent", n=5, K=3, beta=0.01, rng=0, progress=False)

@@ -103,7 +103,7 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     status = commands.add_parser("status", help="print the decisions so far and what to run next", **shown)
     status.add_argument("state", help="JSON state file (- reads standard input)")
     _add_key_file(status, "(needed when the state was created with one)")
-    status.set_defaults(run=run_status)
+    status.set_defaults(run=run_status, flags=flag_table(update))  # its notes' hints as update takes them
 
     plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file", **shown)
     plot.add_argument("state", help="JSON state file (- reads standard input)")
@@ -306,6 +306,7 @@ def _load(path, key):
 
 def _progress_text(seq, result):
     from .. import format as fmt
+    from ..methods.adastop import headed
 
     table = seq.decisions.copy()
     table["reason"] = table["reason"].fillna("")
@@ -313,7 +314,7 @@ def _progress_text(seq, result):
         table = table.drop(columns="reason")
     # the result's counts and family-wise level (with what the interims so far spent), as its print says them
     lines = [f"after batch {seq.interim} of at most {seq.K} (n = {fmt.count(seq.n, 'run')} per agent per batch):",
-             result._statistic_line(), fmt.table_text(table)]
+             result._statistic_line(), fmt.table_text(headed(table))]  # headed as the result's print heads it
     if seq.done:
         lines.append("the test is finished: every comparison is decided")
     else:
@@ -323,9 +324,22 @@ def _progress_text(seq, result):
     return "\n".join(lines) + "\n"
 
 
+def _command_result(seq, flags):
+    """The result of the batches fed so far, its notes in the command line's spelling: update's flags (they are
+    about the batches fed and the state's options), a creation flag's advice as a new state file; one home, so that
+    status prints the notes the finishing update printed (audit s26)."""
+    import dataclasses
+
+    from ._shared import in_command_notes
+
+    result = in_command_notes(seq.result(), (flags, ()))
+    notes = tuple(_new_state_words(note) for note in result.notes)
+    return result if notes == result.notes else dataclasses.replace(result, notes=notes)
+
+
 def run_update(args: argparse.Namespace, out: TextIO) -> int:
     from .. import format as fmt
-    from ._shared import STREAM, check_output_path, in_command_notes, in_command_words, read_table
+    from ._shared import STREAM, check_output_path, in_command_words, read_table
     from ..errors import RlstatsError
     from ..methods.adastop import state_lock
 
@@ -376,12 +390,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
         keyed = "" if key is None else f"; digests keyed by --key-file (key id {state['integrity']['key_id']})"
         out.write(f"created {path}: agents {fmt.name_list(seq.agents)}; {options}; seed {state['seed']['record']}"
                   f"{keyed}\n")
-    result = in_command_notes(seq.result(), (args.flags, ()))  # its notes name update's flags
-    notes = tuple(_new_state_words(note) for note in result.notes)  # a creation flag: on a new state
-    if notes != result.notes:
-        import dataclasses
-
-        result = dataclasses.replace(result, notes=notes)
+    result = _command_result(seq, args.flags)
     out.write(_progress_text(seq, result))
     if seq.done:
         out.write(str(result))
@@ -392,10 +401,12 @@ def run_status(args: argparse.Namespace, out: TextIO) -> int:
     from .. import format as fmt
 
     seq = _load(args.state, _key(args))
-    result = seq.result()
+    result = _command_result(seq, args.flags)
     out.write(_progress_text(seq, result))
     used = result.runs_used
     out.write(f"runs used: {fmt.name_list(used['agent'], after=used['n_runs'])}\n")
+    # the notes the result prints (and the finishing update printed), as its print writes them
+    out.write("".join(f"Note: {note}\n" for note in result.notes))
     return 0
 
 

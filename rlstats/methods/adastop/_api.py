@@ -783,8 +783,9 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         to its own pooled pair; with three identical agents or more its error
         can exceed alpha (see Notes).  The two are the same test for two
         agents; neither keeps alpha in every design measured.
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop the rows and say so.
+        ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
         Seed of the random permutation paths (recorded in the result).
     progress : bool
@@ -1041,8 +1042,9 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         of identical agents, not beside agents of another spread);
         ``"pairwise"`` is the paper's shared slot choice (see
         :func:`adastop`'s Notes).
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop the rows and say so.
+        ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
         Seed of the random permutations, which follow the agents' and tasks' names sorted (as in
         :func:`adastop`): the rows' order and a Categorical's category order change none.

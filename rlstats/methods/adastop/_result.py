@@ -19,7 +19,22 @@ from ...vocabulary import label
 _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withheld": "\u2013"}
 #: what "larger" and "smaller" claim: the permutation test rejects identical score distributions, the sign of the
 #: estimate (the mean difference) gives the side (the level is not held at equal means of different shapes)
-_LARGER = "larger or smaller: their score distributions differ, agent_1's mean above or below"
+_LARGER = "larger or smaller: their score distributions differ, the first agent's mean above or below"
+#: the pair's columns as print and LaTeX head them (tidy() and the summary's frames keep the codes): agent_1 and n_1
+#: read as names where the agents are named so (simulate()'s agent_1, agent_2, ...; audit s26)
+HEADERS = {"agent_1": "first agent", "agent_2": "second agent", "n_1": "runs of first", "n_2": "runs of second"}
+
+
+def headed(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the pair's columns headed as print says them (:data:`HEADERS`), for a text table."""
+    return frame.rename(columns=HEADERS)
+
+
+def _latex_headed(frame):
+    """``frame`` whose LaTeX table heads the pair's columns as print does (format.table_latex reads the attrs)."""
+    frame = frame.copy()
+    frame.attrs["rlstats_headers"] = {code: words for code, words in HEADERS.items() if code in frame.columns}
+    return frame
 #: what the level is for, in the methods paragraph (audit s21: the ``adastop.fwe_means`` rows of the calibration table)
 _LEVEL_FOR = (" The level is exact when the agents' score distributions are identical, not when only their means are "
               "equal: agents of equal mean but different shape can be declared different more often than alpha.")
@@ -28,6 +43,9 @@ _LEVEL_FOR = (" The level is exact when the agents' score distributions are iden
 @resultclass
 class AdaStopResult(Result):
     """Result of :func:`adastop`, :meth:`AdaStop.result` and (subclassed) :func:`permutation`.
+
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
 
     Attributes
     ----------
@@ -202,14 +220,14 @@ class AdaStopResult(Result):
 
     def _extra_lines(self):
         lines = [self._design_line(),
-                 f"decisions (agent_1 is <decision> than agent_2; {_LARGER}; equal: not shown to differ at this "
-                 "level):"]
+                 f"decisions (the first agent is <decision> than the second; {_LARGER}; equal: not shown to differ "
+                 "at this level):"]
         # the boundaries stay in tidy() and the summary; the printed flag of a close one is the Monte Carlo note
         shown = self.tidy().drop(columns=["boundary", "boundary_mc_se"])
         shown["reason"] = shown["reason"].fillna("")
         if not (shown["reason"] != "").any():
             shown = shown.drop(columns="reason")
-        lines += ["  " + line for line in fmt.table_text(shown).splitlines()]
+        lines += ["  " + line for line in fmt.table_text(headed(shown)).splitlines()]
         lines.append("runs used per agent:")
         used = self.runs_used.pivot(index="task", columns="agent", values="n_runs") if self.blocked \
             else self.runs_used.set_index("agent")[["n_runs"]].T
@@ -228,10 +246,10 @@ class AdaStopResult(Result):
         steps = self.steps
         if not self._steps_acted():  # the pair acted on, left out where none was (a caption read "agent 1: NA")
             steps = steps.drop(columns=["agent_1", "agent_2"])
-        return {"Decisions": decisions,
+        return {"Decisions": _latex_headed(decisions),
                 "Runs used per agent": self.runs_used,
-                "Statistic |mean difference| and boundaries per interim": self.history,
-                "Step-down": steps,
+                "Statistic |mean difference| and boundaries per interim": _latex_headed(self.history),
+                "Step-down": _latex_headed(steps),
                 "Level spent per interim": self.spending}
 
     def _steps_acted(self):
@@ -246,17 +264,18 @@ class AdaStopResult(Result):
         others = "".join(f"; {word}: {meaning}" for word, meaning in (("continue", "undecided"),
                                                                       ("withheld", "too few runs"))
                          if self._count(word))
-        estimate = "estimate: mean of agent 1 minus mean of agent 2"
-        decisions = (f"decision: agent 1 against agent 2 ({_LARGER.replace('agent_1', 'agent 1')}; equal: not "
-                     f"shown to differ at this level{others}); {estimate} over the "
-                     "runs used (runs 1, runs 2) at the decision's interim; boundary: the rejection boundary of "
-                     "|estimate| at that interim.")
+        estimate = "estimate: mean of the first agent minus mean of the second"
+        decisions = (f"decision: the first agent against the second ({_LARGER}; equal: not shown to differ at this "
+                     f"level{others}); {estimate} over the runs used (runs of first, runs of second) at the "
+                     "decision's interim; boundary: the rejection boundary of |estimate| at that interim.")
         if "p_adjusted" in self.tidy():
             decisions += f" {label('p_adjusted')}: the step-down adjusted p-value."
         early = self.beta > 0
-        pair, unacted = " (agent 1, agent 2)", ""
+        pair, unacted = " (first agent, second agent)", ""
         interims = sorted(set(self.steps["interim"]))
-        if interims and not self._steps_acted():  # before the first batch there is no step at all
+        if not interims:  # before the first batch there is no step at all, so no pair acted on (audit s26)
+            pair = ""
+        elif not self._steps_acted():
             said = (f"interim {interims[0]}" if len(interims) == 1 else
                     f"interims {interims[0]}-{interims[-1]}" if interims[-1] - interims[0] == len(interims) - 1 else
                     f"interims {fmt.listed(interims)}")
@@ -433,6 +452,13 @@ def _sentence_of_decisions(rows):
 @resultclass
 class PermutationResult(AdaStopResult):
     """Result of :func:`permutation`: :class:`AdaStopResult` with step-down adjusted p-values.
+
+    Its other fields are :class:`AdaStopResult`'s, read as there: ``decisions``, ``runs_used``, ``history``,
+    ``steps``, ``spending``, ``scores``, ``agents``, ``tasks``, ``blocked``, ``batch_size``, ``max_interims``,
+    ``n_resamples``, ``alpha``, ``beta`` and ``level_spent``.
+
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
 
     Attributes
     ----------

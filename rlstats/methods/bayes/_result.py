@@ -30,6 +30,9 @@ PRIORS = ("priors on the run differences x divided by the mean over tasks of the
 class BayesResult(Result):
     """Result of :func:`bayes`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     model : str

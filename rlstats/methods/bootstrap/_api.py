@@ -563,9 +563,10 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         design's tasks (sorted by name, or a Categorical's order): they must
         be the columns of rliable's matrices in the same order ("t10" sorts
         before "t2").  Percentile and basic intervals.
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values and agent x task cells without runs: an error, or drop
         the rows / leave out the tasks where some agent has no runs, and say so.
+        ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
         Seed (recorded in the result).  Each agent draws from a stream keyed
         by its label, so its intervals do not depend on the other agents;
@@ -988,7 +989,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         are too few for the interval asked for.
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap` (the estimate does not change; scores are only compared within tasks).
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         As in :func:`bootstrap`.
     rng : None, int or numpy.random.Generator
         Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
@@ -1386,7 +1387,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         Also resample tasks (percentile band).
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap`.
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         As in :func:`bootstrap`.
     rng : None, int or numpy.random.Generator
         Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its

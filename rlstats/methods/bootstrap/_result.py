@@ -85,6 +85,9 @@ def _max_se(se):
 class BootstrapResult(Result):
     """Result of :func:`bootstrap`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     agents, tasks : tuple of str
@@ -146,6 +149,10 @@ class BootstrapResult(Result):
         task(s) the median sits on or 0.6 or more of all (audit s12, ``rlstats.bounds.median_tied_at_middle``), which
         would otherwise be given;
         not exported by ``to_dict``.
+    welch_floored : ndarray of bool, shape (n_agents, n_metrics, 2), or None
+        The bounds (lower, upper) the Welch t floor of the default studentised interval set (the mean's and the
+        optimality gap's, a closed form of the data), which the print and the notes name; None where it set none.
+        Not exported by ``to_dict``.
     withheld_notes : tuple of str
         The notes among ``notes`` that say which studentised intervals are withheld, why, and ``bootstrap()``'s way
         on; a back end quoting these intervals (the task table's aggregate row, equivalence's aggregate) selects them
@@ -442,6 +449,9 @@ def _poi_estimand(tasks, columns=lambda column: column):
 class ProbabilityOfImprovementResult(Result):
     """Result of :func:`probability_of_improvement`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     pairs : tuple of (str, str)
@@ -539,6 +549,9 @@ class ProbabilityOfImprovementResult(Result):
 @resultclass
 class PerformanceProfileResult(Result):
     """Result of :func:`performance_profile`.
+
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
 
     Attributes
     ----------
@@ -660,6 +673,9 @@ class PerformanceProfileResult(Result):
 @resultclass
 class InferentialIntervalsResult(Result):
     """Result of :meth:`BootstrapResult.inferential_intervals`.
+
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
 
     Attributes
     ----------

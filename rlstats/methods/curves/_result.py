@@ -47,6 +47,9 @@ def _at_steps(pairs):
 class CurvesResult(Result):
     """Result of :func:`rlstats.curves`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     agents, tasks : tuple of str

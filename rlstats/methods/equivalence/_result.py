@@ -23,6 +23,9 @@ _COLUMNS = ("scope", "agent_1", "agent_2", "task", "estimate", "std_error", "df"
 class EquivalenceResult(Result):
     """Result of :func:`equivalence`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     margin : float

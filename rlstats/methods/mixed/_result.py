@@ -26,6 +26,9 @@ _PAIR_INTERVALS = {"tukey": "simultaneous intervals (Tukey)", "holm": "simultane
 class MixedResult(Result):
     """Result of :func:`mixed`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     statistic, num_df, den_df, pvalue : float, int, float, float

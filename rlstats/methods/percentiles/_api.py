@@ -272,10 +272,11 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
         override for its discrete tasks).
     higher_is_better : bool
         False negates the scores first.
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values and agent x task cells without runs: an error, or
         drop those rows and leave out the tasks where some agent has no runs,
         and say so.
+        ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
         Seed of the bootstrap resamples (recorded in the result).
     n_jobs : int

@@ -29,6 +29,9 @@ _REFERENCE = "Jordan et al. 2020"
 class PercentilesResult(Result):
     """Result of :func:`percentiles`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     agents, tasks : tuple of str
@@ -181,7 +184,7 @@ class PercentilesResult(Result):
         if self.interval is None:
             lines = ["aggregate performance percentiles (no interval):"]
         else:
-            lines = [f"{fmt.signif(100 * self.conf_level)} percent simultaneous intervals "
+            lines = [f"{fmt.signif(100 * self.conf_level)}% simultaneous intervals "
                      f"({_SHORT_NAMES[self.interval]}, delta' = {fmt.signif(self.delta_cell, 3)} per cell):"]
         order = self._order()
         table = self.tidy().iloc[order]

@@ -398,8 +398,9 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
         outside them (in either frame) is an error naming it; with ``effect="mean_diff"`` each per-task effect lies
         within plus or minus ``high - low``, so the intervals of the mean effects are clipped to that and the
         interval of reported less held-out to twice it, which keeps coverage (the notes say where).
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop the rows and say so.
+        ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
         Seed of the permutations and of the conservative null (recorded).
     progress : bool

@@ -45,6 +45,9 @@ CONF_LEVEL = 0.95
 class SelectionCheckResult(Result):
     """Result of :func:`selection_check`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     pvalue : float
@@ -70,8 +73,10 @@ class SelectionCheckResult(Result):
         standard error under ``interval_method`` (the permutation inspector's: Welch's, or the pooled t's when a
         set has one task).
     conf_int : tuple of float
-        One-sided 95 % interval ``(low, inf)`` of the difference, on the side of the inspector's test (as R's
-        ``t.test(alternative = "greater")`` gives); see :meth:`confidence_interval`.
+        One-sided interval ``(low, inf)`` of the difference at ``conf_level``, on the side of the inspector's test
+        (as R's ``t.test(alternative = "greater")`` gives); see :meth:`confidence_interval`.
+    conf_level : float
+        The level of ``conf_int``, 0.95.
     interval_method : str or None
         ``"welch"``, ``"t"`` (pooled), ``"z"`` or ``"permutation"`` (the permutation inspector's test inverted: the
         least shift of the reported effects whose p-value is above ``1 - conf_level``); None when undefined.
@@ -100,6 +105,8 @@ class SelectionCheckResult(Result):
         Survival function of the mean of the top N_P of ``n_candidates`` null
         tasks at the standardised reported mean (section 4, eq. 4.3
         corrected), with its Monte Carlo standard error.
+    n_resamples_conservative : int or None
+        Monte Carlo draws of the null behind ``pvalue_conservative``; None where that test was not run.
     n_candidates, mu_gap, sigma : the inputs (sigma: the sd used, None for unknown)
     sigma_source : str or None
         ``"given"`` or ``"pooled"`` (sd over reported and held-out tasks).
@@ -268,7 +275,7 @@ class SelectionCheckResult(Result):
                      f"{fmt.signif(self.estimate)}")
         if self.interval_method is not None:
             low, high = self.conf_int
-            lines.append(f"{fmt.signif(100 * self.conf_level)} percent one-sided confidence interval of the difference "
+            lines.append(f"{fmt.signif(100 * self.conf_level)}% one-sided confidence interval of the difference "
                          f"({_INTERVAL_NAMES[self.interval_method]}): {fmt.signif(low)} {fmt.signif(high)}")
         lines.append(self._reporter_line())
         if self.pvalue_gap is not None:

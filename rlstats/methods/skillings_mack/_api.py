@@ -243,8 +243,9 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         comparisons, Holm by default) instead of all pairs; rows read
         ``agent_1`` = the other agent, ``agent_2`` = the control, as
         PMCMRplus's "j - control".
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop the rows and say so.
+        ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
         Seed of the permutations (recorded in the result).  With None a seed
         is drawn, recorded and printed, so the Monte Carlo p-value can be

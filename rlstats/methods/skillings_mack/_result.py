@@ -68,6 +68,9 @@ _POSTHOC_KINDS = {"wilcoxon": "Wilcoxon signed-rank tests on per-task scores",
 class SkillingsMackResult(Result):
     """Result of :func:`skillings_mack`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     statistic : float
@@ -103,6 +106,8 @@ class SkillingsMackResult(Result):
         ``friedman.test`` correction; the default for ``"friedman"`` only).
     within_cell : str or None
         How seeds were aggregated before the 1981 statistic, if they were.
+    has_ties : bool
+        Some task holds tied scores (its runs take mid-ranks).
     connected : bool
         Every pair of agents is linked through shared tasks (df = k - 1).
     agents, tasks : tuple of str

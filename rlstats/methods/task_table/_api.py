@@ -180,10 +180,11 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     max_seconds : float, optional
         The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
         it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values: an error naming the rows, or drop those rows and say so. An agent without runs on a task is
         a blank cell either way; the aggregate row, which compares every agent on the same tasks, is then an error,
         or with ``"drop"`` reads only the tasks where every agent has runs (a note names those left out).
+        ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the caller's frame.
 

@@ -51,6 +51,9 @@ def p_values_key(test_name, adjustment, p_value="p_value", p_adjusted="p_adjuste
 class TaskTableResult(Result):
     """Result of :func:`rlstats.task_table`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     agents, tasks : tuple of str

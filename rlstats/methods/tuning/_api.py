@@ -241,8 +241,9 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     max_seconds : float, optional
         The most estimated seconds of work the call starts (None: an hour, ``rlstats.cost.MAX_SECONDS``); above
         it the call is an OptionError quoting the estimate. ``float("inf")``: no bound.
-    na_action : {"raise", "drop"}
+    na_action : {"raise", "drop", "omit"}
         Missing values: an error naming the rows, or drop those rows and say so.
+        ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the caller's frame.
 

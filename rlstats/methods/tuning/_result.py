@@ -23,6 +23,9 @@ SHOWN = 8
 class TuningResult(Result):
     """Result of :func:`rlstats.tuning`.
 
+    Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
+    ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
+
     Attributes
     ----------
     agents, tasks : tuple of str
