@@ -165,8 +165,8 @@ def test_adastop_batches_keep_agents_as_written(tmp_path):
         expected.update(batch)
     table = expected.result().tidy()
     assert status == 0 and "runs used: 1 4, 01 4, 10 4" in text
-    for row in table.itertuples():
-        assert f"{row.agent_1:<7}  {row.agent_2:<7}  {row.decision}" in text
+    for row in table.itertuples():  # headed "first agent", "second agent" since audit s26 (small26)
+        assert f"{row.agent_1:<11}  {row.agent_2:<12}  {row.decision}" in text
 
 
 # ------------------------------------------------------------------ a boolean Series as subset=, by its index
