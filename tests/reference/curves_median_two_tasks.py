@@ -1,0 +1,54 @@
+"""Audit s26 (curves26): the coverage of the median's own bands against the mean's where the median of task means is
+their mean (1 and 2 tasks), which decided that ``curves()`` gives the median the mean's bands there
+(``rlstats.methods.curves._api._band_options``).
+
+    PYTHONPATH=. nice -n 10 python tests/reference/curves_median_two_tasks.py [--quick]   # about 2 CPU minutes
+
+``coverage_curves_bands.measure`` (its curves: 10 steps of a Gaussian AR(1) turned into each distribution, the four
+design draws of the tasks' offsets and scales, 300 resamples, 2 agents, seed 26) on 2 tasks (240 data sets, 480 agent
+bands a row) and 1 task (400, 800), for the default bands of the mean and, with the substitution lifted
+(:func:`own_bands`), the median's own. The calibration table has no 2-task rows of curves and no 1-task rows of the
+median (its grid left them out as the mean's). Measured (numpy 2, rlstats at audit s26), coverage pointwise /
+simultaneous, median's own then mean's, with the median's width over the mean's (pointwise):
+2 tasks skewed x 3 runs 0.942 / 0.969 and 0.957 / 0.975 (0.96); x 5: 0.942 / 0.983 and 0.952 / 0.981 (1.04);
+x 10: 0.943 / 0.960 and 0.954 / 0.967 (0.97); the rest in the report of audit s26 curves26 and printed here.
+"""
+
+import json
+import pathlib
+import runpy
+import sys
+import warnings
+from unittest import mock
+
+HERE = pathlib.Path(__file__).resolve().parent
+#: (tasks, runs, distribution, data sets)
+DESIGNS = ((2, 3, "skewed", 240), (2, 5, "skewed", 240), (2, 10, "skewed", 240), (2, 5, "normal", 240),
+           (2, 5, "capped", 240), (1, 5, "skewed", 400), (1, 10, "skewed", 400), (1, 5, "normal", 400),
+           (1, 5, "capped", 400), (1, 5, "heavy_tailed", 400))
+SEED, N_RESAMPLES = 26, 300
+
+
+def own_bands():
+    """The median's own bands on 1 and 2 tasks too, while measuring (a context manager)."""
+    from rlstats.methods.curves import _api
+    return mock.patch.object(_api, "MEDIAN_IS_MEAN_TASKS", 0)
+
+
+def main(quick=False):
+    warnings.simplefilter("ignore")  # the raw-scale warning: the design draws' scales differ on purpose
+    bands = runpy.run_path(str(HERE / "coverage_curves_bands.py"))
+    for tasks, runs, distribution, n_sim in DESIGNS[:1] if quick else DESIGNS:
+        n_sim = 40 if quick else n_sim
+        for statistic in ("median", "mean"):
+            with own_bands():
+                rows = bands["measure"](statistic, runs, tasks, distribution, 2, n_sim, n_resamples=N_RESAMPLES,
+                                        seed=SEED)
+            for row in rows:
+                if row["interval"] == "studentized":
+                    print(json.dumps({k: row[k] for k in ("statistic", "band", "tasks", "runs", "distribution",
+                                                          "n_sim", "coverage", "se", "coverage_min", "width")}))
+
+
+if __name__ == "__main__":
+    main("--quick" in sys.argv)
