@@ -29,7 +29,8 @@ from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
-from ...statistics import ENUMERATED_CELLS, MEDIAN_IS_MEAN_TASKS, listable, monte_carlo_pvalue, relabellings, skew_widened
+from ...statistics import (ENUMERATED_CELLS, MEDIAN_IS_MEAN_TASKS, listable, monte_carlo_pvalue, relabellings,
+                           skew_widened)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult, step_ranges, step_stretches
@@ -70,11 +71,11 @@ UNWIDENED_NOTE = ("bands=\"studentized_unwidened\" gives the mean's studentised 
 #: review25d: the option was taken without a word)
 UNWIDENED_OTHERS = ("bands=\"studentized_unwidened\" changes the mean's bands only (their widening for the runs' "
                     "skew since audit s25): the {}'s bands are the default's, as bands=\"studentized\" gives them")
-#: What ``bands="studentized_unwidened"`` of the median says on 1 or 2 tasks, where the default gives it the mean's bands
-#: (audit s26 curves26, :func:`_band_options`)
-UNWIDENED_MEDIAN = ("bands=\"studentized_unwidened\" gives on {} the median's own studentised bands, bit for bit those "
-                    "the default gave before audit s26; the default now gives the median of 1 or 2 task means, which is "
-                    "their mean, the mean's bands")
+#: What ``bands="studentized_unwidened"`` of the median says on 1 or 2 tasks, where the default gives it the mean's
+#: bands (audit s26 curves26, :func:`_band_options`)
+UNWIDENED_MEDIAN = ("bands=\"studentized_unwidened\" gives on {} the median's own studentised bands, bit for bit "
+                    "those the default gave before audit s26; the default now gives the median of 1 or 2 task means, "
+                    "which is their mean, the mean's bands")
 #: (tasks below, fewest runs from, to below, {band: worst coverage}): the designs whose calibration notes read the
 #: rows that missed before audit s25 (the rows of one task and 5 runs, bracketed by 5 tasks and 10 runs), and the
 #: worst design draw's coverage the figure's title quotes there for ``bands="studentized_unwidened"``
@@ -603,7 +604,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         The step column (numbers).
     statistic : {"iqm", "mean", "median", "optimality_gap"} or callable
         ``iqm``: 25% trimmed mean of all runs of all tasks pooled (floor(N/4) cut from each
-        end, as rliable); ``mean`` and ``median``: of the per-task mean scores;
+        end, as rliable); ``mean`` and ``median``: of the per-task mean scores (on 1 or 2 tasks
+        the median is their mean and, under the default bands, takes the mean's bands, with a note);
         ``optimality_gap``: mean shortfall below ``gamma``. A function receives an array of
         shape (..., runs, tasks), NaN-padded where a task has fewer runs, the tasks in their
         names' sorted order, and returns the statistic over the last two axes.
@@ -629,7 +631,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         the mean's and the median's widened on the side of the runs' skew (default); the t-expanded
         percentile and sup-t bands of rlstats before issue 40, which cover 0.6-0.8 of the time with
         skewed or capped scores (see above); or the default before audit s25, whose mean's bands
-        are not widened for the skew (0.918 pointwise at one task of 5 skewed runs).
+        are not widened for the skew (0.918 pointwise at one task of 5 skewed runs), and whose
+        median keeps its own bands on 1 or 2 tasks (0.913 simultaneous at one task of 5 skewed runs).
     compare : None, "all" or list of pairs
         Pairs of agents to compare curve against curve: none by default (each comparison costs
         ``n_resamples`` relabellings), every pair with ``"all"``, or ``[("DQN", "Rainbow"), ...]``.
@@ -934,9 +937,11 @@ def _band_options(options, n_tasks):
     steps: both weigh each task alike, over the runs logged there), so under the default bands it takes the mean's:
     its method (standard error, floor, skew widening and Hall's band), its rules for withholding them and its rows of
     the calibration table (audit s26 curves26, as ``bootstrap()``'s median interval since audit s26 median26). Its own
-    bands, made for the middle task of 3 or more, covered less there (2 tasks of 5 skewed runs: 0.942 pointwise of
-    480 simulated curves where the mean's covered 0.952, at 1.04 times the mean's width, ``tests/reference/
-    curves_median_two_tasks.py``). ``bands="studentized_unwidened"``, the default before audit s25, keeps the median's
+    bands, made for the middle task of 3 or more, covered less there on skewed runs
+    (``tests/reference/curves_median_two_tasks.py``, 95% bands): at 1 task of 5 runs 0.913 simultaneous (0.880 in the
+    worst design draw) and 0.927 pointwise of 800, where the mean's, 1.21 and 1.35 times as wide, covered 0.959 and
+    0.953; of 10 runs 0.939 pointwise (the mean's 0.964); at 2 tasks of 3, 5 and 10 runs 0.942-0.943 pointwise of 480
+    (the mean's 0.952-0.957, its own 0.96-1.04 times the mean's width); on normal and capped runs both held. ``bands="studentized_unwidened"``, the default before audit s25, keeps the median's
     own bands bit for bit; ``bands="expanded"`` was already the mean's (the same resamples)."""
     if (options.bands != "studentized" or n_tasks > MEDIAN_IS_MEAN_TASKS or callable(options.statistic)
             or options.statistic != "median"):
@@ -947,10 +952,10 @@ def _band_options(options, n_tasks):
 def _median_is_mean_note(n_tasks):
     """The line saying the median's bands are the mean's (:func:`_band_options`)."""
     which = "the task's mean" if n_tasks == 1 else "the mean of the two task means"
-    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} the median is at every step {which}, the mean's curve: it "
-            "is given the mean's bands (pointwise and simultaneous), by the mean's method and its rules for withholding "
-            "them (the median's own bands, made for the middle task of 3 or more, covered less on skewed runs in "
-            "simulations of 1 and 2 tasks)")
+    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} the median is at every step {which}, the mean's curve: "
+            "it is given the mean's bands (pointwise and simultaneous), by the mean's method and its rules for "
+            "withholding them (the median's own bands, made for the middle task of 3 or more, covered less on skewed "
+            "runs in simulations of 1 and 2 tasks)")
 
 
 def _unrejectable_notes(design, pair_codes, pvalues, options):
