@@ -9,9 +9,13 @@ design draws of the tasks' offsets and scales, 300 resamples, 2 agents, seed 26)
 bands a row) and 1 task (400, 800), for the default bands of the mean and, with the substitution lifted
 (:func:`own_bands`), the median's own. The calibration table has no 2-task rows of curves and no 1-task rows of the
 median (its grid left them out as the mean's). Measured (numpy 2, rlstats at audit s26), coverage pointwise /
-simultaneous, median's own then mean's, with the median's width over the mean's (pointwise):
-2 tasks skewed x 3 runs 0.942 / 0.969 and 0.957 / 0.975 (0.96); x 5: 0.942 / 0.983 and 0.952 / 0.981 (1.04);
-x 10: 0.943 / 0.960 and 0.954 / 0.967 (0.97); the rest in the report of audit s26 curves26 and printed here.
+simultaneous, the median's own then the mean's, with the median's width over the mean's (pointwise / simultaneous):
+2 tasks (480 a row): skewed x 3 runs 0.942 / 0.969 and 0.957 / 0.975 (0.96 / 0.93); x 5: 0.942 / 0.983 and
+0.952 / 0.981 (1.04 / 1.00); x 10: 0.943 / 0.960 and 0.954 / 0.967 (0.97 / 0.96); normal x 5: 0.965 / 0.981 and
+0.975 / 0.992 (1.01 / 1.04); capped x 5: 0.972 / 0.983 and 0.982 / 0.981 (0.98 / 0.92).
+1 task (800 a row): skewed x 5: 0.927 / 0.913 (worst draw 0.918 / 0.880) and 0.953 / 0.959 (0.82 / 0.74); x 10:
+0.939 / 0.965 and 0.964 / 0.980 (0.91 / 0.86); normal x 5: 0.960 / 0.986 and 0.966 / 0.986 (0.93 / 0.77); capped x 5:
+0.965 / 0.974 and 0.979 / 0.988 (0.85 / 0.74); heavy-tailed x 5: 0.969 / 0.989 and 0.976 / 0.981 (0.93 / 0.78).
 """
 
 import json
