@@ -942,8 +942,9 @@ def _band_options(options, n_tasks):
     worst design draw) and 0.927 pointwise of 800, where the mean's, 1.21 and 1.35 times as wide, covered 0.959 and
     0.953; of 10 runs 0.939 pointwise (the mean's 0.964); at 2 tasks of 3, 5 and 10 runs 0.942-0.943 pointwise of 480
     (the mean's 0.952-0.957, its own 0.96-1.04 times the mean's width). On normal, heavy-tailed and capped runs both
-    held (0.960-0.989), the mean's 1.07-1.35 times as wide on one task and 0.96-1.09 on two: the price of one band. ``bands="studentized_unwidened"``, the default before audit s25, keeps the median's
-    own bands bit for bit; ``bands="expanded"`` was already the mean's (the same resamples)."""
+    held (0.960-0.989), the mean's 1.07-1.35 times as wide on one task and 0.96-1.09 on two: the price of one band.
+    ``bands="studentized_unwidened"``, the default before audit s25, keeps the median's own bands bit for bit;
+    ``bands="expanded"`` was already the mean's (the same resamples)."""
     if (options.bands != "studentized" or n_tasks > MEDIAN_IS_MEAN_TASKS or callable(options.statistic)
             or options.statistic != "median"):
         return options
