@@ -1090,6 +1090,10 @@ def skew_widened(bounds: ArrayLike, standard_error: ArrayLike, skewness: ArrayLi
 
 #: The metrics whose default interval takes on each side the wider of the bootstrap-t and Welch t bounds.
 WELCH_FLOOR_METRICS = ("mean", "optimality_gap")
+#: The most tasks on which the median of task means is their mean: the task's own mean on one, the two's mean on two
+#: (with any runs per task: both weigh each task alike). There the median takes the mean's interval in bootstrap() and
+#: its bands in curves() (audits s26 median26 and curves26).
+MEDIAN_IS_MEAN_TASKS = 2
 #: The short name of such an interval where a table names its method (equivalence's aggregate of the mean).
 WELCH_FLOOR_NAME = "bootstrap-t with Welch t floor"
 #: A bound the Welch floor sets whose bootstrap-t bound lies more than this many of its Monte Carlo SEs inside it is

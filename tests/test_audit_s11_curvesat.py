@@ -106,17 +106,25 @@ def test_real_sb3_curves_median_bands_where_runs_sit_at_acrobots_floor():
     runs at each step, and A2C has 2 at -500 at 5k and two CartPole runs at 500 at 20k. The median's bands were given
     at all 8 agent-steps; audit s11 (the share alone) kept A2C's 10k and 15k only, with a note. Since audit s13
     (bootstrap()'s finer rule: with two tasks both are the median's, so half or more of all the runs tied) A2C's 5k
-    (2 of 6 runs at -500) is given again; its 20k (3 of 6) and PPO's steps (3-4 of 6) stay withheld; the mean's keep
-    all 8."""
+    (2 of 6 runs at -500) is given again; its 20k (3 of 6) and PPO's steps (3-4 of 6) stayed withheld; the mean's keep
+    all 8. Since audit s26 (curves26) the median of these 2 tasks, which is their mean, takes the mean's bands and its
+    rules for withholding them: all 8 given, the mean's (its own rule, for the jumps of a middle task's mean, is read
+    from 3 tasks)."""
     logs = SHARED_DATA / "logs" / "sb3_classic"
     if not logs.is_dir():
         pytest.skip(f"the real SB3 logs are not at {logs} (../shared/data/logs/sb3_classic beside the repository)")
     runs = rlstats.read_logs(logs, "{agent}/{task}/seed_{seed}", format="sb3_eval", tags={"eval/mean_reward": "score"},
                              progress=False)
     options = dict(step="step", subset="agent != 'DQN'", na_action="drop", n_resamples=200, rng=0, progress=False)
-    res = rlstats.curves(runs, "score ~ agent | task/seed", statistic="median", **options)
-    given = np.isfinite(res.pointwise).all(axis=-1)
-    assert list(res.agents) == ["A2C", "PPO"] and given.tolist() == [[True, True, True, False], [False] * 4]
-    assert any("A2C at 1 step (20k); PPO at 4 steps (5k to 20k): there 0.3 or more" in n for n in res.notes)
+    median = rlstats.curves(runs, "score ~ agent | task/seed", statistic="median", **options)
+    assert list(median.agents) == ["A2C", "PPO"] and np.isfinite(median.pointwise).all()
+    assert not any("there 0.3 or more" in n for n in median.notes)
     res = rlstats.curves(runs, "score ~ agent | task/seed", statistic="mean", **options)
     assert np.isfinite(res.pointwise).all()
+    np.testing.assert_array_equal(median.pointwise, res.pointwise)
+    # the median's own bands and rule, as main gave them before audit s26: bands="studentized_unwidened"
+    own = rlstats.curves(runs, "score ~ agent | task/seed", statistic="median", bands="studentized_unwidened",
+                         **options)
+    given = np.isfinite(own.pointwise).all(axis=-1)
+    assert given.tolist() == [[True, True, True, False], [False] * 4]
+    assert any("A2C at 1 step (20k); PPO at 4 steps (5k to 20k): there 0.3 or more" in n for n in own.notes)

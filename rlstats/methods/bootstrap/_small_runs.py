@@ -32,9 +32,9 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, floored_standard_errors,
-                           near_ties, order_statistic_se, run_expansion, shape_ratios, skew_widened, skewness_of_means,
-                           welch_floor)
+from ...statistics import (MEDIAN_IS_MEAN_TASKS, STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges,
+                           floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
+                           skew_widened, skewness_of_means, welch_floor)
 from ...format import join_and, listed, name_list, names_shown
 from ...vocabulary import metric_label
 from ...resampling import canonical_order
@@ -328,8 +328,6 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
 STUDENTIZED_INTERVALS = ("studentized", "studentized_no_welch", "studentized_unwidened")
 #: The studentised kinds whose mean's and median's intervals are widened on the side of the runs' skew.
 WIDENED_INTERVALS = ("studentized", "studentized_no_welch")
-#: The most tasks on which the median of task means is their mean: the task's own mean on one, the two's mean on two.
-MEDIAN_IS_MEAN_TASKS = 2
 
 
 def interval_kinds(kinds, n_tasks, interval):

@@ -29,7 +29,8 @@ from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
-from ...statistics import ENUMERATED_CELLS, listable, monte_carlo_pvalue, relabellings, skew_widened
+from ...statistics import (ENUMERATED_CELLS, MEDIAN_IS_MEAN_TASKS, listable, monte_carlo_pvalue, relabellings,
+                           skew_widened)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import CurvesResult, step_ranges, step_stretches
@@ -70,6 +71,11 @@ UNWIDENED_NOTE = ("bands=\"studentized_unwidened\" gives the mean's studentised 
 #: review25d: the option was taken without a word)
 UNWIDENED_OTHERS = ("bands=\"studentized_unwidened\" changes the mean's bands only (their widening for the runs' "
                     "skew since audit s25): the {}'s bands are the default's, as bands=\"studentized\" gives them")
+#: What ``bands="studentized_unwidened"`` of the median says on 1 or 2 tasks, where the default gives it the mean's
+#: bands (audit s26 curves26, :func:`_band_options`)
+UNWIDENED_MEDIAN = ("bands=\"studentized_unwidened\" gives on {} the median's own studentised bands, bit for bit "
+                    "those the default gave before audit s26; the default now gives the median of 1 or 2 task means, "
+                    "which is their mean, the mean's bands")
 #: (tasks below, fewest runs from, to below, {band: worst coverage}): the designs whose calibration notes read the
 #: rows that missed before audit s25 (the rows of one task and 5 runs, bracketed by 5 tasks and 10 runs), and the
 #: worst design draw's coverage the figure's title quotes there for ``bands="studentized_unwidened"``
@@ -598,7 +604,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         The step column (numbers).
     statistic : {"iqm", "mean", "median", "optimality_gap"} or callable
         ``iqm``: 25% trimmed mean of all runs of all tasks pooled (floor(N/4) cut from each
-        end, as rliable); ``mean`` and ``median``: of the per-task mean scores;
+        end, as rliable); ``mean`` and ``median``: of the per-task mean scores (on 1 or 2 tasks
+        the median is their mean and, under the default bands, takes the mean's bands, with a note);
         ``optimality_gap``: mean shortfall below ``gamma``. A function receives an array of
         shape (..., runs, tasks), NaN-padded where a task has fewer runs, the tasks in their
         names' sorted order, and returns the statistic over the last two axes.
@@ -624,7 +631,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         the mean's and the median's widened on the side of the runs' skew (default); the t-expanded
         percentile and sup-t bands of rlstats before issue 40, which cover 0.6-0.8 of the time with
         skewed or capped scores (see above); or the default before audit s25, whose mean's bands
-        are not widened for the skew (0.918 pointwise at one task of 5 skewed runs).
+        are not widened for the skew (0.918 pointwise at one task of 5 skewed runs), and whose
+        median keeps its own bands on 1 or 2 tasks (0.913 simultaneous at one task of 5 skewed runs).
     compare : None, "all" or list of pairs
         Pairs of agents to compare curve against curve: none by default (each comparison costs
         ``n_resamples`` relabellings), every pair with ``"all"``, or ``[("DQN", "Rainbow"), ...]``.
@@ -767,6 +775,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                           "Monte Carlo errors well below the differences that matter)")
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared, beyond=bool(range_note))]
+    caller, options = options, _band_options(options, design.n_tasks)  # the median of 1 or 2 tasks: the mean's bands
     cells = None if source is None else runs.dropped_cells(source, design, step, starts, stops, logged,
                                                           [grid] * starts.size, options.align)
     if cells is not None and np.any(cells):  # R's na.omit: a dropped row is not used, nor filled in from others
@@ -817,6 +826,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     about_bands = [f"bootstrap deviations widened by sqrt(n/(n - 1)) with {n_is}, because resampling n runs sees "
                    "only (n - 1)/n of their variance (Hesterberg, 2015)"]
     notes.append(about_bands[0])
+    notes += [] if options is caller else [_median_is_mean_note(design.n_tasks)]
 
     ss, seed_record = seed_sequence(rng)
     boot_ss, perm_ss = ss.spawn(2)
@@ -876,7 +886,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                 measured.update(UNWIDENED_MISSED[3])  # the designs whose table rows then read the missing ones
         else:
             if options.bands == "studentized_unwidened":  # review25d: the option named, not silently the default
-                about_bands.append(UNWIDENED_OTHERS.format(metric_label(options.statistic_name)))
+                own = options.statistic == "median" and n_tasks <= MEDIAN_IS_MEAN_TASKS  # audit s26 curves26
+                about_bands.append(UNWIDENED_MEDIAN.format("one task" if n_tasks == 1 else "2 tasks") if own
+                                   else UNWIDENED_OTHERS.format(metric_label(options.statistic_name)))
                 notes.append(about_bands[-1])
             notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands, measured)
     comparisons = []
@@ -903,11 +915,11 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         measured = {}
 
     return CurvesResult(
-        method=f"Learning curves: per-step {_label(options.statistic_name)} with whole-run bootstrap bands",
+        method=f"Learning curves: per-step {_label(caller.statistic_name)} with whole-run bootstrap bands",
         formula=design.formula, data_name=f"{design.data_name} over {step}", nobs=int(starts.size),
-        notes=tuple(notes), options=options.record(), seed=seed_record,
+        notes=tuple(notes), options=caller.record(), seed=seed_record,
         agents=design.agents, tasks=design.tasks, step_column=step, steps=runs.as_steps(grid, design.extra[step]),
-        statistic=options.statistic_name, estimates=estimates, pointwise=pointwise,
+        statistic=caller.statistic_name, estimates=estimates, pointwise=pointwise,
         simultaneous=simultaneous, std_error=np.stack([b[1] for b in bands]),
         critical_value=np.where(far, np.nan, np.stack([b[2] for b in bands])), df=df, bootstrap_distribution=replicates,
         n_resamples=options.n_resamples, confidence_level=options.confidence_level, alpha=options.alpha,
@@ -917,6 +929,35 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
         normalized=design.normalized, relabellings=tuple(c[3] for c in comparisons),
         measured_coverage=tuple(measured.items()))
+
+
+def _band_options(options, n_tasks):
+    """The options the bands are made by: on ``MEDIAN_IS_MEAN_TASKS`` or fewer tasks the median of task means is at
+    every step the mean of task means, the same number bit for bit (with any runs per task, and runs missing at some
+    steps: both weigh each task alike, over the runs logged there), so under the default bands it takes the mean's:
+    its method (standard error, floor, skew widening and Hall's band), its rules for withholding them and its rows of
+    the calibration table (audit s26 curves26, as ``bootstrap()``'s median interval since audit s26 median26). Its own
+    bands, made for the middle task of 3 or more, covered less there on skewed runs
+    (``tests/reference/curves_median_two_tasks.py``, 95% bands): at 1 task of 5 runs 0.913 simultaneous (0.880 in the
+    worst design draw) and 0.927 pointwise of 800, where the mean's, 1.21 and 1.35 times as wide, covered 0.959 and
+    0.953; of 10 runs 0.939 pointwise (the mean's 0.964); at 2 tasks of 3, 5 and 10 runs 0.942-0.943 pointwise of 480
+    (the mean's 0.952-0.957, its own 0.96-1.04 times the mean's width). On normal, heavy-tailed and capped runs both
+    held (0.960-0.989), the mean's 1.07-1.35 times as wide on one task and 0.96-1.09 on two: the price of one band.
+    ``bands="studentized_unwidened"``, the default before audit s25, keeps the median's own bands bit for bit;
+    ``bands="expanded"`` was already the mean's (the same resamples)."""
+    if (options.bands != "studentized" or n_tasks > MEDIAN_IS_MEAN_TASKS or callable(options.statistic)
+            or options.statistic != "median"):
+        return options
+    return dataclasses.replace(options, statistic="mean", statistic_name="mean")
+
+
+def _median_is_mean_note(n_tasks):
+    """The line saying the median's bands are the mean's (:func:`_band_options`)."""
+    which = "the task's mean" if n_tasks == 1 else "the mean of the two task means"
+    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} the median is at every step {which}, the mean's curve: "
+            "it is given the mean's bands (pointwise and simultaneous), by the mean's method and its rules for "
+            "withholding them (the median's own bands, made for the middle task of 3 or more, covered less on skewed "
+            "runs in simulations of 1 and 2 tasks)")
 
 
 def _unrejectable_notes(design, pair_codes, pvalues, options):

@@ -1,0 +1,129 @@
+"""Audit s26 (curves26): at every step the median of task means is the mean of task means on 1 or 2 tasks (one
+number, with any runs per task and runs missing at some steps: both weigh each task alike), yet curves() gave the
+two statistics different bands there (2 tasks of 4 and 6 skewed runs, agent a at the last step: the mean's pointwise
+band (7.492, 14.287), the median's (7.690, 13.874)). Under the default bands the median now takes the mean's bands
+there, with a note; from 3 tasks, and under bands="studentized_unwidened", nothing changes."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import rlstats
+from rlstats.methods.curves import _api
+
+
+def _frame(tasks=2, runs=(4, 6), steps=6, seed=4, early=True):
+    """Skewed learning curves of 2 agents: ``runs[t]`` runs of task t (the last task's count for the others), one run
+    of each agent ending two steps early."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for agent in ("a", "b"):
+        for task in range(tasks):
+            for seed_ in range(runs[min(task, len(runs) - 1)]):
+                last = steps - 2 if early and task == 0 and seed_ == 0 else steps
+                trend = np.linspace(0.0, 1.0, steps) * (3.0 + task) + (0.5 if agent == "b" else 0.0)
+                noise = np.exp(rng.normal(size=steps) * 0.8)
+                for s in range(last):
+                    rows.append((agent, f"t{task}", seed_, 10 * s, 10.0 * task + trend[s] + noise[s]))
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+
+
+def _curves(df, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rlstats.curves(df, "score ~ agent | task/seed", step="step", normalize=False,
+                              **{"n_resamples": 200, "rng": 0, "progress": False, **options})
+
+
+NOTE_TWO = ("on 2 tasks the median is at every step the mean of the two task means, the mean's curve: it is given the "
+            "mean's bands (pointwise and simultaneous), by the mean's method and its rules for withholding them (the "
+            "median's own bands, made for the middle task of 3 or more, covered less on skewed runs in simulations of "
+            "1 and 2 tasks)")
+NOTE_ONE = NOTE_TWO.replace("on 2 tasks", "on one task").replace("the mean of the two task means", "the task's mean")
+# the numbers main gave before audit s26 (agent a at the last step, agent b at the third): the mean's, the median's own
+MEAN_TWO = ([7.491775432072857, 14.287249678344441], [5.555658939678774, 16.41769389060321],
+            [7.410924939603186, 9.425271828488242])
+MEDIAN_TWO = ([7.690045084995702, 13.87436935283112], [6.21136212991667, 15.324770873187045],
+              [7.410924939603186, 9.462884944475222])
+
+
+def _picked(res):
+    return res.pointwise[0, -1], res.simultaneous[0, -1], res.pointwise[1, 2]
+
+
+def _same_bands(first, second):
+    np.testing.assert_array_equal(first.estimates, second.estimates)
+    for name in ("pointwise", "simultaneous", "std_error", "critical_value", "df"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(second, name), err_msg=name)
+
+
+def test_median_bands_are_the_means_on_two_tasks():
+    df = _frame()  # 4 and 6 runs a task; one run of each agent ends two steps early
+    mean, median = _curves(df, statistic="mean", compare="all"), _curves(df, statistic="median", compare="all")
+    # the two curves are one number at every step, bit for bit: the median of two task means is their mean
+    cells = df.groupby(["agent", "task", "step"])["score"].mean().groupby(["agent", "step"])
+    np.testing.assert_allclose(median.estimates.ravel(), cells.median().to_numpy(), rtol=1e-13)
+    np.testing.assert_allclose(mean.estimates.ravel(), cells.mean().to_numpy(), rtol=1e-13)
+    _same_bands(mean, median)
+    for got, want in zip(_picked(median), MEAN_TWO):
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+    np.testing.assert_array_equal(mean.difference_bands, median.difference_bands)
+    np.testing.assert_array_equal(mean.difference_pvalues, median.difference_pvalues)
+    assert NOTE_TWO in median.notes and NOTE_TWO not in mean.notes
+    assert [n for n in median.notes if n != NOTE_TWO] == list(mean.notes)  # the mean's notes, coverage rows and all
+    # it is still the median's result
+    assert median.statistic == "median" and median.options["statistic_name"] == "median"
+    assert median.method == "Learning curves: per-step median with whole-run bootstrap bands"
+
+
+def test_one_task():
+    df = _frame(tasks=1, runs=(6,))
+    mean, median = _curves(df, statistic="mean"), _curves(df, statistic="median")
+    _same_bands(mean, median)
+    np.testing.assert_allclose(median.pointwise[0, -1], [2.3920054775866237, 7.677680411287488], rtol=1e-9)
+    # the median's own band was (2.564, 6.516): narrower than the mean's, and short of its level on one task
+    assert NOTE_ONE in median.notes
+
+
+def test_invariant_to_units_and_row_order():
+    df = _frame()
+    base = _curves(df, statistic="median")
+    shuffled = _curves(df.sample(frac=1.0, random_state=3), statistic="median")
+    scaled = _curves(df.assign(score=df["score"] * 1e3 + 5e4), statistic="median")
+    np.testing.assert_array_equal(shuffled.pointwise, base.pointwise)
+    np.testing.assert_array_equal(shuffled.simultaneous, base.simultaneous)
+    np.testing.assert_allclose(scaled.pointwise, base.pointwise * 1e3 + 5e4, rtol=1e-10)
+    np.testing.assert_allclose(scaled.simultaneous, base.simultaneous * 1e3 + 5e4, rtol=1e-10)
+    for res in (base, shuffled, scaled):
+        assert NOTE_TWO in res.notes
+
+
+def test_three_tasks_unchanged():
+    df = _frame(tasks=3)
+    median = _curves(df, statistic="median")
+    np.testing.assert_allclose(median.pointwise[0, -1], [13.65629261690649, 17.486464451183494], rtol=1e-9)
+    np.testing.assert_allclose(median.simultaneous[0, -1], [11.502763962416152, 21.26848934195961], rtol=1e-9)
+    assert not any("the mean's curve" in n for n in median.notes)
+
+
+def test_former_default_and_expanded():
+    df = _frame()
+    # bands="studentized_unwidened" (the default before audit s25) keeps the median's own bands bit for bit
+    own = _curves(df, statistic="median", bands="studentized_unwidened")
+    for got, want in zip(_picked(own), MEDIAN_TWO):
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+    assert NOTE_TWO not in own.notes
+    assert (_api.UNWIDENED_MEDIAN.format("2 tasks") in own.notes
+            and not any(n.startswith("bands=\"studentized_unwidened\" changes the mean's") for n in own.notes))
+    # the expanded bands read the same resamples: one band already, and no note
+    mean, median = (_curves(df, statistic=s, bands="expanded") for s in ("mean", "median"))
+    _same_bands(mean, median)
+    assert NOTE_TWO not in median.notes
+
+
+def test_a_statistic_function_named_median_keeps_its_bands():
+    def median(x, axis=-1):
+        return np.median(np.nanmean(x, axis=-2), axis=-1)
+
+    res = _curves(_frame(), statistic=median)
+    assert NOTE_TWO not in res.notes and res.statistic == "median"
