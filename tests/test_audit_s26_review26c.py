@@ -17,11 +17,11 @@ def _bad_inputs():
     return module
 
 
-@pytest.mark.xfail(strict=True, reason="trim26's fast path of unchanged() passes a frame whose categorical column's "
-                   "categories were reordered (CategoricalDtype equality ignores the order; "
-                   "pd.testing.assert_frame_equal fails it)")
 @pytest.mark.parametrize("where", ["column", "index"])
 def test_unchanged_catches_reordered_categories(where):
+    """trim26's fast path of unchanged() passed a frame whose categorical column's (or index's) categories were
+    reordered in place: CategoricalDtype equality and DataFrame.equals ignore the order of unordered categories,
+    pd.testing.assert_frame_equal does not. The fast path now compares the categories too."""
     helper = _bad_inputs()
     if where == "column":
         frame = pd.DataFrame({"agent": pd.Categorical(["x", "y", "x"], categories=["x", "y"]), "score": [1.0, 2, 3]})
@@ -38,3 +38,13 @@ def test_unchanged_catches_reordered_categories(where):
                 frame["agent"] = frame["agent"].cat.reorder_categories(["y", "x"])
             else:
                 frame.index = frame.index.reorder_categories(["y", "x"])
+
+
+def test_unchanged_fast_path_still_fast_and_still_passes_copies():
+    """An untouched frame with categoricals passes the fast path itself (no fallback), and a reordered one fails it."""
+    helper = _bad_inputs()
+    frame = pd.DataFrame({"agent": pd.Categorical(["x", "y", "x"], categories=["x", "y"]), "score": [1.0, 2, 3]},
+                         index=pd.CategoricalIndex(["a", "b", "c"]))
+    assert helper._identical(frame, frame.copy(deep=True))
+    assert not helper._identical(frame.assign(agent=frame["agent"].cat.reorder_categories(["y", "x"])), frame)
+    assert not helper._identical(frame.assign(agent=frame["agent"].cat.set_categories(["x", "y", "z"])), frame)
