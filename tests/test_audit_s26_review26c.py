@@ -51,12 +51,11 @@ def test_unchanged_fast_path_still_fast_and_still_passes_copies():
 
 
 # ---- copies26b's joint bound: the Gamma tail against scipy, and an infinite combined statistic --------------------
-@pytest.mark.xfail(strict=True, reason="_log_gamma_tail(1, 4.28e-12) = -4.8e-6 below log gammaincc = -4.3e-12: "
-                   "x - n + 1 evaluated as (x - 1) + 1 loses x's digits, so the bound is not an upper bound there")
 def test_log_gamma_tail_bounds_scipy_on_a_grid():
     """copies26b's ``_log_gamma_tail`` bounds ``log P(Gamma(n, 1) >= x)`` above on a grid of n = 1-59, 100-10,000 and
     x from just above n - 1 (where ``x / (x - n + 1)`` blows up: clipped to 0) to 1e5: never more than round-off below
-    ``log(scipy.special.gammaincc(n, x))`` (where the bound is exact, n = 1)."""
+    ``log(scipy.special.gammaincc(n, x))`` (where the bound is exact, n = 1). It was 4.8e-6 below at n = 1,
+    x = 4.28e-12 (``x - n + 1`` evaluated as ``(x - 1) + 1``); in use n >= 2, where it held already."""
     import numpy as np
     from scipy import special
 
@@ -75,11 +74,15 @@ def test_log_gamma_tail_bounds_scipy_on_a_grid():
     assert worst < 1e-8
 
 
-@pytest.mark.xfail(strict=True, reason="_log_gamma_tail(n, inf) is NaN (-inf + (n - 1) inf): a pair of cells of "
-                   "chance 0 made the pair of tasks' joint bound NaN, which no test passes, so no note")
 def test_log_gamma_tail_of_an_infinite_statistic():
+    """It was NaN (-inf + (n - 1) inf): a pair of cells of chance 0 made the pair of tasks' joint bound NaN, which
+    no comparison passes; now -inf (P(Gamma(n, 1) >= inf) = 0). Finite x just past n - 1 stay clipped at 0."""
     import numpy as np
 
     from rlstats.statistics import _log_gamma_tail
 
     np.testing.assert_array_equal(_log_gamma_tail(np.array([1.0, 2, 50]), np.array([np.inf] * 3)), [-np.inf] * 3)
+    np.testing.assert_array_equal(_log_gamma_tail(np.array([2.0, 50, 50]), np.array([1.0, 49.0, 49.000001])),
+                                  [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(_log_gamma_tail(np.array([1.0, 3.0]), np.array([4.28e-12, 10.0])),
+                               [-4.28e-12, -10 + 2 * np.log(10) - np.log(2) + np.log(10 / 8)], rtol=1e-13)
