@@ -86,3 +86,29 @@ def test_log_gamma_tail_of_an_infinite_statistic():
                                   [0.0, 0.0, 0.0])
     np.testing.assert_allclose(_log_gamma_tail(np.array([1.0, 3.0]), np.array([4.28e-12, 10.0])),
                                [-4.28e-12, -10 + 2 * np.log(10) - np.log(2) + np.log(10 / 8)], rtol=1e-13)
+
+
+# ---- median26's counts in docs/calibration.md, read from the table ---------------------------------------------
+def test_calibration_page_counts_of_the_two_task_rows():
+    """docs/calibration.md's counts of the bootstrap's 2-task rows after median26 (whose 16 median rows on 2 tasks
+    measure the median's own t interval and are no longer the default's): 15 of the default's 64 miss at 3-20 runs,
+    14 of its 48 studentised; 4 of the 16 "t interval" rows. Only the total (197 of 4,982) was read by a test
+    (test_audit_s10_saturated); these are read here."""
+    import pathlib
+
+    import rlstats
+
+    page = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "calibration.md").read_text(encoding="utf-8")
+    page = " ".join(page.split())
+    table = rlstats.calibration_table(default=True)
+    two = table[(table["procedure"] == "bootstrap.interval") & (table["tasks"] == 2) & (table["runs"] >= 3)
+                & (table["runs"] <= 20)]
+    student = two[two["interval"] == "studentized"]
+    full = rlstats.calibration_table()
+    median = full[(full["configuration"] == "t interval") & (full["tasks"] == 2)]
+    counts = (int(two["misses"].sum()), len(two), int(student["misses"].sum()), len(student),
+              int(median["misses"].sum()), len(median))
+    assert counts == (15, 64, 14, 48, 4, 16)
+    assert f"{counts[0]} of the bootstrap's {counts[1]} on 2 tasks" in page
+    assert f"miss more: {counts[2]} of {counts[3]} (below; 18 of 64 before audit s26" in page
+    assert f"{counts[4]} of those {counts[5]} missed" in page
