@@ -112,3 +112,32 @@ def test_calibration_page_counts_of_the_two_task_rows():
     assert f"{counts[0]} of the bootstrap's {counts[1]} on 2 tasks" in page
     assert f"miss more: {counts[2]} of {counts[3]} (below; 18 of 64 before audit s26" in page
     assert f"{counts[4]} of those {counts[5]} missed" in page
+
+
+# ---- small26's headers: the summary's text, Markdown and HTML as print and LaTeX head them --------------------------
+def _named_adastop():
+    import warnings
+
+    import rlstats
+
+    df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=10, effect=[0, 0.5, 1.5], rng=0)[["agent", "score", "seed"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, reference="agent_3")
+
+
+@pytest.mark.xfail(strict=True, reason="small26 headed AdaStop's decision table 'first agent', 'second agent' in print "
+                   "and LaTeX, but summary()'s text, Markdown and HTML still head it agent_1 agent_2 n_1 n_2 over "
+                   "cells holding agents named agent_3, agent_1")
+def test_adastop_summary_text_headed_as_print():
+    res = _named_adastop()
+    summary = res.summary()
+    text = str(summary)
+    decisions = text.split("Decisions:\n", 1)[1].splitlines()
+    assert decisions[0].split("  ")[:2] == ["first agent", "second agent"], decisions[0]
+    assert "runs of first" in decisions[0] and "n_1" not in decisions[0]
+    assert "| first agent | second agent |" in summary.to_markdown()
+    assert "<th>first agent</th>" in summary._repr_html_()
+    # the frames keep the codes (tidy() and the summary's tables), and tidy() carries no headers
+    assert list(summary.tables["Decisions"].columns[:2]) == ["agent_1", "agent_2"]
+    assert "rlstats_headers" not in res.tidy().attrs
