@@ -126,10 +126,10 @@ def _named_adastop():
         return rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, reference="agent_3")
 
 
-@pytest.mark.xfail(strict=True, reason="small26 headed AdaStop's decision table 'first agent', 'second agent' in print "
-                   "and LaTeX, but summary()'s text, Markdown and HTML still head it agent_1 agent_2 n_1 n_2 over "
-                   "cells holding agents named agent_3, agent_1")
 def test_adastop_summary_text_headed_as_print():
+    """small26 headed AdaStop's decision table 'first agent', 'second agent' in print and LaTeX, but summary()'s
+    text, Markdown and HTML still headed it agent_1 agent_2 n_1 n_2 over cells holding agents named agent_3,
+    agent_1: format's one rendering of cells (_formatted) now reads the frame's rlstats_headers, as LaTeX did."""
     res = _named_adastop()
     summary = res.summary()
     text = str(summary)
