@@ -63,7 +63,8 @@ def test_log_gamma_tail_bounds_scipy_on_a_grid():
 
     worst = -np.inf
     for n in [*range(1, 60), 100, 300, 1000, 10000]:
-        x = np.r_[n - 1 + np.geomspace(1e-12, 1e-6, 20), np.linspace(n - 1, 3 * n + 50, 400), np.geomspace(n + 1, 1e5, 60)]
+        x = np.r_[n - 1 + np.geomspace(1e-12, 1e-6, 20), np.linspace(n - 1, 3 * n + 50, 400),
+                  np.geomspace(n + 1, 1e5, 60)]
         x = x[x > 0]
         bound = _log_gamma_tail(np.full(x.size, n), x)
         with np.errstate(divide="ignore"):
