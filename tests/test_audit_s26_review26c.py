@@ -1,5 +1,22 @@
 """Audit s26 (review26c): review of session 26's merges (trim26's test helpers, copies26b, hall26b, median26, small26)
-on main."""
+on main.
+
+Fixed:
+
+- trim26's fast path of ``test_bad_inputs.unchanged()`` passed a caller's frame whose categorical column's (or
+  index's) categories were reordered in place (an unordered CategoricalDtype equals its reordering, and
+  DataFrame.equals compares values), which ``pd.testing.assert_frame_equal`` fails: it compares categories too;
+- copies26b's ``_log_gamma_tail`` was no upper bound at n = 1, x = 4.3e-12 (-4.8e-6 against -4.3e-12: ``x - n + 1``
+  as ``(x - 1) + 1``) and NaN at x = inf (a pair of cells of chance 0: the pair of tasks then passed no test); in use
+  n >= 2, where the grid against scipy's gammaincc found it an upper bound already;
+- summary()'s text, Markdown and HTML headed AdaStop's pair agent_1 agent_2 n_1 n_2 over agents named agent_3,
+  agent_1, which small26 had mended in print and LaTeX only;
+- docs/calibration.md's 2-task counts (15 of 64, 14 of 48, 4 of 16) are read from the table.
+
+Checked and left as they are: the lead's merge 22ac60ff (shared_q indexed as first/second, ``[same]`` then
+``[pick]``), hall_cap's cap and slope against numerical derivatives (continuous, monotone), the calibration CSV
+against both branches' changes from their own merge bases (no row lost or duplicated), the notes on real data
+(hpo_landscapes, HalfCheetah SAC/TD3, MuJoCo pairs of tasks) under units and row order."""
 
 import importlib.util
 import pathlib
