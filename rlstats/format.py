@@ -117,13 +117,18 @@ def format_cell(value: object, digits: int = 5) -> str:
 def _formatted(frame, digits):
     """The frame as a list of header strings and rows of cell strings, p-values by :func:`paper_pvalue`.
 
-    Every format (text, Markdown, LaTeX, HTML) renders these strings, so all show the same digits.
+    Every format (text, Markdown, LaTeX, HTML) renders these strings, so all show the same digits. A column the
+    frame's ``attrs["rlstats_headers"]`` maps is headed so (a result's own words for a code that could be read as a
+    name in the data: AdaStop's "first agent" for agent_1; audit s26 review26c: the summary's text, Markdown and HTML
+    as print and LaTeX).
     """
-    header = [str(c) for c in frame.columns]
+    headers = frame.attrs.get("rlstats_headers", {})
+    columns = [str(c) for c in frame.columns]
+    header = [str(headers.get(c, c)) for c in columns]
     rows = [[format_cell(v, digits) for v in row] for row in frame.itertuples(index=False)]
     # the levels its result judges p-values at (Summary's alpha=): none is printed as one it differs from
     alpha = frame.attrs.get("rlstats_alpha", ())
-    for j, column in enumerate(header):
+    for j, column in enumerate(columns):
         if _PVALUE_COLUMN.match(column):
             for row, value in zip(rows, frame.iloc[:, j]):
                 row[j] = paper_pvalue(value, alpha=alpha)

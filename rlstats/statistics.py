@@ -594,11 +594,13 @@ def _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, lo, hi,
 
 def _log_gamma_tail(n, x):
     """``log P(Gamma(n, 1) >= x)``, bounded above: ``e**-x x**(n-1) / (n-1)! * x / (x - n + 1)`` for ``x > n - 1``
-    (the Poisson sum ``e**-x sum_{j<n} x**j / j!`` by its last term and a geometric series), else 0."""
+    (the Poisson sum ``e**-x sum_{j<n} x**j / j!`` by its last term and a geometric series), else 0; ``-inf`` at
+    ``x = inf`` (a ``p`` of 0).  ``x - (n - 1)``, not ``(x - n) + 1``, which lost a small ``x``'s digits (n = 1,
+    x = 4.3e-12: -4.8e-6, below the tail's log, audit s26 review26c)."""
     n, x = np.asarray(n, dtype=float), np.asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        bound = -x + (n - 1) * np.log(x) - np.asarray(_lgamma(n), dtype=float) + np.log(x / (x - n + 1))
-    return np.where(x > n - 1, np.minimum(bound, 0.0), 0.0)
+        bound = -x + (n - 1) * np.log(x) - np.asarray(_lgamma(n), dtype=float) + np.log(x / (x - (n - 1)))
+    return np.where(np.isposinf(x), -np.inf, np.where(x > n - 1, np.minimum(bound, 0.0), 0.0))
 
 
 #: The most values (pairs of runs) :func:`_near_ties_paired` compares at once.

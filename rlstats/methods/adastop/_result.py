@@ -20,7 +20,8 @@ _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withh
 #: what "larger" and "smaller" claim: the permutation test rejects identical score distributions, the sign of the
 #: estimate (the mean difference) gives the side (the level is not held at equal means of different shapes)
 _LARGER = "larger or smaller: their score distributions differ, the first agent's mean above or below"
-#: the pair's columns as print and LaTeX head them (tidy() and the summary's frames keep the codes): agent_1 and n_1
+#: the pair's columns as print, LaTeX and the summary's text head them (tidy() and the summary's frames keep the codes,
+#: the latter with these in attrs["rlstats_headers"], which format reads): agent_1 and n_1
 #: read as names where the agents are named so (simulate()'s agent_1, agent_2, ...; audit s26)
 HEADERS = {"agent_1": "first agent", "agent_2": "second agent", "n_1": "runs of first", "n_2": "runs of second"}
 
