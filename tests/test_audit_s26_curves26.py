@@ -35,7 +35,7 @@ def _curves(df, **options):
                               **{"n_resamples": 200, "rng": 0, "progress": False, **options})
 
 
-NOTE_TWO = ("on 2 tasks the median is at every step the mean of the two task means, the mean's curve: it is given the "
+NOTE_TWO = ("on 2 tasks the median of task means is at every step the mean of the two task means, the mean's curve: it is given the "
             "mean's bands (pointwise and simultaneous), by the mean's method and its rules for withholding them (the "
             "median's own bands, made for the middle task of 3 or more, covered less on skewed runs in simulations of "
             "1 and 2 tasks)")

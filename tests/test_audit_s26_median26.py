@@ -11,7 +11,7 @@ import rlstats
 from rlstats import calibration
 from rlstats.methods.bootstrap import _small_runs as small_runs
 
-NOTE_TWO = ("on 2 tasks the median is the mean of the two task means, the mean's estimate: it is given the mean's "
+NOTE_TWO = ("on 2 tasks the median of task means is the mean of the two task means, the mean's estimate: it is given the mean's "
             "interval, by the mean's method and its rules for withholding it (the median's own t interval, made for the "
             "middle task of 3 or more, covered less on skewed runs in simulations of 1 and 2 tasks)")
 
@@ -78,7 +78,7 @@ def test_one_task_halfcheetah(published):
     assert res.agents == ("SAC", "TD3")
     # SAC's mean interval (its skew on the lower side; the Welch t bound above), before and after audit s26
     np.testing.assert_allclose(res.intervals[0, 1], [11592.85191415847, 12107.710525432149], rtol=1e-9)
-    assert ("on one task the median is the task's mean, the mean's estimate: it is given the mean's interval, by the "
+    assert ("on one task the median of task means is the task's mean, the mean's estimate: it is given the mean's interval, by the "
             "mean's method and its rules for withholding it") in " ".join(res.notes)
 
 

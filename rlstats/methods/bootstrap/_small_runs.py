@@ -350,7 +350,9 @@ def median_is_mean_note(kinds, names, n_tasks, interval):
     """The line saying that the median's interval is the mean's (:func:`interval_kinds`), or None."""
     if interval != "studentized" or interval_kinds(kinds, n_tasks, interval) == tuple(kinds):
         return None  # the other intervals were the mean's already: no interval of the median's own to tell apart
-    labels = join_and(f"the {metric_label(name)}" + ("" if name == kind else " (the median of task means)")
+    # "of task means" always: "the median" alone reads as the runs' median (review26c)
+    labels = join_and("the median of task means" if name == kind else
+                      f"the {metric_label(name)} (the median of task means)"
                       for name, kind in zip(names, kinds) if kind == "median")
     which = "the task's mean" if n_tasks == 1 else "the mean of the two task means"
     return (f"on {'one task' if n_tasks == 1 else '2 tasks'} {labels} is {which}, the mean's estimate: it is given the "

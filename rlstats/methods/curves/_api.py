@@ -954,7 +954,7 @@ def _band_options(options, n_tasks):
 def _median_is_mean_note(n_tasks):
     """The line saying the median's bands are the mean's (:func:`_band_options`)."""
     which = "the task's mean" if n_tasks == 1 else "the mean of the two task means"
-    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} the median is at every step {which}, the mean's curve: "
+    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} the median of task means is at every step {which}, the mean's curve: "
             "it is given the mean's bands (pointwise and simultaneous), by the mean's method and its rules for "
             "withholding them (the median's own bands, made for the middle task of 3 or more, covered less on skewed "
             "runs in simulations of 1 and 2 tasks)")
