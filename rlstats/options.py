@@ -175,10 +175,10 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
         return other_spelling_error(where, given, own, value, whose)
     listed = f"its options are: {', '.join(options)}" if options else "it takes no options"
     if given == "subset":  # R's subset= (compare() and curves() take it): the way to the rows wanted (audit s26)
-        query = f"data.query({value!r})" if isinstance(value, str) else "data.query('...')"
-        return OptionError(f"{where} has no option 'subset'; select the rows first (data[mask], or {query} for a "
-                           "condition), or give subset= to rlstats.compare(data, formula, method=..., subset=...), "
-                           f"which takes it; {listed}")
+        # no pandas query() in the hint: a condition given as text is read only by rlstats' restricted grammar
+        return OptionError(f"{where} has no option 'subset'; select the rows first (data[mask], a boolean mask of the "
+                           "rows wanted), or give subset= to rlstats.compare(data, formula, method=..., subset=...), "
+                           f"which reads a condition in its restricted grammar; {listed}")
     return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; {listed}")
 
 

@@ -280,17 +280,18 @@ def test_subset_option_equals_a_pandas_subset_and_says_what_it_kept(mujoco):
 
 def test_subset_given_to_a_function_without_it_says_how_to_select_rows():
     """bootstrap(subset=...) (R's habit; compare() and curves() take it) was refused with the options list alone;
-    now the error says how to select the rows, with the condition given as pandas' query."""
+    now the error says how to select the rows (a mask, or compare()'s subset=; no pandas query(), which evaluates
+    text outside the restricted grammar)."""
     data = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
     with pytest.raises(rlstats.errors.OptionError) as error:
         rlstats.bootstrap(data, "score ~ agent | task", subset="task != 'task_01'")
     assert str(error.value).startswith(
-        "bootstrap() has no option 'subset'; select the rows first (data[mask], or data.query(\"task != 'task_01'\") "
-        "for a condition), or give subset= to rlstats.compare(data, formula, method=..., subset=...), which takes it; "
-        "its options are: metrics, n_resamples,")
+        "bootstrap() has no option 'subset'; select the rows first (data[mask], a boolean mask of the rows wanted), or "
+        "give subset= to rlstats.compare(data, formula, method=..., subset=...), which reads a condition in its "
+        "restricted grammar; its options are: metrics, n_resamples,")
     with pytest.raises(rlstats.errors.OptionError) as error:
         rlstats.percentiles(data, "score ~ agent | task", subset=(data.task != "task_01").to_numpy())
-    assert "select the rows first (data[mask], or data.query('...') for a condition)" in str(error.value)
+    assert "select the rows first (data[mask], a boolean mask of the rows wanted)" in str(error.value)
     assert "False" not in str(error.value)  # the mask is not printed
 
 
