@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 
 from rlstats.methods.curves import _kernels
-from rlstats.statistics import skew_widened
+from rlstats.statistics import hall_cap, skew_widened
 
 REFERENCE = pathlib.Path(__file__).resolve().parent / "reference" / "curves_mean_skew.py"
 
@@ -79,7 +79,7 @@ def test_hall_band_against_the_cubic_in_closed_form(df):
     end is 3 (1 - 0.6) / k standard errors out; beyond, it moves on by the far end's derivative in k at the cap
     (a central difference of the roots), the near end stays; a negative skewness mirrors the band."""
     q = stats.t.ppf(0.975, df)
-    cap, slope = _kernels.hall_cap(q)
+    cap, slope = hall_cap(q)
     assert abs(1 - cap * q - cap * cap / 6 - 0.6 ** 3) < 1e-13
     est, se = 3.0, 0.5
     for k in (0.3 * cap, 0.9 * cap):

@@ -481,12 +481,6 @@ class ProbabilityOfImprovementResult(Result):
 
     _plot_kinds: ClassVar[dict] = {"probability_of_improvement": plots.plot_probability_of_improvement}
 
-    @property
-    def _interval_kinds(self):
-        """The built-in metric whose interval each of ``metrics`` takes (on 1 or 2 tasks the median's is the mean's,
-        ``_small_runs.interval_kinds``)."""
-        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval)
-
     def _statistic_line(self):
         intervals = ("intervals = score (Hanley-McNeil)" if self.n_resamples is None else
                      f"resamples = {fmt.integer(self.n_resamples)}")
@@ -593,12 +587,6 @@ class PerformanceProfileResult(Result):
     normalized: bool = False
 
     _plot_kinds: ClassVar[dict] = {"performance_profile": plots.plot_performance_profile}
-
-    @property
-    def _interval_kinds(self):
-        """The built-in metric whose interval each of ``metrics`` takes (on 1 or 2 tasks the median's is the mean's,
-        ``_small_runs.interval_kinds``)."""
-        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval)
 
     def _statistic_line(self):
         bands = (f"resamples = {fmt.integer(self.n_resamples)}" if self.n_resamples is not None
@@ -725,12 +713,6 @@ class InferentialIntervalsResult(Result):
     def statistic(self) -> float | None:
         """The test's statistic (``test_statistic``): with ``pvalue``, the test these intervals agree with."""
         return self.test_statistic
-
-    @property
-    def _interval_kinds(self):
-        """The built-in metric whose interval each of ``metrics`` takes (on 1 or 2 tasks the median's is the mean's,
-        ``_small_runs.interval_kinds``)."""
-        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval)
 
     def _statistic_line(self):
         eps = ", ".join(f"{metric_label(m)}: {fmt.signif(e, 4)}" for m, e in zip(self.metrics, self.epsilon))

@@ -24,7 +24,6 @@ import numpy as np
 from ...resampling import fixed_dot
 from ...statistics import (floored_standard_errors, hall_inverse, monte_carlo_pvalue, shape_ratios, skewness_of_means,
                            tie_tolerance)
-from ...statistics import HALL_SLOPE_ROOT, hall_cap  # noqa: F401  (named here by audit s26 hall26, at home there)
 
 #: Floor of a resample's standard error in the studentised bands, as a share of the resamples' standard deviation
 #: at the step, by statistic: chosen by simulation (issue 40; tests/reference/coverage_curves_bands.py) among floors
