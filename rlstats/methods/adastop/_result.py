@@ -27,12 +27,8 @@ HEADERS = {"agent_1": "first agent", "agent_2": "second agent", "n_1": "runs of 
 
 
 def headed(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with the pair's columns headed as print says them (:data:`HEADERS`), for a text table."""
-    return frame.rename(columns=HEADERS)
-
-
-def _latex_headed(frame):
-    """``frame`` whose LaTeX table heads the pair's columns as print does (format.table_latex reads the attrs)."""
+    """``frame`` whose tables (text, Markdown, HTML, LaTeX: format reads the attrs) head the pair's columns as print
+    says them (:data:`HEADERS`); its columns keep the codes."""
     frame = frame.copy()
     frame.attrs["rlstats_headers"] = {code: words for code, words in HEADERS.items() if code in frame.columns}
     return frame
@@ -247,10 +243,10 @@ class AdaStopResult(Result):
         steps = self.steps
         if not self._steps_acted():  # the pair acted on, left out where none was (a caption read "agent 1: NA")
             steps = steps.drop(columns=["agent_1", "agent_2"])
-        return {"Decisions": _latex_headed(decisions),
+        return {"Decisions": headed(decisions),
                 "Runs used per agent": self.runs_used,
-                "Statistic |mean difference| and boundaries per interim": _latex_headed(self.history),
-                "Step-down": _latex_headed(steps),
+                "Statistic |mean difference| and boundaries per interim": headed(self.history),
+                "Step-down": headed(steps),
                 "Level spent per interim": self.spending}
 
     def _steps_acted(self):
