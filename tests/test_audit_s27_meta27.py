@@ -1,0 +1,113 @@
+"""Audit s27 (meta27): every sentence of a result is about the rows it analysed, and every statistic is unchanged by
+the score's units, the order of the rows and the frame library.
+
+A sweep (not committed) ran the option paths earlier metamorphic sweeps left out (the rank test's within-cell median,
+exact and untied paths, AdaStop and the permutation test with listed comparisons, bootstrap's rliable_compat,
+task_bootstrap, expanded, basic and no-Welch intervals, probability of improvement's pairs and expanded interval,
+performance profiles' t and Wilson bands, default and no-interval percentiles, the task table's IQM, Brunner-Munzel
+and FCR-normal paths, curves' mean and median statistics and listed pairs, tuning's budgets, the mixed model's
+adjustments, equivalence with control= and without an aggregate, the Bayesian signed-rank test with control=, and
+compare(subset=)) and every case of tests/test_metamorphic.py and the s24 and s25 sweeps, on simulated data and on
+Atari 100k, under: agent and task Categoricals with unused levels and a gappy index (as a pandas filter leaves them),
+a frame filtered from a larger one, string instead of categorical columns, shuffled rows, the score times 1000, and
+names renamed so that their sort order reverses.  What it found is below, each with its reproducer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rlstats
+from conftest import lr_sweep
+
+
+# ------------------------------------------------------------------------------------------------ equivalence report
+
+def _two_agents():
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, effect=0.3, rng=3)
+    df.attrs = {}
+    return df
+
+
+def _welch_interval(x, y, level=0.90):
+    vx, vy = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
+    df = (vx + vy) ** 2 / (vx ** 2 / (len(x) - 1) + vy ** 2 / (len(y) - 1))
+    half = stats.t.ppf(0.5 + level / 2, df) * np.sqrt(vx + vy)
+    d = x.mean() - y.mean()
+    return d - half, d + half
+
+
+# The report's sentence of a pair said how many tasks were tested but not what was shown on them: "agent_1 against
+# agent_2: across tasks, not shown equivalent (...); on 1 of 4 tasks individually (each at alpha = 0.05, ...)" reads
+# "not shown equivalent on 1 of 4 tasks", while task_02 alone was shown equivalent and the 3 others were not (the
+# printed result's "per task: 1 of 4 tasks tested shown equivalent" says it). It now says "shown equivalent on 1 of
+# 4 tasks tested individually".
+@pytest.mark.xfail(strict=True, reason="equivalence's report leaves out what the per-task count counts")
+def test_equivalence_report_says_what_the_per_task_count_counts():
+    df = _two_agents()
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=2.0, aggregate=None, rng=1)
+    # independently: each task's 90% Welch interval of agent_1 - agent_2 against +-2
+    shown = []
+    for task, cell in df.groupby("task", observed=True):
+        low, high = _welch_interval(cell.loc[cell["agent"] == "agent_1", "score"].to_numpy(),
+                                    cell.loc[cell["agent"] == "agent_2", "score"].to_numpy())
+        shown.append(-2.0 < low and high < 2.0)
+    assert shown == [False, True, False, False]
+    report = res.report(format="text")
+    assert "shown equivalent on 1 of 4 tasks tested individually" in report
+    assert "on 1 of 4 tasks individually" not in report
+
+
+# ------------------------------------------------------------------------------------------------ tuning's best set
+
+def _one_seed_configuration():
+    """sac's lr sweep (conftest.lr_sweep) with lr=0.1 on hopper cut to its first seed."""
+    sweep = lr_sweep()
+    sweep = sweep[sweep["agent"] == "sac"]
+    return sweep[~((sweep["task"] == "hopper") & (sweep["lr"] == 0.1) & (sweep["seed"] > 0))]
+
+
+# Where a configuration has one seed, the sweep's best-set probabilities are withheld (audit s15), and the printed
+# line says "best set withheld"; but best_set() and the summary's table still said in_best_set False ("no") for its
+# selected configuration, beside selected "yes": a claim that the winner is not in the best set, which nothing
+# measured. It is now missing (blank in print), as its probability is.
+@pytest.mark.xfail(strict=True, reason="tuning's best set says in_best_set False where it is withheld")
+def test_tuning_best_set_membership_is_missing_where_withheld():
+    res = rlstats.tuning(_one_seed_configuration(), "score ~ agent | task/seed", config="lr", views=["best_set"],
+                         n_resamples=200, rng=1)
+    best = res.best_set()
+    hopper = best[best["task"] == "hopper"]
+    assert hopper["config"].tolist() == ["lr=0.01"] and hopper["selected"].tolist() == [True]
+    assert hopper["probability_best"].isna().all()
+    assert hopper["in_best_set"].isna().all()
+    ant = best[best["task"] == "ant"]  # a sweep of 4 seeds everywhere keeps its set
+    assert ant["in_best_set"].tolist() == [True, True, True]
+    line = [row for row in str(res.summary()).splitlines() if row.startswith("sac    hopper  lr=0.01")]
+    assert len(line) == 2 and line[1].split()[-2:] == ["4", "yes"]  # tuned row, then best set: n_runs 4, selected
+
+
+# ------------------------------------------------------------------------------------------------ printed tables
+
+def _one_run_cell():
+    return pd.DataFrame({"agent": ["a"] * 4 + ["b"] * 3 + ["c"] * 3 + ["a"] * 3 + ["b"] * 3 + ["c"],
+                         "task": ["t1"] * 10 + ["t2"] * 7,
+                         "score": [1.0, 2.0, 3.0, 2.5, 5.0, 6.0, 5.5, 0.0, 1.0, 0.5, 1.0, 2.0, 1.5, 3.0, 4.0, 3.5,
+                                   9.0]})
+
+
+# A withheld mark (a cell of one run) is a missing value of a nullable boolean in the task table's tidy(); the summary
+# printed it as pandas' "<NA>" (LaTeX "$<$NA$>$", Markdown "\<NA\>", HTML "&lt;NA&gt;") where every other withheld
+# value prints blank.
+@pytest.mark.xfail(strict=True, reason="summary tables print pandas' <NA> for a withheld boolean")
+def test_withheld_marks_print_blank_in_summary_tables():
+    res = rlstats.task_table(_one_run_cell(), "score ~ agent | task", rng=1)
+    tidy = res.tidy().set_index(["task", "agent"])
+    assert tidy.loc[("t2", "c"), "possibly_best"] is pd.NA and tidy.loc[("t2", "c"), "n_runs"] == 1
+    summary = res.summary()
+    for text in (str(summary), summary.to_markdown(), summary.to_latex(), summary._repr_html_()):
+        assert "NA" not in text.replace("NaN", "")
+    row = [line.split() for line in str(summary).splitlines() if line.startswith("t2    c ")]
+    assert row == [["t2", "c", "9", "1", "yes"]]
