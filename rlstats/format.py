@@ -107,8 +107,10 @@ def format_cell(value: object, digits: int = 5) -> str:
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
         return str(int(value))
-    if value is None or (isinstance(value, (float, np.floating)) and math.isnan(value)):
-        return ""  # not given (a pair never compared, a withheld interval), blank as its p-values are
+    if value is None or value is pd.NA or (isinstance(value, (float, np.floating)) and math.isnan(value)):
+        # not given (a pair never compared, a withheld interval or mark), blank as its p-values are; pandas' NA of a
+        # nullable column too, not "<NA>" (audit s27: the task table's withheld possibly_best and significant)
+        return ""
     if isinstance(value, (float, np.floating)):
         return signif(value, digits)
     return str(value)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 from scipy import stats
 
 import rlstats
@@ -45,7 +44,6 @@ def _welch_interval(x, y, level=0.90):
 # "not shown equivalent on 1 of 4 tasks", while task_02 alone was shown equivalent and the 3 others were not (the
 # printed result's "per task: 1 of 4 tasks tested shown equivalent" says it). It now says "shown equivalent on 1 of
 # 4 tasks tested individually".
-@pytest.mark.xfail(strict=True, reason="equivalence's report leaves out what the per-task count counts")
 def test_equivalence_report_says_what_the_per_task_count_counts():
     df = _two_agents()
     res = rlstats.equivalence(df, "score ~ agent | task", margin=2.0, aggregate=None, rng=1)
@@ -74,7 +72,6 @@ def _one_seed_configuration():
 # line says "best set withheld"; but best_set() and the summary's table still said in_best_set False ("no") for its
 # selected configuration, beside selected "yes": a claim that the winner is not in the best set, which nothing
 # measured. It is now missing (blank in print), as its probability is.
-@pytest.mark.xfail(strict=True, reason="tuning's best set says in_best_set False where it is withheld")
 def test_tuning_best_set_membership_is_missing_where_withheld():
     res = rlstats.tuning(_one_seed_configuration(), "score ~ agent | task/seed", config="lr", views=["best_set"],
                          n_resamples=200, rng=1)
@@ -101,7 +98,6 @@ def _one_run_cell():
 # A withheld mark (a cell of one run) is a missing value of a nullable boolean in the task table's tidy(); the summary
 # printed it as pandas' "<NA>" (LaTeX "$<$NA$>$", Markdown "\<NA\>", HTML "&lt;NA&gt;") where every other withheld
 # value prints blank.
-@pytest.mark.xfail(strict=True, reason="summary tables print pandas' <NA> for a withheld boolean")
 def test_withheld_marks_print_blank_in_summary_tables():
     res = rlstats.task_table(_one_run_cell(), "score ~ agent | task", rng=1)
     tidy = res.tidy().set_index(["task", "agent"])
@@ -120,7 +116,6 @@ def test_withheld_marks_print_blank_in_summary_tables():
 # the same call on string columns said only what the subset kept: another printed result for another frame dtype.
 # The levels a subset empties are now left out with it (its note says what it kept); a level the caller's own frame
 # never used is still said.
-@pytest.mark.xfail(strict=True, reason="subset= on Categoricals says again the levels it emptied")
 def test_subset_on_categoricals_says_what_it_kept_once():
     df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=2, effect=1.0, rng=0)
     df.attrs = {}

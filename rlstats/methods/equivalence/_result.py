@@ -259,9 +259,14 @@ class EquivalenceResult(Result):
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]
             if len(tested):
-                parts.append(f"on {int(tested['shown'].astype(bool).sum())} of {fmt.count(len(tested), 'task')} "
-                             f"individually{self._beyond_count(tested)} (each at alpha = {fmt.signif(self.alpha)}, "
-                             "not adjusted for multiplicity: a claim about some task would need an adjustment)")
+                # what the count counts, said before it (audit s27: after "across tasks, not shown equivalent (...)",
+                # "on 1 of 4 tasks individually" read as not shown on the one task that was shown equivalent)
+                what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
+                withheld = f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks) else ""
+                parts.append(f"shown {what} on {int(tested['shown'].astype(bool).sum())} of "
+                             f"{fmt.count(len(tested), 'task')} tested individually{withheld}"
+                             f"{self._beyond_count(tested)} (each at alpha = {fmt.signif(self.alpha)}, not adjusted "
+                             "for multiplicity: a claim about some task would need an adjustment)")
             if parts:
                 text += f" {a} against {b}: " + "; ".join(parts) + "."
         # the caveat is for intervals across a bound; one wholly past a bound is a one-sided test at alpha of the

@@ -836,7 +836,9 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
         in_set = (reached >= threshold) & ~np.isnan(probability)
         for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
             rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
-                         spread[g], int(sweep["sizes"][g]), probability[g], bool(in_set[g]), g == selected))
+                         spread[g], int(sweep["sizes"][g]), probability[g],
+                         # withheld with its probability (audit s27: False, "no", beside the winner's "selected")
+                         None if unseen[t, a] else bool(in_set[g]), g == selected))
         row = {"agent": design.agents[a], "task": design.tasks[t], "config": labels[sweep["ids"][selected]],
                "n_configs": int(means.size), "n_runs": int(sweep["sizes"][selected]),
                "mean_selected": sign * means[selected], "optimism": optimism}

@@ -104,7 +104,8 @@ class TuningResult(Result):
 
     def best_set(self) -> pd.DataFrame:
         """Each configuration's probability of being best under the bootstrap of the selection (those above 0 and
-        the selected one), whether it is in the best set and whether it was selected."""
+        the selected one), whether it is in the best set (missing where a configuration of one seed withholds the
+        sweep's probabilities) and whether it was selected."""
         return self._table("best_set", "best_set")
 
     def tuned(self) -> pd.DataFrame:
