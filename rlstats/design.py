@@ -815,7 +815,8 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     code, whether it comes from Python, the command line or a file; for anything else, compute the
     mask in pandas. As in R, a row where a missing value leaves the condition neither true nor false
     (``lr != 0.1`` where ``lr`` is NaN) is left out, and the note counts those rows. The caller's
-    frame is not changed; the note rides in ``attrs`` so that results state it. A polars DataFrame or a
+    frame is not changed; the note rides in ``attrs`` so that results state it, and a Categorical's levels that
+    the subset empties are left out with its rows (levels the caller's frame never used stay). A polars DataFrame or a
     pyarrow Table is converted to pandas first, once, and the result says so
     (:func:`rlstats.interop.as_pandas`), so every public function taking a frame takes these.
     """
@@ -850,7 +851,7 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     if not mask.any():
         absent = "" if condition is None else condition.absent_values(data)  # a typo's closest values (audit s18)
         raise DesignError(f"subset={said} keeps no rows" + "".join(f"; {part}" for part in (absent, unknown) if part))
-    kept = data.loc[mask]
+    kept = _emptied_levels_dropped(data, data.loc[mask])
     kept.attrs = dict(data.attrs)
     n_kept = int(mask.sum())
     said = f"subset={said} kept {n_kept} of {len(data)} rows"
@@ -861,6 +862,22 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         said += f"; of the {len(data) - n_kept} left out, {unknown}"
     # true of these rows as they are: a frame note; its kind tells the min-max normaliser the bounds are the subset's
     return add_note(kept, Note(said, scope="frame", kind=SUBSET), source=data)
+
+
+def _emptied_levels_dropped(data, kept):
+    """``kept`` without the Categorical levels that the subset emptied (those with rows in ``data`` and none kept):
+    its note says what it kept, and design.build's note of levels with no runs is then of the caller's own frame
+    (audit s27: 'subset="agent != 'x'" kept 16 of 30 rows' and then '1 agent level with no runs left out: x', which
+    the same rows as strings did not say). A level the caller's frame never used stays, and is said there."""
+    emptied = {}
+    for column in data.columns:
+        if isinstance(data[column].dtype, pd.CategoricalDtype):
+            before, after = (set(pd.unique(frame[column].dropna())) for frame in (data, kept))
+            if before - after:
+                emptied[column] = [level for level in data[column].cat.categories if level in before - after]
+    if not emptied:
+        return kept
+    return kept.assign(**{column: kept[column].cat.remove_categories(levels) for column, levels in emptied.items()})
 
 
 def _mask_by_label(mask, data):
