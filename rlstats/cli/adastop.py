@@ -69,7 +69,9 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     commands = adastop.add_subparsers(dest="adastop_command", required=True)
 
     update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)",
-                                 description=_update_description(), **shown)
+                                 # this module's paragraphs on batch files, repeats, digests, keys and options
+                                 # (all but the first two and the example lines; audit s26)
+                                 description=help_description(__doc__, slice(3, None)), **shown)
     update.add_argument("state", help="JSON state file (created when missing)")
     update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent "
                                       "(- reads standard input)")
@@ -113,13 +115,6 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     _add_key_file(plot, "(needed when the state was created with one)")
     plot.set_defaults(run=run_plot)
     return adastop
-
-
-def _update_description():
-    """This module's paragraphs on batch files, repeats, digests, keys and options (all but its first two and the
-    example lines), as plain text for update's --help (audit s26: they were in the docstring alone)."""
-    paragraphs = (__doc__ or "").split("\n\n")[3:]
-    return "\n\n".join(paragraph.strip().replace("``", "") for paragraph in paragraphs)
 
 
 def _usage_error(message):
@@ -213,23 +208,20 @@ def _names(frame):
     return held_labels(frame, ("agent",)) | {str(column) for column in frame.columns if "=" in str(column)}
 
 
-#: the flags that apply only when a state is created (its options and --seed)
-_CREATION_FLAGS = "|".join(["--" + name.replace("_", "-") for name in sorted(_OPTIONS, key=len, reverse=True)]
-                           + ["--seed"])
-#: advice to pass a creation flag, said of a state that exists: the next update would refuse it (_check_unchanged)
-_PASS_CREATION_FLAG = re.compile(rf"\b([Pp])ass ((?:{_CREATION_FLAGS}) )")
 #: the library's advice on a test that can never reject, which names AdaStop's keywords n and K
 _LARGER_N_OR_K = re.compile(r"\b([Uu])se a larger n or K\b")
 
 
-def _new_state_words(text):
-    """The advice of a note or warning to set an option that applies only when a state is created, said as a new
-    state file with that flag (audit s26: "Pass --n-resamples 290", which the next update refuses; "use a larger n or
-    K", AdaStop's keywords)."""
-    text = _PASS_CREATION_FLAG.sub(lambda match: f"{'S' if match.group(1) == 'P' else 's'}tart a new state file with "
-                                                 f"{match.group(2)}", text)
+def _new_state_words(text, flags):
+    """The advice of a note or warning to set an option that applies only when a state is created (its options and
+    --seed, as ``flags``, update's :func:`flag_table`, spells them), said as a new state file with that flag (audit
+    s26: "Pass --n-resamples 290", which the next update refuses; "use a larger n or K", AdaStop's keywords)."""
+    creation = "|".join(sorted((re.escape(flags[name]) for name in (*_OPTIONS, "rng")), key=len, reverse=True))
+    text = re.sub(rf"\b([Pp])ass ((?:{creation}) )",
+                  lambda match: f"{'S' if match.group(1) == 'P' else 's'}tart a new state file with {match.group(2)}",
+                  text)
     return _LARGER_N_OR_K.sub(lambda match: f"{'s' if match.group(1) == 'u' else 'S'}tart a new state file with a "
-                                            "larger --n or --K", text)
+                                            f"larger {flags['n']} or {flags['K']}", text)
 
 
 def _create(args, frame, key):
@@ -261,7 +253,7 @@ def _create(args, frame, key):
         raise type(exc)(in_command_words(said(exc), args.flags, (), labels=_names(frame))) from exc
     for warning in caught:
         warnings.warn_explicit(_new_state_words(in_command_words(str(warning.message), args.flags, (),
-                                                                 labels=_names(frame))),
+                                                                 labels=_names(frame)), args.flags),
                                warning.category, warning.filename, warning.lineno)
     return seq
 
@@ -271,7 +263,7 @@ def _check_unchanged(seq, args, path):
     state = seq.to_state()
     for name, value in _given_options(args).items():
         if state["options"][name] != value:
-            flag = "--" + name.replace("_", "-")
+            flag = args.flags[name]
             raise _usage_error(f"{path} already holds a test with {name} = {state['options'][name]!r}; {flag} "
                                f"{value!r} only applies when the state is created (delete {path} to start a new test)")
     if args.seed is not None and state["seed"]["record"] != args.seed:
@@ -333,7 +325,7 @@ def _command_result(seq, flags):
     from ._shared import in_command_notes
 
     result = in_command_notes(seq.result(), (flags, ()))
-    notes = tuple(_new_state_words(note) for note in result.notes)
+    notes = tuple(_new_state_words(note, flags) for note in result.notes)
     return result if notes == result.notes else dataclasses.replace(result, notes=notes)
 
 
