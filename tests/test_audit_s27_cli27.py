@@ -190,3 +190,40 @@ def test_rejecting_sizes_match_the_closed_form():
         assert rejecting_sizes(AdaStop(["a", "b"], n=1, K=2)) == (3, 6)  # n = 1: 2^(K - 1) paths, 32 at K = 6
         assert rejecting_sizes(AdaStop(["a", "b", "c"], n=2, K=2, n_resamples=19)) == (None, None)
 
+
+# -- part three: the formula module's one homes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, data_name, normal_form", [
+    ("score~agent|task/seed", "score and agent and task/seed", "score ~ agent | task/seed"),
+    ("score ~ agent | task/run/seed", "score and agent and task/run/seed", "score ~ agent | task/run/seed"),
+    ("score ~ agent | task:seed:env", "score and agent and task:seed:env", "score ~ agent | task:seed:env"),
+    ("`my score` ~ `the agent` | `task name`/`run-id`", "my score and the agent and task name/run-id",
+     "`my score` ~ `the agent` | `task name`/`run-id`"),
+    ("I(score * 100) ~ agent | `class`/seed", "I(score * 100) and agent and class/seed",
+     "I(score * 100) ~ agent | `class`/seed"),
+    ("score ~ agent + (1 | task) + (1 | task:agent)", "score and agent and task",
+     "score ~ agent + (1 | task) + (1 | task:agent)"),
+])
+def test_block_text_one_home(text, data_name, normal_form):
+    """data_name and normal_form write the blocks term from one home (_block_text), as they did (values from the
+    code before it, 3f2194c5); the normal form reads back as itself."""
+    from rlstats.formula import parse
+
+    formula = parse(text)
+    assert (formula.data_name, formula.normal_form) == (data_name, normal_form)
+    assert parse(normal_form).normal_form == normal_form
+
+
+def test_written_and_quoted_share_their_test():
+    """A name a formula writes bare (a Python name, no keyword) is quoted in a message; any other is back-quoted
+    in both; the tokenizer reads the same names bare."""
+    from rlstats.formula import _bare, _quoted, _written
+
+    names = {"a": True, "_1": True, "é": True, "lambda_": True, "my score": False, "class": False, "x-y": False,
+             "1a": False}
+    assert {name: _bare(name) for name in names} == names
+    assert [_written(n) for n in names] == ["a", "_1", "é", "lambda_", "`my score`", "`class`", "`x-y`", "`1a`"]
+    assert [_quoted(n) for n in names] == ["'a'", "'_1'", "'é'", "'lambda_'", "`my score`", "`class`", "`x-y`",
+                                           "`1a`"]
+
