@@ -227,3 +227,27 @@ def test_written_and_quoted_share_their_test():
     assert [_quoted(n) for n in names] == ["'a'", "'_1'", "'é'", "'lambda_'", "`my score`", "`class`", "`x-y`",
                                            "`1a`"]
 
+
+# -- part four: the studentised band methods, at home in the light declaration module -------------------------------
+
+
+def test_studentized_bands_live_in_the_declaration_module():
+    """STUDENTIZED_BANDS is curves' _backend's (imported by _api and _result), which imports no back end module: its
+    cost rule reads it without importing _api (pandas and the kernels). Its rule counts 2 passes for both."""
+    import ast
+    import inspect
+    import types
+
+    from rlstats.cost import Shape
+    from rlstats.methods.curves import _api, _backend, _result
+
+    assert _backend.STUDENTIZED_BANDS == ("studentized", "studentized_unwidened")
+    assert _api.STUDENTIZED_BANDS is _backend.STUDENTIZED_BANDS is _result.STUDENTIZED_BANDS
+    assert set(_backend.STUDENTIZED_BANDS) < set(_api.BAND_METHODS)
+    imported = {node.module for node in ast.walk(ast.parse(inspect.getsource(_backend)))
+                if isinstance(node, ast.ImportFrom)}
+    assert imported == {"typing", "_declaration", "cost"}
+    shape = Shape(rows=400, agents=2, tasks=1, cells=2, most_runs=4)
+    rows = {bands: _backend.cost(shape, types.SimpleNamespace(bands=bands, n_resamples=10, pairs=())).units
+            for bands in _api.BAND_METHODS}
+    assert rows == {"studentized": 8000, "studentized_unwidened": 8000, "expanded": 4000}
