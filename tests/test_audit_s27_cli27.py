@@ -7,21 +7,11 @@ progress=, which needs no declared value; compare and power spell a result's not
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
 import rlstats
 from conftest import cli_run, cli_shell
-
-
-def _subparser(*path):
-    from rlstats.cli import build_parser
-
-    parser = build_parser()
-    for name in path:
-        parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[name]
-    return parser
+from test_audit_s26_cli26 import _subparser  # a command's parser, by the names that select it
 
 
 # -- part one: the command line's one homes ------------------------------------------------------------------------
