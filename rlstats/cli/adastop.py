@@ -49,7 +49,7 @@ import math
 import re
 import sys
 import warnings
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 from pathlib import Path
 
 from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT, MAX_N
@@ -232,7 +232,7 @@ def _new_state_words(text, flags):
 
 
 @contextlib.contextmanager
-def _command_warnings(flags):
+def _command_warnings(flags: dict[str, str]) -> Iterator[set[str]]:
     """AdaStop's warnings raised in the block said in the command's words (its hints as ``flags`` spells them, the
     advice to set a creation option as a new state file), the names of agents the block adds to the set it yields
     written as they are; a block that fails says none."""
