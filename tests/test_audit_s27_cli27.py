@@ -154,6 +154,9 @@ def test_allow_powerless_creates_it_and_every_call_warns_in_the_commands_words(t
     status = cli_shell("adastop", "status", tiny / "s.json")
     assert status.returncode == 0 and status.stderr == warning, status.stderr
     assert "the test is finished" in status.stdout
+    # a call that fails after the state is read says its warning too, then the error (as before, in Python's words)
+    failed = cli_shell("adastop", "update", tiny / "s.json", tiny / "b2.csv")
+    assert failed.returncode == 2 and failed.stderr.startswith(warning + "rlstats: error: the test is finished")
 
 
 

@@ -232,19 +232,27 @@ def _new_state_words(text, flags):
 
 
 @contextlib.contextmanager
-def _command_warnings(flags: dict[str, str]) -> Iterator[set[str]]:
+def _command_warnings(flags: dict[str, str], when_failed: bool = True) -> Iterator[set[str]]:
     """AdaStop's warnings raised in the block said in the command's words (its hints as ``flags`` spells them, the
     advice to set a creation option as a new state file), the names of agents the block adds to the set it yields
-    written as they are; a block that fails says none."""
+    written as they are; a block that fails says them too unless ``when_failed`` is False (a creation refused says
+    its error alone)."""
     from ._shared import in_command_words
 
     labels: set[str] = set()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield labels
-    for warning in caught:
-        warnings.warn_explicit(_new_state_words(in_command_words(str(warning.message), flags, (), labels=labels),
-                                                flags), warning.category, warning.filename, warning.lineno)
+    caught: list[warnings.WarningMessage] | None = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield labels
+    except BaseException:
+        if not when_failed:
+            caught = []
+        raise
+    finally:
+        for warning in caught or ():
+            warnings.warn_explicit(_new_state_words(in_command_words(str(warning.message), flags, (), labels=labels),
+                                                    flags), warning.category, warning.filename, warning.lineno)
 
 
 def _powerless(args, seq, read_n):
@@ -295,7 +303,7 @@ def _create(args, frame, key):
                                f"{MAX_N:,}, the most rlstats takes; feed the runs in batches of n runs per agent (RL "
                                "studies use 5 to 20)")
     options.setdefault("K", DEFAULT_K)
-    with _command_warnings(args.flags) as labels:  # its advice said as this command takes it
+    with _command_warnings(args.flags, when_failed=False) as labels:  # its advice said as this command takes it
         labels |= _names(frame)
         try:
             seq = AdaStop(agents, rng=args.seed, key=key, **options)
