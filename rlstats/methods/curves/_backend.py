@@ -15,8 +15,8 @@ from .._declaration import Backend, Need
 from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.curves"
-#: the band methods (``bands=``, :data:`._api.BAND_METHODS`) whose bands are studentised (bootstrap-t): here, where
-#: the cost rule reads them without importing the back end, and :mod:`._api` and :mod:`._result` read them too
+#: the band methods (``bands=``, ``_api.BAND_METHODS``) whose bands are studentised (bootstrap-t): here, where
+#: the cost rule reads them without importing the back end; ``_api`` and ``_result`` import them from here
 STUDENTIZED_BANDS = ("studentized", "studentized_unwidened")
 
 
