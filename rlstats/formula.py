@@ -141,9 +141,14 @@ class Formula:
         response = self.response_columns[0] if self.is_simple_response else self.response
         names = [response, self.groups]
         if self.blocks is not None:
-            replicate = "".join(f"/{c}" for c in (self.outer, self.replicate) if c)
-            names.append(self.blocks + replicate + "".join(f":{c}" for c in self.crossed))
+            names.append(self._block_text(str))
         return " and ".join(names)
+
+    def _block_text(self, spell):
+        """The blocks term as written after ``|``, each name spelled by ``spell``: ``task/run/seed``, ``task:seed``
+        (the one home of its order, for :attr:`data_name` and :attr:`normal_form`)."""
+        replicate = "".join(f"/{spell(c)}" for c in (self.outer, self.replicate) if c)
+        return spell(self.blocks) + replicate + "".join(f":{spell(c)}" for c in self.crossed)
 
     @property
     def normal_form(self) -> str:
@@ -158,8 +163,7 @@ class Formula:
             return head + "".join(f" + (1 | {':'.join(map(_written, term.split(':')))})" for term in self.random)
         if self.blocks is None:
             return head
-        replicate = "".join(f"/{_written(c)}" for c in (self.outer, self.replicate) if c)
-        return f"{head} | {_written(self.blocks)}{replicate}" + "".join(f":{_written(c)}" for c in self.crossed)
+        return f"{head} | {self._block_text(_written)}"
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -223,15 +227,21 @@ def _fail(text, start, end, message, command_line=None):
                        command_line=None if command_line is None else _caret(text, start, end, command_line))
 
 
+def _bare(name):
+    """Whether a formula writes the name as it is: a Python name that is no keyword (else back-quoted: a space, a
+    hyphen, ``class``)."""
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
 def _written(name):
-    """A column name as a formula spells it: back-quoted where it is no Python name (a space, a hyphen, a keyword)."""
-    return name if name.isidentifier() and not keyword.iskeyword(name) else f"`{name}`"
+    """A column name as a formula spells it: back-quoted where it is not :func:`_bare`."""
+    return name if _bare(name) else f"`{name}`"
 
 
 def _quoted(name):
-    """A column name as the user should write it in a formula."""
-    ok = name.isidentifier() and not keyword.iskeyword(name)
-    return f"'{name}'" if ok else f"`{name}`"
+    """A column name as the user should write it in a formula, named in a message: quoted where it is
+    :func:`_bare`, else back-quoted."""
+    return f"'{name}'" if _bare(name) else f"`{name}`"
 
 
 def _unknown(text, role, name, start, end, columns, restricted=False, index=()):
@@ -347,7 +357,7 @@ def _tokens(text, start, end, backticks):
             while j < end and (text[j] == "_" or text[j].isalnum()):
                 j += 1
             word = text[i:j]
-            kind = "name" if word.isidentifier() and not keyword.iskeyword(word) else "word"
+            kind = "name" if _bare(word) else "word"
             found.append(_Token(kind, word, i, j))
             i = j
         else:

@@ -304,7 +304,7 @@ def test_powerless_state_advice_names_the_flags(batches):
     rows = (batches / "b1.csv").read_text().splitlines()
     (batches / "tiny.csv").write_text("\n".join([rows[0], *rows[1:3], *rows[6:8]]) + "\n")  # 2 runs of 2 agents
     shown = cli_shell("adastop", "update", batches / "t.json", batches / "tiny.csv", "--K", "2", "--seed", "1",
-                      "--n-resamples", "200")
+                      "--n-resamples", "200", "--allow-powerless")  # refused without it since audit s27 cli27
     assert shown.returncode == 0, shown.stderr
     assert shown.stderr == ("rlstats: warning: with n = 2 runs per batch and K = 2 interims no level can be spent "
                             "(alpha = 0.05): the test can never reject; start a new state file with a larger --n or "

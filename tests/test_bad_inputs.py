@@ -2897,6 +2897,11 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     # [audit s20 ada20] an unequal first batch: each agent's runs named, and --n (which cannot help) not advised
     ("update-unequal first batch", ["adastop", "update", "{d}/new.json", "{d}/unequal.csv"],
      "the first batch has different numbers of runs per agent (a 2, b 3); every batch needs the same number of runs"),
+    # [audit s27 cli27] a state that can never reject (3 runs a batch, 1 batch: 10 paths, 0.5 of one at alpha 0.05)
+    ("update-n and K that never reject", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--K", "1"],
+     "could never reject, whatever the runs it is fed; the smallest that can are n = 4 runs per batch at K = 1 (--n 4, "
+     "a first batch of 4 runs per agent) or K = 2 at n = 3 (--K 2) (the paper advises n * K >= 30); --allow-powerless "
+     "creates it anyway"),
     ("update-K 10**9", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--K", "1000000000"],
      "--K 1000000000 is more than 1,000 interims"),
     ("update-n_resamples 10**13", ["adastop", "update", "{d}/new.json", "{d}/batch.csv", "--n-resamples",
@@ -3142,6 +3147,8 @@ USAGE_CASES = [  # (id, argv, phrase of argparse's last line)
     ("update-n text", ["adastop", "update", "s.json", "b.csv", "--n", "x"], "argument --n: invalid int value"),
     ("update-permutations unknown", ["adastop", "update", "s.json", "b.csv", "--permutations", "all"],
      "argument --permutations: invalid choice"),
+    ("update-allow-powerless with a value", ["adastop", "update", "s.json", "b.csv", "--allow-powerless=yes"],
+     "argument --allow-powerless: ignored explicit argument 'yes'"),
     ("status-an extra argument", ["adastop", "status", "s.json", "x"], "unrecognized arguments: x"),
     ("plot-kind unknown", ["adastop", "plot", "s.json", "x.png", "--kind", "pie"], "argument --kind: invalid choice"),
     ("power-n-sim text", ["power", "skillings_mack", "--n-sim", "many"], "argument --n-sim: invalid int value"),

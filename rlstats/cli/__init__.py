@@ -18,10 +18,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError
-from ._shared import (ANY_VALUE, FORMATS, UsageError, add_cost_flags, check_figure_path, cost_options, flag_table,
-                      held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder, name_columns,
-                      notes_beside_csv, parse_options, read_table, reference_file, render, report_drawn_seed,
-                      rows_in_file, said, save_plot, with_missing_text)
+from ._shared import (ANY_VALUE, FORMATS, UsageError, add_cost_flags, as_shown, check_figure_path, cost_options,
+                      flag_table, held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder,
+                      name_columns, notes_beside_csv, parse_options, read_table, reference_file, render,
+                      report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -175,11 +175,12 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     elif args.summarize_option or args.step is not None:
         raise UsageError("--step and --summarize-option go with --summarize HOW (e.g. --summarize final)")
     result = compare(data, formula, method=args.method, **options)
-    text = render(result, args.format, args.hints(args), args.labels)
+    shown = as_shown(result, args.format, args.hints(args), args.labels)  # its notes spelled once, for both
+    text = render(shown, args.format)
     if args.plot:  # before the text, so that a figure that fails leaves nothing half-said on stdout
         save_plot(result, args.plot)
     out.write(text)
-    notes_beside_csv(result, args.format, args.hints(args), args.labels)
+    notes_beside_csv(shown, args.format)
     if args.plot:
         sys.stderr.write(f"figure written to {args.plot}\n")  # stdout stays parseable (--format json)
     report_drawn_seed(args.seed, result)

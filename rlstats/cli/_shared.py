@@ -525,10 +525,10 @@ def help_examples(doc: str | None) -> str:
     return "examples:\n" + "\n".join(kept)
 
 
-def help_description(doc: str | None) -> str:
-    """A command module's first docstring paragraph as its --help description: plain text, without the
-    reStructuredText literal marks (````rlstats read-logs DIR````) that a terminal would show as they are."""
-    return (doc or "").split("\n\n")[0].replace("``", "")
+def help_description(doc: str | None, paragraphs: slice = slice(1)) -> str:
+    """A command module's docstring ``paragraphs`` (default: its first) as its --help description: plain text, without
+    the reStructuredText literal marks (````rlstats read-logs DIR````) that a terminal would show as they are."""
+    return "\n\n".join(paragraph.strip().replace("``", "") for paragraph in (doc or "").split("\n\n")[paragraphs])
 
 
 def add_cost_flags(parser: argparse.ArgumentParser) -> None:
@@ -537,7 +537,7 @@ def add_cost_flags(parser: argparse.ArgumentParser) -> None:
     A flag rather than ``-o``, since ``-o`` values are Python literals and infinity is not one."""
     keyword_flag(parser, "--max-seconds", type=float, default=None, metavar="SECONDS",
                  help="most estimated seconds to run without refusing (max_seconds=; default one hour; inf: no bound)")
-    keyword_flag(parser, "--no-progress", keyword="progress", sets=False, action="store_true",
+    keyword_flag(parser, "--no-progress", dest="progress", action="store_false",
                  help="no progress bar on stderr (progress=False)")
 
 
@@ -547,7 +547,7 @@ def cost_options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"--max-seconds takes a positive number of seconds, or inf for no bound; got "
                          f"{args.max_seconds:g}")
     options: dict[str, Any] = {} if args.max_seconds is None else {"max_seconds": args.max_seconds}
-    if args.no_progress:
+    if not args.progress:
         options["progress"] = False
     return options
 
@@ -588,8 +588,8 @@ def keyword_flag(parser: argparse.ArgumentParser, *names: str, keyword: str | tu
     calls: ``keyword`` (default: the flag's dest, --n-sim sets ``n_sim=``; --seed sets ``rng=``), or a tuple of the
     keywords a flag of NAME=VALUE items sets (--summarize-option k=10). :func:`flag_table` reads these marks, so that
     the command's messages name the flag the parser takes, from the parser itself. A flag taking no value declares
-    the value it gives its keyword, ``sets`` (default: the action's constant, True for store_true; --no-progress
-    sets ``progress=False``; :data:`ANY_VALUE` where it is no literal)."""
+    the value it gives its keyword, ``sets`` (default: the action's constant, True for store_true, False for
+    store_false: --no-progress sets ``progress=False``; :data:`ANY_VALUE` where it is no literal)."""
     action = parser.add_argument(*names, **kwargs)
     flag = max(action.option_strings, key=len)
     if action.nargs == 0:  # a hint progress=False reads --no-progress, progress=True "without --no-progress"
@@ -857,22 +857,28 @@ _RENDERERS: dict[str, Callable[[Any], str]] = {
 FORMATS = tuple(_RENDERERS)
 
 
+def as_shown(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
+             labels: Iterable[str] = ()) -> Result:
+    """``result`` as the command shows it in ``output_format``: with ``hints`` (flags, -o names) its notes name the
+    command's options as it takes them (:func:`in_command_notes`, the data's ``labels`` as written), except in JSON,
+    which is the result's record as Python writes it. A command spells them once, for :func:`render` and
+    :func:`notes_beside_csv` alike."""
+    return result if output_format == "json" else in_command_notes(result, hints, labels)
+
+
 def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
            labels: Iterable[str] = ()) -> str:
-    """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`); with ``hints``
-    (flags, -o names) its notes name the command's options as it takes them (:func:`in_command_notes`, the data's
-    ``labels`` as written), except in JSON, which is the result's record as Python writes it."""
-    if output_format != "json":
-        result = in_command_notes(result, hints, labels)
-    return _RENDERERS[output_format](result)
+    """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`), its notes as
+    :func:`as_shown` spells them (``hints`` None: as they are)."""
+    return _RENDERERS[output_format](as_shown(result, output_format, hints, labels))
 
 
 def notes_beside_csv(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
                      labels: Iterable[str] = ()) -> None:
-    """With ``--format csv``, ``result``'s notes on stderr, as the command spells them: the tidy frame on stdout has
-    no room for what was dropped or withheld (every other format prints them)."""
+    """With ``--format csv``, ``result``'s notes on stderr, as :func:`as_shown` spells them: the tidy frame on stdout
+    has no room for what was dropped or withheld (every other format prints them)."""
     if output_format == "csv" and getattr(result, "notes", None):
-        sys.stderr.write("".join(f"Note: {note}\n" for note in in_command_notes(result, hints, labels).notes))
+        sys.stderr.write("".join(f"Note: {note}\n" for note in as_shown(result, output_format, hints, labels).notes))
 
 
 def save_plot(result: Result, path: str | os.PathLike[str], kind: str | None = None) -> None:

@@ -30,8 +30,10 @@ needs the same ``--key-file``.  The key file must not be readable by other
 users (``chmod 600``), and holds at least 16 bytes
 (``head -c 32 /dev/urandom > adastop.key``).
 Options apply when the state is created; giving a different value later is
-an error rather than being ignored.  Errors print one line and exit with
-status 2.
+an error rather than being ignored.  A state whose n and K can never reject
+at alpha (too few runs per batch and batches) is not created: the error
+names the smallest n and the smallest K that can, and ``--allow-powerless``
+creates it anyway.  Errors print one line and exit with status 2.
 
 ``--permutations`` is recorded in the state: ``joint`` (default) keeps the
 family-wise error at alpha with any number of agents, ``pairwise`` is the
@@ -42,10 +44,12 @@ is resumed as pairwise.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import re
 import sys
-from typing import Any, TextIO
+import warnings
+from typing import Any, Iterator, TextIO
 from pathlib import Path
 
 from ..methods.adastop import DEFAULT_K, LOCK_TIMEOUT, MAX_N
@@ -69,7 +73,9 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     commands = adastop.add_subparsers(dest="adastop_command", required=True)
 
     update = commands.add_parser("update", help="feed the next batch (creates the state on the first call)",
-                                 description=_update_description(), **shown)
+                                 # this module's paragraphs on batch files, repeats, digests, keys and options
+                                 # (all but the first two and the example lines; audit s26)
+                                 description=help_description(__doc__, slice(3, None)), **shown)
     update.add_argument("state", help="JSON state file (created when missing)")
     update.add_argument("batch", help="CSV/TSV/Parquet file: columns agent and score, or one column per agent "
                                       "(- reads standard input)")
@@ -95,6 +101,9 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     keyword_flag(update, "--allow-repeat", keyword="allow_repeat", action="store_true",
                  help="accept a batch whose scores, or some agent's runs, equal an earlier batch's (refused "
                       "by default: it is almost always the same file fed twice, or a column copied)")
+    update.add_argument("--allow-powerless", action="store_true",
+                        help="create a state whose n and K can never reject at --alpha (refused by default: every "
+                             "batch fed to it would be run for no decision; for a dry run of the workflow)")
     _add_key_file(update, "(set when the state is created; needed by every later call)")
     # the keywords of AdaStop (and of its update) the flags set, for its messages' hints (key= is left: those
     # messages name both --key-file and the Python keyword)
@@ -111,15 +120,8 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     plot.add_argument("--kind", choices=("decisions", "scores", "boundaries"), default="decisions",
                       help="which figure (default: decisions)")
     _add_key_file(plot, "(needed when the state was created with one)")
-    plot.set_defaults(run=run_plot)
+    plot.set_defaults(run=run_plot, flags=flag_table(update))  # its warnings' hints as update takes them
     return adastop
-
-
-def _update_description():
-    """This module's paragraphs on batch files, repeats, digests, keys and options (all but its first two and the
-    example lines), as plain text for update's --help (audit s26: they were in the docstring alone)."""
-    paragraphs = (__doc__ or "").split("\n\n")[3:]
-    return "\n\n".join(paragraph.strip().replace("``", "") for paragraph in paragraphs)
 
 
 def _usage_error(message):
@@ -213,28 +215,76 @@ def _names(frame):
     return held_labels(frame, ("agent",)) | {str(column) for column in frame.columns if "=" in str(column)}
 
 
-#: the flags that apply only when a state is created (its options and --seed)
-_CREATION_FLAGS = "|".join(["--" + name.replace("_", "-") for name in sorted(_OPTIONS, key=len, reverse=True)]
-                           + ["--seed"])
-#: advice to pass a creation flag, said of a state that exists: the next update would refuse it (_check_unchanged)
-_PASS_CREATION_FLAG = re.compile(rf"\b([Pp])ass ((?:{_CREATION_FLAGS}) )")
 #: the library's advice on a test that can never reject, which names AdaStop's keywords n and K
 _LARGER_N_OR_K = re.compile(r"\b([Uu])se a larger n or K\b")
 
 
-def _new_state_words(text):
-    """The advice of a note or warning to set an option that applies only when a state is created, said as a new
-    state file with that flag (audit s26: "Pass --n-resamples 290", which the next update refuses; "use a larger n or
-    K", AdaStop's keywords)."""
-    text = _PASS_CREATION_FLAG.sub(lambda match: f"{'S' if match.group(1) == 'P' else 's'}tart a new state file with "
-                                                 f"{match.group(2)}", text)
+def _new_state_words(text, flags):
+    """The advice of a note or warning to set an option that applies only when a state is created (its options and
+    --seed, as ``flags``, update's :func:`flag_table`, spells them), said as a new state file with that flag (audit
+    s26: "Pass --n-resamples 290", which the next update refuses; "use a larger n or K", AdaStop's keywords)."""
+    creation = "|".join(sorted((re.escape(flags[name]) for name in (*_OPTIONS, "rng")), key=len, reverse=True))
+    text = re.sub(rf"\b([Pp])ass ((?:{creation}) )",
+                  lambda match: f"{'S' if match.group(1) == 'P' else 's'}tart a new state file with {match.group(2)}",
+                  text)
     return _LARGER_N_OR_K.sub(lambda match: f"{'s' if match.group(1) == 'u' else 'S'}tart a new state file with a "
-                                            "larger --n or --K", text)
+                                            f"larger {flags['n']} or {flags['K']}", text)
+
+
+@contextlib.contextmanager
+def _command_warnings(flags: dict[str, str], when_failed: bool = True) -> Iterator[set[str]]:
+    """AdaStop's warnings raised in the block said in the command's words (its hints as ``flags`` spells them, the
+    advice to set a creation option as a new state file), the names of agents the block adds to the set it yields
+    written as they are; a block that fails says them too unless ``when_failed`` is False (a creation refused says
+    its error alone)."""
+    from ._shared import in_command_words
+
+    labels: set[str] = set()
+    caught: list[warnings.WarningMessage] | None = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield labels
+    except BaseException:
+        if not when_failed:
+            caught = []
+        raise
+    finally:
+        for warning in caught or ():
+            warnings.warn_explicit(_new_state_words(in_command_words(str(warning.message), flags, (), labels=labels),
+                                                    flags), warning.category, warning.filename, warning.lineno)
+
+
+def _powerless(args, seq, read_n):
+    """The refusal of a state whose test can never reject (audit s27: it was created with a warning, and every batch
+    fed to it is run for no decision): the smallest n and K that can, as this command takes them (``read_n``: n read
+    from the first batch), and --allow-powerless; None for a test that can reject."""
+    from .. import format as fmt
+    from ..methods.adastop import rejecting_sizes
+
+    sizes = rejecting_sizes(seq)
+    if sizes is None:
+        return None
+    flags, (least_n, least_k) = args.flags, sizes
+    alpha = seq.to_state()["options"]["alpha"]
+    ways = []
+    if least_n is not None:
+        first = f", a first batch of {fmt.count(least_n, 'run')} per agent" if read_n else ""
+        ways.append(f"n = {fmt.count(least_n, 'run')} per batch at K = {seq.K} ({flags['n']} {least_n}{first})")
+    if least_k is not None:
+        ways.append(f"K = {least_k} at n = {seq.n} ({flags['K']} {least_k})")
+    if ways:
+        way = (f"the smallest that can {'are' if len(ways) > 1 else 'is'} {' or '.join(ways)} (the paper advises "
+               "n * K >= 30)")
+    else:  # the level is at most alpha times the paths (rejecting_sizes)
+        way = (f"no {flags['n']} or {flags['K']} can: at alpha = {alpha} a test needs at least "
+               f"{math.ceil(1 / alpha)} permutation paths ({flags['n_resamples']} {math.ceil(1 / alpha)})")
+    return _usage_error(f"with n = {fmt.count(seq.n, 'run')} per batch and K = {seq.K} interims no level can be "
+                        f"spent (alpha = {alpha}): a test with this state could never reject, whatever the runs it is "
+                        f"fed; {way}; --allow-powerless creates it anyway")
 
 
 def _create(args, frame, key):
-    import warnings
-
     from ..errors import RlstatsError
     from ..methods.adastop import AdaStop, check_batch_columns
     from ._shared import in_command_words, said
@@ -253,16 +303,15 @@ def _create(args, frame, key):
                                f"{MAX_N:,}, the most rlstats takes; feed the runs in batches of n runs per agent (RL "
                                "studies use 5 to 20)")
     options.setdefault("K", DEFAULT_K)
-    try:
-        with warnings.catch_warnings(record=True) as caught:  # its advice said as this command takes it
-            warnings.simplefilter("always")
+    with _command_warnings(args.flags, when_failed=False) as labels:  # its advice said as this command takes it
+        labels |= _names(frame)
+        try:
             seq = AdaStop(agents, rng=args.seed, key=key, **options)
-    except RlstatsError as exc:  # the options came from this call's flags: its hints name them (--K, not K=)
-        raise type(exc)(in_command_words(said(exc), args.flags, (), labels=_names(frame))) from exc
-    for warning in caught:
-        warnings.warn_explicit(_new_state_words(in_command_words(str(warning.message), args.flags, (),
-                                                                 labels=_names(frame))),
-                               warning.category, warning.filename, warning.lineno)
+        except RlstatsError as exc:  # the options came from this call's flags: its hints name them (--K, not K=)
+            raise type(exc)(in_command_words(said(exc), args.flags, (), labels=labels)) from exc
+        refusal = None if args.allow_powerless else _powerless(args, seq, read_n=args.n is None)
+        if refusal is not None:  # before any file is made; the warning it would say is left: the error says it all
+            raise refusal
     return seq
 
 
@@ -271,7 +320,7 @@ def _check_unchanged(seq, args, path):
     state = seq.to_state()
     for name, value in _given_options(args).items():
         if state["options"][name] != value:
-            flag = "--" + name.replace("_", "-")
+            flag = args.flags[name]
             raise _usage_error(f"{path} already holds a test with {name} = {state['options'][name]!r}; {flag} "
                                f"{value!r} only applies when the state is created (delete {path} to start a new test)")
     if args.seed is not None and state["seed"]["record"] != args.seed:
@@ -279,7 +328,16 @@ def _check_unchanged(seq, args, path):
                            "only applies when the state is created")
 
 
-def _load(path, key):
+def _load(path, key, flags):
+    """The AdaStop state at ``path`` (- reads standard input), its warnings said in the command's words (``flags``,
+    update's: audit s27, a state that can never reject said "use a larger n or K" at every later call)."""
+    with _command_warnings(flags) as labels:
+        seq = _read_state(path, key)
+        labels.update(agent for agent in seq.agents if "=" in agent)
+    return seq
+
+
+def _read_state(path, key):
     from ..methods.adastop import AdaStop
     from ._shared import STREAM
 
@@ -333,7 +391,7 @@ def _command_result(seq, flags):
     from ._shared import in_command_notes
 
     result = in_command_notes(seq.result(), (flags, ()))
-    notes = tuple(_new_state_words(note) for note in result.notes)
+    notes = tuple(_new_state_words(note, flags) for note in result.notes)
     return result if notes == result.notes else dataclasses.replace(result, notes=notes)
 
 
@@ -365,7 +423,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
     # The whole read-decide-write holds the lock: two updates at once run one after the other.
     try:
         if target.exists():
-            seq = _load(path, key)
+            seq = _load(path, key, args.flags)
             _check_unchanged(seq, args, path)
             if seq.done:  # the library's advice (a new AdaStop) is a new state file here (audit s23)
                 raise _usage_error(f"the test is finished after {fmt.count(seq.interim, 'batch')}: every comparison "
@@ -400,7 +458,7 @@ def run_update(args: argparse.Namespace, out: TextIO) -> int:
 def run_status(args: argparse.Namespace, out: TextIO) -> int:
     from .. import format as fmt
 
-    seq = _load(args.state, _key(args))
+    seq = _load(args.state, _key(args), args.flags)
     result = _command_result(seq, args.flags)
     out.write(_progress_text(seq, result))
     used = result.runs_used
@@ -415,7 +473,7 @@ def run_plot(args: argparse.Namespace, out: TextIO) -> int:
 
     out_path = check_figure_path(args.out, option="OUT", inputs=(args.state,) + (
         () if args.key_file is None else (args.key_file,)), stream_ok=True)
-    seq = _load(args.state, _key(args))
+    seq = _load(args.state, _key(args), args.flags)
     save_plot(seq.result(), out_path, kind=args.kind)
     sys.stderr.write("figure written to " + ("standard output (PNG)" if out_path == STREAM else str(args.out)) + "\n")
     return 0

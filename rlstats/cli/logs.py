@@ -78,7 +78,7 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
                  help=f"the listing of the folder or URL may hold at most N files (default: {MAX_FILES:,})")
     keyword_flag(command, "--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",
                  help=f"a file read from a URL may have at most N bytes (default: {MAX_FILE_BYTES:,})")
-    keyword_flag(command, "--no-progress", keyword="progress", sets=False, action="store_true",
+    keyword_flag(command, "--no-progress", dest="progress", action="store_false",
                  help="no progress bar on stderr")
     command.add_argument("-o", "--output", required=True, metavar="FILE",
                          help="where to write the frame: .csv, .tsv or .parquet, or - for CSV on standard output")
@@ -246,7 +246,7 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             frame = read_logs(args.folder, args.pattern, format=args.format, tags=tags, step=args.step,
-                              keep=args.keep, on_error=args.on_error, progress=not args.no_progress, n_jobs=args.jobs,
+                              keep=args.keep, on_error=args.on_error, progress=args.progress, n_jobs=args.jobs,
                               smooth=smooth, smooth_over=smooth_over, max_files=args.max_files,
                               max_file_bytes=args.max_file_bytes)
     except RlstatsError as exc:  # the same advice, in the command's words

@@ -203,7 +203,7 @@ def _arguments(args):
 
 def run_power(args: argparse.Namespace, out: TextIO) -> int:
     from ..planning import power, sample_size
-    from ._shared import check_figure_path, notes_beside_csv, render, report_drawn_seed, save_plot
+    from ._shared import as_shown, check_figure_path, notes_beside_csv, render, report_drawn_seed, save_plot
 
     # Every mistake that can be seen before the simulations is reported before them, and nothing is
     # printed until the figure (if any) is written: an error never follows a printed result.
@@ -225,11 +225,12 @@ def run_power(args: argparse.Namespace, out: TextIO) -> int:
     else:
         result = power(methods if len(methods) > 1 else methods[0], seeds=seeds, **kwargs)
     labels = getattr(args, "labels", ())  # a pilot's agent and task names with a '=', written as they are
-    text = render(result, args.format, _power_hints(args), labels)
+    shown = as_shown(result, args.format, _power_hints(args), labels)  # its notes spelled once, for both
+    text = render(shown, args.format)
     if args.plot:
         save_plot(result, args.plot)
         sys.stderr.write(f"figure written to {args.plot}\n")
     out.write(text)
-    notes_beside_csv(result, args.format, _power_hints(args), labels)
+    notes_beside_csv(shown, args.format)
     report_drawn_seed(args.seed, result)
     return 0

@@ -11,13 +11,13 @@ __getattr__: Callable[[str], Any]
 __dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adastop", "permutation"),
                                              "._incremental": ("AdaStop", "INDEX_COLUMNS", "check_batch_columns",
-                                                                "state_lock"),
+                                                                "rejecting_sizes", "state_lock"),
                                              "._integrity": ("read_key",),
                                              "._result": ("AdaStopResult", "PermutationResult", "headed")})
 
 if TYPE_CHECKING:  # what a type checker sees of the lazy names
     from ._api import AdaStopOptions, adastop, permutation
-    from ._incremental import AdaStop, INDEX_COLUMNS, check_batch_columns, state_lock
+    from ._incremental import AdaStop, INDEX_COLUMNS, check_batch_columns, rejecting_sizes, state_lock
     from ._integrity import read_key
     from ._result import AdaStopResult, PermutationResult, headed
 

@@ -26,8 +26,8 @@ from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
 from . import _integrity as integrity
 from . import _kernels as kernels
-from ._defaults import LOCK_TIMEOUT
-from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _calibration_notes,
+from ._defaults import LOCK_TIMEOUT, MAX_N
+from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, MAX_K, AdaStopOptions, _assemble, _calibration_notes,
                    _decision_rows, _flips, _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs,
                    _schedule, _spread_notes, _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
@@ -512,6 +512,31 @@ class AdaStop:
                 return message.replace("the AdaStop state", f"the AdaStop state {where}", 1)
 
             raise DesignError(named(str(exc)), command_line=exc.command_line and named(exc.command_line)) from exc
+
+
+def rejecting_sizes(seq: AdaStop) -> tuple[int | None, int | None] | None:
+    """Where ``seq``'s test, which can never reject (its schedule spends no level; AdaStop warns), would: the smallest
+    n at its K and the smallest K at its n whose schedule spends some, its other options the same; None for a test
+    that can reject. Each is None where none can: the level is at most alpha times ``n_resamples`` paths, so with
+    fewer than 1/alpha paths no n or K can (three agents or more relabelled jointly draw that many at any n and K).
+
+    Past the n or K at which the exact tree of the first (or the last) interim outgrows ``n_resamples``, every
+    interim draws ``n_resamples`` paths whatever a larger n or K: the searches stop there."""
+    schedule = seq._schedule
+    if schedule.reject_level[-1] > 0:
+        return None
+
+    def smallest(sizes, interim):  # the first size whose schedule spends, or None once a larger size changes nothing
+        for n, K in sizes:
+            found = kernels.make_schedule(n, K, schedule.n_resamples, schedule.alpha, enumerate_paths=not seq._joint)
+            if found.reject_level[-1] > 0:
+                return n if K == schedule.max_interims else K
+            if not found.exact[interim]:
+                return None
+        return None
+
+    return (smallest(((n, schedule.max_interims) for n in range(1, MAX_N + 1)), 0),
+            smallest(((schedule.n, K) for K in range(1, MAX_K + 1)), -1))
 
 
 def _state_draws(state, version):

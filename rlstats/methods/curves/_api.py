@@ -32,7 +32,7 @@ from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequ
 from ...statistics import (ENUMERATED_CELLS, MEDIAN_IS_MEAN_TASKS, listable, monte_carlo_pvalue, relabellings,
                            skew_widened)
 from . import _kernels as kernels
-from ._backend import cost
+from ._backend import STUDENTIZED_BANDS, cost
 from ._result import CurvesResult, step_ranges, step_stretches
 from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
                         Table)
@@ -58,8 +58,6 @@ CALIBRATION_LEVEL = 0.95
 #: pointwise, sup-t with a t quantile simultaneous), kept bit for bit, and the bootstrap-t bands before the mean's
 #: were widened on the side of the runs' skew (audit s25 band25), kept bit for bit
 BAND_METHODS = ("studentized", "expanded", "studentized_unwidened")
-#: the band methods whose bands are studentised (bootstrap-t)
-STUDENTIZED_BANDS = ("studentized", "studentized_unwidened")
 #: What ``bands="studentized_unwidened"`` of the mean says of its coverage: the table's rows measure the default, and
 #: these are the rows of the unwidened bands that missed (``curves.band`` before audit s25 band25).
 UNWIDENED_NOTE = ("bands=\"studentized_unwidened\" gives the mean's studentised bands without the widening on the "

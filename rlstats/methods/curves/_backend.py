@@ -15,6 +15,9 @@ from .._declaration import Backend, Need
 from ...cost import Shape, Work
 
 _HERE = "rlstats.methods.curves"
+#: the band methods (``bands=``, ``_api.BAND_METHODS``) whose bands are studentised (bootstrap-t): here, where
+#: the cost rule reads them without importing the back end; ``_api`` and ``_result`` import them from here
+STUDENTIZED_BANDS = ("studentized", "studentized_unwidened")
 
 
 def cost(shape: Shape, options: Any) -> Work:
@@ -22,7 +25,7 @@ def cost(shape: Shape, options: Any) -> Work:
     round s11 of benchmarks/README.md); the studentised bands (the default) pass over the resamples again for their
     standard errors (2 passes: 1.8-3.8x the expanded bands' CPU), and each compared pair's differences read both
     agents' run-steps again (2 x pairs x rows / agents). It counted 6e-8 s a run-step, 3-4x over the defaults."""
-    passes = 2 if getattr(options, "bands", "studentized") in ("studentized", "studentized_unwidened") else 1
+    passes = 2 if getattr(options, "bands", "studentized") in STUDENTIZED_BANDS else 1
     compare = getattr(options, "pairs", ())
     pairs = (shape.agents * (shape.agents - 1) // 2 if isinstance(compare, str) and compare == "all"
              else len(compare) if compare else 0)

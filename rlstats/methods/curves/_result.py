@@ -13,6 +13,7 @@ from ..._typing import ColumnNames
 from ...results import Result, resultclass, sentences
 from ...vocabulary import metric_label
 from . import plots
+from ._backend import STUDENTIZED_BANDS
 
 #: the statistics with studentised bands (a statistic function keeps the expanded ones)
 _STUDENTIZED = ("iqm", "mean", "median", "optimality_gap")
@@ -266,7 +267,7 @@ class CurvesResult(Result):
         if np.isnan(self.pointwise).all() and np.isnan(self.simultaneous).all():
             # nothing drawn, nothing to describe: the notes say why they were withheld
             text += f"The {level} pointwise and simultaneous bands were withheld for every agent (see below)."
-        elif self.options.get("bands") in ("studentized", "studentized_unwidened") and self.statistic in _STUDENTIZED:
+        elif self.options.get("bands") in STUDENTIZED_BANDS and self.statistic in _STUDENTIZED:
             text += (f"{level} pointwise and simultaneous bands come from "
                      f"{fmt.count(self.n_resamples, 'stratified bootstrap resample')} that draw whole runs within each "
                      "task (Agarwal et al., 2021), each band the hull of two: a studentised (bootstrap-t) band, each "
