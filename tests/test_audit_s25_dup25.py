@@ -176,9 +176,32 @@ def test_copied_runs_counts_and_chance():
 
 
 def test_the_chance_of_a_repeat_by_simulation():
-    """E, the tied pairs expected by chance, against simulation: normal runs recorded to 2 decimals (sigma = 1,
-    n = 20: E = 190 * 0.01 / (2 sqrt(pi)) = 0.536)."""
+    """E, the tied pairs ``copied_runs`` expects by chance in a cell, against simulation (audit s27 tests27: the test
+    checked numpy's rounding against the formula before, and never called rlstats).
+
+    The package's E is read back from its chance bound E**m / m! on a cell of n = 200 normal scores recorded to 7
+    decimals (198 normal quantiles and m = 2 copies of two of them: E = 5.7e-4, below COPY_CHANCE, so the cell counts
+    and its bound is reported). The simulation: 1,000,000 standard normal draws on the grid of step 1e-7, whose tied
+    pairs over the C(N, 2) pairs give the chance that two runs tie (about 14,000 tied pairs: a relative SE of 0.85%).
+    The package's rate per pair, times the cell's sigma as its docstring defines it (the smaller of sd and
+    IQR / 1.349: 0.982 here, the simulation's being 1), must match the simulated rate within 3 SE."""
+    from scipy import stats
+
     rng = np.random.default_rng(0)
-    x = np.round(rng.normal(size=(4000, 20)), 2)
-    pairs = (x[:, :, None] == x[:, None, :]).sum(axis=(1, 2)) - 20
-    assert (pairs / 2).mean() == pytest.approx(190 * 0.01 / (2 * math.sqrt(math.pi)), rel=0.06)
+    draws = 1_000_000
+    grid = np.rint(rng.normal(size=draws) * 1e7)  # a run's score on the grid of step q = 1e-7 (sigma = 1)
+    _, held = np.unique(grid, return_counts=True)
+    tied = float((held * (held - 1) // 2).sum())
+    simulated_rate = tied / math.comb(draws, 2)
+    # the closed form the simulation checks too: q / (2 sqrt(pi) sigma) per pair
+    assert simulated_rate == pytest.approx(1e-7 / (2 * math.sqrt(math.pi)), rel=3 / math.sqrt(tied))
+    x = np.round(stats.norm.ppf((np.arange(198) + 0.5) / 198), 7)
+    y = np.r_[x, x[50], x[120]]
+    copies, chance = copied_runs(y, np.zeros(y.size, dtype=np.intp), 1)
+    assert copies.tolist() == [2] and 0 < chance[0] < COPY_CHANCE
+    expected = math.sqrt(2 * chance[0])  # E from the bound E**2 / 2!
+    sigma = min(np.std(y, ddof=1), np.subtract(*np.percentile(y, [75, 25])) / 1.349)
+    assert round(float(sigma), 3) == 0.982
+    assert expected / math.comb(y.size, 2) * sigma == pytest.approx(simulated_rate, rel=3 / math.sqrt(tied))
+    # units: the scores in hundredths (q = 1e-5, sigma 100 times) give the same E
+    assert copied_runs(y * 100, np.zeros(y.size, dtype=np.intp), 1)[1][0] == pytest.approx(chance[0], rel=1e-9)

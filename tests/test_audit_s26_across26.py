@@ -15,6 +15,7 @@ a false alarm (Rainbow's IceHockey at iterations 121 and 178, 2 shared means of 
 until the data's near ties across tasks were read as a chance too.
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -191,8 +192,29 @@ def test_linear_cost_no_pairs_of_runs():
 
 # -- the real case --------------------------------------------------------------------------------------------------
 
+def _shared_by_hand(frame):
+    """The note's counts by plain pandas (audit s27 tests27: the note's numbers were pinned from its own output): for
+    every pair of cells (agent, task) of different tasks sharing a score, the runs of each holding a shared score,
+    each cell's runs and the distinct scores shared."""
+    cells = {key: g["score"] for key, g in frame.groupby(["agent", "task"])}
+    out = {}
+    for (a, s), (b, t) in itertools.combinations(sorted(cells), 2):
+        shared = set(cells[a, s]) & set(cells[b, t])
+        if s != t and shared:
+            first, second = cells[a, s], cells[b, t]
+            out[(a, s), (b, t)] = (int(first.isin(shared).sum()), first.size, int(second.isin(shared).sum()),
+                                   second.size, len(shared))
+    return out
+
+
 def test_mujoco_halfcheetah_repeats_hopper(published):
     mujoco = pd.read_csv(published / "mujoco_batches.csv")
+    # the only pair of cells of different tasks sharing a score, counted by hand, and as the note counts it
+    assert _shared_by_hand(mujoco) == {(("PPO", "halfcheetah"), ("PPO", "hopper")): (20, 30, 30, 30, 20)}
+    assert MUJOCO.startswith("20 of PPO's 30 runs on halfcheetah repeat exactly the scores of 30 of its 30 runs on "
+                             "hopper (20 scores shared)")
+    assert _shared_by_hand(mujoco[mujoco["batch"] <= 2]) == {
+        (("PPO", "halfcheetah"), ("PPO", "hopper")): (10, 10, 10, 10, 10)}
     assert across(rlstats.build(mujoco, "score ~ agent | task").notes) == [MUJOCO]
     assert across(rlstats.compare(mujoco, "score ~ agent | task").notes) == [MUJOCO]  # every back end: the front door
     # true of the rows analysed: either task left out, or PPO, or the copied batches of halfcheetah

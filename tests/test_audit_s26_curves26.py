@@ -4,10 +4,14 @@ two statistics different bands there (2 tasks of 4 and 6 skewed runs, agent a at
 band (7.492, 14.287), the median's (7.690, 13.874)). Under the default bands the median now takes the mean's bands
 there, with a note; from 3 tasks, and under bands="studentized_unwidened", nothing changes."""
 
+import math
 import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
+from scipy import stats
+
 import rlstats
 from rlstats.methods.curves import _api
 
@@ -41,6 +45,7 @@ NOTE_TWO = ("on 2 tasks the median of task means is at every step the mean of th
             "1 and 2 tasks)")
 NOTE_ONE = NOTE_TWO.replace("on 2 tasks", "on one task").replace("the mean of the two task means", "the task's mean")
 # the numbers main gave before audit s26 (agent a at the last step, agent b at the third): the mean's, the median's own
+# (regression pins of 200 resamples, rng=0; test_two_task_bands_against_a_hand_bootstrap checks the bands by hand)
 MEAN_TWO = ([7.491775432072857, 14.287249678344441], [5.555658939678774, 16.41769389060321],
             [7.410924939603186, 9.425271828488242])
 MEDIAN_TWO = ([7.690045084995702, 13.87436935283112], [6.21136212991667, 15.324770873187045],
@@ -127,3 +132,62 @@ def test_a_statistic_function_named_median_keeps_its_bands():
 
     res = _curves(_frame(), statistic=median)
     assert NOTE_TWO not in res.notes and res.statistic == "median"
+
+
+def _hand_band(df, agent, step, scale, floor, seed, n_resamples=20_000):
+    """A bootstrap-t band of the mean of task means at one step written out by hand (audit s27 tests27), as curves()'
+    docstring states it: whole runs resampled within tasks, each resample's deviation over its own stratified standard
+    error (the mean's: sqrt(sum_t s_t^2 / c_t) / T, ``scale`` T^2; the median's: the tasks' mean squared standard error,
+    ``scale`` T), floored at ``floor`` times the resamples' SD, the band theta - q se at the 0.975 ('higher') and 0.025
+    ('lower') quantiles of t; then moved out on the side of the skew by the Cornish-Fisher shift k / 6 (2 z^2 + 1) se,
+    k the runs' G1 (scipy, bias=False) averaged over every task and step of 3 runs, times sum v^1.5 / sqrt(c) /
+    (sum v)^1.5. Returns the band, and the (estimate, standard error, k) Hall's band is computed from."""
+    runs = df[(df["agent"] == agent) & (df["step"] == step)]
+    tasks = [g["score"].to_numpy() for _, g in runs.groupby("task")]
+    v = np.array([t.var(ddof=1) / t.size for t in tasks])
+    c = np.array([t.size for t in tasks])
+    estimate, se = np.mean([t.mean() for t in tasks]), math.sqrt(v.sum() / scale)
+    rng = np.random.default_rng(seed)
+    drawn = [t[rng.integers(0, t.size, (n_resamples, t.size))] for t in tasks]
+    theta = np.mean([d.mean(axis=1) for d in drawn], axis=0)
+    se_star = np.sqrt(sum(d.var(axis=1, ddof=1) / d.shape[1] for d in drawn) / scale)
+    t = (theta - estimate) / np.maximum(se_star, floor * theta.std(ddof=1))
+    high, low = np.quantile(t, 0.975, method="higher"), np.quantile(t, 0.025, method="lower")
+    mine = df[df["agent"] == agent]
+    g = np.mean([stats.skew(x, bias=False) for _, x in mine.groupby(["task", "step"])["score"] if x.size >= 3])
+    k = g * (v ** 1.5 / np.sqrt(c)).sum() / v.sum() ** 1.5
+    z = stats.norm.ppf(0.975)
+    shift = k / 6 * (2 * z * z + 1) * se
+    return (estimate - high * se - max(-shift, 0.0), estimate - low * se + max(shift, 0.0)), (estimate, se, k)
+
+
+def _hall_lower(estimate, se, k, df):
+    """Hall's band's lower end: the root of u + k u^2 / 3 + k^2 u^3 / 27 + k / 6 = q nearest q (numpy's roots), k
+    held at the cap (1 - k q - k^2 / 6 = 0.6^3, numpy's roots of the quadratic), the near end's rule."""
+    q = stats.t.ppf(0.975, df)
+    cap = float(max(np.roots([1 / 6, q, -(1 - 0.6 ** 3)]).real))
+    held = min(k, cap)
+    roots = np.roots([held * held / 27, held / 3, 1.0, held / 6 - q])
+    real = roots[np.abs(roots.imag) < 1e-7].real
+    return estimate - se * real[np.argmin(np.abs(real - q))]
+
+
+def test_two_task_bands_against_a_hand_bootstrap():
+    """Agent b at its third step (2 tasks of 4 and 6 runs, every run logged), 20,000 resamples: the upper ends of the
+    mean's default band and of the median's own (bands="studentized_unwidened") are the hand bootstrap-t's moved out
+    by the Cornish-Fisher shift (``_hand_band``), within 0.05 (3 SDs of the difference of two Monte Carlo ends: 0.011
+    each over 20 seeds of the hand loop); the mean's lower end is Hall's band's (by numpy's roots, at the step's df the
+    band reports), lower than the bootstrap-t's, and the median's lies at or below the hand bootstrap-t's (the hull
+    with the expanded band, not written out here). The estimates and the mean's standard error are pandas'."""
+    df = _frame()
+    mean = _curves(df, statistic="mean", n_resamples=20_000)
+    median = _curves(df, statistic="median", bands="studentized_unwidened", n_resamples=20_000)
+    (low, high), (estimate, se, k) = _hand_band(df, "b", 20, 4, 0.15, seed=1)
+    assert mean.estimates[1, 2] == pytest.approx(estimate, rel=1e-13)
+    assert mean.std_error[1, 2] == pytest.approx(se, rel=1e-12)
+    assert abs(mean.pointwise[1, 2, 1] - high) < 0.05, (mean.pointwise[1, 2], high)
+    assert mean.pointwise[1, 2, 0] == pytest.approx(_hall_lower(estimate, se, k, mean.df[1, 2]), rel=1e-9)
+    assert mean.pointwise[1, 2, 0] < low - 0.05
+    (low, high), _ = _hand_band(df, "b", 20, 2, 0.25, seed=1)
+    assert abs(median.pointwise[1, 2, 1] - high) < 0.05, (median.pointwise[1, 2], high)
+    assert median.pointwise[1, 2, 0] <= low + 0.05

@@ -55,14 +55,43 @@ def test_width_continuous_and_monotone_in_the_skewness(runs):
     np.testing.assert_allclose(width_ratio(-g, runs), r, rtol=1e-12)
 
 
+def width_ratio_by_hand(g1, runs):
+    """``width_ratio`` written out independently of rlstats (audit s27 tests27): the t band -+q (estimate 0, standard
+    error 1), its end on the side of the skew moved out by the Cornish-Fisher shift k / 6 (2 z^2 + 1) (z scipy's
+    normal quantile), and the hull with Hall's band: the cubic's roots at -+q (numpy's polynomial roots) while k is at
+    most the cap, the positive root of k^2 / 6 + q k - (1 - 0.6^3) = 0 (numpy's roots of the quadratic), beyond it the
+    cap's band with its far end moved on by the far end's derivative in k at the cap (a central difference)."""
+    q = stats.t.ppf((1 + LEVEL) / 2, runs - 1)
+    z = stats.norm.ppf((1 + LEVEL) / 2)
+    cap = float(max(np.roots([1 / 6, q, -(1 - 0.6 ** 3)]).real))
+    h = 1e-6 * cap
+    slope = -(_cubic_roots(cap + h, -q) - _cubic_roots(cap - h, -q)) / (2 * h)
+    out = []
+    for g in np.atleast_1d(g1):
+        k = abs(float(g)) / math.sqrt(runs)  # a negative skewness mirrors the band: the same width
+        if k == 0:
+            out.append(1.0)
+            continue
+        held = min(k, cap)
+        low = min(-q, -_cubic_roots(held, q))
+        high = max(q + k / 6 * (2 * z * z + 1), -_cubic_roots(held, -q) + slope * max(k - cap, 0.0))
+        out.append((high - low) / (2 * q))
+    return np.array(out)
+
+
 def test_width_at_5_runs_near_the_flat_point():
-    """1.70 at G1 = 0.78 and 2.38 at 0.80 before; the cap sits at G1 = 0.70 of 5 runs (q = 2.776)."""
+    """1.70 at G1 = 0.78 and 2.38 at 0.80 before; the cap sits at G1 = 0.70 of 5 runs (q = 2.776). The package's
+    widths against ``width_ratio_by_hand`` (no rlstats function), which also gives the figures quoted."""
+    g = [0.3, 0.6, 0.75, 0.78, 0.8, 0.9, 1.5]
     at_078, at_080 = width_ratio([0.78, 0.80], 5)
     assert at_080 - at_078 <= 0.06
-    np.testing.assert_allclose(width_ratio([0.3, 0.6, 0.75, 0.78, 0.8, 0.9, 1.5], 5),
-                               [1.085, 1.257, 1.415, 1.446, 1.467, 1.573, 2.208], atol=5e-4)
+    np.testing.assert_allclose(width_ratio(g, 5), width_ratio_by_hand(g, 5), rtol=1e-7)
+    np.testing.assert_allclose(width_ratio_by_hand(g, 5), [1.085, 1.257, 1.415, 1.446, 1.467, 1.573, 2.208], atol=5e-4)
     # the widest band at 3, 5 and 10 runs (G1 at its largest) stays below the uncapped band's widest, 2.52-2.57
-    assert [round(float(width_ratio(_grid(n), n).max()), 3) for n in (3, 5, 10)] == [2.057, 2.197, 2.287]
+    for n, widest in ((3, 2.057), (5, 2.197), (10, 2.287)):
+        by_hand = width_ratio_by_hand(_grid(n), n)
+        np.testing.assert_allclose(width_ratio(_grid(n), n), by_hand, rtol=1e-7)
+        assert round(float(by_hand.max()), 3) == widest
 
 
 def _cubic_roots(k, x):

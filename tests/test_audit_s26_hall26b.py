@@ -133,6 +133,20 @@ def test_profile_coverage_reduced():
         assert (round(pooled, 2), where) == (covered, f"tau below mean 1 of {tasks}")
 
 
+#: The nominal level of the bands, and the 2,000 bands per design ``test_profile_shapes_beyond_the_grid`` measures.
+PROFILE_LEVEL, PROFILE_BANDS = 0.95, 2000
+#: Their Monte Carlo SE at the nominal level (0.0049) and the floor 3 SE below it (0.9354), the project's rule.
+PROFILE_SE = math.sqrt(PROFILE_LEVEL * (1 - PROFILE_LEVEL) / PROFILE_BANDS)
+PROFILE_FLOOR = PROFILE_LEVEL - 3 * PROFILE_SE
+#: Documented shortfalls below that floor (docs/calibration.md, audit s26 hall26b: "lowest at 5 tasks: the gamma 0.930
+#: at 3 runs and 0.935 at 5"): the capped band's worst threshold on the gamma of skewness 2.8 at 5 tasks, a shape
+#: outside the calibration grid. The test asserts they stay at or above the documented figure, not that they hold.
+PROFILE_SHORTFALLS = {("gamma", 5, 3): 0.930, ("gamma", 5, 5): 0.935}
+#: The room a measured coverage has around the table's figure: 5 of the 2,000 bands (half an SE), for a band's end
+#: that another numpy orders differently (the draws are seeded: on one version the figure comes back exactly).
+PROFILE_ROOM = 5 / PROFILE_BANDS
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("shape, tasks, runs, before, after", [
     ("gamma", 5, 3, 0.882, 0.93), ("gamma", 26, 3, 0.8265, 0.983), ("gamma", 5, 5, 0.937, 0.935),
@@ -141,9 +155,29 @@ def test_profile_coverage_reduced():
     ("gamma", 5, 10, 0.985, 0.973), ("reflected_gamma", 5, 10, 0.988, 0.9755)])
 def test_profile_shapes_beyond_the_grid(shape, tasks, runs, before, after):
     """The gammas of ``SHAPES`` (skewness 2.8) on the same 2,000 bands per design (4 draws of 500): the capped band
-    at its worst threshold, against the band before audit s26 hall26b (``before``: the uncapped inversion)."""
+    at its worst threshold, against the band before audit s26 hall26b (``before``: the uncapped inversion).
+
+    Each design's worst threshold holds the level to within 3 Monte Carlo SEs (``PROFILE_FLOOR``, 0.9354), except the
+    two documented shortfalls (``PROFILE_SHORTFALLS``: the gamma at 5 tasks of 3 and 5 runs, 0.930 and 0.935), which
+    must not fall below their documented figure; and each reproduces the figure docs/calibration.md quotes
+    (``after``) within ``PROFILE_ROOM``."""
     pooled = TASKS["measure_shape"](shape, tasks, runs, 25, intervals=("skew_t",))["skew_t"][0]
-    assert round(pooled, 4) == after, (shape, tasks, runs, pooled, before)
+    assert abs(pooled - after) <= PROFILE_ROOM, (shape, tasks, runs, pooled, before)
+    documented = PROFILE_SHORTFALLS.get((shape, tasks, runs))
+    if documented is None:
+        assert pooled >= PROFILE_FLOOR, (shape, tasks, runs, pooled)
+    else:  # a documented shortfall: below the 3-SE floor, and said so; it must not grow
+        assert after < PROFILE_FLOOR
+        assert pooled >= documented - PROFILE_ROOM, (shape, tasks, runs, pooled, documented)
+
+
+def test_profile_shortfalls_are_the_documented_ones():
+    """The shortfalls the slow test allows are the figures docs/calibration.md states, and no others: every other
+    design's figure in its table is at or above the 3-SE floor."""
+    assert round(PROFILE_FLOOR, 4) == 0.9354
+    text = " ".join((pathlib.Path(__file__).resolve().parents[1] / "docs" / "calibration.md").read_text().split())
+    assert "lowest at 5 tasks: the gamma 0.930 at 3 runs and 0.935 at 5" in text
+    assert all(value < PROFILE_FLOOR for value in PROFILE_SHORTFALLS.values())
 
 
 def _reporter_threshold(gamma, n):
