@@ -712,7 +712,8 @@ def load_reference(option: Normalizer) -> Normalizer:
 
 
 def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer, *,
-                       other_columns: Iterable[str] = (), step: str | None = None) -> tuple[pd.DataFrame, list[Note]]:
+                       other_columns: Iterable[str] = (), step: str | None = None,
+                       units: bool = True) -> tuple[pd.DataFrame, list[Note]]:
     """The ``normalize=`` option of the back ends: ``(normalised data, notes for the result)``, the notes as records
     bound to the tasks they name, so that build and a back end's own drop re-state them for the tasks analysed (audit
     s25 polish25: ``rlstats demo``'s min-max note gave the bounds of tasks the bootstrap then left out).
@@ -720,6 +721,9 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     ``other_columns`` are columns besides the formula's whose missing values drop a row (a Design's extra columns),
     ``step`` the column of training steps of learning curves: min-max takes its bounds from the rows that will be
     analysed (none missing in the formula's other columns or in ``other_columns``), over every step (its note says so).
+
+    ``units``: False where the call only checks the rows (``design._average_nested``'s, on the seeds, before build
+    normalises the run means): the units check (:func:`_units_slip`) is said once, by build.
 
     ``parsed`` is the :class:`~rlstats.formula.Formula` that :func:`rlstats.design.build`
     has already parsed (it is not parsed again here).
@@ -762,6 +766,8 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     subset = has_note(data, SUBSET)  # design.subset_rows' note, by its record (never its wording)
     averaged = data.attrs.get(AVERAGED_ATTR)  # a frame of run means (design._average_nested)
     said: list[Note] = []
+    if not units:
+        keywords["check_units"] = False
     out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, kept=kept,
                       step=step, subset=subset, averaged=averaged, added=said, **keywords)
     return out, said

@@ -194,3 +194,12 @@ def test_the_units_note_is_the_same_whatever_the_row_order():
     _, shuffled = _units_said(runs.sample(frac=1.0, random_state=1), "procgen_easy_reference")
     assert len(said) == 1 and said == shuffled
     assert "beyond it on 'coinrun', 'jumper' and 'starpilot')" in said[0]
+
+
+def test_seeds_nested_in_runs_say_it_once():
+    """``| task/run/seed`` checks the seeds' rows before averaging them: the units are said once, of the run means."""
+    runs = _runs(PROCGEN_EASY, runs=6).assign(score=lambda d: d["score"] * 1000, run=lambda d: d["seed"] // 2)
+    res, said = _caught(lambda: rlstats.compare(runs, "score ~ agent | task/run/seed", method="task_table",
+                                                normalize="procgen_easy_reference"))
+    assert [s for s in said if "times too" in s] == [said[0]] and "about 1,000 times too large" in said[0]
+    assert str(res).count("times too large") == 1
