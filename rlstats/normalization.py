@@ -96,19 +96,19 @@ def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, h
     finite = np.isfinite(values)
     if bound is None or not finite.any():
         return None
-    task = position[finite]
-    given = values[finite]
-    size = np.abs(given) / np.maximum(np.abs(lo), np.abs(hi))[task]
-    per = pd.DataFrame({"task": task, "normalised": normalised[finite],
-                        "size": np.where(given != 0, size, np.nan)}).groupby("task")  # a 0 is 0 in any units
-    medians, sizes = per["normalised"].median(), per["size"].median().dropna()
+    order = np.argsort(position[finite], kind="stable")
+    task, given, normal = position[finite][order], values[finite][order], normalised[finite][order]
+    present, starts = np.unique(task, return_index=True)
+    medians = np.array([np.median(part) for part in np.split(normal, starts[1:])])
+    sizes = np.array([np.median(np.abs(part[part != 0])) if (part != 0).any() else np.nan  # a 0 is 0 in any units
+                      for part in np.split(given, starts[1:])]) / np.maximum(np.abs(lo), np.abs(hi))[present]
     middle = float(np.median(medians))
-    typical = float(np.median(sizes)) if len(sizes) else np.nan
+    typical = float(np.nanmedian(sizes)) if (~np.isnan(sizes)).any() else np.nan
     power = None if not typical > 0 else round(float(np.log10(typical / UNITS_TYPICAL)))
     n_tasks = f"{integer(len(medians))} task{'' if len(medians) == 1 else 's'}"
     if abs(middle) > bound:
         power = max(1, power or 1)
-        beyond = sorted((tasks[t] for t in medians.index[np.abs(medians.to_numpy()) > bound]), key=str)
+        beyond = sorted((tasks[t] for t in present[np.abs(medians) > bound]), key=str)
         found = (f"the median over {n_tasks} of each task's median normalised score is {signif(middle, 3)}, "
                  f"{'above' if middle > 0 else 'below'} {'' if middle > 0 else '-'}{signif(bound)} ({signif(bound)} "
                  f"times the gap from {low} to {high} {'above' if middle > 0 else 'below'} {low}; beyond it on "
@@ -117,7 +117,7 @@ def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, h
         genuinely = "this far from the reference scores"
     elif typical < UNITS_TINY:
         power = min(-1, power if power is not None else -1)
-        small = sorted((tasks[t] for t in sizes.index[sizes.to_numpy() < UNITS_TINY]), key=str)  # any row order
+        small = sorted((tasks[t] for t in present[sizes < UNITS_TINY]), key=str)  # in any row order
         found = (f"their typical size (the median over {n_tasks} of each task's median |{score}| not 0) is "
                  f"{signif(typical, 2)} times the larger of the task's {low} and {high} scores, below "
                  f"{signif(UNITS_TINY)} (and so on {join_and(map(repr, small), 5)})")
