@@ -120,7 +120,7 @@ def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, h
         small = sorted((tasks[t] for t in present[sizes < UNITS_TINY]), key=str)  # in any row order
         found = (f"their typical size (the median over {n_tasks} of each task's median |{score}| not 0) is "
                  f"{signif(typical, 2)} times the larger of the task's {low} and {high} scores, below "
-                 f"{signif(UNITS_TINY)} (and so on {join_and(map(repr, small), 5)})")
+                 f"{signif(UNITS_TINY)}, and below it on {join_and(map(repr, small), 5)}")
         way = "too small"
         genuinely = "this small (e.g. every agent at a score near 0)"
     else:
