@@ -130,8 +130,8 @@ def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, h
     way_on = (f"check the units of '{score}' ({fix} if it was scaled, or normalise with a reference in its units), or "
               f"pass normalize={{'reference': {name!r}, 'check_units': False}} (rlstats.normalize: check_units=False) "
               f"if the scores are genuinely {genuinely}")
-    said = [f"'{score}' {verb} about {factor} times {way} for {name}'s {low} and {high} scores: {found}; {way_on}"
-            for verb in ("looks", "looked")]  # the warning at the call, and the note results print
+    said = [f"'{score}' {verb} about {factor} times {way} for {name}'s {low} and {high} scores{when}: {found}; "
+            f"{way_on}" for verb, when in (("looks", ""), ("looked", " when it was normalised"))]  # warning, note
     return said[0], said[1]
 
 
@@ -633,9 +633,11 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
         notes.append(Note(f"'{score}' normalised with {name}" + outside.replace("[low, high]", f"[{low}, {high}]"),
                           scope="frame"))
         out = add_note(out, notes[-1])
-    if slip is not None:  # said of the scores normalised, whatever rows are then kept: an operation's note
+    if slip is not None:
         warn(slip[0])
-        notes.append(Note(slip[1]))
+        # of the rows normalised: a back end's, those it analyses (subset= applied; a row it then drops for a missing
+        # value moves no median much), said whatever it drops; normalize()'s frame, only while its rows are analysed
+        notes.append(Note(slip[1], scope="operation" if added is not None else "frame"))
         out = add_note(out, notes[-1])
     if added is not None:
         added.extend(notes)

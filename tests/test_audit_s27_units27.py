@@ -181,6 +181,19 @@ def test_d4rl_and_procgen_scores_in_their_units_are_not_said_and_slips_are(name,
         in said[0]
 
 
+def test_a_normalised_frame_says_it_of_its_rows_only():
+    """rlstats.normalize's line is of the frame it normalised: results on those rows print it; on some of them (where
+    its medians over tasks were not taken) it is not shown, and the line on notes of rows not here says so."""
+    frame, said = _units_said(_runs(D4RL).assign(score=lambda d: d["score"] * 100), "d4rl_reference")
+    assert len(said) == 1
+    whole = str(rlstats.compare(frame, "score ~ agent | task/seed", method="skillings_mack"))
+    assert "Note: 'score' looked about 100 times too large for d4rl_reference's random and expert scores when it was " \
+           "normalised: the median over 3 tasks" in whole
+    part = str(rlstats.compare(frame[frame["task"] != "hopper-medium-v2"], "score ~ agent | task/seed",
+                               method="skillings_mack"))
+    assert "times too large" not in part and "notes about those rows alone are not shown" in part
+
+
 def test_every_named_reference_has_a_units_bound():
     """A reference table added to the registry declares how far its normalised scores may lie."""
     names = [n for n in rlstats.datasets.available()["name"] if n.endswith("_reference")]
@@ -237,7 +250,7 @@ POLARS_CASES = {
 CONVERTED = re.compile(r"Note: data converted from a polars DataFrame to a pandas DataFrame \(\d+ rows\)\n")
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in ("percentiles", "task_table")
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c == "percentiles"
                                   else c for c in POLARS_CASES])
 def test_polars_input_prints_the_notes_and_numbers_of_pandas(case):
     """Every statistic unchanged by the frame library, and every line on what was done to the data the same: rows
