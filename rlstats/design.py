@@ -1035,7 +1035,7 @@ def _average_nested(data, formula, env, options):
         check_within(score_bounds(check_bounds(options.get("bounds")), None, formula), y, data, formula)
     else:  # the normaliser's range too, at the caller's rows (a dataset read once, here, for build() as well)
         options["normalize"] = load_reference(options["normalize"])
-        normalize_response(data, formula, options["normalize"])
+        normalize_response(data, formula, options["normalize"], units=False)  # said once, of the run means, by build
     name = formula.response_columns[0] if formula.is_simple_response else formula.response
     frame = pd.DataFrame({k: data[k].to_numpy() for k in keys})
     frame[name] = y

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import DesignError, OptionError, close_names, rows_described, warn
-from .options import keywords_checked
-from .format import join_and, listed, signif
+from .options import check_bool, keywords_checked
+from .format import integer, join_and, listed, signif
 from .interop import frame_library, as_pandas
 from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
                          key_values)
@@ -59,6 +59,80 @@ RANGES = {
     "procgen_easy_reference": "convention",
     "procgen_hard_reference": "convention",
 }
+
+
+#: The named references whose scores' units are checked (audit s27 units27: Atari 100k's scores x1000 normalised with
+#: its reference gave DER an IQM of 215 times human, silently): the bound on the median over tasks of each task's
+#: median normalised score beyond which (either sign) the scores are said to be in other units than the reference's.
+#: Every ``*_reference`` dataset of :func:`rlstats.datasets.available` has one (a test keeps it so).
+#: ``tests/reference/units_slip_survey.py`` prints the statistics on the published scores the loader offers.
+UNITS_RANGE = {
+    # the Atari 100k agents (0.1 to 0.34) and Dopamine's (every agent at every iteration: 0.004 to 1.5) stay below 1.5;
+    # the strongest published Atari agents' median human-normalised scores are about 20 (MuZero, Agent57): those are
+    # what check_units=False is for. Not higher: x100 of the Atari 100k agents reaches only 14 (CURL); a weak agent's
+    # scores x100 are as large as a strong agent's as published, so no bound on this statistic tells them apart,
+    # and the warning's way on names both
+    "atari100k_reference": 10.0, "atari_reference": 10.0,
+    # D4RL's expert and Procgen's R_max are near the best scores their benchmarks report: a median task 5 gaps
+    # beyond them is taken for scores in other units
+    "d4rl_reference": 5.0, "procgen_easy_reference": 5.0, "procgen_hard_reference": 5.0,
+}
+#: The scores' typical size relative to the reference's (the median over tasks of each task's median ``|score|`` of its
+#: scores that are not 0, over the larger magnitude of its two reference scores) below which they look too small: the
+#: published agents' are 0.07 (Dopamine's at their first iteration) to 1.4; /1000 gives at most 0.0014
+UNITS_TINY = 0.002
+#: The middle of the published agents' typical sizes (0.07 to 1.4, log scale), from which the note reckons the apparent
+#: factor as a power of ten: x100 and x1000 of Atari 100k and Dopamine read 100 and 1,000, /1000 1/1,000
+UNITS_TYPICAL = 0.3
+
+
+def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, high):
+    """(warning, note) where the scores normalised with the named reference ``name`` look to be in other units than
+    its reference scores (:data:`UNITS_RANGE`, :data:`UNITS_TINY`); None otherwise. ``position`` codes each row's task
+    in ``tasks``; ``values`` the scores as given, ``normalised`` as normalised, ``lo``/``hi`` each task's reference
+    scores, named ``low`` and ``high``. The statistics are medians over tasks of medians over their rows, so that a
+    few far superhuman games or runs do not decide them; they read the finite scores only."""
+    bound = UNITS_RANGE.get(name) if isinstance(name, str) else None
+    finite = np.isfinite(values)
+    if bound is None or not finite.any():
+        return None
+    order = np.argsort(position[finite], kind="stable")
+    task, given, normal = position[finite][order], values[finite][order], normalised[finite][order]
+    present, starts = np.unique(task, return_index=True)
+    medians = np.array([np.median(part) for part in np.split(normal, starts[1:])])
+    sizes = np.array([np.median(np.abs(part[part != 0])) if (part != 0).any() else np.nan  # a 0 is 0 in any units
+                      for part in np.split(given, starts[1:])]) / np.maximum(np.abs(lo), np.abs(hi))[present]
+    middle = float(np.median(medians))
+    typical = float(np.nanmedian(sizes)) if (~np.isnan(sizes)).any() else np.nan
+    power = None if not typical > 0 else round(float(np.log10(typical / UNITS_TYPICAL)))
+    n_tasks = f"{integer(len(medians))} task{'' if len(medians) == 1 else 's'}"
+    if abs(middle) > bound:
+        power = max(1, power or 1)
+        beyond = sorted((tasks[t] for t in present[np.abs(medians) > bound]), key=str)
+        found = (f"the median over {n_tasks} of each task's median normalised score is {signif(middle, 3)}, "
+                 f"{'above' if middle > 0 else 'below'} {'' if middle > 0 else '-'}{signif(bound)} ({signif(bound)} "
+                 f"times the gap from {low} to {high} {'above' if middle > 0 else 'below'} {low}; beyond it on "
+                 f"{join_and(map(repr, beyond), 5)})")
+        way = "too large"
+        genuinely = "this far from the reference scores"
+    elif typical < UNITS_TINY:
+        power = min(-1, power if power is not None else -1)
+        small = sorted((tasks[t] for t in present[sizes < UNITS_TINY]), key=str)  # in any row order
+        found = (f"their typical size (the median over {n_tasks} of each task's median |{score}| not 0) is "
+                 f"{signif(typical, 2)} times the larger of the task's {low} and {high} scores, below "
+                 f"{signif(UNITS_TINY)}, and below it on {join_and(map(repr, small), 5)}")
+        way = "too small"
+        genuinely = "this small (e.g. every agent at a score near 0)"
+    else:
+        return None
+    factor = integer(10 ** abs(power))
+    fix = f"divide it by {factor}" if power > 0 else f"multiply it by {factor}"
+    way_on = (f"check the units of '{score}' ({fix} if it was scaled, or normalise with a reference in its units), or "
+              f"pass normalize={{'reference': {name!r}, 'check_units': False}} (rlstats.normalize: check_units=False) "
+              f"if the scores are genuinely {genuinely}")
+    said = [f"'{score}' {verb} about {factor} times {way} for {name}'s {low} and {high} scores{when}: {found}; "
+            f"{way_on}" for verb, when in (("looks", ""), ("looked", " when it was normalised"))]  # warning, note
+    return said[0], said[1]
 
 
 def _rows_phrase(df, mask, by, score, agent=None):
@@ -349,7 +423,7 @@ def _bounds(ref, tasks, by, low, high):
 
 @keywords_checked  # a keyword it does not take: an OptionError naming it, not Python's TypeError
 def normalize(df: Table, reference: Table | str, *, low: str | None = None, high: str | None = None, by: str = "task",
-              score: str = "score") -> pd.DataFrame:
+              score: str = "score", check_units: bool = True) -> pd.DataFrame:
     """Normalise scores per task: ``(score - low) / (high - low)``.
 
     Parameters
@@ -406,6 +480,16 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
         Name of the task column, in both ``df`` and ``reference``.
     score : str
         Name of the score column of ``df``.
+    check_units : bool
+        With a named reference table (``"atari100k_reference"``, ``"atari_reference"``, ``"d4rl_reference"``,
+        Procgen's), whether to say (a warning, and a note that results print) when the scores look to be in other
+        units than the table's: the median over tasks of each task's median normalised score beyond
+        :data:`UNITS_RANGE` (10 for Atari, 5 for D4RL and Procgen; either sign), or the scores' typical size below
+        :data:`UNITS_TINY` (0.002) times the reference scores'; the warning names the tasks and the apparent factor,
+        a power of ten. The published Atari 100k and Dopamine agents' scores are well inside both (at most 1.5 and
+        at least 0.07); Atari scores x100, x1000 and /1000 are outside. Scores genuinely that high (the strongest
+        published Atari agents' median human-normalised scores are about 20) or that small: pass False.
+        Nothing is changed either way. Frames of other bounds and the rules take no such check.
 
     Returns
     -------
@@ -463,23 +547,26 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
     'Boxing 2 to 6.5, Pong -20 to 10'
     """
     _check_names(low, high, by, score)
+    check_units = check_bool("check_units", check_units)
     df = as_pandas(df)  # a polars or pyarrow table: converted once, stated in the notes
     if not isinstance(df, pd.DataFrame):
         raise DesignError(f"df must be a pandas DataFrame with a {by!r} and a {score!r} column, got "
                           f"{type(df).__name__}")
     return _normalized(df, _reference_frame(reference, "reference"), reference if isinstance(reference, str) else None,
-                       low=low, high=high, by=by, score=score)
+                       low=low, high=high, by=by, score=score, check_units=check_units)
 
 
 def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score", agent=None, kept=None, step=None,
-                subset=False, averaged=None, added=None):
+                subset=False, averaged=None, added=None, check_units=True):
     """:func:`normalize` with the reference frame already loaded (or a rule's name); ``name`` is its dataset's
     (None: a frame); ``agent`` names the agent column for messages about rows (None: an 'agent' column if any).
     ``kept`` (a back end's): the rows it will analyse, a boolean array (None: all), of which min-max takes its bounds;
     ``step``: the column of training steps of learning curves, whose every step min-max reads (the note says so);
     ``subset``: whether ``df`` holds the rows a back end's ``subset=`` kept (min-max's note says they set the bounds);
     ``averaged``: the unit ('run') whose seeds were averaged into each row of ``df``, whose means set min-max's bounds;
-    ``added``: a list to which the notes it adds are appended (the records :func:`normalize_response` hands to build)."""
+    ``added``: a list to which the notes it adds are appended (the records :func:`normalize_response` hands to build);
+    ``check_units``: whether to say where the scores look to be in other units than a named table's
+    (:func:`_units_slip`)."""
     agent = "agent" if agent is None else agent
     _check_names(low, high, by, score)
     _require_columns(df, [by, score], "the data")
@@ -512,6 +599,8 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     outside = _check_range(rule or name, df, values, lo[position], hi[position], by, score, agent)
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
+    slip = _units_slip(name, score, tasks, position, values, out[score].to_numpy(dtype=float), lo, hi, low,
+                       high) if check_units and rule is None else None
     if rule == "minmax":  # the bounds of each task, bound to it: a result names those of the tasks it analyses
         items = tuple(((t,), (t, float(a), float(b))) for t, a, b in zip(ref[by], ref["min"], ref["max"]))
         where = "in the rows subset= kept" if subset else "in the data"
@@ -543,6 +632,12 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     if outside:  # names rows of this frame: said of this frame only
         notes.append(Note(f"'{score}' normalised with {name}" + outside.replace("[low, high]", f"[{low}, {high}]"),
                           scope="frame"))
+        out = add_note(out, notes[-1])
+    if slip is not None:
+        warn(slip[0])
+        # of the rows normalised: a back end's, those it analyses (subset= applied; a row it then drops for a missing
+        # value moves no median much), said whatever it drops; normalize()'s frame, only while its rows are analysed
+        notes.append(Note(slip[1], scope="operation" if added is not None else "frame"))
         out = add_note(out, notes[-1])
     if added is not None:
         added.extend(notes)
@@ -619,7 +714,8 @@ def load_reference(option: Normalizer) -> Normalizer:
 
 
 def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer, *,
-                       other_columns: Iterable[str] = (), step: str | None = None) -> tuple[pd.DataFrame, list[Note]]:
+                       other_columns: Iterable[str] = (), step: str | None = None,
+                       units: bool = True) -> tuple[pd.DataFrame, list[Note]]:
     """The ``normalize=`` option of the back ends: ``(normalised data, notes for the result)``, the notes as records
     bound to the tasks they name, so that build and a back end's own drop re-state them for the tasks analysed (audit
     s25 polish25: ``rlstats demo``'s min-max note gave the bounds of tasks the bootstrap then left out).
@@ -627,6 +723,9 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     ``other_columns`` are columns besides the formula's whose missing values drop a row (a Design's extra columns),
     ``step`` the column of training steps of learning curves: min-max takes its bounds from the rows that will be
     analysed (none missing in the formula's other columns or in ``other_columns``), over every step (its note says so).
+
+    ``units``: False where the call only checks the rows (``design._average_nested``'s, on the seeds, before build
+    normalises the run means): the units check (:func:`_units_slip`) is said once, by build.
 
     ``parsed`` is the :class:`~rlstats.formula.Formula` that :func:`rlstats.design.build`
     has already parsed (it is not parsed again here).
@@ -645,15 +744,17 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     if len(columns) != 1 or parsed.blocks is None:
         raise OptionError(f"normalize= needs a formula whose response reads one data column and that names the "
                           f"task column after '|' (e.g. 'score ~ agent | task'), got '{parsed.text}'")
-    keywords = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
+    keywords: dict[str, Any] = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
     if "reference" not in keywords:
-        raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high')")
-    ours = ("reference", "low", "high") + (("name",) if isinstance(reference, _Loaded) else ())
+        raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high', 'check_units')")
+    ours = ("reference", "low", "high", "check_units") + (("name",) if isinstance(reference, _Loaded) else ())
     other = next((key for key in keywords if key not in ours), None)
     if other is not None:  # audit s21: a TypeError of _normalized (the formula names the task and score columns)
-        close = close_names(other, ["low", "high", "reference"], n=1)
-        raise OptionError(f"normalize= as a dict takes the keys 'reference', 'low' and 'high'; got {other!r}"
-                          + (f" (did you mean {close[0]!r}?)" if close else ""))
+        close = close_names(other, ["low", "high", "reference", "check_units"], n=1)
+        raise OptionError(f"normalize= as a dict takes the keys 'reference', 'low', 'high' and 'check_units'; got "
+                          f"{other!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    if "check_units" in keywords:
+        keywords["check_units"] = check_bool("normalize= 'check_units'", keywords["check_units"])
     frame, name = keywords.pop("reference"), keywords.pop("name", None)
     if not isinstance(frame, pd.DataFrame) and not (isinstance(frame, str) and frame in RULES):
         _reference_frame(frame)  # the error for a reference of the wrong type
@@ -667,6 +768,8 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     subset = has_note(data, SUBSET)  # design.subset_rows' note, by its record (never its wording)
     averaged = data.attrs.get(AVERAGED_ATTR)  # a frame of run means (design._average_nested)
     said: list[Note] = []
+    if not units:
+        keywords["check_units"] = False
     out = _normalized(data, frame, name, score=columns[0], by=parsed.blocks, agent=parsed.groups, kept=kept,
                       step=step, subset=subset, averaged=averaged, added=said, **keywords)
     return out, said

@@ -143,8 +143,8 @@ def test_a_bounds_advice_names_the_flag(tmp_path, capsys):
 
 def test_normalize_dict_with_an_unknown_key_is_an_option_error(runs_csv, capsys):
     path, df = runs_csv
-    with pytest.raises(rlstats.errors.OptionError, match=r"normalize= as a dict takes the keys 'reference', 'low' "
-                                                         r"and 'high'; got 'lo' \(did you mean 'low'\?\)"):
+    with pytest.raises(rlstats.errors.OptionError, match=r"normalize= as a dict takes the keys 'reference', 'low', "
+                                                         r"'high' and 'check_units'; got 'lo' \(did you mean 'low'\?\)"):
         rlstats.bootstrap(df, "score ~ agent | task", normalize={"reference": "minmax", "lo": 1}, rng=0,
                           n_resamples=100)
     with pytest.raises(rlstats.errors.OptionError, match="got 'by'"):

@@ -63,7 +63,8 @@ def test_normalize_name_key_is_refused():
     with pytest.raises(OptionError) as info:
         rlstats.compare(frame, F, method="bootstrap", n_resamples=200, rng=0,
                         normalize={"reference": reference, "name": "atari100k_reference"})
-    assert str(info.value) == "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"
+    assert str(info.value) == ("normalize= as a dict takes the keys 'reference', 'low', 'high' and 'check_units'; "
+                               "got 'name'")
 
 
 def test_a_fifo_log_inside_a_folder_of_runs_is_never_opened(tmp_path):
@@ -98,7 +99,8 @@ def test_normalize_name_key_is_refused_with_a_dataset_too():
     with pytest.raises(OptionError) as info:
         rlstats.compare(frame, F, method="bootstrap", n_resamples=200, rng=0,
                         normalize={"reference": "atari100k_reference", "name": "x"})
-    assert str(info.value) == "normalize= as a dict takes the keys 'reference', 'low' and 'high'; got 'name'"
+    assert str(info.value) == ("normalize= as a dict takes the keys 'reference', 'low', 'high' and 'check_units'; "
+                               "got 'name'")
 
 
 def test_the_command_line_refuses_a_name_key_and_still_names_its_file(tmp_path):
@@ -109,8 +111,8 @@ def test_the_command_line_refuses_a_name_key_and_still_names_its_file(tmp_path):
     reference.to_csv(tmp_path / "ref.csv", index=False)
     done = _cli("compare", "runs.csv", F, "--method", "bootstrap", "-o", "normalize={'reference': 'ref.csv', "
                 "'name': 'x'}", cwd=tmp_path)
-    assert done.stderr.strip() == ("rlstats: error: -o normalize= as a dict takes the keys 'reference', 'low' and "
-                                   "'high'; got 'name'")
+    assert done.stderr.strip() == ("rlstats: error: -o normalize= as a dict takes the keys 'reference', 'low', "
+                                   "'high' and 'check_units'; got 'name'")
     done = _cli("compare", "runs.csv", F, "--method", "bootstrap", "-o", "normalize=ref.csv", "-o",
                 "n_resamples=200", cwd=tmp_path)
     assert done.returncode == 0 and "ref.csv" in done.stdout, done.stderr

@@ -41,7 +41,7 @@ def test_atari_d4rl_procgen_values_against_the_published_tables(mirror):
                         ("procgen_easy_reference", procgen["easy"]), ("procgen_hard_reference", procgen["hard"])]:
         tasks = list(table)
         df = pd.DataFrame({"agent": "A", "task": tasks, "score": [100.0] * len(tasks)})
-        out = normalize(df, name)
+        out = normalize(df, name, check_units=False)  # 100 is no Procgen score (coinrun's R_max is 10): said, s27
         expected = [(100.0 - lo) / (hi - lo) for lo, hi in table.values()]
         np.testing.assert_allclose(out["score"], expected, rtol=1e-12)
     # Pong's human score itself maps to 1, its random score to 0
