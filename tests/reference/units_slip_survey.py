@@ -5,7 +5,7 @@ For each pairing (Atari 100k with ``atari100k_reference`` and ``atari_reference`
 ``atari_reference`` on the 55 games it covers), as a whole, per agent, and for Dopamine per agent and iteration
 (every 10th and the last), it prints, computed here with pandas apart from ``rlstats.normalization``:
 
-* M: the median over tasks of each task's median normalised score (the rule's bound: ``UNITS_RANGE``, 10 for Atari);
+* M: the median over tasks of each task's median normalised score (the rule's bound: ``UNITS_RANGE``, 10 for Atari 100k, 50 for the full benchmark);
 * A: the median over tasks of each task's median ``|score|`` of its scores not 0, over the larger magnitude of the
   task's two reference scores (the rule's floor: ``UNITS_TINY``, 0.002);
 
