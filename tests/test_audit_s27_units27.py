@@ -273,7 +273,7 @@ def test_polars_input_prints_the_notes_and_numbers_of_pandas(case):
     assert all(any(phrase in note for note in notes) for phrase in phrases), (phrases, notes)
 
 
-def test_a_full_benchmark_agent_as_strong_as_the_strongest_published_is_not_said():
+def test_a_full_benchmark_agent_as_strong_as_the_strongest_published_is_not_said(mirror):
     """Median human-normalised scores of about 20 (MuZero's 2041 % in its paper) on the full Atari benchmark are not
     said to be 100 times too large (the bound is 50 there); on Atari 100k, where no published agent is near 10, the
     same scores are (the bound is 10). Scores are built from the reference table itself, so the median is known."""
