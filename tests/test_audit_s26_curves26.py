@@ -35,11 +35,13 @@ def _curves(df, **options):
                               **{"n_resamples": 200, "rng": 0, "progress": False, **options})
 
 
-NOTE_TWO = ("on 2 tasks the median of task means is at every step the mean of the two task means, the mean's curve: it is given the "
-            "mean's bands (pointwise and simultaneous), by the mean's method and its rules for withholding them (the "
-            "median's own bands, made for the middle task of 3 or more, covered less on skewed runs in simulations of "
-            "1 and 2 tasks)")
-NOTE_ONE = NOTE_TWO.replace("on 2 tasks", "on one task").replace("the mean of the two task means", "the task's mean")
+# the words since audit s27 (median27): each number named by what it averages
+NOTE_TWO = ("on 2 tasks the median of task means is at every step the average of the two task means, as is the mean of "
+            "task means: it takes the bands of the mean of task means (pointwise and simultaneous), by their method and "
+            "their rules for withholding them (the bands made for the median of 3 or more task means covered less on "
+            "skewed runs in simulations of 1 and 2 tasks)")
+NOTE_ONE = NOTE_TWO.replace("on 2 tasks", "on one task").replace("the average of the two task means",
+                                                                 "that task's mean over its runs")
 # the numbers main gave before audit s26 (agent a at the last step, agent b at the third): the mean's, the median's own
 MEAN_TWO = ([7.491775432072857, 14.287249678344441], [5.555658939678774, 16.41769389060321],
             [7.410924939603186, 9.425271828488242])

@@ -746,8 +746,12 @@ def _run_bootstrap(design, options, rng, shown):
         notes += [n for n in [raw_gap_note(design, options.gamma)] if n]
     if "iqm" in options.metrics:
         notes += untrimmed_iqm_note(design.counts, design.agents)
+    # the interval each metric takes, once a call (audit s27 median27: twice): on 1 or 2 tasks the median of task
+    # means is their mean and is computed as it, interval and all (audit s26 median26); a metric function: None
+    computed = small_runs.interval_kinds(tuple(spec if isinstance(spec, str) else None for spec in options.metrics),
+                                         design.n_tasks, options.interval)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
-        return _run_builtin_bootstrap(design, options, rng, notes, shown)
+        return _run_builtin_bootstrap(design, options, rng, notes, shown, computed)
     layouts = _layouts(design)
     if options.rliable_compat:
         _require_run_matrices(design, layouts, "rliable_compat=True")
@@ -774,18 +778,17 @@ def _run_bootstrap(design, options, rng, shown):
                                   for layout in layouts])
     distribution = np.stack([s.T for s in stats])
     acceleration = _accelerations(layouts, options) if options.interval == "bca" else None
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes)
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, computed)
 
 
-def _run_builtin_bootstrap(design, options, rng, notes, shown):
-    """Built-in metrics: one agent's layout at a time, so memory holds one agent's runs, not all."""
+def _run_builtin_bootstrap(design, options, rng, notes, shown, computed):
+    """Built-in metrics: one agent's layout at a time, so memory holds one agent's runs, not all (``computed``: the
+    metric each is computed as, :func:`_small_runs.interval_kinds`)."""
     root, seed = seed_sequence(rng)
     distribution = np.empty((design.n_agents, len(options.metrics), options.n_resamples))
     estimates = np.empty((design.n_agents, len(options.metrics)))
     acceleration = np.zeros_like(estimates) if options.interval == "bca" else None
     studentized = options.interval in small_runs.STUDENTIZED_INTERVALS
-    # on 1 or 2 tasks the median of task means is their mean and is computed as it, interval and all (audit s26)
-    computed = small_runs.interval_kinds(options.metrics, design.n_tasks, options.interval)
     # the studentised interval's standard errors: of each resample (the same draws again) and of the data
     resampled = np.empty_like(distribution) if studentized else None
     observed = np.empty_like(estimates) if studentized else None
@@ -811,16 +814,17 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown):
                                                                layout.task_sizes.min())
                     resampled[j, median] = np.nan  # not studentised: no standard error per resample
             del layout
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes,
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, computed,
                              (resampled, observed) if studentized else None)
 
 
-def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, errors=None):
+def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, computed, errors=None):
+    """The result; ``computed``: the built-in metric whose interval each of ``options.metrics`` takes
+    (:func:`_small_runs.interval_kinds`: on 1 or 2 tasks the median's is the mean's, the same number; None for a
+    metric function)."""
     z0 = None
     notes = list(design.notes) + run_notes
     kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)  # built-in by what it computes
-    # the interval each takes: on 1 or 2 tasks the median's is the mean's, the same number (audit s26 median26)
-    computed = small_runs.interval_kinds(kinds, design.n_tasks, options.interval)
     undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
     notes += _nan_notes(design.agents, options, distribution, estimates)
     if options.interval == "bca":
@@ -859,7 +863,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
                                                 options.metric_names, errors[1], saturated, tied, options.interval,
                                                 computed)
         notes += withheld
-    notes += [n for n in [small_runs.median_is_mean_note(kinds, options.metric_names, design.n_tasks,
+    notes += [n for n in [small_runs.median_is_mean_note(kinds, computed, options.metric_names, design.n_tasks,
                                                          options.interval)] if n]
     unclipped = bounds
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)

@@ -18,7 +18,7 @@ from ...options import check_confidence_level
 from ..._typing import ColumnNames
 from ...results import Result, package_versions, resultclass, to_jsonable
 from ...statistics import WELCH_FLOOR_CLOSED_SE
-from ...vocabulary import label as column_label, metric_label
+from ...vocabulary import label as column_label, median_is_mean_words, metric_label
 
 _REFERENCE = "Agarwal et al. (2021)"
 
@@ -333,9 +333,7 @@ class BootstrapResult(Result):
                          "with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) times the "
                          "resamples' root-mean-square deviation from the estimate" + ("" if of else f", {fewest}"))
         if "median" in self._kinds and "median" not in kinds:
-            parts.append("on " + ("one task the median of task means is the task's mean" if self.n_tasks == 1 else
-                                  f"{self.n_tasks} tasks the median of task means is their mean") +
-                         " and takes the mean's interval")
+            parts.append(median_is_mean_words(self.n_tasks) + ", and takes the interval of the mean of task means")
         # each metric named by what it computes, where its interval is of the kind said (the median's: the mean's)
         pairs = list(zip(self._kinds, self._interval_kinds))
 

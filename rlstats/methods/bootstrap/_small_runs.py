@@ -32,11 +32,11 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (MEDIAN_IS_MEAN_TASKS, STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges,
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, median_is_mean,
                            floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
                            skew_widened, skewness_of_means, welch_floor)
 from ...format import join_and, listed, name_list, names_shown
-from ...vocabulary import metric_label
+from ...vocabulary import median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
 from .._replication import verdict
 from . import _kernels as kernels
@@ -331,7 +331,7 @@ WIDENED_INTERVALS = ("studentized", "studentized_no_welch")
 
 
 def interval_kinds(kinds, n_tasks, interval):
-    """The built-in metric whose interval each of ``kinds`` takes: on ``MEDIAN_IS_MEAN_TASKS`` or fewer tasks the
+    """The built-in metric whose interval each of ``kinds`` takes: on 1 or 2 tasks (``statistics.median_is_mean``) the
     median of task means is the mean of task means, the same number (with any runs per task: both weigh each task
     alike), so it takes the mean's interval and the mean's rules for withholding it, its notes and its rows of the
     calibration table (audit s26 median26: HalfCheetah SAC, 1 task x 192 runs, got (11588, 12108) for the mean and
@@ -341,23 +341,23 @@ def interval_kinds(kinds, n_tasks, interval):
     ``tests/reference/median_mean_width.py``). The former defaults
     (``"studentized_no_welch"``, ``"studentized_unwidened"``) are kept bit for bit, their median's t interval with
     them; every other interval was already the mean's up to rounding (the same resamples)."""
-    if n_tasks > MEDIAN_IS_MEAN_TASKS or interval in STUDENTIZED_INTERVALS[1:]:
+    if not median_is_mean(n_tasks) or interval in STUDENTIZED_INTERVALS[1:]:
         return tuple(kinds)
     return tuple("mean" if kind == "median" else kind for kind in kinds)
 
 
-def median_is_mean_note(kinds, names, n_tasks, interval):
-    """The line saying that the median's interval is the mean's (:func:`interval_kinds`), or None."""
-    if interval != "studentized" or interval_kinds(kinds, n_tasks, interval) == tuple(kinds):
+def median_is_mean_note(kinds, computed, names, n_tasks, interval):
+    """The line saying that the median's interval is the mean's, or None (``computed``: :func:`interval_kinds` of
+    ``kinds``, the built-in metric each of ``names`` computes; the words: ``vocabulary.median_is_mean_words``)."""
+    if interval != "studentized" or tuple(computed) == tuple(kinds):
         return None  # the other intervals were the mean's already: no interval of the median's own to tell apart
-    # "of task means" always: "the median" alone reads as the runs' median (review26c)
-    labels = join_and("the median of task means" if name == kind else
-                      f"the {metric_label(name)} (the median of task means)"
-                      for name, kind in zip(names, kinds) if kind == "median")
-    which = "the task's mean" if n_tasks == 1 else "the mean of the two task means"
-    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} {labels} is {which}, the mean's estimate: it is given the "
-            "mean's interval, by the mean's method and its rules for withholding it (the median's own t interval, "
-            "made for the middle task of 3 or more, covered less on skewed runs in simulations of 1 and 2 tasks)")
+    # each median of task means named (a renamed one by what it computes) and the mean by what it averages: "the
+    # median" alone reads as the runs' median (review26c, audit s27 median27)
+    medians = [median_of_task_means(name) for name, kind in zip(names, kinds) if kind == "median"]
+    said = median_is_mean_words(n_tasks, join_and(medians), len(medians) > 1)
+    return (f"{said}: {'each takes' if len(medians) > 1 else 'it takes'} the interval of the mean of task means, by "
+            "its method and its rules for withholding it (the t interval made for the median of 3 or more task means covered less on skewed runs in simulations "
+            "of 1 and 2 tasks)")
 
 
 def pooled_run_skewness(y, task, n_tasks):
@@ -765,7 +765,7 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
     more = "tasks" if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
     way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
     if "mean" in {k for k, _ in never.values()} and table.get("median"):
-        way = ("for the mean read the median's interval (on one task the median of task means is the task's mean, "
+        way = (f"for the mean of task means read the interval of the median of task means ({median_is_mean_words(1)}, "
                f"given from {table['median']} runs); " + way)
     if interval != "studentized":  # a former default: the default gives some of these from a count (audit s20)
         default = [f"the {metric_label(m)}'s from {ONE_TASK_MIN_RUNS[k]} runs" for m, (k, _) in never.items()
