@@ -105,7 +105,7 @@ def test_three_tasks_unchanged():
     median = _curves(df, statistic="median")
     np.testing.assert_allclose(median.pointwise[0, -1], [13.65629261690649, 17.486464451183494], rtol=1e-9)
     np.testing.assert_allclose(median.simultaneous[0, -1], [11.502763962416152, 21.26848934195961], rtol=1e-9)
-    assert not any("the mean's curve" in n for n in median.notes)
+    assert not any("it takes the bands of the mean of task means" in n for n in median.notes)  # audit s27's words
 
 
 def test_former_default_and_expanded():
