@@ -904,11 +904,16 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
 def _location_read(location, n_tasks):
     """What each statistic in ``location`` takes from where the tasks lie, and whether that is plural: the IQM trims
     the runs of every task pooled (2 tasks or more); the median of task means takes the middle task's mean, or
-    averages the middle two of an even number (of two tasks, both, which a shift moves alike: 3 tasks or more)."""
+    averages the middle two of an even number: from 3 tasks. On 1 or 2 it is the mean of task means
+    (:func:`rlstats.statistics.median_is_mean`, the rule by which bootstrap() and curves() give it the mean's interval
+    and bands), which a shift of a task moves as it moves the mean: nothing to caution beyond the mean's (audit s27
+    median27)."""
+    from .statistics import median_is_mean
+
     read = []
     if "iqm" in location and n_tasks >= 2:
         read.append(("the runs the IQM keeps", True))
-    if "median" in location and n_tasks >= 3:
+    if "median" in location and not median_is_mean(n_tasks):
         read.append(("the two tasks whose means the median averages", True) if n_tasks % 2 == 0 else
                     ("the task whose mean the median takes", False))
     return read

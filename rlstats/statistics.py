@@ -1096,6 +1096,13 @@ WELCH_FLOOR_METRICS = ("mean", "optimality_gap")
 #: (with any runs per task: both weigh each task alike). There the median takes the mean's interval in bootstrap() and
 #: its bands in curves() (audits s26 median26 and curves26).
 MEDIAN_IS_MEAN_TASKS = 2
+
+
+def median_is_mean(n_tasks: int) -> bool:
+    """Whether the median of ``n_tasks`` task means is their mean (:data:`MEDIAN_IS_MEAN_TASKS` or fewer tasks): the one
+    rule that bootstrap()'s median interval, curves()' median bands and the ranges-apart caution
+    (``normalization.warn_raw_scales``) read (audit s27 median27: each had written it)."""
+    return n_tasks <= MEDIAN_IS_MEAN_TASKS
 #: The short name of such an interval where a table names its method (equivalence's aggregate of the mean).
 WELCH_FLOOR_NAME = "bootstrap-t with Welch t floor"
 #: A bound the Welch floor sets whose bootstrap-t bound lies more than this many of its Monte Carlo SEs inside it is

@@ -158,6 +158,25 @@ def metric_label(metric: str, title: bool = False) -> str:
     return said[:1].upper() + said[1:] if title else said
 
 
+def median_of_task_means(name: str = "median") -> str:
+    """A median of task means as a note names it: "the median of task means", or a renamed one by its name and what it
+    computes, "the middle (the median of task means)" (``metrics={"middle": "median"}``); never "the median" alone,
+    which reads as the median of the runs (review26c, audit s27 median27)."""
+    return "the median of task means" if name == "median" else f"the {metric_label(name)} (the median of task means)"
+
+
+def median_is_mean_words(n_tasks: int, subject: str = "the median of task means", plural: bool = False,
+                         at: str = "") -> str:
+    """The words saying that on ``n_tasks`` (1 or 2: :func:`rlstats.statistics.median_is_mean`) ``subject``, a median of
+    task means (:func:`median_of_task_means`, several joined: ``plural``), is the mean of task means: the one home of
+    the phrase of bootstrap()'s and curves()' notes and the bootstrap's report (audit s27 median27: each wrote its
+    own). Each number is named by what it averages: on one task that task's mean over its runs, on two the average
+    of the two task means. ``at``: words after the verb (curves()' " at every step")."""
+    which = "that task's mean over its runs" if n_tasks == 1 else "the average of the two task means"
+    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} {subject} {'are' if plural else 'is'}{at} {which}, as is "
+            "the mean of task means")
+
+
 def label(column: str) -> str:
     """The printed label of a tidy column."""
     return VOCABULARY[column].label

@@ -186,7 +186,7 @@ def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():
     three Acrobot runs sit at -500 (no episode solved), A2C has one there and two CartPole runs at 500: half of each
     agent's runs tie at a task's bound, below the three-quarters rule. The median's intervals were given,
     (-235.1, 307.1) and (-203.5, 33.4); then withheld, as curves() withholds its band there; the mean's as before.
-    Since audit s26 the median, on 2 tasks the mean's estimate, takes the mean's interval."""
+    Since audit s26 the median, on 2 tasks the average of the two task means as the mean, takes the mean's interval."""
     logs = SHARED_DATA / "logs" / "sb3_classic"
     if not logs.is_dir():
         pytest.skip(f"the real SB3 logs are not at {logs} (../shared/data/logs/sb3_classic beside the repository)")
@@ -212,4 +212,4 @@ def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():
                                rtol=1e-6)
     np.testing.assert_array_equal(res.intervals[:, 0], res.intervals[:, 1])
     assert not any(n.startswith("studentized intervals withheld for the median") for n in res.notes)
-    assert any(n.startswith("on 2 tasks the median of task means is the mean of the two task means") for n in res.notes)
+    assert any(n.startswith("on 2 tasks the median of task means is the average of the two task means") for n in res.notes)

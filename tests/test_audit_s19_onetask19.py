@@ -115,7 +115,8 @@ def test_halfcheetah_note_says_which_are_withheld_and_what_was_measured(halfchee
     assert "(there the mean's 0.920 at 30 heavy-tailed runs and the optimality gap's 0.930 at 20 heavy-tailed " \
            "runs, below 95% by more than 3 Monte Carlo standard errors)" in note  # the rows, by hand
     assert ("(fewest runs): on one task" in note and "; interval=\"studentized\" (the default) gives the mean's from 20 "
-            "runs and the optimality gap's from 50 runs; for the mean read the median's interval" in note
+            "runs and the optimality gap's from 50 runs; for the mean of task means read the interval of the median of "
+            "task means" in note
             and note.endswith("add tasks, or use interval=\"percentile\" (its measured coverage is quoted)")), note
     assert "for the mean of SAC (192) and TD3 (193)" in note  # cells named by metric label since audit s25 (out25)
     # the percentile interval's note quotes its one-task rows, and not the default's where it is withheld

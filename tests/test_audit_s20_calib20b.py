@@ -214,7 +214,7 @@ def test_one_task_result_gives_the_mean_with_the_t_floor():
         assert low <= xs.mean() - half + 1e-12 and high >= xs.mean() + half - 1e-12
     notes = " ".join(res.notes)
     assert "the mean's from 20 runs" in notes and "the optimality gap's from 50 runs" in notes
-    assert "for the mean read the median's interval" not in notes
+    assert "read the interval of the median of task means" not in notes  # its words since audit s27
 
 
 @pytest.mark.slow

@@ -145,7 +145,8 @@ def test_bootstrap_page_states_from_how_many_runs_one_task_gets_intervals():
     when = " ".join(_backend.__doc__.split())
     assert "the mean and the optimality gap never" not in when
     assert ("(the IQM and the mean from 20, the median, the task's mean with the mean's interval, from 20 too, the "
-            "optimality gap from 50)") in when
+            "optimality gap from 50, or 20 where every score is at or below gamma, where it is gamma minus the mean)"
+            ) in when  # the gap's clause since audit s27 (median27)
 
 
 def test_vignettes_import_the_public_names_from_the_package_face():
@@ -194,9 +195,14 @@ def test_readme_says_where_the_studentised_intervals_miss():
     assert missed == {"1": 0, "2": 14, "5": 0, "26": 0}
     assert min(float(row["coverage"]) for row in by_tasks["2"]) == pytest.approx(0.805208)
     df = rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, effect=0.5, rng=0)
+    quoted = "optimality gap: in simulations on 2 tasks with 3 runs per task, nominal 95% intervals covered 0.81"
+    # gamma within the min-max normalised scores: the gap's own interval, whose 2-task rows it quotes; at gamma = 1
+    # every such score is at or below gamma, the gap is 1 minus the mean and takes its interval, whose rows hold
+    # (audit s27 median27)
+    res = rlstats.bootstrap(df, "score ~ agent | task", normalize="minmax", gamma=0.5, n_resamples=200, rng=0)
+    assert any(quoted in note for note in res.notes)
     res = rlstats.bootstrap(df, "score ~ agent | task", normalize="minmax", n_resamples=200, rng=0)
-    assert any("optimality gap: in simulations on 2 tasks with 3 runs per task, nominal 95% intervals covered 0.81"
-               in note for note in res.notes)
+    assert res.gap_as_mean.all() and not any(quoted in note for note in res.notes)
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert "none of its 128 measured rows misses" not in readme
     assert ("none of its 180 rows on 1, 5 and 26 tasks misses 95% by more than 3 Monte Carlo SE, pooled or in a design "

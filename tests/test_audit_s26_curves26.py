@@ -39,11 +39,13 @@ def _curves(df, **options):
                               **{"n_resamples": 200, "rng": 0, "progress": False, **options})
 
 
-NOTE_TWO = ("on 2 tasks the median of task means is at every step the mean of the two task means, the mean's curve: it is given the "
-            "mean's bands (pointwise and simultaneous), by the mean's method and its rules for withholding them (the "
-            "median's own bands, made for the middle task of 3 or more, covered less on skewed runs in simulations of "
-            "1 and 2 tasks)")
-NOTE_ONE = NOTE_TWO.replace("on 2 tasks", "on one task").replace("the mean of the two task means", "the task's mean")
+# the words since audit s27 (median27): each number named by what it averages
+NOTE_TWO = ("on 2 tasks the median of task means is at every step the average of the two task means, as is the mean of "
+            "task means: it takes the bands of the mean of task means (pointwise and simultaneous), by their method and "
+            "their rules for withholding them (the bands made for the median of 3 or more task means covered less on "
+            "skewed runs in simulations of 1 and 2 tasks)")
+NOTE_ONE = NOTE_TWO.replace("on 2 tasks", "on one task").replace("the average of the two task means",
+                                                                 "that task's mean over its runs")
 # the numbers main gave before audit s26 (agent a at the last step, agent b at the third): the mean's, the median's own
 # (regression pins of 200 resamples, rng=0; test_two_task_bands_against_a_hand_bootstrap checks the bands by hand)
 MEAN_TWO = ([7.491775432072857, 14.287249678344441], [5.555658939678774, 16.41769389060321],
@@ -108,7 +110,7 @@ def test_three_tasks_unchanged():
     median = _curves(df, statistic="median")
     np.testing.assert_allclose(median.pointwise[0, -1], [13.65629261690649, 17.486464451183494], rtol=1e-9)
     np.testing.assert_allclose(median.simultaneous[0, -1], [11.502763962416152, 21.26848934195961], rtol=1e-9)
-    assert not any("the mean's curve" in n for n in median.notes)
+    assert not any("it takes the bands of the mean of task means" in n for n in median.notes)  # audit s27's words
 
 
 def test_former_default_and_expanded():

@@ -11,9 +11,11 @@ import rlstats
 from rlstats import calibration
 from rlstats.methods.bootstrap import _small_runs as small_runs
 
-NOTE_TWO = ("on 2 tasks the median of task means is the mean of the two task means, the mean's estimate: it is given the mean's "
-            "interval, by the mean's method and its rules for withholding it (the median's own t interval, made for the "
-            "middle task of 3 or more, covered less on skewed runs in simulations of 1 and 2 tasks)")
+# the words since audit s27 (median27): each number named by what it averages
+NOTE_TWO = ("on 2 tasks the median of task means is the average of the two task means, as is the mean of task means: it "
+            "takes the interval of the mean of task means, by its method and its rules for withholding it (the t "
+            "interval made for the median of 3 or more task means covered less on skewed runs in simulations of 1 and 2 "
+            "tasks)")
 
 
 def _design(tasks=2, runs=(5, 5), distribution="lognormal", seed=3):
@@ -57,7 +59,8 @@ def test_the_mean_is_a_mean_of_task_means_with_unequal_runs_so_the_median_of_two
     assert res.metric_kinds[median] == "median"  # it computes the median; only its interval is the mean's
     # the report says so, and names the median among the intervals widened and floored
     text = res.report()
-    assert "on 2 tasks the median of task means is their mean and takes the mean's interval" in text
+    assert ("on 2 tasks the median of task means is the average of the two task means, as is the mean of task means, "
+            "and takes the interval of the mean of task means") in text
     assert "the mean's and the median's intervals are widened" in text
     assert "the mean's, the median's and the optimality gap's intervals take on each side the wider" in text
     # at another level too
@@ -78,8 +81,9 @@ def test_one_task_halfcheetah(published):
     assert res.agents == ("SAC", "TD3")
     # SAC's mean interval (its skew on the lower side; the Welch t bound above), before and after audit s26
     np.testing.assert_allclose(res.intervals[0, 1], [11592.85191415847, 12107.710525432149], rtol=1e-9)
-    assert ("on one task the median of task means is the task's mean, the mean's estimate: it is given the mean's interval, by the "
-            "mean's method and its rules for withholding it") in " ".join(res.notes)
+    assert ("on one task the median of task means is that task's mean over its runs, as is the mean of task means: it "
+            "takes the interval of the mean of task means, by its method and its rules for withholding it") in " ".join(
+        res.notes)
 
 
 def test_one_task_counts_are_the_means():
@@ -101,7 +105,7 @@ def test_median_alone_and_renamed():
     np.testing.assert_array_equal(alone.intervals, mean.intervals)
     np.testing.assert_array_equal(renamed.intervals, mean.intervals)
     assert NOTE_TWO in alone.notes
-    assert any(n.startswith("on 2 tasks the middle (the median of task means) is the mean of the two task means")
+    assert any(n.startswith("on 2 tasks the middle (the median of task means) is the average of the two task means")
                for n in renamed.notes), renamed.notes
     # its coverage notes are the mean's rows on 2 tasks (the mean's hold at 5 runs: none); the median's t interval's
     # 2-task rows missed on skewed runs
@@ -128,7 +132,7 @@ def test_three_tasks_unchanged():
          [6.423782005899898, 7.732463077052174], [0.0, 0.04289314793174461]],
         [[9.000355732799687, 11.988067773166216], [9.980126046833371, 13.748313519833918],
          [6.413057246009721, 10.41965816235525], [0.0, 0.008526088655057225]]], rtol=1e-9)  # old numpy: 5e-11
-    assert not any("the mean's estimate: it is given the mean's interval" in n for n in res.notes)
+    assert not any("it takes the interval of the mean of task means" in n for n in res.notes)
     # the median's coverage note still reads its own t interval's rows (2 and 5 tasks)
     assert any(n.startswith("5 runs per task are few for studentized intervals of the median: in simulations on 2 "
                             "and 5 tasks with 5 runs per task, nominal 95% intervals covered 0.91 to 0.99")
@@ -143,12 +147,12 @@ def test_former_defaults_and_other_intervals():
     assert not np.array_equal(former.intervals[:, 0], former.intervals[:, 1])
     np.testing.assert_allclose(former.intervals[:, 1], [[6.74165993, 7.56189352], [6.79972864, 8.50708057]],
                                rtol=1e-8)
-    assert not any("the mean's estimate" in n for n in former.notes)
+    assert not any("as is the mean of task means" in n for n in former.notes)
     # the other intervals read the same resamples: one interval, and no note
     for interval in ("percentile", "basic", "bca", "expanded"):
         res = _boot(df, metrics=["mean", "median"], interval=interval)
         np.testing.assert_array_equal(res.intervals[:, 0], res.intervals[:, 1])
-        assert not any("the mean's estimate" in n for n in res.notes)
+        assert not any("as is the mean of task means" in n for n in res.notes)
 
 
 def test_table_rows_of_the_median_t_interval():

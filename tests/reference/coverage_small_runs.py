@@ -264,13 +264,14 @@ MEDIAN_T = "t interval"
 def median_t_interval():
     """The median's own t interval on 1 and 2 tasks too, while measuring (a context manager)."""
     from unittest import mock
-    return mock.patch.object(small_runs, "MEDIAN_IS_MEAN_TASKS", 0)
+    from rlstats import statistics
+    return mock.patch.object(statistics, "MEDIAN_IS_MEAN_TASKS", 0)  # the rule's one home (statistics.median_is_mean)
 
 
 def configuration(row):
     """``MEDIAN_T`` for a default median row on 1 or 2 tasks (:data:`MEDIAN_T`), else ``""``."""
     median_t = (row["interval"] == "studentized" and row["metric"] == "median"
-                and int(row["tasks"]) <= small_runs.MEDIAN_IS_MEAN_TASKS)
+                and rlstats.statistics.median_is_mean(int(row["tasks"])))
     return MEDIAN_T if median_t else ""
 
 

@@ -482,6 +482,10 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         5 skewed runs; the wider of the two covered 0.956 and 0.945 there,
         and none of its 64 grid rows misses, at 1.00-1.08 times the
         bootstrap-t's median width (3-20 runs).
+        An agent's optimality gap where its every score is at or below
+        gamma is gamma minus its mean of task means (on any tasks and
+        runs), and takes that mean's interval reflected, its widening and
+        its one-task count (20 runs) with it, with a note (audit s27).
         ``"studentized_no_welch"`` is the default before that (the
         bootstrap-t bounds alone) and ``"studentized_unwidened"`` the
         default before the skew widening (issue 40), each bit for bit.
@@ -493,7 +497,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         the rows it misses).  It is withheld (NaN bounds, a note with the
         way on) for an agent with fewer than 3 runs in a task; on a
         single task below 20 runs for the IQM, the mean and the median (the
-        task's mean there, with the mean's interval) and 50 for the optimality gap, the
+        task's mean there, with the mean's interval) and 50 for the optimality gap (20,
+        the mean's, where every score is at or below gamma), the
         counts from which its one-task rows hold (audit s19 and s20, the
         ``tasks`` 1 rows, ``_small_runs.ONE_TASK_MIN_RUNS``: the mean's and
         the optimality gap's 0.949-0.981 from there with the Welch bound;
@@ -746,8 +751,12 @@ def _run_bootstrap(design, options, rng, shown):
         notes += [n for n in [raw_gap_note(design, options.gamma)] if n]
     if "iqm" in options.metrics:
         notes += untrimmed_iqm_note(design.counts, design.agents)
+    # the interval each metric takes, once a call (audit s27 median27: twice): on 1 or 2 tasks the median of task
+    # means is their mean and is computed as it, interval and all (audit s26 median26); a metric function: None
+    computed = small_runs.interval_kinds(tuple(spec if isinstance(spec, str) else None for spec in options.metrics),
+                                         design.n_tasks, options.interval)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
-        return _run_builtin_bootstrap(design, options, rng, notes, shown)
+        return _run_builtin_bootstrap(design, options, rng, notes, shown, computed)
     layouts = _layouts(design)
     if options.rliable_compat:
         _require_run_matrices(design, layouts, "rliable_compat=True")
@@ -774,18 +783,17 @@ def _run_bootstrap(design, options, rng, shown):
                                   for layout in layouts])
     distribution = np.stack([s.T for s in stats])
     acceleration = _accelerations(layouts, options) if options.interval == "bca" else None
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes)
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, computed)
 
 
-def _run_builtin_bootstrap(design, options, rng, notes, shown):
-    """Built-in metrics: one agent's layout at a time, so memory holds one agent's runs, not all."""
+def _run_builtin_bootstrap(design, options, rng, notes, shown, computed):
+    """Built-in metrics: one agent's layout at a time, so memory holds one agent's runs, not all (``computed``: the
+    metric each is computed as, :func:`_small_runs.interval_kinds`)."""
     root, seed = seed_sequence(rng)
     distribution = np.empty((design.n_agents, len(options.metrics), options.n_resamples))
     estimates = np.empty((design.n_agents, len(options.metrics)))
     acceleration = np.zeros_like(estimates) if options.interval == "bca" else None
     studentized = options.interval in small_runs.STUDENTIZED_INTERVALS
-    # on 1 or 2 tasks the median of task means is their mean and is computed as it, interval and all (audit s26)
-    computed = small_runs.interval_kinds(options.metrics, design.n_tasks, options.interval)
     # the studentised interval's standard errors: of each resample (the same draws again) and of the data
     resampled = np.empty_like(distribution) if studentized else None
     observed = np.empty_like(estimates) if studentized else None
@@ -811,16 +819,17 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown):
                                                                layout.task_sizes.min())
                     resampled[j, median] = np.nan  # not studentised: no standard error per resample
             del layout
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes,
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, computed,
                              (resampled, observed) if studentized else None)
 
 
-def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, errors=None):
+def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, computed, errors=None):
+    """The result; ``computed``: the built-in metric whose interval each of ``options.metrics`` takes
+    (:func:`_small_runs.interval_kinds`: on 1 or 2 tasks the median's is the mean's, the same number; None for a
+    metric function)."""
     z0 = None
     notes = list(design.notes) + run_notes
     kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)  # built-in by what it computes
-    # the interval each takes: on 1 or 2 tasks the median's is the mean's, the same number (audit s26 median26)
-    computed = small_runs.interval_kinds(kinds, design.n_tasks, options.interval)
     undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
     notes += _nan_notes(design.agents, options, distribution, estimates)
     if options.interval == "bca":
@@ -828,17 +837,19 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         notes += _bca_notes(design.agents, options.metric_names, np.where(undefined, 0.0, z0))
     df = _welch_df(design) if options.interval == "expanded" else None
     skewness = welch = None
+    # the agents whose optimality gap is gamma minus their mean of task means: the mean's interval, reflected (audit s27)
+    gap_as_mean = small_runs.gap_as_mean(design, options.gamma, options.interval, computed)
     if errors is not None:
         df = np.array([small_runs.middle_df(design, j) for j in range(design.n_agents)])
         if options.interval in small_runs.WIDENED_INTERVALS:
-            skewness = np.array([small_runs.widening_skewness(design, j, computed)
+            skewness = np.array([small_runs.widening_skewness(design, j, computed, gap_as_mean[j])
                                  for j in range(design.n_agents)])
         if options.interval == DEFAULT_INTERVAL:  # the mean's and optimality gap's Welch t floor (audit s20)
             with np.errstate(divide="ignore", invalid="ignore"):  # a task of 0 or 1 runs: withheld anyway (NaN df)
                 welch = _welch_df(design)
     bounds, se, floored = small_runs.bootstrap_bounds(
         distribution, estimates, options.confidence_level, options.interval, z0, acceleration, options.rliable_compat,
-        design.counts.min(axis=0), df, errors, computed, design.n_tasks, skewness, welch)
+        design.counts.min(axis=0), df, errors, computed, design.n_tasks, skewness, welch, gap_as_mean)
     saturated, withheld = None, []
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
@@ -857,10 +868,12 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
             bounds[saturated], se[saturated] = np.nan, np.nan
         withheld = small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
                                                 options.metric_names, errors[1], saturated, tied, options.interval,
-                                                computed)
+                                                computed, gap_as_mean)
         notes += withheld
-    notes += [n for n in [small_runs.median_is_mean_note(kinds, options.metric_names, design.n_tasks,
-                                                         options.interval)] if n]
+    notes += [n for n in [small_runs.median_is_mean_note(kinds, computed, options.metric_names, design.n_tasks,
+                                                         options.interval),
+                                     small_runs.gap_as_mean_note(design.agents, options.metric_names, kinds, gap_as_mean,
+                                                                 options.gamma, design.n_tasks)] if n]
     unclipped = bounds
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
@@ -868,7 +881,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     floored = floored & np.isfinite(bounds) & (bounds == unclipped)
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
-                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), computed)
+                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), computed, gap_as_mean)
     title = "Stratified bootstrap confidence intervals"
     if options.task_bootstrap:
         title += " (runs and tasks resampled)"
@@ -885,19 +898,23 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         metric_kinds=kinds,
         standard_errors=None if errors is None else errors[1],
         resampled_standard_errors=None if errors is None else errors[0], saturated=saturated,
-        welch_floored=floored if floored.any() else None,
+        welch_floored=floored if floored.any() else None, gap_as_mean=gap_as_mean if gap_as_mean.any() else None,
         withheld_notes=tuple(withheld), weighting_notes=tuple(_weighted_tasks_note(design, options.metrics)))
 
 
-def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, kinds):
+def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, kinds, gap_as_mean=None):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
     fewest = int(fewest_per_agent.min())
     # and intervals given (``given``: agents x metrics): one withheld for each of those agents has its own note (review
     # s20: the optimality gap's, withheld where every score is above gamma, was said to fall short in simulations)
     # ``kinds``: the rows each reads, those of the metric whose interval it takes (on 1 or 2 tasks, the median's are the
     # mean's: small_runs.interval_kinds)
+    # ``gap_as_mean``: the agents whose optimality gap takes the mean's interval reflected, whose rows measure it
+    # (audit s27): read where every agent of the fewest runs is one
     shown = given[fewest_per_agent == fewest].any(axis=0)
-    pairs = [(m, kind) for m, kind, show in zip(metrics, kinds, shown) if show]
+    reflected = gap_as_mean is not None and bool(np.all(np.asarray(gap_as_mean)[fewest_per_agent == fewest]))
+    pairs = [(m, "mean" if kind == "optimality_gap" and reflected else kind)
+             for m, kind, show in zip(metrics, kinds, shown) if show]
     if interval in small_runs.STUDENTIZED_INTERVALS and n_tasks == 1:
         # withheld below its one-task count, whose note quotes the coverage (audit s19): the others' runs are read
         withheld = small_runs.studentized_withheld(fewest_per_agent, 1, [kind for _, kind in pairs], interval).any(0)

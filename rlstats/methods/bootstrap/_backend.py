@@ -9,7 +9,8 @@ reproduces its numbers), the probability that a run of one agent beats a run of 
 per task rliable's percentile intervals cover less than their level (0.71-0.96 on 5 and 26 tasks in simulation), so
 the default is the studentised (bootstrap-t) interval, which holds its level on most of the measured grid and is
 withheld, with the way on, at 2 runs per task, and on a single task below the runs from which it held there (the IQM
-and the mean from 20, the median, the task's mean with the mean's interval, from 20 too, the optimality gap from 50); ``interval="percentile"``
+and the mean from 20, the median, the task's mean with the mean's interval, from 20 too, the optimality gap from 50, or 20 where
+every score is at or below gamma, where it is gamma minus the mean); ``interval="percentile"``
 keeps rliable's, quoting its coverage.
 Intervals that merely overlap are not a test; for a decision use the blocked rank test, or
 ``res.inferential_intervals(a, b)``.

@@ -18,7 +18,7 @@ from ...options import check_confidence_level
 from ..._typing import ColumnNames
 from ...results import Result, package_versions, resultclass, to_jsonable
 from ...statistics import WELCH_FLOOR_CLOSED_SE
-from ...vocabulary import label as column_label, metric_label
+from ...vocabulary import label as column_label, median_is_mean_words, metric_label
 
 _REFERENCE = "Agarwal et al. (2021)"
 
@@ -127,8 +127,8 @@ class BootstrapResult(Result):
         estimate, c the agent's fewest runs in a task.
     skewness : ndarray, shape (n_agents, n_metrics), or None
         The skewness of each agent's mean and median that widens their intervals on the side of the skew (the runs'
-        skewness pooled over tasks; 0 for the other metrics, which are not widened) (``interval="studentized"``);
-        None otherwise.
+        skewness pooled over tasks; 0 for the other metrics, which are not widened, but for the optimality gap of an
+        agent in ``gap_as_mean``: the mean's negated) (``interval="studentized"``); None otherwise.
     welch_degrees_of_freedom : ndarray, shape (n_agents,), or None
         The Welch-Satterthwaite degrees of freedom of each agent's mean over tasks, of the Welch t bound that the
         mean's and the optimality gap's intervals take where it is wider than the bootstrap-t's
@@ -161,6 +161,10 @@ class BootstrapResult(Result):
     weighting_notes : tuple of str
         The note among ``notes`` naming the agents whose runs per task differ, where the IQM and the optimality gap
         weigh each task alike; not exported by ``to_dict``, as ``withheld_notes``.
+    gap_as_mean : ndarray of bool, shape (n_agents,), or None
+        The agents whose optimality gap took the interval of their mean of task means, reflected (every score at or
+        below gamma, where the gap is gamma minus that mean; ``interval="studentized"``, audit s27), which a note
+        says; None where none did. Not exported by ``to_dict``.
     """
 
     agents: tuple[str, ...]
@@ -190,6 +194,7 @@ class BootstrapResult(Result):
     welch_floored: np.ndarray | None = field(default=None, repr=False)
     withheld_notes: tuple[str, ...] = field(default=(), repr=False)
     weighting_notes: tuple[str, ...] = field(default=(), repr=False)
+    gap_as_mean: np.ndarray | None = field(default=None, repr=False)
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
 
@@ -333,9 +338,7 @@ class BootstrapResult(Result):
                          "with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) times the "
                          "resamples' root-mean-square deviation from the estimate" + ("" if of else f", {fewest}"))
         if "median" in self._kinds and "median" not in kinds:
-            parts.append("on " + ("one task the median of task means is the task's mean" if self.n_tasks == 1 else
-                                  f"{self.n_tasks} tasks the median of task means is their mean") +
-                         " and takes the mean's interval")
+            parts.append(median_is_mean_words(self.n_tasks) + ", and takes the interval of the mean of task means")
         # each metric named by what it computes, where its interval is of the kind said (the median's: the mean's)
         pairs = list(zip(self._kinds, self._interval_kinds))
 
@@ -362,7 +365,7 @@ class BootstrapResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
         return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design", "saturated",
-                              "welch_floored", "withheld_notes", "weighting_notes"})
+                              "welch_floored", "withheld_notes", "weighting_notes", "gap_as_mean"})
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
@@ -373,7 +376,7 @@ class BootstrapResult(Result):
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,
                                                 self._interval_kinds, self.n_tasks, self.skewness,
-                                                self.welch_degrees_of_freedom)
+                                                self.welch_degrees_of_freedom, self.gap_as_mean)
         if self.saturated is not None:  # withheld at every level (audit s10)
             bounds = np.where(self.saturated[..., None], np.nan, bounds)
         bounds, _ = clipped_intervals(bounds, getattr(self.design, "bounds", None), self.metrics, self._kinds,

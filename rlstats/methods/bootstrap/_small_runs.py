@@ -32,11 +32,11 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (MEDIAN_IS_MEAN_TASKS, STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges,
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, median_is_mean,
                            floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
                            skew_widened, skewness_of_means, welch_floor)
 from ...format import join_and, listed, name_list, names_shown
-from ...vocabulary import metric_label
+from ...vocabulary import median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
 from .._replication import verdict
 from . import _kernels as kernels
@@ -267,13 +267,15 @@ def score_bounds(estimates, runs_x, runs_y, confidence_level, iterations=60):
 
 
 def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration, compat, fewest_runs, df,
-                     errors=None, metrics=(), n_tasks=None, skewness=None, welch=None):
+                     errors=None, metrics=(), n_tasks=None, skewness=None, welch=None, gap_as_mean=None):
     """(bounds, mc_se, floored) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per
     agent; the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
     metric names and, for the median, df, and for the widened ones ``skewness``, the (K, M) skewness of each agent's
     mean and median from :func:`widening_skewness`, and for the default ``welch``, the (K,) Welch-Satterthwaite
     degrees of freedom of each agent's mean over tasks (:func:`welch_floor`); and they withhold where
-    :func:`studentized_withheld` says).
+    :func:`studentized_withheld` says). ``gap_as_mean``: (K,) the agents whose optimality gap is gamma minus their
+    mean of task means (:func:`gap_as_mean`), whose gap interval is widened as the mean's, by its ``skewness``, and
+    withheld by the mean's counts.
 
     Where a user metric returned NaN for the estimate or any resample the bounds are NaN: a quantile of
     resamples with NaN among them (NaN sorts last) is no interval. ``floored``: True where the Welch t floor set a
@@ -289,6 +291,11 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
         mean = [j for j, m in enumerate(metrics) if m == "mean"]
         if mean and interval in WIDENED_INTERVALS and skewness is not None:
             bounds[:, mean] = skew_widened(bounds[:, mean], observed[:, mean], skewness[:, mean], level)
+        gap = [j for j, m in enumerate(metrics) if m == "optimality_gap"]
+        if gap and gap_as_mean is not None and np.any(gap_as_mean) and skewness is not None:
+            # gamma minus the mean: the mean's widening reflected, by the skewness widening_skewness gives it
+            cells = np.ix_(np.flatnonzero(gap_as_mean), gap)
+            bounds[cells] = skew_widened(bounds[cells], observed[cells], skewness[cells], level)
         if interval == "studentized" and welch is not None:
             bounds, se, floored = welch_floor(bounds, se, estimates, observed, welch, level, metrics)
         median = [j for j, m in enumerate(metrics) if m == "median"]
@@ -306,7 +313,7 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
                              * median_se_relative_error(distribution[:, median], estimates[:, median])[..., None])
             flat = ~(errors[1][:, median] > 0)  # a middle task whose runs all tie: no spread to read
             bounds[:, median] = np.where(flat[..., None], np.nan, bounds[:, median])
-        withheld = studentized_withheld(fewest_runs, n_tasks, metrics, interval)
+        withheld = studentized_withheld(fewest_runs, n_tasks, metrics, interval, gap_as_mean)
         bounds[withheld], se[withheld] = np.nan, np.nan
     else:
         bounds, se = kernels.metric_bounds(distribution, estimates, level, interval, z0, acceleration, compat)
@@ -331,7 +338,7 @@ WIDENED_INTERVALS = ("studentized", "studentized_no_welch")
 
 
 def interval_kinds(kinds, n_tasks, interval):
-    """The built-in metric whose interval each of ``kinds`` takes: on ``MEDIAN_IS_MEAN_TASKS`` or fewer tasks the
+    """The built-in metric whose interval each of ``kinds`` takes: on 1 or 2 tasks (``statistics.median_is_mean``) the
     median of task means is the mean of task means, the same number (with any runs per task: both weigh each task
     alike), so it takes the mean's interval and the mean's rules for withholding it, its notes and its rows of the
     calibration table (audit s26 median26: HalfCheetah SAC, 1 task x 192 runs, got (11588, 12108) for the mean and
@@ -341,23 +348,23 @@ def interval_kinds(kinds, n_tasks, interval):
     ``tests/reference/median_mean_width.py``). The former defaults
     (``"studentized_no_welch"``, ``"studentized_unwidened"``) are kept bit for bit, their median's t interval with
     them; every other interval was already the mean's up to rounding (the same resamples)."""
-    if n_tasks > MEDIAN_IS_MEAN_TASKS or interval in STUDENTIZED_INTERVALS[1:]:
+    if not median_is_mean(n_tasks) or interval in STUDENTIZED_INTERVALS[1:]:
         return tuple(kinds)
     return tuple("mean" if kind == "median" else kind for kind in kinds)
 
 
-def median_is_mean_note(kinds, names, n_tasks, interval):
-    """The line saying that the median's interval is the mean's (:func:`interval_kinds`), or None."""
-    if interval != "studentized" or interval_kinds(kinds, n_tasks, interval) == tuple(kinds):
+def median_is_mean_note(kinds, computed, names, n_tasks, interval):
+    """The line saying that the median's interval is the mean's, or None (``computed``: :func:`interval_kinds` of
+    ``kinds``, the built-in metric each of ``names`` computes; the words: ``vocabulary.median_is_mean_words``)."""
+    if interval != "studentized" or tuple(computed) == tuple(kinds):
         return None  # the other intervals were the mean's already: no interval of the median's own to tell apart
-    # "of task means" always: "the median" alone reads as the runs' median (review26c)
-    labels = join_and("the median of task means" if name == kind else
-                      f"the {metric_label(name)} (the median of task means)"
-                      for name, kind in zip(names, kinds) if kind == "median")
-    which = "the task's mean" if n_tasks == 1 else "the mean of the two task means"
-    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} {labels} is {which}, the mean's estimate: it is given the "
-            "mean's interval, by the mean's method and its rules for withholding it (the median's own t interval, "
-            "made for the middle task of 3 or more, covered less on skewed runs in simulations of 1 and 2 tasks)")
+    # each median of task means named (a renamed one by what it computes) and the mean by what it averages: "the
+    # median" alone reads as the runs' median (review26c, audit s27 median27)
+    medians = [median_of_task_means(name) for name, kind in zip(names, kinds) if kind == "median"]
+    said = median_is_mean_words(n_tasks, join_and(medians), len(medians) > 1)
+    return (f"{said}: {'each takes' if len(medians) > 1 else 'it takes'} the interval of the mean of task means, by "
+            "its method and its rules for withholding it (the t interval made for the median of 3 or more task means covered less on skewed runs in simulations "
+            "of 1 and 2 tasks)")
 
 
 def pooled_run_skewness(y, task, n_tasks):
@@ -394,9 +401,10 @@ def pooled_run_skewness(y, task, n_tasks):
     return g, int(usable.sum()), sizes, means, variance
 
 
-def widening_skewness(design, agent, metrics):
+def widening_skewness(design, agent, metrics, gap_as_mean=False):
     """(M,) the skewness of ``agent``'s mean and median of task means for :func:`skew_widened` (0 for the other
-    metrics), with the runs' skewness g pooled over tasks (:func:`pooled_run_skewness`).
+    metrics), with the runs' skewness g pooled over tasks (:func:`pooled_run_skewness`); ``gap_as_mean``: the agent's
+    optimality gap is gamma minus its mean of task means (:func:`gap_as_mean`), whose skewness is the mean's negated.
 
     A mean of task means over the tasks S (all of them for the mean; the middle one, or the two middle ones, for the
     median) has the skewness :func:`skewness_of_means` gives (curves()' median bands read it step by step).  0 where
@@ -411,11 +419,44 @@ def widening_skewness(design, agent, metrics):
     share = variance / np.maximum(sizes, 1)  # each task mean's variance; its third cumulant g s^3 / c^2
     subsets = {"mean": np.flatnonzero(sizes > 0),
                "median": np.argsort(means, kind="stable")[(tasks - 1) // 2:tasks // 2 + 1]}
+    if gap_as_mean:
+        subsets["optimality_gap"] = subsets["mean"]
     for j, metric in enumerate(metrics):
         chosen = subsets.get(metric)
         if chosen is not None:
-            out[j] = skewness_of_means(g, share[chosen], sizes[chosen])
+            out[j] = (-1.0 if metric == "optimality_gap" else 1.0) * skewness_of_means(g, share[chosen], sizes[chosen])
     return out
+
+
+def gap_as_mean(design, gamma, interval, metrics):
+    """(K,) the agents whose optimality gap takes the interval of their mean of task means, reflected: under the
+    default interval, where ``metrics`` (the built-in metric each computes) hold the optimality gap and every score of
+    the agent is at or below ``gamma``. There the gap, the mean of max(gamma - score, 0) over each task's runs
+    averaged over tasks, is gamma minus the mean of task means, on any tasks and runs: one number, whose resamples
+    and standard errors are the mean's reflected, so the same interval, reflected, by the mean's rules (audit s27
+    median27: it lacked the mean's widening on the side of the runs' skew, on which the mean's unwidened interval
+    covered 0.917-0.923 at 2 and 5 tasks x 5 skewed runs, and on one task it was withheld below 50 runs where the
+    mean's is given from 20; ``tests/reference/gap_below_gamma.py``). The former defaults are kept bit for bit, and
+    every other interval was already the mean's reflected (the same resamples)."""
+    if interval != "studentized" or "optimality_gap" not in metrics:
+        return np.zeros(design.n_agents, dtype=bool)
+    return np.bincount(design.agent, weights=design.y > gamma, minlength=design.n_agents) == 0
+
+
+def gap_as_mean_note(agents, names, kinds, which, gamma, n_tasks):
+    """The line saying which agents' optimality gap takes their mean's interval reflected (:func:`gap_as_mean`,
+    ``which``), or None."""
+    if not np.any(which):
+        return None
+    gaps = [metric_label(name) for name, kind in zip(names, kinds) if kind == "optimality_gap"]
+    whose = join_and(names_shown([a for a, w in zip(agents, which) if w], among=agents), limit=4)
+    subject = (f"each agent's {join_and(gaps)}" if np.all(which) else
+               f"the {join_and(gaps)} of {whose}")
+    one_task = (f" (on one task from {ONE_TASK_MIN_RUNS['mean']} runs, where the gap's own interval needs "
+                f"{ONE_TASK_MIN_RUNS['optimality_gap']})" if n_tasks == 1 else "")
+    return (f"every score of {'every agent' if np.all(which) else whose} is at or below gamma = {gamma:g}, so "
+            f"{subject} is gamma minus its mean of task means: it takes that mean's interval reflected (gamma minus its "
+            f"bounds), by its method (widened on the side of the runs' skew) and its rules for withholding it{one_task}")
 
 
 #: Fewest runs in a task for which the studentised interval is given: with 2, a resampled task repeats one run
@@ -434,7 +475,8 @@ STUDENTIZED_MIN_RUNS = 3
 #: 10, 0.934 on skewed runs) and the optimality gap's from 50 (0.949-0.973, worst draw 0.940; at 30, 0.942 with a
 #: worst draw of 0.904 on heavy-tailed runs).
 #: On one task the median of task means takes the mean's interval (:func:`interval_kinds`, audit s26): its count is the
-#: mean's; its own t interval's was 30 (:data:`FORMER_ONE_TASK_MIN_RUNS`).
+#: mean's; its own t interval's was 30 (:data:`FORMER_ONE_TASK_MIN_RUNS`). So does an agent's optimality gap where
+#: its every score is at or below gamma, gamma minus its mean there (:func:`gap_as_mean`, audit s27).
 ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": 20, "median": 20, "optimality_gap": 50}
 #: The same for the former defaults (``"studentized_no_welch"``, ``"studentized_unwidened"``), whose mean's and
 #: optimality gap's one-task rows miss at 20-200 runs (above): withheld at every count.
@@ -664,16 +706,23 @@ def studentized_bounds(distribution, estimates, resampled, observed, confidence_
     return np.where(bad, np.nan, bounds), np.where(bad, np.nan, se)
 
 
-def studentized_withheld(fewest_runs, n_tasks, metrics, interval="studentized"):
+def studentized_withheld(fewest_runs, n_tasks, metrics, interval="studentized", gap_as_mean=None):
     """(K, M) the studentised intervals withheld: an agent's with fewer than STUDENTIZED_MIN_RUNS runs in some task,
     and on a single task those of a metric with fewer than its ``ONE_TASK_MIN_RUNS`` (:func:`one_task_min_runs` of
-    ``interval``; a metric function's always: it gives way to the percentile interval anyway)."""
+    ``interval``; a metric function's always: it gives way to the percentile interval anyway); the optimality gap of
+    an agent in ``gap_as_mean`` ((K,) bool, :func:`gap_as_mean`) by the mean's count."""
     fewest_runs = np.asarray(fewest_runs)[:, None]
     table = one_task_min_runs(interval)
     one_task = [table.get(m) for m in metrics]  # None (or not built in): never
     need = np.array([STUDENTIZED_MIN_RUNS if n_tasks > 1 else np.inf if n is None else n for n in one_task],
                     dtype=float)
-    return np.broadcast_to(fewest_runs < np.maximum(need, STUDENTIZED_MIN_RUNS), (fewest_runs.shape[0], len(need)))
+    need = np.broadcast_to(need, (fewest_runs.shape[0], len(need)))
+    if gap_as_mean is not None and n_tasks == 1 and np.any(gap_as_mean):
+        need = need.copy()
+        gaps = [j for j, m in enumerate(metrics) if m == "optimality_gap"]
+        mean_need = np.inf if table.get("mean") is None else table["mean"]
+        need[np.ix_(np.flatnonzero(gap_as_mean), gaps)] = mean_need
+    return fewest_runs < np.maximum(need, STUDENTIZED_MIN_RUNS)
 
 
 def cells_named(agents, metrics, which, after=None):
@@ -734,7 +783,7 @@ def _one_task_shortfall(metric, interval="studentized"):
     return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-"), clause
 
 
-def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None):
+def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None, gap_as_mean=None):
     """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
     metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19).
     ``kinds``: the built-in metric each of ``metrics`` (their names) computes, whose counts and rows are read (None: the
@@ -744,7 +793,11 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
     fewest_runs = np.asarray(fewest_runs)
     cells = cells_named(agents, metrics, withheld, after=[f"({int(n)})" for n in fewest_runs])
     shown = [(m, k) for m, k in dict.fromkeys(zip(metrics, kinds)) if k in table]  # (name, kind)
-    given = [f"the {metric_label(m)}'s from {table[k]} runs" for m, k in shown if table[k]]
+    # an agent whose every score is at or below gamma: its optimality gap is gamma minus its mean (gap_as_mean)
+    reflected = (f" (the mean's {table['mean']} where every score of the agent is at or below gamma, the gap then "
+                 "gamma minus the mean of task means)" if gap_as_mean is not None and np.any(gap_as_mean) else "")
+    given = [f"the {metric_label(m)}'s from {table[k]} runs{reflected if k == 'optimality_gap' else ''}"
+             for m, k in shown if table[k]]
     never = {m: (k, _one_task_shortfall(k, interval)) for m, k in shown if table[k] is None}
     said = []
     if given:
@@ -765,7 +818,7 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
     more = "tasks" if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
     way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
     if "mean" in {k for k, _ in never.values()} and table.get("median"):
-        way = ("for the mean read the median's interval (on one task the median of task means is the task's mean, "
+        way = (f"for the mean of task means read the interval of the median of task means ({median_is_mean_words(1)}, "
                f"given from {table['median']} runs); " + way)
     if interval != "studentized":  # a former default: the default gives some of these from a count (audit s20)
         default = [f"the {metric_label(m)}'s from {ONE_TASK_MIN_RUNS[k]} runs" for m, (k, _) in never.items()
@@ -777,17 +830,18 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None,
-                      interval="studentized", kinds=None):
+                      interval="studentized", kinds=None, gap_as_mean=None):
     """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
     errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
     resamples'; ``saturated``: the (K, M) intervals withheld for saturated runs, ``rlstats.bounds.saturated_withheld``,
     and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``;
     ``interval``: which studentised interval, whose one-task counts apply; ``kinds``: the built-in metric whose interval
-    each of ``metrics``, their names, takes, :func:`interval_kinds`, None: the names)."""
+    each of ``metrics``, their names, takes, :func:`interval_kinds`, None: the names; ``gap_as_mean``: the agents whose
+    optimality gap takes the mean's interval reflected, :func:`gap_as_mean`)."""
     notes = []
-    withheld = studentized_withheld(fewest_runs, n_tasks, metrics if kinds is None else kinds, interval)
+    withheld = studentized_withheld(fewest_runs, n_tasks, metrics if kinds is None else kinds, interval, gap_as_mean)
     if n_tasks < 2 and withheld.any():
-        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds))
+        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds, gap_as_mean))
     elif withheld.any():
         out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)

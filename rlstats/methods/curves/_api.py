@@ -24,12 +24,12 @@ from ...format import by_value, cannot_reject, count, format_step, join_and, lis
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
-from ...vocabulary import metric_label
+from ...vocabulary import median_is_mean_words, metric_label
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
-from ...statistics import (ENUMERATED_CELLS, MEDIAN_IS_MEAN_TASKS, listable, monte_carlo_pvalue, relabellings,
+from ...statistics import (ENUMERATED_CELLS, listable, median_is_mean, monte_carlo_pvalue, relabellings,
                            skew_widened)
 from . import _kernels as kernels
 from ._backend import STUDENTIZED_BANDS, cost
@@ -884,7 +884,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                 measured.update(UNWIDENED_MISSED[3])  # the designs whose table rows then read the missing ones
         else:
             if options.bands == "studentized_unwidened":  # review25d: the option named, not silently the default
-                own = options.statistic == "median" and n_tasks <= MEDIAN_IS_MEAN_TASKS  # audit s26 curves26
+                own = options.statistic == "median" and median_is_mean(n_tasks)  # audit s26 curves26
                 about_bands.append(UNWIDENED_MEDIAN.format("one task" if n_tasks == 1 else "2 tasks") if own
                                    else UNWIDENED_OTHERS.format(metric_label(options.statistic_name)))
                 notes.append(about_bands[-1])
@@ -930,7 +930,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
 
 
 def _band_options(options, n_tasks):
-    """The options the bands are made by: on ``MEDIAN_IS_MEAN_TASKS`` or fewer tasks the median of task means is at
+    """The options the bands are made by: on 1 or 2 tasks (``statistics.median_is_mean``) the median of task means is at
     every step the mean of task means, the same number bit for bit (with any runs per task, and runs missing at some
     steps: both weigh each task alike, over the runs logged there), so under the default bands it takes the mean's:
     its method (standard error, floor, skew widening and Hall's band), its rules for withholding them and its rows of
@@ -943,19 +943,18 @@ def _band_options(options, n_tasks):
     held (0.960-0.989), the mean's 1.07-1.35 times as wide on one task and 0.96-1.09 on two: the price of one band.
     ``bands="studentized_unwidened"``, the default before audit s25, keeps the median's own bands bit for bit;
     ``bands="expanded"`` was already the mean's (the same resamples)."""
-    if (options.bands != "studentized" or n_tasks > MEDIAN_IS_MEAN_TASKS or callable(options.statistic)
+    if (options.bands != "studentized" or not median_is_mean(n_tasks) or callable(options.statistic)
             or options.statistic != "median"):
         return options
     return dataclasses.replace(options, statistic="mean", statistic_name="mean")
 
 
 def _median_is_mean_note(n_tasks):
-    """The line saying the median's bands are the mean's (:func:`_band_options`)."""
-    which = "the task's mean" if n_tasks == 1 else "the mean of the two task means"
-    return (f"on {'one task' if n_tasks == 1 else '2 tasks'} the median of task means is at every step {which}, the mean's curve: "
-            "it is given the mean's bands (pointwise and simultaneous), by the mean's method and its rules for "
-            "withholding them (the median's own bands, made for the middle task of 3 or more, covered less on skewed "
-            "runs in simulations of 1 and 2 tasks)")
+    """The line saying the median's bands are the mean's (:func:`_band_options`; its words,
+    ``vocabulary.median_is_mean_words``, bootstrap()'s)."""
+    return (f"{median_is_mean_words(n_tasks, at=' at every step')}: it takes the bands of the mean of task means "
+            "(pointwise and simultaneous), by their method and their rules for withholding them (the bands made for the "
+            "median of 3 or more task means covered less on skewed runs in simulations of 1 and 2 tasks)")
 
 
 def _unrejectable_notes(design, pair_codes, pvalues, options):
