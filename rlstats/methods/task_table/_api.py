@@ -19,7 +19,8 @@ from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_generator, seed_sequence
-from ...statistics import best_of, block_value_order, bonferroni, holm, near_tie_note, near_ties
+from ...statistics import best_of, block_value_order, bonferroni, holm, median_is_mean, near_tie_note, near_ties
+from ...vocabulary import median_is_mean_words
 from .._replication import verdict
 from . import _calibration as calibration
 from . import _kernels as kernels
@@ -617,6 +618,10 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
                      "which every agent has runs")
     else:
         notes += [note for note in result.withheld_notes if note not in design.notes]
+    # the median of 1-2 task means is their mean, and the bootstrap gives it the mean's interval (its own note of it is
+    # not among the fields above; audit s27: the row took the mean's interval without saying so)
+    if metric == "median" and median_is_mean(complete.n_tasks) and not np.isnan(result.intervals[:, 0, :]).all():
+        notes.append(f"the aggregate row: {median_is_mean_words(complete.n_tasks)}, and takes its interval")
     # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19), nor the
     # normalised tasks of a stack whose raw ones it leaves out (audit s24: ``complete`` reads them, not ``design``)
     if not one_scale and not complete.normalized and complete.n_tasks > 1:

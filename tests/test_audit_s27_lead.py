@@ -1,0 +1,32 @@
+"""Session 27, the lead's own mends (audit s27)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+
+def _gamma_runs(tasks, runs=5, rng=1):
+    gen = np.random.default_rng(rng)
+    return pd.DataFrame([(a, t, s, gen.gamma(2.0, 0.2)) for a in ("x", "y") for t in tasks for s in range(runs)],
+                        columns=["agent", "task", "seed", "score"])
+
+
+def test_task_tables_median_aggregate_on_two_tasks_says_it_takes_the_means_interval():
+    """median27 gave the median of 1-2 task means the mean's interval with a note; the task table's aggregate row took
+    that interval through the bootstrap without the note. On 2 tasks the median row is the mean row (the same
+    bootstrap draws: bit for bit) and says so; on 3 tasks it is the median's own and says nothing."""
+    options = dict(aggregate="bootstrap", n_resamples=1000, rng=0, progress=False)
+    two = _gamma_runs(["t1", "t2"])
+    median = rlstats.task_table(two, "score ~ agent | task", statistic="median", **options)
+    mean = rlstats.task_table(two, "score ~ agent | task", statistic="mean", **options)
+    np.testing.assert_array_equal(median.aggregate["intervals"], mean.aggregate["intervals"])
+    # the estimate is the average of the two task means (pandas), as the mean's
+    by_task = two.groupby(["agent", "task"])["score"].mean().groupby("agent").mean()
+    np.testing.assert_allclose(median.aggregate["estimates"], by_task.loc[["x", "y"]].to_numpy(), rtol=1e-12)
+    said = [n for n in median.notes if n.startswith("the aggregate row: on 2 tasks the median of task means is the "
+                                                     "average of the two task means")]
+    assert len(said) == 1 and said[0].endswith("and takes its interval") and said[0] in str(median)
+    assert not any("median of task means is" in n for n in mean.notes)
+    three = rlstats.task_table(_gamma_runs(["t1", "t2", "t3"]), "score ~ agent | task", statistic="median", **options)
+    assert not any("median of task means is" in n for n in three.notes)
