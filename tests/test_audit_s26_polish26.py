@@ -121,7 +121,7 @@ def test_adastop_step_down_with_no_pair_acted_on_says_so():
     assert set(result.steps["action"]) == {"none"} and list(result.steps["interim"]) == [1, 2]
     caption = next(line for line in result.to_latex().splitlines()
                    if line.startswith("\\caption{") and "Step-down." in line)
-    assert "NA" not in caption and "agent 1" not in caption
+    assert "NA" not in caption and "agent 1" not in caption and "first agent:" not in caption
     assert caption.endswith("reject the pair with the largest when it exceeds the boundary, else none. No step "
                             "rejected a pair at interims 1-2. In every column, step: 1; comparisons: 3; accept "
                             "boundary: 0; action: none.}")
