@@ -94,3 +94,47 @@ def test_permutation_per_task_says_one_test_per_task_in_one_note():
     # one task: no such note
     alone = rlstats.permutation(df[df["task"] == "task_01"], "score ~ agent", n_resamples=100, rng=0)
     assert not [note for note in alone.notes if "per task" in note]
+
+
+def _direction_data():
+    return datasets.simulate(agents=3, tasks=4, seeds=3, effect=1.0, rng=0)
+
+
+def _latex_caption(result, table):
+    return next(line for line in result.to_latex().splitlines() if line.startswith("\\caption{") and f": {table}" in line)
+
+
+def test_each_pair_table_says_which_way_its_estimate_reads():
+    """The mixed model's, the rank tests' and equivalence's pair tables said no direction: each now says it under the
+    table (text, Markdown, HTML) and in its LaTeX caption, and the numbers read that way (the first agent's minus the
+    second's, recomputed here from the runs)."""
+    df = _direction_data()
+    cell = df.groupby(["task", "agent"])["score"].mean().unstack()
+    mean = df.groupby("agent")["score"].mean()  # balanced: the estimated marginal means are the agents' means
+    mixed = rlstats.mixed(df, "score ~ agent | task/seed", normalize=False)
+    row = mixed.tidy().iloc[0]
+    assert (row["agent_1"], row["agent_2"]) == ("agent_1", "agent_2")
+    np.testing.assert_allclose(row["estimate"], mean["agent_1"] - mean["agent_2"], rtol=1e-9)
+    key = "estimate: the first agent's estimated marginal mean minus the second's"
+    assert f"({key})" in str(mixed.summary()) and f"({key})" in mixed.summary().to_markdown()
+    assert "Estimate: the first agent's estimated marginal mean minus the second's." in _latex_caption(mixed,
+                                                                                                        "Pairwise")
+    ranks = rlstats.skillings_mack(df, "score ~ agent | task", posthoc="wilcoxon", control="agent_1")
+    row = ranks.tidy().iloc[0]  # agent_2 against the control agent_1: the first agent is agent_2
+    assert (row["agent_1"], row["agent_2"]) == ("agent_2", "agent_1")
+    np.testing.assert_allclose(row["estimate"], np.median(cell["agent_2"] - cell["agent_1"]), rtol=1e-9)
+    assert "(estimate: the median over shared tasks of the first agent's per-task score minus the second's)" \
+        in str(ranks.summary())
+    mean_ranks = rlstats.skillings_mack(df, "score ~ agent | task")
+    ordered = mean_ranks.tidy().set_index(["agent_1", "agent_2"])["estimate"]
+    by_agent = dict(zip(mean_ranks.agents, mean_ranks.mean_ranks))
+    np.testing.assert_allclose(ordered["agent_1", "agent_3"], by_agent["agent_1"] - by_agent["agent_3"], rtol=1e-9)
+    assert "Estimate: the first agent's mean rank minus the second's (1 = best: negative favours the first " \
+           "agent)." in _latex_caption(mean_ranks, "Pairwise")
+    tost = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, aggregate=None, normalize=False)
+    rows = tost.tidy()[lambda t: t["scope"] == "task"]
+    first = rows[(rows["agent_1"] == "agent_1") & (rows["agent_2"] == "agent_3")]
+    np.testing.assert_allclose(first["estimate"], (cell["agent_1"] - cell["agent_3"]).to_numpy(), rtol=1e-9)
+    assert "(estimate: delta = first agent - second agent)" in str(tost.summary())
+    assert "Estimate: delta = first agent - second agent." in _latex_caption(tost, "Tests against")
+    assert "(delta = first agent - second agent)" in str(tost)
