@@ -117,7 +117,7 @@ def format_cell(value: object, digits: int = 5) -> str:
 def _data_columns(frame):
     """The columns of a table that are the data's labels (agents), by ``attrs["rlstats_label_columns"]``: True, those
     after the first; a number n, those after the first n (0: every column). They are headed as they are in every
-    format, so an agent named like a tidy column (simulate's agent_1) is not relabelled "first agent" (audit s8,
+    format, so an agent named like a tidy column (simulate's agent_1) is not relabelled "1st agent" (audit s8,
     s27)."""
     leading = frame.attrs.get("rlstats_label_columns")
     if leading is None or leading is False:
@@ -130,7 +130,7 @@ def _formatted(frame, digits, labels=False):
 
     Every format (text, Markdown, LaTeX, HTML) renders these strings, so all show the same digits. Text, Markdown
     and HTML head a column by its code, or by its label where the vocabulary heads it so in every format
-    (:func:`rlstats.vocabulary.header`: the pair's "first agent" for agent_1, a code that reads as an agent
+    (:func:`rlstats.vocabulary.header`: the pair's "1st agent" for agent_1, a code that reads as an agent
     simulate() names; audit s26 review26c, s27); with ``labels`` (a result's print, which says its columns in words)
     and in LaTeX (:func:`table_latex`) every column the vocabulary has is headed by its label.
     """

@@ -41,10 +41,12 @@ _TERMS = [
     # quantity, attribute, printed label, description
     ("term", None, "term", "what the row is about (a test, a metric or a comparison)"),
     ("agent", None, "agent", "the arm (agent) a row describes"),
-    # the pair's agents by place, in every format (audit s27: "agent 1" over a column of agents named agent_1); which
-    # way a row's difference reads is each back end's to say (a caption, or the estimand heading the table)
-    ("agent_1", None, "first agent", "first agent of a pairwise comparison", True),
-    ("agent_2", None, "second agent", "second agent of a pairwise comparison", True),
+    # the pair's agents by place, in every format (audit s27: "agent 1" over a column of agents named agent_1); short,
+    # as a transposed LaTeX table's first column holds them ("second agent" put the Bayesian test's pairs of Atari
+    # 100k, 215 pt wide, into table*); which way a row's difference reads is each back end's to say (a caption, a key
+    # under the table, or the estimand heading it)
+    ("agent_1", None, "1st agent", "first agent of a pairwise comparison", True),
+    ("agent_2", None, "2nd agent", "second agent of a pairwise comparison", True),
     ("task", None, "task", "the block (task) a row describes"),
     ("metric", None, "metric", "name of an aggregate metric"),
     ("estimate", "estimate", "estimate", "point estimate of the row's quantity"),

@@ -110,5 +110,5 @@ def test_bayes_latex_captions_say_level_and_direction():
     captions = [c for c in captions if ": Pairs." in c or ": Per task." in c]
     assert len(captions) == 2
     for caption in captions:
-        assert "second agent - first agent (lower is better: positive favours the first agent)" in caption
+        assert "2nd agent - 1st agent (lower is better: positive favours the 1st agent)" in caption
     assert "95\\% credible interval" in captions[0]

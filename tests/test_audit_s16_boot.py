@@ -106,7 +106,7 @@ def test_probability_of_improvement_print_says_what_the_estimate_is(atari):
     res = rlstats.compare(frame, "score ~ agent | task", method="probability_of_improvement", rng=0,
                           progress=False)
     # the agents' columns said as every format heads them (audit s27)
-    said = "P(first agent > second agent) + P(first agent = second agent) / 2"
+    said = "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2"
     assert said in str(res)
     # LaTeX says the agents' columns by their labels, as its header does (audit s25 vocab25)
     assert said in res.summary().__str__() and said.replace(">", "$>$").replace("_", " ") in res.to_latex()

@@ -170,10 +170,10 @@ def test_selection_caption_says_the_effect_and_interval_in_words():
 def test_probability_of_improvement_and_inferential_intervals_captions():
     poi = CASES["probability_of_improvement"]()
     tex = poi.to_latex()
-    said = "P(first agent $>$ second agent) + P(first agent = second agent) / 2 within a task, averaged over tasks."
+    said = "P(1st agent $>$ 2nd agent) + P(1st agent = 2nd agent) / 2 within a task, averaged over tasks."
     assert said in tex
     # text: the pair's columns are headed by their labels in every format (audit s27), and so said
-    assert "P(first agent > second agent) + P(first agent = second agent) / 2" in str(poi.summary())
+    assert "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2" in str(poi.summary())
     ici = CASES["inferential_intervals"]().to_latex()
     assert "epsilon (IQM: " in ici and "optimality gap: " in ici and "optimality\\_gap" not in ici
 

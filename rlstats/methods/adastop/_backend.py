@@ -96,9 +96,9 @@ VOCABULARY = (
      "sequential decision: agent_1 is larger / smaller / equal than agent_2, continue (undecided), or withheld "
      "(an agent has too few runs on the task)"),
     ("interim", None, "interim", "interim (batch) at which a sequential decision was taken, or the last one tested"),
-    # headed so in every format, beside the pair's "first agent" and "second agent" (audit s27: "runs 1" shown nowhere)
-    ("n_1", None, "runs of first", "runs of agent_1 used by the comparison", True),
-    ("n_2", None, "runs of second", "runs of agent_2 used by the comparison", True),
+    # headed so in every format, beside the pair's "1st agent" and "2nd agent" (audit s27: "runs 1" shown nowhere)
+    ("n_1", None, "runs of 1st", "runs of agent_1 used by the comparison", True),
+    ("n_2", None, "runs of 2nd", "runs of agent_2 used by the comparison", True),
     ("n_rejected", None, "rejected", "number of comparisons rejected (larger or smaller)"),
     ("n_equal", None, "equal", "number of comparisons decided equal"),
     ("n_undecided", None, "undecided", "number of comparisons left undecided"),

@@ -253,12 +253,12 @@ class AdaStopResult(Result):
                          if self._count(word))
         estimate = "estimate: mean of the first agent minus mean of the second"
         decisions = (f"decision: the first agent against the second ({_LARGER}; equal: not shown to differ at this "
-                     f"level{others}); {estimate} over the runs used (runs of first, runs of second) at the "
+                     f"level{others}); {estimate} over the runs used ({label('n_1')}, {label('n_2')}) at the "
                      "decision's interim; boundary: the rejection boundary of |estimate| at that interim.")
         if "p_adjusted" in self.tidy():
             decisions += f" {label('p_adjusted')}: the step-down adjusted p-value."
         early = self.beta > 0
-        pair, unacted = " (first agent, second agent)", ""
+        pair, unacted = f" ({label('agent_1')}, {label('agent_2')})", ""
         interims = sorted(set(self.steps["interim"]))
         if not interims:  # before the first batch there is no step at all, so no pair acted on (audit s26)
             pair = ""

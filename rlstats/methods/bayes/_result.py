@@ -10,6 +10,7 @@ import pandas as pd
 from ... import format as fmt
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
+from ...vocabulary import label
 from . import plots
 
 _MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarchical model"}
@@ -133,9 +134,10 @@ class BayesResult(Result):
     def _direction(self):
         """What the difference is, so that its sign cannot be misread whichever direction is better."""
         # the agents as the tables head them (audit s27: "agent 1" over agents named agent_1)
+        first, second = label("agent_1"), label("agent_2")
         if self.higher_is_better:
-            return "first agent - second agent (higher is better: positive favours the first agent)"
-        return "second agent - first agent (lower is better: positive favours the first agent)"
+            return f"{first} - {second} (higher is better: positive favours the {first})"
+        return f"{second} - {first} (lower is better: positive favours the {first})"
 
     def _n_draws(self):
         return self.n_samples if self.model == "signed_rank" else self.chains * self.draws

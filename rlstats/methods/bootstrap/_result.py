@@ -436,8 +436,7 @@ class BootstrapResult(Result):
 # What a probability of improvement estimates, in print and summary: the direction, and ties (whole games of runs
 # tie exactly on Atari's Freeway or Pong) counting one half, so never "P(agent_1 > agent_2)" alone (audit s16); the
 # agents said as the table heads them in every format (audit s27: "P(agent_1 > agent_2)" over agents named agent_1)
-_POI_ESTIMAND = ("P(first agent > second agent) + P(first agent = second agent) / 2 within a task, averaged over "
-                 "tasks")
+_POI_ESTIMAND = "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2 within a task, averaged over tasks"
 
 
 def _poi_estimand(tasks):

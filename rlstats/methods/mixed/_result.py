@@ -226,7 +226,8 @@ class MixedResult(Result):
 
     def _summary_keys(self):
         # which way a difference reads, under the table in every format (audit s27: no table said it)
-        return {self._pairs_name(): f"estimate: the {label('agent_1')}'s estimated marginal mean minus the second's"}
+        return {self._pairs_name(): f"estimate: the {label('agent_1')}'s estimated marginal mean minus the "
+                                    f"{label('agent_2')}'s"}
 
     def _latex_captions(self):
         return {name: key[:1].upper() + key[1:] + "." for name, key in self._summary_keys().items()}

@@ -338,12 +338,12 @@ class SkillingsMackResult(Result):
 
     def _summary_keys(self):
         # which way a pair's estimate reads, under the table in every format (audit s27: no table said it)
-        first = label("agent_1")
+        first, second = label("agent_1"), label("agent_2")
         if self.posthoc == "wilcoxon":  # the scores themselves, whichever direction is better
-            said = f"the median over shared tasks of the {first}'s per-task score minus the second's"
+            said = f"the median over shared tasks of the {first}'s per-task score minus the {second}'s"
         else:
             weighted = "weighted " if self.variant == "quade" else ""
-            said = f"the {first}'s {weighted}mean rank minus the second's (1 = best: negative favours the {first})"
+            said = f"the {first}'s {weighted}mean rank minus the {second}'s (1 = best: negative favours the {first})"
         return {self._pairs_name(): f"estimate: {said}"}
 
     def _latex_captions(self):

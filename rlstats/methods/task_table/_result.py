@@ -33,7 +33,7 @@ def _markdown_mark(text):
 def _tasks_first(frame):
     """The display frame with its tasks as the first column, headed "task", beside an agent that may be named so; its
     other columns are agents, headed by their names in every format (format's ``rlstats_label_columns``: an agent
-    named agent_1 is not the pair's "first agent", audit s8, s27)."""
+    named agent_1 is not the pair's "1st agent", audit s8, s27)."""
     frame = frame.reset_index(allow_duplicates=True)
     frame.attrs["rlstats_label_columns"] = True
     return frame
