@@ -116,17 +116,31 @@ def format_cell(value: object, digits: int = 5) -> str:
     return str(value)
 
 
-def _formatted(frame, digits):
+def _data_columns(frame):
+    """The columns of a table that are the data's labels (agents), by ``attrs["rlstats_label_columns"]``: True, those
+    after the first; a number n, those after the first n (0: every column). They are headed as they are in every
+    format, so an agent named like a tidy column (simulate's agent_1) is not relabelled "1st agent" (audit s8,
+    s27)."""
+    leading = frame.attrs.get("rlstats_label_columns")
+    if leading is None or leading is False:
+        return set()
+    return set(frame.columns[1 if leading is True else int(leading):])
+
+
+def _formatted(frame, digits, labels=False):
     """The frame as a list of header strings and rows of cell strings, p-values by :func:`paper_pvalue`.
 
-    Every format (text, Markdown, LaTeX, HTML) renders these strings, so all show the same digits. A column the
-    frame's ``attrs["rlstats_headers"]`` maps is headed so (a result's own words for a code that could be read as a
-    name in the data: AdaStop's "first agent" for agent_1; audit s26 review26c: the summary's text, Markdown and HTML
-    as print and LaTeX).
+    Every format (text, Markdown, LaTeX, HTML) renders these strings, so all show the same digits. Text, Markdown
+    and HTML head a column by its code, or by its label where the vocabulary heads it so in every format
+    (:func:`rlstats.vocabulary.header`: the pair's "1st agent" for agent_1, a code that reads as an agent
+    simulate() names; audit s26 review26c, s27); with ``labels`` (a result's print, which says its columns in words)
+    and in LaTeX (:func:`table_latex`) every column the vocabulary has is headed by its label.
     """
-    headers = frame.attrs.get("rlstats_headers", {})
+    data_columns = _data_columns(frame)
     columns = [str(c) for c in frame.columns]
-    header = [str(headers.get(c, c)) for c in columns]
+    header = [str(c) if c in data_columns else
+              vocabulary.label(c) if labels and c in vocabulary.VOCABULARY else vocabulary.header(c)
+              for c in frame.columns]
     rows = [[format_cell(v, digits) for v in row] for row in frame.itertuples(index=False)]
     # the levels its result judges p-values at (Summary's alpha=): none is printed as one it differs from
     alpha = frame.attrs.get("rlstats_alpha", ())
@@ -143,9 +157,10 @@ def _is_numeric(frame, j):
     )
 
 
-def table_text(frame: pd.DataFrame, digits: int = 5) -> str:
-    """A plain-text table with right-aligned numeric columns."""
-    header, rows = _formatted(frame, digits)
+def table_text(frame: pd.DataFrame, digits: int = 5, labels: bool = False) -> str:
+    """A plain-text table with right-aligned numeric columns; ``labels``: headed by the vocabulary's labels, as a
+    result's print says its columns (else by the codes of ``tidy()``, but for :func:`rlstats.vocabulary.header`'s)."""
+    header, rows = _formatted(frame, digits, labels)
     widths = [max(len(h), *(len(r[j]) for r in rows)) if rows else len(h) for j, h in enumerate(header)]
     numeric = [_is_numeric(frame, j) for j in range(len(header))]
 
@@ -429,8 +444,7 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
                 notes: Sequence[str] = ()) -> str:
     """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``) for a paper.
 
-    Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"; a code the frame's
-    ``attrs["rlstats_headers"]`` maps, that header), the codes of a column such as
+    Headers are the vocabulary's printed labels (``p_adjusted`` -> "adj. p-value"), the codes of a column such as
     ``metric`` their labels (``optimality_gap`` -> "optimality gap", :func:`rlstats.vocabulary.value_label`);
     p-values below 1e-16 read "< 1e-16"; Monte Carlo standard-error columns are left out unless ``mc_se``; a column
     holding one value in every row is stated once in the caption instead. A table wider than a column
@@ -438,19 +452,13 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
     column"); otherwise :func:`latex_float` picks
     ``table`` or ``table*`` (``environment``, ``resize``), with ``notes`` under it.
     """
-    # a table whose columns after the first are the data's labels (agents) prints them as they are: an agent named
-    # like a tidy column (simulate's agent_1) is not relabelled "agent 1" (audit s8)
-    data_columns = set(frame.columns[1:]) if frame.attrs.get("rlstats_label_columns") else set()
-    # a result's own headers for some codes, where the vocabulary's label could be read as a name in the data
-    # (AdaStop's "first agent" for agent_1, whose cells hold agents that simulate() names agent_1, ...)
-    headers = dict(frame.attrs.get("rlstats_headers", {}))
+    data_columns = _data_columns(frame)
     if not mc_se:
         frame = frame[[c for c in frame.columns if not str(c).endswith("mc_se")]]
     coded = [c for c in frame.columns if c in vocabulary.VALUE_LABELS and c not in data_columns]
     if coded:  # the words a paper reads, as prose and plots say: a metric's, a model's, a method's label, not its code
         frame = frame.assign(**{c: frame[c].map(lambda v, c=c: vocabulary.value_label(c, v)) for c in coded})
-    names = {c: headers[c] if c in headers else
-             vocabulary.label(c) if c in vocabulary.VOCABULARY and c not in data_columns else str(c)
+    names = {c: vocabulary.label(c) if c in vocabulary.VOCABULARY and c not in data_columns else str(c)
              for c in frame.columns}
     constant = _constant_columns(frame, digits)
     if constant and len(constant) < len(frame.columns):

@@ -32,14 +32,21 @@ class Term:
     attribute: str | None
     label: str
     description: str
+    #: headed by its label in every format (text, Markdown, HTML), not only LaTeX: a code a reader could take for a
+    #: name in the data (simulate() names agents agent_1, agent_2, ...) or one naming an agent of a pair by place
+    every_format: bool = False
 
 
 _TERMS = [
     # quantity, attribute, printed label, description
     ("term", None, "term", "what the row is about (a test, a metric or a comparison)"),
     ("agent", None, "agent", "the arm (agent) a row describes"),
-    ("agent_1", None, "agent 1", "first agent of a pairwise comparison"),
-    ("agent_2", None, "agent 2", "second agent of a pairwise comparison"),
+    # the pair's agents by place, in every format (audit s27: "agent 1" over a column of agents named agent_1); short,
+    # as a transposed LaTeX table's first column holds them ("second agent" put the Bayesian test's pairs of Atari
+    # 100k, 215 pt wide, into table*); which way a row's difference reads is each back end's to say (a caption, a key
+    # under the table, or the estimand heading it)
+    ("agent_1", None, "1st agent", "first agent of a pairwise comparison", True),
+    ("agent_2", None, "2nd agent", "second agent of a pairwise comparison", True),
     ("task", None, "task", "the block (task) a row describes"),
     ("metric", None, "metric", "name of an aggregate metric"),
     ("estimate", "estimate", "estimate", "point estimate of the row's quantity"),
@@ -95,8 +102,7 @@ _TERMS = [
     ("value", None, "value", "the setting's value"),
 ]
 
-VOCABULARY: dict[str, Term] = {column: Term(column, attribute, label, description)
-              for column, attribute, label, description in (*_TERMS, *methods.VOCABULARY)}
+VOCABULARY: dict[str, Term] = {row[0]: Term(*row) for row in (*_TERMS, *methods.VOCABULARY)}
 
 
 #: tidy()/glance() column -> broom's name, for ``names="broom"``; columns not listed keep their name.
@@ -180,6 +186,13 @@ def median_is_mean_words(n_tasks: int, subject: str = "the median of task means"
 def label(column: str) -> str:
     """The printed label of a tidy column."""
     return VOCABULARY[column].label
+
+
+def header(column: object) -> str:
+    """How a text, Markdown or HTML table heads ``column``: its code (the tidy name), or its label where the
+    vocabulary heads it so in every format (:attr:`Term.every_format`: the pair's ``agent_1``, ``agent_2``)."""
+    term = VOCABULARY.get(column) if isinstance(column, str) else None
+    return term.label if term is not None and term.every_format else str(column)
 
 
 def unknown_columns(columns: Iterable[str]) -> list[str]:

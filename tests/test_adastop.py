@@ -1170,7 +1170,10 @@ def test_permutation_test_that_cannot_reach_alpha_says_so_in_its_notes():
     with pytest.warns(RlstatsWarning, match="can never reject"):
         res = permutation(pd.DataFrame(rows), "score ~ agent | task", rng=0)
     assert res.notes == ("the permutation test cannot reject at 2 runs per agent (2 tasks: t1, t3): its smallest "
-                         "attainable p-value is 0.333, above alpha = 0.05",)
+                         "attainable p-value is 0.333, above alpha = 0.05",
+                         # one test per task: a note, as AdaStop's (audit s27)
+                         "one permutation test per task: the family-wise error is controlled within each task, not "
+                         "across tasks")
     # Three agents, random paths: 1 / n_resamples is the floor.
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=8, effect=[0.0, 0.0, 2.0], rng=0)
     with pytest.warns(RlstatsWarning, match="can never reject"):
@@ -1261,7 +1264,7 @@ def test_a_measured_family_wise_error_above_alpha_is_quoted(monkeypatch):
         assert not any("family-wise" in n for n in adastop(df, "score ~ agent", rng=0, **options).notes), options
     blocked = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0)
     notes = permutation(blocked, "score ~ agent | task", rng=0).notes
-    assert [n for n in notes if "family-wise" in n] == [
+    assert [n for n in notes if "family-wise" in n and "per task" not in n] == [
         "measured family-wise error of the permutation test with 3 agents and 4 runs per agent: 0.085, 0.100 in the "
         "worst of its 4 draws of the tasks' offsets and scales (capped scores, 900 null tests), above alpha = 0.05 by "
         "more than 3 Monte Carlo standard errors"]

@@ -98,7 +98,8 @@ def test_bayes_latex_captions_say_level_and_direction():
     """bayes(..., higher_is_better=False).to_latex() on Atari 100k gave the pairs' table with columns 'estimate',
     'lower', 'upper' (-0.5743, -1.206, -0.2208 for DER vs SPR) and the per-task table 'observed' (-3.8989 on Boxing)
     under captions that said only the ROPE: not that lower/upper are a 95% credible interval, nor that the
-    differences are agent 2 - agent 1 (lower is better: positive favours agent 1), which the print says; a reader of
+    differences are second agent - first agent (lower is better: positive favours the first agent; "agent 2 -
+    agent 1" before audit s27 gave the pair's columns their words), which the print says; a reader of
     the paper's table took -3.9 on Boxing for DER 3.9 below SPR on negated scores, where DER is 3.9 above it."""
     rng = np.random.default_rng(2)
     rows = [(a, t, s, float(mu + rng.normal())) for t in ("T1", "T2", "T3", "T4", "T5")
@@ -109,5 +110,5 @@ def test_bayes_latex_captions_say_level_and_direction():
     captions = [c for c in captions if ": Pairs." in c or ": Per task." in c]
     assert len(captions) == 2
     for caption in captions:
-        assert "agent 2 - agent 1 (lower is better: positive favours agent 1)" in caption
+        assert "2nd agent - 1st agent (lower is better: positive favours the 1st agent)" in caption
     assert "95\\% credible interval" in captions[0]

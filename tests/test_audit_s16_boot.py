@@ -105,7 +105,8 @@ def test_probability_of_improvement_print_says_what_the_estimate_is(atari):
     frame = atari[atari.agent.isin(AGENTS) & atari.task.isin(["Freeway", "Pong", "Boxing"])]
     res = rlstats.compare(frame, "score ~ agent | task", method="probability_of_improvement", rng=0,
                           progress=False)
-    said = "P(agent_1 > agent_2) + P(agent_1 = agent_2) / 2"
+    # the agents' columns said as every format heads them (audit s27)
+    said = "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2"
     assert said in str(res)
     # LaTeX says the agents' columns by their labels, as its header does (audit s25 vocab25)
     assert said in res.summary().__str__() and said.replace(">", "$>$").replace("_", " ") in res.to_latex()

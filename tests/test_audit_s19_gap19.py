@@ -128,8 +128,9 @@ def test_verdict_beyond_the_margin_prints_the_p_value_that_supports_it(atari):
     assert table.query("conclusion.str.startswith('shown ')")["p_beyond"].lt(0.05).all()
     assert table.query("not conclusion.str.startswith('shown ')")["p_beyond"].isna().all()
     assert "(a one-sided test at alpha = 0.05)" in str(res.summary())  # the key under the table (audit s20)
-    assert ("(p_beyond is that test's p-value (p_value, the test of the alternative, is near 1 there))"
-            in str(res.summary()))
+    # after the direction of the estimate (audit s27)
+    assert ("(estimate: delta = 1st agent - 2nd agent; p_beyond is that test's p-value (p_value, the test of the "
+            "alternative, is near 1 there))" in str(res.summary()))
     game = res.tidy().query("scope == 'task' and task == 'Krull'").iloc[0]  # shown above 0.05
     assert game["conclusion"] == "shown above 0.05, beyond the margin"
     p_above = stats.t.sf((game["estimate"] - 0.05) / game["std_error"], game["df"])

@@ -165,8 +165,8 @@ def test_adastop_batches_keep_agents_as_written(tmp_path):
         expected.update(batch)
     table = expected.result().tidy()
     assert status == 0 and "runs used: 1 4, 01 4, 10 4" in text
-    for row in table.itertuples():  # headed "first agent", "second agent" since audit s26 (small26)
-        assert f"{row.agent_1:<11}  {row.agent_2:<12}  {row.decision}" in text
+    for row in table.itertuples():  # headed "1st agent", "2nd agent" since audit s27 ("first agent" in s26)
+        assert f"{row.agent_1:<9}  {row.agent_2:<9}  {row.decision}" in text
 
 
 # ------------------------------------------------------------------ a boolean Series as subset=, by its index

@@ -71,9 +71,10 @@ def test_adastop_says_one_test_per_task_once():
         in str(res)
     assert res.report().count("One AdaStop per task: the family-wise error is controlled within each task, not across "
                               "tasks.") == 1
-    # the permutation test, which has no such note, keeps its line
+    # the permutation test says it in a note too (audit s27: it had a printed line and a report sentence)
     perm = rlstats.permutation(d, "score ~ agent | task", n_resamples=200, rng=0)
-    assert "one test per task: the family-wise error is controlled within each task, not across tasks" in str(perm)
+    assert "Note: one permutation test per task: the family-wise error is controlled within each task, not across " \
+        "tasks" in str(perm)
 
 
 def test_task_table_footnote_reads_as_sentences():

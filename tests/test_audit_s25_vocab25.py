@@ -170,8 +170,10 @@ def test_selection_caption_says_the_effect_and_interval_in_words():
 def test_probability_of_improvement_and_inferential_intervals_captions():
     poi = CASES["probability_of_improvement"]()
     tex = poi.to_latex()
-    assert "P(agent 1 $>$ agent 2) + P(agent 1 = agent 2) / 2 within a task, averaged over tasks." in tex
-    assert "P(agent_1 > agent_2) + P(agent_1 = agent_2) / 2" in str(poi.summary())  # text: the tidy names
+    said = "P(1st agent $>$ 2nd agent) + P(1st agent = 2nd agent) / 2 within a task, averaged over tasks."
+    assert said in tex
+    # text: the pair's columns are headed by their labels in every format (audit s27), and so said
+    assert "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2" in str(poi.summary())
     ici = CASES["inferential_intervals"]().to_latex()
     assert "epsilon (IQM: " in ici and "optimality gap: " in ici and "optimality\\_gap" not in ici
 

@@ -121,7 +121,7 @@ def test_adastop_step_down_with_no_pair_acted_on_says_so():
     assert set(result.steps["action"]) == {"none"} and list(result.steps["interim"]) == [1, 2]
     caption = next(line for line in result.to_latex().splitlines()
                    if line.startswith("\\caption{") and "Step-down." in line)
-    assert "NA" not in caption and "agent 1" not in caption
+    assert "NA" not in caption and "agent 1" not in caption and "1st agent:" not in caption
     assert caption.endswith("reject the pair with the largest when it exceeds the boundary, else none. No step "
                             "rejected a pair at interims 1-2. In every column, step: 1; comparisons: 3; accept "
                             "boundary: 0; action: none.}")
@@ -132,7 +132,7 @@ def test_adastop_step_down_with_no_pair_acted_on_says_so():
     acted = rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, progress=False)
     assert "reject" in set(acted.steps["action"])
     tex = acted.to_latex()
-    assert "exceeds the boundary (first agent, second agent), else none." in tex and "No step rejected" not in tex
+    assert "exceeds the boundary (1st agent, 2nd agent), else none." in tex and "No step rejected" not in tex
     assert "agent_1" in acted.summary().tables["Step-down"]
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=15, rng=0)
     early = rlstats.adastop(df, "score ~ agent", n=5, K=3, beta=0.01, rng=0, progress=False)

@@ -152,10 +152,10 @@ def test_adastop_summary_text_headed_as_print():
     summary = res.summary()
     text = str(summary)
     decisions = text.split("Decisions:\n", 1)[1].splitlines()
-    assert decisions[0].split("  ")[:2] == ["first agent", "second agent"], decisions[0]
-    assert "runs of first" in decisions[0] and "n_1" not in decisions[0]
-    assert "| first agent | second agent |" in summary.to_markdown()
-    assert "<th>first agent</th>" in summary._repr_html_()
+    assert decisions[0].split("  ")[:2] == ["1st agent", "2nd agent"], decisions[0]
+    assert "runs of 1st" in decisions[0] and "n_1" not in decisions[0]
+    assert "| 1st agent | 2nd agent |" in summary.to_markdown()
+    assert "<th>1st agent</th>" in summary._repr_html_()
     # the frames keep the codes (tidy() and the summary's tables), and tidy() carries no headers
     assert list(summary.tables["Decisions"].columns[:2]) == ["agent_1", "agent_2"]
     assert "rlstats_headers" not in res.tidy().attrs

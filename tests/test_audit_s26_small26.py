@@ -195,15 +195,15 @@ def test_adastop_decision_table_headers_are_no_agent_names():
     assert lines[head] == ("decisions (the first agent is <decision> than the second; larger or smaller: their score "
                            "distributions differ, the first agent's mean above or below; equal: not shown to differ "
                            "at this level):")
-    assert lines[head + 1].split("  ")[1:3] == ["first agent", "second agent"]
-    assert "runs of first  runs of second" in lines[head + 1]
+    assert lines[head + 1].split("  ")[1:3] == ["1st agent", "2nd agent"]
+    assert "runs of 1st  runs of 2nd" in lines[head + 1]
     assert lines[head + 2].split() == ["agent_3", "agent_1", "larger", "1", "21.445", "5", "5"]
     latex = res.summary().to_latex()
     assert "agent 1" not in latex and "agent 2" not in latex and "runs 1" not in latex
     decisions = latex.split("\\end{table}")[0]
-    assert "In every column, first agent: agent\\_3" in decisions
-    assert "second agent & agent\\_1 & agent\\_2" in decisions
-    assert "runs of first & 5 & 10" in decisions and "runs of second & 5 & 10" in decisions
+    assert "In every column, 1st agent: agent\\_3" in decisions
+    assert "2nd agent & agent\\_1 & agent\\_2" in decisions
+    assert "runs of 1st & 5 & 10" in decisions and "runs of 2nd & 5 & 10" in decisions
     # the summary's DataFrames and tidy() keep the codes (public API)
     assert list(res.summary().tables["Decisions"].columns[:2]) == ["agent_1", "agent_2"]
 
@@ -213,8 +213,8 @@ def test_adastop_command_heads_the_decisions_as_the_print_does(repeated_batches,
     status, text = run("adastop", "update", str(state), str(repeated_batches[0]), "--K", "3", "--seed", "0")
     assert status == 0
     header = next(line for line in text.splitlines() if "decision" in line and "interim" in line)
-    assert header.split("  ")[:2] == ["first agent", "second agent"] and "agent_1" not in header
-    assert "runs of first  runs of second" in header
+    assert header.split("  ")[:2] == ["1st agent", "2nd agent"] and "agent_1" not in header
+    assert "runs of 1st  runs of 2nd" in header
 
 
 def test_latex_of_a_test_before_its_first_batch():
@@ -223,7 +223,7 @@ def test_latex_of_a_test_before_its_first_batch():
     seq = AdaStop(["A", "B"], n=3, K=3, n_resamples=200, rng=0)
     latex = seq.result().summary().to_latex()
     assert "Interims 1-3 are not run yet: their levels are the schedule's." in latex
-    assert "No step rejected" not in latex and "else none." in latex and "(first agent, second agent)" not in latex
+    assert "No step rejected" not in latex and "else none." in latex and "(1st agent, 2nd agent)" not in latex
 
 
 # ---- 5. every field of every result class named in that class's own docstring ------------------------------------

@@ -209,4 +209,8 @@ def test_task_table_summary_latex_heads_each_agent_by_its_name():
     res = rlstats.task_table(_missing_cell(), "score ~ agent | task")
     latex = res.summary().to_latex()
     assert r"task & agent\_1 & agent\_2 & agent\_3 \\" in latex
-    assert "agent 1 & agent 2 & agent" not in latex
+    assert "agent 1 & agent 2 & agent" not in latex and "1st agent" not in latex  # the pair's label (audit s27)
+    # text, Markdown and HTML head them as they are too (they head the pair's columns agent_1, agent_2 by label)
+    summary = res.summary()
+    assert "| task | agent_1 | agent_2 | agent_3 |" in summary.to_markdown()
+    assert "<th>agent_1</th><th>agent_2</th>" in summary._repr_html_() and "1st agent" not in str(summary)

@@ -376,9 +376,10 @@ def test_print_says_what_the_difference_is_and_what_the_probabilities_are():
     df = _frame([0.3, -0.1, 0.2, 0.4, 0.1, -0.2])
     low = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False, higher_is_better=False)
     high = rlstats.bayes(df, "score ~ agent | task", rng=0, n_samples=2000, normalize=False)
-    assert "mean diff = agent 2 - agent 1 (lower is better: positive favours agent 1)" in str(low)
-    assert "mean diff = agent 1 - agent 2 (higher is better" in str(high)
-    assert "differences are agent 2 - agent 1" in low.report("text")
+    # the agents as the tables head them (audit s27)
+    assert "mean diff = 2nd agent - 1st agent (lower is better: positive favours the 1st agent)" in str(low)
+    assert "mean diff = 1st agent - 2nd agent (higher is better" in str(high)
+    assert "differences are 2nd agent - 1st agent" in low.report("text")
     assert "largest Dirichlet-weighted mass of the Walsh averages (about a median" in str(high)
     assert low.comparisons["estimate"].iloc[0] == -high.comparisons["estimate"].iloc[0]
 
@@ -450,7 +451,7 @@ def test_hierarchical_names_delta0_the_centre_not_the_mean():
     estimate = res.tidy()["estimate"].iloc[0]            # the tidy column keeps its name
     assert abs(estimate - 0.1) < 0.1 and abs(estimate - np.mean(diffs)) > 0.4
     text = str(res)
-    assert "mean diff" not in text and "centre (delta0) = agent 1 - agent 2" in text
+    assert "mean diff" not in text and "centre (delta0) = 1st agent - 2nd agent" in text
     assert "posterior probability that delta0, the centre (location) of the tasks' differences" in text
     report = res.report("text")
     assert "mean difference across" not in report and "centre of the differences (delta0) 0.0" in report
@@ -460,7 +461,7 @@ def test_hierarchical_names_delta0_the_centre_not_the_mean():
     assert res.plot().get_xlabel().startswith("centre of the differences (delta0), A \u2212 B")
     plt.close("all")
     signed = rlstats.bayes(_frame(diffs), "score ~ agent | task", rope=0.05, n_samples=500, rng=0, normalize=False)
-    assert "mean diff = agent 1 - agent 2" in str(signed) and "mean difference" in signed.report("text")
+    assert "mean diff = 1st agent - 2nd agent" in str(signed) and "mean difference" in signed.report("text")
 
 
 def test_signed_rank_on_one_or_two_tasks_says_so():

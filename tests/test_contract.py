@@ -129,7 +129,7 @@ def test_every_tidy_column_is_declared_once():
 
     columns = [row[0] for row in (*vocabulary._TERMS, *rlstats.methods.VOCABULARY)]
     assert sorted({c for c in columns if columns.count(c) > 1}) == []
-    assert all(len(row) == 4 for row in rlstats.methods.VOCABULARY)
+    assert all(len(row) == 4 or (len(row) == 5 and row[4] is True) for row in rlstats.methods.VOCABULARY)
     assert set(vocabulary.VOCABULARY) == set(columns)
 
 

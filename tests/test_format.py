@@ -43,7 +43,7 @@ def test_paper_tables_read_well():
     frame = pd.DataFrame({"agent_1": ["a", "b"], "p_value": [0.0, 0.0312], "p_adjusted": [3e-20, 0.06],
                           "conf_low_mc_se": [0.01, 0.02], "estimate": [1.5, 2.0]})
     latex = table_latex(frame, caption="A test: statistic = 3.2, p < 0.05")
-    assert "agent 1 & p-value & adj. p-value & estimate" in latex  # readable headers, MC SE left out
+    assert "1st agent & p-value & adj. p-value & estimate" in latex  # readable headers, MC SE left out
     assert "$<$ 1e$-$16 & $<$ 1e$-$16" in latex and " 0 &" not in latex  # a minus in the exponent (audit s24)
     assert "p $<$ 0.05" in latex  # '<' in text would print as an inverted exclamation mark
     assert "mc" not in table_latex(frame).lower() and "MC SE" in table_latex(frame, mc_se=True)

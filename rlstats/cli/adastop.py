@@ -364,7 +364,6 @@ def _read_state(path, key):
 
 def _progress_text(seq, result):
     from .. import format as fmt
-    from ..methods.adastop import headed
 
     table = seq.decisions.copy()
     table["reason"] = table["reason"].fillna("")
@@ -372,7 +371,8 @@ def _progress_text(seq, result):
         table = table.drop(columns="reason")
     # the result's counts and family-wise level (with what the interims so far spent), as its print says them
     lines = [f"after batch {seq.interim} of at most {seq.K} (n = {fmt.count(seq.n, 'run')} per agent per batch):",
-             result._statistic_line(), fmt.table_text(headed(table))]  # headed as the result's print heads it
+             # in words, as the result's print heads its columns (audit s27: boundary_mc_se beside "first agent")
+             result._statistic_line(), fmt.table_text(table, labels=True)]
     if seq.done:
         lines.append("the test is finished: every comparison is decided")
     else:

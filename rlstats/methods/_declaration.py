@@ -3,7 +3,8 @@
 A folder's ``_backend.py`` holds ``BACKENDS``, a tuple of :class:`Backend`, and optionally ``PUBLIC`` (more
 names the package face exports from the folder: name -> ``"module:attribute"``), ``CITATIONS`` (papers of the
 folder's other results: class name -> keys of ``rlstats.citations.ENTRIES``) and ``VOCABULARY`` (the tidy,
-glance and summary-table columns only its results report: ``(column, attribute, printed label, description)`` rows, which
+glance and summary-table columns only its results report: ``(column, attribute, printed label, description)`` rows,
+with an optional fifth value, True where every format heads the column by its label (``Term.every_format``), which
 :mod:`rlstats.vocabulary` adds to the shared ones).  The registry
 (:mod:`rlstats.methods`) collects them; ``compare``, ``power``, ``cite``, the command line and the contract tests
 read them.  Functions and classes are named by ``"module:attribute"`` paths and imported on first use, so reading

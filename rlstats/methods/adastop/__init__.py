@@ -13,12 +13,12 @@ __getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adasto
                                              "._incremental": ("AdaStop", "INDEX_COLUMNS", "check_batch_columns",
                                                                 "rejecting_sizes", "state_lock"),
                                              "._integrity": ("read_key",),
-                                             "._result": ("AdaStopResult", "PermutationResult", "headed")})
+                                             "._result": ("AdaStopResult", "PermutationResult")})
 
 if TYPE_CHECKING:  # what a type checker sees of the lazy names
     from ._api import AdaStopOptions, adastop, permutation
     from ._incremental import AdaStop, INDEX_COLUMNS, check_batch_columns, rejecting_sizes, state_lock
     from ._integrity import read_key
-    from ._result import AdaStopResult, PermutationResult, headed
+    from ._result import AdaStopResult, PermutationResult
 
 __all__ = ["adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "AdaStopOptions"]

@@ -664,9 +664,15 @@ def _interim_notes(design, options, order_column, K, task_data):
                  [design.agents[a] for a in np.flatnonzero(row > 0)], after=[f"{v:,}" for v in row[row > 0]])
                  for task, row in zip(design.tasks, beyond) if (row > 0).any()]
         notes.append(f"runs beyond the first K = {K} batches of n = {n} are not used ({'; '.join(parts)})")
+    return notes + _per_task_notes(design, "AdaStop")
+
+
+def _per_task_notes(design, test):
+    """The one home of "one test per task" (AdaStop's and the permutation test's: audit s27, the latter said it in
+    a printed line and a sentence of its report): a note, which print, summary, report and LaTeX all carry."""
     if design.has_blocks and design.n_tasks > 1:
-        notes.append("one AdaStop per task: the family-wise error is controlled within each task, not across tasks")
-    return notes
+        return [f"one {test} per task: the family-wise error is controlled within each task, not across tasks"]
+    return []
 
 
 def _repeat_notes(runs, agents, blocked, warn_user=True):
@@ -1096,6 +1102,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         method="Permutation test of mean differences with step-down", formula=design.formula,
         data_name=design.data_name, nobs=design.nobs,
         notes=list(design.notes) + withheld + _unreachable_notes(design, runs)
+        + _per_task_notes(design, "permutation test")
         + _calibration_notes("permutation", runs, options)
         + _spread_notes(runs, design.agents, options, design.has_blocks)
         + _monte_carlo_notes(runs, pairs, design.agents, design.has_blocks, sequential=False),

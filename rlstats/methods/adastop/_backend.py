@@ -90,14 +90,15 @@ BACKENDS = (
 PUBLIC = {"AdaStop": f"{_HERE}._incremental:AdaStop"}
 
 #: the tidy, glance and summary-table columns only this folder's results report: (column, attribute, printed label,
-#: description) rows, which rlstats.vocabulary reads through the registry
+#: description[, headed by the label in every format]) rows, which rlstats.vocabulary reads through the registry
 VOCABULARY = (
     ("decision", None, "decision",
      "sequential decision: agent_1 is larger / smaller / equal than agent_2, continue (undecided), or withheld "
      "(an agent has too few runs on the task)"),
     ("interim", None, "interim", "interim (batch) at which a sequential decision was taken, or the last one tested"),
-    ("n_1", None, "runs 1", "runs of agent_1 used by the comparison"),
-    ("n_2", None, "runs 2", "runs of agent_2 used by the comparison"),
+    # headed so in every format, beside the pair's "1st agent" and "2nd agent" (audit s27: "runs 1" shown nowhere)
+    ("n_1", None, "runs of 1st", "runs of agent_1 used by the comparison", True),
+    ("n_2", None, "runs of 2nd", "runs of agent_2 used by the comparison", True),
     ("n_rejected", None, "rejected", "number of comparisons rejected (larger or smaller)"),
     ("n_equal", None, "equal", "number of comparisons decided equal"),
     ("n_undecided", None, "undecided", "number of comparisons left undecided"),

@@ -20,18 +20,6 @@ _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withh
 #: what "larger" and "smaller" claim: the permutation test rejects identical score distributions, the sign of the
 #: estimate (the mean difference) gives the side (the level is not held at equal means of different shapes)
 _LARGER = "larger or smaller: their score distributions differ, the first agent's mean above or below"
-#: the pair's columns as print, LaTeX and the summary's text head them (tidy() and the summary's frames keep the codes,
-#: the latter with these in attrs["rlstats_headers"], which format reads): agent_1 and n_1
-#: read as names where the agents are named so (simulate()'s agent_1, agent_2, ...; audit s26)
-HEADERS = {"agent_1": "first agent", "agent_2": "second agent", "n_1": "runs of first", "n_2": "runs of second"}
-
-
-def headed(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` whose tables (text, Markdown, HTML, LaTeX: format reads the attrs) head the pair's columns as print
-    says them (:data:`HEADERS`); its columns keep the codes."""
-    frame = frame.copy()
-    frame.attrs["rlstats_headers"] = {code: words for code, words in HEADERS.items() if code in frame.columns}
-    return frame
 #: what the level is for, in the methods paragraph (audit s21: the ``adastop.fwe_means`` rows of the calibration table)
 _LEVEL_FOR = (" The level is exact when the agents' score distributions are identical, not when only their means are "
               "equal: agents of equal mean but different shape can be declared different more often than alpha.")
@@ -224,15 +212,17 @@ class AdaStopResult(Result):
         shown["reason"] = shown["reason"].fillna("")
         if not (shown["reason"] != "").any():
             shown = shown.drop(columns="reason")
-        lines += ["  " + line for line in fmt.table_text(headed(shown)).splitlines()]
+        lines += ["  " + line for line in fmt.table_text(shown, labels=True).splitlines()]
         lines.append("runs used per agent:")
         used = self.runs_used.pivot(index="task", columns="agent", values="n_runs") if self.blocked \
             else self.runs_used.set_index("agent")[["n_runs"]].T
         used = used.reindex(columns=[a for a in self.agents if a in used.columns])
         used = used.reset_index(drop=not self.blocked, allow_duplicates=True)  # an agent named 'task'
         used.columns = [str(c) for c in used.columns]
+        used.attrs["rlstats_label_columns"] = int(self.blocked)  # agents, headed by their names (an agent_1 too)
         lines += ["  " + line for line in fmt.table_text(used).splitlines()]
-        # AdaStop's notes say it is one test per task (audit s25 polish25: a line and a note said it twice)
+        # the notes say it is one test per task (audit s25 polish25: a line and a note said it twice; s27: the
+        # permutation test's too, _api._per_task_notes)
         return lines
 
     def _summary_tables(self):
@@ -243,10 +233,10 @@ class AdaStopResult(Result):
         steps = self.steps
         if not self._steps_acted():  # the pair acted on, left out where none was (a caption read "agent 1: NA")
             steps = steps.drop(columns=["agent_1", "agent_2"])
-        return {"Decisions": headed(decisions),
+        return {"Decisions": decisions,
                 "Runs used per agent": self.runs_used,
-                "Statistic |mean difference| and boundaries per interim": headed(self.history),
-                "Step-down": headed(steps),
+                "Statistic |mean difference| and boundaries per interim": self.history,
+                "Step-down": steps,
                 "Level spent per interim": self.spending}
 
     def _steps_acted(self):
@@ -263,12 +253,12 @@ class AdaStopResult(Result):
                          if self._count(word))
         estimate = "estimate: mean of the first agent minus mean of the second"
         decisions = (f"decision: the first agent against the second ({_LARGER}; equal: not shown to differ at this "
-                     f"level{others}); {estimate} over the runs used (runs of first, runs of second) at the "
+                     f"level{others}); {estimate} over the runs used ({label('n_1')}, {label('n_2')}) at the "
                      "decision's interim; boundary: the rejection boundary of |estimate| at that interim.")
         if "p_adjusted" in self.tidy():
             decisions += f" {label('p_adjusted')}: the step-down adjusted p-value."
         early = self.beta > 0
-        pair, unacted = " (first agent, second agent)", ""
+        pair, unacted = f" ({label('agent_1')}, {label('agent_2')})", ""
         interims = sorted(set(self.steps["interim"]))
         if not interims:  # before the first batch there is no step at all, so no pair acted on (audit s26)
             pair = ""
@@ -493,12 +483,6 @@ class PermutationResult(AdaStopResult):
         out["p_adjusted"] = self.p_adjusted
         return out
 
-    def _extra_lines(self):
-        lines = super()._extra_lines()
-        if self.blocked and len(self.tasks) > 1:  # AdaStop's notes say it; this test has no such note
-            lines.append("one test per task: the family-wise error is controlled within each task, not across tasks")
-        return lines
-
     def _design_line(self):
         def how(spending):
             parts = []
@@ -536,6 +520,4 @@ class PermutationResult(AdaStopResult):
             verb = "differs" if len(found) == 1 or tested == 1 else "differ"  # "1 of 10 differs", "0 of 1 differs"
             text += (f" {where}{len(found)} of {fmt.count(tested, 'comparison')} {verb}{held}" +
                      (": " + "; ".join(found) + "." if found else "."))
-        if self.blocked and len(self.tasks) > 1:
-            text += " One test was run per task, so the error guarantee holds within each task."
-        return text
+        return text  # one test per task: said by the notes, which follow (as AdaStop's)

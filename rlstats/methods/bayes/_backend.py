@@ -83,7 +83,8 @@ VOCABULARY = (
     ("r_hat", None, "R-hat", "rank-normalised split R-hat of the chains (the largest over the parameters)"),
     ("ess_bulk", None, "ESS", "bulk effective sample size of the chains (the smallest over the parameters)"),
     # the summary's tables (what a LaTeX table heads with the label)
-    ("observed", None, "observed", "observed difference of the task's means, agent 1 - agent 2"),
+    ("observed", None, "observed",
+     "observed difference of the task's means: agent_1 - agent_2, or agent_2 - agent_1 where lower scores are better"),
     ("ordering", None, "ordering", "an ordering of the agents (ties within the ROPE share a place: A = B > C)"),
     ("probability", None, "probability", "posterior probability of the ordering"),
     ("parameter", None, "parameter", "a parameter of the hierarchical model whose chains are checked"),

@@ -10,6 +10,7 @@ import pandas as pd
 from ... import format as fmt
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
+from ...vocabulary import label
 from . import plots
 
 _MODELS = {"signed_rank": "Bayesian signed-rank test", "hierarchical": "hierarchical model"}
@@ -132,9 +133,11 @@ class BayesResult(Result):
 
     def _direction(self):
         """What the difference is, so that its sign cannot be misread whichever direction is better."""
+        # the agents as the tables head them (audit s27: "agent 1" over agents named agent_1)
+        first, second = label("agent_1"), label("agent_2")
         if self.higher_is_better:
-            return "agent 1 - agent 2 (higher is better: positive favours agent 1)"
-        return "agent 2 - agent 1 (lower is better: positive favours agent 1)"
+            return f"{first} - {second} (higher is better: positive favours the {first})"
+        return f"{second} - {first} (lower is better: positive favours the {first})"
 
     def _n_draws(self):
         return self.n_samples if self.model == "signed_rank" else self.chains * self.draws
@@ -199,7 +202,8 @@ class BayesResult(Result):
 
     def _extra_lines(self):
         lines = [f"model: {_MODELS[self.model]} ({self._what()})",
-                 f"posterior probabilities that agent 1 is practically better / equivalent / worse than agent 2; "
+                 f"posterior probabilities that the first agent is practically better / equivalent / worse than the "
+                 f"second; "
                  f"{ACROSS[self.model][2]} with {self.confidence_level:.0%} credible interval:",
                  f"  {self._meaning()}",
                  f"  {ACROSS[self.model][0]} = {self._direction()}"]

@@ -437,14 +437,15 @@ class BootstrapResult(Result):
 
 
 # What a probability of improvement estimates, in print and summary: the direction, and ties (whole games of runs
-# tie exactly on Atari's Freeway or Pong) counting one half, so never "P(agent_1 > agent_2)" alone (audit s16).
-_POI_ESTIMAND = "P(agent_1 > agent_2) + P(agent_1 = agent_2) / 2 within a task, averaged over tasks"
+# tie exactly on Atari's Freeway or Pong) counting one half, so never "P(agent_1 > agent_2)" alone (audit s16); the
+# agents said as the table heads them in every format (audit s27: "P(agent_1 > agent_2)" over agents named agent_1)
+_POI_ESTIMAND = "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2 within a task, averaged over tasks"
 
 
-def _poi_estimand(tasks, columns=lambda column: column):
-    """:data:`_POI_ESTIMAND`, or on one task that task's alone (audit s19); ``columns``: how the agents' columns are
-    named (the tidy names, or a LaTeX table's labels, :func:`rlstats.vocabulary.label`)."""
-    a, b = columns("agent_1"), columns("agent_2")
+def _poi_estimand(tasks):
+    """:data:`_POI_ESTIMAND`, or on one task that task's alone (audit s19), the agents' columns said by their labels
+    (:func:`rlstats.vocabulary.label`), as every format heads them."""
+    a, b = column_label("agent_1"), column_label("agent_2")
     return f"P({a} > {b}) + P({a} = {b}) / 2 {fmt.over_tasks(tasks, 'within a task, averaged over tasks')}"
 
 
@@ -499,9 +500,6 @@ class ProbabilityOfImprovementResult(Result):
             table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
             table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
         return {_poi_estimand(self.tasks): table}
-
-    def _latex_headings(self):
-        return {_poi_estimand(self.tasks): _poi_estimand(self.tasks, column_label)}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair: agent_1, agent_2, estimate (:data:`_POI_ESTIMAND`), conf_low, conf_high."""

@@ -170,7 +170,8 @@ class EquivalenceResult(Result):
         return f", {k} shown {what}" if k else ""
 
     def _extra_lines(self):
-        delta = "agent - published" if self.published else "agent_1 - agent_2"
+        # the agents as the table heads them (audit s27)
+        delta = "agent - published" if self.published else self._delta()
         lines = [f"alternative hypothesis: {self._band()} (delta = {delta}), decided by the "
                  f"{fmt.signif(100 * self.confidence_level, 3)}% interval"]
         for a, b in self.pairs:
@@ -200,12 +201,19 @@ class EquivalenceResult(Result):
         the names each format heads the columns by (tidy names; LaTeX's labels in its caption: audit s20)."""
         tables = self._summary_tables()
         (name, table), = tables.items()
-        keys, captions = {}, {}
+        # which way the estimate reads (audit s27: the table did not say it), in every format
+        direction = f"estimate: delta = {self._delta()}"
+        keys, captions = {name: direction}, {name: direction[:1].upper() + direction[1:] + "."}
         if "p_beyond" in table.columns:
-            keys[name] = self._beyond_key("p_beyond", "p_value")
-            captions[name] = "Key: " + self._beyond_key(*map(vocabulary.label, ("p_beyond", "p_value"))) + "."
+            keys[name] += "; " + self._beyond_key("p_beyond", "p_value")
+            captions[name] += " Key: " + self._beyond_key(*map(vocabulary.label, ("p_beyond", "p_value"))) + "."
         return Summary(self.method, self._header(), tables, self.notes, statistic_line=self._statistic_line(),
                        keys=keys, captions=captions, alpha=self._levels())
+
+    @staticmethod
+    def _delta():
+        """The difference tested, by the labels heading the pair's columns in every format."""
+        return f"{vocabulary.label('agent_1')} - {vocabulary.label('agent_2')}"
 
     @staticmethod
     def _beyond_key(p_beyond, p_value):

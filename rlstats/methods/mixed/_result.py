@@ -13,6 +13,7 @@ from ...options import check_confidence_level
 from ..._typing import ColumnNames
 from ...statistics import near_ties
 from ...results import Result, resultclass
+from ...vocabulary import label
 from . import plots
 
 _DDF_NAMES = {"satterthwaite": "Satterthwaite", "kenward-roger": "Kenward-Roger"}
@@ -217,9 +218,19 @@ class MixedResult(Result):
         # the printed block above them already holds the variance components and the fixed effects
         level = fmt.signif(100 * self.confidence_level, 3)
         return {f"Estimated marginal means ({level}% intervals of each agent's mean over these {self.n_tasks} tasks)":
-                self.emmeans,
-                f"Pairwise differences ({_ADJUST_NAMES[self.adjust]} adjustment; {level}% "
-                f"{_PAIR_INTERVALS[self.adjust]})": self.tidy()}
+                self.emmeans, self._pairs_name(): self.tidy()}
+
+    def _pairs_name(self):
+        level = fmt.signif(100 * self.confidence_level, 3)
+        return f"Pairwise differences ({_ADJUST_NAMES[self.adjust]} adjustment; {level}% {_PAIR_INTERVALS[self.adjust]})"
+
+    def _summary_keys(self):
+        # which way a difference reads, under the table in every format (audit s27: no table said it)
+        return {self._pairs_name(): f"estimate: the {label('agent_1')}'s estimated marginal mean minus the "
+                                    f"{label('agent_2')}'s"}
+
+    def _latex_captions(self):
+        return {name: key[:1].upper() + key[1:] + "." for name, key in self._summary_keys().items()}
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

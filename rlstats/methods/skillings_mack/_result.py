@@ -11,6 +11,7 @@ from ... import format as fmt
 from . import plots
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
+from ...vocabulary import label
 
 
 _TITLES = {
@@ -330,8 +331,23 @@ class SkillingsMackResult(Result):
             pairs["significant"] = np.where(pairs["n_shared_tasks"] == 0, "not compared",
                                             np.where(pairs["significant"], "yes", "no"))
         # the table pasted alone says whom the ranks are among, as the print and report do (audit s22)
-        return {f"{self._ranks_name()} (1 = best{self._among()})": ranks,
-                f"Pairwise comparisons ({self._posthoc_name()})": pairs}
+        return {f"{self._ranks_name()} (1 = best{self._among()})": ranks, self._pairs_name(): pairs}
+
+    def _pairs_name(self):
+        return f"Pairwise comparisons ({self._posthoc_name()})"
+
+    def _summary_keys(self):
+        # which way a pair's estimate reads, under the table in every format (audit s27: no table said it)
+        first, second = label("agent_1"), label("agent_2")
+        if self.posthoc == "wilcoxon":  # the scores themselves, whichever direction is better
+            said = f"the median over shared tasks of the {first}'s per-task score minus the {second}'s"
+        else:
+            weighted = "weighted " if self.variant == "quade" else ""
+            said = f"the {first}'s {weighted}mean rank minus the {second}'s (1 = best: negative favours the {first})"
+        return {self._pairs_name(): f"estimate: {said}"}
+
+    def _latex_captions(self):
+        return {name: key[:1].upper() + key[1:] + "." for name, key in self._summary_keys().items()}
 
     def _posthoc_name(self):
         control = "" if self.control is None else f", each agent against {self.control}"

@@ -31,8 +31,12 @@ def _markdown_mark(text):
 
 
 def _tasks_first(frame):
-    """The display frame with its tasks as the first column, headed "task", beside an agent that may be named so."""
-    return frame.reset_index(allow_duplicates=True)
+    """The display frame with its tasks as the first column, headed "task", beside an agent that may be named so; its
+    other columns are agents, headed by their names in every format (format's ``rlstats_label_columns``: an agent
+    named agent_1 is not the pair's "1st agent", audit s8, s27)."""
+    frame = frame.reset_index(allow_duplicates=True)
+    frame.attrs["rlstats_label_columns"] = True
+    return frame
 
 
 #: the key under summary()'s comparisons (audit s19: halfcheetah PPO's p_adjusted 1.84e-05 below its p_value 0.000127
@@ -419,9 +423,7 @@ class TaskTableResult(Result):
                        alpha=self._levels())
 
     def _summary_tables(self):
-        table = self.display().pipe(_tasks_first)
-        table.attrs["rlstats_label_columns"] = True  # its columns are agents, headed by their names (format.table_latex)
-        return {"table": table, "comparisons with the best": self.tidy()}
+        return {"table": self.display().pipe(_tasks_first), "comparisons with the best": self.tidy()}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per task and agent: estimate, spread, the set, the test against the best and effect sizes.
