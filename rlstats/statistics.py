@@ -144,9 +144,12 @@ READ_PRECISION = 2.0 ** -22
 COPY_CHANCE = 1e-3
 
 #: Where a cell's ties expected by chance, ``E``, exceed :data:`COPY_CHANCE`, its repeats count only if their chance
-#: stays below the share at this many times ``E``: a resolution read that much too fine (scores normalised before the
-#: call, whose grid is not found, tie far more often than their decimal step says) raises no note, and a file read
-#: twice (every run repeated: 2 decimals x 10 runs a cell, 1,000 runs a cell at full precision) is still found.
+#: stays below the share at ``E`` with its part read from the decimal step and spread alone taken this many times: a
+#: resolution read that much too fine (scores normalised before the call, whose grid is not found, tie far more
+#: often than their decimal step says) raises no note, and a file read twice (every run repeated: 2 decimals x 10
+#: runs a cell, 1,000 runs a cell at full precision) is still found.  The ties measured on the data (across a task's
+#: cells, near misses) are not multiplied (s27: a whole cell copied holding one near pair, ``E = 1.0`` from it, was
+#: missed; ``tests/reference/copied_runs_false_alarms.py``: no more notes on honest data).
 RESOLUTION_MARGIN = 100.0
 
 #: The fewest runs of a cell repeating others' scores that :func:`copied_runs` counts: a block of copied runs, not one
@@ -318,8 +321,8 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     (pairs 1 to ``k`` steps apart over :data:`NEAR_STEPS`, half as many per step: runs that failed alike cluster and
     tie by chance, whatever the spread of the rest).  ``m`` repeats come by chance with probability at
     most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
-    :data:`COPY_CHANCE`, or where so many repeats stay improbable at :data:`RESOLUTION_MARGIN` times ``E`` (a file
-    read twice: every run repeated), and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
+    :data:`COPY_CHANCE`, or where so many repeats stay improbable at ``E`` with its decimal-step part taken
+    :data:`RESOLUTION_MARGIN` times (a file read twice: every run repeated), and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
     holding two runs or more (a false alarm anywhere in the data at most that likely), counting only the scores
     :func:`_countable` keeps (not 0; held by at most :data:`PILE_RUNS` runs, or by as many as more than
     :data:`BLOCK_RUNS` other scores of the cell are: a block of runs read k times, where a cap or floor that many runs
@@ -395,14 +398,15 @@ def _log_poisson_tail(m, expected):
     return out
 
 
-def _counts(m, expected, share):
+def _counts(m, expected, model, share):
     """Per entry, whether ``m`` exact repeats where ``E = expected`` count as copies (:func:`copied_runs`' rules), and
-    their chance bound ``E**m / m!`` (at most 1)."""
+    their chance bound ``E**m / m!`` (at most 1); ``model``: the part of ``E`` read from the decimal step and spread
+    alone, which :data:`RESOLUTION_MARGIN` multiplies (the ties measured on the data are what they are)."""
     m = np.asarray(m)
     with np.errstate(over="ignore", invalid="ignore"):
         bound = np.where(m > 0, _exp(np.minimum(_log_poisson_tail(m, expected), 0.0)).astype(float), 1.0)
-        sure = (m > 0) & (_log_poisson_tail(m, RESOLUTION_MARGIN * np.asarray(expected, dtype=float))
-                          <= math.log(share))
+        margin = np.maximum(RESOLUTION_MARGIN * np.asarray(model, dtype=float), expected)
+        sure = (m > 0) & (_log_poisson_tail(m, margin) <= math.log(share))
     return (m >= BLOCK_RUNS) & ((expected <= COPY_CHANCE) | sure) & (bound <= share), bound
 
 
@@ -482,9 +486,10 @@ def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
     judged = (sigma > 0) & np.isfinite(q)  # else most runs share one score, or it is 0: a point mass, not a resolution
     cells, m, q, sigma, size = cells[judged], m[judged], q[judged], sigma[judged], size[judged]
     across = tie_shares()
+    model = size * (size - 1) / 2 * (q / (2 * math.sqrt(math.pi) * sigma))
     expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across[block[cells]]),
                           _near_ties_cells(v, c, cells, cells, q))  # the ties a cluster (failed runs) makes by chance
-    counts, bound = _counts(m, expected, share)
+    counts, bound = _counts(m, expected, model, share)
     copies[cells[counts]], chance[cells[counts]] = m[counts], bound[counts]
 
 
@@ -614,11 +619,12 @@ def _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, c, lo, 
     with np.errstate(over="ignore"):
         rate = np.maximum(np.maximum(step / (2 * math.sqrt(math.pi) * sigma), ties[block[a]]), ties[block[b]])
     pairs = runs[a] * runs[b]
-    counts, _ = _counts(m, np.maximum(pairs * rate, near_between), share)
+    model = pairs * (step / (2 * math.sqrt(math.pi) * sigma))
+    counts, _ = _counts(m, np.maximum(pairs * rate, near_between), model, share)
     if not counts.any():
         return []  # the data's near ties across blocks, the costliest to measure, can only add to the chance
     near = near_share()
-    counts, bound = _counts(m, np.maximum(pairs * np.maximum(rate, near), near_between), share)
+    counts, bound = _counts(m, np.maximum(pairs * np.maximum(rate, near), near_between), model, share)
     return list(zip(pick[counts].tolist(), bound[counts].tolist()))
 
 
