@@ -1567,14 +1567,7 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
         values, design.task * n_agents + design.agent, design.n_tasks * n_agents,
         np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True,
         agent=np.arange(design.n_tasks * n_agents) % n_agents)
-    tasks = across.tasks
-    if tasks is not None and tasks.first.size:  # an agent's pair of cells of two tasks noted jointly: said there
-        blocks = np.arange(design.n_tasks * n_agents) // n_agents
-        joint = set(zip(tasks.first.tolist(), tasks.second.tolist()))
-        alone = np.array([not (a % n_agents == b % n_agents and (blocks[a], blocks[b]) in joint)
-                          for a, b in zip(across.first, across.second)], dtype=bool)
-        across = across._replace(**{name: getattr(across, name)[alone] for name in
-                                    ("first", "second", "shared", "runs_first", "runs_second", "chance")})
+    tasks = across.tasks  # an agent's pair of cells of two tasks noted jointly: in tasks, not in across
     return (_copied_within_note(design, copies, chance) + _copied_across_notes(design, across, given)
             + _copied_tasks_notes(design, tasks, given))
 

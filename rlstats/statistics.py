@@ -144,9 +144,12 @@ READ_PRECISION = 2.0 ** -22
 COPY_CHANCE = 1e-3
 
 #: Where a cell's ties expected by chance, ``E``, exceed :data:`COPY_CHANCE`, its repeats count only if their chance
-#: stays below the share at this many times ``E``: a resolution read that much too fine (scores normalised before the
-#: call, whose grid is not found, tie far more often than their decimal step says) raises no note, and a file read
-#: twice (every run repeated: 2 decimals x 10 runs a cell, 1,000 runs a cell at full precision) is still found.
+#: stays below the share at ``E`` with its part read from the decimal step and spread alone taken this many times: a
+#: resolution read that much too fine (scores normalised before the call, whose grid is not found, tie far more
+#: often than their decimal step says) raises no note, and a file read twice (every run repeated: 2 decimals x 10
+#: runs a cell, 1,000 runs a cell at full precision) is still found.  The ties measured on the data (across a task's
+#: cells, near misses) are not multiplied (s27: a whole cell copied holding one near pair, ``E = 1.0`` from it, was
+#: missed; ``tests/reference/copied_runs_false_alarms.py``: no more notes on honest data).
 RESOLUTION_MARGIN = 100.0
 
 #: The fewest runs of a cell repeating others' scores that :func:`copied_runs` counts: a block of copied runs, not one
@@ -206,24 +209,40 @@ def grid_step(values: ArrayLike) -> float:
     >>> grid_step([0.5, 1.25, 3.0]), grid_step([10000.5, 10001.25, 10003.0]), grid_step([0.1234567, 0.7654321, 2.0])
     (0.25, 0.25, 0.0)
     """
-    x = np.unique(np.asarray(values, dtype=float))
-    if x.size < 2:
-        return 0.0
-    tol = READ_PRECISION * float(np.abs(x).max())
-    d = np.diff(x)
-    d = d[d > tol]
-    if not d.size:
-        return 0.0
-    span, smallest = float(x[-1] - x[0]), float(d.min())
-    for j in range(1, 11):
-        if smallest / j < GRID_NOISE * tol:
-            break
-        # fitted over the range, from the steps each difference spans: a span's steps counted from the smallest
-        # difference alone drift with its noise (float32 means of game scores at 0.01 over 10,940 steps: 1 short)
-        g = span / float(np.round(d * j / smallest).sum())
-        if (np.abs(d - np.round(d / g) * g) <= 4 * tol).all():
-            return g
-    return 0.0
+    x = np.sort(np.asarray(values, dtype=float).ravel())
+    return float(_grid_steps(x, np.zeros(1, dtype=np.intp), np.full(1, x.size - 1))[0])
+
+
+def _grid_steps(v, first, last):
+    """:func:`grid_step` of each segment ``v[first[i]:last[i] + 1]`` of sorted scores, vectorised over the segments
+    (a loop over the 10 divisors of the smallest difference, none over segments); exactly its arithmetic (its sums
+    are of whole numbers)."""
+    size = last - first + 1
+    out = np.zeros(first.size)
+    if not first.size or not (size >= 2).any():
+        return out
+    index = np.repeat(np.arange(first.size), size)
+    x = v[np.arange(index.size) - np.repeat(np.cumsum(size) - size, size) + np.repeat(first, size)]
+    tol = np.zeros(first.size)
+    np.maximum.at(tol, index, np.abs(x))
+    tol *= READ_PRECISION
+    d, at = np.diff(x), index[1:]
+    keep = (at == index[:-1]) & (d > tol[at])  # the differences between distinct scores of one segment
+    d, at = d[keep], at[keep]
+    smallest = np.full(first.size, np.inf)
+    np.minimum.at(smallest, at, d)
+    span = v[last] - v[first]
+    left = np.bincount(at, minlength=first.size) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(1, 11):
+            left &= ~(smallest / j < GRID_NOISE * tol)
+            if not left.any():
+                break
+            g = span / np.bincount(at, weights=np.round(d * j / smallest[at]), minlength=first.size)
+            fits = np.abs(d - np.round(d / g[at]) * g[at]) <= 4 * tol[at]
+            found = left & (np.bincount(at, weights=~fits, minlength=first.size) == 0)
+            out[found], left = g[found], left & ~found
+    return out
 
 
 class CopiedAcross(NamedTuple):
@@ -239,8 +258,9 @@ class CopiedAcross(NamedTuple):
     runs_second: NDArray[np.intp]
     #: the chance bound ``E**m / m!`` of so many shared scores
     chance: NDArray[np.float64]
-    #: pairs of blocks whose cells of one agent each repeat each other where no pair of cells is improbable alone
-    #: (given ``agent=``; :func:`_copied_tasks`)
+    #: pairs of blocks whose cells of one agent each repeat each other, judged jointly over the agents (given
+    #: ``agent=``; :func:`_copied_tasks`); an agent's pair of cells on such a pair of blocks is said there, not in
+    #: the pairs above
     tasks: CopiedTasks | None = None
 
 
@@ -301,8 +321,8 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     (pairs 1 to ``k`` steps apart over :data:`NEAR_STEPS`, half as many per step: runs that failed alike cluster and
     tie by chance, whatever the spread of the rest).  ``m`` repeats come by chance with probability at
     most ``E**m / m!`` (a Poisson tail).  A cell's repeats count where its scores are fine, ``E`` at most
-    :data:`COPY_CHANCE`, or where so many repeats stay improbable at :data:`RESOLUTION_MARGIN` times ``E`` (a file
-    read twice: every run repeated), and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
+    :data:`COPY_CHANCE`, or where so many repeats stay improbable at ``E`` with its decimal-step part taken
+    :data:`RESOLUTION_MARGIN` times (a file read twice: every run repeated), and the chance of as many repeats is at most :data:`COPY_CHANCE` shared among the cells
     holding two runs or more (a false alarm anywhere in the data at most that likely), counting only the scores
     :func:`_countable` keeps (not 0; held by at most :data:`PILE_RUNS` runs, or by as many as more than
     :data:`BLOCK_RUNS` other scores of the cell are: a block of runs read k times, where a cap or floor that many runs
@@ -326,7 +346,8 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     misses imply, the largest; the same rules then, with :data:`COPY_CHANCE` shared among the pairs of cells of
     different blocks holding two runs or more.  Found by sorting the scores once (no loop over pairs of runs).  With
     ``agent`` (each cell's agent), the pairs of blocks whose cells of one agent each share scores are also judged
-    jointly over the agents (:func:`_copied_tasks`), returned in ``across.tasks``.
+    jointly over the agents (:func:`_copied_tasks`), returned in ``across.tasks`` (an agent's pair of cells on such a
+    pair of blocks then said there only, not among ``across``' pairs).
 
     Returns
     -------
@@ -361,32 +382,32 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     return (copies, chance, across) if across_blocks else (copies, chance)
 
 
-def _cell_scale(x):
-    """A cell's sorted scores ``x``: each one's decimal exponent, their median, the resolution ``q`` (the coarser of
-    the median decimal step and the values' grid) and the spread ``sigma`` (the smaller of sd and IQR / 1.349) that
-    :func:`copied_runs` reads."""
-    exponents = _decimal_exponents(x)
-    median = float(np.median(exponents))
-    q = max(float(_power_of_ten(median)), grid_step(x))
-    return exponents, median, q, _spread(x)
-
-
-def _spread(x):
-    """The smaller of the standard deviation of ``x`` and its IQR / 1.349 (a normal's, read robustly)."""
-    return min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
+_log = np.frompyfunc(math.log, 1, 1)  # math's, not numpy's: the bounds read the same in every caller and version
+_exp = np.frompyfunc(math.exp, 1, 1)
 
 
 def _log_poisson_tail(m, expected):
-    """``log(E**m / m!)``, the log of the Poisson bound on ``m`` or more events expected ``E`` times."""
-    return m * math.log(expected) - math.lgamma(m + 1) if expected > 0 else -math.inf
+    """``log(E**m / m!)`` elementwise, the log of the Poisson bound on ``m`` or more events expected ``E`` times
+    (``-inf`` where ``E <= 0``; computed in logs: a cluster of 900 runs has E in the thousands)."""
+    m, expected = np.broadcast_arrays(np.asarray(m), np.asarray(expected, dtype=float))
+    out = np.full(m.shape, -np.inf)
+    on = expected > 0
+    if on.any():
+        counts, at = np.unique(m[on], return_inverse=True)  # few distinct m: each m! once
+        out[on] = m[on] * _log(expected[on]).astype(float) - _lgamma(counts + 1.0).astype(float)[at.reshape(-1)]
+    return out
 
 
-def _counts(m, expected, share):
-    """Whether ``m`` exact repeats where ``E = expected`` count as copies (:func:`copied_runs`' rules), and their
-    chance bound ``E**m / m!`` (at most 1; computed in logs: a cluster of 900 runs has E in the thousands)."""
-    bound = math.exp(min(_log_poisson_tail(m, expected), 0.0)) if m else 1.0
-    sure = m and _log_poisson_tail(m, RESOLUTION_MARGIN * expected) <= math.log(share)
-    return bool(m >= BLOCK_RUNS and (expected <= COPY_CHANCE or sure) and bound <= share), bound
+def _counts(m, expected, model, share):
+    """Per entry, whether ``m`` exact repeats where ``E = expected`` count as copies (:func:`copied_runs`' rules), and
+    their chance bound ``E**m / m!`` (at most 1); ``model``: the part of ``E`` read from the decimal step and spread
+    alone, which :data:`RESOLUTION_MARGIN` multiplies (the ties measured on the data are what they are)."""
+    m = np.asarray(m)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = np.where(m > 0, _exp(np.minimum(_log_poisson_tail(m, expected), 0.0)).astype(float), 1.0)
+        margin = np.maximum(RESOLUTION_MARGIN * np.asarray(model, dtype=float), expected)
+        sure = (m > 0) & (_log_poisson_tail(m, margin) <= math.log(share))
+    return (m >= BLOCK_RUNS) & ((expected <= COPY_CHANCE) | sure) & (bound <= share), bound
 
 
 def _countable(value, cell, held):
@@ -406,15 +427,31 @@ def _countable(value, cell, held):
     return out
 
 
+def _medians_by(e, group, n_groups):
+    """The median of ``e`` within each group (``group``: each value's, in ``range(n_groups)``), as ``np.median`` takes
+    it (the mean of the middle two); nan for an empty group.  One sort, no loop over groups."""
+    by = np.lexsort((e, group))
+    e, group = e[by], group[by]
+    lo = np.searchsorted(group, np.arange(n_groups), "left")
+    size = np.searchsorted(group, np.arange(n_groups), "right") - lo
+    out = np.full(n_groups, np.nan)
+    held = size > 0
+    out[held] = (e[lo[held] + (size[held] - 1) // 2] + e[lo[held] + size[held] // 2]) / 2
+    return out
+
+
 def _median_exponents(v, c, cells):
     """Each of ``cells``' median decimal exponent (:func:`_decimal_exponents`, as ``np.median`` takes it) over its
-    runs; ``v``, ``c``: the scores and cells sorted by cell (one sort, no loop over cells)."""
+    runs; ``v``, ``c``: the scores and cells sorted by cell."""
     mine = np.isin(c, cells)
-    e, ce = _decimal_exponents(v[mine]), c[mine]
-    by = np.lexsort((e, ce))
-    e, ce = e[by], ce[by]
-    lo, hi = np.searchsorted(ce, cells, "left"), np.searchsorted(ce, cells, "right")
-    return (e[lo + (hi - lo - 1) // 2] + e[lo + (hi - lo) // 2]) / 2
+    _, group = np.unique(c[mine], return_inverse=True)  # cells in order: c sorted, cells unique sorted
+    return _medians_by(_decimal_exponents(v[mine]), group.reshape(-1), cells.size)
+
+
+def _scales(v, first, last, q):
+    """Per cell (rows ``first`` to ``last`` of ``v``, sorted), the resolution :func:`copied_runs` reads, the coarser of
+    the decimal step ``q`` and the scores' grid (:func:`grid_step`), and the spread (:func:`_spreads`)."""
+    return np.maximum(q, _grid_steps(v, first, last)), _spreads(v, first, last)
 
 
 def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
@@ -437,26 +474,23 @@ def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
     m = m_all[cells]
     first, last = np.searchsorted(c, cells, "left"), np.searchsorted(c, cells, "right") - 1
     size, spread = last - first + 1, v[last] - v[first]
-    log_factorial = np.r_[0.0, np.cumsum(np.log(np.arange(1, m.max() + 1)))]
+    median = _median_exponents(v, c, cells)
     with np.errstate(divide="ignore", invalid="ignore"):
-        low = size * (size - 1) / 2 * _power_of_ten(_median_exponents(v, c, cells)) / (
-            2 * math.sqrt(math.pi) * spread)
-        possible = (((low <= COPY_CHANCE) | (m * np.log(RESOLUTION_MARGIN * low) - log_factorial[m] <= math.log(share)))
-                    & (m * np.log(low) - log_factorial[m] <= math.log(share)))
+        low = size * (size - 1) / 2 * _power_of_ten(median) / (2 * math.sqrt(math.pi) * spread)
+        possible = (((low <= COPY_CHANCE) | (_log_poisson_tail(m, RESOLUTION_MARGIN * low) <= math.log(share)))
+                    & (_log_poisson_tail(m, low) <= math.log(share)))
     if not possible.any():
         return
+    cells, m, first, last, size = cells[possible], m[possible], first[possible], last[possible], size[possible]
+    q, sigma = _scales(v, first, last, _power_of_ten(median[possible]))
+    judged = (sigma > 0) & np.isfinite(q)  # else most runs share one score, or it is 0: a point mass, not a resolution
+    cells, m, q, sigma, size = cells[judged], m[judged], q[judged], sigma[judged], size[judged]
     across = tie_shares()
-    for k, start, stop in zip(cells[possible], first[possible], last[possible] + 1):
-        x = v[start:stop]
-        n = x.size
-        _, _, q, sigma = _cell_scale(x)
-        if not (sigma > 0 and math.isfinite(q)):
-            continue  # most runs share one score, or it is 0: a point mass, not a resolution
-        expected = max(n * (n - 1) / 2 * max(q / (2 * math.sqrt(math.pi) * sigma), across[block[k]]),
-                       _near_ties(x, q))  # the ties a cluster of the cell's scores (failed runs) makes by chance
-        counts, bound = _counts(int(m_all[k]), expected, share)
-        if counts:
-            copies[k], chance[k] = m_all[k], bound
+    model = size * (size - 1) / 2 * (q / (2 * math.sqrt(math.pi) * sigma))
+    expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across[block[cells]]),
+                          _near_ties_cells(v, c, cells, cells, q))  # the ties a cluster (failed runs) makes by chance
+    counts, bound = _counts(m, expected, model, share)
+    copies[cells[counts]], chance[cells[counts]] = m[counts], bound[counts]
 
 
 def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
@@ -511,9 +545,7 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     # the median decimal step of the scores each pair shares: values a cell's runs reach exactly (a gridworld's
     # optimal return 0.955 amid means of 8 decimals) are shared at their own, coarser, resolution; a median, so that
     # a unit such as 1 / 3 turning some copied scores round (300.39 / 3 = 100.13) leaves it as it was
-    shared_e = _decimal_exponents(shared)
-    shared_e, begin = shared_e[np.lexsort((shared_e, inverse))], np.r_[0, np.cumsum(m)[:-1]]
-    shared_q = _power_of_ten((shared_e[begin + (m - 1) // 2] + shared_e[begin + m // 2]) / 2)
+    shared_q = _power_of_ten(_medians_by(_decimal_exponents(shared), inverse.reshape(-1), pairs.size))
     # COPY_CHANCE shared among the pairs of cells of different blocks holding two runs or more
     runs = np.bincount(cell, minlength=n_cells)
     per_block = np.bincount(block, weights=(runs >= 2).astype(float), minlength=int(block.max()) + 1)
@@ -531,65 +563,69 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
             near["near"] = _near_share_across_blocks(v, c, block)
         return near["near"]
 
-    found = _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, lo, hi, share, tie_shares, near_share)
+    found = _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, c, lo, hi, share, tie_shares,
+                          near_share)
     tasks = None
     if agent is not None:
         same = agent[first] == agent[second]
         counted = np.zeros(first.size, dtype=bool)
         counted[[p for p, _ in found]] = True
-        tasks = _copied_tasks(first[same], second[same], m[same], counted[same], runs, block, q, shared_q[same], v, lo,
-                              hi, tie_shares, near_share)
+        tasks = _copied_tasks(first[same], second[same], m[same], counted[same], runs, block, q, shared_q[same], v, c,
+                              lo, hi, tie_shares, near_share)
     if not found and (tasks is None or not tasks.first.size):
         return none
     index = np.array([p for p, _ in found], dtype=np.intp)
-    return CopiedAcross(first[index], second[index], m[index].astype(np.intp), runs_a[index], runs_b[index],
-                        np.array([bound for _, bound in found], dtype=float), tasks)
+    bound = np.array([bound for _, bound in found], dtype=float)
+    if tasks is not None and tasks.first.size and index.size:  # an agent's pair on two blocks noted jointly: said there
+        n_blocks = np.int64(int(block.max()) + 1)
+        a, b = block[first[index]], block[second[index]]
+        joint = np.isin(np.minimum(a, b) * n_blocks + np.maximum(a, b), tasks.first * n_blocks + tasks.second)
+        alone = ~(joint & (agent[first[index]] == agent[second[index]]))
+        index, bound = index[alone], bound[alone]
+    return CopiedAcross(first[index], second[index], m[index].astype(np.intp), runs_a[index], runs_b[index], bound,
+                        tasks)
 
 
-def _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, lo, hi, share, tie_shares, near_share):
+def _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, c, lo, hi, share, tie_shares,
+                  near_share):
     """The pairs of cells of different blocks (``first``, ``second``, sharing ``m`` scores) that count alone, as
     ``[(index, chance bound)]`` (:func:`copied_runs`); ``q``: each cell's median decimal step; ``shared_q``: each
     pair's, of the scores it shares; ``spread``: a cell's range."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         low = runs[first] * runs[second] * np.maximum(np.maximum(q[first], q[second]), shared_q) / (
             2 * math.sqrt(math.pi) * np.minimum(spread[first], spread[second]))
-    log_factorial = np.array([math.lgamma(x + 1) for x in range(int(m.max()) + 1)])
 
-    def possible(low):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (m >= BLOCK_RUNS) & (m * np.log(low) - log_factorial[m] <= math.log(share))
+    def possible(low):  # most pairs share one score: only those sharing more are bounded
+        out = m >= BLOCK_RUNS
+        out[out] = _log_poisson_tail(m[out], low[out]) <= math.log(share)
+        return out
 
     # the chance measured on the data, each where a pair is left to judge (most data leave none after the first)
     if not possible(low).any():
         return []
     ties = tie_shares()
     low = np.maximum(low, runs[first] * runs[second] * np.maximum(ties[block[first]], ties[block[second]]))
-    if not possible(low).any():
+    pick = np.flatnonzero(possible(low))
+    if not pick.size:
         return []
-    scales: dict[int, tuple[NDArray[np.float64], float, float]] = {}
-
-    def scale(j):  # a cell's scores, resolution and spread, as _cell_scale reads them (its median exponent known)
-        if j not in scales:
-            x = v[lo[j]:hi[j] + 1]
-            scales[j] = (x, max(float(q[j]), grid_step(x)), _spread(x))
-        return scales[j]
-
-    def judged(p, near):
-        """Whether pair ``p`` counts, and its chance bound, given the data's share of near ties across blocks."""
-        (xa, qa, sa), (xb, qb, sb) = scale(int(first[p])), scale(int(second[p]))
-        step, sigma = max(qa, qb, float(shared_q[p])), min(sa, sb)
-        if not (sigma > 0 and math.isfinite(step)):
-            return False, 1.0  # a point mass in either cell, not a resolution
-        expected = max(xa.size * xb.size * max(step / (2 * math.sqrt(math.pi) * sigma), ties[block[first[p]]],
-                                               ties[block[second[p]]], near),
-                       _near_ties_between(xa, xb, step))
-        return _counts(int(m[p]), expected, share)
-
-    left = [p for p in np.flatnonzero(possible(low)) if judged(p, 0.0)[0]]
-    if not left:
+    a, b, m = first[pick], second[pick], m[pick]
+    cells = np.unique(np.r_[a, b])
+    resolution, sigma = np.zeros(q.size), np.zeros(q.size)  # of the cells judged, as within cells
+    resolution[cells], sigma[cells] = _scales(v, lo[cells], hi[cells], q[cells])
+    step, sigma = np.maximum(np.maximum(resolution[a], resolution[b]), shared_q[pick]), np.minimum(sigma[a], sigma[b])
+    judged = (sigma > 0) & np.isfinite(step)  # else a point mass in either cell, not a resolution
+    a, b, m, step, sigma, pick = a[judged], b[judged], m[judged], step[judged], sigma[judged], pick[judged]
+    near_between = _near_ties_cells(v, c, a, b, step)
+    with np.errstate(over="ignore"):
+        rate = np.maximum(np.maximum(step / (2 * math.sqrt(math.pi) * sigma), ties[block[a]]), ties[block[b]])
+    pairs = runs[a] * runs[b]
+    model = pairs * (step / (2 * math.sqrt(math.pi) * sigma))
+    counts, _ = _counts(m, np.maximum(pairs * rate, near_between), model, share)
+    if not counts.any():
         return []  # the data's near ties across blocks, the costliest to measure, can only add to the chance
     near = near_share()
-    return [(p, bound) for p, (counted, bound) in ((p, judged(p, near)) for p in left) if counted]
+    counts, bound = _counts(m, np.maximum(pairs * np.maximum(rate, near), near_between), model, share)
+    return list(zip(pick[counts].tolist(), bound[counts].tolist()))
 
 
 def _log_gamma_tail(n, x):
@@ -603,58 +639,58 @@ def _log_gamma_tail(n, x):
     return np.where(np.isposinf(x), -np.inf, np.where(x > n - 1, np.minimum(bound, 0.0), 0.0))
 
 
-#: The most values (pairs of runs) :func:`_near_ties_paired` compares at once.
-PAIRED_BUDGET = 1 << 21
-
-
-def _spreads(v, lo, hi, cells):
-    """Each of ``cells``' spread as :func:`_spread` reads it (the smaller of its sd and IQR / 1.349, np.percentile's
-    linear quantiles), vectorised; ``v`` sorted by cell, then score, ``lo``/``hi`` each cell's first and last row."""
-    a, b = lo[cells], hi[cells]
-    n = b - a + 1
-    index = np.repeat(np.arange(cells.size), n)
-    rows = np.arange(index.size) - np.repeat(np.cumsum(n) - n, n) + np.repeat(a, n)
-    x = v[rows]
-    mean = np.bincount(index, weights=x, minlength=cells.size) / n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sd = np.sqrt(np.bincount(index, weights=(x - mean[index]) ** 2, minlength=cells.size) / (n - 1))
-
-    def quantile(level):
-        h = (n - 1) * level
-        low = np.floor(h).astype(np.intp)
-        up = np.minimum(low + 1, n - 1)
-        return v[a + low] + (h - low) * (v[a + up] - v[a + low])
-
-    return np.minimum(sd, (quantile(0.75) - quantile(0.25)) / 1.349)
-
-
-def _near_ties_paired(v, lo, hi, a, b, step):
-    """:func:`_near_ties_between` of each pair of cells ``a[i]``, ``b[i]`` at ``step[i]``, vectorised over chunks of
-    pairs (their runs padded to the chunk's widest, at most :data:`PAIRED_BUDGET` comparisons a chunk)."""
-    na, nb = hi[a] - lo[a] + 1, hi[b] - lo[b] + 1
-    width = np.maximum(na, nb).astype(np.int64)
-    order = np.argsort(width, kind="stable")
-    out = np.zeros(a.size)
-    pos = 0
-    while pos < a.size:  # chunks of pairs of cells, not a loop over cells
-        end = min(a.size, pos + max(1, PAIRED_BUDGET // int(width[order[pos]]) ** 2))
-        while end - pos > 1 and (end - pos) * int(width[order[end - 1]]) ** 2 > PAIRED_BUDGET:
-            end = pos + max(1, (end - pos) // 2)
-        take = order[pos:end]
-        wa, wb = int(na[take].max()), int(nb[take].max())
-        ia, ib = lo[a[take]][:, None] + np.arange(wa), lo[b[take]][:, None] + np.arange(wb)
-        xa = np.where(np.arange(wa) < na[take][:, None], v[np.minimum(ia, v.size - 1)], np.nan)
-        xb = np.where(np.arange(wb) < nb[take][:, None], v[np.minimum(ib, v.size - 1)], np.nan)
-        with np.errstate(invalid="ignore"):
-            d = np.abs(xa[:, :, None] - xb[:, None, :])
-            apart = d > 0
-            out[take] = np.max([(apart & (d <= (k + 0.5) * step[take][:, None, None])).sum(axis=(1, 2)) / (2 * k)
-                                for k in NEAR_STEPS], axis=0)
-        pos = end
+def _spreads(v, first, last):
+    """Per cell (rows ``first`` to ``last`` of ``v``, sorted), the smaller of the standard deviation of its scores and
+    their IQR / 1.349 (a normal's, read robustly; np.percentile's linear quantiles), nan for one run: numpy's own
+    arithmetic, by one pass per distinct count of runs (not per cell)."""
+    size = last - first + 1
+    out = np.full(first.size, np.nan)
+    for n in np.unique(size[size >= 2]):
+        at = np.flatnonzero(size == n)
+        x = v[first[at, None] + np.arange(n)]
+        q75, q25 = np.percentile(x, [75, 25], axis=1)
+        out[at] = np.minimum(np.std(x, axis=1, ddof=1), (q75 - q25) / 1.349)
     return out
 
 
-def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, lo, hi, tie_shares, near_share):
+def _near_ties_cells(v, c, a, b, step):
+    """Per pair of cells ``a[i]``, ``b[i]``, the most of ``near(k) / (2 k)`` over :data:`NEAR_STEPS`, ``near(k)`` the
+    pairs of a score of ``a[i]`` and one of ``b[i]`` distinct and at most ``k`` steps ``step[i]`` apart (``a[i] ==
+    b[i]``: the pairs of runs of that cell, each counted once): the ties expected by chance where the scores cluster
+    (runs that failed alike).  ``v``, ``c``: the scores and cells sorted by cell, then score.  Counted by binary
+    search in each cell's scores (as ``np.searchsorted`` in that cell alone: a score ``z`` of ``b[i]`` is at most
+    ``x + w`` where its rank among all scores is), all pairs at once."""
+    out = np.zeros(a.size)
+    if not a.size:
+        return out
+    begin = np.searchsorted(c, a, "left")
+    size = np.searchsorted(c, a, "right") - begin
+    pair = np.repeat(np.arange(a.size), size)
+    x = v[np.arange(pair.size) - np.repeat(np.cumsum(size) - size, size) + np.repeat(begin, size)]  # a's scores
+    other, w, apart = b[pair], step[pair], (a != b)[pair]
+    held = np.unique(b)  # only the scores of the cells searched
+    begin = np.searchsorted(c, held, "left")
+    size = np.searchsorted(c, held, "right") - begin
+    rows = np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size) + np.repeat(begin, size)
+    v, c = v[rows], np.repeat(np.arange(held.size), size)
+    other = np.searchsorted(held, other)
+    ordered, top = np.sort(v), np.int64(v.size + 1)
+    start = np.searchsorted(c, other, "left")
+    keys = {side: c.astype(np.int64) * top + np.searchsorted(ordered, v, side) for side in ("left", "right")}
+
+    def below(t, side):  # other's scores <= t ("right") or < t ("left")
+        return np.searchsorted(keys[side], other * top + np.searchsorted(ordered, t, side), side) - start
+
+    at, under = below(x, "right"), below(x, "left")
+    with np.errstate(invalid="ignore"):
+        for k in NEAR_STEPS:  # within a cell, the scores above x; across two, those on either side
+            near = below(x + (k + 0.5) * w, "right") - at
+            near += np.where(apart, under - below(x - (k + 0.5) * w, "left"), 0)
+            out = np.maximum(out, np.bincount(pair, weights=near, minlength=a.size) / (2 * k))
+    return out
+
+
+def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, c, lo, hi, tie_shares, near_share):
     """Pairs of blocks (tasks) whose cells of one agent each share scores (``first[i]``, ``second[i]``: such a
     pair of cells, ``m[i]`` scores shared; ``counted[i]`` where it counts alone), judged jointly over the agents: a
     task's file read twice as another's repeats every agent's runs, each pair of cells perhaps not improbable alone
@@ -692,15 +728,13 @@ def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, lo, hi
     first, second, m, inverse, shared_q = first[pick], second[pick], m[pick], inverse[pick], shared_q[pick]
     involved = np.unique(np.r_[first, second])
     sigma = np.zeros(q.size)
-    sigma[involved] = _spreads(v, lo, hi, involved)
+    sigma[involved] = _spreads(v, lo[involved], hi[involved])
     step = np.maximum(np.maximum(q[first], q[second]), shared_q)  # as a pair judged alone: the shared scores' step too
     pairs = (runs[first] * runs[second]).astype(float)
-    log_factorial = _lgamma(m + 1.0).astype(float)
 
     def joint(expected):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_p = np.minimum(np.where(expected > 0, m * np.log(expected) - log_factorial, -np.inf), 0.0)
-            x = -np.bincount(inverse, weights=log_p, minlength=groups.size)
+        with np.errstate(invalid="ignore"):
+            x = -np.bincount(inverse, weights=np.minimum(_log_poisson_tail(m, expected), 0.0), minlength=groups.size)
         return _log_gamma_tail(n, x)
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -712,7 +746,7 @@ def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, lo, hi
     if not (joint(pairs * rate) <= math.log(share)).any():
         return none  # the near ties, costlier, can only add to the chance
     rate = np.maximum(rate, near_share())
-    expected = np.maximum(pairs * rate, _near_ties_paired(v, lo, hi, first, second, step))
+    expected = np.maximum(pairs * rate, _near_ties_cells(v, c, first, second, step))
     log_chance = joint(expected)
     found = eligible & (log_chance <= math.log(share))
     found = found & (np.bincount(inverse, minlength=groups.size) >= BLOCK_RUNS)
@@ -733,13 +767,7 @@ def _near_share_across_blocks(v, c, block):
     integer returns (a game's score over the episodes of an iteration, k / n) lie on a lattice far coarser than
     their decimal step, and a pair of cells of 5 runs each shares two of them by chance where the runs of thousands
     of cells nearly tie as often (the Dopamine baselines' IceHockey, each iteration read as a task)."""
-    e = _decimal_exponents(v)
-    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-    size = np.diff(np.r_[starts, c.size])
-    by = np.lexsort((e, c))  # e by cell: each cell's middle exponents
-    e_sorted = e[by]
-    median = (e_sorted[starts + (size - 1) // 2] + e_sorted[starts + size // 2]) / 2
-    q = np.repeat(_power_of_ten(median), size)
+    q = _power_of_ten(_medians_by(_decimal_exponents(v), c, int(c.max()) + 1))[c]  # each cell's median step
     t = block[c]
     order = np.argsort(v, kind="stable")
     s, q, t = v[order], q[order], t[order]
@@ -761,26 +789,11 @@ def _near_share_across_blocks(v, c, block):
     return most / pairs
 
 
-def _near_ties_between(x, z, q):
-    """The most of ``near(k) / (2 k)`` over :data:`NEAR_STEPS`, ``near(k)`` the pairs of a score of ``x`` and one of
-    ``z`` (both sorted) distinct and at most ``k`` steps ``q`` apart (:func:`_near_ties` across two cells)."""
-    equal = np.searchsorted(z, x, "right") - np.searchsorted(z, x, "left")
-    return max(float((np.searchsorted(z, x + (k + 0.5) * q, "right")
-                      - np.searchsorted(z, x - (k + 0.5) * q, "left") - equal).sum()) / (2 * k) for k in NEAR_STEPS)
-
-
 #: The widths, in steps of the scores' resolution, over which :func:`copied_runs` counts a cell's near misses (pairs
 #: of runs whose scores differ by 1 to k steps): a pair ties about half as often as it lies 1 step apart where the
 #: scores' density is smooth over k steps, so ``near(k) / (2 k)`` estimates the ties expected by chance in clusters
 #: that one spread misses (runs that failed alike, near one return), from tight (1 step) to wide (1,000 steps).
 NEAR_STEPS = (1, 3, 10, 30, 100, 300, 1000)
-
-
-def _near_ties(x, q):
-    """The most of ``near(k) / (2 k)`` over :data:`NEAR_STEPS`, ``near(k)`` the pairs of sorted scores ``x`` at
-    distinct values at most ``k`` steps ``q`` apart: the ties expected by chance where the scores cluster."""
-    above = np.searchsorted(x, x, "right")
-    return max(float((np.searchsorted(x, x + (k + 0.5) * q, "right") - above).sum()) / (2 * k) for k in NEAR_STEPS)
 
 
 def _tie_share_across_cells(y, cell, n_cells, block, v, c):

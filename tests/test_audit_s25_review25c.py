@@ -61,11 +61,13 @@ def test_a_file_read_twice_is_noted():
                           "agent": np.tile(np.repeat(["A", "B"], 10), 3)})
     twice = pd.concat([frame, frame], ignore_index=True)
     notes = [n for n in rlstats.compare(twice, "score ~ agent | task").notes if COPIED_RUNS in n]
-    # was no note: E 1.0e-3 to 2.1e-3 a cell, above COPY_CHANCE; now 5 of the 6 cells (b's B: one pair of its runs
-    # 0.65 apart, read as 4 near misses 100 steps wide, makes E 0.02 and 10 repeats at 100 E a chance of 2.8e-4)
+    # was no note: E 1.0e-3 to 2.1e-3 a cell, above COPY_CHANCE; then 5 of the 6 cells (b's B: one pair of its runs
+    # 0.65 apart, read as 4 near misses 100 steps wide, makes E 0.02 and 10 repeats at 100 E a chance of 2.8e-4);
+    # since s27 (copies27) RESOLUTION_MARGIN multiplies only the decimal step's part of E, not the near misses
+    # measured: all 6
     assert len(notes) == 1 and notes[0].startswith(
-        "50 runs repeat another run's score exactly within 5 agent x task cells (a: A 10 of 20, B 10 of 20; b: A 10 "
-        "of 20; c: A 10 of 20, B 10 of 20): at the resolution of the scores")
+        "60 runs repeat another run's score exactly within 6 agent x task cells (a: A 10 of 20, B 10 of 20; b: A 10 "
+        "of 20, B 10 of 20; c: A 10 of 20, B 10 of 20): at the resolution of the scores")
     big = rng.normal(3000, 500, 2000)  # 2 cells of 1,000 runs at full precision
     copies, chance = copied_runs(_read_twice(big), np.tile(np.repeat([0, 1], 1000), 2), 2, np.zeros(2, int))
     # was [0, 0]; then [982, 987] (18 and 13 repeats read as rounder than their cell's, 8 significant digits ending

@@ -157,18 +157,36 @@ def test_the_joint_bound_by_hand():
 
 
 def test_vectorised_parts_equal_the_per_cell_ones():
-    from rlstats.statistics import _near_ties_between, _near_ties_paired, _spread, _spreads
+    """(s27, copies27: the per-cell ``_spread`` and ``_near_ties_between`` they were checked against are gone; the
+    per-cell values are written here, and now equal bit for bit.)"""
+    from rlstats.statistics import _near_ties_cells, _spreads
     rng = np.random.default_rng(4)
     sizes = rng.integers(2, 12, 40)
     c = np.repeat(np.arange(40), sizes)
     v = np.concatenate([np.sort(np.round(rng.normal(0, 3, k), 1)) for k in sizes])
     lo, hi = np.searchsorted(c, np.arange(40), "left"), np.searchsorted(c, np.arange(40), "right") - 1
     cells = np.arange(40)
-    assert np.allclose(_spreads(v, lo, hi, cells), [_spread(v[lo[k]:hi[k] + 1]) for k in cells], rtol=1e-12)
+
+    def spread(x):
+        return min(float(np.std(x, ddof=1)), float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349)
+
+    def near_between(x, z, q):
+        d = np.abs(x[:, None] - z[None, :])
+        return max(float(((d > 0) & (z[None, :] <= x[:, None] + (k + .5) * q)
+                          & (z[None, :] >= x[:, None] - (k + .5) * q)).sum()) / (2 * k)
+                   for k in (1, 3, 10, 30, 100, 300, 1000))
+
+    assert _spreads(v, lo[cells], hi[cells]).tolist() == [spread(v[lo[k]:hi[k] + 1]) for k in cells]
     a, b = rng.integers(0, 40, 60), rng.integers(0, 40, 60)
     step = np.full(60, 0.1)
-    assert np.allclose(_near_ties_paired(v, lo, hi, a, b, step),
-                       [_near_ties_between(v[lo[i]:hi[i] + 1], v[lo[j]:hi[j] + 1], 0.1) for i, j in zip(a, b)])
+    def near_within(x, q):  # each pair of runs once
+        return max(float(((x[None, :] > x[:, None]) & (x[None, :] <= x[:, None] + (k + .5) * q)).sum()) / (2 * k)
+                   for k in (1, 3, 10, 30, 100, 300, 1000))
+
+    a[:5] = b[:5]  # and within cells
+    assert _near_ties_cells(v, c, a, b, step).tolist() == [
+        near_within(v[lo[i]:hi[i] + 1], 0.1) if i == j else near_between(v[lo[i]:hi[i] + 1], v[lo[j]:hi[j] + 1], 0.1)
+        for i, j in zip(a, b)]
 
 
 def test_no_joint_note_on_coarse_or_capped_scores():
