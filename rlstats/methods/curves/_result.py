@@ -184,8 +184,7 @@ class CurvesResult(Result):
             "step": self.steps, "estimate": self.differences[i] * sign,
             "conf_low": np.minimum(band[:, 0], band[:, 1]), "conf_high": np.maximum(band[:, 0], band[:, 1]),
             "p_adjusted": self.difference_pvalues[i],
-            "significant": (pd.array(np.where(withheld, None, significant), dtype="boolean") if withheld.any()
-                            else significant),
+            "significant": pd.arrays.BooleanArray(significant, withheld) if withheld.any() else significant,
         })
 
     def _withheld(self, i):
