@@ -147,7 +147,8 @@ def test_p_value_of_compared_curves_says_where_the_p_values_are():
     the ``p_adjusted`` column of ``res.difference(a, b)``). The error now says where they are."""
     res = rlstats.curves(_early_ending_curves(), "score ~ agent | task/seed", step="step", n_resamples=50, rng=0,
                          compare="all", bands="expanded")
-    assert res.difference("A", "B")["p_adjusted"].notna().all()
+    # from 7k on t1 has one run of A: its comparisons are withheld there as its bands are (audit s27 curvecmp27)
+    assert res.difference("A", "B")["p_adjusted"].notna().tolist() == [True] * 7 + [False] * 4
     with pytest.raises(AttributeError, match=r"difference_pvalues.*p_adjusted column of res\.difference"):
         res.p_value
     alone = rlstats.curves(_early_ending_curves(), "score ~ agent | task/seed", step="step", n_resamples=50, rng=0,

@@ -98,6 +98,10 @@ class CurvesResult(Result):
     relabellings : tuple of int or None
         Per pair, how many relabellings its max-T null enumerated (all of them, so its p-values are exact) where
         there are at most ``n_resamples``; None where ``n_resamples`` were drawn.
+    difference_withheld : ndarray of bool, shape (n_pairs, n_steps)
+        Where a comparison is withheld (its p-value and band NaN, ``significant`` missing): at the steps where a task
+        has one run of either agent logged, the steps its bands are withheld at for that reason (runs that ended
+        early). The max-T adjustment runs over every step, so the other steps' p-values do not depend on it.
     measured_coverage : tuple of (str, float)
         The bands (``"simultaneous"``, ``"pointwise"``) whose coverage the calibration table shows short of
         ``confidence_level`` at this design, each with the coverage the notes quote; empty where none is (or every
@@ -130,6 +134,7 @@ class CurvesResult(Result):
     normalized: bool = False
     relabellings: tuple[int | None, ...] = ()
     measured_coverage: tuple[tuple[str, float], ...] = ()
+    difference_withheld: np.ndarray | None = None
 
     _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
 
@@ -168,16 +173,32 @@ class CurvesResult(Result):
 
         Columns: step, estimate, conf_low, conf_high (the band at level 1 - alpha from the same
         relabellings as the test, so it excludes 0 where the step is significant), p_adjusted
-        (max-T over all steps), significant (p_adjusted <= alpha).
+        (max-T over all steps), significant (p_adjusted <= alpha; missing, a nullable boolean column, at the steps
+        where the comparison is withheld, ``difference_withheld``).
         """
         i, sign = self._pair_index(a, b)
         band = self.difference_bands[i] * sign
+        significant = self.difference_pvalues[i] <= self.alpha
+        withheld = self._withheld(i)
         return pd.DataFrame({
             "step": self.steps, "estimate": self.differences[i] * sign,
             "conf_low": np.minimum(band[:, 0], band[:, 1]), "conf_high": np.maximum(band[:, 0], band[:, 1]),
             "p_adjusted": self.difference_pvalues[i],
-            "significant": self.difference_pvalues[i] <= self.alpha,
+            "significant": pd.arrays.BooleanArray(significant, withheld) if withheld.any() else significant,
         })
+
+    def _withheld(self, i):
+        """(steps,) where comparison ``i`` is withheld (none in a result saved before audit s27)."""
+        if self.difference_withheld is None or not np.size(self.difference_withheld):
+            return np.zeros(self.steps.size, dtype=bool)
+        return np.asarray(self.difference_withheld[i], dtype=bool)
+
+    def _withheld_words(self, i):
+        """"withheld at steps 500k-700k (one run of a task logged, see the notes)", or None where none is."""
+        withheld = self._withheld(i)
+        if not withheld.any():
+            return None
+        return f"withheld {_at_steps(step_stretches(self.steps, withheld))} (one run of a task logged, see the notes)"
 
     def _verdicts(self):
         """(pair, sentence) for every comparison: over which steps which agent is ahead."""
@@ -194,7 +215,13 @@ class CurvesResult(Result):
                 parts.append(f"{a}{above.format(b)} {_at_steps(ahead)}")
             if behind:
                 parts.append(f"{b}{above.format(a)} {_at_steps(behind)}")
-            out.append(((a, b), "; ".join(parts) if parts else f"{a} and {b}: no step differs"))
+            withheld = self._withheld_words(i)
+            if not parts:
+                # audit s27: "no step differs" of steps never compared would be a claim of them
+                parts.append(f"{a} and {b}: " + ("no step differs" if withheld is None else
+                                                 "compared at no step" if self._withheld(i).all() else
+                                                 "no step compared differs"))
+            out.append(((a, b), "; ".join(parts + ([withheld] if withheld else []))))
         return out
 
     def _statistic_line(self):

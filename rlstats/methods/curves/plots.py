@@ -127,7 +127,8 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
     """The difference of two agents' curves with its max-T band; steps that differ are marked.
 
     The band comes from the relabellings of the max-T test, at level 1 - alpha: it leaves 0 exactly
-    at the marked steps.
+    at the marked steps. Where the comparison is withheld (one run of a task logged) it has no band and no mark,
+    and the legend's title names those steps.
 
     Parameters
     ----------
@@ -145,12 +146,15 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
     ax.fill_between(table["step"], table["conf_low"], table["conf_high"], color=style["color"], alpha=0.2,
                     linewidth=0, label=f"{100 * (1 - result.alpha):g}% simultaneous band (max-T)")
     ax.plot(table["step"], table["estimate"], **style)
-    differs = table["significant"].to_numpy()
+    differs = table["significant"].to_numpy(dtype=bool, na_value=False)  # withheld steps: no mark
     if differs.any():
         low = np.nanmin(table["conf_low"].to_numpy())
         ax.plot(table["step"][differs], np.full(differs.sum(), low), "|", color="black", markersize=6,
                 label=f"differs (max-T, alpha = {result.alpha:g})")
     ax.set_ylabel(f"{result.label}: {a} - {b}" + (" (normalised)" if result.normalized else ""))
     _step_axis(ax, result, table["step"])
-    _legend_above(ax)
+    withheld = result._withheld_words(result._pair_index(a, b)[0])
+    legend = _legend_above(ax, None if withheld is None else f"comparison {withheld}")
+    if legend is not None and withheld is not None:
+        break_to_width(legend.get_title(), ax.figure, 0.8)
     return ax
