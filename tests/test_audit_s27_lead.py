@@ -1,7 +1,6 @@
 """Session 27, the lead's own mends (audit s27)."""
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 
