@@ -150,3 +150,21 @@ def test_rows_reproduced_by_their_script():
         table = [{c: r.get(c, "") for c in columns} for r in _rows(statistic=point[0], runs=point[1], tasks=point[2],
                                                                    distribution=point[3])]
         assert got == table, point
+
+
+def test_enumerated_max_t_reference():
+    """``tests/reference/curves_max_t_enumerated.py``'s test over all 400 relabellings of 2 tasks x 3 runs a side:
+    agents 5 sd apart at every step reject (p = 2/400, the observed labelling and its mirror); an agent whose runs
+    are the other's, in another order, does not."""
+    import numpy as np
+    import pandas as pd
+
+    enumerated = runpy.run_path(str(REFERENCE / "curves_max_t_enumerated.py"))["enumerated_rejects"]
+    rng = np.random.default_rng(0)
+    runs = rng.normal(size=(2, 3, 4))  # task, run, step
+    rows = [(agent, f"t{t}", seed, step, runs[t, seed if agent == "a0" else 2 - seed, step] + shift)
+            for agent, shift in (("a0", 0.0), ("a1", 0.0)) for t in range(2) for seed in range(3) for step in range(4)]
+    frame = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    assert not enumerated(frame)
+    apart = frame.assign(score=frame["score"] + np.where(frame["agent"] == "a0", 5.0, 0.0))
+    assert enumerated(apart) and not enumerated(apart, alpha=0.004)
