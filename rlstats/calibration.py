@@ -6,7 +6,9 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
 ``procedure``
     What was measured, as ``backend.claim``: ``task_table.possibly_best`` (the possibly-best set holds every truly
     best agent), ``curves.band`` (a band holds the true curve; for ``band=difference`` and ``band=max_t``, two alike
-    agents are not declared different anywhere), ``skillings_mack.size`` (the default rank test does not reject
+    agents are not declared different anywhere; the median's rows on 2 tasks, ``configuration`` "the mean's bands",
+    measure the mean's bands, which ``curves()`` gives the median there, the median of 2 task means being their
+    mean), ``skillings_mack.size`` (the default rank test does not reject
     under the null), ``bootstrap.interval`` (a bootstrap interval at few runs per task holds the true metric),
     ``percentiles.interval`` (the performance percentiles' simultaneous intervals all hold their true values),
     ``bootstrap.profile`` (a performance profile's pointwise band holds the true profile at one threshold),

@@ -123,7 +123,9 @@ def test_calibration_page_counts_the_defaults_rows():
     missing, and 201 once its signed-rank bayes.decision rows at the ROPE's edge were measured on 320 data sets; 203
     since audit s25's curves rows on 240-400 curves, whose bands of the mean at one task of 5 skewed runs missed; 201
     once band25 widened those on the side of the runs' skew; 197 of 4,982 since audit s26, median26, whose 16 median
-    rows on 2 tasks, 4 missing, measure the t interval given from 3 tasks, not the default's there)."""
+    rows on 2 tasks, 4 missing, measure the t interval given from 3 tasks, not the default's there; 199 of 5,174
+    since audit s27, curves27, whose 192 curves rows at 2 tasks hold but for the max-T test and difference band of
+    the mean at 3 capped runs)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

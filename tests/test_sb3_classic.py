@@ -78,9 +78,12 @@ def test_default_curves_name_dqn_and_acrobot_and_the_ways_out_give_finite_curves
     others = rlstats.curves(evaluations, FORMULA, step="step", subset="agent != 'DQN'", n_resamples=100, rng=0,
                             bands="expanded")
     assert dropped.agents == ("A2C", "DQN", "PPO") and others.agents == ("A2C", "PPO")
-    for res in (dropped, others):
-        assert any(n.startswith("measured coverage of the simultaneous band of the IQM") and "below 0.95" in n
-                   for n in res.notes)
+    # one task (DQN's runs on CartPole-v1 only): the 1-task rows of the expanded bands at 3 runs miss, and are quoted;
+    # two tasks read the 2-task rows since audit s27 (curves27; the 1- and 5-task rows before, the 1-task one quoted),
+    # where the IQM's expanded bands at 3 runs hold (0.950-0.994 simultaneous of 120-480), so nothing is quoted
+    measured = [[n for n in res.notes if n.startswith("measured coverage of the simultaneous band of the IQM")]
+                for res in (dropped, others)]
+    assert len(measured[0]) == 1 and "below 0.95" in measured[0][0] and measured[1] == []
     for res, tasks in ((dropped, ["CartPole-v1"]), (others, ["Acrobot-v1", "CartPole-v1"])):
         # every agent with runs gets a finite curve, on the 4 evaluations every agent reaches on every task
         assert res.steps.tolist() == [5_000, 10_000, 15_000, 20_000]

@@ -16,7 +16,8 @@ given, writes ``calibration-quick.csv`` in the working directory rather than the
 ``--points N`` (the first N grid points of each procedure: a trial of the runner, e.g. on a new cluster).
 ``--replace PATTERN`` measures only the grid points matching it (``"*:2:*"``: fields joined by ``:``, ``*`` any,
 ``|`` or) and writes their rows in place, keeping every other row (:func:`replace_points`; the module's
-``point_of(row)`` gives a row's grid point).
+``point_of(row)`` gives a row's grid point; with ``--simulations N``, N data sets a point, written to
+``calibration-quick.csv``, a copy of the package table, unless ``--out`` is given: a reduced reproduction).
 
 Where the grid points run: ``--backend loky`` (the default) on ``--jobs`` worker processes of this machine;
 ``--backend dask`` on Dask distributed (``rlstats.engines``, the engine ``power(backend="dask")`` uses), on the scheduler at ``--scheduler ADDRESS``
@@ -217,8 +218,13 @@ def main(argv=None):
             parser.error(f"--replace {args.replace!r} matches no grid point of " + ", ".join(
                 f"{procedure} (its points have {len(load(procedure)['grid'](False)[0])} fields, e.g. "
                 f"{':'.join(map(str, load(procedure)['grid'](False)[0]))})" for procedure in procedures))
+        out = args.out
+        if args.simulations and out is None:  # curves27: a reduced re-measurement never overwrites the package table
+            out = pathlib.Path("calibration-quick.csv")
+            if not out.exists():
+                out.write_bytes(OUT.read_bytes())
         for procedure, points in chosen.items():
-            replace_points(procedure, points, args.out)
+            replace_points(procedure, points, out, n_sim=args.simulations)
         return
     partial = args.quick or args.points is not None
     out = args.out or (pathlib.Path("calibration-quick.csv") if partial else OUT)
@@ -249,14 +255,16 @@ def matching(points, pattern):
             and all(f == "*" or str(v) in f.split("|") for v, f in zip(point, fields))]
 
 
-def replace_points(procedure, points, path=None):
+def replace_points(procedure, points, path=None, n_sim=None):
     """Measure ``points`` of ``procedure``'s grid (as ``--only procedure`` does: the module's simulations and seeds)
     and write their rows into the table at ``path`` (the package table) in place of the rows it has at those points,
     else before the rows of the next grid point; every other row is kept where it is, byte for byte (``--replace
     PATTERN``, :func:`matching`; audit s24: the bootstrap's 2-task points, the bayes.decision default's points
     re-measured on more data sets). The module's ``point_of(row)`` gives a table row's grid point; rows another
     script appends (``APPENDED``) are never a point's. The table is written after each point, so an interrupted run
-    keeps those measured."""
+    keeps those measured. ``n_sim`` (``--simulations``) measures that many data sets a point in place of the module's
+    (a reduced run: ``main`` then writes ``calibration-quick.csv``, a copy of the package table, unless ``--out``
+    names a table; audit s27, where ``--simulations`` was ignored with ``--replace``)."""
     import numpy as np
     import pandas as pd
 
@@ -267,7 +275,7 @@ def replace_points(procedure, points, path=None):
         if point not in order:
             raise ValueError(f"{point} is not a grid point of {procedure}")
         start = time.process_time()
-        rows = measure(procedure, point, module["SIMULATIONS"][0], False)
+        rows = measure(procedure, point, n_sim or module["SIMULATIONS"][0], False)
         table = pd.read_csv(path, dtype=str, keep_default_na=False)
         others = _appended(table, [procedure])
         keys = [order.get(module["point_of"](r)) if r["procedure"] == procedure and not other else None
