@@ -192,31 +192,27 @@ def _power_of_ten(exponent):
         return np.where(exponent >= 0, 10.0 ** np.abs(exponent), 1.0 / 10.0 ** np.abs(exponent))
 
 
-#: A common step of a cell's differences counts as its scores' grid (:func:`grid_step`) when it is at least this many
+#: A common step of a cell's differences counts as its scores' grid (:func:`_grid_steps`) when it is at least this many
 #: times the noise the scores are read to (:data:`READ_PRECISION` of their largest magnitude): ``n`` continuous scores
 #: lie within 4 noise units of such a grid with probability about ``(8 / 16)**(n - 2)`` (and the grid found then only
 #: makes the chance of a repeat larger, so that fewer repeats count).
 GRID_NOISE = 16.0
 
 
-def grid_step(values: ArrayLike) -> float:
-    """The step of a grid on which every value lies, to :data:`READ_PRECISION` of their largest magnitude (the
-    smallest difference or a tenth of it at most, fitted over their range), or 0 where there is none at least
-    :data:`GRID_NOISE` times that precision (continuous scores).  Unlike a decimal step it is kept by an affine map
-    ``a * y + b`` (scaled by ``|a|``): scores normalised per task, ``(score - random) / (human - random)``, keep the
-    grid of their game scores, ``0.1 / (human - random)`` for scores recorded to one decimal.
-
-    >>> grid_step([0.5, 1.25, 3.0]), grid_step([10000.5, 10001.25, 10003.0]), grid_step([0.1234567, 0.7654321, 2.0])
-    (0.25, 0.25, 0.0)
-    """
-    x = np.sort(np.asarray(values, dtype=float).ravel())
-    return float(_grid_steps(x, np.zeros(1, dtype=np.intp), np.full(1, x.size - 1))[0])
-
-
 def _grid_steps(v, first, last):
-    """:func:`grid_step` of each segment ``v[first[i]:last[i] + 1]`` of sorted scores, vectorised over the segments
-    (a loop over the 10 divisors of the smallest difference, none over segments); exactly its arithmetic (its sums
-    are of whole numbers)."""
+    """The step of a grid on which every value of each segment ``v[first[i]:last[i] + 1]`` of sorted scores lies, to
+    :data:`READ_PRECISION` of the segment's largest magnitude (the smallest difference or a tenth of it at most, fitted
+    over the segment's range), or 0 where there is none at least :data:`GRID_NOISE` times that precision (continuous
+    scores); vectorised over the segments (a loop over the 10 divisors of the smallest difference, none over segments).
+    Unlike a decimal step it is kept by an affine map ``a * y + b`` (scaled by ``|a|``): scores normalised per task,
+    ``(score - random) / (human - random)``, keep the grid of their game scores, ``0.1 / (human - random)`` for scores
+    recorded to one decimal.
+
+    >>> v = np.array([0.5, 1.25, 3.0, 10000.5, 10001.25, 10003.0, 0.1234567, 0.7654321, 2.0])
+    >>> _grid_steps(np.concatenate([np.sort(v[:3]), np.sort(v[3:6]), np.sort(v[6:])]), np.array([0, 3, 6]),
+    ...             np.array([2, 5, 8])).tolist()
+    [0.25, 0.25, 0.0]
+    """
     size = last - first + 1
     out = np.zeros(first.size)
     if not first.size or not (size >= 2).any():
@@ -312,7 +308,7 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
 
     At the scores' own resolution the tied pairs among a cell's ``n`` runs number about ``E = C(n, 2) q / (2
     sqrt(pi) sigma)`` by chance, ``q`` the median decimal step of the cell's scores (:func:`_decimal_exponents`) or
-    the step of a grid their differences lie on (:func:`grid_step`: scores normalised or shifted after they were
+    the step of a grid their differences lie on (:func:`_grid_steps`: scores normalised or shifted after they were
     recorded), the coarser, and ``sigma`` the smaller of their standard deviation and IQR / 1.349 (a normal
     density's square integrates to ``1 / (2 sqrt(pi) sigma)``; the smaller spread overstates the chance); or, where
     it is larger, ``C(n, 2)`` times the share of pairs of runs of different cells of its block (``block``: each
@@ -332,7 +328,7 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     the runs.  Which runs count (``copies``, the pairs and their counts) reads only which runs hold equal scores and
     whether a score is 0: it is unchanged by ``a * y`` for any ``a != 0`` and by ``y + b`` where no repeated score is
     0 or ``-b`` (float rounding merging no two scores); whether they are noted reads ``E``, whose resolution is
-    unchanged by a power of ten and by a shift by a multiple of it (and, where :func:`grid_step` finds the grid, by
+    unchanged by a power of ten and by a shift by a multiple of it (and, where :func:`_grid_steps` finds the grid, by
     any ``a * y + b``), and whose shares of ties are unchanged by any of them.
 
     Two cells ``a`` and ``b`` of different blocks are judged alike (:func:`_copied_across`): ``m`` distinct scores
@@ -450,7 +446,7 @@ def _median_exponents(v, c, cells):
 
 def _scales(v, first, last, q):
     """Per cell (rows ``first`` to ``last`` of ``v``, sorted), the resolution :func:`copied_runs` reads, the coarser of
-    the decimal step ``q`` and the scores' grid (:func:`grid_step`), and the spread (:func:`_spreads`)."""
+    the decimal step ``q`` and the scores' grid (:func:`_grid_steps`), and the spread (:func:`_spreads`)."""
     return np.maximum(q, _grid_steps(v, first, last)), _spreads(v, first, last)
 
 

@@ -132,7 +132,8 @@ def test_adastop_notes_say_which_criterion_failed(monkeypatch):
     blocked = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0)
     for row, clause in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (POOLED_SIZE, DRAW_SIZE)):
         monkeypatch.setattr(calibration, "rows", lambda p, row=row: ({**base, **row},) if p == "adastop.fwe" else ())
-        notes = [n for n in rlstats.permutation(blocked, "score ~ agent | task", rng=0).notes if "family-wise" in n]
+        notes = [n for n in rlstats.permutation(blocked, "score ~ agent | task", rng=0).notes
+                 if n.startswith("measured family-wise")]  # not the per-task note (labels27)
         assert notes == [f"measured family-wise error of the permutation test with 3 agents and 4 runs per agent: "
                          f"{1 - float(row['coverage']):.3f}, {1 - float(row['coverage_min']):.3f} in the worst of its "
                          f"4 draws of the tasks' offsets and scales (capped scores, 400 null tests), {clause}"]

@@ -17,7 +17,7 @@ def test_surplus_positional_error_lists_only_the_options_left():
     frame = pd.DataFrame({"task": ["t"], "score": [1.0]})
     said = _message(lambda: rlstats.normalize(frame, "score", "x"))
     assert said == ("normalize() takes 2 values by position (df, reference), got 3: give 'x' by its option's name; "
-                    "its options are: low, high, by, score")
+                    "its options are: low, high, by, score, check_units")
     said = _message(lambda: rlstats.compare(frame, "score ~ agent", "bootstrap", 3))
     assert "its options are: subset, and those help(compare) lists" in said
 

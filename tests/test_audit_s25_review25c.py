@@ -86,7 +86,11 @@ def test_a_file_read_twice_is_noted():
 def test_grid_step_of_float32_scores_over_many_steps():
     """Scores at 0.01 stored as float32 over 12,000 steps, and normalised (Assault's random 222.4, human 742.0): the
     grid fitted from the smallest difference alone drifted by a step (0.0 before)."""
-    from rlstats.statistics import grid_step
+    from rlstats.statistics import _grid_steps
+
+    def grid_step(values):
+        x = np.sort(np.asarray(values, dtype=float))
+        return float(_grid_steps(x, np.zeros(1, dtype=np.intp), np.full(1, x.size - 1))[0])
     rng = np.random.default_rng(0)
     x = np.round(rng.uniform(280, 400, 100), 2).astype(np.float32).astype(float)
     assert grid_step(x) == pytest.approx(0.01, rel=1e-6)

@@ -14,7 +14,7 @@ total.  ``false_alarms`` is imported by the default-run test with a reduced grid
 
 Measured (200 data sets a setting, 108,000 in all; the same before and after s27 made RESOLUTION_MARGIN multiply only
 the decimal step's part of ``E``, row for row): 462 data sets with a note (4.3e-3), all within cells and all of one
-kind, means over 75 episodes rounded to 1e-6 of the spread (462 of its 5,400, 8.6e-2), whose grid ``grid_step``
+kind, means over 75 episodes rounded to 1e-6 of the spread (462 of its 5,400, 8.6e-2), whose grid ``statistics._grid_steps``
 misses (the rounding, up to half a step, exceeds its 4 x 2**-22 of the largest score): a strict xfail in
 test_audit_s27_copies27.py.  Every other kind and step: 0 of 102,600.  (A rule tried then, no margin where the
 scores' grid is found, noted this grid no more often at 20 data sets a setting, but noted the 10 repeats of
