@@ -133,7 +133,8 @@ def test_gap_below_gamma_takes_the_means_interval_reflected_on_two_tasks():
     assert res.intervals[0, 0, 0] == pytest.approx(1 - upper, rel=1e-12)
     assert res.gap_as_mean.tolist() == [True]
     assert ("every score of every agent is at or below gamma = 1, so each agent's optimality gap is gamma minus its "
-            "mean of task means: it takes that mean's interval reflected (gamma minus its bounds), by its method "
+            "mean of task means: it takes that mean's interval reflected (gamma minus its bounds, the gap at least 0), "
+            "by its method "
             "(widened on the side of the runs' skew) and its rules for withholding it") in res.notes
 
 

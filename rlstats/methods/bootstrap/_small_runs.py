@@ -456,7 +456,7 @@ def gap_as_mean_note(agents, names, kinds, which, gamma, n_tasks):
                 f"{ONE_TASK_MIN_RUNS['optimality_gap']})" if n_tasks == 1 else "")
     return (f"every score of {'every agent' if np.all(which) else whose} is at or below gamma = {gamma:g}, so "
             f"{subject} is gamma minus its mean of task means: it takes that mean's interval reflected (gamma minus its "
-            f"bounds), by its method (widened on the side of the runs' skew) and its rules for withholding it{one_task}")
+            f"bounds, the gap at least 0), by its method (widened on the side of the runs' skew) and its rules for withholding it{one_task}")
 
 
 #: Fewest runs in a task for which the studentised interval is given: with 2, a resampled task repeats one run
