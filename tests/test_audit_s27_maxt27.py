@@ -9,6 +9,8 @@ misses; the 400 were the same data sets continued, so the 60 that made the row m
 import pathlib
 import runpy
 
+import pytest
+
 from rlstats import calibration
 
 REFERENCE = pathlib.Path(__file__).parent / "reference"
@@ -99,3 +101,47 @@ def test_two_task_comparison_of_the_mean_quotes_no_shortfall():
                              n_resamples=20, normalize=False, rng=1, progress=False)
         assert res.difference_pvalues.shape[0] == 1
         assert not [n for n in res.notes if str(n).startswith("measured")], (statistic, tasks, runs, res.notes)
+
+
+def test_mean_rows_of_eight_agents_at_26_tasks_measure_the_default_bands():
+    """Was stale (docs/calibration.md said so): the mean's 8-agent rows at 26 tasks x 10 runs (audit s12,
+    ``coverage_curves_fresh.py``) measured its bands before audit s25's skew widening; measured again on the same data
+    sets and streams (``--stat mean --streams iqm,mean``, 3 CPU-minutes): 6 of 8 up, the simultaneous band on normal
+    runs 0.944271 -> 0.940625 (worst draw 0.93125 -> 0.935417); none misses."""
+    got = {}
+    for r in calibration.rows("curves.band"):
+        if (r["statistic"], r["agents"], r["tasks"], r["runs"]) == ("mean", "8", "26", "10"):
+            got[r["distribution"], r["band"]] = (r["n_sim"], r["coverage"], r["coverage_min"])
+            assert not calibration.misses(r, 0.95)
+    assert got == {("normal", "simultaneous"): ("1920", "0.940625", "0.935417"),
+                   ("normal", "pointwise"): ("1920", "0.957031", "0.953125"),
+                   ("skewed", "simultaneous"): ("1920", "0.964583", "0.9625"),
+                   ("skewed", "pointwise"): ("1920", "0.958229", "0.954375"),
+                   ("heavy_tailed", "simultaneous"): ("1920", "0.961979", "0.945833"),
+                   ("heavy_tailed", "pointwise"): ("1920", "0.95401", "0.946875"),
+                   ("capped", "simultaneous"): ("1920", "0.960938", "0.952083"),
+                   ("capped", "pointwise"): ("1920", "0.959948", "0.954375")}
+
+
+def test_fresh_script_replaces_its_rows_in_place(tmp_path):
+    """``coverage_curves_fresh.py --replace-table`` writes a record's rows over the table's rows of the same design
+    (agents 8), keeping every other row byte for byte; ``--streams`` must name every statistic measured."""
+    import json
+
+    fresh = runpy.run_path(str(REFERENCE / "coverage_curves_fresh.py"))
+    lines = calibration.PATH.read_text(encoding="utf-8").splitlines()
+    ours = [i for i, line in enumerate(lines) if line.startswith("curves.band,,mean,") and ",8,26,10,normal," in line]
+    table = tmp_path / "table.csv"
+    table.write_text("\n".join(lines[:1] + lines[ours[0] - 1:ours[-1] + 2]) + "\n", encoding="utf-8")
+    held = [[1.0, 1.0, 0.0, 0.0, 1.0]] * 7 + [[0.0, 0.5, 1.0, 0.0, 0.0]]  # 8 bands a draw, one missing
+    record = tmp_path / "mean.jsonl"
+    record.write_text(json.dumps({"tasks": 26, "runs": 10, "distribution": "normal",
+                                  "records": {"mean": [held] * 4}}) + "\n")
+    assert fresh["replace_table"]([record], table) == 2
+    written = table.read_text(encoding="utf-8").splitlines()
+    assert written[0] == lines[0] and written[1] == lines[ours[0] - 1] and written[-1] == lines[ours[-1] + 1]
+    # 32 bands (8 a draw), 28 holding; the pointwise shares' mean 0.9375; SE sqrt(max(p (1 - p), 0.95 x 0.05) / 32)
+    assert [w.split(",")[12:] for w in written[2:4]] == [["32", "300", "0.875", "0.0584634", "", "4", "0.875"],
+                                                        ["32", "300", "0.9375", "0.0427908", "", "4", "0.9375"]]
+    with pytest.raises(SystemExit, match="--streams mean must name every statistic of --stat iqm,mean"):
+        fresh["main"]([str(tmp_path / "x.jsonl"), "--stat", "iqm,mean", "--streams", "mean"])
