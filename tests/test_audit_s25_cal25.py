@@ -21,14 +21,16 @@ def test_curves_mean_bands_hold_at_one_task_of_five_skewed_runs():
     (pointwise 0.918, worst draw 0.888; simultaneous 0.936, worst draw 0.900: a strict xfail); band25 widened them on
     the side of the runs' skew, pooled over tasks and steps, the pointwise band holding Hall's skew-corrected t band
     too, and they hold on the same data sets (0.957, worst draw 0.937; 0.950, 0.925). Audit s26 (hall26) capped
-    Hall's band where its cubic flattens (its width had jumped with the skewness): 0.950 (0.927) and 0.946 (0.920)."""
+    Hall's band where its cubic flattens (its width had jumped with the skewness): 0.950 (0.927) and 0.946 (0.920).
+    Audit s27 (maxt27): a continuation's rows are those of 400 fresh data sets (the 240 that triggered it no longer
+    among them): 0.951 (0.948) and 0.965 (0.95)."""
     rows = {r["band"]: r for r in calibration.rows("curves.band") if (r["statistic"], r["tasks"], r["runs"],
                                                                       r["distribution"], r["agents"], r["interval"])
             == ("mean", "1", "5", "skewed", "2", "studentized")}
     assert sorted(rows) == ["pointwise", "simultaneous"]
     assert not [r for r in rows.values() if calibration.misses(r, 0.95)]
     assert [(rows[b]["n_sim"], rows[b]["coverage"], rows[b]["coverage_min"]) for b in ("pointwise", "simultaneous")] \
-        == [("800", "0.950375", "0.927"), ("800", "0.94625", "0.92")]
+        == [("800", "0.950625", "0.948"), ("800", "0.965", "0.95")]
 
 
 MODULES = {"curves.band": "coverage_curves_bands", "equivalence.size": "size_equivalence",

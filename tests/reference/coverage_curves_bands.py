@@ -6,9 +6,10 @@
 number of tasks (1, 2, 5, 26; 2 since audit s27) and score distribution of ``tests/reference/designs.py`` (normal, skewed, heavy_tailed,
 capped), it simulates learning curves of alike agents with a known truth and runs ``rlstats.curves`` on them (95%
 bands, ``compare="all"``, alpha = 0.05; 300 resamples, 200 with --quick; 60 data sets per grid point, 15 per design
-draw, to keep the whole grid near 25 CPU-minutes, continued to ``EXTENDED`` = 400 where a default's row misses, to
-tell chance from a shortfall, and to 4 times 60 at the points of ``REMEASURED``, those of 3-10 runs where a default's
-row sat below 0.95 within 2 SE at 60: audit s25, ``calibrate.py --replace``). A run's deviations follow a stationary
+draw, to keep the whole grid near 25 CPU-minutes, measured again on ``EXTENDED`` = 400 fresh data sets where a
+default's row misses, to tell chance from a shortfall (the row is the fresh ones': audit s27, maxt27), and to 4
+times 60 at the points of ``REMEASURED``, those of 3-10 runs where a default's row sat below 0.95 within 2 SE at
+60: audit s25, ``calibrate.py --replace``). A run's deviations follow a stationary
 Gaussian AR(1) over 10 logged steps (lag-one correlation 0.8), turned into the distribution's deviations by its
 quantile transform (a Gaussian copula, so every step has the distribution's marginal exactly); the agent's location
 rises over training from ``-LIFT`` to 0 in the task's noise units, so that at the last step a third of the runs
@@ -234,10 +235,15 @@ def widths(points, n_sim=40, n_resamples=400):
 PROCEDURE, LEVEL = "curves.band", 0.95
 #: simulated data sets per grid point (over all design draws): the table's, and --quick's
 SIMULATIONS = (60, 40)
-#: data sets of a grid point where a default's row misses with SIMULATIONS (the same data sets, continued): 15 per
-#: design draw give a row of an exact test (max-T relabels alike agents' runs within tasks) a 2% chance to miss in
-#: its worst draw, so that of 188 such rows some would miss by chance; 100 per draw tell chance from a shortfall
+#: data sets of a grid point where a default's row misses with SIMULATIONS: 15 per design draw give a row of an
+#: exact test (max-T relabels alike agents' runs within tasks) a 2% chance to miss in its worst draw, so that of 188
+#: such rows some would miss by chance; 100 per draw tell chance from a shortfall. Since audit s27 (maxt27) they are
+#: fresh data sets (``measure``'s ``seed`` ``CONTINUATION_SEED``), and the row is theirs alone: the data sets that
+#: triggered the continuation do not decide it (before, the same data sets continued kept the first 60 among the 400,
+#: a selection toward a miss)
 EXTENDED = 400
+#: the seed of a continuation's data sets (the first stage's is 0): chosen before it was run, never tuned
+CONTINUATION_SEED = 1
 #: audit s25 (cal25): the grid points at 3, 5 and 10 runs with a default row (studentised band, difference band,
 #: max-T) below 0.95 but within 2 SE of it on SIMULATIONS data sets, measured on ``MORE_DATA_SETS`` times as many
 #: (the same data sets, continued: the first SIMULATIONS among them, so the ones that selected the point stay in);
@@ -276,8 +282,8 @@ def configuration(point):
 
 def table_rows(point, n_sim, quick=False):
     """The rows of one grid point for the package table (``tests/reference/calibrate.py``); on ``MORE_DATA_SETS``
-    times ``n_sim`` data sets at the points of ``REMEASURED``; re-measured on ``EXTENDED`` data sets (the first
-    ``n_sim`` among them) where a default's row (studentised band, difference band, max-T) misses its level."""
+    times ``n_sim`` data sets at the points of ``REMEASURED``; where a default's row (studentised band, difference
+    band, max-T) misses its level there, the rows of ``EXTENDED`` fresh data sets (``CONTINUATION_SEED``) alone."""
     from rlstats import calibration
 
     if not quick and tuple(point) in REMEASURED:
@@ -286,7 +292,7 @@ def table_rows(point, n_sim, quick=False):
     if not quick and n_sim < EXTENDED and any(
             calibration.is_default({"procedure": PROCEDURE, **{k: str(v) for k, v in row.items()}})
             and calibration.misses({k: str(v) for k, v in row.items()}, LEVEL) for row in rows):
-        rows = measure(*point, EXTENDED, n_resamples=300)
+        rows = measure(*point, EXTENDED, n_resamples=300, seed=CONTINUATION_SEED)
     return [{**row, "configuration": configuration(point)} for row in rows]
 
 

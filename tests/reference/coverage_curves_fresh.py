@@ -1,7 +1,7 @@
 """Audit s12: the studentised bands of ``rlstats.curves`` re-measured on fresh data sets, enough to tell a miss.
 
     PYTHONPATH=. python tests/reference/coverage_curves_fresh.py OUT.jsonl [--stat median] [--points 26x10,...]
-        [--dist saturated]
+        [--dist saturated] [--streams iqm,mean]
     PYTHONPATH=. python tests/reference/coverage_curves_fresh.py --append-table rlstats/calibration.csv OUT.jsonl...
 
 Audit s11 left the median's simultaneous band at 26 tasks x 10 runs at 0.926 (worst design draw 0.89), at the 3-SE
@@ -19,7 +19,12 @@ table's columns (``rows``); the ``curves.band`` rows at ``agents`` 8 of ``rlstat
     python tests/reference/coverage_curves_fresh.py mean_iqm.jsonl --stat iqm,mean --points 26x10
     python tests/reference/coverage_curves_fresh.py --append-table rlstats/calibration.csv median.jsonl mean_iqm.jsonl
 
-(the saturated family, ``--dist saturated --points 26x10``, is measured but not written to the table).
+(the saturated family, ``--dist saturated --points 26x10``, is measured but not written to the table). Audit s27
+(maxt27) measured the mean's rows at 26 x 10 again with the bands of today (audit s25 widened the mean's on the side
+of the runs' skew), on the same data sets and resampling streams (about 7 CPU-minutes), and wrote them in place::
+
+    python tests/reference/coverage_curves_fresh.py mean26.jsonl --stat mean --streams iqm,mean --points 26x10
+    python tests/reference/coverage_curves_fresh.py --replace-table rlstats/calibration.csv mean26.jsonl
 """
 
 from __future__ import annotations
@@ -47,13 +52,15 @@ DESIGNS = tuple((t, r) for r in (10, 5, 20) for t in (26, 10))
 
 
 def measure(statistics, runs, tasks, distribution, data_sets=DATA_SETS, agents=AGENTS, draws=None,
-            n_resamples=N_RESAMPLES, seed=1205):
+            n_resamples=N_RESAMPLES, seed=1205, streams=None):
     """{statistic: per-draw lists of (held, share, below, above, held_hull)}: for each agent's band (NaN where withheld
     at every step) whether the simultaneous band held the whole true curve, the share of the given steps whose
     pointwise band held it (``draws``: how many of the grid's design draws, or a list of them), whether the
     simultaneous band missed below (truth under its lower end) or above, and
     whether the hull of the simultaneous and pointwise bands at each step held the whole curve (audit s12: the
-    simultaneous band was narrower than the pointwise one at some steps)."""
+    simultaneous band was narrower than the pointwise one at some steps). ``streams`` (default ``statistics``): the
+    statistics whose resampling streams each data set spawns, in order, of which ``statistics`` are measured (audit
+    s27, maxt27: ``--stat mean --streams iqm,mean`` measures the mean of the ``iqm,mean`` run on its own streams)."""
     draws = range(designs.DESIGN_DRAWS if draws is None else draws) if not isinstance(draws, (list, tuple)) else draws
     out = {s: [] for s in statistics}
     for draw in draws:
@@ -65,7 +72,9 @@ def measure(statistics, runs, tasks, distribution, data_sets=DATA_SETS, agents=A
         got = {s: [] for s in statistics}
         for child in curves_seed.spawn(data_sets):
             data = BANDS["simulate"](agents, runs, distribution, offset, scale, rng)
-            for s, stream in zip(statistics, child.spawn(len(statistics))):
+            streamed = statistics if streams is None else streams
+            for s, stream in ((s, stream) for s, stream in zip(streamed, child.spawn(len(streamed)))
+                              if s in statistics):
                 res = curves(data, "score ~ agent | task/seed", step="step", statistic=s, compare=None,
                              n_resamples=n_resamples, normalize=False, rng=stream, progress=False)
                 every, _ = BANDS["_held"](res.simultaneous, true[s])
@@ -131,6 +140,32 @@ def append_table(records, table):
     return len(out)
 
 
+def replace_table(records, table):
+    """Write the rows of ``records`` (as :func:`append_table` reads them) in ``table`` in place of its rows at the same
+    statistic, band, agents, tasks, runs and distribution (each must be there once), every other row kept byte for
+    byte (audit s27, maxt27: the mean's 8-agent rows at 26 tasks x 10 runs measured again with the current bands)."""
+    lines = pathlib.Path(table).read_text(encoding="utf-8").splitlines()
+    columns = lines[0].split(",")
+    key = ("statistic", "band", "agents", "tasks", "runs", "distribution")
+    at = {}
+    for i, line in enumerate(lines[1:], 1):
+        cells = dict(zip(columns, line.split(",")))
+        if cells["procedure"] == "curves.band" and appended(cells):
+            at.setdefault(tuple(cells[k] for k in key), []).append(i)
+    replaced = 0
+    for path in records:
+        for line in pathlib.Path(path).read_text().splitlines():
+            point = json.loads(line)
+            for statistic, by_draw in point["records"].items():
+                for row in rows(statistic, point["runs"], point["tasks"], point["distribution"], by_draw,
+                                simultaneous=4):
+                    (i,) = at[tuple(_text(row[k]) for k in key)]
+                    lines[i] = ",".join(_text(row[c]) for c in columns)
+                    replaced += 1
+    pathlib.Path(table).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return replaced
+
+
 def appended(row):
     """Whether a ``curves.band`` row of the table (a dict of strings) is one that :func:`append_table` wrote: those
     are at ``AGENTS`` agents, ``coverage_curves_bands.py``'s grid at 2. ``calibrate.py --only curves.band`` keeps
@@ -149,8 +184,14 @@ def main(argv):
     if argv[0] == "--append-table":
         print(append_table(argv[2:], argv[1]), "rows appended")
         return
+    if argv[0] == "--replace-table":
+        print(replace_table(argv[2:], argv[1]), "rows replaced")
+        return
     out = pathlib.Path(argv[0])
     statistics = tuple(argv[argv.index("--stat") + 1].split(",")) if "--stat" in argv else STATISTICS
+    streams = tuple(argv[argv.index("--streams") + 1].split(",")) if "--streams" in argv else None
+    if streams is not None and not set(statistics) <= set(streams):
+        raise SystemExit(f"--streams {','.join(streams)} must name every statistic of --stat {','.join(statistics)}")
     points = DESIGNS
     if "--points" in argv:
         points = tuple(tuple(int(v) for v in p.split("x")) for p in argv[argv.index("--points") + 1].split(","))
@@ -159,7 +200,7 @@ def main(argv):
     for tasks, runs in points:
         for distribution in distributions:
             start = time.process_time()
-            got = measure(statistics, runs, tasks, distribution)
+            got = measure(statistics, runs, tasks, distribution, streams=streams)
             with out.open("a") as handle:
                 handle.write(json.dumps({"tasks": tasks, "runs": runs, "distribution": distribution, "records": got,
                                          "cpu": time.process_time() - start}) + "\n")

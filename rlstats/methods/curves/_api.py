@@ -540,21 +540,23 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
 
     Measured by simulation (``tests/reference/coverage_curves_bands.py``: 1, 2, 5 and 26 tasks, 3 to
     20 runs per task, normal, skewed, heavy-tailed and capped scores, 60 curves of 2 agents per
-    point over 4 draws of the tasks' offsets and scales, continued to 400 where a default's row
-    missed at 60, to tell chance from a shortfall, and to 240 at the 54 points of 3 to 10 runs where
+    point over 4 draws of the tasks' offsets and scales, measured again on 400 fresh curves where a
+    default's row missed at 60, to tell chance from a shortfall (since audit s27 the row is the fresh
+    ones' alone, not those that triggered it), and to 240 at the 54 points of 3 to 10 runs where
     one sat below 0.95, within 2 SE (audit s25) or without missing (audit s27); measured again in
     session 20), the studentised bands
     cover 0.92-1.00 (simultaneous and pointwise) from 3 runs per task (4 with one task), none below
     0.95 by 3 SE, pooled or in a design draw, at every point: the mean's bands at one task of 5
-    skewed runs, which missed before their skew widening (above), cover 0.950 and 0.946 of 800
-    (worst draws 0.927 and 0.920; 0.957 and 0.950 before audit s26 capped Hall's band), and at 10
+    skewed runs, which missed before their skew widening (above), cover 0.951 and 0.965 of 800 on
+    fresh curves (worst draws 0.948 and 0.95; 0.950 and 0.946 on the curves that held those that
+    triggered the continuation, 0.957 and 0.950 before audit s26 capped Hall's band), and at 10
     such runs 0.956 and 0.977 (0.926 and 0.958 before audit s25). Every row of the mean at 2 agents
     measures the default's bands (at 26 tasks of 10 and 20 runs and of normal and heavy-tailed runs
     since audit s27, 15 of them up by 0.002-0.017). On 2 tasks (audit s27) the studentised bands
     cover 0.933-1.00 simultaneously and 0.945-0.988 pointwise, the median's rows measuring the mean's
-    bands it is given there; the max-T test of the mean at 2 tasks of 3 capped runs rejected alike
-    agents in 0.0925 of 400 data sets, a chance of those data sets (the test is exact: 0.046 of 500
-    fresh ones), which the notes quote. (The IQM's simultaneous band at 5 runs of
+    bands it is given there; the max-T test and the difference bands hold at every point (the max-T
+    test of the mean at 2 tasks of 3 capped runs rejects alike agents in 0.045 of 400 fresh data
+    sets; it read 0.0925 on the 400 that held the 60 that triggered its continuation). (The IQM's simultaneous band at 5 runs of
     one task, withheld in about 9 of 10 data sets before its standard error was floored, is given in
     all and covers 0.97-1.00.) The expanded bands cover as little
     as 0.63-0.78 (simultaneous, the mean of skewed scores at 3 to 10 runs of 1 or 5 tasks) and 57
