@@ -130,8 +130,8 @@ def test_each_pair_table_says_which_way_its_estimate_reads():
     ordered = mean_ranks.tidy().set_index(["agent_1", "agent_2"])["estimate"]
     by_agent = dict(zip(mean_ranks.agents, mean_ranks.mean_ranks))
     np.testing.assert_allclose(ordered["agent_1", "agent_3"], by_agent["agent_1"] - by_agent["agent_3"], rtol=1e-9)
-    assert "Estimate: the 1st agent's mean rank minus the 2nd agent's (1 = best: negative favours the 1st " \
-           "agent)." in _latex_caption(mean_ranks, "Pairwise")
+    assert "Estimate: the mean over the tasks both ran of the 1st agent's rank minus the 2nd agent's (1 = best: " \
+           "negative favours the 1st agent)." in _latex_caption(mean_ranks, "Pairwise")
     tost = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, aggregate=None, normalize=False)
     rows = tost.tidy()[lambda t: t["scope"] == "task"]
     first = rows[(rows["agent_1"] == "agent_1") & (rows["agent_2"] == "agent_3")]

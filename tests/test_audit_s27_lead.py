@@ -1,6 +1,7 @@
 """Session 27, the lead's own mends (audit s27)."""
 import numpy as np
 import pandas as pd
+import pytest
 
 import rlstats
 
@@ -29,3 +30,24 @@ def test_task_tables_median_aggregate_on_two_tasks_says_it_takes_the_means_inter
     assert not any("median of task means is" in n for n in mean.notes)
     three = rlstats.task_table(_gamma_runs(["t1", "t2", "t3"]), "score ~ agent | task", statistic="median", **options)
     assert not any("median of task means is" in n for n in three.notes)
+
+
+def test_the_rank_tests_direction_line_is_true_of_an_incomplete_design():
+    """review27b: the key under the pair table said "the 1st agent's mean rank minus the 2nd agent's", but on an
+    incomplete design the estimate is the mean over the tasks both ran of their rank difference, which is not the
+    difference of the mean ranks printed above it (agent_1 - agent_2: 1.667 against 1.0). Ranked here by hand within
+    each task among the agents present (1 = best)."""
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=1, rng=0)
+    df = df[~(((df["agent"] == "agent_2") & (df["task"] == "task_01"))
+              | ((df["agent"] == "agent_1") & (df["task"] == "task_04")))]
+    res = rlstats.skillings_mack(df, "score ~ agent | task")
+    cell = df.pivot_table(index="task", columns="agent", values="score", observed=True)
+    ranks = cell.rank(axis=1, ascending=False)  # 1 = best among the agents present in the task
+    tidy = res.tidy().set_index(["agent_1", "agent_2"])["estimate"]
+    for (a, b), estimate in tidy.items():
+        shared = ranks[[a, b]].dropna()
+        assert estimate == pytest.approx((shared[a] - shared[b]).mean(), rel=1e-12, abs=1e-12), (a, b)
+    by_agent = dict(zip(res.agents, res.mean_ranks))
+    assert tidy["agent_1", "agent_2"] != pytest.approx(by_agent["agent_1"] - by_agent["agent_2"])
+    assert ("estimate: the mean over the tasks both ran of the 1st agent's rank minus the 2nd agent's (1 = best: "
+            "negative favours the 1st agent)") in str(res.summary())

@@ -343,7 +343,10 @@ class SkillingsMackResult(Result):
             said = f"the median over shared tasks of the {first}'s per-task score minus the {second}'s"
         else:
             weighted = "weighted " if self.variant == "quade" else ""
-            said = f"the {first}'s {weighted}mean rank minus the {second}'s (1 = best: negative favours the {first})"
+            # over the tasks the two share, not the mean ranks printed above, which average each agent's own tasks
+            # (review27b: on an incomplete design the two differ)
+            said = (f"the mean over the tasks both ran of the {first}'s {weighted}rank minus the {second}'s (1 = best: "
+                    f"negative favours the {first})")
         return {self._pairs_name(): f"estimate: {said}"}
 
     def _latex_captions(self):
