@@ -870,14 +870,17 @@ def _emptied_levels_dropped(data, kept):
     (audit s27: 'subset="agent != 'x'" kept 16 of 30 rows' and then '1 agent level with no runs left out: x', which
     the same rows as strings did not say). A level the caller's frame never used stays, and is said there."""
     emptied = {}
-    for column in data.columns:
-        if isinstance(data[column].dtype, pd.CategoricalDtype):
-            before, after = (set(pd.unique(frame[column].dropna())) for frame in (data, kept))
+    for i in range(data.shape[1]):  # by position: a column's name may be any label, or repeated (review27a)
+        if isinstance(data.dtypes.iloc[i], pd.CategoricalDtype):
+            before, after = (set(pd.unique(frame.iloc[:, i].dropna())) for frame in (data, kept))
             if before - after:
-                emptied[column] = [level for level in data[column].cat.categories if level in before - after]
+                emptied[i] = [level for level in data.iloc[:, i].cat.categories if level in before - after]
     if not emptied:
         return kept
-    return kept.assign(**{column: kept[column].cat.remove_categories(levels) for column, levels in emptied.items()})
+    kept = kept.copy()
+    for i, levels in emptied.items():
+        kept.isetitem(i, kept.iloc[:, i].cat.remove_categories(levels))
+    return kept
 
 
 def _mask_by_label(mask, data):

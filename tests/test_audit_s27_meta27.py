@@ -80,6 +80,10 @@ def test_tuning_best_set_membership_is_missing_where_withheld():
     assert hopper["config"].tolist() == ["lr=0.01"] and hopper["selected"].tolist() == [True]
     assert hopper["probability_best"].isna().all()
     assert hopper["in_best_set"].isna().all()
+    # a nullable boolean, so the table still filters by it (review27a: None in an object column raised)
+    assert str(best["in_best_set"].dtype) == "boolean"
+    assert best[best["in_best_set"]]["task"].tolist() == best[best["in_best_set"].fillna(False)]["task"].tolist()
+    assert "hopper" not in set(best[best["in_best_set"]]["task"])
     ant = best[best["task"] == "ant"]  # a sweep of 4 seeds everywhere keeps its set
     assert ant["in_best_set"].tolist() == [True, True, True]
     line = [row for row in str(res.summary()).splitlines() if row.startswith("sac    hopper  lr=0.01")]
@@ -133,3 +137,18 @@ def test_subset_on_categoricals_says_what_it_kept_once():
     unused = df.assign(task=df["task"].cat.add_categories(["task_00"]))  # a level the caller's frame never used
     said = rlstats.compare(unused, "score ~ agent | task", method="task_table", subset=keep).notes
     assert said == (kept, "1 task level with no runs left out: task_00")
+
+
+def test_subset_keeps_categorical_columns_of_any_name():
+    """review27a: the emptied levels were set through keyword arguments, so a Categorical column named 7 (any label
+    not a string) raised Python's TypeError on a call that worked before; a repeated name too would have."""
+    gen = np.random.default_rng(0)
+    df = pd.DataFrame({"agent": np.repeat(list("abc"), 20), "task": np.tile(np.repeat(["t1", "t2", "t3", "t4"], 5), 3),
+                       "score": gen.normal(size=60)})
+    df[7] = pd.Categorical(np.repeat(list("xyz"), 20))
+    before = df.copy()
+    res = rlstats.compare(df, "score ~ agent | task", method="task_table", subset="agent != 'b'")
+    pd.testing.assert_frame_equal(df, before)  # the caller's frame untouched
+    assert res.notes == ('subset="agent != \'b\'" kept 40 of 60 rows',)
+    kept = rlstats.design.subset_rows(df, "agent != 'b'")
+    assert list(kept[7].cat.categories) == ["x", "z"] and kept.columns.tolist() == ["agent", "task", "score", 7]

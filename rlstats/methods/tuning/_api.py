@@ -869,6 +869,8 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                "selected"]
     best = pd.DataFrame(rows, columns=columns).sort_values(["task", "agent", "probability_best"],
                                                           ascending=[True, True, False], kind="stable")
+    if best["in_best_set"].isna().any():  # withheld marks: pandas' nullable boolean, so best[best["in_best_set"]]
+        best["in_best_set"] = best["in_best_set"].astype("boolean")  # still filters (review27a), as curves' marks
     selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for row in tuned:
         selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]

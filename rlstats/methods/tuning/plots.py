@@ -78,7 +78,7 @@ def plot_best_set(result, *, ax=None, **kwargs):
         title.append(f"{len(best)} of {len(chances)} shown (best_set() lists all)")
     if title:
         ax.set_title("\n".join(title), fontsize=9 if len(title) == 1 and not withheld else 8)
-    colors = np.where(best["in_best_set"], "#0072B2", "#BBBBBB")
+    colors = np.where(best["in_best_set"].fillna(False).astype(bool), "#0072B2", "#BBBBBB")  # withheld: grey
     style = {"color": colors}
     style.update(kwargs)
     ax.barh(range(len(best)), best["probability_best"], **style)
