@@ -147,7 +147,8 @@ def _named_adastop():
 def test_adastop_summary_text_headed_as_print():
     """small26 headed AdaStop's decision table 'first agent', 'second agent' in print and LaTeX, but summary()'s
     text, Markdown and HTML still headed it agent_1 agent_2 n_1 n_2 over cells holding agents named agent_3,
-    agent_1: format's one rendering of cells (_formatted) now reads the frame's rlstats_headers, as LaTeX did."""
+    agent_1: format's one rendering of cells (_formatted); since session 27 the shared vocabulary labels head every
+    format and no rlstats_headers attribute is carried (labels27)."""
     res = _named_adastop()
     summary = res.summary()
     text = str(summary)

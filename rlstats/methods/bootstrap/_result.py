@@ -253,7 +253,7 @@ class BootstrapResult(Result):
 
     def _latex_captions(self):
         key = self._floored_key()
-        return {self._table_name(): key[:1].upper() + key[1:] + "."} if key else {}
+        return {self._table_name(): fmt.sentence_start(key) + "."} if key else {}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per metric and agent: agent, metric, estimate, conf_low, conf_high."""

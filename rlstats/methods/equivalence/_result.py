@@ -203,7 +203,7 @@ class EquivalenceResult(Result):
         (name, table), = tables.items()
         # which way the estimate reads (audit s27: the table did not say it), in every format
         direction = f"estimate: delta = {self._delta()}"
-        keys, captions = {name: direction}, {name: direction[:1].upper() + direction[1:] + "."}
+        keys, captions = {name: direction}, {name: fmt.sentence_start(direction) + "."}
         if "p_beyond" in table.columns:
             keys[name] += "; " + self._beyond_key("p_beyond", "p_value")
             captions[name] += " Key: " + self._beyond_key(*map(vocabulary.label, ("p_beyond", "p_value"))) + "."
@@ -270,7 +270,7 @@ class EquivalenceResult(Result):
                 # what the count counts, said before it (audit s27: after "across tasks, not shown equivalent (...)",
                 # "on 1 of 4 tasks individually" read as not shown on the one task that was shown equivalent)
                 what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
-                withheld = f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks) else ""
+                withheld = f", {len(tasks) - len(tested)} more withheld" if len(tested) < len(tasks) else ""
                 parts.append(f"shown {what} on {int(tested['shown'].astype(bool).sum())} of "
                              f"{fmt.count(len(tested), 'task')} tested individually{withheld}"
                              f"{self._beyond_count(tested)} (each at alpha = {fmt.signif(self.alpha)}, not adjusted "

@@ -230,7 +230,7 @@ class MixedResult(Result):
                                     f"{label('agent_2')}'s"}
 
     def _latex_captions(self):
-        return {name: key[:1].upper() + key[1:] + "." for name, key in self._summary_keys().items()}
+        return {name: fmt.sentence_start(key) + "." for name, key in self._summary_keys().items()}
 
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:

@@ -350,7 +350,7 @@ class SkillingsMackResult(Result):
         return {self._pairs_name(): f"estimate: {said}"}
 
     def _latex_captions(self):
-        return {name: key[:1].upper() + key[1:] + "." for name, key in self._summary_keys().items()}
+        return {name: fmt.sentence_start(key) + "." for name, key in self._summary_keys().items()}
 
     def _posthoc_name(self):
         control = "" if self.control is None else f", each agent against {self.control}"
