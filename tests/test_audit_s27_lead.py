@@ -1,4 +1,6 @@
 """Session 27, the lead's own mends (audit s27)."""
+import html
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -51,3 +53,18 @@ def test_the_rank_tests_direction_line_is_true_of_an_incomplete_design():
     assert tidy["agent_1", "agent_2"] != pytest.approx(by_agent["agent_1"] - by_agent["agent_2"])
     assert ("estimate: the mean over the tasks both ran of the 1st agent's rank minus the 2nd agent's (1 = best: "
             "negative favours the 1st agent)") in str(res.summary())
+
+
+def test_permutation_and_adastop_summaries_say_which_way_the_estimate_reads_in_every_format():
+    """review27b: only the LaTeX caption said it; the decisions table's estimate is the 1st agent's mean minus the
+    2nd's (checked here against the runs with pandas)."""
+    df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=5, rng=0)
+    res = rlstats.permutation(df, "score ~ agent | task", rng=0, n_resamples=500)
+    row = res.tidy().iloc[0]
+    means = df.groupby("agent", observed=True)["score"].mean()
+    assert row["estimate"] == pytest.approx(means[row["agent_1"]] - means[row["agent_2"]], rel=1e-12)
+    key = ("estimate: mean of the 1st agent minus mean of the 2nd agent over the runs used at the decision's "
+           "interim")
+    summary = res.summary()
+    assert f"({key})" in str(summary) and f"({key})" in summary.to_markdown()
+    assert f"({html.escape(key)})" in summary._repr_html_()

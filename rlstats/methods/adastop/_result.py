@@ -239,6 +239,12 @@ class AdaStopResult(Result):
                 "Step-down": steps,
                 "Level spent per interim": self.spending}
 
+    def _summary_keys(self):
+        # which way the estimate reads, under the table in text, Markdown and HTML as the captions say it in LaTeX
+        # (review27b: only LaTeX said it, where the mixed model's, rank tests' and equivalence's keys say it in all)
+        return {"Decisions": f"estimate: mean of the {label('agent_1')} minus mean of the {label('agent_2')} over the "
+                             "runs used at the decision's interim"}
+
     def _steps_acted(self):
         """Whether a step of the step-down rejected or accepted a pair (a test can reach no decision at any step)."""
         return bool((self.steps["action"] != "none").any())
