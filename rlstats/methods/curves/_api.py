@@ -664,7 +664,11 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         scores. On scores not normalised, at the steps where gamma lies on one side of every task's scores (the rule
         of :func:`rlstats.bootstrap`'s note, read at each step), the notes say what the gap reduces to there and how
         to set gamma or normalise. Where every run of an agent is at or above gamma at a step, its gap is 0 in every
-        resample there and its band is withheld, which a note says.
+        resample there and its band is withheld, which a note says. Where every score of an agent at every grid step is
+        at or below gamma, its gap is gamma minus its mean of task means at every step and, under the default bands,
+        takes the mean's bands reflected (gamma minus their ends; pointwise and simultaneous, with their skew widening
+        and rules), as :func:`rlstats.bootstrap` gives its gap the mean's interval; a note says so (audit s27: its own
+        studentised bands lacked the mean's widening on the side of the runs' skew).
     bounds : (low, high), optional
         Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a
         logged value outside them is an error naming its row, and band ends of a built-in statistic outside its
@@ -943,7 +947,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         pvalues, band = np.where(cut, np.nan, pvalues), np.where(cut[:, None], np.nan, band)
         comparisons.append((difference, band, pvalues, null.shape[0] if exact else None, cut))
     notes += _one_run_comparisons_note(design, pair_codes, [c[4] for c in comparisons], at_step, grid)
-    notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options)
+    notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options,
+                                 [no_difference_words(c[0], c[4]) for c in comparisons])
     pointwise = np.where(short[:, :, None], np.nan, pointwise)
     bands = [(np.where(m[:, None], np.nan, b), np.where(m, np.nan, se), np.where(m, np.nan, c))
              for (b, se, c), m in zip(bands, short)]
@@ -1028,16 +1033,16 @@ def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid):
             "included; add runs that reach those steps"]
 
 
-def _unrejectable_notes(design, pair_codes, pvalues, options):
+def _unrejectable_notes(design, pair_codes, pvalues, options, verdicts):
     """Notes naming the comparisons that no data could make reject (audit s13): relabelling whole runs within tasks
     has :func:`relabellings` labellings, and no p-value falls below :func:`smallest_attainable` (nor, drawn, below
-    1 / (B + 1)). Said only of a pair with no step declared different and some step compared, quoting its verdict
-    (:func:`no_difference_words`; audit s27 curvegap27: it quoted "no step differs" where the verdict printed "no
-    step compared differs"); and the pairs whose labellings were all
+    1 / (B + 1)). Said only of a pair with no step declared different and some step compared, quoting its verdict,
+    ``verdicts`` (:func:`no_difference_words`; audit s27 curvegap27: it quoted "no step differs" where the verdict
+    printed "no step compared differs"); and the pairs whose labellings were all
     enumerated (:func:`enumerated`), whose p-values are then exact, and those with no more labellings than
     ``n_resamples`` drawn at random all the same, their table too large to list (audit s22)."""
     found, listed_all, drawn = {}, {}, {}
-    for (i, j), p in zip(pair_codes, pvalues):
+    for (i, j), p, words in zip(pair_codes, pvalues, verdicts):
         n_i, n_j = design.counts[:, i], design.counts[:, j]
         labellings = relabellings(n_i, n_j)
         exact_null = enumerated(n_i, n_j, options.n_resamples)
@@ -1046,8 +1051,7 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
             listed_all.setdefault(labellings, []).append(pair)
         elif labellings <= options.n_resamples:
             drawn.setdefault((labellings, int(n_i.sum() + n_j.sum())), []).append(pair)
-        words = no_difference_words(p)  # the verdict printed (p NaN where withheld or a curve is missing)
-        if np.nanmin(p, initial=np.inf) <= options.alpha or np.isnan(p).all():  # compared at no step: nothing said
+        if np.nanmin(p, initial=np.inf) <= options.alpha or words == "compared at no step":  # nothing to say
             continue
         exact = smallest_attainable(n_i, n_j)
         floor = exact if exact_null else monte_carlo_pvalue(0, options.n_resamples)

@@ -38,12 +38,13 @@ def step_ranges(pairs, limit=None):
                        for a, b in pairs), limit)
 
 
-def no_difference_words(pvalues, withheld=None):
+def no_difference_words(differences, withheld=None):
     """What the verdict of a pair says where no step is declared different: "no step differs", or where some steps
-    were not compared (withheld, ``difference_withheld``, or without a p-value where a curve is missing) "no step
+    were not compared (withheld, ``difference_withheld``, or without a difference where a curve is missing) "no step
     compared differs", and "compared at no step" where none was (audit s27: a claim of steps never compared); the
-    words the cannot-reject note quotes (curvegap27)."""
-    uncompared = np.isnan(pvalues) | (False if withheld is None else withheld)
+    words the cannot-reject note quotes (curvegap27). Scores without spread (a p-value NaN, the difference 0) are
+    compared: no step differs."""
+    uncompared = np.isnan(differences) | (False if withheld is None else withheld)
     return ("no step differs" if not uncompared.any() else "compared at no step" if uncompared.all() else
             "no step compared differs")
 
@@ -230,7 +231,7 @@ class CurvesResult(Result):
             withheld = self._withheld_words(i)
             if not parts:
                 # audit s27: "no step differs" of steps never compared would be a claim of them
-                parts.append(f"{a} and {b}: " + no_difference_words(self.difference_pvalues[i], self._withheld(i)))
+                parts.append(f"{a} and {b}: " + no_difference_words(self.differences[i], self._withheld(i)))
             out.append(((a, b), "; ".join(parts + ([withheld] if withheld else []))))
         return out
 
