@@ -1112,6 +1112,18 @@ def median_is_mean(n_tasks: int) -> bool:
     rule that bootstrap()'s median interval, curves()' median bands and the ranges-apart caution
     (``normalization.warn_raw_scales``) read (audit s27 median27: each had written it)."""
     return n_tasks <= MEDIAN_IS_MEAN_TASKS
+
+
+def gap_is_mean(scores: ArrayLike, agent: ArrayLike, n_agents: int, gamma: float) -> NDArray[np.bool_]:
+    """(n_agents,) whether no score of each agent is above ``gamma``: then its optimality gap, the mean of
+    max(gamma - score, 0) over each task's runs averaged over tasks, is gamma minus its mean of task means on any
+    tasks and runs (at every step of a curve), one number whose resamples are the mean's reflected, so it takes the
+    mean's interval or bands reflected (gamma minus their ends), by their rules. The one rule of bootstrap()'s gap
+    interval and curves()' gap bands (audit s27 median27, curvegap27). ``scores``: (rows,) or (rows, steps), NaN
+    where not logged (not read); ``agent``: (rows,) each row's agent code."""
+    above = np.asarray(scores) > gamma  # NaN: False
+    per_row = above.reshape(above.shape[0], -1).sum(axis=1)
+    return np.bincount(np.asarray(agent), weights=per_row, minlength=n_agents) == 0
 #: The short name of such an interval where a table names its method (equivalence's aggregate of the mean).
 WELCH_FLOOR_NAME = "bootstrap-t with Welch t floor"
 #: A bound the Welch floor sets whose bootstrap-t bound lies more than this many of its Monte Carlo SEs inside it is

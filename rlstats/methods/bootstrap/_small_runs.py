@@ -32,7 +32,7 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, median_is_mean,
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, gap_is_mean, median_is_mean,
                            floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
                            skew_widened, skewness_of_means, welch_floor)
 from ...format import join_and, listed, name_list, names_shown
@@ -440,7 +440,7 @@ def gap_as_mean(design, gamma, interval, metrics):
     every other interval was already the mean's reflected (the same resamples)."""
     if interval != "studentized" or "optimality_gap" not in metrics:
         return np.zeros(design.n_agents, dtype=bool)
-    return np.bincount(design.agent, weights=design.y > gamma, minlength=design.n_agents) == 0
+    return gap_is_mean(design.y, design.agent, design.n_agents, gamma)
 
 
 def gap_as_mean_note(agents, names, kinds, which, gamma, n_tasks):

@@ -29,11 +29,11 @@ from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
-from ...statistics import (ENUMERATED_CELLS, listable, median_is_mean, monte_carlo_pvalue, relabellings,
-                           skew_widened)
+from ...statistics import (ENUMERATED_CELLS, gap_is_mean, listable, median_is_mean, monte_carlo_pvalue,
+                           relabellings, skew_widened)
 from . import _kernels as kernels
 from ._backend import STUDENTIZED_BANDS, cost
-from ._result import CurvesResult, step_ranges, step_stretches
+from ._result import CurvesResult, no_difference_words, step_ranges, step_stretches
 from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
                         Table)
 
@@ -588,7 +588,8 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     difference band (the max-T test's alike) hold 0.88-1.00 of 60 curves a point.
     With few runs on few tasks the relabellings are few (C(6, 3) = 20 for 3 runs of each agent on one
     task, two of them as extreme as the runs observed), so no p-value can fall to ``alpha``: a note
-    then says that the pair's "no step differs" says nothing of its curves. Where a pair has at most
+    then says that the pair's verdict ("no step differs", or "no step compared differs" where some steps were not
+    compared) says nothing of its curves. Where a pair has at most
     ``n_resamples`` relabellings, all of them are enumerated and its p-values are exact (a note says so),
     unless their table (relabellings x the pair's runs) would pass ``rlstats.statistics.ENUMERATED_CELLS``
     (``2**23``) cells, as task_table's splits (a note says so); otherwise ``n_resamples`` are drawn,
@@ -665,7 +666,11 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         scores. On scores not normalised, at the steps where gamma lies on one side of every task's scores (the rule
         of :func:`rlstats.bootstrap`'s note, read at each step), the notes say what the gap reduces to there and how
         to set gamma or normalise. Where every run of an agent is at or above gamma at a step, its gap is 0 in every
-        resample there and its band is withheld, which a note says.
+        resample there and its band is withheld, which a note says. Where every score of an agent at every grid step is
+        at or below gamma, its gap is gamma minus its mean of task means at every step and, under the default bands,
+        takes the mean's bands reflected (gamma minus their ends; pointwise and simultaneous, with their skew widening
+        and rules), as :func:`rlstats.bootstrap` gives its gap the mean's interval; a note says so (audit s27: its own
+        studentised bands lacked the mean's widening on the side of the runs' skew).
     bounds : (low, high), optional
         Known limits of the score (None for a side without one; ``normalize="dm_control"`` implies [0, 1]): a
         logged value outside them is an error naming its row, and band ends of a built-in statistic outside its
@@ -849,12 +854,20 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     k, n_tasks = design.n_agents, design.n_tasks
     per_agent = [_agent_runs(design, matrix, starts, a) for a in range(k)]
     estimates = np.array([_estimate(v, t, n_tasks, options) for v, t in per_agent])
+    # the optimality gap of an agent whose every score is at or below gamma: gamma minus its mean, whose bands it
+    # takes reflected (audit s27 curvegap27): its resamples and bands are made as the mean's, then reflected
+    as_mean = _gap_as_mean(design, matrix, starts, options)
+    mean_options = dataclasses.replace(options, statistic="mean", statistic_name="mean")
+    agent_options = [mean_options if m else options for m in as_mean]
+    gap_estimates = estimates.copy()
+    for a in np.flatnonzero(as_mean):
+        estimates[a] = _estimate(*per_agent[a], n_tasks, mean_options)
     pair_codes = [(design.agents.index(a), design.agents.index(b)) for a, b in options.pairs]
     # streams keyed by the agents' places among their names sorted, a pair's runs in that order: the same draws
     # whatever the agents' order in the data (a Categorical's category order)
     rank = design.agent_places
     first = [(i, j) if rank[i] < rank[j] else (j, i) for i, j in pair_codes]
-    jobs = ([(_bootstrap, (v, t, n_tasks, options, child_stream(boot_ss, rank[a])))
+    jobs = ([(_bootstrap, (v, t, n_tasks, agent_options[a], child_stream(boot_ss, rank[a])))
              for a, (v, t) in enumerate(per_agent)]
             + [(_permutation_null, (per_agent[a], per_agent[b], n_tasks, options,
                                     child_stream(perm_ss, rank[a], rank[b]), 1.0 if (a, b) == ij else -1.0))
@@ -892,9 +905,21 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         if options.bands == "studentized_unwidened" and options.statistic_name == "mean":
             skewed = None  # the mean's bands before audit s25, bit for bit
         skewness = None if skewed is None else np.stack([skewed(v, t, n_tasks) for v, t in per_agent])
+        names = None
+        if as_mean.any():  # the mean's skew widening and Hall's band for those agents, none for the others
+            names = [o.statistic_name for o in agent_options]
+            skewness = [kernels.mean_skewness(v, t, n_tasks) if m else None for (v, t), m in zip(per_agent, as_mean)]
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
                                       fewest, repeats, options, (notes, about_bands), design.agents, skewness,
-                                      _reached_gamma(design, matrix, starts, options), grid, df)
+                                      _reached_gamma(design, matrix, starts, options), grid, df, names)
+        for j in np.flatnonzero(as_mean):  # the mean's bands and resamples reflected: gamma minus them
+            pointwise[j] = options.gamma - pointwise[j][:, ::-1]
+            bands[j] = (options.gamma - bands[j][0][:, ::-1],) + tuple(bands[j][1:])
+            replicates[j] = options.gamma - replicates[j]
+        estimates = gap_estimates
+        if as_mean.any():
+            about_bands.append(_gap_as_mean_note(design.agents, as_mean, options.gamma))
+            notes.append(about_bands[-1])
         if skewed is None and options.statistic_name == "mean":  # the table measures the default's bands
             about_bands.append(UNWIDENED_NOTE)
             notes.append(UNWIDENED_NOTE)
@@ -906,7 +931,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                 about_bands.append(UNWIDENED_MEDIAN.format("one task" if n_tasks == 1 else "2 tasks") if own
                                    else UNWIDENED_OTHERS.format(metric_label(options.statistic_name)))
                 notes.append(about_bands[-1])
-            notes += _calibration_notes(options, fewest.min(), n_tasks, "studentized", about_bands, measured)
+            # every agent's bands the mean's reflected: the mean's rows measure them (the same coverage)
+            notes += _calibration_notes(mean_options if as_mean.all() else options, fewest.min(), n_tasks,
+                                        "studentized", about_bands, measured)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -922,7 +949,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         pvalues, band = np.where(cut, np.nan, pvalues), np.where(cut[:, None], np.nan, band)
         comparisons.append((difference, band, pvalues, null.shape[0] if exact else None, cut))
     notes += _one_run_comparisons_note(design, pair_codes, [c[4] for c in comparisons], at_step, grid)
-    notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options)
+    notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options,
+                                 [no_difference_words(c[0], c[4]) for c in comparisons])
     pointwise = np.where(short[:, :, None], np.nan, pointwise)
     bands = [(np.where(m[:, None], np.nan, b), np.where(m, np.nan, se), np.where(m, np.nan, c))
              for (b, se, c), m in zip(bands, short)]
@@ -1007,14 +1035,16 @@ def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid):
             "included; add runs that reach those steps"]
 
 
-def _unrejectable_notes(design, pair_codes, pvalues, options):
+def _unrejectable_notes(design, pair_codes, pvalues, options, verdicts):
     """Notes naming the comparisons that no data could make reject (audit s13): relabelling whole runs within tasks
     has :func:`relabellings` labellings, and no p-value falls below :func:`smallest_attainable` (nor, drawn, below
-    1 / (B + 1)). Said only of a pair with no step declared different; and the pairs whose labellings were all
+    1 / (B + 1)). Said only of a pair with no step declared different and some step compared, quoting its verdict,
+    ``verdicts`` (:func:`no_difference_words`; audit s27 curvegap27: it quoted "no step differs" where the verdict
+    printed "no step compared differs"); and the pairs whose labellings were all
     enumerated (:func:`enumerated`), whose p-values are then exact, and those with no more labellings than
     ``n_resamples`` drawn at random all the same, their table too large to list (audit s22)."""
     found, listed_all, drawn = {}, {}, {}
-    for (i, j), p in zip(pair_codes, pvalues):
+    for (i, j), p, words in zip(pair_codes, pvalues, verdicts):
         n_i, n_j = design.counts[:, i], design.counts[:, j]
         labellings = relabellings(n_i, n_j)
         exact_null = enumerated(n_i, n_j, options.n_resamples)
@@ -1023,7 +1053,7 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
             listed_all.setdefault(labellings, []).append(pair)
         elif labellings <= options.n_resamples:
             drawn.setdefault((labellings, int(n_i.sum() + n_j.sum())), []).append(pair)
-        if np.nanmin(p, initial=np.inf) <= options.alpha:
+        if np.nanmin(p, initial=np.inf) <= options.alpha or words == "compared at no step":  # nothing to say
             continue
         exact = smallest_attainable(n_i, n_j)
         floor = exact if exact_null else monte_carlo_pvalue(0, options.n_resamples)
@@ -1035,7 +1065,7 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
             where = (f"with {options.n_resamples} relabellings" if few
                      else f"at {runs_text} of each agent on {count(design.n_tasks, 'task')}")
             advice = "raise n_resamples" if few else "add runs or tasks"
-            found.setdefault((where, smallest, advice), []).append(pair)
+            found.setdefault((where, smallest, advice, words), []).append(pair)
     exact_notes = [f"the max-T permutation p-values of {join_and(pairs)} are exact: all {labellings:,} relabellings "
                    f"of whole runs within tasks were enumerated (no more than n_resamples = {options.n_resamples})"
                    for labellings, pairs in listed_all.items()]
@@ -1047,8 +1077,8 @@ def _unrejectable_notes(design, pair_codes, pvalues, options):
                    for (labellings, runs), pairs in drawn.items()]
     return exact_notes + drawn_notes + [
         cannot_reject(f"max-T permutation test of {join_and(pairs)}", smallest, options.alpha, where)
-        + f", so 'no step differs' says nothing of the curves; {advice}"
-        for (where, smallest, advice), pairs in found.items()]
+        + f", so '{words}' says nothing of the curves; {advice}"
+        for (where, smallest, advice, words), pairs in found.items()]
 
 
 def repeat_share(counts):
@@ -1059,7 +1089,7 @@ def repeat_share(counts):
 
 
 def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, repeats, options, notes, agents,
-                 skewness=None, reached=None, grid=None, df=None):
+                 skewness=None, reached=None, grid=None, df=None, names=None):
     """Each agent's pointwise and simultaneous bands (with standard errors and critical values): the hull of the
     bootstrap-t band and the expanded one, withheld (NaN) where the bootstrap-t band is (2 runs of a task; steps
     where more than the tail of resamples repeat one run in every task, ``repeats``; resamples without spread at a
@@ -1069,8 +1099,11 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
     that skewness and ``df`` (agents, steps), the steps' effective degrees of freedom (:func:`kernels.hall_band`). ``notes``: (the result's
     notes, those on how bands are made, which print only where some band is shown). ``reached`` (agents, steps): the
     optimality gap's steps where every run of the agent is at or above gamma (its gap 0 in every resample), whose
-    withheld bands the note says so of, on ``grid`` (audit s20: "add runs" cannot give them a spread)."""
+    withheld bands the note says so of, on ``grid`` (audit s20: "add runs" cannot give them a spread). ``names``:
+    each agent's built-in statistic where they differ (the optimality gap's agents whose bands are the mean's,
+    :func:`_gap_as_mean`; ``skewness`` then a list, None for an agent not widened); None: ``options``' for all."""
     notes, about_bands = notes
+    names = [options.statistic_name] * len(raw) if names is None else names
     pointwise, bands, withheld, at_gamma = [], [], [], []
     said = names_shown(agents)  # the names as the notes' lists write them (quoted where one holds a comma)
     two = [agent for agent, n in zip(said, fewest) if n < MIN_STUDENTIZED_RUNS]
@@ -1100,7 +1133,7 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
         out = short[j] | repeated[j] | ~np.isfinite(repeats[j])
         r = np.where(out[None, :], np.nan, r)
         point, simultaneous = kernels.studentized_bands(r, e[1:], estimates[j], e[0], options.confidence_level,
-                                                        tolerance[j], kernels.SE_FLOOR[options.statistic_name])
+                                                        tolerance[j], kernels.SE_FLOOR[names[j]])
         point[repeated[j]] = simultaneous[repeated[j]] = np.nan
         given = np.isfinite(estimates[j]) & ~out & np.isfinite(expanded[0][j]).all(axis=1)
         lost = given & ~(np.isfinite(point).all(axis=1) & np.isfinite(simultaneous).all(axis=1))
@@ -1111,11 +1144,11 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
             withheld.append(f"{said[j]} at {count(int((lost & ~zero).sum()), 'step')}")
         point = kernels.hull(point, expanded[0][j])
         simultaneous = kernels.hull(simultaneous, expanded[1][j][0])
-        if skewness is not None:  # the median's middle tasks' means (audit s12) and the mean are skewed like the runs
+        if skewness is not None and skewness[j] is not None:  # the median (audit s12) and the mean: skewed like the runs
             error = np.nan_to_num(e[0])  # a step without a standard error is not widened
             point = skew_widened(point, error, skewness[j], options.confidence_level)
             simultaneous = skew_widened(simultaneous, error, skewness[j], options.confidence_level)
-            if options.statistic_name == "mean":  # audit s25 band25: the first-order term alone fell short
+            if names[j] == "mean":  # audit s25 band25: the first-order term alone fell short
                 point = kernels.hull(point, kernels.hall_band(estimates[j], error, skewness[j], df[j],
                                                               options.confidence_level))
         # a band holding the whole curve at the level holds each step at it: never narrower than the pointwise band
@@ -1140,7 +1173,7 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
            + (", the runs' skewness pooled over tasks and steps, and the pointwise band also holds Hall's "
               "skew-corrected t band at that skewness (Hall, 1992), its end on the side of the skew continued "
               "along its tangent where Hall's cubic flattens" if options.statistic_name == "mean" else "")
-           if skewness is not None else "")
+           if skewness is not None and options.statistic_name in ("mean", "median") else "")
         + ". bands=\"expanded\" gives the second alone, the bands of earlier versions")
     notes.append(about_bands[-1])
     if at_gamma:
@@ -1196,6 +1229,34 @@ def _reached_gamma(design, matrix, starts, options):
     there = np.zeros_like(short)
     np.add.at(there, agent, logged)
     return (short == 0) & (there > 0)
+
+
+def _gap_as_mean(design, matrix, starts, options):
+    """(agents,) for the optimality gap under the default bands: no score of the agent logged at a grid step (on
+    the rows analysed) is above gamma, so that at every step its gap is gamma minus its mean of task means and takes
+    the mean's bands reflected, pointwise and simultaneous (``statistics.gap_is_mean``, bootstrap()'s rule for its
+    gap interval; audit s27 curvegap27: its own studentised bands lacked the mean's widening on the side of the
+    runs' skew and Hall's band, at 2 tasks x 5 skewed runs up to 0.07 short on that side). Decided per agent over
+    all steps, not step by step: the simultaneous band is one band over the steps (the largest ratio over them),
+    which is the mean's reflected only where the gap is gamma minus the mean at every step; an agent with a score
+    above gamma at some step keeps the gap's own bands at every step, as bootstrap() decides per agent. The other
+    band methods keep theirs: ``bands="expanded"`` was already the mean's reflected (the same resamples), and
+    ``bands="studentized_unwidened"`` is the default before audit s25 bit for bit."""
+    if options.statistic != "optimality_gap" or options.bands != "studentized":
+        return np.zeros(design.n_agents, dtype=bool)
+    return gap_is_mean(matrix, design.agent[starts], design.n_agents, options.gamma)
+
+
+def _gap_as_mean_note(agents, which, gamma):
+    """The line saying which agents' optimality gap bands are their mean's reflected (:func:`_gap_as_mean`)."""
+    whose = join_and(names_shown([a for a, w in zip(agents, which) if w], among=agents), limit=4)
+    subject = "every agent" if np.all(which) else whose
+    keeps = "" if np.all(which) else "; the other agents, with a score above gamma, keep the gap's own bands"
+    return (f"every score of {subject} logged at the grid steps is at or below gamma = {signif(gamma)}, so "
+            f"{'its' if not np.all(which) and which.sum() == 1 else 'each'} optimality gap is gamma minus its mean "
+            "of task means at every step: it takes that mean's bands reflected (gamma minus their ends), pointwise "
+            "and simultaneous, by their method (the standard error floored, widened on the side of the runs' skew, "
+            f"the pointwise band holding Hall's band) and their rules for withholding them{keeps}")
 
 
 def _floor_words(statistic):

@@ -349,8 +349,9 @@ def _task_shapes(values, task_of, n_tasks):
         third = np.einsum("tr,rs->ts", member, deviation ** 3)
         g1 = shape_ratios(sizes.ravel(), second.ravel(), third.ravel())[0].reshape(sizes.shape)
         variance = second / np.maximum(sizes - 1.0, 1.0)
+        share = variance / sizes  # NaN where a task has no run logged (not usable): no RuntimeWarning (curvegap27)
     usable = (sizes >= 3) & (variance > 0)
-    return np.where(usable, g1, 0.0), usable, variance / sizes, sizes, means
+    return np.where(usable, g1, 0.0), usable, share, sizes, means
 
 
 def median_skewness(values, task_of, n_tasks):

@@ -38,6 +38,17 @@ def step_ranges(pairs, limit=None):
                        for a, b in pairs), limit)
 
 
+def no_difference_words(differences, withheld=None):
+    """What the verdict of a pair says where no step is declared different: "no step differs", or where some steps
+    were not compared (withheld, ``difference_withheld``, or without a difference where a curve is missing) "no step
+    compared differs", and "compared at no step" where none was (audit s27: a claim of steps never compared); the
+    words the cannot-reject note quotes (curvegap27). Scores without spread (a p-value NaN, the difference 0) are
+    compared: no step differs."""
+    uncompared = np.isnan(differences) | (False if withheld is None else withheld)
+    return ("no step differs" if not uncompared.any() else "compared at no step" if uncompared.all() else
+            "no step compared differs")
+
+
 def _at_steps(pairs):
     """"at step 7k" of one step, "at steps 5k-7k, 9k" of more (audit s15: "at steps 7k")."""
     one = len(pairs) == 1 and pairs[0][0] == pairs[0][1]
@@ -173,13 +184,15 @@ class CurvesResult(Result):
 
         Columns: step, estimate, conf_low, conf_high (the band at level 1 - alpha from the same
         relabellings as the test, so it excludes 0 where the step is significant), p_adjusted
-        (max-T over all steps), significant (p_adjusted <= alpha; missing, a nullable boolean column, at the steps
-        where the comparison is withheld, ``difference_withheld``).
+        (max-T over all steps), significant (p_adjusted <= alpha; missing, a nullable boolean column, wherever
+        p_adjusted is: at the steps where the comparison is withheld, ``difference_withheld``, and where a task has no
+        run of either agent logged, whose curve is missing there).
         """
         i, sign = self._pair_index(a, b)
         band = self.difference_bands[i] * sign
         significant = self.difference_pvalues[i] <= self.alpha
-        withheld = self._withheld(i)
+        # audit s27 curvegap27: a step without a p-value (a curve missing there) said False, a decision never made
+        withheld = self._withheld(i) | np.isnan(self.difference_pvalues[i])
         return pd.DataFrame({
             "step": self.steps, "estimate": self.differences[i] * sign,
             "conf_low": np.minimum(band[:, 0], band[:, 1]), "conf_high": np.maximum(band[:, 0], band[:, 1]),
@@ -218,9 +231,7 @@ class CurvesResult(Result):
             withheld = self._withheld_words(i)
             if not parts:
                 # audit s27: "no step differs" of steps never compared would be a claim of them
-                parts.append(f"{a} and {b}: " + ("no step differs" if withheld is None else
-                                                 "compared at no step" if self._withheld(i).all() else
-                                                 "no step compared differs"))
+                parts.append(f"{a} and {b}: " + no_difference_words(self.differences[i], self._withheld(i)))
             out.append(((a, b), "; ".join(parts + ([withheld] if withheld else []))))
         return out
 
