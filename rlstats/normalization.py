@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, close_names, rows_described, warn
 from .options import check_bool, keywords_checked
-from .format import integer, join_and, listed, signif
+from .format import count, integer, join_and, listed, signif
 from .interop import frame_library, as_pandas
 from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
                          key_values)
@@ -102,18 +102,20 @@ def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, h
     finite = np.isfinite(values)
     if bound is None or not finite.any():
         return None
-    order = np.argsort(position[finite], kind="stable")
-    task, given, normal = position[finite][order], values[finite][order], normalised[finite][order]
-    present, starts = np.unique(task, return_index=True)
+    from .statistics import _medians_by
+
+    task, given = position[finite], values[finite]
+    present = np.unique(task)
     if present.size < UNITS_MIN_TASKS:
         return None
-    medians = np.array([np.median(part) for part in np.split(normal, starts[1:])])
-    sizes = np.array([np.median(np.abs(part[part != 0])) if (part != 0).any() else np.nan  # a 0 is 0 in any units
-                      for part in np.split(given, starts[1:])]) / np.maximum(np.abs(lo), np.abs(hi))[present]
+    medians = _medians_by(normalised[finite], task, len(tasks))[present]
+    nonzero = given != 0  # a 0 is 0 in any units: a task of zeros only has no size (nan)
+    sizes = (_medians_by(np.abs(given[nonzero]), task[nonzero], len(tasks))[present]
+             / np.maximum(np.abs(lo), np.abs(hi))[present])
     middle = float(np.median(medians))
     typical = float(np.nanmedian(sizes)) if (~np.isnan(sizes)).any() else np.nan
     power = None if not typical > 0 else round(float(np.log10(typical / UNITS_TYPICAL)))
-    n_tasks = f"{integer(len(medians))} task{'' if len(medians) == 1 else 's'}"
+    n_tasks = count(len(medians), "task")
     if abs(middle) > bound:
         power = max(1, power or 1)
         beyond = sorted((tasks[t] for t in present[np.abs(medians) > bound]), key=str)
@@ -726,6 +728,10 @@ def load_reference(option: Normalizer) -> Normalizer:
     return named_reference(keywords, _reference_frame(name), name)
 
 
+#: The keys of ``normalize=`` given as a dict (``name`` is the loader's own, :func:`named_reference`)
+_DICT_KEYS = ("reference", "low", "high", "check_units")
+
+
 def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalizer, *,
                        other_columns: Iterable[str] = (), step: str | None = None,
                        units: bool = True) -> tuple[pd.DataFrame, list[Note]]:
@@ -760,11 +766,11 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
     keywords: dict[str, Any] = dict(reference) if isinstance(reference, Mapping) else {"reference": reference}
     if "reference" not in keywords:
         raise OptionError("normalize= as a dict must hold 'reference' (and optionally 'low', 'high', 'check_units')")
-    ours = ("reference", "low", "high", "check_units") + (("name",) if isinstance(reference, _Loaded) else ())
+    ours = _DICT_KEYS + (("name",) if isinstance(reference, _Loaded) else ())
     other = next((key for key in keywords if key not in ours), None)
     if other is not None:  # audit s21: a TypeError of _normalized (the formula names the task and score columns)
-        close = close_names(other, ["low", "high", "reference", "check_units"], n=1)
-        raise OptionError(f"normalize= as a dict takes the keys 'reference', 'low', 'high' and 'check_units'; got "
+        close = close_names(other, list(_DICT_KEYS), n=1)
+        raise OptionError(f"normalize= as a dict takes the keys {join_and(map(repr, _DICT_KEYS))}; got "
                           f"{other!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     if "check_units" in keywords:
         keywords["check_units"] = check_bool("normalize= 'check_units'", keywords["check_units"])
