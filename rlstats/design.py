@@ -873,8 +873,9 @@ def _emptied_levels_dropped(data, kept):
     for i in range(data.shape[1]):  # by position: a column's name may be any label, or repeated (review27a)
         if isinstance(data.dtypes.iloc[i], pd.CategoricalDtype):
             before, after = (set(pd.unique(frame.iloc[:, i].dropna())) for frame in (data, kept))
-            if before - after:
-                emptied[i] = [level for level in data.iloc[:, i].cat.categories if level in before - after]
+            gone = before - after
+            if gone:
+                emptied[i] = [level for level in data.iloc[:, i].cat.categories if level in gone]
     if not emptied:
         return kept
     kept = kept.copy()

@@ -273,7 +273,7 @@ class CopiedTasks(NamedTuple):
     shared: NDArray[np.intp]
     #: the joint chance bound (:func:`_copied_tasks`)
     chance: NDArray[np.float64]
-    #: of those agents, the pairs of cells that count alone too (in :class:`CopiedAcross`' pairs)
+    #: of those agents, the pairs of cells that count alone too (said here, not among :class:`CopiedAcross`' pairs)
     alone: NDArray[np.intp]
 
 

@@ -19,7 +19,7 @@ from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_generator, seed_sequence
-from ...statistics import best_of, block_value_order, bonferroni, holm, median_is_mean, near_tie_note, near_ties
+from ...statistics import best_of, block_value_order, bonferroni, holm, near_tie_note, near_ties
 from ...vocabulary import median_is_mean_words
 from .._replication import verdict
 from . import _calibration as calibration
@@ -612,15 +612,16 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     notes += [note for note in result.weighting_notes if note not in design.notes]
     # intervals the bootstrap withheld: the row would print none without saying why (audit s11); its own note's way on
     # (interval="percentile") is no option of task_table
-    if complete.n_tasks == 1 and np.isnan(result.intervals[:, 0, :]).all():
+    withheld = np.isnan(result.intervals[:, 0, :]).all()
+    if complete.n_tasks == 1 and withheld:
         notes.append(f"the aggregate row's intervals are withheld: it reads one task ({complete.tasks[0]}), where the "
                      "stratified bootstrap's intervals fell well short of their level in simulations; add tasks on "
                      "which every agent has runs")
     else:
         notes += [note for note in result.withheld_notes if note not in design.notes]
-    # the median of 1-2 task means is their mean, and the bootstrap gives it the mean's interval (its own note of it is
-    # not among the fields above; audit s27: the row took the mean's interval without saying so)
-    if metric == "median" and median_is_mean(complete.n_tasks) and not np.isnan(result.intervals[:, 0, :]).all():
+    # where the bootstrap gave the median the mean's interval (1-2 task means: their mean), said; its own note of it is
+    # not among the fields above (audit s27: the row took the mean's interval without saying so)
+    if tuple(result._interval_kinds) != tuple(result._kinds) and not withheld:
         notes.append(f"the aggregate row: {median_is_mean_words(complete.n_tasks)}, and takes its interval")
     # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19), nor the
     # normalised tasks of a stack whose raw ones it leaves out (audit s24: ``complete`` reads them, not ``design``)
