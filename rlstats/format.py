@@ -118,13 +118,14 @@ def format_cell(value: object, digits: int = 5) -> str:
 
 def _data_columns(frame):
     """The columns of a table that are the data's labels (agents), by ``attrs["rlstats_label_columns"]``: True, those
-    after the first; a number n, those after the first n (0: every column). They are headed as they are in every
+    after the first; a number n, those after the first n (0: every column; False or None, unlike 0: none). They are
+    headed as they are in every
     format, so an agent named like a tidy column (simulate's agent_1) is not relabelled "1st agent" (audit s8,
     s27)."""
     leading = frame.attrs.get("rlstats_label_columns")
     if leading is None or leading is False:
         return set()
-    return set(frame.columns[1 if leading is True else int(leading):])
+    return set(frame.columns[int(leading):])
 
 
 def _formatted(frame, digits, labels=False):

@@ -384,8 +384,9 @@ class Result:
 
     def _latex_captions(self):
         """Sentences ending the LaTeX captions of summary()'s tables (name -> text): what a table's numbers are,
-        where the print says it in lines the table does not carry."""
-        return {}
+        where the print says it in lines the table does not carry; by default the keys under the tables
+        (:meth:`_summary_keys`) as sentences."""
+        return {name: fmt.sentence_start(key) + "." for name, key in self._summary_keys().items()}
 
     def _latex_headings(self):
         """summary()'s table names as their LaTeX captions say them (name -> text, :class:`Summary`'s ``headings``),

@@ -107,12 +107,13 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     _add_key_file(update, "(set when the state is created; needed by every later call)")
     # the keywords of AdaStop (and of its update) the flags set, for its messages' hints (key= is left: those
     # messages name both --key-file and the Python keyword)
-    update.set_defaults(run=run_update, flags=flag_table(update))
+    flags = flag_table(update)
+    update.set_defaults(run=run_update, flags=flags)
 
     status = commands.add_parser("status", help="print the decisions so far and what to run next", **shown)
     status.add_argument("state", help="JSON state file (- reads standard input)")
     _add_key_file(status, "(needed when the state was created with one)")
-    status.set_defaults(run=run_status, flags=flag_table(update))  # its notes' hints as update takes them
+    status.set_defaults(run=run_status, flags=flags)  # its notes' hints as update takes them
 
     plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file", **shown)
     plot.add_argument("state", help="JSON state file (- reads standard input)")
@@ -120,7 +121,7 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     plot.add_argument("--kind", choices=("decisions", "scores", "boundaries"), default="decisions",
                       help="which figure (default: decisions)")
     _add_key_file(plot, "(needed when the state was created with one)")
-    plot.set_defaults(run=run_plot, flags=flag_table(update))  # its warnings' hints as update takes them
+    plot.set_defaults(run=run_plot, flags=flags)  # its warnings' hints as update takes them
     return adastop
 
 
@@ -324,8 +325,8 @@ def _check_unchanged(seq, args, path):
             raise _usage_error(f"{path} already holds a test with {name} = {state['options'][name]!r}; {flag} "
                                f"{value!r} only applies when the state is created (delete {path} to start a new test)")
     if args.seed is not None and state["seed"]["record"] != args.seed:
-        raise _usage_error(f"{path} already holds a test seeded with {state['seed']['record']!r}; --seed "
-                           "only applies when the state is created")
+        raise _usage_error(f"{path} already holds a test seeded with {state['seed']['record']!r}; "
+                           f"{args.flags['rng']} only applies when the state is created")
 
 
 def _load(path, key, flags):

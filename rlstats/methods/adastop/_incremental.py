@@ -526,17 +526,18 @@ def rejecting_sizes(seq: AdaStop) -> tuple[int | None, int | None] | None:
     if schedule.reject_level[-1] > 0:
         return None
 
-    def smallest(sizes, interim):  # the first size whose schedule spends, or None once a larger size changes nothing
-        for n, K in sizes:
+    def smallest(sizes, design, interim):  # the first size whose schedule spends, or None once a larger one is alike
+        for size in sizes:
+            n, K = design(size)
             found = kernels.make_schedule(n, K, schedule.n_resamples, schedule.alpha, enumerate_paths=not seq._joint)
             if found.reject_level[-1] > 0:
-                return n if K == schedule.max_interims else K
+                return size
             if not found.exact[interim]:
                 return None
         return None
 
-    return (smallest(((n, schedule.max_interims) for n in range(1, MAX_N + 1)), 0),
-            smallest(((schedule.n, K) for K in range(1, MAX_K + 1)), -1))
+    return (smallest(range(1, MAX_N + 1), lambda n: (n, schedule.max_interims), 0),
+            smallest(range(1, MAX_K + 1), lambda K: (schedule.n, K), -1))
 
 
 def _state_draws(state, version):

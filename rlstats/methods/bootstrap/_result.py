@@ -251,10 +251,6 @@ class BootstrapResult(Result):
         key = self._floored_key()
         return {self._table_name(): key} if key else {}
 
-    def _latex_captions(self):
-        key = self._floored_key()
-        return {self._table_name(): fmt.sentence_start(key) + "."} if key else {}
-
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per metric and agent: agent, metric, estimate, conf_low, conf_high."""
         k, m = self.estimates.shape
@@ -439,12 +435,10 @@ class BootstrapResult(Result):
 # What a probability of improvement estimates, in print and summary: the direction, and ties (whole games of runs
 # tie exactly on Atari's Freeway or Pong) counting one half, so never "P(agent_1 > agent_2)" alone (audit s16); the
 # agents said as the table heads them in every format (audit s27: "P(agent_1 > agent_2)" over agents named agent_1)
-_POI_ESTIMAND = "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2 within a task, averaged over tasks"
-
-
 def _poi_estimand(tasks):
-    """:data:`_POI_ESTIMAND`, or on one task that task's alone (audit s19), the agents' columns said by their labels
-    (:func:`rlstats.vocabulary.label`), as every format heads them."""
+    """"P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2 within a task, averaged over tasks", or on one task
+    that task's alone (audit s19), the agents' columns said by their labels (:func:`rlstats.vocabulary.label`), as
+    every format heads them."""
     a, b = column_label("agent_1"), column_label("agent_2")
     return f"P({a} > {b}) + P({a} = {b}) / 2 {fmt.over_tasks(tasks, 'within a task, averaged over tasks')}"
 
@@ -502,7 +496,8 @@ class ProbabilityOfImprovementResult(Result):
         return {_poi_estimand(self.tasks): table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
-        """One row per pair: agent_1, agent_2, estimate (:data:`_POI_ESTIMAND`), conf_low, conf_high."""
+        """One row per pair: agent_1, agent_2, estimate (the probability of improvement,
+        :func:`_poi_estimand`), conf_low, conf_high."""
         return pd.DataFrame({
             "agent_1": [x for x, _ in self.pairs], "agent_2": [y for _, y in self.pairs],
             "estimate": self.estimates, "conf_low": self.intervals[:, 0], "conf_high": self.intervals[:, 1],

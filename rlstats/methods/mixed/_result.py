@@ -229,9 +229,6 @@ class MixedResult(Result):
         return {self._pairs_name(): f"estimate: the {label('agent_1')}'s estimated marginal mean minus the "
                                     f"{label('agent_2')}'s"}
 
-    def _latex_captions(self):
-        return {name: fmt.sentence_start(key) + "." for name, key in self._summary_keys().items()}
-
     # ---- tidy output ------------------------------------------------------------------
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair of agents: the difference of their estimated marginal means (agent_1 - agent_2)."""

@@ -349,9 +349,6 @@ class SkillingsMackResult(Result):
                     f"negative favours the {first})")
         return {self._pairs_name(): f"estimate: {said}"}
 
-    def _latex_captions(self):
-        return {name: fmt.sentence_start(key) + "." for name, key in self._summary_keys().items()}
-
     def _posthoc_name(self):
         control = "" if self.control is None else f", each agent against {self.control}"
         if self._pair_is_omnibus():  # one pair, its test the omnibus one: no adjustment, no critical difference
