@@ -1124,6 +1124,8 @@ def gap_is_mean(scores: ArrayLike, agent: ArrayLike, n_agents: int, gamma: float
     above = np.asarray(scores) > gamma  # NaN: False
     per_row = above.reshape(above.shape[0], -1).sum(axis=1)
     return np.bincount(np.asarray(agent), weights=per_row, minlength=n_agents) == 0
+
+
 #: The short name of such an interval where a table names its method (equivalence's aggregate of the mean).
 WELCH_FLOOR_NAME = "bootstrap-t with Welch t floor"
 #: A bound the Welch floor sets whose bootstrap-t bound lies more than this many of its Monte Carlo SEs inside it is

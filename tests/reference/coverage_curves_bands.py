@@ -274,10 +274,10 @@ MEAN_BANDS = "the mean's bands"
 def configuration(point):
     """``MEAN_BANDS`` at a grid point of the median on 2 tasks (where ``curves()`` gives it the mean's bands), else
     ``""``."""
-    from rlstats.statistics import MEDIAN_IS_MEAN_TASKS
+    from rlstats.statistics import median_is_mean
 
     statistic, _, tasks = point[:3]
-    return MEAN_BANDS if statistic == "median" and tasks <= MEDIAN_IS_MEAN_TASKS else ""
+    return MEAN_BANDS if statistic == "median" and median_is_mean(tasks) else ""
 
 
 def table_rows(point, n_sim, quick=False):
