@@ -102,15 +102,15 @@ def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, h
     finite = np.isfinite(values)
     if bound is None or not finite.any():
         return None
-    from .statistics import _medians_by
+    from .statistics import medians_by
 
     task, given = position[finite], values[finite]
     present = np.unique(task)
     if present.size < UNITS_MIN_TASKS:
         return None
-    medians = _medians_by(normalised[finite], task, len(tasks))[present]
+    medians = medians_by(normalised[finite], task, len(tasks))[present]
     nonzero = given != 0  # a 0 is 0 in any units: a task of zeros only has no size (nan)
-    sizes = (_medians_by(np.abs(given[nonzero]), task[nonzero], len(tasks))[present]
+    sizes = (medians_by(np.abs(given[nonzero]), task[nonzero], len(tasks))[present]
              / np.maximum(np.abs(lo), np.abs(hi))[present])
     middle = float(np.median(medians))
     typical = float(np.nanmedian(sizes)) if (~np.isnan(sizes)).any() else np.nan

@@ -423,7 +423,7 @@ def _countable(value, cell, held):
     return out
 
 
-def _medians_by(e, group, n_groups):
+def medians_by(e, group, n_groups):
     """The median of ``e`` within each group (``group``: each value's, in ``range(n_groups)``), as ``np.median`` takes
     it (the mean of the middle two); nan for an empty group.  One sort, no loop over groups."""
     by = np.lexsort((e, group))
@@ -441,7 +441,7 @@ def _median_exponents(v, c, cells):
     runs; ``v``, ``c``: the scores and cells sorted by cell."""
     mine = np.isin(c, cells)
     _, group = np.unique(c[mine], return_inverse=True)  # cells in order: c sorted, cells unique sorted
-    return _medians_by(_decimal_exponents(v[mine]), group.reshape(-1), cells.size)
+    return medians_by(_decimal_exponents(v[mine]), group.reshape(-1), cells.size)
 
 
 def _scales(v, first, last, q):
@@ -541,7 +541,7 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     # the median decimal step of the scores each pair shares: values a cell's runs reach exactly (a gridworld's
     # optimal return 0.955 amid means of 8 decimals) are shared at their own, coarser, resolution; a median, so that
     # a unit such as 1 / 3 turning some copied scores round (300.39 / 3 = 100.13) leaves it as it was
-    shared_q = _power_of_ten(_medians_by(_decimal_exponents(shared), inverse.reshape(-1), pairs.size))
+    shared_q = _power_of_ten(medians_by(_decimal_exponents(shared), inverse.reshape(-1), pairs.size))
     # COPY_CHANCE shared among the pairs of cells of different blocks holding two runs or more
     runs = np.bincount(cell, minlength=n_cells)
     per_block = np.bincount(block, weights=(runs >= 2).astype(float), minlength=int(block.max()) + 1)
@@ -763,7 +763,7 @@ def _near_share_across_blocks(v, c, block):
     integer returns (a game's score over the episodes of an iteration, k / n) lie on a lattice far coarser than
     their decimal step, and a pair of cells of 5 runs each shares two of them by chance where the runs of thousands
     of cells nearly tie as often (the Dopamine baselines' IceHockey, each iteration read as a task)."""
-    q = _power_of_ten(_medians_by(_decimal_exponents(v), c, int(c.max()) + 1))[c]  # each cell's median step
+    q = _power_of_ten(medians_by(_decimal_exponents(v), c, int(c.max()) + 1))[c]  # each cell's median step
     t = block[c]
     order = np.argsort(v, kind="stable")
     s, q, t = v[order], q[order], t[order]

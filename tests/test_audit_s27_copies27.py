@@ -1,7 +1,7 @@
 """Audit s27 (copies27): the copied-runs detection of sessions 25-26.
 
 Part A (no change of behaviour): one vectorised pass over the candidate cells and pairs, one bound
-``_log_poisson_tail``, one grouped median ``_medians_by``; checked bit for bit by ``tests/reference/copied_runs_dump.py``
+``_log_poisson_tail``, one grouped median ``medians_by``; checked bit for bit by ``tests/reference/copied_runs_dump.py``
 (every output and note on the loader's datasets and 160 synthetic frames); timings in benchmarks/README.md.
 
 Part B: session 26's strict xfails about copies (test_audit_s26_review26a.py).
