@@ -301,7 +301,6 @@ def _short_steps(design, matrix, starts, grid):
     short = np.zeros((design.n_agents, grid.size), dtype=bool)
     repeats = np.zeros((design.n_agents, grid.size))
     at_step = np.zeros((design.n_agents, grid.size, design.n_tasks), dtype=int)
-    cells = {}
     for s in range(grid.size):
         counts = np.zeros((design.n_tasks, design.n_agents), dtype=int)
         np.add.at(counts, (design.task[starts], design.agent[starts]), logged[:, s])
@@ -309,14 +308,11 @@ def _short_steps(design, matrix, starts, grid):
         repeats[:, s] = np.where((counts > 0).all(axis=0), repeat_share(counts), np.nan)
         mask = verdict("curves", counts, outputs=("step_bands",)).mask("step_bands", counts.shape)
         short[:, s] = mask.any(axis=0)
-        for t, a in zip(*np.nonzero(mask)):
-            cells.setdefault(design.agents[a], set()).add(design.tasks[t])
     if not short.any():
         return short, None, repeats, at_step
     where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid, short[a])}), where "
-                      f"{join_and(names_shown(sorted(cells[agent]), design.tasks))} "
-                      f"{'has' if len(cells[agent]) == 1 else 'have'} one run "
-                      "logged" for a, agent in enumerate(design.agents) if short[a].any())
+                      + _tasks_having(grid, (at_step[a] == 1).T, design.tasks, short[a], "one run")
+                      for a, agent in enumerate(design.agents) if short[a].any())
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
                    "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats, at_step
 
@@ -333,10 +329,8 @@ def _two_run_steps(design, at_step, grid, shown):
     for a, agent in enumerate(design.agents):
         if two[a].any():
             few = (at_step[a] > 0) & (at_step[a] < MIN_STUDENTIZED_RUNS) & two[a][:, None]
-            tasks = sorted(design.tasks[t] for t in np.flatnonzero(few.any(axis=0)))
             where.append(f"{agent} at {count(int(two[a].sum()), 'step')} ({_step_span(grid, two[a])}), where "
-                         f"{join_and(names_shown(tasks, design.tasks))} {'has' if len(tasks) == 1 else 'have'} 2 runs "
-                         "logged")
+                         + _tasks_having(grid, few.T, design.tasks, two[a], "2 runs"))
     return two, (f"bands of the curves are withheld for {'; '.join(where)}: with 2 runs of a task, half of a task's "
                  "resamples repeat one run, and no band simulated at 2 runs per task held its level; add runs that "
                  "reach those steps")
@@ -415,14 +409,53 @@ def _unlogged_note(design, matrix, starts, grid, logged, stops, custom):
     for a, agent in enumerate(design.agents):
         mine = empty[a] & ~nothing
         if mine.any():
-            tasks = [design.tasks[t] for t in np.flatnonzero((counts[:, a] == 0)[:, mine].any(axis=1))]
-            parts.append(f"{agent} has no run logged on {join_and(names_shown(tasks, design.tasks))} at "
-                         f"{count(int(mine.sum()), 'step')} "
-                         f"({_step_span(grid, mine)})")
+            on, every, _ = _on_tasks(grid, (counts[:, a] == 0) & mine, design.tasks, mine)
+            parts.append(f"{agent} has no run logged {on} at {count(int(mine.sum()), 'step')} "
+                         f"({_step_span(grid, mine)})" if every else
+                         f"{agent} has no run logged at {count(int(mine.sum()), 'step')} ({_step_span(grid, mine)}): "
+                         f"{on}")
     what = ("the statistic function gets a task without runs (NaN-padded)" if custom
             else "curves and bands are missing")
     return (f"{what} where a task has no run of the agent logged: {'; '.join(parts)}; pass steps= within the range "
             "the runs reach, or add runs that reach those steps")
+
+
+#: Groups of tasks a note names with their steps (tasks at the same steps said together); the rest are counted
+TASK_GROUPS_SHOWN = 4
+#: Task names a note lists in one group; the rest are counted
+TASKS_SHOWN = 5
+
+
+def _on_tasks(grid, per_task, tasks, covering):
+    """Where ``per_task`` ((tasks, steps) bool, rows in ``tasks``' order) holds, in words, each task with its own
+    steps (session 28: the tasks pooled over the steps read as every task at every step): "on t1 and t2" where every
+    task named holds at every step of ``covering`` (the steps the note counts); else tasks at the same steps said
+    together, in the order of their first step, "on t1 at steps 500k to 800k and on t2 and t3 at step 800k", past
+    ``TASK_GROUPS_SHOWN`` groups the rest counted ("and on 7 more tasks at other steps"). Returns (the words,
+    whether every task named holds at every step of ``covering``, the tasks named or counted)."""
+    rows = np.flatnonzero(per_task.any(axis=1))
+    masks, group_of = np.unique(per_task[rows], axis=0, return_inverse=True)
+    group_of = group_of.ravel()
+    order = np.argsort([np.argmax(m) for m in masks], kind="stable")
+    named = [names_shown([tasks[t] for t in rows[group_of == g]], tasks)
+             for g in order]
+    if len(masks) == 1 and np.array_equal(masks[0], covering):
+        return f"on {join_and(named[0], limit=TASKS_SHOWN)}", True, rows.size
+    parts = [f"on {join_and(n, limit=TASKS_SHOWN)} at step{'s' if masks[g].sum() > 1 else ''} "
+             f"{_step_span(grid, masks[g])}" for n, g in zip(named, order)]
+    rest = sum(len(n) for n in named[TASK_GROUPS_SHOWN:])
+    parts = parts[:TASK_GROUPS_SHOWN] + ([f"on {count(rest, 'more task')} at other steps"] if rest else [])
+    return join_and(parts), False, rows.size
+
+
+def _tasks_having(grid, per_task, tasks, covering, runs, agent=None):
+    """"t1 and t2 have one run (of A) logged" where every task named holds at every step of ``covering``, else "it (A)
+    has one run logged on t1 at steps 500k to 800k and on t2 at steps 700k to 800k" (:func:`_on_tasks`); ``runs``:
+    "one run", "2 runs"; ``agent``: the agent named, None where the note has named it already."""
+    on, every, n = _on_tasks(grid, per_task, tasks, covering)
+    if every:
+        return f"{on[3:]} {'has' if n == 1 else 'have'} {runs}{'' if agent is None else ' of ' + agent} logged"
+    return f"{'it' if agent is None else agent} has {runs} logged {on}"
 
 
 def _step_span(grid, mask):
@@ -1019,12 +1052,12 @@ def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid):
             continue
         whose = []
         for a in (i, j):
-            ones = ((at_step[a] == 1) & cut[:, None]).any(axis=0)
+            ones = (at_step[a] == 1).T & cut  # (tasks, steps): each task at its own steps (session 28)
             if ones.any():
-                tasks = names_shown(sorted(design.tasks[t] for t in np.flatnonzero(ones)), design.tasks)
-                whose.append(f"{join_and(tasks)} {'has' if len(tasks) == 1 else 'have'} one run of "
-                             f"{design.agents[a]} logged")
-        where = f"{count(int(cut.sum()), 'step')} ({_step_span(grid, cut)}), where {' and '.join(whose)}"
+                whose.append(_tasks_having(grid, ones, design.tasks, cut, "one run", design.agents[a]))
+        # each agent's tasks listed with their steps hold an "and" of their own: the agents apart by a comma
+        both = " and " if all(" at step" not in w for w in whose) else ", and "
+        where = f"{count(int(cut.sum()), 'step')} ({_step_span(grid, cut)}), where {both.join(whose)}"
         found.setdefault(where, []).append(f"{design.agents[i]} vs {design.agents[j]}")
     if not found:
         return []
