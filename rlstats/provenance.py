@@ -199,11 +199,17 @@ def _made_for(provenance, frame):
 #: ``Note.word`` is looked up here and never taken as a name to import: nothing read from a file runs as code.
 WORDINGS = frozenset({
     COUNTED, OF_ROWS, "rlstats.interop:_reword_positions", "rlstats.runs:_reword_grids", "rlstats.runs:_reword_summary",
+    "rlstats.runs:_reword_cells", "rlstats.runs:_reword_dropped",
     "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_minmax_analysed",
     "rlstats.normalization:_reword_sources",
     "rlstats.logs._read:_reword_early", "rlstats.logs._read:_reword_segments", "rlstats.logs._read:_reword_reruns",
     "rlstats.datasets._hpo:_reword_identical",
 })
+
+
+#: Wordings of row notes whose sentence also counts rows of the frame they were written for besides their items' ("1
+#: of 143 rows dropped"): said again of any other rows, all their items present or not (session 28 curvenotes28).
+RECOUNTED = frozenset({"rlstats.runs:_reword_dropped"})
 
 
 def _wording(note):
@@ -262,7 +268,7 @@ def _restrict(note, present, n_rows):
     # a count of one stacked frame's rows is counted again on its rows here, which a subset can thin without taking
     # any of the values binding it (audit s18: "(18 rows)" said of 9)
     recount = _counts_rows(note.word, note.data)
-    if len(kept) == len(note.items) and not recount:
+    if len(kept) == len(note.items) and not recount and note.word not in RECOUNTED:
         return note, False
     if not kept:
         return None, True

@@ -494,6 +494,14 @@ def _dropped_steps(data, design, step, starts):
 
     A dropped row counts for the run its agent, task and run columns name, when they and its step are given.
     """
+    dropped = _dropped_rows(data, design, step, starts)
+    return None if dropped is None else dropped[0]
+
+
+def _dropped_rows(data, design, step, starts):
+    """(per run, the sorted steps of its rows dropped by na_action; per run, how many of its rows were dropped, those
+    without a step too), or None when no row was dropped. A dropped row counts for the run its agent, task and run
+    columns name, when they are given."""
     if design.n_dropped_rows == 0 or design.row_position is None:
         return None
     f = design.formula
@@ -503,13 +511,16 @@ def _dropped_steps(data, design, step, starts):
     gone = data.iloc[np.flatnonzero(~kept)]
     run_of = {key: i for i, key in enumerate(zip(*(data[c].iloc[design.row_position[starts]] for c in columns)))}
     out = [[] for _ in starts]
+    rows = np.zeros(len(starts), dtype=int)
     # floats, a missing step NaN: a nullable Int64 step's pd.NA has no truth value in np.isfinite's test
     at_steps = pd.to_numeric(gone[step], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     for *key, at in zip(*(gone[c] for c in columns), at_steps):
         i = run_of.get(tuple(key))
-        if i is not None and np.isfinite(at):
-            out[i].append(float(at))
-    return [np.sort(np.array(steps_, dtype=float)) for steps_ in out]
+        if i is not None:
+            rows[i] += 1
+            if np.isfinite(at):
+                out[i].append(float(at))
+    return [np.sort(np.array(steps_, dtype=float)) for steps_ in out], rows
 
 
 def _across(xs, dropped, grid, method):
@@ -542,14 +553,52 @@ def dropped_note(design, starts, cells, grids, method, na_action, what="not read
     """The one note on grid cells that are not read because they would read a row dropped by ``na_action``
     (:func:`dropped_cells`' ``cells`` per run on ``grids[i]``), naming the first three (align_steps, summarize_runs,
     curves); None when there are none."""
-    where = [(i, g) for i, (mask, grid) in enumerate(zip(cells, grids)) for g in grid[mask]]
-    if not where:
-        return None
-    shown = "; ".join(f"{run_label(design, starts[i])} at step {format_step(g)}" for i, g in where[:3])
+    runs = _cell_runs(design, starts, cells, grids)
+    return _cells_words([run for _, run in runs], *_dropped_words(method, na_action, what)) if runs else None
+
+
+def _dropped_words(method, na_action, what):
+    """(unit, what) of :func:`dropped_note`'s words (:func:`_cells_words`)."""
     how = "the value of the step before" if method == "last" else "interpolation across it"
-    return (f"{count(len(where), 'grid step')} of {count(len({i for i, _ in where}), 'run')} {what} because "
-            f"{'its' if len(where) == 1 else 'their'} value would come from a row dropped by na_action={na_action!r} "
-            f"(a dropped row is not used, nor filled in by {how}): {shown}{'; ...' if len(where) > 3 else ''}")
+    return "grid step", (f"{what} because {{its}} value would come from a row dropped by na_action={na_action!r} (a "
+                         f"dropped row is not used, nor filled in by {how})")
+
+
+def _cell_runs(design, starts, masks, grids):
+    """[(run index, (its label, its first 3 cells' steps, its cells))] of the runs with a cell in ``masks[i]`` (on
+    ``grids[i]``), counted with numpy (a fine grid has millions): what :func:`_cells_words` says of them."""
+    out = []
+    for i in np.flatnonzero([np.any(m) for m in masks]):
+        steps = np.asarray(grids[i])[np.asarray(masks[i], dtype=bool)]
+        out.append((int(i), (run_label(design, starts[i]), [_number(g) for g in steps[:3]],
+                             int(np.count_nonzero(masks[i])))))
+    return out
+
+
+def _cells_words(runs, unit, what):
+    """'3 values of 2 runs {what}: run 1 of agent 'A' on task 't' at step 400k; ...' of ``runs``, (label, first steps,
+    cells) each (:func:`_cell_runs`), the first three cells named; "{its}" in ``what`` reads "its" or "their"."""
+    n = sum(cells for _, _, cells in runs)
+    where = [(label, g) for label, steps, _ in runs for g in steps][:3]
+    shown = "; ".join(f"{label} at step {format_step(g)}" for label, g in where)
+    return (f"{count(n, unit)} of {count(len(runs), 'run')} {what.replace('{its}', 'its' if n == 1 else 'their')}: "
+            f"{shown}{'; ...' if n > 3 else ''}")
+
+
+def _cells_note(text, design, frame, starts, masks, grids, words):
+    """``text``, a note on grid cells of some runs (:func:`dropped_note`, :func:`filled_note`), bound to those runs of
+    ``frame`` (one row per run, in ``starts``' order) and said again of those present (:func:`_reword_cells`;
+    ``words``: (unit, what) of :func:`_cells_words`): after a subset of the runs its counts and names are those of the
+    runs analysed (session 28 curvenotes28: a frame note, it was not shown after any subset, its runs kept or not)."""
+    keys = _run_keys(design)
+    names = key_values(frame, keys)
+    items = tuple((names[i], run) for i, run in _cell_runs(design, starts, masks, grids))
+    return Note(text, scope="rows", keys=keys, items=items, word="rlstats.runs:_reword_cells", data=list(words))
+
+
+def _reword_cells(note, items, n_rows):
+    unit, what = note.data
+    return _cells_words([tuple(payload) for _, payload in items], unit, what)
 
 
 def filled_cells(steps: NDArray[Any], starts: NDArray[np.intp], stops: NDArray[np.intp],
@@ -575,14 +624,8 @@ def _cells_text(design, starts, masks, grids, what):
     """'3 values of 2 runs {what}: run 1 of agent 'A' on task 't' at step 400k; ...' for the cells ``masks[i]`` of
     each run's grid ``grids[i]``, counted with numpy (a fine grid has millions), the first three named; None when
     there are none."""
-    per_run = np.array([int(np.count_nonzero(m)) for m in masks])
-    if not per_run.any():
-        return None
-    where = [(i, g) for i in np.flatnonzero(per_run)[:3] for g in np.asarray(grids[i])[masks[i]][:3]][:3]
-    shown = "; ".join(f"{run_label(design, starts[i])} at step {format_step(g)}" for i, g in where)
-    n = int(per_run.sum())
-    return (f"{count(n, 'value')} of {count(np.count_nonzero(per_run), 'run')} {what}: "
-            f"{shown}{'; ...' if n > 3 else ''}")
+    runs = _cell_runs(design, starts, masks, grids)
+    return _cells_words([run for _, run in runs], "value", what) if runs else None
 
 
 def logged_unit(data: Any) -> str:
@@ -606,9 +649,13 @@ def filled_note(design: Design, starts: NDArray[np.intp], filled: Sequence[NDArr
     on ``grids[i]``, the cells read), counted with the first three named (audit s17: a skipped evaluation was filled
     from the step before without a word; align_steps, summarize_runs, curves); None when there are none. ``unit``:
     what a logged row is (:func:`logged_unit`)."""
-    what = (f"filled from the run's previous {unit} (a grid step it did not log)" if method == "last"
-            else f"interpolated between the run's {unit}s around a grid step it did not log")
-    return _cells_text(design, starts, filled, grids, what)
+    return _cells_text(design, starts, filled, grids, _filled_words(method, unit)[1])
+
+
+def _filled_words(method, unit):
+    """(unit, what) of :func:`filled_note`'s words (:func:`_cells_words`)."""
+    return "value", (f"filled from the run's previous {unit} (a grid step it did not log)" if method == "last"
+                     else f"interpolated between the run's {unit}s around a grid step it did not log")
 
 
 def _threshold_of(threshold, design):
@@ -740,11 +787,12 @@ def _reword_summary(note, items, n_rows):
     return _summary_text(note.data, [fact for _, fact in items])
 
 
-def _annotate(frame, data, design, notes, columns):
+def _annotate(frame, data, design, notes, columns, bound=None):
     """``frame``'s notes: those of ``data`` as build re-stated them for the runs it analysed (``design.inherited_notes``),
     carried onto ``frame``'s runs (:func:`rlstats.provenance.rebind`), what the front door said of ``data`` (a note of
-    the frame as a whole), then ``notes``. The runs ``build`` left out are rlstats' own drop, which its note says: a
-    count of what was read stays as read, as everywhere (``rebind(as_read=True)``)."""
+    the frame as a whole, or the Note ``bound`` maps its sentence to), then ``notes``. The runs ``build`` left out are
+    rlstats' own drop, which its note says: a count of what was read stays as read, as everywhere
+    (``rebind(as_read=True)``)."""
     inherited = design.inherited_notes  # what build put first in design.notes, true of the runs it analysed
     said = collections.Counter(note.text for note in inherited)
     own = []
@@ -752,7 +800,7 @@ def _annotate(frame, data, design, notes, columns):
         if said[sentence] > 0:
             said[sentence] -= 1
         else:
-            own.append(Note(sentence, scope="frame"))
+            own.append((bound or {}).get(sentence) or Note(sentence, scope="frame"))
     return set_notes(frame, rebind(inherited, frame, as_read=True) + own + list(notes), columns=columns)
 
 
@@ -841,7 +889,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     starts, stops = run_bounds(design)
     logged = snap_steps(design.extra[step], starts)
     run_task = design.task[starts]
-    grid_notes: list[Any] = []  # (grids, aligned, beyond) and the note on steps left out, once the frame is made
+    # (grids, aligned, beyond), (sentence, cells, grids, words) of some runs' cells, made notes once the frame is
+    grid_notes: list[Any] = []
     # Rows of each run that the summary reads: all logged rows, or (steps= with a summary of logged values)
     # those logged within the range of steps=.
     rows: list[Any] = [np.arange(a, b) for a, b in zip(starts, stops)]
@@ -859,7 +908,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                               "spanning a range every run logs")
         grid_notes.append(Note(f"how={how!r} reads each run's logged values within the range of steps= (steps "
                                f"{format_step(within[0])} to {format_step(within[1])}), not values aligned to its "
-                               "grid", scope="frame"))
+                               "grid"))  # true of every run: kept whatever runs are analysed (session 28)
     if within is None and (steps is not None or (how == "auc" and not shares_steps(logged, starts, stops))):
         if steps is None:
             grids, shared, cut = task_grids(design, logged, starts, stops)
@@ -899,12 +948,13 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                 if how == "final":  # the one value read: the run's last on the grid
                     read[:np.flatnonzero(read)[-1] if read.any() else 0] = False
                 filled[i] &= read
+        # bound to their runs, once the frame is made: said of the runs a subset keeps (session 28)
         said = None if cells is None else dropped_note(design, starts, cells, run_grids, method, na_action)
         if said:
-            grid_notes.append(Note(said, scope="frame"))
+            grid_notes.append((said, cells, run_grids, _dropped_words(method, na_action, "not read")))
         said = filled_note(design, starts, filled, run_grids, method, logged_unit(data))
         if said:
-            grid_notes.append(Note(said, scope="frame"))
+            grid_notes.append((said, filled, run_grids, _filled_words(method, logged_unit(data))))
         empty = [i for i, r in enumerate(runs) if r.size == 0]
         if empty:
             i = starts[empty[0]]
@@ -959,12 +1009,41 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         frame[column] = content
     keys = _run_keys(design)
     facts = _facts(design, starts, run_steps, censored)
-    notes = [_grids_note(design, frame, entry[0], entry[1], method, entry[2]) if isinstance(entry, tuple) else entry
+    notes = [entry if not isinstance(entry, tuple) else _cells_note(entry[0], design, frame, starts, *entry[1:])
+             if isinstance(entry[0], str) else _grids_note(design, frame, entry[0], entry[1], method, entry[2])
              for entry in grid_notes]
     notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
                       items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",
                       data=spec))
-    return _annotate(frame, data, design, notes, keys)
+    return _annotate(frame, data, design, notes, keys, _drop_bound(data, design, step, starts, frame, na_action))
+
+
+def _drop_bound(data, design, step, starts, frame, na_action):
+    """{the front door's note on rows dropped by na_action: that note bound to the runs of ``frame`` (one row per run,
+    in ``starts``' order) whose rows were dropped}, said again of the runs present (:func:`_reword_dropped`): after a
+    subset its count is of the runs analysed (session 28 curvenotes28: a frame note, it was not shown after any subset,
+    though the runs it dropped rows of were kept). Empty where no row of a run kept was dropped."""
+    dropped = _dropped_rows(data, design, step, starts)
+    if dropped is None or not dropped[1].any():
+        return {}
+    text = next((t for t in design.notes if t.startswith(f"{design.n_dropped_rows} of ") and "rows dropped (" in t),
+                None)
+    if text is None:
+        return {}
+    keys = _run_keys(design)
+    names = key_values(frame, keys)
+    items = tuple((names[i], (run_label(design, starts[i]), int(n))) for i, n in enumerate(dropped[1]) if n)
+    return {text: Note(text, scope="rows", keys=keys, items=items, word="rlstats.runs:_reword_dropped",
+                       data=na_action)}
+
+
+def _reword_dropped(note, items, n_rows):
+    """The note on rows dropped by na_action of the runs ``items`` names (:func:`_drop_bound`)."""
+    runs = [tuple(payload) for _, payload in items]
+    n = sum(rows for _, rows in runs)
+    shown = "; ".join(f"{label} ({count(rows, 'row')})" for label, rows in runs[:3]) + ("; ..." if len(runs) > 3 else "")
+    return (f"{count(n, 'row')} of {count(len(runs), 'run')} dropped (na_action=\"{note.data}\", a missing or not "
+            f"finite value) before the runs were summarised: {shown}")
 
 
 def _run_keys(design):

@@ -1,0 +1,165 @@
+"""Audit s28 (meta28), curvenotes28: notes of curves() and summarize_runs() true of the rows analysed.
+
+1. curves(): the notes on steps where a task has one run of an agent logged (bands withheld; comparisons withheld,
+   audit s27 curvecmp27), 2 runs logged (studentised bands withheld) or none logged (curve missing) pooled the tasks
+   over the steps: "at 4 steps (500k to 800k), where t1 and t2 have one run of agent_3 logged" where t2 had one run
+   at 700k-800k only and two or more runs at 500k-600k. They now say each task's steps, tasks at the same steps
+   together, past 4 groups the other tasks counted ("and on 6 more tasks at other steps"); where every task named is
+   at every step counted, the words of before stay.
+2. summarize_runs(): its notes on the rows na_action="drop" dropped ("2 of 143 rows dropped"), on the grid steps not
+   read for them, and on values filled or interpolated at a grid step a run did not log were notes of the frame as a
+   whole: after any subset of the runs (subset=, or pandas) none was shown, though the runs they named were kept, and
+   the rule of how='max' | 'last_k_mean' | 'time_to_threshold' with steps= (logged values within its range) went
+   too. They are now bound to the runs they name and said again of the runs kept (the drop's count is of those
+   runs' rows, not of the frame's); the rule is a note of every run.
+"""
+
+import numpy as np
+import pandas as pd
+
+import rlstats
+
+STEP = 100_000
+
+
+def _frame(stops, n_steps=9, seed=0, short=("agent_3",), reach=1):
+    """agent_1 and agent_3 with 5 runs per task; the runs of the agents in ``short`` but the first ``reach`` end at
+    step ``stops[task]`` - 1 on each task, so that from ``stops[task]`` on the task has ``reach`` runs of that agent
+    logged."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for agent in ("agent_1", "agent_3"):
+        for task, stop in stops.items():
+            for s in range(5):
+                last = n_steps if agent not in short or s < reach else stop
+                base = rng.normal()
+                lift = 1.0 if agent == "agent_3" else 0.0
+                rows += [(agent, task, s, k * STEP, base + lift * k / n_steps + 0.3 * rng.normal())
+                         for k in range(last)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+
+
+def _curves(df, **options):
+    return rlstats.curves(df, "score ~ agent | task/seed", step="step", statistic="mean", n_resamples=100, rng=1,
+                          **{"compare": "all", **options})
+
+
+def _note(res, start):
+    found = [n for n in res.notes if n.startswith(start)]
+    assert len(found) == 1, res.notes
+    return found[0]
+
+
+def test_one_run_notes_say_each_task_at_its_steps():
+    """By construction t1 has one run of agent_3 logged from 500k (stop 5) and t2 from 700k (stop 7) to the last
+    grid step, 800k. Before, both notes said 't1 and t2 have one run ... logged' of 500k to 800k."""
+    res = _curves(_frame({"t1": 5, "t2": 7}))
+    where = "on t1 at steps 500k to 800k and on t2 at steps 700k to 800k"
+    assert _note(res, "bands of the curves (and their standard errors)").startswith(
+        f"bands of the curves (and their standard errors) are withheld for agent_3 at 4 steps (500k to 800k), where "
+        f"it has one run logged {where}: ")
+    assert _note(res, "curve comparisons are withheld").startswith(
+        f"curve comparisons are withheld for agent_1 vs agent_3 at 4 steps (500k to 800k), where agent_3 has one run "
+        f"logged {where}: ")
+    # what the notes say is what was withheld: the comparison at 500k-800k, agent_3's bands there
+    np.testing.assert_array_equal(res.difference_withheld[0], res.steps >= 5 * STEP)
+    assert np.isnan(res.simultaneous[1, 5:]).all() and not np.isnan(res.simultaneous[1, :5]).any()
+
+
+def test_every_task_at_every_step_keeps_its_words():
+    res = _curves(_frame({"t1": 5, "t2": 5}))
+    assert "at 4 steps (500k to 800k), where t1 and t2 have one run of agent_3 logged: " in _note(
+        res, "curve comparisons are withheld")
+
+
+def test_both_agents_and_many_tasks():
+    """Each agent's tasks with their steps, the agents apart by a comma; 14 tasks in 7 groups of 2 (stop 2 + i % 7):
+    4 groups named in the order of their first step, the other 6 tasks counted."""
+    both = _curves(_frame({"t1": 5, "t2": 7}, short=("agent_1", "agent_3")))
+    where = "on t1 at steps 500k to 800k and on t2 at steps 700k to 800k"
+    assert (f"at 4 steps (500k to 800k), where agent_1 has one run logged {where}, and agent_3 has one run logged "
+            f"{where}: ") in _note(both, "curve comparisons are withheld")
+    many = _curves(_frame({f"t{i}": 2 + i % 7 for i in range(14)}), compare=None)
+    assert ("agent_3 at 7 steps (200k to 800k), where it has one run logged on t0 and t7 at steps 200k to 800k, on t1 "
+            "and t8 at steps 300k to 800k, on t2 and t9 at steps 400k to 800k, on t10 and t3 at steps 500k to 800k "
+            "and on 6 more tasks at other steps: ") in _note(many, "bands of the curves (and their standard errors)")
+
+
+def test_two_run_and_unlogged_notes_say_each_task_at_its_steps():
+    """Two runs of agent_3 reach the end on t1 from 500k and on t2 from 700k (the studentised bands' rule of 3 runs);
+    with every run of agent_3 ending early and steps= the whole grid, t1 has none logged from 500k, t2 from 700k."""
+    res = _curves(_frame({"t1": 5, "t2": 7}, reach=2), compare=None)
+    assert _note(res, "bands of the curves are withheld").startswith(
+        "bands of the curves are withheld for agent_3 at 4 steps (500k to 800k), where it has 2 runs logged on t1 at "
+        "steps 500k to 800k and on t2 at steps 700k to 800k: ")
+    none = _curves(_frame({"t1": 5, "t2": 7}, reach=0), steps=np.arange(9) * STEP, compare=None)
+    assert ("agent_3 has no run logged at 4 steps (500k to 800k): on t1 at steps 500k to 800k and on t2 at steps "
+            "700k to 800k; ") in _note(none, "curves and bands are missing")
+    assert np.isnan(none.estimates[1, 5:]).all() and not np.isnan(none.estimates[1, :5]).any()
+
+
+# 2. summarize_runs(): notes on runs it dropped rows of, read through other values or read within steps=
+
+
+def _runs_frame():
+    """2 agents x 3 tasks x 4 runs logged at 0, 200k, ..., 1M; two scores missing (agent_1's run 0 on task_01 at 1M,
+    agent_2's run 1 on task_02 at 400k) and one row absent (agent_2's run 1 on task_03 at 600k)."""
+    df = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=4, steps=6, rng=0)
+    cell = lambda agent, task, seed, step: ((df["agent"] == agent) & (df["task"] == task)  # noqa: E731
+                                           & (df["seed"] == seed) & (df["step"] == step))
+    df.loc[cell("agent_1", "task_01", 0, 1_000_000) | cell("agent_2", "task_02", 1, 400_000), "score"] = np.nan
+    return df[~cell("agent_2", "task_03", 1, 600_000)].reset_index(drop=True)
+
+
+_GRID = [0, 200_000, 400_000, 600_000, 800_000, 1_000_000]
+_ROW_01 = ("1 row of 1 run dropped (na_action=\"drop\", a missing or not finite value) before the runs were "
+           "summarised: run '0' of agent 'agent_1' on task 'task_01' (1 row)")
+_CELL_01 = ("1 grid step of 1 run not read because its value would come from a row dropped by na_action='drop' (a "
+            "dropped row is not used, nor filled in by the value of the step before): run '0' of agent 'agent_1' on "
+            "task 'task_01' at step 1M")
+
+
+def _analysed(runs, subset):
+    """The notes of compare() on the runs ``subset`` keeps: by subset=, and by a pandas subset."""
+    by_option = rlstats.compare(runs, "score ~ agent | task/seed", subset=subset).notes
+    by_pandas = rlstats.compare(runs.query(subset), "score ~ agent | task/seed").notes
+    return by_option, by_pandas
+
+
+def test_drop_notes_follow_the_runs_a_subset_keeps():
+    """The rows dropped and the grid steps not read belong, by construction, to agent_1's run 0 on task_01 (at 1M)
+    and agent_2's run 1 on task_02 (at 400k). Before, both notes were notes of the frame as a whole: after any subset
+    neither was shown, the kept run's drop included."""
+    runs = rlstats.summarize_runs(_runs_frame(), "score ~ agent | task/seed", step="step", steps=_GRID,
+                                  na_action="drop")
+    notes = runs.attrs["rlstats_notes"]
+    assert notes[0] == "2 of 143 rows dropped (na_action=\"drop\"): 2 with missing values in 'score'"  # as read
+    assert notes[2].startswith("2 grid steps of 2 runs not read")
+    for said in _analysed(runs, "task == 'task_01'"):
+        assert _ROW_01 in said and _CELL_01 in said
+        assert not any("'task_02'" in n or "of 143 rows" in n for n in said)
+    for said in _analysed(runs, "task == 'task_03'"):  # neither run kept: nothing of their drops
+        assert not any("dropped" in n for n in said)
+    for said in _analysed(runs, "task != 'task_01'"):
+        assert _ROW_01.replace("'0' of agent 'agent_1' on task 'task_01'", "'1' of agent 'agent_2' on task "
+                               "'task_02'") in said
+        assert not any("task 'task_01'" in n for n in said)
+
+
+def test_filled_and_within_notes_follow_the_runs_a_subset_keeps():
+    """agent_2's run 1 on task_03 did not log 600k: its area reads 600k from 400k (align's rule), the one value filled;
+    how='max' with steps= reads the logged values within their range, a rule of every run."""
+    df = _runs_frame().fillna({"score": 0.0})
+    area = rlstats.summarize_runs(df, "score ~ agent | task/seed", step="step", how="auc", steps=_GRID)
+    filled = ("1 value of 1 run filled from the run's previous evaluation (a grid step it did not log): run '1' of "
+              "agent 'agent_2' on task 'task_03' at step 600k")
+    assert filled in area.attrs["rlstats_notes"]
+    for said in _analysed(area, "task == 'task_03'"):
+        assert filled in said
+    for said in _analysed(area, "task != 'task_03'"):
+        assert not any("filled" in n for n in said)
+    largest = rlstats.summarize_runs(df, "score ~ agent | task/seed", step="step", how="max", steps=_GRID[:4])
+    within = ("how='max' reads each run's logged values within the range of steps= (steps 0 to 600k), not values "
+              "aligned to its grid")
+    for said in _analysed(largest, "task == 'task_02'"):
+        assert within in said
