@@ -474,19 +474,22 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
     kept = [np.ones(g.size, dtype=bool) for g in run_grids] if cells is None else [~c for c in cells]
     if cells is not None:  # na_action="drop": R's na.omit, a dropped row is not used, nor filled in from others
         left_out = np.concatenate(cells)
-        if left_out.any():
-            cut_notes.append(Note(dropped_note(design, starts, cells, run_grids, method, na_action,
-                                               "left out of the aligned rows"), scope="frame"))
+        if left_out.any():  # bound to their runs: said of the runs a subset keeps (session 28), as the others below
+            said = dropped_note(design, starts, cells, run_grids, method, na_action, "left out of the aligned rows")
+            cut_notes.append(_cells_note(said, data, design, starts, cells, run_grids,
+                                         _dropped_words(method, na_action, "left out of the aligned rows")))
             frame = frame.loc[~left_out].reset_index(drop=True)
     filled = [f & k for f, k in zip(filled_cells(logged, starts, stops, run_grids, method), kept)]
     outside = np.split(np.isnan(np.concatenate(values)), np.cumsum(sizes)[:-1])
     unit = logged_unit(data)
-    said = [filled_note(design, starts, filled, run_grids, method, unit),
-            _cells_text(design, starts, [m & k for m, k in zip(outside, kept)], run_grids,
-                        f"missing, before the run's first or after its last {unit} (never extrapolated)")]
-    cut_notes += [Note(text, scope="frame") for text in said if text]
+    missing = [m & k for m, k in zip(outside, kept)]
+    for masks, words in ((filled, _filled_words(method, unit)),
+                         (missing, ("value", f"missing, before the run's first or after its last {unit} (never "
+                                             "extrapolated)"))):
+        said = _cells_text(design, starts, masks, run_grids, words[1])
+        cut_notes += [_cells_note(said, data, design, starts, masks, run_grids, words)] if said else []
     return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method, beyond)] + cut_notes,
-                     _run_keys(design) + (step,))
+                     _run_keys(design) + (step,), _drop_bound(data, design, step, starts, na_action, "aligned"))
 
 
 def _dropped_steps(data, design, step, starts):
@@ -585,13 +588,18 @@ def _cells_words(runs, unit, what):
             f"{shown}{'; ...' if n > 3 else ''}")
 
 
-def _cells_note(text, design, frame, starts, masks, grids, words):
-    """``text``, a note on grid cells of some runs (:func:`dropped_note`, :func:`filled_note`), bound to those runs of
-    ``frame`` (one row per run, in ``starts``' order) and said again of those present (:func:`_reword_cells`;
-    ``words``: (unit, what) of :func:`_cells_words`): after a subset of the runs its counts and names are those of the
-    runs analysed (session 28 curvenotes28: a frame note, it was not shown after any subset, its runs kept or not)."""
+def _run_names(data, design, starts):
+    """Each run's values in the columns naming it (:func:`_run_keys`), as the frames made here hold them."""
+    return key_values(data.iloc[design.row_position[starts]], _run_keys(design))
+
+
+def _cells_note(text, data, design, starts, masks, grids, words):
+    """``text``, a note on grid cells of some runs (:func:`dropped_note`, :func:`filled_note`), bound to those runs
+    and said again of those present (:func:`_reword_cells`; ``words``: (unit, what) of :func:`_cells_words`): after a
+    subset of the runs its counts and names are those of the runs analysed (session 28 curvenotes28: a frame note, it
+    was not shown after any subset, its runs kept or not)."""
     keys = _run_keys(design)
-    names = key_values(frame, keys)
+    names = _run_names(data, design, starts)
     items = tuple((names[i], run) for i, run in _cell_runs(design, starts, masks, grids))
     return Note(text, scope="rows", keys=keys, items=items, word="rlstats.runs:_reword_cells", data=list(words))
 
@@ -1009,20 +1017,20 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         frame[column] = content
     keys = _run_keys(design)
     facts = _facts(design, starts, run_steps, censored)
-    notes = [entry if not isinstance(entry, tuple) else _cells_note(entry[0], design, frame, starts, *entry[1:])
+    notes = [entry if not isinstance(entry, tuple) else _cells_note(entry[0], data, design, starts, *entry[1:])
              if isinstance(entry[0], str) else _grids_note(design, frame, entry[0], entry[1], method, entry[2])
              for entry in grid_notes]
     notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
                       items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",
                       data=spec))
-    return _annotate(frame, data, design, notes, keys, _drop_bound(data, design, step, starts, frame, na_action))
+    return _annotate(frame, data, design, notes, keys, _drop_bound(data, design, step, starts, na_action, "summarised"))
 
 
-def _drop_bound(data, design, step, starts, frame, na_action):
-    """{the front door's note on rows dropped by na_action: that note bound to the runs of ``frame`` (one row per run,
-    in ``starts``' order) whose rows were dropped}, said again of the runs present (:func:`_reword_dropped`): after a
-    subset its count is of the runs analysed (session 28 curvenotes28: a frame note, it was not shown after any subset,
-    though the runs it dropped rows of were kept). Empty where no row of a run kept was dropped."""
+def _drop_bound(data, design, step, starts, na_action, done):
+    """{the front door's note on rows dropped by na_action: that note bound to the runs whose rows were dropped}, said
+    again of the runs present (:func:`_reword_dropped`): after a subset its count is of the runs analysed (session 28
+    curvenotes28: a frame note, it was not shown after any subset, though the runs it dropped rows of were kept).
+    Empty where no row of a run kept was dropped. ``done``: what was done to the runs then ("summarised")."""
     dropped = _dropped_rows(data, design, step, starts)
     if dropped is None or not dropped[1].any():
         return {}
@@ -1031,10 +1039,10 @@ def _drop_bound(data, design, step, starts, frame, na_action):
     if text is None:
         return {}
     keys = _run_keys(design)
-    names = key_values(frame, keys)
+    names = _run_names(data, design, starts)
     items = tuple((names[i], (run_label(design, starts[i]), int(n))) for i, n in enumerate(dropped[1]) if n)
     return {text: Note(text, scope="rows", keys=keys, items=items, word="rlstats.runs:_reword_dropped",
-                       data=na_action)}
+                       data=[na_action, done])}
 
 
 def _reword_dropped(note, items, n_rows):
@@ -1042,8 +1050,9 @@ def _reword_dropped(note, items, n_rows):
     runs = [tuple(payload) for _, payload in items]
     n = sum(rows for _, rows in runs)
     shown = "; ".join(f"{label} ({count(rows, 'row')})" for label, rows in runs[:3]) + ("; ..." if len(runs) > 3 else "")
-    return (f"{count(n, 'row')} of {count(len(runs), 'run')} dropped (na_action=\"{note.data}\", a missing or not "
-            f"finite value) before the runs were summarised: {shown}")
+    na_action, done = note.data
+    return (f"{count(n, 'row')} of {count(len(runs), 'run')} dropped (na_action=\"{na_action}\", a missing or not "
+            f"finite value) before the runs were {done}: {shown}")
 
 
 def _run_keys(design):
