@@ -1011,6 +1011,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         difference_pvalues=np.array([c[2] for c in comparisons]).reshape(len(comparisons), grid.size),
         normalized=design.normalized, relabellings=tuple(c[3] for c in comparisons),
         difference_withheld=np.array([c[4] for c in comparisons], dtype=bool).reshape(len(comparisons), grid.size),
+        fewest_logged=at_step.min(axis=2),
         measured_coverage=tuple(measured.items()))
 
 

@@ -117,6 +117,9 @@ class CurvesResult(Result):
         The bands (``"simultaneous"``, ``"pointwise"``) whose coverage the calibration table shows short of
         ``confidence_level`` at this design, each with the coverage the notes quote; empty where none is (or every
         band is withheld). The figure's title quotes it beside the nominal level.
+    fewest_logged : ndarray of int, shape (n_agents, n_steps)
+        The fewest runs of a task of the agent logged at each step (0 where a task has none, its curve missing there);
+        below ``counts`` at the steps some runs do not reach (ended early, started late), which the prose says.
     normalized : bool
         Whether the scores were normalised (``normalize=``, or a frame from :func:`rlstats.normalize`): the
         figure's axis says so, as the notes do.
@@ -146,6 +149,7 @@ class CurvesResult(Result):
     relabellings: tuple[int | None, ...] = ()
     measured_coverage: tuple[tuple[str, float], ...] = ()
     difference_withheld: np.ndarray | None = None
+    fewest_logged: np.ndarray | None = None
 
     _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
 
@@ -293,13 +297,28 @@ class CurvesResult(Result):
             tables["curve comparisons (smallest adjusted p over steps)"] = pd.DataFrame(rows)
         return tables
 
+    def _fewer_logged(self):
+        """", fewer at the steps some runs do not reach: B down to 2 runs of a task at steps 151M-199M", or "" where
+        every run is logged at every step (session 28: the runs per agent and task were said of every step)."""
+        if self.fewest_logged is None:
+            return ""
+        said = {}
+        for a, agent in enumerate(fmt.names_shown(self.agents)):
+            fewer = self.fewest_logged[a] < self.counts[:, a].min()
+            if fewer.any():
+                least = int(self.fewest_logged[a][fewer].min())
+                words = "no run of a task" if least == 0 else f"down to {fmt.count(least, 'run')} of a task"
+                said.setdefault((words, _at_steps(step_stretches(self.steps, fewer))), []).append(agent)
+        parts = [f"{fmt.join_and(agents, limit=3)} {words} {steps}" for (words, steps), agents in said.items()]
+        return ", fewer at the steps some runs do not reach: " + fmt.join_and(parts, limit=3) if parts else ""
+
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         runs = self.counts[self.counts > 0]
         per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
         text = (f"We computed the {self.label} of {fmt.count(self.n_agents, 'agent')} over "
                 f"{fmt.count(self.n_tasks, 'task')} "
-                f"({per_cell} runs per agent and task) at each of {self.steps.size} steps from "
+                f"({per_cell} runs per agent and task{self._fewer_logged()}) at each of {self.steps.size} steps from "
                 f"{fmt.format_step(self.steps[0])} to "
                 f"{fmt.format_step(self.steps[-1])}. ")
         if np.isnan(self.pointwise).all() and np.isnan(self.simultaneous).all():
