@@ -190,11 +190,41 @@ def _logged_beyond(design, steps, starts, stops, grids):
     return out
 
 
-def _stopping(design, longest, ends):
-    """'A on t, B on t' : the agents whose longest run on a task stops at that task's end in ``ends``."""
-    pairs = np.argwhere(longest == np.asarray(ends, dtype=float)[:, None])
+def _earliest(design, steps, starts):
+    """(n_tasks, n_agents) first step of each agent's earliest run on each task (inf where it has none)."""
+    earliest = np.full(design.n_tasks * design.n_agents, np.inf)
+    np.minimum.at(earliest, design.task[starts] * design.n_agents + design.agent[starts], steps[starts])
+    return earliest.reshape(design.n_tasks, design.n_agents)
+
+
+def _stopping(design, longest, ends, cut=None):
+    """'A on t, B on t' : the agents whose longest run on a task stops at that task's end in ``ends`` (with
+    :func:`_earliest`, starts at its start), among the tasks ``cut`` (default all)."""
+    pairs = np.argwhere((longest == np.asarray(ends, dtype=float)[:, None])
+                        & (True if cut is None else np.asarray(cut)[:, None]))
     return ", ".join(f"{design.agents[j]} on {design.tasks[t]}" for t, j in pairs[:4]) + (
         ", ..." if len(pairs) > 4 else "")
+
+
+def _limits(design, steps, starts, stops, low, high, where, shared=False):
+    """Why a range starts at ``low`` and ends at ``high`` (per task): 'the runs of A on t start {where[0]}; those of
+    B on u stop {where[1]}', each side said where it cuts steps logged beyond it, the end alone before (session 28:
+    a range cut at its start named every agent as stopping at its end). ``shared``: one range for every task, cut
+    where some task's runs are logged beyond it (else each task's, where its own are)."""
+    run_task = design.task[starts]
+    logged_low = np.array([steps[starts[run_task == t]].min() for t in range(design.n_tasks)])
+    logged_high = np.array([steps[stops[run_task == t] - 1].max() for t in range(design.n_tasks)])
+    if shared:
+        logged_low, logged_high = np.full_like(logged_low, logged_low.min()), np.full_like(logged_high,
+                                                                                           logged_high.max())
+    late, early = low > logged_low, high < logged_high
+    parts = []
+    if late.any():
+        parts.append(f"{_stopping(design, _earliest(design, steps, starts), low, late)} start {where[0]}")
+    if early.any() or not parts:
+        parts.append(f"{_stopping(design, _longest(design, steps, starts, stops), high, early if early.any() else None)}"
+                     f" stop {where[1]}")
+    return "the runs of " + "; those of ".join(parts)
 
 
 def task_grids(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
@@ -209,9 +239,10 @@ def task_grids(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
             for t in range(design.n_tasks)]
     grids = [g for g, _ in made]
     beyond = _logged_beyond(design, steps, starts, stops, grids)
+    limits = _limits(design, steps, starts, stops, low, high, ("where their task's grid starts",
+                                                                "where their task's grid ends"))
     note = None if not beyond else (
-        f"each task's grid stays within the steps every agent reaches there (the runs of "
-        f"{_stopping(design, _longest(design, steps, starts, stops), high)} stop where their task's grid ends); "
+        f"each task's grid stays within the steps every agent reaches there ({limits}); "
         f"steps logged beyond are left out: {', '.join(beyond)}; pass steps= for other steps")
     return grids, all(s for _, s in made), note
 
@@ -229,10 +260,11 @@ def common_grid(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
     beyond = _logged_beyond(design, steps, starts, stops, [grid] * design.n_tasks)
     if not beyond:
         return grid, shared, None
-    said = _stopping(design, _longest(design, steps, starts, stops), [end] * design.n_tasks)
+    said = _limits(design, steps, starts, stops, np.full(design.n_tasks, start), np.full(design.n_tasks, end),
+                   (f"at {format_step(start)}", f"at {format_step(end)}"), shared=True)
     return grid, shared, (
         f"curves cover steps {format_step(grid[0])} to {format_step(grid[-1])}, within the steps every agent reaches "
-        f"on every task (the runs of {said} stop at {format_step(end)}), so that each step aggregates every task at "
+        f"on every task ({said}), so that each step aggregates every task at "
         f"the same point of training; logged beyond them: {', '.join(beyond)}; pass subset= to see one task over "
         "its whole range, or steps= for other steps")
 
