@@ -14,6 +14,8 @@
    runs' rows, not of the frame's); the rule is a note of every run.
 """
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -163,3 +165,78 @@ def test_filled_and_within_notes_follow_the_runs_a_subset_keeps():
               "aligned to its grid")
     for said in _analysed(largest, "task == 'task_02'"):
         assert within in said
+
+
+def test_align_steps_notes_follow_the_runs_a_subset_keeps():
+    """align_steps' notes of the same rows (its cells left out, filled): before, notes of the frame as a whole."""
+    aligned = rlstats.align_steps(_runs_frame(), "score ~ agent | task/seed", step="step", steps=_GRID,
+                                  na_action="drop")
+    assert aligned.attrs["rlstats_notes"][2].startswith("2 grid steps of 2 runs left out of the aligned rows")
+
+    def analysed(subset):
+        return rlstats.curves(aligned, "score ~ agent | task/seed", step="step", subset=subset, n_resamples=20,
+                              rng=0, na_action="drop").notes
+
+    kept = analysed("task == 'task_01'")
+    assert _ROW_01.replace("summarised", "aligned") in kept
+    assert _CELL_01.replace("not read", "left out of the aligned rows") in kept
+    assert not any("filled from" in n for n in kept)
+    other = analysed("task == 'task_03'")
+    assert not any("dropped" in n for n in other)
+    assert ("1 value of 1 run filled from the run's previous evaluation (a grid step it did not log): run '1' of agent "
+            "'agent_2' on task 'task_03' at step 600k") in other
+
+
+# 3. curves(): the prose's run count where runs end early
+
+
+def test_prose_says_where_fewer_runs_are_logged():
+    """The prose said '(5 runs per agent and task) at each of 9 steps' where, by construction, agent_3 had one run of
+    t1 logged from 500k and of t2 from 700k, and (steps=) none of either from 500k and 700k in the second frame."""
+    res = _curves(_frame({"t1": 5, "t2": 7}), compare=None)
+    np.testing.assert_array_equal(res.fewest_logged, [[5] * 9, [5] * 5 + [1] * 4])
+    assert ("over 2 tasks (5 runs per agent and task, fewer at the steps some runs do not reach: agent_3 down to 1 run "
+            "of a task at steps 500k-800k) at each of 9 steps") in res._prose()
+    full = _curves(_frame({"t1": 9, "t2": 9}), compare=None)  # every run reaches every step: nothing said
+    assert "(5 runs per agent and task) at each of 9 steps" in full._prose()
+    # the step count with its thousands separator, as the print's "steps = 1,998" (the SB3 monitor logs' grid)
+    many = dataclasses.replace(full, steps=np.arange(1, 1999) * 10, fewest_logged=None)
+    assert "at each of 1,998 steps from 10 to 19.98k." in many._prose()
+    none = _curves(_frame({"t1": 5, "t2": 7}, reach=0, short=("agent_1", "agent_3")), steps=np.arange(9) * STEP,
+                   compare=None)
+    assert ("(5 runs per agent and task, fewer at the steps some runs do not reach: agent_1 and agent_3 no run of a "
+            "task at steps 500k-800k)") in none._prose()
+
+
+def test_range_note_names_the_runs_that_start_late():
+    """agent_3's runs on t2 start at 300k (by construction), every run ends at 800k: the curves start at 300k. Before,
+    the note said 'the runs of agent_1 on t1, agent_3 on t1, agent_1 on t2, agent_3 on t2 stop at 800k', which cut
+    nothing, and not why the range starts at 300k; align_steps' grid note likewise."""
+    df = _frame({"t1": 9, "t2": 9})
+    late = df[~((df["agent"] == "agent_3") & (df["task"] == "t2") & (df["step"] < 3 * STEP))]
+    assert ("curves cover steps 300k to 800k, within the steps every agent reaches on every task (the runs of agent_3 "
+            "on t2 start at 300k), so that") in _note(_curves(late, compare=None), "curves cover")
+    both = late[~((late["agent"] == "agent_1") & (late["task"] == "t1") & (late["step"] > 6 * STEP))]
+    assert ("(the runs of agent_3 on t2 start at 300k; those of agent_1 on t1 stop at 600k)"
+            in _note(_curves(both, compare=None), "curves cover"))
+    aligned = rlstats.align_steps(both, "score ~ agent | task/seed", step="step")
+    assert ("each task's grid stays within the steps every agent reaches there (the runs of agent_3 on t2 start where "
+            "their task's grid starts; those of agent_1 on t1 stop where their task's grid ends); ") in \
+        aligned.attrs["rlstats_notes"][1]
+
+
+def test_verdict_says_the_steps_not_compared_where_a_curve_is_missing():
+    """With steps= the whole grid, agent_3 has no run of t1 logged from 600k (every run ends at 500k by construction):
+    its curve, the difference and its p-value are missing there. Before, the line read 'agent_3 above agent_1 at steps
+    0-500k', as if 600k-800k had been compared and found alike."""
+    df = _frame({"t1": 6, "t2": 9}, reach=0, seed=3)
+    df.loc[df["agent"] == "agent_3", "score"] += 2.0
+    res = _curves(df, steps=np.arange(9) * STEP)
+    assert np.isnan(res.differences[0, 6:]).all() and not np.isnan(res.differences[0, :6]).any()
+    line = ("agent_3 above agent_1 at steps 0-500k; not compared at steps 600k-800k (a curve missing there, see the "
+            "notes)")
+    assert res._verdicts()[0][1] == line and f"  {line}" in str(res).splitlines()
+    import matplotlib.pyplot as plt
+    ax = res.plot(kind="difference")
+    assert ax.get_legend().get_title().get_text().replace("\n", " ") == line.split("; ")[1]
+    plt.close(ax.figure)

@@ -211,11 +211,19 @@ class CurvesResult(Result):
         return np.asarray(self.difference_withheld[i], dtype=bool)
 
     def _withheld_words(self, i):
-        """"withheld at steps 500k-700k (one run of a task logged, see the notes)", or None where none is."""
+        """"withheld at steps 500k-700k (one run of a task logged, see the notes)", "not compared at steps 600k-800k
+        (a curve missing there, see the notes)" (session 28: the verdict's steps read as all the steps compared), or
+        None where every step is compared; nothing of the steps without a difference where none has one (the verdict
+        says "compared at no step")."""
         withheld = self._withheld(i)
-        if not withheld.any():
-            return None
-        return f"withheld {_at_steps(step_stretches(self.steps, withheld))} (one run of a task logged, see the notes)"
+        missing = np.isnan(self.differences[i]) & ~withheld
+        parts = [] if not withheld.any() else [
+            f"withheld {_at_steps(step_stretches(self.steps, withheld))} (one run of a task logged, see the notes)"]
+        if missing.any() and not (missing | withheld).all():
+            # a built-in statistic is NaN only where a task has no run of the agent logged; a function's may be its own
+            why = "a curve missing there, see the notes" if self.statistic in _STUDENTIZED else "the difference is NaN"
+            parts.append(f"not compared {_at_steps(step_stretches(self.steps, missing))} ({why})")
+        return "; ".join(parts) or None
 
     def _verdicts(self):
         """(pair, sentence) for every comparison: over which steps which agent is ahead."""
@@ -318,7 +326,8 @@ class CurvesResult(Result):
         per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
         text = (f"We computed the {self.label} of {fmt.count(self.n_agents, 'agent')} over "
                 f"{fmt.count(self.n_tasks, 'task')} "
-                f"({per_cell} runs per agent and task{self._fewer_logged()}) at each of {self.steps.size} steps from "
+                f"({per_cell} runs per agent and task{self._fewer_logged()}) at each of {fmt.integer(self.steps.size)} "
+                f"steps from "
                 f"{fmt.format_step(self.steps[0])} to "
                 f"{fmt.format_step(self.steps[-1])}. ")
         if np.isnan(self.pointwise).all() and np.isnan(self.simultaneous).all():

@@ -128,7 +128,7 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
 
     The band comes from the relabellings of the max-T test, at level 1 - alpha: it leaves 0 exactly
     at the marked steps. Where the comparison is withheld (one run of a task logged) it has no band and no mark,
-    and the legend's title names those steps.
+    and the legend's title names those steps, as it does those where a curve is missing (not compared).
 
     Parameters
     ----------
@@ -154,7 +154,9 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
     ax.set_ylabel(f"{result.label}: {a} - {b}" + (" (normalised)" if result.normalized else ""))
     _step_axis(ax, result, table["step"])
     withheld = result._withheld_words(result._pair_index(a, b)[0])
-    legend = _legend_above(ax, None if withheld is None else f"comparison {withheld}")
+    # "comparison withheld at ...", "not compared at ..." (a curve missing there)
+    title = None if withheld is None else f"comparison {withheld}" if withheld.startswith("withheld") else withheld
+    legend = _legend_above(ax, title)
     if legend is not None and withheld is not None:
         break_to_width(legend.get_title(), ax.figure, 0.8)
     return ax
