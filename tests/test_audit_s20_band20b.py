@@ -163,8 +163,11 @@ def test_gap_notes_are_those_of_the_loop_over_steps():
     assert len(gap) == 2
     assert "every score is at or below it, so the gap is gamma minus each agent's mean at steps" in gap[0]
     assert "every score is at or above it, so the gap is 0 for every agent at steps" in gap[1]
-    assert "at steps 10-1.45k, 1.47k-1.52k, 1.54k, 1.56k-1.59k, 1.62k, 1.65k and 4 more" in gap[0]
-    assert "at steps 2.42k, 2.48k-2.49k, 2.51k, 2.53k-2.55k, 2.57k, 2.59k-2.6k and 3 more" in gap[1]
+    # session 28 curvenotes28: the steps left counted, not the stretches ("and 4 more" of 1.68k-1.71k, 1.73k, 1.82k,
+    # 1.85k, every stretch listed: 7 steps at the grid's 10)
+    assert "at steps 10-1.45k, 1.47k-1.52k, 1.54k, 1.56k-1.59k, 1.62k, 1.65k and 7 more steps" in gap[0]
+    # "and 3 more" of 2.63k-2.66k, 2.68k-2.84k and 2.86k-3k: 36 steps
+    assert "at steps 2.42k, 2.48k-2.49k, 2.51k, 2.53k-2.55k, 2.57k, 2.59k-2.6k and 36 more steps" in gap[1]
 
 
 def _dopamine_three_runs():

@@ -240,3 +240,35 @@ def test_verdict_says_the_steps_not_compared_where_a_curve_is_missing():
     ax = res.plot(kind="difference")
     assert ax.get_legend().get_title().get_text().replace("\n", " ") == line.split("; ")[1]
     plt.close(ax.figure)
+
+
+def test_long_lists_of_steps_count_the_steps_left():
+    """7 of agent A's 8 runs sit at the task's largest score (10) at steps 1k-2k, 5k-6k, ..., 29k-30k (k % 4 in 1, 2;
+    by construction): 16 steps in 8 stretches, the bands withheld there. Six stretches are listed; before, 'and 2
+    more' counted the other stretches beside '16 steps', read as 2 more steps; now the 4 steps left are counted."""
+    rng = np.random.default_rng(0)
+    rows = [(agent, "t1", s, k * 1000, 10.0 if agent == "A" and k % 4 in (1, 2) and s < 7
+             else min(9.0, 5 + rng.normal())) for agent in ("A", "B") for s in range(8) for k in range(32)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    res = rlstats.curves(df, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0, statistic="mean")
+    assert _note(res, "bands of the curves are withheld").startswith(
+        "bands of the curves are withheld for A at 16 steps (1k-2k, 5k-6k, 9k-10k, 13k-14k, 17k-18k, 21k-22k and 4 "
+        "more steps): there three quarters or more")
+
+
+def test_steps_with_fewer_runs_widened_and_their_df_at_those_runs():
+    """One task, 5 runs of each agent, 2 of agent_3's ending at 400k (by construction): 3 logged from 500k. The
+    Welch-Satterthwaite df of one task is n - 1 (closed form): 4 where 5 runs are logged, 2 where 3 are. Before, 4 at
+    every step, and the deviations widened by sqrt(5/4) there too (the design's 5 runs): on SpinningUp HalfCheetah, 10
+    runs of SAC and TD3 with 5 of SAC's cut at 300k, 'df = 9' was said of the steps of 5 runs and its t-expanded band
+    was 0.77 times as wide as at their df (t quantile 2.262 for 2.776, widening 1.054 for 1.118). Complete curves keep
+    their df and bands bit for bit (the other curves tests pin them)."""
+    res = _curves(_frame({"t1": 5}, reach=3), compare=None, bands="expanded")
+    np.testing.assert_array_equal(res.df, [[4.0] * 9, [4.0] * 5 + [2.0] * 4])
+    assert ("bootstrap deviations widened by sqrt(n/(n - 1)) with n = 5 runs per task, and at the steps some runs do "
+            "not reach the fewest runs of a task logged there (agent_3 down to 3 at steps 500k to 800k), because ") in \
+        _note(res, "bootstrap deviations widened")
+    # two tasks, 5 runs of t2 and 3 of t1 logged from 500k: the Welch-Satterthwaite df lies within [2, 4 + 2] (it
+    # read 6.30-7.96 there before, past the sum of the tasks' n - 1)
+    two = _curves(_frame({"t1": 5, "t2": 9}, reach=3), compare=None, bands="expanded")
+    assert (two.df[1, 5:] <= 6 + 1e-9).all() and (two.df[1, 5:] >= 2).all()

@@ -458,6 +458,10 @@ def _tasks_having(grid, per_task, tasks, covering, runs, agent=None):
     return f"{'it' if agent is None else agent} has {runs} logged {on}"
 
 
+#: Stretches of steps a note lists; the steps of the others are counted
+STRETCHES_SHOWN = 6
+
+
 def _step_span(grid, mask):
     """The grid steps where ``mask`` holds, in words: "5k to 20k" where they are one stretch of the grid, else each
     stretch as the comparisons' lines name them ("190-191, 193, 198"; audit s13: a span "190 to 198" read as every
@@ -467,7 +471,12 @@ def _step_span(grid, mask):
     pairs = step_stretches(grid, mask)
     if len(pairs) == 1:
         return first if first == last else f"{first} to {last}"
-    return step_ranges(pairs, limit=6)
+    if len(pairs) <= STRETCHES_SHOWN:
+        return step_ranges(pairs)
+    # the rest counted in steps (session 28: "and 132 more" counted stretches beside "153 steps", read as steps)
+    shown = step_ranges(pairs[:STRETCHES_SHOWN])
+    rest = int(np.count_nonzero(mask & (grid > pairs[STRETCHES_SHOWN - 1][1])))
+    return f"{shown} and {count(rest, 'more step')}"
 
 
 def _expansion(counts, agents=(), tasks=()):
@@ -569,7 +578,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     deviation over steps), with each agent's bootstrap deviations widened by sqrt(n/(n - 1)) (n: its
     fewest runs in a task) and t quantiles at each step's effective degrees of freedom (a
     Welch-Satterthwaite sum over tasks of n - 1, each task weighted by its share of the variance,
-    read from how often each run was drawn).
+    read from how often each run was drawn). At the steps some runs do not reach (ended early,
+    started late), n counts the runs logged there (since session 28; the design's runs before, which
+    at 5 of 10 runs logged gave a t-expanded band 0.77 times as wide), with a note.
 
     Measured by simulation (``tests/reference/coverage_curves_bands.py``: 1, 2, 5 and 26 tasks, 3 to
     20 runs per task, normal, skewed, heavy-tailed and capped scores, 60 curves of 2 agents per
@@ -877,6 +888,12 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     # each agent is widened at its own fewest runs: one n said for all would be false of the others (audit s19)
     n_is = (f"n = {fewest[0]} runs per task" if (fewest == fewest[0]).all() else
             f"n the agent's fewest runs in a task ({by_value(fewest.tolist(), design.agents)})")
+    fewer = (at_step.min(axis=2) < fewest[:, None]) & (at_step.min(axis=2) >= 2)  # runs ended early (session 28)
+    at_fewer = "; ".join(f"{agent} down to {int(at_step.min(axis=2)[a][fewer[a]].min())} at "
+                         f"step{'s' if fewer[a].sum() > 1 else ''} {_step_span(grid, fewer[a])}"
+                         for a, agent in enumerate(names_shown(design.agents)) if fewer[a].any())
+    n_is += f", and at the steps some runs do not reach the fewest runs of a task logged there ({at_fewer})" if \
+        at_fewer else ""
     about_bands = [f"bootstrap deviations widened by sqrt(n/(n - 1)) with {n_is}, because resampling n runs sees "
                    "only (n - 1)/n of their variance (Hesterberg, 2015)"]
     notes.append(about_bands[0])
@@ -908,8 +925,14 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     with progress_bar(len(jobs), shown, "curves") as advance:
         done = _run_jobs(jobs, options.n_jobs, advance)
     raw = np.stack([r for r, _, _ in done[:k]])
-    replicates = estimates[:, None, :] + expansion[:, None, None] * (raw - estimates[:, None, :])
-    df = np.stack([kernels.effective_df(r, w, t, n_tasks) for r, (_, w, _), (_, t) in zip(replicates, done, per_agent)])
+    # each step widened at the agent's fewest runs of a task logged there (session 28: runs that ended early were
+    # counted); where every run is logged, its fewest runs in a task, bit for bit
+    logged_fewest = at_step.min(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        widening = np.where(logged_fewest >= 2, np.sqrt(logged_fewest / (logged_fewest - 1.0)), expansion[:, None])
+    replicates = estimates[:, None, :] + widening[:, None, :] * (raw - estimates[:, None, :])
+    df = np.stack([kernels.effective_df(r, w, t, n_tasks, ~np.isnan(v))
+                   for r, (_, w, _), (v, t) in zip(replicates, done, per_agent)])
     # a step withheld for an agent enters none of its bands (nor the maximum of the simultaneous one)
     replicates = np.where(short[:, None, :], np.nan, replicates)
     df = np.where(short, np.nan, df)
