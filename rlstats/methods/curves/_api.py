@@ -579,8 +579,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     fewest runs in a task) and t quantiles at each step's effective degrees of freedom (a
     Welch-Satterthwaite sum over tasks of n - 1, each task weighted by its share of the variance,
     read from how often each run was drawn). At the steps some runs do not reach (ended early,
-    started late), n counts the runs logged there (since session 28; the design's runs before, which
-    at 5 of 10 runs logged gave a t-expanded band 0.77 times as wide), with a note.
+    started late), n counts the runs logged there, with a note (since session 28, so bit for bit only
+    where every run is logged: the design's runs before, which at 5 of 10 runs logged gave a
+    t-expanded band 0.77 times as wide).
 
     Measured by simulation (``tests/reference/coverage_curves_bands.py``: 1, 2, 5 and 26 tasks, 3 to
     20 runs per task, normal, skewed, heavy-tailed and capped scores, 60 curves of 2 agents per
