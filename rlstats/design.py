@@ -624,9 +624,14 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     known = score_bounds(check_bounds(bounds), normalize, formula)  # one home: rlstats.bounds
     if curves:
         if step is None or formula.replicate is None:
+            head = f"{formula.response} ~ {formula.groups} |"
+            blocks = formula.blocks
+            run, task = ("run" if blocks == "seed" else "seed"), ("env" if blocks == "task" else "task")
+            example = (f"'{head} task/seed'" if blocks is None else  # one block column: tasks or runs?
+                       f"'{head} {blocks}/{run}' if {blocks} names the tasks, or "
+                       f"'{head} {task}/{blocks}' if it names the runs")
             raise DesignError(f"learning curves need the step column (step=) and the run column in the formula, "
-                              f"e.g. '{formula.response} ~ {formula.groups} | {formula.blocks or 'task'}/seed', "
-                              "so that each run's steps stay together")
+                              f"e.g. {example}, so that each run's steps stay together")
         extra_columns = tuple(extra_columns) + ((step,) if step not in extra_columns else ())
     extra_columns = tuple(extra_columns) + tuple(c for c in optional_columns
                                                   if c in data.columns and c not in extra_columns)
