@@ -78,6 +78,10 @@ UNWIDENED_MEDIAN = ("bands=\"studentized_unwidened\" gives on {} the median's ow
 #: rows that missed before audit s25 (the rows of one task and 5 runs, bracketed by 5 tasks and 10 runs), and the
 #: worst design draw's coverage the figure's title quotes there for ``bands="studentized_unwidened"``
 UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
+#: The ``configuration`` of the optimality gap's ``curves.band`` rows of agents whose every score sits at or below gamma
+#: while their true score distribution crosses it (``tests/reference/coverage_curves_gap.py``, audit s28 gapkinds28):
+#: their bands are the mean's reflected, whose own rows measure a truth below gamma, and there they covered less
+GAP_BELOW_GAMMA = "every score at or below gamma"
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -937,6 +941,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             quoted = calibration.quoted_kinds([[b.statistic_name] for b in band], fewest)[0]
             notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), fewest.min(), n_tasks,
                                         "studentized", about_bands, measured)
+            if as_mean.any():  # and the gap's rows of those agents where the truth crosses gamma (audit s28)
+                notes += _calibration_notes(options, fewest[as_mean].min(), n_tasks, "studentized", about_bands,
+                                            below_gamma=True)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -1341,7 +1348,7 @@ def _df_range(df):
     return f"df = {low}" if low == high else f"df from {low} to {high}"
 
 
-def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, measured=None):
+def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, measured=None, below_gamma=False):
     """The measured coverage of each band where the table shows it short of its level at this design; those of
     the agents' bands (not of the differences) are added to ``about_bands`` too, and their quoted coverage to
     ``measured`` (band -> coverage), which the figure's title quotes (audit s24: it said "95%" beside 0.667).
@@ -1349,10 +1356,14 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     The design is read as the table's largest run count at most ``runs_per_task`` (coverage grows with runs)
     and the numbers of tasks simulated there for the band that bracket ``n_tasks``
     (:func:`rlstats.calibration.bracketing_counts`);
-    the lowest row over them and the score distributions is quoted.
+    the lowest row over them and the score distributions is quoted. ``below_gamma``: the optimality gap's rows of
+    agents whose every score sits at or below gamma while their true scores cross it (:data:`GAP_BELOW_GAMMA`, the
+    mean's bands reflected), quoted beside the mean's rows (which measure a truth below gamma); the gap's own bands
+    read its other rows.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
-            and row.get("interval", "") in (method, "")]
+            and row.get("interval", "") in (method, "")
+            and (row.get("configuration", "") == GAP_BELOW_GAMMA) == below_gamma]
     if not rows:
         if callable(options.statistic):
             return []
@@ -1378,7 +1389,9 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
             what = {"difference": "rate at which the difference band holds 0 under no difference"}.get(
                 band, f"coverage of the {band} band")
             at = "simulated designs either side of this one" if len(bracket) > 1 else "nearest simulated design"
-            notes.append(f"measured {what} of the {_label(options.statistic_name)} at the {at} ({row['runs']} runs per task, "
+            where = (" of an agent whose every score is at or below gamma, where its true scores can exceed gamma"
+                     if below_gamma else "")
+            notes.append(f"measured {what} of the {_label(options.statistic_name)}{where} at the {at} ({row['runs']} runs per task, "
                          f"{calibration.bracket_words(bracket, row['tasks'])}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
