@@ -159,6 +159,32 @@ def sides(runs, tasks, distribution, data_sets, n_resamples=200, seed=99):
                 tally += [given.sum(), ((band[..., 0] > true) & given).sum(), ((band[..., 1] < true) & given).sum()]
     return {k: (1 - (low + high) / n, low / n, high / n) for k, (n, low, high) in counts.items()}
 
+
+def bootstrap_below(runs, tasks, distribution, data_sets, n_resamples=500, seed=7):
+    """(coverage, agents, truth below the interval, above it): ``rlstats.bootstrap``'s default interval of the
+    optimality gap (the mean's reflected there, ``_small_runs.interval_kinds``) on the last step's scores of the same
+    designs and gamma, over the agents whose every score is at or below gamma (a check outside the table:
+    ``python coverage_curves_gap.py --bootstrap 5:2:skewed:60``)."""
+    from rlstats import bootstrap
+
+    n = low = high = 0
+    for draw in range(designs.DESIGN_DRAWS):
+        offset, scale = designs.design_draw(draw, tasks)
+        gamma = gamma_of(runs, tasks, distribution, offset, scale)
+        true = true_gap(distribution, gamma, offset, scale)[-1]
+        rng = np.random.default_rng([seed, draw, runs, tasks])
+        for i in range(data_sets):
+            data = BANDS["simulate"](2, runs, distribution, offset, scale, rng)
+            data = data[data["step"] == data["step"].max()]
+            res = bootstrap(data, "score ~ agent | task", metrics=("optimality_gap",), gamma=gamma,
+                            n_resamples=n_resamples, normalize=False, rng=i, progress=False)
+            below = res.gap_as_mean if res.gap_as_mean is not None else np.zeros(len(res.agents), bool)
+            bounds = res.intervals[below, 0]
+            given = np.isfinite(bounds).all(axis=-1)
+            n, low, high = n + given.sum(), low + (given & (bounds[:, 0] > true)).sum(), high + (
+                given & (bounds[:, 1] < true)).sum()
+    return 1 - (low + high) / n, int(n), low / n, high / n
+
 def appended(row):
     """Whether a ``curves.band`` row of the table (a dict of strings) is one this script writes (``calibrate.py``'s
     ``APPENDED`` keeps them when the procedure is re-measured)."""
@@ -166,6 +192,10 @@ def appended(row):
 
 
 def main(argv):
+    if "--bootstrap" in argv:
+        runs, tasks, distribution, data_sets = argv[argv.index("--bootstrap") + 1].split(":")
+        print(*(round(float(x), 3) for x in bootstrap_below(int(runs), int(tasks), distribution, int(data_sets))))
+        return []
     if "--sides" in argv:
         runs, tasks, distribution, data_sets = argv[argv.index("--sides") + 1].split(":")
         for bands, numbers in sides(int(runs), int(tasks), distribution, int(data_sets)).items():
