@@ -120,6 +120,21 @@ def shortfall(rows: Iterable[dict[str, str]], level: float, **design: object) ->
     return min(short, key=worst_coverage) if short else None
 
 
+def quoted_kinds(cells: Sequence[Sequence[Any]], fewest_per_agent: Sequence[int]) -> tuple[Any, ...]:
+    """(M,) the statistic whose rows each of M statistics' calibration notes quote, from ``cells`` (agents, M), the
+    statistic whose interval or bands each agent's takes (bootstrap()'s ``_small_runs.interval_kinds``, curves()'
+    ``_band_options``): the one that every agent with the fewest runs in a task (``fewest_per_agent``) takes, else the
+    statistic's own (the first agent's that is not the mean's). The notes quote the rows at the design's fewest runs,
+    so they speak of those agents' intervals: where each of them takes the mean's (its optimality gap below gamma,
+    reflected), the mean's rows measure it; where one keeps the gap's own, the gap's rows. An agent with more runs
+    sits at rows of more runs, which the notes do not quote, whichever it takes. The one rule of both back ends (audit
+    s28 gapkinds28: curves() read the mean's rows only where every agent took the mean's bands, bootstrap() where every
+    agent of the fewest runs took its interval)."""
+    fewest = min(fewest_per_agent)
+    few = [row for row, n in zip(cells, fewest_per_agent) if n == fewest]
+    return tuple(few[0][j] if all(row[j] == few[0][j] for row in few) else
+                 next(row[j] for row in cells if row[j] != "mean") for j in range(len(few[0])))
+
 def bracketing_counts(counts: Iterable[int], n: int) -> tuple[int, ...]:
     """The simulated counts (numbers of tasks a grid measured) whose rows speak for a design of ``n``: ``n`` alone
     where it was simulated, else the two that bracket it (the largest below, the smallest above); beyond the grid,

@@ -183,6 +183,16 @@ def median_is_mean_words(n_tasks: int, subject: str = "the median of task means"
             "the mean of task means")
 
 
+
+def gap_is_mean_words(whom: str, gamma: str, subject: str, logged: str = "", at: str = "") -> str:
+    """The words saying that every score of ``whom`` (``logged``: where, curves()' " logged at the grid steps") is at
+    or below gamma (``gamma``, as the note prints it), so that ``subject``, an optimality gap, is gamma minus its mean
+    of task means (``at``: curves()' " at every step"): the one home of the sentence of bootstrap()'s and curves()'
+    notes that a gap takes the mean's interval or bands reflected (``rlstats.statistics.gap_is_mean``; each had
+    written its own, audit s28 gapkinds28)."""
+    return (f"every score of {whom}{logged} is at or below gamma = {gamma}, so {subject} is gamma minus its mean of "
+            f"task means{at}")
+
 def label(column: str) -> str:
     """The printed label of a tidy column."""
     return VOCABULARY[column].label

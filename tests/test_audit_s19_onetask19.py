@@ -158,7 +158,7 @@ def test_one_task_counts_follow_the_table():
     from GRID_MOST_RUNS runs on."""
     for metric, need in small_runs.ONE_TASK_MIN_RUNS.items():
         # the median's on one task is the mean's interval (audit s26): the mean's rows
-        rows = _one_task_rows(small_runs.interval_kinds([metric], 1, "studentized")[0])
+        rows = _one_task_rows(small_runs.interval_kinds([metric], 1, "studentized")[0, 0])
         runs = sorted({int(r["runs"]) for r in rows})
         assert runs == [3, 5, 10, 20, 30, 50, 100, 200] and len(rows) == 4 * len(runs), metric
         missing = {int(r["runs"]) for r in rows if calibration.misses(r, 0.95)}

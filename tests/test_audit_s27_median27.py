@@ -48,10 +48,10 @@ def test_one_rule_read_by_bootstrap_curves_and_the_caution():
         step="step", statistic="median", align="last", compare=None, bands="studentized", n_resamples=100,
         confidence_level=0.95, alpha=0.05, gamma=1.0, na_action="raise", progress=False, max_seconds=None, n_jobs=1,
         bounds=None)
-    assert curves_api._band_options(options, 2).statistic == "mean"
+    assert curves_api._band_options(options, 2, [False])[0].statistic == "mean"
     with mock.patch.object(statistics, "MEDIAN_IS_MEAN_TASKS", 0):  # the rule lifted in its one home
         lifted = _boot(df, metrics=("mean", "median"))
-        assert curves_api._band_options(options, 2) is options
+        assert curves_api._band_options(options, 2, [False])[0] is options
         assert normalization._location_read(("median",), 2)
     assert not np.array_equal(lifted.intervals[0, 0], lifted.intervals[0, 1])  # the median's own t interval
     assert normalization._location_read(("median",), 2) == []

@@ -1,6 +1,6 @@
 """Audit s27 (median27): the optimality gap where every score of an agent is at or below gamma, where it is gamma
 minus the mean of task means, which decided that ``bootstrap()``'s default gives it that mean's interval reflected
-(``rlstats.methods.bootstrap._small_runs.gap_as_mean``).
+(``rlstats.methods.bootstrap._small_runs.interval_kinds``).
 
     PYTHONPATH=. nice -n 10 python tests/reference/gap_below_gamma.py [--quick]   # about 6 CPU minutes
 
@@ -13,7 +13,7 @@ of ``designs.py``, the default rows' data sets, 30 a draw, with that script's se
 below gamma = 1, whose gap interval the change moves (no bootstrap: the data alone).
 
 ``coverage()``: the gap's interval before the change (the package's own bounds with the gap's widening left out:
-``bootstrap_bounds`` without ``gap_as_mean``, bit for bit the former default's gap) and after it, on data sets whose
+``bootstrap_bounds`` without ``cells``, bit for bit the former default's gap) and after it, on data sets whose
 every score is at or below gamma: 2 tasks x 3 and 5 runs and 1 task x 20 runs, two agents (0 and ``SHIFT`` noise units apart), the four
 design draws of ``designs.py`` (offsets, a quarter of theirs, and scales), 40 data sets a draw (320 intervals a
 row), 500 resamples, gamma 1, in two families below gamma:
@@ -121,7 +121,7 @@ def coverage(family, tasks, runs, data_sets):
             before, _, _ = small_runs.bootstrap_bounds(
                 res.bootstrap_distribution, res.estimates, res.confidence_level, res.interval, None, None, False,
                 res.counts.min(axis=0), res.degrees_of_freedom, (res.resampled_standard_errors, res.standard_errors),
-                res.metrics, res.n_tasks, res.skewness, res.welch_degrees_of_freedom)  # no gap_as_mean: as before
+                res.metrics, res.n_tasks, res.skewness, res.welch_degrees_of_freedom)  # no cells: as before
             if res.saturated is not None:  # withheld by the rule of runs at a cap, before as after: not counted
                 before[res.saturated] = np.nan
             for k, bounds in enumerate((before[:, 0], res.intervals[:, 0])):

@@ -39,7 +39,7 @@ from ...options import (check_bool, check_choice, check_confidence_level, check_
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import seed_sequence
-from ...statistics import block_tolerances, near_tie_note
+from ...statistics import block_tolerances, gap_is_mean, near_tie_note
 from ...vocabulary import metric_label
 from .._replication import untrimmed_iqm_note
 from . import _kernels as kernels
@@ -751,12 +751,15 @@ def _run_bootstrap(design, options, rng, shown):
         notes += [n for n in [raw_gap_note(design, options.gamma)] if n]
     if "iqm" in options.metrics:
         notes += untrimmed_iqm_note(design.counts, design.agents)
-    # the interval each metric takes, once a call (audit s27 median27: twice): on 1 or 2 tasks the median of task
-    # means is their mean and is computed as it, interval and all (audit s26 median26); a metric function: None
-    computed = small_runs.interval_kinds(tuple(spec if isinstance(spec, str) else None for spec in options.metrics),
-                                         design.n_tasks, options.interval)
+    # the interval each agent's metric takes, once a call (audit s27 median27: twice): on 1 or 2 tasks the median of
+    # task means is their mean and is computed as it, interval and all (audit s26 median26), and an agent's optimality
+    # gap with every score at or below gamma takes the mean's interval reflected (audit s27); a metric function: None
+    kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)
+    cells = small_runs.interval_kinds(kinds, design.n_tasks, options.interval,
+                                      gap_is_mean(design.y, design.agent, design.n_agents, options.gamma))
+    computed = small_runs.computed_metrics(kinds, cells)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
-        return _run_builtin_bootstrap(design, options, rng, notes, shown, computed)
+        return _run_builtin_bootstrap(design, options, rng, notes, shown, computed, cells)
     layouts = _layouts(design)
     if options.rliable_compat:
         _require_run_matrices(design, layouts, "rliable_compat=True")
@@ -783,12 +786,13 @@ def _run_bootstrap(design, options, rng, shown):
                                   for layout in layouts])
     distribution = np.stack([s.T for s in stats])
     acceleration = _accelerations(layouts, options) if options.interval == "bca" else None
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, computed)
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, cells)
 
 
-def _run_builtin_bootstrap(design, options, rng, notes, shown, computed):
+def _run_builtin_bootstrap(design, options, rng, notes, shown, computed, cells):
     """Built-in metrics: one agent's layout at a time, so memory holds one agent's runs, not all (``computed``: the
-    metric each is computed as, :func:`_small_runs.interval_kinds`)."""
+    metric each is computed as, :func:`_small_runs.computed_metrics` of ``cells``, each agent's
+    :func:`_small_runs.interval_kinds`)."""
     root, seed = seed_sequence(rng)
     distribution = np.empty((design.n_agents, len(options.metrics), options.n_resamples))
     estimates = np.empty((design.n_agents, len(options.metrics)))
@@ -819,17 +823,18 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown, computed):
                                                                layout.task_sizes.min())
                     resampled[j, median] = np.nan  # not studentised: no standard error per resample
             del layout
-    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, computed,
+    return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, cells,
                              (resampled, observed) if studentized else None)
 
 
-def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, computed, errors=None):
-    """The result; ``computed``: the built-in metric whose interval each of ``options.metrics`` takes
-    (:func:`_small_runs.interval_kinds`: on 1 or 2 tasks the median's is the mean's, the same number; None for a
-    metric function)."""
+def _bootstrap_result(design, options, seed, distribution, estimates, acceleration, run_notes, cells, errors=None):
+    """The result; ``cells``: (K, M) the built-in metric whose interval each agent's each of ``options.metrics`` takes
+    (:func:`_small_runs.interval_kinds`: on 1 or 2 tasks the median's is the mean's, the same number; an optimality
+    gap with every score at or below gamma the mean's, reflected; None for a metric function)."""
     z0 = None
     notes = list(design.notes) + run_notes
     kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)  # built-in by what it computes
+    computed = small_runs.computed_metrics(kinds, cells)
     undefined = np.isnan(distribution).any(axis=-1) | np.isnan(estimates)
     notes += _nan_notes(design.agents, options, distribution, estimates)
     if options.interval == "bca":
@@ -837,19 +842,17 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         notes += _bca_notes(design.agents, options.metric_names, np.where(undefined, 0.0, z0))
     df = _welch_df(design) if options.interval == "expanded" else None
     skewness = welch = None
-    # the agents whose optimality gap is gamma minus their mean of task means: the mean's interval, reflected (audit s27)
-    gap_as_mean = small_runs.gap_as_mean(design, options.gamma, options.interval, computed)
     if errors is not None:
         df = np.array([small_runs.middle_df(design, j) for j in range(design.n_agents)])
         if options.interval in small_runs.WIDENED_INTERVALS:
-            skewness = np.array([small_runs.widening_skewness(design, j, computed, gap_as_mean[j])
+            skewness = np.array([small_runs.widening_skewness(design, j, computed, cells[j])
                                  for j in range(design.n_agents)])
         if options.interval == DEFAULT_INTERVAL:  # the mean's and optimality gap's Welch t floor (audit s20)
             with np.errstate(divide="ignore", invalid="ignore"):  # a task of 0 or 1 runs: withheld anyway (NaN df)
                 welch = _welch_df(design)
     bounds, se, floored = small_runs.bootstrap_bounds(
         distribution, estimates, options.confidence_level, options.interval, z0, acceleration, options.rliable_compat,
-        design.counts.min(axis=0), df, errors, computed, design.n_tasks, skewness, welch, gap_as_mean)
+        design.counts.min(axis=0), df, errors, computed, design.n_tasks, skewness, welch, cells)
     saturated, withheld = None, []
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
@@ -868,12 +871,12 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
             bounds[saturated], se[saturated] = np.nan, np.nan
         withheld = small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
                                                 options.metric_names, errors[1], saturated, tied, options.interval,
-                                                computed, gap_as_mean)
+                                                computed, cells)
         notes += withheld
-    notes += [n for n in [small_runs.median_is_mean_note(kinds, computed, options.metric_names, design.n_tasks,
+    notes += [n for n in [small_runs.median_is_mean_note(kinds, cells, options.metric_names, design.n_tasks,
                                                          options.interval),
-                                     small_runs.gap_as_mean_note(design.agents, options.metric_names, kinds, gap_as_mean,
-                                                                 options.gamma, design.n_tasks)] if n]
+                          small_runs.gap_is_mean_note(design.agents, options.metric_names, kinds, cells,
+                                                      options.gamma, design.n_tasks)] if n]
     unclipped = bounds
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
@@ -881,7 +884,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     floored = floored & np.isfinite(bounds) & (bounds == unclipped)
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
-                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), computed, gap_as_mean)
+                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), cells)
     title = "Stratified bootstrap confidence intervals"
     if options.task_bootstrap:
         title += " (runs and tasks resampled)"
@@ -898,23 +901,20 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         metric_kinds=kinds,
         standard_errors=None if errors is None else errors[1],
         resampled_standard_errors=None if errors is None else errors[0], saturated=saturated,
-        welch_floored=floored if floored.any() else None, gap_as_mean=gap_as_mean if gap_as_mean.any() else None,
+        welch_floored=floored if floored.any() else None, interval_cells=cells,
         withheld_notes=tuple(withheld), weighting_notes=tuple(_weighted_tasks_note(design, options.metrics)))
 
 
-def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, kinds, gap_as_mean=None):
+def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
     fewest = int(fewest_per_agent.min())
     # and intervals given (``given``: agents x metrics): one withheld for each of those agents has its own note (review
     # s20: the optimality gap's, withheld where every score is above gamma, was said to fall short in simulations)
-    # ``kinds``: the rows each reads, those of the metric whose interval it takes (on 1 or 2 tasks, the median's are the
-    # mean's: small_runs.interval_kinds)
-    # ``gap_as_mean``: the agents whose optimality gap takes the mean's interval reflected, whose rows measure it
-    # (audit s27): read where every agent of the fewest runs is one
+    # ``cells``: (K, M) the metric whose interval each agent's takes (small_runs.interval_kinds), whose rows it reads
+    # (calibration.quoted_kinds: those of the agents of the fewest runs)
     shown = given[fewest_per_agent == fewest].any(axis=0)
-    reflected = gap_as_mean is not None and bool(np.all(np.asarray(gap_as_mean)[fewest_per_agent == fewest]))
-    pairs = [(m, "mean" if kind == "optimality_gap" and reflected else kind)
-             for m, kind, show in zip(metrics, kinds, shown) if show]
+    pairs = [(m, kind) for m, kind, show in zip(metrics, calibration.quoted_kinds(cells, fewest_per_agent), shown)
+             if show]
     if interval in small_runs.STUDENTIZED_INTERVALS and n_tasks == 1:
         # withheld below its one-task count, whose note quotes the coverage (audit s19): the others' runs are read
         withheld = small_runs.studentized_withheld(fewest_per_agent, 1, [kind for _, kind in pairs], interval).any(0)

@@ -128,7 +128,7 @@ class BootstrapResult(Result):
     skewness : ndarray, shape (n_agents, n_metrics), or None
         The skewness of each agent's mean and median that widens their intervals on the side of the skew (the runs'
         skewness pooled over tasks; 0 for the other metrics, which are not widened, but for the optimality gap of an
-        agent in ``gap_as_mean``: the mean's negated) (``interval="studentized"``); None otherwise.
+        agent whose gap takes the mean's interval, :attr:`gap_as_mean`: the mean's negated) (``interval="studentized"``); None otherwise.
     welch_degrees_of_freedom : ndarray, shape (n_agents,), or None
         The Welch-Satterthwaite degrees of freedom of each agent's mean over tasks, of the Welch t bound that the
         mean's and the optimality gap's intervals take where it is wider than the bootstrap-t's
@@ -161,10 +161,10 @@ class BootstrapResult(Result):
     weighting_notes : tuple of str
         The note among ``notes`` naming the agents whose runs per task differ, where the IQM and the optimality gap
         weigh each task alike; not exported by ``to_dict``, as ``withheld_notes``.
-    gap_as_mean : ndarray of bool, shape (n_agents,), or None
-        The agents whose optimality gap took the interval of their mean of task means, reflected (every score at or
-        below gamma, where the gap is gamma minus that mean; ``interval="studentized"``, audit s27), which a note
-        says; None where none did. Not exported by ``to_dict``.
+    interval_cells : ndarray of object, shape (n_agents, n_metrics), or None
+        The built-in metric whose interval each agent's each metric takes, by its method, rules and calibration rows
+        (``_small_runs.interval_kinds``: on 1 or 2 tasks the median's is the mean's; an optimality gap with every score
+        at or below gamma the mean's, reflected), None for a function. Not exported by ``to_dict``.
     """
 
     agents: tuple[str, ...]
@@ -194,7 +194,7 @@ class BootstrapResult(Result):
     welch_floored: np.ndarray | None = field(default=None, repr=False)
     withheld_notes: tuple[str, ...] = field(default=(), repr=False)
     weighting_notes: tuple[str, ...] = field(default=(), repr=False)
-    gap_as_mean: np.ndarray | None = field(default=None, repr=False)
+    interval_cells: np.ndarray | None = field(default=None, repr=False)
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
 
@@ -204,10 +204,26 @@ class BootstrapResult(Result):
         return self.metric_kinds or self.metrics
 
     @property
+    def _cells(self):
+        """(n_agents, n_metrics) :attr:`interval_cells`, or for a result made without them the metrics' own rule
+        (``_small_runs.interval_kinds``, no agent's gap below gamma)."""
+        if self.interval_cells is not None:
+            return self.interval_cells
+        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval, np.zeros(len(self.agents), bool))
+
+    @property
     def _interval_kinds(self):
-        """The built-in metric whose interval each of ``metrics`` takes (on 1 or 2 tasks the median's is the mean's,
-        ``_small_runs.interval_kinds``)."""
-        return small_runs.interval_kinds(self._kinds, self.n_tasks, self.interval)
+        """The built-in metric each of ``metrics`` is computed as, whose interval it takes but for an optimality gap
+        below gamma (on 1 or 2 tasks the median's is the mean's, ``_small_runs.computed_metrics``)."""
+        return small_runs.computed_metrics(self._kinds, self._cells)
+
+    @property
+    def gap_as_mean(self):
+        """(n_agents,) bool: the agents whose optimality gap took the interval of their mean of task means, reflected
+        (every score at or below gamma, where the gap is gamma minus that mean; ``interval="studentized"``, audit
+        s27), which a note says; None where none did."""
+        which = small_runs.gap_takes_mean(self._kinds, self._cells)
+        return which if which.any() else None
 
     def _statistic_line(self):
         strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"
@@ -361,7 +377,7 @@ class BootstrapResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
         return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design", "saturated",
-                              "welch_floored", "withheld_notes", "weighting_notes", "gap_as_mean"})
+                              "welch_floored", "withheld_notes", "weighting_notes", "interval_cells"})
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
@@ -372,7 +388,7 @@ class BootstrapResult(Result):
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,
                                                 self._interval_kinds, self.n_tasks, self.skewness,
-                                                self.welch_degrees_of_freedom, self.gap_as_mean)
+                                                self.welch_degrees_of_freedom, self._cells)
         if self.saturated is not None:  # withheld at every level (audit s10)
             bounds = np.where(self.saturated[..., None], np.nan, bounds)
         bounds, _ = clipped_intervals(bounds, getattr(self.design, "bounds", None), self.metrics, self._kinds,

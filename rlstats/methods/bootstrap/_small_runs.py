@@ -32,11 +32,11 @@ import numpy as np
 
 from ... import calibration
 from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE
-from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, gap_is_mean, median_is_mean,
+from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, median_is_mean,
                            floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
                            skew_widened, skewness_of_means, welch_floor)
 from ...format import join_and, listed, name_list, names_shown
-from ...vocabulary import median_is_mean_words, median_of_task_means, metric_label
+from ...vocabulary import gap_is_mean_words, median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
 from .._replication import verdict
 from . import _kernels as kernels
@@ -267,15 +267,15 @@ def score_bounds(estimates, runs_x, runs_y, confidence_level, iterations=60):
 
 
 def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration, compat, fewest_runs, df,
-                     errors=None, metrics=(), n_tasks=None, skewness=None, welch=None, gap_as_mean=None):
+                     errors=None, metrics=(), n_tasks=None, skewness=None, welch=None, cells=None):
     """(bounds, mc_se, floored) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per
     agent; the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
     metric names and, for the median, df, and for the widened ones ``skewness``, the (K, M) skewness of each agent's
     mean and median from :func:`widening_skewness`, and for the default ``welch``, the (K,) Welch-Satterthwaite
     degrees of freedom of each agent's mean over tasks (:func:`welch_floor`); and they withhold where
-    :func:`studentized_withheld` says). ``gap_as_mean``: (K,) the agents whose optimality gap is gamma minus their
-    mean of task means (:func:`gap_as_mean`), whose gap interval is widened as the mean's, by its ``skewness``, and
-    withheld by the mean's counts.
+    :func:`studentized_withheld` says). ``cells``: (K, M) the metric whose interval each agent's each metric takes
+    (:func:`interval_kinds`; None: ``metrics`` for every agent): every cell of the mean's is widened as the mean's, by
+    its ``skewness`` (an optimality gap there: the mean's negated), and withheld by the mean's counts.
 
     Where a user metric returned NaN for the estimate or any resample the bounds are NaN: a quantile of
     resamples with NaN among them (NaN sorts last) is no interval. ``floored``: True where the Welch t floor set a
@@ -288,14 +288,10 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
         resampled = floored_standard_errors(errors[0], distribution, STUDENTIZED_SE_FLOOR, axis=-1)
         observed = errors[1] * run_expansion(fewest_runs)[:, None]
         bounds, se = studentized_bounds(distribution, estimates, resampled, observed, level)
-        mean = [j for j, m in enumerate(metrics) if m == "mean"]
-        if mean and interval in WIDENED_INTERVALS and skewness is not None:
-            bounds[:, mean] = skew_widened(bounds[:, mean], observed[:, mean], skewness[:, mean], level)
-        gap = [j for j, m in enumerate(metrics) if m == "optimality_gap"]
-        if gap and gap_as_mean is not None and np.any(gap_as_mean) and skewness is not None:
-            # gamma minus the mean: the mean's widening reflected, by the skewness widening_skewness gives it
-            cells = np.ix_(np.flatnonzero(gap_as_mean), gap)
-            bounds[cells] = skew_widened(bounds[cells], observed[cells], skewness[cells], level)
+        cells = np.broadcast_to(np.asarray(metrics, dtype=object), bounds.shape[:2]) if cells is None else cells
+        mean = cells == "mean"  # an optimality gap there, gamma minus the mean: its skewness is the mean's negated
+        if mean.any() and interval in WIDENED_INTERVALS and skewness is not None:
+            bounds[mean] = skew_widened(bounds[mean], observed[mean], skewness[mean], level)
         if interval == "studentized" and welch is not None:
             bounds, se, floored = welch_floor(bounds, se, estimates, observed, welch, level, metrics)
         median = [j for j, m in enumerate(metrics) if m == "median"]
@@ -313,7 +309,7 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
                              * median_se_relative_error(distribution[:, median], estimates[:, median])[..., None])
             flat = ~(errors[1][:, median] > 0)  # a middle task whose runs all tie: no spread to read
             bounds[:, median] = np.where(flat[..., None], np.nan, bounds[:, median])
-        withheld = studentized_withheld(fewest_runs, n_tasks, metrics, interval, gap_as_mean)
+        withheld = studentized_withheld(fewest_runs, n_tasks, cells, interval)
         bounds[withheld], se[withheld] = np.nan, np.nan
     else:
         bounds, se = kernels.metric_bounds(distribution, estimates, level, interval, z0, acceleration, compat)
@@ -337,26 +333,58 @@ STUDENTIZED_INTERVALS = ("studentized", "studentized_no_welch", "studentized_unw
 WIDENED_INTERVALS = ("studentized", "studentized_no_welch")
 
 
-def interval_kinds(kinds, n_tasks, interval):
-    """The built-in metric whose interval each of ``kinds`` takes: on 1 or 2 tasks (``statistics.median_is_mean``) the
-    median of task means is the mean of task means, the same number (with any runs per task: both weigh each task
-    alike), so it takes the mean's interval and the mean's rules for withholding it, its notes and its rows of the
-    calibration table (audit s26 median26: HalfCheetah SAC, 1 task x 192 runs, got (11588, 12108) for the mean and
-    (11674, 12111) for the median). The median's own t interval, made for the middle of 3 or more tasks, covered less
-    there on skewed runs (the calibration table's default rows: 0.889-0.893 on 1 task x 3-10 runs and 0.908-0.935 on
-    2 tasks x 3-20 runs, where the mean's covered 0.934-0.965 and 0.949-0.962; it was 0.59-0.96 of the mean's width,
-    ``tests/reference/median_mean_width.py``). The former defaults
-    (``"studentized_no_welch"``, ``"studentized_unwidened"``) are kept bit for bit, their median's t interval with
-    them; every other interval was already the mean's up to rounding (the same resamples)."""
-    if not median_is_mean(n_tasks) or interval in STUDENTIZED_INTERVALS[1:]:
-        return tuple(kinds)
-    return tuple("mean" if kind == "median" else kind for kind in kinds)
+def interval_kinds(kinds, n_tasks, interval, below_gamma=None):
+    """(K, M) the built-in metric whose interval each agent's each of ``kinds`` takes, its method, its rules for
+    withholding it, its notes and its rows of the calibration table: the one per-agent rule of both cases where a
+    metric is the mean of task means or gamma minus it (``below_gamma``: (K,) ``statistics.gap_is_mean``, None: one
+    agent with a score above gamma).
+
+    The median, every agent's: on 1 or 2 tasks (``statistics.median_is_mean``) the median of task means is the mean of
+    task means, the same number (with any runs per task: both weigh each task alike), so it takes the mean's interval
+    (audit s26 median26: HalfCheetah SAC, 1 task x 192 runs, got (11588, 12108) for the mean and (11674, 12111) for
+    the median). The median's own t interval, made for the middle of 3 or more tasks, covered less there on skewed
+    runs (the calibration table's default rows: 0.889-0.893 on 1 task x 3-10 runs and 0.908-0.935 on 2 tasks x 3-20
+    runs, where the mean's covered 0.934-0.965 and 0.949-0.962; it was 0.59-0.96 of the mean's width,
+    ``tests/reference/median_mean_width.py``). The former defaults (``"studentized_no_welch"``,
+    ``"studentized_unwidened"``) are kept bit for bit, their median's t interval with them; every other interval was
+    already the mean's up to rounding (the same resamples).
+
+    The optimality gap, each agent's own: under the default interval, where every score of the agent is at or below
+    gamma, the gap, the mean of max(gamma - score, 0) over each task's runs averaged over tasks, is gamma minus the mean
+    of task means, on any tasks and runs: one number, whose resamples and standard errors are the mean's reflected,
+    so it takes the mean's interval reflected (its skew widening by the mean's skewness negated,
+    :func:`widening_skewness`), by the mean's rules (audit s27 median27: it lacked the mean's widening on the side of
+    the runs' skew, on which the mean's unwidened interval covered 0.917-0.923 at 2 and 5 tasks x 5 skewed runs, and
+    on one task it was withheld below 50 runs where the mean's is given from 20; ``tests/reference/gap_below_gamma.py``).
+    The former defaults are kept bit for bit, and every other interval was already the mean's reflected (the same
+    resamples). The gap is still computed as the gap (:func:`computed_metrics`)."""
+    median = median_is_mean(n_tasks) and interval not in STUDENTIZED_INTERVALS[1:]
+    below = np.zeros(1, dtype=bool) if below_gamma is None else np.asarray(below_gamma, dtype=bool)
+    out = np.empty((below.size, len(kinds)), dtype=object)
+    for j, kind in enumerate(kinds):
+        out[:, j] = "mean" if kind == "median" and median else kind
+        if kind == "optimality_gap" and interval == "studentized":
+            out[below, j] = "mean"
+    return out
 
 
-def median_is_mean_note(kinds, computed, names, n_tasks, interval):
-    """The line saying that the median's interval is the mean's, or None (``computed``: :func:`interval_kinds` of
+def computed_metrics(kinds, cells):
+    """(M,) the built-in metric each of ``kinds`` is computed as, from ``cells``, its :func:`interval_kinds`: the
+    median of 1 or 2 task means as the mean (the same number, bit for bit the mean's resamples); the optimality gap
+    as the gap wherever it takes the mean's interval (gamma minus the mean is another rounding of it)."""
+    return tuple("mean" if kind == "median" and cells[0, j] == "mean" else kind for j, kind in enumerate(kinds))
+
+
+def gap_takes_mean(kinds, cells):
+    """(K,) the agents whose optimality gap takes the mean's interval reflected (:func:`interval_kinds`)."""
+    return ((np.asarray(cells) == "mean") & (np.asarray(kinds, dtype=object) == "optimality_gap")[None]).any(axis=1)
+
+
+
+def median_is_mean_note(kinds, cells, names, n_tasks, interval):
+    """The line saying that the median's interval is the mean's, or None (``cells``: :func:`interval_kinds` of
     ``kinds``, the built-in metric each of ``names`` computes; the words: ``vocabulary.median_is_mean_words``)."""
-    if interval != "studentized" or tuple(computed) == tuple(kinds):
+    if interval != "studentized" or computed_metrics(kinds, cells) == tuple(kinds):
         return None  # the other intervals were the mean's already: no interval of the median's own to tell apart
     # each median of task means named (a renamed one by what it computes) and the mean by what it averages: "the
     # median" alone reads as the runs' median (review26c, audit s27 median27)
@@ -401,10 +429,11 @@ def pooled_run_skewness(y, task, n_tasks):
     return g, int(usable.sum()), sizes, means, variance
 
 
-def widening_skewness(design, agent, metrics, gap_as_mean=False):
+def widening_skewness(design, agent, metrics, cells=None):
     """(M,) the skewness of ``agent``'s mean and median of task means for :func:`skew_widened` (0 for the other
-    metrics), with the runs' skewness g pooled over tasks (:func:`pooled_run_skewness`); ``gap_as_mean``: the agent's
-    optimality gap is gamma minus its mean of task means (:func:`gap_as_mean`), whose skewness is the mean's negated.
+    metrics), with the runs' skewness g pooled over tasks (:func:`pooled_run_skewness`); ``metrics``: the metric each
+    is computed as, ``cells`` (M,) the agent's :func:`interval_kinds` (None: ``metrics``): an optimality gap taking the
+    mean's interval is gamma minus the mean of task means, whose skewness is the mean's negated.
 
     A mean of task means over the tasks S (all of them for the mean; the middle one, or the two middle ones, for the
     median) has the skewness :func:`skewness_of_means` gives (curves()' median bands read it step by step).  0 where
@@ -419,33 +448,17 @@ def widening_skewness(design, agent, metrics, gap_as_mean=False):
     share = variance / np.maximum(sizes, 1)  # each task mean's variance; its third cumulant g s^3 / c^2
     subsets = {"mean": np.flatnonzero(sizes > 0),
                "median": np.argsort(means, kind="stable")[(tasks - 1) // 2:tasks // 2 + 1]}
-    if gap_as_mean:
-        subsets["optimality_gap"] = subsets["mean"]
-    for j, metric in enumerate(metrics):
-        chosen = subsets.get(metric)
+    for j, (metric, kind) in enumerate(zip(metrics, metrics if cells is None else cells)):
+        chosen = subsets.get(kind)
         if chosen is not None:
             out[j] = (-1.0 if metric == "optimality_gap" else 1.0) * skewness_of_means(g, share[chosen], sizes[chosen])
     return out
 
 
-def gap_as_mean(design, gamma, interval, metrics):
-    """(K,) the agents whose optimality gap takes the interval of their mean of task means, reflected: under the
-    default interval, where ``metrics`` (the built-in metric each computes) hold the optimality gap and every score of
-    the agent is at or below ``gamma``. There the gap, the mean of max(gamma - score, 0) over each task's runs
-    averaged over tasks, is gamma minus the mean of task means, on any tasks and runs: one number, whose resamples
-    and standard errors are the mean's reflected, so the same interval, reflected, by the mean's rules (audit s27
-    median27: it lacked the mean's widening on the side of the runs' skew, on which the mean's unwidened interval
-    covered 0.917-0.923 at 2 and 5 tasks x 5 skewed runs, and on one task it was withheld below 50 runs where the
-    mean's is given from 20; ``tests/reference/gap_below_gamma.py``). The former defaults are kept bit for bit, and
-    every other interval was already the mean's reflected (the same resamples)."""
-    if interval != "studentized" or "optimality_gap" not in metrics:
-        return np.zeros(design.n_agents, dtype=bool)
-    return gap_is_mean(design.y, design.agent, design.n_agents, gamma)
-
-
-def gap_as_mean_note(agents, names, kinds, which, gamma, n_tasks):
-    """The line saying which agents' optimality gap takes their mean's interval reflected (:func:`gap_as_mean`,
-    ``which``), or None."""
+def gap_is_mean_note(agents, names, kinds, cells, gamma, n_tasks):
+    """The line saying which agents' optimality gap takes their mean's interval reflected (:func:`interval_kinds`,
+    ``cells``), or None (the words: ``vocabulary.gap_is_mean_words``)."""
+    which = gap_takes_mean(kinds, cells)
     if not np.any(which):
         return None
     gaps = [metric_label(name) for name, kind in zip(names, kinds) if kind == "optimality_gap"]
@@ -454,8 +467,8 @@ def gap_as_mean_note(agents, names, kinds, which, gamma, n_tasks):
                f"the {join_and(gaps)} of {whose}")
     one_task = (f" (on one task from {ONE_TASK_MIN_RUNS['mean']} runs, where the gap's own interval needs "
                 f"{ONE_TASK_MIN_RUNS['optimality_gap']})" if n_tasks == 1 else "")
-    return (f"every score of {'every agent' if np.all(which) else whose} is at or below gamma = {gamma:g}, so "
-            f"{subject} is gamma minus its mean of task means: it takes that mean's interval reflected (gamma minus its "
+    return (f"{gap_is_mean_words('every agent' if np.all(which) else whose, f'{gamma:g}', subject)}: it takes that "
+            f"mean's interval reflected (gamma minus its "
             f"bounds, the gap at least 0), by its method (widened on the side of the runs' skew) and its rules for withholding it{one_task}")
 
 
@@ -476,7 +489,7 @@ STUDENTIZED_MIN_RUNS = 3
 #: worst draw of 0.904 on heavy-tailed runs).
 #: On one task the median of task means takes the mean's interval (:func:`interval_kinds`, audit s26): its count is the
 #: mean's; its own t interval's was 30 (:data:`FORMER_ONE_TASK_MIN_RUNS`). So does an agent's optimality gap where
-#: its every score is at or below gamma, gamma minus its mean there (:func:`gap_as_mean`, audit s27).
+#: its every score is at or below gamma, gamma minus its mean there (:func:`interval_kinds`, audit s27).
 ONE_TASK_MIN_RUNS = {"iqm": 20, "mean": 20, "median": 20, "optimality_gap": 50}
 #: The same for the former defaults (``"studentized_no_welch"``, ``"studentized_unwidened"``), whose mean's and
 #: optimality gap's one-task rows miss at 20-200 runs (above): withheld at every count.
@@ -706,22 +719,19 @@ def studentized_bounds(distribution, estimates, resampled, observed, confidence_
     return np.where(bad, np.nan, bounds), np.where(bad, np.nan, se)
 
 
-def studentized_withheld(fewest_runs, n_tasks, metrics, interval="studentized", gap_as_mean=None):
+def studentized_withheld(fewest_runs, n_tasks, metrics, interval="studentized"):
     """(K, M) the studentised intervals withheld: an agent's with fewer than STUDENTIZED_MIN_RUNS runs in some task,
     and on a single task those of a metric with fewer than its ``ONE_TASK_MIN_RUNS`` (:func:`one_task_min_runs` of
-    ``interval``; a metric function's always: it gives way to the percentile interval anyway); the optimality gap of
-    an agent in ``gap_as_mean`` ((K,) bool, :func:`gap_as_mean`) by the mean's count."""
+    ``interval``; a metric function's always: it gives way to the percentile interval anyway). ``metrics``: (M,) the
+    metric of every agent's, or (K, M) each agent's (:func:`interval_kinds`: an optimality gap taking the mean's
+    interval, by the mean's count)."""
     fewest_runs = np.asarray(fewest_runs)[:, None]
     table = one_task_min_runs(interval)
-    one_task = [table.get(m) for m in metrics]  # None (or not built in): never
+    kinds = np.asarray(metrics, dtype=object)
+    one_task = [table.get(m) for m in kinds.ravel()]  # None (or not built in): never
     need = np.array([STUDENTIZED_MIN_RUNS if n_tasks > 1 else np.inf if n is None else n for n in one_task],
-                    dtype=float)
-    need = np.broadcast_to(need, (fewest_runs.shape[0], len(need)))
-    if gap_as_mean is not None and n_tasks == 1 and np.any(gap_as_mean):
-        need = need.copy()
-        gaps = [j for j, m in enumerate(metrics) if m == "optimality_gap"]
-        mean_need = np.inf if table.get("mean") is None else table["mean"]
-        need[np.ix_(np.flatnonzero(gap_as_mean), gaps)] = mean_need
+                    dtype=float).reshape(kinds.shape)
+    need = np.broadcast_to(need, (fewest_runs.shape[0], kinds.shape[-1]))
     return fewest_runs < np.maximum(need, STUDENTIZED_MIN_RUNS)
 
 
@@ -783,19 +793,21 @@ def _one_task_shortfall(metric, interval="studentized"):
     return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-"), clause
 
 
-def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None, gap_as_mean=None):
+def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None, cells=None):
     """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
     metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19).
     ``kinds``: the built-in metric each of ``metrics`` (their names) computes, whose counts and rows are read (None: the
-    names; audit s26: ``metrics={"avg": "mean"}`` looked "avg" up, and said it withheld whatever the runs)."""
+    names; audit s26: ``metrics={"avg": "mean"}`` looked "avg" up, and said it withheld whatever the runs); ``cells``:
+    each agent's :func:`interval_kinds` (an optimality gap given by the mean's count), None: ``kinds``."""
     table = one_task_min_runs(interval)
     kinds = tuple(metrics) if kinds is None else tuple(kinds)
     fewest_runs = np.asarray(fewest_runs)
-    cells = cells_named(agents, metrics, withheld, after=[f"({int(n)})" for n in fewest_runs])
+    named = cells_named(agents, metrics, withheld, after=[f"({int(n)})" for n in fewest_runs])
     shown = [(m, k) for m, k in dict.fromkeys(zip(metrics, kinds)) if k in table]  # (name, kind)
-    # an agent whose every score is at or below gamma: its optimality gap is gamma minus its mean (gap_as_mean)
+    # an agent whose every score is at or below gamma: its optimality gap is gamma minus its mean (interval_kinds)
     reflected = (f" (the mean's {table['mean']} where every score of the agent is at or below gamma, the gap then "
-                 "gamma minus the mean of task means)" if gap_as_mean is not None and np.any(gap_as_mean) else "")
+                 "gamma minus the mean of task means)" if cells is not None and gap_takes_mean(kinds, cells).any()
+                 else "")
     given = [f"the {metric_label(m)}'s from {table[k]} runs{reflected if k == 'optimality_gap' else ''}"
              for m, k in shown if table[k]]
     never = {m: (k, _one_task_shortfall(k, interval)) for m, k in shown if table[k] is None}
@@ -825,23 +837,24 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                    if ONE_TASK_MIN_RUNS.get(k)]
         if default:
             way = f"interval=\"studentized\" (the default) gives {join_and(default)}; " + way
-    return (f"studentized intervals withheld on a single task for {cells} (fewest runs): on one task "
+    return (f"studentized intervals withheld on a single task for {named} (fewest runs): on one task "
             f"{'; '.join(said)}; {way}")
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None,
-                      interval="studentized", kinds=None, gap_as_mean=None):
+                      interval="studentized", kinds=None, cells=None):
     """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
     errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
     resamples'; ``saturated``: the (K, M) intervals withheld for saturated runs, ``rlstats.bounds.saturated_withheld``,
     and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``;
-    ``interval``: which studentised interval, whose one-task counts apply; ``kinds``: the built-in metric whose interval
-    each of ``metrics``, their names, takes, :func:`interval_kinds`, None: the names; ``gap_as_mean``: the agents whose
-    optimality gap takes the mean's interval reflected, :func:`gap_as_mean`)."""
+    ``interval``: which studentised interval, whose one-task counts apply; ``kinds``: the built-in metric each of
+    ``metrics``, their names, is computed as (:func:`computed_metrics`), None: the names; ``cells``: the (K, M) metric
+    whose interval each agent's takes, :func:`interval_kinds`, None: ``kinds``)."""
     notes = []
-    withheld = studentized_withheld(fewest_runs, n_tasks, metrics if kinds is None else kinds, interval, gap_as_mean)
+    kinds = tuple(metrics) if kinds is None else tuple(kinds)
+    withheld = studentized_withheld(fewest_runs, n_tasks, kinds if cells is None else cells, interval)
     if n_tasks < 2 and withheld.any():
-        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds, gap_as_mean))
+        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds, cells))
     elif withheld.any():
         out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)

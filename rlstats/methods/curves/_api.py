@@ -24,7 +24,7 @@ from ...format import by_value, cannot_reject, count, format_step, join_and, lis
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
-from ...vocabulary import median_is_mean_words, metric_label
+from ...vocabulary import gap_is_mean_words, median_is_mean_words, metric_label
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
@@ -78,6 +78,10 @@ UNWIDENED_MEDIAN = ("bands=\"studentized_unwidened\" gives on {} the median's ow
 #: rows that missed before audit s25 (the rows of one task and 5 runs, bracketed by 5 tasks and 10 runs), and the
 #: worst design draw's coverage the figure's title quotes there for ``bands="studentized_unwidened"``
 UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
+#: The ``configuration`` of the optimality gap's ``curves.band`` rows of agents whose every score sits at or below gamma
+#: while their true score distribution crosses it (``tests/reference/coverage_curves_gap.py``, audit s28 gapkinds28):
+#: their bands are the mean's reflected, whose own rows measure a truth below gamma, and there they covered less
+GAP_BELOW_GAMMA = "every score at or below gamma"
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -840,12 +844,16 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                           "Monte Carlo errors well below the differences that matter)")
     matrix = runs.align(design.y, logged, starts, stops, grid, options.align)
     notes = list(design.notes) + [runs.grid_sentence(grid, options.align, not shared, beyond=bool(range_note))]
-    caller, options = options, _band_options(options, design.n_tasks)  # the median of 1 or 2 tasks: the mean's bands
     cells = None if source is None else runs.dropped_cells(source, design, step, starts, stops, logged,
                                                           [grid] * starts.size, options.align)
     if cells is not None and np.any(cells):  # R's na.omit: a dropped row is not used, nor filled in from others
         matrix[np.array(cells)] = np.nan
         notes.append(runs.dropped_note(design, starts, cells, [grid] * starts.size, options.align, options.na_action))
+    # the statistic computed (the median of 1 or 2 tasks: the mean) and each agent's bands' (its gap at or below
+    # gamma at every step: the mean's, reflected)
+    caller, (options, band) = options, _band_options(options, design.n_tasks, gap_is_mean(
+        matrix, design.agent[starts], design.n_agents, options.gamma))
+    as_mean = np.array([b.statistic_name != options.statistic_name for b in band])  # reflected: gamma minus the mean
     filled = runs.filled_cells(logged, starts, stops, [grid] * starts.size, options.align) & ~np.isnan(matrix)
     notes += [n for n in [runs.filled_note(design, starts, filled, [grid] * starts.size, options.align, unit)] if n]
     notes += [range_note] if range_note else []
@@ -907,18 +915,15 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     estimates = np.array([_estimate(v, t, n_tasks, options) for v, t in per_agent])
     # the optimality gap of an agent whose every score is at or below gamma: gamma minus its mean, whose bands it
     # takes reflected (audit s27 curvegap27): its resamples and bands are made as the mean's, then reflected
-    as_mean = _gap_as_mean(design, matrix, starts, options)
-    mean_options = dataclasses.replace(options, statistic="mean", statistic_name="mean")
-    agent_options = [mean_options if m else options for m in as_mean]
     gap_estimates = estimates.copy()
     for a in np.flatnonzero(as_mean):
-        estimates[a] = _estimate(*per_agent[a], n_tasks, mean_options)
+        estimates[a] = _estimate(*per_agent[a], n_tasks, band[a])
     pair_codes = [(design.agents.index(a), design.agents.index(b)) for a, b in options.pairs]
     # streams keyed by the agents' places among their names sorted, a pair's runs in that order: the same draws
     # whatever the agents' order in the data (a Categorical's category order)
     rank = design.agent_places
     first = [(i, j) if rank[i] < rank[j] else (j, i) for i, j in pair_codes]
-    jobs = ([(_bootstrap, (v, t, n_tasks, agent_options[a], child_stream(boot_ss, rank[a])))
+    jobs = ([(_bootstrap, (v, t, n_tasks, band[a], child_stream(boot_ss, rank[a])))
              for a, (v, t) in enumerate(per_agent)]
             + [(_permutation_null, (per_agent[a], per_agent[b], n_tasks, options,
                                     child_stream(perm_ss, rank[a], rank[b]), 1.0 if (a, b) == ij else -1.0))
@@ -957,27 +962,27 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             notes.append(about_bands[-1])
         notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands, measured)
     else:
-        # the median's middle tasks' means (audit s12) and the mean (audit s25 band25) are skewed like the runs
-        skewed = {"median": kernels.median_skewness, "mean": kernels.mean_skewness}.get(options.statistic_name)
-        if options.bands == "studentized_unwidened" and options.statistic_name == "mean":
-            skewed = None  # the mean's bands before audit s25, bit for bit
-        skewness = None if skewed is None else np.stack([skewed(v, t, n_tasks) for v, t in per_agent])
-        names = None
-        if as_mean.any():  # the mean's skew widening and Hall's band for those agents, none for the others
-            names = [o.statistic_name for o in agent_options]
-            skewness = [kernels.mean_skewness(v, t, n_tasks) if m else None for (v, t), m in zip(per_agent, as_mean)]
+        # the median's middle tasks' means (audit s12) and the mean (audit s25 band25) are skewed like the runs, each
+        # agent's by the statistic of its bands (a gap taking the mean's: the mean's skew widening and Hall's band)
+        skewed = {"median": kernels.median_skewness, "mean": kernels.mean_skewness}
+        if options.bands == "studentized_unwidened":
+            del skewed["mean"]  # the mean's bands before audit s25, bit for bit
+        skewness = [skewed[b.statistic_name](v, t, n_tasks) if b.statistic_name in skewed else None
+                    for b, (v, t) in zip(band, per_agent)]
+        skewness = None if all(s is None for s in skewness) else skewness
         pointwise, bands = _studentized(raw, [e for _, _, e in done[:k]], estimates, short, (pointwise, bands), tolerance,
                                       fewest, repeats, options, (notes, about_bands), design.agents, skewness,
-                                      _reached_gamma(design, matrix, starts, options), grid, df, names)
+                                      _reached_gamma(design, matrix, starts, options), grid, df,
+                                      [b.statistic_name for b in band])
         for j in np.flatnonzero(as_mean):  # the mean's bands and resamples reflected: gamma minus them
             pointwise[j] = options.gamma - pointwise[j][:, ::-1]
             bands[j] = (options.gamma - bands[j][0][:, ::-1],) + tuple(bands[j][1:])
             replicates[j] = options.gamma - replicates[j]
         estimates = gap_estimates
         if as_mean.any():
-            about_bands.append(_gap_as_mean_note(design.agents, as_mean, options.gamma))
+            about_bands.append(_gap_is_mean_note(design.agents, as_mean, options.gamma))
             notes.append(about_bands[-1])
-        if skewed is None and options.statistic_name == "mean":  # the table measures the default's bands
+        if options.bands == "studentized_unwidened" and options.statistic_name == "mean":  # the table: the default's
             about_bands.append(UNWIDENED_NOTE)
             notes.append(UNWIDENED_NOTE)
             if n_tasks < UNWIDENED_MISSED[0] and UNWIDENED_MISSED[1] <= fewest.min() < UNWIDENED_MISSED[2]:
@@ -988,9 +993,14 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                 about_bands.append(UNWIDENED_MEDIAN.format("one task" if n_tasks == 1 else "2 tasks") if own
                                    else UNWIDENED_OTHERS.format(metric_label(options.statistic_name)))
                 notes.append(about_bands[-1])
-            # every agent's bands the mean's reflected: the mean's rows measure them (the same coverage)
-            notes += _calibration_notes(mean_options if as_mean.all() else options, fewest.min(), n_tasks,
+            # the rows of the bands of the agents with the fewest runs, where they all take one statistic's (the
+            # mean's reflected: the same coverage), else the statistic's own (calibration.quoted_kinds, bootstrap()'s)
+            quoted = calibration.quoted_kinds([[b.statistic_name] for b in band], fewest)[0]
+            notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), fewest.min(), n_tasks,
                                         "studentized", about_bands, measured)
+            if as_mean.any():  # and the gap's rows of those agents where the truth crosses gamma (audit s28)
+                notes += _calibration_notes(options, fewest[as_mean].min(), n_tasks, "studentized", about_bands,
+                                            below_gamma=True)
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -1039,24 +1049,43 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         measured_coverage=tuple(measured.items()))
 
 
-def _band_options(options, n_tasks):
-    """The options the bands are made by: on 1 or 2 tasks (``statistics.median_is_mean``) the median of task means is at
-    every step the mean of task means, the same number bit for bit (with any runs per task, and runs missing at some
-    steps: both weigh each task alike, over the runs logged there), so under the default bands it takes the mean's:
-    its method (standard error, floor, skew widening and Hall's band), its rules for withholding them and its rows of
-    the calibration table (audit s26 curves26, as ``bootstrap()``'s median interval since audit s26 median26). Its own
-    bands, made for the middle task of 3 or more, covered less there on skewed runs
+def _band_options(options, n_tasks, below_gamma):
+    """(computed, band): the options every agent's statistic is computed by, and (agents,) those each agent's bands are
+    made by: the one per-agent rule of both cases where a statistic is the mean of task means or gamma minus it
+    (``below_gamma``: (agents,) ``statistics.gap_is_mean`` on the steps analysed), as bootstrap()'s
+    ``_small_runs.interval_kinds``. Under the default bands alone (``bands="expanded"`` was already the mean's, the same
+    resamples; ``bands="studentized_unwidened"`` is the default before audit s25 bit for bit) and for the built-in
+    statistics.
+
+    The median, every agent's: on 1 or 2 tasks (``statistics.median_is_mean``) the median of task means is at every
+    step the mean of task means, the same number bit for bit (with any runs per task, and runs missing at some steps:
+    both weigh each task alike, over the runs logged there), so it is computed as the mean and takes the mean's bands:
+    their method (standard error, floor, skew widening and Hall's band), their rules for withholding them and their rows
+    of the calibration table (audit s26 curves26, as ``bootstrap()``'s median interval since audit s26 median26). Its
+    own bands, made for the middle task of 3 or more, covered less there on skewed runs
     (``tests/reference/curves_median_two_tasks.py``, 95% bands): at 1 task of 5 runs 0.913 simultaneous (0.880 in the
     worst design draw) and 0.927 pointwise of 800, where the mean's, 1.21 and 1.35 times as wide, covered 0.959 and
     0.953; of 10 runs 0.939 pointwise (the mean's 0.964); at 2 tasks of 3, 5 and 10 runs 0.942-0.943 pointwise of 480
     (the mean's 0.952-0.957, its own 0.96-1.04 times the mean's width). On normal, heavy-tailed and capped runs both
     held (0.960-0.989), the mean's 1.07-1.35 times as wide on one task and 0.96-1.09 on two: the price of one band.
-    ``bands="studentized_unwidened"``, the default before audit s25, keeps the median's own bands bit for bit;
-    ``bands="expanded"`` was already the mean's (the same resamples)."""
-    if (options.bands != "studentized" or not median_is_mean(n_tasks) or callable(options.statistic)
-            or options.statistic != "median"):
-        return options
-    return dataclasses.replace(options, statistic="mean", statistic_name="mean")
+
+    The optimality gap, each agent's own: where no score of the agent logged at a grid step (on the rows analysed) is
+    above gamma, at every step its gap is gamma minus its mean of task means, still computed as the gap, and its bands
+    are the mean's reflected, pointwise and simultaneous (audit s27 curvegap27: its own studentised bands lacked the
+    mean's widening on the side of the runs' skew and Hall's band, at 2 tasks x 5 skewed runs up to 0.07 short on that
+    side). Decided per agent over all steps, not step by step: the simultaneous band is one band over the steps (the
+    largest ratio over them), which is the mean's reflected only where the gap is gamma minus the mean at every step;
+    an agent with a score above gamma at some step keeps the gap's own bands at every step, as bootstrap() decides per
+    agent."""
+    mean = dataclasses.replace(options, statistic="mean", statistic_name="mean")
+    below = np.asarray(below_gamma, dtype=bool)
+    if options.bands != "studentized" or callable(options.statistic):
+        return options, [options] * below.size
+    if options.statistic == "median" and median_is_mean(n_tasks):
+        return mean, [mean] * below.size
+    if options.statistic == "optimality_gap":
+        return options, [mean if b else options for b in below]
+    return options, [options] * below.size
 
 
 def _median_is_mean_note(n_tasks):
@@ -1159,7 +1188,7 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
     optimality gap's steps where every run of the agent is at or above gamma (its gap 0 in every resample), whose
     withheld bands the note says so of, on ``grid`` (audit s20: "add runs" cannot give them a spread). ``names``:
     each agent's built-in statistic where they differ (the optimality gap's agents whose bands are the mean's,
-    :func:`_gap_as_mean`; ``skewness`` then a list, None for an agent not widened); None: ``options``' for all."""
+    :func:`_band_options`; ``skewness`` a list, None for an agent not widened); None: ``options``' for all."""
     notes, about_bands = notes
     names = [options.statistic_name] * len(raw) if names is None else names
     pointwise, bands, withheld, at_gamma = [], [], [], []
@@ -1289,30 +1318,15 @@ def _reached_gamma(design, matrix, starts, options):
     return (short == 0) & (there > 0)
 
 
-def _gap_as_mean(design, matrix, starts, options):
-    """(agents,) for the optimality gap under the default bands: no score of the agent logged at a grid step (on
-    the rows analysed) is above gamma, so that at every step its gap is gamma minus its mean of task means and takes
-    the mean's bands reflected, pointwise and simultaneous (``statistics.gap_is_mean``, bootstrap()'s rule for its
-    gap interval; audit s27 curvegap27: its own studentised bands lacked the mean's widening on the side of the
-    runs' skew and Hall's band, at 2 tasks x 5 skewed runs up to 0.07 short on that side). Decided per agent over
-    all steps, not step by step: the simultaneous band is one band over the steps (the largest ratio over them),
-    which is the mean's reflected only where the gap is gamma minus the mean at every step; an agent with a score
-    above gamma at some step keeps the gap's own bands at every step, as bootstrap() decides per agent. The other
-    band methods keep theirs: ``bands="expanded"`` was already the mean's reflected (the same resamples), and
-    ``bands="studentized_unwidened"`` is the default before audit s25 bit for bit."""
-    if options.statistic != "optimality_gap" or options.bands != "studentized":
-        return np.zeros(design.n_agents, dtype=bool)
-    return gap_is_mean(matrix, design.agent[starts], design.n_agents, options.gamma)
-
-
-def _gap_as_mean_note(agents, which, gamma):
-    """The line saying which agents' optimality gap bands are their mean's reflected (:func:`_gap_as_mean`)."""
+def _gap_is_mean_note(agents, which, gamma):
+    """The line saying which agents' optimality gap bands are their mean's reflected (:func:`_band_options`; its
+    words, ``vocabulary.gap_is_mean_words``, bootstrap()'s)."""
     whose = join_and(names_shown([a for a, w in zip(agents, which) if w], among=agents), limit=4)
     subject = "every agent" if np.all(which) else whose
     keeps = "" if np.all(which) else "; the other agents, with a score above gamma, keep the gap's own bands"
-    return (f"every score of {subject} logged at the grid steps is at or below gamma = {signif(gamma)}, so "
-            f"{'its' if not np.all(which) and which.sum() == 1 else 'each'} optimality gap is gamma minus its mean "
-            "of task means at every step: it takes that mean's bands reflected (gamma minus their ends), pointwise "
+    its = 'its' if not np.all(which) and which.sum() == 1 else 'each'
+    return (f"{gap_is_mean_words(subject, signif(gamma), f'{its} optimality gap', ' logged at the grid steps', ' at every step')}"
+            ": it takes that mean's bands reflected (gamma minus their ends), pointwise "
             "and simultaneous, by their method (the standard error floored, widened on the side of the runs' skew, "
             f"the pointwise band holding Hall's band) and their rules for withholding them{keeps}")
 
@@ -1392,7 +1406,7 @@ def _df_range(df):
     return f"df = {low}" if low == high else f"df from {low} to {high}"
 
 
-def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, measured=None):
+def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, measured=None, below_gamma=False):
     """The measured coverage of each band where the table shows it short of its level at this design; those of
     the agents' bands (not of the differences) are added to ``about_bands`` too, and their quoted coverage to
     ``measured`` (band -> coverage), which the figure's title quotes (audit s24: it said "95%" beside 0.667).
@@ -1400,10 +1414,14 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     The design is read as the table's largest run count at most ``runs_per_task`` (coverage grows with runs)
     and the numbers of tasks simulated there for the band that bracket ``n_tasks``
     (:func:`rlstats.calibration.bracketing_counts`);
-    the lowest row over them and the score distributions is quoted.
+    the lowest row over them and the score distributions is quoted. ``below_gamma``: the optimality gap's rows of
+    agents whose every score sits at or below gamma while their true scores cross it (:data:`GAP_BELOW_GAMMA`, the
+    mean's bands reflected), quoted beside the mean's rows (which measure a truth below gamma); the gap's own bands
+    read its other rows.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
-            and row.get("interval", "") in (method, "")]
+            and row.get("interval", "") in (method, "")
+            and (row.get("configuration", "") == GAP_BELOW_GAMMA) == below_gamma]
     if not rows:
         if callable(options.statistic):
             return []
@@ -1429,7 +1447,9 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
             what = {"difference": "rate at which the difference band holds 0 under no difference"}.get(
                 band, f"coverage of the {band} band")
             at = "simulated designs either side of this one" if len(bracket) > 1 else "nearest simulated design"
-            notes.append(f"measured {what} of the {_label(options.statistic_name)} at the {at} ({row['runs']} runs per task, "
+            where = (" of an agent whose every score is at or below gamma, where its true scores can exceed gamma"
+                     if below_gamma else "")
+            notes.append(f"measured {what} of the {_label(options.statistic_name)}{where} at the {at} ({row['runs']} runs per task, "
                          f"{calibration.bracket_words(bracket, row['tasks'])}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
