@@ -13,9 +13,9 @@ import os
 import re
 import sys
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import INDEX_LABELS, shell_word
 
@@ -515,6 +515,20 @@ def report_drawn_seed(given: int | None, result: Any) -> None:
         sys.stderr.write(f"random seed drawn: {seed}; pass --seed {seed} to repeat these numbers\n")
 
 
+def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str]) -> NoReturn:
+    """Exit as ``parser`` (the command that ran: its ``command_parser`` default) refuses the arguments none of its
+    options takes, naming an option close to a mistyped one and its --help (audit s28: the top-level parser refused
+    them, with its own usage and "rlstats: error", and "--sed 0" named no --seed)."""
+    import difflib
+
+    # the usage line lists every option of the command (argparse has no public list of a parser's arguments)
+    options = sorted(set(re.findall(r"(?<![\w-])(--[A-Za-z][\w-]*)", parser.format_usage())))
+    near = [match for word in extra if word.startswith("--")
+            for match in difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.75)]
+    guess = f" (did you mean {' or '.join(dict.fromkeys(near))}?)" if near else ""
+    parser.error(f"unrecognized arguments: {' '.join(extra)}{guess}; see {parser.prog} --help")
+
+
 def help_examples(doc: str | None) -> str:
     """The command lines of a command module's docstring (its ``::`` blocks) as a --help epilog, one a line (a line
     ending in ``|`` goes on, indented, on the next); a parser showing it needs RawDescriptionHelpFormatter, which
@@ -866,19 +880,17 @@ def as_shown(result: Result, output_format: str, hints: tuple[Any, ...] | None =
     return result if output_format == "json" else in_command_notes(result, hints, labels)
 
 
-def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
-           labels: Iterable[str] = ()) -> str:
-    """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`), its notes as
-    :func:`as_shown` spells them (``hints`` None: as they are)."""
-    return _RENDERERS[output_format](as_shown(result, output_format, hints, labels))
+def render(result: Result, output_format: str) -> str:
+    """The text the command prints for ``result`` (as :func:`as_shown` gave it) in ``output_format``, one of
+    :data:`FORMATS`."""
+    return _RENDERERS[output_format](result)
 
 
-def notes_beside_csv(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
-                     labels: Iterable[str] = ()) -> None:
-    """With ``--format csv``, ``result``'s notes on stderr, as :func:`as_shown` spells them: the tidy frame on stdout
+def notes_beside_csv(result: Result, output_format: str) -> None:
+    """With ``--format csv``, the notes of ``result`` (as :func:`as_shown` gave it) on stderr: the tidy frame on stdout
     has no room for what was dropped or withheld (every other format prints them)."""
     if output_format == "csv" and getattr(result, "notes", None):
-        sys.stderr.write("".join(f"Note: {note}\n" for note in as_shown(result, output_format, hints, labels).notes))
+        sys.stderr.write("".join(f"Note: {note}\n" for note in result.notes))
 
 
 def save_plot(result: Result, path: str | os.PathLike[str], kind: str | None = None) -> None:

@@ -29,7 +29,7 @@ from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT, MAX_N
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, MAX_K, AdaStopOptions, _assemble, _calibration_notes,
                    _decision_rows, _flips, _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs,
-                   _schedule, _spread_notes, _TaskRun, _warn_if_powerless)
+                   _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -330,7 +330,9 @@ class AdaStop:
                          + name_list(self.agents_to_run, among=self._agents))
         # accepted with allow_repeat (or read from a state): said, not warned, at every result
         notes += _repeat_notes([run], self._agents, blocked=False, warn_user=False)
-        # the level notes of adastop() on the same batches: the test is the same (audit s24)
+        # the level notes of adastop() on the same batches: the test is the same (audit s24; s28: its note that a
+        # test spending no level decides 'equal' whatever the scores, the advice a new test's, as the warning's)
+        notes += _no_level_notes(None, [run], advice="use a larger n or K")
         notes += _calibration_notes("adastop", [run], self._options)
         notes += _spread_notes([run], self._agents, self._options, has_blocks=False)
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)

@@ -1,0 +1,167 @@
+"""Audit s28 cli28: the ``rlstats`` command, its AdaStop state that can never decide, and a new user's first calls.
+
+Part one (items left by s27): a state created with --allow-powerless printed "equal" at a level of 0 with no word
+that the decision is no test (adastop() on the same batches says so in a note; the incremental result lacked it);
+--allow-powerless on a state that exists was ignored without a word; the refusal typed the library warning's first
+clause again; the "reason column filled, dropped when empty" rule was written three times (twice in the result, once
+in the command); render() and notes_beside_csv() kept parameters only tests passed, so a compare call spelled its
+notes through in_command_notes twice (once for nothing).
+
+The level of 0 is checked by hand: two agents with n = 2 runs per batch have C(4, 2) = 6 exact relabellings per
+interim, 6^K / 2 paths at interim K (one of each complementary pair); K = 2 gives 18 paths and alpha = 0.05 spends
+floor(0.05 * 18) = 0 of them, K = 3 gives 108 and spends 5.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import pandas as pd
+import pytest
+
+from conftest import cli_run, cli_shell
+
+WARNED = "with n = 2 runs per batch and K = 2 interims no level can be spent (alpha = 0.05)"
+GRID = ("with its runs per interim and interims no level can be spent on the permutation grid, so its decisions are "
+        "'equal' or 'continue' whatever the scores; ")
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """Two batches of 2 runs of agents a and b (n = 2 read from the first)."""
+    (tmp_path / "b1.csv").write_text("agent,score\na,1.0\na,2.5\nb,3.0\nb,4.5\n")
+    (tmp_path / "b2.csv").write_text("agent,score\na,0.5\na,1.5\nb,3.5\nb,5.0\n")
+    return tmp_path
+
+
+# -- part one: a state that can never decide ------------------------------------------------------------------------
+
+
+def test_hand_count_of_the_paths():
+    """The module docstring's counts: 6^2 / 2 = 18 paths spend none at alpha = 0.05, 6^3 / 2 = 108 spend 5."""
+    assert math.comb(4, 2) == 6
+    assert math.floor(0.05 * 6 ** 2 / 2) == 0 and math.floor(0.05 * 6 ** 3 / 2) == 5
+
+
+def test_powerless_state_says_its_equal_is_no_test(tiny):
+    """The finished state of K = 2 batches of n = 2 says 'equal' at level 0: a note (adastop()'s on the same batches,
+    its advice as this command takes it) says the decision is no test; it read as an equivalence shown."""
+    assert cli_shell("adastop", "update", tiny / "s.json", tiny / "b1.csv", "--K", "2", "--seed", "1",
+                     "--allow-powerless").returncode == 0
+    done = cli_shell("adastop", "update", tiny / "s.json", tiny / "b2.csv")
+    assert done.returncode == 0 and "a          b          equal" in done.stdout
+    note = ("Note: AdaStop cannot reject: " + GRID + "start a new state file with a larger --n or --K\n")
+    assert note in done.stdout, done.stdout
+    status = cli_shell("adastop", "status", tiny / "s.json")
+    assert status.returncode == 0 and note in status.stdout, status.stdout
+
+
+def test_incremental_result_notes_what_adastop_notes():
+    """AdaStop(...).result() of the two batches notes the level spent as adastop() does on the same rows."""
+    import warnings
+
+    from rlstats.methods.adastop import AdaStop, adastop
+
+    rows = pd.DataFrame({"agent": list("aabbaabb"), "score": [1, 2.5, 3, 4.5, .5, 1.5, 3.5, 5.0],
+                         "batch": [1, 1, 1, 1, 2, 2, 2, 2]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seq = AdaStop(["a", "b"], n=2, K=2, rng=1)
+        for batch in (1, 2):
+            seq.update(rows[rows["batch"] == batch].drop(columns="batch"))
+        whole = adastop(rows, "score ~ agent", n=2, K=2, batch="batch", rng=1)
+    assert [note for note in whole.notes if note.startswith("AdaStop cannot reject")] == [
+        f"AdaStop cannot reject: {GRID}add runs"]  # one test, no task: "its decisions there" named none
+    assert [note for note in seq.result().notes if note.startswith("AdaStop cannot reject")] == [
+        f"AdaStop cannot reject: {GRID}use a larger n or K"]
+    assert seq.result().decisions["decision"].tolist() == whole.decisions["decision"].tolist() == ["equal"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        able = AdaStop(["a", "b"], n=2, K=3, rng=1)
+    able.update(rows[rows["batch"] == 1].drop(columns="batch"))
+    assert not [note for note in able.result().notes if "cannot reject" in note]
+
+
+def test_allow_powerless_on_a_state_that_can_reject_is_refused(tiny):
+    """--allow-powerless on a later call applies only where the state is one that never rejects (as created with it);
+    on a state that can reject it is an error saying why (it was ignored without a word), and nothing is fed."""
+    assert cli_shell("adastop", "update", tiny / "s.json", tiny / "b1.csv", "--K", "3", "--seed", "1").returncode == 0
+    before = (tiny / "s.json").read_text()
+    shown = cli_shell("adastop", "update", tiny / "s.json", tiny / "b2.csv", "--allow-powerless")
+    assert shown.returncode == 2 and shown.stdout == ""
+    assert shown.stderr == (f"rlstats: error: {tiny / 's.json'} holds a test that can reject (n = 2 runs per batch, "
+                            "K = 3); --allow-powerless only applies when a state that never could is created: leave "
+                            "it out\n"), shown.stderr
+    assert (tiny / "s.json").read_text() == before
+    # a state that never rejects, created with the flag: given again, the flag agrees with it
+    assert cli_shell("adastop", "update", tiny / "p.json", tiny / "b1.csv", "--K", "2", "--seed", "1",
+                     "--allow-powerless").returncode == 0
+    again = cli_shell("adastop", "update", tiny / "p.json", tiny / "b2.csv", "--allow-powerless")
+    assert again.returncode == 0, again.stderr
+
+
+def test_refusal_and_warning_share_one_clause(tiny, monkeypatch):
+    """The refusal opens with the library warning's clause, read from its one home (no_level_clause), not typed
+    again: a change there shows in both."""
+    from rlstats.methods import adastop as package
+    from rlstats.methods.adastop import _api, no_level_clause
+
+    assert no_level_clause(2, 2, 0.05) == WARNED
+    marked = "CLAUSE {} {} {}".format
+    monkeypatch.setattr(_api, "no_level_clause", marked)
+    monkeypatch.setattr(package, "no_level_clause", marked)
+    refused = cli_shell("adastop", "update", tiny / "s.json", tiny / "b1.csv", "--K", "2", "--seed", "1")
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("rlstats: error: CLAUSE 2 2 0.05: a test with this state could never "
+                                     "reject"), refused.stderr
+    created = cli_shell("adastop", "update", tiny / "s.json", tiny / "b1.csv", "--K", "2", "--seed", "1",
+                        "--allow-powerless")
+    assert created.returncode == 0
+    assert created.stderr.startswith("rlstats: warning: CLAUSE 2 2 0.05: the test can never reject")
+
+
+def test_reason_column_rule_has_one_home():
+    """The decisions' reason column, blank where a comparison has none and left out when none has, is one public
+    function's rule (without_empty_reasons), which the result's print and summary and the command's progress use."""
+    from rlstats.cli import adastop as command
+    from rlstats.methods.adastop import _result, without_empty_reasons
+
+    table = pd.DataFrame({"decision": ["equal", "continue"], "reason": [None, "runs exhausted"]})
+    kept = without_empty_reasons(table)
+    assert kept["reason"].tolist() == ["", "runs exhausted"] and table["reason"].isna().iloc[0]  # a copy
+    assert list(without_empty_reasons(table.iloc[:1]).columns) == ["decision"]
+    assert inspect.getsource(_result).count('fillna("")') == 1  # in without_empty_reasons alone (it was 2)
+    assert 'fillna("")' not in inspect.getsource(command)
+
+
+# -- render takes the result as shown --------------------------------------------------------------------------------
+
+
+def test_render_and_notes_beside_csv_take_the_result_as_shown():
+    """render() and notes_beside_csv() take the result as_shown() spelled: no hints or labels only tests passed."""
+    from rlstats.cli._shared import notes_beside_csv, render
+
+    assert list(inspect.signature(render).parameters) == ["result", "output_format"]
+    assert list(inspect.signature(notes_beside_csv).parameters) == ["result", "output_format"]
+
+
+# -- part two: a new user's first calls ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, prog, said", [
+    (["compare", "runs.csv", "score ~ agent | task", "--bogus"], "rlstats compare",
+     "unrecognized arguments: --bogus; see rlstats compare --help"),
+    (["power", "skillings_mack", "--sed", "0"], "rlstats power",
+     "unrecognized arguments: --sed 0 (did you mean --seed?); see rlstats power --help"),
+    (["adastop", "update", "s.json", "b.csv", "--allow-repeats"], "rlstats adastop update",
+     "unrecognized arguments: --allow-repeats (did you mean --allow-repeat?); see rlstats adastop update --help"),
+    (["adastop", "status", "s.json", "x"], "rlstats adastop status",
+     "unrecognized arguments: x; see rlstats adastop status --help"),
+])
+def test_unrecognized_arguments_name_the_command(argv, prog, said):
+    """An argument no option of the command takes is refused by that command, naming it, its --help and the option
+    nearest a mistyped one (it was the top-level usage and "rlstats: error: unrecognized arguments: --sed 0")."""
+    status, out, err = cli_run(*argv)
+    assert status == 2 and out == ""
+    assert err.startswith(f"usage: {prog} ") and err.endswith(f"\n{prog}: error: {said}\n"), err
