@@ -165,3 +165,43 @@ def test_unrecognized_arguments_name_the_command(argv, prog, said):
     status, out, err = cli_run(*argv)
     assert status == 2 and out == ""
     assert err.startswith(f"usage: {prog} ") and err.endswith(f"\n{prog}: error: {said}\n"), err
+
+
+@pytest.mark.parametrize("sep", ["\\t", ";", "|"])
+def test_a_given_separator_the_file_does_not_use_is_named(tmp_path, sep):
+    """A comma-separated file read with --sep '\\t' (or another the file does not use) is one column, which was
+    said as "unknown name 'score' ...; the data columns are: `agent,task,seed,score`"; now as the separator the
+    header holds, as when --sep is left out."""
+    path = tmp_path / "runs.csv"
+    path.write_text("agent,task,seed,score\na,t,0,1\na,t,1,2\nb,t,0,3\nb,t,1,4\n")
+    status, out, err = cli_run("compare", path, "score ~ agent | task", "--sep", sep)
+    shown = "'\\t'" if sep == "\\t" else repr(sep)
+    assert status == 2 and out == ""
+    assert err == (f"rlstats: error: {path} has one column 'agent,task,seed,score' when read with {shown} as "
+                   f"separator; it looks separated by ',': leave out --sep (the default, ',')\n"), err
+
+
+def test_a_given_separator_names_the_other_one(tmp_path):
+    """A semicolon file read with --sep ',' given: the way is --sep ';'."""
+    path = tmp_path / "runs.csv"
+    path.write_text("agent;task;seed;score\na;t;0;1\nb;t;0;3\n")
+    status, out, err = cli_run("compare", path, "score ~ agent | task", "--sep", ",")
+    assert status == 2 and err.endswith("it looks separated by ';': pass --sep ';'\n"), err
+
+
+def test_latex_layout_advice_in_the_commands_terms(tmp_path):
+    """compare --format latex said "to fit one column: environment='table', resize=True", keywords of to_latex() that
+    the command has no flag for; it says the edit to the LaTeX that does the same (the library's text unchanged)."""
+    long_a, long_b = "agent_" + "a" * 40, "agent_" + "b" * 40  # a table wider than one column (229.5 pt)
+    rows = "".join(f"{a},t{t},{s},{v}\n" for t in (1, 2) for s, (a, v) in enumerate(
+        [(long_a, 1.0), (long_a, 2.0 + t), (long_b, 3.0), (long_b, 4.0 + t)]))
+    (tmp_path / "runs.csv").write_text("agent,task,seed,score\n" + rows)
+    status, out, err = cli_run("compare", tmp_path / "runs.csv", "score ~ agent | task", "--format", "latex",
+                               "--seed", "0")
+    assert status == 0, err
+    comments = [line for line in out.splitlines() if line.startswith("% rlstats:")]
+    assert comments and "environment=" not in out and "resize=True" not in out
+    wide = [line for line in comments if "to fit one column" in line]
+    assert wide, comments
+    assert all(r"to fit one column: change table* to table and put the tabular in \resizebox{\linewidth}{!}{...} "
+               "(shrinks it to " in line for line in wide), wide
