@@ -205,3 +205,32 @@ def test_latex_layout_advice_in_the_commands_terms(tmp_path):
     assert wide, comments
     assert all(r"to fit one column: change table* to table and put the tabular in \resizebox{\linewidth}{!}{...} "
                "(shrinks it to " in line for line in wide), wide
+
+
+@pytest.mark.parametrize("header, said", [
+    ("agent,points", "the batch has a column 'agent' but none named 'score': a long batch has both (each run's agent "
+                     "and score), a wide one a column per agent; name its column of scores 'score'"),
+    ("name,score", "the batch has a column 'score' but none named 'agent': a long batch has both (each run's agent "
+                   "and score), a wide one a column per agent; name its column of agents 'agent'"),
+])
+def test_a_long_batch_missing_its_score_column_is_named(tmp_path, header, said):
+    """A first batch with a column agent and its scores under another name was read as a wide batch of two agents
+    'agent' and 'points' ("scores of agent 'agent' are not numbers"); it is refused naming the missing column, and no
+    state is made."""
+    (tmp_path / "b.csv").write_text(f"{header}\nPPO,1\nPPO,2\nSAC,3\nSAC,4\n")
+    status, out, err = cli_run("adastop", "update", tmp_path / "s.json", tmp_path / "b.csv", "--seed", "0")
+    assert status == 2 and out == "" and not (tmp_path / "s.json").exists()
+    assert err == f"rlstats: error: {tmp_path / 'b.csv'}: {said}\n", err
+
+
+def test_an_interrupt_ends_with_one_line_and_status_130(monkeypatch):
+    """Ctrl-C during a command printed Python's traceback of wherever it ran; it says one line and exits with 130,
+    the shell's status of a command ended by SIGINT (128 + 2)."""
+    import rlstats.cli as cli
+
+    def interrupted(args, out):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run_compare", interrupted)
+    status, out, err = cli_run("compare", "runs.csv", "score ~ agent | task")
+    assert (status, out, err) == (130, "", "rlstats: interrupted\n")

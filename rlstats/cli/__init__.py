@@ -356,6 +356,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other commands do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: one line, not the traceback of wherever it ran; 128 + SIGINT, as shells say
+        sys.stderr.write("rlstats: interrupted\n")
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -872,7 +872,15 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
 
 def _check_agents_named(batch, agent, score):
     """A long batch's row without its agent is an error, as the formula's are (design.build): grouped by name, it
-    would be an agent 'nan' (audit s18: an agent named 'None' in a CSV is read as missing)."""
+    would be an agent 'nan' (audit s18: an agent named 'None' in a CSV is read as missing). So is a batch with one of
+    the long layout's two columns: read as wide, its column of agents was an agent (audit s28: "scores of agent
+    'agent' are not numbers" of a batch whose scores were headed 'points')."""
+    has = [name for name in (agent, score) if name in batch.columns]
+    if len(has) == 1:
+        other, what = (score, "scores") if has[0] == agent else (agent, "agents")
+        raise DesignError(f"the batch has a column '{has[0]}' but none named '{other}': a long batch has both (each "
+                          f"run's agent and score), a wide one a column per agent; name its column of {what} "
+                          f"'{other}'")
     if agent in batch.columns and score in batch.columns and (missing := batch[agent].isna().to_numpy()).any():
         raise DesignError(f"column '{agent}' has {int(missing.sum())} missing value(s) (first rows: "
                           f"{rows_named(batch.index, np.flatnonzero(missing), 5)}); remove or fill them: every run of "
