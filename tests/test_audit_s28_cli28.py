@@ -7,6 +7,15 @@ clause again; the "reason column filled, dropped when empty" rule was written th
 in the command); render() and notes_beside_csv() kept parameters only tests passed, so a compare call spelled its
 notes through in_command_notes twice (once for nothing).
 
+Part two (a new user's calls in a clean folder: --help of every command, demo, compare on atari100k.csv with several
+methods and every --format, power, read-logs on sb3_classic, an AdaStop state over several calls, bad inputs): an
+unknown option was refused by the top-level parser ("rlstats: error: unrecognized arguments: --sed 0", its usage);
+a comma file read with --sep '\t' said "unknown name 'score'"; --format latex advised to_latex()'s environment= and
+resize=, which the command has no flag for; a first AdaStop batch 'agent,points' was read as two agents 'agent' and
+'points'; --summarize without the step column named no --step; Ctrl-C printed a traceback. Every other error met
+was one rlstats line naming the thing and the way on, with status 2; nothing typed was evaluated as code (a formula
+or -o subset= calling __import__ is refused).
+
 The level of 0 is checked by hand: two agents with n = 2 runs per batch have C(4, 2) = 6 exact relabellings per
 interim, 6^K / 2 paths at interim K (one of each complementary pair); K = 2 gives 18 paths and alpha = 0.05 spends
 floor(0.05 * 18) = 0 of them, K = 3 gives 108 and spends 5.
@@ -234,3 +243,19 @@ def test_an_interrupt_ends_with_one_line_and_status_130(monkeypatch):
     monkeypatch.setattr(cli, "run_compare", interrupted)
     status, out, err = cli_run("compare", "runs.csv", "score ~ agent | task")
     assert (status, out, err) == (130, "", "rlstats: interrupted\n")
+
+
+@pytest.mark.parametrize("given, said", [
+    (["--step", "stepz"], "--step stepz is not a column of {path}; its columns are: agent, task, seed, t, score"),
+    ([], "--summarize reads each row's training step from the column step, which {path} does not have; name "
+         "the step column with --step (its columns are: agent, task, seed, t, score)"),
+])
+def test_summarize_names_the_step_option(tmp_path, given, said):
+    """--summarize on a file whose step column is not the one given (or not 'step', when --step is left out) said
+    "step column 'stepz' not found in data; available: [...]", naming no option: now --step, and the file's columns."""
+    path = tmp_path / "curves.csv"
+    path.write_text("agent,task,seed,t,score\n" + "".join(f"{a},x,{s},{t},{t * (s + 1)}\n" for a in "ab"
+                                                         for s in (0, 1) for t in (1, 2)))
+    status, out, err = cli_run("compare", path, "score ~ agent | task/seed", "--summarize", "final", *given)
+    assert status == 2 and out == ""
+    assert err == "rlstats: error: " + said.format(path=path) + "\n", err

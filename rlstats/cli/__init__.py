@@ -130,9 +130,18 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
         from ..design import subset_rows
 
         data = subset_rows(data, options.pop("subset"))
+    step = args.step or "step"
+    if step not in data.columns:  # named as the command sets it (audit s28: "step column 'stepz' not found in data")
+        from ..format import name_list
+
+        columns = f"its columns are: {name_list([str(c) for c in data.columns])}"
+        where = "standard input" if args.file == "-" else args.file
+        raise UsageError(f"--step {step} is not a column of {where}; {columns}" if args.step else
+                         f"--summarize reads each row's training step from the column step, which {where} does not "
+                         f"have; name the step column with --step ({columns})")
     keep = {"eval_env": options["eval_env"]} if "eval_env" in options else {}
     try:
-        runs = summarize_runs(data, args.formula, step=args.step or "step", how=args.summarize,
+        runs = summarize_runs(data, args.formula, step=step, how=args.summarize,
                               na_action=options.get("na_action", "raise"), **keep, **given)
     except RlstatsError as exc:  # its hints (k=10, threshold=) in this command's spelling
         message = rows_in_file(said(exc), args.file, args.sep)
