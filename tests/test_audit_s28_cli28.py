@@ -259,3 +259,12 @@ def test_summarize_names_the_step_option(tmp_path, given, said):
     status, out, err = cli_run("compare", path, "score ~ agent | task/seed", "--summarize", "final", *given)
     assert status == 2 and out == ""
     assert err == "rlstats: error: " + said.format(path=path) + "\n", err
+
+
+def test_adastop_without_its_command_names_the_choices():
+    """rlstats adastop alone said "the following arguments are required: adastop_command", the parser's attribute;
+    it names the commands it takes, as its usage line shows them."""
+    status, out, err = cli_run("adastop")
+    assert status == 2 and err.endswith("rlstats adastop: error: the following arguments are required: "
+                                        "{update,status,plot}\n"), err
+    assert "usage: rlstats adastop [-h] {update,status,plot} ...\n" in err

@@ -123,6 +123,8 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
                       help="which figure (default: decisions)")
     _add_key_file(plot, "(needed when the state was created with one)")
     plot.set_defaults(run=run_plot, command_parser=plot, flags=flags)  # its warnings' hints as update takes them
+    # a missing command is named by its choices, as the usage line shows them, not by the attribute it is stored in
+    commands.metavar = "{" + ",".join(commands.choices) + "}"
     return adastop
 
 
