@@ -109,11 +109,11 @@ def test_compare_notes_in_the_command_spelling(gappy_csv):
         assert_accepted(text, "compare")
     # the text is the Python result's, but for its notes' spelling: the same numbers, the same notes
     from rlstats.cli import _compare_hints
-    from rlstats.cli._shared import render
+    from rlstats.cli._shared import as_shown, render
 
     hints = _compare_hints(_subparser("compare").parse_args(_DUMMY[("compare",)]))
-    assert cli_shell("compare", str(path), *ARGS).stdout == render(python, "text", hints)
-    assert render(python, "text", hints) != str(python)
+    assert cli_shell("compare", str(path), *ARGS).stdout == render(as_shown(python, "text", hints), "text")
+    assert render(as_shown(python, "text", hints), "text") != str(python)
     shown = cli_shell("compare", str(path), *ARGS, "--format", "csv")
     assert "-o na_action=drop" in shown.stderr and "pass -o bounds=" in shown.stderr
     assert 'na_action="drop"' not in shown.stderr

@@ -116,13 +116,13 @@ def test_power_notes_keep_the_pilots_names(keyword_pilot):
 
 
 def test_power_rendering_holds_the_labels_given():
-    """render() and notes_beside_csv() write the names they are given as they are (run_power passes a pilot's,
-    whose result names no agent or task), the hints beside them in the command's spelling."""
+    """as_shown() writes the names it is given as they are (run_power passes a pilot's, whose result names no agent
+    or task), the hints beside them in the command's spelling, for render() and notes_beside_csv() alike."""
     import contextlib
     import dataclasses
     import io
 
-    from rlstats.cli._shared import notes_beside_csv, render
+    from rlstats.cli._shared import as_shown, notes_beside_csv, render
     from rlstats.cli.power import _power_hints
 
     @dataclasses.dataclass(frozen=True)
@@ -137,11 +137,11 @@ def test_power_rendering_holds_the_labels_given():
                     "set; resample='pooled' draws from the task's runs",))
     said = "pilot: n_jobs=2 has one run on tasks=2: drawn with replacement, it is that run in every data set; " \
            "--resample pooled draws from the task's runs"
-    assert render(result, "text", hints, {"n_jobs=2", "tasks=2"}) == said
-    assert "on --tasks 2" in render(result, "text", hints)  # the names unheld: what main said
+    assert render(as_shown(result, "text", hints, {"n_jobs=2", "tasks=2"}), "text") == said
+    assert "on --tasks 2" in render(as_shown(result, "text", hints), "text")  # the names unheld: what main said
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        notes_beside_csv(result, "csv", hints, {"n_jobs=2", "tasks=2"})
+        notes_beside_csv(as_shown(result, "csv", hints, {"n_jobs=2", "tasks=2"}), "csv")
     assert err.getvalue() == f"Note: {said}\n"
 
 

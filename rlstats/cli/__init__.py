@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..errors import RlstatsError
 from ._shared import (ANY_VALUE, FORMATS, UsageError, add_cost_flags, as_shown, check_figure_path, cost_options,
                       flag_table, held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder,
-                      name_columns, notes_beside_csv, parse_options, read_table, reference_file, render,
-                      report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
+                      name_columns, notes_beside_csv, parse_options, read_table, reference_file, refuse_unrecognized,
+                      render, report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,9 +130,18 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
         from ..design import subset_rows
 
         data = subset_rows(data, options.pop("subset"))
+    step = args.step or "step"
+    if step not in data.columns:  # named as the command sets it (audit s28: "step column 'stepz' not found in data")
+        from ..format import name_list
+
+        columns = f"its columns are: {name_list([str(c) for c in data.columns])}"
+        where = "standard input" if args.file == "-" else args.file
+        raise UsageError(f"--step {step} is not a column of {where}; {columns}" if args.step else
+                         f"--summarize reads each row's training step from the column step, which {where} does not "
+                         f"have; name the step column with --step ({columns})")
     keep = {"eval_env": options["eval_env"]} if "eval_env" in options else {}
     try:
-        runs = summarize_runs(data, args.formula, step=args.step or "step", how=args.summarize,
+        runs = summarize_runs(data, args.formula, step=step, how=args.summarize,
                               na_action=options.get("na_action", "raise"), **keep, **given)
     except RlstatsError as exc:  # its hints (k=10, threshold=) in this command's spelling
         message = rows_in_file(said(exc), args.file, args.sep)
@@ -299,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
                  help="with --summarize: an option of the summary, e.g. k=10 (last_k_mean), threshold=195 "
                       "(time_to_threshold), normalize_auc=True (repeatable)")
     add_cost_flags(cmp)
-    cmp.set_defaults(run=run_compare, hints=_compare_hints, flags=flag_table(cmp),
+    cmp.set_defaults(run=run_compare, command_parser=cmp, hints=_compare_hints, flags=flag_table(cmp),
                      summary_flags=flag_table(cmp, scope="summary"))
 
     demo = commands.add_parser(
@@ -311,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     keyword_flag(demo, "--seed", keyword="rng", type=int, default=0,
                  help="seed of the simulation and of the methods (default: 0)")
     # the demo prints the Python calls it makes, and its results' notes as Python spells them; its errors name --seed
-    demo.set_defaults(run=run_demo, hints=lambda args: (flag_table(demo), set()))
+    demo.set_defaults(run=run_demo, command_parser=demo, hints=lambda args: (flag_table(demo), set()))
 
     from .adastop import add_adastop_commands
 
@@ -331,7 +340,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``rlstats`` command; returns the exit status."""
     out = sys.stdout if out is None else out
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # refused by the command that ran, which names itself and its options
+        refuse_unrecognized(getattr(args, "command_parser", parser), extra)
     hints = getattr(args, "hints", None)
 
     def words(message):  # the library's hints (name=value) and rows (index labels) in the command line's terms
@@ -354,6 +365,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other commands do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: one line, not the traceback of wherever it ran; 128 + SIGINT, as shells say
+        sys.stderr.write("rlstats: interrupted\n")
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,9 +13,9 @@ import os
 import re
 import sys
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import INDEX_LABELS, shell_word
 
@@ -176,7 +176,7 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
     sep = check_sep(sep)
     if str(path) == STREAM:
         return _check_one_column(_stdin_table(sep or ",", tuple(names), tuple(labels)), "standard input",
-                                 sep or ",", sep)
+                                 sep or ",", ",")
     path = Path(path)
     if path.is_dir():
         raise UsageError(f"{path} is a folder; give the table file inside it (CSV, TSV or Parquet)")
@@ -191,13 +191,14 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
             raise UsageError(f"{path} is not a readable Parquet file (it does not start and end with the "
                              "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
         return _parquet(path, str(path), per)
-    separator = sep if sep is not None else ("\t" if suffix in (".tsv", ".tab") else ",")
+    default = "\t" if suffix in (".tsv", ".tab") else ","
+    separator = default if sep is None else sep
     frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path, per, sep_way)
     _check_unique_header(lambda: read_csv(path, sep=separator, header=None, nrows=1, dtype=str,
                                           keep_default_na=False), str(path))
     frame = _names_as_written(frame, tuple(names), lambda columns: read_csv(path, sep=separator, usecols=columns,
                                                                              dtype=str), tuple(labels))
-    return _check_one_column(frame, str(path), separator, sep, per, sep_way)
+    return _check_one_column(frame, str(path), separator, default, per, sep_way)
 
 
 def held_labels(frame: pd.DataFrame, columns: Iterable[object]) -> set[str]:
@@ -405,18 +406,20 @@ def _check_unique_header(read_header, where):
                          "columns unique names")
 
 
-def _check_one_column(frame, where, separator, sep, per="run", sep_way=_SEP_WAY):
-    """A table read as one column whose header holds another separator was read with the wrong one; a header
-    alone is said in the file's terms (the library's message speaks of a DataFrame)."""
+def _check_one_column(frame, where, separator, default, per="run", sep_way=_SEP_WAY):
+    """A table read as one column whose header holds another separator was read with the wrong one (the ``default``
+    of its kind, or a --sep given: audit s28, a comma file read with --sep '\\t' said "unknown name 'score'"); a
+    header alone is said in the file's terms (the library's message speaks of a DataFrame)."""
     if len(frame) == 0:
         raise UsageError(f"{where} has a header but no rows; give a file with one row per {per}")
-    if frame.shape[1] == 1 and sep is None:
+    if frame.shape[1] == 1:
         header = str(frame.columns[0])
         other = next((c for c in (";", "\t", "|", ",") if c != separator and c in header), None)
         if other is not None:
+            way = (sep_way if sep_way != _SEP_WAY else f"leave out --sep (the default, {other!r})"
+                   if other == default else f"pass --sep {other!r}")
             raise UsageError(f"{where} has one column {header!r} when read with {separator!r} as separator; it "
-                             f"looks separated by {other!r}: " + (f"pass --sep {other!r}" if sep_way == _SEP_WAY
-                                                                   else sep_way))
+                             f"looks separated by {other!r}: {way}")
     return frame
 
 
@@ -513,6 +516,20 @@ def report_drawn_seed(given: int | None, result: Any) -> None:
     seed = getattr(result, "seed", None)
     if given is None and isinstance(seed, int) and not isinstance(seed, bool):
         sys.stderr.write(f"random seed drawn: {seed}; pass --seed {seed} to repeat these numbers\n")
+
+
+def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str]) -> NoReturn:
+    """Exit as ``parser`` (the command that ran: its ``command_parser`` default) refuses the arguments none of its
+    options takes, naming an option close to a mistyped one and its --help (audit s28: the top-level parser refused
+    them, with its own usage and "rlstats: error", and "--sed 0" named no --seed)."""
+    import difflib
+
+    # the usage line lists every option of the command (argparse has no public list of a parser's arguments)
+    options = sorted(set(re.findall(r"(?<![\w-])(--[A-Za-z][\w-]*)", parser.format_usage())))
+    near = [match for word in extra if word.startswith("--")
+            for match in difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.75)]
+    guess = f" (did you mean {' or '.join(dict.fromkeys(near))}?)" if near else ""
+    parser.error(f"unrecognized arguments: {' '.join(extra)}{guess}; see {parser.prog} --help")
 
 
 def help_examples(doc: str | None) -> str:
@@ -845,12 +862,35 @@ def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     return {**options, "normalize": named_reference(keywords, table, path)}
 
 
+#: the layout advice of a LaTeX table's comment line (:func:`rlstats.format.latex_float`) in to_latex()'s keywords
+_LATEX_FIT = re.compile(r"environment='table', resize=True \(shrinks it to (\d+)%, graphicx\)")
+
+
+def latex_in_command_words(text: str) -> str:
+    """``to_latex()``'s tables with the advice of their comment lines to fit one column said as the edit to the LaTeX
+    that does it: the command has no flag for to_latex()'s ``environment=`` and ``resize=`` (audit s28). The command
+    leaves the environment to the width, so a table given that advice is a ``table*``; one wider than the page is
+    in a ``\\resizebox`` to the line width already."""
+    def edit(line):
+        boxed = "shrunk to the page" in line
+
+        def way(match):
+            if boxed:
+                return rf"change table* to table (its \resizebox then shrinks it to {match.group(1)}%)"
+            return (r"change table* to table and put the tabular in \resizebox{\linewidth}{!}{...} (shrinks it to "
+                    rf"{match.group(1)}%, \usepackage{{graphicx}})")
+
+        return _LATEX_FIT.sub(way, line)
+
+    return "\n".join(edit(line) if line.startswith("% rlstats:") else line for line in text.split("\n"))
+
+
 #: What ``--format`` turns a result into; csv is the tidy frame, one row per comparison or term.
 _RENDERERS: dict[str, Callable[[Any], str]] = {
     "text": str,
     "summary": lambda result: str(result.summary()),
     "markdown": lambda result: result.to_markdown(),
-    "latex": lambda result: result.to_latex(),
+    "latex": lambda result: latex_in_command_words(result.to_latex()),
     "json": lambda result: result.to_json(indent=2) + "\n",
     "csv": lambda result: result.tidy().to_csv(index=False),
 }
@@ -866,19 +906,17 @@ def as_shown(result: Result, output_format: str, hints: tuple[Any, ...] | None =
     return result if output_format == "json" else in_command_notes(result, hints, labels)
 
 
-def render(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
-           labels: Iterable[str] = ()) -> str:
-    """The text the command prints for ``result`` in ``output_format`` (one of :data:`FORMATS`), its notes as
-    :func:`as_shown` spells them (``hints`` None: as they are)."""
-    return _RENDERERS[output_format](as_shown(result, output_format, hints, labels))
+def render(result: Result, output_format: str) -> str:
+    """The text the command prints for ``result`` (as :func:`as_shown` gave it) in ``output_format``, one of
+    :data:`FORMATS`."""
+    return _RENDERERS[output_format](result)
 
 
-def notes_beside_csv(result: Result, output_format: str, hints: tuple[Any, ...] | None = None,
-                     labels: Iterable[str] = ()) -> None:
-    """With ``--format csv``, ``result``'s notes on stderr, as :func:`as_shown` spells them: the tidy frame on stdout
+def notes_beside_csv(result: Result, output_format: str) -> None:
+    """With ``--format csv``, the notes of ``result`` (as :func:`as_shown` gave it) on stderr: the tidy frame on stdout
     has no room for what was dropped or withheld (every other format prints them)."""
     if output_format == "csv" and getattr(result, "notes", None):
-        sys.stderr.write("".join(f"Note: {note}\n" for note in as_shown(result, output_format, hints, labels).notes))
+        sys.stderr.write("".join(f"Note: {note}\n" for note in result.notes))
 
 
 def save_plot(result: Result, path: str | os.PathLike[str], kind: str | None = None) -> None:

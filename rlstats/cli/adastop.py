@@ -33,7 +33,8 @@ Options apply when the state is created; giving a different value later is
 an error rather than being ignored.  A state whose n and K can never reject
 at alpha (too few runs per batch and batches) is not created: the error
 names the smallest n and the smallest K that can, and ``--allow-powerless``
-creates it anyway.  Errors print one line and exit with status 2.
+creates it anyway (on a later call, it is an error unless the state is
+such a one).  Errors print one line and exit with status 2.
 
 ``--permutations`` is recorded in the state: ``joint`` (default) keeps the
 family-wise error at alpha with any number of agents, ``pairwise`` is the
@@ -108,12 +109,12 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     # the keywords of AdaStop (and of its update) the flags set, for its messages' hints (key= is left: those
     # messages name both --key-file and the Python keyword)
     flags = flag_table(update)
-    update.set_defaults(run=run_update, flags=flags)
+    update.set_defaults(run=run_update, command_parser=update, flags=flags)
 
     status = commands.add_parser("status", help="print the decisions so far and what to run next", **shown)
     status.add_argument("state", help="JSON state file (- reads standard input)")
     _add_key_file(status, "(needed when the state was created with one)")
-    status.set_defaults(run=run_status, flags=flags)  # its notes' hints as update takes them
+    status.set_defaults(run=run_status, command_parser=status, flags=flags)  # its notes' hints as update takes them
 
     plot = commands.add_parser("plot", help="draw the decisions (or another figure) into an image file", **shown)
     plot.add_argument("state", help="JSON state file (- reads standard input)")
@@ -121,7 +122,9 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     plot.add_argument("--kind", choices=("decisions", "scores", "boundaries"), default="decisions",
                       help="which figure (default: decisions)")
     _add_key_file(plot, "(needed when the state was created with one)")
-    plot.set_defaults(run=run_plot, flags=flags)  # its warnings' hints as update takes them
+    plot.set_defaults(run=run_plot, command_parser=plot, flags=flags)  # its warnings' hints as update takes them
+    # a missing command is named by its choices, as the usage line shows them, not by the attribute it is stored in
+    commands.metavar = "{" + ",".join(commands.choices) + "}"
     return adastop
 
 
@@ -261,7 +264,7 @@ def _powerless(args, seq, read_n):
     fed to it is run for no decision): the smallest n and K that can, as this command takes them (``read_n``: n read
     from the first batch), and --allow-powerless; None for a test that can reject."""
     from .. import format as fmt
-    from ..methods.adastop import rejecting_sizes
+    from ..methods.adastop import no_level_clause, rejecting_sizes
 
     sizes = rejecting_sizes(seq)
     if sizes is None:
@@ -280,9 +283,8 @@ def _powerless(args, seq, read_n):
     else:  # the level is at most alpha times the paths (rejecting_sizes)
         way = (f"no {flags['n']} or {flags['K']} can: at alpha = {alpha} a test needs at least "
                f"{math.ceil(1 / alpha)} permutation paths ({flags['n_resamples']} {math.ceil(1 / alpha)})")
-    return _usage_error(f"with n = {fmt.count(seq.n, 'run')} per batch and K = {seq.K} interims no level can be "
-                        f"spent (alpha = {alpha}): a test with this state could never reject, whatever the runs it is "
-                        f"fed; {way}; --allow-powerless creates it anyway")
+    return _usage_error(f"{no_level_clause(seq.n, seq.K, alpha)}: a test with this state could never reject, "
+                        f"whatever the runs it is fed; {way}; --allow-powerless creates it anyway")
 
 
 def _create(args, frame, key):
@@ -327,6 +329,14 @@ def _check_unchanged(seq, args, path):
     if args.seed is not None and state["seed"]["record"] != args.seed:
         raise _usage_error(f"{path} already holds a test seeded with {state['seed']['record']!r}; "
                            f"{args.flags['rng']} only applies when the state is created")
+    if args.allow_powerless:  # it agrees with a state that never rejects; of one that can, it says nothing true
+        from .. import format as fmt
+        from ..methods.adastop import rejecting_sizes
+
+        if rejecting_sizes(seq) is None:
+            raise _usage_error(f"{path} holds a test that can reject (n = {fmt.count(seq.n, 'run')} per batch, "
+                               f"K = {seq.K}); --allow-powerless only applies when a state that never could is "
+                               "created: leave it out")
 
 
 def _load(path, key, flags):
@@ -365,11 +375,9 @@ def _read_state(path, key):
 
 def _progress_text(seq, result):
     from .. import format as fmt
+    from ..methods.adastop import without_empty_reasons
 
-    table = seq.decisions.copy()
-    table["reason"] = table["reason"].fillna("")
-    if not (table["reason"] != "").any():
-        table = table.drop(columns="reason")
+    table = without_empty_reasons(seq.decisions)
     # the result's counts and family-wise level (with what the interims so far spent), as its print says them
     lines = [f"after batch {seq.interim} of at most {seq.K} (n = {fmt.count(seq.n, 'run')} per agent per batch):",
              # in words, as the result's print heads its columns (audit s27: boundary_mc_se beside "first agent")

@@ -82,7 +82,7 @@ def add_read_logs_command(subparsers: argparse._SubParsersAction[argparse.Argume
                  help="no progress bar on stderr")
     command.add_argument("-o", "--output", required=True, metavar="FILE",
                          help="where to write the frame: .csv, .tsv or .parquet, or - for CSV on standard output")
-    command.set_defaults(run=run_read_logs, flags=flag_table(command))
+    command.set_defaults(run=run_read_logs, command_parser=command, flags=flag_table(command))
     return command
 
 

@@ -80,7 +80,7 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     from ._shared import add_cost_flags
 
     add_cost_flags(power)
-    power.set_defaults(run=run_power, hints=_power_hints, flags=flag_table(power))
+    power.set_defaults(run=run_power, command_parser=power, hints=_power_hints, flags=flag_table(power))
     return power
 
 

@@ -189,6 +189,12 @@ def _resolve_pairs(agents, comparisons, reference):
     return [(index[a], index[b]) for a, b in names]
 
 
+def no_level_clause(n: int, K: int, alpha: float) -> str:
+    """What a sequential test of ``n`` runs per batch and ``K`` interims that spends no level at ``alpha`` is: the
+    clause its warning opens with, and the command line's refusal to create such a state (one home)."""
+    return f"with n = {fmt.count(n, 'run')} per batch and K = {K} interims no level can be spent (alpha = {alpha})"
+
+
 def _warn_if_powerless(schedule, sequential=True):
     """A test that can never reject is almost surely a mistake: say so loudly (permutation() in its own words:
     it has no batches, interims, n= or K=)."""
@@ -196,9 +202,8 @@ def _warn_if_powerless(schedule, sequential=True):
         warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
              f"(alpha = {schedule.alpha}): the permutation test can never reject; add runs")
     elif schedule.reject_level[-1] == 0:
-        warn(f"with n = {fmt.count(schedule.n, 'run')} per batch and K = {schedule.max_interims} interims no level "
-             f"can be spent (alpha = {schedule.alpha}): the test can never reject; use a larger n or K "
-             f"(the paper advises n * K >= 30)")
+        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha)}: the test can never reject; use a "
+             "larger n or K (the paper advises n * K >= 30)")
 
 
 def _interim_generator(ss, task_index, interim):
@@ -1175,8 +1180,9 @@ def _unreachable_notes(design, runs):
     return notes
 
 
-def _no_level_notes(design, runs):
-    """A note naming the tasks whose AdaStop spends no level (its 'equal' decisions there are no test).
+def _no_level_notes(design, runs, advice="add runs"):
+    """A note naming the tasks whose AdaStop spends no level (its 'equal' decisions there are no test); ``design``
+    None for the one test of the incremental AdaStop, whose ``advice`` is a new test's n or K.
 
     Withholding an agent can leave a task two agents, whose exact grid at small n spends nothing where the joint
     relabelling of three did.
@@ -1184,10 +1190,12 @@ def _no_level_notes(design, runs):
     tasks = [run.name for run in runs if run.pair_ids and run.schedule.reject_level[-1] == 0]
     if not tasks:
         return []
-    where = "" if not design.has_blocks else (" on every task" if len(tasks) == design.n_tasks
-                                              else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
+    blocked = design is not None and design.has_blocks
+    where = "" if not blocked else (" on every task" if len(tasks) == design.n_tasks
+                                    else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
     return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level can be spent on the "
-            "permutation grid, so its decisions there are 'equal' or 'continue' whatever the scores; add runs"]
+            f"permutation grid, so its decisions{' there' if blocked else ''} are 'equal' or 'continue' whatever the "
+            f"scores; {advice}"]
 
 
 def _calibration_notes(test, runs, options):

@@ -29,7 +29,7 @@ from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT, MAX_N
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, MAX_K, AdaStopOptions, _assemble, _calibration_notes,
                    _decision_rows, _flips, _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs,
-                   _schedule, _spread_notes, _TaskRun, _warn_if_powerless)
+                   _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -330,7 +330,9 @@ class AdaStop:
                          + name_list(self.agents_to_run, among=self._agents))
         # accepted with allow_repeat (or read from a state): said, not warned, at every result
         notes += _repeat_notes([run], self._agents, blocked=False, warn_user=False)
-        # the level notes of adastop() on the same batches: the test is the same (audit s24)
+        # the level notes of adastop() on the same batches: the test is the same (audit s24; s28: its note that a
+        # test spending no level decides 'equal' whatever the scores, the advice a new test's, as the warning's)
+        notes += _no_level_notes(None, [run], advice="use a larger n or K")
         notes += _calibration_notes("adastop", [run], self._options)
         notes += _spread_notes([run], self._agents, self._options, has_blocks=False)
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
@@ -870,7 +872,15 @@ def check_batch_columns(batch: pd.DataFrame, agent: str = "agent", score: str = 
 
 def _check_agents_named(batch, agent, score):
     """A long batch's row without its agent is an error, as the formula's are (design.build): grouped by name, it
-    would be an agent 'nan' (audit s18: an agent named 'None' in a CSV is read as missing)."""
+    would be an agent 'nan' (audit s18: an agent named 'None' in a CSV is read as missing). So is a batch with one of
+    the long layout's two columns: read as wide, its column of agents was an agent (audit s28: "scores of agent
+    'agent' are not numbers" of a batch whose scores were headed 'points')."""
+    has = [name for name in (agent, score) if name in batch.columns]
+    if len(has) == 1:
+        other, what = (score, "scores") if has[0] == agent else (agent, "agents")
+        raise DesignError(f"the batch has a column '{has[0]}' but none named '{other}': a long batch has both (each "
+                          f"run's agent and score), a wide one a column per agent; name its column of {what} "
+                          f"'{other}'")
     if agent in batch.columns and score in batch.columns and (missing := batch[agent].isna().to_numpy()).any():
         raise DesignError(f"column '{agent}' has {int(missing.sum())} missing value(s) (first rows: "
                           f"{rows_named(batch.index, np.flatnonzero(missing), 5)}); remove or fill them: every run of "

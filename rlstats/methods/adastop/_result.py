@@ -25,6 +25,13 @@ _LEVEL_FOR = (" The level is exact when the agents' score distributions are iden
               "equal: agents of equal mean but different shape can be declared different more often than alpha.")
 
 
+def without_empty_reasons(decisions: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a decisions table as it is shown: its ``reason`` blank where a comparison has none (a decided one
+    has no reason to continue), the column left out when none has one (a caption read "reason: NA", audit s12)."""
+    shown = decisions.assign(reason=decisions["reason"].fillna(""))
+    return shown if (shown["reason"] != "").any() else shown.drop(columns="reason")
+
+
 @resultclass
 class AdaStopResult(Result):
     """Result of :func:`adastop`, :meth:`AdaStop.result` and (subclassed) :func:`permutation`.
@@ -208,10 +215,7 @@ class AdaStopResult(Result):
                  f"decisions (the first agent is <decision> than the second; {_LARGER}; equal: not shown to differ "
                  "at this level):"]
         # the boundaries stay in tidy() and the summary; the printed flag of a close one is the Monte Carlo note
-        shown = self.tidy().drop(columns=["boundary", "boundary_mc_se"])
-        shown["reason"] = shown["reason"].fillna("")
-        if not (shown["reason"] != "").any():
-            shown = shown.drop(columns="reason")
+        shown = without_empty_reasons(self.tidy().drop(columns=["boundary", "boundary_mc_se"]))
         lines += ["  " + line for line in fmt.table_text(shown, labels=True).splitlines()]
         lines.append("runs used per agent:")
         used = self.runs_used.pivot(index="task", columns="agent", values="n_runs") if self.blocked \
@@ -226,10 +230,7 @@ class AdaStopResult(Result):
         return lines
 
     def _summary_tables(self):
-        decisions = self.tidy()
-        decisions["reason"] = decisions["reason"].fillna("")  # a decided comparison has no reason to continue
-        if not (decisions["reason"] != "").any():  # left out, as printed (a caption read "reason: NA", audit s12)
-            decisions = decisions.drop(columns="reason")
+        decisions = without_empty_reasons(self.tidy())  # as printed
         steps = self.steps
         if not self._steps_acted():  # the pair acted on, left out where none was (a caption read "agent 1: NA")
             steps = steps.drop(columns=["agent_1", "agent_2"])
