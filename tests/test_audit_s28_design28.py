@@ -10,7 +10,17 @@ category order and units (x1000). What earlier audits had not covered, and was w
    'pass na_action="drop" to leave out the N task(s)' -- N being every task, and that call then refused
    again ("no task has runs of every agent"). The refusal now says that dropping incomplete tasks would leave
    none, and offers leaving agents out instead.
+2. ``bootstrap(task_bootstrap=True)`` and ``performance_profile(task_bootstrap=True)`` ("intervals for a population
+   of tasks") gave percentile intervals on any number of tasks with no word of their level. On one task every
+   resample of tasks is that task: the intervals were those of its runs alone (which the default withholds below 20
+   runs), titled "runs and tasks resampled". On n tasks a quantile of the resampled statistic lies within the range
+   of its values on the tasks drawn (widened only by the runs' noise), and n draws straddle a population's median
+   with probability 1 - 2^(1 - n): 0.5 at 2 tasks, 0.75 at 3, 0.94 at 5. Measured
+   (``tests/reference/task_bootstrap_few_tasks.py``, 200 data sets a design): nominal 95% intervals of the mean
+   covered 0.645 at 2 tasks, 0.76 at 3, 0.875 at 5. Now: withheld on one task with a note, and a note with the
+   closed-form ceiling where it is below the level (5 tasks or fewer at 95%).
 """
+import itertools
 import numpy as np
 import pandas as pd
 import pytest
@@ -41,5 +51,66 @@ def test_no_complete_task_refusal_does_not_offer_dropping_every_task():
     subset = message.split("subset=")[-1].split(" to rlstats.compare")[0].strip("'\"")
     assert subset == "agent not in ['C']"
     res = rlstats.compare(df, "score ~ agent | task", method="bootstrap", subset=subset, na_action="drop",
-                          n_resamples=200, progress=False, rng=1)
+                          metrics=["mean"], n_resamples=200, progress=False, rng=1, normalize=False)
     assert set(res.tidy().agent) == {"A", "B"}
+
+
+# ----------------------------------------------------------------------------- 2. tasks resampled from few tasks
+
+
+def _flat_cells(n_tasks, rng=0):
+    """Two agents whose runs are constant within each cell: a resample of tasks is then a sample of task means."""
+    gen = np.random.default_rng(rng)
+    rows = [(agent, f"t{t}", k, value) for agent in ("A", "B") for t, value in enumerate(gen.normal(0, 1, n_tasks))
+            for k in range(3)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+def test_the_ceiling_the_note_quotes_is_the_chance_that_n_draws_straddle_their_median():
+    # exhaustive: each of n continuous draws lies above or below the median with probability 1/2, independently
+    for n in (2, 3, 4, 5, 6):
+        straddle = sum(0 < sum(signs) < n for signs in itertools.product((0, 1), repeat=n)) / 2 ** n
+        assert straddle == pytest.approx(1 - 2.0 ** (1 - n))
+    # and the premise: with no spread within cells the interval of the mean lies within the task means' range
+    df = _flat_cells(3)
+    res = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=300,
+                            rng=1, progress=False, normalize=False)
+    means = df.groupby(["agent", "task"]).score.mean()
+    for agent, low, high in res.tidy()[["agent", "conf_low", "conf_high"]].itertuples(index=False):
+        assert means[agent].min() - 1e-12 <= low <= high <= means[agent].max() + 1e-12
+
+
+def test_one_task_resampled_as_tasks_withholds_the_intervals():
+    df = rlstats.datasets.simulate(2, 1, 5, rng=3)
+    res = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, n_resamples=200, rng=1, progress=False,
+                            metrics=["mean", "iqm"], normalize=False)
+    assert np.isnan(res.intervals).all()
+    assert np.isnan(res.confidence_interval(0.8)[["conf_low", "conf_high"]].to_numpy()).all()
+    assert any(n.startswith("intervals withheld: task_bootstrap=True") and "one task" in n for n in res.notes)
+    assert res.withheld_notes and "(interval withheld)" in res.report()
+    profile = rlstats.performance_profile(df, "score ~ agent | task", task_bootstrap=True, n_resamples=200, rng=1,
+                                          progress=False, normalize=False)
+    assert np.isnan(profile.intervals).all()
+    assert any(n.startswith("bands withheld: task_bootstrap=True") for n in profile.notes)
+
+
+@pytest.mark.parametrize("n_tasks, ceiling", [(2, "0.5"), (3, "0.75"), (5, "0.938")])
+def test_few_tasks_resampled_quote_their_ceiling(n_tasks, ceiling):
+    df = _flat_cells(n_tasks)
+    res = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=200,
+                            rng=1, progress=False, normalize=False)
+    assert np.isfinite(res.intervals).all()
+    said = [n for n in res.notes if n.startswith("with tasks resampled (task_bootstrap=True)")]
+    assert len(said) == 1 and f"= {ceiling} of samples of {n_tasks} tasks" in said[0] and "short of 95%" in said[0]
+    latex = res.to_latex()  # the note goes with the table pasted into a paper
+    assert f"task\\_bootstrap=True) from {n_tasks} tasks" in latex and f"{ceiling} of samples" in latex
+
+
+def test_six_tasks_and_other_levels_follow_the_closed_form():
+    df = _flat_cells(6)
+    quiet = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=200,
+                              rng=1, progress=False, normalize=False)  # 1 - 2^-5 = 0.969 >= 0.95
+    assert not any("task_bootstrap=True) from" in n for n in quiet.notes)
+    strict = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=200,
+                               rng=1, progress=False, normalize=False, confidence_level=0.99)
+    assert any("= 0.969 of samples of 6 tasks" in n and "short of 99%" in n for n in strict.notes)
