@@ -19,6 +19,10 @@ category order and units (x1000). What earlier audits had not covered, and was w
    (``tests/reference/task_bootstrap_few_tasks.py``, 200 data sets a design): nominal 95% intervals of the mean
    covered 0.645 at 2 tasks, 0.76 at 3, 0.875 at 5. Now: withheld on one task with a note, and a note with the
    closed-form ceiling where it is below the level (5 tasks or fewer at 95%).
+3. bayes()' note of runs at a score cap listed a pair's tasks and then each agent's count "there", counted over that
+   agent's own capped tasks only: "A vs C on 3 of 4 tasks (t1, t2, t3; A 5 of its 5 runs there, C 13 of its 15 runs
+   there)", where A held 5 of its 15 runs on those tasks at the cap, all on t1. An agent's tasks are now named where
+   they are not all the pair's.
 """
 import itertools
 import numpy as np
@@ -114,3 +118,23 @@ def test_six_tasks_and_other_levels_follow_the_closed_form():
     strict = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=200,
                                rng=1, progress=False, normalize=False, confidence_level=0.99)
     assert any("= 0.969 of samples of 6 tasks" in n and "short of 99%" in n for n in strict.notes)
+
+
+# ----------------------------------------------------------------------------- 3. whose runs sit at the cap, where
+
+
+def test_bayes_cap_note_names_each_agents_own_capped_tasks():
+    cap = 500.0
+    below = [310.0, 350.0, 390.0, 420.0, 460.0]
+    runs = {("A", "t1"): [cap] * 5, ("A", "t2"): below, ("A", "t3"): [v - 20 for v in below],
+            ("A", "t4"): [v - 40 for v in below],
+            ("C", "t1"): [cap] * 5, ("C", "t2"): [cap] * 4 + [470.0], ("C", "t3"): [cap] * 3 + [440.0, 480.0],
+            ("C", "t4"): [v + 10 for v in below]}
+    df = pd.DataFrame([(a, t, k, v) for (a, t), values in runs.items() for k, v in enumerate(values)],
+                      columns=["agent", "task", "seed", "score"])
+    res = rlstats.bayes(df, "score ~ agent | task", n_samples=2000, rng=1, progress=False)
+    note = next(n for n in res.notes if "as at a score cap" in n)
+    # counted from the frame: A's capped runs all on t1 (5 of its 5 there); C's on t1-t3, 12 of its 15 runs there
+    at_cap = df[df.score == cap].groupby("agent").size()
+    assert at_cap["A"] == 5 and at_cap["C"] == 12
+    assert "on 3 of 4 tasks (t1, t2, t3; A 5 of its 5 runs on t1, C 12 of its 15 runs there)" in note

@@ -647,7 +647,11 @@ def _saturated_note(design, first, second, rope=0.0):
             continue
         shared = int((counts > 0).all(axis=1).sum())
         names = names_shown([design.tasks[t] for t in tasks], design.tasks)
-        who = [f"{design.agents[a]} {int(at_bound[on, c].sum())} of its {count(counts[on, c].sum(), 'run')} there"
+        # each agent's count over its own such tasks, named where they are not all the pair's listed (audit s28:
+        # "A 5 of its 5 runs there" read as A's runs on all three tasks listed, of which it held 5 at the cap on one)
+        who = [f"{design.agents[a]} {int(at_bound[on, c].sum())} of its {count(counts[on, c].sum(), 'run')} "
+               + ("there" if on.sum() == tasks.size else
+                  f"on {listed(names_shown([design.tasks[t] for t in np.flatnonzero(on)], design.tasks), 4)}")
                for c, (a, on) in enumerate(zip((i, j), mostly.T)) if on.any()]
         pair = f"{design.agents[i]} vs {design.agents[j]}"
         shown_pairs.append(f"{pair} on {tasks.size} of {count(shared, 'task')} ({listed(names, 4)}; {', '.join(who)})")
