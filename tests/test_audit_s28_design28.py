@@ -23,6 +23,9 @@ category order and units (x1000). What earlier audits had not covered, and was w
    agent's own capped tasks only: "A vs C on 3 of 4 tasks (t1, t2, t3; A 5 of its 5 runs there, C 13 of its 15 runs
    there)", where A held 5 of its 15 runs on those tasks at the cap, all on t1. An agent's tasks are now named where
    they are not all the pair's.
+4. The task table's caption (what to_latex() sets over the table) read "Mean ± standard deviation over 5 runs
+   (seeds) per agent and task (2 cells without: too few runs)" when those 2 cells held one run each: "over 5 runs"
+   read of them too. It now says "(2 cells of 1 run: the mean alone)".
 """
 import itertools
 import numpy as np
@@ -138,3 +141,18 @@ def test_bayes_cap_note_names_each_agents_own_capped_tasks():
     at_cap = df[df.score == cap].groupby("agent").size()
     assert at_cap["A"] == 5 and at_cap["C"] == 12
     assert "on 3 of 4 tasks (t1, t2, t3; A 5 of its 5 runs on t1, C 12 of its 15 runs there)" in note
+
+
+# ----------------------------------------------------------------------------- 4. the runs behind a bare cell
+
+
+def test_task_table_caption_says_the_runs_of_cells_without_a_deviation():
+    df = rlstats.datasets.simulate(["A", "B", "C"], 3, 5, rng=4)
+    keep = ~((df.agent == "A") & df.task.isin(["task_01", "task_02"]) & (df.groupby(["agent", "task"], observed=True)
+                                                                         .cumcount() > 0))
+    res = rlstats.task_table(df[keep], "score ~ agent | task", rng=0, progress=False)
+    runs = df[keep].groupby(["task", "agent"], observed=True).size()
+    assert sorted(runs[runs == 1].index.tolist()) == [("task_01", "A"), ("task_02", "A")]  # the cells bare of a sd
+    assert res.caption().startswith("Mean \u00b1 standard deviation over 5 runs (seeds) per agent and task (2 cells "
+                                    "of 1 run: the mean alone). ")
+    assert "2 cells of 1 run: the mean alone" in res.to_latex()
