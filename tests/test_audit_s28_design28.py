@@ -26,6 +26,8 @@ category order and units (x1000). What earlier audits had not covered, and was w
 4. The task table's caption (what to_latex() sets over the table) read "Mean ± standard deviation over 5 runs
    (seeds) per agent and task (2 cells without: too few runs)" when those 2 cells held one run each: "over 5 runs"
    read of them too. It now says "(2 cells of 1 run: the mean alone)".
+5. AdaStop and the permutation test with ``comparisons=`` naming only pairs that never shared a task failed with a
+   pandas ``KeyError: 'reason'`` (no decision row to build a table of). It is now a DesignError naming the pairs.
 """
 import itertools
 import numpy as np
@@ -36,9 +38,9 @@ import rlstats
 from rlstats.errors import DesignError
 
 
-def _chain(rng=2):
+def _chain(rng=2, runs=3):
     """A-B share tasks 1-3, B-C tasks 4-6: connected, but no task holds every agent."""
-    df = rlstats.datasets.simulate(["A", "B", "C"], 6, 3, rng=rng)
+    df = rlstats.datasets.simulate(["A", "B", "C"], 6, runs, rng=rng)
     tasks = sorted(df.task.unique())
     gone = ((df.agent == "A") & df.task.isin(tasks[3:])) | ((df.agent == "C") & df.task.isin(tasks[:3]))
     return df[~gone].reset_index(drop=True)
@@ -156,3 +158,20 @@ def test_task_table_caption_says_the_runs_of_cells_without_a_deviation():
     assert res.caption().startswith("Mean \u00b1 standard deviation over 5 runs (seeds) per agent and task (2 cells "
                                     "of 1 run: the mean alone). ")
     assert "2 cells of 1 run: the mean alone" in res.to_latex()
+
+
+# ----------------------------------------------------------------------------- 5. comparisons of agents never met
+
+
+@pytest.mark.parametrize("method", ["adastop", "permutation"])
+def test_comparisons_of_agents_that_never_met_are_refused_by_name(method):
+    df = _chain(runs=5)  # A-C share no task
+    n = {"n": 5} if method == "adastop" else {}
+    with pytest.raises(DesignError, match=r"no comparison asked for has a task on which both its agents ran "
+                                          r"\(A-C: it shares no task\)"):
+        rlstats.compare(df, "score ~ agent | task", method=method, comparisons=[("A", "C")], progress=False, **n)
+    # a pair that met beside it is still tested, the other said in the note
+    res = rlstats.compare(df, "score ~ agent | task", method=method, comparisons=[("A", "C"), ("A", "B")],
+                          progress=False, rng=1, **n)
+    assert set(zip(res.tidy().agent_1, res.tidy().agent_2)) == {("A", "B")}
+    assert any("A-C share no task and is compared on none" in n for n in res.notes)
