@@ -28,6 +28,9 @@ category order and units (x1000). What earlier audits had not covered, and was w
    read of them too. It now says "(2 cells of 1 run: the mean alone)".
 5. AdaStop and the permutation test with ``comparisons=`` naming only pairs that never shared a task failed with a
    pandas ``KeyError: 'reason'`` (no decision row to build a table of). It is now a DesignError naming the pairs.
+6. The task table's aggregate row quoted the bootstrap's note of intervals it withheld word for word, way on and all:
+   "add runs, or use task_bootstrap=True ... or interval=\"percentile\"", options task_table() does not take (an
+   OptionError). The note now says they are rlstats.bootstrap()'s.
 """
 import itertools
 import numpy as np
@@ -175,3 +178,19 @@ def test_comparisons_of_agents_that_never_met_are_refused_by_name(method):
                           progress=False, rng=1, **n)
     assert set(zip(res.tidy().agent_1, res.tidy().agent_2)) == {("A", "B")}
     assert any("A-C share no task and is compared on none" in n for n in res.notes)
+
+
+# ----------------------------------------------------------------------------- 6. whose options a quoted note names
+
+
+def test_task_table_aggregate_row_says_whose_options_the_quoted_way_on_names():
+    df = rlstats.datasets.simulate(["A", "B", "C"], 4, 5, rng=4)
+    keep = ~((df.agent == "A") & (df.task == "task_01") & (df.groupby(["agent", "task"], observed=True)
+                                                           .cumcount() > 0))
+    res = rlstats.task_table(df[keep], "score ~ agent | task", aggregate="bootstrap", n_resamples=200, rng=1,
+                             progress=False)
+    said = [n for n in res.notes if "task_bootstrap=True" in n]
+    assert len(said) == 1 and said[0].startswith("the aggregate row's intervals, from rlstats.bootstrap() (the "
+                                                 "options named are bootstrap()'s, not task_table()'s): studentized")
+    with pytest.raises(rlstats.OptionError, match="task_bootstrap"):  # the way on is indeed not task_table()'s
+        rlstats.task_table(df[keep], "score ~ agent | task", aggregate="bootstrap", task_bootstrap=True)
