@@ -31,6 +31,9 @@ category order and units (x1000). What earlier audits had not covered, and was w
 6. The task table's aggregate row quoted the bootstrap's note of intervals it withheld word for word, way on and all:
    "add runs, or use task_bootstrap=True ... or interval=\"percentile\"", options task_table() does not take (an
    OptionError). The note now says they are rlstats.bootstrap()'s.
+7. bayes() refused a design with a pair that never shared a task with the way on "subset= the agents that share
+   tasks", an option bayes() does not take. It now offers control= an agent that met every other (which then runs)
+   or rlstats.compare's subset=, and names the groups of a design split apart with the subset selecting each.
 """
 import itertools
 import numpy as np
@@ -194,3 +197,21 @@ def test_task_table_aggregate_row_says_whose_options_the_quoted_way_on_names():
                                                  "options named are bootstrap()'s, not task_table()'s): studentized")
     with pytest.raises(rlstats.OptionError, match="task_bootstrap"):  # the way on is indeed not task_table()'s
         rlstats.task_table(df[keep], "score ~ agent | task", aggregate="bootstrap", task_bootstrap=True)
+
+
+# ----------------------------------------------------------------------------- 7. bayes' way on past a never-met pair
+
+
+def test_bayes_refusal_of_a_never_met_pair_offers_a_way_that_runs():
+    df = _chain(runs=5)
+    with pytest.raises(DesignError) as refused:
+        rlstats.bayes(df, "score ~ agent | task", n_samples=500, rng=1, progress=False)
+    message = str(refused.value)
+    assert "no common task for A and C" in message and "pass control= an agent that shares tasks with every other " \
+        "(B), or pass rlstats.compare a subset=" in message
+    res = rlstats.bayes(df, "score ~ agent | task", control="B", n_samples=500, rng=1, progress=False)
+    assert res.tidy()[["agent_1", "agent_2", "n_tasks"]].values.tolist() == [["A", "B", 3], ["C", "B", 3]]
+    apart = pd.concat([df[~((df.agent == "B") & df.task.isin(["task_04", "task_05", "task_06"]))],
+                       df[df.agent == "C"].assign(agent="D")], ignore_index=True)  # {A, B} on 1-3, {C, D} on 4-6
+    with pytest.raises(DesignError, match=r"2 groups .* subset=\"agent in \['A', 'B'\]\""):
+        rlstats.bayes(apart, "score ~ agent | task", n_samples=500, rng=1, progress=False)
