@@ -23,7 +23,8 @@ import pandas as pd
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
-from .connectivity import ATTEMPT, ComparisonGraph, comparison_graph, label_literal, subset_dropping_attempts
+from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, label_literal, subset_dropping_attempts,
+                           subset_selecting)
 from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural
 from .errors import DesignError, OptionError, agent_named, rows_named, shell_word, shown
@@ -314,6 +315,17 @@ class Design:
         incomplete = empty.any(axis=1)
         if na_action == "raise":
             shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")
+            if incomplete.all():  # dropping incomplete tasks would leave none (audit s28): offer agents out instead
+                widest = int(np.argmax((self.counts > 0).sum(axis=1)))
+                ran = self.counts[widest] > 0
+                kept = tuple(a for a, r in zip(self.agents, ran) if r)
+                subset = subset_selecting(self.formula.groups, kept, tuple(a for a, r in zip(self.agents, ran) if not r),
+                                          self.numeric_agents)
+                raise DesignError(
+                    f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}, and no task has runs of every "
+                    f"agent, so leaving out the incomplete tasks would leave none: add those runs, or leave out agents "
+                    f"by passing subset={subset!r} to rlstats.compare (it keeps the {count(len(kept), 'agent')} "
+                    f"that ran {self.tasks[widest]!r})")
             raise DesignError(
                 f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}: add those runs, leave out the "
                 f"tasks or agents that are missing, or pass na_action=\"drop\" to leave out the "

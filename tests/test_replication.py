@@ -229,7 +229,7 @@ def test_mixed_replication_withholds_per_cell():
             "excludes no other agent from the set") in res.notes
     caption = res.caption()
     assert caption.startswith("Mean \u00b1 standard deviation over 5 runs (seeds) per agent and task (5 cells "
-                              "without: too few runs). Bold: the best mean of each task, but for a best from too few "
+                              "of 1 run: the mean alone). Bold: the best mean of each task, but for a best from too few "
                               "runs to test (T0/C, T1/C); \u2020: possibly best")
     assert "Possibly-best marks are withheld in 5 cells" in caption
     assert "(5 cells withheld: too few runs)" in str(res)

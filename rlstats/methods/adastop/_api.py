@@ -582,6 +582,13 @@ def _score_rows(runs, agents, blocked):
 def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, notes, options, seed,
               blocked, extra=None):
     """Build the Result from finished task runs; rendering never recomputes anything."""
+    if all(g in run.missing_pairs for run in runs for g in range(len(pairs))):
+        # audit s28: comparisons= of agents that never shared a task left no row, and building the table failed
+        asked = fmt.join_and((f"{agents[a]}-{agents[b]}" for a, b in pairs), 8)
+        raise DesignError(f"no comparison asked for has a task on which both its agents ran ({asked}: "
+                          f"{'it shares' if len(pairs) == 1 else 'they share'} no task), so there is nothing to "
+                          "test; name in comparisons= pairs of agents that ran a common task, or pass reference= an "
+                          "agent that shares tasks with the others")
     schedules = {run.name: run.schedule for run in runs}
     # a task whose comparisons are all withheld ran no test: its schedule says nothing of the test's level
     tested = [run for run in runs if run.pair_ids or not run.withheld_pairs] or runs

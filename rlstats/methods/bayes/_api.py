@@ -400,8 +400,15 @@ def _run(design, options, ss, record, extension=1):
     names = np.asarray(design.agents, dtype=object)
     none = np.flatnonzero(present.sum(axis=1) == 0)
     if none.size:
+        # audit s28: the way on was a bare "subset=", which bayes() does not take; groups apart are named with their
+        # subsets, and an agent that met every other is offered as control=
+        design.graph.require_connected(design.formula.groups, "each pair is compared on the tasks where both ran")
+        hubs = [design.agents[j] for j in np.flatnonzero(design.graph.met().all(axis=1))]
+        way = (f"pass control= an agent that shares tasks with every other ({listed(names_shown(hubs), 5)}), or "
+               if hubs and options.control is None else "")
         raise DesignError("no common task for " + "; ".join(f"{names[first[p]]} and {names[second[p]]}" for p in none)
-                          + ": each pair is compared on the tasks where both ran; subset= the agents that share tasks")
+                          + f": each pair is compared on the tasks where both ran; {way}pass rlstats.compare a "
+                          "subset= of agents that share tasks pairwise")
     if (~present).any():
         notes.append(f"{count(int((~present.all(axis=1)).sum()), 'pair')} of agents did not share every task: each "
                      "pair is compared on the tasks where both ran (n_tasks in tidy())")
@@ -647,7 +654,11 @@ def _saturated_note(design, first, second, rope=0.0):
             continue
         shared = int((counts > 0).all(axis=1).sum())
         names = names_shown([design.tasks[t] for t in tasks], design.tasks)
-        who = [f"{design.agents[a]} {int(at_bound[on, c].sum())} of its {count(counts[on, c].sum(), 'run')} there"
+        # each agent's count over its own such tasks, named where they are not all the pair's listed (audit s28:
+        # "A 5 of its 5 runs there" read as A's runs on all three tasks listed, of which it held 5 at the cap on one)
+        who = [f"{design.agents[a]} {int(at_bound[on, c].sum())} of its {count(counts[on, c].sum(), 'run')} "
+               + ("there" if on.sum() == tasks.size else
+                  f"on {listed(names_shown([design.tasks[t] for t in np.flatnonzero(on)], design.tasks), 4)}")
                for c, (a, on) in enumerate(zip((i, j), mostly.T)) if on.any()]
         pair = f"{design.agents[i]} vs {design.agents[j]}"
         shown_pairs.append(f"{pair} on {tasks.size} of {count(shared, 'task')} ({listed(names, 4)}; {', '.join(who)})")

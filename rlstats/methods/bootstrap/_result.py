@@ -391,6 +391,8 @@ class BootstrapResult(Result):
                                                 self.welch_degrees_of_freedom, self._cells)
         if self.saturated is not None:  # withheld at every level (audit s10)
             bounds = np.where(self.saturated[..., None], np.nan, bounds)
+        if self.task_bootstrap and self.n_tasks == 1:  # tasks resampled from one task: no level (audit s28)
+            bounds = np.full_like(bounds, np.nan)
         bounds, _ = clipped_intervals(bounds, getattr(self.design, "bounds", None), self.metrics, self._kinds,
                                       self.gamma)
         out = self.tidy()

@@ -617,8 +617,9 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
         notes.append(f"the aggregate row's intervals are withheld: it reads one task ({complete.tasks[0]}), where the "
                      "stratified bootstrap's intervals fell well short of their level in simulations; add tasks on "
                      "which every agent has runs")
-    else:
-        notes += [note for note in result.withheld_notes if note not in design.notes]
+    else:  # its way on names bootstrap()'s options, which task_table() does not take: said whose (audit s28)
+        notes += [f"the aggregate row's intervals, from rlstats.bootstrap() (the options named are bootstrap()'s, "
+                  f"not task_table()'s): {note}" for note in result.withheld_notes if note not in design.notes]
     # where the bootstrap gave the median the mean's interval (1-2 task means: their mean), said; its own note of it is
     # not among the fields above (audit s27: the row took the mean's interval without saying so)
     if tuple(result._interval_kinds) != tuple(result._kinds) and not withheld:

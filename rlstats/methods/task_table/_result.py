@@ -287,7 +287,11 @@ class TaskTableResult(Result):
             runs = self._runs_phrase()
             text = f"{name} of {runs} {one if runs == '1' else several} per agent and task{self._blank()}. "
         else:
-            alone = f" ({fmt.count(int(bare.sum()), 'cell')} without: too few runs)" if bare.any() else ""
+            # the runs behind the cells without a deviation (one each: a deviation needs 2), not "too few" alone, so
+            # that "over 5 runs" is not read of them too (audit s28)
+            alone = (f" ({fmt.count(int(bare.sum()), 'cell')} of {self._phrase(self.counts[bare])} "
+                     f"{'run' if self.counts[bare].max() == 1 else 'runs'}: the {self.label} alone)"
+                     if bare.any() else "")
             text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} {several} "
                     f"per agent and task{alone}{self._blank()}. ")
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
