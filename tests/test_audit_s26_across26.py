@@ -207,12 +207,27 @@ def _shared_by_hand(frame):
     return out
 
 
+def _mujoco_bound_by_hand(mujoco, m):
+    steps, spreads, runs = [], [], []
+    for task in ("hopper", "halfcheetah"):
+        x = mujoco.loc[(mujoco["agent"] == "PPO") & (mujoco["task"] == task), "score"].to_numpy()
+        steps.append(10.0 ** np.median(np.floor(np.log10(np.abs(x))) - 6))  # float32 scores: 7 significant digits
+        runs.append(x.size)
+        spreads.append(min(x.std(ddof=1), np.subtract(*np.percentile(x, [75, 25])) / 1.349))
+    expected = runs[0] * runs[1] * max(steps) / (2 * math.sqrt(math.pi) * min(spreads))
+    return expected ** m / math.factorial(m)
+
+
 def test_mujoco_halfcheetah_repeats_hopper(published):
     mujoco = pd.read_csv(published / "mujoco_batches.csv")
     # the only pair of cells of different tasks sharing a score, counted by hand, and as the note counts it
     assert _shared_by_hand(mujoco) == {(("PPO", "halfcheetah"), ("PPO", "hopper")): (20, 30, 30, 30, 20)}
-    assert MUJOCO.startswith("20 of PPO's 30 runs on halfcheetah repeat exactly the scores of 30 of its 30 runs on "
-                             "hopper (20 scores shared)")
+    # the note's words from those counts, and its chance bound E**m / m! by hand: E = 30 x 30 q / (2 sqrt(pi)
+    # sigma), q the scores' step read at 7 significant digits (1e-3 on both cells), sigma the smaller spread (2.6e-90)
+    (first, n_first, second, n_second, m), = _shared_by_hand(mujoco).values()
+    assert MUJOCO.startswith(f"{first} of PPO's {n_first} runs on halfcheetah repeat exactly the scores of {second} of "
+                             f"its {n_second} runs on hopper ({m} scores shared), whose chance at the scores' "
+                             f"resolution is at most {_mujoco_bound_by_hand(mujoco, m):.1g}: ")
     assert _shared_by_hand(mujoco[mujoco["batch"] <= 2]) == {
         (("PPO", "halfcheetah"), ("PPO", "hopper")): (10, 10, 10, 10, 10)}
     assert across(rlstats.build(mujoco, "score ~ agent | task").notes) == [MUJOCO]

@@ -66,10 +66,39 @@ def test_profile_bounds_continuous_and_monotone_in_the_skewness(runs, tasks, ste
     np.testing.assert_allclose(width_ratio(-g, runs, tasks), r, rtol=1e-12)
 
 
+def width_ratio_by_hand(g1, runs, tasks):
+    """``width_ratio`` without rlstats: q scipy's t quantile at 1 - 0.05 / T, k = G1 / sqrt(n); the near end stays
+    the t's (-q), the far end the cubic's root at -q (numpy's roots) while k is at most the cap (the positive root of
+    k^2 / 6 + q k - (1 - 0.6^3), numpy's roots of the quadratic), beyond it the cap's moved on by the far end's
+    derivative in k there (a central difference); the uncapped inversion (the band before audit s26) alongside."""
+    q = stats.t.ppf(1 - 0.05 / tasks, runs - 1)
+    cap = float(max(np.roots([1 / 6, q, -(1 - 0.6 ** 3)]).real))
+    h = 1e-6 * cap
+    slope = -(_roots(cap + h, -q) - _roots(cap - h, -q)) / (2 * h)
+    capped, uncapped = [], []
+    for g in np.atleast_1d(g1):
+        k = float(g) / math.sqrt(runs)
+        far = max(-_roots(min(k, cap), -q), q) + slope * max(k - cap, 0.0)
+        capped.append((far + q) / (2 * q))
+        uncapped.append((max(-_uncapped_root(k, -q), q) + q) / (2 * q))
+    return np.array(capped), np.array(uncapped)
+
+
+def _uncapped_root(k, x):
+    """The root the inversion took before audit s26: the real root on the branch through u = x at k = 0, followed
+    past the flat point u = -3 / k (the cubic is increasing, so it has one real root, the largest real part)."""
+    roots = np.roots([k * k / 27, k / 3, 1.0, k / 6 - x])
+    return float(roots[np.abs(roots.imag) < 1e-7].real.max())
+
+
 def test_profile_bounds_at_26_tasks_of_5_runs():
-    """1.29 at G1 0.30 (below the cap, as before), 1.53 at SimPLe's 0.41 (2.51 before), 3.90 at 1.5 (1.41 before)."""
-    np.testing.assert_allclose(width_ratio([0.3, 0.38, 0.41, 0.5, 1.0, 1.5], 5, 26),
-                               [1.2889, 1.4627, 1.5279, 1.7234, 2.8096, 3.8958], atol=5e-5)
+    """1.29 at G1 0.30 (below the cap, as before), 1.53 at SimPLe's 0.41 (2.51 before), 3.90 at 1.5 (1.41 before):
+    the package's widths against ``width_ratio_by_hand``, which also gives the figures quoted."""
+    g = [0.3, 0.38, 0.41, 0.5, 1.0, 1.5]
+    capped, uncapped = width_ratio_by_hand(g, 5, 26)
+    np.testing.assert_allclose(width_ratio(g, 5, 26), capped, rtol=1e-7)
+    assert [round(capped[i], 2) for i in (0, 2, 5)] == [1.29, 1.53, 3.90]
+    assert [round(uncapped[i], 2) for i in (0, 2, 5)] == [1.29, 2.51, 1.41]
 
 
 def _roots(k, x):
@@ -125,12 +154,15 @@ def test_capped_inverse_in_the_runs_units():
 def test_profile_coverage_reduced():
     """``coverage_profiles_tasks`` on one design draw of 5 data sets (100 bands): 5 tasks of 3 skewed runs just below
     the lowest task mean, the grid's lowest row before audit s26 hall26b (0.95 here before; 0.946 of 4,000 in the
-    table, 0.953 since), and the gamma of skewness 2.8 at 26 and 5 tasks of 3 runs (0.82 and 0.92 here before)."""
+    table, 0.953 since), and the gamma of skewness 2.8 at 26 and 5 tasks of 3 runs (0.82 and 0.92 here before): each
+    at or above the level less 3 Monte Carlo SEs of 100 bands (not the seeded figures, which another numpy may order
+    differently), the worst threshold just below the lowest task mean."""
     rows = TASKS["measure"]("skewed", 5, 3, 5, draws=(0,), intervals=("skew_t",))
-    assert [round(r["coverage"], 2) for r in rows[:2]] == [0.96, 1.0]
-    for tasks, covered in ((26, 0.99), (5, 0.95)):
+    floor = 0.95 - 3 * math.sqrt(0.95 * 0.05 / 100)  # 3 Monte Carlo SEs of 100 bands below the level: 0.885
+    assert [r["coverage"] >= floor for r in rows[:2]] == [True, True]  # 0.96 and 1.0 measured (seeded)
+    for tasks in (26, 5):  # 0.99 and 0.95 measured; the uncapped band's 0.82 at 26 tasks fell below the floor
         pooled, _, where = TASKS["measure_shape"]("gamma", tasks, 3, 5, draws=(0,), intervals=("skew_t",))["skew_t"]
-        assert (round(pooled, 2), where) == (covered, f"tau below mean 1 of {tasks}")
+        assert pooled >= floor and where == f"tau below mean 1 of {tasks}", (tasks, pooled, where)
 
 
 #: The nominal level of the bands, and the 2,000 bands per design ``test_profile_shapes_beyond_the_grid`` measures.

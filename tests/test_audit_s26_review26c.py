@@ -148,7 +148,7 @@ def test_adastop_summary_text_headed_as_print():
     """small26 headed AdaStop's decision table 'first agent', 'second agent' in print and LaTeX, but summary()'s
     text, Markdown and HTML still headed it agent_1 agent_2 n_1 n_2 over cells holding agents named agent_3,
     agent_1: format's one rendering of cells (_formatted); since session 27 the shared vocabulary labels head every
-    format and no rlstats_headers attribute is carried (labels27)."""
+    format (labels27)."""
     res = _named_adastop()
     summary = res.summary()
     text = str(summary)
@@ -157,6 +157,5 @@ def test_adastop_summary_text_headed_as_print():
     assert "runs of 1st" in decisions[0] and "n_1" not in decisions[0]
     assert "| 1st agent | 2nd agent |" in summary.to_markdown()
     assert "<th>1st agent</th>" in summary._repr_html_()
-    # the frames keep the codes (tidy() and the summary's tables), and tidy() carries no headers
+    # the frames keep the codes (tidy() and the summary's tables)
     assert list(summary.tables["Decisions"].columns[:2]) == ["agent_1", "agent_2"]
-    assert "rlstats_headers" not in res.tidy().attrs

@@ -58,9 +58,6 @@ def test_pair_columns_headed_first_and_second_agent_in_every_format():
 def test_runs_of_the_pair_labelled_as_shown_in_one_home():
     assert vocabulary.label("n_1") == "runs of 1st" and vocabulary.label("n_2") == "runs of 2nd"
     assert not {"runs 1", "runs 2", "agent 1", "agent 2"} & {t.label for t in vocabulary.VOCABULARY.values()}
-    import rlstats.methods.adastop._result as adastop_result
-
-    assert not hasattr(adastop_result, "HEADERS") and not hasattr(adastop_result, "headed")
 
 
 def _run(*argv):

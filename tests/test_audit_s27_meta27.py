@@ -15,6 +15,8 @@ names renamed so that their sort order reverses.  What it found is below, each w
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -84,8 +86,23 @@ def test_tuning_best_set_membership_is_missing_where_withheld():
     assert str(best["in_best_set"].dtype) == "boolean"
     assert best[best["in_best_set"]]["task"].tolist() == best[best["in_best_set"].fillna(False)]["task"].tolist()
     assert "hopper" not in set(best[best["in_best_set"]]["task"])
-    ant = best[best["task"] == "ant"]  # a sweep of 4 seeds everywhere keeps its set
-    assert ant["in_best_set"].tolist() == [True, True, True]
+    # a sweep of 4 seeds everywhere keeps its set: each configuration's probability of being best against a hand
+    # bootstrap of 20,000 resamples (seeds resampled within each configuration, the arg-max taken: 0.031, 0.909 and
+    # 0.060 for lr 0.001, 0.01, 0.1) within 3 SE of the difference, and membership marked (not missing) by the
+    # docstring's rule, probability_best at least threshold = 0.05 (no ties here); which side of 0.05 lr=0.001 falls
+    # at 200 resamples is Monte Carlo noise (0.05 here, 0.031 at 20,000), so the marks are not pinned
+    ant = best[best["task"] == "ant"].set_index("config")
+    sweep = _one_seed_configuration()
+    rng = np.random.default_rng(0)
+    runs = {f"lr={lr}": g["score"].to_numpy() for lr, g in sweep[sweep["task"] == "ant"].groupby("lr")}
+    means = np.stack([x[rng.integers(0, x.size, (20_000, x.size))].mean(axis=1) for x in runs.values()], axis=1)
+    hand = dict(zip(runs, (means == means.max(axis=1, keepdims=True)).mean(axis=0)))
+    assert sorted(hand) == sorted(ant.index)
+    for config, p in hand.items():
+        got = ant.loc[config, "probability_best"]
+        assert abs(got - p) < 3 * math.sqrt(p * (1 - p) * (1 / 200 + 1 / 20_000)), (config, got, p)
+    assert ant["in_best_set"].notna().all() and hand["lr=0.01"] > 0.9 and ant.loc["lr=0.01", "in_best_set"]
+    assert ant["in_best_set"].tolist() == (ant["probability_best"] >= 0.05 - 1e-12).tolist()
     line = [row for row in str(res.summary()).splitlines() if row.startswith("sac    hopper  lr=0.01")]
     assert len(line) == 2 and line[1].split()[-2:] == ["4", "yes"]  # tuned row, then best set: n_runs 4, selected
 

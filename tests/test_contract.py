@@ -15,6 +15,7 @@ import pytest
 import rlstats
 from rlstats import citations
 from rlstats.methods import DECLARATIONS, METHODS, Backend, PowerRule
+from rlstats.plotting import PAGE_WIDTH
 from rlstats.vocabulary import unknown_columns
 
 from conftest import drawable_plots
@@ -202,6 +203,34 @@ def test_to_dict_round_trips_through_json(result_and_input):
     assert data["versions"]["rlstats"] == rlstats.__version__ and "options" in data and "seed" in data
 
 
+SMALLEST_PANEL = (0.9, 0.6)  # inches: width and height an Axes needs to show its data at a column's width
+
+
+def panel_sizes(figure):
+    """(width, height) in inches of every visible Axes once the figure is laid out."""
+    figure.canvas.draw()
+    width, height = figure.get_size_inches()
+    return [(a.get_position().width * width, a.get_position().height * height)
+            for a in figure.axes if a.get_visible()]
+
+
+def check_panels(figure):
+    """Problems of a multi-panel figure at a column's width (a page's, for a figure made page-wide: the Bayesian
+    comparisons' panels of 4-12 pairs): small panels, small text, text cut off."""
+    width, height = figure.get_size_inches()
+    target = PAGE_WIDTH if width > COLUMN_WIDTH + 0.01 else COLUMN_WIDTH
+    figure.set_size_inches(target, height * target / width)
+    sizes = panel_sizes(figure)
+    problems = [f"a panel {w:.2f} x {h:.2f} in" for w, h in sizes
+                if w < SMALLEST_PANEL[0] or h < SMALLEST_PANEL[1]]
+    texts = [t for t in figure.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+    problems += [f"{t.get_text()!r} at {t.get_fontsize()} pt" for t in texts if t.get_fontsize() < SMALLEST_FONT]
+    box = figure.get_tightbbox(figure.canvas.get_renderer())  # what is drawn, ticks out of view excluded
+    if box.x0 < -0.02 or box.x1 > target + 0.02:
+        problems.append(f"the drawing spans {box.x0:.2f} to {box.x1:.2f} in")
+    return problems
+
+
 def test_plot_is_one_axes_or_the_figure_of_several_panels_and_nothing_is_printed(result_and_input):
     # Result.plot's rule: the Axes for a one-panel plot, the Figure when it has several panels; and every plot's
     # figure is one pyplot manages, which Jupyter's inline backend shows at the end of a cell (this check was
@@ -213,20 +242,23 @@ def test_plot_is_one_axes_or_the_figure_of_several_panels_and_nothing_is_printed
     for kind, drawn in drawable_plots(res):
         if kind == next(iter(type(res)._plot_kinds)):  # plot()'s default: the Axes it takes when given them, below
             panels = len(drawn.axes) if isinstance(drawn, matplotlib.figure.Figure) else 0
-        if isinstance(drawn, matplotlib.figure.Figure):
-            assert len([a for a in drawn.axes if a.get_visible()]) > 1, kind
-        else:
-            assert isinstance(drawn, matplotlib.axes.Axes), kind
         figure = getattr(drawn, "figure", drawn)
         assert plt.fignum_exists(figure.number), kind
-        # at a single column's width no text is below SMALLEST_FONT, and the figure renders (test_figures.py's
-        # check, which drew every plot once more for it)
-        width, height = figure.get_size_inches()
-        figure.set_size_inches(COLUMN_WIDTH, height * COLUMN_WIDTH / width)
         texts = [t for t in figure.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
-        small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < SMALLEST_FONT]
-        assert texts and small == [], (kind, small)
-        figure.savefig(io.BytesIO(), format="png", dpi=150)
+        assert texts, kind
+        if isinstance(drawn, matplotlib.figure.Figure):
+            assert len([a for a in drawn.axes if a.get_visible()]) > 1, kind
+            # test_figures.py's check of a multi-panel figure (it drew them once more for it): drawn at a column's
+            # width (a page's if made page-wide), no panel too small, no text below SMALLEST_FONT, nothing cut off
+            assert check_panels(drawn) == [], kind
+        else:
+            assert isinstance(drawn, matplotlib.axes.Axes), kind
+            # at a single column's width no text is below SMALLEST_FONT, and the figure renders
+            width, height = figure.get_size_inches()
+            figure.set_size_inches(COLUMN_WIDTH, height * COLUMN_WIDTH / width)
+            small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < SMALLEST_FONT]
+            assert small == [], (kind, small)
+            figure.savefig(io.BytesIO(), format="png", dpi=150)
         plt.close(figure)
     # the default plot draws on the caller's Axes: one Axes, or one per panel for a multi-panel figure, whose figure
     # it returns (was test_plot_draws_on_the_given_axes, which drew the default plot once more to count its panels)

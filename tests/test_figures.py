@@ -11,9 +11,9 @@ import pytest
 
 import rlstats
 from rlstats.methods import METHODS
-from rlstats.plotting import PAGE_WIDTH, palette
+from rlstats.plotting import palette
 from conftest import drawable_plots
-from test_contract import CASES, COLUMN_WIDTH, CURVE_METHODS, SMALLEST_FONT, simulated
+from test_contract import CASES, COLUMN_WIDTH, CURVE_METHODS, check_panels as _check_panels, simulated
 
 
 def test_palette_does_not_repeat_below_twelve_agents():
@@ -21,41 +21,14 @@ def test_palette_does_not_repeat_below_twelve_agents():
     assert palette(13)[12] == palette(13)[0]
 
 
-SMALLEST_PANEL = (0.9, 0.6)  # inches: width and height an Axes needs to show its data at a column's width
-
-
-def _panel_sizes(figure):
-    """(width, height) in inches of every visible Axes once the figure is laid out."""
-    figure.canvas.draw()
-    width, height = figure.get_size_inches()
-    return [(a.get_position().width * width, a.get_position().height * height)
-            for a in figure.axes if a.get_visible()]
-
-
-def _check_panels(figure):
-    """Problems of a multi-panel figure at a column's width (a page's, for a figure made page-wide: the Bayesian
-    comparisons' panels of 4-12 pairs): small panels, small text, text cut off."""
-    width, height = figure.get_size_inches()
-    target = PAGE_WIDTH if width > COLUMN_WIDTH + 0.01 else COLUMN_WIDTH
-    figure.set_size_inches(target, height * target / width)
-    sizes = _panel_sizes(figure)
-    problems = [f"a panel {w:.2f} x {h:.2f} in" for w, h in sizes
-                if w < SMALLEST_PANEL[0] or h < SMALLEST_PANEL[1]]
-    texts = [t for t in figure.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
-    problems += [f"{t.get_text()!r} at {t.get_fontsize()} pt" for t in texts if t.get_fontsize() < SMALLEST_FONT]
-    box = figure.get_tightbbox(figure.canvas.get_renderer())  # what is drawn, ticks out of view excluded
-    if box.x0 < -0.02 or box.x1 > target + 0.02:
-        problems.append(f"the drawing spans {box.x0:.2f} to {box.x1:.2f} in")
-    return problems
-
-
-#: The methods whose standard figures have several panels on the contract data: the default run checks these,
-#: -m slow every method (7-10 s: the default run's budget).
+#: The methods whose standard figures have several panels on the contract data. The default run checks every
+#: method's multi-panel figures on the contract data in test_contract.py's plot test, which draws them already (the
+#: case "contract-data-multi-panel" drew these three again: 2.9 s CPU); -m slow repeats it here, and at 12 tasks.
 MULTI_PANEL = {"adastop", "percentiles", "bootstrap"}
 
 
 @pytest.mark.parametrize("many, every", [
-    (False, False), pytest.param(False, True, marks=pytest.mark.slow),
+    pytest.param(False, False, marks=pytest.mark.slow), pytest.param(False, True, marks=pytest.mark.slow),
     pytest.param(True, False, marks=pytest.mark.slow),  # 9 s each: the default run's budget
     pytest.param(True, True, marks=pytest.mark.slow)],
     ids=["contract-data-multi-panel", "contract-data", "12-tasks-5-agents", "12-tasks-5-agents-every-method"])
