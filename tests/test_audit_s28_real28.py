@@ -1,0 +1,114 @@
+"""Audit s28 (real28): every public back end run as a paper author would on the published scores (Atari 100k raw and
+human-normalised, the AdaStop MuJoCo batches, the HalfCheetah SAC/TD3 runs), the hyperparameter sweeps of Dierkes et
+al. (rlstats.tuning), the marl-eval log and the Stable-Baselines3 logs, on realistic subsets (one run per cell, one
+task with two agents, agents that never shared a task, pandas subsets). The metamorphic checks (score x 1000, rows
+shuffled, a polars frame) left every statistic and every sentence unchanged apart from printed units and the polars
+note, on the Atari and MuJoCo subsets for the rank test, AdaStop, bootstrap, profiles, probability of improvement,
+percentiles, task table, mixed model and Bayesian signed-rank test. Defects found and mended:
+
+- ``bayes()`` on a pair sharing one task printed as its "mean difference" the posterior mean, that task's difference
+  times the Dirichlet weight's mean against the prior's pseudo-observation, 1 / (1 + prior): on Pong, DER against
+  SPR, -1.21 where the runs' means differ by -1.81 (the probabilities and interval were already withheld as the
+  prior's); now the pair's estimate is that task's observed difference, and the note says so.
+- ``selection_check()``'s measured-size note quoted the calibration row at 2 runs "of each agent per task" for data
+  with one run per cell (and the 3-run row for 4 runs) as if it were the design analysed; it now says which count was
+  measured and the data's.
+- The refusal of a design with an empty cell offered ``na_action="drop"`` even where no task holds every agent (DER
+  on three games, SPR on three others, DrQ on all six), which then refused again; it now says none would be left.
+
+Tests reading the published scores skip with the reason when neither ../shared/data nor the mirror is here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rlstats
+from rlstats.tables import read_csv
+
+
+@pytest.fixture
+def atari(published):
+    """Atari 100k raw game scores (9 agents, 26 games)."""
+    return read_csv(published / "atari100k.csv")
+
+
+# ----------------------------------------------------------------------------- bayes: a pair on one shared task
+
+def test_bayes_pair_on_one_task_reports_the_observed_difference(atari):
+    """DER and SPR on Pong, 10 runs each: the pair's estimate is the difference of the two agents' mean scores there
+    (pandas' means, computed apart), not that difference shrunk by the prior's pseudo-observation (2/3 of it at
+    prior=0.5, what was printed)."""
+    pong = atari[atari.agent.isin(["DER", "SPR"]) & (atari.task == "Pong") & (atari.seed < 10)]
+    means = pong.groupby("agent")["score"].mean()
+    observed = means["DER"] - means["SPR"]
+    res = rlstats.bayes(pong, "score ~ agent | task", rng=0, n_samples=2000)
+    row = res.tidy().iloc[0]
+    assert (row.agent_1, row.agent_2) == ("DER", "SPR")
+    assert row.estimate == pytest.approx(observed, rel=1e-12)
+    assert np.isnan(row.p_better) and np.isnan(row.conf_low)
+    text = res.report(format="text")
+    assert f"mean difference {observed:.3g}" in text
+    assert any("that task's observed difference" in note for note in res.notes)
+
+
+def test_bayes_pair_on_one_task_among_many_reports_its_observed_difference(atari):
+    """Agents that met on one game only, among six games: that pair's estimate is its one task's difference (other
+    pairs keep the posterior mean, which the prior shrinks by n / (n + 0.5) at n shared tasks)."""
+    games = ["Alien", "Boxing", "Breakout", "Pong", "Seaquest", "Kangaroo"]
+    keep = ((atari.agent == "DrQ") & atari.task.isin(games)) | ((atari.agent == "DER") & atari.task.isin(games[:4])) \
+        | ((atari.agent == "SPR") & atari.task.isin(games[3:]))
+    data = atari[keep & (atari.seed < 10)]
+    res = rlstats.bayes(data, "score ~ agent | task", rng=0, n_samples=2000)
+    tidy = res.tidy().set_index(["agent_1", "agent_2"])
+    pong = data[data.task == "Pong"].groupby("agent")["score"].mean()
+    assert tidy.loc[("DER", "SPR"), "n_tasks"] == 1
+    assert tidy.loc[("DER", "SPR"), "estimate"] == pytest.approx(pong["DER"] - pong["SPR"], rel=1e-12)
+    # DER and DrQ share 4 games: the posterior mean, sum of differences over (4 + 0.5) in expectation
+    shared = data[data.task.isin(games[:4])].groupby(["task", "agent"])["score"].mean().unstack()
+    shrunk = (shared["DER"] - shared["DrQ"]).sum() / 4.5
+    assert tidy.loc[("DER", "DrQ"), "estimate"] == pytest.approx(shrunk, rel=0.05)
+
+
+# ----------------------------------------------------------------------------- selection_check: the size note's runs
+
+@pytest.mark.parametrize("runs, measured", [(1, 2)])
+def test_selection_size_note_says_which_runs_were_measured(atari, published, runs, measured):
+    """SPR against DER on the Atari games (human-normalised), 8 of 26 reported, with `runs` run per cell: the note
+    quoting the calibration table's size at `measured` runs per cell (its nearest count at or below the data's, the
+    fewest where the data have fewer: the table's selection.size rows hold 2, 3, 5, 10 and 20) said "`measured` runs
+    of each agent per task" as if that were the design analysed; it now also names the data's count."""
+    reference = read_csv(published / "atari100k_reference.csv")
+    data = atari[atari.agent.isin(["DER", "SPR"]) & (atari.seed < runs)]
+    res = rlstats.selection_check(data, "score ~ agent | task", treatment="SPR", baseline="DER",
+                                  reported=list(data.task.unique()[:8]), rng=0, n_resamples=199, normalize=reference)
+    notes = [note for note in res.notes if note.startswith("measured size")]
+    assert notes, res.notes
+    word = "run" if runs == 1 else "runs"
+    for note in notes:
+        assert f"{measured} runs of each agent per task" in note
+        assert f"these data have {runs} {word}" in note
+
+
+# ----------------------------------------------------------------------------- empty cells: no drop that leaves none
+
+def test_empty_cells_refusal_offers_no_drop_when_no_task_holds_every_agent(atari):
+    """DER on three games, SPR on three others, DrQ on all six (connected through DrQ, so not the never-met refusal):
+    the refusal offered na_action="drop", which leaves out every task and refuses again; it now says so."""
+    g1, g2 = ["Alien", "Boxing", "Breakout"], ["Pong", "Seaquest", "Kangaroo"]
+    keep = ((atari.agent == "DER") & atari.task.isin(g1)) | ((atari.agent == "SPR") & atari.task.isin(g2)) \
+        | ((atari.agent == "DrQ") & atari.task.isin(g1 + g2))
+    data = atari[keep & (atari.seed < 5)]
+    with pytest.raises(rlstats.DesignError) as raised:
+        rlstats.bootstrap(data, "score ~ agent | task", n_resamples=100, rng=0)
+    message = str(raised.value)
+    assert 'pass na_action="drop"' not in message
+    assert "no task holds runs of every agent" in message
+    # the refusal after the drop, for comparison: the advice would have led there
+    with pytest.raises(rlstats.DesignError, match="no task has runs of every agent"):
+        rlstats.bootstrap(data, "score ~ agent | task", n_resamples=100, rng=0, na_action="drop")
+    # one task short: the drop still offered, and it still works
+    fewer = atari[atari.agent.isin(["DER", "SPR"]) & atari.task.isin(g1) & (atari.seed < 5)
+                  & ~((atari.agent == "SPR") & (atari.task == "Alien"))]
+    with pytest.raises(rlstats.DesignError, match='pass na_action="drop" to leave out the 1 task'):
+        rlstats.bootstrap(fewer, "score ~ agent | task", n_resamples=100, rng=0)
