@@ -424,6 +424,8 @@ class SkillingsMackResult(Result):
                      "decisions are made only after an omnibus rejection).")
             return text + self._connection_sentence()
         pairs_of = "each pair" if self.control is None else f"each agent and the control {self.control}"
+        # the list is of the pairs declared different, not of those tested (audit s28: only Tukey's sentence said so)
+        listed = "; the pairs that differ: "
         if self.posthoc == "wilcoxon":
             post = (f" Post hoc, {pairs_of} was compared with the Wilcoxon signed-rank test on its per-task scores "
                     f"over the tasks both agents ran, with {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment at "
@@ -434,6 +436,7 @@ class SkillingsMackResult(Result):
         elif self.critical_difference is not None:
             post = (f" Post hoc, pairs whose mean ranks differ by at least the critical difference "
                     f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
+            listed = ": "
         else:
             whose = "each pair's" if self.control is None else f"each agent's (against the control {self.control})"
             post = (f" Post hoc, {whose} difference of mean ranks over the tasks both agents ran was tested "
@@ -442,7 +445,7 @@ class SkillingsMackResult(Result):
         post += self._pairs_pvalues(" (the pairs' p-values {}, after the omnibus rejection)",
                                     "from the normal approximation")
         pairs = "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"]))
-        text += post + (f": {pairs}." if len(sig) else
+        text += post + (f"{listed}{pairs}." if len(sig) else
                         ": no pair differs, so the omnibus rejection is not traced to a single pair at this level.")
         return text + self._connection_sentence()
 
