@@ -129,3 +129,23 @@ def test_rank_test_report_says_the_listed_pairs_differ(atari):
     pairs = "; ".join(f"{a} vs {b}" for a, b in zip(differing.agent_1, differing.agent_2))
     text = res.report(format="text")
     assert f"the pairs that differ: {pairs}." in text
+
+
+# ----------------------------------------------------------------------------- the rank test on runs averaged over seeds
+
+def test_rank_test_report_does_not_claim_every_seed_counts_when_seeds_were_averaged(mirror):
+    """Dierkes et al.'s tuning procedures, 'score ~ procedure | task/tuning_run/seed': the seeds of each tuning run are
+    averaged (the tuning run is the unit, as the dataset says), and the design's note says so; the report still said
+    the Mack-Skillings test ranked runs "so that every seed counts and none is averaged away". It now says each tuning
+    run counts as the mean of its seeds."""
+    runs = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    procedures = ["hpo=base, rpo=dehb, return", "hpo=dehb, rpo=base, return", "hpo=dehb, rpo=dehb, return"]
+    data = runs[(runs.algorithm == "ppo") & runs.procedure.isin(procedures)]
+    res = rlstats.skillings_mack(data, "score ~ procedure | task/tuning_run/seed", rng=0)
+    text = res.report(format="text")
+    assert any(note.startswith("seeds ('seed') averaged within each tuning_run") for note in res.notes)
+    assert "every seed counts" not in text
+    assert "so that every tuning_run counts (each the mean of the seeds nested in it)" in text
+    # 5 tuning runs of each procedure on each of 3 tasks: counted from the rows apart
+    assert data.groupby(["procedure", "task"]).tuning_run.nunique().eq(5).all()
+    assert "(5 runs per agent and task)" in text

@@ -156,6 +156,9 @@ class SkillingsMackResult(Result):
         Pairs of the rank post hoc whose p-value is the exact permutation
         p-value of their contrast (few arrangements of their runs in the tasks
         they share; the others' are normal approximations).
+    averaged_within : str or None
+        The run column within which a formula nesting seeds in runs (``task/run/seed``) averaged them
+        (:attr:`rlstats.design.Design.averaged_within`), which the report says; None otherwise.
     """
 
     statistic: float
@@ -185,6 +188,7 @@ class SkillingsMackResult(Result):
     alpha: float
     posthoc_withheld: bool
     pairs_exact: int
+    averaged_within: str | None = None
 
     _plot_kinds: ClassVar[dict] = {
         "critical_difference": plots.plot_critical_difference,
@@ -380,8 +384,12 @@ class SkillingsMackResult(Result):
         """A methods-section paragraph describing the test and its outcome."""
         runs = self.counts[self.counts > 0]
         if self.variant == "mack_skillings":
+            # runs averaged over their seeds by the formula are ranked as runs (audit s28: "every seed counts" was
+            # said of seeds averaged away)
+            counted = ("every seed counts and none is averaged away" if self.averaged_within is None else
+                       f"every {self.averaged_within} counts (each the mean of the seeds nested in it)")
             how = ("ranking all runs of a task jointly (mid-ranks for ties) and summing each agent's mean "
-                   "within-task rank over tasks, so that every seed counts and none is averaged away")
+                   f"within-task rank over tasks, so that {counted}")
         elif self.within_cell is not None:
             how = (f"on the {self.within_cell} of each agent's runs per task, ranked within task "
                    "(mid-ranks for ties), missing cells allowed")
