@@ -155,7 +155,9 @@ class Design:
     @property
     def units(self) -> str:
         """The response's units as every result states them: "normalised scores" or "the units of '<response>'"."""
-        return "normalised scores" if self.normalized else f"the units of '{self.formula.response}'"
+        # a column's name, not the formula's quoting of it (audit s28: '`score`' after seeds were averaged)
+        name = self.formula.response_columns[0] if self.formula.is_simple_response else self.formula.response
+        return "normalised scores" if self.normalized else f"the units of '{name}'"
 
     @property
     def n_agents(self) -> int:

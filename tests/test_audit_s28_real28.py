@@ -149,3 +149,19 @@ def test_rank_test_report_does_not_claim_every_seed_counts_when_seeds_were_avera
     # 5 tuning runs of each procedure on each of 3 tasks: counted from the rows apart
     assert data.groupby(["procedure", "task"]).tuning_run.nunique().eq(5).all()
     assert "(5 runs per agent and task)" in text
+
+
+# ----------------------------------------------------------------------------- the units of a nested formula's response
+
+def test_units_of_a_response_averaged_over_seeds_are_named_without_formula_quotes(mirror):
+    """The same tuning procedures, 'score ~ procedure | task/tuning_run/seed': the averaged runs are analysed under the
+    formula "`score` ~ `procedure` | `task`/`tuning_run`", and the results said the margin and ROPE were in "the units
+    of '`score`'", formula quotes in a sentence of the paper. The units now name the column."""
+    runs = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    data = runs[(runs.algorithm == "ppo") & runs.procedure.isin(["hpo=dehb, rpo=base, return",
+                                                                  "hpo=dehb, rpo=dehb, return"])]
+    formula = "score ~ procedure | task/tuning_run/seed"
+    equivalence = rlstats.equivalence(data, formula, margin=100, rng=0, aggregate=None)
+    bayes = rlstats.bayes(data, formula, rng=0, n_samples=1000)
+    for text in (str(equivalence), equivalence.report(format="text"), str(bayes)):
+        assert "the units of 'score'" in text and "`" not in text
