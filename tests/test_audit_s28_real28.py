@@ -165,3 +165,24 @@ def test_units_of_a_response_averaged_over_seeds_are_named_without_formula_quote
     bayes = rlstats.bayes(data, formula, rng=0, n_samples=1000)
     for text in (str(equivalence), equivalence.report(format="text"), str(bayes)):
         assert "the units of 'score'" in text and "`" not in text
+
+
+# ----------------------------------------------------------------------------- time to threshold: the direction note
+
+def test_time_to_threshold_note_does_not_say_rankings_read_reversed_when_told_lower_is_better(sb3_evaluations):
+    """The SB3 logs reduced to the step each run first reached 475 on CartPole-v1 and -100 on Acrobot-v1; a user who
+    then passed higher_is_better=False to the rank test (as the note asks in spirit) read "Mean ranks (1 = best): A2C
+    (1.25), PPO (1.75)" beside the carried note "smaller is better here, so 'best' in rankings, which favour larger
+    values, reads reversed", which was false there: A2C reached the thresholds sooner (2 of its 3 CartPole runs, 1 of
+    3 on Acrobot; PPO none, counted from the rows apart) and ranks best. The note now says what to pass."""
+    runs = rlstats.summarize_runs(sb3_evaluations, "score ~ agent | task/seed", step="step", how="time_to_threshold",
+                                  threshold={"CartPole-v1": 475, "Acrobot-v1": -100})
+    pair = runs[runs.agent != "DQN"]
+    reached = (~pair.censored).groupby(pair.agent).sum()
+    assert reached.to_dict() == {"A2C": 3, "PPO": 0}
+    res = rlstats.skillings_mack(pair, "score ~ agent | task", higher_is_better=False, rng=0)
+    assert res.mean_ranks[list(res.agents).index("A2C")] < res.mean_ranks[list(res.agents).index("PPO")]
+    text = res.report(format="text")
+    assert "reads reversed" not in text.replace("without it, 'best' in rankings, which favour larger values, reads "
+                                                "reversed", "")
+    assert "smaller is better here: pass higher_is_better=False" in text
