@@ -15,6 +15,13 @@ percentiles, task table, mixed model and Bayesian signed-rank test. Defects foun
   measured and the data's.
 - The refusal of a design with an empty cell offered ``na_action="drop"`` even where no task holds every agent (DER
   on three games, SPR on three others, DrQ on all six), which then refused again; it now says none would be left.
+- The rank test's report listed the significant pairs after "... was tested ... with Holm adjustment at alpha = 0.05:"
+  (read as the pairs tested); only Tukey's sentence said "differ". With seeds averaged within runs ('| task/run/seed')
+  it still said "every seed counts and none is averaged away".
+- After '| task/run/seed' averaging, the units read "the units of '`score`'" (the rebuilt formula's quoting).
+- summarize_runs(how="time_to_threshold")'s note said rankings "read reversed" even beside ranks read with
+  higher_is_better=False (the SB3 logs); it now says to pass it.
+- The task table's report never described its aggregate row (aggregate="bootstrap"), which the caption did.
 
 Tests reading the published scores skip with the reason when neither ../shared/data nor the mirror is here."""
 
@@ -186,3 +193,19 @@ def test_time_to_threshold_note_does_not_say_rankings_read_reversed_when_told_lo
     assert "reads reversed" not in text.replace("without it, 'best' in rankings, which favour larger values, reads "
                                                 "reversed", "")
     assert "smaller is better here: pass higher_is_better=False" in text
+
+
+# ----------------------------------------------------------------------------- the task table's aggregate row in the report
+
+def test_task_table_report_describes_its_aggregate_row(atari, published):
+    """DER, SPR and IRIS on the 26 games (5 runs each, human-normalised) with aggregate='bootstrap': the table prints an
+    'aggregate mean' row with intervals, and its LaTeX caption says how they were made, but the report (the methods
+    paragraph) never mentioned the row. It now says what the row is and how its intervals were made, as the caption
+    does."""
+    reference = read_csv(published / "atari100k_reference.csv")
+    data = atari[atari.agent.isin(["DER", "SPR", "IRIS"]) & (atari.seed < 5)]
+    res = rlstats.task_table(data, "score ~ agent | task", aggregate="bootstrap", normalize=reference, rng=0,
+                             n_resamples=200)
+    assert "aggregate mean" in str(res)
+    text = res.report(format="text")
+    assert "Aggregate: mean of the task means, with 95% stratified bootstrap intervals (200 resamples)." in text
