@@ -860,7 +860,10 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     kept.attrs = dict(data.attrs)
     n_kept = int(mask.sum())
     said = f"subset={said} kept {n_kept} of {len(data)} rows"
-    absent = "" if condition is None else condition.absent_values(data, negated=True)  # a typo leaves out nothing
+    # a typo leaves out nothing in '!=' and 'not in', and drops its rows unsaid from 'in' and '==' beside values
+    # that are there (audit s28: "agent in ['DER', 'SPR', 'Rainbow']" compared 2 agents)
+    absent = "" if condition is None else "; ".join(
+        part for part in (condition.absent_values(data), condition.absent_values(data, negated=True)) if part)
     if absent:
         said += f"; {absent}"
     if unknown:

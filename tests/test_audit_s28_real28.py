@@ -22,6 +22,8 @@ percentiles, task table, mixed model and Bayesian signed-rank test. Defects foun
 - summarize_runs(how="time_to_threshold")'s note said rankings "read reversed" even beside ranks read with
   higher_is_better=False (the SB3 logs); it now says to pass it.
 - The task table's report never described its aggregate row (aggregate="bootstrap"), which the caption did.
+- subset="agent in ['DER', 'SPR', 'Rainbow'] ..." compared 2 agents with no word of 'Rainbow' (Atari's is
+  'OTRainbow'); the kept-rows note now names it, as it did for '!=' and 'not in'.
 
 Tests reading the published scores skip with the reason when neither ../shared/data nor the mirror is here."""
 
@@ -209,3 +211,17 @@ def test_task_table_report_describes_its_aggregate_row(atari, published):
     assert "aggregate mean" in str(res)
     text = res.report(format="text")
     assert "Aggregate: mean of the task means, with 95% stratified bootstrap intervals (200 resamples)." in text
+
+
+# ----------------------------------------------------------------------------- subset=: a value in a list that is no value
+
+def test_subset_in_list_names_a_value_the_column_lacks(atari):
+    """subset="agent in ['DER', 'SPR', 'Rainbow'] and task == 'Pong'" on Atari 100k (whose Rainbow is 'OTRainbow'):
+    the rank test compared 2 agents, and the note said only 'kept 200 of 16250 rows'; the typo was said for '!=' and
+    'not in' (which keep rows) and where nothing was kept, not where a list of agents silently lost one. The note now
+    names it with the column's closest value."""
+    res = rlstats.compare(atari, "score ~ agent | task", subset="agent in ['DER', 'SPR', 'Rainbow'] and task == 'Pong'")
+    assert res.n_agents == 2 == atari[atari.agent.isin(["DER", "SPR"]) & (atari.task == "Pong")].agent.nunique()
+    note = next(n for n in res.notes if n.startswith("subset="))
+    assert note.endswith("kept 200 of 16250 rows; 'Rainbow' is no value of column 'agent' (did you mean "
+                         "'OTRainbow'?)"), note
