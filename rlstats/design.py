@@ -156,7 +156,9 @@ class Design:
     @property
     def units(self) -> str:
         """The response's units as every result states them: "normalised scores" or "the units of '<response>'"."""
-        return "normalised scores" if self.normalized else f"the units of '{self.formula.response}'"
+        # a column's name, not the formula's quoting of it (audit s28: '`score`' after seeds were averaged)
+        name = self.formula.response_columns[0] if self.formula.is_simple_response else self.formula.response
+        return "normalised scores" if self.normalized else f"the units of '{name}'"
 
     @property
     def n_agents(self) -> int:
@@ -327,7 +329,7 @@ class Design:
                     f"by passing subset={subset!r} to rlstats.compare (it keeps the {count(len(kept), 'agent')} "
                     f"that ran {self.tasks[widest]!r})")
             raise DesignError(
-                f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}: add those runs, leave out the "
+                f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}: add those runs, or leave out the "
                 f"tasks or agents that are missing, or pass na_action=\"drop\" to leave out the "
                 f"{int(incomplete.sum())} task(s) where some agent has no runs")
         if incomplete.all():
@@ -872,7 +874,10 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     kept.attrs = dict(data.attrs)
     n_kept = int(mask.sum())
     said = f"subset={said} kept {n_kept} of {len(data)} rows"
-    absent = "" if condition is None else condition.absent_values(data, negated=True)  # a typo leaves out nothing
+    # a typo leaves out nothing in '!=' and 'not in', and drops its rows unsaid from 'in' and '==' beside values
+    # that are there (audit s28: "agent in ['DER', 'SPR', 'Rainbow']" compared 2 agents)
+    absent = "" if condition is None else "; ".join(
+        part for part in (condition.absent_values(data), condition.absent_values(data, negated=True)) if part)
     if absent:
         said += f"; {absent}"
     if unknown:

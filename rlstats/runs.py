@@ -820,7 +820,10 @@ def _summary_text(spec, facts):
                f"{censored} of {count(len(facts), 'run')} never reached it and are censored at step "
                f"{format_step(spec['after_end'])}, after the end of {after} (ranked after every run that reached it)")
     return (f"{name}: the first of {spec['where']} at which the run reached {spec['said']} ({span}; {ends}); "
-            f"{reached}; smaller is better here, so 'best' in rankings, which favour larger values, reads reversed")
+            # the note rides with the data, before the analysis: it cannot know the direction a function is told
+            # (audit s28: "reads reversed" beside ranks read with higher_is_better=False, which were not)
+            f"{reached}; smaller is better here: pass higher_is_better=False where a function takes it (without it, "
+            "'best' in rankings, which favour larger values, reads reversed)")
 
 
 def _reword_summary(note, items, n_rows):

@@ -955,12 +955,15 @@ def test_selection_check_quotes_a_measured_size(monkeypatch):
     monkeypatch.setattr(calibration, "rows", lambda procedure: rows if procedure == "selection.size" else ())
     frame, _, names = _null_suite(2, 8, 3, "normal", 0)  # 3 runs read as the table's 2
     res = selection_check(frame, FORMULA, treatment="new", baseline="old", reported=names, inspector="welch", rng=0)
+    # the count read is named as the table's beside the data's (audit s28: it read as the design analysed)
     assert ("measured size of the inspector's Welch two-sample t test with 2 reported and 8 held-out tasks and 2 runs "
-            "of each agent per task: 0.080 (skewed_left scores, 8000 null data sets), above beta = 0.05 by more than "
-            "3 Monte Carlo standard errors") in res.notes
+            "of each agent per task (the nearest measured below; these data have 3 runs of an agent in some task): "
+            "0.080 (skewed_left scores, 8000 null data sets), above beta = 0.05 by more than 3 Monte Carlo standard "
+            "errors") in res.notes
     reporter = ("measured size of the reporter's skewness-corrected one-sample t test with 2 reported and 8 held-out "
-                "tasks and 2 runs of each agent per task: 0.065 (skewed_left scores, 8000 null data sets), above "
-                "alpha = 0.05 by more than 3 Monte Carlo standard errors")
+                "tasks and 2 runs of each agent per task (the nearest measured below; these data have 3 runs of an "
+                "agent in some task): 0.065 (skewed_left scores, 8000 null data sets), above alpha = 0.05 by more "
+                "than 3 Monte Carlo standard errors")
     assert reporter in res.notes
 
     def quoted(data=frame, reported=names, **options):

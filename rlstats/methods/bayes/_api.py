@@ -483,7 +483,11 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     # and its probabilities: the Walsh averages are the prior's 0, d / 2 and d, so the regions' masses follow d's sign
     # and the prior's weight (P(worse) = 1 whenever d < 0 at rope = 0), not evidence from tasks (second reading, s14)
     p[alone] = np.nan
-    comparisons = _pair_frame(design, first, second, present, p, mean.mean(axis=0), low, high)
+    # and its estimate: the posterior mean is that difference times the weight's mean 1 / (1 + prior), a number the
+    # prior sets, not the data (audit s28: DER vs SPR on Pong printed -1.21 for runs 1.81 apart); the task's own
+    estimate = mean.mean(axis=0)
+    estimate[alone] = filled[alone].sum(axis=1)
+    comparisons = _pair_frame(design, first, second, present, p, estimate, low, high)
     notes += _monte_carlo_note(design, first, second, monte_carlo_se(p, options.n_samples),
                                f"{options.n_samples:,} independent posterior draws",
                                f"sqrt(p (1 - p) / {options.n_samples:,})", options.n_samples)
@@ -592,7 +596,8 @@ def _one_task_note(comparisons):
     return [f"the probabilities and credible intervals of {names} are withheld: those pairs share one task, where the "
             "posterior of the mean difference is that task's difference times its Dirichlet weight against the "
             "prior's pseudo-observation at 0, so they would read the sign of that difference and the prior's weight "
-            "(a probability of 1 whenever it is not 0 with no ROPE), not a spread of tasks; add tasks where both ran"]
+            "(a probability of 1 whenever it is not 0 with no ROPE), not a spread of tasks; their mean difference "
+            "is that task's observed difference; add tasks where both ran"]
 
 
 def _credible_note(comparisons, rope=0.0):

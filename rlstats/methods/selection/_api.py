@@ -796,8 +796,8 @@ def _size_notes(frame, n_p, n_i, options):
     The table (the ``selection.size`` rows of ``rlstats/calibration.csv``, written by ``tests/reference/calibrate.py``)
     holds the default effect at alpha = beta = 0.05 on a grid of (reported, held-out) tasks; a design off that grid,
     another effect or level, or more runs than the table's largest count get no note. The runs are read as the table's
-    largest count at most the fewest runs of an arm in a task used (its smallest when there are fewer), and the
-    highest size over score distributions is quoted.
+    largest count at most the fewest runs of an arm in a task used (its smallest when there are fewer; the note then
+    names both counts), and the highest size over score distributions is quoted.
     """
     rows = calibration.rows(SIZE_PROCEDURE)
     if options.effect != "mean_diff" or not rows:
@@ -808,6 +808,10 @@ def _size_notes(frame, n_p, n_i, options):
     if fewest > measured[-1]:
         return []
     runs = max((c for c in measured if c <= fewest), default=measured[0])
+    # the count read is the table's, not always the data's: say both where they differ (audit s28: 1 run per cell
+    # was quoted as "2 runs of each agent per task")
+    which = "fewest measured" if runs > fewest else "nearest measured below"
+    read = "" if runs == fewest else f" (the {which}; these data have {count(fewest, 'run')} of an agent in some task)"
     notes = []
     tests = (("inspector", options.inspector, options.beta, "beta"),
              ("reporter", options.reporter, options.alpha, "alpha"))
@@ -818,7 +822,7 @@ def _size_notes(frame, n_p, n_i, options):
                                     configuration=f"{n_p} reported")
         if row is not None:
             notes.append(f"measured size of the {statistic}'s {value_label(statistic, test)} with {n_p} reported and "
-                         f"{n_i} held-out tasks and {count(runs, 'run')} of each agent per task: "
+                         f"{n_i} held-out tasks and {count(runs, 'run')} of each agent per task{read}: "
                          f"{1 - float(row['coverage']):.3f}"
                          f"{calibration.worst_draw_clause(row, size=True)} ({row['distribution']} scores, "
                          f"{row['n_sim']} null data sets), "

@@ -693,6 +693,7 @@ def _run(design, options, rng, shown):
     notes += _size_notes(design, options, variant)
     notes += _never_met_notes(design, pairs, n_shared)
     return SkillingsMackResult(
+        averaged_within=design.averaged_within,
         method=title(variant, within, design.is_complete, setup.has_ties and not corrected),
         formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options={**asdict(options), "variant_used": variant}, seed=seed,

@@ -156,6 +156,9 @@ class SkillingsMackResult(Result):
         Pairs of the rank post hoc whose p-value is the exact permutation
         p-value of their contrast (few arrangements of their runs in the tasks
         they share; the others' are normal approximations).
+    averaged_within : str or None
+        The run column within which a formula nesting seeds in runs (``task/run/seed``) averaged them
+        (:attr:`rlstats.design.Design.averaged_within`), which the report says; None otherwise.
     """
 
     statistic: float
@@ -185,6 +188,7 @@ class SkillingsMackResult(Result):
     alpha: float
     posthoc_withheld: bool
     pairs_exact: int
+    averaged_within: str | None = None
 
     _plot_kinds: ClassVar[dict] = {
         "critical_difference": plots.plot_critical_difference,
@@ -380,8 +384,12 @@ class SkillingsMackResult(Result):
         """A methods-section paragraph describing the test and its outcome."""
         runs = self.counts[self.counts > 0]
         if self.variant == "mack_skillings":
+            # runs averaged over their seeds by the formula are ranked as runs (audit s28: "every seed counts" was
+            # said of seeds averaged away)
+            counted = ("every seed counts and none is averaged away" if self.averaged_within is None else
+                       f"every {self.averaged_within} counts (each the mean of the seeds nested in it)")
             how = ("ranking all runs of a task jointly (mid-ranks for ties) and summing each agent's mean "
-                   "within-task rank over tasks, so that every seed counts and none is averaged away")
+                   f"within-task rank over tasks, so that {counted}")
         elif self.within_cell is not None:
             how = (f"on the {self.within_cell} of each agent's runs per task, ranked within task "
                    "(mid-ranks for ties), missing cells allowed")
@@ -424,6 +432,8 @@ class SkillingsMackResult(Result):
                      "decisions are made only after an omnibus rejection).")
             return text + self._connection_sentence()
         pairs_of = "each pair" if self.control is None else f"each agent and the control {self.control}"
+        # the list is of the pairs declared different, not of those tested (audit s28: only Tukey's sentence said so)
+        listed = "; the pairs that differ: "
         if self.posthoc == "wilcoxon":
             post = (f" Post hoc, {pairs_of} was compared with the Wilcoxon signed-rank test on its per-task scores "
                     f"over the tasks both agents ran, with {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment at "
@@ -434,6 +444,7 @@ class SkillingsMackResult(Result):
         elif self.critical_difference is not None:
             post = (f" Post hoc, pairs whose mean ranks differ by at least the critical difference "
                     f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
+            listed = ": "
         else:
             whose = "each pair's" if self.control is None else f"each agent's (against the control {self.control})"
             post = (f" Post hoc, {whose} difference of mean ranks over the tasks both agents ran was tested "
@@ -442,7 +453,7 @@ class SkillingsMackResult(Result):
         post += self._pairs_pvalues(" (the pairs' p-values {}, after the omnibus rejection)",
                                     "from the normal approximation")
         pairs = "; ".join(f"{a} vs {b}" for a, b in zip(sig["agent_1"], sig["agent_2"]))
-        text += post + (f": {pairs}." if len(sig) else
+        text += post + (f"{listed}{pairs}." if len(sig) else
                         ": no pair differs, so the omnibus rejection is not traced to a single pair at this level.")
         return text + self._connection_sentence()
 

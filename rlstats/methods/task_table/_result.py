@@ -275,7 +275,6 @@ class TaskTableResult(Result):
         return f"{values.min()}" if values.min() == values.max() else f"{values.min()} to {values.max()}"
 
     def caption(self) -> str:
-        level = f"{fmt.signif(100 * self.confidence_level)}%"
         name = self.label[0].upper() + self.label[1:]
         present = self.counts > 0
         bare = present & np.asarray(self.withheld.get("std_dev", np.zeros(self.counts.shape, dtype=bool)))
@@ -303,16 +302,20 @@ class TaskTableResult(Result):
         text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
-        if self.aggregate is not None:
-            metric = self._aggregated()
-            shown = np.isfinite(np.asarray(self.aggregate["intervals"], dtype=float)).all(axis=1)
-            if not shown.any():
-                text += f" Aggregate: {metric} (its intervals withheld: see the notes)."
-            else:
-                text += (f" Aggregate: {metric}, with {level} stratified bootstrap intervals "
-                         f"({self.aggregate['n_resamples']} resamples"
-                         + ("; withheld where none is shown)." if not shown.all() else ")."))
-        return text
+        return text + self._aggregate_sentence()
+
+    def _aggregate_sentence(self) -> str:
+        """" Aggregate: <what the row is>, with <level> stratified bootstrap intervals (...)." where the table has an
+        aggregate row, else "": the caption's and the report's (audit s28: the report never named the row)."""
+        if self.aggregate is None:
+            return ""
+        metric = self._aggregated()
+        shown = np.isfinite(np.asarray(self.aggregate["intervals"], dtype=float)).all(axis=1)
+        if not shown.any():
+            return f" Aggregate: {metric} (its intervals withheld: see the notes)."
+        return (f" Aggregate: {metric}, with {fmt.signif(100 * self.confidence_level)}% stratified bootstrap intervals "
+                f"({self.aggregate['n_resamples']} resamples"
+                + ("; withheld where none is shown)." if not shown.all() else ")."))
 
     def to_latex(self, label: str | None = None, digits: int = DIGITS,
                  environment: str | None = None, resize: bool | None = None) -> str:
@@ -503,7 +506,7 @@ class TaskTableResult(Result):
             return (f"{best}. Best per task: {', '.join(parts)}. No possibly-best set, test or effect-size interval "
                     f"is given" + (": only the Vargha-Delaney A12 against the best (the share of pairs of runs the "
                                    "best wins, ties half) and Cliff's delta = 2 A12 - 1" if others.any() else "")
-                    + ".")
+                    + "." + self._aggregate_sentence())
         among = (" among the agents with the runs a test needs" if (self._unmarked() & (self.counts > 0)).any()
                  else "")
         if self.adjustment == "none":
@@ -526,7 +529,7 @@ class TaskTableResult(Result):
                 f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
                 f"given against the agent ranked just above each agent in its task (next_agent in tidy()), with "
                 f"intervals at the same level.")
-        return text
+        return text + self._aggregate_sentence()
 
 
 _A12_INTERVALS = {"fcr": "score-type (Newcombe)", "fcr_normal": "score-type (Newcombe)", "per_pair": "Brunner-Munzel"}
