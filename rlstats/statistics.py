@@ -645,8 +645,18 @@ def _copied_same_block(a, b, ha, hb, shared, y, cell, n_cells, runs, block, q, s
         others = possible[block[f]] - (runs[f] + runs[s]) * (held - runs[f] - runs[s]) - runs[f] * runs[s]
         with_either = (_ties_with_block(v, c, block, f) + _ties_with_block(v, c, block, s)
                        - _ties_between(v, c, f, s))
+        # and each cell's own ties: two honest cells tie about as often as their runs do among themselves (at most
+        # the larger of the two, Cauchy-Schwarz), a copy between them adding none (a deterministic task's few
+        # returns, 0.99**k at full precision, that no other agent shows when there is none)
+        own, pairs_within = _countable_ties_within(v, c, n_cells), runs * (runs - 1) / 2
+        # and every task's, pooled (those pairs left out): agents on a deterministic task tie on each such task; and
+        # every cell's own, pooled: a task's few returns tie within its cells too, whichever agent ran them
+        pooled_others = possible.sum() - (possible[block[f]] - others)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(others > 0, (tied[block[f]] - with_either) / others, 0.0)
+            return np.maximum.reduce([np.where(others > 0, (tied[block[f]] - with_either) / others, 0.0),
+                                      np.where(pooled_others > 0, (tied.sum() - with_either) / pooled_others, 0.0),
+                                      np.full(f.size, own.sum() / max(pairs_within.sum(), 1.0)),
+                                      own[f] / np.maximum(pairs_within[f], 1), own[s] / np.maximum(pairs_within[s], 1)])
 
     found = _judged_pairs(first, second, m, runs, q, shared_q, spread, v, c, lo, hi, share, pair_ties, lambda: 0.0)
     index = np.array([p for p, _ in found], dtype=np.intp)
@@ -654,6 +664,15 @@ def _copied_same_block(a, b, ha, hb, shared, y, cell, n_cells, runs, block, q, s
                         np.bincount(inverse, weights=ha)[index].astype(np.intp),
                         np.bincount(inverse, weights=hb)[index].astype(np.intp),
                         np.array([bound for _, bound in found], dtype=float))
+
+
+def _countable_ties_within(v, c, n_cells):
+    """Per cell, the pairs of its runs with equal scores that :func:`_countable` keeps (not 0, not a pile); ``v``,
+    ``c``: the scores and cells sorted by cell, then score."""
+    firsts = np.flatnonzero(np.r_[True, (v[1:] != v[:-1]) | (c[1:] != c[:-1])])
+    held = np.diff(np.r_[firsts, v.size])
+    kept = _countable(v[firsts], c[firsts], held)
+    return np.bincount(c[firsts], weights=held * (held - 1) / 2 * kept, minlength=n_cells)
 
 
 def _ties_between(v, c, a, b):

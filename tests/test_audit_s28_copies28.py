@@ -83,10 +83,12 @@ def test_tie_counts_of_the_other_cells_match_an_exhaustive_count():
 
 
 def test_an_agents_runs_copied_as_anothers_on_the_same_task_chance_from_first_principles():
-    """a0's 10 runs on t0 saved as a1's: E = 100 max(step / (2 sqrt(pi) sigma), the pair's near ties) (a2 alone
-    left: no other pair of cells on t0), step 0.001 (3 decimals), sigma the smaller of sd and IQR / 1.349 (numpy),
-    the near ties counted over every pair of runs; chance E**10 / 10!."""
+    """a0's 10 runs on t0 saved as a1's: E = 100 max(step / (2 sqrt(pi) sigma), the pair's near ties), step 0.001
+    (3 decimals), sigma the smaller of sd and IQR / 1.349 (numpy), the near ties counted over every pair of runs; the
+    shares of ties measured elsewhere (a2 alone left on t0; the other tasks' pairs of cells; within cells) are 0, no
+    other two runs of the frame being equal; chance E**10 / 10!."""
     frame = _copy(_frame(), "a0", "a1")
+    assert frame["score"].nunique() == len(frame) - 10
     x = frame.loc[(frame["task"] == "t0") & (frame["agent"] == "a0"), "score"].to_numpy()
     q75, q25 = np.percentile(x, [75, 25])
     sigma = min(np.std(x, ddof=1), (q75 - q25) / 1.349)
@@ -137,6 +139,17 @@ def test_honest_agents_sharing_the_scores_a_task_makes_likely_are_no_copy(kind):
         assert not _same_block(y, 3, 8, 10).first.size
 
 
+def test_honest_agents_on_deterministic_tasks_of_few_fine_returns_are_no_copy():
+    """Discounted returns of deterministic tasks, 0.99**k at full precision (50 outcomes a task, no grid, no decimal
+    step): 4 agents x 5 runs on 5 tasks, 10 data sets.  The task's other two agents rarely tie (25 pairs of runs at
+    1/50), so the ties of every task's pairs of agents, pooled, say how often agents tie here: without them 7 of
+    these 10 data sets were noted (measured while building the check), now none."""
+    rng = np.random.default_rng([11, 5, 4, 5, 50])
+    for _ in range(10):
+        k = rng.integers(5, 60, (5, 1, 1)) + rng.integers(0, 50, (5, 4, 5))
+        assert not _same_block(0.99 ** k.astype(float), 5, 4, 5).first.size
+
+
 def test_rounded_grid_is_read_as_a_grid():
     """Thirds to 5 decimals lie on 1 / 3 only to the rounding (5e-6 each): read at their decimal step, the grid is
     found (1 / 3 within the rounding); continuous scores at 5 decimals still have none."""
@@ -146,3 +159,18 @@ def test_rounded_grid_is_read_as_a_grid():
     assert statistics._grid_steps(thirds, *one, np.array([1e-5]))[0] == pytest.approx(1 / 3, abs=1e-5)
     fine = np.sort(np.round(np.random.default_rng(3).normal(0, 1, 6), 5))
     assert statistics._grid_steps(fine, *one, np.array([1e-5])).tolist() == [0.0]
+
+
+def test_no_false_alarm_between_agents_on_honest_data_reduced():
+    """Reduced tests/reference/copied_runs_false_alarms.py (its full grid's numbers in its docstring): 8 agents x 10
+    runs on 5 tasks, every agent's runs capped at its task's common maximum ("solved") and means over 75 episodes
+    rounded to 1e-6 of the spread (the grid the rounding hid), 3 data sets a setting: no note of any kind."""
+    from pathlib import Path
+
+    from conftest import script_module
+    module = script_module(Path(__file__).parent / "reference" / "copied_runs_false_alarms.py",
+                           "copied_runs_false_alarms")
+    table = module.false_alarms(3, runs=(10,), agents=(8,), tasks=(5,), kinds=("solved", "episodes"),
+                                steps=(1.0, 0.1, 1e-6))
+    assert len(table) == 6 and int(table["data sets"].sum()) == 18
+    assert int(table["between agents"].sum()) == 0 and int(table["any"].sum()) == 0
