@@ -1668,8 +1668,8 @@ def _copied_agents_notes(design, same, given):
         notes.append(
             f"{same.runs_first[i]:,} of {names[agent_a]}'s {counts[a]:,} runs{on} {COPIED_ACROSS} "
             f"{same.runs_second[i]:,} of {names[agent_b]}'s {counts[b]:,} runs{on} "
-            f"({count(int(same.shared[i]), 'score')} shared), whose chance at the scores' resolution, beside the ties "
-            f"of the other agents' runs{on}, is {_chance_said(float(same.chance[i]))}: one agent's runs look saved "
+            f"({count(int(same.shared[i]), 'score')} shared), whose chance at the scores' resolution and as often as "
+            f"other runs tie in the data is {_chance_said(float(same.chance[i]))}: one agent's runs look saved "
             f"again as the other's (one file under two agent names), not runs of their own; find which agent ran them "
             f"and replace the other's copies with its own runs, or leave out {names[agent_b]}'s {counts[b]:,} "
             f"runs{on} if those are the copies (subset={drop!r})")

@@ -622,12 +622,17 @@ def _copied_same_block(a, b, ha, hb, shared, y, cell, n_cells, runs, block, q, s
     """:func:`copied_runs` between the cells of one block (two agents' runs on one task: a baseline's file saved again
     as the new method's), as :class:`CopiedAcross`: the pairs of cells ``a < b`` of the same block holding the scores
     ``shared`` (``ha``, ``hb`` runs of each; one entry per score a pair shares), judged as pairs of different blocks
-    are (:func:`_judged_pairs`) but against the share of ties among the runs of the block's OTHER cells (the two
-    cells' left out: a copy would make its block's share large, and one file saved under three agents' names would
-    make the share of the pairs holding one of the two large too) and the pair's own near ties, and with
-    :data:`COPY_CHANCE` shared among the pairs of cells of one block holding two runs or more.  Honest agents on one
-    task share the scores it makes likely (a cap, a solved task's return, coarse or integer scores): the first is a
-    pile (:func:`_countable`), the others tie across the block's other agents too or lie on a coarse step."""
+    are (:func:`_judged_pairs`), with :data:`COPY_CHANCE` shared among the pairs of cells of one block holding two
+    runs or more, and the share of ties measured on the data the largest of: the block's share among the runs of its
+    OTHER cells (the two cells' left out: a copy would make it large, and one file saved under three agents' names
+    would make that of the pairs holding one of the two large too); the same pooled over every block (agents on a
+    deterministic task of few returns tie on each such task); each cell's own ties among its runs (those
+    :func:`_countable` keeps), pooled over all cells and of either cell (two honest cells tie about as often as their
+    runs do among themselves, at most the larger, Cauchy-Schwarz; a copy between them adds none).  Honest agents on
+    one task share the scores it makes likely (a cap, a solved task's return, coarse or integer scores): the first is
+    a pile (:func:`_countable`), the others lie on a coarse step or tie elsewhere too.  Left: two agents' few runs on
+    one task of few returns at full float precision (0.99**k), where nothing else ties (audit s28: 10 of 540 such
+    data sets noted, all of one task)."""
     empty = np.zeros(0, dtype=np.intp)
     if not a.size:
         return CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
