@@ -17,6 +17,16 @@
    grid again at its decimal step (a grid at least GRID_NOISE decimal steps wide, every difference within 4 of
    them): none of those false alarms are left, and tests/reference/copied_runs_dump.py's synthetic copies are found
    as before.
+3. Left (strict xfail in test_audit_s26_review26a.py): a whole cell of coarse scores copied to another task (CURL's
+   100 Alien scores over its Amidar runs: 99 shared, E = 2.4 at the read resolution) is still not noted.  The margin
+   exists because the read resolution can be ~20x too fine (s27: OTRainbow's Assault, multiples of 0.21 read at
+   0.01); at E = 24 the Poisson bound E**99 / 99! is 5e-20, at the margin's 240 it exceeds 1.  A bound from the
+   data instead, the cells' own ties (two cells tie at most as often as the more tie-prone's runs among themselves,
+   Cauchy-Schwarz), needs an upper confidence limit on that rate: Alien's 100 runs hold 1 tied pair of 4,950; at
+   level 1e-3 / (2 x 234 cells) the Poisson limit is 15.9 pairs, a rate of 3.2e-3, E = 32 and E**99 / 99! = 1.4e-7,
+   above the pair's share of COPY_CHANCE, 3.8e-8 (with no tied pair, 2.6e-16 would count).  And that limit takes
+   the count of tied pairs as Poisson, which its pairs sharing runs do not make it.  No rule found that notes this
+   copy with a stated chance.
 """
 
 import math
@@ -175,3 +185,21 @@ def test_no_false_alarm_between_agents_on_honest_data_reduced():
                                 steps=(1.0, 0.1, 1e-6))
     assert len(table) == 6 and int(table["data sets"].sum()) == 18
     assert int(table["between agents"].sum()) == 0 and int(table["any"].sum()) == 0
+
+
+def test_the_published_runs_listed_under_two_procedures_are_noted(mirror):
+    """hpo_optimisation lists the untuned baseline's 10 runs ('hpo=base, rpo=base') under both objectives, 'return'
+    and 'return+stability', on 5 of its 7 settings: the same 10 scores (sorted, equal; checked here from the rows),
+    one pair of agents on each task, noted; and no other pair of agents of the data is."""
+    runs = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    runs = runs.assign(setting=runs["algorithm"] + " " + runs["suite"] + " " + runs["task"])
+    one, two = (runs[runs["procedure"] == f"hpo=base, rpo=base, {goal}"] for goal in ("return", "return+stability"))
+    same = [s for s in sorted(runs["setting"].unique())
+            if np.array_equal(np.sort(one.loc[one["setting"] == s, "score"]), np.sort(two.loc[two["setting"] == s,
+                                                                                            "score"]))]
+    assert same == ["ppo brax humanoid", "ppo gym lunar", "sac brax ant", "sac gym lunar", "sac robosuite wipe"]
+    notes = [note for note in rlstats.build(runs, "score ~ procedure | setting").notes if COPIED_ACROSS in note]
+    assert len(notes) == 5
+    for note, setting in zip(notes, same):
+        assert note.startswith(f"10 of 'hpo=base, rpo=base, return''s 10 runs on {setting} {COPIED_ACROSS} 10 of "
+                               f"'hpo=base, rpo=base, return+stability''s 10 runs on {setting} (10 scores shared)")
