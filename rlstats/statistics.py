@@ -204,14 +204,19 @@ def _segment_rows(begin, size):
     return np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size) + np.repeat(begin, size)
 
 
+#: The chance at most with which the differences of continuous scores at a decimal step ``q`` lie within 2 steps of
+#: a grid :func:`_grid_steps` reads to that step (all but one of ``k`` differences: ``(5 q / g)**(k - 1)``).
+GRID_CHANCE = 1e-6
+
+
 def _grid_steps(v, first, last, q=None):
     """The step of a grid on which every value of each segment ``v[first[i]:last[i] + 1]`` of sorted scores lies, to
     :data:`READ_PRECISION` of the segment's largest magnitude (the smallest difference or a tenth of it at most, fitted
     over the segment's range), or 0 where there is none at least :data:`GRID_NOISE` times that precision (continuous
     scores); vectorised over the segments (a loop over the 10 divisors of the smallest difference, none over segments).
-    Given ``q``, each segment's decimal step, a segment with no such grid is read again to ``q`` in place of that
-    precision (a grid at least :data:`GRID_NOISE` decimal steps wide, every difference within 4 of them of it): scores
-    on a grid then rounded to decimals (means over 75 episodes to 5 decimals, 0.66667) are off it by up to half a
+    Given ``q``, each segment's decimal step, a segment with no such grid is read again to half of ``q`` in place of
+    that precision (a grid at least 8 decimal steps wide, every difference within 2 of them of it, kept where that is
+    improbable by chance, :data:`GRID_CHANCE`): scores on a grid then rounded to decimals (means over 75 episodes to 5 decimals, 0.66667) are off it by up to half a
     decimal step each, more than the precision of float arithmetic (audit s28, copies28).
     Unlike a decimal step it is kept by an affine map ``a * y + b`` (scaled by ``|a|``): scores normalised per task,
     ``(score - random) / (human - random)``, keep the grid of their game scores, ``0.1 / (human - random)`` for scores
@@ -234,18 +239,26 @@ def _grid_steps(v, first, last, q=None):
     tol = np.zeros(first.size)
     np.maximum.at(tol, index, np.abs(x))
     tol *= READ_PRECISION
-    out = _grid_fit(x, index, v[last] - v[first], tol)
+    out, _ = _grid_fit(x, index, v[last] - v[first], tol)
     if q is not None:
         again = (out == 0) & (np.asarray(q, dtype=float) > tol)
         if again.any():
-            wide = np.where(again, np.maximum(tol, q), np.inf)  # inf: no difference is distinct, nothing refitted
-            out = np.where(again, _grid_fit(x, index, v[last] - v[first], wide), out)
+            # each difference then within 2 decimal steps of the grid (the rounding of its two ends, and the fit's),
+            # as continuous scores' differences are by chance with probability 5 q / g each: the grid is kept where
+            # all but one of them doing so has a chance of at most GRID_CHANCE (a copied cell, few distinct
+            # scores, fitted a grid by chance otherwise, and its copies were lost)
+            wide = np.where(again, np.maximum(tol, np.asarray(q, dtype=float) / 2), np.inf)  # inf: none refitted
+            grid, count = _grid_fit(x, index, v[last] - v[first], wide)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sure = (count - 1) * np.log(5 * np.asarray(q, dtype=float) / grid) <= math.log(GRID_CHANCE)
+            out = np.where(again & sure & (count >= 2), grid, out)
     return out
 
 
 def _grid_fit(x, index, span, tol):
     """:func:`_grid_steps`' fit: per segment (``index``: each sorted value's), the grid of step at least
-    :data:`GRID_NOISE` times ``tol`` every difference lies within ``4 tol`` of, else 0."""
+    :data:`GRID_NOISE` times ``tol`` every difference lies within ``4 tol`` of, else 0; and the count of differences
+    above ``tol``."""
     out = np.zeros(span.size)
     d, at = np.diff(x), index[1:]
     keep = (at == index[:-1]) & (d > tol[at])  # the differences between distinct scores of one segment
@@ -262,7 +275,7 @@ def _grid_fit(x, index, span, tol):
             fits = np.abs(d - np.round(d / g[at]) * g[at]) <= 4 * tol[at]
             found = left & (np.bincount(at, weights=~fits, minlength=span.size) == 0)
             out[found], left = g[found], left & ~found
-    return out
+    return out, np.bincount(at, minlength=span.size)
 
 
 class CopiedAcross(NamedTuple):
