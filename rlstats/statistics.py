@@ -205,8 +205,9 @@ def _segment_rows(begin, size):
 
 
 #: The chance at most with which the differences of continuous scores at a decimal step ``q`` lie within 2 steps of
-#: a grid :func:`_grid_steps` reads to that step (all but one of ``k`` differences: ``(5 q / g)**(k - 1)``).
-GRID_CHANCE = 1e-6
+#: a grid :func:`_grid_steps` reads to that step (all but one of ``k`` differences: ``(5 q / g)**(k - 1)``); a grid
+#: found by chance only makes a copy harder to see (a resolution read too coarse), so this bounds the copies lost.
+GRID_CHANCE = 1e-3
 
 
 def _grid_steps(v, first, last, q=None):
@@ -216,8 +217,9 @@ def _grid_steps(v, first, last, q=None):
     scores); vectorised over the segments (a loop over the 10 divisors of the smallest difference, none over segments).
     Given ``q``, each segment's decimal step, a segment with no such grid is read again to half of ``q`` in place of
     that precision (a grid at least 8 decimal steps wide, every difference within 2 of them of it, kept where that is
-    improbable by chance, :data:`GRID_CHANCE`): scores on a grid then rounded to decimals (means over 75 episodes to 5 decimals, 0.66667) are off it by up to half a
-    decimal step each, more than the precision of float arithmetic (audit s28, copies28).
+    improbable by chance, :data:`GRID_CHANCE`): scores on a grid then rounded to decimals (means over 75 episodes to
+    5 decimals, 0.66667) are off it by up to half a decimal step each, more than the precision of float arithmetic
+    (audit s28, copies28).
     Unlike a decimal step it is kept by an affine map ``a * y + b`` (scaled by ``|a|``): scores normalised per task,
     ``(score - random) / (human - random)``, keep the grid of their game scores, ``0.1 / (human - random)`` for scores
     recorded to one decimal.
