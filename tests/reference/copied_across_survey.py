@@ -11,6 +11,12 @@ chance bound, the pairs of tasks judged jointly over their agents (s26, copies26
 (CartPole-v1's return capped at 500, Acrobot-v1's integer returns; by their last evaluation and by each evaluation
 step read as a task).  Reads the mirror (``RLSTATS_DATA_MIRROR``) and its parent folder.
 
+Measured in s28: pairs of agents on one task noted in two datasets only, both holding the same runs under two
+names: hpo_landscapes read as ``landscape | config`` (65 configurations, its two byte-identical landscape files as
+two "agents") and hpo_optimisation (the untuned baseline 'hpo=base, rpo=base' listed under both objectives, the
+same 10 runs on 5 of 7 settings); none in atari100k (raw or normalised), mujoco_adastop, mujoco_batches.csv,
+halfcheetah_sac_td3, dopamine_atari, spinningup_halfcheetah or the SB3 logs; the other columns as before.
+
     RLSTATS_DATA_MIRROR=/work/shared/data/raw PYTHONPATH=. python tests/reference/copied_across_survey.py
 """
 
