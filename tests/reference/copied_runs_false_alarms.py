@@ -22,10 +22,9 @@ OTRainbow's 100 Assault runs in atari100k, chance 7e-9 at the grid 0.01 found, w
 0.21 (E about 15 at that step): not kept.)
 
 s28 (copies28): a sixth kind, "solved" (every agent's runs capped at its task's common maximum, as CartPole's 500),
-and a fourth check, "between agents" (``across.same_block``: two agents' runs on one task).  Measured at 40 data
-sets a setting (25,920 in all, the first 40 of each setting above): 0 with a note of any kind; the means over 75
-episodes at 1e-6 no longer noted (``_grid_steps`` reads their rounded grid), 0 of 1,080 against 92 of 1,080 expected
-at the rate above.  Beside this grid (/tmp scripts, numbers in the report of s28): agents drawing from one
+and a fourth check, "between agents" (``across.same_block``: two agents' runs on one task).  Measured at 100 data
+sets a setting (64,800 in all): 0 with a note of any kind (40 a setting, 25,920: 0 too); the means over 75 episodes
+at 1e-6 no longer noted (``_grid_steps`` reads their rounded grid), 0 of 2,700 against about 230 at the rate above.  Beside this grid (/tmp scripts, numbers in the report of s28): agents drawing from one
 distribution (no agent shift), 7,200 data sets, 0 notes; deterministic tasks of few returns at full precision
 (0.99**k), 1,080 data sets, 14 noted between agents (all of one task, 2-4 agents), against 6 within, 9 across and 4
 jointly that the older checks already noted there.
