@@ -1595,7 +1595,7 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
         agent=np.arange(design.n_tasks * n_agents) % n_agents)
     tasks = across.tasks  # an agent's pair of cells of two tasks noted jointly: in tasks, not in across
     return (_copied_within_note(design, copies, chance) + _copied_across_notes(design, across, given)
-            + _copied_tasks_notes(design, tasks, given))
+            + _copied_tasks_notes(design, tasks, given) + _copied_agents_notes(design, across.same_block, given))
 
 
 def _chance_said(chance):
@@ -1661,6 +1661,45 @@ def _copied_across_notes(design, across, given):
         notes.append(f"in {count(rest.size, 'more pair')} of agent x task cells of different tasks, the runs of one "
                      f"{COPIED_ACROSS} the other's as improbably ({count(int(across.shared[rest].sum()), 'score')} "
                      f"shared in all): check the task files they were read from likewise")
+    return notes
+
+
+def _copied_agents_notes(design, same, given):
+    """One sentence per pair of agents whose runs on one task share scores where chance would not (a baseline's file
+    saved again as the new method's; :class:`rlstats.statistics.CopiedAcross`' ``same_block``,
+    :func:`copied_runs_note`), the first :data:`COPIED_CELLS_SHOWN` in the Design's order, the rest counted."""
+    if same is None or not same.first.size:
+        return []
+    f, n_agents = design.formula, design.n_agents
+    names = dict(zip(design.agents, names_shown(design.agents)))
+    tasks = dict(zip(design.tasks, names_shown(design.tasks)))
+    counts = design.counts.reshape(-1)
+
+    def literal(column, label):  # a label as a subset= condition writes it: a number where the column holds numbers
+        numeric = given is not None and column in given.columns and _holds_numbers(given[column])
+        return f"{column if column.isidentifier() else f'`{column}`'} == {label_literal(label, numeric)}"
+
+    notes = []
+    order = np.lexsort((same.second, same.first))
+    for i in order[:COPIED_CELLS_SHOWN]:
+        a, b = int(same.first[i]), int(same.second[i])
+        agent_a, agent_b, task = design.agents[a % n_agents], design.agents[b % n_agents], design.tasks[a // n_agents]
+        on = f" on {tasks[task]}" if design.has_blocks else ""
+        drop = (f"~({literal(f.groups, agent_b)} & {literal(f.blocks, task)})" if design.has_blocks else
+                f"~({literal(f.groups, agent_b)})")
+        notes.append(
+            f"{same.runs_first[i]:,} of {names[agent_a]}'s {counts[a]:,} runs{on} {COPIED_ACROSS} "
+            f"{same.runs_second[i]:,} of {names[agent_b]}'s {counts[b]:,} runs{on} "
+            f"({count(int(same.shared[i]), 'score')} shared), whose chance at the scores' resolution and as often as "
+            f"other runs tie in the data is {_chance_said(float(same.chance[i]))}: one agent's runs look saved "
+            f"again as the other's (one file under two agent names), not runs of their own; find which agent ran them "
+            f"and replace the other's copies with its own runs, or leave out {names[agent_b]}'s {counts[b]:,} "
+            f"runs{on} if those are the copies (subset={drop!r})")
+    if order.size > COPIED_CELLS_SHOWN:
+        rest = order[COPIED_CELLS_SHOWN:]
+        notes.append(f"in {count(rest.size, 'more pair')} of agents on one task, the runs of one {COPIED_ACROSS} "
+                     f"the other's as improbably ({count(int(same.shared[rest].sum()), 'score')} shared in all): check "
+                     f"the files they were read from likewise")
     return notes
 
 

@@ -199,11 +199,27 @@ def _power_of_ten(exponent):
 GRID_NOISE = 16.0
 
 
-def _grid_steps(v, first, last):
+def _segment_rows(begin, size):
+    """The rows ``begin[i]``, ..., ``begin[i] + size[i] - 1`` of every segment, one after another."""
+    return np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size) + np.repeat(begin, size)
+
+
+#: The chance at most with which the differences of continuous scores at a decimal step ``q`` lie within 2 steps of
+#: a grid :func:`_grid_steps` reads to that step (all but one of ``k`` differences: ``(5 q / g)**(k - 1)``); a grid
+#: found by chance only makes a copy harder to see (a resolution read too coarse), so this bounds the copies lost.
+GRID_CHANCE = 1e-3
+
+
+def _grid_steps(v, first, last, q=None):
     """The step of a grid on which every value of each segment ``v[first[i]:last[i] + 1]`` of sorted scores lies, to
     :data:`READ_PRECISION` of the segment's largest magnitude (the smallest difference or a tenth of it at most, fitted
     over the segment's range), or 0 where there is none at least :data:`GRID_NOISE` times that precision (continuous
     scores); vectorised over the segments (a loop over the 10 divisors of the smallest difference, none over segments).
+    Given ``q``, each segment's decimal step, a segment with no such grid is read again to half of ``q`` in place of
+    that precision (a grid at least 8 decimal steps wide, every difference within 2 of them of it, kept where that is
+    improbable by chance, :data:`GRID_CHANCE`): scores on a grid then rounded to decimals (means over 75 episodes to
+    5 decimals, 0.66667) are off it by up to half a decimal step each, more than the precision of float arithmetic
+    (audit s28, copies28).
     Unlike a decimal step it is kept by an affine map ``a * y + b`` (scaled by ``|a|``): scores normalised per task,
     ``(score - random) / (human - random)``, keep the grid of their game scores, ``0.1 / (human - random)`` for scores
     recorded to one decimal.
@@ -212,33 +228,56 @@ def _grid_steps(v, first, last):
     >>> _grid_steps(np.concatenate([np.sort(v[:3]), np.sort(v[3:6]), np.sort(v[6:])]), np.array([0, 3, 6]),
     ...             np.array([2, 5, 8])).tolist()
     [0.25, 0.25, 0.0]
+    >>> thirds = np.array([0.33333, 0.66667, 1.0, 1.33333, 2.33333, 5.0])  # on the grid 1 / 3, to 5 decimals
+    >>> [float(_grid_steps(thirds, np.array([0]), np.array([5]), q)[0]).__round__(5) for q in (None, np.array([1e-5]))]
+    [0.0, 0.33333]
     """
     size = last - first + 1
     out = np.zeros(first.size)
     if not first.size or not (size >= 2).any():
         return out
     index = np.repeat(np.arange(first.size), size)
-    x = v[np.arange(index.size) - np.repeat(np.cumsum(size) - size, size) + np.repeat(first, size)]
+    x = v[_segment_rows(first, size)]
     tol = np.zeros(first.size)
     np.maximum.at(tol, index, np.abs(x))
     tol *= READ_PRECISION
+    out, _ = _grid_fit(x, index, v[last] - v[first], tol)
+    if q is not None:
+        again = (out == 0) & (np.asarray(q, dtype=float) > tol)
+        if again.any():
+            # each difference then within 2 decimal steps of the grid (the rounding of its two ends, and the fit's),
+            # as continuous scores' differences are by chance with probability 5 q / g each: the grid is kept where
+            # all but one of them doing so has a chance of at most GRID_CHANCE (a copied cell, few distinct
+            # scores, fitted a grid by chance otherwise, and its copies were lost)
+            wide = np.where(again, np.maximum(tol, np.asarray(q, dtype=float) / 2), np.inf)  # inf: none refitted
+            grid, count = _grid_fit(x, index, v[last] - v[first], wide)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sure = (count - 1) * np.log(5 * np.asarray(q, dtype=float) / grid) <= math.log(GRID_CHANCE)
+            out = np.where(again & sure & (count >= 2), grid, out)
+    return out
+
+
+def _grid_fit(x, index, span, tol):
+    """:func:`_grid_steps`' fit: per segment (``index``: each sorted value's), the grid of step at least
+    :data:`GRID_NOISE` times ``tol`` every difference lies within ``4 tol`` of, else 0; and the count of differences
+    above ``tol``."""
+    out = np.zeros(span.size)
     d, at = np.diff(x), index[1:]
     keep = (at == index[:-1]) & (d > tol[at])  # the differences between distinct scores of one segment
     d, at = d[keep], at[keep]
-    smallest = np.full(first.size, np.inf)
+    smallest = np.full(span.size, np.inf)
     np.minimum.at(smallest, at, d)
-    span = v[last] - v[first]
-    left = np.bincount(at, minlength=first.size) > 0
+    left = np.bincount(at, minlength=span.size) > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         for j in range(1, 11):
             left &= ~(smallest / j < GRID_NOISE * tol)
             if not left.any():
                 break
-            g = span / np.bincount(at, weights=np.round(d * j / smallest[at]), minlength=first.size)
+            g = span / np.bincount(at, weights=np.round(d * j / smallest[at]), minlength=span.size)
             fits = np.abs(d - np.round(d / g[at]) * g[at]) <= 4 * tol[at]
-            found = left & (np.bincount(at, weights=~fits, minlength=first.size) == 0)
+            found = left & (np.bincount(at, weights=~fits, minlength=span.size) == 0)
             out[found], left = g[found], left & ~found
-    return out
+    return out, np.bincount(at, minlength=span.size)
 
 
 class CopiedAcross(NamedTuple):
@@ -258,6 +297,11 @@ class CopiedAcross(NamedTuple):
     #: ``agent=``; :func:`_copied_tasks`); an agent's pair of cells on such a pair of blocks is said there, not in
     #: the pairs above
     tasks: CopiedTasks | None = None
+    #: pairs of cells of the SAME block (two agents' runs on one task) sharing scores where chance would not, judged
+    #: as the pairs above but against the ties among the runs of the block's other cells (:func:`_copied_same_block`),
+    #: with their own share of :data:`COPY_CHANCE` (:func:`copied_runs` always sets it; ``tasks`` and
+    #: ``same_block`` are None in it)
+    same_block: CopiedAcross | None = None
 
 
 class CopiedTasks(NamedTuple):
@@ -343,7 +387,9 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     different blocks holding two runs or more.  Found by sorting the scores once (no loop over pairs of runs).  With
     ``agent`` (each cell's agent), the pairs of blocks whose cells of one agent each share scores are also judged
     jointly over the agents (:func:`_copied_tasks`), returned in ``across.tasks`` (an agent's pair of cells on such a
-    pair of blocks then said there only, not among ``across``' pairs).
+    pair of blocks then said there only, not among ``across``' pairs).  The pairs of cells of ONE block (two agents'
+    runs on one task: a baseline's file saved again as the new method's) are judged likewise, in
+    ``across.same_block`` (:func:`_copied_same_block`: the block's share of ties read from its other cells' runs).
 
     Returns
     -------
@@ -352,13 +398,15 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     chance : ndarray of float, shape (n_cells,)
         The chance bound ``E**m / m!`` of each cell counted (nan elsewhere).
     across : CopiedAcross
-        With ``across_blocks`` only: the pairs of cells of different blocks counted.
+        With ``across_blocks`` only: the pairs of cells of different blocks counted (and, in ``same_block``, those of
+        one block).
     """
     y, cell = np.asarray(y, dtype=float) + 0.0, np.asarray(cell)  # + 0.0: -0.0 is 0.0
     copies, chance = np.zeros(n_cells, dtype=np.intp), np.full(n_cells, np.nan)
     block = np.zeros(n_cells, dtype=np.intp) if block is None else np.asarray(block)
     empty = np.zeros(0, dtype=np.intp)
-    across = CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
+    nothing = CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
+    across = nothing._replace(same_block=nothing)
     ordered = np.sort(y)
     if (ordered[1:] == ordered[:-1]).any():  # else no score repeats anywhere (most data): one sort, no sort by cell
         del ordered
@@ -447,7 +495,7 @@ def _median_exponents(v, c, cells):
 def _scales(v, first, last, q):
     """Per cell (rows ``first`` to ``last`` of ``v``, sorted), the resolution :func:`copied_runs` reads, the coarser of
     the decimal step ``q`` and the scores' grid (:func:`_grid_steps`), and the spread (:func:`_spreads`)."""
-    return np.maximum(q, _grid_steps(v, first, last)), _spreads(v, first, last)
+    return np.maximum(q, _grid_steps(v, first, last, q)), _spreads(v, first, last)
 
 
 def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
@@ -494,9 +542,8 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     not.  One sort by score; the pairs are formed only among the cells holding one score (at most
     :data:`COPY_HOLDERS`), never over all runs."""
     empty = np.zeros(0, dtype=np.intp)
-    none = CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
-    if not (block[cell] != block[cell[0]]).any():
-        return none  # one block
+    nothing = CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
+    none = nothing._replace(same_block=nothing)
     order = np.lexsort((cell, y))
     s, k = y[order], cell[order]
     firsts = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (k[1:] != k[:-1])])  # one row per (score, cell)
@@ -504,13 +551,12 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     s, k = s[firsts], k[firsts]
     # the one rule of what counts (_countable), read over all the cell's scores (a block read k times)
     countable = _countable(s, k, held)
-    t = block[k]
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     cells_holding = np.diff(np.r_[starts, s.size])
-    spans = (np.minimum.reduceat(t, starts) < np.maximum.reduceat(t, starts)) & (cells_holding <= COPY_HOLDERS)
+    spans = (cells_holding >= 2) & (cells_holding <= COPY_HOLDERS)  # of one block too: two agents on one task
     keep = np.repeat(spans, cells_holding) & countable
     if not keep.any():
-        return none  # no score held by cells of two blocks (most data)
+        return none  # no score held by two cells (most data)
     s, k, held = s[keep], k[keep], held[keep]
     cells = np.unique(k)
     median = _median_exponents(v, c, cells)  # each cell's decimal step, for the first bound below
@@ -530,6 +576,14 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     a, b = np.concatenate(a_parts), np.concatenate(b_parts)  # a < b: sorted by cell within a score
     ha, hb, shared = np.concatenate(ha_parts), np.concatenate(hb_parts), np.concatenate(score_parts)
     other = block[a] != block[b]
+    runs = np.bincount(cell, minlength=n_cells)
+    lo, hi = np.searchsorted(c, np.arange(n_cells), "left"), np.searchsorted(c, np.arange(n_cells), "right") - 1
+    spread = np.where(hi >= lo, v[np.maximum(hi, 0)] - v[np.minimum(lo, v.size - 1)], 0.0)
+    q = np.zeros(n_cells)
+    q[cells] = _power_of_ten(median)
+    same_block = _copied_same_block(a[~other], b[~other], ha[~other], hb[~other], shared[~other], y, cell, n_cells,
+                                    runs, block, q, spread, v, c, lo, hi)
+    none = none._replace(same_block=same_block)
     a, b, ha, hb, shared = a[other], b[other], ha[other], hb[other], shared[other]
     if not a.size:
         return none
@@ -543,15 +597,9 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     # a unit such as 1 / 3 turning some copied scores round (300.39 / 3 = 100.13) leaves it as it was
     shared_q = _power_of_ten(medians_by(_decimal_exponents(shared), inverse.reshape(-1), pairs.size))
     # COPY_CHANCE shared among the pairs of cells of different blocks holding two runs or more
-    runs = np.bincount(cell, minlength=n_cells)
     per_block = np.bincount(block, weights=(runs >= 2).astype(float), minlength=int(block.max()) + 1)
     tests = (per_block.sum() ** 2 - (per_block ** 2).sum()) / 2
     share = COPY_CHANCE / max(tests, 1.0)
-    # only pairs whose E could be small enough: E >= n_a n_b q / (2 sqrt(pi) range) (sigma is at most the range)
-    lo, hi = np.searchsorted(c, np.arange(n_cells), "left"), np.searchsorted(c, np.arange(n_cells), "right") - 1
-    spread = np.where(hi >= lo, v[np.maximum(hi, 0)] - v[np.minimum(lo, v.size - 1)], 0.0)
-    q = np.zeros(n_cells)
-    q[cells] = _power_of_ten(median)
     near: dict[str, float] = {}
 
     def near_share():  # how often runs of different blocks (nearly) tie, in the data; the costliest: once, if needed
@@ -559,8 +607,11 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
             near["near"] = _near_share_across_blocks(v, c, block)
         return near["near"]
 
-    found = _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, c, lo, hi, share, tie_shares,
-                          near_share)
+    def pair_ties(index):  # the larger of the two blocks' shares of ties across their cells
+        ties = tie_shares()
+        return np.maximum(ties[block[first[index]]], ties[block[second[index]]])
+
+    found = _judged_pairs(first, second, m, runs, q, shared_q, spread, v, c, lo, hi, share, pair_ties, near_share)
     tasks = None
     if agent is not None:
         same = agent[first] == agent[second]
@@ -579,29 +630,119 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
         alone = ~(joint & (agent[first[index]] == agent[second[index]]))
         index, bound = index[alone], bound[alone]
     return CopiedAcross(first[index], second[index], m[index].astype(np.intp), runs_a[index], runs_b[index], bound,
-                        tasks)
+                        tasks, none.same_block)
 
 
-def _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, c, lo, hi, share, tie_shares,
-                  near_share):
-    """The pairs of cells of different blocks (``first``, ``second``, sharing ``m`` scores) that count alone, as
-    ``[(index, chance bound)]`` (:func:`copied_runs`); ``q``: each cell's median decimal step; ``shared_q``: each
-    pair's, of the scores it shares; ``spread``: a cell's range."""
+def _copied_same_block(a, b, ha, hb, shared, y, cell, n_cells, runs, block, q, spread, v, c, lo, hi):
+    """:func:`copied_runs` between the cells of one block (two agents' runs on one task: a baseline's file saved again
+    as the new method's), as :class:`CopiedAcross`: the pairs of cells ``a < b`` of the same block holding the scores
+    ``shared`` (``ha``, ``hb`` runs of each; one entry per score a pair shares), judged as pairs of different blocks
+    are (:func:`_judged_pairs`), with :data:`COPY_CHANCE` shared among the pairs of cells of one block holding two
+    runs or more, and the share of ties measured on the data the largest of: the block's share among the runs of its
+    OTHER cells (the two cells' left out: a copy would make it large, and one file saved under three agents' names
+    would make that of the pairs holding one of the two large too); the same pooled over every block (agents on a
+    deterministic task of few returns tie on each such task); each cell's own ties among its runs (those
+    :func:`_countable` keeps), pooled over all cells and of either cell (two honest cells tie about as often as their
+    runs do among themselves, at most the larger, Cauchy-Schwarz; a copy between them adds none).  Honest agents on
+    one task share the scores it makes likely (a cap, a solved task's return, coarse or integer scores): the first is
+    a pile (:func:`_countable`), the others lie on a coarse step or tie elsewhere too.  Left: two agents' few runs on
+    one task of few returns at full float precision (0.99**k), where nothing else ties (audit s28: 10 of 540 such
+    data sets noted, all of one task)."""
+    empty = np.zeros(0, dtype=np.intp)
+    if not a.size:
+        return CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
+    pairs, inverse, m = np.unique(a.astype(np.int64) * n_cells + b, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    first, second = (pairs // n_cells).astype(np.intp), (pairs % n_cells).astype(np.intp)
+    shared_q = _power_of_ten(medians_by(_decimal_exponents(shared), inverse, pairs.size))
+    per_block = np.bincount(block, weights=(runs >= 2).astype(float), minlength=int(block.max()) + 1)
+    share = COPY_CHANCE / max(float((per_block * (per_block - 1) / 2).sum()), 1.0)
+
+    def pair_ties(index):  # the block's share of ties across its cells, those of the pair's two cells left out
+        tied, possible = _ties_across_cells(y, cell, n_cells, block, v, c)
+        f, s = first[index], second[index]
+        held = np.bincount(block, weights=runs, minlength=tied.size)[block[f]]  # the block's runs
+        others = possible[block[f]] - (runs[f] + runs[s]) * (held - runs[f] - runs[s]) - runs[f] * runs[s]
+        with_either = (_ties_with_block(v, c, block, f) + _ties_with_block(v, c, block, s)
+                       - _ties_between(v, c, f, s))
+        # and each cell's own ties: two honest cells tie about as often as their runs do among themselves (at most
+        # the larger of the two, Cauchy-Schwarz), a copy between them adding none (a deterministic task's few
+        # returns, 0.99**k at full precision, that no other agent shows when there is none)
+        own, pairs_within = _countable_ties_within(v, c, n_cells), runs * (runs - 1) / 2
+        # and every task's, pooled (those pairs left out): agents on a deterministic task tie on each such task; and
+        # every cell's own, pooled: a task's few returns tie within its cells too, whichever agent ran them
+        pooled_others = possible.sum() - (possible[block[f]] - others)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.maximum.reduce([np.where(others > 0, (tied[block[f]] - with_either) / others, 0.0),
+                                      np.where(pooled_others > 0, (tied.sum() - with_either) / pooled_others, 0.0),
+                                      np.full(f.size, own.sum() / max(pairs_within.sum(), 1.0)),
+                                      own[f] / np.maximum(pairs_within[f], 1), own[s] / np.maximum(pairs_within[s], 1)])
+
+    found = _judged_pairs(first, second, m, runs, q, shared_q, spread, v, c, lo, hi, share, pair_ties, lambda: 0.0)
+    index = np.array([p for p, _ in found], dtype=np.intp)
+    return CopiedAcross(first[index], second[index], m[index].astype(np.intp),
+                        np.bincount(inverse, weights=ha)[index].astype(np.intp),
+                        np.bincount(inverse, weights=hb)[index].astype(np.intp),
+                        np.array([bound for _, bound in found], dtype=float))
+
+
+def _countable_ties_within(v, c, n_cells):
+    """Per cell, the pairs of its runs with equal scores that :func:`_countable` keeps (not 0, not a pile); ``v``,
+    ``c``: the scores and cells sorted by cell, then score."""
+    firsts = np.flatnonzero(np.r_[True, (v[1:] != v[:-1]) | (c[1:] != c[:-1])])
+    held = np.diff(np.r_[firsts, v.size])
+    kept = _countable(v[firsts], c[firsts], held)
+    return np.bincount(c[firsts], weights=held * (held - 1) / 2 * kept, minlength=n_cells)
+
+
+def _ties_between(v, c, a, b):
+    """Per pair of cells ``a[i]``, ``b[i]``, the pairs of a run of each with equal scores; ``v``, ``c``: the scores
+    and cells sorted by cell, then score."""
+    return _equal_runs(v, c, c, a, b)
+
+
+def _ties_with_block(v, c, block, a):
+    """Per cell ``a[i]``, the pairs of one of its runs and a run of another cell of its block with equal scores;
+    ``v``, ``c``: the scores and cells sorted by cell, then score."""
+    return _equal_runs(v, c, block[c], a, block[a]) - _ties_between(v, c, a, a)
+
+
+def _equal_runs(v, c, group, a, b):
+    """Per ``i``, the pairs of a run of cell ``a[i]`` and a run of group ``b[i]`` (``group``: each run's; ``c`` for
+    cells) with equal scores: a binary search of the group's scores, ranked in the sort of all, for each of
+    ``a[i]``'s."""
+    begin = np.searchsorted(c, a, "left")
+    size = np.searchsorted(c, a, "right") - begin
+    pair = np.repeat(np.arange(a.size), size)
+    x = v[_segment_rows(begin, size)]
+    ordered, top = np.sort(v), np.int64(v.size + 1)
+    keys = np.sort(group.astype(np.int64) * top + np.searchsorted(ordered, v, "left"))
+    at = np.asarray(b)[pair].astype(np.int64) * top + np.searchsorted(ordered, x, "left")
+    equal = np.searchsorted(keys, at, "right") - np.searchsorted(keys, at, "left")
+    return np.bincount(pair, weights=equal, minlength=a.size)
+
+
+def _judged_pairs(first, second, m, runs, q, shared_q, spread, v, c, lo, hi, share, pair_ties, near_share):
+    """The pairs of cells (``first``, ``second``, sharing ``m`` scores) that count alone, as ``[(index, chance
+    bound)]`` (:func:`copied_runs`); ``q``: each cell's median decimal step; ``shared_q``: each pair's, of the scores
+    it shares; ``spread``: a cell's range; ``pair_ties(index)``: the share of ties measured on the data for those
+    pairs; ``near_share()``: the data's share of near ties, if any."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         low = runs[first] * runs[second] * np.maximum(np.maximum(q[first], q[second]), shared_q) / (
             2 * math.sqrt(math.pi) * np.minimum(spread[first], spread[second]))
 
-    def possible(low):  # most pairs share one score: only those sharing more are bounded
+    def possible(m, low):  # most pairs share one score: only those sharing more are bounded
         out = m >= BLOCK_RUNS
         out[out] = _log_poisson_tail(m[out], low[out]) <= math.log(share)
         return out
 
     # the chance measured on the data, each where a pair is left to judge (most data leave none after the first)
-    if not possible(low).any():
+    pick = np.flatnonzero(possible(m, low))
+    if not pick.size:
         return []
-    ties = tie_shares()
-    low = np.maximum(low, runs[first] * runs[second] * np.maximum(ties[block[first]], ties[block[second]]))
-    pick = np.flatnonzero(possible(low))
+    ties = pair_ties(pick)
+    left = possible(m[pick], np.maximum(low[pick], runs[first[pick]] * runs[second[pick]] * ties))
+    pick, ties = pick[left], ties[left]
     if not pick.size:
         return []
     a, b, m = first[pick], second[pick], m[pick]
@@ -613,7 +754,7 @@ def _judged_pairs(first, second, m, runs, block, q, shared_q, spread, v, c, lo, 
     a, b, m, step, sigma, pick = a[judged], b[judged], m[judged], step[judged], sigma[judged], pick[judged]
     near_between = _near_ties_cells(v, c, a, b, step)
     with np.errstate(over="ignore"):
-        rate = np.maximum(np.maximum(step / (2 * math.sqrt(math.pi) * sigma), ties[block[a]]), ties[block[b]])
+        rate = np.maximum(step / (2 * math.sqrt(math.pi) * sigma), ties[judged])
     pairs = runs[a] * runs[b]
     model = pairs * (step / (2 * math.sqrt(math.pi) * sigma))
     counts, _ = _counts(m, np.maximum(pairs * rate, near_between), model, share)
@@ -662,12 +803,12 @@ def _near_ties_cells(v, c, a, b, step):
     begin = np.searchsorted(c, a, "left")
     size = np.searchsorted(c, a, "right") - begin
     pair = np.repeat(np.arange(a.size), size)
-    x = v[np.arange(pair.size) - np.repeat(np.cumsum(size) - size, size) + np.repeat(begin, size)]  # a's scores
+    x = v[_segment_rows(begin, size)]  # a's scores
     other, w, apart = b[pair], step[pair], (a != b)[pair]
     held = np.unique(b)  # only the scores of the cells searched
     begin = np.searchsorted(c, held, "left")
     size = np.searchsorted(c, held, "right") - begin
-    rows = np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size) + np.repeat(begin, size)
+    rows = _segment_rows(begin, size)
     v, c = v[rows], np.repeat(np.arange(held.size), size)
     other = np.searchsorted(held, other)
     ordered, top = np.sort(v), np.int64(v.size + 1)
@@ -795,6 +936,14 @@ NEAR_STEPS = (1, 3, 10, 30, 100, 300, 1000)
 def _tie_share_across_cells(y, cell, n_cells, block, v, c):
     """Per block (task), the share of pairs of runs in different cells whose scores are equal; ``v``, ``c``: ``y``
     and ``cell`` sorted by cell, then score."""
+    cross, possible = _ties_across_cells(y, cell, n_cells, block, v, c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(possible > 0, cross / possible, 0.0)
+
+
+def _ties_across_cells(y, cell, n_cells, block, v, c):
+    """Per block, the pairs of runs in different cells whose scores are equal, and the pairs of runs in different
+    cells (:func:`_tie_share_across_cells`)."""
     n_blocks = int(block.max()) + 1 if block.size else 1
     pairs = lambda k: k * (k - 1) / 2  # noqa: E731
     runs = np.bincount(cell, minlength=n_cells).astype(float)
@@ -804,9 +953,7 @@ def _tie_share_across_cells(y, cell, n_cells, block, v, c):
     order = np.lexsort((y, t))
     tied_all = _tied_pairs(y[order], t[order], n_blocks)
     tied_within = _tied_pairs(v, c, n_cells)
-    cross = tied_all - np.bincount(block, weights=tied_within, minlength=n_blocks)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(possible > 0, cross / possible, 0.0)
+    return tied_all - np.bincount(block, weights=tied_within, minlength=n_blocks), possible
 
 
 def _tied_pairs(values, groups, n_groups):

@@ -10,10 +10,10 @@ Fixed:
 - cli26's order check of ``adastop update`` refused a JSON state named state.txt as "a table", offering a command
   that dropped the batch: a STATE that is missing or holds JSON is a state.
 
-Left for the lead (strict xfails): an agent's runs copied as another agent's on the SAME task get no note (only
-cells of different tasks are paired); a whole cell of Atari scores copied to another game (99 shared, E 2.4) and a
-whole cell of fine scores holding one pair one step apart (E = 1.0 from that near miss) go unnoted, since
-RESOLUTION_MARGIN asks ``(100 E)**m / m! <= share``, out of reach for any m <= n once E >= n / 100 (the last fixed in
+Left for the lead (strict xfails): an agent's runs copied as another agent's on the SAME task got no note (only
+cells of different tasks were paired; fixed in s28, copies28); a whole cell of Atari scores copied to another game
+(99 shared, E 2.4) and a whole cell of fine scores holding one pair one step apart (E = 1.0 from that near miss)
+go unnoted, since RESOLUTION_MARGIN asks ``(100 E)**m / m! <= share``, out of reach for any m <= n once E >= n / 100 (the last fixed in
 s27, copies27: the margin multiplies the decimal step's part of E only).
 """
 
@@ -57,13 +57,14 @@ def test_the_hint_names_the_runs_its_subset_leaves_out():
     assert not [note for note in kept.notes if COPIED_ACROSS in note]
 
 
-@pytest.mark.xfail(strict=True, reason="only cells of different tasks are paired: a0's 10 runs on t0 saved again as "
-                                       "a1's (a baseline's file copied as the new method's) get no note")
 def test_an_agents_runs_copied_as_another_agents_on_the_same_task():
+    """(Fixed in s28, copies28: the cells of one task are paired too; tested further in test_audit_s28_copies28.py.)"""
     frame = _frame()
     a1 = ((frame["task"] == "t0") & (frame["agent"] == "a1")).to_numpy()
     frame.loc[a1, "score"] = frame.loc[(frame["task"] == "t0") & (frame["agent"] == "a0"), "score"].to_numpy()
-    assert _copy_notes(frame)
+    notes = _copy_notes(frame)
+    assert len(notes) == 1 and notes[0].startswith(
+        "10 of a0's 10 runs on t0 repeat exactly the scores of 10 of a1's 10 runs on t0 (10 scores shared)")
 
 
 def _gridworld(both_agents):

@@ -70,15 +70,17 @@ def test_no_false_alarm_on_honest_data_reduced():
     assert int(table["any"].sum()) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="left (copies27): success rates over 75 episodes (k / 75, times 10) printed to "
-                                       "5 decimals lie on their grid 0.6667 only to the rounding, 5e-6, above "
-                                       "grid_step's 4 x 2**-22 x 5.3; the grid is missed, the resolution read as "
-                                       "1e-5, and 2 chance repeats of an honest cell are noted (chance 4e-9): 44 "
-                                       "of 10,800 honest data sets of copied_runs_false_alarms.py's grid, all such")
 def test_means_over_episodes_rounded_to_decimals_are_no_copy():
+    """(Left by copies27, fixed in s28, copies28.)  Success rates over 75 episodes (k / 75, times 10) printed to 5
+    decimals lie on their grid 0.6667 only to the rounding, 5e-6, above grid_step's 4 x 2**-22 x 5.3: the grid was
+    missed, the resolution read as 1e-5, and 2 chance repeats of an honest cell noted (chance 4e-9).  _grid_steps
+    now reads such a cell again at its decimal step and finds the grid."""
     rng = np.random.default_rng(43)
     y = _false_alarms_module().honest(rng, "episodes", 1e-6, 1, 2, 10)
     assert y.ravel()[10:].round(5).tolist() == [0.04301, -5.29033, -3.29033, -1.29033, 0.04301, 2.04301, -0.62366,
                                                 0.70967, -1.95699, -0.62366]
     from rlstats.statistics import copied_runs
     assert copied_runs(y.ravel(), np.repeat([0, 1], 10), 2)[0].tolist() == [0, 0]
+    from rlstats.statistics import _grid_steps
+    x = np.sort(y.ravel()[10:])
+    assert _grid_steps(x, np.array([0]), np.array([9]), np.array([1e-5]))[0] == pytest.approx(2 / 3, abs=1e-5)

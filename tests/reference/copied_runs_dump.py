@@ -45,6 +45,10 @@ def _dump(name, values, cell, n_cells, block, agent):
         for field in ("first", "second", "cells", "agents", "shared", "alone"):
             print("tasks", field, getattr(across.tasks, field).tolist())
         print("tasks chance", _exact(across.tasks.chance))
+    if across.same_block is not None and across.same_block.first.size:  # s28: two agents' runs on one task
+        for field in ("first", "second", "shared", "runs_first", "runs_second"):
+            print("same block", field, getattr(across.same_block, field).tolist())
+        print("same block chance", _exact(across.same_block.chance))
 
 
 def _synthetic():
