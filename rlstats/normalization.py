@@ -86,7 +86,7 @@ UNITS_TINY = 0.002
 #: The span of typical sizes (as for :data:`UNITS_TINY`) of scores in each named reference's units, from which the
 #: message reckons the apparent factor: the powers of ten that bring the typical size into it and after which no rule
 #: speaks (audit s28: one power, reckoned from a middle 0.3, read x1000 of Dopamine's first iteration as 100). Atari
-#: 100k's published agents' are 0.14 to 0.43, Dopamine's 0.07 to 1.45 (tests/reference/units_slip_survey.py); at 100k
+#: 100k's published agents' are 0.13 to 0.43, Dopamine's 0.07 to 1.45 (tests/reference/units_slip_survey.py); at 100k
 #: steps no published median human-normalised score is above 1.3, so 2 bounds it; on the full benchmark the strongest
 #: agents' medians are about 20 (see :data:`UNITS_RANGE`): 30. D4RL's expert and Procgen's R_max are near the best
 #: scores (2), and an agent at D4RL's random score on hopper is 0.006 of its expert score (0.005).
@@ -97,7 +97,7 @@ UNITS_SPAN = {"atari100k_reference": (0.05, 2.0), "atari_reference": (0.05, 30.0
 #: read "100 times too small" for every agent; Dopamine's Atlantis and VideoPinball alone "100 times too large")
 UNITS_MIN_TASKS = 5
 #: The references whose random scores are read as a floor (audit s28, units28): Atari's, where the published agents
-#: were measured (tests/reference/units_slip_survey.py: Atari 100k's nine agents, Dopamine's six at each of their 199
+#: were measured (tests/reference/units_slip_subsets.py: Atari 100k's nine agents, Dopamine's six at each of their 199
 #: iterations, on all their games and on 5 drawn at random). A task's median below a third of a positive random
 #: score: at most 6 of 55 games of any of them (PrivateEye, WizardOfWor, Boxing, TimePilot, VideoPinball...), never
 #: more than half of 3 or more such games; scores /10 and /100 of the weaker agents are. A median beyond 3 times a
@@ -167,12 +167,12 @@ def _units_found(name, score, tasks, present, scores, sizes, lo, hi, low, high):
     return larger, smaller
 
 
-def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, high):
+def _units_slip(name, score, tasks, position, values, lo, hi, low, high):
     """(warning, note) where the scores normalised with the named reference ``name`` look to be in other units than
     its reference scores (:func:`_units_found`: :data:`UNITS_RANGE`, :data:`UNITS_TINY`, and for Atari's
     :data:`UNITS_FLOOR` and :data:`UNITS_GAME_RANGE`); None otherwise. ``position`` codes each row's task in
-    ``tasks``; ``values`` the scores as given, ``normalised`` as normalised (unused: each task's median normalised
-    score is its median score normalised), ``lo``/``hi`` each task's reference scores, named ``low`` and ``high``.
+    ``tasks``; ``values`` the scores as given (each task's median normalised score is its median score normalised),
+    ``lo``/``hi`` each task's reference scores, named ``low`` and ``high``.
     The statistics are medians over tasks of medians over their rows, so that a few far superhuman games or runs do
     not decide them; they read the finite scores only.
 
@@ -706,8 +706,8 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     outside = _check_range(rule or name, df, values, lo[position], hi[position], by, score, agent)
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
-    slip = _units_slip(name, score, tasks, position, values, out[score].to_numpy(dtype=float), lo, hi, low,
-                       high) if check_units and rule is None else None
+    slip = (_units_slip(name, score, tasks, position, values, lo, hi, low, high) if check_units and rule is None
+            else None)
     if rule == "minmax":  # the bounds of each task, bound to it: a result names those of the tasks it analyses
         items = tuple(((t,), (t, float(a), float(b))) for t, a, b in zip(ref[by], ref["min"], ref["max"]))
         where = "in the rows subset= kept" if subset else "in the data"
