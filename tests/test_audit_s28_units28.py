@@ -8,8 +8,9 @@
    against what no honest score does (``UNITS_FLOOR``, ``UNITS_GAME_RANGE``): a median outside Pong's [-21, 21] or
    Boxing's [-100, 100] (the games end there), below 3 times a negative random score, or, on more than half of 3 or
    more tasks with a positive random score, below a third of it. Measured on every published agent and Dopamine
-   iteration, on all their games and on 5 and 10 of them (``tests/reference/units_slip_subsets.py``, numbers in the
-   commit): never said as given; x10 and /100 of every Atari 100k agent said.
+   iteration, on all their games and on 5 and 10 of them (``tests/reference/units_slip_subsets.py``, whose docstring
+   holds the counts before and after): never said as given; x10 and /100 of every Atari 100k agent and Dopamine
+   agent-iteration said over all their games; /10 seldom (a strong agent's scores /10 read like a weaker agent's).
 2. The factor said was one power of ten reckoned from a middle size (0.3), 10 times off at the ends of the published
    range (Dopamine's first iteration x1000: "about 100"). Now the message names the powers of ten that, taken out,
    leave nothing said and bring the scores' typical size into the reference's ``UNITS_SPAN``: one to three of them,

@@ -14,7 +14,27 @@ and the last) on the 55 games ``atari_reference`` covers. Subsets: 5 games (Atar
 About 12 CPU minutes. Prints one line per pairing, kind of unit and factor: units, said, said the right way, and
 with the factor named.
 
-    PYTHONPATH=. RLSTATS_DATA_MIRROR=/work/shared/data/raw python tests/reference/units_slip_subsets.py
+Printed in session 28: units said, before the s28 rules -> after them (in brackets: of those, with the known factor
+among those named). As given, nothing is said of any unit, before or after (Atari 100k: 9 + 2,700 + 180 per
+reference; Dopamine: 1,194 + 2,520 + 378).
+
+    units (scaled: n)                  /1000       /100        /10       x10          x100        x1000
+    A100k own ref., 26 games (9)       9 (9)->9    3 (3)->9    0->0      0->9 (9)     9 (9)->9    9 (9)->9 (9)
+    A100k own ref., 5 games (450)      450 (409)   165 (126)   0->79     11 (2)       393 (380)   450 (392)
+                                       ->450 (446) ->437 (435) (79)      ->117 (117)  ->417 (417) ->450 (448)
+    A100k own ref., 10 games (27)      27->27      9 (8)->27   0->7 (7)  0->13 (13)   26->27      27->27
+    A100k full ref., 26 games (9)      9->9        3 (3)->9    0->0      0->9 (9)     0->9 (9)    9->9
+    A100k full ref., 5 games (450)     450 (393)   168 (144)   0->77     0->101 (101) 88 (69)     440 (392)
+                                       ->450 (446) ->442 (441) (76)                   ->233 (231) ->448 (447)
+    A100k full ref., 10 games (27)     27->27      8 (7)->27   0->3 (3)  0->7 (7)     2 (2)->14   27->27
+    Dopamine, 55 games (246)           246 (166)   7 (2)       0->8 (8)  0->246 (246) 210 (135)   246 (166)
+                                       ->246 (246) ->246 (246)                        ->246 (246) ->246 (246)
+    Dopamine, 5 games (630)            571 (341)   49 (25)     2 (0)     11 (0)       448 (177)   609 (340)
+                                       ->627 (618) ->434 (426) ->44 (42) ->232 (232)  ->548 (546) ->625 (621)
+    Dopamine, 10 games (378)           360 (211)   19 (8)      0->20     1 (0)        303 (150)   371 (215)
+                                       ->378 (375) ->307 (305) (20)      ->222 (222)  ->367 (364) ->377 (376)
+
+The /10 column stays low: an agent's scores /10 read like a weaker agent's in every statistic here.
 """
 import re
 import sys
