@@ -83,24 +83,105 @@ UNITS_RANGE = {
 #: scores that are not 0, over the larger magnitude of its two reference scores) below which they look too small: the
 #: published agents' are 0.07 (Dopamine's at their first iteration) to 1.4; /1000 gives at most 0.0014
 UNITS_TINY = 0.002
-#: The middle of the published agents' typical sizes (0.07 to 1.4, log scale), from which the note reckons the apparent
-#: factor as a power of ten: x100 and x1000 of Atari 100k and Dopamine read 100 and 1,000, /1000 1/1,000
-UNITS_TYPICAL = 0.3
+#: The span of typical sizes (as for :data:`UNITS_TINY`) of scores in each named reference's units, from which the
+#: message reckons the apparent factor: the powers of ten that bring the typical size into it and after which no rule
+#: speaks (audit s28: one power, reckoned from a middle 0.3, read x1000 of Dopamine's first iteration as 100). Atari
+#: 100k's published agents' are 0.13 to 0.43, Dopamine's 0.07 to 1.45 (tests/reference/units_slip_survey.py); at 100k
+#: steps no published median human-normalised score is above 1.3, so 2 bounds it; on the full benchmark the strongest
+#: agents' medians are about 20 (see :data:`UNITS_RANGE`): 30. D4RL's expert and Procgen's R_max are near the best
+#: scores (2), and an agent at D4RL's random score on hopper is 0.006 of its expert score (0.005).
+UNITS_SPAN = {"atari100k_reference": (0.05, 2.0), "atari_reference": (0.05, 30.0), "d4rl_reference": (0.005, 2.0),
+              "procgen_easy_reference": (0.05, 2.0), "procgen_hard_reference": (0.05, 2.0)}
 #: Fewest tasks on which the units are judged: the statistics are medians over tasks, and on 1-3 tasks one game far
 #: from its reference decides them (review27a: Atari 100k's PrivateEye alone, scores near 100 beside a human 69,571,
 #: read "100 times too small" for every agent; Dopamine's Atlantis and VideoPinball alone "100 times too large")
 UNITS_MIN_TASKS = 5
+#: The references whose random scores are read as a floor (audit s28, units28): Atari's, where the published agents
+#: were measured (tests/reference/units_slip_subsets.py: Atari 100k's nine agents, Dopamine's six at each of their 199
+#: iterations, on all their games and on 5 drawn at random). A task's median below a third of a positive random
+#: score: at most 6 of 55 games of any of them (PrivateEye, WizardOfWor, Boxing, TimePilot, VideoPinball...), never
+#: more than half of 3 or more such games; scores /10 and /100 of the weaker agents are. A median beyond 3 times a
+#: negative random score (Pong, Tennis, Skiing, DoubleDunk, IceHockey, FishingDerby, Pitfall, Surround): at most 1.83
+#: times it (Skiing); scores x10 of an agent below random there are. D4RL's and Procgen's have no published runs here
+#: to measure such a rule on (and Procgen's R_min is passed below by agents failing every level): not read so.
+UNITS_FLOOR = ("atari100k_reference", "atari_reference")
+#: The factor of a random score beyond which a task's median is read as out of its units (above)
+UNITS_FLOOR_RATIO = 3.0
+#: Atari games whose score lies in a range fixed by the game's rules (the ALE's reward is the change of the game's
+#: score difference): Pong ends when a player reaches 21 points, Boxing with a knockout at 100 punches landed. A task
+#: median outside it is no score of the game: scores x10 of any published agent scoring more than 2.1 points from 0
+#: at Pong or 10 at Boxing are outside.
+UNITS_GAME_RANGE = {"Pong": 21.0, "Boxing": 100.0}
 
 
-def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, high):
+def _factor_phrase(powers, larger):
+    """(how many times too large (``larger``) or too small the scores look, in words, and the fix) for the candidate
+    ``powers`` of ten (:func:`_units_slip`); "at least 10 times" when there is none."""
+    factors = [integer(10 ** abs(p)) for p in sorted(powers, key=abs)]
+    verb = "divide it by" if larger else "multiply it by"
+    if not factors:
+        return "at least 10 times", f"{verb} the factor it was scaled by"
+    if len(factors) == 1:
+        return f"about {factors[0]} times", f"{verb} {factors[0]}"
+    said = join_and(factors, conjunction="or")
+    return f"about {said} times", f"{verb} {said}, the factor it was scaled by"
+
+
+def _units_found(name, score, tasks, present, scores, sizes, lo, hi, low, high):
+    """(larger, smaller): what says that the scores look too large, or too small, for the named reference ``name``
+    (sentences, empty when nothing does), from each task's median score (``scores``) and typical size (``sizes``,
+    :data:`UNITS_TINY`) of the tasks ``present`` (indices into ``tasks``, ``lo``, ``hi``)."""
+    bound = UNITS_RANGE[name]
+    random, top = lo[present], hi[present]
+    medians = (scores - random) / (top - random)  # each task's median normalised score: the map is increasing
+    middle = float(np.median(medians))
+    typical = float(np.nanmedian(sizes)) if (~np.isnan(sizes)).any() else np.nan
+    n_tasks = count(len(medians), "task")
+    names = (lambda mask: join_and(map(repr, sorted((tasks[t] for t in present[mask]), key=str)), 5))  # noqa: E731
+    floor = name in UNITS_FLOOR
+    larger, smaller = [], []
+    if abs(middle) > bound:
+        larger.append(f"the median over {n_tasks} of each task's median normalised score is {signif(middle, 3)}, "
+                      f"{'above' if middle > 0 else 'below'} {'' if middle > 0 else '-'}{signif(bound)} "
+                      f"({signif(bound)} times the gap from {low} to {high} {'above' if middle > 0 else 'below'} "
+                      f"{low}; beyond it on {names(np.abs(medians) > bound)})")
+    game = np.array([UNITS_GAME_RANGE.get(tasks[t], np.inf) if floor else np.inf for t in present])
+    outside = np.abs(scores) > game
+    if outside.any():
+        larger.append(join_and([f"the median '{score}' of {tasks[t]!r} is {signif(v, 3)}, outside the game's "
+                                f"range [-{signif(g)}, {signif(g)}]" for t, v, g in
+                                zip(present[outside], scores[outside], game[outside])], 3))
+    beyond = floor & (random < 0) & (scores < UNITS_FLOOR_RATIO * random) & ~outside
+    under = floor & (random > 0) & (scores < random / UNITS_FLOOR_RATIO)
+    if beyond.any():
+        larger.append(f"the median '{score}' of {names(beyond)} is below {signif(UNITS_FLOOR_RATIO)} times "
+                      f"{'its' if beyond.sum() == 1 else 'their'} {low} score, which is negative")
+    positive = int((floor & (random > 0)).sum())
+    if positive >= 3 and under.sum() > positive / 2:
+        smaller.append(f"the median '{score}' of {int(under.sum())} of the {positive} tasks whose {low} score is "
+                       f"positive lies below a third of it ({names(under)})")
+    if typical < UNITS_TINY:
+        smaller.append(f"their typical size (the median over {n_tasks} of each task's median |{score}| not 0) is "
+                       f"{signif(typical, 2)} times the larger of the task's {low} and {high} scores, below "
+                       f"{signif(UNITS_TINY)}, and below it on {names(sizes < UNITS_TINY)}")
+    return larger, smaller
+
+
+def _units_slip(name, score, tasks, position, values, lo, hi, low, high):
     """(warning, note) where the scores normalised with the named reference ``name`` look to be in other units than
-    its reference scores (:data:`UNITS_RANGE`, :data:`UNITS_TINY`); None otherwise. ``position`` codes each row's task
-    in ``tasks``; ``values`` the scores as given, ``normalised`` as normalised, ``lo``/``hi`` each task's reference
-    scores, named ``low`` and ``high``. The statistics are medians over tasks of medians over their rows, so that a
-    few far superhuman games or runs do not decide them; they read the finite scores only."""
-    bound = UNITS_RANGE.get(name) if isinstance(name, str) else None
+    its reference scores (:func:`_units_found`: :data:`UNITS_RANGE`, :data:`UNITS_TINY`, and for Atari's
+    :data:`UNITS_FLOOR` and :data:`UNITS_GAME_RANGE`); None otherwise. ``position`` codes each row's task in
+    ``tasks``; ``values`` the scores as given (each task's median normalised score is its median score normalised),
+    ``lo``/``hi`` each task's reference scores, named ``low`` and ``high``.
+    The statistics are medians over tasks of medians over their rows, so that a few far superhuman games or runs do
+    not decide them; they read the finite scores only.
+
+    The apparent factor: the powers of ten that, taken out of the scores, leave nothing said and bring their typical
+    size into :data:`UNITS_SPAN` (medians and sizes scale with the scores, so each power is judged exactly)."""
+    if not isinstance(name, str) or name not in UNITS_RANGE:
+        return None
     finite = np.isfinite(values)
-    if bound is None or not finite.any():
+    if not finite.any():
         return None
     from .statistics import medians_by
 
@@ -108,39 +189,28 @@ def _units_slip(name, score, tasks, position, values, normalised, lo, hi, low, h
     present = np.unique(task)
     if present.size < UNITS_MIN_TASKS:
         return None
-    medians = medians_by(normalised[finite], task, len(tasks))[present]
+    scores = medians_by(given, task, len(tasks))[present]
     nonzero = given != 0  # a 0 is 0 in any units: a task of zeros only has no size (nan)
     sizes = (medians_by(np.abs(given[nonzero]), task[nonzero], len(tasks))[present]
              / np.maximum(np.abs(lo), np.abs(hi))[present])
-    middle = float(np.median(medians))
-    typical = float(np.nanmedian(sizes)) if (~np.isnan(sizes)).any() else np.nan
-    power = None if not typical > 0 else round(float(np.log10(typical / UNITS_TYPICAL)))
-    n_tasks = count(len(medians), "task")
-    if abs(middle) > bound:
-        power = max(1, power or 1)
-        beyond = sorted((tasks[t] for t in present[np.abs(medians) > bound]), key=str)
-        found = (f"the median over {n_tasks} of each task's median normalised score is {signif(middle, 3)}, "
-                 f"{'above' if middle > 0 else 'below'} {'' if middle > 0 else '-'}{signif(bound)} ({signif(bound)} "
-                 f"times the gap from {low} to {high} {'above' if middle > 0 else 'below'} {low}; beyond it on "
-                 f"{join_and(map(repr, beyond), 5)})")
-        way = "too large"
-        genuinely = "this far from the reference scores"
-    elif typical < UNITS_TINY:
-        power = min(-1, power if power is not None else -1)
-        small = sorted((tasks[t] for t in present[sizes < UNITS_TINY]), key=str)  # in any row order
-        found = (f"their typical size (the median over {n_tasks} of each task's median |{score}| not 0) is "
-                 f"{signif(typical, 2)} times the larger of the task's {low} and {high} scores, below "
-                 f"{signif(UNITS_TINY)}, and below it on {join_and(map(repr, small), 5)}")
-        way = "too small"
-        genuinely = "this small (e.g. every agent at a score near 0)"
+    larger, smaller = _units_found(name, score, tasks, present, scores, sizes, lo, hi, low, high)
+    if larger:
+        found, way, genuinely = larger, "too large", "this far from the reference scores"
+    elif smaller:
+        found, way, genuinely = smaller, "too small", "this small (e.g. every agent at a score near 0)"
     else:
         return None
-    factor = integer(10 ** abs(power))
-    fix = f"divide it by {factor}" if power > 0 else f"multiply it by {factor}"
+    typical = np.nanmedian(sizes) if (~np.isnan(sizes)).any() else np.nan
+    span_low, span_high = UNITS_SPAN[name]
+    powers = [p for p in (range(1, 7) if larger else range(-1, -7, -1))
+              if span_low <= typical / 10.0 ** p <= span_high  # NaN (no size): none
+              and _units_found(name, score, tasks, present, scores / 10.0 ** p, sizes / 10.0 ** p, lo, hi, low,
+                               high) == ([], [])]
+    factor, fix = _factor_phrase(powers, bool(larger))
     way_on = (f"check the units of '{score}' ({fix} if it was scaled, or normalise with a reference in its units), or "
               f"pass normalize={{'reference': {name!r}, 'check_units': False}} (rlstats.normalize: check_units=False) "
               f"if the scores are genuinely {genuinely}")
-    said = [f"'{score}' {verb} about {factor} times {way} for {name}'s {low} and {high} scores{when}: {found}; "
+    said = [f"'{score}' {verb} {factor} {way} for {name}'s {low} and {high} scores{when}: {'; '.join(found)}; "
             f"{way_on}" for verb, when in (("looks", ""), ("looked", " when it was normalised"))]  # warning, note
     return said[0], said[1]
 
@@ -224,6 +294,21 @@ def _reference_frame(reference, option="normalize"):
         f"name such as 'atari100k_reference', or one of the rules {', '.join(map(repr, RULES))}; "
         f"got {type(reference).__name__}"
     )
+
+
+def _check_units_applies(check_units, reference, option):
+    """An OptionError where ``check_units=False`` is given with a reference whose scores are not checked (a frame, a
+    file or a rule): it would be silently ignored (audit s28). The check is calibrated on each named table's own
+    reference points (:data:`UNITS_RANGE`): a frame's two columns may be any two scores (random and human, the least
+    and the largest possible, 0 and a target), so no range of normalised scores is known to be out of its units."""
+    if check_units is not False or (isinstance(reference, str) and reference in UNITS_RANGE):
+        return
+    what = (f"the rule {reference!r}" if isinstance(reference, str) and reference in RULES else
+            f"the reference file {reference!r}" if isinstance(reference, str) else "a reference frame")
+    raise OptionError(f"{option} turns off the units check, which reads only the named reference tables "
+                      f"({join_and(map(repr, sorted(UNITS_RANGE)))}, calibrated on their own reference scores); "
+                      f"{what} has none (its bounds may be any two scores, so no range of normalised scores is known "
+                      f"to be in other units), so there is nothing to turn off: leave it out")
 
 
 def _default_bounds(name, low, high):
@@ -496,15 +581,22 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
         units than the table's: the median over tasks of each task's median normalised score beyond
         :data:`UNITS_RANGE` (10 for Atari 100k, 50 for the full Atari benchmark, whose strongest published
         agents' medians are about 20, 5 for D4RL and Procgen; either sign), or the scores' typical size below
-        :data:`UNITS_TINY` (0.002) times the reference scores'; the warning names the tasks and the apparent factor,
-        a power of ten (an estimate: a slip on games far from their reference reads as another power). Units are
-        judged on :data:`UNITS_MIN_TASKS` (5) tasks or more: on fewer, one game far from its reference (Atari 100k's
-        PrivateEye, scores near 100 beside a human 69,571) would decide it. The published Atari 100k and Dopamine
-        agents' scores are well inside both over all their games (at most 1.5 and at least 0.07), and over 5 of
-        them drawn at random per agent (1 of 8,100 such subsets said: Rainbow's first iteration on Enduro,
-        MontezumaRevenge, Venture, Alien and MsPacman; ``tests/reference/units_slip_subsets.py``); their scores x1000 and /1000 are outside, and x100 is outside for Atari 100k (and for
-        full-benchmark agents whose median is above 0.5). Scores genuinely that far from the reference, or that small:
-        pass False. Nothing is changed either way. Frames of other bounds and the rules take no such check.
+        :data:`UNITS_TINY` (0.002) times the reference scores'. With Atari's two tables also (audit s28): a task's
+        median outside the game's range (:data:`UNITS_GAME_RANGE`: Pong's [-21, 21], Boxing's [-100, 100]), below
+        3 times a negative random score, or, on more than half of 3 or more tasks with a positive random score,
+        below a third of it (:data:`UNITS_FLOOR`). The warning names the tasks and the apparent factor: the one to
+        three powers of ten that, taken out of the scores, leave nothing said and bring their typical size into
+        the table's :data:`UNITS_SPAN` (an estimate: an agent far from the published ones may have been scaled by
+        another). Units are judged on :data:`UNITS_MIN_TASKS` (5) tasks or more: on fewer, one game far from its
+        reference (Atari 100k's PrivateEye, scores near 100 beside a human 69,571) would decide it. The published
+        Atari 100k agents and the Dopamine agents at every iteration are never said, over all their games or over 5
+        or 10 of them drawn at random; over all their games their scores x10, x100, x1000, /100 and /1000 are
+        said, /10 seldom (8 of 246 Dopamine agent-iterations, none of the Atari 100k agents: a strong agent's scores
+        /10 read like a weaker agent's), and over 5 games less often (``tests/reference/units_slip_subsets.py``). Scores genuinely that far from the
+        reference, or that small: pass False. Nothing is changed either way. A reference frame (or file) and the
+        rules take no such check (its two columns may be any two scores, so no range is known to be out of its
+        units): ``check_units=False`` there is an error saying so; to have a copy of a named table checked, pass
+        its name.
 
     Returns
     -------
@@ -563,6 +655,7 @@ def normalize(df: Table, reference: Table | str, *, low: str | None = None, high
     """
     _check_names(low, high, by, score)
     check_units = check_bool("check_units", check_units)
+    _check_units_applies(check_units, reference, "check_units=False")
     df = as_pandas(df)  # a polars or pyarrow table: converted once, stated in the notes
     if not isinstance(df, pd.DataFrame):
         raise DesignError(f"df must be a pandas DataFrame with a {by!r} and a {score!r} column, got "
@@ -614,8 +707,8 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     outside = _check_range(rule or name, df, values, lo[position], hi[position], by, score, agent)
     out = df.copy()
     out[score] = (values - lo[position]) / (hi[position] - lo[position])
-    slip = _units_slip(name, score, tasks, position, values, out[score].to_numpy(dtype=float), lo, hi, low,
-                       high) if check_units and rule is None else None
+    slip = (_units_slip(name, score, tasks, position, values, lo, hi, low, high) if check_units and rule is None
+            else None)
     if rule == "minmax":  # the bounds of each task, bound to it: a result names those of the tasks it analyses
         items = tuple(((t,), (t, float(a), float(b))) for t, a, b in zip(ref[by], ref["min"], ref["max"]))
         where = "in the rows subset= kept" if subset else "in the data"
@@ -774,6 +867,8 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
                           f"{other!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     if "check_units" in keywords:
         keywords["check_units"] = check_bool("normalize= 'check_units'", keywords["check_units"])
+        _check_units_applies(keywords["check_units"], keywords.get("name", keywords["reference"]),
+                             "normalize= 'check_units': False")
     frame, name = keywords.pop("reference"), keywords.pop("name", None)
     if not isinstance(frame, pd.DataFrame) and not (isinstance(frame, str) and frame in RULES):
         _reference_frame(frame)  # the error for a reference of the wrong type

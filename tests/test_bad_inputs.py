@@ -374,6 +374,11 @@ SHARED_OPTIONS = [
      "normalize= 'check_units' must be True or False, got 'no'"),
     ("normalize", {"reference": REFERENCE, "check_unit": False}, OptionError,
      "got 'check_unit' (did you mean 'check_units'?)"),
+    # audit s28 units28: turned off where no check runs (a frame, a rule): said, not ignored
+    ("normalize", {"reference": REFERENCE, "check_units": False}, OptionError,
+     "normalize= 'check_units': False turns off the units check, which reads only the named reference tables"),
+    ("normalize", {"reference": "minmax", "check_units": False}, OptionError,
+     "the rule 'minmax' has none"),
     ("normalize", {"reference": REFERENCE, "name": "atari100k_reference"}, OptionError,  # audit s21: internal
      "normalize= as a dict takes the keys 'reference', 'low', 'high' and 'check_units'; got 'name'"),
     ("normalize", {"reference": "atari100k_reference", "name": "x"}, OptionError,
@@ -1227,6 +1232,12 @@ NORMALIZE_CASES = [
      "check_units must be True or False, got 'no'"),
     ("check_units None", (TINY, REFERENCE), {"check_units": None}, OptionError,
      "check_units must be True or False, got None"),
+    ("check_units=False with a frame", (TINY, REFERENCE), {"check_units": False}, OptionError,
+     "check_units=False turns off the units check, which reads only the named reference tables ('atari100k_reference', "
+     "'atari_reference', 'd4rl_reference', 'procgen_easy_reference' and 'procgen_hard_reference', calibrated on their "
+     "own reference scores); a reference frame has none"),
+    ("check_units=False with a rule", (TINY, "dm_control"), {"check_units": False}, OptionError,
+     "the rule 'dm_control' has none"),
     ("minmax with low=", (TINY, "minmax"), {"low": "random"}, OptionError,
      "low= and high= name columns of a reference table; the rule 'minmax' has none"),
     ("dm_control with high=", (TINY, "dm_control"), {"high": "expert"}, OptionError,
