@@ -156,9 +156,13 @@ class Design:
     @property
     def units(self) -> str:
         """The response's units as every result states them: "normalised scores" or "the units of '<response>'"."""
-        # a column's name, not the formula's quoting of it (audit s28: '`score`' after seeds were averaged)
-        name = self.formula.response_columns[0] if self.formula.is_simple_response else self.formula.response
-        return "normalised scores" if self.normalized else f"the units of '{name}'"
+        return "normalised scores" if self.normalized else f"the units of '{self.response_name}'"
+
+    @property
+    def response_name(self) -> str:
+        """The response as sentences name it: a column's name, not the formula's quoting of it (audit s28: '`score`'
+        after seeds were averaged), or the expression."""
+        return self.formula.response_columns[0] if self.formula.is_simple_response else self.formula.response
 
     @property
     def n_agents(self) -> int:

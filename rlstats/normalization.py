@@ -1175,7 +1175,7 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
         what = (f"{first} and {others}, so the gap{at} {'rests on a few outlying runs' if few_short else 'is 0'} on "
                 f"the first and is {'about ' if few_over else ''}gamma minus the agent's mean on the others, averaged "
                 "over tasks")
-    response = design.formula.response
+    response = design.response_name
     if chosen:  # not called a normalised target: the caller may have meant it in the score's units
         return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, and '{response}' was not "
                 f"normalised here: {what}; set gamma= to a target that some runs fall short of, or, if gamma was meant "

@@ -24,3 +24,32 @@ def test_curves_without_the_run_column_suggest_a_formula_that_has_one():
     assert "'score ~ agent | task/seed' if it names the runs" in message
     with pytest.raises(DesignError, match=r"e\.g\. 'score ~ agent \| task/seed', so that"):
         rlstats.curves(_steps_frame(), "score ~ agent", step="step")
+
+
+def _runs(n_runs, seeds=1, rng=0):
+    gen = np.random.default_rng(rng)
+    rows = [(a, t, r, s, gen.normal(i)) for i, a in enumerate("abc") for t in ("t1", "t2", "t3")
+            for r in range(n_runs) for s in range(seeds)]
+    return pd.DataFrame(rows, columns=["agent", "task", "run", "seed", "score"])
+
+
+def test_percentiles_prose_counts_one_run_in_the_singular():
+    # real28: "(1 runs per agent and task)"
+    res = rlstats.percentiles(_runs(1), "score ~ agent | task", interval="pbp", progress=False)
+    assert "(1 run per agent and task)" in res._prose() and "1 runs" not in res._prose()
+
+
+def test_bayes_without_a_rope_names_the_units_once():
+    # real28: "scores in normalised scores"
+    res = rlstats.bayes(_runs(3), "score ~ agent | task", rng=0, progress=False)
+    line = [s for s in str(res).splitlines() if "no ROPE" in s]
+    assert line and "only the sign of the differences (the units of 'score') counts" in line[0]
+
+
+def test_the_gap_note_names_the_score_column_after_seeds_are_averaged():
+    # real28: "'`score`' was not normalised" once | task/run/seed averaged the seeds (Design.response_name)
+    res = rlstats.bootstrap(_runs(3, seeds=2), "score ~ agent | task/run/seed", n_resamples=100, rng=0,
+                            progress=False, metrics=["optimality_gap"], gamma=-10.0)
+    text = " ".join(res.notes)
+    assert "`" not in text
+    assert "'score' was not normalised" in text

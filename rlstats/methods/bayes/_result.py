@@ -128,7 +128,7 @@ class BayesResult(Result):
     # ---- printing -------------------------------------------------------------------
     def _statistic_line(self):
         if self.rope == 0:
-            return f"no ROPE (rope = 0): only the sign of the differences counts; scores in {self.rope_scale}"
+            return f"no ROPE (rope = 0): only the sign of the differences ({self.rope_scale}) counts"
         return f"ROPE = [-{fmt.signif(self.rope)}, {fmt.signif(self.rope)}] in {self.rope_scale}"
 
     def _direction(self):

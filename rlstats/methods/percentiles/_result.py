@@ -242,7 +242,7 @@ class PercentilesResult(Result):
     def _prose(self):
         """A methods-section paragraph describing the aggregation and its outcome."""
         runs = self.counts
-        per_cell = (f"{runs.min()} runs per agent and task" if runs.min() == runs.max()
+        per_cell = (f"{fmt.count(runs.min(), 'run')} per agent and task" if runs.min() == runs.max()
                     else f"{runs.min()} to {runs.max()} runs per agent and task")
         text = (f"We aggregated the scores of {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} "
                 f"({per_cell}) with performance percentiles ({_REFERENCE}). Each agent's runs on a task "
