@@ -141,10 +141,13 @@ def _units_found(name, score, tasks, present, scores, sizes, lo, hi, low, high):
     floor = name in UNITS_FLOOR
     larger, smaller = [], []
     if abs(middle) > bound:
+        # each side named as it is (a task far below the reference, Pong at -344, is not "above" it)
+        sides = [f"{word} {sign}{signif(bound)} on {names(mask)}" for word, sign, mask in
+                 (("above", "", medians > bound), ("below", "-", medians < -bound)) if mask.any()]
         larger.append(f"the median over {n_tasks} of each task's median normalised score is {signif(middle, 3)}, "
                       f"{'above' if middle > 0 else 'below'} {'' if middle > 0 else '-'}{signif(bound)} "
                       f"({signif(bound)} times the gap from {low} to {high} {'above' if middle > 0 else 'below'} "
-                      f"{low}; beyond it on {names(np.abs(medians) > bound)})")
+                      f"{low}; {'; '.join(sides)})")
     game = np.array([UNITS_GAME_RANGE.get(tasks[t], np.inf) if floor else np.inf for t in present])
     outside = np.abs(scores) > game
     if outside.any():
