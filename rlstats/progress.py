@@ -37,5 +37,7 @@ def progress_bar(total: int, enabled: bool, description: str) -> Iterator[Callab
     if bar is None:
         yield lambda n: None
         return
-    with bar(total=total, desc=description, leave=False) as shown:
+    # miniters=1: tqdm's dynamic step count, read off a burst of early updates, could skip drawing the last ones
+    # (a bar left short of its total under load); mininterval still bounds how often it draws
+    with bar(total=total, desc=description, leave=False, miniters=1) as shown:
         yield shown.update

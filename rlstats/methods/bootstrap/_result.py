@@ -218,7 +218,7 @@ class BootstrapResult(Result):
         return small_runs.computed_metrics(self._kinds, self._cells)
 
     @property
-    def gap_as_mean(self):
+    def gap_as_mean(self) -> np.ndarray | None:
         """(n_agents,) bool: the agents whose optimality gap took the interval of their mean of task means, reflected
         (every score at or below gamma, where the gap is gamma minus that mean; ``interval="studentized"``, audit
         s27), which a note says; None where none did."""
