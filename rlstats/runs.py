@@ -761,12 +761,13 @@ def _median_of_counts(values, counts):
     return float((low + high) / 2)
 
 
-def _ends(tasks, facts, within=False):
+def _ends(tasks, facts, within=False, horizon=False):
     """The sentence saying where the runs end, and whether some end well before the others of their task.
 
     A run ends early when its last step is more than one logging interval (its task's median) before
     the latest end in its task: its summary is then taken earlier in training than its siblings'.
     ``within``: the runs were cut to the range of steps=, so their ends are their last logged steps there.
+    ``horizon``: the summary is restricted to the task's horizon (time_to_threshold), which an early end sets.
     """
     last = np.array([f[3] for f in facts], dtype=float)
     if (last == last[0]).all():
@@ -787,10 +788,17 @@ def _ends(tasks, facts, within=False):
         return text + f" (at {', '.join(ends)})"
     shown = "; ".join(f"{facts[i][1]} at {format_step(last[i])}, its task's runs reaching "
                       f"{format_step(top)}" for i, top in early[:3]) + ("; ..." if len(early) > 3 else "")
-    return (f"{text}; {count(len(early), 'run')} end{'s' if len(early) == 1 else ''} more than one logging interval before the last run of "
-            f"{'its' if len(early) == 1 else 'their'} task, so {'its value comes' if len(early) == 1 else 'their values come'} "
-            f"from earlier in training ({shown}); to summarise every run at one step, pass steps= ending at a step "
-            "every run reaches, or leave the short runs out")
+    one = len(early) == 1
+    head = (f"{text}; {count(len(early), 'run')} end{'s' if one else ''} more than one logging interval before the "
+            f"last run of {'its' if one else 'their'} task, so ")
+    if horizon:  # every run of the task is read up to the short run's end only
+        several = len({facts[i][0] for i, _ in early}) > 1
+        return (f"{head}{'their tasks are' if several else 'its task is' if one else 'their task is'} read up to "
+                f"where {'it ends' if one else 'they end'}"
+                f" ({shown}); leave the short runs out for a later horizon")
+    return (f"{head}{'its value comes' if one else 'their values come'} from earlier in training ({shown}); to "
+            "summarise every run at one step, pass steps= ending at a step every run reaches, or leave the short runs "
+            "out")
 
 
 def _summary_text(spec, facts):
@@ -804,7 +812,7 @@ def _summary_text(spec, facts):
         span = f"{span} logged within steps= {format_step(within[0])} to {format_step(within[1])}"
     if how == "auc":
         return _auc_text(name, tasks, facts, spec["normalize_auc"])
-    ends = _ends(tasks, facts, within is not None)
+    ends = _ends(tasks, facts, within is not None, how == "time_to_threshold")
     if how == "final":
         if spec.get("grid"):
             return f"{name}: the value on the grid of steps= at each run's last step there ({ends})"
@@ -922,7 +930,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         Columns agent, task, run (with the caller's dtypes, so the frame merges back on them) and the
         summary (named as the response column; for ``time_to_threshold``, in the step column's
         dtype where the steps hold it exactly, and a boolean ``censored`` column: the run had not
-        reached the threshold by its task's horizon).
+        reached the threshold by its task's horizon; one minus its mean is the share that had).
         ``attrs["rlstats_notes"]`` carries the rule, which every result built from this frame
         prints and reports.
 

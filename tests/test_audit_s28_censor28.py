@@ -86,6 +86,9 @@ def test_acrobot_values_do_not_depend_on_cartpoles_budget(sb3_evaluations):
     assert "12 of 15 runs never reached it by their task's horizon, the last step every run of the task logs " \
            "(step 20k), and count that step" in note
     assert "a mean of them is the restricted mean time up to the horizon" in note and "35k" not in note
+    assert "3 runs end more than one logging interval before the last run of their task, so their task is read up to " \
+           "where they end (run '0' of agent 'DQN' on task 'CartPole-v1' at 20k" in note
+    assert "leave the short runs out for a later horizon" in note and "their values come from" not in note
     # without DQN, CartPole-v1's runs all log to 30k: its horizon, said per task
     pair = _summary(sb3_evaluations[sb3_evaluations.agent != "DQN"], THRESHOLDS)
     assert "(steps 20k on Acrobot-v1, 30k on CartPole-v1)" in pair.attrs["rlstats_notes"][-1]
