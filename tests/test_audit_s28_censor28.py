@@ -113,8 +113,8 @@ def test_restricted_mean_of_runs_of_unequal_length_matches_the_truth():
     """Runs of budgets 50, 80 and 100 steps, evaluated every 10, time to threshold 10*K with K ~ Geometric(0.2): the
     horizon is 50 and the true restricted mean E[min(10K, 50)] = sum_{j=0}^{4} 10 * 0.8**j = 33.616 (closed form).
     The column's mean over 240 runs lies within 4 standard errors of it, and equals the Kaplan-Meier area by hand (each
-    run censored at its own last step); the old censor step (the latest end plus an interval, 110) put the mean
-    near 55."""
+    run censored at its own last step); the old censor step (the latest end plus an interval, 110) gave the
+    column an expectation of 48.54 (closed form over the three budgets), an estimate of no stated quantity."""
     rng = np.random.default_rng(28)
     p, interval, budgets = 0.2, 10, (50, 80, 100)
     truth = sum(interval * (1 - p) ** j for j in range(5))
@@ -146,6 +146,13 @@ def test_statsmodels_kaplan_meier_agrees():
     inside = times < 30
     area = np.sum(prob[inside] * np.diff(np.r_[times[inside], 30.0]))
     assert runs["score"].mean() == pytest.approx(area, rel=1e-12)
+    # the hand Kaplan-Meier the default tests use, against statsmodels' where runs are censored before the horizon
+    # (at 30, horizon 60: what the restricted times avoid, and what a hand product limit gets wrong first)
+    times, prob = np.r_[0.0, fit.surv_times], np.r_[1.0, fit.surv_prob]
+    inside = times < 60
+    assert _km_area(np.where(reached, 10 * k, own_end), reached, 60) == pytest.approx(
+        np.sum(prob[inside] * np.diff(np.r_[times[inside], 60.0])), rel=1e-12)
+    assert (~reached & (own_end == 30)).any()  # some runs censored at 30, before the horizon
 
 
 def test_a_short_run_no_longer_ranks_behind_a_run_reaching_it_later():
