@@ -6,7 +6,8 @@ something every back end can test without counting steps as runs:
 - :func:`align_steps` puts runs logged at different steps on one grid per task, by the last value at
   or before each grid step or by linear interpolation, never outside a run's own range;
 - :func:`summarize_runs` reduces each run to one number (final value, mean of the last ``k``
-  values, area under the curve, maximum, or the first logged step reaching a threshold).
+  values, area under the curve, maximum, or the first logged step reaching a threshold, restricted to
+  the last step every run of the task logs).
 
 Both return a new DataFrame whose ``attrs["rlstats_notes"]`` says what was done, bound to the runs and tasks
 each note names (:mod:`rlstats.provenance`); ``design.build`` puts those true of the rows it receives into every
@@ -731,15 +732,16 @@ def _check_summary_options(how, k, threshold, normalize_auc):
     return (10 if k is None else check_int("k", k, minimum=1)), normalize_auc
 
 
-def _facts(design, starts, run_steps, censored):
+def _facts(design, starts, run_steps, censored, late=None):
     """Per run, what the summary's note says of it: (task code, label, first step, last step, logging intervals
-    (values, counts), censored); kept in the note so that it can be said again of some of the runs."""
+    (values, counts), censored, reached only after its task's horizon); kept in the note so that it can be said
+    again of some of the runs."""
     facts = []
     for i, steps in enumerate(run_steps):
         gaps, times = np.unique(np.diff(steps), return_counts=True)
         facts.append((int(design.task[starts[i]]), run_label(design, starts[i]), _number(steps[0]),
                       _number(steps[-1]), tuple(map(_number, gaps)), tuple(map(int, times)),
-                      bool(censored is not None and censored[i])))
+                      bool(censored is not None and censored[i]), bool(late is not None and late[i])))
     return facts
 
 
@@ -759,12 +761,13 @@ def _median_of_counts(values, counts):
     return float((low + high) / 2)
 
 
-def _ends(tasks, facts, within=False):
+def _ends(tasks, facts, within=False, horizon=False):
     """The sentence saying where the runs end, and whether some end well before the others of their task.
 
     A run ends early when its last step is more than one logging interval (its task's median) before
     the latest end in its task: its summary is then taken earlier in training than its siblings'.
     ``within``: the runs were cut to the range of steps=, so their ends are their last logged steps there.
+    ``horizon``: the summary is restricted to the task's horizon (time_to_threshold), which an early end sets.
     """
     last = np.array([f[3] for f in facts], dtype=float)
     if (last == last[0]).all():
@@ -785,10 +788,17 @@ def _ends(tasks, facts, within=False):
         return text + f" (at {', '.join(ends)})"
     shown = "; ".join(f"{facts[i][1]} at {format_step(last[i])}, its task's runs reaching "
                       f"{format_step(top)}" for i, top in early[:3]) + ("; ..." if len(early) > 3 else "")
-    return (f"{text}; {count(len(early), 'run')} end{'s' if len(early) == 1 else ''} more than one logging interval before the last run of "
-            f"{'its' if len(early) == 1 else 'their'} task, so {'its value comes' if len(early) == 1 else 'their values come'} "
-            f"from earlier in training ({shown}); to summarise every run at one step, pass steps= ending at a step "
-            "every run reaches, or leave the short runs out")
+    one = len(early) == 1
+    head = (f"{text}; {count(len(early), 'run')} end{'s' if one else ''} more than one logging interval before the "
+            f"last run of {'its' if one else 'their'} task, so ")
+    if horizon:  # every run of the task is read up to the short run's end only
+        several = len({facts[i][0] for i, _ in early}) > 1
+        return (f"{head}{'their tasks are' if several else 'its task is' if one else 'their task is'} read up to "
+                f"where {'it ends' if one else 'they end'}"
+                f" ({shown}); leave the short runs out for a later horizon")
+    return (f"{head}{'its value comes' if one else 'their values come'} from earlier in training ({shown}); to "
+            "summarise every run at one step, pass steps= ending at a step every run reaches, or leave the short runs "
+            "out")
 
 
 def _summary_text(spec, facts):
@@ -802,7 +812,7 @@ def _summary_text(spec, facts):
         span = f"{span} logged within steps= {format_step(within[0])} to {format_step(within[1])}"
     if how == "auc":
         return _auc_text(name, tasks, facts, spec["normalize_auc"])
-    ends = _ends(tasks, facts, within is not None)
+    ends = _ends(tasks, facts, within is not None, how == "time_to_threshold")
     if how == "final":
         if spec.get("grid"):
             return f"{name}: the value on the grid of steps= at each run's last step there ({ends})"
@@ -815,15 +825,31 @@ def _summary_text(spec, facts):
     if how == "max":
         return f"{name}: the largest value of each run ({span}; {ends})"
     censored = sum(f[6] for f in facts)
-    after = "training" if within is None else "that range"
-    reached = ("every run reached it" if not censored else  # none censored: no step after the end was given
-               f"{censored} of {count(len(facts), 'run')} never reached it and are censored at step "
-               f"{format_step(spec['after_end'])}, after the end of {after} (ranked after every run that reached it)")
+    reached = "every run reached it" if not censored else _censored_text(spec, facts, censored, within is not None)
     return (f"{name}: the first of {spec['where']} at which the run reached {spec['said']} ({span}; {ends}); "
             # the note rides with the data, before the analysis: it cannot know the direction a function is told
             # (audit s28: "reads reversed" beside ranks read with higher_is_better=False, which were not)
             f"{reached}; smaller is better here: pass higher_is_better=False where a function takes it (without it, "
             "'best' in rankings, which favour larger values, reads reversed)")
+
+
+def _censored_text(spec, facts, censored, within):
+    """What ``time_to_threshold`` does with the runs that had not reached the threshold by their task's horizon."""
+    horizons = {spec["tasks"][f[0]]: spec["horizons"][f[0]] for f in facts}
+    if len(set(horizons.values())) == 1:
+        at = f"step {format_step(next(iter(horizons.values())))}"
+    else:
+        at = "steps " + ", ".join(f"{format_step(h)} on {t}" for t, h in horizons.items())
+    late = [f[1] for f in facts if f[7]]
+    later = "" if not late else (
+        f"; {count(len(late), 'run')} of them reached it only after the horizon ({'; '.join(late[:3])}"
+        f"{'; ...' if len(late) > 3 else ''}), which the runs that stop there cannot show")
+    return (f"{censored} of {count(len(facts), 'run')} never reached it by their task's horizon, the last step every "
+            f"run of the task logs{' in that range' if within else ''} ({at}), and count that step{later}: each value "
+            "is the run's time to the threshold restricted to its task's horizon, known for every run, so a mean of "
+            "them is the restricted mean time up to the horizon (the plain mean time is unknown while a run has not "
+            "reached it); runs not reaching it rank after every run reaching it sooner, tied with those reaching it "
+            "at the horizon")
 
 
 def _reword_summary(note, items, n_rows):
@@ -868,9 +894,13 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         steps (divided by the task's step range with ``normalize_auc=True``: the curve's average
         height); the runs of a task must cover the same range (tasks may differ). ``max``: the
         largest value. ``time_to_threshold``: the first step, among the run's own logged steps,
-        whose value is at least ``threshold`` (a number, or a dict per task); runs that never reach
-        it are censored: they get the step after the end of training (the last logged step plus
-        one logging interval), rank after every run that reached it, and are counted in the notes.
+        whose value is at least ``threshold`` (a number, or a dict per task), restricted to the
+        task's horizon, the last step every run of the task logs: a run that has not reached it by
+        then gets the horizon (``censored`` True), so every value is known, ranks keep the runs that
+        reached it sooner ahead, and a mean of the column is the restricted mean time up to the
+        horizon (the area under the share of runs not yet there); the plain mean time is not given,
+        as runs that never reach the threshold leave it unknown. The notes give each task's horizon,
+        count the runs that get it and name those that reached it only later.
         Where runs end at different steps, the notes say where, and name the runs that end more
         than one logging interval before the others of their task (their summaries come from
         earlier in training). Options read by one ``how`` only (``k``, ``threshold``,
@@ -899,7 +929,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     pandas.DataFrame
         Columns agent, task, run (with the caller's dtypes, so the frame merges back on them) and the
         summary (named as the response column; for ``time_to_threshold``, in the step column's
-        dtype where the steps hold it exactly, and a boolean ``censored`` column).
+        dtype where the steps hold it exactly, and a boolean ``censored`` column: the run had not
+        reached the threshold by its task's horizon; one minus its mean is the share that had).
         ``attrs["rlstats_notes"]`` carries the rule, which every result built from this frame
         prints and reports.
 
@@ -1013,7 +1044,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     # the notes name the summary column, and the expression a 'value' column holds the summary of
     label = name if name != "value" or design.formula.response == "value" else f"value ({design.formula.response})"
     spec: dict[str, Any] = {"how": how, "name": label, "tasks": design.tasks}
-    censored = None
+    censored = late = None
     if how == "final":
         values = np.array([r[-1] for r in runs])
     elif how == "last_k_mean":
@@ -1032,17 +1063,21 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         per_task, said = _threshold_of(threshold, design)
         targets = per_task[run_task]
         reached = [np.flatnonzero(r >= t) for r, t in zip(runs, targets)]
-        censored = np.array([hit.size == 0 for hit in reached])
-        gaps = np.concatenate([np.diff(s) for s in run_steps] + [np.zeros(0)])
+        # Each task's horizon: the last step every run of it logs, so that every run's time restricted to it,
+        # min(time, horizon), is known (audit s28 censor28: one censor step after the latest run of any task made
+        # the means of a 20k task's censored runs read 35k, a number set by another task's budget).
+        horizon = np.full(design.n_tasks, np.inf)
+        np.minimum.at(horizon, run_task, last)
+        cut = horizon[run_task]
+        hit_at = np.array([s[hit[0]] if hit.size else np.inf for s, hit in zip(run_steps, reached)])
+        censored = ~(hit_at <= cut)  # not reached by the horizon: counts the horizon
+        late = censored & np.isfinite(hit_at)  # reached it only after its task's horizon
         raw = design.extra[step]  # the crossing is reported as logged, jitter and all
-        after_end = float(last.max()) + (float(np.median(gaps)) if gaps.size else 1.0)
-        if np.issubdtype(raw.dtype, np.integer):
-            after_end = float(np.ceil(after_end))  # integer steps stay integers
-        # a summary of logged values: with steps= too, the rows read are the logged ones within its range
-        values = np.array([raw[r[hit[0]]] if hit.size else after_end for r, hit in zip(rows, reached)], dtype=float)
+        values = np.array([raw[r[hit[0]]] if not c else h for r, hit, c, h in zip(rows, reached, censored, cut)],
+                          dtype=float)
         values = as_steps(values, raw)
         extra_columns["censored"] = censored
-        spec.update(where="each run's own logged steps", said=said, after_end=after_end)
+        spec.update(where="each run's own logged steps", said=said, horizons=[_number(h) for h in horizon])
     if within is not None:
         spec["within"] = within
     elif steps is not None:
@@ -1051,7 +1086,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     for column, content in extra_columns.items():
         frame[column] = content
     keys = _run_keys(design)
-    facts = _facts(design, starts, run_steps, censored)
+    facts = _facts(design, starts, run_steps, censored, late)
     notes = [entry if not isinstance(entry, tuple) else _cells_note(entry[0], data, design, starts, *entry[1:])
              if isinstance(entry[0], str) else _grids_note(design, frame, entry[0], entry[1], method, entry[2])
              for entry in grid_notes]

@@ -202,5 +202,7 @@ def test_time_to_threshold_note_when_every_run_reaches_it(tmp_path):
     runs = rlstats.summarize_runs(data, FORMULA, step="step", how="time_to_threshold", threshold=12.5)
     never = data.groupby(["agent", "task", "seed"])["eval/mean_reward"].max() < 12.5
     assert int(runs["censored"].sum()) == int(never.sum()) == 7
-    assert "; 7 of 18 runs never reached it and are censored at step 4k, after the end of training (ranked after " \
-           "every run that reached it); smaller" in runs.attrs["rlstats_notes"][-1]
+    # (audit s28 censor28: they count their task's horizon, 3k, no longer 4k, one interval after the end)
+    assert "; 7 of 18 runs never reached it by their task's horizon, the last step every run of the task logs (step " \
+           "3k), and count that step: " in runs.attrs["rlstats_notes"][-1]
+    assert runs.loc[runs["censored"], "eval/mean_reward"].eq(3000).all()

@@ -211,9 +211,9 @@ def test_time_to_threshold_censors_and_says_so(curves):
     got = runs.set_index(["agent", "task", "seed"])
     for key, step in first.items():
         row = got.loc[key]
-        assert row["score"] == (step if reached[key] else 1_000_000 + 200_000)  # one logging interval after
+        assert row["score"] == (step if reached[key] else 1_000_000)  # every run logs to 1M: the horizon (s28)
     note = runs.attrs["rlstats_notes"][-1]
-    assert f"{(~reached).sum()} of 24 runs never reached it" in note and "censored" in note
+    assert f"{(~reached).sum()} of 24 runs never reached it by their task's horizon" in note
 
 
 def test_time_to_threshold_per_task(curves):
@@ -457,18 +457,22 @@ def test_time_to_threshold_reads_each_runs_own_logged_steps():
         threshold = float(data.groupby(["agent", "seed"])["score"].max().median())
         got = rlstats.summarize_runs(data, FORMULA, step="step", how="time_to_threshold", threshold=threshold)
         expected = _first_crossings(data, threshold)
+        # restricted to the horizon, the last step every run logs (audit s28 censor28): min(first crossing, horizon)
+        horizon = data.groupby(["agent", "task", "seed"])["step"].max().min()
+        by_then = expected <= horizon
         got = got.set_index(["agent", "task", "seed"])
         assert got["score"].dtype == np.int64
-        assert (got["censored"] == expected.isna()).all()
-        np.testing.assert_array_equal(got.loc[expected.notna(), "score"], expected.dropna().astype(np.int64))
+        assert (got["censored"] == ~by_then).all()
+        np.testing.assert_array_equal(got["score"], expected.where(by_then, horizon).astype(np.int64))
         assert "the first of each run's own logged steps at which the run reached" in \
             rlstats.summarize_runs(data, FORMULA, step="step", how="time_to_threshold",
                                    threshold=threshold).attrs["rlstats_notes"][-1]
-    # A run that reaches the threshold at its last logged step reached it.
+    # A run that reaches the threshold at its last logged step reached it; b's run, not there by the horizon 30,
+    # counts it too (restricted time, audit s28 censor28: it was 41, one interval after the latest end).
     last = pd.DataFrame({"agent": ["a"] * 3 + ["b"] * 2, "task": "t", "seed": 0, "step": [10, 20, 30, 7, 31],
                          "score": [0.0, 0.0, 1.0, 0.0, 0.0]})
     got = rlstats.summarize_runs(last, FORMULA, step="step", how="time_to_threshold", threshold=1.0)
-    assert got["score"].tolist() == [30, 41] and got["censored"].tolist() == [False, True]
+    assert got["score"].tolist() == [30, 30] and got["censored"].tolist() == [False, True]
 
 
 def test_auc_over_each_tasks_own_budget():
@@ -542,11 +546,11 @@ def test_logged_value_summaries_with_steps_read_the_logged_steps_in_its_range():
     np.testing.assert_allclose(window["score"], (30.0 + 0.0 + 10.0) / 3 + offset)
     assert "the mean of each run's last 3 logged values within steps= 15 to 55" in window.attrs["rlstats_notes"][-1]
     # Threshold 45: A's runs never reach it in range (their 1000 at step 90 is outside), B's reach it at step 20;
-    # the censored ones get the range's last logged step plus one interval, 50 + 10.
+    # the censored ones get the horizon, the last step every run logs in the range, 50 (audit s28 censor28: 50 + 10).
     hit = rlstats.summarize_runs(data, FORMULA, step="step", how="time_to_threshold", threshold=45, steps=[15, 55])
-    assert hit["score"].tolist() == [60, 60, 20, 20] and hit["censored"].tolist() == [True, True, False, False]
-    assert "2 of 4 runs never reached it and are censored at step 60, after the end of that range" in \
-        hit.attrs["rlstats_notes"][-1]
+    assert hit["score"].tolist() == [50, 50, 20, 20] and hit["censored"].tolist() == [True, True, False, False]
+    assert "2 of 4 runs never reached it by their task's horizon, the last step every run of the task logs in that " \
+        "range (step 50), and count that step" in hit.attrs["rlstats_notes"][-1]
     # Independent: pandas over the rows logged in [15, 55].
     inside = data[data["step"].between(15, 55)].groupby(["agent", "seed"])["score"]
     np.testing.assert_array_equal(top["score"], inside.max().to_numpy())
