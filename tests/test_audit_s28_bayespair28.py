@@ -198,3 +198,34 @@ def test_hierarchical_compares_the_pairs_that_met_bit_for_bit(settings):
     d = (paired["A"] - paired["B"]).dropna().groupby(level=0).mean()
     assert d.min() - 0.5 <= _row(res, "A", "B")["estimate"] <= d.max() + 0.5
     assert "A vs C: withheld (the agents never ran on a common task)" in res.report()
+
+
+@pytest.mark.filterwarnings("ignore:the chains of")
+def test_hierarchical_withholds_a_pair_on_one_task_and_fits_the_others():
+    # C also ran task_03: A and C share that task alone, which refused the whole call ("needs at least 2 tasks")
+    df = _chain(runs=4)
+    more = rlstats.datasets.simulate(["C"], ["task_03"], 4, effect=1.0, rng=7)
+    df = pd.concat([df, more], ignore_index=True)
+    res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.2, **CHAINS)
+    row = _row(res, "A", "C")
+    assert row["n_tasks"] == 1 and row[PAIR_COLUMNS[:-1] + ["p_better_next", "r_hat"]].isna().all()
+    said = [n for n in res.notes if "share only one" in n]
+    assert len(said) == 1 and "A vs C (task_03) share only one, so its probabilities, centre of the differences " \
+        "(delta0) and credible interval are withheld" in said[0]
+    assert not any("A vs C" in n for n in res.notes if n not in said)  # the few-runs note leaves it out
+    # its task's observed difference: the mean of the runs' differences paired by seed, from the frame itself
+    paired = df[df.task == "task_03"].pivot_table(index="seed", columns="agent", values="score")
+    effects = res.task_effects[res.task_effects.agent_1.eq("A") & res.task_effects.agent_2.eq("C")]
+    assert effects["observed"].tolist() == pytest.approx([(paired["A"] - paired["C"]).mean()], rel=1e-12)
+    assert effects["estimate"].isna().all()
+    # A-B keeps its tasks and places: the call on A's and B's rows, bit for bit
+    alone = rlstats.bayes(df[df.agent.isin(["A", "B"])], "score ~ agent | task/seed", rope=0.2, **CHAINS)
+    columns = PAIR_COLUMNS + ["p_better_next", "p_rope_next", "p_worse_next", "r_hat", "ess_bulk"]
+    _same_bits(_row(res, "A", "B")[columns], alone.tidy().iloc[0][columns])
+    line = [x for x in str(res).splitlines() if x.strip().startswith("A vs C")]
+    assert len(line) == 1 and line[0].split() == ["A", "vs", "C", "withheld", "1"]
+    assert "A vs C: probabilities and credible interval withheld (one shared task);" in res.report()
+    assert "nan" not in res.report().lower().replace("(nan in tidy())", "")
+    fig = res.plot()
+    assert any("one shared task" in t.get_text() for t in fig.axes[1].texts) and not fig.axes[1].patches
+    matplotlib.pyplot.close(fig)

@@ -228,11 +228,12 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     Raises
     ------
     FormulaError, DesignError, OptionError
-        A DesignError for the hierarchical model on a task where a pair has fewer than 2 paired runs, runs that do
-        not vary, or fewer than 2 shared tasks (each names the pair and task and the way on); for the hierarchical
+        A DesignError for the hierarchical model on a task where a pair has fewer than 2 paired runs or runs that do
+        not vary (each names the pair and task and the way on), or where no pair shares 2 tasks; for the hierarchical
         model without a seed column (``| task``), and for a pair that shares no seed on a task.  A pair that never
-        ran on a common task is not an error: its row is withheld (NaN; "withheld" in the print and the tables, a
-        panel saying so in the figures) with a note naming it, and every other pair is compared (audit s28).
+        ran on a common task is not an error, nor, with the hierarchical model, one sharing a single task while
+        others share more: its row is withheld (NaN; "withheld" in the print and the tables, a panel saying so in
+        the figures) with a note naming it, and every other pair is compared (audit s28).
 
     See Also
     --------
@@ -824,14 +825,17 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     # the observed per-task differences are those of the paired runs the model sees, not of all runs
     paired = np.where(present, sums / np.maximum(counts, 1), np.nan)
     n_pairs = first.size
-    notes += _few_runs_note(design, first, second, np.where(present, counts, np.inf), options.rope)
-    met = present.any(axis=1)  # a pair that never met is withheld (its own note): no fit
-    few = [p for p in range(n_pairs) if met[p] and present[p].sum() < 2]
-    if few:
-        p = few[0]
+    shared = present.sum(axis=1)
+    if not (shared >= 2).any():
+        p = int(np.argmax(shared > 0))
         raise DesignError(f"the hierarchical model estimates the spread of the per-task differences, which needs at "
                           f"least 2 tasks; {design.agents[first[p]]} and {design.agents[second[p]]} share "
-                          f"{count(int(present[p].sum()), 'task')}")
+                          f"{count(int(shared[p]), 'task')}")
+    # a pair that never met is withheld (its own note), and so is one on a single shared task while other pairs have
+    # 2 or more (audit s28: one such pair refused the call): no fit of either
+    met = shared >= 2
+    notes += _single_task_note(design, options, first, second, present, shared == 1)
+    notes += _few_runs_note(design, first, second, np.where(present & met[:, None], counts, np.inf), options.rope)
     # each pair on its own scale: the differences divided by the mean over tasks of their standard deviation
     scale = np.array([sd[p, present[p]].mean() if met[p] else np.nan for p in range(n_pairs)])
     groups = {}
@@ -1060,6 +1064,20 @@ def _decision_notes(design, options, comparisons, first, second, present):
                 + ("; the hierarchical model's P(rope) is about delta0, the centre of the tasks' differences, not "
                    "their mean" if options.model == "hierarchical" and statistic == "false_equivalence" else ""))
     return notes
+
+
+def _single_task_note(design, options, first, second, present, single):
+    """The note of the pairs the hierarchical model withholds because they share one task (``single``): the spread
+    of the tasks' differences, sigma0, has no data there (before audit s28 one such pair refused the call)."""
+    if not single.any():
+        return []
+    which = listed([f"{design.agents[first[p]]} vs {design.agents[second[p]]} "
+                    f"({names_shown([design.tasks[int(np.argmax(present[p]))]], design.tasks)[0]})"
+                    for p in np.flatnonzero(single)], 8)
+    return [f"the hierarchical model estimates the spread of the per-task differences across tasks, which needs 2 "
+            f"shared tasks or more: {which} share only one, so {'its' if single.sum() == 1 else 'their'} "
+            f"probabilities, {ACROSS[options.model][1]} and credible interval are withheld (NaN in tidy()); the "
+            "task's observed difference is in task_effects, and model='signed_rank' gives it as the estimate"]
 
 
 def _few_runs_note(design, first, second, counts, rope):

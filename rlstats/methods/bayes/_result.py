@@ -308,7 +308,8 @@ class BayesResult(Result):
                 continue
             if np.isnan(row.p_better):  # a pair sharing one task: see the notes
                 parts.append(f"{row.agent_1} vs {row.agent_2}: probabilities and credible interval withheld (one "
-                             f"shared task), {ACROSS[self.model][1]} {fmt.signif(row.estimate, 3)}")
+                             "shared task)" + (f", {ACROSS[self.model][1]} {fmt.signif(row.estimate, 3)}"
+                                               if np.isfinite(row.estimate) else ""))
                 continue
             n = self._pair_draws(row.agent_1, row.agent_2)
             better, rope, worse = (self._share(p, 3, n) for p in (row.p_better, row.p_rope, row.p_worse))
@@ -326,9 +327,9 @@ class BayesResult(Result):
 
 
 def _said_withheld(shares, pairs):
-    """The shown P(better) of each pair, "withheld" where the pair never met (the notes say why), so that a blank row
-    of a table travelling without its notes cannot read as a number left out."""
-    return [WITHHELD_CELL if n == 0 else share for share, n in zip(shares, pairs["n_tasks"])]
+    """The shown P(better) of each pair, "withheld" where its row is (:func:`plots.withheld`; the notes say why), so
+    that a blank row of a table travelling without its notes cannot read as a number left out."""
+    return [WITHHELD_CELL if plots.withheld(row) else share for share, row in zip(shares, pairs.itertuples())]
 
 
 def _eq(share: str) -> str:

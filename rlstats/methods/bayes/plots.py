@@ -58,7 +58,7 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
     style.update(kwargs)
     next_task = result.model == "hierarchical"
     for panel, draws, row in zip(axes, result.simplex_draws, pairs.itertuples()):
-        if row.n_tasks == 0:
+        if withheld(row):
             _withheld_panel(panel, row, pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)  # its title level with the others'
             continue
         xy = draws @ _CORNERS
@@ -101,7 +101,7 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
     for panel, draws, row in zip(axes, result.posterior_draws, pairs.itertuples()):
-        if row.n_tasks == 0:
+        if withheld(row):
             _withheld_panel(panel, row)
             continue
         panel.hist(draws, **style)
@@ -128,10 +128,17 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
     return axes[0] if len(axes) == 1 else fig
 
 
+def withheld(row) -> bool:
+    """Whether a row of ``comparisons`` is withheld whole: a pair that never met, or (hierarchical model) one on a
+    single shared task, whose estimate is NaN too (the signed-rank model gives that task's difference)."""
+    return row.n_tasks == 0 or not np.isfinite(row.estimate)
+
+
 def _withheld_panel(panel, row, pad=None):
     """The panel of a pair that never ran on a common task: its name and that it is withheld (no draws exist), so
     that the panels stay one per row of tidy() and none reads as a posterior at 0."""
     panel.axis("off")
     panel.set_title(f"{row.agent_1} vs {row.agent_2}", fontsize=SMALL_FONT + 1, pad=pad)
-    panel.text(0.5, 0.5, WITHHELD.replace(" (", "\n(", 1), transform=panel.transAxes, ha="center", va="center",
+    said = WITHHELD if row.n_tasks == 0 else f"{WITHHELD_CELL} (one shared task: see the notes)"
+    panel.text(0.5, 0.5, said.replace(" (", "\n(", 1), transform=panel.transAxes, ha="center", va="center",
                fontsize=SMALL_FONT, color="0.3", wrap=True)
