@@ -164,6 +164,12 @@ class ComparisonGraph:
         said = dict(zip(self.agents, names_shown(self.agents)))  # quoted where a name holds a comma
         return join_and((f"{said.get(a, a)}-{said.get(b, b)}" for a, b in pairs), limit)
 
+    def never_met_phrase(self, pairs: list[tuple[str, str]] | None = None) -> str:
+        """'2 pairs of agents never ran on a common task (A-C and B-C)': how every result names the pairs it cannot
+        compare on a task (the never-met pairs unless given), before saying what it does with them."""
+        pairs = self.never_met() if pairs is None else pairs
+        return f"{count(len(pairs), 'pair')} of agents never ran on a common task ({self.pairs_phrase(pairs)})"
+
     def subsets(self, column: str) -> tuple[str, ...]:
         """One ``subset=`` condition per group, selecting that group's agents."""
         groups = self.groups

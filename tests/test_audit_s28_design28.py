@@ -34,6 +34,7 @@ category order and units (x1000). What earlier audits had not covered, and was w
 7. bayes() refused a design with a pair that never shared a task with the way on "subset= the agents that share
    tasks", an option bayes() does not take. It now offers control= an agent that met every other (which then runs)
    or rlstats.compare's subset=, and names the groups of a design split apart with the subset selecting each.
+   (Since audit s28 bayespair28 there is no refusal: the pairs that met are compared, the others withheld.)
 """
 import itertools
 import numpy as np
@@ -202,16 +203,19 @@ def test_task_table_aggregate_row_says_whose_options_the_quoted_way_on_names():
 # ----------------------------------------------------------------------------- 7. bayes' way on past a never-met pair
 
 
-def test_bayes_refusal_of_a_never_met_pair_offers_a_way_that_runs():
+def test_bayes_never_met_pair_is_withheld_and_control_still_runs():
+    # audit s28 bayespair28 (a deliberate change): the refusal is gone; bayes() compares the pairs that met and
+    # withholds the one that did not, as rlstats.equivalence does (tests/test_audit_s28_bayespair28.py)
     df = _chain(runs=5)
-    with pytest.raises(DesignError) as refused:
-        rlstats.bayes(df, "score ~ agent | task", n_samples=500, rng=1, progress=False)
-    message = str(refused.value)
-    assert "no common task for A and C" in message and "pass control= an agent that shares tasks with every other " \
-        "(B), or pass rlstats.compare a subset=" in message
+    res = rlstats.bayes(df, "score ~ agent | task", n_samples=500, rng=1, progress=False)
+    tidy = res.tidy()
+    assert tidy[["agent_1", "agent_2", "n_tasks"]].values.tolist() == [["A", "B", 3], ["A", "C", 0], ["B", "C", 3]]
+    assert tidy["p_better"].isna().tolist() == [False, True, False]
+    assert any(n.startswith("1 pair of agents never ran on a common task (A-C)") for n in res.notes)
     res = rlstats.bayes(df, "score ~ agent | task", control="B", n_samples=500, rng=1, progress=False)
     assert res.tidy()[["agent_1", "agent_2", "n_tasks"]].values.tolist() == [["A", "B", 3], ["C", "B", 3]]
     apart = pd.concat([df[~((df.agent == "B") & df.task.isin(["task_04", "task_05", "task_06"]))],
                        df[df.agent == "C"].assign(agent="D")], ignore_index=True)  # {A, B} on 1-3, {C, D} on 4-6
-    with pytest.raises(DesignError, match=r"2 groups .* subset=\"agent in \['A', 'B'\]\""):
-        rlstats.bayes(apart, "score ~ agent | task", n_samples=500, rng=1, progress=False)
+    res = rlstats.bayes(apart, "score ~ agent | task", n_samples=500, rng=1, progress=False)
+    assert res.tidy().loc[res.tidy()["n_tasks"] > 0, ["agent_1", "agent_2"]].values.tolist() == [["A", "B"],
+                                                                                                 ["C", "D"]]

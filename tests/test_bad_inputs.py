@@ -1163,6 +1163,12 @@ GRAPH_CASES = [
                                                  **_QUICK), DesignError, _GROUPS),
     ("curves", "linked", lambda d: rlstats.curves(_linked(_FOUR_CURVES), "score ~ agent | task/seed", step="step",
                                                   **_QUICK), DesignError, _CELLS),
+    # bayes compares each pair on the tasks where both ran, and withholds a pair that never met (audit s28)
+    *[("bayes", layout, lambda d: rlstats.bayes(d, "score ~ agent | task", n_samples=200, rng=0), "note",
+       phrases) for layout, phrases in (
+          ("apart", "4 pairs of agents never ran on a common task (agent_1-agent_3, agent_1-agent_4, agent_2-agent_3 "
+                    "and agent_2-agent_4): their probabilities, mean difference and credible interval are withheld"),
+          ("linked", "1 pair of agents never ran on a common task (agent_1-agent_3): its probabilities"))],
     # tuning describes each agent on its own tasks; its sensitivity, which pools tasks, leaves out such agents
     *[("tuning", layout, lambda d, s=_SWEEPS[layout]: rlstats.tuning(s, "score ~ agent | task/seed", config="lr",
                                                                      **_QUICK),

@@ -43,7 +43,7 @@ from ...resampling import child_generator, child_stream, chunk_generators, paral
 from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import DECISION_THRESHOLD, RUN_AGAIN, BayesResult
+from ._result import ACROSS, DECISION_THRESHOLD, RUN_AGAIN, BayesResult
 
 MODELS = ("signed_rank", "hierarchical")
 #: the thresholds below which the chains' diagnostics are printed with a warning (Vehtari et al. 2021)
@@ -228,10 +228,12 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     Raises
     ------
     FormulaError, DesignError, OptionError
-        A DesignError for a pair without a common task, and for the hierarchical model on a task where a pair has
-        fewer than 2 paired runs, runs that do not vary, or fewer than 2 shared tasks (each names the pair and task
-        and the way on); for the hierarchical model without a seed column (``| task``), and for a pair that shares
-        no seed on a task.
+        A DesignError for the hierarchical model on a task where a pair has fewer than 2 paired runs or runs that do
+        not vary (each names the pair and task and the way on), or where no pair shares 2 tasks; for the hierarchical
+        model without a seed column (``| task``), and for a pair that shares no seed on a task.  A pair that never
+        ran on a common task is not an error, nor, with the hierarchical model, one sharing a single task while
+        others share more: its row is withheld (NaN; "withheld" in the print and the tables, a panel saying so in
+        the figures) with a note naming it, and every other pair is compared (audit s28).
 
     See Also
     --------
@@ -397,21 +399,16 @@ def _run(design, options, ss, record, extension=1):
     means = design.cell_matrix("mean")                              # (tasks, agents)
     differences = sign * (means[:, first] - means[:, second]).T     # (pairs, tasks)
     present = ~np.isnan(differences)
-    names = np.asarray(design.agents, dtype=object)
-    none = np.flatnonzero(present.sum(axis=1) == 0)
-    if none.size:
-        # audit s28: the way on was a bare "subset=", which bayes() does not take; groups apart are named with their
-        # subsets, and an agent that met every other is offered as control=
-        design.graph.require_connected(design.formula.groups, "each pair is compared on the tasks where both ran")
-        hubs = [design.agents[j] for j in np.flatnonzero(design.graph.met().all(axis=1))]
-        way = (f"pass control= an agent that shares tasks with every other ({listed(names_shown(hubs), 5)}), or "
-               if hubs and options.control is None else "")
-        raise DesignError("no common task for " + "; ".join(f"{names[first[p]]} and {names[second[p]]}" for p in none)
-                          + f": each pair is compared on the tasks where both ran; {way}pass rlstats.compare a "
-                          "subset= of agents that share tasks pairwise")
-    if (~present).any():
-        notes.append(f"{count(int((~present.all(axis=1)).sum()), 'pair')} of agents did not share every task: each "
-                     "pair is compared on the tasks where both ran (n_tasks in tidy())")
+    # the design keeps only tasks with runs of 2 agents or more, so some pair compared here met (with control=
+    # too: the control's tasks hold another agent)
+    met = present.any(axis=1)
+    # audit s28 (bayespair28): a pair that never met is withheld, as rlstats.equivalence withholds its across-tasks
+    # test, and every other pair compared (before, one such pair refused the call)
+    notes += _never_met_note(design, options, first, second, met)
+    partial = met & ~present.all(axis=1)
+    if partial.any():
+        notes.append(f"{count(int(partial.sum()), 'pair')} of agents did not share every task: each pair is compared "
+                     "on the tasks where both ran (n_tasks in tidy())")
     if design.max_runs_per_cell > 1:
         notes.append("each agent's runs on a task are averaged first for the signed-rank model's task-level "
                      "differences" if options.model == "signed_rank" else
@@ -430,6 +427,18 @@ def _run(design, options, ss, record, extension=1):
         options=dataclasses.asdict(options), seed=record, model=options.model, rope=options.rope,
         rope_scale=rope_scale, higher_is_better=options.higher_is_better, confidence_level=options.confidence_level,
         agents=design.agents, tasks=design.tasks, counts=design.counts, **parts)
+
+
+def _never_met_note(design, options, first, second, met):
+    """The note naming the pairs withheld because they never ran on a common task (``met`` False), in the words of
+    :meth:`rlstats.connectivity.ComparisonGraph.never_met_phrase`."""
+    if met.all():
+        return []
+    pairs = [(design.agents[first[p]], design.agents[second[p]]) for p in np.flatnonzero(~met)]
+    one = len(pairs) == 1
+    return [f"{design.graph.never_met_phrase(pairs)}: {'its' if one else 'their'} probabilities, "
+            f"{ACROSS[options.model][1]} and credible interval are withheld (NaN in tidy()), since each model reads a "
+            "pair's differences on the tasks where both ran; the other pairs are compared"]
 
 
 def _interval(draws, level, axis=-1):
@@ -487,6 +496,10 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     # prior sets, not the data (audit s28: DER vs SPR on Pong printed -1.21 for runs 1.81 apart); the task's own
     estimate = mean.mean(axis=0)
     estimate[alone] = filled[alone].sum(axis=1)
+    # a pair that never met (its own note): its draws weigh the prior's 0 alone, so nothing of it is given
+    never = ~present.any(axis=1)
+    p[never], low[never], high[never], estimate[never] = np.nan, np.nan, np.nan, np.nan
+    mean[:, never], theta[:, never] = np.nan, np.nan
     comparisons = _pair_frame(design, first, second, present, p, estimate, low, high)
     notes += _monte_carlo_note(design, first, second, monte_carlo_se(p, options.n_samples),
                                f"{options.n_samples:,} independent posterior draws",
@@ -655,9 +668,9 @@ def _saturated_note(design, first, second, rope=0.0):
         at_bound = bound_ties(design, (i, j))[0]
         mostly = mostly_at_bound(at_bound, counts)
         tasks = np.flatnonzero(mostly.any(axis=1))
-        if not tasks.size:
-            continue
         shared = int((counts > 0).all(axis=1).sum())
+        if not tasks.size or not shared:  # a pair that never met is withheld: no word of its runs here
+            continue
         names = names_shown([design.tasks[t] for t in tasks], design.tasks)
         # each agent's count over its own such tasks, named where they are not all the pair's listed (audit s28:
         # "A 5 of its 5 runs there" read as A's runs on all three tasks listed, of which it held 5 at the cap on one)
@@ -812,17 +825,21 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     # the observed per-task differences are those of the paired runs the model sees, not of all runs
     paired = np.where(present, sums / np.maximum(counts, 1), np.nan)
     n_pairs = first.size
-    notes += _few_runs_note(design, first, second, np.where(present, counts, np.inf), options.rope)
-    few = [p for p in range(n_pairs) if present[p].sum() < 2]
-    if few:
-        p = few[0]
+    shared = present.sum(axis=1)
+    if not (shared >= 2).any():
+        p = int(np.argmax(shared > 0))
         raise DesignError(f"the hierarchical model estimates the spread of the per-task differences, which needs at "
                           f"least 2 tasks; {design.agents[first[p]]} and {design.agents[second[p]]} share "
-                          f"{count(int(present[p].sum()), 'task')}")
+                          f"{count(int(shared[p]), 'task')}")
+    # a pair that never met is withheld (its own note), and so is one on a single shared task while other pairs have
+    # 2 or more (audit s28: one such pair refused the call): no fit of either
+    met = shared >= 2
+    notes += _single_task_note(design, options, first, second, present, shared == 1)
+    notes += _few_runs_note(design, first, second, np.where(present & met[:, None], counts, np.inf), options.rope)
     # each pair on its own scale: the differences divided by the mean over tasks of their standard deviation
-    scale = np.array([sd[p, present[p]].mean() for p in range(n_pairs)])
+    scale = np.array([sd[p, present[p]].mean() if met[p] else np.nan for p in range(n_pairs)])
     groups = {}
-    for p in range(n_pairs):
+    for p in np.flatnonzero(met):
         groups.setdefault(tuple(present[p]), []).append(p)
 
     # the sampler takes a pair's tasks, a group's pairs and each pair's two agents in their names' sorted order, not
@@ -884,14 +901,15 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
 
     fits = [part for parts in parallel_map(fit, list(groups.values()), options.n_jobs) for part in parts]
     level, rope = options.confidence_level, options.rope
-    p_pair = np.empty((n_pairs, 3))
-    estimate, low, high = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
-    kept = np.empty((n_pairs, min(kernels.KEPT_DRAWS, options.chains * options.draws)))
-    simplex = np.empty((n_pairs, kept.shape[1], 3))
-    p_next = np.empty((n_pairs, 3))
-    rhats, esss = np.empty(n_pairs), np.empty(n_pairs)
-    pair_draws = np.empty(n_pairs, dtype=np.int64)  # each pair's draws, more where its chains were run again longer
-    monte_carlo = np.empty((n_pairs, 6))   # the standard errors of p_pair's and p_next's shares (_SHARES)
+    # NaN (0 draws) where a pair is withheld, every other row filled by its fit below
+    p_pair = np.full((n_pairs, 3), np.nan)
+    estimate, low, high = np.full(n_pairs, np.nan), np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)
+    kept = np.full((n_pairs, min(kernels.KEPT_DRAWS, options.chains * options.draws)), np.nan)
+    simplex = np.full((n_pairs, kept.shape[1], 3), np.nan)
+    p_next = np.full((n_pairs, 3), np.nan)
+    rhats, esss = np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)
+    pair_draws = np.zeros(n_pairs, dtype=np.int64)  # each pair's draws, more where its chains were run again longer
+    monte_carlo = np.full((n_pairs, 6), np.nan)   # the standard errors of p_pair's and p_next's shares (_SHARES)
     posterior = {c: np.full(differences.shape, np.nan) for c in ("estimate", "conf_low", "conf_high", "p_better",
                                                                   "p_rope", "p_worse")}
     diagnostics = []
@@ -1046,6 +1064,20 @@ def _decision_notes(design, options, comparisons, first, second, present):
                 + ("; the hierarchical model's P(rope) is about delta0, the centre of the tasks' differences, not "
                    "their mean" if options.model == "hierarchical" and statistic == "false_equivalence" else ""))
     return notes
+
+
+def _single_task_note(design, options, first, second, present, single):
+    """The note of the pairs the hierarchical model withholds because they share one task (``single``): the spread
+    of the tasks' differences, sigma0, has no data there (before audit s28 one such pair refused the call)."""
+    if not single.any():
+        return []
+    which = listed([f"{design.agents[first[p]]} vs {design.agents[second[p]]} "
+                    f"({names_shown([design.tasks[int(np.argmax(present[p]))]], design.tasks)[0]})"
+                    for p in np.flatnonzero(single)], 8)
+    return [f"the hierarchical model estimates the spread of the per-task differences across tasks, which needs 2 "
+            f"shared tasks or more: {which} share only one, so {'its' if single.sum() == 1 else 'their'} "
+            f"probabilities, {ACROSS[options.model][1]} and credible interval are withheld (NaN in tidy()); the "
+            "task's observed difference is in task_effects, and model='signed_rank' gives it as the estimate"]
 
 
 def _few_runs_note(design, first, second, counts, rope):

@@ -21,6 +21,7 @@ RUN_AGAIN = "were run again with warm-up and draws extended to"
 #: "better" or "worse" where P(better) or P(worse) does; _api's notes quote its measured errors), which no printed
 #: share may round onto from either side (audit s22: 3799 of 4000 draws read "P(worse) = 0.95" in the report)
 DECISION_THRESHOLD = 0.95
+WITHHELD, WITHHELD_CELL = plots.WITHHELD, plots.WITHHELD_CELL  # a pair that never met: the figures' words too
 #: the hierarchical model's priors (kernels.Priors, as _api sets them), in the print and the report (audit s19)
 PRIORS = ("priors on the run differences x divided by the mean over tasks of their sd (Corani et al. 2017, as baycomp "
           "sets them): delta0 ~ U(-max|x|, max|x|), sigma0 ~ U(0, 1000 sd of the task means), sigma_i ~ U(0, 1000), "
@@ -190,6 +191,7 @@ class BayesResult(Result):
         pairs = self.comparisons
         draws = [self._pair_draws(a, b) for a, b in zip(pairs["agent_1"], pairs["agent_2"])]
         share = [[self._share(p, n=n) for p, n in zip(pairs[c], draws)] for c in ("p_better", "p_rope", "p_worse")]
+        share[0] = _said_withheld(share[0], pairs)
         shown = pd.DataFrame({"pair": pairs["agent_1"] + " vs " + pairs["agent_2"],
                               "P(better)": share[0], "P(rope)": share[1],
                               "P(worse)": share[2], ACROSS[self.model][0]: pairs["estimate"],
@@ -251,6 +253,8 @@ class BayesResult(Result):
         for column in ("p_better", "p_rope", "p_worse", "p_better_next", "p_rope_next", "p_worse_next"):
             if column in table:
                 table[column] = [self._share(p, 5, n) for p, n in zip(table[column], draws)]
+        if "n_tasks" in table:  # the pairs' table (a pair that never met has no per-task rows)
+            table["p_better"] = _said_withheld(table["p_better"], table)
         return table
 
     # ---- tidy output ------------------------------------------------------------------
@@ -299,9 +303,13 @@ class BayesResult(Result):
                 f"with {how}, with {region}; differences are {self._direction()}. ")
         parts = []
         for row in self.comparisons.itertuples():
+            if row.n_tasks == 0:  # withheld: see the notes
+                parts.append(f"{row.agent_1} vs {row.agent_2}: {WITHHELD}")
+                continue
             if np.isnan(row.p_better):  # a pair sharing one task: see the notes
                 parts.append(f"{row.agent_1} vs {row.agent_2}: probabilities and credible interval withheld (one "
-                             f"shared task), {ACROSS[self.model][1]} {fmt.signif(row.estimate, 3)}")
+                             "shared task)" + (f", {ACROSS[self.model][1]} {fmt.signif(row.estimate, 3)}"
+                                               if np.isfinite(row.estimate) else ""))
                 continue
             n = self._pair_draws(row.agent_1, row.agent_2)
             better, rope, worse = (self._share(p, 3, n) for p in (row.p_better, row.p_rope, row.p_worse))
@@ -316,6 +324,12 @@ class BayesResult(Result):
             top = self.orderings.iloc[0]
             text += f" The most probable ordering was {top['ordering']} ({self._share(top['probability'], 3)})."
         return text
+
+
+def _said_withheld(shares, pairs):
+    """The shown P(better) of each pair, "withheld" where its row is (:func:`plots.withheld`; the notes say why), so
+    that a blank row of a table travelling without its notes cannot read as a number left out."""
+    return [WITHHELD_CELL if plots.withheld(row) else share for share, row in zip(shares, pairs.itertuples())]
 
 
 def _eq(share: str) -> str:

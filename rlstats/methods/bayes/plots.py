@@ -19,6 +19,11 @@ ACROSS = {"signed_rank": ("mean diff", "mean difference", "mean difference acros
           "hierarchical": ("centre (delta0)", "centre of the differences (delta0)",
                            "centre of the differences across tasks (delta0, the location of their Student-t)")}
 
+#: what the print, the prose and the figures say of a pair that never ran on a common task (withheld, with a note),
+#: and a table's cell of it
+WITHHELD = "withheld (the agents never ran on a common task)"
+WITHHELD_CELL = "withheld"
+
 #: the simplex's corners in the plane: worse (left), equivalent (top), better (right), as baycomp draws it
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
 
@@ -53,6 +58,9 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
     style.update(kwargs)
     next_task = result.model == "hierarchical"
     for panel, draws, row in zip(axes, result.simplex_draws, pairs.itertuples()):
+        if withheld(row):
+            _withheld_panel(panel, row, pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)  # its title level with the others'
+            continue
         xy = draws @ _CORNERS
         worse, rope, better = ((row.p_worse_next, row.p_rope_next, row.p_better_next) if next_task else
                                (row.p_worse, row.p_rope, row.p_better))
@@ -93,6 +101,9 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
     for panel, draws, row in zip(axes, result.posterior_draws, pairs.itertuples()):
+        if withheld(row):
+            _withheld_panel(panel, row)
+            continue
         panel.hist(draws, **style)
         if result.rope > 0:
             panel.axvspan(-result.rope, result.rope, color="C1", alpha=0.3, zorder=3, linewidth=0, label="ROPE")
@@ -115,3 +126,19 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
                          + ("; ROPE shaded)" if result.rope > 0 else ")"), fontsize=SMALL_FONT)
         panel.tick_params(labelsize=SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig
+
+
+def withheld(row) -> bool:
+    """Whether a row of ``comparisons`` is withheld whole: a pair that never met, or (hierarchical model) one on a
+    single shared task, whose estimate is NaN too (the signed-rank model gives that task's difference)."""
+    return row.n_tasks == 0 or not np.isfinite(row.estimate)
+
+
+def _withheld_panel(panel, row, pad=None):
+    """The panel of a pair that never ran on a common task: its name and that it is withheld (no draws exist), so
+    that the panels stay one per row of tidy() and none reads as a posterior at 0."""
+    panel.axis("off")
+    panel.set_title(f"{row.agent_1} vs {row.agent_2}", fontsize=SMALL_FONT + 1, pad=pad)
+    said = WITHHELD if row.n_tasks == 0 else f"{WITHHELD_CELL} (one shared task: see the notes)"
+    panel.text(0.5, 0.5, said.replace(" (", "\n(", 1), transform=panel.transAxes, ha="center", va="center",
+               fontsize=SMALL_FONT, color="0.3", wrap=True)

@@ -540,7 +540,7 @@ def _indirect_notes(graph, pairs, options):
     family = (f"Tukey's family of all {len(pairs)} pairs" if options.adjust == "tukey" else
               f"Holm's family of all {len(pairs)} pairs" if options.adjust == "holm" else "the table")
     one = len(names) == 1  # one pair said as one (audit s24: "1 pair ...: their contrasts are")
-    return [f"{count(len(names), 'pair')} of agents never ran on a common task ({graph.pairs_phrase(names)}): "
+    return [f"{graph.never_met_phrase(names)}: "
             f"{'its contrast is' if one else 'their contrasts are'} indirect, resting on the model (each agent's "
             "effect the same on every task, carried through the agents that link the pair, and the random task "
             f"intercepts) rather than on a task where both ran; tidy() gives {'it' if one else 'them'} 0 shared "

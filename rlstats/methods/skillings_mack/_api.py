@@ -725,7 +725,7 @@ def _never_met_notes(design, pairs, n_shared):
     if len(apart) > 3:  # the others named, so that no agent left out of the list reads as one that met everyone
         among += (f"; and {count(len(apart) - 3, 'more agent')} met only some: "
                   f"{join_and((said[j] for j in apart[3:]), limit=10)}")
-    return [f"{count(len(names), 'pair')} of agents never ran on a common task ({graph.pairs_phrase(names)}): they "
+    return [f"{graph.never_met_phrase(names)}: they "
             "are not compared post hoc and no critical-difference bar joins them; a mean rank is taken within each "
             f"task among the agents that ran there, so it places an agent among the agents it met only ({among})"]
 
