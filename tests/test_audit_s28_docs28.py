@@ -26,6 +26,8 @@ without a warning. What was stale, each with its test below:
    now, with the 10-task shortfall no note states (0.885 of 200, ceiling 0.998: left for the lead).
 8. rlstats/README.md's map did not name coverage_curves_gap.py among calibrate.py's APPENDED scripts (s26's test
    failed on main); it does, and that test counts 6 scripts.
+9. README's tour named every back end's function but rlstats.equivalence and rlstats.bayes; a bullet says what
+   they answer (their calls run as written in it).
 """
 
 import itertools
@@ -147,3 +149,16 @@ def test_calibration_page_quotes_the_task_bootstrap_measurements_the_note_quotes
     page = _words("docs/calibration.md")
     assert ("0.645 of data sets at 2 tasks, 0.76 at 3, 0.875 at 5 and 0.885 at 10" in page
             and "(0.5, 0.75, 0.94, 0.998)" in page)
+
+
+def test_readme_tour_names_every_back_ends_function():
+    """9. README's tour listed every back end's function but rlstats.equivalence and rlstats.bayes (on the site's
+    chooser and back-end pages only); every function the registry declares is now named there (task_table in the
+    real case after the tour)."""
+    from rlstats import methods
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tour = readme[readme.index("## A short tour"):readme.index("## R's habits")]  # the tour and the real case
+    declared = sorted({d.function_name for d in methods.DECLARATIONS.values()})
+    assert "equivalence" in declared and "bayes" in declared
+    assert [name for name in declared if f"rlstats.{name}" not in tour] == []
