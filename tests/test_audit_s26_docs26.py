@@ -123,9 +123,10 @@ def test_map_names_every_script_that_appends_calibration_rows():
     """rlstats/README.md: calibration.csv is written by calibrate.py "with the rows other scripts append, `APPENDED`
     there: ..." and named coverage_tuning_real.py, size_equivalence_mean.py and size_equivalence_spread.py;
     APPENDED also names coverage_curves_fresh.py (the curves' bands at 8 agents) and coverage_one_task.py (the
-    bootstrap's default on one task)."""
+    bootstrap's default on one task), and since audit s28 (gapkinds28) coverage_curves_gap.py (the curves'
+    optimality-gap bands of agents at or below gamma; the map named it since docs28)."""
     scripts = _appended_scripts()
-    assert len(scripts) == 5 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
+    assert len(scripts) == 6 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
     text = _words("rlstats/README.md")
     start = text.index("with the rows other scripts append, `APPENDED` there")
     sentence = text[start:text.index("); back ends quote its rows", start)]

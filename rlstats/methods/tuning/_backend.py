@@ -162,7 +162,8 @@ VOCABULARY = (
     ("probability_best", None, "P(best)",
      "probability that the configuration is the best under the bootstrap of the whole selection (ties share)"),
     ("in_best_set", None, "in best set",
-     "whether the configuration's probability of being best reaches the threshold (missing where it is withheld)"),
+     "whether the configuration is best, or tied for best, in at least the threshold's share of the resamples "
+     "(probability_best shares ties, so it can be lower; missing where it is withheld)"),
     ("selected", None, "selected", "whether the configuration has the best mean (the one tuning selects)"),
     ("mean_selected", None, "selected mean", "the selected configuration's own mean score (optimistic)"),
     ("optimism", None, "optimism", "bootstrap estimate of how much select-then-report overstates the tuned score"),
