@@ -889,7 +889,10 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
                                  design.n_tasks, np.isfinite(bounds).all(axis=-1), cells)
     else:  # audit s28: what resampling few tasks can say of a population of tasks
-        gone, said = small_runs.tasks_resampled(design.n_tasks, options.confidence_level, options.interval)
+        # (audit s28 taskboot28: with the coverage simulated for this design, not only the closed-form ceiling)
+        gone, said = small_runs.tasks_resampled(design.n_tasks, options.confidence_level, options.interval,
+                                                metrics=options.metric_names, kinds=kinds,
+                                                runs=int(design.counts.min()))
         if gone:
             bounds, se = np.full_like(bounds, np.nan), np.full_like(se, np.nan)
             withheld = [*withheld, *said]
