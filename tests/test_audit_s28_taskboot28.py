@@ -63,6 +63,12 @@ def test_the_simulations_resampling_is_the_packages():
     # and the interval it prints is the percentile interval of that distribution
     assert res.interval == "percentile"
     np.testing.assert_allclose(res.intervals[0], np.quantile(theirs, [0.025, 0.975], axis=0).T, atol=1e-12)
+    # and interval="basic" (the script's too) that one reflected about the estimate (the mean, median and IQM: the
+    # gap's may be clipped at 0)
+    basic = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, n_resamples=3000, rng=1, gamma=1.0,
+                              metrics=list(SIM["METRICS"]), normalize=False, progress=False, interval="basic")
+    reflected = 2 * res.estimates[0][:, None] - np.quantile(theirs, [0.975, 0.025], axis=0).T
+    np.testing.assert_allclose(basic.intervals[0][:3], reflected[:3], atol=1e-12)
 
 
 def test_reduced_grid_point():
@@ -83,7 +89,7 @@ def _table(**design):
 
 def test_the_table_holds_the_grid_and_the_percentile_interval_misses_everywhere():
     table = _table()
-    assert len(table) == 60 * 9
+    assert len(table) == 60 * 13  # 4 metrics x 3 intervals, and t on the mean
     percentile = table[table["interval"] == "percentile"]
     assert percentile["default"].all() and not table[table["interval"] != "percentile"]["default"].any()
     # the default misses 95% (3 Monte Carlo SE) for the mean at every number of tasks simulated
@@ -115,6 +121,15 @@ def test_note_quotes_the_measured_coverage_of_the_design(tasks, runs, read):
     words = " and ".join(str(t) for t in read) + " tasks"
     assert f"in simulations on {words} with {nearest} runs per task, nominal 95% percentile intervals" in said[0]
     assert ("2^(1 - " in said[0]) == (tasks <= 5)
+
+
+def test_basic_intervals_quote_their_own_rows():
+    res = rlstats.bootstrap(_frame(26, 5), "score ~ agent | task", task_bootstrap=True, n_resamples=200, rng=1,
+                            progress=False, metrics=["median"], interval="basic")
+    rows = _table(interval="basic", metric="median", runs=5, tasks=26)
+    said = [n for n in res.notes if "task_bootstrap=True) from 26 tasks" in n]
+    assert len(said) == 1 and "nominal 95% basic intervals" in said[0]
+    assert f"only {rows[rows['misses']]['coverage'].min():.2f} of data sets for the median of task means (" in said[0]
 
 
 def test_other_levels_keep_the_closed_form_alone():

@@ -21,6 +21,7 @@ with replacement, then each drawn task's runs with replacement):
 
 - ``percentile``: the 2.5% and 97.5% quantiles of the resampled metric -- what ``bootstrap(task_bootstrap=True)``
   gives by default (the studentised default gives way to it);
+- ``basic``: the percentile interval reflected about the estimate (``interval="basic"``);
 - ``expanded_tasks``: the percentile interval read at the level whose normal quantile is sqrt(n/(n-1)) t_{n-1}
   (Hesterberg's expansion with n tasks as the sample size);
 - ``t_tasks`` (the mean only): Student's t on the n task means, mean +- t_{n-1} s / sqrt(n), which carries the run
@@ -122,6 +123,8 @@ def intervals(scores, n_resamples, rng, level=LEVEL):
     dist = np.concatenate([resampled(scores[i:i + block], n_resamples, rng) for i in range(0, sets, block)])
     tail = (1 - level) / 2
     out = {"percentile": np.moveaxis(np.quantile(dist, [tail, 1 - tail], axis=1), 0, -1)}
+    estimates = metrics_of(scores)[:, :, None]
+    out["basic"] = 2 * estimates - out["percentile"][..., ::-1]  # the percentile interval reflected about the estimate
     z = np.sqrt(tasks / (tasks - 1)) * stats.t.ppf(1 - tail, tasks - 1)
     wide = special.ndtr(-z)
     out["expanded_tasks"] = np.moveaxis(np.quantile(dist, [wide, 1 - wide], axis=1), 0, -1)

@@ -951,7 +951,8 @@ def tasks_measured_clause(interval, metrics, kinds, n_tasks, runs):
         if missed:
             worst = min(missed, key=calibration.worst_coverage)
             sd = worst["configuration"].split()[-1]  # "run sd 0.3": the runs' sd, the task means' being 1
-            said.append(f"{float(worst['coverage']):.2f}{'' if said else ' of data sets'} for the {metric_label(name)} "
+            named = median_of_task_means(name) if kind == "median" else f"the {metric_label(name)}"
+            said.append(f"{float(worst['coverage']):.2f}{'' if said else ' of data sets'} for {named} "
                         f"({worst['distribution']} task means, runs' sd {sd} times theirs)")
             read += rows
     if not said:
