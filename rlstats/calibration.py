@@ -12,6 +12,8 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     under the null), ``bootstrap.interval`` (a bootstrap interval at few runs per task holds the true metric),
     ``percentiles.interval`` (the performance percentiles' simultaneous intervals all hold their true values),
     ``bootstrap.profile`` (a performance profile's pointwise band holds the true profile at one threshold),
+    ``bootstrap.interval_tasks`` (an interval of ``bootstrap(task_bootstrap=True)`` holds the metric's value over the
+    population of tasks the tasks were drawn from; ``configuration`` the runs' sd beside the task means' 1),
     ``selection.size`` (the selection check's inspector and reporter tests do not reject under their null),
     ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null),
     ``adastop.fwe_means`` (AdaStop's default rejects no comparison when the agents' means are equal but one agent's
@@ -267,6 +269,8 @@ DEFAULTS: dict[str, Patterns] = {
     # (audit s19: the one-task rows where the default withholds, measured with the rule lifted, are "withheld")
     "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ""},),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
+    # audit s28 taskboot28: task_bootstrap=True, against a population of tasks; the studentised default gives way there
+    "bootstrap.interval_tasks": ({"interval": "percentile"},),
     # kind="tasks": the skew-corrected t band (audit s12; "t" from audit s10, whose rows stay)
     "bootstrap.profile_tasks": ({"metric": "tasks", "interval": "skew_t"},),
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T

@@ -28,7 +28,11 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # audit s28 (gapkinds28): curves' 20 optimality-gap rows of agents whose every score is at or below gamma while
     # their true scores cross it, 2 missing (skewed, 1 task x 5 runs pointwise 0.883, 5 x 5 simultaneous 0.890;
     # conditional on the data falling short of the upper tail: every band read there misses on that side)
-    assert (len(mine), int(mine["misses"].sum())) == (5_194, 199)
+    # audit s28 (taskboot28): the 240 default rows of bootstrap(task_bootstrap=True) against a population of tasks,
+    # 132 missing
+    assert (len(mine), int(mine["misses"].sum())) == (5_434, 331)
+    tasks = mine["procedure"] == "bootstrap.interval_tasks"
+    assert (int(tasks.sum()), int(mine[tasks]["misses"].sum())) == (240, 132)
     band_misses = mine[(mine["procedure"] == "curves.band") & mine["misses"]]
     assert band_misses["statistic"].tolist() == ["optimality_gap"] * 2
     two = (mine["procedure"] == "bootstrap.interval") & (mine["tasks"] == 2)
@@ -36,7 +40,7 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     assert (int(spread.sum()), int(mine[spread]["misses"].sum())) == (486, 112)
     fwe_spread = mine["procedure"] == "adastop.fwe_spread"
     assert (int(fwe_spread.sum()), int(mine[fwe_spread]["misses"].sum())) == (50, 22)
-    assert "199 of the defaults' 5,194 rows miss" in PAGE.read_text(encoding="utf-8")
+    assert "331 of the defaults' 5,434 rows miss" in PAGE.read_text(encoding="utf-8")
 
 
 # review23a (a strict xfail until equivgate23): equiv23's note of unlike spreads was gated on the runs' sample SDs 2 or
