@@ -23,8 +23,8 @@ import pandas as pd
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
-from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, label_literal, subset_dropping_attempts,
-                           subset_selecting)
+from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, keeping, label_literal,
+                           subset_dropping_attempts)
 from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural
 from .errors import DesignError, OptionError, agent_named, rows_named, shell_word, shown
@@ -319,13 +319,17 @@ class Design:
                 widest = int(np.argmax((self.counts > 0).sum(axis=1)))
                 ran = self.counts[widest] > 0
                 kept = tuple(a for a, r in zip(self.agents, ran) if r)
-                subset = subset_selecting(self.formula.groups, kept, tuple(a for a, r in zip(self.agents, ran) if not r),
-                                          self.numeric_agents)
-                raise DesignError(
-                    f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}, and no task has runs of every "
-                    f"agent, so leaving out the incomplete tasks would leave none: add those runs, or leave out agents "
-                    f"by passing subset={subset!r} to rlstats.compare (it keeps the {count(len(kept), 'agent')} "
-                    f"that ran {self.tasks[widest]!r})")
+                way = keeping(self.formula.groups, kept, tuple(a for a, r in zip(self.agents, ran) if not r),
+                              self.numeric_agents)  # an option of what was called: power() takes no subset=
+                found = (f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}, and no task has runs of "
+                         f"every agent, so leaving out the incomplete tasks would leave none: add those runs, or leave "
+                         f"out agents by passing ")
+                # with na_action="drop", as the agents kept may still miss tasks (audit s28: a second refusal)
+                kept_said = (f" (it keeps the {count(len(kept), 'agent')} that ran {self.tasks[widest]!r}, on the "
+                             "tasks where all of them ran)")
+                raise DesignError(found + f'{way.python} and na_action="drop" to {way.function}{kept_said}',
+                                  command_line=found + f"{way.command_line} -o na_action=drop to {way.command}"
+                                  + kept_said)
             raise DesignError(
                 f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}: add those runs, leave out the "
                 f"tasks or agents that are missing, or pass na_action=\"drop\" to leave out the "
@@ -1155,17 +1159,19 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
                       f"{column}', ")
         not_block = f"if '{column}' is not a block (it numbers runs or batches, say), "
         # the command line has no pool_tasks=: its ways are a condition on the file's rows and the file itself
-        # (audit s24: it was told to call rlstats.build)
+        # (audit s24: it was told to call rlstats.build); power keeps one task by its tasks=, with the blocking term
+        # (audit s28: it was told to filter the file)
         first = data[column].dropna().iloc[0]
-        literal = str(first) if isinstance(first, (int, float, np.integer, np.floating)) else repr(str(first))
-        # review24b: a name holding ' (repr's double quotes) sat in the double-quoted -o, which no shell reads
-        subset = shell_word(f"subset={column} == {literal}")
+        numeric = isinstance(first, (int, float, np.integer, np.floating))
+        way = keeping(column, (str(first),), numeric=numeric, what="task")
+        blocked = f"{formula.response} ~ {formula.groups} | {column}"
+        python, command_line = ((f"formula={blocked!r} and {way.python}", f"--formula {shell_word(blocked)} "
+                                 f"{way.command_line}") if way.option == "tasks=" else (way.python, way.command_line))
         raise DesignError(
-            found_text + f"filter the data to one {column}, or, {not_block}pool on purpose: "
-            f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
-            command_line=found_text + f"keep the rows of one {column} (on the command line: -o {subset} with rlstats "
-            f"compare; in the file itself for rlstats power), or, {not_block}remove the column '{column}' from the file "
-            "to pool its runs on purpose")
+            found_text + f"filter the data to one {column} (pass {python} to {way.function}), or, {not_block}pool on "
+            f"purpose: rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
+            command_line=found_text + f"keep the rows of one {column} ({command_line} with {way.command}), or, "
+            f"{not_block}remove the column '{column}' from the file to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 

@@ -4,11 +4,13 @@ Every input problem raises a subclass of :class:`RlstatsError`, which is a
 ``ValueError`` so that generic ``except ValueError`` handlers keep working.
 """
 
+import contextlib
 import functools
 import re
 import shlex
 import types
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 
@@ -45,6 +47,28 @@ class DataUnavailableError(RlstatsError):
 
 class LogReadError(RlstatsError):
     """Training logs cannot be read: unreadable, truncated, empty or missing what was asked for."""
+
+
+#: The public function a user called (its name in :data:`ENTRIES`), whose options a refusal's way on names: a back end
+#: reached through :func:`rlstats.power` must not tell its user to pass ``subset=``, which power() does not take
+#: (audit s28). Set by :func:`called_as`; unset, the way on is :func:`rlstats.compare`'s.
+ENTRY: ContextVar[str] = ContextVar("rlstats_entry", default="compare")
+
+#: entry -> (the Python function, the command that calls it): the names a way on gives for where to go
+ENTRIES = {"compare": ("rlstats.compare", "rlstats compare"), "power": ("rlstats.power", "rlstats power"),
+           "sample_size": ("rlstats.sample_size", "rlstats power --target-power")}
+
+
+@contextlib.contextmanager
+def called_as(entry: str) -> Iterator[None]:
+    """Within it, refusals name the ways on of ``entry`` (a key of :data:`ENTRIES`); the outermost call decides, so
+    that power()'s ways hold through the back ends it runs (and sample_size()'s through the power() rows it asks)."""
+    token = ENTRY.set(entry) if ENTRY.get() == "compare" else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            ENTRY.reset(token)
 
 
 class RlstatsWarning(UserWarning):
