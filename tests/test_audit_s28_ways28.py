@@ -148,3 +148,53 @@ def test_command_compare_subset_said_once(files, capsys):
     assert "-o \"subset=agent in ['A', 'B']\"; group 2" in err and "-o \"-o" not in err
     err = command_error(capsys, ["compare", str(files / "two.csv"), "score ~ agent"])
     assert "(-o \"subset=task in ['t1']\" with rlstats compare)" in err
+
+
+# --- read_logs: seeds read as reruns ---------------------------------------------------------------------------------
+
+def _seed_folders(root, prefix="seed_"):
+    """Two agents x one task x 3 seed folders of an SB3 progress.csv each, the pattern's {seed} left out."""
+    for agent in ("dqn", "ppo"):
+        for seed in range(3):
+            folder = root / agent / "Pong" / f"{prefix}{seed}"
+            folder.mkdir(parents=True)
+            (folder / "progress.csv").write_text(f"step,reward\n0,1\n100,{seed + 2}\n")
+    return root
+
+
+def _notes(frame):
+    from rlstats.provenance import provenance_of
+
+    return [note.text for note in provenance_of(frame).notes]
+
+
+def test_read_logs_seed_folders_read_as_reruns_suggest_seed_in_pattern(tmp_path):
+    root = _seed_folders(tmp_path)
+    frame = rlstats.read_logs(root, pattern="{agent}/{task}", progress=False)
+    rerun = next(text for text in _notes(frame) if "started again" in text)
+    assert "if those folders are seeds, not attempts of one run, name them in the pattern: " \
+           "pattern='{agent}/{task}/seed_{seed}'; else keep the one you mean" in rerun
+    # followed once: 6 runs of 3 seeds, no attempt column, no rerun note
+    again = rlstats.read_logs(root, pattern="{agent}/{task}/seed_{seed}", progress=False)
+    assert "attempt" not in again.columns and sorted(again.seed.unique().tolist()) == [0, 1, 2]
+    assert not any("started again" in text for text in _notes(again))
+
+
+def test_read_logs_rerun_folders_that_are_not_seeds_get_no_seed_hint(tmp_path):
+    root = tmp_path
+    for name in ("PPO_first", "PPO_again"):
+        folder = root / "ppo" / "Pong" / name
+        folder.mkdir(parents=True)
+        (folder / "progress.csv").write_text("step,reward\n0,1\n100,2\n")
+    frame = rlstats.read_logs(root, pattern="{agent}/{task}", progress=False)
+    rerun = next(text for text in _notes(frame) if "started again" in text)
+    assert "name them in the pattern" not in rerun and ", so keep the one you mean" in rerun
+
+
+def test_command_read_logs_spells_pattern_and_subset_as_commands_take_them(tmp_path, capsys):
+    root = _seed_folders(tmp_path / "logs")
+    assert main(["read-logs", str(root), "--pattern", "{agent}/{task}", "-o", str(tmp_path / "out.csv")]) == 0
+    said = capsys.readouterr().out  # the notes follow the summary line
+    assert "name them in the pattern: --pattern \"{agent}/{task}/seed_{seed}\"" in said
+    assert "e.g. rlstats compare's -o \"subset=~(agent == 'dqn' & task == 'Pong' & attempt != 'seed_2')\" keeps" in said
+    assert "subset=\"" not in said
