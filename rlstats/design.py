@@ -1276,8 +1276,15 @@ def check_agent_named(design: Design, option: str, name: object, *, listed: bool
     lists, ``pairs=``), as the design's label; an OptionError naming the option and the agents where it is none of
     them, saying why where the data held it (a categorical's level with no rows, an agent left out with its tasks) or
     which agents it is close to (:func:`rlstats.errors.agent_named`, the one wording)."""
-    return agent_named(design.agents, option, name, f" in column '{design.formula.groups}'",
-                       dict(design.left_out_agents), listed=listed)
+    return agent_named(design.agents, option, name, listed=listed, **agents_said(design))
+
+
+def agents_said(design: Design) -> dict[str, Any]:
+    """What an unknown agent's error says of ``design``'s agents (:func:`rlstats.errors.agent_named`'s ``where`` and
+    ``left_out``): the column, and why an agent of the data is not among them (a categorical's level with no rows).
+    The one home of that context, for :func:`check_agent_named` and the checks of agents listed in pairs
+    (:func:`rlstats.options.check_pairs`; audit s28: pairs= and reference= named the level without saying why)."""
+    return {"where": f" in column '{design.formula.groups}'", "left_out": dict(design.left_out_agents)}
 
 
 def _step_values(values, column):

@@ -198,3 +198,36 @@ def test_command_read_logs_spells_pattern_and_subset_as_commands_take_them(tmp_p
     assert "name them in the pattern: --pattern \"{agent}/{task}/seed_{seed}\"" in said
     assert "e.g. rlstats compare's -o \"subset=~(agent == 'dqn' & task == 'Pong' & attempt != 'seed_2')\" keeps" in said
     assert "subset=\"" not in said
+
+
+# --- a categorical's unused level named in pairs=/reference=: said as control= says it ------------------------------
+
+def _with_unused_level():
+    df = rlstats.datasets.simulate(agents=["A", "B", "C"], tasks=3, seeds=5, rng=0)
+    return df.assign(agent=pd.Categorical(df.agent, categories=["A", "B", "C", "X"]))
+
+
+LEFT_OUT = "is not an agent in column 'agent' (it has no rows in the data analysed, left out); the agents are: "
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda df: rlstats.skillings_mack(df, "score ~ agent | task", control="X"), "control='X' "),  # the wording
+    (lambda df: rlstats.adastop(df, "score ~ agent | task", reference="X", rng=0, progress=False), "reference='X' "),
+    (lambda df: rlstats.adastop(df, "score ~ agent | task", comparisons=[("A", "X")], rng=0, progress=False),
+     "'X' in comparisons= "),
+    (lambda df: rlstats.compare(df, "score ~ agent | task", method="permutation", reference="X", rng=0),
+     "reference='X' "),
+])
+def test_unused_level_named_by_an_option_says_it_has_no_rows(call, said):
+    with pytest.raises(rlstats.errors.OptionError) as info:
+        call(_with_unused_level())
+    assert str(info.value) == said + LEFT_OUT + "'A', 'B', 'C'"
+
+
+@pytest.mark.xfail(strict=True, reason="needs ProbabilityOfImprovementOptions.for_agents to pass agents_said(design) "
+                                       "to check_pairs: rlstats/methods/bootstrap is another helper's this session")
+def test_probability_of_improvement_pairs_unused_level_says_it_has_no_rows():
+    with pytest.raises(rlstats.errors.OptionError) as info:
+        rlstats.probability_of_improvement(_with_unused_level(), "score ~ agent | task", pairs=[("A", "X")], rng=0,
+                                           progress=False)
+    assert str(info.value) == "'X' in pairs= " + LEFT_OUT + "'A', 'B', 'C'"

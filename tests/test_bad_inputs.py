@@ -1180,7 +1180,10 @@ def test_agents_that_never_met(name, layout, call, expected, phrases):
 
 def test_agents_that_never_met_on_the_command_line(tmp_path):
     APART.to_csv(tmp_path / "apart.csv", index=False)
-    cli_fails(tmp_path, ["compare", "{d}/apart.csv", "score ~ agent | task"], _GROUPS)
+    # the command's own spelling of the way on (audit s28 ways28: it was Python's subset="...")
+    cli_fails(tmp_path, ["compare", "{d}/apart.csv", "score ~ agent | task"],
+              (_GROUPS[0], "group 1: agent_1, agent_2 (on 2 tasks: task_01, task_02), "
+                           "-o \"subset=agent in ['agent_1', 'agent_2']\"", "with its -o subset= (rlstats compare)"))
     done = _cli("compare", tmp_path / "apart.csv", "score ~ agent | task", "-o", "subset=agent in ['agent_1', 'agent_2']")
     assert done.returncode == 0  # the note names the option as typed (audit s25 cli25)
     assert "Note: -o \"subset=agent in ['agent_1', 'agent_2']\" kept 12 of 24 rows" in done.stdout
