@@ -59,6 +59,18 @@ ENTRIES = {"compare": ("rlstats.compare", "rlstats compare"), "power": ("rlstats
            "sample_size": ("rlstats.sample_size", "rlstats power --target-power")}
 
 
+#: entry -> the option that sets the runs per cell of the data it draws itself, where "add runs" is a number of
+#: seeds to simulate: power() simulates seeds=, sample_size() searches from min_seeds= (the command line's hint
+#: rewriter spells them --seeds and -o min_seeds=)
+_PLANNED_RUNS = {"power": "seeds=", "sample_size": "min_seeds="}
+
+
+def planned_runs() -> str | None:
+    """The option of the function the user called (:data:`ENTRY`) that sets the runs per cell it simulates, or None
+    where the runs are the user's data: a back end's "add runs" is then "simulate more seeds" (audit s28)."""
+    return _PLANNED_RUNS.get(ENTRY.get())
+
+
 @contextlib.contextmanager
 def called_as(entry: str) -> Iterator[None]:
     """Within it, refusals name the ways on of ``entry`` (a key of :data:`ENTRIES`); the outermost call decides, so

@@ -231,3 +231,34 @@ def test_probability_of_improvement_pairs_unused_level_says_it_has_no_rows():
         rlstats.probability_of_improvement(_with_unused_level(), "score ~ agent | task", pairs=[("A", "X")], rng=0,
                                            progress=False)
     assert str(info.value) == "'X' in pairs= " + LEFT_OUT + "'A', 'B', 'C'"
+
+
+# --- a plan's "add runs": the seeds it simulates ---------------------------------------------------------------------
+
+def test_power_need_way_on_is_seeds_to_simulate(capsys):
+    with pytest.raises(DesignError) as info:
+        rlstats.power("permutation", seeds=[1, 2], n_sim=4, progress=False, rng=0)
+    assert "p = 1 whatever the scores; simulate at least 2 seeds per cell (seeds=), or" in str(info.value)
+    assert "add runs" not in str(info.value)
+    # outside a plan the data are the user's: add runs
+    data = rlstats.datasets.simulate(agents=2, tasks=2, seeds=1, rng=0)
+    with pytest.raises(DesignError, match="p = 1 whatever the scores; add runs, or"):
+        rlstats.compare(data, "score ~ agent | task", method="permutation", rng=0)
+    assert main(["power", "permutation", "--seeds", "1,2", "--n-sim", "4", "--no-progress", "--seed", "0"]) == 2
+    assert "simulate at least 2 seeds per cell (--seeds), or" in capsys.readouterr().err
+
+
+def test_power_adastop_no_level_warning_names_seeds_and_k(capsys):
+    with pytest.warns(rlstats.errors.RlstatsWarning, match=r"simulate more seeds per cell \(seeds=; n = seeds / K\) "
+                                                           r"or pass a larger K="):
+        rlstats.power("adastop", seeds=[5], K=5, n_sim=4, tasks=2, progress=False, rng=0)
+    assert main(["power", "adastop", "--seeds", "5", "-o", "K=5", "--tasks", "2", "--n-sim", "4", "--no-progress",
+                 "--seed", "0"]) == 0
+    assert "simulate more seeds per cell (--seeds; n = seeds / K) or pass a larger -o K=" in capsys.readouterr().err
+
+
+def test_sample_size_not_reached_warning_names_the_flags(capsys):
+    argv = ["power", "skillings_mack", "--effect", "0.05", "--target-power", "0.8", "--max-seeds", "4", "--n-sim",
+            "20", "--tasks", "3", "--no-progress", "--seed", "0"]
+    assert main(argv) == 0
+    assert "raise --max-seeds or --effect" in capsys.readouterr().err

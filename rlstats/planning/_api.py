@@ -1083,12 +1083,12 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
                 warn(f"power {target} was not reached at {rows[-1]['seeds']} seeds, the most searched (estimate "
                      f"{fmt.signif(rows[-1]['power'], 3)}), though {fmt.join_and(reached)} seeds reached it by the "
                      "simulation's estimate: no sample size from which every number searched reaches it; raise "
-                     "max_seeds or n_sim")
+                     "max_seeds= or n_sim=")  # named so, the command line's hints read --max-seeds, --n-sim
             else:
                 # the largest rate simulated: max() of a list led by a withheld (NaN) row was NaN
                 largest = max((r["power"] for r in rows if not math.isnan(r["power"])), default=math.nan)
                 warn(f"power {target} was not reached with up to {high_units * unit} seeds (largest estimate "
-                     f"{fmt.signif(largest, 3)}); raise max_seeds or the effect")
+                     f"{fmt.signif(largest, 3)}); raise max_seeds= or effect=")
     return result
 
 

@@ -42,7 +42,7 @@ from ... import calibration
 from ... import format as fmt
 from ...design import agents_said, design_of, public_function
 from ...cost import MAX_BYTES, admit, shows
-from ...errors import DesignError, OptionError, agent_named, warn
+from ...errors import DesignError, OptionError, agent_named, planned_runs, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
@@ -199,12 +199,16 @@ def no_level_clause(n: int, K: int, alpha: float) -> str:
 def _warn_if_powerless(schedule, sequential=True):
     """A test that can never reject is almost surely a mistake: say so loudly (permutation() in its own words:
     it has no batches, interims, n= or K=)."""
+    planned = planned_runs()  # power() draws the runs itself: its way on is more seeds (audit s28)
     if schedule.reject_level[-1] == 0 and not sequential:
         warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
-             f"(alpha = {schedule.alpha}): the permutation test can never reject; add runs")
+             f"(alpha = {schedule.alpha}): the permutation test can never reject; "
+             + (f"simulate more seeds per cell ({planned})" if planned else "add runs"))
     elif schedule.reject_level[-1] == 0:
-        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha)}: the test can never reject; use a "
-             "larger n or K (the paper advises n * K >= 30)")
+        way = (f"simulate more seeds per cell ({planned}; n = seeds / K) or pass a larger K=" if planned else
+               "use a larger n or K")
+        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha)}: the test can never reject; {way} "
+             "(the paper advises n * K >= 30)")
 
 
 def _interim_generator(ss, task_index, interim):
