@@ -262,3 +262,23 @@ def test_sample_size_not_reached_warning_names_the_flags(capsys):
             "20", "--tasks", "3", "--no-progress", "--seed", "0"]
     assert main(argv) == 0
     assert "raise --max-seeds or --effect" in capsys.readouterr().err
+
+
+# --- sweep: ways on that named an option the function called does not take ----------------------------------------
+
+def test_power_subset_names_agents_and_tasks(files, capsys):
+    with pytest.raises(rlstats.errors.OptionError, match=r"subset= is not taken by power\(\): a pilot keeps some "
+                                                         r"agents with agents= and some tasks with tasks="):
+        rlstats.power("bootstrap", design=TWO_TASKS, formula="score ~ agent | task", subset="task == 't1'", **QUICK)
+    err = command_error(capsys, ["power", "bootstrap", "--pilot", str(files / "two.csv"), "--formula",
+                                 "score ~ agent | task", "-o", "subset=task == 't1'", *POWER])
+    assert "some agents with --agents and some tasks with --tasks; for other rows, filter the file first" in err
+
+
+def test_bayes_orderings_way_on_is_compares_subset():
+    data = rlstats.datasets.simulate(agents=["A", "B", "C"], tasks=3, seeds=3, rng=0)
+    data = data[~((data.agent == "C") & (data.task == "task_01"))]
+    with pytest.raises(DesignError) as info:
+        rlstats.bayes(data, "score ~ agent | task", orderings=True, rng=0, progress=False)
+    assert "1 cell of this design is empty; keep the tasks every agent ran with rlstats.compare's subset=" \
+        in str(info.value)

@@ -1332,6 +1332,9 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     # audit s17: it reached the method with a Design ("normalise before building the Design")
     ("normalize", "bootstrap", {"normalize": "atari100k_reference"}, OptionError,
      ("normalize= is not taken by power(): normalise the pilot first", "rlstats.normalize(pilot, reference)")),
+    # audit s28 (ways28): it was "not an option of bootstrap", the back end's, with no way to the rows wanted
+    ("subset", "bootstrap", {"subset": "task == 'task_01'"}, OptionError,
+     "subset= is not taken by power(): a pilot keeps some agents with agents= and some tasks with tasks="),
     ("formula without a pilot", "skillings_mack", {"formula": "score ~ agent | task"}, OptionError,
      "formula= goes with a pilot (design= a DataFrame)"),
     ("resample without a pilot", "skillings_mack", {"resample": "pooled"}, OptionError,

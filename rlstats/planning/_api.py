@@ -102,7 +102,13 @@ _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rn
              "backend": "backend= of power()", "client": "client= of power()"}
 #: options of the methods that read the caller's DataFrame, which the simulated data sets are not: the way on instead
 _PILOT_FIRST = {"normalize": "normalise the pilot first, rlstats.normalize(pilot, reference), and give that as design= "
-                             "(its runs are resampled on that scale)"}
+                             "(its runs are resampled on that scale)",
+                # audit s28: it was "not an option of bootstrap", the back end's, with no way to the rows wanted
+                "subset": "a pilot keeps some agents with agents= and some tasks with tasks=; for other rows, "
+                          "select them in the pilot first (pilot[mask]) and give that as design="}
+#: the same ways as the command line takes them, where Python's is code (pilot[mask])
+_PILOT_FIRST_COMMAND = {"subset": "a pilot keeps some agents with agents= and some tasks with tasks=; for other "
+                                  "rows, filter the file first"}
 #: what power() gives each analysis it runs: the study's estimate covers them, and power() draws the one bar
 _QUIET = {"progress": False, "max_seconds": math.inf}
 
@@ -191,7 +197,9 @@ def _check_one_option(method, name, value, caller="power()"):
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
     if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
-        raise OptionError(f"{name}= is not taken by power(): {_PILOT_FIRST[name]}")
+        found = f"{name}= is not taken by {caller}: "
+        raise OptionError(found + _PILOT_FIRST[name],
+                          command_line=found + _PILOT_FIRST_COMMAND[name] if name in _PILOT_FIRST_COMMAND else None)
     if name in _replaced(method):
         raise OptionError(f"{name}= is not available for {method} in power(); use {_replaced(method)[name]}")
     if name not in _accepted_options(method):
