@@ -282,3 +282,16 @@ def test_bayes_orderings_way_on_is_compares_subset():
         rlstats.bayes(data, "score ~ agent | task", orderings=True, rng=0, progress=False)
     assert "1 cell of this design is empty; keep the tasks every agent ran with rlstats.compare's subset=" \
         in str(info.value)
+
+
+def test_power_workers_word_the_way_on_as_the_dry_run():
+    """Blocks run on worker threads (or processes) start with no entry: their warnings said 'use a larger n or K'
+    beside the dry run's 'simulate more seeds', one warning told twice in two wordings."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rlstats.power("adastop", seeds=[5], K=5, n_sim=8, tasks=2, progress=False, rng=0, n_jobs=2,
+                      backend="threading")
+    said = [str(w.message) for w in caught if "no level can be spent" in str(w.message)]
+    assert len(said) == 1 and "simulate more seeds per cell (seeds=; n = seeds / K)" in said[0]
