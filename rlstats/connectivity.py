@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ENTRIES, ENTRY, DesignError, shell_word
+from .errors import ENTRIES, DesignError, entry as called_entry, shell_word
 from .format import count, join_and, listed, names_shown
 
-__all__ = ["ComparisonGraph", "Keeping", "comparison_graph", "components", "keeping", "label_literal",
+__all__ = ["ComparisonGraph", "Keeping", "comparison_graph", "components", "kept_by", "keeping", "label_literal",
            "subset_selecting"]
 
 #: How many groups, and how many names per group, a refusal spells out before "...".
@@ -118,12 +118,13 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
     tasks those agents ran, where fewer than the data's: power's pilot keeps every task with ``agents=``, an empty one
     among them, which a back end then refuses (audit s28: a second refusal), while a ``subset=`` drops it with its
     rows."""
-    entry = ENTRY.get()
-    function, command = ENTRIES[entry]
-    if entry == "compare":
+    entry = called_entry()
+    if entry not in ("power", "sample_size"):  # compare's subset= (the back ends' own functions take none)
+        function, command = ENTRIES["compare"]
         condition = subset_selecting(column, names, others, numeric)
         return Keeping(f"subset={condition!r}", "-o " + shell_word(f"subset={condition}"), "subset=", "-o subset=",
                        function, command)
+    function, command = ENTRIES[entry]
     option = f"{what}s"
     python, command_line = f"{option}={list(names)!r}", f"--{option} {shell_word(_csv_row(names))}"
     if tasks is not None:
@@ -131,6 +132,21 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
         command_line += f" --tasks {shell_word(_csv_row(tasks))}"
     return Keeping(python, command_line, f"{option}=" + (" and tasks=" if tasks is not None else ""),
                    f"--{option}" + (" and --tasks" if tasks is not None else ""), function, command)
+
+
+def kept_by(condition: str) -> tuple[str, str]:
+    """(Python, command line): how the function or command a user called keeps the rows ``condition`` (in the
+    grammar of :mod:`rlstats.conditions`, which ``DataFrame.query`` reads alike) selects: ``subset="..."`` where it
+    takes one (compare, curves), the data given as ``df.query("...")`` where it does not (summarize_runs,
+    align_steps; power's pilot), and ``-o "subset=..."`` on the command line (compare's, which its --summarize reads
+    before the summary). Audit s28: summarize_runs was told to pass subset=, which it does not take."""
+    said = "-o " + shell_word(f"subset={condition}")
+    called = called_entry()
+    if called in ("power", "sample_size"):
+        return f"design=pilot.query({condition!r})", "a pilot file filtered first"
+    if called in ("summarize_runs", "align_steps"):
+        return f"data=df.query({condition!r}) to {ENTRIES[called][0]}", said
+    return f"subset={condition!r}", said
 
 
 #: The column read_logs tells apart the attempts of a run started again from its first step in the same folder

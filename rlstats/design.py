@@ -23,11 +23,11 @@ import pandas as pd
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
-from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, keeping, label_literal,
+from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, kept_by, keeping, label_literal,
                            subset_dropping_attempts)
 from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural
-from .errors import DesignError, OptionError, agent_named, rows_named, shell_word, shown
+from .errors import DesignError, OptionError, agent_named, called_as, rows_named, shell_word, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
@@ -488,7 +488,8 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
             args = (kwargs.pop("data"), *args)  # type: ignore[assignment]  # R's f(formula, data = df)
         if captures:
             kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
-        return checked(*args, **kwargs)
+        with called_as(function.__name__):  # the ways on of its refusals are its own options (errors.ENTRY)
+            return checked(*args, **kwargs)
 
     return called
 
@@ -1343,11 +1344,11 @@ def _check_one_row_per_step(design, column, data):
             formula = design.formula
             run = {c: data[c].to_numpy()[design.row_position[i]] for c in (formula.groups, formula.blocks,
                                                                               formula.replicate) if c is not None}
-            raise DesignError(
-                f"{where}: they come from the attempts {join_and(map(repr, attempts))} of column '{ATTEMPT}', "
-                f"read_logs' runs started again from their first step; keep the one you mean, e.g. "
-                f"subset=\"{subset_dropping_attempts(run, ATTEMPT, attempts[-1])}\" (dropping duplicate steps would "
-                "make one curve of two trainings)")
+            python, command_line = kept_by(subset_dropping_attempts(run, ATTEMPT, attempts[-1]))
+            found = (f"{where}: they come from the attempts {join_and(map(repr, attempts))} of column '{ATTEMPT}', "
+                     f"read_logs' runs started again from their first step; keep the one you mean, e.g. ")
+            kept = " (dropping duplicate steps would make one curve of two trainings)"
+            raise DesignError(found + python + kept, command_line=found + command_line + kept)
         same_run = (design.agent == design.agent[i]) & (design.task == design.task[i]) & (design.run == design.run[i])
         apart = _text_column_apart(data, design, design.row_position[i:end + 1], design.row_position[same_run],
                                    column)

@@ -49,14 +49,23 @@ class LogReadError(RlstatsError):
     """Training logs cannot be read: unreadable, truncated, empty or missing what was asked for."""
 
 
-#: The public function a user called (its name in :data:`ENTRIES`), whose options a refusal's way on names: a back end
-#: reached through :func:`rlstats.power` must not tell its user to pass ``subset=``, which power() does not take
-#: (audit s28). Set by :func:`called_as`; unset, the way on is :func:`rlstats.compare`'s.
-ENTRY: ContextVar[str] = ContextVar("rlstats_entry", default="compare")
+#: The public function a user called (its name), whose options a refusal's way on names: a back end reached through
+#: :func:`rlstats.power` must not tell its user to pass ``subset=``, which power() does not take (audit s28). Set by
+#: :func:`called_as` (every public function's wrapper, :func:`rlstats.design.public_function`, and power()); unset,
+#: or a function not in :data:`ENTRIES`, the way on is :func:`rlstats.compare`'s.
+ENTRY: ContextVar[str | None] = ContextVar("rlstats_entry", default=None)
 
 #: entry -> (the Python function, the command that calls it): the names a way on gives for where to go
 ENTRIES = {"compare": ("rlstats.compare", "rlstats compare"), "power": ("rlstats.power", "rlstats power"),
-           "sample_size": ("rlstats.sample_size", "rlstats power --target-power")}
+           "sample_size": ("rlstats.sample_size", "rlstats power --target-power"),
+           "summarize_runs": ("rlstats.summarize_runs", "rlstats compare --summarize"),
+           "align_steps": ("rlstats.align_steps", "rlstats compare")}
+
+
+def entry() -> str:
+    """The key of :data:`ENTRIES` whose ways on a message gives: the function called, else compare's."""
+    called = ENTRY.get()
+    return called if called in ENTRIES else "compare"
 
 
 #: entry -> the option that sets the runs per cell of the data it draws itself, where "add runs" is a number of
@@ -68,14 +77,14 @@ _PLANNED_RUNS = {"power": "seeds=", "sample_size": "min_seeds="}
 def planned_runs() -> str | None:
     """The option of the function the user called (:data:`ENTRY`) that sets the runs per cell it simulates, or None
     where the runs are the user's data: a back end's "add runs" is then "simulate more seeds" (audit s28)."""
-    return _PLANNED_RUNS.get(ENTRY.get())
+    return _PLANNED_RUNS.get(entry())
 
 
 @contextlib.contextmanager
 def called_as(entry: str) -> Iterator[None]:
-    """Within it, refusals name the ways on of ``entry`` (a key of :data:`ENTRIES`); the outermost call decides, so
+    """Within it, refusals name the ways on of ``entry`` (a public function's name); the outermost call decides, so
     that power()'s ways hold through the back ends it runs (and sample_size()'s through the power() rows it asks)."""
-    token = ENTRY.set(entry) if ENTRY.get() == "compare" else None
+    token = ENTRY.set(entry) if ENTRY.get() is None else None
     try:
         yield
     finally:

@@ -295,3 +295,27 @@ def test_power_workers_word_the_way_on_as_the_dry_run():
                       backend="threading")
     said = [str(w.message) for w in caught if "no level can be spent" in str(w.message)]
     assert len(said) == 1 and "simulate more seeds per cell (seeds=; n = seeds / K)" in said[0]
+
+
+def _rerun_curves():
+    """Run 0 of A started again (attempts 'x' and 'y' of one seed): its rows repeat steps 0 and 100."""
+    rows = [dict(agent=a, task="t", seed=s, attempt=attempt, step=step, score=step / 100 + s)
+            for a in "AB" for s in range(3) for attempt in (("x", "y") if (a, s) == ("A", 0) else ("x",))
+            for step in (0, 100)]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("function", ["summarize_runs", "align_steps"])
+def test_attempts_way_on_is_the_data_queried_where_no_subset_is_taken(function):
+    call = getattr(rlstats, function)
+    with pytest.raises(DesignError) as info:
+        call(_rerun_curves(), "score ~ agent | task/seed", step="step")
+    condition = "~(agent == 'A' & task == 't' & seed == 0 & attempt != 'y')"
+    assert f"keep the one you mean, e.g. data=df.query({condition!r}) to rlstats.{function} (dropping" in str(info.value)
+    kept = call(_rerun_curves().query(condition), "score ~ agent | task/seed", step="step")  # followed once
+    assert set(kept["agent"]) == {"A", "B"}
+
+
+def test_attempts_way_on_in_curves_is_its_subset():
+    with pytest.raises(DesignError, match=r"e\.g\. subset=\"~\(agent == 'A'"):
+        rlstats.curves(_rerun_curves(), "score ~ agent | task/seed", step="step", rng=0, progress=False)

@@ -61,7 +61,7 @@ from ..interop import as_pandas
 from ..normalization import RANGES_APART_ADVICE, RAW_SCALES_ADVICE
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
-from ..errors import ENTRY, OptionError, called_as, warn
+from ..errors import OptionError, called_as, entry, warn
 from ..options import (check_at_most, check_choice, check_cost_options, check_fraction, check_int,
                        own_spelling, unknown_option_error)
 from ..bounds import check_bounds
@@ -365,7 +365,7 @@ def _execute(study, seeds_list, n_sim, where, progress, description="power simul
     with progress_bar(len(seeds_list) * n_sim, progress, description) as advance:
         # the engine's one home (rlstats.engines): this thread, joblib, or a Dask cluster; a block's streams are
         # keyed by (seeds, simulation), never by the worker
-        run = functools.partial(_run_block_of, study, ENTRY.get())
+        run = functools.partial(_run_block_of, study, entry())
         for (seeds, start, stop), (outcomes, caught) in zip(blocks, map_ordered(run, blocks, where, local="joblib")):
             for method, arrays in outcomes.items():
                 parts.setdefault((method, seeds), []).append(arrays)
