@@ -319,3 +319,12 @@ def test_attempts_way_on_is_the_data_queried_where_no_subset_is_taken(function):
 def test_attempts_way_on_in_curves_is_its_subset():
     with pytest.raises(DesignError, match=r"e\.g\. subset=\"~\(agent == 'A'"):
         rlstats.curves(_rerun_curves(), "score ~ agent | task/seed", step="step", rng=0, progress=False)
+
+
+def test_command_summarize_attempts_way_on_is_its_option(tmp_path, capsys):
+    _rerun_curves().to_csv(tmp_path / "att.csv", index=False)
+    argv = ["compare", str(tmp_path / "att.csv"), "score ~ agent | task/seed", "--summarize", "final"]
+    err = command_error(capsys, argv)
+    condition = "~(agent == 'A' & task == 't' & seed == 0 & attempt != 'y')"
+    assert f"e.g. -o \"subset={condition}\" (dropping" in err and "df.query" not in err
+    assert main([*argv, "-o", f"subset={condition}"]) == 0
