@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import DesignError
+from .errors import ENTRIES, DesignError, entry as called_entry, shell_word
 from .format import count, join_and, listed, names_shown
 
-__all__ = ["ComparisonGraph", "comparison_graph", "components", "label_literal", "subset_selecting"]
+__all__ = ["ComparisonGraph", "Keeping", "comparison_graph", "components", "kept_by", "keeping", "label_literal",
+           "subset_selecting"]
 
 #: How many groups, and how many names per group, a refusal spells out before "...".
 _SHOWN_GROUPS = 6
@@ -84,6 +85,68 @@ def subset_selecting(column: str, names: tuple[str, ...], others: tuple[str, ...
     keep = f"{name} in [{', '.join(label_literal(n, numeric) for n in names)}]"
     drop = f"{name} not in [{', '.join(label_literal(n, numeric) for n in others)}]"
     return drop if others and len(drop) < len(keep) else keep
+
+
+@dataclass(frozen=True)
+class Keeping:
+    """How the function or command a user called (:data:`rlstats.errors.ENTRY`) keeps some agents or tasks: the one
+    way on of every refusal that offers to leave some out, so that it is an option of what was called."""
+
+    python: str        #: the option and its value: subset="agent in ['A', 'B']", agents=['A', 'B']
+    command_line: str  #: the same as the command takes it: -o "subset=agent in ['A', 'B']", --agents A,B
+    option: str        #: the option, named without its value: subset=, agents=
+    flag: str          #: the same on the command line: -o subset=, --agents
+    function: str      #: rlstats.compare, rlstats.power
+    command: str       #: rlstats compare, rlstats power
+
+
+def _csv_row(names: tuple[str, ...]) -> str:
+    """Names as the command line's --agents and --tasks read them: a CSV row (a name with a comma in double quotes)."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow(names)
+    return out.getvalue()
+
+
+def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), numeric: bool = False,
+            what: str = "agent", tasks: tuple[str, ...] | None = None) -> Keeping:
+    """:class:`Keeping` of the rows of ``names`` of ``column`` (``what``: "agent" or "task"; ``others``: the rest,
+    which a condition may drop instead): ``subset=`` for :func:`rlstats.compare` (:func:`subset_selecting`), ``agents=``
+    or ``tasks=`` for :func:`rlstats.power` and :func:`rlstats.sample_size`, which take no ``subset=``. ``tasks``: the
+    tasks those agents ran, where fewer than the data's: power's pilot keeps every task with ``agents=``, an empty one
+    among them, which a back end then refuses (audit s28: a second refusal), while a ``subset=`` drops it with its
+    rows."""
+    entry = called_entry()
+    if entry not in ("power", "sample_size"):  # compare's subset= (the back ends' own functions take none)
+        function, command = ENTRIES["compare"]
+        condition = subset_selecting(column, names, others, numeric)
+        return Keeping(f"subset={condition!r}", "-o " + shell_word(f"subset={condition}"), "subset=", "-o subset=",
+                       function, command)
+    function, command = ENTRIES[entry]
+    option = f"{what}s"
+    python, command_line = f"{option}={list(names)!r}", f"--{option} {shell_word(_csv_row(names))}"
+    if tasks is not None:
+        python += f", tasks={list(tasks)!r}"
+        command_line += f" --tasks {shell_word(_csv_row(tasks))}"
+    return Keeping(python, command_line, f"{option}=" + (" and tasks=" if tasks is not None else ""),
+                   f"--{option}" + (" and --tasks" if tasks is not None else ""), function, command)
+
+
+def kept_by(condition: str) -> tuple[str, str]:
+    """(Python, command line): how the function or command a user called keeps the rows ``condition`` (in the
+    grammar of :mod:`rlstats.conditions`, which ``DataFrame.query`` reads alike) selects: ``subset="..."`` where it
+    takes one (compare, curves), the data given as ``df.query("...")`` where it does not (summarize_runs,
+    align_steps; power's pilot), and ``-o "subset=..."`` on the command line (compare's, which its --summarize reads
+    before the summary). Audit s28: summarize_runs was told to pass subset=, which it does not take."""
+    said = "-o " + shell_word(f"subset={condition}")
+    called = called_entry()
+    if called in ("power", "sample_size"):
+        return f"design=pilot.query({condition!r})", "a pilot file filtered first"
+    if called in ("summarize_runs", "align_steps"):
+        return f"data=df.query({condition!r}) to {ENTRIES[called][0]}", said
+    return f"subset={condition!r}", said
 
 
 #: The column read_logs tells apart the attempts of a run started again from its first step in the same folder
@@ -170,11 +233,13 @@ class ComparisonGraph:
         pairs = self.never_met() if pairs is None else pairs
         return f"{count(len(pairs), 'pair')} of agents never ran on a common task ({self.pairs_phrase(pairs)})"
 
-    def subsets(self, column: str) -> tuple[str, ...]:
-        """One ``subset=`` condition per group, selecting that group's agents."""
+    def keepings(self, column: str) -> tuple[Keeping, ...]:
+        """One :class:`Keeping` per group, selecting that group's agents."""
         groups = self.groups
-        return tuple(subset_selecting(column, g, tuple(a for other in groups if other is not g for a in other),
-                                      self.numeric_agents) for g in groups)
+        ran = tuple(t for t, g in zip(self.tasks, self.task_group) if g >= 0)  # the tasks with runs
+        return tuple(keeping(column, g, tuple(a for other in groups if other is not g for a in other),
+                             self.numeric_agents, tasks=tasks if len(tasks) < len(ran) else None)
+                     for g, tasks in zip(groups, self.group_tasks))
 
     def refusal(self, column: str, what: str) -> DesignError:
         """The error of a back end that cannot compare agents of different groups.
@@ -182,22 +247,26 @@ class ComparisonGraph:
         Parameters
         ----------
         column : str
-            The agent column (the formula's groups), used in the ``subset=`` suggestions.
+            The agent column (the formula's groups), used in the ways to keep one group (:func:`keeping`).
         what : str
             What the back end would do across groups ("the rank test ranks every agent against every other").
         """
-        parts = []  # one line, as every rlstats error (the command line prints it after 'rlstats: error:')
-        for i, (agents, tasks, subset) in enumerate(zip(self.groups, self.group_tasks, self.subsets(column))):
-            if i == _SHOWN_GROUPS:
-                parts.append(f"... and {self.n_groups - _SHOWN_GROUPS} more groups")
-                break
-            parts.append(f"group {i + 1}: {listed(agents, _SHOWN_NAMES)} (on {count(len(tasks), 'task')}: "
-                         f"{listed(tasks, 5)}), subset={subset!r}")
-        return DesignError(
-            f"the agents fall into {self.n_groups} groups that never ran on a common task, so agents of different "
-            f"groups cannot be compared ({what}): " + "; ".join(parts)
-            + "; analyse one group at a time by passing its subset= to rlstats.compare (or -o on the command line; "
-              "DataFrame.query reads the same text), or add runs that link the groups")
+        def said(command_line):  # one line, as every rlstats error (the command line prints it after 'rlstats: error:')
+            parts = []
+            for i, (agents, tasks, kept) in enumerate(zip(self.groups, self.group_tasks, self.keepings(column))):
+                if i == _SHOWN_GROUPS:
+                    parts.append(f"... and {self.n_groups - _SHOWN_GROUPS} more groups")
+                    break
+                parts.append(f"group {i + 1}: {listed(agents, _SHOWN_NAMES)} (on {count(len(tasks), 'task')}: "
+                             f"{listed(tasks, 5)}), {kept.command_line if command_line else kept.python}")
+            way = (f"with its {kept.flag} ({kept.command})" if command_line else
+                   f"by passing its {kept.option} to {kept.function}"
+                   + (" (DataFrame.query reads the same text)" if kept.option == "subset=" else ""))
+            return (f"the agents fall into {self.n_groups} groups that never ran on a common task, so agents of "
+                    f"different groups cannot be compared ({what}): " + "; ".join(parts)
+                    + f"; analyse one group at a time {way}, or add runs that link the groups")
+
+        return DesignError(said(False), command_line=said(True))
 
     def require_connected(self, column: str, what: str) -> None:
         """Raise :meth:`refusal` unless the agents form one group."""

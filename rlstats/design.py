@@ -23,11 +23,11 @@ import pandas as pd
 from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
-from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, label_literal, subset_dropping_attempts,
-                           subset_selecting)
+from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, kept_by, keeping, label_literal,
+                           subset_dropping_attempts)
 from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural
-from .errors import DesignError, OptionError, agent_named, rows_named, shell_word, shown
+from .errors import DesignError, OptionError, agent_named, called_as, rows_named, shell_word, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
@@ -325,13 +325,17 @@ class Design:
                 widest = int(np.argmax((self.counts > 0).sum(axis=1)))
                 ran = self.counts[widest] > 0
                 kept = tuple(a for a, r in zip(self.agents, ran) if r)
-                subset = subset_selecting(self.formula.groups, kept, tuple(a for a, r in zip(self.agents, ran) if not r),
-                                          self.numeric_agents)
-                raise DesignError(
-                    f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}, and no task has runs of every "
-                    f"agent, so leaving out the incomplete tasks would leave none: add those runs, or leave out agents "
-                    f"by passing subset={subset!r} to rlstats.compare (it keeps the {count(len(kept), 'agent')} "
-                    f"that ran {self.tasks[widest]!r})")
+                way = keeping(self.formula.groups, kept, tuple(a for a, r in zip(self.agents, ran) if not r),
+                              self.numeric_agents)  # an option of what was called: power() takes no subset=
+                found = (f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}, and no task has runs of "
+                         f"every agent, so leaving out the incomplete tasks would leave none: add those runs, or leave "
+                         f"out agents by passing ")
+                # with na_action="drop", as the agents kept may still miss tasks (audit s28: a second refusal)
+                kept_said = (f" (it keeps the {count(len(kept), 'agent')} that ran {self.tasks[widest]!r}, on the "
+                             "tasks where all of them ran)")
+                raise DesignError(found + f'{way.python} and na_action="drop" to {way.function}{kept_said}',
+                                  command_line=found + f"{way.command_line} -o na_action=drop to {way.command}"
+                                  + kept_said)
             raise DesignError(
                 f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}: add those runs, or leave out the "
                 f"tasks or agents that are missing, or pass na_action=\"drop\" to leave out the "
@@ -490,7 +494,8 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
             args = (kwargs.pop("data"), *args)  # type: ignore[assignment]  # R's f(formula, data = df)
         if captures:
             kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
-        return checked(*args, **kwargs)
+        with called_as(function.__name__):  # the ways on of its refusals are its own options (errors.ENTRY)
+            return checked(*args, **kwargs)
 
     return called
 
@@ -1164,17 +1169,19 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
                       f"{column}', ")
         not_block = f"if '{column}' is not a block (it numbers runs or batches, say), "
         # the command line has no pool_tasks=: its ways are a condition on the file's rows and the file itself
-        # (audit s24: it was told to call rlstats.build)
+        # (audit s24: it was told to call rlstats.build); power keeps one task by its tasks=, with the blocking term
+        # (audit s28: it was told to filter the file)
         first = data[column].dropna().iloc[0]
-        literal = str(first) if isinstance(first, (int, float, np.integer, np.floating)) else repr(str(first))
-        # review24b: a name holding ' (repr's double quotes) sat in the double-quoted -o, which no shell reads
-        subset = shell_word(f"subset={column} == {literal}")
+        numeric = isinstance(first, (int, float, np.integer, np.floating))
+        way = keeping(column, (str(first),), numeric=numeric, what="task")
+        blocked = f"{formula.response} ~ {formula.groups} | {column}"
+        python, command_line = ((f"formula={blocked!r} and {way.python}", f"--formula {shell_word(blocked)} "
+                                 f"{way.command_line}") if way.option == "tasks=" else (way.python, way.command_line))
         raise DesignError(
-            found_text + f"filter the data to one {column}, or, {not_block}pool on purpose: "
-            f"rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
-            command_line=found_text + f"keep the rows of one {column} (on the command line: -o {subset} with rlstats "
-            f"compare; in the file itself for rlstats power), or, {not_block}remove the column '{column}' from the file "
-            "to pool its runs on purpose")
+            found_text + f"filter the data to one {column} (pass {python} to {way.function}), or, {not_block}pool on "
+            f"purpose: rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
+            command_line=found_text + f"keep the rows of one {column} ({command_line} with {way.command}), or, "
+            f"{not_block}remove the column '{column}' from the file to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 
@@ -1279,8 +1286,15 @@ def check_agent_named(design: Design, option: str, name: object, *, listed: bool
     lists, ``pairs=``), as the design's label; an OptionError naming the option and the agents where it is none of
     them, saying why where the data held it (a categorical's level with no rows, an agent left out with its tasks) or
     which agents it is close to (:func:`rlstats.errors.agent_named`, the one wording)."""
-    return agent_named(design.agents, option, name, f" in column '{design.formula.groups}'",
-                       dict(design.left_out_agents), listed=listed)
+    return agent_named(design.agents, option, name, listed=listed, **agents_said(design))
+
+
+def agents_said(design: Design) -> dict[str, Any]:
+    """What an unknown agent's error says of ``design``'s agents (:func:`rlstats.errors.agent_named`'s ``where`` and
+    ``left_out``): the column, and why an agent of the data is not among them (a categorical's level with no rows).
+    The one home of that context, for :func:`check_agent_named` and the checks of agents listed in pairs
+    (:func:`rlstats.options.check_pairs`; audit s28: pairs= and reference= named the level without saying why)."""
+    return {"where": f" in column '{design.formula.groups}'", "left_out": dict(design.left_out_agents)}
 
 
 def _step_values(values, column):
@@ -1339,11 +1353,11 @@ def _check_one_row_per_step(design, column, data):
             formula = design.formula
             run = {c: data[c].to_numpy()[design.row_position[i]] for c in (formula.groups, formula.blocks,
                                                                               formula.replicate) if c is not None}
-            raise DesignError(
-                f"{where}: they come from the attempts {join_and(map(repr, attempts))} of column '{ATTEMPT}', "
-                f"read_logs' runs started again from their first step; keep the one you mean, e.g. "
-                f"subset=\"{subset_dropping_attempts(run, ATTEMPT, attempts[-1])}\" (dropping duplicate steps would "
-                "make one curve of two trainings)")
+            python, command_line = kept_by(subset_dropping_attempts(run, ATTEMPT, attempts[-1]))
+            found = (f"{where}: they come from the attempts {join_and(map(repr, attempts))} of column '{ATTEMPT}', "
+                     f"read_logs' runs started again from their first step; keep the one you mean, e.g. ")
+            kept = " (dropping duplicate steps would make one curve of two trainings)"
+            raise DesignError(found + python + kept, command_line=found + command_line + kept)
         same_run = (design.agent == design.agent[i]) & (design.task == design.task[i]) & (design.run == design.run[i])
         apart = _text_column_apart(data, design, design.row_position[i:end + 1], design.row_position[same_run],
                                    column)

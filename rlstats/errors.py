@@ -4,11 +4,13 @@ Every input problem raises a subclass of :class:`RlstatsError`, which is a
 ``ValueError`` so that generic ``except ValueError`` handlers keep working.
 """
 
+import contextlib
 import functools
 import re
 import shlex
 import types
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 
@@ -45,6 +47,49 @@ class DataUnavailableError(RlstatsError):
 
 class LogReadError(RlstatsError):
     """Training logs cannot be read: unreadable, truncated, empty or missing what was asked for."""
+
+
+#: The public function a user called (its name), whose options a refusal's way on names: a back end reached through
+#: :func:`rlstats.power` must not tell its user to pass ``subset=``, which power() does not take (audit s28). Set by
+#: :func:`called_as` (every public function's wrapper, :func:`rlstats.design.public_function`, and power()); unset,
+#: or a function not in :data:`ENTRIES`, the way on is :func:`rlstats.compare`'s.
+ENTRY: ContextVar[str | None] = ContextVar("rlstats_entry", default=None)
+
+#: entry -> (the Python function, the command that calls it): the names a way on gives for where to go
+ENTRIES = {"compare": ("rlstats.compare", "rlstats compare"), "power": ("rlstats.power", "rlstats power"),
+           "sample_size": ("rlstats.sample_size", "rlstats power --target-power"),
+           "summarize_runs": ("rlstats.summarize_runs", "rlstats compare --summarize"),
+           "align_steps": ("rlstats.align_steps", "rlstats compare")}
+
+
+def entry() -> str:
+    """The key of :data:`ENTRIES` whose ways on a message gives: the function called, else compare's."""
+    called = ENTRY.get()
+    return called if called in ENTRIES else "compare"
+
+
+#: entry -> the option that sets the runs per cell of the data it draws itself, where "add runs" is a number of
+#: seeds to simulate: power() simulates seeds=, sample_size() searches from min_seeds= (the command line's hint
+#: rewriter spells them --seeds and -o min_seeds=)
+_PLANNED_RUNS = {"power": "seeds=", "sample_size": "min_seeds="}
+
+
+def planned_runs() -> str | None:
+    """The option of the function the user called (:data:`ENTRY`) that sets the runs per cell it simulates, or None
+    where the runs are the user's data: a back end's "add runs" is then "simulate more seeds" (audit s28)."""
+    return _PLANNED_RUNS.get(entry())
+
+
+@contextlib.contextmanager
+def called_as(entry: str) -> Iterator[None]:
+    """Within it, refusals name the ways on of ``entry`` (a public function's name); the outermost call decides, so
+    that power()'s ways hold through the back ends it runs (and sample_size()'s through the power() rows it asks)."""
+    token = ENTRY.set(entry) if ENTRY.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            ENTRY.reset(token)
 
 
 class RlstatsWarning(UserWarning):

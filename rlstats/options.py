@@ -330,11 +330,13 @@ def check_cost_options(progress: object, max_seconds: object) -> tuple[bool, flo
     return check_bool("progress", progress), check_max_seconds(max_seconds)
 
 
-def check_pairs(name: str, pairs: object, agents: Sequence[str]) -> tuple[tuple[str, str], ...]:
+def check_pairs(name: str, pairs: object, agents: Sequence[str], *, where: str = "",
+                left_out: dict[str, str] | None = None) -> tuple[tuple[str, str], ...]:
     """Validated (agent, agent) name pairs; None means every pair, in agent order.
 
     Raises OptionError for a malformed pair, an unknown agent, a pair of an
     agent with itself, a pair listed twice (in either order) or an empty list.
+    ``where`` and ``left_out``: what the error says of the agents (:func:`rlstats.design.agents_said`).
     """
     if pairs is None:
         return tuple((a, b) for i, a in enumerate(agents) for b in agents[i + 1:])
@@ -347,7 +349,7 @@ def check_pairs(name: str, pairs: object, agents: Sequence[str]) -> tuple[tuple[
             raise OptionError(f"{name} must be (agent_1, agent_2) tuples, got {pair!r}")
         a, b = pair
         for agent in (a, b):
-            agent_named(agents, name, agent, listed=True)
+            agent_named(agents, name, agent, where, left_out, listed=True)
         if a == b:
             raise OptionError(f"{name} entry {tuple(pair)!r} compares an agent with itself")
         if frozenset(pair) in seen:

@@ -54,14 +54,15 @@ def test_pooled_tasks_refusal_on_the_command_line_names_its_ways(tmp_path, capsy
     assert status == 2 and text == ""
     assert "rlstats.build" not in err and "pool_tasks" not in err
     assert "use 'score ~ agent | task'" in err
-    assert "keep the rows of one task (on the command line: -o \"subset=task == 'Alien'\" with rlstats compare; " \
-           "in the file itself for rlstats power)" in err
+    # audit s28 (ways28): each command names its own way; power's is its --formula with blocks and --tasks
+    assert "keep the rows of one task (-o \"subset=task in ['Alien']\" with rlstats compare)" in err
     assert "remove the column 'task' from the file" in err
     # power takes no subset= (-o subset= is refused there) and its --tasks keeps tasks of a formula's blocks only
     status, text, err = _run_cli(["power", "skillings_mack", "--pilot", path, "--formula", "score ~ agent",
                                   "--n-sim", "5", "--seeds", "3", "--seed", "0"], capsys)
     assert status == 2 and text == ""
-    assert "rlstats.build" not in err and "in the file itself for rlstats power" in err
+    assert "rlstats.build" not in err and "subset" not in err
+    assert "(--formula \"score ~ agent | task\" --tasks Alien with rlstats power)" in err
 
 
 # 3. power's refusal of simulation flags with a pilot: "--distribution describe ...: drop it" for one flag.

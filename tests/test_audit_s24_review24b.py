@@ -144,10 +144,10 @@ def test_the_pooled_tasks_hint_is_a_command_a_shell_reads(tmp_path):
     df.to_csv(tmp_path / "runs.csv", index=False)
     done = cli_shell("compare", "runs.csv", "score ~ agent", cwd=tmp_path)
     assert done.returncode == 2
-    hint = re.search(r"on the command line: (-o .*) with rlstats compare;", done.stderr).group(1)
+    hint = re.search(r"one task \((-o .*) with rlstats compare\)", done.stderr).group(1)
     option = shlex.split(hint)  # the shell's reading of what the user would paste
-    assert option == ["-o", "subset=task == \"Montezuma's Revenge\""], hint
-    assert hint == "-o 'subset=task == \"Montezuma'\"'\"'s Revenge\"'"
+    assert option == ["-o", "subset=task in [\"Montezuma's Revenge\"]"], hint
+    assert hint == "-o 'subset=task in [\"Montezuma'\"'\"'s Revenge\"]'"
     again = cli_shell("compare", "runs.csv", "score ~ agent", *option, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "kept 6 of 18 rows" in again.stdout, again.stdout
@@ -155,4 +155,4 @@ def test_the_pooled_tasks_hint_is_a_command_a_shell_reads(tmp_path):
     df["task"] = df["task"].astype(str).replace("Montezuma's Revenge", "Alien")
     df.to_csv(tmp_path / "runs.csv", index=False)
     done = cli_shell("compare", "runs.csv", "score ~ agent", cwd=tmp_path)
-    assert "on the command line: -o \"subset=task == 'Alien'\" with rlstats compare;" in done.stderr
+    assert "one task (-o \"subset=task in ['Alien']\" with rlstats compare)" in done.stderr

@@ -1191,7 +1191,10 @@ def test_agents_that_never_met(name, layout, call, expected, phrases):
 
 def test_agents_that_never_met_on_the_command_line(tmp_path):
     APART.to_csv(tmp_path / "apart.csv", index=False)
-    cli_fails(tmp_path, ["compare", "{d}/apart.csv", "score ~ agent | task"], _GROUPS)
+    # the command's own spelling of the way on (audit s28 ways28: it was Python's subset="...")
+    cli_fails(tmp_path, ["compare", "{d}/apart.csv", "score ~ agent | task"],
+              (_GROUPS[0], "group 1: agent_1, agent_2 (on 2 tasks: task_01, task_02), "
+                           "-o \"subset=agent in ['agent_1', 'agent_2']\"", "with its -o subset= (rlstats compare)"))
     done = _cli("compare", tmp_path / "apart.csv", "score ~ agent | task", "-o", "subset=agent in ['agent_1', 'agent_2']")
     assert done.returncode == 0  # the note names the option as typed (audit s25 cli25)
     assert "Note: -o \"subset=agent in ['agent_1', 'agent_2']\" kept 12 of 24 rows" in done.stdout
@@ -1346,6 +1349,9 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     # audit s17: it reached the method with a Design ("normalise before building the Design")
     ("normalize", "bootstrap", {"normalize": "atari100k_reference"}, OptionError,
      ("normalize= is not taken by power(): normalise the pilot first", "rlstats.normalize(pilot, reference)")),
+    # audit s28 (ways28): it was "not an option of bootstrap", the back end's, with no way to the rows wanted
+    ("subset", "bootstrap", {"subset": "task == 'task_01'"}, OptionError,
+     "subset= is not taken by power(): a pilot keeps some agents with agents= and some tasks with tasks="),
     ("formula without a pilot", "skillings_mack", {"formula": "score ~ agent | task"}, OptionError,
      "formula= goes with a pilot (design= a DataFrame)"),
     ("resample without a pilot", "skillings_mack", {"resample": "pooled"}, OptionError,

@@ -650,17 +650,19 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None, labels: Iter
 
 
 #: ``name=value`` in a message: a quoted string, or a bare number, word or placeholder (``<number>``, ``...``); not
-#: an item the command line's spelling gives already (``-o k=v``, ``--summarize-option k=v``: a note said twice),
+#: an item the command line's spelling gives already (``-o k=v``, ``-o "k=v w"``, ``--summarize-option k=v``: a note
+#: said twice),
 #: nor part of a path (``runs/step=100/seed_1``), nor a value prose states of a quantity (``held at alpha=0.05``,
 #: ``at level alpha=0.05``): the library names a keyword as a hint (pass, use, give, e.g., or ...) or as the option
 #: that did something (``subset=... kept 9 rows``, ``dropped (na_action="drop")``), both said as the command takes
 #: it, and a quantity's value after "at" or "level"
-_PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-option )(?<!\bat )(?<!\blevel )"""
+_PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-o ")(?<!-o ')(?<!-option )(?<!\bat )(?<!\blevel )"""
                             r"""([A-Za-z_][A-Za-z0-9_]*)="""
                             r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
                             r"""(?!\.?[\w+<>\[({/\\-])""")  # not a Python structure (a list, a call): left as it is
 #: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
-_PYTHON_NAME = re.compile(r"(?<![\w./\\-])(?<!-o )(?<!-option )([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
+_PYTHON_NAME = re.compile(r"(?<![\w./\\-])(?<!-o )(?<!-o \")(?<!-o ')(?<!-option )"
+                          r"([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
 #: ``rng=np.random.default_rng(N)``: a Generator the command line gives as the int it seeds the run by
 #: (:func:`rlstats.resampling.seed_sequence`'s record; ``--seed N`` would seed another run)
 _SEEDED_GENERATOR = re.compile(r"(?<![\w./\\-])rng=(?:np|numpy)\.random\.default_rng\((\d+)\)")

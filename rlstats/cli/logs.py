@@ -28,7 +28,7 @@ import sys
 import warnings
 from typing import TextIO
 
-from ..errors import RlstatsError
+from ..errors import RlstatsError, shell_word
 from ..logs import MAX_FILE_BYTES, MAX_FILES, is_url
 from ._shared import (STREAM, UsageError, flag_table, help_description, help_examples, in_command_words, keyword_flag,
                       said)
@@ -131,6 +131,10 @@ def _reworded(message, flags, labels=()):
         message = message.replace(python, shell)
     # --tags takes TAG=COLUMN, not the dict tags= takes (audit s20: "e.g. --tags {'eval/mean_reward': 'score'}")
     message = re.sub(r"(?<![\w.-])tags=\{'([^'=,]*)': '([^'=,]*)'\}", r"tags='\1=\2'", message)
+    # subset= is no option of this command but of the command the file is read by next (audit s28: it was Python)
+    message = re.sub(r'(?<![\w.-])subset="([^"]*)"', lambda match: "rlstats compare's -o "
+                     + shell_word(f"subset={match.group(1)}"), message)
+    message = re.sub(r"(?<![\w.-])subset=(?=[\s),;]|$)", "rlstats compare's -o subset=", message)
     return "\n".join(in_command_words(line, flags, (), labels=labels) for line in message.split("\n"))
 
 

@@ -1061,7 +1061,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     if options.smoothing:
         frame, sentence = smooth_frame(frame, list(mapping.values()), *options.smoothing, found.record.values)
         notes.append(Note(sentence))
-    notes += _segment_notes(segments, reruns, keys)
+    notes += _segment_notes(segments, reruns, keys, found.pattern.text)
     if ended_early:
         notes.append(Note(_early_note(ended_early, field_names), scope="rows", keys=keys,
                           items=tuple((key, last) for (key, _), last in zip(run_keys, last_steps)),
@@ -1259,9 +1259,23 @@ def _last_steps(runs, field_names, mapping):
     return _frame_runs(runs, field_names), last
 
 
-def _segment_notes(segments, reruns, fields):
+def _seed_pattern(reruns, fields, pattern):
+    """The pattern naming the reruns' folders as seeds where it names none and they look like seeds, one prefix and
+    a number (``seed_0``, ``seed_1``): "{agent}/{task}" read a run's seeds as reruns of one run (audit s28), whose way
+    on is "{agent}/{task}/seed_{seed}"; else None."""
+    if pattern is None or "seed" in fields:
+        return None
+    found = [re.fullmatch(r"([^/\d]*?)(\d+)", label) for _, labels in reruns for label in labels]
+    prefixes = {match.group(1) for match in found if match}
+    if not all(found) or len(prefixes) != 1:
+        return None
+    return f"{pattern.rstrip('/')}/{prefixes.pop()}{{seed}}"
+
+
+def _segment_notes(segments, reruns, fields, pattern=None):
     """Notes naming runs read from several files (each file's steps and how it joins) and reruns, bound to the
-    runs (their fields but ``attempt``) in ``fields``."""
+    runs (their fields but ``attempt``) in ``fields``; ``pattern``: the pattern read, whose seeds a rerun's folders
+    may be (:func:`_seed_pattern`)."""
     keys = tuple(f for f in fields if f != ATTEMPT)
     key = (lambda run: tuple(run.get(f) for f in keys))  # noqa: E731
     notes = []
@@ -1282,8 +1296,9 @@ def _segment_notes(segments, reruns, fields):
                                   subset_dropping_attempts({k: v for k, v in run.items() if k != ATTEMPT}, ATTEMPT,
                                                            labels[-1])))
                       for run, labels in reruns)
-        notes.append(Note(_reruns_text([payload for _, payload in items]), scope="rows", keys=keys, items=items,
-                          word="rlstats.logs._read:_reword_reruns"))
+        seeds = _seed_pattern(reruns, fields, pattern)
+        notes.append(Note(_reruns_text([payload for _, payload in items], seeds), scope="rows", keys=keys,
+                          items=items, word="rlstats.logs._read:_reword_reruns", data=seeds))
     return notes
 
 
@@ -1299,14 +1314,17 @@ def _segments_text(parts):
             + _listed_runs([f"{label}: " + ", ".join(described) for label, described in by_run.items()]))
 
 
-def _reruns_text(reruns):
+def _reruns_text(reruns, seeds=None):
     """The note on runs started again from their first step, from (run and its attempts, the subset= that keeps
-    its last attempt and every other run) per run."""
+    its last attempt and every other run) per run; ``seeds``: the pattern naming their folders as seeds, where they
+    look like seeds (:func:`_seed_pattern`)."""
+    seeded = (f"; if those folders are seeds, not attempts of one run, name them in the pattern: "
+              f"pattern={seeds!r}; else" if seeds else ", so")
     return (f"{count(len(reruns), 'run')} started again from {'its' if len(reruns) == 1 else 'their'} "
             f"first step (a rerun, not a restart): each attempt is read as a run of its "
             f"own, told apart by the column {ATTEMPT!r} (the folder it began in; rlstats refuses two runs "
-            f"with one seed), so keep the one you mean, e.g. subset=\"{reruns[0][1]}\" keeps the last attempt of "
-            f"the first: " + _listed_runs([shown for shown, _ in reruns]))
+            f"with one seed){seeded} keep the one you mean, e.g. subset=\"{reruns[0][1]}\" keeps the last attempt "
+            f"of the first: " + _listed_runs([shown for shown, _ in reruns]))
 
 
 def _reword_segments(note, items, n_rows):
@@ -1314,7 +1332,7 @@ def _reword_segments(note, items, n_rows):
 
 
 def _reword_reruns(note, items, n_rows):
-    return _reruns_text([payload for _, payload in items])
+    return _reruns_text([payload for _, payload in items], note.data)
 
 
 def _reword_early(note, items, n_rows):

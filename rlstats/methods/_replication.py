@@ -15,7 +15,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import DesignError
+import re
+
+from ..errors import DesignError, planned_runs
 from ..format import count, join_and, listed
 from ._declaration import Need
 
@@ -124,7 +126,7 @@ def _merge_everywhere(needs, withheld, sentences, counts):
             present = counts[counts > 0]
             what = join_and(n.what for n in group)
             text = (f"{what} are withheld: they need at least {runs} {group[0].counted}, and every "
-                    f"{group[0].cell} has {_have(present, group[0].counted.split()[0])}; {way_on}")
+                    f"{group[0].cell} has {_have(present, group[0].counted.split()[0])}; {_way_on(group[0])}")
             sentences.update({n.output: text for n in group})
 
 
@@ -158,14 +160,14 @@ def _sentence(need, counts, mask, agents, tasks, reference):
         fewer = (f"{every} {_have(counts[present], noun)}" if need.tasks == 1 else
                  f"{count(met, 'task')} {'has' if met == 1 else 'have'} them")
         needs = runs if need.tasks == 1 else f"{runs} in at least {count(need.tasks, 'task')}"
-        return f"{need.what} {_verb(need)}: they need {needs}, and {fewer}; {need.way_on}"
+        return f"{need.what} {_verb(need)}: they need {needs}, and {fewer}; {_way_on(need)}"
     if need.per == "agent":
         names = [agents[i] if i < len(agents) else str(i) for i in np.flatnonzero(mask)]
         where = "for every agent" if mask.all() else f"for {listed(names, _NAMED)}"
         in_tasks = "some task" if need.tasks == 1 else f"at least {count(need.tasks, 'task')}"
         return (f"{need.what} {_verb(need)} {where}: they need at least {need.runs} {noun} in {in_tasks} "
                 f"of each agent, and {'each has' if mask.sum() > 1 else 'it has'} "
-                f"{_have(counts[:, mask][present[:, mask]], noun)} in every task; {need.way_on}")
+                f"{_have(counts[:, mask][present[:, mask]], noun)} in every task; {_way_on(need)}")
     both = " (of both agents of the pair)" if need.per == "pair" else ""
     if mask.sum() == (present.sum() - (counts.shape[0] if need.per == "pair" else 0)):
         where, which = ((f"in every {need.cell}", every) if need.per == "cell" else
@@ -182,7 +184,16 @@ def _sentence(need, counts, mask, agents, tasks, reference):
     short = counts[rows, columns] if need.per == "cell" else np.minimum(counts[rows, columns],
                                                                          counts[rows, reference[rows]])
     return (f"{need.what} {_verb(need)} {where}: they need {runs}{both}, and {which} {_have(short, noun)}; "
-            f"{need.way_on}")
+            f"{_way_on(need)}")
+
+
+def _way_on(need):
+    """The need's way on, as the function the user called takes it: where power() simulated the runs, "add runs"
+    is a number of seeds to simulate (audit s28: a plan was told to add runs to data it draws itself)."""
+    option = planned_runs()
+    if option is None or not need.counted.startswith("runs"):
+        return need.way_on
+    return re.sub(r"\badd runs\b(?! that)", f"simulate at least {need.runs} seeds per cell ({option})", need.way_on)
 
 
 def _verb(need):

@@ -61,7 +61,7 @@ from ..interop import as_pandas
 from ..normalization import RANGES_APART_ADVICE, RAW_SCALES_ADVICE
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
-from ..errors import OptionError, warn
+from ..errors import OptionError, called_as, entry, warn
 from ..options import (check_at_most, check_choice, check_cost_options, check_fraction, check_int,
                        own_spelling, unknown_option_error)
 from ..bounds import check_bounds
@@ -102,7 +102,13 @@ _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rn
              "backend": "backend= of power()", "client": "client= of power()"}
 #: options of the methods that read the caller's DataFrame, which the simulated data sets are not: the way on instead
 _PILOT_FIRST = {"normalize": "normalise the pilot first, rlstats.normalize(pilot, reference), and give that as design= "
-                             "(its runs are resampled on that scale)"}
+                             "(its runs are resampled on that scale)",
+                # audit s28: it was "not an option of bootstrap", the back end's, with no way to the rows wanted
+                "subset": "a pilot keeps some agents with agents= and some tasks with tasks=; for other rows, "
+                          "select them in the pilot first (pilot[mask]) and give that as design="}
+#: the same ways as the command line takes them, where Python's is code (pilot[mask])
+_PILOT_FIRST_COMMAND = {"subset": "a pilot keeps some agents with agents= and some tasks with tasks=; for other "
+                                  "rows, filter the file first"}
 #: what power() gives each analysis it runs: the study's estimate covers them, and power() draws the one bar
 _QUIET = {"progress": False, "max_seconds": math.inf}
 
@@ -191,7 +197,9 @@ def _check_one_option(method, name, value, caller="power()"):
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
     if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
-        raise OptionError(f"{name}= is not taken by power(): {_PILOT_FIRST[name]}")
+        found = f"{name}= is not taken by {caller}: "
+        raise OptionError(found + _PILOT_FIRST[name],
+                          command_line=found + _PILOT_FIRST_COMMAND[name] if name in _PILOT_FIRST_COMMAND else None)
     if name in _replaced(method):
         raise OptionError(f"{name}= is not available for {method} in power(); use {_replaced(method)[name]}")
     if name not in _accepted_options(method):
@@ -357,7 +365,7 @@ def _execute(study, seeds_list, n_sim, where, progress, description="power simul
     with progress_bar(len(seeds_list) * n_sim, progress, description) as advance:
         # the engine's one home (rlstats.engines): this thread, joblib, or a Dask cluster; a block's streams are
         # keyed by (seeds, simulation), never by the worker
-        run = functools.partial(_run_block_of, study)
+        run = functools.partial(_run_block_of, study, entry())
         for (seeds, start, stop), (outcomes, caught) in zip(blocks, map_ordered(run, blocks, where, local="joblib")):
             for method, arrays in outcomes.items():
                 parts.setdefault((method, seeds), []).append(arrays)
@@ -369,8 +377,11 @@ def _execute(study, seeds_list, n_sim, where, progress, description="power simul
     return joined, messages
 
 
-def _run_block_of(study, block):
-    return _run_block(study, *block)
+def _run_block_of(study, entry, block):
+    # a worker thread or process starts with no entry: the ways on of the messages its blocks raise are the entry's,
+    # as the dry run's in this thread (audit s28: a threaded study warned twice, in two wordings)
+    with called_as(entry):
+        return _run_block(study, *block)
 
 
 # ---------------------------------------------------------------------------
@@ -950,17 +961,18 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     >>> res.tidy()[["method", "seeds", "power"]].round(3).values.tolist()
     [['skillings_mack', 2, 0.445], ['skillings_mack', 5, 0.95]]
     """
-    study, effect, n_sim, record, engine = _prepare(
-        method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-        alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds)
-    seeds_list = _default_seeds(study.methods) if seeds is None else _check_seeds(seeds)
-    for method, options in study.methods:
-        together = _hook(method, "check_seeds")  # the numbers of seeds a method takes, all at once
-        if together is not None:
-            together(options, seeds_list)
-    _check_runs(study.source, max(seeds_list), "seeds")
-    rows, messages = _evaluate(study, seeds_list, n_sim, engine)
-    return _result(study, rows, effect, n_sim, record, engine, "Simulation-based power analysis", messages)
+    with called_as("power"):  # the refusals of the back ends it runs name its options (audit s28)
+        study, effect, n_sim, record, engine = _prepare(
+            method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
+            alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds)
+        seeds_list = _default_seeds(study.methods) if seeds is None else _check_seeds(seeds)
+        for method, options in study.methods:
+            together = _hook(method, "check_seeds")  # the numbers of seeds a method takes, all at once
+            if together is not None:
+                together(options, seeds_list)
+        _check_runs(study.source, max(seeds_list), "seeds")
+        rows, messages = _evaluate(study, seeds_list, n_sim, engine)
+        return _result(study, rows, effect, n_sim, record, engine, "Simulation-based power analysis", messages)
 
 
 def sample_size(method: str, target_power: float = 0.8, *, design: Data | None = None,
@@ -1045,48 +1057,49 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     >>> res.sample_size, res.sample_size_low, res.sample_size_high
     (5, 3, 5)
     """
-    if not isinstance(method, str):
-        raise OptionError(f"sample_size searches one method at a time, got {method!r}; call it once per method "
-                          "and combine the results with PowerResult.combine")
-    target = check_fraction("target_power", target_power)
-    if "seeds" in method_options:  # power()'s keyword (audit s23: it read as an unknown option of the method)
-        _seeds_is_powers(method_options["seeds"])
-    study, effect, n_sim, record, engine = _prepare(
-        method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
-        alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds,
-        caller="sample_size()")
-    if _null_simulation(study.source.describe()):
-        raise OptionError("effect=0 is the null hypothesis: power stays at about alpha whatever the number of "
-                          "seeds; give the effect to detect, e.g. effect=0.5")
-    unit, why = _seed_unit(method, dict(study.methods)[method])
-    low_units, high_units = _search_range(min_seeds, max_seeds, unit, why)
-    _check_runs(study.source, high_units * unit, "max_seeds")
-    # a rule withheld at the most seeds searched is withheld below it too (too few runs, or one task): no rate
-    # anywhere, so no search (session 10: a bootstrap search on one task simulated nothing and then warned that
-    # power 0.8 was not reached, "raise max_seeds or the effect")
-    withheld = _withheld(study, method, high_units * unit)
-    if withheld:
-        raise OptionError(f"{_rule(method).label} has no rate at {high_units * unit} seeds per cell, the most "
-                          f"searched, nor below: {withheld}")
-    search = _Search(study, n_sim, engine, unit, target)
-    search.admit_sweep(low_units, high_units)
-    found = search.run(low_units, high_units)
-    rows = [search.rows[u] for u in sorted(search.rows)]
-    messages = search.messages
-    result = _result(study, rows, effect, n_sim, record, engine, "Sample size search by simulation", messages,
-                     target_power=target, **found)
-    if found["sample_size"] is None:
-        reached = [r["seeds"] for r in rows if r["power"] >= target]
-        if reached:  # rows reached it, the most seeds searched fell short (audit s15: 'not reached', 'largest 0.85')
-            warn(f"power {target} was not reached at {rows[-1]['seeds']} seeds, the most searched (estimate "
-                 f"{fmt.signif(rows[-1]['power'], 3)}), though {fmt.join_and(reached)} seeds reached it by the "
-                 "simulation's estimate: no sample size from which every number searched reaches it; raise max_seeds "
-                 "or n_sim")
-        else:
-            # the largest rate simulated: max() of a list led by a withheld (NaN) row was NaN
-            largest = max((r["power"] for r in rows if not math.isnan(r["power"])), default=math.nan)
-            warn(f"power {target} was not reached with up to {high_units * unit} seeds (largest estimate "
-                 f"{fmt.signif(largest, 3)}); raise max_seeds or the effect")
+    with called_as("sample_size"):  # the refusals of the back ends it runs name its options (audit s28)
+        if not isinstance(method, str):
+            raise OptionError(f"sample_size searches one method at a time, got {method!r}; call it once per method "
+                              "and combine the results with PowerResult.combine")
+        target = check_fraction("target_power", target_power)
+        if "seeds" in method_options:  # power()'s keyword (audit s23: it read as an unknown option of the method)
+            _seeds_is_powers(method_options["seeds"])
+        study, effect, n_sim, record, engine = _prepare(
+            method, design, formula, effect, tasks, agents, distribution, heterogeneity, resample, shifted_agent,
+            alpha, n_sim, rng, n_jobs, backend, client, progress, eval_env, method_options, max_seconds,
+            caller="sample_size()")
+        if _null_simulation(study.source.describe()):
+            raise OptionError("effect=0 is the null hypothesis: power stays at about alpha whatever the number of "
+                              "seeds; give the effect to detect, e.g. effect=0.5")
+        unit, why = _seed_unit(method, dict(study.methods)[method])
+        low_units, high_units = _search_range(min_seeds, max_seeds, unit, why)
+        _check_runs(study.source, high_units * unit, "max_seeds")
+        # a rule withheld at the most seeds searched is withheld below it too (too few runs, or one task): no rate
+        # anywhere, so no search (session 10: a bootstrap search on one task simulated nothing and then warned that
+        # power 0.8 was not reached, "raise max_seeds or the effect")
+        withheld = _withheld(study, method, high_units * unit)
+        if withheld:
+            raise OptionError(f"{_rule(method).label} has no rate at {high_units * unit} seeds per cell, the most "
+                              f"searched, nor below: {withheld}")
+        search = _Search(study, n_sim, engine, unit, target)
+        search.admit_sweep(low_units, high_units)
+        found = search.run(low_units, high_units)
+        rows = [search.rows[u] for u in sorted(search.rows)]
+        messages = search.messages
+        result = _result(study, rows, effect, n_sim, record, engine, "Sample size search by simulation", messages,
+                         target_power=target, **found)
+        if found["sample_size"] is None:
+            reached = [r["seeds"] for r in rows if r["power"] >= target]
+            if reached:  # the most seeds searched fell short (audit s15: 'not reached', 'largest 0.85')
+                warn(f"power {target} was not reached at {rows[-1]['seeds']} seeds, the most searched (estimate "
+                     f"{fmt.signif(rows[-1]['power'], 3)}), though {fmt.join_and(reached)} seeds reached it by the "
+                     "simulation's estimate: no sample size from which every number searched reaches it; raise "
+                     "max_seeds= or n_sim=")  # named so, the command line's hints read --max-seeds, --n-sim
+            else:
+                # the largest rate simulated: max() of a list led by a withheld (NaN) row was NaN
+                largest = max((r["power"] for r in rows if not math.isnan(r["power"])), default=math.nan)
+                warn(f"power {target} was not reached with up to {high_units * unit} seeds (largest estimate "
+                     f"{fmt.signif(largest, 3)}); raise max_seeds= or effect=")
     return result
 
 

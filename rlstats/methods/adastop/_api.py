@@ -40,9 +40,9 @@ import pandas as pd
 from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
-from ...design import design_of, public_function
+from ...design import agents_said, design_of, public_function
 from ...cost import MAX_BYTES, admit, shows
-from ...errors import DesignError, OptionError, agent_named, warn
+from ...errors import DesignError, OptionError, agent_named, planned_runs, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
@@ -172,8 +172,9 @@ def _check_comparisons_option(comparisons, reference):
     return tuple(pairs)
 
 
-def _resolve_pairs(agents, comparisons, reference):
-    """Agent-code pairs of the comparisons, checked against the agents (and counted before they are listed)."""
+def _resolve_pairs(agents, comparisons, reference, **said):
+    """Agent-code pairs of the comparisons, checked against the agents (and counted before they are listed);
+    ``said``: what an unknown agent's error says of them (:func:`rlstats.design.agents_said`)."""
     if reference is not None or comparisons == "all":
         count = len(agents) - 1 if reference is not None else len(agents) * (len(agents) - 1) // 2
         if count > MAX_COMPARISONS:
@@ -183,9 +184,9 @@ def _resolve_pairs(agents, comparisons, reference):
                               "that matter, or compare fewer agents")
     index = {a: i for i, a in enumerate(agents)}
     if reference is not None:
-        r = index[agent_named(agents, "reference", reference)]
+        r = index[agent_named(agents, "reference", reference, **said)]
         return [(r, j) for j in range(len(agents)) if j != r]
-    names = check_pairs("comparisons", None if comparisons == "all" else comparisons, tuple(agents))
+    names = check_pairs("comparisons", None if comparisons == "all" else comparisons, tuple(agents), **said)
     return [(index[a], index[b]) for a, b in names]
 
 
@@ -198,12 +199,16 @@ def no_level_clause(n: int, K: int, alpha: float) -> str:
 def _warn_if_powerless(schedule, sequential=True):
     """A test that can never reject is almost surely a mistake: say so loudly (permutation() in its own words:
     it has no batches, interims, n= or K=)."""
+    planned = planned_runs()  # power() draws the runs itself: its way on is more seeds (audit s28)
     if schedule.reject_level[-1] == 0 and not sequential:
         warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
-             f"(alpha = {schedule.alpha}): the permutation test can never reject; add runs")
+             f"(alpha = {schedule.alpha}): the permutation test can never reject; "
+             + (f"simulate more seeds per cell ({planned})" if planned else "add runs"))
     elif schedule.reject_level[-1] == 0:
-        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha)}: the test can never reject; use a "
-             "larger n or K (the paper advises n * K >= 30)")
+        way = (f"simulate more seeds per cell ({planned}; n = seeds / K) or pass a larger K=" if planned else
+               "use a larger n or K")
+        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha)}: the test can never reject; {way} "
+             "(the paper advises n * K >= 30)")
 
 
 def _interim_generator(ss, task_index, interim):
@@ -978,7 +983,7 @@ def _adastop_runs(design, options, rng, short, shown):
     max_interims = options.K or check_at_most(
         "K", max(len(b) for t in task_data for b in t.blocks.values()), MAX_K, "interims (the batches of n = "
         f"{options.n} runs the data hold)", "pass K= the interims planned, or a larger n")
-    pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
+    pairs = _resolve_pairs(design.agents, options.comparisons, options.reference, **agents_said(design))
     _warn_if_powerless(_schedule(options, options.n, max_interims, [a for p in pairs for a in p],
                                  tests=len(task_data))[0])
     ss, record = seed_sequence(rng)
@@ -1431,7 +1436,7 @@ def _permutation_options(*, n_resamples, alpha, comparisons, reference, permutat
 def _permutation_runs(design, options, rng, short, shown):
     """Everything :func:`permutation` computes before its tables: the pairs, the finished tests (``shown``: whether
     to draw a bar)."""
-    pairs = _resolve_pairs(design.agents, options.comparisons, options.reference)
+    pairs = _resolve_pairs(design.agents, options.comparisons, options.reference, **agents_said(design))
     _check_memory(options, int(design.counts.max()), 1, pairs, tests=design.n_tasks, sequential=False)
     ss, record = seed_sequence(rng)
     # the random permutations pick positions: the runs of a cell in score order, so a row shuffle draws the same

@@ -355,11 +355,13 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     if options.orderings and design.n_agents > MAX_ORDERING_AGENTS:
         raise OptionError(f"orderings=True lists the orderings of at most {MAX_ORDERING_AGENTS} agents "
                           f"({MAX_ORDERING_AGENTS}! = {math.factorial(MAX_ORDERING_AGENTS)}); the data hold "
-                          f"{design.n_agents}: keep fewer agents with subset=, or pass orderings=None")
+                          f"{design.n_agents}: keep fewer agents with rlstats.compare's subset=, or pass "
+                          "orderings=None")
     if options.orderings and not design.is_complete:
+        empty = int((design.counts == 0).sum())
         raise DesignError("orderings=True needs every agent on every task (a joint posterior of all agents): "
-                          f"{count(int((design.counts == 0).sum()), 'cell')} of this design are empty; keep the "
-                          "tasks every agent ran with subset=, or pass orderings=None")
+                          f"{count(empty, 'cell')} of this design {'is' if empty == 1 else 'are'} empty; keep the "
+                          "tasks every agent ran with rlstats.compare's subset=, or pass orderings=None")
     design = warn_raw_scales(design, normalize).runs_by_score()  # sums in one order (audit s16)
     design = band_beyond_scores(design, "rope", options.rope)
     work = admit(cost, design, options, max_seconds, "bayes()")  # issue 43 item 2
@@ -779,8 +781,8 @@ def _paired_statistics(design, first, second, present, sign, notes):
                 raise DesignError(
                     f"{design.agents[first[p]]} and {design.agents[second[p]]} share no seed on "
                     f"{design.tasks[t]!r}: the hierarchical model pairs runs by seed, so that task has no paired "
-                    "runs; leave one of the agents or the task out with subset=, or use model='signed_rank', which "
-                    "works on task-level means")
+                    "runs; leave one of the agents or the task out with rlstats.compare's subset=, or use "
+                    "model='signed_rank', which works on task-level means")
             used.update((a, t, r) for a in (first[p], second[p]) for r in runs)
             x = sign * (np.array([one[r] for r in runs]) - np.array([two[r] for r in runs]))
             if x.size < 2:
@@ -1154,7 +1156,8 @@ def _agent_cells(design, sign):
             f"orderings=True fits every agent's runs jointly, with a variance per agent and task, and "
             f"{design.agents[a]}'s runs on {design.tasks[t]!r} do not vary (e.g. all at a score cap; "
             f"{count(int(flat.sum()), 'such cell')}): that variance has no data; use model='signed_rank', whose "
-            "orderings tie agents with equal task means, or leave that task out with subset=, or pass orderings=None")
+            "orderings tie agents with equal task means, or leave that task out with rlstats.compare's subset=, or "
+            "pass orderings=None")
     return counts, sums, means, within, high, low
 
 

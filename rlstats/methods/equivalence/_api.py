@@ -449,7 +449,7 @@ def _published_table(table, design):
     if absent:
         raise DesignError(f"the published table has no row for {count(len(absent), 'task')} of the data: "
                           f"{', '.join(map(repr, absent[:5]))}{' ...' if len(absent) > 5 else ''}; add them, or "
-                          "keep to the published tasks with subset=")
+                          "keep to the published tasks with rlstats.compare's subset=")
     rows = table.set_index(names).loc[list(design.tasks)]
     values = {}
     for column in PUBLISHED_COLUMNS:
