@@ -53,3 +53,14 @@ def test_the_gap_note_names_the_score_column_after_seeds_are_averaged():
     text = " ".join(res.notes)
     assert "`" not in text
     assert "'score' was not normalised" in text
+
+
+def test_curves_compare_names_an_unused_level_as_having_no_rows():
+    # ways28 made pairs=/reference=/comparisons= say a Categorical's unused level has no rows; curves' compare= too
+    rng = np.random.default_rng(2)
+    rows = [(a, "t", s, st, rng.normal()) for a in "AB" for s in range(3) for st in (0, 10, 20)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    df["agent"] = pd.Categorical(df["agent"], categories=["A", "B", "X"])
+    with pytest.raises(rlstats.errors.OptionError) as info:
+        rlstats.curves(df, "score ~ agent | task/seed", step="step", compare=[("A", "X")], progress=False)
+    assert "'X' in compare= " in str(info.value) and "no rows" in str(info.value)

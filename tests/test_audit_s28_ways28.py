@@ -224,8 +224,6 @@ def test_unused_level_named_by_an_option_says_it_has_no_rows(call, said):
     assert str(info.value) == said + LEFT_OUT + "'A', 'B', 'C'"
 
 
-@pytest.mark.xfail(strict=True, reason="needs ProbabilityOfImprovementOptions.for_agents to pass agents_said(design) "
-                                       "to check_pairs: rlstats/methods/bootstrap is another helper's this session")
 def test_probability_of_improvement_pairs_unused_level_says_it_has_no_rows():
     with pytest.raises(rlstats.errors.OptionError) as info:
         rlstats.probability_of_improvement(_with_unused_level(), "score ~ agent | task", pairs=[("A", "X")], rng=0,

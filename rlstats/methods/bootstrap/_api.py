@@ -31,7 +31,7 @@ from ... import format as fmt
 from ...bounds import (KINDS, bound_ties, check_bounds, clip, clipped_note, known_or_unbounded, median_tied_at_middle,
                        saturated_withheld)
 from ...cost import admit, shows
-from ...design import NA_ACTIONS, design_of, public_function
+from ...design import NA_ACTIONS, agents_said, design_of, public_function
 from ...engines import Engine, engine as _engine
 from ...errors import DesignError, OptionError, agent_named, warn
 from ...normalization import raw_gap_note, warn_raw_scales
@@ -246,9 +246,10 @@ class ProbabilityOfImprovementOptions:
             progress=check_cost_options(options["progress"], options.get("max_seconds"))[0],
             n_jobs=check_n_jobs(options["n_jobs"]))
 
-    def for_agents(self, agents):
-        """The options with ``pairs`` checked against ``agents``: a tuple of (X, Y) names."""
-        return dataclasses.replace(self, pairs=check_pairs("pairs", self.pairs, agents))
+    def for_agents(self, agents, **said):
+        """The options with ``pairs`` checked against ``agents``: a tuple of (X, Y) names; ``said``, what an unknown
+        agent's error says of them (:func:`rlstats.design.agents_said`)."""
+        return dataclasses.replace(self, pairs=check_pairs("pairs", self.pairs, agents, **said))
 
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
@@ -1071,7 +1072,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         max_seconds=max_seconds, n_jobs=n_jobs)
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize), options.na_action)
-    options = options.for_agents(design.agents)
+    options = options.for_agents(design.agents, **agents_said(design))
     work = admit(improvement_cost, design, options, max_seconds, "probability_of_improvement()")  # issue 43 item 2
     shown = shows(work, options.progress)
     n_resamples_given = n_resamples

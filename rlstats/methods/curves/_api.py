@@ -17,7 +17,7 @@ from ... import calibration, runs
 from ...connectivity import label_literal
 from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_SHARE_ALONE, check_bounds, clip,
                        clipped_note, known_or_unbounded, median_tied_at_middle, saturated_withheld, tie_counts)
-from ...design import NA_ACTIONS, data_and_formula, design_of, public_function, subset_rows
+from ...design import NA_ACTIONS, agents_said, data_and_formula, design_of, public_function, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
 from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown, signif
@@ -121,9 +121,10 @@ class CurvesOptions:
             n_jobs=check_n_jobs(options["n_jobs"]),
             bounds=check_bounds(options.get("bounds")))
 
-    def for_agents(self, agents):
-        """The options with the pairs to compare checked against ``agents``."""
-        return dataclasses.replace(self, pairs=_pairs(self.pairs, agents))
+    def for_agents(self, agents, **said):
+        """The options with the pairs to compare checked against ``agents``; ``said``, what an unknown agent's error
+        says of them (:func:`rlstats.design.agents_said`)."""
+        return dataclasses.replace(self, pairs=_pairs(self.pairs, agents, said))
 
     def record(self) -> dict[str, Any]:
         out = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "statistic"}
@@ -141,7 +142,7 @@ def _statistic(statistic):
     return check_choice("statistic", statistic, kernels.STATISTICS), statistic
 
 
-def _pairs(compare, agents):
+def _pairs(compare, agents, said):
     if compare is None or compare is False:
         return ()
     if isinstance(compare, str):
@@ -159,7 +160,7 @@ def _pairs(compare, agents):
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise OptionError(f"compare= takes pairs of agents such as [('DQN', 'Rainbow')], got {pair!r}")
         for agent in pair:
-            agent_named(agents, "compare", agent, listed=True)
+            agent_named(agents, "compare", agent, **said, listed=True)
         if pair[0] == pair[1]:
             raise OptionError(f"compare= pair {tuple(pair)} compares an agent with itself")
         pairs.append(tuple(pair))
@@ -802,7 +803,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
                  f"{label_literal(design.agents[empty[0, 1]], design.numeric_agents)}\" leaves that agent out)"
                  if empty.size else "")
     design = design.require_complete(options.na_action, why + leave_out)
-    options = options.for_agents(design.agents)  # compare= checked before the cost counts its pairs
+    options = options.for_agents(design.agents, **agents_said(design))  # compare= checked before the cost counts its pairs
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
     # the IQM and the median read where the tasks lie: tasks on ranges apart are cautioned too (audit s18)
     design = warn_raw_scales(design, normalize, location=(options.statistic,) if isinstance(options.statistic, str)
