@@ -486,7 +486,7 @@ OWN_OPTIONS = [
     ("probability_of_improvement", "pairs", -1, OptionError, "pairs must be a list of (agent_1, agent_2) tuples"),
     ("probability_of_improvement", "pairs", "agent_1", OptionError, "pairs must be a list of (agent_1, agent_2)"),
     ("probability_of_improvement", "pairs", [("agent_1", "agent_1")], OptionError, "compares an agent with itself"),
-    ("probability_of_improvement", "pairs", [("agent_1", "nobody")], OptionError, "'nobody' in pairs= is not an agent; the agents are: 'agent_1', 'agent_2'"),
+    ("probability_of_improvement", "pairs", [("agent_1", "nobody")], OptionError, "'nobody' in pairs= is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
     ("probability_of_improvement", "pairs", [], OptionError, "pairs is empty; pass None for all pairs"),
     ("probability_of_improvement", "pairs", [1, 2], OptionError, "pairs must be (agent_1, agent_2) tuples, got 1"),
     ("probability_of_improvement", "interval", "bca", OptionError, "interval='bca' is not one of the allowed"),
@@ -574,7 +574,7 @@ OWN_OPTIONS = [
     ("curves", "compare", "some", OptionError, "compare= must be 'all', None or a list of (agent, agent) pairs"),
     ("curves", "compare", -1, OptionError, "compare= must be 'all', None or a list of (agent, agent) pairs"),
     ("curves", "compare", [("agent_1", "agent_1")], OptionError, "compares an agent with itself"),
-    ("curves", "compare", [("agent_1", "nobody")], OptionError, "'nobody' in compare= is not an agent; the agents"),
+    ("curves", "compare", [("agent_1", "nobody")], OptionError, "'nobody' in compare= is not an agent in column 'agent'; the agents"),
     ("curves", "steps", "x", OptionError, "steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); "
                                           "got 'x'"),
     ("curves", "steps", True, OptionError, "steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); "
