@@ -73,13 +73,14 @@ def _same_pair(res, other, a, b):
 
 
 def _unfit_note(res):
-    said = [n for n in res.notes if "needs 2 paired runs or more that vary" in n]
+    said = [n for n in res.notes if "needs 2 paired runs or more whose differences vary" in n]
     assert len(said) == 1, res.notes
     return said[0]
 
 
 def _named(note):
-    return set(re.findall(r"\b([A-C]) vs ([A-C]) \(", note.split(": ", 1)[1]))
+    listed = note.split("the pair shares, and ", 1)[1].split(" not have them there", 1)[0]
+    return set(re.findall(r"\b([A-C]) vs ([A-C]) \(", listed))
 
 
 @pytest.mark.parametrize("settings", [CHAINS, pytest.param(LONG_CHAINS, marks=pytest.mark.slow)],
@@ -93,7 +94,8 @@ def test_one_run_on_a_task_withholds_its_pairs_and_fits_the_other(settings):
         assert row[COLUMNS[:6] + COLUMNS[7:]].isna().all() and row["n_tasks"] == {"A": 3, "B": 2}[a]
     note = _unfit_note(res)
     assert _named(note) == {("A", "B"), ("B", "C")}
-    assert "A vs B (task_03: 1 paired run), B vs C (task_03: 1 paired run) have a task without" in note
+    assert ("and A vs B (task_03: 1 paired run), B vs C (task_03: 1 paired run) do not have them there, so their "
+            "probabilities") in note
     # A-C (tasks 2-4, places 0 and 2) is what it is on the frame with B's runs whole, where it was fitted before
     whole = rlstats.bayes(df, FORMULA, rope=0.2, **settings)
     assert whole.tidy().r_hat.notna().all()
@@ -126,7 +128,8 @@ def test_differences_that_do_not_vary_withhold_that_pair():
     assert _row(res, "A", "B")[COLUMNS[:6]].notna().all() and _row(res, "A", "C")[COLUMNS[:6]].notna().all()
     note = _unfit_note(res)
     assert _named(note) == {("B", "C")}
-    assert "B vs C (task_02: 4 paired runs whose differences do not vary) has a task without, so its" in note
+    assert ("and B vs C (task_02: 4 paired runs whose differences do not vary) does not have them there, so its "
+            "probabilities") in note
     said = "B vs C: probabilities and credible interval withheld (differences that do not vary on task_02)"
     assert said in res.report("text")
     # A-B: the call on A's and B's rows (places 0, 1, tasks 1-3)

@@ -854,11 +854,12 @@ def _unfit_note(design, options, first, second, unfit, withheld):
         parts.append(f"{design.agents[first[p]]} vs {design.agents[second[p]]} ({listed(said, 3)})")
     one = int(withheld.sum()) == 1
     return [f"the hierarchical model estimates each task's run-to-run spread of a pair's differences paired by seed, "
-            f"which needs 2 paired runs or more that vary: {listed(parts, 8)} {'has' if one else 'have'} a task "
-            f"without, so {'its' if one else 'their'} probabilities, {ACROSS[options.model][1]} and credible interval "
-            "are withheld (NaN in tidy()) rather than read from the other tasks, which would compare the pair on "
-            "tasks chosen by its runs (a task where both agents sit at a cap has differences 0); the other pairs are "
-            "compared; add runs, use model='signed_rank', or drop that task's rows to compare the pair without it"]
+            f"which needs 2 paired runs or more whose differences vary on every task the pair shares, and "
+            f"{listed(parts, 8)} {'does' if one else 'do'} not have them there, so {'its' if one else 'their'} "
+            f"probabilities, {ACROSS[options.model][1]} and credible interval are withheld (NaN in tidy()) rather "
+            "than read from the other tasks, which would compare the pair on tasks chosen by its runs (a task where "
+            "both agents sit at a cap has differences 0); the other pairs are compared; add runs, use "
+            "model='signed_rank', or drop that task's rows to compare the pair without it"]
 
 
 def _left_out_note(design, first, second, counts, left_out, analysed):
