@@ -85,8 +85,8 @@ class BayesResult(Result):
         converge have more, which a note gives).
     runs_used : int
         The data's runs that enter at least one pair's comparison (``nobs`` counts all of them): with the
-        hierarchical model those paired by seed with a run of the other agent, with the signed-rank model the runs
-        of the cells some pair compares.
+        hierarchical model those paired by seed with a run of the other agent in a pair it fitted (not those of a
+        withheld pair alone), with the signed-rank model the runs of the cells some pair compares.
     pair_draws : tuple of int or None
         Hierarchical model: each pair's posterior draws (in the order of ``comparisons``), chains x draws or more
         where its chains were run again longer; a share of none of them prints as "< 1/n" with that n.
@@ -309,7 +309,7 @@ class BayesResult(Result):
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
         runs = f"{self.nobs} runs" if self.runs_used == self.nobs else (
             f"{self.runs_used} of the data's {self.nobs} runs: those "
-            + ("paired by seed with a run of the other agent" if self.model == "hierarchical" else
+            + ("paired by seed with a run of the other agent in a pair compared" if self.model == "hierarchical" else
                "of the tasks each pair shares"))
         text = (f"We compared {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({runs}) "
                 f"with {how}, with {region}; differences are {self._direction()}. ")

@@ -60,7 +60,8 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
     next_task = result.model == "hierarchical"
     for i, (panel, draws, row) in enumerate(zip(axes, result.simplex_draws, pairs.itertuples())):
         if withheld(row):
-            _withheld_panel(panel, row, result.withheld_reason(i), pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)  # its title level with the others'
+            # its title level with the others'
+            _withheld_panel(panel, row, result.withheld_reason(i), pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)
             continue
         xy = draws @ _CORNERS
         worse, rope, better = ((row.p_worse_next, row.p_rope_next, row.p_better_next) if next_task else
