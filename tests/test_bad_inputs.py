@@ -3702,7 +3702,8 @@ def test_critical_difference_hue_reads_the_formulas_agent_column():
     plt.close("all")
 
 
-# issue 41 item 1: designs the hierarchical model cannot fit, refused with the way on
+# issue 41 item 1: designs the hierarchical model cannot fit, refused with the way on (one pair here: where another pair
+# can be fitted, such a pair is withheld with a note instead, audit s28 hier28, tests/test_audit_s28_hier28.py)
 @pytest.mark.parametrize("make, error, phrases", [
     (lambda: TINY[TINY["seed"] == 0], DesignError, ("needs at least 2 runs of each agent on every task",
                                                      "model='signed_rank'")),
@@ -3715,7 +3716,8 @@ def test_bayes_hierarchical_designs(make, error, phrases):
           warmup=100, draws=100, rng=0)
 
 
-# issue 41 item 1 (review 2): runs paired by seed label; '| task' names no seed to pair them by
+# issue 41 item 1 (review 2): runs paired by seed label; '| task' names no seed to pair them by (a pair sharing no seed
+# on a task is refused where no other pair can be fitted, as here)
 @pytest.mark.parametrize("make, formula, phrases", [
     (lambda: TINY.assign(seed=np.where(TINY["agent"] == TINY["agent"].iloc[0], TINY["seed"], TINY["seed"] + 10)),
      "score ~ agent | task/seed", ("share no seed on 'task_01'", "model='signed_rank'")),

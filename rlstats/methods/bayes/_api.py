@@ -21,6 +21,7 @@ wraps the kernels' numbers in :class:`BayesResult`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ from ...resampling import child_generator, child_stream, chunk_generators, paral
 from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import ACROSS, DECISION_THRESHOLD, RUN_AGAIN, BayesResult
+from ._result import ACROSS, DECISION_THRESHOLD, RUN_AGAIN, WITHHELD_REASON, BayesResult
 
 MODELS = ("signed_rank", "hierarchical")
 #: the thresholds below which the chains' diagnostics are printed with a warning (Vehtari et al. 2021)
@@ -153,8 +154,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         from 10 times that range (a units slip).
     model : {"signed_rank", "hierarchical"}
         The Bayesian signed-rank test on the task-level mean differences (any number of runs per cell), or the
-        hierarchical model of the per-task differences with the runs as replicates (at least 2 runs of each agent
-        on every task the pair shares).
+        hierarchical model of the per-task differences with the runs as replicates (at least 2 runs of each agent,
+        paired by seed, on every task the pair shares, and 2 shared tasks; a pair without is withheld with a note).
     control : str, optional
         Compare every other agent with this one (``agent_1`` = the other agent, ``agent_2`` = the control); by
         default every pair of agents, in the agents' order.
@@ -228,12 +229,15 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     Raises
     ------
     FormulaError, DesignError, OptionError
-        A DesignError for the hierarchical model on a task where a pair has fewer than 2 paired runs or runs that do
-        not vary (each names the pair and task and the way on), or where no pair shares 2 tasks; for the hierarchical
-        model without a seed column (``| task``), and for a pair that shares no seed on a task.  A pair that never
-        ran on a common task is not an error, nor, with the hierarchical model, one sharing a single task while
-        others share more: its row is withheld (NaN; "withheld" in the print and the tables, a panel saying so in
-        the figures) with a note naming it, and every other pair is compared (audit s28).
+        A DesignError for the hierarchical model without a seed column (``| task``), and where it can fit no pair:
+        none shares 2 tasks, or each has a task with fewer than 2 runs paired by seed (none: no seed in common) or
+        with differences that do not vary (the message names the first such pair and task and the way on).  A pair
+        that never ran on a common task is not an error, nor, with the hierarchical model, one sharing a single task
+        or with such a task while other pairs can be fitted: its row is withheld (NaN; "withheld" in the print and
+        the tables, a panel saying why in the figures) with a note naming it (and its tasks), and every other pair
+        is compared (audit s28).  The hierarchical model does not fit such a pair without the task, which would
+        compare it on tasks chosen by its runs (a task where both agents sit at a cap has differences 0): dropping
+        that task's rows does so where the reader chooses it.
 
     See Also
     --------
@@ -364,19 +368,36 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
                           "tasks every agent ran with rlstats.compare's subset=, or pass orderings=None")
     design = warn_raw_scales(design, normalize).runs_by_score()  # sums in one order (audit s16)
     design = band_beyond_scores(design, "rope", options.rope)
-    work = admit(cost, design, options, max_seconds, "bayes()")  # issue 43 item 2
-    extension = _extension_bound(design, options, work, max_seconds) if options.model == "hierarchical" else 1
+    # the hierarchical model's pairing by seed, before the estimate: it counts the pairs fitted (audit s28, hier28)
+    pairing = _pairing(design, options) if options.model == "hierarchical" else None
+    fitted = None if pairing is None else int(pairing[1].sum())
+    work = admit(functools.partial(cost, pairs=fitted), design, options, max_seconds, "bayes()")  # issue 43 item 2
+    extension = _extension_bound(design, options, work, max_seconds, fitted) if pairing is not None else 1
     with timed_bar(work, shows(work, options.progress), "bayes"):
-        return _run(design, options, ss, record, extension)
+        return _run(design, options, ss, record, extension, pairing)
 
 
-def _extension_bound(design, options, work, max_seconds):
+def _pairing(design, options):
+    """The hierarchical model's :func:`_paired_statistics` of every pair, and which pairs it fits: those sharing 2
+    tasks or more, each with 2 paired runs or more that vary (the others are withheld with a note)."""
+    first, second = _pairs(design, options)
+    sign = 1.0 if options.higher_is_better else -1.0
+    means = design.cell_matrix("mean")
+    present = ~np.isnan(means[:, first] - means[:, second]).T  # as _run reads it
+    stats = _paired_statistics(design, first, second, present, sign)
+    fitted = (present.sum(axis=1) >= 2) & np.array([not bad for bad in stats[-1]])
+    return stats, fitted
+
+
+def _extension_bound(design, options, work, max_seconds, fitted=None):
     """The largest factor (a power of 2, at most MAX_EXTENSION) by which the hierarchical model's chains may be run
     again when they miss RHAT_LIMIT or ESS_LIMIT, fixed before any fit: the further runs' factors at least double up to
     it, so they sum to less than twice it, and the call's estimated work with them (1 + 2 factor times the first
-    run's) stays within max_seconds=, and the longest run's per-task draws within MAX_DRAW_BYTES."""
+    run's) stays within max_seconds=, and the longest run's per-task draws within MAX_DRAW_BYTES (``fitted``: the
+    pairs fitted, by default all)."""
     bound = check_max_seconds(max_seconds)
     pairs = design.n_agents - 1 if options.control is not None else design.n_agents * (design.n_agents - 1) // 2
+    pairs = pairs if fitted is None else fitted
     size = 8.0 * options.chains * options.draws * design.n_tasks * pairs
     factor = MAX_EXTENSION
     while factor > 1 and ((1 + 2 * factor) * work.seconds > bound or factor * size > MAX_DRAW_BYTES):
@@ -394,7 +415,7 @@ def _pairs(design, options):
     return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
 
 
-def _run(design, options, ss, record, extension=1):
+def _run(design, options, ss, record, extension=1, pairing=None):
     notes = list(design.notes)
     first, second = _pairs(design, options)
     sign = 1.0 if options.higher_is_better else -1.0
@@ -419,8 +440,11 @@ def _run(design, options, ss, record, extension=1):
                      "if they do; where the labels only number the runs the pairs are arbitrary, which independent "
                      "runs allow but which gains nothing")
     rope_scale = design.units  # one home for every result: Design.units
-    fit = _signed_rank if options.model == "signed_rank" else _hierarchical
-    parts = fit(design, options, ss, first, second, differences, present, sign, notes, extension)
+    if options.model == "signed_rank":
+        parts = _signed_rank(design, options, ss, first, second, differences, present, sign, notes)
+    else:
+        parts = _hierarchical(design, options, ss, first, second, differences, present, sign, notes, extension,
+                              pairing)
     notes += _decision_notes(design, options, parts["comparisons"], first, second, present)
     return BayesResult(
         method=("Bayesian signed-rank test (Dirichlet process posterior)" if options.model == "signed_rank" else
@@ -458,7 +482,7 @@ def _pair_frame(design, first, second, present, p, estimate, low, high):
 
 # ---------------------------------------------------------------------------- the signed-rank model
 
-def _signed_rank(design, options, ss, first, second, differences, present, sign, notes, extension=1):
+def _signed_rank(design, options, ss, first, second, differences, present, sign, notes):
     complete = bool(present.all()) and design.is_complete
     n_tasks = design.n_tasks
     # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
@@ -750,10 +774,12 @@ def _task_frame(design, first, second, differences, present, sign, posterior=Non
 
 # ---------------------------------------------------------------------------- the hierarchical model
 
-def _paired_statistics(design, first, second, present, sign, notes):
+def _paired_statistics(design, first, second, present, sign):
     """Per pair and task: the sum, number and sum of squares (around their mean) of the run differences paired by
-    seed label (an inner join of the two cells on the seed), their sd and largest |difference|; and how many of the
-    data's runs are in at least one pair's differences."""
+    seed label (an inner join of the two cells on the seed), their sd and largest |difference|; per pair, the runs
+    it paired ((agent, task, seed)), those left without a partner ((agent, task) -> seeds) and its tasks that cannot
+    be fitted (task -> (paired runs, whether they vary)): fewer than 2 paired runs, or differences that do not vary,
+    leave that task's spread sigma_i without data."""
     if design.seeds is None:
         # pairing needs a shared label: row order makes the result depend on how the rows were listed, and score
         # order pairs best with best, which shrinks the spread of the differences (overconfident intervals)
@@ -767,76 +793,124 @@ def _paired_statistics(design, first, second, present, sign, notes):
     by_cell = {}
     for t, a, seed, y in zip(design.task, design.agent, design.seeds, design.y):
         by_cell.setdefault((int(t), int(a)), {})[seed] = y
-    left_out = []       # per pair: (agent, task) -> runs without a partner of the same seed
-    used = set()        # (agent, task, seed) of every run some pair paired
+    used, left_out, unfit = [], [], []
     for p in range(n_pairs):
-        missing = {}
+        mine, missing, bad = set(), {}, {}
         for t in np.flatnonzero(present[p]):
             one, two = by_cell[(t, first[p])], by_cell[(t, second[p])]
             runs = sorted(set(one) & set(two))
             for agent, cell in ((first[p], one), (second[p], two)):
                 if len(cell) > len(runs):
                     missing[(design.agents[agent], design.tasks[t])] = set(cell) - set(runs)
+            mine.update((a, t, r) for a in (first[p], second[p]) for r in runs)
             if not runs:
-                raise DesignError(
-                    f"{design.agents[first[p]]} and {design.agents[second[p]]} share no seed on "
-                    f"{design.tasks[t]!r}: the hierarchical model pairs runs by seed, so that task has no paired "
-                    "runs; leave one of the agents or the task out with rlstats.compare's subset=, or use "
-                    "model='signed_rank', which works on task-level means")
-            used.update((a, t, r) for a in (first[p], second[p]) for r in runs)
+                bad[int(t)] = (0, True)
+                continue
             x = sign * (np.array([one[r] for r in runs]) - np.array([two[r] for r in runs]))
-            if x.size < 2:
-                raise DesignError(
-                    f"the hierarchical model estimates each task's run-to-run spread, which needs at least 2 runs of "
-                    f"each agent on every task: {design.agents[first[p]]} and {design.agents[second[p]]} have "
-                    f"{x.size} paired run(s) on {design.tasks[t]!r}; add runs, or use model='signed_rank', which "
-                    "works on task-level means")
             sums[p, t], counts[p, t] = x.sum(), x.size
             within[p, t] = np.square(x - x.mean()).sum()
             sd[p, t] = x.std()
             largest[p, t] = np.abs(x).max()
-            if kernels.runs_do_not_vary(within[p, t], np.square(x).sum()):
-                raise DesignError(
-                    f"the differences of {design.agents[first[p]]} and {design.agents[second[p]]} on "
-                    f"{design.tasks[t]!r} do not vary from run to run (e.g. both at a score cap): the hierarchical "
-                    "model's per-task variance has no data; use model='signed_rank', or leave that task out with "
-                    "subset=")
+            if x.size < 2:
+                bad[int(t)] = (x.size, True)
+            elif kernels.runs_do_not_vary(within[p, t], np.square(x).sum()):
+                bad[int(t)] = (x.size, False)
+        used.append(mine)
         left_out.append(missing)
-    if any(left_out):
-        # each run once, however many pairs left it out
-        runs = len({(a, t, seed) for missing in left_out for (a, t), seeds in missing.items() for seed in seeds})
-        parts = []
-        for p, missing in enumerate(left_out):
-            if missing:
-                cells = sorted(missing.items(), key=lambda kv: (kv[0][0], kv[0][1]))
-                shown_cells = ", ".join(f"{len(n)} of {a} on {t!r}" for (a, t), n in cells[:3])
-                more = f" and {count(len(cells) - 3, 'more cell')}" if len(cells) > 3 else ""
-                parts.append(f"{design.agents[first[p]]} vs {design.agents[second[p]]}: "
-                             f"{count(int(counts[p].sum()), 'pair')} of runs used, "
-                             f"{count(sum(map(len, missing.values())), 'run')} left out ({shown_cells}{more})")
-        notes.append(f"{count(runs, 'run')} of the data's {design.nobs} had no run of the same seed in the other "
-                     "agent's cell for at least one pair of agents and were left out of that pair's differences; per "
-                     "pair: " + "; ".join(parts))
-    return sums, counts, within, sd, largest, len(used)
+        unfit.append(bad)
+    return sums, counts, within, sd, largest, used, left_out, unfit
 
 
-def _hierarchical(design, options, ss, first, second, differences, present, sign, notes, extension=1):
+def _unfit_words(design, pair, unfit):
+    """'A and B have 1 paired run on 'task_03'' (or share no seed there, or their differences there do not vary):
+    the first task of a pair that the hierarchical model cannot fit, and the way on, for the refusal of a call where
+    no pair can be compared."""
+    t, (n, varied) = min(unfit.items())
+    one, two = design.agents[pair[0]], design.agents[pair[1]]
+    if n == 0:
+        return (f"{one} and {two} share no seed on {design.tasks[t]!r}: the hierarchical model pairs runs by seed, so "
+                "that task has no paired runs; use model='signed_rank', which works on task-level means, or drop one "
+                "of the agents' or the task's rows")
+    if varied:
+        return (f"the hierarchical model estimates each task's run-to-run spread, which needs at least 2 runs of each "
+                f"agent on every task: {one} and {two} have {count(n, 'paired run')} on {design.tasks[t]!r}; add "
+                "runs, or use model='signed_rank', which works on task-level means")
+    return (f"the differences of {one} and {two} on {design.tasks[t]!r} do not vary from run to run (e.g. both at a "
+            "score cap): the hierarchical model's per-task variance has no data; use model='signed_rank', or drop "
+            "that task's rows")
+
+
+def _unfit_note(design, options, first, second, unfit, withheld):
+    """The note of the pairs the hierarchical model withholds (``withheld``) for a task it cannot fit (``unfit``,
+    :func:`_paired_statistics`), naming each pair's such tasks and why. Withheld rather than fitted without those
+    tasks: that would compare the pair on tasks chosen by its runs, and leaving out a task where both agents sit at
+    a cap (differences all 0) would move delta0 away from 0 (audit s28, hier28: one such pair refused the call)."""
+    if not withheld.any():
+        return []
+    parts = []
+    for p in np.flatnonzero(withheld):
+        tasks = sorted(unfit[p].items())
+        said = [f"{names_shown([design.tasks[t]], design.tasks)[0]}: "
+                + ("no shared seed" if n == 0 else count(n, "paired run") if varied else
+                   f"{count(n, 'paired run')} whose differences do not vary") for t, (n, varied) in tasks]
+        parts.append(f"{design.agents[first[p]]} vs {design.agents[second[p]]} ({listed(said, 3)})")
+    one = int(withheld.sum()) == 1
+    return [f"the hierarchical model estimates each task's run-to-run spread of a pair's differences paired by seed, "
+            f"which needs 2 paired runs or more whose differences vary on every task the pair shares, and "
+            f"{listed(parts, 8)} {'does' if one else 'do'} not have them there, so {'its' if one else 'their'} "
+            f"probabilities, {ACROSS[options.model][1]} and credible interval are withheld (NaN in tidy()) rather "
+            "than read from the other tasks, which would compare the pair on tasks chosen by its runs (a task where "
+            "both agents sit at a cap has differences 0); the other pairs are compared; add runs, use "
+            "model='signed_rank', or drop that task's rows to compare the pair without it"]
+
+
+def _left_out_note(design, first, second, counts, left_out, analysed):
+    """The note of the runs of the pairs compared (``analysed``) that had no run of the same seed in the other agent's
+    cell and were left out of that pair's differences."""
+    kept = [p for p in np.flatnonzero(analysed) if left_out[p]]
+    if not kept:
+        return []
+    # each run once, however many pairs left it out
+    runs = len({(a, t, seed) for p in kept for (a, t), seeds in left_out[p].items() for seed in seeds})
+    parts = []
+    for p in kept:
+        cells = sorted(left_out[p].items(), key=lambda kv: (kv[0][0], kv[0][1]))
+        shown_cells = ", ".join(f"{len(n)} of {a} on {t!r}" for (a, t), n in cells[:3])
+        more = f" and {count(len(cells) - 3, 'more cell')}" if len(cells) > 3 else ""
+        parts.append(f"{design.agents[first[p]]} vs {design.agents[second[p]]}: "
+                     f"{count(int(counts[p].sum()), 'pair')} of runs used, "
+                     f"{count(sum(map(len, left_out[p].values())), 'run')} left out ({shown_cells}{more})")
+    return [f"{count(runs, 'run')} of the data's {design.nobs} had no run of the same seed in the other agent's cell "
+            "for at least one pair of agents and were left out of that pair's differences; per pair: "
+            + "; ".join(parts)]
+
+
+def _hierarchical(design, options, ss, first, second, differences, present, sign, notes, extension=1,
+                  pairing=None):
     # the joint fit's own cells are checked before any fit runs, so a refusal costs nothing
     cells = _agent_cells(design, sign) if options.orderings else None
-    sums, counts, within, sd, largest, runs_used = _paired_statistics(design, first, second, present, sign, notes)
+    (sums, counts, within, sd, largest, used, left_out, unfit), met = pairing or _pairing(design, options)
     # the observed per-task differences are those of the paired runs the model sees, not of all runs
-    paired = np.where(present, sums / np.maximum(counts, 1), np.nan)
+    paired = np.where(present & (counts > 0), sums / np.maximum(counts, 1), np.nan)
     n_pairs = first.size
     shared = present.sum(axis=1)
-    if not (shared >= 2).any():
+    if not met.any():
+        # no pair can be fitted: the whole call rests on the first such task, or on 2 shared tasks
+        bad = [p for p in range(n_pairs) if unfit[p]]
+        if bad:
+            raise DesignError(_unfit_words(design, (first[bad[0]], second[bad[0]]), unfit[bad[0]]))
         p = int(np.argmax(shared > 0))
         raise DesignError(f"the hierarchical model estimates the spread of the per-task differences, which needs at "
                           f"least 2 tasks; {design.agents[first[p]]} and {design.agents[second[p]]} share "
                           f"{count(int(shared[p]), 'task')}")
     # a pair that never met is withheld (its own note), and so is one on a single shared task while other pairs have
-    # 2 or more (audit s28: one such pair refused the call): no fit of either
-    met = shared >= 2
+    # 2 or more (audit s28: one such pair refused the call), and one with a task of fewer than 2 paired runs, or of
+    # runs whose differences do not vary (audit s28, hier28: those refused the call too): no fit of any of them
+    runs_used = len(set().union(*(used[p] for p in np.flatnonzero(met))))  # the runs behind the pairs fitted
+    notes += _left_out_note(design, first, second, counts, left_out, met)
     notes += _single_task_note(design, options, first, second, present, shared == 1)
+    unfitted = (shared >= 2) & ~met
+    notes += _unfit_note(design, options, first, second, unfit, unfitted)
     notes += _few_runs_note(design, first, second, np.where(present & met[:, None], counts, np.inf), options.rope)
     # each pair on its own scale: the differences divided by the mean over tasks of their standard deviation
     scale = np.array([sd[p, present[p]].mean() if met[p] else np.nan for p in range(n_pairs)])
@@ -997,7 +1071,19 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
                 task_effects=_task_frame(design, first, second, paired, present, sign, posterior),
                 orderings=orderings, posterior_draws=kept, simplex_draws=simplex,
                 diagnostics=pd.DataFrame(diagnostics), n_samples=None, prior=None, chains=options.chains,
-                draws=options.draws, runs_used=runs_used, pair_draws=tuple(int(n) for n in pair_draws))
+                draws=options.draws, runs_used=runs_used, pair_draws=tuple(int(n) for n in pair_draws),
+                withheld_because=tuple(_withheld_words(design, unfit[p]) if unfitted[p] else "one shared task"
+                                       if shared[p] == 1 else WITHHELD_REASON if shared[p] == 0 else ""
+                                       for p in range(n_pairs)))
+
+
+def _withheld_words(design, unfit):
+    """Why a pair with tasks the hierarchical model cannot fit (``unfit``) is withheld, in a few words for the print's
+    prose and the figures' panels: "1 paired run on task_03" (the first such task; the note names them all)."""
+    t, (n, varied) = min(unfit.items())
+    task = names_shown([design.tasks[t]], design.tasks)[0]
+    return ("no shared seed" if n == 0 else count(n, "paired run") if varied else
+            "differences that do not vary") + f" on {task}"
 
 
 

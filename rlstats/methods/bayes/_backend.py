@@ -28,15 +28,19 @@ def citations(result, keys):
 SWEEP_UNITS = 450
 
 
-def cost(shape: Shape, options: Any) -> Work:
+def cost(shape: Shape, options: Any, pairs: int | None = None) -> Work:
     """Each posterior draw of each compared pair sums over the tasks: the signed-rank test's Dirichlet draws
     (4e-8 s a task, measured) or the hierarchical sampler's sweeps, each 1e-6 s a chain, pair and task plus its own
     4.5e-4 s (:data:`SWEEP_UNITS`; measured / estimated 0.73-0.9 on 2 x 3, 2 x 30 and Atari 100k's 15 pairs x 26
     games, 2.2 on the calibration's 4 x 20; the 2e-6 s a chain, pair and task without the sweep's own cost, session
     17's, was 9-29x under on 1 pair x 3 tasks).  The hierarchical
     estimate is the first run's: chains that miss R-hat or ESS are run again longer, within a bound
-    (``_api._extension_bound``) that keeps the estimated work with the runs again under ``max_seconds=``."""
-    pairs = shape.agents - 1 if options.control is not None else shape.agents * (shape.agents - 1) // 2
+    (``_api._extension_bound``) that keeps the estimated work with the runs again under ``max_seconds=``.
+    ``pairs``: the pairs the hierarchical model fits, where bayes() knows them (it withholds pairs that share fewer
+    than 2 tasks or have a task it cannot fit, and fits none of them: audit s28, hier28); by default every pair (the
+    signed-rank kernel computes every pair's masses, withheld or not)."""
+    if pairs is None:
+        pairs = shape.agents - 1 if options.control is not None else shape.agents * (shape.agents - 1) // 2
     if options.model == "hierarchical":
         sweeps = options.warmup + options.draws
         return Work(sweeps * (options.chains * pairs * shape.tasks + SWEEP_UNITS), "posterior draws", 1e-6,

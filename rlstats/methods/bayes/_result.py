@@ -22,6 +22,7 @@ RUN_AGAIN = "were run again with warm-up and draws extended to"
 #: share may round onto from either side (audit s22: 3799 of 4000 draws read "P(worse) = 0.95" in the report)
 DECISION_THRESHOLD = 0.95
 WITHHELD, WITHHELD_CELL = plots.WITHHELD, plots.WITHHELD_CELL  # a pair that never met: the figures' words too
+WITHHELD_REASON = plots.WITHHELD_REASON
 #: the hierarchical model's priors (kernels.Priors, as _api sets them), in the print and the report (audit s19)
 PRIORS = ("priors on the run differences x divided by the mean over tasks of their sd (Corani et al. 2017, as baycomp "
           "sets them): delta0 ~ U(-max|x|, max|x|), sigma0 ~ U(0, 1000 sd of the task means), sigma_i ~ U(0, 1000), "
@@ -84,11 +85,14 @@ class BayesResult(Result):
         converge have more, which a note gives).
     runs_used : int
         The data's runs that enter at least one pair's comparison (``nobs`` counts all of them): with the
-        hierarchical model those paired by seed with a run of the other agent, with the signed-rank model the runs
-        of the cells some pair compares.
+        hierarchical model those paired by seed with a run of the other agent in a pair it fitted (not those of a
+        withheld pair alone), with the signed-rank model the runs of the cells some pair compares.
     pair_draws : tuple of int or None
         Hierarchical model: each pair's posterior draws (in the order of ``comparisons``), chains x draws or more
         where its chains were run again longer; a share of none of them prints as "< 1/n" with that n.
+    withheld_because : tuple of str or None
+        Hierarchical model: for each pair (in the order of ``comparisons``) why its row is withheld, in a few words
+        ("one shared task", "1 paired run on task_03"; the notes say more), "" for a pair compared.
     """
 
     model: str
@@ -111,6 +115,7 @@ class BayesResult(Result):
     draws: int | None
     runs_used: int
     pair_draws: tuple[int, ...] | None
+    withheld_because: tuple[str, ...] | None = None
 
     _plot_kinds: ClassVar[dict] = {
         "simplex": plots.plot_simplex,
@@ -274,6 +279,13 @@ class BayesResult(Result):
                "ess_bulk": float(self.comparisons["ess_bulk"].min()) if "ess_bulk" in self.comparisons else np.nan}
         return pd.DataFrame([row])
 
+    def withheld_reason(self, i):
+        """Why row ``i`` of ``comparisons`` is withheld, in a few words (:attr:`withheld_because`; with the
+        signed-rank model a pair that never met or shares one task)."""
+        if self.withheld_because is not None and self.withheld_because[i]:
+            return self.withheld_because[i]
+        return WITHHELD_REASON if self.comparisons["n_tasks"].iloc[i] == 0 else "one shared task"
+
     def _interval_phrase(self, row):
         """The credible interval as the prose gives it, or that it is withheld (a pair on one task: see the notes)."""
         if np.isnan(row.conf_low):
@@ -297,19 +309,20 @@ class BayesResult(Result):
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
         runs = f"{self.nobs} runs" if self.runs_used == self.nobs else (
             f"{self.runs_used} of the data's {self.nobs} runs: those "
-            + ("paired by seed with a run of the other agent" if self.model == "hierarchical" else
+            + ("paired by seed with a run of the other agent in a pair compared" if self.model == "hierarchical" else
                "of the tasks each pair shares"))
         text = (f"We compared {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({runs}) "
                 f"with {how}, with {region}; differences are {self._direction()}. ")
         parts = []
-        for row in self.comparisons.itertuples():
+        for i, row in enumerate(self.comparisons.itertuples()):
             if row.n_tasks == 0:  # withheld: see the notes
                 parts.append(f"{row.agent_1} vs {row.agent_2}: {WITHHELD}")
                 continue
-            if np.isnan(row.p_better):  # a pair sharing one task: see the notes
-                parts.append(f"{row.agent_1} vs {row.agent_2}: probabilities and credible interval withheld (one "
-                             "shared task)" + (f", {ACROSS[self.model][1]} {fmt.signif(row.estimate, 3)}"
-                                               if np.isfinite(row.estimate) else ""))
+            if np.isnan(row.p_better):  # a pair sharing one task, or (hierarchical) a task it cannot fit: see the notes
+                parts.append(f"{row.agent_1} vs {row.agent_2}: probabilities and credible interval withheld "
+                             f"({self.withheld_reason(i)})"
+                             + (f", {ACROSS[self.model][1]} {fmt.signif(row.estimate, 3)}"
+                                if np.isfinite(row.estimate) else ""))
                 continue
             n = self._pair_draws(row.agent_1, row.agent_2)
             better, rope, worse = (self._share(p, 3, n) for p in (row.p_better, row.p_rope, row.p_worse))

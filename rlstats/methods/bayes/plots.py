@@ -21,7 +21,8 @@ ACROSS = {"signed_rank": ("mean diff", "mean difference", "mean difference acros
 
 #: what the print, the prose and the figures say of a pair that never ran on a common task (withheld, with a note),
 #: and a table's cell of it
-WITHHELD = "withheld (the agents never ran on a common task)"
+WITHHELD_REASON = "the agents never ran on a common task"
+WITHHELD = f"withheld ({WITHHELD_REASON})"
 WITHHELD_CELL = "withheld"
 
 #: the simplex's corners in the plane: worse (left), equivalent (top), better (right), as baycomp draws it
@@ -57,9 +58,10 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
     style = {"s": 2, "alpha": 0.3, "color": "C0", "linewidths": 0}
     style.update(kwargs)
     next_task = result.model == "hierarchical"
-    for panel, draws, row in zip(axes, result.simplex_draws, pairs.itertuples()):
+    for i, (panel, draws, row) in enumerate(zip(axes, result.simplex_draws, pairs.itertuples())):
         if withheld(row):
-            _withheld_panel(panel, row, pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)  # its title level with the others'
+            # its title level with the others'
+            _withheld_panel(panel, row, result.withheld_reason(i), pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)
             continue
         xy = draws @ _CORNERS
         worse, rope, better = ((row.p_worse_next, row.p_rope_next, row.p_better_next) if next_task else
@@ -100,9 +102,9 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
     fig, axes, pairs = _pair_axes(result, ax, (2.3, 1.9), "posterior", width)  # two a row: the titles are long
     style = {"bins": 40, "color": "C0", "alpha": 0.8, "density": True}
     style.update(kwargs)
-    for panel, draws, row in zip(axes, result.posterior_draws, pairs.itertuples()):
+    for i, (panel, draws, row) in enumerate(zip(axes, result.posterior_draws, pairs.itertuples())):
         if withheld(row):
-            _withheld_panel(panel, row)
+            _withheld_panel(panel, row, result.withheld_reason(i))
             continue
         panel.hist(draws, **style)
         if result.rope > 0:
@@ -134,11 +136,12 @@ def withheld(row) -> bool:
     return row.n_tasks == 0 or not np.isfinite(row.estimate)
 
 
-def _withheld_panel(panel, row, pad=None):
-    """The panel of a pair that never ran on a common task: its name and that it is withheld (no draws exist), so
-    that the panels stay one per row of tidy() and none reads as a posterior at 0."""
+def _withheld_panel(panel, row, why, pad=None):
+    """The panel of a pair withheld (``why``: :meth:`BayesResult.withheld_reason`): its name and that it is withheld
+    (no draws exist), so that the panels stay one per row of tidy() and none reads as a posterior at 0."""
     panel.axis("off")
     panel.set_title(f"{row.agent_1} vs {row.agent_2}", fontsize=SMALL_FONT + 1, pad=pad)
-    said = WITHHELD if row.n_tasks == 0 else f"{WITHHELD_CELL} (one shared task: see the notes)"
-    panel.text(0.5, 0.5, said.replace(" (", "\n(", 1), transform=panel.transAxes, ha="center", va="center",
-               fontsize=SMALL_FONT, color="0.3", wrap=True)
+    said = WITHHELD if row.n_tasks == 0 else f"{WITHHELD_CELL} ({why}: see the notes)"
+    # a line apiece for the word, the reason and the pointer, so that a long reason stays within the panel
+    panel.text(0.5, 0.5, said.replace(" (", "\n(", 1).replace(": see", ":\nsee"), transform=panel.transAxes,
+               ha="center", va="center", fontsize=SMALL_FONT, color="0.3", wrap=True)
