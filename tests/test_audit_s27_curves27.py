@@ -32,7 +32,9 @@ def test_two_task_rows_of_every_statistic():
                                                                                           **r})}
         assert len(points) == 16 and len(rows) == 16 * 6, statistic
         assert {r["configuration"] for r in rows} == {"the mean's bands" if statistic == "median" else ""}  # MEAN_BANDS
-    said = [r for r in calibration.rows("curves.band") if r["configuration"] and r["statistic"] != "optimality_gap"]
+    # audit s28's rows (of coverage_curves_gap.py; of coverage_curves_early.py, "runs cut: ...") are not of this grid
+    said = [r for r in calibration.rows("curves.band") if r["configuration"] and r["statistic"] != "optimality_gap"
+            and not r["configuration"].startswith("runs cut: ")]
     assert len(said) == 96 and {(r["statistic"], r["tasks"]) for r in said} == {("median", "2")}
 
 

@@ -63,7 +63,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
 #: that script, whose ``appended(row)`` says whether a table row (a dict of strings) is one of its own; ``merged``
 #: keeps them when the procedure is re-measured (audit s13: ``--only curves.band`` dropped the 64 fresh rows)
 APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
-                            "coverage_curves_gap"),  # audit s28: the gap's bands of agents below gamma
+                            "coverage_curves_gap",  # audit s28: the gap's bands of agents below gamma
+                            "coverage_curves_early"),  # audit s28 early28: runs that end early or start late
             "bootstrap.interval": "coverage_one_task",  # audit s19: the default on one task, 3-200 runs
             # audit s20: the aggregate of the mean; audit s23: Welch's t with equal runs but unlike spreads
             "equivalence.size": ("size_equivalence_mean", "size_equivalence_spread"),

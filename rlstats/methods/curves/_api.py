@@ -82,6 +82,10 @@ UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
 #: while their true score distribution crosses it (``tests/reference/coverage_curves_gap.py``, audit s28 gapkinds28):
 #: their bands are the mean's reflected, whose own rows measure a truth below gamma, and there they covered less
 GAP_BELOW_GAMMA = "every score at or below gamma"
+#: The ``configuration`` of the ``curves.band`` rows measured where some runs end early or start late (audit s28
+#: early28, ``tests/reference/coverage_curves_early.py``: "runs cut: one_at_5", ...): another design than the complete
+#: curves' rows, which the notes read
+RUNS_CUT = "runs cut: "
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -620,7 +624,11 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     times its width before its standard error was floored. Where a design misses the level
     by more than 3 SE, pooled or in a design draw, the result's notes quote the lowest measured
     coverage (the ``curves.band`` rows of ``rlstats/calibration.csv``, ``interval`` naming the band
-    method).
+    method), read at the fewest runs of a task logged at a step with a band. At the steps some runs
+    do not reach (``tests/reference/coverage_curves_early.py``, audit s28: 1, 2 and 5 tasks, 3 to 10
+    runs, one, two or half of them ending early or one starting late, 400 curves a point) the
+    studentised bands cover 0.945-1.00 of the mean and 0.948-1.00 of the IQM, at up to 4 times the
+    expanded band's width there.
 
     Curves of two agents are compared with a max-T permutation test over steps (whole runs
     relabelled within tasks; Westfall and Young's single-step adjustment), so the chance of
@@ -961,7 +969,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                                "percentile and sup-t bands (bands=\"expanded\"): studentised bands need the "
                                "standard error of a resample, which only the built-in statistics give")
             notes.append(about_bands[-1])
-        notes += _calibration_notes(options, fewest.min(), n_tasks, "expanded", about_bands, measured)
+        reads = _runs_read(fewest, logged_fewest, ~short & np.isfinite(pointwise).all(axis=-1))
+        notes += _calibration_notes(options, reads, n_tasks, "expanded", about_bands, measured,
+                                    fewer=reads < fewest.min())
     else:
         # the median's middle tasks' means (audit s12) and the mean (audit s25 band25) are skewed like the runs, each
         # agent's by the statistic of its bands (a gap taking the mean's: the mean's skew widening and Hall's band)
@@ -997,11 +1007,14 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             # the rows of the bands of the agents with the fewest runs, where they all take one statistic's (the
             # mean's reflected: the same coverage), else the statistic's own (calibration.quoted_kinds, bootstrap()'s)
             quoted = calibration.quoted_kinds([[b.statistic_name] for b in band], fewest)[0]
-            notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), fewest.min(), n_tasks,
-                                        "studentized", about_bands, measured)
+            given = np.isfinite(pointwise).all(axis=-1)
+            reads = _runs_read(fewest, logged_fewest, given)
+            notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), reads, n_tasks,
+                                        "studentized", about_bands, measured, fewer=reads < fewest.min())
             if as_mean.any():  # and the gap's rows of those agents where the truth crosses gamma (audit s28)
-                notes += _calibration_notes(options, fewest[as_mean].min(), n_tasks, "studentized", about_bands,
-                                            below_gamma=True)
+                reads = _runs_read(fewest[as_mean], logged_fewest[as_mean], given[as_mean])
+                notes += _calibration_notes(options, reads, n_tasks, "studentized", about_bands, below_gamma=True,
+                                            fewer=reads < fewest[as_mean].min())
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -1407,7 +1420,17 @@ def _df_range(df):
     return f"df = {low}" if low == high else f"df from {low} to {high}"
 
 
-def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, measured=None, below_gamma=False):
+def _runs_read(fewest, logged_fewest, given):
+    """The runs per task whose calibration rows the notes read: the agents' fewest runs in a task (``fewest``), or the
+    fewest of a task logged at a step where a band is ``given`` (agents, steps), where some runs end early or start late
+    (``logged_fewest`` (agents, steps); audit s28 early28: the notes read the design's runs, at 10 runs of which 5 end
+    early the rows of 10 runs for bands resting on 5 there)."""
+    there = logged_fewest[given & (logged_fewest > 0)]
+    return int(min(fewest.min(), there.min())) if there.size else int(fewest.min())
+
+
+def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, measured=None, below_gamma=False,
+                       fewer=False):
     """The measured coverage of each band where the table shows it short of its level at this design; those of
     the agents' bands (not of the differences) are added to ``about_bands`` too, and their quoted coverage to
     ``measured`` (band -> coverage), which the figure's title quotes (audit s24: it said "95%" beside 0.667).
@@ -1418,11 +1441,13 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     the lowest row over them and the score distributions is quoted. ``below_gamma``: the optimality gap's rows of
     agents whose every score sits at or below gamma while their true scores cross it (:data:`GAP_BELOW_GAMMA`, the
     mean's bands reflected), quoted beside the mean's rows (which measure a truth below gamma); the gap's own bands
-    read its other rows.
+    read its other rows. ``fewer``: ``runs_per_task`` is the fewest runs of a task logged at a step with a band, below
+    the design's (:func:`_runs_read`), which the note says.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
             and row.get("interval", "") in (method, "")
-            and (row.get("configuration", "") == GAP_BELOW_GAMMA) == below_gamma]
+            and (row.get("configuration", "") == GAP_BELOW_GAMMA) == below_gamma
+            and not row.get("configuration", "").startswith(RUNS_CUT)]
     if not rows:
         if callable(options.statistic):
             return []
@@ -1450,7 +1475,8 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
             at = "simulated designs either side of this one" if len(bracket) > 1 else "nearest simulated design"
             where = (" of an agent whose every score is at or below gamma, where its true scores can exceed gamma"
                      if below_gamma else "")
-            notes.append(f"measured {what} of the {_label(options.statistic_name)}{where} at the {at} ({row['runs']} runs per task, "
+            notes.append(f"measured {what} of the {_label(options.statistic_name)}{where} at the {at} ({row['runs']} runs per task"
+                         f"{', as the fewest runs of a task logged at a step with a band' if fewer else ''}, "
                          f"{calibration.bracket_words(bracket, row['tasks'])}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
