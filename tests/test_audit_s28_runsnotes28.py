@@ -1,0 +1,108 @@
+"""Audit s28 (meta28), runsnotes28: the notes a frame of runs carries are said of the runs a subset keeps.
+
+1. curves(): on the SB3 monitor logs (shared/data/logs/sb3_classic, CartPole-v1) the range note said "the runs of
+   DQN on CartPole-v1 start at 14" beside "curves cover steps 20 to 19.99k": the even grid's steps sit 10 apart, so
+   its first step at or after 14 is 20 (and its last at or before 20k, 19.99k). The note now says both: "start at 14,
+   so the grid of steps 10 apart starts at 20; those of DQN on CartPole-v1 stop at 20k, so it ends at 19.99k"; where
+   the grid starts (ends) at the runs' step, the words of before stay.
+2. align_steps() and summarize_runs(how='auc'): the note on steps logged beyond each task's grid ("each task's grid
+   stays within the steps every agent reaches there (...); steps logged beyond are left out: t1 (0 to 200), t2 (0 to
+   300)") was a note of the frame as a whole: after any subset of the runs (pandas, or subset=) it was not shown,
+   though the tasks it named were kept. It is now bound to its tasks and said again of those kept (the same words of
+   the whole frame as before, checked against the code before the change); a subset keeping only tasks logged within
+   their grid has no such note.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats import runs
+from rlstats.design import design_of
+from rlstats.provenance import notes_for
+
+FORMULA = "score ~ agent | task/seed"
+
+
+def _beyond(notes):
+    found = [n for n in notes if "steps logged beyond are left out" in n]
+    assert len(found) <= 1, notes
+    return found[0] if found else None
+
+
+def _budgets():
+    """Agents A, B, C on t1 (200 steps), t2 (300) and t3 (150), 3 runs each, seed 0 logged every 5 steps and the
+    others every 10 (so the runs are aligned to a grid). By construction B's runs on t2 start at 30 and C's runs on
+    t1 and t2 stop 50 steps before the budget: t1's grid is 0-150, t2's 30-250, t3's 0-150, so t1 and t2 are logged
+    beyond their grids and t3 is not."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for agent in ("A", "B", "C"):
+        for task, budget in (("t1", 200), ("t2", 300), ("t3", 150)):
+            start = 30 if (agent, task) == ("B", "t2") else 0
+            end = budget - (50 if agent == "C" and task != "t3" else 0)
+            for seed in range(3):
+                rows += [(agent, task, seed, k, rng.normal()) for k in range(start, end + 1, 10 if seed else 5)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+
+
+WHOLE = ("each task's grid stays within the steps every agent reaches there (the runs of B on t2 start where their "
+         "task's grid starts; those of C on t1, C on t2 stop where their task's grid ends); steps logged beyond are "
+         "left out: t1 (0 to 200), t2 (0 to 300); pass steps= for other steps")
+
+
+@pytest.mark.parametrize("make", ["align", "auc"])
+def test_the_note_on_steps_beyond_the_grids_is_said_of_the_tasks_kept(make):
+    df = _budgets()
+    if make == "align":
+        frame = rlstats.align_steps(df, FORMULA, step="step")
+    else:
+        frame = rlstats.summarize_runs(df, FORMULA, step="step", how="auc")
+    assert _beyond(frame.attrs["rlstats_notes"]) == WHOLE  # the words of before, of the whole frame
+    assert _beyond(notes_for(frame[frame.task == "t1"])) == (
+        "each task's grid stays within the steps every agent reaches there (the runs of C on t1 stop where their "
+        "task's grid ends); steps logged beyond are left out: t1 (0 to 200); pass steps= for other steps")
+    assert _beyond(notes_for(frame[frame.task != "t1"])) == (
+        "each task's grid stays within the steps every agent reaches there (the runs of B on t2 start where their "
+        "task's grid starts; those of C on t2 stop where their task's grid ends); steps logged beyond are left out: "
+        "t2 (0 to 300); pass steps= for other steps")
+    assert _beyond(notes_for(frame[frame.task == "t3"])) is None  # t3 is logged within its grid
+    if make == "auc":  # a back end's subset= says the same of the runs it analyses
+        res = rlstats.compare(frame, FORMULA, subset="task == 't2'")
+        assert _beyond(res.notes) == _beyond(notes_for(frame[frame.task == "t2"]))
+
+
+def _range_note(df, formula):
+    design = design_of(df, formula, step="step", curves=True)
+    starts, stops = runs.run_bounds(design)
+    logged = runs.snap_steps(design.extra["step"], starts)
+    return runs.common_grid(design, logged, starts, stops)
+
+
+def test_range_note_says_where_the_grid_starts():
+    """A's runs start at 0, B's at 14, all every 10 steps from there: the grid (10 apart) starts at 20, the first
+    multiple of 10 at or after 14; A's runs stop at 300, B's at 294 (B is logged at 14 + 10k), the grid ends at
+    290."""
+    rows = [("A", "t", s, k, 0.0) for s in range(2) for k in range(0, 301, 10)]
+    rows += [("A", "u", s, k, 0.0) for s in range(2) for k in range(0, 401, 10)]
+    rows += [("B", task, s, k, 0.0) for task in "tu" for s in range(2) for k in range(14, 301, 10)]
+    grid, shared, note = _range_note(pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"]), FORMULA)
+    assert not shared and (grid[0], grid[-1]) == (20, 290)
+    assert ("curves cover steps 20 to 290, within the steps every agent reaches on every task (the runs of B on t, "
+            "B on u start at 14, so the grid of steps 10 apart starts at 20; those of B on t, B on u stop at 294, so "
+            "it ends at 290)") in note
+
+
+def test_range_note_on_the_sb3_monitor_logs(shared_data):
+    """DQN's earliest run on CartPole-v1 logs its first episode at step 14 and its longest its last at 19,999 (read
+    from the monitor.csv files: seeds 0-2 start at 18, 29, 14); A2C's and PPO's start at 11-19 and end past 27k."""
+    df = rlstats.read_logs(shared_data / "logs" / "sb3_classic", "{agent}/{task}/seed_{seed}", format="sb3_monitor",
+                           progress=False)
+    cart = df[df.task == "CartPole-v1"]
+    firsts = cart.groupby(["agent", "seed"]).step.min()
+    assert firsts.loc["DQN"].min() == 14 and cart[cart.agent == "DQN"].step.max() == 19_999
+    grid, _, note = _range_note(cart, "r ~ agent | task/seed")
+    assert (grid[0], grid[1] - grid[0], grid[-1]) == (20, 10, 19_990)
+    assert ("(the runs of DQN on CartPole-v1 start at 14, so the grid of steps 10 apart starts at 20; those of DQN on "
+            "CartPole-v1 stop at 20k, so it ends at 19.99k)") in note
