@@ -11,6 +11,9 @@
    though the tasks it named were kept. It is now bound to its tasks and said again of those kept (the same words of
    the whole frame as before, checked against the code before the change); a subset keeping only tasks logged within
    their grid has no such note.
+3. read_logs(): the note on runs several files give at different steps or of different scalars, read as one run
+   each ("4 runs given by several files ...: agent=ppo seed=1 (loss.csv, return.csv); ..."), was a note of the frame:
+   any subset lost it. It is now bound to the runs it names and said again of those kept.
 """
 
 import numpy as np
@@ -106,3 +109,20 @@ def test_range_note_on_the_sb3_monitor_logs(shared_data):
     assert (grid[0], grid[1] - grid[0], grid[-1]) == (20, 10, 19_990)
     assert ("(the runs of DQN on CartPole-v1 start at 14, so the grid of steps 10 apart starts at 20; those of DQN on "
             "CartPole-v1 stop at 20k, so it ends at 19.99k)") in note
+
+
+def test_runs_joined_from_several_files_are_said_of_the_runs_kept(tmp_path):
+    """Three W&B chart exports: return.csv gives the 4 runs' returns, loss.csv ppo's losses and sac_loss.csv sac's, so
+    each run is joined from two files (by construction). The note naming them was a note of the frame: any subset lost
+    it, its runs kept or not."""
+    (tmp_path / "return.csv").write_text("Step,ppo-1 - return,ppo-2 - return,sac-1 - return,sac-2 - return\n"
+                                         "100,1,4,1,2\n200,2,5,3,3\n")
+    (tmp_path / "loss.csv").write_text("Step,ppo-1 - loss,ppo-2 - loss\n100,0.5,0.7\n200,0.25,0.35\n")
+    (tmp_path / "sac_loss.csv").write_text("Step,sac-1 - loss,sac-2 - loss\n100,0.5,0.7\n200,0.25,0.35\n")
+    frame = rlstats.read_logs(tmp_path, "{agent}-{seed}", format="wandb_csv", tags=["return", "loss"], progress=False)
+    head = "given by several files, at different steps or of different scalars, read as one run each: "
+    ppo1, sac1 = "agent=ppo seed=1 (loss.csv, return.csv)", "agent=sac seed=1 (return.csv, sac_loss.csv)"
+    assert (f"4 runs {head}{ppo1}; agent=ppo seed=2 (loss.csv, return.csv); {sac1}; agent=sac seed=2 (return.csv, "
+            "sac_loss.csv)") in frame.attrs["rlstats_notes"]
+    kept = notes_for(frame[frame.seed == 1])
+    assert [n for n in kept if "several files" in n] == [f"2 runs {head}{ppo1}; {sac1}"]

@@ -1024,7 +1024,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     runs = _sorted_runs(runs, field_names)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     # runs named inside files that several files give at different steps, joined (audit s23: without a word)
-    joined = [f"{run_label(run)} ({', '.join(sorted({found.to_read[i] for i, _ in pieces}, key=natural_key))})"
+    joined = [(run, f"{run_label(run)} ({', '.join(sorted({found.to_read[i] for i, _ in pieces}, key=natural_key))})")
               for run, (_, pieces) in zip(frame_runs, runs.values())
               if len({i for i, p in pieces if p.name is not None}) > 1]
     ended_early = _early_ends(frame_runs, last_steps)
@@ -1085,11 +1085,10 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
                           "split the file at the restart to keep one attempt: " + listed(going_back, MAX_NAMED_RUNS),
                           scope="frame"))
-    if joined:
-        notes.append(Note(f"{count(len(joined), 'run')} given by several files, at different steps or of "
-                          "different scalars, read as "
-                          f"{'one run' if len(joined) == 1 else 'one run each'}: " + _listed_runs(joined),
-                          scope="frame"))
+    if joined:  # bound to its runs: said of those a subset keeps (session 28 runsnotes28: any subset lost it)
+        items = tuple((tuple(run[f] for f in keys), label) for run, label in joined)
+        notes.append(Note(_joined_text([label for _, label in items]), scope="rows", keys=keys, items=items,
+                          word="rlstats.logs._read:_reword_joined"))
     if unended:
         one = len(unended) == 1
         notes.append(Note(f"{count(len(unended), one_file(found.record.label), found.record.label)} "
@@ -1307,6 +1306,16 @@ def _reruns_text(reruns):
             f"own, told apart by the column {ATTEMPT!r} (the folder it began in; rlstats refuses two runs "
             f"with one seed), so keep the one you mean, e.g. subset=\"{reruns[0][1]}\" keeps the last attempt of "
             f"the first: " + _listed_runs([shown for shown, _ in reruns]))
+
+
+def _joined_text(labels):
+    """The note on runs several files give at different steps or of different scalars, read as one run each."""
+    return (f"{count(len(labels), 'run')} given by several files, at different steps or of different scalars, read as "
+            f"{'one run' if len(labels) == 1 else 'one run each'}: " + _listed_runs(labels))
+
+
+def _reword_joined(note, items, n_rows):
+    return _joined_text([label for _, label in items])
 
 
 def _reword_segments(note, items, n_rows):
