@@ -14,6 +14,10 @@
 3. read_logs(): the note on runs several files give at different steps or of different scalars, read as one run
    each ("4 runs given by several files ...: agent=ppo seed=1 (loss.csv, return.csv); ..."), was a note of the frame:
    any subset lost it. It is now bound to the runs it names and said again of those kept.
+4. read_logs(): after the subset= its rerun note proposes (keeping the last attempt of a run started again), the
+   rerun note and the note on runs read from several files still named the attempt left out ("agent=ppo task=hopper
+   seed=1: PPO_1 (steps 0 to 1,000), PPO_2 (...)"). Both are now bound to the attempts too: a run is named while two
+   or more of its files (attempts) are among the rows; else not, and the line on rows left out says so.
 """
 
 import numpy as np
@@ -126,3 +130,32 @@ def test_runs_joined_from_several_files_are_said_of_the_runs_kept(tmp_path):
             "sac_loss.csv)") in frame.attrs["rlstats_notes"]
     kept = notes_for(frame[frame.seed == 1])
     assert [n for n in kept if "several files" in n] == [f"2 runs {head}{ppo1}; {sac1}"]
+
+
+def test_a_rerun_kept_as_one_attempt_is_no_longer_said_to_have_two(tmp_path):
+    """ppo on hopper, seeds 0-2 in tb/PPO_1; seed 1 started again from step 0 in tb/PPO_2 (a rerun: an attempt of its
+    own), seed 2 continued in tb/PPO_2 at step 1,100 (one attempt, two files). By construction."""
+    from test_logs import write_tb
+
+    def run(seed, name):
+        return tmp_path / "ppo" / "hopper" / f"seed_{seed}" / "tb" / name
+
+    for seed in range(3):
+        write_tb(run(seed, "PPO_1"), {"eval/return": [(s, s / 100 + seed) for s in range(0, 1001, 100)]})
+    write_tb(run(1, "PPO_2"), {"eval/return": [(s, -s / 100) for s in range(0, 1001, 100)]}, 1_700_100_000.0)
+    write_tb(run(2, "PPO_2"), {"eval/return": [(s, -s / 100) for s in range(1100, 1201, 100)]}, 1_700_100_000.0)
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    seed1 = "agent=ppo task=hopper seed=1: PPO_1 (steps 0 to 1,000), PPO_2 (steps 0 to 1,000, a rerun from the start)"
+    seed2 = "agent=ppo task=hopper seed=2: PPO_1 (steps 0 to 1,000), PPO_2 (steps 1,100 to 1,200, continues)"
+    files = "read from several files, in the order written (attrs['read_log'].segments): "
+    proposed = "~(agent == 'ppo' & task == 'hopper' & seed == 1 & attempt != 'PPO_2')"
+    notes = frame.attrs["rlstats_notes"]
+    assert f"2 runs {files}{seed1}; {seed2}" in notes
+    assert any(n.startswith("1 run started again from its first step") and proposed in n for n in notes)
+    for kept in (frame.query(proposed), frame[frame.attempt == "PPO_2"]):
+        said = notes_for(kept)
+        assert not any("started again" in n or "seed=1:" in n for n in said), said
+        assert said[-1].startswith("these data lack ")
+    assert f"1 run {files}{seed2}" in notes_for(frame.query(proposed))  # seed 2's two files are kept
+    both = notes_for(frame[frame.seed == 1])  # both attempts kept: both notes, of seed 1 alone
+    assert f"1 run {files}{seed1}" in both and any(n.startswith("1 run started again") for n in both)

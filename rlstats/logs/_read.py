@@ -1260,8 +1260,9 @@ def _last_steps(runs, field_names, mapping):
 
 def _segment_notes(segments, reruns, fields):
     """Notes naming runs read from several files (each file's steps and how it joins) and reruns, bound to the
-    runs (their fields but ``attempt``) in ``fields``."""
-    keys = tuple(f for f in fields if f != ATTEMPT)
+    runs in ``fields``, ``attempt`` too: a file, or an attempt, is said while its rows are there (session 28
+    runsnotes28: after the subset= the rerun note proposes, keeping one attempt, both notes still named the other)."""
+    keys = tuple(fields)
     key = (lambda run: tuple(run.get(f) for f in keys))  # noqa: E731
     notes = []
     if segments:
@@ -1273,15 +1274,15 @@ def _segment_notes(segments, reruns, fields):
             names = _attempt_labels([part.source for part in parts])
             items += [(key(part.run), (label, part.describe(name), part.joins == "restarts"))
                       for part, name in zip(parts, names)]
-        notes.append(Note(_segments_text([payload for _, payload in items]), scope="rows", keys=keys,
+        notes.append(Note(_segments_text(_files_of_runs(items)), scope="rows", keys=keys,
                           items=tuple(items), word="rlstats.logs._read:_reword_segments"))
-    if reruns:
-        items = tuple((key(run), (f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} "
-                                  f"({', '.join(map(repr, labels))})",
-                                  subset_dropping_attempts({k: v for k, v in run.items() if k != ATTEMPT}, ATTEMPT,
-                                                           labels[-1])))
-                      for run, labels in reruns)
-        notes.append(Note(_reruns_text([payload for _, payload in items]), scope="rows", keys=keys, items=items,
+    if reruns:  # an item per attempt, each with what the note says of its run
+        items = tuple((key({**run, ATTEMPT: label}), (f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} "
+                                                      f"({', '.join(map(repr, labels))})",
+                                                      subset_dropping_attempts({k: v for k, v in run.items()
+                                                                                if k != ATTEMPT}, ATTEMPT, labels[-1])))
+                      for run, labels in reruns for label in labels)
+        notes.append(Note(_reruns_text(_rerun_runs(items)), scope="rows", keys=keys, items=items,
                           word="rlstats.logs._read:_reword_reruns"))
     return notes
 
@@ -1318,12 +1319,26 @@ def _reword_joined(note, items, n_rows):
     return _joined_text([label for _, label in items])
 
 
+def _files_of_runs(items):
+    """The payloads of ``items`` (a file of a run each) of the runs with two or more files among them."""
+    files = collections.Counter(label for _, (label, _, _) in items)
+    return [payload for _, payload in items if files[payload[0]] > 1]
+
+
+def _rerun_runs(items):
+    """(run and its attempts, subset=) once per run with two or more attempts among ``items`` (an attempt each)."""
+    attempts = collections.Counter(payload[0] for _, payload in items)
+    return list(dict.fromkeys(tuple(payload) for _, payload in items if attempts[payload[0]] > 1))
+
+
 def _reword_segments(note, items, n_rows):
-    return _segments_text([payload for _, payload in items])
+    parts = _files_of_runs(items)
+    return _segments_text(parts) if parts else None
 
 
 def _reword_reruns(note, items, n_rows):
-    return _reruns_text([payload for _, payload in items])
+    runs = _rerun_runs(items)
+    return _reruns_text(runs) if runs else None
 
 
 def _reword_early(note, items, n_rows):
