@@ -18,7 +18,13 @@
    rerun note and the note on runs read from several files still named the attempt left out ("agent=ppo task=hopper
    seed=1: PPO_1 (steps 0 to 1,000), PPO_2 (...)"). Both are now bound to the attempts too: a run is named while two
    or more of its files (attempts) are among the rows; else not, and the line on rows left out says so.
+5. read_logs(): the note on a name written in two Unicode forms in the paths, read as one ("agent 'Käfer' is written
+   in two Unicode forms ...") was a note of the frame: a subset keeping that agent lost it. It is now bound to the
+   name: said while its rows are there, not of a subset without them.
 """
+
+import json
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -159,3 +165,24 @@ def test_a_rerun_kept_as_one_attempt_is_no_longer_said_to_have_two(tmp_path):
     assert f"1 run {files}{seed2}" in notes_for(frame.query(proposed))  # seed 2's two files are kept
     both = notes_for(frame[frame.seed == 1])  # both attempts kept: both notes, of seed 1 alone
     assert f"1 run {files}{seed1}" in both and any(n.startswith("1 run started again") for n in both)
+
+
+def _monitor(folder, n):
+    """A Stable-Baselines3 monitor.csv whose episode i returns i, each 100 steps long."""
+    folder.mkdir(parents=True)
+    lines = ["#" + json.dumps({"t_start": 1.0, "env_id": "hopper"}), "r,l,t"]
+    (folder / "0.monitor.csv").write_text("\n".join(lines + [f"{i:.1f},100,{i + 1.0}" for i in range(n)]) + "\n")
+
+
+def test_a_name_read_from_two_unicode_forms_is_said_while_its_rows_are_there(tmp_path):
+    nfc, nfd = unicodedata.normalize("NFC", "Käfer"), unicodedata.normalize("NFD", "Käfer")
+    _monitor(tmp_path / nfc / "hopper" / "seed_0", 5)
+    _monitor(tmp_path / nfd / "hopper" / "seed_1", 5)
+    _monitor(tmp_path / "dqn" / "hopper" / "seed_0", 5)
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    said = ("agent 'Käfer' is written in two Unicode forms in the paths, composed (1 file) and decomposed (1 file, as "
+            "files copied from a Mac are), read as one agent in the composed form")
+    assert said in frame.attrs["rlstats_notes"]
+    assert said in notes_for(frame[frame.seed == 1])  # Käfer's seed 1 (the decomposed path) kept
+    assert said in notes_for(frame[frame.agent == nfc])
+    assert not any("Unicode" in n for n in notes_for(frame[frame.agent == "dqn"]))

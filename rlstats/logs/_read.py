@@ -822,8 +822,8 @@ def _merge_unicode_forms(fields_per_file):
             mac = ", as files copied from a Mac are" if form == "decomposed" else ""
             said.append(f"{form} ({count(files, 'file')}{mac})")
         many = {2: "two", 3: "three"}.get(len(spellings), str(len(spellings)))
-        notes.append(f"{name} {value!r} is written in {many} Unicode forms in the paths, {join_and(said)}, "
-                     f"read as one {name} in the composed form")
+        notes.append((name, value, f"{name} {value!r} is written in {many} Unicode forms in the paths, "
+                                   f"{join_and(said)}, read as one {name} in the composed form"))
     return notes
 
 
@@ -1109,7 +1109,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           + "; split the file there, the rows from that line on a file of their own whose header "
                           "states the resumed run's start: "
                           + listed(time_back, MAX_NAMED_RUNS), scope="frame"))
-    notes += [Note(text, scope="frame") for text in found.merged]
+    # each bound to the name it is of: said while its rows are there (session 28 runsnotes28: any subset lost it)
+    notes += [Note(text, scope="rows", keys=(name,), items=(((value,), None),)) for name, value, text in found.merged]
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
