@@ -567,7 +567,8 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
                                              "extrapolated)"))):
         said = _cells_text(design, starts, masks, run_grids, words[1])
         cut_notes += [_cells_note(said, data, design, starts, masks, run_grids, words)] if said else []
-    return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method, beyond)] + cut_notes,
+    return _annotate(frame, data, design, _whole_runs_dropped(data, design, starts, na_action, "aligned")
+                     + [_grids_note(design, frame, grids, aligned, method, beyond)] + cut_notes,
                      _run_keys(design) + (step,), _drop_bound(data, design, step, starts, na_action, "aligned"))
 
 
@@ -1133,7 +1134,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         frame[column] = content
     keys = _run_keys(design)
     facts = _facts(design, starts, run_steps, censored, late)
-    notes = [entry if not isinstance(entry, tuple) else _cut_note(design, frame, entry[1]) if entry[0] == "cut"
+    notes = _whole_runs_dropped(data, design, starts, na_action, "summarised") + [
+             entry if not isinstance(entry, tuple) else _cut_note(design, frame, entry[1]) if entry[0] == "cut"
              else _cells_note(entry[0], data, design, starts, *entry[1:])
              if isinstance(entry[0], str) else _grids_note(design, frame, entry[0], entry[1], method, entry[2])
              for entry in grid_notes]
@@ -1160,6 +1162,39 @@ def _drop_bound(data, design, step, starts, na_action, done):
     items = tuple((names[i], (run_label(design, starts[i]), int(n))) for i, n in enumerate(dropped[1]) if n)
     return {text: Note(text, scope="rows", keys=keys, items=items, word="rlstats.runs:_reword_dropped",
                        data=[na_action, done])}
+
+
+def _whole_runs_dropped(data, design, starts, na_action, done):
+    """[the note naming the runs every row of which na_action dropped], bound to their agent and task (the runs are in
+    no frame made here, so that a subset keeping their agent's runs on their task says them): before, a subset of the
+    runs left them unnamed (session 28 runsnotes28). Rows missing their agent, task or run name no run."""
+    if design.n_dropped_rows == 0 or design.row_position is None:
+        return []
+    f = design.formula
+    columns = [f.groups, f.blocks, f.replicate]
+    kept = np.zeros(len(data), dtype=bool)
+    kept[design.row_position] = True
+    gone = data.iloc[np.flatnonzero(~kept)][columns]
+    gone = gone[gone.notna().all(axis=1).to_numpy()]
+    present = set(_run_names(data, design, starts))
+    rows = collections.Counter(key for key in key_values(gone, columns) if key not in present)
+    if not rows:
+        return []
+    items = tuple(((agent, task), (f"run {str(run)!r} of agent {str(agent)!r} on task {str(task)!r}", n))
+                  for (agent, task, run), n in rows.items())
+    note = Note("", scope="rows", keys=(f.groups, f.blocks), items=items, word="rlstats.runs:_reword_whole",
+                data=[na_action, done])
+    return [Note(_reword_whole(note, items, 0), scope="rows", keys=note.keys, items=items, word=note.word,
+                 data=note.data)]
+
+
+def _reword_whole(note, items, n_rows):
+    """The note on runs every row of which na_action dropped, of the runs ``items`` names (:func:`_whole_runs_dropped`)."""
+    runs = [tuple(payload) for _, payload in items]
+    na_action, done = note.data
+    shown = "; ".join(f"{label} ({count(rows, 'row')})" for label, rows in runs[:3]) + ("; ..." if len(runs) > 3 else "")
+    return (f"{count(len(runs), 'run')} had every row dropped (na_action=\"{na_action}\", a missing or not finite "
+            f"value), so {'it is' if len(runs) == 1 else 'they are'} not among the runs {done}: {shown}")
 
 
 def _reword_dropped(note, items, n_rows):

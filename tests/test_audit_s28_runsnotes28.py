@@ -21,6 +21,11 @@
 5. read_logs(): the note on a name written in two Unicode forms in the paths, read as one ("agent 'Käfer' is written
    in two Unicode forms ...") was a note of the frame: a subset keeping that agent lost it. It is now bound to the
    name: said while its rows are there, not of a subset without them.
+6. summarize_runs() and align_steps() with na_action="drop": a run every row of which was dropped is in no frame
+   made, so the note on the rows dropped, bound to the runs since curvenotes28, no longer named it after a subset
+   ("1 row of 1 run dropped" of task t2, where 11 rows of 2 runs were). A note now names such runs ("1 run had every
+   row dropped ..., so it is not among the runs summarised: run '1' of agent 'B' on task 't2' (10 rows)"), bound to
+   their agent and task: said while the agent's runs on that task are analysed.
 """
 
 import json
@@ -186,3 +191,25 @@ def test_a_name_read_from_two_unicode_forms_is_said_while_its_rows_are_there(tmp
     assert said in notes_for(frame[frame.seed == 1])  # Käfer's seed 1 (the decomposed path) kept
     assert said in notes_for(frame[frame.agent == nfc])
     assert not any("Unicode" in n for n in notes_for(frame[frame.agent == "dqn"]))
+
+
+@pytest.mark.parametrize("make, done", [(rlstats.summarize_runs, "summarised"), (rlstats.align_steps, "aligned")])
+def test_a_run_whose_rows_were_all_dropped_is_named_after_a_subset(make, done):
+    """A and B, 3 runs each on t1 and t2, 10 steps; by construction B's run 1 on t2 has all 10 scores missing and A's
+    run 2 on t2 one (step 30): 11 of 120 rows dropped, 10 of them of a run no frame holds."""
+    rows = [(a, t, s, 10 * k, float(k + s)) for a in "AB" for t in ("t1", "t2") for s in range(3) for k in range(10)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    df.loc[(df.agent == "B") & (df.task == "t2") & (df.seed == 1), "score"] = np.nan
+    df.loc[(df.agent == "A") & (df.task == "t2") & (df.seed == 2) & (df.step == 30), "score"] = np.nan
+    frame = make(df, FORMULA, step="step", na_action="drop")
+    whole = (f"1 run had every row dropped (na_action=\"drop\", a missing or not finite value), so it is not among "
+             f"the runs {done}: run '1' of agent 'B' on task 't2' (10 rows)")
+    notes = frame.attrs["rlstats_notes"]
+    assert notes[0] == "11 of 120 rows dropped (na_action=\"drop\"): 11 with missing values in 'score'"
+    assert whole in notes
+    t2 = notes_for(frame[frame.task == "t2"])
+    assert whole in t2 and (f"1 row of 1 run dropped (na_action=\"drop\", a missing or not finite value) before the "
+                            f"runs were {done}: run '2' of agent 'A' on task 't2' (1 row)") in t2
+    assert whole in notes_for(frame[frame.agent == "B"])
+    for other in (frame[frame.task == "t1"], frame[frame.agent == "A"]):
+        assert not any("every row dropped" in n for n in notes_for(other))
