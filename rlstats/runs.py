@@ -19,6 +19,7 @@ The array functions here (:func:`run_bounds`, :func:`snap_steps`, :func:`task_ra
 from __future__ import annotations
 
 import collections
+import dataclasses
 import numbers
 import re
 from collections.abc import Sequence
@@ -1165,9 +1166,10 @@ def _drop_bound(data, design, step, starts, na_action, done):
 
 
 def _whole_runs_dropped(data, design, starts, na_action, done):
-    """[the note naming the runs every row of which na_action dropped], bound to their agent and task (the runs are in
-    no frame made here, so that a subset keeping their agent's runs on their task says them): before, a subset of the
-    runs left them unnamed (session 28 runsnotes28). Rows missing their agent, task or run name no run."""
+    """[the notes naming the runs every row of which na_action dropped], bound to their agent and task (the runs are in
+    no frame made here, so that a subset keeping their agent's runs on their task says them), or to their task alone
+    for an agent with no run left: before, a subset of the runs left them unnamed (session 28 runsnotes28). Rows
+    missing their agent, task or run name no run."""
     if design.n_dropped_rows == 0 or design.row_position is None:
         return []
     f = design.formula
@@ -1180,12 +1182,18 @@ def _whole_runs_dropped(data, design, starts, na_action, done):
     rows = collections.Counter(key for key in key_values(gone, columns) if key not in present)
     if not rows:
         return []
-    items = tuple(((agent, task), (f"run {str(run)!r} of agent {str(agent)!r} on task {str(task)!r}", n))
-                  for (agent, task, run), n in rows.items())
-    note = Note("", scope="rows", keys=(f.groups, f.blocks), items=items, word="rlstats.runs:_reword_whole",
-                data=[na_action, done])
-    return [Note(_reword_whole(note, items, 0), scope="rows", keys=note.keys, items=items, word=note.word,
-                 data=note.data)]
+    # an agent with no run left (every row dropped) is in no subset's rows: its runs are said of their task's
+    agents = {agent for agent, _, _ in present}
+    notes = []
+    for keys, with_agent in (((f.groups, f.blocks), True), ((f.blocks,), False)):
+        items = tuple((((agent, task) if with_agent else (task,)),
+                       (f"run {str(run)!r} of agent {str(agent)!r} on task {str(task)!r}", n))
+                      for (agent, task, run), n in rows.items() if (agent in agents) == with_agent)
+        if items:
+            note = Note("", scope="rows", keys=keys, items=items, word="rlstats.runs:_reword_whole",
+                        data=[na_action, done])
+            notes.append(dataclasses.replace(note, text=_reword_whole(note, items, 0)))
+    return notes
 
 
 def _reword_whole(note, items, n_rows):

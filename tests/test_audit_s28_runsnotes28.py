@@ -25,7 +25,8 @@
    made, so the note on the rows dropped, bound to the runs since curvenotes28, no longer named it after a subset
    ("1 row of 1 run dropped" of task t2, where 11 rows of 2 runs were). A note now names such runs ("1 run had every
    row dropped ..., so it is not among the runs summarised: run '1' of agent 'B' on task 't2' (10 rows)"), bound to
-   their agent and task: said while the agent's runs on that task are analysed.
+   their agent and task: said while the agent's runs on that task are analysed; the runs of an agent with no run
+   left (all its rows dropped) are bound to their task alone (no subset holds that agent's rows).
 """
 
 import json
@@ -213,3 +214,18 @@ def test_a_run_whose_rows_were_all_dropped_is_named_after_a_subset(make, done):
     assert whole in notes_for(frame[frame.agent == "B"])
     for other in (frame[frame.task == "t1"], frame[frame.agent == "A"]):
         assert not any("every row dropped" in n for n in notes_for(other))
+
+
+def test_the_runs_of_an_agent_whose_rows_were_all_dropped_are_said_of_their_task():
+    """A, B, D with 3 runs on t1 and t2; by construction D's 60 scores are all missing, so D has no run in the frame:
+    its runs are said where their task's runs are analysed."""
+    rows = [(a, t, s, 10 * k, float(k + s)) for a in "ABD" for t in ("t1", "t2") for s in range(3) for k in range(10)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    df.loc[df.agent == "D", "score"] = np.nan
+    frame = rlstats.summarize_runs(df, FORMULA, step="step", na_action="drop")
+    head = ("3 runs had every row dropped (na_action=\"drop\", a missing or not finite value), so they are not among "
+            "the runs summarised: ")
+    t2 = notes_for(frame[frame.task == "t2"])
+    assert f"{head}run '0' of agent 'D' on task 't2' (10 rows); run '1' of agent 'D' on task 't2' (10 rows); run '2' of " \
+           "agent 'D' on task 't2' (10 rows)" in t2
+    assert not any("'t1'" in n for n in t2)
