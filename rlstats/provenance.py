@@ -204,7 +204,7 @@ WORDINGS = frozenset({
     "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_minmax_analysed",
     "rlstats.normalization:_reword_sources",
     "rlstats.logs._read:_reword_early", "rlstats.logs._read:_reword_segments", "rlstats.logs._read:_reword_reruns",
-    "rlstats.logs._read:_reword_joined",
+    "rlstats.logs._read:_reword_joined", "rlstats.logs._read:_reword_copies",
     "rlstats.datasets._hpo:_reword_identical",
 })
 

@@ -27,6 +27,9 @@
    row dropped ..., so it is not among the runs summarised: run '1' of agent 'B' on task 't2' (10 rows)"), bound to
    their agent and task: said while the agent's runs on that task are analysed; the runs of an agent with no run
    left (all its rows dropped) are bound to their task alone (no subset holds that agent's rows).
+7. read_logs(): the note on runs that copy another run's rows, times included, was a note of the frame: any subset
+   lost it, the copies kept or not. It is now bound to the runs: a group of copies is said while two or more of its
+   runs are there.
 """
 
 import json
@@ -229,3 +232,22 @@ def test_the_runs_of_an_agent_whose_rows_were_all_dropped_are_said_of_their_task
     assert f"{head}run '0' of agent 'D' on task 't2' (10 rows); run '1' of agent 'D' on task 't2' (10 rows); run '2' of " \
            "agent 'D' on task 't2' (10 rows)" in t2
     assert not any("'t1'" in n for n in t2)
+
+
+def test_copied_runs_are_said_while_two_of_a_group_are_there(tmp_path):
+    """ppo on hopper, seeds 0-3 written with the same times; by construction seeds 0 and 1 log the same values, and
+    seeds 2 and 3 (one more than 0 and 1): two groups of copies."""
+    from test_logs import write_tb
+
+    for seed in range(4):
+        write_tb(tmp_path / "ppo" / "hopper" / f"seed_{seed}" / "tb" / "PPO_1",
+                 {"eval/return": [(s, s / 100 + seed // 2) for s in range(0, 1001, 100)]})
+    frame = rlstats.read_logs(tmp_path, "{agent}/{task}/seed_{seed}", progress=False)
+    head = ("runs log the same values at the same steps and times as another run, as copies of a run do (a run folder "
+            "copied?), each counted as a run of its own: ")
+    tail = "; leave the copies out (subset=, or move them out of the folder read)"
+    first, second = ("agent=ppo task=hopper seed=0 and agent=ppo task=hopper seed=1",
+                     "agent=ppo task=hopper seed=2 and agent=ppo task=hopper seed=3")
+    assert f"4 {head}{first}; {second}{tail}" in frame.attrs["rlstats_notes"]
+    assert f"2 {head}{second}{tail}" in notes_for(frame[frame.seed != 1])
+    assert not any("copies of a run" in n for n in notes_for(frame[frame.seed.isin([0, 2])]))

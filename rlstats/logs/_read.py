@@ -1067,8 +1067,11 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           items=tuple((key, last) for (key, _), last in zip(run_keys, last_steps)),
                           word="rlstats.logs._read:_reword_early", data=tuple(field_names)))
     copies = _copied_runs(frame, keys)
-    if copies:
-        notes.append(Note(_copies_text(copies), scope="frame"))
+    if copies:  # bound to the runs: a group is said while two or more of its runs are there (session 28 runsnotes28)
+        items = tuple((tuple(v.item() if isinstance(v, np.generic) else v for v in (run[k] for k in keys)),
+                       (g, run_label(run))) for g, group in enumerate(copies) for run in group)
+        notes.append(Note(_copies_text(copies), scope="rows", keys=keys, items=items,
+                          word="rlstats.logs._read:_reword_copies"))
     if duplicates:
         notes.append(Note(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and "
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
@@ -1153,9 +1156,20 @@ def _copied_runs(frame, keys):
 
 def _copies_text(copies):
     """The note naming runs that repeat another run's rows, times included."""
-    return (f"{sum(len(group) for group in copies)} runs log the same values at the same steps and times as "
+    return _reword_copies(None, [(None, (g, run_label(run))) for g, group in enumerate(copies) for run in group], 0)
+
+
+def _reword_copies(note, items, n_rows):
+    """The note on copied runs, of the groups with two or more runs among ``items`` ((group, its label) each)."""
+    groups: dict = {}
+    for _, (g, label) in items:
+        groups.setdefault(g, []).append(label)
+    kept = [labels for labels in groups.values() if len(labels) > 1]
+    if not kept:
+        return None
+    return (f"{sum(map(len, kept))} runs log the same values at the same steps and times as "
             "another run, as copies of a run do (a run folder copied?), each counted as a run of its own: "
-            + _listed_runs([join_and(run_label(run) for run in group) for group in copies])
+            + _listed_runs([join_and(kept_group) for kept_group in kept])
             + "; leave the copies out (subset=, or move them out of the folder read)")
 
 
