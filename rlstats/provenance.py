@@ -200,9 +200,11 @@ def _made_for(provenance, frame):
 WORDINGS = frozenset({
     COUNTED, OF_ROWS, "rlstats.interop:_reword_positions", "rlstats.runs:_reword_grids", "rlstats.runs:_reword_summary",
     "rlstats.runs:_reword_cells", "rlstats.runs:_reword_dropped",
+    "rlstats.runs:_reword_cut", "rlstats.runs:_reword_whole",
     "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_minmax_analysed",
     "rlstats.normalization:_reword_sources",
     "rlstats.logs._read:_reword_early", "rlstats.logs._read:_reword_segments", "rlstats.logs._read:_reword_reruns",
+    "rlstats.logs._read:_reword_joined", "rlstats.logs._read:_reword_copies",
     "rlstats.datasets._hpo:_reword_identical",
 })
 

@@ -19,6 +19,7 @@ The array functions here (:func:`run_bounds`, :func:`snap_steps`, :func:`task_ra
 from __future__ import annotations
 
 import collections
+import dataclasses
 import numbers
 import re
 from collections.abc import Sequence
@@ -179,8 +180,9 @@ def _longest(design, steps, starts, stops):
     return longest.reshape(design.n_tasks, design.n_agents)
 
 
-def _logged_beyond(design, steps, starts, stops, grids):
-    """'task (a to b)' for each task logged more than a grid interval beyond its grid ([] when none is)."""
+def _logged_beyond(design, steps, starts, stops, grids, spans=False):
+    """'task (a to b)' for each task logged more than a grid interval beyond its grid ([] when none is); ``spans``:
+    one per task, None where it is not."""
     run_task = design.task[starts]
     out = []
     for t, grid in enumerate(grids):
@@ -188,6 +190,8 @@ def _logged_beyond(design, steps, starts, stops, grids):
         interval = float(np.median(np.diff(grid))) if grid.size > 1 else 0.0
         if low < grid[0] - interval or high > grid[-1] + interval:
             out.append(f"{design.tasks[t]} ({format_step(low)} to {format_step(high)})")
+        elif spans:
+            out.append(None)
     return out
 
 
@@ -207,17 +211,14 @@ def _stopping(design, longest, ends, cut=None):
         ", ..." if len(pairs) > 4 else "")
 
 
-def _limits(design, steps, starts, stops, low, high, where, shared=False):
-    """Why a range starts at ``low`` and ends at ``high`` (per task): 'the runs of A on t start {where[0]}; those of
-    B on u stop {where[1]}', each side said where it cuts steps logged beyond it, the end alone before (session 28:
-    a range cut at its start named every agent as stopping at its end). ``shared``: one range for every task, cut
-    where some task's runs are logged beyond it (else each task's, where its own are)."""
+def _limits(design, steps, starts, stops, low, high, where):
+    """Why one range for every task starts at ``low`` and ends at ``high``: 'the runs of A on t start {where[0]};
+    those of B on u stop {where[1]}', each side said where it cuts steps some task's runs log beyond it, the end alone
+    before (session 28: a range cut at its start named every agent as stopping at its end). Each task's own range is
+    said by :func:`_cut_text`."""
     run_task = design.task[starts]
-    logged_low = np.array([steps[starts[run_task == t]].min() for t in range(design.n_tasks)])
-    logged_high = np.array([steps[stops[run_task == t] - 1].max() for t in range(design.n_tasks)])
-    if shared:
-        logged_low, logged_high = np.full_like(logged_low, logged_low.min()), np.full_like(logged_high,
-                                                                                           logged_high.max())
+    logged_low = min(steps[starts[run_task == t]].min() for t in range(design.n_tasks))
+    logged_high = max(steps[stops[run_task == t] - 1].max() for t in range(design.n_tasks))
     late, early = low > logged_low, high < logged_high
     parts = []
     if late.any():
@@ -229,23 +230,63 @@ def _limits(design, steps, starts, stops, low, high, where, shared=False):
 
 
 def task_grids(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
-               stops: NDArray[np.intp]) -> tuple[list[NDArray[Any]], bool, str | None]:
-    """The default grid of each task, within the steps every agent reaches there: (grids, shared, note or None).
+               stops: NDArray[np.intp]) -> tuple[list[NDArray[Any]], bool, list[Any] | None]:
+    """The default grid of each task, within the steps every agent reaches there: (grids, shared, cut or None).
 
-    The note names the tasks logged beyond their grid and the agents whose runs stop where it ends.
+    ``cut``, where some task is logged beyond its grid: per task, what :func:`_cut_text` says of it (the agents whose
+    runs start where its grid starts or stop where it ends, and its steps logged beyond), made a note bound to the
+    tasks by :func:`_cut_note`.
     """
     low, high = task_ranges(design, steps, starts, stops)
     run_task = design.task[starts]
     made = [default_grid(steps, starts[run_task == t], stops[run_task == t], low[t], high[t])
             for t in range(design.n_tasks)]
     grids = [g for g, _ in made]
-    beyond = _logged_beyond(design, steps, starts, stops, grids)
-    limits = _limits(design, steps, starts, stops, low, high, ("where their task's grid starts",
-                                                                "where their task's grid ends"))
-    note = None if not beyond else (
-        f"each task's grid stays within the steps every agent reaches there ({limits}); "
-        f"steps logged beyond are left out: {', '.join(beyond)}; pass steps= for other steps")
-    return grids, all(s for _, s in made), note
+    beyond = _logged_beyond(design, steps, starts, stops, grids, spans=True)
+    if not any(beyond):
+        return grids, all(s for _, s in made), None
+    logged_low = np.array([steps[starts[run_task == t]].min() for t in range(design.n_tasks)])
+    logged_high = np.array([steps[stops[run_task == t] - 1].max() for t in range(design.n_tasks)])
+    first, last = _earliest(design, steps, starts), _longest(design, steps, starts, stops)
+    cut = [[task, bool(low[t] > logged_low[t]), bool(high[t] < logged_high[t]),
+            [design.agents[j] for j in np.flatnonzero(first[t] == low[t])],
+            [design.agents[j] for j in np.flatnonzero(last[t] == high[t])], beyond[t]]
+           for t, task in enumerate(design.tasks)]
+    return grids, all(s for _, s in made), cut
+
+
+def _pairs(pairs):
+    """'A on t, B on t' of (agent, task) pairs, the first 4 named."""
+    return ", ".join(f"{a} on {t}" for a, t in pairs[:4]) + (", ..." if len(pairs) > 4 else "")
+
+
+def _cut_text(cut):
+    """The note on the steps logged beyond each task's grid, of the tasks in ``cut`` (:func:`task_grids`); None when
+    none of them is logged beyond its grid. Its words are :func:`_limits`' of those tasks."""
+    beyond = [span for *_, span in cut if span]
+    if not beyond:
+        return None
+    late = [(a, task) for task, is_late, _, starting, _, _ in cut if is_late for a in starting]
+    parts = [f"{_pairs(late)} start where their task's grid starts"] if late else []
+    early = any(is_early for _, _, is_early, _, _, _ in cut)
+    if early or not parts:
+        parts.append(f"{_pairs([(a, task) for task, _, is_early, _, ending, _ in cut if is_early or not early for a in ending])}"
+                     " stop where their task's grid ends")
+    return (f"each task's grid stays within the steps every agent reaches there (the runs of {'; those of '.join(parts)}"
+            f"); steps logged beyond are left out: {', '.join(beyond)}; pass steps= for other steps")
+
+
+def _cut_note(design, frame, cut):
+    """:func:`_cut_text` as a note bound to the tasks of ``frame``, said again of those present (session 28
+    runsnotes28: a note of the frame as a whole, it was not shown after any subset of the runs, its tasks kept)."""
+    task = design.formula.blocks
+    label = {str(v): v for v in frame[task].drop_duplicates().tolist()}  # the frame's values, by their labels
+    items = tuple(((label[part[0]],), part) for part in cut if part[0] in label)
+    return Note(_cut_text(cut), scope="rows", keys=(task,), items=items, word="rlstats.runs:_reword_cut")
+
+
+def _reword_cut(note, items, n_rows):
+    return _cut_text([list(part) for _, part in items])
 
 
 def common_grid(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
@@ -261,8 +302,14 @@ def common_grid(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
     beyond = _logged_beyond(design, steps, starts, stops, [grid] * design.n_tasks)
     if not beyond:
         return grid, shared, None
+    # an even grid's steps sit at its spacing, so it may start after (and end before) the steps the runs reach: said
+    # beside them (session 28 runsnotes28: "DQN's runs start at 14" above curves from 20 on the SB3 monitor logs)
+    spacing = f"the grid of steps {format_step(float(np.median(np.diff(grid))))} apart" if grid.size > 1 else "the grid"
     said = _limits(design, steps, starts, stops, np.full(design.n_tasks, start), np.full(design.n_tasks, end),
-                   (f"at {format_step(start)}", f"at {format_step(end)}"), shared=True)
+                   (f"at {format_step(start)}" + (f", so {spacing} starts at {format_step(grid[0])}"
+                                                  if grid[0] != start else ""),
+                    f"at {format_step(end)}" + (f", so {'it' if grid[0] != start else spacing} ends at "
+                                                f"{format_step(grid[-1])}" if grid[-1] != end else "")))
     return grid, shared, (
         f"curves cover steps {format_step(grid[0])} to {format_step(grid[-1])}, within the steps every agent reaches "
         f"on every task ({said}), so that each step aggregates every task at "
@@ -491,7 +538,7 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
     logged = snap_steps(design.extra[step], starts)
     if steps is None:
         grids, shared, cut = task_grids(design, logged, starts, stops)
-        aligned, cut_notes = not shared, [Note(cut, scope="frame")] if cut else []
+        aligned, cut_notes = not shared, [_cut_note(design, _run_frame(data, design, starts, 0, "_"), cut)] if cut else []
     else:
         grids, aligned, cut_notes = [check_grid(steps)] * design.n_tasks, True, []
     beyond = bool(cut_notes)  # steps logged past a task's grid (the note on them), before any other note joins
@@ -521,7 +568,8 @@ def align_steps(data: Table, formula: FormulaLike, *, step: str, steps: ArrayLik
                                              "extrapolated)"))):
         said = _cells_text(design, starts, masks, run_grids, words[1])
         cut_notes += [_cells_note(said, data, design, starts, masks, run_grids, words)] if said else []
-    return _annotate(frame, data, design, [_grids_note(design, frame, grids, aligned, method, beyond)] + cut_notes,
+    return _annotate(frame, data, design, _whole_runs_dropped(data, design, starts, na_action, "aligned")
+                     + [_grids_note(design, frame, grids, aligned, method, beyond)] + cut_notes,
                      _run_keys(design) + (step,), _drop_bound(data, design, step, starts, na_action, "aligned"))
 
 
@@ -986,7 +1034,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     if within is None and (steps is not None or (how == "auc" and not shares_steps(logged, starts, stops))):
         if steps is None:
             grids, shared, cut = task_grids(design, logged, starts, stops)
-            grid_notes += [(grids, not shared, bool(cut))] + ([Note(cut, scope="frame")] if cut else [])
+            grid_notes += [(grids, not shared, bool(cut))] + ([("cut", cut)] if cut else [])
         else:
             grids = [check_grid(steps)] * design.n_tasks
             grid_notes.append((grids, True, False))
@@ -1087,7 +1135,9 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         frame[column] = content
     keys = _run_keys(design)
     facts = _facts(design, starts, run_steps, censored, late)
-    notes = [entry if not isinstance(entry, tuple) else _cells_note(entry[0], data, design, starts, *entry[1:])
+    notes = _whole_runs_dropped(data, design, starts, na_action, "summarised") + [
+             entry if not isinstance(entry, tuple) else _cut_note(design, frame, entry[1]) if entry[0] == "cut"
+             else _cells_note(entry[0], data, design, starts, *entry[1:])
              if isinstance(entry[0], str) else _grids_note(design, frame, entry[0], entry[1], method, entry[2])
              for entry in grid_notes]
     notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
@@ -1113,6 +1163,46 @@ def _drop_bound(data, design, step, starts, na_action, done):
     items = tuple((names[i], (run_label(design, starts[i]), int(n))) for i, n in enumerate(dropped[1]) if n)
     return {text: Note(text, scope="rows", keys=keys, items=items, word="rlstats.runs:_reword_dropped",
                        data=[na_action, done])}
+
+
+def _whole_runs_dropped(data, design, starts, na_action, done):
+    """[the notes naming the runs every row of which na_action dropped], bound to their agent and task (the runs are in
+    no frame made here, so that a subset keeping their agent's runs on their task says them), or to their task alone
+    for an agent with no run left: before, a subset of the runs left them unnamed (session 28 runsnotes28). Rows
+    missing their agent, task or run name no run."""
+    if design.n_dropped_rows == 0 or design.row_position is None:
+        return []
+    f = design.formula
+    columns = [f.groups, f.blocks, f.replicate]
+    kept = np.zeros(len(data), dtype=bool)
+    kept[design.row_position] = True
+    gone = data.iloc[np.flatnonzero(~kept)][columns]
+    gone = gone[gone.notna().all(axis=1).to_numpy()]
+    present = set(_run_names(data, design, starts))
+    rows = collections.Counter(key for key in key_values(gone, columns) if key not in present)
+    if not rows:
+        return []
+    # an agent with no run left (every row dropped) is in no subset's rows: its runs are said of their task's
+    agents = {agent for agent, _, _ in present}
+    notes = []
+    for keys, with_agent in (((f.groups, f.blocks), True), ((f.blocks,), False)):
+        items = tuple((((agent, task) if with_agent else (task,)),
+                       (f"run {str(run)!r} of agent {str(agent)!r} on task {str(task)!r}", n))
+                      for (agent, task, run), n in rows.items() if (agent in agents) == with_agent)
+        if items:
+            note = Note("", scope="rows", keys=keys, items=items, word="rlstats.runs:_reword_whole",
+                        data=[na_action, done])
+            notes.append(dataclasses.replace(note, text=_reword_whole(note, items, 0)))
+    return notes
+
+
+def _reword_whole(note, items, n_rows):
+    """The note on runs every row of which na_action dropped, of the runs ``items`` names (:func:`_whole_runs_dropped`)."""
+    runs = [tuple(payload) for _, payload in items]
+    na_action, done = note.data
+    shown = "; ".join(f"{label} ({count(rows, 'row')})" for label, rows in runs[:3]) + ("; ..." if len(runs) > 3 else "")
+    return (f"{count(len(runs), 'run')} had every row dropped (na_action=\"{na_action}\", a missing or not finite "
+            f"value), so {'it is' if len(runs) == 1 else 'they are'} not among the runs {done}: {shown}")
 
 
 def _reword_dropped(note, items, n_rows):

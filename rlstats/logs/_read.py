@@ -822,8 +822,8 @@ def _merge_unicode_forms(fields_per_file):
             mac = ", as files copied from a Mac are" if form == "decomposed" else ""
             said.append(f"{form} ({count(files, 'file')}{mac})")
         many = {2: "two", 3: "three"}.get(len(spellings), str(len(spellings)))
-        notes.append(f"{name} {value!r} is written in {many} Unicode forms in the paths, {join_and(said)}, "
-                     f"read as one {name} in the composed form")
+        notes.append((name, value, f"{name} {value!r} is written in {many} Unicode forms in the paths, "
+                                   f"{join_and(said)}, read as one {name} in the composed form"))
     return notes
 
 
@@ -1024,7 +1024,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     runs = _sorted_runs(runs, field_names)
     frame_runs, last_steps = _last_steps(runs, field_names, mapping)  # before _assemble lets the pieces go
     # runs named inside files that several files give at different steps, joined (audit s23: without a word)
-    joined = [f"{run_label(run)} ({', '.join(sorted({found.to_read[i] for i, _ in pieces}, key=natural_key))})"
+    joined = [(run, f"{run_label(run)} ({', '.join(sorted({found.to_read[i] for i, _ in pieces}, key=natural_key))})")
               for run, (_, pieces) in zip(frame_runs, runs.values())
               if len({i for i, p in pieces if p.name is not None}) > 1]
     ended_early = _early_ends(frame_runs, last_steps)
@@ -1067,8 +1067,11 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           items=tuple((key, last) for (key, _), last in zip(run_keys, last_steps)),
                           word="rlstats.logs._read:_reword_early", data=tuple(field_names)))
     copies = _copied_runs(frame, keys)
-    if copies:
-        notes.append(Note(_copies_text(copies), scope="frame"))
+    if copies:  # bound to the runs: a group is said while two or more of its runs are there (session 28 runsnotes28)
+        items = tuple((tuple(v.item() if isinstance(v, np.generic) else v for v in (run[k] for k in keys)),
+                       (g, run_label(run))) for g, group in enumerate(copies) for run in group)
+        notes.append(Note(_copies_text(copies), scope="rows", keys=keys, items=items,
+                          word="rlstats.logs._read:_reword_copies"))
     if duplicates:
         notes.append(Note(f"{count(duplicates, 'value')} logged again at a step already logged for the same run and "
                           f"tag in one file; the one written {options.keep} was kept", scope="frame"))
@@ -1085,11 +1088,10 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           "the same file?); their values were put in step order, the attempts' values interleaved: "
                           "split the file at the restart to keep one attempt: " + listed(going_back, MAX_NAMED_RUNS),
                           scope="frame"))
-    if joined:
-        notes.append(Note(f"{count(len(joined), 'run')} given by several files, at different steps or of "
-                          "different scalars, read as "
-                          f"{'one run' if len(joined) == 1 else 'one run each'}: " + _listed_runs(joined),
-                          scope="frame"))
+    if joined:  # bound to its runs: said of those a subset keeps (session 28 runsnotes28: any subset lost it)
+        items = tuple((tuple(run[f] for f in keys), label) for run, label in joined)
+        notes.append(Note(_joined_text([label for _, label in items]), scope="rows", keys=keys, items=items,
+                          word="rlstats.logs._read:_reword_joined"))
     if unended:
         one = len(unended) == 1
         notes.append(Note(f"{count(len(unended), one_file(found.record.label), found.record.label)} "
@@ -1110,7 +1112,8 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
                           + "; split the file there, the rows from that line on a file of their own whose header "
                           "states the resumed run's start: "
                           + listed(time_back, MAX_NAMED_RUNS), scope="frame"))
-    notes += [Note(text, scope="frame") for text in found.merged]
+    # each bound to the name it is of: said while its rows are there (session 28 runsnotes28: any subset lost it)
+    notes += [Note(text, scope="rows", keys=(name,), items=(((value,), None),)) for name, value, text in found.merged]
     if found.ignored:
         notes.append(Note(f"{count(len(found.ignored), 'log file')} did not match the pattern "
                           f"{found.pattern.text!r} and were not read", scope="frame"))
@@ -1153,9 +1156,20 @@ def _copied_runs(frame, keys):
 
 def _copies_text(copies):
     """The note naming runs that repeat another run's rows, times included."""
-    return (f"{sum(len(group) for group in copies)} runs log the same values at the same steps and times as "
+    return _reword_copies(None, [(None, (g, run_label(run))) for g, group in enumerate(copies) for run in group], 0)
+
+
+def _reword_copies(note, items, n_rows):
+    """The note on copied runs, of the groups with two or more runs among ``items`` ((group, its label) each)."""
+    groups: dict = {}
+    for _, (g, label) in items:
+        groups.setdefault(g, []).append(label)
+    kept = [labels for labels in groups.values() if len(labels) > 1]
+    if not kept:
+        return None
+    return (f"{sum(map(len, kept))} runs log the same values at the same steps and times as "
             "another run, as copies of a run do (a run folder copied?), each counted as a run of its own: "
-            + _listed_runs([join_and(run_label(run) for run in group) for group in copies])
+            + _listed_runs([join_and(kept_group) for kept_group in kept])
             + "; leave the copies out (subset=, or move them out of the folder read)")
 
 
@@ -1274,9 +1288,10 @@ def _seed_pattern(reruns, fields, pattern):
 
 def _segment_notes(segments, reruns, fields, pattern=None):
     """Notes naming runs read from several files (each file's steps and how it joins) and reruns, bound to the
-    runs (their fields but ``attempt``) in ``fields``; ``pattern``: the pattern read, whose seeds a rerun's folders
-    may be (:func:`_seed_pattern`)."""
-    keys = tuple(f for f in fields if f != ATTEMPT)
+    runs in ``fields``, ``attempt`` too: a file, or an attempt, is said while its rows are there (session 28
+    runsnotes28: after the subset= the rerun note proposes, keeping one attempt, both notes still named the other);
+    ``pattern``: the pattern read, whose seeds a rerun's folders may be (:func:`_seed_pattern`)."""
+    keys = tuple(fields)
     key = (lambda run: tuple(run.get(f) for f in keys))  # noqa: E731
     notes = []
     if segments:
@@ -1288,17 +1303,17 @@ def _segment_notes(segments, reruns, fields, pattern=None):
             names = _attempt_labels([part.source for part in parts])
             items += [(key(part.run), (label, part.describe(name), part.joins == "restarts"))
                       for part, name in zip(parts, names)]
-        notes.append(Note(_segments_text([payload for _, payload in items]), scope="rows", keys=keys,
+        notes.append(Note(_segments_text(_files_of_runs(items)), scope="rows", keys=keys,
                           items=tuple(items), word="rlstats.logs._read:_reword_segments"))
-    if reruns:
-        items = tuple((key(run), (f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} "
-                                  f"({', '.join(map(repr, labels))})",
-                                  subset_dropping_attempts({k: v for k, v in run.items() if k != ATTEMPT}, ATTEMPT,
-                                                           labels[-1])))
-                      for run, labels in reruns)
+    if reruns:  # an item per attempt, each with what the note says of its run
+        items = tuple((key({**run, ATTEMPT: label}), (f"{run_label({k: v for k, v in run.items() if k != ATTEMPT})} "
+                                                      f"({', '.join(map(repr, labels))})",
+                                                      subset_dropping_attempts({k: v for k, v in run.items()
+                                                                                if k != ATTEMPT}, ATTEMPT, labels[-1])))
+                      for run, labels in reruns for label in labels)
         seeds = _seed_pattern(reruns, fields, pattern)
-        notes.append(Note(_reruns_text([payload for _, payload in items], seeds), scope="rows", keys=keys,
-                          items=items, word="rlstats.logs._read:_reword_reruns", data=seeds))
+        notes.append(Note(_reruns_text(_rerun_runs(items), seeds), scope="rows", keys=keys, items=items,
+                          word="rlstats.logs._read:_reword_reruns", data=seeds))
     return notes
 
 
@@ -1327,12 +1342,36 @@ def _reruns_text(reruns, seeds=None):
             f"of the first: " + _listed_runs([shown for shown, _ in reruns]))
 
 
+def _joined_text(labels):
+    """The note on runs several files give at different steps or of different scalars, read as one run each."""
+    return (f"{count(len(labels), 'run')} given by several files, at different steps or of different scalars, read as "
+            f"{'one run' if len(labels) == 1 else 'one run each'}: " + _listed_runs(labels))
+
+
+def _reword_joined(note, items, n_rows):
+    return _joined_text([label for _, label in items])
+
+
+def _files_of_runs(items):
+    """The payloads of ``items`` (a file of a run each) of the runs with two or more files among them."""
+    files = collections.Counter(label for _, (label, _, _) in items)
+    return [payload for _, payload in items if files[payload[0]] > 1]
+
+
+def _rerun_runs(items):
+    """(run and its attempts, subset=) once per run with two or more attempts among ``items`` (an attempt each)."""
+    attempts = collections.Counter(payload[0] for _, payload in items)
+    return list(dict.fromkeys(tuple(payload) for _, payload in items if attempts[payload[0]] > 1))
+
+
 def _reword_segments(note, items, n_rows):
-    return _segments_text([payload for _, payload in items])
+    parts = _files_of_runs(items)
+    return _segments_text(parts) if parts else None
 
 
 def _reword_reruns(note, items, n_rows):
-    return _reruns_text([payload for _, payload in items], note.data)
+    runs = _rerun_runs(items)
+    return _reruns_text(runs, note.data) if runs else None
 
 
 def _reword_early(note, items, n_rows):
