@@ -414,9 +414,10 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
         v, c = y[order], cell[order]
         shares: dict[str, NDArray[np.float64]] = {}  # the blocks' shares of ties across cells, once, where needed
 
-        def tie_shares(at=None, m=None):
+        def tie_shares(at=None, m=None, more_tied=0.0, more_pairs=0.0):
             """Each block's share of ties across its cells; given ``at`` (blocks) and ``m`` (repeats judged), per
-            entry the larger of it and, for raw scores, the rate :func:`_tie_floor` takes for ``m`` repeats."""
+            entry the larger of it and, for raw scores, the rate :func:`_tie_floor` takes for ``m`` repeats from
+            those pairs and ``more_pairs`` more, ``more_tied`` of which tie."""
             if "ties" not in shares:
                 tied, possible = _ties_across_cells(y, cell, n_cells, block, v, c)
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -426,8 +427,8 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
             if at is None:
                 return shares["ties"]
             tied, possible = shares["tied"], shares["possible"]
-            return np.maximum(shares["ties"][at], _tie_floor(shares["raw"][at], tied[at], possible[at], tied.sum(),
-                                                             possible.sum(), m))
+            return np.maximum(shares["ties"][at], _tie_floor(shares["raw"][at], tied[at] + more_tied,
+                                                             possible[at] + more_pairs, tied.sum(), possible.sum(), m))
 
         _copied_within(v, c, n_cells, block, tie_shares, copies, chance)
         if across_blocks:
@@ -539,7 +540,14 @@ def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
     q, sigma = _scales(v, first, last, _power_of_ten(median[possible]))
     judged = (sigma > 0) & np.isfinite(q)  # else most runs share one score, or it is 0: a point mass, not a resolution
     cells, m, q, sigma, size = cells[judged], m[judged], q[judged], sigma[judged], size[judged]
-    across = tie_shares(block[cells], m)
+    # raw scores: the pairs of runs of the block's other cells count too (an agent's runs may tie more often among
+    # themselves than with another agent's, whose episodes run longer)
+    own, pairs_within = _countable_ties_within(v, c, n_cells), (np.bincount(c, minlength=n_cells) ** 2
+                                                                - np.bincount(c, minlength=n_cells)) / 2
+    n_blocks = int(block.max()) + 1
+    other_tied = np.bincount(block, weights=own, minlength=n_blocks)[block[cells]] - own[cells]
+    other_pairs = np.bincount(block, weights=pairs_within, minlength=n_blocks)[block[cells]] - pairs_within[cells]
+    across = tie_shares(block[cells], m, other_tied, other_pairs)
     model = size * (size - 1) / 2 * (q / (2 * math.sqrt(math.pi) * sigma))
     expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across),
                           _near_ties_cells(v, c, cells, cells, q))  # the ties a cluster (failed runs) makes by chance

@@ -9,15 +9,21 @@ shared by two cells, had a stated chance of about 1e-15.  Measured on 540 data s
 1/5/26 tasks, 20 each; a /tmp survey run before the script's kind): 68 noted (12.6%; within 39, across tasks 30,
 tasks jointly 5, between agents 2), against the 1e-3 the notes state.
 
-Fixed: a score is raw (``statistics._raw_scores``) when it lies on no decimal grid of 13 significant digits (and, if
-it is a float32 value, its decimal reading is at its floor); for a block whose runs are mostly raw the share of ties
-taken is at least the Poisson upper limit, at level ``TIE_RATE_CHANCE`` (COPY_CHANCE / 10) shared among the blocks,
-of the share of ties among the block's pairs of runs of different cells (``_tie_floor``; the same-task check: those
-of the block's other cells): a note is then a false alarm with chance at most 1.1 x COPY_CHANCE whatever few values
-the raw scores take, as long as runs of different cells of a task tie at least as often as runs of one cell.
-Continuous raw scores (MuJoCo returns) tie nowhere, the limit is ``log(1 / level) / pairs``: the copies in the
-MuJoCo batches are still noted (chances 7e-8 within hopper's cells, was 2e-45; 3e-9 across tasks, was 3e-90), and
-tests/reference/copied_runs_dump.py's 160 synthetic frames (0 to 8 decimals: none raw) are unchanged bit for bit.
+Fixed: a score is raw (``statistics._raw_scores``) when it lies on no decimal grid of 13 significant digits and is
+no float32 value times a power of ten; for a block a quarter of whose runs are raw, on no grid of differences
+(``_raw_blocks``), the share of ties taken for ``m`` repeats is at least ``_tie_floor``'s: the largest, over the
+unknown share ``p``, of ``(N p)**m / m!`` times the Chernoff bound on so few ties among the ``n`` pairs of runs that
+cannot be copies of those judged (runs of different cells of the task; within cells, the task's other cells' pairs
+too; the same-task check: those of the task's other cells), ``(m + T) / (e n) ((m + T) / T)**(T / m)``.  The note's
+chance then bounds both together, whatever few values raw scores take.  Measured
+(tests/reference/copied_runs_false_alarms.py, kind "discounted", 40 data sets a setting, 1,080 a step): at full
+precision 113 noted before, 2 after; every other kind at full precision 0 of 6,480 before and after; the existing
+grid (decimals) unchanged; tests/reference/copied_runs_dump.py's output (160 synthetic frames with copies and every
+loader dataset; the MuJoCo returns are float32 values) identical before and after.
+
+Left (strict xfail below): the same returns printed to 1e-6 of the task's spread (7 digits, and 0.9**k, exact to 13
+digits, for k <= 13) are decimals whose step is read as the resolution: 91 of 1,080 noted before and after.  Reading
+the data's ties there too would lose small frames' copies at 6 and 8 decimals that the decimal model catches.
 """
 
 import math
@@ -108,6 +114,17 @@ def test_no_false_alarm_on_discounted_returns_reduced():
 @pytest.mark.slow
 def test_no_false_alarm_on_discounted_returns_full():
     """The new kind at full precision over the whole grid, 100 data sets a setting (2,700): the notes' stated chance,
-    1.1 x COPY_CHANCE per data set, allows about 3; none measured (the old code: about 12%)."""
+    about COPY_CHANCE per data set, allows about 3 (at most 9 but with chance 1e-3); 40 a setting measured 2 of
+    1,080 (before: 113, within 63, across tasks 54, tasks jointly 19)."""
     table = _family(100, (3, 5, 10), (2, 4, 8), (1, 5, 26))
-    assert int(table["data sets"].sum()) == 2700 and int(table["any"].sum()) <= 3
+    assert int(table["data sets"].sum()) == 2700 and int(table["any"].sum()) <= 9
+
+
+@pytest.mark.xfail(strict=True, reason="left: few values printed to a decimal step far finer than their spacing (the "
+                   "decimal model trusted; no rule found that keeps the small synthetic frames' copies)")
+def test_discounted_returns_printed_to_fine_decimals_are_no_copy():
+    """The same returns rounded to 1e-6 of the task's spread (7 significant digits: not raw, the decimal step read
+    as the resolution): 91 of 1,080 data sets noted before and after this fix (40 a setting); here 5 runs, 2 agents,
+    5 tasks, 15 data sets: some noted."""
+    table = _script().false_alarms(15, runs=(5,), agents=(2,), tasks=(5,), kinds=("discounted",), steps=(1e-6,))
+    assert int(table["any"].sum()) == 0
