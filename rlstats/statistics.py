@@ -390,6 +390,10 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     pair of blocks then said there only, not among ``across``' pairs).  The pairs of cells of ONE block (two agents'
     runs on one task: a baseline's file saved again as the new method's) are judged likewise, in
     ``across.same_block`` (:func:`_copied_same_block`: the block's share of ties read from its other cells' runs).
+    Where a block's scores are raw floats (:func:`_raw_blocks`: no decimal step nor grid to read a resolution from;
+    a deterministic task's discounted returns, 0.99**k, are few such values), the share of ties in every one of
+    these checks is at least the rate :func:`_tie_floor` reads for ``m`` repeats from the ties among the pairs of
+    runs that cannot be copies of those judged (the block's runs of other cells).
 
     Returns
     -------
