@@ -127,7 +127,8 @@ def test_calibration_page_counts_the_defaults_rows():
     since audit s27, curves27, whose 192 curves rows at 2 tasks hold but for the max-T test and difference band of
     the mean at 3 capped runs; 197 since audit s27, maxt27, where a continued curves point reads 400 fresh data
     sets, not those that triggered it, and those two hold; 199 of 5,194 since audit s28, gapkinds28, whose 20 rows
-    of curves' gap bands of agents below gamma whose truth crosses it miss at two points)."""
+    of curves' gap bands of agents below gamma whose truth crosses it miss at two points; 207 of 5,233 since audit s28,
+    gapboot28, whose 39 rows of the bootstrap's gap interval of such agents miss at 8 points, 7 of them capped)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

@@ -81,7 +81,7 @@ UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
 #: The ``configuration`` of the optimality gap's ``curves.band`` rows of agents whose every score sits at or below gamma
 #: while their true score distribution crosses it (``tests/reference/coverage_curves_gap.py``, audit s28 gapkinds28):
 #: their bands are the mean's reflected, whose own rows measure a truth below gamma, and there they covered less
-GAP_BELOW_GAMMA = "every score at or below gamma"
+GAP_BELOW_GAMMA = calibration.GAP_BELOW_GAMMA
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
