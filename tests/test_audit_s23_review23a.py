@@ -39,7 +39,8 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     two = (mine["procedure"] == "bootstrap.interval") & (mine["tasks"] == 2) & mine["configuration"].isna()
     assert (int(two.sum()), int(mine[two]["misses"].sum())) == (64, 15)
     below = (mine["procedure"] == "bootstrap.interval") & (mine["configuration"] == rlstats.calibration.GAP_BELOW_GAMMA)
-    assert (int((below & (mine["tasks"] == 2)).sum()), int(mine[below & (mine["tasks"] == 2)]["misses"].sum())) == (12, 2)
+    below &= mine["tasks"] == 2
+    assert (int(below.sum()), int(mine[below]["misses"].sum())) == (12, 2)
     assert (int(spread.sum()), int(mine[spread]["misses"].sum())) == (486, 112)
     fwe_spread = mine["procedure"] == "adastop.fwe_spread"
     assert (int(fwe_spread.sum()), int(mine[fwe_spread]["misses"].sum())) == (50, 22)

@@ -3,7 +3,7 @@ scores all sit at or below gamma but its true score distribution crosses gamma: 
 metric ``optimality_gap`` and ``configuration`` "every score at or below gamma" in ``rlstats/calibration.csv``.
 
     PYTHONPATH=. nice python tests/reference/coverage_bootstrap_gap.py [--quick] [--dist skewed] [--json OUT]
-        [--checkpoint FILE] [--append-table rlstats/calibration.csv]      # about 10 CPU minutes
+        [--checkpoint FILE] [--append-table rlstats/calibration.csv]      # about 5 CPU minutes
 
 Where every score of an agent is at or below gamma its gap is gamma minus its mean of task means, and ``bootstrap()``
 gives it the mean's interval reflected (``_small_runs.interval_kinds``, audit s27 median27). The table's mean rows

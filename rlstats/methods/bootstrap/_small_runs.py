@@ -182,8 +182,8 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     default = "score" if metric_key == "probability_of_improvement" else "studentized"
     of = (" of an agent whose every score is at or below gamma, where its true scores can exceed gamma" if below_gamma
           else "")
-    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}{of}: in simulations"
-            f"{where} with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
+    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}{of}: in "
+            f"simulations{where} with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
     missed = [row for row in rows if calibration.misses(row, 0.95)]
     if not any(calibration.pooled_misses(row, 0.95) for row in missed):
         # every miss is in a worst design draw alone, which the pooled range hides (audit s24 gap24: the optimality
