@@ -84,6 +84,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 PATH = pathlib.Path(__file__).with_name("calibration.csv")
+#: The ``configuration`` of the optimality gap's rows (``curves.band``, ``bootstrap.interval``) of agents whose every
+#: score sits at or below gamma while their true score distribution crosses it: their bands and intervals are the
+#: mean's reflected, whose own rows measure a truth below gamma (audit s28: ``tests/reference/coverage_curves_gap.py``,
+#: ``tests/reference/coverage_bootstrap_gap.py``); the one name both back ends' notes read
+GAP_BELOW_GAMMA = "every score at or below gamma"
 
 
 @functools.lru_cache(maxsize=None)
@@ -267,7 +272,8 @@ DEFAULTS: dict[str, Patterns] = {
     "adastop.fwe_spread": ({"interval": "joint"},),  # audit s23: the default permutations= scheme
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
     # (audit s19: the one-task rows where the default withholds, measured with the rule lifted, are "withheld")
-    "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ""},),
+    # (audit s28, gapboot28: the gap's default of agents whose every score is at or below gamma, GAP_BELOW_GAMMA)
+    "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ("", GAP_BELOW_GAMMA)},),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
     # audit s28 taskboot28: task_bootstrap=True, against a population of tasks; the studentised default gives way there
     "bootstrap.interval_tasks": ({"interval": "percentile"},),

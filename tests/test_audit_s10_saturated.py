@@ -129,7 +129,9 @@ def test_calibration_page_counts_the_defaults_rows():
     sets, not those that triggered it, and those two hold; 199 of 5,194 since audit s28, gapkinds28, whose 20 rows
     of curves' gap bands of agents below gamma whose truth crosses it miss at two points; 331 of 5,434 since audit
     s28, taskboot28, whose 240 rows of bootstrap(task_bootstrap=True)'s percentile interval against a population of
-    tasks miss in 132)."""
+    tasks miss in 132; 339 of 5,803 since audit s28, gapboot28, whose 39 rows of the bootstrap's gap interval of
+    agents below gamma miss at 8 points, 7 of them capped; early28's 330 default rows at the steps runs do not reach
+    hold)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

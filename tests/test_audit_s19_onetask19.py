@@ -40,9 +40,11 @@ def halfcheetah_result(halfcheetah):
 
 
 def _one_task_rows(metric):
+    # not audit s28's (gapboot28) rows of the gap of agents below gamma, the mean's interval reflected from 20 runs
     return [
         r for r in calibration.rows(small_runs.PROCEDURE)
-        if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")]
+        if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")
+        and r["configuration"] != calibration.GAP_BELOW_GAMMA]
 
 
 def test_halfcheetah_gets_the_default_interval_of_its_iqm(halfcheetah, halfcheetah_result):
@@ -139,12 +141,17 @@ def test_rows_where_the_default_withholds_are_not_the_defaults():
         if row["tasks"] == "1" and row["interval"] == "studentized" and row["metric"] == "median":
             # audit s26 (median26): the median's own t interval, which one task gives the mean's in place of
             assert row["configuration"] == "t interval" and not calibration.is_default(row)
+        elif row["configuration"] == calibration.GAP_BELOW_GAMMA:
+            # audit s28 (gapboot28): the gap of agents below gamma, the mean's interval reflected, given from 20 runs
+            assert calibration.is_default(row) and (row["tasks"] != "1"
+                                                    or int(row["runs"]) >= small_runs.ONE_TASK_MIN_RUNS["mean"])
         elif row["tasks"] == "1" and row["interval"] == "studentized":
             withheld = small_runs.studentized_withheld([int(row["runs"])], 1, [row["metric"]]).all()
             assert (row["configuration"] == "withheld") == withheld and calibration.is_default(row) == (not withheld)
         if row["tasks"] == "1" and row["interval"] == "studentized_no_welch":  # the former default: never given
             assert row["configuration"] == "withheld" and not calibration.is_default(row)
     given = rlstats.calibration_table("bootstrap.interval", default=True, tasks=1, interval="studentized")
+    given = given[given["configuration"].isna()]  # not audit s28's (gapboot28) rows of agents below gamma
     # audit s20: the mean and the optimality gap from 20 and 50 runs (the Welch floor)
     assert set(zip(given["metric"], given["runs"])) >= {("iqm", 20), ("mean", 20), ("optimality_gap", 50)}
     assert "median" not in set(given["metric"])  # its interval there is the mean's, whose rows these are (audit s26)
@@ -190,8 +197,10 @@ def test_notes_of_several_tasks_do_not_read_the_one_task_rows():
             assert max(several) == small_runs.GRID_MOST_RUNS
             one = small_runs.measured_coverage(interval, metric, single_task=True)
             assert max(one) == 200
+            # not audit s28's (gapboot28) rows of the gap of agents below gamma, which the gap's own notes leave out
             grid = [float(r["coverage"]) for r in calibration.rows(small_runs.PROCEDURE)
-                    if (r["interval"], r["metric"], r["runs"]) == (interval, metric, "20") and r["tasks"] != "1"]
+                    if (r["interval"], r["metric"], r["runs"]) == (interval, metric, "20") and r["tasks"] != "1"
+                    and r["configuration"] != calibration.GAP_BELOW_GAMMA]
             if interval == "studentized":
                 assert several[20] == (min(grid), max(grid))
     assert small_runs.coverage_note("percentile", "mean", "mean", 100) is None

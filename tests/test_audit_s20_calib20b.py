@@ -180,7 +180,8 @@ def test_one_task_mean_from_20_runs_and_gap_from_50_the_former_default_never():
     # heavy-tailed runs), and every former-default row is "withheld"
     for metric, need, below in (("mean", 20, 10), ("optimality_gap", 50, 30)):
         rows = [r for r in calibration.rows(small_runs.PROCEDURE)
-                if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")]
+                if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")
+                and r["configuration"] != calibration.GAP_BELOW_GAMMA]  # not audit s28's (gapboot28)
         assert len(rows) == 4 * 8
         assert not any(calibration.misses(r, 0.95) for r in rows if int(r["runs"]) >= need)
         assert any(calibration.misses(r, 0.95) for r in rows if int(r["runs"]) == below)

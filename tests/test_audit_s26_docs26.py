@@ -124,9 +124,10 @@ def test_map_names_every_script_that_appends_calibration_rows():
     there: ..." and named coverage_tuning_real.py, size_equivalence_mean.py and size_equivalence_spread.py;
     APPENDED also names coverage_curves_fresh.py (the curves' bands at 8 agents) and coverage_one_task.py (the
     bootstrap's default on one task), and since audit s28 (gapkinds28) coverage_curves_gap.py (the curves'
-    optimality-gap bands of agents at or below gamma; the map named it since docs28)."""
+    optimality-gap bands of agents at or below gamma; the map named it since docs28), and since audit s28 (gapboot28)
+    coverage_bootstrap_gap.py (the bootstrap's default gap interval of such agents)."""
     scripts = _appended_scripts()
-    assert len(scripts) == 6 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
+    assert len(scripts) == 7 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
     text = _words("rlstats/README.md")
     start = text.index("with the rows other scripts append, `APPENDED` there")
     sentence = text[start:text.index("); back ends quote its rows", start)]

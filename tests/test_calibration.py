@@ -64,6 +64,11 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
         if procedure == small_runs.PROCEDURE:  # the studentised default has no rows where it withholds
             # (audit s19's one-task rows, another script's: tests/test_audit_s19_onetask19.py counts them)
             rows = [r for r in rows if not small_runs.one_task_only(r)]
+            # audit s28 (gapboot28): coverage_bootstrap_gap.py's 39 rows of the gap's default of agents below gamma
+            # (36 beside its 3 one-task rows, left out above)
+            below = [r for r in rows if r["configuration"] == calibration.GAP_BELOW_GAMMA]
+            assert len(below) == 36 and {r["metric"] for r in below} == {"optimality_gap"}
+            rows = [r for r in rows if r["configuration"] != calibration.GAP_BELOW_GAMMA]
             given = [p for p in module["grid"]() if p[2] >= small_runs.STUDENTIZED_MIN_RUNS and p[1] > 1]
             assert sum(r["interval"] == "studentized" for r in rows) == 4 * len(given)
             # and the former default's (its mean and median only: the IQM's and gap's are the default's)
@@ -768,7 +773,9 @@ def test_defaults_name_the_public_functions_defaults():
     assert set(d) == set(calibration.procedures()) == set(CALIBRATE["MODULES"])
     assert d["bootstrap.interval"] == ({"interval": (_keyword_default(rlstats.bootstrap, "interval"),
                                                      _keyword_default(rlstats.probability_of_improvement,
-                                                                      "interval")), "configuration": ""},)
+                                                                      "interval")),
+                                                    # audit s28 (gapboot28): the gap's default of agents below gamma
+                                                    "configuration": ("", calibration.GAP_BELOW_GAMMA)},)
     # each names its own rows: the metrics' default has none of the probability of improvement, and back
     rows = calibration.rows("bootstrap.interval")
     assert {r["metric"] for r in rows if r["interval"] == d["bootstrap.interval"][0]["interval"][0]} == {

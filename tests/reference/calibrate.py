@@ -65,7 +65,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
 APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
                             "coverage_curves_gap",  # audit s28: the gap's bands of agents below gamma
                             "coverage_curves_early"),  # audit s28 early28: runs that end early or start late
-            "bootstrap.interval": "coverage_one_task",  # audit s19: the default on one task, 3-200 runs
+            "bootstrap.interval": ("coverage_one_task",  # audit s19: the default on one task, 3-200 runs
+                                   "coverage_bootstrap_gap"),  # audit s28: the gap's default of agents below gamma
             # audit s20: the aggregate of the mean; audit s23: Welch's t with equal runs but unlike spreads
             "equivalence.size": ("size_equivalence_mean", "size_equivalence_spread"),
             # audit s22: the default band and tuned interval on real sweeps at 3-10 seeds (distribution real_dierkes2024)

@@ -37,6 +37,7 @@ designs = SMALL["designs"]
 
 import rlstats  # noqa: E402
 from rlstats.methods.bootstrap import _small_runs as small_runs  # noqa: E402
+from rlstats import calibration  # noqa: E402
 
 RUNS = (3, 5, 10, 20, 30, 50, 100, 200)
 #: the counts beyond the grid's, where the percentile interval's rows are written too
@@ -98,9 +99,10 @@ def rows(distribution, runs, held):
 def appended(row):
     """Whether a ``bootstrap.interval`` row of the table (a dict of strings) is one this script wrote: the default's
     on one task (which the grid skips) and the former default's before the Welch floor, the percentile's on one task
-    beyond the grid's run counts."""
+    beyond the grid's run counts; not the gap's of agents below gamma (``coverage_bootstrap_gap.py``, audit s28)."""
     return str(row["tasks"]) == "1" and (row["interval"] in small_runs.WIDENED_INTERVALS
-                                         or int(row["runs"]) > BEYOND_GRID)
+                                         or int(row["runs"]) > BEYOND_GRID) and (
+        row.get("configuration", "") != calibration.GAP_BELOW_GAMMA)
 
 
 def configuration(row):

@@ -893,7 +893,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     floored = floored & np.isfinite(bounds) & (bounds == unclipped)
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
-                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), cells)
+                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds)
     else:  # audit s28: what resampling few tasks can say of a population of tasks
         # (audit s28 taskboot28: with the coverage simulated for this design, not only the closed-form ceiling)
         gone, said = small_runs.tasks_resampled(design.n_tasks, options.confidence_level, options.interval,
@@ -923,7 +923,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         withheld_notes=tuple(withheld), weighting_notes=tuple(_weighted_tasks_note(design, options.metrics)))
 
 
-def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells):
+def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds=None):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
     fewest = int(fewest_per_agent.min())
     # and intervals given (``given``: agents x metrics): one withheld for each of those agents has its own note (review
@@ -939,9 +939,32 @@ def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given,
         pairs = [pair for pair, out in zip(pairs, withheld) if not out]
     few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
     whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
-    notes = (small_runs.coverage_note(interval, metric_label(m), kind, fewest, whose, n_tasks == 1, n_tasks)
-             for m, kind in pairs)
-    return [note for note in notes if note]
+    notes = [small_runs.coverage_note(interval, metric_label(m), kind, fewest, whose, n_tasks == 1, n_tasks)
+             for m, kind in pairs]
+    return [note for note in notes + _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks,
+                                                             given, cells, kinds) if note]
+
+
+def _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds):
+    """The notes quoting the optimality gap's rows of agents whose every score is at or below gamma while their true
+    scores cross it (``calibration.GAP_BELOW_GAMMA``), for the agents whose gap takes the mean's interval reflected:
+    the mean's rows, which :func:`_coverage_notes` quotes where every agent of the fewest runs takes it, measure a truth
+    below gamma, and where the truth crosses gamma the interval covered less (audit s28 gapboot28, curves()' rule for
+    its bands, gapkinds28). Read at the fewest runs among those agents, named where they are not all the agents."""
+    if kinds is None or cells is None:
+        return []
+    cells = np.asarray(cells)
+    notes = []
+    for j, (name, kind) in enumerate(zip(metrics, kinds)):
+        mine = (cells[:, j] == "mean") & given[:, j] if kind == "optimality_gap" else np.zeros(len(agents), bool)
+        if not mine.any():
+            continue
+        least = int(np.min(fewest_per_agent[mine]))
+        few = [a for a, n, w in zip(agents, fewest_per_agent, mine) if w and n == least]
+        whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
+        notes.append(small_runs.coverage_note(interval, metric_label(name), kind, least, whose, n_tasks == 1, n_tasks,
+                                              below_gamma=True))
+    return notes
 
 
 def _nan_notes(agents, options, distribution, estimates):

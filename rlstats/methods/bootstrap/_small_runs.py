@@ -114,13 +114,16 @@ def one_task_only(row):
     return row["tasks"] == "1" and (row["interval"] in STUDENTIZED_INTERVALS or int(row["runs"]) > GRID_MOST_RUNS)
 
 
-def _rows_by_runs(interval, metric_key, single_task=False, tasks=None):
+def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gamma=False):
     """{runs per task: the calibration rows} of nominal 95% ``interval`` intervals of ``metric_key``: for a design of
     one task (``single_task``) its one-task rows, else the grid's rows (every number of tasks, as before audit s19);
     ``tasks`` (a design of several tasks): the rows of the grid's numbers of tasks that bracket it
     (:func:`rlstats.calibration.bracketing_counts`; audit s23: a 26-task design was quoted the 1- and 5-task rows too,
     percentile IQM 0.72 to 0.88 at 3 runs where its 26-task rows read 0.85 to 0.88; nearest23: a design of 2 to 4
-    tasks reads the 1-task grid rows beside the 5-task ones, one of 6 to 25 the 5- and 26-task rows)."""
+    tasks reads the 1-task grid rows beside the 5-task ones, one of 6 to 25 the 5- and 26-task rows).
+    ``below_gamma``: the optimality gap's rows of agents whose every score is at or below gamma while their true
+    scores cross it (``configuration`` ``calibration.GAP_BELOW_GAMMA``, audit s28 gapboot28), which the other reads
+    leave out."""
     # a former default's interval of a metric it shares with a later one: the table keeps that one's rows alone
     if interval == "studentized_unwidened" and metric_key not in ("mean", "median"):
         interval = "studentized_no_welch"  # the optimality gap's is the one before the Welch floor
@@ -129,7 +132,8 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None):
     found = {}
     for row in calibration.rows(PROCEDURE):
         if (row["interval"], row["metric"]) == (interval, metric_key) and (
-                row["tasks"] == "1" if single_task else not one_task_only(row)):
+                row["tasks"] == "1" if single_task else not one_task_only(row)) and (
+                row["configuration"] == calibration.GAP_BELOW_GAMMA) == below_gamma:
             found.setdefault(int(row["runs"]), []).append(row)
     if tasks is not None and not single_task:
         counts = {int(row["tasks"]) for rows in found.values() for row in rows}
@@ -140,26 +144,29 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None):
     return found
 
 
-def measured_coverage(interval, metric_key, single_task=False, tasks=None):
+def measured_coverage(interval, metric_key, single_task=False, tasks=None, below_gamma=False):
     """{runs per task: (lowest, highest) coverage over the simulated settings} of nominal 95% ``interval``
     intervals of ``metric_key``, from the calibration table (empty when it has no rows for them); ``single_task``:
-    of the one-task settings alone; ``tasks``: of the grid's numbers of tasks bracketing a design's
-    (:func:`_rows_by_runs`)."""
+    of the one-task settings alone; ``tasks``: of the grid's numbers of tasks bracketing a design's;
+    ``below_gamma``: the optimality gap's rows of agents below gamma (:func:`_rows_by_runs`)."""
     return {runs: (min(float(r["coverage"]) for r in rows), max(float(r["coverage"]) for r in rows))
-            for runs, rows in _rows_by_runs(interval, metric_key, single_task, tasks).items()}
+            for runs, rows in _rows_by_runs(interval, metric_key, single_task, tasks, below_gamma).items()}
 
 
-def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", single_task=False, tasks=None):
+def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", single_task=False, tasks=None,
+                  below_gamma=False):
     """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval`` (some simulated setting
     at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
     runs, named where others have more (" (of IRIS)"); ``single_task``: the design has one task (its rows are read);
     ``tasks``: the design's number of tasks, whose bracketing numbers on the grid are read and named (None: every
     grid row). Where every row that misses does so in its worst design draw alone, the pooled range hides it: the
     note names the lowest such row and draw (:func:`rlstats.calibration.worst_draw_clause`,
-    :func:`rlstats.calibration.miss_clause`; audit s24 gap24)."""
+    :func:`rlstats.calibration.miss_clause`; audit s24 gap24). ``below_gamma``: the optimality gap's rows of agents
+    whose every score is at or below gamma while their true scores cross it (audit s28 gapboot28: the mean's interval
+    reflected, which the mean's rows measure against a truth below gamma), said so."""
     if single_task:
         tasks = None
-    table = measured_coverage(interval, metric_key, single_task, tasks)
+    table = measured_coverage(interval, metric_key, single_task, tasks, below_gamma)
     measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
         return None  # beyond the simulated run counts nothing is claimed
@@ -167,14 +174,16 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     low, high = table[runs]
     # the house rule of holding the level (calibration.misses: within 3 Monte Carlo SE, pooled and in the worst
     # design draw): an interval that holds it at these runs in every simulated setting is told nothing
-    rows = _rows_by_runs(interval, metric_key, single_task, tasks)[runs]
+    rows = _rows_by_runs(interval, metric_key, single_task, tasks, below_gamma)[runs]
     if not any(calibration.misses(row, 0.95) for row in rows):
         return None
     where = (" of one task" if single_task else "" if tasks is None
              else f" on {calibration.counts_words(int(row['tasks']) for row in rows)}")
     default = "score" if metric_key == "probability_of_improvement" else "studentized"
-    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}: in simulations"
-            f"{where} with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
+    of = (" of an agent whose every score is at or below gamma, where its true scores can exceed gamma" if below_gamma
+          else "")
+    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}{of}: in "
+            f"simulations{where} with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
     missed = [row for row in rows if calibration.misses(row, 0.95)]
     if not any(calibration.pooled_misses(row, 0.95) for row in missed):
         # every miss is in a worst design draw alone, which the pooled range hides (audit s24 gap24: the optimality
@@ -184,6 +193,12 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
                  f"{calibration.counts_words([int(row['tasks'])])}: "
                  f"{float(row['coverage']):.3f}{calibration.worst_draw_clause(row)}, "
                  f"{calibration.miss_clause(row, 0.95)})")
+    elif below_gamma:
+        # the families that miss named (audit s28 gapboot28): below gamma only the capped rows miss at 10 and 20 runs,
+        # where an agent stays below a ceiling that a third of its runs reach, and the range alone read as every family
+        families = sorted({row["distribution"] for row in missed})  # pooled or in a draw (calibration.misses)
+        if len(families) < len({row["distribution"] for row in rows}):
+            text += f", short of 95% on {join_and([f.replace('_', '-') for f in families])} scores only"
     if interval == default:
         # at the most runs simulated (20 a task on the grid, 200 on one task) no row shows that more runs help: since
         # the Welch floor (audit s20) only the 2-task rows (audit s24: the median's and the optimality gap's on skewed
@@ -193,7 +208,7 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
         if runs == most:
             return text + f"; {runs} runs per task are the most simulated, so whether more reach the stated level is " \
                           "not measured"
-        short = [row for row in _rows_by_runs(interval, metric_key, single_task, tasks)[most]
+        short = [row for row in _rows_by_runs(interval, metric_key, single_task, tasks, below_gamma)[most]
                  if calibration.misses(row, 0.95)]
         if short:  # review24b: "more runs are needed" read as enough where the rows at the most runs miss too
             worst = min(short, key=calibration.worst_coverage)

@@ -81,7 +81,7 @@ UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
 #: The ``configuration`` of the optimality gap's ``curves.band`` rows of agents whose every score sits at or below gamma
 #: while their true score distribution crosses it (``tests/reference/coverage_curves_gap.py``, audit s28 gapkinds28):
 #: their bands are the mean's reflected, whose own rows measure a truth below gamma, and there they covered less
-GAP_BELOW_GAMMA = "every score at or below gamma"
+GAP_BELOW_GAMMA = calibration.GAP_BELOW_GAMMA
 #: The ``configuration`` of the ``curves.band`` rows measured where some runs end early or start late (audit s28
 #: early28, ``tests/reference/coverage_curves_early.py``: "runs cut: one_at_5", ...): another design than the complete
 #: curves' rows, which the notes read
