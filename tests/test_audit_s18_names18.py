@@ -169,7 +169,7 @@ def test_adastop_reference_error_quotes_every_agent():
     an agent (control=, treatment=, pairs=, comparisons=) quotes them and says which one was meant."""
     df = _scores(["DrQ(eps)", "R&D, Inc", "SPR"])
     with pytest.raises(rlstats.OptionError, match=re.escape(
-            "reference='DrQ(eps) ' is not an agent (did you mean 'DrQ(eps)'?); the agents are: "
+            "reference='DrQ(eps) ' is not an agent in column 'agent' (did you mean 'DrQ(eps)'?); the agents are: "
             "'DrQ(eps)', 'R&D, Inc', 'SPR'")):
         rlstats.adastop(df, "score ~ agent | task", n=2, reference="DrQ(eps) ", progress=False)
 

@@ -182,7 +182,7 @@ def test_reference_in_wrong_case_is_hinted(published):
     ant = data[data["task"] == "ant"]
     with pytest.raises(rlstats.errors.OptionError) as err:
         rlstats.adastop(ant, "score ~ agent", batch="batch", reference="ppo", progress=False)
-    assert str(err.value) == ("reference='ppo' is not an agent (did you mean 'PPO'?); the agents are: 'DDPG', 'PPO', "
+    assert str(err.value) == ("reference='ppo' is not an agent in column 'agent' (did you mean 'PPO'?); the agents are: 'DDPG', 'PPO', "
                               "'SAC', 'TRPO'")
     with pytest.raises(rlstats.errors.OptionError, match=r"^'sac' in comparisons= is not an agent \(did you mean 'SAC'\?\)"):
         rlstats.AdaStop(["PPO", "SAC"], n=5, K=3, comparisons=[("PPO", "sac")])
