@@ -99,10 +99,15 @@ def test_allow_powerless_on_a_state_that_can_reject_is_refused(tiny):
     before = (tiny / "s.json").read_text()
     shown = cli_shell("adastop", "update", tiny / "s.json", tiny / "b2.csv", "--allow-powerless")
     assert shown.returncode == 2 and shown.stdout == ""
-    assert shown.stderr == (f"rlstats: error: {tiny / 's.json'} holds a test that can reject (n = 2 runs per batch, "
-                            "K = 3); --allow-powerless only applies when a state that never could is created: leave "
-                            "it out\n"), shown.stderr
+    assert shown.stderr == (f"rlstats: error: the test {tiny / 's.json'} holds can reject (n = 2 runs per batch, "
+                            "K = 3); --allow-powerless is only for a test that never could: leave it out\n"), shown.stderr
     assert (tiny / "s.json").read_text() == before
+    # review28b: refused when such a state would be created too (batch 1 took it, batch 2 refused the same line)
+    first = cli_shell("adastop", "update", tiny / "c.json", tiny / "b1.csv", "--K", "3", "--seed", "1",
+                      "--allow-powerless")
+    assert first.returncode == 2 and not (tiny / "c.json").exists()
+    assert first.stderr == ("rlstats: error: the test this call would create can reject (n = 2 runs per batch, K = 3); "
+                            "--allow-powerless is only for a test that never could: leave it out\n"), first.stderr
     # a state that never rejects, created with the flag: given again, the flag agrees with it
     assert cli_shell("adastop", "update", tiny / "p.json", tiny / "b1.csv", "--K", "2", "--seed", "1",
                      "--allow-powerless").returncode == 0

@@ -315,7 +315,19 @@ def _create(args, frame, key):
         refusal = None if args.allow_powerless else _powerless(args, seq, read_n=args.n is None)
         if refusal is not None:  # before any file is made; the warning it would say is left: the error says it all
             raise refusal
+    if args.allow_powerless:  # refused as on a later call (review28b: batch 1 took it, batch 2 refused it)
+        _powerless_flag_fits(seq, "the test this call would create")
     return seq
+
+
+def _powerless_flag_fits(seq, what):
+    """A usage error where --allow-powerless is given for a test that can reject: it says nothing true of it."""
+    from .. import format as fmt
+    from ..methods.adastop import rejecting_sizes
+
+    if rejecting_sizes(seq) is None:
+        raise _usage_error(f"{what} can reject (n = {fmt.count(seq.n, 'run')} per batch, K = {seq.K}); "
+                           "--allow-powerless is only for a test that never could: leave it out")
 
 
 def _check_unchanged(seq, args, path):
@@ -330,13 +342,7 @@ def _check_unchanged(seq, args, path):
         raise _usage_error(f"{path} already holds a test seeded with {state['seed']['record']!r}; "
                            f"{args.flags['rng']} only applies when the state is created")
     if args.allow_powerless:  # it agrees with a state that never rejects; of one that can, it says nothing true
-        from .. import format as fmt
-        from ..methods.adastop import rejecting_sizes
-
-        if rejecting_sizes(seq) is None:
-            raise _usage_error(f"{path} holds a test that can reject (n = {fmt.count(seq.n, 'run')} per batch, "
-                               f"K = {seq.K}); --allow-powerless only applies when a state that never could is "
-                               "created: leave it out")
+        _powerless_flag_fits(seq, f"the test {path} holds")
 
 
 def _load(path, key, flags):

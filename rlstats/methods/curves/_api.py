@@ -1013,8 +1013,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                                         "studentized", about_bands, measured, fewer=reads < fewest.min())
             if as_mean.any():  # and the gap's rows of those agents where the truth crosses gamma (audit s28)
                 reads = _runs_read(fewest[as_mean], logged_fewest[as_mean], given[as_mean])
-                notes += _calibration_notes(options, reads, n_tasks, "studentized", about_bands, below_gamma=True,
+                gap = {}  # the figure's title quotes the lower of the two readings (review28a; audit s24's rule)
+                notes += _calibration_notes(options, reads, n_tasks, "studentized", about_bands, gap, below_gamma=True,
                                             fewer=reads < fewest[as_mean].min())
+                measured.update({band: min(value, measured.get(band, value)) for band, value in gap.items()})
     comparisons = []
     for (i, j), null in zip(pair_codes, done[k:]):
         difference = estimates[i] - estimates[j]
@@ -1475,8 +1477,13 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
             at = "simulated designs either side of this one" if len(bracket) > 1 else "nearest simulated design"
             where = (" of an agent whose every score is at or below gamma, where its true scores can exceed gamma"
                      if below_gamma else "")
+            # review28a: the runs read are the data's fewest logged only where the table has that count
+            logged = ("" if not fewer else ", as the fewest runs of a task logged at a step with a band"
+                      if int(row["runs"]) == runs_per_task else
+                      f", the most simulated at or below the {runs_per_task} runs of a task logged at some step with a "
+                      "band")
             notes.append(f"measured {what} of the {_label(options.statistic_name)}{where} at the {at} ({row['runs']} runs per task"
-                         f"{', as the fewest runs of a task logged at a step with a band' if fewer else ''}, "
+                         f"{logged}, "
                          f"{calibration.bracket_words(bracket, row['tasks'])}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
