@@ -272,8 +272,10 @@ def text_overlaps(figure, drawn=False):
                 angle = np.radians(a.get_rotation())
                 if a.get_rotation() % 90 or b.get_rotation() % 90:
                     # slanted lines of text (parallel): apart when the distance across them holds a font's height
-                    dx, dy = (box_b.x0 + box_b.x1 - box_a.x0 - box_a.x1) / 2, (box_b.y0 + box_b.y1 - box_a.y0 - box_a.y1) / 2
-                    crowded = abs(dx * np.sin(angle) - dy * np.cos(angle)) < em * min(a.get_fontsize(), b.get_fontsize())
+                    dx = (box_b.x0 + box_b.x1 - box_a.x0 - box_a.x1) / 2
+                    dy = (box_b.y0 + box_b.y1 - box_a.y0 - box_a.y1) / 2
+                    across = abs(dx * np.sin(angle) - dy * np.cos(angle))
+                    crowded = across < em * min(a.get_fontsize(), b.get_fontsize())
                 else:
                     gap = TICK_GAP * em * min(a.get_fontsize(), b.get_fontsize())
                     side_by_side = min(box_a.y1, box_b.y1) > max(box_a.y0, box_b.y0)  # they share a line's height
