@@ -142,8 +142,11 @@ def _overlaps_of(drawn):
 
 #: found by this sweep and not fixed yet (audit s28 fig28): 22-letter agent names, slanted, squash AdaStop's and the
 #: permutation test's per-task score panels and the task table's heat map to slivers 0.15-0.3 in high, whose
-#: numbers or task names then run together (the layout holds, so hold_labels does not grow the figure)
-KNOWN = {("adastop", "long"), ("permutation", "long"), ("task_table", "long")}
+#: numbers or task names then run together (the layout holds, so hold_labels does not grow the figure); at scores of
+#: 1e-6 the same score panels' slanted agent names reach the titles of the panels below, and the Bayesian posterior's
+#: nine x labels ("-0.20" ... "0.20", a ROPE of 0.2 over differences of 1e-6) are under 0.25 em apart at 3.3 in
+KNOWN = {("adastop", "long"), ("permutation", "long"), ("task_table", "long"), ("adastop", "tiny"),
+         ("permutation", "tiny"), ("bayes", "tiny")}
 
 
 @pytest.mark.slow
@@ -151,7 +154,7 @@ KNOWN = {("adastop", "long"), ("permutation", "long"), ("task_table", "long")}
 @pytest.mark.parametrize("method", sorted(CASES))
 def test_no_text_over_text_at_own_and_paper_sizes(method, case, request):
     if (method, case) in KNOWN:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="long names squash the panels (not fixed)"))
+        request.applymarker(pytest.mark.xfail(strict=True, reason="found by this sweep, not fixed: see KNOWN"))
     formula, options = CASES[method]
     df = _hard_data(case, method)
     try:
