@@ -174,8 +174,8 @@ def test_no_text_over_text_at_own_and_paper_sizes(method, case, request):
 
 @pytest.mark.slow
 def test_power_plots_and_calibration_figure_keep_text_apart():
-    result = rlstats.power(["skillings_mack", "adastop"], effect=0.7, seeds=[3, 5, 10, 20, 30, 50], tasks=3,
-                           n_sim=20, rng=1, adastop={"K": 2})
+    result = rlstats.power(["skillings_mack", "adastop"], effect=0.7, seeds=[2, 4, 6, 10, 20, 30, 50], tasks=3,
+                           n_sim=20, rng=1, adastop={"K": 2}, progress=False)
     problems = {}
     for kind in type(result)._plot_kinds:
         for figsize in (None, (3.3, 2.5), (7.0, 3.0)):
