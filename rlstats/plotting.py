@@ -736,7 +736,8 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     Each line is a method (its ``test``, ``band`` or ``interval``): solid when it is the procedure's default,
     dashed when it was the default before issue 40's at-level defaults, dotted otherwise; a point is the lowest
     coverage over the rest of the design (agents, tasks, score distribution, metric, ...) at that many runs per
-    cell. Open triangles mark the lowest single design draw where the rows record their draws, and a grey line
+    cell; every count of runs measured has a tick, labelled where the labels stay apart at a new figure's size
+    (every second, third, ... where they would not). Open triangles mark the lowest single design draw where the rows record their draws, and a grey line
     the nominal level. Filter the table first to draw part of it
     (``rlstats.calibration_table(distribution="skewed")``); ``rlstats.calibration.coverage_by_runs`` gives the
     points drawn.
