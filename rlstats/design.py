@@ -1673,7 +1673,7 @@ def _copied_across_notes(design, across, given):
             f"{_chance_said(float(across.chance[i]))}: one task's runs look copied into the other's file, not runs of "
             f"their own; find the task they were run on and replace the other's copies with its own runs, or leave "
             f"out {names[agent_a]}'s {counts[a]:,} runs on {tasks[task_a]} if those are the copies "
-            f"(subset={drop!r})")  # the whole cell: which of its runs are copies, no score says
+            f"({kept_by(drop)[0]})")  # the whole cell: which of its runs are copies, no score says
     if order.size > COPIED_CELLS_SHOWN:
         rest = order[COPIED_CELLS_SHOWN:]
         notes.append(f"in {count(rest.size, 'more pair')} of agent x task cells of different tasks, the runs of one "
@@ -1712,7 +1712,7 @@ def _copied_agents_notes(design, same, given):
             f"other runs tie in the data is {_chance_said(float(same.chance[i]))}: one agent's runs look saved "
             f"again as the other's (one file under two agent names), not runs of their own; find which agent ran them "
             f"and replace the other's copies with its own runs, or leave out {names[agent_b]}'s {counts[b]:,} "
-            f"runs{on} if those are the copies (subset={drop!r})")
+            f"runs{on} if those are the copies ({kept_by(drop)[0]})")
     if order.size > COPIED_CELLS_SHOWN:
         rest = order[COPIED_CELLS_SHOWN:]
         notes.append(f"in {count(rest.size, 'more pair')} of agents on one task, the runs of one {COPIED_ACROSS} "
@@ -1741,7 +1741,7 @@ def _copied_tasks_notes(design, tasks, given):
             f"{COPIED_ACROSS} the same agent's runs on the other ({count(int(tasks.shared[i]), 'score')} shared in "
             f"all), whose joint chance at the scores' resolution is {_chance_said(float(tasks.chance[i]))}, {alone}: "
             f"the two tasks look like one file read twice under two names, not runs of their own; check the files "
-            f"they were read from, and keep one of them (subset={drop!r} if {shown[b]} is the copy)")
+            f"they were read from, and keep one of them ({kept_by(drop)[0]} if {shown[b]} is the copy)")
     return notes
 
 

@@ -64,3 +64,26 @@ def test_curves_compare_names_an_unused_level_as_having_no_rows():
     with pytest.raises(rlstats.errors.OptionError) as info:
         rlstats.curves(df, "score ~ agent | task/seed", step="step", compare=[("A", "X")], progress=False)
     assert "'X' in compare= " in str(info.value) and "no rows" in str(info.value)
+
+
+def test_copy_note_under_power_keeps_rows_as_power_takes_them():
+    # review28b: the same-task copy note wrote subset= where power() was called (it takes a pilot, design=)
+    from rlstats.connectivity import kept_by
+    from rlstats.errors import called_as
+
+    with called_as("power"):
+        assert kept_by("~(agent == 'B')")[0] == "design=pilot.query(\"~(agent == 'B')\")"
+    assert kept_by("~(agent == 'B')")[0] == "subset=\"~(agent == 'B')\""
+
+
+def test_seed_pattern_hint_only_for_a_pattern_ending_at_a_placeholder(tmp_path):
+    # review28b: '{agent}/{task}/*' was told to read '{agent}/{task}/*/seed_{seed}', which matches no file
+    for agent in ("ppo", "dqn"):
+        for seed in (0, 1):
+            folder = tmp_path / agent / "CartPole" / f"seed_{seed}"
+            folder.mkdir(parents=True)
+            (folder / "progress.csv").write_text("step,score\n0,1.0\n10,2.0\n")
+    told = rlstats.read_logs(tmp_path, pattern="{agent}/{task}")
+    assert any("{agent}/{task}/seed_{seed}" in n for n in told.attrs["rlstats_notes"])
+    star = rlstats.read_logs(tmp_path, pattern="{agent}/{task}/*")
+    assert not any("seed_{seed}" in n for n in star.attrs["rlstats_notes"])

@@ -1277,7 +1277,9 @@ def _seed_pattern(reruns, fields, pattern):
     """The pattern naming the reruns' folders as seeds where it names none and they look like seeds, one prefix and
     a number (``seed_0``, ``seed_1``): "{agent}/{task}" read a run's seeds as reruns of one run (audit s28), whose way
     on is "{agent}/{task}/seed_{seed}"; else None."""
-    if pattern is None or "seed" in fields:
+    # only a pattern ending at a placeholder names the reruns' folders next (review28b: '{agent}/{task}/*' was told
+    # '{agent}/{task}/*/seed_{seed}', which matches no file)
+    if pattern is None or "seed" in fields or not pattern.rstrip("/").endswith("}"):
         return None
     found = [re.fullmatch(r"([^/\d]*?)(\d+)", label) for _, labels in reruns for label in labels]
     prefixes = {match.group(1) for match in found if match}
