@@ -390,10 +390,6 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     pair of blocks then said there only, not among ``across``' pairs).  The pairs of cells of ONE block (two agents'
     runs on one task: a baseline's file saved again as the new method's) are judged likewise, in
     ``across.same_block`` (:func:`_copied_same_block`: the block's share of ties read from its other cells' runs).
-    Where a block's scores are raw floats (:func:`_raw_blocks`: no decimal step nor grid to read a resolution from;
-    a deterministic task's discounted returns, 0.99**k, are few such values), the share of ties in every one of
-    these checks is at least the rate :func:`_tie_floor` reads for ``m`` repeats from the ties among the pairs of
-    runs that cannot be copies of those judged (the block's runs of other cells).
 
     Returns
     -------
@@ -418,21 +414,10 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
         v, c = y[order], cell[order]
         shares: dict[str, NDArray[np.float64]] = {}  # the blocks' shares of ties across cells, once, where needed
 
-        def tie_shares(at=None, m=None, more_tied=0.0, more_pairs=0.0):
-            """Each block's share of ties across its cells; given ``at`` (blocks) and ``m`` (repeats judged), per
-            entry the larger of it and, for raw scores, the rate :func:`_tie_floor` takes for ``m`` repeats from
-            those pairs and ``more_pairs`` more, ``more_tied`` of which tie."""
+        def tie_shares():
             if "ties" not in shares:
-                tied, possible = _ties_across_cells(y, cell, n_cells, block, v, c)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    shares["ties"] = np.where(possible > 0, tied / possible, 0.0)
-                shares["raw"] = _raw_blocks(y, block[cell], tied.size)
-                shares["tied"], shares["possible"] = tied, possible
-            if at is None:
-                return shares["ties"]
-            tied, possible = shares["tied"], shares["possible"]
-            return np.maximum(shares["ties"][at], _tie_floor(shares["raw"][at], tied[at] + more_tied,
-                                                             possible[at] + more_pairs, tied.sum(), possible.sum(), m))
+                shares["ties"] = _tie_share_across_cells(y, cell, n_cells, block, v, c)
+            return shares["ties"]
 
         _copied_within(v, c, n_cells, block, tie_shares, copies, chance)
         if across_blocks:
@@ -544,16 +529,9 @@ def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
     q, sigma = _scales(v, first, last, _power_of_ten(median[possible]))
     judged = (sigma > 0) & np.isfinite(q)  # else most runs share one score, or it is 0: a point mass, not a resolution
     cells, m, q, sigma, size = cells[judged], m[judged], q[judged], sigma[judged], size[judged]
-    # raw scores: the pairs of runs of the block's other cells count too (an agent's runs may tie more often among
-    # themselves than with another agent's, whose episodes run longer)
-    own, pairs_within = _countable_ties_within(v, c, n_cells), (np.bincount(c, minlength=n_cells) ** 2
-                                                                - np.bincount(c, minlength=n_cells)) / 2
-    n_blocks = int(block.max()) + 1
-    other_tied = np.bincount(block, weights=own, minlength=n_blocks)[block[cells]] - own[cells]
-    other_pairs = np.bincount(block, weights=pairs_within, minlength=n_blocks)[block[cells]] - pairs_within[cells]
-    across = tie_shares(block[cells], m, other_tied, other_pairs)
+    across = tie_shares()
     model = size * (size - 1) / 2 * (q / (2 * math.sqrt(math.pi) * sigma))
-    expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across),
+    expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across[block[cells]]),
                           _near_ties_cells(v, c, cells, cells, q))  # the ties a cluster (failed runs) makes by chance
     counts, bound = _counts(m, expected, model, share)
     copies[cells[counts]], chance[cells[counts]] = m[counts], bound[counts]
@@ -630,7 +608,8 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
         return near["near"]
 
     def pair_ties(index):  # the larger of the two blocks' shares of ties across their cells
-        return np.maximum(tie_shares(block[first[index]], m[index]), tie_shares(block[second[index]], m[index]))
+        ties = tie_shares()
+        return np.maximum(ties[block[first[index]]], ties[block[second[index]]])
 
     found = _judged_pairs(first, second, m, runs, q, shared_q, spread, v, c, lo, hi, share, pair_ties, near_share)
     tasks = None
@@ -693,12 +672,8 @@ def _copied_same_block(a, b, ha, hb, shared, y, cell, n_cells, runs, block, q, s
         # and every task's, pooled (those pairs left out): agents on a deterministic task tie on each such task; and
         # every cell's own, pooled: a task's few returns tie within its cells too, whichever agent ran them
         pooled_others = possible.sum() - (possible[block[f]] - others)
-        # raw scores (0.99**k at full precision: few values, no decimal step to read): at least the upper limit of
-        # the share of ties among those other pairs of the block (_tie_floor), the pair's own left out
-        floor = _tie_floor(_raw_blocks(y, block[cell], tied.size)[block[f]], tied[block[f]] - with_either, others,
-                           tied.sum() - with_either, pooled_others, m[index])
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.maximum.reduce([floor, np.where(others > 0, (tied[block[f]] - with_either) / others, 0.0),
+            return np.maximum.reduce([np.where(others > 0, (tied[block[f]] - with_either) / others, 0.0),
                                       np.where(pooled_others > 0, (tied.sum() - with_either) / pooled_others, 0.0),
                                       np.full(f.size, own.sum() / max(pairs_within.sum(), 1.0)),
                                       own[f] / np.maximum(pairs_within[f], 1), own[s] / np.maximum(pairs_within[s], 1)])
@@ -903,7 +878,8 @@ def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, c, lo,
         model = np.where(np.minimum(sigma[first], sigma[second]) > 0,
                          RESOLUTION_MARGIN * step / (2 * math.sqrt(math.pi) * np.minimum(sigma[first], sigma[second])),
                          np.inf)  # a point mass in either cell: no resolution, no evidence
-    rate = np.maximum(model, np.maximum(tie_shares(block[first], m), tie_shares(block[second], m)))
+    ties = tie_shares()
+    rate = np.maximum(model, np.maximum(ties[block[first]], ties[block[second]]))
     if not (joint(pairs * rate) <= math.log(share)).any():
         return none  # the near ties, costlier, can only add to the chance
     rate = np.maximum(rate, near_share())
@@ -957,79 +933,17 @@ def _near_share_across_blocks(v, c, block):
 NEAR_STEPS = (1, 3, 10, 30, 100, 300, 1000)
 
 
-def _raw_scores(values):
-    """Which scores are raw floats: on no decimal grid of 13 significant digits (to 4 units of the last place) and
-    no float32 value times a power of ten (10**-6 to 10**6; float32 storage, whose decimals
-    :func:`_decimal_exponents` reads to :data:`READ_PRECISION`).  A score printed to decimals, stored as float32
-    from them or rescaled by a power of ten is not raw.  Raw scores may be continuous (a physics return) or few
-    values computed exactly (a deterministic task's discounted returns, 0.99**k): nothing in them says which, so the
-    ties they make by chance are read from the data (:func:`_tie_floor`).
-
-    >>> _raw_scores([0.99 ** 40, 123.456, 284.79998779296875, 100.12345678, 0.0, 3.0]).tolist()
-    [True, False, False, False, False, False]
-    """
-    x = np.abs(np.asarray(values, dtype=float))
-    out = np.zeros(x.shape, dtype=bool)
-    on = (x > 0) & np.isfinite(x)
-    x = x[on]
-    lead = np.floor(np.log10(x))
-    e = lead - 12  # 13 significant digits
-    power = _power_of_ten(np.abs(e))
-    with np.errstate(over="ignore", invalid="ignore"):
-        rounded = np.where(e >= 0, np.round(x / power) * power, np.round(x * power) / power)
-    raw = np.abs(rounded - x) > 4 * np.finfo(float).eps * x
-    for k in range(-6, 7):  # float32 storage, rescaled by a power of ten or not: a decimal read to READ_PRECISION
-        scaled = x / 10.0 ** k if k >= 0 else x * 10.0 ** -k
-        raw &= scaled.astype(np.float32).astype(float) != scaled
-    out[on] = raw
-    return out
-
-
-def _raw_blocks(y, run_block, n_blocks):
-    """Per block, whether a quarter of its runs' scores or more are raw (:func:`_raw_scores`: none of scores from
-    decimals, nearly all raw floats but the short decimals among them, 0.99**2 = 0.9801) and they lie on no grid
-    (:func:`_grid_steps` of the block's scores: decimals times 1 / 3 are raw floats on the grid 0.01 / 3, whose
-    resolution is known); ``run_block``: each run's."""
-    runs = np.bincount(run_block, minlength=n_blocks).astype(float)
-    raw = (np.bincount(run_block, weights=_raw_scores(y), minlength=n_blocks) >= runs / 4) & (runs > 0)
-    if raw.any():
-        on = raw[run_block]
-        x, b = y[on], run_block[on]
-        order = np.lexsort((x, b))
-        x, b, blocks = x[order], b[order], np.flatnonzero(raw)
-        grid = _grid_steps(x, np.searchsorted(b, blocks, "left"), np.searchsorted(b, blocks, "right") - 1)
-        raw[blocks[grid > 0]] = False
-    return raw
-
-
-def _tie_floor(raw, tied, possible, pooled_tied, pooled_possible, m):
-    """The share of ties :func:`copied_runs` takes at least where scores are raw (``raw``; 0 elsewhere) for ``m``
-    repeats: runs of different cells, which cannot be copies of the runs judged, tied ``tied`` times in ``possible``
-    pairs (or, where there are none, the pooled ones).  At a share ``p`` of ties, ``m`` repeats among ``N`` pairs
-    come with chance at most ``(N p)**m / m!`` and so few ties among the others with chance at most
-    ``exp(-n p) (e n p / T)**T`` (``n``: ``possible``, ``T``: ``tied``; Chernoff, for ``n p >= T``); their product
-    is largest at ``p = (m + T) / n``, where it is ``(N r)**m / m!`` with ``r = (m + T) / (e n) ((m + T) / T)**(T /
-    m)``, the rate returned: with it the stated chance bounds that of the two together, whatever share raw scores of
-    few values tie at (runs of different cells of a task tying at least as often as runs of one cell).  Few returns
-    at full precision (0.99**k of an episode's length) tie as often as their few values make them, which no decimal
-    step reads (audit s28, copiesdet28: 68 of 540 honest data sets of such returns were noted); continuous raw
-    scores tie nowhere among many pairs, and the rate ``m / (e n)`` is then small."""
-    raw, tied, possible, m = np.broadcast_arrays(np.asarray(raw), np.asarray(tied, dtype=float),
-                                                 np.asarray(possible, dtype=float), np.asarray(m, dtype=float))
-    out = np.zeros(raw.shape)
-    if not raw.any():
-        return out
-    alone = possible <= 0
-    t, n, m = np.where(alone, pooled_tied, tied)[raw], np.where(alone, pooled_possible, possible)[raw], m[raw]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        spread = np.where(t > 0, np.exp(t / np.maximum(m, 1) * np.log((m + t) / np.maximum(t, 1e-300))), 1.0)
-        out[raw] = np.where(n > 0, (m + t) / (math.e * n) * spread, np.inf)
-    return out
+def _tie_share_across_cells(y, cell, n_cells, block, v, c):
+    """Per block (task), the share of pairs of runs in different cells whose scores are equal; ``v``, ``c``: ``y``
+    and ``cell`` sorted by cell, then score."""
+    cross, possible = _ties_across_cells(y, cell, n_cells, block, v, c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(possible > 0, cross / possible, 0.0)
 
 
 def _ties_across_cells(y, cell, n_cells, block, v, c):
     """Per block, the pairs of runs in different cells whose scores are equal, and the pairs of runs in different
-    cells (:func:`copied_runs`' shares of ties measured on the data)."""
+    cells (:func:`_tie_share_across_cells`)."""
     n_blocks = int(block.max()) + 1 if block.size else 1
     pairs = lambda k: k * (k - 1) / 2  # noqa: E731
     runs = np.bincount(cell, minlength=n_cells).astype(float)

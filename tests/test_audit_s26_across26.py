@@ -111,13 +111,6 @@ def test_true_of_the_rows_analysed_units_and_order():
     assert across(rlstats.build(frame.assign(score=frame["score"] * 1000), "score ~ agent | task").notes) == base
     for scale in (3.7, 1 / 3):  # units: any positive constant, not only a power of ten
         scaled = across(rlstats.build(frame.assign(score=frame["score"] * scale), "score ~ agent | task").notes)
-        if scale == 1 / 3:
-            # s28 (copiesdet28): 2 decimals / 3 are raw floats (16 digits, their grid 0.01 / 3 too fine for
-            # _grid_steps at ~1,000), whose ties are read from the data: 5 shared where 200 pairs of runs of other
-            # cells of the two tasks tie none has chance up to (100 r)**5 / 5! with r = 5 / (e 100) (_tie_floor),
-            # 0.16, no note (as for 0.99**k of few values); pooling the 200 pairs would still give 5.5e-3
-            assert not scaled
-            continue
         # all 5 counted: a score is left out as a pile (PILE_RUNS), never by its decimal step, which 1 / 3 turns
         # round for a third of the scores (300.39 / 3 = 100.13 amid scores of 8 digits: 3 of 5 were counted)
         assert len(scaled) == 1 and scaled[0].startswith(
@@ -171,17 +164,13 @@ def _iteration_means(seed, n_tasks=200):
 
 def test_no_note_on_means_of_integer_returns(monkeypatch):
     """Pairs of cells of 5 runs share 2 such means by chance; read at their 8 digits, the chance looked below 1e-10
-    (7 notes); the data's own near ties across tasks (``_near_share_across_blocks``) say otherwise.  (s28,
-    copiesdet28: such means are raw floats, k / n to 16 digits, whose ties are read from the data too
-    (``_tie_floor``): both are turned off to see the false alarms.)"""
+    (7 notes); the data's own near ties across tasks (``_near_share_across_blocks``) say otherwise."""
     import rlstats.statistics as statistics
 
     frame = _iteration_means(0)
     assert not across(rlstats.build(frame, "score ~ agent | task").notes)
     monkeypatch.setattr(statistics, "_near_share_across_blocks", lambda v, c, block: 0.0)
-    assert not across(rlstats.build(frame, "score ~ agent | task").notes)  # the raw floats' ties alone suffice
-    monkeypatch.setattr(statistics, "_raw_blocks", lambda y, run_block, n_blocks: np.zeros(n_blocks, dtype=bool))
-    assert len(across(rlstats.build(frame, "score ~ agent | task").notes)) == 7  # without both: false alarms
+    assert len(across(rlstats.build(frame, "score ~ agent | task").notes)) == 7  # without it: false alarms
 
 
 def test_linear_cost_no_pairs_of_runs():
