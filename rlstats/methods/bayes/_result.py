@@ -279,7 +279,7 @@ class BayesResult(Result):
                "ess_bulk": float(self.comparisons["ess_bulk"].min()) if "ess_bulk" in self.comparisons else np.nan}
         return pd.DataFrame([row])
 
-    def withheld_reason(self, i):
+    def withheld_reason(self, i: int) -> str:
         """Why row ``i`` of ``comparisons`` is withheld, in a few words (:attr:`withheld_because`; with the
         signed-rank model a pair that never met or shares one task)."""
         if self.withheld_because is not None and self.withheld_because[i]:
