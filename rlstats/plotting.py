@@ -204,12 +204,6 @@ def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
             warnings.simplefilter("always")
             engine.execute(figure)  # the layout alone, as a draw would run it first, without drawing the artists
         if not any("axes sizes collapsed" in str(w.message) for w in caught):
-            # the long names left the Axes narrow: their numbers, placed by a locator for a wider Axes, thinned
-            # (audit s28 fig28: the mixed model's contrasts of 22-letter agents, "-7.5-5.0-2.5" on 0.3 in)
-            renderer = figure.canvas.get_renderer()
-            for axes in figure.axes:
-                for axis in (axes.xaxis, axes.yaxis):
-                    thin_numbers(axis, functools.partial(_placed_ticks, axis, renderer))
             return
         # the layout gave up, leaving the Axes where they were: the texts' extent is what the figure needs, and more
         box = figure.get_tightbbox(figure.canvas.get_renderer())
@@ -441,15 +435,9 @@ def _shown_tick_labels(axis: Any) -> list[Any]:
     return shown
 
 
-#: least gap between two upright tick labels side by side, in ems of their font: closer, two numbers read as one
-#: (audit s28 fig28: the calibration figure's "20" and "30", 2 px or 0.2 em apart at 100 dpi, read "2030")
-TICK_GAP = 0.25
-
-
 def _drawn_over(labels: list[Any], renderer: Any) -> list[tuple[str, str]]:
-    """The pairs of neighbouring ``labels`` drawn over each other: boxes that overlap or, side by side, are closer
-    than :data:`TICK_GAP`, or for labels turned at a slant (whose upright boxes overlap though the words do not)
-    lines closer than a font size, measured across."""
+    """The pairs of neighbouring ``labels`` drawn over each other: boxes that overlap, or for labels turned at a
+    slant (whose upright boxes overlap though the words do not) lines closer than a font size, measured across."""
     import math
 
     shown = []
@@ -463,9 +451,7 @@ def _drawn_over(labels: list[Any], renderer: Any) -> list[tuple[str, str]]:
     for (a, box_a, _), (b, box_b, _) in zip(shown, shown[1:]):
         angle = math.radians(a.get_rotation() % 180)
         if min(abs(angle), abs(angle - math.pi / 2), abs(angle - math.pi)) < 1e-3:
-            gap = TICK_GAP * min(a.get_fontsize(), b.get_fontsize()) * renderer.points_to_pixels(1.0)
-            side_by_side = min(box_a.y1, box_b.y1) > max(box_a.y0, box_b.y0)
-            crowded = box_b.x0 - box_a.x1 < gap if side_by_side and along == 0 else box_a.overlaps(box_b)
+            crowded = box_a.overlaps(box_b)
         else:  # slanted lines: their distance across is the step along the axis times the sine of the slant
             step = abs((box_b.x1 - box_a.x1) if along == 0 else (box_b.y1 - box_a.y1))
             slant = abs(math.sin(angle)) if along == 0 else abs(math.cos(angle))
@@ -494,33 +480,6 @@ def _numeric(axis: Any, labels: list[Any]) -> bool:
     return True
 
 
-def thin_numbers(axis: Any, draw: Callable[[], Any], renderer: Any = None) -> Any:
-    """Thin the number tick labels of ``axis`` (every second, third, ... tick in view kept, at least two, so the view
-    stays as drawn and two labels give the scale) until none is drawn over its neighbour (:func:`_drawn_over`);
-    ``draw()`` lays the figure out again and returns its renderer, which this returns (``renderer``: the figure's,
-    drawn as it is now). Unchanged where they are apart, and where they are names (a plot's one label per row or
-    column, never dropped)."""
-    from matplotlib.ticker import FixedLocator
-
-    renderer = draw() if renderer is None else renderer
-    labels = _shown_tick_labels(axis)
-    if not _drawn_over(labels, renderer) or not _numeric(axis, labels):
-        return renderer
-    locations = [label.get_position()[0 if axis.axis_name == "x" else 1] for label in labels]
-    for step in range(2, len(locations)):
-        axis.set_major_locator(FixedLocator(locations[::step]))
-        renderer = draw()
-        if not _drawn_over(_shown_tick_labels(axis), renderer):
-            break
-    return renderer
-
-
-def _placed_ticks(axis: Any, renderer: Any) -> Any:
-    """``renderer``, once the tick labels of ``axis`` are placed where its Axes are now (not the whole figure drawn)."""
-    axis.get_tightbbox(renderer)
-    return renderer
-
-
 def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> None:
     """Tick labels apart at ``figsize``: numbers thinned (every second, third, ... tick in view kept, at least two),
     names along x turned 45 then 90 degrees; where they still overlap an OptionError, the figure closed, naming the
@@ -541,7 +500,15 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
             if not _drawn_over(labels, renderer):
                 continue
             if _numeric(axis, labels):
-                renderer = thin_numbers(axis, draw)
+                from matplotlib.ticker import FixedLocator
+
+                # thinned among the ticks in view (so the view stays as drawn), while two labels give the scale
+                locations = [label.get_position()[0 if name == "x" else 1] for label in labels]
+                for step in range(2, len(locations)):
+                    axis.set_major_locator(FixedLocator(locations[::step]))
+                    renderer = draw()
+                    if not _drawn_over(_shown_tick_labels(axis), renderer):
+                        break
             elif name == "x":
                 for angle in (45, 90):
                     for label in axis.get_ticklabels():
@@ -736,8 +703,7 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     Each line is a method (its ``test``, ``band`` or ``interval``): solid when it is the procedure's default,
     dashed when it was the default before issue 40's at-level defaults, dotted otherwise; a point is the lowest
     coverage over the rest of the design (agents, tasks, score distribution, metric, ...) at that many runs per
-    cell; every count of runs measured has a tick, labelled where the labels stay apart at a new figure's size
-    (every second, third, ... where they would not). Open triangles mark the lowest single design draw where the rows record their draws, and a grey line
+    cell. Open triangles mark the lowest single design draw where the rows record their draws, and a grey line
     the nominal level. Filter the table first to draw part of it
     (``rlstats.calibration_table(distribution="skewed")``); ``rlstats.calibration.coverage_by_runs`` gives the
     points drawn.
@@ -777,7 +743,7 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     """
     from matplotlib import rcParams
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
     from matplotlib.transforms import ScaledTranslation
 
     from .calibration import calibration_table, coverage_by_runs
@@ -804,10 +770,8 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
         for level in sorted(set(rows["level"])):
             panel.axhline(level, color="0.6", linewidth=0.9, zorder=0)
         panel.set_xscale("log")
-        # a tick at every count of runs measured, labelled where the labels stay apart (thin_numbers, below)
         panel.xaxis.set_major_locator(FixedLocator(sorted(set(rows["runs"]))))
-        panel.xaxis.set_minor_locator(FixedLocator(sorted(set(rows["runs"]))))
-        panel.xaxis.set_minor_formatter(NullFormatter())
+        panel.xaxis.set_minor_locator(NullLocator())
         panel.xaxis.set_major_formatter(ScalarFormatter())
         low = np.nanmin([rows["coverage"].min(), rows["worst"].min()])
         # room below the lowest point, and never so little range that a 0.01 shortfall looks like a cliff
@@ -844,12 +808,6 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
         grid.set_height_ratios(heights)
         lines = -(-len(keys) // columns) + line.get_text().count("\n") + 1
         fig.set_figheight(sum(heights) + _CALIBRATION_LINE * 1.3 * lines)
-        # counts of runs close on a log axis (20 and 30 of 2 to 200 were 0.2 em apart on a 1.7 in panel at a page's
-        # width, read "2030": audit s28 fig28) keep their ticks but lose labels, measured at the figure's size
-        fig.get_layout_engine().execute(fig)  # the panels placed, as a draw places them first (0.4 s, a draw 0.6)
-        renderer = fig.canvas.get_renderer()
-        for panel in axes:  # each axis' ticks placed again alone: the panels stay where the layout put them
-            thin_numbers(panel.xaxis, functools.partial(_placed_ticks, panel.xaxis, renderer))
     return fig
 
 

@@ -86,10 +86,7 @@ def plot_decision_matrix(result: Any, *, ax: Any = None, task: str | None = None
     ``Axes.imshow``.
     """
     key = _DECISION_KEY + (f"\n{_WITHHELD_KEY}" if (result.decisions["decision"] == "withheld").any() else "")
-    # a grid's panel wide enough for its agents' slanted names, a 7 pt line apart across (audit s28 fig28: 8 agents
-    # on 1.65 in ran together; 0.17 in an agent)
-    grid = (max(1.65, 0.8 + 0.17 * len(result.agents)), max(1.7, 0.85 + 0.17 * len(result.agents)))
-    return _per_task(result, task, ax, _draw_decision_matrix, (4.8, 4.0), grid,
+    return _per_task(result, task, ax, _draw_decision_matrix, (4.8, 4.0), (1.65, 1.7),
                      lambda fig, axes: fig.suptitle(key, fontsize=SMALL_FONT + 1), **kwargs)
 
 
