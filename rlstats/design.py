@@ -324,14 +324,14 @@ class Design:
             if incomplete.all():  # dropping incomplete tasks would leave none (audit s28): offer agents out instead
                 widest = int(np.argmax((self.counts > 0).sum(axis=1)))
                 ran = self.counts[widest] > 0
-                kept = tuple(a for a, r in zip(self.agents, ran) if r)
-                way = keeping(self.formula.groups, kept, tuple(a for a, r in zip(self.agents, ran) if not r),
+                ran_all = tuple(a for a, r in zip(self.agents, ran) if r)
+                way = keeping(self.formula.groups, ran_all, tuple(a for a, r in zip(self.agents, ran) if not r),
                               self.numeric_agents)  # an option of what was called: power() takes no subset=
                 found = (f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}, and no task has runs of "
                          f"every agent, so leaving out the incomplete tasks would leave none: add those runs, or leave "
                          f"out agents by passing ")
                 # with na_action="drop", as the agents kept may still miss tasks (audit s28: a second refusal)
-                kept_said = (f" (it keeps the {count(len(kept), 'agent')} that ran {self.tasks[widest]!r}, on the "
+                kept_said = (f" (it keeps the {count(len(ran_all), 'agent')} that ran {self.tasks[widest]!r}, on the "
                              "tasks where all of them ran)")
                 raise DesignError(found + f'{way.python} and na_action="drop" to {way.function}{kept_said}',
                                   command_line=found + f"{way.command_line} -o na_action=drop to {way.command}"
