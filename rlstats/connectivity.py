@@ -136,16 +136,17 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
 
 def kept_by(condition: str) -> tuple[str, str]:
     """(Python, command line): how the function or command a user called keeps the rows ``condition`` (in the
-    grammar of :mod:`rlstats.conditions`, which ``DataFrame.query`` reads alike) selects: ``subset="..."`` where it
-    takes one (compare, curves), the data given as ``df.query("...")`` where it does not (summarize_runs,
-    align_steps; power's pilot), and ``-o "subset=..."`` on the command line (compare's, which its --summarize reads
-    before the summary). Audit s28: summarize_runs was told to pass subset=, which it does not take."""
+    grammar of :mod:`rlstats.conditions`) selects: ``subset="..."`` where it takes one (compare, curves), the rows
+    selected first with a boolean mask where it does not (summarize_runs, align_steps; power's pilot: never text
+    handed to an evaluator outside that grammar), and ``-o "subset=..."`` on the command line (compare's, which its
+    --summarize reads before the summary). Audit s28: summarize_runs was told to pass subset=, which it does not take."""
     said = "-o " + shell_word(f"subset={condition}")
     called = called_entry()
+    rows = f"a boolean mask of the rows where {condition} holds"
     if called in ("power", "sample_size"):
-        return f"design=pilot.query({condition!r})", "a pilot file filtered first"
+        return f"design=pilot[mask] ({rows})", "a pilot file filtered first"
     if called in ("summarize_runs", "align_steps"):
-        return f"data=df.query({condition!r}) to {ENTRIES[called][0]}", said
+        return f"data=df[mask] ({rows}) to {ENTRIES[called][0]}", said
     return f"subset={condition!r}", said
 
 

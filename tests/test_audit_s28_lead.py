@@ -72,7 +72,7 @@ def test_copy_note_under_power_keeps_rows_as_power_takes_them():
     from rlstats.errors import called_as
 
     with called_as("power"):
-        assert kept_by("~(agent == 'B')")[0] == "design=pilot.query(\"~(agent == 'B')\")"
+        assert kept_by("~(agent == 'B')")[0] == "design=pilot[mask] (a boolean mask of the rows where ~(agent == 'B') holds)"
     assert kept_by("~(agent == 'B')")[0] == "subset=\"~(agent == 'B')\""
 
 

@@ -309,8 +309,12 @@ def test_attempts_way_on_is_the_data_queried_where_no_subset_is_taken(function):
     with pytest.raises(DesignError) as info:
         call(_rerun_curves(), "score ~ agent | task/seed", step="step")
     condition = "~(agent == 'A' & task == 't' & seed == 0 & attempt != 'y')"
-    assert f"keep the one you mean, e.g. data=df.query({condition!r}) to rlstats.{function} (dropping" in str(info.value)
-    kept = call(_rerun_curves().query(condition), "score ~ agent | task/seed", step="step")  # followed once
+    # (since the read-through, a boolean mask, not df.query: no text handed to an evaluator outside the grammar)
+    assert (f"keep the one you mean, e.g. data=df[mask] (a boolean mask of the rows where {condition} holds) to "
+            f"rlstats.{function} (dropping") in str(info.value)
+    frame = _rerun_curves()
+    mask = ~((frame.agent == "A") & (frame.task == "t") & (frame.seed == 0) & (frame.attempt != "y"))
+    kept = call(frame[mask], "score ~ agent | task/seed", step="step")  # followed once
     assert set(kept["agent"]) == {"A", "B"}
 
 
