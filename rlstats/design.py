@@ -165,6 +165,25 @@ class Design:
         return self.formula.response_columns[0] if self.formula.is_simple_response else self.formula.response
 
     @property
+    def ceiling(self) -> tuple[float, str] | None:
+        """The highest score the analysed response can take and why, or None where it is not known: the high end of
+        :attr:`bounds` (``bounds=``, a normaliser's hard range), or 1 where every row was min-max normalised (each
+        task's largest score is 1 by construction; read of the normaliser's record, and of the rows, none above 1).
+        Where it is at or below gamma, no true score can cross gamma (audit s29 minmax29: the optimality gap's notes)."""
+        known = []
+        if self.bounds is not None and np.isfinite(self.bounds.high):
+            known.append((self.bounds.high, self.bounds.source))
+        if self.y.size and float(np.max(self.y)) <= 1.0 and normalised_in(
+                self.inherited_notes, self._response_column, present=self.analysed_note_keys, minmax=True):
+            known.append((1.0, "min-max normalised: each task's largest score is 1"))
+        return min(known, key=lambda pair: pair[0]) if known else None
+
+    def ceiling_at_or_below(self, gamma: float) -> str | None:
+        """Why no score of the response can exceed ``gamma`` (:attr:`ceiling`), or None where one can."""
+        known = self.ceiling
+        return known[1] if known is not None and known[0] <= gamma else None
+
+    @property
     def n_agents(self) -> int:
         return len(self.agents)
 

@@ -893,7 +893,7 @@ def normalize_response(data: pd.DataFrame, parsed: Formula, reference: Normalize
 
 
 def normalised_in(notes: Iterable[Note], response: str, frame: pd.DataFrame | None = None,
-                  present: pd.DataFrame | None = None) -> bool:
+                  present: pd.DataFrame | None = None, minmax: bool = False) -> bool:
     """Whether ``notes`` (:class:`~rlstats.provenance.Note` records of ``frame``, as :func:`rlstats.design.build`
     carries them) say that :func:`normalize` put the column ``response`` on a normalised scale: by the note's kind
     (:data:`~rlstats.provenance.NORMALISED`) and the column its data names, never by its sentence (audit s23: a
@@ -904,9 +904,14 @@ def normalised_in(notes: Iterable[Note], response: str, frame: pd.DataFrame | No
     back end keeps alone are (audit s24, ``Design.select_tasks``).
 
     A frame read back from a file written before notes had kinds (its notes' records without one) is read as then:
-    a note of it starting "'<column>' normalised"."""
+    a note of it starting "'<column>' normalised".
+
+    ``minmax``: whether every row was min-max normalised (``"minmax"``), so that no score exceeds 1 (audit s29
+    minmax29: the optimality gap's notes read it), by the min-max note's record alone."""
     notes = list(notes)
-    if _written_before_kinds(frame) and any(note.kind is None and note.text.startswith(f"'{response}' normalised")
+    if minmax:
+        notes = [note for note in notes if _is_minmax(note.word, note.data)]
+    elif _written_before_kinds(frame) and any(note.kind is None and note.text.startswith(f"'{response}' normalised")
                                             for note in notes):
         return True
     said = [note for note in notes if note.kind == NORMALISED and _normalised_column(note.word, note.data) == response]
@@ -945,6 +950,14 @@ def _normalised_column(word, data):
         return data[1] if word == _SOURCES else data[0] if word == _MINMAX_ANALYSED else data
     except (TypeError, IndexError, KeyError):  # edited attrs
         return None
+
+
+def _is_minmax(word, data):
+    """Whether a note's record (its ``word`` and ``data``) is the min-max normaliser's (or a stack's of it)."""
+    try:
+        return _is_minmax(data[1], data[2]) if word == OF_ROWS else word in (_MINMAX, _MINMAX_ANALYSED)
+    except (TypeError, IndexError, KeyError):  # edited attrs
+        return False
 
 
 def _written_before_kinds(frame):

@@ -193,6 +193,18 @@ def gap_is_mean_words(whom: str, gamma: str, subject: str, logged: str = "", at:
     return (f"every score of {whom}{logged} is at or below gamma = {gamma}, so {subject} is gamma minus its mean of "
             f"task means{at}")
 
+def gap_capped_words(capped: str | None, what: str) -> str:
+    """The clause closing the gap-is-mean line where the known bounds put every possible score at or below gamma
+    (``capped``: why, ``Design.ceiling_at_or_below``; '' where None), ``what`` "interval" or "bands": no true score
+    crosses gamma either, so the measured coverage of the gap's is the mean's (audit s29 minmax29), in place of the
+    rows of agents below gamma whose true scores cross it."""
+    if not capped:
+        return ""
+    verb = "covers" if what == "interval" else "cover"
+    return (f"; no score can exceed gamma here ({capped}), so the true gap is gamma minus the true mean too and its "
+            f"{what} {verb} it exactly where the mean's {verb} the mean: the mean's measured coverage is the gap's")
+
+
 def label(column: str) -> str:
     """The printed label of a tidy column."""
     return VOCABULARY[column].label

@@ -882,10 +882,11 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
                                                 options.metric_names, errors[1], saturated, tied, options.interval,
                                                 computed, cells)
         notes += withheld
+    capped = design.ceiling_at_or_below(options.gamma)  # no true score can cross gamma (audit s29 minmax29)
     notes += [n for n in [small_runs.median_is_mean_note(kinds, cells, options.metric_names, design.n_tasks,
                                                          options.interval),
                           small_runs.gap_is_mean_note(design.agents, options.metric_names, kinds, cells,
-                                                      options.gamma, design.n_tasks)] if n]
+                                                      options.gamma, design.n_tasks, capped)] if n]
     unclipped = bounds
     bounds, clipped = clipped_intervals(bounds, design.bounds, options.metric_names, kinds, options.gamma)
     notes += clipped
@@ -893,7 +894,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     floored = floored & np.isfinite(bounds) & (bounds == unclipped)
     if not options.task_bootstrap:
         notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
-                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds)
+                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds, capped)
     else:  # audit s28: what resampling few tasks can say of a population of tasks
         # (audit s28 taskboot28: with the coverage simulated for this design, not only the closed-form ceiling)
         gone, said = small_runs.tasks_resampled(design.n_tasks, options.confidence_level, options.interval,
@@ -923,7 +924,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         withheld_notes=tuple(withheld), weighting_notes=tuple(_weighted_tasks_note(design, options.metrics)))
 
 
-def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds=None):
+def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds=None, capped=None):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
     fewest = int(fewest_per_agent.min())
     # and intervals given (``given``: agents x metrics): one withheld for each of those agents has its own note (review
@@ -941,8 +942,9 @@ def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given,
     whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
     notes = [small_runs.coverage_note(interval, metric_label(m), kind, fewest, whose, n_tasks == 1, n_tasks)
              for m, kind in pairs]
-    return [note for note in notes + _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks,
-                                                             given, cells, kinds) if note]
+    below = [] if capped else _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given,
+                                                     cells, kinds)
+    return [note for note in notes + below if note]
 
 
 def _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds):
@@ -950,7 +952,10 @@ def _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks,
     scores cross it (``calibration.GAP_BELOW_GAMMA``), for the agents whose gap takes the mean's interval reflected:
     the mean's rows, which :func:`_coverage_notes` quotes where every agent of the fewest runs takes it, measure a truth
     below gamma, and where the truth crosses gamma the interval covered less (audit s28 gapboot28, curves()' rule for
-    its bands, gapkinds28). Read at the fewest runs among those agents, named where they are not all the agents."""
+    its bands, gapkinds28). Read at the fewest runs among those agents, named where they are not all the agents.
+    :func:`_coverage_notes` leaves them out where the known bounds put every possible score at or below gamma
+    (``capped``, ``Design.ceiling_at_or_below``; audit s29 minmax29): no true score crosses gamma there, so the gap is
+    gamma minus the mean of the truth too and its interval covers exactly when the mean's does, whose note is given."""
     if kinds is None or cells is None:
         return []
     cells = np.asarray(cells)

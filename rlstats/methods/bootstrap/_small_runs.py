@@ -36,7 +36,7 @@ from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_rang
                            floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
                            skew_widened, skewness_of_means, welch_floor)
 from ...format import join_and, listed, name_list, names_shown, signif
-from ...vocabulary import gap_is_mean_words, median_is_mean_words, median_of_task_means, metric_label
+from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
 from .._replication import verdict
 from . import _kernels as kernels
@@ -470,9 +470,10 @@ def widening_skewness(design, agent, metrics, cells=None):
     return out
 
 
-def gap_is_mean_note(agents, names, kinds, cells, gamma, n_tasks):
+def gap_is_mean_note(agents, names, kinds, cells, gamma, n_tasks, capped=None):
     """The line saying which agents' optimality gap takes their mean's interval reflected (:func:`interval_kinds`,
-    ``cells``), or None (the words: ``vocabulary.gap_is_mean_words``)."""
+    ``cells``), or None (the words: ``vocabulary.gap_is_mean_words``); ``capped``: why no score can exceed gamma
+    (``Design.ceiling_at_or_below``), which the line says with what follows (``vocabulary.gap_capped_words``)."""
     which = gap_takes_mean(kinds, cells)
     if not np.any(which):
         return None
@@ -484,7 +485,8 @@ def gap_is_mean_note(agents, names, kinds, cells, gamma, n_tasks):
                 f"{ONE_TASK_MIN_RUNS['optimality_gap']})" if n_tasks == 1 else "")
     return (f"{gap_is_mean_words('every agent' if np.all(which) else whose, f'{gamma:g}', subject)}: it takes that "
             f"mean's interval reflected (gamma minus its "
-            f"bounds, the gap at least 0), by its method (widened on the side of the runs' skew) and its rules for withholding it{one_task}")
+            f"bounds, the gap at least 0), by its method (widened on the side of the runs' skew) and its rules for withholding it{one_task}"
+            f"{gap_capped_words(capped, 'interval')}")
 
 
 #: Fewest runs in a task for which the studentised interval is given: with 2, a resampled task repeats one run

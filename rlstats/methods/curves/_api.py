@@ -24,7 +24,7 @@ from ...format import by_value, cannot_reject, count, format_step, join_and, lis
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
-from ...vocabulary import gap_is_mean_words, median_is_mean_words, metric_label
+from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_words, metric_label
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
@@ -863,6 +863,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     caller, (options, band) = options, _band_options(options, design.n_tasks, gap_is_mean(
         matrix, design.agent[starts], design.n_agents, options.gamma))
     as_mean = np.array([b.statistic_name != options.statistic_name for b in band])  # reflected: gamma minus the mean
+    capped = design.ceiling_at_or_below(options.gamma)  # no true score can cross gamma (audit s29 minmax29)
     filled = runs.filled_cells(logged, starts, stops, [grid] * starts.size, options.align) & ~np.isnan(matrix)
     notes += [n for n in [runs.filled_note(design, starts, filled, [grid] * starts.size, options.align, unit)] if n]
     notes += [range_note] if range_note else []
@@ -991,7 +992,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             replicates[j] = options.gamma - replicates[j]
         estimates = gap_estimates
         if as_mean.any():
-            about_bands.append(_gap_is_mean_note(design.agents, as_mean, options.gamma))
+            about_bands.append(_gap_is_mean_note(design.agents, as_mean, options.gamma, capped))
             notes.append(about_bands[-1])
         if options.bands == "studentized_unwidened" and options.statistic_name == "mean":  # the table: the default's
             about_bands.append(UNWIDENED_NOTE)
@@ -1011,7 +1012,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             reads = _runs_read(fewest, logged_fewest, given)
             notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), reads, n_tasks,
                                         "studentized", about_bands, measured, fewer=reads < fewest.min())
-            if as_mean.any():  # and the gap's rows of those agents where the truth crosses gamma (audit s28)
+            if as_mean.any() and not capped:  # and the gap's rows of those agents where the truth crosses gamma
+                # (audit s28; none where the known bounds put every score at or below gamma, audit s29 minmax29)
                 reads = _runs_read(fewest[as_mean], logged_fewest[as_mean], given[as_mean])
                 gap = {}  # the figure's title quotes the lower of the two readings (review28a; audit s24's rule)
                 notes += _calibration_notes(options, reads, n_tasks, "studentized", about_bands, gap, below_gamma=True,
@@ -1334,9 +1336,10 @@ def _reached_gamma(design, matrix, starts, options):
     return (short == 0) & (there > 0)
 
 
-def _gap_is_mean_note(agents, which, gamma):
+def _gap_is_mean_note(agents, which, gamma, capped=None):
     """The line saying which agents' optimality gap bands are their mean's reflected (:func:`_band_options`; its
-    words, ``vocabulary.gap_is_mean_words``, bootstrap()'s)."""
+    words, ``vocabulary.gap_is_mean_words``, bootstrap()'s); ``capped``: why no score can exceed gamma
+    (``Design.ceiling_at_or_below``, ``vocabulary.gap_capped_words``)."""
     whose = join_and(names_shown([a for a, w in zip(agents, which) if w], among=agents), limit=4)
     subject = "every agent" if np.all(which) else whose
     keeps = "" if np.all(which) else "; the other agents, with a score above gamma, keep the gap's own bands"
@@ -1344,7 +1347,8 @@ def _gap_is_mean_note(agents, which, gamma):
     return (f"{gap_is_mean_words(subject, signif(gamma), f'{its} optimality gap', ' logged at the grid steps', ' at every step')}"
             ": it takes that mean's bands reflected (gamma minus their ends), pointwise "
             "and simultaneous, by their method (the standard error floored, widened on the side of the runs' skew, "
-            f"the pointwise band holding Hall's band) and their rules for withholding them{keeps}")
+            f"the pointwise band holding Hall's band) and their rules for withholding them{keeps}"
+            f"{gap_capped_words(capped, 'bands')}")
 
 
 def _floor_words(statistic):
