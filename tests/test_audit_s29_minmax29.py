@@ -16,6 +16,15 @@ min-max normalised, read of the normaliser's record, ``normalization.normalised_
 and ``Design.ceiling_at_or_below(gamma)``; where it holds, bootstrap() and curves() leave out the rows of agents below
 gamma (the mean's own coverage note, which they quote for those agents, stays) and the gap-is-mean line says why
 (``vocabulary.gap_capped_words``). Human-normalised scores (Atari 100k, gamma = 1 not a bound) keep the note.
+
+B. rlstats.bayes's note on runs mostly at a cap said "model='hierarchical' refused 64-99% of such data sets at 3
+runs" (audit s11, two agents, when one pair's unfittable task refused the call) for designs of any number of agents;
+since audit s28 (hier28) such a pair is withheld and the call refused only where no pair can be fitted. Measured
+(``tests/reference/bayes_hierarchical_saturated.py``: the ``saturated`` family, 2-8 agents, 5-26 tasks x 3, 5, 10
+runs, 400 data sets a design, counted without fitting, the counting checked against rlstats.bayes's): at 3 runs
+69-100% of pairs withheld and of calls refused at 2 agents; at 8 agents 85-100% of pairs withheld but 16-100% of
+calls refused (none at 10 runs from 7 agents). The note and the docstring quote the row of the design's agents
+(``_api.HIERARCHICAL_SATURATED``; the most measured, 8, beyond it).
 """
 
 import warnings
@@ -207,3 +216,81 @@ def test_reflected_interval_coverage_equals_the_means_on_400_data_sets():
                                                                         "2", "10", "capped", "")]
     assert abs(share - float(row["coverage"])) < 3 * np.hypot(np.sqrt(share * (1 - share) / n), float(row["se"]))
 
+
+# ------------------------------------------------------------------ B: the hierarchical model on runs at a cap
+
+def _saturated_frame(y):
+    """Long frame of one data set ``y`` (tasks, agents, runs) of the reference script (agents a0, a1, ...)."""
+    tasks, agents, runs = y.shape
+    return pd.DataFrame([{"agent": f"a{a}", "task": f"t{t}", "seed": r, "score": y[t, a, r]}
+                         for t in range(tasks) for a in range(agents) for r in range(runs)])
+
+
+def _reference():
+    import pathlib
+    import runpy
+
+    return runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "bayes_hierarchical_saturated.py"))
+
+
+def test_counting_agrees_with_the_hierarchical_models_own():
+    """The script's pairs that cannot be fitted, counted from the runs, against rlstats.bayes's: the number of pairs
+    its cost estimate counts at max_seconds=1e-9 (nothing fitted) on 4 data sets of 3 agents x 5 tasks x 3 runs (1
+    to 3 pairs withheld among them), and on two agents the refusal of a data set the script counts unfittable."""
+    import re
+
+    from rlstats.errors import DesignError, OptionError
+
+    reference = _reference()
+    y = reference["simulate"](3, 5, 3, 0.0, 0, 12)[-4:]
+    unfit = reference["unfit_pairs"](y)
+    assert 0 < unfit.sum() < unfit.size  # both kinds of data set among them
+    kw = dict(model="hierarchical", progress=False, normalize=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for scores, bad in zip(y, unfit):
+            with pytest.raises(OptionError) as raised:
+                rlstats.bayes(_saturated_frame(scores), "score ~ agent | task/seed", max_seconds=1e-9, **kw)
+            assert int(re.search(r"x (\d+) pairs?", str(raised.value)).group(1)) == int((~bad).sum())
+        two = reference["simulate"](2, 5, 3, 0.0, 0, 4)
+        first = int(np.flatnonzero(reference["unfit_pairs"](two)[:, 0])[0])
+        with pytest.raises(DesignError, match="do not vary"):
+            rlstats.bayes(_saturated_frame(two[first]), "score ~ agent | task/seed", **kw)
+
+
+def test_rates_against_closed_forms_and_the_constants():
+    """Two agents alike (sign 0): a pair is withheld where on some task every one of both agents' r runs sits at the
+    cap, 1 - (1 - 0.85^(2r))^T; the script's shares at 5 and 26 tasks x 3 runs (400 data sets) within 3 binomial SE.
+    The constants the note quotes are the script's table at 3 and 10 runs (reduced here: 3 agents)."""
+    from rlstats.methods.bayes import _api as bayes_api
+
+    reference = _reference()
+    for tasks in (5, 26):
+        expected = 1 - (1 - 0.85 ** 6) ** tasks
+        share = reference["point"](2, tasks, 3)[0.0][0]
+        assert abs(share - expected) < 3 * np.sqrt(expected * (1 - expected) / 400) + 1e-9
+    table = reference["table"](agents=(3,), runs=(3, 10))
+    for k in (3,):
+        measured = [table[(k, 3)][0], table[(k, 3)][1], table[(k, 10)][0], table[(k, 10)][1]]
+        assert bayes_api.HIERARCHICAL_SATURATED[k] == tuple(tuple(round(100 * v) for v in pair) for pair in measured)
+
+
+def test_note_quotes_the_row_of_the_designs_agents():
+    """The saturated-runs note quotes the row of the design's number of agents (two: the call refused where the pair
+    is; three: pairs withheld and calls refused apart), no longer "refused 64-99%" whatever the agents."""
+    from rlstats.methods.bayes import _api as bayes_api
+
+    two = bayes_api._hierarchical_saturated_words(2)
+    assert "with 2 agents (5-26 tasks) it withheld 69-100% of the pairs at 3 runs and 3-95% at 10, and refused the " \
+           "call (no pair fitted) in 69-100% of the data sets at 3 runs and 3-95% at 10" in two
+    assert "with 3 agents (5-26 tasks) it withheld 76-100% of the pairs at 3 runs and 7-83% at 10, and refused the " \
+           "call (no pair fitted) in 57-100% of the data sets at 3 runs and 0-60% at 10" in \
+           bayes_api._hierarchical_saturated_words(3)
+    assert "with 8 agents, the most measured" in bayes_api._hierarchical_saturated_words(12)
+    y = _reference()["simulate"](3, 5, 3, 0.0, 1, 1)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.bayes(_saturated_frame(y), "score ~ agent | task/seed", n_samples=2_000, rng=0,
+                            normalize=False)
+    (said,) = [n for n in res.notes if "sit at the pair's largest or smallest score of the task" in n]
+    assert bayes_api._hierarchical_saturated_words(3) in said and "64-99%" not in said

@@ -61,6 +61,23 @@ MAX_DRAW_BYTES = 500e6
 #: P(worse) 0.92) in 9 of 10, sets of 5 runs P(rope) 0.23-1.00 (4 of 6 missing it), sets of 10 P(worse) 0.77-0.98
 #: (none missing it)
 FEW_PAIRED_RUNS = 10
+#: audit s29 (minmax29, tests/reference/bayes_hierarchical_saturated.py): on the ``saturated`` family (85% of a
+#: baseline agent's runs at the cap; one agent half a noise unit above, at or below the others; 5-26 tasks, 400 data
+#: sets a design) the hierarchical model could not fit a pair with a task whose paired differences do not vary (both
+#: agents' runs there all at the cap): agents -> (% of pairs withheld at 3 runs, % of data sets refused, no pair
+#: fitted, with every pair compared, at 3 runs, the same two at 10 runs), each (lowest, highest). Audit s11 measured
+#: two agents alone, where the one pair withheld refuses the call, and its "64-99% at 3 runs" was printed for any
+#: number of agents; with more agents a pair is withheld more often (more pairs of agents at the baseline) and the
+#: call refused less (every pair must fail)
+HIERARCHICAL_SATURATED = {
+    2: ((69, 100), (69, 100), (3, 95), (3, 95)),
+    3: ((76, 100), (57, 100), (7, 83), (0, 60)),
+    4: ((80, 100), (42, 100), (10, 80), (0, 32)),
+    5: ((83, 100), (36, 100), (12, 77), (0, 13)),
+    6: ((83, 100), (27, 100), (12, 73), (0, 3)),
+    7: ((86, 100), (22, 100), (13, 72), (0, 0)),
+    8: ((85, 100), (16, 100), (14, 71), (0, 0)),
+}
 #: audit s21 (bayescal21): the decisions read from the probabilities, and their measured errors in the package table
 #: (the ``bayes.decision`` rows of rlstats/calibration.csv, tests/reference/bayes_decisions.py): "practically
 #: equivalent" where P(rope) reaches DECISION_THRESHOLD, "better" or "worse" where P(better) or P(worse) does
@@ -320,8 +337,12 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     interval held 0.62-0.81 at 5 tasks, 0.77-0.84 at 10 and 0.89-0.94 at 26, and with no difference P(better) or
     P(worse) reached 0.95 in up to 0.18 (0.12 at 10 tasks, 0.07 at 26): a note says so for the pairs whose runs
     mostly sit at a task's bound, at any number of tasks, naming those tasks and whose runs (a cap on some tasks
-    only was not measured), and where both agents' runs of a task all sit at it, that the task's difference is 0. The hierarchical model refused 64-99% of such data sets at 3 runs (runs
-    of a task that do not vary) and 4-38% at 10; its interval of delta0 held the mean difference in 0.99-1.00 at 5
+    only was not measured), and where both agents' runs of a task all sit at it, that the task's difference is 0. The
+    hierarchical model cannot fit a pair with a task whose paired differences do not vary, and withholds it (audit
+    s29: 69-100% of such pairs at 3 runs and 3-95% at 10 on two agents, 5-26 tasks, where that refuses the call; with
+    more agents more pairs are withheld, 85-100% at 3 runs at 8 agents, and fewer calls refused, 16-100% at 3 runs and
+    none at 10: the note quotes the design's agent count, ``HIERARCHICAL_SATURATED``,
+    ``tests/reference/bayes_hierarchical_saturated.py``); its interval of delta0 held the mean difference in 0.99-1.00 at 5
     tasks x 10 runs but 0.68 at 10 tasks x 10 runs with a difference (delta0 is the tasks' centre, not their mean;
     96 data sets), which the note says too.
 
@@ -732,10 +753,26 @@ def _saturated_note(design, first, second, rope=0.0):
             "interval held "
             "the true mean difference across tasks in 0.62-0.81 of data sets at 5 tasks, 0.77-0.84 at 10 and "
             "0.89-0.94 at 26, and with no difference P(better) or P(worse) reached 0.95 in up to 0.18 at 5 tasks "
-            f"(0.12 at 10, 0.07 at 26){part}: read them as a description of these tasks; model='hierarchical' refused "
-            "64-99% of such data sets at 3 runs (runs of a task that do not vary), and its interval, of the tasks' "
+            f"(0.12 at 10, 0.07 at 26){part}: read them as a description of these tasks; "
+            f"{_hierarchical_saturated_words(design.n_agents)}, and its interval, of the tasks' "
             "centre delta0 rather than their mean, held the mean difference in 0.68 of 96 at 10 tasks x 10 runs; for "
             "a test at its level on such runs use rlstats.equivalence(...), whose across-tasks test held alpha there"]
+
+
+def _hierarchical_saturated_words(n_agents):
+    """What the hierarchical model does on such runs, at the measured row of ``n_agents`` (the most measured, 8,
+    beyond it: :data:`HIERARCHICAL_SATURATED`)."""
+    agents = min(max(int(n_agents), 2), max(HIERARCHICAL_SATURATED))
+    pairs3, calls3, pairs10, calls10 = HIERARCHICAL_SATURATED[agents]
+
+    def span(low_high):
+        low, high = low_high
+        return f"{low}%" if low == high else f"{low}-{high}%"
+    at = f"{agents} agents" + ("" if agents == n_agents else ", the most measured")
+    return (f"model='hierarchical' cannot fit a pair with a task whose runs' differences do not vary and withholds "
+            f"it: in simulations of such runs with {at} (5-26 tasks) it withheld {span(pairs3)} of the pairs at 3 "
+            f"runs and {span(pairs10)} at 10, and refused the call (no pair fitted) in {span(calls3)} of the data "
+            f"sets at 3 runs and {span(calls10)} at 10")
 
 
 def _ordering_frame(design, codes, higher_is_better, notes):
