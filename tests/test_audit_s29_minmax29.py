@@ -286,7 +286,8 @@ def test_note_quotes_the_row_of_the_designs_agents():
     assert "with 3 agents (5-26 tasks) it withheld 76-100% of the pairs at 3 runs and 7-83% at 10, and refused the " \
            "call (no pair fitted) in 57-100% of the data sets at 3 runs and 0-60% at 10" in \
            bayes_api._hierarchical_saturated_words(3)
-    assert "with 8 agents, the most measured" in bayes_api._hierarchical_saturated_words(12)
+    assert "with 8 agents (the most measured; 5-26 tasks) it withheld 85-100% of the pairs at 3 runs" in \
+        bayes_api._hierarchical_saturated_words(12)
     y = _reference()["simulate"](3, 5, 3, 0.0, 1, 1)[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -768,9 +768,9 @@ def _hierarchical_saturated_words(n_agents):
     def span(low_high):
         low, high = low_high
         return f"{low}%" if low == high else f"{low}-{high}%"
-    at = f"{agents} agents" + ("" if agents == n_agents else ", the most measured")
+    at = f"{agents} agents ({'' if agents == n_agents else 'the most measured; '}5-26 tasks)"
     return (f"model='hierarchical' cannot fit a pair with a task whose runs' differences do not vary and withholds "
-            f"it: in simulations of such runs with {at} (5-26 tasks) it withheld {span(pairs3)} of the pairs at 3 "
+            f"it: in simulations of such runs with {at} it withheld {span(pairs3)} of the pairs at 3 "
             f"runs and {span(pairs10)} at 10, and refused the call (no pair fitted) in {span(calls3)} of the data "
             f"sets at 3 runs and {span(calls10)} at 10")
 
