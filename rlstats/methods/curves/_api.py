@@ -1004,11 +1004,13 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                 about_bands.append(UNWIDENED_MEDIAN.format("one task" if n_tasks == 1 else "2 tasks") if own
                                    else UNWIDENED_OTHERS.format(metric_label(options.statistic_name)))
                 notes.append(about_bands[-1])
-            # the rows of the bands of the agents with the fewest runs, where they all take one statistic's (the
-            # mean's reflected: the same coverage), else the statistic's own (calibration.quoted_kinds, bootstrap()'s)
-            quoted = calibration.quoted_kinds([[b.statistic_name] for b in band], fewest)[0]
+            # the rows of the bands of the agents with the fewest runs read (logged at a step with a band), where they
+            # all take one statistic's (the mean's reflected: the same coverage), else the statistic's own
+            # (calibration.quoted_kinds, bootstrap()'s): chosen at the count the rows are read at (review28)
             given = np.isfinite(pointwise).all(axis=-1)
-            reads = _runs_read(fewest, logged_fewest, given)
+            by_agent = [_runs_read(fewest[a:a + 1], logged_fewest[a:a + 1], given[a:a + 1]) for a in range(k)]
+            quoted = calibration.quoted_kinds([[b.statistic_name] for b in band], by_agent)[0]
+            reads = min(by_agent)  # _runs_read over every agent
             notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), reads, n_tasks,
                                         "studentized", about_bands, measured, fewer=reads < fewest.min())
             if as_mean.any():  # and the gap's rows of those agents where the truth crosses gamma (audit s28)
