@@ -89,6 +89,10 @@ PATH = pathlib.Path(__file__).with_name("calibration.csv")
 #: mean's reflected, whose own rows measure a truth below gamma (audit s28: ``tests/reference/coverage_curves_gap.py``,
 #: ``tests/reference/coverage_bootstrap_gap.py``); the one name both back ends' notes read
 GAP_BELOW_GAMMA = "every score at or below gamma"
+#: The start of the ``configuration`` of the ``curves.band`` rows measured where some runs end early or start late
+#: (audit s28 early28, ``tests/reference/coverage_curves_early.py``: "runs cut: one_at_5", ...): another design than
+#: the complete curves' rows, which curves()' notes read; the one spelling the script and the tests read
+RUNS_CUT = "runs cut: "
 
 
 @functools.lru_cache(maxsize=None)

@@ -82,10 +82,6 @@ UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
 #: while their true score distribution crosses it (``tests/reference/coverage_curves_gap.py``, audit s28 gapkinds28):
 #: their bands are the mean's reflected, whose own rows measure a truth below gamma, and there they covered less
 GAP_BELOW_GAMMA = calibration.GAP_BELOW_GAMMA
-#: The ``configuration`` of the ``curves.band`` rows measured where some runs end early or start late (audit s28
-#: early28, ``tests/reference/coverage_curves_early.py``: "runs cut: one_at_5", ...): another design than the complete
-#: curves' rows, which the notes read
-RUNS_CUT = "runs cut: "
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -1451,7 +1447,7 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
             and row.get("interval", "") in (method, "")
             and (row.get("configuration", "") == GAP_BELOW_GAMMA) == below_gamma
-            and not row.get("configuration", "").startswith(RUNS_CUT)]
+            and not row.get("configuration", "").startswith(calibration.RUNS_CUT)]
     if not rows:
         if callable(options.statistic):
             return []
