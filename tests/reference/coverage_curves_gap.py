@@ -45,15 +45,15 @@ HERE = pathlib.Path(__file__).resolve().parent
 BANDS = runpy.run_path(str(HERE / "coverage_curves_bands.py"))
 designs = SimpleNamespace(**runpy.run_path(str(HERE / "designs.py")))
 
-from rlstats import curves  # noqa: E402
+from rlstats import calibration, curves  # noqa: E402
 
 RUNS = (3, 5, 10)
 TASKS = (1, 2, 5)
 DISTRIBUTIONS = ("skewed", "capped")
 #: data sets per design draw (2 agents each; about half of the agents' scores sit below gamma)
 DATA_SETS = 80
-#: the ``configuration`` of the rows: the agents counted (curves()' ``GAP_BELOW_GAMMA``, which its notes read)
-BELOW = "every score at or below gamma"
+#: the ``configuration`` of the rows: the agents counted (``calibration.GAP_BELOW_GAMMA``, which curves()' notes read)
+BELOW = calibration.GAP_BELOW_GAMMA
 PROCEDURE, LEVEL = "curves.band", 0.95
 
 
