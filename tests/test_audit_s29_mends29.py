@@ -6,12 +6,20 @@
    bands reflected) and B (10 runs, 5 of which end after step 1; a score above gamma: the gap's own bands): the rows
    were read at B's 5 runs but chosen at A's 6, so the note read the mean's rows (silent at 5 runs x 2 tasks) for B's
    bands, the gap's own, which no simulation measured. Now chosen and read at the same count (the fewest logged).
+5. rlstats.build(), which takes no ``subset=``, told its caller to pass one in its ways on: to drop one attempt of a
+   run started again, to keep one task of a formula without a blocking term (``subset=`` "to rlstats.compare"), to
+   leave out rows of two runs under one name, and in its note of tasks whose runs look copied. Now they name what
+   build takes, the rows selected first with a boolean mask (``connectivity.kept_by``'s words for the functions
+   without ``subset=``, never text for ``DataFrame.query``); compare() and curves() still say ``subset=``.
 """
 
 import numpy as np
 import pandas as pd
 
+import pytest
+
 import rlstats
+from rlstats.errors import DesignError
 
 
 # ------------------------------------------------------------------ 1. the rows chosen at the count they are read at
@@ -44,3 +52,59 @@ def test_rows_chosen_at_the_fewest_runs_logged():
     # the rows read are those of 5 runs, B's alone: B's bands are the gap's own, which have no rows of their own
     # (the table's gap rows are all of agents below gamma), so the note says they were not measured
     assert "the bands of the optimality gap have not been measured by simulation" in res.notes
+
+
+# ------------------------------------------------------------------------ 5. build()'s ways on name what it takes
+
+def _runs_frame():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"agent": np.repeat(["A", "B"], 10), "task": np.tile(np.repeat(["t1", "t2"], 5), 2),
+                         "seed": np.tile(np.arange(5), 4), "score": rng.normal(size=20)})
+
+
+def _curves_with(extra):
+    """The runs of :func:`_runs_frame` at steps 0-2, run 0 of every cell logged twice with ``extra`` columns apart."""
+    curves = pd.concat([_runs_frame().assign(step=s) for s in range(3)], ignore_index=True)
+    again = curves[curves["seed"] == 0]
+    return pd.concat([curves.assign(**{c: v[0] for c, v in extra.items()}),
+                      again.assign(**{c: v[1] for c, v in extra.items()})], ignore_index=True)
+
+
+MASK = "data=df[mask] (a boolean mask of the rows where {} holds) to rlstats.build"
+
+
+def test_build_names_a_mask_of_the_rows():
+    attempts = _curves_with({"attempt": ("PPO_1", "PPO_2")})
+    with pytest.raises(DesignError) as built:
+        rlstats.build(attempts, "score ~ agent | task/seed", step="step", curves=True)
+    drop = "~(agent == 'A' & task == 't1' & seed == 0 & attempt != 'PPO_2')"
+    assert f"keep the one you mean, e.g. {MASK.format(drop)} (dropping" in str(built.value)
+    assert "subset=" not in str(built.value)
+    with pytest.raises(DesignError, match="no blocking term") as pooled:
+        rlstats.build(_runs_frame(), "score ~ agent")
+    one_task = "task in ['t1']"
+    assert f"(pass {MASK.format(one_task)})" in str(pooled.value) and "subset=" not in str(pooled.value)
+    apart = _curves_with({"env": ("x", "y")})
+    with pytest.raises(DesignError, match="rows of different runs") as two:
+        rlstats.build(apart, "score ~ agent | task/seed", step="step", curves=True)
+    assert str(two.value).endswith("leave some out with a boolean mask of the rows (data=df[mask] to rlstats.build)")
+    copied = _runs_frame()
+    copied.loc[copied["task"] == "t2", "score"] = copied.loc[copied["task"] == "t1", "score"].to_numpy()
+    (note,) = [n for n in rlstats.build(copied, "score ~ agent | task").notes if "look like one file" in n]
+    not_t2 = "task != 't2'"
+    assert note.endswith(f"({MASK.format(not_t2)} if t2 is the copy)")
+
+
+def test_functions_taking_subset_still_say_it():
+    attempts = _curves_with({"attempt": ("PPO_1", "PPO_2")})
+    with pytest.raises(DesignError) as curved:
+        rlstats.curves(attempts, "score ~ agent | task/seed", step="step")
+    assert "e.g. subset=\"~(agent == 'A' & task == 't1' & seed == 0 & attempt != 'PPO_2')\" (dropping" in \
+        str(curved.value)
+    with pytest.raises(DesignError, match="rows of different runs") as two:
+        rlstats.curves(_curves_with({"env": ("x", "y")}), "score ~ agent | task/seed", step="step")
+    assert str(two.value).endswith("leave some out with subset=")
+    with pytest.raises(DesignError, match="no blocking term") as pooled:
+        rlstats.compare(_runs_frame(), "score ~ agent")
+    assert "(pass subset=\"task in ['t1']\" to rlstats.compare)" in str(pooled.value)
+
