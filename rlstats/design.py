@@ -1347,8 +1347,11 @@ def _check_one_row_per_step(design, column, data):
         attempts = []
         if ATTEMPT in data.columns and ATTEMPT not in (design.formula.groups, design.formula.blocks,
                                                         design.formula.replicate):
-            attempts = sorted({str(a) for a in data[ATTEMPT].to_numpy()[design.row_position[i:end + 1]]},
-                              key=natural_key)
+            # the values as the column holds them: a condition writes a number as a number (review s28: a numeric
+            # column's attempt was quoted as text, which the condition refused)
+            attempts = sorted({a.item() if isinstance(a, np.generic) else a
+                               for a in data[ATTEMPT].to_numpy()[design.row_position[i:end + 1]]},
+                              key=lambda a: natural_key(str(a)))
         if len(attempts) > 1:
             formula = design.formula
             run = {c: data[c].to_numpy()[design.row_position[i]] for c in (formula.groups, formula.blocks,

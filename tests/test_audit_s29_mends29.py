@@ -11,11 +11,13 @@
    leave out rows of two runs under one name, and in its note of tasks whose runs look copied. Now they name what
    build takes, the rows selected first with a boolean mask (``connectivity.kept_by``'s words for the functions
    without ``subset=``, never text for ``DataFrame.query``); compare() and curves() still say ``subset=``.
+6. A numeric ``attempt`` column's values were written as text in the condition offered to keep one attempt of a run
+   started again ("attempt != '2'"), which ``subset=`` then refused ("'2' is text, which no number equals"): they
+   are written as the column holds them, and the condition offered keeps the 60 rows counted by hand.
 """
 
 import numpy as np
 import pandas as pd
-
 import pytest
 
 import rlstats
@@ -108,3 +110,21 @@ def test_functions_taking_subset_still_say_it():
         rlstats.compare(_runs_frame(), "score ~ agent")
     assert "(pass subset=\"task in ['t1']\" to rlstats.compare)" in str(pooled.value)
 
+
+# ------------------------------------------------------------- 6. a numeric attempt column's value is a number
+
+def test_numeric_attempts_are_written_as_numbers():
+    """Run 0 of A on t1 logged twice (attempts 1 and 2, an int column) at steps 0-2 over 60 rows: the condition offered
+    drops attempt 1's 3 rows, and curves() given it keeps 60 of 63."""
+    curves = pd.concat([_runs_frame().assign(step=s) for s in range(3)], ignore_index=True).assign(attempt=1)
+    first = curves[(curves["agent"] == "A") & (curves["task"] == "t1") & (curves["seed"] == 0)]
+    curves = pd.concat([curves, first.assign(attempt=2, score=first["score"] + 1)], ignore_index=True)
+    with pytest.raises(DesignError) as found:
+        rlstats.curves(curves, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0, progress=False)
+    condition = "~(agent == 'A' & task == 't1' & seed == 0 & attempt != 2)"
+    assert "the attempts 1 and 2 of column 'attempt'" in str(found.value)
+    assert f'e.g. subset="{condition}" (dropping' in str(found.value)
+    res = rlstats.curves(curves, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0, progress=False,
+                         subset=condition)
+    assert f'subset="{condition}" kept 60 of 63 rows' in res.notes
+    assert res.counts.sum() == 20  # 2 agents x 2 tasks x 5 runs: one run kept of the two attempts
