@@ -14,6 +14,9 @@
 6. A numeric ``attempt`` column's values were written as text in the condition offered to keep one attempt of a run
    started again ("attempt != '2'"), which ``subset=`` then refused ("'2' is text, which no number equals"): they
    are written as the column holds them, and the condition offered keeps the 60 rows counted by hand.
+9. curves()' range note told data of one task (as given, or after ``subset=``) to "pass subset= to see one task over
+   its whole range": there the grid stops where an agent's runs stop, and no subset= of tasks changes that. It now
+   says so and offers steps=, past which that agent's curve is missing (checked: its estimates are NaN there).
 """
 
 import numpy as np
@@ -128,3 +131,32 @@ def test_numeric_attempts_are_written_as_numbers():
                          subset=condition)
     assert f'subset="{condition}" kept 60 of 63 rows' in res.notes
     assert res.counts.sum() == 20  # 2 agents x 2 tasks x 5 runs: one run kept of the two attempts
+
+
+# ------------------------------------------------------------------------ 9. the range note of one task
+
+def test_range_note_of_one_task_offers_steps():
+    """Two agents on one task logged at 0, 200k, ..., 1M; agent_2's runs stop at 600k."""
+    one = rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=6, rng=0)
+    assert sorted(one["step"].unique()) == [0, 200_000, 400_000, 600_000, 800_000, 1_000_000]
+    one = one[~((one["agent"] == "agent_2") & (one["step"] > 600_000))]
+    res = rlstats.curves(one, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0, progress=False)
+    (note,) = [n for n in res.notes if n.startswith("curves cover")]
+    assert note == ("curves cover steps 0 to 600k, within the steps every agent reaches (the runs of agent_2 on "
+                    "task_01 stop at 600k); logged beyond them: task_01 (0 to 1M); pass steps= for other steps (an "
+                    "agent's curve is missing at the steps where none of its runs is logged)")
+    wide = rlstats.curves(one, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0, progress=False,
+                          steps=range(0, 1_000_001, 200_000))
+    assert np.isnan(wide.estimates[1, 4:]).all() and np.isfinite(wide.estimates[0]).all()
+    # two tasks keep the way to one task's whole range
+    two = rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=6, rng=0)
+    two = two[~((two["agent"] == "agent_2") & (two["task"] == "task_01") & (two["step"] > 600_000))]
+    res = rlstats.curves(two, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0, progress=False,
+                         normalize=False)
+    (note,) = [n for n in res.notes if n.startswith("curves cover")]
+    assert note.endswith("pass subset= to see one task over its whole range, or steps= for other steps")
+    # and one task kept by subset= reads as one task
+    res = rlstats.curves(two, "score ~ agent | task/seed", step="step", n_resamples=20, rng=0, progress=False,
+                         subset="task == 'task_01'")
+    (note,) = [n for n in res.notes if n.startswith("curves cover")]
+    assert "pass subset=" not in note and "pass steps= for other steps" in note
