@@ -89,6 +89,10 @@ PATH = pathlib.Path(__file__).with_name("calibration.csv")
 #: mean's reflected, whose own rows measure a truth below gamma (audit s28: ``tests/reference/coverage_curves_gap.py``,
 #: ``tests/reference/coverage_bootstrap_gap.py``); the one name both back ends' notes read
 GAP_BELOW_GAMMA = "every score at or below gamma"
+#: The start of the ``configuration`` of the ``curves.band`` rows measured where some runs end early or start late
+#: (audit s28 early28, ``tests/reference/coverage_curves_early.py``: "runs cut: one_at_5", ...): another design than
+#: the complete curves' rows, which curves()' notes read; the one spelling the script and the tests read
+RUNS_CUT = "runs cut: "
 
 
 @functools.lru_cache(maxsize=None)
@@ -130,9 +134,10 @@ def shortfall(rows: Iterable[dict[str, str]], level: float, **design: object) ->
 def quoted_kinds(cells: Sequence[Sequence[Any]], fewest_per_agent: Sequence[int]) -> tuple[Any, ...]:
     """(M,) the statistic whose rows each of M statistics' calibration notes quote, from ``cells`` (agents, M), the
     statistic whose interval or bands each agent's takes (bootstrap()'s ``_small_runs.interval_kinds``, curves()'
-    ``_band_options``): the one that every agent with the fewest runs in a task (``fewest_per_agent``) takes, else the
-    statistic's own (the first agent's that is not the mean's). The notes quote the rows at the design's fewest runs,
-    so they speak of those agents' intervals: where each of them takes the mean's (its optimality gap below gamma,
+    ``_band_options``): the one that every agent with the fewest runs in a task (``fewest_per_agent``: the runs whose
+    rows each agent's notes would read, bootstrap()'s design's, curves()' fewest logged at a step with a band) takes,
+    else the statistic's own (the first agent's that is not the mean's). The notes quote the rows at the fewest of
+    them, so they speak of those agents' intervals: where each of them takes the mean's (its optimality gap below gamma,
     reflected), the mean's rows measure it; where one keeps the gap's own, the gap's rows. An agent with more runs
     sits at rows of more runs, which the notes do not quote, whichever it takes. The one rule of both back ends (audit
     s28 gapkinds28: curves() read the mean's rows only where every agent took the mean's bands, bootstrap() where every

@@ -24,7 +24,7 @@ from .errors import ENTRIES, DesignError, entry as called_entry, shell_word
 from .format import count, join_and, listed, names_shown
 
 __all__ = ["ComparisonGraph", "Keeping", "comparison_graph", "components", "kept_by", "keeping", "label_literal",
-           "subset_selecting"]
+           "leaving_out", "subset_selecting"]
 
 #: How many groups, and how many names per group, a refusal spells out before "...".
 _SHOWN_GROUPS = 6
@@ -119,6 +119,10 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
     among them, which a back end then refuses (audit s28: a second refusal), while a ``subset=`` drops it with its
     rows."""
     entry = called_entry()
+    if entry in WITHOUT_SUBSET:  # build (review s28: it was told subset=, which it does not take)
+        condition = subset_selecting(column, names, others, numeric)
+        return Keeping(_masked(condition), "-o " + shell_word(f"subset={condition}"), "data=", "-o subset=",
+                       *ENTRIES[entry])
     if entry not in ("power", "sample_size"):  # compare's subset= (the back ends' own functions take none)
         function, command = ENTRIES["compare"]
         condition = subset_selecting(column, names, others, numeric)
@@ -134,19 +138,37 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
                    f"--{option}" + (" and --tasks" if tasks is not None else ""), function, command)
 
 
+#: The public functions that take the rows as data and no ``subset=``: their ways on select the rows first with a
+#: boolean mask (:func:`kept_by`; :func:`keeping` for build's, whose own refusals reach it).
+WITHOUT_SUBSET = ("summarize_runs", "align_steps", "build")
+
+
+def _masked(condition: str) -> str:
+    """``data=df[mask]`` of the rows ``condition`` selects, said in words: never text for an evaluator."""
+    return f"data=df[mask] (a boolean mask of the rows where {condition} holds)"
+
+
+def leaving_out() -> str:
+    """How the function a user called leaves rows out, said without a condition: ``subset=``, or a boolean mask of
+    the rows first where it takes no ``subset=`` (:data:`WITHOUT_SUBSET`)."""
+    called = called_entry()
+    return (f"a boolean mask of the rows (data=df[mask] to {ENTRIES[called][0]})" if called in WITHOUT_SUBSET else
+            "subset=")
+
+
 def kept_by(condition: str) -> tuple[str, str]:
     """(Python, command line): how the function or command a user called keeps the rows ``condition`` (in the
     grammar of :mod:`rlstats.conditions`) selects: ``subset="..."`` where it takes one (compare, curves), the rows
-    selected first with a boolean mask where it does not (summarize_runs, align_steps; power's pilot: never text
+    selected first with a boolean mask where it does not (:data:`WITHOUT_SUBSET`; power's pilot: never text
     handed to an evaluator outside that grammar), and ``-o "subset=..."`` on the command line (compare's, which its
-    --summarize reads before the summary). Audit s28: summarize_runs was told to pass subset=, which it does not take."""
+    --summarize reads before the summary). Audit s28: summarize_runs was told to pass subset=, which it does not take;
+    review s28: so was build."""
     said = "-o " + shell_word(f"subset={condition}")
     called = called_entry()
-    rows = f"a boolean mask of the rows where {condition} holds"
     if called in ("power", "sample_size"):
-        return f"design=pilot[mask] ({rows})", "a pilot file filtered first"
-    if called in ("summarize_runs", "align_steps"):
-        return f"data=df[mask] ({rows}) to {ENTRIES[called][0]}", said
+        return f"design=pilot[mask] (a boolean mask of the rows where {condition} holds)", "a pilot file filtered first"
+    if called in WITHOUT_SUBSET:
+        return f"{_masked(condition)} to {ENTRIES[called][0]}", said
     return f"subset={condition!r}", said
 
 

@@ -24,7 +24,7 @@ from . import formula as formula_module
 from .bounds import Bounds, check_bounds, check_within, score_bounds, with_bounds
 from .conditions import Condition, parse_condition
 from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, kept_by, keeping, label_literal,
-                           subset_dropping_attempts)
+                           leaving_out, subset_dropping_attempts)
 from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural
 from .errors import DesignError, OptionError, agent_named, called_as, rows_named, shell_word, shown
@@ -1366,8 +1366,11 @@ def _check_one_row_per_step(design, column, data):
         attempts = []
         if ATTEMPT in data.columns and ATTEMPT not in (design.formula.groups, design.formula.blocks,
                                                         design.formula.replicate):
-            attempts = sorted({str(a) for a in data[ATTEMPT].to_numpy()[design.row_position[i:end + 1]]},
-                              key=natural_key)
+            # the values as the column holds them: a condition writes a number as a number (review s28: a numeric
+            # column's attempt was quoted as text, which the condition refused)
+            attempts = sorted({a.item() if isinstance(a, np.generic) else a
+                               for a in data[ATTEMPT].to_numpy()[design.row_position[i:end + 1]]},
+                              key=lambda a: natural_key(str(a)))
         if len(attempts) > 1:
             formula = design.formula
             run = {c: data[c].to_numpy()[design.row_position[i]] for c in (formula.groups, formula.blocks,
@@ -1383,7 +1386,7 @@ def _check_one_row_per_step(design, column, data):
         if apart is not None:  # e.g. marl-eval's 'environment': two runs, not one logged twice (audit s20)
             told = (f"{where}: they differ in column '{apart[0]}' ({join_and(map(repr, apart[1]))}), so they are "
                     "rows of different runs, not one run's logged twice; name the runs apart in the formula (e.g. a "
-                    f"task column joining '{apart[0]}' and the task) or leave some out with subset=")
+                    f"task column joining '{apart[0]}' and the task) or leave some out with {leaving_out()}")
             raise DesignError(told)
         raise DesignError(
             f"{where}; keep one row per run and step, "

@@ -59,7 +59,9 @@ ENTRY: ContextVar[str | None] = ContextVar("rlstats_entry", default=None)
 ENTRIES = {"compare": ("rlstats.compare", "rlstats compare"), "power": ("rlstats.power", "rlstats power"),
            "sample_size": ("rlstats.sample_size", "rlstats power --target-power"),
            "summarize_runs": ("rlstats.summarize_runs", "rlstats compare --summarize"),
-           "align_steps": ("rlstats.align_steps", "rlstats compare")}
+           "align_steps": ("rlstats.align_steps", "rlstats compare"),
+           # rlstats.build: the command line builds its Designs through compare, never build itself
+           "build": ("rlstats.build", "rlstats compare")}
 
 
 def entry() -> str:

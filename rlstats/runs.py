@@ -310,9 +310,12 @@ def common_grid(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
                                                   if grid[0] != start else ""),
                     f"at {format_step(end)}" + (f", so {'it' if grid[0] != start else spacing} ends at "
                                                 f"{format_step(grid[-1])}" if grid[-1] != end else "")))
+    cover = f"curves cover steps {format_step(grid[0])} to {format_step(grid[-1])}, within the steps every agent reaches"
+    if design.n_tasks == 1:  # review s28: one task was told to pass subset= to see one task; the agents limit it
+        return grid, shared, (f"{cover} ({said}); logged beyond them: {', '.join(beyond)}; pass steps= for other "
+                              "steps (an agent's curve is missing at the steps where none of its runs is logged)")
     return grid, shared, (
-        f"curves cover steps {format_step(grid[0])} to {format_step(grid[-1])}, within the steps every agent reaches "
-        f"on every task ({said}), so that each step aggregates every task at "
+        f"{cover} on every task ({said}), so that each step aggregates every task at "
         f"the same point of training; logged beyond them: {', '.join(beyond)}; pass subset= to see one task over "
         "its whole range, or steps= for other steps")
 

@@ -251,6 +251,28 @@ def script_module(path, name):
     return module
 
 
+#: bayes(model="hierarchical") in short chains, and a max_seconds= (0.25 s, against an estimate of 0.1 s) that leaves
+#: no room to run them again (the bound of _extension_bound is then 1), so that each pair's numbers are its first fit's
+#: in every call; the long ones run as far as they need (the slow tests)
+BAYES_CHAINS = {"model": "hierarchical", "chains": 2, "warmup": 100, "draws": 100, "rng": 3, "progress": False,
+                "max_seconds": 0.25}
+BAYES_LONG_CHAINS = {**BAYES_CHAINS, "chains": 4, "warmup": 200, "draws": 400, "max_seconds": float("inf")}
+
+
+def pair_row(res, a, b):
+    """The row of the pair (a, b) in a pairwise result's tidy() frame."""
+    rows = res.tidy()
+    return rows[(rows.agent_1 == a) & (rows.agent_2 == b)].iloc[0]
+
+
+def same_bits(x, y):
+    """x and y are equal bit for bit as float arrays (NaN where NaN)."""
+    import numpy as np
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    assert x.shape == y.shape and np.array_equal(x, y, equal_nan=True), (x, y)
+
+
 def noise_ties(tasks):
     """(noisy, exact): agents a, b and c on ``tasks`` tasks x 4 seeds, where b's runs equal a's up to 1e-15 (0
     against -7e-15 among scores up to 13: round-off, not wins) and ``exact`` is the same frame with true ties."""

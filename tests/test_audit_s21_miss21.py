@@ -110,7 +110,7 @@ def test_the_real_table_words_every_miss_by_its_criterion():
 
     assert counted(missed) == (2511, 148)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["tasks"] == "2"
-                    and not r["configuration"].startswith("runs cut")]) == (15, 2)
+                    and not r["configuration"].startswith(calibration.RUNS_CUT)]) == (15, 2)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["interval"] == "studentized"
                     and r["agents"] == "2" and r["statistic"] != "optimality_gap"]) == (0, 0)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["statistic"] == "optimality_gap"]) == (2, 1)

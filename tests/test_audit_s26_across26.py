@@ -84,7 +84,8 @@ def test_the_bound_by_hand():
         f"5 of A's 10 runs on t1 repeat exactly the scores of 5 of its 10 runs on t2 (5 scores shared), whose chance "
         f"at the scores' resolution is at most {bound:.1g}: one task's runs look copied into the other's file, not "
         "runs of their own; find the task they were run on and replace the other's copies with its own runs, or "
-        "leave out A's 10 runs on t1 if those are the copies (subset=\"~(agent == 'A' & task == 't1')\")"]
+        "leave out A's 10 runs on t1 if those are the copies (data=df[mask] (a boolean mask of the rows where "
+        "~(agent == 'A' & task == 't1') holds) to rlstats.build)"]  # build takes no subset= (review s28)
     assert not [note for note in design.notes if COPIED_RUNS in note]  # nothing repeats within a cell
 
 
@@ -230,7 +231,10 @@ def test_mujoco_halfcheetah_repeats_hopper(published):
                              f"resolution is at most {_mujoco_bound_by_hand(mujoco, m):.1g}: ")
     assert _shared_by_hand(mujoco[mujoco["batch"] <= 2]) == {
         (("PPO", "halfcheetah"), ("PPO", "hopper")): (10, 10, 10, 10, 10)}
-    assert across(rlstats.build(mujoco, "score ~ agent | task").notes) == [MUJOCO]
+    # rlstats.build takes no subset=: its note names a boolean mask of the rows (review s28)
+    assert across(rlstats.build(mujoco, "score ~ agent | task").notes) == [MUJOCO.replace(
+        "subset=\"~(agent == 'PPO' & task == 'halfcheetah')\"", "data=df[mask] (a boolean mask of the rows where "
+        "~(agent == 'PPO' & task == 'halfcheetah') holds) to rlstats.build")]
     assert across(rlstats.compare(mujoco, "score ~ agent | task").notes) == [MUJOCO]  # every back end: the front door
     # true of the rows analysed: either task left out, or PPO, or the copied batches of halfcheetah
     for subset in ("task != 'hopper'", "task != 'halfcheetah'", "agent != 'PPO'", "batch >= 5",

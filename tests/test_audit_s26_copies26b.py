@@ -102,7 +102,8 @@ def test_a_task_file_read_twice_is_noted_jointly():
         "on t1 and t2, the runs of 300 of the 300 agents on one repeat exactly the scores of the same agent's runs on "
         "the other (1,498 scores shared in all), whose joint chance at the scores' resolution is at most 1e-209, "
         "though no agent's alone is improbable")  # 1,498: two cells hold a score twice by chance
-    assert notes[0].endswith("keep one of them (subset=\"task != 't2'\" if t2 is the copy)")
+    assert notes[0].endswith("keep one of them (data=df[mask] (a boolean mask of the rows where task != 't2' holds) "
+                             "to rlstats.build if t2 is the copy)")  # build takes no subset= (review s28)
     # true of the rows analysed, whatever the units and the order; fewer agents add up less
     scaled = _across(frame.assign(score=frame["score"] * 3.7))  # read at 8 digits: each agent's improbable alone too
     assert len(scaled) == 1 and scaled[0].startswith(notes[0][:notes[0].index("at most")])

@@ -198,7 +198,7 @@ def test_calibration_page_states_the_runs_the_table_measures():
     table = rlstats.calibration_table()
     comparisons = table[table["agents"].fillna(2) >= 2]
     beyond = table[table["runs"] > 20]
-    cut = comparisons["configuration"].astype(str).str.startswith("runs cut")  # early28: 10 alike agents a data set
+    cut = comparisons["configuration"].astype(str).str.startswith(rlstats.calibration.RUNS_CUT)  # early28: 10 alike agents a data set
     assert (comparisons["agents"].min(), comparisons[~cut]["agents"].max(), comparisons[cut]["agents"].max()) == (2, 8, 10)
     assert (table["tasks"].min(), table["tasks"].max()) == (1, 26)
     assert table["runs"].min() == 1 and set(beyond["tasks"]) == {1} and set(beyond["procedure"]) == {"bootstrap.interval"}

@@ -51,7 +51,8 @@ def test_the_hint_names_the_runs_its_subset_leaves_out():
                                "(6 scores shared)")
     assert notes[0].endswith("find the task they were run on and replace the other's copies with its own runs, or "
                              "leave out a0's 10 runs on t0 if those are the copies "
-                             "(subset=\"~(agent == 'a0' & task == 't0')\")")
+                             "(data=df[mask] (a boolean mask of the rows where ~(agent == 'a0' & task == 't0') "
+                             "holds) to rlstats.build)")  # build takes no subset= (review s28)
     kept = design_of(frame, "score ~ agent | task", subset="~(agent == 'a0' & task == 't0')")
     assert int(kept.counts.sum()) == len(frame) - 10  # the 10 runs the note says, not the 6 copies alone
     assert not [note for note in kept.notes if COPIED_ACROSS in note]

@@ -34,7 +34,7 @@ def test_two_task_rows_of_every_statistic():
         assert {r["configuration"] for r in rows} == {"the mean's bands" if statistic == "median" else ""}  # MEAN_BANDS
     # audit s28's rows (of coverage_curves_gap.py; of coverage_curves_early.py, "runs cut: ...") are not of this grid
     said = [r for r in calibration.rows("curves.band") if r["configuration"] and r["statistic"] != "optimality_gap"
-            and not r["configuration"].startswith("runs cut: ")]
+            and not r["configuration"].startswith(calibration.RUNS_CUT)]
     assert len(said) == 96 and {(r["statistic"], r["tasks"]) for r in said} == {("median", "2")}
 
 

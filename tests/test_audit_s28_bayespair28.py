@@ -31,18 +31,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import BAYES_CHAINS as CHAINS, BAYES_LONG_CHAINS as LONG_CHAINS, pair_row, same_bits
 import rlstats
 from rlstats.errors import DesignError
 
 matplotlib.use("Agg")
 
 QUICK = {"n_samples": 400, "rng": 3, "progress": False}
-#: short chains, and a max_seconds= (0.25 s, against an estimate of 0.1 s) that leaves no room to run them again (the
-#: bound of _extension_bound is then 1), so that each pair's numbers are its first fit's in every call: the slow test
-#: runs the chains again as far as they need
-CHAINS = {"model": "hierarchical", "chains": 2, "warmup": 100, "draws": 100, "rng": 3, "progress": False,
-          "max_seconds": 0.25}
-LONG_CHAINS = {**CHAINS, "chains": 4, "warmup": 200, "draws": 400, "max_seconds": float("inf")}
 PAIR_COLUMNS = ["p_better", "p_rope", "p_worse", "estimate", "conf_low", "conf_high", "n_tasks"]
 
 
@@ -54,16 +49,6 @@ def _chain(runs=5, rng=2):
     return df[~gone].reset_index(drop=True)
 
 
-def _row(res, a, b):
-    rows = res.tidy()
-    return rows[(rows.agent_1 == a) & (rows.agent_2 == b)].iloc[0]
-
-
-def _same_bits(x, y):
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    assert x.shape == y.shape and np.array_equal(x, y, equal_nan=True), (x, y)
-
-
 # ----------------------------------------------------------------------------- the signed-rank model
 
 
@@ -72,7 +57,7 @@ def test_signed_rank_compares_the_pairs_that_met_and_withholds_the_one_that_did_
     res = rlstats.bayes(df, "score ~ agent | task", rope=0.2, **QUICK)
     assert res.tidy()[["agent_1", "agent_2", "n_tasks"]].values.tolist() == [["A", "B", 3], ["A", "C", 0],
                                                                             ["B", "C", 3]]
-    assert _row(res, "A", "C")[PAIR_COLUMNS[:-1]].isna().all()
+    assert pair_row(res, "A", "C")[PAIR_COLUMNS[:-1]].isna().all()
     said = [n for n in res.notes if "never ran on a common task" in n]
     assert len(said) == 1 and said[0].startswith("1 pair of agents never ran on a common task (A-C): its "
                                                  "probabilities, mean difference and credible interval are withheld")
@@ -83,22 +68,22 @@ def test_signed_rank_compares_the_pairs_that_met_and_withholds_the_one_that_did_
     # C vs B mirrored (the kernel computes each side's mass directly, so mirrored data give the same bits)
     hub = rlstats.bayes(df, "score ~ agent | task", rope=0.2, control="B", **QUICK)
     assert hub.tidy()[["agent_1", "agent_2"]].values.tolist() == [["A", "B"], ["C", "B"]]
-    _same_bits(_row(res, "A", "B")[PAIR_COLUMNS], _row(hub, "A", "B")[PAIR_COLUMNS])
-    _same_bits(res.posterior_draws[0], hub.posterior_draws[0])
-    _same_bits(res.simplex_draws[0], hub.simplex_draws[0])
-    mirrored = _row(hub, "C", "B")
-    _same_bits(_row(res, "B", "C")[["p_better", "p_rope", "p_worse", "estimate", "n_tasks"]],
+    same_bits(pair_row(res, "A", "B")[PAIR_COLUMNS], pair_row(hub, "A", "B")[PAIR_COLUMNS])
+    same_bits(res.posterior_draws[0], hub.posterior_draws[0])
+    same_bits(res.simplex_draws[0], hub.simplex_draws[0])
+    mirrored = pair_row(hub, "C", "B")
+    same_bits(pair_row(res, "B", "C")[["p_better", "p_rope", "p_worse", "estimate", "n_tasks"]],
                [mirrored.p_worse, mirrored.p_rope, mirrored.p_better, -mirrored.estimate, mirrored.n_tasks])
     # the interval's quantiles of the negated draws interpolate with their own rounding (1 ulp apart here)
-    assert _row(res, "B", "C")[["conf_low", "conf_high"]].to_numpy(dtype=float) == pytest.approx(
+    assert pair_row(res, "B", "C")[["conf_low", "conf_high"]].to_numpy(dtype=float) == pytest.approx(
         [-mirrored.conf_high, -mirrored.conf_low], rel=1e-14)
-    _same_bits(res.posterior_draws[2], -hub.posterior_draws[1])
-    _same_bits(res.simplex_draws[2], hub.simplex_draws[1][:, ::-1])
+    same_bits(res.posterior_draws[2], -hub.posterior_draws[1])
+    same_bits(res.simplex_draws[2], hub.simplex_draws[1][:, ::-1])
     # independent value of a met pair's estimate: each posterior draw is a Dirichlet-weighted mean of the pair's
     # task differences, so the posterior mean is close to their plain mean (weights 1 each, prior 0.5 at 0)
     means = df.groupby(["agent", "task"]).score.mean().unstack()
     d = (means.loc["A"] - means.loc["B"]).dropna()
-    assert _row(res, "A", "B")["estimate"] == pytest.approx(d.sum() / (len(d) + 0.5), abs=0.1 * d.abs().max())
+    assert pair_row(res, "A", "B")["estimate"] == pytest.approx(d.sum() / (len(d) + 0.5), abs=0.1 * d.abs().max())
     assert np.isnan(res.posterior_draws[1]).all() and np.isnan(res.simplex_draws[1]).all()
     # nothing pooled over pairs: orderings need every agent on every task
     assert res.orderings is None and any("not given for this incomplete design" in n for n in res.notes)
@@ -136,7 +121,7 @@ def test_groups_apart_compare_within_groups():
                for n in res.notes)
     alone = rlstats.bayes(df[df.agent.isin(["C", "D"])], "score ~ agent | task", **QUICK)
     # C and D hold tasks 4-6 only, so their Dirichlet weights are not the full call's: the same model, other draws
-    assert _row(res, "C", "D")["estimate"] == pytest.approx(alone.tidy().iloc[0]["estimate"], abs=0.05)
+    assert pair_row(res, "C", "D")["estimate"] == pytest.approx(alone.tidy().iloc[0]["estimate"], abs=0.05)
 
 
 def test_no_pair_that_met_is_still_refused():
@@ -149,7 +134,7 @@ def test_no_pair_that_met_is_still_refused():
 def test_control_that_some_agent_never_met():
     res = rlstats.bayes(_chain(), "score ~ agent | task", control="A", **QUICK)
     assert res.tidy()[["agent_1", "agent_2", "n_tasks"]].values.tolist() == [["B", "A", 3], ["C", "A", 0]]
-    assert np.isfinite(_row(res, "B", "A")["p_better"]) and np.isnan(_row(res, "C", "A")["p_better"])
+    assert np.isfinite(pair_row(res, "B", "A")["p_better"]) and np.isnan(pair_row(res, "C", "A")["p_better"])
     assert any(n.startswith("1 pair of agents never ran on a common task (C-A)") for n in res.notes)
 
 
@@ -172,7 +157,7 @@ def test_cap_note_leaves_out_a_withheld_pair():
 def test_hierarchical_compares_the_pairs_that_met_bit_for_bit(settings):
     df = _chain(runs=4)
     res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.2, **settings)
-    row = _row(res, "A", "C")
+    row = pair_row(res, "A", "C")
     assert row[PAIR_COLUMNS[:-1] + ["p_better_next", "r_hat", "ess_bulk"]].isna().all() and row["n_tasks"] == 0
     assert not (res.diagnostics.agent_1.eq("A") & res.diagnostics.agent_2.eq("C")).any()
     assert any(n.startswith("1 pair of agents never ran on a common task (A-C): its probabilities, centre of the "
@@ -180,23 +165,23 @@ def test_hierarchical_compares_the_pairs_that_met_bit_for_bit(settings):
     columns = PAIR_COLUMNS + ["p_better_next", "p_rope_next", "p_worse_next", "r_hat", "ess_bulk"]
     # A-B alone in its tasks and at places 0, 1: the call on A's and B's rows fits the same pair from the same stream
     alone = rlstats.bayes(df[df.agent.isin(["A", "B"])], "score ~ agent | task/seed", rope=0.2, **settings)
-    _same_bits(_row(res, "A", "B")[columns], alone.tidy().iloc[0][columns])
-    _same_bits(res.posterior_draws[0], alone.posterior_draws[0])
+    same_bits(pair_row(res, "A", "B")[columns], alone.tidy().iloc[0][columns])
+    same_bits(res.posterior_draws[0], alone.posterior_draws[0])
     # B-C (places 1, 2) against a design where A also ran tasks 4-5, so that every pair met (the path that ran before)
     more = rlstats.datasets.simulate(["A"], ["task_04", "task_05"], 4, rng=5)
     linked = pd.concat([df, more], ignore_index=True)
     met = rlstats.bayes(linked, "score ~ agent | task/seed", rope=0.2, **settings)
     assert met.tidy().n_tasks.tolist() == [5, 2, 3]
-    _same_bits(_row(res, "B", "C")[columns], _row(met, "B", "C")[columns])
-    _same_bits(res.posterior_draws[2], met.posterior_draws[2])
+    same_bits(pair_row(res, "B", "C")[columns], pair_row(met, "B", "C")[columns])
+    same_bits(res.posterior_draws[2], met.posterior_draws[2])
     by = ["agent_1", "agent_2", "parameter"]
     mine = res.diagnostics[res.diagnostics.agent_1.eq("B")].set_index(by)
     theirs = met.diagnostics[met.diagnostics.agent_1.eq("B")].set_index(by)
-    _same_bits(mine.to_numpy(), theirs.loc[mine.index].to_numpy())
+    same_bits(mine.to_numpy(), theirs.loc[mine.index].to_numpy())
     # independent value: with flat priors and 4 paired runs a task, delta0 sits near the median task difference
     paired = df.pivot_table(index=["task", "seed"], columns="agent", values="score")
     d = (paired["A"] - paired["B"]).dropna().groupby(level=0).mean()
-    assert d.min() - 0.5 <= _row(res, "A", "B")["estimate"] <= d.max() + 0.5
+    assert d.min() - 0.5 <= pair_row(res, "A", "B")["estimate"] <= d.max() + 0.5
     assert "A vs C: withheld (the agents never ran on a common task)" in res.report()
 
 
@@ -207,7 +192,7 @@ def test_hierarchical_withholds_a_pair_on_one_task_and_fits_the_others():
     more = rlstats.datasets.simulate(["C"], ["task_03"], 4, effect=1.0, rng=7)
     df = pd.concat([df, more], ignore_index=True)
     res = rlstats.bayes(df, "score ~ agent | task/seed", rope=0.2, **CHAINS)
-    row = _row(res, "A", "C")
+    row = pair_row(res, "A", "C")
     assert row["n_tasks"] == 1 and row[PAIR_COLUMNS[:-1] + ["p_better_next", "r_hat"]].isna().all()
     said = [n for n in res.notes if "share only one" in n]
     assert len(said) == 1 and "A vs C (task_03) share only one, so its probabilities, centre of the differences " \
@@ -221,7 +206,7 @@ def test_hierarchical_withholds_a_pair_on_one_task_and_fits_the_others():
     # A-B keeps its tasks and places: the call on A's and B's rows, bit for bit
     alone = rlstats.bayes(df[df.agent.isin(["A", "B"])], "score ~ agent | task/seed", rope=0.2, **CHAINS)
     columns = PAIR_COLUMNS + ["p_better_next", "p_rope_next", "p_worse_next", "r_hat", "ess_bulk"]
-    _same_bits(_row(res, "A", "B")[columns], alone.tidy().iloc[0][columns])
+    same_bits(pair_row(res, "A", "B")[columns], alone.tidy().iloc[0][columns])
     line = [x for x in str(res).splitlines() if x.strip().startswith("A vs C")]
     assert len(line) == 1 and line[0].split() == ["A", "vs", "C", "withheld", "1"]
     assert "A vs C: probabilities and credible interval withheld (one shared task);" in res.report()

@@ -117,7 +117,8 @@ def test_an_agents_runs_copied_as_anothers_on_the_same_task_chance_from_first_pr
         f"scores' resolution and as often as other runs tie in the data is at most {chance:.1g}: one agent's "
         "runs look saved again as the other's (one file under two agent names), not runs of their own; find which "
         "agent ran them and replace the other's copies with its own runs, or leave out a1's 10 runs on t0 if those "
-        "are the copies (subset=\"~(agent == 'a1' & task == 't0')\")"]
+        "are the copies (data=df[mask] (a boolean mask of the rows where ~(agent == 'a1' & task == 't0') holds) to "
+        "rlstats.build)"]  # build takes no subset= (review s28)
 
 
 def test_one_file_under_three_agents_names_and_a_design_of_one_task():
@@ -130,7 +131,8 @@ def test_one_file_under_three_agents_names_and_a_design_of_one_task():
     one = _copy(_frame(n_tasks=1, n_agents=4), "a2", "a3")
     notes = _copy_notes(one, "score ~ agent")
     assert len(notes) == 1 and notes[0].startswith(f"10 of a2's 10 runs {COPIED_ACROSS} 10 of a3's 10 runs (10 ")
-    assert notes[0].endswith("(subset=\"~(agent == 'a3')\")")
+    assert notes[0].endswith("(data=df[mask] (a boolean mask of the rows where ~(agent == 'a3') holds) to "
+                             "rlstats.build)")
     assert not _copy_notes(_frame(n_tasks=1, n_agents=4), "score ~ agent")
 
 

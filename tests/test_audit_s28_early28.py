@@ -115,7 +115,7 @@ def test_rows_in_the_table():
     where it is withheld at every step with fewer runs (3 runs: 2 logged; one task with 3 logged, where more than 2.5%
     of the resamples repeat one run), its simultaneous one but at one task of 3 runs (withheld at every step); none of
     the default's misses. Complete curves' notes do not read them (test_notes_read_the_rows_at_the_runs_logged)."""
-    assert EARLY["PREFIX"] == curves_api.RUNS_CUT
+    assert EARLY["PREFIX"] is calibration.RUNS_CUT  # the script reads the one spelling
     rows = [r for r in calibration.rows("curves.band") if EARLY["appended"](r)]
     by_point = {}
     for r in rows:

@@ -31,7 +31,6 @@ import pytest
 import rlstats
 from rlstats import calibration, vocabulary
 from rlstats.methods.bootstrap import _small_runs as small_runs
-from rlstats.methods.curves import _api as curves_api
 
 REFERENCE = pathlib.Path(__file__).resolve().parent / "reference"
 
@@ -142,7 +141,7 @@ def test_gap_rows_written_and_quoted():
     runs, where no studentised band is given), and a curves() call at one of their designs quotes the lowest of the
     rows it reads, whose coverage is read here from the table."""
     rows = [r for r in calibration.rows("curves.band") if r["statistic"] == "optimality_gap"]
-    assert {r["configuration"] for r in rows} == {curves_api.GAP_BELOW_GAMMA}
+    assert {r["configuration"] for r in rows} == {calibration.GAP_BELOW_GAMMA}
     skewed = {(int(r["runs"]), int(r["tasks"]), r["band"]) for r in rows if r["distribution"] == "skewed"}
     assert skewed == {(n, t, b) for n in (3, 5, 10) for t in (1, 2, 5) for b in ("simultaneous", "pointwise")
                       if (n, t) != (3, 1)}

@@ -27,18 +27,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import BAYES_CHAINS as CHAINS, BAYES_LONG_CHAINS as LONG_CHAINS, pair_row, same_bits
 import rlstats
 from rlstats.errors import DesignError, OptionError
 
 matplotlib.use("Agg")
 
-#: short chains and a max_seconds= that leaves no room to run them again (as bayespair28's tests), so that each pair's
-#: numbers are its first fit's in every call
-CHAINS = {"model": "hierarchical", "chains": 2, "warmup": 100, "draws": 100, "rng": 3, "progress": False,
-          "max_seconds": 0.25}
 COLUMNS = ["p_better", "p_rope", "p_worse", "estimate", "conf_low", "conf_high", "n_tasks", "p_better_next",
            "p_rope_next", "p_worse_next", "r_hat", "ess_bulk"]
-LONG_CHAINS = {**CHAINS, "chains": 4, "warmup": 200, "draws": 400, "max_seconds": float("inf")}
 FORMULA = "score ~ agent | task/seed"
 
 pytestmark = pytest.mark.filterwarnings("ignore:the chains of")  # chains this short miss R-hat; not what is tested
@@ -52,21 +48,11 @@ def _staggered(rng=2):
     return df[~gone].reset_index(drop=True)
 
 
-def _row(res, a, b):
-    rows = res.tidy()
-    return rows[(rows.agent_1 == a) & (rows.agent_2 == b)].iloc[0]
-
-
-def _same_bits(x, y):
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    assert x.shape == y.shape and np.array_equal(x, y, equal_nan=True), (x, y)
-
-
 def _same_pair(res, other, a, b):
-    _same_bits(_row(res, a, b)[COLUMNS], _row(other, a, b)[COLUMNS])
+    same_bits(pair_row(res, a, b)[COLUMNS], pair_row(other, a, b)[COLUMNS])
     k = int(np.flatnonzero(res.tidy().agent_1.eq(a) & res.tidy().agent_2.eq(b))[0])
     j = int(np.flatnonzero(other.tidy().agent_1.eq(a) & other.tidy().agent_2.eq(b))[0])
-    _same_bits(res.posterior_draws[k], other.posterior_draws[j])
+    same_bits(res.posterior_draws[k], other.posterior_draws[j])
     effects = [r.task_effects[r.task_effects.agent_1.eq(a) & r.task_effects.agent_2.eq(b)].drop(columns="observed")
                .reset_index(drop=True) for r in (res, other)]
     pd.testing.assert_frame_equal(*effects, check_exact=True)
@@ -90,7 +76,7 @@ def test_one_run_on_a_task_withholds_its_pairs_and_fits_the_other(settings):
     one = df[~((df.agent == "B") & (df.task == "task_03") & (df.seed > 0))].reset_index(drop=True)
     res = rlstats.bayes(one, FORMULA, rope=0.2, **settings)   # refused before: "B and ... have 1 paired run(s)"
     for a, b in (("A", "B"), ("B", "C")):
-        row = _row(res, a, b)
+        row = pair_row(res, a, b)
         assert row[COLUMNS[:6] + COLUMNS[7:]].isna().all() and row["n_tasks"] == {"A": 3, "B": 2}[a]
     note = _unfit_note(res)
     assert _named(note) == {("A", "B"), ("B", "C")}
@@ -116,7 +102,7 @@ def test_one_run_on_a_task_withholds_its_pairs_and_fits_the_other(settings):
     matplotlib.pyplot.close(fig)
     pairs = res.summary().tables["Pairs"]
     shown = pairs["p_better"].tolist()
-    assert shown[0] == shown[2] == "withheld" and float(shown[1]) == pytest.approx(_row(res, "A", "C")["p_better"])
+    assert shown[0] == shown[2] == "withheld" and float(shown[1]) == pytest.approx(pair_row(res, "A", "C")["p_better"])
 
 
 def test_differences_that_do_not_vary_withhold_that_pair():
@@ -124,8 +110,8 @@ def test_differences_that_do_not_vary_withhold_that_pair():
     capped = df.copy()
     capped.loc[capped.agent.isin(["B", "C"]) & (capped.task == "task_02"), "score"] = 100.0  # both at a cap
     res = rlstats.bayes(capped, FORMULA, rope=0.2, **CHAINS)   # refused before: "do not vary from run to run"
-    assert _row(res, "B", "C")[COLUMNS[:6]].isna().all()
-    assert _row(res, "A", "B")[COLUMNS[:6]].notna().all() and _row(res, "A", "C")[COLUMNS[:6]].notna().all()
+    assert pair_row(res, "B", "C")[COLUMNS[:6]].isna().all()
+    assert pair_row(res, "A", "B")[COLUMNS[:6]].notna().all() and pair_row(res, "A", "C")[COLUMNS[:6]].notna().all()
     note = _unfit_note(res)
     assert _named(note) == {("B", "C")}
     assert ("and B vs C (task_02: 4 paired runs whose differences do not vary) does not have them there, so its "

@@ -1124,6 +1124,11 @@ _GROUPS = ("2 groups that never ran on a common task", "group 1: agent_1, agent_
            "subset=\"agent in ['agent_1', 'agent_2']\"")
 _CELLS = "agent x task cell(s) have no runs"
 _QUICK = {"n_resamples": 200, "rng": 0}
+#: the back ends whose comparisons= names pairs of agents: (name, call on data and comparisons)
+_COMPARING = (("adastop", lambda d, pairs: rlstats.adastop(d, "score ~ agent | task", n=3, K=1, comparisons=pairs,
+                                                           **_QUICK)),
+              ("permutation", lambda d, pairs: rlstats.permutation(d, "score ~ agent | task", comparisons=pairs,
+                                                                   **_QUICK)))
 #: (back end, layout, call, expected: DesignError or "note" or "report", phrases)
 GRAPH_CASES = [
     ("skillings_mack", "apart", lambda d: rlstats.skillings_mack(d, "score ~ agent | task"), DesignError, _GROUPS),
@@ -1159,6 +1164,16 @@ GRAPH_CASES = [
      "one AdaStop per task: the family-wise error is controlled within each task"),
     ("adastop", "linked", lambda d: rlstats.adastop(d, "score ~ agent | task", n=3, K=1, **_QUICK), "note",
      "one AdaStop per task: the family-wise error is controlled within each task"),
+    # comparisons= of agents that never ran a common task (audit s28 design28: a pandas KeyError): refused by name
+    # where no pair asked for met, said in a note beside a pair that met
+    *[(f"{name} comparisons=", layout, lambda d, call=call: call(d, [("agent_1", "agent_3")]), DesignError,
+       ("no comparison asked for has a task on which both its agents ran (agent_1-agent_3: it shares no task)",
+        "name in comparisons= pairs of agents that ran a common task"))
+      for name, call in _COMPARING for layout in ("apart", "linked")],
+    *[(f"{name} comparisons= beside a pair that met", layout,
+       lambda d, call=call: call(d, [("agent_1", "agent_3"), ("agent_1", "agent_2")]), "note",
+       "agent_1-agent_3 share no task and is compared on none") for name, call in _COMPARING
+      for layout in ("linked",)],
     ("curves", "apart", lambda d: rlstats.curves(_apart(_FOUR_CURVES), "score ~ agent | task/seed", step="step",
                                                  **_QUICK), DesignError, _GROUPS),
     ("curves", "linked", lambda d: rlstats.curves(_linked(_FOUR_CURVES), "score ~ agent | task/seed", step="step",

@@ -100,15 +100,16 @@ _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rn
              "progress": "progress= of power()", "eval_env": "eval_env= of power()",
              "alpha": "alpha= of power()", "max_seconds": "max_seconds= of power()",
              "backend": "backend= of power()", "client": "client= of power()"}
+#: how a pilot keeps some of its rows by power()'s own options, the start of both ways on of subset= (review s28:
+#: one sentence written twice)
+_PILOT_ROWS = "a pilot keeps some agents with agents= and some tasks with tasks=; for other rows, "
 #: options of the methods that read the caller's DataFrame, which the simulated data sets are not: the way on instead
 _PILOT_FIRST = {"normalize": "normalise the pilot first, rlstats.normalize(pilot, reference), and give that as design= "
                              "(its runs are resampled on that scale)",
                 # audit s28: it was "not an option of bootstrap", the back end's, with no way to the rows wanted
-                "subset": "a pilot keeps some agents with agents= and some tasks with tasks=; for other rows, "
-                          "select them in the pilot first (pilot[mask]) and give that as design="}
+                "subset": _PILOT_ROWS + "select them in the pilot first (pilot[mask]) and give that as design="}
 #: the same ways as the command line takes them, where Python's is code (pilot[mask])
-_PILOT_FIRST_COMMAND = {"subset": "a pilot keeps some agents with agents= and some tasks with tasks=; for other "
-                                  "rows, filter the file first"}
+_PILOT_FIRST_COMMAND = {"subset": _PILOT_ROWS + "filter the file first"}
 #: what power() gives each analysis it runs: the study's estimate covers them, and power() draws the one bar
 _QUIET = {"progress": False, "max_seconds": math.inf}
 

@@ -109,6 +109,36 @@ def merged(table, rows, procedures):
     return out.sort_values("procedure", kind="stable")
 
 
+def append_rows(rows, table, procedure, appended):
+    """Replace the rows of ``procedure`` in ``table`` (the path of ``calibration.csv``) that a script of ``APPENDED``
+    wrote (its ``appended(row)``) with ``rows``, after the procedure's last other row (the table is in procedure
+    order), the numbers to 6 significant digits as :func:`measure` writes them; other rows are kept byte for byte. The
+    one writer of the scripts whose ``--append-table`` rewrites their rows in place (``coverage_bootstrap_gap.py``,
+    ``coverage_curves_gap.py``, ``coverage_curves_early.py``)."""
+    import csv
+
+    with open(table, newline="") as handle:
+        reader = csv.DictReader(handle)
+        columns, kept = reader.fieldnames, [r for r in reader if not (r["procedure"] == procedure and appended(r))]
+    text = [{c: (f"{v:.6g}" if isinstance(v, float) else str(v)) for c, v in row.items()} for row in rows]
+    at = max(i for i, r in enumerate(kept) if r["procedure"] == procedure) + 1
+    with open(table, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(kept[:at] + [{c: r.get(c, "") for c in columns} for r in text] + kept[at:])
+
+
+def write_rows(rows, argv, procedure, appended):
+    """The end of a script that appends its own rows of ``procedure`` (:func:`append_rows`): ``--json PATH`` in
+    ``argv`` writes ``rows`` there as JSON, ``--append-table TABLE`` replaces the script's rows of the table with them."""
+    import json
+
+    if "--json" in argv:
+        pathlib.Path(argv[argv.index("--json") + 1]).write_text(json.dumps(rows))
+    if "--append-table" in argv:
+        append_rows(rows, argv[argv.index("--append-table") + 1], procedure, appended)
+
+
 def appended_scripts(procedure):
     """The scripts of ``APPENDED`` that append rows to ``procedure`` (one, or a tuple of them), as a tuple."""
     scripts = APPENDED.get(procedure, ())

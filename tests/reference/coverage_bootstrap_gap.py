@@ -193,27 +193,8 @@ def main(argv):
             done[tuple(point)] = record
         if done[tuple(point)]["row"] is not None:
             out.append(done[tuple(point)]["row"])
-    if "--json" in argv:
-        pathlib.Path(argv[argv.index("--json") + 1]).write_text(json.dumps(out))
-    if "--append-table" in argv:
-        append_table(out, argv[argv.index("--append-table") + 1])
+    runpy.run_path(str(HERE / "calibrate.py"))["write_rows"](out, argv, PROCEDURE, appended)
     return out
-
-
-def append_table(rows, table):
-    """Replace this script's rows (:func:`appended`) of ``table`` with ``rows``, after the procedure's last row (the
-    table is in procedure order), the numbers to 6 significant digits as ``calibrate.py`` writes them."""
-    import csv
-
-    with open(table, newline="") as handle:
-        reader = csv.DictReader(handle)
-        columns, kept = reader.fieldnames, [r for r in reader if not (r["procedure"] == PROCEDURE and appended(r))]
-    text = [{c: (f"{v:.6g}" if isinstance(v, float) else str(v)) for c, v in row.items()} for row in rows]
-    at = max(i for i, r in enumerate(kept) if r["procedure"] == PROCEDURE) + 1
-    with open(table, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(kept[:at] + [{c: r.get(c, "") for c in columns} for r in text] + kept[at:])
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ agent's, independent), ``DATA_SETS`` data sets. ``configuration`` = ``"runs cut:
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 import runpy
 import sys
@@ -47,7 +46,7 @@ PROCEDURE, LEVEL = "curves.band", 0.95
 #: how the runs of every agent and task are cut (see the module docstring)
 CUTS = ("one_at_5", "two_random", "half_at_5", "late_at_5")
 CUT_STEP = 5
-PREFIX = "runs cut: "
+from rlstats.calibration import RUNS_CUT as PREFIX  # noqa: E402  (the rows' one spelling, which curves()' notes skip)
 STATISTICS = ("mean", "iqm")
 RUNS = (3, 5, 10)
 TASKS = (1, 2, 5)
@@ -136,13 +135,7 @@ def rows_of(point, held, n_resamples):
         given = [h[np.isfinite(h)] for h in by_draw]
         if not all(g.size for g in given):
             continue  # withheld in a whole draw (2 runs logged: the studentised rule)
-        if band == "pointwise":  # a share of steps per band: the rate, the bands as the binomial count
-            row = designs.pooled_row([g >= 0.5 for g in given], LEVEL)
-            row["coverage"] = float(np.concatenate(given).mean())
-            row["coverage_min"] = float(min(g.mean() for g in given))
-            row["se"] = math.sqrt(max(row["coverage"] * (1 - row["coverage"]), LEVEL * (1 - LEVEL)) / row["n_sim"])
-        else:
-            row = designs.pooled_row([g > 0.5 for g in given], LEVEL)
+        row = designs.band_row(band, given, LEVEL)  # pointwise: a share of steps per band
         rows.append({"procedure": PROCEDURE, "statistic": statistic, "band": band, "interval": method, "runs": runs,
                      "tasks": tasks, "distribution": distribution, "agents": AGENTS,
                      "configuration": PREFIX + how, "level": LEVEL, "n_resamples": n_resamples, **row})
@@ -160,22 +153,6 @@ def grid(quick=False):
     return [(s, r, t, d, c) for s in STATISTICS for t in TASKS for r in RUNS for d in DISTRIBUTIONS for c in CUTS]
 
 
-def append_table(rows, table):
-    """Replace this script's rows (:func:`appended`) of ``table`` with ``rows``, after the procedure's last row (the
-    table is in procedure order), the numbers to 6 significant digits as ``calibrate.py`` writes them."""
-    import csv
-
-    with open(table, newline="") as handle:
-        reader = csv.DictReader(handle)
-        columns, kept = reader.fieldnames, [r for r in reader if not (r["procedure"] == PROCEDURE and appended(r))]
-    text = [{c: (f"{v:.6g}" if isinstance(v, float) else str(v)) for c, v in row.items()} for row in rows]
-    at = max(i for i, r in enumerate(kept) if r["procedure"] == PROCEDURE) + 1
-    with open(table, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(kept[:at] + [{c: r.get(c, "") for c in columns} for r in text] + kept[at:])
-
-
 def from_checkpoints(paths):
     """The rows of ``--jsonl`` checkpoint files, in grid order (the last line of a point where it was run twice)."""
     found = {}
@@ -190,8 +167,7 @@ def from_checkpoints(paths):
 def main(argv):
     if "--from-jsonl" in argv:
         rows = from_checkpoints(argv[argv.index("--from-jsonl") + 1].split(","))
-        if "--append-table" in argv:
-            append_table(rows, argv[argv.index("--append-table") + 1])
+        runpy.run_path(str(HERE / "calibrate.py"))["write_rows"](rows, argv, PROCEDURE, appended)
         return rows
     quick = "--quick" in argv
     points = ([tuple(int(x) if x.isdigit() else x for x in p.split(":"))
@@ -216,8 +192,7 @@ def main(argv):
             log.write(json.dumps({**line, "table_rows": rows}) + "\n")
             log.flush()
         out += rows
-    if "--append-table" in argv:
-        append_table(out, argv[argv.index("--append-table") + 1])
+    runpy.run_path(str(HERE / "calibrate.py"))["write_rows"](out, argv, PROCEDURE, appended)
     return out
 
 

@@ -30,7 +30,6 @@ of the runs' skew), on the same data sets and resampling streams (about 7 CPU-mi
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 import runpy
 import sys
@@ -100,13 +99,7 @@ def rows(statistic, runs, tasks, distribution, by_draw, agents=AGENTS, n_resampl
         given = [d[np.isfinite(d[:, column]), column] for d in by_draw]
         if not all(g.size for g in given):
             continue
-        if band == "pointwise":
-            row = designs.pooled_row([g >= 0.5 for g in given], level)
-            row["coverage"] = float(np.concatenate(given).mean())
-            row["coverage_min"] = float(min(g.mean() for g in given))
-            row["se"] = math.sqrt(max(row["coverage"] * (1 - row["coverage"]), level * (1 - level)) / row["n_sim"])
-        else:
-            row = designs.pooled_row([g > 0.5 for g in given], level)
+        row = designs.band_row(band, given, level)
         out.append({"procedure": "curves.band", "test": "", "statistic": statistic, "band": band,
                     "interval": "studentized", "metric": "", "agents": agents, "tasks": tasks, "runs": runs,
                     "distribution": distribution, "configuration": "", "level": level, "n_sim": row["n_sim"],

@@ -33,7 +33,6 @@ step given, the pointwise band the share of the steps given that hold it (as ``c
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 import runpy
 import sys
@@ -45,15 +44,15 @@ HERE = pathlib.Path(__file__).resolve().parent
 BANDS = runpy.run_path(str(HERE / "coverage_curves_bands.py"))
 designs = SimpleNamespace(**runpy.run_path(str(HERE / "designs.py")))
 
-from rlstats import curves  # noqa: E402
+from rlstats import calibration, curves  # noqa: E402
 
 RUNS = (3, 5, 10)
 TASKS = (1, 2, 5)
 DISTRIBUTIONS = ("skewed", "capped")
 #: data sets per design draw (2 agents each; about half of the agents' scores sit below gamma)
 DATA_SETS = 80
-#: the ``configuration`` of the rows: the agents counted (curves()' ``GAP_BELOW_GAMMA``, which its notes read)
-BELOW = "every score at or below gamma"
+#: the ``configuration`` of the rows: the agents counted (``calibration.GAP_BELOW_GAMMA``, which curves()' notes read)
+BELOW = calibration.GAP_BELOW_GAMMA
 PROCEDURE, LEVEL = "curves.band", 0.95
 
 
@@ -118,13 +117,7 @@ def rows_of(held, runs, tasks, distribution, n_resamples, below=True):
         given = [h[np.isfinite(h)] for h in held[band, below]]
         if not all(g.size for g in given):
             continue
-        if band == "pointwise":
-            row = designs.pooled_row([g >= 0.5 for g in given], LEVEL)
-            row["coverage"] = float(np.concatenate(given).mean())
-            row["coverage_min"] = float(min(g.mean() for g in given))
-            row["se"] = math.sqrt(max(row["coverage"] * (1 - row["coverage"]), LEVEL * (1 - LEVEL)) / row["n_sim"])
-        else:
-            row = designs.pooled_row([g > 0.5 for g in given], LEVEL)
+        row = designs.band_row(band, given, LEVEL)
         rows.append({"procedure": PROCEDURE, "statistic": "optimality_gap", "band": band, "interval": "studentized",
                      "agents": 2, "tasks": tasks, "runs": runs, "distribution": distribution,
                      "configuration": BELOW if below else "", "level": LEVEL, "n_resamples": n_resamples, **row})
@@ -217,27 +210,8 @@ def main(argv):
                           "above": {r["band"]: [round(r["coverage"], 3), round(r["coverage_min"], 3), r["n_sim"]]
                                     for r in above}}), flush=True)
         out += rows
-    if "--json" in argv:
-        pathlib.Path(argv[argv.index("--json") + 1]).write_text(json.dumps(out))
-    if "--append-table" in argv:
-        append_table(out, argv[argv.index("--append-table") + 1])
+    runpy.run_path(str(HERE / "calibrate.py"))["write_rows"](out, argv, PROCEDURE, appended)
     return out
-
-
-def append_table(rows, table):
-    """Replace this script's rows (:func:`appended`) of ``table`` with ``rows``, after the procedure's last row (the
-    table is in procedure order), the numbers to 6 significant digits as ``calibrate.py`` writes them."""
-    import csv
-
-    with open(table, newline="") as handle:
-        reader = csv.DictReader(handle)
-        columns, kept = reader.fieldnames, [r for r in reader if not (r["procedure"] == PROCEDURE and appended(r))]
-    text = [{c: (f"{v:.6g}" if isinstance(v, float) else str(v)) for c, v in row.items()} for row in rows]
-    at = max(i for i, r in enumerate(kept) if r["procedure"] == PROCEDURE) + 1
-    with open(table, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(kept[:at] + [{c: r.get(c, "") for c in columns} for r in text] + kept[at:])
 
 
 if __name__ == "__main__":

@@ -128,6 +128,19 @@ def pooled_row(held_by_draw, level):
             "coverage_min": float(min(np.mean(h) for h in held_by_draw))}
 
 
+def band_row(band, given, level):
+    """:func:`pooled_row` of a curves band from ``given``, one array per design draw of each band's share of the
+    steps it covered (``"pointwise"``: its rate is the mean share, its binomial count the bands covering half their
+    steps or more) or of whether it held (``"simultaneous"``, 1 or 0): the one rule of the curves' coverage scripts."""
+    if band != "pointwise":
+        return pooled_row([g > 0.5 for g in given], level)
+    row = pooled_row([g >= 0.5 for g in given], level)
+    row["coverage"] = float(np.concatenate(given).mean())
+    row["coverage_min"] = float(min(g.mean() for g in given))
+    row["se"] = math.sqrt(max(row["coverage"] * (1 - row["coverage"]), level * (1 - level)) / row["n_sim"])
+    return row
+
+
 def grid(*axes, quick=False, quick_points=()):
     """A calibration module's grid points (its ``grid(quick)``, which ``calibrate.py`` runs in order):
     ``quick_points`` with ``quick`` where they are given, else every combination of ``axes`` as a flat tuple, the

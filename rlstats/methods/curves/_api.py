@@ -78,14 +78,6 @@ UNWIDENED_MEDIAN = ("bands=\"studentized_unwidened\" gives on {} the median's ow
 #: rows that missed before audit s25 (the rows of one task and 5 runs, bracketed by 5 tasks and 10 runs), and the
 #: worst design draw's coverage the figure's title quotes there for ``bands="studentized_unwidened"``
 UNWIDENED_MISSED = (5, 5, 10, {"simultaneous": 0.900, "pointwise": 0.888})
-#: The ``configuration`` of the optimality gap's ``curves.band`` rows of agents whose every score sits at or below gamma
-#: while their true score distribution crosses it (``tests/reference/coverage_curves_gap.py``, audit s28 gapkinds28):
-#: their bands are the mean's reflected, whose own rows measure a truth below gamma, and there they covered less
-GAP_BELOW_GAMMA = calibration.GAP_BELOW_GAMMA
-#: The ``configuration`` of the ``curves.band`` rows measured where some runs end early or start late (audit s28
-#: early28, ``tests/reference/coverage_curves_early.py``: "runs cut: one_at_5", ...): another design than the complete
-#: curves' rows, which the notes read
-RUNS_CUT = "runs cut: "
 #: fewest runs per agent and task with studentised bands (at 2, half of a task's resamples repeat one run)
 MIN_STUDENTIZED_RUNS = 3
 
@@ -1005,11 +997,13 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                 about_bands.append(UNWIDENED_MEDIAN.format("one task" if n_tasks == 1 else "2 tasks") if own
                                    else UNWIDENED_OTHERS.format(metric_label(options.statistic_name)))
                 notes.append(about_bands[-1])
-            # the rows of the bands of the agents with the fewest runs, where they all take one statistic's (the
-            # mean's reflected: the same coverage), else the statistic's own (calibration.quoted_kinds, bootstrap()'s)
-            quoted = calibration.quoted_kinds([[b.statistic_name] for b in band], fewest)[0]
+            # the rows of the bands of the agents with the fewest runs read (logged at a step with a band), where they
+            # all take one statistic's (the mean's reflected: the same coverage), else the statistic's own
+            # (calibration.quoted_kinds, bootstrap()'s): chosen at the count the rows are read at (review28)
             given = np.isfinite(pointwise).all(axis=-1)
-            reads = _runs_read(fewest, logged_fewest, given)
+            by_agent = [_runs_read(fewest[a:a + 1], logged_fewest[a:a + 1], given[a:a + 1]) for a in range(k)]
+            quoted = calibration.quoted_kinds([[b.statistic_name] for b in band], by_agent)[0]
+            reads = min(by_agent)  # _runs_read over every agent
             notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), reads, n_tasks,
                                         "studentized", about_bands, measured, fewer=reads < fewest.min())
             if as_mean.any() and not capped:  # and the gap's rows of those agents where the truth crosses gamma
@@ -1445,15 +1439,15 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     and the numbers of tasks simulated there for the band that bracket ``n_tasks``
     (:func:`rlstats.calibration.bracketing_counts`);
     the lowest row over them and the score distributions is quoted. ``below_gamma``: the optimality gap's rows of
-    agents whose every score sits at or below gamma while their true scores cross it (:data:`GAP_BELOW_GAMMA`, the
+    agents whose every score sits at or below gamma while their true scores cross it (:data:`rlstats.calibration.GAP_BELOW_GAMMA`, the
     mean's bands reflected), quoted beside the mean's rows (which measure a truth below gamma); the gap's own bands
     read its other rows. ``fewer``: ``runs_per_task`` is the fewest runs of a task logged at a step with a band, below
     the design's (:func:`_runs_read`), which the note says.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
             and row.get("interval", "") in (method, "")
-            and (row.get("configuration", "") == GAP_BELOW_GAMMA) == below_gamma
-            and not row.get("configuration", "").startswith(RUNS_CUT)]
+            and (row.get("configuration", "") == calibration.GAP_BELOW_GAMMA) == below_gamma
+            and not row.get("configuration", "").startswith(calibration.RUNS_CUT)]
     if not rows:
         if callable(options.statistic):
             return []

@@ -473,7 +473,7 @@ def all_relabellings(starts, sizes, n_first):
     return np.concatenate([b[k] for b, k in zip(blocks, picks)], axis=1)
 
 
-def effective_df(replicates, weights, task_of, n_tasks, logged=None):
+def effective_df(replicates, weights, task_of, n_tasks, logged):
     """(steps,) Welch-Satterthwaite degrees of freedom of a stratified statistic, read from its bootstrap.
 
     A run's empirical influence at a step is estimated by the covariance over resamples of how often it was
@@ -483,7 +483,7 @@ def effective_df(replicates, weights, task_of, n_tasks, logged=None):
     the sum of n_t - 1 when tasks weigh alike, near n - 1 when one task carries the variance (as the median
     of task means does). ``weights`` (B, runs) are the resampling counts; steps without spread give NaN.
     ``logged`` (runs, steps): the runs logged at each step, n_t counting those of the task logged there (session 28:
-    runs that ended early were counted, 9 df said of a step of 5 runs); None: every run at every step.
+    runs that ended early were counted, 9 df said of a step of 5 runs).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -493,11 +493,8 @@ def effective_df(replicates, weights, task_of, n_tasks, logged=None):
     influence = influence / np.where(top > 0, top, 1.0)  # df is scale-free; v_t^2 in tiny units would underflow
     shares = np.zeros((n_tasks, replicates.shape[1]))
     np.add.at(shares, task_of, influence ** 2)
-    if logged is None:
-        sizes = np.broadcast_to(np.bincount(task_of, minlength=n_tasks)[:, None], shares.shape)
-    else:
-        sizes = np.zeros(shares.shape, dtype=int)
-        np.add.at(sizes, task_of, logged.astype(int))
+    sizes = np.zeros(shares.shape, dtype=int)
+    np.add.at(sizes, task_of, logged.astype(int))
     # a task of one run logged adds no degree of freedom: left out (adding 0.0 keeps complete curves' df bit for bit)
     shares = np.where(sizes > 1, shares, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
