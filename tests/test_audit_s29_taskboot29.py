@@ -192,3 +192,16 @@ def test_profile_reduced_point_and_the_scripts_band_is_the_packages():
                                       progress=False, tau=tau, normalize=False)
     mine = PROFILE["bands"](scores[None], tau, 4000, np.random.default_rng(3))[0]
     np.testing.assert_allclose(np.asarray(res.intervals)[0], mine, atol=1 / 18 + 1e-9)  # one step of 18 runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", [(10, 3, "skewed", 0.3), (26, 10, "skewed", 0.3)])
+def test_the_tables_rows_are_the_scripts(point):
+    # the table's rows of a grid point, the new expanded_tasks_t among them (written by a run of the same draws),
+    # are what the script gives there on its own seeds (calibrate.py --only bootstrap.interval_tasks)
+    tasks, runs, distribution, sd = point
+    rows = ROWS[(ROWS["tasks"] == str(tasks)) & (ROWS["runs"] == str(runs)) & (ROWS["distribution"] == distribution)
+                & (ROWS["configuration"] == f"run sd {sd:g}")]
+    table = {(r.interval, r.metric): float(r.coverage) for r in rows.itertuples()}
+    fresh = {(r["interval"], r["metric"]): r["coverage"] for r in SIM["measure"](*point, 1000)}
+    assert table == fresh
