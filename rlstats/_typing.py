@@ -80,7 +80,7 @@ MixedAdjust = Literal["tukey", "holm", "none"]
 BayesModel = Literal["signed_rank", "hierarchical"]
 #: the bootstrap's ``interval=`` (bootstrap INTERVALS)
 BootstrapInterval = Literal["studentized", "percentile", "basic", "bca", "expanded", "studentized_no_welch",
-                            "studentized_unwidened"]
+                            "studentized_unwidened", "expanded_tasks"]
 #: ``probability_of_improvement(interval=)`` (bootstrap IMPROVEMENT_INTERVALS)
 ImprovementInterval = Literal["score", "percentile", "expanded"]
 #: the bands of rlstats.performance_profile

@@ -90,7 +90,7 @@ def test_the_ceiling_the_note_quotes_is_the_chance_that_n_draws_straddle_their_m
     # and the premise: with no spread within cells the interval of the mean lies within the task means' range
     df = _flat_cells(3)
     res = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=300,
-                            rng=1, progress=False, normalize=False)
+                            interval="percentile", rng=1, progress=False, normalize=False)
     means = df.groupby(["agent", "task"]).score.mean()
     for agent, low, high in res.tidy()[["agent", "conf_low", "conf_high"]].itertuples(index=False):
         assert means[agent].min() - 1e-12 <= low <= high <= means[agent].max() + 1e-12
@@ -114,7 +114,7 @@ def test_one_task_resampled_as_tasks_withholds_the_intervals():
 def test_few_tasks_resampled_quote_their_ceiling(n_tasks, ceiling):
     df = _flat_cells(n_tasks)
     res = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=200,
-                            rng=1, progress=False, normalize=False)
+                            interval="percentile", rng=1, progress=False, normalize=False)
     assert np.isfinite(res.intervals).all()
     said = [n for n in res.notes if n.startswith("with tasks resampled (task_bootstrap=True)")]
     assert len(said) == 1 and f"= {ceiling} of samples of {n_tasks} tasks" in said[0] and "short of 95%" in said[0]
@@ -125,13 +125,13 @@ def test_few_tasks_resampled_quote_their_ceiling(n_tasks, ceiling):
 def test_six_tasks_and_other_levels_follow_the_closed_form():
     df = _flat_cells(6)
     quiet = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=200,
-                              rng=1, progress=False, normalize=False)  # 1 - 2^-5 = 0.969 >= 0.95
+                              interval="percentile", rng=1, progress=False, normalize=False)  # 1 - 2^-5 = 0.969 >= 0.95
     # no ceiling clause; since audit s28 taskboot28 the coverage measured on 5 and 10 tasks is quoted instead (the
     # ceiling is not the coverage: tests/test_audit_s28_taskboot28.py)
     said = [n for n in quiet.notes if "task_bootstrap=True) from 6 tasks" in n]
     assert len(said) == 1 and "2^(1 - 6)" not in said[0] and "in simulations on 5 and 10 tasks" in said[0]
     strict = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, metrics=["mean"], n_resamples=200,
-                               rng=1, progress=False, normalize=False, confidence_level=0.99)
+                               interval="percentile", rng=1, progress=False, normalize=False, confidence_level=0.99)
     assert any("= 0.969 of samples of 6 tasks" in n and "short of 99%" in n for n in strict.notes)
 
 

@@ -69,10 +69,10 @@ def test_rliable_page_says_the_task_bootstrap_is_withheld_on_one_task_and_its_ce
     assert straddle == 1 - 2.0 ** (1 - 3) == 0.75
     df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, effect=1.0, rng=0)
     res = rlstats.bootstrap(df, "score ~ agent | task", normalize="minmax", task_bootstrap=True, metrics=("iqm",),
-                            n_resamples=200, rng=0)
+                            interval="percentile", n_resamples=200, rng=0)
     assert any("1 - 2^(1 - 3) = 0.75" in note for note in res.notes)
     one = rlstats.bootstrap(df[df["task"] == "task_01"], "score ~ agent | task", task_bootstrap=True,
-                            metrics=("iqm",), n_resamples=200, rng=0)
+                            interval="percentile", metrics=("iqm",), n_resamples=200, rng=0)
     assert one.tidy()[["conf_low", "conf_high"]].isna().all().all()
     page = _words("docs/rliable.md")
     assert "withheld on a single task" in page and "1 - 2^(1 - n) of samples of n tasks: 0.75 at 3" in page
@@ -143,7 +143,7 @@ def test_calibration_page_quotes_the_task_bootstrap_measurements_the_note_quotes
     1 - 2^(1 - n) at 2, 3, 5 and 10 tasks (computed here)."""
     df = rlstats.datasets.simulate(agents=2, tasks=2, seeds=5, effect=1.0, rng=0)
     res = rlstats.bootstrap(df, "score ~ agent | task", normalize="minmax", task_bootstrap=True, metrics=("mean",),
-                            n_resamples=100, rng=0)
+                            interval="percentile", n_resamples=100, rng=0)
     # (taskboot28 then made the note quote the table's bootstrap.interval_tasks rows for the design, read with pandas)
     table = rlstats.calibration_table("bootstrap.interval_tasks")
     rows = table[(table["tasks"] == 2) & (table["runs"] == 5) & (table["metric"] == "mean")

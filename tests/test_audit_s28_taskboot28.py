@@ -56,7 +56,7 @@ def test_the_simulations_resampling_is_the_packages():
     df = pd.DataFrame({"agent": "A", "task": np.repeat(["t0", "t1", "t2"], 3), "seed": np.tile([0, 1, 2], 3),
                        "score": scores.ravel()})
     res = rlstats.bootstrap(df, "score ~ agent | task", task_bootstrap=True, n_resamples=3000, rng=1, gamma=1.0,
-                            metrics=list(SIM["METRICS"]), normalize=False, progress=False)
+                            interval="percentile", metrics=list(SIM["METRICS"]), normalize=False, progress=False)
     np.testing.assert_allclose(res.estimates[0], SIM["metrics_of"](scores), rtol=1e-12, atol=1e-12)
     mine = SIM["resampled"](scores[None], 3000, np.random.default_rng(2))[0]
     theirs = np.asarray(res.bootstrap_distribution)[0].T  # (K, M, B): agent A's (B, M)
@@ -94,9 +94,11 @@ def _table(**design):
 
 def test_the_table_holds_the_grid_and_the_percentile_interval_misses_everywhere():
     table = _table()
-    assert len(table) == 60 * 13  # 4 metrics x 3 intervals, and t on the mean
+    # 4 metrics x 3 intervals, t on the mean, and (audit s29 taskboot29) the mean's bootstrap-t over tasks
+    assert len(table) == 60 * 14
     percentile = table[table["interval"] == "percentile"]
-    assert percentile["default"].all() and not table[table["interval"] != "percentile"]["default"].any()
+    # the default since audit s29 (taskboot29) is "expanded_tasks" (tests/test_audit_s29_taskboot29.py)
+    assert not percentile["default"].any()
     # the default misses 95% (3 Monte Carlo SE) for the mean at every number of tasks simulated
     worst = percentile[percentile["metric"] == "mean"].groupby("tasks")["misses"].any()
     assert worst.to_dict() == {2: True, 3: True, 5: True, 10: True, 26: True}
@@ -111,7 +113,7 @@ def _frame(tasks, runs, rng=0):
 @pytest.mark.parametrize("tasks, runs, read", [(10, 5, (10,)), (6, 4, (5, 10)), (40, 10, (26,))])
 def test_note_quotes_the_measured_coverage_of_the_design(tasks, runs, read):
     res = rlstats.bootstrap(_frame(tasks, runs), "score ~ agent | task", task_bootstrap=True, n_resamples=200,
-                            rng=1, progress=False, metrics=["mean", "iqm"])
+                            interval="percentile", rng=1, progress=False, metrics=["mean", "iqm"])
     said = [n for n in res.notes if n.startswith(f"with tasks resampled (task_bootstrap=True) from {tasks} tasks")]
     assert len(said) == 1
     nearest = {4: 3, 5: 5, 10: 10}[runs]  # the smaller of 3 and 5 on a tie
@@ -140,7 +142,7 @@ def test_basic_intervals_quote_their_own_rows():
 def test_other_levels_keep_the_closed_form_alone():
     # the rows measure 95%: at 99% only the ceiling speaks (below 99% up to 7 tasks)
     strict = rlstats.bootstrap(_frame(10, 5), "score ~ agent | task", task_bootstrap=True, n_resamples=200, rng=1,
-                               progress=False, metrics=["mean"], confidence_level=0.99)
+                               interval="percentile", progress=False, metrics=["mean"], confidence_level=0.99)
     assert not any("task_bootstrap=True) from" in n for n in strict.notes)
 
 

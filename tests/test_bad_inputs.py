@@ -480,6 +480,10 @@ OWN_OPTIONS = [
     ("bootstrap", "metrics", ["iqm", "iqm"], OptionError, "metric name(s) ['iqm'] appear more than once"),
     ("bootstrap", "interval", "studentised", OptionError, "interval='studentised' is not one of the allowed values"),
     ("bootstrap", "task_bootstrap", "yes", OptionError, "task_bootstrap must be True or False"),
+    # audit s29 taskboot29: the default of task_bootstrap=True, named; it reads the tasks' spread
+    ("bootstrap", "interval", "expanded_tasks", OptionError,
+     ("interval='expanded_tasks' expands for few tasks resampled and needs task_bootstrap=True",
+      "without it use the default interval")),
     ("bootstrap", "rliable_compat", 1, OptionError, "rliable_compat must be True or False, got 1"),
     ("bootstrap", "gamma", "x", OptionError, "gamma must be a finite number, got 'x'"),
     ("bootstrap", "gamma", float("inf"), OptionError, "gamma must be a finite number, got inf"),
@@ -707,6 +711,19 @@ def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
 def test_rliable_compat_refuses_the_intervals_rliable_lacks(interval, phrases):
     function, data, formula, options = BACKENDS["bootstrap"]
     fails(OptionError, phrases, function, data, formula, **{**options, "interval": interval, "rliable_compat": True})
+
+
+@pytest.mark.parametrize("extra, phrases", [
+    # audit s29 taskboot29: interval="expanded_tasks" was measured for the built-in metrics; rliable has none
+    ({"metrics": {"m": np.mean}}, ("interval='expanded_tasks' was measured for the built-in metrics only",
+                                   "use interval='percentile' with a metric function")),
+    ({"rliable_compat": True}, ("rliable_compat=True reproduces interval='percentile' and 'basic' only, got "
+                                "'expanded_tasks'", "use rliable_compat=False for it")),
+])
+def test_expanded_tasks_refused_where_it_was_not_measured(extra, phrases):
+    function, data, formula, options = BACKENDS["bootstrap"]
+    fails(OptionError, phrases, function, data, formula,
+          **{**options, "interval": "expanded_tasks", "task_bootstrap": True, **extra})
 
 
 @pytest.mark.parametrize("make, formula, error, phrases", [
@@ -3432,9 +3449,15 @@ REPLICATION_CASES = [  # (what, function, data, formula, options, error or None 
      "score ~ agent | task", {"n_resamples": 200}, None,
      ("studentized intervals withheld on a single task for the IQM of agent_1 (3)", "the IQM's from 20 runs",
       "add runs or tasks", 'interval="percentile"')),
-    ("studentized bootstrap with tasks resampled", rlstats.bootstrap, TINY, "score ~ agent | task",
-     {"n_resamples": 200, "task_bootstrap": True}, None,
+    ("studentized bootstrap with tasks resampled and a metric function", rlstats.bootstrap, TINY,
+     "score ~ agent | task", {"n_resamples": 200, "task_bootstrap": True, "metrics": {"m": np.mean}}, None,
      ("which task_bootstrap=True does not have: percentile intervals are given",)),
+    # audit s29 taskboot29: the default with tasks resampled withholds each metric below the tasks it held from
+    ("studentized bootstrap with tasks resampled, 3 tasks", rlstats.bootstrap, TINY, "score ~ agent | task",
+     {"n_resamples": 200, "task_bootstrap": True}, None,
+     ("The mean: intervals withheld with tasks resampled (task_bootstrap=True) from 3 tasks",
+      "for the mean on fewer than 10 tasks", "add tasks, or read the intervals of these tasks with "
+      "task_bootstrap=False")),
     # [calibration: tuning complete] the complete algorithm's default interval below 30 configurations
     ("tuning's complete algorithm from two configurations", rlstats.tuning, SWEEP, "score ~ agent | task/seed",
      {"config": "lr", "views": ["complete"], "n_resamples": 200}, None,

@@ -311,10 +311,16 @@ def test_the_default_keeps_rliable_semantics_under_rliable_compat_and_falls_back
         compat = rlstats.bootstrap(df, FORMULA, n_resamples=300, rng=3, rliable_compat=True)
         explicit = rlstats.bootstrap(df, FORMULA, n_resamples=300, rng=3, rliable_compat=True, interval="percentile")
         tasks = rlstats.bootstrap(df, FORMULA, n_resamples=300, rng=3, task_bootstrap=True)
+        function = rlstats.bootstrap(df, FORMULA, n_resamples=300, rng=3, task_bootstrap=True,
+                                     metrics={"m": np.mean})
     np.testing.assert_array_equal(compat.intervals, explicit.intervals)
     assert compat.interval == "percentile" and compat.notes == explicit.notes
-    assert tasks.interval == "percentile" and tasks.standard_errors is None
-    assert any("which task_bootstrap=True does not have: percentile intervals are given" in n for n in tasks.notes)
+    # audit s29 taskboot29: with tasks resampled the default gives way to "expanded_tasks", named in the result (the
+    # percentile interval before, with this note); a metric function still gets the percentile one with the note
+    assert tasks.interval == "expanded_tasks" and tasks.standard_errors is None
+    assert not any("percentile intervals are given" in n for n in tasks.notes)
+    assert function.interval == "percentile"
+    assert any("which task_bootstrap=True does not have: percentile intervals are given" in n for n in function.notes)
 
 
 # ----------------------------------------------------------------------------- one run per task
@@ -332,7 +338,7 @@ def test_one_run_with_tasks_resampled_is_fine_and_single_tasks_are_counted():
     one = simulated(seeds=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = rlstats.bootstrap(one, FORMULA, n_resamples=200, rng=0, task_bootstrap=True)
+        res = rlstats.bootstrap(one, FORMULA, n_resamples=200, rng=0, task_bootstrap=True, interval="percentile")
     assert (res.intervals[..., 1] > res.intervals[..., 0]).all()
     df = simulated(seeds=4)
     first_two = df["task"].isin(sorted(df["task"].unique())[:2])

@@ -25,7 +25,12 @@ with replacement, then each drawn task's runs with replacement):
 - ``expanded_tasks``: the percentile interval read at the level whose normal quantile is sqrt(n/(n-1)) t_{n-1}
   (Hesterberg's expansion with n tasks as the sample size);
 - ``t_tasks`` (the mean only): Student's t on the n task means, mean +- t_{n-1} s / sqrt(n), which carries the run
-  noise inside each task mean.
+  noise inside each task mean;
+- ``expanded_tasks_t`` (the mean only; audit s29 taskboot29): the bootstrap-t over tasks read at the expanded level,
+  t* = (mean* - mean) / se* with se* the sd of the resample's n task means (runs resampled within them) over sqrt(n),
+  bounds mean - q(1 - w) s / sqrt(n) and mean - q(w) s / sqrt(n), w = Phi(-sqrt(n/(n-1)) t_{n-1}) -- the default of
+  ``bootstrap(task_bootstrap=True)`` for the mean from 10 tasks (:func:`studentized_mean`; an infinite bound, from
+  resamples whose task means all tie, withholds the interval and counts as a miss).
 
 The resampling is plain numpy here (vectorised over data sets and resamples); the test checks on data sets that the
 percentile interval it gives is rlstats.bootstrap(task_bootstrap=True)'s within the Monte Carlo error of 1,000
@@ -108,19 +113,39 @@ def metrics_of(scores, gamma=GAMMA):
 
 
 def resampled(scores, n_resamples, rng):
-    """(S, B, 4) metrics of B two-stage resamples of each of S data sets (tasks, then runs within them)."""
+    """(S, B, 5) metrics of B two-stage resamples of each of S data sets (tasks, then runs within them), and last the
+    standard error of each resample's mean over its tasks (the sd of its n task means over sqrt(n))."""
     sets, tasks, runs = scores.shape
     chosen = rng.integers(0, tasks, size=(sets, n_resamples, tasks))
     local = rng.integers(0, runs, size=(sets, n_resamples, tasks, runs))
     which = np.arange(sets)[:, None, None, None]
-    return metrics_of(scores[which, chosen[..., None], local])
+    drawn = scores[which, chosen[..., None], local]
+    spread = drawn.mean(axis=-1).std(axis=-1, ddof=1) / np.sqrt(tasks)
+    return np.concatenate([metrics_of(drawn), spread[..., None]], axis=-1)
+
+
+def studentized_mean(estimate, se, distribution, spread, z):
+    """(S, 2) the bootstrap-t interval of the mean over tasks read at the normal quantile ``z``: t* = (mean* - mean) /
+    se* over the resamples (se*: the resample's sd of task means over sqrt(n), ``spread``), the bounds mean - q(1 - w)
+    se and mean - q(w) se with w = Phi(-z), q numpy's (linear) quantiles, as rlstats reads them; a resample whose
+    task means all tie has t* = +-inf, and a bound read there is withheld (NaN)."""
+    deviation = distribution - estimate[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(spread > 0, deviation / spread, np.sign(deviation) * np.inf)
+    t = np.where(np.isnan(t), 0.0, t)
+    wide = special.ndtr(-z)
+    with np.errstate(invalid="ignore"):  # inf - inf between two infinite order statistics: NaN, withheld
+        q = np.quantile(t, [1 - wide, wide], axis=1).T
+    bounds = estimate[:, None] - q * se[:, None]
+    return np.where(np.isfinite(bounds).all(axis=1, keepdims=True), bounds, np.nan)
 
 
 def intervals(scores, n_resamples, rng, level=LEVEL):
     """{interval: (S, 4, 2) bounds} of S data sets (``t_tasks``: the mean's column alone is finite)."""
     sets, tasks, runs = scores.shape
     block = max(1, BUDGET // (n_resamples * tasks * runs))
-    dist = np.concatenate([resampled(scores[i:i + block], n_resamples, rng) for i in range(0, sets, block)])
+    both = np.concatenate([resampled(scores[i:i + block], n_resamples, rng) for i in range(0, sets, block)])
+    dist, spread = both[..., :-1], both[..., -1]
     tail = (1 - level) / 2
     out = {"percentile": np.moveaxis(np.quantile(dist, [tail, 1 - tail], axis=1), 0, -1)}
     estimates = metrics_of(scores)[:, :, None]
@@ -133,6 +158,11 @@ def intervals(scores, n_resamples, rng, level=LEVEL):
     t = np.full((sets, len(METRICS), 2), np.nan)
     t[:, 0] = means.mean(axis=1)[:, None] + np.stack([-half, half], axis=-1)
     out["t_tasks"] = t
+    # audit s29 taskboot29: the mean's bootstrap-t over tasks read at the expanded level (the mean's column alone)
+    boot_t = np.full((sets, len(METRICS), 2), np.nan)
+    boot_t[:, 0] = studentized_mean(means.mean(axis=1), means.std(axis=1, ddof=1) / np.sqrt(tasks), dist[..., 0],
+                                    spread, z)
+    out["expanded_tasks_t"] = boot_t
     return out
 
 
@@ -145,7 +175,7 @@ def measure(tasks, runs, distribution, run_sd, n_sim, seed=0, n_resamples=N_RESA
     for interval, bounds in intervals(scores, n_resamples, rng).items():
         held = (bounds[..., 0] <= truths) & (truths <= bounds[..., 1])
         for j, metric in enumerate(METRICS):
-            if interval == "t_tasks" and metric != "mean":
+            if interval in ("t_tasks", "expanded_tasks_t") and metric != "mean":
                 continue
             coverage = float(held[:, j].mean())
             rows.append({"test": "", "statistic": "", "band": "", "interval": interval, "metric": metric,

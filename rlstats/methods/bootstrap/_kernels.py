@@ -878,6 +878,22 @@ def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=F
     return out
 
 
+def task_mean_spread(layout, n_resamples, ss, n_jobs=1, advance=None):
+    """(n_resamples,) the standard error over tasks of each resample's mean of task means, the sd of its T task means
+    (runs resampled within them) over sqrt(T): of the very resamples :func:`bootstrap_agent` draws from ``ss`` with
+    ``task_bootstrap=True`` (the same blocks), row b pairing with its row b (the mean's bootstrap-t over tasks,
+    ``_small_runs.expanded_tasks_bounds``; audit s29 taskboot29)."""
+    out = np.empty((n_resamples, 1))
+
+    def compute(group):
+        means = resample_from_draws(layout, draw_blocks(group, layout, True)).task_means
+        return (means.std(axis=1, ddof=1) / np.sqrt(layout.n_tasks))[:, None]
+
+    groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, None), n_jobs)
+    run_blocks(groups, compute, n_jobs, advance, out)
+    return out[:, 0]
+
+
 # ----------------------------------------------------------------------------- performance profiles
 
 

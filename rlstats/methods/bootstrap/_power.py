@@ -52,15 +52,14 @@ def call_options(options, seeds, alpha):
 
 def interval(options):
     """The interval bootstrap() gives with these options: its default unless interval= names another, and the
-    percentile one where a studentised one does not apply (a metric function, task_bootstrap=True; rliable_compat=True
-    is refused by :func:`check`)."""
+    percentile one where a studentised one does not apply (a metric function; rliable_compat=True is refused by
+    :func:`check`), and "expanded_tasks" with task_bootstrap=True (:func:`_small_runs.given_interval`)."""
     from ._api import DEFAULT_INTERVAL
-    from ._small_runs import studentized_gives_way
+    from ._small_runs import given_interval
 
     asked = options.get("interval", DEFAULT_INTERVAL)
     metric = options.get("metric", "iqm")
-    gives_way = studentized_gives_way(asked, False, options.get("task_bootstrap", False), [metric])
-    return asked if gives_way is None else "percentile"
+    return given_interval(asked, False, options.get("task_bootstrap", False), [metric])
 
 
 def withhold(options, seeds, template):

@@ -165,6 +165,10 @@ class BootstrapResult(Result):
         The built-in metric whose interval each agent's each metric takes, by its method, rules and calibration rows
         (``_small_runs.interval_kinds``: on 1 or 2 tasks the median's is the mean's; an optimality gap with every score
         at or below gamma the mean's, reflected), None for a function. Not exported by ``to_dict``.
+    task_standard_errors : tuple of ndarray, or None
+        ``interval="expanded_tasks"``: the standard errors over tasks of the mean of task means, (n_agents,
+        n_resamples) of the resamples and (n_agents,) of the data, from which the mean's bootstrap-t over tasks is
+        read (audit s29); None otherwise. Not exported by ``to_dict``.
     """
 
     agents: tuple[str, ...]
@@ -195,6 +199,7 @@ class BootstrapResult(Result):
     withheld_notes: tuple[str, ...] = field(default=(), repr=False)
     weighting_notes: tuple[str, ...] = field(default=(), repr=False)
     interval_cells: np.ndarray | None = field(default=None, repr=False)
+    task_standard_errors: tuple | None = field(default=None, repr=False)
 
     _plot_kinds: ClassVar[dict] = {"interval_estimates": plots.plot_interval_estimates}
 
@@ -302,6 +307,20 @@ class BootstrapResult(Result):
             text += (f" Each percentile interval was expanded for few runs per task (Hesterberg 2015): read at the "
                      f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with {fewest} and the "
                      "Welch-Satterthwaite degrees of freedom of the agent's mean over tasks.")
+        if given and self.interval == small_runs.TASKS_INTERVAL:  # audit s29 taskboot29: which interval, per metric
+            text += (f" With tasks resampled, each interval was read at the level whose normal quantile is "
+                     f"sqrt(n/(n - 1)) times the t quantile with n = {self.n_tasks} tasks (Hesterberg's expansion, "
+                     "the tasks as the sample)")
+            kinds = set(self._interval_kinds)
+            studentized = [m for m in ("mean",) if m in kinds]
+            quantiles = [metric_label(m) for m in ("median", "iqm", "optimality_gap") if m in kinds]
+            parts = []
+            if studentized:
+                parts.append("the mean's as a bootstrap-t over tasks (each resample's mean studentised by the "
+                             "standard deviation of its task means over sqrt(n))")
+            if quantiles:
+                parts.append(f"the {fmt.join_and(quantiles)}'s as percentiles of the resampled statistic")
+            text += (": " + "; ".join(parts) if parts else "") + "."
         if given and self.interval in small_runs.STUDENTIZED_INTERVALS:
             text += " " + self._studentized_prose(fewest)
         # an agent with unequal runs per task weighs each task alike (audit s8; the notes name the agents)
@@ -377,13 +396,16 @@ class BootstrapResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
         return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design", "saturated",
-                              "welch_floored", "withheld_notes", "weighting_notes", "interval_cells"})
+                              "welch_floored", "withheld_notes", "weighting_notes", "interval_cells",
+                              "task_standard_errors"})
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Intervals at another confidence level from the stored bootstrap distribution (tidy layout)."""
         level = self.confidence_level if confidence_level is None else \
             check_confidence_level(confidence_level)
         errors = None if self.standard_errors is None else (self.resampled_standard_errors, self.standard_errors)
+        if self.interval == small_runs.TASKS_INTERVAL:
+            errors = self.task_standard_errors or (None, None)
         bounds, _, _ = small_runs.bootstrap_bounds(self.bootstrap_distribution, self.estimates, level, self.interval,
                                                 self.bias_correction, self.acceleration, self.rliable_compat,
                                                 self.counts.min(axis=0), self.degrees_of_freedom, errors,

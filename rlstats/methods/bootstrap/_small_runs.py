@@ -284,7 +284,8 @@ def score_bounds(estimates, runs_x, runs_y, confidence_level, iterations=60):
 def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration, compat, fewest_runs, df,
                      errors=None, metrics=(), n_tasks=None, skewness=None, welch=None, cells=None):
     """(bounds, mc_se, floored) of shape (K, M, 2) for any interval kind (the expanded one needs fewest runs and df per
-    agent; the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
+    agent; ``"expanded_tasks"`` ``errors``, the (K, B) standard errors over tasks of the resamples' means and the (K,)
+    of the data's, :func:`expanded_tasks_bounds`; the studentised ones ``errors``, the (K, M, B) standard errors of the resamples and the (K, M) of the data, the
     metric names and, for the median, df, and for the widened ones ``skewness``, the (K, M) skewness of each agent's
     mean and median from :func:`widening_skewness`, and for the default ``welch``, the (K,) Welch-Satterthwaite
     degrees of freedom of each agent's mean over tasks (:func:`welch_floor`); and they withhold where
@@ -299,6 +300,9 @@ def bootstrap_bounds(distribution, estimates, level, interval, z0, acceleration,
     floored = None
     if interval == "expanded":
         bounds, se = expanded_bounds(distribution, estimates, level, fewest_runs, df)
+    elif interval == TASKS_INTERVAL:
+        cells = np.broadcast_to(np.asarray(metrics, dtype=object), estimates.shape) if cells is None else cells
+        bounds, se = expanded_tasks_bounds(distribution, estimates, level, n_tasks, cells, *errors)
     elif interval in STUDENTIZED_INTERVALS:
         resampled = floored_standard_errors(errors[0], distribution, STUDENTIZED_SE_FLOOR, axis=-1)
         observed = errors[1] * run_expansion(fewest_runs)[:, None]
@@ -934,6 +938,18 @@ def studentized_gives_way(interval, rliable_compat, task_bootstrap, metrics):
             "a metric function" if any(callable(m) for m in metrics) else None)
 
 
+def given_interval(interval, rliable_compat, task_bootstrap, metrics):
+    """The interval :func:`bootstrap` gives when ``interval`` is asked: the default studentised one gives way to
+    ``TASKS_INTERVAL`` with tasks resampled and built-in metrics alone (audit s29 taskboot29: to the percentile one
+    before), and to the percentile one wherever else :func:`studentized_gives_way` says."""
+    why = studentized_gives_way(interval, rliable_compat, task_bootstrap, metrics)
+    if why is None:
+        return interval
+    if why == "task_bootstrap=True" and interval == "studentized" and not any(callable(m) for m in metrics):
+        return TASKS_INTERVAL
+    return "percentile"
+
+
 #: The interval kinds whose bounds are quantiles of the resampled statistic, so that with tasks resampled they lie
 #: within the range of the statistic over the tasks drawn (the basic interval reflects them; the expanded one is
 #: refused with task_bootstrap=True).
@@ -945,16 +961,103 @@ QUANTILE_INTERVALS = ("percentile", "bca")
 TASKS_PROCEDURE = "bootstrap.interval_tasks"
 
 
+#: The default interval of ``task_bootstrap=True`` for the built-in metrics (audit s29 taskboot29, replacing the
+#: percentile interval, which missed 95% at every number of tasks simulated): each read at the expanded level whose
+#: normal quantile is sqrt(n/(n-1)) t_{n-1} over the n tasks, the mean's as a bootstrap-t over tasks
+#: (:func:`expanded_tasks_bounds`).
+TASKS_INTERVAL = "expanded_tasks"
+#: The fewest tasks from which each built-in metric's ``expanded_tasks`` interval held 95% in every
+#: ``bootstrap.interval_tasks`` row (2-26 tasks x 3-10 runs, normal and skewed task means, runs' sd 0.3 and 2 times
+#: theirs): the mean's bootstrap-t and the gap's expanded percentile interval from 10 (at 5 the mean's held 0.98-1.00
+#: only as 3 to 7 times the width of Student's t, set by resamples of nearly one task; the gap's 0.904), the median's and
+#: IQM's from 5 -- given from 6, where the ceiling 1 - 2^(1 - n) of a quantile interval for the middle of the tasks
+#: (:func:`tasks_resampled`) is 0.969, not 0.9375. Fewer tasks: withheld, with :func:`tasks_withheld_notes`.
+TASKS_MIN_TASKS = {"mean": 10, "optimality_gap": 10, "median": 6, "iqm": 6}
+#: The rows measuring the mean's ``expanded_tasks`` interval, a bootstrap-t (the others' rows are named as the interval).
+TASKS_MEAN_ROWS = "expanded_tasks_t"
+
+
+def tasks_expansion(level, n_tasks):
+    """The level at which ``expanded_tasks`` reads its quantiles: 1 - 2 Phi(-sqrt(n/(n-1)) t_{n-1}((1 + level)/2))."""
+    from scipy import special, stats
+    z = np.sqrt(n_tasks / (n_tasks - 1)) * stats.t.ppf((1 + level) / 2, n_tasks - 1)
+    return float(1 - 2 * special.ndtr(-z))
+
+
+def tasks_given(cells, n_tasks, level):
+    """(K, M) whether each cell's ``expanded_tasks`` interval is given: the cell's metric measured to hold from
+    ``TASKS_MIN_TASKS`` tasks, and (but the mean's bootstrap-t, not bounded by the tasks' range) the ceiling
+    1 - 2^(1 - n) of a quantile interval at or above ``level``."""
+    cells = np.asarray(cells, dtype=object)
+    fewest = np.vectorize(lambda c: TASKS_MIN_TASKS.get(c, np.inf), otypes=[float])(cells)
+    capped = (cells != "mean") & (1.0 - 2.0 ** (1 - n_tasks) < level)
+    return (n_tasks >= fewest) & ~capped
+
+
+def expanded_tasks_bounds(distribution, estimates, level, n_tasks, cells, spread, observed):
+    """(bounds, mc_se) (K, M, 2) of ``interval="expanded_tasks"`` (audit s29 taskboot29): each metric's resampled
+    quantiles read at :func:`tasks_expansion`'s level (Hesterberg's expansion with the tasks as the sample); the mean's
+    (``cells`` "mean") as a bootstrap-t, t* = (mean* - mean) / se* with se* each resample's sd of task means over
+    sqrt(n) (``spread``, (K, B), :func:`kernels.task_mean_spread`) and se the data's (``observed``, (K,)). NaN where
+    :func:`tasks_given` says no, or on one task."""
+    bounds = np.full(estimates.shape + (2,), np.nan)
+    se = np.full_like(bounds, np.nan)
+    if n_tasks < 2:
+        return bounds, se
+    wide = tasks_expansion(level, n_tasks)
+    bounds, se = kernels.metric_bounds(distribution, estimates, wide, "percentile", None, None, False)
+    cells = np.asarray(cells, dtype=object)
+    for j in range(estimates.shape[1]):
+        mean = cells[:, j] == "mean"
+        if mean.any() and spread is None:  # no standard errors over tasks: no bootstrap-t
+            bounds[mean, j], se[mean, j] = np.nan, np.nan
+        elif mean.any():
+            bounds[mean, j], se[mean, j] = studentized_bounds(distribution[mean, j], estimates[mean, j],
+                                                              spread[mean], observed[mean], wide)
+    given = tasks_given(cells, n_tasks, level)
+    bounds[~given], se[~given] = np.nan, np.nan
+    return bounds, se
+
+
+def tasks_withheld_notes(cells, names, kinds, n_tasks, level):
+    """The notes of the ``expanded_tasks`` intervals :func:`tasks_given` withholds, one a metric (``names``; ``kinds``
+    the built-in metric each computes, ``cells`` the one whose interval and rule it takes; on one task the intervals'
+    own note, :func:`tasks_resampled`, says it)."""
+    if n_tasks < 2:
+        return []
+    given = tasks_given(cells, n_tasks, level)
+    notes = []
+    for j, (name, kind) in enumerate(zip(names, kinds)):
+        if kind is None or given[:, j].all():
+            continue
+        fewest = max(TASKS_MIN_TASKS[cell] for cell in cells[~given[:, j], j])
+        named = median_of_task_means(name) if kind == "median" else f"the {metric_label(name)}"
+        why = (f"no interval rlstats measured held 95% of the value over a population of tasks for {named} on "
+               f"fewer than {fewest} tasks (the calibration table's {TASKS_PROCEDURE} rows, on skewed task means)")
+        if n_tasks >= fewest:  # the ceiling of a quantile interval, at a level above 95%
+            why = (f"a quantile interval of {n_tasks} tasks holds the middle of a population of tasks in at most "
+                   f"1 - 2^(1 - {n_tasks}) = {1 - 2.0 ** (1 - n_tasks):.3g} of samples, below {signif(100 * level)}%")
+        notes.append(f"{named[0].upper()}{named[1:]}: intervals withheld with tasks resampled (task_bootstrap=True) "
+                     f"from {n_tasks} tasks: {why}; add tasks, or read the intervals of these tasks with "
+                     "task_bootstrap=False (or the percentile interval, interval=\"percentile\", whose level is lower)")
+    return notes
+
+
 def tasks_rows(interval, kind, n_tasks, runs):
     """The ``bootstrap.interval_tasks`` rows a design of ``n_tasks`` tasks and ``runs`` (fewest) runs per task reads for
     ``interval`` intervals of the built-in metric ``kind``: those at the simulated task counts bracketing ``n_tasks``
     (:func:`rlstats.calibration.bracketing_counts`) and the simulated runs nearest ``runs``
     (:func:`rlstats.calibration.nearest_count`), every task-mean law and run noise; empty where none was measured."""
+    if interval == TASKS_INTERVAL and kind == "mean":
+        interval = TASKS_MEAN_ROWS
     rows = [row for row in calibration.rows(TASKS_PROCEDURE) if (row["interval"], row["metric"]) == (interval, kind)]
     if not rows:
         return []
-    nearest = str(calibration.nearest_count({int(row["runs"]) for row in rows}, int(runs)))
-    return calibration.bracketing_rows([row for row in rows if row["runs"] == nearest], n_tasks)[0]
+    # the largest simulated run count at or below the design's fewest (the smallest where below all), as the other
+    # notes read the grid (audit s29 taskboot29: it read the nearest, so 8 and 9 runs read the 10-run rows)
+    counts = sorted({int(row["runs"]) for row in rows})
+    read = str(max([c for c in counts if c <= int(runs)], default=counts[0]))
+    return calibration.bracketing_rows([row for row in rows if row["runs"] == read], n_tasks)[0]
 
 
 def tasks_measured_clause(interval, metrics, kinds, n_tasks, runs):
@@ -969,13 +1072,18 @@ def tasks_measured_clause(interval, metrics, kinds, n_tasks, runs):
             worst = min(missed, key=calibration.worst_coverage)
             sd = worst["configuration"].split()[-1]  # "run sd 0.3": the runs' sd, the task means' being 1
             named = median_of_task_means(name) if kind == "median" else f"the {metric_label(name)}"
-            said.append(f"{float(worst['coverage']):.2f}{'' if said else ' of data sets'} for {named} "
-                        f"({worst['distribution']} task means, runs' sd {sd} times theirs)")
+            said.append((f"{float(worst['coverage']):.2f}{'' if said else ' of data sets'} for {named} "
+                         f"({worst['distribution']} task means, runs' sd {sd} times theirs", worst["runs"]))
             read += rows
     if not said:
         return ""
     counts = calibration.counts_words(int(row["tasks"]) for row in read)
-    return (f"in simulations on {counts} with {read[0]['runs']} runs per task, nominal 95% {interval} intervals held "
+    # one run count where every metric's rows were read at it, else each metric's own (audit s29 taskboot29: one
+    # count was quoted for all)
+    runs_read = {runs for _, runs in said}
+    at = f" with {runs_read.pop()} runs per task" if len(runs_read) == 1 else ""
+    said = [text + ("" if at else f", {runs} runs per task") + ")" for text, runs in said]
+    return (f"in simulations on {counts}{at}, nominal 95% {interval} intervals held "
             f"the value over the whole population of tasks in only {join_and(said)}")
 
 
