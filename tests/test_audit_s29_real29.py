@@ -20,7 +20,6 @@ Tests reading the published scores skip with the reason when neither ../shared/d
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import rlstats
@@ -105,3 +104,23 @@ def test_cd_diagram_axis_reaches_a_mean_rank_below_one(mujoco):
         assert "0" in ticks
     finally:
         plt.close(ax.figure)
+
+
+# ----------------------------------------------------------------------------- equivalence: grammar of a withheld test
+
+@pytest.fixture
+def atari(published):
+    """Atari 100k raw game scores (9 agents, 26 games)."""
+    return read_csv(published / "atari100k.csv")
+
+
+def test_across_tasks_withheld_for_one_task_says_lacks(atari):
+    """SPR with a single run on Pong beside DER's 5, on three games: the across-tasks Welch test is withheld, and the
+    note reads '1 task of 3 (Pong) lacks one' (it read 'lack one')."""
+    runs = atari[atari["agent"].isin(["DER", "SPR"]) & atari["task"].isin(["Alien", "Boxing", "Pong"])
+                 & (atari["seed"] < 5)]
+    runs = runs[~((runs["agent"] == "SPR") & (runs["task"] == "Pong") & (runs["seed"] > 0))]
+    res = rlstats.equivalence(runs, "score ~ agent | task/seed", margin=5)
+    across = res.tidy().query("scope == 'across tasks'")
+    assert len(across) == 1 and np.isnan(across["conf_low"].iloc[0])
+    assert any("1 task of 3 (Pong) lacks one (fewer than 2 runs of an agent)" in n for n in res.notes)
