@@ -14,6 +14,13 @@ Defects found and mended:
   average that beats every run there sits below 1 (and one that loses to all above k). The numbers stay (the pairwise
   tests read these positions); a note now says why a mean rank lies outside 1..k and how to read ranks on that scale,
   and the critical-difference diagram's axis reaches every mean rank (SAC was drawn right of the axis' end at 1).
+- curves(), align_steps() and summarize_runs() left out, unsaid, the evaluations logged one interval past the steps
+  every agent reaches: CartPole's SB3 evaluations up to 25k, DQN's runs stopping at 20k, gave curves to 20k that
+  printed "every run is logged at the same 4 steps from 5k to 20k" and nothing of A2C's and PPO's 6 evaluations at
+  25k (a task counted as logged beyond its grid only more than a grid interval past it). A grid of the steps every
+  run logs now counts any logged step past its ends; an even grid keeps the interval's slack (its steps need not fall
+  on the logged ones).
+- equivalence(): the withheld across-tasks note read "1 task of 3 (Pong) lack one".
 
 Tests reading the published scores skip with the reason when neither ../shared/data nor the mirror is here."""
 
@@ -124,3 +131,32 @@ def test_across_tasks_withheld_for_one_task_says_lacks(atari):
     across = res.tidy().query("scope == 'across tasks'")
     assert len(across) == 1 and np.isnan(across["conf_low"].iloc[0])
     assert any("1 task of 3 (Pong) lacks one (fewer than 2 runs of an agent)" in n for n in res.notes)
+
+
+# ----------------------------------------------------------------------------- curves: an evaluation left out unsaid
+
+def test_curves_name_the_evaluations_past_the_grid(sb3_evaluations):
+    """CartPole's EvalCallback logs up to 25k (a subset of the steps, as a user writes it): A2C's and PPO's runs
+    evaluate at 5k..25k, DQN's stop at 20k. The curves end at 20k, the last step every agent reaches; A2C's and PPO's
+    6 evaluations at 25k are left out. The print said "every run is logged at the same 4 steps from 5k to 20k" and
+    nothing of them (a task logged one interval past the grid was not 'beyond' it); it now says they are left out."""
+    runs = sb3_evaluations[(sb3_evaluations["task"] == "CartPole-v1") & (sb3_evaluations["step"] <= 25_000)]
+    last = runs.groupby("agent")["step"].max()
+    assert last.to_dict() == {"A2C": 25_000, "DQN": 20_000, "PPO": 25_000}
+    res = rlstats.curves(runs, "score ~ agent | task/seed", step="step", rng=0, n_resamples=50, bands="expanded")
+    assert res.steps.tolist() == [5_000, 10_000, 15_000, 20_000]
+    assert int((runs["step"] > res.steps.max()).sum()) == 6
+    text = str(res)
+    assert "logged beyond them: CartPole-v1 (5k to 25k)" in text
+    assert "(the runs of DQN on CartPole-v1 stop at 20k)" in text
+    assert ("every run is logged at the same 4 steps from 5k to 20k within the curves' range (some runs log steps "
+            "beyond it") in text
+
+
+def test_align_steps_names_the_evaluations_past_the_grid(sb3_evaluations):
+    """The same runs through align_steps (each task's own grid): its note says 25k is left out."""
+    runs = sb3_evaluations[(sb3_evaluations["task"] == "CartPole-v1") & (sb3_evaluations["step"] <= 25_000)]
+    aligned = rlstats.align_steps(runs, "score ~ agent | task/seed", step="step")
+    assert sorted(aligned["step"].unique().tolist()) == [5_000, 10_000, 15_000, 20_000]
+    notes = aligned.attrs["rlstats_notes"]
+    assert any("steps logged beyond are left out: CartPole-v1 (5k to 25k)" in str(n) for n in notes)
