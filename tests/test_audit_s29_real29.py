@@ -19,7 +19,9 @@ Defects found and mended:
   printed "every run is logged at the same 4 steps from 5k to 20k" and nothing of A2C's and PPO's 6 evaluations at
   25k (a task counted as logged beyond its grid only more than a grid interval past it). A grid of the steps every
   run logs now counts any logged step past its ends; an even grid keeps the interval's slack (its steps need not fall
-  on the logged ones).
+  on the logged ones). summarize_runs(how='final') took DQN's values there at 20k beside the others' at 25k and
+  named no run as read earlier (only runs ending more than one logging interval early were); runs on one lattice of
+  steps (same first step, one interval) are now named when they end a logged step or more before their siblings.
 - equivalence(): the withheld across-tasks note read "1 task of 3 (Pong) lack one".
 
 Tests reading the published scores skip with the reason when neither ../shared/data nor the mirror is here."""
@@ -160,3 +162,18 @@ def test_align_steps_names_the_evaluations_past_the_grid(sb3_evaluations):
     assert sorted(aligned["step"].unique().tolist()) == [5_000, 10_000, 15_000, 20_000]
     notes = aligned.attrs["rlstats_notes"]
     assert any("steps logged beyond are left out: CartPole-v1 (5k to 25k)" in str(n) for n in notes)
+
+
+def test_final_names_the_runs_that_missed_the_last_evaluation(sb3_evaluations):
+    """summarize_runs(how='final') on the same runs takes DQN's values at 20k and A2C's and PPO's at 25k (read here
+    with pandas: each run's row at its largest step); the note named only the range of ends, since DQN stops one
+    evaluation short, not 'more than one logging interval'; it now names DQN's runs as taken earlier in training."""
+    runs = sb3_evaluations[(sb3_evaluations["task"] == "CartPole-v1") & (sb3_evaluations["step"] <= 25_000)]
+    final = rlstats.summarize_runs(runs, "score ~ agent | task/seed", step="step", how="final")
+    expected = runs.loc[runs.groupby(["agent", "seed"])["step"].idxmax()].set_index(["agent", "seed"])["score"]
+    got = final.set_index(["agent", "seed"])["score"]
+    assert np.allclose(got.loc[expected.index].to_numpy(), expected.to_numpy(), rtol=0, atol=0)
+    note = [str(n) for n in final.attrs["rlstats_notes"] if str(n).startswith("score: the value")][0]
+    assert ("3 runs end one logging interval or more before the last run of their task, so their values come from "
+            "earlier in training (run '0' of agent 'DQN' on task 'CartPole-v1' at 20k, its task's runs reaching 25k")\
+        in note
