@@ -817,7 +817,9 @@ def _ends(tasks, facts, within=False, horizon=False):
     """The sentence saying where the runs end, and whether some end well before the others of their task.
 
     A run ends early when its last step is more than one logging interval (its task's median) before
-    the latest end in its task: its summary is then taken earlier in training than its siblings'.
+    the latest end in its task, or, where the task's runs are logged on one lattice of steps (the same first
+    step and one interval, as evaluations every 5k), any logged step before it: its summary is then taken
+    earlier in training than its siblings'.
     ``within``: the runs were cut to the range of steps=, so their ends are their last logged steps there.
     ``horizon``: the summary is restricted to the task's horizon (time_to_threshold), which an early end sets.
     """
@@ -962,7 +964,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         as runs that never reach the threshold leave it unknown. The notes give each task's horizon,
         count the runs that get it and name those that reached it only later.
         Where runs end at different steps, the notes say where, and name the runs that end more
-        than one logging interval before the others of their task (their summaries come from
+        than one logging interval before the others of their task, or a logged step before them
+        where the task's runs are logged at the same evenly spaced steps (their summaries come from
         earlier in training). Options read by one ``how`` only (``k``, ``threshold``,
         ``normalize_auc``) are an error with another.
     k : int
