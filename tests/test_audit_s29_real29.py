@@ -23,6 +23,11 @@ Defects found and mended:
   named no run as read earlier (only runs ending more than one logging interval early were); runs on one lattice of
   steps (same first step, one interval) are now named when they end a logged step or more before their siblings.
 - equivalence(): the withheld across-tasks note read "1 task of 3 (Pong) lack one".
+- A back end called by its own function (rlstats.bootstrap, probability_of_improvement, performance_profile,
+  percentiles, mixed, task_table, ...) that refused agents apart offered subset= and na_action= "to rlstats.compare",
+  whose default method is the rank test: followed as written, DER and SPR apart on Atari gave a Mack-Skillings test in
+  place of the bootstrap. The way on now reads "to rlstats.compare(..., method='bootstrap')" (test_connectivity's
+  pinned text updated on purpose).
 
 Tests reading the published scores skip with the reason when neither ../shared/data nor the mirror is here."""
 
@@ -177,3 +182,25 @@ def test_final_names_the_runs_that_missed_the_last_evaluation(sb3_evaluations):
     assert ("3 runs end one logging interval or more before the last run of their task, so their values come from "
             "earlier in training (run '0' of agent 'DQN' on task 'CartPole-v1' at 20k, its task's runs reaching 25k")\
         in note
+
+
+# ----------------------------------------------------------------------------- a back end's way on names its method
+
+def test_way_on_from_a_back_end_keeps_its_method(atari):
+    """DER on three games, SPR on three others, DrQ on all six: rlstats.bootstrap refuses (no task has every agent)
+    and offered subset= and na_action= 'to rlstats.compare', whose default method is the rank test: followed
+    literally, the user got a Mack-Skillings test in place of the bootstrap. The way on now names the method, and
+    followed as written it gives the bootstrap of DER and DrQ on their three shared games."""
+    games = ["Alien", "Boxing", "Breakout", "Pong", "Qbert", "Seaquest"]
+    runs = atari[(atari["seed"] < 5) & atari["task"].isin(games)
+                 & (((atari["agent"] == "DER") & atari["task"].isin(games[:3]))
+                    | ((atari["agent"] == "SPR") & atari["task"].isin(games[3:])) | (atari["agent"] == "DrQ"))]
+    with pytest.raises(rlstats.errors.DesignError) as refused:
+        rlstats.bootstrap(runs, "score ~ agent | task", n_resamples=200, rng=0)
+    message = str(refused.value)
+    said = "subset=\"agent not in ['SPR']\" and na_action=\"drop\" to rlstats.compare(..., method='bootstrap')"
+    assert said in message
+    res = rlstats.compare(runs, "score ~ agent | task", method="bootstrap", subset="agent not in ['SPR']",
+                          na_action="drop", n_resamples=200, rng=0, metrics=["mean"], normalize=False)
+    assert type(res).__name__ == "BootstrapResult"
+    assert set(res.tidy()["agent"]) == {"DER", "DrQ"} and res.tasks == ("Alien", "Boxing", "Breakout")
