@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ENTRIES, DesignError, entry as called_entry, shell_word
+from .errors import ENTRIES, ENTRY, DesignError, entry as called_entry, shell_word
 from .format import count, join_and, listed, names_shown
 
 __all__ = ["ComparisonGraph", "Keeping", "comparison_graph", "components", "kept_by", "keeping", "label_literal",
@@ -125,6 +125,9 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
                        *ENTRIES[entry])
     if entry not in ("power", "sample_size"):  # compare's subset= (the back ends' own functions take none)
         function, command = ENTRIES["compare"]
+        method = _method_called()
+        if method is not None:  # audit s29: rlstats.bootstrap was told to pass subset= to rlstats.compare, whose
+            function = f"rlstats.compare(..., method={method!r})"  # default method is the rank test
         condition = subset_selecting(column, names, others, numeric)
         return Keeping(f"subset={condition!r}", "-o " + shell_word(f"subset={condition}"), "subset=", "-o subset=",
                        function, command)
@@ -154,6 +157,14 @@ def leaving_out() -> str:
     called = called_entry()
     return (f"a boolean mask of the rows (data=df[mask] to {ENTRIES[called][0]})" if called in WITHOUT_SUBSET else
             "subset=")
+
+
+def _method_called() -> str | None:
+    """The method name of the back end whose own function the user called (none through compare, power or the
+    command line), read from the registry when asked: it loads the back ends' declarations."""
+    from .methods import method_named
+
+    return method_named(ENTRY.get())
 
 
 def kept_by(condition: str) -> tuple[str, str]:

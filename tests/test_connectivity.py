@@ -119,8 +119,8 @@ def test_groups_that_never_met_are_refused_with_the_groups_and_their_subsets(nam
              f"compared ({what}")
     groups = ("): group 1: A, B, C (on 4 tasks: t1, t2, t3, t4), subset=\"agent not in ['D', 'E']\"; "
               "group 2: D, E (on 4 tasks: t5, t6, t7, t8), subset=\"agent in ['D', 'E']\"; analyse one group at a "
-              "time by passing its subset= to rlstats.compare (DataFrame.query reads the same text), or add runs that "
-              "link the groups")
+              f"time by passing its subset= to rlstats.compare(..., method={name.split()[0]!r}) (DataFrame.query "
+              "reads the same text), or add runs that link the groups")  # audit s29: the method called, not the rank test
     assert message.startswith(start) and message.endswith(groups)
 
 

@@ -98,6 +98,13 @@ def operation(name: str) -> Callable[..., Any]:
     return load(OPERATIONS[name])
 
 
+def method_named(function_name: str | None) -> str | None:
+    """The method name (``compare``'s ``method=``) of the back end whose public function is called
+    ``function_name`` (``selection_check`` -> ``"selection"``), or None for a name no back end's function has."""
+    found = [name for name, path in METHODS.items() if path.rsplit(":", 1)[-1] == function_name]
+    return found[0] if found else None
+
+
 def citations_of(result: object) -> list[str] | None:
     """Keys of ``rlstats.citations.ENTRIES`` for the method of ``result``, or None for a result no folder
     declares."""
@@ -109,4 +116,4 @@ def citations_of(result: object) -> list[str] | None:
 
 
 __all__ = ["Backend", "Need", "PowerRule", "FOLDERS", "DECLARATIONS", "METHODS", "DEFAULTS", "OPERATIONS", "PUBLIC",
-           "CITATIONS", "VOCABULARY", "POWER_METHODS", "backend", "operation", "load", "citations_of"]
+           "CITATIONS", "VOCABULARY", "POWER_METHODS", "backend", "operation", "load", "citations_of", "method_named"]

@@ -851,8 +851,9 @@ def _across_notes(table, across, short, still):
             if flat:
                 reasons.append(f"across='welch' reads the spread of the runs within every shared task, and "
                                f"{count(len(flat), 'task')} of {len(tasks)} ({', '.join(flat[:5])}"
-                               f"{' ...' if len(flat) > 5 else ''}) lack one (fewer than 2 runs of an agent); add "
-                               "runs, or use across='paired_t' (tasks as a sample, one run per cell is enough)")
+                               f"{' ...' if len(flat) > 5 else ''}) {'lacks' if len(flat) == 1 else 'lack'} one "
+                               "(fewer than 2 runs of an agent); add runs, or use across='paired_t' (tasks as a "
+                               "sample, one run per cell is enough)")
             if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly
                 # equivalence() takes no subset=: the rows are left out before the call, or by compare()'s
                 reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), 'task')} "

@@ -30,7 +30,7 @@ import pandas as pd
 from ... import calibration
 from ...design import check_agent_named, design_of, public_function
 from ...cost import admit, shows
-from ...format import cannot_reject, count, join_and, listed, names_shown
+from ...format import cannot_reject, count, join_and, listed, names_shown, signif
 from ...errors import DesignError, OptionError
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -676,6 +676,7 @@ def _run(design, options, rng, shown):
                      "conservative; pvalue=\"monte_carlo\" keeps the ties in its null distribution")
     mean_ranks = kernels.mean_ranks(setup, higher_is_better=options.higher_is_better) if test.quade is None \
         else test.quade.weighted_mean_ranks
+    notes += _rank_scale_notes(design, setup, mean_ranks, variant, within)
     comparisons, cd, n_shared, adjustment, n_exact = _POSTHOCS[options.posthoc](design, options, test, posthoc_setup,
                                                                              adjustment, pairs, notes)
     comparisons, cd, adjustment = _follow_omnibus(comparisons, cd, p, options, design.n_agents, adjustment)
@@ -707,6 +708,27 @@ def _run(design, options, rng, shown):
         control=options.control, critical_difference=cd, alpha=options.alpha,
         posthoc_withheld=bool(comparisons["withheld"].any()),
         pairs_exact=0 if design.n_agents == 2 and options.posthoc == "ranks" else n_exact)
+
+
+def _rank_scale_notes(design, setup, mean_ranks, variant, within):
+    """Why a mean rank lies outside 1..k: with runs per cell differing within a task, a run's rank r of the task's q
+    runs counts (r - 1/2) k_i / q + 1/2, the 1..k scale of equal runs, so an agent with fewer runs than the task's
+    average that beats (loses to) every other run sits below 1 (above k) (audit s29: SAC 0.977 on the MuJoCo
+    batches, printed under "1 = best")."""
+    k = design.n_agents
+    outside = [j for j in np.argsort(mean_ranks, kind="stable")
+               if mean_ranks[j] < 1 - 1e-9 or mean_ranks[j] > k + 1e-9]
+    if variant != "mack_skillings" or within is not None or not outside:
+        return []
+    present = setup.counts[setup.counts > 0]
+    which = join_and([f"{design.agents[j]} ({signif(mean_ranks[j], 3)})" for j in outside])
+    return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside 1..{k}: runs per agent differ within tasks ({present.min()} to "
+            f"{present.max()} runs per agent and task), and a mean rank puts each run's rank r among the q runs of "
+            "its task on the 1..k scale of equal runs, (r - 1/2) k / q + 1/2, averaged over the agent's runs and "
+            "tasks, so an agent with fewer runs than its task's average that beats every other run there sits below 1 "
+            "(one that loses to all, above k); the ordering and the pairwise tests are those of these positions; for "
+            "ranks within 1..k, compare as many runs of each agent, or rank the cell means (variant='skillings_mack', "
+            "within_cell='mean')"]
 
 
 def _never_met_notes(design, pairs, n_shared):
