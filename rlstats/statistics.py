@@ -397,7 +397,8 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     Where a block's scores are raw floats (:func:`_raw_blocks`: no decimal step nor grid to read a resolution from;
     a deterministic task's discounted returns, 0.99**k at full precision, take few such values), the share of ties
     in every one of these checks is at least the rate :func:`_tie_floor` reads for ``m`` repeats from the ties among
-    the runs of the cells not judged (:meth:`_Ties.floor`), read where they tie at all; that floor is read in a
+    the runs of the cells not judged (:meth:`_Ties.floor`: of their tasks, and of the whole data where their tasks
+    or the judged cells tie elsewhere too), read where they tie at all; that floor is read in a
     second pass, the cells the first pass noted left out of it (a copy's ties are no sign of the scores' support),
     and only where the first noted something on raw floats, so that it can only take notes away.
 
@@ -998,6 +999,10 @@ class _Ties:
         """Per cell ``a[i]``, the pairs of one of its runs and a run of another cell of its block with equal scores."""
         return self.equal("block", a, self.block[a]) - self.between(a, a)
 
+    def with_all(self, a):
+        """Per cell ``a[i]``, the pairs of one of its runs and a run of any other cell with equal scores."""
+        return self.equal("all", a, 0) - self.between(a, a)
+
     def raw(self):
         """Per block, whether its scores are raw floats (:func:`_raw_blocks`), once."""
         if self._raw is None:
@@ -1005,9 +1010,10 @@ class _Ties:
         return self._raw
 
     def within(self):
-        """Per cell, the pairs of its runs tied (those :func:`_countable` keeps) and the pairs of its runs, both 0
-        where every score is held by the same number of runs, two or more: a file read k times is no sign of the
-        scores' support (its copies are what is judged), once."""
+        """Per cell, the pairs of its runs tied (but at 0; a pile's too, which :func:`_countable` leaves out of
+        copies: a cap runs reach is a sign of few values) and the pairs of its runs, both 0 where every score is held
+        by the same number of runs, two or more: a file read k times is no sign of the scores' support (its copies
+        are what is judged), once."""
         if self._within is None:
             firsts = np.flatnonzero(np.r_[True, (self.v[1:] != self.v[:-1]) | (self.c[1:] != self.c[:-1])])
             held = np.diff(np.r_[firsts, self.v.size])
@@ -1015,7 +1021,7 @@ class _Ties:
             np.maximum.at(most, self.c[firsts], held)
             np.minimum.at(fewest, self.c[firsts], held)
             single = (fewest < 2) | (most > fewest)  # not a cell read k times over, every score held by k runs
-            kept = _countable(self.v[firsts], self.c[firsts], held)
+            kept = self.v[firsts] != 0  # a pile's ties too (a cap runs reach: no copy, a sign of few values)
             tied = np.bincount(self.c[firsts], weights=held * (held - 1) / 2 * kept, minlength=self.runs.size)
             self._within = np.where(single, tied, 0.0), np.where(single, self.runs * (self.runs - 1) / 2, 0.0)
         return self._within
@@ -1024,55 +1030,81 @@ class _Ties:
         """Per pair of cells ``a[i]``, ``b[i]`` judged (``a[i] == b[i]``: one cell's runs) for ``m[i]`` repeats, the
         share of ties :func:`copied_runs` takes at least where the block of either holds raw floats
         (:func:`_raw_blocks`; 0 elsewhere): :func:`_tie_floor` of the ties among the runs of the OTHER cells (the
-        judged cells' pairs left out: a copy makes no tie there), of their block and of the whole data, the largest,
+        judged cells' pairs left out: a copy makes no tie there), of their blocks (:meth:`local`) and, where those
+        or the judged cells show ties that are not the copy judged (:meth:`shown`), of the whole data, the largest,
         read only where those runs tie at all (the data show the scores' support discrete: a deterministic task's
         few returns, 0.99**k at full precision); none where they do not (continuous scores at full precision, a file
-        read twice, whose copies tie only where they were copied).  The ties are :attr:`evidence`'s: the cells
+        read twice, whose copies tie only where they were copied; a continuous task beside a deterministic one).  The ties are :attr:`evidence`'s: the cells
         noted in a first pass without the floor left out (other copies in the data tie only where they were copied
         too, and would raise the floor for these)."""
         a, b, m = np.asarray(a), np.asarray(b), np.asarray(m, dtype=float)
         out = np.zeros(a.size)
         if self.evidence is None:
             return out
-        if self.evidence is not self:
-            return self.evidence.floor(a, b, m)
+        return self.evidence.floor_of_others(a, b, m, self.shown(a, b))
+
+    def shown(self, a, b):
+        """Per pair of cells judged (``a[i] == b[i]``: one cell), whether the data show ties that are not the copy
+        judged where it is, on all the runs (the cells may be some the first pass noted): among their blocks' other
+        cells (:meth:`local`), of the judged cells with any other (a pair's with each other left out), and a pair's
+        within each cell (none from a cell read k times over); a continuous task's cells tie with none."""
+        two = a != b
+        own, _ = self.within()
+        mine = (self.with_all(a) + np.where(two, self.with_all(b) + own[a] + own[b] - 2 * self.between(a, b), 0.0))
+        return (mine > 0) | np.logical_or.reduce([t > 0 for t, _ in self.local(a, b)])
+
+    def local(self, a, b):
+        """Per pair of cells judged, the (ties, pairs of runs) of their blocks' other cells: across cells, of either
+        judged cell's block; for one cell judged, the other cells' own (:meth:`within`)."""
+        two = a != b
+        ra, rb = self.runs[a], np.where(two, self.runs[b], 0.0)
+        between = np.where(two, self.between(a, b), 0.0)
+        block_a = self.with_block(a)  # ties with the other cells of its block
+        block_b = np.where(two, self.with_block(b), 0.0)
+        same = two & (self.block[a] == self.block[b])
+        out = []
+        for k, t, n, on_k in ((self.block[a], block_a, ra, True), (self.block[b], block_b, rb, two)):
+            left = np.where(same, block_a + block_b - between, t)  # the judged cells' ties left out
+            pairs = np.where(same, ra * (self.held[k] - ra) + rb * (self.held[k] - rb) - ra * rb,
+                             n * (self.held[k] - n))
+            out.append((np.where(on_k, self.tied[k] - left, 0.0), self.possible[k] - pairs))
+        tied, pairs = self.within()
+        k, one = self.block[a], np.where(two, 0.0, 1.0)
+        per_block = (np.bincount(self.block, weights=tied, minlength=self.tied.size),
+                     np.bincount(self.block, weights=pairs, minlength=self.tied.size))
+        out.append(((per_block[0][k] - tied[a]) * one, (per_block[1][k] - pairs[a]) * one))
+        return out
+
+    def floor_of_others(self, a, b, m, shown):
+        """:meth:`floor` read on these runs (the evidence); ``shown``: where the whole data's ties count too
+        (:meth:`shown`)."""
+        out = np.zeros(a.size)
         raw = self.raw()
         on = np.flatnonzero(raw[self.block[a]] | raw[self.block[b]])
         if not on.size:
             return out
-        a, b, m = a[on], b[on], m[on]
+        a, b, m, shown = a[on], b[on], m[on], shown[on]
         two = a != b
         ra, rb = self.runs[a], np.where(two, self.runs[b], 0.0)
         between = np.where(two, self.between(a, b), 0.0)
-        own_a, own_b = self.between(a, a), np.where(two, self.between(b, b), 0.0)
-        block_a = self.equal("block", a, self.block[a]) - own_a  # ties with the other cells of its block
-        block_b = np.where(two, self.equal("block", b, self.block[b]) - own_b, 0.0)
         same = two & (self.block[a] == self.block[b])
-        rates = []
-        for k, t, n in ((self.block[a], block_a, ra), (self.block[b], block_b, rb)):  # each cell's block
-            left = np.where(same, block_a + block_b - between, t)  # the judged cells' ties left out
-            pairs = np.where(same, ra * (self.held[k] - ra) + rb * (self.held[k] - rb) - ra * rb,
-                             n * (self.held[k] - n))
-            rates.append(_tie_floor(self.tied[k] - left, self.possible[k] - pairs, m))
-        rates[1] = np.where(two, rates[1], 0.0)  # one cell judged: its block once
+        local = self.local(a, b)
         # every block's, pooled: a deterministic task's few returns tie across its agents, task after task
-        in_blocks = block_a + block_b - np.where(same, between, 0.0)
+        in_blocks = self.with_block(a) + np.where(two, self.with_block(b), 0.0) - np.where(same, between, 0.0)
         pairs = ra * (self.held[self.block[a]] - ra) + rb * (self.held[self.block[b]] - rb) - np.where(same, ra * rb, 0.0)
-        rates.append(_tie_floor(self.tied.sum() - in_blocks, self.possible.sum() - pairs, m))
-        with_all = (self.equal("all", a, 0) - own_a) + np.where(two, self.equal("all", b, 0) - own_b - between, 0.0)
+        pooled = [(self.tied.sum() - in_blocks, self.possible.sum() - pairs)]
+        with_all = self.with_all(a) + np.where(two, self.with_all(b) - between, 0.0)
         total = float(self.v.size)
         pairs = ra * (total - ra) + rb * (total - rb) - ra * rb
-        rates.append(_tie_floor(self.tied_all - with_all, self.possible_all - pairs, m))
-        if (~two).any():  # one cell judged: the other cells' own ties too, of its block and of all (an agent's few
-            # returns its own, the other agents' apart from them: each agent's shortest episode longer)
-            tied, pairs = self.within()
-            one, k = np.flatnonzero(~two), self.block[a[~two]]
-            ta, na = tied[a[one]], pairs[a[one]]
-            for t, n in ((np.bincount(self.block, weights=tied, minlength=self.tied.size)[k] - ta,
-                          np.bincount(self.block, weights=pairs, minlength=self.tied.size)[k] - na),
-                         (tied.sum() - ta, pairs.sum() - na)):
-                rates.append(np.zeros(a.size))
-                rates[-1][one] = _tie_floor(t, n, m[one])
+        pooled.append((self.tied_all - with_all, self.possible_all - pairs))
+        # one cell judged: the other cells' own ties too, of its block (above) and of all (an agent's few returns
+        # its own, the other agents' apart from them: each agent's shortest episode longer)
+        tied, pairs = self.within()
+        one = np.where(two, 0.0, 1.0)
+        pooled.append(((tied.sum() - tied[a]) * one, (pairs.sum() - pairs[a]) * one))
+        # the whole data's ties only where the judged cells' own blocks show ties too (a suite holding one
+        # deterministic task and continuous ones: the continuous tasks' copies judged at their own rate)
+        rates = [_tie_floor(t, n, m) for t, n in local] + [_tie_floor(t, n, m) * shown for t, n in pooled]
         out[on] = np.maximum.reduce(rates)
         return out
 
