@@ -140,7 +140,11 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
 READ_PRECISION = 2.0 ** -22
 
 #: The chance, at most, of any exact repeat of scores within a cell for :func:`copied_runs` to read its repeats as
-#: copied runs: below it a repeat is improbable as a coincidence of runs at the scores' resolution.
+#: copied runs: below it a repeat is improbable as a coincidence of runs at the scores' resolution.  It is an
+#: allowance per family of checks, each sharing it among its own tests: the cells holding two runs or more (within
+#: cells), the pairs of such cells of different blocks, the pairs of blocks (judged jointly over their agents) and
+#: the pairs of cells of one block (two agents on one task); so a false note anywhere in honest data is at most
+#: about four times as likely, one family's at most this.
 COPY_CHANCE = 1e-3
 
 #: Where a cell's ties expected by chance, ``E``, exceed :data:`COPY_CHANCE`, its repeats count only if their chance
@@ -390,6 +394,13 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     pair of blocks then said there only, not among ``across``' pairs).  The pairs of cells of ONE block (two agents'
     runs on one task: a baseline's file saved again as the new method's) are judged likewise, in
     ``across.same_block`` (:func:`_copied_same_block`: the block's share of ties read from its other cells' runs).
+    Where a block's scores are raw floats (:func:`_raw_blocks`: no decimal step nor grid to read a resolution from;
+    a deterministic task's discounted returns, 0.99**k at full precision, take few such values), the share of ties
+    in every one of these checks is at least the rate :func:`_tie_floor` reads for ``m`` repeats from the ties among
+    the runs of the cells not judged (:meth:`_Ties.floor`: of their tasks, and of the whole data where their tasks
+    or the judged cells tie elsewhere too), read where they tie at all; that floor is read in a
+    second pass, the cells the first pass noted left out of it (a copy's ties are no sign of the scores' support),
+    and only where the first noted something on raw floats, so that it can only take notes away.
 
     Returns
     -------
@@ -412,17 +423,29 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
         del ordered
         order = np.lexsort((y, cell))
         v, c = y[order], cell[order]
-        shares: dict[str, NDArray[np.float64]] = {}  # the blocks' shares of ties across cells, once, where needed
+        counted: dict[str, _Ties] = {}  # the ties across cells, once, where needed
 
-        def tie_shares():
-            if "ties" not in shares:
-                shares["ties"] = _tie_share_across_cells(y, cell, n_cells, block, v, c)
-            return shares["ties"]
+        def ties():
+            if "ties" not in counted:
+                counted["ties"] = _Ties(y, cell, n_cells, block, v, c)
+            return counted["ties"]
 
-        _copied_within(v, c, n_cells, block, tie_shares, copies, chance)
-        if across_blocks:
-            across = _copied_across(y, cell, n_cells, block, v, c, tie_shares,
-                                    None if agent is None else np.asarray(agent))
+        def checks():
+            copies[:], chance[:] = 0, np.nan
+            _copied_within(v, c, n_cells, block, ties, copies, chance)
+            if across_blocks:
+                return _copied_across(y, cell, n_cells, block, v, c, ties, None if agent is None else np.asarray(agent))
+            return across
+
+        across = checks()
+        # raw floats: again with the floor of ties read from the data, the cells noted here left out of it (a copy's
+        # ties are no sign of the scores' support); most data note nothing, or hold no raw floats
+        kept = ~_noted_cells(copies, across, block, n_cells)[c]
+        if not kept.all() and kept.sum() >= 2 and counted["ties"].raw().any():
+            full = counted["ties"]
+            full.evidence = _Ties(v[kept], c[kept], n_cells, block, v[kept], c[kept])
+            full.evidence.evidence, full.evidence._raw = full.evidence, full.raw()  # raw read on all runs
+            across = checks()
     return (copies, chance, across) if across_blocks else (copies, chance)
 
 
@@ -498,9 +521,9 @@ def _scales(v, first, last, q):
     return np.maximum(q, _grid_steps(v, first, last, q)), _spreads(v, first, last)
 
 
-def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
+def _copied_within(v, c, n_cells, block, ties, copies, chance):
     """:func:`copied_runs` within cells, into ``copies`` and ``chance``; ``v``, ``c``: the scores and cells sorted by
-    cell, then score; ``tie_shares()``: each block's share of ties across its cells."""
+    cell, then score; ``ties()``: the ties across cells (:class:`_Ties`)."""
     new = np.r_[True, (v[1:] != v[:-1]) | (c[1:] != c[:-1])]
     if new.all():
         return
@@ -529,15 +552,17 @@ def _copied_within(v, c, n_cells, block, tie_shares, copies, chance):
     q, sigma = _scales(v, first, last, _power_of_ten(median[possible]))
     judged = (sigma > 0) & np.isfinite(q)  # else most runs share one score, or it is 0: a point mass, not a resolution
     cells, m, q, sigma, size = cells[judged], m[judged], q[judged], sigma[judged], size[judged]
-    across = tie_shares()
+    counted = ties()
+    # each block's share of ties across its cells; on raw floats at least the floor the other cells' ties allow
+    across = np.maximum(counted.shares[block[cells]], counted.floor(cells, cells, m))
     model = size * (size - 1) / 2 * (q / (2 * math.sqrt(math.pi) * sigma))
-    expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across[block[cells]]),
+    expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across),
                           _near_ties_cells(v, c, cells, cells, q))  # the ties a cluster (failed runs) makes by chance
     counts, bound = _counts(m, expected, model, share)
     copies[cells[counts]], chance[cells[counts]] = m[counts], bound[counts]
 
 
-def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
+def _copied_across(y, cell, n_cells, block, v, c, ties, agent=None):
     """:func:`copied_runs` across blocks: the pairs of cells of different blocks sharing scores where chance would
     not.  One sort by score; the pairs are formed only among the cells holding one score (at most
     :data:`COPY_HOLDERS`), never over all runs."""
@@ -581,8 +606,8 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
     spread = np.where(hi >= lo, v[np.maximum(hi, 0)] - v[np.minimum(lo, v.size - 1)], 0.0)
     q = np.zeros(n_cells)
     q[cells] = _power_of_ten(median)
-    same_block = _copied_same_block(a[~other], b[~other], ha[~other], hb[~other], shared[~other], y, cell, n_cells,
-                                    runs, block, q, spread, v, c, lo, hi)
+    same_block = _copied_same_block(a[~other], b[~other], ha[~other], hb[~other], shared[~other], n_cells, runs,
+                                    block, q, spread, v, c, lo, hi, ties)
     none = none._replace(same_block=same_block)
     a, b, ha, hb, shared = a[other], b[other], ha[other], hb[other], shared[other]
     if not a.size:
@@ -607,9 +632,10 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
             near["near"] = _near_share_across_blocks(v, c, block)
         return near["near"]
 
-    def pair_ties(index):  # the larger of the two blocks' shares of ties across their cells
-        ties = tie_shares()
-        return np.maximum(ties[block[first[index]]], ties[block[second[index]]])
+    def pair_ties(index):  # the larger of the two blocks' shares of ties across their cells, and the raw floor
+        counted = ties()
+        return np.maximum.reduce([counted.shares[block[first[index]]], counted.shares[block[second[index]]],
+                                  counted.floor(first[index], second[index], m[index])])
 
     found = _judged_pairs(first, second, m, runs, q, shared_q, spread, v, c, lo, hi, share, pair_ties, near_share)
     tasks = None
@@ -618,7 +644,7 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
         counted = np.zeros(first.size, dtype=bool)
         counted[[p for p, _ in found]] = True
         tasks = _copied_tasks(first[same], second[same], m[same], counted[same], runs, block, q, shared_q[same], v, c,
-                              lo, hi, tie_shares, near_share)
+                              lo, hi, ties, near_share)
     if not found and (tasks is None or not tasks.first.size):
         return none
     index = np.array([p for p, _ in found], dtype=np.intp)
@@ -633,7 +659,7 @@ def _copied_across(y, cell, n_cells, block, v, c, tie_shares, agent=None):
                         tasks, none.same_block)
 
 
-def _copied_same_block(a, b, ha, hb, shared, y, cell, n_cells, runs, block, q, spread, v, c, lo, hi):
+def _copied_same_block(a, b, ha, hb, shared, n_cells, runs, block, q, spread, v, c, lo, hi, ties):
     """:func:`copied_runs` between the cells of one block (two agents' runs on one task: a baseline's file saved again
     as the new method's), as :class:`CopiedAcross`: the pairs of cells ``a < b`` of the same block holding the scores
     ``shared`` (``ha``, ``hb`` runs of each; one entry per score a pair shares), judged as pairs of different blocks
@@ -645,9 +671,8 @@ def _copied_same_block(a, b, ha, hb, shared, y, cell, n_cells, runs, block, q, s
     :func:`_countable` keeps), pooled over all cells and of either cell (two honest cells tie about as often as their
     runs do among themselves, at most the larger, Cauchy-Schwarz; a copy between them adds none).  Honest agents on
     one task share the scores it makes likely (a cap, a solved task's return, coarse or integer scores): the first is
-    a pile (:func:`_countable`), the others lie on a coarse step or tie elsewhere too.  Left: two agents' few runs on
-    one task of few returns at full float precision (0.99**k), where nothing else ties (audit s28: 10 of 540 such
-    data sets noted, all of one task)."""
+    a pile (:func:`_countable`), the others lie on a coarse step or tie elsewhere too; on raw floats, at least the
+    floor of ties the other cells allow (:meth:`_Ties.floor`, audit s29)."""
     empty = np.zeros(0, dtype=np.intp)
     if not a.size:
         return CopiedAcross(empty, empty, empty, empty, empty, np.zeros(0))
@@ -659,24 +684,26 @@ def _copied_same_block(a, b, ha, hb, shared, y, cell, n_cells, runs, block, q, s
     share = COPY_CHANCE / max(float((per_block * (per_block - 1) / 2).sum()), 1.0)
 
     def pair_ties(index):  # the block's share of ties across its cells, those of the pair's two cells left out
-        tied, possible = _ties_across_cells(y, cell, n_cells, block, v, c)
+        counted = ties()  # counted once for the whole call (the sort of all scores, each kind's keys)
+        tied, possible, held = counted.tied, counted.possible, counted.held
         f, s = first[index], second[index]
-        held = np.bincount(block, weights=runs, minlength=tied.size)[block[f]]  # the block's runs
-        others = possible[block[f]] - (runs[f] + runs[s]) * (held - runs[f] - runs[s]) - runs[f] * runs[s]
-        with_either = (_ties_with_block(v, c, block, f) + _ties_with_block(v, c, block, s)
-                       - _ties_between(v, c, f, s))
+        others = possible[block[f]] - (runs[f] + runs[s]) * (held[block[f]] - runs[f] - runs[s]) - runs[f] * runs[s]
+        between = counted.between(f, s)
+        with_either = counted.with_block(f) + counted.with_block(s) - between
         # and each cell's own ties: two honest cells tie about as often as their runs do among themselves (at most
         # the larger of the two, Cauchy-Schwarz), a copy between them adding none (a deterministic task's few
         # returns, 0.99**k at full precision, that no other agent shows when there is none)
         own, pairs_within = _countable_ties_within(v, c, n_cells), runs * (runs - 1) / 2
         # and every task's, pooled (those pairs left out): agents on a deterministic task tie on each such task; and
-        # every cell's own, pooled: a task's few returns tie within its cells too, whichever agent ran them
+        # every cell's own, pooled: a task's few returns tie within its cells too, whichever agent ran them; and on
+        # raw floats the floor the other cells' ties allow (:meth:`_Ties.floor`)
         pooled_others = possible.sum() - (possible[block[f]] - others)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.maximum.reduce([np.where(others > 0, (tied[block[f]] - with_either) / others, 0.0),
                                       np.where(pooled_others > 0, (tied.sum() - with_either) / pooled_others, 0.0),
                                       np.full(f.size, own.sum() / max(pairs_within.sum(), 1.0)),
-                                      own[f] / np.maximum(pairs_within[f], 1), own[s] / np.maximum(pairs_within[s], 1)])
+                                      own[f] / np.maximum(pairs_within[f], 1), own[s] / np.maximum(pairs_within[s], 1),
+                                      counted.floor(f, s, m[index])])
 
     found = _judged_pairs(first, second, m, runs, q, shared_q, spread, v, c, lo, hi, share, pair_ties, lambda: 0.0)
     index = np.array([p for p, _ in found], dtype=np.intp)
@@ -693,33 +720,6 @@ def _countable_ties_within(v, c, n_cells):
     held = np.diff(np.r_[firsts, v.size])
     kept = _countable(v[firsts], c[firsts], held)
     return np.bincount(c[firsts], weights=held * (held - 1) / 2 * kept, minlength=n_cells)
-
-
-def _ties_between(v, c, a, b):
-    """Per pair of cells ``a[i]``, ``b[i]``, the pairs of a run of each with equal scores; ``v``, ``c``: the scores
-    and cells sorted by cell, then score."""
-    return _equal_runs(v, c, c, a, b)
-
-
-def _ties_with_block(v, c, block, a):
-    """Per cell ``a[i]``, the pairs of one of its runs and a run of another cell of its block with equal scores;
-    ``v``, ``c``: the scores and cells sorted by cell, then score."""
-    return _equal_runs(v, c, block[c], a, block[a]) - _ties_between(v, c, a, a)
-
-
-def _equal_runs(v, c, group, a, b):
-    """Per ``i``, the pairs of a run of cell ``a[i]`` and a run of group ``b[i]`` (``group``: each run's; ``c`` for
-    cells) with equal scores: a binary search of the group's scores, ranked in the sort of all, for each of
-    ``a[i]``'s."""
-    begin = np.searchsorted(c, a, "left")
-    size = np.searchsorted(c, a, "right") - begin
-    pair = np.repeat(np.arange(a.size), size)
-    x = v[_segment_rows(begin, size)]
-    ordered, top = np.sort(v), np.int64(v.size + 1)
-    keys = np.sort(group.astype(np.int64) * top + np.searchsorted(ordered, v, "left"))
-    at = np.asarray(b)[pair].astype(np.int64) * top + np.searchsorted(ordered, x, "left")
-    equal = np.searchsorted(keys, at, "right") - np.searchsorted(keys, at, "left")
-    return np.bincount(pair, weights=equal, minlength=a.size)
 
 
 def _judged_pairs(first, second, m, runs, q, shared_q, spread, v, c, lo, hi, share, pair_ties, near_share):
@@ -827,7 +827,7 @@ def _near_ties_cells(v, c, a, b, step):
     return out
 
 
-def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, c, lo, hi, tie_shares, near_share):
+def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, c, lo, hi, ties, near_share):
     """Pairs of blocks (tasks) whose cells of one agent each share scores (``first[i]``, ``second[i]``: such a
     pair of cells, ``m[i]`` scores shared; ``counted[i]`` where it counts alone), judged jointly over the agents: a
     task's file read twice as another's repeats every agent's runs, each pair of cells perhaps not improbable alone
@@ -878,8 +878,9 @@ def _copied_tasks(first, second, m, counted, runs, block, q, shared_q, v, c, lo,
         model = np.where(np.minimum(sigma[first], sigma[second]) > 0,
                          RESOLUTION_MARGIN * step / (2 * math.sqrt(math.pi) * np.minimum(sigma[first], sigma[second])),
                          np.inf)  # a point mass in either cell: no resolution, no evidence
-    ties = tie_shares()
-    rate = np.maximum(model, np.maximum(ties[block[first]], ties[block[second]]))
+    measured = ties()
+    rate = np.maximum.reduce([model, measured.shares[block[first]], measured.shares[block[second]],
+                              measured.floor(first, second, m)])
     if not (joint(pairs * rate) <= math.log(share)).any():
         return none  # the near ties, costlier, can only add to the chance
     rate = np.maximum(rate, near_share())
@@ -933,17 +934,245 @@ def _near_share_across_blocks(v, c, block):
 NEAR_STEPS = (1, 3, 10, 30, 100, 300, 1000)
 
 
-def _tie_share_across_cells(y, cell, n_cells, block, v, c):
-    """Per block (task), the share of pairs of runs in different cells whose scores are equal; ``v``, ``c``: ``y``
-    and ``cell`` sorted by cell, then score."""
-    cross, possible = _ties_across_cells(y, cell, n_cells, block, v, c)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(possible > 0, cross / possible, 0.0)
+def _noted_cells(copies, across, block, n_cells):
+    """The cells any check of :func:`copied_runs` noted: those counted within, those of the pairs of cells noted (of
+    different blocks and of one), and every cell of the pairs of blocks noted jointly."""
+    noted = copies > 0
+    for pairs in (across, across.same_block):
+        if pairs is not None:
+            noted[pairs.first] = noted[pairs.second] = True
+    if across.tasks is not None and across.tasks.first.size:
+        noted |= np.isin(block, np.r_[across.tasks.first, across.tasks.second])
+    return noted
+
+
+class _Ties:
+    """The ties between runs of different cells that :func:`copied_runs` reads on the data, counted once a call (by
+    one sort of all the scores, the shares per block only where they are needed): per block, the pairs of runs of
+    different cells and those of them with equal scores (:func:`_ties_across_cells`), the same over the whole data,
+    and per cell or pair of cells the ties it takes part in (to leave out the cells judged).  ``v``, ``c``: the
+    scores and cells sorted by cell, then score."""
+
+    def __init__(self, y, cell, n_cells, block, v, c):
+        self.v, self.c, self.block = v, c, block
+        self.tied, self.possible = _ties_across_cells(y, cell, n_cells, block, v, c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.shares = np.where(self.possible > 0, self.tied / self.possible, 0.0)
+        self.runs = np.bincount(cell, minlength=n_cells).astype(float)
+        self.held = np.bincount(block, weights=self.runs, minlength=self.tied.size)  # each block's runs
+        ordered = np.sort(v)
+        self._rank = np.searchsorted(ordered, v, "left")  # each run's score as its rank among all
+        n = float(v.size)
+        self.tied_all = float(_tied_pairs(ordered, np.zeros(v.size, dtype=np.intp), 1)[0]
+                              - _tied_pairs(v, c, n_cells).sum())
+        self.possible_all = (n * n - float((self.runs ** 2).sum())) / 2
+        self._keys: dict[str, NDArray[np.int64]] = {}
+        self._raw: NDArray[np.bool_] | None = None
+        self._within: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+        #: the ties the floor reads (:meth:`floor`): None for none (the first pass of :func:`copied_runs`), else
+        #: those among the runs of the cells no check noted in that pass
+        self.evidence: _Ties | None = None
+        self._y, self._cell = y, cell
+
+    def equal(self, by, a, b):
+        """Per ``i``, the pairs of a run of cell ``a[i]`` and a run of group ``b[i]`` with equal scores (``by``:
+        "cell", "block" or "all", the groups' kind): a binary search of the group's scores, ranked in the sort of
+        all, for each of ``a[i]``'s (the ranks and each kind's keys sorted once)."""
+        top = np.int64(self.v.size + 1)
+        if by not in self._keys:
+            group = {"cell": self.c, "block": self.block[self.c], "all": np.zeros(self.c.size, dtype=np.intp)}[by]
+            self._keys[by] = np.sort(group.astype(np.int64) * top + self._rank)
+        keys = self._keys[by]
+        begin = np.searchsorted(self.c, a, "left")
+        size = np.searchsorted(self.c, a, "right") - begin
+        pair = np.repeat(np.arange(a.size), size)
+        at = np.broadcast_to(np.asarray(b), a.shape)[pair].astype(np.int64) * top + self._rank[
+            _segment_rows(begin, size)]
+        equal = np.searchsorted(keys, at, "right") - np.searchsorted(keys, at, "left")
+        return np.bincount(pair, weights=equal, minlength=a.size)
+
+    def between(self, a, b):
+        """Per pair of cells ``a[i]``, ``b[i]``, the pairs of a run of each with equal scores."""
+        return self.equal("cell", a, b)
+
+    def with_block(self, a):
+        """Per cell ``a[i]``, the pairs of one of its runs and a run of another cell of its block with equal scores."""
+        return self.equal("block", a, self.block[a]) - self.between(a, a)
+
+    def with_all(self, a):
+        """Per cell ``a[i]``, the pairs of one of its runs and a run of any other cell with equal scores."""
+        return self.equal("all", a, 0) - self.between(a, a)
+
+    def raw(self):
+        """Per block, whether its scores are raw floats (:func:`_raw_blocks`), once."""
+        if self._raw is None:
+            self._raw = _raw_blocks(self._y, self.block[self._cell], self.tied.size)
+        return self._raw
+
+    def within(self):
+        """Per cell, the pairs of its runs tied (but at 0; a pile's too, which :func:`_countable` leaves out of
+        copies: a cap runs reach is a sign of few values) and the pairs of its runs, both 0 where every score is held
+        by the same number of runs, two or more: a file read k times is no sign of the scores' support (its copies
+        are what is judged), once."""
+        if self._within is None:
+            firsts = np.flatnonzero(np.r_[True, (self.v[1:] != self.v[:-1]) | (self.c[1:] != self.c[:-1])])
+            held = np.diff(np.r_[firsts, self.v.size])
+            most, fewest = np.zeros(self.runs.size), np.full(self.runs.size, np.inf)
+            np.maximum.at(most, self.c[firsts], held)
+            np.minimum.at(fewest, self.c[firsts], held)
+            single = (fewest < 2) | (most > fewest)  # not a cell read k times over, every score held by k runs
+            kept = self.v[firsts] != 0  # a pile's ties too (a cap runs reach: no copy, a sign of few values)
+            tied = np.bincount(self.c[firsts], weights=held * (held - 1) / 2 * kept, minlength=self.runs.size)
+            self._within = np.where(single, tied, 0.0), np.where(single, self.runs * (self.runs - 1) / 2, 0.0)
+        return self._within
+
+    def floor(self, a, b, m):
+        """Per pair of cells ``a[i]``, ``b[i]`` judged (``a[i] == b[i]``: one cell's runs) for ``m[i]`` repeats, the
+        share of ties :func:`copied_runs` takes at least where the block of either holds raw floats
+        (:func:`_raw_blocks`; 0 elsewhere): :func:`_tie_floor` of the ties among the runs of the OTHER cells (the
+        judged cells' pairs left out: a copy makes no tie there), of their blocks (:meth:`local`) and, where those
+        or the judged cells show ties that are not the copy judged (:meth:`shown`), of the whole data, the largest,
+        read only where those runs tie at all (the data show the scores' support discrete: a deterministic task's
+        few returns, 0.99**k at full precision); none where they do not (continuous scores at full precision, a file
+        read twice, whose copies tie only where they were copied; a continuous task beside a deterministic one).  The ties are :attr:`evidence`'s: the cells
+        noted in a first pass without the floor left out (other copies in the data tie only where they were copied
+        too, and would raise the floor for these)."""
+        a, b, m = np.asarray(a), np.asarray(b), np.asarray(m, dtype=float)
+        out = np.zeros(a.size)
+        if self.evidence is None:
+            return out
+        return self.evidence.floor_of_others(a, b, m, self.shown(a, b))
+
+    def shown(self, a, b):
+        """Per pair of cells judged (``a[i] == b[i]``: one cell), whether the data show ties that are not the copy
+        judged where it is, on all the runs (the cells may be some the first pass noted): among their blocks' other
+        cells (:meth:`local`), of the judged cells with any other (a pair's with each other left out), and a pair's
+        within each cell (none from a cell read k times over); a continuous task's cells tie with none."""
+        two = a != b
+        own, _ = self.within()
+        mine = (self.with_all(a) + np.where(two, self.with_all(b) + own[a] + own[b] - 2 * self.between(a, b), 0.0))
+        return (mine > 0) | np.logical_or.reduce([t > 0 for t, _ in self.local(a, b)])
+
+    def local(self, a, b):
+        """Per pair of cells judged, the (ties, pairs of runs) of their blocks' other cells: across cells, of either
+        judged cell's block; for one cell judged, the other cells' own (:meth:`within`)."""
+        two = a != b
+        ra, rb = self.runs[a], np.where(two, self.runs[b], 0.0)
+        between = np.where(two, self.between(a, b), 0.0)
+        block_a = self.with_block(a)  # ties with the other cells of its block
+        block_b = np.where(two, self.with_block(b), 0.0)
+        same = two & (self.block[a] == self.block[b])
+        out = []
+        for k, t, n, on_k in ((self.block[a], block_a, ra, True), (self.block[b], block_b, rb, two)):
+            left = np.where(same, block_a + block_b - between, t)  # the judged cells' ties left out
+            pairs = np.where(same, ra * (self.held[k] - ra) + rb * (self.held[k] - rb) - ra * rb,
+                             n * (self.held[k] - n))
+            out.append((np.where(on_k, self.tied[k] - left, 0.0), self.possible[k] - pairs))
+        tied, pairs = self.within()
+        k, one = self.block[a], np.where(two, 0.0, 1.0)
+        per_block = (np.bincount(self.block, weights=tied, minlength=self.tied.size),
+                     np.bincount(self.block, weights=pairs, minlength=self.tied.size))
+        out.append(((per_block[0][k] - tied[a]) * one, (per_block[1][k] - pairs[a]) * one))
+        return out
+
+    def floor_of_others(self, a, b, m, shown):
+        """:meth:`floor` read on these runs (the evidence); ``shown``: where the whole data's ties count too
+        (:meth:`shown`)."""
+        out = np.zeros(a.size)
+        raw = self.raw()
+        on = np.flatnonzero(raw[self.block[a]] | raw[self.block[b]])
+        if not on.size:
+            return out
+        a, b, m, shown = a[on], b[on], m[on], shown[on]
+        two = a != b
+        ra, rb = self.runs[a], np.where(two, self.runs[b], 0.0)
+        between = np.where(two, self.between(a, b), 0.0)
+        same = two & (self.block[a] == self.block[b])
+        local = self.local(a, b)
+        # every block's, pooled: a deterministic task's few returns tie across its agents, task after task
+        in_blocks = self.with_block(a) + np.where(two, self.with_block(b), 0.0) - np.where(same, between, 0.0)
+        pairs = ra * (self.held[self.block[a]] - ra) + rb * (self.held[self.block[b]] - rb) - np.where(same, ra * rb, 0.0)
+        pooled = [(self.tied.sum() - in_blocks, self.possible.sum() - pairs)]
+        with_all = self.with_all(a) + np.where(two, self.with_all(b) - between, 0.0)
+        total = float(self.v.size)
+        pairs = ra * (total - ra) + rb * (total - rb) - ra * rb
+        pooled.append((self.tied_all - with_all, self.possible_all - pairs))
+        # one cell judged: the other cells' own ties too, of its block (above) and of all (an agent's few returns
+        # its own, the other agents' apart from them: each agent's shortest episode longer)
+        tied, pairs = self.within()
+        one = np.where(two, 0.0, 1.0)
+        pooled.append(((tied.sum() - tied[a]) * one, (pairs.sum() - pairs[a]) * one))
+        # the whole data's ties only where the judged cells' own blocks show ties too (a suite holding one
+        # deterministic task and continuous ones: the continuous tasks' copies judged at their own rate)
+        rates = [_tie_floor(t, n, m) for t, n in local] + [_tie_floor(t, n, m) * shown for t, n in pooled]
+        out[on] = np.maximum.reduce(rates)
+        return out
+
+
+def _tie_floor(tied, possible, m):
+    """The share of ties :func:`copied_runs` takes at least for ``m`` repeats where ``possible`` pairs of runs that
+    cannot be copies of those judged hold ``tied`` ties, read only where they hold one or more (0 elsewhere): at a
+    share ``p`` of ties, ``m`` repeats among ``N`` pairs come with chance at most ``(N p)**m / m!``, and so few ties
+    among the others (``n`` pairs, ``T`` ties) with chance at most ``exp(-n p) (e n p / T)**T`` (Chernoff, for ``n p
+    >= T``); their product is largest at ``p = (m + T) / n``, where it is ``(N r)**m / m!`` with ``r = (m + T) /
+    (e n) ((m + T) / T)**(T / m)``, the rate returned: with it the stated chance bounds that of the two together,
+    whatever share of ties the support of the scores makes."""
+    tied, possible, m = np.broadcast_arrays(np.asarray(tied, dtype=float), np.asarray(possible, dtype=float),
+                                            np.asarray(m, dtype=float))
+    on = (tied > 0) & (possible > 0) & (m > 0)
+    out = np.zeros(tied.shape)
+    t, n, m = tied[on], possible[on], m[on]
+    out[on] = (m + t) / (math.e * n) * np.exp(t / m * np.log((m + t) / t))
+    return out
+
+
+def _raw_scores(values):
+    """Which scores are raw floats: on no decimal grid of 13 significant digits (to 4 units of the last place) and
+    no float32 value times a power of ten (10**-6 to 10**6; float32 storage, whose decimals
+    :func:`_decimal_exponents` reads to :data:`READ_PRECISION`).  A score printed to decimals, stored as float32
+    from them or rescaled by a power of ten is not raw.  Raw scores may be continuous (a physics return) or few
+    values computed exactly (a deterministic task's discounted returns, 0.99**k): nothing in one score says which,
+    so the ties they make by chance are read from the data (:meth:`_Ties.floor`).
+
+    >>> _raw_scores([0.99 ** 40, 123.456, 284.79998779296875, 100.12345678, 0.0, 3.0]).tolist()
+    [True, False, False, False, False, False]
+    """
+    x = np.abs(np.asarray(values, dtype=float))
+    out = np.zeros(x.shape, dtype=bool)
+    on = (x > 0) & np.isfinite(x)
+    x = x[on]
+    e = np.floor(np.log10(x)) - 12  # 13 significant digits
+    power = _power_of_ten(np.abs(e))
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.where(e >= 0, np.round(x / power) * power, np.round(x * power) / power)
+    raw = np.abs(rounded - x) > 4 * np.finfo(float).eps * x
+    for k in range(-6, 7):  # float32 storage, rescaled by a power of ten or not: a decimal read to READ_PRECISION
+        scaled = x / 10.0 ** k if k >= 0 else x * 10.0 ** -k
+        raw &= scaled.astype(np.float32).astype(float) != scaled
+    out[on] = raw
+    return out
+
+
+def _raw_blocks(y, run_block, n_blocks):
+    """Per block, whether a quarter of its runs' scores or more are raw floats (:func:`_raw_scores`; a task's few
+    returns at full precision hold short decimals too, 0.99**2 = 0.9801) on no grid of differences
+    (:func:`_grid_steps` of the block's scores: decimals times 1 / 3 are raw floats on the grid 0.01 / 3, whose
+    resolution is known); ``run_block``: each run's."""
+    runs = np.bincount(run_block, minlength=n_blocks).astype(float)
+    raw = (np.bincount(run_block, weights=_raw_scores(y), minlength=n_blocks) >= runs / 4) & (runs > 0)
+    if raw.any():
+        on = raw[run_block]
+        x, b = y[on], run_block[on]
+        order = np.lexsort((x, b))
+        x, b, blocks = x[order], b[order], np.flatnonzero(raw)
+        grid = _grid_steps(x, np.searchsorted(b, blocks, "left"), np.searchsorted(b, blocks, "right") - 1)
+        raw[blocks[grid > 0]] = False
+    return raw
 
 
 def _ties_across_cells(y, cell, n_cells, block, v, c):
     """Per block, the pairs of runs in different cells whose scores are equal, and the pairs of runs in different
-    cells (:func:`_tie_share_across_cells`)."""
+    cells (:class:`_Ties`)."""
     n_blocks = int(block.max()) + 1 if block.size else 1
     pairs = lambda k: k * (k - 1) / 2  # noqa: E731
     runs = np.bincount(cell, minlength=n_cells).astype(float)

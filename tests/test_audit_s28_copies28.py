@@ -80,15 +80,17 @@ def test_tie_counts_of_the_other_cells_match_an_exhaustive_count():
     order = np.lexsort((y, cell))
     v, c = y[order], cell[order]
     tied, possible = statistics._ties_across_cells(y, cell, n_cells, block, v, c)
+    counted = statistics._Ties(y, cell, n_cells, block, v, c)  # s29: the counts cached once a call
+    assert counted.tied.tolist() == tied.tolist() and counted.possible.tolist() == possible.tolist()
     for a, b in [(a, b) for a in range(n_cells) for b in range(a + 1, n_cells) if block[a] == block[b]]:
         between = int((y[cell == a][:, None] == y[cell == b][None, :]).sum())
-        assert statistics._ties_between(v, c, np.array([a]), np.array([b]))[0] == between
+        assert counted.between(np.array([a]), np.array([b]))[0] == between
         rest = np.flatnonzero((block[cell] == block[a]) & (cell != a) & (cell != b))
         i, j = np.triu_indices(rest.size, 1)
         apart = cell[rest[i]] != cell[rest[j]]
         held = runs[block == block[a]].sum()
         others = possible[block[a]] - (runs[a] + runs[b]) * (held - runs[a] - runs[b]) - runs[a] * runs[b]
-        either = sum(statistics._ties_with_block(v, c, block, np.array([k]))[0] for k in (a, b)) - between
+        either = sum(counted.with_block(np.array([k]))[0] for k in (a, b)) - between
         assert others == apart.sum()
         assert tied[block[a]] - either == (apart & (y[rest[i]] == y[rest[j]])).sum()
 
