@@ -1603,6 +1603,15 @@ COPIED_RUNS = "repeat another run's score exactly"
 #: How the sentence on runs of two tasks sharing scores says it (:func:`copied_runs_note`), for the tests.
 COPIED_ACROSS = "repeat exactly the scores of"
 
+
+def _shared_said(shared: int, runs_first: int, runs_second: int) -> str:
+    """The scores two cells share; where more runs than scores hold them, that the excess repeat within their cell
+    (audit s29: "20 of 30 runs repeat the scores of 30 of 30 runs (20 scores shared)" read as a contradiction)."""
+    said = f"{count(shared, 'distinct score' if max(runs_first, runs_second) > shared else 'score')} shared"
+    if max(runs_first, runs_second) > shared:
+        said += ", some repeated within a cell"
+    return said
+
 #: The most cells (pairs of cells of different tasks) the note on copied runs names; the rest are counted.
 COPIED_CELLS_SHOWN = 6
 
@@ -1691,7 +1700,8 @@ def _copied_across_notes(design, across, given):
         notes.append(
             f"{across.runs_first[i]:,} of {names[agent_a]}'s {counts[a]:,} runs on {tasks[task_a]} {COPIED_ACROSS} "
             f"{across.runs_second[i]:,} of {other} {counts[b]:,} runs on {tasks[task_b]} "
-            f"({count(int(across.shared[i]), 'score')} shared), whose chance at the scores' resolution is "
+            f"({_shared_said(int(across.shared[i]), int(across.runs_first[i]), int(across.runs_second[i]))}), "
+            f"whose chance at the scores' resolution is "
             f"{_chance_said(float(across.chance[i]))}: one task's runs look copied into the other's file, not runs of "
             f"their own; find the task they were run on and replace the other's copies with its own runs, or leave "
             f"out {names[agent_a]}'s {counts[a]:,} runs on {tasks[task_a]} if those are the copies "
@@ -1730,7 +1740,8 @@ def _copied_agents_notes(design, same, given):
         notes.append(
             f"{same.runs_first[i]:,} of {names[agent_a]}'s {counts[a]:,} runs{on} {COPIED_ACROSS} "
             f"{same.runs_second[i]:,} of {names[agent_b]}'s {counts[b]:,} runs{on} "
-            f"({count(int(same.shared[i]), 'score')} shared), whose chance at the scores' resolution and as often as "
+            f"({_shared_said(int(same.shared[i]), int(same.runs_first[i]), int(same.runs_second[i]))}), whose "
+            f"chance at the scores' resolution and as often as "
             f"other runs tie in the data is {_chance_said(float(same.chance[i]))}: one agent's runs look saved "
             f"again as the other's (one file under two agent names), not runs of their own; find which agent ran them "
             f"and replace the other's copies with its own runs, or leave out {names[agent_b]}'s {counts[b]:,} "

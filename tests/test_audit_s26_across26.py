@@ -26,8 +26,8 @@ import rlstats
 from rlstats.design import COPIED_ACROSS, COPIED_RUNS, design_of
 from rlstats.statistics import COPY_CHANCE, copied_runs
 
-MUJOCO = ("20 of PPO's 30 runs on halfcheetah repeat exactly the scores of 30 of its 30 runs on hopper (20 scores "
-          "shared), whose chance at the scores' resolution is at most 3e-90: one task's runs look copied into the "
+MUJOCO = ("20 of PPO's 30 runs on halfcheetah repeat exactly the scores of 30 of its 30 runs on hopper (20 distinct "
+          "scores shared, some repeated within a cell), whose chance at the scores' resolution is at most 3e-90: one task's runs look copied into the "
           "other's file, not runs of their own; find the task they were run on and replace the other's copies with "
           "its own runs, or leave out PPO's 30 runs on halfcheetah if those are the copies "
           "(subset=\"~(agent == 'PPO' & task == 'halfcheetah')\")")
@@ -231,7 +231,8 @@ def test_mujoco_halfcheetah_repeats_hopper(published):
     # sigma), q the scores' step read at 7 significant digits (1e-3 on both cells), sigma the smaller spread (2.6e-90)
     (first, n_first, second, n_second, m), = _shared_by_hand(mujoco).values()
     assert MUJOCO.startswith(f"{first} of PPO's {n_first} runs on halfcheetah repeat exactly the scores of {second} of "
-                             f"its {n_second} runs on hopper ({m} scores shared), whose chance at the scores' "
+                             f"its {n_second} runs on hopper ({m} distinct scores shared, some repeated within a cell), "
+                             f"whose chance at the scores' "  # audit s29: 30 runs hold 20 scores, so the words say why
                              f"resolution is at most {_mujoco_bound_by_hand(mujoco, m):.1g}: ")
     assert _shared_by_hand(mujoco[mujoco["batch"] <= 2]) == {
         (("PPO", "halfcheetah"), ("PPO", "hopper")): (10, 10, 10, 10, 10)}

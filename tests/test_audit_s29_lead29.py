@@ -1,0 +1,50 @@
+"""Audit s29, the lead's own finds while merging.
+
+real29 saw the copied-runs note on the AdaStop MuJoCo batches say "20 of PPO's 30 runs on halfcheetah repeat exactly
+the scores of 30 of its 30 runs on hopper (20 scores shared)": read as written, 30 runs repeat 20 scores, which
+contradicts itself unless some hopper runs repeat each other (10 of PPO's 30 hopper runs repeat a score within the
+cell, which the note on cells says separately). Where more runs than distinct scores hold the shared scores, the
+parenthesis now says the scores are distinct and that some repeat within a cell; where every run holds its own score
+the words are unchanged.
+"""
+import numpy as np
+import pandas as pd
+
+import rlstats
+from rlstats.design import COPIED_ACROSS
+
+
+def _across(notes):
+    return [n for n in notes if COPIED_ACROSS in n]
+
+
+def _frame(extra_repeat):
+    # two tasks of 10 runs a cell, scores to 3 decimals; agent A's runs on t2 are its runs on t1 read again, one of
+    # them twice in place of another where extra_repeat
+    rng = np.random.default_rng(29)
+    t1 = np.round(rng.normal(100, 10, 10), 3)
+    t2 = t1.copy()
+    if extra_repeat:
+        t2[-1] = t2[0]
+    rows = [("A", "t1", s) for s in t1] + [("A", "t2", s) for s in t2]
+    rows += [("B", task, s) for task in ("t1", "t2") for s in np.round(rng.normal(90, 10, 10), 3)]
+    return pd.DataFrame(rows, columns=["agent", "task", "score"])
+
+
+def test_shared_scores_fewer_than_runs_say_they_repeat_within_a_cell():
+    frame = _frame(True)
+    notes = _across(rlstats.build(frame, "score ~ agent | task").notes)
+    t1, t2 = (frame.loc[(frame.agent == "A") & (frame.task == t), "score"] for t in ("t1", "t2"))
+    shared = set(t1) & set(t2)
+    # counted by hand: t2's 10 runs hold 9 distinct scores, all on t1, where 9 runs hold them
+    assert (t1.isin(shared).sum(), t2.isin(shared).sum(), len(shared)) == (9, 10, 9)
+    assert len(notes) == 1
+    assert notes[0].startswith("9 of A's 10 runs on t1 repeat exactly the scores of 10 of its 10 runs on t2 "
+                               "(9 distinct scores shared, some repeated within a cell), ")
+
+
+def test_one_run_a_score_keeps_the_plain_words():
+    notes = _across(rlstats.build(_frame(False), "score ~ agent | task").notes)
+    assert len(notes) == 1
+    assert notes[0].startswith("10 of A's 10 runs on t1 repeat exactly the scores of 10 of its 10 runs on t2 "
+                               "(10 scores shared), ")
