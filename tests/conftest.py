@@ -1,6 +1,8 @@
 """Shared test fixtures: the published data (through the mirror the loader reads, RLSTATS_DATA_MIRROR, or
 ../shared/data beside the clone), CPU-time limits for child processes, a clean matplotlib, and every plot of a result."""
 
+import copy
+import functools
 import os
 import sys
 from pathlib import Path
@@ -21,6 +23,24 @@ def pytest_collect_file(file_path, parent):
     searching every object of each test module for examples cost each worker 2.5-5 s of collection."""
     outcome = yield
     outcome.force_result([node for node in outcome.get_result() if type(node).__name__ != "DoctestModule"])
+
+
+@functools.cache
+def _loaded(name):
+    import rlstats
+
+    return rlstats.datasets.load(name)
+
+
+def load_dataset(name):
+    """``rlstats.datasets.load(name)``, read from the mirror once a process and handed out as a fresh deep copy.
+    For the tests that use a published data set as their input, not those of the loader itself: hpo_landscapes
+    (900,000 rows) took 0.8-1.2 s of CPU a load, and ten tests loaded it, hpo_optimisation 0.35 s in fifteen,
+    dopamine_atari 0.4 s in six; a copy takes 0.13 s at most. The caller may change its copy, attrs (the loader's
+    notes) too."""
+    frame = _loaded(name).copy(deep=True)
+    frame.attrs = copy.deepcopy(frame.attrs)  # older pandas' copies share the dict
+    return frame
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import load_dataset
 import rlstats
 
 matplotlib.use("Agg")
@@ -22,7 +23,7 @@ matplotlib.use("Agg")
 @functools.lru_cache(maxsize=1)
 def _landscapes():
     """The nine published PPO landscapes on LunarLander (about 1 s to parse), read once per session."""
-    return rlstats.datasets.load("hpo_landscapes")
+    return load_dataset("hpo_landscapes")
 
 
 def _sweep(mirror, n_configs=12):
@@ -261,7 +262,7 @@ def test_complete_line_counts_one_configuration(mirror):
     """The tuning experiments' PPO baseline (default hyperparameters: one configuration per task) beside DEHB's five
     tuning runs: print(res) said "hpo=base, rpo=base, return on ant: 6766.7 (no interval: too few configurations)
     over 1 configurations"."""
-    runs = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    runs = load_dataset("hpo_optimisation").drop_duplicates()
     ppo = runs[(runs.algorithm == "ppo") & (runs.task == "ant")
                & runs.procedure.isin(["hpo=base, rpo=base, return", "hpo=dehb, rpo=base, return"])]
     res = rlstats.tuning(ppo, "score ~ procedure | task/tuning_run/seed", views=["complete"], rng=0, progress=False)

@@ -20,7 +20,7 @@ import pytest
 
 import rlstats
 from rlstats import format as fmt
-from conftest import curves_frame
+from conftest import curves_frame, load_dataset
 
 #: The median's own bands and its rule for withholding them on these 2 tasks, whose notes the tests below read: since
 #: audit s26 (curves26) the default gives the median of 2 task means, their mean, the mean's bands and rules.
@@ -105,7 +105,7 @@ def test_withheld_steps_are_named_as_they_are_not_as_a_span():
 
 def test_dopamine_withheld_median_steps_are_named(mirror):
     """The Dopamine case of the test above, as a user reads it."""
-    df = rlstats.datasets.load("dopamine_atari")
+    df = load_dataset("dopamine_atari")
     sub = df[df.task.isin(["MontezumaRevenge", "Pong"]) & df.agent.isin(["DQN", "Rainbow"]) & (df.step >= 190)]
     res = rlstats.curves(sub, "score ~ agent | task/seed", step="step", statistic="median", bands=OWN,
                          rng=1, n_resamples=200,

@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 import rlstats
-from conftest import one_sweep
+from conftest import load_dataset, one_sweep
 
 
 def _sweep(means, seeds=3, agent="ppo", task="ant", spread=0.0):
@@ -215,7 +215,7 @@ def _check_against_formulas(sweep, budgets, scale=1000.0):
 def test_real_procedures_against_formulas(mirror):
     """Checked right on a real tuning procedure (PPO on lunar, DEHB over hyperparameters and reward weights: 5
     tuning runs of 10 evaluation seeds), the tuning runs as configurations, weighted 3 to 1 by their index."""
-    opt = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    opt = load_dataset("hpo_optimisation").drop_duplicates()
     sweep = opt[(opt["algorithm"] == "ppo") & (opt["task"] == "lunar") & (opt["procedure"] == "hpo=dehb, rpo=dehb, "
                                                                                               "return")]
     assert sweep["tuning_run"].nunique() == 5 and len(sweep) == 50
@@ -227,7 +227,7 @@ def test_real_procedures_against_formulas(mirror):
 def test_real_landscape_against_formulas(mirror):
     """The same on the real LunarLander landscape (gamma x distance weight, the first 60 configurations of 10
     seeds), weighted 3 to 1 above the median gamma (slow: the nine landscapes load in about a second)."""
-    land = rlstats.datasets.load("hpo_landscapes")
+    land = load_dataset("hpo_landscapes")
     sweep = land[(land["landscape"] == "gamma_distance-weight") & (land["config"] < 60)].assign(agent="ppo")
     sweep = sweep.assign(w=np.where(sweep["hyperparameter"] > sweep["hyperparameter"].median(), 3.0, 1.0))
     _check_against_formulas(sweep, [1, 2, 5, 10, 30, 60])
@@ -249,7 +249,7 @@ def test_report_counts_the_sweeps(mirror):
     """report() on the real PPO tuning procedures (5 procedures x 3 tasks: 15 sweeps of 1 or 5 tuning runs) said 'We
     evaluated 5 agents on 3 tasks over a sweep of 63 configurations in all', one sweep where there are 15, each
     agent's configurations on each task its own."""
-    opt = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    opt = load_dataset("hpo_optimisation").drop_duplicates()
     ppo = opt[(opt["algorithm"] == "ppo") & (opt["objective"] == "return")]
     res = rlstats.tuning(ppo, "score ~ procedure | task/tuning_run/seed", rng=0, n_resamples=100, views=["complete"])
     configurations = ppo.groupby(["procedure", "task"])["tuning_run"].nunique()  # 63 tuning runs in 15 sweeps

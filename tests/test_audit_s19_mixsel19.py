@@ -5,6 +5,7 @@ would, on published scores (Atari 100k, the AdaStop MuJoCo batches): every sente
 import numpy as np
 import pytest
 
+from conftest import load_dataset
 import rlstats
 
 
@@ -71,7 +72,7 @@ def test_task_table_normalize_false_silences_the_raw_scales_warning(mujoco, recw
 def test_task_table_caption_names_the_averaged_unit(mirror):
     # with '| task/tuning_run/seed' the caption said "standard deviation over 5 runs (seeds)" of cells that are the
     # mean and sd of 5 tuning runs' means of their seeds
-    hpo = rlstats.datasets.load("hpo_optimisation")
+    hpo = load_dataset("hpo_optimisation")
     ppo = hpo[(hpo["algorithm"] == "ppo") & (hpo["objective"] == "return") & (hpo["task"] == "ant")
               & hpo["hpo"].isin(["dehb"])]  # 3 tuning procedures x 5 tuning runs x 10 evaluation seeds
     res = rlstats.task_table(ppo, "score ~ procedure | task/tuning_run/seed", rng=0)

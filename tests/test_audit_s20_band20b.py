@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import load_dataset
 import rlstats
 
 SB3_PATTERN = "{agent}/{task}/seed_{seed}"
@@ -173,7 +174,7 @@ def test_gap_notes_are_those_of_the_loop_over_steps():
 def _dopamine_three_runs():
     """Dopamine's DQN, IQN and Rainbow on Pong, Breakout and Seaquest, their first 3 runs, raw scores (-20.7 to
     32,458), 199 iterations."""
-    d = rlstats.datasets.load("dopamine_atari")
+    d = load_dataset("dopamine_atari")
     return d[d["agent"].isin(["DQN", "IQN", "Rainbow"]) & d["task"].isin(["Pong", "Breakout", "Seaquest"])
              & (d["seed"] < sorted(d["seed"].unique())[3])]
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import rlstats
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, load_dataset
 from rlstats.methods.bootstrap._small_runs import welch_df
 
 if not (SHARED_DATA / "atari100k.csv").exists() or not (SHARED_DATA / "logs" / "sb3_classic").is_dir():
@@ -125,7 +125,7 @@ def _sweep():
     each of 10 seeds (7 in one), scores capped at 1000."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        df = rlstats.datasets.load("hpo_landscapes")
+        df = load_dataset("hpo_landscapes")
     names = sorted(df["landscape"].unique())[::3]
     df = df[df["landscape"].isin(names)]
     keep = {name: sorted(df.loc[df["landscape"] == name, "config"].unique())[:8] for name in names}

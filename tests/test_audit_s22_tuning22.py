@@ -13,6 +13,7 @@ docstring says what was wrong.
 import numpy as np
 import pytest
 
+from conftest import load_dataset
 import rlstats
 
 #: the sweep whose published tuning runs hold one rare outlying seed each in runs 1 and 5 (895 and 969 among ~200)
@@ -20,7 +21,7 @@ SWEEP = {"algorithm": "sac", "task": "lunar", "procedure": "hpo=dehb, rpo=base, 
 
 
 def _sweep():
-    opt = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    opt = load_dataset("hpo_optimisation").drop_duplicates()
     keep = np.ones(len(opt), dtype=bool)
     for column, value in SWEEP.items():
         keep &= (opt[column] == value).to_numpy()
@@ -102,7 +103,7 @@ def test_real_landscape_at_three_seeds_unchanged_by_units_order_labels_and_frame
     notes are the same sentences (the polars frame adds its conversion line)."""
     import polars as pl
 
-    land = rlstats.datasets.load("hpo_landscapes")
+    land = load_dataset("hpo_landscapes")
     land = land[(land["landscape"] == "gamma_velocity-weight") & land["seed"].isin([3, 4, 5])]
     ids = np.random.default_rng(1).choice(10_000, 20, replace=False)
     one = land[land["config"].isin(ids)][["task", "config", "seed", "score"]]

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from conftest import load_dataset
 import rlstats
 from rlstats.tables import read_csv
 
@@ -90,7 +91,7 @@ def test_tuning_procedures_counts_interval_units_and_row_order(mirror):
     configurations in all (3 baselines of one), the deduplicated tuning runs counted with 9 seeds; each tuned
     interval's upper end is the winner's mean plus t times the larger of its and the pooled SD over sqrt(n); the
     tables are unchanged (but for the unit) by scores in thousands and shuffled rows."""
-    opt = rlstats.datasets.load("hpo_optimisation")
+    opt = load_dataset("hpo_optimisation")
     data = opt[(opt.algorithm == "ppo") & (opt.objective == "return")].drop_duplicates()
     formula = "score ~ procedure | task/tuning_run/seed"
     res = rlstats.tuning(data, formula, rng=1, n_resamples=300)

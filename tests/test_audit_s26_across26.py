@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import load_dataset
 import rlstats
 from rlstats.design import COPIED_ACROSS, COPIED_RUNS, design_of
 from rlstats.statistics import COPY_CHANCE, copied_runs
@@ -272,7 +273,7 @@ def test_no_note_across_atari_games(published):
 @pytest.mark.slow
 def test_no_note_on_dopamine_iterations_read_as_tasks(mirror):
     """358,200 means of ~75 integer returns (IceHockey): Rainbow's iterations 121 and 178 share two by chance."""
-    dopamine = rlstats.datasets.load("dopamine_atari")
+    dopamine = load_dataset("dopamine_atari")
     each = dopamine.assign(task=dopamine["task"] + " @ " + dopamine["step"].astype(str))
     assert not across(rlstats.build(each, "score ~ agent | task").notes)
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import load_dataset
 import rlstats
 from rlstats.normalization import UNITS_RANGE, UNITS_TINY
 
@@ -170,7 +171,7 @@ def test_no_published_atari100k_agent_alone_is_said(mirror, name):
 def test_the_published_dopamine_curves_are_never_said_and_their_slips_are(mirror):
     """Every game of the Dopamine baselines the Atari reference covers (55 of 60), all iterations pooled as a curves
     back end normalises them, and per agent at its first and last iteration (survey: M 0.004 to 1.5 there)."""
-    dopamine = rlstats.datasets.load("dopamine_atari")
+    dopamine = load_dataset("dopamine_atari")
     reference = rlstats.datasets.load("atari_reference")
     covered = dopamine[dopamine["task"].isin(set(reference["task"]))]
     assert covered["task"].nunique() == 55

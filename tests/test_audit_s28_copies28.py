@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import load_dataset
 import rlstats
 from rlstats import statistics
 from rlstats.design import COPIED_ACROSS, COPIED_RUNS
@@ -195,7 +196,7 @@ def test_the_published_runs_listed_under_two_procedures_are_noted(mirror):
     """hpo_optimisation lists the untuned baseline's 10 runs ('hpo=base, rpo=base') under both objectives, 'return'
     and 'return+stability', on 5 of its 7 settings: the same 10 scores (sorted, equal; checked here from the rows),
     one pair of agents on each task, noted; and no other pair of agents of the data is."""
-    runs = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    runs = load_dataset("hpo_optimisation").drop_duplicates()
     runs = runs.assign(setting=runs["algorithm"] + " " + runs["suite"] + " " + runs["task"])
     one, two = (runs[runs["procedure"] == f"hpo=base, rpo=base, {goal}"] for goal in ("return", "return+stability"))
     same = [s for s in sorted(runs["setting"].unique())

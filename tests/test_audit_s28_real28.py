@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import load_dataset
 import rlstats
 from rlstats.tables import read_csv
 
@@ -147,7 +148,7 @@ def test_rank_test_report_does_not_claim_every_seed_counts_when_seeds_were_avera
     averaged (the tuning run is the unit, as the dataset says), and the design's note says so; the report still said
     the Mack-Skillings test ranked runs "so that every seed counts and none is averaged away". It now says each tuning
     run counts as the mean of its seeds."""
-    runs = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    runs = load_dataset("hpo_optimisation").drop_duplicates()
     procedures = ["hpo=base, rpo=dehb, return", "hpo=dehb, rpo=base, return", "hpo=dehb, rpo=dehb, return"]
     data = runs[(runs.algorithm == "ppo") & runs.procedure.isin(procedures)]
     res = rlstats.skillings_mack(data, "score ~ procedure | task/tuning_run/seed", rng=0)
@@ -166,7 +167,7 @@ def test_units_of_a_response_averaged_over_seeds_are_named_without_formula_quote
     """The same tuning procedures, 'score ~ procedure | task/tuning_run/seed': the averaged runs are analysed under the
     formula "`score` ~ `procedure` | `task`/`tuning_run`", and the results said the margin and ROPE were in "the units
     of '`score`'", formula quotes in a sentence of the paper. The units now name the column."""
-    runs = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    runs = load_dataset("hpo_optimisation").drop_duplicates()
     data = runs[(runs.algorithm == "ppo") & runs.procedure.isin(["hpo=dehb, rpo=base, return",
                                                                   "hpo=dehb, rpo=dehb, return"])]
     formula = "score ~ procedure | task/tuning_run/seed"

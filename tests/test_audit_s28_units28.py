@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import load_dataset
 import rlstats
 from rlstats.errors import OptionError
 
@@ -156,7 +157,7 @@ def test_no_published_unit_is_said_and_their_slips_name_the_factor(mirror):
     references: nothing said as given; at the first and last iteration x1000 and /1000 said with the known factor
     (reproducer: DQN's first iteration x1000 read "about 100")."""
     reference = rlstats.datasets.load("atari_reference")
-    dopamine = rlstats.datasets.load("dopamine_atari")
+    dopamine = load_dataset("dopamine_atari")
     dopamine = dopamine[dopamine["task"].isin(set(reference["task"]))]
     last = dopamine["step"].max()
     for (agent, step), frame in dopamine.groupby(["agent", "step"]):

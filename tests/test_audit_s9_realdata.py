@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import rlstats
-from conftest import drawn_outside
+from conftest import drawn_outside, load_dataset
 
 matplotlib.use("Agg")
 
@@ -90,7 +90,7 @@ def test_report_keeps_the_case_of_code_names_that_open_a_note(mirror):
     turns the notes "expected_max(): the band's degrees of freedom ..." and "sensitivity() needs config= columns"
     into sentences "Expected_max(): ..." and "Sensitivity() needs ...", names of no method. A note that opens with
     code keeps its case."""
-    sweep = rlstats.datasets.load("hpo_landscapes")
+    sweep = load_dataset("hpo_landscapes")
     sweep = sweep[(sweep.landscape == "learning-rate_angle-weight") & (sweep.config < 40)].assign(agent="PPO")
     res = rlstats.tuning(sweep, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
                          n_resamples=100, rng=0)
@@ -139,7 +139,7 @@ def test_curve_figure_names_the_normalisation(mirror):
     """Dopamine's DQN, IQN and Rainbow on Pong, Breakout and Seaquest, human-normalised (normalize=
     "atari_reference"): the printed result says the scores were normalised, the bootstrap's figure labels its axis
     "score (normalised)", and the curves' y axis reads "IQM": a figure pasted alone into a paper gives no unit."""
-    d = rlstats.datasets.load("dopamine_atari")
+    d = load_dataset("dopamine_atari")
     d = d[d.task.isin(["Pong", "Breakout", "Seaquest"]) & d.agent.isin(["DQN", "IQN"]) & (d.step % 40 == 0)]
     res = rlstats.curves(d, "score ~ agent | task/seed", step="step", normalize="atari_reference",
                          n_resamples=100, rng=0)
@@ -158,7 +158,7 @@ def test_one_configuration_is_not_corrected_for_selection(mirror):
     configuration the tuned score is its mean and the interval Student's t."""
     from scipy import stats
 
-    runs = rlstats.datasets.load("hpo_optimisation").drop_duplicates()
+    runs = load_dataset("hpo_optimisation").drop_duplicates()
     base = runs[(runs.algorithm == "ppo") & (runs.task == "ant") & (runs.procedure == "hpo=base, rpo=base, return")]
     res = rlstats.tuning(base, "score ~ procedure | task/tuning_run/seed", views=["best_set"], n_resamples=200,
                          rng=0)
@@ -198,7 +198,7 @@ def test_panels_that_would_overlap_at_a_papers_size_are_refused(mirror):
 
 
 def _lunar_lander_sweep():
-    sweep = rlstats.datasets.load("hpo_landscapes")
+    sweep = load_dataset("hpo_landscapes")
     return sweep[(sweep.landscape == "learning-rate_angle-weight") & (sweep.config < 40)].assign(agent="PPO")
 
 

@@ -193,10 +193,17 @@ def _rows(function, x, y, axis=-1):
     return np.array(flat).reshape(shape)
 
 
+#: scipy 1.13 on takes axis= in brunnermunzel: its own statistic over every split at once (0.94 s of CPU one split at
+#: a time in the test below, 0.02 s so, the same p-values)
+_BM_AXIS = "axis" in inspect.signature(stats.brunnermunzel).parameters
+
+
 def _brunner_munzel(x, y, axis=-1):
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # scipy's p-value at zero variance, not used here
         # W^BF of "x is better", +-inf at a separation
+        if _BM_AXIS:
+            return stats.brunnermunzel(y, x, axis=axis).statistic
         return _rows(lambda a, b: stats.brunnermunzel(b, a).statistic, x, y, axis)
 
 
