@@ -127,3 +127,30 @@ def test_holm_same_decisions_as_pairwise_with_two_agents():
                for p in ("pairwise", "holm")]
     assert got[0]["decision"].tolist() == got[1]["decision"].tolist()
     assert got[0]["decision"].tolist() == ["smaller"]
+
+
+def test_spread_note_names_the_holm_scheme_and_its_measured_error():
+    # two agents 10 times as spread as two others, 10 runs each: the note quotes the fwe_spread rows of every scheme
+    gen = np.random.default_rng(1)
+    frame = pd.DataFrame([(agent, i, v) for agent, s in {"a": 10, "b": 10, "c": 1, "d": 1}.items()
+                          for i, v in enumerate(gen.normal(0, s, 10))], columns=["agent", "seed", "score"])
+    result = rlstats.permutation(frame, "score ~ agent", n_resamples=500, rng=0, progress=False)
+    (note,) = [n for n in result.notes if "standard deviations" in n]
+    # sd ratio 5.5 here: the holm rows at ratio 4 (0.010-0.025 of 600 tests each), quoted beside the other schemes
+    assert 'permutations="holm"' in note and "in up to 0.025" in note
+
+
+@pytest.mark.slow
+def test_holm_spread_row_is_reproduced_by_its_script():
+    # the table's holm row at the ada23 design (4 agents, n = 5, K = 1, ratio 1000) from the script's own seeds
+    import runpy
+    from pathlib import Path
+
+    from rlstats import calibration
+
+    spread = runpy.run_path(str(Path(__file__).parent / "reference" / "size_adastop_spread.py"))
+    (row,) = [r for r in calibration.rows("adastop.fwe_spread")
+              if (r["agents"], r["runs"], r["distribution"], r["configuration"], r["interval"])
+              == ("4", "5", "normal", "K=1,ratio=1000", "holm")]
+    fresh = spread["measure"](4, 5, 1, "normal", 1000, "holm", int(row["n_sim"]))
+    assert f"{fresh['coverage']:.6g}" == row["coverage"] and f"{fresh['coverage_min']:.6g}" == row["coverage_min"]

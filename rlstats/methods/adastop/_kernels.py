@@ -25,7 +25,10 @@ project specification (``specs/adastop.md`` §4.8) states it:
   the data, with random paths only (no exact tree), exact when every agent's
   runs are exchangeable under the null; identical agents beside agents of
   another spread can exceed alpha (the ``adastop.fwe_spread`` rows of the
-  calibration table).  Both are the same test for two agents.
+  calibration table).  ``holm=True`` (audit s29) keeps the paper's paths
+  but tests each comparison on its own column at ``alpha / c`` with ``c``
+  undecided (Holm's step-down, :meth:`SequentialTest._holm_step_down`):
+  exact under any partial null.  All are the same test for two agents.
 
 Exact enumeration versus sampling
 ---------------------------------
