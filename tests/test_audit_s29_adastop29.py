@@ -140,6 +140,28 @@ def test_spread_note_names_the_holm_scheme_and_its_measured_error():
     assert 'permutations="holm"' in note and "in up to 0.025" in note
 
 
+def test_incremental_holm_saved_and_loaded_decides_as_adastop(tmp_path):
+    g = np.random.default_rng(0)
+    n, K = 5, 2
+    frame = pd.DataFrame([(a, k, g.normal(mu, 1)) for a, mu in zip("abc", (0, 0, 3)) for k in range(K) for _ in range(n)],
+                         columns=["agent", "batch", "score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = rlstats.adastop(frame, "score ~ agent", n=n, K=K, batch="batch", permutations="holm", rng=3,
+                                progress=False).decisions
+        state = tmp_path / "state.json"
+        ada = rlstats.AdaStop(["a", "b", "c"], n=n, K=K, permutations="holm", rng=3)
+        for k in range(K):
+            if not ada.agents_to_run:
+                break
+            ada.update({a: frame[(frame.agent == a) & (frame.batch == k)]["score"].to_numpy() for a in ada.agents_to_run})
+            ada.save(state)
+            ada = rlstats.AdaStop.load(state)
+        fed = ada.result().decisions
+    assert fed["decision"].tolist() == whole["decision"].tolist() == ["equal", "smaller", "smaller"]
+    assert fed["interim"].tolist() == whole["interim"].tolist()
+
+
 @pytest.mark.slow
 def test_holm_spread_row_is_reproduced_by_its_script():
     # the table's holm row at the ada23 design (4 agents, n = 5, K = 1, ratio 1000) from the script's own seeds
