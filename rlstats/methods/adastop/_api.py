@@ -950,9 +950,11 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     of unit-variance normal agents, n = 3, K = 4, was 0.56 against 0.46
     (4 agents of means 0, 0, 1, 2), 0.62 against 0.46 (3 agents, means 0, 1,
     2) and 0.44 against 0.30 (8 agents, means 0 to 3.5 by 0.5); n = 5,
-    K = 4: 0.81 against 0.64 and 0.86 against 0.71.  With one interim it has
-    less: n = 5, K = 1, 0.19 against 0.23, 0.25 against 0.27 and 0 against
-    0.13.
+    K = 4: 0.81 against 0.64 and 0.86 against 0.71; n = 5 at the default
+    K = 6: 0.93 against 0.85, 0.95 against 0.93 and 0.73 against 0.55
+    (n = 10, K = 1: 0.57 against 0.48, 0.65 against 0.53, 0.44 against
+    0.30).  With one interim and few runs it has less: n = 5, K = 1, 0.19
+    against 0.23, 0.25 against 0.27 and 0 against 0.13.
 
     The level is exact for identical distributions, not for equal means: a
     decision "larger" or "smaller" says the agents' scores differ, and
