@@ -162,6 +162,22 @@ def test_incremental_holm_saved_and_loaded_decides_as_adastop(tmp_path):
     assert fed["interim"].tolist() == whole["interim"].tolist()
 
 
+def test_holm_that_can_never_reject_says_so():
+    # 8 agents at n = 5 with one interim: alpha / 28 spends nothing of a pair's 126 classes (alpha alone spends 6),
+    # so no data can make it reject; the result says so rather than printing 28 silent "equal"s
+    g = np.random.default_rng(8)
+    frame = pd.DataFrame({"agent": np.repeat([f"a{i}" for i in range(8)], 5), "score": g.standard_normal(40)})
+    frame["score"] += np.repeat(np.arange(8.0) * 3, 5)  # far apart: the default rejects every pair
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ada = rlstats.adastop(frame, "score ~ agent", n=5, K=1, permutations="holm", rng=0, progress=False)
+        perm = rlstats.permutation(frame, "score ~ agent", permutations="holm", rng=0, progress=False)
+    assert set(ada.decisions["decision"]) == {"equal"} and set(perm.decisions["decision"]) == {"equal"}
+    assert any("AdaStop cannot reject" in n and "Holm's alpha / c" in n for n in ada.notes)
+    # the smallest Holm-adjusted p-value: 28 comparisons times the least share 1/126
+    assert any("cannot reject" in n and f"{28 / 126:.3g}" in n for n in perm.notes)
+
+
 @pytest.mark.slow
 def test_holm_spread_row_is_reproduced_by_its_script():
     # the table's holm row at the ada23 design (4 agents, n = 5, K = 1, ratio 1000) from the script's own seeds

@@ -1196,7 +1196,7 @@ def _smallest_pvalue(run):
 def _unreachable(run):
     """Whether the one-interim test of ``run`` cannot reject at alpha: no level to spend on its grid of paths, or
     its smallest attainable p-value (:func:`_smallest_pvalue`) above alpha."""
-    return run.schedule.reject_level[-1] == 0 or _smallest_pvalue(run) > run.schedule.alpha
+    return run.test.first_step_level == 0 or _smallest_pvalue(run) > run.schedule.alpha
 
 
 def permutation_level_spent(design, **options):
@@ -1228,7 +1228,9 @@ def _unreachable_notes(design, runs):
     for run in (run for run in runs if run.pair_ids):
         if _unreachable(run):
             schedule = run.schedule
-            blocked.setdefault((schedule.n, _smallest_pvalue(run), schedule.alpha), []).append(run.name)
+            # Holm's smallest adjusted p-value: the smallest share times the comparisons
+            smallest = min(1.0, _smallest_pvalue(run) * (len(run.test.pairs) if run.test.holm else 1))
+            blocked.setdefault((schedule.n, smallest, schedule.alpha), []).append(run.name)
     notes = []
     for (n, smallest, alpha), tasks in blocked.items():
         where = f"at {fmt.count(n, 'run')} per agent"
@@ -1246,13 +1248,14 @@ def _no_level_notes(design, runs, advice="add runs"):
     Withholding an agent can leave a task two agents, whose exact grid at small n spends nothing where the joint
     relabelling of three did.
     """
-    tasks = [run.name for run in runs if run.pair_ids and run.schedule.reject_level[-1] == 0]
+    tasks = [run.name for run in runs if run.pair_ids and run.test.first_step_level == 0]
     if not tasks:
         return []
     blocked = design is not None and design.has_blocks
     where = "" if not blocked else (" on every task" if len(tasks) == design.n_tasks
                                     else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
-    return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level can be spent on the "
+    holm = " (Holm's alpha / c of each of the c comparisons)" if any(run.test.holm for run in runs) else ""
+    return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level{holm} can be spent on the "
             f"permutation grid, so its decisions{' there' if blocked else ''} are 'equal' or 'continue' whatever the "
             f"scores; {advice}"]
 

@@ -426,6 +426,15 @@ class SequentialTest:
     def done(self):
         return self.undecided.size == 0
 
+    @property
+    def first_step_level(self):
+        """The level the step-down's first step can spend over every interim: the schedule's alpha rounded to its
+        grids, or with Holm alpha / J for each of the J comparisons.  0: no comparison can ever be rejected (audit
+        s29: Holm's alpha / 28 spends nothing of the 126 classes of 8 agents' pairs at n = 5 with one interim, where
+        alpha spends 6)."""
+        counts = self._counts(len(self.pairs) if self.holm else 1)[0]
+        return float(sum(Fraction(r, m) for r, m in zip(counts, self.schedule.n_paths)))
+
     def active_agents(self):
         """Codes of the agents that appear in an undecided comparison (to be run next)."""
         return np.unique(self.pairs[self.undecided])
