@@ -104,7 +104,7 @@ CurveBands = Literal["studentized", "expanded", "studentized_unwidened"]
 #: ``summarize_runs(how=)`` (runs.SUMMARIES)
 RunSummary = Literal["final", "last_k_mean", "auc", "max", "time_to_threshold"]
 #: AdaStop's and the permutation test's ``permutations=`` (adastop PERMUTATIONS)
-Permutations = Literal["joint", "pairwise"]
+Permutations = Literal["joint", "pairwise", "holm"]
 #: ``read_logs(format=)`` (the keys of logs._formats.FORMATS)
 LogFormatName = Literal["tensorboard", "sb3_monitor", "sb3_progress", "spinup", "csv", "jsonl", "wandb_csv", "sb3_eval",
                         "marl_eval"]

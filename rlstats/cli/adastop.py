@@ -92,10 +92,10 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     keyword_flag(update, "--alpha", type=float, default=None, help="family-wise error (default: 0.05)")
     keyword_flag(update, "--beta", type=float, default=None, help="early-accept level, 0 = off (default: 0)")
     keyword_flag(update, "--reference", default=None, help="compare this agent with every other (default: all pairs)")
-    keyword_flag(update, "--permutations", choices=("joint", "pairwise"), default=None,
+    keyword_flag(update, "--permutations", choices=("joint", "pairwise", "holm"), default=None,
                  help="how a permutation path acts on the data: joint relabelling of all running agents "
-                      "(default), or pairwise slot choices as the paper (its error can exceed alpha with "
-                      "3 or more agents)")
+                      "(default), pairwise slot choices as the paper (its error can exceed alpha with "
+                      "3 or more agents), or each pair's own paths with Holm's step-down (exact, less power)")
     keyword_flag(update, "--seed", keyword="rng", type=int, default=None,
                  help="seed of the random permutation paths (default: drawn, printed when the state is "
                       "created and recorded in it)")

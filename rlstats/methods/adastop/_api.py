@@ -23,8 +23,10 @@ agents sit beside agents of another spread (see :func:`adastop`'s Notes);
 these paths are random from the first interim on.  ``"pairwise"`` is the
 paper's Algorithm 3: one choice of ``n`` slots among ``2n`` per path, applied
 to every pair, enumerated exactly while the tree fits; with three identical
-agents or more its error can exceed alpha.  With two agents both are the same
-test.
+agents or more its error can exceed alpha.  ``"holm"`` (audit s29) takes the
+paper's paths but tests each comparison on its own pair's column at alpha / c
+(c undecided, Holm's step-down): exact under any partial null, at a cost in
+power with one interim.  With two agents all three are the same test.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 
 #: how a permutation path acts on the data: one relabelling of the pooled block of every running agent
 #: (the default), or one slot choice per pooled pair (the paper)
-PERMUTATIONS = ("joint", "pairwise")
+PERMUTATIONS = ("joint", "pairwise", "holm")
 #: the default tests' measured family-wise error in the package table (rlstats/calibration.csv, written by
 #: tests/reference/calibrate.py)
 FWE_PROCEDURE = "adastop.fwe"
@@ -403,7 +405,7 @@ def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance, sh
     schedule, joint = _schedule(options, n, max_interims, family)
     flips = _flips(pairs, places, options) if places is not None else [False] * len(pairs)
     test = kernels.SequentialTest([pairs[i] for i in pair_ids], schedule, joint=joint, places=places,
-                                  flip=[flips[i] for i in pair_ids])
+                                  flip=[flips[i] for i in pair_ids], holm=options.permutations == "holm")
     n_agents = 1 + max(max(p) for p in pairs)
     available = {a: len(block) for a, block in data.blocks.items()}
     used = dict.fromkeys(data.blocks, 0)
@@ -794,7 +796,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         formula's replicate column (``task/seed``), else of a ``seed`` column
         when there is one (text in the order it reads: '2' before '10'),
         else in row order; each agent's runs must then be a multiple of ``n``.
-    permutations : {"joint", "pairwise"}
+    permutations : {"joint", "pairwise", "holm"}
         How a permutation path acts on the data.  ``"joint"`` (default): a
         path relabels the pooled runs of every agent still running and every
         comparison reads its difference from that relabelling, which keeps
@@ -804,8 +806,14 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         ``"pairwise"`` (the paper's Algorithm 3): at each interim a path
         chooses ``n`` of ``2n`` slots and every comparison applies that choice
         to its own pooled pair; with three identical agents or more its error
-        can exceed alpha (see Notes).  The two are the same test for two
-        agents; neither keeps alpha in every design measured.
+        can exceed alpha (see Notes).  ``"holm"`` (audit s29): the paper's
+        paths, but each comparison is tested on its own pair's paths at
+        ``alpha / c`` with ``c`` comparisons undecided (Holm's step-down): the
+        family-wise error is at most alpha under any partial null, whatever
+        the other agents' spreads, at a cost in power (none at n = 3 with
+        one interim, nor with 8 agents at n = 5; see Notes).  The three are
+        the same test for two agents; only ``"holm"`` keeps alpha in every
+        design measured.
     na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop the rows and say so.
         ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
@@ -867,7 +875,10 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     agents with 10 runs or more have standard deviations 4 times apart or
     more gets a note quoting these rows.  The paper's ``"pairwise"`` scheme
     stayed at 0.018 to 0.063 on the same designs at ratios 2 to 1000 (never
-    rejecting at n = 3, K = 1, where its 10 classes cannot spend alpha).
+    rejecting at n = 3, K = 1, where its 10 classes cannot spend alpha), and
+    ``"holm"`` (audit s29) at 0 to 0.053 on all of them (at most 0.027 at
+    ratios 2 to 1000; 0 at n = 3 with one interim and with 8 agents at
+    n = 5 and one interim, where it can never reject).
 
     A boundary of random paths is a Monte Carlo estimate of a quantile of
     the permutation distribution: ``history["boundary_mc_se"]`` (and tidy's
@@ -902,14 +913,49 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     0.063 in two runs with 3 agents and 0.058 with 4 agents for n = K = 5,
     against 0.050, and 0.056 for 3 agents with one interim against 0.048
     (standard errors 0.002 to 0.003); with skewed (lognormal) scores it fell
-    far below (0.015).  The ``adastop.fwe_spread`` rows at ratio 1 (every
+    far below (0.015).  Part of that is the package's: it feeds each
+    agent's runs of a batch in score order (so that the rows' order draws
+    nothing different), and a slot choice shared by every pair then reads the
+    same ranks of every agent (8 identical normal agents, n = 5, one
+    interim, 2,000 simulated tests: 0.084 so, 0.064 with the runs in random
+    order, as the paper's code takes them; audit s29).  The
+    ``adastop.fwe_spread`` rows at ratio 1 (every
     agent identical, 600 tests each) put it at 0.068 to 0.098 with 3 and 4
     agents of normal scores (0.037 and 0.040 with skewed ones; 0 at n = 3,
     K = 1) and 0.110 with 8 agents (n = 5, K = 1), against 0.040 to 0.067
     for the default.  So neither scheme keeps alpha in every design: the
     default misses when identical agents are more spread than the others,
-    the paper's when three agents or more are identical.  Use
+    the paper's when three agents or more are identical; ``"holm"`` (below)
+    holds on every measured design.  Use
     ``permutations="pairwise"`` to reproduce the paper's decisions.
+
+    ``permutations="holm"`` (audit s29) keeps alpha under every partial
+    null: each comparison's column of paths is an exact permutation
+    distribution of its own pair's runs (whatever the other agents' spreads),
+    and Holm's step-down spends ``alpha / c`` linearly per comparison with
+    ``c`` undecided, so Bonferroni's sum bounds the family-wise error without
+    a model of how the comparisons depend.  Given the pooled runs of a true
+    equality, at most ``alpha`` of their splits between its two agents are
+    rejected (the default rejected 6 and 8 of the 70 splits of 4 + 4 runs of
+    two identical agents 1000 times as spread as a third, where 3 are
+    allowed).  Its cost is power: a pair's own permutations are few (20 at
+    n = 3, half of them mirror images), so with one interim it can never
+    reject at n = 3, nor with 8 agents (28 comparisons) at n = 5.  Studentised
+    (Welch) statistics inside the joint relabelling did not hold either:
+    0.121 at 4 agents, n = 3, ratio 1000, and 0.328 at 8 agents, n = 5
+    (2,000 simulated tests, one interim).  With several interims the Holm
+    scheme often has more power than the default, whose pooled relabelling
+    widens every comparison's boundary by the other agents' mean
+    differences: the share of false equalities rejected, 200 simulated tests
+    of unit-variance normal agents (``tests/reference/power_adastop_schemes.py``),
+    n = 3, K = 4, was 0.56 against 0.46
+    (4 agents of means 0, 0, 1, 2), 0.62 against 0.46 (3 agents, means 0, 1,
+    2) and 0.44 against 0.30 (8 agents, means 0 to 3.5 by 0.5); n = 5,
+    K = 4: 0.81 against 0.64 and 0.86 against 0.71; n = 5 at the default
+    K = 6: 0.93 against 0.85, 0.95 against 0.93 and 0.73 against 0.55
+    (n = 10, K = 1: 0.57 against 0.48, 0.65 against 0.53, 0.44 against
+    0.30).  With one interim and few runs it has less: n = 5, K = 1, 0.19
+    against 0.23, 0.25 against 0.27 and 0 against 0.13.
 
     The level is exact for identical distributions, not for equal means: a
     decision "larger" or "smaller" says the agents' scores differ, and
@@ -1059,12 +1105,14 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         Family-wise error level of the decisions.
     comparisons, reference
         The family of comparisons, as in :func:`adastop`.
-    permutations : {"joint", "pairwise"}
+    permutations : {"joint", "pairwise", "holm"}
         How a permutation acts on the data, as in :func:`adastop`: the
         default relabels the pooled runs of all agents (exact for any number
         of identical agents, not beside agents of another spread);
         ``"pairwise"`` is the paper's shared slot choice (see
-        :func:`adastop`'s Notes).
+        :func:`adastop`'s Notes); ``"holm"`` tests each pair on its own
+        runs' permutations with Holm's adjustment (exact under any partial
+        null; its adjusted p-values are Holm's of each pair's share).
     na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop the rows and say so.
         ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
@@ -1149,7 +1197,7 @@ def _smallest_pvalue(run):
 def _unreachable(run):
     """Whether the one-interim test of ``run`` cannot reject at alpha: no level to spend on its grid of paths, or
     its smallest attainable p-value (:func:`_smallest_pvalue`) above alpha."""
-    return run.schedule.reject_level[-1] == 0 or _smallest_pvalue(run) > run.schedule.alpha
+    return run.test.first_step_level == 0 or _smallest_pvalue(run) > run.schedule.alpha
 
 
 def permutation_level_spent(design, **options):
@@ -1181,7 +1229,9 @@ def _unreachable_notes(design, runs):
     for run in (run for run in runs if run.pair_ids):
         if _unreachable(run):
             schedule = run.schedule
-            blocked.setdefault((schedule.n, _smallest_pvalue(run), schedule.alpha), []).append(run.name)
+            # Holm's smallest adjusted p-value: the smallest share times the comparisons
+            smallest = min(1.0, _smallest_pvalue(run) * (len(run.test.pairs) if run.test.holm else 1))
+            blocked.setdefault((schedule.n, smallest, schedule.alpha), []).append(run.name)
     notes = []
     for (n, smallest, alpha), tasks in blocked.items():
         where = f"at {fmt.count(n, 'run')} per agent"
@@ -1199,13 +1249,14 @@ def _no_level_notes(design, runs, advice="add runs"):
     Withholding an agent can leave a task two agents, whose exact grid at small n spends nothing where the joint
     relabelling of three did.
     """
-    tasks = [run.name for run in runs if run.pair_ids and run.schedule.reject_level[-1] == 0]
+    tasks = [run.name for run in runs if run.pair_ids and run.test.first_step_level == 0]
     if not tasks:
         return []
     blocked = design is not None and design.has_blocks
     where = "" if not blocked else (" on every task" if len(tasks) == design.n_tasks
                                     else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
-    return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level can be spent on the "
+    holm = " (Holm's alpha / c of each of the c comparisons)" if any(run.test.holm for run in runs) else ""
+    return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level{holm} can be spent on the "
             f"permutation grid, so its decisions{' there' if blocked else ''} are 'equal' or 'continue' whatever the "
             f"scores; {advice}"]
 
@@ -1265,6 +1316,7 @@ def _spread_notes(runs, agents, options, has_blocks):
                     and int(r["configuration"].split("ratio=")[1]) <= max(ratio, SPREAD_RATIO)]
         joint = [1 - float(r["coverage"]) for r in measured if r["interval"] == "joint"]
         pairwise = [1 - float(r["coverage"]) for r in measured if r["interval"] == "pairwise"]
+        holm = [1 - float(r["coverage"]) for r in measured if r["interval"] == "holm"]
         if not joint:
             continue
         where = f" on task {run.name}" if has_blocks else ""
@@ -1282,7 +1334,9 @@ def _spread_notes(runs, agents, options, has_blocks):
                      f"{span['runs'][-1]}, K = {fmt.join_and(interims)}, alpha = 0.05; the "
                      f"calibration table's {FWE_SPREAD_PROCEDURE} rows) it rejected a true equality in up to "
                      f"{max(joint):.3f} of {measured[0]['n_sim']} tests, the paper's permutations=\"pairwise\" in up "
-                     f"to {max(pairwise):.3f} (which exceeds alpha instead when three agents or more are identical)")
+                     f"to {max(pairwise):.3f} (which exceeds alpha instead when three agents or more are identical)"
+                     + (f"; permutations=\"holm\" (each pair on its own runs' permutations, Holm's step-down: "
+                        f"exact under any partial null; less power with one interim) in up to {max(holm):.3f}" if holm else ""))
     return notes
 
 

@@ -139,7 +139,8 @@ class AdaStop:
         self._draws = draws
         places = label_ranks(self._agents) if draws == "sorted" else np.arange(len(self._agents))
         self._test = kernels.SequentialTest(self._pairs, self._schedule, joint=self._joint, places=places,
-                                            flip=_flips(self._pairs, places, self._options))
+                                            flip=_flips(self._pairs, places, self._options),
+                                            holm=self._options.permutations == "holm")
 
     # ---- what the user asks --------------------------------------------------------
     @property
@@ -248,7 +249,7 @@ class AdaStop:
                      f"n = {count(self.n, 'run')} of each of: {quoted(expected)}")
             if not scores:  # no run at all: no test stopped every agent it still needs (audit s23)
                 found = found.replace(f"lacks agent(s) {quoted(missing)}", "is empty (no runs)")
-            if not scores or self.interim == 0 or self._options.permutations == "pairwise":
+            if not scores or self.interim == 0 or self._options.permutations != "joint":
                 raise DesignError(found)
             # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18)
             replay = (f"; if these batches come from a run whose test stopped agent(s) {quoted(missing)} (the "

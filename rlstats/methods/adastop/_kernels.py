@@ -25,7 +25,10 @@ project specification (``specs/adastop.md`` §4.8) states it:
   the data, with random paths only (no exact tree), exact when every agent's
   runs are exchangeable under the null; identical agents beside agents of
   another spread can exceed alpha (the ``adastop.fwe_spread`` rows of the
-  calibration table).  Both are the same test for two agents.
+  calibration table).  ``holm=True`` (audit s29) keeps the paper's paths
+  but tests each comparison on its own column at ``alpha / c`` with ``c``
+  undecided (Holm's step-down, :meth:`SequentialTest._holm_step_down`):
+  exact under any partial null.  All are the same test for two agents.
 
 Exact enumeration versus sampling
 ---------------------------------
@@ -388,8 +391,9 @@ class SequentialTest:
     state, so an exception leaves the object as it was.
     """
 
-    def __init__(self, pairs, schedule, joint=False, places=None, flip=None):
+    def __init__(self, pairs, schedule, joint=False, places=None, flip=None, holm=False):
         self.pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        self.holm = bool(holm)
         self.places = None if places is None else np.asarray(places, dtype=np.intp)
         self.flip = np.zeros(len(self.pairs), dtype=bool) if flip is None else np.asarray(flip, dtype=bool)
         self.schedule = schedule
@@ -397,6 +401,8 @@ class SequentialTest:
         if self.joint and any(schedule.exact):
             raise ValueError("joint relabelling uses random paths only: build the schedule with "
                              "enumerate_paths=False")
+        if self.joint and self.holm:
+            raise ValueError("the Holm step-down reads each comparison's own slot choices: joint=False")
         n_comparisons = len(self.pairs)
         self.levels = []
         self.decision = np.full(n_comparisons, CONTINUE, dtype=np.int8)
@@ -404,6 +410,7 @@ class SequentialTest:
         self.steps = []      # one dict per step-down iteration
         self.history = []    # one dict per (interim, comparison tested)
         self._cache = {}
+        self._shares = {}    # Holm: the spending counts of alpha / c and beta / c, by c
 
     # ---- state ----------------------------------------------------------------
     @property
@@ -418,6 +425,15 @@ class SequentialTest:
     @property
     def done(self):
         return self.undecided.size == 0
+
+    @property
+    def first_step_level(self):
+        """The level the step-down's first step can spend over every interim: the schedule's alpha rounded to its
+        grids, or with Holm alpha / J for each of the J comparisons.  0: no comparison can ever be rejected (audit
+        s29: Holm's alpha / 28 spends nothing of the 126 classes of 8 agents' pairs at n = 5 with one interim, where
+        alpha spends 6)."""
+        counts = self._counts(len(self.pairs) if self.holm else 1)[0]
+        return float(sum(Fraction(r, m) for r, m in zip(counts, self.schedule.n_paths)))
 
     def active_agents(self):
         """Codes of the agents that appear in an undecided comparison (to be run next)."""
@@ -553,19 +569,33 @@ class SequentialTest:
         """
         return self._level(tuple(int(c) for c in comparisons), k, errors=True)[3]
 
-    def _level(self, key, i, errors=False):
-        """``(reject, accept, survive, errors)`` of the set ``key`` at interim ``i``; ``errors`` (the boundaries'
-        Monte Carlo SEs) is None unless asked for, as only the interim a decision is taken at needs them."""
-        cached = self._cache.get((key, i))
+    def _counts(self, share):
+        """``(reject_counts, accept_counts)`` of the schedule's alpha and beta divided by ``share`` (1: the
+        schedule's own; the Holm step-down's level of one comparison among ``share`` undecided ones)."""
+        if share == 1:
+            return self.schedule.reject_counts, self.schedule.accept_counts
+        if share not in self._shares:
+            sched = self.schedule
+            self._shares[share] = (spending_counts(sched.alpha / share, sched.max_interims, sched.n_paths),
+                                   spending_counts(sched.beta / share, sched.max_interims, sched.n_paths)
+                                   if sched.beta > 0 else (0,) * sched.max_interims)
+        return self._shares[share]
+
+    def _level(self, key, i, errors=False, share=1):
+        """``(reject, accept, survive, errors)`` of the set ``key`` at interim ``i``, spending the level divided
+        by ``share``; ``errors`` (the boundaries' Monte Carlo SEs) is None unless asked for, as only the interim a
+        decision is taken at needs them."""
+        cached = self._cache.get((key, i, share))
         if cached is not None and (cached[3] is not None or not errors):
             return cached
         level = self.levels[i - 1]
-        alive = None if i == 1 else self._level(key, i - 1)[2][level.parent]
+        reject_counts, accept_counts = self._counts(share)
+        alive = None if i == 1 else self._level(key, i - 1, share=share)[2][level.parent]
         stat = np.abs(level.sums[:, list(key)])
         high = stat.max(axis=1)
-        reject = upper_boundary(high, alive, self.schedule.reject_counts[i - 1])
+        reject = upper_boundary(high, alive, reject_counts[i - 1])
         survive = high <= reject + level.tolerance
-        accept_count = self.schedule.accept_counts[i - 1]
+        accept_count = accept_counts[i - 1]
         accept = 0.0
         low = None
         if accept_count:
@@ -578,14 +608,16 @@ class SequentialTest:
         if errors:
             found = (0.0, 0.0)
             if not self.schedule.exact[i - 1]:
-                found = (boundary_se(high, alive, self.schedule.reject_counts[i - 1], upper=True),
+                found = (boundary_se(high, alive, reject_counts[i - 1], upper=True),
                          0.0 if low is None else boundary_se(low, alive, accept_count, upper=False))
         out = (reject, accept, survive, found)
-        self._cache[(key, i)] = out
+        self._cache[(key, i, share)] = out
         return out
 
     # ---- step-down -------------------------------------------------------------------
     def _step_down(self, k):
+        if self.holm:
+            return self._holm_step_down(k)
         observed, tolerance = self.levels[-1].sums[0], self.levels[-1].tolerance
         absolute = np.abs(observed)
         current = [int(j) for j in self.undecided]
@@ -616,6 +648,57 @@ class SequentialTest:
             self.decided_at[chosen] = k
             decided.append(chosen)
             current.remove(chosen)
+        return self._close_interim(k, current, faced, decided)
+
+    def _holm_step_down(self, k):
+        """Holm's step-down over each comparison's own sequential test: with ``c`` comparisons undecided, each is
+        tested at ``alpha / c`` (and ``beta / c``) spent linearly, its boundaries the order statistics of its own
+        column of paths (conditioned on its own earlier ones at that level).  A column is an exact permutation
+        distribution of the pair's runs whatever the other agents' spreads, and Bonferroni's sum needs no model of
+        how the comparisons depend: the family-wise error is at most alpha under any partial null.  The first
+        comparison decided is the one furthest beyond its boundary (as a ratio)."""
+        observed, tolerance = self.levels[-1].sums[0], self.levels[-1].tolerance
+        absolute = np.abs(observed)
+        current = [int(j) for j in self.undecided]
+        faced = {}
+        decided = []
+        step = 0
+        while current:
+            step += 1
+            share = len(current)
+            bounds = {j: self._level((j,), k, errors=True, share=share) for j in current}
+            for j in current:
+                reject, accept, _, (reject_se, accept_se) = bounds[j]
+                faced[j] = (reject, accept, reject_se, accept_se)
+            beyond = [j for j in current if absolute[j] > bounds[j][0] + tolerance]
+            below = [j for j in current if absolute[j] < bounds[j][1] - tolerance]
+            record = {"interim": k, "step": step, "n_comparisons": share, "boundary": math.nan,
+                      "boundary_mc_se": math.nan, "accept_boundary": math.nan, "accept_boundary_mc_se": math.nan,
+                      "max_statistic": float(absolute[current].max()), "min_statistic": float(absolute[current].min()),
+                      "action": "none", "comparison": -1}
+            if beyond:  # the largest ratio first (a zero boundary: every survivor may lie beyond it)
+                chosen = max(beyond, key=lambda j: (absolute[j] / bounds[j][0] if bounds[j][0] > 0 else math.inf))
+                code, action = (LARGER if observed[chosen] > 0 else SMALLER), "reject"
+            elif below:
+                chosen = min(below, key=lambda j: absolute[j] / bounds[j][1])
+                code, action = EQUAL, "accept"
+            else:
+                self.steps.append(record)
+                break
+            reject, accept, _, (reject_se, accept_se) = bounds[chosen]
+            record.update(action=action, comparison=chosen, boundary=reject, boundary_mc_se=reject_se,
+                          accept_boundary=accept, accept_boundary_mc_se=accept_se)
+            self.steps.append(record)
+            self.decision[chosen] = code
+            self.decided_at[chosen] = k
+            decided.append(chosen)
+            current.remove(chosen)
+        return self._close_interim(k, current, faced, decided)
+
+    def _close_interim(self, k, current, faced, decided):
+        """Accept what is left at the last interim, record each comparison's last boundaries faced, and return the
+        comparisons decided at interim ``k``."""
+        observed = self.levels[-1].sums[0]
         if k == self.schedule.max_interims:
             for j in current:
                 self.decision[j] = EQUAL
@@ -623,9 +706,9 @@ class SequentialTest:
                 decided.append(j)
         for j, (reject, accept, reject_se, accept_se) in sorted(faced.items()):
             self.history.append({"interim": k, "comparison": j, "sum": float(observed[j]),
-                                 "statistic": float(absolute[j]), "boundary": reject, "boundary_mc_se": reject_se,
-                                 "accept_boundary": accept, "accept_boundary_mc_se": accept_se,
-                                 "decision": int(self.decision[j])})
+                                 "statistic": float(abs(observed[j])), "boundary": reject,
+                                 "boundary_mc_se": reject_se, "accept_boundary": accept,
+                                 "accept_boundary_mc_se": accept_se, "decision": int(self.decision[j])})
         self._forget_decided()
         return decided
 
@@ -653,6 +736,14 @@ def stepdown_pvalues(test, smallest=0.0):
     stat = np.abs(test.levels[0].sums)
     observed, tolerance = stat[0], test.levels[0].tolerance
     m = test.schedule.n_paths[0]
+    if test.holm:  # each comparison's own share of paths, then Holm's c * p (c left) with its running maximum
+        own = np.count_nonzero(stat >= observed - tolerance, axis=0) / m
+        if not test.schedule.exact[0]:
+            own = monte_carlo_pvalue(np.rint(own * m) - 1, m - 1, smallest)
+        order = np.argsort(own, kind="stable")
+        pvalues = np.empty(observed.size)
+        pvalues[order] = np.minimum(1.0, np.maximum.accumulate(own[order] * np.arange(observed.size, 0, -1)))
+        return pvalues
     order = np.argsort(-observed, kind="stable")
     pvalues = np.empty(observed.size)
     running = 0.0
