@@ -1,7 +1,7 @@
 """Size at the margin of the equivalence tests with equal runs but unlike spreads (audit s23 equiv23).
 
     PYTHONPATH=. nice -n 10 python tests/reference/size_equivalence_spread.py [--quick]
-        [--power | --rows | --append-table | --aggregate]
+        [--power | --rows | --append-table | --aggregate | --combined]
 
 Audit s22 (``size_equivalence_unbalanced.py --candidates``, ``spread`` 0.5) found Welch's non-inferiority declaring at
 -margin in 0.085 (3 vs 3 runs) and 0.114 (5 vs 5) of simulated tests on skewed scores where agent 1's spread was half
@@ -56,6 +56,17 @@ capped, 3 runs, spread 4: within alpha's 3 Monte Carlo standard errors, 0.079), 
 where agent 1 is the narrower (0.084 at 5 runs; 0.002-0.008 where it is the wider) and 0.010-0.038 capped; TOST at
 -margin: the IQM's at most 0.040, the mean's up to 0.084 (``_api.UNLIKE_AGGREGATE``). Not table rows.
 
+``--combined`` (audit s29 tost29): Welch's t and the candidates of :data:`COMBINED` at the worst rows of Welch's t
+(:data:`COMBINED_POINTS`, 2,000 data sets per task, 600 at 5 tasks, 400 at 26; seed 2929, 199 resamples; 2
+CPU-minutes) with ``max_all``, a test declaring only where all three declare (each side's largest p-value), and
+``boot_min_df``, the bootstrap-t floored at ``welch_min_df``; then their power at :data:`COMBINED_POWER`. ``max_all``
+still misses: non-inferiority at -margin per task 0.1005 / 0.106 / 0.0835 at 3 / 5 / 10 skewed runs (spread 1/8; Welch
+0.189 / 0.1765 / 0.142), 0.099 at 3 capped runs (spread 8; Welch 0.2105), 0.0805 at 5 skewed runs, spread 1/2 (Welch
+0.118), 0.088 across 5 tasks (skewed, 5 runs, spread 1/8; Welch 0.1267); it holds at 10 capped runs, spread 8 (0.0455),
+5 tasks x 3 capped runs (0.040) and 26 tasks x 5 skewed runs, spread 1/4 (0.055 of 400); power (non-inferiority at 0):
+1 task x 5 normal runs 0.276 at ratio 1 and 0.417 with agent 1 four times narrower (Welch 0.3935 and 0.577), 5 tasks
+x 5 skewed runs 0.857 (Welch 0.922). Not table rows: no test here replaces Welch's t.
+
 Measured (seed 23; the grid 2.5 CPU-minutes, ``--power`` 10 s), the largest size at the margin over TOST at +-margin
 and non-inferiority at -margin, runs 3-10, by spread ratio 1 / 2 / 4 / 8 (either agent the wider):
 
@@ -91,6 +102,8 @@ RUNS = (3, 5, 10)
 TASKS = (1, 5, 26)
 FAMILIES = ("skewed", "heavy_tailed", "capped")
 CANDIDATES = ("welch", "welch_min_df", "hall_own", "hall", "bootstrap_t")
+#: audit s29 (tost29, ``--combined``): each side's p-value the largest of these candidates' (none held alone)
+COMBINED = ("welch_min_df", "hall_own", "bootstrap_t")
 SIMULATIONS = {1: 4_000, 5: 1_000, 26: 600}
 N_RESAMPLES = 199
 POWER_MARGIN = 1.0
@@ -160,6 +173,16 @@ def candidate_p(y, margin, rng, n_resamples=N_RESAMPLES, candidates=CANDIDATES):
     return p
 
 
+def combined_p(y, margin, rng, n_resamples=N_RESAMPLES):
+    """:func:`candidate_p` of Welch's t and :data:`COMBINED` with ``"max_all"``: each side's largest p-value of
+    :data:`COMBINED` (a test declaring only where all three declare), and ``"boot_min_df"``, the bootstrap-t floored
+    at ``welch_min_df``."""
+    p = candidate_p(y, margin, rng, n_resamples, ("welch",) + COMBINED)
+    p["max_all"] = tuple(np.max([p[name][i] for name in COMBINED], axis=0) for i in (0, 1))
+    p["boot_min_df"] = tuple(np.fmax(p["welch_min_df"][i], p["bootstrap_t"][i]) for i in (0, 1))
+    return p
+
+
 def _design(tasks):
     return DESIGNS["design_draw"](0, tasks) if tasks > 1 else (np.zeros(1), np.ones(1))
 
@@ -178,7 +201,7 @@ def _simulate(distribution, runs, location, spread, offset, scale, m, rng):
 
 
 def declared(distribution, runs, tasks, spread, n_sim, rng, candidates=CANDIDATES, n_resamples=N_RESAMPLES,
-             chunk_values=4e6):
+             chunk_values=4e6, p_values=None):
     """{(candidate, test): share} of ``n_sim`` data sets declaring TOST at +margin and -margin and non-inferiority at
     -margin, ``runs`` runs of each agent on ``tasks`` tasks, agent 1's deviations times ``spread``."""
     offset, scale = _design(tasks)
@@ -192,7 +215,9 @@ def declared(distribution, runs, tasks, spread, n_sim, rng, candidates=CANDIDATE
         for start in range(0, n_sim, chunk):
             m = min(chunk, n_sim - start)
             y = _simulate(distribution, runs, sign * SHIFT, spread, offset, scale, m, rng)
-            for name, (p_lower, p_upper) in candidate_p(y, margin, rng, n_resamples, candidates).items():
+            found = (p_values(y, margin, rng, n_resamples) if p_values
+                     else candidate_p(y, margin, rng, n_resamples, candidates))
+            for name, (p_lower, p_upper) in found.items():
                 shown = {f"tost {label}": np.maximum(p_lower, p_upper) <= ALPHA}
                 if sign < 0:
                     shown["noninferior -margin"] = p_lower <= ALPHA
@@ -202,7 +227,7 @@ def declared(distribution, runs, tasks, spread, n_sim, rng, candidates=CANDIDATE
 
 
 def power(distribution, runs, tasks, spread, n_sim, rng, margin=POWER_MARGIN, candidates=CANDIDATES,
-          n_resamples=N_RESAMPLES):
+          n_resamples=N_RESAMPLES, p_values=None):
     """{(candidate, test): share} declaring TOST and non-inferiority where both agents' means are alike (a true
     difference of 0: agent 1's deviations times ``spread`` have mean 0 as agent 2's), margin ``margin`` noise units
     (times the draw's mean scale across tasks)."""
@@ -210,7 +235,8 @@ def power(distribution, runs, tasks, spread, n_sim, rng, margin=POWER_MARGIN, ca
     margin = margin * (1.0 if tasks == 1 else float(scale.mean()))
     y = _simulate(distribution, runs, 0.0, spread, offset, scale, n_sim, rng)
     out = {}
-    for name, (p_lower, p_upper) in candidate_p(y, margin, rng, n_resamples, candidates).items():
+    found = p_values(y, margin, rng, n_resamples) if p_values else candidate_p(y, margin, rng, n_resamples, candidates)
+    for name, (p_lower, p_upper) in found.items():
         out[name, "tost 0"] = float(np.mean(np.maximum(p_lower, p_upper) <= ALPHA))
         out[name, "noninferior 0"] = float(np.mean(p_lower <= ALPHA))
     return out
@@ -346,6 +372,34 @@ def aggregate_rows(quick=False, seed=2323):
                "spread": spread_label(spread), "n_sim": n_sim, **{k: round(v, 4) for k, v in shares.items()}}
 
 
+#: ``--combined``'s points (audit s29 tost29): the worst per-task rows of Welch's t (skewed, agent 1 eight times
+#: narrower; capped, eight times wider; 3, 5, 10 runs), two at a ratio of 2, and three across tasks
+COMBINED_POINTS = ([("skewed", 1, runs, 0.125) for runs in RUNS] + [("capped", 1, runs, 8.0) for runs in RUNS]
+                   + [("skewed", 1, 5, 0.5), ("capped", 1, 5, 2.0), ("skewed", 5, 5, 0.125), ("capped", 5, 3, 8.0),
+                      ("skewed", 26, 5, 0.25)])
+COMBINED_SIMULATIONS = {1: 2_000, 5: 600, 26: 400}
+#: ``--combined``'s power points: non-inferiority and TOST at a true difference of 0, margin POWER_MARGIN
+COMBINED_POWER = [("normal", 1, 5, 1.0), ("normal", 1, 5, 0.25), ("skewed", 5, 5, 1.0)]
+
+
+def combined_rows(quick=False, seed=2929):
+    """The size at each of :data:`COMBINED_POINTS` (then the power at :data:`COMBINED_POWER`) of Welch's t, the
+    candidates of :data:`COMBINED` and their combinations (:func:`combined_p`)."""
+    rng = np.random.default_rng(seed)
+    for distribution, tasks, runs, spread in COMBINED_POINTS:
+        n_sim = COMBINED_SIMULATIONS[tasks] // (10 if quick else 1)
+        shares = declared(distribution, runs, tasks, spread, n_sim, rng, chunk_values=1e6, p_values=combined_p)
+        yield {"what": "size", "distribution": distribution, "tasks": tasks, "runs": runs,
+               "spread": spread_label(spread), "n_sim": n_sim,
+               **{f"{c} {t}": round(v, 4) for (c, t), v in shares.items()}}
+    for distribution, tasks, runs, spread in COMBINED_POWER:
+        n_sim = COMBINED_SIMULATIONS[tasks] // (10 if quick else 1)
+        shares = power(distribution, runs, tasks, spread, n_sim, rng, p_values=combined_p)
+        yield {"what": "power", "distribution": distribution, "tasks": tasks, "runs": runs,
+               "spread": spread_label(spread), "n_sim": n_sim,
+               **{f"{c} {t}": round(v, 4) for (c, t), v in shares.items()}}
+
+
 def append_table(rows, table):
     """Write ``rows`` into ``table`` in place of the rows this script wrote before, after the procedure's others."""
     import pandas as pd
@@ -377,6 +431,12 @@ if __name__ == "__main__":
             found.append(one)
             print(one, flush=True)
         print(pd.DataFrame(found).to_string(index=False))
+    elif "--combined" in sys.argv:
+        found = []
+        for one in combined_rows(quick):
+            found.append(one)
+            print(one, flush=True)
+        print(pd.DataFrame(found).T.to_string())
     elif "--power" in sys.argv:
         print(pd.DataFrame(list(power_rows(quick))).to_string(index=False))
     else:
