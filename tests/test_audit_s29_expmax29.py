@@ -7,9 +7,9 @@ pooled coverage is 0.926, 0.933 and 0.946 at 3, 5 and 10 seeds (below 0.95 - 3 S
 one of the 15 misses through its worst sweep (0.41-0.86 against the worst-draw threshold 0.885). The worst sweeps
 hold a seed 31-54 standard deviations of its run's other seeds from their mean (SAC on LunarLander, 895 and 969
 among runs near 200; PPO on Ant, 5,085 among runs near 8,100), and the truth lies on that seed's side whenever the
-draws leave it out. The 3 ``tuning.best_interval`` rows of the default (select_then_report_pooled_t) flagged there do not
-over-cover: the criterion is one-sided, their pooled coverage (0.975-0.984) holds, and they miss through their worst
-sweep (0.48-0.62).
+draws leave it out. The 3 ``tuning.best_interval`` rows of the default (select_then_report_pooled_t) flagged there
+do not over-cover: the criterion is one-sided, their pooled coverage (0.975-0.984) holds, and they miss through
+their worst sweep (0.48-0.62).
 
 Measured (``tests/reference/coverage_tuning_real_widening.py``, on the table's own data sets, the band recomputed
 from the kernels and checked equal to the public function's): widening the band by a factor f on both sides, the
