@@ -92,8 +92,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       tuning procedures (5 tuning runs each, ``rlstats.datasets.load("hpo_optimisation")``), with 3 seeds drawn from
       each run's published ones, it covered 0.926 at k = 1 pooled and 0.41 in the worst sweep, whose runs hold a
       rare outlying seed (one in ten, which 3 seeds leave out in 73% of draws: SAC on LunarLander, 895 and 969 among
-      runs near 200); at 10 seeds 0.946 pooled and 0.64 in the worst (PPO on Ant, 5,085 among runs near 8,100). A
-      note quotes these rows where the sweep's design is nearest to theirs (``distribution`` ``real_dierkes2024``).
+      runs near 200); at 10 seeds 0.946 pooled and 0.64 in the worst (PPO on Ant, 5,085 among runs near 8,100).
+      Draws without such a seed do not show it to any band: this one would hold in every sweep only 5.9-14.5 times
+      as wide (audit s29, ``tests/reference/coverage_tuning_real_widening.py``). A note quotes these rows where the
+      sweep's design is nearest to theirs (``distribution`` ``real_dierkes2024``).
       ``band="skew_t_normal"`` is the same band with normal-theory degrees of freedom (n - 1), the default before
       the kurtosis was counted, bit for bit. ``band="percentile"`` is the
       earlier band, bit for bit: resampling seeds within configurations, each resampled mean's deviation widened
