@@ -204,11 +204,45 @@ def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
             warnings.simplefilter("always")
             engine.execute(figure)  # the layout alone, as a draw would run it first, without drawing the artists
         if not any("axes sizes collapsed" in str(w.message) for w in caught):
-            return
+            # held, but long names, slanted under a grid's panels, may leave them slivers whose numbers run together
+            # (audit s28 fig28: AdaStop's score panels of 22-letter agents 0.17 in high, the task table's 0.28 in)
+            width, height = figure.get_size_inches()
+            short = _squashed(figure)
+            if short == (0.0, 0.0):
+                # a title centred over an Axes that slanted names pushed aside, inside the figure (the task table's
+                # title 0.3 in past its right edge); then numbers apart on the panels as laid out
+                _fit_texts(figure, [axes.title for axes in figure.axes if axes.title.get_text()])
+                _numbers_apart(figure)
+                return
+            figure.set_size_inches(width + short[0], height + short[1])
+            continue
         # the layout gave up, leaving the Axes where they were: the texts' extent is what the figure needs, and more
         box = figure.get_tightbbox(figure.canvas.get_renderer())
         width, height = figure.get_size_inches()
         figure.set_size_inches(max(width, box.width) + 0.5, max(height, box.height) + 0.5)
+
+
+#: least width and height, inches, of the box a plot's own figure lays each of its panels out in (a colorbar aside):
+#: :func:`hold_labels` grows a figure whose long names leave a panel less (or less than its rows' names need)
+LEAST_PANEL = 0.6
+
+
+def _squashed(figure: Any) -> tuple[float, float]:
+    """Inches ``figure`` (laid out) is short of :data:`LEAST_PANEL` for each of its panels, across and down: a grid's
+    row or column of panels each needs its share."""
+    across = down = 0.0
+    width, height = figure.get_size_inches()
+    for axes in figure.axes:
+        if axes.get_label() == "<colorbar>" or not axes.get_visible():
+            continue
+        box = axes.get_position(original=True)  # the layout's box, before an aspect shrinks it
+        spec = axes.get_subplotspec()
+        rows, columns = (1, 1) if spec is None else spec.get_gridspec().get_geometry()
+        # and a line of 1.4 times its size for each row's name up the side (the task table's 6 tasks in 0.6 in)
+        lines = 1.4 / 72 * sum(label.get_fontsize() for label in _shown_tick_labels(axes.yaxis))
+        across = max(across, columns * (LEAST_PANEL - box.width * width))
+        down = max(down, rows * (max(LEAST_PANEL, lines) - box.height * height))
+    return max(across, 0.0), max(down, 0.0)
 
 
 def fit_title(ax: Any, xlabel: bool = False) -> None:
