@@ -206,13 +206,14 @@ def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
         if not any("axes sizes collapsed" in str(w.message) for w in caught):
             # held, but long names, slanted under a grid's panels, may leave them slivers whose numbers run together
             # (audit s28 fig28: AdaStop's score panels of 22-letter agents 0.17 in high, the task table's 0.28 in)
+            # a title centred over an Axes that slanted names pushed aside broken inside the figure first (the task
+            # table's, 0.3 in past its right edge), as its lines take their height from the panel
+            _fit_texts(figure, [axes.title for axes in figure.axes if axes.title.get_text()])
+            _draw_quietly(figure)  # laid out with the titles as broken
             width, height = figure.get_size_inches()
             short = _squashed(figure)
             if short == (0.0, 0.0):
-                # a title centred over an Axes that slanted names pushed aside, inside the figure (the task table's
-                # title 0.3 in past its right edge); then numbers apart on the panels as laid out
-                _fit_texts(figure, [axes.title for axes in figure.axes if axes.title.get_text()])
-                _numbers_apart(figure)
+                _numbers_apart(figure)  # numbers apart on the panels as laid out
                 return
             figure.set_size_inches(width + short[0], height + short[1])
             continue

@@ -17,16 +17,24 @@ apart), decides the thinning, the refusal and the size suggested (the guess draw
 then rounded up, never down); the calibration figure's legends are as wide as their panels (``mode="expand"``), their
 methods broken at spaces to end inside the panel, a tick at every count of runs and labels thinned on the figure drawn
 at its size (``_numbers_apart``). The checks here measure gaps from matplotlib's text extents themselves.
+
+Also fixed, from fig28's sweep (each drawn at its own size and looked at): 22-letter agent names left AdaStop's and
+the permutation test's score panels 0.17 in high and the task table's 6 task rows 0.28 in (the layout held, so
+``hold_labels`` did nothing): it now grows a figure of long names until each panel's box is 0.6 in
+(``LEAST_PANEL``) and holds a 1.4-line row per name up its side, then fits its titles (the task table's ran 0.3 in
+past the edge) and thins its numbers as laid out. The boundaries grid at 8 agents gave its 28-entry key 3.3 of 4.2
+in, panels 0.09 in high: the key now adds its own height. Decision grids get 0.17 in an agent from 6 agents on
+(fig28's). At scores of 1e-6 the y multiplier ran into a grid panel's title ("1e-6task_01"): the title sits above it.
 """
 
 import re
 
-import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 
 import rlstats
 from rlstats.plotting import TICK_GAP, _drawn_over, _shown_tick_labels
+from test_contract import CASES
 
 
 def _gaps_in_em(axis, renderer):
@@ -114,3 +122,69 @@ def test_calibration_figure_keeps_its_layout_and_its_labels_apart():
     finally:
         plt.close(fig)
 
+
+
+LONG = "AgentWithAVeryLongName"
+
+
+def _rows_apart(axis, renderer):
+    """Whether the upright tick labels up ``axis`` are apart: each box below the next, sorted by height."""
+    boxes = sorted((t.get_window_extent(renderer) for t in _shown_tick_labels(axis)), key=lambda b: b.y0)
+    return all(a.y1 <= b.y0 for a, b in zip(boxes, boxes[1:]))
+
+
+def test_task_table_of_long_names_keeps_a_line_for_each_task():
+    # 3 agents of 22-letter names slanted under the heat map left its 6 task rows 0.28 in (7 pt names ran together)
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
+    df["agent"] = df["agent"].astype(str) + LONG
+    ax = rlstats.compare(df, "score ~ agent | task", method="task_table", rng=1).plot(kind="table")
+    fig = ax.figure
+    try:
+        fig.draw_without_rendering()
+        renderer = fig.canvas.get_renderer()
+        assert ax.get_window_extent(renderer).height / fig.dpi >= 6 * 7 * 1.4 / 72 - 0.01
+        assert _rows_apart(ax.yaxis, renderer)
+        title = ax.title.get_window_extent(renderer)
+        assert title.x0 >= 0 and title.x1 <= fig.bbox.width  # was 0.3 in past the right edge
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.slow  # 0.9 s
+def test_boundaries_grid_of_eight_agents_gives_its_key_its_own_room():
+    # 28 pairs and 4 marks in 2 columns over 2 tasks: the panels were left 0.09 in, their numbers on each other
+    df = rlstats.datasets.simulate(agents=8, tasks=2, seeds=4, effect=1.0, rng=0)
+    fig = rlstats.compare(df, "score ~ agent | task", method="adastop", n=2, n_resamples=200, alpha=0.2,
+                          rng=1).plot(kind="boundaries")
+    try:
+        fig.draw_without_rendering()
+        renderer = fig.canvas.get_renderer()
+        for panel in fig.axes:
+            assert panel.get_window_extent(renderer).height / fig.dpi > 0.7
+            assert _rows_apart(panel.yaxis, renderer)
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.slow  # 5 s: AdaStop's grid of long names is laid out several times
+def test_adastop_score_panels_of_long_names_and_tiny_scores():
+    df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=4, effect=1.0, rng=0)
+    long = df.assign(agent=df["agent"].astype(str) + LONG)
+    for method in ("adastop", "permutation"):
+        fig = rlstats.compare(long, "score ~ agent | task", method=method, rng=1, **CASES[method][1]).plot(
+            kind="scores")
+        fig.draw_without_rendering()
+        renderer = fig.canvas.get_renderer()
+        assert all(p.get_window_extent(renderer).height / fig.dpi >= 0.55 for p in fig.axes)  # were 0.17 in
+        assert all(_rows_apart(p.yaxis, renderer) for p in fig.axes)
+        plt.close(fig)
+        tiny = df.assign(score=df["score"] * 1e-6)
+        fig = rlstats.compare(tiny, "score ~ agent | task", method=method, rng=1, **CASES[method][1]).plot(
+            kind="scores")
+        fig.draw_without_rendering()
+        renderer = fig.canvas.get_renderer()
+        for panel in fig.axes:
+            multiplier = panel.yaxis.get_offset_text()
+            assert multiplier.get_text()  # "1e-6" or "1e-5"
+            assert not multiplier.get_window_extent(renderer).overlaps(panel.title.get_window_extent(renderer))
+        plt.close(fig)
