@@ -186,7 +186,8 @@ LONG_NAME = 40.0
 def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
     """The plot's own figure grown until its constrained layout holds its texts: a long agent or task name (``names``:
     the result's) collapsed the layout at the size counted from the rows and columns (matplotlib only warns) and ran
-    past the figure's edges (audit s18). Unchanged where the layout holds, as it does for names of usual length."""
+    past the figure's edges (audit s18); a layout that holds may still leave a grid's panels slivers under long
+    slanted names, grown to :data:`LEAST_PANEL` (audit s29). Unchanged for names of usual length."""
     import warnings
 
     from .design import ALL_RUNS
@@ -813,7 +814,9 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     Each line is a method (its ``test``, ``band`` or ``interval``): solid when it is the procedure's default,
     dashed when it was the default before issue 40's at-level defaults, dotted otherwise; a point is the lowest
     coverage over the rest of the design (agents, tasks, score distribution, metric, ...) at that many runs per
-    cell. Open triangles mark the lowest single design draw where the rows record their draws, and a grey line
+    cell; every count of runs measured has a tick, labelled where the labels stay a word apart at the figure's size
+    (every second, third, ... where they would not). Open triangles mark the lowest single design draw where the rows
+    record their draws, and a grey line
     the nominal level. Filter the table first to draw part of it
     (``rlstats.calibration_table(distribution="skewed")``); ``rlstats.calibration.coverage_by_runs`` gives the
     points drawn.
