@@ -900,12 +900,14 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
         # under the tick labels by their height in points, not a share of the panel's (audit s20: on a short panel
         # the share put the methods over the numbers)
         below = -(rcParams["xtick.major.size"] + rcParams["xtick.major.pad"] + 1.4 * SMALL_FONT) / 72
-        # as wide as the panel (mode="expand"): a legend wider than its panel widened the layout's margins, the
-        # panels shrank to make room, the legend (centred on them) overhung again, and so at every draw, 0.07 in a
-        # draw at a page's width (bootstrap.interval's 2.57 in of methods over a 2.27 in column; audit s29 fig29):
-        # each draw laid the figure out narrower, and its tick labels ran together; its methods broken below instead
-        panel.legend(loc="upper left", bbox_to_anchor=(0.0, 0.0, 1.0, 0.0), mode="expand", fontsize=SMALL_FONT,
-                     frameon=False, bbox_transform=panel.transAxes + ScaledTranslation(0.0, below, fig.dpi_scale_trans),
+        # from the panel's left edge, its methods broken to end inside it (_legend_inside, below): a legend wider than
+        # its panel widened the layout's margins, the panels shrank to make room, the legend (centred on them)
+        # overhung again, and so at every draw, 0.07 in a draw at a page's width (bootstrap.interval's 2.57 in of
+        # methods over a 2.27 in column; audit s29 fig29): each draw laid the figure out narrower, and its tick
+        # labels ran together. (Not mode="expand": its width stays in the pixels of its last draw, a savefig's dpi,
+        # and the next draw's layout read it.)
+        panel.legend(loc="upper left", bbox_to_anchor=(0.0, 0.0), fontsize=SMALL_FONT, frameon=False,
+                     bbox_transform=panel.transAxes + ScaledTranslation(0.0, below, fig.dpi_scale_trans),
                      ncols=1, handlelength=2.2, borderaxespad=0, labelspacing=0.25)
     keys = [Line2D([], [], color="0.2", label=role, **CALIBRATION_STYLES[role]) for role in CALIBRATION_STYLES]
     keys += [Line2D([], [], color="0.6", linewidth=0.9, label="nominal level"),
@@ -920,7 +922,7 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     break_to_width(line, fig, 0.95)
     if ax is None:  # its own figure: each row as tall as its longest legend needs, then the key and the line under
         grid = axes[0].get_gridspec()
-        _draw_quietly(fig)  # the panels' widths, which the legends (as wide as their panels) do not change
+        _draw_quietly(fig)  # the panels' widths, at most as wide as once the legends are broken inside them
         shown = [_legend_inside(panel) for panel in axes]
         heights = [_CALIBRATION_PANEL + _CALIBRATION_LINE * max(shown[i:i + grid.ncols])
                    for i in range(0, len(names), grid.ncols)]
@@ -934,7 +936,7 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
 
 
 def _legend_inside(panel: Any) -> int:
-    """Break each method of ``panel``'s legend (laid out as wide as the panel) at spaces until it ends inside the
+    """Break each method of ``panel``'s legend (drawn from the panel's left edge) at spaces until it ends inside the
     panel's right edge (:func:`_break_text`: a code without spaces, "select_then_report_pooled_t", stays whole);
     returns the legend's lines."""
     renderer = panel.figure.canvas.get_renderer()

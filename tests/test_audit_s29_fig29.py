@@ -14,8 +14,8 @@ Found (redoing audit s28 fig28, reverted after two failures in CI's fresh enviro
 
 Fixed: one rule, ``rlstats.plotting._drawn_over`` (boxes overlapping or, side by side, under ``TICK_GAP`` = 0.4 em
 apart), decides the thinning, the refusal and the size suggested (the guess drawn and grown until the rule holds,
-then rounded up, never down); the calibration figure's legends are as wide as their panels (``mode="expand"``), their
-methods broken at spaces to end inside the panel, a tick at every count of runs and labels thinned on the figure drawn
+then rounded up, never down); the calibration figure's legends start at their panel's left edge, their methods broken
+at spaces to end inside it (so no legend widens the margins), a tick at every count of runs and labels thinned on the figure drawn
 at its size (``_numbers_apart``). The checks here measure gaps from matplotlib's text extents themselves.
 
 Also fixed, from fig28's sweep (each drawn at its own size and looked at): 22-letter agent names left AdaStop's and
@@ -116,9 +116,12 @@ def test_calibration_figure_keeps_its_layout_and_its_labels_apart():
         gaps = _gaps_in_em(panel.xaxis, renderer)
         labelled = [int(t.get_text()) for t in _shown_tick_labels(panel.xaxis)]
         assert labelled[0] == runs[0] and len(labelled) >= 3 and min(gaps) >= TICK_GAP
-        fig.set_dpi(150)  # the docs' PNG's resolution: a word space still
+        fig.set_dpi(150)  # the docs' PNG's resolution: a word space still, the panel as wide
         fig.draw_without_rendering()
         assert min(_gaps_in_em(panel.xaxis, fig.canvas.get_renderer())) >= 0.32
+        fig.set_dpi(100)
+        fig.draw_without_rendering()
+        assert panel.get_position().width == pytest.approx(widths[0], rel=0.01)  # hinting alone: 0.2%
     finally:
         plt.close(fig)
 
