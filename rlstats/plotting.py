@@ -186,7 +186,8 @@ LONG_NAME = 40.0
 def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
     """The plot's own figure grown until its constrained layout holds its texts: a long agent or task name (``names``:
     the result's) collapsed the layout at the size counted from the rows and columns (matplotlib only warns) and ran
-    past the figure's edges (audit s18). Unchanged where the layout holds, as it does for names of usual length."""
+    past the figure's edges (audit s18); a layout that holds may still leave a grid's panels slivers under long
+    slanted names, grown to :data:`LEAST_PANEL` (audit s29). Unchanged for names of usual length."""
     import warnings
 
     from .design import ALL_RUNS
@@ -204,11 +205,46 @@ def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
             warnings.simplefilter("always")
             engine.execute(figure)  # the layout alone, as a draw would run it first, without drawing the artists
         if not any("axes sizes collapsed" in str(w.message) for w in caught):
-            return
+            # held, but long names, slanted under a grid's panels, may leave them slivers whose numbers run together
+            # (audit s28 fig28: AdaStop's score panels of 22-letter agents 0.17 in high, the task table's 0.28 in)
+            # a title centred over an Axes that slanted names pushed aside broken inside the figure first (the task
+            # table's, 0.3 in past its right edge), as its lines take their height from the panel
+            _fit_texts(figure, [axes.title for axes in figure.axes if axes.title.get_text()])
+            _draw_quietly(figure)  # laid out with the titles as broken
+            width, height = figure.get_size_inches()
+            short = _squashed(figure)
+            if short == (0.0, 0.0):
+                _numbers_apart(figure)  # numbers apart on the panels as laid out
+                return
+            figure.set_size_inches(width + short[0], height + short[1])
+            continue
         # the layout gave up, leaving the Axes where they were: the texts' extent is what the figure needs, and more
         box = figure.get_tightbbox(figure.canvas.get_renderer())
         width, height = figure.get_size_inches()
         figure.set_size_inches(max(width, box.width) + 0.5, max(height, box.height) + 0.5)
+
+
+#: least width and height, inches, of the box a plot's own figure lays each of its panels out in (a colorbar aside):
+#: :func:`hold_labels` grows a figure whose long names leave a panel less (or less than its rows' names need)
+LEAST_PANEL = 0.6
+
+
+def _squashed(figure: Any) -> tuple[float, float]:
+    """Inches ``figure`` (laid out) is short of :data:`LEAST_PANEL` for each of its panels, across and down: a grid's
+    row or column of panels each needs its share."""
+    across = down = 0.0
+    width, height = figure.get_size_inches()
+    for axes in figure.axes:
+        if axes.get_label() == "<colorbar>" or not axes.get_visible():
+            continue
+        box = axes.get_position(original=True)  # the layout's box, before an aspect shrinks it
+        spec = axes.get_subplotspec()
+        rows, columns = (1, 1) if spec is None else spec.get_gridspec().get_geometry()
+        # and a line of 1.4 times its size for each row's name up the side (the task table's 6 tasks in 0.6 in)
+        lines = 1.4 / 72 * sum(label.get_fontsize() for label in _shown_tick_labels(axes.yaxis))
+        across = max(across, columns * (LEAST_PANEL - box.width * width))
+        down = max(down, rows * (max(LEAST_PANEL, lines) - box.height * height))
+    return max(across, 0.0), max(down, 0.0)
 
 
 def fit_title(ax: Any, xlabel: bool = False) -> None:
@@ -435,9 +471,18 @@ def _shown_tick_labels(axis: Any) -> list[Any]:
     return shown
 
 
+#: least gap between two upright tick labels side by side, in ems of the smaller font: closer, two numbers read as one
+#: (audit s28 fig28: the calibration figure's "20" and "30", 0.2 em apart, read "2030"; s29 fig29: at 0.24 em in the
+#: docs' 150 dpi PNG still, under a word space, 0.32 em of DejaVu Sans; a 7 pt label is measured to a pixel at 100
+#: dpi, 0.1 em, so 0.4 keeps a word space at any resolution). The one rule of crowded tick labels: the thinning, the
+#: refusal of a figsize= and the size that refusal suggests are all measured by it.
+TICK_GAP = 0.4
+
+
 def _drawn_over(labels: list[Any], renderer: Any) -> list[tuple[str, str]]:
-    """The pairs of neighbouring ``labels`` drawn over each other: boxes that overlap, or for labels turned at a
-    slant (whose upright boxes overlap though the words do not) lines closer than a font size, measured across."""
+    """The pairs of neighbouring ``labels`` drawn over each other: boxes that overlap or, side by side, are closer
+    than :data:`TICK_GAP`, or for labels turned at a slant (whose upright boxes overlap though the words do not)
+    lines closer than a font size, measured across."""
     import math
 
     shown = []
@@ -451,7 +496,9 @@ def _drawn_over(labels: list[Any], renderer: Any) -> list[tuple[str, str]]:
     for (a, box_a, _), (b, box_b, _) in zip(shown, shown[1:]):
         angle = math.radians(a.get_rotation() % 180)
         if min(abs(angle), abs(angle - math.pi / 2), abs(angle - math.pi)) < 1e-3:
-            crowded = box_a.overlaps(box_b)
+            gap = TICK_GAP * min(a.get_fontsize(), b.get_fontsize()) * renderer.points_to_pixels(1.0)
+            side_by_side = min(box_a.y1, box_b.y1) > max(box_a.y0, box_b.y0)  # on one line of text
+            crowded = box_b.x0 - box_a.x1 < gap if side_by_side and along == 0 else box_a.overlaps(box_b)
         else:  # slanted lines: their distance across is the step along the axis times the sine of the slant
             step = abs((box_b.x1 - box_a.x1) if along == 0 else (box_b.y1 - box_a.y1))
             slant = abs(math.sin(angle)) if along == 0 else abs(math.cos(angle))
@@ -480,17 +527,64 @@ def _numeric(axis: Any, labels: list[Any]) -> bool:
     return True
 
 
-def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> None:
-    """Tick labels apart at ``figsize``: numbers thinned (every second, third, ... tick in view kept, at least two),
-    names along x turned 45 then 90 degrees; where they still overlap an OptionError, the figure closed, naming the
-    axis and a size that would hold them (names are never dropped or shortened: each labels its row or column)."""
+def _draw_quietly(figure: Any) -> Any:
+    """``figure`` laid out and drawn (without rendering) at its size; its renderer. A collapsed layout is not warned
+    of: :func:`_check_room` reports it, and :func:`hold_labels` grows the figure for it."""
     import warnings
 
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        figure.draw_without_rendering()
+    return figure.canvas.get_renderer()
+
+
+def _thin_numbers(axis: Any, draw: Callable[[], Any]) -> Any:
+    """The number tick labels of ``axis`` thinned (every second, third, ... tick in view kept, at least two, so the
+    view stays as drawn and two labels give the scale) until none is drawn over its neighbour by :func:`_drawn_over`;
+    ``draw()`` places them again and returns the renderer, which this returns. Names are never thinned."""
+    from matplotlib.ticker import FixedLocator
+
+    renderer = draw()
+    labels = _shown_tick_labels(axis)
+    if not _drawn_over(labels, renderer) or not _numeric(axis, labels):
+        return renderer
+    locations = [label.get_position()[0 if axis.axis_name == "x" else 1] for label in labels]
+    for step in range(2, len(locations)):
+        axis.set_major_locator(FixedLocator(locations[::step]))
+        renderer = draw()
+        if not _drawn_over(_shown_tick_labels(axis), renderer):
+            break
+    return renderer
+
+
+def _numbers_apart(figure: Any, passes: int = 3) -> None:
+    """The number tick labels of every Axes of ``figure`` thinned where :func:`_drawn_over` finds them drawn over each
+    other, measured on the figure drawn at its size and drawn again until a whole pass finds none: thinning one axis
+    can move the others (a shorter label at a panel's edge widens the constrained layout's panels). For a plot's own
+    figure, whose tick locations are set before its panels' widths are known (audit s29 fig29: the calibration
+    figure's "20" and "30", 0.2 em apart, read "2030")."""
+    for _ in range(passes):
+        renderer = _draw_quietly(figure)
+        crowded = [axis for axes in figure.axes for axis in (axes.xaxis, axes.yaxis)
+                   if _drawn_over(labels := _shown_tick_labels(axis), renderer) and _numeric(axis, labels)]
+        if not crowded:
+            return
+        for axis in crowded:  # this axis' ticks placed again alone, the panels where the layout put them
+            _thin_numbers(axis, functools.partial(_placed_ticks, axis, renderer))
+
+
+def _placed_ticks(axis: Any, renderer: Any) -> Any:
+    """``renderer``, once the tick labels of ``axis`` are placed where its Axes are now (the figure not drawn again)."""
+    axis.get_tightbbox(renderer)
+    return renderer
+
+
+def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> None:
+    """Tick labels apart at ``figsize``: numbers thinned (:func:`_thin_numbers`), names along x turned 45 then 90
+    degrees; where they still overlap an OptionError, the figure closed, naming the axis and a size that would hold
+    them (names are never dropped or shortened: each labels its row or column)."""
     def draw():
-        with warnings.catch_warnings():  # a collapsed layout was _check_room's to report, before this
-            warnings.simplefilter("ignore")
-            figure.draw_without_rendering()
-        return figure.canvas.get_renderer()
+        return _draw_quietly(figure)
 
     renderer = draw()
     crowded = []
@@ -500,15 +594,7 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
             if not _drawn_over(labels, renderer):
                 continue
             if _numeric(axis, labels):
-                from matplotlib.ticker import FixedLocator
-
-                # thinned among the ticks in view (so the view stays as drawn), while two labels give the scale
-                locations = [label.get_position()[0 if name == "x" else 1] for label in labels]
-                for step in range(2, len(locations)):
-                    axis.set_major_locator(FixedLocator(locations[::step]))
-                    renderer = draw()
-                    if not _drawn_over(_shown_tick_labels(axis), renderer):
-                        break
+                renderer = _thin_numbers(axis, draw)
             elif name == "x":
                 for angle in (45, 90):
                     for label in axis.get_ticklabels():
@@ -524,10 +610,19 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
         _refuse_tick_labels(figure, figsize, own, crowded, renderer)
 
 
+def _up(value: float) -> float:
+    """``value`` rounded up to 3 significant digits, as a message prints it: never a size below the one measured."""
+    import math
+
+    scale = 10.0 ** (2 - math.floor(math.log10(value)))
+    return math.ceil(value * scale - 1e-6) / scale
+
+
 def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any,
                         crowded: list[tuple[Any, str, list[Any]]], renderer: Any) -> None:
     """The OptionError of :func:`_fit_tick_labels` for the ``crowded`` (Axes, axis name, tick labels): the figure
-    closed, the first axis named, and a size that would hold every one's labels."""
+    closed, the first axis named, and a size that holds every one's labels apart by the rule that refused them
+    (:func:`_drawn_over`, on the figure drawn at that size)."""
     import matplotlib.pyplot as plt
 
     from .errors import OptionError
@@ -535,24 +630,40 @@ def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any,
 
     inch = figure.dpi
     width, height = figsize
+    grows = set()
     for axes, name, labels in crowded:
         boxes = [label.get_window_extent(renderer) for label in labels]
         box = axes.get_window_extent(renderer)
         spec = axes.get_subplotspec()
         grid = (1, 1) if spec is None else spec.get_gridspec().get_geometry()  # (rows, columns) sharing the growth
-        # each label needs its extent along the axis, and a fifth of a line between neighbours: all of them side by
+        # a first guess: each label needs its extent along the axis and a gap to its neighbours: all of them side by
         # side, and each two neighbours' halves between their centres, which ticks inside the view set closer than
         # the axis is long (audit s24: two thinned labels 32 px apart on an 85 px axis were told the size asked)
+        gap = TICK_GAP * labels[0].get_fontsize() * renderer.points_to_pixels(1.0)
         extent = box.width if name == "x" else box.height
         spans = sorted(((b.x0 + b.x1) / 2, b.width) if name == "x" else ((b.y0 + b.y1) / 2, b.height) for b in boxes)
-        crowding = max([0.6 * (w + v) / max(d - c, 1e-9) for (c, w), (d, v) in zip(spans, spans[1:])], default=1.0)
+        crowding = max([max(0.6 * (w + v), 0.5 * (w + v) + gap) / max(d - c, 1e-9)
+                        for (c, w), (d, v) in zip(spans, spans[1:])], default=1.0)
         grow = max(sum(w for _, w in spans) * 1.2 - extent, extent * (crowding - 1.0), 0.0)
         across = 0.0
         if axes.get_aspect() != "auto":  # a drawing of fixed shape (a matrix) grows along both axes together
             across = grow * (box.height / box.width if name == "x" else box.width / box.height)
+            grows.add("xy")
+        grows.add(name)
         grow_x, grow_y = (grow, across) if name == "x" else (across, grow)
         width = max(width, figsize[0] + grid[1] * grow_x / inch)
         height = max(height, figsize[1] + grid[0] * grow_y / inch)
+    # the guess checked by the rule that refused: the figure drawn at it, and grown on until every axis named holds
+    # its labels apart (audit s29 fig29: a guess short of the 0.25 em gap told the size it then refused)
+    axes_named = [axes.xaxis if name == "x" else axes.yaxis for axes, name, _ in crowded]
+    for _ in range(12):
+        width, height = _up(width), _up(height)
+        figure.set_size_inches(width, height)
+        renderer = _draw_quietly(figure)
+        if not any(_drawn_over(_shown_tick_labels(axis), renderer) for axis in axes_named):
+            break
+        width *= 1.15 if {"x", "xy"} & grows else 1.0
+        height *= 1.15 if {"y", "xy"} & grows else 1.0
     plt.close(figure)
     axes, name, labels = crowded[0]
     names = listed([repr(label.get_text().replace("\n", " ")) for label in labels], limit=3)
@@ -561,7 +672,7 @@ def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any,
     fewer = "" if _numeric(axis, labels) else f", or plot fewer {'columns' if name == 'x' else 'rows'}"
     raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for the "
                       f"{count(len(labels), 'tick label')} of the {name} axis ({names}){more}: they would be drawn "
-                      f"over each other; pass a larger figsize= (about ({width:.3g}, {height:.3g}) holds them; the "
+                      f"over each other; pass a larger figsize= (about ({width:g}, {height:g}) holds them; the "
                       f"plot's own size is ({own[0]:.3g}, {own[1]:.3g})){fewer}")
 
 
@@ -703,7 +814,9 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     Each line is a method (its ``test``, ``band`` or ``interval``): solid when it is the procedure's default,
     dashed when it was the default before issue 40's at-level defaults, dotted otherwise; a point is the lowest
     coverage over the rest of the design (agents, tasks, score distribution, metric, ...) at that many runs per
-    cell. Open triangles mark the lowest single design draw where the rows record their draws, and a grey line
+    cell; every count of runs measured has a tick, labelled where the labels stay a word apart at the figure's size
+    (every second, third, ... where they would not). Open triangles mark the lowest single design draw where the rows
+    record their draws, and a grey line
     the nominal level. Filter the table first to draw part of it
     (``rlstats.calibration_table(distribution="skewed")``); ``rlstats.calibration.coverage_by_runs`` gives the
     points drawn.
@@ -743,7 +856,7 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     """
     from matplotlib import rcParams
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
     from matplotlib.transforms import ScaledTranslation
 
     from .calibration import calibration_table, coverage_by_runs
@@ -770,8 +883,10 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
         for level in sorted(set(rows["level"])):
             panel.axhline(level, color="0.6", linewidth=0.9, zorder=0)
         panel.set_xscale("log")
+        # a tick at every count of runs measured; labelled where the labels stay apart (_numbers_apart, below)
         panel.xaxis.set_major_locator(FixedLocator(sorted(set(rows["runs"]))))
-        panel.xaxis.set_minor_locator(NullLocator())
+        panel.xaxis.set_minor_locator(FixedLocator(sorted(set(rows["runs"]))))
+        panel.xaxis.set_minor_formatter(NullFormatter())
         panel.xaxis.set_major_formatter(ScalarFormatter())
         low = np.nanmin([rows["coverage"].min(), rows["worst"].min()])
         # room below the lowest point, and never so little range that a 0.01 shortfall looks like a cliff
@@ -785,7 +900,13 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
         # under the tick labels by their height in points, not a share of the panel's (audit s20: on a short panel
         # the share put the methods over the numbers)
         below = -(rcParams["xtick.major.size"] + rcParams["xtick.major.pad"] + 1.4 * SMALL_FONT) / 72
-        panel.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), fontsize=SMALL_FONT, frameon=False,
+        # from the panel's left edge, its methods broken to end inside it (_legend_inside, below): a legend wider than
+        # its panel widened the layout's margins, the panels shrank to make room, the legend (centred on them)
+        # overhung again, and so at every draw, 0.07 in a draw at a page's width (bootstrap.interval's 2.57 in of
+        # methods over a 2.27 in column; audit s29 fig29): each draw laid the figure out narrower, and its tick
+        # labels ran together. (Not mode="expand": its width stays in the pixels of its last draw, a savefig's dpi,
+        # and the next draw's layout read it.)
+        panel.legend(loc="upper left", bbox_to_anchor=(0.0, 0.0), fontsize=SMALL_FONT, frameon=False,
                      bbox_transform=panel.transAxes + ScaledTranslation(0.0, below, fig.dpi_scale_trans),
                      ncols=1, handlelength=2.2, borderaxespad=0, labelspacing=0.25)
     keys = [Line2D([], [], color="0.2", label=role, **CALIBRATION_STYLES[role]) for role in CALIBRATION_STYLES]
@@ -801,14 +922,33 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     break_to_width(line, fig, 0.95)
     if ax is None:  # its own figure: each row as tall as its longest legend needs, then the key and the line under
         grid = axes[0].get_gridspec()
-        shown = [len(set(zip(*(points.loc[points["procedure"] == name, c] for c in ("role", "method")))))
-                 for name in names]
+        _draw_quietly(fig)  # the panels' widths, at most as wide as once the legends are broken inside them
+        shown = [_legend_inside(panel) for panel in axes]
         heights = [_CALIBRATION_PANEL + _CALIBRATION_LINE * max(shown[i:i + grid.ncols])
                    for i in range(0, len(names), grid.ncols)]
         grid.set_height_ratios(heights)
         lines = -(-len(keys) // columns) + line.get_text().count("\n") + 1
         fig.set_figheight(sum(heights) + _CALIBRATION_LINE * 1.3 * lines)
+        # counts of runs close on a log axis keep their ticks but lose labels, measured on the figure drawn at its size
+        # (bootstrap.interval's 2 to 200 at a page's width: "20" and "30" 0.2 em apart read "2030", audit s28 fig28)
+        _numbers_apart(fig)
     return fig
+
+
+def _legend_inside(panel: Any) -> int:
+    """Break each method of ``panel``'s legend (drawn from the panel's left edge) at spaces until it ends inside the
+    panel's right edge (:func:`_break_text`: a code without spaces, "select_then_report_pooled_t", stays whole);
+    returns the legend's lines."""
+    renderer = panel.figure.canvas.get_renderer()
+    right = panel.get_window_extent(renderer).x1
+    texts = panel.get_legend().get_texts()
+    for text in texts:
+        def outside(text=text):
+            box = text.get_window_extent(renderer)
+            return max(0.0, box.x1 - right) / max(box.width, 1.0)
+
+        _break_text(text, outside)
+    return sum(text.get_text().count("\n") + 1 for text in texts)
 
 
 #: inches of a calibration panel with its title and tick labels, and of a line of its legend (7 pt text) (audit s20: at

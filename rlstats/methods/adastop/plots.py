@@ -59,11 +59,24 @@ def _per_task(result, task, ax, draw, panel_size, grid_size, finish, **kwargs):
                        hint=", or task= to draw one task")
     for panel, name in zip(axes, tasks):
         draw(result, name, panel, compact=ax is None, **kwargs)  # the caller's Axes get full labels
-        panel.set_title(name, fontsize=SMALL_FONT + 1, pad=2)
+        # over the y axis' multiplier where it has one ("1e-6" at the panel's top left ran into "task_01" as
+        # "1e-6task_01", scores of 1e-6: audit s29 fig29)
+        panel.set_title(name, fontsize=SMALL_FONT + 1, pad=2 + (SMALL_FONT + 2) * bool(_multiplier(panel.yaxis)))
     if ax is None:
         finish(fig, axes)
         fit_title(axes)  # a long task name over a square panel at the figure's edge (audit s24: CrazyClimber)
     return fig
+
+
+def _multiplier(axis):
+    """The offset or multiplier text ``axis`` shows beside its numbers ("1e-6"), "" where none."""
+    from matplotlib.ticker import ScalarFormatter
+
+    formatter = axis.get_major_formatter()
+    if not isinstance(formatter, ScalarFormatter):
+        return ""
+    formatter.set_locs(axis.get_majorticklocs())
+    return formatter.get_offset()
 
 
 def _agents_by_mean(result, task):
@@ -86,7 +99,10 @@ def plot_decision_matrix(result: Any, *, ax: Any = None, task: str | None = None
     ``Axes.imshow``.
     """
     key = _DECISION_KEY + (f"\n{_WITHHELD_KEY}" if (result.decisions["decision"] == "withheld").any() else "")
-    return _per_task(result, task, ax, _draw_decision_matrix, (4.8, 4.0), (1.65, 1.7),
+    # a grid's panel wide enough for its agents' slanted names, a 7 pt line apart across (audit s28 fig28: 8 agents
+    # on 1.65 in ran together; 0.17 in an agent from 6 agents on)
+    grid = (max(1.65, 0.8 + 0.17 * len(result.agents)), max(1.7, 0.85 + 0.17 * len(result.agents)))
+    return _per_task(result, task, ax, _draw_decision_matrix, (4.8, 4.0), grid,
                      lambda fig, axes: fig.suptitle(key, fontsize=SMALL_FONT + 1), **kwargs)
 
 
@@ -199,7 +215,10 @@ def _boundary_key(compact=False):
 def _finish_boundaries(fig, axes):
     fig.supxlabel("interim", fontsize=SMALL_FONT + 1)
     fig.supylabel("|mean difference|", fontsize=SMALL_FONT + 1)
-    figure_legend(fig, axes, extra=_boundary_key(compact=True), handlelength=1.2)
+    legend = figure_legend(fig, axes, extra=_boundary_key(compact=True), handlelength=1.2)
+    # the key's own room above the rows, which keep their height: at 8 agents its 28 pairs and marks in 2 columns took
+    # 3.3 in of a 4.2 in grid and left each panel 0.09 in, whose numbers ran together (audit s29 fig29)
+    fig.set_figheight(fig.get_figheight() + legend.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi)
 
 
 def _draw_boundaries(result, task, ax, compact=False, **kwargs):
