@@ -344,6 +344,8 @@ DESIGN_COLUMNS = ("test", "statistic", "band", "interval", "metric", "agents", "
 #: The columns that name a method (the rest of the design is the estimand and the data): a line of the figure each.
 METHOD_COLUMNS = ("test", "band", "interval")
 _INTEGERS = ("agents", "tasks", "runs", "n_sim", "n_resamples", "design_draws")
+#: the design's sizes among the columns a default is told by: not part of the method a legend names
+_SIZES = ("agents", "tasks", "runs")
 _FLOATS = ("level", "coverage", "se", "set_size", "coverage_min")
 _FLAGS = ("default", "misses")
 
@@ -501,9 +503,10 @@ def _frame(rows: Sequence[dict[str, str]]) -> pd.DataFrame:
 def method_label(row: Mapping[str, object]) -> str:
     """The method a row measures, as the figure's legend names it: its non-empty method columns (``test``,
     ``band``, ``interval``) and the other columns its procedure's defaults are told by (``statistic`` of
-    ``selection.size``), or else its ``metric`` and ``statistic`` (``"a12"``), or the procedure's claim."""
+    ``selection.size``) but the design's sizes (the figure takes the lowest over them: a default given from 10 tasks
+    named by its task count put a legend line per task count, audit s29), or else its ``metric`` and ``statistic`` (``"a12"``), or the procedure's claim."""
     told = [c for patterns in (DEFAULTS, FORMER_DEFAULTS) for pattern in patterns.get(str(row["procedure"]), ())
-            for c in pattern if c not in METHOD_COLUMNS]
+            for c in pattern if c not in (*METHOD_COLUMNS, *_SIZES)]
 
     def named(columns: Sequence[str]) -> list[str]:
         return list(dict.fromkeys(str(row[c]) for c in columns

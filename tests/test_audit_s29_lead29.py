@@ -48,3 +48,19 @@ def test_one_run_a_score_keeps_the_plain_words():
     assert len(notes) == 1
     assert notes[0].startswith("10 of A's 10 runs on t1 repeat exactly the scores of 10 of its 10 runs on t2 "
                                "(10 scores shared), ")
+
+
+def test_calibration_legend_names_methods_not_task_counts():
+    """bootstrap.interval_tasks' default is told by its task counts (given from 10 tasks): method_label named them,
+    so the calibration figure drew a legend line per metric, interval and task count (about 100 entries, a 30 in
+    figure). The sizes are design, over which each point is the lowest: the legend names metric and interval."""
+    import csv
+
+    from rlstats import calibration
+
+    with open(calibration.PATH, newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["procedure"] == "bootstrap.interval_tasks"]
+    expected = {f"{r['metric']}, {r['interval']}" for r in rows}  # counted from the file, not by the package
+    points = calibration.coverage_by_runs(rlstats.calibration_table("bootstrap.interval_tasks"))
+    assert set(points["method"]) == expected
+    assert not any(str(t) in m.split(", ") for m in points["method"] for t in (2, 3, 5, 10, 26))
