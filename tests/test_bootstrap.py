@@ -1379,7 +1379,8 @@ def test_wilson_band_is_the_corrected_wilson_interval_at_the_effective_runs():
     assert np.array_equal(performance_profile(df, FORMULA, tau=tau, rng=7).intervals, res.intervals)
     old = performance_profile(df, FORMULA, tau=tau, interval="percentile", n_resamples=300, rng=0)
     assert old.interval == "percentile" and old.n_resamples == 300 and "percentile bands" in old.report()
-    for options, band in (({"kind": "tasks"}, "skew_t"), ({"task_bootstrap": True}, "percentile")):  # their defaults
+    # their defaults (task_bootstrap=True: "wilson_tasks" since audit s29 profile29, "percentile" before)
+    for options, band in (({"kind": "tasks"}, "skew_t"), ({"task_bootstrap": True}, "wilson_tasks")):
         assert performance_profile(df, FORMULA, tau=tau, n_resamples=100, rng=0, **options).interval == band
         with pytest.raises(OptionError, match="interval='wilson' bands the fraction of runs above tau"):
             performance_profile(df, FORMULA, tau=tau, interval="wilson", **options)
