@@ -25,6 +25,7 @@ same way, and Wilson's interval without the correction.
     python tests/reference/coverage_profile_tasks_resampled.py             # via calibrate.py's run_alone: the rows
     python tests/reference/calibrate.py --only bootstrap.profile_population
     python tests/reference/coverage_profile_tasks_resampled.py --json-lines [n_sim]    # MEASURED's lines
+    python tests/reference/coverage_profile_tasks_resampled.py --candidates [n_sim]    # CANDIDATES' lines
 """
 
 import json
@@ -188,8 +189,24 @@ def table_rows(point, n_sim, quick=False):
     return rows
 
 
+#: audit s29 profile29's screening (``--candidates 1000``: 1,000 data sets of 500 resamples a design, 5, 10 and 26 tasks
+#: x 3, 5 and 10 runs x both laws and noises): candidate -> {tasks: the lowest coverage over the designs and thresholds}
+CANDIDATES = {
+    "wilson_tasks": {5: 0.984, 10: 0.984, 26: 0.974},
+    "wilson_uncorrected": {5: 0.943, 10: 0.953, 26: 0.962},
+    "t_expanded": {5: 0.482, 10: 0.699, 26: 0.865},
+    "percentile": {5: 0.475, 10: 0.695, 26: 0.884},
+    "percentile_expanded": {5: 0.482, 10: 0.719, 26: 0.897},
+}
+
+
 if __name__ == "__main__":
-    if "--json-lines" in sys.argv:
+    if "--candidates" in sys.argv:  # audit s29 profile29's screening: one json line a design
+        given = [a for a in sys.argv[1:] if a != "--candidates"]
+        n_sim = int(given[0]) if given else 2000
+        for point in [(t, r, d, s) for t in (5, 10, 26) for r in RUNS for d in ("normal", "skewed") for s in (0.3, 2.0)]:
+            print(json.dumps({"point": point, **candidates(*point, n_sim)}), flush=True)
+    elif "--json-lines" in sys.argv:
         given = [a for a in sys.argv[1:] if a != "--json-lines"]
         n_sim = int(given[0]) if given else 400
         for point in GRID:

@@ -1511,7 +1511,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         noise, thresholds at the population profile's 10%-90% points) it
         held 0.974-1.00, where the percentile band with tasks resampled held
         as little as 0.48 at 5 tasks, 0.69 at 10 and 0.89 at 26, and read
-        at the expanded level sqrt(n/(n-1)) t_{n-1} 0.51, 0.71 and 0.90.
+        at the expanded level sqrt(n/(n-1)) t_{n-1} 0.48, 0.72 and 0.90.
         Wide with few tasks (mean width 0.67 at 5 tasks, 0.51 at 10, 0.32
         at 26 over those thresholds): what few tasks say of tasks in
         general.
