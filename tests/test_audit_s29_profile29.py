@@ -155,3 +155,23 @@ def test_reduced_screening_of_the_candidates():
     se = np.sqrt(0.95 * 0.05 / 200)
     assert min(said["percentile_expanded"]) < 0.7 and min(said["t_expanded"]) < 0.7
     assert min(said["wilson_tasks"]) > 0.95 - 3 * se
+
+
+@pytest.mark.parametrize("tasks, runs", [(2, 3), (5, 5)])
+def test_any_law_of_the_tasks_fractions_enumerated(tasks, runs):
+    # whatever the population's law of a task's fraction of runs above tau (here 400 random laws on 0, 1/runs, ..., 1,
+    # Dirichlet(0.3): many near binary), the profile of iid tasks has the law of the n-fold convolution, enumerated
+    # exactly; the band holds 95% within 0.002 under each (a wider search of 3,000 laws at 2-10 tasks x 3-10 runs: the
+    # worst 0.949, at nearly binary tasks)
+    from rlstats.methods.bootstrap import _kernels as kernels
+
+    rng = np.random.default_rng(29)
+    values = np.arange(runs + 1) / runs
+    k = np.arange(tasks * runs + 1)
+    band = kernels.profile_wilson_bounds(k / (tasks * runs), np.ones(tasks), 0.95)
+    for law in rng.dirichlet(np.full(runs + 1, 0.3), size=400):
+        total = np.array([1.0])
+        for _ in range(tasks):
+            total = np.convolve(total, law)
+        p = law @ values
+        assert total[(band[:, 0] <= p) & (p <= band[:, 1])].sum() >= 0.948, (law, p)
