@@ -81,7 +81,7 @@ _BAND_KINDS = {"wilson": "runs", "skew_t": "tasks", "t": "tasks", "wilson_tasks"
 #: continuity correction on the mean of the tasks' fractions with the n tasks as the sample
 #: (:func:`kernels.profile_wilson_bounds` at n units of one). Each task's fraction lies in [0, 1], so its variance is
 #: at most p (1 - p) and tasks with every run on one side of tau (binomial tasks) are the worst case: enumerated,
-#: 0.949 and above from 2 tasks; simulated (``bootstrap.profile_population`` rows) 0.974-1.00 from 2 to 26 tasks.
+#: 0.948 and above from 2 tasks; simulated (``bootstrap.profile_population`` rows) 0.974-1.00 from 2 to 26 tasks.
 TASKS_BAND = "wilson_tasks"
 #: tasks with 3 runs from which the "skew_t" band reads the runs' skewness, at the fewest: with one task
 #: its own runs carry the skew their mean is corrected for (a task without its rare large run looks unskewed), and
@@ -1505,8 +1505,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         resamples).  Each task's fraction lies between 0 and 1, so its
         variance is at most p(1 - p), that of a task whose runs all fall on
         one side of tau: on such tasks (the binomial, enumerated) it holds
-        0.949 and above from 2 tasks (and under 3,000 random laws of a
-        task's fraction at 2-10 tasks x 3-10 runs, enumerated, 0.949 at
+        0.948 and above from 2 tasks (and under 3,000 random laws of a
+        task's fraction at 2-10 tasks x 3-10 runs, enumerated, 0.948 at
         worst), and against the profile of a
         population of tasks (``bootstrap.profile_population`` rows: 2-26
         tasks, 3-10 runs, normal and skewed task means, little and much run
