@@ -84,7 +84,7 @@ BootstrapInterval = Literal["studentized", "percentile", "basic", "bca", "expand
 #: ``probability_of_improvement(interval=)`` (bootstrap IMPROVEMENT_INTERVALS)
 ImprovementInterval = Literal["score", "percentile", "expanded"]
 #: the bands of rlstats.performance_profile
-ProfileInterval = Literal["wilson", "skew_t", "t", "percentile"]
+ProfileInterval = Literal["wilson", "skew_t", "t", "percentile", "wilson_tasks"]
 #: the percentiles' ``ties=`` (percentiles TIES)
 PercentileTies = Literal["le", "mid"]
 #: the task table's ``statistic=`` (task_table SUMMARIES)

@@ -14,6 +14,9 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``bootstrap.profile`` (a performance profile's pointwise band holds the true profile at one threshold),
     ``bootstrap.interval_tasks`` (an interval of ``bootstrap(task_bootstrap=True)`` holds the metric's value over the
     population of tasks the tasks were drawn from; ``configuration`` the runs' sd beside the task means' 1),
+    ``bootstrap.profile_population`` (a band of ``performance_profile(task_bootstrap=True)``, ``kind="runs"``, holds
+    the profile of the population of tasks at one threshold; ``configuration`` the runs' sd beside the task means' 1
+    and the true profile there, e.g. ``run sd 0.3, profile 0.10``),
     ``selection.size`` (the selection check's inspector and reporter tests do not reject under their null),
     ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null),
     ``adastop.fwe_means`` (AdaStop's default rejects no comparison when the agents' means are equal but one agent's
@@ -287,6 +290,9 @@ DEFAULTS: dict[str, Patterns] = {
     "bootstrap.interval_tasks": ({"interval": "expanded_tasks", "metric": ("median", "iqm"), "tasks": ("10", "26")},
                                  {"interval": "expanded_tasks", "metric": "optimality_gap", "tasks": ("10", "26")},
                                  {"interval": "expanded_tasks_t", "metric": "mean", "tasks": ("10", "26")}),
+    # audit s29 profile29: performance_profile(task_bootstrap=True)'s kind="runs" band against a population of tasks,
+    # "wilson_tasks" (the tasks as the sample; the percentile band of tasks and runs resampled before)
+    "bootstrap.profile_population": ({"metric": "runs", "interval": "wilson_tasks"},),
     # kind="tasks": the skew-corrected t band (audit s12; "t" from audit s10, whose rows stay)
     "bootstrap.profile_tasks": ({"metric": "tasks", "interval": "skew_t"},),
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T

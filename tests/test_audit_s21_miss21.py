@@ -102,14 +102,19 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     Audit s28 (gapboot28): the bootstrap's 39 optimality-gap rows of agents below gamma whose true scores cross it add
     8 (2,511 and 148): 7 capped (10 and 20 runs, 1 task x 20; one, 5 tasks x 10, in its worst draw only) and skewed
     1 task x 20 runs in its worst draw only. Audit s29 (taskboot29): the 60 expanded_tasks_t rows (the mean's bootstrap-t
-    over tasks) add 12, all at 2 and 3 tasks, where resamples of one task make its bounds infinite (2,523 and 148)."""
+    over tasks) add 12, all at 2 and 3 tasks, where resamples of one task make its bounds infinite (2,523 and 148).
+    Audit s29 (profile29): the 600 bootstrap.profile_population rows add 186, all of the percentile band with tasks
+    resampled (the former default of performance_profile(task_bootstrap=True)), none in a worst draw: its
+    wilson_tasks default's 300 hold (2,709 and 148)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
         said = [calibration.miss_clause(r, float(r["level"])) for r in rows]
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
-    assert counted(missed) == (2523, 148)
+    assert counted(missed) == (2709, 148)
+    assert counted([r for r in missed if r["procedure"] == "bootstrap.profile_population"
+                    and r["interval"] == "percentile"]) == (186, 0)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["tasks"] == "2"
                     and not r["configuration"].startswith(calibration.RUNS_CUT)]) == (15, 2)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["interval"] == "studentized"

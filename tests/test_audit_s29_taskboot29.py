@@ -170,7 +170,7 @@ def test_profile_bands_with_tasks_resampled_quote_what_they_covered():
     assert {t: round(v, 2) for t, v in by_tasks.items()} == _api.TASK_RESAMPLED_BANDS
     df = _frame(12, 3)
     res = rlstats.performance_profile(df, "score ~ agent | task", task_bootstrap=True, n_resamples=200, rng=1,
-                                      progress=False, tau=[10.0, 20.0])
+                                      progress=False, tau=[10.0, 20.0], interval="percentile")  # profile29
     said = [n for n in res.notes if n.startswith("in simulations of 10 tasks")]
     assert len(said) == 1 and "in as few as 0.69 of data sets" in said[0]
     assert not any(n.startswith("in simulations of") for n in rlstats.performance_profile(
@@ -189,7 +189,7 @@ def test_profile_reduced_point_and_the_scripts_band_is_the_packages():
                        "score": scores.ravel()})
     tau = np.quantile(scores, [0.25, 0.5, 0.75])
     res = rlstats.performance_profile(df, "score ~ agent | task", task_bootstrap=True, n_resamples=4000, rng=2,
-                                      progress=False, tau=tau, normalize=False)
+                                      progress=False, tau=tau, normalize=False, interval="percentile")  # profile29
     mine = PROFILE["bands"](scores[None], tau, 4000, np.random.default_rng(3))[0]
     np.testing.assert_allclose(np.asarray(res.intervals)[0], mine, atol=1 / 18 + 1e-9)  # one step of 18 runs
 

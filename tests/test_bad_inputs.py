@@ -606,7 +606,7 @@ OWN_OPTIONS = [
      ("task_table() has no option adjust=", "pass adjustment='bonferroni'")),
     # issue 40 item 1: the profile's bands (interval='wilson' with kind='tasks' or task_bootstrap=True: test_bootstrap)
     ("performance_profile", "interval", "bca", OptionError,
-     "interval='bca' is not one of the allowed values: 'wilson', 'skew_t', 't', 'percentile'"),
+     "interval='bca' is not one of the allowed values: 'wilson', 'skew_t', 't', 'percentile', 'wilson_tasks'"),
     # issue 40 item 1: the expected-max band's method
     ("tuning", "band", "bca", OptionError, "band='bca' is not one of the allowed values: 'skew_t', "
      "'skew_t_normal', 'percentile'"),
@@ -3944,6 +3944,13 @@ def test_selection_planning_helpers(what, helper, arguments, keywords, phrase):
     ({"kind": "runs", "interval": "skew_t"}, "interval='skew_t' bands the fraction of tasks whose mean is above tau"),
     ({"kind": "tasks", "interval": "skew_t", "task_bootstrap": True},
      "task_bootstrap=True: use interval='percentile'"),
+    # audit s29 profile29: the Wilson band over tasks, the default of kind="runs" with task_bootstrap=True
+    ({"kind": "runs", "interval": "wilson", "task_bootstrap": True}, "task_bootstrap=True: use interval='wilson_tasks'"),
+    ({"kind": "runs", "interval": "wilson_tasks"},
+     ("interval='wilson_tasks' bands the fraction of runs above tau over a population of tasks",
+      "task_bootstrap=False: use interval='wilson'")),
+    ({"kind": "tasks", "interval": "wilson_tasks", "task_bootstrap": True},
+     "got kind='tasks', task_bootstrap=True: use interval='percentile'"),
 ])
 def test_performance_profile_band_that_does_not_fit_its_kind(options, phrase):
     """Audit s10: each closed-form band bands its own kind of profile over the tasks given; another kind, or tasks

@@ -572,9 +572,11 @@ def test_task_bootstrap_profiles_identical_whatever_n_jobs():
     """The draw path's profile is one cumulative sum per row: a matrix product's row bits would follow the batch."""
     df = rlstats.datasets.simulate(agents=2, tasks=26, seeds=100, rng=7)
     tau = np.linspace(-2.0, 4.0, 81)
-    one = performance_profile(df, FORMULA, tau=tau, n_resamples=1000, rng=3, task_bootstrap=True)
+    one = performance_profile(df, FORMULA, tau=tau, n_resamples=1000, rng=3, task_bootstrap=True,
+                              interval="percentile")  # audit s29: the default with tasks resampled draws none
     for options in ({"n_jobs": 2}, {"n_jobs": -1}):
-        other = performance_profile(df, FORMULA, tau=tau, n_resamples=1000, rng=3, task_bootstrap=True, **options)
+        other = performance_profile(df, FORMULA, tau=tau, n_resamples=1000, rng=3, task_bootstrap=True,
+                                    interval="percentile", **options)
         assert np.array_equal(one.intervals, other.intervals)
 
 
@@ -1377,7 +1379,8 @@ def test_wilson_band_is_the_corrected_wilson_interval_at_the_effective_runs():
     assert np.array_equal(performance_profile(df, FORMULA, tau=tau, rng=7).intervals, res.intervals)
     old = performance_profile(df, FORMULA, tau=tau, interval="percentile", n_resamples=300, rng=0)
     assert old.interval == "percentile" and old.n_resamples == 300 and "percentile bands" in old.report()
-    for options, band in (({"kind": "tasks"}, "skew_t"), ({"task_bootstrap": True}, "percentile")):  # their defaults
+    # their defaults (task_bootstrap=True: "wilson_tasks" since audit s29 profile29, "percentile" before)
+    for options, band in (({"kind": "tasks"}, "skew_t"), ({"task_bootstrap": True}, "wilson_tasks")):
         assert performance_profile(df, FORMULA, tau=tau, n_resamples=100, rng=0, **options).interval == band
         with pytest.raises(OptionError, match="interval='wilson' bands the fraction of runs above tau"):
             performance_profile(df, FORMULA, tau=tau, interval="wilson", **options)

@@ -58,7 +58,9 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            "skillings_mack.pairs_fwer": "pairs_fwer",
            "power.bootstrap": "power_bootstrap",  # audit s11: what power("bootstrap") plans against bootstrap()
            "bayes.decision": "bayes_decisions",  # audit s21: bayes()'s decisions at 0.95 (false equivalence, difference)
-           "bootstrap.interval_tasks": "coverage_tasks_resampled"}  # audit s28: task_bootstrap=True, tasks drawn
+           "bootstrap.interval_tasks": "coverage_tasks_resampled",  # audit s28: task_bootstrap=True, tasks drawn
+           # audit s29 profile29: performance_profile(task_bootstrap=True)'s bands against a population of tasks
+           "bootstrap.profile_population": "coverage_profile_tasks_resampled"}
 #: rows that another script beside this one appends to a procedure's rows (not in the procedure's grid): procedure ->
 #: that script, whose ``appended(row)`` says whether a table row (a dict of strings) is one of its own; ``merged``
 #: keeps them when the procedure is re-measured (audit s13: ``--only curves.band`` dropped the 64 fresh rows)

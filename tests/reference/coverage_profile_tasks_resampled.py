@@ -9,10 +9,24 @@ thresholds are that law's 10%, 25%, 50%, 75% and 90% quantiles, so the true prof
 replacement, then each drawn task's runs), drawn here in numpy as ``rlstats`` draws them (the test checks one data
 set against ``rlstats.performance_profile``); a band holds at tau when it contains the true profile there.
 
-    python tests/reference/coverage_profile_tasks_resampled.py [n_sim]    # prints one json line a design
-
 Measured (400 data sets of 1,000 resamples a design; ``MEASURED`` below; docs/calibration.md, "Measured outside the
 table"), quoted by the result's note.
+
+Audit s29 (profile29) replaced that default with ``interval="wilson_tasks"``: the Wilson score interval with
+continuity correction on the profile (the mean of the tasks' fractions) with the n tasks as the sample (``wilson_tasks``
+here, Newcombe's (1998) explicit formula for method 4, not rlstats' root of the quadratic). Its rows and the
+percentile band's are the ``bootstrap.profile_population`` rows of rlstats/calibration.csv (``PROCEDURE``; 2, 3, 5,
+10 and 26 tasks x 3, 5 and 10 runs, the two task-mean laws and run noises, 1,000 data sets a point, the percentile
+band from 1,000 resamples; ``configuration`` ``run sd 0.3, profile 0.9``: the runs' sd beside the task means' 1 and
+the true profile at the threshold). The other candidates measured then (:func:`candidates`; not in the table): the
+percentile band read at the expanded level sqrt(n/(n-1)) t_{n-1}, a t interval on the tasks' fractions expanded the
+same way, and Wilson's interval without the correction.
+
+    python tests/reference/coverage_profile_tasks_resampled.py             # via calibrate.py's run_alone: the rows
+    python tests/reference/calibrate.py --only bootstrap.profile_population
+    python tests/reference/coverage_profile_tasks_resampled.py --json-lines [n_sim]    # MEASURED's lines
+    python tests/reference/coverage_profile_tasks_resampled.py --candidates [n_sim]    # CANDIDATES' lines
+    python tests/reference/coverage_profile_tasks_resampled.py --laws    # the band under random laws of the fractions
 """
 
 import json
@@ -21,12 +35,17 @@ import runpy
 import sys
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize, special, stats
 
 HERE = pathlib.Path(__file__).resolve().parent
 TASKS = runpy.run_path(str(HERE / "coverage_tasks_resampled.py"))
 
+PROCEDURE = "bootstrap.profile_population"
 LEVEL = 0.95
+SIMULATIONS = (1000, 40)
+N_RESAMPLES = 1000
+TASK_COUNTS = (2, 3, 5, 10, 26)
+RUNS = (3, 5, 10)
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 GRID = [(t, r, d, s) for t in (5, 10, 26) for r in (3, 10) for d in ("normal", "skewed") for s in (0.3, 2.0)]
 BUDGET = 2 ** 22
@@ -89,7 +108,132 @@ MEASURED = {
 }
 
 
+def wilson_tasks(profile, tasks, level=LEVEL):
+    """(..., 2) Wilson's score interval with continuity correction (Newcombe 1998, method 4, his explicit bounds) of
+    the proportion ``profile`` from ``tasks`` units. His bounds are for counts of 1 or more; a profile within half a
+    step 1 / (2 n) of 0 (of 1), which tasks' fractions of runs reach, has 0 (1) inside the corrected interval
+    (|p_hat - 0| - 1 / (2 n) <= 0), so its lower (upper) bound is 0 (1)."""
+    z = special.ndtri((1 + level) / 2)
+    n, p = tasks, np.asarray(profile, dtype=float)
+    with np.errstate(invalid="ignore"):
+        low = (2 * n * p + z * z - 1 - z * np.sqrt(np.maximum(z * z - 2 - 1 / n + 4 * p * (n * (1 - p) + 1), 0))) \
+            / (2 * (n + z * z))
+        high = (2 * n * p + z * z + 1 + z * np.sqrt(np.maximum(z * z + 2 - 1 / n + 4 * p * (n * (1 - p) - 1), 0))) \
+            / (2 * (n + z * z))
+    low = np.where(p <= 0.5 / n, 0.0, np.clip(low, 0, 1))
+    high = np.where(p >= 1 - 0.5 / n, 1.0, np.clip(high, 0, 1))
+    return np.stack([low, high], axis=-1)
+
+
+def fractions(scores, tau):
+    """(S, tasks, n_tau) each task's fraction of runs above each threshold."""
+    return (scores[..., None] > tau).mean(axis=2)
+
+
+def candidates(tasks, runs, distribution, run_sd, n_sim, n_resamples=500, seed=0):
+    """{candidate: [coverage at each threshold], candidate + "_width": mean width}: the bands audit s29 profile29
+    screened, on one set of data sets (the percentile ones from ``n_resamples`` resamples)."""
+    rng = np.random.default_rng([2929, tasks, runs, ("normal", "skewed").index(distribution), int(10 * run_sd), seed])
+    tau, true = truth(distribution, run_sd)
+    scores = TASKS["data"](distribution, tasks, runs, run_sd, n_sim, rng)
+    share = fractions(scores, tau)
+    profile, spread = share.mean(axis=1), share.std(axis=1, ddof=1)
+    expanded = np.sqrt(tasks / (tasks - 1)) * stats.t.ppf((1 + LEVEL) / 2, tasks - 1)
+    z = special.ndtri((1 + LEVEL) / 2)
+    centre, half = (profile + z * z / (2 * tasks)) / (1 + z * z / tasks), \
+        z * np.sqrt(profile * (1 - profile) / tasks + z * z / (4 * tasks * tasks)) / (1 + z * z / tasks)
+    out = {"wilson_tasks": wilson_tasks(profile, tasks),
+           "wilson_uncorrected": np.stack([centre - half, centre + half], axis=-1),
+           "t_expanded": np.stack([profile - expanded * spread / np.sqrt(tasks),
+                                   profile + expanded * spread / np.sqrt(tasks)], axis=-1),
+           "percentile": bands(scores, tau, n_resamples, rng),
+           "percentile_expanded": bands(scores, tau, n_resamples, rng, level=1 - 2 * special.ndtr(-expanded))}
+    said = {}
+    for name, band in out.items():
+        said[name] = [round(float(c), 4) for c in ((band[..., 0] <= true) & (true <= band[..., 1])).mean(axis=0)]
+        said[name + "_width"] = round(float((band[..., 1] - band[..., 0]).mean()), 4)
+    return said
+
+
+def worst_law(tasks, runs, n_laws=3000, seed=0, level=LEVEL):
+    """(coverage, law): the lowest exact coverage of :func:`wilson_tasks` over ``n_laws`` random laws of a task's
+    fraction of runs above tau (Dirichlet(0.3) on 0, 1/runs, ..., 1: many near binary) with ``tasks`` iid tasks, the
+    profile's law the tasks' n-fold convolution (audit s29 profile29: 0.948 at worst over 2, 3, 5 and 10 tasks x 3, 5
+    and 10 runs, at nearly binary tasks; ``--laws``)."""
+    rng = np.random.default_rng([29, tasks, runs, seed])
+    values = np.arange(runs + 1) / runs
+    band = wilson_tasks(np.arange(tasks * runs + 1) / (tasks * runs), tasks, level)
+    worst = (1.0, None)
+    for law in rng.dirichlet(np.full(runs + 1, 0.3), size=n_laws):
+        total = np.array([1.0])
+        for _ in range(tasks):
+            total = np.convolve(total, law)
+        p = law @ values
+        held = float(total[(band[:, 0] <= p) & (p <= band[:, 1])].sum())
+        worst = min(worst, (held, law), key=lambda pair: pair[0])
+    return worst
+
+
+def grid(quick=False):
+    """(tasks, runs, distribution, run sd) points; ``quick``: 2 and 5 tasks at 3 runs, normal, small noise."""
+    if quick:
+        return [(2, 3, "normal", 0.3), (5, 3, "normal", 0.3)]
+    return [(t, r, d, s) for t in TASK_COUNTS for r in RUNS for d in ("normal", "skewed") for s in (0.3, 2.0)]
+
+
+def point_of(row):
+    """The grid point (tasks, runs, distribution, run sd) of a table row (``calibrate.replace_points``)."""
+    run_sd = float(row["configuration"].split(",")[0].split()[-1])  # "run sd 0.3, profile 0.10"
+    return int(row["tasks"]), int(row["runs"]), row["distribution"], run_sd
+
+
+def table_rows(point, n_sim, quick=False):
+    """The rows of one grid point (``tests/reference/calibrate.py``): the ``wilson_tasks`` and ``percentile`` bands'
+    coverage of the population's profile at each of its five thresholds, on the same data sets."""
+    tasks, runs, distribution, run_sd = point
+    rng = np.random.default_rng([2929, tasks, runs, ("normal", "skewed").index(distribution), int(10 * run_sd)])
+    tau, true = truth(distribution, run_sd)
+    scores = TASKS["data"](distribution, tasks, runs, run_sd, n_sim, rng)
+    n_resamples = 200 if quick else N_RESAMPLES
+    out = {"wilson_tasks": wilson_tasks(fractions(scores, tau).mean(axis=1), tasks),
+           "percentile": bands(scores, tau, n_resamples, rng)}
+    rows = []
+    for interval, band in out.items():
+        held = ((band[..., 0] <= true) & (true <= band[..., 1])).mean(axis=0)
+        for at, coverage in zip(true, held):
+            rows.append({"test": "", "statistic": "", "band": "pointwise", "interval": interval, "metric": "runs",
+                         "agents": 1, "tasks": tasks, "runs": runs, "distribution": distribution,
+                         "configuration": f"run sd {run_sd:g}, profile {at:.2f}", "n_sim": n_sim,
+                         "n_resamples": n_resamples if interval == "percentile" else "",
+                         "coverage": float(coverage), "se": float(np.sqrt(coverage * (1 - coverage) / n_sim)),
+                         "set_size": "", "design_draws": "", "coverage_min": ""})
+    return rows
+
+
+#: audit s29 profile29's screening (``--candidates 1000``: 1,000 data sets of 500 resamples a design, 5, 10 and 26 tasks
+#: x 3, 5 and 10 runs x both laws and noises): candidate -> {tasks: the lowest coverage over the designs and thresholds}
+CANDIDATES = {
+    "wilson_tasks": {5: 0.984, 10: 0.984, 26: 0.974},
+    "wilson_uncorrected": {5: 0.943, 10: 0.953, 26: 0.962},
+    "t_expanded": {5: 0.482, 10: 0.699, 26: 0.865},
+    "percentile": {5: 0.475, 10: 0.695, 26: 0.884},
+    "percentile_expanded": {5: 0.482, 10: 0.719, 26: 0.897},
+}
+
+
 if __name__ == "__main__":
-    n_sim = int(sys.argv[1]) if len(sys.argv) > 1 else 400
-    for point in GRID:
-        print(json.dumps(measure(*point, n_sim)), flush=True)
+    if "--laws" in sys.argv:  # audit s29 profile29: the band under any law of a task's fraction
+        for point in [(t, r) for t in (2, 3, 5, 10) for r in RUNS]:
+            print(json.dumps({"point": point, "worst": round(worst_law(*point)[0], 4)}), flush=True)
+    elif "--candidates" in sys.argv:  # audit s29 profile29's screening: one json line a design
+        given = [a for a in sys.argv[1:] if a != "--candidates"]
+        n_sim = int(given[0]) if given else 2000
+        for point in [p for p in grid() if p[0] >= 5]:
+            print(json.dumps({"point": point, **candidates(*point, n_sim)}), flush=True)
+    elif "--json-lines" in sys.argv:
+        given = [a for a in sys.argv[1:] if a != "--json-lines"]
+        n_sim = int(given[0]) if given else 400
+        for point in GRID:
+            print(json.dumps(measure(*point, n_sim)), flush=True)
+    else:
+        runpy.run_path(str(HERE / "calibrate.py"))["run_alone"](PROCEDURE)

@@ -68,12 +68,21 @@ PROFILE_KINDS = ("runs", "tasks")
 #: "skew_t": the count of tasks whose skew-corrected t bounds lie above tau, the default of kind="tasks" without
 #: task resampling (audit s12); "t": the same with Student t bounds (the default from audit s10 to s12);
 #: "percentile": the stratified bootstrap percentile band (rliable's, the default of kind="runs" before issue 40
-#: and of kind="tasks" before audit s10)
-PROFILE_INTERVALS = ("wilson", "skew_t", "t", "percentile")
-#: each band's kind when tasks are not resampled (the percentile band serves both, and is the only one with them)
+#: and of kind="tasks" before audit s10; with task_bootstrap=True still the default of kind="tasks"); "wilson_tasks":
+#: the Wilson band with the tasks as the sample, the default of kind="runs" with task_bootstrap=True (audit s29)
+PROFILE_INTERVALS = ("wilson", "skew_t", "t", "percentile", "wilson_tasks")
+#: each band's kind when tasks are not resampled (the percentile band serves both; with tasks resampled it and
+#: "wilson_tasks", of kind="runs", apply)
 _PROFILE_BANDS = {"runs": "wilson", "tasks": "skew_t"}
 #: the closed-form bands and the kind each bands
-_BAND_KINDS = {"wilson": "runs", "skew_t": "tasks", "t": "tasks"}
+_BAND_KINDS = {"wilson": "runs", "skew_t": "tasks", "t": "tasks", "wilson_tasks": "runs"}
+#: The default band of kind="runs" with tasks resampled (audit s29 profile29, replacing the percentile band, which
+#: missed the population's profile: 0.48 at 5 tasks, 0.69 at 10, 0.89 at 26): the Wilson score interval with
+#: continuity correction on the mean of the tasks' fractions with the n tasks as the sample
+#: (:func:`kernels.profile_wilson_bounds` at n units of one). Each task's fraction lies in [0, 1], so its variance is
+#: at most p (1 - p) and tasks with every run on one side of tau (binomial tasks) are the worst case: enumerated,
+#: 0.948 and above from 2 tasks; simulated (``bootstrap.profile_population`` rows) 0.974-1.00 from 2 to 26 tasks.
+TASKS_BAND = "wilson_tasks"
 #: tasks with 3 runs from which the "skew_t" band reads the runs' skewness, at the fewest: with one task
 #: its own runs carry the skew their mean is corrected for (a task without its rare large run looks unskewed), and
 #: no bound holds whatever their shape (audit s12: skewed runs on one task 0.88-0.92 at 3-20 runs, 2 tasks
@@ -276,8 +285,8 @@ class PerformanceProfileOptions:
     #: the thresholds, or None for the default range (chosen from the data)
     tau: np.ndarray | None = None
     kind: str = "runs"
-    #: "wilson", "skew_t", "t" or "percentile" (None given: "wilson" for kind="runs" and "skew_t" for kind="tasks"
-    #: without task resampling, else "percentile")
+    #: "wilson", "skew_t", "t", "percentile" or "wilson_tasks" (None given: "wilson" for kind="runs" and "skew_t" for
+    #: kind="tasks" without task resampling; with it "wilson_tasks" for kind="runs", "percentile" for kind="tasks")
     interval: str = "wilson"
     n_resamples: int = 2_000
     confidence_level: float = 0.95
@@ -292,9 +301,14 @@ class PerformanceProfileOptions:
         kind = check_choice("kind", options["kind"], PROFILE_KINDS)
         task_bootstrap = check_bool("task_bootstrap", options["task_bootstrap"])
         interval = options.get("interval")
-        own = "percentile" if task_bootstrap else _PROFILE_BANDS[kind]
+        own = (TASKS_BAND if kind == "runs" else "percentile") if task_bootstrap else _PROFILE_BANDS[kind]
         interval = own if interval is None else check_choice("interval", interval, PROFILE_INTERVALS)
-        if interval != "percentile" and (task_bootstrap or _BAND_KINDS[interval] != kind):
+        if interval == TASKS_BAND and not (task_bootstrap and kind == "runs"):
+            # audit s29 profile29: the tasks as the sample, so it speaks of a population of tasks
+            raise OptionError(f"interval={TASKS_BAND!r} bands the fraction of runs above tau over a population of "
+                              f"tasks (kind='runs', task_bootstrap=True), got kind={kind!r}, "
+                              f"task_bootstrap={task_bootstrap}: use interval={own!r}")
+        if interval not in ("percentile", TASKS_BAND) and (task_bootstrap or _BAND_KINDS[interval] != kind):
             # the Wilson band treats each task's runs above tau as binomial counts, the t bands bound each task's
             # mean: each bands its own kind of profile over the tasks given, not tasks drawn again
             wanted = _BAND_KINDS[interval]
@@ -1428,7 +1442,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         ``"runs"``: fraction of runs scoring strictly above tau, averaged over
         tasks (rliable's score distribution; with equal runs, the fraction of
         all runs); ``"tasks"``: fraction of tasks whose mean score is above tau.
-    interval : {"wilson", "skew_t", "t", "percentile"}, optional
+    interval : {"wilson", "skew_t", "t", "percentile", "wilson_tasks"}, optional
         ``"wilson"`` (the default for ``kind="runs"`` without
         ``task_bootstrap``): the stratified Wilson score band with continuity
         correction, read at the effective runs T^2 / sum_t(1 / n_t) (T tasks,
@@ -1482,8 +1496,27 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         before from the same seed; it covers far less than its level at few
         runs per task (for ``kind="tasks"``, 0.71-0.77 of thresholds at 26
         tasks of 3 runs, 0.00-0.49 at the worst), and a note quotes what
-        simulation measured.  The default with ``task_bootstrap=True``, where
-        only it applies.
+        simulation measured.  With ``task_bootstrap=True`` it resamples tasks
+        too, and is the default for ``kind="tasks"``.
+        ``"wilson_tasks"`` (the default with ``task_bootstrap=True`` for
+        ``kind="runs"``, audit s29): the Wilson score interval with
+        continuity correction on the profile, the mean of the tasks'
+        fractions, with the n tasks as the sample (a closed form, no
+        resamples).  Each task's fraction lies between 0 and 1, so its
+        variance is at most p(1 - p), that of a task whose runs all fall on
+        one side of tau: on such tasks (the binomial, enumerated) it holds
+        0.948 and above from 2 tasks (and under 3,000 random laws of a
+        task's fraction at 2-10 tasks x 3-10 runs, enumerated, 0.948 at
+        worst), and against the profile of a
+        population of tasks (``bootstrap.profile_population`` rows: 2-26
+        tasks, 3-10 runs, normal and skewed task means, little and much run
+        noise, thresholds at the population profile's 10%-90% points) it
+        held 0.974-1.00, where the percentile band with tasks resampled held
+        as little as 0.48 at 5 tasks, 0.69 at 10 and 0.89 at 26, and read
+        at the expanded level sqrt(n/(n-1)) t_{n-1} 0.48, 0.72 and 0.90.
+        Wide with few tasks (mean width 0.67 at 5 tasks, 0.51 at 10, 0.32
+        at 26 over those thresholds): what few tasks say of tasks in
+        general.
     n_resamples : int, optional
         Resamples of the percentile band, 2,000 by default, as rliable.
         The Wilson and t bands are closed forms and draw none: given with
@@ -1495,8 +1528,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         (``bootstrap.profile`` rows of :mod:`rlstats.calibration` for
         ``kind="runs"``, ``bootstrap.profile_tasks`` for ``kind="tasks"``).
     task_bootstrap : bool
-        Also resample tasks (percentile band); withheld from one task, and a note gives the ceiling of its level
-        from few tasks, as in :func:`bootstrap`.
+        Speak of the population the tasks were drawn from: ``kind="runs"`` with the ``"wilson_tasks"`` band by
+        default (the tasks as the sample; ``interval="percentile"`` resamples tasks and runs as before, and a note
+        quotes its measured coverage), ``kind="tasks"`` with the percentile band of tasks and runs resampled;
+        withheld from one task, and a note gives the ceiling of a percentile band's level from few tasks, as in
+        :func:`bootstrap`.
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap`.
     na_action : {"raise", "drop", "omit"}
@@ -1583,6 +1619,12 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         if options.interval == "wilson":
             bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], layout.task_sizes, confidence_level)
                                for i, layout in enumerate(layouts)])
+        elif options.interval == TASKS_BAND:  # each task one unit of the sample: n tasks of one
+            bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], np.ones(design.n_tasks),
+                                                             confidence_level) for i in range(design.n_agents)])
+            gone, said = small_runs.tasks_resampled(design.n_tasks, confidence_level, options.interval, "bands")
+            bounds = np.full_like(bounds, np.nan) if gone else bounds
+            notes += said
         else:
             skewness = _band_skewness(design, options.interval)
             tasks = [kernels.profile_task_bounds(layout, confidence_level, g) for layout, (g, _) in
@@ -1620,16 +1662,20 @@ def _task_resampled_bands_note(n_tasks, kind, confidence_level):
     return [f"in simulations of {read} tasks (normal and skewed task means, 3 and 10 runs), nominal 95% bands with "
             f"tasks resampled held the profile of the whole population of tasks at its 10%-90% quantiles in as few "
             f"as {TASK_RESAMPLED_BANDS[read]:.2f} of data sets (0.48 at 5 tasks, 0.69 at 10, 0.89 at 26; the worst "
-            "at the profile's tails with little run noise): read them as approximate for tasks in general"]
+            "at the profile's tails with little run noise): read them as approximate for tasks in general; the "
+            f"default interval={TASKS_BAND!r} held 95% there (audit s29 profile29)"]
 
 
 def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples):
     method = {"wilson": "Performance profiles with stratified Wilson bands",
               "skew_t": "Performance profiles with per-task skew-corrected t bands",
               "t": "Performance profiles with per-task t bands",
-              "percentile": "Performance profiles with stratified bootstrap bands"}[options.interval]
-    if options.task_bootstrap:  # as bootstrap()'s title: these bands are far wider than those of runs alone
-        method += " (runs and tasks resampled)"
+              "percentile": "Performance profiles with stratified bootstrap bands",
+              TASKS_BAND: "Performance profiles with Wilson bands over tasks"}[options.interval]
+    if options.task_bootstrap and options.interval != TASKS_BAND:  # as bootstrap()'s title: these bands are far
+        method += " (runs and tasks resampled)"  # wider than those of runs alone (wilson_tasks: the tasks the sample)
+    elif options.task_bootstrap:
+        method += " (the tasks as the sample)"
     return PerformanceProfileResult(
         method=method, formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
         options=options.record(), seed=seed, agents=design.agents, tasks=design.tasks, tau=np.asarray(tau),

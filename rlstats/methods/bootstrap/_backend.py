@@ -122,9 +122,9 @@ def improvement_cost(shape: Shape, options: Any) -> Work:
 def profile_cost(shape: Shape, options: Any) -> Work:
     """Each resample draws every run again and places it on the thresholds (6e-9 s a value, measured in round s11 of
     benchmarks/README.md: 5.8e-9; 4e-8 before, 6.6x over), with each agent x task cell's own work (200 values); every
-    band, the Wilson band (``interval="wilson"``) and the t bands (``"skew_t"``, ``"t"``), which draw none, too, first
+    band, the Wilson bands (``interval="wilson"``, ``"wilson_tasks"``) and the t bands (``"skew_t"``, ``"t"``), which draw none, too, first
     places the runs on the thresholds (3.3-3.8e-7 s a run: 60 values; uncounted before, 8-9.5x under)."""
-    resamples = 0 if options.interval in ("wilson", "skew_t", "t") else options.n_resamples
+    resamples = 0 if options.interval in ("wilson", "skew_t", "t", "wilson_tasks") else options.n_resamples
     tau = getattr(options, "tau", None)
     thresholds = DEFAULT_PROFILE_POINTS if tau is None else tau.size
     return Work((resamples + 60) * shape.rows + 200 * resamples * shape.cells, "resampled values", 6e-9,

@@ -594,8 +594,9 @@ class PerformanceProfileResult(Result):
     interval : str
         ``"wilson"`` (stratified Wilson score bands with continuity correction), ``"skew_t"`` (the fractions of
         tasks whose skew-corrected t bounds, Bonferroni over the tasks, lie above tau; NaN where the agent has fewer
-        than 5 tasks to read the runs' skewness from), ``"t"`` (the same with Student t bounds) or
-        ``"percentile"`` (stratified bootstrap percentile bands).
+        than 5 tasks to read the runs' skewness from), ``"t"`` (the same with Student t bounds),
+        ``"percentile"`` (stratified bootstrap percentile bands) or ``"wilson_tasks"`` (with ``task_bootstrap``: Wilson
+        score bands with continuity correction with the tasks as the sample).
     estimates : ndarray, shape (n_agents, n_tau)
     intervals, interval_mc_se : ndarray, shape (n_agents, n_tau, 2)
         Pointwise bands and the Monte Carlo SE of each bound (0 for the Wilson and t bands, which draw nothing).
@@ -628,7 +629,8 @@ class PerformanceProfileResult(Result):
         bands = (f"resamples = {fmt.integer(self.n_resamples)}" if self.n_resamples is not None
                  else "bands = per-task t bounds (Bonferroni over tasks)" if self.interval == "t"
                  else "bands = per-task skew-corrected t bounds (Bonferroni over tasks)" if self.interval == "skew_t"
-                 else "bands = stratified Wilson (continuity-corrected)")
+                 else "bands = Wilson over tasks (continuity-corrected; the tasks as the sample)"
+                 if self.interval == "wilson_tasks" else "bands = stratified Wilson (continuity-corrected)")
         return (f"{bands}, confidence level = {self.confidence_level}, "
                 f"thresholds = {self.tau.size} " + (f"from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}"
                                                     if self.tau.size > 1 else f"(tau = {fmt.signif(self.tau[0])})"))
@@ -676,6 +678,12 @@ class PerformanceProfileResult(Result):
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "
                            f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T\u00b2 / sum(1 / n_t) "
                            f"(T tasks, n_t runs in task t), whose variance tasks that differ can only lower.")
+        if self.interval == "wilson_tasks":  # audit s29 profile29
+            return text + (f"pointwise {level} bands are Wilson score intervals with continuity correction "
+                           f"(Newcombe 1998) on the mean of the tasks' fractions with the {len(self.tasks)} tasks as "
+                           f"the sample, so they speak of the population the tasks were drawn from; each task's "
+                           f"fraction lies between 0 and 1, so its variance is at most that of a task whose runs "
+                           f"all fall on one side of tau, the case the interval is sized for.")
         if self.interval == "skew_t":
             return text + (f"the pointwise {level} band's lower end is the fraction of tasks whose lower bound of "
                            f"the mean lies above tau, its upper end the fraction whose upper bound does, each bound "
