@@ -50,7 +50,6 @@ def _latex_rows(tex):
     return rows
 
 
-@pytest.mark.xfail(strict=True, reason="print at 4 digits, tables at 5")
 def test_percentiles_print_gives_the_latex_digits(mujoco):
     res = rlstats.percentiles(mujoco, "score ~ agent | task", interval=None)
     rows = _latex_rows(res.to_latex())
@@ -62,7 +61,6 @@ def test_percentiles_print_gives_the_latex_digits(mujoco):
     assert top in [cells[0] for cells in rows.values()]
 
 
-@pytest.mark.xfail(strict=True, reason="print at 4 digits, tables at 5")
 def test_rank_test_print_gives_the_mean_ranks_of_the_latex_table(mujoco):
     res = rlstats.compare(mujoco, "score ~ agent | task", pvalue="asymptotic")
     rows = _latex_rows(res.to_latex())
