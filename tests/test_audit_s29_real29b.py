@@ -80,7 +80,6 @@ def test_task_table_aggregate_named_as_a_statistic_says_how():
     assert "aggregate='bootstrap' with statistic='iqm'" in str(caught.value)
 
 
-@pytest.mark.xfail(strict=True, reason="the refusal lists every format without the one that reads any .json")
 def test_one_json_log_not_named_metrics_json_is_pointed_to_marl_eval(tmp_path):
     # marl-eval's own test file is mock_data_test.json: its logger names files metrics.json, users rename them
     path = tmp_path / "mock_data_test.json"
