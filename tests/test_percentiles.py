@@ -857,7 +857,7 @@ def test_constant_scores_tie_at_rank_one(interval):
     assert res.rank_best.tolist() == [1, 1, 1] and res.rank_worst.tolist() == [3, 3, 3]
     lines = str(res).splitlines()
     assert lines[4].startswith("top agents = A, B, C (tied)")
-    assert "  A  0.8333 (interval withheld, see the notes)  rank 1 (tied with B, C; best 1, worst 3)" in lines
+    assert "  A  0.83333 (interval withheld, see the notes)  rank 1 (tied with B, C; best 1, worst 3)" in lines
     assert "A, B and C tie at rank 1" in res.report()
     assert "no pair is resolved" in res.report()
 
@@ -865,7 +865,7 @@ def test_constant_scores_tie_at_rank_one(interval):
 def test_tied_estimates_with_wide_intervals_span_the_ranks_and_print_the_tie():
     res = rlstats.percentiles(tied_frame(), "score ~ agent | task")
     assert res.rank.tolist() == [1, 1, 1] and res.rank_worst.tolist() == [3, 3, 3]
-    assert "  B  0.5667 (0.02164, 0.9784)  rank 1 (tied with A, C; best 1, worst 3)" in str(res).splitlines()
+    assert "  B  0.56667 (0.021638, 0.97836)  rank 1 (tied with A, C; best 1, worst 3)" in str(res).splitlines()
     untied = rlstats.percentiles(simulated(), "score ~ agent | task")
     assert "tied" not in str(untied) and " tie at rank" not in untied.report()
 

@@ -196,8 +196,12 @@ def discover(root, format, remote=None, max_files=MAX_FILES):
     if single is not None:
         kind = format or file_format(single)
         if kind is None:
+            # the formats that read a file of this ending under any name (marl-eval's JSON): named first (audit s29)
+            fits = [name for name, record in FORMATS.items() if record.reads(single)]
             raise LogReadError(f"{root / single} is not a log file rlstats knows; pass format= "
-                               f"(one of {', '.join(FORMATS)})")
+                               f"(one of {', '.join(FORMATS)})"
+                               + "".join(f"; format={name!r} reads any {FORMATS[name].any_name_ending} file"
+                                         for name in fits))
         return root, {kind: [single]}, True, [], []
     found, others = {}, []
     for relative in listed:

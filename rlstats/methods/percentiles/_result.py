@@ -191,11 +191,12 @@ class PercentilesResult(Result):
         names = [str(a) for a in table["agent"]]
         width = max(len(n) for n in names)
         for i, name, row in zip(order, names, table.itertuples(index=False)):
-            text = f"  {name.ljust(width)}  {fmt.signif(row.estimate, 4)}"
+            # the digits of the header's aggregate and of the tables (audit s29 real29b: 0.3633 below 0.36332)
+            text = f"  {name.ljust(width)}  {fmt.signif(row.estimate)}"
             tied = self._tied_with(i)
             tie = f"tied with {fmt.name_list(tied, among=self.agents)}" if tied else ""
             if self.interval is not None:
-                shown = (f"({fmt.signif(row.conf_low, 4)}, {fmt.signif(row.conf_high, 4)})" if np.isfinite(row.conf_low)
+                shown = (f"({fmt.signif(row.conf_low)}, {fmt.signif(row.conf_high)})" if np.isfinite(row.conf_low)
                          else "(interval withheld, see the notes)")
                 text += (f" {shown}  rank {row.rank} "
                          f"({tie + '; ' if tie else ''}best {row.rank_best}, worst {row.rank_worst})")

@@ -57,7 +57,10 @@ class TaskTableOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         aggregate = options["aggregate"]
         if aggregate not in AGGREGATES:
-            raise OptionError(f"aggregate= must be None or 'bootstrap', got {aggregate!r}")
+            # a statistic's name is the guess (rliable's IQM row): the row's metric is statistic= (audit s29 real29b)
+            how = (f"; the aggregate row's metric is the table's statistic=: aggregate='bootstrap' with "
+                   f"statistic={aggregate!r}" if aggregate in kernels.SUMMARIES else "")
+            raise OptionError(f"aggregate= must be None or 'bootstrap', got {aggregate!r}{how}")
         return cls(
             statistic=check_choice("statistic", options["statistic"], tuple(kernels.SUMMARIES)),
             test=check_choice("test", options["test"], kernels.TESTS, renamed=kernels.RENAMED),
