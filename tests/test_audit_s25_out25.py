@@ -55,7 +55,9 @@ def test_adastop_boundaries_grid_title_stays_inside():
     res = rlstats.adastop(_grid_frame("CrazyClimberWithALongName"), "score ~ agent | task", rng=0, n=3,
                           n_resamples=100)
     figure = res.plot(kind="boundaries")
-    assert figure.get_size_inches() == pytest.approx((3.3, 2.8))
+    # audit s29 (fig29): the key gets its own room above the panels, 2.8 in before; its drawn height differs by
+    # matplotlib version (3.285 in at 3.11, 3.275 at 3.7)
+    assert figure.get_size_inches() == pytest.approx((3.3, 3.28), abs=0.02)
     assert drawn_outside(figure) == (0.0, 0.0, 0.0, 0.0)  # was (0, 0, 0.0127, 0): 1.27 px past the right edge
     sizes = {panel.get_title(): panel.title.get_fontsize() for panel in figure.axes if panel.get_title()}
     # matplotlib 3.11: 6.13 pt and 1.27 px past the edge, now about 5.7 pt inside; matplotlib 3.7: 6.56 pt, inside
