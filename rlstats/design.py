@@ -34,7 +34,7 @@ from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normali
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
 from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
-from .vocabulary import ALL_RUNS  # the one task of a formula without blocks (its home: format reads it too)
+from .vocabulary import ALL_RUNS, MINMAX_CEILING  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -175,7 +175,7 @@ class Design:
             known.append((self.bounds.high, self.bounds.source))
         if self.y.size and float(np.max(self.y)) <= 1.0 and normalised_in(
                 self.inherited_notes, self._response_column, present=self.analysed_note_keys, minmax=True):
-            known.append((1.0, "min-max normalised: each task's largest score is 1"))
+            known.append((1.0, MINMAX_CEILING))
         return min(known, key=lambda pair: pair[0]) if known else None
 
     def ceiling_at_or_below(self, gamma: float) -> str | None:

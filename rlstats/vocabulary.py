@@ -193,14 +193,26 @@ def gap_is_mean_words(whom: str, gamma: str, subject: str, logged: str = "", at:
     return (f"every score of {whom}{logged} is at or below gamma = {gamma}, so {subject} is gamma minus its mean of "
             f"task means{at}")
 
+
+#: Why no score of a min-max normalised response exceeds 1 (``Design.ceiling``): the data's own largest score, not a
+#: bound on new runs, so the gap's words for it say what the data hold, not what no run can do (review29a).
+MINMAX_CEILING = "min-max normalised: each task's largest score is 1"
+
+
 def gap_capped_words(capped: str | None, what: str) -> str:
     """The clause closing the gap-is-mean line where the known bounds put every possible score at or below gamma
     (``capped``: why, ``Design.ceiling_at_or_below``; '' where None), ``what`` "interval" or "bands": no true score
     crosses gamma either, so the measured coverage of the gap's is the mean's (audit s29 minmax29), in place of the
-    rows of agents below gamma whose true scores cross it."""
+    rows of agents below gamma whose true scores cross it. On a min-max scale 1 is each task's largest score in the
+    data (:data:`MINMAX_CEILING`): a new run may pass it, so the words say so rather than "can" and "exactly"."""
     if not capped:
         return ""
     verb = "covers" if what == "interval" else "cover"
+    if capped == MINMAX_CEILING:
+        return (f"; no score exceeds gamma here ({capped}), so the gap is gamma minus the mean on this scale too and "
+                f"its {what} {verb} it where the mean's {verb} the mean: the mean's measured coverage is the gap's (1 "
+                "is the data's largest score, not a bound: a new run above it, whose chance is about 1 in the runs "
+                "+ 1, would move the true gap a little)")
     return (f"; no score can exceed gamma here ({capped}), so the true gap is gamma minus the true mean too and its "
             f"{what} {verb} it exactly where the mean's {verb} the mean: the mean's measured coverage is the gap's")
 
