@@ -34,7 +34,6 @@ def _percentile_rows(tasks, runs):
 
 
 @pytest.mark.parametrize("tasks, read, worst", [(3, (3,), 0.327), (12, (10, 26), 0.757)])
-@pytest.mark.xfail(strict=True, reason="reproducer: the note quotes the 400-data-set screen")
 def test_percentile_band_note_quotes_the_rows_of_the_design(tasks, read, worst):
     assert min(_percentile_rows(read, 3)) == worst  # the csv's worst of the bracketing rows at 3 runs
     df = rlstats.datasets.simulate(2, tasks, 3, rng=0)
@@ -65,7 +64,6 @@ def test_binary_tasks_worst_case_at_the_bounds(tasks, least):
     assert 0.95 - 3 * np.sqrt(0.95 * 0.05 / 1000) < coverage.min() < 0.95  # within the table's 3-SE floor, not 0.95
 
 
-@pytest.mark.xfail(strict=True, reason="reproducer: 0.948 and above")
 def test_the_docs_quote_the_exact_worst_case():
     words = " ".join(rlstats.performance_profile.__doc__.split())
     assert "0.948 and above" not in words and "0.947 at 2 tasks" in words
