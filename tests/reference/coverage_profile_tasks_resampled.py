@@ -10,7 +10,8 @@ replacement, then each drawn task's runs), drawn here in numpy as ``rlstats`` dr
 set against ``rlstats.performance_profile``); a band holds at tau when it contains the true profile there.
 
 Measured (400 data sets of 1,000 resamples a design; ``MEASURED`` below; docs/calibration.md, "Measured outside the
-table"), quoted by the result's note.
+table"): the first screen, kept as its record; the result's note quotes the ``bootstrap.profile_population`` rows
+(below), not these (audit s29 pffix29).
 
 Audit s29 (profile29) replaced that default with ``interval="wilson_tasks"``: the Wilson score interval with
 continuity correction on the profile (the mean of the tasks' fractions) with the n tasks as the sample (``wilson_tasks``

@@ -77,11 +77,13 @@ _PROFILE_BANDS = {"runs": "wilson", "tasks": "skew_t"}
 #: the closed-form bands and the kind each bands
 _BAND_KINDS = {"wilson": "runs", "skew_t": "tasks", "t": "tasks", "wilson_tasks": "runs"}
 #: The default band of kind="runs" with tasks resampled (audit s29 profile29, replacing the percentile band, which
-#: missed the population's profile: 0.48 at 5 tasks, 0.69 at 10, 0.89 at 26): the Wilson score interval with
+#: missed the population's profile: the bootstrap.profile_population rows 0.23 at 2 tasks, 0.51 at 5, 0.72 at 10,
+#: 0.88 at 26, at the worst): the Wilson score interval with
 #: continuity correction on the mean of the tasks' fractions with the n tasks as the sample
 #: (:func:`kernels.profile_wilson_bounds` at n units of one). Each task's fraction lies in [0, 1], so its variance is
 #: at most p (1 - p) and tasks with every run on one side of tau (binomial tasks) are the worst case: enumerated,
-#: 0.948 and above from 2 tasks; simulated (``bootstrap.profile_population`` rows) 0.974-1.00 from 2 to 26 tasks.
+#: its exact worst (at a bound, pffix29) 0.947 at 2 tasks, 0.948 at 3, 0.9484 at 5, 0.949 at 26, below 0.95 by at
+#: most 0.003; simulated (``bootstrap.profile_population`` rows) 0.974-1.00 from 2 to 26 tasks.
 TASKS_BAND = "wilson_tasks"
 #: tasks with 3 runs from which the "skew_t" band reads the runs' skewness, at the fewest: with one task
 #: its own runs carry the skew their mean is corrected for (a task without its rare large run looks unskewed), and
@@ -90,13 +92,9 @@ TASKS_BAND = "wilson_tasks"
 SKEW_T_MIN_TASKS = 5
 #: resamples of the percentile band unless given (rliable's)
 PROFILE_RESAMPLES = 2_000
-#: The lowest pointwise coverage measured of nominal 95% kind="runs" percentile bands with tasks resampled
-#: (``task_bootstrap=True``), by number of tasks, against the profile of a population of tasks at its 10%-90%
-#: quantiles (audit s29 taskboot29, ``tests/reference/coverage_profile_tasks_resampled.py``: normal and skewed task
-#: means, 3 and 10 runs, runs' sd 0.3 and 2 times the task means', 400 data sets of 1,000 resamples a design; the
-#: worst at the 10% and 90% quantiles with little run noise). Quoted by the bands' note, at the largest count at or
-#: below the design's tasks (the smallest below 5).
-TASK_RESAMPLED_BANDS = {5: 0.48, 10: 0.69, 26: 0.89}
+#: the calibration rows of the profile's bands against the profile of a population of tasks (audit s29 profile29,
+#: ``tests/reference/coverage_profile_tasks_resampled.py``), quoted by the percentile band's note with tasks resampled
+PROFILE_POPULATION = "bootstrap.profile_population"
 #: Default thresholds run from where every profile is still >= 1 - PROFILE_EDGE to where every one is
 #: <= PROFILE_EDGE, widened by PROFILE_MARGIN of that span each side: the raw score range let one
 #: heavy-tailed task squeeze every curve against the left edge (Atari 100k: 17% of the axis showed a
@@ -1505,15 +1503,19 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         resamples).  Each task's fraction lies between 0 and 1, so its
         variance is at most p(1 - p), that of a task whose runs all fall on
         one side of tau: on such tasks (the binomial, enumerated) it holds
-        0.948 and above from 2 tasks (and under 3,000 random laws of a
-        task's fraction at 2-10 tasks x 3-10 runs, enumerated, 0.948 at
-        worst), and against the profile of a
+        0.947 at 2 tasks at the worst true profile (0.948 at 3, 0.9484 at
+        5, 0.949 at 26: enumerated at the band's bounds, where the
+        coverage is least; under 3,000 random laws of a task's fraction
+        at 2-10 tasks x 3-10 runs, enumerated, 0.948 at worst), and against
+        the profile of a
         population of tasks (``bootstrap.profile_population`` rows: 2-26
         tasks, 3-10 runs, normal and skewed task means, little and much run
         noise, thresholds at the population profile's 10%-90% points) it
         held 0.974-1.00, where the percentile band with tasks resampled held
-        as little as 0.48 at 5 tasks, 0.69 at 10 and 0.89 at 26, and read
-        at the expanded level sqrt(n/(n-1)) t_{n-1} 0.48, 0.72 and 0.90.
+        as little as 0.23 at 2 tasks, 0.33 at 3, 0.51 at 5, 0.72 at 10 and
+        0.88 at 26 (its note quotes the rows of the design), and read at
+        the expanded level sqrt(n/(n-1)) t_{n-1} 0.48, 0.72 and 0.90 at 5,
+        10 and 26 (a screen of 1,000 data sets, not in the table).
         Wide with few tasks (mean width 0.67 at 5 tasks, 0.51 at 10, 0.32
         at 26 over those thresholds): what few tasks say of tasks in
         general.
@@ -1648,22 +1650,29 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         if gone:
             bounds, se = np.full_like(bounds, np.nan), np.full_like(se, np.nan)
         notes += said
-        notes += [] if gone else _task_resampled_bands_note(design.n_tasks, kind, confidence_level)
+        notes += [] if gone else _task_resampled_bands_note(design.n_tasks, int(design.counts.min()), kind,
+                                                             confidence_level)
     return _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples)
 
 
-def _task_resampled_bands_note(n_tasks, kind, confidence_level):
-    """The coverage measured of 95% kind="runs" bands with tasks resampled (:data:`TASK_RESAMPLED_BANDS`; audit s29
-    taskboot29: they carried only the closed-form ceiling, and missed 95% at 5-26 tasks)."""
+def _task_resampled_bands_note(n_tasks, runs, kind, confidence_level):
+    """The lowest coverage simulated of nominal 95% kind="runs" percentile bands with tasks resampled, from the
+    :data:`PROFILE_POPULATION` rows bracketing the design's ``n_tasks`` at its fewest ``runs``
+    (:func:`small_runs.tasks_rows`; audit s29 pffix29: it quoted a 400-data-set screen at 5/10/26 tasks)."""
     if kind != "runs" or not np.isclose(confidence_level, 0.95):
         return []
-    counts = sorted(TASK_RESAMPLED_BANDS)
-    read = max([c for c in counts if c <= n_tasks], default=counts[0])
-    return [f"in simulations of {read} tasks (normal and skewed task means, 3 and 10 runs), nominal 95% bands with "
-            f"tasks resampled held the profile of the whole population of tasks at its 10%-90% quantiles in as few "
-            f"as {TASK_RESAMPLED_BANDS[read]:.2f} of data sets (0.48 at 5 tasks, 0.69 at 10, 0.89 at 26; the worst "
-            "at the profile's tails with little run noise): read them as approximate for tasks in general; the "
-            f"default interval={TASKS_BAND!r} held 95% there (audit s29 profile29)"]
+    rows = small_runs.tasks_rows("percentile", "runs", n_tasks, runs, PROFILE_POPULATION)
+    missed = [row for row in rows if calibration.misses(row, 0.95)]
+    if not missed:
+        return []
+    worst = min(missed, key=calibration.worst_coverage)
+    noise, point = (part.split()[-1] for part in worst["configuration"].split(", "))  # "run sd 0.3, profile 0.10"
+    return [f"in simulations of {calibration.counts_words(int(row['tasks']) for row in rows)} with "
+            f"{worst['runs']} runs per task (normal and skewed task means), nominal 95% bands with tasks resampled "
+            f"held the profile of the whole population of tasks at its 10%-90% points in as few as "
+            f"{float(worst['coverage']):.2f} of data sets ({worst['distribution']} task means, runs' sd {noise} times "
+            f"theirs, where the population's profile is {point}): read them as approximate for tasks in general; the "
+            f"default interval={TASKS_BAND!r} held 95% there (audit s29 profile29; the {PROFILE_POPULATION} rows)"]
 
 
 def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples):

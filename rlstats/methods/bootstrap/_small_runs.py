@@ -1043,14 +1043,15 @@ def tasks_withheld_notes(cells, names, kinds, n_tasks, level):
     return notes
 
 
-def tasks_rows(interval, kind, n_tasks, runs):
-    """The ``bootstrap.interval_tasks`` rows a design of ``n_tasks`` tasks and ``runs`` (fewest) runs per task reads for
-    ``interval`` intervals of the built-in metric ``kind``: those at the simulated task counts bracketing ``n_tasks``
-    (:func:`rlstats.calibration.bracketing_counts`) and the simulated runs nearest ``runs``
-    (:func:`rlstats.calibration.nearest_count`), every task-mean law and run noise; empty where none was measured."""
+def tasks_rows(interval, kind, n_tasks, runs, procedure=TASKS_PROCEDURE):
+    """The ``procedure`` rows (``bootstrap.interval_tasks``; ``bootstrap.profile_population`` for the profile's bands,
+    ``kind`` "runs") a design of ``n_tasks`` tasks and ``runs`` (fewest) runs per task reads for ``interval``
+    intervals of the built-in metric ``kind``: those at the simulated task counts bracketing ``n_tasks``
+    (:func:`rlstats.calibration.bracketing_counts`) and the largest simulated runs at most ``runs`` (the smallest
+    where below all), every task-mean law and run noise; empty where none was measured."""
     if interval == TASKS_INTERVAL and kind == "mean":
         interval = TASKS_MEAN_ROWS
-    rows = [row for row in calibration.rows(TASKS_PROCEDURE) if (row["interval"], row["metric"]) == (interval, kind)]
+    rows = [row for row in calibration.rows(procedure) if (row["interval"], row["metric"]) == (interval, kind)]
     if not rows:
         return []
     # the largest simulated run count at or below the design's fewest (the smallest where below all), as the other
