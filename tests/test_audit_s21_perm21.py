@@ -41,7 +41,8 @@ def test_permutation_pvalues_never_below_the_exact_smallest():
     assert (distinct, exact) == (90, pytest.approx(1 / 15))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        lowest = min(permutation(df, "score ~ agent", rng=seed, n_resamples=2000).tidy()["p_adjusted"].min()
+        lowest = min(permutation(df, "score ~ agent", rng=seed, n_resamples=2000,
+                                 permutations="joint").tidy()["p_adjusted"].min()
                      for seed in range(40))
     assert lowest == pytest.approx(exact, abs=1e-12)
 
@@ -163,6 +164,7 @@ def test_equal_means_shortfall_is_quoted_and_the_prose_says_what_the_level_is_fo
 
     def row(runs, K, coverage, distribution="skewed_vs_normal", **draws):
         return {"procedure": "adastop.fwe_means", "test": "adastop", "agents": "3", "tasks": "1", "runs": str(runs),
+                "interval": "holm",  # the default scheme's rows (audit s29b)
                 "distribution": distribution, "configuration": f"K={K}", "level": "0.95", "n_sim": "400",
                 "n_resamples": "2000", "coverage": str(coverage), "se": "0.011", **draws}
 
@@ -179,7 +181,7 @@ def test_equal_means_shortfall_is_quoted_and_the_prose_says_what_the_level_is_fo
               "standard errors; a 'larger' or 'smaller' says the distributions differ, and the mean difference says "
               "which way")
     assert quoted in res.notes and " ".join(quoted.split()) in " ".join(str(res).split())
-    for options in ({"K": 5}, {"alpha": 0.1}, {"permutations": "pairwise"}):
+    for options in ({"K": 5}, {"alpha": 0.1}, {"permutations": "pairwise"}, {"permutations": "joint"}):
         assert not any("equal mean" in n for n in rlstats.adastop(df, "score ~ agent", rng=0, **options).notes)
     assert not any("equal mean" in n for n in permutation(df, "score ~ agent", rng=0).notes)
     level = ("The level is exact when the agents' score distributions are identical, not when only their means are "
