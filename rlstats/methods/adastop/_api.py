@@ -69,8 +69,8 @@ FWE_MEANS_PROCEDURE = "adastop.fwe_means"
 #: the family-wise error of identical agents beside agents of another spread (audit s23;
 #: tests/reference/size_adastop_spread.py)
 FWE_SPREAD_PROCEDURE = "adastop.fwe_spread"
-#: the smallest ratio of the agents' standard deviations at which the ``adastop.fwe_spread`` rows of the default joint
-#: relabelling miss alpha (they hold at 2, miss from 4 on): a task whose runs' standard deviations differ this much
+#: the smallest ratio of the agents' standard deviations at which the ``adastop.fwe_spread`` rows of the joint
+#: relabelling (the default until audit s29b) miss alpha (they hold at 2, miss from 4 on): a task whose runs' standard deviations differ this much
 #: gets a note (audit s23)
 SPREAD_RATIO = 4
 #: the runs an agent needs for its standard deviation to enter that note: with 10, identical normal agents (3 to 8 of
