@@ -18,9 +18,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     the profile of the population of tasks at one threshold; ``configuration`` the runs' sd beside the task means' 1
     and the true profile there, e.g. ``run sd 0.3, profile 0.10``),
     ``selection.size`` (the selection check's inspector and reporter tests do not reject under their null),
-    ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null),
-    ``adastop.fwe_means`` (AdaStop's default rejects no comparison when the agents' means are equal but one agent's
-    shape differs: ``distribution`` names the pair of shapes, e.g. ``skewed_vs_normal``; a permutation test's level is
+    ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null; from
+    three agents on, the ``permutations=`` scheme in ``interval``: ``holm``, the default, or ``joint``),
+    ``adastop.fwe_means`` (AdaStop rejects no comparison when the agents' means are equal but one agent's
+    shape differs, ``interval`` as ``adastop.fwe``'s: ``distribution`` names the pair of shapes, e.g. ``skewed_vs_normal``; a permutation test's level is
     exact for identical distributions only, so these rows measure what its "larger" or "smaller" is worth as a claim
     about means),
     ``adastop.fwe_spread`` (AdaStop rejects no true equality when two identical agents have ``ratio`` times the
@@ -275,9 +276,11 @@ Patterns = tuple[dict[str, str | tuple[str, ...]], ...]
 #: the public function it names.
 ALL: Patterns = ({},)
 DEFAULTS: dict[str, Patterns] = {
-    "adastop.fwe": ALL,
-    "adastop.fwe_means": ALL,  # audit s21: the default at equal means of different shapes
-    "adastop.fwe_spread": ({"interval": "joint"},),  # audit s23: the default permutations= scheme
+    # the default permutations= scheme, "holm" since audit s29b ("joint" before); with two agents every scheme is one
+    # test, whose rows leave interval empty
+    "adastop.fwe": ({"interval": ("holm", "")},),
+    "adastop.fwe_means": ({"interval": ("holm", "")},),  # audit s21: the default at equal means of different shapes
+    "adastop.fwe_spread": ({"interval": "holm"},),  # audit s23: the default permutations= scheme
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
     # (audit s19: the one-task rows where the default withholds, measured with the rule lifted, are "withheld")
     # (audit s28, gapboot28: the gap's default of agents whose every score is at or below gamma, GAP_BELOW_GAMMA)

@@ -322,7 +322,7 @@ def null_fwe(n_agents, n, max_interims, n_resamples, reps, seed, draw, **scheme)
     errors = 0
     for child in np.random.SeedSequence(seed).spawn(reps):
         gen = np.random.default_rng(child)
-        test = kernels.SequentialTest(pairs, sched, joint=joint)
+        test = kernels.SequentialTest(pairs, sched, joint=joint, holm=options.permutations == "holm")
         for _ in range(max_interims):
             if test.done:
                 break
@@ -365,12 +365,9 @@ def test_fwe_discrete_scores_at_most_alpha(n_resamples):
     pytest.param(4, 5, "lognormal", 600, marks=pytest.mark.slow),  # 1.0 s: 3 normal agents in the default run
     pytest.param(3, 1, "normal", 2000, marks=pytest.mark.slow)])  # time budget
 def test_fwe_default_many_agents_equals_the_level_spent(n_agents, max_interims, draw, reps):
-    # The default joint relabelling is a permutation of the data: under the complete null the identity
-    # is exchangeable with the random paths, so the error equals the level spent (500 paths: exactly 0.05).
-    assert AdaStopOptions.checked(n=5, K=5, n_resamples=500, alpha=0.05, beta=0.0, comparisons="all",
-                                  reference=None, batch=None, na_action="raise",
-                                  progress=False).permutations == "joint"
-    fwe, level = null_fwe(n_agents, 5, max_interims, 500, reps, 31, DRAWS[draw])
+    # The joint relabelling (the default before audit s29b) is a permutation of the data: under the complete null the
+    # identity is exchangeable with the random paths, so the error equals the level spent (500 paths: exactly 0.05).
+    fwe, level = null_fwe(n_agents, 5, max_interims, 500, reps, 31, DRAWS[draw], permutations="joint")
     assert level == pytest.approx(0.05) and abs(fwe - level) <= mc_bound(level, reps)
 
 
@@ -387,7 +384,7 @@ def test_fwe_default_many_agents_equals_the_level_spent(n_agents, max_interims, 
     (4, 5, 1, 2000, 10000, "normal", True, 44),
 ])
 def test_fwe_full(n_agents, n, max_interims, n_resamples, reps, draw, two_sided, seed):
-    # The default scheme (joint relabelling from three agents on, the exact tree for two).
+    # The default scheme (holm from three agents on since audit s29b, joint before; the exact tree for two).
     fwe, level = null_fwe(n_agents, n, max_interims, n_resamples, reps, seed, DRAWS[draw])
     assert fwe <= 0.05 + mc_bound(0.05, reps)
     if two_sided:
@@ -407,11 +404,11 @@ def test_pairwise_slot_choices_exceed_the_level_with_three_agents(max_interims, 
 
 def test_joint_equals_pairwise_for_two_agents():
     df = simulated(agents=2, effect=(0.0, 0.7))
-    a = adastop(df, "score ~ agent", n=5, K=6, rng=4)
+    a = adastop(df, "score ~ agent", n=5, K=6, rng=4, permutations="joint")  # the default before audit s29b
     b = adastop(df, "score ~ agent", n=5, K=6, rng=4, permutations="pairwise")
     pd.testing.assert_frame_equal(a.history, b.history)
     assert a.options["permutations"] == "joint" and "relabelling" not in str(a) and "slots" not in str(b)
-    three = adastop(simulated(), "score ~ agent", n=5, K=6, rng=4)
+    three = adastop(simulated(), "score ~ agent", n=5, K=6, rng=4, permutations="joint")
     assert not three.spending["exact"].any() and "every agent still running" in str(three)
     paper = adastop(simulated(), "score ~ agent", n=5, K=6, rng=4, permutations="pairwise")
     assert paper.spending["exact"].iloc[0] and "the paper's pairwise scheme" in paper.report()
@@ -634,14 +631,14 @@ def test_results_are_reproducible_and_record_the_seed():
 
 def test_result_contract():
     df = simulated()
-    res = adastop(df, "score ~ agent", n=5, K=6, rng=0)
+    res = adastop(df, "score ~ agent", n=5, K=6, rng=0, permutations="joint")  # joint's closed-form levels below
     assert isinstance(res, AdaStopResult)
     assert unknown_columns(res.tidy().columns) == [] and unknown_columns(res.glance().columns) == []
     assert list(res.tidy().columns) == ["agent_1", "agent_2", "decision", "interim", "estimate", "n_1", "n_2",
                                         "boundary", "boundary_mc_se", "reason"]
     glance = res.glance().iloc[0]
     assert glance["n_rejected"] == 2 and glance["n_equal"] == 1 and glance["n_runs_used"] == 70
-    # three agents, default joint relabelling: 10,000 random paths at every interim, so the level is
+    # three agents, joint relabelling (the default before audit s29b): 10,000 random paths at every interim, so the level is
     # floor(0.05 * k / 6 * 10_000) / 10_000: 0.0083 at the first interim and 0.05 at the sixth
     assert glance["level_spent"] == pytest.approx(0.05)
     text = str(res)
@@ -804,12 +801,12 @@ def test_permutation_pvalues_match_brute_force():
     assert (rejected == (expected <= 0.2)).all()
     assert res.spending["n_paths"].iloc[0] == 35 and res.spending["exact"].iloc[0]
     assert "p_adjusted" in res.tidy().columns and unknown_columns(res.tidy().columns) == []
-    # The default joint scheme: exact p-values over all 12! / 4!**3 = 34,650 relabellings, which the
+    # The joint scheme (the default before audit s29b): exact p-values over all 12! / 4!**3 = 34,650 relabellings, which the
     # 20,000 random paths (the identity and uniform relabellings) estimate within Monte Carlo error.
     table = joint_table(x)
     assert table.shape == (34_650, 3)
     expected = stepdown_from_table(table)
-    res = permutation(df, "score ~ agent", alpha=0.2, n_resamples=20_000, rng=0)
+    res = permutation(df, "score ~ agent", alpha=0.2, n_resamples=20_000, rng=0, permutations="joint")
     got = res.tidy()["p_adjusted"].to_numpy()
     assert all(abs(g - e) <= mc_bound(e, 20_000) + 1 / 20_000 for g, e in zip(got, expected))
     assert expected.min() < 0.001 and expected.max() > 0.15  # far apart: the check has teeth
@@ -915,7 +912,7 @@ def test_save_load_at_every_batch_gives_the_uninterrupted_result(tmp_path):
     pd.testing.assert_frame_equal(plain.result().history, resumed.result().history)
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["format"] == "rlstats.AdaStop" and state["seed"]["entropy"] == 9
-    assert state["options"]["permutations"] == "joint"
+    assert state["options"]["permutations"] == "holm"  # the default since audit s29b
     assert list(tmp_path.iterdir()) == [tmp_path / "state.json"]  # no temporary file left behind
 
 
@@ -986,7 +983,7 @@ def snapshot(seq):
 
 def test_bad_batches_leave_the_state_unchanged():
     gen = np.random.default_rng(0)
-    seq = AdaStop(["a", "b", "c"], n=5, K=6, rng=0)
+    seq = AdaStop(["a", "b", "c"], n=5, K=6, rng=0, permutations="joint")  # the default before audit s29b
     first = {"a": gen.normal(0, 1, 5), "b": gen.normal(0, 1, 5), "c": gen.normal(9, 1, 5)}
     seq.update(first)
     assert seq.agents_to_run == ("a", "b")  # c is decided against both at interim 1
@@ -1168,18 +1165,18 @@ def test_permutation_test_that_cannot_reach_alpha_says_so_in_its_notes():
     rows = [{"task": t, "agent": a, "score": float(r + 10 * (a == "B"))}
             for t, n in (("t1", 2), ("t2", 6), ("t3", 2)) for a in "AB" for r in range(n)]
     with pytest.warns(RlstatsWarning, match="can never reject"):
-        res = permutation(pd.DataFrame(rows), "score ~ agent | task", rng=0)
+        res = permutation(pd.DataFrame(rows), "score ~ agent | task", rng=0, permutations="joint")
     assert res.notes == ("the permutation test cannot reject at 2 runs per agent (2 tasks: t1, t3): its smallest "
                          "attainable p-value is 0.333, above alpha = 0.05",
                          # one test per task: a note, as AdaStop's (audit s27)
                          "one permutation test per task: the family-wise error is controlled within each task, not "
                          "across tasks")
-    # Three agents, random paths: 1 / n_resamples is the floor.
+    # Three agents, random paths of the joint relabelling (the default before audit s29b): 1 / n_resamples is the floor.
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=8, effect=[0.0, 0.0, 2.0], rng=0)
     with pytest.warns(RlstatsWarning, match="can never reject"):
-        res = permutation(df, "score ~ agent", rng=0, n_resamples=10)
+        res = permutation(df, "score ~ agent", rng=0, n_resamples=10, permutations="joint")
     assert any("smallest attainable p-value is 0.1, above alpha = 0.05" in n for n in res.notes)
-    assert not any("cannot reject" in n for n in permutation(df, "score ~ agent", rng=0).notes)
+    assert not any("cannot reject" in n for n in permutation(df, "score ~ agent", rng=0, permutations="joint").notes)
 
 
 # ---------------------------------------------------------------------------
@@ -1189,27 +1186,37 @@ def test_permutation_test_that_cannot_reach_alpha_says_so_in_its_notes():
 SIZE = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "size_adastop.py"))
 
 
+def _fwe_scheme(point):
+    """A grid point's permutations= scheme (a sixth field; five: "joint") and its rows' ``interval`` (empty for two
+    agents, where every scheme is one test)."""
+    scheme = point[5] if len(point) > 5 else "joint"
+    return scheme, scheme if point[1] > 2 else ""
+
+
 def _fwe_row(point):
     rows = [r for r in calibration.rows(SIZE["PROCEDURE"])
-            if (r["test"], int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"]) == point]
+            if (r["test"], int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"], r["interval"])
+            == (*point[:5], _fwe_scheme(point)[1])]
     assert len(rows) == 1, "the calibration table lacks this grid point"
     return rows[0]
 
 
 def _quotes_its_fwe(point):
-    """Whether the public function's result at this design quotes a measured family-wise error."""
-    test, agents, tasks, runs, _ = point
+    """Whether the public function's result at this design (and scheme) quotes a measured family-wise error."""
+    test, agents, tasks, runs, _ = point[:5]
     template = SIZE["design"](agents, tasks, runs * SIZE["K"] if test == "adastop" else runs)
     data = dataclasses.replace(template, y=np.random.default_rng(0).normal(size=template.y.size))
+    scheme = _fwe_scheme(point)[0]
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*can never reject")  # 2 agents x 2 or 3 runs
-        res = adastop(data, n=runs, rng=0) if test == "adastop" else permutation(data, rng=0)
+        res = (adastop(data, n=runs, rng=0, permutations=scheme) if test == "adastop"
+               else permutation(data, rng=0, permutations=scheme))
     return any(n.startswith("measured family-wise error") for n in res.notes)
 
 
 def _check_fwe(point, n_sim, z):
     """Re-measured: at the level within ``z`` SE or quoted by the result, and within 4 joint SE of the table."""
-    measured = SIZE["measure"](*point, n_sim, seed=99)
+    measured = SIZE["measure"](*point[:5], n_sim, seed=99, permutations=_fwe_scheme(point)[0])
     row = _fwe_row(point)
     assert measured["n_sim"] >= n_sim and measured["test"] == point[0]
     within = measured["coverage"] >= 0.95 - z * math.sqrt(0.05 * 0.95 / measured["n_sim"])
@@ -1218,10 +1225,11 @@ def _check_fwe(point, n_sim, z):
     assert abs(measured["coverage"] - float(row["coverage"])) <= 4 * joint, (point, measured, row["coverage"])
 
 
-# In the default suite: AdaStop of three agents on tied (capped) scores, and the permutation test of three agents on
-# 26 tasks of heavy-tailed scores (each pooling the module's design draws).  The whole grid (-m slow) allows 4 SE
-# below the level: at an error of exactly 0.05 a 3-SE bound over its 144 points fails one full run in five.
-QUICK_FWE = [("adastop", 3, 1, 5, "capped"), ("permutation", 3, 26, 10, "heavy_tailed")]
+# In the default suite: AdaStop of three agents on tied (capped) scores at n = 3, and the permutation test of three
+# agents on 26 tasks of 5 heavy-tailed runs (each pooling the module's design draws), of the default "holm" (audit s29b; the
+# joint rows under -m slow).  The whole grid (-m slow) allows 4 SE below the level: at an error of exactly 0.05 a
+# 3-SE bound over its 144 joint points fails one full run in five.
+QUICK_FWE = [("adastop", 3, 1, 3, "capped", "holm"), ("permutation", 3, 26, 5, "heavy_tailed", "holm")]
 
 
 @pytest.mark.parametrize("point, n_sim, z", [pytest.param(p, 200, 3.0, id="quick-" + "-".join(map(str, p)))
@@ -1247,7 +1255,7 @@ def test_table_paths_leave_the_family_wise_error_unchanged(point):
 def test_a_measured_family_wise_error_above_alpha_is_quoted(monkeypatch):
     def row(test, runs, configuration, coverage, distribution="capped", **draws):
         return {"procedure": "adastop.fwe", "test": test, "agents": "3", "tasks": "1", "runs": str(runs),
-                "distribution": distribution, "configuration": configuration, "level": "0.95", "n_sim": "900",
+                "interval": "holm", "distribution": distribution, "configuration": configuration, "level": "0.95", "n_sim": "900",
                 "n_resamples": "2000", "coverage": str(coverage), "se": "0.009", **draws}
 
     rows = (row("adastop", 5, "K=6", 0.92), row("adastop", 5, "K=6", 0.925, "normal"), row("adastop", 3, "K=6", 0.95),
@@ -1259,7 +1267,9 @@ def test_a_measured_family_wise_error_above_alpha_is_quoted(monkeypatch):
               "(capped scores, 900 null tests), above alpha = 0.05 by more than 3 Monte Carlo standard errors")
     assert quoted in res.notes and quoted in str(res)
     # other options, another n or K, or 0.95 (at the level): no note
-    for options in ({"alpha": 0.1}, {"beta": 0.01}, {"permutations": "pairwise"}, {"reference": "agent_1"},
+    # (audit s29b: the rows above are the default holm's; joint has its own rows)
+    for options in ({"alpha": 0.1}, {"beta": 0.01}, {"permutations": "pairwise"}, {"permutations": "joint"},
+                    {"reference": "agent_1"},
                     {"comparisons": [("agent_1", "agent_2")]}, {"n": 3}, {"K": 5}):
         assert not any("family-wise" in n for n in adastop(df, "score ~ agent", rng=0, **options).notes), options
     blocked = rlstats.datasets.simulate(agents=3, tasks=2, seeds=4, rng=0)
@@ -1290,9 +1300,9 @@ def test_joint_permutation_test_says_when_its_runs_cannot_reach_alpha(agents, ru
     if runs == 1:  # below the declared replication of the per-task comparisons (issue 39 item 3)
         assert floor > 0.05
         with pytest.raises(DesignError, match="per-task comparisons of agents cannot be computed"):
-            permutation(df, "score ~ agent", reference=reference, rng=0)
+            permutation(df, "score ~ agent", reference=reference, rng=0, permutations="joint")
         return
-    res = permutation(df, "score ~ agent", reference=reference, rng=0)
+    res = permutation(df, "score ~ agent", reference=reference, rng=0, permutations="joint")
     note = fmt.cannot_reject("permutation test", floor, 0.05, f"at {fmt.count(runs, 'run')} per agent")
     assert res.notes == ((note,) if floor > 0.05 else ())
     assert res.tidy()["p_adjusted"].min() == pytest.approx(floor, abs=mc_bound(floor, 10_000))
@@ -1528,7 +1538,7 @@ def test_digests_are_the_documented_canonical_json():
     alpha = b"\n".join([b"rlstats.AdaStop/3 field", text({"options.alpha": 0.05})])
     assert hmac.new(KEY, alpha, hashlib.sha256).hexdigest()[:16] == state["integrity"]["fields"]["options.alpha"]
     assert text(state["options"]) == (b'{"K":6,"alpha":0.05,"beta":0.0,"comparisons":"all","n":5,"n_resamples":500,'
-                                      b'"permutations":"joint","reference":null}')
+                                      b'"permutations":"holm","reference":null}')  # the default since audit s29b
     plain = _campaign().to_state()
     assert hashlib.sha256(first).hexdigest() == plain["digests"][0]
 

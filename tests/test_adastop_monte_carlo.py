@@ -113,10 +113,11 @@ def _flagged(history):
 
 
 def test_the_note_names_close_decisions_and_the_resamples_that_resolve_them():
+    # (the joint relabelling's random paths, audit s29b: holm, the default, enumerates 6 runs' splits)
     # three agents of 6 runs (rng 27): agent_2 vs agent_3's |mean difference| 0.695 sits 1.3 SE below its boundary
     # with 2000 random relabellings
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=6, effect=[0.0, 0.0, 1.6], rng=27)
-    res = permutation(df, "score ~ agent", n_resamples=2000, rng=0)
+    res = permutation(df, "score ~ agent", n_resamples=2000, rng=0, permutations="joint")
     close = _flagged(res.history)
     assert len(close) == 1 and tuple(close[["agent_1", "agent_2"]].iloc[0]) == ("agent_2", "agent_3")
     note = [n for n in res.notes if n.startswith("Monte Carlo error")]
@@ -127,22 +128,24 @@ def test_the_note_names_close_decisions_and_the_resamples_that_resolve_them():
     suggested = int(re.search(r"n_resamples=([\d_]+)", note[0]).group(1))  # 4_200: one number as Python reads it
     assert suggested == math.ceil(need / step) * step
     # the SE at the suggested count, measured at other rngs, is the SE at 2000 times sqrt(2000 / suggested)
-    se = {m: np.mean([permutation(df, "score ~ agent", n_resamples=m, rng=r).history["boundary_mc_se"].iloc[-1]
+    se = {m: np.mean([permutation(df, "score ~ agent", n_resamples=m, rng=r, permutations="joint").history["boundary_mc_se"].iloc[-1]
                       for r in range(1, 9)]) for m in (2000, suggested)}
     assert se[suggested] / se[2000] == pytest.approx(math.sqrt(2000 / suggested), rel=0.25)
     # nothing is noted where every statistic is far from its boundary
     far = permutation(df.assign(score=np.where(df.agent == "agent_3", df.score + 50, df.score)), "score ~ agent",
-                      n_resamples=2000, rng=0)
+                      n_resamples=2000, rng=0, permutations="joint")
     assert _flagged(far.history).empty and not any("Monte Carlo" in n for n in far.notes)
 
 
 def test_incremental_adastop_notes_what_adastop_notes():
+    # (the joint relabelling: audit s29b made holm the default)
     # agent_2 vs agent_3 is decided 'smaller' at interim 1 within 2 SE of its boundary (rng 6 of the data, rng 0 of
     # the paths); AdaStop fed the batch prints the same Monte Carlo note
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=6, effect=[0.0, 0.0, 1.6], rng=6)
     df["batch"] = 1
-    one_shot = adastop(df, "score ~ agent", n=6, K=2, batch="batch", n_resamples=2000, rng=0)
-    seq = AdaStop(["agent_1", "agent_2", "agent_3"], n=6, K=2, n_resamples=2000, rng=0)
+    one_shot = adastop(df, "score ~ agent", n=6, K=2, batch="batch", n_resamples=2000, rng=0,
+                       permutations="joint")
+    seq = AdaStop(["agent_1", "agent_2", "agent_3"], n=6, K=2, n_resamples=2000, rng=0, permutations="joint")
     seq.update({a: df[df.agent == a].score.to_numpy() for a in seq.agents_to_run})
     incremental = seq.result()
     pd.testing.assert_frame_equal(one_shot.history, incremental.history)
@@ -157,7 +160,8 @@ def test_the_audit_decision_is_read_as_undecided_within_what_memory_allows():
     from rlstats.errors import OptionError
     from rlstats.methods.adastop._api import AdaStopOptions, _check_memory
     df = pd.read_csv(_MUJOCO)
-    res = adastop(df[df.task == "halfcheetah"], "score ~ agent | task", n=5, K=6, batch="batch", rng=0)
+    res = adastop(df[df.task == "halfcheetah"], "score ~ agent | task", n=5, K=6, batch="batch", rng=0,
+                  permutations="joint")  # the joint relabelling's random paths (the default before audit s29b)
     note = [n for n in res.notes if n.startswith("Monte Carlo error")]
     assert len(note) == 1 and "DDPG vs SAC on halfcheetah at interim 1, smaller" in note[0]
     assert "undecided between the two outcomes" in note[0]
@@ -166,7 +170,8 @@ def test_the_audit_decision_is_read_as_undecided_within_what_memory_allows():
 
     def check(paths):
         _check_memory(AdaStopOptions.checked(n=5, K=6, n_resamples=paths, alpha=0.05, beta=0.0, comparisons="all",
-                                             reference=None, batch="batch", na_action="raise", progress=True),
+                                             reference=None, batch="batch", na_action="raise", progress=True,
+                                             permutations="joint"),
                       5, 6, pairs)
     check(most)  # the count the note quotes runs
     with pytest.raises(OptionError, match="GiB"):

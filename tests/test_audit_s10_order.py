@@ -119,10 +119,10 @@ def test_permutation_pvalues_do_not_depend_on_agent_category_order():
     """The step-down p-values changed when only the agent column's category order was reversed (same rows, labels,
     rng=1, 2000 relabellings, 3 agents x 6 runs): agent_1 vs agent_2 0.1705 became 0.1680, agent_1 vs agent_3
     0.1390 became 0.1425, agent_2 vs agent_3 0.8730 became 0.8535. The joint relabelling pooled the agents in the
-    design's order."""
+    design's order. (The joint relabelling's numbers: holm is the default since audit s29b.)"""
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=6, effect=[0.0, 0.6, 1.2], rng=0)
-    a = permutation(df, "score ~ agent", rng=1, n_resamples=2000)
-    b = permutation(_reordered(df, "agent"), "score ~ agent", rng=1, n_resamples=2000)
+    a = permutation(df, "score ~ agent", rng=1, n_resamples=2000, permutations="joint")
+    b = permutation(_reordered(df, "agent"), "score ~ agent", rng=1, n_resamples=2000, permutations="joint")
     assert _pvalues(b) == _pvalues(a)
     assert _pvalues(a)[("", "agent_1", "agent_2")] == 0.1705
 
@@ -260,7 +260,8 @@ def test_the_command_line_does_not_depend_on_the_row_order_of_the_first_batch_fi
         for k, batch in enumerate(OLD_BATCHES, start=1):
             path = tmp_path / f"{order[0]}{k}.csv"
             pd.DataFrame([(a, x) for a in order for x in batch[a]], columns=["agent", "score"]).to_csv(path)
-            argv = ["adastop", "update", str(state), str(path)] + (["--K", "4", "--seed", "3", "--n-resamples", "500"]
+            argv = ["adastop", "update", str(state), str(path)] + (["--K", "4", "--seed", "3", "--n-resamples", "500",
+                                                                     "--permutations", "joint"]
                                                                     if k == 1 else [])
             assert cli.main(argv, out=io.StringIO()) == 0
         decided.append(_by_pair(AdaStop.load(state).decisions, "interim"))
@@ -298,11 +299,11 @@ def test_permutation_pvalues_do_not_depend_on_the_units_of_tied_scores():
     the same rng (3 agents x 10 runs, rates 0.5, 0.6, 0.7, 2000 relabellings): 0.2765, 0.2765, 0.9575 became
     0.2485, 0.237, 0.913. Tied scores make many relabellings tie with the observed statistic; in integers their sums
     are exact and count as reaching it, in rates they differ in the last bits and about half fell below, which
-    lowered the p-values. Path statistics within 1e-12 of the runs' summed |score| now count as ties."""
+    lowered the p-values. Path statistics within 1e-12 of the runs' summed |score| now count as ties. (The joint relabelling's numbers: holm is the default since audit s29b.)"""
     df = _successes(0, (0.5, 0.6, 0.7), 10)
-    a = permutation(df, "score ~ agent", rng=1, n_resamples=2000).tidy()["p_adjusted"].tolist()
+    a = permutation(df, "score ~ agent", rng=1, n_resamples=2000, permutations="joint").tidy()["p_adjusted"].tolist()
     for factor in (0.1, 1 / 3, 7.0):
-        b = permutation(df.assign(score=df.score * factor), "score ~ agent", rng=1, n_resamples=2000)
+        b = permutation(df.assign(score=df.score * factor), "score ~ agent", rng=1, n_resamples=2000, permutations="joint")
         assert b.tidy()["p_adjusted"].tolist() == a
     assert a == [0.2765, 0.2765, 0.9575]
 
@@ -369,13 +370,13 @@ def test_adastop_power_from_a_pilot_does_not_depend_on_its_units():
     """power("adastop") from a pilot gave 0.35 at 10 seeds and 0.375 from the same pilot x 1000 (rng=1, 10 data
     sets from 3 agents x 4 tasks x 5 runs): the data sets resample the pilot's runs with replacement, so their runs
     tie, and so do many permutation paths with the observed statistic; the rounding of sums in the other units split
-    those ties (the fix of the test above)."""
+    those ties (the fix of the test above). The joint relabelling's numbers (holm, the default since audit s29b, has others)."""
     df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, effect=1.0, rng=0)
     df.attrs = {}
 
     def power(frame):
         res = rlstats.power("adastop", design=frame, formula="score ~ agent | task", seeds=[10], n_sim=10, rng=1,
-                            progress=False)
+                            progress=False, permutations="joint")
         return res.tidy()["power"].tolist()
     assert power(df.assign(score=df["score"] * 1000)) == power(df) == [0.35]
 

@@ -18,7 +18,7 @@ from rlstats.methods.adastop import AdaStop, state_lock
 
 def _running(n_resamples=400):
     """A 3-agent test after its first batch: C is far above A and B (decided), A vs B is undecided."""
-    seq = AdaStop(["A", "B", "C"], n=5, K=4, n_resamples=n_resamples, rng=0)
+    seq = AdaStop(["A", "B", "C"], n=5, K=4, n_resamples=n_resamples, rng=0, permutations="joint")
     seq.update({"A": [0.1, -0.3, 0.4, 0.0, -0.2], "B": [0.2, -0.1, 0.3, 0.1, 0.0],
                 "C": [10.1, 9.8, 10.3, 10.0, 9.9]})
     return seq

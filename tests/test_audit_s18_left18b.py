@@ -111,7 +111,7 @@ def test_a_batch_without_agents_a_pairwise_run_stopped_names_the_pairwise_replay
     """Batches of a run under the paper's pairwise scheme, fed to the default joint test, are refused once the files
     lack agents that scheme had stopped; the refusal now says how to replay such a run."""
     gen = np.random.default_rng(1)
-    seq = AdaStop(["a", "b", "c"], n=5, K=3, rng=0, n_resamples=500)
+    seq = AdaStop(["a", "b", "c"], n=5, K=3, rng=0, n_resamples=500, permutations="joint")  # the default before s29b
     seq.update(_batch(gen, ["a", "b", "c"], {}))
     assert seq.agents_to_run == ("a", "b", "c")
     with pytest.raises(DesignError) as info:
@@ -134,8 +134,8 @@ WALKER = ("TimotheeMathieu/Adaptive_stopping_MC_RL/a909c18b87e4435754067f5c604bf
 
 def test_the_walker_batches_replay_pairwise_from_the_shell(mirror_root, tmp_path):
     """The AdaStop paper's Walker batches (its repository's CSV files, one column per agent): the files of batch 3 on
-    hold DDPG and TRPO only, as the paper's pairwise run stopped SAC and PPO after batch 2; the joint default has not
-    decided them, refuses batch 3, and now says how to replay the run (which then goes through)."""
+    hold DDPG and TRPO only, as the paper's pairwise run stopped SAC and PPO after batch 2; the joint relabelling (the
+    default before audit s29b) has not decided them, refuses batch 3, and now says how to replay the run (which then goes through)."""
     folder = mirror_root / WALKER
     if not folder.is_dir():
         pytest.skip("the AdaStop paper's files are not mirrored here")
@@ -143,7 +143,8 @@ def test_the_walker_batches_replay_pairwise_from_the_shell(mirror_root, tmp_path
     assert list(pd.read_csv(paths[2], index_col=0).columns) == ["DDPG", "TRPO"]
     joint, pairwise = tmp_path / "joint.json", tmp_path / "pairwise.json"
     for path in paths[:2]:
-        assert cli_run("adastop", "update", joint, path, "--K", "6", "--seed", "0", "--n-resamples", "2000")[0] == 0
+        assert cli_run("adastop", "update", joint, path, "--K", "6", "--seed", "0", "--n-resamples", "2000",
+                       "--permutations", "joint")[0] == 0
     status, _, err = cli_run("adastop", "update", joint, paths[2])
     assert status == 2 and "the batch lacks agent(s) SAC, PPO" in err
     assert ("if these batches come from a run whose test stopped agent(s) SAC, PPO (the AdaStop paper's pairwise "

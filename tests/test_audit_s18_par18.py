@@ -54,13 +54,13 @@ def test_a_seedsequence_given_twice_gives_the_same_result_and_is_left_as_it_was(
 
 def test_a_seedsequence_of_a_list_of_ints_is_a_seed(runs):
     # SeedSequence([1, 2, 3]) is numpy's documented way to seed from several ints; int(entropy) raised TypeError
-    res = rlstats.permutation(runs, FORMULA, n_resamples=99, rng=np.random.SeedSequence([1, 2, 3]), progress=False)
-    again = rlstats.permutation(runs, FORMULA, n_resamples=99, rng=np.random.SeedSequence([1, 2, 3]), progress=False)
-    other = rlstats.permutation(runs, FORMULA, n_resamples=99, rng=np.random.SeedSequence([1, 2, 4]), progress=False)
+    res = rlstats.permutation(runs, FORMULA, n_resamples=99, rng=np.random.SeedSequence([1, 2, 3]), progress=False, permutations="joint")
+    again = rlstats.permutation(runs, FORMULA, n_resamples=99, rng=np.random.SeedSequence([1, 2, 3]), progress=False, permutations="joint")
+    other = rlstats.permutation(runs, FORMULA, n_resamples=99, rng=np.random.SeedSequence([1, 2, 4]), progress=False, permutations="joint")
     # its record is the int the run was seeded by, drawn from it, which repeats the run (audit s19: "SeedSequence")
     assert isinstance(res.seed, int)
     assert np.array_equal(res.pvalue, rlstats.permutation(runs, FORMULA, n_resamples=99, rng=res.seed,
-                                                          progress=False).pvalue)
+                                                          progress=False, permutations="joint").pvalue)
     assert np.array_equal(res.pvalue, again.pvalue)
     assert not np.array_equal(res.pvalue, other.pvalue)
 

@@ -133,7 +133,7 @@ def test_adastop_says_per_task_how_its_paths_were_drawn():
     printed "every path enumerated exactly" though task_02's 200 paths were random, and with agent_1 on task_01 only
     "200 random paths" though tasks 2-4 were enumerated."""
     for task, random_tasks in (("task_02", "task_02"), ("task_01", "task_01")):
-        res = rlstats.adastop(_one_agent_on_one_task(task), "score ~ agent | task", n=3, n_resamples=200, rng=0)
+        res = rlstats.adastop(_one_agent_on_one_task(task), "score ~ agent | task", n=3, n_resamples=200, rng=0, permutations="joint")
         drawn = res.spending.drop_duplicates("task").set_index("task")["exact"]
         assert not drawn[random_tasks] and drawn.drop(random_tasks).all()
         line = [x for x in str(res).splitlines() if "permutation paths" in x][0]
@@ -146,7 +146,7 @@ def test_permutation_test_says_which_tasks_drew_at_random():
     included); n = 3 runs per agent, all 10 permutations enumerated (...)" without saying which task was which."""
     with pytest.warns(UserWarning, match="can never reject"):  # 3 runs a side on tasks 2-4
         res = rlstats.permutation(_one_agent_on_one_task("task_01"), "score ~ agent | task", n_resamples=200,
-                                  rng=0)
+                                  rng=0, permutations="joint")
     line = [x for x in str(res).splitlines() if "random permutations" in x][0]
     assert "200 random permutations (identity included) on task_01" in line, line
     assert "enumerated (one of each complementary pair) on task_02, task_03 and task_04" in line, line

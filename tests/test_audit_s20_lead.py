@@ -21,7 +21,7 @@ def test_pilot_power_leaves_out_repeats_its_resampling_makes():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = rlstats.power("adastop", design=pilot, formula="score ~ agent | task", seeds=[10], n_sim=10, rng=1,
-                            progress=False)
+                            progress=False, permutations="joint")
     assert res.tidy()["power"].tolist() == [0.35]
     assert not any("repeat an earlier interim" in str(w.message) for w in caught), [str(w.message) for w in caught]
     # the same check on collected runs: B's second batch repeats its first

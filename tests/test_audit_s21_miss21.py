@@ -15,9 +15,10 @@ from rlstats import calibration
 
 
 def _capped_row():
-    """The real ``adastop.fwe_means`` row at 3 agents, n = 5, K = 4, capped vs normal."""
+    """The real ``adastop.fwe_means`` row of the joint relabelling (the default until audit s29b) at 3 agents, n = 5,
+    K = 4, capped vs normal."""
     (row,) = [r for r in calibration.rows("adastop.fwe_means") if (r["agents"], r["runs"], r["configuration"],
-              r["distribution"]) == ("3", "5", "K=4", "capped_vs_normal")]
+              r["distribution"], r["interval"]) == ("3", "5", "K=4", "capped_vs_normal", "joint")]
     return row
 
 
@@ -34,7 +35,7 @@ def test_the_adastop_row_misses_in_its_worst_draw_only():
 
 def test_adastop_note_says_the_worst_draw_misses_end_to_end():
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=20, rng=0)
-    res = rlstats.adastop(df, "score ~ agent", n=5, K=4, rng=0)
+    res = rlstats.adastop(df, "score ~ agent", n=5, K=4, rng=0, permutations="joint")  # the joint row's note
     (note,) = [n for n in res.notes if "capped scores" in n and "equal mean" in n]
     assert ("were declared different in 0.073 of 400 simulated tests, 0.120 in the worst of its 4 draws of the "
             "tasks' offsets and scales, its worst draw above alpha = 0.05 by more than 3 Monte Carlo standard errors "
@@ -105,14 +106,16 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     over tasks) add 12, all at 2 and 3 tasks, where resamples of one task make its bounds infinite (2,523 and 148).
     Audit s29 (profile29): the 600 bootstrap.profile_population rows add 186, all of the percentile band with tasks
     resampled (the former default of performance_profile(task_bootstrap=True)), none in a worst draw: its
-    wilson_tasks default's 300 hold (2,709 and 148)."""
+    wilson_tasks default's 300 hold (2,709 and 148).
+    Audit s29b: the 127 holm rows of adastop.fwe and adastop.fwe_means add 1, 1 in its worst draw only (the
+    permutation test of 3 agents x 5 skewed runs; 2,710 and 149 with profile29's rows)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
         said = [calibration.miss_clause(r, float(r["level"])) for r in rows]
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
-    assert counted(missed) == (2709, 148)
+    assert counted(missed) == (2710, 149)
     assert counted([r for r in missed if r["procedure"] == "bootstrap.profile_population"
                     and r["interval"] == "percentile"]) == (186, 0)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["tasks"] == "2"
@@ -136,14 +139,15 @@ def test_adastop_notes_say_which_criterion_failed(monkeypatch):
     from rlstats.methods.adastop import _api
 
     base = {"procedure": "adastop.fwe_means", "test": "adastop", "agents": "3", "tasks": "1", "runs": "5",
-            "distribution": "skewed_vs_normal", "configuration": "K=4", "level": "0.95", "n_resamples": "2000"}
+            "distribution": "skewed_vs_normal", "configuration": "K=4", "level": "0.95", "n_resamples": "2000",
+            "interval": "holm"}  # the default scheme's rows (audit s29b)
     for row, quote in zip(_draws((0.91, 0.93), (0.90, 0.88), 400), (
             f"0.090 of 400 simulated tests, 0.100 in the worst of its 4 draws of the tasks' offsets and scales, "
             f"{POOLED_SIZE}; a", f"0.070 of 400 simulated tests, 0.120 in the worst of its 4 draws of the tasks' "
                                  f"offsets and scales, {DRAW_SIZE}; a")):
         monkeypatch.setattr(calibration, "rows", lambda p, row=row: ({**base, **row},) if p == "adastop.fwe_means"
                             else ())
-        (note,) = _api._equal_means_notes({(3, 5, 4): None}, SimpleNamespace(alpha=0.05))
+        (note,) = _api._equal_means_notes({(3, 5, 4): None}, SimpleNamespace(alpha=0.05, permutations="holm"))
         assert quote in note, note
     # the family-wise error's note (adastop.fwe), through the one-shot permutation test
     base = {**base, "procedure": "adastop.fwe", "test": "permutation", "runs": "4", "distribution": "capped",

@@ -41,7 +41,8 @@ def test_permutation_pvalues_never_below_the_exact_smallest():
     assert (distinct, exact) == (90, pytest.approx(1 / 15))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        lowest = min(permutation(df, "score ~ agent", rng=seed, n_resamples=2000).tidy()["p_adjusted"].min()
+        lowest = min(permutation(df, "score ~ agent", rng=seed, n_resamples=2000,
+                                 permutations="joint").tidy()["p_adjusted"].min()
                      for seed in range(40))
     assert lowest == pytest.approx(exact, abs=1e-12)
 
@@ -163,6 +164,7 @@ def test_equal_means_shortfall_is_quoted_and_the_prose_says_what_the_level_is_fo
 
     def row(runs, K, coverage, distribution="skewed_vs_normal", **draws):
         return {"procedure": "adastop.fwe_means", "test": "adastop", "agents": "3", "tasks": "1", "runs": str(runs),
+                "interval": "holm",  # the default scheme's rows (audit s29b)
                 "distribution": distribution, "configuration": f"K={K}", "level": "0.95", "n_sim": "400",
                 "n_resamples": "2000", "coverage": str(coverage), "se": "0.011", **draws}
 
@@ -179,7 +181,7 @@ def test_equal_means_shortfall_is_quoted_and_the_prose_says_what_the_level_is_fo
               "standard errors; a 'larger' or 'smaller' says the distributions differ, and the mean difference says "
               "which way")
     assert quoted in res.notes and " ".join(quoted.split()) in " ".join(str(res).split())
-    for options in ({"K": 5}, {"alpha": 0.1}, {"permutations": "pairwise"}):
+    for options in ({"K": 5}, {"alpha": 0.1}, {"permutations": "pairwise"}, {"permutations": "joint"}):
         assert not any("equal mean" in n for n in rlstats.adastop(df, "score ~ agent", rng=0, **options).notes)
     assert not any("equal mean" in n for n in permutation(df, "score ~ agent", rng=0).notes)
     level = ("The level is exact when the agents' score distributions are identical, not when only their means are "
@@ -189,10 +191,17 @@ def test_equal_means_shortfall_is_quoted_and_the_prose_says_what_the_level_is_fo
 
 def test_equal_means_rows_cover_the_grid_and_their_range():
     """The table's 54 rows: 2 and 3 agents, n = 3, 5, 10, K = 2, 4, 6, three pairs of shapes; rejection rates as
-    measured (0.0275 to 0.0875 over all, 0.0375 to 0.0725 with two agents), 400 tests each, 2 rows missing 0.95."""
+    measured (0.0275 to 0.0875 over all, 0.0375 to 0.0725 with two agents), 400 tests each, 2 rows missing 0.95.
+    Audit s29b: 27 more rows of the default permutations="holm" at 3 agents (interval "holm", the joint rows
+    "joint"), 0.025 to 0.0775, none missing."""
     from rlstats import calibration
 
-    rows = calibration.rows("adastop.fwe_means")
+    holm = [r for r in calibration.rows("adastop.fwe_means") if r["interval"] == "holm"]
+    assert len(holm) == 27 and {r["agents"] for r in holm} == {"3"} and {r["n_sim"] for r in holm} == {"400"}
+    rates = [1 - float(r["coverage"]) for r in holm]
+    assert (min(rates), max(rates)) == (pytest.approx(0.025), pytest.approx(0.0775))
+    assert not any(calibration.misses(r, 0.95) for r in holm)
+    rows = [r for r in calibration.rows("adastop.fwe_means") if r["interval"] != "holm"]
     assert sorted({(r["agents"], r["runs"], r["configuration"], r["distribution"]) for r in rows}) == sorted(
         (str(a), str(n), f"K={K}", d) for a in (2, 3) for n in (3, 5, 10) for K in (2, 4, 6)
         for d in ("skewed_vs_normal", "heavy_tailed_vs_normal", "capped_vs_normal"))

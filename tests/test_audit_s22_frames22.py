@@ -156,7 +156,7 @@ def test_adastop_batches_keep_agents_as_written(tmp_path):
     for i, batch in enumerate((first, second)):
         path = tmp_path / f"batch{i}.csv"
         batch.to_csv(path, index=False)
-        extra = ["--n", "2", "--K", "2", "--seed", "0"] if i == 0 else []
+        extra = ["--n", "2", "--K", "2", "--seed", "0", "--permutations", "joint"] if i == 0 else []
         status, _ = run(["adastop", "update", str(state), str(path), *extra])
         assert status == 0
     status, text = run(["adastop", "status", str(state)])

@@ -139,25 +139,31 @@ def _spread_note(result):
 def test_spread_note_quotes_the_measured_rows():
     data = _frame({"a": 10, "b": 10, "c": 1, "d": 1})
     sd = data.groupby("agent")["score"].std()
-    res = rlstats.adastop(data, "score ~ agent", n=5, K=2, rng=0, progress=False)
+    # the note is joint's (audit s29b: holm, the default, is exact beside agents of another spread: no note)
+    res = rlstats.adastop(data, "score ~ agent", n=5, K=2, rng=0, progress=False, permutations="joint")
+    assert not _spread_note(rlstats.adastop(data, "score ~ agent", n=5, K=2, rng=0, progress=False))
     (note,) = _spread_note(res)
     assert f"differ {sd.max() / sd.min():.1f} times: {sd.idxmax()} {sd.max():.4g}, {sd.idxmin()} {sd.min():.4g}" in note
     assert 4 <= sd.max() / sd.min() < 10  # so the ratio-4 rows are quoted
     assert "up to 0.108 of 600 tests" in note and 'permutations="pairwise" in up to 0.063' in note
     assert ("two identical agents 4 times as spread as the others (equal means, 3 to 8 agents, n = 3 to 10, "
             "K = 1 and 4") in note
-    # the one-interim permutation test has the same default and gets the same note
-    assert _spread_note(rlstats.permutation(data, "score ~ agent", n_resamples=2000, rng=0, progress=False))
+    # the one-interim permutation test with the joint relabelling gets the same note
+    assert _spread_note(rlstats.permutation(data, "score ~ agent", n_resamples=2000, rng=0, progress=False,
+                                            permutations="joint"))
     # not for the paper's scheme, nor where the spreads are alike, nor for two agents (both schemes coincide)
     assert not _spread_note(rlstats.adastop(data, "score ~ agent", n=5, K=2, rng=0, progress=False,
                                             permutations="pairwise"))
     alike = _frame({"a": 1, "b": 1.2, "c": 1, "d": 0.9})
-    assert not _spread_note(rlstats.adastop(alike, "score ~ agent", n=5, K=2, rng=0, progress=False))
+    assert not _spread_note(rlstats.adastop(alike, "score ~ agent", n=5, K=2, rng=0, progress=False,
+                                            permutations="joint"))
     two = data[data["agent"].isin(["a", "c"])]
-    assert not _spread_note(rlstats.adastop(two, "score ~ agent", n=5, K=2, rng=0, progress=False))
+    assert not _spread_note(rlstats.adastop(two, "score ~ agent", n=5, K=2, rng=0, progress=False,
+                                            permutations="joint"))
     # nor below 10 runs per agent, where identical agents' standard deviations are often 4 times apart
     five = data[data["seed"] < 5]
-    assert not _spread_note(rlstats.permutation(five, "score ~ agent", n_resamples=2000, rng=0, progress=False))
+    assert not _spread_note(rlstats.permutation(five, "score ~ agent", n_resamples=2000, rng=0, progress=False,
+                                                permutations="joint"))
     gen = np.random.default_rng(0)
     s = gen.standard_normal((20_000, 8, 5)).std(axis=2, ddof=1)
     assert (s.max(axis=1) / s.min(axis=1) >= 4).mean() == pytest.approx(0.22, abs=0.02)  # SPREAD_MIN_RUNS' comment
@@ -169,7 +175,7 @@ def test_spread_note_names_an_agent_whose_runs_do_not_vary_and_the_task():
     data = _frame({"a": 3, "b": 3, "c": 1})
     data.loc[data["agent"] == "c", "score"] = 0.5
     data = pd.concat([data.assign(task="t1"), _frame({"a": 1, "b": 1, "c": 1}).assign(task="t2")])
-    res = rlstats.adastop(data, "score ~ agent | task", n=5, K=2, rng=0, progress=False)
+    res = rlstats.adastop(data, "score ~ agent | task", n=5, K=2, rng=0, progress=False, permutations="joint")
     (note,) = _spread_note(res)
     assert "on task t1 differ infinitely (one agent's runs do not vary)" in note and ", c 0." in note
     assert "agents 4, 10 or 1000 times as spread" in note  # every ratio measured is at most infinitely apart

@@ -8,9 +8,9 @@ import rlstats
 from rlstats.methods.adastop import AdaStop
 
 
-def _fed(data, agents, n, K):
+def _fed(data, agents, n, K, **options):
     """The incremental class fed ``data``'s runs in their seed order, n per agent per batch."""
-    seq = AdaStop(agents, n=n, K=K, rng=0)
+    seq = AdaStop(agents, n=n, K=K, rng=0, **options)
     for k in range(K):
         if seq.done:
             break
@@ -32,16 +32,17 @@ def test_incremental_adastop_prints_the_level_notes_of_adastop():
     spreads = {"a": 10, "b": 10, "c": 1, "d": 1}
     data = pd.DataFrame([(agent, i, v) for agent, s in spreads.items() for i, v in enumerate(gen.normal(0, s, 10))],
                         columns=["agent", "seed", "score"])
-    batch = rlstats.adastop(data, "score ~ agent", n=5, K=2, rng=0, progress=False)
-    fed = _fed(data, list(spreads), n=5, K=2)
+    # (the joint relabelling's notes: audit s29b made holm the default, which is exact beside other spreads)
+    batch = rlstats.adastop(data, "score ~ agent", n=5, K=2, rng=0, progress=False, permutations="joint")
+    fed = _fed(data, list(spreads), n=5, K=2, permutations="joint")
     assert fed.decisions["decision"].tolist() == batch.decisions["decision"].tolist()
     (note,) = _level_notes(fed)
     assert note == _level_notes(batch)[0] and "differ 5.5 times: a 6.634, c 1.213" in note
     # three agents at n = 5, K = 4: the equal-means row (0.073 rejections) is quoted by both
     three = pd.DataFrame([(agent, i, gen.normal()) for agent in "acd" for i in range(20)],
                          columns=["agent", "seed", "score"])
-    batch = rlstats.adastop(three, "score ~ agent", n=5, K=4, rng=0, progress=False)
-    fed = _fed(three, ["a", "c", "d"], n=5, K=4)
+    batch = rlstats.adastop(three, "score ~ agent", n=5, K=4, rng=0, progress=False, permutations="joint")
+    fed = _fed(three, ["a", "c", "d"], n=5, K=4, permutations="joint")
     assert _level_notes(fed) == _level_notes(batch)
     assert any("agents of equal mean" in note and "in 0.073 of 400" in note for note in _level_notes(fed))
 

@@ -121,7 +121,7 @@ def test_adastop_report_on_many_tasks_reads_by_task():
     said 109 times; a paragraph per task, the comparisons not shown to differ grouped by where they stopped."""
     d = rlstats.datasets.simulate(agents=5, tasks=12, seeds=10, effect=[0.0, 0.2, 0.4, 0.9, 1.2], missing=0.05,
                                   rng=0)
-    res = rlstats.compare(d, "score ~ agent | task", method="adastop", n=5, n_resamples=2000, rng=0)
+    res = rlstats.compare(d, "score ~ agent | task", method="adastop", n=5, n_resamples=2000, rng=0, permutations="joint")
     text = res.report(format="text")
     paragraphs = text.split("\n\n")
     assert len(paragraphs) == 14  # the design, one per task, the notes
@@ -138,7 +138,7 @@ def test_adastop_report_on_many_tasks_reads_by_task():
         assert f"{a} vs {b} (" in text or f"{a} smaller than {b} (" in text or f"{a} larger than {b} (" in text
     assert len(text) < 9000
     # one test: one paragraph, as before
-    one = rlstats.adastop(d[d.task == "task_01"], "score ~ agent | task", n=5, n_resamples=2000, rng=0)
+    one = rlstats.adastop(d[d.task == "task_01"], "score ~ agent | task", n=5, n_resamples=2000, rng=0, permutations="joint")
     assert "\n" not in one.report(format="text")
 
 

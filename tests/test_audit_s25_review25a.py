@@ -30,7 +30,7 @@ def test_cli_notes_keep_agent_names_that_look_like_options(tmp_path):
     path = tmp_path / "sweep.csv"
     _swept_agents().to_csv(path, index=False)
     shown = cli_shell("compare", str(path), "score ~ agent | task", "--method", "permutation", "--seed", "0",
-                      "-o", "n_resamples=200")
+                      "-o", "n_resamples=200", "-o", "permutations=joint")
     assert shown.returncode == 0, shown.stderr
     notes = [line for line in shown.stdout.splitlines() if line.startswith("Note:")]
     assert "Note: SAC alpha=0.2 has no runs on t4: a pair with an agent that did not run a task is no comparison " \
@@ -109,13 +109,13 @@ def test_monte_carlo_advice_is_python_as_written(tmp_path):
     import re
 
     df = rlstats.datasets.simulate(agents=4, tasks=4, seeds=10, effect=1.0, rng=2)
-    res = rlstats.compare(df, "score ~ agent | task", method="permutation", n_resamples=200, rng=0)
+    res = rlstats.compare(df, "score ~ agent | task", method="permutation", n_resamples=200, rng=0, permutations="joint")
     advice = [m.group(1) for note in res.notes for m in re.finditer(r"ass n_resamples=(\S+) to make", note)]
     assert advice == ["3_500"] and ast.literal_eval(advice[0]) == 3500
     path = tmp_path / "runs.csv"
     df.to_csv(path, index=False)
     shown = cli_shell("compare", str(path), "score ~ agent | task", "--method", "permutation", "--seed", "0",
-                      "-o", "n_resamples=200")
+                      "-o", "n_resamples=200", "-o", "permutations=joint")
     assert shown.returncode == 0, shown.stderr
     assert "pass -o n_resamples=3500 to make every margin exceed 2 Monte Carlo SE" in " ".join(shown.stdout.split())
 

@@ -60,10 +60,12 @@ def _runs():
 CASES = {name: (lambda data=data, call=call: call(_relabelled(data()), _Same()))
          for name, (data, call) in meta.CASES.items()}
 CASES.update({
+    # (the joint relabelling, the default when these were written: audit s29b made holm the default)
     "adastop_beta": lambda: rlstats.compare(_runs(), "score ~ agent | task", method="adastop", rng=1, beta=0.01, n=2,
-                                            n_resamples=200),
+                                            n_resamples=200, permutations="joint"),
     "permutation_one_task": lambda: rlstats.compare(_runs(), "score ~ agent", subset="task == 'T01'",
-                                                    method="permutation", rng=1, n_resamples=200),
+                                                    method="permutation", rng=1, n_resamples=200,
+                                                    permutations="joint"),
     "selection_poi": lambda: rlstats.selection_check(_runs(), "score ~ agent | task", treatment="Ag3",
                                                      baseline="Ag1", reported=["T01", "T02", "T03"], effect="poi",
                                                      rng=1),

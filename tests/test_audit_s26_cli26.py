@@ -289,7 +289,7 @@ def test_creation_options_advised_as_a_new_state(batches):
     --n-resamples on this one); the number is the Python note's (n_resamples=290)."""
     state = batches / "k2.json"
     created = cli_shell("adastop", "update", state, batches / "b1.csv", "--K", "2", "--seed", "1",
-                        "--n-resamples", "200")
+                        "--n-resamples", "200", "--permutations", "joint")
     assert created.returncode == 0, created.stderr
     shown = cli_shell("adastop", "update", state, batches / "b2.csv")
     assert shown.returncode == 0, shown.stderr

@@ -111,7 +111,7 @@ def test_a_label_with_a_long_word_refitted_at_a_figsize(size, lines):
 
 def _adastop_none_acted():
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=10, rng=0)
-    return rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, progress=False)
+    return rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, progress=False, permutations="joint")
 
 
 # AdaStop's (and the permutation test's) step-down table of a test where no step acted (every action "none") had
@@ -129,13 +129,13 @@ def test_adastop_step_down_with_no_pair_acted_on_says_so():
     assert list(result.steps["agent_1"]) == ["", ""]  # the field keeps its columns
     # with early acceptance, and a step that acted: the pair's columns and their words stay
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=10, effect=[0.0, 0.0, 3.0], rng=0)
-    acted = rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, progress=False)
+    acted = rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, progress=False, permutations="joint")
     assert "reject" in set(acted.steps["action"])
     tex = acted.to_latex()
     assert "exceeds the boundary (1st agent, 2nd agent), else none." in tex and "No step rejected" not in tex
     assert "agent_1" in acted.summary().tables["Step-down"]
     df = rlstats.datasets.simulate(agents=3, tasks=1, seeds=15, rng=0)
-    early = rlstats.adastop(df, "score ~ agent", n=5, K=3, beta=0.01, rng=0, progress=False)
+    early = rlstats.adastop(df, "score ~ agent", n=5, K=3, beta=0.01, rng=0, progress=False, permutations="joint")
     assert set(early.steps["action"]) == {"none"}
     assert ("accept the pair with the smallest below the accept boundary, else none. No step rejected or accepted a "
             "pair at interims 1-3.") in early.to_latex()
@@ -218,7 +218,7 @@ def test_other_results_print_their_counts_one_way():
     assert (fmt.integer(1200), fmt.integer(999), fmt.integer(np.int64(-10000))) == ("1,200", "999", "-10,000")
     assert fmt.count(10000, "random path") == "10,000 random paths"
     df = rlstats.datasets.simulate(agents=3, tasks=2, seeds=6, rng=0)
-    perm = rlstats.permutation(df, "score ~ agent | task", n_resamples=1500, rng=0, progress=False)
+    perm = rlstats.permutation(df, "score ~ agent | task", n_resamples=1500, rng=0, progress=False, permutations="joint")
     assert "n = 6 runs per agent, 1,500 random permutations (identity included)" in str(perm)
     boot = rlstats.bootstrap(df, "score ~ agent | task", n_resamples=1200, rng=0, progress=False, normalize=False)
     assert "resamples = 1,200, confidence level = 0.95" in str(boot)

@@ -184,7 +184,7 @@ def _simulate_named_adastop():
     df = datasets.simulate(agents=3, tasks=1, seeds=10, effect=[0, 0.5, 1.5], rng=0)[["agent", "score", "seed"]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, reference="agent_3")
+        return rlstats.adastop(df, "score ~ agent", n=5, K=2, rng=0, reference="agent_3", permutations="joint")
 
 
 def test_adastop_decision_table_headers_are_no_agent_names():

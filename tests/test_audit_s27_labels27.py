@@ -82,7 +82,7 @@ _PER_TASK = "one permutation test per task: the family-wise error is controlled 
 
 def test_permutation_per_task_says_one_test_per_task_in_one_note():
     df = datasets.simulate(agents=3, tasks=2, seeds=4, effect=1.0, rng=0)
-    res = rlstats.permutation(df, "score ~ agent | task", n_resamples=100, rng=0)
+    res = rlstats.permutation(df, "score ~ agent | task", n_resamples=100, rng=0, permutations="joint")
     assert [note for note in res.notes if "per task" in note] == [_PER_TASK]
     printed = str(res)
     assert printed.count("within each task") == 1 and f"Note: {_PER_TASK}" in printed
@@ -91,7 +91,7 @@ def test_permutation_per_task_says_one_test_per_task_in_one_note():
         "test per task: the family-wise error is controlled within each task, not across tasks." in report
     assert "one permutation test per task" in res.to_latex()
     # one task: no such note
-    alone = rlstats.permutation(df[df["task"] == "task_01"], "score ~ agent", n_resamples=100, rng=0)
+    alone = rlstats.permutation(df[df["task"] == "task_01"], "score ~ agent", n_resamples=100, rng=0, permutations="joint")
     assert not [note for note in alone.notes if "per task" in note]
 
 

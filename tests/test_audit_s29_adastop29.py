@@ -6,8 +6,8 @@ true equality H_01 ("agents 0 and 1 have one distribution") is exact when, given
 (and everything else), every split of them between the two is as likely as the observed one; its rejection share
 over those splits is then at most alpha.  The joint relabelling pools the narrow agents' runs with the wide pair's,
 so its boundary for H_01 is too small: over all 70 splits of 4 + 4 runs of a wide pair beside a narrow third
-agent it rejects 6 (0.086, where 3 are allowed), the constructed exact case below (strict xfail: the default is
-unchanged, see the report).
+agent it rejects 6 (0.086, where 3 are allowed), the constructed exact case below (a strict xfail until audit s29b
+made ``"holm"`` the default: now a test of the default).
 
 Measured (independent numpy re-implementations in the audit's scratch, K = 1, 2,000 simulated tests): Welch-
 studentised statistics inside the joint relabelling do not hold either (0.121 at 4 agents, n = 3, ratio 1000;
@@ -55,11 +55,16 @@ def _split_share(wide, narrow, n, *, joint, holm, paths=1000):
     return hits / len(splits)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s29: the default joint relabelling is not exact for a true equality "
-                   "beside an agent of another spread (6 of 70 splits rejected, 3 allowed); the default is unchanged")
-def test_default_joint_rejects_more_than_alpha_of_a_true_pairs_splits():
+def test_default_rejects_at_most_alpha_of_a_true_pairs_splits():
+    """The default scheme (audit s29b: "holm"; a strict xfail while it was "joint") rejects at most alpha of the 70
+    splits of a true pair's 4 + 4 runs beside a narrow agent; the joint relabelling rejects 6 (0.086, 3 allowed)."""
+    import inspect
+
+    default = inspect.signature(rlstats.adastop).parameters["permutations"].default
+    assert default == inspect.signature(rlstats.permutation).parameters["permutations"].default == "holm"
     wide, narrow = _wide_pair(4)
-    assert _split_share(wide, narrow, 4, joint=True, holm=False) <= ALPHA
+    assert _split_share(wide, narrow, 4, joint=default == "joint", holm=default == "holm") <= ALPHA
+    assert _split_share(wide, narrow, 4, joint=True, holm=False) == 6 / 70
 
 
 def test_holm_rejects_at_most_alpha_of_a_true_pairs_splits():
@@ -134,10 +139,16 @@ def test_spread_note_names_the_holm_scheme_and_its_measured_error():
     gen = np.random.default_rng(1)
     frame = pd.DataFrame([(agent, i, v) for agent, s in {"a": 10, "b": 10, "c": 1, "d": 1}.items()
                           for i, v in enumerate(gen.normal(0, s, 10))], columns=["agent", "seed", "score"])
-    result = rlstats.permutation(frame, "score ~ agent", n_resamples=500, rng=0, progress=False)
+    result = rlstats.permutation(frame, "score ~ agent", n_resamples=500, rng=0, progress=False,
+                                 permutations="joint")
     (note,) = [n for n in result.notes if "standard deviations" in n]
     # sd ratio 5.5 here: the holm rows at ratio 4 (0.010-0.025 of 600 tests each), quoted beside the other schemes
-    assert 'permutations="holm"' in note and "in up to 0.025" in note
+    # (audit s29b: only with permutations="joint", the note's subject; holm is the default)
+    assert 'the default permutations="holm"' in note and "in up to 0.025" in note
+    assert note.split(". ")[1].startswith('permutations="joint" relabels the pooled runs')
+    # the default is exact beside agents of another spread: no such note
+    default = rlstats.permutation(frame, "score ~ agent", n_resamples=500, rng=0, progress=False)
+    assert not [n for n in default.notes if "standard deviations" in n]
 
 
 def test_incremental_holm_saved_and_loaded_decides_as_adastop(tmp_path):

@@ -96,7 +96,7 @@ def test_adastop_flags_decisions_within_monte_carlo_error():
     hc = df[df.task == "halfcheetah"]
     outcomes = {}
     for seed in range(6):
-        res = rlstats.adastop(hc, "score ~ agent | task", n=5, K=6, batch="batch", rng=seed)
+        res = rlstats.adastop(hc, "score ~ agent | task", n=5, K=6, batch="batch", rng=seed, permutations="joint")
         decision = res.tidy().set_index(["agent_1", "agent_2"])["decision"][("DDPG", "SAC")]
         outcomes[seed] = (decision, any("Monte Carlo" in note for note in res.notes))
     assert len({d for d, _ in outcomes.values()}) > 1, outcomes  # the decision depends on the seed alone

@@ -22,7 +22,7 @@ def _adastop_one_agent_short():
 
 def test_adastop_summary_does_not_show_nan_as_a_decided_comparisons_reason():
     res = rlstats.compare(_adastop_one_agent_short(), "score ~ agent", method="adastop", n_resamples=100, rng=1,
-                          progress=False)
+                          progress=False, permutations="joint")
     assert (res.tidy().decision != "continue").any() and (res.tidy().decision == "continue").any()
     summary = res.summary()
     for shown in (str(summary), summary.to_markdown(), summary._repr_html_()):

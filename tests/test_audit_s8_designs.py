@@ -41,9 +41,9 @@ def test_permutation_level_spent_is_true_of_every_task():
     6/126 = 0.04762 (its result alone says so). A single number must be true of every task's test, or be given
     per task."""
     df = _three_and_two_agents()
-    res = rlstats.permutation(df, "score ~ agent | task", n_resamples=199, rng=0)
-    alone = rlstats.permutation(df[df.task == "task_02"], "score ~ agent | task", n_resamples=199, rng=0)
-    first = rlstats.permutation(df[df.task == "task_01"], "score ~ agent | task", n_resamples=199, rng=0)
+    res = rlstats.permutation(df, "score ~ agent | task", n_resamples=199, rng=0, permutations="joint")
+    alone = rlstats.permutation(df[df.task == "task_02"], "score ~ agent | task", n_resamples=199, rng=0, permutations="joint")
+    first = rlstats.permutation(df[df.task == "task_01"], "score ~ agent | task", n_resamples=199, rng=0, permutations="joint")
     assert alone.level_spent != first.level_spent  # the two tasks' tests spend different levels
     stated = [line for line in str(res).splitlines() if "level spent" in line]
     assert stated and f"{alone.level_spent:.4g}" in stated[0] and f"{first.level_spent:.4g}" in stated[0]

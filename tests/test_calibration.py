@@ -680,38 +680,47 @@ def test_calibration_table_holds_the_csv_with_types():
 ADASTOP_MEANS = runpy.run_path(str(REFERENCE / "size_adastop_means.py"))
 
 
+def _means_scheme(point):
+    """A grid point's permutations= scheme (a fifth field; four fields: "joint") and its rows' ``interval``."""
+    scheme = point[4] if len(point) > 4 else "joint"
+    return scheme, scheme if point[0] > 2 else ""
+
+
 def _means_row(point):
+    interval = _means_scheme(point)[1]
     rows = [r for r in calibration.rows(ADASTOP_MEANS["PROCEDURE"])
-            if (int(r["agents"]), int(r["runs"]), r["configuration"], r["distribution"]) == (point[0], point[1],
-                                                                                             f"K={point[2]}", point[3])]
+            if (int(r["agents"]), int(r["runs"]), r["configuration"], r["distribution"], r["interval"])
+            == (point[0], point[1], f"K={point[2]}", point[3], interval)]
     assert len(rows) == 1, "the calibration table lacks this grid point"
     return rows[0]
 
 
 # audit s21: AdaStop's default at equal means of different shapes (two agents, skewed against normal; three, one
-# heavy-tailed among normal ones, a design whose row misses and is quoted); the whole grid under -m slow
+# heavy-tailed among normal ones, a design whose joint row misses, measured for the default "holm" since audit s29b);
+# the whole grid, both schemes, under -m slow
 @pytest.mark.parametrize("point, n_sim", grid_points([(2, 5, 4, "skewed_vs_normal"),
-                                                     (3, 10, 2, "heavy_tailed_vs_normal")],
+                                                     (3, 10, 2, "heavy_tailed_vs_normal", "holm")],
                                                     ADASTOP_MEANS["grid"](), 120, ADASTOP_MEANS["SIMULATIONS"][0]))
 def test_adastop_rejection_rate_at_equal_means(point, n_sim):
     """Re-measured on fresh data sets: within 4 joint SE of the table's row, and the row quoted by the result of its
-    design exactly where it misses the level."""
+    design and scheme exactly where it misses the level."""
     import warnings
 
-    measured = ADASTOP_MEANS["measure"](*point, n_sim, seed=99)
+    scheme, interval = _means_scheme(point)
+    measured = ADASTOP_MEANS["measure"](*point[:4], n_sim, seed=99, permutations=scheme)
     row = _means_row(point)
     assert measured["n_sim"] >= n_sim and measured["configuration"] == row["configuration"]
     joint = math.sqrt(0.05 * 0.95 * (1 / measured["n_sim"] + 1 / int(row["n_sim"])))
     assert abs(measured["coverage"] - float(row["coverage"])) <= 4 * joint, (point, measured, row["coverage"])
-    agents, runs, K, _ = point
+    agents, runs, K, _ = point[:4]
     template = ADASTOP_MEANS["SIZE"]["design"](agents, 1, runs * K)
     data = dataclasses.replace(template, y=np.random.default_rng(0).normal(size=template.y.size))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        notes = rlstats.adastop(data, n=runs, K=K, rng=0).notes
+        notes = rlstats.adastop(data, n=runs, K=K, rng=0, permutations=scheme).notes
     quoted = [n for n in notes if n.startswith("AdaStop's level is exact when")]
-    worst = calibration.shortfall(calibration.rows("adastop.fwe_means"), 0.95, agents=agents, runs=runs,
-                                  configuration=f"K={K}")
+    scheme_rows = [r for r in calibration.rows("adastop.fwe_means") if r["interval"] == interval]
+    worst = calibration.shortfall(scheme_rows, 0.95, agents=agents, runs=runs, configuration=f"K={K}")
     assert bool(quoted) == (worst is not None)
     if quoted:
         rate = f"{1 - float(worst['coverage']):.3f} of {worst['n_sim']} simulated tests"
@@ -819,8 +828,13 @@ def test_defaults_name_the_public_functions_defaults():
     # audit s21: bayes()'s decisions, of its default model
     assert d["bayes.decision"] == ({"test": _keyword_default(rlstats.bayes, "model")},)
     # no method to choose, or chosen from the design: every row is a default
-    for procedure in ("adastop.fwe", "adastop.fwe_means", "skillings_mack.size", "skillings_mack.pairs_fwer"):
+    for procedure in ("skillings_mack.size", "skillings_mack.pairs_fwer"):
         assert d[procedure] == calibration.ALL, procedure
+    # AdaStop's and the permutation test's scheme (audit s29b: "holm"; two agents' rows, one test, leave it empty)
+    scheme = _keyword_default(rlstats.adastop, "permutations")
+    assert scheme == _keyword_default(rlstats.permutation, "permutations") == "holm"
+    assert d["adastop.fwe"] == d["adastop.fwe_means"] == ({"interval": (scheme, "")},)
+    assert d["adastop.fwe_spread"] == ({"interval": scheme},)
     assert _keyword_default(rlstats.skillings_mack, "variant") == "auto"
     # the default post hoc's rows: the rank contrasts, their adjustment chosen from the design
     assert (_keyword_default(rlstats.skillings_mack, "posthoc"),

@@ -84,16 +84,16 @@ def feed_rest(state, paths):
     return text
 
 
-def test_default_workflow_is_joint_and_matches_the_python_api(simulated_campaign, tmp_path):
+def test_default_workflow_is_holm_and_matches_the_python_api(simulated_campaign, tmp_path):
     frame, paths = simulated_campaign
     state = tmp_path / "state.json"
     status, text = run("adastop", "update", str(state), str(paths[0]), "--seed", "4")
-    assert status == 0 and "permutations = joint" in text
+    assert status == 0 and "permutations = holm" in text
     text = feed_rest(state, paths)
-    assert "the test is finished" in text and "every agent still running" in text
-    assert json.loads(state.read_text())["options"]["permutations"] == "joint"
+    assert "the test is finished" in text and "on its own pair's paths at alpha / c" in text
+    assert json.loads(state.read_text())["options"]["permutations"] == "holm"
     one_shot = adastop(frame, "score ~ agent", n=5, K=6, batch="batch", rng=4)
-    assert one_shot.options["permutations"] == "joint"
+    assert one_shot.options["permutations"] == "holm"
     loaded = AdaStop.load(state).result()
     pd.testing.assert_frame_equal(loaded.decisions, one_shot.decisions)
     assert loaded.runs_used["n_runs"].min() < 30  # some agent stopped early: the files were cut to the asked
@@ -161,14 +161,15 @@ def test_errors_exit_2_without_traceback(walker, tmp_path, capsys):
     state = tmp_path / "s.json"
     assert run("adastop", "status", str(state))[0] == 2
     assert "no AdaStop state" in capsys.readouterr().err
-    run("adastop", "update", str(state), str(paths[0]), "--seed", "0")
+    # the joint relabelling (the default before audit s29b), which has not decided PPO and SAC after two batches
+    run("adastop", "update", str(state), str(paths[0]), "--seed", "0", "--permutations", "joint")
     run("adastop", "update", str(state), str(paths[1]))
     before = state.read_text()
     # walker2.csv again
     status, _ = run("adastop", "update", str(state), str(paths[1]))
     err = capsys.readouterr().err
     assert status == 2 and "repeats batch 2" in err and "Traceback" not in err
-    # walker3.csv: the reference package stopped PPO and SAC after two batches; the default test needs them
+    # walker3.csv: the reference package stopped PPO and SAC after two batches; the joint test needs them
     status, _ = run("adastop", "update", str(state), str(paths[2]))
     err = capsys.readouterr().err
     assert status == 2 and "lacks agent(s) PPO, SAC" in err and "Traceback" not in err

@@ -397,7 +397,8 @@ def test_permutation_withholds_the_task_of_single_runs(how):
 def test_adastop_withholds_per_pair_where_an_agent_has_one_run():
     plan = {**{(t, a): 5 for t in ("task_01", "task_02") for a in ("A", "B", "C")}, ("task_01", "A"): 1}
     df = cells_frame(plan, rng=5)
-    res = rlstats.adastop(df, "score ~ agent | task", n=1, K=5, n_resamples=500, rng=0)
+    # the joint relabelling (the default before audit s29b), whose cannot-reject note this pins
+    res = rlstats.adastop(df, "score ~ agent | task", n=1, K=5, n_resamples=500, rng=0, permutations="joint")
     tidy = res.tidy()
     first = tidy[tidy.task == "task_01"].set_index(["agent_1", "agent_2"])
     assert first["decision"].tolist() == ["withheld", "withheld", "equal"]  # A-B, A-C withheld; B-C tested
@@ -418,7 +419,7 @@ def test_adastop_withholds_per_pair_where_an_agent_has_one_run():
             ) in res.notes
     # B against C on task_01 is the test of B and C alone there (joint relabelling of two agents: exact)
     alone = rlstats.adastop(df[(df.task == "task_01") & (df.agent != "A")], "score ~ agent | task", n=1, K=5,
-                            n_resamples=500, rng=0).tidy().iloc[0]
+                            n_resamples=500, rng=0, permutations="joint").tidy().iloc[0]
     assert (first.loc[("B", "C"), "decision"], first.loc[("B", "C"), "interim"]) == (alone["decision"],
                                                                                      alone["interim"])
 

@@ -36,9 +36,13 @@ names the smallest n and the smallest K that can, and ``--allow-powerless``
 creates it anyway (on a later call, it is an error unless the state is
 such a one).  Errors print one line and exit with status 2.
 
-``--permutations`` is recorded in the state: ``joint`` (default) keeps the
-family-wise error at alpha with any number of agents, ``pairwise`` is the
-paper's scheme.  A state written before the option existed ran pairwise and
+``--permutations`` is recorded in the state: ``holm`` (default) tests each
+pair on its own runs' permutations with Holm's step-down, which keeps the
+family-wise error at alpha under any partial null; ``joint`` relabels all
+running agents' runs (exact when every agent is identical, not beside agents
+of another spread); ``pairwise`` is the paper's scheme.  A state keeps the
+scheme it was created with (one written before the default became ``holm``
+resumes as ``joint``).  A state written before the option existed ran pairwise and
 is resumed as pairwise.
 """
 
@@ -93,9 +97,10 @@ def add_adastop_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     keyword_flag(update, "--beta", type=float, default=None, help="early-accept level, 0 = off (default: 0)")
     keyword_flag(update, "--reference", default=None, help="compare this agent with every other (default: all pairs)")
     keyword_flag(update, "--permutations", choices=("joint", "pairwise", "holm"), default=None,
-                 help="how a permutation path acts on the data: joint relabelling of all running agents "
-                      "(default), pairwise slot choices as the paper (its error can exceed alpha with "
-                      "3 or more agents), or each pair's own paths with Holm's step-down (exact, less power)")
+                 help="how a permutation path acts on the data: each pair's own paths with Holm's step-down "
+                      "(default; exact under any partial null), joint relabelling of all running agents (its "
+                      "error can exceed alpha beside agents of another spread), or pairwise slot choices as the "
+                      "paper (its error can exceed alpha with 3 or more agents)")
     keyword_flag(update, "--seed", keyword="rng", type=int, default=None,
                  help="seed of the random permutation paths (default: drawn, printed when the state is "
                       "created and recorded in it)")

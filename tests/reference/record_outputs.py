@@ -88,10 +88,12 @@ def calls(rlstats):
     out = {
         # compare(), one back end each
         "compare/skillings_mack": lambda: rlstats.compare(d["missing"], BLOCKED, method="skillings_mack", rng=0),
+        # (AdaStop's and the permutation test's calls name permutations="joint", the default when recorded: audit
+        # s29b made "holm" the default)
         "compare/adastop": lambda: rlstats.compare(d["one_task"], "score ~ agent", method="adastop", n=5,
-                                                   n_resamples=200, rng=0),
+                                                   n_resamples=200, rng=0, permutations="joint"),
         "compare/permutation": lambda: rlstats.compare(d["one_task"], "score ~ agent", method="permutation",
-                                                       n_resamples=300, rng=0),
+                                                       n_resamples=300, rng=0, permutations="joint"),
         "compare/bootstrap": lambda: rlstats.compare(d["runs"], BLOCKED, method="bootstrap", n_resamples=300, rng=0,
                                                      interval="percentile"),
         # the percentile interval, the default when this was recorded (issue 40: the score interval is), bit for bit
@@ -145,10 +147,11 @@ def calls(rlstats):
                                                              n_resamples=200, rng=0),
         # AdaStop and the permutation test
         "adastop/two_interims": lambda: rlstats.adastop(d["one_task"], "score ~ agent", n=5, K=2, n_resamples=200,
-                                                        rng=0),
-        "adastop/tasks": lambda: rlstats.adastop(d["runs"], BLOCKED, n=5, K=1, n_resamples=200, rng=0),
+                                                        rng=0, permutations="joint"),
+        "adastop/tasks": lambda: rlstats.adastop(d["runs"], BLOCKED, n=5, K=1, n_resamples=200, rng=0,
+                                                 permutations="joint"),
         "permutation/reference": lambda: rlstats.permutation(d["one_task"], "score ~ agent", reference="agent_1",
-                                                             n_resamples=300, rng=0),
+                                                             n_resamples=300, rng=0, permutations="joint"),
         # the selection check, with each inspector
         "selection_check/fisher_pitman": lambda: rlstats.selection_check(d["runs"], BLOCKED, inspector=fp,
                                                                          n_resamples=499, rng=0, **selection),

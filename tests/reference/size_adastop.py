@@ -10,7 +10,9 @@ default call computes, through the numbers-only entry points (``adastop_outcomes
 ``rlstats.methods.adastop._api``: the same tests and random streams as the public functions, without their tables):
 
 * ``test = "adastop"``: ``rlstats.adastop(df, "score ~ agent")`` with its defaults (comparisons "all", alpha = 0.05,
-  joint relabelling, no early accept) on ``DEFAULT_K`` = 6 batches of ``n`` runs per agent, so K defaults to 6;
+  no early accept) but ``permutations=``: ``"joint"`` (the default until audit s29b) and, from three agents on, the
+  default ``"holm"`` (a grid point's sixth field; ``interval`` names the scheme, empty for two agents, where every
+  scheme is one test; the same data sets for both), on ``DEFAULT_K`` = 6 batches of ``n`` runs per agent, so K defaults to 6;
   ``runs`` is ``n``, the runs per agent per interim (3, 5, 10, 20), and ``configuration`` reads ``K=6``;
 * ``test = "permutation"``: ``rlstats.permutation(df, "score ~ agent")`` (comparisons "all") with ``runs`` runs per
   agent (2, 3, 5, 10, 20).
@@ -22,7 +24,8 @@ counts those tests (a grid point of 26 tasks simulates a 26th as many data sets)
 1 - coverage; the level holds when coverage >= 0.95. Each row pools ``DESIGN_DRAWS`` design draws (``coverage_min``
 the lowest); a task's permutation test does not see its offset and scale, so the draws differ only in their data.
 
-Permutation paths. Two agents run the default ``n_resamples`` = 10,000: how many interims their exact tree covers,
+Permutation paths. Two agents, and ``"holm"`` (whose paths are the paper's slot choices, enumerated while the tree
+fits, as two agents'), run the default ``n_resamples`` = 10,000: how many interims their exact tree covers,
 and so how the level is spent, depends on it (and they are cheap). From three agents on, the default joint relabelling draws
 random paths from the first interim on, and here 2,000 paths stand in for the default 10,000: under the global null
 the identity path is exchangeable with the random relabellings, so the chance that it is rejected is the mean share
@@ -54,6 +57,9 @@ ALPHA, K = 0.05, 6
 #: paths of the joint relabelling (three agents or more); two agents keep the default (see above)
 N_RESAMPLES, DEFAULT_RESAMPLES = 2000, 10_000
 PROCEDURE, LEVEL = "adastop.fwe", 1 - ALPHA
+#: (test, agents, tasks, runs) of the grid whose permutations="holm" rows audit s29b had no time to measure: the table
+#: holds the joint relabelling's rows there and no row of the default (measure them with this set emptied)
+HOLM_UNMEASURED = frozenset({("adastop", 8, 1, 10), ("adastop", 8, 1, 20)})
 #: per-task tests per grid point over all design draws: the table's, and --quick's (a blocked point rounds each
 #: draw's share up to whole data sets)
 SIMULATIONS = (240, 120)
@@ -71,23 +77,26 @@ def design(agents, tasks, runs):
     return design_of(frame, "score ~ agent" + (" | task" if tasks > 1 else ""))
 
 
-def n_resamples(agents):
-    """Paths per test: the default for two agents, ``N_RESAMPLES`` for the joint relabelling of three or more."""
-    return DEFAULT_RESAMPLES if agents == 2 else N_RESAMPLES
+def n_resamples(agents, permutations="joint"):
+    """Paths per test: the default for two agents and for ``"holm"`` (whose exact trees, like two agents', depend on
+    it), ``N_RESAMPLES`` for the joint relabelling of three or more."""
+    return DEFAULT_RESAMPLES if agents == 2 or permutations != "joint" else N_RESAMPLES
 
 
-def measure(test, agents, tasks, runs, distribution, n_sim, seed=0, resamples=None):
+def measure(test, agents, tasks, runs, distribution, n_sim, seed=0, resamples=None, permutations="joint"):
     """One grid point: the share of per-task null tests (``n_sim`` over all draws, rounded up to whole data sets)
     that rejected no comparison (a row of the table). ``resamples`` overrides the paths per test (default:
-    :func:`n_resamples`).
+    :func:`n_resamples`); ``permutations`` is the scheme, in the row's ``interval`` from three agents on (with two
+    agents every scheme is the same test: ``interval`` empty). The data sets do not depend on the scheme.
     """
     from rlstats.methods.adastop._api import adastop_outcomes, permutation_outcomes
 
-    resamples = resamples or n_resamples(agents)
+    resamples = resamples or n_resamples(agents, permutations)
     if test == "adastop":
         template, outcomes, options = design(agents, tasks, runs * K), adastop_outcomes, {"n": runs}
     else:
         template, outcomes, options = design(agents, tasks, runs), permutation_outcomes, {}
+    options["permutations"] = permutations
     draws = DESIGNS["DESIGN_DRAWS"]
     held = []
     for draw in range(draws):
@@ -104,6 +113,7 @@ def measure(test, agents, tasks, runs, distribution, n_sim, seed=0, resamples=No
                                                      n_resamples=resamples, **options)[0], dtype=bool))
         held.append(np.concatenate(per_task))
     return {"test": test, "agents": agents, "tasks": tasks, "runs": runs, "distribution": distribution,
+            "interval": permutations if agents > 2 else "",
             "configuration": f"K={K}" if test == "adastop" else "", "n_resamples": resamples,
             **DESIGNS["pooled_row"](held, LEVEL)}
 
@@ -116,12 +126,15 @@ def grid(quick=False):
     if quick:
         return (DESIGNS["grid"](("adastop",), (2, 8), (1,), (3,), DISTRIBUTIONS)
                 + DESIGNS["grid"](("permutation",), (2, 8), (1,), (5,), DISTRIBUTIONS))
-    return [point for test in TESTS for point in DESIGNS["grid"]((test,), DESIGNS_GRID, RUNS[test], DISTRIBUTIONS)]
+    joint = [point for test in TESTS for point in DESIGNS["grid"]((test,), DESIGNS_GRID, RUNS[test], DISTRIBUTIONS)]
+    # audit s29 (adastop29b): the default permutations="holm" from three agents on, after the joint rows
+    return joint + [point + ("holm",) for point in joint if point[1] > 2 and point[:4] not in HOLM_UNMEASURED]
 
 
 def table_rows(point, n_sim, quick=False):
-    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
-    return [measure(*point, n_sim)]
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``): a point of five fields
+    measures ``permutations="joint"``, a sixth names another scheme."""
+    return [measure(*point[:5], n_sim, **({"permutations": point[5]} if len(point) > 5 else {}))]
 
 
 if __name__ == "__main__":

@@ -6,9 +6,11 @@
 (or this script with the same options). AdaStop is a permutation test: its family-wise error is exact when the
 agents' score distributions are identical (the ``adastop.fwe`` rows, ``size_adastop.py``), not when only their means
 are. Its decisions are read as "larger" or "smaller", so this measures how often its default,
-``rlstats.adastop(df, "score ~ agent", n=n, K=K)`` (comparisons "all", alpha = 0.05, joint relabelling, no early
-accept), declares some pair different when every agent has the same mean (0 in noise units, on the task's offset and
-scale of a design draw, as the ``adastop.fwe`` rows) and the first agent has another shape than the others, which are
+``rlstats.adastop(df, "score ~ agent", n=n, K=K)`` (comparisons "all", alpha = 0.05, no early accept; the joint
+relabelling, the default until audit s29b, and at three agents the default ``permutations="holm"``, a grid point's
+fifth field, named in ``interval``: empty for two agents, where every scheme is one test; 10,000 paths for holm),
+declares some pair different when every agent has the same mean (0 in noise units, on the task's offset and scale of
+a design draw, as the ``adastop.fwe`` rows) and the first agent has another shape than the others, which are
 normal (``distribution`` names the first agent's shape, then the others'):
 
 ``skewed_vs_normal``
@@ -81,12 +83,13 @@ def scores(distribution, template, rng, draw=0):
     return offset[template.task] + scale[template.task] * deviation
 
 
-def measure(agents, runs, K, distribution, n_sim, seed=0, resamples=None):
+def measure(agents, runs, K, distribution, n_sim, seed=0, resamples=None, permutations="joint"):
     """One grid point: the share of tests (``n_sim`` over all draws, rounded up to whole draws) that rejected no
-    comparison."""
+    comparison. ``permutations``: the scheme, in the row's ``interval`` from three agents on (two agents: one test
+    whatever the scheme, ``interval`` empty); the data sets do not depend on it."""
     from rlstats.methods.adastop._api import adastop_outcomes
 
-    resamples = resamples or SIZE["n_resamples"](agents)
+    resamples = resamples or SIZE["n_resamples"](agents, permutations)
     template = SIZE["design"](agents, 1, runs * K)
     draws = DESIGNS["DESIGN_DRAWS"]
     held = []
@@ -100,22 +103,26 @@ def measure(agents, runs, K, distribution, n_sim, seed=0, resamples=None):
             for child in test_seed.spawn(-(-n_sim // draws)):
                 y = scores(distribution, template, rng, draw)
                 outcome.append(not bool(np.asarray(adastop_outcomes(dataclasses.replace(template, y=y), rng=child,
-                                                                    n_resamples=resamples, n=runs, K=K)[0])[0]))
+                                                                    n_resamples=resamples, n=runs, K=K,
+                                                                    permutations=permutations)[0])[0]))
         held.append(outcome)
     return {"test": "adastop", "agents": agents, "tasks": 1, "runs": runs, "distribution": distribution,
-            "configuration": f"K={K}", "n_resamples": resamples, **DESIGNS["pooled_row"](held, LEVEL)}
+            "interval": permutations if agents > 2 else "", "configuration": f"K={K}", "n_resamples": resamples, **DESIGNS["pooled_row"](held, LEVEL)}
 
 
 def grid(quick=False):
     """(agents, runs, K, distribution) points; --quick: 2 and 3 agents at n = 5, K = 4."""
     if quick:
         return DESIGNS["grid"](AGENTS, (5,), (4,), tuple(SHAPES))
-    return DESIGNS["grid"](AGENTS, RUNS, INTERIMS, tuple(SHAPES))
+    joint = DESIGNS["grid"](AGENTS, RUNS, INTERIMS, tuple(SHAPES))
+    # audit s29 (adastop29b): the default permutations="holm" at three agents, after the joint rows
+    return joint + [point + ("holm",) for point in joint if point[0] > 2]
 
 
 def table_rows(point, n_sim, quick=False):
-    """The rows of one grid point for the package table (``tests/reference/calibrate.py``)."""
-    return [measure(*point, n_sim)]
+    """The rows of one grid point for the package table (``tests/reference/calibrate.py``): a point of four fields
+    measures ``permutations="joint"``, a fifth names another scheme."""
+    return [measure(*point[:4], n_sim, **({"permutations": point[4]} if len(point) > 4 else {}))]
 
 
 if __name__ == "__main__":

@@ -15,18 +15,19 @@ With ``score ~ agent | task`` one independent AdaStop runs per task; the
 family-wise error is controlled within each task, not across tasks.
 
 How a permutation path acts on the data (``permutations=``): by default
-(``"joint"``) each path relabels the pooled runs of every agent still
-running, which is a permutation of the data, so when every agent's runs are
-exchangeable under the null (identical distributions) the family-wise error
-is at most the level spent whatever the number of agents; not when identical
-agents sit beside agents of another spread (see :func:`adastop`'s Notes);
-these paths are random from the first interim on.  ``"pairwise"`` is the
-paper's Algorithm 3: one choice of ``n`` slots among ``2n`` per path, applied
-to every pair, enumerated exactly while the tree fits; with three identical
-agents or more its error can exceed alpha.  ``"holm"`` (audit s29) takes the
-paper's paths but tests each comparison on its own pair's column at alpha / c
-(c undecided, Holm's step-down): exact under any partial null, at a cost in
-power with one interim.  With two agents all three are the same test.
+(``"holm"``, audit s29) the paper's paths, but each comparison is tested on
+its own pair's column at alpha / c (c undecided, Holm's step-down): exact
+under any partial null, more powerful than the joint relabelling with several
+interims, less with one interim and few runs.  ``"joint"`` (the default
+before) relabels the pooled runs of every agent still running, which is a
+permutation of the data, so when every agent's runs are exchangeable under
+the null (identical distributions) the family-wise error is at most the level
+spent whatever the number of agents; not when identical agents sit beside
+agents of another spread (see :func:`adastop`'s Notes); these paths are
+random from the first interim on.  ``"pairwise"`` is the paper's Algorithm
+3: one choice of ``n`` slots among ``2n`` per path, applied to every pair,
+enumerated exactly while the tree fits; with three identical agents or more
+its error can exceed alpha.  With two agents all three are the same test.
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Permutations, Seed
 
 __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 
-#: how a permutation path acts on the data: one relabelling of the pooled block of every running agent
-#: (the default), or one slot choice per pooled pair (the paper)
+#: how a permutation path acts on the data: one relabelling of the pooled block of every running agent, one slot
+#: choice per pooled pair (the paper), or each pair's own slot choices with Holm's step-down (the default, audit s29)
 PERMUTATIONS = ("joint", "pairwise", "holm")
 #: the default tests' measured family-wise error in the package table (rlstats/calibration.csv, written by
 #: tests/reference/calibrate.py)
@@ -68,8 +69,8 @@ FWE_MEANS_PROCEDURE = "adastop.fwe_means"
 #: the family-wise error of identical agents beside agents of another spread (audit s23;
 #: tests/reference/size_adastop_spread.py)
 FWE_SPREAD_PROCEDURE = "adastop.fwe_spread"
-#: the smallest ratio of the agents' standard deviations at which the ``adastop.fwe_spread`` rows of the default joint
-#: relabelling miss alpha (they hold at 2, miss from 4 on): a task whose runs' standard deviations differ this much
+#: the smallest ratio of the agents' standard deviations at which the ``adastop.fwe_spread`` rows of the joint
+#: relabelling (the default until audit s29b) miss alpha (they hold at 2, miss from 4 on): a task whose runs' standard deviations differ this much
 #: gets a note (audit s23)
 SPREAD_RATIO = 4
 #: the runs an agent needs for its standard deviation to enter that note: with 10, identical normal agents (3 to 8 of
@@ -115,7 +116,7 @@ class AdaStopOptions:
     comparisons: object = "all"
     reference: str | None = None
     batch: str | None = None
-    permutations: str = "joint"
+    permutations: str = "holm"
     na_action: NaAction = "raise"
     progress: bool = True
 
@@ -144,7 +145,7 @@ class AdaStopOptions:
                    alpha=check_fraction("alpha", options["alpha"]), beta=beta,
                    comparisons=_check_comparisons_option(options["comparisons"], reference),
                    reference=reference, batch=batch,
-                   permutations=check_choice("permutations", options.get("permutations", "joint"),
+                   permutations=check_choice("permutations", options.get("permutations", "holm"),
                                              PERMUTATIONS),
                    na_action=options["na_action"],
                    progress=check_cost_options(options["progress"], options.get("max_seconds"))[0])
@@ -743,7 +744,7 @@ def _unused_notes(runs, pairs, agents, K, blocked):
 def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: int | None = None,
             n_resamples: int = 10_000, alpha: float = 0.05, beta: float = 0.0,
             comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
-            batch: str | None = None, permutations: Permutations = "joint", na_action: NaAction = "raise",
+            batch: str | None = None, permutations: Permutations = "holm", na_action: NaAction = "raise",
             rng: Seed = None, progress: bool = True,
             max_seconds: float | None = None, eval_env: EvalEnv = None) -> AdaStopResult:
     """AdaStop: adaptive sequential comparison of agents with a family-wise error below alpha.
@@ -774,7 +775,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         ``batch=``) a last group short of ``n`` is no error.
     n_resamples : int
         Maximum number of permutation paths (the paper's B).  With two agents
-        (or ``permutations="pairwise"``) interims whose whole permutation tree
+        (or the slot choices of ``"holm"`` and ``"pairwise"``) interims whose whole permutation tree
         has at most this many paths (half of ``C(2n, n)**k``) are enumerated
         exactly and later ones use this many random paths, the identity
         included; joint relabelling of three agents or more uses this many
@@ -796,24 +797,25 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         formula's replicate column (``task/seed``), else of a ``seed`` column
         when there is one (text in the order it reads: '2' before '10'),
         else in row order; each agent's runs must then be a multiple of ``n``.
-    permutations : {"joint", "pairwise", "holm"}
-        How a permutation path acts on the data.  ``"joint"`` (default): a
-        path relabels the pooled runs of every agent still running and every
+    permutations : {"holm", "joint", "pairwise"}
+        How a permutation path acts on the data.  ``"holm"`` (default; audit
+        s29): the paper's paths (at each interim ``n`` of ``2n`` slots of a
+        pair), but each comparison is tested on its own pair's paths at
+        ``alpha / c`` with ``c`` comparisons undecided (Holm's step-down): the
+        family-wise error is at most alpha under any partial null, whatever
+        the other agents' spreads; with one interim and few runs it cannot
+        reject (n = 3, whose pair has 20 splits; 8 agents at n = 5), and then
+        says so.  ``"joint"`` (the default before audit s29b): a path
+        relabels the pooled runs of every agent still running and every
         comparison reads its difference from that relabelling, which keeps
         the family-wise error at alpha when all the agents' runs are
         exchangeable under the null (identical distributions), not when
         identical agents sit beside agents of another spread (see Notes).
-        ``"pairwise"`` (the paper's Algorithm 3): at each interim a path
-        chooses ``n`` of ``2n`` slots and every comparison applies that choice
-        to its own pooled pair; with three identical agents or more its error
-        can exceed alpha (see Notes).  ``"holm"`` (audit s29): the paper's
-        paths, but each comparison is tested on its own pair's paths at
-        ``alpha / c`` with ``c`` comparisons undecided (Holm's step-down): the
-        family-wise error is at most alpha under any partial null, whatever
-        the other agents' spreads, at a cost in power (none at n = 3 with
-        one interim, nor with 8 agents at n = 5; see Notes).  The three are
-        the same test for two agents; only ``"holm"`` keeps alpha in every
-        design measured.
+        ``"pairwise"`` (the paper's Algorithm 3): every comparison applies
+        one slot choice to its own pooled pair, tested jointly; with three
+        identical agents or more its error can exceed alpha (see Notes).
+        The three are the same test for two agents; only ``"holm"`` keeps
+        alpha in every design measured.
     na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop the rows and say so.
         ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
@@ -853,7 +855,10 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
 
     With two agents the test is exact: under equal distributions the chance
     of a rejection is the level spent (at most ``alpha``).  With three agents
-    or more the default joint relabelling is a permutation of the data, so
+    or more the default ``"holm"`` keeps that for each comparison on its own
+    pair's runs and Holm's step-down bounds the family (below).  The joint
+    relabelling (``permutations="joint"``, the default before audit s29b)
+    is a permutation of the data, so
     the identity path is exchangeable with the random paths and the error
     under identical agents again equals the level spent.  Its cost: less
     power when some agents differ widely (their runs widen the permutation
@@ -868,12 +873,13 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     (``tests/reference/size_adastop_spread.py``; two identical agents
     ``ratio`` times as spread as the others, all of equal mean, on a grid of
     3, 4 and 8 agents, n = 3, 5, 10, K = 1 and 4, normal and skewed scores,
-    600 tests each, standard error 0.009) put the default's family-wise
-    error at 0.033 to 0.067 at ratios 1 and 2, but 0.048 to 0.108 at ratio 4
+    600 tests each, standard error 0.009) put the joint relabelling's
+    family-wise error at 0.033 to 0.067 at ratios 1 and 2, but 0.048 to 0.108 at ratio 4
     and 0.055 to 0.142 at ratio 10 (above alpha by more than 3 standard
-    errors in 5 of the 10 designs at ratio 4).  A task where two compared
-    agents with 10 runs or more have standard deviations 4 times apart or
-    more gets a note quoting these rows.  The paper's ``"pairwise"`` scheme
+    errors in 5 of the 10 designs at ratio 4).  A task tested with
+    ``permutations="joint"`` where two compared agents with 10 runs or more
+    have standard deviations 4 times apart or more gets a note quoting
+    these rows.  The paper's ``"pairwise"`` scheme
     stayed at 0.018 to 0.063 on the same designs at ratios 2 to 1000 (never
     rejecting at n = 3, K = 1, where its 10 classes cannot spend alpha), and
     ``"holm"`` (audit s29) at 0 to 0.053 on all of them (at most 0.027 at
@@ -923,20 +929,21 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     agent identical, 600 tests each) put it at 0.068 to 0.098 with 3 and 4
     agents of normal scores (0.037 and 0.040 with skewed ones; 0 at n = 3,
     K = 1) and 0.110 with 8 agents (n = 5, K = 1), against 0.040 to 0.067
-    for the default.  So neither scheme keeps alpha in every design: the
-    default misses when identical agents are more spread than the others,
-    the paper's when three agents or more are identical; ``"holm"`` (below)
-    holds on every measured design.  Use
+    for the joint relabelling.  So neither scheme keeps alpha in every
+    design: the joint relabelling misses when identical agents are more
+    spread than the others, the paper's when three agents or more are
+    identical; the default ``"holm"`` (below) holds on every measured
+    design.  Use
     ``permutations="pairwise"`` to reproduce the paper's decisions.
 
-    ``permutations="holm"`` (audit s29) keeps alpha under every partial
-    null: each comparison's column of paths is an exact permutation
+    The default ``permutations="holm"`` (audit s29) keeps alpha under every
+    partial null: each comparison's column of paths is an exact permutation
     distribution of its own pair's runs (whatever the other agents' spreads),
     and Holm's step-down spends ``alpha / c`` linearly per comparison with
     ``c`` undecided, so Bonferroni's sum bounds the family-wise error without
     a model of how the comparisons depend.  Given the pooled runs of a true
     equality, at most ``alpha`` of their splits between its two agents are
-    rejected (the default rejected 6 and 8 of the 70 splits of 4 + 4 runs of
+    rejected (the joint relabelling rejected 6 and 8 of the 70 splits of 4 + 4 runs of
     two identical agents 1000 times as spread as a third, where 3 are
     allowed).  Its cost is power: a pair's own permutations are few (20 at
     n = 3, half of them mirror images), so with one interim it can never
@@ -944,7 +951,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     (Welch) statistics inside the joint relabelling did not hold either:
     0.121 at 4 agents, n = 3, ratio 1000, and 0.328 at 8 agents, n = 5
     (2,000 simulated tests, one interim).  With several interims the Holm
-    scheme often has more power than the default, whose pooled relabelling
+    scheme often has more power than the joint one, whose pooled relabelling
     widens every comparison's boundary by the other agents' mean
     differences: the share of false equalities rejected, 200 simulated tests
     of unit-variance normal agents (``tests/reference/power_adastop_schemes.py``),
@@ -1080,7 +1087,7 @@ def adastop_outcomes(design, *, rng=None, **options):
 @public_function
 def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
                 comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
-                permutations: Permutations = "joint", na_action: NaAction = "raise", rng: Seed = None,
+                permutations: Permutations = "holm", na_action: NaAction = "raise", rng: Seed = None,
                 progress: bool = True, max_seconds: float | None = None, eval_env: EvalEnv = None) -> PermutationResult:
     """Permutation test of mean differences between agents, with step-down multiple comparisons.
 
@@ -1097,8 +1104,9 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
     formula : str or Formula
         ``"score ~ agent"``, or ``"score ~ agent | task"`` for one test per task.
     n_resamples : int
-        Permutations: with two agents (or ``permutations="pairwise"``) all of
-        them are enumerated when half of ``C(2n, n)`` fits, else this many
+        Permutations: with two agents (or ``permutations="holm"`` or
+        ``"pairwise"``) all of them are enumerated when half of ``C(2n, n)``
+        fits, else this many
         random ones (the identity included); joint relabelling of three
         agents or more always draws this many.
     alpha : float
@@ -1107,12 +1115,14 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         The family of comparisons, as in :func:`adastop`.
     permutations : {"joint", "pairwise", "holm"}
         How a permutation acts on the data, as in :func:`adastop`: the
-        default relabels the pooled runs of all agents (exact for any number
-        of identical agents, not beside agents of another spread);
+        default ``"holm"`` tests each pair on its own runs' permutations
+        with Holm's adjustment (exact under any partial null; its adjusted
+        p-values are Holm's of each pair's share; it cannot reject with few
+        runs, e.g. 3 runs per agent, whose pair has 20 splits);
+        ``"joint"`` relabels the pooled runs of all agents (exact for any
+        number of identical agents, not beside agents of another spread);
         ``"pairwise"`` is the paper's shared slot choice (see
-        :func:`adastop`'s Notes); ``"holm"`` tests each pair on its own
-        runs' permutations with Holm's adjustment (exact under any partial
-        null; its adjusted p-values are Holm's of each pair's share).
+        :func:`adastop`'s Notes).
     na_action : {"raise", "drop", "omit"}
         Missing values: an error, or drop the rows and say so.
         ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
@@ -1255,7 +1265,9 @@ def _no_level_notes(design, runs, advice="add runs"):
     blocked = design is not None and design.has_blocks
     where = "" if not blocked else (" on every task" if len(tasks) == design.n_tasks
                                     else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
-    holm = " (Holm's alpha / c of each of the c comparisons)" if any(run.test.holm for run in runs) else ""
+    # Holm's alpha / c only where a test has c > 1 comparisons (with one, every scheme is the same test)
+    holm = (" (Holm's alpha / c of each of the c comparisons)"
+            if any(run.test.holm and len(run.test.pairs) > 1 for run in runs) else "")
     return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level{holm} can be spent on the "
             f"permutation grid, so its decisions{' there' if blocked else ''} are 'equal' or 'continue' whatever the "
             f"scores; {advice}"]
@@ -1266,11 +1278,12 @@ def _calibration_notes(test, runs, options):
     pooled or in its worst design draw (:func:`rlstats.calibration.miss_clause` says which).
 
     The table (the ``adastop.fwe`` rows of ``rlstats/calibration.csv``, written by ``tests/reference/calibrate.py``)
-    holds the default options at alpha = 0.05: every pair compared, joint relabelling, no early accept, matched by
-    the agents of a task's test and its runs per agent (per interim, and the interims, for AdaStop). Other options
-    get no note.  The level holds within each task, so the tasks do not enter the match.
+    holds the default options at alpha = 0.05: every pair compared, no early accept, the default ``"holm"`` scheme
+    and ``"joint"`` (its ``interval``; empty for two agents, where every scheme is one test), matched by the agents
+    of a task's test and its runs per agent (per interim, and the interims, for AdaStop). Other options get no note.
+    The level holds within each task, so the tasks do not enter the match.
     """
-    if (options.comparisons != "all" or options.reference is not None or options.permutations != "joint"
+    if (options.comparisons != "all" or options.reference is not None or options.permutations == "pairwise"
             or options.beta != 0 or not math.isclose(options.alpha, 0.05)):
         return []
     designs = dict.fromkeys((len(np.unique(run.test.pairs)), run.schedule.n, run.schedule.max_interims)
@@ -1278,8 +1291,8 @@ def _calibration_notes(test, runs, options):
     notes = []
     for agents, n, K in designs:
         match = {"configuration": f"K={K}"} if test == "adastop" else {}
-        row = calibration.shortfall(calibration.rows(FWE_PROCEDURE), 1 - options.alpha, test=test, agents=agents,
-                                    runs=n, **match)
+        row = calibration.shortfall(_scheme_rows(FWE_PROCEDURE, options.permutations, agents), 1 - options.alpha,
+                                    test=test, agents=agents, runs=n, **match)
         if row is None:
             continue
         what = (f"AdaStop with {agents} agents, n = {n} runs per interim and K = {K} interims" if test == "adastop"
@@ -1290,6 +1303,13 @@ def _calibration_notes(test, runs, options):
     if test == "adastop":
         notes += _equal_means_notes(designs, options)
     return notes
+
+
+def _scheme_rows(procedure, permutations, agents):
+    """The rows of ``procedure`` that measure the scheme ``permutations`` with ``agents`` agents: its name in
+    ``interval`` from three agents on; with two, where every scheme is one test, the rows of empty ``interval``."""
+    scheme = permutations if agents > 2 else ""
+    return [row for row in calibration.rows(procedure) if row.get("interval", "") == scheme]
 
 
 def _spread_notes(runs, agents, options, has_blocks):
@@ -1325,7 +1345,7 @@ def _spread_notes(runs, agents, options, has_blocks):
         span = {c: sorted({int(r[c]) for r in measured}) for c in ("agents", "runs")}
         interims = sorted({int(r["configuration"].split(",")[0][2:]) for r in measured})
         notes.append(f"the runs' standard deviations{where} differ {how}: {agents[wide]} {sd[wide]:.4g}, "
-                     f"{agents[narrow]} {sd[narrow]:.4g}. The default permutations=\"joint\" relabels the pooled runs "
+                     f"{agents[narrow]} {sd[narrow]:.4g}. permutations=\"joint\" relabels the pooled runs "
                      "of every agent still running, which keeps the family-wise error at alpha when all the agents' "
                      "runs are exchangeable under the null (identical distributions), not when identical agents sit "
                      "beside agents of another spread: in simulations of two identical agents "
@@ -1335,8 +1355,9 @@ def _spread_notes(runs, agents, options, has_blocks):
                      f"calibration table's {FWE_SPREAD_PROCEDURE} rows) it rejected a true equality in up to "
                      f"{max(joint):.3f} of {measured[0]['n_sim']} tests, the paper's permutations=\"pairwise\" in up "
                      f"to {max(pairwise):.3f} (which exceeds alpha instead when three agents or more are identical)"
-                     + (f"; permutations=\"holm\" (each pair on its own runs' permutations, Holm's step-down: "
-                        f"exact under any partial null; less power with one interim) in up to {max(holm):.3f}" if holm else ""))
+                     + (f"; the default permutations=\"holm\" (each pair on its own runs' permutations, Holm's "
+                        f"step-down: exact under any partial null; less power with one interim) in up to "
+                        f"{max(holm):.3f}" if holm else ""))
     return notes
 
 
@@ -1346,8 +1367,8 @@ def _equal_means_notes(designs, options):
     design draw (audit s21)."""
     notes = []
     for agents, n, K in designs:
-        row = calibration.shortfall(calibration.rows(FWE_MEANS_PROCEDURE), 1 - options.alpha, agents=agents, runs=n,
-                                    configuration=f"K={K}")
+        row = calibration.shortfall(_scheme_rows(FWE_MEANS_PROCEDURE, options.permutations, agents),
+                                    1 - options.alpha, agents=agents, runs=n, configuration=f"K={K}")
         if row is None:
             continue
         first, other = row["distribution"].replace("_", "-").split("-vs-")

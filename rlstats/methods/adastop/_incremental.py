@@ -111,7 +111,7 @@ class AdaStop:
 
     def __init__(self, agents: Iterable[str], n: int = 5, K: int = DEFAULT_K, *, n_resamples: int = 10_000,
                  alpha: float = 0.05, beta: float = 0.0, comparisons: str | Sequence[tuple[str, str]] = "all",
-                 reference: str | None = None, permutations: Permutations = "joint",
+                 reference: str | None = None, permutations: Permutations = "holm",
                  rng: Seed | np.random.SeedSequence = None,
                  key: bytes | os.PathLike[str] | None = None) -> None:
         agents = _check_agents(agents)

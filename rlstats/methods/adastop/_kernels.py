@@ -19,13 +19,14 @@ project specification (``specs/adastop.md`` §4.8) states it:
   level, which is all the per-subset conditioning (Eq. 11) needs.
 * That slot choice is the paper's (``joint=False``).  With three agents or
   more it is not a permutation of the data, and the family-wise error can
-  exceed alpha.  ``joint=True``, the default of the public API, makes each
+  exceed alpha.  ``joint=True`` (``permutations="joint"``) makes each
   path's block one relabelling of the pooled ``L n`` runs of the running
   agents, and every comparison reads its difference from it: a permutation of
   the data, with random paths only (no exact tree), exact when every agent's
   runs are exchangeable under the null; identical agents beside agents of
   another spread can exceed alpha (the ``adastop.fwe_spread`` rows of the
-  calibration table).  ``holm=True`` (audit s29) keeps the paper's paths
+  calibration table).  ``holm=True`` (audit s29; the public API's default
+  since audit s29b) keeps the paper's paths
   but tests each comparison on its own column at ``alpha / c`` with ``c``
   undecided (Holm's step-down, :meth:`SequentialTest._holm_step_down`):
   exact under any partial null.  All are the same test for two agents.
