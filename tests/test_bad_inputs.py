@@ -3456,7 +3456,7 @@ REPLICATION_CASES = [  # (what, function, data, formula, options, error or None 
     ("studentized bootstrap with tasks resampled, 3 tasks", rlstats.bootstrap, TINY, "score ~ agent | task",
      {"n_resamples": 200, "task_bootstrap": True}, None,
      ("The mean: intervals withheld with tasks resampled (task_bootstrap=True) from 3 tasks",
-      "for the mean on fewer than 10 tasks", "add tasks, or read the intervals of these tasks with "
+      "from 3 tasks (given from 10 tasks)", "add tasks, or read the intervals of these tasks with "
       "task_bootstrap=False")),
     # [calibration: tuning complete] the complete algorithm's default interval below 30 configurations
     ("tuning's complete algorithm from two configurations", rlstats.tuning, SWEEP, "score ~ agent | task/seed",
@@ -3905,7 +3905,13 @@ def _best(scores):
           "bootstrap() withholds studentized intervals below 3 runs per task", "give interval='percentile'")),
     ({"metric": _best}, ("bootstrap interval separation withheld at 2 seeds per cell", "plan with 4 or more seeds",
                          "give interval='percentile'")),
-], ids=["studentized at 2 seeds", "the default at 2 seeds", "a metric function at 2 seeds"])
+    # audit s29 tbfix29: task_bootstrap=True's expanded_tasks below the metric's tasks (power 0 blamed on ties)
+    ({"task_bootstrap": True, "seeds": [3]},
+     ("bootstrap interval separation withheld at 3 seeds per cell",
+      "bootstrap() withholds expanded_tasks intervals of the iqm (task_bootstrap=True's default) on fewer than 6 tasks",
+      "add tasks (6 or more)", "give interval='percentile', whose level over a population of tasks is lower")),
+], ids=["studentized at 2 seeds", "the default at 2 seeds", "a metric function at 2 seeds",
+        "expanded_tasks on 3 tasks"])
 def test_power_of_bootstrap_separation_withheld_where_it_is_no_test(options, phrases):
     res = noted(phrases, rlstats.power, "bootstrap", **{**POWER_QUICK, "seeds": [2], "n_resamples": 50, **options})
     assert np.isnan(res.tidy()["power"]).all()

@@ -154,7 +154,8 @@ BACKENDS = (
             replaced_options=(("metrics", "metric= (one metric: the rule compares its intervals)"),),
             note="bootstrap interval separation counts a rejection when two agents' intervals of the metric do not "
                  "overlap, as a reader of bootstrap()'s printed intervals decides (it prints each agent's interval and "
-                 "none of a difference); the intervals are bootstrap()'s default ones (studentised) unless "
+                 "none of a difference); the intervals are bootstrap()'s default ones (studentised; expanded_tasks with "
+                 "task_bootstrap=True; percentile for a metric function) unless "
                  "bootstrap={'interval': ...} names another, so the rate is that of an analysis with bootstrap()'s "
                  "defaults. interval='percentile' is the thesis's rule (Casesa 2024, Section 3.1): narrower "
                  "intervals that separated far more often on the same data sets (session 10, 2 agents x 5 and 26 "

@@ -1,7 +1,7 @@
 """What :func:`rlstats.power` decides on for the bootstrap: two agents' intervals of one metric do not overlap.
 
-The intervals are those :func:`rlstats.bootstrap` gives with its defaults (studentised) unless ``interval=`` names
-another, so that the power is that of the analysis a user runs: bootstrap() prints each agent's interval and no
+The intervals are those :func:`rlstats.bootstrap` gives with its defaults (studentised; ``expanded_tasks`` with
+``task_bootstrap=True``) unless ``interval=`` names another, so that the power is that of the analysis a user runs: bootstrap() prints each agent's interval and no
 interval of a difference, so its reader decides by whether two agents' intervals overlap. ``interval="percentile"``
 is the rule the thesis studies (Casesa 2024, Section 3.1). Non-overlap of two intervals is a conservative test; with
 more agents the rule reads every pair, and with no difference it can reject more often than alpha (audit s11).
@@ -67,12 +67,24 @@ def withhold(options, seeds, template):
     intervals where bootstrap() withholds them (below 3 runs per task, or on one task below the metric's
     ``ONE_TASK_MIN_RUNS``: there are no intervals, and
     every data set would count as no rejection); percentile intervals that were not asked for (bootstrap()'s default
-    giving way) below :data:`SEPARATION_MIN_SEEDS`. interval='percentile' given is the thesis's rule as it is."""
-    from ._small_runs import STUDENTIZED_INTERVALS, STUDENTIZED_MIN_RUNS, one_task_min_runs
+    giving way) below :data:`SEPARATION_MIN_SEEDS`; task_bootstrap=True's expanded_tasks intervals below the metric's
+    ``TASKS_MIN_TASKS`` tasks, where bootstrap() withholds them. interval='percentile' given is the thesis's rule as
+    it is."""
+    from ._small_runs import (STUDENTIZED_INTERVALS, STUDENTIZED_MIN_RUNS, TASKS_INTERVAL, TASKS_MIN_TASKS,
+                              one_task_min_runs, tasks_measured_clause)
 
     given = interval(options)
+    metric = options.get("metric", "iqm")
+    if given == TASKS_INTERVAL and isinstance(metric, str) and template.n_tasks < TASKS_MIN_TASKS.get(metric, 0):
+        # audit s29 tbfix29: every interval withheld, so power 0 blamed on ties at a cap; the percentile
+        # interval's coverage quoted from its rows, as bootstrap() quotes it
+        need = TASKS_MIN_TASKS[metric]
+        measured = tasks_measured_clause("percentile", [metric], [metric], template.n_tasks, seeds)
+        return (f"bootstrap() withholds expanded_tasks intervals of the {metric} (task_bootstrap=True's default) on "
+                f"fewer than {need} tasks, so there are no intervals to separate; add tasks ({need} or more), or "
+                "give interval='percentile', whose level over a population of tasks is lower"
+                + (f" ({measured})" if measured else ""))
     if given in STUDENTIZED_INTERVALS and (seeds < STUDENTIZED_MIN_RUNS or template.n_tasks < 2):
-        metric = options.get("metric", "iqm")
         one_task = one_task_min_runs(given).get(metric) if isinstance(metric, str) else None
         if seeds < STUDENTIZED_MIN_RUNS:
             where, more = f"below {STUDENTIZED_MIN_RUNS} runs per task", "seeds"
