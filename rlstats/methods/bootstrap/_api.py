@@ -580,10 +580,11 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         sqrt(n/(n-1)) t_{n-1}, n the tasks, the mean's as a bootstrap-t over tasks (each resample studentised by
         the sd of its task means over sqrt(n)), the median's, IQM's and optimality gap's as percentiles. It is
         given where every ``bootstrap.interval_tasks`` row held: the mean and the optimality gap from 10 tasks
-        (0.93-0.99 at 10 and 26), the median and the IQM from 6 (0.93-1.00 at 5-26; at 5 the ceiling above is
-        0.94); on fewer it is withheld with a note naming the metric (no interval measured held there: the
-        mean's Student t on task means covered 0.85-0.94 and its percentile interval 0.52-0.96 at 2-10 tasks on
-        skewed task means). ``interval="percentile"`` gives the percentile interval as before.
+        (0.93-0.99 at 10 and 26), the median and the IQM from 5 (0.93-1.00 at 5-26; the ceiling above does not
+        bound it: its runs resampled and expanded level reach beyond the task means' range, audit s29 tbfix29b);
+        on fewer it is withheld with a note naming the metric and the rows that missed (no interval measured
+        held there: the mean's Student t on task means covered 0.85-0.94 and its percentile interval 0.52-0.96
+        at 2-10 tasks on skewed task means). ``interval="percentile"`` gives the percentile interval as before.
     normalize : DataFrame, str or dict, optional
         Normalise the response column per task first with
         :func:`rlstats.normalize`: a reference frame, a dataset name such as
