@@ -570,7 +570,9 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         Also resample tasks with replacement (intervals for a population of tasks). From one task they are
         withheld (every resample is that task); from n tasks a percentile or BCa interval lies within the range of
         its statistic over the tasks drawn, which holds a population's middle in only 1 - 2^(1 - n) of samples
-        (0.5 at 2 tasks, 0.94 at 5), and a note says so where that is below the level (audit s28). Simulated
+        (0.5 at 2 tasks, 0.94 at 5) unless the runs' noise, resampled too, is large next to the tasks' spread,
+        and a note says so where that is below the level (audit s28; audit s29 tbfix29b: with runs' sd twice
+        the task means' the rows on 3 tasks held 0.93-0.96 of the median). Simulated
         against the value over the population of tasks (the ``bootstrap.interval_tasks`` rows of the package's
         ``calibration.csv``: 2-26 tasks, 3-10 runs), the percentile interval misses 95% at every number of tasks,
         26 included (the mean: 0.52-0.87 at 2 tasks, 0.84-0.96 at 10, 0.89-0.98 at 26); at a 95% level the note
