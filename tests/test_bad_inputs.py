@@ -3908,8 +3908,8 @@ def _best(scores):
     # audit s29 tbfix29: task_bootstrap=True's expanded_tasks below the metric's tasks (power 0 blamed on ties)
     ({"task_bootstrap": True, "seeds": [3]},
      ("bootstrap interval separation withheld at 3 seeds per cell",
-      "bootstrap() withholds expanded_tasks intervals of the iqm (task_bootstrap=True's default) on fewer than 6 tasks",
-      "add tasks (6 or more)", "give interval='percentile', whose level over a population of tasks is lower")),
+      "bootstrap() withholds expanded_tasks intervals of the iqm (task_bootstrap=True's default) on fewer than 5 tasks",
+      "add tasks (5 or more)", "give interval='percentile', whose level over a population of tasks is lower")),
 ], ids=["studentized at 2 seeds", "the default at 2 seeds", "a metric function at 2 seeds",
         "expanded_tasks on 3 tasks"])
 def test_power_of_bootstrap_separation_withheld_where_it_is_no_test(options, phrases):

@@ -570,7 +570,9 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         Also resample tasks with replacement (intervals for a population of tasks). From one task they are
         withheld (every resample is that task); from n tasks a percentile or BCa interval lies within the range of
         its statistic over the tasks drawn, which holds a population's middle in only 1 - 2^(1 - n) of samples
-        (0.5 at 2 tasks, 0.94 at 5), and a note says so where that is below the level (audit s28). Simulated
+        (0.5 at 2 tasks, 0.94 at 5) unless the runs' noise, resampled too, is large next to the tasks' spread,
+        and a note says so where that is below the level (audit s28; audit s29 tbfix29b: with runs' sd twice
+        the task means' the rows on 3 tasks held 0.93-0.96 of the median). Simulated
         against the value over the population of tasks (the ``bootstrap.interval_tasks`` rows of the package's
         ``calibration.csv``: 2-26 tasks, 3-10 runs), the percentile interval misses 95% at every number of tasks,
         26 included (the mean: 0.52-0.87 at 2 tasks, 0.84-0.96 at 10, 0.89-0.98 at 26); at a 95% level the note
@@ -580,10 +582,11 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         sqrt(n/(n-1)) t_{n-1}, n the tasks, the mean's as a bootstrap-t over tasks (each resample studentised by
         the sd of its task means over sqrt(n)), the median's, IQM's and optimality gap's as percentiles. It is
         given where every ``bootstrap.interval_tasks`` row held: the mean and the optimality gap from 10 tasks
-        (0.93-0.99 at 10 and 26), the median and the IQM from 6 (0.93-1.00 at 5-26; at 5 the ceiling above is
-        0.94); on fewer it is withheld with a note naming the metric (no interval measured held there: the
-        mean's Student t on task means covered 0.85-0.94 and its percentile interval 0.52-0.96 at 2-10 tasks on
-        skewed task means). ``interval="percentile"`` gives the percentile interval as before.
+        (0.93-0.99 at 10 and 26), the median and the IQM from 5 (0.93-1.00 at 5-26; the ceiling above does not
+        bound it: its runs resampled and expanded level reach beyond the task means' range, audit s29 tbfix29b);
+        on fewer it is withheld with a note naming the metric and the rows that missed (no interval measured
+        held there: the mean's Student t on task means covered 0.85-0.94 and its percentile interval 0.52-0.96
+        at 2-10 tasks on skewed task means). ``interval="percentile"`` gives the percentile interval as before.
     normalize : DataFrame, str or dict, optional
         Normalise the response column per task first with
         :func:`rlstats.normalize`: a reference frame, a dataset name such as
