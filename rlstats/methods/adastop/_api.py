@@ -16,7 +16,7 @@ family-wise error is controlled within each task, not across tasks.
 
 How a permutation path acts on the data (``permutations=``): by default
 (``"holm"``, audit s29) the paper's paths, but each comparison is tested on
-its own pair's column at alpha / c (c undecided, Holm's step-down): exact
+its own pair's column at alpha / c (c not yet rejected, Holm's): exact
 under any partial null, more powerful than the joint relabelling with several
 interims, less with one interim and few runs.  ``"joint"`` (the default
 before) relabels the pooled runs of every agent still running, which is a
@@ -193,24 +193,42 @@ def _resolve_pairs(agents, comparisons, reference, **said):
     return [(index[a], index[b]) for a, b in names]
 
 
-def no_level_clause(n: int, K: int, alpha: float) -> str:
-    """What a sequential test of ``n`` runs per batch and ``K`` interims that spends no level at ``alpha`` is: the
-    clause its warning opens with, and the command line's refusal to create such a state (one home)."""
-    return f"with n = {fmt.count(n, 'run')} per batch and K = {K} interims no level can be spent (alpha = {alpha})"
+def no_level_clause(n: int, K: int, alpha: float, shares: int = 1) -> str:
+    """What a sequential test of ``n`` runs per batch and ``K`` interims that spends no level at ``alpha`` (with
+    Holm's step-down over ``shares`` comparisons: alpha / shares first) is: the clause its warning opens with, and
+    the command line's refusal to create such a state (one home)."""
+    return (f"with n = {fmt.count(n, 'run')} per batch and K = {K} interims no level can be spent "
+            f"({_spent(alpha, shares)})")
 
 
-def _warn_if_powerless(schedule, sequential=True):
+def _spent(alpha, shares):
+    """The level a powerless test had to spend: alpha, or Holm's alpha / J on each comparison first."""
+    if shares == 1:
+        return f"alpha = {alpha}"
+    return (f"alpha = {alpha}, of which Holm's step-down spends alpha / {shares} = {fmt.signif(alpha / shares, 3)} "
+            f"on each of the {shares} comparisons first")
+
+
+def holm_shares(options, pairs):
+    """J, the comparisons Holm's first step divides alpha among (1 for the other schemes, or a single comparison)."""
+    return len(pairs) if options.permutations == "holm" else 1
+
+
+def _warn_if_powerless(schedule, sequential=True, shares=1):
     """A test that can never reject is almost surely a mistake: say so loudly (permutation() in its own words:
-    it has no batches, interims, n= or K=)."""
+    it has no batches, interims, n= or K=).  ``shares``: Holm's J, whose first step spends alpha / J (audit s29:
+    judged at alpha, 3 agents at n = 4, K = 1 were silent though alpha / 3 spends nothing)."""
     planned = planned_runs()  # power() draws the runs itself: its way on is more seeds (audit s28)
-    if schedule.reject_level[-1] == 0 and not sequential:
+    if kernels.spendable_level(schedule, shares) > 0:
+        return
+    if not sequential:
         warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
-             f"(alpha = {schedule.alpha}): the permutation test can never reject; "
+             f"({_spent(schedule.alpha, shares)}): the permutation test can never reject; "
              + (f"simulate more seeds per cell ({planned})" if planned else "add runs"))
-    elif schedule.reject_level[-1] == 0:
+    else:
         way = (f"simulate more seeds per cell ({planned}; n = seeds / K) or pass a larger K=" if planned else
                "use a larger n or K")
-        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha)}: the test can never reject; {way} "
+        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha, shares)}: the test can never reject; {way} "
              "(the paper advises n * K >= 30)")
 
 
@@ -801,7 +819,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         How a permutation path acts on the data.  ``"holm"`` (default; audit
         s29): the paper's paths (at each interim ``n`` of ``2n`` slots of a
         pair), but each comparison is tested on its own pair's paths at
-        ``alpha / c`` with ``c`` comparisons undecided (Holm's step-down): the
+        ``alpha / c`` with ``c`` comparisons not yet rejected (Holm's): the
         family-wise error is at most alpha under any partial null, whatever
         the other agents' spreads; with one interim and few runs it cannot
         reject (n = 3, whose pair has 20 splits; 8 agents at n = 5), and then
@@ -1038,7 +1056,7 @@ def _adastop_runs(design, options, rng, short, shown):
         f"{options.n} runs the data hold)", "pass K= the interims planned, or a larger n")
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference, **agents_said(design))
     _warn_if_powerless(_schedule(options, options.n, max_interims, [a for p in pairs for a in p],
-                                 tests=len(task_data))[0])
+                                 tests=len(task_data))[0], shares=holm_shares(options, pairs))
     ss, record = seed_sequence(rng)
     runs = []
     with progress_bar(len(task_data) * max_interims, shown, "AdaStop interims") as advance:
@@ -1526,8 +1544,9 @@ def _permutation_runs(design, options, rng, short, shown):
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
             runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
                                   places))
-    for schedule in {id(r.schedule): r.schedule for r in runs if r.pair_ids}.values():
-        _warn_if_powerless(schedule, sequential=False)
+    for schedule, shares in {(id(r.schedule), len(r.pair_ids)): (r.schedule, holm_shares(options, r.pair_ids))
+                             for r in runs if r.pair_ids}.values():
+        _warn_if_powerless(schedule, sequential=False, shares=shares)
     return pairs, record, runs
 
 
