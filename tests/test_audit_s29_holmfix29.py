@@ -101,3 +101,20 @@ def test_holm_c_keeps_the_share_of_an_accepted_comparison():
     assert steps == [(1, 1, 3, "none", -1), (2, 1, 3, "none", -1), (3, 1, 3, "accept", 2), (3, 2, 3, "none", -1),
                      (4, 1, 3, "none", -1)]
     assert seq._pairs[2] == (1, 2)  # B vs C
+
+
+@pytest.mark.parametrize("permutations, hinted", [("holm", True), ("joint", True), ("pairwise", False)])
+def test_the_pairwise_replay_hint_is_given_to_holm_states_too(permutations, hinted):
+    """A batch lacking an agent, fed to a holm state (the default), names the pairwise replay as a joint state's
+    refusal does (it was given to joint states only); a pairwise state, which is that scheme, does not."""
+    from rlstats.errors import DesignError
+
+    seq, _ = _made("abc", 5, 3, rng=0, n_resamples=200, permutations=permutations)
+    gen = np.random.default_rng(1)
+    seq.update({a: gen.normal(0, 1, 5) for a in "abc"})
+    assert seq.agents_to_run == ("a", "b", "c")
+    with pytest.raises(DesignError) as info:
+        seq.update({a: gen.normal(0, 1, 5) for a in "bc"})
+    assert ("the batch lacks agent(s) a" in str(info.value)
+            and ('replay it from its first batch in a new AdaStop with permutations="pairwise"' in str(info.value))
+            is hinted), str(info.value)

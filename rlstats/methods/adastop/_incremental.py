@@ -250,9 +250,10 @@ class AdaStop:
                      f"n = {count(self.n, 'run')} of each of: {quoted(expected)}")
             if not scores:  # no run at all: no test stopped every agent it still needs (audit s23)
                 found = found.replace(f"lacks agent(s) {quoted(missing)}", "is empty (no runs)")
-            if not scores or self.interim == 0 or self._options.permutations != "joint":
+            if not scores or self.interim == 0 or self._options.permutations == "pairwise":
                 raise DesignError(found)
-            # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18)
+            # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18; holm
+            # states too, holmfix29: the hint was given to joint ones only)
             replay = (f"; if these batches come from a run whose test stopped agent(s) {quoted(missing)} (the "
                       "AdaStop paper's pairwise scheme stops agents sooner), replay it from its first batch in a new ")
             raise DesignError(found + replay + 'AdaStop with permutations="pairwise"',
