@@ -118,3 +118,34 @@ def test_the_pairwise_replay_hint_is_given_to_holm_states_too(permutations, hint
     assert ("the batch lacks agent(s) a" in str(info.value)
             and ('replay it from its first batch in a new AdaStop with permutations="pairwise"' in str(info.value))
             is hinted), str(info.value)
+
+
+@pytest.mark.parametrize("agents, runs, permutations, way", [
+    # Holm's smallest adjusted p-value J / (C(2n, n) / 2): 3 / 35 = 0.086 at 4 runs, 3 / 126 = 0.024 at 5; the joint
+    # relabelling's 2 J n!^2 ((L - 2) n)! / (L n)! = 0.0036 at 3 x 3
+    (3, 3, "holm", '; at 5 runs per agent it can; permutations="joint" can reject at these runs, and keeps alpha when '
+                   "the agents' spreads are alike (its calibration rows miss alpha where they differ 4-fold or more)"),
+    # 28 / 462 = 0.061 at 6 runs, 28 / 1716 = 0.016 at 7
+    (8, 5, "holm", '; at 7 runs per agent it can; permutations="joint" can reject'),
+    # the joint share at 3 x 2 is 1/15 > alpha: joint is not offered
+    (3, 2, "holm", "above alpha = 0.05; at 5 runs per agent it can"),
+    (2, 2, "holm", "; at 4 runs per agent it can"),  # one comparison: 1 / 10 at 3 runs, 1 / 35 at 4
+])
+def test_cannot_reject_note_names_a_way_on(agents, runs, permutations, way):
+    import pandas as pd
+
+    import rlstats
+
+    df = pd.DataFrame({"agent": np.repeat([f"a{i}" for i in range(agents)], runs),
+                       "score": np.repeat(10.0 * np.arange(agents), runs) + np.tile(np.arange(runs), agents)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        notes = rlstats.compare(df, "score ~ agent", permutations=permutations, rng=0).notes
+    note = [n for n in notes if "cannot reject" in n]
+    assert len(note) == 1 and way in note[0], notes
+    if agents == 3 and runs == 2:
+        assert "joint" not in note[0]
+        assert math.comb(6, 2) == 15  # 2 * 3 * 2!^2 * 2! / 6! = 48 / 720 = 1/15
+        assert 2 * 3 * 4 * 2 / math.factorial(6) == pytest.approx(1 / 15)
+    if runs == 3:
+        assert 2 * 3 * 36 * 6 / math.factorial(9) < 0.05 < 3 / (math.comb(8, 4) / 2)

@@ -1215,11 +1215,47 @@ def _smallest_pvalue(run):
     """
     smallest = 1 / run.schedule.n_paths[0]
     if run.joint:
-        n, n_agents, n_pairs = run.schedule.n, len(np.unique(run.test.pairs)), len(run.test.pairs)
-        log_share = (math.log(2 * n_pairs) + 2 * math.lgamma(n + 1) + math.lgamma((n_agents - 2) * n + 1)
-                     - math.lgamma(n_agents * n + 1))
-        smallest = max(smallest, min(1.0, math.exp(log_share)))
+        smallest = max(smallest, _joint_share(run.schedule.n, len(np.unique(run.test.pairs)), len(run.test.pairs)))
     return smallest
+
+
+def _joint_share(n, n_agents, n_pairs):
+    """The share of joint relabellings that put a compared pair's runs at the two extremes (:func:`_smallest_pvalue`)."""
+    log_share = (math.log(2 * n_pairs) + 2 * math.lgamma(n + 1) + math.lgamma((n_agents - 2) * n + 1)
+                 - math.lgamma(n_agents * n + 1))
+    return min(1.0, math.exp(log_share))
+
+
+def _way_on(run):
+    """What lets a one-interim test that cannot reject do so (holmfix29: its note named no way on): the fewest runs
+    per agent at which its smallest p-value (Holm's adjusted one: J / paths) is at most alpha with a level to spend,
+    and, for Holm, permutations="joint" where that can reject at these runs."""
+    schedule, n_pairs = run.schedule, len(run.test.pairs)
+    n_agents = len(np.unique(run.test.pairs))
+    shares = n_pairs if run.test.holm else 1
+
+    def least(n):  # the smallest p-value at n runs per agent (the joint scheme's, or a pairwise grid's), or None
+        if run.joint:
+            found = kernels.make_schedule(n, 1, schedule.n_resamples, schedule.alpha, enumerate_paths=False)
+            return max(1 / schedule.n_resamples, _joint_share(n, n_agents, n_pairs)), found
+        found = kernels.make_schedule(n, 1, schedule.n_resamples, schedule.alpha)
+        return shares / found.n_paths[0], found
+
+    runs = None
+    for n in range(schedule.n + 1, MAX_N + 1):
+        p, found = least(n)
+        if kernels.spendable_level(found, shares) > 0 and p <= schedule.alpha:
+            runs = n
+            break
+        if not found.exact[0] and (not run.joint or p <= 1 / schedule.n_resamples):
+            break  # every larger n draws n_resamples paths alike
+    ways = [f"at {fmt.count(runs, 'run')} per agent it can" if runs else
+            f"no number of runs can at n_resamples = {schedule.n_resamples:,}"]
+    if shares > 1 and math.floor(schedule.alpha * schedule.n_resamples) > 0 and max(
+            1 / schedule.n_resamples, _joint_share(schedule.n, n_agents, n_pairs)) <= schedule.alpha:
+        ways.append('permutations="joint" can reject at these runs, and keeps alpha when the agents\' spreads are '
+                    "alike (its calibration rows miss alpha where they differ 4-fold or more)")
+    return "; ".join(ways)
 
 
 def _unreachable(run):
@@ -1259,14 +1295,14 @@ def _unreachable_notes(design, runs):
             schedule = run.schedule
             # Holm's smallest adjusted p-value: the smallest share times the comparisons
             smallest = min(1.0, _smallest_pvalue(run) * (len(run.test.pairs) if run.test.holm else 1))
-            blocked.setdefault((schedule.n, smallest, schedule.alpha), []).append(run.name)
+            blocked.setdefault((schedule.n, smallest, schedule.alpha, _way_on(run)), []).append(run.name)
     notes = []
-    for (n, smallest, alpha), tasks in blocked.items():
+    for (n, smallest, alpha, way), tasks in blocked.items():
         where = f"at {fmt.count(n, 'run')} per agent"
         if design.has_blocks:
             where += (" (every task)" if len(tasks) == design.n_tasks
                       else f" ({fmt.count(len(tasks), 'task')}: {', '.join(map(str, tasks))})")
-        notes.append(fmt.cannot_reject("permutation test", smallest, alpha, where))
+        notes.append(f"{fmt.cannot_reject('permutation test', smallest, alpha, where)}; {way}")
     return notes
 
 
