@@ -136,7 +136,8 @@ def test_calibration_page_counts_the_defaults_rows():
     s29b, whose permutations="holm" default of AdaStop and the permutation test has its own rows (1 missing in its
     worst draw only) in place of the joint relabelling's, 24 missing, and none at 8 agents x n = 10, 20); 184 of
     5,951 since audit s29, profile29, whose wilson_tasks default of performance_profile(task_bootstrap=True) adds 300
-    rows, none missing)."""
+    rows, none missing; 183 since audit s29, holmfix29, which measured the holm row missing in its worst draw again on
+    2,400 tests: it holds)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

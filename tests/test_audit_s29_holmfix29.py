@@ -149,3 +149,47 @@ def test_cannot_reject_note_names_a_way_on(agents, runs, permutations, way):
         assert 2 * 3 * 4 * 2 / math.factorial(6) == pytest.approx(1 / 15)
     if runs == 3:
         assert 2 * 3 * 36 * 6 / math.factorial(9) < 0.05 < 3 / (math.comb(8, 4) / 2)
+
+
+POINT = ("permutation", 3, 1, 5, "skewed", "holm")
+
+
+def _row():
+    from rlstats import calibration
+
+    (row,) = [r for r in calibration.rows("adastop.fwe") if (r["test"], r["agents"], r["tasks"], r["runs"],
+                                                              r["distribution"], r["interval"])
+              == tuple(map(str, POINT))]
+    return row
+
+
+def test_the_holm_row_that_missed_in_one_draw_holds_on_2400_tests():
+    """The permutation test of 3 skewed agents x 5 runs read 0.150 in a draw of 60 tests (a missing row, and a
+    'missed alpha' note on every such call); Holm's exact bound is J x 2 / (C(10, 5) / 2) = 6 / 126 = 0.048 (the
+    first step rejects on the 2 extreme paths of each pair's 126).  On 2,400 tests it reads 0.050, 0.057 in its worst
+    draw of 600: within 3 SE of alpha, so the row holds and the note is gone."""
+    import pandas as pd
+
+    from rlstats import calibration
+    from rlstats.methods.adastop import permutation
+
+    assert 3 * 2 / (math.comb(10, 5) / 2) == pytest.approx(0.0476, abs=1e-4)
+    row = _row()
+    assert (row["n_sim"], row["coverage"], row["coverage_min"]) == ("2400", "0.949583", "0.943333")
+    assert not calibration.misses(row, 0.95)
+    assert abs(1 - float(row["coverage"]) - 6 / 126) < 3 * math.sqrt(0.05 * 0.95 / 2400)
+    df = pd.DataFrame({"agent": np.repeat(list("ABC"), 5), "score": np.random.default_rng(0).normal(size=15)})
+    assert not any("family-wise" in note for note in permutation(df, "score ~ agent", rng=0).notes)
+
+
+@pytest.mark.slow
+def test_the_row_is_the_reference_scripts():
+    """tests/reference/size_adastop.py's MORE_TESTS gives this point 2,400 tests: its measure() gives the row (2 s)."""
+    import pathlib
+    import runpy
+
+    size = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "size_adastop.py"))
+    measured = size["table_rows"](POINT, size["SIMULATIONS"][0])[0]
+    row = _row()
+    assert (str(measured["n_sim"]), f"{measured['coverage']:.6g}", f"{measured['coverage_min']:.6g}") == (
+        row["n_sim"], row["coverage"], row["coverage_min"])
