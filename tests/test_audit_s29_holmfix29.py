@@ -123,8 +123,9 @@ def test_the_pairwise_replay_hint_is_given_to_holm_states_too(permutations, hint
 @pytest.mark.parametrize("agents, runs, permutations, way", [
     # Holm's smallest adjusted p-value J / (C(2n, n) / 2): 3 / 35 = 0.086 at 4 runs, 3 / 126 = 0.024 at 5; the joint
     # relabelling's 2 J n!^2 ((L - 2) n)! / (L n)! = 0.0036 at 3 x 3
-    (3, 3, "holm", '; at 5 runs per agent it can; permutations="joint" can reject at these runs, and keeps alpha when '
-                   "the agents' spreads are alike (its calibration rows miss alpha where they differ 4-fold or more)"),
+    (3, 3, "holm", '; at 5 runs per agent it can; permutations="joint" can reject at these runs, and keeps alpha where '
+                   "the agents' scores are alike in spread and shape (its calibration rows miss alpha where spreads "
+                   "differ 4-fold or more)"),
     # 28 / 462 = 0.061 at 6 runs, 28 / 1716 = 0.016 at 7
     (8, 5, "holm", '; at 7 runs per agent it can; permutations="joint" can reject'),
     # the joint share at 3 x 2 is 1/15 > alpha: joint is not offered

@@ -1253,8 +1253,8 @@ def _way_on(run):
             f"no number of runs can at n_resamples = {schedule.n_resamples:,}"]
     if shares > 1 and math.floor(schedule.alpha * schedule.n_resamples) > 0 and max(
             1 / schedule.n_resamples, _joint_share(schedule.n, n_agents, n_pairs)) <= schedule.alpha:
-        ways.append('permutations="joint" can reject at these runs, and keeps alpha when the agents\' spreads are '
-                    "alike (its calibration rows miss alpha where they differ 4-fold or more)")
+        ways.append('permutations="joint" can reject at these runs, and keeps alpha where the agents\' scores are '
+                    "alike in spread and shape (its calibration rows miss alpha where spreads differ 4-fold or more)")
     return "; ".join(ways)
 
 
