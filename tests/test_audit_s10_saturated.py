@@ -137,7 +137,9 @@ def test_calibration_page_counts_the_defaults_rows():
     worst draw only) in place of the joint relabelling's, 24 missing, and none at 8 agents x n = 10, 20); 184 of
     5,951 since audit s29, profile29, whose wilson_tasks default of performance_profile(task_bootstrap=True) adds 300
     rows, none missing; 184 of 5,975 since audit s29, tbfix29b, whose median and IQM expanded_tasks intervals given
-    from 5 tasks add 24 rows there, none missing)."""
+    from 5 tasks add 24 rows there, none missing);
+    183 of 5,975 since audit s29, holmfix29, which measured the holm row missing in its worst draw again on
+    2,400 tests: it holds)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

@@ -108,14 +108,16 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     resampled (the former default of performance_profile(task_bootstrap=True)), none in a worst draw: its
     wilson_tasks default's 300 hold (2,709 and 148).
     Audit s29b: the 127 holm rows of adastop.fwe and adastop.fwe_means add 1, 1 in its worst draw only (the
-    permutation test of 3 agents x 5 skewed runs; 2,710 and 149 with profile29's rows)."""
+    permutation test of 3 agents x 5 skewed runs; 2,710 and 149 with profile29's rows). Audit s29 (holmfix29): that row
+    measured again on 2,400 tests (its draw of 60 was a Monte Carlo false alarm, exact bound 0.048) holds (2,709 and
+    148)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
         said = [calibration.miss_clause(r, float(r["level"])) for r in rows]
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
-    assert counted(missed) == (2710, 149)
+    assert counted(missed) == (2709, 148)
     assert counted([r for r in missed if r["procedure"] == "bootstrap.profile_population"
                     and r["interval"] == "percentile"]) == (186, 0)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["tasks"] == "2"

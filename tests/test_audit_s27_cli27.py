@@ -129,15 +129,21 @@ def test_powerless_state_refused_naming_the_smallest_n_and_K(tiny):
 
 def test_powerless_state_without_n_or_K_names_n_resamples(tiny):
     """With 20 paths at alpha = 0.05 at most one path's level is spent; with 19 none, whatever n and K (three agents
-    relabelled jointly draw random paths): the refusal names --n-resamples 20."""
+    relabelled jointly draw random paths): the refusal names --n-resamples 20.  Holm (the default since s29) spends
+    alpha / 3 on each of three agents' comparisons first: 60 paths (holmfix29: it named 20, which still refused)."""
     (tiny / "b3.csv").write_text("agent,score\na,1\na,2\nb,3\nb,4\nc,5\nc,6\n")
-    said = _refused(cli_shell("adastop", "update", tiny / "s.json", tiny / "b3.csv", "--n-resamples", "19",
+    said = _refused(cli_shell("adastop", "update", tiny / "s.json", tiny / "b3.csv", "--n-resamples", "59",
                               "--seed", "1"))
+    assert ("no --n or --K can: at alpha / 3 = 0.0167 (Holm) a test needs at least 60 permutation paths "
+            "(--n-resamples 60); --allow-powerless creates it anyway\n") in said, said
+    assert cli_shell("adastop", "update", tiny / "s.json", tiny / "b3.csv", "--n-resamples", "60",
+                     "--seed", "1").returncode == 0
+    said = _refused(cli_shell("adastop", "update", tiny / "j.json", tiny / "b3.csv", "--n-resamples", "19",
+                              "--seed", "1", "--permutations", "joint"))
     assert ("no --n or --K can: at alpha = 0.05 a test needs at least 20 permutation paths (--n-resamples 20); "
             "--allow-powerless creates it anyway\n") in said, said
-    assert cli_shell("adastop", "update", tiny / "s.json", tiny / "b3.csv", "--n-resamples", "20",
-                     "--seed", "1").returncode == 0
-
+    assert cli_shell("adastop", "update", tiny / "j.json", tiny / "b3.csv", "--n-resamples", "20",
+                     "--seed", "1", "--permutations", "joint").returncode == 0
 
 
 def test_allow_powerless_creates_it_and_every_call_warns_in_the_commands_words(tiny):

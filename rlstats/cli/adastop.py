@@ -269,13 +269,13 @@ def _powerless(args, seq, read_n):
     fed to it is run for no decision): the smallest n and K that can, as this command takes them (``read_n``: n read
     from the first batch), and --allow-powerless; None for a test that can reject."""
     from .. import format as fmt
-    from ..methods.adastop import no_level_clause, rejecting_sizes
+    from ..methods.adastop import first_step_shares, no_level_clause, rejecting_sizes
 
     sizes = rejecting_sizes(seq)
     if sizes is None:
         return None
     flags, (least_n, least_k) = args.flags, sizes
-    alpha = seq.to_state()["options"]["alpha"]
+    alpha, shares = seq.to_state()["options"]["alpha"], first_step_shares(seq)
     ways = []
     if least_n is not None:
         first = f", a first batch of {fmt.count(least_n, 'run')} per agent" if read_n else ""
@@ -285,10 +285,12 @@ def _powerless(args, seq, read_n):
     if ways:
         way = (f"the smallest that can {'are' if len(ways) > 1 else 'is'} {' or '.join(ways)} (the paper advises "
                "n * K >= 30)")
-    else:  # the level is at most alpha times the paths (rejecting_sizes)
-        way = (f"no {flags['n']} or {flags['K']} can: at alpha = {alpha} a test needs at least "
-               f"{math.ceil(1 / alpha)} permutation paths ({flags['n_resamples']} {math.ceil(1 / alpha)})")
-    return _usage_error(f"{no_level_clause(seq.n, seq.K, alpha)}: a test with this state could never reject, "
+    else:  # the level is at most alpha (Holm: alpha / J) times the paths (rejecting_sizes)
+        least = math.ceil(shares / alpha)
+        at = f"alpha = {alpha}" if shares == 1 else f"alpha / {shares} = {alpha / shares:.3g} (Holm)"
+        way = (f"no {flags['n']} or {flags['K']} can: at {at} a test needs at least {least} permutation paths "
+               f"({flags['n_resamples']} {least})")
+    return _usage_error(f"{no_level_clause(seq.n, seq.K, alpha, shares)}: a test with this state could never reject, "
                         f"whatever the runs it is fed; {way}; --allow-powerless creates it anyway")
 
 

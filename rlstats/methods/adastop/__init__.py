@@ -11,14 +11,16 @@ __getattr__: Callable[[str], Any]
 __dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adastop", "no_level_clause", "permutation"),
                                              "._incremental": ("AdaStop", "INDEX_COLUMNS", "check_batch_columns",
-                                                                "rejecting_sizes", "state_lock"),
+                                                                "first_step_shares", "rejecting_sizes",
+                                                                "state_lock"),
                                              "._integrity": ("read_key",),
                                              "._result": ("AdaStopResult", "PermutationResult",
                                                           "without_empty_reasons")})
 
 if TYPE_CHECKING:  # what a type checker sees of the lazy names
     from ._api import AdaStopOptions, adastop, no_level_clause, permutation
-    from ._incremental import AdaStop, INDEX_COLUMNS, check_batch_columns, rejecting_sizes, state_lock
+    from ._incremental import (AdaStop, INDEX_COLUMNS, check_batch_columns, first_step_shares, rejecting_sizes,
+                               state_lock)
     from ._integrity import read_key
     from ._result import AdaStopResult, PermutationResult, without_empty_reasons
 

@@ -16,7 +16,7 @@ family-wise error is controlled within each task, not across tasks.
 
 How a permutation path acts on the data (``permutations=``): by default
 (``"holm"``, audit s29) the paper's paths, but each comparison is tested on
-its own pair's column at alpha / c (c undecided, Holm's step-down): exact
+its own pair's column at alpha / c (c not yet rejected, Holm's): exact
 under any partial null, more powerful than the joint relabelling with several
 interims, less with one interim and few runs.  ``"joint"`` (the default
 before) relabels the pooled runs of every agent still running, which is a
@@ -193,24 +193,42 @@ def _resolve_pairs(agents, comparisons, reference, **said):
     return [(index[a], index[b]) for a, b in names]
 
 
-def no_level_clause(n: int, K: int, alpha: float) -> str:
-    """What a sequential test of ``n`` runs per batch and ``K`` interims that spends no level at ``alpha`` is: the
-    clause its warning opens with, and the command line's refusal to create such a state (one home)."""
-    return f"with n = {fmt.count(n, 'run')} per batch and K = {K} interims no level can be spent (alpha = {alpha})"
+def no_level_clause(n: int, K: int, alpha: float, shares: int = 1) -> str:
+    """What a sequential test of ``n`` runs per batch and ``K`` interims that spends no level at ``alpha`` (with
+    Holm's step-down over ``shares`` comparisons: alpha / shares first) is: the clause its warning opens with, and
+    the command line's refusal to create such a state (one home)."""
+    return (f"with n = {fmt.count(n, 'run')} per batch and K = {K} interims no level can be spent "
+            f"({_spent(alpha, shares)})")
 
 
-def _warn_if_powerless(schedule, sequential=True):
+def _spent(alpha, shares):
+    """The level a powerless test had to spend: alpha, or Holm's alpha / J on each comparison first."""
+    if shares == 1:
+        return f"alpha = {alpha}"
+    return (f"alpha = {alpha}, of which Holm's step-down spends alpha / {shares} = {fmt.signif(alpha / shares, 3)} "
+            f"on each of the {shares} comparisons first")
+
+
+def holm_shares(options, pairs):
+    """J, the comparisons Holm's first step divides alpha among (1 for the other schemes, or a single comparison)."""
+    return len(pairs) if options.permutations == "holm" else 1
+
+
+def _warn_if_powerless(schedule, sequential=True, shares=1):
     """A test that can never reject is almost surely a mistake: say so loudly (permutation() in its own words:
-    it has no batches, interims, n= or K=)."""
+    it has no batches, interims, n= or K=).  ``shares``: Holm's J, whose first step spends alpha / J (audit s29:
+    judged at alpha, 3 agents at n = 4, K = 1 were silent though alpha / 3 spends nothing)."""
     planned = planned_runs()  # power() draws the runs itself: its way on is more seeds (audit s28)
-    if schedule.reject_level[-1] == 0 and not sequential:
+    if kernels.spendable_level(schedule, shares) > 0:
+        return
+    if not sequential:
         warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
-             f"(alpha = {schedule.alpha}): the permutation test can never reject; "
+             f"({_spent(schedule.alpha, shares)}): the permutation test can never reject; "
              + (f"simulate more seeds per cell ({planned})" if planned else "add runs"))
-    elif schedule.reject_level[-1] == 0:
+    else:
         way = (f"simulate more seeds per cell ({planned}; n = seeds / K) or pass a larger K=" if planned else
                "use a larger n or K")
-        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha)}: the test can never reject; {way} "
+        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha, shares)}: the test can never reject; {way} "
              "(the paper advises n * K >= 30)")
 
 
@@ -801,7 +819,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         How a permutation path acts on the data.  ``"holm"`` (default; audit
         s29): the paper's paths (at each interim ``n`` of ``2n`` slots of a
         pair), but each comparison is tested on its own pair's paths at
-        ``alpha / c`` with ``c`` comparisons undecided (Holm's step-down): the
+        ``alpha / c`` with ``c`` comparisons not yet rejected (Holm's): the
         family-wise error is at most alpha under any partial null, whatever
         the other agents' spreads; with one interim and few runs it cannot
         reject (n = 3, whose pair has 20 splits; 8 agents at n = 5), and then
@@ -1038,7 +1056,7 @@ def _adastop_runs(design, options, rng, short, shown):
         f"{options.n} runs the data hold)", "pass K= the interims planned, or a larger n")
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference, **agents_said(design))
     _warn_if_powerless(_schedule(options, options.n, max_interims, [a for p in pairs for a in p],
-                                 tests=len(task_data))[0])
+                                 tests=len(task_data))[0], shares=holm_shares(options, pairs))
     ss, record = seed_sequence(rng)
     runs = []
     with progress_bar(len(task_data) * max_interims, shown, "AdaStop interims") as advance:
@@ -1197,11 +1215,47 @@ def _smallest_pvalue(run):
     """
     smallest = 1 / run.schedule.n_paths[0]
     if run.joint:
-        n, n_agents, n_pairs = run.schedule.n, len(np.unique(run.test.pairs)), len(run.test.pairs)
-        log_share = (math.log(2 * n_pairs) + 2 * math.lgamma(n + 1) + math.lgamma((n_agents - 2) * n + 1)
-                     - math.lgamma(n_agents * n + 1))
-        smallest = max(smallest, min(1.0, math.exp(log_share)))
+        smallest = max(smallest, _joint_share(run.schedule.n, len(np.unique(run.test.pairs)), len(run.test.pairs)))
     return smallest
+
+
+def _joint_share(n, n_agents, n_pairs):
+    """The share of joint relabellings that put a compared pair's runs at the two extremes (:func:`_smallest_pvalue`)."""
+    log_share = (math.log(2 * n_pairs) + 2 * math.lgamma(n + 1) + math.lgamma((n_agents - 2) * n + 1)
+                 - math.lgamma(n_agents * n + 1))
+    return min(1.0, math.exp(log_share))
+
+
+def _way_on(run):
+    """What lets a one-interim test that cannot reject do so (holmfix29: its note named no way on): the fewest runs
+    per agent at which its smallest p-value (Holm's adjusted one: J / paths) is at most alpha with a level to spend,
+    and, for Holm, permutations="joint" where that can reject at these runs."""
+    schedule, n_pairs = run.schedule, len(run.test.pairs)
+    n_agents = len(np.unique(run.test.pairs))
+    shares = n_pairs if run.test.holm else 1
+
+    def least(n):  # the smallest p-value at n runs per agent (the joint scheme's, or a pairwise grid's), or None
+        if run.joint:
+            found = kernels.make_schedule(n, 1, schedule.n_resamples, schedule.alpha, enumerate_paths=False)
+            return max(1 / schedule.n_resamples, _joint_share(n, n_agents, n_pairs)), found
+        found = kernels.make_schedule(n, 1, schedule.n_resamples, schedule.alpha)
+        return shares / found.n_paths[0], found
+
+    runs = None
+    for n in range(schedule.n + 1, MAX_N + 1):
+        p, found = least(n)
+        if kernels.spendable_level(found, shares) > 0 and p <= schedule.alpha:
+            runs = n
+            break
+        if not found.exact[0] and (not run.joint or p <= 1 / schedule.n_resamples):
+            break  # every larger n draws n_resamples paths alike
+    ways = [f"at {fmt.count(runs, 'run')} per agent it can" if runs else
+            f"no number of runs can at n_resamples = {schedule.n_resamples:,}"]
+    if shares > 1 and math.floor(schedule.alpha * schedule.n_resamples) > 0 and max(
+            1 / schedule.n_resamples, _joint_share(schedule.n, n_agents, n_pairs)) <= schedule.alpha:
+        ways.append('permutations="joint" can reject at these runs, and keeps alpha where the agents\' scores are '
+                    "alike in spread and shape (its calibration rows miss alpha where spreads differ 4-fold or more)")
+    return "; ".join(ways)
 
 
 def _unreachable(run):
@@ -1241,14 +1295,14 @@ def _unreachable_notes(design, runs):
             schedule = run.schedule
             # Holm's smallest adjusted p-value: the smallest share times the comparisons
             smallest = min(1.0, _smallest_pvalue(run) * (len(run.test.pairs) if run.test.holm else 1))
-            blocked.setdefault((schedule.n, smallest, schedule.alpha), []).append(run.name)
+            blocked.setdefault((schedule.n, smallest, schedule.alpha, _way_on(run)), []).append(run.name)
     notes = []
-    for (n, smallest, alpha), tasks in blocked.items():
+    for (n, smallest, alpha, way), tasks in blocked.items():
         where = f"at {fmt.count(n, 'run')} per agent"
         if design.has_blocks:
             where += (" (every task)" if len(tasks) == design.n_tasks
                       else f" ({fmt.count(len(tasks), 'task')}: {', '.join(map(str, tasks))})")
-        notes.append(fmt.cannot_reject("permutation test", smallest, alpha, where))
+        notes.append(f"{fmt.cannot_reject('permutation test', smallest, alpha, where)}; {way}")
     return notes
 
 
@@ -1526,8 +1580,9 @@ def _permutation_runs(design, options, rng, short, shown):
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
             runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
                                   places))
-    for schedule in {id(r.schedule): r.schedule for r in runs if r.pair_ids}.values():
-        _warn_if_powerless(schedule, sequential=False)
+    for schedule, shares in {(id(r.schedule), len(r.pair_ids)): (r.schedule, holm_shares(options, r.pair_ids))
+                             for r in runs if r.pair_ids}.values():
+        _warn_if_powerless(schedule, sequential=False, shares=shares)
     return pairs, record, runs
 
 

@@ -38,9 +38,9 @@ _WITHIN_TASK = (Need("decisions", "per-task comparisons of agents", runs=2, per=
 def cost(shape: Shape, options: Any) -> Work:
     """AdaStop's and the permutation test's (one interim) formula, the one both calls are admitted with: at most
     every run is permuted once a resample at some interim: 2e-8 s a value where paths are pairwise slot
-    choices (round s11 of benchmarks/README.md, where 3.7e-8 had been 2-5x over: AdaStop's calls 0.52-0.64,
-    power('adastop') 0.20-0.31), 4e-8 where three agents or more are relabelled jointly (the default; 4.3-5.7e-8
-    measured at 3-8 agents x 5-26 tasks x 10 runs, which 2e-8 left 2.2-4x under: audit s16). A bound, not a forecast:
+    choices (holm, the default since s29, and pairwise; round s11 of benchmarks/README.md, where 3.7e-8 had been
+    2-5x over: AdaStop's calls 0.52-0.64, power('adastop') 0.20-0.31), 4e-8 where three agents or more are
+    relabelled jointly (permutations="joint"; 4.3-5.7e-8 measured at 3-8 agents x 5-26 tasks x 10 runs, which 2e-8 left 2.2-4x under: audit s16). A bound, not a forecast:
     a call that stops at an early interim permutes less (power('adastop') at an effect of one within-cell SD took
     0.3-0.4 of it, with no effect 0.57)."""
     joint = options.permutations == "joint" and shape.agents >= 3  # as _api's schedule decides

@@ -29,7 +29,8 @@ from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT, MAX_N
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, MAX_K, AdaStopOptions, _assemble, _calibration_notes,
                    _decision_rows, _flips, _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs,
-                   _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless)
+                   _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless,
+                   holm_shares)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ class AdaStop:
         self._pairs = _resolve_pairs(agents, self._options.comparisons, self._options.reference)
         self._schedule, joint = _schedule(self._options, self._options.n, self._options.K,
                                           [a for p in self._pairs for a in p])
-        _warn_if_powerless(self._schedule)
+        _warn_if_powerless(self._schedule, shares=holm_shares(self._options, self._pairs))
         self._ss, self._seed_record = seed_sequence(rng)
         self._joint = joint
         self._use_draws("sorted")
@@ -249,9 +250,10 @@ class AdaStop:
                      f"n = {count(self.n, 'run')} of each of: {quoted(expected)}")
             if not scores:  # no run at all: no test stopped every agent it still needs (audit s23)
                 found = found.replace(f"lacks agent(s) {quoted(missing)}", "is empty (no runs)")
-            if not scores or self.interim == 0 or self._options.permutations != "joint":
+            if not scores or self.interim == 0 or self._options.permutations == "pairwise":
                 raise DesignError(found)
-            # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18)
+            # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18; holm
+            # states too, holmfix29: the hint was given to joint ones only)
             replay = (f"; if these batches come from a run whose test stopped agent(s) {quoted(missing)} (the "
                       "AdaStop paper's pairwise scheme stops agents sooner), replay it from its first batch in a new ")
             raise DesignError(found + replay + 'AdaStop with permutations="pairwise"',
@@ -517,23 +519,33 @@ class AdaStop:
             raise DesignError(named(str(exc)), command_line=exc.command_line and named(exc.command_line)) from exc
 
 
+def first_step_shares(seq: AdaStop) -> int:
+    """J, the comparisons among which ``seq``'s first step divides alpha: Holm's step-down (the default) tests each
+    at alpha / J first; 1 for the other schemes."""
+    return holm_shares(seq._options, seq._pairs)
+
+
 def rejecting_sizes(seq: AdaStop) -> tuple[int | None, int | None] | None:
     """Where ``seq``'s test, which can never reject (its schedule spends no level; AdaStop warns), would: the smallest
     n at its K and the smallest K at its n whose schedule spends some, its other options the same; None for a test
     that can reject. Each is None where none can: the level is at most alpha times ``n_resamples`` paths, so with
     fewer than 1/alpha paths no n or K can (three agents or more relabelled jointly draw that many at any n and K).
+    With Holm's step-down (the default) the level is the alpha / J its first step spends on each of the J
+    comparisons (audit s29: judged at alpha, 3 agents at n = 3, K = 1 were sent to n = 4, where alpha / 3 spends
+    nothing either), and no n or K can with fewer than J/alpha paths.
 
     Past the n or K at which the exact tree of the first (or the last) interim outgrows ``n_resamples``, every
     interim draws ``n_resamples`` paths whatever a larger n or K: the searches stop there."""
     schedule = seq._schedule
-    if schedule.reject_level[-1] > 0:
+    shares = first_step_shares(seq)
+    if kernels.spendable_level(schedule, shares) > 0:
         return None
 
     def smallest(sizes, design, interim):  # the first size whose schedule spends, or None once a larger one is alike
         for size in sizes:
             n, K = design(size)
             found = kernels.make_schedule(n, K, schedule.n_resamples, schedule.alpha, enumerate_paths=not seq._joint)
-            if found.reject_level[-1] > 0:
+            if kernels.spendable_level(found, shares) > 0:
                 return size
             if not found.exact[interim]:
                 return None

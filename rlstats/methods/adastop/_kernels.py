@@ -290,6 +290,15 @@ def make_schedule(n, max_interims, n_resamples, alpha, beta=0.0, enumerate_paths
                     else (0,) * max_interims)
 
 
+def spendable_level(schedule, n_comparisons=1):
+    """The level a test's first step can spend over every interim: the schedule's alpha rounded to its grids, or
+    with Holm's step-down (``n_comparisons`` = J > 1) alpha / J rounded to them.  0: no comparison can ever be
+    rejected (audit s29: alpha / 3 spends nothing at n = 4, K = 1, where alpha spends 1 of the 35 classes)."""
+    counts = (schedule.reject_counts if n_comparisons == 1 else
+              spending_counts(schedule.alpha / n_comparisons, schedule.max_interims, schedule.n_paths))
+    return float(sum(Fraction(r, m) for r, m in zip(counts, schedule.n_paths)))
+
+
 # ---------------------------------------------------------------------------
 # Order statistics of the surviving paths
 # ---------------------------------------------------------------------------
@@ -433,8 +442,7 @@ class SequentialTest:
         grids, or with Holm alpha / J for each of the J comparisons.  0: no comparison can ever be rejected (audit
         s29: Holm's alpha / 28 spends nothing of the 126 classes of 8 agents' pairs at n = 5 with one interim, where
         alpha spends 6)."""
-        counts = self._counts(len(self.pairs) if self.holm else 1)[0]
-        return float(sum(Fraction(r, m) for r, m in zip(counts, self.schedule.n_paths)))
+        return spendable_level(self.schedule, len(self.pairs) if self.holm else 1)
 
     def active_agents(self):
         """Codes of the agents that appear in an undecided comparison (to be run next)."""
@@ -652,8 +660,8 @@ class SequentialTest:
         return self._close_interim(k, current, faced, decided)
 
     def _holm_step_down(self, k):
-        """Holm's step-down over each comparison's own sequential test: with ``c`` comparisons undecided, each is
-        tested at ``alpha / c`` (and ``beta / c``) spent linearly, its boundaries the order statistics of its own
+        """Holm's step-down over each comparison's own sequential test: with ``c`` comparisons not yet rejected, each
+        undecided one is tested at ``alpha / c`` (and ``beta / c``) spent linearly, its boundaries the order statistics of its own
         column of paths (conditioned on its own earlier ones at that level).  A column is an exact permutation
         distribution of the pair's runs whatever the other agents' spreads, and Bonferroni's sum needs no model of
         how the comparisons depend: the family-wise error is at most alpha under any partial null.  The first
@@ -664,9 +672,12 @@ class SequentialTest:
         faced = {}
         decided = []
         step = 0
+        rejected = int(np.isin(self.decision, (LARGER, SMALLER)).sum())
         while current:
             step += 1
-            share = len(current)
+            # Holm's c: the comparisons not yet rejected; one accepted as equal keeps its share (audit s29: c
+            # counted the undecided only, so beta > 0 tested at alpha / 2 after an early accept among 3)
+            share = len(self.pairs) - rejected
             bounds = {j: self._level((j,), k, errors=True, share=share) for j in current}
             for j in current:
                 reject, accept, _, (reject_se, accept_se) = bounds[j]
@@ -694,6 +705,7 @@ class SequentialTest:
             self.decided_at[chosen] = k
             decided.append(chosen)
             current.remove(chosen)
+            rejected += action == "reject"
         return self._close_interim(k, current, faced, decided)
 
     def _close_interim(self, k, current, faced, decided):

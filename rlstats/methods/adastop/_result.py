@@ -382,7 +382,7 @@ def _scheme_phrase(result, who="every agent still running"):
                 "family-wise error can exceed alpha with three agents or more)")
     if result.options.get("permutations") == "holm":
         return (", each choosing n of the 2n slots of every pair; each comparison tested on its own pair's paths "
-                "at alpha / c with c comparisons undecided (Holm's step-down)")
+                "at alpha / c with c comparisons not yet rejected (Holm's step-down)")
     return f", each relabelling the pooled runs of {who}"
 
 
