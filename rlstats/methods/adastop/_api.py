@@ -221,15 +221,23 @@ def _warn_if_powerless(schedule, sequential=True, shares=1):
     planned = planned_runs()  # power() draws the runs itself: its way on is more seeds (audit s28)
     if kernels.spendable_level(schedule, shares) > 0:
         return
+    # paths drawn at random cap the smallest p-value too (audit s29: 30 runs an agent, n_resamples=100 and Holm's
+    # alpha / 6 were told to add runs, which cannot help)
+    drawn = [m for m, exact in zip(schedule.n_paths, schedule.exact) if not exact]
+    resamples = f"a larger n_resamples= (its {max(drawn):,} random paths cap the smallest p-value)" if drawn else ""
     if not sequential:
+        runs = f"simulate more seeds per cell ({planned})" if planned else "add runs"
+        way = resamples if len(drawn) == len(schedule.n_paths) else runs + (f", or {resamples}" if drawn else "")
         warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
-             f"({_spent(schedule.alpha, shares)}): the permutation test can never reject; "
-             + (f"simulate more seeds per cell ({planned})" if planned else "add runs"))
+             f"({_spent(schedule.alpha, shares)}): the permutation test can never reject; {way}")
     else:
         way = (f"simulate more seeds per cell ({planned}; n = seeds / K) or pass a larger K=" if planned else
                "use a larger n or K")
-        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha, shares)}: the test can never reject; {way} "
-             "(the paper advises n * K >= 30)")
+        way = (f"{resamples} (a larger n or K cannot help: every interim's paths are drawn)"
+               if len(drawn) == len(schedule.n_paths) else
+               f"{way} (the paper advises n * K >= 30)" + (f", or {resamples}" if drawn else ""))
+        warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha, shares)}: the test can never "
+             f"reject; {way}")
 
 
 def _interim_generator(ss, task_index, interim):
