@@ -919,7 +919,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     saturated, withheld = None, []
     if tasks_expanded:  # audit s29 taskboot29: withheld below the tasks from which it held, with the reason
         withheld = small_runs.tasks_withheld_notes(cells, options.metric_names, kinds, design.n_tasks,
-                                                   options.confidence_level, int(design.counts.min()))
+                                                   int(design.counts.min()))
         notes += withheld
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given

@@ -985,7 +985,7 @@ def tasks_expansion(level, n_tasks):
     return float(1 - 2 * special.ndtr(-z))
 
 
-def tasks_given(cells, n_tasks, level):
+def tasks_given(cells, n_tasks):
     """(K, M) whether each cell's ``expanded_tasks`` interval is given: the cell's metric measured to hold from
     ``TASKS_MIN_TASKS`` tasks (audit s29 tbfix29b: not the ceiling 1 - 2^(1 - n) of an interval within the task
     means' range, which this one is not: the rows at 5 tasks held above it)."""
@@ -1014,12 +1014,12 @@ def expanded_tasks_bounds(distribution, estimates, level, n_tasks, cells, spread
         elif mean.any():
             bounds[mean, j], se[mean, j] = studentized_bounds(distribution[mean, j], estimates[mean, j],
                                                               spread[mean], observed[mean], wide)
-    given = tasks_given(cells, n_tasks, level)
+    given = tasks_given(cells, n_tasks)
     bounds[~given], se[~given] = np.nan, np.nan
     return bounds, se
 
 
-def tasks_withheld_notes(cells, names, kinds, n_tasks, level, runs):
+def tasks_withheld_notes(cells, names, kinds, n_tasks, runs):
     """The notes of the ``expanded_tasks`` intervals :func:`tasks_given` withholds, one a metric (``names``; ``kinds``
     the built-in metric each computes, ``cells`` the one whose interval and rule it takes; ``runs`` the design's
     fewest runs per task; on one task the intervals' own note, :func:`tasks_resampled`, says it). The reason is read
@@ -1029,7 +1029,7 @@ def tasks_withheld_notes(cells, names, kinds, n_tasks, level, runs):
     of this interval.)"""
     if n_tasks < 2:
         return []
-    given = tasks_given(cells, n_tasks, level)
+    given = tasks_given(cells, n_tasks)
     notes = []
     for j, (name, kind) in enumerate(zip(names, kinds)):
         if kind is None or given[:, j].all():
