@@ -340,3 +340,41 @@ def test_label_types_and_names_keep_the_statistics(case, name):
         assert [p for p in problems if p.partition("[")[2].rstrip("]") not in LABEL_KEYED[case]] == []
     else:
         assert problems == []
+
+
+# ------------------------------------------------------------------------------------------------ defects found
+
+def _small():
+    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=3, effect=1.0, rng=0)
+    df.attrs = {}
+    return _indexed(df)
+
+
+@pytest.mark.xfail(strict=True, reason="build keeps a cell's runs in the caller's row order (sums differ in the last bit)")
+def test_design_holds_a_cells_runs_in_one_order_whatever_the_rows():
+    # Without a seed column a cell's runs were in the rows' order: every back end summing over a cell without
+    # Design.runs_by_score() gave another last bit for shuffled rows.
+    df = _small()
+    a, b = (rlstats.build(frame, "score ~ agent | task") for frame in (df, _shuffle_index(df)))
+    assert a.y.tobytes() == b.y.tobytes()
+    assert (a.agent.tolist(), a.task.tolist(), a.run.tolist()) == (b.agent.tolist(), b.task.tolist(), b.run.tolist())
+    assert df.index[a.row_position].equals(_shuffle_index(df).index[b.row_position])
+
+
+@pytest.mark.xfail(strict=True, reason="the post hoc tests against a control summed each cell in the rows' order")
+def test_rank_test_against_a_control_is_identical_under_row_order():
+    # control="agent_1", posthoc="wilcoxon": agent_2's estimate moved by 8.9e-16 when the rows were shuffled
+    df = _small()
+    a, b = (rlstats.skillings_mack(frame, "score ~ agent | task", control="agent_1", posthoc="wilcoxon", rng=1).tidy()
+            for frame in (df, _shuffle_index(df)))
+    assert _bit_differences(a, b, "tidy") == []
+
+
+@pytest.mark.xfail(strict=True, reason="power()'s pilot within-cell sd summed each cell in the rows' order")
+def test_power_pilot_within_cell_sd_is_identical_under_row_order():
+    # task_02's pooled sd: 0.3674920394990094, and 0.36749203949900927 from the shuffled rows
+    def sd(frame):
+        return rlstats.power("skillings_mack", design=frame, formula="score ~ agent | task", seeds=3, n_sim=5, rng=1,
+                             progress=False).to_dict()["simulation"]["within_cell_sd"]
+    df = _small()
+    assert repr(sd(df)) == repr(sd(_shuffle_index(df)))
