@@ -350,18 +350,21 @@ def _small():
     return _indexed(df)
 
 
-@pytest.mark.xfail(strict=True, reason="build keeps a cell's runs in the caller's row order (sums differ in the last bit)")
-def test_design_holds_a_cells_runs_in_one_order_whatever_the_rows():
-    # Without a seed column a cell's runs were in the rows' order: every back end summing over a cell without
-    # Design.runs_by_score() gave another last bit for shuffled rows.
+def test_design_runs_by_score_hold_a_cells_runs_in_one_order_whatever_the_rows():
+    # build() keeps a cell's runs in the rows' order where the formula names no seed: that order means something
+    # (AdaStop forms its interims from it; rliable_compat resamples runs as rliable's recipe does, in the given
+    # order). Sorting them by score in build broke both (tests/test_bootstrap.py's rliable recipe bit for bit,
+    # tests/test_audit_s10_order.py's AdaStop decisions on tied scores), so a back end summing over a cell takes
+    # Design.runs_by_score(), the one home of that order, as the mixed model, equivalence, bayes and selection do.
     df = _small()
-    a, b = (rlstats.build(frame, "score ~ agent | task") for frame in (df, _shuffle_index(df)))
+    built = [rlstats.build(frame, "score ~ agent | task") for frame in (df, _shuffle_index(df))]
+    assert built[0].y.tobytes() != built[1].y.tobytes()  # the rows' order, kept
+    a, b = (design.runs_by_score() for design in built)
     assert a.y.tobytes() == b.y.tobytes()
     assert (a.agent.tolist(), a.task.tolist(), a.run.tolist()) == (b.agent.tolist(), b.task.tolist(), b.run.tolist())
     assert df.index[a.row_position].equals(_shuffle_index(df).index[b.row_position])
 
 
-@pytest.mark.xfail(strict=True, reason="the post hoc tests against a control summed each cell in the rows' order")
 def test_rank_test_against_a_control_is_identical_under_row_order():
     # control="agent_1", posthoc="wilcoxon": agent_2's estimate moved by 8.9e-16 when the rows were shuffled
     df = _small()
@@ -370,7 +373,6 @@ def test_rank_test_against_a_control_is_identical_under_row_order():
     assert _bit_differences(a, b, "tidy") == []
 
 
-@pytest.mark.xfail(strict=True, reason="power()'s pilot within-cell sd summed each cell in the rows' order")
 def test_power_pilot_within_cell_sd_is_identical_under_row_order():
     # task_02's pooled sd: 0.3674920394990094, and 0.36749203949900927 from the shuffled rows
     def sd(frame):
@@ -378,3 +380,25 @@ def test_power_pilot_within_cell_sd_is_identical_under_row_order():
                              progress=False).to_dict()["simulation"]["within_cell_sd"]
     df = _small()
     assert repr(sd(df)) == repr(sd(_shuffle_index(df)))
+    cells = df.groupby(["task", "agent"], observed=True)["score"]  # pooled: sum of squares over sum of (n - 1)
+    squares = ((df["score"] - cells.transform("mean")) ** 2).groupby(df["task"], observed=True).sum()
+    pooled = np.sqrt(squares / (cells.size() - 1).groupby(level="task", observed=True).sum())
+    assert sd(df) == pytest.approx(pooled.to_dict(), rel=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------ options in units
+
+@pytest.mark.parametrize("factor, shift", [(1e4, 0.0), (1.0, 1e3), (1e-3, 1e3)])
+def test_bounds_left_in_the_old_units_are_an_error_and_moved_give_the_same_result(factor, shift):
+    # bounds= are scores: a positive affine map of the data keeps the rank-based percentiles once the bounds move with
+    # it; left where they were, the rows beyond them are an error naming them (never silently clipped)
+    df = _runs()
+    low, high = float(df["score"].min()), float(df["score"].max())
+    moved = df.assign(score=df["score"] * factor + shift)
+    base = rlstats.percentiles(df, "score ~ agent | task", bounds=(low, high), interval="pbp_t", rng=1).tidy()
+    other = rlstats.percentiles(moved, "score ~ agent | task", bounds=(low * factor + shift, high * factor + shift),
+                                interval="pbp_t", rng=1).tidy()
+    assert _bit_differences(base, other, "tidy") == []
+    assert base["rank"].tolist() == [3, 2, 1]  # agent_3's runs beat the others' on most tasks
+    with pytest.raises(rlstats.DesignError, match=r"60 row\(s\) of 'score' lie outside the bounds"):
+        rlstats.percentiles(moved, "score ~ agent | task", bounds=(low, high), interval="pbp_t", rng=1)
