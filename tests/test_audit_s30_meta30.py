@@ -27,6 +27,17 @@ Categorical's order and the rows' order draw the same numbers; bootstrap keys ea
 its intervals do not depend on the other agents): a renaming that changes the sort order draws other resamples, other
 Monte Carlo estimates of the same quantities. Their point estimates, and every deterministic back end, stay.
 
+Found (reproducers below): the rank test's post hoc tests against a control and power()'s pilot within-cell sd summed a
+cell's runs in the caller's row order (last-bit differences under a shuffle); both now take Design.runs_by_score().
+Row order within a cell is kept by build() on purpose (AdaStop's interims; rliable_compat, whose estimates and
+intervals follow the given order as rliable's do). A sweep of option paths (not committed: task_table's median, IQM,
+Brunner-Munzel, aggregate and fcr_normal; bootstrap's basic, expanded, no-Welch and task-bootstrap intervals;
+probability of improvement's and profiles' bands; percentiles; the permutation test's joint paths; the rank test's
+median, exact and Conover paths; selection's Welch inspector; equivalence without an aggregate) and of every
+test_metamorphic, s24 and s25 case at x 1e4 and x 1e-3 and under the five transformations here found nothing else
+but the hierarchical Bayesian model's known rounding drift (s24's CHANGES: 2e-8 relative under other units; 1.5e-9
+under a reversed category order, its sums over agents in another order).
+
 Options in the score's units (bounds, reference scores) are not unit-free: a shift or scaling is invariant once they are
 moved too (s25's cases); left in place they are an error naming the rows outside them, or a units warning, asserted
 below.
