@@ -240,7 +240,7 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
     effect = _check_effect(effect, pilot=True)
     shifted = design.agents[-1] if shifted_agent is None else check_agent_named(design, "shifted_agent",
                                                                                  shifted_agent)
-    sd = _within_cell_sd(design)
+    sd = _within_cell_sd(design.runs_by_score())  # each cell summed in one order whatever the rows' (audit s30)
     shift = np.zeros((design.n_tasks, design.n_agents))
     if effect != 0:
         bad = [t for t, s in zip(design.tasks, sd) if not (np.isfinite(s) and s > 0)]

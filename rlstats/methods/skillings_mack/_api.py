@@ -324,7 +324,8 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         posthoc=posthoc, control=control, na_action=na_action, progress=progress, max_seconds=max_seconds,
         n_jobs=n_jobs)
     check_rng(rng)  # a bad rng is an error even where the p-value draws nothing (asymptotic, exact)
-    design = design_of(data, formula, na_action=na_action, eval_env=eval_env)
+    # without seeds, each cell's sums in one order whatever the rows' (the post hoc tests' estimates, audit s30)
+    design = design_of(data, formula, na_action=na_action, eval_env=eval_env).runs_by_score()
     if not design.has_blocks:
         raise DesignError(f"the blocked rank test needs blocks: write '{design.formula.text} | task'")
     work = admit(cost, design, options, max_seconds, "skillings_mack()")  # issue 43 item 2
