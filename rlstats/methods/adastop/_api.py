@@ -550,6 +550,7 @@ def _step_rows(runs, pairs, agents, n_of, blocked):
             a, b = pairs[run.pair_ids[chosen]] if chosen >= 0 else (None, None)
             row = {"task": run.name} if blocked else {}
             row.update(interim=s["interim"], step=s["step"], n_comparisons=s["n_comparisons"],
+                       alpha_divisor=s["alpha_divisor"],
                        boundary=s["boundary"] / scale, boundary_mc_se=s["boundary_mc_se"] / scale,
                        accept_boundary=s["accept_boundary"] / scale,
                        accept_boundary_mc_se=s["accept_boundary_mc_se"] / scale,
@@ -557,7 +558,8 @@ def _step_rows(runs, pairs, agents, n_of, blocked):
                        action=s["action"], agent_1="" if a is None else agents[a],
                        agent_2="" if b is None else agents[b])
             rows.append(row)
-    columns = (["task"] if blocked else []) + ["interim", "step", "n_comparisons", "boundary", "boundary_mc_se",
+    columns = (["task"] if blocked else []) + ["interim", "step", "n_comparisons", "alpha_divisor", "boundary",
+                                               "boundary_mc_se",
                                                "accept_boundary", "accept_boundary_mc_se", "max_statistic",
                                                "min_statistic", "action", "agent_1", "agent_2"]
     return pd.DataFrame(rows, columns=columns)
