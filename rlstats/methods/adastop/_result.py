@@ -225,9 +225,13 @@ class AdaStopResult(Result):
             # printing an AdaStop before its first batch raised IndexError)
             spent[task] = (int(k), float(rows["level"].iloc[-1]) if len(rows) else 0.0)
         shares = self._holm_shares()
-        if shares:  # each undecided comparison's own test at alpha / c, c as it stands now
+        if shares:  # each undecided comparison's own test at alpha / c, c as it stands now (tasks still going)
+            going = decisions["decision"] == "continue"
+            going = set(decisions.loc[going, "task"]) if by_task else {None}
             spent = {task: (k, self._holm_level(task, shares[task][1], k) if k else 0.0)
-                     for task, (k, _) in spent.items() if task in shares}
+                     for task, (k, _) in spent.items() if task in shares and task in going}
+            if not spent:
+                return ""
             cs = sorted({shares[task][1] for task in spent})
             at = f"c = {cs[0]}" if len(cs) == 1 else f"c = {cs[0]} to {cs[-1]} by task"
         levels = sorted(level for _, level in spent.values())
