@@ -157,10 +157,10 @@ def _variants(df, **options):
             "comparisons": _decided(adastop_(df, comparisons=REVERSED, **call))}
 
 
-def adastop_(df, **options):
+def adastop_(df, formula="score ~ agent", **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return rlstats.adastop(df, "score ~ agent", **options)
+        return rlstats.adastop(df, formula, **options)
 
 
 def test_holm_decisions_do_not_depend_on_order_or_names():
@@ -221,3 +221,21 @@ def test_the_order_of_a_batchs_runs_moves_the_pairwise_boundaries_not_holms():
     assert _engine(data, holm=True) == _engine(shuffled, holm=True)
     papers, shuffled_papers = _engine(data, holm=False), _engine(shuffled, holm=False)
     assert [h[2] for h in papers] != [h[2] for h in shuffled_papers]
+
+
+def test_the_header_of_tasks_one_done_one_going():
+    """Two tasks, 3 agents, n = 5, K = 4, 200 paths: t1 (means 0, 5, 10) rejects all three, so its c is 0; t2 (null,
+    3 batches) stops with its three undecided. Printing it divided by t1's c = 0 (ZeroDivisionError, found on the
+    MuJoCo replay); the spent phrase reads the tasks still going. By hand, alpha / 3 linearly on 126, 200, 200, 200
+    paths: 0 (0.53), 1 (1.67), 1 (1.5), 1 (1.33) paths: 0.01 by interim 3, 0.015 in all."""
+    assert _linear_counts(0.05 / 3, 4, (126, 200, 200, 200)) == [0, 1, 1, 1]
+    gen = np.random.default_rng(0)
+    rows = [{"task": task, "agent": f"a{a}", "seed": s, "score": gen.normal(m, 1)}
+            for task, means, batches in (("t1", (0, 5, 10), 4), ("t2", (0, 0, 0), 3))
+            for a, m in enumerate(means) for s in range(5 * batches)]
+    result = adastop_(pd.DataFrame(rows), formula="score ~ agent | task", n=5, K=4, n_resamples=200, rng=0,
+                      progress=False)
+    assert result._statistic_line() == (
+        "rejected = 3, equal = 0, undecided = 3 (of 6 comparisons), level per comparison = alpha / c, c not yet "
+        "rejected (Holm's step-down): 0.015 each at c = 3, 0.045 in all (alpha = 0.05), of which 0.01 per undecided "
+        "comparison spent by interim 3 at c = 3")
