@@ -239,3 +239,18 @@ def test_the_header_of_tasks_one_done_one_going():
         "rejected = 3, equal = 0, undecided = 3 (of 6 comparisons), level per comparison = alpha / c, c not yet "
         "rejected (Holm's step-down): 0.015 each at c = 3, 0.045 in all (alpha = 0.05), of which 0.01 per undecided "
         "comparison spent by interim 3 at c = 3")
+
+
+def test_holms_rows_of_adastop_at_8_agents_with_10_and_20_runs_per_interim():
+    """Audit s29b left AdaStop's holm adastop.fwe rows at 8 agents x n = 10, 20 (K = 6) unmeasured; audit s30 measured
+    them with size_adastop.py's measure() (calibrate.py --only adastop.fwe --replace "adastop:8:1:10|20:*:holm", 240
+    tests each, 10,000 paths, 36-63 s CPU a point): family-wise error 0.0083-0.058, none missing, now the defaults'."""
+    table = rlstats.calibration_table("adastop.fwe")
+    rows = table[(table["test"] == "adastop") & (table["agents"] == 8) & (table["tasks"] == 1)
+                 & table["runs"].isin([10, 20]) & (table["interval"] == "holm")]
+    assert len(rows) == 8 and rows["default"].all() and not rows["misses"].any()
+    assert (rows["n_sim"] == 240).all() and (rows["n_resamples"] == 10_000).all()
+    fwe = dict(zip(zip(rows["runs"], rows["distribution"]), (1 - rows["coverage"]).round(4)))
+    assert fwe == {(10, "normal"): 0.0583, (10, "skewed"): 0.025, (10, "heavy_tailed"): 0.0292, (10, "capped"): 0.05,
+                   (20, "normal"): 0.0333, (20, "skewed"): 0.0417, (20, "heavy_tailed"): 0.0375,
+                   (20, "capped"): 0.0083}
