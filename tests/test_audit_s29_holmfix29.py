@@ -97,9 +97,12 @@ def test_holm_c_keeps_the_share_of_an_accepted_comparison():
     gen = np.random.default_rng(5)
     while not seq.done:
         seq.update({a: gen.normal(0, 1, 5) for a in seq.agents_to_run})
-    steps = [(s["interim"], s["step"], s["n_comparisons"], s["action"], s["comparison"]) for s in seq._test.steps]
-    assert steps == [(1, 1, 3, "none", -1), (2, 1, 3, "none", -1), (3, 1, 3, "accept", 2), (3, 2, 3, "none", -1),
-                     (4, 1, 3, "none", -1)]
+    # audit s30: Holm's c is the step's alpha_divisor; n_comparisons counts the undecided set tested (2 after the
+    # accept), as the other schemes' steps do
+    steps = [(s["interim"], s["step"], s["alpha_divisor"], s["n_comparisons"], s["action"], s["comparison"])
+             for s in seq._test.steps]
+    assert steps == [(1, 1, 3, 3, "none", -1), (2, 1, 3, 3, "none", -1), (3, 1, 3, 3, "accept", 2),
+                     (3, 2, 3, 2, "none", -1), (4, 1, 3, 2, "none", -1)]
     assert seq._pairs[2] == (1, 2)  # B vs C
 
 

@@ -57,9 +57,10 @@ ALPHA, K = 0.05, 6
 #: paths of the joint relabelling (three agents or more); two agents keep the default (see above)
 N_RESAMPLES, DEFAULT_RESAMPLES = 2000, 10_000
 PROCEDURE, LEVEL = "adastop.fwe", 1 - ALPHA
-#: (test, agents, tasks, runs) of the grid whose permutations="holm" rows audit s29b had no time to measure: the table
-#: holds the joint relabelling's rows there and no row of the default (measure them with this set emptied)
-HOLM_UNMEASURED = frozenset({("adastop", 8, 1, 10), ("adastop", 8, 1, 20)})
+#: (test, agents, tasks, runs) of the grid whose permutations="holm" rows are not measured: audit s29b had no time for
+#: AdaStop at 8 agents with n = 10 and 20; audit s30 (holm30) measured them (--replace "adastop:8:1:10|20:*:holm",
+#: 240 tests each as every row), so none is left
+HOLM_UNMEASURED = frozenset()
 #: per-task tests per grid point over all design draws: the table's, and --quick's (a blocked point rounds each
 #: draw's share up to whole data sets)
 SIMULATIONS = (240, 120)
@@ -133,6 +134,13 @@ def grid(quick=False):
     joint = [point for test in TESTS for point in DESIGNS["grid"]((test,), DESIGNS_GRID, RUNS[test], DISTRIBUTIONS)]
     # audit s29 (adastop29b): the default permutations="holm" from three agents on, after the joint rows
     return joint + [point + ("holm",) for point in joint if point[1] > 2 and point[:4] not in HOLM_UNMEASURED]
+
+
+def point_of(row):
+    """The grid point of a table row (``calibrate.replace_points``): (test, agents, tasks, runs, distribution), and
+    the scheme as a sixth field for ``"holm"`` (the joint relabelling's points have five, as two agents')."""
+    point = (row["test"], int(row["agents"]), int(row["tasks"]), int(row["runs"]), row["distribution"])
+    return point + ((row["interval"],) if row["interval"] not in ("", "joint") else ())
 
 
 def table_rows(point, n_sim, quick=False):

@@ -550,6 +550,7 @@ def _step_rows(runs, pairs, agents, n_of, blocked):
             a, b = pairs[run.pair_ids[chosen]] if chosen >= 0 else (None, None)
             row = {"task": run.name} if blocked else {}
             row.update(interim=s["interim"], step=s["step"], n_comparisons=s["n_comparisons"],
+                       alpha_divisor=s["alpha_divisor"],
                        boundary=s["boundary"] / scale, boundary_mc_se=s["boundary_mc_se"] / scale,
                        accept_boundary=s["accept_boundary"] / scale,
                        accept_boundary_mc_se=s["accept_boundary_mc_se"] / scale,
@@ -557,7 +558,8 @@ def _step_rows(runs, pairs, agents, n_of, blocked):
                        action=s["action"], agent_1="" if a is None else agents[a],
                        agent_2="" if b is None else agents[b])
             rows.append(row)
-    columns = (["task"] if blocked else []) + ["interim", "step", "n_comparisons", "boundary", "boundary_mc_se",
+    columns = (["task"] if blocked else []) + ["interim", "step", "n_comparisons", "alpha_divisor", "boundary",
+                                               "boundary_mc_se",
                                                "accept_boundary", "accept_boundary_mc_se", "max_statistic",
                                                "min_statistic", "action", "agent_1", "agent_2"]
     return pd.DataFrame(rows, columns=columns)
@@ -926,7 +928,16 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     Categorical's category order changes a path, while a renaming that
     changes the names' sorted order, or dropping a task whose name sorts
     before this one, draws other paths (as another ``rng`` does).  Pairs
-    named by ``comparisons=`` or ``reference=`` are read as named.
+    named by ``comparisons=`` or ``reference=`` are read as named.  Where
+    every path is enumerated the default's decisions depend on the runs
+    alone: each comparison reads its own pair's column, whose law is the
+    same whichever agent sits first and whatever order a batch's runs are
+    in (0 of 40 data sets of 4 agents, n = 3, K = 3 changed when renamed or
+    named the other way round; audit s30).  The paper's ``"pairwise"``
+    scheme is another matter: its one slot choice reads every pair the way
+    the names orient it, so a renaming that changes their sorted order
+    changes the joint law of the pairs and can change its decisions with
+    every path enumerated (3 of the same 40).
 
     Path statistics within the tie tolerance of each other are ties (tied
     scores, such as successes out of 10, make many paths tie with the

@@ -119,6 +119,9 @@ VOCABULARY = (
     ("max_statistic", None, "max. statistic", "largest |mean difference| among the comparisons of a step-down step"),
     ("min_statistic", None, "min. statistic", "smallest |mean difference| among the comparisons of a step-down step"),
     ("action", None, "action", "what a step-down step did: reject, accept or none"),
+    ("alpha_divisor", None, "alpha divisor",
+     "a step-down step tests each comparison at alpha / this: Holm's c, the comparisons not yet rejected "
+     "(permutations=\"holm\"); 1 where the step tests its set jointly at alpha"),
     ("n_paths", None, "paths", "permutation paths at an interim (all of them, or the Monte Carlo sample)"),
     ("exact", None, "exact", "whether the interim's permutation paths are enumerated exactly"),
     ("paths_beyond", None, "paths beyond", "permutation paths allowed above the boundary at an interim"),

@@ -638,7 +638,8 @@ class SequentialTest:
             reject, accept, _, (reject_se, accept_se) = self._level(tuple(current), k, errors=True)
             stats = absolute[current]
             high, low = current[int(np.argmax(stats))], current[int(np.argmin(stats))]
-            record = {"interim": k, "step": step, "n_comparisons": len(current), "boundary": reject,
+            record = {"interim": k, "step": step, "n_comparisons": len(current), "alpha_divisor": 1,
+                      "boundary": reject,
                       "boundary_mc_se": reject_se, "accept_boundary": accept, "accept_boundary_mc_se": accept_se,
                       "max_statistic": float(absolute[high]), "min_statistic": float(absolute[low]),
                       "action": "none", "comparison": -1}
@@ -684,7 +685,10 @@ class SequentialTest:
                 faced[j] = (reject, accept, reject_se, accept_se)
             beyond = [j for j in current if absolute[j] > bounds[j][0] + tolerance]
             below = [j for j in current if absolute[j] < bounds[j][1] - tolerance]
-            record = {"interim": k, "step": step, "n_comparisons": share, "boundary": math.nan,
+            # the set tested is the undecided comparisons (as the other schemes' steps count it); Holm's c, which
+            # also counts those accepted as equal, divides alpha (audit s30: n_comparisons held c)
+            record = {"interim": k, "step": step, "n_comparisons": len(current), "alpha_divisor": share,
+                      "boundary": math.nan,
                       "boundary_mc_se": math.nan, "accept_boundary": math.nan, "accept_boundary_mc_se": math.nan,
                       "max_statistic": float(absolute[current].max()), "min_statistic": float(absolute[current].min()),
                       "action": "none", "comparison": -1}

@@ -62,11 +62,18 @@ class AdaStopResult(Result):
         standard error (``boundary_mc_se``, ``accept_boundary_mc_se``).
     steps : DataFrame
         The step-down trace: per interim and step, the size of the set
-        tested, its boundaries, the largest and smallest statistic and what
+        tested (``n_comparisons``, the undecided comparisons), what alpha is
+        divided by there (``alpha_divisor``: Holm's ``c``, the comparisons not
+        yet rejected, under ``permutations="holm"``, those accepted as equal
+        included; 1 for the joint and pairwise schemes, which test the set at
+        alpha), its boundaries, the largest and smallest statistic and what
         was decided.
     spending : DataFrame
         Per interim: permutation paths (exact or random), paths allowed over
-        the boundary, level spent at that interim and cumulated.
+        the boundary, level spent at that interim and cumulated, at alpha:
+        under ``permutations="holm"`` what a comparison spends when it is
+        the only one not yet rejected (c = 1); with c, each spends alpha / c
+        on the same paths (the printed header gives it).
     scores : DataFrame
         The runs the test used: agent, interim, score (and task).
     agents, tasks : tuple of str
@@ -81,6 +88,9 @@ class AdaStopResult(Result):
     level_spent : float
         The family-wise level the test can actually spend, sum of the
         per-interim levels (at most ``alpha``; the smallest over tasks).
+        Under ``permutations="holm"`` with several comparisons: the level of
+        a comparison tested at alpha (c = 1); the header gives each
+        comparison's alpha / c.
     """
 
     agents: tuple[str, ...]
@@ -154,6 +164,44 @@ class AdaStopResult(Result):
             return fmt.signif(self.level_spent, 4)
         return f"{fmt.signif(spent.min(), 4)} to {fmt.signif(spent.max(), 4)} by task"
 
+    def _holm_shares(self):
+        """Per task (None for one test): the comparisons Holm's first step divides alpha among (J, those tested) and
+        the comparisons not yet rejected now (c), under ``permutations="holm"`` with J > 1; empty otherwise (with one
+        comparison, or another scheme, the schedule's level is what a comparison spends)."""
+        if self.options.get("permutations") != "holm":
+            return {}
+        tested = self.decisions[self.decisions["decision"] != "withheld"]
+        groups = tested.groupby("task", sort=False) if "task" in tested else [(None, tested)]
+        shares = {task: (len(rows), len(rows) - int(rows["decision"].isin(("larger", "smaller")).sum()))
+                  for task, rows in groups}
+        return shares if any(j > 1 for j, _ in shares.values()) else {}
+
+    def _holm_level(self, task, share, upto=None):
+        """The level one comparison's sequential test spends at alpha / ``share`` up to interim ``upto`` (all: the
+        last): the linear spending of ``alpha / share * k / K`` rounded down to each interim's grid of paths, as
+        :meth:`~rlstats.methods.adastop._kernels.SequentialTest._counts` spends it."""
+        from ._kernels import spending_counts
+
+        rows = self.spending if task is None or "task" not in self.spending else \
+            self.spending[self.spending["task"] == task]
+        n_paths = tuple(int(m) for m in rows["n_paths"])
+        counts = spending_counts(self.alpha / share, len(n_paths), n_paths)
+        upto = len(n_paths) if upto is None else upto
+        return float(sum(r / m for r, m in zip(counts[:upto], n_paths[:upto])))
+
+    def _holm_phrase(self, shares):
+        """The header's level under Holm's step-down: alpha / c for each comparison's own test, c not yet rejected;
+        at the first step (c = J) each spends the first number, the J of them the second at most (Bonferroni's
+        sum, the family-wise bound); by task where the tasks' J or grids differ."""
+        said = {}
+        for task, (j, _) in shares.items():
+            each = self._holm_level(task, j)
+            said.setdefault((j, fmt.signif(each, 4), fmt.signif(j * each, 4)), []).append(task)
+        text = "; ".join(f"{each} each at c = {j}, {total} in all" + (f" on {fmt.join_and(tasks, 5)}"
+                                                                      if len(said) > 1 else "")
+                         for (j, each, total), tasks in said.items())
+        return f"level per comparison = alpha / c, c not yet rejected (Holm's step-down): {text}"
+
     def _withheld_phrase(self):
         n = self._count("withheld")
         return f", withheld = {n}" if n else ""
@@ -176,19 +224,47 @@ class AdaStopResult(Result):
             # interim 0: no batch fed yet (or every comparison of the task withheld), so nothing spent (audit s16:
             # printing an AdaStop before its first batch raised IndexError)
             spent[task] = (int(k), float(rows["level"].iloc[-1]) if len(rows) else 0.0)
+        shares = self._holm_shares()
+        if shares:  # each undecided comparison's own test at alpha / c, c as it stands now (tasks still going)
+            going = decisions["decision"] == "continue"
+            going = set(decisions.loc[going, "task"]) if by_task else {None}
+            spent = {task: (k, self._holm_level(task, shares[task][1], k) if k else 0.0)
+                     for task, (k, _) in spent.items() if task in shares and task in going}
+            if not spent:
+                return ""
+            cs = sorted({shares[task][1] for task in spent})
+            at = f"c = {cs[0]}" if len(cs) == 1 else f"c = {cs[0]} to {cs[-1]} by task"
         levels = sorted(level for _, level in spent.values())
         interims = {k for k, _ in spent.values()}
         if interims == {0}:
             return ", nothing spent yet (no interim run)"
+        each = " per undecided comparison" if shares else ""
+        at = f" at {at}" if shares else ""
         if len(set(levels)) == 1 and len(interims) == 1:
-            return f", of which {fmt.signif(levels[0], 4)} spent by interim {interims.pop()}"
-        return f", of which {fmt.signif(levels[0], 4)} to {fmt.signif(levels[-1], 4)} spent so far by task"
+            return f", of which {fmt.signif(levels[0], 4)}{each} spent by interim {interims.pop()}{at}"
+        return (f", of which {fmt.signif(levels[0], 4)} to {fmt.signif(levels[-1], 4)}{each} spent so far by "
+                f"task{at}")
 
     def _statistic_line(self):
         return (f"rejected = {self._count('larger', 'smaller')}, equal = {self._count('equal')}, "
                 f"undecided = {self._count('continue')}{self._withheld_phrase()} (of "
-                f"{fmt.count(self.n_comparisons, 'comparison')}), "
-                f"schedule's level = {self._level_phrase()} (alpha = {self.alpha}){self._spent_phrase()}")
+                f"{fmt.count(self.n_comparisons, 'comparison')}), {self._level_words()} (alpha = {self.alpha})"
+                f"{self._spent_phrase()}")
+
+    def _spendable_words(self):
+        """The methods paragraph's level: the schedule's, or Holm's alpha / c of each comparison's own test."""
+        shares = self._holm_shares()
+        if not shares:
+            return f"the level actually spendable is {self._level_phrase()}"
+        return ("each comparison's own test spends alpha / c in its place, c the comparisons not yet rejected (Holm's "
+                "step-down; " + self._holm_phrase(shares).split(": ", 1)[1] + ")")
+
+    def _level_words(self, name="schedule's level"):
+        """What the test spends, as the header says it: the schedule's level (``name = ...``), or under Holm's
+        step-down the level of each comparison's own test (audit s30: the header printed the schedule's alpha grid,
+        which no holm comparison spends while c > 1)."""
+        shares = self._holm_shares()
+        return self._holm_phrase(shares) if shares else f"{name} = {self._level_phrase()}"
 
     def _design_line(self):
         n = f"n = {fmt.count(self.batch_size, 'run')}" if self.batch_size is not None else "n runs (per task)"
@@ -282,7 +358,9 @@ class AdaStopResult(Result):
                 f"{estimate} over the runs of interims 1 to this one; statistic: |estimate|, rejected above the "
                 f"boundary{'; accept boundary: decided equal below it' if early else ''}; decision: as it stood "
                 "after this interim.",
-            "Step-down": f"{label('n_comparisons')}: the undecided comparisons tested together at that step; "
+            "Step-down": f"{label('n_comparisons')}: the undecided comparisons tested at that step; "
+                         f"{label('alpha_divisor')}: each is tested at alpha / it (Holm's c, the comparisons not "
+                         f"yet rejected; 1: the set tested jointly at alpha); "
                          f"{label('max_statistic')} and {label('min_statistic')}: the largest and smallest |mean "
                          f"difference| among them; {label('action')}: reject "
                          f"the pair with the largest when it exceeds the boundary{pair}"
@@ -293,6 +371,9 @@ class AdaStopResult(Result):
         beyond, paths, interim = label("paths_beyond"), label("n_paths"), label("level_interim")
         level = (f"{beyond}: permutation paths allowed above the boundary, of the {paths}; {interim}: the level of "
                  f"that interim, {beyond} / {paths}; {label('level')}: cumulated up to it.")
+        if self._holm_shares():  # audit s30: no holm comparison spends alpha's grid while others are not rejected
+            level += (" At alpha, as a comparison spends it when it is the only one not yet rejected (Holm's c = 1); "
+                      "with c each spends alpha / c on the same paths.")
         tested = self.decisions.loc[self.decisions["decision"] != "withheld", "interim"]
         last = int(tested.max()) if len(tested) else 0
         if "task" in self.decisions and self.decisions["task"].nunique() > 1:  # one test per task, each its own stop
@@ -353,7 +434,7 @@ class AdaStopResult(Result):
                 f"(Mathieu et al., 2023), a group-sequential permutation test with step-down multiple "
                 f"testing of {_family(self)}: {self._design_line()}. The family-wise error was set to "
                 f"alpha = {self.alpha} with linear spending (alpha * k / K, rounded down to the permutation "
-                f"grid), so the level actually spendable is {self._level_phrase()}; the statistic "
+                f"grid), so {self._spendable_words()}; the statistic "
                 f"is the absolute difference of the agents' means, its permutation paths are shared by all "
                 f"comparisons and extend from one interim to the next, and paths that crossed an earlier "
                 f"boundary are discounted (conditioning on non-rejection).") + _LEVEL_FOR
@@ -484,8 +565,8 @@ class PermutationResult(AdaStopResult):
     def _statistic_line(self):
         smallest = float(np.nanmin(self.p_adjusted)) if np.isfinite(self.p_adjusted).any() else math.nan
         return (f"rejected = {self._count('larger', 'smaller')} of {fmt.count(self.n_comparisons, 'comparison')}"
-                f"{self._withheld_phrase()}, smallest adjusted {fmt.pvalue_phrase(smallest)}, level spent = "
-                f"{self._level_phrase()} (alpha = {self.alpha})")
+                f"{self._withheld_phrase()}, smallest adjusted {fmt.pvalue_phrase(smallest)}, "
+                f"{self._level_words('level spent')} (alpha = {self.alpha})")
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per comparison: decision, estimate, runs, and the step-down adjusted p-value."""
@@ -510,9 +591,10 @@ class PermutationResult(AdaStopResult):
                 f"the differences of their mean scores, {_family(self)}, with step-down multiple testing "
                 f"(Romano and Wolf, 2003; AdaStop's machinery with one interim, Mathieu et al., 2023): "
                 f"{self._design_line()}, one permutation shared by all comparisons. The family-wise error was "
-                f"set to alpha = {self.alpha}; on the permutation grid the level actually spendable is "
-                f"{self._level_phrase()}. Adjusted p-values follow the same step-down (Westfall "
-                f"and Young, 1993).") + _LEVEL_FOR
+                f"set to alpha = {self.alpha}; on the permutation grid {self._spendable_words()}. "
+                + ("Adjusted p-values are Holm's: each comparison's own permutation p-value times c, with their "
+                   "running maximum (Holm, 1979)." if self._holm_shares() else
+                   "Adjusted p-values follow the same step-down (Westfall and Young, 1993).")) + _LEVEL_FOR
         if self.seed is not None and not self.spending["exact"].all():
             text += f" Random permutations used seed {fmt.short_seed(self.seed)}."
         for task in self.tasks:
