@@ -139,7 +139,8 @@ def test_calibration_page_counts_the_defaults_rows():
     rows, none missing; 184 of 5,975 since audit s29, tbfix29b, whose median and IQM expanded_tasks intervals given
     from 5 tasks add 24 rows there, none missing);
     183 of 5,975 since audit s29, holmfix29, which measured the holm row missing in its worst draw again on
-    2,400 tests: it holds)."""
+    2,400 tests: it holds; 183 of 6,155 since audit s30, tboot30, whose wilson_tasks default of
+    performance_profile(kind="tasks", task_bootstrap=True) adds 180 rows, none missing)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)
