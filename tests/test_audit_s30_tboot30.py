@@ -95,7 +95,12 @@ def test_withheld_below_five_tasks_and_the_percentile_note():
     res = rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", task_bootstrap=True, tau=[0.0, 5.0],
                                       normalize=False)
     assert np.isnan(res.intervals).all()
-    assert any("needs 5 tasks with 3 or more runs" in n and "withheld (NaN)" in n for n in res.notes)
+    (withheld,) = [n for n in res.notes if "needs 5 tasks with 3 or more runs" in n and "withheld (NaN)" in n]
+    # the way on is one the call can take: interval='t' is refused with task_bootstrap=True
+    assert withheld.endswith("task_bootstrap=False gives the bands of these tasks (interval='t': Student t bands, "
+                             "which hold their level for normal runs); add tasks to speak of tasks in general")
+    with pytest.raises(rlstats.OptionError, match="use interval='wilson_tasks'"):
+        rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", task_bootstrap=True, interval="t")
     old = rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", task_bootstrap=True, tau=[0.0, 5.0],
                                       interval="percentile", n_resamples=100, rng=1, normalize=False)
     (note,) = [n for n in old.notes if n.startswith("in simulations of")]

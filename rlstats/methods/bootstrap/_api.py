@@ -1362,7 +1362,8 @@ def _band_skewness(design, interval):
     return out
 
 
-def _skew_withheld_note(design, skewness, withheld):
+def _skew_withheld_note(design, skewness, withheld, way_on="interval='t' gives Student t bands, which hold their "
+                                                             "level for normal runs"):
     """The note naming the agents whose ``"skew_t"`` band is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks with 3 or
     more runs. Tasks whose runs all tie count, though no skewness is read from them: their bounds are unbounded, the
     Bonferroni level 0.05 / T counts them, and with 1-5 of 5 or 6 tasks tied the band held as without ties (audit
@@ -1377,7 +1378,7 @@ def _skew_withheld_note(design, skewness, withheld):
             f"whatever their shape (a task without its rare large run looks unskewed; Bahadur and Savage 1956), and "
             f"in simulation skewed runs on one task held 0.81-0.86 with t bounds and 0.88-0.92 skew-corrected at "
             f"3-20 runs (0.91-0.93 on 2 or 3 tasks of 3 runs); "
-            f"interval='t' gives Student t bands, which hold their level for normal runs"]
+            f"{way_on}"]
 
 
 #: below this many runs in a task the "skew_t" band says how far the skewness it reads reaches (audit s12)
@@ -1431,7 +1432,10 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
     withheld = np.array([usable < SKEW_T_MIN_TASKS for _, usable in skewness])
     bounds[withheld] = np.nan
     notes = _flat_tasks_note(design, flats, "skew_t")
-    notes += _skew_withheld_note(design, skewness, withheld)
+    # interval='t' is refused with tasks resampled (audit s30 tboot30: the note offered it)
+    notes += _skew_withheld_note(design, skewness, withheld,
+                                 "task_bootstrap=False gives the bands of these tasks (interval='t': Student t bands, "
+                                 "which hold their level for normal runs); add tasks to speak of tasks in general")
     notes += _skew_few_runs_note(layouts, flats, withheld)
     return bounds, notes
 
