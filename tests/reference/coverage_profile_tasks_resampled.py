@@ -23,6 +23,13 @@ the true profile at the threshold). The other candidates measured then (:func:`c
 percentile band read at the expanded level sqrt(n/(n-1)) t_{n-1}, a t interval on the tasks' fractions expanded the
 same way, and Wilson's interval without the correction.
 
+Audit s30 (tboot30) added the ``kind="tasks"`` rows (``metric`` ``tasks``; :func:`tasks_rows`, after each point's
+``kind="runs"`` rows, 1,000 data sets a point): the population's profile is P(mu > tau), 1 - q at the task means'
+quantiles q (:func:`truth_tasks`); the default ``wilson_tasks`` band is ``rlstats.performance_profile``'s own (8 data
+sets a call, as its agents; withheld, so no rows, below 5 tasks), the percentile band drawn here in numpy
+(:func:`tasks_percentile`, 1,000 resamples). Measured: the default 0.995-1.00 (180 rows), the percentile band
+0.10-0.996 (300 rows, 177 missing).
+
     python tests/reference/coverage_profile_tasks_resampled.py             # via calibrate.py's run_alone: the rows
     python tests/reference/calibrate.py --only bootstrap.profile_population
     python tests/reference/coverage_profile_tasks_resampled.py --json-lines [n_sim]    # MEASURED's lines
