@@ -297,7 +297,9 @@ DEFAULTS: dict[str, Patterns] = {
                                  {"interval": "expanded_tasks_t", "metric": "mean", "tasks": ("10", "26")}),
     # audit s29 profile29: performance_profile(task_bootstrap=True)'s kind="runs" band against a population of tasks,
     # "wilson_tasks" (the tasks as the sample; the percentile band of tasks and runs resampled before)
-    "bootstrap.profile_population": ({"metric": "runs", "interval": "wilson_tasks"},),
+    "bootstrap.profile_population": ({"metric": "runs", "interval": "wilson_tasks"},
+                                     # audit s30 tboot30: kind="tasks" too (the percentile band before)
+                                     {"metric": "tasks", "interval": "wilson_tasks"}),
     # kind="tasks": the skew-corrected t band (audit s12; "t" from audit s10, whose rows stay)
     "bootstrap.profile_tasks": ({"metric": "tasks", "interval": "skew_t"},),
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T

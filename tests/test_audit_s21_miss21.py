@@ -110,16 +110,20 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     Audit s29b: the 127 holm rows of adastop.fwe and adastop.fwe_means add 1, 1 in its worst draw only (the
     permutation test of 3 agents x 5 skewed runs; 2,710 and 149 with profile29's rows). Audit s29 (holmfix29): that row
     measured again on 2,400 tests (its draw of 60 was a Monte Carlo false alarm, exact bound 0.048) holds (2,709 and
-    148)."""
+    148). Audit s30 (tboot30): the 480 bootstrap.profile_population rows of kind="tasks" add 177, all of the percentile
+    band with tasks resampled (the former default of performance_profile(kind="tasks", task_bootstrap=True)), none in a
+    worst draw: its wilson_tasks default's 180 hold (2,886 and 148)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
         said = [calibration.miss_clause(r, float(r["level"])) for r in rows]
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
-    assert counted(missed) == (2709, 148)
+    assert counted(missed) == (2886, 148)
     assert counted([r for r in missed if r["procedure"] == "bootstrap.profile_population"
-                    and r["interval"] == "percentile"]) == (186, 0)
+                    and r["interval"] == "percentile" and r["metric"] == "runs"]) == (186, 0)
+    assert counted([r for r in missed if r["procedure"] == "bootstrap.profile_population"
+                    and r["metric"] == "tasks"]) == (177, 0)  # audit s30 tboot30: all the percentile band's
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["tasks"] == "2"
                     and not r["configuration"].startswith(calibration.RUNS_CUT)]) == (15, 2)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["interval"] == "studentized"

@@ -43,11 +43,12 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # 50 fwe_spread rows, none missing, replace joint's, 2 and 22 missing; holmfix29: that one, measured again on 2,400
     # tests, holds
     # audit s30 (holm30): holm's 8 adastop.fwe rows of AdaStop at 8 agents x n = 10, 20, none missing
-    assert (len(mine), int(mine["misses"].sum())) == (5_983, 183)  # with profile29's 300 below
+    assert (len(mine), int(mine["misses"].sum())) == (6_163, 183)  # with profile29's 300 and tboot30's 180 below
     # audit s29 (profile29): performance_profile(task_bootstrap=True)'s wilson_tasks band, its 300 default rows (2-26
     # tasks x 3, 5, 10 runs, five thresholds), none missing
     population = mine["procedure"] == "bootstrap.profile_population"
-    assert (int(population.sum()), int(mine[population]["misses"].sum())) == (300, 0)
+    # audit s30 (tboot30): kind="tasks"'s wilson_tasks band, its 180 default rows (5-26 tasks, where it is given)
+    assert (int(population.sum()), int(mine[population]["misses"].sum())) == (480, 0)
     tasks = mine["procedure"] == "bootstrap.interval_tasks"
     # audit s29 (tbfix29b): the median's and IQM's expanded_tasks given from 5 tasks, their 24 rows there none missing
     assert (int(tasks.sum()), int(mine[tasks]["misses"].sum())) == (120, 0)
@@ -62,7 +63,7 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     assert (int(spread.sum()), int(mine[spread]["misses"].sum())) == (486, 112)
     fwe_spread = mine["procedure"] == "adastop.fwe_spread"
     assert (int(fwe_spread.sum()), int(mine[fwe_spread]["misses"].sum())) == (50, 0)  # holm's (joint's: 22 missing)
-    assert "183 of the defaults' 5,983 rows miss" in PAGE.read_text(encoding="utf-8")
+    assert "183 of the defaults' 6,163 rows miss" in PAGE.read_text(encoding="utf-8")
 
 
 # review23a (a strict xfail until equivgate23): equiv23's note of unlike spreads was gated on the runs' sample SDs 2 or

@@ -30,6 +30,7 @@ def _percentile_rows(tasks, runs):
     with open(HERE.parent / "rlstats" / "calibration.csv", newline="") as f:
         return [float(r["coverage"]) for r in csv.DictReader(f)
                 if r["procedure"] == "bootstrap.profile_population" and r["interval"] == "percentile"
+                and r["metric"] == "runs"  # audit s30 tboot30: kind="tasks" rows beside them
                 and int(r["tasks"]) in tasks and int(r["runs"]) == runs]
 
 

@@ -168,7 +168,8 @@ def test_profile_bands_with_tasks_resampled_quote_what_they_covered():
     # 1,000 data sets, read here with pandas: 10 and 26 tasks at 3 runs)
     table = pd.read_csv(HERE.parent / "rlstats" / "calibration.csv", dtype=str)
     rows = table[(table.procedure == "bootstrap.profile_population") & (table.interval == "percentile")
-                 & table.tasks.isin(["10", "26"]) & (table.runs == "3")]
+                 & table.tasks.isin(["10", "26"]) & (table.runs == "3")
+                 & (table.metric == "runs")]  # audit s30 tboot30: kind="tasks" rows beside them
     worst = rows.coverage.astype(float).min()
     assert len(rows) == 40 and worst == 0.757
     df = _frame(12, 3)

@@ -3945,18 +3945,19 @@ def test_selection_planning_helpers(what, helper, arguments, keywords, phrase):
 @pytest.mark.parametrize("options, phrase", [
     ({"kind": "runs", "interval": "t"}, "interval='t' bands the fraction of tasks whose mean is above tau"),
     ({"kind": "tasks", "interval": "wilson"}, "got kind='tasks', task_bootstrap=False: use interval='skew_t'"),
-    ({"kind": "tasks", "interval": "t", "task_bootstrap": True}, "task_bootstrap=True: use interval='percentile'"),
+    ({"kind": "tasks", "interval": "t", "task_bootstrap": True}, "task_bootstrap=True: use interval='wilson_tasks'"),
     # audit s12: the skew-corrected t band as the t band
     ({"kind": "runs", "interval": "skew_t"}, "interval='skew_t' bands the fraction of tasks whose mean is above tau"),
     ({"kind": "tasks", "interval": "skew_t", "task_bootstrap": True},
-     "task_bootstrap=True: use interval='percentile'"),
+     "task_bootstrap=True: use interval='wilson_tasks'"),  # audit s30 tboot30: 'percentile' before
     # audit s29 profile29: the Wilson band over tasks, the default of kind="runs" with task_bootstrap=True
     ({"kind": "runs", "interval": "wilson", "task_bootstrap": True}, "task_bootstrap=True: use interval='wilson_tasks'"),
     ({"kind": "runs", "interval": "wilson_tasks"},
-     ("interval='wilson_tasks' bands the fraction of runs above tau over a population of tasks",
+     ("interval='wilson_tasks' bands the profile of a population of tasks (task_bootstrap=True)",
       "task_bootstrap=False: use interval='wilson'")),
-    ({"kind": "tasks", "interval": "wilson_tasks", "task_bootstrap": True},
-     "got kind='tasks', task_bootstrap=True: use interval='percentile'"),
+    # audit s30 tboot30: the default of kind="tasks" with task_bootstrap=True too (refused there before)
+    ({"kind": "tasks", "interval": "wilson_tasks"},
+     "got kind='tasks', task_bootstrap=False: use interval='skew_t'"),
 ])
 def test_performance_profile_band_that_does_not_fit_its_kind(options, phrase):
     """Audit s10: each closed-form band bands its own kind of profile over the tasks given; another kind, or tasks

@@ -23,6 +23,13 @@ the true profile at the threshold). The other candidates measured then (:func:`c
 percentile band read at the expanded level sqrt(n/(n-1)) t_{n-1}, a t interval on the tasks' fractions expanded the
 same way, and Wilson's interval without the correction.
 
+Audit s30 (tboot30) added the ``kind="tasks"`` rows (``metric`` ``tasks``; :func:`tasks_rows`, after each point's
+``kind="runs"`` rows, 1,000 data sets a point): the population's profile is P(mu > tau), 1 - q at the task means'
+quantiles q (:func:`truth_tasks`); the default ``wilson_tasks`` band is ``rlstats.performance_profile``'s own (8 data
+sets a call, as its agents; withheld, so no rows, below 5 tasks), the percentile band drawn here in numpy
+(:func:`tasks_percentile`, 1,000 resamples). Measured: the default 0.995-1.00 (180 rows), the percentile band
+0.10-0.996 (300 rows, 177 missing).
+
     python tests/reference/coverage_profile_tasks_resampled.py             # via calibrate.py's run_alone: the rows
     python tests/reference/calibrate.py --only bootstrap.profile_population
     python tests/reference/coverage_profile_tasks_resampled.py --json-lines [n_sim]    # MEASURED's lines
@@ -203,6 +210,90 @@ def table_rows(point, n_sim, quick=False):
         held = ((band[..., 0] <= true) & (true <= band[..., 1])).mean(axis=0)
         for at, coverage in zip(true, held):
             rows.append({"test": "", "statistic": "", "band": "pointwise", "interval": interval, "metric": "runs",
+                         "agents": 1, "tasks": tasks, "runs": runs, "distribution": distribution,
+                         "configuration": f"run sd {run_sd:g}, profile {at:.2f}", "n_sim": n_sim,
+                         "n_resamples": n_resamples if interval == "percentile" else "",
+                         "coverage": float(coverage), "se": float(np.sqrt(coverage * (1 - coverage) / n_sim)),
+                         "set_size": "", "design_draws": "", "coverage_min": ""})
+    return rows + tasks_rows(point, n_sim, quick)  # audit s30 tboot30: kind="tasks"
+
+
+def truth_tasks(distribution):
+    """(thresholds, true profile there) of ``kind="tasks"`` (audit s30 tboot30): the population's profile is the
+    fraction of its tasks whose (true) mean is above tau, P(mu > tau), so at the task means' quantiles ``QUANTILES``
+    (the law is monotone in a standard normal z) it is 1 - q."""
+    return TASKS["task_mean_of"](distribution, special.ndtri(np.array(QUANTILES))), 1.0 - np.array(QUANTILES)
+
+
+def tasks_percentile(scores, tau, n_resamples, rng, level=LEVEL):
+    """(S, n_tau, 2) pointwise percentile bands of the ``kind="tasks"`` profile (the fraction of tasks whose mean is
+    above tau) with tasks and runs resampled, as :func:`bands` draws them."""
+    sets, tasks, runs = scores.shape
+    block = max(1, BUDGET // (n_resamples * tasks * runs))
+    out = []
+    for i in range(0, sets, block):
+        part = scores[i:i + block]
+        s = part.shape[0]
+        chosen = rng.integers(0, tasks, size=(s, n_resamples, tasks))
+        local = rng.integers(0, runs, size=(s, n_resamples, tasks, runs))
+        means = part[np.arange(s)[:, None, None, None], chosen[..., None], local].mean(axis=-1)
+        profile = (means[..., None] > tau).mean(axis=2)  # (s, B, n_tau)
+        tail = (1 - level) / 2
+        out.append(np.moveaxis(np.quantile(profile, [tail, 1 - tail], axis=1), 0, -1))
+    return np.concatenate(out)
+
+
+#: data sets in one call of rlstats.performance_profile: each agent's band is its own, so every agent is one
+AGENTS = 8
+
+
+def tasks_default(scores, tau):
+    """(S, n_tau, 2) the default ``kind="tasks"`` band with tasks resampled (``interval="wilson_tasks"``, audit s30
+    tboot30), from ``rlstats.performance_profile`` itself, ``AGENTS`` data sets a call (NaN where withheld)."""
+    import dataclasses
+
+    import pandas as pd
+
+    import rlstats
+    from rlstats.design import design_of
+
+    sets, tasks, runs = scores.shape
+    task, agent, seed = np.meshgrid(np.arange(tasks), np.arange(AGENTS), np.arange(runs), indexing="ij")
+    frame = pd.DataFrame({"task": [f"t{t:02d}" for t in task.ravel()], "agent": [f"a{a}" for a in agent.ravel()],
+                          "seed": seed.ravel(), "score": 0.0})
+    design = design_of(frame, "score ~ agent | task/seed")
+    order = np.lexsort((np.arange(design.y.size), design.task, design.agent))  # agent, then task, then run
+    out = np.full((sets, tau.size, 2), np.nan)
+    for start in range(0, sets, AGENTS):
+        part = scores[start:start + AGENTS]
+        filled = np.concatenate([part, np.zeros((AGENTS - part.shape[0], tasks, runs))])
+        y = np.empty(design.y.size)
+        y[order] = filled.ravel()
+        res = rlstats.performance_profile(dataclasses.replace(design, y=y), tau=tau, kind="tasks",
+                                          task_bootstrap=True, progress=False)
+        places = [design.agents.index(f"a{a}") for a in range(part.shape[0])]
+        out[start:start + part.shape[0]] = res.intervals[places]
+    return out
+
+
+def tasks_rows(point, n_sim, quick=False):
+    """The ``kind="tasks"`` rows of one grid point (audit s30 tboot30; ``metric`` ``tasks``): the default
+    ``wilson_tasks`` band's coverage of the population's profile (rlstats' own, withheld bands count as misses; none
+    where every band is withheld) and the percentile band's, on the same data sets, at the five thresholds."""
+    tasks, runs, distribution, run_sd = point
+    rng = np.random.default_rng([3030, tasks, runs, ("normal", "skewed").index(distribution), int(10 * run_sd)])
+    tau, true = truth_tasks(distribution)
+    scores = TASKS["data"](distribution, tasks, runs, run_sd, n_sim, rng)
+    n_resamples = 200 if quick else N_RESAMPLES
+    default = tasks_default(scores, tau)
+    out = {"percentile": tasks_percentile(scores, tau, n_resamples, rng)}
+    if not np.isnan(default).all():
+        out = {"wilson_tasks": default, **out}
+    rows = []
+    for interval, band in out.items():
+        held = ((band[..., 0] <= true) & (true <= band[..., 1])).mean(axis=0)
+        for at, coverage in zip(true, held):
+            rows.append({"test": "", "statistic": "", "band": "pointwise", "interval": interval, "metric": "tasks",
                          "agents": 1, "tasks": tasks, "runs": runs, "distribution": distribution,
                          "configuration": f"run sd {run_sd:g}, profile {at:.2f}", "n_sim": n_sim,
                          "n_resamples": n_resamples if interval == "percentile" else "",

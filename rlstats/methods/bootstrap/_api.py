@@ -299,13 +299,14 @@ class PerformanceProfileOptions:
         kind = check_choice("kind", options["kind"], PROFILE_KINDS)
         task_bootstrap = check_bool("task_bootstrap", options["task_bootstrap"])
         interval = options.get("interval")
-        own = (TASKS_BAND if kind == "runs" else "percentile") if task_bootstrap else _PROFILE_BANDS[kind]
+        own = TASKS_BAND if task_bootstrap else _PROFILE_BANDS[kind]
         interval = own if interval is None else check_choice("interval", interval, PROFILE_INTERVALS)
-        if interval == TASKS_BAND and not (task_bootstrap and kind == "runs"):
-            # audit s29 profile29: the tasks as the sample, so it speaks of a population of tasks
-            raise OptionError(f"interval={TASKS_BAND!r} bands the fraction of runs above tau over a population of "
-                              f"tasks (kind='runs', task_bootstrap=True), got kind={kind!r}, "
-                              f"task_bootstrap={task_bootstrap}: use interval={own!r}")
+        if interval == TASKS_BAND and not task_bootstrap:
+            # audit s29 profile29: the tasks as the sample, so it speaks of a population of tasks (audit s30 tboot30:
+            # of either kind)
+            raise OptionError(f"interval={TASKS_BAND!r} bands the profile of a population of tasks "
+                              f"(task_bootstrap=True), got kind={kind!r}, task_bootstrap={task_bootstrap}: "
+                              f"use interval={own!r}")
         if interval not in ("percentile", TASKS_BAND) and (task_bootstrap or _BAND_KINDS[interval] != kind):
             # the Wilson band treats each task's runs above tau as binomial counts, the t bands bound each task's
             # mean: each bands its own kind of profile over the tasks given, not tasks drawn again
@@ -1361,7 +1362,8 @@ def _band_skewness(design, interval):
     return out
 
 
-def _skew_withheld_note(design, skewness, withheld):
+def _skew_withheld_note(design, skewness, withheld, way_on="interval='t' gives Student t bands, which hold their "
+                                                             "level for normal runs"):
     """The note naming the agents whose ``"skew_t"`` band is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks with 3 or
     more runs. Tasks whose runs all tie count, though no skewness is read from them: their bounds are unbounded, the
     Bonferroni level 0.05 / T counts them, and with 1-5 of 5 or 6 tasks tied the band held as without ties (audit
@@ -1376,7 +1378,7 @@ def _skew_withheld_note(design, skewness, withheld):
             f"whatever their shape (a task without its rare large run looks unskewed; Bahadur and Savage 1956), and "
             f"in simulation skewed runs on one task held 0.81-0.86 with t bounds and 0.88-0.92 skew-corrected at "
             f"3-20 runs (0.91-0.93 on 2 or 3 tasks of 3 runs); "
-            f"interval='t' gives Student t bands, which hold their level for normal runs"]
+            f"{way_on}"]
 
 
 #: below this many runs in a task the "skew_t" band says how far the skewness it reads reaches (audit s12)
@@ -1399,6 +1401,43 @@ def _skew_few_runs_note(layouts, flats, withheld):
             f"show a skewness of at most {np.sqrt(fewest):.3g} whatever their shape: in simulation it held 95% for "
             f"lognormal (skewness 3.7) and capped runs from 3 runs, but for runs shaped as a gamma with shape 1/2 "
             f"(skewness 2.8) only 0.93-0.98 at 3 runs and 0.935-0.99 at 5, short at 5 tasks (0.97 and more from 10)"]
+
+
+def _population_tasks_bounds(design, layouts, tau, confidence_level):
+    """((n_agents, n_tau, 2) bounds, notes): the ``"wilson_tasks"`` band of a ``kind="tasks"`` profile (audit s30
+    tboot30), the fraction of a population of tasks whose mean is above tau.
+
+    Each task's mean gets the ``"skew_t"`` bounds at the level 1 - a / 2 (a = 1 - confidence_level): the tasks whose
+    lower bound is above tau, K_low of the n, and those whose upper bound is, K_high, straddle the count K of tasks
+    drawn whose true mean is above tau with probability at least 1 - a / 2 whatever their means
+    (:func:`kernels.profile_task_bounds`). K is binomial(n, p), p the population's profile at tau, and the Wilson
+    interval with continuity correction at the level 1 - a / 2 holds p from K; as its ends rise with K, the band from
+    the Wilson lower end at K_low to its upper end at K_high holds p with probability at least 1 - a (Bonferroni) where
+    both steps hold. The fraction of noisy means alone (the percentile band of tasks and runs resampled, or Wilson's
+    interval on it) estimates the profile of the means of the runs drawn, not of the tasks' means: with runs' sd twice
+    the tasks' spread it held as little as 0.13 at 26 tasks of 3 runs (``bootstrap.profile_population`` rows).
+    Withheld, as the ``"skew_t"`` band, where an agent has fewer than ``SKEW_T_MIN_TASKS`` tasks with 3 or more runs.
+    """
+    level = 1.0 - (1.0 - confidence_level) / 2.0
+    skewness = _band_skewness(design, "skew_t")
+    ones = np.ones(design.n_tasks)
+    bounds, flats = [], []
+    for layout, (g, _) in zip(layouts, skewness):
+        low, high, flat = kernels.profile_task_bounds(layout, level, g)
+        given = kernels.profile_t_bounds(low, high, tau)  # the fractions of the tasks given, each end
+        bounds.append(np.stack([kernels.profile_wilson_bounds(given[:, 0], ones, level)[:, 0],
+                                kernels.profile_wilson_bounds(given[:, 1], ones, level)[:, 1]], axis=-1))
+        flats.append(flat)
+    bounds = np.stack(bounds)
+    withheld = np.array([usable < SKEW_T_MIN_TASKS for _, usable in skewness])
+    bounds[withheld] = np.nan
+    notes = _flat_tasks_note(design, flats, "skew_t")
+    # interval='t' is refused with tasks resampled (audit s30 tboot30: the note offered it)
+    notes += _skew_withheld_note(design, skewness, withheld,
+                                 "task_bootstrap=False gives the bands of these tasks (interval='t': Student t bands, "
+                                 "which hold their level for normal runs); add tasks to speak of tasks in general")
+    notes += _skew_few_runs_note(layouts, flats, withheld)
+    return bounds, notes
 
 
 def _flat_tasks_note(design, flats, interval):
@@ -1498,9 +1537,10 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         runs per task (for ``kind="tasks"``, 0.71-0.77 of thresholds at 26
         tasks of 3 runs, 0.00-0.49 at the worst), and a note quotes what
         simulation measured.  With ``task_bootstrap=True`` it resamples tasks
-        too, and is the default for ``kind="tasks"``.
-        ``"wilson_tasks"`` (the default with ``task_bootstrap=True`` for
-        ``kind="runs"``, audit s29): the Wilson score interval with
+        too (the default for ``kind="tasks"`` there until audit s30).
+        ``"wilson_tasks"`` (the default with ``task_bootstrap=True``, for
+        ``kind="runs"`` from audit s29 and ``kind="tasks"`` from s30): for
+        ``kind="runs"``, the Wilson score interval with
         continuity correction on the profile, the mean of the tasks'
         fractions, with the n tasks as the sample (a closed form, no
         resamples).  Each task's fraction lies between 0 and 1, so its
@@ -1521,7 +1561,29 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         10 and 26 (a screen of 1,000 data sets, not in the table).
         Wide with few tasks (mean width 0.67 at 5 tasks, 0.51 at 10, 0.32
         at 26 over those thresholds): what few tasks say of tasks in
-        general.
+        general.  For ``kind="tasks"`` the population's profile is the
+        fraction of its tasks whose mean is above tau, and the fraction of
+        tasks whose mean of a few runs is above tau estimates another one
+        (that of the runs' means, spread by the runs' noise): each task's
+        mean gets the ``"skew_t"`` bounds at the level 1 - (1 -
+        confidence_level) / 2, and the band runs from the Wilson lower
+        bound (the tasks as the sample, at that level too) of the count of
+        tasks whose lower bound is above tau to the Wilson upper bound of
+        the count whose upper bound is: it holds wherever both steps do
+        (Bonferroni), and is withheld, as ``"skew_t"``, with fewer than 5
+        tasks of 3 or more runs.  Against a population of tasks
+        (``bootstrap.profile_population`` rows of ``metric`` ``"tasks"``:
+        5-26 tasks, 3-10 runs, normal and skewed task means, runs' sd 0.3
+        and 2 times theirs, thresholds at the task means' 10%-90% points)
+        it held 0.995-1.00, where the percentile band with tasks resampled
+        held as little as 0.23 at 2 tasks, 0.32 at 3, 0.49 at 5, 0.71 at 10
+        and 0.10 at 26 (3 runs, skewed task means, runs' sd twice theirs,
+        where the population's profile is 0.9).  It is wide: at 3 runs it
+        spans 0.97-1.00 on average over those thresholds (one-sided
+        Bonferroni t bounds from 3 runs tell little of which side of tau a
+        task's mean lies), at 10 runs 0.54-0.82 with the runs' sd 0.3 times
+        the tasks' spread and 0.98-0.99 at twice it (the percentile band:
+        0.28-0.66, from 96 data sets a design).
     n_resamples : int, optional
         Resamples of the percentile band, 2,000 by default, as rliable.
         The Wilson and t bands are closed forms and draw none: given with
@@ -1533,11 +1595,16 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         (``bootstrap.profile`` rows of :mod:`rlstats.calibration` for
         ``kind="runs"``, ``bootstrap.profile_tasks`` for ``kind="tasks"``).
     task_bootstrap : bool
-        Speak of the population the tasks were drawn from: ``kind="runs"`` with the ``"wilson_tasks"`` band by
-        default (the tasks as the sample; ``interval="percentile"`` resamples tasks and runs as before, and a note
-        quotes its measured coverage), ``kind="tasks"`` with the percentile band of tasks and runs resampled;
-        withheld from one task, and a note gives the ceiling of a percentile band's level from few tasks, as in
-        :func:`bootstrap`.
+        Speak of the population the tasks were drawn from: with the ``"wilson_tasks"`` band by default for either
+        kind (the tasks as the sample; ``interval="percentile"`` resamples tasks and runs as before, and a note
+        quotes its measured coverage, ``bootstrap.profile_population`` rows); withheld from one task.  From 5
+        tasks or fewer a percentile band's note gives the ceiling 1 - 2^(1 - n) of its level, as in
+        :func:`bootstrap`: the share of samples of n tasks on both sides of the population's middle.  That is
+        its ceiling at the profile's middle only: where the population's profile is p, all n tasks' means fall on
+        one side of tau in p^n + (1 - p)^n of samples, so with little run noise a ``kind="tasks"`` percentile
+        band (0 or 1 then) holds little more than 1 - p^n - (1 - p)^n there, below 95% at the 10% and 90%
+        points up to 28 tasks (0.18 at 2 tasks; measured 0.23-0.28 with runs' sd 0.3 times the tasks'), which
+        only the measured rows' note tells.
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap`.
     na_action : {"raise", "drop", "omit"}
@@ -1624,6 +1691,11 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         if options.interval == "wilson":
             bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], layout.task_sizes, confidence_level)
                                for i, layout in enumerate(layouts)])
+        elif options.interval == TASKS_BAND and kind == "tasks":  # audit s30 tboot30: bounds, then tasks
+            bounds, said = _population_tasks_bounds(design, layouts, tau, confidence_level)
+            gone, given = small_runs.tasks_resampled(design.n_tasks, confidence_level, options.interval, "bands")
+            bounds = np.full_like(bounds, np.nan) if gone else bounds
+            notes += given + ([] if gone else said)
         elif options.interval == TASKS_BAND:  # each task one unit of the sample: n tasks of one
             bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], np.ones(design.n_tasks),
                                                              confidence_level) for i in range(design.n_agents)])
@@ -1659,23 +1731,27 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
 
 
 def _task_resampled_bands_note(n_tasks, runs, kind, confidence_level):
-    """The lowest coverage simulated of nominal 95% kind="runs" percentile bands with tasks resampled, from the
+    """The lowest coverage simulated of nominal 95% percentile bands of ``kind`` with tasks resampled, from the
     :data:`PROFILE_POPULATION` rows bracketing the design's ``n_tasks`` at its fewest ``runs``
-    (:func:`small_runs.tasks_rows`; audit s29 pffix29: it quoted a 400-data-set screen at 5/10/26 tasks)."""
-    if kind != "runs" or not np.isclose(confidence_level, 0.95):
+    (:func:`small_runs.tasks_rows`; audit s29 pffix29: it quoted a 400-data-set screen at 5/10/26 tasks; audit s30
+    tboot30: kind="tasks" too, whose rows it had none of)."""
+    if not np.isclose(confidence_level, 0.95):
         return []
-    rows = small_runs.tasks_rows("percentile", "runs", n_tasks, runs, PROFILE_POPULATION)
+    rows = small_runs.tasks_rows("percentile", kind, n_tasks, runs, PROFILE_POPULATION)
     missed = [row for row in rows if calibration.misses(row, 0.95)]
     if not missed:
         return []
     worst = min(missed, key=calibration.worst_coverage)
     noise, point = (part.split()[-1] for part in worst["configuration"].split(", "))  # "run sd 0.3, profile 0.10"
+    # kind="tasks": its default bounds each task's mean first, withheld below SKEW_T_MIN_TASKS tasks (audit s30 tboot30)
+    default = ("held 95% there" if kind == "runs" or n_tasks >= SKEW_T_MIN_TASKS else
+               f"withholds its bands below {SKEW_T_MIN_TASKS} tasks, and held 95% from there")
     return [f"in simulations of {calibration.counts_words(int(row['tasks']) for row in rows)} with "
             f"{worst['runs']} runs per task (normal and skewed task means), nominal 95% bands with tasks resampled "
             f"held the profile of the whole population of tasks at its 10%-90% points in as few as "
             f"{float(worst['coverage']):.2f} of data sets ({worst['distribution']} task means, runs' sd {noise} times "
             f"theirs, where the population's profile is {point}): read them as approximate for tasks in general; the "
-            f"default interval={TASKS_BAND!r} held 95% there (audit s29 profile29; the {PROFILE_POPULATION} rows)"]
+            f"default interval={TASKS_BAND!r} {default} (the {PROFILE_POPULATION} rows)"]
 
 
 def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples):
@@ -1684,6 +1760,8 @@ def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_
               "t": "Performance profiles with per-task t bands",
               "percentile": "Performance profiles with stratified bootstrap bands",
               TASKS_BAND: "Performance profiles with Wilson bands over tasks"}[options.interval]
+    if options.interval == TASKS_BAND and options.kind == "tasks":
+        method += " of skew-corrected t bounds"  # audit s30 tboot30: each task's mean bounded first
     if options.task_bootstrap and options.interval != TASKS_BAND:  # as bootstrap()'s title: these bands are far
         method += " (runs and tasks resampled)"  # wider than those of runs alone (wilson_tasks: the tasks the sample)
     elif options.task_bootstrap:

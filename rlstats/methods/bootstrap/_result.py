@@ -233,8 +233,12 @@ class BootstrapResult(Result):
     def _statistic_line(self):
         strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"
         extra = ", tasks resampled" if self.task_bootstrap else ""
+        # audit s30 tboot30: interval="studentized", given or the default, gives way to it there: say so, so that a
+        # call that asked for it can tell what it got
+        given_way = (" (the default studentized gives way to it: its standard errors are of runs within tasks)"
+                     if self.interval == small_runs.TASKS_INTERVAL else "")
         return (f"resamples = {fmt.integer(self.n_resamples)}, confidence level = {self.confidence_level}, "
-                f"interval = {self.interval}, {strata}{extra}")
+                f"interval = {self.interval}{given_way}, {strata}{extra}")
 
     def _extra_lines(self):
         lines = fmt.table_text(self.tidy()).split("\n")
@@ -596,7 +600,8 @@ class PerformanceProfileResult(Result):
         tasks whose skew-corrected t bounds, Bonferroni over the tasks, lie above tau; NaN where the agent has fewer
         than 5 tasks to read the runs' skewness from), ``"t"`` (the same with Student t bounds),
         ``"percentile"`` (stratified bootstrap percentile bands) or ``"wilson_tasks"`` (with ``task_bootstrap``: Wilson
-        score bands with continuity correction with the tasks as the sample).
+        score bands with continuity correction with the tasks as the sample; for ``kind="tasks"`` from the counts of
+        tasks whose skew-corrected t bounds lie above tau, each step at half the error).
     estimates : ndarray, shape (n_agents, n_tau)
     intervals, interval_mc_se : ndarray, shape (n_agents, n_tau, 2)
         Pointwise bands and the Monte Carlo SE of each bound (0 for the Wilson and t bands, which draw nothing).
@@ -629,6 +634,8 @@ class PerformanceProfileResult(Result):
         bands = (f"resamples = {fmt.integer(self.n_resamples)}" if self.n_resamples is not None
                  else "bands = per-task t bounds (Bonferroni over tasks)" if self.interval == "t"
                  else "bands = per-task skew-corrected t bounds (Bonferroni over tasks)" if self.interval == "skew_t"
+                 else "bands = Wilson over tasks (continuity-corrected) of per-task skew-corrected t bounds (each at "
+                 "half the error; the tasks as the sample)" if self.interval == "wilson_tasks" and self.kind == "tasks"
                  else "bands = Wilson over tasks (continuity-corrected; the tasks as the sample)"
                  if self.interval == "wilson_tasks" else "bands = stratified Wilson (continuity-corrected)")
         return (f"{bands}, confidence level = {self.confidence_level}, "
@@ -678,6 +685,16 @@ class PerformanceProfileResult(Result):
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "
                            f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T\u00b2 / sum(1 / n_t) "
                            f"(T tasks, n_t runs in task t), whose variance tasks that differ can only lower.")
+        if self.interval == "wilson_tasks" and self.kind == "tasks":  # audit s30 tboot30
+            half = fmt.signif(100 * (1 - self.confidence_level) / 2)
+            return text + (f"each task's mean is bounded as the skew-corrected t band bounds it (Hall 1992), "
+                           f"one-sided at {half}% divided by the number of tasks, and the pointwise {level} band "
+                           f"runs from the lower end of the Wilson score interval with continuity correction "
+                           f"(Newcombe 1998; at {fmt.signif(100 - float(half))}%, the {len(self.tasks)} tasks as the "
+                           f"sample) of the fraction of tasks whose lower bound lies above tau to the upper end of "
+                           f"that of the fraction whose upper bound does, so it speaks of the population the tasks "
+                           f"were drawn from, its fraction of tasks whose mean is above tau (Bonferroni over the two "
+                           f"steps).")
         if self.interval == "wilson_tasks":  # audit s29 profile29
             return text + (f"pointwise {level} bands are Wilson score intervals with continuity correction "
                            f"(Newcombe 1998) on the mean of the tasks' fractions with the {len(self.tasks)} tasks as "

@@ -1039,8 +1039,17 @@ def tasks_withheld_notes(cells, names, kinds, n_tasks, runs):
         named = median_of_task_means(name) if kind == "median" else f"the {metric_label(name)}"
         whys = []
         for cell in dict.fromkeys(withheld):  # the metric's own, or the one whose rule it takes
-            missed = tasks_measured_clause(TASKS_INTERVAL, [name], [cell], n_tasks, runs)
-            rows = tasks_rows(TASKS_INTERVAL, cell, n_tasks, runs)
+            # the rows of the estimand analysed (audit s30 tboot30): a median of 1 or 2 task means takes the mean's
+            # interval and rule, but estimates the population's median, not its mean: the mean's rows measured the
+            # bootstrap-t against the mean (0.01 at 2 tasks), none it against the median, so the median's own
+            # rows (its percentile interval at the expanded level, the same as the mean's there) are quoted
+            read = kind if kind == "median" else cell
+            missed = tasks_measured_clause(TASKS_INTERVAL, [name], [read], n_tasks, runs)
+            if missed and read != cell:
+                missed = (f"the mean's bootstrap-t over tasks, which it takes, was not measured against the median "
+                          f"of a population of tasks, and its percentile interval at the expanded level (the "
+                          f"mean's there) was: {missed}")
+            rows = tasks_rows(TASKS_INTERVAL, read, n_tasks, runs)
             where = (f"the calibration table's {TASKS_PROCEDURE} rows on "
                      f"{calibration.counts_words(int(row['tasks']) for row in rows)} with {rows[0]['runs']} runs per "
                      "task" if rows else "")
@@ -1051,8 +1060,12 @@ def tasks_withheld_notes(cells, names, kinds, n_tasks, runs):
                             f"of nearly one task (3 to 7 times Student's t's at 5 tasks)")
         if not whys:  # no rows at this design: the count the rows gave
             whys.append(f"rlstats measured it to hold 95% from {fewest} tasks")
+        given_from = f"given from {fewest} tasks"
+        if kind == "median" and "mean" in withheld:  # audit s30 tboot30: whose rule, said
+            given_from += (f" by the mean's rule, which the median of {n_tasks} task means takes; its own from "
+                           f"{TASKS_MIN_TASKS['median']}")
         notes.append(f"{named[0].upper()}{named[1:]}: intervals withheld with tasks resampled (task_bootstrap=True) "
-                     f"from {n_tasks} tasks (given from {fewest} tasks): {'; '.join(whys)}; add tasks, or read the "
+                     f"from {n_tasks} tasks ({given_from}): {'; '.join(whys)}; add tasks, or read the "
                      "intervals of these tasks with task_bootstrap=False (or the percentile interval, "
                      "interval=\"percentile\", whose level is lower)")
     return notes
