@@ -33,7 +33,6 @@ def _unlike_note(names, **options):
     return note
 
 
-@pytest.mark.xfail(strict=True, reason="design30 defect 1: the note names the tidy columns agent_1/agent_2")
 def test_equivalence_unlike_spread_note_names_no_agent_outside_the_pair():
     note = _unlike_note(["agent_1", "agent_3"])
     assert note.startswith("'non-inferior' with runs alike in number: agent_1 vs agent_3 (t1: SDs 5.3 times apart)")
