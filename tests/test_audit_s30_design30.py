@@ -48,7 +48,6 @@ def _one_seed_agent():
     return df[~((df.seed > 0) & (df.agent == "agent_3"))].reset_index(drop=True)
 
 
-@pytest.mark.xfail(strict=True, reason="design30 defect 2: the kurtosis note counts only the sweeps with a band")
 def test_tuning_kurtosis_note_says_which_sweeps_it_counts():
     res = rlstats.tuning(_one_seed_agent(), "score ~ agent | task/seed", n_resamples=200, rng=1, progress=False)
     (note,) = [n for n in res.notes if "excess kurtosis" in n]
