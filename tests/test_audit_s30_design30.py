@@ -54,3 +54,26 @@ def test_tuning_kurtosis_note_says_which_sweeps_it_counts():
     # 18 sweeps (3 agents x 6 tasks); agent_3's 6 hold one seed and have no band: 12 bands counted the kurtosis
     assert "above 0 in 5 of the 12 sweeps with a band, up to 3.55 (agent_1 on task_06)" in note
     assert sum("expected-max bands are withheld in 6 sweeps" in n for n in res.notes) == 1
+
+
+def _flat_task():
+    """task_02: every run of agent_1 scores 3, every run of agent_2 and agent_3 scores 5 (a capped score, say)."""
+    df = rlstats.datasets.simulate(agents=3, tasks=3, seeds=4, effect=1.0, rng=0)
+    for agent, value in (("agent_1", 3.0), ("agent_2", 5.0), ("agent_3", 5.0)):
+        df.loc[(df.task == "task_02") & (df.agent == agent), "score"] = value
+    return df
+
+
+@pytest.mark.xfail(strict=True, reason="design30 defect 3: the key says Welch's t tested every pair; no note says "
+                                       "which pairs the exact permutation p-value ordered instead")
+def test_task_table_says_where_neither_agents_runs_vary():
+    res = rlstats.task_table(_flat_task(), "score ~ agent | task", progress=False)
+    row = res.tidy().set_index(["task", "agent"]).loc[("task_02", "agent_1")]
+    # every run of agent_2 above every run of agent_1: the one split as extreme, 1 / C(8, 4)
+    assert row.p_value == pytest.approx(1 / 70) and bool(row.possibly_best)
+    (note,) = [n for n in res.notes if "neither agent's runs vary" in n and "Welch" in n]
+    assert note == ("Welch's t has no spread to read where neither agent's runs vary (task_02: agent_1 vs agent_2, "
+                    "agent_1 vs agent_3, agent_2 vs agent_3): there equal scores tie (p = 1) and different ones are "
+                    "ordered by the exact permutation p-value 1 / C(n + m, n), 1/70 at 4 and 4 runs (every run of one "
+                    "agent above every run of the other), not by Welch's p = 0")
+    assert note in str(res)
