@@ -14,7 +14,6 @@ wrong:
 2. tuning()'s note of the band's kurtosis counted the sweeps whose band it printed, "above 0 in 5 of 12 sweeps", of a
    design of 18 sweeps (6 held one seed, their bands withheld): it now says "of the 12 sweeps with a band".
 """
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -64,8 +63,6 @@ def _flat_task():
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="design30 defect 3: the key says Welch's t tested every pair; no note says "
-                                       "which pairs the exact permutation p-value ordered instead")
 def test_task_table_says_where_neither_agents_runs_vary():
     res = rlstats.task_table(_flat_task(), "score ~ agent | task", progress=False)
     row = res.tidy().set_index(["task", "agent"]).loc[("task_02", "agent_1")]
