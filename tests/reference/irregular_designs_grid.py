@@ -18,7 +18,6 @@ import traceback
 import warnings
 
 import numpy as np
-import pandas as pd
 
 import rlstats
 from rlstats.methods import DECLARATIONS
