@@ -53,6 +53,13 @@ def test_tuning_kurtosis_note_says_which_sweeps_it_counts():
     # 18 sweeps (3 agents x 6 tasks); agent_3's 6 hold one seed and have no band: 12 bands counted the kurtosis
     assert "above 0 in 5 of the 12 sweeps with a band, up to 3.55 (agent_1 on task_06)" in note
     assert sum("expected-max bands are withheld in 6 sweeps" in n for n in res.notes) == 1
+    # one sweep of two with a band: its own kurtosis, said to be that sweep's
+    df = rlstats.datasets.simulate(agents=2, tasks=1, seeds=10, effect=1.0, distribution="lognormal", rng=1)
+    df = df[~((df.seed > 0) & (df.agent == "agent_2"))]
+    res = rlstats.tuning(df, "score ~ agent | task/seed", n_resamples=200, rng=1, progress=False)
+    (note,) = [n for n in res.notes if "excess kurtosis" in n]
+    assert "excess kurtosis (1.35, the configurations' mean k4 / k2^2, floored at 0, in the one sweep with a band " \
+        "(agent_1 on task_01)): " in note
 
 
 def _flat_task():
