@@ -81,3 +81,34 @@ def test_task_table_says_where_neither_agents_runs_vary():
                     "ordered by the exact permutation p-value 1 / C(n + m, n), 1/70 at 4 and 4 runs (every run of one "
                     "agent above every run of the other), not by Welch's p = 0")
     assert note in str(res)
+
+
+def _disconnected(scale_first=1.0):
+    """agent_1 and agent_2 on task_01-03, agent_3 and agent_4 on task_04-06: no aggregate mixes the two groups' tasks."""
+    df = rlstats.datasets.simulate(agents=4, tasks=6, seeds=4, effect=1.0, rng=0)
+    first = df.task.isin(["task_01", "task_02", "task_03"])
+    df = df[(df.agent.isin(["agent_1", "agent_2"]) & first) | (df.agent.isin(["agent_3", "agent_4"]) & ~first)]
+    df = df.reset_index(drop=True)
+    df.loc[df.task == "task_01", "score"] *= scale_first
+    return df
+
+
+@pytest.mark.xfail(strict=True, reason="design30 defect 4: the raw-scales caution compares the ranges of tasks that no "
+                                       "aggregate put together")
+def test_raw_scales_caution_reads_the_tasks_each_group_aggregates():
+    # task_01's range is 13.3 times the median of the other five tasks', but 5.0 times its own group's (task_02,
+    # task_03) and task_06's 7.4 times task_04's and task_05's: no aggregate mixes ranges ten times apart
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rlstats.RlstatsWarning)
+        res = rlstats.equivalence(_disconnected(), "score ~ agent | task", margin=1.0, aggregate=None,
+                                  progress=False)
+    assert not [n for n in res.notes if "on their own scales" in n]
+    # ten times wider still, task_01 is 50 times its group's median range: the caution names the group it is of
+    with pytest.warns(rlstats.RlstatsWarning, match="scores of the 3 tasks of agent_1, agent_2 are aggregated"):
+        res = rlstats.equivalence(_disconnected(10.0), "score ~ agent | task", margin=1.0, aggregate=None,
+                                  progress=False)
+    (note,) = [n for n in res.notes if "on their own scales" in n]
+    assert note.startswith("scores of the 3 tasks of agent_1, agent_2 were aggregated on their own scales (the range "
+                           "of the scores of 'task_01', largest minus smallest over all agents and runs, is 49.6 "
+                           "times the median of the other tasks' ranges)")
