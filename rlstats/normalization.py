@@ -1006,25 +1006,39 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     low, high = block_ranges(design.y, design.task, design.n_tasks)
     spread = np.where(high >= low, high - low, 0.0)
     varies = spread > block_tolerances(design.y, design.task, design.n_tasks)
-    # the widest range against the median of the others' (not the narrowest: of a few scores a task's range is
-    # mostly chance, and the narrowest of 26 two-score ranges was ten times below the widest in 99% of same-scale
-    # draws, 74% of 8-score lognormal ones; against the median, 0.1% and 2% at 26 tasks, 13% at 2 tasks of 2 scores;
-    # raw Atari 100k 35-66-fold, human-normalised 6-7.5, audit s21). Not cautioned: a minority of tasks far narrower
-    # than the rest, which count for little in a mean of differences but cannot be told from chance at few runs
-    order = np.flatnonzero(varies)[np.argsort(-spread[varies], kind="stable")]
-    if order.size < 2 or spread[order[0]] <= 10 * np.median(spread[order[1:]]):
+    # agents in groups that never share a task are aggregated over their own group's tasks alone: each group's tasks
+    # are judged apart, and a caution names its group (audit s30 design30: task_01's range was 13.3 times the median
+    # of six tasks', 5.0 times its own group's, and "scores of 6 tasks were aggregated" where no aggregate read more
+    # than 3)
+    graph = design.graph
+    groups = ([(np.arange(design.n_tasks), "")] if graph.connected else
+              [(np.flatnonzero(graph.task_group == g), f" of {', '.join(agents)}")
+               for g, agents in enumerate(graph.groups)])
+    notes = []
+    for tasks, whose in groups:
+        # the widest range against the median of the others' (not the narrowest: of a few scores a task's range is
+        # mostly chance, and the narrowest of 26 two-score ranges was ten times below the widest in 99% of
+        # same-scale draws, 74% of 8-score lognormal ones; against the median, 0.1% and 2% at 26 tasks, 13% at 2
+        # tasks of 2 scores; raw Atari 100k 35-66-fold, human-normalised 6-7.5, audit s21). Not cautioned: a minority
+        # of tasks far narrower than the rest, which count for little in a mean of differences but cannot be told
+        # from chance at few runs
+        order = tasks[varies[tasks]][np.argsort(-spread[tasks][varies[tasks]], kind="stable")]
+        if order.size < 2 or spread[order[0]] <= 10 * np.median(spread[order[1:]]):
+            continue
+        ratio = signif(spread[order[0]] / np.median(spread[order[1:]]), 3)
+        equal = int(tasks.size - varies[tasks].sum())
+        left_out = (f"; {equal} task{'s' if equal > 1 else ''} whose scores are all equal, deciding nothing, left "
+                    "out" if equal else "")
+        widest = design.tasks[order[0]]
+        counted = f"the {tasks.size} tasks{whose}" if whose else f"{tasks.size} tasks"
+        said = (f"scores of {counted} {{}} aggregated on their own scales (the range of the scores of {widest!r}, "
+                f"largest minus smallest over all agents and runs, is {ratio} times the median of the other tasks' "
+                f"ranges{left_out}), so the tasks with wide ranges decide the result")
+        warn(said.format("are") + f"; {RAW_SCALES_ADVICE}")
+        notes.append(said.format("were") + "; normalize= puts them on one scale")
+    if not notes:
         return _ranges_apart(design, tuple(location))
-    ratio = signif(spread[order[0]] / np.median(spread[order[1:]]), 3)
-    equal = int(design.n_tasks - varies.sum())
-    left_out = (f"; {equal} task{'s' if equal > 1 else ''} whose scores are all equal, deciding nothing, left out"
-                if equal else "")
-    widest = design.tasks[order[0]]
-    said = (f"scores of {design.n_tasks} tasks {{}} aggregated on their own scales (the range of the scores of {widest!r}, "
-            f"largest minus smallest over all agents and runs, is {ratio} times the median of the other tasks' "
-            f"ranges{left_out}), so the tasks with wide ranges decide the result")
-    warn(said.format("are") + f"; {RAW_SCALES_ADVICE}")
-    note = said.format("were") + "; normalize= puts them on one scale"
-    return dataclasses.replace(design, notes=(*design.notes, note))
+    return dataclasses.replace(design, notes=(*design.notes, *notes))
 
 
 def _location_read(location, n_tasks):

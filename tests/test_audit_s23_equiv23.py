@@ -137,7 +137,7 @@ def test_note_quotes_the_row_of_the_design():
     assert skewed["configuration"] == "delta = -margin, spread 1/8" and skewed["coverage"] == "0.821"
     # review23d: each row's share said once, the design the rows share (side, runs) said once
     assert note == ("'non-inferior' with runs alike in number: A vs B (t1: SDs 5.3 times apart); if the two agents' "
-                    "true spreads differ (SD ratio, agent_1's over agent_2's, 1/8 to 1/2 or 2 to 8; 5 runs of an "
+                    "true spreads differ (SD ratio, the 1st agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; 5 runs of an "
                     "agent cannot tell), Welch's t declared non-inferiority falsely, at a true difference of exactly "
                     "the margin and alpha = 0.05, in up to 0.179 of 4000 simulated tests per task on skewed scores "
                     "(SD ratio 1/8) and 0.159 on capped scores (SD ratio 8) (delta = -margin, 5 runs of each agent; "
@@ -145,7 +145,7 @@ def test_note_quotes_the_row_of_the_design():
                     "Welch's place held alpha there (a bootstrap-t, Hall's t, Welch's t on fewer df)")
     # lower scores better: the mirrored rows (agent 2's SD 1/8 of agent 1's, +margin), the same worst shares
     (note,) = _notes(_frame(A, B), higher_is_better=False)
-    assert "(SD ratio, agent_2's over agent_1's, 1/8 to 1/2 or 2 to 8; " in note
+    assert "(SD ratio, the 2nd agent's over the 1st's, 1/8 to 1/2 or 2 to 8; " in note
     assert "0.179 of 4000 simulated tests per task on skewed scores (SD ratio 1/8) and 0.159 on capped scores " \
            "(SD ratio 8) (delta = +margin, 5 runs of each agent; " in note
     # TOST: the worst row of either margin (skewed 0.171 at -margin, capped 0.170 at +margin), each row's margin

@@ -75,8 +75,8 @@ def test_note_of_the_aggregate(spread):
     # the mean's aggregate alone declared (across="paired_t", no task declared): its figure alone
     (note,) = _notes(frame, aggregate="mean", rng=1, across="paired_t", margin=0.3)
     assert note == ("'non-inferior' with runs alike in number: A vs B (the aggregate (mean)); if the two agents' true "
-                    "spreads differ (SD ratio, agent_1's over agent_2's, 1/8 to 1/2 or 2 to 8; 5 runs of an agent "
-                    "cannot tell), the mean's aggregate test declared non-inferiority falsely, at a true difference "
+                    "spreads differ (SD ratio, the 1st agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; 5 runs of an "
+                    "agent cannot tell), the mean's aggregate test declared non-inferiority falsely, at a true difference "
                     "of exactly the margin and alpha = 0.05, in up to 0.084 of 500 (5 tasks, 3-10 runs of each agent, "
                     "SD ratio 1/4 and 4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard "
                     "errors; aggregate='iqm' there at most 0.056)")

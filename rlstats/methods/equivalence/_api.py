@@ -1087,7 +1087,9 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     # non-inferiority with lower scores better was read off the rows of agent 2 against agent 1 (mirrored)
     mirrored = options.alternative == "noninferior" and not options.higher_is_better
 
-    first, second = ("agent_2", "agent_1") if mirrored else ("agent_1", "agent_2")
+    # the pair's order in the printed header's words ("delta = 1st agent - 2nd agent"), not the tidy columns' names,
+    # which are agents' own names in data named as simulate() names them (audit s30 design30)
+    first, second = ("2nd", "1st") if mirrored else ("1st", "2nd")
 
     def side(row):
         side = row["configuration"].partition(", ")[0]
@@ -1125,7 +1127,7 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
                          f"{measured_aggregate['iqm'][1]:.3f})")) if aggregate else ""
     low, high = signif(UNLIKE_SPREAD, 2), signif(max(UNLIKE_SPREADS), 2)
     condition = (f"'{word}' with runs alike in number: {listed(found, 6)}; if the two agents' true spreads differ "
-                 f"(SD ratio, {first}'s over {second}'s, 1/{high} to 1/{low} or {low} to {high}; "
+                 f"(SD ratio, the {first} agent's over the {second}'s, 1/{high} to 1/{low} or {low} to {high}; "
                  f"{count(min(fewest), 'run')} of an agent cannot tell), ")
     at_margin = f"declared {claim} falsely, at a true difference of exactly the margin and alpha = 0.05, in up to "
     if not quotes:  # the mean's aggregate alone declared

@@ -19,7 +19,8 @@ from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_generator, seed_sequence
-from ...statistics import best_of, block_value_order, bonferroni, holm, near_tie_note, near_ties
+from ...statistics import (best_of, block_value_order, bonferroni, holm, near_tie_note, near_ties,
+                           relabellings)
 from ...vocabulary import median_is_mean_words
 from .._replication import verdict
 from . import _calibration as calibration
@@ -332,6 +333,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     notes += list(dict.fromkeys(needs.sentences[o] for o in ("possibly_best", "comparisons") if o in needs.sentences))
     notes += _set_notes(design, test, alpha, adjustment, present & ~unmarked, pairwise, smallest,
                         tied_best & rejected, summary)
+    notes += _flat_pairs_note(design, test, runs, pairwise)
     # the notes of the effect sizes alone, which to_latex() and the other outputs of the table alone leave out: the
     # table prints none (audit s15); each is also among the notes, in its place
     effect_notes = _effect_size_notes(design, level, present, ~needs.mask("comparisons", (n, k)),
@@ -467,6 +469,36 @@ def _pairwise_pvalues(runs, present, sign, test, n_resamples, ss):
             test, n_first, n_second, n_resamples)
         how.add(method)
     return pairwise, smallest, how
+
+
+def _flat_pairs_note(design, test, runs, pairwise):
+    """Where neither agent of a tested pair has runs that vary, Welch's t (infinite or undefined) did not decide: the
+    kernel ties equal scores and orders different ones by the exact permutation p-value (``kernels.welch``). The key
+    says every pair was tested with Welch's t, so the note names those pairs (audit s30 design30: a task where every
+    run of each agent tied, agent_1 at 3 below the others at 5, kept agent_1 possibly best at p = 1/70 with no word)."""
+    if test != "welch":
+        return []
+    k = design.n_agents
+    where, sizes = [], set()
+    for t in range(design.n_tasks):
+        pairs = [(i, j) for i, j in itertools.combinations(range(k), 2)
+                 if np.isfinite(pairwise[t, i, j]) and np.ptp(runs[t * k + i]) == 0 and np.ptp(runs[t * k + j]) == 0]
+        if pairs:
+            names = ", ".join(f"{design.agents[i]} vs {design.agents[j]}" for i, j in pairs[:3])
+            where.append(f"{design.tasks[t]}: {names}" + (f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""))
+            sizes |= {tuple(sorted((runs[t * k + i].size, runs[t * k + j].size))) for i, j in pairs}
+    if not where:
+        return []
+    def least(n, m):  # 1 / C(n + m, n); a float past 1e300 (statistics.relabellings), 0 past the float range
+        splits = relabellings(n, m)
+        return (f"1/{round(splits):,}" if splits < 1e6 else f"{1 / splits:.2g}" if 1 / splits > 0 else
+                "below 1e-300")
+
+    values = "; ".join(f"{least(n, m)} at {n} and {m} runs" for n, m in sorted(sizes)[:3])
+    tasks = "; ".join(where[:3]) + (f"; and {count(len(where) - 3, 'task')} more" if len(where) > 3 else "")
+    return [f"Welch's t has no spread to read where neither agent's runs vary ({tasks}): there equal scores "
+            f"tie (p = 1) and different ones are ordered by the exact permutation p-value 1 / C(n + m, n), {values} "
+            "(every run of one agent above every run of the other), not by Welch's p = 0"]
 
 
 def _group_notes(design):

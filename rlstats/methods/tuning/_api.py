@@ -1034,7 +1034,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
             runs += [(f"{agent} (complete)", task, labels[sweep["ids"][g]], sign * means[g], share[g])
                      for g in range(sizes.size)]
     if any(kappa > 0 for *_, kappa in kurtosis):
-        notes.append(_kurtosis_note(kurtosis))
+        notes.append(_kurtosis_note(kurtosis, len(sweeps)))
 
     em = None
     if "expected_max" in views:
@@ -1084,13 +1084,19 @@ def _common_budget_note(design, sweeps, n_min):
             f"({'; '.join(spans[:3])}{'; and more' if len(spans) > 3 else ''}), is in expected_max()"]
 
 
-def _kurtosis_note(kurtosis):
-    """What the default band did with the runs' tails: how much the sweeps' excess kurtosis widened it."""
+def _kurtosis_note(kurtosis, n_sweeps):
+    """What the default band did with the runs' tails: how much the sweeps' excess kurtosis widened it.
+
+    ``kurtosis`` holds the sweeps whose band was printed, of ``n_sweeps`` analysed: where some band was withheld the
+    count says it is of the sweeps with a band (audit s30 design30: "above 0 in 5 of 12 sweeps" of 18 sweeps)."""
     heavy = [(agent, task, kappa) for agent, task, kappa in kurtosis if kappa > 0]
     agent, task, kappa = max(heavy, key=lambda h: h[2])
     what = "the configurations' mean k4 / k2^2, floored at 0"
-    value = f"{kappa:.3g}, {what}" if len(kurtosis) == 1 else \
-        f"{what}: above 0 in {len(heavy)} of {fmt.count(len(kurtosis), 'sweep')}, up to {kappa:.3g} ({agent} on {task})"
+    banded = len(kurtosis) < n_sweeps
+    of = (f"the {len(kurtosis)} sweeps with a band" if banded else fmt.count(len(kurtosis), 'sweep'))
+    value = (f"{kappa:.3g}, {what}" + (f", in the one sweep with a band ({agent} on {task})" if banded else "")
+             if len(kurtosis) == 1 else
+             f"{what}: above 0 in {len(heavy)} of {of}, up to {kappa:.3g} ({agent} on {task})")
     return (f"expected_max(): the band's degrees of freedom count the runs' excess kurtosis ({value}): "
             f"1/df = 1/(n - 1) + kurtosis/(2n) per configuration, a wider band than normal theory's n - 1 "
             f"(band='skew_t_normal' keeps n - 1)")
