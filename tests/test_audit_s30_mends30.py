@@ -30,7 +30,6 @@ def _quiet(function, *args, **kwargs):
 
 
 # ------------------------------------------------------------------ 1. bayes: the print's digits are the LaTeX's
-@pytest.mark.xfail(strict=True, reason="bayes prints 4 significant digits, to_latex() 5")
 def test_bayes_print_and_latex_give_the_same_digits():
     df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=3, effect=0.4, rng=1)
     res = _quiet(rlstats.bayes, df, "score ~ agent | task", n_samples=2000, rng=0)
