@@ -43,20 +43,22 @@ def test_bayes_print_and_latex_give_the_same_digits():
 
 
 # ------------------------------------------------------------------ 2. the near-tie note names its tasks
-def _near_tied(tasks=7, tied=("task_03", "task_05")):
-    df = rlstats.datasets.simulate(agents=3, tasks=tasks, seeds=1, effect=0.4, rng=1)
+def _near_tied(tasks=7, tied=("task_03", "task_05"), seeds=1):
+    df = rlstats.datasets.simulate(agents=3, tasks=tasks, seeds=seeds, effect=0.4, rng=1)
     for task, (a, b) in zip(tied, [(0.1 + 0.2, 0.3), (1.1 + 2.2, 3.3)] * tasks):
         df.loc[(df.task == task) & (df.agent == "agent_2"), "score"] = a
         df.loc[(df.task == task) & (df.agent == "agent_3"), "score"] = b
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="the near-tie note says 'of one task', naming none")
 def test_near_tie_note_names_the_tasks():
     df = _near_tied()
     for function in (rlstats.skillings_mack, rlstats.task_table):
         (note,) = [n for n in function(df, "score ~ agent | task").notes if "within 1e-12" in n]
         assert note.startswith("some scores of task_03 and task_05 are within 1e-12 of each other"), note
+    poi = rlstats.probability_of_improvement(_near_tied(seeds=2), "score ~ agent | task/seed", n_resamples=50, rng=0)
+    (note,) = [n for n in poi.notes if "within 1e-12" in n]
+    assert note.startswith("some scores of task_03 and task_05 are within 1e-12 of each other"), note
     many = _near_tied(12, [f"task_{i:02d}" for i in range(1, 7)])
     (note,) = [n for n in rlstats.skillings_mack(many, "score ~ agent | task").notes if "within 1e-12" in n]
     assert note.startswith("some scores of task_01, task_02, task_03 and 3 more tasks are within 1e-12"), note

@@ -36,7 +36,7 @@ from ...options import check_bool, check_choice, check_cost_options, check_fract
 from ...progress import progress_bar
 from ...resampling import canonical_order, check_rng, seed_sequence
 from ...statistics import (chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
-                           near_ties, tie_tolerance)
+                           near_ties, near_tied_blocks, tie_tolerance)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _TITLES, SkillingsMackResult, title
@@ -517,6 +517,7 @@ class _Test:
     smallest: float     # smallest p-value the method can give on this design (0 for chi-squared)
     quade: object = None  # kernels.QuadeTest for variant="quade"
     near_ties: int = 0  # pairs of one task's ranked values within its tie tolerance (statistics.near_ties), tied
+    near_tasks: tuple = ()  # the codes of the tasks holding them (statistics.near_tied_blocks), for the note
 
 
 #: What the rank test would do across groups of agents that never share a task (connectivity's refusal).
@@ -535,7 +536,9 @@ def _test(design, options, rng, shown):
         within = options.within_cell
         y, agent, task = _cells_of(design, within)
     _check_more_than_one_ranking(design, agent, task, variant)
+    raw = y
     y, n_near = near_ties(y, task)  # ranks only: floating-point noise within a task is a tie (issue 39)
+    near_tasks = tuple(near_tied_blocks(raw, y, task).tolist())
     # the Monte Carlo permutations pick positions: each cell's runs in score order, so a row shuffle draws the same
     order = canonical_order(y, task, agent)
     y, agent, task = y[order], agent[order], task[order]
@@ -549,7 +552,7 @@ def _test(design, options, rng, shown):
                               + " or use variant=\"friedman\"")
         quade = kernels.quade_test(_cell_scores(y, agent, task, design), higher_is_better=options.higher_is_better)
         return _Test(variant, within, (y, agent, task), False, setup, quade.statistic, quade.pvalue, "asymptotic",
-                     None, None, None, 0.0, quade, n_near)
+                     None, None, None, 0.0, quade, n_near, near_tasks)
     statistic = kernels.observed_statistic(setup)
     p, mc, seed, smallest = None, None, None, 0.0
     method, reason, exact = options.pvalue, None, None
@@ -575,7 +578,7 @@ def _test(design, options, rng, shown):
     if setup.all_tied:  # no relabelling of tied runs changes a rank: the exact p-value is 1 whatever the method
         p = 1.0
     return _Test(variant, within, (y, agent, task), corrected, setup, statistic, p, method, reason, mc, seed,
-                 smallest, None, n_near)
+                 smallest, None, n_near, near_tasks)
 
 
 def _check_more_than_one_ranking(design, agent, task, variant):
@@ -662,7 +665,8 @@ def _run(design, options, rng, shown):
     p, method, reason, seed = test.pvalue, test.method, test.reason, test.seed
     mc_se, n_resamples, null = (None, None, None) if test.mc is None else \
         (test.mc.standard_error, test.mc.n_resamples, test.mc.null_distribution)
-    notes += [note for note in (near_tie_note(test.near_ties),) if note]
+    notes += [note for note in (near_tie_note(test.near_ties, tasks=[design.tasks[t] for t in test.near_tasks]),)
+              if note]
     if setup.all_tied:
         notes.append(f"every task ties all its {'runs' if variant == 'mack_skillings' else 'agents'} (e.g. every "
                      "score at a cap), so the ranks hold no evidence of a difference: p = 1, the exact permutation "
@@ -794,7 +798,9 @@ def _wilcoxon_posthoc(design, options, test, setup, adjustment, pairs, notes):
     if design.max_runs_per_cell > 1:
         notes.append("the Wilcoxon post hoc compares per-task scores, the mean of each agent's runs on a task")
         present = ~np.isnan(scores)  # the means are not what the omnibus test ranked: their own count
-        note = near_tie_note(near_ties(scores[present], np.nonzero(present)[0])[1])
+        means, rows = scores[present], np.nonzero(present)[0]
+        snapped, n_near = near_ties(means, rows)
+        note = near_tie_note(n_near, tasks=[design.tasks[t] for t in near_tied_blocks(means, snapped, rows)])
         notes += [note.replace("treated as ties in the ranks", "treated as ties by the Wilcoxon post hoc")] if note \
             else []
     tied = int(((posthoc.n_shared > 0) & (posthoc.n_used == 0)).sum())
