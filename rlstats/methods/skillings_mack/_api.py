@@ -718,17 +718,23 @@ def _rank_scale_notes(design, setup, mean_ranks, variant, within):
     """Why a mean rank lies outside 1..k: with runs per cell differing within a task, a run's rank r of the task's q
     runs counts (r - 1/2) k_i / q + 1/2, the 1..k scale of equal runs, so an agent with fewer runs than the task's
     average that beats (loses to) every other run sits below 1 (above k) (audit s29: SAC 0.977 on the MuJoCo
-    batches, printed under "1 = best")."""
-    k = design.n_agents
+    batches, printed under "1 = best"). k_i, the agents ranked on task i, is said as it is where it differs across
+    tasks (audit s30 mends30: "1..4" where tasks ranked 3 or 4)."""
+    ranked = (setup.counts > 0).sum(axis=1)
+    ranked = ranked[ranked > 0]
+    k = int(ranked.max())
     outside = [j for j in np.argsort(mean_ranks, kind="stable")
                if mean_ranks[j] < 1 - 1e-9 or mean_ranks[j] > k + 1e-9]
     if variant != "mack_skillings" or within is not None or not outside:
         return []
     present = setup.counts[setup.counts > 0]
     which = join_and([f"{design.agents[j]} ({signif(mean_ranks[j], 3)})" for j in outside])
-    return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside 1..{k}: runs per agent differ within tasks ({present.min()} to "
-            f"{present.max()} runs per agent and task), and a mean rank puts each run's rank r among the q runs of "
-            "its task on the 1..k scale of equal runs, (r - 1/2) k / q + 1/2, averaged over the agent's runs and "
+    scale, per_task = (f"1..{k}", "") if ranked.min() == k else (
+        f"1..k, k = {ranked.min()} to {k} agents ranked per task", ", with k the agents ranked on its task")
+    return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside {scale}: runs per agent differ within "
+            f"tasks ({present.min()} to {present.max()} runs per agent and task), and a mean rank puts each run's rank "
+            f"r among the q runs of its task on the 1..k scale of equal runs, (r - 1/2) k / q + 1/2{per_task}, "
+            "averaged over the agent's runs and "
             "tasks, so an agent with fewer runs than its task's average that beats every other run there sits below 1 "
             "(one that loses to all, above k); the ordering and the pairwise tests are those of these positions; for "
             "ranks within 1..k, compare as many runs of each agent, or rank the cell means (variant='skillings_mack', "
