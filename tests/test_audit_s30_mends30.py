@@ -112,7 +112,6 @@ def test_load_parses_once_and_hands_out_fresh_copies(monkeypatch, mirror):
 
 
 # ------------------------------------------------------------------ 5. a capped sweep: the note suggests the cap
-@pytest.mark.xfail(strict=True, reason="tuning() gives intervals above the cap of 1000 and says nothing")
 def test_tuning_on_a_capped_sweep_suggests_bounds_at_the_cap(mirror):
     land = load_dataset("hpo_landscapes")
     sub = land[land["landscape"] == "gamma_velocity-weight"]
