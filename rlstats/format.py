@@ -20,6 +20,11 @@ from . import vocabulary
 from .errors import OptionError
 from .vocabulary import label
 
+#: Significant digits of every printed number of a result, in its print, summary(), to_latex(), Markdown and HTML
+#: alike (the defaults below): one home, so that no format shows a number the others round otherwise (audit s29
+#: real29b, s30 mends30: rlstats.bayes printed -0.4557 above the LaTeX table's -0.45567)
+DIGITS = 5
+
 #: R's .Machine$double.eps: p-values below it print as "< 2.2e-16".
 MACHINE_EPS = float(np.finfo(float).eps)
 
@@ -31,7 +36,7 @@ def _significant_digits_needed(x, digits):
     return max(1, len(mantissa))
 
 
-def signif(x: SupportsFloat | None, digits: int = 5) -> str:
+def signif(x: SupportsFloat | None, digits: int = DIGITS) -> str:
     """Format a number as R's ``format(x, digits=digits)`` does.
 
     The value is rounded to ``digits`` significant digits, trailing zeros are
@@ -61,7 +66,7 @@ def signif(x: SupportsFloat | None, digits: int = 5) -> str:
     return fixed if len(fixed) <= len(sci) else sci
 
 
-def signif_apart(x: SupportsFloat, digits: int = 5, marks: Iterable[float] = ()) -> str:
+def signif_apart(x: SupportsFloat, digits: int = DIGITS, marks: Iterable[float] = ()) -> str:
     """:func:`signif`, with more digits (up to 15) where ``x`` would read as one of ``marks``, a threshold it is
     judged against (alpha, a margin, a decision share), while it differs from it: 0.049996 against alpha = 0.05 reads
     "0.049996", not "0.05", which would put it on the threshold and leave its side to the reader (audit s22).
@@ -101,7 +106,7 @@ def pvalue_phrase(p: float | None, digits: int = 4, alpha: Iterable[float] = ())
     return f"{name} {text}" if text.startswith("<") else f"{name} = {text}"
 
 
-def format_cell(value: object, digits: int = 5) -> str:
+def format_cell(value: object, digits: int = DIGITS) -> str:
     """Format one table cell: numbers with ``digits`` significant digits, everything else as text."""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
@@ -158,7 +163,7 @@ def _is_numeric(frame, j):
     )
 
 
-def table_text(frame: pd.DataFrame, digits: int = 5, labels: bool = False) -> str:
+def table_text(frame: pd.DataFrame, digits: int = DIGITS, labels: bool = False) -> str:
     """A plain-text table with right-aligned numeric columns; ``labels``: headed by the vocabulary's labels, as a
     result's print says its columns (else by the codes of ``tidy()``, but for :func:`rlstats.vocabulary.header`'s)."""
     header, rows = _formatted(frame, digits, labels)
@@ -206,7 +211,7 @@ def markdown_code(text: str) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
-def table_markdown(frame: pd.DataFrame, digits: int = 5, markdown_cells: bool = False) -> str:
+def table_markdown(frame: pd.DataFrame, digits: int = DIGITS, markdown_cells: bool = False) -> str:
     """A GitHub-flavoured Markdown table whose names and values render as written (:func:`markdown_escape`);
     ``markdown_cells``: the cells after the first column are Markdown already (the task table's bold numbers)."""
     header, rows = _formatted(frame, digits)
@@ -440,7 +445,7 @@ def _constant_columns(frame, digits):
     return [c for j, c in enumerate(frame.columns) if len({row[j] for row in rows}) == 1]
 
 
-def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None, label: str | None = None,
+def table_latex(frame: pd.DataFrame, digits: int = DIGITS, caption: str | None = None, label: str | None = None,
                 mc_se: bool = False, environment: str | None = None, resize: bool | None = None,
                 notes: Sequence[str] = ()) -> str:
     """A booktabs LaTeX table (``\\toprule``, ``\\midrule``, ``\\bottomrule``) for a paper.
@@ -493,7 +498,7 @@ def table_latex(frame: pd.DataFrame, digits: int = 5, caption: str | None = None
                        resize=resize, notes=notes)
 
 
-def table_html(frame: pd.DataFrame, digits: int = 5) -> str:
+def table_html(frame: pd.DataFrame, digits: int = DIGITS) -> str:
     """A simple HTML table for notebooks."""
     header, rows = _formatted(frame, digits)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)

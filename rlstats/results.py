@@ -152,7 +152,7 @@ class Summary:
     keys: dict[str, str]
 
     def __init__(self, title: str, header: str, tables: Mapping[str, pd.DataFrame], notes: Iterable[str] = (),
-                 digits: int = 5, statistic_line: str | None = None,
+                 digits: int = fmt.DIGITS, statistic_line: str | None = None,
                  latex: Mapping[str, Callable[..., str]] | None = None,
                  markdown: Mapping[str, Callable[[], str]] | None = None,
                  captions: Mapping[str, str] | None = None, keys: Mapping[str, str] | None = None,

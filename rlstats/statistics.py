@@ -1287,10 +1287,28 @@ def noise_free(values: ArrayLike, spread: float, magnitude: float) -> NDArray[np
     return np.where(np.abs(values) <= tie_tolerance(spread, magnitude), 0.0, values)
 
 
-def near_tie_note(n_pairs: int, where: str = "in the ranks", counted: str = "not a win") -> str | None:
+def near_tied_blocks(y: ArrayLike, snapped: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
+    """The codes of the blocks (sorted) in which :func:`near_ties` joined scores that differ: where ``snapped``, its
+    result for ``y``, moved a score (each group takes its smallest score, so a block with a pair joined moves one).
+
+    >>> y = [0.0, -7e-15, 1.0, 2.0, 1.0]; near_tied_blocks(y, near_ties(y, [0, 0, 0, 1, 1])[0], [0, 0, 0, 1, 1])
+    array([0])
+    """
+    y, snapped = np.asarray(y, dtype=np.float64), np.asarray(snapped, dtype=np.float64)
+    return np.unique(np.asarray(block, dtype=np.intp)[np.isfinite(y) & (snapped != y)])
+
+
+#: How many tasks the near-tie note names before counting the rest ("task_01, task_02, task_03 and 3 more tasks")
+NEAR_TIE_TASKS_NAMED = 3
+
+
+def near_tie_note(n_pairs: int, where: str = "in the ranks", counted: str = "not a win",
+                  tasks: Sequence[str] = ()) -> str | None:
     """The note of a result whose ranks joined near-equal scores (``n_pairs`` pairs, :func:`near_ties`' count; None
     when there are none); ``where`` and ``counted`` say where the ties were read and how a tie counts there
-    (percentiles' game: "in the payoffs", a win for both with ties="le").
+    (percentiles' game: "in the payoffs", a win for both with ties="le"); ``tasks``: the names of the tasks where
+    they were (:func:`near_tied_blocks`), the first :data:`NEAR_TIE_TASKS_NAMED` named and the rest counted (audit
+    s30 mends30: the note named none); none given, "of one task".
 
     The note gives no count: the pairs that differ but tie are those the scores' representation kept apart, which
     the units decide (audit s21: 12,583 pairs of six Atari 100k games, 12,488 after a map a * y + b of each game's
@@ -1301,7 +1319,12 @@ def near_tie_note(n_pairs: int, where: str = "in the ranks", counted: str = "not
     """
     if not n_pairs:
         return None
-    return (f"some scores of one task are within {TIE_TOLERANCE:g} of each other (relative to the task's range, plus "
+    from .format import count, join_and, names_shown  # here: format loads the methods' registry (vocabulary)
+
+    shown = names_shown(tasks)
+    which = "one task" if not shown else join_and(shown) if len(shown) <= NEAR_TIE_TASKS_NAMED else (
+        ", ".join(shown[:NEAR_TIE_TASKS_NAMED]) + f" and {count(len(shown) - NEAR_TIE_TASKS_NAMED, 'more task')}")
+    return (f"some scores of {which} are within {TIE_TOLERANCE:g} of each other (relative to the task's range, plus "
             f"{TIE_ULPS} rounding units of its largest |score|) and were treated as ties {where}: floating-point "
             f"noise, {counted}")
 

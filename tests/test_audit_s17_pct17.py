@@ -87,9 +87,9 @@ def test_near_tie_note_of_the_game_says_how_ties_count():
     for ties, counted in (("le", "a win for both"), ("mid", "half a win for each")):
         res = rlstats.percentiles(data, FORMULA, ties=ties, interval=None)
         note, = [n for n in res.notes if "within 1e-12" in n]
-        assert note == ("some scores of one task are within 1e-12 of each other (relative to the task's range, plus "
-                        f"4 rounding units of its largest |score|) and were treated as ties in the payoffs: floating-point "
-                        f"noise, {counted} (ties=\"{ties}\")"), note
+        assert note == ("some scores of t0, t1, t2 and 1 more task are within 1e-12 of each other (relative to the "
+                        "task's range, plus 4 rounding units of its largest |score|) and were treated as ties in the "
+                        f"payoffs: floating-point noise, {counted} (ties=\"{ties}\")"), note
         a0, a1 = res.agents.index("a0"), res.agents.index("a1")
         assert res.payoff[a0, :, a1].tolist() == res.payoff[a1, :, a0].tolist()
 

@@ -116,31 +116,32 @@ def files(tmp_path):
 POWER = ["--n-sim", "4", "--seeds", "4", "--no-progress", "--seed", "0"]
 
 
+def _power(files, name, formula="score ~ agent | task", *flags):
+    """The command line of ``rlstats power bootstrap`` on the pilot file ``name``."""
+    return ["power", "bootstrap", "--pilot", str(files / name), "--formula", formula, *flags, *POWER]
+
+
 def test_command_power_groups_apart_names_agents_flag(files, capsys):
-    err = command_error(capsys, ["power", "bootstrap", "--pilot", str(files / "groups.csv"), "--formula",
-                                 "score ~ agent | task", *POWER])
+    err = command_error(capsys, _power(files, "groups.csv"))
     assert "--agents A,B --tasks t1,t2; group 2: C, D (on 1 task: t3), --agents C,D --tasks t3" in err
     assert "with its --agents and --tasks (rlstats power)" in err and "subset" not in err
-    assert main(["power", "bootstrap", "--pilot", str(files / "groups.csv"), "--formula", "score ~ agent | task",
-                 "--agents", "A,B", "--tasks", "t1,t2", "-o", "n_resamples=200", *POWER]) == 0
+    assert main(_power(files, "groups.csv", "score ~ agent | task", "--agents", "A,B", "--tasks", "t1,t2", "-o",
+                       "n_resamples=200")) == 0
 
 
 def test_command_power_no_common_task(files, capsys):
-    err = command_error(capsys, ["power", "bootstrap", "--pilot", str(files / "nocommon.csv"), "--formula",
-                                 "score ~ agent | task", *POWER])
+    err = command_error(capsys, _power(files, "nocommon.csv"))
     assert "passing --agents A,C -o na_action=drop to rlstats power" in err
     capsys.readouterr()
-    assert main(["power", "bootstrap", "--pilot", str(files / "nocommon.csv"), "--formula", "score ~ agent | task",
-                 "--agents", "A,C", "-o", "na_action=drop", "-o", "n_resamples=200", *POWER]) == 0
+    assert main(_power(files, "nocommon.csv", "score ~ agent | task", "--agents", "A,C", "-o", "na_action=drop",
+                       "-o", "n_resamples=200")) == 0
 
 
 def test_command_power_several_tasks_names_formula_and_tasks_flags(files, capsys):
-    err = command_error(capsys, ["power", "bootstrap", "--pilot", str(files / "two.csv"), "--formula",
-                                 "score ~ agent", *POWER])
+    err = command_error(capsys, _power(files, "two.csv", "score ~ agent"))
     assert "keep the rows of one task (--formula \"score ~ agent | task\" --tasks t1 with rlstats power)" in err
     assert "in the file itself" not in err
-    assert main(["power", "bootstrap", "--pilot", str(files / "two.csv"), "--formula", "score ~ agent | task",
-                 "--tasks", "t1", *POWER]) == 0
+    assert main(_power(files, "two.csv", "score ~ agent | task", "--tasks", "t1")) == 0
 
 
 def test_command_compare_subset_said_once(files, capsys):
@@ -268,8 +269,7 @@ def test_power_subset_names_agents_and_tasks(files, capsys):
     with pytest.raises(rlstats.errors.OptionError, match=r"subset= is not taken by power\(\): a pilot keeps some "
                                                          r"agents with agents= and some tasks with tasks="):
         rlstats.power("bootstrap", design=TWO_TASKS, formula="score ~ agent | task", subset="task == 't1'", **QUICK)
-    err = command_error(capsys, ["power", "bootstrap", "--pilot", str(files / "two.csv"), "--formula",
-                                 "score ~ agent | task", "-o", "subset=task == 't1'", *POWER])
+    err = command_error(capsys, _power(files, "two.csv", "score ~ agent | task", "-o", "subset=task == 't1'"))
     assert "some agents with --agents and some tasks with --tasks; for other rows, filter the file first" in err
 
 

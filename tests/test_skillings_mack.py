@@ -358,7 +358,7 @@ def test_atari_mack_skillings_six_agents(atari):
     assert res.variant == "mack_skillings" and res.df == 5 and res.nobs == 15600
     assert res.statistic == pytest.approx(3070.4459, abs=5e-4)
     assert res.statistic == rlstats.compare(_ten_digits(six), "score ~ agent | task").statistic
-    assert "p-value < 2.2e-16" in str(res) and any(note.startswith("some scores of one task are within 1e-12") for note in res.notes)
+    assert "p-value < 2.2e-16" in str(res) and any("are within 1e-12" in note for note in res.notes)
 
 
 def test_atari_spr_vs_drq_eps(atari):
@@ -832,7 +832,7 @@ def test_every_task_tied_with_runs_and_its_noise():
     noisy = runs.assign(score=1000.0 - 3e-13 * np.arange(len(runs)))
     res = rlstats.skillings_mack(noisy, "score ~ agent | task/seed")
     assert res.pvalue == 1.0 and any(note.startswith(ALL_TIED_NOTE) for note in res.notes)
-    assert any(note.startswith("some scores of one task are within 1e-12") for note in res.notes)
+    assert any("are within 1e-12" in note for note in res.notes)
 
 
 def test_quade_is_r_where_the_blocks_agree_but_not_where_every_block_ties():
@@ -866,9 +866,9 @@ def test_noise_at_one_part_in_1e12_is_a_tie_with_a_note(options):
     true_tie = rlstats.skillings_mack(exact, "score ~ agent | task", rng=0, **options)
     assert res.pvalue == true_tie.pvalue and (res.statistic == true_tie.statistic or np.isnan(res.statistic))
     pd.testing.assert_frame_equal(res.comparisons, true_tie.comparisons)
-    note = ("some scores of one task are within 1e-12 of each other (relative to the task's range, plus 4 rounding "
+    note = ("are within 1e-12 of each other (relative to the task's range, plus 4 rounding "
             "units of its largest |score|) and were treated as ties in the ranks")
-    assert any(n.startswith(note) for n in res.notes) and not any(n.startswith(note) for n in true_tie.notes)
+    assert any(note in n for n in res.notes) and not any(note in n for n in true_tie.notes)
     # a0 and a1 alone: 7e-15 is the tasks' whole range, no noise beside it, so a0 beats a1 on all 10 tasks (p = 2 /
     # 2^10); shifted by 1, still (audit s20: 1 - 7e-15 used to tie, being within 1e-12 of the task's largest |score|)
     alone = noisy[noisy["agent"] != "a2"]

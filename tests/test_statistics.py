@@ -179,6 +179,10 @@ def test_near_ties_join_noise_within_a_block_and_count_the_pairs():
     assert pairs == 1 and snapped[1] != snapped[0] == snapped[3] and np.isnan(snapped[2])
     assert statistics.near_tie_note(0) is None
     assert statistics.near_tie_note(1).startswith("some scores of one task are within 1e-12 of each other")
+    # the tasks named where given, the first three and the rest counted (audit s30 mends30)
+    assert statistics.near_tie_note(1, tasks=["a"]).startswith("some scores of a are within")
+    assert statistics.near_tie_note(1, tasks=["a", "b, c"]).startswith("some scores of 'a' and 'b, c' are within")
+    assert statistics.near_tie_note(1, tasks="abcde").startswith("some scores of a, b, c and 2 more tasks are within")
 
 
 def test_probability_of_improvement_reads_noise_as_a_tie():

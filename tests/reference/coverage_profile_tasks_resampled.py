@@ -49,11 +49,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 TASKS = runpy.run_path(str(HERE / "coverage_tasks_resampled.py"))
 
 PROCEDURE = "bootstrap.profile_population"
-LEVEL = 0.95
-SIMULATIONS = (1000, 40)
-N_RESAMPLES = 1000
-TASK_COUNTS = (2, 3, 5, 10, 26)
-RUNS = (3, 5, 10)
+# the grid of the tasks-resampled intervals' rows (coverage_tasks_resampled.py), one home: level, data sets (full and
+# quick), resamples, tasks and runs
+LEVEL, SIMULATIONS, N_RESAMPLES, TASK_COUNTS, RUNS = (TASKS[name] for name in ("LEVEL", "SIMULATIONS", "N_RESAMPLES",
+                                                                               "TASKS", "RUNS"))
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 GRID = [(t, r, d, s) for t in (5, 10, 26) for r in (3, 10) for d in ("normal", "skewed") for s in (0.3, 2.0)]
 BUDGET = 2 ** 22

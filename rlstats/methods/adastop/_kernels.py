@@ -624,15 +624,17 @@ class SequentialTest:
         return out
 
     # ---- step-down -------------------------------------------------------------------
+    def _step_down_start(self):
+        """What both step-downs start an interim from: the observed statistics, their absolute values, the tie
+        tolerance and the comparisons still undecided (a new list)."""
+        observed = self.levels[-1].sums[0]
+        return observed, np.abs(observed), self.levels[-1].tolerance, [int(j) for j in self.undecided]
+
     def _step_down(self, k):
         if self.holm:
             return self._holm_step_down(k)
-        observed, tolerance = self.levels[-1].sums[0], self.levels[-1].tolerance
-        absolute = np.abs(observed)
-        current = [int(j) for j in self.undecided]
-        faced = {}
-        decided = []
-        step = 0
+        observed, absolute, tolerance, current = self._step_down_start()
+        faced, decided, step = {}, [], 0
         while current:
             step += 1
             reject, accept, _, (reject_se, accept_se) = self._level(tuple(current), k, errors=True)
@@ -667,12 +669,8 @@ class SequentialTest:
         distribution of the pair's runs whatever the other agents' spreads, and Bonferroni's sum needs no model of
         how the comparisons depend: the family-wise error is at most alpha under any partial null.  The first
         comparison decided is the one furthest beyond its boundary (as a ratio)."""
-        observed, tolerance = self.levels[-1].sums[0], self.levels[-1].tolerance
-        absolute = np.abs(observed)
-        current = [int(j) for j in self.undecided]
-        faced = {}
-        decided = []
-        step = 0
+        observed, absolute, tolerance, current = self._step_down_start()
+        faced, decided, step = {}, [], 0
         rejected = int(np.isin(self.decision, (LARGER, SMALLER)).sum())
         while current:
             step += 1

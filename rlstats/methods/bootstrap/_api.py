@@ -1177,7 +1177,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     layouts = dict(zip(design.agents, _layouts(design)))
     tolerance = block_tolerances(design.y, design.task, design.n_tasks)  # each task's, from all its agents' scores
     pair_layouts = [kernels.pair_layout(layouts[x], layouts[y], tolerance) for x, y in pairs]
-    notes += [n for n in (near_tie_note(sum(p.near_ties for p in pair_layouts)),) if n]
+    near_tasks = [design.tasks[t] for t in sorted({t for p in pair_layouts for t in p.near_tasks})]
+    notes += [n for n in (near_tie_note(sum(p.near_ties for p in pair_layouts), tasks=near_tasks),) if n]
     estimates = np.array([kernels.improvement_point(p, layouts[x], layouts[y])
                           for p, (x, y) in zip(pair_layouts, pairs)])
     root, seed = seed_sequence(rng)

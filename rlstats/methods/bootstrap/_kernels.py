@@ -1094,6 +1094,8 @@ class PairLayout:
     near_ties : int
         Pairs (x run, y run) that differ but within their task's tie tolerance (``statistics.near_ties``), so count
         as ties.
+    near_tasks : tuple of int
+        The tasks (codes) holding them, for the note that names them.
     """
 
     y_below: np.ndarray
@@ -1101,6 +1103,7 @@ class PairLayout:
     y_before_task: np.ndarray
     weight: np.ndarray
     near_ties: int = 0
+    near_tasks: tuple = ()
 
 
 def pair_layout(x, y, tolerance=None):
@@ -1111,7 +1114,7 @@ def pair_layout(x, y, tolerance=None):
     layout is that of the snapped scores,
     which keep their order, so the canonical slots stand.
     """
-    below, through, joined = [], [], 0
+    below, through, joined, near_tasks = [], [], 0, []
     for t in range(x.n_tasks):
         x_scores = x.sorted_by_task[t, :x.task_sizes[t]]
         y_scores = y.sorted_by_task[t, :y.task_sizes[t]]
@@ -1119,14 +1122,17 @@ def pair_layout(x, y, tolerance=None):
                             None if tolerance is None else tolerance[t:t + 1])
         x_tied, y_tied = both[:x_scores.size], both[x_scores.size:]
         low, high = np.searchsorted(y_tied, x_tied, side="left"), np.searchsorted(y_tied, x_tied, side="right")
-        joined += int((high - low).sum() - (np.searchsorted(y_scores, x_scores, side="right")
-                                             - np.searchsorted(y_scores, x_scores, side="left")).sum())
+        here = int((high - low).sum() - (np.searchsorted(y_scores, x_scores, side="right")
+                                          - np.searchsorted(y_scores, x_scores, side="left")).sum())
+        joined += here
+        near_tasks += [t] if here else []
         below.append(y.task_start[t] + low)
         through.append(y.task_start[t] + high)
     x_task = np.repeat(np.arange(x.n_tasks), x.task_sizes)
     weight = 1.0 / (x.n_tasks * x.task_sizes[x_task] * y.task_sizes[x_task])
     return PairLayout(y_below=np.concatenate(below).astype(np.intp), y_through=np.concatenate(through).astype(np.intp),
-                      y_before_task=y.task_start[x_task].astype(np.float64), weight=weight, near_ties=joined)
+                      y_before_task=y.task_start[x_task].astype(np.float64), weight=weight, near_ties=joined,
+                      near_tasks=tuple(near_tasks))
 
 
 def improvement_from_counts(pair, x_counts, y_counts):

@@ -39,7 +39,7 @@ from ...format import count, join_and, listed, name_list, names_shown, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
-from ...statistics import near_tie_note, near_ties
+from ...statistics import near_tie_note, near_tied_blocks, near_ties
 from ...resampling import check_rng, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
@@ -366,7 +366,8 @@ def _run(design, options, rng, shown):
 
     # the game has no ranks, and a tie counts as ties= says (audit s17: "not a win" was printed under ties="le")
     counted = {"le": "a win for both", "mid": "half a win for each"}[options.ties] + f" (ties=\"{options.ties}\")"
-    notes = list(design.notes) + ([near_tie_note(near, "in the payoffs", counted)] if near else [])
+    near_tasks = [design.tasks[t] for t in near_tied_blocks(y, snapped, design.task)]
+    notes = list(design.notes) + ([near_tie_note(near, "in the payoffs", counted, near_tasks)] if near else [])
     intervals = _intervals(played, options, game, delta_cell, game_low, game_high, rng, notes, shown,
                            (design, snapped))
     conf_low, conf_high = intervals["bounds"]

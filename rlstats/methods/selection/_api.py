@@ -47,7 +47,7 @@ from ...errors import DesignError, OptionError, RlstatsError, close_names
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng, seed_sequence
-from ...statistics import monte_carlo_pvalue, near_tie_note, near_ties
+from ...statistics import monte_carlo_pvalue, near_tie_note, near_tied_blocks, near_ties
 from ...vocabulary import value_label
 from . import _kernels as kernels
 from ._backend import cost
@@ -869,7 +869,9 @@ def _run(design, fresh, treatment, baseline, reported_names, heldout, options, r
                 design, treatment, baseline, normalize, reported, fresh, held)))
     if isinstance(options.effect, str) and options.effect == "poi":  # its ranks tie noise-level differences
         pair = design.select_agents([treatment, baseline])
-        notes += [note for note in (near_tie_note(near_ties(pair.y, pair.task)[1]),) if note]
+        snapped, n_near = near_ties(pair.y, pair.task)
+        near_tasks = [pair.tasks[t] for t in near_tied_blocks(pair.y, snapped, pair.task)]
+        notes += [note for note in (near_tie_note(n_near, tasks=near_tasks),) if note]
     v_p = frame.loc[frame["set"] == "reported", "effect"].to_numpy(dtype=float)
     skewness, skewness_source = _reported_skewness(frame, v_p)
     v_i = frame.loc[frame["set"] == "heldout", "effect"].to_numpy(dtype=float)

@@ -36,7 +36,7 @@ from ...options import check_bool, check_choice, check_cost_options, check_fract
 from ...progress import progress_bar
 from ...resampling import canonical_order, check_rng, seed_sequence
 from ...statistics import (chi2_sf, doubled_midranks, monte_carlo_pvalue, near_tie_note,
-                           near_ties, tie_tolerance)
+                           near_ties, near_tied_blocks, tie_tolerance)
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _TITLES, SkillingsMackResult, title
@@ -518,6 +518,7 @@ class _Test:
     smallest: float     # smallest p-value the method can give on this design (0 for chi-squared)
     quade: object = None  # kernels.QuadeTest for variant="quade"
     near_ties: int = 0  # pairs of one task's ranked values within its tie tolerance (statistics.near_ties), tied
+    near_tasks: tuple = ()  # the codes of the tasks holding them (statistics.near_tied_blocks), for the note
 
 
 #: What the rank test would do across groups of agents that never share a task (connectivity's refusal).
@@ -536,7 +537,9 @@ def _test(design, options, rng, shown):
         within = options.within_cell
         y, agent, task = _cells_of(design, within)
     _check_more_than_one_ranking(design, agent, task, variant)
+    raw = y
     y, n_near = near_ties(y, task)  # ranks only: floating-point noise within a task is a tie (issue 39)
+    near_tasks = tuple(near_tied_blocks(raw, y, task).tolist())
     # the Monte Carlo permutations pick positions: each cell's runs in score order, so a row shuffle draws the same
     order = canonical_order(y, task, agent)
     y, agent, task = y[order], agent[order], task[order]
@@ -550,7 +553,7 @@ def _test(design, options, rng, shown):
                               + " or use variant=\"friedman\"")
         quade = kernels.quade_test(_cell_scores(y, agent, task, design), higher_is_better=options.higher_is_better)
         return _Test(variant, within, (y, agent, task), False, setup, quade.statistic, quade.pvalue, "asymptotic",
-                     None, None, None, 0.0, quade, n_near)
+                     None, None, None, 0.0, quade, n_near, near_tasks)
     statistic = kernels.observed_statistic(setup)
     p, mc, seed, smallest = None, None, None, 0.0
     method, reason, exact = options.pvalue, None, None
@@ -576,7 +579,7 @@ def _test(design, options, rng, shown):
     if setup.all_tied:  # no relabelling of tied runs changes a rank: the exact p-value is 1 whatever the method
         p = 1.0
     return _Test(variant, within, (y, agent, task), corrected, setup, statistic, p, method, reason, mc, seed,
-                 smallest, None, n_near)
+                 smallest, None, n_near, near_tasks)
 
 
 def _check_more_than_one_ranking(design, agent, task, variant):
@@ -663,7 +666,8 @@ def _run(design, options, rng, shown):
     p, method, reason, seed = test.pvalue, test.method, test.reason, test.seed
     mc_se, n_resamples, null = (None, None, None) if test.mc is None else \
         (test.mc.standard_error, test.mc.n_resamples, test.mc.null_distribution)
-    notes += [note for note in (near_tie_note(test.near_ties),) if note]
+    notes += [note for note in (near_tie_note(test.near_ties, tasks=[design.tasks[t] for t in test.near_tasks]),)
+              if note]
     if setup.all_tied:
         notes.append(f"every task ties all its {'runs' if variant == 'mack_skillings' else 'agents'} (e.g. every "
                      "score at a cap), so the ranks hold no evidence of a difference: p = 1, the exact permutation "
@@ -715,17 +719,23 @@ def _rank_scale_notes(design, setup, mean_ranks, variant, within):
     """Why a mean rank lies outside 1..k: with runs per cell differing within a task, a run's rank r of the task's q
     runs counts (r - 1/2) k_i / q + 1/2, the 1..k scale of equal runs, so an agent with fewer runs than the task's
     average that beats (loses to) every other run sits below 1 (above k) (audit s29: SAC 0.977 on the MuJoCo
-    batches, printed under "1 = best")."""
-    k = design.n_agents
+    batches, printed under "1 = best"). k_i, the agents ranked on task i, is said as it is where it differs across
+    tasks (audit s30 mends30: "1..4" where tasks ranked 3 or 4)."""
+    ranked = (setup.counts > 0).sum(axis=1)
+    ranked = ranked[ranked > 0]
+    k = int(ranked.max())
     outside = [j for j in np.argsort(mean_ranks, kind="stable")
                if mean_ranks[j] < 1 - 1e-9 or mean_ranks[j] > k + 1e-9]
     if variant != "mack_skillings" or within is not None or not outside:
         return []
     present = setup.counts[setup.counts > 0]
     which = join_and([f"{design.agents[j]} ({signif(mean_ranks[j], 3)})" for j in outside])
-    return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside 1..{k}: runs per agent differ within tasks ({present.min()} to "
-            f"{present.max()} runs per agent and task), and a mean rank puts each run's rank r among the q runs of "
-            "its task on the 1..k scale of equal runs, (r - 1/2) k / q + 1/2, averaged over the agent's runs and "
+    scale, per_task = (f"1..{k}", "") if ranked.min() == k else (
+        f"1..k, k = {ranked.min()} to {k} agents ranked per task", ", with k the agents ranked on its task")
+    return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside {scale}: runs per agent differ within "
+            f"tasks ({present.min()} to {present.max()} runs per agent and task), and a mean rank puts each run's rank "
+            f"r among the q runs of its task on the 1..k scale of equal runs, (r - 1/2) k / q + 1/2{per_task}, "
+            "averaged over the agent's runs and "
             "tasks, so an agent with fewer runs than its task's average that beats every other run there sits below 1 "
             "(one that loses to all, above k); the ordering and the pairwise tests are those of these positions; for "
             "ranks within 1..k, compare as many runs of each agent, or rank the cell means (variant='skillings_mack', "
@@ -795,7 +805,9 @@ def _wilcoxon_posthoc(design, options, test, setup, adjustment, pairs, notes):
     if design.max_runs_per_cell > 1:
         notes.append("the Wilcoxon post hoc compares per-task scores, the mean of each agent's runs on a task")
         present = ~np.isnan(scores)  # the means are not what the omnibus test ranked: their own count
-        note = near_tie_note(near_ties(scores[present], np.nonzero(present)[0])[1])
+        means, rows = scores[present], np.nonzero(present)[0]
+        snapped, n_near = near_ties(means, rows)
+        note = near_tie_note(n_near, tasks=[design.tasks[t] for t in near_tied_blocks(means, snapped, rows)])
         notes += [note.replace("treated as ties in the ranks", "treated as ties by the Wilcoxon post hoc")] if note \
             else []
     tied = int(((posthoc.n_shared > 0) & (posthoc.n_used == 0)).sum())

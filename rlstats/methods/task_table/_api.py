@@ -19,7 +19,7 @@ from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_generator, seed_sequence
-from ...statistics import (best_of, block_value_order, bonferroni, holm, near_tie_note, near_ties,
+from ...statistics import (best_of, block_value_order, bonferroni, holm, near_tie_note, near_tied_blocks, near_ties,
                            relabellings)
 from ...vocabulary import median_is_mean_words
 from .._replication import verdict
@@ -344,7 +344,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         notes.append(note)
         effect_notes.append(note)
 
-    notes += [note for note in (near_tie_note(n_near),) if note]
+    near_tasks = [design.tasks[t] for t in near_tied_blocks(design.y, ranked_y, design.task)]
+    notes += [note for note in (near_tie_note(n_near, tasks=near_tasks),) if note]
     beyond = compared_next & ~compared
     if beyond.any():
         effect_note(f"the comparisons with the next-ranked agent are withheld in {_cells_phrase(design, beyond)}: "
