@@ -36,7 +36,6 @@ def _ppo_ant_lunar():
                 & runs.procedure.isin(["hpo=dehb, rpo=base, return", "hpo=base, rpo=base, return"])]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 ufix30: the defect, fixed next")
 def test_tuning_mean_over_tasks_of_raw_scales_is_cautioned(mirror):
     """The expected max averages configurations' means over tasks: their ranges (ant 1,412.6, lunar 49.8) are 28.4
     times apart, as bootstrap() reads the same rows through '| task/tuning_run/seed'; the seeds' ranges (2,033 and
@@ -76,7 +75,7 @@ def test_equivalence_na_action_drop_leaves_out_the_incomplete_task(atari):
     with its line, and the aggregate is read on the 4 tasks every agent ran."""
     sub = _three_agents_one_empty_cell(atari)
     kw = dict(normalize="atari100k_reference", rng=0, na_action="drop")
-    res = rlstats.compare(sub, "score ~ agent | task", method="equivalence", margin=0.1, **kw)
+    res = rlstats.compare(sub, "score ~ agent | task", method="equivalence", margin=0.1, n_resamples=200, **kw)
     line = 'Note: 1 task left out because some agent has no runs there (na_action="drop"; 20 runs dropped): Alien'
     assert line in str(res).splitlines()
     assert res.glance().n_tasks[0] == 4
