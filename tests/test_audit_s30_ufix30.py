@@ -69,7 +69,6 @@ def _three_agents_one_empty_cell(atari):
     return sub[~((sub.agent == "SPR") & (sub.task == "Alien"))]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 ufix30: the defect, fixed next")
 def test_equivalence_na_action_drop_leaves_out_the_incomplete_task(atari):
     """na_action="drop" leaves out Alien (SPR has no runs there; DER's and DrQ's 20 runs go), as bootstrap() does,
     with its line, and the aggregate is read on the 4 tasks every agent ran."""
@@ -89,7 +88,6 @@ def test_equivalence_na_action_drop_leaves_out_the_incomplete_task(atari):
         assert row.estimate == pytest.approx(iqm[row.agent_1] - iqm[row.agent_2], rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 ufix30: the defect, fixed next")
 def test_equivalence_withheld_aggregate_states_the_condition_that_failed(atari):
     """Without na_action="drop" the aggregate is withheld: the note said it "needs every agent on 2 or more tasks
     with 3 runs or more in each", which every agent met (SPR ran 4 tasks, 10 runs each); what failed is that one
@@ -106,7 +104,6 @@ def test_equivalence_withheld_aggregate_states_the_condition_that_failed(atari):
 
 
 # ------------------------------------------------------------------------- 3. the permutation test's advice
-@pytest.mark.xfail(strict=True, reason="audit s30 ufix30: the defect, fixed next")
 def test_permutation_refusal_of_unequal_runs_names_a_way_that_runs(atari):
     """DER 10, SPR 10, SimPLe 5 runs of Alien: the refusal's way on is the task table's permutation test of the mean
     difference, which takes unequal runs; run as advised on the pair, its p-value is the exact one, 204 / 3003."""
