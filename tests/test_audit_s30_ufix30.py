@@ -129,7 +129,6 @@ def test_permutation_refusal_of_unequal_runs_names_a_way_that_runs(atari):
 
 
 # ------------------------------------------------------------------------- 4. options record only what ran
-@pytest.mark.xfail(strict=True, reason="audit s30 ufix30: the defect, fixed next")
 def test_pbp_records_no_resamples_it_did_not_draw(atari, tmp_path):
     sub = atari[atari.agent.isin(["DER", "IRIS", "SPR"]) & atari.task.isin(["Alien", "Boxing", "Pong"])
                 & (atari.seed < 5)]
@@ -150,3 +149,4 @@ def test_pbp_records_no_resamples_it_did_not_draw(atari, tmp_path):
     poi = rlstats.compare(sub, "score ~ agent | task", method="probability_of_improvement")
     assert poi.n_resamples is None and "n_resamples" not in poi.options
     assert pd.Series(poi.options).get("interval") == "score"
+
