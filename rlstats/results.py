@@ -292,7 +292,7 @@ class Result:
     notes : tuple of str
         What was dropped, aggregated or changed on the way, and caveats.
     options : dict
-        The options the method ran with.
+        The options the method ran with (``n_resamples`` only where resamples were drawn).
     seed : int, str or None
         How the random stream was seeded (None when nothing was random): the int given as ``rng=``, the entropy
         NumPy drew for ``rng=None``, or the int drawn from a Generator or from a spawned SeedSequence (or one of a
@@ -309,6 +309,14 @@ class Result:
 
     #: plot kind -> function(result, ax=None, **kwargs); the first is the default.
     _plot_kinds: ClassVar[dict[str, Any]] = {}
+
+    def __post_init__(self) -> None:
+        """The options record only what the method used: a result whose own count of resamples (its
+        ``n_resamples`` field) is None drew none, so ``n_resamples=`` is not among its options (audit s30: the PBP
+        interval recorded ``"n_resamples": 10000``; so did the probability of improvement's score interval, the
+        Wilson and t profile bands and the rank test's exact p-value), as ``seed`` is None where nothing was random."""
+        if getattr(self, "n_resamples", 0) is None and "n_resamples" in self.options:
+            object.__setattr__(self, "options", {k: v for k, v in self.options.items() if k != "n_resamples"})
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

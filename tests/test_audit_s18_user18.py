@@ -47,7 +47,7 @@ def test_probability_of_improvement_says_n_resamples_was_not_used():
     unused = "n_resamples=500 was not used: the score interval is a closed form"
     given = rlstats.probability_of_improvement(df, "score ~ agent | task", n_resamples=500, rng=0)
     assert any(note.startswith(unused) for note in given.notes), given.notes
-    assert given.n_resamples is None  # none drawn (the options record what was given, as performance_profile's)
+    assert given.n_resamples is None and "n_resamples" not in given.options  # none drawn: not recorded (audit s30)
     assert not any("was not used" in note for note in rlstats.probability_of_improvement(
         df, "score ~ agent | task", rng=0).notes)
     drawn = rlstats.probability_of_improvement(df, "score ~ agent | task", n_resamples=500, interval="percentile",
@@ -169,7 +169,7 @@ def test_permutation_refusal_of_two_unequal_agents_says_what_holds_for_two():
     message = str(error.value)
     assert "found agent_1 6, agent_2 5" in message
     assert "pairwise" not in message and "across comparisons" not in message
-    # three agents: the shared permutation is the reason, and pairwise comparisons the way on
+    # three agents: the shared permutation is the reason, and pairwise comparisons the way on (named since audit s30)
     three = simulate(agents=3, tasks=1, seeds=6, rng=0).iloc[:-1]
-    with pytest.raises(rlstats.errors.DesignError, match="across comparisons.*compare them pairwise"):
+    with pytest.raises(rlstats.errors.DesignError, match="across comparisons.*test every pair of agents on its own"):
         rlstats.compare(three, "score ~ agent")

@@ -135,7 +135,7 @@ def test_an_own_drop_of_the_raw_rows_leaves_normalised_scores():
     res = rlstats.task_table(stack, "score ~ agent | task/seed", rng=0, aggregate="bootstrap", na_action="drop",
                              n_resamples=200)
     assert res.notes[-1].startswith("the aggregate row reads the 2 tasks where every agent has runs")
-    assert not any("pools raw scores" in note for note in res.notes)
+    assert not any("pools raw scores" in note or "own scales" in note for note in res.notes)
     # a selection that keeps raw rows stays raw; one of normalised rows alone is normalised, as build's would be
     assert not design.select_agents(["agent_1", "agent_2"]).normalized
     assert design.select_tasks(["task_02"]).normalized
@@ -145,4 +145,5 @@ def test_an_own_drop_of_the_raw_rows_leaves_normalised_scores():
     # the raw stack's pooled raw scores are still said where the aggregate reads the raw task (agent_3 left out)
     res = rlstats.task_table(stack[stack.agent != "agent_3"], "score ~ agent | task/seed", rng=0,
                              aggregate="bootstrap", n_resamples=200)
-    assert res.notes[-1].startswith("the aggregate row pools raw scores of tasks on different scales")
+    assert res.notes[-1].startswith("the aggregate row: scores of 3 tasks were aggregated on their own scales (the "
+                                    "range of the scores of 'task_03'")  # the bootstrap's rule since audit s30

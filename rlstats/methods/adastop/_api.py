@@ -1627,13 +1627,18 @@ def _equal_runs(design, t, task):
         # test (audit s19), so the advice names a rule fixed before looking
         blind = ("without looking at their scores (e.g. the last runs in seed order, or runs drawn at random with a "
                  "fixed seed): choosing them by score biases the test")
+        # a way that runs on these runs as they are (audit s30: "or compare them pairwise" named nothing that did:
+        # permutations="pairwise" and a pair alone were refused alike): the task table's two-sample permutation test
+        table = ("method='task_table', test='fisher_pitman' (a permutation test of the mean difference, which takes "
+                 "unequal runs")
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
             raise DesignError(f"the permutation test (AdaStop's machinery with one interim) needs both agents to "
                               f"have the same number of runs{where}; found {detail}. Drop runs to balance them, "
-                              f"{blind}")
+                              f"{blind}; or test them on their runs as they are: {table})")
         raise DesignError(f"the permutation test shares one permutation across comparisons, so every agent "
                           f"needs the same number of runs{where}; found {detail}. Drop runs to balance "
-                          f"the agents, {blind}, or compare them pairwise")
+                          f"the agents, {blind}; or test every pair of agents on its own runs: {table}, "
+                          "Holm-adjusted within each task)")
     return int(counts[0])
 
 

@@ -249,7 +249,9 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         (default) leaves them too, with a warning and a note where the tasks' ranges (largest minus smallest score)
         differ tenfold (the across-tasks test and the aggregate average over tasks, so the wide tasks decide them).
     na_action : {"raise", "drop", "omit"}
-        Missing values: an error, or drop those rows and say so.
+        Missing values: an error, or drop those rows and say so. ``"drop"`` also leaves out the tasks where some
+        agent has no runs, as :func:`rlstats.bootstrap` does, with a note (the aggregate reads every agent on the
+        same tasks); ``"raise"`` keeps them: each pair is compared on the tasks both ran, the aggregate withheld.
     rng : None, int or numpy.random.Generator
         Seed of the aggregate's bootstrap (checked and recorded even without one).
     progress : bool
@@ -361,6 +363,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
                        min_agents=1 if published is not None else 2)
     if not design.has_blocks:
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
+    if options.na_action != "raise":  # as in bootstrap() and the others: the tasks some agent did not run go, said
+        design = design.require_complete(options.na_action, "the aggregate compares every agent on the same tasks")
     work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
     scale = _scale(design)
     if published is None and options.control is not None:
@@ -642,11 +646,19 @@ def _aggregate(design, options, pairs, rng, across_given=None):
     label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
     fewest = int(design.counts.min())
     if not design.is_complete or fewest < 3 or design.n_tasks < 2:
-        why = ("some agent did not run every task" if not design.is_complete else
+        # the condition that failed, of the bootstrap every pair's difference is read from (audit s30: "needs every
+        # agent on 2 or more tasks with 3 runs or more in each, and some agent did not run every task", which every
+        # agent of the Atari rows met: SPR had 4 tasks of 10 runs, and no runs of Alien)
+        empty = [f"{design.agents[a]} on {design.tasks[t]}" for t, a in zip(*np.nonzero(design.counts == 0))]
+        complete = int((design.counts > 0).all(axis=1).sum())
+        why = ((f"{empty[0].replace(' on ', ' has no runs on ', 1)}" if len(empty) == 1 else
+                f"{count(len(empty), 'agent x task cell')} have no runs ({listed(empty, 3)})") if empty else
                f"some agent has {count(fewest, 'run')} in a task" if fewest < 3 else "there is one task")
-        return [], None, [f"the aggregate ({label}) difference is withheld: its studentised bootstrap interval needs "
-                          f"every agent on 2 or more tasks with 3 runs or more in each, and {why}; add runs or "
-                          f"tasks, or {_read_instead(pairs, across_given)}"]
+        way = (f'add runs, pass na_action="drop" to read it on the {count(complete, "task")} every agent ran'
+               if empty and complete >= 2 else "add runs or tasks")
+        return [], None, [f"the aggregate ({label}) difference is withheld: it is read from one studentised bootstrap "
+                          f"of every agent on the same tasks, which needs every agent on each of them (2 or more) "
+                          f"with 3 runs or more in each, and {why}; {way}, or {_read_instead(pairs, across_given)}"]
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
                                   confidence_level=1 - 2 * options.alpha, rng=rng, normalize=False,  # said above
                                   progress=False, max_seconds=float("inf"))  # equivalence() estimated it and shows it

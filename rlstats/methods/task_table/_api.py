@@ -15,6 +15,7 @@ from ...calibration import miss_clause
 from ...cost import admit, shows
 from ...design import design_of, public_function
 from ...format import count, listed
+from ...normalization import warn_raw_scales
 from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
@@ -637,10 +638,14 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
              f"{count(len(gone), 'task')} left out of it (na_action=\"drop\"; the rows above keep "
              f"{'it' if len(gone) == 1 else 'them'}): {listed(fmt.names_shown(gone, design.tasks), 5)}"] if gone else []
     complete = dataclasses.replace(complete, notes=design.notes)  # its own drop note would say the table lost them
+    # the raw-scales caution by the bootstrap's own rule (normalization.warn_raw_scales: the tasks it pools, their
+    # ranges ten times apart, or ranges apart for the IQM and the median), once: the bootstrap is then told the scores
+    # are on one scale. Audit s30: the row's own note said "tasks on different scales" of any 2 raw tasks, alike or not
+    caution = warn_raw_scales(complete, False if one_scale else None, location=[metric]).notes[len(complete.notes):]
     result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,
-                                  normalize=False if one_scale else None,
-                                  progress=shown, max_seconds=float("inf"))  # task_table() estimated it
+                                  normalize=False, progress=shown,
+                                  max_seconds=float("inf"))  # task_table() estimated it
     # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row), and of
     # intervals it withheld (one task: the row would print none without saying why; audit s11), by the result's
     # fields, never the notes' words (audit s24: a task named 'withheld_task' brought in its single-run note)
@@ -662,8 +667,6 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
         notes.append(f"the aggregate row: {median_is_mean_words(complete.n_tasks)}, and takes its interval")
     # the tasks it pools, not the table's (audit s11); a frame from rlstats.normalize is not raw (audit s19), nor the
     # normalised tasks of a stack whose raw ones it leaves out (audit s24: ``complete`` reads them, not ``design``)
-    if not one_scale and not complete.normalized and complete.n_tasks > 1:
-        notes.append("the aggregate row pools raw scores of tasks on different scales; pass normalize= "
-                     "(e.g. normalize='atari100k_reference') to put them on one scale first")
+    notes += [f"the aggregate row: {note}" for note in caution]
     return {"metric": metric, "estimates": result.estimates[:, 0], "intervals": result.intervals[:, 0, :],
             "n_resamples": n_resamples, "n_tasks": complete.n_tasks}, notes

@@ -316,11 +316,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds,
                        run_key=tuple(config))
+    sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     # its mean over tasks adds raw scores (sensitivity normalises its own), for an agent with sweeps on every task
     if "expected_max" in views and (design.counts > 0).all(axis=0).any():
-        design = warn_raw_scales(design, normalize)
+        design = _raw_scales(design, sweeps, normalize, bool(config))
     notes = list(design.notes) + ([nested_note] if nested_note else []) + ([dropped_view] if dropped_view else [])
-    sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
     # issue 43 item 2: estimated once the sweeps are read (cheap), since the views' work grows with each sweep's
     # number of configurations, which the Design's shape does not hold; nothing is resampled before it
     work = admit(functools.partial(cost, configurations=[s["sizes"].size for s in sweeps.values()]), design, opts,
@@ -785,6 +785,23 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
             sweep["held_out"] = {int(c): y[evaluate][codes[evaluate] == c] for c in np.unique(codes[evaluate])}
         sweeps[t, a] = sweep
     return sweeps, labels
+
+
+def _raw_scales(design, sweeps, normalize, configured):
+    """``design`` with the raw-scales caution of :func:`rlstats.normalization.warn_raw_scales` (a warning and a note)
+    read on what the expected max averages over tasks: each configuration's mean over its seeds (the unit), as
+    bootstrap() reads the same rows through '| task/<config>/seed'; without config= the agent is the configuration
+    and its seeds the runs. Audit s30: the seeds' ranges were read, Dierkes et al.'s PPO on ant and lunar 9.8 times
+    apart (no caution) where the configurations' means, which the mean over tasks adds, are 28 times apart."""
+    if not configured:
+        return warn_raw_scales(design, normalize)
+    keys = list(sweeps)
+    means = [kernels.config_means(sweeps[key]["values"], sweeps[key]["starts"], sweeps[key]["sizes"]) for key in keys]
+    sizes = [m.size for m in means]
+    unit = dataclasses.replace(design, y=np.concatenate(means), task=np.repeat([t for t, _ in keys], sizes),
+                               agent=np.repeat([a for _, a in keys], sizes))
+    caution = warn_raw_scales(unit, normalize).notes[len(design.notes):]  # ranges: the sign of the values is moot
+    return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
 
 
 def _text_ordered_levels(values):

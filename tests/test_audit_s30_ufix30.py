@@ -1,0 +1,177 @@
+"""Audit s30 (ufix30): defects a new user's trial on real data found (the reproducers of /tmp/user30).
+
+1. tuning() averaged the expected-max curve over tasks on their raw scales (Dierkes et al.'s PPO sweeps: ant's
+   configurations 6,767-8,179, lunar's 246-295) without the caution compare(method="bootstrap") gives the same rows.
+2. equivalence(na_action="drop") dropped no incomplete task, and the aggregate's withholding note stated a rule every
+   agent met.
+3. The permutation test's refusal of unequal runs advised to "compare them pairwise", which nothing does.
+4. percentiles' PBP interval recorded n_resamples=10000 among its options, though it draws no resample.
+"""
+
+import io
+import itertools
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import load_dataset
+
+import rlstats
+from rlstats import cli
+
+
+def _caught(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, [str(w.message) for w in caught]
+
+
+# ------------------------------------------------------------------------- 1. tuning's mean over tasks, raw scales
+def _ppo_ant_lunar():
+    runs = load_dataset("hpo_optimisation").drop_duplicates()
+    return runs[(runs.algorithm == "ppo") & runs.task.isin(["ant", "lunar"])
+                & runs.procedure.isin(["hpo=dehb, rpo=base, return", "hpo=base, rpo=base, return"])]
+
+
+def test_tuning_mean_over_tasks_of_raw_scales_is_cautioned(mirror):
+    """The expected max averages configurations' means over tasks: their ranges (ant 1,412.6, lunar 49.8) are 28.4
+    times apart, as bootstrap() reads the same rows through '| task/tuning_run/seed'; the seeds' ranges (2,033 and
+    208: 9.76 times) are not what the mean over tasks adds, and tuning() said nothing."""
+    sub = _ppo_ant_lunar()
+    means = sub.groupby(["procedure", "task", "tuning_run"]).score.mean().groupby("task").agg(["min", "max"])
+    spread = means["max"] - means["min"]
+    ratio = spread["ant"] / spread["lunar"]
+    assert ratio == pytest.approx(28.36, abs=0.01)
+    res, said = _caught(lambda: rlstats.tuning(sub, "score ~ procedure | task/seed", config="tuning_run",
+                                               views=["expected_max"], rng=0, progress=False))
+    expected = (f"scores of 2 tasks are aggregated on their own scales (the range of the scores of 'ant', largest "
+                f"minus smallest over all agents and runs, is {float(f'{ratio:.3g}')} times the median of the other "
+                "tasks' ranges), so the tasks with wide ranges decide the result; normalise them first with "
+                "normalize=")
+    assert any(w.startswith(expected) for w in said), said
+    assert "Note: scores of 2 tasks were aggregated on their own scales (the range of the scores of 'ant'" in str(res)
+    # the numbers are those of before: only the caution is new
+    line = [x for x in str(res).splitlines() if "hpo=base, rpo=base, return averaged over tasks" in x]
+    assert line == ["  hpo=base, rpo=base, return averaged over tasks: k=1: 3520 [3435, 3606]"]
+    # scores said to be on one scale: no caution
+    quiet, said = _caught(lambda: rlstats.tuning(sub, "score ~ procedure | task/seed", config="tuning_run",
+                                                 views=["expected_max"], rng=0, progress=False, normalize=False))
+    assert not [w for w in said if "own scales" in w] and "own scales" not in str(quiet)
+
+
+# ------------------------------------------------------------------------- 2. equivalence's na_action and its note
+def _three_agents_one_empty_cell(atari):
+    sub = atari[atari.agent.isin(["DER", "SPR", "DrQ"])
+                & atari.task.isin(["Alien", "Amidar", "Assault", "Asterix", "BankHeist"]) & (atari.seed < 10)]
+    return sub[~((sub.agent == "SPR") & (sub.task == "Alien"))]
+
+
+def test_equivalence_na_action_drop_leaves_out_the_incomplete_task(atari):
+    """na_action="drop" leaves out Alien (SPR has no runs there; DER's and DrQ's 20 runs go), as bootstrap() does,
+    with its line, and the aggregate is read on the 4 tasks every agent ran."""
+    sub = _three_agents_one_empty_cell(atari)
+    kw = dict(normalize="atari100k_reference", rng=0, na_action="drop")
+    res = rlstats.compare(sub, "score ~ agent | task", method="equivalence", margin=0.1, n_resamples=200, **kw)
+    line = 'Note: 1 task left out because some agent has no runs there (na_action="drop"; 20 runs dropped): Alien'
+    assert line in str(res).splitlines()
+    assert res.glance().n_tasks[0] == 4
+    aggregate = res.tidy().query("scope == 'aggregate'")
+    assert len(aggregate) == 3
+    # the IQM of each agent's 40 normalised runs on the 4 tasks (10 a task: the pooled runs' 25% trimmed mean)
+    from scipy.stats import trim_mean
+    kept = rlstats.normalize(sub[sub.task != "Alien"], "atari100k_reference")
+    iqm = kept.groupby("agent", observed=True).score.apply(lambda x: trim_mean(x.to_numpy(), 0.25))
+    for row in aggregate.itertuples():
+        assert row.estimate == pytest.approx(iqm[row.agent_1] - iqm[row.agent_2], rel=1e-12)
+
+
+def test_equivalence_withheld_aggregate_states_the_condition_that_failed(atari):
+    """Without na_action="drop" the aggregate is withheld: the note said it "needs every agent on 2 or more tasks
+    with 3 runs or more in each", which every agent met (SPR ran 4 tasks, 10 runs each); what failed is that one
+    bootstrap of every agent reads the same tasks, and SPR has no runs on Alien."""
+    sub = _three_agents_one_empty_cell(atari)
+    res = rlstats.compare(sub, "score ~ agent | task", method="equivalence", margin=0.1,
+                          normalize="atari100k_reference", rng=0)
+    assert len(res.tidy().query("scope == 'aggregate'")) == 0
+    notes = [n for n in res.notes if n.startswith("the aggregate (IQM) difference is withheld")]
+    assert notes == ["the aggregate (IQM) difference is withheld: it is read from one studentised bootstrap of every "
+                     "agent on the same tasks, which needs every agent on each of them (2 or more) with 3 runs or "
+                     "more in each, and SPR has no runs on Alien; add runs, pass na_action=\"drop\" to read it on "
+                     "the 4 tasks every agent ran, or read the per-task and across-tasks tests"], res.notes
+
+
+# ------------------------------------------------------------------------- 3. the permutation test's advice
+def test_permutation_refusal_of_unequal_runs_names_a_way_that_runs(atari):
+    """DER 10, SPR 10, SimPLe 5 runs of Alien: the refusal's way on is the task table's permutation test of the mean
+    difference, which takes unequal runs; run as advised on the pair, its p-value is the exact one, 204 / 3003."""
+    sub = atari[atari.agent.isin(["DER", "SPR", "SimPLe"]) & (atari.task == "Alien") & (atari.seed < 10)]
+    advice = "method='task_table', test='fisher_pitman'"
+    for subset in (None, "agent in ['DER', 'SimPLe']"):
+        with pytest.raises(rlstats.DesignError) as error:
+            rlstats.compare(sub, "score ~ agent | task", method="permutation", subset=subset, rng=0)
+        assert advice in str(error.value), str(error.value)
+        assert "compare them pairwise" not in str(error.value)
+    res = rlstats.compare(sub, "score ~ agent | task", method="task_table", test="fisher_pitman", rng=0,
+                          subset="agent in ['DER', 'SimPLe']")
+    x = sub[sub.agent == "DER"].score.to_numpy()
+    y = sub[sub.agent == "SimPLe"].score.to_numpy()
+    pooled = np.concatenate([x, y])
+    chosen = np.zeros((3003, 15), dtype=bool)
+    chosen[np.arange(3003)[:, None], np.array(list(itertools.combinations(range(15), 10)))] = True
+    diffs = (pooled * chosen).sum(axis=1) / 10 - (pooled * ~chosen).sum(axis=1) / 5
+    exact = float(np.mean(diffs >= x.mean() - y.mean() - 1e-9))
+    assert exact == pytest.approx(204 / 3003, abs=1e-15)
+    row = res.tidy().set_index("agent").loc["SimPLe"]
+    assert row["p_value"] == pytest.approx(exact, rel=1e-12)
+
+
+# ------------------------------------------------------------------------- 4. options record only what ran
+def test_pbp_records_no_resamples_it_did_not_draw(atari, tmp_path):
+    sub = atari[atari.agent.isin(["DER", "IRIS", "SPR"]) & atari.task.isin(["Alien", "Boxing", "Pong"])
+                & (atari.seed < 5)]
+    pbp = rlstats.compare(sub, "score ~ agent | task", method="percentiles")
+    assert pbp.glance().n_resamples[0] is None and "n_resamples" not in pbp.options
+    assert pbp.options["interval"] == "pbp" and pbp.options["delta"] == 0.05
+    boot = rlstats.compare(sub, "score ~ agent | task", method="percentiles", interval="bootstrap", n_resamples=200,
+                           rng=0)
+    assert boot.glance().n_resamples[0] == 200 and boot.options["n_resamples"] == 200
+    path = tmp_path / "small.csv"
+    sub[["agent", "task", "seed", "score"]].to_csv(path, index=False)
+    out = io.StringIO()
+    argv = ["compare", str(path), "score ~ agent | task", "--method", "percentiles", "--format", "json"]
+    assert cli.main(argv, out=out) == 0
+    record = json.loads(out.getvalue())
+    assert record["n_resamples"] is None and "n_resamples" not in record["options"]
+    # the score interval of the probability of improvement, a closed form, likewise
+    poi = rlstats.compare(sub, "score ~ agent | task", method="probability_of_improvement")
+    assert poi.n_resamples is None and "n_resamples" not in poi.options
+    assert pd.Series(poi.options).get("interval") == "score"
+
+
+def test_task_table_aggregate_row_cautions_by_the_bootstraps_rule():
+    """The paper table's aggregate row said "pools raw scores of tasks on different scales" of any 2 raw tasks, a rule
+    of its own; it now gives the bootstrap's caution (warn_raw_scales: ranges ten times apart), once, and none where
+    the bootstrap gives none (these simulated tasks' ranges: 7 times apart)."""
+    g = np.random.default_rng(0)
+    rows = [(a, t, r, (5 + g.normal() + (a == "B")) * scale) for a in "AB"
+            for t, scale in (("t1", 1.0), ("t2", 100.0), ("t3", 1.0)) for r in range(6)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    spread = df.groupby("task").score.agg(lambda x: x.max() - x.min())
+    ratio = spread["t2"] / np.median(spread[["t1", "t3"]])
+    res, said = _caught(lambda: rlstats.task_table(df, "score ~ agent | task", rng=0, aggregate="bootstrap",
+                                                   n_resamples=100))
+    assert len([w for w in said if "own scales" in w]) == 1
+    assert [n for n in res.notes if "scales" in n] == [
+        f"the aggregate row: scores of 3 tasks were aggregated on their own scales (the range of the scores of 't2', "
+        f"largest minus smallest over all agents and runs, is {float(f'{ratio:.3g}')} times the median of the other "
+        "tasks' ranges), so the tasks with wide ranges decide the result; normalize= puts them on one scale"]
+    alike = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    quiet, said = _caught(lambda: rlstats.task_table(alike, "score ~ agent | task/seed", rng=0, aggregate="bootstrap",
+                                                     n_resamples=100))
+    assert not [w for w in said if "own scales" in w] and not [n for n in quiet.notes if "scales" in n]
+    boot, said = _caught(lambda: rlstats.bootstrap(alike, "score ~ agent | task/seed", metrics=["mean"], rng=0,
+                                                   n_resamples=100))
+    assert not [w for w in said if "own scales" in w]
