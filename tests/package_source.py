@@ -28,6 +28,17 @@ def tree(name):
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
+def statements(body):
+    """Every statement in ``body`` and in the bodies nested in it (functions, classes, if, try, with, match, ...):
+    where an import can be, without visiting every expression as ast.walk does (a fifth of the time of the parse itself)."""
+    for node in body:
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            nested = getattr(node, field, None)
+            if isinstance(nested, list):
+                yield from statements(nested)
+
+
 def trees():
     """Dotted module name -> parsed source, for every module of the package."""
     return {name: tree(name) for name in MODULES}

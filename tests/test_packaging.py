@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from package_source import statements
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:
@@ -69,21 +71,10 @@ def _declared():
     return runtime, extras
 
 
-def _statements(body):
-    """Every statement in ``body`` and in the bodies nested in it (functions, classes, if, try, with, match, ...):
-    where an import can be, without visiting every expression as ast.walk does (a fifth of the time of the parse itself)."""
-    for node in body:
-        yield node
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            nested = getattr(node, field, None)
-            if isinstance(nested, list):
-                yield from _statements(nested)
-
-
 @functools.lru_cache(maxsize=None)  # each file parsed once: tests/ holds 4 MB of source, tests/reference/ read twice
 def _file_imports(path):
     found = set()
-    for node in _statements(ast.parse(path.read_text(encoding="utf-8")).body):
+    for node in statements(ast.parse(path.read_text(encoding="utf-8")).body):
         if isinstance(node, ast.Import):
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
