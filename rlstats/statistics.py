@@ -398,9 +398,12 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     a deterministic task's discounted returns, 0.99**k at full precision, take few such values), the share of ties
     in every one of these checks is at least the rate :func:`_tie_floor` reads for ``m`` repeats from the ties among
     the runs of the cells not judged (:meth:`_Ties.floor`: of their tasks, and of the whole data where their tasks
-    or the judged cells tie elsewhere too), read where they tie at all; that floor is read in a
-    second pass, the cells the first pass noted left out of it (a copy's ties are no sign of the scores' support),
-    and only where the first noted something on raw floats, so that it can only take notes away.
+    or the judged cells tie elsewhere too), read where they tie at all.  On decimals the same floor is read from the
+    other cells' own ties only, each cell's with the runs at its most-held score left out (discounted returns printed
+    to 6 decimals take few values their decimal step does not show; a cap many runs reach says nothing of how often
+    the rest tie; ties across cells are what a copy between cells makes, audit s30).  The floor is read in a second
+    pass, the cells the first pass noted left out of it (a copy's ties are no sign of the scores' support), and only
+    where the first noted something, so that it can only take notes away.
 
     Returns
     -------
@@ -438,10 +441,10 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
             return across
 
         across = checks()
-        # raw floats: again with the floor of ties read from the data, the cells noted here left out of it (a copy's
-        # ties are no sign of the scores' support); most data note nothing, or hold no raw floats
+        # again with the floor of ties read from the data, the cells noted here left out of it (a copy's ties are
+        # no sign of the scores' support); most data note nothing
         kept = ~_noted_cells(copies, across, block, n_cells)[c]
-        if not kept.all() and kept.sum() >= 2 and counted["ties"].raw().any():
+        if not kept.all() and kept.sum() >= 2:
             full = counted["ties"]
             full.evidence = _Ties(v[kept], c[kept], n_cells, block, v[kept], c[kept])
             full.evidence.evidence, full.evidence._raw = full.evidence, full.raw()  # raw read on all runs
@@ -1013,7 +1016,8 @@ class _Ties:
         """Per cell, the pairs of its runs tied (but at 0; a pile's too, which :func:`_countable` leaves out of
         copies: a cap runs reach is a sign of few values) and the pairs of its runs, both 0 where every score is held
         by the same number of runs, two or more: a file read k times is no sign of the scores' support (its copies
-        are what is judged), once."""
+        are what is judged), once; on decimals, the runs at the cell's most-held score (but 0) left out of both
+        where two or more hold it."""
         if self._within is None:
             firsts = np.flatnonzero(np.r_[True, (self.v[1:] != self.v[:-1]) | (self.c[1:] != self.c[:-1])])
             held = np.diff(np.r_[firsts, self.v.size])
@@ -1023,20 +1027,30 @@ class _Ties:
             single = (fewest < 2) | (most > fewest)  # not a cell read k times over, every score held by k runs
             kept = self.v[firsts] != 0  # a pile's ties too (a cap runs reach: no copy, a sign of few values)
             tied = np.bincount(self.c[firsts], weights=held * (held - 1) / 2 * kept, minlength=self.runs.size)
-            self._within = np.where(single, tied, 0.0), np.where(single, self.runs * (self.runs - 1) / 2, 0.0)
+            runs = self.runs
+            # on decimals, the runs at a cell's most-held score (held by two or more) left out: one score many runs
+            # reach (a cap, a floor) says nothing of how often the rest of the cell's scores tie; a few-valued support
+            # (discounted returns printed to 6 decimals) ties at several (raw floats keep them: audit s29)
+            top = np.zeros(self.runs.size)
+            np.maximum.at(top, self.c[firsts], held * kept)
+            top = np.where((top >= 2) & ~self.raw()[self.block], top, 0.0)
+            tied, runs = tied - top * (top - 1) / 2, runs - top
+            self._within = np.where(single, tied, 0.0), np.where(single, runs * (runs - 1) / 2, 0.0)
         return self._within
 
     def floor(self, a, b, m):
         """Per pair of cells ``a[i]``, ``b[i]`` judged (``a[i] == b[i]``: one cell's runs) for ``m[i]`` repeats, the
-        share of ties :func:`copied_runs` takes at least where the block of either holds raw floats
-        (:func:`_raw_blocks`; 0 elsewhere): :func:`_tie_floor` of the ties among the runs of the OTHER cells (the
+        share of ties :func:`copied_runs` takes at least: where the block of either holds raw floats
+        (:func:`_raw_blocks`), :func:`_tie_floor` of the ties among the runs of the OTHER cells (the
         judged cells' pairs left out: a copy makes no tie there), of their blocks (:meth:`local`) and, where those
         or the judged cells show ties that are not the copy judged (:meth:`shown`), of the whole data, the largest,
         read only where those runs tie at all (the data show the scores' support discrete: a deterministic task's
         few returns, 0.99**k at full precision); none where they do not (continuous scores at full precision, a file
-        read twice, whose copies tie only where they were copied; a continuous task beside a deterministic one).  The ties are :attr:`evidence`'s: the cells
-        noted in a first pass without the floor left out (other copies in the data tie only where they were copied
-        too, and would raise the floor for these)."""
+        read twice, whose copies tie only where they were copied; a continuous task beside a deterministic one).
+        On decimals (audit s30) only the other cells' own ties (:meth:`within`, a cell's most-held score's runs left
+        out), of the judged cell's block and of all, those of all only where :meth:`shown`.  The ties are
+        :attr:`evidence`'s: the cells noted in a first pass without the floor left out (other copies in the data tie
+        only where they were copied too, and would raise the floor for these)."""
         a, b, m = np.asarray(a), np.asarray(b), np.asarray(m, dtype=float)
         out = np.zeros(a.size)
         if self.evidence is None:
@@ -1078,12 +1092,6 @@ class _Ties:
     def floor_of_others(self, a, b, m, shown):
         """:meth:`floor` read on these runs (the evidence); ``shown``: where the whole data's ties count too
         (:meth:`shown`)."""
-        out = np.zeros(a.size)
-        raw = self.raw()
-        on = np.flatnonzero(raw[self.block[a]] | raw[self.block[b]])
-        if not on.size:
-            return out
-        a, b, m, shown = a[on], b[on], m[on], shown[on]
         two = a != b
         ra, rb = self.runs[a], np.where(two, self.runs[b], 0.0)
         between = np.where(two, self.between(a, b), 0.0)
@@ -1105,8 +1113,17 @@ class _Ties:
         # the whole data's ties only where the judged cells' own blocks show ties too (a suite holding one
         # deterministic task and continuous ones: the continuous tasks' copies judged at their own rate)
         rates = [_tie_floor(t, n, m) for t, n in local] + [_tie_floor(t, n, m) * shown for t, n in pooled]
-        out[on] = np.maximum.reduce(rates)
-        return out
+        raw = self.raw()
+        decimals = ~(raw[self.block[a]] | raw[self.block[b]])
+        if decimals.any():
+            # decimals: only the other cells' own ties (a cell's repeats among its runs; two cells judged, those of
+            # every cell but the two), whose copies of two runs or more the first pass noted; ties across cells are
+            # what a copy between cells makes, and a partial copy not noted would raise the floor of another
+            own = (tied.sum() - tied[a] - np.where(two, tied[b], 0.0),
+                   pairs.sum() - pairs[a] - np.where(two, pairs[b], 0.0))
+            mine = np.maximum(_tie_floor(*local[2], m), _tie_floor(*own, m) * shown)
+            return np.where(decimals, mine, np.maximum.reduce(rates))
+        return np.maximum.reduce(rates)
 
 
 def _tie_floor(tied, possible, m):
