@@ -401,9 +401,10 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     or the judged cells tie elsewhere too), read where they tie at all.  On decimals the same floor is read from the
     other cells' own ties only, each cell's with the runs at its most-held score left out (discounted returns printed
     to 6 decimals take few values their decimal step does not show; a cap many runs reach says nothing of how often
-    the rest tie; ties across cells are what a copy between cells makes, audit s30).  The floor is read in a second
-    pass, the cells the first pass noted left out of it (a copy's ties are no sign of the scores' support), and only
-    where the first noted something, so that it can only take notes away.
+    the rest tie; ties across cells are what a copy between cells makes, audit s30), and a cell's repeats within it
+    beyond its own most-held score are judged against it among its runs beyond those (the larger chance stated).
+    The floor is read in a second pass, the cells the first pass noted left out of it (a copy's ties are no sign of
+    the scores' support), and only where the first noted something, so that it can only take notes away.
 
     Returns
     -------
@@ -534,6 +535,10 @@ def _copied_within(v, c, n_cells, block, ties, copies, chance):
     held = np.diff(np.r_[firsts, v.size])
     counted = _countable(v[firsts], c[firsts], held)
     m_all = np.bincount(c[firsts], weights=(held - 1) * counted, minlength=n_cells).astype(np.intp)
+    # each cell's most-held score but 0, and whether it counts (the floor on decimals judges the rest: _Ties.within)
+    top, top_counted = np.zeros(n_cells), np.zeros(n_cells)
+    np.maximum.at(top, c[firsts], held * (v[firsts] != 0))
+    np.maximum.at(top_counted, c[firsts], held * counted)
     share = COPY_CHANCE / int((np.bincount(c, minlength=n_cells) >= 2).sum())
     # Only cells where the repeats could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being
     # at most the range and q at least the median decimal step; the rest are passed over without a loop over them
@@ -556,12 +561,25 @@ def _copied_within(v, c, n_cells, block, ties, copies, chance):
     judged = (sigma > 0) & np.isfinite(q)  # else most runs share one score, or it is 0: a point mass, not a resolution
     cells, m, q, sigma, size = cells[judged], m[judged], q[judged], sigma[judged], size[judged]
     counted = ties()
+    # on decimals the floor is read from the other cells' ties beyond their most-held score (_Ties.within), and so
+    # judges this cell's repeats beyond its own, among its runs beyond those: a cap that runs reach ties them at
+    # one score by chance, whatever the rest do
+    decimals = ~counted.raw()[block[cells]]
+    h = np.where(decimals & (top[cells] >= 2), top[cells], 0.0)
+    rest = np.where(h > 0, m - np.where(top_counted[cells] == top[cells], h - 1, 0.0), m)
+    floor = counted.floor(cells, cells, np.maximum(rest, 1))
     # each block's share of ties across its cells; on raw floats at least the floor the other cells' ties allow
-    across = np.maximum(counted.shares[block[cells]], counted.floor(cells, cells, m))
+    across = np.maximum(counted.shares[block[cells]], np.where(decimals, 0.0, floor))
     model = size * (size - 1) / 2 * (q / (2 * math.sqrt(math.pi) * sigma))
     expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across),
                           _near_ties_cells(v, c, cells, cells, q))  # the ties a cluster (failed runs) makes by chance
     counts, bound = _counts(m, expected, model, share)
+    with np.errstate(over="ignore"):
+        beyond = np.where(rest > 0, _exp(np.minimum(_log_poisson_tail(
+            rest, (size - h) * (size - h - 1) / 2 * np.where(decimals, floor, 0.0)), 0.0)).astype(float), 1.0)
+    beyond = np.where(decimals & (floor > 0), beyond, 0.0)
+    counts &= beyond <= share
+    bound = np.maximum(bound, beyond)
     copies[cells[counts]], chance[cells[counts]] = m[counts], bound[counts]
 
 
@@ -972,6 +990,7 @@ class _Ties:
         self._keys: dict[str, NDArray[np.int64]] = {}
         self._raw: NDArray[np.bool_] | None = None
         self._within: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+        self._top: NDArray[np.float64] = np.zeros(0)  # each cell's most-held score's runs (:meth:`within`)
         #: the ties the floor reads (:meth:`floor`): None for none (the first pass of :func:`copied_runs`), else
         #: those among the runs of the cells no check noted in that pass
         self.evidence: _Ties | None = None
@@ -1027,16 +1046,19 @@ class _Ties:
             single = (fewest < 2) | (most > fewest)  # not a cell read k times over, every score held by k runs
             kept = self.v[firsts] != 0  # a pile's ties too (a cap runs reach: no copy, a sign of few values)
             tied = np.bincount(self.c[firsts], weights=held * (held - 1) / 2 * kept, minlength=self.runs.size)
-            runs = self.runs
-            # on decimals, the runs at a cell's most-held score (held by two or more) left out: one score many runs
-            # reach (a cap, a floor) says nothing of how often the rest of the cell's scores tie; a few-valued support
-            # (discounted returns printed to 6 decimals) ties at several (raw floats keep them: audit s29)
             top = np.zeros(self.runs.size)
             np.maximum.at(top, self.c[firsts], held * kept)
-            top = np.where((top >= 2) & ~self.raw()[self.block], top, 0.0)
-            tied, runs = tied - top * (top - 1) / 2, runs - top
-            self._within = np.where(single, tied, 0.0), np.where(single, runs * (runs - 1) / 2, 0.0)
+            self._top = np.where(single & (top >= 2), top, 0.0)
+            self._within = np.where(single, tied, 0.0), np.where(single, self.runs * (self.runs - 1) / 2, 0.0)
         return self._within
+
+    def rest(self):
+        """:meth:`within` with the runs at each cell's most-held score (but 0; held by two or more) left out: one
+        score many runs reach (a cap, a floor) says nothing of how often the rest of a cell's scores tie; a few-valued
+        support (discounted returns printed to 6 decimals) ties at several (audit s30: the floor on decimals)."""
+        tied, pairs = self.within()
+        runs = np.where(pairs > 0, self.runs - self._top, 0.0)
+        return tied - self._top * (self._top - 1) / 2, runs * (runs - 1) / 2
 
     def floor(self, a, b, m):
         """Per pair of cells ``a[i]``, ``b[i]`` judged (``a[i] == b[i]``: one cell's runs) for ``m[i]`` repeats, the
@@ -1119,9 +1141,14 @@ class _Ties:
             # decimals: only the other cells' own ties (a cell's repeats among its runs; two cells judged, those of
             # every cell but the two), whose copies of two runs or more the first pass noted; ties across cells are
             # what a copy between cells makes, and a partial copy not noted would raise the floor of another
+            tied, pairs = self.rest()
+            k, one = self.block[a], np.where(two, 0.0, 1.0)
+            per_block = (np.bincount(self.block, weights=tied, minlength=self.tied.size),
+                         np.bincount(self.block, weights=pairs, minlength=self.tied.size))
+            block = ((per_block[0][k] - tied[a]) * one, (per_block[1][k] - pairs[a]) * one)
             own = (tied.sum() - tied[a] - np.where(two, tied[b], 0.0),
                    pairs.sum() - pairs[a] - np.where(two, pairs[b], 0.0))
-            mine = np.maximum(_tie_floor(*local[2], m), _tie_floor(*own, m) * shown)
+            mine = np.maximum(_tie_floor(*block, m), _tie_floor(*own, m) * shown)
             return np.where(decimals, mine, np.maximum.reduce(rates))
         return np.maximum.reduce(rates)
 

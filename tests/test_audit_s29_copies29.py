@@ -123,11 +123,11 @@ def _floor_by_hand(y, cell, block, a, b, m, left_out=(), decimals=False):
     the cells in ``left_out`` left out, as those a first pass noted), the whole data's ("blocks", "all", "own all")
     only where, on all the runs, the judged cells' blocks' sources tie or the judged cells tie with any other cell
     (a pair with each other left out; a pair's own ties too); the largest of those holding a tie."""
-    shown = _sources(y, cell, block, a, b, decimals=decimals)
+    shown = _sources(y, cell, block, a, b)  # whether ties show: every tie of a cell, its top score's too
     mine = sum(u == w for i, (u, k) in enumerate(zip(y, cell)) for w, j in list(zip(y, cell))[i + 1:]
                if k != j and ({k, j} & {a, b}) and {k, j} != {a, b})
     if a != b:
-        mine += sum(_own_ties([v for v, k in zip(y, cell) if k == x], decimals) for x in (a, b))
+        mine += sum(_own_ties([v for v, k in zip(y, cell) if k == x]) for x in (a, b))
     local = any(t > 0 for key, (t, n) in shown.items() if key.startswith(("block ", "own block")))
     rates = [_chernoff_rate(t, n, m) for key, (t, n) in _sources(y, cell, block, a, b, left_out, decimals).items()
              if t > 0 and n > 0 and (key.startswith(("block ", "own block")) or local or mine > 0)
@@ -182,7 +182,7 @@ def test_the_floor_counts_the_ties_of_the_other_cells_as_by_hand():
     by_hand = [_floor_by_hand(six.tolist(), cell.tolist(), block, a, b, 2, (1,), decimals=True) for a, b in pairs]
     assert floor == pytest.approx(by_hand, rel=1e-12)
     assert min(by_hand[:6]) > 0 and by_hand[pairs.index((6, 6))] == 0
-    assert [statistics._Ties(six, cell, 9, block, *_sorted(six, cell)).within()[0][k] for k in (0, 4)] == [
+    assert [statistics._Ties(six, cell, 9, block, *_sorted(six, cell)).rest()[0][k] for k in (0, 4)] == [
         _own_ties(six[cell == 0].tolist(), True), 0.0]
 
 

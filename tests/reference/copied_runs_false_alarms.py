@@ -40,8 +40,8 @@ the five steps, 32,400 data sets: 0 (the floor only takes notes away).
 s30 (copies30): the same two kinds at step 1e-6 (discounted returns a log prints with %.6f: decimals, no floor in
 s29), 40 data sets a setting: before, 91 (within 64, across 18, tasks jointly 8, between agents 6) and 39 (within
 37, across 1, between agents 1); after (the floor on decimals too, from the other cells' own ties, each cell's
-most-held score's runs left out), 45 (within 22, across 13, tasks jointly 5, between agents 6) and 16 (within 14,
-across 1, between agents 1); at step 0, 11 -> 9 and 5 -> 4.
+most-held score's runs left out, and a cell's repeats beyond its own most-held score judged against it), 30 (within
+7, across 13, tasks jointly 5, between agents 6) and 5 (within 3, across 1, between agents 1); at step 0, 11 and 4.
 """
 
 import itertools
