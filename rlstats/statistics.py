@@ -398,9 +398,13 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
     a deterministic task's discounted returns, 0.99**k at full precision, take few such values), the share of ties
     in every one of these checks is at least the rate :func:`_tie_floor` reads for ``m`` repeats from the ties among
     the runs of the cells not judged (:meth:`_Ties.floor`: of their tasks, and of the whole data where their tasks
-    or the judged cells tie elsewhere too), read where they tie at all; that floor is read in a
-    second pass, the cells the first pass noted left out of it (a copy's ties are no sign of the scores' support),
-    and only where the first noted something on raw floats, so that it can only take notes away.
+    or the judged cells tie elsewhere too), read where they tie at all.  On decimals the same floor is read from the
+    other cells' own ties only, each cell's with the runs at its most-held score left out (discounted returns printed
+    to 6 decimals take few values their decimal step does not show; a cap many runs reach says nothing of how often
+    the rest tie; ties across cells are what a copy between cells makes, audit s30), and a cell's repeats within it
+    beyond its own most-held score are judged against it among its runs beyond those (the larger chance stated).
+    The floor is read in a second pass, the cells the first pass noted left out of it (a copy's ties are no sign of
+    the scores' support), and only where the first noted something, so that it can only take notes away.
 
     Returns
     -------
@@ -438,10 +442,10 @@ def copied_runs(y: ArrayLike, cell: ArrayLike, n_cells: int, block: ArrayLike | 
             return across
 
         across = checks()
-        # raw floats: again with the floor of ties read from the data, the cells noted here left out of it (a copy's
-        # ties are no sign of the scores' support); most data note nothing, or hold no raw floats
+        # again with the floor of ties read from the data, the cells noted here left out of it (a copy's ties are
+        # no sign of the scores' support); most data note nothing
         kept = ~_noted_cells(copies, across, block, n_cells)[c]
-        if not kept.all() and kept.sum() >= 2 and counted["ties"].raw().any():
+        if not kept.all() and kept.sum() >= 2:
             full = counted["ties"]
             full.evidence = _Ties(v[kept], c[kept], n_cells, block, v[kept], c[kept])
             full.evidence.evidence, full.evidence._raw = full.evidence, full.raw()  # raw read on all runs
@@ -531,6 +535,10 @@ def _copied_within(v, c, n_cells, block, ties, copies, chance):
     held = np.diff(np.r_[firsts, v.size])
     counted = _countable(v[firsts], c[firsts], held)
     m_all = np.bincount(c[firsts], weights=(held - 1) * counted, minlength=n_cells).astype(np.intp)
+    # each cell's most-held score but 0, and whether it counts (the floor on decimals judges the rest: _Ties.within)
+    top, top_counted = np.zeros(n_cells), np.zeros(n_cells)
+    np.maximum.at(top, c[firsts], held * (v[firsts] != 0))
+    np.maximum.at(top_counted, c[firsts], held * counted)
     share = COPY_CHANCE / int((np.bincount(c, minlength=n_cells) >= 2).sum())
     # Only cells where the repeats could count (none in most data): E >= C(n, 2) q / (2 sqrt(pi) range), sigma being
     # at most the range and q at least the median decimal step; the rest are passed over without a loop over them
@@ -553,12 +561,25 @@ def _copied_within(v, c, n_cells, block, ties, copies, chance):
     judged = (sigma > 0) & np.isfinite(q)  # else most runs share one score, or it is 0: a point mass, not a resolution
     cells, m, q, sigma, size = cells[judged], m[judged], q[judged], sigma[judged], size[judged]
     counted = ties()
+    # on decimals the floor is read from the other cells' ties beyond their most-held score (_Ties.within), and so
+    # judges this cell's repeats beyond its own, among its runs beyond those: a cap that runs reach ties them at
+    # one score by chance, whatever the rest do
+    decimals = ~counted.raw()[block[cells]]
+    h = np.where(decimals & (top[cells] >= 2), top[cells], 0.0)
+    rest = np.where(h > 0, m - np.where(top_counted[cells] == top[cells], h - 1, 0.0), m)
+    floor = counted.floor(cells, cells, np.maximum(rest, 1))
     # each block's share of ties across its cells; on raw floats at least the floor the other cells' ties allow
-    across = np.maximum(counted.shares[block[cells]], counted.floor(cells, cells, m))
+    across = np.maximum(counted.shares[block[cells]], np.where(decimals, 0.0, floor))
     model = size * (size - 1) / 2 * (q / (2 * math.sqrt(math.pi) * sigma))
     expected = np.maximum(size * (size - 1) / 2 * np.maximum(q / (2 * math.sqrt(math.pi) * sigma), across),
                           _near_ties_cells(v, c, cells, cells, q))  # the ties a cluster (failed runs) makes by chance
     counts, bound = _counts(m, expected, model, share)
+    with np.errstate(over="ignore"):
+        beyond = np.where(rest > 0, _exp(np.minimum(_log_poisson_tail(
+            rest, (size - h) * (size - h - 1) / 2 * np.where(decimals, floor, 0.0)), 0.0)).astype(float), 1.0)
+    beyond = np.where(decimals & (floor > 0), beyond, 0.0)
+    counts &= beyond <= share
+    bound = np.maximum(bound, beyond)
     copies[cells[counts]], chance[cells[counts]] = m[counts], bound[counts]
 
 
@@ -969,6 +990,7 @@ class _Ties:
         self._keys: dict[str, NDArray[np.int64]] = {}
         self._raw: NDArray[np.bool_] | None = None
         self._within: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+        self._top: NDArray[np.float64] = np.zeros(0)  # each cell's most-held score's runs (:meth:`within`)
         #: the ties the floor reads (:meth:`floor`): None for none (the first pass of :func:`copied_runs`), else
         #: those among the runs of the cells no check noted in that pass
         self.evidence: _Ties | None = None
@@ -1013,7 +1035,8 @@ class _Ties:
         """Per cell, the pairs of its runs tied (but at 0; a pile's too, which :func:`_countable` leaves out of
         copies: a cap runs reach is a sign of few values) and the pairs of its runs, both 0 where every score is held
         by the same number of runs, two or more: a file read k times is no sign of the scores' support (its copies
-        are what is judged), once."""
+        are what is judged), once; on decimals, the runs at the cell's most-held score (but 0) left out of both
+        where two or more hold it."""
         if self._within is None:
             firsts = np.flatnonzero(np.r_[True, (self.v[1:] != self.v[:-1]) | (self.c[1:] != self.c[:-1])])
             held = np.diff(np.r_[firsts, self.v.size])
@@ -1023,20 +1046,33 @@ class _Ties:
             single = (fewest < 2) | (most > fewest)  # not a cell read k times over, every score held by k runs
             kept = self.v[firsts] != 0  # a pile's ties too (a cap runs reach: no copy, a sign of few values)
             tied = np.bincount(self.c[firsts], weights=held * (held - 1) / 2 * kept, minlength=self.runs.size)
+            top = np.zeros(self.runs.size)
+            np.maximum.at(top, self.c[firsts], held * kept)
+            self._top = np.where(single & (top >= 2), top, 0.0)
             self._within = np.where(single, tied, 0.0), np.where(single, self.runs * (self.runs - 1) / 2, 0.0)
         return self._within
 
+    def rest(self):
+        """:meth:`within` with the runs at each cell's most-held score (but 0; held by two or more) left out: one
+        score many runs reach (a cap, a floor) says nothing of how often the rest of a cell's scores tie; a few-valued
+        support (discounted returns printed to 6 decimals) ties at several (audit s30: the floor on decimals)."""
+        tied, pairs = self.within()
+        runs = np.where(pairs > 0, self.runs - self._top, 0.0)
+        return tied - self._top * (self._top - 1) / 2, runs * (runs - 1) / 2
+
     def floor(self, a, b, m):
         """Per pair of cells ``a[i]``, ``b[i]`` judged (``a[i] == b[i]``: one cell's runs) for ``m[i]`` repeats, the
-        share of ties :func:`copied_runs` takes at least where the block of either holds raw floats
-        (:func:`_raw_blocks`; 0 elsewhere): :func:`_tie_floor` of the ties among the runs of the OTHER cells (the
+        share of ties :func:`copied_runs` takes at least: where the block of either holds raw floats
+        (:func:`_raw_blocks`), :func:`_tie_floor` of the ties among the runs of the OTHER cells (the
         judged cells' pairs left out: a copy makes no tie there), of their blocks (:meth:`local`) and, where those
         or the judged cells show ties that are not the copy judged (:meth:`shown`), of the whole data, the largest,
         read only where those runs tie at all (the data show the scores' support discrete: a deterministic task's
         few returns, 0.99**k at full precision); none where they do not (continuous scores at full precision, a file
-        read twice, whose copies tie only where they were copied; a continuous task beside a deterministic one).  The ties are :attr:`evidence`'s: the cells
-        noted in a first pass without the floor left out (other copies in the data tie only where they were copied
-        too, and would raise the floor for these)."""
+        read twice, whose copies tie only where they were copied; a continuous task beside a deterministic one).
+        On decimals (audit s30) only the other cells' own ties (:meth:`within`, a cell's most-held score's runs left
+        out), of the judged cell's block and of all, those of all only where :meth:`shown`.  The ties are
+        :attr:`evidence`'s: the cells noted in a first pass without the floor left out (other copies in the data tie
+        only where they were copied too, and would raise the floor for these)."""
         a, b, m = np.asarray(a), np.asarray(b), np.asarray(m, dtype=float)
         out = np.zeros(a.size)
         if self.evidence is None:
@@ -1078,12 +1114,6 @@ class _Ties:
     def floor_of_others(self, a, b, m, shown):
         """:meth:`floor` read on these runs (the evidence); ``shown``: where the whole data's ties count too
         (:meth:`shown`)."""
-        out = np.zeros(a.size)
-        raw = self.raw()
-        on = np.flatnonzero(raw[self.block[a]] | raw[self.block[b]])
-        if not on.size:
-            return out
-        a, b, m, shown = a[on], b[on], m[on], shown[on]
         two = a != b
         ra, rb = self.runs[a], np.where(two, self.runs[b], 0.0)
         between = np.where(two, self.between(a, b), 0.0)
@@ -1105,8 +1135,22 @@ class _Ties:
         # the whole data's ties only where the judged cells' own blocks show ties too (a suite holding one
         # deterministic task and continuous ones: the continuous tasks' copies judged at their own rate)
         rates = [_tie_floor(t, n, m) for t, n in local] + [_tie_floor(t, n, m) * shown for t, n in pooled]
-        out[on] = np.maximum.reduce(rates)
-        return out
+        raw = self.raw()
+        decimals = ~(raw[self.block[a]] | raw[self.block[b]])
+        if decimals.any():
+            # decimals: only the other cells' own ties (a cell's repeats among its runs; two cells judged, those of
+            # every cell but the two), whose copies of two runs or more the first pass noted; ties across cells are
+            # what a copy between cells makes, and a partial copy not noted would raise the floor of another
+            tied, pairs = self.rest()
+            k, one = self.block[a], np.where(two, 0.0, 1.0)
+            per_block = (np.bincount(self.block, weights=tied, minlength=self.tied.size),
+                         np.bincount(self.block, weights=pairs, minlength=self.tied.size))
+            block = ((per_block[0][k] - tied[a]) * one, (per_block[1][k] - pairs[a]) * one)
+            own = (tied.sum() - tied[a] - np.where(two, tied[b], 0.0),
+                   pairs.sum() - pairs[a] - np.where(two, pairs[b], 0.0))
+            mine = np.maximum(_tie_floor(*block, m), _tie_floor(*own, m) * shown)
+            return np.where(decimals, mine, np.maximum.reduce(rates))
+        return np.maximum.reduce(rates)
 
 
 def _tie_floor(tied, possible, m):

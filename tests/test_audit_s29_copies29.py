@@ -70,16 +70,24 @@ def test_the_floor_is_where_the_product_of_the_two_chances_is_largest():
     assert statistics._tie_floor(0, 400, 3) == 0.0
 
 
-def _own_ties(scores):
+def _own_ties(scores, decimals=False):
     """Pairs of one cell's runs tied (by hand: not at 0, piles too), 0 where the cell was read k times over (every
-    score held by the same number of runs, two or more)."""
+    score held by the same number of runs, two or more); with ``decimals`` (s30), the runs at its most-held score
+    other than 0, held by two or more, left out."""
     held = Counter(scores)
     if len(set(held.values())) == 1 and min(held.values()) >= 2:
         return 0
-    return sum(h * (h - 1) / 2 for value, h in held.items() if value != 0)
+    return sum(h * (h - 1) / 2 for value, h in held.items() if value != 0) - _top(scores, decimals) * (
+        _top(scores, decimals) - 1) / 2
 
 
-def _sources(y, cell, block, a, b, left_out=()):
+def _top(scores, decimals):
+    """The runs at a cell's most-held score but 0, where two or more and ``decimals``; else 0."""
+    top = max([h for value, h in Counter(scores).items() if value != 0], default=0)
+    return top if decimals and top >= 2 else 0
+
+
+def _sources(y, cell, block, a, b, left_out=(), decimals=False):
     """The (ties, pairs of runs) the floor reads, from loops over every pair of runs of cells other than ``a``,
     ``b`` and ``left_out``: across cells of either judged cell's block ("block k"), of every block pooled, of the whole
     data; for one cell judged the other cells' own ties, of its block ("own block") and of all."""
@@ -94,11 +102,12 @@ def _sources(y, cell, block, a, b, left_out=()):
             for key in keys:
                 tied, pairs = sources.get(key, (0, 0))
                 sources[key] = (tied + (u == w), pairs + 1)
-    if a == b:
-        for j in sorted(set(cell) - set(left_out) - {a}):
-            n = int((np.asarray(cell) == j).sum())
-            own = _own_ties([v for v, k in zip(y, cell) if k == j])
-            for key in ["own all"] + (["own block"] if block[j] == block[a] else []):
+    if a == b or decimals:  # decimals (s30): two cells judged read the other cells' own ties too
+        for j in sorted(set(cell) - set(left_out) - {a, b}):
+            mine = [v for v, k in zip(y, cell) if k == j]
+            n = len(mine) - _top(mine, decimals)
+            own = _own_ties(mine, decimals)
+            for key in ["own all"] + (["own block"] if block[j] == block[a] and a == b else []):
                 tied, pairs = sources.get(key, (0, 0))
                 sources[key] = (tied + own, pairs + (n * (n - 1) / 2 if own or not _read_k_times(y, cell, j) else 0))
     return sources
@@ -109,20 +118,26 @@ def _read_k_times(y, cell, j):
     return len(set(held.values())) == 1 and min(held.values()) >= 2
 
 
-def _floor_by_hand(y, cell, block, a, b, m, left_out=()):
+def _floor_by_hand(y, cell, block, a, b, m, left_out=(), decimals=False):
     """The floor :meth:`statistics._Ties.floor` takes, by hand: the Chernoff rate of each source (:func:`_sources`,
     the cells in ``left_out`` left out, as those a first pass noted), the whole data's ("blocks", "all", "own all")
     only where, on all the runs, the judged cells' blocks' sources tie or the judged cells tie with any other cell
     (a pair with each other left out; a pair's own ties too); the largest of those holding a tie."""
-    shown = _sources(y, cell, block, a, b)
+    shown = _sources(y, cell, block, a, b)  # whether ties show: every tie of a cell, its top score's too
     mine = sum(u == w for i, (u, k) in enumerate(zip(y, cell)) for w, j in list(zip(y, cell))[i + 1:]
                if k != j and ({k, j} & {a, b}) and {k, j} != {a, b})
     if a != b:
         mine += sum(_own_ties([v for v, k in zip(y, cell) if k == x]) for x in (a, b))
     local = any(t > 0 for key, (t, n) in shown.items() if key.startswith(("block ", "own block")))
-    rates = [_chernoff_rate(t, n, m) for key, (t, n) in _sources(y, cell, block, a, b, left_out).items()
-             if t > 0 and n > 0 and (key.startswith(("block ", "own block")) or local or mine > 0)]
+    rates = [_chernoff_rate(t, n, m) for key, (t, n) in _sources(y, cell, block, a, b, left_out, decimals).items()
+             if t > 0 and n > 0 and (key.startswith(("block ", "own block")) or local or mine > 0)
+             and (not decimals or key.startswith("own"))]  # decimals (s30): the other cells' own ties only
     return max(rates, default=0.0)
+
+
+def _sorted(y, cell):
+    order = np.lexsort((y, cell))
+    return y[order], cell[order]
 
 
 def _ties(y, cell, n_cells, block, left_out=()):
@@ -157,9 +172,18 @@ def test_the_floor_counts_the_ties_of_the_other_cells_as_by_hand():
             by_hand = [_floor_by_hand(y.tolist(), cell.tolist(), block, a, b, m, left_out) for a, b in pairs]
             assert floor == pytest.approx(by_hand, rel=1e-12)
             assert min(by_hand[:21]) > 0 and by_hand[pairs.index((6, 6))] == by_hand[pairs.index((6, 7))] == 0
-    # decimals (not raw floats): no floor
-    ties = _ties(np.round(y, 6), cell, 9, block)
-    assert not ties.floor(np.arange(9), np.arange(9), np.full(9, 2)).any()
+    # decimals (the same returns printed to 6 decimals): since s30 (copies30) the floor too, read from the other
+    # cells' own ties only, each cell's with the runs at its most-held score left out (a cap many runs reach says
+    # nothing of how often the rest tie)
+    six = np.round(y, 6)
+    assert not statistics._raw_blocks(six, block[cell], 3).any()
+    ties = _ties(six, cell, 9, block, (1,))
+    floor = ties.floor(first, second, np.full(first.size, 2))
+    by_hand = [_floor_by_hand(six.tolist(), cell.tolist(), block, a, b, 2, (1,), decimals=True) for a, b in pairs]
+    assert floor == pytest.approx(by_hand, rel=1e-12)
+    assert min(by_hand[:6]) > 0 and by_hand[pairs.index((6, 6))] == 0
+    assert [statistics._Ties(six, cell, 9, block, *_sorted(six, cell)).rest()[0][k] for k in (0, 4)] == [
+        _own_ties(six[cell == 0].tolist(), True), 0.0]
 
 
 def test_a_continuous_tasks_copies_amid_a_deterministic_task():
@@ -227,7 +251,7 @@ def test_the_ties_are_sorted_once_a_call(monkeypatch):
     cell = np.repeat(np.arange(n_cells), 10)
     _, _, across = statistics.copied_runs(y.ravel(), cell, n_cells, np.arange(n_cells) // 3, across_blocks=True)
     assert list(zip(across.same_block.first.tolist(), across.same_block.second.tolist())) == [(0, 1)]
-    assert len(calls) == 1
+    assert len(calls) == 2  # since s30 (copies30) the floor is read on decimals too: the second pass counts again
     calls.clear()
     assert _raw_copies(3, 3, 10, ("same",))[2] == [(3, 4)] and len(calls) == 2
 
