@@ -39,7 +39,6 @@ def _profile(**options):
         return rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", normalize=False, **options)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commits")
 def test_the_withheld_task_band_advises_what_gives_bands():
     """2 agents x 3 tasks x 3 runs: the wilson_tasks band is withheld (NaN, fewer than 5 tasks); the note's advice,
     run as written, gives bands; task_bootstrap=False alone gives the skew-corrected t band, withheld too."""
@@ -62,7 +61,6 @@ def _population_rows():
     return rows.assign(point=rows["configuration"].str[-4:], sd=rows["configuration"].str.split(",").str[0])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commits")
 def test_the_docstrings_quote_the_tables_least_coverage_at_26_tasks():
     rows = _population_rows()
     least = rows[(rows["tasks"] == 26) & (rows["runs"] == 3)].sort_values("coverage").iloc[0]
@@ -74,7 +72,6 @@ def test_the_docstrings_quote_the_tables_least_coverage_at_26_tasks():
     assert "as little as 0.10 (26" in _flat(tboot30) and "0.13" not in tboot30
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commits")
 def test_task_bootstraps_docstring_quotes_each_points_rows():
     """At 2 tasks with runs' sd 0.3 times the task means': the 10% point 0.226-0.278, the 90% point 0.249-0.294
     (normal) and 0.423-0.519 (skewed); skewed at the 90% point 0.951-0.976 from 10 tasks."""
@@ -97,7 +94,6 @@ def test_task_bootstraps_docstring_quotes_each_points_rows():
     assert "measured 0.23-0.28 with runs' sd 0.3" not in doc
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commits")
 def test_the_calibration_module_names_both_kinds_of_population_rows():
     table = rlstats.calibration_table("bootstrap.profile_population")
     assert set(table["metric"]) == {"runs", "tasks"}
@@ -107,7 +103,6 @@ def test_the_calibration_module_names_both_kinds_of_population_rows():
     assert "``tasks`` (the fraction of its tasks whose mean is above it, audit s30)" in doc
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commits")
 def test_the_mujoco_vignette_quotes_the_rows_of_identical_agents():
     table = pd.read_csv(ROOT / "rlstats" / "calibration.csv")
     rows = table[(table["procedure"] == "adastop.fwe_spread") & (table["interval"] == "pairwise")
@@ -131,7 +126,7 @@ def _three():
         return rlstats.adastop(df, "score ~ agent", n=5, K=2, n_resamples=200, rng=0, progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commits")
+@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commit")
 def test_the_back_end_stores_holms_levels_and_level_spent_is_the_c1_level():
     """3 agents, n = 5, K = 2, 200 paths (holm30's case): Holm's first step spends alpha / 3 on 1 of the 126 classes
     and 1 of 200 paths, 1/126 + 1/200 each; two comparisons rejected, c = 1, whose level is alpha's grid, 3/126 +
@@ -150,7 +145,7 @@ def test_the_back_end_stores_holms_levels_and_level_spent_is_the_c1_level():
     assert joint.holm_levels.empty
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commits")
+@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commit")
 def test_an_unfinished_holm_test_stores_what_each_undecided_comparison_spent():
     """After interim 1 of 2 (nothing rejected, c = 3): 1 of the 126 classes, 1/126, as its header prints."""
     from rlstats.methods.adastop import AdaStop
