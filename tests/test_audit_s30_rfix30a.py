@@ -126,7 +126,6 @@ def _three():
         return rlstats.adastop(df, "score ~ agent", n=5, K=2, n_resamples=200, rng=0, progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commit")
 def test_the_back_end_stores_holms_levels_and_level_spent_is_the_c1_level():
     """3 agents, n = 5, K = 2, 200 paths (holm30's case): Holm's first step spends alpha / 3 on 1 of the 126 classes
     and 1 of 200 paths, 1/126 + 1/200 each; two comparisons rejected, c = 1, whose level is alpha's grid, 3/126 +
@@ -145,7 +144,6 @@ def test_the_back_end_stores_holms_levels_and_level_spent_is_the_c1_level():
     assert joint.holm_levels.empty
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 rfix30a: fixed in the next commit")
 def test_an_unfinished_holm_test_stores_what_each_undecided_comparison_spent():
     """After interim 1 of 2 (nothing rejected, c = 3): 1 of the 126 classes, 1/126, as its header prints."""
     from rlstats.methods.adastop import AdaStop
