@@ -14,9 +14,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``bootstrap.profile`` (a performance profile's pointwise band holds the true profile at one threshold),
     ``bootstrap.interval_tasks`` (an interval of ``bootstrap(task_bootstrap=True)`` holds the metric's value over the
     population of tasks the tasks were drawn from; ``configuration`` the runs' sd beside the task means' 1),
-    ``bootstrap.profile_population`` (a band of ``performance_profile(task_bootstrap=True)``, ``kind="runs"``, holds
-    the profile of the population of tasks at one threshold; ``configuration`` the runs' sd beside the task means' 1
-    and the true profile there, e.g. ``run sd 0.3, profile 0.10``),
+    ``bootstrap.profile_population`` (a band of ``performance_profile(task_bootstrap=True)`` holds the profile of the
+    population of tasks at one threshold; ``metric`` the profile's ``kind``: ``runs`` (the fraction of its runs above
+    it) or ``tasks`` (the fraction of its tasks whose mean is above it, audit s30); ``configuration`` the runs' sd
+    beside the task means' 1 and the true profile there, e.g. ``run sd 0.3, profile 0.10``),
     ``selection.size`` (the selection check's inspector and reporter tests do not reject under their null),
     ``adastop.fwe`` (AdaStop and the one-shot permutation test reject no comparison under the global null; from
     three agents on, the ``permutations=`` scheme in ``interval``: ``holm``, the default, or ``joint``),

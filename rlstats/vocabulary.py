@@ -77,7 +77,10 @@ _TERMS = [
     ("n_comparisons", "n_comparisons", "comparisons", "number of comparisons tested"),
     ("alpha", "alpha", "alpha", "family-wise error level"),
     ("beta", "beta", "beta", "a second level: early acceptance of a sequential test (0: off), or the selection inspector's level"),
-    ("level_spent", "level_spent", "level spent", "error level the test can actually spend (at most alpha)"),
+    ("level_spent", "level_spent", "level spent",
+     "error level of the test's schedule: alpha spent over its interims, rounded down to the permutation grid (at "
+     "most alpha; the smallest over tasks); under permutations=\"holm\" with several comparisons, the level of one "
+     "tested at alpha (Holm's c = 1): each spends alpha / c, c not yet rejected"),
     ("interval_method", "interval", "interval", "how the bootstrap interval was formed (percentile, basic, bca)"),
     ("null_value", None, "null value", "value of the estimated quantity under the null hypothesis"),
     ("weight", None, "weight", "probability weight of a row in an equilibrium or mixture"),

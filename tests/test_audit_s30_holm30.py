@@ -30,11 +30,21 @@ def _linear_counts(level, K, n_paths):
 
 def test_hand_counts_of_holms_first_step():
     """3 comparisons, n = 5, K = 2, 200 paths: interim 1 enumerates the 126 classes, interim 2 draws 200 paths.
-    alpha / 3 * 1/2 * 126 = 1.05 -> 1 class; then alpha / 3 * 200 - 200 / 126 = 1.75 -> 1 path: 1/126 + 1/200."""
-    assert _linear_counts(0.05 / 3, 2, (126, 200)) == [1, 1]
+    alpha / 3 * 1/2 * 126 = 1.05 -> 1 class; then alpha / 3 * 200 - 200 / 126 = 1.75 -> 1 path: 1/126 + 1/200,
+    the level rlstats stores for each comparison's first step (audit s30 rfix30a: this test read its own helper
+    only)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = rlstats.adastop(_three(), "score ~ agent", n=5, K=2, n_resamples=200, rng=0, progress=False)
+    n_paths = tuple(result.spending["n_paths"])
+    assert n_paths == (126, 200)
+    assert _linear_counts(0.05 / 3, 2, n_paths) == [1, 1]
     assert math.isclose(1 / 126 + 1 / 200, 0.012936507936507937)
+    assert result.holm_levels["level_each"].tolist() == [pytest.approx(1 / 126 + 1 / 200, rel=1e-15)]
     # the schedule's alpha, which the header printed under holm: 3 classes (3.15), then 5 paths (10 - 4.76)
-    assert _linear_counts(0.05, 2, (126, 200)) == [3, 5] and round(3 / 126 + 5 / 200, 5) == 0.04881
+    assert _linear_counts(0.05, 2, n_paths) == [3, 5] and round(3 / 126 + 5 / 200, 5) == 0.04881
+    assert result.spending["paths_beyond"].tolist() == [3, 5]
+    assert result.level_spent == pytest.approx(3 / 126 + 5 / 200, rel=1e-15)
 
 
 def test_the_header_says_what_holm_spends():

@@ -2,7 +2,7 @@
 
 1. performance_profile(kind="tasks", task_bootstrap=True)'s default, the percentile band of tasks and runs resampled,
    had no measured coverage. Measured against the profile of the population of tasks (the fraction of its tasks whose
-   mean is above tau; ``bootstrap.profile_population`` rows with ``metric`` ``tasks``), it held as little as 0.13 (26
+   mean is above tau; ``bootstrap.profile_population`` rows with ``metric`` ``tasks``), it held as little as 0.10 (26
    tasks x 3 runs, skewed task means, runs' sd twice theirs): the fraction of noisy task means estimates another
    profile. Replaced by ``interval="wilson_tasks"`` for that kind too: each task's mean bounded (skew-corrected t, at
    1 - 0.05 / 2), then Wilson's interval over the tasks (at 1 - 0.05 / 2) from the counts whose bounds lie above tau.
@@ -96,9 +96,11 @@ def test_withheld_below_five_tasks_and_the_percentile_note():
                                       normalize=False)
     assert np.isnan(res.intervals).all()
     (withheld,) = [n for n in res.notes if "needs 5 tasks with 3 or more runs" in n and "withheld (NaN)" in n]
-    # the way on is one the call can take: interval='t' is refused with task_bootstrap=True
-    assert withheld.endswith("task_bootstrap=False gives the bands of these tasks (interval='t': Student t bands, "
-                             "which hold their level for normal runs); add tasks to speak of tasks in general")
+    # the way on is one the call can take: interval='t' is refused with task_bootstrap=True, and task_bootstrap=False
+    # alone gives skew_t, withheld too (audit s30 rfix30a; tests/test_audit_s30_rfix30a.py runs the advice)
+    assert withheld.endswith("task_bootstrap=False, interval='t' gives the bands of these tasks (Student t bands, "
+                             "which hold their level for normal runs; task_bootstrap=False alone gives the "
+                             "skew-corrected t band, withheld as this one); add tasks to speak of tasks in general")
     with pytest.raises(rlstats.OptionError, match="use interval='wilson_tasks'"):
         rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", task_bootstrap=True, interval="t")
     old = rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", task_bootstrap=True, tau=[0.0, 5.0],

@@ -212,9 +212,11 @@ print(f"rejections in opposite directions: {int(reversed_.sum())}; rejected by o
 # permutation of the data (an agent is first in one pair and second in
 # another), and with identical normal agents the family-wise error comes out
 # above the level: about 0.06 for three or four agents, `n = K = 5`,
-# against 0.050, and 0.068 to 0.110 in the `adastop.fwe_spread` rows of
-# `calibration_table()` where every agent is identical (see `adastop`'s
-# Notes).  Its decisions also depend on which agent each pair reads first,
+# against 0.050, and 0.068 to 0.110 in the 7 `adastop.fwe_spread` rows of
+# `calibration_table()` where every agent is identical and normal and the
+# test can reject (see `adastop`'s Notes; 0 at 4 agents x 3 runs with one
+# interim, where no comparison can be rejected, and 0.037 and 0.040 with
+# skewed scores).  Its decisions also depend on which agent each pair reads first,
 # so on the names' sorted order.
 #
 # The joint relabelling (`permutations="joint"`, the default before) is a

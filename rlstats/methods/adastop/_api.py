@@ -585,6 +585,29 @@ def _spending_rows(runs, schedules, blocked):
     return pd.DataFrame(rows)
 
 
+def _holm_rows(runs, blocked):
+    """Per task tested under ``permutations="holm"`` (none for the other schemes): Holm's J (``n_comparisons``), its c
+    now (``alpha_divisor``, the comparisons not yet rejected), the level each comparison's own test spends at alpha / J
+    over every interim (``level_each``, the first step's) and at alpha / c by the last interim run (``interim``;
+    ``level_spent_each``, 0 before the first, NaN with every comparison rejected), as
+    :func:`kernels.spendable_level` counts them: what the result prints of Holm's levels (audit s30: it re-derived
+    them from the spending table)."""
+    rows = []
+    for run in runs:
+        test = run.test
+        if not (test.holm and run.pair_ids):
+            continue
+        c = test.not_rejected
+        row = {"task": run.name} if blocked else {}
+        row.update(n_comparisons=len(test.pairs), alpha_divisor=c, level_each=test.first_step_level,
+                   interim=test.interim,
+                   level_spent_each=kernels.spendable_level(test.schedule, c, test.interim) if c else math.nan)
+        rows.append(row)
+    columns = (["task"] if blocked else []) + ["n_comparisons", "alpha_divisor", "level_each", "interim",
+                                               "level_spent_each"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def _runs_rows(runs, agents, n_of, blocked):
     rows = []
     for run in runs:
@@ -645,7 +668,7 @@ def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, not
         runs_used=_runs_rows(runs, agents, n_of, blocked),
         history=_history_rows(runs, pairs, agents, n_of, blocked),
         steps=_step_rows(runs, pairs, agents, n_of, blocked),
-        spending=_spending_rows(tested, schedules, blocked),
+        spending=_spending_rows(tested, schedules, blocked), holm_levels=_holm_rows(runs, blocked),
         scores=_score_rows(runs, agents, blocked), **(extra or {}))
 
 

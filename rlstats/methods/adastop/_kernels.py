@@ -290,13 +290,16 @@ def make_schedule(n, max_interims, n_resamples, alpha, beta=0.0, enumerate_paths
                     else (0,) * max_interims)
 
 
-def spendable_level(schedule, n_comparisons=1):
+def spendable_level(schedule, n_comparisons=1, interims=None):
     """The level a test's first step can spend over every interim: the schedule's alpha rounded to its grids, or
     with Holm's step-down (``n_comparisons`` = J > 1) alpha / J rounded to them.  0: no comparison can ever be
-    rejected (audit s29: alpha / 3 spends nothing at n = 4, K = 1, where alpha spends 1 of the 35 classes)."""
+    rejected (audit s29: alpha / 3 spends nothing at n = 4, K = 1, where alpha spends 1 of the 35 classes).
+    ``n_comparisons`` = c, Holm's comparisons not yet rejected: what each of them spends; ``interims``: over the
+    first ones only (all by default), what it has spent by then (audit s30: the result re-derived it)."""
     counts = (schedule.reject_counts if n_comparisons == 1 else
               spending_counts(schedule.alpha / n_comparisons, schedule.max_interims, schedule.n_paths))
-    return float(sum(Fraction(r, m) for r, m in zip(counts, schedule.n_paths)))
+    upto = schedule.max_interims if interims is None else interims
+    return float(sum(Fraction(r, m) for r, m in zip(counts[:upto], schedule.n_paths[:upto])))
 
 
 # ---------------------------------------------------------------------------
@@ -442,7 +445,17 @@ class SequentialTest:
         grids, or with Holm alpha / J for each of the J comparisons.  0: no comparison can ever be rejected (audit
         s29: Holm's alpha / 28 spends nothing of the 126 classes of 8 agents' pairs at n = 5 with one interim, where
         alpha spends 6)."""
-        return spendable_level(self.schedule, len(self.pairs) if self.holm else 1)
+        return spendable_level(self.schedule, self.first_divisor)
+
+    @property
+    def first_divisor(self):
+        """What the first step divides alpha by: Holm's J, the comparisons tested, or 1 (the other schemes)."""
+        return len(self.pairs) if self.holm else 1
+
+    @property
+    def not_rejected(self):
+        """Holm's c now: the comparisons not yet rejected (one accepted as equal keeps its share)."""
+        return len(self.pairs) - int(np.isin(self.decision, (LARGER, SMALLER)).sum())
 
     def active_agents(self):
         """Codes of the agents that appear in an undecided comparison (to be run next)."""
@@ -671,12 +684,11 @@ class SequentialTest:
         comparison decided is the one furthest beyond its boundary (as a ratio)."""
         observed, absolute, tolerance, current = self._step_down_start()
         faced, decided, step = {}, [], 0
-        rejected = int(np.isin(self.decision, (LARGER, SMALLER)).sum())
         while current:
             step += 1
             # Holm's c: the comparisons not yet rejected; one accepted as equal keeps its share (audit s29: c
             # counted the undecided only, so beta > 0 tested at alpha / 2 after an early accept among 3)
-            share = len(self.pairs) - rejected
+            share = self.not_rejected
             bounds = {j: self._level((j,), k, errors=True, share=share) for j in current}
             for j in current:
                 reject, accept, _, (reject_se, accept_se) = bounds[j]
@@ -707,7 +719,6 @@ class SequentialTest:
             self.decided_at[chosen] = k
             decided.append(chosen)
             current.remove(chosen)
-            rejected += action == "reject"
         return self._close_interim(k, current, faced, decided)
 
     def _close_interim(self, k, current, faced, decided):

@@ -73,9 +73,18 @@ class AdaStopResult(Result):
         the boundary, level spent at that interim and cumulated, at alpha:
         under ``permutations="holm"`` what a comparison spends when it is
         the only one not yet rejected (c = 1); with c, each spends alpha / c
-        on the same paths (the printed header gives it).
+        on the same paths (the printed header gives it; ``holm_levels``
+        holds it).
     scores : DataFrame
         The runs the test used: agent, interim, score (and task).
+    holm_levels : DataFrame
+        Under ``permutations="holm"``, per task tested (no rows for the
+        other schemes): ``n_comparisons`` (Holm's J), ``alpha_divisor``
+        (its c now, the comparisons not yet rejected), ``level_each`` (the
+        level each comparison's own test spends at alpha / J over every
+        interim, Holm's first step), ``interim`` (the last one run) and
+        ``level_spent_each`` (spent at alpha / c by then; NaN with every
+        comparison rejected).
     agents, tasks : tuple of str
     blocked : bool
         One test per task (``| task``).
@@ -108,6 +117,7 @@ class AdaStopResult(Result):
     steps: pd.DataFrame
     spending: pd.DataFrame
     scores: pd.DataFrame
+    holm_levels: pd.DataFrame
 
     _plot_kinds: ClassVar[dict] = {
         "decisions": plots_adastop.plot_decision_matrix,
@@ -164,38 +174,23 @@ class AdaStopResult(Result):
             return fmt.signif(self.level_spent, 4)
         return f"{fmt.signif(spent.min(), 4)} to {fmt.signif(spent.max(), 4)} by task"
 
-    def _holm_shares(self):
-        """Per task (None for one test): the comparisons Holm's first step divides alpha among (J, those tested) and
-        the comparisons not yet rejected now (c), under ``permutations="holm"`` with J > 1; empty otherwise (with one
-        comparison, or another scheme, the schedule's level is what a comparison spends)."""
-        if self.options.get("permutations") != "holm":
+    def _holm_tasks(self):
+        """Per task (None for one test): its row of ``holm_levels`` (Holm's J, c and the levels each comparison
+        spends), under ``permutations="holm"`` where some task has J > 1; empty otherwise (with one comparison, or
+        another scheme, the schedule's level is what a comparison spends)."""
+        rows = self.holm_levels
+        if rows.empty or not (rows["n_comparisons"] > 1).any():
             return {}
-        tested = self.decisions[self.decisions["decision"] != "withheld"]
-        groups = tested.groupby("task", sort=False) if "task" in tested else [(None, tested)]
-        shares = {task: (len(rows), len(rows) - int(rows["decision"].isin(("larger", "smaller")).sum()))
-                  for task, rows in groups}
-        return shares if any(j > 1 for j, _ in shares.values()) else {}
-
-    def _holm_level(self, task, share, upto=None):
-        """The level one comparison's sequential test spends at alpha / ``share`` up to interim ``upto`` (all: the
-        last): the linear spending of ``alpha / share * k / K`` rounded down to each interim's grid of paths, as
-        :meth:`~rlstats.methods.adastop._kernels.SequentialTest._counts` spends it."""
-        from ._kernels import spending_counts
-
-        rows = self.spending if task is None or "task" not in self.spending else \
-            self.spending[self.spending["task"] == task]
-        n_paths = tuple(int(m) for m in rows["n_paths"])
-        counts = spending_counts(self.alpha / share, len(n_paths), n_paths)
-        upto = len(n_paths) if upto is None else upto
-        return float(sum(r / m for r, m in zip(counts[:upto], n_paths[:upto])))
+        tasks = rows["task"] if "task" in rows else [None] * len(rows)
+        return dict(zip(tasks, rows.itertuples(index=False)))
 
     def _holm_phrase(self, shares):
         """The header's level under Holm's step-down: alpha / c for each comparison's own test, c not yet rejected;
         at the first step (c = J) each spends the first number, the J of them the second at most (Bonferroni's
         sum, the family-wise bound); by task where the tasks' J or grids differ."""
         said = {}
-        for task, (j, _) in shares.items():
-            each = self._holm_level(task, j)
+        for task, row in shares.items():
+            j, each = int(row.n_comparisons), row.level_each
             said.setdefault((j, fmt.signif(each, 4), fmt.signif(j * each, 4)), []).append(task)
         text = "; ".join(f"{each} each at c = {j}, {total} in all" + (f" on {fmt.join_and(tasks, 5)}"
                                                                       if len(said) > 1 else "")
@@ -224,15 +219,15 @@ class AdaStopResult(Result):
             # interim 0: no batch fed yet (or every comparison of the task withheld), so nothing spent (audit s16:
             # printing an AdaStop before its first batch raised IndexError)
             spent[task] = (int(k), float(rows["level"].iloc[-1]) if len(rows) else 0.0)
-        shares = self._holm_shares()
+        shares = self._holm_tasks()
         if shares:  # each undecided comparison's own test at alpha / c, c as it stands now (tasks still going)
             going = decisions["decision"] == "continue"
             going = set(decisions.loc[going, "task"]) if by_task else {None}
-            spent = {task: (k, self._holm_level(task, shares[task][1], k) if k else 0.0)
+            spent = {task: (k, shares[task].level_spent_each if k else 0.0)
                      for task, (k, _) in spent.items() if task in shares and task in going}
             if not spent:
                 return ""
-            cs = sorted({shares[task][1] for task in spent})
+            cs = sorted({int(shares[task].alpha_divisor) for task in spent})
             at = f"c = {cs[0]}" if len(cs) == 1 else f"c = {cs[0]} to {cs[-1]} by task"
         levels = sorted(level for _, level in spent.values())
         interims = {k for k, _ in spent.values()}
@@ -253,7 +248,7 @@ class AdaStopResult(Result):
 
     def _spendable_words(self):
         """The methods paragraph's level: the schedule's, or Holm's alpha / c of each comparison's own test."""
-        shares = self._holm_shares()
+        shares = self._holm_tasks()
         if not shares:
             return f"the level actually spendable is {self._level_phrase()}"
         return ("each comparison's own test spends alpha / c in its place, c the comparisons not yet rejected (Holm's "
@@ -263,7 +258,7 @@ class AdaStopResult(Result):
         """What the test spends, as the header says it: the schedule's level (``name = ...``), or under Holm's
         step-down the level of each comparison's own test (audit s30: the header printed the schedule's alpha grid,
         which no holm comparison spends while c > 1)."""
-        shares = self._holm_shares()
+        shares = self._holm_tasks()
         return self._holm_phrase(shares) if shares else f"{name} = {self._level_phrase()}"
 
     def _design_line(self):
@@ -371,7 +366,7 @@ class AdaStopResult(Result):
         beyond, paths, interim = label("paths_beyond"), label("n_paths"), label("level_interim")
         level = (f"{beyond}: permutation paths allowed above the boundary, of the {paths}; {interim}: the level of "
                  f"that interim, {beyond} / {paths}; {label('level')}: cumulated up to it.")
-        if self._holm_shares():  # audit s30: no holm comparison spends alpha's grid while others are not rejected
+        if self._holm_tasks():  # audit s30: no holm comparison spends alpha's grid while others are not rejected
             level += (" At alpha, as a comparison spends it when it is the only one not yet rejected (Holm's c = 1); "
                       "with c each spends alpha / c on the same paths.")
         tested = self.decisions.loc[self.decisions["decision"] != "withheld", "interim"]
@@ -593,7 +588,7 @@ class PermutationResult(AdaStopResult):
                 f"{self._design_line()}, one permutation shared by all comparisons. The family-wise error was "
                 f"set to alpha = {self.alpha}; on the permutation grid {self._spendable_words()}. "
                 + ("Adjusted p-values are Holm's: each comparison's own permutation p-value times c, with their "
-                   "running maximum (Holm, 1979)." if self._holm_shares() else
+                   "running maximum (Holm, 1979)." if self._holm_tasks() else
                    "Adjusted p-values follow the same step-down (Westfall and Young, 1993).")) + _LEVEL_FOR
         if self.seed is not None and not self.spending["exact"].all():
             text += f" Random permutations used seed {fmt.short_seed(self.seed)}."

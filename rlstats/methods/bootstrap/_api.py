@@ -1416,7 +1416,7 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
     the Wilson lower end at K_low to its upper end at K_high holds p with probability at least 1 - a (Bonferroni) where
     both steps hold. The fraction of noisy means alone (the percentile band of tasks and runs resampled, or Wilson's
     interval on it) estimates the profile of the means of the runs drawn, not of the tasks' means: with runs' sd twice
-    the tasks' spread it held as little as 0.13 at 26 tasks of 3 runs (``bootstrap.profile_population`` rows).
+    the tasks' spread it held as little as 0.10 at 26 tasks of 3 runs (``bootstrap.profile_population`` rows).
     Withheld, as the ``"skew_t"`` band, where an agent has fewer than ``SKEW_T_MIN_TASKS`` tasks with 3 or more runs.
     """
     level = 1.0 - (1.0 - confidence_level) / 2.0
@@ -1435,8 +1435,9 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
     notes = _flat_tasks_note(design, flats, "skew_t")
     # interval='t' is refused with tasks resampled (audit s30 tboot30: the note offered it)
     notes += _skew_withheld_note(design, skewness, withheld,
-                                 "task_bootstrap=False gives the bands of these tasks (interval='t': Student t bands, "
-                                 "which hold their level for normal runs); add tasks to speak of tasks in general")
+                                 "task_bootstrap=False, interval='t' gives the bands of these tasks (Student t bands, "
+                                 "which hold their level for normal runs; task_bootstrap=False alone gives the "
+                                 "skew-corrected t band, withheld as this one); add tasks to speak of tasks in general")
     notes += _skew_few_runs_note(layouts, flats, withheld)
     return bounds, notes
 
@@ -1604,8 +1605,9 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         its ceiling at the profile's middle only: where the population's profile is p, all n tasks' means fall on
         one side of tau in p^n + (1 - p)^n of samples, so with little run noise a ``kind="tasks"`` percentile
         band (0 or 1 then) holds little more than 1 - p^n - (1 - p)^n there, below 95% at the 10% and 90%
-        points up to 28 tasks (0.18 at 2 tasks; measured 0.23-0.28 with runs' sd 0.3 times the tasks'), which
-        only the measured rows' note tells.
+        points up to 28 tasks (0.18 at 2 tasks), which only the measured rows' note tells.  Measured at 2 tasks
+        with runs' sd 0.3 times the tasks': 0.23-0.28 at the 10% point, at the 90% point 0.25-0.29 for normal
+        and 0.42-0.52 for skewed task means (skewed: 0.95-0.98 from 10 tasks there).
     normalize : DataFrame, str or dict, optional
         As in :func:`bootstrap`.
     na_action : {"raise", "drop", "omit"}
