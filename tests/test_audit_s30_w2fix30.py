@@ -16,7 +16,6 @@ def _one_run_agent(tasks=4):
     return pd.DataFrame(rows)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 w2fix30: the note advised task_bootstrap=False, which refuses")
 def test_task_bootstrap_advice_works_on_one_run_agent():
     df = _one_run_agent()
     res = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], task_bootstrap=True, rng=0,
@@ -42,3 +41,12 @@ def test_task_bootstrap_advice_works_on_one_run_agent():
     pct = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], task_bootstrap=True, rng=0,
                             n_resamples=200, interval="percentile", progress=False)
     assert np.isfinite(pct.intervals).all()
+
+
+def test_one_task_advice_names_the_one_run_agent():
+    df = _one_run_agent(tasks=1)
+    res = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], task_bootstrap=True, rng=0,
+                            n_resamples=50, interval="percentile", progress=False)
+    assert np.isnan(res.intervals).all()
+    assert any("task_bootstrap=False gives the intervals of this task's runs, which needs at least 2 runs in some "
+               "task of each agent: agent_3 has one run in every task" in n for n in res.notes)
