@@ -19,27 +19,27 @@ def _one_run_agent(tasks=4):
 def test_task_bootstrap_advice_works_on_one_run_agent():
     df = _one_run_agent()
     res = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], task_bootstrap=True, rng=0,
-                            n_resamples=200, progress=False)
+                            n_resamples=100, progress=False)
     note = next(n for n in res.notes if "intervals withheld with tasks resampled" in n)
     # lowercase where it is stored: printed after "Note: ", capitalised only where a sentence opens (results.sentences)
     assert note.startswith("the mean: intervals withheld")
     assert "Note: the mean: intervals withheld" in str(res)
     # the plain advice refuses this design...
     with pytest.raises(DesignError, match="agent_3"):
-        rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], rng=0, n_resamples=200, progress=False)
+        rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], rng=0, n_resamples=100, progress=False)
     # ...so the note names agent_3's one run and what works: runs added to it, or the data without it
     assert ("task_bootstrap=False, which needs at least 2 runs in some task of each agent: agent_3 has one run in "
             "every task, so add runs to it or leave it out of the data") in note
     without = rlstats.bootstrap(df[df.agent != "agent_3"], "score ~ agent | task", metrics=["mean"], rng=0,
-                                n_resamples=200, progress=False)
+                                n_resamples=100, progress=False)
     assert np.isfinite(without.intervals).all() and without.intervals.shape[0] == 3
     extra = df[(df.agent == "agent_3") & (df.task == "task_0")].assign(seed=1, score=3.5)
     added = rlstats.bootstrap(pd.concat([df, extra]), "score ~ agent | task", metrics=["mean"], rng=0,
-                              n_resamples=200, progress=False)
+                              n_resamples=100, progress=False)
     assert added.intervals.shape[0] == 4
     # and the percentile interval, the note's other way, gives intervals on this data as it is
     pct = rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], task_bootstrap=True, rng=0,
-                            n_resamples=200, interval="percentile", progress=False)
+                            n_resamples=100, interval="percentile", progress=False)
     assert np.isfinite(pct.intervals).all()
 
 
@@ -50,3 +50,21 @@ def test_one_task_advice_names_the_one_run_agent():
     assert np.isnan(res.intervals).all()
     assert any("task_bootstrap=False gives the intervals of this task's runs, which needs at least 2 runs in some "
                "task of each agent: agent_3 has one run in every task" in n for n in res.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="audit s30 w2fix30: power()'s print gave 4 significant digits, LaTeX 5")
+def test_power_print_and_latex_give_the_same_digits():
+    from rlstats.format import DIGITS
+
+    res = rlstats.power("permutation", effect=0.7, seeds=[7], tasks=2, n_sim=7, rng=1, progress=False)
+    row = res.table.iloc[0]
+    assert (int(row["n_rejections"]), int(row["n_sim"])) == (3, 7)  # 3 of 14 tests: 0.2143 is 3/14
+    printed, latex = str(res), res.to_latex()
+    assert DIGITS == 5
+    z = 1.959963984540054  # Wilson's interval of 3 in 14 by its closed form: 0.0757139 to 0.475892
+    centre, half = (3 / 14 + z * z / 28) / (1 + z * z / 14), z / (1 + z * z / 14) * np.sqrt(3 / 14 * 11 / 14 / 14 + z * z / 784)
+    assert (row["conf_low"], row["conf_high"]) == pytest.approx((centre - half, centre + half), abs=1e-12)
+    for value in ("0.21429", "0.075714", "0.47589"):  # 3/14 and its Wilson interval at 5 digits, both ways
+        assert value in printed and value in latex
+    assert "0.2143 " not in printed
+    assert "Note: the permutation test runs one test per task" in printed
