@@ -52,7 +52,6 @@ def test_one_task_advice_names_the_one_run_agent():
                "task of each agent: agent_3 has one run in every task" in n for n in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 w2fix30: power()'s print gave 4 significant digits, LaTeX 5")
 def test_power_print_and_latex_give_the_same_digits():
     from rlstats.format import DIGITS
 
