@@ -86,8 +86,6 @@ def _sweep():
     return pd.DataFrame(rows)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 w2fix30: tuning's caution said 'over all agents and runs' of "
-                                       "configuration means")
 def test_raw_scales_caution_says_what_it_read():
     df = _sweep()
     means = df.groupby(["agent", "task", "config"]).score.mean().groupby("task").agg(["min", "max"])
