@@ -103,3 +103,61 @@ def test_raw_scales_caution_says_what_it_read():
                                                   interval="percentile", rng=0, progress=False))
     assert any(f"(the range of the scores of 'wide', largest minus smallest over all agents and runs, is {ratio} "
                "times" in w for w in said), said
+
+
+def _small(runs=3, tasks=2, agents=3, seed=5):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame([dict(task=f"t{t}", agent=f"a{a}", seed=r, score=rng.normal(0.3 * a, 1))
+                         for t in range(tasks) for a in range(agents) for r in range(runs)])
+
+
+@pytest.mark.xfail(strict=True, reason="audit s30 w2fix30: options recorded n_resamples a method did not use, and "
+                                       "dropped one it did")
+def test_options_record_n_resamples_only_where_it_was_used():
+    import json
+
+    df = _small()
+    # the task table: Welch's t, no aggregate row, draws nothing
+    welch = rlstats.task_table(df, "score ~ agent | task/seed", rng=0, progress=False)
+    assert welch.seed is None and "n_resamples" not in welch.options
+    assert "n_resamples" not in json.loads(welch.to_json())["options"]
+    # with the aggregate row's bootstrap it is used
+    agg = rlstats.task_table(df, "score ~ agent | task/seed", aggregate="bootstrap", n_resamples=200, rng=0,
+                             progress=False)
+    assert agg.options["n_resamples"] == 200 and agg.aggregate["n_resamples"] == 200
+    # a permutation test of 3 and 3 runs enumerates its C(6, 3) = 20 splits whatever n_resamples: unused
+    exact = rlstats.task_table(df, "score ~ agent | task/seed", test="mannwhitney", rng=0, progress=False)
+    assert "n_resamples" not in exact.options
+    # 9 and 9 runs have C(18, 9) = 48,620 splits: above 20,000, n_resamples decides whether they are enumerated
+    # (60,000: all of them) or drawn (the default 10,000): used either way
+    from rlstats.methods.task_table._kernels import split_count
+    assert split_count(9, 9, 60_000) == (48_620, True) and split_count(9, 9, 10_000) == (10_000, False)
+    big = _small(runs=9, tasks=1, agents=2)
+    many = rlstats.task_table(big, "score ~ agent | task/seed", test="mannwhitney", n_resamples=60_000, rng=0,
+                              progress=False)
+    assert many.options["n_resamples"] == 60_000
+    drawn = rlstats.task_table(big, "score ~ agent | task/seed", test="mannwhitney", rng=0, progress=False)
+    assert drawn.options["n_resamples"] == 10_000 and drawn.seed is not None
+
+    # equivalence: its aggregate withheld (2 runs a cell, it needs 3) draws nothing
+    two = _small(runs=2)
+    eq = rlstats.equivalence(two, "score ~ agent | task", margin=1.0, aggregate="mean", n_resamples=500, rng=0,
+                             progress=False)
+    assert eq.seed is None and eq.n_resamples is None and "n_resamples" not in eq.options
+    assert any(n.startswith("the aggregate (mean over tasks) difference is withheld") for n in eq.notes)
+    eq = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, aggregate="mean", n_resamples=500, rng=0,
+                             progress=False)
+    assert eq.n_resamples == 500 and eq.options["n_resamples"] == 500
+
+    # the rank test, pvalue="monte_carlo" where n_resamples is at least the relabellings: enumerated, and
+    # n_resamples decided that (3 agents, 2 tasks of one run: (3!)^2 = 36 relabellings)
+    one = _small(runs=1)
+    rank = rlstats.skillings_mack(one, "score ~ agent | task", pvalue="monte_carlo", n_resamples=100, rng=0,
+                                  progress=False)
+    assert rank.pvalue_method == "exact" and rank.n_resamples is None
+    assert any("36 distinct relabellings within tasks, no more than n_resamples = 100" in n for n in rank.notes)
+    assert rank.options["n_resamples"] == 100
+    assert json.loads(rank.to_json())["options"]["n_resamples"] == 100
+    # the exact p-value asked for: n_resamples unused
+    assert "n_resamples" not in rlstats.skillings_mack(one, "score ~ agent | task", pvalue="exact",
+                                                       progress=False).options
