@@ -111,8 +111,6 @@ def _small(runs=3, tasks=2, agents=3, seed=5):
                          for t in range(tasks) for a in range(agents) for r in range(runs)])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 w2fix30: options recorded n_resamples a method did not use, and "
-                                       "dropped one it did")
 def test_options_record_n_resamples_only_where_it_was_used():
     import json
 

@@ -64,8 +64,8 @@ class EquivalenceResult(Result):
         The across-tasks test: ``"welch"`` (tasks at hand) or ``"paired_t"`` (tasks as a sample).
     published : bool
         Whether agent_2 is a published table of per-task summaries.
-    n_resamples : int
-        Bootstrap resamples of the aggregate.
+    n_resamples : int or None
+        Bootstrap resamples of the aggregate; None where none were drawn (no aggregate, or it was withheld).
     """
 
     margin: float
@@ -82,7 +82,7 @@ class EquivalenceResult(Result):
     aggregate: str | None
     across: str
     published: bool
-    n_resamples: int
+    n_resamples: int | None
 
     _plot_kinds: ClassVar[dict] = {"intervals": plots.plot_intervals}
 
