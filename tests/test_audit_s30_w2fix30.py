@@ -159,3 +159,17 @@ def test_options_record_n_resamples_only_where_it_was_used():
     # the exact p-value asked for: n_resamples unused
     assert "n_resamples" not in rlstats.skillings_mack(one, "score ~ agent | task", pvalue="exact",
                                                        progress=False).options
+
+
+def test_profile_t_band_advice_names_the_one_run_agent():
+    df = _one_run_agent(tasks=6)
+    res = rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", task_bootstrap=True, progress=False)
+    note = next(n for n in res.notes if "task_bootstrap=False gives the bands of these tasks" in n)
+    assert ("(interval='t': Student t bands, which hold their level for normal runs, and need at least 2 runs in some "
+            "task of each agent: agent_3 has one run in every task, so add runs to it or leave it out of the data); "
+            "add tasks") in note
+    with pytest.raises(DesignError, match="t profile bands cannot be computed for agent_3"):
+        rlstats.performance_profile(df, "score ~ agent | task", kind="tasks", interval="t", progress=False)
+    without = rlstats.performance_profile(df[df.agent != "agent_3"], "score ~ agent | task", kind="tasks",
+                                          interval="t", progress=False)
+    assert np.isfinite(without.intervals).all()

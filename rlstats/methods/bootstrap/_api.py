@@ -1435,9 +1435,13 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
     bounds[withheld] = np.nan
     notes = _flat_tasks_note(design, flats, "skew_t")
     # interval='t' is refused with tasks resampled (audit s30 tboot30: the note offered it)
+    # ... and interval='t' refuses an agent with one run in every task (audit s30 w2fix30): said, with what works
+    need = small_runs.untasked_need(design.counts, design.agents, "performance_profile",
+                                    (("interval", "t"), ("task_bootstrap", False)), ", and need")
     notes += _skew_withheld_note(design, skewness, withheld,
                                  "task_bootstrap=False gives the bands of these tasks (interval='t': Student t bands, "
-                                 "which hold their level for normal runs); add tasks to speak of tasks in general")
+                                 f"which hold their level for normal runs{need}); add tasks to speak of tasks in "
+                                 "general")
     notes += _skew_few_runs_note(layouts, flats, withheld)
     return bounds, notes
 

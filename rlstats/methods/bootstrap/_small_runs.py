@@ -38,7 +38,7 @@ from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_rang
 from ...format import join_and, listed, name_list, names_shown, signif
 from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
-from .._replication import declared, verdict
+from .._replication import applies, declared, verdict
 from .._replication import _have as runs_had
 from . import _kernels as kernels
 
@@ -1020,23 +1020,25 @@ def expanded_tasks_bounds(distribution, estimates, level, n_tasks, cells, spread
     return bounds, se
 
 
-def untasked_need(counts=None, agents=()):
+def untasked_need(counts=None, agents=(), method="bootstrap", options=(("task_bootstrap", False),),
+                  lead=", which needs"):
     """What the way on to intervals of these tasks alone, ``task_bootstrap=False``, needs of this design: resampling
     runs within tasks needs, for each agent, the runs in some task that the bootstrap declares (its refusing
     per-agent need, :mod:`.._replication`); where an agent of ``agents`` has fewer in every task (``counts``, (tasks,
     agents)), that call refuses the design, so the clause (", which needs ...", else "") names those agents and what
-    works (audit s30 w2fix30: the notes advised task_bootstrap=False to a design it refused)."""
+    works (audit s30 w2fix30: the notes advised task_bootstrap=False to a design it refused). ``method`` and
+    ``options`` name the call advised (the profile's ``interval='t'``: its own need), ``lead`` opens the clause."""
     if counts is None:
         return ""
     counts = np.asarray(counts)
-    need = next(n for n in declared("bootstrap") if n.per == "agent" and n.below == "refuse")
+    need = next(n for n in declared(method) if n.per == "agent" and n.below == "refuse" and applies(n, dict(options)))
     few = ~(counts >= need.runs).any(axis=0)
     if not few.any():
         return ""
     one = int(few.sum()) == 1
     them = "it" if one else "them"
     short = counts[:, few]
-    return (f", which needs at least {need.runs} runs in some task of each agent: "
+    return (f"{lead} at least {need.runs} runs in some task of each agent: "
             f"{listed([str(a) for a, f in zip(agents, few) if f], 4)} {'has' if one else 'each have'} "
             f"{runs_had(short[short > 0])} in every task, so add runs to {them} or leave {them} out of the data")
 
