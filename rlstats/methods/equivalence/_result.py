@@ -157,7 +157,7 @@ class EquivalenceResult(Result):
         text = fmt.format_pvalue(row["p_beyond"], alpha=[self.alpha])
         return f"one-sided p-value ({past}) {text if text.startswith('<') else '= ' + text}"
 
-    def _bound(self, value, digits=5):
+    def _bound(self, value, digits=fmt.DIGITS):
         """An interval's end, never rounded onto the margin it is judged against (-0.74801 is not -0.748 against a
         margin of 0.748: audit s22)."""
         return fmt.signif_apart(value, digits, [-self.margin, self.margin])
