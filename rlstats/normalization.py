@@ -979,7 +979,8 @@ RANGES_APART_ADVICE = ("normalise them first with normalize= (a reference frame 
                        "or pass normalize=False if they are on one scale already")
 
 
-def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] = ()) -> Any:
+def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] = (),
+                    read: str = "over all agents and runs") -> Any:
     """Aggregating raw scores of tasks where one task's spread is ten times the others' lets it decide: say so.
 
     A task's spread is the range of its scores (largest minus smallest, over all agents and runs): the differences
@@ -998,6 +999,10 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     ``location`` names the statistics computed that read the tasks' locations, not only their spreads: ``"iqm"`` (it
     trims the runs of every task pooled) and ``"median"`` (of task means: it takes one task's, or the middle two's).
     For them, tasks of like spreads on ranges apart are cautioned too (:func:`_ranges_apart`).
+
+    ``read`` says what the ranges were taken over, as the caller built ``design.y`` ("largest minus smallest
+    <read>"): every run (the default), every run at every step (curves()), each configuration's mean over its seeds
+    (tuning(); audit s30 w2fix30: it said "over all agents and runs" of configuration means).
     """
     from .statistics import block_ranges, block_tolerances
 
@@ -1032,7 +1037,7 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
         widest = design.tasks[order[0]]
         counted = f"the {tasks.size} tasks{whose}" if whose else f"{tasks.size} tasks"
         said = (f"scores of {counted} {{}} aggregated on their own scales (the range of the scores of {widest!r}, "
-                f"largest minus smallest over all agents and runs, is {ratio} times the median of the other tasks' "
+                f"largest minus smallest {read}, is {ratio} times the median of the other tasks' "
                 f"ranges{left_out}), so the tasks with wide ranges decide the result")
         warn(said.format("are") + f"; {RAW_SCALES_ADVICE}")
         notes.append(said.format("were") + "; normalize= puts them on one scale")

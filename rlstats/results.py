@@ -311,12 +311,19 @@ class Result:
     _plot_kinds: ClassVar[dict[str, Any]] = {}
 
     def __post_init__(self) -> None:
-        """The options record only what the method used: a result whose own count of resamples (its
-        ``n_resamples`` field) is None drew none, so ``n_resamples=`` is not among its options (audit s30: the PBP
-        interval recorded ``"n_resamples": 10000``; so did the probability of improvement's score interval, the
-        Wilson and t profile bands and the rank test's exact p-value), as ``seed`` is None where nothing was random."""
-        if getattr(self, "n_resamples", 0) is None and "n_resamples" in self.options:
+        """The options record only what the method used: ``n_resamples=`` is among them only where
+        :meth:`_resamples_used` (audit s30: the PBP interval recorded ``"n_resamples": 10000``; so did the probability
+        of improvement's score interval, the Wilson and t profile bands and the rank test's exact p-value), as
+        ``seed`` is None where nothing was random."""
+        if "n_resamples" in self.options and not self._resamples_used():
             object.__setattr__(self, "options", {k: v for k, v in self.options.items() if k != "n_resamples"})
+
+    def _resamples_used(self) -> bool:
+        """Whether ``n_resamples=`` decided anything: by default where the result's own count of resamples (its
+        ``n_resamples`` field) is not None, a result with it None having drawn none. A method where the count
+        decides more than draws (a rank test enumerating because it allows as many; audit s30 w2fix30), or where
+        a result has no such field (the task table), says so in its own."""
+        return getattr(self, "n_resamples", 0) is not None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -121,14 +121,15 @@ def test_old_band_is_an_option_that_quotes_its_coverage():
                                       n_resamples=200, rng=0)
     assert old.interval == "percentile" and old.n_resamples == 200
     assert any("0.71-0.77" in note and "interval='skew_t'" in note for note in old.notes)
+    # audit s30 (tboot30): with tasks resampled kind="tasks" defaults to, and its refusal of interval="t" names, wilson_tasks
     new = rlstats.performance_profile(df, FORMULA, tau=[0.0, 0.5], kind="tasks")
     assert not any("0.71-0.77" in note for note in new.notes)
     assert rlstats.performance_profile(df, FORMULA, tau=[0.0], kind="tasks", task_bootstrap=True,
-                                       n_resamples=100, rng=0).interval == "percentile"
+                                       n_resamples=100, rng=0).interval == "wilson_tasks"
     with pytest.raises(OptionError, match=r"interval='t' bands the fraction of tasks whose mean is above tau .*"
                                           r"got kind='runs'.*use interval='wilson'"):
         rlstats.performance_profile(df, FORMULA, interval="t")
-    with pytest.raises(OptionError, match=r"interval='t' .*task_bootstrap=True: use interval='percentile'"):
+    with pytest.raises(OptionError, match=r"interval='t' .*task_bootstrap=True: use interval='wilson_tasks'"):
         rlstats.performance_profile(df, FORMULA, kind="tasks", interval="t", task_bootstrap=True)
 
 

@@ -140,7 +140,7 @@ def test_selection_check_cautions_scales_apart_between_reported_and_fresh_heldou
     # each task's range is 1 + 0.05 k (k = 0..3) times its set's scale: h4's 23 over the median of the other seven
     # (1, 1.05, 1.1, 1.15, 20, 21, 22) is 20; within either set the ratio is at most 1.15
     assert res.notes == ("scores of 8 tasks were aggregated on their own scales (the range of the scores of 'h4', "
-                         "largest minus smallest over all agents and runs, is 20 times the median of the other tasks' "
+                         "largest minus smallest over both agents' runs, is 20 times the median of the other tasks' "
                          "ranges), so the tasks with wide ranges decide the result; normalize= puts them on one "
                          "scale",)
 

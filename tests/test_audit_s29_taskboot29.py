@@ -89,8 +89,8 @@ def test_the_default_is_named_and_withheld_below_its_tasks():
     assert few.interval == "expanded_tasks"
     assert np.isnan(few.intervals).all()  # the mean and gap from 10 tasks, the median and IQM from 5
     withheld = [n for n in few.notes if "intervals withheld with tasks resampled (task_bootstrap=True) from 4 tasks" in n]
-    assert len(withheld) == 4 and any(n.startswith("The mean:") and "(given from 10 tasks)" in n for n in withheld)
-    assert any(n.startswith("The median of task means:") and "(given from 5 tasks)" in n for n in withheld)
+    assert len(withheld) == 4 and any(n.startswith("the mean:") and "(given from 10 tasks)" in n for n in withheld)
+    assert any(n.startswith("the median of task means:") and "(given from 5 tasks)" in n for n in withheld)
     five = _default(5, metrics=["mean", "median"])
     assert np.isnan(five.intervals[:, 0]).all() and np.isfinite(five.intervals[:, 1]).all()
     ten = _default(10)

@@ -48,7 +48,7 @@ def test_tuning_mean_over_tasks_of_raw_scales_is_cautioned(mirror):
     res, said = _caught(lambda: rlstats.tuning(sub, "score ~ procedure | task/seed", config="tuning_run",
                                                views=["expected_max"], rng=0, progress=False))
     expected = (f"scores of 2 tasks are aggregated on their own scales (the range of the scores of 'ant', largest "
-                f"minus smallest over all agents and runs, is {float(f'{ratio:.3g}')} times the median of the other "
+                f"minus smallest of all agents' configuration means over their seeds, is {float(f'{ratio:.3g}')} times the median of the other "
                 "tasks' ranges), so the tasks with wide ranges decide the result; normalise them first with "
                 "normalize=")
     assert any(w.startswith(expected) for w in said), said

@@ -3455,7 +3455,7 @@ REPLICATION_CASES = [  # (what, function, data, formula, options, error or None 
     # audit s29 taskboot29: the default with tasks resampled withholds each metric below the tasks it held from
     ("studentized bootstrap with tasks resampled, 3 tasks", rlstats.bootstrap, TINY, "score ~ agent | task",
      {"n_resamples": 200, "task_bootstrap": True}, None,
-     ("The mean: intervals withheld with tasks resampled (task_bootstrap=True) from 3 tasks",
+     ("the mean: intervals withheld with tasks resampled (task_bootstrap=True) from 3 tasks",
       "from 3 tasks (given from 10 tasks)", "add tasks, or read the intervals of these tasks with "
       "task_bootstrap=False")),
     # [calibration: tuning complete] the complete algorithm's default interval below 30 configurations

@@ -666,7 +666,7 @@ def _notes(study, effect):
     per_task = [m for m in methods if _rule(m).per_task]
     if per_task and template.has_blocks and template.n_tasks > 1:
         names = " and ".join(_rule(m).called for m in per_task)
-        names = names[:1].upper() + names[1:]
+        # stored lowercase, as every note: "Note: " prints it, results.sentences capitalises it (audit s30 w2fix30)
         verb, their = ("run", "their rates are") if len(per_task) > 1 else ("runs", "its rate is")
         notes.append(f"{names} {verb} one test per task: {their} per task and simulation ({template.n_tasks} "
                      "tasks), with Wilson intervals over all tests (conservative when tasks differ in power)")

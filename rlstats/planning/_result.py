@@ -191,7 +191,8 @@ class PowerResult(Result):
     def _extra_lines(self):
         lines = [f"rejection rates with {fmt.signif(100 * self.conf_level)}% Monte Carlo (Wilson) intervals:"]
         shown = self.table[["method", "seeds", "power", "conf_low", "conf_high", "mean_runs"]]
-        lines += ["  " + line for line in fmt.table_text(shown, 4).splitlines()]
+        # fmt.DIGITS, as to_latex() gives them (audit s30 w2fix30: 4 here, 5 there)
+        lines += ["  " + line for line in fmt.table_text(shown).splitlines()]
         if self.target_power is not None:
             lines.append(_sample_size_sentence(self))
         return lines

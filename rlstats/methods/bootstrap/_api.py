@@ -920,7 +920,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     saturated, withheld = None, []
     if tasks_expanded:  # audit s29 taskboot29: withheld below the tasks from which it held, with the reason
         withheld = small_runs.tasks_withheld_notes(cells, options.metric_names, kinds, design.n_tasks,
-                                                   int(design.counts.min()))
+                                                   int(design.counts.min()), design.counts, design.agents)
         notes += withheld
     if errors is not None:
         # audit s10: runs mostly at a cap leave too few off it to studentise; withheld where an interval was given
@@ -962,7 +962,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         gone, said = small_runs.tasks_resampled(design.n_tasks, options.confidence_level, options.interval,
                                                 metrics=[m for m, s in zip(options.metric_names, shown) if s],
                                                 kinds=[k for k, s in zip(kinds, shown) if s],
-                                                runs=int(design.counts.min()))
+                                                runs=int(design.counts.min()), counts=design.counts,
+                                                agents=design.agents)
         if gone:
             bounds, se = np.full_like(bounds, np.nan), np.full_like(se, np.nan)
             withheld = [*withheld, *said]
@@ -1434,9 +1435,12 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
     bounds[withheld] = np.nan
     notes = _flat_tasks_note(design, flats, "skew_t")
     # interval='t' is refused with tasks resampled (audit s30 tboot30: the note offered it)
+    # ... and interval='t' refuses an agent with one run in every task (audit s30 w2fix30): said, with what works
+    need = small_runs.untasked_need(design.counts, design.agents, "performance_profile",
+                                    (("interval", "t"), ("task_bootstrap", False)), ", and need")
     notes += _skew_withheld_note(design, skewness, withheld,
                                  "task_bootstrap=False, interval='t' gives the bands of these tasks (Student t bands, "
-                                 "which hold their level for normal runs; task_bootstrap=False alone gives the "
+                                 f"which hold their level for normal runs{need}; task_bootstrap=False alone gives the "
                                  "skew-corrected t band, withheld as this one); add tasks to speak of tasks in general")
     notes += _skew_few_runs_note(layouts, flats, withheld)
     return bounds, notes
@@ -1696,13 +1700,15 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                                for i, layout in enumerate(layouts)])
         elif options.interval == TASKS_BAND and kind == "tasks":  # audit s30 tboot30: bounds, then tasks
             bounds, said = _population_tasks_bounds(design, layouts, tau, confidence_level)
-            gone, given = small_runs.tasks_resampled(design.n_tasks, confidence_level, options.interval, "bands")
+            gone, given = small_runs.tasks_resampled(design.n_tasks, confidence_level, options.interval, "bands",
+                                                     counts=design.counts, agents=design.agents)
             bounds = np.full_like(bounds, np.nan) if gone else bounds
             notes += given + ([] if gone else said)
         elif options.interval == TASKS_BAND:  # each task one unit of the sample: n tasks of one
             bounds = np.stack([kernels.profile_wilson_bounds(estimates[i], np.ones(design.n_tasks),
                                                              confidence_level) for i in range(design.n_agents)])
-            gone, said = small_runs.tasks_resampled(design.n_tasks, confidence_level, options.interval, "bands")
+            gone, said = small_runs.tasks_resampled(design.n_tasks, confidence_level, options.interval, "bands",
+                                                     counts=design.counts, agents=design.agents)
             bounds = np.full_like(bounds, np.nan) if gone else bounds
             notes += said
         else:
@@ -1724,7 +1730,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                                           task_bootstrap=task_bootstrap, advance=advance, n_jobs=options.n_jobs)
             bounds[i], se[i] = kernels.interval_bounds(stats.T, estimates[i], confidence_level, "percentile")
     if task_bootstrap:  # audit s28: what resampling few tasks can say of a population of tasks
-        gone, said = small_runs.tasks_resampled(design.n_tasks, confidence_level, "percentile", "bands")
+        gone, said = small_runs.tasks_resampled(design.n_tasks, confidence_level, "percentile", "bands",
+                                                 counts=design.counts, agents=design.agents)
         if gone:
             bounds, se = np.full_like(bounds, np.nan), np.full_like(se, np.nan)
         notes += said

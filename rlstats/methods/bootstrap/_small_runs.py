@@ -38,7 +38,8 @@ from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_rang
 from ...format import join_and, listed, name_list, names_shown, signif
 from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
-from .._replication import verdict
+from .._replication import applies, declared, verdict
+from .._replication import _have as runs_had
 from . import _kernels as kernels
 
 # The calibration table's procedure measuring these intervals.
@@ -1019,7 +1020,30 @@ def expanded_tasks_bounds(distribution, estimates, level, n_tasks, cells, spread
     return bounds, se
 
 
-def tasks_withheld_notes(cells, names, kinds, n_tasks, runs):
+def untasked_need(counts=None, agents=(), method="bootstrap", options=(("task_bootstrap", False),),
+                  lead=", which needs"):
+    """What the way on to intervals of these tasks alone, ``task_bootstrap=False``, needs of this design: resampling
+    runs within tasks needs, for each agent, the runs in some task that the bootstrap declares (its refusing
+    per-agent need, :mod:`.._replication`); where an agent of ``agents`` has fewer in every task (``counts``, (tasks,
+    agents)), that call refuses the design, so the clause (", which needs ...", else "") names those agents and what
+    works (audit s30 w2fix30: the notes advised task_bootstrap=False to a design it refused). ``method`` and
+    ``options`` name the call advised (the profile's ``interval='t'``: its own need), ``lead`` opens the clause."""
+    if counts is None:
+        return ""
+    counts = np.asarray(counts)
+    need = next(n for n in declared(method) if n.per == "agent" and n.below == "refuse" and applies(n, dict(options)))
+    few = ~(counts >= need.runs).any(axis=0)
+    if not few.any():
+        return ""
+    one = int(few.sum()) == 1
+    them = "it" if one else "them"
+    short = counts[:, few]
+    return (f"{lead} at least {need.runs} runs in some task of each agent: "
+            f"{listed([str(a) for a, f in zip(agents, few) if f], 4)} {'has' if one else 'each have'} "
+            f"{runs_had(short[short > 0])} in every task, so add runs to {them} or leave {them} out of the data")
+
+
+def tasks_withheld_notes(cells, names, kinds, n_tasks, runs, counts=None, agents=()):
     """The notes of the ``expanded_tasks`` intervals :func:`tasks_given` withholds, one a metric (``names``; ``kinds``
     the built-in metric each computes, ``cells`` the one whose interval and rule it takes; ``runs`` the design's
     fewest runs per task; on one task the intervals' own note, :func:`tasks_resampled`, says it). The reason is read
@@ -1064,9 +1088,12 @@ def tasks_withheld_notes(cells, names, kinds, n_tasks, runs):
         if kind == "median" and "mean" in withheld:  # audit s30 tboot30: whose rule, said
             given_from += (f" by the mean's rule, which the median of {n_tasks} task means takes; its own from "
                            f"{TASKS_MIN_TASKS['median']}")
-        notes.append(f"{named[0].upper()}{named[1:]}: intervals withheld with tasks resampled (task_bootstrap=True) "
-                     f"from {n_tasks} tasks ({given_from}): {'; '.join(whys)}; add tasks, or read the "
-                     "intervals of these tasks with task_bootstrap=False (or the percentile interval, "
+        # stored as every note is, lowercase: "Note: " prints it, results.sentences capitalises it in prose (audit s30
+        # w2fix30: "Note: The mean: ...")
+        notes.append(f"{named}: intervals withheld with tasks resampled (task_bootstrap=True) "
+                     f"from {n_tasks} tasks ({given_from}): {'; '.join(whys)}; add tasks, or "
+                     f"read the intervals of these tasks with task_bootstrap=False{untasked_need(counts, agents)} (or the "
+                     "percentile interval, "
                      "interval=\"percentile\", whose level is lower)")
     return notes
 
@@ -1116,7 +1143,8 @@ def tasks_measured_clause(interval, metrics, kinds, n_tasks, runs):
             f"the value over the whole population of tasks in only {join_and(said)}")
 
 
-def tasks_resampled(n_tasks, confidence_level, interval, what="intervals", metrics=(), kinds=(), runs=None):
+def tasks_resampled(n_tasks, confidence_level, interval, what="intervals", metrics=(), kinds=(), runs=None,
+                    counts=None, agents=()):
     """(withheld, notes) of intervals drawn with tasks resampled (``task_bootstrap=True``; audit s28 design28: they
     were given on any number of tasks with no word of their level).
 
@@ -1137,7 +1165,7 @@ def tasks_resampled(n_tasks, confidence_level, interval, what="intervals", metri
     if n_tasks == 1:
         return True, [f"{what} withheld: task_bootstrap=True resamples tasks to speak of a population of tasks, and "
                       "with one task every resample is that task, so the spread of tasks never enters; "
-                      f"task_bootstrap=False gives the {what} of this task's runs"]
+                      f"task_bootstrap=False gives the {what} of this task's runs{untasked_need(counts, agents)}"]
     ceiling = 1.0 - 2.0 ** (1 - n_tasks)
     measured = (tasks_measured_clause(interval, metrics, kinds, n_tasks, runs)
                 if confidence_level == 0.95 and runs is not None else "")
@@ -1153,4 +1181,5 @@ def tasks_resampled(n_tasks, confidence_level, interval, what="intervals", metri
                  f"{level} for tasks in general unless that noise is large next to the tasks' spread")
     if measured:
         text += ("; " if short else ": ") + measured
-    return False, [text + f"; add tasks, or read the {what} of these tasks with task_bootstrap=False"]
+    return False, [text + f"; add tasks, or read the {what} of these tasks with task_bootstrap=False"
+                          f"{untasked_need(counts, agents)}"]

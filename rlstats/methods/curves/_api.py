@@ -807,7 +807,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
     # the IQM and the median read where the tasks lie: tasks on ranges apart are cautioned too (audit s18)
     design = warn_raw_scales(design, normalize, location=(options.statistic,) if isinstance(options.statistic, str)
-                             else ())
+                             else (), read="over all agents, runs and steps")  # every logged step's score
     # na_action="drop": the frame whose rows the Design's row positions count, to find the dropped rows' steps
     source = None if not design.n_dropped_rows else data if subset is None else subset_rows(data, subset)
     return _run_curves(design, step, steps, options, rng, shows(work, options.progress),

@@ -1198,7 +1198,8 @@ def _result(design, options, pairs, table, notes, seed, scale, published):
         alternative=options.alternative, alpha=options.alpha, confidence_level=level,
         higher_is_better=options.higher_is_better, agents=design.agents, tasks=design.tasks, counts=design.counts,
         pairs=pairs, comparisons=table, aggregate=None if published else options.aggregate, across=options.across,
-        published=published, n_resamples=options.n_resamples)
+        # the aggregate's bootstrap drew them (its seed); none where it was left out or withheld (audit s30 w2fix30)
+        published=published, n_resamples=options.n_resamples if seed is not None else None)
 
 
 def _verdict(shown, low, high, options):

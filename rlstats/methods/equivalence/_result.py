@@ -64,8 +64,8 @@ class EquivalenceResult(Result):
         The across-tasks test: ``"welch"`` (tasks at hand) or ``"paired_t"`` (tasks as a sample).
     published : bool
         Whether agent_2 is a published table of per-task summaries.
-    n_resamples : int
-        Bootstrap resamples of the aggregate.
+    n_resamples : int or None
+        Bootstrap resamples of the aggregate; None where none were drawn (no aggregate, or it was withheld).
     """
 
     margin: float
@@ -82,7 +82,7 @@ class EquivalenceResult(Result):
     aggregate: str | None
     across: str
     published: bool
-    n_resamples: int
+    n_resamples: int | None
 
     _plot_kinds: ClassVar[dict] = {"intervals": plots.plot_intervals}
 
@@ -157,7 +157,7 @@ class EquivalenceResult(Result):
         text = fmt.format_pvalue(row["p_beyond"], alpha=[self.alpha])
         return f"one-sided p-value ({past}) {text if text.startswith('<') else '= ' + text}"
 
-    def _bound(self, value, digits=5):
+    def _bound(self, value, digits=fmt.DIGITS):
         """An interval's end, never rounded onto the margin it is judged against (-0.74801 is not -0.748 against a
         margin of 0.748: audit s22)."""
         return fmt.signif_apart(value, digits, [-self.margin, self.margin])

@@ -496,7 +496,7 @@ def _raw_scales(design, treatment, baseline, normalize, tasks, fresh=None, fresh
             tasks=(*pair.tasks, *other.tasks), counts=np.vstack([pair.counts, other.counts[:, np.argsort(codes)]]),
             row_position=np.concatenate([pair.row_position, other.row_position]), seeds=None, extra={},
             normalized=pair.normalized and other.normalized)
-    return list(warn_raw_scales(pair, normalize).notes[len(pair.notes):])
+    return list(warn_raw_scales(pair, normalize, read="over both agents' runs").notes[len(pair.notes):])
 
 
 def _pair_on(design, treatment, baseline, tasks):

@@ -196,6 +196,13 @@ class SkillingsMackResult(Result):
         "null_distribution": plots.plot_null_distribution,
     }
 
+    def _resamples_used(self) -> bool:
+        """``n_resamples=`` decided the p-value where permutations were drawn, and where pvalue="monte_carlo" was
+        asked for but the relabellings, no more than n_resamples, were all enumerated (audit s30 w2fix30: that
+        result's options dropped it, its own n_resamples being None)."""
+        return self.n_resamples is not None or (self.options.get("pvalue") == "monte_carlo"
+                                                and self.pvalue_method == "exact")
+
     def significance_matrix(self) -> np.ndarray:
         """Symmetric (k, k) boolean matrix: True where a pair differs after adjustment."""
         index = {a: i for i, a in enumerate(self.agents)}

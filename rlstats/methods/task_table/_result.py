@@ -147,6 +147,21 @@ class TaskTableResult(Result):
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
 
+    def _resamples_used(self) -> bool:
+        """``n_resamples=`` decided something (audit s30 w2fix30: Welch's t with no aggregate row recorded it): where
+        something was drawn (split p-values, the aggregate row's bootstrap: the seed), or where a permutation test's
+        tested pair has more splits than are always enumerated (``split_count``: n_resamples then decides whether
+        they are enumerated or drawn)."""
+        if self.seed is not None:
+            return True
+        if self.test == "welch":
+            return False
+        from ._kernels import EXACT_SPLITS, relabellings
+
+        tasks, first, second = np.nonzero(np.isfinite(self.p_pairwise))
+        return any(relabellings(int(self.counts[t, i]), int(self.counts[t, j])) > EXACT_SPLITS
+                   for t, i, j in zip(tasks, first, second))
+
     @property
     def label(self) -> str:
         return vocabulary.metric_label(self.statistic)

@@ -800,7 +800,8 @@ def _raw_scales(design, sweeps, normalize, configured):
     sizes = [m.size for m in means]
     unit = dataclasses.replace(design, y=np.concatenate(means), task=np.repeat([t for t, _ in keys], sizes),
                                agent=np.repeat([a for _, a in keys], sizes))
-    caution = warn_raw_scales(unit, normalize).notes[len(design.notes):]  # ranges: the sign of the values is moot
+    caution = warn_raw_scales(unit, normalize,  # ranges: the sign of the values is moot
+                              read="of all agents' configuration means over their seeds").notes[len(design.notes):]
     return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
 
 

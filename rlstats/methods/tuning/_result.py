@@ -288,7 +288,7 @@ def _tuned_interval_prose(lower):
             "the optimism's upper bootstrap quantile.")
 
 
-def _interval(low, high, digits=5, wanting="seeds"):
+def _interval(low, high, digits=fmt.DIGITS, wanting="seeds"):
     """'[low, high]', or what stands for an interval withheld for want of ``wanting`` (None: for another reason, such
     as runs that do not vary; the notes say why)."""
     if np.isnan(low) and np.isnan(high):
