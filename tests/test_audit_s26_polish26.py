@@ -123,8 +123,8 @@ def test_adastop_step_down_with_no_pair_acted_on_says_so():
                    if line.startswith("\\caption{") and "Step-down." in line)
     assert "NA" not in caption and "agent 1" not in caption and "1st agent:" not in caption
     assert caption.endswith("reject the pair with the largest when it exceeds the boundary, else none. No step "
-                            "rejected a pair at interims 1-2. In every column, step: 1; comparisons: 3; accept "
-                            "boundary: 0; action: none.}")
+                            "rejected a pair at interims 1-2. In every column, step: 1; comparisons: 3; alpha "
+                            "divisor: 1; accept boundary: 0; action: none.}")  # alpha divisor: holm30's column
     assert "agent_1" not in result.summary().tables["Step-down"]
     assert list(result.steps["agent_1"]) == ["", ""]  # the field keeps its columns
     # with early acceptance, and a step that acted: the pair's columns and their words stay
