@@ -42,7 +42,6 @@ def _equivalence(df, **options):
     return _quiet(rlstats.equivalence, df, "score ~ agent | task", margin=1.0, progress=False, **options)
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 1: drop left task_01 out of agent_1 vs agent_2 with no aggregate")
 def test_drop_without_aggregate_keeps_the_tasks_both_agents_ran():
     df = _without(rlstats.datasets.simulate(agents=3, tasks=4, seeds=4, effect=0.2, rng=0), "agent_3", ["task_01"])
     dropped = _equivalence(df, aggregate=None, na_action="drop")
@@ -55,7 +54,6 @@ def test_drop_without_aggregate_keeps_the_tasks_both_agents_ran():
     assert not any("left out" in n for n in dropped.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 1: drop refused groups apart with no aggregate asked")
 def test_drop_without_aggregate_takes_groups_apart():
     df = rlstats.datasets.simulate(agents=4, tasks=6, seeds=4, effect=1.0, rng=0)
     first = df.task.isin(["task_01", "task_02", "task_03"])
@@ -67,7 +65,6 @@ def test_drop_without_aggregate_takes_groups_apart():
     assert dropped.glance().n_tasks[0] == 6
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 1: drop took task_01 from the pairs and the across-tasks test")
 def test_drop_leaves_incomplete_tasks_out_of_the_aggregate_only():
     base = rlstats.datasets.simulate(agents=3, tasks=4, seeds=4, effect=0.2, rng=0)
     df = _without(base, "agent_3", ["task_01"])
@@ -91,14 +88,13 @@ def test_drop_leaves_incomplete_tasks_out_of_the_aggregate_only():
                     "(na_action=\"drop\"; the per-task and across-tasks tests keep it): task_01"]
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 1: drop leaving no task for the aggregate was an error, cause unsaid")
 def test_drop_leaving_the_aggregate_too_few_tasks_says_so():
     base = rlstats.datasets.simulate(agents=3, tasks=3, seeds=4, effect=0.2, rng=0)
     none = base[~((base.agent == "agent_3") & (base.task == "task_01"))
                 & ~((base.agent == "agent_1") & (base.task != "task_01"))]
     result = _equivalence(none, na_action="drop", n_resamples=200, rng=0)
     assert not (result.tidy().scope == "aggregate").any()
-    assert (result.tidy().scope == "task").sum() == 4  # agent_1 vs agent_2 on task_01, agent_2 vs agent_3 on 02, 03
+    assert (result.tidy().scope == "task").sum() == 3  # agent_1 vs agent_2 on task_01, agent_2 vs agent_3 on 02, 03
     withheld = [n for n in result.notes if n.startswith("the aggregate (IQM) difference is withheld")]
     assert len(withheld) == 1 and 'na_action="drop" leaves it no task where every agent has runs' in withheld[0]
     one = _without(base, "agent_3", ["task_02", "task_03"])
@@ -238,7 +234,6 @@ def test_flat_pairs_note_says_only_what_happened():
 # ----------------------------------------------------------------------------- 6. the option value given
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 6: na_action=\"drop\" said of omit")
 def test_incomplete_tasks_note_names_the_option_value_given():
     df = _without(rlstats.datasets.simulate(agents=3, tasks=4, seeds=4, effect=0.2, rng=0), "agent_3", ["task_01"])
     for value in ("drop", "omit"):

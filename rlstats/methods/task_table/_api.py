@@ -635,7 +635,7 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     complete = design.require_complete(na_action, "the aggregate row compares agents on the same tasks")
     gone = [t for t in design.tasks if t not in complete.tasks]
     notes = [f"the aggregate row reads the {count(complete.n_tasks, 'task')} where every agent has runs; "
-             f"{count(len(gone), 'task')} left out of it (na_action=\"drop\"; the rows above keep "
+             f"{count(len(gone), 'task')} left out of it (na_action=\"{na_action}\"; the rows above keep "
              f"{'it' if len(gone) == 1 else 'them'}): {listed(fmt.names_shown(gone, design.tasks), 5)}"] if gone else []
     complete = dataclasses.replace(complete, notes=design.notes)  # its own drop note would say the table lost them
     # the raw-scales caution by the bootstrap's own rule (normalization.warn_raw_scales: the tasks it pools, their
