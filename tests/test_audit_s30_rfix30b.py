@@ -153,7 +153,6 @@ def _unequal():
     return df[~((df.agent == "agent_2") & (df.seed >= 4))]
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 3: permutation() was told method=, which it does not take")
 def test_permutation_refusal_names_the_way_of_the_function_called():
     df = _unequal()
     with pytest.raises(DesignError) as direct:
