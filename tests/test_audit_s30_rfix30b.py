@@ -170,7 +170,6 @@ def test_permutation_refusal_names_the_way_of_the_function_called():
 # ----------------------------------------------------------------------------- 4, 5. names and the flat-pairs note
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 4: the raw-scales caution's groups bare and unbounded")
 def test_raw_scales_caution_quotes_and_bounds_group_names():
     df = rlstats.datasets.simulate(agents=9, tasks=4, seeds=2, effect=1.0, rng=0)
     first = df.task.isin(["task_01", "task_02"])
@@ -194,7 +193,6 @@ def _flat_frame():
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 4: the flat-pairs note wrote 'PPO, tuned' bare")
 def test_flat_pairs_note_quotes_names_with_commas():
     df = _flat_frame()
     df["agent"] = df.agent.astype(str).replace({"agent_2": "PPO, tuned"})
@@ -207,7 +205,6 @@ def test_flat_pairs_note_quotes_names_with_commas():
                     "4 runs (every run of one agent above every run of the other), not by Welch's p = 0"]
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 5: 1/70 quoted where every flat pair tied")
 def test_flat_pairs_note_says_only_what_happened():
     df = _flat_frame()
     # agent_1's one run on task_02 is not tested: the one flat pair tested ties (agent_2 and agent_3 at 5)
