@@ -255,7 +255,6 @@ def _capped_sweep():
     return pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="rfix30b 7: bounds=(0, None) silenced the note of the upper cap")
 def test_cap_note_judges_each_side_of_the_bounds():
     df = _capped_sweep()
 
@@ -270,3 +269,22 @@ def test_cap_note_judges_each_side_of_the_bounds():
     assert said(None) == [expected.format("(None, 1000)")]
     assert said((0, None)) == [expected.format("(0, 1000)")]
     assert said((None, 1000)) == [] and said((0, 1000)) == []
+
+
+def test_floor_note_keeps_the_upper_bound_given():
+    rng = np.random.default_rng(1)
+    rows = [("A", task, c, s, max(rng.normal(5 - 3 * c, 10), 0.0))
+            for task in ("t1", "t2") for c in range(6) for s in range(4)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
+
+    def said(bounds):
+        result = _quiet(rlstats.tuning, df, "score ~ agent | task/lr/seed", n_resamples=200, rng=0, progress=False,
+                        bounds=bounds)
+        return [n for n in result.notes if " lie below " in n]
+
+    expected = ("22 end(s) of the tuned scores and their intervals, and of the expected-max curves and bands lie "
+                "below 0, the smallest score (28 of the 48 runs reach it): if the scores cannot fall below it (a cap), "
+                "pass bounds={} to clip them to it, which keeps the coverage (the true value lies within)")
+    assert said(None) == [expected.format("(0, None)")]
+    assert said((None, 100)) == [expected.format("(0, 100)")]
+    assert said((0, None)) == []
