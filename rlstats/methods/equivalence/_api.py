@@ -578,7 +578,7 @@ def _run(design, options, rng, scale):
         floored += [f"{a} vs {b}"] if changed["floored"] else []
     notes += _flat_note(flat) + _saturated_notes(capped, floored, options.across)
     table = pd.DataFrame(rows)
-    seed = None
+    seed, read = None, None
     if options.aggregate is not None:
         across_given = {(r["agent_1"], r["agent_2"]) for r in rows
                         if r["scope"] == "across tasks" and np.isfinite(r["p_value"])}
@@ -588,8 +588,8 @@ def _run(design, options, rng, scale):
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += (_partial_note(table, design.n_tasks) + _across_notes(table, options.across, short, still)
-              + _size_notes(design, options, table) + _unequal_runs_note(design, options, table)
-              + _unlike_spreads_note(design, options, table, sds, runs))
+              + _size_notes(design, options, table, None if read is None else int(read.sum()))
+              + _unequal_runs_note(design, options, table) + _unlike_spreads_note(design, options, table, sds, runs))
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
@@ -911,11 +911,12 @@ def _across_notes(table, across, short, still):
     return [f"the across-tasks test is withheld for {'; '.join(pairs)}: {why}" for why, pairs in withheld.items()]
 
 
-def _size_notes(design, options, table):
+def _size_notes(design, options, table, aggregate_tasks=None):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
     SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs measured and the
     worse of the task counts bracketing the design's among the test's rows there,
-    :func:`rlstats.calibration.bracketing_rows`), for each test given."""
+    :func:`rlstats.calibration.bracketing_rows`), for each test given; ``aggregate_tasks``: the tasks the aggregate
+    read where fewer than the design's (na_action="drop": those every agent ran)."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
     runs = int(design.counts[design.counts > 0].min())
@@ -936,8 +937,9 @@ def _size_notes(design, options, table):
             columns["metric"] = options.aggregate
         # the task counts bracketing the design's among the test's rows at these runs (review23d: the mean's
         # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
+        n_tasks = aggregate_tasks if scope == "aggregate" and aggregate_tasks is not None else design.n_tasks
         matched, tasks = calibration.bracketing_rows(
-            [r for r in rows if all(r[key] == str(value) for key, value in columns.items())], design.n_tasks)
+            [r for r in rows if all(r[key] == str(value) for key, value in columns.items())], n_tasks)
         row = calibration.shortfall(matched, 0.95)
         if row is not None:
             notes.append(f"measured size at the margin of the {scope} test ({method}) at "
