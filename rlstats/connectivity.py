@@ -125,7 +125,7 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
                        *ENTRIES[entry])
     if entry not in ("power", "sample_size"):  # compare's subset= (the back ends' own functions take none)
         function, command = ENTRIES["compare"]
-        method = _method_called()
+        method = method_called()
         if method is not None:  # audit s29: rlstats.bootstrap was told to pass subset= to rlstats.compare, whose
             function = f"rlstats.compare(..., method={method!r})"  # default method is the rank test
         condition = subset_selecting(column, names, others, numeric)
@@ -159,9 +159,10 @@ def leaving_out() -> str:
             "subset=")
 
 
-def _method_called() -> str | None:
+def method_called() -> str | None:
     """The method name of the back end whose own function the user called (none through compare, power or the
-    command line), read from the registry when asked: it loads the back ends' declarations."""
+    command line), read from the registry when asked: it loads the back ends' declarations. A way on naming another
+    method reads it: ``method='task_table'`` is compare's spelling, which a back end's own function does not take."""
     from .methods import method_named
 
     return method_named(ENTRY.get())

@@ -360,10 +360,11 @@ class Design:
                 f"tasks or agents that are missing, or pass na_action=\"drop\" to leave out the "
                 f"{int(incomplete.sum())} task(s) where some agent has no runs")
         if incomplete.all():
-            raise DesignError("no task has runs of every agent, so the agents cannot be compared on common tasks; "
+            # the option's doing, said (review s30: the refusal named neither it nor what needed every agent)
+            raise DesignError(f"no task has runs of every agent, so na_action=\"{na_action}\" leaves none ({why}); "
                               "select agents that share tasks")
         gone = tuple(t for t, bad in zip(self.tasks, incomplete) if bad)
-        note = (f"{count(len(gone), 'task')} left out because some agent has no runs there (na_action=\"drop\"; "
+        note = (f"{count(len(gone), 'task')} left out because some agent has no runs there (na_action=\"{na_action}\"; "
                 f"{int(self.counts[incomplete].sum())} runs dropped): {', '.join(gone)}")
         kept = self.select_tasks([t for t, bad in zip(self.tasks, incomplete) if not bad])
         # kept's notes: the data's re-stated for the tasks kept (select_tasks)

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, close_names, rows_described, warn
 from .options import check_bool, keywords_checked
-from .format import count, integer, join_and, listed, signif
+from .format import count, integer, join_and, listed, names_shown, signif
 from .interop import frame_library, as_pandas
 from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
                          key_values)
@@ -1017,7 +1017,9 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     # than 3)
     graph = design.graph
     groups = ([(np.arange(design.n_tasks), "")] if graph.connected else
-              [(np.flatnonzero(graph.task_group == g), f" of {', '.join(agents)}")
+              # each group's agents as every list of names (quoted where a name holds a comma) and bounded (review
+              # s30: "of PPO, tuned, agent_2" read as three agents, and a group of 40 named all 40)
+              [(np.flatnonzero(graph.task_group == g), f" of {listed(names_shown(agents, design.agents), 5)}")
                for g, agents in enumerate(graph.groups)])
     notes = []
     for tasks, whose in groups:

@@ -44,6 +44,7 @@ from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
 from ...design import agents_said, design_of, public_function
+from ...connectivity import method_called
 from ...cost import MAX_BYTES, admit, shows
 from ...errors import DesignError, OptionError, agent_named, planned_runs, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
@@ -1652,8 +1653,11 @@ def _equal_runs(design, t, task):
                  "fixed seed): choosing them by score biases the test")
         # a way that runs on these runs as they are (audit s30: "or compare them pairwise" named nothing that did:
         # permutations="pairwise" and a pair alone were refused alike): the task table's two-sample permutation test
-        table = ("method='task_table', test='fisher_pitman' (a permutation test of the mean difference, which takes "
-                 "unequal runs")
+        # spelled for the function called (review s30: permutation() itself takes no method=); compare's spelling
+        # through compare() and power(), which the command line says as --method task_table -o test=fisher_pitman
+        table = ("rlstats.task_table(..., test='fisher_pitman')" if method_called() is not None else
+                 "method='task_table', test='fisher_pitman'")
+        table += " (a permutation test of the mean difference, which takes unequal runs"
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
             raise DesignError(f"the permutation test (AdaStop's machinery with one interim) needs both agents to "
                               f"have the same number of runs{where}; found {detail}. Drop runs to balance them, "

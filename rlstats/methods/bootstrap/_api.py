@@ -344,6 +344,14 @@ def _layouts(design):
     return [_agent_layout(design, j) for j in range(design.n_agents)]
 
 
+def _layout_tasks(design):
+    """(tasks,) the design's task codes in the layouts' order (:func:`_agent_layout`: the tasks' names sorted): a
+    layout's task t is the design's ``_layout_tasks(design)[t]``. Whatever reads a layout task by task and the design
+    too goes through it (review s30: each task's tie tolerance, in the design's order, was applied to the task at the
+    same place among the names sorted, and the near-tie note named that one)."""
+    return np.argsort(design.task_places)
+
+
 def _require_run_matrices(design, layouts, why):
     """User metrics and rliable's layout need the same number of runs in every task of an agent."""
     for name, layout in zip(design.agents, layouts):
@@ -1176,9 +1184,12 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         "probability_of_improvement", design.counts[:, involved], [design.agents[i] for i in involved],
         {"interval": interval}, design.tasks)
     layouts = dict(zip(design.agents, _layouts(design)))
-    tolerance = block_tolerances(design.y, design.task, design.n_tasks)  # each task's, from all its agents' scores
+    # each task's, from all its agents' scores, in the layouts' order of the tasks (review s30: in the design's, a
+    # Categorical's [z, a] gave a the tolerance of z: 0.4375 where [a, z] gave 0.5)
+    by_layout = _layout_tasks(design)
+    tolerance = block_tolerances(design.y, design.task, design.n_tasks)[by_layout]
     pair_layouts = [kernels.pair_layout(layouts[x], layouts[y], tolerance) for x, y in pairs]
-    near_tasks = [design.tasks[t] for t in sorted({t for p in pair_layouts for t in p.near_tasks})]
+    near_tasks = [design.tasks[t] for t in sorted({by_layout[t] for p in pair_layouts for t in p.near_tasks})]
     notes += [n for n in (near_tie_note(sum(p.near_ties for p in pair_layouts), tasks=near_tasks),) if n]
     estimates = np.array([kernels.improvement_point(p, layouts[x], layouts[y])
                           for p, (x, y) in zip(pair_layouts, pairs)])
@@ -1448,7 +1459,7 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
 
 def _flat_tasks_note(design, flats, interval):
     """The note naming, per agent, the tasks whose runs give no spread (they count in the upper end only)."""
-    by_place = [design.tasks[j] for j in np.argsort(design.task_places)]  # the layouts' order of the tasks
+    by_place = [design.tasks[j] for j in _layout_tasks(design)]  # the layouts' order of the tasks
     named = [f"{name!r} on {fmt.listed([by_place[t] for t in np.flatnonzero(flat)], 5)}"
              for name, flat in zip(design.agents, flats) if flat.any()]
     if not named:

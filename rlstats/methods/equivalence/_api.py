@@ -23,7 +23,7 @@ from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, shown
-from ...format import count, listed, signif
+from ...format import count, listed, names_shown, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
                        check_resamples, is_finite_number)
@@ -249,9 +249,11 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         (default) leaves them too, with a warning and a note where the tasks' ranges (largest minus smallest score)
         differ tenfold (the across-tasks test and the aggregate average over tasks, so the wide tasks decide them).
     na_action : {"raise", "drop", "omit"}
-        Missing values: an error, or drop those rows and say so. ``"drop"`` also leaves out the tasks where some
-        agent has no runs, as :func:`rlstats.bootstrap` does, with a note (the aggregate reads every agent on the
-        same tasks); ``"raise"`` keeps them: each pair is compared on the tasks both ran, the aggregate withheld.
+        Missing values: an error, or drop those rows and say so. Each pair's per-task and across-tasks tests read
+        the tasks both its agents ran, whatever the option. The aggregate reads every agent on the same tasks:
+        where some agent has no runs on a task, ``"raise"`` withholds it with a note, and ``"drop"`` (or ``"omit"``)
+        reads it on the tasks where every agent has runs, with a note of those left out of it, as
+        :func:`rlstats.task_table`'s aggregate row.
     rng : None, int or numpy.random.Generator
         Seed of the aggregate's bootstrap (checked and recorded even without one).
     progress : bool
@@ -363,8 +365,6 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
                        min_agents=1 if published is not None else 2)
     if not design.has_blocks:
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
-    if options.na_action != "raise":  # as in bootstrap() and the others: the tasks some agent did not run go, said
-        design = design.require_complete(options.na_action, "the aggregate compares every agent on the same tasks")
     work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
     scale = _scale(design)
     if published is None and options.control is not None:
@@ -578,17 +578,18 @@ def _run(design, options, rng, scale):
         floored += [f"{a} vs {b}"] if changed["floored"] else []
     notes += _flat_note(flat) + _saturated_notes(capped, floored, options.across)
     table = pd.DataFrame(rows)
-    seed = None
+    seed, read = None, None
     if options.aggregate is not None:
         across_given = {(r["agent_1"], r["agent_2"]) for r in rows
                         if r["scope"] == "across tasks" and np.isfinite(r["p_value"])}
-        aggregate, seed, more = _aggregate(design, options, pairs, rng, across_given)
-        notes += more + _saturated_aggregate_note(aggregate, tied, options.aggregate)
+        aggregate, seed, more, read = _aggregate(design, options, pairs, rng, across_given)
+        notes += more + _saturated_aggregate_note(aggregate, {pair: at[read] for pair, at in tied.items()},
+                                                  options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += (_partial_note(table, design.n_tasks) + _across_notes(table, options.across, short, still)
-              + _size_notes(design, options, table) + _unequal_runs_note(design, options, table)
-              + _unlike_spreads_note(design, options, table, sds, runs))
+              + _size_notes(design, options, table, None if read is None else int(read.sum()))
+              + _unequal_runs_note(design, options, table) + _unlike_spreads_note(design, options, table, sds, runs))
     return _result(design, options, pairs, table, notes, seed, scale, published=False)
 
 
@@ -639,11 +640,38 @@ def _read_instead(pairs, across_given):
 
 
 def _aggregate(design, options, pairs, rng, across_given=None):
-    """(rows, seed, notes): the aggregate's difference per pair from the bootstrap's resamples, or none and why.
-    ``across_given``: the pairs whose across-tasks test is given (None: all), for the notes' way on."""
+    """(rows, seed, notes, read): the aggregate's difference per pair from the bootstrap's resamples, or none and why;
+    ``read``, (tasks,) bool, the design's tasks it reads. ``across_given``: the pairs whose across-tasks test is given
+    (None: all), for the notes' way on.
+
+    With na_action "drop" or "omit" the aggregate alone leaves out the tasks where some agent has no runs, as
+    task_table()'s aggregate row (audit s30 rfix30b: they were left out of every pair and test, whatever aggregate=,
+    and groups that never share a task refused "(the aggregate compares every agent on the same tasks)" where no
+    aggregate was asked); the per-task and across-tasks tests keep the tasks both agents of a pair ran."""
     from .. import backend
 
     label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
+    read = (design.counts > 0).all(axis=1)
+    whole, kept, left_out = design, "", []
+    if options.na_action != "raise" and not read.all():
+        if read.sum() < 2:  # the option's doing: said so, with the runs that would give it tasks (no refusal: the
+            # per-pair tests stand, as with na_action="raise")
+            only = names_shown(np.asarray(design.tasks)[read], design.tasks)
+            said = f"one task where every agent has runs ({only[0]})" if only else "no task where every agent has runs"
+            return [], None, [f"the aggregate ({label}) difference is withheld: it is read from one studentised "
+                              f"bootstrap of every agent on the same tasks (2 or more), and na_action="
+                              f"\"{options.na_action}\" leaves it {said}; add runs to the tasks some agent did not "
+                              f"run, or {_read_instead(pairs, across_given)}"], read
+        gone = [t for t, r in zip(design.tasks, read) if not r]
+        # its own drop note would say every test lost them; the data's notes are the design's (task_table's way)
+        design = dataclasses.replace(design.require_complete(options.na_action, "the aggregate compares every agent on "
+                                                                "the same tasks"), notes=whole.notes)
+        kept = (f" (of the {count(design.n_tasks, 'task')} where every agent has runs, which na_action="
+                f"\"{options.na_action}\" leaves it)")
+        left_out = [f"the aggregate ({label}) reads the {count(design.n_tasks, 'task')} where every agent has runs; "
+                    f"{count(len(gone), 'task')} left out of it (na_action=\"{options.na_action}\"; the per-task and "
+                    f"across-tasks tests keep {'it' if len(gone) == 1 else 'them'}): "
+                    f"{listed(names_shown(gone, whole.tasks), 5)}"]
     fewest = int(design.counts.min())
     if not design.is_complete or fewest < 3 or design.n_tasks < 2:
         # the condition that failed, of the bootstrap every pair's difference is read from (audit s30: "needs every
@@ -658,7 +686,8 @@ def _aggregate(design, options, pairs, rng, across_given=None):
                if empty and complete >= 2 else "add runs or tasks")
         return [], None, [f"the aggregate ({label}) difference is withheld: it is read from one studentised bootstrap "
                           f"of every agent on the same tasks, which needs every agent on each of them (2 or more) "
-                          f"with 3 runs or more in each, and {why}; {way}, or {_read_instead(pairs, across_given)}"]
+                          f"with 3 runs or more in each, and {why}{kept}; {way}, or "
+                          f"{_read_instead(pairs, across_given)}"], read
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
                                   confidence_level=1 - 2 * options.alpha, rng=rng, normalize=False,  # said above
                                   progress=False, max_seconds=float("inf"))  # equivalence() estimated it and shows it
@@ -713,7 +742,7 @@ def _aggregate(design, options, pairs, rng, across_given=None):
         fresh.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
                      f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
                      f"raise n_resamples to {int(np.ceil(1 / options.alpha))} or more")
-    return rows, result.seed, fresh
+    return rows, result.seed, left_out + fresh, read
 
 
 def _welch_floored(test, delta, se, cells, pair, options):
@@ -882,11 +911,12 @@ def _across_notes(table, across, short, still):
     return [f"the across-tasks test is withheld for {'; '.join(pairs)}: {why}" for why, pairs in withheld.items()]
 
 
-def _size_notes(design, options, table):
+def _size_notes(design, options, table, aggregate_tasks=None):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
     SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs measured and the
     worse of the task counts bracketing the design's among the test's rows there,
-    :func:`rlstats.calibration.bracketing_rows`), for each test given."""
+    :func:`rlstats.calibration.bracketing_rows`), for each test given; ``aggregate_tasks``: the tasks the aggregate
+    read where fewer than the design's (na_action="drop": those every agent ran)."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
     runs = int(design.counts[design.counts > 0].min())
@@ -907,8 +937,9 @@ def _size_notes(design, options, table):
             columns["metric"] = options.aggregate
         # the task counts bracketing the design's among the test's rows at these runs (review23d: the mean's
         # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
+        n_tasks = aggregate_tasks if scope == "aggregate" and aggregate_tasks is not None else design.n_tasks
         matched, tasks = calibration.bracketing_rows(
-            [r for r in rows if all(r[key] == str(value) for key, value in columns.items())], design.n_tasks)
+            [r for r in rows if all(r[key] == str(value) for key, value in columns.items())], n_tasks)
         row = calibration.shortfall(matched, 0.95)
         if row is not None:
             notes.append(f"measured size at the margin of the {scope} test ({method}) at "

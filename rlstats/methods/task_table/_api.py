@@ -477,18 +477,25 @@ def _flat_pairs_note(design, test, runs, pairwise):
     """Where neither agent of a tested pair has runs that vary, Welch's t (infinite or undefined) did not decide: the
     kernel ties equal scores and orders different ones by the exact permutation p-value (``kernels.welch``). The key
     says every pair was tested with Welch's t, so the note names those pairs (audit s30 design30: a task where every
-    run of each agent tied, agent_1 at 3 below the others at 5, kept agent_1 possibly best at p = 1/70 with no word)."""
+    run of each agent tied, agent_1 at 3 below the others at 5, kept agent_1 possibly best at p = 1/70 with no word).
+    It says what these pairs took, no more (review s30: "1/70 at 4 and 4 runs" where every such pair tied, p = 1), and
+    names them as every list of names (quoted where a name holds a comma)."""
     if test != "welch":
         return []
     k = design.n_agents
-    where, sizes = [], set()
+    where, sizes, tied = [], set(), False
     for t in range(design.n_tasks):
         pairs = [(i, j) for i, j in itertools.combinations(range(k), 2)
                  if np.isfinite(pairwise[t, i, j]) and np.ptp(runs[t * k + i]) == 0 and np.ptp(runs[t * k + j]) == 0]
         if pairs:
-            names = ", ".join(f"{design.agents[i]} vs {design.agents[j]}" for i, j in pairs[:3])
-            where.append(f"{design.tasks[t]}: {names}" + (f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""))
-            sizes |= {tuple(sorted((runs[t * k + i].size, runs[t * k + j].size))) for i, j in pairs}
+            names = ", ".join(" vs ".join(fmt.names_shown((design.agents[i], design.agents[j]), design.agents))
+                              for i, j in pairs[:3])
+            task = fmt.names_shown([design.tasks[t]], design.tasks)[0]
+            where.append(f"{task}: {names}" + (f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""))
+            # as the kernel reads them: one score each, equal or not
+            apart = [(i, j) for i, j in pairs if runs[t * k + i][0] != runs[t * k + j][0]]
+            tied = tied or len(apart) < len(pairs)
+            sizes |= {tuple(sorted((runs[t * k + i].size, runs[t * k + j].size))) for i, j in apart}
     if not where:
         return []
     def least(n, m):  # 1 / C(n + m, n); a float past 1e300 (statistics.relabellings), 0 past the float range
@@ -498,9 +505,16 @@ def _flat_pairs_note(design, test, runs, pairwise):
 
     values = "; ".join(f"{least(n, m)} at {n} and {m} runs" for n, m in sorted(sizes)[:3])
     tasks = "; ".join(where[:3]) + (f"; and {count(len(where) - 3, 'task')} more" if len(where) > 3 else "")
-    return [f"Welch's t has no spread to read where neither agent's runs vary ({tasks}): there equal scores "
-            f"tie (p = 1) and different ones are ordered by the exact permutation p-value 1 / C(n + m, n), {values} "
-            "(every run of one agent above every run of the other), not by Welch's p = 0"]
+    if not sizes:
+        took = "the runs tie at one score and tie in the test (p = 1), where Welch's t is undefined (0 / 0)"
+    elif not tied:
+        took = ("the runs of one agent all lie above the other's and are ordered by the exact permutation p-value "
+                f"1 / C(n + m, n), {values}, not by Welch's p = 0")
+    else:
+        took = ("equal scores tie (p = 1) and different ones are ordered by the exact permutation p-value "
+                f"1 / C(n + m, n), {values} (every run of one agent above every run of the other), not by Welch's "
+                "p = 0")
+    return [f"Welch's t has no spread to read where neither agent's runs vary ({tasks}): there {took}"]
 
 
 def _group_notes(design):
@@ -635,7 +649,7 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     complete = design.require_complete(na_action, "the aggregate row compares agents on the same tasks")
     gone = [t for t in design.tasks if t not in complete.tasks]
     notes = [f"the aggregate row reads the {count(complete.n_tasks, 'task')} where every agent has runs; "
-             f"{count(len(gone), 'task')} left out of it (na_action=\"drop\"; the rows above keep "
+             f"{count(len(gone), 'task')} left out of it (na_action=\"{na_action}\"; the rows above keep "
              f"{'it' if len(gone) == 1 else 'them'}): {listed(fmt.names_shown(gone, design.tasks), 5)}"] if gone else []
     complete = dataclasses.replace(complete, notes=design.notes)  # its own drop note would say the table lost them
     # the raw-scales caution by the bootstrap's own rule (normalization.warn_raw_scales: the tasks it pools, their

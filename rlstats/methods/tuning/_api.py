@@ -443,9 +443,10 @@ def _past_the_scores_notes(design, tables):
     """Without known bounds: the ends of :data:`_BOUNDED`'s estimates and intervals past the largest (smallest) score
     of their task where two runs or more sit at it, as a cap makes them (audit s30 mends30: the LunarLander sweep's
     returns, 87% of them at 1000, got the tuned interval [998.86, 1001.1] and nothing said), with the ``bounds=``
-    that would clip them where one value is that score on every such task and the data's largest (smallest)."""
-    if design.bounds is not None:
-        return []
+    that would clip them where one value is that score on every such task and the data's largest (smallest).
+    Each side is judged apart (review s30: any bounds= silenced the note, bounds=(0, None) too, which clips no upper
+    end): a side the bounds limit clips there; the other is noted, its way on keeping the side given."""
+    known = (-np.inf, np.inf) if design.bounds is None else (design.bounds.low, design.bounds.high)
     y, task, n = design.y, design.task, design.n_tasks
     codes = {name: i for i, name in enumerate(design.tasks)}
     low, high = block_ranges(y, task, n)
@@ -453,6 +454,8 @@ def _past_the_scores_notes(design, tables):
     slack = tie_tolerance(high - low, np.maximum(np.abs(low), np.abs(high)))
     notes = []
     for sign, past, extreme, exceed in ((1, "above", "largest", "exceed"), (-1, "below", "smallest", "fall below")):
+        if np.isfinite(known[sign > 0]):  # bounds= limits this side: clipped there, with its own note
+            continue
         edge = np.full(n, -np.inf)
         np.maximum.at(edge, task, sign * y)
         at = np.bincount(task, sign * y == edge[task], minlength=n)
@@ -483,8 +486,9 @@ def _past_the_scores_notes(design, tables):
             where = (f"the {extreme} score of their task ({fmt.listed([design.tasks[i] for i in tasks], 5)}), which "
                      f"{runs} of the {total} runs reach")
         data_edge = float(sign * np.max(sign * y))
-        if len(values) == 1 and value == data_edge:
-            pair = f"(None, {fmt.signif(value, 6)})" if sign > 0 else f"({fmt.signif(value, 6)}, None)"
+        if len(values) == 1 and value == data_edge:  # the other side as given (None: not limited)
+            other = fmt.signif(known[sign < 0], 6) if np.isfinite(known[sign < 0]) else "None"
+            pair = f"({other}, {fmt.signif(value, 6)})" if sign > 0 else f"({fmt.signif(value, 6)}, {other})"
             way = f"pass bounds={pair} to clip them to it"
         else:
             way = "pass bounds= with the scores' known limits to clip them"
