@@ -14,7 +14,7 @@ import pytest
 
 import rlstats
 from rlstats.cli import main
-from rlstats.errors import OptionError
+from rlstats.errors import OptionError, label_named
 
 
 def _coded(df, tasks=False):
@@ -39,17 +39,17 @@ def _same(a, b):
             assert [str(v) for v in x] == [str(v) for v in y], column
 
 
-REFUSED = pytest.mark.xfail(strict=True, reason="audit s30 opts30: an integer label is refused by this option")
 SELECTION = {"reported": [0, 1, 2], "rng": 1, "n_resamples": 199}
-#: (function, option, value given as in the data, the same value as the label's text, other options[, marks])
+#: (function, option, value given as in the data, the same value as the label's text, other options); the first six
+#: were refused before audit s30 opts30
 CASES = [
-    (rlstats.skillings_mack, "control", 2, "2", {"rng": 1, "n_resamples": 200}, REFUSED),
-    (rlstats.equivalence, "control", np.int64(2), "2", {"margin": 1.0, "aggregate": None}, REFUSED),
-    (rlstats.bayes, "control", 2, "2", {"rng": 1, "n_samples": 500}, REFUSED),
-    (rlstats.permutation, "reference", 2, "2", {"rng": 1, "n_resamples": 200}, REFUSED),
+    (rlstats.skillings_mack, "control", 2, "2", {"rng": 1, "n_resamples": 200}),
+    (rlstats.equivalence, "control", np.int64(2), "2", {"margin": 1.0, "aggregate": None}),
+    (rlstats.bayes, "control", 2, "2", {"rng": 1, "n_samples": 500}),
+    (rlstats.permutation, "reference", 2, "2", {"rng": 1, "n_resamples": 200}),
     (rlstats.permutation, "comparisons", [(0, 2), (np.int32(1), 3)], [("0", "2"), ("1", "3")],
-     {"rng": 1, "n_resamples": 200}, REFUSED),
-    (rlstats.probability_of_improvement, "pairs", [(0, 2)], [("0", "2")], {"rng": 1, "n_resamples": 200}, REFUSED),
+     {"rng": 1, "n_resamples": 200}),
+    (rlstats.probability_of_improvement, "pairs", [(0, 2)], [("0", "2")], {"rng": 1, "n_resamples": 200}),
     (rlstats.selection_check, "treatment", 3, "3", {"baseline": "0", **SELECTION}),
     (rlstats.selection_check, "baseline", 0, "0", {"treatment": "3", **SELECTION}),
     (rlstats.selection_check, "reported", [0, 1, 2], ["0", "1", "2"], {"treatment": 3, "baseline": 0, "rng": 1}),
@@ -58,12 +58,11 @@ CASES = [
 
 
 @pytest.mark.parametrize("function, option, given, text, options",
-                         [pytest.param(*c[:5], marks=c[5:], id=f"{c[0].__name__}-{c[1]}") for c in CASES])
+                         [pytest.param(*c, id=f"{c[0].__name__}-{c[1]}") for c in CASES])
 def test_an_integer_label_names_the_agent_as_its_text_does(function, option, given, text, options):
     _same(function(DF, F, **{option: given}, **options), function(DF, F, **{option: text}, **options))
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 opts30: an integer label is refused by some options")
 def test_the_command_line_control_reaches_the_integer_label(tmp_path):
     path = tmp_path / "coded.csv"
     DF.to_csv(path, index=False)
@@ -73,15 +72,59 @@ def test_the_command_line_control_reaches_the_integer_label(tmp_path):
     assert out.getvalue() == str(rlstats.skillings_mack(DF, F, control="2", rng=1, n_resamples=200))
 
 
-@pytest.mark.xfail(strict=True, reason="audit s30 opts30: no one rule yet")
 def test_the_one_rule():
-    from rlstats.errors import label_named
-
     ints, floats = ("0", "1", "9", "10"), ("0.0", "1.0", "9.0")
-    assert [label_named(ints, "control", v) for v in (9, np.int64(9), "9", 9.0, "9.0", "1e1")] == \
+    assert [label_named(ints, "control", v) for v in (9, np.int64(9), "9", 9.0, "9.0", 1e1)] == \
         ["9", "9", "9", "9", "9", "10"]
     assert [label_named(floats, "control", v) for v in (9, "9", 9.0, np.float32(9.0))] == ["9.0"] * 4
-    assert [label_named(ints, "control", v) for v in (9.5, True, np.True_, "09", "x")] == [None] * 5
+    assert [label_named(ints, "control", v) for v in (9.5, True, np.True_, "09", "1e1", " 9", "x")] == [None] * 7
     assert label_named(("False", "True"), "control", True) == "True"  # a boolean column's agents are booleans
-    with pytest.raises(OptionError, match=r"control='9.00' is the number of more than one agent, '9', '9.0'"):
-        label_named(("9", "9.0", "x"), "control", "9.00")  # text of a mixed column: named as it prints
+    with pytest.raises(OptionError, match=r"control= names an agent as it appears in the data, by its text or number"):
+        label_named(ints, "control", [9])
+
+
+def test_the_other_options_naming_agents_or_tasks():
+    """adastop's reference=, curves' compare=, power's shifted_agent=, agents= and tasks=, selection_check's
+    heldout= and percentiles' bounds= keyed by task: the integer and the label's text give the same numbers."""
+    quick = {"n": 4, "K": 1, "n_resamples": 200, "rng": 1}
+    _same(rlstats.adastop(DF, F, reference=np.int64(2), **quick), rlstats.adastop(DF, F, reference="2", **quick))
+    curves = _coded(rlstats.datasets.simulate_curves(3, 2, 3, steps=4, effect=[0.0, 0.5, 1.0], rng=2))
+    given = rlstats.curves(curves, "score ~ agent | task/seed", step="step", compare=[(0, 2)], n_resamples=100,
+                           rng=1)
+    assert given.pairs == (("0", "2"),)
+    _same(given, rlstats.curves(curves, "score ~ agent | task/seed", step="step", compare=[("0", "2")],
+                                n_resamples=100, rng=1))
+    pilot = {"design": DF, "formula": F, "seeds": [3], "n_sim": 20, "effect": 1.0, "progress": False, "rng": 0}
+    a = rlstats.power("skillings_mack", shifted_agent=3, agents=[0, 3], tasks=[0, 1, 2, 3], **pilot)
+    b = rlstats.power("skillings_mack", shifted_agent="3", agents=["0", "3"], tasks=["0", "1", "2", "3"], **pilot)
+    assert a.table["power"].tolist() == b.table["power"].tolist()
+    sel = {"treatment": 3, "baseline": 0, "reported": [0, 1, 2], "rng": 1}
+    _same(rlstats.selection_check(DF, F, heldout=[3, 4], **sel),
+          rlstats.selection_check(DF, F, heldout=["3", "4"], **sel))
+    wide = {t: (-100.0, 100.0) for t in range(6)}
+    _same(rlstats.percentiles(DF, F, bounds=wide, n_resamples=200, rng=1),
+          rlstats.percentiles(DF, F, bounds={str(t): v for t, v in wide.items()}, n_resamples=200, rng=1))
+
+
+def test_a_float_coded_column_and_a_boolean_one():
+    """9 names the agent 9.0 of a float column (agent ids made floats by a missing value); a bool names the agents
+    of a boolean column only, and True never the integer code 1."""
+    floats = DF.assign(agent=DF["agent"].astype(float))
+    r = rlstats.skillings_mack(floats, F, control=2, rng=1, n_resamples=200)
+    assert r.control == "2.0"
+    _same(r, rlstats.skillings_mack(floats, F, control="2.0", rng=1, n_resamples=200))
+    two = DF[DF["agent"] < 2]
+    booleans = two.assign(agent=two["agent"].astype(bool))
+    _same(rlstats.bayes(booleans, F, control=np.True_, n_samples=200, rng=1),
+          rlstats.bayes(booleans, F, control="True", n_samples=200, rng=1))
+    with pytest.raises(OptionError, match=r"control=True \(a boolean\) is not an agent in column 'agent'; "
+                                          r"the agents are: '0', '1'$"):
+        rlstats.bayes(two, F, control=True, n_samples=200, rng=1)
+
+
+def test_nine_and_its_text_in_one_column_are_refused_by_the_design():
+    """So no label is ambiguous between an int and its text: the design refuses the column (they print alike)."""
+    mixed = DF.assign(agent=DF["agent"].astype(object))
+    mixed.loc[(mixed["agent"] == 3) & (mixed["task"] == 0), "agent"] = "3"
+    with pytest.raises(rlstats.DesignError, match=r"distinct values that print the same, 3 \(int\) and '3' \(str\)"):
+        rlstats.skillings_mack(mixed, F, control=3)

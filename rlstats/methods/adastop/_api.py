@@ -45,7 +45,7 @@ from ... import calibration
 from ... import format as fmt
 from ...design import agents_said, design_of, public_function
 from ...cost import MAX_BYTES, admit, shows
-from ...errors import DesignError, OptionError, agent_named, planned_runs, warn
+from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
@@ -131,8 +131,7 @@ class AdaStopOptions:
         if batch is not None and not isinstance(batch, str):
             raise OptionError(f"batch must name a column (a string), got {batch!r}")
         reference = options["reference"]
-        if reference is not None and not isinstance(reference, str):
-            raise OptionError(f"reference must name an agent (a string), got {reference!r}")
+        reference = None if reference is None else label_value("reference", reference)  # read against the agents later
         n = check_int("n", options["n"], minimum=1)
         K = None if K is None else check_int("K", K, minimum=1)
         n_resamples = check_int("n_resamples", options["n_resamples"], minimum=1)
@@ -169,10 +168,10 @@ def _check_comparisons_option(comparisons, reference):
     if len(pairs) > MAX_COMPARISONS:
         raise OptionError(f"comparisons lists {len(pairs):,} pairs, more than {MAX_COMPARISONS}, the most AdaStop "
                           "takes; compare fewer pairs, or split them into several tests")
-    bad = [p for p in pairs if len(p) != 2 or not all(isinstance(a, str) for a in p)]
+    bad = [p for p in pairs if len(p) != 2]
     if bad:
         raise OptionError(f"each comparison must be a pair of agent names, got {bad[0]!r}")
-    return tuple(pairs)
+    return tuple(tuple(label_value("comparisons", a) for a in p) for p in pairs)  # read against the agents later
 
 
 def _resolve_pairs(agents, comparisons, reference, **said):
