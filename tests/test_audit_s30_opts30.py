@@ -52,7 +52,8 @@ CASES = [
     (rlstats.probability_of_improvement, "pairs", [(0, 2)], [("0", "2")], {"rng": 1, "n_resamples": 200}),
     (rlstats.selection_check, "treatment", 3, "3", {"baseline": "0", **SELECTION}),
     (rlstats.selection_check, "baseline", 0, "0", {"treatment": "3", **SELECTION}),
-    (rlstats.selection_check, "reported", [0, 1, 2], ["0", "1", "2"], {"treatment": 3, "baseline": 0, "rng": 1}),
+    (rlstats.selection_check, "reported", [0, 1, 2], ["0", "1", "2"],
+     {"treatment": 3, "baseline": 0, "rng": 1, "n_resamples": 199}),
     (rlstats.percentiles, "identical", [(0, 1, 2)], [("0", "1", "2")], {"rng": 1, "n_resamples": 200}),
 ]
 
@@ -128,3 +129,10 @@ def test_nine_and_its_text_in_one_column_are_refused_by_the_design():
     mixed.loc[(mixed["agent"] == 3) & (mixed["task"] == 0), "agent"] = "3"
     with pytest.raises(rlstats.DesignError, match=r"distinct values that print the same, 3 \(int\) and '3' \(str\)"):
         rlstats.skillings_mack(mixed, F, control=3)
+
+
+def test_a_result_method_naming_two_agents():
+    """BootstrapResult.inferential_intervals(a, b) reads a and b by the same rule as the options."""
+    res = rlstats.bootstrap(DF, F, metrics=["mean"], n_resamples=200, rng=1)
+    given, text = res.inferential_intervals(0, np.int64(3)), res.inferential_intervals("0", "3")
+    assert given.tidy().equals(text.tidy()) and len(given.tidy()) > 0

@@ -814,8 +814,9 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         put right): 0 switches it off.  Heuristic, without a guarantee.
     comparisons : "all" or list of (agent_1, agent_2)
         The family of comparisons; all pairs by default.
-    reference : str, optional
-        Compare this agent with every other one (instead of ``comparisons``).
+    reference : str or int, optional
+        Compare this agent with every other one (instead of ``comparisons``); named, as the pairs' agents are,
+        as the data write it (an agent coded 9: 9 or "9").
     batch : str, optional
         Column giving each run's batch (interim); batches are taken in sorted
         order (text in the order it reads: '2' before '10') and must hold

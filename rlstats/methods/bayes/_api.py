@@ -172,9 +172,10 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         The Bayesian signed-rank test on the task-level mean differences (any number of runs per cell), or the
         hierarchical model of the per-task differences with the runs as replicates (at least 2 runs of each agent,
         paired by seed, on every task the pair shares, and 2 shared tasks; a pair without is withheld with a note).
-    control : str, optional
-        Compare every other agent with this one (``agent_1`` = the other agent, ``agent_2`` = the control); by
-        default every pair of agents, in the agents' order.
+    control : str or int, optional
+        Named as the data write it (an agent coded 9: 9 or "9"). Compare every other agent with this one
+        (``agent_1`` = the other agent, ``agent_2`` = the control); by default every pair of agents, in the agents'
+        order.
     higher_is_better : bool
         Whether a higher score is better (False: lower scores are better, e.g. regret or cost).
     prior : float

@@ -205,8 +205,9 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         Level of each one-sided test; the deciding interval is the (1 - 2 alpha) one (90% at 0.05).
     higher_is_better : bool
         Which side is "worse" for ``alternative="noninferior"``.
-    control : str, optional
-        Compare each other agent with this one (agent - control); default every pair, in the agents' order.
+    control : str or int, optional
+        Named as the data write it (an agent coded 9: 9 or "9"). Compare each other agent with this one
+        (agent - control); default every pair, in the agents' order.
     published : DataFrame, optional
         A published table of per-task numbers: the formula's task column plus ``mean``, ``sd`` (standard
         deviation over runs) and ``n`` (runs). Each agent of the data is then compared with it (pairs (agent,

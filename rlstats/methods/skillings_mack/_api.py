@@ -237,8 +237,8 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         4 shared tasks of one run the normal tail, 0.0455, stood for an exact
         0.125).  Each Wilcoxon
         row carries the matched-pairs rank-biserial correlation (Kerby 2014).
-    control : str, optional
-        An agent to compare every other agent with (many-to-one, k - 1
+    control : str or int, optional
+        An agent, named as the data write it (coded 9: 9 or "9"), to compare every other agent with (many-to-one, k - 1
         comparisons, Holm by default) instead of all pairs; rows read
         ``agent_1`` = the other agent, ``agent_2`` = the control, as
         PMCMRplus's "j - control".
