@@ -136,3 +136,24 @@ def test_a_result_method_naming_two_agents():
     res = rlstats.bootstrap(DF, F, metrics=["mean"], n_resamples=200, rng=1)
     given, text = res.inferential_intervals(0, np.int64(3)), res.inferential_intervals("0", "3")
     assert given.tidy().equals(text.tidy()) and len(given.tidy()) > 0
+
+
+def test_the_results_methods_naming_agents_or_tasks():
+    """curves' difference(a, b) and plot agents=, adastop's decision_matrix(task=), percentiles' plot tasks= and
+    agents=: the integer and the label's text give the same table or figure; a label not there is said alike."""
+    import matplotlib.pyplot as plt
+
+    curves = _coded(rlstats.datasets.simulate_curves(3, 2, 3, steps=4, effect=[0.0, 0.5, 1.0], rng=2), tasks=True)
+    res = rlstats.curves(curves, "score ~ agent | task/seed", step="step", compare="all", n_resamples=100, rng=1)
+    assert res.difference(2, np.int64(0)).equals(res.difference("2", "0"))
+    ax = res.plot(agents=[0, 2])
+    assert [line.get_label() for line in ax.get_lines()][:2] == ["0", "2"]
+    plt.close("all")
+    ada = rlstats.adastop(DF, F, n=4, K=1, n_resamples=200, rng=1)
+    assert ada.decision_matrix(task=3).equals(ada.decision_matrix(task="3"))
+    with pytest.raises(OptionError, match=r"task=9 is not a task; the tasks are: '0', '1', '2', '3', '4', '5'$"):
+        ada.decision_matrix(task=9)
+    pct = rlstats.percentiles(DF, F, n_resamples=200, rng=1)
+    fig = pct.plot(kind="cdf", tasks=[0, 1], agents=[0, 3])
+    assert [a.get_title() for a in fig.axes][:2] == ["0", "1"]
+    plt.close("all")
