@@ -247,6 +247,22 @@ def label_named(labels: Sequence[str], option: str, name: object, *, what: str =
     return same[0] if len(same) == 1 else None
 
 
+def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str = "task") -> dict[Any, Any]:
+    """``mapping`` (a dict or Series keyed by agent or task: ``threshold=``, ``bounds=``, ``hue=``) keyed by the
+    labels its keys name (:func:`label_named`; a key naming none kept as given, for the caller's own error); two keys
+    naming one label ({3: 1.0, "3": 2.0}) are an OptionError, not one silently kept."""
+    out: dict[Any, Any] = {}
+    given: dict[Any, Any] = {}
+    for key, value in mapping.items():
+        label = label_named(labels, option, key, what=what)
+        label = key if label is None else label
+        if label in out:
+            raise OptionError(f"{option}= names the {what} {label!r} twice, as {given[label]!r} and {key!r}; give it "
+                              "once")
+        out[label], given[label] = value, key
+    return out
+
+
 def agent_named(agents: Sequence[str], option: str, name: object, where: str = "",
                 left_out: dict[str, str] | None = None, *, listed: bool = False, what: str = "agent") -> str:
     """The label of ``agents`` that ``name`` names (:func:`label_named`, the one rule: 9, np.int64(9) and "9" name

@@ -157,3 +157,23 @@ def test_the_results_methods_naming_agents_or_tasks():
     fig = pct.plot(kind="cdf", tasks=[0, 1], agents=[0, 3])
     assert [a.get_title() for a in fig.axes][:2] == ["0", "1"]
     plt.close("all")
+
+
+def test_options_keyed_by_agent_or_task():
+    """summarize_runs' threshold= per task, skillings_mack's plot hue= per agent: keys read by the one rule
+    (errors.labels_keyed); two keys naming one label are refused, not one silently kept."""
+    import matplotlib.pyplot as plt
+
+    curves = _coded(rlstats.datasets.simulate_curves(2, 3, 3, steps=5, effect=[0.0, 1.0], rng=2), tasks=True)
+    f = "score ~ agent | task/seed"
+    at = {0: 0.5, 1: 0.5, 2: 0.5}
+    given = rlstats.summarize_runs(curves, f, step="step", how="time_to_threshold", threshold=at)
+    text = rlstats.summarize_runs(curves, f, step="step", how="time_to_threshold",
+                                  threshold={str(t): v for t, v in at.items()})
+    assert given.equals(text) and len(given) == 18
+    with pytest.raises(OptionError, match=r"threshold= names the task '1' twice, as 1 and '1'; give it once"):
+        rlstats.summarize_runs(curves, f, step="step", how="time_to_threshold", threshold={**at, "1": 0.4})
+    res = rlstats.skillings_mack(DF, F, rng=1, n_resamples=200)
+    ax = res.plot(hue={0: "a", 1: "a", 2: "b", 3: "b"})
+    assert {t.get_text() for t in ax.get_legend().get_texts()} >= {"a", "b"}
+    plt.close("all")

@@ -34,7 +34,7 @@ from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
-from ...errors import OptionError, agent_named, label_named, label_value, warn
+from ...errors import OptionError, agent_named, label_value, labels_keyed, warn
 from ...format import count, join_and, listed, name_list, names_shown, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
@@ -171,7 +171,7 @@ def _support(design, layout, bounds, higher_is_better):
         return low, high, "observed"
     given = {task: bounds for task in design.tasks} if isinstance(bounds, tuple) else bounds
     # a key names a task as it appears in the data (errors.label_named: 3 and "3" name the task printed 3)
-    given = {label_named(design.tasks, "bounds", task, what="task") or task: pair for task, pair in given.items()}
+    given = labels_keyed(design.tasks, "bounds", given)
     unknown = sorted(map(str, set(given) - set(design.tasks)))
     if unknown:
         raise OptionError(f"bounds name task(s) {unknown} that are not in the data; tasks are: "
