@@ -10,6 +10,7 @@ runs the option with the integer and with the label's text and asserts the same 
 import io
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rlstats
@@ -176,4 +177,20 @@ def test_options_keyed_by_agent_or_task():
     res = rlstats.skillings_mack(DF, F, rng=1, n_resamples=200)
     ax = res.plot(hue={0: "a", 1: "a", 2: "b", 3: "b"})
     assert {t.get_text() for t in ax.get_legend().get_texts()} >= {"a", "b"}
+    plt.close("all")
+
+
+def test_tuning_plot_task():
+    """tuning's plot(task=) drew an empty figure for a task it does not hold (task=0 where the tasks print '0' was
+    one such); now the one rule and wording."""
+    import matplotlib.pyplot as plt
+
+    tiny = _coded(rlstats.datasets.simulate(2, 3, 3, rng=0), tasks=True)
+    sweep = pd.concat([tiny.assign(lr=0.1), tiny.assign(lr=0.01, score=tiny["score"] + 1.0)], ignore_index=True)
+    res = rlstats.tuning(sweep, "score ~ agent | task/seed", config="lr", n_resamples=100, rng=0)
+    given, text = res.plot(kind="expected_max", task=1), res.plot(kind="expected_max", task="1")
+    assert [line.get_ydata().tolist() for line in given.get_lines()] == \
+        [line.get_ydata().tolist() for line in text.get_lines()] and len(given.get_lines()) > 0
+    with pytest.raises(OptionError, match=r"task=9 is not a task; the tasks are: "):
+        res.plot(kind="expected_max", task=9)
     plt.close("all")
