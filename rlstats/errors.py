@@ -194,19 +194,92 @@ def close_names(value: object, names: Iterable[Any], *, n: int | None = 3, cutof
     return [names[i] for _, i in scored[:n]]
 
 
+#: a number as ``str()`` prints an int or a float: "9", "-3", "9.0", "1e-05" (a label read as a number, audit s30)
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _number(text: str, printed: bool = False) -> int | float | None:
+    """The number ``text`` writes, else None; with ``printed`` only where ``text`` is how ``str()`` prints it (a label
+    of a numeric column: "9", "9.0"; not "09", an identifier that is text)."""
+    if len(text) > 40 or not _NUMBER.fullmatch(text):  # int() refuses thousands of digits
+        return None
+    value: int | float = int(text) if text.lstrip("+-").isdigit() else float(text)
+    return value if not printed or str(value) == text else None
+
+
+def label_value(option: str, name: object, *, what: str = "agent") -> str | int | float:
+    """``name``, what an option naming one agent (task) was given, as a value a label can be read from: text or a
+    number (numpy's scalars as Python's: int64(9) is 9); a list, None or a dict is an OptionError naming the option.
+    What the options classes check before the data are read; :func:`label_named` reads it against the labels."""
+    if type(name).__module__ == "numpy" and hasattr(name, "item"):
+        name = name.item()  # numpy's scalars: int64(9) is 9, float64(9.0) 9.0, bool_(True) True
+    if not isinstance(name, (str, int, float)):
+        article = "an" if what[:1] in "aeiou" else "a"
+        raise OptionError(f"{option}= names {article} {what} as it appears in the data, by its text or number (e.g. "
+                          f"'DQN' or 3); got {type(name).__name__} {shown(name)}")
+    return name
+
+
+def label_named(labels: Sequence[str], option: str, name: object, *, what: str = "agent") -> str:
+    """The one of ``labels`` (the data's agents or tasks, as printed) that ``name``, an option's value, names: the
+    one rule of every option naming an agent or a task (audit s30: control=9 was refused where the agents are the
+    integer codes 0..9 of an RL log, while treatment=7 was taken).
+
+    A label is named as it appears in the data: text, or a number read as it prints (9, numpy's int64(9) and "9",
+    the command line's ``-o control=9``, name the agent printed 9); else the one label that is the same number (9
+    names 9.0 of a float column, 1e3 names 1000; text only where written as a number prints: "09" names no 9). A
+    column holding both 9 and "9" is refused by the design (they print the same), so a label is never
+    ambiguous between an int and its text. A bool names only a label printed True or False (a boolean column):
+    True is not the agent 1. Any other value (a list, None, a dict) is an OptionError naming the option.
+    Returns None where ``name`` names none of ``labels`` (:func:`agent_named` says so)."""
+    name = label_value(option, name, what=what)
+    text = str(name)
+    if text in labels:
+        return text
+    if isinstance(name, bool):
+        return None
+    value = name if not isinstance(name, str) else _number(text, printed=True)  # "09" is text: not the agent 9
+    if value is None or value != value:
+        return None
+    same = [label for label in labels if _number(label, printed=True) == value]
+    # two labels of one number ("9", "9.0") print as an int and as a float: a number printing as neither is no int
+    # and no float, so more than one never matches (kept None, said as an unknown name)
+    return same[0] if len(same) == 1 else None
+
+
+def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str = "task") -> dict[Any, Any]:
+    """``mapping`` (a dict or Series keyed by agent or task: ``threshold=``, ``bounds=``, ``hue=``) keyed by the
+    labels its keys name (:func:`label_named`; a key naming none kept as given, for the caller's own error); two keys
+    naming one label ({3: 1.0, "3": 2.0}) are an OptionError, not one silently kept."""
+    out: dict[Any, Any] = {}
+    given: dict[Any, Any] = {}
+    for key, value in mapping.items():
+        label = label_named(labels, option, key, what=what)
+        label = key if label is None else label
+        if label in out:
+            raise OptionError(f"{option}= names the {what} {label!r} twice, as {given[label]!r} and {key!r}; give it "
+                              "once")
+        out[label], given[label] = value, key
+    return out
+
+
 def agent_named(agents: Sequence[str], option: str, name: object, where: str = "",
                 left_out: dict[str, str] | None = None, *, listed: bool = False, what: str = "agent") -> str:
-    """``name`` where it is one of ``agents``; else the one wording of an unknown agent, whatever the option, an
-    OptionError: "control='PP0' is not an agent in column 'agent' (did you mean 'PPO'?); the agents are: 'DQN',
-    'PPO'", or with ``listed`` (a name among those an option lists, ``pairs=``) "'PP0' in pairs= is not an agent ...".
+    """The label of ``agents`` that ``name`` names (:func:`label_named`, the one rule: 9, np.int64(9) and "9" name
+    the agent printed 9); else the one wording of an unknown agent, whatever the option, an OptionError:
+    "control='PP0' is not an agent in column 'agent' (did you mean 'PPO'?); the agents are: 'DQN', 'PPO'", or with
+    ``listed`` (a name among those an option lists, ``pairs=``) "'PP0' in pairs= is not an agent ...".
     ``where``: the column the agents are read from; ``left_out``: agent -> why the data's agent was left out
     (:func:`rlstats.design.check_agent_named` passes a Design's); ``what``: "task" for a task's name, said alike."""
-    if str(name) in agents:
-        return str(name)
+    label = label_named(agents, option, name, what=what)
+    if label is not None:
+        return label
+    name = label_value(option, name, what=what)
     why = (left_out or {}).get(str(name))
     close = close_names(name, agents)  # quoted: "R&D, Inc" is one name
     hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
-    said = f"{name!r} in {option}=" if listed else f"{option}={name!r}"
+    kind = " (a boolean)" if isinstance(name, bool) else ""  # True is not the agent 1 (label_named)
+    said = f"{name!r}{kind} in {option}=" if listed else f"{option}={name!r}{kind}"
     article = "an" if what[:1] in "aeiou" else "a"
     raise OptionError(f"{said} is not {article} {what}{where}{hint}; the {what}s are: {', '.join(map(repr, agents))}")
 

@@ -347,14 +347,13 @@ def check_pairs(name: str, pairs: object, agents: Sequence[str], *, where: str =
         # not a Collection: an int of pairs=[1, 2], a TypeError of len() before (audit s21)
         if isinstance(pair, str) or not isinstance(pair, Collection) or len(pair) != 2:
             raise OptionError(f"{name} must be (agent_1, agent_2) tuples, got {pair!r}")
-        a, b = pair
-        for agent in (a, b):
-            agent_named(agents, name, agent, where, left_out, listed=True)
+        # the design's labels: (0, 2) names the agents printed 0 and 2 (errors.label_named, audit s30)
+        a, b = (agent_named(agents, name, agent, where, left_out, listed=True) for agent in pair)
         if a == b:
             raise OptionError(f"{name} entry {tuple(pair)!r} compares an agent with itself")
-        if frozenset(pair) in seen:
+        if frozenset((a, b)) in seen:
             raise OptionError(f"{name} entry {tuple(pair)!r} is listed twice (in some order)")
-        seen.add(frozenset(pair))
+        seen.add(frozenset((a, b)))
         checked.append((a, b))
     if not checked:
         raise OptionError(f"{name} is empty; pass None for all pairs")

@@ -31,7 +31,7 @@ import pandas as pd
 from .design import data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
 from .format import count, format_step
-from .errors import DesignError, OptionError, shown
+from .errors import DesignError, OptionError, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import Note, key_values, rebind, set_notes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
@@ -759,6 +759,8 @@ def _threshold_of(threshold, design):
     if isinstance(threshold, numbers.Real) and not isinstance(threshold, bool):
         values, said = np.full(design.n_tasks, float(threshold)), f"{float(threshold):g}"
     elif isinstance(threshold, (dict, pd.Series)):
+        # a key names a task as the data write it (errors.label_named: 3 and "3" name the task printed 3)
+        threshold = labels_keyed(design.tasks, "threshold", threshold)
         missing = [t for t in design.tasks if t not in threshold]
         if missing:
             raise OptionError(f"threshold= has no value for task(s) {missing[:5]}; give one per task or a single number")

@@ -468,8 +468,12 @@ OWN_OPTIONS = [
     ("skillings_mack", "tie_correction", "yes", OptionError, "tie_correction must be True or False"),
     ("skillings_mack", "control", "DQN", OptionError,
      ("control='DQN' is not an agent in column 'agent'", "the agents are: 'agent_1', 'agent_2'")),
-    ("skillings_mack", "control", 3, OptionError, "control= names one agent, e.g. control='DQN'; got int"),
-    ("skillings_mack", "control", ["agent_1"], OptionError, "control= names one agent, e.g. control='DQN'; got list"),
+    # an int names the agent printed so since audit s30 opts30 (agents coded 0..9 in RL logs): TINY's are text
+    ("skillings_mack", "control", 3, OptionError,
+     "control=3 is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
+    ("skillings_mack", "control", ["agent_1"], OptionError,
+     "control= names an agent as it appears in the data, by its text or number (e.g. 'DQN' or 3); got list "
+     "['agent_1']"),
     ("skillings_mack", "variant", "quade", DesignError,
      ("variant=\"quade\" needs a complete design with one run per (agent, task) cell", "within_cell=\"mean\"")),
     ("skillings_mack", "posthoc", "exact", DesignError,
@@ -521,7 +525,8 @@ OWN_OPTIONS = [
     ("adastop", "comparisons", "some", OptionError, "comparisons='some' is not allowed"),
     ("adastop", "comparisons", -1, OptionError, "comparisons must be \"all\" or a list of (agent_1, agent_2)"),
     ("adastop", "reference", "nobody", OptionError, "reference='nobody' is not an agent"),
-    ("adastop", "reference", -1, OptionError, "reference must name an agent (a string), got -1"),
+    ("adastop", "reference", -1, OptionError,  # a number names an agent since audit s30 opts30
+     "reference=-1 is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
     ("adastop", "batch", "nosuch", DesignError, "column(s) ['nosuch'] not found in data"),
     ("adastop", "batch", -1, OptionError, "batch must name a column (a string), got -1"),
     ("adastop", "permutations", "random", OptionError, "permutations='random' is not one of the allowed values"),
@@ -635,7 +640,8 @@ OWN_OPTIONS = [
     ("equivalence", "aggregate", "median", OptionError, "aggregate='median' is not one of the allowed values"),
     ("equivalence", "control", "nobody", OptionError,
      ("control='nobody' is not an agent in column 'agent'", "agent_1")),
-    ("equivalence", "control", 3, OptionError, "control= names one agent, e.g. control='DQN'; got int"),
+    ("equivalence", "control", 3, OptionError,  # a number names an agent since audit s30 opts30
+     "control=3 is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
     ("equivalence", "published", TINY.groupby("task", as_index=False)["score"].mean(), OptionError,
      ("published= lacks column(s) 'mean', 'sd', 'n'", "rename its columns")),
     ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_02"], "mean": 1.0, "sd": 1.0, "n": 5}),
@@ -658,7 +664,7 @@ OWN_OPTIONS = [
      "'hierarchical'"),
     ("bayes", "prior", 0, OptionError, "prior must be a finite number > 0"),
     ("bayes", "control", "nobody", OptionError, "control='nobody' is not an agent in column 'agent'"),
-    ("bayes", "control", 3, OptionError, "control= names one agent"),
+    ("bayes", "control", 3, OptionError, "control=3 is not an agent in column 'agent'"),  # audit s30 opts30
     ("bayes", "n_samples", 10, OptionError, "n_samples must be at least 100"),
     ("bayes", "chains", 1, OptionError, "chains must be at least 2"),
     ("bayes", "confidence_level", 95, OptionError, "confidence_level"),
@@ -1435,6 +1441,75 @@ PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
 @pytest.mark.parametrize("what, options, error, phrases", PILOT_CASES, ids=[c[0] for c in PILOT_CASES])
 def test_power_from_a_pilot(what, options, error, phrases):
     fails(error, phrases, rlstats.power, "skillings_mack", **{**PILOT, **options})
+
+
+#: audit s30 opts30: TINY with its agents the integer codes 10, 11 and its tasks 0, 1, 2, as RL logs code them
+CODED = TINY.assign(agent=TINY["agent"].map({"agent_1": 10, "agent_2": 11}).astype(np.int64),
+                    task=TINY["task"].map({"task_01": 0, "task_02": 1, "task_03": 2}).astype(np.int64))
+AGENTS_10_11, TASKS_0_2 = "the agents are: '10', '11'", "the tasks are: '0', '1', '2'"
+#: (option, call with the value, what the error says of the value ({} the value as said)): every option naming an
+#: agent or a task, read by one rule (rlstats.errors.label_named) and said in one wording where it names one
+NAMING_OPTIONS = [
+    ("skillings_mack control", lambda v: rlstats.skillings_mack(CODED, "score ~ agent | task", control=v),
+     ("control={} is not an agent in column 'agent'", AGENTS_10_11)),
+    ("equivalence control", lambda v: rlstats.equivalence(CODED, "score ~ agent | task", control=v, margin=1.0),
+     ("control={} is not an agent in column 'agent'", AGENTS_10_11)),
+    ("bayes control", lambda v: rlstats.bayes(CODED, "score ~ agent | task", control=v, n_samples=200),
+     ("control={} is not an agent in column 'agent'", AGENTS_10_11)),
+    ("permutation reference", lambda v: rlstats.permutation(CODED, "score ~ agent | task", reference=v),
+     ("reference={} is not an agent in column 'agent'", AGENTS_10_11)),
+    ("adastop reference", lambda v: rlstats.adastop(CODED, "score ~ agent | task", reference=v, n=3, K=1),
+     ("reference={} is not an agent in column 'agent'", AGENTS_10_11)),
+    ("permutation comparisons", lambda v: rlstats.permutation(CODED, "score ~ agent | task", comparisons=[(10, v)]),
+     ("{} in comparisons= is not an agent in column 'agent'", AGENTS_10_11)),
+    ("probability_of_improvement pairs",
+     lambda v: rlstats.probability_of_improvement(CODED, "score ~ agent | task", pairs=[(10, v)]),
+     ("{} in pairs= is not an agent in column 'agent'", AGENTS_10_11)),
+    ("curves compare", lambda v: rlstats.curves(CODED.assign(step=CODED["seed"]), "score ~ agent | task/seed",
+                                                step="step", compare=[(10, v)]),
+     ("{} in compare= is not an agent in column 'agent'", AGENTS_10_11)),
+    ("selection_check treatment",
+     lambda v: rlstats.selection_check(CODED, "score ~ agent | task", treatment=v, baseline=10, reported=[0, 1]),
+     ("treatment={} is not an agent in column 'agent'", AGENTS_10_11)),
+    ("selection_check baseline",
+     lambda v: rlstats.selection_check(CODED, "score ~ agent | task", treatment=11, baseline=v, reported=[0, 1]),
+     ("baseline={} is not an agent in column 'agent'", AGENTS_10_11)),
+    ("percentiles identical agent", lambda v: rlstats.percentiles(CODED, "score ~ agent | task",
+                                                                identical=[(10, v, 0)]),
+     ("{} in identical= is not an agent in column 'agent'", AGENTS_10_11)),
+    ("percentiles identical task", lambda v: rlstats.percentiles(CODED, "score ~ agent | task",
+                                                                identical=[(10, 11, v)]),
+     ("{} in identical= is not a task in column 'task'", TASKS_0_2)),
+    ("power shifted_agent", lambda v: rlstats.power("skillings_mack", **{**PILOT, "design": CODED, "shifted_agent": v}),
+     ("shifted_agent={} is not an agent in column 'agent'", AGENTS_10_11)),
+    ("power agents", lambda v: rlstats.power("skillings_mack", **{**PILOT, "design": CODED, "agents": [10, v]}),
+     ("{} in agents= is not an agent in column 'agent'", AGENTS_10_11)),
+    ("power tasks", lambda v: rlstats.power("skillings_mack", **{**PILOT, "design": CODED, "tasks": [0, v]}),
+     ("{} in tasks= is not a task in column 'task'", TASKS_0_2)),
+    # selection_check's task lists keep their wording (every unknown task at once, each with its close names)
+    ("selection_check reported", lambda v: rlstats.selection_check(CODED, "score ~ agent | task", treatment=11,
+                                                                   baseline=10, reported=[0, v]),
+     ("reported= names 1 unknown task(s) in column 'task': '{}'",)),
+]
+#: (value, as the error says it): a float that is no label, a bool (True is not the agent 1), a label not in the data
+NAMING_VALUES = [(9.5, "9.5"), (True, "True (a boolean)"), (9, "9")]
+
+
+@pytest.mark.parametrize("value, said", NAMING_VALUES, ids=["float", "bool", "absent"])
+@pytest.mark.parametrize("what, call, phrases", NAMING_OPTIONS, ids=[c[0] for c in NAMING_OPTIONS])
+def test_an_option_naming_an_integer_coded_agent_or_task(what, call, phrases, value, said):
+    if what.startswith("selection_check reported"):  # its own wording quotes the name as text
+        said = str(value)
+    fails(OptionError, [phrase.format(said) for phrase in phrases], call, value)
+
+
+def test_an_option_naming_an_agent_is_text_or_a_number():  # audit s30 opts30: before the data are read
+    fails(OptionError, "comparisons= names an agent as it appears in the data, by its text or number (e.g. 'DQN' or "
+                       "3); got NoneType None", rlstats.permutation, CODED, "score ~ agent | task",
+          comparisons=[(10, None)])
+    fails(OptionError, "identical= names an agent or task as it appears in the data, by its text or number (e.g. "
+                       "'DQN' or 3); got list [0]", rlstats.percentiles, CODED, "score ~ agent | task",
+          identical=[(10, 11, [0])])
 
 
 def test_power_refuses_bounds_the_shift_crosses():  # audit s17: they met shifted rows as "fix those rows"

@@ -755,7 +755,8 @@ def test_rank_biserial_closed_form_with_ties_and_zeros():
 def test_control_and_quade_bad_inputs():
     with pytest.raises(OptionError, match="control='DQN' is not an agent in column 'agent'; the agents are: 'A'"):
         rlstats.skillings_mack(sachs(), "score ~ agent | task", control="DQN")
-    with pytest.raises(OptionError, match="control= names one agent, e.g. control='DQN'; got int"):
+    # an int is read as the data print it since audit s30 opts30 (integer-coded agents): 3 is none of A..F
+    with pytest.raises(OptionError, match="control=3 is not an agent in column 'agent'; the agents are: 'A', 'B'"):
         rlstats.skillings_mack(sachs(), "score ~ agent | task", control=3)
     with pytest.raises(OptionError, match="adjustment='tukey' is the studentized range .* comparisons with a control"):
         rlstats.skillings_mack(sachs(), "score ~ agent | task", control="C", adjustment="tukey")

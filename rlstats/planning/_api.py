@@ -852,8 +852,9 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     resample : {"agents", "pooled"}
         Pilot: each agent's runs drawn from its own runs, or every agent's
         from the task's pooled runs (identical agents: the null, plus the shift).
-    shifted_agent : str, optional
-        Pilot: the agent that gets the shift (default the last agent).
+    shifted_agent : str or int, optional
+        Pilot: the agent that gets the shift (default the last agent), named as the data write it (an agent
+        coded 9: 9 or "9"; so ``agents=`` and ``tasks=``'s names).
     alpha : float
         Level of every test.
     n_sim : int

@@ -202,12 +202,13 @@ def _name_list(option, value, design, what):
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise OptionError(f"{option} must be a list of names for a pilot, got {value!r}; "
                           f"the {what}s are: {', '.join(map(repr, available))}")
-    names = list(value)
+    names = []
     column = design.formula.groups if what == "agent" else design.formula.blocks
-    for name in names:  # the one wording of an unknown name (errors.agent_named)
+    for name in value:  # the one rule and wording (errors.agent_named): 3 and "3" name the label printed 3
         try:
-            agent_named(available, option, name, f" in column '{column}'",
-                        dict(design.left_out_agents) if what == "agent" else None, listed=True, what=what)
+            names.append(agent_named(available, option, name, f" in column '{column}'",
+                                     dict(design.left_out_agents) if what == "agent" else None, listed=True,
+                                     what=what))
         except OptionError as error:
             commas = [n for n in available if "," in n]  # the command line splits its lists at commas
             way = (f"; a name with a comma goes in double quotes, as in a CSV row: --{option} "

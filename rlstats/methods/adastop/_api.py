@@ -46,7 +46,7 @@ from ... import format as fmt
 from ...design import agents_said, design_of, public_function
 from ...connectivity import method_called
 from ...cost import MAX_BYTES, admit, shows
-from ...errors import DesignError, OptionError, agent_named, planned_runs, warn
+from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
@@ -132,8 +132,7 @@ class AdaStopOptions:
         if batch is not None and not isinstance(batch, str):
             raise OptionError(f"batch must name a column (a string), got {batch!r}")
         reference = options["reference"]
-        if reference is not None and not isinstance(reference, str):
-            raise OptionError(f"reference must name an agent (a string), got {reference!r}")
+        reference = None if reference is None else label_value("reference", reference)  # read against the agents later
         n = check_int("n", options["n"], minimum=1)
         K = None if K is None else check_int("K", K, minimum=1)
         n_resamples = check_int("n_resamples", options["n_resamples"], minimum=1)
@@ -170,10 +169,10 @@ def _check_comparisons_option(comparisons, reference):
     if len(pairs) > MAX_COMPARISONS:
         raise OptionError(f"comparisons lists {len(pairs):,} pairs, more than {MAX_COMPARISONS}, the most AdaStop "
                           "takes; compare fewer pairs, or split them into several tests")
-    bad = [p for p in pairs if len(p) != 2 or not all(isinstance(a, str) for a in p)]
+    bad = [p for p in pairs if len(p) != 2]
     if bad:
         raise OptionError(f"each comparison must be a pair of agent names, got {bad[0]!r}")
-    return tuple(pairs)
+    return tuple(tuple(label_value("comparisons", a) for a in p) for p in pairs)  # read against the agents later
 
 
 def _resolve_pairs(agents, comparisons, reference, **said):
@@ -839,8 +838,9 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         put right): 0 switches it off.  Heuristic, without a guarantee.
     comparisons : "all" or list of (agent_1, agent_2)
         The family of comparisons; all pairs by default.
-    reference : str, optional
-        Compare this agent with every other one (instead of ``comparisons``).
+    reference : str or int, optional
+        Compare this agent with every other one (instead of ``comparisons``); named, as the pairs' agents are,
+        as the data write it (an agent coded 9: 9 or "9").
     batch : str, optional
         Column giving each run's batch (interim); batches are taken in sorted
         order (text in the order it reads: '2' before '10') and must hold

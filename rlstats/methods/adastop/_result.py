@@ -10,7 +10,7 @@ import pandas as pd
 
 from ... import format as fmt
 from . import plots as plots_adastop
-from ...errors import OptionError
+from ...errors import OptionError, agent_named
 from ..._typing import ColumnNames
 from ...results import Result, resultclass
 from ...vocabulary import label
@@ -161,8 +161,7 @@ class AdaStopResult(Result):
                 raise OptionError(f"the result holds {len(self.tasks)} tasks; pass task= one of: "
                                   f"{', '.join(self.tasks)}")
             task = self.tasks[0]
-        if task not in self.tasks:
-            raise OptionError(f"task={task!r} is not one of: {', '.join(self.tasks)}")
+        task = agent_named(self.tasks, "task", task, what="task")  # the one rule: task=0 names the task printed 0
         return frame[frame["task"] == task]
 
     # ---- printing -----------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import OptionError
+from ...errors import agent_named
 from ...plotting import SMALL_FONT, axes_or_new, figure_legend, fit_title, palette, panels
 
 #: cell colours of the decision matrix, by decision of the row agent against the column agent
@@ -45,8 +45,8 @@ def _per_task(result, task, ax, draw, panel_size, grid_size, finish, **kwargs):
     ``draw`` is called with ``compact=True``: smaller markers, labels said once for the figure.
     """
     tasks = list(result.tasks)
-    if task is not None and task not in tasks:
-        raise OptionError(f"task={task!r} is not one of: {', '.join(tasks)}")
+    if task is not None:  # the result's label, read by the one rule (errors.agent_named): task=0 names task 0
+        task = agent_named(tasks, "task", task, what="task")
     if task is not None or len(tasks) == 1:
         chosen = task if task is not None else tasks[0]
         return draw(result, chosen, axes_or_new(ax, panel_size), **kwargs)

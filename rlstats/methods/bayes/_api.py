@@ -35,7 +35,7 @@ from ...bounds import bound_ties, mostly_at_bound
 from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
 from ...cost import admit, check_max_seconds, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
-from ...errors import DesignError, OptionError, shown, warn
+from ...errors import DesignError, OptionError, label_value, shown, warn
 from ...format import count, listed, names_shown, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
@@ -126,8 +126,7 @@ class BayesOptions:
                               "orderings on complete designs, none from the hierarchical model), got "
                               f"{shown(orderings)}")
         control = options["control"]
-        if control is not None and not isinstance(control, str):
-            raise OptionError(f"control= names one agent, e.g. control='DQN'; got {type(control).__name__}")
+        control = None if control is None else label_value("control", control)  # read against the agents later
         return cls(
             rope=float(rope), model=check_choice("model", options["model"], MODELS), control=control,
             higher_is_better=check_bool("higher_is_better", options["higher_is_better"]), prior=float(prior),
@@ -173,9 +172,10 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         The Bayesian signed-rank test on the task-level mean differences (any number of runs per cell), or the
         hierarchical model of the per-task differences with the runs as replicates (at least 2 runs of each agent,
         paired by seed, on every task the pair shares, and 2 shared tasks; a pair without is withheld with a note).
-    control : str, optional
-        Compare every other agent with this one (``agent_1`` = the other agent, ``agent_2`` = the control); by
-        default every pair of agents, in the agents' order.
+    control : str or int, optional
+        Named as the data write it (an agent coded 9: 9 or "9"). Compare every other agent with this one
+        (``agent_1`` = the other agent, ``agent_2`` = the control); by default every pair of agents, in the agents'
+        order.
     higher_is_better : bool
         Whether a higher score is better (False: lower scores are better, e.g. regret or cost).
     prior : float
@@ -375,8 +375,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         raise DesignError(f"the Bayesian comparisons work task by task: write '{design.formula.text} | task'")
     if design.n_agents < 2:
         raise DesignError("rlstats.bayes compares agents: the data hold one agent; it needs two agents or more")
-    if options.control is not None:
-        check_agent_named(design, "control", options.control)
+    if options.control is not None:  # the design's label: 9, np.int64(9) and "9" name the agent printed 9
+        options = dataclasses.replace(options, control=check_agent_named(design, "control", options.control))
     if options.orderings and design.n_agents > MAX_ORDERING_AGENTS:
         raise OptionError(f"orderings=True lists the orderings of at most {MAX_ORDERING_AGENTS} agents "
                           f"({MAX_ORDERING_AGENTS}! = {math.factorial(MAX_ORDERING_AGENTS)}); the data hold "

@@ -378,8 +378,7 @@ def inferential_intervals(result: BootstrapResult, a: str, b: str, test: Result 
     """
     from .. import backend
 
-    for option, name in (("a", a), ("b", b)):
-        agent_named(result.agents, option, name)
+    a, b = (agent_named(result.agents, option, name) for option, name in (("a", a), ("b", b)))  # labels: 0 names '0'
     if a == b:
         raise OptionError("inferential intervals compare two different agents; got the same agent twice")
     # round away the binary residue of 1 - 0.95

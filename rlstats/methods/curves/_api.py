@@ -155,11 +155,11 @@ def _pairs(compare, agents, said):
     for pair in compare:
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
             raise OptionError(f"compare= takes pairs of agents such as [('DQN', 'Rainbow')], got {pair!r}")
-        for agent in pair:
-            agent_named(agents, "compare", agent, **said, listed=True)
-        if pair[0] == pair[1]:
+        # the design's labels (errors.label_named): (0, 2) names the agents printed 0 and 2
+        labels = tuple(agent_named(agents, "compare", agent, **said, listed=True) for agent in pair)
+        if labels[0] == labels[1]:
             raise OptionError(f"compare= pair {tuple(pair)} compares an agent with itself")
-        pairs.append(tuple(pair))
+        pairs.append(labels)
     return tuple(pairs)
 
 

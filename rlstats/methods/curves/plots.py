@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import OptionError
+from ...errors import OptionError, agent_named
 from ...format import count, format_step
 from ...plotting import ASKED_SIZE, SMALL_FONT, axes_or_new, break_to_width, legend_columns, palette
 
@@ -83,10 +83,9 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     """
     if band not in BANDS:
         raise OptionError(f"band={band!r} is not one of {', '.join(map(repr, BANDS))}")
-    names = list(result.agents if agents is None else agents)
-    unknown = [a for a in names if a not in result.agents]
-    if unknown:
-        raise OptionError(f"agent(s) {unknown} not in the result; agents: {', '.join(result.agents)}")
+    # the result's labels, read by the one rule (errors.agent_named): agents=[0, 2] names the agents printed 0 and 2
+    names = list(result.agents) if agents is None else [agent_named(result.agents, "agents", a, listed=True)
+                                                         for a in agents]
     ax = _new_axes(ax)
     withheld = []  # agents whose band is withheld at every step (too few runs, ties at a cap): the title says so
     partly = []  # and at some of the steps where their curve is drawn (runs ending early): "A at 4 steps"

@@ -22,7 +22,7 @@ from ... import calibration
 from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
-from ...errors import DesignError, OptionError, agent_named, shown
+from ...errors import DesignError, OptionError, agent_named, label_value, shown
 from ...format import count, listed, names_shown, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
@@ -138,8 +138,7 @@ class EquivalenceOptions:
     def checked(cls, **options: Any) -> EquivalenceOptions:
         """Validate every option once (``control`` needs the agents: :meth:`for_agents`); raises OptionError."""
         control = options.get("control")
-        if control is not None and not isinstance(control, str):
-            raise OptionError(f"control= names one agent, e.g. control='DQN'; got {type(control).__name__}")
+        control = None if control is None else label_value("control", control)  # read against the agents later
         aggregate = options.get("aggregate", "iqm")
         if aggregate is not None:
             aggregate = check_choice("aggregate", aggregate, AGGREGATES)
@@ -161,8 +160,8 @@ class EquivalenceOptions:
         """The pairs compared, (agent_1, agent_2) each: every pair in order, or each agent against ``control``."""
         if self.control is None:
             return tuple((a, b) for i, a in enumerate(agents) for b in agents[i + 1:])
-        agent_named(agents, "control", self.control)  # checked with the column's name at the front (check_agent_named)
-        return tuple((a, self.control) for a in agents if a != self.control)
+        control = agent_named(agents, "control", self.control)  # with the column's name first: check_agent_named
+        return tuple((a, control) for a in agents if a != control)
 
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
@@ -206,8 +205,9 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         Level of each one-sided test; the deciding interval is the (1 - 2 alpha) one (90% at 0.05).
     higher_is_better : bool
         Which side is "worse" for ``alternative="noninferior"``.
-    control : str, optional
-        Compare each other agent with this one (agent - control); default every pair, in the agents' order.
+    control : str or int, optional
+        Named as the data write it (an agent coded 9: 9 or "9"). Compare each other agent with this one
+        (agent - control); default every pair, in the agents' order.
     published : DataFrame, optional
         A published table of per-task numbers: the formula's task column plus ``mean``, ``sd`` (standard
         deviation over runs) and ``n`` (runs). Each agent of the data is then compared with it (pairs (agent,
@@ -367,8 +367,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
     work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
     scale = _scale(design)
-    if published is None and options.control is not None:
-        check_agent_named(design, "control", options.control)
+    if published is None and options.control is not None:  # the design's label: 9 and "9" name the agent 9
+        options = dataclasses.replace(options, control=check_agent_named(design, "control", options.control))
     # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved a mean by an ulp: 108.6 or 108.61)
     design = design.runs_by_score()
     table = None if published is None else _published_table(published, design)

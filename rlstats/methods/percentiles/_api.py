@@ -34,7 +34,7 @@ from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
-from ...errors import OptionError, warn
+from ...errors import OptionError, agent_named, label_value, labels_keyed, warn
 from ...format import count, join_and, listed, name_list, names_shown, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
@@ -104,7 +104,7 @@ def _check_identical(identical):
     for item in identical:
         if not isinstance(item, (list, tuple)) or len(item) != 3:
             raise OptionError(f"identical must be a list of (agent_a, agent_b, task) triples, got {item!r}")
-        triples.append(tuple(str(x) for x in item))
+        triples.append(tuple(label_value("identical", x, what="agent or task") for x in item))  # read in the data
     return tuple(triples)
 
 
@@ -170,7 +170,9 @@ def _support(design, layout, bounds, higher_is_better):
     if bounds is None:
         return low, high, "observed"
     given = {task: bounds for task in design.tasks} if isinstance(bounds, tuple) else bounds
-    unknown = sorted(set(given) - set(design.tasks))
+    # a key names a task as it appears in the data (errors.label_named: 3 and "3" name the task printed 3)
+    given = labels_keyed(design.tasks, "bounds", given)
+    unknown = sorted(map(str, set(given) - set(design.tasks)))
     if unknown:
         raise OptionError(f"bounds name task(s) {unknown} that are not in the data; tasks are: "
                           f"{', '.join(design.tasks[:10])}{', ...' if design.n_tasks > 10 else ''}")
@@ -193,11 +195,10 @@ def _identical_mask(design, identical):
     if identical is None:
         return None
     mask = np.zeros((design.n_agents, design.n_tasks, design.n_agents), dtype=bool)
-    for a, b, task in identical:
-        for name in (a, b):
-            check_agent_named(design, "identical", name, listed=True)
-        if task not in design.tasks:
-            raise OptionError(f"identical names task {task!r}, which is not in the data")
+    for a, b, task in identical:  # the design's labels (errors.label_named): (0, 1, 2) names agents 0, 1 and task 2
+        a, b = (check_agent_named(design, "identical", name, listed=True) for name in (a, b))
+        task = agent_named(design.tasks, "identical", task, f" in column '{design.formula.blocks}'", listed=True,
+                           what="task")
         i, k, j = design.agents.index(a), design.agents.index(b), design.tasks.index(task)
         mask[i, j, k] = mask[k, j, i] = True
     return mask

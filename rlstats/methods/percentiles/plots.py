@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import OptionError
+from ...errors import agent_named
 from ...plotting import COLUMN_WIDTH, SMALL_FONT, axes_or_new, figure_legend, fit_xlabel, palette, panels
 
 
@@ -106,12 +106,11 @@ def plot_task_cdfs(result, *, tasks=None, agents=None, ax=None, quantile=False, 
     """
     from matplotlib.ticker import MaxNLocator
 
-    tasks = list(result.tasks) if tasks is None else [str(t) for t in tasks]
-    agents = list(result.agents) if agents is None else [str(a) for a in agents]
-    unknown = [t for t in tasks if t not in result.tasks] + [a for a in agents if a not in result.agents]
-    if unknown:
-        raise OptionError(f"unknown task(s) or agent(s) {unknown}; tasks: {', '.join(result.tasks[:8])}..., "
-                          f"agents: {', '.join(result.agents)}")
+    # the result's labels, read by the one rule (errors.agent_named): tasks=[0] names the task printed 0
+    tasks = list(result.tasks) if tasks is None else [agent_named(result.tasks, "tasks", t, listed=True, what="task")
+                                                      for t in tasks]
+    agents = list(result.agents) if agents is None else [agent_named(result.agents, "agents", a, listed=True)
+                                                         for a in agents]
     several = len(tasks) > 1
     # The probability axis (0 to 1 on every task) is shared; the score axis has each task's own scale.
     fig, axes = panels(ax, len(tasks), (1.5, 1.35) if several else (COLUMN_WIDTH, 2.4), width=width,

@@ -43,7 +43,7 @@ from ...interop import as_pandas
 from ...normalization import warn_raw_scales
 from ...format import cannot_reject, count, returned_nan
 from .._replication import verdict
-from ...errors import DesignError, OptionError, RlstatsError, close_names
+from ...errors import DesignError, OptionError, RlstatsError, close_names, label_named, label_value
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
                        is_finite_number)
 from ...resampling import check_rng, seed_sequence
@@ -180,7 +180,9 @@ def _task_list(role, names, design, empty=frozenset()):
     task levels without runs (:func:`_levels_without_runs`)."""
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
         raise OptionError(f"{role}= must be a list of task names, got {names!r}")
-    names = [str(n) for n in names]
+    # as the data write them (errors.label_named: 3 and "3" name the task printed 3); a name of none stays as given
+    labels = (*design.tasks, *design.dropped_tasks, *empty)
+    names = [label_named(labels, role, n, what="task") or str(label_value(role, n, what="task")) for n in names]
     if not names:
         raise OptionError(f"{role}= is empty; name at least one task")
     repeated = sorted({n for n in names if names.count(n) > 1})

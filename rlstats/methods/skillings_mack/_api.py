@@ -31,7 +31,7 @@ from ... import calibration
 from ...design import check_agent_named, design_of, public_function
 from ...cost import admit, shows
 from ...format import cannot_reject, count, join_and, listed, names_shown, signif
-from ...errors import DesignError, OptionError
+from ...errors import DesignError, OptionError, label_value
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
 from ...resampling import canonical_order, check_rng, seed_sequence
@@ -77,8 +77,7 @@ class SkillingsMackOptions:
     def checked(cls, **options: Any) -> SkillingsMackOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         within, control = options["within_cell"], options.get("control")
-        if control is not None and not isinstance(control, str):
-            raise OptionError(f"control= names one agent, e.g. control='DQN'; got {type(control).__name__}")
+        control = None if control is None else label_value("control", control)  # read against the agents later
         if within not in WITHIN_CELL:
             raise OptionError(f"within_cell={within!r} is not one of the allowed values: None, 'mean', 'median'")
         return cls(
@@ -238,8 +237,8 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         4 shared tasks of one run the normal tail, 0.0455, stood for an exact
         0.125).  Each Wilcoxon
         row carries the matched-pairs rank-biserial correlation (Kerby 2014).
-    control : str, optional
-        An agent to compare every other agent with (many-to-one, k - 1
+    control : str or int, optional
+        An agent, named as the data write it (coded 9: 9 or "9"), to compare every other agent with (many-to-one, k - 1
         comparisons, Holm by default) instead of all pairs; rows read
         ``agent_1`` = the other agent, ``agent_2`` = the control, as
         PMCMRplus's "j - control".
@@ -643,12 +642,14 @@ def _pairs(design, options):
     """Agent codes (u, v) of the post hoc's comparisons: every pair u < v, or each agent against the control."""
     if options.control is None:
         return np.triu_indices(design.n_agents, 1)
-    c = design.agents.index(check_agent_named(design, "control", options.control))
+    c = design.agents.index(options.control)  # the label, read by _run
     others = np.array([j for j in range(design.n_agents) if j != c], dtype=np.intp)
     return others, np.full(others.size, c, dtype=np.intp)
 
 
 def _run(design, options, rng, shown):
+    if options.control is not None:  # the control as the design's label: 9, np.int64(9) and "9" name the agent 9
+        options = dataclasses.replace(options, control=check_agent_named(design, "control", options.control))
     test = _test(design, options, rng, shown)
     variant, within, corrected, setup, statistic = test.variant, test.within, test.corrected, test.setup, \
         test.statistic

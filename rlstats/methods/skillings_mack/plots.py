@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...errors import OptionError
+from ...errors import OptionError, labels_keyed
 from ...format import join_and
 from ...plotting import axes_or_new, mark_observed, palette, unbroken_parentheses
 
@@ -89,7 +89,8 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None,
                               "mapping agent -> group")
         mapping, title = {a: v[0] for a, v in values.items()}, hue
     elif hasattr(hue, "items"):
-        mapping = {str(a): g for a, g in hue.items()}
+        # a key names an agent as the data write it (errors.label_named: 3 and "3" name the agent printed 3)
+        mapping = {str(a): g for a, g in labels_keyed(agents, "hue", hue, what="agent").items()}
         title = getattr(hue, "name", None)
         unknown = [a for a in mapping if a not in agents]
         if unknown:

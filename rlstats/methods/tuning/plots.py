@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import OptionError
+from ...errors import OptionError, agent_named
 from ...plotting import axes_or_new, fit_title, palette
 
 #: the task of expected_max()'s rows averaged over the tasks (a label in its data, not a task of the design)
@@ -27,6 +27,8 @@ def plot_expected_max(result, *, ax=None, task=None, sampling="without replaceme
     em = em[em["sampling"] == sampling]
     if task is None:
         task = MEAN_OVER_TASKS if (em["task"] == MEAN_OVER_TASKS).any() else em["task"].iloc[0]
+    else:  # the one rule (errors.agent_named): task=0 names the task printed 0; one not there is an error, no blank plot
+        task = agent_named(list(dict.fromkeys(em["task"])), "task", task, what="task")
     em = em[em["task"] == task]
     ax = axes_or_new(ax, (4.5, 3.2))
     for (agent, curve), color in zip(em.groupby("agent", sort=False), palette(em["agent"].nunique())):
