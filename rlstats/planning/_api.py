@@ -825,9 +825,10 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         it (Mathieu et al. 2023, Section 5.2), the same ones whatever the order
         of its rows or of its agents and tasks. A pilot's chance differences
         are drawn again in every data set (``resample="agents"``): from pilots
-        of 3 runs per cell the rate at 5 seeds ranged 0.37 to 1 about a true
-        power of 0.90 (``tests/reference/pilot_spread.py``), and a note says so
-        where a cell has 10 runs or fewer.
+        of 3 runs per cell the rank test's rate at 5 seeds ranged 0.37 to 1
+        about a true power of 0.90, the permutation test's per task 0.29 to
+        0.68 about 0.28 (``tests/reference/pilot_spread.py``), and a note says
+        so where a cell has 10 runs or fewer.
     formula : str, optional
         The pilot's formula, e.g. ``"score ~ agent | task"`` or ``"score ~ agent"``.
     effect : float or sequence of float
