@@ -113,7 +113,10 @@ def test_the_small_pilot_notes_row_is_reproduced():
     import importlib.util
     import pathlib
 
-    from rlstats.planning._api import PILOT_SPREAD, PILOT_SPREAD_TRUTH
+    from rlstats.methods import DECLARATIONS
+
+    PILOT_SPREAD_TRUTH, rows = DECLARATIONS["skillings_mack"].power.pilot_spread  # stored there since audit s30
+    PILOT_SPREAD = {runs: (agents, pooled) for runs, agents, pooled in rows}
 
     path = pathlib.Path(__file__).parent / "reference" / "pilot_spread.py"
     spec = importlib.util.spec_from_file_location("pilot_spread", path)

@@ -716,46 +716,47 @@ def _no_level_notes(table):
     return notes
 
 
-#: How far a pilot's rates strayed from the true power over pilots drawn from one model (tests/reference/
-#: pilot_spread.py, audit s22: 20 pilots of 2 alike agents x 5 tasks of normal scores, agent_2 shifted by 1 within-cell
-#: SD, 200 data sets each; the blocked rank test at 5 seeds): pilot runs per cell -> 10th and 90th percentiles of the
-#: rate with resample="agents", and with resample="pooled"; measured with that test only (PILOT_SPREAD_TEST, its
-#: power rule's label)
+#: the test whose figures (its power rule's ``pilot_spread``) a plan of no measured test is quoted, said to be
+#: another's
 PILOT_SPREAD_TEST = "blocked rank test"
-PILOT_SPREAD = {3: ((0.368, 1.0), (0.823, 0.955)), 5: ((0.442, 0.976), (0.873, 0.94)),
-                10: ((0.68, 0.944), (0.87, 0.935))}
-#: the true power of that row (1,000 data sets of the model itself)
-PILOT_SPREAD_TRUTH = 0.901
 
 
 def _small_pilot_note(source, methods):
     """A pilot of at most 10 runs in some cell, each agent resampled from its own runs: its chance differences are
     drawn again in every data set, and its rates stray far from the power at the agents' true difference, which the
     Monte Carlo intervals leave out (audit s22: 0.37 to 1 about 0.90 from pilots of 3 runs, no caveat printed).
-    The spread quoted was measured with :data:`PILOT_SPREAD_TEST`; the other ``methods`` planned are named as not
-    measured (audit s30 mends30: a plan of the permutation test alone was quoted the rank test's spread as if its
-    own)."""
+    Each test planned that was measured (its power rule's ``pilot_spread``) is quoted its own spread (audit s30
+    spread30: the permutation test was quoted the rank test's); the others planned are named as not measured, beside
+    the rank test's figures when no test planned was measured (audit s30 mends30)."""
     if source.resample != "agents":
         return []
+    rules = list({_rule(m).label: _rule(m) for m in methods}.values())
+    quoted = [r for r in rules if r.pilot_spread] or [
+        next(d.power for d in DECLARATIONS.values() if d.power is not None and d.power.label == PILOT_SPREAD_TEST)]
+    others = [r.called or "the " + r.label for r in rules if not r.pilot_spread]
+    sizes = [runs for runs, _, _ in quoted[0].pilot_spread[1]]  # every test measured on the same pilot sizes
     fewest = int(source.pilot_counts[source.present].min())
-    if fewest > max(PILOT_SPREAD):
+    if fewest > max(sizes):
         return []
-    measured = max([k for k in PILOT_SPREAD if k <= fewest], default=min(PILOT_SPREAD))
-    (low, high), (pooled_low, pooled_high) = PILOT_SPREAD[measured]
-    runs = fmt.count(measured, "run")
-    measured_with = f"the {PILOT_SPREAD_TEST}"
-    others = [_rule(m).called or "the " + _rule(m).label for m in methods if _rule(m).label != PILOT_SPREAD_TEST]
+    measured = max([k for k in sizes if k <= fewest], default=min(sizes))
+    parts = []
+    for rule in quoted:
+        truth, rows = rule.pilot_spread
+        (low, high), (pooled_low, pooled_high) = next((a, p) for runs, a, p in rows if runs == measured)
+        parts.append(f"the {rule.label}'s rate{' per task' if rule.per_task else ''} at 5 seeds ranged "
+                     f"{fmt.signif(low, 2)} to {fmt.signif(high, 2)} (10th to 90th percentile) about a true power of "
+                     f"{truth:.2f}, and with resample='pooled' (agents alike but for the shift) "
+                     f"{fmt.signif(pooled_low, 2)} to {fmt.signif(pooled_high, 2)}")
     one = len(others) == 1
-    unmeasured = (f" (these figures are {measured_with}'s: {fmt.join_and(others)} planned here "
+    whose = f"the {quoted[0].label}'s" if len(quoted) == 1 else fmt.join_and([f"the {r.label}" for r in quoted]) + "'s"
+    unmeasured = (f" (these figures are {whose}: {fmt.join_and(others)} planned here "
                   f"{'was' if one else 'were'} not measured, though {'its' if one else 'their'} rates are drawn from "
                   "the same pilot)") if others else ""
     return [f"pilot: as few as {fmt.count(fewest, 'run')} per agent and task: its chance differences, drawn again in "
             "every data set, can move these rates far from the power at the agents' true difference, and the Monte "
-            f"Carlo intervals leave that out: over 20 pilots of {runs} per cell drawn from one model with alike agents "
-            "(2 agents x 5 tasks of normal scores, one shifted by 1 within-cell SD; tests/reference/pilot_spread.py) "
-            f"{measured_with}'s rate at 5 seeds ranged {fmt.signif(low, 2)} to {fmt.signif(high, 2)} (10th to "
-            f"90th percentile) about a true power of {PILOT_SPREAD_TRUTH:.2f}, and with resample='pooled' (agents "
-            f"alike but for the shift) {fmt.signif(pooled_low, 2)} to {fmt.signif(pooled_high, 2)}{unmeasured}"]
+            f"Carlo intervals leave that out: over 20 pilots of {fmt.count(measured, 'run')} per cell drawn from one "
+            "model with alike agents (2 agents x 5 tasks of normal scores, one shifted by 1 within-cell SD; "
+            "tests/reference/pilot_spread.py) " + "; ".join(parts) + unmeasured]
 
 
 def _one_run_note(source):
@@ -824,9 +825,10 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         it (Mathieu et al. 2023, Section 5.2), the same ones whatever the order
         of its rows or of its agents and tasks. A pilot's chance differences
         are drawn again in every data set (``resample="agents"``): from pilots
-        of 3 runs per cell the rate at 5 seeds ranged 0.37 to 1 about a true
-        power of 0.90 (``tests/reference/pilot_spread.py``), and a note says so
-        where a cell has 10 runs or fewer.
+        of 3 runs per cell the rank test's rate at 5 seeds ranged 0.37 to 1
+        about a true power of 0.90, the permutation test's per task 0.29 to
+        0.68 about 0.28 (``tests/reference/pilot_spread.py``), and a note says
+        so where a cell has 10 runs or fewer.
     formula : str, optional
         The pilot's formula, e.g. ``"score ~ agent | task"`` or ``"score ~ agent"``.
     effect : float or sequence of float

@@ -82,7 +82,10 @@ BACKENDS = (
             key=14, label="permutation test", decide=f"{_HERE}._power:decide",
             sentence=f"{_HERE}._power:permutation_sentence", outcomes=f"{_HERE}._api:permutation_outcomes",
             decide_outcomes=f"{_HERE}._power:decide_outcomes", per_task=True, called="the permutation test",
-            level_spent=f"{_HERE}._api:permutation_level_spent"),
+            level_spent=f"{_HERE}._api:permutation_level_spent",
+            # audit s30 (spread30), the rank test's pilots: the rate per task and simulation, 1,000 tests a pilot
+            pilot_spread=(0.275, ((3, (0.292, 0.681), (0.26, 0.366)), (5, (0.195, 0.53), (0.264, 0.325)),
+                                  (10, (0.228, 0.407), (0.242, 0.302))))),
     ),
 )
 
