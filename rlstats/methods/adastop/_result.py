@@ -527,7 +527,7 @@ class PermutationResult(AdaStopResult):
 
     Its other fields are :class:`AdaStopResult`'s, read as there: ``decisions``, ``runs_used``, ``history``,
     ``steps``, ``spending``, ``scores``, ``agents``, ``tasks``, ``blocked``, ``batch_size``, ``max_interims``,
-    ``n_resamples``, ``alpha``, ``beta`` and ``level_spent``.
+    ``n_resamples``, ``alpha``, ``beta``, ``level_spent`` and ``holm_levels``.
 
     Besides the fields below it has those of every result (:class:`rlstats.results.Result`): ``method``, ``formula``,
     ``data_name``, ``nobs``, ``notes``, ``options`` and ``seed``.
@@ -535,9 +535,11 @@ class PermutationResult(AdaStopResult):
     Attributes
     ----------
     p_adjusted : ndarray
-        Step-down (Westfall-Young max-``|T|``) adjusted p-value of each row of
-        ``decisions``; ``p_adjusted <= alpha`` exactly when the comparison is
-        rejected.
+        Step-down adjusted p-value of each row of ``decisions``: Holm's (each
+        comparison's own permutation p-value times c, with their running
+        maximum) under the default ``permutations="holm"``, Westfall-Young's
+        max-``|T|`` under ``"joint"``; ``p_adjusted <= alpha`` exactly when the
+        comparison is rejected.
     statistic : ndarray
         The mean difference of each comparison (``decisions["estimate"]``).
     pvalue : ndarray
@@ -583,7 +585,8 @@ class PermutationResult(AdaStopResult):
         """A methods-section paragraph: the test, its level and its decisions."""
         text = (f"We compared {len(self.agents)} agents ({fmt.name_list(self.agents)}) with a permutation test of "
                 f"the differences of their mean scores, {_family(self)}, with step-down multiple testing "
-                f"(Romano and Wolf, 2003; AdaStop's machinery with one interim, Mathieu et al., 2023): "
+                f"({'Holm, 1979' if self._holm_tasks() else 'Romano and Wolf, 2003'}; AdaStop's machinery with one "
+                f"interim, Mathieu et al., 2023): "
                 f"{self._design_line()}, one permutation shared by all comparisons. The family-wise error was "
                 f"set to alpha = {self.alpha}; on the permutation grid {self._spendable_words()}. "
                 + ("Adjusted p-values are Holm's: each comparison's own permutation p-value times c, with their "
