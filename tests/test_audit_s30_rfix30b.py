@@ -255,13 +255,18 @@ def _capped_sweep():
     return pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
 
 
+def _cap_notes(df, bounds, words):
+    """tuning()'s notes on interval ends beyond the data's scores, on one side (its words)."""
+    result = _quiet(rlstats.tuning, df, "score ~ agent | task/lr/seed", n_resamples=200, rng=0, progress=False,
+                    bounds=bounds)
+    return [n for n in result.notes if words in n]
+
+
 def test_cap_note_judges_each_side_of_the_bounds():
     df = _capped_sweep()
 
     def said(bounds):
-        result = _quiet(rlstats.tuning, df, "score ~ agent | task/lr/seed", n_resamples=200, rng=0, progress=False,
-                        bounds=bounds)
-        return [n for n in result.notes if " lie above " in n]
+        return _cap_notes(df, bounds, " lie above ")
 
     expected = ("24 end(s) of the tuned scores and their intervals, and of the expected-max curves and bands lie "
                 "above 1000, the largest score (31 of the 48 runs reach it): if the scores cannot exceed it (a cap), "
@@ -278,9 +283,7 @@ def test_floor_note_keeps_the_upper_bound_given():
     df = pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
 
     def said(bounds):
-        result = _quiet(rlstats.tuning, df, "score ~ agent | task/lr/seed", n_resamples=200, rng=0, progress=False,
-                        bounds=bounds)
-        return [n for n in result.notes if " lie below " in n]
+        return _cap_notes(df, bounds, " lie below ")
 
     expected = ("22 end(s) of the tuned scores and their intervals, and of the expected-max curves and bands lie "
                 "below 0, the smallest score (28 of the 48 runs reach it): if the scores cannot fall below it (a cap), "

@@ -73,6 +73,12 @@ def truth(distribution, run_sd):
 
 def bands(scores, tau, n_resamples, rng, level=LEVEL):
     """(S, n_tau, 2) pointwise percentile bands of the runs' profile with tasks and runs resampled."""
+    return _percentile_bands(scores, tau, n_resamples, rng, level,
+                             lambda drawn: (drawn[..., None] > tau).mean(axis=(2, 3)))  # each task alike, equal runs
+
+
+def _percentile_bands(scores, tau, n_resamples, rng, level, profile_of):
+    """(S, n_tau, 2) percentile bands of profile_of(drawn), drawn (s, B, tasks, runs): tasks, then runs resampled."""
     sets, tasks, runs = scores.shape
     block = max(1, BUDGET // (n_resamples * tasks * runs))
     out = []
@@ -81,8 +87,7 @@ def bands(scores, tau, n_resamples, rng, level=LEVEL):
         s = part.shape[0]
         chosen = rng.integers(0, tasks, size=(s, n_resamples, tasks))
         local = rng.integers(0, runs, size=(s, n_resamples, tasks, runs))
-        drawn = part[np.arange(s)[:, None, None, None], chosen[..., None], local]
-        profile = (drawn[..., None] > tau).mean(axis=(2, 3))  # (s, B, n_tau): each task alike, equal runs
+        profile = profile_of(part[np.arange(s)[:, None, None, None], chosen[..., None], local])  # (s, B, n_tau)
         tail = (1 - level) / 2
         out.append(np.moveaxis(np.quantile(profile, [tail, 1 - tail], axis=1), 0, -1))
     return np.concatenate(out)
@@ -204,17 +209,8 @@ def table_rows(point, n_sim, quick=False):
     n_resamples = 200 if quick else N_RESAMPLES
     out = {"wilson_tasks": wilson_tasks(fractions(scores, tau).mean(axis=1), tasks),
            "percentile": bands(scores, tau, n_resamples, rng)}
-    rows = []
-    for interval, band in out.items():
-        held = ((band[..., 0] <= true) & (true <= band[..., 1])).mean(axis=0)
-        for at, coverage in zip(true, held):
-            rows.append({"test": "", "statistic": "", "band": "pointwise", "interval": interval, "metric": "runs",
-                         "agents": 1, "tasks": tasks, "runs": runs, "distribution": distribution,
-                         "configuration": f"run sd {run_sd:g}, profile {at:.2f}", "n_sim": n_sim,
-                         "n_resamples": n_resamples if interval == "percentile" else "",
-                         "coverage": float(coverage), "se": float(np.sqrt(coverage * (1 - coverage) / n_sim)),
-                         "set_size": "", "design_draws": "", "coverage_min": ""})
-    return rows + tasks_rows(point, n_sim, quick)  # audit s30 tboot30: kind="tasks"
+    return (coverage_rows(out, true, "runs", point, n_sim, n_resamples)
+            + tasks_rows(point, n_sim, quick))  # audit s30 tboot30: kind="tasks"
 
 
 def truth_tasks(distribution):
@@ -227,19 +223,8 @@ def truth_tasks(distribution):
 def tasks_percentile(scores, tau, n_resamples, rng, level=LEVEL):
     """(S, n_tau, 2) pointwise percentile bands of the ``kind="tasks"`` profile (the fraction of tasks whose mean is
     above tau) with tasks and runs resampled, as :func:`bands` draws them."""
-    sets, tasks, runs = scores.shape
-    block = max(1, BUDGET // (n_resamples * tasks * runs))
-    out = []
-    for i in range(0, sets, block):
-        part = scores[i:i + block]
-        s = part.shape[0]
-        chosen = rng.integers(0, tasks, size=(s, n_resamples, tasks))
-        local = rng.integers(0, runs, size=(s, n_resamples, tasks, runs))
-        means = part[np.arange(s)[:, None, None, None], chosen[..., None], local].mean(axis=-1)
-        profile = (means[..., None] > tau).mean(axis=2)  # (s, B, n_tau)
-        tail = (1 - level) / 2
-        out.append(np.moveaxis(np.quantile(profile, [tail, 1 - tail], axis=1), 0, -1))
-    return np.concatenate(out)
+    return _percentile_bands(scores, tau, n_resamples, rng, level,
+                             lambda drawn: (drawn.mean(axis=-1)[..., None] > tau).mean(axis=2))
 
 
 #: data sets in one call of rlstats.performance_profile: each agent's band is its own, so every agent is one
@@ -288,11 +273,17 @@ def tasks_rows(point, n_sim, quick=False):
     out = {"percentile": tasks_percentile(scores, tau, n_resamples, rng)}
     if not np.isnan(default).all():
         out = {"wilson_tasks": default, **out}
+    return coverage_rows(out, true, "tasks", point, n_sim, n_resamples)
+
+
+def coverage_rows(bands_by_interval, true, metric, point, n_sim, n_resamples):
+    """One table row per interval and profile step: the share of the n_sim bands holding the true profile."""
+    tasks, runs, distribution, run_sd = point
     rows = []
-    for interval, band in out.items():
+    for interval, band in bands_by_interval.items():
         held = ((band[..., 0] <= true) & (true <= band[..., 1])).mean(axis=0)
         for at, coverage in zip(true, held):
-            rows.append({"test": "", "statistic": "", "band": "pointwise", "interval": interval, "metric": "tasks",
+            rows.append({"test": "", "statistic": "", "band": "pointwise", "interval": interval, "metric": metric,
                          "agents": 1, "tasks": tasks, "runs": runs, "distribution": distribution,
                          "configuration": f"run sd {run_sd:g}, profile {at:.2f}", "n_sim": n_sim,
                          "n_resamples": n_resamples if interval == "percentile" else "",
