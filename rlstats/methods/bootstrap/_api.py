@@ -68,11 +68,12 @@ PROFILE_KINDS = ("runs", "tasks")
 #: "skew_t": the count of tasks whose skew-corrected t bounds lie above tau, the default of kind="tasks" without
 #: task resampling (audit s12); "t": the same with Student t bounds (the default from audit s10 to s12);
 #: "percentile": the stratified bootstrap percentile band (rliable's, the default of kind="runs" before issue 40
-#: and of kind="tasks" before audit s10; with task_bootstrap=True still the default of kind="tasks"); "wilson_tasks":
-#: the Wilson band with the tasks as the sample, the default of kind="runs" with task_bootstrap=True (audit s29)
+#: and of kind="tasks" before audit s10; with task_bootstrap=True the default of kind="tasks" until audit s30);
+#: "wilson_tasks": the Wilson band with the tasks as the sample, the default with task_bootstrap=True (kind="runs"
+#: from audit s29; kind="tasks" from s30, on the counts of tasks whose skew-corrected t bounds lie above tau)
 PROFILE_INTERVALS = ("wilson", "skew_t", "t", "percentile", "wilson_tasks")
 #: each band's kind when tasks are not resampled (the percentile band serves both; with tasks resampled it and
-#: "wilson_tasks", of kind="runs", apply)
+#: "wilson_tasks" apply, to either kind)
 _PROFILE_BANDS = {"runs": "wilson", "tasks": "skew_t"}
 #: the closed-form bands and the kind each bands
 _BAND_KINDS = {"wilson": "runs", "skew_t": "tasks", "t": "tasks", "wilson_tasks": "runs"}
@@ -284,7 +285,7 @@ class PerformanceProfileOptions:
     tau: np.ndarray | None = None
     kind: str = "runs"
     #: "wilson", "skew_t", "t", "percentile" or "wilson_tasks" (None given: "wilson" for kind="runs" and "skew_t" for
-    #: kind="tasks" without task resampling; with it "wilson_tasks" for kind="runs", "percentile" for kind="tasks")
+    #: kind="tasks" without task resampling; with it "wilson_tasks" for either kind)
     interval: str = "wilson"
     n_resamples: int = 2_000
     confidence_level: float = 0.95
