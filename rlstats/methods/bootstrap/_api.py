@@ -75,7 +75,8 @@ PROFILE_INTERVALS = ("wilson", "skew_t", "t", "percentile", "wilson_tasks")
 #: each band's kind when tasks are not resampled (the percentile band serves both; with tasks resampled it and
 #: "wilson_tasks" apply, to either kind)
 _PROFILE_BANDS = {"runs": "wilson", "tasks": "skew_t"}
-#: the closed-form bands and the kind each bands
+#: the closed-form bands and the kind each bands without task resampling ("wilson_tasks", which needs it, bands
+#: either kind; its entry marks it closed-form, and nothing reads its kind)
 _BAND_KINDS = {"wilson": "runs", "skew_t": "tasks", "t": "tasks", "wilson_tasks": "runs"}
 #: The default band of kind="runs" with tasks resampled (audit s29 profile29, replacing the percentile band, which
 #: missed the population's profile: the bootstrap.profile_population rows 0.23 at 2 tasks, 0.51 at 5, 0.72 at 10,
