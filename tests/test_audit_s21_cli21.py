@@ -160,8 +160,9 @@ def test_pairs_that_are_no_pairs_are_an_option_error(runs_csv, pairs, capsys):
     """audit s21: -o pairs=[1,2] (pairs that are no pairs) ended in a TypeError of len(), a traceback on the
     command line."""
     path, df = runs_csv
-    with pytest.raises(rlstats.errors.OptionError, match="pairs must be"
-                       if not isinstance(pairs[0], tuple) else "is not an agent"):
+    # a list where a name goes: since audit s30 (opts30) the one rule for names says what a name is
+    with pytest.raises(rlstats.errors.OptionError, match="pairs must be" if not isinstance(pairs[0], tuple)
+                       else r"pairs= names an agent as it appears in the data, .*got list \['agent_1'\]"):
         rlstats.probability_of_improvement(df, "score ~ agent | task", pairs=pairs, rng=0)
     status, _ = run(["compare", str(path), "score ~ agent | task", "--method", "probability_of_improvement",
                      "--seed", "0", "-o", f"pairs={pairs!r}"])

@@ -275,7 +275,7 @@ def _bootstrap_declared(metric, distribution, sign, offset, scale, runs, n_sim, 
         data = dataclasses.replace(design, y=y[i].ravel())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # raw scales of the design draws: on purpose
-            rows, _, _ = _api._aggregate(data, options, (("a0", "a1"),), int(rng.integers(2**32)))
+            rows, *_ = _api._aggregate(data, options, (("a0", "a1"),), int(rng.integers(2**32)))
         low, high = rows[0]["conf_low"], rows[0]["conf_high"]
         out["equivalence"][i] = low > -margin and high < margin
         out["noninferior"][i] = low > -margin

@@ -353,7 +353,7 @@ def aggregate_declared(metric, distribution, runs, spread, n_sim, rng, tasks=5, 
     for i in range(n_sim):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # raw scales of the design draw: on purpose
-            rows, _, _ = _api._aggregate(dataclasses.replace(design, y=y[i].ravel()), options, (("a0", "a1"),),
+            rows, *_ = _api._aggregate(dataclasses.replace(design, y=y[i].ravel()), options, (("a0", "a1"),),
                                          int(rng.integers(2**32)))
         low, high = rows[0]["conf_low"], rows[0]["conf_high"]
         hits["noninferior -margin"] += bool(low > -margin)
