@@ -14,7 +14,6 @@ def _curves():
     return pd.DataFrame(rows)
 
 
-@pytest.mark.xfail(strict=True, reason="threshold= ignored a key naming no task")
 def test_threshold_key_naming_no_task_is_an_error():
     with pytest.raises(OptionError) as info:
         rlstats.summarize_runs(_curves(), "score ~ agent | task/seed", step="step", how="time_to_threshold",

@@ -171,11 +171,7 @@ def _support(design, layout, bounds, higher_is_better):
         return low, high, "observed"
     given = {task: bounds for task in design.tasks} if isinstance(bounds, tuple) else bounds
     # a key names a task as it appears in the data (errors.label_named: 3 and "3" name the task printed 3)
-    given = labels_keyed(design.tasks, "bounds", given)
-    unknown = sorted(map(str, set(given) - set(design.tasks)))
-    if unknown:
-        raise OptionError(f"bounds name task(s) {unknown} that are not in the data; tasks are: "
-                          f"{', '.join(design.tasks[:10])}{', ...' if design.n_tasks > 10 else ''}")
+    given = labels_keyed(design.tasks, "bounds", given, where=f" in column '{design.formula.blocks}'")
     out_low, out_high = low.copy(), high.copy()
     for j, task in enumerate(design.tasks):
         if task not in given:
