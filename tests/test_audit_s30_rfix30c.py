@@ -34,7 +34,6 @@ def _numbered():
     return pd.DataFrame(rows)
 
 
-@pytest.mark.xfail(strict=True, reason="permutation/adastop/percentiles recorded the names as given, not the labels")
 def test_options_record_the_labels_resolved():
     df = _numbered()
     res = rlstats.permutation(df, "score ~ agent | task", reference=np.int64(2), n_resamples=99, rng=1,
@@ -48,6 +47,7 @@ def test_options_record_the_labels_resolved():
     assert res.options["reference"] == "2"
     res = rlstats.percentiles(df, "score ~ agent | task", identical=[(np.int64(0), 1.0, "t2")], interval=None)
     assert res.options["identical"] == [("0", "1", "t2")]
+    assert any(n.startswith("identical=: the payoffs of 0 and 1 against each other on t2 were set") for n in res.notes)
     # as equivalence records control=
     res = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, control=np.int64(2), aggregate=None)
     assert res.options["control"] == "2"
