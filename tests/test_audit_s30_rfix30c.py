@@ -60,7 +60,6 @@ def _dropped():
     return pd.DataFrame(rows)
 
 
-@pytest.mark.xfail(strict=True, reason="the paragraph said the aggregate read the 4 tasks of the design, not its 3")
 def test_equivalence_paragraph_says_the_aggregates_tasks():
     res = rlstats.equivalence(_dropped(), "score ~ agent | task", margin=0.5, na_action="drop", n_resamples=200,
                               rng=1)
@@ -72,7 +71,6 @@ def test_equivalence_paragraph_says_the_aggregates_tasks():
     assert whole.aggregate_tasks is None and "in aggregate the IQM difference" in whole._prose()
 
 
-@pytest.mark.xfail(strict=True, reason="the aggregate's measured-size note read the fewest runs of tasks it left out")
 def test_equivalence_size_note_reads_the_aggregates_runs(monkeypatch):
     from rlstats import calibration
 
