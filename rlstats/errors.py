@@ -247,19 +247,33 @@ def label_named(labels: Sequence[str], option: str, name: object, *, what: str =
     return same[0] if len(same) == 1 else None
 
 
-def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str = "task") -> dict[Any, Any]:
+def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str = "task",
+                 where: str = "") -> dict[Any, Any]:
     """``mapping`` (a dict or Series keyed by agent or task: ``threshold=``, ``bounds=``, ``hue=``) keyed by the
-    labels its keys name (:func:`label_named`; a key naming none kept as given, for the caller's own error); two keys
-    naming one label ({3: 1.0, "3": 2.0}) are an OptionError, not one silently kept."""
+    labels its keys name (:func:`label_named`); two keys naming one label ({3: 1.0, "3": 2.0}) are an OptionError,
+    not one silently kept, and so is a key naming none of ``labels``, in :func:`agent_named`'s wording (did you
+    mean, the labels; ``where``: the column they are read from), the others naming none counted after it (review
+    s30: threshold={'x': .2, 'y': .3, 'yy': 5} ignored 'yy')."""
     out: dict[Any, Any] = {}
     given: dict[Any, Any] = {}
+    unknown = []
     for key, value in mapping.items():
         label = label_named(labels, option, key, what=what)
-        label = key if label is None else label
+        if label is None:
+            unknown.append(key)
+            continue
         if label in out:
             raise OptionError(f"{option}= names the {what} {label!r} twice, as {given[label]!r} and {key!r}; give it "
                               "once")
         out[label], given[label] = value, key
+    if unknown:
+        try:
+            agent_named(labels, option, unknown[0], where, listed=True, what=what)
+        except OptionError as error:
+            more = (f"; {option}= also names {len(unknown) - 1} more key(s) that are no {what}: "
+                    f"{', '.join(repr(label_value(option, k, what=what)) for k in unknown[1:6])}"
+                    f"{' ...' if len(unknown) > 6 else ''}" if len(unknown) > 1 else "")
+            raise OptionError(f"{error}{more}") from None
     return out
 
 

@@ -760,7 +760,7 @@ def _threshold_of(threshold, design):
         values, said = np.full(design.n_tasks, float(threshold)), f"{float(threshold):g}"
     elif isinstance(threshold, (dict, pd.Series)):
         # a key names a task as the data write it (errors.label_named: 3 and "3" name the task printed 3)
-        threshold = labels_keyed(design.tasks, "threshold", threshold)
+        threshold = labels_keyed(design.tasks, "threshold", threshold, where=f" in column '{design.formula.blocks}'")
         missing = [t for t in design.tasks if t not in threshold]
         if missing:
             raise OptionError(f"threshold= has no value for task(s) {missing[:5]}; give one per task or a single number")

@@ -513,6 +513,8 @@ OWN_OPTIONS = [
     ("percentiles", "self_payoff", -1, OptionError, "self_payoff must be between 0 and 1, got -1"),
     ("percentiles", "bounds", "nosuch", OptionError, "bounds must be a (low, high) pair of numbers"),
     ("percentiles", "bounds", (5, 1), OptionError, "low must be smaller than high"),
+    ("percentiles", "bounds", {"task_01": (-100, 100), "nosuch": (0, 1)}, OptionError,  # review s30: one wording
+     "'nosuch' in bounds= is not a task in column 'task'; the tasks are: 'task_01', 'task_02', 'task_03'"),
     ("percentiles", "identical", -1, OptionError, "identical must be a list of (agent_a, agent_b, task) triples"),
     ("percentiles", "identical", "agent_1", OptionError, "identical must be a list of (agent_a, agent_b, task)"),
     ("adastop", "n", 0, OptionError, "n must be at least 1, got 0"),
@@ -1790,6 +1792,11 @@ SUMMARY_CASES = [  # (what, options, error, phrases)
     ("threshold NaN", {"how": "time_to_threshold", "threshold": float("nan")}, OptionError, "threshold"),
     ("threshold for one task", {"how": "time_to_threshold", "threshold": {"task_01": 1.0}}, OptionError,
      "threshold= has no value for task(s) ['task_02', 'task_03']"),
+    # review s30: a key naming no task was ignored; the one wording of an unknown task, did you mean and the tasks
+    ("threshold key naming no task", {"how": "time_to_threshold", "threshold": {
+        "task_01": 1.0, "task_02": 1.0, "task_03": 1.0, "task_3": 5.0, "Pong": 2.0}}, OptionError,
+     ("'task_3' in threshold= is not a task in column 'task' (did you mean 'task_03'", "the tasks are: 'task_01', "
+      "'task_02', 'task_03'; threshold= also names 1 more key(s) that are no task: 'Pong'")),
     ("normalize_auc text", {"how": "auc", "normalize_auc": "yes"}, OptionError, "normalize_auc must be True or False"),
     ("normalize_auc 'no'", {"how": "auc", "normalize_auc": "no"}, OptionError,
      "normalize_auc must be True or False, got 'no'"),
@@ -3778,7 +3785,7 @@ _HUE_FRAME = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, effect=1.0, r
     family=lambda d: d["agent"].map({"agent_1": "a", "agent_2": "b", "agent_3": "a"}))
 HUE_CASES = [  # (what, plot keywords, phrases)
     ("an unknown agent", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a", "DQN": "b"}},
-     ("hue= names 1 agent(s) the result does not hold: 'DQN'", "the agents are: 'agent_1'")),
+     ("'DQN' in hue= is not an agent", "the agents are: 'agent_1'")),
     ("a missing agent", {"hue": {"agent_1": "a", "agent_2": "b"}},
      ("hue= gives no group for 1 agent(s): 'agent_3'", "give every agent")),
     ("a column without data=", {"hue": "family"}, "pass the data too, e.g. res.plot(hue='family', data=df)"),

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -173,6 +173,19 @@ def _check_comparisons_option(comparisons, reference):
     if bad:
         raise OptionError(f"each comparison must be a pair of agent names, got {bad[0]!r}")
     return tuple(tuple(label_value("comparisons", a) for a in p) for p in pairs)  # read against the agents later
+
+
+def _labelled(options, design):
+    """``options`` with ``reference=`` and ``comparisons=`` the design's labels they name (np.int64(2) and 2.0 name
+    the agent printed '2'), as the options record them (review s30: they recorded the names as given, where
+    equivalence, skillings_mack and bayes record control= as the label); an unknown agent is the one OptionError."""
+    said = agents_said(design)
+    if options.reference is not None:
+        return replace(options, reference=agent_named(design.agents, "reference", options.reference, **said))
+    if options.comparisons != "all":
+        return replace(options, comparisons=check_pairs("comparisons", options.comparisons, tuple(design.agents),
+                                                        **said))
+    return options
 
 
 def _resolve_pairs(agents, comparisons, reference, **said):
@@ -1070,6 +1083,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                      permutations=permutations, na_action=na_action, progress=progress,
                                      max_seconds=max_seconds)
     design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
+    options = _labelled(options, design)
     work = admit(cost, design, options, max_seconds, "adastop()")  # issue 43 item 2
     short, withheld = _short_agents("adastop", design, options)
     order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng, short,
@@ -1229,6 +1243,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
                                    reference=reference, permutations=permutations, na_action=na_action,
                                    progress=progress, max_seconds=max_seconds)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env)
+    options = _labelled(options, design)
     work = admit(cost, design, options, max_seconds, "permutation()")  # issue 43 item 2
     short, withheld = _short_agents("permutation", design, options)
     pairs, record, runs = _permutation_runs(design, options, rng, short, shows(work, options.progress))

@@ -588,9 +588,10 @@ def _run(design, options, rng, scale):
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += (_partial_note(table, design.n_tasks) + _across_notes(table, options.across, short, still)
-              + _size_notes(design, options, table, None if read is None else int(read.sum()))
+              + _size_notes(design, options, table, read)
               + _unequal_runs_note(design, options, table) + _unlike_spreads_note(design, options, table, sds, runs))
-    return _result(design, options, pairs, table, notes, seed, scale, published=False)
+    fewer = None if read is None or read.all() else tuple(t for t, r in zip(design.tasks, read) if r)
+    return _result(design, options, pairs, table, notes, seed, scale, published=False, aggregate_tasks=fewer)
 
 
 def _saturated_aggregate_note(rows, tied, aggregate):
@@ -915,12 +916,19 @@ def _size_notes(design, options, table, aggregate_tasks=None):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
     SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs measured and the
     worse of the task counts bracketing the design's among the test's rows there,
-    :func:`rlstats.calibration.bracketing_rows`), for each test given; ``aggregate_tasks``: the tasks the aggregate
-    read where fewer than the design's (na_action="drop": those every agent ran)."""
+    :func:`rlstats.calibration.bracketing_rows`), for each test given; ``aggregate_tasks``: (tasks,) bool, the tasks
+    the aggregate read (na_action="drop": those every agent ran), its task count and fewest runs those of them
+    (review s30: its runs were the fewest of the whole design, tasks it left out included)."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
-    runs = int(design.counts[design.counts > 0].min())
-    measured_runs = calibration.nearest_count((3, 5, 10, 20), runs)
+    counts = design.counts
+    measured_runs = calibration.nearest_count((3, 5, 10, 20), int(counts[counts > 0].min()))
+    if aggregate_tasks is not None and aggregate_tasks.any() and not aggregate_tasks.all():
+        read = counts[aggregate_tasks]
+        aggregate_runs, aggregate_n = calibration.nearest_count((3, 5, 10, 20), int(read[read > 0].min())), \
+            int(aggregate_tasks.sum())
+    else:
+        aggregate_runs, aggregate_n = measured_runs, design.n_tasks
     given = table[np.isfinite(table["conf_low"].to_numpy(dtype=float))]
     notes = []
     table_rows = [row for row in calibration.rows(CALIBRATION) if not _unlike_spread_row(row)]
@@ -932,12 +940,13 @@ def _size_notes(design, options, table, aggregate_tasks=None):
             # the plain one's rows of the saturated family describe a test no longer run on such runs
             interval = "paired_t_bounded" if detail.startswith("capped") else interval
             rows = [r for r in table_rows if interval == "paired_t_bounded" or r["distribution"] != "saturated"]
-        columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval, "runs": measured_runs}
+        columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval,
+                   "runs": aggregate_runs if scope == "aggregate" else measured_runs}
         if interval == "bootstrap_t":
             columns["metric"] = options.aggregate
         # the task counts bracketing the design's among the test's rows at these runs (review23d: the mean's
         # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
-        n_tasks = aggregate_tasks if scope == "aggregate" and aggregate_tasks is not None else design.n_tasks
+        n_tasks = aggregate_n if scope == "aggregate" else design.n_tasks
         matched, tasks = calibration.bracketing_rows(
             [r for r in rows if all(r[key] == str(value) for key, value in columns.items())], n_tasks)
         row = calibration.shortfall(matched, 0.95)
@@ -1215,7 +1224,7 @@ def _run_published(design, options, table, scale):
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
 
-def _result(design, options, pairs, table, notes, seed, scale, published):
+def _result(design, options, pairs, table, notes, seed, scale, published, aggregate_tasks=None):
     level = 1 - 2 * options.alpha
     table["conclusion"] = [_verdict(shown, low, high, options)
                            for shown, low, high in zip(table["shown"], table["conf_low"], table["conf_high"])]
@@ -1230,7 +1239,8 @@ def _result(design, options, pairs, table, notes, seed, scale, published):
         higher_is_better=options.higher_is_better, agents=design.agents, tasks=design.tasks, counts=design.counts,
         pairs=pairs, comparisons=table, aggregate=None if published else options.aggregate, across=options.across,
         # the aggregate's bootstrap drew them (its seed); none where it was left out or withheld (audit s30 w2fix30)
-        published=published, n_resamples=options.n_resamples if seed is not None else None)
+        published=published, n_resamples=options.n_resamples if seed is not None else None,
+        aggregate_tasks=aggregate_tasks)
 
 
 def _verdict(shown, low, high, options):

@@ -66,6 +66,9 @@ class EquivalenceResult(Result):
         Whether agent_2 is a published table of per-task summaries.
     n_resamples : int or None
         Bootstrap resamples of the aggregate; None where none were drawn (no aggregate, or it was withheld).
+    aggregate_tasks : tuple of str or None
+        The tasks the aggregate read where fewer than ``tasks`` (``na_action="drop"``: those where every agent has
+        runs; the per-task and across-tasks tests keep the others); None where it read them all.
     """
 
     margin: float
@@ -83,6 +86,7 @@ class EquivalenceResult(Result):
     across: str
     published: bool
     n_resamples: int | None
+    aggregate_tasks: tuple[str, ...] | None = None
 
     _plot_kinds: ClassVar[dict] = {"intervals": plots.plot_intervals}
 
@@ -236,6 +240,15 @@ class EquivalenceResult(Result):
             "n_shown": int(shown.fillna(False).astype(bool).sum()), "n_agents": self.n_agents,
             "n_tasks": self.n_tasks, "n_obs": self.nobs}])
 
+    def _aggregate_tasks_said(self):
+        """Where the aggregate read fewer tasks than the tests (review s30: the paragraph said "4 tasks" of an
+        aggregate that read 3), which: ", on the 3 tasks where every agent has runs (...)"; else nothing."""
+        if self.aggregate_tasks is None:
+            return ""
+        gone = [t for t in self.tasks if t not in self.aggregate_tasks]
+        return (f", on the {fmt.count(len(self.aggregate_tasks), 'task')} where every agent has runs "
+                f"(na_action=\"{self.options.get('na_action', 'drop')}\" leaves {fmt.listed(gone, 5)} out of it),")
+
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level, 3)}%"
         what = ("two one-sided tests (TOST; Schuirmann, 1987)" if self.alternative == "equivalence" else
@@ -251,7 +264,8 @@ class EquivalenceResult(Result):
                    "with its standard error from the runs within tasks on Welch-Satterthwaite df (the tasks at hand)"))
         aggregate = self.comparisons[self.comparisons["scope"] == "aggregate"]
         if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
-            text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} difference with a "
+            text += (f"; in aggregate{self._aggregate_tasks_said()} the {'IQM' if self.aggregate == 'iqm' else 'mean'} "
+                     "difference with a "
                      f"studentised stratified bootstrap interval ({self.n_resamples} resamples; Agarwal et al., "
                      "2021)" + (", each end at least as far out as the Welch t bound's, as the bootstrap's own "
                                 "interval of the mean" if self.aggregate == "mean" else ""))

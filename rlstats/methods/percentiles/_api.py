@@ -22,7 +22,7 @@ heuristic).  The numbers come from :mod:`rlstats.methods.percentiles._kernels`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, Sequence
 
 import numpy as np
@@ -171,11 +171,7 @@ def _support(design, layout, bounds, higher_is_better):
         return low, high, "observed"
     given = {task: bounds for task in design.tasks} if isinstance(bounds, tuple) else bounds
     # a key names a task as it appears in the data (errors.label_named: 3 and "3" name the task printed 3)
-    given = labels_keyed(design.tasks, "bounds", given)
-    unknown = sorted(map(str, set(given) - set(design.tasks)))
-    if unknown:
-        raise OptionError(f"bounds name task(s) {unknown} that are not in the data; tasks are: "
-                          f"{', '.join(design.tasks[:10])}{', ...' if design.n_tasks > 10 else ''}")
+    given = labels_keyed(design.tasks, "bounds", given, where=f" in column '{design.formula.blocks}'")
     out_low, out_high = low.copy(), high.copy()
     for j, task in enumerate(design.tasks):
         if task not in given:
@@ -191,14 +187,26 @@ def _support(design, layout, bounds, higher_is_better):
     return out_low, out_high, source
 
 
-def _identical_mask(design, identical):
+def _identical_labelled(design, identical):
+    """``identical=``'s triples as the design's labels (errors.label_named: (0, 1.0, 2) names agents 0 and 1 and task
+    2), as the notes and the options record them (review s30: recorded as given, 1.0 where the agent is '1')."""
     if identical is None:
         return None
-    mask = np.zeros((design.n_agents, design.n_tasks, design.n_agents), dtype=bool)
-    for a, b, task in identical:  # the design's labels (errors.label_named): (0, 1, 2) names agents 0, 1 and task 2
+    labelled = []
+    for a, b, task in identical:
         a, b = (check_agent_named(design, "identical", name, listed=True) for name in (a, b))
         task = agent_named(design.tasks, "identical", task, f" in column '{design.formula.blocks}'", listed=True,
                            what="task")
+        labelled.append((a, b, task))
+    return tuple(labelled)
+
+
+def _identical_mask(design, identical):
+    """(agents, tasks, agents) bool: the cells ``identical`` (the design's labels, :func:`_identical_labelled`) sets."""
+    if identical is None:
+        return None
+    mask = np.zeros((design.n_agents, design.n_tasks, design.n_agents), dtype=bool)
+    for a, b, task in identical:
         i, k, j = design.agents.index(a), design.agents.index(b), design.tasks.index(task)
         mask[i, j, k] = mask[k, j, i] = True
     return mask
@@ -346,6 +354,7 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
 def _run(design, options, rng, shown):
     """The intervals of the checked options; ``shown``: whether the bootstrap draws a bar."""
     n_a, n_e = design.n_agents, design.n_tasks
+    options = replace(options, identical=_identical_labelled(design, options.identical))
     y = design.y if options.higher_is_better else -design.y
     layout = kernels.make_layout(y, design.agent, design.task, n_a, n_e)
     low, high, source = _support(design, layout, options.bounds, options.higher_is_better)

@@ -92,10 +92,6 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None,
         # a key names an agent as the data write it (errors.label_named: 3 and "3" name the agent printed 3)
         mapping = {str(a): g for a, g in labels_keyed(agents, "hue", hue, what="agent").items()}
         title = getattr(hue, "name", None)
-        unknown = [a for a in mapping if a not in agents]
-        if unknown:
-            raise OptionError(f"hue= names {len(unknown)} agent(s) the result does not hold: "
-                              f"{', '.join(map(repr, unknown[:5]))}; the agents are: {', '.join(map(repr, agents))}")
         blank = [a for a, g in mapping.items() if _missing(g)]
         if blank:  # as the column form refuses: a missing group would be drawn as a group called "nan"
             raise OptionError(f"hue= gives a missing group for agent(s) {', '.join(map(repr, blank[:5]))}; give "
