@@ -31,7 +31,7 @@ import pandas as pd
 from .design import data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
 from .format import count, format_step
-from .errors import DesignError, OptionError, labels_keyed, shown
+from .errors import DesignError, OptionError, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import Note, key_values, rebind, set_notes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
@@ -755,12 +755,26 @@ def _filled_words(method, unit):
 
 
 def _threshold_of(threshold, design):
-    """Threshold per task: a number for every task, or a mapping task -> number covering them all."""
+    """(threshold per task, how it was given, the note on keys naming no task of the data or None): a number for
+    every task, or a mapping task -> number covering them all. A mapping may name more tasks than the data hold (one
+    table of thresholds for a benchmark, the data a subset of its tasks): those keys are said in a note, not used; a
+    key naming no task while a task of the data has none is the error of an unknown task (did you mean ...)."""
+    unused = None
     if isinstance(threshold, numbers.Real) and not isinstance(threshold, bool):
         values, said = np.full(design.n_tasks, float(threshold)), f"{float(threshold):g}"
     elif isinstance(threshold, (dict, pd.Series)):
         # a key names a task as the data write it (errors.label_named: 3 and "3" name the task printed 3)
-        threshold = labels_keyed(design.tasks, "threshold", threshold, where=f" in column '{design.formula.blocks}'")
+        where = f" in column '{design.formula.blocks}'"
+        named = {k: label_named(design.tasks, "threshold", k, what="task") for k in threshold.keys()}
+        covered = {label for label in named.values() if label is not None}
+        others = [k for k, label in named.items() if label is None]
+        if others and covered == set(design.tasks):  # review30c's threshold={'x', 'y', 'yy'}: said, not silent
+            threshold = {k: v for k, v in threshold.items() if named[k] is not None}
+            unused = (f"threshold= gives {count(len(others), 'key')} naming no task of the data, not used: "
+                      f"{', '.join(repr(label_value('threshold', k, what='task')) for k in others[:5])}"
+                      f"{' ...' if len(others) > 5 else ''} (the tasks are: {', '.join(map(repr, design.tasks[:10]))}"
+                      f"{' ...' if design.n_tasks > 10 else ''})")
+        threshold = labels_keyed(design.tasks, "threshold", threshold, where=where)  # an unknown key: its error
         missing = [t for t in design.tasks if t not in threshold]
         if missing:
             raise OptionError(f"threshold= has no value for task(s) {missing[:5]}; give one per task or a single number")
@@ -774,7 +788,7 @@ def _threshold_of(threshold, design):
         task = design.tasks[int(np.flatnonzero(~np.isfinite(values))[0])]
         raise OptionError(f"threshold= must be a finite number; it is {values[~np.isfinite(values)][0]} for task "
                           f"{task!r}, which no score can reach or every score reaches")
-    return values, said
+    return values, said, unused
 
 
 def _check_summary_options(how, k, threshold, normalize_auc):
@@ -1128,7 +1142,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         values = _auc(design, run_task, runs, run_steps, first, last, normalize_auc)
         spec["normalize_auc"] = normalize_auc
     else:
-        per_task, said = _threshold_of(threshold, design)
+        per_task, said, unused_thresholds = _threshold_of(threshold, design)
         targets = per_task[run_task]
         reached = [np.flatnonzero(r >= t) for r, t in zip(runs, targets)]
         # Each task's horizon: the last step every run of it logs, so that every run's time restricted to it,
@@ -1160,6 +1174,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
              else _cells_note(entry[0], data, design, starts, *entry[1:])
              if isinstance(entry[0], str) else _grids_note(design, frame, entry[0], entry[1], method, entry[2])
              for entry in grid_notes]
+    if how == "time_to_threshold" and unused_thresholds:
+        notes.append(Note(unused_thresholds))
     notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
                       items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",
                       data=spec))
