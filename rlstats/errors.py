@@ -220,7 +220,7 @@ def label_value(option: str, name: object, *, what: str = "agent") -> str | int 
     return name
 
 
-def label_named(labels: Sequence[str], option: str, name: object, *, what: str = "agent") -> str:
+def label_named(labels: Sequence[str], option: str, name: object, *, what: str = "agent") -> str | None:
     """The one of ``labels`` (the data's agents or tasks, as printed) that ``name``, an option's value, names: the
     one rule of every option naming an agent or a task (audit s30: control=9 was refused where the agents are the
     integer codes 0..9 of an RL log, while treatment=7 was taken).
@@ -256,7 +256,7 @@ def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str 
     s30: threshold={'x': .2, 'y': .3, 'yy': 5} ignored 'yy')."""
     out: dict[Any, Any] = {}
     given: dict[Any, Any] = {}
-    unknown = []
+    unknown: list[Any] = []
     for key, value in mapping.items():
         label = label_named(labels, option, key, what=what)
         if label is None:

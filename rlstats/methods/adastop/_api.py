@@ -115,7 +115,7 @@ class AdaStopOptions:
     alpha: float = 0.05
     beta: float = 0.0
     comparisons: object = "all"
-    reference: str | None = None
+    reference: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
     batch: str | None = None
     permutations: str = "holm"
     na_action: NaAction = "raise"

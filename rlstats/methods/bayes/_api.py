@@ -94,7 +94,7 @@ MAX_ORDERING_AGENTS = 8
 class BayesOptions:
     rope: float = 0.0
     model: BayesModel = "signed_rank"
-    control: str | None = None
+    control: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
     higher_is_better: bool = True
     prior: float = 0.5
     n_samples: int = 50_000

@@ -127,7 +127,7 @@ class EquivalenceOptions:
     alternative: EquivalenceAlternative = "equivalence"
     alpha: float = 0.05
     higher_is_better: bool = True
-    control: str | None = None
+    control: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
     across: EquivalenceAcross = "welch"
     aggregate: EquivalenceAggregate | None = "iqm"
     n_resamples: int = 2_000

@@ -68,7 +68,7 @@ class SkillingsMackOptions:
     alpha: float = 0.05
     adjustment: RankAdjustment = "auto"
     posthoc: RankPosthoc = "ranks"
-    control: str | None = None
+    control: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
     na_action: NaAction = "raise"
     progress: bool = True
     n_jobs: int = 1
