@@ -682,8 +682,10 @@ _EXACT_METHODS = {"enumerate": _enumerate_null, "convolve": _convolve_null}
 
 
 def tail_probability(null, t):
-    """P0(T >= t), comparing with the tolerance 1e-9 * max(1, |t|); at most 1, where the sum of every
-    probability rounds above it (1.0000000000000002 at the null's smallest value)."""
+    """P0(T >= t), comparing with the tolerance 1e-9 * max(1, |t|); exactly 1 at or below the null's smallest value,
+    where the sum of every probability rounds to 1 +- 1 ulp (1.0000000000000002; 0.9999999999999999 with numpy 1.24)."""
+    if t - _relative_tol(t) <= null.values.min():
+        return 1.0
     return min(1.0, float(null.probabilities[null.values >= t - _relative_tol(t)].sum()))
 
 
