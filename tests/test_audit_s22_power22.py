@@ -123,8 +123,8 @@ def test_the_small_pilot_notes_row_is_reproduced():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     rows = {(r[2], r[3]): r[4:] for r in module.rows(20, 200, families=("normal",), sizes=(3,))}
-    truth, low, _, high = rows[("agents", 5)]
+    truth, low, median, high = rows[("agents", 5)]
     assert truth == pytest.approx(PILOT_SPREAD_TRUTH, abs=0.005)
-    assert (low, high) == pytest.approx(PILOT_SPREAD[3][0], abs=0.02)
-    _, low, _, high = rows[("pooled", 5)]
-    assert (low, high) == pytest.approx(PILOT_SPREAD[3][1], abs=0.02)
+    assert (low, median, high) == pytest.approx(PILOT_SPREAD[3][0], abs=0.02)
+    _, low, median, high = rows[("pooled", 5)]
+    assert (low, median, high) == pytest.approx(PILOT_SPREAD[3][1], abs=0.02)

@@ -90,8 +90,8 @@ class PowerRule:
     reports_runs: bool = False
     #: how far its rate at 5 seeds strayed from the true power over 20 pilots drawn from one model (2 alike agents x
     #: 5 tasks of normal scores, agent_2 shifted by 1 within-cell SD, 200 data sets a pilot; tests/reference/
-    #: pilot_spread.py), which power()'s small-pilot note quotes: (true power, ((pilot runs per cell, (10th, 90th
-    #: percentile) with resample="agents", (10th, 90th) with "pooled"), ...)); None: not measured
+    #: pilot_spread.py), which power()'s small-pilot note quotes: (true power, ((pilot runs per cell, (10th, 50th,
+    #: 90th percentile) with resample="agents", (10th, 50th, 90th) with "pooled"), ...)); None: not measured
     pilot_spread: tuple | None = None
 
 
