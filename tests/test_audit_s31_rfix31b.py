@@ -41,14 +41,12 @@ def _numbered_tasks():
 QUICK = {"n_resamples": 200, "rng": 0}
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 F1: bounds= keys made text before labels_keyed")
 def test_bounds_keys_naming_one_task_twice_are_refused():
     with pytest.raises(OptionError) as info:
         rlstats.percentiles(_numbered_tasks(), F, bounds={3: (-5, 5), "3": (-5, 6)}, **QUICK)
     assert str(info.value) == "bounds= names the task '3' twice, as 3 and '3'; give it once"
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 F1: bounds={7.0: ...} recorded as '7.0'")
 def test_bounds_key_recorded_as_the_label_it_names():
     df = _numbered_tasks()
     res = rlstats.percentiles(df, F, bounds={7.0: (-9, 9)}, **QUICK)
@@ -59,14 +57,12 @@ def test_bounds_key_recorded_as_the_label_it_names():
     assert res.bounds_source == "mixed"
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 F1: an unknown key 12 said as '12'")
 def test_bounds_unknown_key_said_as_given():
     with pytest.raises(OptionError) as info:
         rlstats.percentiles(_numbered_tasks(), F, bounds={12: (-5, 5)}, **QUICK)
     assert str(info.value) == "12 in bounds= is not a task in column 'task'; the tasks are: '3', '5', '7'"
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 F1: the command line's bounds= keys merged too")
 def test_bounds_keys_on_the_command_line(tmp_path, capsys):
     path = tmp_path / "ints.csv"
     _numbered_tasks().to_csv(path, index=False)
@@ -83,10 +79,7 @@ def test_bounds_keys_on_the_command_line(tmp_path, capsys):
 SCI = ["1e3", "1000", "0x10", "16"]
 
 
-F2 = pytest.mark.xfail(strict=True, reason="review s31 F2: -o control=1e3 named the agent '1000', 0x10 '16'")
-
-
-@pytest.mark.parametrize("typed", [pytest.param("1e3", marks=F2), "1000", pytest.param("0x10", marks=F2), "16"])
+@pytest.mark.parametrize("typed", SCI)
 def test_command_line_label_as_typed_names_that_agent(tmp_path, capsys, typed):
     df = _scores(SCI)
     path = tmp_path / "sci.csv"
@@ -98,7 +91,6 @@ def test_command_line_label_as_typed_names_that_agent(tmp_path, capsys, typed):
     assert f"against the control {typed}," in out
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 F2: -o control=3e-4 was said as 0.0003")
 def test_command_line_errors_echo_the_text_typed(tmp_path, capsys):
     path = tmp_path / "sci2.csv"
     _scores(["1e3", "3e-4", "DQN"]).to_csv(path, index=False)
@@ -119,7 +111,6 @@ def _mixed():
     return pd.DataFrame(rows, columns=["agent", "task", "score"])  # object column: int 9, text "9.0", int 1
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 F3: control=9.0 took '9.0' over the int 9 silently")
 def test_a_number_naming_two_labels_is_refused():
     df = _mixed()
     for given in (9.0, 9, np.float64(9.0)):
@@ -141,7 +132,6 @@ def curves_result():
     return rlstats.curves(df, "score ~ agent | task/seed", step="step", compare=[("0", "2")], n_resamples=50, rng=1)
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 F4: difference(True, 9) advised a rerun that fails")
 def test_difference_of_no_agent_is_the_standard_error(curves_result):
     with pytest.raises(OptionError) as info:
         curves_result.difference(True, 9)
@@ -155,7 +145,6 @@ def test_difference_of_no_agent_is_the_standard_error(curves_result):
 
 # ----------------------------------------------------------------------------- F5 a left-out agent named by number
 
-@pytest.mark.xfail(strict=True, reason="review s31 F5: control=9.0 lost why the level 9 is not an agent")
 def test_left_out_agent_named_by_its_number():
     df = _scores([0, 1, 2], tasks=[3, 5, 7], seeds=4, seed=1)
     df["agent"] = pd.Categorical(df["agent"], categories=[0, 1, 2, 9])  # level 9 has no rows
@@ -168,7 +157,6 @@ def test_left_out_agent_named_by_its_number():
 
 # ----------------------------------------------------------------------------- F6 power's --agents twice
 
-@pytest.mark.xfail(strict=True, reason="review s31 F6: agents=['0', '9', '9.0'] names an entry twice")
 def test_power_agents_naming_one_agent_twice(tmp_path, capsys):
     df = _scores([0, 1, 2, 9], tasks=[3, 5, 7], seeds=4, seed=1)
     with pytest.raises(OptionError) as info:
@@ -190,3 +178,26 @@ def test_the_rule_with_text_first():
         ["9", "9", "9", "9", "9", "10"]
     assert [label_named(floats, "control", v) for v in (9, "9", 9.0)] == ["9.0"] * 3
     assert [label_named(ints, "control", v) for v in ("09", "1e1", True)] == [None] * 3
+
+
+def test_command_line_numbers_keep_their_text():
+    """parse_option reads what ast.literal_eval reads, each number remembering its text: a number to the options
+    taking one, the text as typed to those naming a label; a typed number names a label by its value only alone."""
+    import ast
+    import pickle
+
+    from rlstats.cli._shared import parse_option
+
+    for typed in ("1e3", "0x10", "-3e-4", "{3: (-5, 5.0), '3': [1e3, True, None]}", "[(0, 2.0)]", "{1, 2}", "1j"):
+        name, value = parse_option(f"x={typed}")
+        assert name == "x" and value == ast.literal_eval(typed) and isinstance(value, type(ast.literal_eval(typed)))
+    n = parse_option("n_resamples=0x100")[1]
+    assert n == 256 and isinstance(n, int) and n.typed == "0x100" and repr(n) == "256"
+    assert pickle.loads(pickle.dumps(n)).typed == "0x100"  # to joblib's workers
+    key = next(iter(parse_option("bounds={1e3: (0, 1)}")[1]))
+    assert key.typed == "1e3" and label_named(("1e3", "1000"), "bounds", key) == "1e3"
+    assert label_named(("1000", "DQN"), "control", parse_option("control=1e3")[1]) == "1000"  # alone: by its value
+    with pytest.raises(OptionError) as info:
+        label_named(("9", "9.0"), "control", parse_option("control=9e0")[1])
+    assert str(info.value) == ("control=9e0 names both the agents '9' and '9.0' (each as the same number); give the "
+                               "one meant as text: '9' or '9.0'")
