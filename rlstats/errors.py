@@ -220,31 +220,68 @@ def label_value(option: str, name: object, *, what: str = "agent") -> str | int 
     return name
 
 
-def label_named(labels: Sequence[str], option: str, name: object, *, what: str = "agent") -> str | None:
+class _TypedInt(int):
+    """An int the command line read from text, with that text as typed (``typed``): :func:`typed_number`."""
+
+    typed: str
+
+
+class _TypedFloat(float):
+    """A float the command line read from text, with that text as typed (``typed``): :func:`typed_number`."""
+
+    typed: str
+
+
+def typed_number(value: int | float, text: str) -> int | float:
+    """``value``, the number the command line read from ``text`` (``-o control=1e3``: 1000.0), remembering ``text``:
+    a number to every option that takes one, the text as typed to one naming an agent or a task, which
+    :func:`label_named` reads first (review s31: agents "1e3" and "1000", -o control=1e3 named "1000"), and what the
+    errors echo (:func:`as_given`). Equal to, hashed and computed with as ``value``; its repr is ``value``'s."""
+    number: _TypedInt | _TypedFloat = _TypedInt(value) if isinstance(value, int) else _TypedFloat(value)
+    number.typed = text
+    return number
+
+
+def as_given(value: object) -> str:
+    """``value`` as a message echoes what the user gave: the command line's text as typed (:func:`typed_number`:
+    ``1e3``), else its repr (``'DQN'``, ``9.0``)."""
+    typed = getattr(value, "typed", None)
+    return typed if isinstance(typed, str) else repr(value)
+
+
+def label_named(labels: Sequence[str], option: str, name: object, *, what: str = "agent",
+                listed: bool = False) -> str | None:
     """The one of ``labels`` (the data's agents or tasks, as printed) that ``name``, an option's value, names: the
     one rule of every option naming an agent or a task (audit s30: control=9 was refused where the agents are the
     integer codes 0..9 of an RL log, while treatment=7 was taken).
 
-    A label is named as it appears in the data: text, or a number read as it prints (9, numpy's int64(9) and "9",
-    the command line's ``-o control=9``, name the agent printed 9); else the one label that is the same number (9
-    names 9.0 of a float column, 1e3 names 1000; text only where written as a number prints: "09" names no 9). A
-    column holding both 9 and "9" is refused by the design (they print the same), so a label is never
-    ambiguous between an int and its text. A bool names only a label printed True or False (a boolean column):
-    True is not the agent 1. Any other value (a list, None, a dict) is an OptionError naming the option.
-    Returns None where ``name`` names none of ``labels`` (:func:`agent_named` says so)."""
+    A label is named as it prints. Text names the label that is that text, else the one label printing the number
+    the text writes as ``str()`` prints it ("9" names 9.0 of a float column; "09" names no 9); the command line's
+    number is its text as typed (:func:`typed_number`: -o control=1e3 names the agent "1e3", else the number). A
+    number names the labels printing it or the same number (9, numpy's int64(9) and 9.0 name the agent printed 9 of
+    an int column, 9.0 of a float one); one naming two labels, by its text and as the same number (9.0 where the
+    agents are the int 9 and the text "9.0", review s31), is an OptionError naming both, never one taken silently
+    (``listed``: a name among those an option lists or keys). A bool names only a label printed True or False (a
+    boolean column): True is not the agent 1. Any other value (a list, None, a dict) is an OptionError naming the
+    option. Returns None where ``name`` names none of ``labels`` (:func:`agent_named` says so)."""
     name = label_value(option, name, what=what)
-    text = str(name)
-    if text in labels:
-        return text
     if isinstance(name, bool):
+        return str(name) if str(name) in labels else None
+    text = name if isinstance(name, str) else getattr(name, "typed", None)
+    if text is not None and text in labels:
+        return text  # text as given, or as the command line typed it: an exact match wins
+    value = _number(name, printed=True) if isinstance(name, str) else name
+    if value is None:
         return None
-    value = name if not isinstance(name, str) else _number(text, printed=True)  # "09" is text: not the agent 9
-    if value is None or value != value:
-        return None
-    same = [label for label in labels if _number(label, printed=True) == value]
-    # two labels of one number ("9", "9.0") print as an int and as a float: a number printing as neither is no int
-    # and no float, so more than one never matches (kept None, said as an unknown name)
-    return same[0] if len(same) == 1 else None
+    printed = None if isinstance(name, str) else str(name)  # a number: the label printing it ("inf" too)
+    same = [label for label in labels if label == printed or (value == value and _number(label, printed=True) == value)]
+    if len(same) > 1:
+        by_text = (text or printed) in same  # the command line's 9e0 is "9e0": it names '9' and '9.0' as a number
+        how = "one by its text, one as the same number" if by_text else "each as the same number"
+        said = f"{as_given(name)} in {option}=" if listed else f"{option}={as_given(name)}"
+        raise OptionError(f"{said} names both the {what}s {', '.join(map(repr, same[:-1]))} and {same[-1]!r} ({how}); "
+                          f"give the one meant as text: {' or '.join(map(repr, same))}")
+    return same[0] if same else None
 
 
 def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str = "task",
@@ -258,20 +295,20 @@ def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str 
     given: dict[Any, Any] = {}
     unknown: list[Any] = []
     for key, value in mapping.items():
-        label = label_named(labels, option, key, what=what)
+        label = label_named(labels, option, key, what=what, listed=True)
         if label is None:
             unknown.append(key)
             continue
         if label in out:
-            raise OptionError(f"{option}= names the {what} {label!r} twice, as {given[label]!r} and {key!r}; give it "
-                              "once")
+            raise OptionError(f"{option}= names the {what} {label!r} twice, as {as_given(given[label])} and "
+                              f"{as_given(key)}; give it once")
         out[label], given[label] = value, key
     if unknown:
         try:
             agent_named(labels, option, unknown[0], where, listed=True, what=what)
         except OptionError as error:
             more = (f"; {option}= also names {len(unknown) - 1} more key(s) that are no {what}: "
-                    f"{', '.join(repr(label_value(option, k, what=what)) for k in unknown[1:6])}"
+                    f"{', '.join(as_given(label_value(option, k, what=what)) for k in unknown[1:6])}"
                     f"{' ...' if len(unknown) > 6 else ''}" if len(unknown) > 1 else "")
             raise OptionError(f"{error}{more}") from None
     return out
@@ -285,15 +322,16 @@ def agent_named(agents: Sequence[str], option: str, name: object, where: str = "
     ``listed`` (a name among those an option lists, ``pairs=``) "'PP0' in pairs= is not an agent ...".
     ``where``: the column the agents are read from; ``left_out``: agent -> why the data's agent was left out
     (:func:`rlstats.design.check_agent_named` passes a Design's); ``what``: "task" for a task's name, said alike."""
-    label = label_named(agents, option, name, what=what)
+    label = label_named(agents, option, name, what=what, listed=listed)
     if label is not None:
         return label
     name = label_value(option, name, what=what)
-    why = (left_out or {}).get(str(name))
-    close = close_names(name, agents)  # quoted: "R&D, Inc" is one name
+    gone = label_named(list(left_out), option, name, what=what, listed=listed) if left_out else None  # the one rule
+    why = left_out[gone] if left_out and gone is not None else None
+    close = close_names(getattr(name, "typed", name), agents)  # quoted: "R&D, Inc" is one name
     hint = (f" ({why}, left out)" if why else f" (did you mean {', '.join(map(repr, close))}?)" if close else "")
     kind = " (a boolean)" if isinstance(name, bool) else ""  # True is not the agent 1 (label_named)
-    said = f"{name!r}{kind} in {option}=" if listed else f"{option}={name!r}{kind}"
+    said = f"{as_given(name)}{kind} in {option}=" if listed else f"{option}={as_given(name)}{kind}"
     article = "an" if what[:1] in "aeiou" else "a"
     raise OptionError(f"{said} is not {article} {what}{where}{hint}; the {what}s are: {', '.join(map(repr, agents))}")
 

@@ -31,7 +31,7 @@ import pandas as pd
 from .design import data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
 from .format import count, format_step
-from .errors import DesignError, OptionError, label_named, label_value, labels_keyed, shown
+from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import Note, key_values, rebind, set_notes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
@@ -765,13 +765,13 @@ def _threshold_of(threshold, design):
     elif isinstance(threshold, (dict, pd.Series)):
         # a key names a task as the data write it (errors.label_named: 3 and "3" name the task printed 3)
         where = f" in column '{design.formula.blocks}'"
-        named = {k: label_named(design.tasks, "threshold", k, what="task") for k in threshold.keys()}
+        named = {k: label_named(design.tasks, "threshold", k, what="task", listed=True) for k in threshold.keys()}
         covered = {label for label in named.values() if label is not None}
         others = [k for k, label in named.items() if label is None]
         if others and covered == set(design.tasks):  # review30c's threshold={'x', 'y', 'yy'}: said, not silent
             threshold = {k: v for k, v in threshold.items() if named[k] is not None}
             unused = (f"threshold= gives {count(len(others), 'key')} naming no task of the data, not used: "
-                      f"{', '.join(repr(label_value('threshold', k, what='task')) for k in others[:5])}"
+                      f"{', '.join(as_given(label_value('threshold', k, what='task')) for k in others[:5])}"
                       f"{' ...' if len(others) > 5 else ''} (the tasks are: {', '.join(map(repr, design.tasks[:10]))}"
                       f"{' ...' if design.n_tasks > 10 else ''})")
         threshold = labels_keyed(design.tasks, "threshold", threshold, where=where)  # an unknown key: its error

@@ -1514,6 +1514,28 @@ def test_an_option_naming_an_agent_is_text_or_a_number():  # audit s30 opts30: b
           identical=[(10, 11, [0])])
 
 
+#: an object column holding the int 10 and the text "10.0" (review s31 rfix31b): one value naming both is refused
+TWO_TENS = CODED.assign(agent=CODED["agent"].astype(object).map({10: 10, 11: "10.0"}))
+#: (what, call, phrase): a value naming two labels at once, or two values naming one, never one taken silently
+NAMED_TWICE = [
+    ("control=10.0 of agents 10 and '10.0'", lambda: rlstats.skillings_mack(TWO_TENS, "score ~ agent | task",
+                                                                            control=10.0),
+     "control=10.0 names both the agents '10' and '10.0' (one by its text, one as the same number); give the one "
+     "meant as text: '10' or '10.0'"),
+    ("bounds= keys 0 and '0'", lambda: rlstats.percentiles(CODED, "score ~ agent | task",
+                                                           bounds={0: (-100, 100), "0": (-99, 99)}),
+     "bounds= names the task '0' twice, as 0 and '0'; give it once"),
+    ("power agents= 10 and 10.0", lambda: rlstats.power("skillings_mack", **{**PILOT, "design": CODED,
+                                                                             "agents": [10, 11, 10.0]}),
+     "agents= names the agent '10' twice, as 10 and 10.0; give it once"),
+]
+
+
+@pytest.mark.parametrize("what, call, phrase", NAMED_TWICE, ids=[c[0] for c in NAMED_TWICE])
+def test_an_agent_or_task_named_twice_or_a_value_naming_two(what, call, phrase):
+    fails(OptionError, phrase, call)
+
+
 def test_power_refuses_bounds_the_shift_crosses():  # audit s17: they met shifted rows as "fix those rows"
     high = float(TINY["score"].max())
     fails(OptionError, ("effect=100 carries agent_2's runs on",

@@ -827,15 +827,36 @@ def keyword_names(*functions: Callable[..., Any]) -> set[str]:
 
 
 def parse_option(text):
-    """``"n_resamples=2000"`` -> ("n_resamples", 2000); values are Python literals or plain strings."""
+    """``"n_resamples=2000"`` -> ("n_resamples", 2000); values are Python literals or plain strings. Each number
+    keeps its text as typed (:func:`rlstats.errors.typed_number`), so that an option naming an agent or task reads
+    the label as typed (-o control=1e3 names the agent "1e3", not "1000"; review s31) and its errors echo it."""
     if "=" not in text:
         raise UsageError(f"option {text!r} must look like NAME=VALUE, e.g. pvalue=monte_carlo")
     name, value = text.split("=", 1)
     try:
-        value = ast.literal_eval(value)
+        ast.literal_eval(value)  # what is a literal: checked by Python's own reader, as before
+        value = _typed_literal(ast.parse(value.strip(), mode="eval").body, value.strip())
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # plain text, or nothing literal
         pass
     return name.strip().replace("-", "_"), value
+
+
+def _typed_literal(node: ast.expr, text: str) -> Any:
+    """The literal ``node`` of ``text`` (one ast.literal_eval reads) with its numbers as typed (:func:`typed_number`)
+    in its tuples, lists, sets and dicts, keys and values alike; anything else as ast.literal_eval reads it."""
+    from ..errors import typed_number
+
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        items = [_typed_literal(item, text) for item in node.elts]
+        return {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(node)](items)
+    if isinstance(node, ast.Dict):  # {**x} (a key None) is no literal: ast.literal_eval refused it
+        return {_typed_literal(k, text) if k is not None else None: _typed_literal(v, text)
+                for k, v in zip(node.keys, node.values)}
+    value = ast.literal_eval(node)
+    if type(value) in (int, float):  # 1e3, 0x10, -3e-4: not True, not 1j
+        typed = ast.get_source_segment(text, node)
+        return value if typed is None else typed_number(value, typed)
+    return value
 
 
 #: the suffixes of a table file :func:`read_table` reads

@@ -16,7 +16,7 @@ from ..resampling import child_stream
 from ..simulation import noise, task_locations
 from .. import format as fmt
 from ..design import Design, check_agent_named, design_of
-from ..errors import DesignError, OptionError, agent_named
+from ..errors import DesignError, OptionError, agent_named, as_given
 from ..formula import Formula, parse
 from ..options import check_choice
 
@@ -214,8 +214,12 @@ def _name_list(option, value, design, what):
             way = (f"; a name with a comma goes in double quotes, as in a CSV row: --{option} "
                    f"'\"{commas[0]}\",...'") if commas and "'" not in commas[0] else ""
             raise OptionError(str(error), command_line=str(error) + way) from None
-    if len(set(names)) != len(names):
-        raise OptionError(f"{option}={value!r} names an entry twice")
+    first = {}
+    for given, label in zip(value, names):  # which entries name one label (review s31: '9' and '9.0' said as a list)
+        if label in first:
+            raise OptionError(f"{option}= names the {what} {label!r} twice, as {as_given(first[label])} and "
+                              f"{as_given(given)}; give it once")
+        first[label] = given
     return names
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ... import format as fmt
-from ...errors import OptionError, label_named
+from ...errors import OptionError, agent_named
 from ..._typing import ColumnNames
 from ...results import Result, resultclass, sentences
 from ...vocabulary import metric_label
@@ -169,8 +169,9 @@ class CurvesResult(Result):
         return metric_label(self.statistic)
 
     def _pair_index(self, a, b):
-        # the result's labels (errors.label_named): difference(0, 2) names the agents printed 0 and 2
-        a, b = (label_named(self.agents, "difference", x) or x for x in (a, b))
+        # the result's labels (errors.agent_named): difference(0, 2) names the agents printed 0 and 2; a value naming
+        # none is the one error of an unknown agent (review s31: advised a rerun with it, which failed)
+        a, b = (agent_named(self.agents, option, x) for option, x in (("a", a), ("b", b)))
         for i, pair in enumerate(self.pairs):
             if pair == (a, b):
                 return i, 1.0

@@ -34,7 +34,7 @@ from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
-from ...errors import OptionError, agent_named, label_value, labels_keyed, warn
+from ...errors import OptionError, agent_named, as_given, label_value, labels_keyed, warn
 from ...format import count, join_and, listed, name_list, names_shown, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
@@ -75,8 +75,10 @@ def _check_bounds(bounds):
     the Design carries it), or a dict task -> (low, high)."""
     if bounds is None or (isinstance(bounds, str) and bounds == "observed"):
         return None
-    if isinstance(bounds, Mapping):
-        return {str(task): _check_pair(f"bounds[{task!r}]", pair) for task, pair in bounds.items()}
+    if isinstance(bounds, Mapping):  # keys as given, read against the tasks with the data (_run; review s31: made
+        # text here, {3: .., "3": ..} kept one of two silently and 7.0 named no task 7)
+        return {label_value("bounds", task, what="task"): _check_pair(f"bounds[{as_given(task)}]", pair)
+                for task, pair in bounds.items()}
     try:
         return check_bounds(bounds)
     except OptionError as error:
@@ -169,9 +171,7 @@ def _support(design, layout, bounds, higher_is_better):
         return low, high, source
     if bounds is None:
         return low, high, "observed"
-    given = {task: bounds for task in design.tasks} if isinstance(bounds, tuple) else bounds
-    # a key names a task as it appears in the data (errors.label_named: 3 and "3" name the task printed 3)
-    given = labels_keyed(design.tasks, "bounds", given, where=f" in column '{design.formula.blocks}'")
+    given = {task: bounds for task in design.tasks} if isinstance(bounds, tuple) else bounds  # keyed by label: _run
     out_low, out_high = low.copy(), high.copy()
     for j, task in enumerate(design.tasks):
         if task not in given:
@@ -185,6 +185,14 @@ def _support(design, layout, bounds, higher_is_better):
         out_low[j], out_high[j] = a, b
     source = "given" if len(given) == design.n_tasks else "mixed"
     return out_low, out_high, source
+
+
+def _bounds_labelled(design, bounds):
+    """``bounds=`` keyed by the tasks its keys name (errors.labels_keyed: 3, 3.0 and "3" name the task printed 3; two
+    naming one task, or one naming none, an error), as the intervals read them and the options record them."""
+    if not isinstance(bounds, Mapping):
+        return bounds
+    return labels_keyed(design.tasks, "bounds", bounds, where=f" in column '{design.formula.blocks}'")
 
 
 def _identical_labelled(design, identical):
@@ -354,7 +362,8 @@ def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: Per
 def _run(design, options, rng, shown):
     """The intervals of the checked options; ``shown``: whether the bootstrap draws a bar."""
     n_a, n_e = design.n_agents, design.n_tasks
-    options = replace(options, identical=_identical_labelled(design, options.identical))
+    options = replace(options, identical=_identical_labelled(design, options.identical),
+                      bounds=_bounds_labelled(design, options.bounds))
     y = design.y if options.higher_is_better else -design.y
     layout = kernels.make_layout(y, design.agent, design.task, n_a, n_e)
     low, high, source = _support(design, layout, options.bounds, options.higher_is_better)
