@@ -100,7 +100,6 @@ def _chain():
                          for t in tasks for s in range(5)])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equiv31: task_table refuses drop with no complete task")
 def test_task_table_drop_with_no_complete_task_gives_the_rows():
     df = _chain()
     res = rlstats.task_table(df, "score ~ agent | task/seed", aggregate="bootstrap", na_action="drop",
