@@ -40,7 +40,6 @@ _NUMBERS = ["estimate", "std_error", "statistic", "p_value", "p_lower", "p_upper
 
 # ----------------------------------------------------------------------------- 1. each pair's aggregate, its own tasks
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equiv31: a pair's aggregate withheld or read on the tasks every agent ran")
 @pytest.mark.parametrize("na_action", ["raise", "drop"])
 def test_pair_aggregate_reads_the_tasks_both_agents_ran(na_action):
     """C lacks t1: A vs B (all 4 tasks in common) gives the numbers of the complete data's A vs B bit for bit; A vs C
@@ -74,7 +73,6 @@ def test_pair_aggregate_does_not_depend_on_row_order():
     assert first[_NUMBERS].equals(again[_NUMBERS])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equiv31: every pair's aggregate withheld where one agent is short of runs")
 def test_pair_aggregate_withheld_only_for_the_pair_short_of_runs():
     """C has 2 runs on t2: only its pairs' aggregates are withheld (the bootstrap-t needs 3 runs a cell), named; A vs
     B's stands, as on the data without C."""
@@ -82,8 +80,7 @@ def test_pair_aggregate_withheld_only_for_the_pair_short_of_runs():
     df = df[~((df["agent"] == "C") & (df["task"] == "t2") & (df["seed"] >= 2))]
     res = rlstats.equivalence(df, "score ~ agent | task", **_QUICK)
     got = _aggregate_rows(res)
-    assert got.loc[("A", "B"), "p_value"] == pytest.approx(got.loc[("A", "B"), "p_value"])  # given
-    assert got.loc[[("A", "C"), ("B", "C")], "p_value"].isna().all()
+    assert list(got.index) == [("A", "B")] and np.isfinite(got.loc[("A", "B"), "p_value"])  # no row for the others
     note, = [n for n in res.notes if n.startswith("the aggregate (IQM) difference is withheld")]
     assert "A vs C" in note and "B vs C" in note and "A vs B" not in note and "3 runs or more" in note
     alone = _aggregate_rows(rlstats.equivalence(df[df["agent"] != "C"], "score ~ agent | task", **_QUICK))
@@ -117,7 +114,6 @@ def test_task_table_drop_with_no_complete_task_gives_the_rows():
 
 # ----------------------------------------------------------------------------- 3. the size note's counts, the pair's
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equiv31: the size note reads the design's fewest runs")
 def test_size_note_reads_the_pairs_runs():
     """A and B 20 runs on 5 tasks, C 3: A vs B's across-tasks paired t is at the calibration's 5-task, 20-run rows
     (capped scores 0.061, above alpha); its note read the design's fewest runs (3, C's), where the table shows none."""
@@ -131,7 +127,6 @@ def test_size_note_reads_the_pairs_runs():
                            "5 tasks and 20 runs per agent: 0.061")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equiv31: the size note reads the design's task count")
 def test_size_note_reads_the_pairs_tasks():
     """A and B share 5 tasks, C ran 31 and D 26 of them (not A's and B's): the across-tasks tests of A vs B, A vs C
     and B vs C read 5 tasks, where the table's 5-task rows miss alpha; C vs D's reads 26, where they do not. The note
@@ -149,7 +144,6 @@ def test_size_note_reads_the_pairs_tasks():
 
 # ----------------------------------------------------------------------------- 4. n_tasks: the tasks each test read
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equiv31: tidy() has no n_tasks")
 def test_tidy_says_the_tasks_each_test_read():
     res = rlstats.equivalence(_three(), "score ~ agent | task", **_QUICK)
     tidy = res.tidy()
