@@ -153,3 +153,16 @@ def test_tidy_says_the_tasks_each_test_read():
         rows = tidy[tidy["scope"] == scope]
         assert {(a, b): n for a, b, n in zip(rows["agent_1"], rows["agent_2"], rows["n_tasks"])} == shared
     assert res.glance()["n_tasks"].iloc[0] == 4  # the data's tasks, which the per-task tests read
+    # A vs C across tasks, by hand on the pair's rows of t2-t4: the mean of the task differences of means, its
+    # standard error sqrt(sum_t (s_At^2 / n + s_Ct^2 / n)) / 3 on Welch-Satterthwaite df, TOST by scipy's t
+    df = _three()
+    cells = df[df["task"] != "t1"].groupby(["task", "agent"])["score"].agg(["mean", "var", "size"]).unstack("agent")
+    diff = (cells["mean"]["A"] - cells["mean"]["C"]).mean()
+    parts = cells["var"][["A", "C"]] / cells["size"][["A", "C"]]
+    se = np.sqrt(parts.to_numpy().sum()) / 3
+    dof = parts.to_numpy().sum() ** 2 / (parts.to_numpy() ** 2 / (cells["size"][["A", "C"]].to_numpy() - 1)).sum()
+    row = tidy[(tidy["scope"] == "across tasks") & (tidy["agent_1"] == "A") & (tidy["agent_2"] == "C")].iloc[0]
+    assert row["estimate"] == pytest.approx(diff, rel=1e-12) and row["std_error"] == pytest.approx(se, rel=1e-12)
+    assert row["df"] == pytest.approx(dof, rel=1e-12)
+    p = max(stats.t.sf((diff + 1.0) / se, dof), stats.t.cdf((diff - 1.0) / se, dof))
+    assert row["p_value"] == pytest.approx(p, rel=1e-10)

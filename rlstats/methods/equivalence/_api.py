@@ -656,8 +656,10 @@ def _aggregate(design, options, pairs, rng, across_given=None):
     na_action= (audit s31 equiv31: it was withheld for every pair unless every agent ran every task, or with
     na_action="drop" read only the tasks every agent ran, 3 of the 4 that A and B shared). The pairs sharing one set of
     tasks are read from one bootstrap of their agents there: each agent's resamples come from its own stream, keyed by
-    its label (:func:`rlstats.bootstrap`), so a pair's numbers are those of a run on the pair's rows alone, whatever
-    the other agents and the rows' order; where every agent ran every task, one bootstrap of them all, as before."""
+    its label (:func:`rlstats.bootstrap`), so a pair's estimate, standard error and resamples are those of a run on the
+    pair's rows alone, whatever the other agents and the rows' order (only the bootstrap's own rule for its intervals on
+    runs at a cap, which decides whether a withheld interval is the pair's "own" reason, reads the group's runs, as it
+    read every agent's before); where every agent ran every task, one bootstrap of them all, as before."""
     label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
     index = {name: j for j, name in enumerate(design.agents)}
     groups, short, few = {}, {}, {}
