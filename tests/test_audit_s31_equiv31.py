@@ -166,3 +166,19 @@ def test_tidy_says_the_tasks_each_test_read():
     assert row["df"] == pytest.approx(dof, rel=1e-12)
     p = max(stats.t.sf((diff + 1.0) / se, dof), stats.t.cdf((diff - 1.0) / se, dof))
     assert row["p_value"] == pytest.approx(p, rel=1e-10)
+
+
+def test_unequal_runs_note_counts_the_pairs_tasks():
+    """Checked, not a defect: the note of runs unequal in number counts the pair's shared tasks (A and B share 2 of the
+    data's 4; B has 20 runs on t1 to A's 5), so the across-tasks test is quoted (1 of 2 tasks reaches the share 0.5;
+    1 of the data's 4 would not)."""
+    rng = np.random.default_rng(2)
+    ran = {"A": {"t1": 5, "t2": 5}, "B": {"t1": 20, "t2": 5}, "C": {"t1": 5, "t2": 5, "t3": 5, "t4": 5},
+           "D": {"t3": 5, "t4": 5}}
+    rows = [dict(agent=a, task=t, seed=s, score=rng.normal(0, 0.2)) for a, tasks in ran.items()
+            for t, n in tasks.items() for s in range(n)]
+    res = rlstats.equivalence(pd.DataFrame(rows), "score ~ agent | task", margin=1.0, aggregate=None)
+    note, = [n for n in res.notes if n.startswith("runs differing in number")]
+    assert note.startswith("runs differing in number: A vs B (5 vs 20 runs on 1 of 2 tasks), B vs C (20 vs 5 runs on "
+                           "1 of 2 tasks);")
+    assert "the across-tasks test in up to 0.13 (skewed scores, 5 tasks, 3 vs 100 runs)" in note
