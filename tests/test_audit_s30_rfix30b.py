@@ -84,7 +84,8 @@ def test_drop_leaves_incomplete_tasks_out_of_the_aggregate_only():
     whole = _equivalence(base, n_resamples=200, rng=0).tidy().query("scope == 'aggregate'")
     for theirs, pairs in ((three, [("agent_1", "agent_3"), ("agent_2", "agent_3")]), (whole, [("agent_1", "agent_2")])):
         theirs = theirs.set_index(["agent_1", "agent_2"])
-        np.testing.assert_array_equal(ours.loc[pairs, columns].to_numpy(float), theirs.loc[pairs, columns].to_numpy(float))
+        np.testing.assert_array_equal(ours.loc[pairs, columns].to_numpy(float),
+                                      theirs.loc[pairs, columns].to_numpy(float))
     assert ours["n_tasks"].tolist() == [4, 3, 3]
     assert not [n for n in dropped.notes if "left out" in n]
 

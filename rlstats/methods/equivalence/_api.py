@@ -236,7 +236,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         tidy(); the pair's line says "over the 3 tasks both ran" where fewer than the data's), its bootstrap drawn on
         those tasks only, each agent from its own stream keyed by its label, so that its numbers are those of a run on
         the pair's rows alone. Given where the pair shares 2 or more tasks with at least 3 runs of each agent on each
-        (the bootstrap's own rule); otherwise withheld with a note naming the pair. It is also withheld where the bootstrap
+        (the bootstrap's own rule); otherwise withheld with a note naming the pair. It is also withheld where the
+        bootstrap
         withholds either agent's interval (resamples with standard error 0, or runs mostly at a score cap: Notes),
         or where its interval reaches beyond
         the range the difference takes in any resample (each agent's IQM or mean lies within its scores): an end
@@ -683,9 +684,9 @@ def _aggregate(design, options, pairs, rng, across_given=None):
                      "studentised bootstrap of the pair's runs on the tasks both its agents ran, which needs 2 or more "
                      "of them; add tasks both agents run" + (", or read the per-task tests" if one else ""))
     if short:
-        notes.append(f"the aggregate ({label}) difference is withheld for {listed(short.values(), 6)}: it is read from a "
-                     "studentised bootstrap of the pair's runs on the tasks both its agents ran, which needs 3 runs "
-                     f"or more of each agent on each; add runs, or "
+        notes.append(f"the aggregate ({label}) difference is withheld for {listed(short.values(), 6)}: it is read "
+                     "from a studentised bootstrap of the pair's runs on the tasks both its agents ran, which needs "
+                     "3 runs or more of each agent on each; add runs, or "
                      f"{_read_instead(list(short), across_given)}")
     if not groups:
         return [], None, notes
@@ -889,7 +890,8 @@ def _partial_note(table, n_tasks):
     partial = [(a, b, n) for (a, b), n in shared.items() if 2 <= n < n_tasks]
     if not partial:
         return []
-    aggregated = {(a, b) for a, b in zip(*(table.loc[table["scope"] == "aggregate", c] for c in ("agent_1", "agent_2")))}
+    aggregate = table[table["scope"] == "aggregate"]
+    aggregated = set(zip(aggregate["agent_1"], aggregate["agent_2"]))
     tests = ("across-tasks and aggregate tests" if any((a, b) in aggregated for a, b, _ in partial) else
              "across-tasks test")
     verb = "read" if tests.endswith("tests") else "reads"

@@ -15,8 +15,9 @@ from ...results import Result, Summary, resultclass
 from . import plots
 
 #: tidy()'s columns, in order
-_COLUMNS = ("scope", "agent_1", "agent_2", "task", "n_tasks", "estimate", "std_error", "df", "statistic", "p_value", "p_lower",
-            "p_upper", "conf_low", "conf_high", "conf_level", "margin", "alternative", "shown", "conclusion", "method")
+_COLUMNS = ("scope", "agent_1", "agent_2", "task", "n_tasks", "estimate", "std_error", "df", "statistic", "p_value",
+            "p_lower", "p_upper", "conf_low", "conf_high", "conf_level", "margin", "alternative", "shown", "conclusion",
+            "method")
 
 
 @resultclass
@@ -48,10 +49,10 @@ class EquivalenceResult(Result):
         The pairs compared, (agent_1, agent_2); agent_2 is ``"published"`` with a published table.
     comparisons : DataFrame
         One row per pair and scope ("task": each task both ran, Welch's t; "across tasks": the mean over the tasks
-        both ran of the task-level differences of means, with the Welch-Satterthwaite interval of the tasks at hand or the paired t
-        over tasks; "aggregate": the bootstrap-t of the IQM difference, or of the mean's with each end at least the
-        Welch t bound's, method "bootstrap-t with Welch t floor", on the tasks both ran): n_tasks (the tasks the test
-        read: 1 per task, the pair's shared tasks across tasks and in aggregate), estimate (agent_1 - agent_2),
+        both ran of the task-level differences of means, with the Welch-Satterthwaite interval of the tasks at hand or
+        the paired t over tasks; "aggregate": the bootstrap-t of the IQM difference, or of the mean's with each end at
+        least the Welch t bound's, method "bootstrap-t with Welch t floor", on the tasks both ran): n_tasks (the tasks
+        the test read: 1 per task, the pair's shared tasks across tasks and in aggregate), estimate (agent_1 - agent_2),
         std_error, df, statistic (the t of the deciding side), p_value (the larger one-sided p-value for
         equivalence, the one of "worse" for non-inferiority), p_lower (H0 delta <= -margin), p_upper (H0 delta >=
         margin), conf_low and conf_high (the 1 - 2 alpha interval), margin, shown (the alternative was shown; None
@@ -279,7 +280,8 @@ class EquivalenceResult(Result):
                 row = self._scope(scope, a, b)
                 if len(row) and row.iloc[0]["shown"] is not None and np.isfinite(row.iloc[0]["conf_low"]):
                     r = row.iloc[0]
-                    parts.append(f"{scope}{self._over(r)}, {r['conclusion']} (difference {fmt.signif(r['estimate'], 3)}, {level} CI "
+                    parts.append(f"{scope}{self._over(r)}, {r['conclusion']} (difference "
+                                 f"{fmt.signif(r['estimate'], 3)}, {level} CI "
                                  f"{self._bound(r['conf_low'], 3)} to {self._bound(r['conf_high'], 3)})")
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]
