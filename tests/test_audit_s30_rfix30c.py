@@ -72,7 +72,7 @@ def test_equivalence_paragraph_says_the_aggregates_tasks():
                               rng=1)
     # audit s31 (equiv31): each pair's aggregate on the tasks both its agents ran, said of the pair
     assert res.n_tasks == 4 and res.aggregate_tasks == {("A", "C"): ("t1", "t2", "t3"), ("B", "C"): ("t1", "t2", "t3")}
-    assert "each pair's on the tasks both its agents ran." in res._prose()
+    assert "; each pair's tests read the tasks both its agents ran." in res._prose()
     assert "A against C: across tasks over the 3 tasks both ran, " in res._prose()
     assert "aggregate over the 3 tasks both ran, " in res._prose()
     whole = rlstats.equivalence(_dropped().query("task != 't4'"), "score ~ agent | task", margin=0.5,

@@ -272,7 +272,7 @@ class EquivalenceResult(Result):
                                 "interval of the mean" if self.aggregate == "mean" else ""))
         pooled = self.comparisons[self.comparisons["scope"] != "task"]
         if "n_tasks" in pooled and (pooled["n_tasks"] < len(self.tasks)).any():  # audit s31: the pairs' own tasks
-            text += "; each pair's on the tasks both its agents ran"
+            text += "; each pair's tests read the tasks both its agents ran"
         text += "."
         for a, b in self.pairs:
             parts = []
