@@ -27,7 +27,9 @@ def test_equivalence_one_task_points_only_at_tests_given(atari):
     data = _pong_three_runs(atari)
     res = rlstats.equivalence(data, "score ~ agent | task", margin=5, rng=1)
     note = next(n for n in res.notes if n.startswith("the aggregate (IQM) difference is withheld"))
-    assert note.endswith("and there is one task; add runs or tasks, or read the per-task tests")
+    # audit s31: of the pair, on the tasks both ran
+    assert note.startswith("the aggregate (IQM) difference is withheld for CURL vs DrQ(eps) (only Pong)")
+    assert note.endswith("which needs 2 or more of them; add tasks both agents run, or read the per-task tests")
     assert any(n.startswith("the across-tasks test is withheld for CURL vs DrQ(eps)") for n in res.notes)
     row = res.tidy().query("scope == 'task'").iloc[0]
     curl = data[data.agent == "CURL"].score.to_numpy()
@@ -48,8 +50,9 @@ def test_equivalence_withheld_aggregate_keeps_both_ways_where_across_is_given(at
     data = atari[atari.agent.isin(["CURL", "DrQ(eps)"]) & atari.task.isin(["Pong", "Boxing"]) & (atari.seed < 2)]
     res = rlstats.equivalence(data, "score ~ agent | task", margin=5, rng=1)
     note = next(n for n in res.notes if n.startswith("the aggregate (IQM) difference is withheld"))
-    assert note.endswith("some agent has 2 runs in a task; add runs or tasks, or read the per-task and across-tasks "
-                         "tests")
+    # audit s31: the pair and the cell named
+    assert " has 2 runs on " in note
+    assert note.endswith("3 runs or more of each agent on each; add runs, or read the per-task and across-tasks tests")
     assert res.tidy().query("scope == 'across tasks'").p_value.notna().all()
 
 

@@ -66,42 +66,52 @@ def test_drop_without_aggregate_takes_groups_apart():
 
 
 def test_drop_leaves_incomplete_tasks_out_of_the_aggregate_only():
+    """Since audit s31 (equiv31) each pair's aggregate reads the tasks both its agents ran, whatever na_action= (s30:
+    drop read every pair's on the 3 tasks every agent ran, raise withheld it): drop and raise give one table; the pairs
+    with agent_3 give the numbers of a run on task_02-04, agent_1 vs agent_2 those of the complete data's (4 tasks)."""
     base = rlstats.datasets.simulate(agents=3, tasks=4, seeds=4, effect=0.2, rng=0)
     df = _without(base, "agent_3", ["task_01"])
     dropped = _equivalence(df, na_action="drop", n_resamples=200, rng=0)
     kept = _equivalence(df, na_action="raise", n_resamples=200, rng=0)
-    complete = _equivalence(df[df.task != "task_01"], n_resamples=200, rng=0)
+    pd.testing.assert_frame_equal(dropped.tidy(), kept.tidy())
     rows = dropped.tidy()
-    # the per-task and across-tasks rows as without drop (each pair on the tasks both ran) ...
-    pd.testing.assert_frame_equal(rows[rows.scope != "aggregate"].reset_index(drop=True),
-                                  kept.tidy().query("scope != 'aggregate'").reset_index(drop=True))
     pair = rows[(rows.agent_1 == "agent_1") & (rows.agent_2 == "agent_2") & (rows.scope == "task")]
     assert pair.task.tolist() == ["task_01", "task_02", "task_03", "task_04"]
-    # ... and the aggregate's, withheld without drop, those of the 3 tasks every agent ran
-    assert not (kept.tidy().scope == "aggregate").any()
-    ours, theirs = rows[rows.scope == "aggregate"], complete.tidy().query("scope == 'aggregate'")
+    columns = ["estimate", "conf_low", "conf_high", "p_value"]
+    ours = rows[rows.scope == "aggregate"].set_index(["agent_1", "agent_2"])
     assert len(ours) == 3
-    np.testing.assert_array_equal(ours[["estimate", "conf_low", "conf_high", "p_value"]].to_numpy(float),
-                                  theirs[["estimate", "conf_low", "conf_high", "p_value"]].to_numpy(float))
-    said = [n for n in dropped.notes if "left out" in n]
-    assert said == ["the aggregate (IQM) reads the 3 tasks where every agent has runs; 1 task left out of it "
-                    "(na_action=\"drop\"; the per-task and across-tasks tests keep it): task_01"]
+    three = _equivalence(df[df.task != "task_01"], n_resamples=200, rng=0).tidy().query("scope == 'aggregate'")
+    whole = _equivalence(base, n_resamples=200, rng=0).tidy().query("scope == 'aggregate'")
+    for theirs, pairs in ((three, [("agent_1", "agent_3"), ("agent_2", "agent_3")]), (whole, [("agent_1", "agent_2")])):
+        theirs = theirs.set_index(["agent_1", "agent_2"])
+        np.testing.assert_array_equal(ours.loc[pairs, columns].to_numpy(float),
+                                      theirs.loc[pairs, columns].to_numpy(float))
+    assert ours["n_tasks"].tolist() == [4, 3, 3]
+    assert not [n for n in dropped.notes if "left out" in n]
 
 
 def test_drop_leaving_the_aggregate_too_few_tasks_says_so():
+    """Pairs that share one task: their aggregate is withheld, named with the task (audit s31: of each pair, whatever
+    na_action=; s30 said the option left the aggregate no task where every agent has runs)."""
     base = rlstats.datasets.simulate(agents=3, tasks=3, seeds=4, effect=0.2, rng=0)
     none = base[~((base.agent == "agent_3") & (base.task == "task_01"))
                 & ~((base.agent == "agent_1") & (base.task != "task_01"))]
     result = _equivalence(none, na_action="drop", n_resamples=200, rng=0)
-    assert not (result.tidy().scope == "aggregate").any()
+    given = result.tidy().query("scope == 'aggregate'")  # agent_2 vs agent_3 share task_02 and task_03
+    assert list(zip(given.agent_1, given.agent_2, given.n_tasks)) == [("agent_2", "agent_3", 2)]
     assert (result.tidy().scope == "task").sum() == 3  # agent_1 vs agent_2 on task_01, agent_2 vs agent_3 on 02, 03
     withheld = [n for n in result.notes if n.startswith("the aggregate (IQM) difference is withheld")]
-    assert len(withheld) == 1 and 'na_action="drop" leaves it no task where every agent has runs' in withheld[0]
+    assert withheld == ["the aggregate (IQM) difference is withheld for agent_1 vs agent_2 (only task_01), agent_1 vs "
+                        "agent_3 (none): it is read from a studentised bootstrap of the pair's runs on the tasks both "
+                        "its agents ran, which needs 2 or more of them; add tasks both agents run, or read the "
+                        "per-task tests"]
     one = _without(base, "agent_3", ["task_02", "task_03"])
     result = _equivalence(one, na_action="omit", n_resamples=200, rng=0)
     withheld = [n for n in result.notes if n.startswith("the aggregate (IQM) difference is withheld")]
     assert len(withheld) == 1
-    assert 'na_action="omit" leaves it one task where every agent has runs (task_01)' in withheld[0]
+    assert withheld[0].startswith("the aggregate (IQM) difference is withheld for agent_1 vs agent_3 (only task_01), "
+                                  "agent_2 vs agent_3 (only task_01)")
+    assert result.tidy().query("scope == 'aggregate'").n_tasks.tolist() == [3]  # agent_1 vs agent_2
     assert not any("left out" in n for n in result.notes)
 
 

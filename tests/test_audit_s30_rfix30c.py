@@ -70,9 +70,11 @@ def _dropped():
 def test_equivalence_paragraph_says_the_aggregates_tasks():
     res = rlstats.equivalence(_dropped(), "score ~ agent | task", margin=0.5, na_action="drop", n_resamples=200,
                               rng=1)
-    assert res.n_tasks == 4 and res.aggregate_tasks == ("t1", "t2", "t3")
-    assert ("in aggregate, on the 3 tasks where every agent has runs (na_action=\"drop\" leaves t4 out of it), the "
-            "IQM difference") in res._prose()
+    # audit s31 (equiv31): each pair's aggregate on the tasks both its agents ran, said of the pair
+    assert res.n_tasks == 4 and res.aggregate_tasks == {("A", "C"): ("t1", "t2", "t3"), ("B", "C"): ("t1", "t2", "t3")}
+    assert "; each pair's tests read the tasks both its agents ran." in res._prose()
+    assert "A against C: across tasks over the 3 tasks both ran, " in res._prose()
+    assert "aggregate over the 3 tasks both ran, " in res._prose()
     whole = rlstats.equivalence(_dropped().query("task != 't4'"), "score ~ agent | task", margin=0.5,
                                 n_resamples=200, rng=1)
     assert whole.aggregate_tasks is None and "in aggregate the IQM difference" in whole._prose()
@@ -90,4 +92,6 @@ def test_equivalence_size_note_reads_the_aggregates_runs(monkeypatch):
     monkeypatch.setattr(calibration, "nearest_count", lambda grid, runs: seen.append(runs) or real(grid, runs))
     rlstats.equivalence(pd.DataFrame(rows), "score ~ agent | task", margin=0.5, na_action="drop", n_resamples=200,
                         rng=1)
-    assert seen == [3, 10]  # across tasks: all 4 tasks (3 runs on t4); aggregate: t1-t3 (10 runs)
+    # audit s31 (equiv31): each pair's own, per test: A vs B all 4 tasks (3 runs on t4), A vs C and B vs C t1-t3
+    # (10 runs), for the per-task, across-tasks and aggregate tests alike
+    assert seen == [3, 10, 10] * 3

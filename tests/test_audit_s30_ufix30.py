@@ -70,40 +70,37 @@ def _three_agents_one_empty_cell(atari):
 
 
 def test_equivalence_na_action_drop_leaves_out_the_incomplete_task(atari):
-    """na_action="drop" leaves out Alien (SPR has no runs there) of the aggregate, with its line, and the aggregate
-    is read on the 4 tasks every agent ran; since rfix30b (review s30) the pairs that ran Alien keep it, as
-    task_table()'s aggregate row leaves it out of that row alone."""
+    """SPR has no runs on Alien. Since audit s31 (equiv31) each pair's aggregate reads the tasks both its agents ran,
+    whatever na_action=: DER vs DrQ all 5 (Alien too), the pairs with SPR the 4 it ran (s30 had every pair's read the
+    4 tasks every agent ran, with na_action="drop", and withheld it without)."""
     sub = _three_agents_one_empty_cell(atari)
     kw = dict(normalize="atari100k_reference", rng=0, na_action="drop")
     res = rlstats.compare(sub, "score ~ agent | task", method="equivalence", margin=0.1, n_resamples=200, **kw)
-    line = ("Note: the aggregate (IQM) reads the 4 tasks where every agent has runs; 1 task left out of it "
-            '(na_action="drop"; the per-task and across-tasks tests keep it): Alien')
-    assert line in str(res).splitlines()
+    assert not any("where every agent has runs" in line for line in str(res).splitlines())
     assert res.glance().n_tasks[0] == 5
     assert res.tidy().query("scope == 'task' and agent_1 == 'DER' and agent_2 == 'DrQ'").task.tolist()[0] == "Alien"
     aggregate = res.tidy().query("scope == 'aggregate'")
     assert len(aggregate) == 3
-    # the IQM of each agent's 40 normalised runs on the 4 tasks (10 a task: the pooled runs' 25% trimmed mean)
+    # the IQM of each agent's 10-a-task normalised runs on the pair's tasks (the pooled runs' 25% trimmed mean)
     from scipy.stats import trim_mean
-    kept = rlstats.normalize(sub[sub.task != "Alien"], "atari100k_reference")
-    iqm = kept.groupby("agent", observed=True).score.apply(lambda x: trim_mean(x.to_numpy(), 0.25))
     for row in aggregate.itertuples():
+        tasks = set(sub.task[sub.agent == row.agent_1]) & set(sub.task[sub.agent == row.agent_2])
+        kept = rlstats.normalize(sub[sub.task.isin(tasks)], "atari100k_reference")
+        iqm = kept.groupby("agent", observed=True).score.apply(lambda x: trim_mean(x.to_numpy(), 0.25))
+        assert row.n_tasks == len(tasks) == (4 if "SPR" in (row.agent_1, row.agent_2) else 5)
         assert row.estimate == pytest.approx(iqm[row.agent_1] - iqm[row.agent_2], rel=1e-12)
 
 
 def test_equivalence_withheld_aggregate_states_the_condition_that_failed(atari):
-    """Without na_action="drop" the aggregate is withheld: the note said it "needs every agent on 2 or more tasks
-    with 3 runs or more in each", which every agent met (SPR ran 4 tasks, 10 runs each); what failed is that one
-    bootstrap of every agent reads the same tasks, and SPR has no runs on Alien."""
+    """Without na_action="drop" the aggregate was withheld for every pair, SPR having no runs on Alien; since audit s31
+    (equiv31) each pair's reads the tasks both its agents ran, the same numbers with or without the option."""
     sub = _three_agents_one_empty_cell(atari)
     res = rlstats.compare(sub, "score ~ agent | task", method="equivalence", margin=0.1,
-                          normalize="atari100k_reference", rng=0)
-    assert len(res.tidy().query("scope == 'aggregate'")) == 0
-    notes = [n for n in res.notes if n.startswith("the aggregate (IQM) difference is withheld")]
-    assert notes == ["the aggregate (IQM) difference is withheld: it is read from one studentised bootstrap of every "
-                     "agent on the same tasks, which needs every agent on each of them (2 or more) with 3 runs or "
-                     "more in each, and SPR has no runs on Alien; add runs, pass na_action=\"drop\" to read it on "
-                     "the 4 tasks every agent ran, or read the per-task and across-tasks tests"], res.notes
+                          normalize="atari100k_reference", rng=0, n_resamples=200)
+    assert not [n for n in res.notes if n.startswith("the aggregate (IQM) difference is withheld")]
+    dropped = rlstats.compare(sub, "score ~ agent | task", method="equivalence", margin=0.1,
+                              normalize="atari100k_reference", rng=0, n_resamples=200, na_action="drop")
+    pd.testing.assert_frame_equal(res.tidy(), dropped.tidy())
 
 
 # ------------------------------------------------------------------------- 3. the permutation test's advice

@@ -1178,6 +1178,12 @@ GRAPH_CASES = [
     ("task_table aggregate", "apart", lambda d: rlstats.task_table(d, "score ~ agent | task/seed",
                                                                    aggregate="bootstrap", **_QUICK),
      DesignError, _GROUPS),
+    # audit s31 equiv31: with na_action="drop" the rows stand and the aggregate row alone is withheld (was refused)
+    *[("task_table aggregate drop", layout, lambda d: rlstats.task_table(d, "score ~ agent | task/seed",
+                                                                        aggregate="bootstrap", na_action="drop",
+                                                                        **_QUICK),
+       "note", ("the aggregate row is withheld: no task has runs of every agent", 'na_action="drop" leaves it none'))
+      for layout in ("apart", "linked")],
     ("selection_check", "apart", lambda d: rlstats.selection_check(
         d, "score ~ agent | task", treatment="agent_3", baseline="agent_1", reported=["task_01"], **_QUICK),
      DesignError, "treatment 'agent_3' and baseline 'agent_1' never ran on a common task"),
@@ -3775,20 +3781,21 @@ def test_band_at_least_the_scores_range_is_said():
                   normalize=False, **options)
 
 
-def test_equivalence_na_action_drop_leaves_out_incomplete_tasks():
-    """audit s30: na_action="drop" leaves out of the aggregate the tasks some agent did not run, with its line (review
-    s30 rfix30b: of the aggregate alone, the pairs keep them); where no task has every agent, the aggregate is
-    withheld naming the option; without it the aggregate's note says the cell."""
+def test_equivalence_pairs_read_the_tasks_both_ran():
+    """audit s31 (equiv31): each pair's aggregate reads the tasks both its agents ran, said in the note of pairs that
+    did not share every task, whatever na_action=; a pair short of tasks or runs is withheld by name."""
     three = rlstats.datasets.simulate(agents=3, tasks=3, seeds=3, rng=0)
     gap = three[~((three["agent"] == "agent_2") & (three["task"] == "task_01"))]
-    noted(("the aggregate (IQM) reads the 2 tasks where every agent has runs; 1 task left out of it", "task_01"),
-          rlstats.equivalence, gap, "score ~ agent | task", margin=1.0, na_action="drop", n_resamples=200, rng=0)
-    noted(("aggregate (IQM) difference is withheld", "agent_2 has no runs on task_01", 'na_action="drop"'),
-          rlstats.equivalence, gap, "score ~ agent | task", margin=1.0, rng=0)
+    for na_action in ("raise", "drop"):
+        noted(("the across-tasks and aggregate tests of 2 pairs that did not share every task read only the tasks "
+               "both ran", "agent_1 vs agent_2 (2 of 3 tasks)"),
+              rlstats.equivalence, gap, "score ~ agent | task", margin=1.0, na_action=na_action, n_resamples=200,
+              rng=0)
     missing = {"task_01": "agent_3", "task_02": "agent_1", "task_03": "agent_2"}  # every task misses one agent
     apart = three[three["agent"].astype(str) != three["task"].astype(str).map(missing)]
-    noted(('na_action="drop" leaves it no task where every agent has runs',), rlstats.equivalence, apart,
-          "score ~ agent | task", margin=1.0, na_action="drop")
+    noted(("the aggregate (IQM) difference is withheld for agent_1 vs agent_2 (only task_01), agent_1 vs agent_3 "
+           "(only task_03), agent_2 vs agent_3 (only task_02)", "needs 2 or more of them"),
+          rlstats.equivalence, apart, "score ~ agent | task", margin=1.0, na_action="drop")
 
 
 def test_equivalence_says_what_it_withholds():

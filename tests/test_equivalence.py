@@ -359,7 +359,8 @@ def test_one_task_has_no_across_tasks_test():
     assert tidy.query("scope != 'task'")["conclusion"].tolist() == ["withheld"]  # the aggregate: no row, a note
     assert any("across-tasks test is withheld for agent_1 vs agent_2: they share only one task (task_01)" in n
                for n in res.notes)
-    assert any("aggregate (IQM) difference is withheld" in n and "there is one task" in n for n in res.notes)
+    assert any("aggregate (IQM) difference is withheld for agent_1 vs agent_2 (only task_01)" in n
+               and "needs 2 or more of them" in n for n in res.notes)
 
 
 # ---------------------------------------------------------------------------- issue 41 items 1-2: withholding, units

@@ -23,11 +23,11 @@ from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_value, shown
-from ...format import count, listed, names_shown, signif
+from ...format import count, join_and, listed, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
                        check_resamples, is_finite_number)
-from ...resampling import check_rng
+from ...resampling import check_rng, seed_sequence
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
                            floored_standard_errors, near_ties, run_expansion, welch_floor)
 from .._replication import verdict
@@ -232,8 +232,12 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         aggregate's standard error on the difference's Welch-Satterthwaite df), as the bootstrap's own interval of
         the mean does, and each one-sided p-value the larger of the two (audit s20: the bootstrap-t alone
         declared non-inferiority at the margin in 0.0575 of 9,600 data sets of 5 tasks x 10 skewed runs).
-        Given when every agent ran every task with at least 3 runs, on 2 or more tasks
-        (the bootstrap's own rule); otherwise withheld with a note. A pair's is also withheld where the bootstrap
+        Each pair's reads the tasks both its agents ran, as its per-task and across-tasks tests do (``n_tasks`` in
+        tidy(); the pair's line says "over the 3 tasks both ran" where fewer than the data's), its bootstrap drawn on
+        those tasks only, each agent from its own stream keyed by its label, so that its numbers are those of a run on
+        the pair's rows alone. Given where the pair shares 2 or more tasks with at least 3 runs of each agent on each
+        (the bootstrap's own rule); otherwise withheld with a note naming the pair. It is also withheld where the
+        bootstrap
         withholds either agent's interval (resamples with standard error 0, or runs mostly at a score cap: Notes),
         or where its interval reaches beyond
         the range the difference takes in any resample (each agent's IQM or mean lies within its scores): an end
@@ -249,11 +253,9 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         (default) leaves them too, with a warning and a note where the tasks' ranges (largest minus smallest score)
         differ tenfold (the across-tasks test and the aggregate average over tasks, so the wide tasks decide them).
     na_action : {"raise", "drop", "omit"}
-        Missing values: an error, or drop those rows and say so. Each pair's per-task and across-tasks tests read
-        the tasks both its agents ran, whatever the option. The aggregate reads every agent on the same tasks:
-        where some agent has no runs on a task, ``"raise"`` withholds it with a note, and ``"drop"`` (or ``"omit"``)
-        reads it on the tasks where every agent has runs, with a note of those left out of it, as
-        :func:`rlstats.task_table`'s aggregate row.
+        Missing values: an error, or drop those rows and say so. Each pair's tests, per task, across tasks and in
+        aggregate, read the tasks both its agents ran, whatever the option (a note names the pairs that did not share
+        every task).
     rng : None, int or numpy.random.Generator
         Seed of the aggregate's bootstrap (checked and recorded even without one).
     progress : bool
@@ -277,7 +279,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
 
     Notes
     -----
-    Per task, Welch's t needs 2 runs of each agent (withheld otherwise, with a note); across tasks, 2 shared tasks.
+    Per task, Welch's t needs 2 runs of each agent (withheld otherwise, with a note); across tasks and in aggregate, 2
+    shared tasks. The notes that quote a measured size count the pair's own tasks and fewest runs.
     Each per-task decision is at level alpha; "equivalent on every task" is an intersection-union test and holds
     level alpha without adjustment (Berger 1982), while "equivalent on some task" would need one. The size at the
     margin (the rate of declaring equivalence when the true difference is exactly +-margin) was measured on the
@@ -477,8 +480,9 @@ def _published_table(table, design):
 # ----------------------------------------------------------------------------- the tests
 
 
-def _rows(scope, a, b, task, method, estimate, se, df, test, margin):
-    """Table rows of one scope of one pair, from arrays."""
+def _rows(scope, a, b, task, method, estimate, se, df, test, margin, n_tasks=1):
+    """Table rows of one scope of one pair, from arrays; ``n_tasks``: the tasks each test read (the pair's shared
+    tasks across tasks and in aggregate, 1 per task)."""
     estimate, se, df = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (estimate, se, df))
     tasks = task if isinstance(task, (list, tuple)) else [task] * estimate.size
     out = []
@@ -491,7 +495,8 @@ def _rows(scope, a, b, task, method, estimate, se, df, test, margin):
         # one that supports a verdict beyond the margin, printed beside it in place of the TOST p (audit s19)
         beyond = (pick(test["p_below"]) if pick(test["conf_high"]) < -margin else
                   pick(test["p_above"]) if pick(test["conf_low"]) > margin else np.nan)
-        out.append({"scope": scope, "agent_1": a, "agent_2": b, "task": tasks[i], "method": method,
+        out.append({"scope": scope, "agent_1": a, "agent_2": b, "task": tasks[i], "n_tasks": int(n_tasks),
+                    "method": method,
                     "estimate": float(estimate[i]), "std_error": float(se[i]), "df": float(df[i]),
                     "statistic": pick(test["statistic"]), "p_value": pick(test["p_value"]),
                     "p_lower": pick(test["p_lower"]), "p_upper": pick(test["p_upper"]), "p_beyond": beyond,
@@ -553,7 +558,7 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     # a bound on a test that is withheld bounds nothing: no note of it (audit s19)
     changed["floored"] = changed["floored"] and bool(np.isfinite(se).all())
     rows += _rows("across tasks", a, b, None, method, estimate, se, df, _test(options, estimate, se, df),
-                  options.margin)
+                  options.margin, shared.sum())
     return rows, changed
 
 
@@ -568,6 +573,7 @@ def _run(design, options, rng, scale):
     for a, b in pairs:
         i, j = index[a], index[b]
         tied[a, b], floor = _saturation(design, (i, j))
+        tied[a, b] &= ((runs[:, i] > 0) & (runs[:, j] > 0))[:, None]  # the tasks the pair shares
         more, changed = _pair_rows(options, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
                                    sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1],
                                                            floor[:, 1]))
@@ -578,20 +584,22 @@ def _run(design, options, rng, scale):
         floored += [f"{a} vs {b}"] if changed["floored"] else []
     notes += _flat_note(flat) + _saturated_notes(capped, floored, options.across)
     table = pd.DataFrame(rows)
-    seed, read = None, None
+    seed = None
     if options.aggregate is not None:
         across_given = {(r["agent_1"], r["agent_2"]) for r in rows
                         if r["scope"] == "across tasks" and np.isfinite(r["p_value"])}
-        aggregate, seed, more, read = _aggregate(design, options, pairs, rng, across_given)
-        notes += more + _saturated_aggregate_note(aggregate, {pair: at[read] for pair, at in tied.items()},
-                                                  options.aggregate)
+        aggregate, seed, more = _aggregate(design, options, pairs, rng, across_given)
+        notes += more + _saturated_aggregate_note(aggregate, tied, options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     notes += (_partial_note(table, design.n_tasks) + _across_notes(table, options.across, short, still)
-              + _size_notes(design, options, table, read)
+              + _size_notes(design, options, table)
               + _unequal_runs_note(design, options, table) + _unlike_spreads_note(design, options, table, sds, runs))
-    fewer = None if read is None or read.all() else tuple(t for t, r in zip(design.tasks, read) if r)
-    return _result(design, options, pairs, table, notes, seed, scale, published=False, aggregate_tasks=fewer)
+    given = table[(table["scope"] == "aggregate") & table["shown"].notna()]
+    fewer = {(a, b): tuple(t for t, s in zip(design.tasks, (runs[:, index[a]] > 0) & (runs[:, index[b]] > 0)) if s)
+             for a, b, n in zip(given["agent_1"], given["agent_2"], given["n_tasks"]) if n < design.n_tasks}
+    return _result(design, options, pairs, table, notes, seed, scale, published=False,
+                   aggregate_tasks=fewer or None)
 
 
 def _saturated_aggregate_note(rows, tied, aggregate):
@@ -641,56 +649,69 @@ def _read_instead(pairs, across_given):
 
 
 def _aggregate(design, options, pairs, rng, across_given=None):
-    """(rows, seed, notes, read): the aggregate's difference per pair from the bootstrap's resamples, or none and why;
-    ``read``, (tasks,) bool, the design's tasks it reads. ``across_given``: the pairs whose across-tasks test is given
-    (None: all), for the notes' way on.
+    """(rows, seed, notes): each pair's aggregate difference from the bootstrap's resamples of the pair's runs on the
+    tasks both its agents ran, or none and why. ``across_given``: the pairs whose across-tasks test is given (None:
+    all), for the notes' way on.
 
-    With na_action "drop" or "omit" the aggregate alone leaves out the tasks where some agent has no runs, as
-    task_table()'s aggregate row (audit s30 rfix30b: they were left out of every pair and test, whatever aggregate=,
-    and groups that never share a task refused "(the aggregate compares every agent on the same tasks)" where no
-    aggregate was asked); the per-task and across-tasks tests keep the tasks both agents of a pair ran."""
+    A pair's aggregate reads the tasks both its agents ran, as its per-task and across-tasks tests do, whatever
+    na_action= (audit s31 equiv31: it was withheld for every pair unless every agent ran every task, or with
+    na_action="drop" read only the tasks every agent ran, 3 of the 4 that A and B shared). The pairs sharing one set of
+    tasks are read from one bootstrap of their agents there: each agent's resamples come from its own stream, keyed by
+    its label (:func:`rlstats.bootstrap`), so a pair's estimate, standard error and resamples are those of a run on the
+    pair's rows alone, whatever the other agents and the rows' order (only the bootstrap's own rule for its intervals on
+    runs at a cap, which decides whether a withheld interval is the pair's "own" reason, reads the group's runs, as it
+    read every agent's before); where every agent ran every task, one bootstrap of them all, as before."""
+    label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
+    index = {name: j for j, name in enumerate(design.agents)}
+    groups, short, few = {}, {}, {}
+    for a, b in pairs:
+        i, j = index[a], index[b]
+        shared = (design.counts[:, i] > 0) & (design.counts[:, j] > 0)
+        runs = design.counts[shared][:, [i, j]]
+        if shared.sum() < 2:  # its per-task test is the answer there
+            only = [t for t, s in zip(design.tasks, shared) if s]
+            few[a, b] = f"{a} vs {b} ({f'only {only[0]}' if only else 'none'})"
+        elif runs.min() < 3:
+            t, k = np.argwhere(runs == runs.min())[0]
+            short[a, b] = (f"{a} vs {b} ({(a, b)[k]} has {count(int(runs.min()), 'run')} on "
+                           f"{np.asarray(design.tasks)[shared][t]})")
+        else:
+            groups.setdefault(tuple(shared), []).append((a, b))
+    notes = []
+    if few:
+        one = any("(only " in item for item in few.values())
+        notes.append(f"the aggregate ({label}) difference is withheld for {listed(few.values(), 6)}: it is read from a "
+                     "studentised bootstrap of the pair's runs on the tasks both its agents ran, which needs 2 or more "
+                     "of them; add tasks both agents run" + (", or read the per-task tests" if one else ""))
+    if short:
+        notes.append(f"the aggregate ({label}) difference is withheld for {listed(short.values(), 6)}: it is read "
+                     "from a studentised bootstrap of the pair's runs on the tasks both its agents ran, which needs "
+                     "3 runs or more of each agent on each; add runs, or "
+                     f"{_read_instead(list(short), across_given)}")
+    if not groups:
+        return [], None, notes
+    seed = seed_sequence(rng)[1]  # one seed for every group's bootstrap: each agent's stream keyed by its label
+    rows = []
+    for key, members in groups.items():
+        shared = np.asarray(key)
+        agents = [name for name in design.agents if any(name in pair for pair in members)]
+        sub = design
+        if not shared.all() or len(agents) < design.n_agents:  # the pairs' own rows (notes: the data's, said above)
+            sub = dataclasses.replace(design.select_tasks([t for t, s in zip(design.tasks, shared) if s])
+                                      .select_agents(agents), notes=design.notes)
+        more, fresh = _aggregate_group(sub, options, members, seed, across_given, label)
+        rows += more
+        notes += [note for note in fresh if note not in notes]
+    return rows, seed, notes
+
+
+def _aggregate_group(design, options, pairs, seed, across_given, label):
+    """(rows, notes): the aggregate difference of each of ``pairs`` from one bootstrap of ``design``, every agent of
+    which ran every task of it with 3 runs or more (the pairs' shared tasks)."""
     from .. import backend
 
-    label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
-    read = (design.counts > 0).all(axis=1)
-    whole, kept, left_out = design, "", []
-    if options.na_action != "raise" and not read.all():
-        if read.sum() < 2:  # the option's doing: said so, with the runs that would give it tasks (no refusal: the
-            # per-pair tests stand, as with na_action="raise")
-            only = names_shown(np.asarray(design.tasks)[read], design.tasks)
-            said = f"one task where every agent has runs ({only[0]})" if only else "no task where every agent has runs"
-            return [], None, [f"the aggregate ({label}) difference is withheld: it is read from one studentised "
-                              f"bootstrap of every agent on the same tasks (2 or more), and na_action="
-                              f"\"{options.na_action}\" leaves it {said}; add runs to the tasks some agent did not "
-                              f"run, or {_read_instead(pairs, across_given)}"], read
-        gone = [t for t, r in zip(design.tasks, read) if not r]
-        # its own drop note would say every test lost them; the data's notes are the design's (task_table's way)
-        design = dataclasses.replace(design.require_complete(options.na_action, "the aggregate compares every agent on "
-                                                                "the same tasks"), notes=whole.notes)
-        kept = (f" (of the {count(design.n_tasks, 'task')} where every agent has runs, which na_action="
-                f"\"{options.na_action}\" leaves it)")
-        left_out = [f"the aggregate ({label}) reads the {count(design.n_tasks, 'task')} where every agent has runs; "
-                    f"{count(len(gone), 'task')} left out of it (na_action=\"{options.na_action}\"; the per-task and "
-                    f"across-tasks tests keep {'it' if len(gone) == 1 else 'them'}): "
-                    f"{listed(names_shown(gone, whole.tasks), 5)}"]
-    fewest = int(design.counts.min())
-    if not design.is_complete or fewest < 3 or design.n_tasks < 2:
-        # the condition that failed, of the bootstrap every pair's difference is read from (audit s30: "needs every
-        # agent on 2 or more tasks with 3 runs or more in each, and some agent did not run every task", which every
-        # agent of the Atari rows met: SPR had 4 tasks of 10 runs, and no runs of Alien)
-        empty = [f"{design.agents[a]} on {design.tasks[t]}" for t, a in zip(*np.nonzero(design.counts == 0))]
-        complete = int((design.counts > 0).all(axis=1).sum())
-        why = ((f"{empty[0].replace(' on ', ' has no runs on ', 1)}" if len(empty) == 1 else
-                f"{count(len(empty), 'agent x task cell')} have no runs ({listed(empty, 3)})") if empty else
-               f"some agent has {count(fewest, 'run')} in a task" if fewest < 3 else "there is one task")
-        way = (f'add runs, pass na_action="drop" to read it on the {count(complete, "task")} every agent ran'
-               if empty and complete >= 2 else "add runs or tasks")
-        return [], None, [f"the aggregate ({label}) difference is withheld: it is read from one studentised bootstrap "
-                          f"of every agent on the same tasks, which needs every agent on each of them (2 or more) "
-                          f"with 3 runs or more in each, and {why}{kept}; {way}, or "
-                          f"{_read_instead(pairs, across_given)}"], read
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
-                                  confidence_level=1 - 2 * options.alpha, rng=rng, normalize=False,  # said above
+                                  confidence_level=1 - 2 * options.alpha, rng=seed, normalize=False,  # said above
                                   progress=False, max_seconds=float("inf"))  # equivalence() estimated it and shows it
     index = {name: j for j, name in enumerate(result.agents)}
     # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by
@@ -734,7 +755,8 @@ def _aggregate(design, options, pairs, rng, across_given=None):
         if at_cap or own or beyond:
             test = {key: np.nan if key != "shown" else False for key in test}
         name = WELCH_FLOOR_NAME if options.aggregate in WELCH_FLOOR_METRICS else "bootstrap-t"
-        rows += _rows("aggregate", a, b, None, f"{name} ({label})", delta, se, np.nan, test, options.margin)
+        rows += _rows("aggregate", a, b, None, f"{name} ({label})", delta, se, np.nan, test, options.margin,
+                      design.n_tasks)
     # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
     fresh = [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
     fresh += [f"the aggregate ({label}) difference is withheld for {a} vs {b}: {why}; add runs, or "
@@ -743,7 +765,7 @@ def _aggregate(design, options, pairs, rng, across_given=None):
         fresh.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
                      f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
                      f"raise n_resamples to {int(np.ceil(1 / options.alpha))} or more")
-    return rows, result.seed, left_out + fresh, read
+    return rows, fresh
 
 
 def _welch_floored(test, delta, se, cells, pair, options):
@@ -862,14 +884,20 @@ def _saturated_notes(withheld, floored, across="welch"):
 
 def _partial_note(table, n_tasks):
     """The note of the pairs that share some tasks only (2 or more: one task has no across-tasks test): each one's
-    across-tasks test reads the tasks both ran, so two pairs' "across tasks" may be different tasks (audit s19: A vs
-    C over t0 and t1 and B vs C over t2 and t3 printed as alike)."""
+    across-tasks test, and its aggregate (audit s31), reads the tasks both ran, so two pairs' "across tasks" may be
+    different tasks (audit s19: A vs C over t0 and t1 and B vs C over t2 and t3 printed as alike)."""
     shared = table[table["scope"] == "task"].groupby(["agent_1", "agent_2"], sort=False).size()
-    partial = [f"{a} vs {b} ({n} of {n_tasks} tasks)" for (a, b), n in shared.items() if 2 <= n < n_tasks]
+    partial = [(a, b, n) for (a, b), n in shared.items() if 2 <= n < n_tasks]
     if not partial:
         return []
-    return [f"the across-tasks test of {count(len(partial), 'pair')} that did not share every task reads only the "
-            f"tasks both ran, not all {n_tasks} of the data: {listed(partial, 8)}"]
+    aggregate = table[table["scope"] == "aggregate"]
+    aggregated = set(zip(aggregate["agent_1"], aggregate["agent_2"]))
+    tests = ("across-tasks and aggregate tests" if any((a, b) in aggregated for a, b, _ in partial) else
+             "across-tasks test")
+    verb = "read" if tests.endswith("tests") else "reads"
+    return [f"the {tests} of {count(len(partial), 'pair')} that did not share every task {verb} only the "
+            f"tasks both ran, not all {n_tasks} of the data: "
+            f"{listed([f'{a} vs {b} ({n} of {n_tasks} tasks)' for a, b, n in partial], 8)}"]
 
 
 def _across_notes(table, across, short, still):
@@ -912,47 +940,51 @@ def _across_notes(table, across, short, still):
     return [f"the across-tasks test is withheld for {'; '.join(pairs)}: {why}" for why, pairs in withheld.items()]
 
 
-def _size_notes(design, options, table, aggregate_tasks=None):
+def _size_notes(design, options, table):
     """The measured size at the margin where the calibration table shows it above alpha by more than 3 Monte Carlo
-    SE (pooled or in its worst design draw) at this design (two agents' rows at the nearest runs measured and the
-    worse of the task counts bracketing the design's among the test's rows there,
-    :func:`rlstats.calibration.bracketing_rows`), for each test given; ``aggregate_tasks``: (tasks,) bool, the tasks
-    the aggregate read (na_action="drop": those every agent ran), its task count and fewest runs those of them
-    (review s30: its runs were the fewest of the whole design, tasks it left out included)."""
+    SE (pooled or in its worst design draw) at the design of a pair's test (two agents' rows at the runs measured
+    nearest the pair's fewest on the tasks it read, and the worse of the task counts bracketing the tasks it read
+    among the test's rows there, :func:`rlstats.calibration.bracketing_rows`), for each test given. Audit s31
+    (equiv31): every count is the pair's own; the note read the design's task count and the fewest runs of any agent
+    (review s30 had the aggregate's read its own tasks under na_action="drop"). A note names its pairs where it is not
+    of every pair whose test of that kind was given."""
     if not np.isclose(options.alpha, 0.05) or not len(calibration.rows(CALIBRATION)):
         return []
-    counts = design.counts
-    measured_runs = calibration.nearest_count((3, 5, 10, 20), int(counts[counts > 0].min()))
-    if aggregate_tasks is not None and aggregate_tasks.any() and not aggregate_tasks.all():
-        read = counts[aggregate_tasks]
-        aggregate_runs, aggregate_n = calibration.nearest_count((3, 5, 10, 20), int(read[read > 0].min())), \
-            int(aggregate_tasks.sum())
-    else:
-        aggregate_runs, aggregate_n = measured_runs, design.n_tasks
+    index = {name: j for j, name in enumerate(design.agents)}
     given = table[np.isfinite(table["conf_low"].to_numpy(dtype=float))]
     notes = []
     table_rows = [row for row in calibration.rows(CALIBRATION) if not _unlike_spread_row(row)]
-    for (scope, method), _ in given.groupby(["scope", "method"], sort=False):
+    for (scope, method), tests in given.groupby(["scope", "method"], sort=False):
         name, _, detail = method.partition(" (")
         interval = _CALIBRATED[name]
         rows = table_rows
         if interval == "paired_t":  # audit s11: on saturated runs the paired t runs bounded, with rows of its own;
             # the plain one's rows of the saturated family describe a test no longer run on such runs
             interval = "paired_t_bounded" if detail.startswith("capped") else interval
-            rows = [r for r in table_rows if interval == "paired_t_bounded" or r["distribution"] != "saturated"]
-        columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval,
-                   "runs": aggregate_runs if scope == "aggregate" else measured_runs}
+            rows = [r for r in rows if interval == "paired_t_bounded" or r["distribution"] != "saturated"]
+        columns = {"test": _CALIBRATED_TESTS[options.alternative], "interval": interval}
         if interval == "bootstrap_t":
             columns["metric"] = options.aggregate
-        # the task counts bracketing the design's among the test's rows at these runs (review23d: the mean's
-        # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
-        n_tasks = aggregate_n if scope == "aggregate" else design.n_tasks
-        matched, tasks = calibration.bracketing_rows(
-            [r for r in rows if all(r[key] == str(value) for key, value in columns.items())], n_tasks)
-        row = calibration.shortfall(matched, 0.95)
-        if row is not None:
-            notes.append(f"measured size at the margin of the {scope} test ({method}) at "
-                         f"{calibration.bracket_words(tasks, row['tasks'])} and "
+        rows = [r for r in rows if all(r[key] == str(value) for key, value in columns.items())]
+        found, pairs = {}, list(dict.fromkeys(zip(tests["agent_1"], tests["agent_2"])))
+        for a, b in pairs:
+            # the pair's tasks (those both ran) and its fewest runs on them (a published table's side: its own n)
+            shared = (design.counts[:, index[a]] > 0) & (
+                True if b == PUBLISHED else design.counts[:, index[b]] > 0)
+            cells = design.counts[shared][:, [index[a]] + ([] if b == PUBLISHED else [index[b]])]
+            runs = calibration.nearest_count((3, 5, 10, 20), int(cells.min()))
+            # the task counts bracketing the pair's among the test's rows at these runs (review23d: the mean's
+            # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
+            matched, bracket = calibration.bracketing_rows([r for r in rows if r["runs"] == str(runs)],
+                                                           int(shared.sum()))
+            row = calibration.shortfall(matched, 0.95)
+            if row is not None:
+                found.setdefault((tuple(sorted(row.items())), bracket), []).append(f"{a} vs {b}")
+        for (items, bracket), named in found.items():
+            row = dict(items)
+            of = "" if len(named) == len(pairs) else f" of {join_and(named)}"
+            notes.append(f"measured size at the margin of the {scope} test ({method}){of} at "
+                         f"{calibration.bracket_words(bracket, row['tasks'])} and "
                          f"{row['runs']} runs per agent: {1 - float(row['coverage']):.3f}"
                          f"{calibration.worst_draw_clause(row, size=True)} ("
                          f"{row['distribution'].replace('_', '-')} scores, {row['configuration']}; {row['n_sim']} "

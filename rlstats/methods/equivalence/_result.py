@@ -15,8 +15,9 @@ from ...results import Result, Summary, resultclass
 from . import plots
 
 #: tidy()'s columns, in order
-_COLUMNS = ("scope", "agent_1", "agent_2", "task", "estimate", "std_error", "df", "statistic", "p_value", "p_lower",
-            "p_upper", "conf_low", "conf_high", "conf_level", "margin", "alternative", "shown", "conclusion", "method")
+_COLUMNS = ("scope", "agent_1", "agent_2", "task", "n_tasks", "estimate", "std_error", "df", "statistic", "p_value",
+            "p_lower", "p_upper", "conf_low", "conf_high", "conf_level", "margin", "alternative", "shown", "conclusion",
+            "method")
 
 
 @resultclass
@@ -47,10 +48,11 @@ class EquivalenceResult(Result):
     pairs : tuple of (str, str)
         The pairs compared, (agent_1, agent_2); agent_2 is ``"published"`` with a published table.
     comparisons : DataFrame
-        One row per pair and scope ("task": each task both ran, Welch's t; "across tasks": the mean over tasks of the
-        task-level differences of means, with the Welch-Satterthwaite interval of the tasks at hand or the paired t
-        over tasks; "aggregate": the bootstrap-t of the IQM difference, or of the mean's with each end at least the
-        Welch t bound's, method "bootstrap-t with Welch t floor"): estimate (agent_1 - agent_2),
+        One row per pair and scope ("task": each task both ran, Welch's t; "across tasks": the mean over the tasks
+        both ran of the task-level differences of means, with the Welch-Satterthwaite interval of the tasks at hand or
+        the paired t over tasks; "aggregate": the bootstrap-t of the IQM difference, or of the mean's with each end at
+        least the Welch t bound's, method "bootstrap-t with Welch t floor", on the tasks both ran): n_tasks (the tasks
+        the test read: 1 per task, the pair's shared tasks across tasks and in aggregate), estimate (agent_1 - agent_2),
         std_error, df, statistic (the t of the deciding side), p_value (the larger one-sided p-value for
         equivalence, the one of "worse" for non-inferiority), p_lower (H0 delta <= -margin), p_upper (H0 delta >=
         margin), conf_low and conf_high (the 1 - 2 alpha interval), margin, shown (the alternative was shown; None
@@ -66,9 +68,10 @@ class EquivalenceResult(Result):
         Whether agent_2 is a published table of per-task summaries.
     n_resamples : int or None
         Bootstrap resamples of the aggregate; None where none were drawn (no aggregate, or it was withheld).
-    aggregate_tasks : tuple of str or None
-        The tasks the aggregate read where fewer than ``tasks`` (``na_action="drop"``: those where every agent has
-        runs; the per-task and across-tasks tests keep the others); None where it read them all.
+    aggregate_tasks : dict or None
+        {(agent_1, agent_2): tasks} of the pairs whose aggregate was given on fewer tasks than ``tasks``: each pair's
+        aggregate reads the tasks both its agents ran, as its per-task and across-tasks tests do (``n_tasks`` in
+        tidy()); None where every aggregate given read every task.
     """
 
     margin: float
@@ -86,7 +89,7 @@ class EquivalenceResult(Result):
     across: str
     published: bool
     n_resamples: int | None
-    aggregate_tasks: tuple[str, ...] | None = None
+    aggregate_tasks: dict[tuple[str, str], tuple[str, ...]] | None = None
 
     _plot_kinds: ClassVar[dict] = {"intervals": plots.plot_intervals}
 
@@ -132,9 +135,10 @@ class EquivalenceResult(Result):
                 continue
             row = row.iloc[0]
             if row["shown"] is None or (isinstance(row["shown"], float) and np.isnan(row["shown"])):
-                lines.append(f"  {scope}: withheld (see the notes)")
+                lines.append(f"  {scope}{self._over(row)}: withheld (see the notes)")
                 continue
-            lines.append(f"  {scope}: {row['conclusion']} (difference {fmt.signif(row['estimate'])}, {level} CI "
+            lines.append(f"  {scope}{self._over(row)}: {row['conclusion']} (difference {fmt.signif(row['estimate'])}, "
+                         f"{level} CI "
                          f"{self._bound(row['conf_low'])} to {self._bound(row['conf_high'])}, "
                          f"{self._verdict_pvalue(row)}; {row['method']})")
         tasks = self._scope("task", a, b)
@@ -240,14 +244,11 @@ class EquivalenceResult(Result):
             "n_shown": int(shown.fillna(False).astype(bool).sum()), "n_agents": self.n_agents,
             "n_tasks": self.n_tasks, "n_obs": self.nobs}])
 
-    def _aggregate_tasks_said(self):
-        """Where the aggregate read fewer tasks than the tests (review s30: the paragraph said "4 tasks" of an
-        aggregate that read 3), which: ", on the 3 tasks where every agent has runs (...)"; else nothing."""
-        if self.aggregate_tasks is None:
-            return ""
-        gone = [t for t in self.tasks if t not in self.aggregate_tasks]
-        return (f", on the {fmt.count(len(self.aggregate_tasks), 'task')} where every agent has runs "
-                f"(na_action=\"{self.options.get('na_action', 'drop')}\" leaves {fmt.listed(gone, 5)} out of it),")
+    def _over(self, row):
+        """" over the 3 tasks both ran" of an across-tasks or aggregate row that read fewer tasks than the data's
+        (audit s31: a pair's aggregate reads the tasks both its agents ran); else nothing."""
+        n = row.get("n_tasks", len(self.tasks))
+        return f" over the {fmt.count(int(n), 'task')} both ran" if 0 < n < len(self.tasks) else ""
 
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level, 3)}%"
@@ -264,11 +265,14 @@ class EquivalenceResult(Result):
                    "with its standard error from the runs within tasks on Welch-Satterthwaite df (the tasks at hand)"))
         aggregate = self.comparisons[self.comparisons["scope"] == "aggregate"]
         if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
-            text += (f"; in aggregate{self._aggregate_tasks_said()} the {'IQM' if self.aggregate == 'iqm' else 'mean'} "
+            text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} "
                      "difference with a "
                      f"studentised stratified bootstrap interval ({self.n_resamples} resamples; Agarwal et al., "
                      "2021)" + (", each end at least as far out as the Welch t bound's, as the bootstrap's own "
                                 "interval of the mean" if self.aggregate == "mean" else ""))
+        pooled = self.comparisons[self.comparisons["scope"] != "task"]
+        if "n_tasks" in pooled and (pooled["n_tasks"] < len(self.tasks)).any():  # audit s31: the pairs' own tasks
+            text += "; each pair's tests read the tasks both its agents ran"
         text += "."
         for a, b in self.pairs:
             parts = []
@@ -276,7 +280,8 @@ class EquivalenceResult(Result):
                 row = self._scope(scope, a, b)
                 if len(row) and row.iloc[0]["shown"] is not None and np.isfinite(row.iloc[0]["conf_low"]):
                     r = row.iloc[0]
-                    parts.append(f"{scope}, {r['conclusion']} (difference {fmt.signif(r['estimate'], 3)}, {level} CI "
+                    parts.append(f"{scope}{self._over(r)}, {r['conclusion']} (difference "
+                                 f"{fmt.signif(r['estimate'], 3)}, {level} CI "
                                  f"{self._bound(r['conf_low'], 3)} to {self._bound(r['conf_high'], 3)})")
             tasks = self._scope("task", a, b)
             tested = tasks[tasks["shown"].notna()]

@@ -189,7 +189,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     na_action : {"raise", "drop", "omit"}
         Missing values: an error naming the rows, or drop those rows and say so. An agent without runs on a task is
         a blank cell either way; the aggregate row, which compares every agent on the same tasks, is then an error,
-        or with ``"drop"`` reads only the tasks where every agent has runs (a note names those left out).
+        or with ``"drop"`` reads only the tasks where every agent has runs (a note names those left out), and is
+        withheld with a note where no task has every agent (the per-task rows stand).
         ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the caller's frame.
@@ -640,12 +641,18 @@ def _adjust_name(adjustment):
 
 def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_action="raise", one_scale=False):
     """Each agent's aggregate over tasks with its stratified bootstrap interval, through the registry, and the note
-    of the tasks it leaves out (na_action="drop": those where some agent has no runs; the per-task rows keep them).
+    of the tasks it leaves out (na_action="drop": those where some agent has no runs; the per-task rows keep them);
+    None and the note why where that leaves no task.
     ``one_scale``: the caller gave normalize= (a reference, or False: one scale already), so the bootstrap's
     raw-scales warning, whose way on is that option, is not given again (audit s19)."""
     from .. import backend
 
     metric = {"mean": "mean", "median": "median", "iqm": "iqm"}[summary]
+    if na_action != "raise" and not (design.counts > 0).all(axis=1).any():
+        # the option's doing, said; the rows above stand (audit s31 equiv31: a refusal, which lost them too)
+        return None, [f"the aggregate row is withheld: no task has runs of every agent, so na_action=\"{na_action}\" "
+                      "leaves it none (it compares every agent on the same tasks); the rows above stand; add runs to "
+                      "the tasks some agent did not run, or select agents that share tasks"]
     complete = design.require_complete(na_action, "the aggregate row compares agents on the same tasks")
     gone = [t for t in design.tasks if t not in complete.tasks]
     notes = [f"the aggregate row reads the {count(complete.n_tasks, 'task')} where every agent has runs; "
