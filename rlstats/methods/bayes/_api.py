@@ -508,7 +508,7 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     n_tasks = design.n_tasks
     # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
     # category order), so that order does not change the draws
-    by_name = np.argsort(design.task_places)
+    by_name = design.task_order
     task_means = design.cell_matrix("mean")[by_name]
     filled, logged = np.where(present, differences, 0.0)[:, by_name], present[:, by_name]  # (pairs, tasks)
     ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS and options.orderings is not False
@@ -958,7 +958,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     # the sampler takes a pair's tasks, a group's pairs and each pair's two agents in their names' sorted order, not
     # the design's (a Categorical's category order), and keys a group's stream by the places of its first pair's
     # agents, so that order does not change the draws; a pair fitted the other way round has its draws mirrored
-    by_name = np.argsort(design.task_places)
+    by_name = design.task_order
     place = design.agent_places
     flipped = (place[first] > place[second]) if options.control is None else np.zeros(n_pairs, dtype=bool)
     low_place = np.where(flipped, place[second], place[first])
