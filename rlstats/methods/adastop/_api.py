@@ -601,10 +601,11 @@ def _spending_rows(runs, schedules, blocked):
 def _holm_rows(runs, blocked):
     """Per task tested under ``permutations="holm"`` (none for the other schemes): Holm's J (``n_comparisons``), its c
     now (``alpha_divisor``, the comparisons not yet rejected), the level each comparison's own test spends at alpha / J
-    over every interim (``level_each``, the first step's) and at alpha / c by the last interim run (``interim``;
+    over every interim (``level_each``, the first step's), the J of them summed (``level_all``, Bonferroni's sum, the
+    family-wise bound) and the level each spends at alpha / c by the last interim run (``interim``;
     ``level_spent_each``, 0 before the first, NaN with every comparison rejected), as
-    :func:`kernels.spendable_level` counts them: what the result prints of Holm's levels (audit s30: it re-derived
-    them from the spending table)."""
+    :func:`kernels.spendable_level` and :func:`kernels.family_level` count them, exactly: what the result prints of
+    Holm's levels (audit s30: it re-derived them from the spending table)."""
     rows = []
     for run in runs:
         test = run.test
@@ -613,11 +614,11 @@ def _holm_rows(runs, blocked):
         c = test.not_rejected
         row = {"task": run.name} if blocked else {}
         row.update(n_comparisons=len(test.pairs), alpha_divisor=c, level_each=test.first_step_level,
-                   interim=test.interim,
+                   level_all=kernels.family_level(test.schedule, len(test.pairs)), interim=test.interim,
                    level_spent_each=kernels.spendable_level(test.schedule, c, test.interim) if c else math.nan)
         rows.append(row)
-    columns = (["task"] if blocked else []) + ["n_comparisons", "alpha_divisor", "level_each", "interim",
-                                               "level_spent_each"]
+    columns = (["task"] if blocked else []) + ["n_comparisons", "alpha_divisor", "level_each", "level_all",
+                                               "interim", "level_spent_each"]
     return pd.DataFrame(rows, columns=columns)
 
 
