@@ -9,6 +9,10 @@
    stores y beside Holm's other levels (``holm_levels.level_all``), the exact sum of the grids' levels times J,
    rounded once: at n = 3, K = 3, 500 paths and J = 9 it is 0.036 where J * x was 0.036000000000000004 (the
    4 digits printed are the same).
+3. The public signatures said ``control: str | None`` (likewise reference=, shifted_agent=, treatment=, a pair's
+   agents) where the docstrings said str or int and errors.label_named takes a label as printed (9, int64(9), "9",
+   9.0): they now say ``Label`` (rlstats._typing: str, int, float or a numpy integer), and the typed user script
+   names an agent coded 0 with ``control=0`` under mypy --strict (refused with the old hints: 'expected "str | None"').
 """
 
 from __future__ import annotations
@@ -52,3 +56,22 @@ def test_holms_level_in_all_is_stored_exactly():
     schedule = _kernels.make_schedule(3, 3, 500, 0.05)
     assert schedule.n_paths == (10, 200, 500) and _kernels.family_level(schedule, 9) == 0.036
     assert 9 * _kernels.spendable_level(schedule, 9) == 0.036000000000000004
+
+
+def test_options_naming_an_agent_or_a_task_are_hinted_as_labels():
+    import inspect
+
+    from rlstats.methods.adastop import AdaStop, AdaStopResult
+    from rlstats.methods.bootstrap import BootstrapResult
+    from rlstats.methods.curves import CurvesResult
+
+    named = {rlstats.bayes: ["control"], rlstats.equivalence: ["control"], rlstats.skillings_mack: ["control"],
+             rlstats.adastop: ["reference"], rlstats.permutation: ["reference"], AdaStop: ["reference"],
+             rlstats.power: ["shifted_agent"], rlstats.sample_size: ["shifted_agent"],
+             rlstats.selection_check: ["treatment", "baseline"], AdaStopResult.decision_matrix: ["task"],
+             BootstrapResult.inferential_intervals: ["a", "b"], CurvesResult.difference: ["a", "b"]}
+    for function, options in named.items():
+        parameters = inspect.signature(function).parameters
+        for option in options:
+            assert parameters[option].annotation in ("Label", "Label | None"), (function, option)
+    assert rlstats._typing.Label.__args__[:3] == (str, int, float)

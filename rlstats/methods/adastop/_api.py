@@ -55,7 +55,7 @@ from . import _kernels as kernels
 from ._backend import REPEATED_RUNS, cost
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K, MAX_N
-from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Permutations, Seed
+from ..._typing import Data, EvalEnv, FormulaLike, Label, NaAction, Permutations, Seed
 
 __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 
@@ -115,7 +115,7 @@ class AdaStopOptions:
     alpha: float = 0.05
     beta: float = 0.0
     comparisons: object = "all"
-    reference: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
+    reference: Label | None = None  # as given; the data's label once read (errors.label_named)
     batch: str | None = None
     permutations: str = "holm"
     na_action: NaAction = "raise"
@@ -808,7 +808,7 @@ def _unused_notes(runs, pairs, agents, K, blocked):
 @public_function
 def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: int | None = None,
             n_resamples: int = 10_000, alpha: float = 0.05, beta: float = 0.0,
-            comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
+            comparisons: str | Sequence[tuple[Label, Label]] = "all", reference: Label | None = None,
             batch: str | None = None, permutations: Permutations = "holm", na_action: NaAction = "raise",
             rng: Seed = None, progress: bool = True,
             max_seconds: float | None = None, eval_env: EvalEnv = None) -> AdaStopResult:
@@ -852,7 +852,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         put right): 0 switches it off.  Heuristic, without a guarantee.
     comparisons : "all" or list of (agent_1, agent_2)
         The family of comparisons; all pairs by default.
-    reference : str or int, optional
+    reference : str, int or float, optional
         Compare this agent with every other one (instead of ``comparisons``); named, as the pairs' agents are,
         as the data write it (an agent coded 9: 9 or "9").
     batch : str, optional
@@ -1162,7 +1162,7 @@ def adastop_outcomes(design, *, rng=None, **options):
 
 @public_function
 def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
-                comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
+                comparisons: str | Sequence[tuple[Label, Label]] = "all", reference: Label | None = None,
                 permutations: Permutations = "holm", na_action: NaAction = "raise", rng: Seed = None,
                 progress: bool = True, max_seconds: float | None = None, eval_env: EvalEnv = None) -> PermutationResult:
     """Permutation test of mean differences between agents, with step-down multiple comparisons.

@@ -11,7 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from . import plots as plots_adastop
 from ...errors import OptionError, agent_named
-from ..._typing import ColumnNames
+from ..._typing import ColumnNames, Label
 from ...results import Result, resultclass
 from ...vocabulary import label
 
@@ -141,7 +141,7 @@ class AdaStopResult(Result):
         """Every comparison is decided."""
         return self._count("continue") == 0
 
-    def decision_matrix(self, task: str | None = None) -> pd.DataFrame:
+    def decision_matrix(self, task: Label | None = None) -> pd.DataFrame:
         """Square DataFrame of decisions: cell (row, column) reads "row is ... than column".
 
         Symbols: ``>`` larger, ``<`` smaller, ``=`` equal, ``?`` undecided,

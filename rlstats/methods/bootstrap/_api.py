@@ -47,8 +47,8 @@ from . import _small_runs as small_runs
 from ._backend import DEFAULT_PROFILE_POINTS, cost, improvement_cost, profile_cost
 from ._result import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                       ProbabilityOfImprovementResult, clipped_intervals)
-from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction,
-                        Normalizer, ProfileInterval, Seed)
+from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, Label,
+                        NaAction, Normalizer, ProfileInterval, Seed)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -363,7 +363,7 @@ def _require_run_matrices(design, layouts, why):
 # ----------------------------------------------------------------------------- results
 
 
-def inferential_intervals(result: BootstrapResult, a: str, b: str, test: Result | None = None, *,
+def inferential_intervals(result: BootstrapResult, a: Label, b: Label, test: Result | None = None, *,
                           alpha: float | None = None) -> InferentialIntervalsResult:
     """What :meth:`BootstrapResult.inferential_intervals` returns (see there).
 
@@ -1073,7 +1073,7 @@ def _bca_notes(agents, metrics, z0):
 
 @public_function
 def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *,
-                               pairs: Sequence[tuple[str, str]] | None = None, n_resamples: int | None = None,
+                               pairs: Sequence[tuple[Label, Label]] | None = None, n_resamples: int | None = None,
                                confidence_level: float = 0.95, interval: ImprovementInterval = "score",
                                normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
                                progress: bool = True, max_seconds: float | None = None, n_jobs: int = 1,
@@ -1093,8 +1093,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         Long format, one row per run; never modified.
     formula : str or Formula
         ``"score ~ agent | task"`` (``task/seed`` names the seed column).
-    pairs : list of (str, str), optional
-        (X, Y) pairs; default every pair (i < j in the agents' order).
+    pairs : list of (agent, agent), optional
+        (X, Y) pairs, each agent named as the data write it; default every pair (i < j in the agents' order).
     n_resamples : int, optional
         Resamples of the percentile and expanded intervals, 2,000 by default, as rliable; the Monte Carlo SE of
         each bound is reported.  The score interval is a closed form and draws none: given with it, a note says
