@@ -6,7 +6,7 @@ checker resolves (the imports below run under ``TYPE_CHECKING`` only), so the pa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, Union
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,6 +43,11 @@ Data = Union[Table, Any]
 FormulaLike = Union[str, "Formula"]
 #: every random procedure's ``rng=``: None (fresh entropy), an int seed or a NumPy Generator
 Seed = Union[None, int, "np.random.Generator"]
+#: an agent or a task named in an option (``control=``, ``reference=``, ``task=``, a pair's agents) as the data print
+#: it: its text, or a number (9, numpy's int64(9) and "9" name the agent printed 9, and 9 names 9.0 of a float
+#: column; errors.label_named, the one rule). numpy's integers are SupportsIndex (a name every module resolves,
+#: where "np.integer[Any]" needs numpy and Any in the namespace of each signature using it)
+Label = Union[str, int, float, SupportsIndex]
 #: where a formula's names are looked up: frames up the stack (an int) or a patsy EvalEnvironment
 EvalEnv = Union[None, int, EvalEnvironmentLike]
 #: ``normalize=``: a reference table, the name of a published one, {task: (low, high)}, or False for none

@@ -230,6 +230,21 @@ class Design:
         return label_ranks(self.tasks)
 
     @property
+    def agent_order(self) -> np.ndarray:
+        """The agents' codes in their names' sorted order (the inverse of :attr:`agent_places`): ``agent_order[i]`` is
+        the code of the agent at place i."""
+        return np.argsort(self.agent_places, kind="stable")
+
+    @property
+    def task_order(self) -> np.ndarray:
+        """The tasks' codes in their names' sorted order (the inverse of :attr:`task_places`): the order in which the
+        back ends lay out tasks and key their draws, so that a Categorical's category order changes no result.
+        ``task_order[i]`` is the code of the task at place i; whatever reads a per-task array in that order beside
+        one in the design's order maps it through here (review s30: each task's tie tolerance, in the design's order,
+        was applied to the task at the same place among the names sorted)."""
+        return np.argsort(self.task_places, kind="stable")
+
+    @property
     def graph(self) -> ComparisonGraph:
         """Which agents met on which tasks, and the groups that never share a task (:mod:`rlstats.connectivity`)."""
         return comparison_graph(self.counts, self.agents, self.tasks, numeric_agents=self.numeric_agents)

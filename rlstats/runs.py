@@ -956,7 +956,7 @@ def _annotate(frame, data, design, notes, columns, bound=None):
 
 @public_function
 def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSummary = "final", k: int | None = None,
-                   threshold: float | dict[str, float] | None = None, normalize_auc: bool = False,
+                   threshold: float | dict[Any, float] | pd.Series | None = None, normalize_auc: bool = False,
                    steps: ArrayLike | None = None, method: AlignMethod = "last", na_action: NaAction = "raise",
                    eval_env: EvalEnv = 0) -> pd.DataFrame:
     """One row per run: each learning curve reduced to the number a back end compares.
@@ -989,8 +989,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         ``normalize_auc``) are an error with another.
     k : int
         Values averaged by ``last_k_mean`` (default 10).
-    threshold : float or dict
-        The score ``time_to_threshold`` waits for; finite.
+    threshold : float, dict or Series
+        The score ``time_to_threshold`` waits for; finite. Per task: keyed by the tasks as the data write them.
     normalize_auc : bool
         Divide ``auc`` by the step range.
     steps, method

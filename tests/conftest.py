@@ -285,6 +285,17 @@ def pair_row(res, a, b):
     return rows[(rows.agent_1 == a) & (rows.agent_2 == b)].iloc[0]
 
 
+def caught(call, category=Warning):
+    """(``call()``, the text of each warning of ``category`` it raised, in order): every warning recorded, none
+    filtered or shown once only, for the tests of what a call says."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        result = call()
+    return result, [str(w.message) for w in said if issubclass(w.category, category)]
+
+
 def same_bits(x, y):
     """x and y are equal bit for bit as float arrays (NaN where NaN)."""
     import numpy as np

@@ -1,4 +1,5 @@
 """Session 18, the lead's own mends."""
+from conftest import caught
 from rlstats.format import natural_key
 
 
@@ -11,8 +12,6 @@ def test_natural_key_reads_only_decimal_runs_as_numbers():
 def test_power_ranges_apart_warning_gives_advice_power_takes():
     """left18's caution for tasks on ranges apart (IQM on CartPole-like 0..500 beside Acrobot-like -500..0) offered
     normalize=, which power() refuses (user18 mended the tenfold-scale caution the same way)."""
-    import warnings
-
     import numpy as np
     import pandas as pd
 
@@ -22,11 +21,10 @@ def test_power_ranges_apart_warning_gives_advice_power_takes():
     rows = [(agent, task, seed, centre + 40 * rng.normal()) for agent in ("A", "B")
             for task, centre in (("cartpole", 300.0), ("acrobot", -300.0)) for seed in range(5)]
     pilot = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        rlstats.power("bootstrap", design=pilot, formula="score ~ agent | task", seeds=[3], n_sim=4, rng=0, progress=False)
-    said = [str(w.message) for w in caught if "ranges apart" in str(w.message)]
-    assert said, [str(w.message) for w in caught]
+    _, everything = caught(lambda: rlstats.power("bootstrap", design=pilot, formula="score ~ agent | task", seeds=[3],
+                                                 n_sim=4, rng=0, progress=False))
+    said = [s for s in everything if "ranges apart" in s]
+    assert said, everything
     assert all("normalize=" not in text and "rlstats.normalize(pilot" in text for text in said)
 
 

@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import caught
 
 import rlstats
 
@@ -117,11 +118,7 @@ LONG = "Rainbow-DQN with prioritised replay and n-step returns (n=20)"  # 61 cha
 
 def _cut_or_collapsed(figure):
     """Texts drawn past the figure's edges, and whether the constrained layout gave up (matplotlib only warns)."""
-    import warnings
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        figure.draw_without_rendering()
+    _, said = caught(lambda: figure.draw_without_rendering())
     renderer = figure.canvas.get_renderer()
     width, height = figure.bbox.width, figure.bbox.height
     cut = []
@@ -135,7 +132,7 @@ def _cut_or_collapsed(figure):
                 box = text.get_window_extent(renderer)
                 if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
                     cut.append(text.get_text())
-    return cut, any("axes sizes collapsed" in str(w.message) for w in caught)
+    return cut, any("axes sizes collapsed" in s for s in said)
 
 
 @pytest.mark.parametrize("method, options", [("bootstrap", {"n_resamples": 100}), ("task_table", {}),

@@ -4,19 +4,16 @@ power() on raw scores of tasks on different scales passed on the methods' warnin
 normalize= ..., or pass normalize=False", both options power() refuses (on the command line: `-o normalize=`,
 refused with an error). The advice must be one power() takes."""
 
-import warnings
-
 import pytest
+from conftest import caught
 
 import rlstats
 from rlstats.datasets import simulate
 
 
 def _power_warnings(**kwargs):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        rlstats.power("bootstrap", seeds=[3], n_sim=4, rng=0, progress=False, **kwargs)
-    return [str(w.message) for w in caught if "on their own scales" in str(w.message)]
+    _, said = caught(lambda: rlstats.power("bootstrap", seeds=[3], n_sim=4, rng=0, progress=False, **kwargs))
+    return [s for s in said if "on their own scales" in s]
 
 
 def _pilot():

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import caught
 
 import rlstats
 
@@ -63,12 +64,10 @@ def test_equivalence_says_no_tasks_were_aggregated_where_no_pair_shares_two_task
     their own scales ... so the tasks with large scores decide the result": nothing was aggregated."""
     df = _cells(rlstats.datasets.simulate(agents=3, tasks=2, seeds=3, rng=0),
                 [(A, "task_01"), (B, "task_01"), (B, "task_02"), (C, "task_02")])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, n_resamples=200, rng=0)
+    res, said = caught(lambda: rlstats.equivalence(df, "score ~ agent | task", margin=1.0, n_resamples=200, rng=0))
     assert res.tidy().query("scope != 'task'")["p_value"].isna().all()
     assert not _raw(res.notes), res.notes
-    assert not [w for w in caught if "aggregated on their own scales" in str(w.message)]
+    assert not [s for s in said if "aggregated on their own scales" in s]
     # where two agents share both tasks the caution stays
     full = rlstats.datasets.simulate(agents=3, tasks=2, seeds=3, rng=0)
     with pytest.warns(UserWarning, match="aggregated on their own scales"):
@@ -81,12 +80,10 @@ def test_tuning_says_no_tasks_were_aggregated_where_no_agent_ran_every_task():
     says so), yet it warned and noted "scores of 4 tasks were aggregated on their own scales"."""
     df = _cells(rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=0),
                 [(A, "task_01"), (A, "task_02"), (B, "task_03"), (B, "task_04")])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = rlstats.tuning(df, "score ~ agent | task/seed", n_resamples=200, rng=0)
+    res, said = caught(lambda: rlstats.tuning(df, "score ~ agent | task/seed", n_resamples=200, rng=0))
     assert any("no mean over tasks" in n for n in res.notes), res.notes
     assert not _raw(res.notes), res.notes
-    assert not [w for w in caught if "aggregated on their own scales" in str(w.message)]
+    assert not [s for s in said if "aggregated on their own scales" in s]
 
 
 def test_a_run_id_repeated_within_a_cell_is_said_when_rows_are_counted_as_runs():
@@ -157,11 +154,9 @@ def test_equivalence_says_no_tasks_were_aggregated_where_every_across_test_is_wi
     spread), yet the note said "scores of 4 tasks were aggregated on their own scales"; with across='paired_t', which
     one run per cell suffices for, the tasks are averaged and the caution stays, after the design's notes."""
     df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=1, rng=0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, n_resamples=200, rng=0)
+    res, said = caught(lambda: rlstats.equivalence(df, "score ~ agent | task", margin=1.0, n_resamples=200, rng=0))
     assert res.tidy().query("scope != 'task'")["p_value"].isna().all()
-    assert not _raw(res.notes) and not [w for w in caught if "aggregated on their own scales" in str(w.message)]
+    assert not _raw(res.notes) and not [s for s in said if "aggregated on their own scales" in s]
     with pytest.warns(UserWarning, match="aggregated on their own scales"):
         paired = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, across="paired_t", rng=0)
     assert _raw(paired.notes) == [paired.notes[0]], paired.notes

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import caught
 
 import rlstats
 
@@ -26,11 +27,8 @@ def normalised(atari, published):
 
 def _cautions(call):
     """The raw-scales warnings a call raises and the notes of its result saying the same."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = call()
-    return ([str(w.message) for w in caught if RAW in str(w.message)],
-            [note for note in result.notes if RAW in note])
+    result, said = caught(call)
+    return [s for s in said if RAW in s], [note for note in result.notes if RAW in note]
 
 
 def _ranges(frame, column):
@@ -132,10 +130,9 @@ def test_tasks_of_alike_ranges_apart_are_still_cautioned_for_the_iqm():
                           "score": np.r_[rng.uniform(0, 500, 10), rng.uniform(-500, 0, 10)]})
     for a, b in ((1.0, 0.0), (1e-3, 1e6)):
         mapped = frame.assign(score=a * frame["score"] + b)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            res = rlstats.bootstrap(mapped, "score ~ agent | task", metrics=["iqm"], n_resamples=200, rng=0)
-        said = [str(w.message) for w in caught if RAW in str(w.message)]
+        res, said = caught(lambda: rlstats.bootstrap(mapped, "score ~ agent | task", metrics=["iqm"], n_resamples=200,
+                                                     rng=0))
+        said = [s for s in said if RAW in s]
         assert len(said) == 1 and "ranges apart" in said[0] and "every score of 'acro' is below every score of " \
             "'cart'" in said[0], said
         assert [n for n in res.notes if RAW in n] == [said[0].split("; normalise")[0].replace(" are ", " were ", 1)
@@ -154,12 +151,12 @@ def test_one_run_a_cell_on_one_scale_is_seldom_cautioned():
     rng = np.random.default_rng(21)
     frame = pd.DataFrame({"agent": np.tile(["A", "B"], 26), "task": np.repeat([f"t{i:02d}" for i in range(26)], 2)})
     cautioned = 0
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as recorded:
         warnings.simplefilter("always")
         for _ in range(200):
             design = design_of(frame.assign(score=rng.normal(size=52)), "score ~ agent | task")
             cautioned += len(normalization.warn_raw_scales(design, None).notes) > len(design.notes)
-    assert cautioned <= 2 and len([w for w in caught if RAW in str(w.message)]) == cautioned
+    assert cautioned <= 2 and len([w for w in recorded if RAW in str(w.message)]) == cautioned
 
 
 def test_raw_atari_one_run_a_cell_is_cautioned(atari):

@@ -2,10 +2,10 @@
 subset, in place of matching note text."""
 
 import re
-import warnings
 
 import pandas as pd
 import pytest
+from conftest import caught
 
 from rlstats.errors import FormulaError, OptionError, agent_named, close_names
 from rlstats.formula import check_columns, parse
@@ -96,10 +96,8 @@ def test_a_value_that_is_not_text():
 @pytest.mark.parametrize("field, meant", [("sed", "seed"), ("Seed", "seed"), ("agnt", "agent"), ("tsk", "task"),
                                           ("seeds", "seed"), ("TASK", "task"), ("run_id", None)])
 def test_close_spellings_of_log_pattern_fields(field, meant):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        _warn_misspelt_fields([field])
-    assert [_hint(str(w.message)) for w in caught] == ([] if meant is None else ["{" + meant + "}"])
+    _, said = caught(lambda: _warn_misspelt_fields([field]))
+    assert [_hint(s) for s in said] == ([] if meant is None else ["{" + meant + "}"])
 
 
 #: key -> the key offered ('LOW' got nothing before: difflib compared case-sensitively)

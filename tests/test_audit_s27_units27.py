@@ -16,13 +16,12 @@ Tests reading the published scores skip with the reason when the mirror is not h
 from __future__ import annotations
 
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import load_dataset
+from conftest import caught, load_dataset
 import rlstats
 from rlstats.normalization import UNITS_RANGE, UNITS_TINY
 
@@ -35,16 +34,9 @@ PROCGEN_EASY = {"coinrun": (5.0, 10.0), "starpilot": (2.5, 64.0), "jumper": (3.0
                 "bossfight": (0.5, 13.0)}
 
 
-def _caught(call):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = call()
-    return out, [str(w.message) for w in caught if issubclass(w.category, rlstats.RlstatsWarning)]
-
-
 def _units_said(frame, reference, **options):
     """The units warnings of rlstats.normalize, and the normalised frame."""
-    out, said = _caught(lambda: rlstats.normalize(frame, reference, **options))
+    out, said = caught(lambda: rlstats.normalize(frame, reference, **options), rlstats.RlstatsWarning)
     return out, [s for s in said if " times too " in s]
 
 
@@ -118,8 +110,8 @@ def test_the_printed_result_says_it_and_its_numbers_are_those_of_the_scores_give
     der = atari[atari["agent"] == "DER"]
     slipped = der.assign(score=der["score"] * 1000)
     options = dict(metrics=["iqm"], n_resamples=10, interval="percentile", rng=0, progress=False)
-    res, said = _caught(lambda: rlstats.bootstrap(slipped, "score ~ agent | task", normalize="atari100k_reference",
-                                                  **options))
+    res, said = caught(lambda: rlstats.bootstrap(slipped, "score ~ agent | task", normalize="atari100k_reference",
+                                                 **options), rlstats.RlstatsWarning)
     assert any(_says("about 1,000 times too large", s) for s in said)
     assert _says("about 1,000 times too large", str(res)) and \
         "times too large for atari100k_reference's random and human scores" in str(res)
@@ -234,14 +226,14 @@ def test_every_named_reference_has_a_units_bound():
 def test_seeds_nested_in_runs_say_it_once():
     """``| task/run/seed`` checks the seeds' rows before averaging them: the units are said once, of the run means."""
     runs = _runs(PROCGEN_EASY, runs=6).assign(score=lambda d: d["score"] * 1000, run=lambda d: d["seed"] // 2)
-    res, said = _caught(lambda: rlstats.compare(runs, "score ~ agent | task/run/seed", method="task_table",
-                                                normalize="procgen_easy_reference"))
+    res, said = caught(lambda: rlstats.compare(runs, "score ~ agent | task/run/seed", method="task_table",
+                                               normalize="procgen_easy_reference"), rlstats.RlstatsWarning)
     assert [s for s in said if "times too" in s] == [said[0]] and _says("about 1,000 times too large", said[0])
     assert str(res).count("times too large") == 1
     # said so through normalize='s dict: no line, no warning, the same numbers (the check changes nothing)
-    quiet, none = _caught(lambda: rlstats.compare(runs, "score ~ agent | task/run/seed", method="task_table",
-                                                  normalize={"reference": "procgen_easy_reference",
-                                                             "check_units": False}))
+    quiet, none = caught(lambda: rlstats.compare(runs, "score ~ agent | task/run/seed", method="task_table",
+                                                 normalize={"reference": "procgen_easy_reference",
+                                                            "check_units": False}), rlstats.RlstatsWarning)
     assert not any("times too" in s for s in none) and "times too" not in str(quiet)
     pd.testing.assert_frame_equal(quiet.tidy(), res.tidy())
 
@@ -290,8 +282,8 @@ def test_polars_input_prints_the_notes_and_numbers_of_pandas(case):
     pl = pytest.importorskip("polars")
     runs = _noted_runs()
     call, phrases = POLARS_CASES[case]
-    a, said_a = _caught(lambda: call(runs))
-    b, said_b = _caught(lambda: call(pl.from_pandas(runs)))
+    a, said_a = caught(lambda: call(runs), rlstats.RlstatsWarning)
+    b, said_b = caught(lambda: call(pl.from_pandas(runs)), rlstats.RlstatsWarning)
     text_a, text_b = str(a), str(b)
     assert len(CONVERTED.findall(text_b)) == 1 and not CONVERTED.findall(text_a)
     assert CONVERTED.sub("", text_b) == text_a

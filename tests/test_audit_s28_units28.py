@@ -24,13 +24,11 @@
 from __future__ import annotations
 
 import re
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import load_dataset
+from conftest import caught, load_dataset
 import rlstats
 from rlstats.errors import OptionError
 
@@ -39,10 +37,8 @@ SAID = re.compile(r"'score' looks (?:about|at least) ([\d,]+(?:(?:, | or )[\d,]+
 
 def _said(frame, reference, **options):
     """(the units warnings of rlstats.normalize, the normalised frame)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = rlstats.normalize(frame, reference, **options)
-    return [str(w.message) for w in caught if " times too " in str(w.message)], out
+    out, said = caught(lambda: rlstats.normalize(frame, reference, **options))
+    return [s for s in said if " times too " in s], out
 
 
 def _factors(text):

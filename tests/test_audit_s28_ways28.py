@@ -17,6 +17,7 @@ Found, each with its reproducer below:
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import caught
 
 import rlstats
 from rlstats.cli import main
@@ -285,13 +286,9 @@ def test_bayes_orderings_way_on_is_compares_subset():
 def test_power_workers_word_the_way_on_as_the_dry_run():
     """Blocks run on worker threads (or processes) start with no entry: their warnings said 'use a larger n or K'
     beside the dry run's 'simulate more seeds', one warning told twice in two wordings."""
-    import warnings
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        rlstats.power("adastop", seeds=[5], K=5, n_sim=8, tasks=2, progress=False, rng=0, n_jobs=2,
-                      backend="threading")
-    said = [str(w.message) for w in caught if "no level can be spent" in str(w.message)]
+    _, said = caught(lambda: rlstats.power("adastop", seeds=[5], K=5, n_sim=8, tasks=2, progress=False, rng=0,
+                                           n_jobs=2, backend="threading"))
+    said = [s for s in said if "no level can be spent" in s]
     assert len(said) == 1 and "simulate more seeds per cell (seeds=; n = seeds / K)" in said[0]
 
 

@@ -21,16 +21,13 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import cli_shell
+from conftest import caught, cli_shell
 
 
 def _made(agents, n, K, **options):
     from rlstats.methods.adastop import AdaStop
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        seq = AdaStop(list(agents), n=n, K=K, **options)
-    return seq, [str(w.message) for w in caught]
+    return caught(lambda: AdaStop(list(agents), n=n, K=K, **options))
 
 
 def test_hand_counts():

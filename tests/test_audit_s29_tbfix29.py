@@ -19,11 +19,11 @@ coverage measured for it), and the Note names the interval per case. Checked aga
 against the closed form 1 - 2^(1 - n).
 """
 import pathlib
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import caught
 
 import rlstats
 
@@ -75,11 +75,10 @@ def test_at_two_and_three_tasks_the_missing_rows_are_quoted():
 
 def test_power_on_too_few_tasks_is_withheld_with_the_way_on():
     # the reproducer: power 0 (0-0.28) where every interval was withheld, blamed on runs tied at a cap
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = rlstats.power("bootstrap", effect=1.0, seeds=[5], tasks=4, agents=2, n_sim=10, rng=1,
-                               task_bootstrap=True, n_resamples=50, progress=False)  # 4 tasks since tbfix29b
-    assert not [w for w in caught if "tied in every task" in str(w.message)]  # none simulated
+    result, said = caught(lambda: rlstats.power("bootstrap", effect=1.0, seeds=[5], tasks=4, agents=2, n_sim=10, rng=1,
+                                                task_bootstrap=True, n_resamples=50,  # 4 tasks since tbfix29b
+                                                progress=False))
+    assert not [s for s in said if "tied in every task" in s]  # none simulated
     assert np.isnan(result.table["power"]).all()
     text = str(result)
     assert "withholds expanded_tasks intervals of the iqm (task_bootstrap=True's default) on fewer than 5 tasks" in text

@@ -11,22 +11,14 @@
 import io
 import itertools
 import json
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import load_dataset
+from conftest import caught, load_dataset
 
 import rlstats
 from rlstats import cli
-
-
-def _caught(call):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = call()
-    return result, [str(w.message) for w in caught]
 
 
 # ------------------------------------------------------------------------- 1. tuning's mean over tasks, raw scales
@@ -45,8 +37,8 @@ def test_tuning_mean_over_tasks_of_raw_scales_is_cautioned(mirror):
     spread = means["max"] - means["min"]
     ratio = spread["ant"] / spread["lunar"]
     assert ratio == pytest.approx(28.36, abs=0.01)
-    res, said = _caught(lambda: rlstats.tuning(sub, "score ~ procedure | task/seed", config="tuning_run",
-                                               views=["expected_max"], rng=0, progress=False))
+    res, said = caught(lambda: rlstats.tuning(sub, "score ~ procedure | task/seed", config="tuning_run",
+                                              views=["expected_max"], rng=0, progress=False))
     expected = (f"scores of 2 tasks are aggregated on their own scales (the range of the scores of 'ant', largest "
                 f"minus smallest of all agents' configuration means over their seeds, is {float(f'{ratio:.3g}')} times the median of the other "
                 "tasks' ranges), so the tasks with wide ranges decide the result; normalise them first with "
@@ -57,8 +49,8 @@ def test_tuning_mean_over_tasks_of_raw_scales_is_cautioned(mirror):
     line = [x for x in str(res).splitlines() if "hpo=base, rpo=base, return averaged over tasks" in x]
     assert line == ["  hpo=base, rpo=base, return averaged over tasks: k=1: 3520 [3435, 3606]"]
     # scores said to be on one scale: no caution
-    quiet, said = _caught(lambda: rlstats.tuning(sub, "score ~ procedure | task/seed", config="tuning_run",
-                                                 views=["expected_max"], rng=0, progress=False, normalize=False))
+    quiet, said = caught(lambda: rlstats.tuning(sub, "score ~ procedure | task/seed", config="tuning_run",
+                                                views=["expected_max"], rng=0, progress=False, normalize=False))
     assert not [w for w in said if "own scales" in w] and "own scales" not in str(quiet)
 
 
@@ -161,17 +153,17 @@ def test_task_table_aggregate_row_cautions_by_the_bootstraps_rule():
     df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
     spread = df.groupby("task").score.agg(lambda x: x.max() - x.min())
     ratio = spread["t2"] / np.median(spread[["t1", "t3"]])
-    res, said = _caught(lambda: rlstats.task_table(df, "score ~ agent | task", rng=0, aggregate="bootstrap",
-                                                   n_resamples=100))
+    res, said = caught(lambda: rlstats.task_table(df, "score ~ agent | task", rng=0, aggregate="bootstrap",
+                                                  n_resamples=100))
     assert len([w for w in said if "own scales" in w]) == 1
     assert [n for n in res.notes if "scales" in n] == [
         f"the aggregate row: scores of 3 tasks were aggregated on their own scales (the range of the scores of 't2', "
         f"largest minus smallest over all agents and runs, is {float(f'{ratio:.3g}')} times the median of the other "
         "tasks' ranges), so the tasks with wide ranges decide the result; normalize= puts them on one scale"]
     alike = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
-    quiet, said = _caught(lambda: rlstats.task_table(alike, "score ~ agent | task/seed", rng=0, aggregate="bootstrap",
-                                                     n_resamples=100))
+    quiet, said = caught(lambda: rlstats.task_table(alike, "score ~ agent | task/seed", rng=0, aggregate="bootstrap",
+                                                    n_resamples=100))
     assert not [w for w in said if "own scales" in w] and not [n for n in quiet.notes if "scales" in n]
-    boot, said = _caught(lambda: rlstats.bootstrap(alike, "score ~ agent | task/seed", metrics=["mean"], rng=0,
-                                                   n_resamples=100))
+    boot, said = caught(lambda: rlstats.bootstrap(alike, "score ~ agent | task/seed", metrics=["mean"], rng=0,
+                                                  n_resamples=100))
     assert not [w for w in said if "own scales" in w]

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import caught
 
 import rlstats
 from rlstats.errors import DesignError
@@ -69,15 +70,6 @@ def test_power_print_and_latex_give_the_same_digits():
     assert "Note: the permutation test runs one test per task" in printed
 
 
-def _caught(call):
-    import warnings
-
-    with warnings.catch_warnings(record=True) as said:
-        warnings.simplefilter("always")
-        res = call()
-    return res, [str(w.message) for w in said]
-
-
 def _sweep():
     """2 agents x 2 tasks x 4 configurations x 3 seeds; task 'wide' on a scale 50 times 'narrow''s."""
     rng = np.random.default_rng(3)
@@ -90,8 +82,8 @@ def test_raw_scales_caution_says_what_it_read():
     df = _sweep()
     means = df.groupby(["agent", "task", "config"]).score.mean().groupby("task").agg(["min", "max"])
     ratio = float(f"{(means.loc['wide', 'max'] - means.loc['wide', 'min']) / (means.loc['narrow', 'max'] - means.loc['narrow', 'min']):.3g}")
-    res, said = _caught(lambda: rlstats.tuning(df, "score ~ agent | task/seed", config="config",
-                                               views=["expected_max"], rng=0, progress=False))
+    res, said = caught(lambda: rlstats.tuning(df, "score ~ agent | task/seed", config="config",
+                                              views=["expected_max"], rng=0, progress=False))
     assert any(w.startswith(f"scores of 2 tasks are aggregated on their own scales (the range of the scores of "
                             f"'wide', largest minus smallest of all agents' configuration means over their seeds, "
                             f"is {ratio} times the median of the other tasks' ranges)") for w in said), said
@@ -99,8 +91,8 @@ def test_raw_scales_caution_says_what_it_read():
     # bootstrap() reads every run: its wording says so
     runs = df.groupby("task").score.agg(["min", "max"])
     ratio = float(f"{(runs.loc['wide', 'max'] - runs.loc['wide', 'min']) / (runs.loc['narrow', 'max'] - runs.loc['narrow', 'min']):.3g}")
-    res, said = _caught(lambda: rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], n_resamples=50,
-                                                  interval="percentile", rng=0, progress=False))
+    res, said = caught(lambda: rlstats.bootstrap(df, "score ~ agent | task", metrics=["mean"], n_resamples=50,
+                                                 interval="percentile", rng=0, progress=False))
     assert any(f"(the range of the scores of 'wide', largest minus smallest over all agents and runs, is {ratio} "
                "times" in w for w in said), said
 

@@ -4,10 +4,10 @@ import io
 import json
 import subprocess
 import sys
-import warnings
 
 import pandas as pd
 import pytest
+from conftest import caught
 
 import rlstats
 from rlstats.cli import main
@@ -95,10 +95,8 @@ def test_bad_input_exits_2_with_one_message(runs_csv, capsys, argv, message):
 def _quiet_demo(tmp_path):
     # Quiet (issue 42 item 7): no warning about its own simulated data (every warning is recorded, none
     # filtered), and no line a terminal must scroll: the AdaStop report alone was one line of 11,554 characters.
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        status, text = run(["demo", "--out", str(tmp_path / "demo")])
-    assert [str(w.message) for w in caught] == []
+    (status, text), said = caught(lambda: run(["demo", "--out", str(tmp_path / "demo")]))
+    assert said == []
     assert max(map(len, text.splitlines())) <= 200
     assert status == 0
     assert (tmp_path / "demo" / "demo_data.csv").is_file()

@@ -29,14 +29,12 @@ from __future__ import annotations
 import difflib
 import math
 import re
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats
-from conftest import lr_sweep, simulated_curves
+from conftest import caught, lr_sweep, simulated_curves
 from rlstats.methods import DECLARATIONS
 
 #: relative tolerance of an exact relation between full-precision numbers
@@ -318,10 +316,7 @@ STEP_CASES = {case for case, (data, _) in CASES.items() if data in (simulated_cu
 # ------------------------------------------------------------------------------------------------ comparison
 
 def _run(call, df, transform):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = call(df, transform)
-    said = [str(w.message) for w in caught]
+    out, said = caught(lambda: call(df, transform))
     if isinstance(out, pd.DataFrame):
         return {"frame": out.reset_index(drop=True), "notes": list(out.attrs.get("rlstats_notes", [])),
                 "warnings": said}

@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import caught
 
 import importlib
 
@@ -604,21 +605,20 @@ def test_sample_size_errors():
 
 
 def test_warnings_from_simulated_runs_are_reported_once():
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as recorded:
         warnings.simplefilter("always")
         power("adastop", effect=0.5, seeds=[5], tasks=1, n_sim=30, rng=0, **QUIET)  # n = 1, K = 5: no level
-    messages = [str(w.message) for w in caught if issubclass(w.category, RlstatsWarning)]
+    messages = [str(w.message) for w in recorded if issubclass(w.category, RlstatsWarning)]
     assert len(messages) == 1 and "no level can be spent" in messages[0]
-    assert caught[0].filename == __file__
+    assert recorded[0].filename == __file__
 
 
 def test_a_warning_whose_figures_differ_per_data_set_is_reported_once():
     # the bootstrap's unnormalised-scales warning quotes each data set's own ratio of the tasks' ranges: one warning,
     # with the count of calls and of distinct texts, not one per data set
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        power("bootstrap", effect=0.5, seeds=[4], tasks=6, n_sim=12, rng=3, n_resamples=100, **QUIET)
-    messages = [str(w.message) for w in caught if "on their own scales" in str(w.message)]
+    _, said = caught(lambda: power("bootstrap", effect=0.5, seeds=[4], tasks=6, n_sim=12, rng=3, n_resamples=100,
+                                   **QUIET))
+    messages = [s for s in said if "on their own scales" in s]
     # the spreads' warning, raised where the widest of the 6 tasks' ranges (scales 10 ** U(-1, 1), heterogeneity=1)
     # is ten times the median of the others' (audit s21: 7 of the 12 data sets; the IQM's ranges-apart caution in
     # others), reported once with its counts

@@ -71,7 +71,7 @@ from ..resampling import child_generator, seed_sequence
 from ..statistics import wilson_interval
 from ._result import PowerResult, _null_simulation
 from ._sources import SIMULATED_FORMULA, _simulation_seed, _simulated_source, _pilot_source, _check_effect
-from .._typing import Data, EvalEnv, FormulaLike, Seed
+from .._typing import Data, EvalEnv, FormulaLike, Label, Seed
 
 __all__ = ["power", "sample_size", "PowerResult"]
 
@@ -809,9 +809,9 @@ def _result(study, rows, effect, n_sim, record, engine, title, messages, **searc
 
 def power(method: str | Sequence[str], *, design: Data | None = None, formula: FormulaLike | None = None,
           effect: float | Sequence[float] = 0.0, seeds: int | Sequence[int] | None = None,
-          tasks: int | Sequence[str] | None = None, agents: int | Sequence[str] | None = None,
+          tasks: int | Sequence[Label] | None = None, agents: int | Sequence[Label] | None = None,
           distribution: str = "mixed", heterogeneity: float = 1.0, resample: str = "agents",
-          shifted_agent: str | None = None, alpha: float = 0.05, n_sim: int = 1_000, rng: Seed = None,
+          shifted_agent: Label | None = None, alpha: float = 0.05, n_sim: int = 1_000, rng: Seed = None,
           n_jobs: int = 1, backend: str | None = None, client: Any = None, progress: bool = True,
           max_seconds: float | None = None,
           eval_env: EvalEnv = None, **method_options: Any) -> PowerResult:
@@ -857,11 +857,12 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         Runs per agent and task.  Default ``[3, 5, 10, 20]``; with AdaStop
         the budget ``n * K`` per agent, by default multiples of its K (5):
         ``[5, 10, 20, 30]``.
-    tasks : int, list of str or None
-        Simulated: number (default 10) or names of tasks.  Pilot: the tasks
-        to keep (default all).
-    agents : int, list of str or None
-        Simulated: number (default 2) or names.  Pilot: agents to keep.
+    tasks : int, list or None
+        Simulated: number (default 10) or names (text) of tasks.  Pilot: the
+        tasks to keep (default all), named as the data write them.
+    agents : int, list or None
+        Simulated: number (default 2) or names (text).  Pilot: agents to keep,
+        named as the data write them.
     distribution : {"mixed", "normal", "lognormal", "t", "beta", "mixture"}
         Simulated score families (see :func:`rlstats.datasets.simulate`).
     heterogeneity : float
@@ -869,7 +870,7 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     resample : {"agents", "pooled"}
         Pilot: each agent's runs drawn from its own runs, or every agent's
         from the task's pooled runs (identical agents: the null, plus the shift).
-    shifted_agent : str or int, optional
+    shifted_agent : str, int or float, optional
         Pilot: the agent that gets the shift (default the last agent), named as the data write it (an agent
         coded 9: 9 or "9"; so ``agents=`` and ``tasks=``'s names).
     alpha : float
@@ -1007,9 +1008,9 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
 
 def sample_size(method: str, target_power: float = 0.8, *, design: Data | None = None,
                 formula: FormulaLike | None = None, effect: float | Sequence[float] = 0.0,
-                min_seeds: int | None = None, max_seeds: int = 100, tasks: int | Sequence[str] | None = None,
-                agents: int | Sequence[str] | None = None, distribution: str = "mixed", heterogeneity: float = 1.0,
-                resample: str = "agents", shifted_agent: str | None = None, alpha: float = 0.05, n_sim: int = 1_000,
+                min_seeds: int | None = None, max_seeds: int = 100, tasks: int | Sequence[Label] | None = None,
+                agents: int | Sequence[Label] | None = None, distribution: str = "mixed", heterogeneity: float = 1.0,
+                resample: str = "agents", shifted_agent: Label | None = None, alpha: float = 0.05, n_sim: int = 1_000,
                 rng: Seed = None, n_jobs: int = 1, backend: str | None = None, client: Any = None,
                 progress: bool = True, max_seconds: float | None = None, eval_env: EvalEnv = None,
                 **method_options: Any) -> PowerResult:

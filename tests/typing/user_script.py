@@ -77,6 +77,13 @@ def normalised(df: pd.DataFrame) -> pd.DataFrame:
     return res.tidy()
 
 
+def named_by_number(df: pd.DataFrame) -> str | None:
+    """Agents coded 0, 1, 2 (as an RL log's integer codes) named by their number, as the data print them."""
+    coded = df.assign(agent=df["agent"].cat.codes)
+    res = rlstats.skillings_mack(coded, "score ~ agent | task", control=0)
+    return res.control
+
+
 def logs(folder: Path) -> pd.DataFrame:
     """Training logs into the long frame, then the learning curves' final scores."""
     frame: pd.DataFrame = rlstats.read_logs(folder, "{agent}/{task}/{seed}/progress.csv", format="sb3_progress",
@@ -97,6 +104,7 @@ def must_fail(df: pd.DataFrame) -> None:
     either = rlstats.compare(df, "score ~ agent | task")
     print(either.mean_ranks)  # type: ignore[union-attr]
     rlstats.skillings_mack(df, "score ~ agent | task", na_action="ignore")  # type: ignore[arg-type]
+    rlstats.skillings_mack(df, "score ~ agent | task", control=["agent_1"])  # type: ignore[arg-type]
 
 
 def main() -> int:
@@ -108,6 +116,7 @@ def main() -> int:
     assert "rank" in report_and_tables(df).lower()
     assert len(more_methods(df)) == 4
     assert len(normalised(df)) > 0
+    assert named_by_number(df) == "0"
     return 0
 
 

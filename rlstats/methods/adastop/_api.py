@@ -55,7 +55,7 @@ from . import _kernels as kernels
 from ._backend import REPEATED_RUNS, cost
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K, MAX_N
-from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Permutations, Seed
+from ..._typing import Data, EvalEnv, FormulaLike, Label, NaAction, Permutations, Seed
 
 __all__ = ["adastop", "permutation", "AdaStopOptions", "DEFAULT_K"]
 
@@ -115,7 +115,7 @@ class AdaStopOptions:
     alpha: float = 0.05
     beta: float = 0.0
     comparisons: object = "all"
-    reference: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
+    reference: Label | None = None  # as given; the data's label once read (errors.label_named)
     batch: str | None = None
     permutations: str = "holm"
     na_action: NaAction = "raise"
@@ -601,10 +601,11 @@ def _spending_rows(runs, schedules, blocked):
 def _holm_rows(runs, blocked):
     """Per task tested under ``permutations="holm"`` (none for the other schemes): Holm's J (``n_comparisons``), its c
     now (``alpha_divisor``, the comparisons not yet rejected), the level each comparison's own test spends at alpha / J
-    over every interim (``level_each``, the first step's) and at alpha / c by the last interim run (``interim``;
+    over every interim (``level_each``, the first step's), the J of them summed (``level_all``, Bonferroni's sum, the
+    family-wise bound) and the level each spends at alpha / c by the last interim run (``interim``;
     ``level_spent_each``, 0 before the first, NaN with every comparison rejected), as
-    :func:`kernels.spendable_level` counts them: what the result prints of Holm's levels (audit s30: it re-derived
-    them from the spending table)."""
+    :func:`kernels.spendable_level` and :func:`kernels.family_level` count them, exactly: what the result prints of
+    Holm's levels (audit s30: it re-derived them from the spending table)."""
     rows = []
     for run in runs:
         test = run.test
@@ -613,11 +614,11 @@ def _holm_rows(runs, blocked):
         c = test.not_rejected
         row = {"task": run.name} if blocked else {}
         row.update(n_comparisons=len(test.pairs), alpha_divisor=c, level_each=test.first_step_level,
-                   interim=test.interim,
+                   level_all=kernels.family_level(test.schedule, len(test.pairs)), interim=test.interim,
                    level_spent_each=kernels.spendable_level(test.schedule, c, test.interim) if c else math.nan)
         rows.append(row)
-    columns = (["task"] if blocked else []) + ["n_comparisons", "alpha_divisor", "level_each", "interim",
-                                               "level_spent_each"]
+    columns = (["task"] if blocked else []) + ["n_comparisons", "alpha_divisor", "level_each", "level_all",
+                                               "interim", "level_spent_each"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -807,7 +808,7 @@ def _unused_notes(runs, pairs, agents, K, blocked):
 @public_function
 def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: int | None = None,
             n_resamples: int = 10_000, alpha: float = 0.05, beta: float = 0.0,
-            comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
+            comparisons: str | Sequence[tuple[Label, Label]] = "all", reference: Label | None = None,
             batch: str | None = None, permutations: Permutations = "holm", na_action: NaAction = "raise",
             rng: Seed = None, progress: bool = True,
             max_seconds: float | None = None, eval_env: EvalEnv = None) -> AdaStopResult:
@@ -851,7 +852,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
         put right): 0 switches it off.  Heuristic, without a guarantee.
     comparisons : "all" or list of (agent_1, agent_2)
         The family of comparisons; all pairs by default.
-    reference : str or int, optional
+    reference : str, int or float, optional
         Compare this agent with every other one (instead of ``comparisons``); named, as the pairs' agents are,
         as the data write it (an agent coded 9: 9 or "9").
     batch : str, optional
@@ -1161,7 +1162,7 @@ def adastop_outcomes(design, *, rng=None, **options):
 
 @public_function
 def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: int = 10_000, alpha: float = 0.05,
-                comparisons: str | Sequence[tuple[str, str]] = "all", reference: str | None = None,
+                comparisons: str | Sequence[tuple[Label, Label]] = "all", reference: Label | None = None,
                 permutations: Permutations = "holm", na_action: NaAction = "raise", rng: Seed = None,
                 progress: bool = True, max_seconds: float | None = None, eval_env: EvalEnv = None) -> PermutationResult:
     """Permutation test of mean differences between agents, with step-down multiple comparisons.

@@ -36,7 +36,7 @@ from ._result import AdaStopResult
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from ..._typing import Permutations, Seed, Table
+    from ..._typing import Label, Permutations, Seed, Table
 
 
 _STATE_FORMAT = "rlstats.AdaStop"
@@ -111,8 +111,8 @@ class AdaStop:
     """
 
     def __init__(self, agents: Iterable[str], n: int = 5, K: int = DEFAULT_K, *, n_resamples: int = 10_000,
-                 alpha: float = 0.05, beta: float = 0.0, comparisons: str | Sequence[tuple[str, str]] = "all",
-                 reference: str | None = None, permutations: Permutations = "holm",
+                 alpha: float = 0.05, beta: float = 0.0, comparisons: str | Sequence[tuple[Label, Label]] = "all",
+                 reference: Label | None = None, permutations: Permutations = "holm",
                  rng: Seed | np.random.SeedSequence = None,
                  key: bytes | os.PathLike[str] | None = None) -> None:
         agents = _check_agents(agents)

@@ -296,10 +296,21 @@ def spendable_level(schedule, n_comparisons=1, interims=None):
     rejected (audit s29: alpha / 3 spends nothing at n = 4, K = 1, where alpha spends 1 of the 35 classes).
     ``n_comparisons`` = c, Holm's comparisons not yet rejected: what each of them spends; ``interims``: over the
     first ones only (all by default), what it has spent by then (audit s30: the result re-derived it)."""
+    return float(_spendable(schedule, n_comparisons, interims))
+
+
+def family_level(schedule, n_comparisons):
+    """Bonferroni's sum of Holm's first step: the ``n_comparisons`` = J comparisons' levels at alpha / J over every
+    interim, summed (J times :func:`spendable_level`, exactly), the family-wise bound the step spends at most."""
+    return float(n_comparisons * _spendable(schedule, n_comparisons))
+
+
+def _spendable(schedule, n_comparisons=1, interims=None):
+    """:func:`spendable_level` as the exact Fraction sum of its grids' levels."""
     counts = (schedule.reject_counts if n_comparisons == 1 else
               spending_counts(schedule.alpha / n_comparisons, schedule.max_interims, schedule.n_paths))
     upto = schedule.max_interims if interims is None else interims
-    return float(sum(Fraction(r, m) for r, m in zip(counts[:upto], schedule.n_paths[:upto])))
+    return sum((Fraction(r, m) for r, m in zip(counts[:upto], schedule.n_paths[:upto])), Fraction(0))
 
 
 # ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pandas as pd
 from ... import format as fmt
 from . import plots as plots_adastop
 from ...errors import OptionError, agent_named
-from ..._typing import ColumnNames
+from ..._typing import ColumnNames, Label
 from ...results import Result, resultclass
 from ...vocabulary import label
 
@@ -82,9 +82,12 @@ class AdaStopResult(Result):
         other schemes): ``n_comparisons`` (Holm's J), ``alpha_divisor``
         (its c now, the comparisons not yet rejected), ``level_each`` (the
         level each comparison's own test spends at alpha / J over every
-        interim, Holm's first step), ``interim`` (the last one run) and
+        interim, Holm's first step), ``level_all`` (the J comparisons'
+        ``level_each`` summed: Bonferroni's sum, the family-wise bound of
+        that step), ``interim`` (the last one run) and
         ``level_spent_each`` (spent at alpha / c by then; NaN with every
-        comparison rejected).
+        comparison rejected). Each level is the exact sum of its grids'
+        levels, rounded once.
     agents, tasks : tuple of str
     blocked : bool
         One test per task (``| task``).
@@ -138,7 +141,7 @@ class AdaStopResult(Result):
         """Every comparison is decided."""
         return self._count("continue") == 0
 
-    def decision_matrix(self, task: str | None = None) -> pd.DataFrame:
+    def decision_matrix(self, task: Label | None = None) -> pd.DataFrame:
         """Square DataFrame of decisions: cell (row, column) reads "row is ... than column".
 
         Symbols: ``>`` larger, ``<`` smaller, ``=`` equal, ``?`` undecided,
@@ -189,8 +192,8 @@ class AdaStopResult(Result):
         sum, the family-wise bound); by task where the tasks' J or grids differ."""
         said = {}
         for task, row in shares.items():
-            j, each = int(row.n_comparisons), row.level_each
-            said.setdefault((j, fmt.signif(each, 4), fmt.signif(j * each, 4)), []).append(task)
+            said.setdefault((int(row.n_comparisons), fmt.signif(row.level_each, 4), fmt.signif(row.level_all, 4)),
+                            []).append(task)
         text = "; ".join(f"{each} each at c = {j}, {total} in all" + (f" on {fmt.join_and(tasks, 5)}"
                                                                       if len(said) > 1 else "")
                          for (j, each, total), tasks in said.items())

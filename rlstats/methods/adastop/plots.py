@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._typing import Label
 from ...errors import agent_named
 from ...plotting import SMALL_FONT, axes_or_new, figure_legend, fit_title, palette, panels
 
@@ -90,7 +91,7 @@ def _agents_by_mean(result, task):
 # Decision matrix (the paper's Fig. 5)
 # ---------------------------------------------------------------------------
 
-def plot_decision_matrix(result: Any, *, ax: Any = None, task: str | None = None, **kwargs: Any) -> Any:
+def plot_decision_matrix(result: Any, *, ax: Any = None, task: Label | None = None, **kwargs: Any) -> Any:
     """Decision table as in Mathieu et al. (2023), Fig. 5: row agent versus column agent.
 
     Agents are sorted by mean score (best first).  A cell reads "the row agent
@@ -145,7 +146,7 @@ def _draw_decision_matrix(result, task, ax, compact=False, **kwargs):
 # Score distributions
 # ---------------------------------------------------------------------------
 
-def plot_scores(result: Any, *, ax: Any = None, task: str | None = None, **kwargs: Any) -> Any:
+def plot_scores(result: Any, *, ax: Any = None, task: Label | None = None, **kwargs: Any) -> Any:
     """Box plots of the runs each agent used, best mean first, means marked by a diamond.
 
     Keywords go to ``Axes.boxplot``.
@@ -183,7 +184,7 @@ def _draw_scores(result, task, ax, compact=False, **kwargs):
 # Statistic against the boundaries
 # ---------------------------------------------------------------------------
 
-def plot_boundaries(result: Any, *, ax: Any = None, task: str | None = None, **kwargs: Any) -> Any:
+def plot_boundaries(result: Any, *, ax: Any = None, task: Label | None = None, **kwargs: Any) -> Any:
     """Each comparison's |mean difference| per interim (solid) and the boundary it faced (dashed).
 
     A filled star marks a rejection, an open circle an "equal" decision.

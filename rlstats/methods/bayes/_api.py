@@ -32,7 +32,7 @@ import pandas as pd
 
 from ... import calibration
 from ...bounds import bound_ties, mostly_at_bound
-from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
+from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, Label, NaAction, Normalizer, Seed
 from ...cost import admit, check_max_seconds, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, label_value, shown, warn
@@ -94,7 +94,7 @@ MAX_ORDERING_AGENTS = 8
 class BayesOptions:
     rope: float = 0.0
     model: BayesModel = "signed_rank"
-    control: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
+    control: Label | None = None  # as given; the data's label once read (errors.label_named)
     higher_is_better: bool = True
     prior: float = 0.5
     n_samples: int = 50_000
@@ -148,7 +148,7 @@ class BayesOptions:
 
 @public_function
 def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, model: BayesModel = "signed_rank",
-          control: str | None = None, higher_is_better: bool = True, prior: float = 0.5, n_samples: int = 50_000,
+          control: Label | None = None, higher_is_better: bool = True, prior: float = 0.5, n_samples: int = 50_000,
           chains: int = 8, warmup: int = 300, draws: int = 1_000, confidence_level: float = 0.95,
           normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None, n_jobs: int = 1,
           progress: bool = True, max_seconds: float | None = None,
@@ -172,7 +172,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         The Bayesian signed-rank test on the task-level mean differences (any number of runs per cell), or the
         hierarchical model of the per-task differences with the runs as replicates (at least 2 runs of each agent,
         paired by seed, on every task the pair shares, and 2 shared tasks; a pair without is withheld with a note).
-    control : str or int, optional
+    control : str, int or float, optional
         Named as the data write it (an agent coded 9: 9 or "9"). Compare every other agent with this one
         (``agent_1`` = the other agent, ``agent_2`` = the control); by default every pair of agents, in the agents'
         order.
@@ -508,7 +508,7 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     n_tasks = design.n_tasks
     # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
     # category order), so that order does not change the draws
-    by_name = np.argsort(design.task_places)
+    by_name = design.task_order
     task_means = design.cell_matrix("mean")[by_name]
     filled, logged = np.where(present, differences, 0.0)[:, by_name], present[:, by_name]  # (pairs, tasks)
     ordered = complete and design.n_agents <= MAX_ORDERING_AGENTS and options.orderings is not False
@@ -958,7 +958,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     # the sampler takes a pair's tasks, a group's pairs and each pair's two agents in their names' sorted order, not
     # the design's (a Categorical's category order), and keys a group's stream by the places of its first pair's
     # agents, so that order does not change the draws; a pair fitted the other way round has its draws mirrored
-    by_name = np.argsort(design.task_places)
+    by_name = design.task_order
     place = design.agent_places
     flipped = (place[first] > place[second]) if options.control is None else np.zeros(n_pairs, dtype=bool)
     low_place = np.where(flipped, place[second], place[first])

@@ -47,8 +47,8 @@ from . import _small_runs as small_runs
 from ._backend import DEFAULT_PROFILE_POINTS, cost, improvement_cost, profile_cost
 from ._result import (BootstrapResult, InferentialIntervalsResult, PerformanceProfileResult,
                       ProbabilityOfImprovementResult, clipped_intervals)
-from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, NaAction,
-                        Normalizer, ProfileInterval, Seed)
+from ..._typing import (BootstrapInterval, DaskBackend, Data, EvalEnv, FormulaLike, ImprovementInterval, Label,
+                        NaAction, Normalizer, ProfileInterval, Seed)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -346,14 +346,6 @@ def _layouts(design):
     return [_agent_layout(design, j) for j in range(design.n_agents)]
 
 
-def _layout_tasks(design):
-    """(tasks,) the design's task codes in the layouts' order (:func:`_agent_layout`: the tasks' names sorted): a
-    layout's task t is the design's ``_layout_tasks(design)[t]``. Whatever reads a layout task by task and the design
-    too goes through it (review s30: each task's tie tolerance, in the design's order, was applied to the task at the
-    same place among the names sorted, and the near-tie note named that one)."""
-    return np.argsort(design.task_places)
-
-
 def _require_run_matrices(design, layouts, why):
     """User metrics and rliable's layout need the same number of runs in every task of an agent."""
     for name, layout in zip(design.agents, layouts):
@@ -371,7 +363,7 @@ def _require_run_matrices(design, layouts, why):
 # ----------------------------------------------------------------------------- results
 
 
-def inferential_intervals(result: BootstrapResult, a: str, b: str, test: Result | None = None, *,
+def inferential_intervals(result: BootstrapResult, a: Label, b: Label, test: Result | None = None, *,
                           alpha: float | None = None) -> InferentialIntervalsResult:
     """What :meth:`BootstrapResult.inferential_intervals` returns (see there).
 
@@ -755,8 +747,8 @@ def _accelerations(layouts, options):
 
 
 def _agent_layout(design, j):
-    # the tasks in their names' sorted order, not the design's: an agent's draws, keyed by its label, then do not
-    # depend on the order of the tasks (a Categorical's category order) either
+    # the tasks in their names' sorted order (design.task_order), not the design's: an agent's draws, keyed by its
+    # label, then do not depend on the order of the tasks (a Categorical's category order) either
     mine = np.flatnonzero(design.agent == j)
     task = design.task_places[design.task[mine]]
     return kernels.agent_layout(design.y[mine], task, design.run[mine], design.n_tasks)
@@ -1081,7 +1073,7 @@ def _bca_notes(agents, metrics, z0):
 
 @public_function
 def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *,
-                               pairs: Sequence[tuple[str, str]] | None = None, n_resamples: int | None = None,
+                               pairs: Sequence[tuple[Label, Label]] | None = None, n_resamples: int | None = None,
                                confidence_level: float = 0.95, interval: ImprovementInterval = "score",
                                normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
                                progress: bool = True, max_seconds: float | None = None, n_jobs: int = 1,
@@ -1101,8 +1093,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         Long format, one row per run; never modified.
     formula : str or Formula
         ``"score ~ agent | task"`` (``task/seed`` names the seed column).
-    pairs : list of (str, str), optional
-        (X, Y) pairs; default every pair (i < j in the agents' order).
+    pairs : list of (agent, agent), optional
+        (X, Y) pairs, each agent named as the data write it; default every pair (i < j in the agents' order).
     n_resamples : int, optional
         Resamples of the percentile and expanded intervals, 2,000 by default, as rliable; the Monte Carlo SE of
         each bound is reported.  The score interval is a closed form and draws none: given with it, a note says
@@ -1187,7 +1179,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     layouts = dict(zip(design.agents, _layouts(design)))
     # each task's, from all its agents' scores, in the layouts' order of the tasks (review s30: in the design's, a
     # Categorical's [z, a] gave a the tolerance of z: 0.4375 where [a, z] gave 0.5)
-    by_layout = _layout_tasks(design)
+    by_layout = design.task_order  # a layout's task t is the design's task by_layout[t]
     tolerance = block_tolerances(design.y, design.task, design.n_tasks)[by_layout]
     pair_layouts = [kernels.pair_layout(layouts[x], layouts[y], tolerance) for x, y in pairs]
     near_tasks = [design.tasks[t] for t in sorted({by_layout[t] for p in pair_layouts for t in p.near_tasks})]
@@ -1460,7 +1452,7 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
 
 def _flat_tasks_note(design, flats, interval):
     """The note naming, per agent, the tasks whose runs give no spread (they count in the upper end only)."""
-    by_place = [design.tasks[j] for j in _layout_tasks(design)]  # the layouts' order of the tasks
+    by_place = [design.tasks[j] for j in design.task_order]  # the layouts' order of the tasks
     named = [f"{name!r} on {fmt.listed([by_place[t] for t in np.flatnonzero(flat)], 5)}"
              for name, flat in zip(design.agents, flats) if flat.any()]
     if not named:

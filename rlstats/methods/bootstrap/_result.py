@@ -15,7 +15,7 @@ from . import _small_runs as small_runs
 from . import plots
 from ...design import Design
 from ...options import check_confidence_level
-from ..._typing import ColumnNames
+from ..._typing import ColumnNames, Label
 from ...results import Result, package_versions, resultclass, to_jsonable
 from ...statistics import WELCH_FLOOR_CLOSED_SE
 from ...vocabulary import label as column_label, median_is_mean_words, metric_label
@@ -426,7 +426,7 @@ class BootstrapResult(Result):
         out["conf_high"] = bounds[:, :, 1].T.ravel()
         return out
 
-    def inferential_intervals(self, a: str, b: str, test: Result | None = None, *,
+    def inferential_intervals(self, a: Label, b: Label, test: Result | None = None, *,
                               alpha: float | None = None) -> InferentialIntervalsResult:
         """Inferential confidence intervals of two agents: they overlap exactly when the test does not reject.
 
@@ -451,8 +451,8 @@ class BootstrapResult(Result):
 
         Parameters
         ----------
-        a, b : str
-            Two agents of the result.
+        a, b : str, int or float
+            Two agents of the result, named as the data write them.
         test : result with ``pvalue``, optional
             A test of exactly these two agents.  By default the blocked rank
             test (:func:`rlstats.skillings_mack`, asymptotic chi-squared

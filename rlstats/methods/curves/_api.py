@@ -34,8 +34,8 @@ from ...statistics import (ENUMERATED_CELLS, gap_is_mean, listable, median_is_me
 from . import _kernels as kernels
 from ._backend import STUDENTIZED_BANDS, cost
 from ._result import CurvesResult, no_difference_words, step_ranges, step_stretches
-from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Subset,
-                        Table)
+from ..._typing import (AlignMethod, CurveBands, CurveStatistic, EvalEnv, FormulaLike, Label, NaAction, Normalizer,
+                        Seed, Subset, Table)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -493,7 +493,7 @@ def _expansion(counts, agents=(), tasks=()):
 def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
            statistic: CurveStatistic | Callable[..., Any] = "iqm",
            steps: ArrayLike | None = None, align: AlignMethod = "last",
-           compare: str | Sequence[tuple[str, str]] | None = None, bands: CurveBands = "studentized",
+           compare: str | Sequence[tuple[Label, Label]] | None = None, bands: CurveBands = "studentized",
            n_resamples: int = 2_000,
            confidence_level: float = 0.95, alpha: float = 0.05, normalize: Normalizer = None, gamma: float = 1.0,
            bounds: tuple[float | None, float | None] | None = None, subset: Subset = None, na_action: NaAction = "raise",

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import format as fmt
 from ...errors import OptionError, agent_named
-from ..._typing import ColumnNames
+from ..._typing import ColumnNames, Label
 from ...results import Result, resultclass, sentences
 from ...vocabulary import metric_label
 from . import plots
@@ -186,7 +186,7 @@ class CurvesResult(Result):
         return ("its curve comparisons have a max-T adjusted p-value per pair and step, res.difference_pvalues "
                 "(pairs x steps, in the order of res.pairs) and the p_adjusted column of res.difference(a, b)")
 
-    def difference(self, a: str, b: str) -> pd.DataFrame:
+    def difference(self, a: Label, b: Label) -> pd.DataFrame:
         """Per-step difference a - b with its max-T band, adjusted p-value and decision.
 
         Columns: step, estimate, conf_low, conf_high (the band at level 1 - alpha from the same

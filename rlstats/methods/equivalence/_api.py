@@ -34,7 +34,7 @@ from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import EquivalenceResult
-from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed
+from ..._typing import Data, EvalEnv, FormulaLike, Label, NaAction, Normalizer, Seed
 
 #: alternative= (kernels.ALTERNATIVES)
 ALTERNATIVES = kernels.ALTERNATIVES
@@ -127,7 +127,7 @@ class EquivalenceOptions:
     alternative: EquivalenceAlternative = "equivalence"
     alpha: float = 0.05
     higher_is_better: bool = True
-    control: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
+    control: Label | None = None  # as given; the data's label once read (errors.label_named)
     across: EquivalenceAcross = "welch"
     aggregate: EquivalenceAggregate | None = "iqm"
     n_resamples: int = 2_000
@@ -171,7 +171,7 @@ class EquivalenceOptions:
 @public_function
 def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float | None = None,
                 alternative: EquivalenceAlternative = "equivalence", alpha: float = 0.05,
-                higher_is_better: bool = True, control: str | None = None, published: pd.DataFrame | None = None,
+                higher_is_better: bool = True, control: Label | None = None, published: pd.DataFrame | None = None,
                 across: EquivalenceAcross = "welch", aggregate: EquivalenceAggregate | None = "iqm",
                 n_resamples: int = 2_000,
                 normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
@@ -205,7 +205,7 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         Level of each one-sided test; the deciding interval is the (1 - 2 alpha) one (90% at 0.05).
     higher_is_better : bool
         Which side is "worse" for ``alternative="noninferior"``.
-    control : str or int, optional
+    control : str, int or float, optional
         Named as the data write it (an agent coded 9: 9 or "9"). Compare each other agent with this one
         (agent - control); default every pair, in the agents' order.
     published : DataFrame, optional

@@ -258,7 +258,7 @@ def _run(design, options):
     m = kernels.model(design.y, design.agent, design.task, design.n_agents, design.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     means_rows, pair_rows, first, second = kernels.agent_contrasts(design.n_agents)
-    hypothesis = kernels.agent_hypothesis(m, np.argsort(design.agent_places, kind="stable"))
+    hypothesis = kernels.agent_hypothesis(m, design.agent_order)
     vcov, t_test, (f_stat, num_df, den_df) = _DF_METHODS[options.ddf](m, fitted, hypothesis)
     coef_var, coef_df = t_test(np.eye(design.n_agents))
     mean_var, mean_df = t_test(means_rows)
@@ -478,8 +478,7 @@ def _refit(sub, terms, options):
     m = kernels.model(sub.y, sub.agent, sub.task, sub.n_agents, sub.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     _, pair_rows, first, second = kernels.agent_contrasts(sub.n_agents)
-    _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(
-        m, np.argsort(sub.agent_places, kind="stable")))
+    _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(m, sub.agent_order))
     variance, df = t_test(pair_rows)
     estimate = noise_free(pair_rows @ fitted.beta, float(np.ptp(sub.y)), float(np.max(np.abs(sub.y))))
     return _pairs_table(sub.agents, first, second, estimate, variance, df, options), omnibus

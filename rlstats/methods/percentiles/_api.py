@@ -44,7 +44,7 @@ from ...resampling import check_rng, seed_sequence
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _REFERENCE, _SHORT_NAMES, PercentilesResult
-from ..._typing import Data, EvalEnv, FormulaLike, NaAction, PercentileTies, Seed
+from ..._typing import Data, EvalEnv, FormulaLike, Label, NaAction, PercentileTies, Seed
 
 INTERVALS = ("pbp", "pbp_t", "bootstrap")
 #: ``interval=`` for type checkers: INTERVALS as a Literal (None for none; tests/test_typing_user.py keeps them equal)
@@ -235,8 +235,8 @@ def _prepared_design(design, options):
 def percentiles(data: Data, formula: FormulaLike | None = None, *, interval: PercentileInterval | None = "pbp",
                 delta: float = 0.05,
                 n_resamples: int = 10_000, ties: PercentileTies = "le", self_payoff: float = 0.5,
-                bounds: str | tuple[float, float] | dict[str, Any] | None = None,
-                identical: Sequence[tuple[str, str, str]] | None = None, higher_is_better: bool = True,
+                bounds: str | tuple[float | None, float | None] | Mapping[Any, tuple[float, float]] | None = None,
+                identical: Sequence[tuple[Label, Label, Label]] | None = None, higher_is_better: bool = True,
                 na_action: NaAction = "raise", rng: Seed = None, n_jobs: int = 1, progress: bool = True,
                 max_seconds: float | None = None,
                 eval_env: EvalEnv = None) -> PercentilesResult:

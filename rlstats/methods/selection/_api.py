@@ -53,7 +53,7 @@ from . import _kernels as kernels
 from ._backend import cost
 from ._planning import CONSERVATIVE_RESAMPLES, check_tasks
 from ._result import CONF_LEVEL, KNOWN_SD_NORMAL, SelectionCheckResult
-from ..._typing import Data, EvalEnv, FormulaLike, NaAction, Normalizer, Seed, Table
+from ..._typing import Data, EvalEnv, FormulaLike, Label, NaAction, Normalizer, Seed, Table
 
 __all__ = ["selection_check", "SelectionOptions"]
 
@@ -322,9 +322,9 @@ def _check_effects(frame, where, options):
 # =========================================================================== the public function
 
 @public_function
-def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment: str | None = None,
-                    baseline: str | None = None, reported: str | Sequence[str] | None = None,
-                    heldout: Sequence[str] | Table | None = None, effect: str | Callable[..., Any] = "mean_diff",
+def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment: Label | None = None,
+                    baseline: Label | None = None, reported: str | Sequence[Label] | None = None,
+                    heldout: Sequence[Label] | Table | None = None, effect: str | Callable[..., Any] = "mean_diff",
                     inspector: str = "fisher_pitman", reporter: str = "skew_t", mu_gap: float = 0.0,
                     n_candidates: int | None = None, sigma: str | float | None = None, alpha: float = 0.05,
                     beta: float = 0.05, higher_is_better: bool = True, n_resamples: int = 9_999,
@@ -341,12 +341,13 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     formula : str or Formula
         ``"score ~ agent | task"`` (or ``task/seed``): runs are replicates
         within (agent, task) and enter only through the per-task effects.
-    treatment, baseline : str
-        The new agent and the agent it is compared with.
-    reported : list of str or str
-        The tasks shown in the paper (D_P), or the name of a boolean column
-        marking them (constant within each task).
-    heldout : None, list of str or DataFrame
+    treatment, baseline : str, int or float
+        The new agent and the agent it is compared with, named as the data
+        write them (an agent coded 9: 9 or "9").
+    reported : list or str
+        The tasks shown in the paper (D_P), named as the data write them, or
+        the name of a boolean column marking them (constant within each task).
+    heldout : None, list or DataFrame
         D_I: None for every other task in ``data`` with runs of both agents
         (the complement), a list of tasks, or a DataFrame of fresh runs on
         new tasks (same columns, read with the same formula).

@@ -40,7 +40,7 @@ from ...statistics import (chi2_sf, doubled_midranks, monte_carlo_pvalue, near_t
 from . import _kernels as kernels
 from ._backend import cost
 from ._result import _TITLES, SkillingsMackResult, title
-from ..._typing import (Data, EvalEnv, FormulaLike, NaAction, RankAdjustment, RankPosthoc, RankPvalue, Seed,
+from ..._typing import (Data, EvalEnv, FormulaLike, Label, NaAction, RankAdjustment, RankPosthoc, RankPvalue, Seed,
                         WithinCell)
 
 #: The default test's measured size in the package table (rlstats/calibration.csv, tests/reference/calibrate.py).
@@ -68,7 +68,7 @@ class SkillingsMackOptions:
     alpha: float = 0.05
     adjustment: RankAdjustment = "auto"
     posthoc: RankPosthoc = "ranks"
-    control: str | int | float | None = None  # as given; the data's label once read (errors.label_named)
+    control: Label | None = None  # as given; the data's label once read (errors.label_named)
     na_action: NaAction = "raise"
     progress: bool = True
     n_jobs: int = 1
@@ -141,7 +141,7 @@ def _choose_variant(options, design):
 def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: RankVariant = "auto",
                    within_cell: WithinCell | None = None, pvalue: RankPvalue = "auto", n_resamples: int = 10_000,
                    tie_correction: bool | None = None, higher_is_better: bool = True, alpha: float = 0.05,
-                   adjustment: RankAdjustment = "auto", posthoc: RankPosthoc = "ranks", control: str | None = None,
+                   adjustment: RankAdjustment = "auto", posthoc: RankPosthoc = "ranks", control: Label | None = None,
                    na_action: NaAction = "raise", rng: Seed = None, progress: bool = True,
                    max_seconds: float | None = None, n_jobs: int = 1,
                    eval_env: EvalEnv = None) -> SkillingsMackResult:
@@ -237,7 +237,7 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         4 shared tasks of one run the normal tail, 0.0455, stood for an exact
         0.125).  Each Wilcoxon
         row carries the matched-pairs rank-biserial correlation (Kerby 2014).
-    control : str or int, optional
+    control : str, int or float, optional
         An agent, named as the data write it (coded 9: 9 or "9"), to compare every other agent with (many-to-one, k - 1
         comparisons, Holm by default) instead of all pairs; rows read
         ``agent_1`` = the other agent, ``agent_2`` = the control, as
