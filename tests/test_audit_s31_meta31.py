@@ -73,7 +73,6 @@ def _unchanged(before, df):
 
 # ------------------------------------------------------------------------------------------------ defects found
 
-@pytest.mark.xfail(strict=True, reason="audit s31: a sparse score or step is pandas' AttributeError")
 def test_sparse_score_and_step_columns_read_as_their_dense_values():
     # the score: "FormulaError: evaluating the response 'score' failed with AttributeError: 'SparseDtype' object has no
     # attribute 'numpy_dtype'"; the step: that AttributeError itself (sparse agent and seed columns were read)
@@ -105,7 +104,6 @@ def test_sparse_score_with_missing_values_is_the_missing_value_error_or_dropped(
     assert a == b and '2 of 36 rows dropped (na_action="drop"): 2 with missing values in \'score\'' in a
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31: the index is not named")
 @pytest.mark.parametrize("where", ["reference", "data"])
 def test_tasks_held_in_the_index_are_named_there(where):
     # "the reference has no column 'task'; its columns are 'random', 'human'": the tasks were the reference's index
