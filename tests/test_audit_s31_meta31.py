@@ -84,7 +84,8 @@ def test_sparse_score_and_step_columns_read_as_their_dense_values():
     assert str(got) == str(dense) and got.tidy().equals(dense.tidy())
     assert _unchanged(before, sparse)
     curves = simulated_curves(tasks=2, steps=4)
-    a, b = (rlstats.curves(frame, "score ~ agent | task/seed", step="step", n_resamples=50, rng=1).tidy()
+    a, b = (rlstats.curves(frame, "score ~ agent | task/seed", step="step", n_resamples=50, normalize=False,
+                           rng=1).tidy()
             for frame in (curves, curves.assign(step=pd.arrays.SparseArray(curves["step"]),
                                                 score=pd.arrays.SparseArray(curves["score"], fill_value=0.0))))
     assert a.equals(b)
@@ -122,3 +123,364 @@ def test_tasks_held_in_the_index_are_named_there(where):
         with pytest.raises(rlstats.DesignError, match=r"'task' is a level of the data's index, not a column.*"
                                                       r"df = df.reset_index\(\)"):
             rlstats.normalize(df.set_index("task"), "minmax")
+
+
+# ------------------------------------------------------------------------------------------------ the sweep
+
+import re  # noqa: E402
+
+import test_audit_s30_meta30 as S  # noqa: E402
+import test_metamorphic as M  # noqa: E402
+
+pl = None
+try:
+    import polars as pl
+except ImportError:  # the polars representations are skipped
+    pass
+
+LABELS = ("agent", "task")
+ROWS = [3, 17, 40]  # the rows given missing values
+
+
+def _objects(df):
+    """s30's data with the labels as object strings: the base every representation is compared with."""
+    return df.assign(**{c: df[c].astype(str).astype(object) for c in LABELS})
+
+
+def _labels_as(dtype):
+    return lambda df: df.assign(**{c: df[c].astype(dtype) for c in LABELS})
+
+
+def _categorical(order="sorted", unused=True, ordered=False):
+    def change(df):
+        out = {}
+        for c in LABELS:
+            names = sorted(set(df[c]))
+            if unused:  # levels with no rows sorting before, among and after the used ones
+                names = sorted(names + [f"aaa_{c}", names[0][:-1] + "9x", "zzz"])
+            if order == "shuffled":
+                names = [names[i] for i in np.random.RandomState(3).permutation(len(names))]
+            out[c] = pd.Categorical(df[c], categories=names, ordered=ordered)
+        return df.assign(**out)
+    return change
+
+
+def _score_as(dtype):
+    return lambda df: df.assign(score=df["score"].astype(dtype))
+
+
+def _extra_columns(df):
+    out = df.assign(note="x", other=np.arange(len(df)) * 1.5, agent_id=np.arange(len(df)) % 2, flag=True,
+                    when=pd.Timestamp("2024-01-01"))
+    return out[list(out.columns)[::-1]]
+
+
+def _polars(kind):
+    def change(df):
+        if pl is None:
+            pytest.skip("polars is not installed")
+        frame = pl.from_pandas(df.assign(**{c: df[c].astype(str).where(df[c].notna(), None) for c in LABELS}))
+        if kind == "categorical":
+            return frame.with_columns(*[pl.col(c).cast(pl.Categorical) for c in LABELS])
+        if kind == "enum":
+            return frame.with_columns(*[pl.col(c).cast(pl.Enum(sorted(set(frame[c].to_list())))) for c in LABELS])
+        return frame.with_columns(pl.col("score").cast(pl.Float32)) if kind == "float32" else frame
+    return change
+
+
+def _arrow(kind):
+    def change(df):
+        table = pa.Table.from_pandas(df.assign(**{c: df[c].where(df[c].notna(), None) for c in LABELS}),
+                                     preserve_index=False)
+        for c in LABELS:
+            column = table.column(c)
+            column = column.dictionary_encode() if kind == "dictionary" else column.cast(pa.large_string())
+            table = table.set_column(table.column_names.index(c), c, column)
+        return table
+    return change
+
+
+def _float32(df):
+    return df.assign(score=df["score"].astype(np.float32).astype(np.float64))
+
+
+def _integers(df):
+    return df.assign(score=np.round(df["score"] * 10).astype(np.int64))
+
+
+def _with_missing(scores):
+    def base(df):
+        values = scores(df)["score"].to_numpy(dtype=float).copy()
+        values[ROWS] = np.nan
+        return df.assign(score=values)
+    return base
+
+
+def _missing_agents(df):
+    agents = df["agent"].copy()
+    agents.iloc[ROWS] = None
+    return df.assign(agent=agents)
+
+
+def _as_na(df):
+    return df.assign(score=pd.array([pd.NA if np.isnan(v) else v for v in df["score"]], dtype="Float64"))
+
+
+T = M.Transform
+#: name -> the same rows in another representation: every number and text identical
+EXACT = {t.name: t for t in [
+    T("object", lambda df: df),
+    T("str", _labels_as(str)),
+    T("string_python", _labels_as(pd.StringDtype("python"))),
+    T("string_pyarrow", _labels_as("string[pyarrow]")),
+    T("arrow_string", _labels_as(pd.ArrowDtype(pa.string()))),
+    T("arrow_large_string", _labels_as(pd.ArrowDtype(pa.large_string()))),
+    T("categorical_unused", _categorical()),
+    T("ordered_unused", _categorical(ordered=True)),
+    T("Float64", _score_as("Float64")),
+    T("Float32", _score_as("Float32"), base=_float32),
+    T("arrow_double", _score_as(pd.ArrowDtype(pa.float64()))),
+    T("Int64", _score_as("Int64"), base=_integers),
+    T("int32", _score_as(np.int32), base=_integers),
+    T("arrow_int64", _score_as(pd.ArrowDtype(pa.int64())), base=_integers),
+    T("sparse", lambda df: df.assign(score=pd.arrays.SparseArray(df["score"]))),
+    T("duplicated_index", lambda df: df.set_axis(pd.Index(np.arange(len(df)) // 3), axis=0)),
+    T("multi_index", lambda df: df.set_axis(pd.MultiIndex.from_arrays(
+        [np.arange(len(df)) % 4, np.arange(len(df))[::-1].astype(str)]), axis=0)),
+    T("string_index", lambda df: df.set_axis(pd.Index([f"r{i}" for i in np.random.RandomState(1).permutation(len(df))]),
+                                             axis=0)),
+    T("extra_columns_reversed", _extra_columns),
+    T("polars_categorical", _polars("categorical")),
+    T("polars_enum", _polars("enum")),
+    T("polars_float32", _polars("float32"), base=_float32),
+    T("arrow_dictionary", _arrow("dictionary")),
+    T("arrow_large_string_table", _arrow("large")),
+]}
+#: name -> the same rows with missing values in another representation, read with na_action="drop"
+MISSING = {t.name: t for t in [
+    T("Float64_NaN", _score_as("Float64"), base=_with_missing(lambda df: df)),
+    T("Float64_NA", _as_na, base=_with_missing(lambda df: df)),
+    T("arrow_double_null", _score_as(pd.ArrowDtype(pa.float64())), base=_with_missing(lambda df: df)),
+    T("Int64_NA", _score_as("Int64"), base=_with_missing(_integers)),
+    T("polars_null_score", _polars(""), base=_with_missing(lambda df: df)),
+    T("arrow_null_score", _arrow("large"), base=_with_missing(lambda df: df)),
+    T("string_NA_agent", _labels_as("string"), base=_missing_agents),
+    T("str_NaN_agent", _labels_as(str), base=_missing_agents),
+    T("categorical_NaN_agent", _labels_as("category"), base=_missing_agents),
+    T("arrow_null_agent", _labels_as(pd.ArrowDtype(pa.string())), base=_missing_agents),
+    T("polars_null_agent", _polars(""), base=_missing_agents),
+]}
+#: name -> the labels as categoricals in a shuffled level order: the same statistics, rows matched by name
+SHUFFLED = {t.name: t for t in [
+    T("categorical_shuffled", _categorical(order="shuffled")),
+    T("ordered_shuffled", _categorical(order="shuffled", ordered=True)),
+]}
+
+#: what a result says of a representation: lines that may differ
+_SAID = re.compile(r"data converted from a (polars|pyarrow) \w+ to a pandas DataFrame \(\d+ rows\)"
+                   r"|\d+ (agent|task) levels? with no runs left out: ")
+
+
+def _said(value):
+    """``value`` (a print or the notes) without what it says of the representation (and blank lines)."""
+    if isinstance(value, str):
+        return "\n".join(line for line in value.splitlines() if line.strip() and not _SAID.search(line))
+    if isinstance(value, list):
+        return [v for v in value if not (isinstance(v, str) and _SAID.search(v))]
+    return value
+
+
+def _call(case, df, na_action=None):
+    if na_action is None:
+        return S.CASES[case][1](df, M.IDENTITY)
+    formula, options = DECLARATIONS_CONTRACT(case)
+    return rlstats.compare(df, formula, method=case, rng=1, na_action=na_action, **options)
+
+
+def DECLARATIONS_CONTRACT(case):  # noqa: N802
+    """s30's options of a back end (fewer resamples, and its options in the score's units)."""
+    formula, options = S.DECLARATIONS[case].contract
+    options = {key: S._FEWER.get(key, value) for key, value in options.items()} | S._OPTIONS.get(case, {})
+    for extra in (M.UNIT_OPTIONS, M.DIFFERENCE_OPTIONS):
+        if case in extra:
+            options[extra[case][0]] = extra[case][1]
+    return formula, options
+
+
+_BASES = {}
+
+
+def _result(case, df, na_action):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = _call(case, df, na_action)
+    return S._parts(result)
+
+
+def _base(case, transform, na_action=None):
+    key = case, transform.base_kind, na_action
+    if key not in _BASES:
+        df = transform.base(_objects(S.CASES[case][0]()))
+        _BASES[key] = df, _result(case, df, na_action)
+    return _BASES[key]
+
+
+def representation_differences(case, transform, na_action=None):
+    """What differs, to the bit, between the case's result on its base data and on the same rows represented
+    otherwise (or 'MUTATED' when the call changed the caller's frame)."""
+    df, base = _base(case, transform, na_action)
+    changed = transform.change(df)
+    before = _snapshot(changed) if isinstance(changed, pd.DataFrame) else None
+    other = _result(case, changed, na_action)
+    problems = [] if before is None or _unchanged(before, changed) else ["MUTATED"]
+    for part, value in base.items():
+        if part == "frame":  # normalize's frame keeps the caller's other columns
+            got = other[part][list(value.columns)]
+            problems += S._bit_differences(value.reset_index(drop=True), got.reset_index(drop=True), part)
+        elif part in ("tidy", "glance"):
+            problems += S._bit_differences(value, other[part], part)
+        elif part == "dict":
+            for key in value:
+                a, b = (_said(x) if key == "notes" else x for x in (value[key], other[part][key]))
+                if repr(a) != repr(b):
+                    problems.append(f"dict.{key}")
+        elif _said(value) != _said(other[part]):
+            problems.append(part)
+    return problems
+
+
+#: case -> columns under a shuffled category order compared at s30's 1e-9 rather than 1e-12 (the module's docstring)
+ROUNDING = {"mixed": ("df", "den_df")}
+
+
+def shuffled_differences(case, transform):
+    """The tidy, glance and frame columns differing beyond a relative 1e-12 under categoricals in another order,
+    rows matched by name."""
+    df, base = _base(case, M.IDENTITY)
+    changed = transform.change(df)
+    before = _snapshot(changed)
+    other = _result(case, changed, None)
+    problems = [] if _unchanged(before, changed) else ["MUTATED"]
+    for part in ("tidy", "glance", "frame"):
+        if part not in base:
+            continue
+        a, b = S._by_name(base[part], {}, case), S._by_name(other[part], {}, case)
+        if list(a.columns) != list(b.columns) or len(a) != len(b):
+            problems.append(f"{part}: shape")
+            continue
+        for column in a.columns:
+            x, y = a[column].to_numpy(), b[column].to_numpy()
+            rtol = 1e-9 if column in ROUNDING.get(case, ()) else 1e-12
+            same = (x.tolist() == y.tolist() if x.dtype.kind != "f"
+                    else np.allclose(y, x, rtol=rtol, atol=1e-300, equal_nan=True))
+            if not same:
+                problems.append(f"{part}[{column}]")
+    return problems
+
+
+#: the cases computed in the default run (the rank test: the cheapest; task_table: the widest tables); the others slow
+DEFAULT = ("skillings_mack",)
+#: back ends that refuse the unbalanced design left by dropping rows (AdaStop's interims, one shared permutation)
+BALANCED = ("adastop", "permutation")
+
+
+def _params(cases, names, backends_only=False):
+    return [pytest.param(case, name, id=f"{case}-{name}",
+                         marks=[] if case in DEFAULT else [pytest.mark.slow])
+            for case in cases for name in names
+            if not backends_only or (case in S.DECLARATIONS and case not in BALANCED)]
+
+
+@pytest.mark.parametrize("case, name", _params(S.CASES, EXACT))
+def test_representations_change_nothing(case, name):
+    assert representation_differences(case, EXACT[name]) == []
+
+
+@pytest.mark.parametrize("case, name", _params(S.CASES, MISSING, backends_only=True))
+def test_missing_values_in_any_representation_are_dropped_alike(case, name):
+    assert representation_differences(case, MISSING[name], na_action="drop") == []
+
+
+@pytest.mark.parametrize("case, name", _params(S.CASES, SHUFFLED))
+def test_categoricals_in_another_order_keep_the_statistics(case, name):
+    assert shuffled_differences(case, SHUFFLED[name]) == []
+
+
+# ------------------------------------------------------------------------------------------------ the other tables
+
+def _tables(df, labels, score=True):
+    """``df`` (labels as object strings) in the representations a table a function reads may take."""
+    out = {"categorical_unused": df.assign(**{c: pd.Categorical(df[c], categories=sorted(set(df[c]) | {"zz", "aa"},
+                                                                                         reverse=True))
+                                              for c in labels}),
+           "string": df.assign(**{c: df[c].astype("string") for c in labels}),
+           "arrow_string": df.assign(**{c: df[c].astype(pd.ArrowDtype(pa.string())) for c in labels}),
+           "duplicated_index": df.set_axis(np.zeros(len(df), dtype=int)),
+           "multi_index": df.set_axis(pd.MultiIndex.from_arrays([np.arange(len(df)) % 2, np.arange(len(df))])),
+           "extra_columns_reversed": df.assign(junk="x", agent_id=1)[["junk", "agent_id"] + list(df.columns)[::-1]],
+           "arrow_dictionary": pa.Table.from_pandas(df.assign(**{c: df[c].astype("category") for c in labels}),
+                                                    preserve_index=False)}
+    if score:
+        out["Float64"] = df.assign(score=df["score"].astype("Float64"))
+    if pl is not None:
+        out["polars_categorical"] = pl.from_pandas(df).with_columns(*[pl.col(c).cast(pl.Categorical) for c in labels])
+    return out
+
+
+def _text(result):
+    if isinstance(result, pd.DataFrame):
+        return result.reset_index(drop=True).astype(str).to_dict("list")
+    data = result.to_dict()
+    for key in ("seed", "versions", "notes"):
+        data.pop(key, None)
+    return _said(str(result)), result.tidy().astype(str).to_dict("list"), repr(data)
+
+
+def _same_from_every_table(call, base, tables, by_name=False):
+    expected = _text(call(base))
+    for name, table in tables.items():
+        before = _snapshot(table) if isinstance(table, pd.DataFrame) else None
+        got = _text(call(table))
+        assert before is None or _unchanged(before, table), name
+        if name == "categorical_unused" and by_name:  # results may list the levels in the categorical's order
+            assert sorted(zip(*got[1].values())) == sorted(zip(*expected[1].values())), name
+        else:
+            assert got == expected, name
+
+
+def test_a_normalisation_reference_in_any_representation_normalises_alike():
+    df = _runs()
+    reference = pd.DataFrame({"task": ["task_01", "task_02", "task_03", "task_04"], "random": [-10.0, 0.0, 5.0, 0.0],
+                              "human": [20.0, 5.0, 15.0, 2.0]})
+    tables = _tables(reference, ["task"], score=False) | {
+        "Int64": reference.assign(random=reference["random"].astype("Int64"), human=reference["human"].astype("Int64")),
+        "float32": reference.assign(random=reference["random"].astype(np.float32),
+                                    human=reference["human"].astype(np.float32))}
+    _same_from_every_table(lambda ref: rlstats.normalize(df, ref), reference, tables)
+    assert rlstats.normalize(df, reference)["score"].iloc[0] == pytest.approx((df["score"].iloc[0] + 10) / 30, rel=1e-15)
+
+
+@pytest.mark.slow
+def test_adastop_batches_and_heldout_frames_in_any_representation_give_the_same_result():
+    runs = rlstats.datasets.simulate(agents=3, tasks=1, seeds=10, effect=1.0, rng=4)
+    runs = _objects(runs).drop(columns="task")
+    interim = runs["seed"].to_numpy() // 5
+
+    def adastop(batches):
+        test = rlstats.AdaStop(["agent_1", "agent_2", "agent_3"], n=5, K=2, n_resamples=200, rng=1)
+        for k in range(2):
+            if not test.done:
+                keep = interim == k
+                test.update(batches.filter(pa.array(keep)) if isinstance(batches, pa.Table) else
+                            batches.filter(pl.Series(keep)) if pl is not None and isinstance(batches, pl.DataFrame)
+                            else batches[keep])
+        return test.result()
+    _same_from_every_table(adastop, runs, _tables(runs, ["agent"]))
+
+    df = _objects(rlstats.datasets.simulate(agents=2, tasks=8, seeds=3, effect=0.5, rng=2))
+    reported = df["task"].isin(["task_01", "task_02", "task_03", "task_04"]).to_numpy()
+    _same_from_every_table(lambda heldout: rlstats.selection_check(
+        df[reported], "score ~ agent | task", treatment="agent_2", baseline="agent_1", reported=["task_01", "task_02"],
+        heldout=heldout, rng=1, n_resamples=200, progress=False), df[~reported], _tables(df[~reported],
+                                                                                        ["agent", "task"]),
+        by_name=True)
