@@ -484,3 +484,37 @@ def test_adastop_batches_and_heldout_frames_in_any_representation_give_the_same_
         heldout=heldout, rng=1, n_resamples=200, progress=False), df[~reported], _tables(df[~reported],
                                                                                         ["agent", "task"]),
         by_name=True)
+
+
+# ------------------------------------------------------------------------------------------------ subset= on levels
+
+def _levelled(ordered, levels=("easy", "medium", "hard")):
+    df = _runs()
+    level = df["task"].map({"task_01": "easy", "task_02": "medium", "task_03": "hard", "task_04": "hard"})
+    return df.assign(level=pd.Categorical(level, categories=list(levels), ordered=ordered))
+
+
+def _kept(df, condition):
+    return tuple(rlstats.compare(df, "score ~ agent | task", method="task_table", subset=condition).to_dict()["tasks"])
+
+
+@pytest.mark.xfail(strict=True, reason="audit s31: an ordered categorical's order comparison reads its text")
+def test_an_order_comparison_on_an_ordered_categorical_whose_levels_are_not_in_text_order_is_an_error():
+    # level >= 'medium' kept task_02 alone ('hard' < 'medium' as text), where pandas and R's subset() on an ordered
+    # factor keep task_02 to task_04 (the levels' order): the same words meant other rows by the column's dtype
+    df = _levelled(ordered=True)
+    assert sorted(df.loc[df["level"] >= "medium", "task"].unique()) == ["task_02", "task_03", "task_04"]  # pandas
+    with pytest.raises(rlstats.OptionError, match=r"subset=\"level >= 'medium'\": column 'level' is an ordered "
+                                                  r"categorical whose levels' order, 'easy' < 'medium' < 'hard', is "
+                                                  r"not their text's.*level in \['medium', 'hard'\]"):
+        _kept(df, "level >= 'medium'")
+    with pytest.raises(rlstats.OptionError, match="ordered categorical"):
+        _kept(df, "'easy' < level")
+
+
+def test_order_comparisons_on_categoricals_read_the_text_where_that_is_unambiguous():
+    # unordered levels in any order, or ordered ones in their text's order: text, as an object column reads
+    for df in (_levelled(ordered=False), _levelled(ordered=True, levels=("easy", "hard", "medium"))):
+        assert _kept(df, "level >= 'hard'") == ("task_02", "task_03", "task_04")
+        assert _kept(df, "level == 'hard'") == ("task_03", "task_04")
+    assert _kept(_levelled(ordered=True), "level in ['medium', 'hard']") == ("task_02", "task_03", "task_04")
