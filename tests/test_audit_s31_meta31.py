@@ -498,7 +498,6 @@ def _kept(df, condition):
     return tuple(rlstats.compare(df, "score ~ agent | task", method="task_table", subset=condition).to_dict()["tasks"])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31: an ordered categorical's order comparison reads its text")
 def test_an_order_comparison_on_an_ordered_categorical_whose_levels_are_not_in_text_order_is_an_error():
     # level >= 'medium' kept task_02 alone ('hard' < 'medium' as text), where pandas and R's subset() on an ordered
     # factor keep task_02 to task_04 (the levels' order): the same words meant other rows by the column's dtype
