@@ -23,8 +23,9 @@ keeps it, as R's ``!(x %in% 0.1)`` and pandas' ``~isin`` do. A column of numbers
 membership with text, or a column of text with a number, is an error saying how to write the value: numbers never
 equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). ``<``, ``<=``, ``>`` and
 ``>=`` on an ordered categorical whose levels' order is not their values' (easy < medium < hard) are an error naming
-the levels wanted: values compare as values here, where pandas and R compare such a column's levels. Numbers are plain literals (no arithmetic), so no
-input can ask for a large computation; the text itself is bounded by :data:`MAX_LENGTH`.
+the levels wanted: values compare as values here, where pandas and R compare such a column's levels. Numbers are
+plain literals (no arithmetic), so no input can ask for a large computation; the text itself is bounded by
+:data:`MAX_LENGTH`.
 """
 
 from __future__ import annotations
