@@ -535,3 +535,17 @@ def test_a_polars_enum_keeps_its_order_so_that_an_order_comparison_on_it_is_the_
     with pytest.raises(rlstats.OptionError, match=r"ordered categorical.*level in \['medium', 'hard'\]"):
         _kept(frame, "level >= 'medium'")
     assert _kept(frame, "level in ['medium', 'hard']") == ("task_02", "task_03", "task_04")
+
+
+@pytest.mark.xfail(strict=True, reason="audit s31: a masked array's masked entries were read as scores")
+def test_from_rliable_reads_a_masked_arrays_masked_entries_as_missing():
+    # np.asarray drops a mask: the masked entries' stored values (here 1e6) became scores, silently
+    values = np.arange(12, dtype=float).reshape(3, 4)
+    masked = np.ma.masked_array(np.where(np.eye(3, 4, dtype=bool), 1e6, values), mask=np.eye(3, 4, dtype=bool))
+    frame = rlstats.from_rliable({"A": masked, "B": values + 1.0}, tasks=["t0", "t1", "t2", "t3"])
+    a = frame[frame["agent"] == "A"]
+    assert a["score"].isna().sum() == 3 and a["score"].max() == 11.0
+    assert a.loc[a["score"].isna(), ["seed", "task"]].astype(str).values.tolist() == [["0", "t0"], ["1", "t1"],
+                                                                                      ["2", "t2"]]
+    with pytest.raises(rlstats.DesignError, match=r"column 'score' has 3 missing value\(s\)"):
+        rlstats.task_table(frame, "score ~ agent | task/seed")
