@@ -202,7 +202,8 @@ def from_rliable(scores: Mapping[Any, Any], tasks: Sequence[Any] | None = None, 
     pandas.DataFrame
         Columns ``agent``, ``task``, ``seed``, ``score`` (and ``step`` between ``seed`` and ``score`` for
         curves): ``agent`` and ``task`` are categoricals in the dict's and ``tasks``' order, ``seed`` is
-        the run's row in its agent's array (0, 1, ...), ``score`` float. Missing scores (NaN) stay missing.
+        the run's row in its agent's array (0, 1, ...), ``score`` float. Missing scores (NaN, or a masked array's
+        masked entries) are missing.
 
     Raises
     ------
@@ -285,6 +286,8 @@ def _reword_positions(note: Note, items: tuple, n_rows: int) -> str:
 def _scores_array(agent: Any, values: Any) -> np.ndarray:
     try:
         array = np.asarray(values, dtype=float)
+        if np.ma.isMaskedArray(values):  # np.asarray keeps the values stored under the mask: they are missing
+            array = np.where(np.ma.getmaskarray(values), np.nan, array)
     except (TypeError, ValueError):
         raise DesignError(f"scores[{agent!r}] must be a numeric array of shape (runs, tasks), got "
                           f"{type(values).__name__}") from None

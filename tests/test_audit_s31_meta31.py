@@ -537,7 +537,6 @@ def test_a_polars_enum_keeps_its_order_so_that_an_order_comparison_on_it_is_the_
     assert _kept(frame, "level in ['medium', 'hard']") == ("task_02", "task_03", "task_04")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31: a masked array's masked entries were read as scores")
 def test_from_rliable_reads_a_masked_arrays_masked_entries_as_missing():
     # np.asarray drops a mask: the masked entries' stored values (here 1e6) became scores, silently
     values = np.arange(12, dtype=float).reshape(3, 4)
