@@ -548,3 +548,15 @@ def test_from_rliable_reads_a_masked_arrays_masked_entries_as_missing():
                                                                                       ["2", "t2"]]
     with pytest.raises(rlstats.DesignError, match=r"column 'score' has 3 missing value\(s\)"):
         rlstats.task_table(frame, "score ~ agent | task/seed")
+
+
+@pytest.mark.xfail(strict=True, reason="audit s31: a masked array's masked entries were read as scores")
+def test_adastop_batch_of_masked_arrays_is_the_missing_score_error():
+    # {agent: masked array}: the value stored under the mask (1e6) was read as agent A's third score, silently
+    scores = np.random.default_rng(0).normal(size=(2, 5))
+    masked = np.ma.masked_array(np.where(np.arange(5) == 2, 1e6, scores[0]), mask=np.arange(5) == 2)
+    test = rlstats.AdaStop(["A", "B"], n=5, K=2, n_resamples=100, rng=1)
+    with pytest.raises(rlstats.DesignError, match=r"agent 'A' has 1 missing or infinite score in this batch"):
+        test.update({"A": masked, "B": scores[1]})
+    test.update({"A": masked.filled(0.0), "B": scores[1]})  # the runs, corrected, are taken
+    assert test.result().to_dict()["scores"]["data"][2] == ["A", 1, 0.0]
