@@ -283,11 +283,18 @@ def _reword_positions(note: Note, items: tuple, n_rows: int) -> str:
     return f"tasks named by their position in the rliable arrays, {shown} here (tasks= names them)"
 
 
+def unmasked(values: Any, dtype: Any = None) -> np.ndarray:
+    """``np.asarray(values, dtype)``, but a numpy masked array's masked entries as NaN (missing): ``np.asarray`` keeps
+    the values stored under the mask, which would be read as scores (audit s31). For arrays of scores given as such
+    (rliable's dicts, AdaStop's ``{agent: scores}`` batches)."""
+    if np.ma.isMaskedArray(values) and np.ma.getmaskarray(values).any():
+        return np.ma.filled(np.ma.asarray(values, dtype=float), np.nan)
+    return np.asarray(values, dtype=dtype)
+
+
 def _scores_array(agent: Any, values: Any) -> np.ndarray:
     try:
-        array = np.asarray(values, dtype=float)
-        if np.ma.isMaskedArray(values):  # np.asarray keeps the values stored under the mask: they are missing
-            array = np.where(np.ma.getmaskarray(values), np.nan, array)
+        array = unmasked(values, dtype=float)
     except (TypeError, ValueError):
         raise DesignError(f"scores[{agent!r}] must be a numeric array of shape (runs, tasks), got "
                           f"{type(values).__name__}") from None

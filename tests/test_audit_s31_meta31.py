@@ -550,7 +550,6 @@ def test_from_rliable_reads_a_masked_arrays_masked_entries_as_missing():
         rlstats.task_table(frame, "score ~ agent | task/seed")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31: a masked array's masked entries were read as scores")
 def test_adastop_batch_of_masked_arrays_is_the_missing_score_error():
     # {agent: masked array}: the value stored under the mask (1e6) was read as agent A's third score, silently
     scores = np.random.default_rng(0).normal(size=(2, 5))
