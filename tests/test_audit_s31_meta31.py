@@ -21,6 +21,14 @@ labels, polars frames and pyarrow Tables; s30: a shuffled non-default index, ``c
 * the other tables a function reads: ``AdaStop.update``'s batches, ``normalize``'s reference (also through
   ``normalize=``) and ``selection_check``'s ``heldout=`` frame.
 
+Probed without a test kept here (nothing found): ``subset=`` conditions and masks (numpy, list, pandas, nullable,
+pyarrow, polars, sparse) over these label and score dtypes; extra columns named as rlstats' own words (index, level_0,
+run, n, step, batch, config, ...) and an index named as a column; tuning's configuration columns as Float64, float32,
+text, categoricals, Int64 and pyarrow; seeds and steps as text, categoricals, nullable, pyarrow and polars unsigned
+integers (steps as text or categoricals: the step error); bayes' hierarchical model, Kenward-Roger df, controls,
+sample_size and the task table's IQM under shuffled categoricals, pyarrow strings, Float64, duplicated indexes, polars
+Enums and pyarrow dictionaries; from_rliable with float32, integer, list, object, matrix and DataFrame arrays.
+
 Over every compare() back end and the public functions s30's cases cover (the rank test's Monte Carlo p-value,
 power() from a pilot, normalize, summarize_runs, align_steps): nothing differed. The mixed model's Satterthwaite df
 under a shuffled category order moved by 1.85e-12 relative (7.99999999994625 for the closed form's 8: an iterative REML
@@ -28,9 +36,13 @@ fit whose design columns come in another order), above the 1e-12 asked of this s
 The default run holds the cheap rank test under every representation; the sweep over every case is marked slow.
 
 Found (reproducers below): a sparse score or step column (``pd.arrays.SparseArray``) was a FormulaError quoting
-pandas' AttributeError, or that AttributeError itself for a step (sparse labels and seeds were read); and a
-normalisation reference (or data) holding its tasks in the index was an error listing the other columns without
-saying where 'task' was.
+pandas' AttributeError, or that AttributeError itself for a step (sparse labels and seeds were read); a normalisation
+reference (or data) holding its tasks in the index was an error listing the other columns without saying where 'task'
+was; ``subset="level >= 'medium'"`` on an ordered categorical easy < medium < hard compared the text and kept medium
+alone, where pandas and R keep medium and hard (now an error naming ``level in ['medium', 'hard']``), and a polars
+Enum, which polars compares by its levels' order, became an unordered categorical (now an ordered one, so the same
+error); a numpy masked array given to from_rliable or as an AdaStop batch ``{agent: scores}`` had the values stored
+under its mask read as scores (now missing: NaN).
 
 Not representations rlstats reads, each a clear error naming what to do (asserted in tests/test_bad_inputs.py and
 the earlier audits): a polars LazyFrame, Series of any library, dicts, record arrays, MultiIndex columns, object or
