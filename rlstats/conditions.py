@@ -21,8 +21,11 @@ logic, and a row where the whole condition is unknown is not kept (:meth:`Condit
 ``NaN != 0.1``. ``in`` is R's ``%in%``, never unknown: a missing value is not in the list, so ``x not in [0.1]``
 keeps it, as R's ``!(x %in% 0.1)`` and pandas' ``~isin`` do. A column of numbers tested for (in)equality or
 membership with text, or a column of text with a number, is an error saying how to write the value: numbers never
-equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). Numbers are plain literals (no arithmetic), so no
-input can ask for a large computation; the text itself is bounded by :data:`MAX_LENGTH`.
+equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). ``<``, ``<=``, ``>`` and
+``>=`` on an ordered categorical whose levels' order is not their values' (easy < medium < hard) are an error naming
+the levels wanted: values compare as values here, where pandas and R compare such a column's levels. Numbers are
+plain literals (no arithmetic), so no input can ask for a large computation; the text itself is bounded by
+:data:`MAX_LENGTH`.
 """
 
 from __future__ import annotations
@@ -271,6 +274,9 @@ class Condition:
         ``<`` there. Numbers never equal text, so ``agent != '10'`` on agents
         held as numbers kept every row, agent 10's too, and ``agent == '10'`` none (audit s22); R's ``subset()``
         would compare their text."""
+        if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            self._check_level_order(op, left, right, data)
+            return
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
             pairs = [(left, element) for element in right.elts]
         elif isinstance(op, (ast.Eq, ast.NotEq)):
@@ -296,6 +302,41 @@ class Condition:
             else:
                 continue
             said = f"subset={self.text!r}: {found}; {way}"
+            raise OptionError(said, command_line=said)
+
+
+    def _check_level_order(self, op, left, right, data):
+        """An order comparison of an ordered categorical whose levels' order is not their values' (easy < medium <
+        hard): an error naming the levels the comparison would keep in that order. A condition compares the values
+        (text as text), where pandas and R's ``subset()`` compare an ordered factor's levels, so the same words would
+        keep other rows by the column's dtype (audit s31)."""
+        import pandas as pd
+
+        for name, other, flipped in ((left, right, False), (right, left, True)):
+            if not isinstance(name, ast.Name):
+                continue
+            column = self._column(name.id)
+            dtype = data[column].dtype
+            if not (isinstance(dtype, pd.CategoricalDtype) and dtype.ordered):
+                continue
+            levels = list(dtype.categories)
+            try:
+                if levels == sorted(levels):
+                    continue  # both orders agree
+            except TypeError:  # levels of mixed types: no order of their values
+                pass
+            written = column if isinstance(column, str) and column.isidentifier() else f"`{column}`"
+            value = _literal(other) if _is_literal(other) else None
+            if value in levels:
+                at, compare = levels.index(value), _COMPARISONS[type(op)]
+                wanted = [level for i, level in enumerate(levels) if (compare(at, i) if flipped else compare(i, at))]
+                way = f"{written} in [{', '.join(map(repr, wanted))}]"
+            else:
+                way = f"{written} in [...] listing them"
+            shown_levels = " < ".join(map(repr, levels[:8])) + (" < ..." if len(levels) > 8 else "")
+            said = (f"subset={self.text!r}: column {column!r} is an ordered categorical whose levels' order, "
+                    f"{shown_levels}, is not their text's; a condition compares values (text as text), where pandas "
+                    f"and R compare an ordered factor's levels: name the levels wanted, {way}")
             raise OptionError(said, command_line=said)
 
 

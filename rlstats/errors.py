@@ -141,11 +141,11 @@ def rows_described(index: Any, positions: Iterable[int], fields: Sequence[tuple[
     return ", ".join(parts) + (f" and {len(positions) - limit} more" if len(positions) > limit else "")
 
 
-def index_level_hint(name: object) -> str:
-    """The way on from a name that is no column but a level of the data's index (a ``groupby`` result's keys), for
-    the formula's and ``subset=``'s errors (audit s22)."""
-    return (f"{name!r} is a level of the data's index, not a column (a groupby result keeps its keys there); move "
-            "the index into the columns first: df = df.reset_index()")
+def index_level_hint(name: object, table: str = "data", variable: str = "df") -> str:
+    """The way on from a name that is no column but a level of the ``table``'s index (a ``groupby`` result's keys),
+    for the formula's and ``subset=``'s errors (audit s22) and a normalisation's data and reference (audit s31)."""
+    return (f"{name!r} is a level of the {table}'s index, not a column (a groupby result keeps its keys there); move "
+            f"the index into the columns first: {variable} = {variable}.reset_index()")
 
 
 def shown(value: object) -> str:

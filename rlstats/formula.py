@@ -819,6 +819,8 @@ def column_values(data, name):
         return column.to_numpy(dtype=object)
     if column.hasnans:
         return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if isinstance(column.dtype, pd.SparseDtype):  # its values dense, in the type they hold (no numpy_dtype)
+        return column.to_numpy(dtype=column.dtype.subtype)
     return column.to_numpy(dtype=column.dtype.numpy_dtype)
 
 

@@ -35,11 +35,11 @@ def as_pandas(data: Any) -> Any:
     (a pandas frame flagged ``allows_duplicate_labels=False`` comes back without the flag, the caller's untouched).
 
     The conversion is stated in the frame's notes (``attrs``), so results print it. Column order, names and
-    values are kept: polars ``Enum`` columns become pandas categoricals with the same level order,
-    ``Categorical`` ones pandas categoricals with sorted levels, nested ones (Struct, Array, List) and 128-bit
-    integers Python objects, integer columns with nulls pandas' nullable integers (``Int64``, ...), as pandas keeps
-    them, other polars columns NumPy arrays (missing values as NaN or None); pyarrow uses its own ``to_pandas``,
-    integer columns with nulls again as nullable integers rather than floats.
+    values are kept: polars ``Enum`` columns become ordered pandas categoricals with the same level order (polars
+    compares an Enum by it), ``Categorical`` ones pandas categoricals with sorted levels, nested ones (Struct, Array,
+    List) and 128-bit integers Python objects, integer columns with nulls pandas' nullable integers (``Int64``,
+    ...), as pandas keeps them, other polars columns NumPy arrays (missing values as NaN or None); pyarrow uses its
+    own ``to_pandas``, integer columns with nulls again as nullable integers rather than floats.
 
     Raises
     ------
@@ -149,9 +149,9 @@ def _from_polars(data: Any) -> pd.DataFrame:
 
     columns = {}
     for series in data.get_columns():
-        if isinstance(series.dtype, pl.Enum):  # keep the declared level order, as a pandas categorical does
+        if isinstance(series.dtype, pl.Enum):  # the declared level order, which polars compares by: an ordered one
             columns[series.name] = pd.Categorical(series.cast(pl.String).to_numpy(),
-                                                  categories=series.dtype.categories.to_list())
+                                                  categories=series.dtype.categories.to_list(), ordered=True)
         elif isinstance(series.dtype, pl.Categorical):  # its order is not a declared one: pandas' sorted levels
             columns[series.name] = pd.Categorical(series.cast(pl.String).to_numpy())
         elif series.dtype.is_nested() or str(series.dtype) in ("Int128", "UInt128"):
@@ -202,7 +202,8 @@ def from_rliable(scores: Mapping[Any, Any], tasks: Sequence[Any] | None = None, 
     pandas.DataFrame
         Columns ``agent``, ``task``, ``seed``, ``score`` (and ``step`` between ``seed`` and ``score`` for
         curves): ``agent`` and ``task`` are categoricals in the dict's and ``tasks``' order, ``seed`` is
-        the run's row in its agent's array (0, 1, ...), ``score`` float. Missing scores (NaN) stay missing.
+        the run's row in its agent's array (0, 1, ...), ``score`` float. Missing scores (NaN, or a masked array's
+        masked entries) are missing.
 
     Raises
     ------
@@ -282,9 +283,18 @@ def _reword_positions(note: Note, items: tuple, n_rows: int) -> str:
     return f"tasks named by their position in the rliable arrays, {shown} here (tasks= names them)"
 
 
+def unmasked(values: Any, dtype: Any = None) -> np.ndarray:
+    """``np.asarray(values, dtype)``, but a numpy masked array's masked entries as NaN (missing): ``np.asarray`` keeps
+    the values stored under the mask, which would be read as scores (audit s31). For arrays of scores given as such
+    (rliable's dicts, AdaStop's ``{agent: scores}`` batches)."""
+    if np.ma.isMaskedArray(values) and np.ma.getmaskarray(values).any():
+        return np.ma.filled(np.ma.asarray(values, dtype=float), np.nan)
+    return np.asarray(values, dtype=dtype)
+
+
 def _scores_array(agent: Any, values: Any) -> np.ndarray:
     try:
-        array = np.asarray(values, dtype=float)
+        array = unmasked(values, dtype=float)
     except (TypeError, ValueError):
         raise DesignError(f"scores[{agent!r}] must be a numeric array of shape (runs, tasks), got "
                           f"{type(values).__name__}") from None

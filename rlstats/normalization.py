@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .errors import DesignError, OptionError, close_names, rows_described, warn
+from .errors import DesignError, OptionError, close_names, index_level_hint, rows_described, warn
 from .options import check_bool, keywords_checked
 from .format import count, integer, join_and, listed, names_shown, signif
 from .interop import frame_library, as_pandas
@@ -373,6 +373,10 @@ def _bounds_phrase(table, by, limit=10):
 def _require_columns(frame, columns, what, hint=""):
     missing = [c for c in columns if c not in frame.columns]
     if missing:
+        indexed = [c for c in missing if c in frame.index.names]  # a table keyed by task: pd.read_csv(index_col=0)
+        if indexed:
+            table = what.removeprefix("the ")
+            hint = "; " + index_level_hint(indexed[0], table, "df" if table == "data" else table) + hint
         raise DesignError(
             f"{what} has no column {_show(missing)}; its columns are {_show(frame.columns)}{hint}"
         )

@@ -21,7 +21,7 @@ import pandas as pd
 from ...errors import INDEX_LABELS, DesignError, close_names, OptionError, RlstatsError, rows_named, warn
 from ...design import ALL_RUNS, block_like_columns, booleans_read, build, repeated_run
 from ...format import count, join_and, listed, name_list
-from ...interop import as_pandas
+from ...interop import as_pandas, unmasked
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
 from . import _integrity as integrity
@@ -1007,7 +1007,7 @@ def _batch_scores(batch, agent, score, agents):
             booleans = _booleans("column", [str(c) for c in columns if batch[c].dtype.kind == "b"])
         check_batch_columns(batch, agent, score)  # after the scores are found to be numbers
     elif hasattr(batch, "items"):
-        given = {str(k): np.atleast_1d(np.asarray(v)) for k, v in batch.items()}
+        given = {str(k): np.atleast_1d(unmasked(v)) for k, v in batch.items()}  # masked entries: missing
         out = {k: _as_scores(v, k) for k, v in given.items()}
         booleans = _booleans("the scores of agent", [k for k, v in given.items() if v.dtype.kind == "b"], plural=True)
     else:
