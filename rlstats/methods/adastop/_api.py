@@ -175,16 +175,15 @@ def _check_comparisons_option(comparisons, reference):
     return tuple(tuple(label_value("comparisons", a) for a in p) for p in pairs)  # read against the agents later
 
 
-def _labelled(options, design):
-    """``options`` with ``reference=`` and ``comparisons=`` the design's labels they name (np.int64(2) and 2.0 name
-    the agent printed '2'), as the options record them (review s30: they recorded the names as given, where
-    equivalence, skillings_mack and bayes record control= as the label); an unknown agent is the one OptionError."""
-    said = agents_said(design)
+def _labelled(options, agents, **said):
+    """``options`` with ``reference=`` and ``comparisons=`` the labels of ``agents`` they name (np.int64(2) and 2.0
+    name the agent printed '2'), as the options record them (review s30: they recorded the names as given, where
+    equivalence, skillings_mack and bayes record control= as the label; review s31: so does the incremental
+    AdaStop); an unknown agent is the one OptionError, ``said`` what it says of them (:func:`agents_said`)."""
     if options.reference is not None:
-        return replace(options, reference=agent_named(design.agents, "reference", options.reference, **said))
+        return replace(options, reference=agent_named(agents, "reference", options.reference, **said))
     if options.comparisons != "all":
-        return replace(options, comparisons=check_pairs("comparisons", options.comparisons, tuple(design.agents),
-                                                        **said))
+        return replace(options, comparisons=check_pairs("comparisons", options.comparisons, tuple(agents), **said))
     return options
 
 
@@ -1083,7 +1082,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                      permutations=permutations, na_action=na_action, progress=progress,
                                      max_seconds=max_seconds)
     design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
-    options = _labelled(options, design)
+    options = _labelled(options, design.agents, **agents_said(design))
     work = admit(cost, design, options, max_seconds, "adastop()")  # issue 43 item 2
     short, withheld = _short_agents("adastop", design, options)
     order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng, short,
@@ -1243,7 +1242,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
                                    reference=reference, permutations=permutations, na_action=na_action,
                                    progress=progress, max_seconds=max_seconds)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env)
-    options = _labelled(options, design)
+    options = _labelled(options, design.agents, **agents_said(design))
     work = admit(cost, design, options, max_seconds, "permutation()")  # issue 43 item 2
     short, withheld = _short_agents("permutation", design, options)
     pairs, record, runs = _permutation_runs(design, options, rng, short, shows(work, options.progress))

@@ -28,8 +28,8 @@ from . import _integrity as integrity
 from . import _kernels as kernels
 from ._defaults import LOCK_TIMEOUT, MAX_N
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, MAX_K, AdaStopOptions, _assemble, _calibration_notes,
-                   _decision_rows, _flips, _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs,
-                   _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless,
+                   _decision_rows, _flips, _interim_generator, _labelled, _monte_carlo_notes, _repeat_notes,
+                   _resolve_pairs, _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless,
                    holm_shares)
 from ._result import AdaStopResult
 
@@ -122,6 +122,9 @@ class AdaStop:
         self._options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
                                                comparisons=comparisons, reference=reference, batch=None,
                                                permutations=permutations, na_action="raise", progress=False)
+        # the agents' labels they name, recorded as adastop() records them (review s31: np.int64(2) and (0, 2.0) were
+        # kept as given, and a state holding (0, 2.0) was refused on load)
+        self._options = _labelled(self._options, agents)
         self._agents: tuple[str, ...] = tuple(agents)  # already a tuple (_check_agents)
         self._pairs = _resolve_pairs(agents, self._options.comparisons, self._options.reference)
         self._schedule, joint = _schedule(self._options, self._options.n, self._options.K,
@@ -464,8 +467,13 @@ class AdaStop:
             seq._migrated = migrated
         seq._use_draws(_state_draws(state, version))
         if version >= _FIRST_VERSION_WITH_CHAIN:
-            # the settings as this AdaStop holds them, so that 0.05 written 5e-2 is no edit; before any replay
-            integrity.verify(seq._settings(version), state, key)
+            # the settings as this AdaStop holds them, so that 0.05 written 5e-2 is no edit; before any replay. The
+            # agents named as the state records them: before s31 reference= and comparisons= were recorded as given
+            # (2, [0, 2.0]), not as the labels they name ('2'), and the digests cover what was recorded
+            settings = seq._settings(version)
+            settings["options"].update({k: state["options"][k] for k in ("reference", "comparisons")
+                                        if k in state["options"]})
+            integrity.verify(settings, state, key)
         with _state_errors():
             for batch in state["batches"]:
                 scores = {a: np.asarray(v, dtype=float) for a, v in batch.items()}
@@ -779,9 +787,11 @@ def _check_state_shape(state):
         raise bad("\"options\" must be an object")
     for name, value in state["options"].items():
         if name == "comparisons":
+            # names or numbers: before s31 the pairs were recorded as given ([0, 2.0] names the agents '0' and '2')
             if value != "all" and not (isinstance(value, list) and all(
-                    isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in value)):
-                raise bad("\"options.comparisons\" must be \"all\" or a list of pairs of names")
+                    isinstance(p, list) and len(p) == 2
+                    and all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in p) for p in value)):
+                raise bad("\"options.comparisons\" must be \"all\" or a list of pairs of agents (names or numbers)")
         elif not (value is None or isinstance(value, (str, int, float))):
             raise bad(f"\"options.{name}\" must be a number or a name")
     seed = state.get("seed")
