@@ -89,7 +89,8 @@ def test_powerless_warning_names_n_resamples_where_drawn_paths_cap_the_p_value()
         rlstats.compare(df, "score ~ agent", n_resamples=100, rng=0, progress=False)
     said = [str(w.message) for w in caught if "never reject" in str(w.message)]
     assert len(said) == 1
-    assert said[0].endswith("can never reject; a larger n_resamples= (its 100 random paths cap the smallest p-value)")
+    assert said[0].endswith("can never reject; pass n_resamples=120 or more (its 100 random paths cap the smallest "
+                            "p-value; more runs cannot help at 100 paths)")  # 120 x 0.05 / 6 = 1 (review s31)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rlstats.compare(df, "score ~ agent", n_resamples=2000, rng=0, progress=False)

@@ -85,7 +85,6 @@ def _two(n):
                          "score": np.r_[rng.normal(0, 1, n), rng.normal(9, 1, n)]})
 
 
-@pytest.mark.xfail(strict=True, reason="review s31: 'a larger n_resamples=' where the whole tree spends nothing")
 def test_powerless_advice_is_one_that_works():
     """By hand (alpha = 0.05, linear spending floor(alpha k / K m_k), m_k = min(C(2n, n)^k / 2, n_resamples)): n = 3
     has 10 paths at K = 1, 0.5 of one: no n_resamples= can; 20 paths are the fewest any n or K spends with (0.05 x 20
@@ -110,7 +109,6 @@ def test_powerless_advice_is_one_that_works():
     assert _advice(lambda: AdaStop(["a", "b"], n=3, K=1, n_resamples=5)) == ada(3, 1, 5)
 
 
-@pytest.mark.xfail(strict=True, reason="review s31: the fewest paths that can were not named")
 def test_least_resamples_by_hand():
     from fractions import Fraction
     from rlstats.methods.adastop._api import least_resamples
@@ -130,3 +128,17 @@ def test_least_resamples_by_hand():
     for n, K, alpha, J in ((3, 1, 0.05, 1), (3, 2, 0.05, 1), (6, 1, 0.05, 1), (2, 2, 0.05, 1), (4, 3, 0.05, 3),
                            (5, 1, 0.05, 6), (2, 4, 0.1, 1)):
         assert least_resamples(n, K, alpha, J) == by_hand(n, K, alpha, J), (n, K, alpha, J)
+
+
+def test_command_refusal_names_paths_and_sizes_together(tmp_path, capsys):
+    """The command's refusal of a test that never rejects named --n-resamples 20 alone at 3 runs a batch and K = 1,
+    whose 10 paths spend nothing with any n_resamples (review s31): with it a larger --n or --K."""
+    from rlstats.cli import main
+
+    (tmp_path / "b.csv").write_text("agent,score\na,1\na,2\na,3\nb,3\nb,4\nb,5\n")
+    assert main(["adastop", "update", str(tmp_path / "s.json"), str(tmp_path / "b.csv"), "--K", "1",
+                 "--n-resamples", "5", "--seed", "1"]) == 2
+    assert ("no --n or --K can: at alpha = 0.05 a test needs at least 20 permutation paths (--n-resamples 20), and at "
+            "3 runs per batch and K = 1 no number of paths can: with it pass a larger --n or --K (--n 4 or --K 2); "
+            "--allow-powerless creates it anyway") in capsys.readouterr().err
+

@@ -30,7 +30,7 @@ from ._defaults import LOCK_TIMEOUT, MAX_N
 from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, MAX_K, AdaStopOptions, _assemble, _calibration_notes,
                    _decision_rows, _flips, _interim_generator, _labelled, _monte_carlo_notes, _repeat_notes,
                    _resolve_pairs, _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless,
-                   holm_shares)
+                   holm_shares, rejecting_sizes_of)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ class AdaStop:
         self._pairs = _resolve_pairs(agents, self._options.comparisons, self._options.reference)
         self._schedule, joint = _schedule(self._options, self._options.n, self._options.K,
                                           [a for p in self._pairs for a in p])
-        _warn_if_powerless(self._schedule, shares=holm_shares(self._options, self._pairs))
+        _warn_if_powerless(self._schedule, shares=holm_shares(self._options, self._pairs), joint=joint)
         self._ss, self._seed_record = seed_sequence(rng)
         self._joint = joint
         self._use_draws("sorted")
@@ -544,23 +544,10 @@ def rejecting_sizes(seq: AdaStop) -> tuple[int | None, int | None] | None:
 
     Past the n or K at which the exact tree of the first (or the last) interim outgrows ``n_resamples``, every
     interim draws ``n_resamples`` paths whatever a larger n or K: the searches stop there."""
-    schedule = seq._schedule
     shares = first_step_shares(seq)
-    if kernels.spendable_level(schedule, shares) > 0:
+    if kernels.spendable_level(seq._schedule, shares) > 0:
         return None
-
-    def smallest(sizes, design, interim):  # the first size whose schedule spends, or None once a larger one is alike
-        for size in sizes:
-            n, K = design(size)
-            found = kernels.make_schedule(n, K, schedule.n_resamples, schedule.alpha, enumerate_paths=not seq._joint)
-            if kernels.spendable_level(found, shares) > 0:
-                return size
-            if not found.exact[interim]:
-                return None
-        return None
-
-    return (smallest(range(1, MAX_N + 1), lambda n: (n, schedule.max_interims), 0),
-            smallest(range(1, MAX_K + 1), lambda K: (schedule.n, K), -1))
+    return rejecting_sizes_of(seq._schedule, shares, seq._joint)
 
 
 def _state_draws(state, version):
