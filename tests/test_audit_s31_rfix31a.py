@@ -142,3 +142,29 @@ def test_command_refusal_names_paths_and_sizes_together(tmp_path, capsys):
             "3 runs per batch and K = 1 no number of paths can: with it pass a larger --n or --K (--n 4 or --K 2); "
             "--allow-powerless creates it anyway") in capsys.readouterr().err
 
+
+# ---- 3. the unequal-runs refusal's way on runs where the formula has no tasks -------------------------------------
+
+def _unequal_untasked():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"agent": ["A"] * 5 + ["B"] * 4 + ["C"] * 5, "score": rng.normal(size=14)})
+
+
+@pytest.mark.xfail(strict=True, reason="review s31: the advice named task_table, which needs tasks")
+@pytest.mark.parametrize("through", [False, True])
+def test_unequal_runs_without_tasks_advice_runs(through):
+    data = _unequal_untasked()
+    with pytest.raises(rlstats.DesignError) as info:
+        if through:
+            rlstats.compare(data, "score ~ agent", method="permutation", rng=0)
+        else:
+            rlstats.permutation(data, "score ~ agent", rng=0)
+    call = ("rlstats.compare(data.assign(task='all'), 'score ~ agent | task', method='task_table', "
+            "test='fisher_pitman')" if through else
+            "rlstats.task_table(data.assign(task='all'), 'score ~ agent | task', test='fisher_pitman')")
+    assert str(info.value).endswith(f"or test every pair of agents on its own runs: {call} (a permutation test of "
+                                    "the mean difference, which takes unequal runs, Holm-adjusted over the pairs)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = eval(call, {"rlstats": rlstats, "data": data})  # the advice runs as written
+    assert res.tasks == ["all"] and len(res.agents) == 3
