@@ -150,7 +150,6 @@ def _unequal_untasked():
     return pd.DataFrame({"agent": ["A"] * 5 + ["B"] * 4 + ["C"] * 5, "score": rng.normal(size=14)})
 
 
-@pytest.mark.xfail(strict=True, reason="review s31: the advice named task_table, which needs tasks")
 @pytest.mark.parametrize("through", [False, True])
 def test_unequal_runs_without_tasks_advice_runs(through):
     data = _unequal_untasked()
@@ -167,4 +166,18 @@ def test_unequal_runs_without_tasks_advice_runs(through):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = eval(call, {"rlstats": rlstats, "data": data})  # the advice runs as written
-    assert res.tasks == ["all"] and len(res.agents) == 3
+    assert tuple(res.tasks) == ("all",) and len(res.agents) == 3
+
+
+def test_unequal_runs_without_tasks_advice_on_the_command_line(tmp_path, capsys):
+    from rlstats.cli import main
+
+    _unequal_untasked().to_csv(tmp_path / "u.csv", index=False)
+    assert main(["compare", str(tmp_path / "u.csv"), "score ~ agent", "--method", "permutation", "--seed", "0"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "or test every pair of agents on its own runs: a column task of one value (e.g. all) added to the file, the "
+        "formula 'score ~ agent | task' with --method task_table -o test=fisher_pitman (a permutation test of the mean "
+        "difference, which takes unequal runs, Holm-adjusted over the pairs)\n")
+    _unequal_untasked().assign(task="all").to_csv(tmp_path / "t.csv", index=False)
+    assert main(["compare", str(tmp_path / "t.csv"), "score ~ agent | task", "--method", "task_table", "-o",
+                 "test=fisher_pitman", "--seed", "0"]) == 0

@@ -1749,15 +1749,25 @@ def _equal_runs(design, t, task):
         # through compare() and power(), which the command line says as --method task_table -o test=fisher_pitman
         table = ("rlstats.task_table(..., test='fisher_pitman')" if method_called() is not None else
                  "method='task_table', test='fisher_pitman'")
+        command = None
+        if not design.has_blocks:  # a task table needs tasks (review s31): the runs as one task, a column of one value
+            formula = f"'{design.formula.response} ~ {design.formula.groups} | task'"
+            table = (f"rlstats.task_table(data.assign(task='all'), {formula}, test='fisher_pitman')"
+                     if method_called() is not None else
+                     f"rlstats.compare(data.assign(task='all'), {formula}, method='task_table', test='fisher_pitman')")
+            command = (table, f"a column task of one value (e.g. all) added to the file, the formula {formula} with "
+                              "--method task_table -o test=fisher_pitman")
         table += " (a permutation test of the mean difference, which takes unequal runs"
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
-            raise DesignError(f"the permutation test (AdaStop's machinery with one interim) needs both agents to "
-                              f"have the same number of runs{where}; found {detail}. Drop runs to balance them, "
-                              f"{blind}; or test them on their runs as they are: {table})")
-        raise DesignError(f"the permutation test shares one permutation across comparisons, so every agent "
-                          f"needs the same number of runs{where}; found {detail}. Drop runs to balance "
-                          f"the agents, {blind}; or test every pair of agents on its own runs: {table}, "
-                          "Holm-adjusted within each task)")
+            message = (f"the permutation test (AdaStop's machinery with one interim) needs both agents to have the same "
+                       f"number of runs{where}; found {detail}. Drop runs to balance them, {blind}; or test them on "
+                       f"their runs as they are: {table})")
+        else:
+            message = (f"the permutation test shares one permutation across comparisons, so every agent needs the same "
+                       f"number of runs{where}; found {detail}. Drop runs to balance the agents, {blind}; or test "
+                       f"every pair of agents on its own runs: {table}, Holm-adjusted "
+                       f"{'within each task' if design.has_blocks else 'over the pairs'})")
+        raise DesignError(message, command_line=command and message.replace(*command))
     return int(counts[0])
 
 
