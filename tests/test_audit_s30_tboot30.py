@@ -108,7 +108,8 @@ def test_withheld_below_five_tasks_and_the_percentile_note():
     (note,) = [n for n in old.notes if n.startswith("in simulations of")]
     # the kind="tasks" rows at 3 tasks x 3 runs: worst 0.341 (skewed task means, runs' sd 0.3, profile 0.90)
     assert "in simulations of 3 tasks with 3 runs per task" in note and "in as few as 0.34 of data sets" in note
-    assert "withholds its bands below 5 tasks, and held 95% from there" in note
+    assert ("withholds its bands where an agent has fewer than 5 tasks with 3 or more runs, as 'agent_1' (3) and "
+            "'agent_2' (3) here, and held 95% from there") in note  # 3 tasks: every agent has fewer (review s31)
     assert min(_rows("tasks", "percentile").query("tasks == '3' and runs == '3'")["c"]) == 0.341
 
 

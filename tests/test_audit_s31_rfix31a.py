@@ -191,7 +191,6 @@ def _profile_data(runs, tasks=10):
                          for _ in range(runs)], columns=["task", "agent", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="review s31: 'held 95% there' where the default band is withheld")
 def test_profile_note_on_the_default_band_uses_the_band_rule():
     """10 tasks of 2 runs: every agent has 0 tasks with 3 or more runs, so the default wilson_tasks band of kind="tasks"
     is withheld (NaN) there; the percentile band's note said it 'held 95% there'. At 3 runs it is given."""
@@ -210,3 +209,4 @@ def test_profile_note_on_the_default_band_uses_the_band_rule():
                          "bootstrap.profile_population rows)")
     (note,) = [n for n in three.notes if "the default interval" in n]
     assert note.endswith("the default interval='wilson_tasks' held 95% there (the bootstrap.profile_population rows)")
+
