@@ -148,8 +148,8 @@ def test_studentized_with_tasks_resampled_names_the_interval_used():
                                  normalize=False, metrics=["mean", "median"], **c) for c in calls]
     for res in results:
         assert res.interval == "expanded_tasks" and res.options["interval"] == "expanded_tasks"
-        assert ("interval = expanded_tasks (the default studentized gives way to it: its standard errors are of "
-                "runs within tasks), 10 task strata, tasks resampled") in str(res)
+        assert ("interval = expanded_tasks (the default with tasks resampled: the studentized interval's standard "
+                "errors are of runs within tasks), 10 task strata, tasks resampled") in str(res)  # review s31
         assert res.glance()["interval_method"].tolist() == ["expanded_tasks"]
         np.testing.assert_array_equal(res.intervals, results[0].intervals)
     assert np.isfinite(results[0].intervals).all()

@@ -213,7 +213,6 @@ def test_profile_note_on_the_default_band_uses_the_band_rule():
 
 # ---- 5. the bootstrap header says what is true whether expanded_tasks was asked by name or came as the default ------
 
-@pytest.mark.xfail(strict=True, reason="review s31: 'the default studentized gives way to it' when asked by name")
 def test_expanded_tasks_header_true_however_asked():
     """bootstrap()'s signature defaults to interval="studentized", so a call that leaves it out and one that names it
     are alike (and the options record the interval given: expanded_tasks); the header now states the rule, true of
