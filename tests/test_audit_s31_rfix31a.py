@@ -233,7 +233,6 @@ def test_expanded_tasks_header_true_however_asked():
 
 # ---- 6. the withheld median's note quotes the threshold that applies to the median ---------------------------------
 
-@pytest.mark.xfail(strict=True, reason="review s31: 'given from 10 tasks' of the median, whose interval is given at 5")
 def test_withheld_median_note_quotes_its_own_threshold():
     """On 1 or 2 tasks the median of task means takes the mean's interval (withheld below 10 tasks), but from 3 tasks
     its own, given from 5: the same call gives it at 5 tasks, so 'given from 10 tasks' was false of the median."""
