@@ -66,7 +66,8 @@ def test_state_recording_names_as_given_still_loads(tmp_path, given, option, lab
     # an edit of such a state is still refused: the digests cover the names as recorded
     state["options"][option] = 1 if option == "reference" else [[1, 2.0]]
     path.write_text(json.dumps(state))
-    with pytest.raises(rlstats.DesignError, match=f"batch 1 of the AdaStop state .* does not match its recorded digest: option {option} changed"):
+    with pytest.raises(rlstats.DesignError, match=f"batch 1 of the AdaStop state .* does not match its recorded "
+                                                  f"digest: option {option} changed"):
         AdaStop.load(path)
 
 
@@ -273,5 +274,16 @@ def test_mean_rank_judged_against_the_tasks_the_agent_ran():
     ranks = dict(zip(res.agents, res.mean_ranks))
     assert ranks["E"] == pytest.approx(10.5 * 3 / 11 + 0.5, abs=1e-12)
     (note,) = [n for n in res.notes if "outside 1..k" in n]
-    assert note.startswith("mean rank of E (3.36, whose tasks rank at most 3 agents) outside 1..k, k = 3 to 4 agents ranked "
-                           "per task: runs per agent differ within tasks (1 to 5 runs per agent and task)"), note
+    assert note.startswith("mean rank of E (3.36, whose tasks rank at most 3 agents) outside 1..k, k = 3 to 4 agents "
+                           "ranked per task: runs per agent differ within tasks (1 to 5 runs per agent and task)"), note
+
+
+def test_incremental_note_gives_the_warnings_way_on():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seq = AdaStop(["a", "b"], n=3, K=1, n_resamples=5, rng=0)
+        seq.update({"a": [1.0, 2.0, 3.0], "b": [4.0, 5.0, 6.0]})
+    (note,) = [n for n in seq.result().notes if n.startswith("AdaStop cannot reject")]
+    assert note.endswith("whatever the scores; use a larger n or K with n_resamples=20 or more: no n_resamples= can at "
+                         "n = 3 and K = 1, nor a larger n or K at 5 paths (at 20 paths, n = 4 at K = 1 or K = 2 at "
+                         "n = 3 can)")

@@ -1759,8 +1759,8 @@ def _equal_runs(design, t, task):
                               "--method task_table -o test=fisher_pitman")
         table += " (a permutation test of the mean difference, which takes unequal runs"
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
-            message = (f"the permutation test (AdaStop's machinery with one interim) needs both agents to have the same "
-                       f"number of runs{where}; found {detail}. Drop runs to balance them, {blind}; or test them on "
+            message = (f"the permutation test (AdaStop's machinery with one interim) needs both agents to have the "
+                       f"same number of runs{where}; found {detail}. Drop runs to balance them, {blind}; or test them on "
                        f"their runs as they are: {table})")
         else:
             message = (f"the permutation test shares one permutation across comparisons, so every agent needs the same "

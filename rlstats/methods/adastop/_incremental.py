@@ -26,11 +26,11 @@ from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
 from . import _integrity as integrity
 from . import _kernels as kernels
-from ._defaults import LOCK_TIMEOUT, MAX_N
-from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, MAX_K, AdaStopOptions, _assemble, _calibration_notes,
+from ._defaults import LOCK_TIMEOUT
+from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _calibration_notes,
                    _decision_rows, _flips, _interim_generator, _labelled, _monte_carlo_notes, _repeat_notes,
                    _resolve_pairs, _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless,
-                   holm_shares, rejecting_sizes_of)
+                   _powerless_way, holm_shares, rejecting_sizes_of)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -338,7 +338,11 @@ class AdaStop:
         notes += _repeat_notes([run], self._agents, blocked=False, warn_user=False)
         # the level notes of adastop() on the same batches: the test is the same (audit s24; s28: its note that a
         # test spending no level decides 'equal' whatever the scores, the advice a new test's, as the warning's)
-        notes += _no_level_notes(None, [run], advice="use a larger n or K")
+        # (review s31: the warning's way on, one that works: a larger n or K, n_resamples= or both)
+        shares = first_step_shares(self)
+        powerless = kernels.spendable_level(self._schedule, shares) == 0
+        notes += _no_level_notes(None, [run], advice=_powerless_way(self._schedule, shares, self._joint, True)
+                                 if powerless else "")
         notes += _calibration_notes("adastop", [run], self._options)
         notes += _spread_notes([run], self._agents, self._options, has_blocks=False)
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)

@@ -738,7 +738,8 @@ def _rank_scale_notes(design, setup, mean_ranks, variant, within):
         return []
     present = setup.counts[setup.counts > 0]
     which = join_and([f"{design.agents[j]} ({signif(mean_ranks[j], 3)}"
-                      + (f", whose tasks rank at most {own[j]} agents)" if own[j] < k and mean_ranks[j] > own[j] else ")")
+                      + (f", whose tasks rank at most {own[j]} agents)" if own[j] < k and mean_ranks[j] > own[j]
+                         else ")")
                       for j in outside])
     scale, per_task = (f"1..{k}", "") if ranked.min() == k else (
         f"1..k, k = {ranked.min()} to {k} agents ranked per task", ", with k the agents ranked on its task")
