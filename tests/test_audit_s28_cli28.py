@@ -60,7 +60,8 @@ def test_powerless_state_says_its_equal_is_no_test(tiny):
                      "--allow-powerless").returncode == 0
     done = cli_shell("adastop", "update", tiny / "s.json", tiny / "b2.csv")
     assert done.returncode == 0 and "a          b          equal" in done.stdout
-    note = ("Note: AdaStop cannot reject: " + GRID + "start a new state file with a larger --n or --K\n")
+    note = ("Note: AdaStop cannot reject: " + GRID + "start a new state file with a larger --n or --K (the paper advises "
+            "n * K >= 30)\n")  # the warning's way on (review s31)
     assert note in done.stdout, done.stdout
     status = cli_shell("adastop", "status", tiny / "s.json")
     assert status.returncode == 0 and note in status.stdout, status.stdout
@@ -83,7 +84,7 @@ def test_incremental_result_notes_what_adastop_notes():
     assert [note for note in whole.notes if note.startswith("AdaStop cannot reject")] == [
         f"AdaStop cannot reject: {GRID}add runs"]  # one test, no task: "its decisions there" named none
     assert [note for note in seq.result().notes if note.startswith("AdaStop cannot reject")] == [
-        f"AdaStop cannot reject: {GRID}use a larger n or K"]
+        f"AdaStop cannot reject: {GRID}use a larger n or K (the paper advises n * K >= 30)"]  # the warning's (s31)
     assert seq.result().decisions["decision"].tolist() == whole.decisions["decision"].tolist() == ["equal"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

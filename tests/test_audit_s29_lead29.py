@@ -86,6 +86,7 @@ def test_powerless_warning_names_n_resamples_where_drawn_paths_cap_the_p_value()
     _, said = caught(lambda: rlstats.compare(df, "score ~ agent", n_resamples=100, rng=0, progress=False))
     said = [s for s in said if "never reject" in s]
     assert len(said) == 1
-    assert said[0].endswith("can never reject; a larger n_resamples= (its 100 random paths cap the smallest p-value)")
+    assert said[0].endswith("can never reject; pass n_resamples=120 or more (its 100 random paths cap the smallest "
+                            "p-value; more runs cannot help at 100 paths)")  # 120 x 0.05 / 6 = 1 (review s31)
     _, said = caught(lambda: rlstats.compare(df, "score ~ agent", n_resamples=2000, rng=0, progress=False))
     assert not [s for s in said if "never reject" in s]

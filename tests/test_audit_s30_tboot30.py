@@ -108,7 +108,8 @@ def test_withheld_below_five_tasks_and_the_percentile_note():
     (note,) = [n for n in old.notes if n.startswith("in simulations of")]
     # the kind="tasks" rows at 3 tasks x 3 runs: worst 0.341 (skewed task means, runs' sd 0.3, profile 0.90)
     assert "in simulations of 3 tasks with 3 runs per task" in note and "in as few as 0.34 of data sets" in note
-    assert "withholds its bands below 5 tasks, and held 95% from there" in note
+    assert ("withholds its bands where an agent has fewer than 5 tasks with 3 or more runs, as 'agent_1' (3) and "
+            "'agent_2' (3) here, and held 95% from there") in note  # 3 tasks: every agent has fewer (review s31)
     assert min(_rows("tasks", "percentile").query("tasks == '3' and runs == '3'")["c"]) == 0.341
 
 
@@ -133,7 +134,8 @@ def test_two_task_median_note_quotes_the_median_rows():
     (note,) = [n for n in res.notes if "withheld" in n]
     assert "0.01 " not in note and "only 0.69 of data sets for the median of task means" in note
     assert "was not measured against the median of a population of tasks" in note
-    assert "(given from 10 tasks by the mean's rule, which the median of 2 task means takes; its own from 5)" in note
+    # review s31: the median's own threshold (from 3 tasks it takes its own rule: given from 5)
+    assert "(given from 5 tasks; the median of 2 task means takes the mean's interval, withheld below 10 tasks)" in note
     assert "(normal task means, runs' sd 0.3 times theirs)" in note
 
 
@@ -147,8 +149,8 @@ def test_studentized_with_tasks_resampled_names_the_interval_used():
                                  normalize=False, metrics=["mean", "median"], **c) for c in calls]
     for res in results:
         assert res.interval == "expanded_tasks" and res.options["interval"] == "expanded_tasks"
-        assert ("interval = expanded_tasks (the default studentized gives way to it: its standard errors are of "
-                "runs within tasks), 10 task strata, tasks resampled") in str(res)
+        assert ("interval = expanded_tasks (the default with tasks resampled: the studentized interval's standard "
+                "errors are of runs within tasks), 10 task strata, tasks resampled") in str(res)  # review s31
         assert res.glance()["interval_method"].tolist() == ["expanded_tasks"]
         np.testing.assert_array_equal(res.intervals, results[0].intervals)
     assert np.isfinite(results[0].intervals).all()

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from fractions import Fraction
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
@@ -175,16 +176,15 @@ def _check_comparisons_option(comparisons, reference):
     return tuple(tuple(label_value("comparisons", a) for a in p) for p in pairs)  # read against the agents later
 
 
-def _labelled(options, design):
-    """``options`` with ``reference=`` and ``comparisons=`` the design's labels they name (np.int64(2) and 2.0 name
-    the agent printed '2'), as the options record them (review s30: they recorded the names as given, where
-    equivalence, skillings_mack and bayes record control= as the label); an unknown agent is the one OptionError."""
-    said = agents_said(design)
+def _labelled(options, agents, **said):
+    """``options`` with ``reference=`` and ``comparisons=`` the labels of ``agents`` they name (np.int64(2) and 2.0
+    name the agent printed '2'), as the options record them (review s30: they recorded the names as given, where
+    equivalence, skillings_mack and bayes record control= as the label; review s31: so does the incremental
+    AdaStop); an unknown agent is the one OptionError, ``said`` what it says of them (:func:`agents_said`)."""
     if options.reference is not None:
-        return replace(options, reference=agent_named(design.agents, "reference", options.reference, **said))
+        return replace(options, reference=agent_named(agents, "reference", options.reference, **said))
     if options.comparisons != "all":
-        return replace(options, comparisons=check_pairs("comparisons", options.comparisons, tuple(design.agents),
-                                                        **said))
+        return replace(options, comparisons=check_pairs("comparisons", options.comparisons, tuple(agents), **said))
     return options
 
 
@@ -227,30 +227,107 @@ def holm_shares(options, pairs):
     return len(pairs) if options.permutations == "holm" else 1
 
 
-def _warn_if_powerless(schedule, sequential=True, shares=1):
+def _warn_if_powerless(schedule, sequential=True, shares=1, joint=False):
     """A test that can never reject is almost surely a mistake: say so loudly (permutation() in its own words:
     it has no batches, interims, n= or K=).  ``shares``: Holm's J, whose first step spends alpha / J (audit s29:
-    judged at alpha, 3 agents at n = 4, K = 1 were silent though alpha / 3 spends nothing)."""
-    planned = planned_runs()  # power() draws the runs itself: its way on is more seeds (audit s28)
+    judged at alpha, 3 agents at n = 4, K = 1 were silent though alpha / 3 spends nothing); ``joint``: its paths are
+    drawn jointly (never enumerated).  The way on is one that works (:func:`_powerless_way`)."""
     if kernels.spendable_level(schedule, shares) > 0:
         return
-    # paths drawn at random cap the smallest p-value too (audit s29: 30 runs an agent, n_resamples=100 and Holm's
-    # alpha / 6 were told to add runs, which cannot help)
-    drawn = [m for m, exact in zip(schedule.n_paths, schedule.exact) if not exact]
-    resamples = f"a larger n_resamples= (its {max(drawn):,} random paths cap the smallest p-value)" if drawn else ""
+    way = _powerless_way(schedule, shares, joint, sequential)
     if not sequential:
-        runs = f"simulate more seeds per cell ({planned})" if planned else "add runs"
-        way = resamples if len(drawn) == len(schedule.n_paths) else runs + (f", or {resamples}" if drawn else "")
         warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
              f"({_spent(schedule.alpha, shares)}): the permutation test can never reject; {way}")
     else:
-        way = (f"simulate more seeds per cell ({planned}; n = seeds / K) or pass a larger K=" if planned else
-               "use a larger n or K")
-        way = (f"{resamples} (a larger n or K cannot help: every interim's paths are drawn)"
-               if len(drawn) == len(schedule.n_paths) else
-               f"{way} (the paper advises n * K >= 30)" + (f", or {resamples}" if drawn else ""))
         warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha, shares)}: the test can never "
              f"reject; {way}")
+
+
+def _spends(n, K, n_resamples, alpha, shares, joint):
+    """Whether the schedule of ``n`` runs per batch, ``K`` interims and ``n_resamples`` paths (enumerated where the
+    half tree fits, unless ``joint``) spends some level on Holm's first step (alpha / ``shares``)."""
+    schedule = kernels.make_schedule(n, K, n_resamples, alpha, enumerate_paths=not joint)
+    return kernels.spendable_level(schedule, shares) > 0
+
+
+def least_resamples(n, K, alpha, shares=1, joint=False):
+    """The fewest ``n_resamples`` at which a test of ``n`` runs per batch and ``K`` interims spends some level
+    (alpha / ``shares`` on Holm's first step); None where no number can (at most :data:`MAX_RESAMPLES`).
+
+    Interim k's grid has m_k = min(T_k, n_resamples) paths, T_k = C(2n, n)**k / 2 the whole (half) tree (joint
+    relabelling: n_resamples, never enumerated), and linear spending allows floor(alpha / J * k / K * m_k) of them
+    while nothing was spent before.  The first interim that spends needs m_k >= K J / (alpha k), so the fewest paths
+    are the smallest such bound over the interims whose whole tree reaches it (review s31: 2 agents x 3 runs, whose
+    10 paths spend 0.5 of one, were told a larger n_resamples= would help).  Checked on the schedule itself."""
+    level, best, tree, per_block = alpha / shares, None, Fraction(kernels.assignment_count(n), 2), \
+        kernels.assignment_count(n)
+    for k in range(1, K + 1):
+        need = max(1, math.ceil((1 - 1e-9) * K / (level * k)))
+        if need > MAX_RESAMPLES:
+            continue
+        if joint or tree >= need:
+            best = need if best is None else min(best, need)
+        if tree <= MAX_RESAMPLES:  # past MAX_RESAMPLES every larger tree reaches any bound allowed
+            tree *= per_block
+    if best is None:
+        return None
+    while best > 1 and _spends(n, K, best - 1, alpha, shares, joint):  # the floor's rounding, as the schedule has it
+        best -= 1
+    while best <= MAX_RESAMPLES and not _spends(n, K, best, alpha, shares, joint):
+        best += 1
+    return best if best <= MAX_RESAMPLES else None
+
+
+def rejecting_sizes_of(schedule, shares, joint):
+    """The smallest n at ``schedule``'s K and the smallest K at its n whose schedule (its n_resamples and alpha)
+    spends some level (alpha / ``shares``), each None where none can (:func:`rlstats.methods.adastop.rejecting_sizes`
+    says why).  Past the n or K at which the exact tree of the first (or the last) interim outgrows n_resamples,
+    every interim draws n_resamples paths whatever a larger n or K: the searches stop there."""
+    def smallest(sizes, design, interim):  # the first size whose schedule spends, or None once a larger one is alike
+        for size in sizes:
+            n, K = design(size)
+            found = kernels.make_schedule(n, K, schedule.n_resamples, schedule.alpha, enumerate_paths=not joint)
+            if kernels.spendable_level(found, shares) > 0:
+                return size
+            if not found.exact[interim]:
+                return None
+        return None
+
+    return (smallest(range(1, MAX_N + 1), lambda n: (n, schedule.max_interims), 0),
+            smallest(range(1, MAX_K + 1), lambda K: (schedule.n, K), -1))
+
+
+def _powerless_way(schedule, shares, joint, sequential):
+    """The way on of a test whose ``schedule`` spends no level, one that works (review s31): n_resamples= only where
+    the schedule's whole tree of paths could spend some (:func:`least_resamples`), more runs (or a larger n or K)
+    only where they can at its n_resamples (:func:`rejecting_sizes_of`), else both, naming the paths and sizes that
+    can; a plan's runs are the seeds it simulates (:func:`rlstats.errors.planned_runs`)."""
+    planned = planned_runs()  # power() draws the runs itself: its way on is more seeds (audit s28)
+    n, K, paths = schedule.n, schedule.max_interims, schedule.n_resamples
+    if sequential:
+        runs = (f"simulate more seeds per cell ({planned}; n = seeds / K) or pass a larger K=" if planned else
+                "use a larger n or K")
+    else:
+        runs = f"simulate more seeds per cell ({planned})" if planned else "add runs"
+    by_paths = least_resamples(n, K, schedule.alpha, shares, joint)
+    if any(size is not None for size in rejecting_sizes_of(schedule, shares, joint)):
+        return runs + (" (the paper advises n * K >= 30)" if sequential else "")
+    sizes = f"n = {n} and K = {K}" if sequential else fmt.count(n, "run") + " per agent"
+    larger = "a larger n or K" if sequential else "more runs"
+    if by_paths is not None:  # the paths drawn cap the smallest p-value (audit s29: 4 agents x 30 runs, 100 paths)
+        return (f"pass n_resamples={by_paths:_} or more (its {paths:,} random paths cap the smallest p-value; "
+                f"{larger} cannot help at {paths:,} paths)")
+    more = least_resamples(n, K, schedule.alpha, shares, joint=True)  # the fewest paths any n or K spends with
+    if more is None:
+        return f"no n_resamples= up to {MAX_RESAMPLES:,} can at {sizes}"
+    least_n, least_k = rejecting_sizes_of(kernels.make_schedule(n, K, more, schedule.alpha,
+                                                                enumerate_paths=not joint), shares, joint)
+    can = [f"n = {least_n} at K = {K}" if sequential else fmt.count(least_n, "run") + " per agent"] \
+        if least_n is not None else []
+    if sequential and least_k is not None:
+        can.append(f"K = {least_k} at n = {n}")
+    return (f"{runs} with n_resamples={more:_} or more: no n_resamples= can at {sizes}, nor {larger} at "
+            f"{paths:,} paths" + (f" (at {more:,} paths, {' or '.join(can)} can)" if can else ""))
 
 
 def _interim_generator(ss, task_index, interim):
@@ -1084,7 +1161,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                      permutations=permutations, na_action=na_action, progress=progress,
                                      max_seconds=max_seconds)
     design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
-    options = _labelled(options, design)
+    options = _labelled(options, design.agents, **agents_said(design))
     work = admit(cost, design, options, max_seconds, "adastop()")  # issue 43 item 2
     short, withheld = _short_agents("adastop", design, options)
     order_column, task_data, max_interims, pairs, record, runs = _adastop_runs(design, options, rng, short,
@@ -1113,8 +1190,8 @@ def _adastop_runs(design, options, rng, short, shown):
         "K", max(len(b) for t in task_data for b in t.blocks.values()), MAX_K, "interims (the batches of n = "
         f"{options.n} runs the data hold)", "pass K= the interims planned, or a larger n")
     pairs = _resolve_pairs(design.agents, options.comparisons, options.reference, **agents_said(design))
-    _warn_if_powerless(_schedule(options, options.n, max_interims, [a for p in pairs for a in p],
-                                 tests=len(task_data))[0], shares=holm_shares(options, pairs))
+    schedule, joint = _schedule(options, options.n, max_interims, [a for p in pairs for a in p], tests=len(task_data))
+    _warn_if_powerless(schedule, shares=holm_shares(options, pairs), joint=joint)
     ss, record = seed_sequence(rng)
     runs = []
     with progress_bar(len(task_data) * max_interims, shown, "AdaStop interims") as advance:
@@ -1244,7 +1321,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
                                    reference=reference, permutations=permutations, na_action=na_action,
                                    progress=progress, max_seconds=max_seconds)
     design = design_of(data, formula, na_action=options.na_action, eval_env=eval_env)
-    options = _labelled(options, design)
+    options = _labelled(options, design.agents, **agents_said(design))
     work = admit(cost, design, options, max_seconds, "permutation()")  # issue 43 item 2
     short, withheld = _short_agents("permutation", design, options)
     pairs, record, runs = _permutation_runs(design, options, rng, short, shows(work, options.progress))
@@ -1639,9 +1716,9 @@ def _permutation_runs(design, options, rng, short, shown):
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
             runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
                                   places))
-    for schedule, shares in {(id(r.schedule), len(r.pair_ids)): (r.schedule, holm_shares(options, r.pair_ids))
-                             for r in runs if r.pair_ids}.values():
-        _warn_if_powerless(schedule, sequential=False, shares=shares)
+    for schedule, shares, joint in {(id(r.schedule), len(r.pair_ids)): (r.schedule, holm_shares(options, r.pair_ids),
+                                                                       r.joint) for r in runs if r.pair_ids}.values():
+        _warn_if_powerless(schedule, sequential=False, shares=shares, joint=joint)
     return pairs, record, runs
 
 
@@ -1673,15 +1750,25 @@ def _equal_runs(design, t, task):
         # through compare() and power(), which the command line says as --method task_table -o test=fisher_pitman
         table = ("rlstats.task_table(..., test='fisher_pitman')" if method_called() is not None else
                  "method='task_table', test='fisher_pitman'")
+        command = None
+        if not design.has_blocks:  # a task table needs tasks (review s31): the runs as one task, a column of one value
+            formula = f"'{design.formula.response} ~ {design.formula.groups} | task'"
+            table = (f"rlstats.task_table(data.assign(task='all'), {formula}, test='fisher_pitman')"
+                     if method_called() is not None else
+                     f"rlstats.compare(data.assign(task='all'), {formula}, method='task_table', test='fisher_pitman')")
+            command = (table, f"a column task of one value (e.g. all) added to the file, the formula {formula} with "
+                              "--method task_table -o test=fisher_pitman")
         table += " (a permutation test of the mean difference, which takes unequal runs"
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
-            raise DesignError(f"the permutation test (AdaStop's machinery with one interim) needs both agents to "
-                              f"have the same number of runs{where}; found {detail}. Drop runs to balance them, "
-                              f"{blind}; or test them on their runs as they are: {table})")
-        raise DesignError(f"the permutation test shares one permutation across comparisons, so every agent "
-                          f"needs the same number of runs{where}; found {detail}. Drop runs to balance "
-                          f"the agents, {blind}; or test every pair of agents on its own runs: {table}, "
-                          "Holm-adjusted within each task)")
+            message = (f"the permutation test (AdaStop's machinery with one interim) needs both agents to have the "
+                       f"same number of runs{where}; found {detail}. Drop runs to balance them, {blind}; or test them on "
+                       f"their runs as they are: {table})")
+        else:
+            message = (f"the permutation test shares one permutation across comparisons, so every agent needs the same "
+                       f"number of runs{where}; found {detail}. Drop runs to balance the agents, {blind}; or test "
+                       f"every pair of agents on its own runs: {table}, Holm-adjusted "
+                       f"{'within each task' if design.has_blocks else 'over the pairs'})")
+        raise DesignError(message, command_line=command and message.replace(*command))
     return int(counts[0])
 
 

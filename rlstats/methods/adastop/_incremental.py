@@ -26,11 +26,11 @@ from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
 from . import _integrity as integrity
 from . import _kernels as kernels
-from ._defaults import LOCK_TIMEOUT, MAX_N
-from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, MAX_K, AdaStopOptions, _assemble, _calibration_notes,
-                   _decision_rows, _flips, _interim_generator, _monte_carlo_notes, _repeat_notes, _resolve_pairs,
-                   _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless,
-                   holm_shares)
+from ._defaults import LOCK_TIMEOUT
+from ._api import (DEFAULT_K, MAX_AGENTS, MAX_COMPARISONS, AdaStopOptions, _assemble, _calibration_notes,
+                   _decision_rows, _flips, _interim_generator, _labelled, _monte_carlo_notes, _repeat_notes,
+                   _resolve_pairs, _no_level_notes, _schedule, _spread_notes, _TaskRun, _warn_if_powerless,
+                   _powerless_way, holm_shares, rejecting_sizes_of)
 from ._result import AdaStopResult
 
 if TYPE_CHECKING:
@@ -122,11 +122,14 @@ class AdaStop:
         self._options = AdaStopOptions.checked(n=n, K=K, n_resamples=n_resamples, alpha=alpha, beta=beta,
                                                comparisons=comparisons, reference=reference, batch=None,
                                                permutations=permutations, na_action="raise", progress=False)
+        # the agents' labels they name, recorded as adastop() records them (review s31: np.int64(2) and (0, 2.0) were
+        # kept as given, and a state holding (0, 2.0) was refused on load)
+        self._options = _labelled(self._options, agents)
         self._agents: tuple[str, ...] = tuple(agents)  # already a tuple (_check_agents)
         self._pairs = _resolve_pairs(agents, self._options.comparisons, self._options.reference)
         self._schedule, joint = _schedule(self._options, self._options.n, self._options.K,
                                           [a for p in self._pairs for a in p])
-        _warn_if_powerless(self._schedule, shares=holm_shares(self._options, self._pairs))
+        _warn_if_powerless(self._schedule, shares=holm_shares(self._options, self._pairs), joint=joint)
         self._ss, self._seed_record = seed_sequence(rng)
         self._joint = joint
         self._use_draws("sorted")
@@ -335,7 +338,11 @@ class AdaStop:
         notes += _repeat_notes([run], self._agents, blocked=False, warn_user=False)
         # the level notes of adastop() on the same batches: the test is the same (audit s24; s28: its note that a
         # test spending no level decides 'equal' whatever the scores, the advice a new test's, as the warning's)
-        notes += _no_level_notes(None, [run], advice="use a larger n or K")
+        # (review s31: the warning's way on, one that works: a larger n or K, n_resamples= or both)
+        shares = first_step_shares(self)
+        powerless = kernels.spendable_level(self._schedule, shares) == 0
+        notes += _no_level_notes(None, [run], advice=_powerless_way(self._schedule, shares, self._joint, True)
+                                 if powerless else "")
         notes += _calibration_notes("adastop", [run], self._options)
         notes += _spread_notes([run], self._agents, self._options, has_blocks=False)
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
@@ -464,8 +471,13 @@ class AdaStop:
             seq._migrated = migrated
         seq._use_draws(_state_draws(state, version))
         if version >= _FIRST_VERSION_WITH_CHAIN:
-            # the settings as this AdaStop holds them, so that 0.05 written 5e-2 is no edit; before any replay
-            integrity.verify(seq._settings(version), state, key)
+            # the settings as this AdaStop holds them, so that 0.05 written 5e-2 is no edit; before any replay. The
+            # agents named as the state records them: before s31 reference= and comparisons= were recorded as given
+            # (2, [0, 2.0]), not as the labels they name ('2'), and the digests cover what was recorded
+            settings = seq._settings(version)
+            settings["options"].update({k: state["options"][k] for k in ("reference", "comparisons")
+                                        if k in state["options"]})
+            integrity.verify(settings, state, key)
         with _state_errors():
             for batch in state["batches"]:
                 scores = {a: np.asarray(v, dtype=float) for a, v in batch.items()}
@@ -536,23 +548,10 @@ def rejecting_sizes(seq: AdaStop) -> tuple[int | None, int | None] | None:
 
     Past the n or K at which the exact tree of the first (or the last) interim outgrows ``n_resamples``, every
     interim draws ``n_resamples`` paths whatever a larger n or K: the searches stop there."""
-    schedule = seq._schedule
     shares = first_step_shares(seq)
-    if kernels.spendable_level(schedule, shares) > 0:
+    if kernels.spendable_level(seq._schedule, shares) > 0:
         return None
-
-    def smallest(sizes, design, interim):  # the first size whose schedule spends, or None once a larger one is alike
-        for size in sizes:
-            n, K = design(size)
-            found = kernels.make_schedule(n, K, schedule.n_resamples, schedule.alpha, enumerate_paths=not seq._joint)
-            if kernels.spendable_level(found, shares) > 0:
-                return size
-            if not found.exact[interim]:
-                return None
-        return None
-
-    return (smallest(range(1, MAX_N + 1), lambda n: (n, schedule.max_interims), 0),
-            smallest(range(1, MAX_K + 1), lambda K: (schedule.n, K), -1))
+    return rejecting_sizes_of(seq._schedule, shares, seq._joint)
 
 
 def _state_draws(state, version):
@@ -779,9 +778,11 @@ def _check_state_shape(state):
         raise bad("\"options\" must be an object")
     for name, value in state["options"].items():
         if name == "comparisons":
+            # names or numbers: before s31 the pairs were recorded as given ([0, 2.0] names the agents '0' and '2')
             if value != "all" and not (isinstance(value, list) and all(
-                    isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in value)):
-                raise bad("\"options.comparisons\" must be \"all\" or a list of pairs of names")
+                    isinstance(p, list) and len(p) == 2
+                    and all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in p) for p in value)):
+                raise bad("\"options.comparisons\" must be \"all\" or a list of pairs of agents (names or numbers)")
         elif not (value is None or isinstance(value, (str, int, float))):
             raise bad(f"\"options.{name}\" must be a number or a name")
     seed = state.get("seed")

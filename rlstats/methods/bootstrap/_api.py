@@ -1368,6 +1368,13 @@ def _band_skewness(design, interval):
     return out
 
 
+def _skew_t_withheld(skewness):
+    """Per agent: whether its ``"skew_t"`` band (and so the default ``"wilson_tasks"`` band of kind="tasks", which
+    bounds each task's mean with it) is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks with 3 or more runs, as
+    :func:`_band_skewness` counts them (the one rule)."""
+    return np.array([g is not None and usable < SKEW_T_MIN_TASKS for g, usable in skewness])
+
+
 def _skew_withheld_note(design, skewness, withheld, way_on="interval='t' gives Student t bands, which hold their "
                                                              "level for normal runs"):
     """The note naming the agents whose ``"skew_t"`` band is withheld: fewer than ``SKEW_T_MIN_TASKS`` tasks with 3 or
@@ -1435,7 +1442,7 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
                                 kernels.profile_wilson_bounds(given[:, 1], ones, level)[:, 1]], axis=-1))
         flats.append(flat)
     bounds = np.stack(bounds)
-    withheld = np.array([usable < SKEW_T_MIN_TASKS for _, usable in skewness])
+    withheld = _skew_t_withheld(skewness)
     bounds[withheld] = np.nan
     notes = _flat_tasks_note(design, flats, "skew_t")
     # interval='t' is refused with tasks resampled (audit s30 tboot30: the note offered it)
@@ -1720,7 +1727,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
             tasks = [kernels.profile_task_bounds(layout, confidence_level, g) for layout, (g, _) in
                      zip(layouts, skewness)]
             bounds = np.stack([kernels.profile_t_bounds(low, high, tau) for low, high, _ in tasks])
-            withheld = np.array([g is not None and usable < SKEW_T_MIN_TASKS for g, usable in skewness])
+            withheld = _skew_t_withheld(skewness)
             bounds[withheld] = np.nan
             notes += _flat_tasks_note(design, [flat for _, _, flat in tasks], options.interval)
             notes += _skew_withheld_note(design, skewness, withheld)
@@ -1739,27 +1746,33 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         if gone:
             bounds, se = np.full_like(bounds, np.nan), np.full_like(se, np.nan)
         notes += said
-        notes += [] if gone else _task_resampled_bands_note(design.n_tasks, int(design.counts.min()), kind,
-                                                             confidence_level)
+        notes += [] if gone else _task_resampled_bands_note(design, kind, confidence_level)
     return _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_resamples)
 
 
-def _task_resampled_bands_note(n_tasks, runs, kind, confidence_level):
+def _task_resampled_bands_note(design, kind, confidence_level):
     """The lowest coverage simulated of nominal 95% percentile bands of ``kind`` with tasks resampled, from the
-    :data:`PROFILE_POPULATION` rows bracketing the design's ``n_tasks`` at its fewest ``runs``
+    :data:`PROFILE_POPULATION` rows bracketing the design's tasks at its fewest runs
     (:func:`small_runs.tasks_rows`; audit s29 pffix29: it quoted a 400-data-set screen at 5/10/26 tasks; audit s30
-    tboot30: kind="tasks" too, whose rows it had none of)."""
+    tboot30: kind="tasks" too, whose rows it had none of).  What it says of the default band of kind="tasks" follows
+    that band's own rule (:func:`_skew_t_withheld`; review s31: it judged by the tasks alone)."""
     if not np.isclose(confidence_level, 0.95):
         return []
+    n_tasks, runs = design.n_tasks, int(design.counts.min())
     rows = small_runs.tasks_rows("percentile", kind, n_tasks, runs, PROFILE_POPULATION)
     missed = [row for row in rows if calibration.misses(row, 0.95)]
     if not missed:
         return []
     worst = min(missed, key=calibration.worst_coverage)
     noise, point = (part.split()[-1] for part in worst["configuration"].split(", "))  # "run sd 0.3, profile 0.10"
-    # kind="tasks": its default bounds each task's mean first, withheld below SKEW_T_MIN_TASKS tasks (audit s30 tboot30)
-    default = ("held 95% there" if kind == "runs" or n_tasks >= SKEW_T_MIN_TASKS else
-               f"withholds its bands below {SKEW_T_MIN_TASKS} tasks, and held 95% from there")
+    # kind="tasks": its default bounds each task's mean first, withheld where an agent has fewer than
+    # SKEW_T_MIN_TASKS tasks with 3 or more runs (audit s30 tboot30; review s31: 10 tasks of 2 runs are such)
+    skewness = _band_skewness(design, "skew_t")
+    withheld = _skew_t_withheld(skewness) if kind == "tasks" else np.zeros(design.n_agents, dtype=bool)
+    named = [f"{name!r} ({usable})" for name, (_, usable), out in zip(design.agents, skewness, withheld) if out]
+    default = ("held 95% there" if not withheld.any() else
+               f"withholds its bands where an agent has fewer than {SKEW_T_MIN_TASKS} tasks with 3 or more runs, as "
+               f"{fmt.join_and(named, 5)} here, and held 95% from there")
     return [f"in simulations of {calibration.counts_words(int(row['tasks']) for row in rows)} with "
             f"{worst['runs']} runs per task (normal and skewed task means), nominal 95% bands with tasks resampled "
             f"held the profile of the whole population of tasks at its 10%-90% points in as few as "

@@ -234,9 +234,10 @@ class BootstrapResult(Result):
         strata = f"{self.n_tasks} task strata" if self.n_tasks > 1 else "1 stratum"
         extra = ", tasks resampled" if self.task_bootstrap else ""
         # audit s30 tboot30: interval="studentized", given or the default, gives way to it there: say so, so that a
-        # call that asked for it can tell what it got
-        given_way = (" (the default studentized gives way to it: its standard errors are of runs within tasks)"
-                     if self.interval == small_runs.TASKS_INTERVAL else "")
+        # call that asked for it can tell what it got; as the rule, true too where it was asked by name (review s31:
+        # the options record the interval given, so the calls are alike here)
+        given_way = (" (the default with tasks resampled: the studentized interval's standard errors are of runs "
+                     "within tasks)" if self.interval == small_runs.TASKS_INTERVAL else "")
         return (f"resamples = {fmt.integer(self.n_resamples)}, confidence level = {self.confidence_level}, "
                 f"interval = {self.interval}{given_way}, {strata}{extra}")
 

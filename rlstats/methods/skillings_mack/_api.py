@@ -721,16 +721,26 @@ def _rank_scale_notes(design, setup, mean_ranks, variant, within):
     runs counts (r - 1/2) k_i / q + 1/2, the 1..k scale of equal runs, so an agent with fewer runs than the task's
     average that beats (loses to) every other run sits below 1 (above k) (audit s29: SAC 0.977 on the MuJoCo
     batches, printed under "1 = best"). k_i, the agents ranked on task i, is said as it is where it differs across
-    tasks (audit s30 mends30: "1..4" where tasks ranked 3 or 4)."""
-    ranked = (setup.counts > 0).sum(axis=1)
+    tasks (audit s30 mends30: "1..4" where tasks ranked 3 or 4).
+
+    Each agent is judged against the tasks it ran (review s31: an agent only on tasks ranking 3 agents, last of
+    unequal runs at 3.36, was judged against the 4 of other tasks): with equal runs in a task the agent's n runs at
+    ranks 1..n average position 1 there (the last n, k_i), so its mean there lies in 1..k_i, and an average over its
+    tasks in 1..max k_i of those tasks; a mean rank outside that comes of unequal runs alone."""
+    ran = setup.counts > 0
+    ranked = ran.sum(axis=1)
+    own = np.array([ranked[ran[:, j]].max() if ran[:, j].any() else 0 for j in range(ran.shape[1])])
     ranked = ranked[ranked > 0]
     k = int(ranked.max())
     outside = [j for j in np.argsort(mean_ranks, kind="stable")
-               if mean_ranks[j] < 1 - 1e-9 or mean_ranks[j] > k + 1e-9]
+               if mean_ranks[j] < 1 - 1e-9 or mean_ranks[j] > own[j] + 1e-9]
     if variant != "mack_skillings" or within is not None or not outside:
         return []
     present = setup.counts[setup.counts > 0]
-    which = join_and([f"{design.agents[j]} ({signif(mean_ranks[j], 3)})" for j in outside])
+    which = join_and([f"{design.agents[j]} ({signif(mean_ranks[j], 3)}"
+                      + (f", whose tasks rank at most {own[j]} agents)" if own[j] < k and mean_ranks[j] > own[j]
+                         else ")")
+                      for j in outside])
     scale, per_task = (f"1..{k}", "") if ranked.min() == k else (
         f"1..k, k = {ranked.min()} to {k} agents ranked per task", ", with k the agents ranked on its task")
     return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside {scale}: runs per agent differ within "
