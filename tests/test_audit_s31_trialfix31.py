@@ -26,7 +26,6 @@ def _curves_frame(runs_by_task, steps=4, ended=(), rng=0):
 
 
 # ---------------------------------------------------------------------------------------------------------- item 1
-@pytest.mark.xfail(strict=True, reason="item 1: curves scaled the runs logged at a step to the agent's most runs over all steps")
 def test_curves_iqm_at_a_step_with_a_run_missing_is_the_iqm_of_the_runs_logged_there():
     """One task, 8 runs, one ended a step early: at the last step the IQM is that of the 7 runs logged there,
     scipy's trim_mean(x, 0.25) (1 run cut from each end) and rlstats.bootstrap's on the same rows; it was read with
@@ -50,7 +49,6 @@ def test_curves_iqm_at_a_step_with_a_run_missing_is_the_iqm_of_the_runs_logged_t
     assert not any("weighs each task alike" in n for n in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="item 1: curves scaled the runs logged at a step to the agent's most runs over all steps")
 def test_curves_iqm_of_unequal_tasks_at_a_step_is_bootstraps_on_the_same_rows():
     """Two tasks of 5 and 3 runs, one run of the first ended early: at the last step (4 and 3 runs logged) the IQM
     weighs each task alike as rlstats.bootstrap does on those rows: each run c_max / c_t = 4/4 and 4/3 copies of a
@@ -72,7 +70,6 @@ def test_curves_iqm_of_unequal_tasks_at_a_step_is_bootstraps_on_the_same_rows():
     assert res.estimates[0, -1] == pytest.approx((kept * values[order]).sum() / 4, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="item 1: curves scaled the runs logged at a step to the agent's most runs over all steps")
 @pytest.mark.skipif(not (SHARED_DATA / "raw").is_dir() and not __import__("os").environ.get("RLSTATS_DATA_MIRROR"),
                     reason="the published data are not here (../shared/data/raw beside the clone or "
                            "RLSTATS_DATA_MIRROR)")

@@ -256,8 +256,11 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
     out = np.empty((options.n_resamples, pooled.shape[1]))
     prepared = _prepared(pooled, task_of, n_tasks, options)
     # each relabelled group read as its agent's runs are: the statistic the observed difference is of
-    groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts))
-              for slots, counts in ((first_slots, n_first), (~first_slots, sizes - n_first))]
+    logged = [np.zeros((n_tasks, pooled.shape[1])) for _ in range(2)]  # each agent's runs logged per task and step
+    for out_logged, (values, tasks) in zip(logged, ((va, ta), (vb, tb))):
+        np.add.at(out_logged, tasks, ~np.isnan(values))
+    groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts, at))
+              for slots, counts, at in ((first_slots, n_first, logged[0]), (~first_slots, sizes - n_first, logged[1]))]
     if enumerated(n_first, sizes - n_first, options.n_resamples):
         # every relabelling once (the observed one among them): the p-values are exact (audit s20: at 3 runs v 3,
         # 2,000 draws of the 20 labellings gave p = 0.0898, below the exact floor of 0.1)
@@ -867,12 +870,14 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                      f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
                      "there, and is missing where a task has none")
     unequal = [a for j, a in enumerate(design.agents) if design.counts[:, j].min() != design.counts[:, j].max()]
-    if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size):
-        # as rlstats.bootstrap's: pooled runs would weigh each task by its runs (audit s8)
+    if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size) and design.n_tasks > 1:
+        # as rlstats.bootstrap's on the rows of the step: pooled runs would weigh each task by its runs (audit s8);
+        # of one task there is nothing to weigh (audit s31 trialfix31)
         whose = f"{listed(names_shown(unequal, design.agents), 5)} ha{'s' if len(unequal) == 1 else 've'}"
         notes.append(f"{whose + ' unequal runs per task' if unequal else 'some runs miss grid steps'}: the "
                      f"{_label(options.statistic_name)} weighs each task alike at each step, its runs logged there "
-                     "scaled to the agent's most runs in a task (pooling them would weigh the tasks by their runs)")
+                     "scaled to the agent's most runs logged in a task at that step, as rlstats.bootstrap weighs the "
+                     "same rows (pooling them would weigh the tasks by their runs)")
     if options.statistic == "iqm":
         notes += untrimmed_iqm_note(design.counts, design.agents)
     if options.statistic == "optimality_gap":
