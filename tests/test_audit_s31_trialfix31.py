@@ -96,7 +96,6 @@ def _incomplete_three_agents(rng=0):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="item 2: pvalue='auto' took chi-squared at 33,600 arrangements")
 def test_rank_test_auto_enumerates_a_small_incomplete_design():
     """pvalue="auto" enumerated at most 20,000 arrangements (AUTO_EXACT_LIMIT) and took chi-squared at 33,600, saying
     the approximation "holds for this design" (SB3: 0.03079 for the exact 0.008333); pvalue="exact" enumerates up to
@@ -117,7 +116,6 @@ def test_rank_test_auto_enumerates_a_small_incomplete_design():
     assert "more than 200,000" in chi.pvalue_rule and "holds" not in chi.pvalue_rule
 
 
-@pytest.mark.xfail(strict=True, reason="item 2: pvalue='auto' took chi-squared at 33,600 arrangements")
 def test_trial_sb3_rank_test_auto_is_exact():
     logs = SHARED_DATA / "logs" / "sb3_classic"
     if not logs.is_dir():
