@@ -128,7 +128,6 @@ def test_trial_sb3_rank_test_auto_is_exact():
 
 
 # ---------------------------------------------------------------------------------------------------------- item 3
-@pytest.mark.xfail(strict=True, reason="item 3: one range of runs per task for every agent")  # XF
 def test_bootstrap_weighting_note_gives_each_agent_its_range_of_runs():
     """DER has 4 and 5 runs on its two tasks, SPR 1 and 5: the note said "DER, SPR: runs per task differ (1 to 5)",
     false of DER; each agent (or agents of one range) now gets its own."""
