@@ -145,7 +145,6 @@ def test_bootstrap_weighting_note_gives_each_agent_its_range_of_runs():
 
 
 # ---------------------------------------------------------------------------------------------------------- item 6
-@pytest.mark.xfail(strict=True, reason="item 6: task_table's print and summary never said what ± is")  # XF
 def test_task_table_print_and_summary_say_what_plus_minus_is():
     frame = rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=0)
     res = rlstats.task_table(frame, "score ~ agent | task", progress=False)
