@@ -154,3 +154,25 @@ def test_task_table_print_and_summary_say_what_plus_minus_is():
     assert "Mean \u00b1 standard deviation" in res.to_markdown()  # as the captions said already
     assert res.std_dev[0, 0] == pytest.approx(np.std(frame[(frame.agent == res.agents[0]) & (
         frame.task == res.tasks[0])].score, ddof=1), rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------------------- item 7
+@pytest.mark.xfail(strict=True, reason="item 7: the error named the step column, which was given")  # XF
+def test_curves_without_a_run_column_names_only_the_run_column(tmp_path, capsys):
+    """`rlstats compare mon.csv "r ~ agent | task" --summarize last_k_mean`: the step column is there (--step's
+    default), only /seed is missing from the formula; the error named both."""
+    from rlstats.cli import main
+
+    frame = _curves_frame({"t0": 3, "t1": 3}).rename(columns={"score": "r"})
+    frame = pd.concat([frame, frame.assign(agent="B")])
+    path = tmp_path / "mon.csv"
+    frame.to_csv(path, index=False)
+    assert main(["compare", str(path), "r ~ agent | task", "--summarize", "last_k_mean"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "rlstats: error: learning curves need the run column in the formula, e.g. 'r ~ agent | task/seed' if task "
+        "names the tasks, or 'r ~ agent | env/task' if it names the runs, so that each run's steps stay together")
+    with pytest.raises(rlstats.DesignError) as caught:
+        rlstats.summarize_runs(frame, "r ~ agent | task", step="step")
+    message = str(caught.value)
+    assert message.startswith("learning curves need the run column in the formula, e.g. 'r ~ agent | task/seed'")
+    assert "step column" not in message
