@@ -673,8 +673,14 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
             example = (f"'{head} task/seed'" if blocks is None else  # one block column: tasks or runs?
                        f"'{head} {blocks}/{run}' if {blocks} names the tasks, or "
                        f"'{head} {task}/{blocks}' if it names the runs")
-            raise DesignError(f"learning curves need the step column (step=) and the run column in the formula, "
-                              f"e.g. {example}, so that each run's steps stay together")
+            # name only what is missing (audit s31 trialfix31: "the step column and the run column" where only
+            # the run column was missing)
+            needed = " and ".join(what for what, missing in (("the step column (step=)", step is None),
+                                                             ("the run column in the formula", formula.replicate is None))
+                                  if missing)
+            example = (f"e.g. {example}" if formula.replicate is None else
+                       f"e.g. step='step' with '{formula.text}'")
+            raise DesignError(f"learning curves need {needed}, {example}, so that each run's steps stay together")
         extra_columns = tuple(extra_columns) + ((step,) if step not in extra_columns else ())
     extra_columns = tuple(extra_columns) + tuple(c for c in optional_columns
                                                   if c in data.columns and c not in extra_columns)

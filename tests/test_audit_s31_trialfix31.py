@@ -157,7 +157,6 @@ def test_task_table_print_and_summary_say_what_plus_minus_is():
 
 
 # ---------------------------------------------------------------------------------------------------------- item 7
-@pytest.mark.xfail(strict=True, reason="item 7: the error named the step column, which was given")  # XF
 def test_curves_without_a_run_column_names_only_the_run_column(tmp_path, capsys):
     """`rlstats compare mon.csv "r ~ agent | task" --summarize last_k_mean`: the step column is there (--step's
     default), only /seed is missing from the formula; the error named both."""
