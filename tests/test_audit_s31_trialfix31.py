@@ -175,3 +175,32 @@ def test_curves_without_a_run_column_names_only_the_run_column(tmp_path, capsys)
     message = str(caught.value)
     assert message.startswith("learning curves need the run column in the formula, e.g. 'r ~ agent | task/seed'")
     assert "step column" not in message
+
+
+# ---------------------------------------------------------------------------------------------------------- item 8
+def test_marl_eval_json_under_another_name_is_found_by_name_only(tmp_path):
+    """Formats are found by the files' names, never by reading them (the docstring says so): a marl-eval file under
+    another name than metrics.json is refused with the way on, format="marl_eval", which reads it."""
+    layout = {"env": {"task_1": {"algo_1": {"42": {"STEP_1": {"step_count": 10, "return": [1.0, 3.0]},
+                                                   "STEP_2": {"step_count": 20, "return": [2.0, 6.0]}}}}}}
+    path = tmp_path / "mock_data_test.json"
+    path.write_text(__import__("json").dumps(layout))
+    with pytest.raises(rlstats.LogReadError, match="format='marl_eval' reads any .json file"):
+        rlstats.read_logs(path, progress=False)
+    runs = rlstats.read_logs(path, format="marl_eval", progress=False)
+    assert runs["return"].tolist() == [2.0, 4.0] and runs["step"].tolist() == [10, 20]
+    assert "never by reading them" in rlstats.read_logs.__doc__
+
+
+def test_trial_marl_eval_sample_reads_with_format_named():
+    from conftest import data_mirror
+
+    root = data_mirror()
+    found = sorted(root.glob("instadeepai/marl-eval/*/tests/mock_data_test.json")) if root is not None else []
+    if not found:
+        pytest.skip("marl-eval's mock_data_test.json is not in the data mirror (RLSTATS_DATA_MIRROR or "
+                    "../shared/data/raw)")
+    with pytest.raises(rlstats.LogReadError, match="format='marl_eval'"):
+        rlstats.read_logs(found[0], progress=False)
+    runs = rlstats.read_logs(found[0], format="marl_eval", progress=False)
+    assert set(runs.columns) >= {"agent", "task", "seed", "environment", "step"} and len(runs) > 0
