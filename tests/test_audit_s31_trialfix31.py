@@ -207,7 +207,6 @@ def test_trial_marl_eval_sample_reads_with_format_named():
 
 
 # ---------------------------------------------------------------------------------------------------------- item 9
-@pytest.mark.xfail(strict=True, reason="item 9: curves refused the whole call for one cell of one run")  # XF
 def test_curves_withholds_the_bands_of_an_agent_with_a_task_of_one_run():
     """Rainbow has one run on Pong (3 on Breakout), DQN 3 and 3: curves refused the call ("cannot be computed in 1
     cell (Pong/Rainbow)"), where bootstrap, probability_of_improvement and task_table carry on and say what they

@@ -3481,7 +3481,7 @@ REPLICATION_CASES = [  # (what, function, data, formula, options, error or None 
      {"n_resamples": 200}, DesignError, ("performance profile bands cannot be computed", "task_bootstrap=True")),
     ("curves from one run per cell", rlstats.curves, ONE_RUN_CURVES, "score ~ agent | task/seed",
      {"step": "step", "n_resamples": 200}, DesignError,
-     ("bootstrap bands of the curves cannot be computed in every cell", "add runs")),
+     ("bootstrap bands of the curves cannot be computed for every agent", "add runs")),
     ("pbp_t percentiles from one run", rlstats.percentiles, ONE_RUN, "score ~ agent | task", {"interval": "pbp_t"},
      DesignError, ('interval="pbp_t" intervals cannot be computed in every cell', 'use interval="pbp"')),
     ("bootstrap percentiles from one run", rlstats.percentiles, ONE_RUN, "score ~ agent | task",

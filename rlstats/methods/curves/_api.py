@@ -486,10 +486,12 @@ def _step_span(grid, mask):
 def _expansion(counts, agents=(), tasks=()):
     """Per agent, sqrt(n / (n - 1)) for its fewest runs in a task: the bootstrap's variance is (n - 1)/n.
 
-    Below the declared replication of the bands (2 runs per agent and task) the design is refused."""
+    Below the declared replication of the bands (an agent with no task of 2 runs) the design is refused; an agent
+    with a task of one run gets no finite expansion (inf): its bands are withheld at every step (``step_bands``)."""
     verdict("curves", counts, agents=agents, tasks=tasks)
     fewest = np.where(counts > 0, counts, np.iinfo(np.int64).max).min(axis=0)
-    return np.sqrt(fewest / (fewest - 1.0)), fewest
+    with np.errstate(divide="ignore"):
+        return np.sqrt(fewest / (fewest - 1.0)), fewest
 
 
 @public_function
@@ -883,6 +885,11 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     if options.statistic == "optimality_gap":
         notes += _raw_gap_notes(design, options.gamma, matrix, starts, grid)
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
+    # an agent with a task of one run has its bands withheld at every step (step_bands, whose note says so): the notes
+    # on how bands are made and the calibration rows they read speak of the agents with bands (audit s31 trialfix31)
+    banded = fewest >= 2
+    if banded.any() and not banded.all():
+        fewest = np.where(banded, fewest, fewest[banded].max())
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats, at_step = _short_steps(design, matrix, starts, grid)
     one_run = short  # the replication rule's steps, which withhold the comparisons too (audit s27 curvecmp27)
@@ -902,8 +909,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         notes += [n for n in [_saturated_note(saturated, design.agents, grid, options.statistic)] if n]
     # notes on how the bands are made: said only where some band is shown (not when every one is withheld)
     # each agent is widened at its own fewest runs: one n said for all would be false of the others (audit s19)
-    n_is = (f"n = {fewest[0]} runs per task" if (fewest == fewest[0]).all() else
-            f"n the agent's fewest runs in a task ({by_value(fewest.tolist(), design.agents)})")
+    n_is = (f"n = {fewest[banded][0]} runs per task" if (fewest[banded] == fewest[banded][0]).all() else
+            f"n the agent's fewest runs in a task ({by_value(fewest[banded].tolist(), np.array(design.agents)[banded])})"
+            ) if banded.any() else f"n = {fewest[0]} runs per task"
     fewer = (at_step.min(axis=2) < fewest[:, None]) & (at_step.min(axis=2) >= 2)  # runs ended early (session 28)
     at_fewer = "; ".join(f"{agent} down to {int(at_step.min(axis=2)[a][fewer[a]].min())} at "
                          f"step{'s' if fewer[a].sum() > 1 else ''} {_step_span(grid, fewer[a])}"
@@ -943,7 +951,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     logged_fewest = at_step.min(axis=2)
     with np.errstate(invalid="ignore", divide="ignore"):
         widening = np.where(logged_fewest >= 2, np.sqrt(logged_fewest / (logged_fewest - 1.0)), expansion[:, None])
-    replicates = estimates[:, None, :] + widening[:, None, :] * (raw - estimates[:, None, :])
+    with np.errstate(invalid="ignore"):  # inf widening (a task of one run) only at steps withheld just below
+        replicates = estimates[:, None, :] + widening[:, None, :] * (raw - estimates[:, None, :])
     df = np.stack([kernels.effective_df(r, w, t, n_tasks, ~np.isnan(v))
                    for r, (_, w, _), (v, t) in zip(replicates, done, per_agent)])
     # a step withheld for an agent enters none of its bands (nor the maximum of the simultaneous one)
