@@ -232,3 +232,25 @@ def test_curves_withholds_the_bands_of_an_agent_with_a_task_of_one_run():
                for n in res.notes)
     assert "(1 for Rainbow" not in text and "with 2 runs of a task" not in text
     assert "n = 3 runs per task" in text  # DQN's fewest runs, not Rainbow's 1
+
+
+# ---------------------------------------------------------------------------------------------------------- item 5
+@pytest.mark.xfail(strict=True, reason="item 5: 'pong ' printed bare, no note of the near-duplicate label")  # XF
+def test_labels_differing_only_in_case_or_spaces_are_quoted_and_named():
+    """A task 'pong ' beside 'Pong' (a trailing space, a lower case) is a task of its own: the kept-out note printed
+    it bare (the space invisible) and nothing pointed at 'Pong'. Labels are quoted where one has surrounding
+    whitespace (format.names_shown, as where one holds a comma) and a design note names the near-duplicates, of
+    tasks and of agents."""
+    generator = np.random.default_rng(0)
+    rows = [(agent, task, seed, float(generator.normal())) for agent in ("A", "B") for task in ("Pong", "Breakout")
+            for seed in range(3)] + [("A", "pong ", 0, 1.0), ("b", "Pong", 0, 1.0)]
+    frame = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+    res = rlstats.compare(frame, "score ~ agent | task")
+    notes = "\n".join(res.notes)
+    assert "kept out of the analysis because fewer than two agents have runs there: 'pong '" in notes
+    assert ("tasks 'Pong' and 'pong ' differ only in case or surrounding whitespace, so they are analysed as "
+            "different tasks") in notes
+    assert "agents 'B' and 'b' differ only in case or surrounding whitespace" in notes
+    from rlstats.format import names_shown
+
+    assert names_shown(["Pong", "pong "]) == ["'Pong'", "'pong '"] and names_shown(["a", "b"]) == ["a", "b"]
