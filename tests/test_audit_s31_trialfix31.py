@@ -235,7 +235,6 @@ def test_curves_withholds_the_bands_of_an_agent_with_a_task_of_one_run():
 
 
 # ---------------------------------------------------------------------------------------------------------- item 5
-@pytest.mark.xfail(strict=True, reason="item 5: 'pong ' printed bare, no note of the near-duplicate label")  # XF
 def test_labels_differing_only_in_case_or_spaces_are_quoted_and_named():
     """A task 'pong ' beside 'Pong' (a trailing space, a lower case) is a task of its own: the kept-out note printed
     it bare (the space invisible) and nothing pointed at 'Pong'. Labels are quoted where one has surrounding
