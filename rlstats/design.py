@@ -675,9 +675,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
                        f"'{head} {task}/{blocks}' if it names the runs")
             # name only what is missing (audit s31 trialfix31: "the step column and the run column" where only
             # the run column was missing)
-            needed = " and ".join(what for what, missing in (("the step column (step=)", step is None),
-                                                             ("the run column in the formula", formula.replicate is None))
-                                  if missing)
+            parts = (("the step column (step=)", step is None),
+                     ("the run column in the formula", formula.replicate is None))
+            needed = " and ".join(what for what, missing in parts if missing)
             example = (f"e.g. {example}" if formula.replicate is None else
                        f"e.g. step='step' with '{formula.text}'")
             raise DesignError(f"learning curves need {needed}, {example}, so that each run's steps stay together")

@@ -909,8 +909,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         notes += [n for n in [_saturated_note(saturated, design.agents, grid, options.statistic)] if n]
     # notes on how the bands are made: said only where some band is shown (not when every one is withheld)
     # each agent is widened at its own fewest runs: one n said for all would be false of the others (audit s19)
+    with_bands = [agent for agent, has in zip(design.agents, banded) if has]
     n_is = (f"n = {fewest[banded][0]} runs per task" if (fewest[banded] == fewest[banded][0]).all() else
-            f"n the agent's fewest runs in a task ({by_value(fewest[banded].tolist(), np.array(design.agents)[banded])})"
+            f"n the agent's fewest runs in a task ({by_value(fewest[banded].tolist(), with_bands)})"
             ) if banded.any() else f"n = {fewest[0]} runs per task"
     fewer = (at_step.min(axis=2) < fewest[:, None]) & (at_step.min(axis=2) >= 2)  # runs ended early (session 28)
     at_fewer = "; ".join(f"{agent} down to {int(at_step.min(axis=2)[a][fewer[a]].min())} at "

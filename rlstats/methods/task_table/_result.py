@@ -422,8 +422,9 @@ class TaskTableResult(Result):
         bare = present & np.asarray(self.withheld.get("std_dev", np.zeros(self.counts.shape, dtype=bool)))
         if not present.any() or bare[present].all():
             return ""
+        alone = "; a cell of one run has none" if bare.any() else ""
         return (f"\u00b1: the standard deviation of the runs of the agent on the task (over "
-                f"{self._phrase(self.counts[present & ~bare])} runs{'; a cell of one run has none' if bare.any() else ''})")
+                f"{self._phrase(self.counts[present & ~bare])} runs{alone})")
 
     def _extra_lines(self):
         best = f"best {self.label}" if self._higher() else f"best {self.label} (lowest: lower is better)"
