@@ -380,7 +380,7 @@ class Design:
                               "select agents that share tasks")
         gone = tuple(t for t, bad in zip(self.tasks, incomplete) if bad)
         note = (f"{count(len(gone), 'task')} left out because some agent has no runs there (na_action=\"{na_action}\"; "
-                f"{int(self.counts[incomplete].sum())} runs dropped): {', '.join(gone)}")
+                f"{int(self.counts[incomplete].sum())} runs dropped): {name_list(gone, among=self.tasks)}")
         kept = self.select_tasks([t for t, bad in zip(self.tasks, incomplete) if not bad])
         # kept's notes: the data's re-stated for the tasks kept (select_tasks)
         return dataclasses.replace(kept, notes=kept.notes + (note,), dropped_tasks=self.dropped_tasks + gone)
@@ -688,8 +688,14 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
             example = (f"'{head} task/seed'" if blocks is None else  # one block column: tasks or runs?
                        f"'{head} {blocks}/{run}' if {blocks} names the tasks, or "
                        f"'{head} {task}/{blocks}' if it names the runs")
-            raise DesignError(f"learning curves need the step column (step=) and the run column in the formula, "
-                              f"e.g. {example}, so that each run's steps stay together")
+            # name only what is missing (audit s31 trialfix31: "the step column and the run column" where only
+            # the run column was missing)
+            parts = (("the step column (step=)", step is None),
+                     ("the run column in the formula", formula.replicate is None))
+            needed = " and ".join(what for what, missing in parts if missing)
+            example = (f"e.g. {example}" if formula.replicate is None else
+                       f"e.g. step='step' with '{formula.text}'")
+            raise DesignError(f"learning curves need {needed}, {example}, so that each run's steps stay together")
         extra_columns = tuple(extra_columns) + ((step,) if step not in extra_columns else ())
     extra_columns = tuple(extra_columns) + tuple(c for c in optional_columns
                                                   if c in data.columns and c not in extra_columns)
@@ -814,6 +820,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         _check_no_curves(design, data, step, tuple(run_key), curve_summaries)
         if seeds is not None:
             _check_unique_replicates(design)
+    notes += near_duplicate_labels_note(design)  # before tasks are kept out: 'pong ' beside 'Pong' (audit s31)
     if min_agents > 1:  # an agent described on its own needs no other agent on its tasks
         design = _drop_uninformative_tasks(design, notes)
     if not curves and seeds is None and not run_key:
@@ -1794,6 +1801,22 @@ def _copied_tasks_notes(design, tasks, given):
     return notes
 
 
+def near_duplicate_labels_note(design: Design) -> list[str]:
+    """One sentence per group of agents, and of tasks, whose labels differ only in case or surrounding whitespace
+    ('pong ' beside 'Pong': two tasks to the analysis, most likely one to the user, audit s31 trialfix31), quoted so
+    that the whitespace shows; the labels are kept as given (a change to the data would be silent)."""
+    notes = []
+    for what, labels in (("agents", design.agents), ("tasks", design.tasks if design.has_blocks else ())):
+        groups: dict[str, list[str]] = {}
+        for label in labels:
+            groups.setdefault(str(label).strip().casefold(), []).append(str(label))
+        for group in (g for g in groups.values() if len(g) > 1):
+            notes.append(f"{what} {join_and(repr(g) for g in sorted(group))} differ only in case or surrounding "
+                         f"whitespace, so they are analysed as different {what}; if they are one, make their labels "
+                         "equal before the analysis (e.g. strip the spaces and use one case)")
+    return notes
+
+
 def _drop_uninformative_tasks(design, notes):
     """Keep out tasks where fewer than two agents have runs; they carry no comparison."""
     if not design.has_blocks:
@@ -1806,7 +1829,7 @@ def _drop_uninformative_tasks(design, notes):
     # "of the analysis", not "of the test": the estimating back ends (mixed, percentiles, summarize_runs) read this
     # design too; and the runs it leaves, so that the count of runs analysed adds up (audit s24)
     notes.append(f"{count(len(dropped), 'task')} ({count(int(design.counts[bad].sum()), 'run')}) kept out of the "
-                 f"analysis because fewer than two agents have runs there: {', '.join(dropped)}")
+                 f"analysis because fewer than two agents have runs there: {name_list(dropped, among=design.tasks)}")
     reduced = dataclasses.replace(design.select_tasks([t for t, b in zip(design.tasks, bad) if not b]),
                                   dropped_tasks=dropped)
     if reduced.y.size == 0:

@@ -583,14 +583,15 @@ def listed(items: Iterable[object], limit: int | None = None) -> str:
 
 def names_shown(items: Iterable[object], among: Iterable[object] | None = None) -> list[str]:
     """Each name as a list of names shows it: every one quoted where one of ``among`` (default ``items``) holds a
-    comma, as "'R&D, Inc', 'SPR'" would read as three names bare (audit s19); for :func:`listed`, :func:`join_and`
-    and lists whose names carry a value.
+    comma, as "'R&D, Inc', 'SPR'" would read as three names bare (audit s19), or is empty or begins or ends with
+    whitespace, which a bare name hides ("pong " beside "Pong", audit s31 trialfix31); for :func:`listed`,
+    :func:`join_and` and lists whose names carry a value.
 
-    >>> names_shown(["a", "b"]), names_shown(["SPR"], among=["R&D, Inc", "SPR"])
-    (['a', 'b'], ["'SPR'"])
+    >>> names_shown(["a", "b"]), names_shown(["SPR"], among=["R&D, Inc", "SPR"]), names_shown(["Pong", "pong "])
+    (['a', 'b'], ["'SPR'"], ["'Pong'", "'pong '"])
     """
     text = [str(item) for item in items]
-    quoted = any("," in str(t) for t in (text if among is None else among))
+    quoted = any("," in str(t) or str(t) != str(t).strip() or not str(t) for t in (text if among is None else among))
     return [repr(t) for t in text] if quoted else text
 
 

@@ -31,8 +31,10 @@ TASKS = (*range(1, 13), 15, 20, 30, 39, 40, 41, 50)
 #: pvalue="auto"'s decisions before its rule had one home (read from skillings_mack()'s kernel at c412d1e): for
 #: (agents, runs per cell), the most tasks whose null is enumerated and the most given a Monte Carlo p-value;
 #: chi-squared above. Two agents: the exact null convolved on every shape of the grid.
-OLD_THRESHOLDS = {(3, 1): (5, 39), (3, 2): (2, 2), (3, 3): (1, 1), (4, 1): (3, 3), (4, 2): (1, 1), (4, 3): (0, 0),
-                  (5, 1): (2, 2), (5, 2): (0, 0), (5, 3): (0, 0), (6, 1): (1, 1), (6, 2): (0, 0), (6, 3): (0, 0)}
+#: Since audit s31 trialfix31 the test's null is enumerated up to pvalue="exact"'s 200,000 arrangements (was 20,000):
+#: 3 agents x 6 tasks x 1 run (46,656) and 5 agents x 1 task x 2 runs (113,400) moved from Monte Carlo and chi-squared.
+OLD_THRESHOLDS = {(3, 1): (6, 39), (3, 2): (2, 2), (3, 3): (1, 1), (4, 1): (3, 3), (4, 2): (1, 1), (4, 3): (0, 0),
+                  (5, 1): (2, 2), (5, 2): (1, 1), (5, 3): (0, 0), (6, 1): (1, 1), (6, 2): (0, 0), (6, 3): (0, 0)}
 #: Two agents with many runs: (tasks, runs per cell) -> the old decision (Monte Carlo where the convolution's lattice
 #: or work passes its limits).
 OLD_TWO_AGENTS = {(60, 30): "convolve", (10, 40): "convolve", (30, 40): "monte_carlo", (20, 50): "monte_carlo"}
@@ -161,9 +163,10 @@ def test_vectorised_exact_pvalues_are_skillings_macks_own(agents, tasks, seeds, 
 
 
 def test_monte_carlo_pvalues_are_left_to_each_data_sets_streams():
-    """The Monte Carlo p-value (asked for, or pvalue="auto"'s at 3 agents x 6 tasks x 1 run) is not vectorised:
-    each data set draws its permutations from power()'s stream of that data set (see batch_pvalues)."""
-    design, study = _template(3, 6, 1)
+    """The Monte Carlo p-value (asked for, or pvalue="auto"'s at 3 agents x 7 tasks x 1 run; 6 tasks are enumerated
+    since audit s31 trialfix31) is not vectorised: each data set draws its permutations from power()'s stream of that
+    data set (see batch_pvalues)."""
+    design, study = _template(3, 7, 1)
     responses = np.stack([study.source.draw(_simulation_seed(study.root, 1, j), 1) for j in range(3)])
     assert sm_api.batch_pvalues(design, responses) is None
     assert sm_api.batch_pvalues(design, responses, pvalue="monte_carlo") is None

@@ -1613,7 +1613,7 @@ BUILD_CASES = [  # (what, data, formula, options, error, phrase)
      "note_copies must be True or False, got 'no'"),
     ("step missing", TINY, "score ~ agent | task", {"step": "nosuch"}, DesignError, "step column 'nosuch' not found"),
     ("curves without a run column", CURVES, "score ~ agent | task", {"curves": True, "step": "step"}, DesignError,
-     "learning curves need the step column (step=) and the run column in the formula"),
+     "learning curves need the run column in the formula, e.g. "),
     ("steps as runs", CURVES, "score ~ agent | task", {}, DesignError, "column 'step' takes 5 values"),
     ("seed as a step", TINY, "score ~ agent | task", {"step": "seed"}, DesignError, "column 'seed' takes 3 values"),
     ("a file name", "runs.csv", "score ~ agent | task", {}, DesignError, "data must be a table (a pandas or polars"),
@@ -1805,7 +1805,7 @@ def test_the_final_value_of_runs_logged_at_different_ends_needs_no_grid_and_says
 
 @pytest.mark.parametrize("function", ["summarize_runs", "align_steps"])
 def test_runs_without_a_run_column(function):
-    fails(DesignError, "learning curves need the step column (step=) and the run column in the formula",
+    fails(DesignError, "learning curves need the run column in the formula, e.g. ",
           getattr(rlstats, function), CURVES, "score ~ agent | task", step="step")
 
 
@@ -3509,7 +3509,7 @@ REPLICATION_CASES = [  # (what, function, data, formula, options, error or None 
      {"n_resamples": 200}, DesignError, ("performance profile bands cannot be computed", "task_bootstrap=True")),
     ("curves from one run per cell", rlstats.curves, ONE_RUN_CURVES, "score ~ agent | task/seed",
      {"step": "step", "n_resamples": 200}, DesignError,
-     ("bootstrap bands of the curves cannot be computed in every cell", "add runs")),
+     ("bootstrap bands of the curves cannot be computed for every agent", "add runs")),
     ("pbp_t percentiles from one run", rlstats.percentiles, ONE_RUN, "score ~ agent | task", {"interval": "pbp_t"},
      DesignError, ('interval="pbp_t" intervals cannot be computed in every cell', 'use interval="pbp"')),
     ("bootstrap percentiles from one run", rlstats.percentiles, ONE_RUN, "score ~ agent | task",

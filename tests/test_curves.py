@@ -134,8 +134,8 @@ def test_misaligned_runs_are_put_on_a_grid_and_said(data):
 
 
 def test_errors(data):
-    with pytest.raises(DesignError, match="bands of the curves cannot be computed in every cell: they need at least 2 "
-                                          "runs per agent and task, and every cell has one run"):
+    with pytest.raises(DesignError, match="bands of the curves cannot be computed for every agent: they need at least "
+                                          "2 runs in some task of each agent, and each has one run in every task"):
         rlstats.curves(data[data["seed"] == 0], FORMULA, step="step")
     with pytest.raises(OptionError, match="'nobody' in compare= is not an agent"):
         rlstats.curves(data, FORMULA, step="step", compare=[("agent_1", "nobody")])

@@ -473,7 +473,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
         ``"jsonl"`` (``*.jsonl``, ``progress.json``), ``"wandb_csv"`` (a chart's CSV export),
         ``"sb3_eval"`` (SB3 EvalCallback's ``evaluations.npz``; any ``*.npz`` when named here) or
         ``"marl_eval"`` (marl-eval's ``metrics.json``; any ``*.json`` when named here).
-        By default, the one format found; finding several is an error that counts them (an SB3
+        By default, the one format found by the files' names, never by reading them (marl-eval's
+        own sample ``mock_data_test.json`` needs ``format="marl_eval"``, which the error names);
+        finding several is an error that counts them (an SB3
         run folder often holds monitor.csv, event files and evaluations.npz: choose one).
 
         ``evaluations.npz`` gives one row per evaluation: ``eval/mean_reward`` (the mean return over

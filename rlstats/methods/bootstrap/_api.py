@@ -784,10 +784,20 @@ def _weighted_tasks_note(design, metrics):
     unequal = [j for j in range(design.n_agents) if counts[:, j].min() != counts[:, j].max()]
     if not named or not unequal:
         return []
-    agents = fmt.listed(fmt.names_shown([design.agents[j] for j in unequal], design.agents), 5)
-    low, high = min(counts[:, j].min() for j in unequal), max(counts[:, j].max() for j in unequal)
+    # each agent's own range (audit s31 trialfix31: one range over all, "DER, SPR: ... (1 to 5)" where DER's was 4
+    # to 5), the agents of one range named together
+    ranges = {}
+    for j in unequal:
+        ranges.setdefault((int(counts[:, j].min()), int(counts[:, j].max())), []).append(design.agents[j])
+    named_ranges = [(fmt.listed(fmt.names_shown(names, design.agents), 5), low, high)
+                    for (low, high), names in ranges.items()]
+    if len(named_ranges) == 1:
+        (agents, low, high), = named_ranges
+        who = f"{agents}: runs per task differ ({low} to {high})"
+    else:
+        who = "; ".join(f"{agents} ({low} to {high})" for agents, low, high in named_ranges) + ": runs per task differ"
     verb = "weigh" if len(named) > 1 else "weighs"
-    return [f"{agents}: runs per task differ ({low} to {high}), so the {' and the '.join(named)} {verb} each task "
+    return [f"{who}, so the {' and the '.join(named)} {verb} each task "
             "alike, a run of a task with c runs counting c_max / c times (as if every task had the agent's most "
             "runs, c_max); pooling the runs would weigh the tasks by their runs"]
 

@@ -256,8 +256,11 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
     out = np.empty((options.n_resamples, pooled.shape[1]))
     prepared = _prepared(pooled, task_of, n_tasks, options)
     # each relabelled group read as its agent's runs are: the statistic the observed difference is of
-    groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts))
-              for slots, counts in ((first_slots, n_first), (~first_slots, sizes - n_first))]
+    logged = [np.zeros((n_tasks, pooled.shape[1])) for _ in range(2)]  # each agent's runs logged per task and step
+    for out_logged, (values, tasks) in zip(logged, ((va, ta), (vb, tb))):
+        np.add.at(out_logged, tasks, ~np.isnan(values))
+    groups = [(slots, prepared if prepared is None else kernels.as_group(prepared, counts, at))
+              for slots, counts, at in ((first_slots, n_first, logged[0]), (~first_slots, sizes - n_first, logged[1]))]
     if enumerated(n_first, sizes - n_first, options.n_resamples):
         # every relabelling once (the observed one among them): the p-values are exact (audit s20: at 3 runs v 3,
         # 2,000 draws of the 20 labellings gave p = 0.0898, below the exact floor of 0.1)
@@ -483,10 +486,12 @@ def _step_span(grid, mask):
 def _expansion(counts, agents=(), tasks=()):
     """Per agent, sqrt(n / (n - 1)) for its fewest runs in a task: the bootstrap's variance is (n - 1)/n.
 
-    Below the declared replication of the bands (2 runs per agent and task) the design is refused."""
+    Below the declared replication of the bands (an agent with no task of 2 runs) the design is refused; an agent
+    with a task of one run gets no finite expansion (inf): its bands are withheld at every step (``step_bands``)."""
     verdict("curves", counts, agents=agents, tasks=tasks)
     fewest = np.where(counts > 0, counts, np.iinfo(np.int64).max).min(axis=0)
-    return np.sqrt(fewest / (fewest - 1.0)), fewest
+    with np.errstate(divide="ignore"):
+        return np.sqrt(fewest / (fewest - 1.0)), fewest
 
 
 @public_function
@@ -867,17 +872,24 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                      f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
                      "there, and is missing where a task has none")
     unequal = [a for j, a in enumerate(design.agents) if design.counts[:, j].min() != design.counts[:, j].max()]
-    if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size):
-        # as rlstats.bootstrap's: pooled runs would weigh each task by its runs (audit s8)
+    if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size) and design.n_tasks > 1:
+        # as rlstats.bootstrap's on the rows of the step: pooled runs would weigh each task by its runs (audit s8);
+        # of one task there is nothing to weigh (audit s31 trialfix31)
         whose = f"{listed(names_shown(unequal, design.agents), 5)} ha{'s' if len(unequal) == 1 else 've'}"
         notes.append(f"{whose + ' unequal runs per task' if unequal else 'some runs miss grid steps'}: the "
                      f"{_label(options.statistic_name)} weighs each task alike at each step, its runs logged there "
-                     "scaled to the agent's most runs in a task (pooling them would weigh the tasks by their runs)")
+                     "scaled to the agent's most runs logged in a task at that step, as rlstats.bootstrap weighs the "
+                     "same rows (pooling them would weigh the tasks by their runs)")
     if options.statistic == "iqm":
         notes += untrimmed_iqm_note(design.counts, design.agents)
     if options.statistic == "optimality_gap":
         notes += _raw_gap_notes(design, options.gamma, matrix, starts, grid)
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
+    # an agent with a task of one run has its bands withheld at every step (step_bands, whose note says so): the notes
+    # on how bands are made and the calibration rows they read speak of the agents with bands (audit s31 trialfix31)
+    banded = fewest >= 2
+    if banded.any() and not banded.all():
+        fewest = np.where(banded, fewest, fewest[banded].max())
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats, at_step = _short_steps(design, matrix, starts, grid)
     one_run = short  # the replication rule's steps, which withhold the comparisons too (audit s27 curvecmp27)
@@ -897,8 +909,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         notes += [n for n in [_saturated_note(saturated, design.agents, grid, options.statistic)] if n]
     # notes on how the bands are made: said only where some band is shown (not when every one is withheld)
     # each agent is widened at its own fewest runs: one n said for all would be false of the others (audit s19)
-    n_is = (f"n = {fewest[0]} runs per task" if (fewest == fewest[0]).all() else
-            f"n the agent's fewest runs in a task ({by_value(fewest.tolist(), design.agents)})")
+    with_bands = [agent for agent, has in zip(design.agents, banded) if has]
+    n_is = (f"n = {fewest[banded][0]} runs per task" if (fewest[banded] == fewest[banded][0]).all() else
+            f"n the agent's fewest runs in a task ({by_value(fewest[banded].tolist(), with_bands)})"
+            ) if banded.any() else f"n = {fewest[0]} runs per task"
     fewer = (at_step.min(axis=2) < fewest[:, None]) & (at_step.min(axis=2) >= 2)  # runs ended early (session 28)
     at_fewer = "; ".join(f"{agent} down to {int(at_step.min(axis=2)[a][fewer[a]].min())} at "
                          f"step{'s' if fewer[a].sum() > 1 else ''} {_step_span(grid, fewer[a])}"
@@ -938,7 +952,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     logged_fewest = at_step.min(axis=2)
     with np.errstate(invalid="ignore", divide="ignore"):
         widening = np.where(logged_fewest >= 2, np.sqrt(logged_fewest / (logged_fewest - 1.0)), expansion[:, None])
-    replicates = estimates[:, None, :] + widening[:, None, :] * (raw - estimates[:, None, :])
+    with np.errstate(invalid="ignore"):  # inf widening (a task of one run) only at steps withheld just below
+        replicates = estimates[:, None, :] + widening[:, None, :] * (raw - estimates[:, None, :])
     df = np.stack([kernels.effective_df(r, w, t, n_tasks, ~np.isnan(v))
                    for r, (_, w, _), (v, t) in zip(replicates, done, per_agent)])
     # a step withheld for an agent enters none of its bands (nor the maximum of the simultaneous one)

@@ -44,8 +44,11 @@ BACKENDS = (
         options=f"{_HERE}._api:CurvesOptions",
         citations=("agarwal2021", "montielolea2019", "westfall1993", "hesterberg2015"),
         reads_curves=True,
-        # its bands resample each agent's runs within a task, expanded by sqrt(n / (n - 1)): a single run has none
-        replication=(Need("bands", "bootstrap bands of the curves", runs=2, per="cell", below="refuse",
+        # its bands resample each agent's runs within a task, expanded by sqrt(n / (n - 1)): a single run has none.
+        # Refused where an agent has no task of 2 runs (as bootstrap()'s intervals); an agent with a task of one run
+        # among others keeps its curve and has its bands withheld by step_bands, with a note (audit s31 trialfix31:
+        # one such cell refused the whole call, where bootstrap and task_table carry on and say what they withheld)
+        replication=(Need("bands", "bootstrap bands of the curves", runs=2, per="agent", below="refuse",
                           way_on="resampling one run gives bands of zero width; add runs"),
                      # read at each grid step on the runs logged there (runs that end early leave fewer)
                      Need("step_bands", "bands of the curves", runs=2, per="cell",

@@ -79,12 +79,16 @@ class Prepared:
         self.shortfall = np.where(self.valid, np.maximum(gamma - values, 0.0), 0.0).T.copy()
         self.gamma = gamma
         self.sizes = sizes
-        # the most runs in a task, to which the weighted IQM scales each task's runs: an agent's own; a relabelled
-        # group of the max-T null sets its agent's (as_group)
-        self.c_max = float(sizes.max())
         self.valid_by_step = np.ascontiguousarray(self.valid.T, dtype=np.float64)
+        logged = self.padded_valid.reshape(n_tasks, self.slots, -1).sum(axis=1)  # (tasks, steps) runs logged
+        # (steps,) the most runs logged in a task at each step, to which the weighted IQM scales each task's runs
+        # logged there: the IQM at a step is a statistic of the rows there alone, rlstats.bootstrap's on those rows
+        # (audit s31 trialfix31: scaled to the agent's most runs over all steps, the 7 runs of a task logged at a
+        # step where the 8th had ended were cut by 1.75 runs at each end, not scipy's trim_mean's 1); a relabelled
+        # group of the max-T null sets its agent's (as_group)
+        self.c_max = logged.max(axis=0).astype(float)
         # A step counts only where every task has a value of this agent.
-        self.complete = (self.padded_valid.reshape(n_tasks, self.slots, -1).sum(axis=1) > 0).all(axis=0)
+        self.complete = (logged > 0).all(axis=0)
         # Unequal runs per task (or runs that end early): the IQM and the optimality gap weigh each task alike at
         # each step, as bootstrap does (audit s8: pooled runs weighed the tasks by their runs); equal tasks logged
         # at every step keep the pooled sums, bit for bit.
@@ -92,13 +96,14 @@ class Prepared:
         self.task_of = task_of
 
 
-def as_group(prepared, counts):
-    """The pooled runs of a compared pair (``prepared``) read as one agent's whose runs per task are ``counts``: a
-    relabelled group of the max-T null gets the statistic its agent's runs get, scaled to that agent's most runs in a
-    task and weighted where its tasks differ in runs (audit s20: read with the pair's most runs in a task, the IQM of 3
-    runs a side on one task cut half a run from each end of each group, where each agent's own is their mean)."""
+def as_group(prepared, counts, logged):
+    """The pooled runs of a compared pair (``prepared``) read as one agent's whose runs per task are ``counts`` and
+    runs logged per task and step ``logged`` (tasks, steps): a relabelled group of the max-T null gets the statistic
+    its agent's runs get, scaled to that agent's most runs logged in a task at each step and weighted where its tasks
+    differ in runs (audit s20: read with the pair's most runs in a task, the IQM of 3 runs a side on one task cut half a
+    run from each end of each group, where each agent's own is their mean)."""
     group = copy.copy(prepared)
-    group.c_max = float(counts.max())
+    group.c_max = np.asarray(logged, dtype=float).max(axis=0)
     group.weighted = prepared.weighted or bool((counts != counts[0]).any())
     return group
 
@@ -132,8 +137,9 @@ def _task_weights(prepared, weights):
 
 def _equal_task_copies(prepared, weights):
     """(B, steps, runs) each run's copies in the sorted order of its step, each task's runs logged there scaled to
-    the same total, the agent's most runs in a task (c_max), and the total T c_max: the weighted sample of the
-    task-averaged distribution, whose trimmed mean the IQM is when tasks differ in their runs."""
+    the same total, the agent's most runs logged in a task at the step (c_max), and (steps,) the total T c_max: the
+    weighted sample of the task-averaged distribution, whose trimmed mean the IQM is when tasks differ in their runs
+    (at a step where every task has c runs logged, each run once: the plain trimmed mean of the runs there)."""
     c_max = prepared.c_max
     task_weights = _task_weights(prepared, weights)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -150,9 +156,10 @@ def _weighted_iqm(prepared, weights):
     cumulative = np.cumsum(copies, axis=2)
     low = np.floor(total / 4.0)
     high = total - low
-    np.clip(cumulative, low, high, out=cumulative)
+    np.clip(cumulative, low[:, None], high[:, None], out=cumulative)
     trimmed = np.einsum("bsj,sj->bs", cumulative, prepared.value_steps) - low * prepared.sorted_values[:, 0]
-    return trimmed / (high - low)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a step where no run is logged: NaN
+        return trimmed / (high - low)
 
 
 def _iqm(prepared, weights):
@@ -212,8 +219,8 @@ def iqm_limits(prepared, weights):
     if prepared.weighted:
         copies, whole = _equal_task_copies(prepared, weights)
         cumulative = np.cumsum(copies, axis=2)
-        total = np.full(cumulative.shape[:2] + (1,), whole)
-        slack = 1e-9 * whole  # the copies' sums round
+        total = np.broadcast_to(whole[None, :, None], cumulative.shape[:2] + (1,))
+        slack = 1e-9 * total  # the copies' sums round
     else:
         cumulative = np.cumsum(weights[:, prepared.order] * prepared.sorted_valid[None], axis=2)  # (B, steps, runs)
         total = cumulative[:, :, -1:]

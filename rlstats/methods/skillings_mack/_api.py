@@ -174,7 +174,8 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         more relabellings than ``n_resamples`` (and at most 20,000) has them
         all enumerated instead, an exact p-value, said in a note; ``"exact"``: the exact
         permutation distribution where enumeration is feasible.  ``"auto"``
-        (default): exact when the null can be enumerated (or, for two agents,
+        (default): exact when the null can be enumerated (at most 200,000
+        within-task arrangements, as ``"exact"``; or, for two agents,
         convolved), Monte Carlo where the chi-squared approximation is known
         to be liberal (two agents; three agents with one run per cell on fewer
         than 40 tasks), chi-squared otherwise -- the rule and the simulation
@@ -496,7 +497,7 @@ def _untied_null(counts, shape, variant, method):
     setup = kernels.build_setup(np.arange(task.size, dtype=float), agent, task, k, n, variant=variant)
     if method == "exact":
         return kernels.exact_null(setup)
-    return kernels.exact_null(setup, method=method, limit=kernels.AUTO_EXACT_LIMIT)
+    return kernels.exact_null(setup, method=method, limit=kernels._ENUMERATION_LIMIT)  # auto_case's
 
 
 @dataclass(frozen=True)

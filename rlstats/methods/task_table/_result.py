@@ -415,13 +415,25 @@ class TaskTableResult(Result):
             of=f" of the {n} tasks every agent ran" if some else "",
             tasks=f"the {n} tasks every agent ran" if some else "all tasks")
 
+    def _spread_key(self) -> str:
+        """What "±" is in the printed table and the summary's, as the LaTeX and Markdown captions say it (audit s31
+        trialfix31); "" where no cell has a standard deviation."""
+        present = self.counts > 0
+        bare = present & np.asarray(self.withheld.get("std_dev", np.zeros(self.counts.shape, dtype=bool)))
+        if not present.any() or bare[present].all():
+            return ""
+        alone = "; a cell of one run has none" if bare.any() else ""
+        return (f"\u00b1: the standard deviation of the runs of the agent on the task (over "
+                f"{self._phrase(self.counts[present & ~bare])} runs{alone})")
+
     def _extra_lines(self):
         best = f"best {self.label}" if self._higher() else f"best {self.label} (lowest: lower is better)"
         withheld = self._bold_withheld()
         if withheld:
             best += f", but for a best from too few runs to test ({withheld})"
         # the key, one line a mark: no parentheses nested in parentheses (audit s25 polish25)
-        key = [f"*bold*: {best}"] + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else [])
+        key = ([f"*bold*: {best}"] + ([self._spread_key()] if self._spread_key() else [])
+               + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else []))
         if self.aggregate is not None:
             key.append(f"aggregate: {self._aggregated()}")
         if self._blank():
@@ -439,7 +451,8 @@ class TaskTableResult(Result):
                                       markdown_cells=True)
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown},
-                       keys={"comparisons with the best": p_values_key(self.test_name, self.adjustment)},
+                       keys={"comparisons with the best": p_values_key(self.test_name, self.adjustment),
+                             **({"table": self._spread_key()} if self._spread_key() else {})},
                        captions={"comparisons with the best": "Key: " + p_values_key(
                            self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."},
                        alpha=self._levels())
