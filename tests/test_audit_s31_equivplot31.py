@@ -31,7 +31,6 @@ def _estimate(caplog, df, **options):
     return result, work
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equivplot31: before the fix")
 def test_cost_counts_each_bootstrap_pass(caplog, monkeypatch):
     """C misses t3: A vs B is bootstrapped on 4 tasks (32 runs), A vs C and B vs C on the 3 all ran (A, B, C: 36
     runs), 68 runs a resample, not the data's 44; the complete design (48 runs) is one pass. The rows each bootstrap
@@ -56,7 +55,6 @@ def test_cost_counts_each_bootstrap_pass(caplog, monkeypatch):
     assert "2 bootstraps" in work.what
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equivplot31: before the fix")
 def test_max_seconds_refuses_when_the_passes_push_it_over(caplog):
     """10,000 resamples: one pass of 44 runs is 0.0154 s at 3.5e-8 s a value, the two passes' 68 runs 0.0238 s; a bound
     of 0.02 s refuses the call (it admitted it when one pass was counted), and admits the complete design's 48 runs
@@ -67,7 +65,6 @@ def test_max_seconds_refuses_when_the_passes_push_it_over(caplog):
     assert work.seconds == pytest.approx(10_000 * 48 * 3.5e-8)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s31 equivplot31: before the fix")
 def test_bootstrap_notes_name_their_pairs():
     """Two task sets bootstrapped (A vs B on 4 tasks, A vs C and B vs C on 3): the bootstrap's note on few runs, the
     same of both, says it holds for every pair's aggregate; where only one set's runs are few, the note names that set's
@@ -80,8 +77,9 @@ def test_bootstrap_notes_name_their_pairs():
     more = _three(runs=10, seed=2)
     df = pd.concat([df[df["agent"] == "C"], more[more["agent"] != "C"]], ignore_index=True)
     result = rlstats.equivalence(df, "score ~ agent | task", margin=0.1, rng=0, n_resamples=500)
-    few = [n for n in result.notes if "runs per task are few" in n]
-    assert len(few) == 1 and few[0].startswith("the aggregate tests of A vs C and B vs C: 4 runs per task are few"), few
+    few = [n for n in result.notes if "are few for studentized" in n]
+    assert len(few) == 1 and few[0].startswith("the aggregate tests of A vs C and B vs C: 4 runs per task (of C) are "
+                                               "few"), few
     # one task set (complete design): the note as the bootstrap says it
     result = rlstats.equivalence(_three(missing=False), "score ~ agent | task", margin=0.1, rng=0, n_resamples=500)
     assert any(n.startswith("4 runs per task are few") for n in result.notes)
