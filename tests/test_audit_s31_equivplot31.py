@@ -44,14 +44,14 @@ def test_cost_counts_each_bootstrap_pass(caplog, monkeypatch):
         return real(design, **kw)
 
     monkeypatch.setattr(methods, "backend", lambda name: spy if name == "bootstrap" else real)
-    _, work = _estimate(caplog, _three(), n_resamples=1000)
+    _, work = _estimate(caplog, _three(), n_resamples=200)
     assert sorted(seen) == [32, 36]
-    assert work.units == 1000 * (32 + 36)
+    assert work.units == 200 * (32 + 36)
     seen.clear()
-    _, complete = _estimate(caplog, _three(missing=False), n_resamples=1000)
-    assert seen == [48] and complete.units == 1000 * 48
+    _, complete = _estimate(caplog, _three(missing=False), n_resamples=200)
+    assert seen == [48] and complete.units == 200 * 48
     # memory: the groups run one after the other; the peak is the largest group's agents (3 here), as one pass
-    assert work.memory == complete.memory == 64 * 1000 * 3
+    assert work.memory == complete.memory == 64 * 200 * 3
     assert "2 bootstraps" in work.what
 
 
@@ -83,3 +83,104 @@ def test_bootstrap_notes_name_their_pairs():
     # one task set (complete design): the note as the bootstrap says it
     result = rlstats.equivalence(_three(missing=False), "score ~ agent | task", margin=0.1, rng=0, n_resamples=500)
     assert any(n.startswith("4 runs per task are few") for n in result.notes)
+
+
+# ----------------------------------------------------------------------------- the figure at paper size
+
+
+def _fit(published, agents):
+    """The new user's call (Atari 100k, seeds 0-4, human-normalised, margin 0.05) on ``agents``."""
+    a4 = pd.read_csv(published / "atari100k.csv")
+    return rlstats.compare(a4[a4["agent"].isin(agents) & (a4["seed"] < 5)], "score ~ agent | task",
+                           method="equivalence", margin=0.05, normalize="atari100k_reference", rng=0, n_resamples=200)
+
+
+FOUR = ["DER", "DrQ", "SPR", "IRIS"]
+
+
+@pytest.fixture(scope="module")
+def atari(published):
+    return _fit(published, FOUR)
+
+
+def _dashed(ax):
+    return sorted(line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == "--")
+
+
+def test_default_figure_is_each_pairs_summary_rows(atari):
+    """The new user's figure: 6 pairs x (across tasks, aggregate) = 12 rows in one Axes, 5 x 3.74 in at its own size
+    (it was 156 rows + 12 in 23.8 in); the margin lines at -0.05 and +0.05; every interval whole (the axis spans
+    1.27 + 2 x 3% normalised scores, under 40 margins = 2.0), so no arrow and no cut line in the label; it holds at
+    3.5 x 3 in (resized's checks refuse overlapping labels)."""
+    import matplotlib.pyplot as plt
+
+    ax = atari.plot()
+    try:
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert len(labels) == 12 and labels[:2] == ["DER - DrQ: across tasks", "DER - DrQ: aggregate"]
+        assert labels[-1] == "IRIS - SPR: aggregate"
+        assert _dashed(ax) == pytest.approx([-0.05, 0.05])
+        rows = atari.tidy()[atari.tidy()["scope"] != "task"]
+        left, right = ax.get_xlim()
+        low, high = rows["conf_low"].min(), rows["conf_high"].max()
+        assert left < low and right > high and (left, right) == pytest.approx(
+            (low - 0.03 * (high - low), high + 0.03 * (high - low)))
+        assert "cut at the axis' edge" not in ax.get_xlabel()
+        assert tuple(ax.figure.get_size_inches()) == pytest.approx((5.0, 1.1 + 0.22 * 12))
+        # a thin line between each pair's rows: 5 of them
+        assert sum(1 for line in ax.get_lines() if line.get_linestyle() == "-" and line.get_ydata()[0] ==
+                   line.get_ydata()[-1] and line.get_xdata()[0] == 0 and line.get_xdata()[-1] == 1) == 5
+        plt.close(ax.figure)
+        small = atari.plot(figsize=(3.5, 3.0))
+        assert len(small.get_yticklabels()) == 12
+    finally:
+        plt.close("all")
+
+
+@pytest.mark.parametrize("agents, n", [(["DER", "IRIS"], 27), pytest.param(FOUR, 162, marks=pytest.mark.slow)],
+                         ids=["DER and IRIS", "four agents"])
+def test_per_task_rows_clip_the_axis_and_mark_what_is_cut(published, agents, n):
+    """scopes= every scope: 27 rows of DER - IRIS (162 of the four agents; 1 of 28 and 6 of 168 withheld); the axis
+    spans 40 margins (2.0 normalised scores, the window around the estimates' median holding the band), the rows
+    whose interval reaches past it counted from the table independently, one arrow for each end past an edge, and the
+    estimates past the edge written (DER - IRIS on Boxing, -6.06)."""
+    import matplotlib.pyplot as plt
+
+    result = _fit(published, agents)
+    ax = result.plot(scopes=("task", "across tasks", "aggregate"))
+    try:
+        tidy = result.tidy()
+        rows = tidy[np.isfinite(tidy["conf_low"].to_numpy(float))]
+        assert len(ax.get_yticklabels()) == len(rows) == n
+        left, right = ax.get_xlim()
+        assert right - left == pytest.approx(40 * 0.05)
+        assert left < -0.05 and right > 0.05
+        cut = ((rows["conf_low"] < left) | (rows["conf_high"] > right)).sum()
+        beyond = rows[(rows["estimate"] < left) | (rows["estimate"] > right)]
+        assert cut > 0 and f"{cut} of {n} cut at the axis' edge" in ax.get_xlabel().replace("\n", " ")
+        arrows = sum(len(line.get_xdata()) for line in ax.get_lines() if line.get_marker() in ("<", ">"))
+        assert arrows == ((rows["conf_low"] < left).sum() + (rows["conf_high"] > right).sum())
+        written = [t.get_text() for t in ax.texts]
+        assert len(written) == len(beyond) and "-6.06" in written
+        assert _dashed(ax) == pytest.approx([-0.05, 0.05])
+        # clip=None: every interval whole, nothing cut
+        plt.close(ax.figure)
+        whole = result.plot(scopes=("task",), clip=None)
+        tasks = tidy[(tidy["scope"] == "task") & np.isfinite(tidy["conf_low"].to_numpy(float))]
+        assert whole.get_xlim()[0] < tasks["conf_low"].min() and whole.get_xlim()[1] > tasks["conf_high"].max()
+        assert not whole.texts and "cut" not in whole.get_xlabel()
+    finally:
+        plt.close("all")
+
+
+def test_one_task_draws_its_per_task_rows():
+    """On one task the across-tasks and aggregate tests are withheld: the default figure draws the task's row."""
+    import matplotlib.pyplot as plt
+
+    df = _three(missing=False)
+    res = rlstats.equivalence(df[df["task"] == "t0"], "score ~ agent | task", margin=0.1, rng=0, n_resamples=200)
+    ax = res.plot()
+    try:
+        assert [t.get_text() for t in ax.get_yticklabels()] == ["A - B: t0", "A - C: t0", "B - C: t0"]
+    finally:
+        plt.close("all")
