@@ -20,7 +20,8 @@ def test_equivalence_plot_leaves_under_a_row_beyond_the_first_and_last():
     import matplotlib.pyplot as plt
     res = rlstats.equivalence(_two_agents(), "score ~ agent | task", margin=0.1, rng=0, n_resamples=200,
                               normalize=False)
-    ax = res.plot()
+    # every scope asked: the default draws the across-tasks and aggregate rows only since audit s31 equivplot31
+    ax = res.plot(scopes=("task", "across tasks", "aggregate"))
     n = len(ax.get_yticks())
     assert n == 6  # 4 tasks, across tasks (Welch over tasks) and the aggregate
     assert ax.get_ylim() == pytest.approx((-0.7, n - 0.3))

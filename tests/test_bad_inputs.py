@@ -4377,3 +4377,22 @@ def test_curves_unwidened_bands_where_none_is_studentised(options, phrases):
     res = noted(phrases, rlstats.curves, data, CURVES_FORMULA, step="step", bands="studentized_unwidened",
                 n_resamples=200, rng=0, progress=False, **options)
     assert not any("studentized_unwidened\" gives the mean's" in note for note in res.notes)
+
+
+# [audit s31 equivplot31] the equivalence figure's scopes= and clip=: what they take, said before anything is drawn
+@pytest.mark.parametrize("keywords, phrases", [
+    ({"scopes": "tasks"}, "scopes='tasks' is not one of the allowed values: 'task', 'across tasks', 'aggregate'"),
+    ({"scopes": ("task", "IQM")}, "scopes='IQM' is not one of the allowed values"),
+    ({"scopes": ()}, "scopes= must name one or more of 'task', 'across tasks', 'aggregate', got ()"),
+    ({"scopes": 3}, "scopes= must name one or more of 'task', 'across tasks', 'aggregate', got 3"),
+    ({"clip": 2}, "clip= is the most margins the x-axis spans, a number above 2.5"),
+    ({"clip": float("nan")}, "clip= is the most margins the x-axis spans"),
+    ({"clip": True}, "clip= is the most margins the x-axis spans"),
+    ({"clip": "40"}, "clip= is the most margins the x-axis spans"),
+], ids=["unknown scope", "unknown scope in a tuple", "no scope", "scopes not text", "clip inside the band",
+        "clip nan", "clip True", "clip text"])
+def test_equivalence_plot_scopes_and_clip(results, keywords, phrases):
+    import matplotlib.pyplot as plt
+
+    fails(OptionError, phrases, results["equivalence"].plot, **keywords)
+    plt.close("all")

@@ -12,6 +12,7 @@ The numbers come from :mod:`._kernels`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
@@ -368,10 +369,13 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
                        min_agents=1 if published is not None else 2)
     if not design.has_blocks:
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
-    work = admit(cost, design, options, max_seconds, "equivalence()")  # issue 43 item 2
-    scale = _scale(design)
     if published is None and options.control is not None:  # the design's label: 9 and "9" name the agent 9
         options = dataclasses.replace(options, control=check_agent_named(design, "control", options.control))
+    # each bootstrap the aggregate makes: one per distinct set of tasks a pair shares (audit s31 equivplot31)
+    passes = None if published is not None or options.aggregate is None else _passes(design, options.for_agents(
+        design.agents))
+    work = admit(functools.partial(cost, passes=passes), design, options, max_seconds, "equivalence()")  # issue 43
+    scale = _scale(design)
     # each cell's runs in one order whatever the rows' (audit s16: a shuffle moved a mean by an ulp: 108.6 or 108.61)
     design = design.runs_by_score()
     table = None if published is None else _published_table(published, design)
@@ -648,20 +652,10 @@ def _read_instead(pairs, across_given):
     return "read the per-task tests" + (", and the across-tasks tests where given" if given else "")
 
 
-def _aggregate(design, options, pairs, rng, across_given=None):
-    """(rows, seed, notes): each pair's aggregate difference from the bootstrap's resamples of the pair's runs on the
-    tasks both its agents ran, or none and why. ``across_given``: the pairs whose across-tasks test is given (None:
-    all), for the notes' way on.
-
-    A pair's aggregate reads the tasks both its agents ran, as its per-task and across-tasks tests do, whatever
-    na_action= (audit s31 equiv31: it was withheld for every pair unless every agent ran every task, or with
-    na_action="drop" read only the tasks every agent ran, 3 of the 4 that A and B shared). The pairs sharing one set of
-    tasks are read from one bootstrap of their agents there: each agent's resamples come from its own stream, keyed by
-    its label (:func:`rlstats.bootstrap`), so a pair's estimate, standard error and resamples are those of a run on the
-    pair's rows alone, whatever the other agents and the rows' order (only the bootstrap's own rule for its intervals on
-    runs at a cap, which decides whether a withheld interval is the pair's "own" reason, reads the group's runs, as it
-    read every agent's before); where every agent ran every task, one bootstrap of them all, as before."""
-    label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
+def _groups(design, pairs):
+    """({shared-task mask: [pairs]}, short, few): the pairs whose aggregate is bootstrapped, grouped by the tasks both
+    agents ran (one bootstrap a group), and those withheld for fewer than 3 runs in a shared cell (``short``) or
+    fewer than 2 shared tasks (``few``), each {pair: why}. One home for :func:`_aggregate` and the cost estimate."""
     index = {name: j for j, name in enumerate(design.agents)}
     groups, short, few = {}, {}, {}
     for a, b in pairs:
@@ -677,6 +671,35 @@ def _aggregate(design, options, pairs, rng, across_given=None):
                            f"{np.asarray(design.tasks)[shared][t]})")
         else:
             groups.setdefault(tuple(shared), []).append((a, b))
+    return groups, short, few
+
+
+def _passes(design, pairs):
+    """(runs, agents) of each bootstrap the aggregate makes (:func:`_groups`), for the cost estimate: an incomplete
+    design bootstraps each distinct set of shared tasks once (audit s31 equivplot31: one pass was counted)."""
+    index = {name: j for j, name in enumerate(design.agents)}
+    out = []
+    for key, members in _groups(design, pairs)[0].items():
+        agents = sorted({index[name] for pair in members for name in pair})
+        out.append((int(design.counts[np.asarray(key)][:, agents].sum()), len(agents)))
+    return out
+
+
+def _aggregate(design, options, pairs, rng, across_given=None):
+    """(rows, seed, notes): each pair's aggregate difference from the bootstrap's resamples of the pair's runs on the
+    tasks both its agents ran, or none and why. ``across_given``: the pairs whose across-tasks test is given (None:
+    all), for the notes' way on.
+
+    A pair's aggregate reads the tasks both its agents ran, as its per-task and across-tasks tests do, whatever
+    na_action= (audit s31 equiv31: it was withheld for every pair unless every agent ran every task, or with
+    na_action="drop" read only the tasks every agent ran, 3 of the 4 that A and B shared). The pairs sharing one set of
+    tasks are read from one bootstrap of their agents there: each agent's resamples come from its own stream, keyed by
+    its label (:func:`rlstats.bootstrap`), so a pair's estimate, standard error and resamples are those of a run on the
+    pair's rows alone, whatever the other agents and the rows' order (only the bootstrap's own rule for its intervals on
+    runs at a cap, which decides whether a withheld interval is the pair's "own" reason, reads the group's runs, as it
+    read every agent's before); where every agent ran every task, one bootstrap of them all, as before."""
+    label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
+    groups, short, few = _groups(design, pairs)
     notes = []
     if few:
         one = any("(only " in item for item in few.values())
@@ -691,7 +714,7 @@ def _aggregate(design, options, pairs, rng, across_given=None):
     if not groups:
         return [], None, notes
     seed = seed_sequence(rng)[1]  # one seed for every group's bootstrap: each agent's stream keyed by its label
-    rows = []
+    rows, said = [], {}
     for key, members in groups.items():
         shared = np.asarray(key)
         agents = [name for name in design.agents if any(name in pair for pair in members)]
@@ -699,15 +722,24 @@ def _aggregate(design, options, pairs, rng, across_given=None):
         if not shared.all() or len(agents) < design.n_agents:  # the pairs' own rows (notes: the data's, said above)
             sub = dataclasses.replace(design.select_tasks([t for t, s in zip(design.tasks, shared) if s])
                                       .select_agents(agents), notes=design.notes)
-        more, fresh = _aggregate_group(sub, options, members, seed, across_given, label)
+        more, fresh, own = _aggregate_group(sub, options, members, seed, across_given, label)
         rows += more
-        notes += [note for note in fresh if note not in notes]
-    return rows, seed, notes
+        for note in fresh:  # the bootstrap's own notes, of this group's runs
+            said.setdefault(note, []).extend(members)
+        notes += [note for note in own if note not in notes]  # each names its pair, or holds for every group
+    if len(groups) > 1:  # several task sets: each note says whose aggregate it concerns (audit s31 equivplot31)
+        tested = sum(len(members) for members in groups.values())
+        said = {(f"the aggregate tests of all {tested} pairs: " if len(whose) == tested and tested == len(pairs) else
+                 f"the aggregate tests of {join_and([f'{a} vs {b}' for a, b in whose])}: ") + note: whose
+                for note, whose in said.items()}
+    return rows, seed, notes + list(said)
 
 
 def _aggregate_group(design, options, pairs, seed, across_given, label):
-    """(rows, notes): the aggregate difference of each of ``pairs`` from one bootstrap of ``design``, every agent of
-    which ran every task of it with 3 runs or more (the pairs' shared tasks)."""
+    """(rows, bootstrap notes, own notes): the aggregate difference of each of ``pairs`` from one bootstrap of
+    ``design``, every agent of which ran every task of it with 3 runs or more (the pairs' shared tasks); the
+    bootstrap's notes (of these runs: the caller names their pairs where several task sets are bootstrapped) and this
+    test's (each naming its pair, or true of every group)."""
     from .. import backend
 
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
@@ -759,13 +791,13 @@ def _aggregate_group(design, options, pairs, seed, across_given, label):
                       design.n_tasks)
     # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
     fresh = [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
-    fresh += [f"the aggregate ({label}) difference is withheld for {a} vs {b}: {why}; add runs, or "
+    own = [f"the aggregate ({label}) difference is withheld for {a} vs {b}: {why}; add runs, or "
               f"{_read_instead([(a, b)], across_given)}" for (a, b), why in lost.items()]
     if not reaches:  # no (hits + 1) / (B + 1) reaches alpha
-        fresh.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
+        own.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
                      f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
                      f"raise n_resamples to {int(np.ceil(1 / options.alpha))} or more")
-    return rows, fresh
+    return rows, fresh, own
 
 
 def _welch_floored(test, delta, se, cells, pair, options):

@@ -11,10 +11,38 @@ import numpy as np
 from ...plotting import SMALL_FONT, panels, rows_height
 
 
-def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregate"), **kwargs):
+#: the scopes drawn by default: each pair's across-tasks and aggregate rows (a paper's figure); per task by scopes=
+SUMMARY_SCOPES = ("across tasks", "aggregate")
+#: the most margins the x-axis spans by default: the band +-margin stays at least a twentieth of its width
+CLIP = 40.0
+
+
+def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     """Every test's (1 - 2 alpha) interval of agent_1 - agent_2, the margin band shaded; filled marks where the
-    alternative was shown. ``scopes=`` keeps some of "task", "across tasks", "aggregate"."""
-    rows = result.comparisons[result.comparisons["scope"].isin(scopes)]
+    alternative was shown.
+
+    ``scopes=`` keeps some of "task", "across tasks", "aggregate": by default each pair's across-tasks and aggregate
+    rows (the per-task tests where neither was given, as on one task); ``scopes=("task", "across tasks",
+    "aggregate")`` adds every task's row. ``clip=`` is the most margins the x-axis spans (40 by default: the band is
+    at least a twentieth of its width; None: every interval whole): an interval reaching past the axis is cut at its
+    edge and marked there by an arrow, its estimate written beside it where that lies past the edge too (audit s31
+    equivplot31: Atari 100k's 4 agents drew 156 rows in 23.8 in, the band 0.1 wide beside Boxing's -7)."""
+    from ...errors import OptionError
+    from ...options import check_choice, is_finite_number
+
+    table = result.comparisons
+    if scopes is None:
+        given = table["scope"].isin(SUMMARY_SCOPES) & np.isfinite(table["conf_low"].to_numpy(dtype=float))
+        scopes = SUMMARY_SCOPES if given.any() else ("task",)
+    else:
+        scopes = (scopes,) if isinstance(scopes, str) else scopes
+        if not hasattr(scopes, "__iter__") or not len(scopes := tuple(scopes)):
+            raise OptionError(f"scopes= must name one or more of 'task', 'across tasks', 'aggregate', got {scopes!r}")
+        scopes = tuple(check_choice("scopes", scope, ("task", "across tasks", "aggregate")) for scope in scopes)
+    if clip is not None and (not is_finite_number(clip) or isinstance(clip, bool) or not float(clip) > 2.5):
+        raise OptionError(f"clip= is the most margins the x-axis spans, a number above 2.5 (the band is 2 margins), "
+                          f"or None for every interval whole; got {clip!r}")
+    rows = table[table["scope"].isin(scopes)]
     rows = rows[np.isfinite(rows["conf_low"].to_numpy(dtype=float))]
     n = len(rows)
     _, (ax,) = panels(ax, 1, (5.0, rows_height(max(n, 1), 0.22, 1.1)), width=5.0, what="figure")
@@ -30,13 +58,12 @@ def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregat
     style = {"color": "black", "fmt": "none", "capsize": 2, "linewidth": 1.0}
     style.update(kwargs)
     estimate = rows["estimate"].to_numpy(dtype=float)
-    error = np.vstack([estimate - rows["conf_low"].to_numpy(dtype=float),
-                       rows["conf_high"].to_numpy(dtype=float) - estimate])
+    low, high = rows["conf_low"].to_numpy(dtype=float), rows["conf_high"].to_numpy(dtype=float)
+    error = np.vstack([estimate - low, high - estimate])
     ax.errorbar(estimate, y, xerr=error, **style)
     shown = rows["shown"].fillna(False).to_numpy(dtype=bool)
     ax.plot(estimate[shown], y[shown], "o", color=style["color"], markersize=4)
     ax.plot(estimate[~shown], y[~shown], "o", color=style["color"], markersize=4, fillstyle="none")
-    # one pair is named once, in the title: on each of 27 rows it took half a 5 in figure's width (audit s24)
     pairs = sorted(set(zip(rows["agent_1"], rows["agent_2"])), key=str)
     one = len(pairs) == 1
     labels = [("" if one else f"{a} - {b}: ") + (str(t) if s == "task" else s)
@@ -45,11 +72,16 @@ def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregat
     if n:  # 0.7 of a row beyond the first and last: matplotlib's 5% margins left ~6 empty rows of 120 (audit s23 user23)
         ax.set_ylim(-0.7, n - 0.3)
     ax.set_yticklabels(labels, fontsize=SMALL_FONT)
-    left, right = ax.get_xlim()
-    left, right = min(left, -1.05 * m), max(right, 1.05 * m)  # the margin in view, whatever the intervals
+    left, right = _limits(estimate, low, high, m, clip)
+    cut = _mark_cut(ax, estimate, low, high, y, left, right, style["color"]) if n else 0
     region = (edges[0], right) if one_sided and result.higher_is_better else (left, edges[-1])
     ax.axvspan(*(region if one_sided else (-m, m)), color="0.88", zorder=0, linewidth=0)
     ax.set_xlim(left, right)
+    if len(pairs) > 1 and len(set(rows["scope"])) > 1:  # each pair's rows apart from the next pair's
+        pair = [f"{a}\0{b}" for a, b in zip(rows["agent_1"], rows["agent_2"])]
+        ends = [k for k in range(n - 1) if pair[k] != pair[k + 1]]
+        for k in ends:
+            ax.axhline(y[k] - 0.5, color="0.8", linewidth=0.5)
     what = "equivalent" if result.alternative == "equivalence" else "non-inferior"
     band = "band \u00b1margin"
     if one_sided:
@@ -57,8 +89,43 @@ def plot_intervals(result, *, ax=None, scopes=("task", "across tasks", "aggregat
         band = "shaded: delta\u00a0>\u00a0-margin" if result.higher_is_better else "shaded: delta\u00a0<\u00a0margin"
     # wrap=True breaks a line wider than the figure leaves it around the axes' centre (long y labels push the axes
     # right): the label stays inside the figure it is saved at (audit s8)
+    beyond = (f"\n{cut} of {n} cut at the axis' edge (arrows; estimates past it written)" if cut else "")
     ax.set_xlabel(f"difference ({result.margin_scale})\n{result.confidence_level:.0%} intervals, {band} "
-                  f"(filled: shown {what})", fontsize=SMALL_FONT + 1, wrap=True)
+                  f"(filled: shown {what}){beyond}", fontsize=SMALL_FONT + 1, wrap=True)
     ax.set_title(result.method + (f"\n{pairs[0][0]} - {pairs[0][1]}" if one else ""), fontsize=SMALL_FONT + 1,
                  wrap=True)
     return ax
+
+
+def _limits(estimate, low, high, margin, clip):
+    """(left, right) of the x-axis: every interval and the band +-1.05 margin in view, or, where that spans more than
+    ``clip`` margins, a window ``clip`` margins wide around the estimates' median that holds the band."""
+    pad = 1.05 * margin
+    left = min(np.min(low, initial=-pad), -pad)
+    right = max(np.max(high, initial=pad), pad)
+    width = right - left
+    if clip is None or width <= clip * margin:
+        return left - 0.03 * width, right + 0.03 * width  # room for the caps at the ends
+    width = clip * margin
+    middle = float(np.median(estimate)) if len(estimate) else 0.0
+    start = min(max(middle - width / 2, left), right - width)  # inside the intervals' range
+    start = min(max(start, pad - width), -pad)  # the band in view
+    return start, start + width
+
+
+def _mark_cut(ax, estimate, low, high, y, left, right, color):
+    """Arrows at the axis' edges for the intervals that reach past them, and the estimates that lie past them written
+    beside the arrow; returns how many rows were cut."""
+    from ...format import signif
+
+    past_left, past_right = low < left, high > right
+    offset = 0.012 * (right - left)
+    for side, past, x, marker, align in ((-1, past_left, left, "<", "left"), (1, past_right, right, ">", "right")):
+        if not past.any():
+            continue
+        ax.plot(np.full(past.sum(), x - side * offset), y[past], marker, color=color, markersize=4, clip_on=False)
+        outside = past & ((estimate < left) if side < 0 else (estimate > right))
+        for value, row in zip(estimate[outside], y[outside]):
+            ax.text(x - side * 4 * offset, row, signif(value, 3), ha=align, va="center", fontsize=SMALL_FONT - 1,
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3}, zorder=4)
+    return int((past_left | past_right).sum())
