@@ -33,7 +33,6 @@ def _never(*args, **kwargs):
     raise Started("the call started computing instead of refusing")
 
 
-@pytest.mark.xfail(strict=True, reason="memory of the signed-rank draws not counted: admitted")
 def test_bayes_signed_rank_counts_its_kept_draws(monkeypatch):
     monkeypatch.setattr("rlstats.methods.bayes._api._run", _never)
     data = rlstats.datasets.simulate(agents=10, tasks=3, seeds=1, rng=0)  # 45 pairs
@@ -50,7 +49,6 @@ def test_bayes_signed_rank_counts_its_kept_draws(monkeypatch):
         rlstats.bayes(data, "score ~ agent | task", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="task_table's cost counts no kept resamples: admitted")
 def test_task_table_aggregate_counts_its_kept_resamples(monkeypatch):
     monkeypatch.setattr("rlstats.methods.task_table._api.seed_sequence", _never)
     data = rlstats.datasets.simulate(agents=10, tasks=3, seeds=3, rng=0)
@@ -72,7 +70,6 @@ def _write(path, text):
     path.write_text(text)
 
 
-@pytest.mark.xfail(strict=True, reason="json.loads' digit-limit ValueError escapes")
 def test_a_json_lines_log_with_a_5000_digit_number_is_a_log_read_error(tmp_path):
     _write(tmp_path / "a" / "t" / "1" / "log.jsonl", '{"step": 1, "return": 1.0}\n{"step": 2, "return": '
            + _DIGITS + "}\n")
@@ -80,7 +77,6 @@ def test_a_json_lines_log_with_a_5000_digit_number_is_a_log_read_error(tmp_path)
         rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="json.loads' digit-limit ValueError escapes")
 def test_a_monitor_header_with_a_5000_digit_number_is_a_log_read_error(tmp_path):
     _write(tmp_path / "a" / "t" / "1" / "0.monitor.csv",
            '#{"t_start": ' + _DIGITS + ', "env_id": "x"}\nr,l,t\n1.0,10,0.5\n')
@@ -88,7 +84,6 @@ def test_a_monitor_header_with_a_5000_digit_number_is_a_log_read_error(tmp_path)
         rlstats.read_logs(tmp_path, "{agent}/{task}/{seed}", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="json.loads' digit-limit ValueError escapes")
 def test_a_marl_eval_file_with_a_5000_digit_number_is_a_log_read_error(tmp_path):
     _write(tmp_path / "metrics.json", '{"env": {"task": {"algo": {"seed_0": {"step_0": {"step_count": '
            + _DIGITS + ', "return": [1.0]}}}}}}')
@@ -96,7 +91,6 @@ def test_a_marl_eval_file_with_a_5000_digit_number_is_a_log_read_error(tmp_path)
         rlstats.read_logs(tmp_path, format="marl_eval", progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="json.loads' digit-limit ValueError escapes")
 def test_an_adastop_state_with_a_5000_digit_number_is_a_design_error(tmp_path):
     path = tmp_path / "state.json"
     path.write_text('{"version": ' + _DIGITS + "}")
