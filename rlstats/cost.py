@@ -93,7 +93,9 @@ class Work:
     #: bytes the kept resamples take at the call's peak (0 where the formula does not count them) and what they are
     memory: float = 0.0
     kept: str = ""
-    #: what to pass instead when the kept resamples are refused (:data:`SMALLER_RESAMPLES` where empty)
+    #: what is kept ("resamples", "posterior draws") and what to pass instead when it is refused
+    #: (:data:`SMALLER_RESAMPLES` where empty)
+    held: str = "resamples"
     way: str = ""
 
     @property
@@ -165,7 +167,7 @@ def within(work: Work, bound: float, call: str = "this call") -> Work:
     seconds = work.seconds
     _log.debug("%s: %s", call, work.text, extra={"work": work})
     if work.memory > MAX_BYTES:  # no option lifts it: these calls ask for more resamples than any interval needs
-        raise OptionError(f"{call} would keep about {work.memory / 1024 ** 3:.3g} GiB of resamples ({work.kept}) in "
+        raise OptionError(f"{call} would keep about {work.memory / 1024 ** 3:.3g} GiB of {work.held} ({work.kept}) in "
                           f"memory, more than the {MAX_BYTES // 1024 ** 3} GiB rlstats allocates; pass "
                           f"{work.way or SMALLER_RESAMPLES}")
     if seconds > bound:

@@ -104,7 +104,6 @@ def test_an_adastop_state_with_a_5000_digit_number_is_a_design_error(tmp_path):
 # CPU; 600 agents held 1.9 GB still growing after 80 s; 3,000 agents were admitted (302 GiB of contrasts)
 
 
-@pytest.mark.xfail(strict=True, reason="mixed's cost counts neither the pairs' quadratic forms nor their rows")
 def test_mixed_counts_its_pairs_quadratic_forms_and_their_memory(monkeypatch):
     from rlstats.cost import Shape
     from rlstats.methods.mixed import MixedOptions

@@ -56,7 +56,7 @@ def cost(shape: Shape, options: Any, pairs: int | None = None) -> Work:
     return Work(options.n_samples * pairs * shape.tasks, "posterior draws", 4e-8,
                 f"{options.n_samples:,} draws x {pairs} pairs x {shape.tasks} tasks",
                 memory=BYTES_PER_PAIR_DRAW * options.n_samples * pairs,
-                kept=f"{options.n_samples:,} posterior draws x {pairs} pairs",
+                held="posterior draws", kept=f"{options.n_samples:,} draws x {pairs} pairs",
                 way="a smaller n_samples (10,000 to 100,000 give Monte Carlo errors well below the differences that "
                     "matter), or compare fewer pairs (control=)")
 
