@@ -118,3 +118,20 @@ def test_mixed_counts_its_pairs_quadratic_forms_and_their_memory(monkeypatch):
     message = str(info.value)
     assert "mixed() would keep about 5.71 GiB of pairwise contrasts (319,600 pairs x 800 agents)" in message
     assert "fewer agents" in message
+
+
+# Result.plot(figsize=) took any positive size: figsize=(700, 700) drew a 70,000 x 70,000 pixel canvas (std::bad_alloc
+# under a 2 GB cap, some 18 GB without one) while laying the labels out
+@pytest.mark.xfail(strict=True, reason="figsize= has no upper bound")
+@pytest.mark.parametrize("figsize", [(700, 700), (5, 10**6)])
+def test_a_figure_size_past_any_page_is_refused_before_drawing(figsize, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    result = rlstats.bootstrap(rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0), "score ~ agent | task",
+                               n_resamples=200, rng=0, progress=False)
+    with monkeypatch.context() as patched:
+        patched.setattr("rlstats.plotting.resized", _never)  # where the figure takes its size and is laid out
+        with pytest.raises(OptionError) as info:
+            result.plot(figsize=figsize)
+    assert f"figsize={figsize!r}" in str(info.value) and "100 inches" in str(info.value)
+    plt.close(result.plot(figsize=(100, 1)).figure)  # the bound itself is drawn
