@@ -2810,7 +2810,9 @@ def test_plot_on_something_that_is_not_axes(results, name, ax):
     ((4,), "figsize= must be (width, height) in inches, two positive numbers, e.g. figsize=(5, 3), got (4,)"),
     ((0, 3), "figsize= must be (width, height) in inches, two positive numbers"),
     ("big", "got 'big'"),
-], ids=["one number", "zero width", "text"])
+    # [audit s31 bounds31] a side past any page: (700, 700) drew a 70,000-pixel-square canvas (18 GB)
+    ((5, 10**6), "figsize=(5, 1000000) asks for a side of more than the 100 inches a figure rlstats draws may have"),
+], ids=["one number", "zero width", "text", "a million inches"])
 def test_plot_with_a_bad_figsize(results, name, figsize, phrase):
     fails(OptionError, phrase, results[name].plot, figsize=figsize)
 
