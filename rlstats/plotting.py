@@ -42,7 +42,7 @@ def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
 
 
 #: the longest side of a figure plot() makes, in inches: past any page or poster (A0 is 46.8 in), and a canvas of
-#: 10,000 pixels a side at matplotlib's 100 dots an inch (audit s31: figsize=(700, 700) asked for 18 GB)
+#: 10,000 pixels a side at matplotlib's 100 dots an inch (audit s31: figsize=(700, 700) asked for 19.6 GB)
 MAX_FIGURE_INCHES = 100
 
 
