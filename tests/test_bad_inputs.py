@@ -719,7 +719,10 @@ def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
       "or leave the aggregate row out (aggregate=None)")),
     (rlstats.mixed, (800, 2, 1), {"adjust": "holm"},
      ("mixed() would keep about 5.71 GiB of pairwise contrasts (319,600 pairs x 800 agents)", "pass fewer agents")),
-], ids=["bayes", "task_table", "mixed"])
+    (rlstats.percentiles, (20, 1, 2), {"interval": "bootstrap", "n_resamples": 10**7},
+     ("percentiles() would keep about 4.84 GiB of resamples (10,000,000 resamples x 20 agents)",
+      "or interval='pbp' (the default, which does not resample)")),
+], ids=["bayes", "task_table", "mixed", "percentiles"])
 def test_kept_memory_past_the_bound(call, data, options, phrases):
     agents, tasks, seeds = data
     frame = rlstats.datasets.simulate(agents=agents, tasks=tasks, seeds=seeds, rng=0)
