@@ -16,8 +16,8 @@ benchmarks/README.md round s16). That is all the decisions below need:
   ``n_resamples=10**6`` is estimated at 66 minutes) the call is an OptionError that quotes the estimate and names
   ``max_seconds=``, the option that accepts it;
 * above :data:`MAX_BYTES` of resamples kept in memory, where a formula counts them (``Work.memory``: the bootstrap's,
-  performance profiles', probability of improvement's, equivalence's and the tuning best set's statistics per
-  resample; curves counts its grid's values and its runs' draw counts, and AdaStop and the permutation test their
+  performance profiles', probability of improvement's, equivalence's, the task table's aggregate row's and the
+  tuning best set's statistics per resample, and bayes()'s signed-rank posterior draws of every pair; curves counts its grid's values and its runs' draw counts, and AdaStop and the permutation test their
   paths, against the same bound), the call is an OptionError whatever ``max_seconds=``.
 
 Nothing here changes a result: the decisions only switch a bar and refuse before anything is computed. Every
@@ -51,6 +51,14 @@ FACTOR = 4.0
 #: bytes of kept resamples above which a call is refused whatever ``max_seconds=``: time bounds a call, not its memory
 #: (36 runs and n_resamples=10**7, the most the option takes, were admitted and needed 7 to 14 GB)
 MAX_BYTES = 4 * 1024 ** 3
+#: bytes an agent's resampled statistic takes per resample at the call's peak (its resample, standard error and the
+#: intervals' temporaries): 60-74 measured at 3e5 resamples, 2 and 5 agents, 1 and 4 metrics (session 18); the task
+#: table's aggregate row, the same bootstrap of one statistic, 56 (2 agents, 10**6 and 2 x 10**6 resamples: 270 and
+#: 383 MB peak RSS, audit s31)
+BYTES_PER_STATISTIC = 64
+#: what a refusal of kept resamples asks for where a formula names nothing else (``Work.way``)
+SMALLER_RESAMPLES = ("a smaller n_resamples (10,000 to 100,000 give Monte Carlo errors well below the differences "
+                     "that matter) or ask for fewer statistics")
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,10 @@ class Work:
     #: bytes the kept resamples take at the call's peak (0 where the formula does not count them) and what they are
     memory: float = 0.0
     kept: str = ""
+    #: what is kept ("resamples", "posterior draws") and what to pass instead when it is refused
+    #: (:data:`SMALLER_RESAMPLES` where empty)
+    held: str = "resamples"
+    way: str = ""
 
     @property
     def seconds(self) -> float:
@@ -155,10 +167,9 @@ def within(work: Work, bound: float, call: str = "this call") -> Work:
     seconds = work.seconds
     _log.debug("%s: %s", call, work.text, extra={"work": work})
     if work.memory > MAX_BYTES:  # no option lifts it: these calls ask for more resamples than any interval needs
-        raise OptionError(f"{call} would keep about {work.memory / 1024 ** 3:.3g} GiB of resamples ({work.kept}) in "
-                          f"memory, more than the {MAX_BYTES // 1024 ** 3} GiB rlstats allocates; pass a smaller "
-                          f"n_resamples (10,000 to 100,000 give Monte Carlo errors well below the differences that "
-                          f"matter) or ask for fewer statistics")
+        raise OptionError(f"{call} would keep about {work.memory / 1024 ** 3:.3g} GiB of {work.held} ({work.kept}) in "
+                          f"memory, more than the {MAX_BYTES // 1024 ** 3} GiB rlstats allocates; pass "
+                          f"{work.way or SMALLER_RESAMPLES}")
     if seconds > bound:
         accept = max(math.ceil(seconds * FACTOR / 60) * 60, 60)  # room for the estimate's error
         raise OptionError(f"{call} would take {work.text}, more than the {_duration(bound)} rlstats runs without "

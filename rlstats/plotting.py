@@ -41,6 +41,11 @@ def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
     return ax
 
 
+#: the longest side of a figure plot() makes, in inches: past any page or poster (A0 is 46.8 in), and a canvas of
+#: 10,000 pixels a side at matplotlib's 100 dots an inch (audit s31: figsize=(700, 700) asked for 19.6 GB)
+MAX_FIGURE_INCHES = 100
+
+
 def check_figsize(figsize: object, ax: Any) -> tuple[float, float] | None:
     """``figsize=`` of ``Result.plot`` as (width, height) inches, checked before anything is drawn: an OptionError
     when it is not two positive numbers, or comes with the caller's ``ax`` (whose figure the caller sized)."""
@@ -56,7 +61,17 @@ def check_figsize(figsize: object, ax: Any) -> tuple[float, float] | None:
             or not all(is_finite_number(v) and float(v) > 0 for v in figsize)):
         raise OptionError(f"figsize= must be (width, height) in inches, two positive numbers, e.g. figsize=(5, 3), "
                           f"got {figsize!r:.60}")
-    return float(figsize[0]), float(figsize[1])
+    width, height = float(figsize[0]), float(figsize[1])
+    if max(width, height) > MAX_FIGURE_INCHES:
+        import matplotlib
+
+        dpi = float(matplotlib.rcParams["figure.dpi"])
+        size = width * height * dpi ** 2 * 4  # RGBA bytes of the canvas the labels are laid out on
+        raise OptionError(f"figsize={figsize!r:.60} asks for a side of more than the {MAX_FIGURE_INCHES} inches a "
+                          f"figure rlstats draws may have (a page is 8.5 in wide, an A0 poster 46.8 in): its canvas "
+                          f"at {dpi:g} dots an inch would take about {size / 1e9:.3g} GB; give the size in inches, "
+                          f"e.g. figsize=(7, 4)")
+    return width, height
 
 
 def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:

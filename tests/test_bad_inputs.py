@@ -707,6 +707,28 @@ def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
     fails(error, phrases, function, data, formula, **{**options, option: value})
 
 
+# [audit s31 bounds31] what a call would keep in memory past cost.MAX_BYTES is refused whatever max_seconds=, on
+# designs larger than the shared frames (their 2 agents keep too little): max_seconds=1e-9 makes a call whose
+# memory went uncounted a time refusal, not a computation
+@pytest.mark.parametrize("call, data, options, phrases", [
+    (rlstats.bayes, (10, 3, 1), {"n_samples": 10**7},
+     ("bayes() would keep about 46.9 GiB of posterior draws (10,000,000 draws x 45 pairs)",
+      "pass a smaller n_samples", "or compare fewer pairs (control=)")),
+    (rlstats.task_table, (10, 3, 3), {"aggregate": "bootstrap", "n_resamples": 10**7},
+     ("task_table() would keep about 5.96 GiB of resamples (10,000,000 resamples x 10 agents, the aggregate row)",
+      "or leave the aggregate row out (aggregate=None)")),
+    (rlstats.mixed, (800, 2, 1), {"adjust": "holm"},
+     ("mixed() would keep about 5.71 GiB of pairwise contrasts (319,600 pairs x 800 agents)", "pass fewer agents")),
+    (rlstats.percentiles, (20, 1, 2), {"interval": "bootstrap", "n_resamples": 10**7},
+     ("percentiles() would keep about 4.84 GiB of resamples (10,000,000 resamples x 20 agents)",
+      "or interval='pbp' (the default, which does not resample)")),
+], ids=["bayes", "task_table", "mixed", "percentiles"])
+def test_kept_memory_past_the_bound(call, data, options, phrases):
+    agents, tasks, seeds = data
+    frame = rlstats.datasets.simulate(agents=agents, tasks=tasks, seeds=seeds, rng=0)
+    fails(OptionError, phrases, call, frame, "score ~ agent | task", progress=False, max_seconds=1e-9, **options)
+
+
 @pytest.mark.parametrize("interval, phrases", [
     # audit s20: the former default, kept as interval="studentized_no_welch", is no rliable interval (the error had
     # given BCa's reason for every kind)
@@ -2257,7 +2279,8 @@ def test_adastop_older_state_is_migrated_with_a_note():
     ("[" * 100_000 + "]" * 100_000, "it is nested too deeply to be a state written by rlstats"),
     (b"\xe9\xe9", "cannot read the AdaStop state"),
     (None, "no AdaStop state at"),
-], ids=["empty", "a list", "nested 100,000 deep", "latin-1 bytes", "missing"])
+    ('{"version": ' + "9" * 5000 + "}", "state.json: a number of 5,000 digits"),  # [audit s31 bounds31]
+], ids=["empty", "a list", "nested 100,000 deep", "latin-1 bytes", "missing", "a number of 5,000 digits"])
 def test_adastop_load(tmp_path, content, phrase):
     path = tmp_path / "state.json"
     if content is not None:
@@ -2308,6 +2331,8 @@ def logs(tmp_path_factory):
     _write(root / "latin" / "progress.csv", "step,eval/return\n0,1.0\n1,\xe9\n".encode("latin-1"))
     _write(root / "nested" / "log.jsonl", '{"a": ' * 100_000 + "1" + "}" * 100_000 + "\n")
     _write(root / "badjson" / "log.jsonl", '{"step": 1, "return": 2}\n{not json\n')
+    _write(root / "digits" / "log.jsonl", '{"step": 1, "return": ' + "9" * 5000 + "}\n")  # [audit s31 bounds31]
+    _write(root / "digits" / "0.monitor.csv", '#{"t_start": ' + "1" * 5000 + ', "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n')
     _write(root / "tb" / "events.out.tfevents.1.host", b"\x00\xff" * 50)
     _write(root / "textstep" / "progress.csv", "step,eval/return\nx,1.0\n1,2.0\n")
     _write(root / "boolean" / "log.jsonl", '{"step": 1, "eval/return": 1.0}\n{"step": 2, "eval/return": true}\n')
@@ -2366,6 +2391,10 @@ READ_LOGS_CASES = [  # (what, path under the folder, pattern, options, error, ph
     ("JSON nested 100,000 deep", "nested/log.jsonl", None, {}, LogReadError,
      "line 1 nests JSON 100,000 levels deep, more than the 64 a log record may have"),
     ("a line that is not JSON", "badjson/log.jsonl", None, {}, LogReadError, "line 2 is not JSON"),
+    ("a JSON number of 5,000 digits", "digits/log.jsonl", None, {}, LogReadError,
+     "line 1 is not JSON (a number of 5,000 digits, more than the 4,300 Python reads as a whole number"),
+    ("a monitor header's number of 5,000 digits", "digits/0.monitor.csv", None, {}, LogReadError,
+     "the '#{json}' header line is not JSON (a number of 5,000 digits"),
     ("a corrupt event file", "tb/events.out.tfevents.1.host", None, {}, LogReadError, "fails its checksum"),
     ("a step that is text", "textstep/progress.csv", None, {}, LogReadError, "column 'step' holds 'x' in data row 1"),
     ("monitor files of two folders in one run", "twofolders", "{agent}", {}, OptionError,
@@ -2812,7 +2841,9 @@ def test_plot_on_something_that_is_not_axes(results, name, ax):
     ((4,), "figsize= must be (width, height) in inches, two positive numbers, e.g. figsize=(5, 3), got (4,)"),
     ((0, 3), "figsize= must be (width, height) in inches, two positive numbers"),
     ("big", "got 'big'"),
-], ids=["one number", "zero width", "text"])
+    # [audit s31 bounds31] a side past any page: (700, 700) drew a 70,000-pixel-square canvas (18 GB)
+    ((5, 10**6), "figsize=(5, 1000000) asks for a side of more than the 100 inches a figure rlstats draws may have"),
+], ids=["one number", "zero width", "text", "a million inches"])
 def test_plot_with_a_bad_figsize(results, name, figsize, phrase):
     fails(OptionError, phrase, results[name].plot, figsize=figsize)
 

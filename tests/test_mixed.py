@@ -567,7 +567,8 @@ def test_kenward_roger_df_of_single_rows_equal_the_general_formula():
 
 
 def test_cost_counts_runs_and_tukeys_pairs():
-    # issue 43: linear in the runs, plus one studentized-range integral per pair of agents under Tukey's adjustment
+    # issue 43: linear in the runs, plus one studentized-range integral per pair of agents under Tukey's adjustment,
+    # plus every pair's variance and df, agents^2 products a pair whatever the adjustment (audit s31 bounds31)
     import types
 
     from rlstats.cost import Shape
@@ -575,5 +576,7 @@ def test_cost_counts_runs_and_tukeys_pairs():
 
     shape = Shape(rows=100_000, agents=10, tasks=1000, cells=10_000, most_runs=10)
     tukey = cost(shape, types.SimpleNamespace(adjust="tukey"))
-    assert tukey.units == 100_000 + 300 * 45 and "45 Tukey pairs" in tukey.what
-    assert cost(shape, types.SimpleNamespace(adjust="holm")).units == 100_000
+    forms = 45 * 10 ** 2 * 7e-9 / 2e-6  # in row equivalents: 15.75
+    assert tukey.units == pytest.approx(100_000 + 300 * 45 + forms) and "45 Tukey pairs" in tukey.what
+    assert cost(shape, types.SimpleNamespace(adjust="holm")).units == pytest.approx(100_000 + forms)
+    assert tukey.memory == 24 * 45 * 10  # the pairs' contrast rows

@@ -29,7 +29,7 @@ import re
 import numpy as np
 
 from ._pieces import FileProblem, from_columns
-from ._tabular import _check_depth, _text
+from ._tabular import _check_depth, _text, loads_json
 
 #: The largest marl-eval file read: 512 MiB of text (about 30M values; json's objects take ~10x the text).
 MAX_JSON_BYTES = 1 << 29
@@ -162,7 +162,7 @@ def read(path):
     text = _text(path)
     _check_depth(text, "the file")
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as exc:
         cut = exc.pos >= len(text.rstrip())
         raise FileProblem("truncated" if cut else "corrupt",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 
 import numpy as np
 import pandas as pd
@@ -324,6 +325,32 @@ def monitor_tags(available):
     return {"r": "r"}, "column 'r' (the episode return, SB3's default)"
 
 
+def loads_json(text):
+    """``json.loads(text)``, where an integer longer than Python reads (more than ``sys.get_int_max_str_digits()``
+    digits: a ValueError of int() that json.loads lets through, not a JSONDecodeError) is a JSONDecodeError at that
+    number like any other text that is not JSON (audit s31: a log line, a monitor.csv header, a marl-eval file or an
+    AdaStop state holding a number of 5,000 digits ended in that raw ValueError).
+
+    >>> try:
+    ...     loads_json('{"step": ' + "9" * 5000 + "}")
+    ... except json.JSONDecodeError as exc:
+    ...     print(exc.msg[:47], exc.colno)
+    a number of 5,000 digits, more than the 4,300 P 10
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        limit = sys.get_int_max_str_digits()
+        found = re.search(r"\d{%d,}" % (limit + 1), text) if limit else None
+        if found is None:  # not the digits' limit (json.loads raises only that and JSONDecodeError)
+            raise
+        raise json.JSONDecodeError(f"a number of {len(found.group()):,} digits, more than the {limit:,} Python reads "
+                                   "as a whole number; a logger writes numbers of a few digits", text,
+                                   found.start()) from None
+
+
 def json_depth(text):
     """The deepest nesting of ``[`` and ``{`` in JSON ``text``, outside strings; counted, never recursing.
 
@@ -384,7 +411,7 @@ def _json_lines(text):
             continue
         _check_depth(line, f"line {number}")
         try:
-            row = json.loads(line)
+            row = loads_json(line)
         except json.JSONDecodeError as exc:
             kind = "truncated" if number == len(lines) and not text.endswith("\n") else "corrupt"
             raise FileProblem(kind, f"line {number} is not JSON ({exc.msg}): {line[:60]!r}") from exc
@@ -417,7 +444,7 @@ def read_monitor(path):
                                         f"it reads {first[:60]!r}")
     _check_depth(first[1:], "the '#{json}' header line")
     try:
-        header = json.loads(first[1:])
+        header = loads_json(first[1:])
     except json.JSONDecodeError as exc:
         raise FileProblem("corrupt", f"the '#{{json}}' header line is not JSON ({exc.msg})") from exc
     if not isinstance(header, dict):

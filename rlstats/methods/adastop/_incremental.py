@@ -22,6 +22,7 @@ from ...errors import INDEX_LABELS, DesignError, close_names, OptionError, Rlsta
 from ...design import ALL_RUNS, block_like_columns, booleans_read, build, repeated_run
 from ...format import count, join_and, listed, name_list
 from ...interop import as_pandas, unmasked
+from ...logs._tabular import loads_json
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
 from . import _integrity as integrity
@@ -511,7 +512,7 @@ class AdaStop:
     def _from_json(cls, text, where, key=None):
         """The AdaStop of a state's JSON text; errors name ``where`` it came from."""
         try:
-            state = json.loads(text)
+            state = loads_json(text)
         except json.JSONDecodeError as exc:
             raise DesignError(f"cannot read the AdaStop state {where}: {exc}; give the JSON file AdaStop.save (or "
                               "rlstats adastop update) wrote, or restore it from a copy") from exc

@@ -28,6 +28,13 @@ def citations(result, keys):
 SWEEP_UNITS = 450
 
 
+#: bytes the signed-rank model keeps per posterior draw and pair at the call's peak: the pair's three region masses
+#: and its mean, held twice while the blocks are joined, and the quantiles' copy (audit s31: 105 measured, 15 pairs at
+#: 10**6 and 2 x 10**6 draws, 1.70 and 3.27 GB peak RSS; not counted before, 10 agents x 3 tasks with n_samples=10**7
+#: were admitted at an estimated minute and needed tens of GB)
+BYTES_PER_PAIR_DRAW = 112
+
+
 def cost(shape: Shape, options: Any, pairs: int | None = None) -> Work:
     """Each posterior draw of each compared pair sums over the tasks: the signed-rank test's Dirichlet draws
     (4e-8 s a task, measured) or the hierarchical sampler's sweeps, each 1e-6 s a chain, pair and task plus its own
@@ -47,7 +54,11 @@ def cost(shape: Shape, options: Any, pairs: int | None = None) -> Work:
                     f"{sweeps:,} iterations x ({options.chains} chains x {pairs} pairs x {shape.tasks} tasks + "
                     f"{SWEEP_UNITS} for the sweep's own work)")
     return Work(options.n_samples * pairs * shape.tasks, "posterior draws", 4e-8,
-                f"{options.n_samples:,} draws x {pairs} pairs x {shape.tasks} tasks")
+                f"{options.n_samples:,} draws x {pairs} pairs x {shape.tasks} tasks",
+                memory=BYTES_PER_PAIR_DRAW * options.n_samples * pairs,
+                held="posterior draws", kept=f"{options.n_samples:,} draws x {pairs} pairs",
+                way="a smaller n_samples (10,000 to 100,000 give Monte Carlo errors well below the differences that "
+                    "matter), or compare fewer pairs (control=)")
 
 
 BACKENDS = (

@@ -20,7 +20,7 @@ import dataclasses
 from typing import Any
 
 from .._declaration import Backend, Need, PowerRule
-from ...cost import Shape, Work
+from ...cost import BYTES_PER_STATISTIC, Shape, Work
 
 _HERE = "rlstats.methods.bootstrap"
 _FORMULA = "score ~ agent | task"
@@ -69,10 +69,10 @@ _CALL_SECONDS = 0.006
 #: times the percentile interval's CPU, round s11); rliable_compat=True, task_bootstrap=True and metric functions
 #: resample the run matrices, 2x the built-in kernels' CPU
 STUDENTIZED_PASSES, MATRIX_PASSES = 3, 2
-#: bytes an agent's metric takes per resample at the call's peak (its resample, standard error and the intervals'
-#: temporaries): 60-74 measured at 3e5 resamples, 2 and 5 agents, 1 and 4 metrics (session 18); a profile's
-#: fraction per agent and threshold one float64 (5.7-10 measured: 81 and 100 thresholds, and 20 with fixed costs)
-BYTES_PER_METRIC, BYTES_PER_THRESHOLD = 64, 8
+#: bytes an agent's metric takes per resample at the call's peak (:data:`rlstats.cost.BYTES_PER_STATISTIC`); a
+#: profile's fraction per agent and threshold one float64 (5.7-10 measured: 81 and 100 thresholds, and 20 with fixed
+#: costs)
+BYTES_PER_METRIC, BYTES_PER_THRESHOLD = BYTES_PER_STATISTIC, 8
 #: bytes a pair's probability of improvement takes per resample at the call's peak: 29, 22 and 20 measured at 3e5
 #: resamples, 2, 3 and 5 agents (1, 3 and 10 pairs) x 3 tasks x 4 runs (peak RSS, audit s18 perf18)
 BYTES_PER_PAIR = 32

@@ -24,6 +24,13 @@ def citations(result, keys):
 
 #: seconds of one run's share of the fit, the df and the tables (warm, 10 agents x 1,000 and 10,000 tasks x 10 runs)
 _PER_ROW = 2e-6
+#: seconds of one product of a pair's variance and df, agents^2 a pair (numpy's einsum of the contrast rows with
+#: cov(beta) and its derivatives, Satterthwaite's or Kenward-Roger's alike): 7.7e-9, 6.3e-9 and 5.9e-9 measured with
+#: adjust='holm' at 100, 200 and 250 agents x 2 tasks x 2 seeds (0.38, 4.98 and 11.5 s CPU; audit s31)
+_PAIR_FORM_SECONDS = 7e-9
+#: bytes a pair's contrast row takes per agent at the call's peak: 19.5 measured at 300 agents (263 MB above the
+#: interpreter's for 44,850 pairs x 300 agents), 16 or more at 600 (still growing when stopped; audit s31)
+_BYTES_PER_PAIR_AGENT = 24
 #: one pair's Tukey p-value (a studentized-range integral: 0.15 ms with df above 25,000, 0.95 ms below) in rows
 _ROWS_PER_TUKEY_PAIR = 300
 
@@ -32,10 +39,22 @@ def cost(shape: Shape, options: Any) -> Work:
     """Linear in the runs (the fit reduces them to cell means once; each evaluation of the criterion is linear in
     the cells, issue 43) plus, with Tukey's adjustment, one integral per pair of agents: agents^2 / 2 of them, which
     dominate from about 50 agents (100 agents x 100 tasks x 10 runs: 1.2 s with Satterthwaite's df, 6 s with
-    Kenward-Roger's, measured 2026-12-02)."""
-    pairs = shape.agents * (shape.agents - 1) // 2 if getattr(options, "adjust", "tukey") == "tukey" else 0
-    what = f"{shape.rows:,} runs" + (f" + {pairs:,} Tukey pairs x {_ROWS_PER_TUKEY_PAIR}" if pairs else "")
-    return Work(shape.rows + _ROWS_PER_TUKEY_PAIR * pairs, "row equivalents", _PER_ROW, what)
+    Kenward-Roger's, measured 2026-12-02), plus every pair's variance and df, quadratic forms of its contrast row (a
+    coefficient per agent) in agents x agents matrices whatever the adjustment: agents^4 / 2 products
+    (:data:`_PAIR_FORM_SECONDS`), and the contrast rows held (:data:`_BYTES_PER_PAIR_AGENT`). Audit s31: without
+    them, adjust='holm' at 250 agents x 2 tasks x 2 seeds was estimated at 2 ms and took 11.5 s CPU, 600 agents
+    held 1.9 GB still growing after 80 s, and 3,000 agents (a file of 12,000 runs) were admitted."""
+    agents = shape.agents
+    all_pairs = agents * (agents - 1) // 2
+    pairs = all_pairs if getattr(options, "adjust", "tukey") == "tukey" else 0
+    forms = all_pairs * agents ** 2
+    what = (f"{shape.rows:,} runs" + (f" + {pairs:,} Tukey pairs x {_ROWS_PER_TUKEY_PAIR}" if pairs else "")
+            + (f" + {all_pairs:,} pairs' variances and df x {agents:,}^2 agents" if all_pairs > 1 else ""))
+    return Work(shape.rows + _ROWS_PER_TUKEY_PAIR * pairs + forms * _PAIR_FORM_SECONDS / _PER_ROW, "row equivalents",
+                _PER_ROW, what, memory=_BYTES_PER_PAIR_AGENT * all_pairs * agents, held="pairwise contrasts",
+                kept=f"{all_pairs:,} pairs x {agents:,} agents",
+                way="fewer agents (subset=, or a frame of the agents to compare): every pair's contrast holds a "
+                    "coefficient of every agent")
 
 
 BACKENDS = (

@@ -18,6 +18,13 @@ from ...cost import Shape, Work
 _HERE = "rlstats.methods.percentiles"
 
 
+#: bytes the bootstrap keeps per resample and agent at the call's peak (the aggregates, their copy in the design's
+#: order and the quantiles' copy) and per resample (its RNG block's generator, 32 resamples a block: 35 measured with
+#: tracemalloc); the whole call 42 a resample at 2 agents (198 and 240 MB peak RSS at 10**6 and 2 x 10**6, audit s31:
+#: not counted before, 20 agents at n_resamples=10**7 were admitted with max_seconds= lifted)
+BYTES_PER_AGENT_RESAMPLE, BYTES_PER_RESAMPLE = 24, 40
+
+
 def cost(shape: Shape, options: Any) -> Work:
     """PBP intervals (the default, and ``"pbp_t"``) do not resample.  When each agent's payoff intervals all overlap
     (every design measured, up to 100 runs a cell) the robust game costs about agents^3 x tasks: 2 n_A bound
@@ -29,7 +36,11 @@ def cost(shape: Shape, options: Any) -> Work:
     of benchmarks/README.md: 0.8-1.6e-7 measured; 2.8e-7 before, 2-3.5x over)."""
     if options.interval == "bootstrap":
         return Work(options.n_resamples * shape.rows * shape.agents, "resampled values", 1.3e-7,
-                    f"{options.n_resamples:,} resamples x {shape.rows:,} runs x {shape.agents} agents")
+                    f"{options.n_resamples:,} resamples x {shape.rows:,} runs x {shape.agents} agents",
+                    memory=options.n_resamples * (BYTES_PER_AGENT_RESAMPLE * shape.agents + BYTES_PER_RESAMPLE),
+                    kept=f"{options.n_resamples:,} resamples x {shape.agents} agents",
+                    way="a smaller n_resamples (10,000 to 100,000 give Monte Carlo errors well below the differences "
+                        "that matter), or interval='pbp' (the default, which does not resample)")
     if options.interval is None:
         return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
     return Work(shape.agents ** 3 * shape.tasks, "agent^3-task units", 8e-5,

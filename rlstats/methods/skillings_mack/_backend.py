@@ -133,17 +133,42 @@ def posthoc_arrangements(shape: Shape, options: Any) -> int:
     return (k - 1 if read["control"] is not None else k * (k - 1) // 2) * AUTO_EXACT_LIMIT
 
 
+#: seconds of Tukey's studentized-range tail a post hoc pair and agent (``statistics.studentized_range_sf``
+#: integrates a range of every agent for each pair's statistic): 1.45e-6 and 1.5e-6 measured at 200 and 300 agents x
+#: 10 tasks x 3 seeds (5.8 and 19.7 s CPU for the whole call; audit s31, where the cost counted none of it)
+TUKEY_PER_PAIR_AGENT = 1.5e-6
+
+
+def tukey_pairs(shape: Shape, options: Any) -> int:
+    """The post hoc pairs whose p-values take Tukey's single-step tail (every pair of agents: the rank post hoc
+    without control= under adjustment="tukey", or "auto" on a balanced design); 0 otherwise."""
+    read = {name: getattr(options, name, default) for name, default in
+            (("posthoc", "ranks"), ("variant", "auto"), ("adjustment", "auto"), ("within_cell", None), ("control", None))}
+    if read["posthoc"] != "ranks" or read["variant"] == "quade" or read["control"] is not None:
+        return 0
+    complete = shape.cells == shape.agents * shape.tasks
+    balanced = complete and (read["within_cell"] is not None or shape.rows == shape.cells * shape.most_runs)
+    if read["adjustment"] == "tukey" or (read["adjustment"] == "auto" and balanced):
+        return shape.agents * (shape.agents - 1) // 2
+    return 0
+
+
 def cost(shape: Shape, options: Any) -> Work:
-    """A call's work: its p-value (:func:`pvalue_cost`) and the post hoc's exact pair p-values (an upper bound,
-    :func:`posthoc_arrangements`; audit s18: not counted, they took 12.5 s on 8 agents in a Python loop, now 0.18 s),
-    in the p-value's unit."""
+    """A call's work: its p-value (:func:`pvalue_cost`), the post hoc's exact pair p-values (an upper bound,
+    :func:`posthoc_arrangements`; audit s18: not counted, they took 12.5 s on 8 agents in a Python loop, now 0.18 s)
+    and Tukey's tails of its pairs (:func:`tukey_pairs`, :data:`TUKEY_PER_PAIR_AGENT`), in the p-value's unit."""
     work = pvalue_cost(shape, options)
     arrangements = posthoc_arrangements(shape, options)
-    if not arrangements:
-        return work
-    return dataclasses.replace(
-        work, units=work.units + arrangements * PAIR_PER_ARRANGEMENT / work.per_unit,
-        what=f"{work.what} + the post hoc's exact pair p-values, at most {arrangements:,} arrangements")
+    if arrangements:
+        work = dataclasses.replace(
+            work, units=work.units + arrangements * PAIR_PER_ARRANGEMENT / work.per_unit,
+            what=f"{work.what} + the post hoc's exact pair p-values, at most {arrangements:,} arrangements")
+    pairs = tukey_pairs(shape, options)
+    if pairs:
+        work = dataclasses.replace(
+            work, units=work.units + pairs * shape.agents * TUKEY_PER_PAIR_AGENT / work.per_unit,
+            what=f"{work.what} + Tukey's tails of {pairs:,} pairs x {shape.agents} agents")
+    return work
 
 
 BACKENDS = (

@@ -12,7 +12,7 @@ agents differ overall: the blocked rank test answers that.
 from typing import Any
 
 from .._declaration import Backend, Need
-from ...cost import Shape, Work
+from ...cost import BYTES_PER_STATISTIC, Shape, Work
 
 _HERE = "rlstats.methods.task_table"
 #: the way on when runs are too few to compare agents within a task
@@ -22,10 +22,16 @@ _ACROSS = ("add runs, or compare the agents across tasks with a rank test: "
 
 def cost(shape: Shape, options: Any) -> Work:
     """The aggregate row's bootstrap draws every run again in each resample (2.2e-8 s a value, measured); the
-    per-task tests are a pass over the rows that takes as long as 1,400 such values (3e-5 s a row)."""
+    per-task tests are a pass over the rows that takes as long as 1,400 such values (3e-5 s a row). The aggregate
+    row keeps each agent's resampled statistic, as bootstrap() does (:data:`rlstats.cost.BYTES_PER_STATISTIC`; audit
+    s31: not counted, 10 agents with n_resamples=10**7 were admitted and needed some 5 GiB)."""
     resamples = options.n_resamples if options.aggregate is not None else 0
     return Work(shape.rows * (resamples + 1400), "resampled values", 2.2e-8,
-                f"({resamples:,} resamples + 1,400) x {shape.rows:,} runs")
+                f"({resamples:,} resamples + 1,400) x {shape.rows:,} runs",
+                memory=BYTES_PER_STATISTIC * resamples * shape.agents,
+                kept=f"{resamples:,} resamples x {shape.agents} agents, the aggregate row",
+                way="a smaller n_resamples (10,000 to 100,000 give Monte Carlo errors well below the differences that "
+                    "matter), or leave the aggregate row out (aggregate=None)")
 
 
 BACKENDS = (
