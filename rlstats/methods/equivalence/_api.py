@@ -696,10 +696,10 @@ def _aggregate(design, options, pairs, rng, across_given=None):
     tasks are read from one bootstrap of their agents there: each agent's resamples come from its own stream, keyed by
     its label (:func:`rlstats.bootstrap`), so a pair's estimate, standard error and resamples are those of a run on the
     pair's rows alone, whatever the other agents and the rows' order. Where several task sets are bootstrapped, each
-    pair's intervals and notes are those the bootstrap gives on the pair's rows alone (:func:`rlstats.methods.bootstrap
-    ._api.agents_alone`, from the group's resamples), each note naming the pairs it concerns (audit s31 rfix31c: a
-    group's notes were put before each of its pairs, B vs D told of A's 5 runs); where one task set is bootstrapped,
-    its notes are given once, as before."""
+    pair's intervals and notes are those the bootstrap gives on the pair's rows alone (the operation
+    "bootstrap.agents_alone", from the group's resamples), each note naming the pairs it concerns (audit s31 rfix31c:
+    a group's notes were put before each of its pairs, B vs D told of A's 5 runs); where one task set is
+    bootstrapped, its notes are given once, as before."""
     label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
     groups, short, few = _groups(design, pairs)
     notes = []
