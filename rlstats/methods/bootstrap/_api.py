@@ -802,9 +802,9 @@ def _weighted_tasks_note(design, metrics):
             "runs, c_max); pooling the runs would weigh the tasks by their runs"]
 
 
-def _run_bootstrap(design, options, rng, shown):
-    """The bootstrap of the checked options; ``shown``: whether to draw a bar (``options.progress`` stays what the
-    caller asked, as the result records it)."""
+def _run_notes(design, options):
+    """(options, notes, cells, computed) before any resampling: the interval given (:func:`_effective_interval`),
+    the notes of the design (one-run tasks, unequal runs per task, ...), and the interval each agent's metric takes."""
     options, notes = _effective_interval(options)
     # Before any resampling: one run in every task is an error, single-run tasks are notes.
     notes += [] if options.task_bootstrap else small_runs.check_single_runs(
@@ -820,7 +820,13 @@ def _run_bootstrap(design, options, rng, shown):
     kinds = tuple(spec if isinstance(spec, str) else None for spec in options.metrics)
     cells = small_runs.interval_kinds(kinds, design.n_tasks, options.interval,
                                       gap_is_mean(design.y, design.agent, design.n_agents, options.gamma))
-    computed = small_runs.computed_metrics(kinds, cells)
+    return options, notes, cells, small_runs.computed_metrics(kinds, cells)
+
+
+def _run_bootstrap(design, options, rng, shown):
+    """The bootstrap of the checked options; ``shown``: whether to draw a bar (``options.progress`` stays what the
+    caller asked, as the result records it)."""
+    options, notes, cells, computed = _run_notes(design, options)
     if not options.rliable_compat and not any(callable(m) for m in options.metrics):
         return _run_builtin_bootstrap(design, options, rng, notes, shown, computed, cells)
     layouts = _layouts(design)
@@ -850,6 +856,24 @@ def _run_bootstrap(design, options, rng, shown):
     distribution = np.stack([s.T for s in stats])
     acceleration = _accelerations(layouts, options) if options.interval == "bca" else None
     return _bootstrap_result(design, options, seed, distribution, estimates, acceleration, notes, cells)
+
+
+def agents_alone(result: BootstrapResult, agents: Sequence[str]) -> BootstrapResult:
+    """The result a bootstrap of ``result``'s rows of ``agents`` alone gives (names, in the result's order), read from
+    ``result``'s resamples without drawing again: each agent's come from its own stream keyed by its label (the
+    built-in metrics' run-level bootstrap), so its draws, estimates and standard errors are those of such a run, and
+    the intervals, notes and caps are derived again from those agents' rows (equivalence(): each pair's aggregate and
+    notes from its group's bootstrap, audit s31 rfix31c)."""
+    if result.rliable_compat or result.task_bootstrap or any(kind is None for kind in result.metric_kinds):
+        raise ValueError("agents_alone() reads the built-in metrics' run-level bootstrap only")  # internal use
+    codes = [result.agents.index(name) for name in agents]
+    design = dataclasses.replace(result.design.select_agents(list(agents)), notes=result.design.notes)
+    options, notes, cells, _ = _run_notes(design, BootstrapOptions.checked(**result.options))
+    errors = (None if result.resampled_standard_errors is None else
+              (result.resampled_standard_errors[codes], result.standard_errors[codes]))
+    return _bootstrap_result(design, options, result.seed, result.bootstrap_distribution[codes],
+                             result.estimates[codes], None if result.acceleration is None else
+                             result.acceleration[codes], notes, cells, errors)
 
 
 def _run_builtin_bootstrap(design, options, rng, notes, shown, computed, cells):

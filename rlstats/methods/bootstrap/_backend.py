@@ -146,7 +146,8 @@ BACKENDS = (
         contract=(_FORMULA, {"n_resamples": 200}),
         # aggregates need every agent on every task: the demo drops its missing cells (and says so)
         demo=(_FORMULA, {"n_resamples": 2000, "na_action": "drop"}),
-        operations=(("inferential_intervals", f"{_HERE}._api:inferential_intervals"),),
+        operations=(("inferential_intervals", f"{_HERE}._api:inferential_intervals"),
+                    ("bootstrap.agents_alone", f"{_HERE}._api:agents_alone")),
         power=PowerRule(
             key=12, label="bootstrap interval separation", decide=f"{_HERE}._power:decide",
             sentence=f"{_HERE}._power:sentence", call=f"{_HERE}._power:call_options", check=f"{_HERE}._power:check",

@@ -887,9 +887,11 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
     # an agent with a task of one run has its bands withheld at every step (step_bands, whose note says so): the notes
     # on how bands are made and the calibration rows they read speak of the agents with bands (audit s31 trialfix31)
+    # (at least MIN_STUDENTIZED_RUNS: audit s31 rfix31c, with B's 2 runs the largest, A's one-run task was counted 2
+    # and the 2-run note named A, whose bands its one-run note withholds)
     banded = fewest >= 2
     if banded.any() and not banded.all():
-        fewest = np.where(banded, fewest, fewest[banded].max())
+        fewest = np.where(banded, fewest, max(fewest[banded].max(), MIN_STUDENTIZED_RUNS))
     unlogged = _unlogged_note(design, matrix, starts, grid, logged, stops, callable(options.statistic))
     short, withheld_note, repeats, at_step = _short_steps(design, matrix, starts, grid)
     one_run = short  # the replication rule's steps, which withhold the comparisons too (audit s27 curvecmp27)
@@ -1127,10 +1129,11 @@ def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid):
     """The line naming the comparisons withheld at the steps where a task has one run of either agent logged (the
     replication rule of the bands, :func:`_short_steps`, read at each step; audit s27 curvecmp27): where and why,
     pairs withheld at the same steps for the same runs said together; [] where none is."""
-    found = {}
+    found, every = {}, True  # every: no pair named is compared at any step (audit s31 rfix31c: "the other steps")
     for (i, j), cut in zip(pair_codes, withheld):
         if not cut.any():
             continue
+        every &= bool(cut.all())
         whose = []
         for a in (i, j):
             ones = (at_step[a] == 1).T & cut  # (tasks, steps): each task at its own steps (session 28)
@@ -1145,8 +1148,9 @@ def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid):
     return ["curve comparisons are withheld for " + "; ".join(f"{join_and(pairs)} at {where}"
                                                               for where, pairs in found.items())
             + ": as the bands, a comparison needs at least 2 runs per agent and task logged at the step (one run "
-            "gives no spread of its own); the other steps' p-values are still adjusted over every step, these "
-            "included; add runs that reach those steps"]
+            "gives no spread of its own); " + ("no step of these pairs is compared" if every else
+                                               "the other steps' p-values are still adjusted over every step, these "
+                                               "included") + "; add runs that reach those steps"]
 
 
 def _unrejectable_notes(design, pair_codes, pvalues, options, verdicts):

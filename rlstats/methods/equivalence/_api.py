@@ -695,9 +695,11 @@ def _aggregate(design, options, pairs, rng, across_given=None):
     na_action="drop" read only the tasks every agent ran, 3 of the 4 that A and B shared). The pairs sharing one set of
     tasks are read from one bootstrap of their agents there: each agent's resamples come from its own stream, keyed by
     its label (:func:`rlstats.bootstrap`), so a pair's estimate, standard error and resamples are those of a run on the
-    pair's rows alone, whatever the other agents and the rows' order (only the bootstrap's own rule for its intervals on
-    runs at a cap, which decides whether a withheld interval is the pair's "own" reason, reads the group's runs, as it
-    read every agent's before); where every agent ran every task, one bootstrap of them all, as before."""
+    pair's rows alone, whatever the other agents and the rows' order. Where several task sets are bootstrapped, each
+    pair's intervals and notes are those the bootstrap gives on the pair's rows alone (the operation
+    "bootstrap.agents_alone", from the group's resamples), each note naming the pairs it concerns (audit s31 rfix31c:
+    a group's notes were put before each of its pairs, B vs D told of A's 5 runs); where one task set is
+    bootstrapped, its notes are given once, as before."""
     label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
     groups, short, few = _groups(design, pairs)
     notes = []
@@ -714,7 +716,7 @@ def _aggregate(design, options, pairs, rng, across_given=None):
     if not groups:
         return [], None, notes
     seed = seed_sequence(rng)[1]  # one seed for every group's bootstrap: each agent's stream keyed by its label
-    rows, said = [], {}
+    rows, said, apart = [], {}, len(groups) > 1
     for key, members in groups.items():
         shared = np.asarray(key)
         agents = [name for name in design.agents if any(name in pair for pair in members)]
@@ -722,25 +724,33 @@ def _aggregate(design, options, pairs, rng, across_given=None):
         if not shared.all() or len(agents) < design.n_agents:  # the pairs' own rows (notes: the data's, said above)
             sub = dataclasses.replace(design.select_tasks([t for t, s in zip(design.tasks, shared) if s])
                                       .select_agents(agents), notes=design.notes)
-        more, fresh, own = _aggregate_group(sub, options, members, seed, across_given, label)
+        more, fresh, own = _aggregate_group(sub, options, members, seed, across_given, label, apart)
         rows += more
-        for note in fresh:  # the bootstrap's own notes, of this group's runs
-            said.setdefault(note, []).extend(members)
+        for note, whose in fresh.items():  # the bootstrap's own notes, each with the pairs whose runs it concerns
+            said.setdefault(note, []).extend(whose)
         notes += [note for note in own if note not in notes]  # each names its pair, or holds for every group
-    if len(groups) > 1:  # several task sets: each note says whose aggregate it concerns (audit s31 equivplot31)
+    if apart:  # several task sets: each note says whose aggregate it concerns (audit s31 equivplot31, rfix31c)
+        order = {pair: k for k, pair in enumerate(pairs)}
         tested = sum(len(members) for members in groups.values())
         said = {(f"the aggregate tests of all {tested} pairs: " if len(whose) == tested and tested == len(pairs) else
-                 f"the aggregate tests of {join_and([f'{a} vs {b}' for a, b in whose])}: ") + note: whose
-                for note, whose in said.items()}
+                 f"the aggregate tests of {join_and([f'{a} vs {b}' for a, b in sorted(whose, key=order.get)])}: ")
+                + note: whose for note, whose in said.items()}
     return rows, seed, notes + list(said)
 
 
-def _aggregate_group(design, options, pairs, seed, across_given, label):
+def _bootstrap_notes(result, design):
+    """The notes of a bootstrap ``result`` of ``design`` that this test prints: not the design's, and not its
+    withholding notes, which point at its options (the pairs' note says it for this test)."""
+    return [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
+
+
+def _aggregate_group(design, options, pairs, seed, across_given, label, apart=False):
     """(rows, bootstrap notes, own notes): the aggregate difference of each of ``pairs`` from one bootstrap of
     ``design``, every agent of which ran every task of it with 3 runs or more (the pairs' shared tasks); the
-    bootstrap's notes (of these runs: the caller names their pairs where several task sets are bootstrapped) and this
+    bootstrap's notes, each with the pairs it concerns ({note: [pairs]}: with ``apart``, several task sets
+    bootstrapped, those of each pair's rows alone, its intervals too; else the group's, of every pair) and this
     test's (each naming its pair, or true of every group)."""
-    from .. import backend
+    from .. import backend, operation
 
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
                                   confidence_level=1 - 2 * options.alpha, rng=seed, normalize=False,  # said above
@@ -755,10 +765,17 @@ def _aggregate_group(design, options, pairs, seed, across_given, label):
     expansion = run_expansion(design.counts.min(axis=0))
     # the bootstrap withholds its own interval on runs mostly at a cap (audit s10); audit s11 withholds this test by
     # the same rule, read from the pair's own runs (a third agent changes nothing), below; not as "own"
-    capped = np.zeros(design.n_agents, dtype=bool) if result.saturated is None else result.saturated[:, 0]
     cells = _cells(design) if options.aggregate in WELCH_FLOOR_METRICS else None
+    fresh = {}
     for a, b in pairs:
         i, j = index[a], index[b]
+        # the pair's own bootstrap, read from the group's resamples: its intervals and caps, and its notes
+        mine = (operation("bootstrap.agents_alone")(result, [n for n in result.agents if n in (a, b)])
+                if apart and design.n_agents > 2 else result)
+        for note in _bootstrap_notes(mine, design):
+            fresh.setdefault(note, []).append((a, b))
+        p, q = mine.agents.index(a), mine.agents.index(b)
+        capped = (np.zeros(2, dtype=bool) if mine.saturated is None else mine.saturated[[p, q], 0])
         delta = result.estimates[i, 0] - result.estimates[j, 0]
         se = float(np.hypot(result.standard_errors[i, 0] * expansion[i],  # the result keeps the design's agents
                             result.standard_errors[j, 0] * expansion[j]))
@@ -771,8 +788,8 @@ def _aggregate_group(design, options, pairs, seed, across_given, label):
         if options.aggregate in WELCH_FLOOR_METRICS:
             test = _welch_floored(test, delta, se, cells, (i, j), options)
         # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
-        own = [n for n, k in ((a, i), (b, j)) if reaches and not np.isfinite(result.intervals[k, 0]).all()
-               and not capped[k]]
+        own = [n for n, k, c in ((a, p, capped[0]), (b, q, capped[1]))
+               if reaches and not np.isfinite(mine.intervals[k, 0]).all() and not c]
         beyond = reaches and ((test["conf_low"] < low[i] - high[j]) | (test["conf_high"] > high[i] - low[j]))
         at_cap = [n for n, k in zip((a, b), _capped_pair(design, (i, j), options.aggregate)) if k]
         if own or beyond:
@@ -789,8 +806,6 @@ def _aggregate_group(design, options, pairs, seed, across_given, label):
         name = WELCH_FLOOR_NAME if options.aggregate in WELCH_FLOOR_METRICS else "bootstrap-t"
         rows += _rows("aggregate", a, b, None, f"{name} ({label})", delta, se, np.nan, test, options.margin,
                       design.n_tasks)
-    # the bootstrap's own withholding notes point at its options; the pairs' note below says it for this test
-    fresh = [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
     own = [f"the aggregate ({label}) difference is withheld for {a} vs {b}: {why}; add runs, or "
               f"{_read_instead([(a, b)], across_given)}" for (a, b), why in lost.items()]
     if not reaches:  # no (hits + 1) / (B + 1) reaches alpha

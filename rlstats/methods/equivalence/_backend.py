@@ -42,6 +42,9 @@ def cost(shape: Shape, options: Any, passes: Sequence[tuple[int, int]] | None = 
                     kept=f"no resamples (aggregate={options.aggregate!r})")
     resamples = options.n_resamples
     passes = [(shape.rows, shape.agents)] if passes is None else list(passes)
+    if not passes:  # every pair's aggregate withheld (fewer than 2 shared tasks, or 3 runs): nothing is resampled
+        return Work(0, "resampled values", 3.5e-8, "no bootstrap (every pair's aggregate is withheld)", memory=0,
+                    kept="no resamples (every pair's aggregate is withheld)")
     rows = sum(r for r, _ in passes)
     agents = max((k for _, k in passes), default=0)
     runs = f"({' + '.join(f'{r:,}' for r, _ in passes)} runs)" if len(passes) <= 4 else f"{rows:,} runs"

@@ -11,7 +11,8 @@ import numpy as np
 from ...plotting import SMALL_FONT, panels, rows_height
 
 
-#: the scopes drawn by default: each pair's across-tasks and aggregate rows (a paper's figure); per task by scopes=
+#: the scopes drawn by default: each pair's across-tasks and aggregate rows (a paper's figure), its per-task rows where
+#: it has neither; every task's by scopes=
 SUMMARY_SCOPES = ("across tasks", "aggregate")
 #: the most margins the x-axis spans by default: the band +-margin stays at least a twentieth of its width
 CLIP = 40.0
@@ -22,7 +23,8 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     alternative was shown.
 
     ``scopes=`` keeps some of "task", "across tasks", "aggregate": by default each pair's across-tasks and aggregate
-    rows (the per-task tests where neither was given, as on one task); ``scopes=("task", "across tasks",
+    rows, or its per-task rows where it has neither (as a pair that shares one task), a pair with no interval named
+    under the axis; ``scopes=("task", "across tasks",
     "aggregate")`` adds every task's row. ``clip=`` is the most margins the x-axis spans (40 by default: the band is
     at least a twentieth of its width; None: every interval whole): an interval reaching past the axis is cut at its
     edge and marked there by an arrow, its estimate written beside it where that lies past the edge too (audit s31
@@ -31,19 +33,24 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     from ...options import check_choice, is_finite_number
 
     table = result.comparisons
+    finite = np.isfinite(table["conf_low"].to_numpy(dtype=float))
+    pair = [f"{a}\0{b}" for a, b in zip(table["agent_1"], table["agent_2"])]
     if scopes is None:
-        given = table["scope"].isin(SUMMARY_SCOPES) & np.isfinite(table["conf_low"].to_numpy(dtype=float))
-        scopes = SUMMARY_SCOPES if given.any() else ("task",)
+        # each pair's across-tasks and aggregate rows, or its per-task rows where it has neither (audit s31 rfix31c:
+        # a pair that shared one task vanished where another pair had a summary row)
+        summary = table["scope"].isin(SUMMARY_SCOPES).to_numpy() & finite
+        summarised = {p for p, s in zip(pair, summary) if s}
+        keep = np.where([p in summarised for p in pair], summary, (table["scope"] == "task").to_numpy())
     else:
         scopes = (scopes,) if isinstance(scopes, str) else scopes
         if not hasattr(scopes, "__iter__") or not len(scopes := tuple(scopes)):
             raise OptionError(f"scopes= must name one or more of 'task', 'across tasks', 'aggregate', got {scopes!r}")
         scopes = tuple(check_choice("scopes", scope, ("task", "across tasks", "aggregate")) for scope in scopes)
+        keep = table["scope"].isin(scopes).to_numpy()
     if clip is not None and (not is_finite_number(clip) or isinstance(clip, bool) or not float(clip) > 2.5):
         raise OptionError(f"clip= is the most margins the x-axis spans, a number above 2.5 (the band is 2 margins), "
                           f"or None for every interval whole; got {clip!r}")
-    rows = table[table["scope"].isin(scopes)]
-    rows = rows[np.isfinite(rows["conf_low"].to_numpy(dtype=float))]
+    rows = table[keep & finite]
     n = len(rows)
     _, (ax,) = panels(ax, 1, (5.0, rows_height(max(n, 1), 0.22, 1.1)), width=5.0, what="figure")
     y = np.arange(n)[::-1]
@@ -64,8 +71,11 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     shown = rows["shown"].fillna(False).to_numpy(dtype=bool)
     ax.plot(estimate[shown], y[shown], "o", color=style["color"], markersize=4)
     ax.plot(estimate[~shown], y[~shown], "o", color=style["color"], markersize=4, fillstyle="none")
-    pairs = sorted(set(zip(rows["agent_1"], rows["agent_2"])), key=str)
-    one = len(pairs) == 1
+    # titled by the result's pairs, not the rows drawn (audit s31 rfix31c: 3 pairs titled "A - B")
+    every = list(dict.fromkeys(zip(table["agent_1"], table["agent_2"])))
+    drawn = set(zip(rows["agent_1"], rows["agent_2"]))
+    pairs = sorted(drawn, key=str)
+    one = len(every) == 1
     labels = [("" if one else f"{a} - {b}: ") + (str(t) if s == "task" else s)
               for a, b, t, s in zip(rows["agent_1"], rows["agent_2"], rows["task"], rows["scope"])]
     ax.set_yticks(y)
@@ -90,9 +100,13 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
     # wrap=True breaks a line wider than the figure leaves it around the axes' centre (long y labels push the axes
     # right): the label stays inside the figure it is saved at (audit s8)
     beyond = (f"\n{cut} of {n} cut at the axis' edge (arrows; estimates past it written)" if cut else "")
+    missing = [f"{a} - {b}" for a, b in every if (a, b) not in drawn]
+    if missing:  # said, not left out silently
+        beyond += (f"\nnot drawn (no interval in {'these scopes' if scopes is not None else 'any test'}): "
+                   f"{', '.join(missing)}")
     ax.set_xlabel(f"difference ({result.margin_scale})\n{result.confidence_level:.0%} intervals, {band} "
                   f"(filled: shown {what}){beyond}", fontsize=SMALL_FONT + 1, wrap=True)
-    ax.set_title(result.method + (f"\n{pairs[0][0]} - {pairs[0][1]}" if one else ""), fontsize=SMALL_FONT + 1,
+    ax.set_title(result.method + (f"\n{every[0][0]} - {every[0][1]}" if one else ""), fontsize=SMALL_FONT + 1,
                  wrap=True)
     return ax
 

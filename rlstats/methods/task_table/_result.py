@@ -412,8 +412,8 @@ class TaskTableResult(Result):
         n = aggregate.get("n_tasks", len(self.tasks))
         some = n < len(self.tasks)
         return _AGGREGATED[aggregate["metric"]].format(
-            of=f" of the {n} tasks every agent ran" if some else "",
-            tasks=f"the {n} tasks every agent ran" if some else "all tasks")
+            of=f" of the {fmt.count(n, 'task')} every agent ran" if some else "",
+            tasks=f"the {fmt.count(n, 'task')} every agent ran" if some else "all tasks")
 
     def _spread_key(self) -> str:
         """What "±" is in the printed table and the summary's, as the LaTeX and Markdown captions say it (audit s31
