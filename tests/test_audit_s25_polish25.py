@@ -81,7 +81,8 @@ def test_task_table_footnote_reads_as_sentences():
     res = rlstats.task_table(_gapped(), "score ~ agent | task", normalize="minmax", rng=0)
     text = str(res)
     assert ".)" not in text and "((" not in text
-    assert ("*bold*: best mean\n†: possibly best: the bold and marked agents form a 95% confidence set for the best "
+    assert ("*bold*: best mean\n±: the standard deviation of the runs of the agent on the task (over 5 runs)\n"
+            "†: possibly best: the bold and marked agents form a 95% confidence set for the best "
             "agent of the task; every ordered pair of agents was tested one-sided with the Welch t test, Holm over the "
             "k(k-1) pairs\nblank: no runs of the agent on the task (1 cell)\n") in text
     assert res.caption().endswith("Bold: the best mean of each task; †: possibly best: the bold and marked agents form "
