@@ -174,7 +174,6 @@ def test_curves_tells_a_cell_of_one_run_to_add_runs_to_it():
 
 # ----------------------------------------------------------------------------- 7. adastop()'s cannot-reject note
 
-@pytest.mark.xfail(strict=True, reason="bfix31 item 7")
 def test_adastops_note_gives_the_way_on_its_warning_gives():
     d = rlstats.datasets.simulate(agents=2, tasks=1, seeds=3, rng=0)
     with warnings.catch_warnings(record=True) as caught:

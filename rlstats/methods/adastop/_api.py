@@ -1442,9 +1442,11 @@ def _unreachable_notes(design, runs):
     return notes
 
 
-def _no_level_notes(design, runs, advice="add runs"):
+def _no_level_notes(design, runs, advice=None):
     """A note naming the tasks whose AdaStop spends no level (its 'equal' decisions there are no test); ``design``
-    None for the one test of the incremental AdaStop, whose ``advice`` is a new test's n or K.
+    None for the one test of the incremental AdaStop, whose ``advice`` is a new test's n or K. The way on is the
+    never-reject warning's (:func:`_powerless_way`, one that works: audit s31 bfix31, where it said "add runs" at
+    n = 3, K = 1 and 5 paths, whose fix is n_resamples= with a larger n or K).
 
     Withholding an agent can leave a task two agents, whose exact grid at small n spends nothing where the joint
     relabelling of three did.
@@ -1452,6 +1454,10 @@ def _no_level_notes(design, runs, advice="add runs"):
     tasks = [run.name for run in runs if run.pair_ids and run.test.first_step_level == 0]
     if not tasks:
         return []
+    if advice is None:
+        advice = "; ".join(dict.fromkeys(
+            _powerless_way(run.schedule, len(run.test.pairs) if run.test.holm else 1, run.joint, True)
+            for run in runs if run.pair_ids and run.test.first_step_level == 0))
     blocked = design is not None and design.has_blocks
     where = "" if not blocked else (" on every task" if len(tasks) == design.n_tasks
                                     else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
