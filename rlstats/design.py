@@ -905,15 +905,14 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         said, unknown = repr(condition.text), _unknown_rows(data, condition, unknown_rows)
     else:
         mask, said = _mask_by_label(subset, data), "a boolean mask"
+    if np.ma.isMaskedArray(mask) and np.ma.getmaskarray(mask).any():  # np.asarray reads the values under the mask
+        _missing_in_mask(np.ma.getmaskarray(mask), "a masked array", "masked entry", "np.ma.filled(mask, False)")
     mask = np.asarray(mask)
     if mask.dtype == object and mask.shape == (len(data),):
         missing = pd.isna(mask)
         if all(isinstance(v, (bool, np.bool_)) for v in mask[~missing]):  # a nullable mask (pandas < 2.1: objects)
             if missing.any():
-                raise OptionError(f"subset= is a boolean mask with {count(int(missing.sum()), 'missing value')} "
-                                  f"(first at position {int(np.argmax(missing))}), which keeps a row neither in nor "
-                                  "out; fill them, e.g. mask.fillna(False), which leaves those rows out as R's "
-                                  "subset() does")
+                _missing_in_mask(missing, "a boolean mask", "missing value", "mask.fillna(False)")
             mask = mask.astype(bool)
     if mask.dtype != bool or mask.shape != (len(data),):
         raise OptionError(f"subset= must give one True/False per row ({len(data)}), got an array of dtype "
@@ -935,6 +934,14 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
         said += f"; of the {len(data) - n_kept} left out, {unknown}"
     # true of these rows as they are: a frame note; its kind tells the min-max normaliser the bounds are the subset's
     return add_note(kept, Note(said, scope="frame", kind=SUBSET), source=data)
+
+
+def _missing_in_mask(missing, what, entry, fill):
+    """The refusal of a ``subset=`` mask with missing entries (a nullable mask's, a masked array's: audit s31, whose
+    mask np.asarray dropped, keeping the values stored under it): such a row is neither in nor out."""
+    raise OptionError(f"subset= is {what} with {count(int(missing.sum()), entry)} (first at position "
+                      f"{int(np.argmax(missing))}), which keeps a row neither in nor out; fill them, e.g. {fill}, which "
+                      "leaves those rows out as R's subset() does")
 
 
 def _emptied_levels_dropped(data, kept):

@@ -128,11 +128,10 @@ def test_unordered_categoricals_compare_their_text_as_a_text_column_does():
 
 # ------------------------------------------------------------------------------------ 4. masked arrays as subset=
 
-@pytest.mark.xfail(strict=True, reason="bfix31 item 4")
 def test_a_masked_array_with_masked_entries_is_no_subset_mask():
     df = rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=0)
     keep = np.ma.masked_array(np.ones(len(df), dtype=bool), mask=np.arange(len(df)) % 5 == 1)
-    with pytest.raises(OptionError, match=r"subset= is a masked array with 2 masked entries \(first at position 1\)"):
+    with pytest.raises(OptionError, match=r"subset= is a masked array with 3 masked entries \(first at position 1\)"):
         subset_rows(df, keep)
     whole = np.ma.masked_array(df["seed"].to_numpy() < 2, mask=False)  # nothing masked: its values
     assert len(subset_rows(df, whole)) == 8

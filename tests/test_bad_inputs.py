@@ -852,9 +852,12 @@ def test_compare_with_an_unknown_method(method, phrase):
     (pd.Series(True, index=range(100, 118)), OptionError,  # audit s22: read by position, whatever its labels
      "subset= is a boolean Series in another order than the data's rows, and its index label 100 is no row of the "
      "data"),
+    # audit s31 bfix31: np.asarray dropped the mask, keeping the values stored under it
+    (np.ma.masked_array(np.ones(18, bool), mask=np.arange(18) == 4), OptionError,
+     "subset= is a masked array with 1 masked entry (first at position 4), which keeps a row neither in nor out"),
 ], ids=["unknown column", "not a condition", "a method call", "keeps nothing", "a value close to one", "short mask",
        "float mask", "a number",
-       "all False", "a number as text", "text as a number", "a Series of other rows"])
+       "all False", "a number as text", "text as a number", "a Series of other rows", "a masked array"])
 def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
