@@ -914,8 +914,12 @@ def _as_float(raw, parts, data):
         if parts.simple and parts.response_names[0] in data.columns:
             name = parts.response_names[0]
             if _holds_decimals(data[name]):  # pd.to_numeric keeps pyarrow decimals as they are
+                from .interop import converted_from
+
                 what = f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes in floats: "
-                _fail(text, start, end, what + f"convert it first, e.g. df['{name}'] = df['{name}'].astype(float)",
+                cast = (f"df = df.with_columns(pl.col({name!r}).cast(pl.Float64))" if converted_from(data) == "polars"
+                        else f"df[{name!r}] = df[{name!r}].astype(float)")  # the library the caller holds
+                _fail(text, start, end, what + f"convert it first, e.g. {cast}",
                       command_line=what + "write the column as floats (double) in the file")
             if pd.api.types.is_complex_dtype(data[name].dtype):  # pd.to_numeric keeps them complex
                 what = (f"column '{name}' holds complex numbers (dtype {data[name].dtype}); the response must be "

@@ -68,9 +68,26 @@ def as_pandas(data: Any) -> Any:
         raise DesignError("data is a polars LazyFrame; call .collect() on it first and pass the DataFrame")
     else:
         raise DesignError(f"data must be {TABLE} in long format (one row per run), got {library}.{kind}")
-    said = f"data converted from a {library} {kind} to a pandas DataFrame"
+    said = f"{CONVERTED_FROM}{library} {kind} to a pandas DataFrame"
     return add_note(frame, Note(f"{said} ({len(frame)} rows)", scope="rows", word="rlstats.provenance:counted",
                                 data=(said + " ({n})", "row")))
+
+
+#: how the note of :func:`as_pandas` opens, before the library's name ("polars DataFrame ..."), read by :func:`converted_from`
+CONVERTED_FROM = "data converted from a "
+
+
+def converted_from(frame: Any) -> str | None:
+    """The library a frame was converted from by :func:`as_pandas` ("polars", "pyarrow"), read from its notes; None
+    for a frame given as pandas. A refusal's way out is then written in that library's terms (audit s31: a polars
+    Decimal score was told ``df['score'].astype(float)``, pandas code its user cannot run)."""
+    from .provenance import NOTES_ATTR
+
+    for note in getattr(frame, "attrs", {}).get(NOTES_ATTR, ()):
+        text = getattr(note, "text", str(note))
+        if text.startswith(CONVERTED_FROM):
+            return text[len(CONVERTED_FROM):].split(" ", 1)[0]
+    return None
 
 
 def concat(frames: Iterable[Any], **kwargs: Any) -> pd.DataFrame:

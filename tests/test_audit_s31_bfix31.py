@@ -139,7 +139,6 @@ def test_a_masked_array_with_masked_entries_is_no_subset_mask():
 
 # ---------------------------------------------------------------------------------- 5. a polars Decimal's way out
 
-@pytest.mark.xfail(strict=True, reason="bfix31 item 5")
 def test_a_polars_decimal_score_is_told_the_polars_cast():
     if pl is None:
         pytest.skip("polars is not installed")
