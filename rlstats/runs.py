@@ -409,6 +409,19 @@ def _reword_grids(note, items, n_rows):
     return _grids_text([t for _, (t, _) in items], [span for _, (_, span) in items], method, aligned, beyond)
 
 
+#: a grid of steps as each front door writes one: Python's range(), and the command line's list (-o reads Python
+#: literals, and range(0, 1_000_001, 50_000) would be read as text: audit s31 bfix31)
+_GRID_EXAMPLE = ("steps=range(0, 1_000_001, 50_000)", 'steps="[0, 250000, 500000, 750000, 1000000]"')
+
+
+def _grid_error(before: str, after: str = "", coarser: bool = False) -> OptionError:
+    """The refusal ``before`` + a grid of steps + ``after``, the grid written as each front door takes one
+    (:data:`_GRID_EXAMPLE`; ``coarser``: Python's every 10,000 steps)."""
+    python = "steps=range(0, 1_000_001, 10_000)" if coarser else _GRID_EXAMPLE[0]
+    return OptionError(before + python + after, command_line=before + _GRID_EXAMPLE[1]
+                       + " (a list: the command line reads no range())" + after)
+
+
 def check_grid(steps: Any) -> NDArray[np.float64]:
     """``steps=`` as a float array: finite, increasing, at most MAX_GRID_STEPS (counted before converting)."""
     size = len(steps) if hasattr(steps, "__len__") else 0  # range(10**12) is small until converted
@@ -419,22 +432,22 @@ def check_grid(steps: Any) -> NDArray[np.float64]:
             grid = np.zeros(0)
         booleans = grid.dtype.kind == "b" or _holds_booleans(steps, grid)
         if booleans or grid.dtype.kind in "SU":  # float() would read True as step 1 and the text "100" as step 100
-            raise OptionError(f"steps= must be numbers, a grid such as steps=range(0, 1_000_001, 50_000); got "
-                              f"{shown(steps)}" + ("; True and False are not steps" if booleans else ""))
+            raise _grid_error("steps= must be numbers, a grid such as ", f"; got {shown(steps)}"
+                              + ("; True and False are not steps" if booleans else ""))
         try:
             grid = grid.astype(float)
         except (TypeError, ValueError):
             grid = np.zeros(0)
         if grid.ndim > 1:  # flattening [[10, 20], [30, 40]] would guess at a grid the caller did not write
-            raise OptionError(f"steps= must be one grid of steps, a 1-D sequence such as steps=range(0, 1_000_001, "
-                              f"50_000); got an array of shape {grid.shape}")
+            raise _grid_error("steps= must be one grid of steps, a 1-D sequence such as ",
+                              f"; got an array of shape {grid.shape}")
         grid = grid.ravel()  # a single number is a grid of one step
         size = grid.size
     if size > MAX_GRID_STEPS:
-        raise OptionError(f"steps= has {size:,} steps, more than the {MAX_GRID_STEPS:,} a grid may have; pass a "
-                          "coarser grid, e.g. steps=range(0, 1_000_001, 10_000)")
+        raise _grid_error(f"steps= has {size:,} steps, more than the {MAX_GRID_STEPS:,} a grid may have; pass a "
+                          "coarser grid, e.g. ", coarser=True)
     if grid.size == 0 or not np.isfinite(grid).all() or (np.diff(grid) <= 0).any():
-        raise OptionError("steps= must be finite numbers in increasing order, e.g. steps=range(0, 1_000_001, 50_000)")
+        raise _grid_error("steps= must be finite numbers in increasing order, e.g. ")
     return grid
 
 
