@@ -158,7 +158,6 @@ def test_a_polars_decimal_score_is_told_the_polars_cast():
 
 # ----------------------------------------------------------------------------------- 6. curves: a cell of one run
 
-@pytest.mark.xfail(strict=True, reason="bfix31 item 6")
 def test_curves_tells_a_cell_of_one_run_to_add_runs_to_it():
     d = rlstats.datasets.simulate_curves(agents=2, tasks=3, seeds=3, steps=5, rng=0)
     one = d[~((d.agent == "agent_1") & (d.task == "task_01") & (d.seed > 0))]

@@ -317,8 +317,25 @@ def _short_steps(design, matrix, starts, grid):
     where = "; ".join(f"{agent} at {count(int(short[a].sum()), 'step')} ({_step_span(grid, short[a])}), where "
                       + _tasks_having(grid, (at_step[a] == 1).T, design.tasks, short[a], "one run")
                       for a, agent in enumerate(design.agents) if short[a].any())
+    way = _add_runs_way(design, starts, ((at_step == 1) & short[:, :, None]).any(axis=1))
     return short, (f"bands of the curves (and their standard errors) are withheld for {where}: they need at least "
-                   "2 runs per agent and task logged at the step; add runs that reach those steps"), repeats, at_step
+                   f"2 runs per agent and task logged at the step; {way}"), repeats, at_step
+
+
+def _add_runs_way(design, starts, cells):
+    """The way on of bands or comparisons withheld where ``cells`` (agents, tasks) have one run logged at a step:
+    runs that reach those steps where the cell has more runs that end earlier, and runs added to it where it has one
+    run in all (audit s31 bfix31: a cell of a single run was told to add runs "that reach those steps")."""
+    total = np.zeros((design.n_agents, design.n_tasks), dtype=int)
+    np.add.at(total, (design.agent[starts], design.task[starts]), 1)
+    single = cells & (total == 1)
+    said = [f"{agent} has one run of {'each of ' if single[a].sum() > 1 else ''}"
+            f"{join_and([design.tasks[t] for t in np.flatnonzero(single[a])], limit=5)} in all"
+            for a, agent in enumerate(design.agents) if single[a].any()]
+    if not said:
+        return "add runs that reach those steps"
+    way = f"{'; '.join(said)}: add runs to {'it' if single.sum() == 1 else 'them'}"
+    return way + ("; elsewhere add runs that reach those steps" if (cells & ~single).any() else "")
 
 
 def _two_run_steps(design, at_step, grid, shown):
@@ -1044,7 +1061,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         cut = one_run[i] | one_run[j]
         pvalues, band = np.where(cut, np.nan, pvalues), np.where(cut[:, None], np.nan, band)
         comparisons.append((difference, band, pvalues, null.shape[0] if exact else None, cut))
-    notes += _one_run_comparisons_note(design, pair_codes, [c[4] for c in comparisons], at_step, grid)
+    notes += _one_run_comparisons_note(design, pair_codes, [c[4] for c in comparisons], at_step, grid, starts)
     notes += _unrejectable_notes(design, pair_codes, [c[2] for c in comparisons], options,
                                  [no_difference_words(c[0], c[4]) for c in comparisons])
     pointwise = np.where(short[:, :, None], np.nan, pointwise)
@@ -1125,11 +1142,12 @@ def _median_is_mean_note(n_tasks):
             "median of 3 or more task means covered less on skewed runs in simulations of 1 and 2 tasks)")
 
 
-def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid):
+def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid, starts):
     """The line naming the comparisons withheld at the steps where a task has one run of either agent logged (the
     replication rule of the bands, :func:`_short_steps`, read at each step; audit s27 curvecmp27): where and why,
     pairs withheld at the same steps for the same runs said together; [] where none is."""
     found, every = {}, True  # every: no pair named is compared at any step (audit s31 rfix31c: "the other steps")
+    cells = np.zeros((design.n_agents, design.n_tasks), dtype=bool)  # the cells of one run logged, for the way on
     for (i, j), cut in zip(pair_codes, withheld):
         if not cut.any():
             continue
@@ -1137,6 +1155,7 @@ def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid):
         whose = []
         for a in (i, j):
             ones = (at_step[a] == 1).T & cut  # (tasks, steps): each task at its own steps (session 28)
+            cells[a] |= ones.any(axis=1)
             if ones.any():
                 whose.append(_tasks_having(grid, ones, design.tasks, cut, "one run", design.agents[a]))
         # each agent's tasks listed with their steps hold an "and" of their own: the agents apart by a comma
@@ -1150,7 +1169,7 @@ def _one_run_comparisons_note(design, pair_codes, withheld, at_step, grid):
             + ": as the bands, a comparison needs at least 2 runs per agent and task logged at the step (one run "
             "gives no spread of its own); " + ("no step of these pairs is compared" if every else
                                                "the other steps' p-values are still adjusted over every step, these "
-                                               "included") + "; add runs that reach those steps"]
+                                               "included") + f"; {_add_runs_way(design, starts, cells)}"]
 
 
 def _unrejectable_notes(design, pair_codes, pvalues, options, verdicts):
