@@ -22,8 +22,10 @@ logic, and a row where the whole condition is unknown is not kept (:meth:`Condit
 keeps it, as R's ``!(x %in% 0.1)`` and pandas' ``~isin`` do. A column of numbers tested for (in)equality or
 membership with text, or a column of text with a number, is an error saying how to write the value: numbers never
 equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). ``<``, ``<=``, ``>`` and
-``>=`` on an ordered categorical whose levels' order is not their values' (easy < medium < hard) are an error naming
-the levels wanted: values compare as values here, where pandas and R compare such a column's levels. Numbers are
+``>=`` on an ordered categorical (a polars Enum among them) compare its levels' order, as pandas and R do:
+``level >= 'medium'`` keeps medium and hard of easy < medium < hard (the subset's note says which levels each such
+comparison kept), and a value that is none of its levels is an error naming them; an unordered categorical compares
+its values, as a column of them does (pandas refuses, R gives NA: it has no order but its values'). Numbers are
 plain literals (no arithmetic), so no input can ask for a large computation; the text itself is bounded by
 :data:`MAX_LENGTH`.
 """
@@ -55,6 +57,7 @@ _COMPARISONS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt
                 ast.Gt: operator.gt, ast.GtE: operator.ge}
 _GRAMMAR = ("comparisons of columns with numbers and strings (==, !=, <, <=, >, >=), 'in [...]' lists, "
             "&, |, ~ (or and, or, not) and parentheses")
+_SYMBOL_OF = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _PLACEHOLDER = "_rlstats_column_{}_"
 _PLACEHOLDERS = tuple(_PLACEHOLDER.format(i) for i in range(MAX_LENGTH // 2))
 _SYMBOLS = {"&": " and ", "|": " or ", "~": " not "}
@@ -253,7 +256,7 @@ class Condition:
         left_node = node.left
         for op, right_node in zip(node.ops, node.comparators):
             self._check_kinds(op, left_node, right_node, data)
-            left_node = right_node
+            before, left_node = left_node, right_node
             if isinstance(op, (ast.In, ast.NotIn)):
                 # R's %in% is never NA: a missing value is not in the list (pandas' isin agrees), so 'not in' holds
                 found = _where_known(_isin, left, [_literal(e) for e in right_node.elts], left_missing)
@@ -262,8 +265,8 @@ class Condition:
             else:
                 right, right_missing = self._value(right_node, data)
                 unknown = left_missing | right_missing
-                step = _where_known(functools.partial(_apply, _COMPARISONS[type(op)], text=self.text), left, right,
-                                    unknown), unknown
+                step = _where_known(functools.partial(_apply, _COMPARISONS[type(op)], text=self.text),
+                                    *self._by_level(op, before, right_node, left, right, data), unknown), unknown
             out = step if out is None else _and(out, step)
             left, left_missing = right, right_missing
         return out
@@ -275,8 +278,7 @@ class Condition:
         held as numbers kept every row, agent 10's too, and ``agent == '10'`` none (audit s22); R's ``subset()``
         would compare their text."""
         if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
-            self._check_level_order(op, left, right, data)
-            return
+            return  # an ordered categorical's levels: _by_level
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
             pairs = [(left, element) for element in right.elts]
         elif isinstance(op, (ast.Eq, ast.NotEq)):
@@ -305,39 +307,81 @@ class Condition:
             raise OptionError(said, command_line=said)
 
 
-    def _check_level_order(self, op, left, right, data):
-        """An order comparison of an ordered categorical whose levels' order is not their values' (easy < medium <
-        hard): an error naming the levels the comparison would keep in that order. A condition compares the values
-        (text as text), where pandas and R's ``subset()`` compare an ordered factor's levels, so the same words would
-        keep other rows by the column's dtype (audit s31)."""
+    def _ordered_dtype(self, node, data):
+        """The column ``node`` names and its dtype where that is an ordered categorical (compared by its levels' order,
+        as pandas and R's ``subset()`` compare an ordered factor: audit s31 bfix31), else None."""
         import pandas as pd
 
-        for name, other, flipped in ((left, right, False), (right, left, True)):
-            if not isinstance(name, ast.Name):
-                continue
-            column = self._column(name.id)
-            dtype = data[column].dtype
-            if not (isinstance(dtype, pd.CategoricalDtype) and dtype.ordered):
-                continue
-            levels = list(dtype.categories)
-            try:
-                if levels == sorted(levels):
-                    continue  # both orders agree
-            except TypeError:  # levels of mixed types: no order of their values
-                pass
-            written = column if isinstance(column, str) and column.isidentifier() else f"`{column}`"
-            value = _literal(other) if _is_literal(other) else None
-            if value in levels:
-                at, compare = levels.index(value), _COMPARISONS[type(op)]
-                wanted = [level for i, level in enumerate(levels) if (compare(at, i) if flipped else compare(i, at))]
-                way = f"{written} in [{', '.join(map(repr, wanted))}]"
+        if not isinstance(node, ast.Name):
+            return None
+        column = self._column(node.id)
+        dtype = data[column].dtype
+        return (column, dtype) if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered else None
+
+    def _by_level(self, op, left_node, right_node, left, right, data):
+        """``left`` and ``right`` of an order comparison (<, <=, >, >=) as positions among the levels where a side
+        is an ordered categorical: the column's codes, and the literal's level (an error naming the levels where it is
+        none of them, as pandas refuses it and R gives NA); two such columns of the same levels compare their codes,
+        any other side is an error. Other comparisons, and other columns, as they are."""
+        if not isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            return left, right
+        found = [self._ordered_dtype(node, data) for node in (left_node, right_node)]
+        if found == [None, None]:
+            return left, right
+        column, dtype = next(f for f in found if f is not None)
+        levels = list(dtype.categories)
+        shown_levels = " < ".join(map(repr, levels[:8])) + (" < ..." if len(levels) > 8 else "")
+        out = []
+        for node, value, ordered in ((left_node, left, found[0]), (right_node, right, found[1])):
+            if ordered is not None:
+                if ordered[1] != dtype:
+                    raise _fail(self.text, f"columns {column!r} and {ordered[0]!r} are ordered categoricals of other "
+                                           "levels, whose orders do not compare")
+                out.append(data[ordered[0]].cat.codes.to_numpy())
+            elif _is_literal(node) and any(_literal(node) == level for level in levels):
+                out.append(next(i for i, level in enumerate(levels) if _literal(node) == level))
+            elif _is_literal(node):
+                said = (f"subset={self.text!r}: {_literal(node)!r} is not a level of the ordered categorical "
+                        f"{column!r} ({shown_levels}), whose order comparisons compare levels by their order (as "
+                        "pandas and R do); compare it with one of its levels")
+                raise OptionError(said, command_line=said)
             else:
-                way = f"{written} in [...] listing them"
-            shown_levels = " < ".join(map(repr, levels[:8])) + (" < ..." if len(levels) > 8 else "")
-            said = (f"subset={self.text!r}: column {column!r} is an ordered categorical whose levels' order, "
-                    f"{shown_levels}, is not their text's; a condition compares values (text as text), where pandas "
-                    f"and R compare an ordered factor's levels: name the levels wanted, {way}")
-            raise OptionError(said, command_line=said)
+                raise _fail(self.text, f"column {column!r} is an ordered categorical, compared by its levels' order "
+                                       "with one of its levels, not with another column")
+        return tuple(out)
+
+    def level_orders(self, data: pd.DataFrame) -> str:
+        """What each order comparison of an ordered categorical with one of its levels kept, for the subset's note
+        ("level >= 'medium' keeps levels 'medium' and 'hard' (the ordered categorical 'level' compared by its levels'
+        order, 'easy' < 'medium' < 'hard')"); empty where the condition has none."""
+        from .format import join_and
+
+        said: dict[object, list[str]] = {}  # column -> each comparison's levels kept
+        orders = {}
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            for i, op in enumerate(node.ops):
+                if not isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+                    continue
+                for name, literal, flipped in ((sides[i], sides[i + 1], False), (sides[i + 1], sides[i], True)):
+                    found = self._ordered_dtype(name, data)
+                    if found is None or not _is_literal(literal):
+                        continue
+                    column, dtype = found
+                    levels, value = list(dtype.categories), _literal(literal)
+                    at, compare = levels.index(value), _COMPARISONS[type(op)]
+                    kept = [lv for j, lv in enumerate(levels) if (compare(at, j) if flipped else compare(j, at))]
+                    written = ast.get_source_segment(self.source, name) or str(column)
+                    written = f"`{column}`" if written in _PLACEHOLDERS else written
+                    symbol = _SYMBOL_OF[type(op)]
+                    pair = f"{value!r} {symbol} {written}" if flipped else f"{written} {symbol} {value!r}"
+                    orders[column] = " < ".join(map(repr, levels[:8])) + (" < ..." if len(levels) > 8 else "")
+                    said.setdefault(column, []).append(
+                        f"{pair} keeps " + (f"levels {join_and(map(repr, kept))}" if kept else "no level"))
+        return "; ".join(f"{', '.join(dict.fromkeys(kept))} (the ordered categorical {column!r} compared by its "
+                         f"levels' order, {orders[column]})" for column, kept in said.items())
 
 
 def _holds_dates(column):

@@ -927,7 +927,8 @@ def subset_rows(data: Data, subset: Subset | Condition) -> pd.DataFrame | Design
     # a typo leaves out nothing in '!=' and 'not in', and drops its rows unsaid from 'in' and '==' beside values
     # that are there (audit s28: "agent in ['DER', 'SPR', 'Rainbow']" compared 2 agents)
     absent = "" if condition is None else "; ".join(
-        part for part in (condition.absent_values(data), condition.absent_values(data, negated=True)) if part)
+        part for part in (condition.absent_values(data), condition.absent_values(data, negated=True),
+                          condition.level_orders(data)) if part)
     if absent:
         said += f"; {absent}"
     if unknown:

@@ -39,9 +39,9 @@ Found (reproducers below): a sparse score or step column (``pd.arrays.SparseArra
 pandas' AttributeError, or that AttributeError itself for a step (sparse labels and seeds were read); a normalisation
 reference (or data) holding its tasks in the index was an error listing the other columns without saying where 'task'
 was; ``subset="level >= 'medium'"`` on an ordered categorical easy < medium < hard compared the text and kept medium
-alone, where pandas and R keep medium and hard (now an error naming ``level in ['medium', 'hard']``), and a polars
-Enum, which polars compares by its levels' order, became an unordered categorical (now an ordered one, so the same
-error); a numpy masked array given to from_rliable or as an AdaStop batch ``{agent: scores}`` had the values stored
+alone, where pandas and R keep medium and hard (an error naming ``level in ['medium', 'hard']`` here; bfix31 then
+compared the levels' order, as pandas and R do), and a polars Enum, which polars compares by its levels' order, became
+an unordered categorical (now an ordered one, compared so too); a numpy masked array given to from_rliable or as an AdaStop batch ``{agent: scores}`` had the values stored
 under its mask read as scores (now missing: NaN).
 
 Not representations rlstats reads, each a clear error naming what to do (asserted in tests/test_bad_inputs.py and
@@ -511,28 +511,28 @@ def _kept(df, condition):
     return tuple(rlstats.compare(df, "score ~ agent | task", method="task_table", subset=condition).to_dict()["tasks"])
 
 
-def test_an_order_comparison_on_an_ordered_categorical_whose_levels_are_not_in_text_order_is_an_error():
+def test_an_order_comparison_on_an_ordered_categorical_compares_its_levels_order():
     # level >= 'medium' kept task_02 alone ('hard' < 'medium' as text), where pandas and R's subset() on an ordered
-    # factor keep task_02 to task_04 (the levels' order): the same words meant other rows by the column's dtype
+    # factor keep task_02 to task_04 (the levels' order); meta31 made it an error, bfix31 compares the levels as
+    # pandas and R do (the subset's note says which levels each comparison kept)
     df = _levelled(ordered=True)
     assert sorted(df.loc[df["level"] >= "medium", "task"].unique()) == ["task_02", "task_03", "task_04"]  # pandas
-    with pytest.raises(rlstats.OptionError, match=r"subset=\"level >= 'medium'\": column 'level' is an ordered "
-                                                  r"categorical whose levels' order, 'easy' < 'medium' < 'hard', is "
-                                                  r"not their text's.*level in \['medium', 'hard'\]"):
-        _kept(df, "level >= 'medium'")
-    with pytest.raises(rlstats.OptionError, match="ordered categorical"):
-        _kept(df, "'easy' < level")
+    assert _kept(df, "level >= 'medium'") == ("task_02", "task_03", "task_04")
+    assert _kept(df, "'easy' < level") == ("task_02", "task_03", "task_04")
+    with pytest.raises(rlstats.OptionError, match=r"'Medium' is not a level of the ordered categorical 'level' "
+                                                  r"\('easy' < 'medium' < 'hard'\)"):
+        _kept(df, "level >= 'Medium'")
 
 
 def test_order_comparisons_on_categoricals_read_the_text_where_that_is_unambiguous():
-    # unordered levels in any order, or ordered ones in their text's order: text, as an object column reads
+    # unordered levels in any order: text, as an object column reads; ordered ones in their text's order: the same
     for df in (_levelled(ordered=False), _levelled(ordered=True, levels=("easy", "hard", "medium"))):
         assert _kept(df, "level >= 'hard'") == ("task_02", "task_03", "task_04")
         assert _kept(df, "level == 'hard'") == ("task_03", "task_04")
     assert _kept(_levelled(ordered=True), "level in ['medium', 'hard']") == ("task_02", "task_03", "task_04")
 
 
-def test_a_polars_enum_keeps_its_order_so_that_an_order_comparison_on_it_is_the_same_error():
+def test_a_polars_enum_keeps_its_order_so_that_an_order_comparison_on_it_compares_its_levels():
     # polars compares an Enum by its levels' order (level >= 'medium': medium and hard), as pandas an ordered
     # categorical; converted to an unordered categorical, subset= read its text and kept task_02 alone
     if pl is None:
@@ -544,8 +544,7 @@ def test_a_polars_enum_keeps_its_order_so_that_an_order_comparison_on_it_is_the_
                                                                                           "task_04"]
     converted = rlstats.interop.as_pandas(frame)["level"]
     assert converted.cat.ordered and converted.cat.categories.tolist() == ["easy", "medium", "hard"]
-    with pytest.raises(rlstats.OptionError, match=r"ordered categorical.*level in \['medium', 'hard'\]"):
-        _kept(frame, "level >= 'medium'")
+    assert _kept(frame, "level >= 'medium'") == ("task_02", "task_03", "task_04")  # as polars filters (bfix31)
     assert _kept(frame, "level in ['medium', 'hard']") == ("task_02", "task_03", "task_04")
 
 

@@ -870,6 +870,20 @@ def test_compare_with_a_mask_missing_a_value():
           "score ~ agent | task", subset=mask, pvalue="asymptotic")
 
 
+@pytest.mark.parametrize("subset, phrase", [
+    ("level >= 'Medium'", "'Medium' is not a level of the ordered categorical 'level' ('easy' < 'medium' < 'hard')"),
+    ("level > 2", "2 is not a level of the ordered categorical 'level'"),
+    ("level < seed", "column 'level' is an ordered categorical, compared by its levels' order with one of its levels, "
+                     "not with another column"),
+], ids=["not a level", "a number", "another column"])
+def test_compare_with_an_ordered_categorical_ordered_by_what_it_is_not(subset, phrase):
+    # [audit s31 bfix31] order comparisons of an ordered categorical compare its levels' order (pandas, R): a value
+    # that is none of its levels has no place in that order
+    levelled = TINY.assign(level=pd.Categorical(np.array(["easy", "medium", "hard"])[np.arange(len(TINY)) % 3],
+                                                categories=["easy", "medium", "hard"], ordered=True))
+    fails(OptionError, phrase, rlstats.compare, levelled, "score ~ agent | task", subset=subset, pvalue="asymptotic")
+
+
 @pytest.mark.parametrize("subset", ["day != '2024-01-02'", "day not in ['2024-01-02']", "day == 3"])
 def test_compare_with_dates_tested_for_a_value(subset):
     # [audit s22 review22b] numpy reads a date and text unequal per row: day != '2024-01-02' kept every row
