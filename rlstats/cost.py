@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import OptionError, shown
+from .errors import ENTRY, OptionError, shown
 
 _log = logging.getLogger(__name__)
 
@@ -172,6 +172,9 @@ def within(work: Work, bound: float, call: str = "this call") -> Work:
                           f"{work.way or SMALLER_RESAMPLES}")
     if seconds > bound:
         accept = max(math.ceil(seconds * FACTOR / 60) * 60, 60)  # room for the estimate's error
+        entry = ENTRY.get()
+        if entry in ("power", "sample_size") and call.endswith("()"):  # a method the study runs whole first (s31)
+            call = f"{call}, which {entry}() runs whole on the first data set of each number of seeds,"
         raise OptionError(f"{call} would take {work.text}, more than the {_duration(bound)} rlstats runs without "
                           f"being asked; pass max_seconds={accept} (or float('inf'); on the command line "
                           f"--max-seconds {accept} or inf) to run it, or ask for less work (fewer resamples, runs or "

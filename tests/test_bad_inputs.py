@@ -1446,8 +1446,12 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     # issue 43 item 2: the study's estimated work against max_seconds= (its own, not the method's)
     ("max_seconds text", "skillings_mack", {"max_seconds": "x"}, OptionError,
      "max_seconds must be None or a positive number of seconds, got 'x'"),
-    ("a study above max_seconds", "skillings_mack", {"max_seconds": 1e-9}, OptionError,
-     ("this power study would take about", "(4 analyses: 4 data sets x 1 numbers of seeds x 1 method(s))",
+    ("a study above max_seconds", "skillings_mack", {"max_seconds": 0.01, "n_sim": 10**5}, OptionError,
+     ("this power study would take about", "(1e+05 analyses: 100,000 data sets x 1 numbers of seeds x 1 method(s), "
+      "and one whole analysis a method and number of seeds)", "pass max_seconds=60")),
+    # audit s31 bfix31: the whole analysis power() runs first is bounded too, before it runs
+    ("an analysis above max_seconds", "skillings_mack", {"max_seconds": 1e-9}, OptionError,
+     ("skillings_mack(), which power() runs whole on the first data set of each number of seeds, would take about",
       "pass max_seconds=60")),
     ("a study above the default bound", "bootstrap", {"n_sim": 10**6, "n_resamples": 10**5, "seeds": [4]}, OptionError,
      ("this power study would take about", "hours", "more than the 60 minutes rlstats runs without being asked")),
@@ -1607,8 +1611,11 @@ SAMPLE_SIZE_CASES = [  # (what, arguments, error, phrases)
     ("negative min", {"min_seeds": -1}, OptionError, "min_seeds must be at least 1, got -1"),
     ("no effect", {"effect": 0}, OptionError, "effect=0 is the null hypothesis"),
     # audit s17: max_seconds= bounds the search, not each of its rows
-    ("a search above max_seconds", {"max_seconds": 1e-9}, OptionError,
-     ("this sample-size search would take about", "the doubling rows at 2, 4 and 5 seeds", "pass max_seconds=60")),
+    ("a search above max_seconds", {"max_seconds": 0.01, "n_sim": 10**5}, OptionError,
+     ("this sample-size search would take about", "the doubling rows at 2, 4 and 5 seeds", "pass max_seconds=120")),
+    ("an analysis above max_seconds", {"max_seconds": 1e-9}, OptionError,  # audit s31 bfix31
+     ("skillings_mack(), which sample_size() runs whole on the first data set of each number of seeds, would take",
+      "pass max_seconds=60")),
     ("unknown method", {"method": "nosuch"}, OptionError, "method='nosuch' is not one of the allowed values"),
 ]
 
@@ -3337,8 +3344,10 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "--max-seconds takes a positive number of seconds, or inf for no bound; got nan"),
     ("compare-o max_seconds", _compare("-o", "max_seconds=5"), "give it with --max-seconds"),
     ("compare-o progress", _compare("-o", "progress=False"), "give it with --no-progress"),
-    ("power-max-seconds below the estimate", _power("--max-seconds", "1e-9"),
-     ("this power study would take about", "--max-seconds 60 or inf")),
+    ("power-max-seconds below the estimate", _power("--max-seconds", "0.01", "--n-sim", "100000"),
+     ("this power study would take about", "--max-seconds")),
+    ("power-max-seconds below one analysis", _power("--max-seconds", "1e-9"),  # audit s31 bfix31
+     ("skillings_mack(), which power() runs whole on the first data set", "--max-seconds 60 or inf")),
     ("power-o max_seconds", _power("-o", "max_seconds=5"), "give it with --max-seconds"),
 ]
 
