@@ -45,17 +45,19 @@ def _cli(*args):
 # ------------------------------------------------------------------------------------ 1. power()'s dry run counted
 
 def test_power_counts_the_full_analysis_it_runs_once_with_the_post_hoc(caplog):
-    # 60 agents x 10 tasks x 3 seeds: skillings_mack() with its post hoc (Tukey's tails of 1,770 pairs x 60 agents,
-    # 1.5e-6 s each: 0.16 s) ran once per number of seeds before the study's estimate, which priced p-values alone
-    # (about 1e-3 s); max_seconds=0.05 let it run
-    with pytest.raises(OptionError, match=r"would take about 0\.16 s .*pass max_seconds=60"):
-        rlstats.power("skillings_mack", agents=60, tasks=10, seeds=3, n_sim=2, rng=0, progress=False,
-                      max_seconds=0.05)
+    # 40 agents x 10 tasks x 3 seeds: skillings_mack() with its post hoc (Tukey's tails of 780 pairs x 40 agents,
+    # 1.5e-6 s each, + 1,200 runs at 1e-6 s: 0.048 s) ran once per number of seeds before the study's estimate, which
+    # priced p-values alone (about 1e-3 s); max_seconds=0.02 let it run (300 agents: about 20 s, estimated 0.0024 s)
+    with pytest.raises(OptionError, match=r"skillings_mack\(\), which power\(\) runs whole on the first data set of "
+                                          r"each number of seeds, would take about 0\.048 s .*pass max_seconds=60"):
+        rlstats.power("skillings_mack", agents=40, tasks=10, seeds=3, n_sim=2, rng=0, progress=False,
+                      max_seconds=0.02)
     with caplog.at_level(logging.DEBUG, logger="rlstats.cost"):
-        rlstats.power("skillings_mack", agents=60, tasks=10, seeds=3, n_sim=2, rng=0, progress=False)
+        rlstats.power("skillings_mack", agents=40, tasks=10, seeds=3, n_sim=2, rng=0, progress=False)
     study = next(r.work for r in caplog.records if r.getMessage().startswith("this power study"))
     call = next(r.work for r in caplog.records if r.getMessage().startswith("skillings_mack()"))
-    assert call.seconds == pytest.approx(0.16, abs=0.01) and study.seconds >= call.seconds  # the dry run counted
+    assert call.seconds == pytest.approx(780 * 40 * 1.5e-6 + 1200 * 1e-6)
+    assert study.seconds >= call.seconds  # the dry run counted (it was about 1e-3 s)
 
 
 def test_power_still_runs_a_cheap_study_under_a_small_bound():
