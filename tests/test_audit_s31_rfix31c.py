@@ -114,8 +114,8 @@ def test_comparison_note_when_every_step_is_withheld():
     (note,) = [n for n in res.notes if n.startswith("curve comparisons are withheld")]
     assert note == ("curve comparisons are withheld for A vs B and A vs C at 3 steps (0 to 20), where t0 has one run "
                     "of A logged: as the bands, a comparison needs at least 2 runs per agent and task logged at the "
-                    "step (one run gives no spread of its own); no step of these pairs is compared; add runs that "
-                    "reach those steps")
+                    "step (one run gives no spread of its own); no step of these pairs is compared; A has one run of "
+                    "t0 in all: add runs to it")  # its one run is all it has (bfix31), not runs that end early
 
 
 def _pl1():
