@@ -35,7 +35,8 @@ def test_permutation_prose_cites_the_step_down_it_ran(three_agents, scheme, cite
         each, now = (Fraction(math.floor(Fraction(1, 20) / c * 500), 500) for c in (3, 2))
         assert (each, now) == (Fraction(8, 500), Fraction(12, 500))
         assert res.holm_levels.to_dict("records") == [{"n_comparisons": 3, "alpha_divisor": 2,
-                                                      "level_each": float(each), "interim": 1,
+                                                      "level_each": float(each), "level_all": float(3 * each),
+                                                      "interim": 1,
                                                       "level_spent_each": float(now)}]
     else:
         assert res.holm_levels.empty  # no rows for the other schemes

@@ -269,9 +269,8 @@ def _powerless(args, seq, read_n):
     fed to it is run for no decision): the smallest n and K that can, as this command takes them (``read_n``: n read
     from the first batch), and --allow-powerless; None for a test that can reject."""
     from .. import format as fmt
-    from ..methods.adastop import first_step_shares, no_level_clause, rejecting_sizes
-    from ..methods.adastop._api import least_resamples, rejecting_sizes_of
-    from ..methods.adastop._kernels import make_schedule
+    from ..methods.adastop import (first_step_shares, least_resamples, make_schedule, no_level_clause,
+                                   rejecting_sizes, rejecting_sizes_of)
 
     sizes = rejecting_sizes(seq)
     if sizes is None:

@@ -21,11 +21,14 @@ __getattr__, __dir__ = lazy_names(__name__, {"._read": ("EarlyEnd", "ReadLog", "
                                              # the formats' table; the one a file name announces
                                              "._formats": ("FORMATS", "file_format"),
                                              # what a URL is and the bounds of reading one (the command line's too)
-                                             "._remote": ("MAX_FILE_BYTES", "MAX_FILES", "is_url")})
+                                             "._remote": ("MAX_FILE_BYTES", "MAX_FILES", "is_url"),
+                                             # JSON read with numbers of bounded length (AdaStop's states too)
+                                             "._tabular": ("loads_json",)})
 
 if TYPE_CHECKING:  # what a type checker sees of the lazy names
     from ._read import EarlyEnd, ReadLog, ReadProblem, Segment, choose_return_tag, read_logs
     from ._remote import MAX_FILE_BYTES, MAX_FILES, is_url
+    from ._tabular import loads_json
     from ._wandb import read_wandb
 
 __all__ = ["read_logs", "read_wandb", "ReadLog", "ReadProblem", "EarlyEnd", "Segment", "choose_return_tag"]

@@ -22,7 +22,7 @@ from ...errors import INDEX_LABELS, DesignError, close_names, OptionError, Rlsta
 from ...design import ALL_RUNS, block_like_columns, booleans_read, build, repeated_run
 from ...format import count, join_and, listed, name_list
 from ...interop import as_pandas, unmasked
-from ...logs._tabular import loads_json
+from ...logs import loads_json
 from ...options import check_bool
 from ...resampling import label_ranks, seed_sequence
 from . import _integrity as integrity
