@@ -51,16 +51,16 @@ def _masked_rows():
     return m
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 (rfix31d): a list of masked rows lost its masks (score 1e6)")
 @pytest.mark.parametrize("wrap", [list, tuple])
 def test_from_rliable_nested_masked_rows_are_missing(wrap):
     df = rlstats.from_rliable({"A": wrap(_masked_rows()), "B": np.ones((3, 2))})
     assert df["score"].max() == 5.0 and df["score"].isna().sum() == 1
 
 
-@pytest.mark.xfail(strict=True, reason="review s31 (rfix31d): a list of masked arrays in a batch lost its masks")
 def test_adastop_update_nested_masked_entries_are_missing():
     seq = AdaStop(["A", "B"], n=3, K=3, n_resamples=200, rng=0)
-    part = np.ma.array([9e9, 1.0], mask=[1, 0])
+    runs = [np.ma.array([9e9], mask=[True]), np.ma.array([1.0]), np.ma.array([2.0])]  # main took 9e9 as a score
     with pytest.raises(rlstats.DesignError, match="agent 'A' has 1 missing or infinite score in this batch"):
-        seq.update({"A": [part, np.ma.array([2.0])], "B": [3.0, 4.0, 5.0]})
+        seq.update({"A": runs, "B": (3.0, np.ma.array(4.0), 5.0)})
+    seq.update({"A": [np.ma.array([0.0]), np.ma.array([1.0]), np.ma.array([2.0])], "B": (3.0, np.ma.array(4.0), 5.0)})
+    assert seq.interim == 1
