@@ -302,11 +302,19 @@ def _reword_positions(note: Note, items: tuple, n_rows: int) -> str:
 
 def unmasked(values: Any, dtype: Any = None) -> np.ndarray:
     """``np.asarray(values, dtype)``, but a numpy masked array's masked entries as NaN (missing): ``np.asarray`` keeps
-    the values stored under the mask, which would be read as scores (audit s31). For arrays of scores given as such
+    the values stored under the mask, which would be read as scores (audit s31), also of masked arrays nested in lists
+    or tuples (review s31: a list of masked rows read 1e6 stored under a mask). For arrays of scores given as such
     (rliable's dicts, AdaStop's ``{agent: scores}`` batches)."""
-    if np.ma.isMaskedArray(values) and np.ma.getmaskarray(values).any():
-        return np.ma.filled(np.ma.asarray(values, dtype=float), np.nan)
-    return np.asarray(values, dtype=dtype)
+    def filled(value):  # ``value`` itself where nothing in it is masked
+        if np.ma.isMaskedArray(value):
+            return np.ma.filled(np.ma.asarray(value, dtype=float), np.nan) if np.ma.getmaskarray(value).any() else value
+        if isinstance(value, (list, tuple)):
+            items = [filled(item) for item in value]
+            return items if any(a is not b for a, b in zip(items, value)) else value
+        return value
+
+    plain = filled(values)
+    return np.asarray(plain, dtype=dtype if plain is values else float)
 
 
 def _scores_array(agent: Any, values: Any) -> np.ndarray:

@@ -179,8 +179,9 @@ def test_adastops_note_gives_the_way_on_its_warning_gives():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = rlstats.adastop(d, "score ~ agent", n=3, K=1, n_resamples=5, rng=0)
-    way = ("use a larger n or K with n_resamples=20 or more: no n_resamples= can at n = 3 and K = 1, nor a larger n "
-           "or K at 5 paths (at 20 paths, n = 4 at K = 1 or K = 2 at n = 3 can)")
+    # rfix31d: 35 paths, n = 4's whole tree (C(8, 4) / 2), from which separated runs reject whatever the seed
+    way = ("use a larger n or K with n_resamples=35 or more: no n_resamples= can at n = 3 and K = 1, nor a larger n "
+           "or K at 5 paths (at 35 paths, n = 4 at K = 1 can)")
     assert any(str(w.message).endswith(way) for w in caught)
     note = next(n for n in res.notes if n.startswith("AdaStop cannot reject"))
     assert note.endswith(way) and "add runs" not in note, note

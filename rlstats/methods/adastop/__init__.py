@@ -10,21 +10,19 @@ from ._defaults import DEFAULT_K, LOCK_TIMEOUT, MAX_N
 __getattr__: Callable[[str], Any]
 __dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_names(__name__, {"._api": ("AdaStopOptions", "adastop", "least_resamples", "no_level_clause",
-                                                      "permutation", "rejecting_sizes_of"),
+                                                      "permutation", "separating_sizes"),
                                              "._incremental": ("AdaStop", "INDEX_COLUMNS", "check_batch_columns",
                                                                 "first_step_shares", "rejecting_sizes",
                                                                 "state_lock"),
                                              "._integrity": ("read_key",),
-                                             "._kernels": ("make_schedule",),
                                              "._result": ("AdaStopResult", "PermutationResult",
                                                           "without_empty_reasons")})
 
 if TYPE_CHECKING:  # what a type checker sees of the lazy names
-    from ._api import AdaStopOptions, adastop, least_resamples, no_level_clause, permutation, rejecting_sizes_of
+    from ._api import AdaStopOptions, adastop, least_resamples, no_level_clause, permutation, separating_sizes
     from ._incremental import (AdaStop, INDEX_COLUMNS, check_batch_columns, first_step_shares, rejecting_sizes,
                                state_lock)
     from ._integrity import read_key
-    from ._kernels import make_schedule
     from ._result import AdaStopResult, PermutationResult, without_empty_reasons
 
 __all__ = ["adastop", "permutation", "AdaStop", "AdaStopResult", "PermutationResult", "AdaStopOptions"]

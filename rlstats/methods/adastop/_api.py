@@ -250,7 +250,45 @@ def _spends(n, K, n_resamples, alpha, shares, joint):
     return kernels.spendable_level(schedule, shares) > 0
 
 
+#: the chance, over the random paths, with which the advice of a test that can never reject (its number of paths)
+#: rejects a perfectly separated data set: 0.95, for 95% of seeds (review s31: the fewest paths that spend some
+#: level rejected such data in 12 of 20 seeds)
+SEPARATED_REJECTION = 0.95
+
+
 def least_resamples(n, K, alpha, shares=1, joint=False):
+    """The fewest ``n_resamples``, and every larger number, at which a test of ``n`` runs per batch and ``K``
+    interims (alpha / ``shares`` on Holm's first step) rejects a perfectly separated data set with chance at least
+    :data:`SEPARATED_REJECTION` over its random paths (:func:`kernels.separated_rejection`: certainly once the
+    interim that spends enumerates its tree); None where no number up to :data:`MAX_RESAMPLES` does.
+
+    The search starts at the fewest paths that spend some level (:func:`_fewest_spending`) and steps up one path at
+    a time; the chance falls a little between two numbers whose grids allow one more path beyond the boundary, so
+    a number counts once it and those past it, up to twice it or the whole tree, all reach the chance.  Review s31:
+    2 agents x 4 runs, K = 1 were sent to 20 paths (the fewest that spend; chance 0.58, 12 of 20 seeds rejected):
+    now 35, the whole tree, which rejects such data always; n = 2, K = 3: 60 (chance 0.84 at 20, 0.91-0.95 at
+    40-59)."""
+    start = _fewest_spending(n, K, alpha, shares, joint)
+    if start is None or kernels.separated_rejection(
+            kernels.make_schedule(n, K, MAX_RESAMPLES, alpha, enumerate_paths=not joint), shares) < SEPARATED_REJECTION:
+        return None  # the most paths cannot: fewer tie the observed as often, with fewer beyond the boundary allowed
+    found = None
+    m = start
+    while m <= MAX_RESAMPLES:
+        schedule = kernels.make_schedule(n, K, m, alpha, enumerate_paths=not joint)
+        if kernels.separated_rejection(schedule, shares) < SEPARATED_REJECTION:
+            if schedule.exact[-1]:  # the whole tree, as every larger number enumerates it
+                return None
+            found = None
+        else:
+            found = m if found is None else found
+            if schedule.exact[-1] or m >= 2 * found:  # the whole tree: every larger number enumerates it alike
+                return found
+        m += 1 if m < 20_000 else m // 10_000  # past 20,000 paths: steps of 0.01%
+    return None
+
+
+def _fewest_spending(n, K, alpha, shares=1, joint=False):
     """The fewest ``n_resamples`` at which a test of ``n`` runs per batch and ``K`` interims spends some level
     (alpha / ``shares`` on Holm's first step); None where no number can (at most :data:`MAX_RESAMPLES`).
 
@@ -299,9 +337,10 @@ def rejecting_sizes_of(schedule, shares, joint):
 
 def _powerless_way(schedule, shares, joint, sequential):
     """The way on of a test whose ``schedule`` spends no level, one that works (review s31): n_resamples= only where
-    the schedule's whole tree of paths could spend some (:func:`least_resamples`), more runs (or a larger n or K)
-    only where they can at its n_resamples (:func:`rejecting_sizes_of`), else both, naming the paths and sizes that
-    can; a plan's runs are the seeds it simulates (:func:`rlstats.errors.planned_runs`)."""
+    the schedule's whole tree of paths could spend some, the number from which on separated data reject for 95% of
+    seeds (:func:`least_resamples`), more runs (or a larger n or K) only where they can at its n_resamples
+    (:func:`rejecting_sizes_of`), else both, naming the paths and sizes that can; a plan's runs are the seeds it
+    simulates (:func:`rlstats.errors.planned_runs`)."""
     planned = planned_runs()  # power() draws the runs itself: its way on is more seeds (audit s28)
     n, K, paths = schedule.n, schedule.max_interims, schedule.n_resamples
     if sequential:
@@ -317,17 +356,31 @@ def _powerless_way(schedule, shares, joint, sequential):
     if by_paths is not None:  # the paths drawn cap the smallest p-value (audit s29: 4 agents x 30 runs, 100 paths)
         return (f"pass n_resamples={by_paths:_} or more (its {paths:,} random paths cap the smallest p-value; "
                 f"{larger} cannot help at {paths:,} paths)")
-    more = least_resamples(n, K, schedule.alpha, shares, joint=True)  # the fewest paths any n or K spends with
+    more, least_n, least_k = separating_sizes(n, K, schedule.alpha, shares, joint, sequential)
     if more is None:
         return f"no n_resamples= up to {MAX_RESAMPLES:,} can at {sizes}"
-    least_n, least_k = rejecting_sizes_of(kernels.make_schedule(n, K, more, schedule.alpha,
-                                                                enumerate_paths=not joint), shares, joint)
-    can = [f"n = {least_n} at K = {K}" if sequential else fmt.count(least_n, "run") + " per agent"] \
-        if least_n is not None else []
-    if sequential and least_k is not None:
-        can.append(f"K = {least_k} at n = {n}")
+    can = ([f"n = {least_n} at K = {K}" if sequential else fmt.count(least_n, "run") + " per agent"]
+           if least_n is not None else []) + ([f"K = {least_k} at n = {n}"] if least_k is not None else [])
     return (f"{runs} with n_resamples={more:_} or more: no n_resamples= can at {sizes}, nor {larger} at "
-            f"{paths:,} paths" + (f" (at {more:,} paths, {' or '.join(can)} can)" if can else ""))
+            f"{paths:,} paths (at {more:,} paths, {' or '.join(can)} can)")
+
+
+def separating_sizes(n, K, alpha, shares, joint, sequential=True):
+    """``(paths, n, K)``: the fewest paths from which on the smallest larger n (at K) or K (at n; only if
+    ``sequential``) that spends some level with the fewest paths any size spends with rejects a perfectly separated
+    data set for 95% of seeds (:func:`least_resamples`), and that n and that K (None: the other needs more paths);
+    all None where none can up to :data:`MAX_RESAMPLES`.  The warning's way on and the command's refusal (one home;
+    review s31: 3 runs and K = 1 were sent to n = 4 at 20 paths, which reject separated data with chance 0.58)."""
+    spending = _fewest_spending(n, K, alpha, shares, joint=True)  # the fewest paths any n or K spends with
+    least_n, least_k = (None, None) if spending is None else rejecting_sizes_of(
+        kernels.make_schedule(n, K, spending, alpha, enumerate_paths=not joint), shares, joint)
+    need_n = None if least_n is None else least_resamples(least_n, K, alpha, shares, joint)
+    need_k = None if least_k is None or not sequential else least_resamples(n, least_k, alpha, shares, joint)
+    found = [need for need in (need_n, need_k) if need is not None]
+    if not found:
+        return None, None, None
+    more = min(found)
+    return more, least_n if need_n == more else None, least_k if need_k == more else None
 
 
 def _interim_generator(ss, task_index, interim):
