@@ -864,12 +864,13 @@ def agents_alone(result: BootstrapResult, agents: Sequence[str]) -> BootstrapRes
     built-in metrics' run-level bootstrap), so its draws, estimates and standard errors are those of such a run, and
     the intervals, notes and caps are derived again from those agents' rows (equivalence(): each pair's aggregate and
     notes from its group's bootstrap, audit s31 rfix31c)."""
-    if result.rliable_compat or result.task_bootstrap or any(kind is None for kind in result.metric_kinds):
+    if (result.rliable_compat or result.task_bootstrap or any(kind is None for kind in result.metric_kinds)
+            or result.design is None or result.bootstrap_distribution is None):
         raise ValueError("agents_alone() reads the built-in metrics' run-level bootstrap only")  # internal use
     codes = [result.agents.index(name) for name in agents]
     design = dataclasses.replace(result.design.select_agents(list(agents)), notes=result.design.notes)
     options, notes, cells, _ = _run_notes(design, BootstrapOptions.checked(**result.options))
-    errors = (None if result.resampled_standard_errors is None else
+    errors = (None if result.resampled_standard_errors is None or result.standard_errors is None else
               (result.resampled_standard_errors[codes], result.standard_errors[codes]))
     return _bootstrap_result(design, options, result.seed, result.bootstrap_distribution[codes],
                              result.estimates[codes], None if result.acceleration is None else
