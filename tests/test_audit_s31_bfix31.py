@@ -12,18 +12,16 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import cli_run
 
 import rlstats
 from rlstats import OptionError
-from rlstats.cli import main
 from rlstats.design import subset_rows
 
 try:
@@ -32,14 +30,7 @@ except ImportError:  # pragma: no cover
     pl = None
 
 
-def _cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main([str(a) for a in args], out=out)
-        except SystemExit as exc:
-            status = exc.code
-    return status, out.getvalue(), err.getvalue()
+_cli = cli_run  # (exit status, stdout, stderr) of the command line, in this process
 
 
 # ------------------------------------------------------------------------------------ 1. power()'s dry run counted
