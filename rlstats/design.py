@@ -351,7 +351,8 @@ class Design:
             return self
         # agents that never share a task: no choice of tasks makes the design complete, so name the groups
         self.graph.require_connected(self.formula.groups, why)
-        cells = [f"agent {self.agents[j]!r} on task {self.tasks[t]!r}" for t, j in zip(*np.nonzero(empty))]
+        cells = [f"{arm_label(self.formula, self.agents[j])} on task {self.tasks[t]!r}"
+                 for t, j in zip(*np.nonzero(empty))]
         incomplete = empty.any(axis=1)
         if na_action == "raise":
             shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")
@@ -1369,9 +1370,16 @@ def _key_label(data, design, i, run_key):
                    for j, (c, v) in enumerate(values))
 
 
+def arm_label(formula, label):
+    """"agent 'a'": an arm as the notes and errors name it, by the formula's column ("landscape 'x'" of
+    ``score ~ landscape | task``, not "agent": audit s31 rfix31e)."""
+    return f"{formula.groups} {label!r}"
+
+
 def _cell_label(design, i):
-    """"agent 'a' on task 't'" of row ``i``; the agent alone when the formula names no task (not "(all runs)")."""
-    agent = f"agent {design.agents[design.agent[i]]!r}"
+    """"agent 'a' on task 't'" of row ``i`` (:func:`arm_label`); the arm alone when the formula names no task (not
+    "(all runs)")."""
+    agent = arm_label(design.formula, design.agents[design.agent[i]])
     return f"{agent} on task {design.tasks[design.task[i]]!r}" if design.has_blocks else agent
 
 

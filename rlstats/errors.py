@@ -9,7 +9,7 @@ import functools
 import re
 import shlex
 import types
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -240,6 +240,21 @@ def typed_number(value: int | float, text: str) -> int | float:
     number: _TypedInt | _TypedFloat = _TypedInt(value) if isinstance(value, int) else _TypedFloat(value)
     number.typed = text
     return number
+
+
+def other_value_said(name: str, value: object, allowed: Iterable[object],
+                     table: Mapping[str, tuple[str, str, str]]) -> str:
+    """'; <what it is> is name='<rlstats value>' here<more>' where ``value`` is another package's value of option
+    ``name`` (``table``: its case-folded spelling -> (the rlstats value, what it is, what goes with it)) and that
+    value is ``allowed``; else ''. The one way R's and PMCMRplus' values are answered: ``options.VALUE_HABITS``
+    (posthoc='nemenyi'), the back ends' ``other_names`` (method='friedman'); audit s31 rfix31e."""
+    if not isinstance(value, str):
+        return ""
+    found = table.get(value.strip().casefold())
+    if found is None or found[0] not in allowed:
+        return ""
+    own, what, more = found
+    return f"; {what} is {name}={own!r} here{more}"
 
 
 def as_given(value: object) -> str:

@@ -19,7 +19,7 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 
 from .cost import check_max_seconds
-from .errors import OptionError, agent_named, close_names, shown
+from .errors import OptionError, agent_named, as_given, close_names, other_value_said, shown
 
 _N = TypeVar("_N", int, float)
 P = ParamSpec("P")
@@ -39,7 +39,8 @@ def check_choice(name: str, value: object, allowed: Collection[object], *,
         raise OptionError(f"{name}={value!r} is now called {new!r} ({why}); pass {name}={new!r}")
     choices = ", ".join(repr(a) for a in allowed)
     raise OptionError(f"{name}={shown(value)} is not one of the allowed values: {choices}"
-                      + did_you_mean(value, allowed))
+                      + (other_value_said(name, value, allowed, VALUE_HABITS.get(name, {}))
+                         or did_you_mean(value, allowed)))
 
 
 #: Names of statistics that read alike but are none the other's misspelling ('median' and 'mean': a ratio of 0.8)
@@ -72,8 +73,10 @@ OTHER_SPELLINGS = {"adjust": "adjustment", "adjustment": "adjust"}
 #: Other packages' names of options (R's stats, boot and PMCMRplus, Python's numpy and scikit-learn), each with whose
 #: spelling it is and the names an rlstats function may take for it: given one, a function that takes one of those
 #: names names the first it takes in an OptionError (:func:`unknown_option_error`); it never accepts it. Only names
-#: whose value means the same here (R's ``na.rm=TRUE`` is ``na_action="drop"``, another value, and is left out).
+#: whose value means the same here or is said in rlstats' value (:data:`HABIT_VALUES`: ``exact=True`` is
+#: ``pvalue="exact"``); R's ``na.rm=TRUE`` is ``na_action="drop"``, another value of another meaning, and is left out.
 HABITS = {
+    "exact": ("R's spelling, wilcox.test's and PMCMRplus'", ("pvalue",)),
     "conf.level": ("R's spelling", ("confidence_level", "alpha")),
     "conf_level": ("R's conf.level, spelled with an underscore", ("confidence_level", "alpha")),
     "level": ("the spelling of R's confint()", ("confidence_level", "alpha")),
@@ -98,7 +101,46 @@ BOOTSTRAP_COUNTS = ("bootstrap resamples", "resamples")
 
 #: Other packages' values of a :data:`HABITS` option that rlstats spells apart, said in rlstats' value in the way on
 #: (R's ``na.action=na.omit`` is ``na_action="drop"``): the error never tells a user to pass a value it refuses.
-HABIT_VALUES = {"na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail": "raise"}}
+HABIT_VALUES: dict[str, dict[object, str]] = {
+    "na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail": "raise"},
+    "exact": {True: "exact", False: "asymptotic"},
+}
+
+#: Other packages' values of an rlstats option (R's, PMCMRplus', lme4's), keyed by the option and the value case-folded,
+#: each with the rlstats value that does it, what the other one is, and what goes with it: :func:`check_choice` names
+#: the way on, where that value is allowed, rather than the list alone (:func:`errors.other_value_said`; ``method=``'s
+#: are the back ends' declarations, ``Backend.other_names``). No aliases: the value is still refused (audit s31
+#: rfix31e).
+VALUE_HABITS: dict[str, dict[str, tuple[str, str, str]]] = {
+    "posthoc": {
+        "nemenyi": ("ranks", "Nemenyi's all-pairs mean-rank test (PMCMRplus::frdAllPairsNemenyiTest)",
+                    ", with adjustment='tukey' (its \"auto\" on balanced designs)"),
+        "frdallpairsnemenyitest": ("ranks", "PMCMRplus::frdAllPairsNemenyiTest",
+                                   ", with adjustment='tukey' (its \"auto\" on balanced designs)"),
+        "tukey": ("ranks", "Tukey's single step of the mean ranks, Nemenyi's test,",
+                  ", with adjustment='tukey' (its \"auto\" on balanced designs)"),
+        "frdallpairsconovertest": ("conover", "PMCMRplus::frdAllPairsConoverTest", ""),
+        "frdallpairsexacttest": ("exact", "PMCMRplus::frdAllPairsExactTest", ""),
+    },
+    "adjustment": {
+        "single-step": ("tukey", "PMCMRplus' single-step (its default)", ""),
+        "fdr": ("bh", "R's p.adjust 'fdr' (Benjamini-Hochberg)", ""),
+    },
+    "na_action": {str(key): (own, f"R's {key}", "") for key, own in HABIT_VALUES["na.action"].items()},
+}
+
+#: Other packages' options that no rlstats option sets, each with an option marking the functions concerned and what
+#: such a function (``{where}``) does instead: given to one, its OptionError says so (:func:`unknown_option_error`).
+UNOFFERED = {
+    "REML": ("ddf", "{where} fits by REML alone (lme4's default, REML=TRUE); REML=FALSE, maximum likelihood, serves "
+                    "likelihood-ratio tests between models of different fixed effects, which rlstats does not run: "
+                    "leave REML= out, and read the agents' F test and contrasts, made at the REML fit"),
+    "specs": ("ddf", "emmeans' specs= (pairwise ~ agent) is what {where} always reports: the agents' means in "
+                     "res.emmeans and every pair's contrast in res.tidy(), adjusted by adjust= (emmeans' adjust=); "
+                     "leave specs= out"),
+}
+
+
 
 
 #: the options that are levels or error rates, in (0, 1): another spelling's value outside it is not offered back
@@ -167,13 +209,16 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
     spelled = own_spelling(given, options)
     if spelled is not None:
         own, whose = spelled
-        if isinstance(value, str):  # R's na.omit: the value rlstats takes for it (HABIT_VALUES)
+        if isinstance(value, (str, bool)):  # R's na.omit, exact=TRUE: the value rlstats takes for it (HABIT_VALUES)
             value = HABIT_VALUES.get(given, {}).get(value, value)
         if own == "n_resamples" and counts and "n_resamples" in HABITS.get(given, ("", ()))[1]:
             # boot()'s R counts bootstrap resamples: a permutation test's count is its own (audit s24 small24)
             whose += f", a count of bootstrap resamples; here {own}= is: {counts}"
         return other_spelling_error(where, given, own, value, whose)
     listed = f"its options are: {', '.join(options)}" if options else "it takes no options"
+    marker, instead = UNOFFERED.get(given, ("", ""))
+    if marker in options:  # lme4's REML=, emmeans' specs=: what the function does instead (audit s31 rfix31e)
+        return OptionError(f"{where} has no option {given}=: {instead.format(where=where)}")
     if given == "subset":  # R's subset= (compare() and curves() take it): the way to the rows wanted (audit s26)
         # no pandas query() in the hint: a condition given as text is read only by rlstats' restricted grammar
         return OptionError(f"{where} has no option 'subset'; select the rows first (data[mask], a boolean mask of the "
@@ -235,17 +280,35 @@ def keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
     return checked
 
 
+#: the command line's 2,000, read as the tuple (2, 0): its numbers' texts as typed, 1-3 digits then groups of 3
+_THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+")
+
+
+def echoed(value: object) -> str:
+    """``value`` as an option's error echoes it: a number of the command line as typed (:func:`errors.as_given`:
+    ``9.5e1``, not 95.0), the tuple the command line read from ``2,000`` as typed with what it was read as; else
+    :func:`errors.shown` (audit s31 rfix31e)."""
+    if isinstance(value, tuple) and _THOUSANDS.fullmatch(",".join(map(as_given, value))):
+        return f"{','.join(map(as_given, value))} (read as the tuple {shown(value)})"
+    return as_given(value) if isinstance(getattr(value, "typed", None), str) else shown(value)
+
+
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an int, checking that it is integral and >= minimum (bounds above: :func:`check_at_most`)."""
+    """Return ``value`` as an int, checking that it is integral and >= minimum (bounds above: :func:`check_at_most`).
+    A whole float is offered back as the int only where that int would be taken (-1e2 to a count of at least 2 is
+    told the minimum, not to pass -100); the value is echoed as given (:func:`echoed`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         real = float(value) if is_finite_number(value) else None  # type: ignore[arg-type]  # a real number
         if real is not None and real.is_integer():  # 1e4: whole in value, a float in type
-            raise OptionError(f"{name} must be an int, got the float {shown(value)}; pass {name}={int(real)}")
-        raise OptionError(f"{name} must be a whole number, got {shown(value)}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise OptionError(f"{name} must be at least {minimum}, got {value}")
-    return value
+            if minimum is not None and real < minimum:
+                raise OptionError(f"{name} must be at least {minimum}, got {echoed(value)}")
+            raise OptionError(f"{name} must be an int, got the float {echoed(value)}; pass {name}={int(real)}")
+        thousands = (f"; write {''.join(map(as_given, value))}, without the thousands separator"  # type: ignore
+                     if "(read as the tuple" in echoed(value) else "")
+        raise OptionError(f"{name} must be a whole number, got {echoed(value)}{thousands}")
+    if minimum is not None and int(value) < minimum:
+        raise OptionError(f"{name} must be at least {minimum}, got {echoed(value)}")
+    return int(value)
 
 
 #: The most resamples or permutations any procedure draws: one float each per statistic is kept, so
@@ -259,7 +322,7 @@ def check_resamples(value: object, *, minimum: int = 1, name: str = "n_resamples
     """``n_resamples`` (or another count of random draws: ``what`` they are, ``advice`` the way on) as an int in
     [minimum, MAX_RESAMPLES]."""
     if is_finite_number(value) and not isinstance(value, numbers.Integral):  # 1e8: the bound first, not "pass an int"
-        check_at_most(name, float(value), MAX_RESAMPLES, what, advice)  # type: ignore[arg-type]  # a real number
+        check_at_most(name, value, MAX_RESAMPLES, what, advice)  # type: ignore[type-var]  # a real number
     return check_at_most(name, check_int(name, value, minimum=minimum), MAX_RESAMPLES, what, advice)
 
 
@@ -283,12 +346,12 @@ def is_finite_number(value: object) -> bool:
 def check_fraction(name: str, value: Any, *, open_interval: bool = True) -> float:
     """Return ``value`` as a float strictly between 0 and 1 (or within [0, 1])."""
     if not is_finite_number(value):
-        raise OptionError(f"{name} must be a number between 0 and 1, got {shown(value)}")
-    value = float(value)
+        raise OptionError(f"{name} must be a number between 0 and 1, got {echoed(value)}")
+    given, value = value, float(value)
     inside = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
     if not inside:
         bounds = "strictly between 0 and 1" if open_interval else "between 0 and 1"
-        raise OptionError(f"{name} must be {bounds}, got {value}")
+        raise OptionError(f"{name} must be {bounds}, got {echoed(given) if hasattr(given, 'typed') else value}")
     return value
 
 
@@ -296,7 +359,7 @@ def check_confidence_level(value: object, name: str = "confidence_level") -> flo
     """A confidence level between 0.5 and 1: a level below one half is almost surely alpha given by mistake, and
     one between 50 and 100 a percentage."""
     if is_finite_number(value) and 50 <= value < 100:  # type: ignore[operator]  # a real number, checked
-        raise OptionError(f"{name} must be strictly between 0 and 1, got {shown(value)}; for a {value:g}% interval "
+        raise OptionError(f"{name} must be strictly between 0 and 1, got {echoed(value)}; for a {value:g}% interval "
                           f"pass {name}={value / 100:g}")  # type: ignore[operator]
     value = check_fraction(name, value)
     if value < 0.5:
@@ -388,7 +451,8 @@ def check_at_most(name: str, value: _N, bound: float, what: str, advice: str) ->
     6
     """
     if value > bound:
-        raise OptionError(f"{name}={value} is more than {bound:,} {what}, the most rlstats takes; {advice}")
+        shown_value = echoed(value) if hasattr(value, "typed") else value  # the command line's 1e8 as typed
+        raise OptionError(f"{name}={shown_value} is more than {bound:,} {what}, the most rlstats takes; {advice}")
     return value
 
 

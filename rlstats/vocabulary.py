@@ -54,7 +54,10 @@ _TERMS = [
     ("statistic", "statistic", "statistic", "value of the test statistic"),
     ("df", "df", "df", "degrees of freedom of the reference distribution"),
     ("p_value", "pvalue", "p-value", "p-value (unadjusted)"),
-    ("p_adjusted", None, "adj. p-value", "p-value adjusted for multiple comparisons"),
+    ("p_adjusted", None, "adj. p-value",
+     "p-value adjusted for multiple comparisons (at least the raw p-value, but for the rank test's posthoc='conover' "
+     "with adjustment='tukey', PMCMRplus' single step, which reads the studentized range on infinite df where the raw "
+     "p reads Conover's t on its finite df, and can fall below it)"),
     ("adjustment", None, "adjustment", "multiple-comparison adjustment used for p_adjusted"),
     ("significant", None, "significant", "whether the comparison is significant at alpha"),
     ("conf_low", None, "lower", "lower bound of the confidence interval"),

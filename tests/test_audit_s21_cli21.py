@@ -116,7 +116,8 @@ def test_a_whole_float_above_the_resamples_bound_names_the_bound(runs_csv, capsy
     status, _ = run(["compare", str(path), "score ~ agent | task", "--method", "bootstrap", "-o", "n_resamples=1e8"])
     err = capsys.readouterr().err
     assert status == 2 and "pass -o n_resamples=100000000" not in err
-    assert err.startswith("rlstats: error: -o n_resamples=100000000.0 is more than 10,000,000 resamples, the most "
+    # echoed as typed since audit s31 rfix31e (100000000.0 before)
+    assert err.startswith("rlstats: error: -o n_resamples=1e8 is more than 10,000,000 resamples, the most "
                           "rlstats takes")
     # below the bound the hint stays, and is taken
     assert run(["compare", str(path), "score ~ agent | task", "--method", "bootstrap", "-o", "n_resamples=1e3"])[0] == 2

@@ -129,7 +129,7 @@ def test_calibration_page_counts_of_the_two_task_rows():
               int(median["misses"].sum()), len(median))
     assert counts == (15, 64, 14, 48, 4, 16)
     assert f"{counts[0]} of the bootstrap's {counts[1]} on 2 tasks" in page
-    assert f"miss more: {counts[2]} of {counts[3]} (below; 18 of 64 before audit s26" in page
+    assert f"miss more: {counts[2]} of the grid's {counts[3]} (below; 18 of 64 before audit s26" in page
     assert f"{counts[4]} of those {counts[5]} missed" in page
 
 

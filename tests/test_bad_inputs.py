@@ -463,8 +463,10 @@ OWN_OPTIONS = [
     ("skillings_mack", "variant", "kruskal", OptionError, "variant='kruskal' is not one of the allowed values"),
     ("skillings_mack", "within_cell", "max", OptionError, "within_cell='max' is not one of the allowed values"),
     ("skillings_mack", "pvalue", "exactly", OptionError, "pvalue='exactly' is not one of the allowed values"),
-    ("skillings_mack", "adjustment", "fdr", OptionError, "adjustment='fdr' is not one of the allowed values"),
-    ("skillings_mack", "posthoc", "nemenyi", OptionError, "posthoc='nemenyi' is not one of the allowed values"),
+    ("skillings_mack", "adjustment", "fdr", OptionError, ("adjustment='fdr' is not one of the allowed values",
+                                                          "R's p.adjust 'fdr' (Benjamini-Hochberg) is adjustment='bh'")),
+    ("skillings_mack", "posthoc", "nemenyi", OptionError, ("posthoc='nemenyi' is not one of the allowed values",
+                                                           "frdAllPairsNemenyiTest) is posthoc='ranks' here")),
     ("skillings_mack", "tie_correction", "yes", OptionError, "tie_correction must be True or False"),
     ("skillings_mack", "control", "DQN", OptionError,
      ("control='DQN' is not an agent in column 'agent'", "the agents are: 'agent_1', 'agent_2'")),
@@ -659,6 +661,22 @@ OWN_OPTIONS = [
     ("skillings_mack", "posthoc", "conover", DesignError,
      ("posthoc=\"conover\" is Conover's t of Friedman rank-sum differences", "within_cell=\"mean\"")),
     ("skillings_mack", "adjustment", "BH", OptionError, ("adjustment='BH' is not one of the allowed values", "'bh'")),
+    # audit s31 rfix31e: R's and PMCMRplus' values and options, refused naming the rlstats way (options.VALUE_HABITS,
+    # HABIT_VALUES, UNOFFERED)
+    ("skillings_mack", "posthoc", "Nemenyi", OptionError,
+     ("posthoc='Nemenyi' is not one of the allowed values", "is posthoc='ranks' here, with adjustment='tukey'")),
+    ("skillings_mack", "posthoc", "tukey", OptionError, "is posthoc='ranks' here, with adjustment='tukey'"),
+    ("skillings_mack", "posthoc", "frdAllPairsNemenyiTest", OptionError, "is posthoc='ranks' here"),
+    ("skillings_mack", "posthoc", "frdAllPairsConoverTest", OptionError,
+     "PMCMRplus::frdAllPairsConoverTest is posthoc='conover' here"),
+    ("skillings_mack", "adjustment", "single-step", OptionError,
+     "PMCMRplus' single-step (its default) is adjustment='tukey' here"),
+    ("skillings_mack", "na_action", "na.omit", OptionError, "R's na.omit is na_action='drop' here"),
+    ("skillings_mack", "exact", True, OptionError, ("skillings_mack() has no option exact=", "pass pvalue='exact'")),
+    ("mixed", "REML", False, OptionError, ("mixed() has no option REML=: mixed() fits by REML alone",
+                                           "leave REML= out")),
+    ("mixed", "specs", "pairwise ~ agent", OptionError, ("mixed() has no option specs=", "res.tidy()")),
+    ("mixed", "adjust", "fdr", OptionError, "adjust='fdr' is not one of the allowed values: 'tukey', 'holm', 'none'"),
     # issue 41 item 1: rlstats.bayes
     ("bayes", "rope", -0.1, OptionError, "rope must be a finite number >= 0"),
     ("bayes", "rope", "0.1", OptionError, "rope must be a finite number >= 0"),
@@ -828,6 +846,11 @@ def test_compare_names_the_adjustment_in_the_back_ends_spelling():
     ("nosuch", "method='nosuch' is not one of the available methods: adastop, bayes, bootstrap"),  # issue 41: bayes
     (3, "method=3 is not one of the available methods"),
     ("Bootstrap", "method='Bootstrap' is not one of the available methods"),
+    # audit s31 rfix31e: R's names of the tests, with the rlstats way
+    ("friedman", "Friedman's test (R's friedman.test) is method='skillings_mack' here"),
+    ("Nemenyi", "is method='skillings_mack' here, with its default post hoc"),
+    ("conover", "is method='skillings_mack' here, with posthoc='conover'"),
+    ("lmer", "lme4's lmer() is method='mixed' here"),
 ])
 def test_compare_with_an_unknown_method(method, phrase):
     fails(OptionError, phrase, rlstats.compare, TINY, "score ~ agent | task", method=method)
@@ -3051,6 +3074,13 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-n_resamples 0", _compare("-o", "n_resamples=0"), "n_resamples must be at least"),
     ("compare-n_resamples 10**13", _compare("-o", "n_resamples=10000000000000"),
      "n_resamples=10000000000000 is more than 10,000,000 resamples, the most rlstats takes"),
+    # audit s31 rfix31e: numbers echoed as typed; a whole float offered back only where taken; 2,000's separator
+    ("compare-n_resamples 1e3", _compare("-o", "n_resamples=1e3"),
+     "n_resamples must be an int, got the float 1e3; pass -o n_resamples=1000"),
+    ("compare-n_resamples -1e2", _compare("-o", "n_resamples=-1e2"), "n_resamples must be at least 1, got -1e2"),
+    ("compare-n_resamples 2,000", _compare("-o", "n_resamples=2,000"),
+     "got 2,000 (read as the tuple (2, 0)); write 2000, without the thousands separator"),
+    ("compare-method friedman", _compare("--method", "friedman"), "is --method skillings_mack here"),
     ("compare-o method", _compare("-o", "method=x"), "-o method=... cannot be set as an option; give it with --method"),
     ("compare-o formula", _compare("-o", "formula=x"), "give it with the FORMULA argument"),
     ("compare-o data", _compare("-o", "data=x"), "give it with the FILE argument"),

@@ -23,7 +23,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import OptionError, shown
+from ..errors import OptionError, other_value_said, shown
 from ._declaration import Backend, Need, PowerRule, load
 
 #: the back-end folders, one line each; ``<folder>/_backend.py`` declares what each offers
@@ -49,6 +49,11 @@ DECLARATIONS = {declared.name: declared for module in _DECLARED for declared in 
 #: method name -> "module:function" of its public function, which takes
 #: (data, formula, *, eval_env=None, **options) and returns a Result.
 METHODS = {name: declared.function for name, declared in DECLARATIONS.items()}
+
+#: other packages' names of a method (R's friedman.test, lme4's lmer), case-folded -> (the method, what the name is,
+#: what goes with it), from the declarations' ``other_names``: compare(method=) refuses them naming the method
+OTHER_NAMES = {other.casefold(): (name, what, more) for name, declared in DECLARATIONS.items()
+               for other, what, more in declared.other_names}
 
 #: the back end used when method=None, by whether the formula has blocks.
 DEFAULTS = {declared.default_for == "with blocks": name for name, declared in DECLARATIONS.items()
@@ -89,7 +94,9 @@ POWER_METHODS = tuple(name for name, declared in DECLARATIONS.items() if declare
 def backend(name: str) -> Callable[..., Any]:
     """The public function of the back end called ``name``."""
     if not isinstance(name, str) or name not in METHODS:
-        raise OptionError(f"method={shown(name)} is not one of the available methods: {', '.join(sorted(METHODS))}")
+        # R's method names get the rlstats way (friedman.test, lmer; audit s31 rfix31e)
+        raise OptionError(f"method={shown(name)} is not one of the available methods: {', '.join(sorted(METHODS))}"
+                          + other_value_said("method", name, METHODS, OTHER_NAMES))
     return load(METHODS[name])
 
 

@@ -180,6 +180,9 @@ class Backend:
     #: "module:function(shape, options) -> rlstats.cost.Work": the work a call does, counted from the Design's
     #: shape and the checked options before computing (:mod:`rlstats.cost`), written beside this declaration
     cost: str | None = None
+    #: other packages' names of this method (R's, PMCMRplus', lme4's), each (name, what it is, what goes with it):
+    #: compare(method=) refuses them naming this method (:data:`rlstats.methods.OTHER_NAMES`; audit s31 rfix31e)
+    other_names: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def function_name(self) -> str:

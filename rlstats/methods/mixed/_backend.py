@@ -66,6 +66,7 @@ BACKENDS = (
         options=f"{_HERE}._api:MixedOptions",
         citations=("bates2015", "kuznetsova2017", "satterthwaite1946", "kenward1997"),
         cite=f"{_HERE}._backend:citations",
+        other_names=(("lmer", "lme4's lmer()", " (by REML, with lmerTest's Satterthwaite df)"),),
         contract=("score ~ agent | task/seed", {}),
         demo=("score ~ agent | task/seed", {}),
         no_replication="its contrasts rest on the model's residual across tasks: with one run per cell it fits agent + "

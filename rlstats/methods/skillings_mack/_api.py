@@ -844,6 +844,17 @@ def _conover_posthoc(design, options, test, setup, adjustment, pairs, notes):
                      "pair of different rank sums gets t = inf and p = 0, as in PMCMRplus; posthoc=\"exact\" gives "
                      "the exact p-values of the rank-sum differences")
     p_adjusted = posthoc.pvalue_range if adjustment == "tukey" else kernels.adjust(posthoc.pvalue, adjustment)
+    below = np.flatnonzero(p_adjusted < posthoc.pvalue)
+    if adjustment == "tukey" and below.size:  # PMCMRplus' single step: another reference than the raw t's (rfix31e)
+        i = int(below[0])
+        notes.append(f"adjustment=\"tukey\" (PMCMRplus' single-step) reads each pair's sqrt(2) |t| on the studentized "
+                     f"range of {design.n_agents} means with infinite df, while the raw p-value reads t on (tasks - 1)"
+                     f" x (agents - 1) = {posthoc.df} df, so {count(below.size, 'pair')} "
+                     + ("has an adjusted p-value below its raw one" if below.size == 1
+                        else "have adjusted p-values below their raw ones") +
+                     f" ({design.agents[pairs[0][i]]!r} vs "
+                     f"{design.agents[pairs[1][i]]!r}: {posthoc.pvalue[i]:.2g} raw, {p_adjusted[i]:.2g} adjusted), "
+                     "as in PMCMRplus; adjustment=\"holm\" (its \"auto\") adjusts the raw p-values themselves")
     n_shared = np.full(pairs[0].size, design.n_tasks)
     return _frame(design.agents, pairs, n_shared, posthoc.estimate, posthoc.t, posthoc.pvalue, p_adjusted,
                   options.alpha), None, n_shared, adjustment, 0

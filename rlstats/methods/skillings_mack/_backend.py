@@ -181,6 +181,13 @@ BACKENDS = (
         citations=("skillings1981", "mack1980", "casesa2024"),
         cite=f"{_HERE}._backend:citations",
         default_for="with blocks",
+        other_names=(
+            ("friedman", "Friedman's test (R's friedman.test)", ", its p-value Friedman's on a complete design of one "
+             "run per cell (pvalue='asymptotic' for R's chi-squared one)"),
+            ("nemenyi", "Nemenyi's all-pairs test (PMCMRplus::frdAllPairsNemenyiTest)",
+             ", with its default post hoc (posthoc='ranks', adjustment='tukey' on balanced designs)"),
+            ("conover", "Conover's all-pairs test (PMCMRplus::frdAllPairsConoverTest)", ", with posthoc='conover'"),
+        ),
         contract=("score ~ agent | task", {}),
         demo=("score ~ agent | task", {}),
         no_replication="it ranks agents within each task and tests across tasks: one run per agent and task is its "
