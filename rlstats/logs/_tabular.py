@@ -341,8 +341,8 @@ def loads_json(text):
         return json.loads(text)
     except json.JSONDecodeError:
         raise
-    except ValueError as exc:
-        limit = sys.get_int_max_str_digits()
+    except ValueError:
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()  # Python 3.10 before 3.10.7 has no limit
         found = re.search(r"\d{%d,}" % (limit + 1), text) if limit else None
         if found is None:  # not the digits' limit (json.loads raises only that and JSONDecodeError)
             raise
