@@ -103,7 +103,9 @@ BOOTSTRAP_COUNTS = ("bootstrap resamples", "resamples")
 #: (R's ``na.action=na.omit`` is ``na_action="drop"``): the error never tells a user to pass a value it refuses.
 HABIT_VALUES: dict[str, dict[object, str]] = {
     "na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail": "raise"},
-    "exact": {True: "exact", False: "asymptotic"},
+    # R's exact=TRUE as Python (True, 1) or as the command line reads it (TRUE, T): keys case-folded
+    "exact": {True: "exact", False: "asymptotic", "true": "exact", "t": "exact", "false": "asymptotic",
+              "f": "asymptotic"},
 }
 
 #: Other packages' values of an rlstats option (R's, PMCMRplus', lme4's), keyed by the option and the value case-folded,
@@ -114,16 +116,18 @@ HABIT_VALUES: dict[str, dict[object, str]] = {
 VALUE_HABITS: dict[str, dict[str, tuple[str, str, str]]] = {
     "posthoc": {
         "nemenyi": ("ranks", "Nemenyi's all-pairs mean-rank test (PMCMRplus::frdAllPairsNemenyiTest)",
-                    ", with adjustment='tukey' (its \"auto\" on balanced designs)"),
+                    ", with adjustment='tukey' (its \"auto\" on balanced designs; 'holm' with control=)"),
         "frdallpairsnemenyitest": ("ranks", "PMCMRplus::frdAllPairsNemenyiTest",
-                                   ", with adjustment='tukey' (its \"auto\" on balanced designs)"),
+                                   ", with adjustment='tukey' (its \"auto\" on balanced designs; 'holm' with control=)"),
         "tukey": ("ranks", "Tukey's single step of the mean ranks, Nemenyi's test,",
-                  ", with adjustment='tukey' (its \"auto\" on balanced designs)"),
-        "frdallpairsconovertest": ("conover", "PMCMRplus::frdAllPairsConoverTest", ""),
+                  ", with adjustment='tukey' (its \"auto\" on balanced designs; 'holm' with control=)"),
+        "frdallpairsconovertest": ("conover", "PMCMRplus::frdAllPairsConoverTest",
+                                   ", with adjustment='tukey' for its default single-step (Holm is this one's "
+                                   "\"auto\")"),
         "frdallpairsexacttest": ("exact", "PMCMRplus::frdAllPairsExactTest", ""),
     },
     "adjustment": {
-        "single-step": ("tukey", "PMCMRplus' single-step (its default)", ""),
+        "single-step": ("tukey", "PMCMRplus' single-step (its default)", " (all pairs; with control=, 'holm')"),
         "fdr": ("bh", "R's p.adjust 'fdr' (Benjamini-Hochberg)", ""),
     },
     "na_action": {str(key): (own, f"R's {key}", "") for key, own in HABIT_VALUES["na.action"].items()},
@@ -209,8 +213,18 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
     spelled = own_spelling(given, options)
     if spelled is not None:
         own, whose = spelled
-        if isinstance(value, (str, bool)):  # R's na.omit, exact=TRUE: the value rlstats takes for it (HABIT_VALUES)
-            value = HABIT_VALUES.get(given, {}).get(value, value)
+        values = HABIT_VALUES.get(given)
+        if values is not None:  # R's na.omit, exact=TRUE: the value rlstats takes for it (HABIT_VALUES)
+            key = value.casefold() if isinstance(value, str) else value
+            own_value = values.get(key) if isinstance(key, (str, bool, int)) else None
+            if own_value is None:  # exact=None or 2: never offer back a value the option refuses (review s31)
+                ways = {}
+                for other, mine in values.items():
+                    ways.setdefault(mine, repr(other))
+                return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
+                                   + "; ".join(f"pass {own}={mine!r} for {given}={other}"
+                                               for mine, other in ways.items()) + f" (it was {shown(value)})")
+            value = own_value
         if own == "n_resamples" and counts and "n_resamples" in HABITS.get(given, ("", ()))[1]:
             # boot()'s R counts bootstrap resamples: a permutation test's count is its own (audit s24 small24)
             whose += f", a count of bootstrap resamples; here {own}= is: {counts}"

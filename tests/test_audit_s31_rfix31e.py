@@ -45,6 +45,9 @@ def test_readme_counts_every_studentised_row():
     missed = gap[gap["misses"]]
     assert set(missed["distribution"]) == {"capped", "skewed"}
     assert set(missed[missed["distribution"] == "capped"]["runs"]) == {10, 20}
+    # review s31e: one task has capped rows at 20 runs only, so "on every task count" at 10 and 20 was not true
+    capped_cells = sorted(map(tuple, missed[missed["distribution"] == "capped"][["tasks", "runs"]].values.tolist()))
+    assert capped_cells == [(1, 20), (2, 10), (2, 20), (5, 10), (5, 20), (10, 10), (10, 20)]
     assert missed[missed["distribution"] == "skewed"][["tasks", "runs"]].values.tolist() == [[1, 20]]
     capped = missed[missed["distribution"] == "capped"]["coverage"]
     skewed = missed[missed["distribution"] == "skewed"]["coverage_min"].iloc[0]
@@ -52,8 +55,9 @@ def test_readme_counts_every_studentised_row():
     assert ("none of its 180 rows on 1, 5 and 26 tasks of scores on both sides of gamma misses 95% by more than 3 "
             "Monte Carlo SE, pooled or in a design draw; on 2 tasks 14 of 48 do") in readme
     assert (f"of its 39 rows of agents whose every score is at or below gamma (1, 2, 5 and 10 tasks), whose "
-            f"optimality gap takes the mean's interval reflected, 8 do: capped runs at 10 and 20 per task on every "
-            f"task count ({capped.min():.2f}-{capped.max():.2f}) and skewed runs on one task x 20 "
+            f"optimality gap takes the mean's interval reflected, 8 do: capped runs at 10 and 20 per task on 2, 5 "
+            f"and 10 tasks and at 20 on one task ({capped.min():.2f}-{capped.max():.2f}), and skewed runs on one task "
+            f"x 20 "
             f"({skewed:.2f} in its worst draw)") in readme
 
 
