@@ -410,6 +410,10 @@ def test_representations_change_nothing(case, name):
 
 @pytest.mark.parametrize("case, name", _params(S.CASES, MISSING, backends_only=True))
 def test_missing_values_in_any_representation_are_dropped_alike(case, name):
+    if name == "str_NaN_agent" and not pd.Series([None], dtype=object).astype(str).isna().all():
+        # pandas before 3 writes a missing label as the text 'nan' under astype(str): an agent named 'nan' is then
+        # the data given (the oldest-versions CI, pandas 2.0), not a missing value in another representation
+        pytest.skip("this pandas' astype(str) writes missing labels as 'nan'")
     assert representation_differences(case, MISSING[name], na_action="drop") == []
 
 
