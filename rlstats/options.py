@@ -217,6 +217,8 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
         if values is not None:  # R's na.omit, exact=TRUE: the value rlstats takes for it (HABIT_VALUES)
             key = value.casefold() if isinstance(value, str) else value
             own_value = values.get(key) if isinstance(key, (str, bool, int)) else None
+            if own_value is None and isinstance(value, str) and value in values.values():
+                own_value = value  # na.action='drop': rlstats' value already
             if own_value is None:  # exact=None or 2: never offer back a value the option refuses (review s31)
                 ways = {}
                 for other, mine in values.items():
