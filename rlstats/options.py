@@ -220,7 +220,7 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
             if own_value is None and isinstance(value, str) and value in values.values():
                 own_value = value  # na.action='drop': rlstats' value already
             if own_value is None:  # exact=None or 2: never offer back a value the option refuses (review s31)
-                ways = {}
+                ways: dict[str, str] = {}
                 for other, mine in values.items():
                     ways.setdefault(mine, repr(other))
                 return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
