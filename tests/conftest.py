@@ -496,3 +496,19 @@ def named_agents_runs(agents=("None", "PPO", "SAC")):
     gen = np.random.default_rng(0)
     rows = [(a, t, r, gen.normal()) for a in agents for t in ("t1", "t2", "t3") for r in range(4)]
     return pd.DataFrame(rows, columns=["agent", "task", "run", "score"])
+
+
+def levelled(df, ordered, levels=("easy", "medium", "hard")):
+    """``df`` (tasks task_01-task_04) with a categorical ``level`` column: easy, medium, hard, hard by task, its
+    categories ``levels`` (the subset= tests of ordered levels, audit s31 meta31 and bfix31)."""
+    import pandas as pd
+
+    level = df["task"].map({"task_01": "easy", "task_02": "medium", "task_03": "hard", "task_04": "hard"})
+    return df.assign(level=pd.Categorical(level, categories=list(levels), ordered=ordered))
+
+
+def tasks_kept(df, condition):
+    """The tasks a task table of ``df`` reads under ``subset=condition``."""
+    import rlstats
+
+    return tuple(rlstats.compare(df, "score ~ agent | task", method="task_table", subset=condition).to_dict()["tasks"])

@@ -16,9 +16,8 @@ import logging
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
-from conftest import cli_run
+from conftest import cli_run, levelled, tasks_kept
 
 import rlstats
 from rlstats import OptionError
@@ -81,13 +80,10 @@ def test_the_command_lines_steps_advice_is_a_list_it_reads(tmp_path):
 # --------------------------------------------------------------------------- 3. subset= on an ordered categorical
 
 def _levelled(ordered, levels=("easy", "medium", "hard")):
-    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=0)
-    level = df["task"].map({"task_01": "easy", "task_02": "medium", "task_03": "hard", "task_04": "hard"})
-    return df.assign(level=pd.Categorical(level, categories=list(levels), ordered=ordered))
+    return levelled(rlstats.datasets.simulate(agents=2, tasks=4, seeds=3, rng=0), ordered, levels)
 
 
-def _kept(df, condition):
-    return tuple(rlstats.compare(df, "score ~ agent | task", method="task_table", subset=condition).to_dict()["tasks"])
+_kept = tasks_kept
 
 
 def test_subset_compares_an_ordered_categorical_by_its_levels_order_as_pandas_and_r_do():

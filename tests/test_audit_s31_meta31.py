@@ -59,7 +59,7 @@ import pandas as pd
 import pytest
 
 import rlstats
-from conftest import simulated_curves
+from conftest import levelled, simulated_curves, tasks_kept
 
 pa = pytest.importorskip("pyarrow")
 
@@ -506,13 +506,10 @@ def test_adastop_batches_and_heldout_frames_in_any_representation_give_the_same_
 # ------------------------------------------------------------------------------------------------ subset= on levels
 
 def _levelled(ordered, levels=("easy", "medium", "hard")):
-    df = _runs()
-    level = df["task"].map({"task_01": "easy", "task_02": "medium", "task_03": "hard", "task_04": "hard"})
-    return df.assign(level=pd.Categorical(level, categories=list(levels), ordered=ordered))
+    return levelled(_runs(), ordered, levels)
 
 
-def _kept(df, condition):
-    return tuple(rlstats.compare(df, "score ~ agent | task", method="task_table", subset=condition).to_dict()["tasks"])
+_kept = tasks_kept
 
 
 def test_an_order_comparison_on_an_ordered_categorical_compares_its_levels_order():
