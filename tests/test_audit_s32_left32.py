@@ -1,0 +1,80 @@
+"""Audit s32 (left32): items the last session noticed and left."""
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.methods.adastop import AdaStop
+from rlstats.methods.adastop import _kernels as kn
+
+
+# ---- 1. AdaStop warns where even perfectly separated runs are rarely rejected ---------------------------------------
+
+def _rare(make):
+    """The warnings of ``make()`` that say separated runs are rarely rejected."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        make()
+    return [str(w.message) for w in caught if "perfectly separated" in str(w.message)]
+
+
+def _rejects(agents, n, K, n_resamples, seed):
+    """Whether AdaStop rejects some comparison on perfectly separated data (agent i's runs near 100 i)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seq = AdaStop(agents, n=n, K=K, n_resamples=n_resamples, rng=seed)
+        rng = np.random.default_rng(seed)
+        while not seq.done:
+            seq.update({a: 100 * int(a[1:]) + rng.normal(0, 1, n) for a in seq.agents_to_run})
+    return bool((seq.decisions["decision"] != "equal").any())
+
+
+def _quoted(text):
+    return float(re.search(r"with chance only about ([\d.]+)", text).group(1)), \
+        int(re.search(r"n_resamples=([\d_]+) or more", text).group(1).replace("_", ""))
+
+
+@pytest.mark.xfail(strict=True, reason="left32 item 1: no warning yet")
+def test_rarely_rejecting_settings_warn_with_the_chance_and_a_way_that_works():
+    """n = 4, K = 1 and 20 random paths spend 1 of the 20 (alpha 0.05) but reject separated runs with chance
+    Binomial(19, 2/70) < 1 = (1 - 1/35)**19 = 0.577: silent before. Simulated here: 300 seeds of AdaStop on
+    perfectly separated runs (0.61 over 400 seeds, /tmp/left32_sim.py), within 3 SE of the quoted chance; the
+    advice (35 paths, the whole tree) rejects on every seed."""
+    names = ["a0", "a1"]
+    text, = _rare(lambda: AdaStop(names, n=4, K=1, n_resamples=20, rng=0))
+    chance, paths = _quoted(text)
+    assert chance == pytest.approx((1 - 1 / 35) ** 19, abs=0.005) and paths == 35
+    seeds = 300
+    share = np.mean([_rejects(names, 4, 1, 20, seed) for seed in range(seeds)])
+    assert abs(share - chance) < 3 * np.sqrt(chance * (1 - chance) / seeds)
+    assert all(_rejects(names, 4, 1, paths, seed) for seed in range(10))
+    assert _rare(lambda: AdaStop(names, n=4, K=1, n_resamples=paths, rng=0)) == []
+    # 5 runs: 1 - (1 - 1/126)**19 misses; chance 0.86 >= 0.8: silent
+    assert _rare(lambda: AdaStop(names, n=5, K=1, n_resamples=20, rng=0)) == []
+
+
+@pytest.mark.xfail(strict=True, reason="left32 item 1: no warning yet")
+def test_rarely_rejecting_permutation_and_adastop_warn_alike():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"agent": np.repeat(["A", "B"], 4), "seed": np.tile(range(4), 2),
+                       "score": np.r_[rng.normal(0, 1, 4), rng.normal(9, 1, 4)]})
+    text, = _rare(lambda: rlstats.permutation(df, "score ~ agent", n_resamples=20, rng=1))
+    assert _quoted(text) == (0.58, 35) and "4 runs per agent" in text
+    text, = _rare(lambda: rlstats.adastop(df, "score ~ agent", n=4, K=1, n_resamples=20, rng=1))
+    assert _quoted(text) == (0.58, 35) and "n = 4 runs per batch" in text
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="left32 item 1: no warning yet")
+@pytest.mark.parametrize("agents, n, K, n_resamples", [(2, 2, 3, 30), (3, 3, 2, 100), (3, 5, 1, 100)])
+def test_rarely_rejecting_chance_by_simulation(agents, n, K, n_resamples):
+    """The quoted chance (a lower bound: exact for two agents where one interim spends on random paths) against
+    1000 seeds: measured 0.763 (bound 0.764), 0.631 (0.609), 0.450 (0.454)."""
+    names = [f"a{i}" for i in range(agents)]
+    text, = _rare(lambda: AdaStop(names, n=n, K=K, n_resamples=n_resamples, rng=0))
+    chance, _ = _quoted(text)
+    share = np.mean([_rejects(names, n, K, n_resamples, seed) for seed in range(1000)])
+    assert chance - 0.01 - 3 * np.sqrt(chance * (1 - chance) / 1000) < share < chance + 0.05
