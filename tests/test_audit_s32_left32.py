@@ -37,7 +37,6 @@ def _quoted(text):
         int(re.search(r"n_resamples=([\d_]+) or more", text).group(1).replace("_", ""))
 
 
-@pytest.mark.xfail(strict=True, reason="left32 item 1: no warning yet")
 def test_rarely_rejecting_settings_warn_with_the_chance_and_a_way_that_works():
     """n = 4, K = 1 and 20 random paths spend 1 of the 20 (alpha 0.05) but reject separated runs with chance
     Binomial(19, 2/70) < 1 = (1 - 1/35)**19 = 0.577: silent before. Simulated here: 300 seeds of AdaStop on
@@ -56,7 +55,6 @@ def test_rarely_rejecting_settings_warn_with_the_chance_and_a_way_that_works():
     assert _rare(lambda: AdaStop(names, n=5, K=1, n_resamples=20, rng=0)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="left32 item 1: no warning yet")
 def test_rarely_rejecting_permutation_and_adastop_warn_alike():
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"agent": np.repeat(["A", "B"], 4), "seed": np.tile(range(4), 2),
@@ -68,11 +66,10 @@ def test_rarely_rejecting_permutation_and_adastop_warn_alike():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="left32 item 1: no warning yet")
 @pytest.mark.parametrize("agents, n, K, n_resamples", [(2, 2, 3, 30), (3, 3, 2, 100), (3, 5, 1, 100)])
 def test_rarely_rejecting_chance_by_simulation(agents, n, K, n_resamples):
     """The quoted chance (a lower bound: exact for two agents where one interim spends on random paths) against
-    1000 seeds: measured 0.763 (bound 0.764), 0.631 (0.609), 0.450 (0.454)."""
+    1000 seeds (/tmp/left32_sim.py): measured 0.763 over 400 (bound 0.764), 0.631 (0.609), 0.450 (0.454)."""
     names = [f"a{i}" for i in range(agents)]
     text, = _rare(lambda: AdaStop(names, n=n, K=K, n_resamples=n_resamples, rng=0))
     chance, _ = _quoted(text)

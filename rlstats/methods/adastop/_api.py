@@ -32,6 +32,7 @@ its error can exceed alpha.  With two agents all three are the same test.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from fractions import Fraction
@@ -233,6 +234,7 @@ def _warn_if_powerless(schedule, sequential=True, shares=1, joint=False):
     judged at alpha, 3 agents at n = 4, K = 1 were silent though alpha / 3 spends nothing); ``joint``: its paths are
     drawn jointly (never enumerated).  The way on is one that works (:func:`_powerless_way`)."""
     if kernels.spendable_level(schedule, shares) > 0:
+        _warn_if_rarely_rejecting(schedule, shares, joint, sequential)
         return
     way = _powerless_way(schedule, shares, joint, sequential)
     if not sequential:
@@ -241,6 +243,35 @@ def _warn_if_powerless(schedule, sequential=True, shares=1, joint=False):
     else:
         warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha, shares)}: the test can never "
              f"reject; {way}")
+
+
+#: below this chance of rejecting even a perfectly separated data set a test that spends some level warns: that chance
+#: bounds its power against any difference however large, so under 0.8, the power studies are conventionally
+#: planned for, no difference can reach it (audit s32: n = 4, K = 1 at 20 paths, chance 0.58, was silent)
+RARE_REJECTION = 0.8
+
+
+def _warn_if_rarely_rejecting(schedule, shares=1, joint=False, sequential=True):
+    """A test that spends some level but rejects even a perfectly separated data set with chance under
+    :data:`RARE_REJECTION` over its random paths (:func:`kernels.separated_rejection`) says so, with the chance and
+    the paths from which on such data are rejected for 95% of seeds (:func:`least_resamples`).  Joint relabelling is
+    left silent: the chance is a lower bound there that can be far below the truth (three agents at n = 3: 0 by the
+    bound, while the extreme pair ties once in 840 paths)."""
+    if joint:
+        return
+    chance = kernels.separated_rejection(schedule, shares)
+    if chance >= RARE_REJECTION:
+        return
+    n, K, paths = schedule.n, schedule.max_interims, schedule.n_resamples
+    by_paths = least_resamples(n, K, schedule.alpha, shares, joint)
+    way = (f"pass n_resamples={by_paths:_} or more, from which on such runs are rejected for 95% of seeds"
+           if by_paths is not None else _powerless_way(schedule, shares, joint, sequential))
+    sizes = (f"n = {fmt.count(n, 'run')} per batch, K = {K} interims" if sequential
+             else fmt.count(n, "run") + " per agent")
+    warn(f"with {sizes} and n_resamples={paths:_} ({_spent(schedule.alpha, shares)}), even perfectly separated "
+         f"runs are rejected with chance only about {chance:.2f} over the random paths (those that tie the runs' own "
+         f"arrangement keep it from passing the boundary), so no difference however large is detected with "
+         f"{RARE_REJECTION:.0%} power; {way}")
 
 
 def _spends(n, K, n_resamples, alpha, shares, joint):
@@ -256,6 +287,7 @@ def _spends(n, K, n_resamples, alpha, shares, joint):
 SEPARATED_REJECTION = 0.95
 
 
+@functools.lru_cache(maxsize=256)  # a pure search of up to thousands of schedules, asked again by each warning
 def least_resamples(n, K, alpha, shares=1, joint=False):
     """The fewest ``n_resamples``, and every larger number, at which a test of ``n`` runs per batch and ``K``
     interims (alpha / ``shares`` on Holm's first step) rejects a perfectly separated data set with chance at least
