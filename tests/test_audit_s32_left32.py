@@ -75,3 +75,28 @@ def test_rarely_rejecting_chance_by_simulation(agents, n, K, n_resamples):
     chance, _ = _quoted(text)
     share = np.mean([_rejects(names, n, K, n_resamples, seed) for seed in range(1000)])
     assert chance - 0.01 - 3 * np.sqrt(chance * (1 - chance) / 1000) < share < chance + 0.05
+
+
+# ---- 2. subset= refuses True/False compared with the number levels of an ordered categorical --------------------------
+
+@pytest.mark.xfail(strict=True, reason="left32 item 2: True reads as the level 1")
+@pytest.mark.parametrize("subset, value", [("lv > True", "True"), ("False <= lv", "False")])
+def test_boolean_against_number_levels_is_refused(subset, value):
+    """Python's True == 1: 'lv > True' on levels 1 < 2 < 3 kept levels 2 and 3, as if True were the level 1."""
+    df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    df["lv"] = pd.Categorical(df["task"].map({"task_01": 1, "task_02": 2, "task_03": 3}), categories=[1, 2, 3],
+                              ordered=True)
+    with pytest.raises(rlstats.errors.OptionError) as info:
+        rlstats.compare(df, "score ~ agent | task", method="task_table", subset=subset)
+    assert (f"{value} is not a level of the ordered categorical 'lv' (1 < 2 < 3)" in str(info.value)
+            and "True/False" in str(info.value))
+    # the number itself still reads as its level: levels 2 and 3 kept
+    assert list(rlstats.compare(df, "score ~ agent | task", method="task_table",
+                                subset="lv > 1").to_dict()["tasks"]) == ["task_02", "task_03"]
+
+
+def test_boolean_levels_still_compare_with_booleans():
+    df = rlstats.datasets.simulate(agents=2, tasks=2, seeds=3, rng=0)
+    df["ok"] = pd.Categorical(df["task"] == "task_02", categories=[False, True], ordered=True)
+    assert list(rlstats.compare(df, "score ~ agent | task", method="task_table",
+                                subset="ok > False").to_dict()["tasks"]) == ["task_02"]
