@@ -79,7 +79,6 @@ def test_rarely_rejecting_chance_by_simulation(agents, n, K, n_resamples):
 
 # ---- 2. subset= refuses True/False compared with the number levels of an ordered categorical --------------------------
 
-@pytest.mark.xfail(strict=True, reason="left32 item 2: True reads as the level 1")
 @pytest.mark.parametrize("subset, value", [("lv > True", "True"), ("False <= lv", "False")])
 def test_boolean_against_number_levels_is_refused(subset, value):
     """Python's True == 1: 'lv > True' on levels 1 < 2 < 3 kept levels 2 and 3, as if True were the level 1."""
