@@ -121,7 +121,6 @@ def _advised_cast(frame, name):
     return code, space[name]
 
 
-@pytest.mark.xfail(strict=True, reason="left32 item 3: a pyarrow Table is told the pandas cast")
 @pytest.mark.parametrize("kind", ["Table", "RecordBatch"])
 def test_a_pyarrow_decimal_score_is_told_the_pyarrow_cast(kind):
     pa = pytest.importorskip("pyarrow")
