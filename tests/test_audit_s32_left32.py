@@ -143,3 +143,20 @@ def test_a_polars_decimal_score_is_told_a_polars_cast_that_runs():
     frame = pl.from_pandas(df).with_columns(pl.col("score").cast(pl.Decimal(10, 3)))
     code, cast = _advised_cast(frame, "df")
     assert "astype" not in code and cast.schema["score"] == pl.Float64
+
+
+# ---- 4. "its name here is ..." has one home: other_spelling_error -----------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="left32 item 4: unknown_option_error words its own HABIT_VALUES message")
+def test_the_other_spelling_wording_has_one_home():
+    import inspect
+    from rlstats import options
+
+    source = inspect.getsource(options)
+    assert source.count("its name here is") == 1
+    assert "its name here is" in inspect.getsource(options._named_here)
+    # the habit values' error (R's exact=, no value of it ours) as it was pinned (tests/test_audit_s31_lead31.py)
+    said = str(options.unknown_option_error("wilcoxon()", "exact", 2, ["pvalue", "rng"]))
+    assert said == ("wilcoxon() has no option exact=: its name here is pvalue= (exact= is R's spelling, wilcox.test's "
+                    "and PMCMRplus'); pass pvalue='exact' for exact=True; pass pvalue='asymptotic' for exact=False "
+                    "(it was 2)")
