@@ -11,7 +11,7 @@ from rlstats.methods.adastop import AdaStop
 from rlstats.methods.adastop import _kernels as kn
 
 
-# ---- 1. AdaStop warns where even perfectly separated runs are rarely rejected ---------------------------------------
+# ---- 1. AdaStop warns where even perfectly separated runs are rarely rejected ----
 
 def _rare(make):
     """The warnings of ``make()`` that say separated runs are rarely rejected."""
@@ -77,7 +77,7 @@ def test_rarely_rejecting_chance_by_simulation(agents, n, K, n_resamples):
     assert chance - 0.01 - 3 * np.sqrt(chance * (1 - chance) / 1000) < share < chance + 0.05
 
 
-# ---- 2. subset= refuses True/False compared with the number levels of an ordered categorical --------------------------
+# ---- 2. subset= refuses True/False compared with the number levels of an ordered categorical ----
 
 @pytest.mark.parametrize("subset, value", [("lv > True", "True"), ("False <= lv", "False")])
 def test_boolean_against_number_levels_is_refused(subset, value):
@@ -101,7 +101,7 @@ def test_boolean_levels_still_compare_with_booleans():
                                 subset="ok > False").to_dict()["tasks"]) == ["task_02"]
 
 
-# ---- 3. a Decimal score of a pyarrow Table is told the cast in pyarrow ------------------------------------------------
+# ---- 3. a Decimal score of a pyarrow Table is told the cast in pyarrow ----
 
 def _advised_cast(frame, name):
     """The cast the refusal of ``frame``'s Decimal score advises, and the frame it gives when run (bound to the
@@ -145,9 +145,8 @@ def test_a_polars_decimal_score_is_told_a_polars_cast_that_runs():
     assert "astype" not in code and cast.schema["score"] == pl.Float64
 
 
-# ---- 4. "its name here is ..." has one home: other_spelling_error -----------------------------------------------------
+# ---- 4. "its name here is ..." has one home: other_spelling_error ----
 
-@pytest.mark.xfail(strict=True, reason="left32 item 4: unknown_option_error words its own HABIT_VALUES message")
 def test_the_other_spelling_wording_has_one_home():
     import inspect
     from rlstats import options
