@@ -179,7 +179,6 @@ def _one_sided_by_enumeration(x, y):
     return np.mean(diffs >= observed - 1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="left32 item 5: the advice is the one-sided possibly-best table")
 @pytest.mark.parametrize("through", [False, True])
 def test_unequal_runs_advice_answers_the_two_sided_question(through):
     """The refused test compares every pair two-sided (step-down over the 3 pairs); the advice was the task table of
@@ -208,7 +207,6 @@ def test_unequal_runs_advice_answers_the_two_sided_question(through):
     assert by_hand == pytest.approx(2 * 1 / 126)  # B's 4 runs above A's 5: the most extreme split
 
 
-@pytest.mark.xfail(strict=True, reason="left32 item 5: the advice is the one-sided possibly-best table")
 def test_unequal_runs_advice_on_the_command_line_runs(tmp_path, capsys):
     from rlstats.cli import main
 

@@ -46,9 +46,9 @@ from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
 from ...design import agents_said, design_of, public_function
-from ...connectivity import method_called
+from ...connectivity import method_called, subset_selecting
 from ...cost import MAX_BYTES, admit, shows
-from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, warn
+from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, shell_word, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
@@ -1802,7 +1802,7 @@ def _permutation_runs(design, options, rng, short, shown):
     places, task_places = design.agent_places, design.task_places
     with progress_bar(design.n_tasks, shown, "permutation tests") as advance:
         for t, task in enumerate(design.tasks):
-            n_task = _equal_runs(design, t, task)
+            n_task = _equal_runs(design, t, task, pairs, options.alpha)
             data_t = _TaskData(task, {a: y[(task_of == t) & (agent_of == a)].reshape(1, -1)
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
             runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
@@ -1824,7 +1824,12 @@ def permutation_outcomes(design, *, rng=None, **options):
     return _task_outcomes(_permutation_runs(design, options, rng, short, options.progress)[-1])
 
 
-def _equal_runs(design, t, task):
+def _equal_runs(design, t, task, pairs=(), alpha=0.05):
+    """The runs per agent of task ``t``, the same for every agent that ran it; else a DesignError whose way on runs on
+    the runs as they are: the task table's permutation test of the mean difference, which with two agents is the
+    two-sided test at its alpha (Holm's first step over the two one-sided tests halves it).  With more agents, each of
+    the ``pairs`` compared there on its own runs at alpha / J (Bonferroni): the table of all of them at once answers
+    which agents could be the best (one-sided, every ordered pair), not the two-sided question refused (audit s32)."""
     counts = design.counts[t][design.counts[t] > 0]
     if counts.min() != counts.max():
         where = f" on task {task!r}" if design.has_blocks else ""
@@ -1841,26 +1846,52 @@ def _equal_runs(design, t, task):
         # through compare() and power(), which the command line says as --method task_table -o test=fisher_pitman
         table = ("rlstats.task_table(..., test='fisher_pitman')" if method_called() is not None else
                  "method='task_table', test='fisher_pitman'")
-        command = None
+        given, file, commands = "...", "", [(table, "--method task_table -o test=fisher_pitman")]
         if not design.has_blocks:  # a task table needs tasks (review s31): the runs as one task, a column of one value
             formula = f"'{design.formula.response} ~ {design.formula.groups} | task'"
-            table = (f"rlstats.task_table(data.assign(task='all'), {formula}, test='fisher_pitman')"
-                     if method_called() is not None else
-                     f"rlstats.compare(data.assign(task='all'), {formula}, method='task_table', test='fisher_pitman')")
-            command = (table, f"a column task of one value (e.g. all) added to the file, the formula {formula} with "
-                              "--method task_table -o test=fisher_pitman")
-        table += " (a permutation test of the mean difference, which takes unequal runs"
+            given = f"data.assign(task='all'), {formula}"
+            table = (f"rlstats.task_table({given}, test='fisher_pitman')" if method_called() is not None else
+                     f"rlstats.compare({given}, method='task_table', test='fisher_pitman')")
+            file = f"a column task of one value (e.g. all) added to the file, the formula {formula} with "
+            commands = [(table, f"{file}--method task_table -o test=fisher_pitman")]
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
             message = (f"the permutation test (AdaStop's machinery with one interim) needs both agents to have the "
                        f"same number of runs{where}; found {detail}. Drop runs to balance them, {blind}; or test them on "
-                       f"their runs as they are: {table})")
+                       f"their runs as they are: {table} (a permutation test of the mean difference, which takes "
+                       "unequal runs)")
         else:
+            tested = [(a, b) for a, b in pairs if ran[a] and ran[b]] or [tuple(np.flatnonzero(ran)[:2])]
+            first, second = (design.agents[i] for i in tested[0])
+            condition = subset_selecting(design.formula.groups, (first, second), numeric=design.numeric_agents)
+            level = f"alpha={alpha}" + (f" / {len(tested)}" if len(tested) > 1 else "")
+            pair = (f"rlstats.compare({given}, method='task_table', test='fisher_pitman', "
+                    f"subset={condition!r}, {level})")
+            commands.append((pair, f"{file}--method task_table -o test=fisher_pitman -o "
+                                   f"{shell_word(f'subset={condition}')} -o alpha={_floored(alpha / len(tested))}"))
+            each = (f"test each of the {len(tested)} pairs on its own runs, two-sided at alpha / {len(tested)} "
+                    f"(Bonferroni over the pairs{' of each task' if design.has_blocks else ''}), e.g. {first} and "
+                    f"{second}" if len(tested) > 1 else f"test the pair {first} and {second} on its own runs")
             message = (f"the permutation test shares one permutation across comparisons, so every agent needs the same "
-                       f"number of runs{where}; found {detail}. Drop runs to balance the agents, {blind}; or test "
-                       f"every pair of agents on its own runs: {table}, Holm-adjusted "
-                       f"{'within each task' if design.has_blocks else 'over the pairs'})")
-        raise DesignError(message, command_line=command and message.replace(*command))
+                       f"number of runs{where}; found {detail}. Drop runs to balance the agents, {blind}; or {each}: "
+                       f"{pair} (with two agents the task table's one-sided permutation tests of the mean difference "
+                       "both ways, Holm-adjusted, are the two-sided test at its alpha, whose p-value is the other "
+                       "agent's p_adjusted; it takes unequal runs). The task table of all the agents at once "
+                       f"({table}) answers another question: which agents could be the best, by one-sided tests of "
+                       "every ordered pair, Holm-adjusted over the k(k - 1) of them")
+        command_line = message
+        for python, command in sorted(commands, key=lambda c: -len(c[0])):  # the pair's call holds the table's start
+            command_line = command_line.replace(python, command)
+        raise DesignError(message, command_line=command_line)
     return int(counts[0])
+
+
+def _floored(x, digits=3):
+    """``x`` to ``digits`` significant digits, rounded down: a level the command line reads as a number, never above
+    the one it stands for (alpha / 3 = 0.0166)."""
+    shown = float(f"{x:.{digits - 1}e}")
+    if shown > x:
+        shown = float(f"{shown - 10.0 ** (math.floor(math.log10(x)) - digits + 1):.{digits - 1}e}")
+    return f"{shown:g}"
 
 
 def _stepdown_pvalues(run, pairs):
