@@ -24,7 +24,8 @@ membership with text, or a column of text with a number, is an error saying how 
 equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). ``<``, ``<=``, ``>`` and
 ``>=`` on an ordered categorical (a polars Enum among them) compare its levels' order, as pandas and R do:
 ``level >= 'medium'`` keeps medium and hard of easy < medium < hard (the subset's note says which levels each such
-comparison kept), and a value that is none of its levels is an error naming them; an unordered categorical compares
+comparison kept), and a value that is none of its levels is an error naming them (True/False is a level only of
+True/False levels, though Python's True == 1); an unordered categorical compares
 its values, as a column of them does (pandas refuses, R gives NA: it has no order but its values'). Numbers are
 plain literals (no arithmetic), so no input can ask for a large computation; the text itself is bounded by
 :data:`MAX_LENGTH`.
@@ -338,12 +339,16 @@ class Condition:
                     raise _fail(self.text, f"columns {column!r} and {ordered[0]!r} are ordered categoricals of other "
                                            "levels, whose orders do not compare")
                 out.append(data[ordered[0]].cat.codes.to_numpy())
-            elif _is_literal(node) and any(_literal(node) == level for level in levels):
-                out.append(next(i for i, level in enumerate(levels) if _literal(node) == level))
+            elif _is_literal(node) and _level_at(levels, _literal(node)) is not None:
+                out.append(_level_at(levels, _literal(node)))
             elif _is_literal(node):
-                said = (f"subset={self.text!r}: {_literal(node)!r} is not a level of the ordered categorical "
+                value = _literal(node)
+                # True == 1 in Python: True against the levels 1 < 2 < 3 read as the level 1 (audit s32)
+                kind = ("; True/False is no number here, though Python reads True as 1"
+                        if _is_bool(value) != any(_is_bool(level) for level in levels) else "")
+                said = (f"subset={self.text!r}: {value!r} is not a level of the ordered categorical "
                         f"{column!r} ({shown_levels}), whose order comparisons compare levels by their order (as "
-                        "pandas and R do); compare it with one of its levels")
+                        f"pandas and R do){kind}; compare it with one of its levels")
                 raise OptionError(said, command_line=said)
             else:
                 raise _fail(self.text, f"column {column!r} is an ordered categorical, compared by its levels' order "
@@ -371,7 +376,7 @@ class Condition:
                         continue
                     column, dtype = found
                     levels, value = list(dtype.categories), _literal(literal)
-                    at, compare = levels.index(value), _COMPARISONS[type(op)]
+                    at, compare = _level_at(levels, value), _COMPARISONS[type(op)]
                     kept = [lv for j, lv in enumerate(levels) if (compare(at, j) if flipped else compare(j, at))]
                     written = ast.get_source_segment(self.source, name) or str(column)
                     written = f"`{column}`" if written in _PLACEHOLDERS else written
@@ -553,6 +558,17 @@ def _inside_in(tree, target):
     return any(isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) and right is target
                                                      for op, right in zip(node.ops, node.comparators))
                for node in ast.walk(tree))
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
+
+
+def _level_at(levels, value):
+    """The position of the literal ``value`` among an ordered categorical's ``levels``, None where it is none of them;
+    True/False is a level only of True/False levels, and a number never one of them (Python's True == 1 read
+    ``lv > True`` on the levels 1 < 2 < 3 as ``lv > 1``: audit s32)."""
+    return next((i for i, level in enumerate(levels) if value == level and _is_bool(value) == _is_bool(level)), None)
 
 
 def _is_number(node):

@@ -917,8 +917,10 @@ def _as_float(raw, parts, data):
                 from .interop import converted_from
 
                 what = f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes in floats: "
-                cast = (f"df = df.with_columns(pl.col({name!r}).cast(pl.Float64))" if converted_from(data) == "polars"
-                        else f"df[{name!r}] = df[{name!r}].astype(float)")  # the library the caller holds
+                cast = {"polars": f"df = df.with_columns(pl.col({name!r}).cast(pl.Float64))",  # the caller's library
+                        "pyarrow": f"table = table.set_column(table.column_names.index({name!r}), {name!r}, "
+                                   f"table[{name!r}].cast(pa.float64()))"  # a Table's or a RecordBatch's (s32)
+                        }.get(converted_from(data), f"df[{name!r}] = df[{name!r}].astype(float)")
                 _fail(text, start, end, what + f"convert it first, e.g. {cast}",
                       command_line=what + "write the column as floats (double) in the file")
             if pd.api.types.is_complex_dtype(data[name].dtype):  # pd.to_numeric keeps them complex

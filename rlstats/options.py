@@ -151,24 +151,36 @@ UNOFFERED = {
 LEVELS = ("confidence_level", "alpha")
 
 
-def other_spelling_error(where: str, given: str, own: str, value: object, whose: str) -> OptionError:
+def _named_here(where: str, given: str, own: str, whose: str, way: str, aside: str = "") -> OptionError:
+    """The one wording of an option given in another spelling: that ``where`` has no option ``given``=, the name
+    ``own``= it has here (``given``= is ``whose``, then ``aside``), and the ``way`` on (audit s32: one home)."""
+    return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}{aside}); {way}")
+
+
+def other_spelling_error(where: str, given: str, own: str, value: object, whose: str,
+                         values: Mapping[object, str] | None = None) -> OptionError:
     """The error of an option given in another spelling: ``where`` ("mixed()", "method='mixed'"), ``whose`` ("another
     rlstats function's spelling", "R's spelling"); where ``own`` is one minus ``given`` (:data:`COMPLEMENTS`), the
-    value offered is one minus the value given."""
+    value offered is one minus the value given.  ``values``: the other spelling's values, each with the value ``own``=
+    takes for it (:data:`HABIT_VALUES`), given where ``value`` is none of them: each is offered, and the value given
+    said (``exact=2``: review s31, never offer back a value the option refuses)."""
+    if values is not None:
+        ways: dict[str, str] = {}
+        for other, mine in values.items():
+            ways.setdefault(mine, repr(other))
+        offered = "; ".join(f"pass {own}={mine!r} for {given}={other}" for mine, other in ways.items())
+        return _named_here(where, given, own, whose, f"{offered} (it was {shown(value)})")
     if given in COMPLEMENTS.get(own, ()):
         # a level in (0, 1) only: conf.level=95 offered alpha=-94.0, a value alpha= refuses (audit s24 review24a)
         level = is_finite_number(value) and 0 < float(value) < 1  # type: ignore[arg-type]
         offered = (f"={shown(round(1 - float(value), 12))}" if level  # type: ignore[arg-type]
                    else f" = 1 - {given} with {given} between 0 and 1 (it was {shown(value)})"
                    if is_finite_number(value) else f" as 1 - {given}")
-        return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}; "
-                           f"{own} = 1 - {given}); pass {own}{offered}")
+        return _named_here(where, given, own, whose, f"pass {own}{offered}", aside=f"; {own} = 1 - {given}")
     if own in LEVELS and is_finite_number(value) and not 0 < float(value) < 1:  # type: ignore[arg-type]
         # conf_level=95 was offered confidence_level=95, which confidence_level= refuses (audit s24 review24a)
-        return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); pass {own} "
-                           f"between 0 and 1 (it was {shown(value)})")
-    return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
-                       f"pass {own}={shown(value)}")
+        return _named_here(where, given, own, whose, f"pass {own} between 0 and 1 (it was {shown(value)})")
+    return _named_here(where, given, own, whose, f"pass {own}={shown(value)}")
 
 
 def count_described(function: Callable[..., Any], name: str = "n_resamples") -> str | None:
@@ -220,12 +232,7 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
             if own_value is None and isinstance(value, str) and value in values.values():
                 own_value = value  # na.action='drop': rlstats' value already
             if own_value is None:  # exact=None or 2: never offer back a value the option refuses (review s31)
-                ways: dict[str, str] = {}
-                for other, mine in values.items():
-                    ways.setdefault(mine, repr(other))
-                return OptionError(f"{where} has no option {given}=: its name here is {own}= ({given}= is {whose}); "
-                                   + "; ".join(f"pass {own}={mine!r} for {given}={other}"
-                                               for mine, other in ways.items()) + f" (it was {shown(value)})")
+                return other_spelling_error(where, given, own, value, whose, values)
             value = own_value
         if own == "n_resamples" and counts and "n_resamples" in HABITS.get(given, ("", ()))[1]:
             # boot()'s R counts bootstrap resamples: a permutation test's count is its own (audit s24 small24)

@@ -163,8 +163,11 @@ def test_unequal_runs_without_tasks_advice_runs(through):
     call = ("rlstats.compare(data.assign(task='all'), 'score ~ agent | task', method='task_table', "
             "test='fisher_pitman')" if through else
             "rlstats.task_table(data.assign(task='all'), 'score ~ agent | task', test='fisher_pitman')")
-    assert str(info.value).endswith(f"or test every pair of agents on its own runs: {call} (a permutation test of "
-                                    "the mean difference, which takes unequal runs, Holm-adjusted over the pairs)")
+    # audit s32 left32: the table of all three answers which agents could be the best (one-sided), not the refused
+    # two-sided question, which each pair on its own runs at alpha / 3 answers (tests/test_audit_s32_left32.py)
+    assert str(info.value).endswith(f"The task table of all the agents at once ({call}) answers another question: "
+                                    "which agents could be the best, by one-sided tests of every ordered pair, "
+                                    "Holm-adjusted over the k(k - 1) of them")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = eval(call, {"rlstats": rlstats, "data": data})  # the advice runs as written
@@ -176,10 +179,11 @@ def test_unequal_runs_without_tasks_advice_on_the_command_line(tmp_path, capsys)
 
     _unequal_untasked().to_csv(tmp_path / "u.csv", index=False)
     assert main(["compare", str(tmp_path / "u.csv"), "score ~ agent", "--method", "permutation", "--seed", "0"]) == 2
-    assert capsys.readouterr().err.endswith(
-        "or test every pair of agents on its own runs: a column task of one value (e.g. all) added to the file, the "
-        "formula 'score ~ agent | task' with --method task_table -o test=fisher_pitman (a permutation test of the mean "
-        "difference, which takes unequal runs, Holm-adjusted over the pairs)\n")
+    assert capsys.readouterr().err.endswith(  # audit s32 left32: what the table of all three answers
+        "The task table of all the agents at once (a column task of one value (e.g. all) added to the file, the "
+        "formula 'score ~ agent | task' with --method task_table -o test=fisher_pitman) answers another question: "
+        "which agents could be the best, by one-sided tests of every ordered pair, Holm-adjusted over the k(k - 1) of "
+        "them\n")
     _unequal_untasked().assign(task="all").to_csv(tmp_path / "t.csv", index=False)
     assert main(["compare", str(tmp_path / "t.csv"), "score ~ agent | task", "--method", "task_table", "-o",
                  "test=fisher_pitman", "--seed", "0"]) == 0

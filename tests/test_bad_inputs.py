@@ -907,6 +907,14 @@ def test_compare_with_an_ordered_categorical_ordered_by_what_it_is_not(subset, p
     fails(OptionError, phrase, rlstats.compare, levelled, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
 
+def test_compare_a_boolean_with_number_levels_of_an_ordered_categorical():
+    # [audit s32 left32] Python's True == 1 read 'lv > True' on the levels 1 < 2 < 3 as 'lv > 1'
+    numbered = TINY.assign(lv=pd.Categorical(np.arange(len(TINY)) % 3 + 1, categories=[1, 2, 3], ordered=True))
+    fails(OptionError, ["subset='lv > True': True is not a level of the ordered categorical 'lv' (1 < 2 < 3)",
+                        "True/False is no number here"],
+          rlstats.compare, numbered, "score ~ agent | task", subset="lv > True", pvalue="asymptotic")
+
+
 @pytest.mark.parametrize("subset", ["day != '2024-01-02'", "day not in ['2024-01-02']", "day == 3"])
 def test_compare_with_dates_tested_for_a_value(subset):
     # [audit s22 review22b] numpy reads a date and text unequal per row: day != '2024-01-02' kept every row

@@ -32,6 +32,7 @@ its error can exceed alpha.  With two agents all three are the same test.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from fractions import Fraction
@@ -45,9 +46,9 @@ from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
 from ...design import agents_said, design_of, public_function
-from ...connectivity import method_called
+from ...connectivity import method_called, subset_selecting
 from ...cost import MAX_BYTES, admit, shows
-from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, warn
+from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, shell_word, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import canonical_order, child_generator, seed_sequence
@@ -233,6 +234,7 @@ def _warn_if_powerless(schedule, sequential=True, shares=1, joint=False):
     judged at alpha, 3 agents at n = 4, K = 1 were silent though alpha / 3 spends nothing); ``joint``: its paths are
     drawn jointly (never enumerated).  The way on is one that works (:func:`_powerless_way`)."""
     if kernels.spendable_level(schedule, shares) > 0:
+        _warn_if_rarely_rejecting(schedule, shares, joint, sequential)
         return
     way = _powerless_way(schedule, shares, joint, sequential)
     if not sequential:
@@ -241,6 +243,35 @@ def _warn_if_powerless(schedule, sequential=True, shares=1, joint=False):
     else:
         warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha, shares)}: the test can never "
              f"reject; {way}")
+
+
+#: below this chance of rejecting even a perfectly separated data set a test that spends some level warns: that chance
+#: bounds its power against any difference however large, so under 0.8, the power studies are conventionally
+#: planned for, no difference can reach it (audit s32: n = 4, K = 1 at 20 paths, chance 0.58, was silent)
+RARE_REJECTION = 0.8
+
+
+def _warn_if_rarely_rejecting(schedule, shares=1, joint=False, sequential=True):
+    """A test that spends some level but rejects even a perfectly separated data set with chance under
+    :data:`RARE_REJECTION` over its random paths (:func:`kernels.separated_rejection`) says so, with the chance and
+    the paths from which on such data are rejected for 95% of seeds (:func:`least_resamples`).  Joint relabelling is
+    left silent: the chance is a lower bound there that can be far below the truth (three agents at n = 3: 0 by the
+    bound, while the extreme pair ties once in 840 paths)."""
+    if joint:
+        return
+    chance = kernels.separated_rejection(schedule, shares)
+    if chance >= RARE_REJECTION:
+        return
+    n, K, paths = schedule.n, schedule.max_interims, schedule.n_resamples
+    by_paths = least_resamples(n, K, schedule.alpha, shares, joint)
+    way = (f"pass n_resamples={by_paths:_} or more, from which on such runs are rejected for 95% of seeds"
+           if by_paths is not None else _powerless_way(schedule, shares, joint, sequential))
+    sizes = (f"n = {fmt.count(n, 'run')} per batch, K = {K} interims" if sequential
+             else fmt.count(n, "run") + " per agent")
+    warn(f"with {sizes} and n_resamples={paths:_} ({_spent(schedule.alpha, shares)}), even perfectly separated "
+         f"runs are rejected with chance only about {chance:.2f} over the random paths (those that tie the runs' own "
+         f"arrangement keep it from passing the boundary), so no difference however large is detected with "
+         f"{RARE_REJECTION:.0%} power; {way}")
 
 
 def _spends(n, K, n_resamples, alpha, shares, joint):
@@ -256,6 +287,7 @@ def _spends(n, K, n_resamples, alpha, shares, joint):
 SEPARATED_REJECTION = 0.95
 
 
+@functools.lru_cache(maxsize=256)  # a pure search of up to thousands of schedules, asked again by each warning
 def least_resamples(n, K, alpha, shares=1, joint=False):
     """The fewest ``n_resamples``, and every larger number, at which a test of ``n`` runs per batch and ``K``
     interims (alpha / ``shares`` on Holm's first step) rejects a perfectly separated data set with chance at least
@@ -1770,7 +1802,7 @@ def _permutation_runs(design, options, rng, short, shown):
     places, task_places = design.agent_places, design.task_places
     with progress_bar(design.n_tasks, shown, "permutation tests") as advance:
         for t, task in enumerate(design.tasks):
-            n_task = _equal_runs(design, t, task)
+            n_task = _equal_runs(design, t, task, pairs, options.alpha)
             data_t = _TaskData(task, {a: y[(task_of == t) & (agent_of == a)].reshape(1, -1)
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
             runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
@@ -1792,7 +1824,12 @@ def permutation_outcomes(design, *, rng=None, **options):
     return _task_outcomes(_permutation_runs(design, options, rng, short, options.progress)[-1])
 
 
-def _equal_runs(design, t, task):
+def _equal_runs(design, t, task, pairs=(), alpha=0.05):
+    """The runs per agent of task ``t``, the same for every agent that ran it; else a DesignError whose way on runs on
+    the runs as they are: the task table's permutation test of the mean difference, which with two agents is the
+    two-sided test at its alpha (Holm's first step over the two one-sided tests halves it).  With more agents, each of
+    the ``pairs`` compared there on its own runs at alpha / J (Bonferroni): the table of all of them at once answers
+    which agents could be the best (one-sided, every ordered pair), not the two-sided question refused (audit s32)."""
     counts = design.counts[t][design.counts[t] > 0]
     if counts.min() != counts.max():
         where = f" on task {task!r}" if design.has_blocks else ""
@@ -1809,26 +1846,52 @@ def _equal_runs(design, t, task):
         # through compare() and power(), which the command line says as --method task_table -o test=fisher_pitman
         table = ("rlstats.task_table(..., test='fisher_pitman')" if method_called() is not None else
                  "method='task_table', test='fisher_pitman'")
-        command = None
+        given, file, commands = "...", "", [(table, "--method task_table -o test=fisher_pitman")]
         if not design.has_blocks:  # a task table needs tasks (review s31): the runs as one task, a column of one value
             formula = f"'{design.formula.response} ~ {design.formula.groups} | task'"
-            table = (f"rlstats.task_table(data.assign(task='all'), {formula}, test='fisher_pitman')"
-                     if method_called() is not None else
-                     f"rlstats.compare(data.assign(task='all'), {formula}, method='task_table', test='fisher_pitman')")
-            command = (table, f"a column task of one value (e.g. all) added to the file, the formula {formula} with "
-                              "--method task_table -o test=fisher_pitman")
-        table += " (a permutation test of the mean difference, which takes unequal runs"
+            given = f"data.assign(task='all'), {formula}"
+            table = (f"rlstats.task_table({given}, test='fisher_pitman')" if method_called() is not None else
+                     f"rlstats.compare({given}, method='task_table', test='fisher_pitman')")
+            file = f"a column task of one value (e.g. all) added to the file, the formula {formula} with "
+            commands = [(table, f"{file}--method task_table -o test=fisher_pitman")]
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
             message = (f"the permutation test (AdaStop's machinery with one interim) needs both agents to have the "
                        f"same number of runs{where}; found {detail}. Drop runs to balance them, {blind}; or test them on "
-                       f"their runs as they are: {table})")
+                       f"their runs as they are: {table} (a permutation test of the mean difference, which takes "
+                       "unequal runs)")
         else:
+            tested = [(a, b) for a, b in pairs if ran[a] and ran[b]] or [tuple(np.flatnonzero(ran)[:2])]
+            first, second = (design.agents[i] for i in tested[0])
+            condition = subset_selecting(design.formula.groups, (first, second), numeric=design.numeric_agents)
+            level = f"alpha={alpha}" + (f" / {len(tested)}" if len(tested) > 1 else "")
+            pair = (f"rlstats.compare({given}, method='task_table', test='fisher_pitman', "
+                    f"subset={condition!r}, {level})")
+            commands.append((pair, f"{file}--method task_table -o test=fisher_pitman -o "
+                                   f"{shell_word(f'subset={condition}')} -o alpha={_floored(alpha / len(tested))}"))
+            each = (f"test each of the {len(tested)} pairs on its own runs, two-sided at alpha / {len(tested)} "
+                    f"(Bonferroni over the pairs{' of each task' if design.has_blocks else ''}), e.g. {first} and "
+                    f"{second}" if len(tested) > 1 else f"test the pair {first} and {second} on its own runs")
             message = (f"the permutation test shares one permutation across comparisons, so every agent needs the same "
-                       f"number of runs{where}; found {detail}. Drop runs to balance the agents, {blind}; or test "
-                       f"every pair of agents on its own runs: {table}, Holm-adjusted "
-                       f"{'within each task' if design.has_blocks else 'over the pairs'})")
-        raise DesignError(message, command_line=command and message.replace(*command))
+                       f"number of runs{where}; found {detail}. Drop runs to balance the agents, {blind}; or {each}: "
+                       f"{pair} (with two agents the task table's one-sided permutation tests of the mean difference "
+                       "both ways, Holm-adjusted, are the two-sided test at its alpha, whose p-value is the other "
+                       "agent's p_adjusted; it takes unequal runs). The task table of all the agents at once "
+                       f"({table}) answers another question: which agents could be the best, by one-sided tests of "
+                       "every ordered pair, Holm-adjusted over the k(k - 1) of them")
+        command_line = message
+        for python, command in sorted(commands, key=lambda c: -len(c[0])):  # the pair's call holds the table's start
+            command_line = command_line.replace(python, command)
+        raise DesignError(message, command_line=command_line)
     return int(counts[0])
+
+
+def _floored(x, digits=3):
+    """``x`` to ``digits`` significant digits, rounded down: a level the command line reads as a number, never above
+    the one it stands for (alpha / 3 = 0.0166)."""
+    shown = float(f"{x:.{digits - 1}e}")
+    if shown > x:
+        shown = float(f"{shown - 10.0 ** (math.floor(math.log10(x)) - digits + 1):.{digits - 1}e}")
+    return f"{shown:g}"
 
 
 def _stepdown_pvalues(run, pairs):
