@@ -594,7 +594,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         copy came in, and leaves out runs it never fed).
     pool_tasks : bool
         Allow ``score ~ agent`` on data whose ``task`` column has several
-        tasks, pooling them into one comparison (stated in the result).
+        tasks, pooling them into one comparison, and blocks named as runs
+        (``| seed``) within which the tasks vary, pooling them within each
+        block (stated in the result; :func:`_check_tasks_blocked`).
     normalize : DataFrame, str or dict, optional
         Normalise the response column per task first, as :func:`rlstats.normalize`
         does (a reference frame, a dataset name such as ``"atari100k_reference"``,
@@ -632,7 +634,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     DesignError
         The data do not fit: empty frame, missing values under
         ``na_action="raise"``, fewer than two agents, duplicated replicate
-        ids within a cell, several tasks without a blocking term, rows that
+        ids within a cell, several tasks without a blocking term or within
+        blocks named as runs (``| seed``), rows that
         are points of learning curves (a step column varying within a cell).
 
     See Also
