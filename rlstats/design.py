@@ -1197,7 +1197,10 @@ def block_like_columns(data: pd.DataFrame, groups: str, skip: set) -> list[tuple
         numeric = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
         if numeric and not pd.api.types.is_integer_dtype(values.dtype):
             continue
-        levels = values.nunique()
+        try:
+            levels = values.nunique()
+        except TypeError:  # lists or dicts in the cells (a run's parameters): no task is named so
+            continue
         if levels < 2 or (numeric and levels > BLOCK_LEVELS) or levels * 2 > len(data):
             continue
         agents_per_level = agents.groupby(values, observed=True).nunique()

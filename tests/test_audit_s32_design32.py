@@ -89,6 +89,9 @@ CARTPOLE = SB3_FINAL[SB3_FINAL["task"] == "CartPole-v1"]
         {"A2C": "a2c", "PPO": "ppo", "DQN": "dqn"})), "score ~ agent | seed"),
     ("a step column", CARTPOLE.assign(step=[30_000] * 3 + [20_000] * 3 + [30_000] * 3), "score ~ agent | seed"),
     ("the tasks in the blocks, crossed", SB3_FINAL, "score ~ agent | seed:task"),
+    # block_like_columns read every column's levels: a column of lists was Python's TypeError (also for no blocks)
+    ("a column of lists, seed blocks", CARTPOLE.assign(params=[[1, 2]] * 9), "score ~ agent | seed"),
+    ("a column of lists, no blocks", CARTPOLE.drop(columns="task").assign(params=[[1, 2]] * 9), "score ~ agent"),
     ("blocks not named as runs: a configuration within tasks", SB3_FINAL.assign(
         config=["x", "y", "x"] * 5), "score ~ agent | task"),
 ])
