@@ -1457,7 +1457,10 @@ def _cell_label(design, i):
     """"agent 'a' on task 't'" of row ``i`` (:func:`arm_label`); the arm alone when the formula names no task (not
     "(all runs)")."""
     agent = arm_label(design.formula, design.agents[design.agent[i]])
-    return f"{agent} on task {design.tasks[design.task[i]]!r}" if design.has_blocks else agent
+    blocks = design.formula.blocks
+    # blocks named as runs ('| seed' on one task) are runs, not tasks (audit s32 design32: "on task '0'")
+    where = blocks if isinstance(blocks, str) and blocks.lower() in RUN_NAMES else "task"
+    return f"{agent} on {where} {design.tasks[design.task[i]]!r}" if design.has_blocks else agent
 
 
 def _repeats(*keys):
@@ -1608,7 +1611,16 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         where = f"{_cell_label(design, i)}{_key_label(data, design, i, run_key)} ({int((cell == worst).sum())} rows)"
     said = (f"column {column!r} takes {steps} values within {where}, so the rows look like learning curves and "
             "each would be counted as a run. ")
-    if run is None:
+    runs_blocked = isinstance(f.blocks, str) and f.blocks.lower() in RUN_IDS and not f.crossed
+    if run is None and runs_blocked:
+        # '| seed' on one task (a task column varying there is refused first, _check_tasks_blocked): the blocks are
+        # the runs, and the ways on name the seed after the task (audit s32 design32: '| seed/seed', "no run")
+        run = f.blocks
+        unnamed = unnamed_file = (f"The formula's blocks, {run!r}, name the runs; the ways on name them after the "
+                                  "task" + ("" if "task" in data.columns else
+                                            ", a column the data lack: add it, e.g. df.assign(task='name')") + ". ")
+        unnamed_file = unnamed_file.replace("df.assign(task='name')", "a column 'task' in the file")
+    elif run is None:
         # no column says which rows are one run: the ways on need one
         unnamed = ("The data name no run (no column such as 'seed' or 'run'), so a run's rows cannot be found: "
                    "add a column naming each run, then pick each run's last step, summarise or compare the "
@@ -1618,8 +1630,8 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         run = "seed"
     else:
         unnamed = unnamed_file = ""
-    keys = [k for k in (f.groups, f.blocks, *f.crossed, *run_key) if k is not None] + [run]
-    run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{run}"
+    keys = list(dict.fromkeys([k for k in (f.groups, f.blocks, *f.crossed, *run_key) if k is not None] + [run]))
+    run_formula = f"{f.response} ~ {f.groups} | {'task' if runs_blocked else f.blocks or 'task'}/{run}"
     named = ("" if unique is None else f". If each row is one run, named by {unique!r} (one row each), say so in "
                                        f"the formula: '{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'")
     # summarize_runs and curves name a run by agent, task and seed alone: with configuration columns they would pool

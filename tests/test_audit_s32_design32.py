@@ -120,3 +120,18 @@ def test_the_sb3_logs_final_scores_blocked_on_seeds_are_refused(sb3):
     with pytest.raises(DesignError, match=r"blocks on 'seed'.*column 'task'"):
         rlstats.compare(_final(sb3).merge(sb3[["task", "agent", "seed", "step"]].drop_duplicates(
             ["task", "agent", "seed"], keep="last")), "score ~ agent | seed")  # with each run's last step kept
+
+
+def test_seed_blocks_of_one_tasks_curves_name_the_seed_as_the_run():
+    """One task's learning curves blocked on the seed: the refusal said "agent 'agent_1' on task '0'", "the data name
+    no run (no column such as 'seed')" and 'score ~ agent | seed/seed'; the seed is the run, put after the task."""
+    curves = rlstats.datasets.simulate_curves(agents=2, tasks=1, seeds=3, steps=4, rng=0).drop(columns="task")
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(curves, "score ~ agent | seed")
+    message = str(info.value)
+    assert message.startswith("column 'step' takes 4 values within agent 'agent_1' on seed '0' (4 rows)")
+    assert "add it, e.g. df.assign(task='name')" in message and "seed/seed" not in message
+    assert "rlstats.summarize_runs(df, 'score ~ agent | task/seed', step='step')" in message
+    assert "groupby(['agent', 'seed']).tail(1)" in message and "data name no run" not in message
+    final = rlstats.summarize_runs(curves.assign(task="name"), "score ~ agent | task/seed", step="step")
+    assert len(final) == 6 and rlstats.compare(final.drop(columns="task"), "score ~ agent | seed").nobs == 6
