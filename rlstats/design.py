@@ -594,7 +594,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         copy came in, and leaves out runs it never fed).
     pool_tasks : bool
         Allow ``score ~ agent`` on data whose ``task`` column has several
-        tasks, pooling them into one comparison (stated in the result).
+        tasks, pooling them into one comparison, and blocks named as runs
+        (``| seed``) within which the tasks vary, pooling them within each
+        block (stated in the result; :func:`_check_tasks_blocked`).
     normalize : DataFrame, str or dict, optional
         Normalise the response column per task first, as :func:`rlstats.normalize`
         does (a reference frame, a dataset name such as ``"atari100k_reference"``,
@@ -632,7 +634,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     DesignError
         The data do not fit: empty frame, missing values under
         ``na_action="raise"``, fewer than two agents, duplicated replicate
-        ids within a cell, several tasks without a blocking term, rows that
+        ids within a cell, several tasks without a blocking term or within
+        blocks named as runs (``| seed``), rows that
         are points of learning curves (a step column varying within a cell).
 
     See Also
@@ -761,8 +764,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
 
     if formula.blocks is None:
         codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), [ALL_RUNS]
-        _check_single_task(data, formula, pool_tasks, notes, extra_columns)
     _check_nesting(formula)
+    _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns)
     if not curves and formula.replicate is None:
         # With '/seed' a repeated row repeats its seed in its cell, caught below; for curves a repeated
         # (run, step) row gets its own error below too.
@@ -1084,6 +1087,8 @@ def _average_nested(data, formula, env, options):
                               f"{seed}' (the seeds are averaged before the design is built); average the seeds of "
                               f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
     formula_module.check_columns(formula, data.columns, env, data.index.names)
+    pooled: list[str] = []  # the tasks within '| seed/run/rep' blocks, which the means below would pool unseen
+    _check_tasks_blocked(data, formula, options.get("pool_tasks") is True, pooled, ())
     keys = [formula.groups, formula.blocks, outer]
     inherited = carried(data)  # the notes true of the rows given, re-stated below for the runs averaged
     na_raise = options.get("na_action", "raise") == "raise"
@@ -1146,6 +1151,7 @@ def _average_nested(data, formula, env, options):
     if inherited:
         set_notes(means, inherited, columns=keys)
     means.attrs[AVERAGED_ATTR] = outer  # normalize='minmax' takes its bounds from these means, and says so
+    note = "; ".join([*pooled, note])
     return means, formula_module.parse(text), note if drop_note is None else f"{drop_note}; {note}"
 
 
@@ -1191,7 +1197,10 @@ def block_like_columns(data: pd.DataFrame, groups: str, skip: set) -> list[tuple
         numeric = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
         if numeric and not pd.api.types.is_integer_dtype(values.dtype):
             continue
-        levels = values.nunique()
+        try:
+            levels = values.nunique()
+        except TypeError:  # lists or dicts in the cells (a run's parameters): no task is named so
+            continue
         if levels < 2 or (numeric and levels > BLOCK_LEVELS) or levels * 2 > len(data):
             continue
         agents_per_level = agents.groupby(values, observed=True).nunique()
@@ -1200,11 +1209,27 @@ def block_like_columns(data: pd.DataFrame, groups: str, skip: set) -> list[tuple
     return found
 
 
-def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
+def _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns):
+    """The one check of the formula's blocks against the frame's tasks: a column that looks like blocks
+    (:func:`block_like_columns`: a 'task', 'game' or 'env' column as much as any) must not be pooled unasked.
+
+    ``score ~ agent`` pools every level of such a column into one comparison (:func:`_pooled_tasks`); blocks named
+    as runs (``| seed``, :data:`RUN_NAMES`) pool the levels that share a block (:func:`_tasks_within_run_blocks`, audit
+    s32 design32: R's habit of blocking on matched seeds ranked Acrobot's and CartPole's runs in one block). Blocks
+    named otherwise are the caller's tasks, and another column varying within them (a configuration, a family of
+    agents) is not read as tasks. ``pool_tasks=True`` pools on purpose, with a note.
+    """
+    if formula.blocks is None:
+        _pooled_tasks(data, formula, pool_tasks, notes, extra_columns)
+    elif isinstance(formula.blocks, str) and formula.blocks.lower() in RUN_NAMES:
+        _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns)
+
+
+def _pooled_tasks(data, formula, pool_tasks, notes, extra_columns):
     """'score ~ agent' on data with several blocks: an error unless pooling was asked for.
 
-    Any column that looks like blocks counts (a 'game' or 'env' column as much as 'task'):
-    non-numeric, or integers with few levels, every level holding runs of two or more agents.
+    Any column that looks like blocks counts: non-numeric, or integers with few levels, every level holding runs of
+    two or more agents.
     """
     skip = {formula.groups, *extra_columns, *re.findall(r"[A-Za-z_]\w*", formula.response)}
     found = block_like_columns(data, formula.groups, skip)
@@ -1234,6 +1259,58 @@ def _check_single_task(data, formula, pool_tasks, notes, extra_columns):
             command_line=found_text + f"keep the rows of one {column} ({command_line} with {way.command}), or, "
             f"{not_block}remove the column '{column}' from the file to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
+
+
+def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns):
+    """'score ~ agent | seed' where a column that looks like blocks (the tasks) takes several values within one
+    seed's block: the block would hold runs of several tasks as replicates of one another, each at its own scale.
+    An error naming the block, the column and its values there, with the formulas that block on the tasks, unless
+    pooling was asked for (``pool_tasks=True``). A column constant within every block (one task; seeds numbered apart
+    on each task) pools nothing and passes."""
+    keys = [formula.blocks, *formula.crossed]
+    names = {*keys, formula.groups, formula.replicate, formula.outer, *extra_columns}
+    skip = names | set(re.findall(r"[A-Za-z_]\w*", formula.response))
+    mixed = []  # (column, its number of levels, a block holding several of them, their values there)
+    for column, levels in block_like_columns(data, formula.groups, skip):
+        within = data.groupby([data[k] for k in keys], observed=True, sort=True)[column].nunique()
+        several = within[within > 1]
+        if len(several):
+            block = several.index[0]
+            rows = np.ones(len(data), dtype=bool)
+            for key, value in zip(keys, block if isinstance(block, tuple) else (block,)):
+                rows &= (data[key] == value).to_numpy()
+            values = sorted({str(v) for v in data[column][rows].dropna()}, key=natural_key)
+            mixed.append((column, levels, block, values))
+    if not mixed:
+        return
+    column, levels, block, values = next((m for m in mixed if m[0] == "task"), mixed[0])
+    term = ":".join(keys)
+    label = ":".join(map(str, block)) if isinstance(block, tuple) else str(block)
+    if pool_tasks:
+        notes.append(f"runs of {levels} levels of '{column}' pooled within each '{term}' block (pool_tasks=True)")
+        return
+    others = [m[0] for m in mixed if m[0] != column]
+    also = f" (also {join_and([repr(c) for c in others])})" if others else ""
+    head = f"{formula.response} ~ {formula.groups} | "
+    if formula.crossed:  # the tasks put first: every other level is kept as written (at most two nest)
+        ways = f"'{head}{column}:{term}'"
+    elif formula.replicate is not None:
+        ways = f"'{head}{column}/{formula.outer or formula.blocks}/{formula.replicate}'"
+    else:
+        ways = (f"'{head}{column}/{formula.blocks}' (each {column} a block, its {plural(formula.blocks)} the runs) "
+                f"or '{head}{column}:{formula.blocks}' (each {column}'s {formula.blocks} a block, its agents' runs "
+                "matched)")
+    what = "tasks" if column == "task" else f"levels of '{column}'"
+    found_text = (f"the formula '{formula.text}' blocks on '{term}', which names runs, but column '{column}' "
+                  f"({levels} levels) takes several values within its blocks{also}: {term} {label} holds runs of "
+                  f"{join_and([repr(v) for v in values], limit=5)}, so each block would pool runs of different "
+                  f"{what}, at their own scales, as replicates of one another; block on '{column}': {ways}, ")
+    not_block = f"if '{column}' does not set the scores' scale (it numbers batches or hosts, say), "
+    raise DesignError(
+        found_text + f"or, {not_block}pool it within the blocks on purpose: rlstats.build(df, '{formula.text}', "
+        "pool_tasks=True) and pass that Design",
+        command_line=found_text + f"or, {not_block}remove the column '{column}' from the file to pool its runs on "
+        "purpose")
 
 
 #: the largest |score| a Design takes: squares of larger ones overflow to inf in the back ends' sums
@@ -1380,7 +1457,10 @@ def _cell_label(design, i):
     """"agent 'a' on task 't'" of row ``i`` (:func:`arm_label`); the arm alone when the formula names no task (not
     "(all runs)")."""
     agent = arm_label(design.formula, design.agents[design.agent[i]])
-    return f"{agent} on task {design.tasks[design.task[i]]!r}" if design.has_blocks else agent
+    blocks = design.formula.blocks
+    # blocks named as runs ('| seed' on one task) are runs, not tasks (audit s32 design32: "on task '0'")
+    where = blocks if isinstance(blocks, str) and blocks.lower() in RUN_NAMES else "task"
+    return f"{agent} on {where} {design.tasks[design.task[i]]!r}" if design.has_blocks else agent
 
 
 def _repeats(*keys):
@@ -1531,7 +1611,16 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         where = f"{_cell_label(design, i)}{_key_label(data, design, i, run_key)} ({int((cell == worst).sum())} rows)"
     said = (f"column {column!r} takes {steps} values within {where}, so the rows look like learning curves and "
             "each would be counted as a run. ")
-    if run is None:
+    runs_blocked = isinstance(f.blocks, str) and f.blocks.lower() in RUN_IDS and not f.crossed
+    if run is None and runs_blocked:
+        # '| seed' on one task (a task column varying there is refused first, _check_tasks_blocked): the blocks are
+        # the runs, and the ways on name the seed after the task (audit s32 design32: '| seed/seed', "no run")
+        run = f.blocks
+        unnamed = unnamed_file = (f"The formula's blocks, {run!r}, name the runs; the ways on name them after the "
+                                  "task" + ("" if "task" in data.columns else
+                                            ", a column the data lack: add it, e.g. df.assign(task='name')") + ". ")
+        unnamed_file = unnamed_file.replace("df.assign(task='name')", "a column 'task' in the file")
+    elif run is None:
         # no column says which rows are one run: the ways on need one
         unnamed = ("The data name no run (no column such as 'seed' or 'run'), so a run's rows cannot be found: "
                    "add a column naming each run, then pick each run's last step, summarise or compare the "
@@ -1541,8 +1630,8 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         run = "seed"
     else:
         unnamed = unnamed_file = ""
-    keys = [k for k in (f.groups, f.blocks, *f.crossed, *run_key) if k is not None] + [run]
-    run_formula = f"{f.response} ~ {f.groups} | {f.blocks or 'task'}/{run}"
+    keys = list(dict.fromkeys([k for k in (f.groups, f.blocks, *f.crossed, *run_key) if k is not None] + [run]))
+    run_formula = f"{f.response} ~ {f.groups} | {'task' if runs_blocked else f.blocks or 'task'}/{run}"
     named = ("" if unique is None else f". If each row is one run, named by {unique!r} (one row each), say so in "
                                        f"the formula: '{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'")
     # summarize_runs and curves name a run by agent, task and seed alone: with configuration columns they would pool

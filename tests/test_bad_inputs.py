@@ -44,6 +44,10 @@ CASES = [
     ("integer block codes", lambda: _atari_like().assign(game=lambda d: d["game"].cat.codes),
      "score ~ agent", {}, DesignError, "column 'game'"),
     ("swapped nesting", _atari_like, "score ~ agent | seed/game", {}, DesignError, "'score ~ agent | game/seed'"),
+    # audit s32 design32: R's habit of blocking on matched seeds pooled the games within each seed's block, unsaid
+    ("seed blocks holding several games", _atari_like, "score ~ agent | seed", {}, DesignError,
+     "seed 0 holds runs of 'task_01', 'task_02', 'task_03' and 'task_04', so each block would pool runs of different "
+     "levels of 'game'"),
     ("duplicated rows with a run id", lambda: pd.concat([_atari_like()] * 2), "score ~ agent | game", {},
      DesignError, "40 row(s) repeat another row"),
     ("curves as runs", lambda: rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0),
@@ -97,6 +101,10 @@ def test_equal_scores_without_a_run_id_are_runs():
 CLI_CASES = [
     ("blocks named game", _atari_like, "score ~ agent", "score ~ agent | game"),
     ("swapped nesting", _atari_like, "score ~ agent | seed/game", "game/seed"),
+    ("seed blocks holding several games", _atari_like, "score ~ agent | seed",
+     "block on 'game': 'score ~ agent | game/seed' (each game a block, its seeds the runs) or 'score ~ agent | "
+     "game:seed' (each game's seed a block, its agents' runs matched), or, if 'game' does not set the scores' scale "
+     "(it numbers batches or hosts, say), remove the column 'game' from the file to pool its runs on purpose"),
 ]
 
 
@@ -1078,6 +1086,28 @@ def test_a_design_built_with_another_formula(name):
     other = formula.replace("score", "log1p(score - score.min())", 1)
     fails(OptionError, ("differs from the one the Design was built with", "pass formula=None"), function, design,
           other, **options)
+
+
+@pytest.mark.parametrize("name", [*BACKENDS, "power"])
+def test_seed_blocks_over_several_tasks(name):
+    """Audit s32 design32: every back end reads its blocks against the tasks in build's one check
+    (design._check_tasks_blocked): '| seed' on TINY's 3 tasks pools them within each seed's block. Curves need a run
+    column ('| seed/run'); tuning's own formula check asks for the task before the seed ('| task/seed', was
+    '| seed/seed')."""
+    if name == "power":
+        function, data, options = rlstats.power, TINY, {"n_sim": 4, "progress": False}
+    else:
+        function, data, _, options = BACKENDS[name]
+    data = TINY if name in ("adastop", "permutation") else data  # their catalogue frame has one task
+    formula = "score ~ agent | seed/run" if name == "curves" else "score ~ agent | seed"
+    data = data.assign(run=data["seed"]) if name == "curves" else data
+    expected = ((DesignError, "write 'score ~ agent | task/seed'") if name == "tuning" else
+                (DesignError, ("blocks on 'seed', which names runs, but column 'task' (3 levels)", "seed 0 holds runs "
+                               "of 'task_01', 'task_02' and 'task_03'", "'score ~ agent | task/")))
+    if name == "power":
+        fails(*expected, function, "skillings_mack", design=data, formula=formula, **options)
+    else:
+        fails(*expected, function, data, formula, **options)
 
 
 def test_tuning_with_nested_seeds_and_config_names_both():

@@ -16,7 +16,7 @@ from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
-from ...design import Design, design_of, public_function
+from ...design import RUN_NAMES, Design, design_of, public_function
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import TABLE, as_pandas
 from ...errors import DesignError, OptionError
@@ -301,8 +301,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     parsed = formula_module.parse(formula)  # the shared parse: '| task/tuning_run/seed' gives parsed.outer
     config, nested_note = _nested_level(parsed, config)
     if parsed.replicate is None or parsed.blocks is None:
+        # '| seed' names the runs, not the tasks: the seed goes after the task (audit s32 design32: '| seed/seed')
+        runs = parsed.blocks is not None and parsed.blocks.lower() in RUN_NAMES
+        nesting = f"task/{parsed.blocks}" if runs else f"{parsed.blocks or 'task'}/seed"
         raise DesignError(f"tuning needs the task and the seed column in the formula: write "
-                          f"'{parsed.response} ~ {parsed.groups} | {parsed.blocks or 'task'}/seed', since seeds are "
+                          f"'{parsed.response} ~ {parsed.groups} | {nesting}', since seeds are "
                           "resampled within each configuration")
     config = _check_columns("config", config, data, parsed)
     views, dropped_view = _sensitivity_view(opts.views, asked is None, config, parsed, data)
