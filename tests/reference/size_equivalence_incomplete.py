@@ -3,7 +3,7 @@
 ``rlstats/calibration.csv``.
 
     PYTHONPATH=. python tests/reference/size_equivalence_incomplete.py [--quick] [--points N] [--json PATH]
-        [--append-table TABLE]
+        [--resume] [--append-table TABLE]
 
 Since audit s31 (equiv31) each pair's across-tasks test and aggregate read the tasks both its agents ran, the
 aggregate from a bootstrap of the pair's runs there (``_api._aggregate``: one bootstrap per set of shared tasks,
@@ -16,7 +16,8 @@ not all run every task (``LAYOUTS``):
     A ran t0-t2, B t1-t4, C every task: A vs B share 2 tasks (t1, t2), B vs C 4, A vs C 3; the tasks every agent ran
     are t1 and t2.
 ``4 agents on 8 tasks, a staircase``
-    A ran t0-t7, B t0-t5, C t0-t3, D t0-t1: A vs B share 6 tasks, A vs C and B vs C 4, each pair with D 2.
+    A and B ran t0-t7, C t0-t3, D t0-t1: A vs B share all 8, A vs C and B vs C 4, each pair with D 2 (a task run by
+    one agent alone is left out of a design, with a note, so no agent has more tasks than the second most).
 
 A run of agent k on task t scores ``offset_t + scale_t * (location_k + deviation)`` as in the grid
 (``designs.py``: its four families, the tasks' offsets and scales from ``designs.design_draw`` at the layout's task
@@ -74,7 +75,7 @@ DISTRIBUTIONS = DESIGNS["DISTRIBUTIONS"]
 #: name -> (tasks, {agent: the tasks it ran}, {agent: location in units of sign * SHIFT})
 LAYOUTS = {
     "3 agents on 5 tasks": (5, {"A": range(0, 3), "B": range(1, 5), "C": range(0, 5)}, {"A": 1, "B": 0, "C": 1}),
-    "4 agents on 8 tasks, a staircase": (8, {"A": range(8), "B": range(6), "C": range(4), "D": range(2)},
+    "4 agents on 8 tasks, a staircase": (8, {"A": range(8), "B": range(8), "C": range(4), "D": range(2)},
                                          {"A": 1, "B": 0, "C": 1, "D": 0}),
 }
 CONFIGURATIONS = {"delta = +margin": 1.0, "delta = -margin": -1.0}
@@ -304,8 +305,13 @@ def main(argv):
     points = grid(quick)
     if "--points" in argv:
         points = points[:int(argv[argv.index("--points") + 1])]
-    rows = []
+    path = pathlib.Path(argv[argv.index("--json") + 1]) if "--json" in argv else None
+    # --resume: the rows of the points already in --json's file are kept, those points not run again
+    rows = json.loads(path.read_text()) if path and "--resume" in argv and path.exists() else []
+    done = {(r["agents"], r["runs"], r["distribution"]) for r in rows}
     for point in points:
+        if (len(LAYOUTS[point[0]][1]), point[1], point[2]) in done:
+            continue
         for row in table_rows(point, quick):
             rows.append(row)
             near = quoted(row)
@@ -317,8 +323,8 @@ def main(argv):
                   "| complete row: " + (f"{near['tasks']} tasks {float(near['coverage']):.4f} "
                                         f"({float(near['coverage_min']):.3f}) of {near['n_sim']}" if near else "none"),
                   flush=True)
-    if "--json" in argv:
-        pathlib.Path(argv[argv.index("--json") + 1]).write_text(json.dumps(rows))
+        if path:
+            path.write_text(json.dumps(rows))
     table = [{k: v for k, v in row.items() if not k.startswith("_")} for row in rows]
     if "--append-table" in argv:
         runpy.run_path(str(HERE / "calibrate.py"))["append_rows"](table, argv[argv.index("--append-table") + 1],
