@@ -118,17 +118,23 @@ def cells(layout, runs):
     return mask
 
 
-def template(layout, runs):
-    """The Design every data set of ``layout`` refills: its runs in (task, agent, run) order, as ``cells`` ravels."""
+def frame_of(layout, runs, score=0.0):
+    """The layout's runs as a long DataFrame (task, agent, seed, score), in (task, agent, run) order as ``cells``
+    ravels: ``score`` a number, or (n,) the scores of one data set, ``y[mask]`` of :func:`simulate`'s."""
     import pandas as pd
-
-    from rlstats.design import design_of
 
     task, agent, seed = np.nonzero(cells(layout, runs))
     names = sorted(LAYOUTS[layout][1])
-    frame = pd.DataFrame({"task": [f"t{t}" for t in task], "agent": [names[a] for a in agent], "seed": seed,
-                          "score": 0.0})
-    design = design_of(frame, "score ~ agent | task/seed")
+    return pd.DataFrame({"task": [f"t{t}" for t in task], "agent": [names[a] for a in agent], "seed": seed,
+                         "score": score})
+
+
+def template(layout, runs):
+    """The Design every data set of ``layout`` refills: :func:`frame_of`'s rows, in their order."""
+    from rlstats.design import design_of
+
+    task, agent, _ = np.nonzero(cells(layout, runs))
+    design = design_of(frame_of(layout, runs), "score ~ agent | task/seed")
     assert (design.task == task).all() and (design.agent == agent).all(), "the template's rows moved"
     return design
 
