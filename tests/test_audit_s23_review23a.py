@@ -43,7 +43,8 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # 50 fwe_spread rows, none missing, replace joint's, 2 and 22 missing; holmfix29: that one, measured again on 2,400
     # tests, holds
     # audit s30 (holm30): holm's 8 adastop.fwe rows of AdaStop at 8 agents x n = 10, 20, none missing
-    assert (len(mine), int(mine["misses"].sum())) == (6_163, 183)  # with profile29's 300 and tboot30's 180 below
+    # audit s32 (cal32): equivalence's 432 rows of pairs that did not share every task, none missing
+    assert (len(mine), int(mine["misses"].sum())) == (6_595, 183)  # with profile29's 300 and tboot30's 180 below
     # audit s29 (profile29): performance_profile(task_bootstrap=True)'s wilson_tasks band, its 300 default rows (2-26
     # tasks x 3, 5, 10 runs, five thresholds), none missing
     population = mine["procedure"] == "bootstrap.profile_population"

@@ -103,7 +103,8 @@ def test_size_notes_read_the_rows_of_the_pairs_shared_tasks(script, monkeypatch)
     """A pair's size note brackets its own shared tasks among the rows of its test and runs, the rows of incomplete
     layouts included: 2 shared tasks read the 2-task rows (the 5-task rows before them), 3 read 2 and 4, 6 read 5 and
     8. None misses, so equivalence() says nothing of them; were the across-tasks row of A vs B at 2 of 5 tasks x 3
-    runs short (made so here), the note would quote it for the pair sharing 2 tasks, not for B vs C (4)."""
+    runs short (made so here), the note would quote it for the pair sharing 2 tasks and for A vs C (3: 2 and 4
+    bracket it), not for B vs C (4)."""
     rows = [r for r in calibration.rows(_api.CALIBRATION) if not _api._unlike_spread_row(r)
             and r["test"] == "tost" and r["interval"] == "welch_mean" and r["runs"] == "3"]
     assert {n: calibration.bracketing_rows(rows, n)[1] for n in (2, 3, 6, 12)} == {
@@ -130,10 +131,13 @@ def test_size_notes_read_the_rows_of_the_pairs_shared_tasks(script, monkeypatch)
                          and r["configuration"] == "delta = +margin, A vs B: 2 of 5 tasks shared" else r for r in out)
 
         monkeypatch.setattr(calibration, "rows", short)
-        note, = sized(rlstats.equivalence(frame, "score ~ agent | task/seed", margin=1.0, aggregate=None))
-    assert note.startswith("measured size at the margin of the across tasks test (Welch-Satterthwaite over tasks) of "
-                           "A vs B at 2 tasks and 3 runs per agent: 0.200 (normal scores, delta = +margin, A vs B: 2 "
-                           "of 5 tasks shared; 1000 simulated tests)"), note
+        two, three = sized(rlstats.equivalence(frame, "score ~ agent | task/seed", margin=1.0, aggregate=None))
+    quoted = ("3 runs per agent: 0.200 (normal scores, delta = +margin, A vs B: 2 of 5 tasks shared; 1000 simulated "
+              "tests)")
+    lead = "measured size at the margin of the across tasks test (Welch-Satterthwaite over tasks) of "
+    assert two.startswith(f"{lead}A vs B at 2 tasks and {quoted}"), two
+    # A vs C shares 3 tasks: the rows of 2 and 4 bracket it, and the worse is quoted
+    assert three.startswith(f"{lead}A vs C at 2 and 4 tasks (the worse on 2) and {quoted}"), three
 
 
 @pytest.mark.slow
