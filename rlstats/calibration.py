@@ -33,7 +33,9 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     difference; under agents alike, no pair is declared different), ``mixed.means`` (each agent's interval of its
     estimated marginal mean holds its true mean, over the tasks at hand or over tasks drawn afresh),
     ``equivalence.size`` (the equivalence and non-inferiority tests do not declare their alternative when the true
-    difference sits on the margin),
+    difference sits on the margin; ``configuration`` "delta = -margin, A vs B: 2 of 5 tasks shared": a pair of an
+    incomplete design, whose across-tasks and aggregate tests read the tasks it shared, ``tasks`` their number, audit
+    s32),
     ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect),
     ``skillings_mack.conover_fwer`` (Conover's post hoc declares no pair of null agents different),
     ``skillings_mack.pairs_fwer`` (the rank test's default post hoc, Tukey's critical difference on balanced designs

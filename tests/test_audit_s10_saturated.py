@@ -141,7 +141,8 @@ def test_calibration_page_counts_the_defaults_rows():
     183 of 5,975 since audit s29, holmfix29, which measured the holm row missing in its worst draw again on
     2,400 tests: it holds; 183 of 5,983 since audit s30, holm30, whose 8 holm rows of AdaStop at 8 agents x n = 10,
     20 hold; 183 of 6,163 since audit s30, tboot30, whose wilson_tasks default of
-    performance_profile(kind="tasks", task_bootstrap=True) adds 180 rows, none missing)."""
+    performance_profile(kind="tasks", task_bootstrap=True) adds 180 rows, none missing; 183 of 6,595 since audit
+    s32, cal32, whose 432 equivalence.size rows of pairs that did not share every task hold)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

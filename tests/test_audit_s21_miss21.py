@@ -112,7 +112,8 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     measured again on 2,400 tests (its draw of 60 was a Monte Carlo false alarm, exact bound 0.048) holds (2,709 and
     148). Audit s30 (tboot30): the 480 bootstrap.profile_population rows of kind="tasks" add 177, all of the percentile
     band with tasks resampled (the former default of performance_profile(kind="tasks", task_bootstrap=True)), none in a
-    worst draw: its wilson_tasks default's 180 hold (2,886 and 148)."""
+    worst draw: its wilson_tasks default's 180 hold (2,886 and 148). Audit s32 (cal32): the 432 equivalence.size rows
+    of pairs that did not share every task add none (2,886 and 148)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):

@@ -127,8 +127,9 @@ def test_map_names_every_script_that_appends_calibration_rows():
     optimality-gap bands of agents at or below gamma; the map named it since docs28), and since audit s28 (gapboot28)
     coverage_bootstrap_gap.py (the bootstrap's default gap interval of such agents)."""
     scripts = _appended_scripts()
-    # s28: coverage_curves_early (early28) and coverage_bootstrap_gap (gapboot28) beside the six before
-    assert len(scripts) == 8 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
+    # s28: coverage_curves_early (early28) and coverage_bootstrap_gap (gapboot28) beside the six before; s32:
+    # size_equivalence_incomplete (cal32)
+    assert len(scripts) == 9 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
     text = _words("rlstats/README.md")
     start = text.index("with the rows other scripts append, `APPENDED` there")
     sentence = text[start:text.index("); back ends quote its rows", start)]

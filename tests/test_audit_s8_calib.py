@@ -20,9 +20,11 @@ def test_noninferiority_rows_of_the_default_tests_are_marked_default():
     default = table[table["default"]]
     assert set(default["interval"]) == {"welch", "welch_mean", "bootstrap_t"}
     # 48 + 12 Welch per task, 32 + 8 across tasks, 32 + 8 IQM bootstrap-t (+: saturated); audit s23: Welch's with
-    # unlike spreads, 3 families x (1 + 2 tasks) x 3 runs x 6 spreads
+    # unlike spreads, 3 families x (1 + 2 tasks) x 3 runs x 6 spreads; audit s32 (cal32): pairs that did not share
+    # every task, 6 pairs x 2 scopes x 3 runs x 4 families
     spread = default["configuration"].str.contains(", spread ")
-    assert len(default) == 302 and spread.sum() == 162
+    incomplete = default["configuration"].str.contains("tasks shared")
+    assert len(default) == 446 and spread.sum() == 162 and incomplete.sum() == 144
 
 
 def _null_bootstrap_power(tasks, seeds, rng):

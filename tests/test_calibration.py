@@ -82,11 +82,11 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             assert sum(map(mine, rows)) == (15 if procedure == "tuning.expected_max_band" else 3)
             rows = [r for r in rows if not mine(r)]
         if procedure == equivalence_api.CALIBRATION:  # appended by other scripts: audit s20's aggregate mean's rows,
-            # audit s23's of Welch's t with unlike spreads
-            mean, spread = (runpy.run_path(str(REFERENCE / f"{script}.py"))["appended"]
-                            for script in CALIBRATE["appended_scripts"](procedure))
-            assert sum(map(mean, rows)) == 18 and sum(map(spread, rows)) == 486
-            rows = [r for r in rows if not (mean(r) or spread(r))]
+            # audit s23's of Welch's t with unlike spreads, audit s32's of pairs that did not share every task
+            mean, spread, incomplete = (runpy.run_path(str(REFERENCE / f"{script}.py"))["appended"]
+                                        for script in CALIBRATE["appended_scripts"](procedure))
+            assert sum(map(mean, rows)) == 18 and sum(map(spread, rows)) == 486 and sum(map(incomplete, rows)) == 432
+            rows = [r for r in rows if not (mean(r) or spread(r) or incomplete(r))]
         # curves.band writes no row for a band withheld at a point (its studentised bands at 2 runs per task, and at
         # 3 runs of one task); tests/test_curves.py checks that its rows cover its grid point by point; the kind="tasks"
         # profile reads 2 steps of the truth on one task, 10 on 5 and 14 on 26 (tests/test_audit_s10_profile.py);

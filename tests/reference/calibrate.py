@@ -69,8 +69,9 @@ APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
                             "coverage_curves_early"),  # audit s28 early28: runs that end early or start late
             "bootstrap.interval": ("coverage_one_task",  # audit s19: the default on one task, 3-200 runs
                                    "coverage_bootstrap_gap"),  # audit s28: the gap's default of agents below gamma
-            # audit s20: the aggregate of the mean; audit s23: Welch's t with equal runs but unlike spreads
-            "equivalence.size": ("size_equivalence_mean", "size_equivalence_spread"),
+            # audit s20: the aggregate of the mean; audit s23: Welch's t with equal runs but unlike spreads; audit s32:
+            # the across-tasks and aggregate tests of pairs that did not share every task (incomplete designs)
+            "equivalence.size": ("size_equivalence_mean", "size_equivalence_spread", "size_equivalence_incomplete"),
             # audit s22: the default band and tuned interval on real sweeps at 3-10 seeds (distribution real_dierkes2024)
             "tuning.expected_max_band": "coverage_tuning_real", "tuning.best_interval": "coverage_tuning_real"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
