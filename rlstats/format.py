@@ -545,6 +545,16 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def a_or_an(word: str) -> str:
+    """``word`` after its indefinite article by its first letter: "a task", "an env", "an episode"; the one rule of
+    a column's name as a noun after "a" (audit s32 block32: "a run of a env").
+
+    >>> a_or_an("task"), a_or_an("env"), a_or_an("game")
+    ('a task', 'an env', 'a game')
+    """
+    return f"{'an' if word[:1].lower() in 'aeio' and word[:1] else 'a'} {word}"
+
+
 def integer(n: SupportsInt) -> str:
     """A whole number as a result prints it in its header's ``name = value``, its lines, prose and notes alike: with
     thousands separators (audit s26: a tuning result's "configurations = 10000" beside its "10,000 configurations";

@@ -35,7 +35,6 @@ def _quiet(call):
         return call()
 
 
-@pytest.mark.xfail(strict=True, reason="says task/agent for env/algo")
 def test_bootstrap_notes_name_the_block_column():
     res = _quiet(lambda: rlstats.bootstrap(_incomplete(_renamed()), FORMULA, rng=1, na_action="drop"))
     notes = "\n".join(res.notes)
@@ -43,7 +42,7 @@ def test_bootstrap_notes_name_the_block_column():
             in notes), notes
     assert "A2: 1 of 4 envs have a single run, which adds no spread to the intervals (g3)" in notes
     assert ("A2: runs per env differ (1 to 4), so the IQM and the optimality gap weigh each env alike, a run of an "
-            "env with c runs counting c_max / c times (as if every env had the agent's most runs, c_max); pooling "
+            "env with c runs counting c_max / c times (as if every env had the algo's most runs, c_max); pooling "
             "the runs would weigh the envs by their runs") in notes
     assert "studentized intervals need at least 3 runs in every env and are withheld for A2 (1) (fewest runs in " \
            "an env)" in notes
@@ -51,7 +50,6 @@ def test_bootstrap_notes_name_the_block_column():
     assert "scores of 4 envs were aggregated" in notes
 
 
-@pytest.mark.xfail(strict=True, reason="says task/agent for env/algo")
 def test_kept_out_and_mixed_notes_name_the_block_column():
     df = _incomplete(_renamed())
     df = df[~((df.algo != "A0") & (df.env == "g4"))]
@@ -61,7 +59,6 @@ def test_kept_out_and_mixed_notes_name_the_block_column():
             "same on every env and so carried to the envs without its runs") in notes
 
 
-@pytest.mark.xfail(strict=True, reason="says task/agent for env/algo")
 def test_rank_test_sentences_name_the_columns():
     res = _quiet(lambda: rlstats.compare(_incomplete(_renamed()), FORMULA, posthoc="ranks"))
     text = str(res.summary())
@@ -70,7 +67,6 @@ def test_rank_test_sentences_name_the_columns():
     assert "(estimate: the mean over the envs both ran of the 1st agent's rank minus the 2nd agent's" in text
 
 
-@pytest.mark.xfail(strict=True, reason="says task/agent for env/algo")
 def test_errors_name_the_block_and_arm_columns():
     df = _renamed()
     with pytest.raises(DesignError, match="^algo 'A0' on env 'g0' has 4 runs, not a multiple of n = 5"):

@@ -36,7 +36,7 @@ from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, Label, NaAction, 
 from ...cost import admit, check_max_seconds, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, label_value, shown, warn
-from ...format import count, listed, names_shown, signif
+from ...format import a_or_an, count, listed, names_shown, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
@@ -821,9 +821,9 @@ def _paired_statistics(design, first, second, present, sign):
         # pairing needs a shared label: row order makes the result depend on how the rows were listed, and score
         # order pairs best with best, which shrinks the spread of the differences (overconfident intervals)
         raise DesignError(
-            f"the hierarchical model pairs each agent's runs on a task by their seed: name the seed column after the "
-            f"task, '{design.formula.text}/seed' (runs with the same label are paired), or use "
-            "model='signed_rank', which works on task-level means")
+            f"the hierarchical model pairs each {design.arm_word}'s runs on {a_or_an(design.block_word)} by their seed: "
+            f"name the seed column after the {design.block_word}, '{design.formula.text}/seed' (runs with the same "
+            f"label are paired), or use model='signed_rank', which works on {design.block_word}-level means")
     n_pairs = first.size
     shape = (n_pairs, design.n_tasks)
     sums, counts, within, sd, largest = (np.zeros(shape) for _ in range(5))

@@ -20,7 +20,7 @@ from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIA
 from ...design import NA_ACTIONS, agents_said, data_and_formula, design_of, public_function, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
-from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown, signif
+from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown, plural, signif
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
@@ -829,7 +829,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
     # the IQM and the median read where the tasks lie: tasks on ranges apart are cautioned too (audit s18)
     design = warn_raw_scales(design, normalize, location=(options.statistic,) if isinstance(options.statistic, str)
-                             else (), read="over all agents, runs and steps")  # every logged step's score
+                             else (), read=f"over all {plural(design.arm_word)}, runs and steps")  # every logged step's score
     # na_action="drop": the frame whose rows the Design's row positions count, to find the dropped rows' steps
     source = None if not design.n_dropped_rows else data if subset is None else subset_rows(data, subset)
     return _run_curves(design, step, steps, options, rng, shows(work, options.progress),

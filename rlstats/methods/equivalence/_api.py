@@ -571,7 +571,8 @@ def _run(design, options, rng, scale):
     pairs = options.for_agents(design.agents)
     means, sds, runs = _cells(design)
     index = {name: j for j, name in enumerate(design.agents)}
-    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
+                       words=(design.block_word, design.arm_word))
     notes += withheld.lines
     rows, short, flat, still, capped, floored, tied = [], {}, [], {}, [], [], {}
     for a, b in pairs:
@@ -1279,7 +1280,8 @@ def _run_published(design, options, table, scale):
                           "published table: leave control out")
     means, sds, runs = _cells(design)
     pairs = tuple((a, PUBLISHED) for a in design.agents)
-    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
+                       words=(design.block_word, design.arm_word))
     notes += withheld.lines
     none = np.zeros(design.n_tasks, dtype=bool)
     rows, short, flat, still, capped, floored = [], {}, [], {}, [], []

@@ -27,7 +27,7 @@ from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, bound_ties, check_bounds, c
 from ...cost import admit, shows, timed_bar
 from ...design import design_of, public_function
 from ...errors import DesignError
-from ...format import count, join_and, listed, names_shown
+from ...format import count, join_and, listed, names_shown, plural
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
@@ -558,15 +558,16 @@ def _empty_cell_notes(design):
     if not short:
         return []
     said = names_shown([agent for agent, _ in short], design.agents)  # quoted where a name holds a comma
+    task, tasks = design.block_word, plural(design.block_word)  # the formula's column (audit s32 block32)
     if len({n for _, n in short}) == 1:
-        who = f"{join_and(said)} ran {short[0][1]} of the {design.n_tasks} tasks"
+        who = f"{join_and(said)} ran {short[0][1]} of the {design.n_tasks} {tasks}"
     else:
-        who = (f"{said[0]} ran {short[0][1]} of the {design.n_tasks} tasks, "
+        who = (f"{said[0]} ran {short[0][1]} of the {design.n_tasks} {tasks}, "
                + join_and(f"{agent} {n}" for agent, (_, n) in zip(said[1:], short[1:])))
     its = "its" if len(short) == 1 else "each one's"
     return [f"{who}: {'its' if len(short) == 1 else 'their'} estimated marginal "
             f"{'mean is' if len(short) == 1 else 'means are'} the model's over all {design.n_tasks}, {its} effect "
-            "taken as the same on every task and so carried to the tasks without its runs, not a mean of "
+            f"taken as the same on every {task} and so carried to the {tasks} without its runs, not a mean of "
             f"{'its' if len(short) == 1 else 'their'} runs"]
 
 

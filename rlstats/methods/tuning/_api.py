@@ -805,7 +805,8 @@ def _raw_scales(design, sweeps, normalize, configured):
     unit = dataclasses.replace(design, y=np.concatenate(means), task=np.repeat([t for t, _ in keys], sizes),
                                agent=np.repeat([a for _, a in keys], sizes))
     caution = warn_raw_scales(unit, normalize,  # ranges: the sign of the values is moot
-                              read="of all agents' configuration means over their seeds").notes[len(design.notes):]
+                              read=f"of all {fmt.plural(design.arm_word)}' configuration means over their seeds"
+                              ).notes[len(design.notes):]
     return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
 
 
@@ -902,7 +903,8 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     fewest = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for (t, a), sweep in sweeps.items():
         fewest[t, a] = sweep["sizes"].min() if sweep["sizes"].size > 1 else max(2, int(sweep["sizes"].max()))
-    seeded = verdict("tuning", fewest, outputs=["best_set"], agents=design.agents, tasks=design.tasks)
+    seeded = verdict("tuning", fewest, outputs=["best_set"], agents=design.agents, tasks=design.tasks,
+                     words=(design.block_word, design.arm_word))
     unseen = seeded.mask("best_set", fewest.shape)
     notes += [_one_seed_named(line, design, sweeps, labels, unseen) for line in seeded.lines]
     for ((t, a), sweep), (probability, best_resampled, winner, reached) in zip(sweeps.items(), drawn):
@@ -954,7 +956,8 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for row in tuned:
         selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]
-    needs = verdict("tuning", selected_runs, outputs=["tuned_interval"], agents=design.agents, tasks=design.tasks)
+    needs = verdict("tuning", selected_runs, outputs=["tuned_interval"], agents=design.agents, tasks=design.tasks,
+                    words=(design.block_word, design.arm_word))
     notes += needs.lines
     tuned = pd.DataFrame(tuned)
     short = needs.mask("tuned_interval", selected_runs.shape)
@@ -1032,12 +1035,13 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         fewest[t, a], total[t, a] = sweep["sizes"].min(), sweep["sizes"].sum()
         configs[t, a] = kernels.effective_configurations(sweep.get("weights", np.ones(sweep["sizes"].size)))
     banded = verdict("tuning", fewest, outputs=[v for v in ("expected_max",) if v in views], agents=design.agents,
-                     tasks=design.tasks)
+                     tasks=design.tasks, words=(design.block_word, design.arm_word))
     # the two-stage interval needs runs in the sweep, the default one configurations in effect (each need applies
     # under its complete_interval=)
     two_stage = complete_interval == "two_stage"
     spread = verdict("tuning", total if two_stage else configs, options={"complete_interval": complete_interval},
-                     outputs=[v for v in ("complete",) if v in views], agents=design.agents, tasks=design.tasks)
+                     outputs=[v for v in ("complete",) if v in views], agents=design.agents, tasks=design.tasks,
+                     words=(design.block_word, design.arm_word))
     notes += banded.lines + spread.lines
     no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
     if "complete" in views:  # an interval of one point where what it resamples ties (audit s17)
