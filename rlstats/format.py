@@ -617,18 +617,20 @@ def name_list(items: Iterable[object], after: Iterable[object] | None = None,
     return ", ".join(shown if after is None else [f"{name} {value}" for name, value in zip(shown, after)])
 
 
-def over_tasks(tasks: Sequence[object], several: str = "averaged over tasks") -> str:
-    """``several`` where there are several tasks, "on the one task, X" where there is one: a quantity averaged over
-    tasks is, on one task, that task's alone (audit s19: probability of improvement and performance profiles said
-    "averaged over tasks" of one).
+def over_tasks(tasks: Sequence[object], several: str | None = None, word: str = "task") -> str:
+    """``several`` (default "averaged over tasks") where there are several tasks, "on the one task, X" where there is
+    one: a quantity averaged over tasks is, on one task, that task's alone (audit s19: probability of improvement and
+    performance profiles said "averaged over tasks" of one). ``word``: the blocks as the data call them, the
+    formula's block column (``Formula.block_word``; audit s32 block32: "averaged over envs", "on the one env, g0").
 
     >>> over_tasks(["Pong", "Breakout"]), over_tasks(["Pong"]), over_tasks(["(all runs)"])
     ('averaged over tasks', 'on the one task, Pong', 'over all runs, no task named')
     """
     if len(tasks) != 1:
-        return several
+        return f"averaged over {plural(word)}" if several is None else several
     # without a task column the one "task" is a placeholder, not a name (audit s19: "on the one task, (all runs)")
-    return "over all runs, no task named" if tasks[0] == vocabulary.ALL_RUNS else f"on the one task, {name_list(tasks)}"
+    return "over all runs, no task named" if tasks[0] == vocabulary.ALL_RUNS else \
+        f"on the one {word}, {name_list(tasks)}"
 
 
 #: A plain lowercase word opening a text: one that a sentence capitalises (not ``expected_max()``, ``pvalue=``).

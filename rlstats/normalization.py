@@ -1053,7 +1053,7 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     return dataclasses.replace(design, notes=(*design.notes, *notes))
 
 
-def _location_read(location, n_tasks):
+def _location_read(location, n_tasks, word="task"):
     """What each statistic in ``location`` takes from where the tasks lie, and whether that is plural: the IQM trims
     the runs of every task pooled (2 tasks or more); the median of task means takes the middle task's mean, or
     averages the middle two of an even number: from 3 tasks. On 1 or 2 it is the mean of task means
@@ -1066,8 +1066,8 @@ def _location_read(location, n_tasks):
     if "iqm" in location and n_tasks >= 2:
         read.append(("the runs the IQM keeps", True))
     if "median" in location and not median_is_mean(n_tasks):
-        read.append(("the two tasks whose means the median averages", True) if n_tasks % 2 == 0 else
-                    ("the task whose mean the median takes", False))
+        read.append((f"the two {plural(word)} whose means the median averages", True) if n_tasks % 2 == 0 else
+                    (f"the {word} whose mean the median takes", False))
     return read
 
 
@@ -1077,7 +1077,7 @@ def _ranges_apart(design, location):
     returns, 0 to 500, and Acrobot's, -500 to 0; the IQM of A2C minus PPO at step 5k was +8.4 raw and -33.3 on the
     tasks' ranges normalised, x 500). Said of the lowest-topped task and the highest-floored one; quoting no score,
     it reads the same in any units."""
-    read = _location_read(location, design.n_tasks)
+    read = _location_read(location, design.n_tasks, design.block_word)
     if not read:
         return design
     from .statistics import block_ranges
@@ -1086,9 +1086,11 @@ def _ranges_apart(design, location):
     below, above = int(np.argmin(high)), int(np.argmax(low))
     if not high[below] < low[above]:
         return design
-    said = (f"scores of tasks on ranges apart (every score of {design.tasks[below]!r} is below every score of "
+    tasks = plural(design.block_word)  # the formula's block column as a noun (audit s32 block32)
+    said = (f"scores of {tasks} on ranges apart (every score of {design.tasks[below]!r} is below every score of "
             f"{design.tasks[above]!r}) {{}} aggregated on their own scales, so {join_and([w for w, _ in read])} "
-            f"depend{'' if len(read) > 1 or read[0][1] else 's'} on the tasks' ranges, not only on the runs' results")
+            f"depend{'' if len(read) > 1 or read[0][1] else 's'} on the {tasks}' ranges, not only on the runs' "
+            "results")
     warn(said.format("are") + f"; {RANGES_APART_ADVICE}")
     note = said.format("were") + "; normalize= puts them on one scale"
     return dataclasses.replace(design, notes=(*design.notes, note))

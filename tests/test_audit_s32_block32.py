@@ -36,7 +36,7 @@ def _quiet(call):
 
 
 def test_bootstrap_notes_name_the_block_column():
-    res = _quiet(lambda: rlstats.bootstrap(_incomplete(_renamed()), FORMULA, rng=1, na_action="drop"))
+    res = _quiet(lambda: rlstats.bootstrap(_incomplete(_renamed()), FORMULA, rng=1, na_action="drop", n_resamples=200))
     notes = "\n".join(res.notes)
     assert ('1 env left out because some algo has no runs there (na_action="drop"; 8 runs dropped): g2'
             in notes), notes
@@ -80,8 +80,58 @@ def test_errors_name_the_block_and_arm_columns():
 
 def test_default_names_read_as_before():
     df = _incomplete(_renamed()).rename(columns={"ret": "score", "algo": "agent", "env": "task"})
-    notes = "\n".join(_quiet(lambda: rlstats.bootstrap(df, "score ~ agent | task", rng=1, na_action="drop")).notes)
+    notes = "\n".join(_quiet(lambda: rlstats.bootstrap(df, "score ~ agent | task", rng=1, na_action="drop",
+                                                              n_resamples=200)).notes)
     assert ('1 task left out because some agent has no runs there (na_action="drop"; 8 runs dropped): g2'
             in notes), notes
     assert "A2: runs per task differ (1 to 4), so the IQM and the optimality gap weigh each task alike, a run of a " \
            "task with c runs" in notes
+
+
+def _small(agents=("A0", "A1", "A2"), tasks=3):
+    """3 runs per cell, no runs of A1 on g2."""
+    df = simulate(agents=list(agents), tasks=[f"g{i}" for i in range(tasks)], seeds=3, effect=0.5, rng=0)
+    df = df.rename(columns={"score": "ret", "agent": "algo", "task": "env"})
+    return df[~((df.algo == "A1") & (df.env == "g2"))]
+
+
+def test_task_table_caption_and_report_name_the_columns():
+    res = _quiet(lambda: rlstats.task_table(_small(), FORMULA, aggregate="bootstrap", statistic="iqm",
+                                            na_action="drop", rng=1, n_resamples=200))
+    caption = res.caption()
+    assert caption.startswith("IQM ± standard deviation over 3 runs (seeds) per algo and env; blank: no runs of the "
+                              "algo on the env (1 cell). Bold: the best IQM of each env; †: possibly best: the bold "
+                              "and marked algos form a 95% confidence set for the algo with the best mean of the env")
+    assert "Aggregate: IQM of all runs of the 2 envs every algo ran pooled (each env weighed alike)" in caption
+    report = res.report(format="text")
+    assert report.startswith("For each of 3 envs we marked the algo with the best IQM of its runs (3 runs per algo "
+                             "and env), tested every ordered pair of algos one-sided")
+    assert "Best per env: A1 (2 of the 2 it ran), A0 (1 of the 3 it ran). In 5 further algo-env cells the algo " \
+           "was possibly best." in report
+
+
+def test_mixed_and_rank_report_name_the_columns():
+    df = _small()
+    text = str(_quiet(lambda: rlstats.mixed(df, FORMULA)).summary())
+    assert "Estimated marginal means (95% intervals of each algo's mean over these 3 envs):" in text
+    report = _quiet(lambda: rlstats.compare(df, FORMULA)).report(format="text")
+    assert report.startswith("We compared 3 algos on 3 envs (3 runs per algo and env, 1 empty cell) with the Mack "
+                             "and Skillings (1980) rank test, ranking all runs of an env jointly (mid-ranks for ties) "
+                             "and summing each algo's mean within-env rank over envs")
+    assert "the hypothesis that all algos perform alike" in report
+
+
+def test_equivalence_and_probability_of_improvement_name_the_columns():
+    df = _small(agents=("A0", "A1"), tasks=4)
+    df = df[~((df.algo == "A0") & (df.env == "g3") & (df.seed > 0))]
+    res = _quiet(lambda: rlstats.equivalence(df, FORMULA, margin=5, rng=1, n_resamples=200))
+    text = str(res.summary())
+    assert "per task: 1 of 2 envs tested shown equivalent (1 withheld); separate tests each at alpha = 0.05, not " \
+           "adjusted for multiplicity (on every env: holds at alpha; on some env: needs an adjustment)" in text, text
+    assert ("across='welch' reads the spread of the runs within every shared env, and 1 env of 3 (g3) lacks one "
+            "(fewer than 2 runs of an algo); add runs, or use across='paired_t' (envs as a sample") in text
+    assert "they need at least 2 runs per algo and env, and it has one run" in text
+    assert "We tested 1 pair of algos on 3 envs" in res.report(format="text")
+    poi = _quiet(lambda: rlstats.probability_of_improvement(df, FORMULA, rng=1, n_resamples=200,
+                                                             interval="percentile"))
+    assert "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2 within an env, averaged over envs" in str(poi)

@@ -165,7 +165,7 @@ def plot_probability_of_improvement(result, *, ax=None, color=None, **kwargs):
     ax.axvline(0.5, color="0.5", linestyle="--", linewidth=1)
     ax.set_yticks(positions)
     ax.set_yticklabels([f"{x} vs {y}" for x, y in result.pairs])
-    ax.set_xlabel(f"P(X > Y) + P(X = Y) / 2, {fmt.over_tasks(result.tasks)}")  # ties count one half (audit s16)
+    ax.set_xlabel(f"P(X > Y) + P(X = Y) / 2, {fmt.over_tasks(result.tasks, word=result._block_word)}")  # ties count one half (audit s16)
     ax.use_sticky_edges = False  # bars pin the x limits to their ends otherwise (audit s23: the lowest on the spine)
     ax.margins(x=0.1)
     _tidy_spines(ax)

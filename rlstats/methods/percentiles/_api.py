@@ -35,7 +35,7 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, agent_named, as_given, label_value, labels_keyed, warn
-from ...format import count, join_and, listed, name_list, names_shown, signif
+from ...format import count, join_and, listed, name_list, names_shown, plural, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
@@ -587,17 +587,18 @@ def _observed_bounds_note(design, bounds):
                  if given is None]
         if len(sides) == 1:
             (side, limit), = sides
-            return (f"PBP used the observed {side} score of each task as its {limit} bound {why}; pass both limits "
+            return (f"PBP used the observed {side} score of each {design.block_word} as its {limit} bound {why}; pass "
+                    "both limits "
                     "in bounds= when the scores have known ones")
     elif isinstance(bounds, Mapping):
         observed = [task for task in design.tasks if task not in bounds]
         given = [task for task in design.tasks if task in bounds]
-        which = 'task' if len(observed) == 1 else 'tasks'
+        which = design.block_word if len(observed) == 1 else plural(design.block_word)
         observed, given = (join_and(names_shown(tasks, design.tasks), limit=10) for tasks in (observed, given))
         return (f"PBP used the observed minimum and maximum score as the bounds of {which} {observed} {why}, and the "
                 f"bounds given for {given}; pass bounds= for the others when their scores have known limits")
-    return (f"PBP used the observed minimum and maximum score of each task as its bounds {why}; pass bounds= when the "
-            "scores have known limits")
+    return (f"PBP used the observed minimum and maximum score of each {design.block_word} as its bounds {why}; pass "
+            "bounds= when the scores have known limits")
 
 
 def _bootstrap_caveats(design):
