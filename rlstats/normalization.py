@@ -1005,7 +1005,8 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     For them, tasks of like spreads on ranges apart are cautioned too (:func:`_ranges_apart`).
 
     ``read`` says what the ranges were taken over, as the caller built ``design.y`` ("largest minus smallest
-    <read>"): every run (None: "over all agents and runs", the arms by the formula's column), every run at every step (curves()), each configuration's mean over its seeds
+    <read>"): every run (None: "over all agents and runs", the arms by the formula's column), every run at every
+    step (curves()), each configuration's mean over its seeds
     (tuning(); audit s30 w2fix30: it said "over all agents and runs" of configuration means).
     """
     from .statistics import block_ranges, block_tolerances

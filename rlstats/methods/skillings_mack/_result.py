@@ -358,7 +358,8 @@ class SkillingsMackResult(Result):
             weighted = "weighted " if self.variant == "quade" else ""
             # over the tasks the two share, not the mean ranks printed above, which average each agent's own tasks
             # (review27b: on an incomplete design the two differ)
-            said = (f"the mean over the {fmt.plural(self._block_word)} both ran of the {first}'s {weighted}rank minus the {second}'s (1 = best: "
+            said = (f"the mean over the {fmt.plural(self._block_word)} both ran of the {first}'s {weighted}rank "
+                    f"minus the {second}'s (1 = best: "
                     f"negative favours the {first})")
         return {self._pairs_name(): f"estimate: {said}"}
 

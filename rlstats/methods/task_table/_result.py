@@ -558,7 +558,8 @@ class TaskTableResult(Result):
         intervals = self.options.get("effect_intervals", "per_pair")
         text = (f"{best}, tested every ordered pair of {agents} one-sided with the {self.test_name} on that {task}'s "
                 f"runs, and {rule}. Best per {task}: {', '.join(parts)}. In "
-                f"{fmt.count(marked, f'further {agent}-{task} cell')} the {agent} was possibly best. Effect sizes against the "
+                f"{fmt.count(marked, f'further {agent}-{task} cell')} the {agent} was possibly best. Effect sizes "
+                "against the "
                 f"best are the Vargha-Delaney A12 (probability that a run of the best scores "
                 f"{'higher' if self._higher() else 'lower'}) with "
                 f"{_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t "

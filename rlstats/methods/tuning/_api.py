@@ -16,7 +16,7 @@ from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
-from ...design import Design, design_of, public_function
+from ...design import Design, arm_label, block_label, design_of, public_function
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import TABLE, as_pandas
 from ...errors import DesignError, OptionError
@@ -749,8 +749,9 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
     repeated = frame.duplicated(keep=False).to_numpy()
     if repeated.any():
         i = int(np.flatnonzero(repeated)[0])
-        raise DesignError(f"seed {seed_texts[seed_codes[i]]!r} appears more than once for agent "
-                          f"'{design.agents[design.agent[i]]}' on task '{design.tasks[design.task[i]]}' with "
+        raise DesignError(f"seed {seed_texts[seed_codes[i]]!r} appears more than once for "
+                          f"{arm_label(design.formula, design.agents[design.agent[i]])} on "
+                          f"{block_label(design.formula, design.tasks[design.task[i]])} with "
                           f"configuration {labels[codes[i]]!r} "
                           f"({int(repeated.sum())} such rows); each run needs its own seed within a configuration")
     held = np.zeros(design.nobs, dtype=bool)
@@ -772,7 +773,8 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
         order = here[np.lexsort((seed_codes[here], codes[here]))]
         tune, evaluate = order[~held[order]], order[held[order]]
         if tune.size == 0:
-            raise DesignError(f"agent '{design.agents[a]}' on task '{design.tasks[t]}' has no tuning runs "
+            raise DesignError(f"{arm_label(design.formula, design.agents[a])} on "
+                              f"{block_label(design.formula, design.tasks[t])} has no tuning runs "
                               f"(every run has {holdout}=True)")
         ids, starts, sizes = np.unique(codes[tune], return_index=True, return_counts=True)
         sweep = {"values": y[tune].astype(float), "starts": starts, "sizes": sizes, "ids": ids,
@@ -1068,7 +1070,8 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         if "complete" in views:
             w = sweep.get("weights", np.ones(sizes.size))
             if w.sum() == 0:
-                raise DesignError(f"weights= are all 0 for agent '{agent}' on task '{task}'")
+                raise DesignError(f"weights= are all 0 for {arm_label(design.formula, agent)} on "
+                                  f"{block_label(design.formula, task)}")
         # the order-statistic weights, (K, G) each: once per sweep, whatever the number of resamples; the skew-t
         # band reads no resample, so without the complete view and the percentile band none is drawn
         weights = {(replace, grid): kernels.expected_max_weights(sizes.size, grid_ks, replace)
