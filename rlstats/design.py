@@ -257,7 +257,8 @@ class Design:
     @property
     def graph(self) -> ComparisonGraph:
         """Which agents met on which tasks, and the groups that never share a task (:mod:`rlstats.connectivity`)."""
-        return comparison_graph(self.counts, self.agents, self.tasks, numeric_agents=self.numeric_agents)
+        return comparison_graph(self.counts, self.agents, self.tasks, numeric_agents=self.numeric_agents,
+                                words=(self.block_word, self.arm_word))
 
     @classmethod
     def from_counts(cls, formula: formula_module.Formula, agents: Sequence[str], tasks: Sequence[str],

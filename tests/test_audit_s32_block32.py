@@ -135,3 +135,20 @@ def test_equivalence_and_probability_of_improvement_name_the_columns():
     poi = _quiet(lambda: rlstats.probability_of_improvement(df, FORMULA, rng=1, n_resamples=200,
                                                              interval="percentile"))
     assert "P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2 within an env, averaged over envs" in str(poi)
+
+
+def test_pairs_and_groups_that_never_met_name_the_columns():
+    import numpy as np
+    import pandas as pd
+
+    cells = [("A", "g0"), ("B", "g0"), ("C", "g1"), ("D", "g1"), ("A", "g2"), ("C", "g2")]
+    df = pd.DataFrame([(a, t, s, float(np.sin(7 * i + s))) for i, (a, t) in enumerate(cells) for s in range(3)],
+                      columns=["algo", "env", "seed", "ret"])
+    with pytest.raises(DesignError, match=r"^the algos fall into 2 groups that never ran on a common env, so algos of "
+                                          r"different groups cannot be compared .*group 1: A, B \(on 1 env: g0\)"):
+        _quiet(lambda: rlstats.compare(df[df.env != "g2"], FORMULA))
+    notes = _quiet(lambda: rlstats.mixed(df, FORMULA)).notes
+    assert ("3 pairs of algos never ran on a common env (A-D, B-C and B-D): their contrasts are indirect, resting on "
+            "the model (each algo's effect the same on every env, carried through the algos that link the pair, and "
+            "the random env intercepts) rather than on an env where both ran; tidy() gives them 0 shared envs") \
+        in notes
