@@ -147,7 +147,7 @@ def test_pairs_and_groups_that_never_met_name_the_columns():
     with pytest.raises(DesignError, match=r"^the algos fall into 2 groups that never ran on a common env, so algos of "
                                           r"different groups cannot be compared .*group 1: A, B \(on 1 env: g0\)"):
         _quiet(lambda: rlstats.compare(df[df.env != "g2"], FORMULA))
-    notes = _quiet(lambda: rlstats.mixed(df, FORMULA)).notes
+    notes = "\n".join(_quiet(lambda: rlstats.mixed(df, FORMULA)).notes)
     assert ("3 pairs of algos never ran on a common env (A-D, B-C and B-D): their contrasts are indirect, resting on "
             "the model (each algo's effect the same on every env, carried through the algos that link the pair, and "
             "the random env intercepts) rather than on an env where both ran; tidy() gives them 0 shared envs") \
