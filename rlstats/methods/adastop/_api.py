@@ -1515,8 +1515,9 @@ def _no_level_notes(design, runs, advice=None):
             _powerless_way(run.schedule, len(run.test.pairs) if run.test.holm else 1, run.joint, True)
             for run in runs if run.pair_ids and run.test.first_step_level == 0))
     blocked = design is not None and design.has_blocks
-    where = "" if not blocked else (" on every task" if len(tasks) == design.n_tasks
-                                    else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
+    task = design.block_word if blocked else "task"  # the formula's block column (audit s32 block32)
+    where = "" if not blocked else (f" on every {task}" if len(tasks) == design.n_tasks
+                                    else f" on {fmt.count(len(tasks), task)} ({', '.join(tasks)})")
     # Holm's alpha / c only where a test has c > 1 comparisons (with one, every scheme is the same test)
     holm = (" (Holm's alpha / c of each of the c comparisons)"
             if any(run.test.holm and len(run.test.pairs) > 1 for run in runs) else "")
