@@ -535,9 +535,14 @@ def plural(word: str) -> str:
     package's prose (:func:`count`'s default, a column's name as a noun in a note). Irregular ones are given to
     :func:`count` by hand ("axis", "axes").
 
-    >>> [plural(w) for w in ("run", "batch", "match", "box", "entry", "day", "held-out task")]
-    ['runs', 'batches', 'matches', 'boxes', 'entries', 'days', 'held-out tasks']
+    A word ending in a single "s" (not "ss", "us" or "is") is taken as a plural already: a column named "games" or
+    "envs" is said as it is (audit s32 block32: "gameses").
+
+    >>> [plural(w) for w in ("run", "batch", "match", "box", "entry", "day", "held-out task", "class", "games")]
+    ['runs', 'batches', 'matches', 'boxes', 'entries', 'days', 'held-out tasks', 'classes', 'games']
     """
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word
     if word.endswith(("s", "x", "z", "ch", "sh")):
         return word + "es"
     if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiouy":

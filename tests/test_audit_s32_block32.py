@@ -152,3 +152,11 @@ def test_pairs_and_groups_that_never_met_name_the_columns():
             "the model (each algo's effect the same on every env, carried through the algos that link the pair, and "
             "the random env intercepts) rather than on an env where both ran; tidy() gives them 0 shared envs") \
         in notes
+
+
+def test_a_block_column_named_in_the_plural_is_said_as_it_is():
+    df = _incomplete(_renamed()).rename(columns={"env": "games"})
+    notes = "\n".join(_quiet(lambda: rlstats.bootstrap(df, "ret ~ algo | games", rng=1, na_action="drop",
+                                                       n_resamples=200)).notes)
+    assert "A2: 1 of 4 games have a single run" in notes
+    assert "gameses" not in notes
