@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ENTRIES, ENTRY, DesignError, entry as called_entry, shell_word
-from .format import count, join_and, listed, names_shown
+from .format import count, join_and, listed, names_shown, plural
 
 __all__ = ["ComparisonGraph", "Keeping", "comparison_graph", "components", "kept_by", "keeping", "label_literal",
            "leaving_out", "subset_selecting"]
@@ -226,6 +226,9 @@ class ComparisonGraph:
     group: np.ndarray
     task_group: np.ndarray
     numeric_agents: bool = False
+    #: the blocks and the arms as the sentences call them: the formula's columns (``Design.block_word``,
+    #: ``Design.arm_word``; audit s32 block32: "pairs of agents never ran on a common task" of ``ret ~ algo | env``)
+    words: tuple[str, str] = ("task", "agent")
 
     @property
     def n_groups(self) -> int:
@@ -266,7 +269,9 @@ class ComparisonGraph:
         """'2 pairs of agents never ran on a common task (A-C and B-C)': how every result names the pairs it cannot
         compare on a task (the never-met pairs unless given), before saying what it does with them."""
         pairs = self.never_met() if pairs is None else pairs
-        return f"{count(len(pairs), 'pair')} of agents never ran on a common task ({self.pairs_phrase(pairs)})"
+        task, agent = self.words
+        return (f"{count(len(pairs), 'pair')} of {plural(agent)} never ran on a common {task} "
+                f"({self.pairs_phrase(pairs)})")
 
     def keepings(self, column: str) -> tuple[Keeping, ...]:
         """One :class:`Keeping` per group, selecting that group's agents."""
@@ -292,12 +297,14 @@ class ComparisonGraph:
                 if i == _SHOWN_GROUPS:
                     parts.append(f"... and {self.n_groups - _SHOWN_GROUPS} more groups")
                     break
-                parts.append(f"group {i + 1}: {listed(agents, _SHOWN_NAMES)} (on {count(len(tasks), 'task')}: "
+                parts.append(f"group {i + 1}: {listed(agents, _SHOWN_NAMES)} (on {count(len(tasks), self.words[0])}: "
                              f"{listed(tasks, 5)}), {kept.command_line if command_line else kept.python}")
             way = (f"with its {kept.flag} ({kept.command})" if command_line else
                    f"by passing its {kept.option} to {kept.function}"
                    + (" (DataFrame.query reads the same text)" if kept.option == "subset=" else ""))
-            return (f"the agents fall into {self.n_groups} groups that never ran on a common task, so agents of "
+            agents = plural(self.words[1])
+            return (f"the {agents} fall into {self.n_groups} groups that never ran on a common {self.words[0]}, so "
+                    f"{agents} of "
                     f"different groups cannot be compared ({what}): " + "; ".join(parts)
                     + f"; analyse one group at a time {way}, or add runs that link the groups")
 
@@ -310,7 +317,7 @@ class ComparisonGraph:
 
 
 def comparison_graph(counts: np.ndarray, agents: tuple[str, ...], tasks: tuple[str, ...], *,
-                     numeric_agents: bool = False) -> ComparisonGraph:
+                     numeric_agents: bool = False, words: tuple[str, str] = ("task", "agent")) -> ComparisonGraph:
     """The comparison graph of a design's (n_tasks, n_agents) run counts.
 
     Examples
@@ -329,4 +336,4 @@ def comparison_graph(counts: np.ndarray, agents: tuple[str, ...], tasks: tuple[s
     first = np.argmax(present, axis=1)  # any agent of the task gives its group
     task_group = np.where(present.any(axis=1), group[first] if group.size else -1, -1).astype(np.intp)
     return ComparisonGraph(agents=tuple(agents), tasks=tuple(tasks), shared=as_int.T @ as_int, group=group,
-                           task_group=task_group, numeric_agents=numeric_agents)
+                           task_group=task_group, numeric_agents=numeric_agents, words=words)

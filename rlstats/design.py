@@ -184,6 +184,16 @@ class Design:
         return known[1] if known is not None and known[0] <= gamma else None
 
     @property
+    def block_word(self) -> str:
+        """The blocks as sentences about the data call them (:attr:`rlstats.formula.Formula.block_word`)."""
+        return self.formula.block_word
+
+    @property
+    def arm_word(self) -> str:
+        """The arms as sentences about the data call them: the formula's arm column as a noun (:func:`arm_label`)."""
+        return self.formula.groups
+
+    @property
     def n_agents(self) -> int:
         return len(self.agents)
 
@@ -247,7 +257,8 @@ class Design:
     @property
     def graph(self) -> ComparisonGraph:
         """Which agents met on which tasks, and the groups that never share a task (:mod:`rlstats.connectivity`)."""
-        return comparison_graph(self.counts, self.agents, self.tasks, numeric_agents=self.numeric_agents)
+        return comparison_graph(self.counts, self.agents, self.tasks, numeric_agents=self.numeric_agents,
+                                words=(self.block_word, self.arm_word))
 
     @classmethod
     def from_counts(cls, formula: formula_module.Formula, agents: Sequence[str], tasks: Sequence[str],
@@ -351,9 +362,12 @@ class Design:
             return self
         # agents that never share a task: no choice of tasks makes the design complete, so name the groups
         self.graph.require_connected(self.formula.groups, why)
-        cells = [f"{arm_label(self.formula, self.agents[j])} on task {self.tasks[t]!r}"
+        cells = [f"{arm_label(self.formula, self.agents[j])} on {block_label(self.formula, self.tasks[t])}"
                  for t, j in zip(*np.nonzero(empty))]
         incomplete = empty.any(axis=1)
+        # the formula's columns as nouns (audit s32 block32: "agent x task cell(s)" of 'ret ~ algo | env')
+        task, agent = self.formula.block_word, self.formula.groups
+        tasks, agents = plural(task), plural(agent)
         if na_action == "raise":
             shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")
             if incomplete.all():  # dropping incomplete tasks would leave none (audit s28): offer agents out instead
@@ -362,25 +376,25 @@ class Design:
                 ran_all = tuple(a for a, r in zip(self.agents, ran) if r)
                 way = keeping(self.formula.groups, ran_all, tuple(a for a, r in zip(self.agents, ran) if not r),
                               self.numeric_agents)  # an option of what was called: power() takes no subset=
-                found = (f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}, and no task has runs of "
-                         f"every agent, so leaving out the incomplete tasks would leave none: add those runs, or leave "
-                         f"out agents by passing ")
+                found = (f"{len(cells)} {agent} x {task} cell(s) have no runs ({shown}); {why}, and no {task} has "
+                         f"runs of every {agent}, so leaving out the incomplete {tasks} would leave none: add those "
+                         f"runs, or leave out {agents} by passing ")
                 # with na_action="drop", as the agents kept may still miss tasks (audit s28: a second refusal)
-                kept_said = (f" (it keeps the {count(len(ran_all), 'agent')} that ran {self.tasks[widest]!r}, on the "
-                             "tasks where all of them ran)")
+                kept_said = (f" (it keeps the {count(len(ran_all), agent)} that ran {self.tasks[widest]!r}, on the "
+                             f"{tasks} where all of them ran)")
                 raise DesignError(found + f'{way.python} and na_action="drop" to {way.function}{kept_said}',
                                   command_line=found + f"{way.command_line} -o na_action=drop to {way.command}"
                                   + kept_said)
             raise DesignError(
-                f"{len(cells)} agent x task cell(s) have no runs ({shown}); {why}: add those runs, or leave out the "
-                f"tasks or agents that are missing, or pass na_action=\"drop\" to leave out the "
-                f"{int(incomplete.sum())} task(s) where some agent has no runs")
+                f"{len(cells)} {agent} x {task} cell(s) have no runs ({shown}); {why}: add those runs, or leave out "
+                f"the {tasks} or {agents} that are missing, or pass na_action=\"drop\" to leave out the "
+                f"{int(incomplete.sum())} {task}(s) where some {agent} has no runs")
         if incomplete.all():
             # the option's doing, said (review s30: the refusal named neither it nor what needed every agent)
-            raise DesignError(f"no task has runs of every agent, so na_action=\"{na_action}\" leaves none ({why}); "
-                              "select agents that share tasks")
+            raise DesignError(f"no {task} has runs of every {agent}, so na_action=\"{na_action}\" leaves none ({why}); "
+                              f"select {agents} that share {tasks}")
         gone = tuple(t for t, bad in zip(self.tasks, incomplete) if bad)
-        note = (f"{count(len(gone), 'task')} left out because some agent has no runs there (na_action=\"{na_action}\"; "
+        note = (f"{count(len(gone), task)} left out because some {agent} has no runs there (na_action=\"{na_action}\"; "
                 f"{int(self.counts[incomplete].sum())} runs dropped): {name_list(gone, among=self.tasks)}")
         kept = self.select_tasks([t for t, bad in zip(self.tasks, incomplete) if not bad])
         # kept's notes: the data's re-stated for the tasks kept (select_tasks)
@@ -786,9 +800,9 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if n_dropped:
         agent, task, y = agent[keep], task[keep], y[keep]
     _check_magnitude(y, formula)
-    agent, agent_labels, note = _drop_unused(agent, labels["agent"], "agent")
+    agent, agent_labels, note = _drop_unused(agent, labels["agent"], formula.groups)
     notes += [note] if note else []
-    task, task_labels, note = _drop_unused(task, labels["task"], "task")
+    task, task_labels, note = _drop_unused(task, labels["task"], formula.block_word)
     notes += [note] if note else []
     if len(agent_labels) * len(task_labels) > CODE_LIMIT:
         raise DesignError(f"{len(agent_labels):,} agents x {len(task_labels):,} tasks is more agent x task cells "
@@ -1116,7 +1130,7 @@ def _average_nested(data, formula, env, options):
     if dropped.any():
         if dropped.all():
             raise DesignError("no rows are left after dropping missing values")
-        gone = [f"{what} '{v}'" for column, what in ((formula.groups, "agent"), (formula.blocks, "task"))
+        gone = [f"{column} '{v}'" for column in (formula.groups, formula.blocks)
                 for v in pd.unique(data[column][dropped].dropna()) if v not in set(data[column][~dropped])]
         drop_note = (f"{int(dropped.sum())} of {len(data)} rows dropped (na_action=\"drop\") before the seeds were "
                      f"averaged: {'; '.join(reasons)}" + (f" (every row of {join_and(gone, limit=6)})" if gone else ""))
@@ -1453,14 +1467,17 @@ def arm_label(formula, label):
     return f"{formula.groups} {label!r}"
 
 
+def block_label(formula, label):
+    """"task 't'": a block as the notes and errors name it, by the formula's column ("env 'g3'" of
+    ``ret ~ algo | env``; :attr:`rlstats.formula.Formula.block_word`)."""
+    return f"{formula.block_word} {label!r}"
+
+
 def _cell_label(design, i):
     """"agent 'a' on task 't'" of row ``i`` (:func:`arm_label`); the arm alone when the formula names no task (not
     "(all runs)")."""
     agent = arm_label(design.formula, design.agents[design.agent[i]])
-    blocks = design.formula.blocks
-    # blocks named as runs ('| seed' on one task) are runs, not tasks (audit s32 design32: "on task '0'")
-    where = blocks if isinstance(blocks, str) and blocks.lower() in RUN_NAMES else "task"
-    return f"{agent} on {where} {design.tasks[design.task[i]]!r}" if design.has_blocks else agent
+    return f"{agent} on {block_label(design.formula, design.tasks[design.task[i]])}" if design.has_blocks else agent
 
 
 def _repeats(*keys):
@@ -1793,11 +1810,12 @@ def _copied_within_note(design, copies, chance):
         runs = ", ".join(f"{name} {copies[k]:,} of {counts[k]:,}" for name, k in
                          zip(names_shown([design.agents[k % n_agents] for k in here], among=design.agents), here))
         parts.append(f"{design.tasks[t]}: {runs}" if design.has_blocks else runs)
-    shown = "; ".join(parts[:COPIED_CELLS_SHOWN]) + (f"; and {count(len(parts) - COPIED_CELLS_SHOWN, 'more task')}"
+    task, agent = design.formula.block_word, design.formula.groups
+    shown = "; ".join(parts[:COPIED_CELLS_SHOWN]) + (f"; and {count(len(parts) - COPIED_CELLS_SHOWN, 'more ' + task)}"
                                                      if len(parts) > COPIED_CELLS_SHOWN else "")
     total = int(copies.sum())
     return [f"{count(total, 'run')} {COPIED_RUNS if total > 1 else COPIED_RUNS.replace('repeat', 'repeats')} "
-            f"within {count(cells.size, 'agent x task cell' if design.has_blocks else 'agent')} ({shown}): at the "
+            f"within {count(cells.size, f'{agent} x {task} cell' if design.has_blocks else agent)} ({shown}): at the "
             f"resolution of the scores (their decimal step, or how often runs of other cells tie) the chance of so "
             f"many exact repeats is {_chance_said(float(np.nanmax(chance)))} in each, so they look copied (a file or "
             "batch read twice), not new runs; "
@@ -1933,18 +1951,21 @@ def _drop_uninformative_tasks(design, notes):
     dropped = tuple(t for t, b in zip(design.tasks, bad) if b)
     # "of the analysis", not "of the test": the estimating back ends (mixed, percentiles, summarize_runs) read this
     # design too; and the runs it leaves, so that the count of runs analysed adds up (audit s24)
-    notes.append(f"{count(len(dropped), 'task')} ({count(int(design.counts[bad].sum()), 'run')}) kept out of the "
-                 f"analysis because fewer than two agents have runs there: {name_list(dropped, among=design.tasks)}")
+    notes.append(f"{count(len(dropped), design.formula.block_word)} ({count(int(design.counts[bad].sum()), 'run')}) "
+                 f"kept out of the analysis because fewer than two {plural(design.formula.groups)} have runs there: "
+                 f"{name_list(dropped, among=design.tasks)}")
     reduced = dataclasses.replace(design.select_tasks([t for t, b in zip(design.tasks, bad) if not b]),
                                   dropped_tasks=dropped)
     if reduced.y.size == 0:
-        raise DesignError("no task has runs of at least two agents, so no comparison is possible")
+        raise DesignError(f"no {design.formula.block_word} has runs of at least two {plural(design.formula.groups)}, "
+                          "so no comparison is possible")
     # Agents whose runs were all in dropped tasks have nothing left.
     present = reduced.counts.sum(axis=0) > 0
     if not present.all():
         names = [a for a, p in zip(design.agents, present) if p]
         gone = [a for a, p in zip(design.agents, present) if not p]
-        notes.append(f"{count(len(gone), 'agent')} with no runs in the remaining tasks left out: "
+        notes.append(f"{count(len(gone), design.formula.groups)} with no runs in the remaining "
+                     f"{plural(design.formula.block_word)} left out: "
                      f"{name_list(gone, among=design.agents)}")
         reduced = reduced.select_agents(names)
     return reduced

@@ -535,14 +535,29 @@ def plural(word: str) -> str:
     package's prose (:func:`count`'s default, a column's name as a noun in a note). Irregular ones are given to
     :func:`count` by hand ("axis", "axes").
 
-    >>> [plural(w) for w in ("run", "batch", "match", "box", "entry", "day", "held-out task")]
-    ['runs', 'batches', 'matches', 'boxes', 'entries', 'days', 'held-out tasks']
+    A word ending in a single "s" (not "ss", "us" or "is") is taken as a plural already: a column named "games" or
+    "envs" is said as it is (audit s32 block32: "gameses").
+
+    >>> [plural(w) for w in ("run", "batch", "match", "box", "entry", "day", "held-out task", "class", "games")]
+    ['runs', 'batches', 'matches', 'boxes', 'entries', 'days', 'held-out tasks', 'classes', 'games']
     """
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word
     if word.endswith(("s", "x", "z", "ch", "sh")):
         return word + "es"
     if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiouy":
         return word[:-1] + "ies"
     return word + "s"
+
+
+def a_or_an(word: str) -> str:
+    """``word`` after its indefinite article by its first letter: "a task", "an env", "an episode"; the one rule of
+    a column's name as a noun after "a" (audit s32 block32: "a run of a env").
+
+    >>> a_or_an("task"), a_or_an("env"), a_or_an("game")
+    ('a task', 'an env', 'a game')
+    """
+    return f"{'an' if word[:1].lower() in 'aeio' and word[:1] else 'a'} {word}"
 
 
 def integer(n: SupportsInt) -> str:
@@ -607,18 +622,20 @@ def name_list(items: Iterable[object], after: Iterable[object] | None = None,
     return ", ".join(shown if after is None else [f"{name} {value}" for name, value in zip(shown, after)])
 
 
-def over_tasks(tasks: Sequence[object], several: str = "averaged over tasks") -> str:
-    """``several`` where there are several tasks, "on the one task, X" where there is one: a quantity averaged over
-    tasks is, on one task, that task's alone (audit s19: probability of improvement and performance profiles said
-    "averaged over tasks" of one).
+def over_tasks(tasks: Sequence[object], several: str | None = None, word: str = "task") -> str:
+    """``several`` (default "averaged over tasks") where there are several tasks, "on the one task, X" where there is
+    one: a quantity averaged over tasks is, on one task, that task's alone (audit s19: probability of improvement and
+    performance profiles said "averaged over tasks" of one). ``word``: the blocks as the data call them, the
+    formula's block column (``Formula.block_word``; audit s32 block32: "averaged over envs", "on the one env, g0").
 
     >>> over_tasks(["Pong", "Breakout"]), over_tasks(["Pong"]), over_tasks(["(all runs)"])
     ('averaged over tasks', 'on the one task, Pong', 'over all runs, no task named')
     """
     if len(tasks) != 1:
-        return several
+        return f"averaged over {plural(word)}" if several is None else several
     # without a task column the one "task" is a placeholder, not a name (audit s19: "on the one task, (all runs)")
-    return "over all runs, no task named" if tasks[0] == vocabulary.ALL_RUNS else f"on the one task, {name_list(tasks)}"
+    return "over all runs, no task named" if tasks[0] == vocabulary.ALL_RUNS else \
+        f"on the one {word}, {name_list(tasks)}"
 
 
 #: A plain lowercase word opening a text: one that a sentence capitalises (not ``expected_max()``, ``pvalue=``).

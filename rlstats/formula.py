@@ -151,6 +151,15 @@ class Formula:
         return spell(self.blocks) + replicate + "".join(f":{spell(c)}" for c in self.crossed)
 
     @property
+    def block_word(self) -> str:
+        """The blocks as sentences about the data call them: the block column as a noun ("game" of
+        ``score ~ agent | game``: "3 runs per game", "the games both ran", plural by :func:`rlstats.format.plural`),
+        as the arms are called by theirs (:attr:`groups`, :func:`rlstats.design.arm_label`); "task" where the formula
+        names none (``score ~ agent``). With ``| task`` the words are the package's own, which tests pin (audit s32
+        block32: "runs per task" of ``| env``)."""
+        return "task" if self.blocks is None else self.blocks
+
+    @property
     def normal_form(self) -> str:
         """The formula as a setting names it, its terms spaced one way whatever its text's spacing (the response's
         expression as written): ``"log(score) ~ agent | task"``; lme4's random intercept ``+ (1 | task)`` reads as

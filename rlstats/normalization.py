@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, close_names, index_level_hint, rows_described, warn
 from .options import check_bool, keywords_checked
-from .format import count, integer, join_and, listed, names_shown, signif
+from .format import count, integer, join_and, listed, names_shown, plural, signif
 from .interop import frame_library, as_pandas
 from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
                          key_values)
@@ -984,7 +984,7 @@ RANGES_APART_ADVICE = ("normalise them first with normalize= (a reference frame 
 
 
 def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] = (),
-                    read: str = "over all agents and runs") -> Any:
+                    read: str | None = None) -> Any:
     """Aggregating raw scores of tasks where one task's spread is ten times the others' lets it decide: say so.
 
     A task's spread is the range of its scores (largest minus smallest, over all agents and runs): the differences
@@ -1005,13 +1005,15 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     For them, tasks of like spreads on ranges apart are cautioned too (:func:`_ranges_apart`).
 
     ``read`` says what the ranges were taken over, as the caller built ``design.y`` ("largest minus smallest
-    <read>"): every run (the default), every run at every step (curves()), each configuration's mean over its seeds
+    <read>"): every run (None: "over all agents and runs", the arms by the formula's column), every run at every
+    step (curves()), each configuration's mean over its seeds
     (tuning(); audit s30 w2fix30: it said "over all agents and runs" of configuration means).
     """
     from .statistics import block_ranges, block_tolerances
 
     if normalize is not None or design.n_tasks < 2 or design.normalized:
         return design
+    read = f"over all {plural(design.arm_word)} and runs" if read is None else read
     low, high = block_ranges(design.y, design.task, design.n_tasks)
     spread = np.where(high >= low, high - low, 0.0)
     varies = spread > block_tolerances(design.y, design.task, design.n_tasks)
@@ -1038,13 +1040,13 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
             continue
         ratio = signif(spread[order[0]] / np.median(spread[order[1:]]), 3)
         equal = int(tasks.size - varies[tasks].sum())
-        left_out = (f"; {equal} task{'s' if equal > 1 else ''} whose scores are all equal, deciding nothing, left "
-                    "out" if equal else "")
+        word = design.block_word  # the formula's block column as a noun (audit s32 block32)
+        left_out = (f"; {count(equal, word)} whose scores are all equal, deciding nothing, left out" if equal else "")
         widest = design.tasks[order[0]]
-        counted = f"the {tasks.size} tasks{whose}" if whose else f"{tasks.size} tasks"
+        counted = f"the {count(tasks.size, word)}{whose}" if whose else count(tasks.size, word)
         said = (f"scores of {counted} {{}} aggregated on their own scales (the range of the scores of {widest!r}, "
-                f"largest minus smallest {read}, is {ratio} times the median of the other tasks' "
-                f"ranges{left_out}), so the tasks with wide ranges decide the result")
+                f"largest minus smallest {read}, is {ratio} times the median of the other {plural(word)}' "
+                f"ranges{left_out}), so the {plural(word)} with wide ranges decide the result")
         warn(said.format("are") + f"; {RAW_SCALES_ADVICE}")
         notes.append(said.format("were") + "; normalize= puts them on one scale")
     if not notes:
@@ -1052,7 +1054,7 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
     return dataclasses.replace(design, notes=(*design.notes, *notes))
 
 
-def _location_read(location, n_tasks):
+def _location_read(location, n_tasks, word="task"):
     """What each statistic in ``location`` takes from where the tasks lie, and whether that is plural: the IQM trims
     the runs of every task pooled (2 tasks or more); the median of task means takes the middle task's mean, or
     averages the middle two of an even number: from 3 tasks. On 1 or 2 it is the mean of task means
@@ -1065,8 +1067,8 @@ def _location_read(location, n_tasks):
     if "iqm" in location and n_tasks >= 2:
         read.append(("the runs the IQM keeps", True))
     if "median" in location and not median_is_mean(n_tasks):
-        read.append(("the two tasks whose means the median averages", True) if n_tasks % 2 == 0 else
-                    ("the task whose mean the median takes", False))
+        read.append((f"the two {plural(word)} whose means the median averages", True) if n_tasks % 2 == 0 else
+                    (f"the {word} whose mean the median takes", False))
     return read
 
 
@@ -1076,7 +1078,7 @@ def _ranges_apart(design, location):
     returns, 0 to 500, and Acrobot's, -500 to 0; the IQM of A2C minus PPO at step 5k was +8.4 raw and -33.3 on the
     tasks' ranges normalised, x 500). Said of the lowest-topped task and the highest-floored one; quoting no score,
     it reads the same in any units."""
-    read = _location_read(location, design.n_tasks)
+    read = _location_read(location, design.n_tasks, design.block_word)
     if not read:
         return design
     from .statistics import block_ranges
@@ -1085,9 +1087,11 @@ def _ranges_apart(design, location):
     below, above = int(np.argmin(high)), int(np.argmax(low))
     if not high[below] < low[above]:
         return design
-    said = (f"scores of tasks on ranges apart (every score of {design.tasks[below]!r} is below every score of "
+    tasks = plural(design.block_word)  # the formula's block column as a noun (audit s32 block32)
+    said = (f"scores of {tasks} on ranges apart (every score of {design.tasks[below]!r} is below every score of "
             f"{design.tasks[above]!r}) {{}} aggregated on their own scales, so {join_and([w for w, _ in read])} "
-            f"depend{'' if len(read) > 1 or read[0][1] else 's'} on the tasks' ranges, not only on the runs' results")
+            f"depend{'' if len(read) > 1 or read[0][1] else 's'} on the {tasks}' ranges, not only on the runs' "
+            "results")
     warn(said.format("are") + f"; {RANGES_APART_ADVICE}")
     note = said.format("were") + "; normalize= puts them on one scale"
     return dataclasses.replace(design, notes=(*design.notes, note))

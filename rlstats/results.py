@@ -357,6 +357,18 @@ class Result:
         return getattr(self, "df", None)
 
     @property
+    def _block_word(self) -> str:
+        """The blocks as the result's sentences about the data call them: the formula's block column
+        (:attr:`rlstats.formula.Formula.block_word`), "task" without a formula (audit s32 block32)."""
+        return "task" if self.formula is None else self.formula.block_word
+
+    @property
+    def _arm_word(self) -> str:
+        """The arms as the result's sentences about the data call them: the formula's arm column, "agent" without a
+        formula."""
+        return "agent" if self.formula is None else self.formula.groups
+
+    @property
     def n_agents(self) -> int:
         """Number of agents compared (results that have ``agents``)."""
         return len(self.agents)  # type: ignore[attr-defined]  # a field of the subclasses with agents

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .design import data_and_formula, design_of, public_function
+from .design import arm_label, block_label, data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
 from .format import count, format_step
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
@@ -112,8 +112,10 @@ def as_steps(values: ArrayLike, like: ArrayLike) -> NDArray[Any]:
 
 def run_label(design: Design, start: int) -> str:
     """'run 3 of agent 'A' on task 't'': the run starting at row ``start`` of a curves Design (which has seeds)."""
-    return (f"run {design.seeds[start]!r} of agent {design.agents[design.agent[start]]!r} on task "  # type: ignore[index]
-            f"{design.tasks[design.task[start]]!r}")
+    # the formula's columns by their names (audit s32 block32: "of agent 'A' on task 't'" of 'ret ~ algo | env/seed')
+    agent = arm_label(design.formula, design.agents[design.agent[start]])
+    return (f"run {design.seeds[start]!r} of {agent} on "  # type: ignore[index]
+            f"{block_label(design.formula, design.tasks[design.task[start]])}")
 
 
 def task_ranges(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
@@ -138,7 +140,8 @@ def task_ranges(design: Design, steps: NDArray[Any], starts: NDArray[np.intp],
     for t in np.flatnonzero(low > high):
         spans = [f"{design.agents[j]} {format_step(first[t, j])} to {format_step(last[t, j])}"
                  for j in np.flatnonzero(present[t])]
-        raise DesignError(f"on task {design.tasks[t]!r} no step is reached by every agent ({'; '.join(spans)}), so "
+        raise DesignError(f"on {block_label(design.formula, design.tasks[t])} no step is reached by every "
+                          f"{design.arm_word} ({'; '.join(spans)}), so "
                           "their curves have no step in common; pass steps= with the grid to use")
     return low, high
 

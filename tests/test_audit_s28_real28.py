@@ -158,7 +158,8 @@ def test_rank_test_report_does_not_claim_every_seed_counts_when_seeds_were_avera
     assert "so that every tuning_run counts (each the mean of the seeds nested in it)" in text
     # 5 tuning runs of each procedure on each of 3 tasks: counted from the rows apart
     assert data.groupby(["procedure", "task"]).tuning_run.nunique().eq(5).all()
-    assert "(5 runs per agent and task)" in text
+    # the arm column by its name since audit s32 block32 ("per agent and task" of 'score ~ procedure | task')
+    assert "We compared 3 procedures on 3 tasks (5 runs per procedure and task)" in text
 
 
 # ----------------------------------------------------------------------------- the units of a nested formula's response

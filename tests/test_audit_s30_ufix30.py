@@ -39,8 +39,9 @@ def test_tuning_mean_over_tasks_of_raw_scales_is_cautioned(mirror):
     assert ratio == pytest.approx(28.36, abs=0.01)
     res, said = caught(lambda: rlstats.tuning(sub, "score ~ procedure | task/seed", config="tuning_run",
                                               views=["expected_max"], rng=0, progress=False))
+    # the arm column by its name since audit s32 block32 ("all agents'" of 'score ~ procedure | task/seed')
     expected = (f"scores of 2 tasks are aggregated on their own scales (the range of the scores of 'ant', largest "
-                f"minus smallest of all agents' configuration means over their seeds, is {float(f'{ratio:.3g}')} times the median of the other "
+                f"minus smallest of all procedures' configuration means over their seeds, is {float(f'{ratio:.3g}')} times the median of the other "
                 "tasks' ranges), so the tasks with wide ranges decide the result; normalise them first with "
                 "normalize=")
     assert any(w.startswith(expected) for w in said), said

@@ -18,7 +18,7 @@ import numpy as np
 import re
 
 from ..errors import DesignError, planned_runs
-from ..format import count, join_and, listed
+from ..format import count, join_and, listed, plural
 from ._declaration import Need
 
 #: cells or agents a sentence names before "and N more"
@@ -76,7 +76,7 @@ def applies(need: Need, options: Any) -> bool:
 
 def verdict(method: str, counts: np.ndarray, *, options: Any = None,
             reference: np.ndarray | None = None, agents: Sequence[str] = (), tasks: Sequence[str] = (),
-            outputs: Sequence[str] | None = None) -> Verdict:
+            outputs: Sequence[str] | None = None, words: tuple[str, str] = ("task", "agent")) -> Verdict:
     """Which of ``method``'s declared outputs are withheld on a design with these cell counts.
 
     Parameters
@@ -93,6 +93,11 @@ def verdict(method: str, counts: np.ndarray, *, options: Any = None,
         Names for the sentences.
     outputs : sequence of str, optional
         Only these outputs (default: every declared one).
+    words : (str, str)
+        The blocks and the arms as the sentences call them: the formula's columns (``Design.block_word``,
+        ``Design.arm_word``; audit s32 block32: "runs per agent and task" of ``ret ~ algo | env``), in the
+        sentences' own words and the unit a need counts in (:attr:`Need.counted`); a need's ``what`` and way on
+        are the back end's.
 
     Raises
     ------
@@ -106,15 +111,15 @@ def verdict(method: str, counts: np.ndarray, *, options: Any = None,
         mask = _mask(need, counts, reference)
         withheld[need.output] = mask
         if mask.any():
-            text = _sentence(need, counts, mask, agents, tasks, reference)
+            text = _sentence(need, counts, mask, agents, tasks, reference, words)
             if need.below == "refuse":
                 raise DesignError(text)
             sentences[need.output] = text
-    _merge_everywhere(needs, withheld, sentences, counts)
+    _merge_everywhere(needs, withheld, sentences, counts, words)
     return Verdict(method=method, needs=needs, withheld=withheld, sentences=sentences)
 
 
-def _merge_everywhere(needs, withheld, sentences, counts):
+def _merge_everywhere(needs, withheld, sentences, counts, words):
     """Outputs withheld wherever they apply, for the same runs and the same way on, share one sentence."""
     groups = {}
     for need in needs:
@@ -125,7 +130,7 @@ def _merge_everywhere(needs, withheld, sentences, counts):
         if len(group) > 1:
             present = counts[counts > 0]
             what = join_and(n.what for n in group)
-            text = (f"{what} are withheld: they need at least {runs} {group[0].counted}, and every "
+            text = (f"{what} are withheld: they need at least {runs} {_counted(group[0], words)}, and every "
                     f"{group[0].cell} has {_have(present, group[0].counted.split()[0])}; {_way_on(group[0])}")
             sentences.update({n.output: text for n in group})
 
@@ -148,9 +153,16 @@ def _mask(need, counts, reference):
     return np.asarray(met.any(axis=1).sum() < need.tasks or not met.any())
 
 
-def _sentence(need, counts, mask, agents, tasks, reference):
-    """'<what> are withheld <where>: they need ...; <way on>.'"""
-    runs = f"at least {need.runs} {need.counted}"
+def _counted(need, words):
+    """The unit ``need`` counts in, its "agent" and "task" said by the formula's columns (``words``)."""
+    task, agent = words
+    return re.sub(r"\b(agent|task)\b", lambda m: agent if m.group(1) == "agent" else task, need.counted)
+
+
+def _sentence(need, counts, mask, agents, tasks, reference, words=("task", "agent")):
+    """'<what> are withheld <where>: they need ...; <way on>.' (``words``: the blocks and the arms as said)"""
+    task, agent = words
+    runs = f"at least {need.runs} {_counted(need, words)}"
     noun = need.counted.split()[0]
     present = counts > 0
     # what holds the count: the cell itself, or a part of it ("in every sweep the fewest-seeded configuration has")
@@ -158,20 +170,20 @@ def _sentence(need, counts, mask, agents, tasks, reference):
     if need.per == "design":
         met = int((present & (counts >= need.runs)).any(axis=1).sum())
         fewer = (f"{every} {_have(counts[present], noun)}" if need.tasks == 1 else
-                 f"{count(met, 'task')} {'has' if met == 1 else 'have'} them")
-        needs = runs if need.tasks == 1 else f"{runs} in at least {count(need.tasks, 'task')}"
+                 f"{count(met, task)} {'has' if met == 1 else 'have'} them")
+        needs = runs if need.tasks == 1 else f"{runs} in at least {count(need.tasks, task)}"
         return f"{need.what} {_verb(need)}: they need {needs}, and {fewer}; {_way_on(need)}"
     if need.per == "agent":
         names = [agents[i] if i < len(agents) else str(i) for i in np.flatnonzero(mask)]
-        where = "for every agent" if mask.all() else f"for {listed(names, _NAMED)}"
-        in_tasks = "some task" if need.tasks == 1 else f"at least {count(need.tasks, 'task')}"
+        where = f"for every {agent}" if mask.all() else f"for {listed(names, _NAMED)}"
+        in_tasks = f"some {task}" if need.tasks == 1 else f"at least {count(need.tasks, task)}"
         return (f"{need.what} {_verb(need)} {where}: they need at least {need.runs} {noun} in {in_tasks} "
-                f"of each agent, and {'each has' if mask.sum() > 1 else 'it has'} "
-                f"{_have(counts[:, mask][present[:, mask]], noun)} in every task; {_way_on(need)}")
-    both = " (of both agents of the pair)" if need.per == "pair" else ""
+                f"of each {agent}, and {'each has' if mask.sum() > 1 else 'it has'} "
+                f"{_have(counts[:, mask][present[:, mask]], noun)} in every {task}; {_way_on(need)}")
+    both = f" (of both {plural(agent)} of the pair)" if need.per == "pair" else ""
     if mask.sum() == (present.sum() - (counts.shape[0] if need.per == "pair" else 0)):
         where, which = ((f"in every {need.cell}", every) if need.per == "cell" else
-                        ("in every task", "each pair's shorter side has"))
+                        (f"in every {task}", "each pair's shorter side has"))
     else:
         cells = [f"{tasks[t] if t < len(tasks) else t}/{agents[a] if a < len(agents) else a}"
                  for t, a in zip(*np.nonzero(mask))]

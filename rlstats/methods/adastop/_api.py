@@ -45,7 +45,7 @@ import pandas as pd
 from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
-from ...design import agents_said, design_of, public_function
+from ...design import agents_said, arm_label, block_label, design_of, public_function
 from ...connectivity import method_called, subset_selecting
 from ...cost import MAX_BYTES, admit, shows
 from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, shell_word, warn
@@ -461,7 +461,7 @@ def _plain(value):
 
 
 def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, column):
-    where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
+    where = arm_label(design.formula, agent) + (f" on {block_label(design.formula, task)}" if design.has_blocks else "")
     codes = pd.Index(task_levels).get_indexer(labels)  # task_levels are unique, in the batches' order
     counts = np.bincount(codes, minlength=len(task_levels))
     present = np.flatnonzero(counts)
@@ -474,7 +474,7 @@ def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, colu
     if wrong.size:
         b = wrong[0]
         raise DesignError(f"{where} has {counts[b]} runs in batch {_plain(task_levels[b])!r} of column '{column}'; "
-                          f"every batch needs exactly n = {n} runs per agent")
+                          f"every batch needs exactly n = {n} runs per {design.arm_word}")
     order = canonical_order(design.y[rows], codes)  # the runs of one batch are exchangeable: by score within it
     return design.y[rows][order].reshape(-1, n)
 
@@ -489,7 +489,7 @@ def _as_read(values):
 
 
 def _blocks_from_order(design, rows, order_values, n, agent, task, order_name, K=None):
-    where = f"agent {agent!r}" + (f" on task {task!r}" if design.has_blocks else "")
+    where = arm_label(design.formula, agent) + (f" on {block_label(design.formula, task)}" if design.has_blocks else "")
     # a last group short of n after K whole batches is never fed (192 runs, n = 5, K = 6): it is left out, with
     # the other runs past K batches, which a note counts (audit s20)
     tail = rows.size % n if K is not None and rows.size > K * n else 0
@@ -655,7 +655,8 @@ def _short_agents(method, design, options):
     Also the replication rule's sentence (naming the tasks and the way on), empty when nothing is withheld; a
     design where no cell has the runs is refused there.
     """
-    found = verdict(method, design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    found = verdict(method, design.counts, options=options, agents=design.agents, tasks=design.tasks,
+                    words=(design.block_word, design.arm_word))
     mask = found.mask(DECISION, design.counts.shape)
     return [set(np.flatnonzero(row).tolist()) for row in mask], found.lines
 
@@ -894,15 +895,15 @@ def _design_options(options):
 
 def _interim_notes(design, options, order_column, K, task_data):
     notes = []
-    n = options.n
+    n, agent = options.n, design.arm_word  # the arm column by its name (audit s32 block32)
     if options.batch is not None:
         notes.append(f"interims are the batches of column '{options.batch}' in sorted order, n = "
-                     f"{fmt.count(n, 'run')} per agent each")
+                     f"{fmt.count(n, 'run')} per {agent} each")
     elif order_column is not None:
-        notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per agent in the order of "
+        notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per {agent} in the order of "
                      f"column '{order_column}' (pass batch= to name the batches)")
     else:
-        notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per agent in row order (no "
+        notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per {agent} in row order (no "
                      "batch or seed column; pass batch= to name the batches)")
     cells = np.bincount(design.task * len(design.agents) + design.agent, minlength=design.n_tasks * len(design.agents))
     beyond = cells.reshape(design.n_tasks, -1) - K * n
@@ -918,7 +919,9 @@ def _per_task_notes(design, test):
     """The one home of "one test per task" (AdaStop's and the permutation test's: audit s27, the latter said it in
     a printed line and a sentence of its report): a note, which print, summary, report and LaTeX all carry."""
     if design.has_blocks and design.n_tasks > 1:
-        return [f"one {test} per task: the family-wise error is controlled within each task, not across tasks"]
+        task = design.block_word  # the block column by its name (audit s32 block32)
+        return [f"one {test} per {task}: the family-wise error is controlled within each {task}, not across "
+                f"{fmt.plural(task)}"]
     return []
 
 
@@ -1256,7 +1259,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
              + _unused_notes(runs, pairs, design.agents, max_interims, design.has_blocks)
              + _repeat_notes(runs, design.agents, design.has_blocks)
              + _calibration_notes("adastop", runs, options)
-             + _spread_notes(runs, design.agents, options, design.has_blocks)
+             + _spread_notes(runs, design.agents, options, design.has_blocks and design.block_word)
              + _monte_carlo_notes(runs, pairs, design.agents,
                                                                                   design.has_blocks))
     return _assemble(
@@ -1418,7 +1421,7 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         notes=list(design.notes) + withheld + _unreachable_notes(design, runs)
         + _per_task_notes(design, "permutation test")
         + _calibration_notes("permutation", runs, options)
-        + _spread_notes(runs, design.agents, options, design.has_blocks)
+        + _spread_notes(runs, design.agents, options, design.has_blocks and design.block_word)
         + _monte_carlo_notes(runs, pairs, design.agents, design.has_blocks, sequential=False),
         options={**asdict(options), "n": None}, seed=record, blocked=design.has_blocks,
         extra={"p_adjusted": p_adjusted})
@@ -1544,8 +1547,9 @@ def _no_level_notes(design, runs, advice=None):
             _powerless_way(run.schedule, len(run.test.pairs) if run.test.holm else 1, run.joint, True)
             for run in runs if run.pair_ids and run.test.first_step_level == 0))
     blocked = design is not None and design.has_blocks
-    where = "" if not blocked else (" on every task" if len(tasks) == design.n_tasks
-                                    else f" on {fmt.count(len(tasks), 'task')} ({', '.join(tasks)})")
+    task = design.block_word if blocked else "task"  # the formula's block column (audit s32 block32)
+    where = "" if not blocked else (f" on every {task}" if len(tasks) == design.n_tasks
+                                    else f" on {fmt.count(len(tasks), task)} ({', '.join(tasks)})")
     # Holm's alpha / c only where a test has c > 1 comparisons (with one, every scheme is the same test)
     holm = (" (Holm's alpha / c of each of the c comparisons)"
             if any(run.test.holm and len(run.test.pairs) > 1 for run in runs) else "")
@@ -1593,12 +1597,13 @@ def _scheme_rows(procedure, permutations, agents):
     return [row for row in calibration.rows(procedure) if row.get("interval", "") == scheme]
 
 
-def _spread_notes(runs, agents, options, has_blocks):
+def _spread_notes(runs, agents, options, blocks):
     """A note per task tested with joint relabelling where two of its compared agents with ``SPREAD_MIN_RUNS`` runs
     or more (in the task's first K batches) have standard deviations ``SPREAD_RATIO`` times apart or more, quoting
     the ``adastop.fwe_spread`` rows (audit s23): the joint relabelling is exact when every agent's runs are
     exchangeable under the null, and pools wide and narrow agents' runs otherwise, which shrinks the boundary of
-    two identical wide agents."""
+    two identical wide agents. ``blocks``: the block column as the note names a task (``Design.block_word``), None
+    without blocks."""
     table = calibration.rows(FWE_SPREAD_PROCEDURE)
     notes = []
     for run in runs:
@@ -1620,7 +1625,7 @@ def _spread_notes(runs, agents, options, has_blocks):
         holm = [1 - float(r["coverage"]) for r in measured if r["interval"] == "holm"]
         if not joint:
             continue
-        where = f" on task {run.name}" if has_blocks else ""
+        where = f" on {blocks} {run.name}" if blocks else ""  # the formula's block column (audit s32 block32)
         how = f"{ratio:.1f} times" if math.isfinite(ratio) else "infinitely (one agent's runs do not vary)"
         ratios = sorted({int(r["configuration"].split("ratio=")[1]) for r in measured})
         span = {c: sorted({int(r[c]) for r in measured}) for c in ("agents", "runs")}
@@ -1832,8 +1837,9 @@ def _equal_runs(design, t, task, pairs=(), alpha=0.05):
     which agents could be the best (one-sided, every ordered pair), not the two-sided question refused (audit s32)."""
     counts = design.counts[t][design.counts[t] > 0]
     if counts.min() != counts.max():
-        where = f" on task {task!r}" if design.has_blocks else ""
+        where = f" on {block_label(design.formula, task)}" if design.has_blocks else ""
         ran = design.counts[t] > 0
+        agent, agents = design.arm_word, fmt.plural(design.arm_word)
         detail = fmt.name_list(np.asarray(design.agents, dtype=object)[ran], after=design.counts[t][ran],
                                among=design.agents)
         # which runs go must not depend on their scores: dropping the one that suits the comparison biases the
@@ -1855,7 +1861,7 @@ def _equal_runs(design, t, task, pairs=(), alpha=0.05):
             file = f"a column task of one value (e.g. all) added to the file, the formula {formula} with "
             commands = [(table, f"{file}--method task_table -o test=fisher_pitman")]
         if counts.size == 2:  # one pair, one comparison (audit s18: the SAC/TD3 runs, 192 and 193)
-            message = (f"the permutation test (AdaStop's machinery with one interim) needs both agents to have the "
+            message = (f"the permutation test (AdaStop's machinery with one interim) needs both {agents} to have the "
                        f"same number of runs{where}; found {detail}. Drop runs to balance them, {blind}; or test them on "
                        f"their runs as they are: {table} (a permutation test of the mean difference, which takes "
                        "unequal runs)")
@@ -1869,14 +1875,14 @@ def _equal_runs(design, t, task, pairs=(), alpha=0.05):
             commands.append((pair, f"{file}--method task_table -o test=fisher_pitman -o "
                                    f"{shell_word(f'subset={condition}')} -o alpha={_floored(alpha / len(tested))}"))
             each = (f"test each of the {len(tested)} pairs on its own runs, two-sided at alpha / {len(tested)} "
-                    f"(Bonferroni over the pairs{' of each task' if design.has_blocks else ''}), e.g. {first} and "
+                    f"(Bonferroni over the pairs{' of each ' + design.block_word if design.has_blocks else ''}), e.g. {first} and "
                     f"{second}" if len(tested) > 1 else f"test the pair {first} and {second} on its own runs")
-            message = (f"the permutation test shares one permutation across comparisons, so every agent needs the same "
-                       f"number of runs{where}; found {detail}. Drop runs to balance the agents, {blind}; or {each}: "
+            message = (f"the permutation test shares one permutation across comparisons, so every {agent} needs the "
+                       f"same number of runs{where}; found {detail}. Drop runs to balance the {agents}, {blind}; or {each}: "
                        f"{pair} (with two agents the task table's one-sided permutation tests of the mean difference "
                        "both ways, Holm-adjusted, are the two-sided test at its alpha, whose p-value is the other "
                        "agent's p_adjusted; it takes unequal runs). The task table of all the agents at once "
-                       f"({table}) answers another question: which agents could be the best, by one-sided tests of "
+                       f"({table}) answers another question: which {agents} could be the best, by one-sided tests of "
                        "every ordered pair, Holm-adjusted over the k(k - 1) of them")
         command_line = message
         for python, command in sorted(commands, key=lambda c: -len(c[0])):  # the pair's call holds the table's start

@@ -345,7 +345,7 @@ class AdaStop:
         notes += _no_level_notes(None, [run], advice=_powerless_way(self._schedule, shares, self._joint, True)
                                  if powerless else "")
         notes += _calibration_notes("adastop", [run], self._options)
-        notes += _spread_notes([run], self._agents, self._options, has_blocks=False)
+        notes += _spread_notes([run], self._agents, self._options, blocks=None)
         notes += _monte_carlo_notes([run], self._pairs, self._agents, blocked=False)
         return _assemble(
             AdaStopResult, [run], self._pairs, self._agents,

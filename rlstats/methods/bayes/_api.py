@@ -36,7 +36,7 @@ from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, Label, NaAction, 
 from ...cost import admit, check_max_seconds, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, label_value, shown, warn
-from ...format import count, listed, names_shown, signif
+from ...format import a_or_an, count, listed, names_shown, plural, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
@@ -451,12 +451,14 @@ def _run(design, options, ss, record, extension=1, pairing=None):
     notes += _never_met_note(design, options, first, second, met)
     partial = met & ~present.all(axis=1)
     if partial.any():
-        notes.append(f"{count(int(partial.sum()), 'pair')} of agents did not share every task: each pair is compared "
-                     "on the tasks where both ran (n_tasks in tidy())")
-    if design.max_runs_per_cell > 1:
-        notes.append("each agent's runs on a task are averaged first for the signed-rank model's task-level "
-                     "differences" if options.model == "signed_rank" else
-                     "each pair's runs on a task are paired by their seed label and the pairs' differences are the "
+        notes.append(f"{count(int(partial.sum()), 'pair')} of {plural(design.arm_word)} did not share every "
+                     f"{design.block_word}: each pair is compared on the {plural(design.block_word)} where both ran "
+                     "(n_tasks in tidy())")
+    if design.max_runs_per_cell > 1:  # the data's columns by their names (audit s32 block32)
+        task = a_or_an(design.block_word)
+        notes.append(f"each {design.arm_word}'s runs on {task} are averaged first for the signed-rank model's "
+                     f"{design.block_word}-level differences" if options.model == "signed_rank" else
+                     f"each pair's runs on {task} are paired by their seed label and the pairs' differences are the "
                      "replicates: this removes randomness that runs of one label share (an environment seed, say), "
                      "if they do; where the labels only number the runs the pairs are arbitrary, which independent "
                      "runs allow but which gains nothing")
@@ -821,9 +823,9 @@ def _paired_statistics(design, first, second, present, sign):
         # pairing needs a shared label: row order makes the result depend on how the rows were listed, and score
         # order pairs best with best, which shrinks the spread of the differences (overconfident intervals)
         raise DesignError(
-            f"the hierarchical model pairs each agent's runs on a task by their seed: name the seed column after the "
-            f"task, '{design.formula.text}/seed' (runs with the same label are paired), or use "
-            "model='signed_rank', which works on task-level means")
+            f"the hierarchical model pairs each {design.arm_word}'s runs on {a_or_an(design.block_word)} by their seed: "
+            f"name the seed column after the {design.block_word}, '{design.formula.text}/seed' (runs with the same "
+            f"label are paired), or use model='signed_rank', which works on {design.block_word}-level means")
     n_pairs = first.size
     shape = (n_pairs, design.n_tasks)
     sums, counts, within, sd, largest = (np.zeros(shape) for _ in range(5))
@@ -1199,10 +1201,11 @@ def _single_task_note(design, options, first, second, present, single):
     which = listed([f"{design.agents[first[p]]} vs {design.agents[second[p]]} "
                     f"({names_shown([design.tasks[int(np.argmax(present[p]))]], design.tasks)[0]})"
                     for p in np.flatnonzero(single)], 8)
-    return [f"the hierarchical model estimates the spread of the per-task differences across tasks, which needs 2 "
-            f"shared tasks or more: {which} share only one, so {'its' if single.sum() == 1 else 'their'} "
+    task, tasks = design.block_word, plural(design.block_word)  # the data's blocks by their column (block32)
+    return [f"the hierarchical model estimates the spread of the per-{task} differences across {tasks}, which needs 2 "
+            f"shared {tasks} or more: {which} share only one, so {'its' if single.sum() == 1 else 'their'} "
             f"probabilities, {ACROSS[options.model][1]} and credible interval are withheld (NaN in tidy()); the "
-            "task's observed difference is in task_effects, and model='signed_rank' gives it as the estimate"]
+            f"{task}'s observed difference is in task_effects, and model='signed_rank' gives it as the estimate"]
 
 
 def _few_runs_note(design, first, second, counts, rope):

@@ -177,9 +177,11 @@ class BayesResult(Result):
         if self.model == "signed_rank":
             return ("P(.): share of posterior draws in which that region holds the largest Dirichlet-weighted mass of "
                     "the Walsh averages (about a median: it can disagree with the sign of the mean); mean diff and "
-                    "interval: posterior of the mean difference across tasks")
-        return ("P(.): posterior probability that delta0, the centre (location) of the tasks' differences, lies "
-                "above, within or below the ROPE; P(. next): that a next task's difference has its largest mass there")
+                    f"interval: posterior of the mean difference across {fmt.plural(self._block_word)}")
+        task = self._block_word  # the data's blocks by their column (audit s32 block32)
+        return (f"P(.): posterior probability that delta0, the centre (location) of the {fmt.plural(task)}' "
+                f"differences, lies above, within or below the ROPE; P(. next): that a next {task}'s difference has "
+                "its largest mass there")
 
     def _what(self):
         if self.model == "signed_rank":
@@ -220,9 +222,10 @@ class BayesResult(Result):
         lines += ["  " + line for line in fmt.table_text(self._shown_pairs()).splitlines()]
         if self.orderings is not None:
             top = self.orderings.head(5)
-            how = ("their weighted mean over tasks" if self.model == "signed_rank" else
-                   "their mean difference across tasks against one reference, in a joint fit")
-            lines += ["", f"most probable orderings of the agents (by {how}):"]
+            tasks = fmt.plural(self._block_word)
+            how = (f"their weighted mean over {tasks}" if self.model == "signed_rank" else
+                   f"their mean difference across {tasks} against one reference, in a joint fit")
+            lines += ["", f"most probable orderings of the {fmt.plural(self._arm_word)} (by {how}):"]
             lines += [f"  {self._share(p):>7}  {o}" for o, p in zip(top["ordering"], top["probability"])]
         return lines
 

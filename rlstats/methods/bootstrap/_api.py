@@ -780,7 +780,7 @@ def _weighted_tasks_note(design, metrics):
     (``AgentLayout.run_weight``; audit s8: pooled runs weighed the tasks by their runs, and two agents alike on
     every task got IQMs 9.2 and 0.23 from 3 and 10 runs on two tasks)."""
     named = [metric_label(m) for m in ("iqm", "optimality_gap") if m in metrics]
-    counts = design.counts
+    counts, task = design.counts, design.block_word
     unequal = [j for j in range(design.n_agents) if counts[:, j].min() != counts[:, j].max()]
     if not named or not unequal:
         return []
@@ -793,13 +793,13 @@ def _weighted_tasks_note(design, metrics):
                     for (low, high), names in ranges.items()]
     if len(named_ranges) == 1:
         (agents, low, high), = named_ranges
-        who = f"{agents}: runs per task differ ({low} to {high})"
+        who = f"{agents}: runs per {task} differ ({low} to {high})"
     else:
-        who = "; ".join(f"{agents} ({low} to {high})" for agents, low, high in named_ranges) + ": runs per task differ"
+        who = "; ".join(f"{agents} ({low} to {high})" for agents, low, high in named_ranges) + f": runs per {task} differ"
     verb = "weigh" if len(named) > 1 else "weighs"
-    return [f"{who}, so the {' and the '.join(named)} {verb} each task "
-            "alike, a run of a task with c runs counting c_max / c times (as if every task had the agent's most "
-            "runs, c_max); pooling the runs would weigh the tasks by their runs"]
+    return [f"{who}, so the {' and the '.join(named)} {verb} each {task} alike, a run of {fmt.a_or_an(task)} with c "
+            f"runs counting c_max / c times (as if every {task} had the {design.arm_word}'s most runs, c_max); "
+            f"pooling the runs would weigh the {fmt.plural(task)} by their runs"]
 
 
 def _run_notes(design, options):
@@ -808,7 +808,7 @@ def _run_notes(design, options):
     options, notes = _effective_interval(options)
     # Before any resampling: one run in every task is an error, single-run tasks are notes.
     notes += [] if options.task_bootstrap else small_runs.check_single_runs(
-        "bootstrap", design.counts, design.agents, options, design.tasks)
+        "bootstrap", design.counts, design.agents, options, design.tasks, (design.block_word, design.arm_word))
     notes += _weighted_tasks_note(design, options.metrics)
     if "optimality_gap" in options.metrics:
         notes += [n for n in [raw_gap_note(design, options.gamma)] if n]
@@ -975,7 +975,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
             bounds[saturated], se[saturated] = np.nan, np.nan
         withheld = small_runs.studentized_notes(bounds, design.counts.min(axis=0), design.n_tasks, design.agents,
                                                 options.metric_names, errors[1], saturated, tied, options.interval,
-                                                computed, cells)
+                                                computed, cells, design.block_word)
         notes += withheld
     capped = design.ceiling_at_or_below(options.gamma)  # no true score can cross gamma (audit s29 minmax29)
     notes += [n for n in [small_runs.median_is_mean_note(kinds, cells, options.metric_names, design.n_tasks,
@@ -1210,7 +1210,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
     notes = list(design.notes) + small_runs.check_single_runs(
         "probability_of_improvement", design.counts[:, involved], [design.agents[i] for i in involved],
-        {"interval": interval}, design.tasks)
+        {"interval": interval}, design.tasks, (design.block_word, design.arm_word))
     layouts = dict(zip(design.agents, _layouts(design)))
     # each task's, from all its agents' scores, in the layouts' order of the tasks (review s30: in the design's, a
     # Categorical's [z, a] gave a the tolerance of z: 0.4375 where [a, z] gave 0.5)
@@ -1724,7 +1724,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     notes = list(design.notes)
     if not task_bootstrap:
         single = small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
-                                              design.tasks)
+                                              design.tasks, (design.block_word, design.arm_word))
         # a single-run task adds no spread to a resampled band; the t bands count it in their upper end at every
         # tau instead, which their own note says (_flat_tasks_note)
         notes += single if _BAND_KINDS.get(options.interval) != "tasks" else []

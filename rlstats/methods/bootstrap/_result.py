@@ -480,12 +480,13 @@ class BootstrapResult(Result):
 # What a probability of improvement estimates, in print and summary: the direction, and ties (whole games of runs
 # tie exactly on Atari's Freeway or Pong) counting one half, so never "P(agent_1 > agent_2)" alone (audit s16); the
 # agents said as the table heads them in every format (audit s27: "P(agent_1 > agent_2)" over agents named agent_1)
-def _poi_estimand(tasks):
+def _poi_estimand(tasks, word="task"):
     """"P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2 within a task, averaged over tasks", or on one task
     that task's alone (audit s19), the agents' columns said by their labels (:func:`rlstats.vocabulary.label`), as
-    every format heads them."""
+    every format heads them; ``word``: the blocks as the data call them (``Formula.block_word``)."""
     a, b = column_label("agent_1"), column_label("agent_2")
-    return f"P({a} > {b}) + P({a} = {b}) / 2 {fmt.over_tasks(tasks, 'within a task, averaged over tasks')}"
+    several = f"within {fmt.a_or_an(word)}, averaged over {fmt.plural(word)}"
+    return f"P({a} > {b}) + P({a} = {b}) / 2 {fmt.over_tasks(tasks, several, word)}"
 
 
 @resultclass
@@ -531,14 +532,14 @@ class ProbabilityOfImprovementResult(Result):
                 f"pairs = {len(self.pairs)}, tasks = {len(self.tasks)}")
 
     def _extra_lines(self):
-        return [f"estimate: {_poi_estimand(self.tasks)}", *fmt.table_text(self.tidy()).split("\n")]
+        return [f"estimate: {_poi_estimand(self.tasks, self._block_word)}", *fmt.table_text(self.tidy()).split("\n")]
 
     def _summary_tables(self):
         table = self.tidy()
         if self.n_resamples is not None:  # the score interval is a closed form: no Monte Carlo error to show
             table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
             table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
-        return {_poi_estimand(self.tasks): table}
+        return {_poi_estimand(self.tasks, self._block_word): table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair: agent_1, agent_2, estimate (the probability of improvement,
@@ -556,9 +557,10 @@ class ProbabilityOfImprovementResult(Result):
 
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        text = ("For each pair of agents (X, Y) we estimated the probability of improvement, the chance that a run "
-                "of X scores higher than a run of Y on the same task (ties counting one half), "
-                + fmt.over_tasks(self.tasks, f"averaged over {fmt.count(len(self.tasks), 'task')}")
+        task = self._block_word  # the data's columns by their names (audit s32 block32)
+        text = (f"For each pair of {fmt.plural(self._arm_word)} (X, Y) we estimated the probability of improvement, "
+                f"the chance that a run of X scores higher than a run of Y on the same {task} (ties counting one "
+                "half), " + fmt.over_tasks(self.tasks, f"averaged over {fmt.count(len(self.tasks), task)}", task)
                 + f" ({_runs_phrase(self.counts)}), ")
         if self.n_resamples is None:
             text += (f"with {level} score intervals: the probabilities p whose distance from the estimate is at most "
@@ -644,8 +646,9 @@ class PerformanceProfileResult(Result):
                                                     if self.tau.size > 1 else f"(tau = {fmt.signif(self.tau[0])})"))
 
     def _extra_lines(self):
-        what = f"fraction of runs above tau ({fmt.over_tasks(self.tasks, 'mean over tasks')})" \
-            if self.kind == "runs" else "fraction of tasks whose mean score is above tau"
+        tasks = fmt.plural(self._block_word)
+        what = f"fraction of runs above tau ({fmt.over_tasks(self.tasks, f'mean over {tasks}', self._block_word)})" \
+            if self.kind == "runs" else f"fraction of {tasks} whose mean score is above tau"
         return [f"profile: {what}"]
 
     def _summary_tables(self):
@@ -653,9 +656,10 @@ class PerformanceProfileResult(Result):
         if self.n_resamples is not None:  # Wilson, skew-t and t bands are closed forms: no Monte Carlo error
             table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].ravel()
             table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].ravel()
-        heading = f"Fraction of runs above each threshold ({fmt.over_tasks(self.tasks, 'mean over tasks')})" \
-            if self.kind == "runs" else \
-            "Fraction of tasks whose mean score is above each threshold"
+        tasks = fmt.plural(self._block_word)
+        heading = (f"Fraction of runs above each threshold "
+                   f"({fmt.over_tasks(self.tasks, f'mean over {tasks}', self._block_word)})" if self.kind == "runs" else
+                   f"Fraction of {tasks} whose mean score is above each threshold")
         return {heading: table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
@@ -675,8 +679,9 @@ class PerformanceProfileResult(Result):
         }])
 
     def _prose(self):
-        what = (f"the fraction of runs scoring above tau, {fmt.over_tasks(self.tasks)} (score distribution)"
-                if self.kind == "runs" else "the fraction of tasks whose mean score is above tau")
+        what = (f"the fraction of runs scoring above tau, {fmt.over_tasks(self.tasks, word=self._block_word)} "
+                "(score distribution)" if self.kind == "runs" else
+                f"the fraction of {fmt.plural(self._block_word)} whose mean score is above tau")
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"
                  if self.tau.size > 1 else f"the one threshold tau = {fmt.signif(self.tau[0], 3)}")

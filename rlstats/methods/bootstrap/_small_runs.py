@@ -35,7 +35,7 @@ from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_S
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, median_is_mean,
                            floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
                            skew_widened, skewness_of_means, welch_floor)
-from ...format import join_and, listed, name_list, names_shown, signif
+from ...format import a_or_an, join_and, listed, name_list, names_shown, plural, signif
 from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
 from .._replication import applies, declared, verdict
@@ -87,21 +87,22 @@ def expanded_level(confidence_level, fewest_runs, df):
     return 1 - 2 * special.ndtr(-z)
 
 
-def check_single_runs(method, counts, names, options, tasks=()):
+def check_single_runs(method, counts, names, options, tasks=(), words=("task", "agent")):
     """``counts`` (tasks, agents): an error when the declared replication of ``method``'s intervals is not met (an
     agent with one run in every task; for the expanded interval, any single-run task), else notes for the rest.
 
     One run leaves nothing to resample in its task, so an agent with one run everywhere would get an
     interval of zero width; with some single-run tasks, those tasks add no spread to the interval, and
-    the expanded interval, whose factor sqrt(c / (c - 1)) needs c >= 2, is refused.
+    the expanded interval, whose factor sqrt(c / (c - 1)) needs c >= 2, is refused. ``words``: the blocks and the
+    arms as the notes call them (``Design.block_word``, ``Design.arm_word``).
     """
-    verdict(method, counts, options=options, agents=names, tasks=tasks)  # raises below the declared need
+    verdict(method, counts, options=options, agents=names, tasks=tasks, words=words)  # raises below the declared need
     single = counts == 1
 
     def which(column):  # the tasks named (audit s14: a note of one-run cells names them), when the caller gave them
         return f" ({listed(names_shown([tasks[t] for t in np.flatnonzero(column)], tasks), 6)})" if len(tasks) else ""
 
-    return [f"{name}: {n} of {counts.shape[0]} tasks have a single run, which adds no spread to the intervals"
+    return [f"{name}: {n} of {counts.shape[0]} {plural(words[0])} have a single run, which adds no spread to the intervals"
             f"{which(single[:, a])}" for a, (name, n) in enumerate(zip(names, single.sum(axis=0))) if n]
 
 
@@ -864,14 +865,15 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
 
 
 def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=None, saturated=None, tied=None,
-                      interval="studentized", kinds=None, cells=None):
+                      interval="studentized", kinds=None, cells=None, task="task"):
     """Notes saying which studentised intervals are withheld, why, and the way on (``observed``: the (K, M) standard
     errors of the data, to tell an interval withheld for the data's own lack of spread from one withheld for its
     resamples'; ``saturated``: the (K, M) intervals withheld for saturated runs, ``rlstats.bounds.saturated_withheld``,
     and ``tied`` those of them withheld by the median's rule alone, ``rlstats.bounds.median_tied_at_middle``;
     ``interval``: which studentised interval, whose one-task counts apply; ``kinds``: the built-in metric each of
     ``metrics``, their names, is computed as (:func:`computed_metrics`), None: the names; ``cells``: the (K, M) metric
-    whose interval each agent's takes, :func:`interval_kinds`, None: ``kinds``)."""
+    whose interval each agent's takes, :func:`interval_kinds`, None: ``kinds``; ``task``: the blocks as the notes
+    call them, ``Design.block_word``)."""
     notes = []
     kinds = tuple(metrics) if kinds is None else tuple(kinds)
     withheld = studentized_withheld(fewest_runs, n_tasks, kinds if cells is None else cells, interval)
@@ -880,8 +882,9 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
     elif withheld.any():
         out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)
-        notes.append(f"studentized intervals need at least {STUDENTIZED_MIN_RUNS} runs in every task and are "
-                     f"withheld for {names} (fewest runs in a task): no interval measured at 2 runs per task held its "
+        notes.append(f"studentized intervals need at least {STUDENTIZED_MIN_RUNS} runs in every {task} and are "
+                     f"withheld for {names} (fewest runs in {a_or_an(task)}): no interval measured at 2 runs per task "
+                     "held its "
                      "level; add runs, or use task_bootstrap=True (tasks resampled too) or interval=\"percentile\" "
                      "(its measured coverage is quoted)")
     missing = np.isnan(bounds).any(axis=-1) & ~withheld

@@ -20,7 +20,8 @@ from ...bounds import (KINDS, MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIA
 from ...design import NA_ACTIONS, agents_said, data_and_formula, design_of, public_function, subset_rows
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
-from ...format import by_value, cannot_reject, count, format_step, join_and, listed, names_shown, signif
+from ...format import (a_or_an, by_value, cannot_reject, count, format_step, join_and, listed, names_shown, plural,
+                       signif)
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
@@ -829,7 +830,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     work = admit(cost, design, options, max_seconds, "curves()")  # issue 43 item 2
     # the IQM and the median read where the tasks lie: tasks on ranges apart are cautioned too (audit s18)
     design = warn_raw_scales(design, normalize, location=(options.statistic,) if isinstance(options.statistic, str)
-                             else (), read="over all agents, runs and steps")  # every logged step's score
+                             else (), read=f"over all {plural(design.arm_word)}, runs and steps")  # every logged step's score
     # na_action="drop": the frame whose rows the Design's row positions count, to find the dropped rows' steps
     source = None if not design.n_dropped_rows else data if subset is None else subset_rows(data, subset)
     return _run_curves(design, step, steps, options, rng, shows(work, options.progress),
@@ -886,17 +887,18 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         named = "; ".join(f"{runs.run_label(design, starts[i])}, logged from {format_step(logged[starts[i]])} to "
                           f"{format_step(logged[stops[i] - 1])}" for i in missing[:3])
         notes.append(f"{count(missing.size, 'run')} miss{'es' if missing.size == 1 else ''} some grid steps ({named}"
-                     f"{'; ...' if missing.size > 3 else ''}); at each step an agent's aggregate uses the runs logged "
-                     "there, and is missing where a task has none")
+                     f"{'; ...' if missing.size > 3 else ''}); at each step {a_or_an(design.arm_word)}'s aggregate "
+                     f"uses the runs logged there, and is missing where {a_or_an(design.block_word)} has none")
     unequal = [a for j, a in enumerate(design.agents) if design.counts[:, j].min() != design.counts[:, j].max()]
     if options.statistic in ("iqm", "optimality_gap") and (unequal or missing.size) and design.n_tasks > 1:
         # as rlstats.bootstrap's on the rows of the step: pooled runs would weigh each task by its runs (audit s8);
         # of one task there is nothing to weigh (audit s31 trialfix31)
         whose = f"{listed(names_shown(unequal, design.agents), 5)} ha{'s' if len(unequal) == 1 else 've'}"
-        notes.append(f"{whose + ' unequal runs per task' if unequal else 'some runs miss grid steps'}: the "
-                     f"{_label(options.statistic_name)} weighs each task alike at each step, its runs logged there "
-                     "scaled to the agent's most runs logged in a task at that step, as rlstats.bootstrap weighs the "
-                     "same rows (pooling them would weigh the tasks by their runs)")
+        task, agent = design.block_word, design.arm_word  # the data's columns by their names (audit s32 block32)
+        notes.append(f"{whose + f' unequal runs per {task}' if unequal else 'some runs miss grid steps'}: the "
+                     f"{_label(options.statistic_name)} weighs each {task} alike at each step, its runs logged there "
+                     f"scaled to the {agent}'s most runs logged in {a_or_an(task)} at that step, as rlstats.bootstrap "
+                     f"weighs the same rows (pooling them would weigh the {plural(task)} by their runs)")
     if options.statistic == "iqm":
         notes += untrimmed_iqm_note(design.counts, design.agents)
     if options.statistic == "optimality_gap":
@@ -929,14 +931,15 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     # notes on how the bands are made: said only where some band is shown (not when every one is withheld)
     # each agent is widened at its own fewest runs: one n said for all would be false of the others (audit s19)
     with_bands = [agent for agent, has in zip(design.agents, banded) if has]
-    n_is = (f"n = {fewest[banded][0]} runs per task" if (fewest[banded] == fewest[banded][0]).all() else
-            f"n the agent's fewest runs in a task ({by_value(fewest[banded].tolist(), with_bands)})"
-            ) if banded.any() else f"n = {fewest[0]} runs per task"
+    task = design.block_word  # the data's blocks by their column (audit s32 block32)
+    n_is = (f"n = {fewest[banded][0]} runs per {task}" if (fewest[banded] == fewest[banded][0]).all() else
+            f"n the {design.arm_word}'s fewest runs in {a_or_an(task)} "
+            f"({by_value(fewest[banded].tolist(), with_bands)})") if banded.any() else f"n = {fewest[0]} runs per {task}"
     fewer = (at_step.min(axis=2) < fewest[:, None]) & (at_step.min(axis=2) >= 2)  # runs ended early (session 28)
     at_fewer = "; ".join(f"{agent} down to {int(at_step.min(axis=2)[a][fewer[a]].min())} at "
                          f"step{'s' if fewer[a].sum() > 1 else ''} {_step_span(grid, fewer[a])}"
                          for a, agent in enumerate(names_shown(design.agents)) if fewer[a].any())
-    n_is += f", and at the steps some runs do not reach the fewest runs of a task logged there ({at_fewer})" if \
+    n_is += f", and at the steps some runs do not reach the fewest runs of {a_or_an(task)} logged there ({at_fewer})" if \
         at_fewer else ""
     about_bands = [f"bootstrap deviations widened by sqrt(n/(n - 1)) with {n_is}, because resampling n runs sees "
                    "only (n - 1)/n of their variance (Hesterberg, 2015)"]

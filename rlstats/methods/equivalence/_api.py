@@ -24,7 +24,7 @@ from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_value, shown
-from ...format import count, join_and, listed, signif
+from ...format import a_or_an, count, join_and, listed, plural, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
                        check_resamples, is_finite_number)
@@ -575,7 +575,8 @@ def _run(design, options, rng, scale):
     pairs = options.for_agents(design.agents)
     means, sds, runs = _cells(design)
     index = {name: j for j, name in enumerate(design.agents)}
-    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
+                       words=(design.block_word, design.arm_word))
     notes += withheld.lines
     rows, short, flat, still, capped, floored, tied = [], {}, [], {}, [], [], {}
     for a, b in pairs:
@@ -600,7 +601,8 @@ def _run(design, options, rng, scale):
         notes += more + _saturated_aggregate_note(aggregate, tied, options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
-    notes += (_partial_note(table, design.n_tasks) + _across_notes(table, options.across, short, still)
+    words = (design.block_word, design.arm_word)
+    notes += (_partial_note(table, design.n_tasks, words) + _across_notes(table, options.across, short, still, words)
               + _size_notes(design, options, table)
               + _unequal_runs_note(design, options, table) + _unlike_spreads_note(design, options, table, sds, runs))
     given = table[(table["scope"] == "aggregate") & table["shown"].notna()]
@@ -704,18 +706,20 @@ def _aggregate(design, options, pairs, rng, across_given=None):
     "bootstrap.agents_alone", from the group's resamples), each note naming the pairs it concerns (audit s31 rfix31c:
     a group's notes were put before each of its pairs, B vs D told of A's 5 runs); where one task set is
     bootstrapped, its notes are given once, as before."""
-    label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
+    task, agent = design.block_word, design.arm_word  # the data's columns by their names (audit s32 block32)
+    label = {"iqm": "IQM", "mean": f"mean over {plural(task)}"}[options.aggregate]
     groups, short, few = _groups(design, pairs)
     notes = []
     if few:
         one = any("(only " in item for item in few.values())
         notes.append(f"the aggregate ({label}) difference is withheld for {listed(few.values(), 6)}: it is read from a "
-                     "studentised bootstrap of the pair's runs on the tasks both its agents ran, which needs 2 or more "
-                     "of them; add tasks both agents run" + (", or read the per-task tests" if one else ""))
+                     f"studentised bootstrap of the pair's runs on the {plural(task)} both its {plural(agent)} ran, "
+                     f"which needs 2 or more of them; add {plural(task)} both {plural(agent)} run"
+                     + (", or read the per-task tests" if one else ""))
     if short:
         notes.append(f"the aggregate ({label}) difference is withheld for {listed(short.values(), 6)}: it is read "
-                     "from a studentised bootstrap of the pair's runs on the tasks both its agents ran, which needs "
-                     "3 runs or more of each agent on each; add runs, or "
+                     f"from a studentised bootstrap of the pair's runs on the {plural(task)} both its {plural(agent)} "
+                     f"ran, which needs 3 runs or more of each {agent} on each; add runs, or "
                      f"{_read_instead(list(short), across_given)}")
     if not groups:
         return [], None, notes
@@ -933,10 +937,12 @@ def _saturated_notes(withheld, floored, across="welch"):
     return notes
 
 
-def _partial_note(table, n_tasks):
+def _partial_note(table, n_tasks, words=("task", "agent")):
     """The note of the pairs that share some tasks only (2 or more: one task has no across-tasks test): each one's
     across-tasks test, and its aggregate (audit s31), reads the tasks both ran, so two pairs' "across tasks" may be
-    different tasks (audit s19: A vs C over t0 and t1 and B vs C over t2 and t3 printed as alike)."""
+    different tasks (audit s19: A vs C over t0 and t1 and B vs C over t2 and t3 printed as alike). ``words``: the
+    blocks and the arms as the data call them (``Design.block_word``, ``Design.arm_word``; audit s32 block32)."""
+    task = words[0]
     shared = table[table["scope"] == "task"].groupby(["agent_1", "agent_2"], sort=False).size()
     partial = [(a, b, n) for (a, b), n in shared.items() if 2 <= n < n_tasks]
     if not partial:
@@ -946,47 +952,51 @@ def _partial_note(table, n_tasks):
     tests = ("across-tasks and aggregate tests" if any((a, b) in aggregated for a, b, _ in partial) else
              "across-tasks test")
     verb = "read" if tests.endswith("tests") else "reads"
-    return [f"the {tests} of {count(len(partial), 'pair')} that did not share every task {verb} only the "
-            f"tasks both ran, not all {n_tasks} of the data: "
-            f"{listed([f'{a} vs {b} ({n} of {n_tasks} tasks)' for a, b, n in partial], 8)}"]
+    return [f"the {tests} of {count(len(partial), 'pair')} that did not share every {task} {verb} only the "
+            f"{plural(task)} both ran, not all {n_tasks} of the data: "
+            f"{listed([f'{a} vs {b} ({n} of {count(n_tasks, task)})' for a, b, n in partial], 8)}"]
 
 
-def _across_notes(table, across, short, still):
+def _across_notes(table, across, short, still, words=("task", "agent")):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
     or differences that do not vary, or (``still``, by pair; across='welch') tasks where the runs of both sides all
     tie at the pair's largest or smallest score of the task: since audit s10 such a task withholds the test (a cap
-    always reached, whose spread no run bounds), where audit s7b had it add no spread and withhold nothing."""
+    always reached, whose spread no run bounds), where audit s7b had it add no spread and withhold nothing.
+    ``words``: the blocks and the arms as the data call them (audit s32 block32); "across-tasks test" is the test's
+    name, as its scope in tidy()."""
+    task, agent = words
+    tasks = plural(task)
     rows = table[table["scope"] == "across tasks"]
     withheld = {}  # reason -> the pairs it withholds (pairs of one reason share a note)
     for a, b, low in zip(rows["agent_1"], rows["agent_2"], rows["conf_low"].to_numpy(dtype=float)):
         if np.isfinite(low):
             continue
-        tasks = table[(table["scope"] == "task") & (table["agent_1"] == a) & (table["agent_2"] == b)]
+        shared = table[(table["scope"] == "task") & (table["agent_1"] == a) & (table["agent_2"] == b)]
         flat = short.get((a, b), [])
-        if len(tasks) < 2:
-            why = (f"they share only one task ({tasks['task'].iloc[0]}), and a test across tasks needs 2 or more; "
-                   "its per-task test is the answer there" if len(tasks) else
-                   "they share no task where both ran")
+        if len(shared) < 2:
+            why = (f"they share only one {task} ({shared['task'].iloc[0]}), and a test across {tasks} needs 2 or "
+                   "more; its per-task test is the answer there" if len(shared) else
+                   f"they share no {task} where both ran")
         elif across == "welch" and (flat or still.get((a, b))):
             tied, reasons = still.get((a, b), []), []
             if flat:
-                reasons.append(f"across='welch' reads the spread of the runs within every shared task, and "
-                               f"{count(len(flat), 'task')} of {len(tasks)} ({', '.join(flat[:5])}"
+                reasons.append(f"across='welch' reads the spread of the runs within every shared {task}, and "
+                               f"{count(len(flat), task)} of {len(shared)} ({', '.join(flat[:5])}"
                                f"{' ...' if len(flat) > 5 else ''}) {'lacks' if len(flat) == 1 else 'lack'} one "
-                               "(fewer than 2 runs of an agent); add runs, or use across='paired_t' (tasks as a "
-                               "sample, one run per cell is enough)")
+                               f"(fewer than 2 runs of {a_or_an(agent)}); add runs, or use across='paired_t' ({tasks} "
+                               "as a sample, one run per cell is enough)")
             if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly
                 # equivalence() takes no subset=: the rows are left out before the call, or by compare()'s
-                reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), 'task')} "
+                reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), task)} "
                                f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
                                "spread there; to test the other tasks, saying so, leave those out of the data "
                                "(DataFrame.query, or rlstats.compare(..., method='equivalence', subset=...))")
             why = "; and ".join(reasons)
         else:
-            why = (f"their differences on the {len(tasks)} shared tasks are all the same, so the paired t over tasks "
-                   "has no spread to read" if across == "paired_t" else
-                   "the runs of every shared task score the same, so there is no spread to read")
+            why = (f"their differences on the {len(shared)} shared {tasks} are all the same, so the paired t over "
+                   f"{tasks} has no spread to read" if across == "paired_t" else
+                   f"the runs of every shared {task} score the same, so there is no spread to read")
         withheld.setdefault(why, []).append(f"{a} vs {b}")
     return [f"the across-tasks test is withheld for {'; '.join(pairs)}: {why}" for why, pairs in withheld.items()]
 
@@ -1283,7 +1293,8 @@ def _run_published(design, options, table, scale):
                           "published table: leave control out")
     means, sds, runs = _cells(design)
     pairs = tuple((a, PUBLISHED) for a in design.agents)
-    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
+                       words=(design.block_word, design.arm_word))
     notes += withheld.lines
     none = np.zeros(design.n_tasks, dtype=bool)
     rows, short, flat, still, capped, floored = [], {}, [], {}, [], []
@@ -1301,7 +1312,8 @@ def _run_published(design, options, table, scale):
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
-    notes += (_partial_note(frame, design.n_tasks) + _across_notes(frame, options.across, short, still)
+    words = (design.block_word, design.arm_word)
+    notes += (_partial_note(frame, design.n_tasks, words) + _across_notes(frame, options.across, short, still, words)
               + _size_notes(design, options, frame) + _unequal_runs_note(design, options, frame, n_p)
               + _unlike_spreads_note(design, options, frame, sds, runs, (sd_p, n_p)))
     return _result(design, options, pairs, frame, notes, None, scale, published=True)

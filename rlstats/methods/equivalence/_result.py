@@ -143,15 +143,16 @@ class EquivalenceResult(Result):
                          f"{self._verdict_pvalue(row)}; {row['method']})")
         tasks = self._scope("task", a, b)
         tested = tasks[tasks["shown"].notna()]
+        task = self._block_word  # the data's blocks by their column (audit s32 block32); "per task" heads the scope
         if len(tasks) and not len(tested):
-            lines.append(f"  per task: withheld on all {len(tasks)} tasks (see the notes)")
+            lines.append(f"  per task: withheld on all {fmt.count(len(tasks), task)} (see the notes)")
         elif len(tasks):
             what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
             lines.append(f"  per task: {int(tested['shown'].astype(bool).sum())} of "
-                         f"{fmt.count(len(tested), 'task')} tested shown {what}{self._beyond_count(tested)}"
+                         f"{fmt.count(len(tested), task)} tested shown {what}{self._beyond_count(tested)}"
                          + (f" ({len(tasks) - len(tested)} withheld)" if len(tested) < len(tasks) else "")
                          + f"; separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
-                         "multiplicity (on every task: holds at alpha; on some task: needs an adjustment)")
+                         f"multiplicity (on every {task}: holds at alpha; on some {task}: needs an adjustment)")
         return lines
 
     def _verdict_pvalue(self, row):
@@ -248,21 +249,24 @@ class EquivalenceResult(Result):
         """" over the 3 tasks both ran" of an across-tasks or aggregate row that read fewer tasks than the data's
         (audit s31: a pair's aggregate reads the tasks both its agents ran); else nothing."""
         n = row.get("n_tasks", len(self.tasks))
-        return f" over the {fmt.count(int(n), 'task')} both ran" if 0 < n < len(self.tasks) else ""
+        return f" over the {fmt.count(int(n), self._block_word)} both ran" if 0 < n < len(self.tasks) else ""
 
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level, 3)}%"
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s32 block32)
+        tasks, agents = fmt.plural(task), fmt.plural(agent)
         what = ("two one-sided tests (TOST; Schuirmann, 1987)" if self.alternative == "equivalence" else
                 "a one-sided test of non-inferiority")
-        against = ("each agent against a published table of per-task means, standard deviations and run counts"
-                   if self.published else f"{len(self.pairs)} pair{'s' if len(self.pairs) > 1 else ''} of agents")
-        text = (f"We tested {against} on {self.n_tasks} task{'s' if self.n_tasks > 1 else ''} ({self.nobs} runs) "
+        against = (f"each {agent} against a published table of per-{task} means, standard deviations and run counts"
+                   if self.published else f"{len(self.pairs)} pair{'s' if len(self.pairs) > 1 else ''} of {agents}")
+        text = (f"We tested {against} on {fmt.count(self.n_tasks, task)} ({self.nobs} runs) "
                 f"with {what} at alpha = {fmt.signif(self.alpha)} against a margin of {fmt.signif(self.margin)} "
                 f"({self.margin_scale}; a margin should be fixed before the analysis): {self._rule(level)}. "
-                "Per task we used Welch's t; across "
-                "tasks, the mean over tasks of the task-level differences of means, "
-                + ("with the one-sample t over tasks" if self.across == "paired_t" else
-                   "with its standard error from the runs within tasks on Welch-Satterthwaite df (the tasks at hand)"))
+                f"Per {task} we used Welch's t; across "
+                f"{tasks}, the mean over {tasks} of the {task}-level differences of means, "
+                + (f"with the one-sample t over {tasks}" if self.across == "paired_t" else
+                   f"with its standard error from the runs within {tasks} on Welch-Satterthwaite df (the {tasks} at "
+                   "hand)"))
         aggregate = self.comparisons[self.comparisons["scope"] == "aggregate"]
         if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
             text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} "
@@ -272,7 +276,7 @@ class EquivalenceResult(Result):
                                 "interval of the mean" if self.aggregate == "mean" else ""))
         pooled = self.comparisons[self.comparisons["scope"] != "task"]
         if "n_tasks" in pooled and (pooled["n_tasks"] < len(self.tasks)).any():  # audit s31: the pairs' own tasks
-            text += "; each pair's tests read the tasks both its agents ran"
+            text += f"; each pair's tests read the {tasks} both its {agents} ran"
         text += "."
         for a, b in self.pairs:
             parts = []
@@ -291,9 +295,9 @@ class EquivalenceResult(Result):
                 what = "equivalent" if self.alternative == "equivalence" else "non-inferior"
                 withheld = f", {len(tasks) - len(tested)} more withheld" if len(tested) < len(tasks) else ""
                 parts.append(f"shown {what} on {int(tested['shown'].astype(bool).sum())} of "
-                             f"{fmt.count(len(tested), 'task')} tested individually{withheld}"
+                             f"{fmt.count(len(tested), task)} tested individually{withheld}"
                              f"{self._beyond_count(tested)} (each at alpha = {fmt.signif(self.alpha)}, not adjusted "
-                             "for multiplicity: a claim about some task would need an adjustment)")
+                             f"for multiplicity: a claim about some {task} would need an adjustment)")
             if parts:
                 text += f" {a} against {b}: " + "; ".join(parts) + "."
         # the caveat is for intervals across a bound; one wholly past a bound is a one-sided test at alpha of the

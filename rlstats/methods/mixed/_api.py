@@ -27,7 +27,7 @@ from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, bound_ties, check_bounds, c
 from ...cost import admit, shows, timed_bar
 from ...design import design_of, public_function
 from ...errors import DesignError
-from ...format import count, join_and, listed, names_shown
+from ...format import a_or_an, count, join_and, listed, names_shown, plural
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
@@ -539,11 +539,12 @@ def _indirect_notes(graph, pairs, options):
     family = (f"Tukey's family of all {len(pairs)} pairs" if options.adjust == "tukey" else
               f"Holm's family of all {len(pairs)} pairs" if options.adjust == "holm" else "the table")
     one = len(names) == 1  # one pair said as one (audit s24: "1 pair ...: their contrasts are")
+    task, agent = graph.words  # the formula's columns (audit s32 block32)
     return [f"{graph.never_met_phrase(names)}: "
-            f"{'its contrast is' if one else 'their contrasts are'} indirect, resting on the model (each agent's "
-            "effect the same on every task, carried through the agents that link the pair, and the random task "
-            f"intercepts) rather than on a task where both ran; tidy() gives {'it' if one else 'them'} 0 shared "
-            f"tasks, and {'it stays' if one else 'they stay'} in {family}"]
+            f"{'its contrast is' if one else 'their contrasts are'} indirect, resting on the model (each {agent}'s "
+            f"effect the same on every {task}, carried through the {plural(agent)} that link the pair, and the random "
+            f"{task} intercepts) rather than on {a_or_an(task)} where both ran; tidy() gives {'it' if one else 'them'} "
+            f"0 shared {plural(task)}, and {'it stays' if one else 'they stay'} in {family}"]
 
 
 def _empty_cell_notes(design):
@@ -558,15 +559,16 @@ def _empty_cell_notes(design):
     if not short:
         return []
     said = names_shown([agent for agent, _ in short], design.agents)  # quoted where a name holds a comma
+    task, tasks = design.block_word, plural(design.block_word)  # the formula's column (audit s32 block32)
     if len({n for _, n in short}) == 1:
-        who = f"{join_and(said)} ran {short[0][1]} of the {design.n_tasks} tasks"
+        who = f"{join_and(said)} ran {short[0][1]} of the {design.n_tasks} {tasks}"
     else:
-        who = (f"{said[0]} ran {short[0][1]} of the {design.n_tasks} tasks, "
+        who = (f"{said[0]} ran {short[0][1]} of the {design.n_tasks} {tasks}, "
                + join_and(f"{agent} {n}" for agent, (_, n) in zip(said[1:], short[1:])))
     its = "its" if len(short) == 1 else "each one's"
     return [f"{who}: {'its' if len(short) == 1 else 'their'} estimated marginal "
             f"{'mean is' if len(short) == 1 else 'means are'} the model's over all {design.n_tasks}, {its} effect "
-            "taken as the same on every task and so carried to the tasks without its runs, not a mean of "
+            f"taken as the same on every {task} and so carried to the {tasks} without its runs, not a mean of "
             f"{'its' if len(short) == 1 else 'their'} runs"]
 
 

@@ -217,7 +217,9 @@ class MixedResult(Result):
     def _summary_tables(self):
         # the printed block above them already holds the variance components and the fixed effects
         level = fmt.signif(100 * self.confidence_level, 3)
-        return {f"Estimated marginal means ({level}% intervals of each agent's mean over these {self.n_tasks} tasks)":
+        # the data's columns by their names (audit s32 block32)
+        over = f"each {self._arm_word}'s mean over these {fmt.count(self.n_tasks, self._block_word)}"
+        return {f"Estimated marginal means ({level}% intervals of {over})":
                 self.emmeans, self._pairs_name(): self.tidy()}
 
     def _pairs_name(self):

@@ -35,7 +35,7 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, agent_named, as_given, label_value, labels_keyed, warn
-from ...format import count, join_and, listed, name_list, names_shown, signif
+from ...format import count, join_and, listed, name_list, names_shown, plural, signif
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
@@ -224,7 +224,8 @@ def _prepared_design(design, options):
     design = design.require_complete(
         options.na_action, "performance percentiles compare every agent against every other on every task")
     # the declared replication of the interval asked for: below it the design is refused
-    verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks)
+    verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks,
+            words=(design.block_word, design.arm_word))
     return design
 
 
@@ -396,7 +397,7 @@ def _run(design, options, rng, shown):
     rank_best = rank_worst = None
     if conf_low is not None:
         found = verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                        outputs=("agent_intervals",))
+                        outputs=("agent_intervals",), words=(design.block_word, design.arm_word))
         unknown = found.mask("agent_intervals", (n_a,))
         # an interval of one point reads no spread (every run it rests on ties, the observed bounds one value):
         # withheld, as rlstats.bootstrap withholds such intervals (audit s8: all runs at a cap gave (0.75, 0.75))
@@ -586,17 +587,18 @@ def _observed_bounds_note(design, bounds):
                  if given is None]
         if len(sides) == 1:
             (side, limit), = sides
-            return (f"PBP used the observed {side} score of each task as its {limit} bound {why}; pass both limits "
+            return (f"PBP used the observed {side} score of each {design.block_word} as its {limit} bound {why}; pass "
+                    "both limits "
                     "in bounds= when the scores have known ones")
     elif isinstance(bounds, Mapping):
         observed = [task for task in design.tasks if task not in bounds]
         given = [task for task in design.tasks if task in bounds]
-        which = 'task' if len(observed) == 1 else 'tasks'
+        which = design.block_word if len(observed) == 1 else plural(design.block_word)
         observed, given = (join_and(names_shown(tasks, design.tasks), limit=10) for tasks in (observed, given))
         return (f"PBP used the observed minimum and maximum score as the bounds of {which} {observed} {why}, and the "
                 f"bounds given for {given}; pass bounds= for the others when their scores have known limits")
-    return (f"PBP used the observed minimum and maximum score of each task as its bounds {why}; pass bounds= when the "
-            "scores have known limits")
+    return (f"PBP used the observed minimum and maximum score of each {design.block_word} as its bounds {why}; pass "
+            "bounds= when the scores have known limits")
 
 
 def _bootstrap_caveats(design):

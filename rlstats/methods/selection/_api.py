@@ -41,7 +41,7 @@ from ...cost import admit, shows, timed_bar
 from ...design import check_agent_named, design_of, public_function
 from ...interop import as_pandas
 from ...normalization import warn_raw_scales
-from ...format import cannot_reject, count, returned_nan
+from ...format import cannot_reject, count, plural, returned_nan
 from .._replication import verdict
 from ...errors import DesignError, OptionError, RlstatsError, close_names, label_named, label_value
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
@@ -499,7 +499,7 @@ def _raw_scales(design, treatment, baseline, normalize, tasks, fresh=None, fresh
             tasks=(*pair.tasks, *other.tasks), counts=np.vstack([pair.counts, other.counts[:, np.argsort(codes)]]),
             row_position=np.concatenate([pair.row_position, other.row_position]), seeds=None, extra={},
             normalized=pair.normalized and other.normalized)
-    return list(warn_raw_scales(pair, normalize, read="over both agents' runs").notes[len(pair.notes):])
+    return list(warn_raw_scales(pair, normalize, read=f"over both {plural(pair.arm_word)}' runs").notes[len(pair.notes):])
 
 
 def _pair_on(design, treatment, baseline, tasks):

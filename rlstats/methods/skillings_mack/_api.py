@@ -30,7 +30,7 @@ import pandas as pd
 from ... import calibration
 from ...design import check_agent_named, design_of, public_function
 from ...cost import admit, shows
-from ...format import cannot_reject, count, join_and, listed, names_shown, signif
+from ...format import cannot_reject, count, join_and, listed, names_shown, plural, signif
 from ...errors import DesignError, OptionError, label_value
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -558,7 +558,8 @@ def _test(design, options, rng, shown):
     p, mc, seed, smallest = None, None, None, 0.0
     method, reason, exact = options.pvalue, None, None
     if method == "auto":
-        method, reason, exact = kernels.auto_pvalue_method(setup)
+        method, reason, exact = kernels.auto_pvalue_method(setup, design.block_word, plural(design.block_word),
+                                                           plural(design.arm_word))
     few = min(options.n_resamples, kernels.AUTO_EXACT_LIMIT)
     if options.pvalue == "monte_carlo" and kernels.design_relabellings(setup.counts, few) <= few:
         # no more relabellings than draws (audit s21: 2,000 draws of 36 printed 0.148 where the exact least is 1/6):

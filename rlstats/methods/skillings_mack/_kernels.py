@@ -779,8 +779,10 @@ def auto_case(counts, variant):
     return "asymptotic"
 
 
-def auto_pvalue_method(setup):
-    """The p-value method ``pvalue="auto"`` uses on this design, and why.
+def auto_pvalue_method(setup, task="task", tasks="tasks", agents="agents"):
+    """The p-value method ``pvalue="auto"`` uses on this design, and why (``task``, ``tasks``, ``agents``: the
+    formula's columns as the reason's words about this design call them, audit s32 block32; the words of the grid
+    measured stay the package's).
 
     The rule, from the size of the chi-squared test measured by simulation
     over 2-5 agents, 3-50 tasks and 1-3 runs per cell (20 000-40 000 null data
@@ -807,17 +809,17 @@ def auto_pvalue_method(setup):
     """
     case = auto_case(setup.counts, setup.variant)
     if case == "convolve":
-        return "exact", "two agents: the exact null is convolved", exact_null(setup, method="convolve")
+        return "exact", f"two {agents}: the exact null is convolved", exact_null(setup, method="convolve")
     arrangements = _arrangements(setup.counts, _ENUMERATION_LIMIT)
     if case == "enumerate":
-        return "exact", (f"{arrangements:,} within-task arrangements, at most the {_ENUMERATION_LIMIT:,} enumerated: "
+        return "exact", (f"{arrangements:,} within-{task} arrangements, at most the {_ENUMERATION_LIMIT:,} enumerated: "
                          "the exact null"), exact_null(setup, method="enumerate", limit=_ENUMERATION_LIMIT)
-    beyond = f"more than {_ENUMERATION_LIMIT:,} within-task arrangements, the most the exact null enumerates"
+    beyond = f"more than {_ENUMERATION_LIMIT:,} within-{task} arrangements, the most the exact null enumerates"
     if case == "monte_carlo" and setup.k == 2:
-        return "monte_carlo", "two agents: the chi-squared approximation is liberal", None
+        return "monte_carlo", f"two {agents}: the chi-squared approximation is liberal", None
     if case == "monte_carlo":
         informative = int(np.count_nonzero(setup.block_size > 1))
-        return "monte_carlo", (f"{beyond}, and three agents on {informative} < {AUTO_MC_TASKS_K3} tasks with one run "
+        return "monte_carlo", (f"{beyond}, and three {agents} on {informative} < {AUTO_MC_TASKS_K3} {tasks} with one run "
                                "per cell, where the chi-squared approximation is liberal"), None
     # not a check of this design: the size measured over the grid of designs this case covers (the docstring)
     # (audit s31 autocal31: it said 2-5 agents, and two agents take the convolved or Monte Carlo p-value, their

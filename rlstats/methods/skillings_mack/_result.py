@@ -308,7 +308,8 @@ class SkillingsMackResult(Result):
 
     def _among(self):
         """Where agents ran on different task sets, whom each mean rank is taken among (the same scale otherwise)."""
-        return "" if (self.counts > 0).all() else ", among the agents present on each task"
+        return "" if (self.counts > 0).all() else \
+            f", among the {fmt.plural(self._arm_word)} present on each {self._block_word}"
 
     def _statistic_kind(self):
         """Friedman's on a complete design with one value per cell, whichever variant's kernel computed it."""
@@ -351,12 +352,14 @@ class SkillingsMackResult(Result):
         # which way a pair's estimate reads, under the table in every format (audit s27: no table said it)
         first, second = label("agent_1"), label("agent_2")
         if self.posthoc == "wilcoxon":  # the scores themselves, whichever direction is better
-            said = f"the median over shared tasks of the {first}'s per-task score minus the {second}'s"
+            said = (f"the median over shared {fmt.plural(self._block_word)} of the {first}'s per-{self._block_word} "
+                    f"score minus the {second}'s")
         else:
             weighted = "weighted " if self.variant == "quade" else ""
             # over the tasks the two share, not the mean ranks printed above, which average each agent's own tasks
             # (review27b: on an incomplete design the two differ)
-            said = (f"the mean over the tasks both ran of the {first}'s {weighted}rank minus the {second}'s (1 = best: "
+            said = (f"the mean over the {fmt.plural(self._block_word)} both ran of the {first}'s {weighted}rank "
+                    f"minus the {second}'s (1 = best: "
                     f"negative favours the {first})")
         return {self._pairs_name(): f"estimate: {said}"}
 
@@ -390,39 +393,42 @@ class SkillingsMackResult(Result):
     def _prose(self):
         """A methods-section paragraph describing the test and its outcome."""
         runs = self.counts[self.counts > 0]
+        # the data's rows by the formula's columns (audit s32 block32: "3 agents on 5 tasks" of 'ret ~ algo | env')
+        task, agent = self._block_word, self._arm_word
+        tasks, agents = fmt.plural(task), fmt.plural(agent)
         if self.variant == "mack_skillings":
             # runs averaged over their seeds by the formula are ranked as runs (audit s28: "every seed counts" was
             # said of seeds averaged away)
             counted = ("every seed counts and none is averaged away" if self.averaged_within is None else
                        f"every {self.averaged_within} counts (each the mean of the seeds nested in it)")
-            how = ("ranking all runs of a task jointly (mid-ranks for ties) and summing each agent's mean "
-                   f"within-task rank over tasks, so that {counted}")
+            how = (f"ranking all runs of {fmt.a_or_an(task)} jointly (mid-ranks for ties) and summing each {agent}'s mean "
+                   f"within-{task} rank over {tasks}, so that {counted}")
         elif self.within_cell is not None:
-            how = (f"on the {self.within_cell} of each agent's runs per task, ranked within task "
+            how = (f"on the {self.within_cell} of each {agent}'s runs per {task}, ranked within {task} "
                    "(mid-ranks for ties), missing cells allowed")
         elif self.variant == "quade":
-            how = ("ranking the agents within each task (mid-ranks for ties) and weighting each task by the rank "
+            how = (f"ranking the {agents} within each {task} (mid-ranks for ties) and weighting each {task} by the rank "
                    "of its range of scores")
         elif self.variant == "friedman":
-            how = ("ranking the agents within each task (mid-ranks for ties"
+            how = (f"ranking the {agents} within each {task} (mid-ranks for ties"
                    + (", with the tie correction of R's friedman.test)" if self.tie_correction else ")"))
         else:
-            how = "ranking the agents within each task (mid-ranks for ties), missing cells allowed"
-        per_cell = f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task" if runs.min() == runs.max() \
-            else f"{runs.min()} to {runs.max()} runs per agent and task"
+            how = f"ranking the {agents} within each {task} (mid-ranks for ties), missing cells allowed"
+        per_cell = f"{runs.min()} run{'s' if runs.max() > 1 else ''} per {agent} and {task}" if runs.min() == runs.max() \
+            else f"{runs.min()} to {runs.max()} runs per {agent} and {task}"
         missing = int((self.counts == 0).sum())
-        design = f"{self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({per_cell}"
+        design = f"{fmt.count(self.n_agents, agent)} on {fmt.count(self.n_tasks, task)} ({per_cell}"
         design += f", {missing} empty cell{'s' if missing != 1 else ''})" if missing else ")"
         pv = fmt.format_pvalue(self.pvalue, alpha=[self.alpha])
         p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
         how_p = {"asymptotic": "from the F distribution" if self.variant == "quade" else
                  "from the chi-squared distribution",
-                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within tasks "
+                 "monte_carlo": f"from {self.n_resamples} permutations of the ranks within {tasks} "
                                 f"(seed {fmt.short_seed(self.seed)})",
                  "exact": "from the exact permutation distribution"}[self.pvalue_method]
         verdict = "rejected" if self.pvalue <= self.alpha else "did not reject"
         text = (f"We compared {design} with the {_REFERENCES[self.variant]} rank test, {how}. "
-                f"The test {verdict} the hypothesis that all agents perform alike at alpha = {self.alpha} "
+                f"The test {verdict} the hypothesis that all {agents} perform alike at alpha = {self.alpha} "
                 f"({self._statistic_phrase()}, {p_text}, p-value {how_p}"
                 f"{', with tie correction' if self.tie_correction and self.variant != 'friedman' else ''}).")
         order = np.argsort(self.mean_ranks, kind="stable")
@@ -431,19 +437,19 @@ class SkillingsMackResult(Result):
         text += f" {self._ranks_name()} (1 = best{self._among()}): {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
         if self._pair_is_omnibus():
-            text += (f" With two agents the pair's comparison is the omnibus test itself, so {self.agents[0]} and "
+            text += (f" With two {agents} the pair's comparison is the omnibus test itself, so {self.agents[0]} and "
                      f"{self.agents[1]} are {'' if len(sig) else 'not '}declared different.")
             return text + self._connection_sentence()
         if self.posthoc_withheld:
-            text += (" Because the omnibus test did not reject, no pair of agents is declared different (post hoc "
+            text += (f" Because the omnibus test did not reject, no pair of {agents} is declared different (post hoc "
                      "decisions are made only after an omnibus rejection).")
             return text + self._connection_sentence()
-        pairs_of = "each pair" if self.control is None else f"each agent and the control {self.control}"
+        pairs_of = "each pair" if self.control is None else f"each {agent} and the control {self.control}"
         # the list is of the pairs declared different, not of those tested (audit s28: only Tukey's sentence said so)
         listed = "; the pairs that differ: "
         if self.posthoc == "wilcoxon":
-            post = (f" Post hoc, {pairs_of} was compared with the Wilcoxon signed-rank test on its per-task scores "
-                    f"over the tasks both agents ran, with {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment at "
+            post = (f" Post hoc, {pairs_of} was compared with the Wilcoxon signed-rank test on its per-{task} scores "
+                    f"over the {tasks} both {agents} ran, with {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} adjustment at "
                     f"alpha = {self.alpha}")
         elif self._posthoc_kind() is not None:
             post = (f" Post hoc, {pairs_of} was compared with {_POSTHOC_KINDS[self._posthoc_kind()]}, with "
@@ -453,8 +459,8 @@ class SkillingsMackResult(Result):
                     f"{fmt.signif(self.critical_difference, 3)} (Tukey single-step, alpha = {self.alpha}) differ")
             listed = ": "
         else:
-            whose = "each pair's" if self.control is None else f"each agent's (against the control {self.control})"
-            post = (f" Post hoc, {whose} difference of mean ranks over the tasks both agents ran was tested "
+            whose = "each pair's" if self.control is None else f"each {agent}'s (against the control {self.control})"
+            post = (f" Post hoc, {whose} difference of mean ranks over the {tasks} both {agents} ran was tested "
                     f"against its exact permutation variance with {_ADJUSTMENT_WORDS[self.posthoc_adjustment]} "
                     f"adjustment at alpha = {self.alpha}")
         post += self._pairs_pvalues(" (the pairs' p-values {}, after the omnibus rejection)",
@@ -474,6 +480,7 @@ class SkillingsMackResult(Result):
         if not self.connected:
             # every pair is linked by shared tasks (the design is refused otherwise), but tasks on which every
             # run tied carry no information once corrected for ties, which can split the agents
-            text += (" Once tasks where every run tied are set aside (tie correction), the agents are not linked "
-                     "through shared tasks, so df < k - 1.")
+            tasks, agents = fmt.plural(self._block_word), fmt.plural(self._arm_word)
+            text += (f" Once {tasks} where every run tied are set aside (tie correction), the {agents} are not "
+                     f"linked through shared {tasks}, so df < k - 1.")
         return text

@@ -21,8 +21,8 @@ DAGGER = "\u2020"
 DIGITS = 3
 #: what the aggregate row aggregates, as the bootstrap's metrics define it: not always the cells above it (a task's
 #: median or IQM of runs), so the caption says it (audit s19)
-_AGGREGATED = {"mean": "mean of the task means{of}", "median": "median of the task means{of}",
-               "iqm": "IQM of all runs of {tasks} pooled (each task weighed alike)"}
+_AGGREGATED = {"mean": "mean of the {task} means{of}", "median": "median of the {task} means{of}",
+               "iqm": "IQM of all runs of {tasks} pooled (each {task} weighed alike)"}
 
 
 def _markdown_mark(text):
@@ -251,13 +251,15 @@ class TaskTableResult(Result):
 
     def mark_sentence(self) -> str:
         """What the dagger means, in one sentence."""
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s32 block32)
+        tasks, agents = fmt.plural(task), fmt.plural(agent)
         if self.adjustment == "none":
-            return (f"{DAGGER}: no other agent is significantly better (every ordered pair of agents tested one-sided "
+            return (f"{DAGGER}: no other {agent} is significantly better (every ordered pair of {agents} tested one-sided "
                     f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
                     "set).")
         # no parenthesis around it all (audit s25 polish25: the key nested three deep and ended ".)")
-        return (f"{DAGGER}: possibly best: the bold and marked agents form a {fmt.signif(100 * (1 - self.alpha))}% "
-                f"confidence set for {self._set_target('the best agent of the task')}; every ordered pair of agents "
+        return (f"{DAGGER}: possibly best: the bold and marked {agents} form a {fmt.signif(100 * (1 - self.alpha))}% "
+                f"confidence set for {self._set_target(f'the best {agent} of the {task}')}; every ordered pair of {agents} "
                 f"was tested one-sided with the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) "
                 "pairs.")
 
@@ -266,11 +268,12 @@ class TaskTableResult(Result):
         compare the statistic in bold (``after`` closes it). The tests of means decide whose mean is best, which need
         not be the best median or IQM in bold (audit s23); the rank tests whose runs beat the other's, which need not
         be the best of any statistic (audit s24); ``after`` then goes inside the parenthesis (audit s25)."""
+        task, agent = self._block_word, self._arm_word
         if self.test in ("welch", "fisher_pitman") and self.statistic != "mean":
-            return (f"the agent with the best mean of the task (the {self.test_name} compares means, not the "
+            return (f"the {agent} with the best mean of the {task} (the {self.test_name} compares means, not the "
                     f"{self.label}s {shown}{'; ' + after if after else ''})")
         if self.test in RANK_TESTS:
-            return ("the best agent of the task by its runs' ranks, one whose runs no other agent's beat more often "
+            return (f"the best {agent} of the {task} by its runs' ranks, one whose runs no other {agent}'s beat more often "
                     f"than not (the {self.test_name} compares the runs' ranks, not the {self.label}s {shown}"
                     f"{'; ' + after if after else ''})")
         return plain + (f" ({after})" if after else "")
@@ -283,7 +286,8 @@ class TaskTableResult(Result):
     def _blank(self) -> str:
         """"; blank: ..." where an agent never ran a task, whose cell is left empty (audit s19), else ""."""
         empty = int((self.counts == 0).sum())
-        return f"; blank: no runs of the agent on the task ({fmt.count(empty, 'cell')})" if empty else ""
+        return f"; blank: no runs of the {self._arm_word} on the {self._block_word} ({fmt.count(empty, 'cell')})" \
+            if empty else ""
 
     @staticmethod
     def _phrase(values):
@@ -291,6 +295,7 @@ class TaskTableResult(Result):
 
     def caption(self) -> str:
         name = self.label[0].upper() + self.label[1:]
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s32 block32)
         present = self.counts > 0
         bare = present & np.asarray(self.withheld.get("std_dev", np.zeros(self.counts.shape, dtype=bool)))
         # a run is a seed, or with '| task/run/seed' one run's mean of its seeds (audit s19)
@@ -299,7 +304,7 @@ class TaskTableResult(Result):
                         if unit is not None else ("run (seed)", "runs (seeds)"))
         if bare.all() or not present.any() or bare[present].all():  # no cell has a standard deviation
             runs = self._runs_phrase()
-            text = f"{name} of {runs} {one if runs == '1' else several} per agent and task{self._blank()}. "
+            text = f"{name} of {runs} {one if runs == '1' else several} per {agent} and {task}{self._blank()}. "
         else:
             # the runs behind the cells without a deviation (one each: a deviation needs 2), not "too few" alone, so
             # that "over 5 runs" is not read of them too (audit s28)
@@ -307,10 +312,10 @@ class TaskTableResult(Result):
                      f"{'run' if self.counts[bare].max() == 1 else 'runs'}: the {self.label} alone)"
                      if bare.any() else "")
             text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} {several} "
-                    f"per agent and task{alone}{self._blank()}. ")
+                    f"per {agent} and {task}{alone}{self._blank()}. ")
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
-        text += (f"Bold: the best {self.label} of each task" if self._higher() else
-                 f"Bold: the lowest {self.label} of each task (lower is better)")
+        text += (f"Bold: the best {self.label} of each {task}" if self._higher() else
+                 f"Bold: the lowest {self.label} of each {task} (lower is better)")
         withheld = self._bold_withheld()
         if withheld:
             text += f", but for a best from too few runs to test ({withheld})"
@@ -402,7 +407,7 @@ class TaskTableResult(Result):
         if not self._marks_shown():
             return line + "possibly-best marks withheld (too few runs)"
         unmarked = int((self._unmarked() & (self.counts > 0)).sum())
-        return (line + f"{fmt.count(marked, 'agent-task cell')} possibly best besides the best"
+        return (line + f"{fmt.count(marked, f'{self._arm_word}-{self._block_word} cell')} possibly best besides the best"
                 + (f" ({fmt.count(unmarked, 'cell')} withheld: too few runs)" if unmarked else ""))
 
     def _aggregated(self) -> str:
@@ -411,9 +416,11 @@ class TaskTableResult(Result):
         aggregate = self.aggregate or {}  # read only where the table has an aggregate row
         n = aggregate.get("n_tasks", len(self.tasks))
         some = n < len(self.tasks)
+        task, agent = self._block_word, self._arm_word
         return _AGGREGATED[aggregate["metric"]].format(
-            of=f" of the {fmt.count(n, 'task')} every agent ran" if some else "",
-            tasks=f"the {fmt.count(n, 'task')} every agent ran" if some else "all tasks")
+            of=f" of the {fmt.count(n, task)} every {agent} ran" if some else "",
+            tasks=f"the {fmt.count(n, task)} every {agent} ran" if some else f"all {fmt.plural(task)}",
+            task=task)
 
     def _spread_key(self) -> str:
         """What "±" is in the printed table and the summary's, as the LaTeX and Markdown captions say it (audit s31
@@ -423,7 +430,7 @@ class TaskTableResult(Result):
         if not present.any() or bare[present].all():
             return ""
         alone = "; a cell of one run has none" if bare.any() else ""
-        return (f"\u00b1: the standard deviation of the runs of the agent on the task (over "
+        return (f"\u00b1: the standard deviation of the runs of the {self._arm_word} on the {self._block_word} (over "
                 f"{self._phrase(self.counts[present & ~bare])} runs{alone})")
 
     def _extra_lines(self):
@@ -505,6 +512,8 @@ class TaskTableResult(Result):
                               "conf_level": self.confidence_level}])
 
     def _prose(self):
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s32 block32)
+        tasks, agents = fmt.plural(task), fmt.plural(agent)
         # every tied best agent wins its task, as the table bolds them all (crediting the first in label order made
         # the count depend on the names; audit s11)
         wins = self._bold().sum(axis=0)
@@ -516,7 +525,7 @@ class TaskTableResult(Result):
                                                              ranked)]
         shared = int((self._bold().sum(axis=1) > 1).sum())
         if shared:
-            parts[-1] += (f"; tied best agents are each credited ({fmt.count(shared, 'task')} "
+            parts[-1] += (f"; tied best {agents} are each credited ({fmt.count(shared, task)} "
                           f"{'has' if shared == 1 else 'have'} more than one)")
         uncredited = [self.tasks[t] for t in np.flatnonzero(self.tied_best.any(axis=1) & ~self._bold().any(axis=1))]
         if uncredited:
@@ -524,38 +533,39 @@ class TaskTableResult(Result):
                           f"{'rests' if len(uncredited) == 1 else 'rest'} on too few runs to test")
         marked = int((self.possibly_best & ~self.tied_best).sum())
         runs = self._runs_phrase()
-        which = f"each of {len(self.tasks)} tasks" if len(self.tasks) > 1 else "the task"
-        best = (f"For {which} we marked the agent with the {'best' if self._higher() else 'lowest'} {self.label} "
+        which = f"each of {len(self.tasks)} {tasks}" if len(self.tasks) > 1 else f"the {task}"
+        best = (f"For {which} we marked the {agent} with the {'best' if self._higher() else 'lowest'} {self.label} "
                 f"of its runs{'' if self._higher() else ' (lower is better)'} "
-                f"({runs} {'run' if runs == '1' else 'runs'} per agent and task)")
+                f"({runs} {'run' if runs == '1' else 'runs'} per {agent} and {task})")
         others = (self.counts > 0) & ~(np.arange(len(self.agents))[None, :] == self.best[:, None])
         if not self._marks_shown():
             # nothing was tested: say only what the table shows; the notes say why and the way on
-            return (f"{best}. Best per task: {', '.join(parts)}. No possibly-best set, test or effect-size interval "
+            return (f"{best}. Best per {task}: {', '.join(parts)}. No possibly-best set, test or effect-size interval "
                     f"is given" + (": only the Vargha-Delaney A12 against the best (the share of pairs of runs the "
                                    "best wins, ties half) and Cliff's delta = 2 A12 - 1" if others.any() else "")
                     + "." + self._aggregate_sentence())
-        among = (" among the agents with the runs a test needs" if (self._unmarked() & (self.counts > 0)).any()
+        among = (f" among the {agents} with the runs a test needs" if (self._unmarked() & (self.counts > 0)).any()
                  else "")
         if self.adjustment == "none":
-            rule = (f"marked an agent when no other agent{among} was significantly better at alpha = "
-                    f"{fmt.signif(self.alpha)} without adjustment (the marked agents are not a confidence set)")
+            rule = (f"marked {fmt.a_or_an(agent)} when no other {agent}{among} was significantly better at alpha = "
+                    f"{fmt.signif(self.alpha)} without adjustment (the marked {agents} are not a confidence set)")
         else:
-            target = self._set_target("the task's best agent", shown="reported", after="Mogstad et al. 2024")
-            rule = (f"marked as possibly best the agents no other agent was significantly better than{among}, "
+            target = self._set_target(f"the {task}'s best {agent}", shown="reported", after="Mogstad et al. 2024")
+            rule = (f"marked as possibly best the {agents} no other {agent} was significantly better than{among}, "
                     f"{self.adjustment.capitalize()}'s procedure controlling the family-wise error over the k(k-1) "
-                    f"ordered pairs at alpha = {fmt.signif(self.alpha)}, so that the marked agents form a "
+                    f"ordered pairs at alpha = {fmt.signif(self.alpha)}, so that the marked {agents} form a "
                     f"{fmt.signif(100 * (1 - self.alpha))}% confidence set for {target}")
         intervals = self.options.get("effect_intervals", "per_pair")
-        text = (f"{best}, tested every ordered pair of agents one-sided with the {self.test_name} on that task's "
-                f"runs, and {rule}. Best per task: {', '.join(parts)}. In "
-                f"{fmt.count(marked, 'further agent-task cell')} the agent was possibly best. Effect sizes against the "
+        text = (f"{best}, tested every ordered pair of {agents} one-sided with the {self.test_name} on that {task}'s "
+                f"runs, and {rule}. Best per {task}: {', '.join(parts)}. In "
+                f"{fmt.count(marked, f'further {agent}-{task} cell')} the {agent} was possibly best. Effect sizes "
+                "against the "
                 f"best are the Vargha-Delaney A12 (probability that a run of the best scores "
                 f"{'higher' if self._higher() else 'lower'}) with "
                 f"{_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t "
                 f"intervals and Welch's t with the interval of the difference of means "
                 f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
-                f"given against the agent ranked just above each agent in its task (next_agent in tidy()), with "
+                f"given against the {agent} ranked just above each {agent} in its {task} (next_agent in tidy()), with "
                 f"intervals at the same level.")
         return text + self._aggregate_sentence()
 

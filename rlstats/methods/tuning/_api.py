@@ -16,7 +16,7 @@ from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
-from ...design import RUN_NAMES, Design, design_of, public_function
+from ...design import RUN_NAMES, Design, arm_label, block_label, design_of, public_function
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import TABLE, as_pandas
 from ...errors import DesignError, OptionError
@@ -752,8 +752,9 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
     repeated = frame.duplicated(keep=False).to_numpy()
     if repeated.any():
         i = int(np.flatnonzero(repeated)[0])
-        raise DesignError(f"seed {seed_texts[seed_codes[i]]!r} appears more than once for agent "
-                          f"'{design.agents[design.agent[i]]}' on task '{design.tasks[design.task[i]]}' with "
+        raise DesignError(f"seed {seed_texts[seed_codes[i]]!r} appears more than once for "
+                          f"{arm_label(design.formula, design.agents[design.agent[i]])} on "
+                          f"{block_label(design.formula, design.tasks[design.task[i]])} with "
                           f"configuration {labels[codes[i]]!r} "
                           f"({int(repeated.sum())} such rows); each run needs its own seed within a configuration")
     held = np.zeros(design.nobs, dtype=bool)
@@ -775,7 +776,8 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
         order = here[np.lexsort((seed_codes[here], codes[here]))]
         tune, evaluate = order[~held[order]], order[held[order]]
         if tune.size == 0:
-            raise DesignError(f"agent '{design.agents[a]}' on task '{design.tasks[t]}' has no tuning runs "
+            raise DesignError(f"{arm_label(design.formula, design.agents[a])} on "
+                              f"{block_label(design.formula, design.tasks[t])} has no tuning runs "
                               f"(every run has {holdout}=True)")
         ids, starts, sizes = np.unique(codes[tune], return_index=True, return_counts=True)
         sweep = {"values": y[tune].astype(float), "starts": starts, "sizes": sizes, "ids": ids,
@@ -808,7 +810,8 @@ def _raw_scales(design, sweeps, normalize, configured):
     unit = dataclasses.replace(design, y=np.concatenate(means), task=np.repeat([t for t, _ in keys], sizes),
                                agent=np.repeat([a for _, a in keys], sizes))
     caution = warn_raw_scales(unit, normalize,  # ranges: the sign of the values is moot
-                              read="of all agents' configuration means over their seeds").notes[len(design.notes):]
+                              read=f"of all {fmt.plural(design.arm_word)}' configuration means over their seeds"
+                              ).notes[len(design.notes):]
     return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
 
 
@@ -905,7 +908,8 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     fewest = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for (t, a), sweep in sweeps.items():
         fewest[t, a] = sweep["sizes"].min() if sweep["sizes"].size > 1 else max(2, int(sweep["sizes"].max()))
-    seeded = verdict("tuning", fewest, outputs=["best_set"], agents=design.agents, tasks=design.tasks)
+    seeded = verdict("tuning", fewest, outputs=["best_set"], agents=design.agents, tasks=design.tasks,
+                     words=(design.block_word, design.arm_word))
     unseen = seeded.mask("best_set", fewest.shape)
     notes += [_one_seed_named(line, design, sweeps, labels, unseen) for line in seeded.lines]
     for ((t, a), sweep), (probability, best_resampled, winner, reached) in zip(sweeps.items(), drawn):
@@ -957,7 +961,8 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for row in tuned:
         selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]
-    needs = verdict("tuning", selected_runs, outputs=["tuned_interval"], agents=design.agents, tasks=design.tasks)
+    needs = verdict("tuning", selected_runs, outputs=["tuned_interval"], agents=design.agents, tasks=design.tasks,
+                    words=(design.block_word, design.arm_word))
     notes += needs.lines
     tuned = pd.DataFrame(tuned)
     short = needs.mask("tuned_interval", selected_runs.shape)
@@ -1035,12 +1040,13 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         fewest[t, a], total[t, a] = sweep["sizes"].min(), sweep["sizes"].sum()
         configs[t, a] = kernels.effective_configurations(sweep.get("weights", np.ones(sweep["sizes"].size)))
     banded = verdict("tuning", fewest, outputs=[v for v in ("expected_max",) if v in views], agents=design.agents,
-                     tasks=design.tasks)
+                     tasks=design.tasks, words=(design.block_word, design.arm_word))
     # the two-stage interval needs runs in the sweep, the default one configurations in effect (each need applies
     # under its complete_interval=)
     two_stage = complete_interval == "two_stage"
     spread = verdict("tuning", total if two_stage else configs, options={"complete_interval": complete_interval},
-                     outputs=[v for v in ("complete",) if v in views], agents=design.agents, tasks=design.tasks)
+                     outputs=[v for v in ("complete",) if v in views], agents=design.agents, tasks=design.tasks,
+                     words=(design.block_word, design.arm_word))
     notes += banded.lines + spread.lines
     no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
     if "complete" in views:  # an interval of one point where what it resamples ties (audit s17)
@@ -1067,7 +1073,8 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         if "complete" in views:
             w = sweep.get("weights", np.ones(sizes.size))
             if w.sum() == 0:
-                raise DesignError(f"weights= are all 0 for agent '{agent}' on task '{task}'")
+                raise DesignError(f"weights= are all 0 for {arm_label(design.formula, agent)} on "
+                                  f"{block_label(design.formula, task)}")
         # the order-statistic weights, (K, G) each: once per sweep, whatever the number of resamples; the skew-t
         # band reads no resample, so without the complete view and the percentile band none is drawn
         weights = {(replace, grid): kernels.expected_max_weights(sizes.size, grid_ks, replace)

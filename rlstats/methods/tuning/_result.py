@@ -168,7 +168,8 @@ class TuningResult(Result):
             lines += ["", f"expected best score after tuning k configurations (without replacement), {level} band:"]
             for (agent, task), curve in list(rows.groupby(["agent", "task"], sort=False))[:SHOWN]:
                 picks = curve.iloc[sorted({0, min(4, len(curve) - 1), min(9, len(curve) - 1), len(curve) - 1})]
-                where = "averaged over tasks" if task == plots.MEAN_OVER_TASKS else f"on {task}"
+                where = (f"averaged over {fmt.plural(self._block_word)}" if task == plots.MEAN_OVER_TASKS else
+                         f"on {task}")
                 lines.append(f"  {agent} {where}: " + ", ".join(
                     f"k={fmt.integer(r.budget)}: {fmt.signif(r.estimate, 4)} "
                     f"{_interval(r.conf_low, r.conf_high, 3, None)}"
