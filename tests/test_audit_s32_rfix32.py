@@ -28,7 +28,6 @@ def _tied_one_task(agents=5, runs=2):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="F1: the enumerated exact null priced as a pass over the rows")
 def test_f1_enumeration_is_priced(caplog):
     """5 agents x 1 task x 2 runs: 113,400 arrangements of the one task enumerated, 0.17-0.20 s CPU measured warm
     (OPENBLAS_NUM_THREADS=1); estimated 8.5e-5 s when a row was priced and nothing else."""
@@ -37,7 +36,6 @@ def test_f1_enumeration_is_priced(caplog):
     assert "113,400" in work.what
 
 
-@pytest.mark.xfail(strict=True, reason="F1: power() admitted 40 tied data sets' enumerations under max_seconds=1")
 def test_f1_power_refuses_enumerations_past_max_seconds():
     """Each data set of the tied pilot has an exact null of its own (0.26 s a data set measured, 10.4 s for 40):
     max_seconds=1 refuses before any is computed."""
