@@ -64,7 +64,6 @@ def _equivalence_estimate(df, **options):
     return _backend.cost(Shape.of(design), checked, passes=passes)
 
 
-@pytest.mark.xfail(strict=True, reason="F2: equivalence's estimate counted the bootstrap alone, not each pair's work")
 def test_f2_equivalence_prices_each_pair():
     """40 agents x 5 tasks x 5 runs, a00 missing t0: 780 pairs, each tested on every task and across tasks, each
     aggregate read again on its own rows (bootstrap.agents_alone); 5.3 s CPU measured here (OPENBLAS_NUM_THREADS=1;
@@ -84,7 +83,6 @@ def test_f2_equivalence_prices_each_pair():
     assert measured / 3 < estimate < measured * 3, (measured, estimate)
 
 
-@pytest.mark.xfail(strict=True, reason="F2: max_seconds=1 admitted the 40 agents' 780 pairs (7.5 s CPU)")
 def test_f2_max_seconds_refuses_many_pairs():
     with pytest.raises(OptionError, match="max_seconds"):
         rlstats.equivalence(_many(40), "score ~ agent | task/seed", margin=0.5, rng=0, max_seconds=1, progress=False)
