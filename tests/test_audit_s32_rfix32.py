@@ -94,7 +94,6 @@ def _balanced(agents, tasks, runs, seed=0):
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="F3: the chi-squared reason said '(not on this design)' of a measured design")
 @pytest.mark.parametrize("agents, tasks, runs, said", [
     (3, 4, 3, "3 agents x 4 tasks x 3 runs per cell, is one of those measured"),
     (4, 7, 2, "4 agents x 7 tasks x 2 runs per cell, lies within that range but was not itself measured"),
@@ -111,7 +110,6 @@ def test_f3_chi_squared_reason_places_the_design(agents, tasks, runs, said):
     assert "not on this design" not in res.pvalue_rule
 
 
-@pytest.mark.xfail(strict=True, reason="F3: the chi-squared reason said '(not on this design)' of a measured design")
 def test_f3_chi_squared_reason_on_unequal_cells():
     """3 agents x 5 tasks x 3 runs with one run removed: within the range, not itself measured (unequal cells)."""
     df = _balanced(3, 5, 3).iloc[1:]
