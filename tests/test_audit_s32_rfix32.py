@@ -117,3 +117,28 @@ def test_f3_chi_squared_reason_on_unequal_cells():
     assert res.pvalue_method == "asymptotic"
     assert "3 agents x 5 tasks x 2-3 runs per cell, lies within that range but was not itself measured" \
         in res.pvalue_rule
+
+
+def test_f4_monte_carlo_switch_limit_is_the_documented_one():
+    """pvalue="monte_carlo" enumerates a design's relabellings instead of drawing them when they number at most
+    n_resamples and AUTO_EXACT_LIMIT (20,000), the docstring's number; pvalue="exact" and "auto" enumerate up to
+    _ENUMERATION_LIMIT (200,000), the docstring's other number. 3 agents x 1 task x 4 runs: 34,650 relabellings, drawn
+    at n_resamples=50,000 (past 20,000), enumerated under "exact"."""
+    import re
+
+    from rlstats.methods.skillings_mack import _kernels
+
+    doc = re.sub(r"\s+", " ", rlstats.skillings_mack.__doc__)
+    assert f"more relabellings than ``n_resamples`` and {_kernels.AUTO_EXACT_LIMIT:,}" in doc
+    assert f"enumerate up to {_kernels._ENUMERATION_LIMIT:,}" in doc
+    df = _balanced(3, 1, 4)
+    drawn = rlstats.skillings_mack(df, "score ~ agent | task/seed", pvalue="monte_carlo", n_resamples=50_000, rng=0,
+                                   progress=False)
+    assert drawn.pvalue_method == "monte_carlo"
+    exact = rlstats.skillings_mack(df, "score ~ agent | task/seed", pvalue="exact", progress=False)
+    assert exact.pvalue_method == "exact"
+    small = _balanced(3, 1, 2)  # 90 relabellings, fewer than 10,000 draws: enumerated
+    few = rlstats.skillings_mack(small, "score ~ agent | task/seed", pvalue="monte_carlo", rng=0, progress=False)
+    assert few.pvalue_method == "exact"
+    assert few.pvalue == rlstats.skillings_mack(small, "score ~ agent | task/seed", pvalue="exact",
+                                                progress=False).pvalue

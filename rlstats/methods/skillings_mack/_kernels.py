@@ -696,8 +696,11 @@ def exact_pvalue(null, t):
 
 # --------------------------------------------------------------------------- automatic choice
 
-# Largest number of arrangements of a pair's runs in its shared tasks whose exact post-hoc p-value is computed
-# (pair_exact_pvalues). The test's own exact null, under pvalue="auto" as under "exact", is enumerated up to
+# Largest number of arrangements enumerated where the exact null is not the p-value asked for: a pair's runs in its
+# shared tasks, whose exact post-hoc p-value is computed (pair_exact_pvalues), and a design's relabellings under
+# pvalue="monte_carlo", all enumerated instead of drawn when they number at most n_resamples and this (_api._test;
+# audit s21: 2,000 draws of 36 printed 0.148 where the exact least is 1/6; audit s32 rfix32: this comment named the
+# post hoc alone). The test's own exact null, under pvalue="auto" as under "exact", is enumerated up to
 # _ENUMERATION_LIMIT (audit s31 trialfix31: auto stopped at this 20,000 and took chi-squared at 33,600, 0.03079 for
 # the exact 0.008333; 33,600 arrangements are enumerated in 6 ms, 46,656 of 3 agents x 6 tasks in 14 ms and 4 MiB).
 AUTO_EXACT_LIMIT = 20_000
