@@ -142,3 +142,21 @@ def test_f4_monte_carlo_switch_limit_is_the_documented_one():
     assert few.pvalue_method == "exact"
     assert few.pvalue == rlstats.skillings_mack(small, "score ~ agent | task/seed", pvalue="exact",
                                                 progress=False).pvalue
+
+
+@pytest.mark.xfail(strict=True, reason="F5: exact=np.True_ / 1.0 were not read as R's TRUE")
+@pytest.mark.parametrize("given, offered", [(np.True_, "exact"), (np.False_, "asymptotic"), (1.0, "exact"),
+                                            (0.0, "asymptotic"), (np.int64(1), "exact"), (np.float64(1.0), "exact")])
+def test_f5_r_exact_as_numpy_bool_or_float(given, offered):
+    """A numpy bool (a column's value, ``df.flag.all()``) or 1.0 is R's TRUE as Python's True is: offered
+    pvalue='exact', not both ways with '(it was True)'."""
+    with pytest.raises(OptionError) as info:
+        rlstats.skillings_mack(_balanced(3, 4, 1), "score ~ agent | task", exact=given)
+    assert str(info.value).endswith(f"pass pvalue={offered!r}")
+
+
+@pytest.mark.parametrize("given", [2.0, 0.5, float("nan"), np.float64(2.0)])
+def test_f5_other_numbers_are_offered_both_ways(given):
+    with pytest.raises(OptionError) as info:
+        rlstats.skillings_mack(_balanced(3, 4, 1), "score ~ agent | task", exact=given)
+    assert "pass pvalue='exact' for exact=True; pass pvalue='asymptotic' for exact=False (it was" in str(info.value)
