@@ -144,7 +144,6 @@ def test_f4_monte_carlo_switch_limit_is_the_documented_one():
                                                 progress=False).pvalue
 
 
-@pytest.mark.xfail(strict=True, reason="F5: exact=np.True_ / 1.0 were not read as R's TRUE")
 @pytest.mark.parametrize("given, offered", [(np.True_, "exact"), (np.False_, "asymptotic"), (1.0, "exact"),
                                             (0.0, "asymptotic"), (np.int64(1), "exact"), (np.float64(1.0), "exact")])
 def test_f5_r_exact_as_numpy_bool_or_float(given, offered):
