@@ -159,3 +159,27 @@ def test_f5_other_numbers_are_offered_both_ways(given):
     with pytest.raises(OptionError) as info:
         rlstats.skillings_mack(_balanced(3, 4, 1), "score ~ agent | task", exact=given)
     assert "pass pvalue='exact' for exact=True; pass pvalue='asymptotic' for exact=False (it was" in str(info.value)
+
+
+def _incomplete():
+    """A, B on t0-t3; C on t1-t3 (the reviewer's eq1): A vs C and B vs C aggregate on 3 tasks."""
+    rng = np.random.default_rng(1)
+    cells = {"A": ["t0", "t1", "t2", "t3"], "B": ["t0", "t1", "t2", "t3"], "C": ["t1", "t2", "t3"]}
+    rows = [(a, t, s, rng.normal(loc=int(t[1]))) for a, ts in cells.items() for t in ts for s in range(4)]
+    return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="F6: aggregate_tasks exported with keys \"('A', 'C')\"")
+def test_f6_aggregate_tasks_in_json_are_records():
+    import json
+
+    res = rlstats.equivalence(_incomplete(), "score ~ agent | task/seed", margin=1.0, rng=3, n_resamples=200,
+                              progress=False)
+    assert res.aggregate_tasks == {("A", "C"): ("t1", "t2", "t3"), ("B", "C"): ("t1", "t2", "t3")}
+    exported = json.loads(res.to_json())["aggregate_tasks"]
+    assert exported == [{"agent_1": "A", "agent_2": "C", "tasks": ["t1", "t2", "t3"]},
+                        {"agent_1": "B", "agent_2": "C", "tasks": ["t1", "t2", "t3"]}]
+    assert res.to_dict()["aggregate_tasks"] == exported
+    complete = rlstats.equivalence(_incomplete()[lambda d: d["agent"] != "C"], "score ~ agent | task/seed",
+                                   margin=1.0, rng=3, n_resamples=200, progress=False)
+    assert json.loads(complete.to_json())["aggregate_tasks"] is None
