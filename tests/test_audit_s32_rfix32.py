@@ -169,7 +169,6 @@ def _incomplete():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason="F6: aggregate_tasks exported with keys \"('A', 'C')\"")
 def test_f6_aggregate_tasks_in_json_are_records():
     import json
 
