@@ -184,25 +184,24 @@ def test_f6_aggregate_tasks_in_json_are_records():
     assert json.loads(complete.to_json())["aggregate_tasks"] is None
 
 
-@pytest.mark.xfail(strict=True, reason="F7: an automatic figure size passed MAX_FIGURE_INCHES")
 def test_f7_own_figure_past_the_bound_is_refused_before_drawing():
-    """12 agents x 12 tasks x 3 runs, aggregate=None, every scope: 66 pairs x 13 rows = 858 rows, 0.14 in apart at
-    least, a figure 5 x 121 in (the reviewer's 30 agents: 5 x 244.7 in); refused with the ways to draw fewer rows.
-    The default scopes' 66 rows (10.4 in) and a figure of the plot's own size within the bound are drawn as before."""
+    """8 agents x 26 tasks x 3 runs, aggregate=None, every scope: 28 pairs x 27 rows = 756 rows, 0.14 in apart at
+    least, a figure 5 x 106.9 in (the reviewer's 30 agents: 5 x 244.7 in); refused with the ways to draw fewer rows.
+    The default scopes' 28 rows (7.26 in) are drawn as before."""
     import matplotlib.pyplot as plt
 
     from rlstats import plotting
 
-    res = rlstats.equivalence(_balanced(12, 12, 3), "score ~ agent | task/seed", margin=0.5, aggregate=None, rng=0,
+    res = rlstats.equivalence(_balanced(8, 26, 3), "score ~ agent | task/seed", margin=0.5, aggregate=None, rng=0,
                               progress=False)
     with pytest.raises(OptionError) as info:
         res.plot(scopes=("task", "across tasks", "aggregate"))
     message = str(info.value)
-    assert "5 x 121.2 in" in message and "more than the 100 inches" in message
-    assert "858 rows" in message and "scopes=" in message
+    assert "5 x 106.9 in" in message and "more than the 100 inches" in message
+    assert "draw fewer of its 756 rows: pass scopes=" in message
     assert not plt.get_fignums()  # refused before a figure was made
     ax = res.plot()
-    assert ax.figure.get_size_inches() == pytest.approx((5.0, 1.1 + 0.14 * 66))
+    assert ax.figure.get_size_inches() == pytest.approx((5.0, 1.1 + 0.22 * 28))
     plt.close("all")
     with pytest.raises(OptionError, match="more than the 100 inches"):
         plotting.axes_or_new(None, (6.4, 0.8 + 0.25 * 400))  # the task table's size at 400 tasks
