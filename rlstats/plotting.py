@@ -65,7 +65,8 @@ def own_size(figsize: tuple[float, float], fewer: str = "") -> tuple[float, floa
         raise OptionError(f"this plot's own figure would be {width:.4g} x {height:.4g} in, more than the "
                           f"{MAX_FIGURE_INCHES} inches a side a figure rlstats draws may have (a page is 8.5 in wide, "
                           f"an A0 poster 46.8 in); "
-                          f"{fewer or 'draw less of it: plot a subset of the agents or tasks (select the rows first)'}; "
+                          f"{fewer or 'draw less of it: plot a subset of the agents or tasks (select the rows first)'}"
+                          "; "
                           f"or pass figsize= (at most {MAX_FIGURE_INCHES} in a side; refused in turn where the labels "
                           "would not fit it)")
     return width, height

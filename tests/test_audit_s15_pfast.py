@@ -109,7 +109,8 @@ def test_auto_rule_from_the_kernels_setup_makes_the_old_decisions(named_nulls):
 def test_auto_rule_from_the_shape_agrees_with_the_kernel():
     """The cost estimate counts the p-value skillings_mack() computes on every balanced shape of the grid: Monte
     Carlo permutations where it draws them, two agents' convolution where it convolves, a pass over the rows for the
-    chi-squared p-value, its enumeration for the enumerated one (audit s32 rfix32: a pass over the rows). Before: at 2 agents x 30 tasks x 40 runs, past the convolution's work limit,
+    chi-squared p-value, its enumeration for the enumerated one (audit s32 rfix32: a pass over the rows). Before:
+    at 2 agents x 30 tasks x 40 runs, past the convolution's work limit,
     skillings_mack() draws 10,000 permutations (1.1 s measured) but the estimate counted the convolution, 0.039 s: the
     rule was written twice and the shape's copy had no case for two agents' Monte Carlo p-value."""
     for agents, tasks, runs in _grid():

@@ -61,8 +61,8 @@ def test_cost_counts_each_bootstrap_pass(caplog, monkeypatch):
 def test_max_seconds_refuses_when_the_passes_push_it_over(caplog):
     """10,000 resamples: one pass of 44 runs is 0.0154 s at 3.5e-8 s a value, the two passes' 68 runs 0.0238 s; with
     the 3 pairs' tests (audit s32 rfix32: 3 x 3.82 ms, and 2 x 5.9 ms to read A vs C and B vs C again alone) 0.0471 s;
-    the complete design's 48 runs 0.0168 + 0.0115 = 0.0283 s. A bound of 0.04 s refuses the first (it admitted it when one
-    pass was counted) and admits the second."""
+    the complete design's 48 runs 0.0168 + 0.0115 = 0.0283 s. A bound of 0.04 s refuses the first (it admitted it when
+    one pass was counted) and admits the second."""
     with pytest.raises(OptionError, match="max_seconds"):
         rlstats.equivalence(_three(), "score ~ agent | task", margin=0.1, rng=0, n_resamples=10_000, max_seconds=0.04)
     _, work = _estimate(caplog, _three(missing=False), n_resamples=10_000, max_seconds=0.04)

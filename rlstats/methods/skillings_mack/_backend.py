@@ -129,7 +129,8 @@ def pvalue_cost(shape: Shape, options: Any) -> Work:
         listed, combined = _enumeration(shape)  # in listed arrangements' time: the combined ones and the rows
         units = listed + (combined * ENUMERATE_PER_COMBINED + shape.rows * 1e-6) / ENUMERATE_PER_LISTED
         return Work(units, "arrangements", ENUMERATE_PER_LISTED,
-                    f"the exact null's {combined:,} arrangements, {listed:,} listed task by task, + {shape.rows:,} runs")
+                    f"the exact null's {combined:,} arrangements, {listed:,} listed task by task, "
+                    f"+ {shape.rows:,} runs")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
 
 
