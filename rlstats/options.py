@@ -103,7 +103,8 @@ BOOTSTRAP_COUNTS = ("bootstrap resamples", "resamples")
 #: (R's ``na.action=na.omit`` is ``na_action="drop"``): the error never tells a user to pass a value it refuses.
 HABIT_VALUES: dict[str, dict[object, str]] = {
     "na.action": {"na.omit": "drop", "na.exclude": "drop", "na.fail": "raise"},
-    # R's exact=TRUE as Python (True, 1) or as the command line reads it (TRUE, T): keys case-folded
+    # R's exact=TRUE as Python (True, 1; numpy's bools and 1.0 hash and compare alike) or as the command line reads it
+    # (TRUE, T): keys case-folded
     "exact": {True: "exact", False: "asymptotic", "true": "exact", "t": "exact", "false": "asymptotic",
               "f": "asymptotic"},
 }
@@ -228,7 +229,8 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
         values = HABIT_VALUES.get(given)
         if values is not None:  # R's na.omit, exact=TRUE: the value rlstats takes for it (HABIT_VALUES)
             key = value.casefold() if isinstance(value, str) else value
-            own_value = values.get(key) if isinstance(key, (str, bool, int)) else None
+            # numpy's bools and numbers (a column's value) and 1.0 are R's TRUE as True and 1 are (audit s32 rfix32)
+            own_value = values.get(key) if isinstance(key, (str, bool, np.bool_, numbers.Real)) else None
             if own_value is None and isinstance(value, str) and value in values.values():
                 own_value = value  # na.action='drop': rlstats' value already
             if own_value is None:  # exact=None or 2: never offer back a value the option refuses (review s31)

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 ASKED_SIZE: ContextVar[tuple[float, float] | None] = ContextVar("rlstats_asked_figsize", default=None)
 
 
-def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
-    """The caller's Axes, or a new figure's when ``ax`` is None (never ``plt.gca()``).
+def axes_or_new(ax: Any, figsize: tuple[float, float], fewer: str = "") -> Any:
+    """The caller's Axes, or a new figure's when ``ax`` is None (never ``plt.gca()``), of ``figsize`` inches
+    (:func:`own_size`: refused past :data:`MAX_FIGURE_INCHES`, ``fewer`` saying how to draw less).
 
     The new figure is laid out (constrained) so that its tick labels, axis labels and titles stay inside it when it
     is saved at its own size, as ``plt.savefig`` does outside notebooks; the caller's Axes keep the caller's layout.
@@ -37,13 +38,38 @@ def axes_or_new(ax: Any, figsize: tuple[float, float]) -> Any:
         return ax
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    _, ax = plt.subplots(figsize=own_size(figsize, fewer), layout="constrained")
     return ax
 
 
 #: the longest side of a figure plot() makes, in inches: past any page or poster (A0 is 46.8 in), and a canvas of
-#: 10,000 pixels a side at matplotlib's 100 dots an inch (audit s31: figsize=(700, 700) asked for 19.6 GB)
+#: 10,000 pixels a side at matplotlib's 100 dots an inch (audit s31: figsize=(700, 700) asked for 19.6 GB); the
+#: plot's own size too (:func:`own_size`)
 MAX_FIGURE_INCHES = 100
+
+
+def own_size(figsize: tuple[float, float], fewer: str = "") -> tuple[float, float]:
+    """``figsize``, the size a plot makes its own figure at (:func:`axes_or_new`, :func:`panels`: their one check),
+    refused past :data:`MAX_FIGURE_INCHES` before the figure is made; unchecked under ``Result.plot(figsize=)``
+    (:data:`ASKED_SIZE`), which sets the size asked (:func:`check_figsize`). ``fewer``: what grows it and how to draw
+    less ("draw fewer of its 756 rows: pass scopes=..."); by default a subset of the result.
+
+    Refused, not capped: the sizes grow with the rows or panels drawn, and squeezed into 100 in they would overlap
+    (equivalence's 2,175 rows of 30 agents, 5 x 244.7 in at 0.14 in a row, would be 0.046 in apart, under their 7-pt
+    labels), an unreadable figure said nowhere; a user drawing that much wants a part of it (audit s32 rfix32: the
+    bound held for figsize= alone)."""
+    width, height = float(figsize[0]), float(figsize[1])
+    if ASKED_SIZE.get() is None and max(width, height) > MAX_FIGURE_INCHES:
+        from .errors import OptionError
+
+        raise OptionError(f"this plot's own figure would be {width:.4g} x {height:.4g} in, more than the "
+                          f"{MAX_FIGURE_INCHES} inches a side a figure rlstats draws may have (a page is 8.5 in wide, "
+                          f"an A0 poster 46.8 in); "
+                          f"{fewer or 'draw less of it: plot a subset of the agents or tasks (select the rows first)'}"
+                          "; "
+                          f"or pass figsize= (at most {MAX_FIGURE_INCHES} in a side; refused in turn where the labels "
+                          "would not fit it)")
+    return width, height
 
 
 def check_figsize(figsize: object, ax: Any) -> tuple[float, float] | None:
@@ -699,7 +725,8 @@ SMALL_FONT = 7
 
 
 def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | None = None, columns: int | None = None,
-           sharex: bool = False, sharey: bool = False, what: str = "panel", hint: str = "") -> tuple[Any, list[Any]]:
+           sharex: bool = False, sharey: bool = False, what: str = "panel", hint: str = "",
+           fewer: str = "") -> tuple[Any, list[Any]]:
     """(figure, list of n Axes) for a multi-panel plot: the caller's Axes, or a new grid when ``ax`` is None.
 
     A new figure is ``width`` inches wide (default :data:`COLUMN_WIDTH`) and wraps the panels into as
@@ -710,7 +737,8 @@ def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | N
     slots left over in the last row are removed, not left blank.
 
     ``ax`` may be one Axes (n = 1) or any sequence or array of n Axes; ``what`` names what one panel
-    shows and ``hint`` how to draw fewer, for the error when the count differs.
+    shows and ``hint`` how to draw fewer, for the error when the count differs. A new figure past
+    :data:`MAX_FIGURE_INCHES` is refused (:func:`own_size`; ``fewer`` says how to draw less).
     """
     if ax is not None:
         axes = list(np.ravel(np.asarray(ax, dtype=object)))
@@ -730,7 +758,9 @@ def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | N
         # size asked, the grid whose panels come out largest, at its own size (resized() scales it).
         columns, width = best, best * panel_size[0]
     rows = -(-n // columns)
-    fig, grid = plt.subplots(rows, columns, figsize=(width, panel_size[1] * rows), squeeze=False,
+    fewer = fewer or (f"draw fewer of its {n:,} {what}s ({rows:,} rows of them): plot a subset of the agents or tasks "
+                      "(select the rows first)" if rows > 1 else "")
+    fig, grid = plt.subplots(rows, columns, figsize=own_size((width, panel_size[1] * rows), fewer), squeeze=False,
                              sharex=sharex, sharey=sharey, layout="constrained")
     axes = list(grid.ravel())
     for spare in axes[n:]:

@@ -681,13 +681,14 @@ def _groups(design, pairs):
 
 
 def _passes(design, pairs):
-    """(runs, agents) of each bootstrap the aggregate makes (:func:`_groups`), for the cost estimate: an incomplete
-    design bootstraps each distinct set of shared tasks once (audit s31 equivplot31: one pass was counted)."""
+    """(runs, agents, pairs) of each bootstrap the aggregate makes (:func:`_groups`), for the cost estimate: an
+    incomplete design bootstraps each distinct set of shared tasks once (audit s31 equivplot31: one pass was counted),
+    for its pairs' aggregates (each read again alone where there are several sets, audit s32 rfix32)."""
     index = {name: j for j, name in enumerate(design.agents)}
     out = []
     for key, members in _groups(design, pairs)[0].items():
         agents = sorted({index[name] for pair in members for name in pair})
-        out.append((int(design.counts[np.asarray(key)][:, agents].sum()), len(agents)))
+        out.append((int(design.counts[np.asarray(key)][:, agents].sum()), len(agents), len(members)))
     return out
 
 

@@ -25,32 +25,74 @@ _HERE = "rlstats.methods.equivalence"
 #: bytes an agent's aggregate takes per resample at the call's peak: 58-60 measured at 3e5 resamples, 2, 3 and 5 agents
 #: x 3 tasks x 4 runs (peak RSS, audit s18 perf18; 10**7 resamples of 5 agents needed about 2.9 GB, uncounted)
 BYTES_PER_AGENT = 64
+#: seconds each pair's tests take besides the bootstrap (audit s32 rfix32: not counted, 40 agents x 5 tasks x 5 runs
+#: estimated at 0.12 s took 5.3 s CPU; measured in a fresh process, OPENBLAS_NUM_THREADS=1, this 2-core machine):
+#: a pair's across-tasks test, notes and rows, 2.9 ms measured with aggregate=None at 40 agents x 5 x 5 (4.6 ms over 60
+#: tasks at 15 x 60 x 3, whence a task's Welch test of a pair, 30 us) ...
+PAIR_SECONDS = 2.7e-3
+PAIR_TASK_SECONDS = 3e-5
+#: ... its aggregate's bootstrap-t test, floors and caps from the group's resamples, 1 ms (3.7-3.9 ms a pair in all on
+#: complete designs of 20 and 40 agents x 5 x 5) ...
+AGGREGATE_PAIR_SECONDS = 1e-3
+#: ... and, where several task sets are bootstrapped, the pair's own bootstrap read again from its group's resamples
+#: ("bootstrap.agents_alone": its intervals, caps and notes): 3.0 ms at 2,000 resamples, 9.5 ms more at 20,000
+#: (6.7-7.0 ms a pair in all at 20 and 40 agents x 5 x 5, a00 missing t0)
+ALONE_SECONDS = 2.3e-3
+ALONE_PER_RESAMPLE = 3.6e-7
 
 
-def cost(shape: Shape, options: Any, passes: Sequence[tuple[int, int]] | None = None) -> Work:
+def _pairs(shape: Shape, options: Any) -> int:
+    """The pairs compared: each agent against control=, or every pair."""
+    if getattr(options, "control", None) is not None:
+        return max(shape.agents - 1, 0)
+    return shape.agents * (shape.agents - 1) // 2
+
+
+def _pair_seconds(shape: Shape, options: Any, aggregated: int = 0, alone: int = 0) -> float:
+    """Each pair's work besides the bootstrap, ``aggregated`` of them with an aggregate test and ``alone`` of those
+    read again alone (:data:`PAIR_SECONDS` and the constants below it); every task counted a pair's (an upper bound
+    where agents miss tasks)."""
+    return (_pairs(shape, options) * (PAIR_SECONDS + PAIR_TASK_SECONDS * shape.tasks)
+            + aggregated * AGGREGATE_PAIR_SECONDS + alone * (ALONE_SECONDS + ALONE_PER_RESAMPLE * options.n_resamples))
+
+
+def cost(shape: Shape, options: Any, passes: Sequence[tuple[int, int, int]] | None = None) -> Work:
     """The aggregate's bootstrap draws every run again in each resample (3.5e-8 s a value, measured) and keeps each
     agent's aggregate a resample (:data:`BYTES_PER_AGENT`), against :data:`rlstats.cost.MAX_BYTES`.
 
-    ``passes``: (runs, agents) of each bootstrap the call makes, where equivalence() knows them (``_api._passes``):
-    an incomplete design bootstraps each distinct set of tasks its pairs share once, on those pairs' agents and tasks
-    (up to one a pair: 7 for 5 agents of which 3 miss one task each). They run one after another: the memory is the
-    largest one's. Audit s31 equivplot31: one pass of the data's runs was counted; on 5 agents x 20 tasks x 10 runs,
-    C, D and E each missing a task, 20,000 resamples, measured 2.8-3.0 s against 0.68 s estimated then, 2.23 s now
-    (the complete design: 1.0-1.1 s against 0.70 s). By default one pass of every run and agent."""
+    ``passes``: (runs, agents, pairs) of each bootstrap the call makes, where equivalence() knows them
+    (``_api._passes``): an incomplete design bootstraps each distinct set of tasks its pairs share once, on those
+    pairs' agents and tasks (up to one a pair: 7 for 5 agents of which 3 miss one task each), for the aggregates of
+    ``pairs`` pairs. They run one after another: the memory is the largest one's. Audit s31 equivplot31: one pass of
+    the data's runs was counted; on 5 agents x 20 tasks x 10 runs, C, D and E each missing a task, 20,000 resamples,
+    measured 2.8-3.0 s against 0.68 s estimated then, 2.23 s now (the complete design: 1.0-1.1 s against 0.70 s). By
+    default one pass of every run and agent, for every pair.
+
+    Each pair's tests add their own seconds (:func:`_pair_seconds`; audit s32 rfix32: 780 pairs took 5.3 s of the
+    0.12 s estimated), in resampled values' time."""
+    per_value = 3.5e-8
     if options.aggregate is None:
-        return Work(shape.rows, "resampled values", 3.5e-8, f"1 pass x {shape.rows:,} runs", memory=0,
+        return Work(shape.rows + _pair_seconds(shape, options) / per_value, "resampled values", per_value,
+                    f"1 pass x {shape.rows:,} runs + {_pairs(shape, options):,} pairs' tests", memory=0,
                     kept=f"no resamples (aggregate={options.aggregate!r})")
-    resamples = options.n_resamples
-    passes = [(shape.rows, shape.agents)] if passes is None else list(passes)
+    resamples, pairs = options.n_resamples, _pairs(shape, options)
+    passes = [(shape.rows, shape.agents, pairs)] if passes is None else list(passes)
     if not passes:  # every pair's aggregate withheld (fewer than 2 shared tasks, or 3 runs): nothing is resampled
-        return Work(0, "resampled values", 3.5e-8, "no bootstrap (every pair's aggregate is withheld)", memory=0,
+        return Work(_pair_seconds(shape, options) / per_value, "resampled values", per_value,
+                    f"no bootstrap (every pair's aggregate is withheld) + {pairs:,} pairs' tests", memory=0,
                     kept="no resamples (every pair's aggregate is withheld)")
-    rows = sum(r for r, _ in passes)
-    agents = max((k for _, k in passes), default=0)
-    runs = f"({' + '.join(f'{r:,}' for r, _ in passes)} runs)" if len(passes) <= 4 else f"{rows:,} runs"
+    rows = sum(p[0] for p in passes)
+    agents = max((p[1] for p in passes), default=0)
+    aggregated = sum(p[2] for p in passes)
+    # several task sets: each pair of a group of more than two agents is read again alone (_api._aggregate_group)
+    alone = sum(p[2] for p in passes if p[1] > 2) if len(passes) > 1 else 0
+    seconds = _pair_seconds(shape, options, aggregated, alone)
+    runs = f"({' + '.join(f'{p[0]:,}' for p in passes)} runs)" if len(passes) <= 4 else f"{rows:,} runs"
     what = (f"{resamples:,} resamples x {rows:,} runs" if len(passes) == 1 else
             f"{resamples:,} resamples x {runs} in {len(passes)} bootstraps, one per set of tasks the pairs share")
-    return Work(resamples * rows, "resampled values", 3.5e-8, what, memory=BYTES_PER_AGENT * resamples * agents,
+    what += f" + {pairs:,} pairs' tests" + (f", {alone:,} of them read alone" if alone else "")
+    return Work(resamples * rows + seconds / per_value, "resampled values", per_value, what,
+                memory=BYTES_PER_AGENT * resamples * agents,
                 kept=f"{resamples:,} resamples x {agents:,} agents' aggregate (aggregate={options.aggregate!r})")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -11,7 +11,7 @@ from ... import format as fmt
 from ... import vocabulary
 from ...errors import OptionError
 from ..._typing import ColumnNames
-from ...results import Result, Summary, resultclass
+from ...results import Result, Summary, resultclass, to_jsonable
 from . import plots
 
 #: tidy()'s columns, in order
@@ -92,6 +92,16 @@ class EquivalenceResult(Result):
     aggregate_tasks: dict[tuple[str, str], tuple[str, ...]] | None = None
 
     _plot_kinds: ClassVar[dict] = {"intervals": plots.plot_intervals}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as JSON data, as every result's; ``aggregate_tasks`` as a list of {"agent_1", "agent_2",
+        "tasks"} records in the pairs' order (a JSON object's keys are text: the pairs read "('A', 'C')", audit s32
+        rfix32), or None."""
+        out = super().to_dict()
+        if self.aggregate_tasks is not None:
+            out["aggregate_tasks"] = [{"agent_1": to_jsonable(a), "agent_2": to_jsonable(b), "tasks": to_jsonable(t)}
+                                      for (a, b), t in self.aggregate_tasks.items()]
+        return out
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:
         """The (1 - 2 alpha) intervals that decide, one row per tidy() row."""

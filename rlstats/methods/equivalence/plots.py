@@ -52,7 +52,10 @@ def plot_intervals(result, *, ax=None, scopes=None, clip=CLIP, **kwargs):
                           f"or None for every interval whole; got {clip!r}")
     rows = table[keep & finite]
     n = len(rows)
-    _, (ax,) = panels(ax, 1, (5.0, rows_height(max(n, 1), 0.22, 1.1)), width=5.0, what="figure")
+    _, (ax,) = panels(ax, 1, (5.0, rows_height(max(n, 1), 0.22, 1.1)), width=5.0, what="figure",
+                      fewer=f"draw fewer of its {n:,} rows: pass scopes= with fewer scopes (by default each pair's "
+                            "across-tasks and aggregate rows) or compare fewer pairs (control=, or a subset of the "
+                            "agents)")
     y = np.arange(n)[::-1]
     m = result.margin
     # the region the alternative claims: -m to m, or one side of one bound for non-inferiority (audit s19: a band

@@ -171,8 +171,9 @@ def skillings_mack(data: Data, formula: FormulaLike | None = None, *, variant: R
         nor below the exact test's least, s over the design's distinct
         relabellings, s the renamings of agents run on the same tasks as
         often (3! = 6 of three agents on complete tasks); a design with no
-        more relabellings than ``n_resamples`` (and at most 20,000) has them
-        all enumerated instead, an exact p-value, said in a note; ``"exact"``: the exact
+        more relabellings than ``n_resamples`` and 20,000 (``"exact"`` and
+        ``"auto"`` enumerate up to 200,000) has them all enumerated
+        instead, an exact p-value, said in a note; ``"exact"``: the exact
         permutation distribution where enumeration is feasible.  ``"auto"``
         (default): exact when the null can be enumerated (at most 200,000
         within-task arrangements, as ``"exact"``; or, for two agents,

@@ -63,6 +63,15 @@ _EXACT_PER_RUN = 1.5e-5
 #: data sets; audit s16)
 BATCH_SECONDS = 2.5e-5
 BATCH_PER_RUN = 8e-8
+#: seconds an arrangement of one task takes to list (``_kernels._block_contributions``: its multiset permutations, their
+#: rank sums, np.unique): 1.2-2.4 us measured on one task of 90,090-181,440 arrangements (3 agents of 4, 4, 5 runs; 4
+#: of 3, 3, 3, 2; 5 of 2: 1.5-1.8 us; 8 of 2, 1, ..., 1: 2.2-2.4 us), a fresh process, OPENBLAS_NUM_THREADS=1 on this
+#: 2-core machine (audit s32 rfix32: priced as a pass over the rows, 8.5e-5 s for 0.17-0.49 s)
+ENUMERATE_PER_LISTED = 2.5e-6
+#: seconds an arrangement of the whole design takes to combine from its tasks' distinct contributions and sort
+#: (``_kernels._enumerate_null``): 0.13-0.19 us measured untied at 3 x 6 x 1 (46,656), 4 x 3 x 1 and 5 x 2 x 1 (ties
+#: merge contributions: fewer), audit s32
+ENUMERATE_PER_COMBINED = 2e-7
 
 
 def _auto_case(shape: Shape) -> str:
@@ -81,13 +90,28 @@ def _auto_case(shape: Shape) -> str:
     return auto_case(counts, "mack_skillings" if runs > 1 else "skillings_mack")
 
 
+def _enumeration(shape: Shape) -> tuple[int, int]:
+    """The exact null's enumeration on a design of this shape read as :func:`_auto_case` reads it (complete, with
+    ``most_runs`` runs in every cell: an upper bound): ``(listed, combined)``, the arrangements listed task by task (the
+    sum of the tasks' multinomial numbers) and those of the whole design (their product), each at most the
+    ``_ENUMERATION_LIMIT`` past which the enumeration is refused."""
+    from ._kernels import _ENUMERATION_LIMIT, _multinomial
+
+    one = _multinomial([max(shape.most_runs, 1)] * max(shape.agents, 1))
+    tasks = max(shape.tasks, 1)
+    combined = one ** tasks if tasks * math.log(one) <= math.log(_ENUMERATION_LIMIT) else _ENUMERATION_LIMIT
+    return min(tasks * one, tasks * _ENUMERATION_LIMIT), min(combined, _ENUMERATION_LIMIT)
+
+
 def pvalue_cost(shape: Shape, options: Any) -> Work:
     """The test's p-value alone (power()'s data sets, ``_api.pvalue_only``): Monte Carlo p-values permute every run's rank within its task once a resample (1.1e-8 s a value, measured;
     3.5e-8 s where a task has more than 1,024 runs, whose ranks are too wide to sort packed with their keys: 3.2-4.6x
     the narrow tasks' CPU a value, round s11 of benchmarks/README.md; the largest task is bounded by the most runs in
     a cell times the agents), and the call's own 3 ms (the Design, the ranks, the result: power() multiplies it by its
-    data sets, 2.4-2.6x under without it); the asymptotic and exact p-values are a pass over the rows (the exact one
-    is bounded where it is enumerated), and two agents' exact null (their default) a convolution per call."""
+    data sets, 2.4-2.6x under without it); the asymptotic p-value is a pass over the rows, the exact one of three or
+    more agents (``"auto"``'s up to ``_ENUMERATION_LIMIT`` arrangements) adds its enumeration (:func:`_enumeration`,
+    :data:`ENUMERATE_PER_LISTED`, :data:`ENUMERATE_PER_COMBINED`), and two agents' exact null (their default) is a
+    convolution per call."""
     case = _auto_case(shape) if options.pvalue == "auto" else None
     if options.pvalue == "monte_carlo" or case == "monte_carlo":
         wide = min(shape.rows, shape.most_runs * shape.agents) > _PACKED_RUNS
@@ -101,6 +125,12 @@ def pvalue_cost(shape: Shape, options: Any) -> Work:
         # s14); power() convolves it once a design for its untied data sets (session 15), priced by _api.batch_cost
         return Work(shape.rows + _CALL_SECONDS / _EXACT_PER_RUN, "rows", _EXACT_PER_RUN,
                     f"{shape.rows:,} runs (the exact null) + the call's own {_CALL_SECONDS:g} s")
+    if case == "enumerate" or (options.pvalue == "exact" and shape.agents > 2):
+        listed, combined = _enumeration(shape)  # in listed arrangements' time: the combined ones and the rows
+        units = listed + (combined * ENUMERATE_PER_COMBINED + shape.rows * 1e-6) / ENUMERATE_PER_LISTED
+        return Work(units, "arrangements", ENUMERATE_PER_LISTED,
+                    f"the exact null's {combined:,} arrangements, {listed:,} listed task by task, "
+                    f"+ {shape.rows:,} runs")
     return Work(shape.rows, "rows", 1e-6, f"{shape.rows:,} runs")
 
 

@@ -696,8 +696,11 @@ def exact_pvalue(null, t):
 
 # --------------------------------------------------------------------------- automatic choice
 
-# Largest number of arrangements of a pair's runs in its shared tasks whose exact post-hoc p-value is computed
-# (pair_exact_pvalues). The test's own exact null, under pvalue="auto" as under "exact", is enumerated up to
+# Largest number of arrangements enumerated where the exact null is not the p-value asked for: a pair's runs in its
+# shared tasks, whose exact post-hoc p-value is computed (pair_exact_pvalues), and a design's relabellings under
+# pvalue="monte_carlo", all enumerated instead of drawn when they number at most n_resamples and this (_api._test;
+# audit s21: 2,000 draws of 36 printed 0.148 where the exact least is 1/6; audit s32 rfix32: this comment named the
+# post hoc alone). The test's own exact null, under pvalue="auto" as under "exact", is enumerated up to
 # _ENUMERATION_LIMIT (audit s31 trialfix31: auto stopped at this 20,000 and took chi-squared at 33,600, 0.03079 for
 # the exact 0.008333; 33,600 arrangements are enumerated in 6 ms, 46,656 of 3 agents x 6 tasks in 14 ms and 4 MiB).
 AUTO_EXACT_LIMIT = 20_000
@@ -825,9 +828,30 @@ def auto_pvalue_method(setup, task="task", tasks="tasks", agents="agents"):
     # (audit s31 autocal31: it said 2-5 agents, and two agents take the convolved or Monte Carlo p-value, their
     # chi-squared size 0.065-0.127; tie-free, 40,000 permutations of the ranks a design gave 0.017-0.052 on the 97
     # designs of 3-5 agents x 3-50 tasks (12 counts) x 1-3 runs where it is taken, SE 0.0011; test_audit_s31_autocal31)
-    return "asymptotic", (f"{beyond}; the chi-squared p-value's size was measured at most 0.0525 on the designs of "
-                          "3-5 agents x 3-50 tasks x 1-3 runs per cell where this rule takes it "
-                          "(not on this design)"), None
+    return "asymptotic", (f"{beyond}; the chi-squared p-value's size was measured at most 0.0525 on the complete "
+                          "designs of 3-5 agents x 3-50 tasks x 1-3 runs in every cell where this rule takes it; "
+                          f"{_on_size_grid(setup.counts)}"), None
+
+
+#: the complete designs whose chi-squared size the reason above quotes (test_audit_s31_autocal31's grid)
+_SIZE_GRID = {"agents": (3, 4, 5), "tasks": (3, 4, 5, 6, 8, 10, 12, 16, 20, 30, 40, 50), "runs": (1, 2, 3)}
+
+
+def _on_size_grid(counts):
+    """Where a design with these runs per (task, agent) cell lies against :data:`_SIZE_GRID`: one of its designs,
+    within its ranges but not itself measured (a task count between two, cells unequal or empty), or outside them
+    (audit s32 rfix32: "(not on this design)" was said of 3 x 4 x 3, one of them, and of designs far outside)."""
+    n, k = counts.shape
+    low, high = int(counts.min()), int(counts.max())
+    runs = f"{high} run{'s' if high != 1 else ''}" if low == high else f"{low}-{high} runs"
+    shown = f"this design, {k} agents x {n} task{'s' if n != 1 else ''} x {runs} per cell,"
+    grid = _SIZE_GRID
+    if low == high and k in grid["agents"] and n in grid["tasks"] and high in grid["runs"]:
+        return f"{shown} is one of those measured"
+    if (min(grid["agents"]) <= k <= max(grid["agents"]) and min(grid["tasks"]) <= n <= max(grid["tasks"])
+            and high <= max(grid["runs"])):
+        return f"{shown} lies within that range but was not itself measured"
+    return f"{shown} lies outside that range: its size there was not measured"
 
 
 # --------------------------------------------------------------------------- post hoc
