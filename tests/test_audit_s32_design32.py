@@ -66,7 +66,7 @@ def test_both_ways_on_give_the_blocked_numbers():
     apart = rlstats.compare(SB3_FINAL.assign(seed=SB3_FINAL["seed"] + (SB3_FINAL["task"] == "CartPole-v1") * 10),
                             "score ~ agent | seed")
     assert crossed.pvalue == pytest.approx(84 / 1_728, abs=1e-12) and apart.pvalue == crossed.pvalue
-    assert "1,728 within-task arrangements" in str(apart)
+    assert "1,728 within-seed arrangements" in str(apart)
 
 
 def test_pooling_within_seed_blocks_on_purpose_is_stated():
@@ -75,7 +75,7 @@ def test_pooling_within_seed_blocks_on_purpose_is_stated():
     design = rlstats.build(SB3_FINAL, "score ~ agent | seed", pool_tasks=True)
     res = rlstats.compare(design, "score ~ agent | seed")
     assert res.pvalue == pytest.approx(0.8956296296296287, abs=1e-12)
-    assert "27,000 within-task arrangements" in str(res)
+    assert "27,000 within-seed arrangements" in str(res)
     assert "Note: runs of 2 levels of 'task' pooled within each 'seed' block (pool_tasks=True)" in str(res)
 
 
