@@ -42,15 +42,16 @@ def _same(one, other):
 
 
 def test_an_agents_bands_do_not_depend_on_the_other_agents(frame):
-    """agent_2's bands: with agent_1 (it is then 2nd of 3), without it (a pandas subset: 1st of 2), and with agent_1
-    renamed 'zeta' so that it sorts after agent_2 (1st of 3); a Categorical keeping agent_1 as an unused category."""
-    every = _curves(frame)
-    without = _curves(frame[frame.agent != "agent_1"])
+    """agent_2's bands: with agent_1 (it is then 2nd of 3), without it (a pandas subset, a Categorical keeping agent_1
+    as an unused category: 1st of 2), with agent_1 renamed 'zeta' so that it sorts after agent_2 (1st of 3), and
+    without agent_1 and agent_3 renamed 'aaa' so that it sorts before agent_2 (2nd of 2)."""
+    two = frame[frame.agent != "agent_1"]
     renamed = frame.assign(agent=frame.agent.astype(str).replace({"agent_1": "zeta"}))
-    after = _curves(renamed)
-    assert without.agents == ("agent_2", "agent_3")
-    _same(_agent(every, "agent_2"), _agent(without, "agent_2"))
-    _same(_agent(every, "agent_2"), _agent(after, "agent_2"))
+    every, without, after = _curves(frame), _curves(two), _curves(renamed)
+    before = _curves(two.assign(agent=two.agent.astype(str).replace({"agent_3": "aaa"})))
+    assert without.agents == ("agent_2", "agent_3") and before.agents == ("aaa", "agent_2")
+    for other in (without, after, before):
+        _same(_agent(every, "agent_2"), _agent(other, "agent_2"))
     # 'zeta' (last of 3) draws as 'zeta' does with agent_2 left out (2nd of 2): its stream is its label's, wherever
     # that label sorts (renaming an agent itself gives it another stream, as bootstrap() does)
     apart = _curves(renamed[renamed.agent != "agent_2"])
@@ -141,7 +142,7 @@ def test_a_pairs_relabellings_are_its_labels_stream(frame):
 
 # ------------------------------------------------------------------ the pins the re-keying moved
 
-def _rank_keyed(monkeypatch, agents):
+def rank_keyed(monkeypatch, agents):
     """curves() with the streams keyed as before audit s32: an agent's at its place among the agents' names sorted,
     a pair's at its two places (child_stream(ss, place) for each label, nested for a pair as the labels' are)."""
     places = {name: int(place) for name, place in zip(agents, label_ranks(list(agents)))}
@@ -211,5 +212,46 @@ def test_the_former_keys_give_the_former_pins(case, monkeypatch):
     curves() gives every one of the former values (bit for bit where they were pinned so), so the re-keying alone
     moved them, and their new values are the same computation on the label's draws (checked by hand above)."""
     agents, values, former, rtol, atol = FORMER[case]
-    _rank_keyed(monkeypatch, agents)
+    rank_keyed(monkeypatch, agents)
     np.testing.assert_allclose(values(), former, rtol=rtol, atol=atol)
+
+
+def test_the_same_with_two_workers_and_rows_shuffled(frame):
+    """The label-keyed streams are the same whatever runs them and in whatever order the rows come."""
+    base = _curves(frame, compare="all")
+    shuffled = frame.sample(frac=1.0, random_state=5)
+    for other in (_curves(frame, compare="all", n_jobs=2), _curves(shuffled, compare="all")):
+        for field in ("pointwise", "simultaneous", "bootstrap_distribution", "df", "difference_bands",
+                      "difference_pvalues"):
+            np.testing.assert_array_equal(getattr(other, field), getattr(base, field), err_msg=field)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_the_former_keys_give_the_former_withheld_steps_of_dopamine(mirror, monkeypatch):
+    """test_audit_s20_band20b's note on bands far beyond the scores (Dopamine's DQN, IQN and Rainbow, 3 runs of 3
+    games): the former keys give the former counts of steps withheld."""
+    from test_audit_s20_band20b import _dopamine_three_runs
+
+    rank_keyed(monkeypatch, ("DQN", "IQN", "Rainbow"))
+    res = rlstats.curves(_dopamine_three_runs(), FORMULA, step="step", n_resamples=500, rng=0, progress=False,
+                         normalize=False)
+    (note,) = [n for n in res.notes if "more than 10 times the range of all the scores analysed" in n]
+    assert ("simultaneous bands of the curves are withheld for IQN at 191 steps (8 to 198) and Rainbow at 149 "
+            "steps") in note
+
+
+@pytest.mark.slow
+def test_the_former_keys_give_the_former_coverage_of_the_hall_reference(monkeypatch):
+    """test_audit_s26_hall26's reduced reference run (4 data sets of agents a0 and a1): 0.925 and 0.95 of its steps
+    held (the default band and the pooled Hall band)."""
+    import runpy
+    from test_audit_s26_hall26 import REFERENCE
+
+    rank_keyed(monkeypatch, ("a0", "a1"))
+    script = runpy.run_path(str(REFERENCE))
+    rows = {(c, b): cov for c, b, cov, worst, n, w in script["measure"](5, 1, "skewed", 4)}
+    assert round(rows["default", "pointwise"], 4) == 0.925 and round(rows["pooled_hall", "pointwise"], 4) == 0.95
+    # and its full run (800 bands): the default's pointwise coverage, worst draw and median width as pinned before
+    rows = {(c, b): (cov, worst, w) for c, b, cov, worst, n, w in script["measure"](5, 1, "skewed", 400)}
+    assert tuple(round(x, 3) for x in rows["default", "pointwise"]) == (0.95, 0.927, 1.112)
