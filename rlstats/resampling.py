@@ -12,6 +12,7 @@ It also holds the within-block permutation engine of the blocked rank tests
 
 from __future__ import annotations
 
+import hashlib
 import math
 import numbers
 import os
@@ -95,6 +96,20 @@ def child_stream(ss: np.random.SeedSequence, *key: int) -> np.random.SeedSequenc
     interim, simulation or agent that does not depend on the order of work.
     """
     return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in key))
+
+
+def agent_seed_sequence(root: np.random.SeedSequence, label: object) -> np.random.SeedSequence:
+    """The agent's own SeedSequence: the root's entropy with a key derived from the agent's label (its text's SHA-256).
+
+    Keying by label (not position) makes every agent's resamples, and so its
+    intervals, independent of the other agents and of their order: what it draws
+    is a function of its own rows (bootstrap, probability of improvement,
+    performance profiles, curves; a pair's stream is its second agent's below its
+    first's).
+    """
+    digest = hashlib.sha256(str(label).encode("utf-8")).digest()
+    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
+    return child_stream(root, *words)
 
 
 def label_ranks(labels: Sequence[str], numeric: bool | None = None) -> NDArray[np.intp]:

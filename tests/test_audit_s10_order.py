@@ -340,7 +340,9 @@ def test_curve_bands_do_not_depend_on_the_units_of_tied_scores():
     # since the saturation rule (audit s10 saturated), agent_1's band at 250k is withheld in every unit (3/4 of its
     # runs there tie at a task's largest or smallest score) and the sup-t band spans the other steps
     assert np.isnan(bands[0][1, 2:]).all()
-    assert bands[0][2, 2:] == pytest.approx([5.666667, 8.518724], abs=1e-6)
+    # audit s32 curves32: each agent's resamples from its label's stream moved it from [5.666667, 8.518724], which
+    # the former keys still give (test_audit_s32_curves32::test_the_former_keys_give_the_former_pins)
+    assert bands[0][2, 2:] == pytest.approx([5.833333, 7.250723], abs=1e-6)
 
 
 def test_tuned_score_does_not_depend_on_the_units_of_tied_scores():

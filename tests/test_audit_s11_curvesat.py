@@ -32,11 +32,14 @@ def test_median_bands_withheld_where_runs_tie_at_a_cap():
     res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="median", n_resamples=200, rng=1,
                          progress=False)
     assert np.isnan(res.pointwise[:, 2:]).all() and np.isnan(res.simultaneous[:, 2:]).all()
-    # lower ends since audit s12 widened by the runs' (left) skew below a cap: -2.855, -2.697, -2.549, -2.947 before
-    np.testing.assert_allclose(res.pointwise[:, :2], [[[-2.99633905511, -1.756357272205],
-                                                       [-2.762160624521, -1.426564229943]],
-                                                      [[-2.630189617822, -1.501043660695],
-                                                       [-3.234913972755, -1.517062194106]]], rtol=1e-6, atol=1e-12)
+    # lower ends since audit s12 widened by the runs' (left) skew below a cap: -2.855, -2.697, -2.549, -2.947 before;
+    # since audit s32 curves32 each agent draws from its label's stream: the former keys' [[[-2.996, -1.756], [-2.762,
+    # -1.427]], [[-2.630, -1.501], [-3.235, -1.517]]] (which they still give, test_audit_s32_curves32) moved to
+    np.testing.assert_allclose(res.pointwise[:, :2], [[[-3.073613130187897, -1.7301904947160893],
+                                                       [-2.6593121645442475, -1.4544292400914935]],
+                                                      [[-2.616345950029417, -1.4944333559485172],
+                                                       [-3.515048736930139, -1.5085361434459323]]], rtol=1e-6,
+                               atol=1e-12)
     note = next(n for n in res.notes if "tie at a task's largest or smallest score" in n)
     assert "A at 4 steps (2 to 5); B at 4 steps (2 to 5)" in note and "0.3 or more" in note
     assert "0.5 or more of those of the task(s) the median sits on (or 0.6 or more of all its runs)" in note
@@ -50,7 +53,8 @@ def test_median_bands_of_capped_and_continuous_curves():
     """Capped curves (a third of the runs at the cap at the last step): B's last step, where 12 of its 25 runs tie at
     the cap (0.48), lost its median bands by audit s11's share alone (A's 7 of 25 kept them). Since audit s13
     curves() reads bootstrap()'s finer rule, and the task B's median sits on (t0, mean -0.229) has 2 of its 5 runs
-    tied (below half): the step keeps its bands, those of the rule switched off bit for bit (-0.752 to 0.188), with
+    tied (below half): the step keeps its bands, those of the rule switched off bit for bit (-0.752 to 0.188; since
+    audit s32's label-keyed streams -0.897 to 0.201), with
     no note; the steps the finer rule gives back covered 0.989-0.994 on such curves
     (tests/reference/coverage_curves_median_tied.py). Continuous scores have no ties and keep every band bit for bit
     (recorded before the rule)."""
@@ -69,9 +73,12 @@ def test_median_bands_of_capped_and_continuous_curves():
         bounds.MEDIAN_TIED_SHARE = saved
     np.testing.assert_array_equal(res.pointwise, off.pointwise)
     np.testing.assert_array_equal(res.simultaneous, off.simultaneous)
-    np.testing.assert_allclose(res.pointwise[1, 5], [-0.751837478, 0.188068240], rtol=1e-6)
+    # audit s32 curves32: from the label-keyed streams; the former keys still give the former [-0.751837478,
+    # 0.188068240] and [-1.117333580181, 0.350546498866] (test_audit_s32_curves32)
+    np.testing.assert_allclose(res.pointwise[1, 5], [-0.89682725882316, 0.20069722770916226], rtol=1e-6)
     # widened below by the runs' skew since audit s12 (-1.071953182221 before)
-    np.testing.assert_allclose(res.pointwise[1, 4:5], [[-1.117333580181, 0.350546498866]], rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(res.pointwise[1, 4:5], [[-1.0764639538411716, 0.31798226640097227]], rtol=1e-6,
+                               atol=1e-12)
     res = rlstats.curves(rising_curves(None, 2, runs=5, steps=6), "score ~ agent | task/seed", step="step",
                          statistic="median", n_resamples=200, rng=1, progress=False)
     assert np.isfinite(res.pointwise).all() and not any("0.3 or more" in n for n in res.notes)

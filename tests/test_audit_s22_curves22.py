@@ -179,10 +179,14 @@ def test_the_withheld_line_of_the_curves_legend_fits_a_column(monkeypatch):
     res = _pong_gap(monkeypatch)
     assert np.isnan(res.simultaneous[res.agents.index("IQN")]).all()
     titles = _legend_titles(res, whole_figure=True)
-    assert titles == ["optimality gap per step, 95% simultaneous bands\n(withheld for 6 agents at some or all steps: "
+    # 5 agents since audit s32 curves32 keyed each agent's resamples by its label (6 before): which bands reach
+    # beyond the scores, and are withheld, depends on the draws; the resized figure's title, still broken to fit, is
+    # broken at other words (it was "... 95% simultaneous\nbands\n(withheld for 6 agents at some or all steps:
+    # see\nthe notes)")
+    assert titles == ["optimality gap per step, 95% simultaneous bands\n(withheld for 5 agents at some or all steps: "
                       "see the notes)",
-                      "optimality gap per step, 95% simultaneous\nbands\n(withheld for 6 agents at some or all steps: "
-                      "see\nthe notes)"]
+                      "optimality gap per step,\n95% simultaneous bands\n(withheld for 5 agents at some\nor all steps: "
+                      "see the notes)"]
 
 
 def test_the_withheld_line_counts_more_than_two_agents_and_fits_a_column():

@@ -28,7 +28,12 @@ def _curves(df, **options):
     return rlstats.curves(df, FORMULA, step="step", statistic="mean", n_resamples=200, rng=0, **options)
 
 
-def test_unwidened_bands_are_the_former_default_bit_for_bit():
+def test_unwidened_bands_are_the_former_default_bit_for_bit(monkeypatch):
+    # with the streams keyed as then (audit s32 curves32 keyed them by the agents' labels, moving every band): the
+    # former default's method, bit for bit
+    from test_audit_s32_curves32 import rank_keyed
+
+    rank_keyed(monkeypatch, ("agent_1", "agent_2"))
     res = _curves(_one_task(), bands="studentized_unwidened")
     # bit for bit on the numpy that pinned them; the oldest supported numpy rounds the last bits otherwise
     np.testing.assert_allclose(res.pointwise[0], FORMER_POINTWISE, rtol=1e-13, atol=0)

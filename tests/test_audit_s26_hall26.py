@@ -139,8 +139,10 @@ def test_reference_script_reduced():
     rows = {(c, b): (cov, n, w) for c, b, cov, worst, n, w in script["measure"](5, 1, "skewed", 4)}
     assert rows["default", "pointwise"][1] == 8
     assert rows["default", "pointwise"][2] <= rows["pooled_hall", "pointwise"][2]
-    assert round(rows["default", "pointwise"][0], 4) == 0.925  # steps held, of 8 bands x 10 steps
-    assert round(rows["pooled_hall", "pointwise"][0], 4) == 0.95
+    # steps held, of 8 bands x 10 steps: 74 and 76 of 80 under the former keys (0.925 and 0.95, which they still
+    # give: test_audit_s32_curves32, slow), 75 and 77 since audit s32 curves32 keyed the agents' streams by their labels
+    assert round(rows["default", "pointwise"][0], 4) == 0.9375
+    assert round(rows["pooled_hall", "pointwise"][0], 4) == 0.9625
     est, se, k, df = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.5, 0.5]), np.array([0.1, 0.5, -0.9]), np.full(3, 4.0)
     np.testing.assert_allclose(script["_capped_hall"](est, se, k, df, 0.6, True),
                                _kernels.hall_band(est, se, k, df, 0.95), rtol=1e-13)
@@ -153,6 +155,8 @@ def test_reference_script_coverage_at_one_task_of_5_skewed_runs():
     script = runpy.run_path(str(REFERENCE))
     rows = {(c, b): (cov, worst, w) for c, b, cov, worst, n, w in script["measure"](5, 1, "skewed", 400)}
     cov, worst, width = rows["default", "pointwise"]
-    assert (round(cov, 3), round(worst, 3), round(width, 3)) == (0.95, 0.927, 1.112)
+    # (0.95, 0.927, 1.112) under the former keys; since audit s32 curves32 keyed the agents' streams by their labels
+    # the same 800 bands' resamples are other draws: 0.952 (within its Monte Carlo SE of 0.0077), 0.932 and 1.111
+    assert (round(cov, 3), round(worst, 3), round(width, 3)) == (0.952, 0.932, 1.111)
     assert rows["pooled_hall", "pointwise"][0] - cov < math.sqrt(0.95 * 0.05 / 800)
     assert rows["default", "simultaneous"][0] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 800)

@@ -57,22 +57,25 @@ def test_comparisons_withheld_at_one_run_steps(early):
     one_run = res.steps >= 5 * STEP
     assert np.isnan(res.simultaneous[1, one_run]).all() and not np.isnan(res.simultaneous[1, ~one_run]).any()
     np.testing.assert_array_equal(res.difference_withheld, [one_run])
-    np.testing.assert_allclose(res.difference_pvalues[0, ~one_run] * 101, [101, 101, 74, 11, 5], rtol=1e-12)
+    # audit s32 curves32: the pair's relabellings from the stream of its two labels moved the p-values from 101, 101,
+    # 74, 11 and 5 / 101, and the bands from [[-2.2634, 0.1746], [-2.7170, -0.0246]], which the former keys still give
+    # (test_audit_s32_curves32): 300k (p = 5/101 now, 11/101 before) is now called different too
+    np.testing.assert_allclose(res.difference_pvalues[0, ~one_run] * 101, [101, 101, 71, 5, 1], rtol=1e-12)
     assert np.isnan(res.difference_pvalues[0, one_run]).all() and np.isnan(res.difference_bands[0, one_run]).all()
-    np.testing.assert_allclose(res.difference_bands[0, 3:5], [[-2.2634217221671493, 0.17463982931122612],
-                                                              [-2.71696620946304, -0.02459208364104248]], rtol=1e-12)
+    np.testing.assert_allclose(res.difference_bands[0, 3:5], [[-2.0809221000860356, -0.007859792769887797],
+                                                              [-2.538520313069747, -0.20303798003433515]], rtol=1e-12)
     # the estimates stay, as the curves' do where their bands are withheld
     np.testing.assert_allclose(res.differences[0, [4, 7]], [-1.3707791465520411, -1.8956995671056327], rtol=1e-12)
     table = res.difference("agent_3", "agent_1")
-    assert table["significant"].tolist()[3:] == [False, True, pd.NA, pd.NA, pd.NA]
+    assert table["significant"].tolist()[3:] == [True, True, pd.NA, pd.NA, pd.NA]
     assert table.loc[one_run, ["conf_low", "conf_high", "p_adjusted"]].isna().all().all()
     line = str(res).split("curve comparisons (")[1].split("\n")[1]
-    assert line == f"  agent_3 above agent_1 at step 400k; {_WITHHELD}"
+    assert line == f"  agent_3 above agent_1 at steps 300k-400k; {_WITHHELD}"
     assert _NOTE in res.notes
     row = res._summary_tables()["curve comparisons (smallest adjusted p over steps)"].iloc[0]
-    assert row["n_steps_different"] == 1 and row["p_adjusted"] == pytest.approx(5 / 101, rel=1e-12)
-    assert row["reason"] == f"agent_3 above agent_1 at step 400k; {_WITHHELD}"
-    assert f"agent_3 above agent_1 at step 400k; {_WITHHELD}" in res._prose()
+    assert row["n_steps_different"] == 2 and row["p_adjusted"] == pytest.approx(1 / 101, rel=1e-12)
+    assert row["reason"] == f"agent_3 above agent_1 at steps 300k-400k; {_WITHHELD}"
+    assert f"agent_3 above agent_1 at steps 300k-400k; {_WITHHELD}" in res._prose()
 
 
 def test_difference_plot_marks_no_withheld_step(early):
@@ -80,7 +83,7 @@ def test_difference_plot_marks_no_withheld_step(early):
     _, res = early
     ax = res.plot(kind="difference")
     marks = [line for line in ax.lines if line.get_label().startswith("differs")]
-    assert [list(m.get_xdata()) for m in marks] == [[4 * STEP]]
+    assert [list(m.get_xdata()) for m in marks] == [[3 * STEP, 4 * STEP]]  # [[4 * STEP]] before audit s32 curves32
     assert ax.get_legend().get_title().get_text().replace("\n", " ") == f"comparison {_WITHHELD}"
     plt.close(ax.figure)
 

@@ -988,7 +988,7 @@ def drawn_task_groups(df, seed, n_resamples):
     layouts = [K.agent_layout(design.y[design.agent == j], design.task[design.agent == j],
                               design.run[design.agent == j], design.n_tasks) for j in range(len(design.agents))]
     root = np.random.SeedSequence(seed)
-    draws = [K.draw_blocks(K.agent_blocks(K.agent_seed_sequence(root, name), n_resamples), layout)
+    draws = [K.draw_blocks(K.agent_blocks(rlstats.resampling.agent_seed_sequence(root, name), n_resamples), layout)
              for name, layout in zip(design.agents, layouts)]
 
     def groups(b):

@@ -388,7 +388,9 @@ def test_bands_are_withheld_at_two_runs_and_where_resamples_have_no_spread():
 
 def test_the_default_band_at_five_runs_stays_within_the_data(monkeypatch):
     """2 tasks x 5 runs whose IQM's winsorised runs tie in some resamples: their standard error near 0 once gave a
-    band 75 data ranges wide (below); floored at a quarter of the resamples' spread, the band stays near the data."""
+    band 75 data ranges wide (below: its lower end 74.8 ranges under the data; since audit s32's label-keyed streams
+    the unfloored band is 54.8 ranges wide, its lower end 39.1 under; the former keys still give 74.8);
+    floored at a quarter of the resamples' spread, the band stays near the data."""
     data = simulate_curves(agents=2, tasks=2, seeds=5, steps=5, rng=35)
     low, high = data["score"].min(), data["score"].max()
     res = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=0)
@@ -398,7 +400,7 @@ def test_the_default_band_at_five_runs_stays_within_the_data(monkeypatch):
     monkeypatch.setitem(_kernels.SE_FLOOR, "iqm", 0.0)  # the bootstrap-t without the floor, as before
     monkeypatch.setattr(_api, "UNITS_SLIP", np.inf)  # and without withholding bands far beyond the scores (audit s20)
     bare = rlstats.curves(data, FORMULA, step="step", n_resamples=200, rng=0)
-    assert np.nanmin(bare.simultaneous[..., 0]) < low - 50 * (high - low)
+    assert np.nanmin(bare.simultaneous[..., 0]) < low - 30 * (high - low)
 
 
 def test_the_mean_band_of_one_task_is_floored_and_says_so(monkeypatch):

@@ -204,6 +204,13 @@ CHANGES = {
     # nothing: renaming agents changes nothing; issue 40)
     ("bootstrap_bca", "prefix"): (_KEYED, _RESAMPLED + ("dict.bias_correction",)),
     ("bootstrap_minmax", "prefix"): (_KEYED, _RESAMPLED),
+    # audit s32 curves32: curves' resamples and relabellings too (keyed by the agents' places before, so that another
+    # agent's presence or name moved an agent's bands; the effective df is read off the resamples too); the
+    # estimates and differences stay
+    ("curves", "prefix"): (_KEYED, ("print", "summary", "report", "markdown", "tidy[conf_low]", "tidy[conf_high]",
+                                    "tidy[conf_low_simultaneous]", "tidy[conf_high_simultaneous]", "dict.pointwise",
+                                    "dict.simultaneous", "dict.critical_value", "dict.df", "dict.difference_bands",
+                                    "dict.difference_pvalues")),
     # (the caution that tasks are aggregated on their own scales compares the tasks' ranges since audit s21, which a
     # shift leaves alone: bootstrap, curves, bayes, mixed, equivalence, performance_profile, tuning and selection
     # used to lose it, and its note, under the shift by 1000)

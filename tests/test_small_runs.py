@@ -169,7 +169,7 @@ def test_studentized_standard_errors_match_their_definitions_on_the_data_and_on_
     design = res.design
     layout = kernels.agent_layout(design.y, design.task, design.run, design.n_tasks)
     root, _ = rlstats.resampling.seed_sequence(4)
-    blocks = kernels.agent_blocks(kernels.agent_seed_sequence(root, "A"), 300)
+    blocks = kernels.agent_blocks(rlstats.resampling.agent_seed_sequence(root, "A"), 300)
     slots = kernels.draw_blocks(blocks, layout).slots
     task_of_slot = np.repeat(np.arange(4), layout.task_sizes)
     for b in range(0, 300, 37):

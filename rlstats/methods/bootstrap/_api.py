@@ -38,7 +38,7 @@ from ...normalization import raw_gap_note, warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import seed_sequence
+from ...resampling import agent_seed_sequence, seed_sequence
 from ...statistics import block_tolerances, gap_is_mean, near_tie_note
 from ...vocabulary import metric_label
 from .._replication import untrimmed_iqm_note
@@ -847,7 +847,7 @@ def _run_bootstrap(design, options, rng, shown):
         else:
             root, seed = seed_sequence(rng)
             stats = [kernels.bootstrap_agent(layout, options.metrics, options.gamma, options.n_resamples,
-                                             kernels.agent_seed_sequence(root, name),
+                                             agent_seed_sequence(root, name),
                                              task_bootstrap=options.task_bootstrap, advance=advance,
                                              n_jobs=options.engine)
                      for name, layout in zip(design.agents, layouts)]
@@ -899,18 +899,18 @@ def _run_builtin_bootstrap(design, options, rng, notes, shown, computed, cells):
         for j, name in enumerate(design.agents):
             layout = _agent_layout(design, j)
             distribution[j] = kernels.bootstrap_agent(
-                layout, computed, options.gamma, options.n_resamples, kernels.agent_seed_sequence(root, name),
+                layout, computed, options.gamma, options.n_resamples, agent_seed_sequence(root, name),
                 task_bootstrap=options.task_bootstrap, advance=advance, n_jobs=options.engine).T
             estimates[j] = kernels.point_estimates(layout, computed, options.gamma)
             if acceleration is not None:
                 acceleration[j] = _accelerations([layout], options)[0]
             if over_tasks and design.n_tasks > 1:
                 spread[j] = kernels.task_mean_spread(layout, options.n_resamples,
-                                                     kernels.agent_seed_sequence(root, name), options.engine)
+                                                     agent_seed_sequence(root, name), options.engine)
                 spread_data[j] = kernels.observed(layout).task_means[0].std(ddof=1) / np.sqrt(design.n_tasks)
             if studentized:
                 resampled[j] = small_runs.resampled_se(layout, computed, options.gamma, options.n_resamples,
-                                                       kernels.agent_seed_sequence(root, name), options.engine,
+                                                       agent_seed_sequence(root, name), options.engine,
                                                        advance).T
                 observed[j] = small_runs.data_se(layout, computed, options.gamma)
                 median = [m for m, name in enumerate(computed) if name == "median"]
@@ -1228,7 +1228,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         notes.append(f"n_resamples={n_resamples_given} was not used: the score interval is a closed form and draws "
                      "no resamples (interval='percentile' resamples)")
     if interval != "score":  # the score interval is a closed form: it reads no resample, so none is drawn
-        blocks = {a: kernels.agent_blocks(kernels.agent_seed_sequence(root, a), n_resamples) for a in involved}
+        blocks = {a: kernels.agent_blocks(agent_seed_sequence(root, a), n_resamples) for a in involved}
         with progress_bar(n_resamples, shown, "probability of improvement") as advance:
             distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples,
                                                             n_jobs=options.n_jobs, advance=advance)
@@ -1772,7 +1772,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     bounds, se = np.empty(estimates.shape + (2,)), np.empty(estimates.shape + (2,))
     with progress_bar(design.n_agents * n_resamples, shown, "performance profiles") as advance:
         for i, (name, layout) in enumerate(zip(design.agents, layouts)):
-            stats = kernels.profile_agent(layout, tau, kind, n_resamples, kernels.agent_seed_sequence(root, name),
+            stats = kernels.profile_agent(layout, tau, kind, n_resamples, agent_seed_sequence(root, name),
                                           task_bootstrap=task_bootstrap, advance=advance, n_jobs=options.n_jobs)
             bounds[i], se[i] = kernels.interval_bounds(stats.T, estimates[i], confidence_level, "percentile")
     if task_bootstrap:  # audit s28: what resampling few tasks can say of a population of tasks

@@ -38,7 +38,6 @@ order with a legacy ``RandomState`` and its exact numpy/scipy operations
 from __future__ import annotations
 
 import functools
-import hashlib
 import threading
 from dataclasses import dataclass
 
@@ -46,7 +45,7 @@ import numpy as np
 
 from ...statistics import corrected_wilson_interval, hall_inverse, near_ties, order_statistic_se
 from ...engines import Engine, map_ordered, workers
-from ...resampling import (UniformIndices, canonical_order, child_stream, chunk_seeds, fixed_dot,
+from ...resampling import (UniformIndices, canonical_order, chunk_seeds, fixed_dot,
                            keep_work_arrays_on_heap, parallel_map)
 
 #: Resamples drawn from one spawned generator; fixed so results never depend on batching.
@@ -158,17 +157,6 @@ def agent_layout(y, task, run, n_tasks):
     return AgentLayout(values=c_values[pooled], task_of=c_task[pooled], task_sizes=sizes,
                        slot_to_pooled=slot_to_pooled.astype(np.intp), slot_base=start[c_task],
                        task_start=start, sorted_by_task=by_task, canonical_values=c_values, run_matrix=run_matrix)
-
-
-def agent_seed_sequence(root, label):
-    """The agent's own SeedSequence: the root's entropy with a key derived from the agent's label.
-
-    Keying by label (not position) makes every agent's resamples, and so its
-    intervals, independent of the other agents and of their order.
-    """
-    digest = hashlib.sha256(str(label).encode("utf-8")).digest()
-    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
-    return child_stream(root, *words)
 
 
 def batch_blocks(n_runs, batch_size=None):

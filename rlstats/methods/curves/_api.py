@@ -29,7 +29,7 @@ from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_wo
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import child_stream, chunk_generators, label_ranks, seed_sequence
+from ...resampling import agent_seed_sequence, chunk_generators, label_ranks, seed_sequence
 from ...statistics import (ENUMERATED_CELLS, gap_is_mean, listable, median_is_mean, monte_carlo_pvalue,
                            relabellings, skew_widened)
 from . import _kernels as kernels
@@ -653,8 +653,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     error at each step, at level 1 - ``alpha``, so it excludes 0 exactly at the steps the test
     calls different. The relabellings draw on the pair's runs in their names' sorted order, so
     ``("A", "B")`` and ``("B", "A")`` give the same p-values and mirrored differences and bands; each pair's
-    relabellings are keyed by the pair, so a pair's result does not depend on the other pairs compared, and the
-    streams follow the names sorted, not the order of the agents or tasks in the data (a Categorical's).
+    relabellings are keyed by its two agents' names, so a pair's result is that of its own rows: it does not depend
+    on the other pairs compared, on the other agents in the data or their names, nor on the order of the agents or
+    tasks in the data (a Categorical's).
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
     whatever the scores: for the mean of 26 tasks of 5 normal runs, where 60 simulated curves
     held 0 in 0.917 of them, 400 of the same experiment held it in 0.953; the table's rows of the
@@ -759,8 +760,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         or drop those rows and leave out the tasks where some agent has no runs, stated in the
         result. One agent alone is enough (its curve with its band).
     rng : None, int or numpy.random.Generator
-        Seed (recorded). Each agent's resamples and each comparison's relabellings come from
-        their own child stream, so results do not depend on ``n_jobs``.
+        Seed (recorded). Each agent's resamples come from a child stream keyed by its name, as
+        ``bootstrap()``'s, and each comparison's relabellings from one keyed by its two agents' names,
+        so results do not depend on ``n_jobs``, and an agent's bands (a pair's comparison) are those
+        of its own rows: the same whatever other agents are in the data and whatever they are named.
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
         than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
@@ -957,14 +960,16 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     for a in np.flatnonzero(as_mean):
         estimates[a] = _estimate(*per_agent[a], n_tasks, band[a])
     pair_codes = [(design.agents.index(a), design.agents.index(b)) for a, b in options.pairs]
-    # streams keyed by the agents' places among their names sorted, a pair's runs in that order: the same draws
-    # whatever the agents' order in the data (a Categorical's category order)
-    rank = design.agent_places
+    # streams keyed by the agents' labels, as bootstrap()'s (audit s32 curves32: by their places among the names,
+    # an agent's bands and a pair's tests moved with the other agents in the data or their names); a pair's by both
+    # labels, its runs in their names' sorted order: the same draws whatever the other agents or their order
+    rank, names = design.agent_places, design.agents
     first = [(i, j) if rank[i] < rank[j] else (j, i) for i, j in pair_codes]
-    jobs = ([(_bootstrap, (v, t, n_tasks, band[a], child_stream(boot_ss, rank[a])))
+    jobs = ([(_bootstrap, (v, t, n_tasks, band[a], agent_seed_sequence(boot_ss, names[a])))
              for a, (v, t) in enumerate(per_agent)]
             + [(_permutation_null, (per_agent[a], per_agent[b], n_tasks, options,
-                                    child_stream(perm_ss, rank[a], rank[b]), 1.0 if (a, b) == ij else -1.0))
+                                    agent_seed_sequence(agent_seed_sequence(perm_ss, names[a]), names[b]),
+                                    1.0 if (a, b) == ij else -1.0))
                for ij, (a, b) in zip(pair_codes, first)])
     with progress_bar(len(jobs), shown, "curves") as advance:
         done = _run_jobs(jobs, options.n_jobs, advance)
