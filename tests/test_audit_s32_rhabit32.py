@@ -41,7 +41,6 @@ def _refused(call):
     return str(error.value)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: no hint yet")
 # ---- 1: R's names of tests given to compare(method=) -----------------------------------------------------------
 @pytest.mark.parametrize("method, phrases", [
     ("friedman.test", ("R's friedman.test is method='skillings_mack' here", "pvalue='asymptotic'")),
@@ -67,16 +66,23 @@ def test_friedman_test_way_is_r_friedman_test(one_run):
     assert res.pvalue == pytest.approx(p, rel=1e-10)
 
 
-def test_quade_way_is_quade_f(one_run):
+def _quade_pvalue(wide):
     """Quade's F (Conover 1999, 5.8): tasks weighted by the rank of their range; F on k - 1 and (b - 1)(k - 1) df."""
-    res = rlstats.compare(one_run, "score ~ agent | task", "skillings_mack", variant="quade")
-    wide = one_run.pivot(index="task", columns="agent", values="score").to_numpy()
     b, k = wide.shape
     q = stats.rankdata(wide.max(axis=1) - wide.min(axis=1))
     s = q[:, None] * (stats.rankdata(wide, axis=1) - (k + 1) / 2)
     a2, b2 = (s ** 2).sum(), (s.sum(axis=0) ** 2).sum() / b
-    f = (b - 1) * b2 / (a2 - b2)
-    assert res.pvalue == pytest.approx(stats.f.sf(f, k - 1, (b - 1) * (k - 1)), rel=1e-10)
+    return stats.f.sf((b - 1) * b2 / (a2 - b2), k - 1, (b - 1) * (k - 1))
+
+
+def test_quade_way_is_quade_f(one_run, runs):
+    res = rlstats.compare(one_run, "score ~ agent | task", "skillings_mack", variant="quade")
+    wide = one_run.pivot(index="task", columns="agent", values="score").to_numpy()
+    assert res.pvalue == pytest.approx(_quade_pvalue(wide), rel=1e-10)
+    # several runs a cell: within_cell="mean", as the hint says
+    res = rlstats.compare(runs, "score ~ agent | task", "skillings_mack", variant="quade", within_cell="mean")
+    means = runs.groupby(["task", "agent"])["score"].mean().unstack().to_numpy()
+    assert res.pvalue == pytest.approx(_quade_pvalue(means), rel=1e-10)
 
 
 def test_wilcoxon_ways_are_the_signed_rank_and_rank_sum_tests(runs):
@@ -99,7 +105,6 @@ def test_tost_way_is_two_one_sided_welch_tests(runs):
     assert row["p_value"] == pytest.approx(max(lower, upper), rel=1e-10)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: no hint yet")
 # ---- 2: the rank test's p-value spelled as R and PMCMRplus spell it ----------------------------------------------
 @pytest.mark.parametrize("options, phrases", [
     ({"pvalue": "chisq"}, ("pvalue='chisq' is not one of the allowed values", "is pvalue='asymptotic' here")),
@@ -115,7 +120,6 @@ def test_pmcmrplus_distributions_say_the_rlstats_option(runs, options, phrases):
         assert phrase in said
 
 
-@pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: no hint yet")
 def test_dist_through_compare_says_the_rlstats_option(runs):
     said = _refused(lambda: rlstats.compare(runs, "score ~ agent | task", "skillings_mack", dist="Tukey"))
     assert "has no option dist=" in said and "adjustment='tukey'" in said
@@ -131,8 +135,7 @@ def _fitted(ours):
     return rlstats.mixed(pd.DataFrame(REFERENCE["data"]), "score ~ agent | task/seed", adjust=ours)
 
 
-@pytest.mark.parametrize("ours", [ours if ours in ("tukey", "holm", "none") else pytest.param(
-    ours, marks=pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: not offered yet")) for ours in _OFFERED])
+@pytest.mark.parametrize("ours", list(_OFFERED))
 def test_mixed_adjustments_are_emmeans(ours):
     """p-values and intervals of each adjust= against emmeans 1.8.4.1 (the fit to ~1e-7: tight REML optimum)."""
     theirs = REFERENCE[_OFFERED[ours]]
@@ -144,7 +147,6 @@ def test_mixed_adjustments_are_emmeans(ours):
     assert set(pairs["adjustment"]) == {ours}
 
 
-@pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: no hint yet")
 @pytest.mark.parametrize("ours, line", [
     ("bonferroni", "P value adjustment: bonferroni method for 6 tests"),
     ("sidak", "P value adjustment: sidak method for 6 tests"),
@@ -157,7 +159,7 @@ def test_mixed_adjustments_are_printed_as_emmeans_says_them(ours, line):
     assert line in REFERENCE[_OFFERED[ours]]["message"]
     assert line in str(res)
     interval = {"sidak": "Sidak", "scheffe": "Scheffe"}.get(ours, "Bonferroni")
-    assert f"95% simultaneous intervals ({interval})" in res.summary().text
+    assert f"95% simultaneous intervals ({interval})" in str(res.summary())
 
 
 def test_mixed_mvt_is_tukey_on_this_balanced_design():
@@ -167,12 +169,9 @@ def test_mixed_mvt_is_tukey_on_this_balanced_design():
 
 
 @pytest.mark.parametrize("value, phrases", [
-    pytest.param("mvt", ("adjust='mvt' is not one of the allowed values", "is adjust='tukey' here", "balanced"),
-                 marks=pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: no hint yet")),
-    pytest.param("fdr", ("R's p.adjust 'fdr' (Benjamini-Hochberg) is adjust='bh' here",),
-                 marks=pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: no hint yet")),
-    pytest.param("BH", ("did you mean 'bh'?",),
-                 marks=pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: not offered yet")),
+    ("mvt", ("adjust='mvt' is not one of the allowed values", "is adjust='tukey' here", "balanced")),
+    ("fdr", ("R's p.adjust 'fdr' (Benjamini-Hochberg) is adjust='bh' here",)),
+    ("BH", ("did you mean 'bh'?",)),
     ("dunnettx", ("adjust='dunnettx' is not one of the allowed values",)),
 ])
 def test_mixed_other_adjustments_name_the_rlstats_value(runs, value, phrases):
@@ -181,7 +180,6 @@ def test_mixed_other_adjustments_name_the_rlstats_value(runs, value, phrases):
         assert phrase in said
 
 
-@pytest.mark.xfail(strict=True, reason="audit s32 rhabit32: no hint yet")
 # ---- 4: R's na.pass -------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("options", [{"na_action": "na.pass"}, {"na.action": "na.pass"}])
 def test_na_pass_says_what_to_use(runs, options):
