@@ -239,6 +239,11 @@ class MixedResult(Result):
             return "P values are not adjusted for multiple comparisons"
         return f"P value adjustment: {ADJUSTMENTS_SAID[self.adjust][1]} method for {family * (family - 1) // 2} tests"
 
+    def _intervals_drawn(self):
+        """The pairs' intervals as the figure says them: 'Tukey', 'Bonferroni (Holm p-values)', 'unadjusted'."""
+        name, _, family = ADJUSTMENTS_SAID[self.adjust]
+        return "unadjusted" if family is None else family if family == name else f"{family} ({name} p-values)"
+
     def _summary_tables(self):
         # the printed block above them already holds the variance components and the fixed effects
         level = fmt.signif(100 * self.confidence_level, 3)
