@@ -243,18 +243,22 @@ def typed_number(value: int | float, text: str) -> int | float:
 
 
 def other_value_said(name: str, value: object, allowed: Iterable[object],
-                     table: Mapping[str, tuple[str, str, str]]) -> str:
+                     table: Mapping[str, tuple[str | None, str, str]]) -> str:
     """'; <what it is> is name='<rlstats value>' here<more>' where ``value`` is another package's value of option
     ``name`` (``table``: its case-folded spelling -> (the rlstats value, what it is, what goes with it)) and that
     value is ``allowed``; else ''. The one way R's and PMCMRplus' values are answered: ``options.VALUE_HABITS``
-    (posthoc='nemenyi'), the back ends' ``other_names`` (method='friedman'); audit s31 rfix31e."""
+    (posthoc='nemenyi'), the back ends' ``other_names`` (method='friedman'); audit s31 rfix31e. A value whose rlstats
+    value is None is one no value here does (R's na.pass): '; <what it is> has no counterpart here<more>', ``more``
+    saying what to use (audit s32 rhabit32)."""
     if not isinstance(value, str):
         return ""
     found = table.get(value.strip().casefold())
-    if found is None or found[0] not in allowed:
+    if found is None:
         return ""
     own, what, more = found
-    return f"; {what} is {name}={own!r} here{more}"
+    if own is None:
+        return f"; {what} has no counterpart here{more}"
+    return f"; {what} is {name}={own!r} here{more}" if own in allowed else ""
 
 
 def as_given(value: object) -> str:

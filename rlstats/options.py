@@ -114,7 +114,7 @@ HABIT_VALUES: dict[str, dict[object, str]] = {
 #: the way on, where that value is allowed, rather than the list alone (:func:`errors.other_value_said`; ``method=``'s
 #: are the back ends' declarations, ``Backend.other_names``). No aliases: the value is still refused (audit s31
 #: rfix31e).
-VALUE_HABITS: dict[str, dict[str, tuple[str, str, str]]] = {
+VALUE_HABITS: dict[str, dict[str, tuple[str | None, str, str]]] = {
     "posthoc": {
         "nemenyi": ("ranks", "Nemenyi's all-pairs mean-rank test (PMCMRplus::frdAllPairsNemenyiTest)",
                     ", with adjustment='tukey' (its \"auto\" on balanced designs; 'holm' with control=)"),
@@ -131,7 +131,25 @@ VALUE_HABITS: dict[str, dict[str, tuple[str, str, str]]] = {
         "single-step": ("tukey", "PMCMRplus' single-step (its default)", " (all pairs; with control=, 'holm')"),
         "fdr": ("bh", "R's p.adjust 'fdr' (Benjamini-Hochberg)", ""),
     },
-    "na_action": {str(key): (own, f"R's {key}", "") for key, own in HABIT_VALUES["na.action"].items()},
+    # mixed()'s, emmeans' name (audit s32 rhabit32): its p.adjust values and its exact multivariate t
+    "adjust": {
+        "fdr": ("bh", "R's p.adjust 'fdr' (Benjamini-Hochberg)", ""),
+        "mvt": ("tukey", "emmeans' 'mvt' (the multivariate t of the contrasts' correlations, by mvtnorm's random "
+                "integration)", ": for all pairs of agents on a balanced design both are the studentized range, and "
+                "agree to that integration's error; on an unbalanced one Tukey's, the studentized range at each "
+                "pair's SE and df (Tukey-Kramer's), approximates what mvt integrates"),
+    },
+    # audit s32 rhabit32: R's chi-squared p-value (pchisq, PMCMRplus' dist="Chisquare") and coin's approximate()
+    "pvalue": {
+        **{key: ("asymptotic", "the chi-squared p-value (R's friedman.test's; PMCMRplus' dist=\"Chisquare\")", "")
+           for key in ("chisq", "chisquare", "chi-squared", "chi2")},
+        "approximate": ("monte_carlo", "coin's approximate() (random relabellings)",
+                        " (n_resamples= relabellings, seeded by rng=)"),
+    },
+    "na_action": {str(key): (own, f"R's {key}", "") for key, own in HABIT_VALUES["na.action"].items()}
+    | {"na.pass": (None, "R's na.pass (which hands the missing values on to the test)",
+                   ": no rlstats test reads a missing score; na_action='raise' (the default) names the rows that hold "
+                   "one, na_action='drop' drops them and says so")},
 }
 
 #: Other packages' options that no rlstats option sets, each with an option marking the functions concerned and what
@@ -143,6 +161,14 @@ UNOFFERED = {
     "specs": ("ddf", "emmeans' specs= (pairwise ~ agent) is what {where} always reports: the agents' means in "
                      "res.emmeans and every pair's contrast in res.tidy(), adjusted by adjust= (emmeans' adjust=); "
                      "leave specs= out"),
+    # PMCMRplus' dist= (audit s32 rhabit32); the rank test alone takes posthoc=
+    "dist": ("posthoc", "PMCMRplus' dist= picks a test's reference distribution, which {where} picks by pvalue= and "
+                        "adjustment=: dist=\"Chisquare\" is pvalue='asymptotic' (the omnibus test's chi-squared p-value, R's "
+                        "friedman.test's; a post hoc's chi-squared form is not offered), dist=\"KruskalWallis\" (the exact null distribution) pvalue='exact', "
+                        "dist=\"Tukey\" (the studentized range of an all-pairs post hoc) adjustment='tukey'; "
+                        "dist=\"FDist\" (Iman and Davenport's F approximation) is not offered: pvalue='exact' or "
+                        "'monte_carlo' is the small-sample p-value here (variant='quade' is Quade's F test); leave "
+                        "dist= out"),
 }
 
 
@@ -170,7 +196,9 @@ def other_spelling_error(where: str, given: str, own: str, value: object, whose:
         for other, mine in values.items():
             ways.setdefault(mine, repr(other))
         offered = "; ".join(f"pass {own}={mine!r} for {given}={other}" for mine, other in ways.items())
-        return _named_here(where, given, own, whose, f"{offered} (it was {shown(value)})")
+        # a value no rlstats value does (R's na.pass): said, with what to use (VALUE_HABITS; audit s32 rhabit32)
+        unmatched = other_value_said(own, value, (), VALUE_HABITS.get(own, {}))
+        return _named_here(where, given, own, whose, f"{offered} (it was {shown(value)}){unmatched}")
     if given in COMPLEMENTS.get(own, ()):
         # a level in (0, 1) only: conf.level=95 offered alpha=-94.0, a value alpha= refuses (audit s24 review24a)
         level = is_finite_number(value) and 0 < float(value) < 1  # type: ignore[arg-type]

@@ -2103,6 +2103,12 @@ def hommel(p: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
+#: R's p.adjust methods under scipy's names ("bh", "by": scipy's false_discovery_control), name -> the adjusted
+#: p-values of a vector of them: the rank test's post hoc and the mixed model's pairs read them (audit s32 rhabit32)
+P_ADJUST = {"holm": holm, "bonferroni": bonferroni, "hochberg": hochberg, "hommel": hommel, "bh": benjamini_hochberg,
+            "by": benjamini_yekutieli, "none": np.copy}
+
+
 def _signed_rank_counts(n):
     """Number of subsets of {1..n} with each sum 0..n(n+1)/2 (the exact null of V times 2**n)."""
     counts = np.zeros(n * (n + 1) // 2 + 1)

@@ -610,7 +610,7 @@ OWN_OPTIONS = [
     ("curves", "subset", "task != 'task_01' or agent != 'agent_1'", DesignError,
      ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
     ("mixed", "ddf", "kr", OptionError, "ddf='kr' is not one of the allowed values: 'satterthwaite', 'kenward-roger'"),
-    ("mixed", "adjust", "bonferroni", OptionError, "adjust='bonferroni' is not one of the allowed values"),
+    ("mixed", "adjust", "dunnettx", OptionError, "adjust='dunnettx' is not one of the allowed values"),  # rhabit32: bonferroni taken
     # audit s18: the other functions' spelling of the adjustment, named in this function's (not Python's TypeError)
     ("mixed", "adjustment", "holm", OptionError, ("mixed() has no option adjustment=", "pass adjust='holm'")),
     # audit s18: resamples that would not fit in memory are refused whatever max_seconds= (cost.MAX_BYTES)
@@ -684,7 +684,17 @@ OWN_OPTIONS = [
     ("mixed", "REML", False, OptionError, ("mixed() has no option REML=: mixed() fits by REML alone",
                                            "leave REML= out")),
     ("mixed", "specs", "pairwise ~ agent", OptionError, ("mixed() has no option specs=", "res.tidy()")),
-    ("mixed", "adjust", "fdr", OptionError, "adjust='fdr' is not one of the allowed values: 'tukey', 'holm', 'none'"),
+    ("mixed", "adjust", "fdr", OptionError, ("adjust='fdr' is not one of the allowed values: 'tukey', 'holm', "
+                                             "'bonferroni', 'sidak', 'scheffe', 'hochberg', 'hommel', 'bh', 'by', "
+                                             "'none'", "is adjust='bh' here")),
+    # audit s32 rhabit32: emmeans' mvt, PMCMRplus' dist=, R's chi-squared p-value and na.pass
+    ("mixed", "adjust", "mvt", OptionError, ("adjust='mvt' is not one of the allowed values", "is adjust='tukey' here")),
+    ("mixed", "adjust", "BH", OptionError, ("adjust='BH' is not one of the allowed values", "did you mean 'bh'?")),
+    ("skillings_mack", "pvalue", "chisq", OptionError, "is pvalue='asymptotic' here"),
+    ("skillings_mack", "dist", "Chisquare", OptionError, ("skillings_mack() has no option dist=",
+                                                          "dist=\"Chisquare\" is pvalue='asymptotic'")),
+    ("skillings_mack", "na_action", "na.pass", OptionError, ("R's na.pass", "has no counterpart here",
+                                                             "na_action='drop'")),
     # issue 41 item 1: rlstats.bayes
     ("bayes", "rope", -0.1, OptionError, "rope must be a finite number >= 0"),
     ("bayes", "rope", "0.1", OptionError, "rope must be a finite number >= 0"),

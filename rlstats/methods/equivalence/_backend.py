@@ -104,6 +104,9 @@ BACKENDS = (
         result=f"{_HERE}._result:EquivalenceResult",
         options=f"{_HERE}._api:EquivalenceOptions",
         citations=("schuirmann1987", "berger1982", "agarwal2021"),
+        # audit s32 rhabit32: the R user's name of the test
+        other_names=(("tost", "TOST (Schuirmann's equivalence test by two one-sided tests)",
+                      ", with margin= the equivalence bound: rlstats.equivalence(data, formula, margin=...)"),),
         contract=("score ~ agent | task", {"margin": 1.0, "n_resamples": 200}),
         demo=("score ~ agent | task", {"margin": 0.1, "na_action": "drop"}),
         replication=(

@@ -31,13 +31,13 @@ from ...format import a_or_an, count, join_and, listed, names_shown, plural
 from ...normalization import warn_raw_scales
 from ...options import check_choice, check_confidence_level, check_cost_options
 from ...resampling import check_rng
-from ...statistics import block_ranges, holm, near_ties, noise_free
+from ...statistics import P_ADJUST, block_ranges, near_ties, noise_free
 from . import _kernels as kernels
 from ._backend import cost
-from ._result import MixedResult
+from ._result import ADJUSTMENTS_SAID, MixedResult
 
 DDF = ("satterthwaite", "kenward-roger")      # the keys of _DF_METHODS
-ADJUST = ("tukey", "holm", "none")            # the keys of _ADJUSTMENTS
+ADJUST = ("tukey", "holm", "bonferroni", "sidak", "scheffe", "hochberg", "hommel", "bh", "by", "none")  # _ADJUSTMENTS
 #: the calibration table's rows for the pairs' simultaneous intervals (tests/reference/coverage_mixed.py)
 CALIBRATION = "mixed.contrast"
 #: its rows for the agents' marginal means (tests/reference/coverage_mixed_means.py), and the estimand they can miss
@@ -83,10 +83,13 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
         Degrees of freedom of every t and F: Satterthwaite's (lmerTest's default), or Kenward and Roger's,
         which also replaces the covariance of the fixed effects by its small-sample adjustment (pbkrtest's
         ``vcovAdj``), so standard errors grow.
-    adjust : {"tukey", "holm", "none"}
-        Adjustment of the pairwise comparisons: Tukey's studentized range with each pair's df (emmeans'
-        default), Holm's step-down, or none.  Simultaneous intervals are Tukey's, or Bonferroni's with "holm"
-        (as emmeans gives them).
+    adjust : {"tukey", "holm", "bonferroni", "sidak", "scheffe", "hochberg", "hommel", "bh", "by", "none"}
+        Adjustment of the pairwise comparisons, emmeans' ``adjust=``: Tukey's studentized range with each pair's
+        df (emmeans' default), Holm's step-down, Bonferroni's, Sidak's, Scheffe's (F on k - 1 df for k agents),
+        R's ``p.adjust`` step-up methods (Hochberg's, Hommel's) and its false-discovery-rate ones (``"bh"``,
+        Benjamini-Hochberg, R's "BH" or "fdr"; ``"by"``, Benjamini-Yekutieli), or none.  Simultaneous intervals
+        are Tukey's, Sidak's or Scheffe's with those, Bonferroni's beside the p.adjust methods (Holm's and the
+        others), as emmeans gives them; emmeans' "mvt" is Tukey's on a balanced design.
     confidence_level : float
         Level of the intervals; a pair is ``significant`` when its adjusted p-value is at most
         ``1 - confidence_level``.
@@ -368,11 +371,33 @@ def _tukey(t, df, level, k, n_pairs):
     return kernels.tukey_pvalues(t, df, k), kernels.tukey_quantiles(level, df, k)
 
 
-def _holm(t, df, level, k, n_pairs):
+def _p_adjusted(name):
+    """R's p.adjust method ``name`` (statistics.P_ADJUST) of the pairs' two-sided t p-values, with Bonferroni's
+    simultaneous intervals beside them, as emmeans gives them (its message: "Conf-level adjustment: bonferroni")."""
+    def adjusted(t, df, level, k, n_pairs):
+        from scipy import special
+
+        return (P_ADJUST[name](2.0 * special.stdtr(df, -np.abs(t))),
+                special.stdtrit(df, 1 - (1 - level) / (2 * n_pairs)))
+    return adjusted
+
+
+def _sidak(t, df, level, k, n_pairs):
+    """Sidak's: p = 1 - (1 - p)^m, the intervals each at level^(1/m) (emmeans' "sidak")."""
     from scipy import special
 
-    # Bonferroni's simultaneous intervals beside Holm's p-values, as emmeans gives them
-    return holm(2.0 * special.stdtr(df, -np.abs(t))), special.stdtrit(df, 1 - (1 - level) / (2 * n_pairs))
+    p = 2.0 * special.stdtr(df, -np.abs(t))
+    with np.errstate(divide="ignore"):  # p = 1 at t = 0: log1p(-1) = -inf, adjusted to 1
+        return -np.expm1(n_pairs * np.log1p(-p)), special.stdtrit(df, 0.5 + level ** (1.0 / n_pairs) / 2)
+
+
+def _scheffe(t, df, level, k, n_pairs):
+    """Scheffe's: t^2 / r against F(r, df), r = k - 1 the rank of all pairs' contrasts; half-widths
+    sqrt(r F_level(r, df)) standard errors (emmeans' "scheffe")."""
+    from scipy import special
+
+    rank = k - 1
+    return special.fdtrc(rank, df, t ** 2 / rank), np.sqrt(rank * special.fdtri(rank, df, level))
 
 
 def _unadjusted(t, df, level, k, n_pairs):
@@ -381,8 +406,10 @@ def _unadjusted(t, df, level, k, n_pairs):
     return 2.0 * special.stdtr(df, -np.abs(t)), special.stdtrit(df, 0.5 + level / 2)
 
 
-#: adjust= -> (adjusted p-values, interval half-width multipliers) of the pairs' t statistics
-_ADJUSTMENTS = {"tukey": _tukey, "holm": _holm, "none": _unadjusted}
+#: adjust= -> (adjusted p-values, interval half-width multipliers) of the pairs' t statistics; the p.adjust methods
+#: (Holm's and the others of emmeans beside them; audit s32 rhabit32) with Bonferroni's intervals
+_ADJUSTMENTS = {"tukey": _tukey, "sidak": _sidak, "scheffe": _scheffe, "none": _unadjusted,
+                **{name: _p_adjusted(name) for name in ("holm", "bonferroni", "hochberg", "hommel", "bh", "by")}}
 
 
 def _t_table(estimate, variance, df):
@@ -536,8 +563,8 @@ def _indirect_notes(graph, pairs, options):
     if not never.any():
         return []
     names = list(zip(pairs["agent_1"][never], pairs["agent_2"][never]))
-    family = (f"Tukey's family of all {len(pairs)} pairs" if options.adjust == "tukey" else
-              f"Holm's family of all {len(pairs)} pairs" if options.adjust == "holm" else "the table")
+    family = ("the table" if options.adjust == "none" else
+              f"{ADJUSTMENTS_SAID[options.adjust][0]}'s family of all {len(pairs)} pairs")
     one = len(names) == 1  # one pair said as one (audit s24: "1 pair ...: their contrasts are")
     task, agent = graph.words  # the formula's columns (audit s32 block32)
     return [f"{graph.never_met_phrase(names)}: "
@@ -582,13 +609,17 @@ def _coverage_notes(design, options):
     level by more than 3 Monte Carlo SE, pooled or in its worst design draw, at this design (balanced, on the
     table's grid, at the 95% level it measured).
     """
-    if options.adjust == "none" or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
+    # the table measured Tukey's intervals and Bonferroni's (its "holm" rows, the intervals beside Holm's p-values,
+    # which every p.adjust method has; audit s32 rhabit32): Sidak's and Scheffe's are not measured
+    name, _, intervals = ADJUSTMENTS_SAID[options.adjust]
+    measured = {"Tukey": "tukey", "Bonferroni": "holm"}.get(intervals or "")
+    if measured is None or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
-    row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, test=options.ddf, interval=options.adjust,
+    row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, test=options.ddf, interval=measured,
                                 agents=design.n_agents, tasks=design.n_tasks, runs=design.max_runs_per_cell)
     if row is None:
         return []
-    family = "Tukey" if options.adjust == "tukey" else "Bonferroni (beside Holm's p-values)"
+    family = intervals if intervals == name else f"{intervals} (beside {name}'s p-values)"
     return [f"measured coverage of the 95% {family} simultaneous intervals with {_DDF_NOTE[options.ddf]} df at "
             f"{row['agents']} agents, {count(design.n_tasks, 'task')} and {count(design.max_runs_per_cell, 'run')} "
             f"per cell: {float(row['coverage']):.3f}{_worst_draw(row)} ({row['distribution'].replace('_', '-')} "

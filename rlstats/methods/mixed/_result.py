@@ -17,10 +17,32 @@ from ...vocabulary import label
 from . import plots
 
 _DDF_NAMES = {"satterthwaite": "Satterthwaite", "kenward-roger": "Kenward-Roger"}
-_ADJUST_NAMES = {"tukey": "Tukey (studentized range)", "holm": "Holm", "none": "no"}
-#: what the pairs' conf_low/conf_high are under each adjust= (emmeans: Bonferroni's intervals beside Holm)
-_PAIR_INTERVALS = {"tukey": "simultaneous intervals (Tukey)", "holm": "simultaneous intervals (Bonferroni)",
-                   "none": "intervals, not adjusted"}
+#: adjust= -> (its name, emmeans' name of it, the family of the pairs' conf_low/conf_high): the one table of how a
+#: result says each adjustment. emmeans gives Bonferroni's simultaneous intervals beside the p-values of R's p.adjust
+#: methods (Holm's, Hochberg's, Hommel's, BH, BY), and so does mixed() (audit s32 rhabit32: tests/reference/
+#: mixed_adjust_r.R); "none": intervals not adjusted
+ADJUSTMENTS_SAID = {
+    "tukey": ("Tukey", "tukey", "Tukey"), "holm": ("Holm", "holm", "Bonferroni"),
+    "bonferroni": ("Bonferroni", "bonferroni", "Bonferroni"), "sidak": ("Sidak", "sidak", "Sidak"),
+    "scheffe": ("Scheffe", "scheffe", "Scheffe"), "hochberg": ("Hochberg", "hochberg", "Bonferroni"),
+    "hommel": ("Hommel", "hommel", "Bonferroni"), "bh": ("Benjamini-Hochberg", "BH", "Bonferroni"),
+    "by": ("Benjamini-Yekutieli", "BY", "Bonferroni"), "none": ("no", "none", None),
+}
+#: the adjustments whose p-values bound the false discovery rate, not the family-wise error
+FALSE_DISCOVERY = ("bh", "by")
+
+
+def adjustment_heading(adjust: str) -> str:
+    """'Tukey (studentized range)', 'Benjamini-Hochberg (false discovery rate)': the pairs' table heading's name."""
+    name = ADJUSTMENTS_SAID[adjust][0]
+    return (f"{name} (studentized range)" if adjust == "tukey" else f"{name} (false discovery rate)"
+            if adjust in FALSE_DISCOVERY else name)
+
+
+def intervals_said(adjust: str) -> str:
+    """What the pairs' conf_low/conf_high are: 'simultaneous intervals (Bonferroni)', 'intervals, not adjusted'."""
+    family = ADJUSTMENTS_SAID[adjust][2]
+    return f"simultaneous intervals ({family})" if family else "intervals, not adjusted"
 
 
 @resultclass
@@ -44,7 +66,8 @@ class MixedResult(Result):
     ddf : str
         ``"satterthwaite"`` or ``"kenward-roger"``: the df of every t and F.
     adjust : str
-        Adjustment of the pairwise comparisons: ``"tukey"``, ``"holm"`` or ``"none"``.
+        Adjustment of the pairwise comparisons: ``"tukey"``, ``"holm"``, ``"bonferroni"``, ``"sidak"``,
+        ``"scheffe"``, ``"hochberg"``, ``"hommel"``, ``"bh"``, ``"by"`` or ``"none"``.
     confidence_level : float
     agents, tasks : tuple of str
     counts : ndarray, shape (n_tasks, n_agents)
@@ -84,7 +107,7 @@ class MixedResult(Result):
         Every pair i < j in the agents' order, estimate = mean of agent_1 minus mean of agent_2: n_shared_tasks
         (tasks where both ran; 0 marks an indirect contrast, resting on the model rather than on a common task), std_error,
         df, statistic (t), p_value (unadjusted), p_adjusted, adjustment, conf_low and conf_high (simultaneous:
-        Tukey's, or Bonferroni's with Holm), significant (p_adjusted at most 1 - confidence_level). The pairs of an
+        Tukey's, Sidak's or Scheffe's with those, else Bonferroni's, as emmeans gives them), significant (p_adjusted at most 1 - confidence_level). The pairs of an
         agent whose runs mostly sit at a score cap have NaN for statistic, p-values and interval, and the others'
         std_error, df, tests and intervals come from the model fitted without such agents (audit s11; see
         :func:`rlstats.mixed`).
@@ -210,9 +233,16 @@ class MixedResult(Result):
         family = len(self.omnibus_agents) if 0 < len(self.omnibus_agents) < self.n_agents else self.n_agents
         if self.adjust == "tukey":
             return f"P value adjustment: tukey method for comparing a family of {family} estimates"
-        if self.adjust == "holm":
-            return f"P value adjustment: holm method for {family * (family - 1) // 2} tests"
-        return "P values are not adjusted for multiple comparisons"
+        if self.adjust == "scheffe":  # the rank of the pairs' contrasts
+            return f"P value adjustment: scheffe method with rank {family - 1}"
+        if self.adjust == "none":
+            return "P values are not adjusted for multiple comparisons"
+        return f"P value adjustment: {ADJUSTMENTS_SAID[self.adjust][1]} method for {family * (family - 1) // 2} tests"
+
+    def _intervals_drawn(self):
+        """The pairs' intervals as the figure says them: 'Tukey', 'Bonferroni (Holm p-values)', 'unadjusted'."""
+        name, _, family = ADJUSTMENTS_SAID[self.adjust]
+        return "unadjusted" if family is None else family if family == name else f"{family} ({name} p-values)"
 
     def _summary_tables(self):
         # the printed block above them already holds the variance components and the fixed effects
@@ -224,7 +254,7 @@ class MixedResult(Result):
 
     def _pairs_name(self):
         level = fmt.signif(100 * self.confidence_level, 3)
-        return f"Pairwise differences ({_ADJUST_NAMES[self.adjust]} adjustment; {level}% {_PAIR_INTERVALS[self.adjust]})"
+        return f"Pairwise differences ({adjustment_heading(self.adjust)} adjustment; {level}% {intervals_said(self.adjust)})"
 
     def _summary_keys(self):
         # which way a difference reads, under the table in every format (audit s27: no table said it)
@@ -283,7 +313,8 @@ class MixedResult(Result):
             [self.agents[j] for j in order], after=[fmt.signif(self.emmeans["estimate"].iloc[j], 3) for j in order],
             among=self.agents) + "."
         sig = self.comparisons[self.comparisons["significant"]]
-        adjust = {"tukey": "Tukey's adjustment", "holm": "Holm's adjustment", "none": "no adjustment"}[self.adjust]
+        adjust = ("no adjustment" if self.adjust == "none" else f"{ADJUSTMENTS_SAID[self.adjust][0]}'s adjustment"
+                  + (" (false discovery rate)" if self.adjust in FALSE_DISCOVERY else ""))
         indirect = self._indirect()[self.comparisons["significant"].to_numpy()]
         if len(sig):
             text += (f" Pairs differing with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}: "

@@ -37,7 +37,7 @@ def plot_contrasts(result, *, ax=None, **kwargs):
     ax.set_yticks(y)
     ax.set_yticklabels([f"{a} - {b}" + (" (indirect)" if far else "")
                         for a, b, far in zip(pairs["agent_1"], pairs["agent_2"], indirect)], fontsize=SMALL_FONT + 1)
-    how = {"tukey": "Tukey", "holm": "Bonferroni (Holm p-values)", "none": "unadjusted"}[result.adjust]
+    how = result._intervals_drawn()
     units = f", {result.units}" if result.units else ""  # a figure pasted alone says its scale, as the notes do
     ax.set_xlabel(f"difference of estimated marginal means{units}\n({result.confidence_level:.0%} {how} intervals; "
                   "circled: adjusted p below the level"

@@ -201,6 +201,10 @@ def cost(shape: Shape, options: Any) -> Work:
     return work
 
 
+#: what goes with R's friedman.test, which is this back end's test on a complete design of one run per cell
+_FRIEDMAN = (", its p-value Friedman's on a complete design of one run per cell (pvalue='asymptotic' for R's "
+             "chi-squared one)")
+
 BACKENDS = (
     Backend(
         name="skillings_mack",
@@ -212,11 +216,18 @@ BACKENDS = (
         cite=f"{_HERE}._backend:citations",
         default_for="with blocks",
         other_names=(
-            ("friedman", "Friedman's test (R's friedman.test)", ", its p-value Friedman's on a complete design of one "
-             "run per cell (pvalue='asymptotic' for R's chi-squared one)"),
+            ("friedman", "Friedman's test (R's friedman.test)", _FRIEDMAN),
             ("nemenyi", "Nemenyi's all-pairs test (PMCMRplus::frdAllPairsNemenyiTest)",
              ", with its default post hoc (posthoc='ranks', adjustment='tukey' on balanced designs)"),
             ("conover", "Conover's all-pairs test (PMCMRplus::frdAllPairsConoverTest)", ", with posthoc='conover'"),
+            # audit s32 rhabit32: R's names of the tests this back end runs
+            *((name, "R's friedman.test", _FRIEDMAN) for name in ("friedman.test", "friedmanTest")),
+            *((name, "Quade's test (R's quade.test)", ", with variant='quade' (Quade's F; within_cell='mean' where a "
+               "cell holds several runs)") for name in ("quade", "quade.test", "quadeTest")),
+            *((name, "the Wilcoxon signed-rank test of each pair's per-task scores (R's pairwise.wilcox.test(paired "
+               "= TRUE))", ", with posthoc='wilcoxon'; the rank-sum test of two agents' runs within each task (R's "
+               "wilcox.test, Mann-Whitney's) is method='task_table' with test='mannwhitney'")
+              for name in ("wilcoxon", "wilcox.test", "pairwise.wilcox.test")),
         ),
         contract=("score ~ agent | task", {}),
         demo=("score ~ agent | task", {}),

@@ -45,9 +45,8 @@ import numpy as np
 
 from ...connectivity import components
 from ...errors import DesignError, OptionError
-from ...statistics import (benjamini_hochberg, benjamini_yekutieli, bonferroni, chi2_sf, doubled_midranks, hochberg,
-                           holm, hommel, monte_carlo_pvalue, monte_carlo_se, near_ties, normal_sf,
-                           studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
+from ...statistics import (P_ADJUST, chi2_sf, doubled_midranks, monte_carlo_pvalue, monte_carlo_se, near_ties,
+                           normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
 
 VARIANTS = ("skillings_mack", "mack_skillings")
@@ -1163,9 +1162,8 @@ def pairwise(setup, *, higher_is_better=True, adjustment="auto", alpha=0.05, pai
     )
 
 
-#: adjust()'s procedures, R's p.adjust methods under scipy's names ("bh", "by": scipy's false_discovery_control)
-_ADJUST = {"holm": holm, "bonferroni": bonferroni, "hochberg": hochberg, "hommel": hommel, "bh": benjamini_hochberg,
-           "by": benjamini_yekutieli, "none": np.copy}
+#: adjust()'s procedures, R's p.adjust methods (the one table: statistics.P_ADJUST)
+_ADJUST = P_ADJUST
 
 
 @dataclass(frozen=True)
