@@ -4,6 +4,7 @@ minimal reproducer of one defect found; its docstring gives what was seen."""
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -14,12 +15,19 @@ import rlstats
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@functools.cache
+def _calibration_table():
+    """``rlstats.calibration_table()``, read once a process (three reads of the whole table: 0.15 s of CPU each);
+    the callers filter it into new frames."""
+    import pandas as pd
+
+    return pd.DataFrame(rlstats.calibration_table())
+
+
 def _bootstrap_rows(interval, runs):
     """The calibration rows the README's sentence on the bootstrap's coverage quotes: 5 and 26 tasks, the four
     metrics of ``rlstats.bootstrap`` (not the probability of improvement), at ``runs`` runs per task."""
-    import pandas as pd
-
-    table = pd.DataFrame(rlstats.calibration_table())
+    table = _calibration_table()
     return table[(table["procedure"] == "bootstrap.interval") & (table["interval"] == interval)
                  & (table["metric"] != "probability_of_improvement") & table["tasks"].astype(float).isin([5, 26])
                  & table["runs"].astype(int).isin(runs) & table["configuration"].isna()]
