@@ -166,7 +166,7 @@ def test_permutation_refusal_of_two_unequal_agents_says_what_holds_for_two():
     message = str(error.value)
     assert "found agent_1 6, agent_2 5" in message
     assert "pairwise" not in message and "across comparisons" not in message
-    # three agents: the shared permutation is the reason, and pairwise comparisons the way on (named since audit s30)
+    # three agents: the shared permutation is the reason, and each pair on its own runs at alpha / 3 the way on (audit s32)
     three = simulate(agents=3, tasks=1, seeds=6, rng=0).iloc[:-1]
-    with pytest.raises(rlstats.errors.DesignError, match="across comparisons.*test every pair of agents on its own"):
+    with pytest.raises(rlstats.errors.DesignError, match="across comparisons.*test each of the 3 pairs on its own runs"):
         rlstats.compare(three, "score ~ agent")

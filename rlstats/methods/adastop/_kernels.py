@@ -326,8 +326,6 @@ def separated_rejection(schedule, n_comparisons=1):
     rejects at some interim with at least the largest of these chances.  Joint relabelling ties the observed pair
     less often (2 agents: as often): the bound holds for it too (review s31: 20 paths at n = 4, K = 1, the fewest
     that spend, have 0.58 and rejected 12 of 20 seeds' separated data)."""
-    from scipy import stats  # here, so that importing rlstats does not import scipy
-
     counts = (schedule.reject_counts if n_comparisons == 1 else
               spending_counts(schedule.alpha / n_comparisons, schedule.max_interims, schedule.n_paths))
     best, log_classes = 0.0, math.log(schedule.assignments)
@@ -337,8 +335,30 @@ def separated_rejection(schedule, n_comparisons=1):
         if exact:
             return 1.0
         tie = math.exp(math.log(2) - k * log_classes)  # 1 / T_k, 0.0 once T_k passes the float range
-        best = max(best, float(stats.binom.cdf(r - 1, m - 1, tie)))
+        best = max(best, binomial_cdf(r - 1, m - 1, tie))
     return best
+
+
+def binomial_cdf(k, n, p):
+    """P(X <= ``k``) for X ~ Binomial(``n``, ``p``), summed over the shorter tail in logs: scipy's ``binom.cdf``
+    without importing scipy, which ``adastop update`` must not load (tests/test_startup.py) now that every schedule
+    that spends is asked its chance of rejecting separated runs (audit s32 left32)."""
+    if k < 0:
+        return 0.0
+    if k >= n or p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 0.0
+    lower = k < n * p  # the tail left of the mean is the shorter sum there
+    x = np.arange(0, k + 1) if lower else np.arange(k + 1, n + 1)
+    # log C(n, x) from the first x's by the ratios C(n, x) / C(n, x - 1) = (n - x + 1) / x
+    first = int(x[0])
+    steps = np.log((n - x[1:] + 1.0) / x[1:])
+    log_choose = (math.lgamma(n + 1) - math.lgamma(first + 1) - math.lgamma(n - first + 1)
+                  + np.concatenate(([0.0], np.cumsum(steps))))
+    log_terms = log_choose + x * math.log(p) + (n - x) * math.log1p(-p)
+    tail = float(np.exp(log_terms).sum())
+    return min(1.0, tail) if lower else max(0.0, 1.0 - tail)
 
 
 # ---------------------------------------------------------------------------
