@@ -106,7 +106,6 @@ def test_aggregate_prints_its_seed_resamples_and_monte_carlo_error(atari):
 
 # ----------------------------------------------------------------------------- 4. the difference's joint level
 
-@pytest.mark.xfail(strict=True, reason="audit s32 equivtab32 item 4")
 def test_difference_interval_is_at_the_joint_level_of_the_note(atari):
     sub = atari[atari["agent"].isin(["CURL", "DER", "SPR"]) & (atari["seed"] < 3)
                 & atari["task"].isin(["Freeway", "Pong", "Breakout", "Boxing", "Alien"])]
@@ -120,6 +119,19 @@ def test_difference_interval_is_at_the_joint_level_of_the_note(atari):
             (ci.low, ci.high), rel=1e-10)
     assert tidy.loc[("Freeway", "CURL"), "diff_low"] == pytest.approx(-0.28244267633008535, rel=1e-10)
     assert tidy.loc[("Freeway", "CURL"), "possibly_best"]
+    # where an interval at that level still lies above 0 beside a mark (Boxing: one-sided Welch p 0.0156 and 0.0147,
+    # under (1 - 0.95) / 3 = 0.0167 but over Holm's first alpha / 6 = 0.0083: adjusted 6 p = 0.088), it is said why
+    for a in ("CURL", "DER"):
+        row = tidy.loc[("Boxing", a)]
+        assert row["possibly_best"] and row["diff_low"] > 0
+        assert row["p_adjusted"] == pytest.approx(6 * min(row["p_value"], tidy.loc[("Boxing", "CURL"), "p_value"],
+                                                          tidy.loc[("Boxing", "DER"), "p_value"]), rel=1e-12)
+    assert [n for n in table.notes if "lies above 0" in n] == [
+        "the interval of the difference of means against the best lies above 0 in 2 cells (Boxing/CURL, Boxing/DER) "
+        "marked possibly best: the marks adjust for the k (k - 1) = 6 ordered pairs of a task (Holm-adjusted within "
+        "task: its smallest p-value is tested at alpha / 6 = 0.0083 with 3 agents), the interval only for the 2 "
+        "against the best (each side at 0.017); the mark is the set's answer at alpha, the interval the size of the "
+        "difference"]
     # per_pair: the per-comparison 95% interval, as R's t.test(best, agent) prints it
     per_pair = rlstats.task_table(sub, "score ~ agent | task/seed", effect_intervals="per_pair").tidy()
     row = per_pair.set_index(["task", "agent"]).loc[("Freeway", "CURL")]
