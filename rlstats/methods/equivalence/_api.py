@@ -782,7 +782,10 @@ def _aggregate(design, options, pairs, rng, across_given=None):
 def _bootstrap_notes(result, design):
     """The notes of a bootstrap ``result`` of ``design`` that this test prints: not the design's, and not its
     withholding notes, which point at its options (the pairs' note says it for this test)."""
-    return [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
+    # nor its notes of its nominal 95% intervals' coverage: this test reads its 1 - 2 alpha interval, whose rows of
+    # its own decision :func:`_decision_rows_note` quotes (audit s32)
+    return [n for n in result.notes if n not in design.notes and n not in result.withheld_notes
+            and n not in result.coverage_notes]
 
 
 def _aggregate_group(design, options, pairs, seed, across_given, label, apart=False):
@@ -800,7 +803,7 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
     # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by
     # standard errors near 0, which the bootstrap-t cannot support (withheld: a clipped end is no confidence bound)
     low, high = block_ranges(design.y, design.agent, design.n_agents)
-    rows, lost, reaches, close = [], {}, options.alpha * (options.n_resamples + 1) >= 1, []
+    rows, lost, reaches, close, covered = [], {}, options.alpha * (options.n_resamples + 1) >= 1, [], []
     # as the bootstrap's own studentised interval: each agent's standard error scaled by sqrt(c / (c - 1)) for its
     # fewest runs c in a task, and each resample's difference SE floored at a share of the resamples' spread
     expansion = run_expansion(design.counts.min(axis=0))
@@ -815,6 +818,7 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
                 if apart and design.n_agents > 2 else result)
         for note in _bootstrap_notes(mine, design):
             fresh.setdefault(note, []).append((a, b))
+        covered += [(a, b)] if mine.coverage_notes else []
         p, q = mine.agents.index(a), mine.agents.index(b)
         capped = (np.zeros(2, dtype=bool) if mine.saturated is None else mine.saturated[[p, q], 0])
         delta = result.estimates[i, 0] - result.estimates[j, 0]
@@ -858,6 +862,8 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
     own = [f"the aggregate ({label}) difference is withheld for {a} vs {b}: {why}; add runs, or "
               f"{_read_instead([(a, b)], across_given)}" for (a, b), why in lost.items()]
     own += _near_alpha_note(close, options)
+    given = {(r["agent_1"], r["agent_2"]) for r in rows if r["shown"] is not None}
+    own += _decision_rows_note(design, options, [pair for pair in covered if pair in given])
     if not reaches:  # no (hits + 1) / (B + 1) reaches alpha
         own.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
                      f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
@@ -1108,11 +1114,7 @@ def _size_notes(design, options, table):
             shared = (design.counts[:, index[a]] > 0) & (
                 True if b == PUBLISHED else design.counts[:, index[b]] > 0)
             cells = design.counts[shared][:, [index[a]] + ([] if b == PUBLISHED else [index[b]])]
-            runs = calibration.nearest_count((3, 5, 10, 20), int(cells.min()))
-            # the task counts bracketing the pair's among the test's rows at these runs (review23d: the mean's
-            # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
-            matched, bracket = calibration.bracketing_rows([r for r in rows if r["runs"] == str(runs)],
-                                                           int(shared.sum()))
+            matched, bracket, runs = _design_rows(rows, int(shared.sum()), int(cells.min()))
             row = calibration.shortfall(matched, 0.95)
             if row is not None:
                 found.setdefault((tuple(sorted(row.items())), bracket), []).append(f"{a} vs {b}")
@@ -1128,6 +1130,60 @@ def _size_notes(design, options, table):
                          f"'{_SHOWN_WORD[options.alternative]}' comes too easily there"
                          + _WAY_ON[interval])
     return notes
+
+
+def _design_rows(rows, tasks, fewest):
+    """(rows, bracket, runs): the test's calibration ``rows`` at the runs measured nearest a pair's ``fewest`` and the
+    task counts bracketing its ``tasks`` among them (review23d: the mean's bootstrap-t has 5-task rows alone at 10
+    runs, and a 12-task design was told it read 5 and 26 tasks); the one reading of :func:`_size_notes` and
+    :func:`_decision_rows_note`."""
+    runs = calibration.nearest_count((3, 5, 10, 20), fewest)
+    matched, bracket = calibration.bracketing_rows([r for r in rows if r["runs"] == str(runs)], tasks)
+    return matched, bracket, runs
+
+
+def _decision_rows_note(design, options, pairs):
+    """The note of the aggregate tests of ``pairs`` whose bootstrap noted its nominal 95% intervals' coverage at few
+    runs (``BootstrapResult.coverage_notes``, left out: audit s32, "nominal 95% intervals covered 0.93 to 0.96" beside
+    a decision read off the 90% interval): the calibration table has no coverage rows of the bootstrap's 1 - 2 alpha
+    interval, so it quotes the rows of this test's own decision, its size at the margin (``equivalence.size``) at the
+    design nearest the pair's (:func:`_design_rows`), and says so. Where those rows miss alpha, :func:`_size_notes`
+    quotes them and nothing more is said; at alpha other than 0.05, where they were not measured, that is said."""
+    if not pairs:
+        return []
+    index = {name: j for j, name in enumerate(design.agents)}
+    level = f"{signif(100 * (1 - 2 * options.alpha), 3)}%"
+    rows = [r for r in calibration.rows(CALIBRATION) if not _unlike_spread_row(r)
+            and r["test"] == _CALIBRATED_TESTS[options.alternative] and r["interval"] == "bootstrap_t"
+            and r["metric"] == options.aggregate]
+    label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
+    fewest = int(design.counts[:, sorted({index[x] for pair in pairs for x in pair})].min())
+    matched, bracket, runs = _design_rows(rows, design.n_tasks, fewest)
+    named = join_and([f"{a} vs {b}" for a, b in pairs])
+    head = (f"the aggregate ({label}) test of {named} reads the bootstrap's {level} interval, of which the "
+            "calibration table has no coverage rows (bootstrap() quotes its nominal 95% intervals' at "
+            f"{count(design.n_tasks, 'task')} and {count(fewest, 'run')}, short of 95%: rows of another level)")
+    if not np.isclose(options.alpha, 0.05):
+        return [head + f"; its rows of this test's size at the margin are at alpha = 0.05 alone, not "
+                       f"{signif(options.alpha)}"]
+    if not matched:
+        return [head + f"; nor rows of this test's size at the margin at {count(runs, 'run')} (equivalence.size)"]
+    if calibration.shortfall(matched, 0.95) is not None:
+        return []  # _size_notes quotes the rows that miss
+    # the families of runs off a cap (the saturated rows are of runs mostly at one, where the bootstrap's own rule
+    # withholds most of these tests: a note of its own says so where it applies)
+    plain = [r for r in matched if r["distribution"] != "saturated"] or matched
+    worst = min(plain, key=lambda r: (float(r["coverage"]), calibration.worst_coverage(r)))
+    size = 1 - float(worst["coverage"])
+    families = join_and(list(dict.fromkeys(r["distribution"].replace("_", "-") for r in plain)))
+    side = "below the fewest" if design.n_tasks < min(bracket) else "beyond the most"
+    beyond = "" if design.n_tasks in bracket else f"; these {count(design.n_tasks, 'task')} lie {side} simulated"
+    return [head + f"; its rows of this test's size at the margin (equivalence.size), at "
+                   f"{calibration.counts_words(bracket)} and {runs} runs per agent, "
+                   + ("held alpha" if size <= 0.05 else "were within 3 Monte Carlo standard errors of alpha")
+                   + f": at most {size:.3f} of {worst['n_sim']} simulated tests declared "
+                   f"{_SHOWN_WORD[options.alternative]} at alpha = 0.05 ({families} scores)"
+                   f"{calibration.worst_draw_clause(worst, size=True)}{beyond}"]
 
 
 def _unequal_runs_note(design, options, table, published_n=None):
@@ -1389,7 +1445,8 @@ def _run_published(design, options, table, scale):
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
     notes += (_partial_note(frame, design.n_tasks) + _across_notes(frame, options.across, short, still)
-              + _sample_note(options, sample, design.n_tasks) + _size_notes(design, options, frame) + _unequal_runs_note(design, options, frame, n_p)
+              + _sample_note(options, sample, design.n_tasks) + _size_notes(design, options, frame)
+              + _unequal_runs_note(design, options, frame, n_p)
               + _unlike_spreads_note(design, options, frame, sds, runs, (sd_p, n_p)))
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 
