@@ -1143,47 +1143,51 @@ def _design_rows(rows, tasks, fewest):
 
 
 def _decision_rows_note(design, options, pairs):
-    """The note of the aggregate tests of ``pairs`` whose bootstrap noted its nominal 95% intervals' coverage at few
+    """The notes of the aggregate tests of ``pairs`` whose bootstrap noted its nominal 95% intervals' coverage at few
     runs (``BootstrapResult.coverage_notes``, left out: audit s32, "nominal 95% intervals covered 0.93 to 0.96" beside
     a decision read off the 90% interval): the calibration table has no coverage rows of the bootstrap's 1 - 2 alpha
-    interval, so it quotes the rows of this test's own decision, its size at the margin (``equivalence.size``) at the
-    design nearest the pair's (:func:`_design_rows`), and says so. Where those rows miss alpha, :func:`_size_notes`
-    quotes them and nothing more is said; at alpha other than 0.05, where they were not measured, that is said."""
-    if not pairs:
-        return []
+    interval, so each quotes the rows of this test's own decision, its size at the margin (``equivalence.size``) at the
+    design nearest the pair's (:func:`_design_rows`: ``design`` is the pairs' shared tasks), and says so; pairs whose
+    words are alike share a note. Where those rows miss alpha, :func:`_size_notes` quotes them and nothing more is
+    said; at alpha other than 0.05, where they were not measured, that is said."""
     index = {name: j for j, name in enumerate(design.agents)}
     level = f"{signif(100 * (1 - 2 * options.alpha), 3)}%"
     rows = [r for r in calibration.rows(CALIBRATION) if not _unlike_spread_row(r)
             and r["test"] == _CALIBRATED_TESTS[options.alternative] and r["interval"] == "bootstrap_t"
             and r["metric"] == options.aggregate]
     label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
-    fewest = int(design.counts[:, sorted({index[x] for pair in pairs for x in pair})].min())
-    matched, bracket, runs = _design_rows(rows, design.n_tasks, fewest)
-    named = join_and([f"{a} vs {b}" for a, b in pairs])
-    head = (f"the aggregate ({label}) test of {named} reads the bootstrap's {level} interval, of which the "
-            "calibration table has no coverage rows (bootstrap() quotes its nominal 95% intervals' at "
-            f"{count(design.n_tasks, 'task')} and {count(fewest, 'run')}, short of 95%: rows of another level)")
-    if not np.isclose(options.alpha, 0.05):
-        return [head + f"; its rows of this test's size at the margin are at alpha = 0.05 alone, not "
-                       f"{signif(options.alpha)}"]
-    if not matched:
-        return [head + f"; nor rows of this test's size at the margin at {count(runs, 'run')} (equivalence.size)"]
-    if calibration.shortfall(matched, 0.95) is not None:
-        return []  # _size_notes quotes the rows that miss
-    # the families of runs off a cap (the saturated rows are of runs mostly at one, where the bootstrap's own rule
-    # withholds most of these tests: a note of its own says so where it applies)
-    plain = [r for r in matched if r["distribution"] != "saturated"] or matched
-    worst = min(plain, key=lambda r: (float(r["coverage"]), calibration.worst_coverage(r)))
-    size = 1 - float(worst["coverage"])
-    families = join_and(list(dict.fromkeys(r["distribution"].replace("_", "-") for r in plain)))
-    side = "below the fewest" if design.n_tasks < min(bracket) else "beyond the most"
-    beyond = "" if design.n_tasks in bracket else f"; these {count(design.n_tasks, 'task')} lie {side} simulated"
-    return [head + f"; its rows of this test's size at the margin (equivalence.size), at "
-                   f"{calibration.counts_words(bracket)} and {runs} runs per agent, "
-                   + ("held alpha" if size <= 0.05 else "were within 3 Monte Carlo standard errors of alpha")
-                   + f": at most {size:.3f} of {worst['n_sim']} simulated tests declared "
-                   f"{_SHOWN_WORD[options.alternative]} at alpha = 0.05 ({families} scores)"
-                   f"{calibration.worst_draw_clause(worst, size=True)}{beyond}"]
+    said = {}
+    for a, b in pairs:
+        fewest = int(design.counts[:, [index[a], index[b]]].min())
+        text = (f"reads the bootstrap's {level} interval, of which the calibration table has no coverage rows "
+                f"(bootstrap() quotes its nominal 95% intervals' coverage at {count(design.n_tasks, 'task')} and "
+                f"{count(fewest, 'run')}, short of 95%: rows of another level)")
+        matched, bracket, runs = _design_rows(rows, design.n_tasks, fewest)
+        if not np.isclose(options.alpha, 0.05):
+            text += (f"; its rows of this test's size at the margin are at alpha = 0.05 alone, not "
+                     f"{signif(options.alpha)}")
+        elif not matched:
+            text += f"; nor rows of this test's size at the margin at {count(runs, 'run')} (equivalence.size)"
+        elif calibration.shortfall(matched, 0.95) is not None:
+            continue  # _size_notes quotes the rows that miss
+        else:
+            # the families of runs off a cap (the saturated rows are of runs mostly at one, where the bootstrap's own
+            # rule withholds most of these tests: a note of its own says so where it applies)
+            plain = [r for r in matched if r["distribution"] != "saturated"] or matched
+            worst = min(plain, key=lambda r: (float(r["coverage"]), calibration.worst_coverage(r)))
+            size = 1 - float(worst["coverage"])
+            families = join_and(list(dict.fromkeys(r["distribution"].replace("_", "-") for r in plain)))
+            side = "below the fewest" if design.n_tasks < min(bracket) else "beyond the most"
+            text += (f"; its rows of this test's size at the margin (equivalence.size), at "
+                     f"{calibration.counts_words(bracket)} and {runs} runs per agent, "
+                     + ("held alpha" if size <= 0.05 else "were within 3 Monte Carlo standard errors of alpha")
+                     + f": at most {size:.3f} of {worst['n_sim']} simulated tests declared "
+                     f"{_SHOWN_WORD[options.alternative]} at alpha = 0.05 ({families} scores)"
+                     f"{calibration.worst_draw_clause(worst, size=True)}"
+                     + ("" if design.n_tasks in bracket else
+                        f"; these {count(design.n_tasks, 'task')} lie {side} simulated"))
+        said.setdefault(text, []).append(f"{a} vs {b}")
+    return [f"the aggregate ({label}) test of {join_and(named)} {text}" for text, named in said.items()]
 
 
 def _unequal_runs_note(design, options, table, published_n=None):
