@@ -34,7 +34,7 @@ def test_equivalence_interval_beyond_the_margin_is_said_so(drq_spr):
     assert 1 - across["p_lower"] == pytest.approx(0.00965, abs=1e-4)
     assert across["conclusion"] == "shown below -0.05, beyond the margin"
     text = str(res)
-    assert "across tasks: shown below -0.05, beyond the margin" in text
+    assert "across these 26 tasks: shown below -0.05, beyond the margin" in text  # audit s32: of these tasks
     report = res.report()
     assert "may be too wide" in report  # some games straddle a bound: the caveat stays for them
     assert ("An interval wholly beyond the margin shows the difference beyond it: on each side a one-sided test at "

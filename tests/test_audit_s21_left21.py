@@ -166,7 +166,7 @@ def test_equivalence_aggregate_label_names_the_welch_floor():
     iqm = rlstats.equivalence(df, "score ~ agent | task/seed", aggregate="iqm", **kwargs)
     row = mean.tidy().query("scope == 'aggregate'").iloc[0]
     assert row["method"] == "bootstrap-t with Welch t floor (mean over tasks)"
-    assert "bootstrap-t with Welch t floor (mean over tasks))" in str(mean)
+    assert "bootstrap-t with Welch t floor (mean over tasks), 500 resamples, seed 0" in str(mean)  # audit s32
     assert (round(row["conf_low"], 4), round(row["conf_high"], 4)) == (-1.5042, 0.884)
     assert iqm.tidy().query("scope == 'aggregate'").iloc[0]["method"] == "bootstrap-t (IQM)"
 

@@ -98,13 +98,13 @@ def test_equivalence_bound_near_the_margin_is_not_printed_as_the_margin():
     row = res.comparisons.query("scope == 'across tasks' and agent_1 == 'agent_2' and agent_2 == 'agent_3'").iloc[0]
     assert row["p_beyond"] == pytest.approx(0.049999, abs=1e-6) and row["conclusion"].startswith("shown below")
     report = res.report(format="text")
-    assert ("agent_2 against agent_3: across tasks, shown below -0.748, beyond the margin (difference -2.49, 90% CI "
-            "-4.23 to -0.74801);") in report
-    assert ("across tasks: shown below -0.748, beyond the margin (difference -2.491, 90% CI -4.234 to -0.74801, "
-            "one-sided p-value (delta < -0.748) = 0.049999;") in str(res)
+    assert ("agent_2 against agent_3: across these 5 tasks, shown below -0.748, beyond the margin (difference -2.49, "
+            "90% CI -4.23 to -0.74801);") in report
+    assert ("across these 5 tasks: shown below -0.748, beyond the margin (difference -2.491, 90% CI -4.234 to "
+            "-0.74801, one-sided p-value (delta < -0.748) = 0.049999;") in str(res)
     # ends and p-values away from the margin and alpha keep their digits
-    assert "agent_1 against agent_2: across tasks, not shown equivalent (difference -0.804, 90% CI -2.86 to 1.25)" \
-        in report
+    assert ("agent_1 against agent_2: across these 5 tasks, not shown equivalent (difference -0.804, 90% CI -2.86 to "
+            "1.25)") in report
 
 
 def test_signif_apart_only_adds_digits_on_a_mark():

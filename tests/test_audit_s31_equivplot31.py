@@ -73,20 +73,25 @@ def test_bootstrap_notes_name_their_pairs():
     """Two task sets bootstrapped (A vs B on 4 tasks, A vs C and B vs C on 3): the bootstrap's note on few runs, the
     same of both, says it holds for every pair's aggregate; where only one set's runs are few, the note names that set's
     pairs."""
+    # audit s32 (equivtab32): the bootstrap's note of its 95% intervals' coverage at few runs gives way to the rows
+    # of this test's decision, one note per task set, naming its pairs, with the set's tasks and the pairs' runs
     result = rlstats.equivalence(_three(), "score ~ agent | task", margin=0.1, rng=0, n_resamples=500)
-    few = [n for n in result.notes if "runs per task are few" in n]
-    assert len(few) == 1 and few[0].startswith("the aggregate tests of all 3 pairs: 4 runs per task are few")
-    # A and B with 10 runs a cell, C with 4 on 3 tasks: the note of few runs is that of A vs C and B vs C alone
+    assert not [n for n in result.notes if "runs per task are few" in n]
+    few = [n[:n.index(" reads")] + n[n.index(" coverage at"):n.index(", short")] for n in result.notes
+           if "rows of another level" in n]
+    assert few == ["the aggregate (IQM) test of A vs B coverage at 4 tasks and 4 runs",
+                   "the aggregate (IQM) test of A vs C and B vs C coverage at 3 tasks and 4 runs"]
+    # A and B with 10 runs a cell, C with 4 on 3 tasks: the note is that of A vs C and B vs C alone
     df = _three()
     more = _three(runs=10, seed=2)
     df = pd.concat([df[df["agent"] == "C"], more[more["agent"] != "C"]], ignore_index=True)
     result = rlstats.equivalence(df, "score ~ agent | task", margin=0.1, rng=0, n_resamples=500)
-    few = [n for n in result.notes if "are few for studentized" in n]
-    assert len(few) == 1 and few[0].startswith("the aggregate tests of A vs C and B vs C: 4 runs per task (of C) are "
-                                               "few"), few
-    # one task set (complete design): the note as the bootstrap says it
+    few = [n for n in result.notes if "rows of another level" in n]
+    assert len(few) == 1 and few[0].startswith("the aggregate (IQM) test of A vs C and B vs C reads"), few
+    # one task set (complete design): one note of every pair
     result = rlstats.equivalence(_three(missing=False), "score ~ agent | task", margin=0.1, rng=0, n_resamples=500)
-    assert any(n.startswith("4 runs per task are few") for n in result.notes)
+    assert [n[:53] for n in result.notes if "rows of another level" in n] == [
+        "the aggregate (IQM) test of A vs B, A vs C and B vs C"]
 
 
 # ----------------------------------------------------------------------------- the figure at paper size

@@ -61,9 +61,15 @@ def test_each_pairs_bootstrap_notes_are_its_own_runs():
         own = sorted(n for n in alone.notes if n in boot.notes)
         assert own and _pair_notes(full, a, b) == own, (a, b)
     assert [n[:56] for n in _pair_notes(full, "B", "D")] == [
-        "6 runs per task (of B) are few for studentized intervals", "B (6 to 7); D (7 to 8): runs per task differ, so the IQM"]
+        "B (6 to 7); D (7 to 8): runs per task differ, so the IQM"]
     assert [n[:56] for n in _pair_notes(full, "A", "C")] == [
-        "4 runs per task (of C) are few for studentized intervals", "A (5 to 6); C (4 to 5): runs per task differ, so the IQM"]
+        "A (5 to 6); C (4 to 5): runs per task differ, so the IQM"]
+    # audit s32 (equivtab32): the bootstrap's note of its 95% intervals at few runs gives way to the rows of this
+    # test's decision, each with its pairs' own tasks and fewest runs (B vs D: 6 of B; A vs C: 4 of C)
+    level = [n[:n.index(" reads")] + n[n.index(" coverage at"):n.index(", short")] for n in full.notes
+             if "rows of another level" in n]
+    assert "the aggregate (IQM) test of B vs D coverage at 3 tasks and 6 runs" in level
+    assert "the aggregate (IQM) test of A vs C and B vs C coverage at 3 tasks and 4 runs" in level
     # the numbers were already the pair's own (audit s31 equiv31); they stay so
     tidy = full.tidy()
     row = tidy[(tidy["scope"] == "aggregate") & (tidy["agent_1"] == "B") & (tidy["agent_2"] == "D")].iloc[0]
@@ -79,10 +85,13 @@ def test_few_runs_note_names_only_the_pairs_of_its_agent():
     df = _runs([("A", _T4, 3, None), ("B", _T4, 20, None), ("C", _T4[:3], 20, None), ("D", _T4[1:], 20, None)], 4,
                draw="normal")
     full = rlstats.equivalence(df, "score ~ agent | task", margin=1.0, rng=3, n_resamples=200)
-    few = [n for n in full.notes if "few for studentized" in n]
-    assert len(few) == 1
-    assert few[0].startswith("the aggregate tests of A vs B, A vs C and A vs D: 3 runs per task (of A) are few for "
-                             "studentized intervals of the IQM")
+    # audit s32 (equivtab32): the bootstrap's note of its 95% intervals gives way to the rows of this test's decision,
+    # one note per task set, each of A's pairs alone
+    few = [n[:n.index(" reads")] + n[n.index(" coverage at"):n.index(", short")] for n in full.notes
+           if "rows of another level" in n]
+    assert few == ["the aggregate (IQM) test of A vs B coverage at 4 tasks and 3 runs",
+                   "the aggregate (IQM) test of A vs C coverage at 3 tasks and 3 runs",
+                   "the aggregate (IQM) test of A vs D coverage at 3 tasks and 3 runs"]
     assert _pair_notes(full, "B", "C") == _pair_notes(full, "B", "D") == _pair_notes(full, "C", "D") == []
 
 

@@ -136,6 +136,37 @@ for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnerm
                                            _values)
 
 
+def _joint_difference_intervals(call):
+    """The difference-of-means interval at the effect sizes' level (audit s32 equivtab32): each recorded 95% Welch
+    interval rescaled about its middle, se = (high - low) / (2 t(0.975, df)) and half-width t(1/2 + L/2, df) se at
+    L = 1 - 2 (1 - 0.95) / k for the k agents of the row's task (scipy's t quantiles; 2 agents keep 0.95)."""
+    from scipy import stats
+
+    tidy = RECORDED[call]["tidy"]
+    agents = {task: sum(1 for t, runs in zip(tidy["task"], tidy["n_runs"]) if t == task and runs > 0)
+              for task in tidy["task"]}
+    out = {"diff_low": [], "diff_high": []}
+    for low, high, df, task in zip(tidy["diff_low"], tidy["diff_high"], tidy["welch_df"], tidy["task"]):
+        if low is None:
+            out["diff_low"].append(None)
+            out["diff_high"].append(None)
+            continue
+        level = 1 - 2 * (1 - 0.95) / max(agents[task], 2)
+        half = (high - low) / 2 / stats.t.ppf(0.975, df) * stats.t.ppf(0.5 + level / 2, df)
+        out["diff_low"].append((low + high) / 2 - half)
+        out["diff_high"].append((low + high) / 2 + half)
+    return out
+
+
+# audit s32 (equivtab32): the difference of means' interval at the joint level the note gives every effect-size
+# interval of a task (it stayed at 95% per pair beside A12's and g's)
+for _call in ("compare/task_table", "task_table/aggregate", "task_table/brunnermunzel", "task_table/fisher_pitman",
+              "task_table/mannwhitney", "task_table/welch"):
+    for _column, _values in _joint_difference_intervals(_call).items():
+        CHANGED[_call, "tidy", _column] = ("audit s32", "the difference's interval at the effect sizes' joint level",
+                                           _values)
+
+
 def _one_sided_intervals(call):
     """The selection check's intervals made one-sided from the recorded two-sided ones: each row's ``(mid - q95 se,
     inf)``, se = (high - low) / (2 q975), Student's t with the row's df; the permutation inspector's is its test

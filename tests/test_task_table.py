@@ -153,7 +153,8 @@ def test_welch_columns_match_scipy_t_test(data, table):
                 assert np.isnan(tidy.loc[(task, a), "welch_t"])
                 continue
             reference = stats.ttest_ind(x, _cell(data, task, a), equal_var=False)
-            low, high = reference.confidence_interval(0.95)
+            # at the effect sizes' level, 1 - 2 (1 - 0.95) / 3 with 3 agents (audit s32: it was 0.95 per pair)
+            low, high = reference.confidence_interval(1 - 2 * 0.05 / 3)
             row = tidy.loc[(task, a)]
             assert row["welch_t"] == pytest.approx(reference.statistic, rel=1e-12)
             assert row["welch_df"] == pytest.approx(reference.df, rel=1e-12)
@@ -597,8 +598,9 @@ def test_fcr_hedges_interval_is_the_noncentral_t_limits_without_j():
     lows, highs = _kernels.noncentral_t_limits(np.array([d * root]), np.array([n + m - 2.0]), 0.99)
     _, hedges, welch = _kernels.effect_sizes([(x, y)], 0.95, intervals="fcr_normal", effect_levels=0.99)
     assert hedges[0, 1:] == pytest.approx([lows[0] / root, highs[0] / root], rel=1e-13)
-    _, _, welch_95 = _kernels.effect_sizes([(x, y)], 0.95)
-    assert welch[0].tolist() == welch_95[0].tolist()  # Welch's interval stays at ``level``
+    # Welch's interval at the effect sizes' level too (audit s32: it stayed at ``level``), as scipy's at 0.99
+    reference = stats.ttest_ind(x, y, equal_var=False).confidence_interval(0.99)
+    assert welch[0, 2:] == pytest.approx([reference.low, reference.high], rel=1e-12)
 
 
 def test_fcr_hedges_interval_widens_by_the_runs_kurtosis_around_d():
@@ -710,7 +712,8 @@ def test_effect_sizes_against_the_next_ranked_agent():
             y = df.loc[(df["task"] == task) & (df["agent"] == row["agent"]), "score"].to_numpy()
             wins = (x[:, None] > y[None, :]).mean() + 0.5 * (x[:, None] == y[None, :]).mean()
             assert row["a12_next"] == pytest.approx(wins, abs=1e-12)
-            welch = stats.ttest_ind(x, y, equal_var=False).confidence_interval(0.95)
+            # at the effect sizes' level, 1 - 2 (1 - 0.95) / 4 with 4 agents (audit s32)
+            welch = stats.ttest_ind(x, y, equal_var=False).confidence_interval(1 - 2 * 0.05 / 4)
             assert (row["diff_next_low"], row["diff_next_high"]) == pytest.approx((welch.low, welch.high), rel=1e-9)
     assert "ranked just above each agent" in table.report()
 

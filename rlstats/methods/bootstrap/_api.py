@@ -987,9 +987,11 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     notes += clipped
     # a bound the Welch t floor set, a closed form (audit s24 small24): not one withheld or moved to the range's end
     floored = floored & np.isfinite(bounds) & (bounds == unclipped)
+    coverage = []
     if not options.task_bootstrap:
-        notes += _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
-                                 design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds, capped)
+        coverage = _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
+                                   design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds, capped)
+        notes += coverage
     else:  # audit s28: what resampling few tasks can say of a population of tasks
         # (audit s28 taskboot28: with the coverage simulated for this design, not only the closed-form ceiling)
         # the measured coverage of the intervals given (expanded_tasks: withheld ones have their own note)
@@ -1022,7 +1024,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         resampled_standard_errors=None if errors is None else errors[0], saturated=saturated,
         welch_floored=floored if floored.any() else None, interval_cells=cells,
         task_standard_errors=over_tasks if tasks_expanded and over_tasks[0] is not None else None,
-        withheld_notes=tuple(withheld), weighting_notes=tuple(_weighted_tasks_note(design, options.metrics)))
+        withheld_notes=tuple(withheld), weighting_notes=tuple(_weighted_tasks_note(design, options.metrics)),
+        coverage_notes=tuple(coverage))
 
 
 def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds=None, capped=None):

@@ -161,6 +161,11 @@ class BootstrapResult(Result):
     weighting_notes : tuple of str
         The note among ``notes`` naming the agents whose runs per task differ, where the IQM and the optimality gap
         weigh each task alike; not exported by ``to_dict``, as ``withheld_notes``.
+    coverage_notes : tuple of str
+        The notes among ``notes`` quoting the calibration table's coverage of nominal 95% intervals at few runs
+        (``_small_runs.coverage_note``); a back end reading the intervals at another level (equivalence's aggregate:
+        1 - 2 alpha) leaves them out by this field and quotes the rows of its own decision (audit s32). Not exported
+        by ``to_dict``, as ``withheld_notes``.
     interval_cells : ndarray of object, shape (n_agents, n_metrics), or None
         The built-in metric whose interval each agent's each metric takes, by its method, rules and calibration rows
         (``_small_runs.interval_kinds``: on 1 or 2 tasks the median's is the mean's; an optimality gap with every score
@@ -198,6 +203,7 @@ class BootstrapResult(Result):
     welch_floored: np.ndarray | None = field(default=None, repr=False)
     withheld_notes: tuple[str, ...] = field(default=(), repr=False)
     weighting_notes: tuple[str, ...] = field(default=(), repr=False)
+    coverage_notes: tuple[str, ...] = field(default=(), repr=False)
     interval_cells: np.ndarray | None = field(default=None, repr=False)
     task_standard_errors: tuple | None = field(default=None, repr=False)
 
@@ -401,7 +407,7 @@ class BootstrapResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON data, except the bootstrap distribution and the design."""
         return _export(self, {"bootstrap_distribution", "resampled_standard_errors", "design", "saturated",
-                              "welch_floored", "withheld_notes", "weighting_notes", "interval_cells",
+                              "welch_floored", "withheld_notes", "weighting_notes", "coverage_notes", "interval_cells",
                               "task_standard_errors"})
 
     def confidence_interval(self, confidence_level: float | None = None) -> pd.DataFrame:

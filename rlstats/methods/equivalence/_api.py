@@ -30,7 +30,7 @@ from ...options import (band_beyond_scores, check_bool, check_choice, check_cost
                        check_resamples, is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
-                           floored_standard_errors, near_ties, run_expansion, welch_floor)
+                           floored_standard_errors, monte_carlo_se, near_ties, run_expansion, welch_floor)
 from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
@@ -219,7 +219,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         The across-tasks test of the mean over tasks of the task-level differences of means. ``"welch"``: the
         tasks at hand, its standard error from the runs within each task, sqrt(sum_t (s_1t^2 / n_1t + s_2t^2 /
         n_2t)) / T, on Welch-Satterthwaite df (every cell needs 2 runs; withheld otherwise, with a note), each s^2
-        of runs that mostly sit at a score cap bounded from below (Notes).
+        of runs that mostly sit at a score cap bounded from below (Notes): a claim about these tasks only, printed
+        "across these 8 tasks"; where ``"paired_t"`` gives another verdict, a note quotes it (audit s32).
         ``"paired_t"``: tasks as a sample from a population of tasks, the one-sample t of the T differences on T - 1
         df (one run per cell is enough); it assumes the differences alike in spread, which tasks on different scales
         are not. Where a cell's runs mostly sit at a score cap, where the plain test missed alpha (up to 0.11 at 5
@@ -503,13 +504,22 @@ def _rows(scope, a, b, task, method, estimate, se, df, test, margin, n_tasks=1):
         # one that supports a verdict beyond the margin, printed beside it in place of the TOST p (audit s19)
         beyond = (pick(test["p_below"]) if pick(test["conf_high"]) < -margin else
                   pick(test["p_above"]) if pick(test["conf_low"]) > margin else np.nan)
+        errors = test.get("mc_se")  # the aggregate's: each p-value's Monte Carlo SE (0 where Welch's t gave it)
+        mc = {}
+        if errors is not None:
+            # the one-sided test whose p-value is the test's (equivalence: the larger; non-inferiority: its side)
+            side = next((key for key in ("p_lower", "p_upper") if pick(test[key]) == pick(test["p_value"])),
+                        "p_lower")
+            away = ("p_below" if pick(test["conf_high"]) < -margin else "p_above" if pick(test["conf_low"]) > margin
+                    else None)
+            mc = {"p_mc_se": pick(errors[side]), "p_beyond_mc_se": pick(errors[away]) if away else np.nan}
         out.append({"scope": scope, "agent_1": a, "agent_2": b, "task": tasks[i], "n_tasks": int(n_tasks),
                     "method": method,
                     "estimate": float(estimate[i]), "std_error": float(se[i]), "df": float(df[i]),
                     "statistic": pick(test["statistic"]), "p_value": pick(test["p_value"]),
                     "p_lower": pick(test["p_lower"]), "p_upper": pick(test["p_upper"]), "p_beyond": beyond,
                     "conf_low": pick(test["conf_low"]), "conf_high": pick(test["conf_high"]), "margin": margin,
-                    "shown": bool(np.atleast_1d(test["shown"])[i]) if given else None})
+                    "shown": bool(np.atleast_1d(test["shown"])[i]) if given else None, **mc})
     return out
 
 
@@ -570,6 +580,39 @@ def _pair_rows(options, a, b, task_names, mean_a, sd_a, n_a, mean_b, sd_b, n_b, 
     return rows, changed
 
 
+def _as_a_sample(options, rows, *pair):
+    """[(row of across='welch', row of across='paired_t')] of one pair where both tests are given and their verdicts
+    differ (audit s32: the default's "shown below -0.05" of these 8 Atari games read as of games in general, where the
+    paired t over tasks, tasks as a sample, did not show equivalence); ``rows``: the pair's rows of ``options``, the
+    rest :func:`_pair_rows`' arguments. Empty with across='paired_t' (the question asked)."""
+    if options.across != "welch":
+        return []
+    welch = next(row for row in rows if row["scope"] == "across tasks")
+    paired = next(row for row in _pair_rows(dataclasses.replace(options, across="paired_t"), *pair)[0]
+                  if row["scope"] == "across tasks")
+    if welch["shown"] is None or paired["shown"] is None:
+        return []
+    words = [_verdict(row["shown"], row["conf_low"], row["conf_high"], options) for row in (welch, paired)]
+    return [(welch, paired, words[1])] if words[0] != words[1] else []
+
+
+def _sample_note(options, sample, n_tasks, words=("task", "agent")):
+    """The note of the pairs whose across-tasks verdict differs with the tasks taken as a sample (:func:`_as_a_sample`):
+    across='welch' is an inference about the tasks at hand, its standard error from the runs within them; ``words``:
+    the blocks' and arms' nouns (audit s32 block32)."""
+    if not sample:
+        return []
+    task = words[0]
+    tasks = plural(task)
+    shared = {int(welch["n_tasks"]) for welch, _, _ in sample}
+    these = f"these {count(n_tasks, task)}" if shared == {n_tasks} else f"the {tasks} each pair shares"
+    # the verdicts alone: a note is the same in any units (its numbers are across='paired_t''s print)
+    pairs = [f"{p['agent_1']} vs {p['agent_2']} is {said}" for _, p, said in sample]
+    return [f"across='welch' (the default) is an inference about {these} only, its standard error from the runs "
+            f"within each {task}; with the {tasks} taken as a sample of {tasks} (across='paired_t'), "
+            f"{listed(pairs, 6)}"]
+
+
 def _run(design, options, rng, scale):
     notes = list(design.notes)
     pairs = options.for_agents(design.agents)
@@ -578,7 +621,7 @@ def _run(design, options, rng, scale):
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
                        words=(design.block_word, design.arm_word))
     notes += withheld.lines
-    rows, short, flat, still, capped, floored, tied = [], {}, [], {}, [], [], {}
+    rows, short, flat, still, capped, floored, tied, sample = [], {}, [], {}, [], [], {}, []
     for a, b in pairs:
         i, j = index[a], index[b]
         tied[a, b], floor = _saturation(design, (i, j))
@@ -587,6 +630,8 @@ def _run(design, options, rng, scale):
                                    sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1],
                                                            floor[:, 1]))
         rows += more
+        sample += _as_a_sample(options, more, a, b, design.tasks, means[:, i], sds[:, i], runs[:, i], means[:, j],
+                               sds[:, j], runs[:, j], (tied[a, b][:, 0], floor[:, 0], tied[a, b][:, 1], floor[:, 1]))
         short[a, b], still[a, b] = _short_tasks(design.tasks, runs[:, i], runs[:, j]), changed["still"]
         flat += [f"{t}/{a} vs {b}" for t in _flat_tasks(design.tasks, sds[:, i], runs[:, i], sds[:, j], runs[:, j])]
         capped += [f"{t}/{a} vs {b}" for t in changed["withheld"]]
@@ -603,7 +648,7 @@ def _run(design, options, rng, scale):
     table = _ordered(table, pairs)
     words = (design.block_word, design.arm_word)
     notes += (_partial_note(table, design.n_tasks, words) + _across_notes(table, options.across, short, still, words)
-              + _size_notes(design, options, table)
+              + _sample_note(options, sample, design.n_tasks, words) + _size_notes(design, options, table)
               + _unequal_runs_note(design, options, table) + _unlike_spreads_note(design, options, table, sds, runs))
     given = table[(table["scope"] == "aggregate") & table["shown"].notna()]
     fewer = {(a, b): tuple(t for t, s in zip(design.tasks, (runs[:, index[a]] > 0) & (runs[:, index[b]] > 0)) if s)
@@ -750,7 +795,10 @@ def _aggregate(design, options, pairs, rng, across_given=None):
 def _bootstrap_notes(result, design):
     """The notes of a bootstrap ``result`` of ``design`` that this test prints: not the design's, and not its
     withholding notes, which point at its options (the pairs' note says it for this test)."""
-    return [n for n in result.notes if n not in design.notes and n not in result.withheld_notes]
+    # nor its notes of its nominal 95% intervals' coverage: this test reads its 1 - 2 alpha interval, whose rows of
+    # its own decision :func:`_decision_rows_note` quotes (audit s32)
+    return [n for n in result.notes if n not in design.notes and n not in result.withheld_notes
+            and n not in result.coverage_notes]
 
 
 def _aggregate_group(design, options, pairs, seed, across_given, label, apart=False):
@@ -768,7 +816,7 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
     # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by
     # standard errors near 0, which the bootstrap-t cannot support (withheld: a clipped end is no confidence bound)
     low, high = block_ranges(design.y, design.agent, design.n_agents)
-    rows, lost, reaches = [], {}, options.alpha * (options.n_resamples + 1) >= 1
+    rows, lost, reaches, close, covered = [], {}, options.alpha * (options.n_resamples + 1) >= 1, [], []
     # as the bootstrap's own studentised interval: each agent's standard error scaled by sqrt(c / (c - 1)) for its
     # fewest runs c in a task, and each resample's difference SE floored at a share of the resamples' spread
     expansion = run_expansion(design.counts.min(axis=0))
@@ -783,6 +831,7 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
                 if apart and design.n_agents > 2 else result)
         for note in _bootstrap_notes(mine, design):
             fresh.setdefault(note, []).append((a, b))
+        covered += [(a, b)] if mine.coverage_notes else []
         p, q = mine.agents.index(a), mine.agents.index(b)
         capped = (np.zeros(2, dtype=bool) if mine.saturated is None else mine.saturated[[p, q], 0])
         delta = result.estimates[i, 0] - result.estimates[j, 0]
@@ -794,8 +843,14 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
                                           draws, STUDENTIZED_SE_FLOOR, axis=-1)
         test = kernels.bootstrap_t(delta, se, draws, draw_se, options.margin, options.alpha, options.alternative,
                                    options.higher_is_better)
+        resampled = test
         if options.aggregate in WELCH_FLOOR_METRICS:
             test = _welch_floored(test, delta, se, cells, (i, j), options)
+        # each p-value's Monte Carlo SE, sqrt(p (1 - p) / B) where the resamples gave it, 0 where Welch's t's floor
+        # did (audit s32: the print gave no seed, count or error, and three seeds gave 0.0245, 0.0255, 0.0240)
+        test["mc_se"] = {key: np.where(test[key] == resampled[key],
+                                       monte_carlo_se(test[key], options.n_resamples), 0.0)
+                         for key in ("p_lower", "p_upper", "p_below", "p_above")}
         # (too few resamples for alpha: an infinite interval and nothing shown, by that rule's note below)
         own = [n for n, k, c in ((a, p, capped[0]), (b, q, capped[1]))
                if reaches and not np.isfinite(mine.intervals[k, 0]).all() and not c]
@@ -811,17 +866,61 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
                 who=" and ".join(f"{n}'s runs" for n in at_cap), fewest=SATURATED_FEWEST_OFF[options.aggregate],
                 label=label, measured=_CAPPED_MEASURED[options.aggregate])
         if at_cap or own or beyond:
-            test = {key: np.nan if key != "shown" else False for key in test}
+            test = {key: np.nan if key != "shown" else False for key in test if key != "mc_se"}
+        else:
+            close += _near_alpha(test, options, f"{a} vs {b}")
         name = WELCH_FLOOR_NAME if options.aggregate in WELCH_FLOOR_METRICS else "bootstrap-t"
         rows += _rows("aggregate", a, b, None, f"{name} ({label})", delta, se, np.nan, test, options.margin,
                       design.n_tasks)
     own = [f"the aggregate ({label}) difference is withheld for {a} vs {b}: {why}; add runs, or "
               f"{_read_instead([(a, b)], across_given)}" for (a, b), why in lost.items()]
+    own += _near_alpha_note(close, options)
+    given = {(r["agent_1"], r["agent_2"]) for r in rows if r["shown"] is not None}
+    own += _decision_rows_note(design, options, [pair for pair in covered if pair in given])
     if not reaches:  # no (hits + 1) / (B + 1) reaches alpha
         own.append(f"the aggregate's bootstrap-t cannot show anything at alpha = {signif(options.alpha)} with "
                      f"{options.n_resamples} resamples (its smallest p-value is 1 / {options.n_resamples + 1}); "
                      f"raise n_resamples to {int(np.ceil(1 / options.alpha))} or more")
     return rows, fresh, own
+
+
+#: a p-value this many Monte Carlo SE from alpha or nearer is said to be one that another seed can turn
+MC_CLOSE_SE = 2
+
+
+def _near_alpha(test, options, pair):
+    """[(pair, p, se)] of the aggregate's p-value that decides its verdict, where it lies within :data:`MC_CLOSE_SE`
+    Monte Carlo standard errors of alpha: the test's own (shown or not) and the reverse tests' (shown beyond the
+    margin or not), the nearest; empty where none does or the error is 0 (Welch's t's floor)."""
+    side = "p_lower" if test["p_value"] == test["p_lower"] else "p_upper"
+    near = [(abs(float(test[key]) - options.alpha) / float(test["mc_se"][key]), float(test[key]),
+             float(test["mc_se"][key])) for key in (side, "p_below", "p_above")
+            if float(test["mc_se"][key]) > 0 and abs(float(test[key]) - options.alpha) <= MC_CLOSE_SE *
+            float(test["mc_se"][key])]
+    return [(pair, *min(near)[1:])] if near else []
+
+
+def _near_alpha_note(close, options):
+    """The note of the aggregate tests whose deciding p-value lies within :data:`MC_CLOSE_SE` Monte Carlo SE of
+    alpha (:func:`_near_alpha`): another seed can turn the verdict; the n_resamples putting that p-value MC_CLOSE_SE
+    standard errors from alpha, B = MC_CLOSE_SE^2 p (1 - p) / (p - alpha)^2, a guide read at this seed's p."""
+    if not close:
+        return []
+    parts, needs = [], []
+    for pair, p, se in close:
+        parts.append(f"{pair}: its p-value {signif(p, 3)} lies within {MC_CLOSE_SE} Monte Carlo standard errors "
+                     f"({signif(se, 2)}) of alpha = {signif(options.alpha)}")
+        if p != options.alpha:
+            needs.append(int(np.ceil(MC_CLOSE_SE ** 2 * p * (1 - p) / (p - options.alpha) ** 2)))
+    it = "it" if len(close) == 1 else "them"
+    its = "its verdict" if len(close) == 1 else "their verdicts"
+    text = f"the aggregate test of {'; '.join(parts)}, so another seed can turn {its}"
+    if needs:
+        text += (f"; n_resamples={max(needs):_} would put {it} {MC_CLOSE_SE} standard errors from alpha (the error "
+                 "falls as 1 / sqrt(n_resamples); the p-value is estimated at this seed, so the count is a guide)")
+    if len(needs) < len(close):
+        text += "; a p-value at alpha itself no count settles: the seed, not the data, decides it"
+    return [text]
 
 
 def _welch_floored(test, delta, se, cells, pair, options):
@@ -1034,11 +1133,7 @@ def _size_notes(design, options, table):
             shared = (design.counts[:, index[a]] > 0) & (
                 True if b == PUBLISHED else design.counts[:, index[b]] > 0)
             cells = design.counts[shared][:, [index[a]] + ([] if b == PUBLISHED else [index[b]])]
-            runs = calibration.nearest_count((3, 5, 10, 20), int(cells.min()))
-            # the task counts bracketing the pair's among the test's rows at these runs (review23d: the mean's
-            # bootstrap-t has 5-task rows alone at 10 runs, and a 12-task design was told it read 5 and 26 tasks)
-            matched, bracket = calibration.bracketing_rows([r for r in rows if r["runs"] == str(runs)],
-                                                           int(shared.sum()))
+            matched, bracket, runs = _design_rows(rows, int(shared.sum()), int(cells.min()))
             row = calibration.shortfall(matched, 0.95)
             if row is not None:
                 found.setdefault((tuple(sorted(row.items())), bracket), []).append(f"{a} vs {b}")
@@ -1054,6 +1149,64 @@ def _size_notes(design, options, table):
                          f"'{_SHOWN_WORD[options.alternative]}' comes too easily there"
                          + _WAY_ON[interval])
     return notes
+
+
+def _design_rows(rows, tasks, fewest):
+    """(rows, bracket, runs): the test's calibration ``rows`` at the runs measured nearest a pair's ``fewest`` and the
+    task counts bracketing its ``tasks`` among them (review23d: the mean's bootstrap-t has 5-task rows alone at 10
+    runs, and a 12-task design was told it read 5 and 26 tasks); the one reading of :func:`_size_notes` and
+    :func:`_decision_rows_note`."""
+    runs = calibration.nearest_count((3, 5, 10, 20), fewest)
+    matched, bracket = calibration.bracketing_rows([r for r in rows if r["runs"] == str(runs)], tasks)
+    return matched, bracket, runs
+
+
+def _decision_rows_note(design, options, pairs):
+    """The notes of the aggregate tests of ``pairs`` whose bootstrap noted its nominal 95% intervals' coverage at few
+    runs (``BootstrapResult.coverage_notes``, left out: audit s32, "nominal 95% intervals covered 0.93 to 0.96" beside
+    a decision read off the 90% interval): the calibration table has no coverage rows of the bootstrap's 1 - 2 alpha
+    interval, so each quotes the rows of this test's own decision, its size at the margin (``equivalence.size``) at the
+    design nearest the pair's (:func:`_design_rows`: ``design`` is the pairs' shared tasks), and says so; pairs whose
+    words are alike share a note. Where those rows miss alpha, :func:`_size_notes` quotes them and nothing more is
+    said; at alpha other than 0.05, where they were not measured, that is said."""
+    index = {name: j for j, name in enumerate(design.agents)}
+    level = f"{signif(100 * (1 - 2 * options.alpha), 3)}%"
+    rows = [r for r in calibration.rows(CALIBRATION) if not _unlike_spread_row(r)
+            and r["test"] == _CALIBRATED_TESTS[options.alternative] and r["interval"] == "bootstrap_t"
+            and r["metric"] == options.aggregate]
+    label = {"iqm": "IQM", "mean": "mean over tasks"}[options.aggregate]
+    said = {}
+    for a, b in pairs:
+        fewest = int(design.counts[:, [index[a], index[b]]].min())
+        text = (f"reads the bootstrap's {level} interval, of which the calibration table has no coverage rows "
+                f"(bootstrap() quotes its nominal 95% intervals' coverage at {count(design.n_tasks, 'task')} and "
+                f"{count(fewest, 'run')}, short of 95%: rows of another level)")
+        matched, bracket, runs = _design_rows(rows, design.n_tasks, fewest)
+        if not np.isclose(options.alpha, 0.05):
+            text += (f"; its rows of this test's size at the margin are at alpha = 0.05 alone, not "
+                     f"{signif(options.alpha)}")
+        elif not matched:
+            text += f"; nor rows of this test's size at the margin at {count(runs, 'run')} (equivalence.size)"
+        elif calibration.shortfall(matched, 0.95) is not None:
+            continue  # _size_notes quotes the rows that miss
+        else:
+            # the families of runs off a cap (the saturated rows are of runs mostly at one, where the bootstrap's own
+            # rule withholds most of these tests: a note of its own says so where it applies)
+            plain = [r for r in matched if r["distribution"] != "saturated"] or matched
+            worst = min(plain, key=lambda r: (float(r["coverage"]), calibration.worst_coverage(r)))
+            size = 1 - float(worst["coverage"])
+            families = join_and(list(dict.fromkeys(r["distribution"].replace("_", "-") for r in plain)))
+            side = "below the fewest" if design.n_tasks < min(bracket) else "beyond the most"
+            text += (f"; its rows of this test's size at the margin (equivalence.size), at "
+                     f"{calibration.counts_words(bracket)} and {runs} runs per agent, "
+                     + ("held alpha" if size <= 0.05 else "were within 3 Monte Carlo standard errors of alpha")
+                     + f": at most {size:.3f} of {worst['n_sim']} simulated tests declared "
+                     f"{_SHOWN_WORD[options.alternative]} at alpha = 0.05 ({families} scores)"
+                     f"{calibration.worst_draw_clause(worst, size=True)}"
+                     + ("" if design.n_tasks in bracket else
+                        f"; these {count(design.n_tasks, 'task')} lie {side} simulated"))
+        said.setdefault(text, []).append(f"{a} vs {b}")
+    return [f"the aggregate ({label}) test of {join_and(named)} {text}" for text, named in said.items()]
 
 
 def _unequal_runs_note(design, options, table, published_n=None):
@@ -1298,12 +1451,14 @@ def _run_published(design, options, table, scale):
                        words=(design.block_word, design.arm_word))
     notes += withheld.lines
     none = np.zeros(design.n_tasks, dtype=bool)
-    rows, short, flat, still, capped, floored = [], {}, [], {}, [], []
+    rows, short, flat, still, capped, floored, sample = [], {}, [], {}, [], [], []
     for j, a in enumerate(design.agents):
         tied, floor = _saturation(design, j)  # the agent's runs (the table has none to read)
         more, changed = _pair_rows(options, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
                                    sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0))
         rows += more
+        sample += _as_a_sample(options, more, a, PUBLISHED, design.tasks, means[:, j], sds[:, j], runs[:, j], mean_p,
+                               sd_p, n_p, (tied[:, 0], floor[:, 0], none, 0.0))
         short[a, PUBLISHED], still[a, PUBLISHED] = _short_tasks(design.tasks, runs[:, j], n_p), changed["still"]
         flat += [f"{t}/{a} vs {PUBLISHED}" for t in _flat_tasks(design.tasks, sds[:, j], runs[:, j], sd_p, n_p)]
         capped += [f"{t}/{a} vs {PUBLISHED}" for t in changed["withheld"]]
@@ -1315,7 +1470,8 @@ def _run_published(design, options, table, scale):
     frame = _ordered(pd.DataFrame(rows), pairs)
     words = (design.block_word, design.arm_word)
     notes += (_partial_note(frame, design.n_tasks, words) + _across_notes(frame, options.across, short, still, words)
-              + _size_notes(design, options, frame) + _unequal_runs_note(design, options, frame, n_p)
+              + _sample_note(options, sample, design.n_tasks, words) + _size_notes(design, options, frame)
+              + _unequal_runs_note(design, options, frame, n_p)
               + _unlike_spreads_note(design, options, frame, sds, runs, (sd_p, n_p)))
     return _result(design, options, pairs, frame, notes, None, scale, published=True)
 

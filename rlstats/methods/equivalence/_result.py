@@ -145,12 +145,13 @@ class EquivalenceResult(Result):
                 continue
             row = row.iloc[0]
             if row["shown"] is None or (isinstance(row["shown"], float) and np.isnan(row["shown"])):
-                lines.append(f"  {scope}{self._over(row)}: withheld (see the notes)")
+                lines.append(f"  {self._scope_words(scope, row)}: withheld (see the notes)")
                 continue
-            lines.append(f"  {scope}{self._over(row)}: {row['conclusion']} (difference {fmt.signif(row['estimate'])}, "
+            lines.append(f"  {self._scope_words(scope, row)}: {row['conclusion']} (difference "
+                         f"{fmt.signif(row['estimate'])}, "
                          f"{level} CI "
                          f"{self._bound(row['conf_low'])} to {self._bound(row['conf_high'])}, "
-                         f"{self._verdict_pvalue(row)}; {row['method']})")
+                         f"{self._verdict_pvalue(row)}; {row['method']}{self._resampled(row)})")
         tasks = self._scope("task", a, b)
         tested = tasks[tasks["shown"].notna()]
         task = self._block_word  # the data's blocks by their column (audit s32 block32); "per task" heads the scope
@@ -164,6 +165,19 @@ class EquivalenceResult(Result):
                          + f"; separate tests each at alpha = {fmt.signif(self.alpha)}, not adjusted for "
                          f"multiplicity (on every {task}: holds at alpha; on some {task}: needs an adjustment)")
         return lines
+
+    def _resampled(self, row):
+        """", 2000 resamples, seed 12899353..., Monte Carlo SE of the p-value 0.0035" of the aggregate's line: its
+        bootstrap's count and seed (drawn where rng=None: ``rng=seed`` repeats it) and the Monte Carlo SE of the
+        p-value printed (audit s32: three runs without rng= gave 0.0245, 0.0255 and 0.0240, and the print said none
+        of this, where bootstrap() prints its largest Monte Carlo SE); empty on other rows."""
+        if row["scope"] != "aggregate" or self.n_resamples is None:
+            return ""
+        beyond = row["conclusion"].startswith("shown ") and np.isfinite(row["p_beyond"])
+        se = row.get("p_beyond_mc_se" if beyond else "p_mc_se", np.nan)
+        error = ("" if not np.isfinite(se) else ", the p-value Welch's t's (no Monte Carlo error)" if se == 0 else
+                 f", Monte Carlo SE of the p-value {fmt.signif(se, 2)}")
+        return f", {self.n_resamples} resamples, seed {fmt.short_seed(self.seed)}{error}"
 
     def _verdict_pvalue(self, row):
         """The p-value of the test behind the verdict printed: a verdict beyond the margin (it opens with "shown")
@@ -212,8 +226,12 @@ class EquivalenceResult(Result):
                      f"{fmt.signif(self.alpha)})")
             beyond = self.comparisons["p_beyond"].where(self.comparisons["conclusion"].str.startswith("shown "))
             shown.insert(shown.columns.get_loc("p_value") + 1, "p_beyond", beyond.to_numpy())
-        return {f"Tests against the margin {band}{fmt.signif(self.margin)} ({self.margin_scale}); {rule}{per_task}":
-                shown}
+        # audit s32: across='welch' is of the tasks at hand; the table pasted alone says so
+        fixed = (f"; across tasks, Welch-Satterthwaite: an inference about these {fmt.count(self.n_tasks, 'task')} "
+                 "(its standard error from the runs within each)"
+                 if self.across == "welch" and (shown["scope"] == "across tasks").any() else "")
+        return {f"Tests against the margin {band}{fmt.signif(self.margin)} ({self.margin_scale}); {rule}{per_task}"
+                f"{fixed}": shown}
 
     def summary(self) -> Summary:
         """The table of every test; where a verdict is past the margin, a key says what its p-value column is, in
@@ -255,6 +273,18 @@ class EquivalenceResult(Result):
             "n_shown": int(shown.fillna(False).astype(bool).sum()), "n_agents": self.n_agents,
             "n_tasks": self.n_tasks, "n_obs": self.nobs}])
 
+    def _scope_words(self, scope, row):
+        """A scope as the print and the prose name it: across='welch' is an inference about the tasks at hand (its
+        standard error from the runs within them), said "across these 8 tasks" (audit s32: "across tasks" read as
+        tasks in general), or "across the 3 tasks both ran"; the paired t over tasks (tasks as a sample) and the
+        aggregate keep their names, with " over the 3 tasks both ran" where the pair shared fewer."""
+        if scope == "across tasks" and self.across == "welch":
+            n = int(row.get("n_tasks", len(self.tasks)))
+            task = self._block_word  # the data's blocks by their column (audit s32 block32)
+            return (f"across the {fmt.count(n, task)} both ran" if 0 < n < len(self.tasks) else
+                    f"across these {fmt.count(n, task)}")
+        return f"{scope}{self._over(row)}"
+
     def _over(self, row):
         """" over the 3 tasks both ran" of an across-tasks or aggregate row that read fewer tasks than the data's
         (audit s31: a pair's aggregate reads the tasks both its agents ran); else nothing."""
@@ -275,8 +305,8 @@ class EquivalenceResult(Result):
                 f"Per {task} we used Welch's t; across "
                 f"{tasks}, the mean over {tasks} of the {task}-level differences of means, "
                 + (f"with the one-sample t over {tasks}" if self.across == "paired_t" else
-                   f"with its standard error from the runs within {tasks} on Welch-Satterthwaite df (the {tasks} at "
-                   "hand)"))
+                   f"with its standard error from the runs within {tasks} on Welch-Satterthwaite df, an inference "
+                   f"about these {fmt.count(self.n_tasks, task)}, not about {tasks} beyond them"))
         aggregate = self.comparisons[self.comparisons["scope"] == "aggregate"]
         if self.aggregate is not None and np.isfinite(aggregate["conf_low"].to_numpy(dtype=float)).any():
             text += (f"; in aggregate the {'IQM' if self.aggregate == 'iqm' else 'mean'} "
@@ -294,7 +324,7 @@ class EquivalenceResult(Result):
                 row = self._scope(scope, a, b)
                 if len(row) and row.iloc[0]["shown"] is not None and np.isfinite(row.iloc[0]["conf_low"]):
                     r = row.iloc[0]
-                    parts.append(f"{scope}{self._over(r)}, {r['conclusion']} (difference "
+                    parts.append(f"{self._scope_words(scope, r)}, {r['conclusion']} (difference "
                                  f"{fmt.signif(r['estimate'], 3)}, {level} CI "
                                  f"{self._bound(r['conf_low'], 3)} to {self._bound(r['conf_high'], 3)})")
             tasks = self._scope("task", a, b)

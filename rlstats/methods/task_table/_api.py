@@ -107,8 +107,8 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     The best agent by ``statistic`` is always in the set (a rank test can find another agent significantly higher;
     a note says so). Effect sizes are against the best: the Vargha-Delaney A12 (the probability that a run of the
     best beats a run of the other; score-type interval), Cliff's delta = 2 A12 - 1, Hedges' g (noncentral-t
-    interval) and Welch's t with the interval of the difference of means; the A12 and g intervals of a task are
-    adjusted for the choice of its best (``effect_intervals``). ``aggregate="bootstrap"`` adds a row
+    interval) and Welch's t with the interval of the difference of means; the A12, g and difference intervals of a
+    task are adjusted for the choice of its best (``effect_intervals``). ``aggregate="bootstrap"`` adds a row
     with each agent's aggregate over tasks and its stratified bootstrap interval (normalise the scores first with
     ``normalize=``).
 
@@ -162,7 +162,10 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         Random splits of the permutation-type tests when there are too many to enumerate, and the aggregate row's
         bootstrap resamples.
     effect_intervals : {"fcr", "fcr_normal", "per_pair"}
-        The A12 and Hedges' g intervals against the best. ``"fcr"`` (default): A12's score-type interval (Newcombe
+        The A12 and Hedges' g intervals against the best, and the level of Welch's interval of the difference of
+        means beside them (audit s32: it stayed per pair under a note saying the task's intervals were joint; an
+        interval above 0 beside a possibly-best mark, whose Holm step-down tests more pairs, is said in a note).
+        ``"fcr"`` (default): A12's score-type interval (Newcombe
         2006's method 5 with a t quantile on n + m - 2 df and a continuity correction), defined at a complete
         separation, and the noncentral-t interval of the standardised difference delta (exact for normal runs),
         widened by the ratio of a kurtosis-aware standard error to the normal one where the runs' tails are heavier
@@ -366,11 +369,15 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     # fcr_level is the level itself) that shows some A12 or Hedges' g interval (not all withheld, e.g. one run a cell)
     printed = np.isfinite(a12[..., 1]).any(axis=1) | np.isfinite(hedges[..., 1]).any(axis=1)
     if options.effect_intervals in kernels.FCR_INTERVALS and (printed & (compared_agents > 2)).any():
-        effect_note(f"each task's effect-size intervals against its best are at {fmt.signif(100 * level)}% jointly: "
+        effect_note(f"each task's effect-size intervals against its best (A12, Hedges' g and the difference of "
+                    f"means) are at {fmt.signif(100 * level)}% jointly: "
                     f"with k agents in a task, each is at 1 - 2 (1 - {fmt.signif(level)}) / k, so that whichever "
                     f"agent is best at most {fmt.signif(100 * (1 - level))}% of those printed miss (Benjamini and "
                     "Yekutieli's false coverage-statement rate); effect_intervals='per_pair' gives the unadjusted "
                     "intervals")
+    apart = _apart_note(design, options, welch, possibly_best & others, compared_agents)
+    if apart:
+        effect_note(apart)
     if flat.any():
         effect_note(f"Hedges' g is undefined in {_cells_phrase(design, flat)}: neither agent's runs vary")
     aggregate_row = None
@@ -626,6 +633,36 @@ def _shortfall_sentence(what, row, tasks, counted, level, target):
             f"{row['configuration'].replace('_', ' ')}; "
             f"{row['n_sim']} {counted}), {miss_clause(row, level, target=target)} "
             f"({listed(fmt.names_shown(tasks), 5)})")
+
+
+def _apart_note(design, options, welch, marked, agents):
+    """The note of the agents marked possibly best whose interval of the difference of means against the best lies
+    wholly above 0 (audit s32: a reader compares the interval with the mark). Both are at their levels, but not one
+    test: the marks take ``test`` over the k (k - 1) ordered pairs of a task with ``adjustment`` (Holm's first test at
+    alpha / (k (k - 1))), the interval Welch's t at the effect sizes' per-comparison level, each side at
+    (1 - confidence_level) / k with ``"fcr"``; so such a cell is possible and is said, with why. None where none."""
+    apart = marked & (welch[..., 2] > 0)
+    if not apart.any():
+        return None
+    t = int(np.nonzero(apart)[0][0])
+    k = int(agents[t])
+    level = options.confidence_level
+    side = (1 - level) / (k if options.effect_intervals in kernels.FCR_INTERVALS else 2)
+    why = []
+    if options.test != "welch":
+        why.append(f"the marks rest on the {_TEST_NAMES[options.test]}, the interval on Welch's t")
+    if options.adjustment != "none":
+        first = options.alpha / (k * (k - 1))
+        why.append(f"the marks adjust for the k (k - 1) = {k * (k - 1)} ordered pairs of a task "
+                   f"({_adjust_name(options.adjustment)}: its smallest p-value is tested at alpha / {k * (k - 1)} "
+                   f"= {fmt.signif(first, 2)} with {k} agents), the interval only for the {k - 1} against the best "
+                   f"(each side at {fmt.signif(side, 2)})")
+    elif not np.isclose(side, options.alpha):
+        why.append(f"the marks test at alpha = {fmt.signif(options.alpha)}, the interval's sides at "
+                   f"{fmt.signif(side, 2)}")
+    return (f"the interval of the difference of means against the best lies above 0 in {_cells_phrase(design, apart)}"
+            f" marked possibly best: {'; '.join(why)}; the mark is the set's answer at alpha, the interval the size "
+            "of the difference")
 
 
 def _cells_phrase(design, mask):

@@ -502,7 +502,8 @@ def effect_sizes(pairs, level, ranked=None, intervals="per_pair", effect_levels=
 
     ``ranked`` holds the same pairs with noise-level ties made exact (``statistics.near_ties``), which A12 reads;
     Hedges' g and Welch's t read ``pairs``. ``effect_levels`` (one per pair, or one for all; ``level`` when None)
-    is the level of the A12 and Hedges' g intervals, ``level`` that of Welch's.
+    is the level of the A12, Hedges' g and Welch's intervals (audit s32: Welch's stayed at ``level`` while the note
+    said every effect-size interval of a task was at ``level`` jointly).
 
     Returns
     -------
@@ -520,7 +521,8 @@ def effect_sizes(pairs, level, ranked=None, intervals="per_pair", effect_levels=
         ``effectsize::hedges_g(x, y)`` (0.8.0 and later), estimate and limits, which shrinks the interval towards 0
         and covers delta less the larger it is.
     welch : ndarray, shape (P, 4)
-        Welch's t, its df and the interval of the difference of means x - y, as R's ``t.test(x, y)`` prints them.
+        Welch's t, its df and the interval of the difference of means x - y at ``effect_levels``, as R's
+        ``t.test(x, y, conf.level = ...)`` prints them.
     """
     from scipy import special
 
@@ -557,7 +559,7 @@ def effect_sizes(pairs, level, ranked=None, intervals="per_pair", effect_levels=
         hedges_out = np.stack([g, low * scale, high * scale], axis=1)
     t_w, df_w, difference, se = welch_parts.T
     with np.errstate(invalid="ignore"):
-        half = special.stdtrit(df_w, 0.5 + level / 2.0) * se
+        half = special.stdtrit(df_w, 0.5 + levels / 2.0) * se
     welch_out = np.stack([t_w, df_w, difference - half, difference + half], axis=1)
     return a12_out, hedges_out, welch_out
 

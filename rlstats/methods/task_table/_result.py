@@ -86,7 +86,8 @@ class TaskTableResult(Result):
         Estimate, lower and upper bound of each effect size of the best against the agent.
     welch : ndarray, shape (n_tasks, n_agents, 4)
         Welch's t of the best against the agent, its df and the interval of the difference of means (oriented so
-        that positive favours the best).
+        that positive favours the best), at the level of the A12 and g intervals (``effect_intervals="fcr"``: a
+        task's k - 1 intervals at 1 - 2 (1 - confidence_level) / k each; audit s32).
     next_ranked : ndarray of int, shape (n_tasks, n_agents)
         The agent ranked just above each agent in its task by the statistic (-1 for the best and empty cells).
     a12_next, hedges_g_next : ndarray, shape (n_tasks, n_agents, 3)
@@ -475,7 +476,9 @@ class TaskTableResult(Result):
         runs on the task);
         ``p_value`` is the one-sided p-value of the best against the agent, ``p_adjusted`` the smallest adjusted
         p-value of another agent against it; ``welch_t``, ``welch_df``, ``diff_low`` and ``diff_high`` are R's
-        ``t.test(best, agent)`` (oriented so that positive favours the best).  ``next_agent`` is the agent ranked
+        ``t.test(best, agent, conf.level = L)`` (oriented so that positive favours the best), L the level of the
+        task's effect-size intervals (``effect_intervals="fcr"``: 1 - 2 (1 - confidence_level) / k in a task of k
+        agents; ``"per_pair"``: confidence_level).  ``next_agent`` is the agent ranked
         just above in the task (None for the best), and ``a12_next``, ``hedges_g_next`` (with ``_low``, ``_high``)
         and ``diff_next_low``, ``diff_next_high`` the same effect sizes against it (positive favours it).
         """
