@@ -1,0 +1,76 @@
+"""Audit s32 (scale32): the raw-scales caution's rule (normalization.warn_raw_scales), from a new user's trial.
+
+selection_check() on Dierkes et al.'s optimisation runs (dehb/dehb vs base/base, 7 algorithm-task pairs, the 4
+Brax ones reported) said "selection bias suspected" (inspector p = 0.02857) with no caution, where min-max
+normalised scores say "the claim survives": the pair's task ranges run from 56.9 (sac-wipe) to 5,404 (sac-humanoid),
+95 times apart, but the rule compared the widest range with the median of the others' (3.88 times), so three narrow
+tasks that carry 1.9% of the aggregate's weight (3 of 7 tasks) and are exactly the held-out ones went unsaid.
+tuning()'s "averaged over tasks" line (PPO on ant, humanoid, lunar) averaged levels 20-40 times apart uncautioned.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import caught, load_dataset
+
+import rlstats
+
+OWN_SCALES = "aggregated on their own scales"
+REPORTED = ["ppo-ant", "ppo-humanoid", "sac-ant", "sac-humanoid"]
+DEHB, BASE = "hpo=dehb, rpo=dehb, return", "hpo=base, rpo=base, return"
+
+
+def _optimisation_pair():
+    runs = load_dataset("hpo_optimisation").drop_duplicates()
+    runs = runs[runs.procedure.isin([DEHB, BASE])].assign(task=lambda d: d.algorithm + "-" + d.task)
+    return runs.assign(run=runs.groupby(["task", "procedure"]).cumcount())
+
+
+def _wide_and_narrow(n_narrow=3, n_wide=4, scale=40.0, runs=5, seed=0):
+    """n_wide tasks of range ~scale times the n_narrow others', both agents alike on every task."""
+    rng = np.random.default_rng(seed)
+    rows = [(agent, f"t{t}", r, (scale if t < n_wide else 1.0) * rng.normal())
+            for t in range(n_wide + n_narrow) for agent in ("new", "old") for r in range(runs)]
+    return pd.DataFrame(rows, columns=["agent", "task", "run", "score"])
+
+
+@pytest.mark.xfail(strict=True, reason="audit s32 scale32: three narrow tasks of seven went unsaid")
+def test_selection_check_on_raw_scales_of_a_narrow_group_is_cautioned(mirror):
+    data = _optimisation_pair()
+    spread = data.groupby("task").score.agg(lambda s: s.max() - s.min()).sort_values()
+    assert spread.iloc[-1] / spread.iloc[0] == pytest.approx(95.01, abs=0.01)
+    assert spread.iloc[-1] / spread.iloc[:-1].median() == pytest.approx(3.877, abs=0.001)  # the old rule's ratio
+    # the narrower half's median range (84.07) and the wider half's (3,592.2): 42.7 times apart
+    assert spread.iloc[4:].median() / spread.iloc[:3].median() == pytest.approx(42.73, abs=0.01)
+    res, said = caught(lambda: rlstats.selection_check(data, "score ~ procedure | task/run", treatment=DEHB,
+                                                       baseline=BASE, reported=REPORTED, rng=0, progress=False))
+    assert res.inspector["pvalue"] == pytest.approx(1 / 35)  # the verdict stands; only the caution is new
+    assert [w for w in said if OWN_SCALES in w]
+    assert "were aggregated on their own scales" in str(res)
+
+
+@pytest.mark.xfail(strict=True, reason="audit s32 scale32: a minority of tasks 40 times narrower went unsaid")
+def test_a_narrow_group_of_tasks_is_cautioned_synthetic():
+    data = _wide_and_narrow()
+    res, said = caught(lambda: rlstats.selection_check(data, "score ~ agent | task/run", treatment="new",
+                                                       baseline="old", reported=["t0", "t1", "t2", "t3"], rng=0,
+                                                       progress=False))
+    assert [w for w in said if OWN_SCALES in w]
+
+
+def test_tasks_on_one_scale_are_not_cautioned_synthetic():
+    data = _wide_and_narrow(scale=1.0)
+    res, said = caught(lambda: rlstats.selection_check(data, "score ~ agent | task/run", treatment="new",
+                                                       baseline="old", reported=["t0", "t1", "t2", "t3"], rng=0,
+                                                       progress=False))
+    assert not [w for w in said if OWN_SCALES in w or "ranges apart" in w]
+
+
+@pytest.mark.xfail(strict=True, reason="audit s32 scale32: tuning's mean over tasks of levels 20-40x apart unsaid")
+def test_tuning_mean_over_tasks_of_levels_apart_is_cautioned(mirror):
+    runs = load_dataset("hpo_optimisation").drop_duplicates()
+    ppo = runs[(runs.algorithm == "ppo") & runs.procedure.isin([DEHB, BASE, "hpo=dehb, rpo=base, return"])]
+    res, said = caught(lambda: rlstats.tuning(ppo, "score ~ procedure | task/seed", config="tuning_run",
+                                              views=["expected_max"], n_resamples=100, rng=0, progress=False))
+    assert [w for w in said if "ranges apart" in w and "'lunar'" in w]
+    assert "ranges apart" in str(res)
