@@ -1065,9 +1065,9 @@ def warn_raw_scales(design: Any, normalize: Normalizer, location: Iterable[str] 
                      f"median of the other tasks' ranges")
         else:
             ratio = signif(np.median(spread[wide]) / np.median(spread[narrow]), 3)
-            names = listed(names_shown([design.tasks[t] for t in narrow], design.tasks), 5)
+            # the narrowest named as the widest is above (quoted), one name: power() counts texts alike once
             apart = (f"the median range of the scores of the {wide.size} widest tasks, largest minus smallest {read}, "
-                     f"is {ratio} times that of the other {narrow.size} ({names})")
+                     f"is {ratio} times that of the other {narrow.size}, the narrowest {design.tasks[order[-1]]!r}")
         said = (f"scores of {counted} {{}} aggregated on their own scales ({apart}{left_out}), so the tasks with wide "
                 "ranges decide the result")
         warn(said.format("are") + f"; {RAW_SCALES_ADVICE}")

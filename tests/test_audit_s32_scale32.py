@@ -87,7 +87,7 @@ def test_the_rule_reads_the_halves_medians_and_the_widest_against_the_others():
     spread, said = said_of([30, 30, 30, 1, 1])  # the narrower 2 of 5: the halves' medians apart, widest vs 3 others' not
     wide, narrow = np.median(np.sort(spread)[2:]), np.median(np.sort(spread)[:2])
     assert spread.max() / np.median(np.sort(spread)[:-1]) < 10 < wide / narrow
-    assert len(said) == 1 and f"is {float(f'{wide / narrow:.3g}')} times that of the other 2 (t3, t4)" in said[0]
+    assert len(said) == 1 and f"is {float(f'{wide / narrow:.3g}')} times that of the other 2, the narrowest 't{np.argmin(spread)}'" in said[0]
     spread, said = said_of([30, 1, 1, 1, 1])  # one wide task: the old sentence
     assert len(said) == 1 and "the range of the scores of 't0'" in said[0]
     assert said_of([30, 30, 30, 30, 1])[1] == []  # one narrow task of 5: chance at few runs, not cautioned
