@@ -92,3 +92,46 @@ def test_the_rule_reads_the_halves_medians_and_the_widest_against_the_others():
     assert len(said) == 1 and "the range of the scores of 't0'" in said[0]
     assert said_of([30, 30, 30, 30, 1])[1] == []  # one narrow task of 5: chance at few runs, not cautioned
     assert said_of([3, 3, 2, 2, 1])[1] == []
+
+
+def _curves_of(frame):
+    """Each run's score at steps 1 and 2 (the second a little higher): the curves' ranges are the runs'."""
+    return pd.concat([frame.assign(step=1), frame.assign(step=2, score=frame.score + 0.01)], ignore_index=True)
+
+
+def _tuning_of(frame):
+    """The runs as two configurations' seeds (config 'lr'), agent 'new' alone, lr=0.2 better by the task's sd."""
+    one = frame[frame.agent == "new"].rename(columns={"run": "seed"})
+    better = one.score + one.groupby("task").score.transform("std")
+    return pd.concat([one.assign(lr=0.1), one.assign(lr=0.2, score=better)], ignore_index=True)
+
+
+BACK_ENDS = {  # every back end that aggregates raw scores over tasks (audit s32: the coverage the report lists)
+    "bootstrap": lambda d: rlstats.bootstrap(d, "score ~ agent | task/run", n_resamples=100, rng=0),
+    "performance_profile": lambda d: rlstats.performance_profile(d, "score ~ agent | task/run", n_resamples=100,
+                                                                 rng=0),
+    "bayes": lambda d: rlstats.bayes(d, "score ~ agent | task/run", n_samples=200, rng=0),
+    "equivalence": lambda d: rlstats.equivalence(d, "score ~ agent | task/run", margin=1.0, n_resamples=100, rng=0),
+    "mixed": lambda d: rlstats.mixed(d, "score ~ agent | task/run"),
+    "task_table": lambda d: rlstats.task_table(d, "score ~ agent | task/run", aggregate="bootstrap",
+                                               n_resamples=100, rng=0),
+    "selection_check": lambda d: rlstats.selection_check(d, "score ~ agent | task/run", treatment="new",
+                                                         baseline="old", reported=["t0", "t1", "t2", "t3"], rng=0),
+    "power": lambda d: rlstats.power("bootstrap", design=d, formula="score ~ agent | task/run", seeds=[3], n_sim=4,
+                                     rng=0),
+    "curves": lambda d: rlstats.curves(_curves_of(d), "score ~ agent | task/run", step="step", statistic="mean",
+                                       n_resamples=50, rng=0),
+    "tuning": lambda d: rlstats.tuning(_tuning_of(d), "score ~ agent | task/seed", config="lr",
+                                       views=["expected_max"], n_resamples=100, rng=0),
+}
+
+
+@pytest.mark.parametrize("back_end", list(BACK_ENDS))
+def test_every_back_end_aggregating_raw_scores_cautions_a_narrow_group(back_end):
+    call = BACK_ENDS[back_end]
+    _, said = caught(lambda: call(_wide_and_narrow()))
+    assert [w for w in said if "(the median range of the scores of the 4 widest tasks" in w], said
+    # tasks alike: no caution of spreads (power's resampled pilots of 3 runs may put tasks' ranges apart by chance,
+    # which the IQM's caution reads: not this rule's)
+    _, said = caught(lambda: call(_wide_and_narrow(scale=1.0)))
+    assert not [w for w in said if "(the range of the scores" in w or "(the median range" in w], said
