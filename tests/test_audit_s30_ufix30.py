@@ -147,7 +147,9 @@ def test_pbp_records_no_resamples_it_did_not_draw(atari, tmp_path):
 def test_task_table_aggregate_row_cautions_by_the_bootstraps_rule():
     """The paper table's aggregate row said "pools raw scores of tasks on different scales" of any 2 raw tasks, a rule
     of its own; it now gives the bootstrap's caution (warn_raw_scales: ranges ten times apart), once, and none where
-    the bootstrap gives none (these simulated tasks' ranges: 7 times apart)."""
+    the bootstrap gives none (these simulated tasks' ranges: 7 times apart). Audit s32 (scale32): the tasks "alike"
+    were simulate()'s default, scales 10 ** U(-1, 1) (sd 9.0, 0.27 and 2.5): the narrower half's median range is
+    now read too, and they are cautioned; alike tasks are simulated with heterogeneity=0."""
     g = np.random.default_rng(0)
     rows = [(a, t, r, (5 + g.normal() + (a == "B")) * scale) for a in "AB"
             for t, scale in (("t1", 1.0), ("t2", 100.0), ("t3", 1.0)) for r in range(6)]
@@ -161,7 +163,7 @@ def test_task_table_aggregate_row_cautions_by_the_bootstraps_rule():
         f"the aggregate row: scores of 3 tasks were aggregated on their own scales (the range of the scores of 't2', "
         f"largest minus smallest over all agents and runs, is {float(f'{ratio:.3g}')} times the median of the other "
         "tasks' ranges), so the tasks with wide ranges decide the result; normalize= puts them on one scale"]
-    alike = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0)
+    alike = rlstats.datasets.simulate(agents=2, tasks=3, seeds=3, rng=0, heterogeneity=0)
     quiet, said = caught(lambda: rlstats.task_table(alike, "score ~ agent | task/seed", rng=0, aggregate="bootstrap",
                                                     n_resamples=100))
     assert not [w for w in said if "own scales" in w] and not [n for n in quiet.notes if "scales" in n]

@@ -354,7 +354,9 @@ def selection_check(data: Data, formula: FormulaLike | None = None, *, treatment
     effect : {"mean_diff", "std_diff", "poi"} or callable
         Per-task effect of the treatment: difference of mean scores
         (normalise scores across tasks first: a warning and a note say when
-        the two agents' tasks' ranges are ten times apart); that difference over the
+        the two agents' tasks' ranges are ten times apart: the widest task's
+        more than ten times the others' median, or the wider half's median
+        more than ten times the narrower half's); that difference over the
         pooled within-task sd (needs 2 runs per agent); the probability of
         improvement minus 0.5; or ``f(treatment_runs, baseline_runs) -> float``.
     inspector : {"fisher_pitman", "t", "welch", "z"}

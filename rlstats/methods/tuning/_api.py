@@ -801,15 +801,18 @@ def _raw_scales(design, sweeps, normalize, configured):
     read on what the expected max averages over tasks: each configuration's mean over its seeds (the unit), as
     bootstrap() reads the same rows through '| task/<config>/seed'; without config= the agent is the configuration
     and its seeds the runs. Audit s30: the seeds' ranges were read, Dierkes et al.'s PPO on ant and lunar 9.8 times
-    apart (no caution) where the configurations' means, which the mean over tasks adds, are 28 times apart."""
+    apart (no caution) where the configurations' means, which the mean over tasks adds, are 28 times apart. The mean
+    is printed as a level ("averaged over tasks: k=1: 3726"), so tasks whose scores lie apart are cautioned too
+    (location "level"; audit s32 scale32: PPO's ant, humanoid and lunar, ranges 8.7 times apart at most, lunar's
+    configurations 205-463 and ant's 5,925-8,179)."""
     if not configured:
-        return warn_raw_scales(design, normalize)
+        return warn_raw_scales(design, normalize, location=["level"])
     keys = list(sweeps)
     means = [kernels.config_means(sweeps[key]["values"], sweeps[key]["starts"], sweeps[key]["sizes"]) for key in keys]
     sizes = [m.size for m in means]
     unit = dataclasses.replace(design, y=np.concatenate(means), task=np.repeat([t for t, _ in keys], sizes),
                                agent=np.repeat([a for _, a in keys], sizes))
-    caution = warn_raw_scales(unit, normalize,  # ranges: the sign of the values is moot
+    caution = warn_raw_scales(unit, normalize, location=["level"],  # ranges: the sign of the values is moot
                               read=f"of all {fmt.plural(design.arm_word)}' configuration means over their seeds"
                               ).notes[len(design.notes):]
     return dataclasses.replace(design, notes=(*design.notes, *caution)) if caution else design
