@@ -1,0 +1,123 @@
+"""Audit s32 (msg32): messages and notes new users met on real data (SB3 logs, the ADA-research sweeps, marl-eval)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.cli import main
+from rlstats.errors import DesignError, OptionError
+
+SB3 = Path(__file__).resolve().parents[2] / "shared" / "data" / "logs" / "sb3_classic"
+
+
+def _cli(argv, capsys):
+    out = io.StringIO()
+    status = main(argv, out=out)
+    return status, out.getvalue(), capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- 1. a binary training log as a table
+
+def _npz(tmp_path):
+    source = SB3 / "PPO" / "CartPole-v1" / "seed_0" / "evaluations.npz"
+    if source.is_file():
+        return shutil.copy(source, tmp_path / "evaluations.npz")
+    path = tmp_path / "evaluations.npz"
+    np.savez(path, timesteps=np.array([5000, 10000]), results=np.ones((2, 5)), ep_lengths=np.ones((2, 5)))
+    return path
+
+
+@pytest.mark.xfail(strict=True, reason="msg32 item 1")
+def test_an_evaluations_npz_given_as_a_table_points_to_read_logs(tmp_path, capsys):
+    """The .npz (a zip archive, 'PK') was called text that is not UTF-8, with iconv advice."""
+    status, _, err = _cli(["compare", str(_npz(tmp_path)), "score ~ agent | task"], capsys)
+    assert status == 2
+    assert "iconv" not in err and "UTF-8" not in err
+    assert "read-logs" in err and "--format sb3_eval" in err
+
+
+@pytest.mark.xfail(strict=True, reason="msg32 item 1")
+def test_a_tfevents_file_and_a_parquet_file_without_its_suffix(tmp_path, capsys):
+    events = tmp_path / "events.out.tfevents.1700000000.host.1.0"
+    events.write_bytes(b"\x18\x00\x00\x00\x00\x00\x00\x00\xa3\x7fK\"\t\x00\x00\x00\x00\x00\x00\xf0?\x1a\rbrain.Event:2")
+    status, _, err = _cli(["compare", str(events), "score ~ agent | task"], capsys)
+    assert status == 2 and "read-logs" in err and "--format tensorboard" in err and "iconv" not in err
+    frame = pd.DataFrame({"agent": ["A", "B"] * 6, "task": ["t"] * 12, "score": np.arange(12.0)})
+    table = tmp_path / "runs.dat"
+    frame.to_parquet(table)
+    status, out, err = _cli(["compare", str(table), "score ~ agent | task", "--method", "bootstrap",
+                             "-o", "n_resamples=200", "--seed", "0"], capsys)
+    assert status == 0, err
+
+
+def test_latin1_text_keeps_the_iconv_advice(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    path.write_bytes("agent,task,score\ncaf\xe9,t,1\n".encode("latin1"))
+    status, _, err = _cli(["compare", str(path), "score ~ agent | task"], capsys)
+    assert status == 2 and "iconv" in err
+
+
+# ----------------------------------------------------------------------------- 2. a sweep without config=
+
+def _sweep(extra=True):
+    rng = np.random.default_rng(0)
+    rows = [("PPO", "LunarLander", c, 10 ** (-3 - c / 50), s, rng.normal()) for c in range(50) for s in range(10)]
+    frame = pd.DataFrame(rows, columns=["agent", "task", "cfg", "learning_rate", "seed", "score"])
+    return frame if extra else frame.drop(columns=["cfg", "learning_rate"])
+
+
+@pytest.mark.xfail(strict=True, reason="msg32 item 2")
+def test_seeds_repeating_in_a_sweep_without_config_name_the_columns(capsys):
+    with pytest.raises(DesignError) as info:
+        rlstats.tuning(_sweep(), "score ~ agent | task/seed")
+    text = str(info.value)
+    assert "config='cfg'" in text and "'learning_rate'" in text and "'score'" not in text
+    with pytest.raises(DesignError) as info:  # no column tells them apart: the advice is not given
+        rlstats.tuning(_sweep(extra=False), "score ~ agent | task/seed")
+    assert "config=" not in str(info.value)
+
+
+# ----------------------------------------------------------------------------- 4. sensitivity over a replicate level
+
+@pytest.mark.xfail(strict=True, reason="msg32 item 4")
+def test_sensitivity_left_out_for_a_replicate_level_says_why():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame([(a, t, r, s, rng.normal()) for a in "AB" for t in ("t1", "t2", "t3") for r in range(3)
+                          for s in range(4)], columns=["agent", "task", "tuning_run", "seed", "score"])
+    res = rlstats.tuning(frame, "score ~ agent | task/seed", config="tuning_run", n_resamples=200, rng=0)
+    with pytest.raises(OptionError) as info:
+        res.sensitivity()
+    text = str(info.value)
+    assert "views=['sensitivity'" not in text
+    assert "'tuning_run' is a replicate level" in text
+
+
+# ----------------------------------------------------------------------------- 5. a bounds= note on the command line
+
+def _capped_runs(path):
+    rng = np.random.default_rng(1)
+    rows = []
+    for agent, task, n in (("A", "crash", 3), ("B", "crash", 3), ("A", "fine", 4), ("B", "fine", 5)):
+        for s in range(n):
+            value = -500.0 if task == "crash" and (agent == "A" or s < 1) else rng.normal(100, 30)
+            rows += [(agent, task, s, 1, value / 2), (agent, task, s, 2, value)]
+    pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"]).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.xfail(strict=True, reason="msg32 item 5")
+def test_the_bounds_note_in_command_words_names_the_task(tmp_path, capsys):
+    status, out, err = _cli(["compare", str(_capped_runs(tmp_path / "runs.csv")), "score ~ agent | task/seed",
+                             "--summarize", "final", "--method", "tuning", "--seed", "0",
+                             "-o", "n_resamples=200"], capsys)
+    assert status == 0, err
+    note = next(line for line in (out + err).splitlines() if "lie below -500" in line)
+    assert "-o 'bounds=(-500, None)'" in note and "pass bounds=" not in note
+    assert "smallest score of task 'crash' (4 of its 6 runs reach it)" in note
