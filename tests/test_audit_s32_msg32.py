@@ -34,7 +34,6 @@ def _npz(tmp_path):
     return path
 
 
-@pytest.mark.xfail(strict=True, reason="msg32 item 1")
 def test_an_evaluations_npz_given_as_a_table_points_to_read_logs(tmp_path, capsys):
     """The .npz (a zip archive, 'PK') was called text that is not UTF-8, with iconv advice."""
     status, _, err = _cli(["compare", str(_npz(tmp_path)), "score ~ agent | task"], capsys)
@@ -43,7 +42,6 @@ def test_an_evaluations_npz_given_as_a_table_points_to_read_logs(tmp_path, capsy
     assert "read-logs" in err and "--format sb3_eval" in err
 
 
-@pytest.mark.xfail(strict=True, reason="msg32 item 1")
 def test_a_tfevents_file_and_a_parquet_file_without_its_suffix(tmp_path, capsys):
     events = tmp_path / "events.out.tfevents.1700000000.host.1.0"
     events.write_bytes(b"\x18\x00\x00\x00\x00\x00\x00\x00\xa3\x7fK\"\t\x00\x00\x00\x00\x00\x00\xf0?\x1a\rbrain.Event:2")

@@ -106,6 +106,20 @@ def _not_utf8(where, exc, offset=0):
                       f"{offset + exc.start}); save it as UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > utf8.csv")
 
 
+def _refuse_binary_log(path):
+    """A training log read-logs reads (an SB3 evaluations.npz, a TensorBoard event file: told by its name, a binary
+    format's) given where a table of runs is read: the error says how to turn such logs into a table (audit s32: an
+    evaluations.npz was called text that is not UTF-8, with iconv's advice)."""
+    from ..logs._formats import binary_log
+
+    record = binary_log(path.name)
+    if record is not None:
+        raise UsageError(f"{path} is a training log ({record.label[:-1] if record.label.endswith('s') else record.label}"
+                         f"), not a table of runs; turn the logs into one first: rlstats read-logs FOLDER --format "
+                         f"{record.name} --pattern '{{agent}}/{{task}}/seed_{{seed}}' -o runs.csv (FOLDER holds the "
+                         "runs' folders, whose paths the pattern names), then give runs.csv")
+
+
 def _decoded(raw, where):
     try:
         return raw.decode("utf-8")
@@ -191,6 +205,9 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
             raise UsageError(f"{path} is not a readable Parquet file (it does not start and end with the "
                              "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
         return _parquet(path, str(path), per)
+    if _parquet_magic(path):  # a Parquet file named otherwise (runs.dat): read as standard input's would be
+        return _parquet(path, str(path), per)
+    _refuse_binary_log(path)
     default = "\t" if suffix in (".tsv", ".tab") else ","
     separator = default if sep is None else sep
     frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path, per, sep_way)
