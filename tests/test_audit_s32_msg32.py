@@ -71,7 +71,6 @@ def _sweep(extra=True):
     return frame if extra else frame.drop(columns=["cfg", "learning_rate"])
 
 
-@pytest.mark.xfail(strict=True, reason="msg32 item 2")
 def test_seeds_repeating_in_a_sweep_without_config_name_the_columns(capsys):
     with pytest.raises(DesignError) as info:
         rlstats.tuning(_sweep(), "score ~ agent | task/seed")
@@ -80,6 +79,11 @@ def test_seeds_repeating_in_a_sweep_without_config_name_the_columns(capsys):
     with pytest.raises(DesignError) as info:  # no column tells them apart: the advice is not given
         rlstats.tuning(_sweep(extra=False), "score ~ agent | task/seed")
     assert "config=" not in str(info.value)
+    two = pd.DataFrame([("PPO", "L", lr, gamma, s, 1.0) for lr in (1, 2) for gamma in (0.9, 0.99) for s in range(3)],
+                       columns=["agent", "task", "lr", "gamma", "seed", "score"])
+    with pytest.raises(DesignError) as info:  # two hyperparameters, neither alone enough
+        rlstats.tuning(two, "score ~ agent | task/seed", config="lr")
+    assert "config= looks too coarse: pass config=['lr', 'gamma']" in str(info.value)
 
 
 # ----------------------------------------------------------------------------- 4. sensitivity over a replicate level
