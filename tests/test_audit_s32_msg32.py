@@ -123,3 +123,29 @@ def test_the_bounds_note_in_command_words_names_the_task(tmp_path, capsys):
     note = next(line for line in (out + err).splitlines() if "lie below -500" in line)
     assert "-o 'bounds=(-500, None)'" in note and "pass bounds=" not in note
     assert "smallest score of task 'crash' (4 of its 6 runs reach it)" in note
+
+
+# ----------------------------------------------------------------------------- 3. install hints
+
+def test_install_hints_never_name_only_the_unclaimed_index_name(monkeypatch):
+    """The hints said pip install 'rlstats[logs]' while the name is not yet claimed on PyPI; now one home gives the
+    command as this rlstats was installed, and the packages alone (which always work)."""
+    from rlstats import errors
+
+    monkeypatch.setattr(errors, "_source_checkout", lambda: "/src/rl stats")
+    assert errors.install_hint("logs", ["tensorboard"]) == \
+        'pip install "/src/rl stats[logs]" (or the package alone: pip install tensorboard)'
+    monkeypatch.setattr(errors, "_source_checkout", lambda: None)
+    monkeypatch.setattr(errors, "_from_an_index", lambda: False)
+    assert errors.install_hint("distributed", ["dask[distributed]"]) == \
+        "pip install \"dask[distributed]\" (from a source checkout of rlstats: pip install \".[distributed]\")"
+    monkeypatch.setattr(errors, "_from_an_index", lambda: True)
+    assert errors.install_hint("parquet", ["pyarrow"]).startswith("pip install \"rlstats[parquet]\" (or the package")
+
+
+def test_the_source_checkout_is_read_from_pips_record():
+    """Here rlstats is an editable install of a checkout (pip's direct_url.json), or runs from one."""
+    from rlstats import errors
+
+    where = errors._source_checkout()
+    assert where is not None and (Path(where) / "setup.cfg").is_file()

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..errors import INDEX_LABELS, shell_word
+from ..errors import INDEX_LABELS, install_hint, shell_word
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,7 +89,7 @@ def _parquet(source, where, per="run"):
         frame = pd.read_parquet(source)
     except ImportError as exc:
         # pandas' own text runs over several lines: its first, so that the error stays one line
-        raise UsageError(f"reading {where} needs pyarrow: pip install 'rlstats[parquet]' "
+        raise UsageError(f"reading {where} needs pyarrow: {install_hint('parquet', ['pyarrow'])} "
                          f"({(str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]})") from None
     except Exception as exc:  # pyarrow's own error types
         raise UsageError(f"{where} is not a readable Parquet file ({type(exc).__name__}: "

@@ -441,7 +441,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     ----------
     path : str, Path or URL
         A folder of runs (searched recursively), or one log file; or the URL of either, read through
-        fsspec (``pip install "rlstats[remote]"``): ``s3://bucket/runs``, ``gs://...``, ``https://...``
+        fsspec (``pip install fsspec``, or ``pip install ".[remote]"`` in a source checkout): ``s3://bucket/runs``,
+        ``gs://...``, ``https://...``
         (one file), ``file://...``, ``memory://...``, chained as ``simplecache::s3://...``. The protocol's
         filesystem is yours to install (``pip install s3fs`` for ``s3://``, ``gcsfs`` for ``gs://``); the
         error says which. A URL is listed and its files recognised, matched and read as a local folder's

@@ -889,7 +889,8 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         backend's workers run the blocks.
     backend : None or str
         ``"dask"``: run the blocks on a ``dask.distributed`` cluster
-        (``pip install 'rlstats[distributed]'``): the Client given as
+        (``pip install 'dask[distributed]'``, or ``pip install ".[distributed]"`` in a source checkout): the Client
+        given as
         ``client=``, or else the default Client (the one made last in this
         process).  To use a cluster, connect first:
         ``client = dask.distributed.Client("tcp://scheduler:8786")``, then call

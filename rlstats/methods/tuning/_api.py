@@ -231,7 +231,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         Threads resampling the sweeps (-1: one per core).
     backend : None or "dask"
         ``"dask"``: each sweep's resamples (the best set's and the expected-max and complete views') are drawn on
-        a ``dask.distributed`` cluster (``pip install 'rlstats[distributed]'``), a task per agent x task sweep.
+        a ``dask.distributed`` cluster (``pip install 'dask[distributed]'``, or ``pip install ".[distributed]"`` in a
+        source checkout), a task per agent x task sweep.
         Each sweep draws from its own stream, keyed by the places of its task and agent among the names sorted,
         so the result is the same bits whatever ``n_jobs``, the backend or the number of workers, and whatever the
         order of the agents and tasks in the data (a Categorical's category order).
