@@ -88,7 +88,6 @@ def test_seeds_repeating_in_a_sweep_without_config_name_the_columns(capsys):
 
 # ----------------------------------------------------------------------------- 4. sensitivity over a replicate level
 
-@pytest.mark.xfail(strict=True, reason="msg32 item 4")
 def test_sensitivity_left_out_for_a_replicate_level_says_why():
     rng = np.random.default_rng(0)
     frame = pd.DataFrame([(a, t, r, s, rng.normal()) for a in "AB" for t in ("t1", "t2", "t3") for r in range(3)

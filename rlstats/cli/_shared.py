@@ -205,7 +205,11 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
             raise UsageError(f"{path} is not a readable Parquet file (it does not start and end with the "
                              "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
         return _parquet(path, str(path), per)
-    if _parquet_magic(path):  # a Parquet file named otherwise (runs.dat): read as standard input's would be
+    try:
+        marked = _parquet_magic(path)
+    except OSError:  # a file that refuses reads (/proc/self/mem): said by the reading below
+        marked = False
+    if marked:  # a Parquet file named otherwise (runs.dat): read as standard input's would be
         return _parquet(path, str(path), per)
     _refuse_binary_log(path)
     default = "\t" if suffix in (".tsv", ".tab") else ","
