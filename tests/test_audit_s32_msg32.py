@@ -113,14 +113,13 @@ def _capped_runs(path):
     return path
 
 
-@pytest.mark.xfail(strict=True, reason="msg32 item 5")
 def test_the_bounds_note_in_command_words_names_the_task(tmp_path, capsys):
     status, out, err = _cli(["compare", str(_capped_runs(tmp_path / "runs.csv")), "score ~ agent | task/seed",
                              "--summarize", "final", "--method", "tuning", "--seed", "0",
                              "-o", "n_resamples=200"], capsys)
     assert status == 0, err
     note = next(line for line in (out + err).splitlines() if "lie below -500" in line)
-    assert "-o 'bounds=(-500, None)'" in note and "pass bounds=" not in note
+    assert '-o "bounds=(-500, None)"' in note and "pass bounds=" not in note
     assert "smallest score of task 'crash' (4 of its 6 runs reach it)" in note
 
 

@@ -679,7 +679,9 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None, labels: Iter
 #: it, and a quantity's value after "at" or "level"
 _PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-o ")(?<!-o ')(?<!-option )(?<!\bat )(?<!\blevel )"""
                             r"""([A-Za-z_][A-Za-z0-9_]*)="""
-                            r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
+                            r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*"""
+                            # a tuple of plain values (bounds=(-500, None)): one -o word (audit s32)
+                            r"""|\((?:\s*(?:[\w.+-]+|'[^']*'|"[^"]*")\s*,)+\s*(?:[\w.+-]+|'[^']*'|"[^"]*")?\s*\))"""
                             r"""(?!\.?[\w+<>\[({/\\-])""")  # not a Python structure (a list, a call): left as it is
 #: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
 _PYTHON_NAME = re.compile(r"(?<![\w./\\-])(?<!-o )(?<!-o \")(?<!-o ')(?<!-option )"

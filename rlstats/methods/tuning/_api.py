@@ -486,9 +486,12 @@ def _past_the_scores_notes(design, tables):
         values = {float(sign * edge[i]) for i in tasks}
         runs = int(at[tasks].sum())
         total = int(np.isin(task, tasks).sum())
-        if len(values) == 1:
+        if len(values) == 1:  # the task(s) named (audit s32: "4 of the 6 runs" of a file of 15)
             (value,) = values
-            where = f"{fmt.signif(value, 6)}, the {extreme} score ({runs} of the {total} runs reach it)"
+            names = [repr(design.tasks[i]) for i in tasks]
+            whose = f"task {names[0]}" if len(names) == 1 else f"tasks {fmt.listed(names, 5)}"
+            where = (f"{fmt.signif(value, 6)}, the {extreme} score of {whose} ({runs} of "
+                     f"{'its' if len(names) == 1 else 'their'} {total} runs reach it)")
         else:
             where = (f"the {extreme} score of their task ({fmt.listed([design.tasks[i] for i in tasks], 5)}), which "
                      f"{runs} of the {total} runs reach")
