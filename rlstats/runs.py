@@ -354,7 +354,7 @@ def align(y: NDArray[Any], steps: NDArray[Any], starts: NDArray[np.intp], stops:
 def _span(grid):
     if grid.size == 1:
         return f"1 step, {format_step(grid[0])}"
-    return f"{grid.size} steps from {format_step(grid[0])} to {format_step(grid[-1])}"
+    return f"{count(grid.size, 'step')} from {format_step(grid[0])} to {format_step(grid[-1])}"  # 1,998 steps
 
 
 def _rule(method):

@@ -147,3 +147,33 @@ def test_the_source_checkout_is_read_from_pips_record():
 
     where = errors._source_checkout()
     assert where is not None and (Path(where) / "setup.cfg").is_file()
+
+
+# ----------------------------------------------------------------------------- 6. wording and counts
+
+def test_one_log_file_not_matching_is_said_in_the_singular(tmp_path):
+    from rlstats.errors import LogReadError
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "metrics.json").write_text('{"env": {"t": {"a": {"seed_0": {"STEP_0": {"step_count": 1, '
+                                         '"return": [1.0]}}}}}}')
+    with pytest.raises(LogReadError) as info:
+        rlstats.read_logs(folder, "{agent}/{task}/{seed}", format="marl_eval", progress=False)
+    assert "the marl-eval JSON file under" in str(info.value) and "does not match" in str(info.value)
+
+
+def test_a_grid_of_thousands_of_steps_has_a_thousands_separator():
+    from rlstats.runs import _span
+
+    assert _span(np.arange(1998.0) * 10) == "1,998 steps from 0 to 19.97k"
+
+
+def test_the_drawn_seed_when_every_interval_was_withheld(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    pd.DataFrame({"agent": ["A", "B"] * 3, "task": "t", "seed": [0, 0, 1, 1, 2, 2],
+                  "score": [1.0, 2, 3, 1, 3, 1]}).to_csv(path, index=False)
+    status, out, err = _cli(["compare", str(path), "score ~ agent | task/seed", "--method", "bootstrap",
+                           "-o", "n_resamples=200"], capsys)
+    assert status == 0 and "intervals withheld" in out
+    assert "every interval was withheld, so no number shown depends on it" in err and "to repeat" not in err

@@ -111,11 +111,11 @@ def _refuse_binary_log(path):
     format's) given where a table of runs is read: the error says how to turn such logs into a table (audit s32: an
     evaluations.npz was called text that is not UTF-8, with iconv's advice)."""
     from ..logs._formats import binary_log
+    from ..logs._read import one_file
 
     record = binary_log(path.name)
     if record is not None:
-        raise UsageError(f"{path} is a training log ({record.label[:-1] if record.label.endswith('s') else record.label}"
-                         f"), not a table of runs; turn the logs into one first: rlstats read-logs FOLDER --format "
+        raise UsageError(f"{path} is a training log ({one_file(record.label)}), not a table of runs; turn the logs into one first: rlstats read-logs FOLDER --format "
                          f"{record.name} --pattern '{{agent}}/{{task}}/seed_{{seed}}' -o runs.csv (FOLDER holds the "
                          "runs' folders, whose paths the pattern names), then give runs.csv")
 
@@ -536,7 +536,24 @@ def report_drawn_seed(given: int | None, result: Any) -> None:
     that the run can be repeated; stdout stays the result alone."""
     seed = getattr(result, "seed", None)
     if given is None and isinstance(seed, int) and not isinstance(seed, bool):
+        if _intervals_all_withheld(result):  # audit s32: no number shown came from the draw
+            sys.stderr.write(f"random seed drawn: {seed}; every interval was withheld, so no number shown depends "
+                             "on it\n")
+            return
         sys.stderr.write(f"random seed drawn: {seed}; pass --seed {seed} to repeat these numbers\n")
+
+
+def _intervals_all_withheld(result: Any) -> bool:
+    """Whether the result's random numbers are its intervals alone (its tidy frame has interval bounds and no
+    p-value) and every one was withheld (NaN): then the seed drawn repeats nothing that is shown."""
+    try:
+        tidy = result.tidy()
+    except Exception:  # a result without a tidy frame: say the seed, as before
+        return False
+    bounds = [c for c in ("conf_low", "conf_high") if c in tidy.columns]
+    if not bounds or any("p_value" in str(c) or "pvalue" in str(c) for c in tidy.columns) or not len(tidy):
+        return False
+    return bool(tidy[bounds].isna().all().all())
 
 
 def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str]) -> NoReturn:

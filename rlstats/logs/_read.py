@@ -658,8 +658,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
             raise LogReadError(f"the {one_file(label)} {path} does not match the pattern {pattern!r}, which is "
                                f"matched with the path below the folder read: here the file's name "
                                f"{found.files[0]!r}; give the folder of runs, or no pattern")
-        raise LogReadError(f"none of the {len(found.files)} {label} under {path} matches the pattern {pattern!r}; "
-                           f"e.g. {found.files[0]!r}")
+        files = f"none of the {len(found.files)} {label}" if len(found.files) != 1 else f"the {one_file(label)}"
+        raise LogReadError(f"{files} under {path} {'matches' if len(found.files) != 1 else 'does not match'} the "
+                           f"pattern {pattern!r}; e.g. {found.files[0]!r}")
     available = sorted({t for _, pieces in runs.values() for _, p in pieces for t in p.tags})
     mapping, tag_sentence = _resolve_tags(tags, available, found.record)
     check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns
