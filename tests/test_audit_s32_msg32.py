@@ -177,3 +177,25 @@ def test_the_drawn_seed_when_every_interval_was_withheld(tmp_path, capsys):
                            "-o", "n_resamples=200"], capsys)
     assert status == 0 and "intervals withheld" in out
     assert "every interval was withheld, so no number shown depends on it" in err and "to repeat" not in err
+
+
+def test_the_run_that_stops_furthest_short_is_listed_first():
+    rows = []
+    for agent, last in (("A2C", 30000), ("DQN", 25000), ("PPO", 30000)):
+        for s in range(3):
+            end = 10000 if (agent == "PPO" and s == 2) else last
+            rows += [(agent, "CartPole", s, step, step / 100 + s) for step in range(5000, end + 1, 5000)]
+    frame = pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
+    runs = rlstats.summarize_runs(frame, "score ~ agent | task/seed", step="step", how="final")
+    (note,) = [n for n in runs.attrs["rlstats_notes"] if "earlier in training" in n]
+    assert "(run '2' of agent 'PPO' on task 'CartPole' at 10k, its task's runs reaching 30k; run '0' of agent 'DQN'" \
+        in note
+
+
+def test_a_task_table_column_reads_in_one_notation():
+    frame = rlstats.datasets.simulate(agents=2, tasks=2, seeds=5, rng=0)
+    frame["score"] = frame["score"] * 1000 - 5
+    frame.loc[frame["task"] == "task_01", "score"] = -500000.0
+    table = rlstats.task_table(frame, "score ~ agent | task/seed", normalize=False)
+    text = str(table)
+    assert "-500000 ± 0" in text and "e+05" not in text
