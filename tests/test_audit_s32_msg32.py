@@ -199,3 +199,20 @@ def test_a_task_table_column_reads_in_one_notation():
     table = rlstats.task_table(frame, "score ~ agent | task/seed", normalize=False)
     text = str(table)
     assert "-500000 ± 0" in text and "e+05" not in text
+
+
+# ----------------------------------------------------------------------------- 7, 8. a permutation test that cannot reject
+
+def test_permutation_at_three_runs_warns_once_and_says_the_level_it_cannot_reach():
+    import warnings
+
+    frame = rlstats.datasets.simulate(agents=3, tasks=5, seeds=3, rng=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = rlstats.permutation(frame, "score ~ agent | task/seed", rng=0, progress=False)
+    said = [str(w.message) for w in caught if "no level can be spent" in str(w.message)]
+    assert len(said) == 1 and "with n = 3 runs per agent (on each of the 5 tasks) no level" in said[0]
+    text = str(result)
+    assert "0 each at c = 3" not in text
+    assert "alpha / 3 = 0.0167 at c = 3, of which no level can be spent at these runs (0 each)" in text
+    assert "smallest attainable p-value is 0.3" in text
