@@ -216,3 +216,19 @@ def test_permutation_at_three_runs_warns_once_and_says_the_level_it_cannot_reach
     assert "0 each at c = 3" not in text
     assert "alpha / 3 = 0.0167 at c = 3, of which no level can be spent at these runs (0 each)" in text
     assert "smallest attainable p-value is 0.3" in text
+
+
+# ----------------------------------------------------------------------------- 9. power()'s pilot note
+
+def test_the_pilot_note_says_the_agents_are_alike_and_the_shift_is_powers():
+    import warnings
+
+    pilot = rlstats.datasets.simulate(agents=2, tasks=5, seeds=3, effect=0.0, rng=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.power("skillings_mack", design=pilot, formula="score ~ agent | task", effect=1.0, seeds=[3],
+                            n_sim=4, rng=0, progress=False)
+    (note,) = [n for n in res.notes if n.startswith("pilot: as few as")]
+    assert "alike agents" not in note
+    assert ("drawn from one model (2 agents x 5 tasks of normal scores, the agents alike) and resampled by power() "
+            "with one agent shifted by 1 pooled within-cell SD (the planned difference;") in note
