@@ -232,3 +232,19 @@ def test_the_pilot_note_says_the_agents_are_alike_and_the_shift_is_powers():
     assert "alike agents" not in note
     assert ("drawn from one model (2 agents x 5 tasks of normal scores, the agents alike) and resampled by power() "
             "with one agent shifted by 1 pooled within-cell SD (the planned difference;") in note
+
+
+# ----------------------------------------------------------------------------- 10. the mean ranks' scale
+
+def test_the_printed_mean_ranks_say_their_scale():
+    """Runs ranked within their task are put on 1..k: (r - 1/2) k / q + 1/2 of a run ranked r among q (checked here
+    against pandas' ranks); the heading said only "mean ranks (1 = best)"."""
+    frame = rlstats.datasets.simulate(agents=3, tasks=4, seeds=5, rng=0)
+    res = rlstats.skillings_mack(frame, "score ~ agent | task/seed", progress=False)
+    rank = frame.groupby("task")["score"].rank(ascending=False)
+    size = frame.groupby("task")["score"].transform("size")
+    expected = ((rank - 0.5) * 3 / size + 0.5).groupby(frame["agent"]).mean().to_numpy()
+    np.testing.assert_allclose(res.mean_ranks, expected, rtol=1e-12)
+    assert ("mean ranks on 1..3, a run ranked r among the q runs of its task counting (r - 1/2) k / q + 1/2 "
+            "(1 = best):") in str(res)
+    assert list(res.summary().tables)[0] == "Mean ranks (1 = best)"  # the key users index by stays
