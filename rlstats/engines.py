@@ -38,7 +38,7 @@ CLUSTER_BACKENDS = (DASK,)
 IN_FLIGHT_PER_THREAD = 4
 
 def _install():
-    return install_hint("distributed", ["dask[distributed]"])
+    return install_hint("distributed")
 
 
 @dataclass(frozen=True)

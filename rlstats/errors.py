@@ -416,23 +416,42 @@ def _from_an_index() -> bool:
         return False
 
 
-def install_hint(extra: str, packages: Sequence[str]) -> str:
+def _extra_packages(extra: str) -> list[str]:
+    """The requirements of ``extra`` as the installed rlstats records them (setup.cfg's extras_require), without
+    their versions and markers; empty where rlstats is not installed."""
+    import importlib.metadata
+
+    try:
+        requires = importlib.metadata.requires("rlstats") or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    out = []
+    for requirement in requires:
+        name, _, marker = requirement.partition(";")
+        if re.search(rf"""extra\s*==\s*["']{re.escape(extra)}["']""", marker):
+            out.append(re.split(r"[<>=!~ ]", name.strip(), maxsplit=1)[0])
+    return out
+
+
+def install_hint(extra: str, packages: Sequence[str] | None = None) -> str:
     """How to install an optional part of rlstats (``extra``, setup.cfg's extras_require; ``packages``: what it
-    installs, by name: their versions are setup.cfg's), the one home of every such hint: the command as this rlstats
-    was installed. From a source checkout (pip's direct_url.json, or running from one): the extra of that folder; from a package index: ``rlstats[extra]``;
-    else (a wheel file, unknown) the packages themselves. The packages alone are always named, since they always work
-    (audit s32: the hints said pip install 'rlstats[logs]' while the name rlstats is not yet claimed on PyPI, so that
-    command installs nothing of ours).
+    installs, by name; by default those the installed rlstats records for it), the one home of every such hint: the
+    command as this rlstats was installed. From a source checkout (pip's direct_url.json, or running from one): the
+    extra of that folder; from a package index: ``rlstats[extra]``; else (a wheel file) the packages themselves. The
+    packages alone are named too, since they always work (audit s32: the hints said pip install 'rlstats[logs]'
+    while the name rlstats is not yet claimed on PyPI, so that command installs nothing of ours).
 
     >>> install_hint("logs", ["tensorboard"]).endswith("alone: pip install tensorboard)")
     True
     """
+    packages = _extra_packages(extra) if packages is None else packages
     alone = " ".join(shell_word(p) for p in packages)
+    also = f" (or the {'package' if len(packages) == 1 else 'packages'} alone: pip install {alone})" if packages else ""
     checkout = _source_checkout()
     if checkout is not None:
-        return (f"pip install {shell_word(f'{checkout}[{extra}]')} (or the "
-                f"{'package' if len(packages) == 1 else 'packages'} alone: pip install {alone})")
+        return f"pip install {shell_word(f'{checkout}[{extra}]')}{also}"
     if _from_an_index():
-        return (f"pip install {shell_word(f'rlstats[{extra}]')} (or the "
-                f"{'package' if len(packages) == 1 else 'packages'} alone: pip install {alone})")
+        return f"pip install {shell_word(f'rlstats[{extra}]')}{also}"
+    if not packages:  # not installed: run from a copy of the sources
+        return f"pip install {shell_word(f'.[{extra}]')} in a source checkout of rlstats"
     return f"pip install {alone} (from a source checkout of rlstats: pip install {shell_word(f'.[{extra}]')})"

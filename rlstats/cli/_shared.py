@@ -89,7 +89,7 @@ def _parquet(source, where, per="run"):
         frame = pd.read_parquet(source)
     except ImportError as exc:
         # pandas' own text runs over several lines: its first, so that the error stays one line
-        raise UsageError(f"reading {where} needs pyarrow: {install_hint('parquet', ['pyarrow'])} "
+        raise UsageError(f"reading {where} needs pyarrow: {install_hint('parquet')} "
                          f"({(str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]})") from None
     except Exception as exc:  # pyarrow's own error types
         raise UsageError(f"{where} is not a readable Parquet file ({type(exc).__name__}: "

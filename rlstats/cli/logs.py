@@ -269,7 +269,7 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
         try:
             written.to_parquet(output, index=False)
         except ImportError as exc:
-            raise UsageError(f"writing {output} needs pyarrow: {install_hint('parquet', ['pyarrow'])} ({exc})") from exc
+            raise UsageError(f"writing {output} needs pyarrow: {install_hint('parquet')} ({exc})") from exc
         except OSError as exc:
             raise UsageError(f"-o {output}: cannot write it ({exc.strerror or exc}); give another path") from None
     else:

@@ -71,7 +71,7 @@ def filesystem(url: str, storage_options: dict) -> tuple[Any, str]:
         import fsspec
         from fsspec.registry import known_implementations, registry
     except ImportError as exc:
-        raise LogReadError(f"reading {url} needs fsspec: {install_hint('remote', ['fsspec'])} ({exc})") from exc
+        raise LogReadError(f"reading {url} needs fsspec: {install_hint('remote')} ({exc})") from exc
     for protocol in _protocols(url):
         if protocol not in known_implementations and protocol not in registry:
             known = sorted(p for p in known_implementations if len(p) > 1)

@@ -89,7 +89,7 @@ def _event_class():
         from tensorboard.compat.proto import event_pb2
     except ImportError as exc:
         raise LogReadError("reading TensorBoard event files needs the tensorboard package: "
-                           f"{install_hint('logs', ['tensorboard'])} ({exc})") from exc
+                           f"{install_hint('logs')} ({exc})") from exc
     return event_pb2.Event
 
 
