@@ -248,3 +248,12 @@ def test_the_printed_mean_ranks_say_their_scale():
     assert ("mean ranks on 1..3, a run ranked r among the q runs of its task counting (r - 1/2) k / q + 1/2 "
             "(1 = best):") in str(res)
     assert list(res.summary().tables)[0] == "Mean ranks (1 = best)"  # the key users index by stays
+
+
+def test_the_read_log_of_one_file_in_a_folder_is_singular(tmp_path):
+    folder = tmp_path / "logs" / "run"
+    folder.mkdir(parents=True)
+    (folder / "metrics.json").write_text('{"env": {"t": {"a": {"seed_0": {"STEP_0": {"step_count": 1, '
+                                         '"return": [1.0]}}}}}}')
+    frame = rlstats.read_logs(tmp_path / "logs", format="marl_eval", progress=False)
+    assert str(frame.attrs["read_log"]).startswith("read_logs: 1 marl-eval JSON file under ")

@@ -177,7 +177,8 @@ class ReadLog:
             # a problem of a run (one that lost a file, or lacks a tag among others of its file) is no file's
             runs = sum(p.source not in self.files for p in self.problems)
             left_out = f", {count(runs, 'run')} left out" if runs else ""
-            lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
+            label = LABELS.get(self.format, self.format)  # "1 marl-eval JSON file" (audit s32)
+            lines = [f"read_logs: {count(len(self.files), one_file(label), label)} under {self.root}, "
                      f"{len(self.problems) - runs} with problems{left_out}, {len(self.ignored)} not matching the "
                      "pattern"]
         lines += [f"  {p}" for p in self.problems]
