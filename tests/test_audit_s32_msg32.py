@@ -47,6 +47,7 @@ def test_a_tfevents_file_and_a_parquet_file_without_its_suffix(tmp_path, capsys)
     events.write_bytes(b"\x18\x00\x00\x00\x00\x00\x00\x00\xa3\x7fK\"\t\x00\x00\x00\x00\x00\x00\xf0?\x1a\rbrain.Event:2")
     status, _, err = _cli(["compare", str(events), "score ~ agent | task"], capsys)
     assert status == 2 and "read-logs" in err and "--format tensorboard" in err and "iconv" not in err
+    pytest.importorskip("pyarrow")
     frame = pd.DataFrame({"agent": ["A", "B"] * 6, "task": ["t"] * 12, "score": np.arange(12.0)})
     table = tmp_path / "runs.dat"
     frame.to_parquet(table)
