@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from .errors import OptionError
+from .errors import OptionError, install_hint
 from .options import check_n_jobs
 from .resampling import parallel_map, worker_count
 
@@ -37,7 +37,8 @@ CLUSTER_BACKENDS = (DASK,)
 #: Dask tasks in flight per worker thread: enough to keep every thread busy while results are read in order
 IN_FLIGHT_PER_THREAD = 4
 
-_INSTALL = "pip install 'rlstats[distributed]' (or pip install 'dask[distributed]')"
+def _install():
+    return install_hint("distributed")
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def check_backend(backend: Any, *, joblib: bool = True) -> str | None:
         try:
             import distributed  # noqa: F401
         except ImportError:
-            raise OptionError(f"backend='dask' needs dask.distributed: {_INSTALL}") from None
+            raise OptionError(f"backend='dask' needs dask.distributed: {_install()}") from None
         return backend
     if not joblib:
         raise OptionError(f"backend={backend!r} is not available here; use backend=None (threads of this machine, "

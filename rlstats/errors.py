@@ -389,3 +389,73 @@ def shell_word(text: str) -> str:
     if quoted == text or re.search(r'["$`\\]|!(?![=\s])', text):
         return quoted
     return f'"{text}"'
+
+
+def _source_checkout() -> str | None:
+    """The folder of the source checkout this rlstats was installed from (pip's record of a local directory install,
+    editable or not), or the one it runs from without installing (its parent holds setup.cfg); None otherwise."""
+    import importlib.metadata
+    import json
+    from pathlib import Path
+    from urllib.parse import unquote, urlparse
+
+    try:
+        record = importlib.metadata.distribution("rlstats").read_text("direct_url.json")
+        url = json.loads(record).get("url", "") if record and "dir_info" in json.loads(record) else ""
+    except (importlib.metadata.PackageNotFoundError, ValueError, AttributeError):
+        url = ""
+    if url.startswith("file://"):
+        return unquote(urlparse(url).path)
+    here = Path(__file__).resolve().parents[1]
+    return str(here) if (here / "setup.cfg").is_file() and (here / "rlstats").is_dir() else None
+
+
+def _from_an_index() -> bool:
+    """Whether this rlstats was installed from a package index (installed, with no record of a local source)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.distribution("rlstats").read_text("direct_url.json") is None
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+def _extra_packages(extra: str) -> list[str]:
+    """The requirements of ``extra`` as the installed rlstats records them (setup.cfg's extras_require), without
+    their versions and markers; empty where rlstats is not installed."""
+    import importlib.metadata
+
+    try:
+        requires = importlib.metadata.requires("rlstats") or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    out = []
+    for requirement in requires:
+        name, _, marker = requirement.partition(";")
+        if re.search(rf"""extra\s*==\s*["']{re.escape(extra)}["']""", marker):
+            out.append(re.split(r"[<>=!~ ]", name.strip(), maxsplit=1)[0])
+    return out
+
+
+def install_hint(extra: str, packages: Sequence[str] | None = None) -> str:
+    """How to install an optional part of rlstats (``extra``, setup.cfg's extras_require; ``packages``: what it
+    installs, by name; by default those the installed rlstats records for it), the one home of every such hint: the
+    command as this rlstats was installed. From a source checkout (pip's direct_url.json, or running from one): the
+    extra of that folder; from a package index: ``rlstats[extra]``; else (a wheel file) the packages themselves. The
+    packages alone are named too, since they always work (audit s32: the hints said pip install 'rlstats[logs]'
+    while the name rlstats is not yet claimed on PyPI, so that command installs nothing of ours).
+
+    >>> install_hint("logs", ["tensorboard"]).endswith("alone: pip install tensorboard)")
+    True
+    """
+    packages = _extra_packages(extra) if packages is None else packages
+    alone = " ".join(shell_word(p) for p in packages)
+    also = f" (or the {'package' if len(packages) == 1 else 'packages'} alone: pip install {alone})" if packages else ""
+    checkout = _source_checkout()
+    if checkout is not None:
+        return f"pip install {shell_word(f'{checkout}[{extra}]')}{also}"
+    if _from_an_index():
+        return f"pip install {shell_word(f'rlstats[{extra}]')}{also}"
+    if not packages:  # not installed: run from a copy of the sources
+        return f"pip install {shell_word(f'.[{extra}]')} in a source checkout of rlstats"
+    return f"pip install {alone} (from a source checkout of rlstats: pip install {shell_word(f'.[{extra}]')})"

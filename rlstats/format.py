@@ -66,6 +66,21 @@ def signif(x: SupportsFloat | None, digits: int = DIGITS) -> str:
     return fixed if len(fixed) <= len(sci) else sci
 
 
+def as_fixed(text: str) -> str:
+    """A number :func:`signif` printed in scientific notation written out in fixed notation, to the same significant
+    digits; any other text as it is. For a column whose other numbers print fixed, so that it reads in one notation
+    (audit s32: a task table's "-5e+05 ± 0" beside "382128 ± 126952").
+
+    >>> as_fixed("-5e+05"), as_fixed("1.25e-05"), as_fixed("382128"), as_fixed("NaN")
+    ('-500000', '0.0000125', '382128', 'NaN')
+    """
+    mantissa, e, exponent = text.partition("e")
+    if not e:
+        return text
+    digits = sum(c.isdigit() for c in mantissa)
+    return f"{float(text):.{max(0, digits - 1 - int(exponent))}f}"
+
+
 def signif_apart(x: SupportsFloat, digits: int = DIGITS, marks: Iterable[float] = ()) -> str:
     """:func:`signif`, with more digits (up to 15) where ``x`` would read as one of ``marks``, a threshold it is
     judged against (alpha, a margin, a decision share), while it differs from it: 0.049996 against alpha = 0.05 reads

@@ -357,7 +357,7 @@ def align(y: NDArray[Any], steps: NDArray[Any], starts: NDArray[np.intp], stops:
 def _span(grid):
     if grid.size == 1:
         return f"1 step, {format_step(grid[0])}"
-    return f"{grid.size} steps from {format_step(grid[0])} to {format_step(grid[-1])}"
+    return f"{count(grid.size, 'step')} from {format_step(grid[0])} to {format_step(grid[-1])}"  # 1,998 steps
 
 
 def _rule(method):
@@ -882,6 +882,9 @@ def _ends(tasks, facts, within=False, horizon=False):
             f"{format_step(last.max())}")
     if not early:
         return text + f" (at {', '.join(ends)})"
+    # the runs that stop furthest short first (a killed run before the siblings that missed one evaluation: audit
+    # s32 hid it behind "..."), in their order otherwise
+    early.sort(key=lambda item: -(item[1] - last[item[0]]) / max(abs(float(item[1])), 1e-300))
     shown = "; ".join(f"{facts[i][1]} at {format_step(last[i])}, its task's runs reaching "
                       f"{format_step(top)}" for i, top in early[:3]) + ("; ..." if len(early) > 3 else "")
     one = len(early) == 1

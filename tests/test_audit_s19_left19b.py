@@ -108,7 +108,9 @@ def test_lists_of_names_with_a_comma_quote_every_name(comma_names):
     assert "'R&D, Inc' and 'SPR' tie at rank 2" in text
     assert "tied with 'SPR'" in str(pct)
     sm = rlstats.skillings_mack(comma_names, "score ~ agent | task")
-    assert "Mean ranks (1 = best): 'DER' (1.73), 'R&D, Inc' (2.14), 'SPR' (2.14)." in sm.report(format="text")
+    assert ("Mean ranks on 1..3, a run ranked r among the q runs of its task counting (r - 1/2) k / q + 1/2 "
+            "(1 = best): 'DER' (1.73), 'R&D, Inc' (2.14), "
+            "'SPR' (2.14).") in sm.report(format="text")
     mixed = rlstats.mixed(comma_names, "score ~ agent | task")
     assert "Estimated marginal means: 'DER' 18.5, 'R&D, Inc' 15.1, 'SPR' 15.1." in mixed.report(format="text")
     table = rlstats.task_table(comma_names, "score ~ agent | task", rng=0)

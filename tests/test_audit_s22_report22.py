@@ -52,12 +52,13 @@ def test_rank_table_caption_says_ranks_are_among_the_agents_present():
     # agent_2 ran 4 of the 5 tasks: its mean rank 1.9444 is among the 3 agents on 4 tasks; the print and the report
     # said "among the agents present on each task", the LaTeX caption (the table pasted alone) did not (audit s22)
     res = rlstats.compare(_three_by_five("cell"), "score ~ agent | task")
-    assert "mean ranks (1 = best, among the agents present on each task):" in str(res)
+    runs = ", a run ranked r among the q runs of its task counting (r - 1/2) k / q + 1/2"
+    assert f"mean ranks on 1..k{runs} (1 = best, among the agents present on each task):" in str(res)
     latex = res.to_latex()
     assert "Mean ranks (1 = best, among the agents present on each task). Mack-Skillings chi-squared = 7.2845" in latex
     assert "agent\\_2 & 1.9444 & 4 & 12 \\\\" in latex
-    assert ("Mean ranks (1 = best, among the agents present on each task): agent_3 (1.49), agent_2 (1.94), "
-            "agent_1 (2.36).") in res.report(format="text")
+    assert (f"Mean ranks on 1..k{runs} (1 = best, among the agents present on each task): agent_3 (1.49), "
+            "agent_2 (1.94), agent_1 (2.36).") in res.report(format="text")
     # a complete design keeps the plain name (the ranks are all on one 1..k scale)
     complete = rlstats.compare(_three_by_five(), "score ~ agent | task")
     assert list(complete.summary().tables)[0] == "Mean ranks (1 = best)"

@@ -124,7 +124,7 @@ def test_tuning_on_a_capped_sweep_suggests_bounds_at_the_cap(mirror):
                          n_resamples=100, rng=0)
     assert res.tables["tuned"]["conf_high"].max() > 1000  # the interval above the cap, unclipped without bounds=
     (note,) = [n for n in res.notes if "bounds=" in n]
-    assert "above 1000, the largest score (261 of the 300 runs reach it)" in note, note
+    assert "above 1000, the largest score of task 'LunarLander' (261 of its 300 runs reach it)" in note, note
     assert "pass bounds=(None, 1000) to clip them" in note, note
     clipped = rlstats.tuning(sweep, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
                              n_resamples=100, rng=0, bounds=(None, 1000))

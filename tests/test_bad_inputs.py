@@ -2899,7 +2899,7 @@ def test_read_logs_from_a_url_whose_filesystem_is_missing_or_with_storage_option
     fails(LogReadError, "needs the package that implements that protocol for fsspec: pip install rlstats_gone_fs",
           rlstats.read_logs, "rlstatsgone://bucket/runs", progress=False)
     monkeypatch.setitem(sys.modules, "fsspec", None)
-    fails(LogReadError, "reading s3://bucket/runs needs fsspec: pip install 'rlstats[remote]'", rlstats.read_logs,
+    fails(LogReadError, "reading s3://bucket/runs needs fsspec: pip install ", rlstats.read_logs,
           "s3://bucket/runs", progress=False)
 
 
@@ -3028,6 +3028,7 @@ def cli_dir(tmp_path_factory):
     _write(folder / "header.csv", "agent,task,seed,score\n")
     _write(folder / "ragged.csv", "agent,task,seed,score\na,t,0,1.5,9\na,t,1,2.5\n")  # pandas' row-name column
     _write(folder / "garbage.csv", bytes(range(128, 256)) * 4)
+    _write(folder / "evaluations.npz", b"PK\x03\x04" + bytes(range(128, 256)))  # a zip archive, as NumPy writes
     (folder / "special").mkdir()
     os.mkfifo(folder / "special" / "pipe.csv")  # audit s21: never opened (a read would block), nor "not found"
     _write(folder / "latin.csv", "agent,task,seed,score\nB\xe9b\xe9,t,1,1\n".encode("latin-1"))
@@ -3112,6 +3113,9 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("compare-record longer than the header", ["compare", "{d}/ragged.csv", F],
      "{d}/ragged.csv: line 2 has 5 fields where the header names 4; give every record as many fields"),
     ("compare-binary garbage", ["compare", "{d}/garbage.csv", F], "is not UTF-8 text"),
+    ("compare-a binary training log", ["compare", "{d}/evaluations.npz", F],
+     "is a training log (Stable-Baselines3 EvalCallback evaluations.npz file), not a table of runs; turn the logs "
+     "into one first: rlstats read-logs FOLDER --format sb3_eval"),
     ("compare-latin-1", ["compare", "{d}/latin.csv", F], "is not UTF-8 text (byte b'\\xe9' at position"),
     ("compare-wrong separator", ["compare", "{d}/semi.csv", F], "looks separated by ';': pass --sep ';'"),
     ("compare-header only", ["compare", "{d}/header.csv", F], "{d}/header.csv has a header but no rows"),

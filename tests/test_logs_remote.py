@@ -185,7 +185,7 @@ def test_an_unknown_protocol_a_missing_implementation_and_missing_fsspec(monkeyp
     with pytest.raises(LogReadError, match="pip install rlstats_gone_fs"):
         rlstats.read_logs("rlstatsgone://bucket/runs", progress=False)
     monkeypatch.setitem(sys.modules, "fsspec", None)
-    with pytest.raises(LogReadError, match=r"needs fsspec: pip install 'rlstats\[remote\]'"):
+    with pytest.raises(LogReadError, match=r"needs fsspec: pip install .*fsspec"):
         rlstats.read_logs("s3://bucket/runs", progress=False)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..errors import INDEX_LABELS, shell_word
+from ..errors import INDEX_LABELS, install_hint, shell_word
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,7 +89,7 @@ def _parquet(source, where, per="run"):
         frame = pd.read_parquet(source)
     except ImportError as exc:
         # pandas' own text runs over several lines: its first, so that the error stays one line
-        raise UsageError(f"reading {where} needs pyarrow: pip install 'rlstats[parquet]' "
+        raise UsageError(f"reading {where} needs pyarrow: {install_hint('parquet')} "
                          f"({(str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]})") from None
     except Exception as exc:  # pyarrow's own error types
         raise UsageError(f"{where} is not a readable Parquet file ({type(exc).__name__}: "
@@ -104,6 +104,20 @@ def _not_utf8(where, exc, offset=0):
     """The error for text that is not UTF-8, naming the first bad byte and where it is in the file."""
     return UsageError(f"{where} is not UTF-8 text (byte {exc.object[exc.start:exc.start + 1]!r} at position "
                       f"{offset + exc.start}); save it as UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > utf8.csv")
+
+
+def _refuse_binary_log(path):
+    """A training log read-logs reads (an SB3 evaluations.npz, a TensorBoard event file: told by its name, a binary
+    format's) given where a table of runs is read: the error says how to turn such logs into a table (audit s32: an
+    evaluations.npz was called text that is not UTF-8, with iconv's advice)."""
+    from ..logs._formats import binary_log
+    from ..logs._read import one_file
+
+    record = binary_log(path.name)
+    if record is not None:
+        raise UsageError(f"{path} is a training log ({one_file(record.label)}), not a table of runs; turn the logs into one first: rlstats read-logs FOLDER --format "
+                         f"{record.name} --pattern '{{agent}}/{{task}}/seed_{{seed}}' -o runs.csv (FOLDER holds the "
+                         "runs' folders, whose paths the pattern names), then give runs.csv")
 
 
 def _decoded(raw, where):
@@ -191,6 +205,13 @@ def read_table(path: str | os.PathLike[str], sep: str | None = None, *, per: str
             raise UsageError(f"{path} is not a readable Parquet file (it does not start and end with the "
                              "Parquet marker PAR1); write it with DataFrame.to_parquet, or save a CSV and give that")
         return _parquet(path, str(path), per)
+    try:
+        marked = _parquet_magic(path)
+    except OSError:  # a file that refuses reads (/proc/self/mem): said by the reading below
+        marked = False
+    if marked:  # a Parquet file named otherwise (runs.dat): read as standard input's would be
+        return _parquet(path, str(path), per)
+    _refuse_binary_log(path)
     default = "\t" if suffix in (".tsv", ".tab") else ","
     separator = default if sep is None else sep
     frame = _delimited(lambda: read_csv(path, sep=separator), str(path), separator, path, per, sep_way)
@@ -515,7 +536,24 @@ def report_drawn_seed(given: int | None, result: Any) -> None:
     that the run can be repeated; stdout stays the result alone."""
     seed = getattr(result, "seed", None)
     if given is None and isinstance(seed, int) and not isinstance(seed, bool):
+        if _intervals_all_withheld(result):  # audit s32: no number shown came from the draw
+            sys.stderr.write(f"random seed drawn: {seed}; every interval was withheld, so no number shown depends "
+                             "on it\n")
+            return
         sys.stderr.write(f"random seed drawn: {seed}; pass --seed {seed} to repeat these numbers\n")
+
+
+def _intervals_all_withheld(result: Any) -> bool:
+    """Whether the result's random numbers are its intervals alone (its tidy frame has interval bounds and no
+    p-value) and every one was withheld (NaN): then the seed drawn repeats nothing that is shown."""
+    try:
+        tidy = result.tidy()
+    except Exception:  # a result without a tidy frame: say the seed, as before
+        return False
+    bounds = [c for c in ("conf_low", "conf_high") if c in tidy.columns]
+    if not bounds or any("p_value" in str(c) or "pvalue" in str(c) for c in tidy.columns) or not len(tidy):
+        return False
+    return bool(tidy[bounds].isna().all().all())
 
 
 def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str]) -> NoReturn:
@@ -658,7 +696,9 @@ def in_command_notes(result: Result, hints: tuple[Any, ...] | None, labels: Iter
 #: it, and a quantity's value after "at" or "level"
 _PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-o ")(?<!-o ')(?<!-option )(?<!\bat )(?<!\blevel )"""
                             r"""([A-Za-z_][A-Za-z0-9_]*)="""
-                            r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*)"""
+                            r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*"""
+                            # a tuple of plain values (bounds=(-500, None)): one -o word (audit s32)
+                            r"""|\((?:\s*(?:[\w.+-]+|'[^']*'|"[^"]*")\s*,)+\s*(?:[\w.+-]+|'[^']*'|"[^"]*")?\s*\))"""
                             r"""(?!\.?[\w+<>\[({/\\-])""")  # not a Python structure (a list, a call): left as it is
 #: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
 _PYTHON_NAME = re.compile(r"(?<![\w./\\-])(?<!-o )(?<!-o \")(?<!-o ')(?<!-option )"

@@ -12,7 +12,7 @@
         rlstats compare - "score ~ agent | task/seed" --summarize final
     rlstats read-logs s3://bucket/runs --pattern "{agent}/{task}/seed_{seed}" --jobs 8 -o runs.csv
 
-A URL (s3://, gs://, https://, file://, ...) is read through fsspec (pip install 'rlstats[remote]', and the
+A URL (s3://, gs://, https://, file://, ...) is read through fsspec (pip install fsspec, and the
 protocol's filesystem, e.g. s3fs); its credentials come from the environment, as the filesystem reads them.
 
 The file it writes is what every other subcommand reads (``-o -``: CSV on standard output, and the
@@ -28,7 +28,7 @@ import sys
 import warnings
 from typing import TextIO
 
-from ..errors import RlstatsError, shell_word
+from ..errors import RlstatsError, install_hint, shell_word
 from ..logs import MAX_FILE_BYTES, MAX_FILES, is_url
 from ._shared import (STREAM, UsageError, flag_table, help_description, help_examples, in_command_words, keyword_flag,
                       said)
@@ -269,7 +269,7 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
         try:
             written.to_parquet(output, index=False)
         except ImportError as exc:
-            raise UsageError(f"writing {output} needs pyarrow: pip install 'rlstats[parquet]' ({exc})") from exc
+            raise UsageError(f"writing {output} needs pyarrow: {install_hint('parquet')} ({exc})") from exc
         except OSError as exc:
             raise UsageError(f"-o {output}: cannot write it ({exc.strerror or exc}); give another path") from None
     else:

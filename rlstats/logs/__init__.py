@@ -4,7 +4,8 @@ marl-eval's JSON, and W&B (CSV exports, or the public API through :func:`read_wa
 
 The frame has one row per run and logged step (``agent``, ``task``, ``seed``, ``step``, one column
 per scalar, ``source``), ready for :func:`rlstats.curves`, :func:`rlstats.summarize_runs` and every
-back end. Reading event files needs the tensorboard package: ``pip install "rlstats[logs]"``.
+back end. Reading event files needs the tensorboard package: ``pip install tensorboard``,
+or ``pip install ".[logs]"`` in a source checkout.
 """
 
 from collections.abc import Callable

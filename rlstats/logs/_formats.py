@@ -57,6 +57,9 @@ class LogFormat:
     combine: str | None = None
     #: what one logged value is, for smooth= over "episodes"
     values: str = "logged values"
+    #: whether its files are binary (never a table of text): such a file given where a table is read is told to go
+    #: through read-logs, not to be re-encoded
+    binary: bool = False
 
     def recognises(self, file_name):
         """Whether ``file_name`` announces this format by default."""
@@ -106,7 +109,7 @@ _TABLES = "._tabular:"
 #: the first's; messages list the formats in this order.
 FORMATS = {record.name: record for record in (
     LogFormat("tensorboard", "TensorBoard event files", "._tensorboard:read_events",
-              name_beginnings=("events.out.tfevents.",), own_step="event files: each event's step"),
+              name_beginnings=("events.out.tfevents.",), own_step="event files: each event's step", binary=True),
     LogFormat("sb3_monitor", "Stable-Baselines3 monitor.csv files", _TABLES + "read_monitor",
               name_endings=("monitor.csv",), own_step="monitor.csv: the cumulative episode length",
               default_tags=_TABLES + "monitor_tags", states=("task",), stated_as=("the header's env_id",),
@@ -124,7 +127,7 @@ FORMATS = {record.name: record for record in (
               runs_inside=_TABLES + "looks_like_wandb_export"),  # told from other CSV files by its header
     LogFormat("sb3_eval", "Stable-Baselines3 EvalCallback evaluations.npz files", "._npz:read",
               file_names=("evaluations.npz",), any_name_ending=".npz", own_step="evaluations.npz: timesteps",
-              default_tags="._npz:default_tags", values="evaluations", note="._npz:note"),
+              default_tags="._npz:default_tags", values="evaluations", note="._npz:note", binary=True),
     LogFormat("marl_eval", "marl-eval JSON files", "._marl_eval:read", file_names=("metrics.json",),
               any_name_ending=".json", own_step="marl-eval: step_count", default_tags="._marl_eval:default_tags",
               states=(*STANDARD_FIELDS, "environment"),
@@ -150,6 +153,18 @@ def file_format(file_name):
     """The name of the format ``file_name`` announces, or None."""
     record = recognise(file_name)
     return None if record is None else record.name
+
+
+def binary_log(file_name):
+    """The format of binary log files whose name ``file_name`` has (by default, or by its ending alone, as a ``.npz``
+    named otherwise), or None.
+
+    >>> binary_log("evaluations.npz").name, binary_log("seed_0.npz").name, binary_log("runs.csv")
+    ('sb3_eval', 'sb3_eval', None)
+    """
+    return next((record for record in FORMATS.values() if record.binary and (
+        record.recognises(file_name) or (record.any_name_ending and file_name.endswith(record.any_name_ending)))),
+        None)
 
 
 def file_patterns():

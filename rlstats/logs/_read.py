@@ -177,7 +177,8 @@ class ReadLog:
             # a problem of a run (one that lost a file, or lacks a tag among others of its file) is no file's
             runs = sum(p.source not in self.files for p in self.problems)
             left_out = f", {count(runs, 'run')} left out" if runs else ""
-            lines = [f"read_logs: {len(self.files)} {LABELS.get(self.format, self.format)} under {self.root}, "
+            label = LABELS.get(self.format, self.format)  # "1 marl-eval JSON file" (audit s32)
+            lines = [f"read_logs: {count(len(self.files), one_file(label), label)} under {self.root}, "
                      f"{len(self.problems) - runs} with problems{left_out}, {len(self.ignored)} not matching the "
                      "pattern"]
         lines += [f"  {p}" for p in self.problems]
@@ -441,7 +442,8 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
     ----------
     path : str, Path or URL
         A folder of runs (searched recursively), or one log file; or the URL of either, read through
-        fsspec (``pip install "rlstats[remote]"``): ``s3://bucket/runs``, ``gs://...``, ``https://...``
+        fsspec (``pip install fsspec``, or ``pip install ".[remote]"`` in a source checkout): ``s3://bucket/runs``,
+        ``gs://...``, ``https://...``
         (one file), ``file://...``, ``memory://...``, chained as ``simplecache::s3://...``. The protocol's
         filesystem is yours to install (``pip install s3fs`` for ``s3://``, ``gcsfs`` for ``gs://``); the
         error says which. A URL is listed and its files recognised, matched and read as a local folder's
@@ -657,8 +659,9 @@ def read_logs(path: str | os.PathLike[str], pattern: str | Callable[..., Any] | 
             raise LogReadError(f"the {one_file(label)} {path} does not match the pattern {pattern!r}, which is "
                                f"matched with the path below the folder read: here the file's name "
                                f"{found.files[0]!r}; give the folder of runs, or no pattern")
-        raise LogReadError(f"none of the {len(found.files)} {label} under {path} matches the pattern {pattern!r}; "
-                           f"e.g. {found.files[0]!r}")
+        files = f"none of the {len(found.files)} {label}" if len(found.files) != 1 else f"the {one_file(label)}"
+        raise LogReadError(f"{files} under {path} {'matches' if len(found.files) != 1 else 'does not match'} the "
+                           f"pattern {pattern!r}; e.g. {found.files[0]!r}")
     available = sorted({t for _, pieces in runs.values() for _, p in pieces for t in p.tags})
     mapping, tag_sentence = _resolve_tags(tags, available, found.record)
     check_columns(field_names, mapping)  # fields a callable or a log gave, and the tags' columns

@@ -1,7 +1,8 @@
 """Logs where they live: a URL (``s3://``, ``gs://``, ``https://``, ``file://``, ``memory://``, chained as
 ``simplecache::s3://``) listed and read through fsspec, with the reader table of local folders.
 
-fsspec is optional (``pip install "rlstats[remote]"``) and imported only when a URL is read; the filesystem
+fsspec is optional (``pip install fsspec``, or ``pip install ".[remote]"`` in a source checkout) and imported only
+when a URL is read; the filesystem
 of a protocol (s3fs, gcsfs, ...) is the user's to install, and the error names its package. The listing is
 bounded (``max_files``: a bucket of millions of files is refused before its files are read, though one folder's
 listing is fetched whole first: :func:`list_url`); each file is checked against ``max_file_bytes`` before its
@@ -21,7 +22,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator
 
-from ..errors import LogReadError, OptionError, RlstatsError
+from ..errors import LogReadError, OptionError, RlstatsError, install_hint
 from ._pieces import FileProblem
 
 #: A URL: ``protocol://``, possibly after chained protocols (``simplecache::s3://``).
@@ -70,7 +71,7 @@ def filesystem(url: str, storage_options: dict) -> tuple[Any, str]:
         import fsspec
         from fsspec.registry import known_implementations, registry
     except ImportError as exc:
-        raise LogReadError(f"reading {url} needs fsspec: pip install 'rlstats[remote]' ({exc})") from exc
+        raise LogReadError(f"reading {url} needs fsspec: {install_hint('remote')} ({exc})") from exc
     for protocol in _protocols(url):
         if protocol not in known_implementations and protocol not in registry:
             known = sorted(p for p in known_implementations if len(p) > 1)

@@ -21,7 +21,7 @@ import struct
 
 import numpy as np
 
-from ..errors import LogReadError
+from ..errors import LogReadError, install_hint
 from ._pieces import FileProblem, Piece
 
 _LENGTH = struct.Struct("<Q")
@@ -89,7 +89,7 @@ def _event_class():
         from tensorboard.compat.proto import event_pb2
     except ImportError as exc:
         raise LogReadError("reading TensorBoard event files needs the tensorboard package: "
-                           f"pip install 'rlstats[logs]' ({exc})") from exc
+                           f"{install_hint('logs')} ({exc})") from exc
     return event_pb2.Event
 
 

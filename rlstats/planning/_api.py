@@ -759,8 +759,9 @@ def _small_pilot_note(source, methods):
     return [f"pilot: as few as {fmt.count(fewest, 'run')} per agent and task: its chance differences, drawn again in "
             "every data set, can move these rates far from the power at the agents' true difference, and the Monte "
             f"Carlo intervals leave that out: over 20 pilots of {fmt.count(measured, 'run')} per cell drawn from one "
-            "model with alike agents (2 agents x 5 tasks of normal scores, one shifted by 1 within-cell SD; "
-            "tests/reference/pilot_spread.py) " + "; ".join(parts) + unmeasured]
+            "model (2 agents x 5 tasks of normal scores, the agents alike) and resampled by power() with one agent "
+            "shifted by 1 pooled within-cell SD (the planned difference; tests/reference/pilot_spread.py) "
+            + "; ".join(parts) + unmeasured]
 
 
 #: a pilots' median this far from the true power (the figures' printed precision) is said to lean
@@ -889,7 +890,8 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         backend's workers run the blocks.
     backend : None or str
         ``"dask"``: run the blocks on a ``dask.distributed`` cluster
-        (``pip install 'rlstats[distributed]'``): the Client given as
+        (``pip install 'dask[distributed]'``, or ``pip install ".[distributed]"`` in a source checkout): the Client
+        given as
         ``client=``, or else the default Client (the one made last in this
         process).  To use a cluster, connect first:
         ``client = dask.distributed.Client("tcp://scheduler:8786")``, then call

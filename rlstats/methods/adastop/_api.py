@@ -228,17 +228,18 @@ def holm_shares(options, pairs):
     return len(pairs) if options.permutations == "holm" else 1
 
 
-def _warn_if_powerless(schedule, sequential=True, shares=1, joint=False):
+def _warn_if_powerless(schedule, sequential=True, shares=1, joint=False, where=""):
     """A test that can never reject is almost surely a mistake: say so loudly (permutation() in its own words:
     it has no batches, interims, n= or K=).  ``shares``: Holm's J, whose first step spends alpha / J (audit s29:
     judged at alpha, 3 agents at n = 4, K = 1 were silent though alpha / 3 spends nothing); ``joint``: its paths are
-    drawn jointly (never enumerated).  The way on is one that works (:func:`_powerless_way`)."""
+    drawn jointly (never enumerated).  The way on is one that works (:func:`_powerless_way`).  ``where``: the
+    tasks whose tests these are, said after the runs per agent (permutation(): " (on each of its 5 tasks)")."""
     if kernels.spendable_level(schedule, shares) > 0:
-        _warn_if_rarely_rejecting(schedule, shares, joint, sequential)
+        _warn_if_rarely_rejecting(schedule, shares, joint, sequential, where)
         return
     way = _powerless_way(schedule, shares, joint, sequential)
     if not sequential:
-        warn(f"with n = {fmt.count(schedule.n, 'run')} per agent no level can be spent "
+        warn(f"with n = {fmt.count(schedule.n, 'run')} per agent{where} no level can be spent "
              f"({_spent(schedule.alpha, shares)}): the permutation test can never reject; {way}")
     else:
         warn(f"{no_level_clause(schedule.n, schedule.max_interims, schedule.alpha, shares)}: the test can never "
@@ -251,7 +252,7 @@ def _warn_if_powerless(schedule, sequential=True, shares=1, joint=False):
 RARE_REJECTION = 0.8
 
 
-def _warn_if_rarely_rejecting(schedule, shares=1, joint=False, sequential=True):
+def _warn_if_rarely_rejecting(schedule, shares=1, joint=False, sequential=True, where=""):
     """A test that spends some level but rejects even a perfectly separated data set with chance under
     :data:`RARE_REJECTION` over its random paths (:func:`kernels.separated_rejection`) says so, with the chance and
     the paths from which on such data are rejected for 95% of seeds (:func:`least_resamples`).  Joint relabelling is
@@ -267,7 +268,7 @@ def _warn_if_rarely_rejecting(schedule, shares=1, joint=False, sequential=True):
     way = (f"pass n_resamples={by_paths:_} or more, from which on such runs are rejected for 95% of seeds"
            if by_paths is not None else _powerless_way(schedule, shares, joint, sequential))
     sizes = (f"n = {fmt.count(n, 'run')} per batch, K = {K} interims" if sequential
-             else fmt.count(n, "run") + " per agent")
+             else fmt.count(n, "run") + " per agent" + where)
     warn(f"with {sizes} and n_resamples={paths:_} ({_spent(schedule.alpha, shares)}), even perfectly separated "
          f"runs are rejected with chance only about {chance:.2f} over the random paths (those that tie the runs' own "
          f"arrangement keep it from passing the boundary), so no difference however large is detected with "
@@ -1814,9 +1815,16 @@ def _permutation_runs(design, options, rng, short, shown):
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
             runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
                                   places))
-    for schedule, shares, joint in {(id(r.schedule), len(r.pair_ids)): (r.schedule, holm_shares(options, r.pair_ids),
-                                                                       r.joint) for r in runs if r.pair_ids}.values():
-        _warn_if_powerless(schedule, sequential=False, shares=shares, joint=joint)
+    # one warning for the tasks whose tests are alike (audit s32: five tasks of 3 runs warned five times alike)
+    alike = {}
+    for r in runs:
+        if r.pair_ids:
+            alike.setdefault((r.schedule, holm_shares(options, r.pair_ids), r.joint), []).append(r.name)
+    for (schedule, shares, joint), tasks in alike.items():
+        where = "" if design.n_tasks == 1 else (
+            f" (on task {tasks[0]!r})" if len(tasks) == 1 else f" (on each of the {len(tasks)} tasks)"
+            if len(tasks) == design.n_tasks else f" (on tasks {fmt.listed([repr(t) for t in tasks], 5)})")
+        _warn_if_powerless(schedule, sequential=False, shares=shares, joint=joint, where=where)
     return pairs, record, runs
 
 

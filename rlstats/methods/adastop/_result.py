@@ -194,8 +194,12 @@ class AdaStopResult(Result):
         for task, row in shares.items():
             said.setdefault((int(row.n_comparisons), fmt.signif(row.level_each, 4), fmt.signif(row.level_all, 4)),
                             []).append(task)
-        text = "; ".join(f"{each} each at c = {j}, {total} in all" + (f" on {fmt.join_and(tasks, 5)}"
-                                                                      if len(said) > 1 else "")
+        # a grid that spends nothing says so with the level it cannot reach (audit s32: "0 each at c = 3" read as
+        # alpha / c = 0)
+        text = "; ".join((f"{each} each at c = {j}, {total} in all" if each != "0" else
+                          f"alpha / {j} = {fmt.signif(self.alpha / j, 3)} at c = {j}, of which no level can be spent "
+                          f"at these runs (0 each), so no comparison can reject")
+                         + (f" on {fmt.join_and(tasks, 5)}" if len(said) > 1 else "")
                          for (j, each, total), tasks in said.items())
         return f"level per comparison = alpha / c, c not yet rejected (Holm's step-down): {text}"
 

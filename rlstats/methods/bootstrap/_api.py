@@ -653,7 +653,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         threads.  User metric functions are called from several threads at once.
     backend : None or "dask"
         ``"dask"``: the blocks of resamples are computed on a ``dask.distributed`` cluster
-        (``pip install 'rlstats[distributed]'``), for very large run collections; the result is the same bits
+        (``pip install 'dask[distributed]'``, or ``pip install ".[distributed]"`` in a source checkout), for very
+        large run collections; the result is the same bits
         as on one machine (each block's stream is keyed by the block, never by the worker).  Each agent's
         runs are sent to the cluster once.  Not with ``rliable_compat=True`` (one sequential stream).
     client : distributed.Client or None

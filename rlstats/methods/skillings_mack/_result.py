@@ -268,7 +268,7 @@ class SkillingsMackResult(Result):
         names = list(self.agents)
         values = [fmt.signif(r) for r in self.mean_ranks]  # the tables' digits (audit s29 real29b: 3.3 by 3.2997)
         widths = [max(len(n), len(v)) for n, v in zip(names, values)]
-        lines.append(f"{self._ranks_name().replace('Mean', 'mean')} (1 = best{self._among()}):")
+        lines.append(f"{self._ranks_heading().replace('Mean', 'mean', 1)}:")
         lines.append(" ".join(n.rjust(w) for n, w in zip(names, widths)))
         lines.append(" ".join(v.rjust(w) for v, w in zip(values, widths)))
         n_sig = int(self.comparisons["significant"].sum())
@@ -315,6 +315,17 @@ class SkillingsMackResult(Result):
         """Friedman's on a complete design with one value per cell, whichever variant's kernel computed it."""
         complete = self.variant == "skillings_mack" and bool((np.asarray(self.counts) > 0).all())
         return "friedman" if complete else self.variant
+
+    def _ranks_heading(self):
+        """The mean ranks' heading as printed and reported: their scale, 1..k (audit s32: a user's mean ranks of the
+        runs, 10.56, 9.16 and 4.28 of 15, printed as 2.512, 2.232 and 1.256 under "mean ranks (1 = best)"), and where
+        runs are ranked together, how a run's rank maps to it (the summary's table keeps its name, "Mean ranks (1 =
+        best)", a key of ``summary().tables``)."""
+        complete = bool((np.asarray(self.counts) > 0).all())
+        scale = f"on 1..{len(self.agents)}" if complete else "on 1..k"
+        runs = (", a run ranked r among the q runs of its task counting (r - 1/2) k / q + 1/2"
+                if self.variant == "mack_skillings" and int(np.asarray(self.counts).max()) > 1 else "")
+        return f"{self._ranks_name()} {scale}{runs} (1 = best{self._among()})"
 
     def _ranks_name(self):
         return "Quade-weighted mean ranks" if self.variant == "quade" else "Mean ranks"
@@ -434,7 +445,7 @@ class SkillingsMackResult(Result):
         order = np.argsort(self.mean_ranks, kind="stable")
         ranking = fmt.name_list([self.agents[j] for j in order],
                                 after=[f"({fmt.signif(self.mean_ranks[j], 3)})" for j in order], among=self.agents)
-        text += f" {self._ranks_name()} (1 = best{self._among()}): {ranking}."
+        text += f" {self._ranks_heading()}: {ranking}."
         sig = self.comparisons[self.comparisons["significant"]]
         if self._pair_is_omnibus():
             text += (f" With two {agents} the pair's comparison is the omnibus test itself, so {self.agents[0]} and "

@@ -204,19 +204,31 @@ class TaskTableResult(Result):
         marked."""
         out = []
         bold_cells = self._bold()
-        for t in range(len(self.tasks)):
-            row = []
+        n_tasks, n_agents = len(self.tasks), len(self.agents)
+        means, spreads = [[""] * n_agents for _ in range(n_tasks)], [[""] * n_agents for _ in range(n_tasks)]
+        for t in range(n_tasks):
             present = ~np.isnan(self.estimates[t])
-            for a in range(len(self.agents)):
-                if not present[a]:
-                    row.append("")
-                    continue
+            for a in np.flatnonzero(present):
                 # the best's mean reads apart from every other agent's (bold 12.121 beside 12.074 both read "12.1":
                 # audit s22): a bold cell against the others, the others against the bold ones
                 rivals = self.estimates[t, present & (bold_cells[t] != bold_cells[t, a])]
-                text = fmt.signif_apart(self.estimates[t, a], digits, rivals)
+                means[t][a] = fmt.signif_apart(self.estimates[t, a], digits, rivals)
                 if np.isfinite(self.std_dev[t, a]):
-                    text += f" \u00b1 {fmt.signif(self.std_dev[t, a], 2)}"
+                    spreads[t][a] = fmt.signif(self.std_dev[t, a], 2)
+        for texts in (means, spreads):  # an agent's column in one notation: fixed where any of its numbers is
+            for a in range(n_agents):
+                column = [texts[t][a] for t in range(n_tasks) if texts[t][a]]
+                if any("e" not in text for text in column):
+                    for t in range(n_tasks):
+                        texts[t][a] = fmt.as_fixed(texts[t][a])
+        for t in range(n_tasks):
+            row = []
+            present = ~np.isnan(self.estimates[t])
+            for a in range(n_agents):
+                if not present[a]:
+                    row.append("")
+                    continue
+                text = means[t][a] + (f" \u00b1 {spreads[t][a]}" if spreads[t][a] else "")
                 text = plain(text)
                 if bold_cells[t, a]:
                     text = bold(text)

@@ -231,7 +231,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         Threads resampling the sweeps (-1: one per core).
     backend : None or "dask"
         ``"dask"``: each sweep's resamples (the best set's and the expected-max and complete views') are drawn on
-        a ``dask.distributed`` cluster (``pip install 'rlstats[distributed]'``), a task per agent x task sweep.
+        a ``dask.distributed`` cluster (``pip install 'dask[distributed]'``, or ``pip install ".[distributed]"`` in a
+        source checkout), a task per agent x task sweep.
         Each sweep draws from its own stream, keyed by the places of its task and agent among the names sorted,
         so the result is the same bits whatever ``n_jobs``, the backend or the number of workers, and whatever the
         order of the agents and tasks in the data (a Categorical's category order).
@@ -319,7 +320,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     design = design_of(data, parsed, extra_columns=extra, na_action=na_action, eval_env=eval_env,
                        normalize=normalize, min_agents=1, reads_nesting=READS_NESTING, bounds=opts.bounds,
                        run_key=tuple(config))
-    sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher)
+    sweeps, labels = _sweeps(design, parsed, config, weights, holdout, higher, data)
     # its mean over tasks adds raw scores (sensitivity normalises its own), for an agent with sweeps on every task
     if "expected_max" in views and (design.counts > 0).all(axis=0).any():
         design = _raw_scales(design, sweeps, normalize, bool(config))
@@ -339,7 +340,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
                  + (" and resampled only within it" if resampled else ""))
     ss, seed_record = seed_sequence(rng)
     sign = 1.0 if higher else -1.0
-    tables, why = {}, {}
+    # a view left out for this design says why when asked for (audit s32: views=['sensitivity'] was advised, which
+    # raises for a replicate level)
+    tables, why = {}, ({"sensitivity": dropped_view.removeprefix("sensitivity not computed: ")
+                                    + "; it runs over hyperparameter columns named in config="} if dropped_view else {})
     with timed_bar(work, shows(work, opts.progress), "tuning"):
         if "best_set" in views:
             tables["best_set"], tables["tuned"] = _best_set(design, sweeps, labels, ss, n_resamples, threshold, level,
@@ -482,9 +486,12 @@ def _past_the_scores_notes(design, tables):
         values = {float(sign * edge[i]) for i in tasks}
         runs = int(at[tasks].sum())
         total = int(np.isin(task, tasks).sum())
-        if len(values) == 1:
+        if len(values) == 1:  # the task(s) named (audit s32: "4 of the 6 runs" of a file of 15)
             (value,) = values
-            where = f"{fmt.signif(value, 6)}, the {extreme} score ({runs} of the {total} runs reach it)"
+            names = [repr(design.tasks[i]) for i in tasks]
+            whose = f"task {names[0]}" if len(names) == 1 else f"tasks {fmt.listed(names, 5)}"
+            where = (f"{fmt.signif(value, 6)}, the {extreme} score of {whose} ({runs} of "
+                     f"{'its' if len(names) == 1 else 'their'} {total} runs reach it)")
         else:
             where = (f"the {extreme} score of their task ({fmt.listed([design.tasks[i] for i in tasks], 5)}), which "
                      f"{runs} of the {total} runs reach")
@@ -729,7 +736,31 @@ def _check_columns(name, columns, data, parsed, single=False):
     return tuple(listed)
 
 
-def _sweeps(design, parsed, config, weights, holdout, higher):
+def _separating_columns(data, parsed, config):
+    """Columns outside the formula and ``config`` whose values group runs (some value is shared by several runs of an
+    agent and task, as a hyperparameter's is; a column of per-run numbers, a score's spread, is not one) and that tell
+    apart the runs sharing a seed within an agent, task and configuration: each such column alone, or else all of them
+    together (a sweep over two hyperparameters), or none."""
+    keys = [parsed.blocks, parsed.groups, *config]
+    skip = {*keys, parsed.replicate, *parsed.response_columns}
+    cell_rows = data.groupby(keys[:2], observed=True, sort=False)[parsed.replicate].size()
+    grouping = []
+    for column in data.columns:
+        if not isinstance(column, str) or column in skip:
+            continue
+        try:
+            values = data.groupby(keys[:2], observed=True, sort=False)[column].nunique(dropna=False)
+        except TypeError:  # unhashable cells (dicts of settings)
+            continue
+        if (values < cell_rows.reindex(values.index)).all():
+            grouping.append(column)
+    alone = [c for c in grouping if not data.duplicated([*keys, c, parsed.replicate]).any()]
+    if alone or not grouping:
+        return alone
+    return [grouping] if not data.duplicated([*keys, *grouping, parsed.replicate]).any() else []
+
+
+def _sweeps(design, parsed, config, weights, holdout, higher, data):
     """Per (task, agent): the runs sorted by configuration, oriented so that higher is better."""
     if config:
         # each column's levels coded in the sorted order of their texts; a configuration is its tuple of codes, so the
@@ -752,11 +783,22 @@ def _sweeps(design, parsed, config, weights, holdout, higher):
     repeated = frame.duplicated(keep=False).to_numpy()
     if repeated.any():
         i = int(np.flatnonzero(repeated)[0])
+        # a sweep's configurations given without config= (audit s32: 50 LunarLander configurations x 10 seeds read as
+        # one configuration 'PPO'): the columns that would tell its runs apart
+        columns = _separating_columns(data, parsed, config)
+        way = ""
+        if columns:
+            first = [*config, *columns[0]] if isinstance(columns[0], list) else [*config, columns[0]]
+            way = (f"; {'these rows look like several configurations' if not config else 'config= looks too coarse'}: "
+                   f"pass config={(first[0] if len(first) == 1 else first)!r}"
+                   + (f" (columns that tell them apart: {fmt.listed([repr(c) for c in columns], 5)})"
+                      if len(columns) > 1 else ""))
         raise DesignError(f"seed {seed_texts[seed_codes[i]]!r} appears more than once for "
                           f"{arm_label(design.formula, design.agents[design.agent[i]])} on "
                           f"{block_label(design.formula, design.tasks[design.task[i]])} with "
                           f"configuration {labels[codes[i]]!r} "
-                          f"({int(repeated.sum())} such rows); each run needs its own seed within a configuration")
+                          f"({int(repeated.sum())} such rows); each run needs its own seed within a configuration"
+                          + way)
     held = np.zeros(design.nobs, dtype=bool)
     if holdout is not None:
         raw = pd.Series(design.extra[holdout])

@@ -47,8 +47,8 @@ class TuningResult(Result):
         interval, the held-out estimate), ``expected_max``, ``complete``, ``complete_runs``, ``sensitivity``,
         ``dimensions``; read them through the view methods.
     not_computed_why : dict of str -> str
-        The note saying why a view asked for was not computed, by view (the result's own, never a note of the data
-        that reads alike).
+        The note saying why a view asked for was not computed, or why a default view was left out for these data
+        (sensitivity over a replicate level), by view (the result's own, never a note of the data that reads alike).
     """
 
     agents: tuple[str, ...]
@@ -81,6 +81,8 @@ class TuningResult(Result):
             # were used as given", may come first: review22a; a note of the data that reads alike is not it: s23)
             return (f"the {view} view was asked for but not computed here: "
                     + self.not_computed_why.get(view, "see the notes"))
+        if view in self.not_computed_why:  # left out for this design, not for want of views=
+            return f"the {view} view is not available for these data: " + self.not_computed_why[view]
         return (f"the {view} view was not computed here (views={list(self.views)}); run "
                 f"rlstats.tuning(..., views=[{view!r}, ...]) (sensitivity also needs config= columns, "
                 "two tasks and an agent with runs on every task)")
