@@ -55,8 +55,8 @@ PEAK_BYTES_PER_DRAWN_RUN = 16
 CALIBRATION = "curves.band"
 CALIBRATION_LEVEL = 0.95
 #: ``bands=``: the bootstrap-t bands (default since issue 40), and the bands before it (t-expanded percentile
-#: pointwise, sup-t with a t quantile simultaneous), kept bit for bit but for the sup-t band's quantile capped at
-#: the Bonferroni z (audit s32 simband32), and the bootstrap-t bands before the mean's
+#: pointwise, sup-t with a t quantile simultaneous), kept bit for bit but where the sup-t quantile passes the
+#: Bonferroni z (audit s32 simband32), and the bootstrap-t bands before the mean's
 #: were widened on the side of the runs' skew (audit s25 band25), kept bit for bit
 BAND_METHODS = ("studentized", "expanded", "studentized_unwidened")
 #: What ``bands="studentized_unwidened"`` of the mean says of its coverage: the table's rows measure the default, and
@@ -533,16 +533,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     standard error of the statistic: of the task means for the mean, of the winsorised scores for
     the IQM, of the shortfalls for the optimality gap; the median is scaled by its tasks' mean
     standard error), and the band is the estimate minus the quantiles of those ratios times the
-    standard error (the bootstrap-t): pointwise at each step, and simultaneously at each step's
-    own pointwise quantile of the ratio times one factor for all steps, each end at half the
-    error: the least factor for which at most that share of the resamples passes the end at some
-    step (a sup-t band of the ratios brought to one scale), each step's end capped at its
-    Bonferroni quantile (level 1 - error / steps) and the factor read on the capped ends, so that
-    the band is never wider than the Bonferroni band of the same resamples (audit s32 simband32:
-    one factor for the ratios themselves let the steps where they run largest, as where the IQM's
-    standard error sees little of a resample's deviation, set every step's end: on 3 Atari games
-    over 199 steps the simultaneous band was 5 times the pointwise width, 2.2 times the
-    Bonferroni band's, and left the range of the runs). The ratio carries the skewness of the scores and the uncertainty of a standard error
+    standard error (the bootstrap-t): pointwise at each step, and simultaneously from the
+    quantiles of the largest and the smallest ratio over steps, each at half the error (a sup-t
+    band). The ratio carries the skewness of the scores and the uncertainty of a standard error
     from few runs, which a normal or t quantile does not. Each band is then the hull of that band
     and the ``bands="expanded"`` one (below), which holds where the statistic moves in jumps (the
     median of task means, runs tied at a ceiling), and the simultaneous band is widened to hold the
@@ -606,10 +599,11 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
 
     ``bands="expanded"`` gives the bands of earlier versions bit for bit: the percentile band, and
     the sup-t band (estimate plus or minus the level-quantile of the largest bootstrap-studentised
-    deviation over steps, at most the Bonferroni z of the steps since audit s32: a larger quantile
-    comes from resamples' tails heavier than the normal, and read as a normal tail at few degrees
-    of freedom it gave 22-43 standard errors where the Bonferroni t band over 199 steps gives
-    12.3), with each agent's bootstrap deviations widened by sqrt(n/(n - 1)) (n: its
+    deviation over steps; since audit s32, where that quantile passes the Bonferroni z of the steps,
+    its t quantile is read at the Bonferroni tail and scaled by the quantile's excess over that z:
+    read as a normal tail, a quantile of 4.8 over 199 steps, from resamples' tails heavier than the
+    normal, gave 22-43 standard errors at 4 degrees of freedom, where the Bonferroni t band gives
+    12.3, and IQN's band on 3 Atari games ran from -0.17 to 2.73 where its runs lie in 0.28-3.46), with each agent's bootstrap deviations widened by sqrt(n/(n - 1)) (n: its
     fewest runs in a task) and t quantiles at each step's effective degrees of freedom (a
     Welch-Satterthwaite sum over tasks of n - 1, each task weighted by its share of the variance,
     read from how often each run was drawn). At the steps some runs do not reach (ended early,
@@ -1311,8 +1305,8 @@ def _studentized(raw, errors, estimates, short, expanded, tolerance, fewest, rep
         "each band is the hull of a studentised (bootstrap-t) band and the t-expanded percentile (pointwise) "
         "or sup-t (simultaneous) band: in the first, each resample's deviation from the estimate is divided "
         f"by its own standard error{_floor_words(options.statistic_name)} and the band is the estimate minus "
-        "the quantiles of those ratios times the standard error (simultaneous: each step's quantile times one "
-        "factor over steps, at half the error each side, each end at most the step's Bonferroni quantile), which carries the skewness of the scores "
+        "the quantiles of those ratios times the standard error (simultaneous: from the largest and "
+        "smallest ratio over steps, at half the error each), which carries the skewness of the scores "
         "and the uncertainty of a standard error from few runs; the second holds where the statistic "
         "moves in steps between tasks or ties (median, ceilings); the simultaneous band also holds the "
         "pointwise one at every step"

@@ -293,10 +293,9 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, tolera
 
     Each resample's deviation at a step is studentised by its own standard error, t = (theta* - theta) / se*.
     Pointwise, the band is theta - q se between the (1 -+ level)/2 quantiles q of t at the step; simultaneously,
-    each end is the step's own such quantile times one factor over steps, capped at the step's Bonferroni quantile
-    (:func:`_balanced_end`), each side at half the error, so that the whole curve is held at the level. (Until audit
-    s32 one quantile of the largest t over steps set every step's end: the steps whose t run largest set it for
-    all. A balanced band, each step at its own quantile of t at a common share of resamples (Beran 1988),
+    theta - q se with q the (1 + level)/2 quantile of the largest t over steps (lower end) and the (1 - level)/2
+    quantile of the smallest (upper end), each side at half the error, so that the whole curve is held at the
+    level. (A balanced band, each step at its own quantile of t at a common share of resamples (Beran 1988),
     covered 0.80-0.88 where this one covered 0.99 on skewed scores: its per-step extreme quantiles of few
     hundred resamples are too noisy.) The studentisation carries the skewness of the statistic and the uncertainty of its standard error
     from few runs, which a normal or t quantile does not (Hall 1988; Montiel Olea and Plagborg-Moller 2019 for
@@ -328,43 +327,15 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, tolera
     finite[usable] = np.isfinite(q).all(axis=1)
     if not finite.any():
         return pointwise, simultaneous
-    q = q[np.isfinite(q).all(axis=1)]
-    pointwise[finite] = estimate[finite, None] - q * std_error[finite, None]
+    pointwise[finite] = estimate[finite, None] - q[np.isfinite(q).all(axis=1)] * std_error[finite, None]
     t = t[:, finite]
-    # each side at half the error: the upper quantiles of t set the band's lower end, the lower ones (of -t) its upper
-    ends = [_balanced_end(side * t, np.maximum(side * q[:, k], 0.0), tail) for k, side in enumerate((1.0, -1.0))]
-    if all(np.isfinite(end).all() for end in ends):
-        simultaneous[finite, 0] = estimate[finite] - ends[0] * std_error[finite]
-        simultaneous[finite, 1] = estimate[finite] + ends[1] * std_error[finite]
-    return pointwise, simultaneous
-
-
-def _balanced_end(t, scale, tail):
-    """(steps,) how many standard errors one end of a simultaneous bootstrap-t band lies from the estimate at each step.
-
-    ``t`` (B, steps) the resamples' studentised deviations toward that end, ``scale`` (steps,) their pointwise
-    quantile at ``1 - tail`` (at least 0). The end at a step is min(c scale, bonferroni): the step's own quantile of t
-    scaled by a common c, capped at its Bonferroni quantile, the level ``1 - tail / steps`` quantile of t there. c is
-    the least for which at most the ``tail`` share of resamples (the ``1 - tail`` quantile, as the pointwise band's)
-    passes the end at some step, reckoned on the capped ends themselves: a resample beyond a step's cap passes for
-    every c. So the band holds the whole curve in the bootstrap's world at its level, and is never wider than the
-    Bonferroni band of the same resamples (which holds it at that level too: at c infinite the ends are the caps).
-    Scaled by the pointwise quantile, a step whose studentised deviations run larger (a standard error that sees
-    less of its resample's real deviation, as the IQM's proxy does where tasks lie far apart) does not set every
-    other step's end (audit s32 simband32: unscaled and uncapped, one such step made the IQM's simultaneous band of 3
-    Atari games 5 times its pointwise width, 2.2 times the Bonferroni band's). A step with no spread on the side
-    (scale 0) keeps its cap.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # infinities in the quantiles' interpolation
-        cap = np.quantile(t, 1.0 - tail / t.shape[1], axis=0, method="higher")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(scale > 0, t / np.where(scale > 0, scale, 1.0), -np.inf)
-    needed = np.where((t > cap).any(axis=1), np.inf, ratio.max(axis=1))  # the least c that holds each resample
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        c = np.quantile(needed, 1.0 - tail, method="higher")
-    return np.where(scale > 0, np.minimum(c * scale, cap), cap)
+        joint = np.array([np.quantile(t.max(axis=1), 1.0 - tail, method="higher"),
+                          np.quantile(t.min(axis=1), tail, method="lower")])
+    if np.isfinite(joint).all():
+        simultaneous[finite] = estimate[finite, None] - joint[None, :] * std_error[finite, None]
+    return pointwise, simultaneous
 
 
 def _task_shapes(values, task_of, n_tasks):
@@ -588,13 +559,17 @@ def _spread(se, values, tolerance=None):
 
 
 def sup_t_band(replicates, estimate, level, df=None, tolerance=None):
-    """Simultaneous band: estimate +- c * se, c from the level-quantile of the max studentised deviation, at most the
-    Bonferroni z over the steps in the maximum (audit s32 simband32).
+    """Simultaneous band: estimate +- c * se, c from the level-quantile of the max studentised deviation.
 
     Returns (band (steps, 2), se (steps,), c (steps,)). Without ``df``, c is that quantile at every step.
     With ``df``, c at a step is the t quantile at its df with the same two-sided tail as the bootstrap's
     quantile has under the normal: the steps' joint behaviour from the bootstrap, each step's studentised
-    deviation t-distributed rather than normal, as a standard error from few runs makes it. Steps with no
+    deviation t-distributed rather than normal, as a standard error from few runs makes it. The tail is at least
+    the Bonferroni one, (1 - level) / 2 over the steps in the maximum, and a quantile beyond the Bonferroni z
+    scales that t quantile by its excess (audit s32 simband32): such a quantile comes from resamples' tails heavier
+    than the normal, and read as a normal tail it sent the t quantile at few df far out (4.8 over 199 steps, at
+    4 df: 22-43 standard errors, where the Bonferroni t band gives 12.3; now 16). Without ``df`` the
+    quantile is the bootstrap's own. Steps with no
     spread (se within the ties' ``tolerance`` of the step's scores: :func:`_spread`) or no estimate are left out of
     the maximum; their band is the estimate itself.
     """
@@ -606,16 +581,14 @@ def sup_t_band(replicates, estimate, level, df=None, tolerance=None):
     if not usable.any():
         return np.stack([estimate, estimate], axis=-1), se, c
     deviation = np.abs(replicates[:, usable] - estimate[usable]) / se[usable]
-    # at most the Bonferroni z of the steps in the maximum (audit s32 simband32): a larger quantile of the largest
-    # |z| comes from resamples' tails heavier than the normal, whose tail beyond it the t quantile at few df then
-    # read far out (c of 4.8 at df 4: 22-43 standard errors, against 12.3 of the Bonferroni t band over 199 steps)
     from scipy import stats
 
-    c[:] = min(np.quantile(np.nanmax(deviation, axis=1), level), stats.norm.isf((1.0 - level) / (2.0 * usable.sum())))
+    c[:] = np.quantile(np.nanmax(deviation, axis=1), level)
     if df is not None:
-        tail = stats.norm.sf(c[0])
+        bonferroni = stats.norm.isf((1.0 - level) / (2.0 * usable.sum()))
+        tail = stats.norm.sf(min(c[0], bonferroni))
         finite = usable & np.isfinite(df) & (df > 0)
-        c[finite] = stats.t.isf(tail, df[finite])
+        c[finite] = stats.t.isf(tail, df[finite]) * max(1.0, c[0] / bonferroni)
     half = np.where(usable, c * se, 0.0)
     return np.stack([estimate - half, estimate + half], axis=-1), se, c
 
