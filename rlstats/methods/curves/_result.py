@@ -351,7 +351,7 @@ class CurvesResult(Result):
                      "task, so "
                      "that every resampled curve is made of whole runs (Agarwal et al., 2021); the simultaneous band "
                      "is the estimate plus or minus the quantile of the largest studentised deviation over steps "
-                     "(sup-t), meant to cover the whole curve at the stated level. Bootstrap deviations were widened "
+                     "(sup-t; its t quantile read at most at the Bonferroni tail), meant to cover the whole curve at the stated level. Bootstrap deviations were widened "
                      "by sqrt(n/(n - 1)), n being the agent's fewest runs of a task logged at the step, since "
                      "resampling n runs reproduces (n - 1)/n of their variance (Hesterberg, 2015), and both bands use t quantiles at "
                      "each step's effective "
