@@ -4,6 +4,8 @@ to sort before it?  curves32 made curves() so (resampling.agent_seed_sequence, a
 other random back ends and pins the ones that were not.
 """
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -45,7 +47,6 @@ def _same_rows(one, other):
         pd.testing.assert_frame_equal(x, y, check_exact=True)
 
 
-@pytest.mark.xfail(strict=True, reason="tuning keys a sweep's streams by its task's and agent's places among the names")
 def test_a_sweeps_resamples_do_not_depend_on_the_other_agents(sweeps):
     """b_sac's best-set probabilities, tuned score's optimism and interval, expected-max and complete bands: with
     a_ppo (b_sac 2nd of 3), without it (a pandas subset: 1st of 2), with a_ppo renamed 'zeta' (b_sac 1st of 3), and
@@ -56,9 +57,119 @@ def test_a_sweeps_resamples_do_not_depend_on_the_other_agents(sweeps):
         _same_rows(every, _sweep_rows(_tuning(other)))
 
 
-@pytest.mark.xfail(strict=True, reason="tuning keys a sweep's streams by its task's and agent's places among the names")
 def test_a_sweeps_resamples_do_not_depend_on_the_other_tasks(sweeps):
     """b_sac's sweep on hopper: with ant (hopper 2nd of 2), without it (1st of 1), ant renamed to sort after it."""
     every = _sweep_rows(_tuning(sweeps), task="hopper")
     for other in (sweeps[sweeps.task != "ant"], sweeps.assign(task=sweeps.task.replace({"ant": "walker"}))):
         _same_rows(every, _sweep_rows(_tuning(other), task="hopper"))
+
+
+def test_a_sweeps_resamples_do_not_depend_on_threads_or_row_order(sweeps):
+    """The same bits with two threads and with the rows shuffled."""
+    every = _sweep_rows(_tuning(sweeps))
+    _same_rows(every, _sweep_rows(_tuning(sweeps, n_jobs=2)))
+    _same_rows(every, _sweep_rows(_tuning(sweeps.sample(frac=1, random_state=3))))
+
+
+def _label_key(label):
+    """The two 32-bit words of a label's stream key: the first 8 bytes of the SHA-256 of its text, little-endian."""
+    digest = hashlib.sha256(label.encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "little"), int.from_bytes(digest[4:8], "little")
+
+
+def sweep_stream(rng, which, agent, task):
+    """A sweep's stream built by hand (numpy and hashlib): spawn key (which,) + its agent's words + its task's, below
+    the rng's entropy."""
+    return np.random.SeedSequence(rng, spawn_key=(which,) + _label_key(agent) + _label_key(task))
+
+
+def test_a_sweeps_stream_is_its_labels():
+    """tuning's stream of b_sac's sweep on hopper is the one built by hand from the two labels."""
+    from rlstats.methods.tuning import _api as tuning_api
+    from rlstats.resampling import seed_sequence
+
+    class Design:
+        agents, tasks = ("a_ppo", "b_sac"), ("ant", "hopper")
+
+    got = tuning_api._sweep_stream(Design, seed_sequence(7)[0])(2, 1, 1)
+    hand = sweep_stream(7, 2, "b_sac", "hopper")
+    assert (got.entropy, got.spawn_key) == (hand.entropy, hand.spawn_key)
+    assert np.array_equal(got.generate_state(4), hand.generate_state(4))
+
+
+def place_keyed(monkeypatch):
+    """tuning() with the streams keyed as before audit s32 stream32: a sweep's at (which, its task's place, its
+    agent's place) among the names sorted."""
+    from rlstats.methods.tuning import _api as tuning_api
+    from rlstats.resampling import child_stream
+
+    def former(design, ss):
+        tasks, agents = design.task_places, design.agent_places
+        return lambda which, t, a: child_stream(ss, which, int(tasks[t]), int(agents[a]))
+
+    monkeypatch.setattr(tuning_api, "_sweep_stream", former)
+
+
+# ------------------------------------------------------------------ the pins the re-keying moved
+
+def _tied_units():
+    # test_audit_s10_order's frame and call
+    gen = np.random.default_rng(0)
+    rows = [(a, t, lr, s, (lr == 0.01) + gen.normal()) for a in ("ppo", "sac") for t in ("ant", "hopper")
+            for lr in (0.001, 0.01, 0.1) for s in range(4)]
+    df = pd.DataFrame(rows, columns=["agent", "task", "lr", "seed", "score"])
+    res = rlstats.tuning(df.assign(score=np.round(df["score"] * 2)), FORMULA, config="lr", n_resamples=100, rng=1)
+    return res.tidy()[["estimate"]].to_numpy()[2, 0]
+
+
+def _float32_tie():
+    import test_audit_s20_ties20b as t20
+    values = [[0.05] * 3, [t20.F32] * 3, [0.0, 0.5, 1.0]]
+    best = t20._tuning(t20._sweep(values), 0.0, views=["best_set"]).best_set().set_index("config")
+    return best["probability_best"]["lr=1"]
+
+
+def _many_configurations():
+    import test_audit_s26_polish26 as p26
+    return int("lr=547 selected of 1,200, best set of 5" in str(p26._sweep()))
+
+
+def _selected_only(rng):
+    import test_audit_s11_user as u
+    d = u._sweep(None)
+    d = d[(d.agent == "gae-lambda") & (d.task == "distance-weight")]
+    return rlstats.tuning(d, FORMULA, config=["hyperparameter", "reward_weight"], views=["best_set"], rng=rng,
+                          progress=False).tuned().iloc[0]["optimism"]
+
+
+def _landscape_at_three_seeds():
+    from conftest import load_dataset
+    land = load_dataset("hpo_landscapes")
+    land = land[(land["landscape"] == "gamma_velocity-weight") & land["seed"].isin([3, 4, 5])]
+    ids = np.random.default_rng(1).choice(10_000, 20, replace=False)
+    one = land[land["config"].isin(ids)][["task", "config", "seed", "score"]]
+    base = rlstats.concat([one.assign(agent="ppo"), one.assign(agent="sac", score=one["score"] * 0.9)])
+    res = rlstats.tuning(base, FORMULA, config="config", rng=3, n_resamples=300,
+                         views=["best_set", "expected_max", "complete"], progress=False)
+    return res.tuned().sort_values("agent")["estimate"].iloc[0]
+
+
+#: case -> (the value, the pin the tests held before audit s32 stream32, its pin now, abs tolerance)
+FORMER = {
+    "s10_order": (_tied_units, 2.0225, 2.1525, 1e-6),
+    "s20_ties20b": (_float32_tie, 0.025, 0.015, 0),
+    "s26_polish26": (_many_configurations, 1, 0, 0),  # "best set of 5" printed (now 6)
+    "s11_user": (lambda: _selected_only(0), 0.0, 0.9480437500000457, 1e-9),  # the test now takes rng=1
+    "s22_tuning22": (_landscape_at_three_seeds, 980.2986, 981.9027, 1e-3),
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=[] if c == "s10_order" else [pytest.mark.slow])
+                                  for c in FORMER])
+def test_the_former_keys_give_the_former_pins(case, monkeypatch):
+    """Each moved pin: its value now, and under the former place keys (place_keyed) the value pinned before, so the
+    re-keying alone moved it (the test_tuning pins that guard the kernels' bits run under place_keyed)."""
+    value, before, now, tolerance = FORMER[case]
+    assert value() == pytest.approx(now, abs=tolerance)
+    place_keyed(monkeypatch)
+    assert value() == pytest.approx(before, abs=tolerance)
