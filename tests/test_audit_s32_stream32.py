@@ -195,10 +195,44 @@ def _others(df):
             df.assign(agent=df.agent.replace({"agent_3": "zzz"})))
 
 
-@pytest.mark.xfail(strict=True, reason="the posterior mean summed over the draws in another order with one pair")
 def test_a_pairs_signed_rank_posterior_does_not_depend_on_the_other_agents(three):
     """agent_1 v agent_2 under the Dirichlet-process model: the Dirichlet weights fall on the tasks, shared by every
     pair, so the pair's draws are its own; its estimate (the draws' mean) is the same bits with agent_3 or not."""
     every = _pair_row(three, n_samples=2000)
     for other in _others(three):
         pd.testing.assert_frame_equal(every, _pair_row(other, n_samples=2000), check_exact=True)
+
+
+HIERARCHICAL_LEFT = ("left: the hierarchical model's Gibbs sampler draws a group of pairs (those on the same tasks) "
+                     "from one stream, keyed by its first pair's places, in arrays over the group's pairs")
+
+
+@pytest.mark.xfail(strict=True, reason=HIERARCHICAL_LEFT)
+def test_a_pairs_gibbs_chains_do_not_depend_on_the_other_pairs_of_its_group():
+    """The cause, at the kernel (a reduced run of the test below): a pair's chains from one generator seed, fitted
+    alone and fitted with another pair on the same tasks, differ."""
+    from rlstats.methods.bayes import _kernels as bayes_kernels
+
+    gen = np.random.default_rng(0)
+    sums, counts = gen.normal(size=(2, 4)) * 5, np.full((2, 4), 5.0)
+    within = gen.uniform(2, 6, (2, 4))
+    priors = bayes_kernels.Priors(delta_high=np.full(2, 5.0), sigma0_high=np.full(2, 50.0),
+                                  sigma_high=np.full(2, 1000.0))
+
+    def chains(n):
+        part = bayes_kernels.Priors(*(p[:n] for p in priors[:3]))
+        return bayes_kernels.gibbs(sums[:n], counts[:n], within[:n], part, np.random.default_rng(1), 2, 20, 20)[0]
+
+    np.testing.assert_array_equal(chains(1).delta0[0], chains(2).delta0[0])
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=HIERARCHICAL_LEFT)
+def test_a_pairs_hierarchical_posterior_does_not_depend_on_the_other_agents(three):
+    """agent_1 v agent_2 under the hierarchical model: its chains move with agent_3 left out or renamed to sort first
+    (p_better 0.31 with agent_3; the draws of the group's pairs are interleaved in one generator's arrays, so keying
+    the group by labels would not suffice: each pair needs a stream of its own inside kernels.gibbs)."""
+    options = dict(model="hierarchical", chains=2, warmup=100, draws=200)
+    every = _pair_row(three, **options)
+    for other in _others(three):
+        pd.testing.assert_frame_equal(every, _pair_row(other, **options), check_exact=True)
