@@ -365,7 +365,9 @@ def test_tuned_score_does_not_depend_on_the_units_of_tied_scores():
                       res.best_set()["probability_best"].to_numpy()))
     np.testing.assert_allclose(found[1][0], found[0][0], rtol=1e-9)
     np.testing.assert_allclose(found[1][1], found[0][1], rtol=1e-12)
-    assert found[0][0][2, 0] == pytest.approx(2.0225)
+    # audit s32 stream32: each sweep's resamples from its agent's and task's names' stream moved it from 2.0225, which
+    # the former keys still give (test_audit_s32_stream32::test_the_former_keys_give_the_former_pins)
+    assert found[0][0][2, 0] == pytest.approx(2.1525)
 
 
 def test_adastop_power_from_a_pilot_does_not_depend_on_its_units():

@@ -105,11 +105,12 @@ def test_tuned_score_is_never_raised_by_the_selection_correction(mirror):
     about 0; the mean of 2,000 came out -0.47 with rng=0 (-1.87 with rng=5), and the "tuned score corrected for
     selection" (641.42) was printed above the selected configuration's own mean (640.96). The bootstrap's optimism
     is at least 0 in expectation (the largest resampled mean is at least the selected one's, whose mean is the
-    largest data mean), so a negative Monte Carlo estimate is now 0."""
+    largest data mean), so a negative Monte Carlo estimate is now 0. (Since audit s32 stream32 the sweep's stream is
+    keyed by its agent's and task's names: rng=0 then draws a positive mean, 0.948, and rng=1 a negative one.)"""
     d = _sweep(mirror)
     d = d[(d.agent == "gae-lambda") & (d.task == "distance-weight")]
     res = rlstats.tuning(d, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],
-                         views=["best_set"], rng=0, progress=False)
+                         views=["best_set"], rng=1, progress=False)
     row = res.tuned().iloc[0]
     best = d.groupby(["hyperparameter", "reward_weight"])["score"].mean().max()  # the selected configuration's mean
     assert row["n_best_set"] == 1 and row["mean_selected"] == pytest.approx(best, rel=1e-12)

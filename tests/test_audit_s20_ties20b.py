@@ -31,12 +31,14 @@ def _tuning(df, b, **options):
 
 def test_tuning_probability_best_unchanged_by_a_shift():
     """Configurations of runs all 0.05 and all float32(0.05): the second has the larger mean in every resample
-    (probability of best 0.025 to the first's 0 beside a varying third); shifted by 1e4 they tied (0.0125 each)."""
+    (probability of best 0.015 to the first's 0 beside a varying third); shifted by 1e4 they tied (0.0125 each)."""
     values = [[0.05] * 3, [F32] * 3, [0.0, 0.5, 1.0]]
     for b in SHIFTS:
         best = _tuning(_sweep(values), b, views=["best_set"]).best_set().set_index("config")["probability_best"]
         assert best.get("lr=0", 0.0) == 0.0, b
-        assert best["lr=1"] == 0.025 and best["lr=2"] == 0.975, b
+        # 3 and 197 of the 200 resamples since audit s32 stream32 (5 and 195 under the former places' streams,
+        # test_audit_s32_stream32::test_the_former_keys_give_the_former_pins); lr=2's three runs all drawn at 0, 1/27
+        assert best["lr=1"] == 0.015 and best["lr=2"] == 0.985, b
 
 
 def test_tuning_flat_sweep_unchanged_by_a_shift():

@@ -211,6 +211,15 @@ CHANGES = {
                                     "tidy[conf_low_simultaneous]", "tidy[conf_high_simultaneous]", "dict.pointwise",
                                     "dict.simultaneous", "dict.critical_value", "dict.df", "dict.difference_bands",
                                     "dict.difference_pvalues")),
+    # audit s32 stream32: tuning's too, a sweep's resamples keyed by its agent's and task's names (by their places
+    # before, so that another agent or task moved a sweep's best set); the tuned score is corrected by its resampled
+    # optimism, so it moves with them
+    ("tuning_views", "prefix"): ("each sweep's resamples come from a random stream keyed by its agent's and task's "
+                                 "names (so that they do not depend on the other agents and tasks): other names draw "
+                                 "other resamples; the configurations' means stay",
+                                 ("print", "summary", "report", "markdown", "tidy[estimate]", "tidy[conf_low]",
+                                  "tidy[conf_high]", "dict.tables.best_set", "dict.tables.tuned", "best_set[",
+                                  "tuned[")),
     # (the caution that tasks are aggregated on their own scales compares the tasks' ranges since audit s21, which a
     # shift leaves alone: bootstrap, curves, bayes, mixed, equivalence, performance_profile, tuning and selection
     # used to lose it, and its note, under the shift by 1000)

@@ -16,6 +16,7 @@ from scipy import stats
 
 import rlstats
 from rlstats.methods.tuning import _kernels as kernels
+from test_audit_s32_stream32 import place_keyed, sweep_stream
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -368,8 +369,11 @@ def test_a_configuration_at_a_ceiling_gets_the_sweeps_spread():
     assert skew_t["conf_high"] - skew_t["conf_low"] >= 2 * stats.t.ppf(0.975, 2) * math.sqrt(pooled / 3 / 3) - 1e-9
 
 
-def test_the_percentile_band_is_the_old_one_bit_for_bit():
+def test_the_percentile_band_is_the_old_one_bit_for_bit(monkeypatch):
     # band="percentile" keeps the earlier default's numbers exactly
+    # the kernels' bits under the streams they were recorded with: the sweep's at its task's and agent's places,
+    # as before audit s32 stream32 (keyed by their names since, which alone moves the numbers)
+    place_keyed(monkeypatch)
     rng = np.random.default_rng(3)
     values = [rng.normal(mu, 1.0, 4) for mu in rng.normal(0, 1, 5)]
     res = rlstats.tuning(sweep_frame(values), "score ~ agent | task/seed", config="lr", views=["expected_max"],
@@ -481,7 +485,10 @@ def test_complete_moments_are_the_ratio_estimators_linearised_moments():
     assert np.isnan(kernels.complete_moments(means, np.eye(9)[2])[1])
 
 
-def test_complete_interval_option_is_recorded_validated_and_keeps_the_two_stage_bootstrap_bit_for_bit():
+def test_complete_interval_option_is_recorded_validated_and_keeps_the_two_stage_bootstrap_bit_for_bit(monkeypatch):
+    # the kernels' bits under the streams they were recorded with: the sweep's at its task's and agent's places,
+    # as before audit s32 stream32 (keyed by their names since, which alone moves the numbers)
+    place_keyed(monkeypatch)
     rng = np.random.default_rng(8)
     values = [rng.normal(mu, 1.0, 4) for mu in rng.normal(0, 2, 7)]
     df = sweep_frame(values)
@@ -684,13 +691,11 @@ COMPLETE = runpy.run_path(str(HERE / "reference" / "coverage_tuning_complete.py"
 
 
 def test_the_calibration_modules_compute_what_the_public_function_prints():
-    # both modules measure the kernels in tuning()'s order: the same numbers as the public function, same seed
-    from rlstats.resampling import child_stream, seed_sequence
-
+    # both modules measure the kernels in tuning()'s order: the same numbers as the public function, same seed, on
+    # the sweep's stream built by hand from its agent's and task's names (audit s32 stream32)
     x = np.random.default_rng(4).lognormal(0, 0.8, (6, 4))
-    ss = seed_sequence(9)[0]
-    bands = BANDS["bands"](x, [1, 3, 6], child_stream(ss, 1, 0, 0), n_resamples=300)
-    selected, intervals = CALIBRATION["interval"](x, child_stream(ss, 0, 0, 0), n_resamples=300)
+    bands = BANDS["bands"](x, [1, 3, 6], sweep_stream(9, 1, "ppo", "ant"), n_resamples=300)
+    selected, intervals = CALIBRATION["interval"](x, sweep_stream(9, 0, "ppo", "ant"), n_resamples=300)
     for band, lower in (("skew_t", "pooled"), ("skew_t_normal", "pooled"), ("percentile", "winner")):
         res = rlstats.tuning(sweep_frame(x), "score ~ agent | task/seed", config="lr", views=["expected_max", "best_set"],
                              budgets=[1, 3, 6], n_resamples=300, rng=9, band=band, tuned_lower=lower)
@@ -722,7 +727,10 @@ def test_the_tuned_interval_covers_on_capped_scores_at_a_reduced_grid_point():
     assert winner["interval"] == "select_then_report_t" and winner["coverage"] < pooled["coverage"]
 
 
-def test_the_earlier_tuned_interval_is_kept_bit_for_bit():
+def test_the_earlier_tuned_interval_is_kept_bit_for_bit(monkeypatch):
+    # the kernels' bits under the streams they were recorded with: the sweep's at its task's and agent's places,
+    # as before audit s32 stream32 (keyed by their names since, which alone moves the numbers)
+    place_keyed(monkeypatch)
     rng = np.random.default_rng(8)
     values = [rng.normal(mu, 1.0, 4) for mu in rng.normal(0, 1, 6)]
     options = {"config": "lr", "views": ["best_set"], "n_resamples": 500, "rng": 0}
@@ -817,14 +825,12 @@ def test_the_expected_max_band_covers_over_the_grid():
 
 # [calibration: tuning complete] the complete algorithm's interval, measured as calibration.csv measures it
 def test_the_complete_calibration_module_computes_what_the_public_function_prints():
-    from rlstats.resampling import child_stream, seed_sequence
-
     rng = np.random.default_rng(5)
     for G, weighted in ((30, False), (40, True), (6, False)):
         x = rng.lognormal(0, 0.8, (G, 4)) + rng.normal(0, 1, (G, 1))
         w = rng.uniform(0.5, 1, G) if weighted else None
         order = sorted(range(G), key=str)  # tuning's configuration order: the labels sorted as text
-        got = COMPLETE["intervals"](x[order], child_stream(seed_sequence(9)[0], 2, 0, 0),
+        got = COMPLETE["intervals"](x[order], sweep_stream(9, 2, "ppo", "ant"),
                                     None if w is None else w[order], n_resamples=300)
         df = sweep_frame(x)
         options = {"config": "lr", "views": ["complete"], "n_resamples": 300, "rng": 9}

@@ -60,7 +60,8 @@ INTERVALS = {"pooled": "select_then_report_pooled_t", "winner": "select_then_rep
 
 def interval(x, seed, level=LEVEL, n_resamples=N_RESAMPLES):
     """(selected configuration, {tuned_lower: (low, high)}) of sweep ``x`` (N, n), as ``rlstats.tuning`` computes
-    them from the seed stream ``seed`` (its ``child_stream(ss, 0, task, agent)``)."""
+    them from the seed stream ``seed`` (a sweep's stream 0, keyed by its agent's and task's names since audit
+    s32)."""
     N, n = x.shape
     sweep = {"values": x.ravel(), "starts": np.arange(N) * n, "sizes": np.full(N, n)}
     means, spread = _spread(sweep)

@@ -123,7 +123,8 @@ def truth(distribution, ratio, offset, scale, weighted=False, points=(20_000, 20
 
 def intervals(x, seed, weights=None, level=LEVEL, n_resamples=N_RESAMPLES):
     """{interval: (low, high)} of sweep ``x`` (G, n) as ``rlstats.tuning`` computes them, the two-stage bootstrap
-    from the complete view's stream ``seed`` (its ``child_stream(ss, 2, task, agent)``)."""
+    from the complete view's stream ``seed`` (a sweep's stream 2, keyed by its agent's and task's names since
+    audit s32)."""
     G, n = x.shape
     values, starts, sizes = x.ravel(), np.arange(G) * n, np.full(G, n)
     w = np.ones(G) if weights is None else np.asarray(weights, dtype=float)

@@ -66,7 +66,7 @@ def truth(distribution, offset, scale, n, ks, draws=TRUTH_DRAWS):
 
 def bands(x, ks, seed, level=LEVEL, n_resamples=N_RESAMPLES):
     """{band: (low, high)} of sweep ``x`` (N, n) without replacement, as ``rlstats.tuning`` computes them from the
-    seed stream ``seed`` (its ``child_stream(ss, 1, task, agent)``)."""
+    seed stream ``seed`` (a sweep's stream 1, keyed by its agent's and task's names since audit s32)."""
     N, n = x.shape
     values, starts, sizes = x.ravel(), np.arange(N) * n, np.full(N, n)
     means = kernels.config_means(values, starts, sizes)

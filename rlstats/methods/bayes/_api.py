@@ -543,7 +543,10 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     p[alone] = np.nan
     # and its estimate: the posterior mean is that difference times the weight's mean 1 / (1 + prior), a number the
     # prior sets, not the data (audit s28: DER vs SPR on Pong printed -1.21 for runs 1.81 apart); the task's own
-    estimate = mean.mean(axis=0)
+    # each pair's draws summed as one contiguous row (pairwise summation), whatever the number of pairs: a column of
+    # several was summed in another order than a lone pair's, so a pair's estimate moved in its last bit with the
+    # other agents in the data (audit s32 stream32)
+    estimate = np.ascontiguousarray(mean.T).mean(axis=1)
     estimate[alone] = filled[alone].sum(axis=1)
     # a pair that never met (its own note): its draws weigh the prior's 0 alone, so nothing of it is given
     never = ~present.any(axis=1)

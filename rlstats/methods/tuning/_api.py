@@ -23,7 +23,7 @@ from ...errors import DesignError, OptionError
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
-from ...resampling import child_stream, seed_sequence
+from ...resampling import agent_seed_sequence, child_stream, seed_sequence
 from ...statistics import best_of, block_ranges, tie_tolerance
 from .._replication import verdict
 from . import _kernels as kernels
@@ -233,9 +233,10 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         ``"dask"``: each sweep's resamples (the best set's and the expected-max and complete views') are drawn on
         a ``dask.distributed`` cluster (``pip install 'dask[distributed]'``, or ``pip install ".[distributed]"`` in a
         source checkout), a task per agent x task sweep.
-        Each sweep draws from its own stream, keyed by the places of its task and agent among the names sorted,
-        so the result is the same bits whatever ``n_jobs``, the backend or the number of workers, and whatever the
-        order of the agents and tasks in the data (a Categorical's category order).
+        Each sweep draws from its own stream, keyed by its agent's and its task's names (as ``bootstrap()``'s
+        agents), so the result is the same bits whatever ``n_jobs``, the backend or the number of workers, and
+        whatever the order of the agents and tasks in the data (a Categorical's category order); a sweep's best set
+        and bands are those of its own rows, whatever other agents and tasks the data hold or what they are named.
     client : distributed.Client or None
         With ``backend="dask"``, the Client to run on (None: the default Client, the one made last in this
         process; an error if there is none).
@@ -926,11 +927,14 @@ def _spread(sweep):
         return means, np.where(sizes > 1, np.sqrt(squares / np.maximum(sizes - 1, 1)), np.nan)
 
 
-def _stream_keys(design):
-    """(task code, agent code) -> the key of the sweep's streams: the places of its task and agent among the names
-    sorted (resampling.label_ranks), not in the design's order, which a Categorical's category order sets."""
-    tasks, agents = design.task_places, design.agent_places
-    return lambda t, a: (int(tasks[t]), int(agents[a]))
+def _sweep_stream(design, ss):
+    """(which, task code, agent code) -> the SeedSequence of a sweep's draws of kind ``which`` (0: the best set's; 1,
+    2: the complete view's), keyed by its agent's label and then its task's (resampling.agent_seed_sequence), so a
+    sweep's resamples are its own rows' whatever the other agents and tasks in the data, their names or their order
+    (audit s32 stream32: keyed by their places among the names, b_sac's best-set probabilities on ant moved from
+    0.94 to 0.855 when another agent was left out)."""
+    agents, tasks = design.agents, design.tasks
+    return lambda which, t, a: agent_seed_sequence(agent_seed_sequence(child_stream(ss, which), agents[a]), tasks[t])
 
 
 def _sweep_best_set(n_resamples, job):
@@ -944,8 +948,8 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     from scipy.special import stdtrit  # Student's t quantile, without scipy.stats' import time
 
     rows, tuned = [], []
-    key = _stream_keys(design)
-    jobs = [(sweep["values"], sweep["starts"], sweep["sizes"], child_stream(ss, 0, *key(t, a)))
+    stream = _sweep_stream(design, ss)
+    jobs = [(sweep["values"], sweep["starts"], sweep["sizes"], stream(0, t, a))
             for (t, a), sweep in sweeps.items()]
     drawn = map_ordered(functools.partial(_sweep_best_set, n_resamples), jobs, where)
     # the fewest seeds of a configuration of each sweep (a sweep of one configuration selects nothing: its probability
@@ -1105,7 +1109,7 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
     # one unit for every sweep's moments, so that the mean over tasks can sum them
     moments_unit = kernels.moment_unit(np.concatenate([s["values"] for s in sweeps.values()])) if sweeps else 1.0
     percentile = "expected_max" in views and band == "percentile"
-    plans, jobs, key = {}, [], _stream_keys(design)
+    plans, jobs, stream = {}, [], _sweep_stream(design, ss)
     counted = band == "skew_t"  # the default band counts the runs' kurtosis in its degrees of freedom
     kurtosis = []  # (agent, task, the sweep's pooled excess kurtosis) where a printed band counted it
     for (t, a), sweep in sweeps.items():
@@ -1126,9 +1130,9 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
                    for replace in (False, True) for grid, grid_ks in (("ks", ks), ("common", common))
                    if percentile and (grid == "ks" or not same)}
         plans[t, a] = means, ks, same, w
-        # the complete view's streams are children of the third (keyed as the best set's)
-        jobs.append((v, starts, sizes, means, weights, w if two_stage else None, child_stream(ss, 1, *key(t, a)),
-                     child_stream(ss, 2, *key(t, a))))
+        # the complete view's streams: the second and third children, keyed as the best set's
+        jobs.append((v, starts, sizes, means, weights, w if two_stage else None, stream(1, t, a),
+                     stream(2, t, a)))
     # each sweep's resamples where the engine runs them (rlstats.engines), in sweep order
     drawn = map_ordered(functools.partial(_sweep_resampled_max, n_resamples), jobs, where)
     for ((t, a), sweep), resampled_max in zip(sweeps.items(), drawn):
