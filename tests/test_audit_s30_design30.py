@@ -110,19 +110,11 @@ def _disconnected(scale_first=1.0):
 
 def test_raw_scales_caution_reads_the_tasks_each_group_aggregates():
     # task_01's range is 13.3 times the median of the other five tasks', but 5.0 times its own group's (task_02,
-    # task_03) and task_06's 7.4 times task_04's and task_05's: no single task decides. Audit s32 (scale32): the
-    # narrower half is read too, each group's own: task_02 (0.90) against task_01 and task_03 (median 16.9), 18.7
-    # times; task_04 (0.42) against task_05 and task_06, 12.1 times (simulate()'s task scales are 10 ** U(-1, 1))
+    # task_03) and task_06's 7.4 times task_04's and task_05's: no aggregate mixes ranges ten times apart (scale32's
+    # halves are read from 4 tasks: at 3 the narrower half is one task, whose range is mostly chance; review32c)
     res, said = caught(lambda: rlstats.equivalence(_disconnected(), "score ~ agent | task", margin=1.0,
                                                    aggregate=None, progress=False))
-    notes = [n for n in res.notes if "on their own scales" in n]
-    assert len(said) == len(notes) == 2
-    assert notes[0].startswith("scores of the 3 tasks of agent_1, agent_2 were aggregated on their own scales (the "
-                               "median range of the scores of the 2 widest tasks, largest minus smallest over all "
-                               "agents and runs, is 18.7 times that of the other 1, the narrowest 'task_02')")
-    assert notes[1].startswith("scores of the 3 tasks of agent_3, agent_4 were aggregated on their own scales (the "
-                               "median range of the scores of the 2 widest tasks, largest minus smallest over all "
-                               "agents and runs, is 12.1 times that of the other 1, the narrowest 'task_04')")
+    assert not said and not [n for n in res.notes if "on their own scales" in n]
     # ten times wider still, task_01 is 50 times its group's median range: the caution names the group it is of
     with pytest.warns(rlstats.RlstatsWarning, match="scores of the 3 tasks of agent_1, agent_2 are aggregated"):
         res = rlstats.equivalence(_disconnected(10.0), "score ~ agent | task", margin=1.0, aggregate=None,

@@ -63,7 +63,7 @@ def test_rank_test_sentences_name_the_columns():
     res = _quiet(lambda: rlstats.compare(_incomplete(_renamed()), FORMULA, posthoc="ranks"))
     text = str(res.summary())
     assert "more than 200,000 within-env arrangements" in text
-    assert "mean ranks (1 = best, among the algos present on each env):" in text
+    assert "mean ranks on 1..k, a run ranked r among the q runs of its env counting (r - 1/2) k / q + 1/2 (1 = best, among the algos present on each env):" in text
     assert "(estimate: the mean over the envs both ran of the 1st agent's rank minus the 2nd agent's" in text
 
 

@@ -101,8 +101,9 @@ def test_aggregate_prints_its_seed_resamples_and_monte_carlo_error(atari):
     said = [n for n in close.notes if "Monte Carlo" in n]
     assert said == [f"the aggregate test of DER vs DrQ: its p-value {fmt.signif(p, 3)} lies within 2 Monte Carlo "
                     f"standard errors ({fmt.signif(se, 2)}) of alpha = 0.05, so another seed can turn its verdict; "
-                    f"n_resamples={need:_} would put it 2 standard errors from alpha (the error falls as "
-                    "1 / sqrt(n_resamples); the p-value is estimated at this seed, so the count is a guide)"]
+                    f"n_resamples={need:_} would put it 2 standard errors from alpha if its p-value is where this "
+                    "seed's is (the error falls as 1 / sqrt(n_resamples)); a p-value nearer alpha needs more, and "
+                    "this seed's is itself within the error"]
 
 
 # ----------------------------------------------------------------------------- 4. the difference's joint level

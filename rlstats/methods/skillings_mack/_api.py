@@ -30,7 +30,7 @@ import pandas as pd
 from ... import calibration
 from ...design import check_agent_named, design_of, public_function
 from ...cost import admit, shows
-from ...format import cannot_reject, count, join_and, listed, names_shown, plural, signif
+from ...format import a_or_an, cannot_reject, count, join_and, listed, names_shown, plural, signif
 from ...errors import DesignError, OptionError, label_value
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -744,13 +744,16 @@ def _rank_scale_notes(design, setup, mean_ranks, variant, within):
                       + (f", whose tasks rank at most {own[j]} agents)" if own[j] < k and mean_ranks[j] > own[j]
                          else ")")
                       for j in outside])
+    task, agent = design.block_word, design.arm_word  # the formula's columns (audit s32 block32)
+    tasks, agents = plural(task), plural(agent)
     scale, per_task = (f"1..{k}", "") if ranked.min() == k else (
-        f"1..k, k = {ranked.min()} to {k} agents ranked per task", ", with k the agents ranked on its task")
-    return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside {scale}: runs per agent differ within "
-            f"tasks ({present.min()} to {present.max()} runs per agent and task), and a mean rank puts each run's rank "
-            f"r among the q runs of its task on the 1..k scale of equal runs, (r - 1/2) k / q + 1/2{per_task}, "
-            "averaged over the agent's runs and "
-            "tasks, so an agent with fewer runs than its task's average that beats every other run there sits below 1 "
+        f"1..k, k = {ranked.min()} to {k} {agents} ranked per {task}", f", with k the {agents} ranked on its {task}")
+    return [f"mean rank{'s' if len(outside) > 1 else ''} of {which} outside {scale}: runs per {agent} differ within "
+            f"{tasks} ({present.min()} to {present.max()} runs per {agent} and {task}), and a mean rank puts each "
+            f"run's rank r among the q runs of its {task} on the 1..k scale of equal runs, (r - 1/2) k / q + "
+            f"1/2{per_task}, averaged over the {agent}'s runs and "
+            f"{tasks}, so {a_or_an(agent)} {agent} with fewer runs than its {task}'s average that beats every other "
+            "run there sits below 1 "
             "(one that loses to all, above k); the ordering and the pairwise tests are those of these positions; for "
             "ranks within 1..k, compare as many runs of each agent, or rank the cell means (variant='skillings_mack', "
             "within_cell='mean')"]

@@ -323,7 +323,7 @@ class SkillingsMackResult(Result):
         best)", a key of ``summary().tables``)."""
         complete = bool((np.asarray(self.counts) > 0).all())
         scale = f"on 1..{len(self.agents)}" if complete else "on 1..k"
-        runs = (", a run ranked r among the q runs of its task counting (r - 1/2) k / q + 1/2"
+        runs = (f", a run ranked r among the q runs of its {self._block_word} counting (r - 1/2) k / q + 1/2"
                 if self.variant == "mack_skillings" and int(np.asarray(self.counts).max()) > 1 else "")
         return f"{self._ranks_name()} {scale}{runs} (1 = best{self._among()})"
 
