@@ -56,3 +56,37 @@ def test_calibration_table_follows_the_rows_read_returns(monkeypatch):
     assert len(rlstats.calibration_table("bootstrap.interval")) == sum(r["procedure"] == "bootstrap.interval"
                                                                        for r in real) > 1
 
+
+def test_block_value_order_is_lexsort_on_either_side_of_the_grid_threshold(monkeypatch):
+    """block_value_order() hands fewer than _GRID_LEAST scores to lexsort (faster there): the grid it lays out above
+    stays lexsort's permutation, checked here at the threshold and, with the threshold at 0, on small cases."""
+    import numpy as np
+
+    from rlstats import statistics
+
+    rng = np.random.default_rng(32)
+    least = statistics._GRID_LEAST
+
+    def cases(sizes):
+        for trial, n in enumerate(sizes):
+            block = rng.integers(0, int(rng.integers(1, 30)), n)
+            yield block, [rng.normal(size=n), rng.integers(0, 3, n).astype(float),
+                          rng.choice([np.nan, -0.0, 0.0, 1.0, np.inf, -np.inf], n), rng.integers(-2, 2, n)][trial % 4]
+
+    for block, values in cases([least - 1, least, least + 1, 3 * least, least, least + 7, 2 * least, least]):
+        np.testing.assert_array_equal(statistics.block_value_order(values, block), np.lexsort((values, block)))
+    monkeypatch.setattr(statistics, "_GRID_LEAST", 0)
+    for block, values in cases(rng.integers(1, 200, 40)):
+        np.testing.assert_array_equal(statistics.block_value_order(values, block), np.lexsort((values, block)))
+    zero = np.zeros(0)
+    np.testing.assert_array_equal(statistics.block_value_order(zero, zero.astype(int)), np.lexsort((zero, zero)))
+
+
+def test_near_ties_nan_as_zero_is_nan_to_num_without_infinities():
+    import numpy as np
+
+    from rlstats.statistics import _nan_as_zero
+
+    x = np.array([np.nan, 0.0, -0.0, 1e308, 5e-324, 3.5])
+    np.testing.assert_array_equal(_nan_as_zero(x), np.nan_to_num(x))
+    assert np.signbit(_nan_as_zero(x)).tolist() == np.signbit(np.nan_to_num(x)).tolist()
