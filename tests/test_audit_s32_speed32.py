@@ -90,3 +90,17 @@ def test_near_ties_nan_as_zero_is_nan_to_num_without_infinities():
     x = np.array([np.nan, 0.0, -0.0, 1e308, 5e-324, 3.5])
     np.testing.assert_array_equal(_nan_as_zero(x), np.nan_to_num(x))
     assert np.signbit(_nan_as_zero(x)).tolist() == np.signbit(np.nan_to_num(x)).tolist()
+
+
+def test_check_unrepeated_still_names_a_repeated_column_whatever_the_others():
+    import pytest
+
+    from rlstats.errors import DesignError
+    from rlstats.formula import check_unrepeated
+
+    frame = pd.DataFrame([[1.0, 2.0, "a", 3.0]], columns=["score", "score", "agent", "task"])
+    with pytest.raises(DesignError, match="column 'score' appears 2 times in the data"):
+        check_unrepeated(frame, "score")
+    check_unrepeated(frame, "agent")  # repeats elsewhere in the frame: this column is unrepeated
+    check_unrepeated(pd.DataFrame([[1, 2]], columns=[1, "1"]), "1")  # labels that print alike are two columns
+    check_unrepeated(pd.DataFrame([[1.0, 2.0]], columns=["score", "agent"]), "score")
