@@ -121,7 +121,8 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
     """
     values, block = np.asarray(values), np.asarray(block)
     n = values.size
-    if n == 0 or n < _GRID_LEAST or values.dtype.kind not in "fiu" or block.dtype.kind not in "iu" or int(block.min()) < 0 \
+    if n == 0 or n < _GRID_LEAST or values.dtype.kind not in "fiu" or block.dtype.kind not in "iu" \
+            or int(block.min()) < 0 \
             or int(block.max()) > 65_534:
         return np.lexsort((values, block))
     counts = np.bincount(block)
