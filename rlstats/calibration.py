@@ -451,7 +451,7 @@ def calibration_table(procedure: str | Sequence[str] | None = None, **design: ob
         if column not in allowed:
             raise OptionError(f"{column}= is not a column calibration_table() filters by; filter by one of: "
                               + ", ".join(allowed))
-    table = _frame([row for row in read() if row["procedure"] in wanted])
+    table = _typed_rows(wanted)
     keep = pd.Series(True, index=table.index)
     for column, value in design.items():
         values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
@@ -493,8 +493,35 @@ def _typed(column: str, value: object) -> object:
         raise OptionError(f"{column}= must be {kind} (or a list of them), got {shown(value)}") from None
 
 
+#: the rows of :func:`read` and their columns typed (:func:`_typed_columns`; None unless every row has the first
+#: one's columns): typed once a process (half a second for 14,000 rows; the suite asked for them dozens of times), and
+#: again whenever read() returns other rows (its cache cleared, or the function replaced).
+_TYPED: list[tuple[tuple[dict[str, str], ...], pd.DataFrame | None]] = []
+
+
+def _typed_rows(procedures: Sequence[str]) -> pd.DataFrame:
+    """``_frame`` of the rows of :func:`read` measuring ``procedures``: their typed columns taken from the whole
+    table's, typed once while read() returns the same rows, into a new frame (a caller changing it changes no other
+    call's), then the judgements of :func:`_judged`, made afresh (they follow :data:`DEFAULTS`)."""
+    every = read()
+    if not _TYPED or _TYPED[0][0] is not every:
+        alike = bool(every) and all(row.keys() == every[0].keys() for row in every)
+        _TYPED[:] = [(every, _typed_columns(every) if alike else None)]
+    typed = _TYPED[0][1]
+    at = [i for i, row in enumerate(every) if row["procedure"] in procedures]
+    rows = [every[i] for i in at]
+    if typed is None or not rows:  # rows of other columns than the first's (made up by a test): typed alone
+        return _frame(rows)
+    return _judged(typed.take(at).reset_index(drop=True), rows)
+
+
 def _frame(rows: Sequence[dict[str, str]]) -> pd.DataFrame:
     """The rows of the table (dicts of strings) as a typed frame with the derived columns."""
+    return _judged(_typed_columns(rows), rows)
+
+
+def _typed_columns(rows: Sequence[dict[str, str]]) -> pd.DataFrame:
+    """The rows' columns (those of the first row) with their types, empty cells missing."""
     import numpy as np
     import pandas as pd
 
@@ -509,7 +536,13 @@ def _frame(rows: Sequence[dict[str, str]]) -> pd.DataFrame:
             out[column] = np.array([np.nan if c is None else float(c) for c in cells], dtype=float)
         else:
             out[column] = pd.array(list(cells), dtype="string")
-    typed = pd.DataFrame(out, columns=columns)
+    return pd.DataFrame(out, columns=columns)
+
+
+def _judged(typed: pd.DataFrame, rows: Sequence[dict[str, str]]) -> pd.DataFrame:
+    """``typed`` (the rows' typed columns) with the columns judging each row: ``default``, ``worst``, ``misses``."""
+    import numpy as np
+
     typed["default"] = np.array([is_default(row) for row in rows], dtype=bool)
     typed["worst"] = np.array([worst_coverage(row) for row in rows], dtype=float)
     typed["misses"] = np.array([misses(row, float(row["level"])) for row in rows], dtype=bool)

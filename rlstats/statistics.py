@@ -99,6 +99,11 @@ def block_ranges(y: ArrayLike, block: ArrayLike,
     return low, high
 
 
+#: the fewest scores :func:`block_value_order` lays out as a grid: lexsort itself is as fast below (1,000 scores in
+#: 10 blocks, 0.17 ms either way; 100 scores, 8 us against 0.1 ms), the same permutation
+_GRID_LEAST = 2048
+
+
 def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
     """``np.lexsort((values, block))``, the same permutation, in time linear in the number of blocks.
 
@@ -106,7 +111,8 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
     rank test's time grew 15x for 10x the tasks). Here the rows are grouped by block with a stable radix sort of
     16-bit codes, laid out as a (blocks, largest block) grid (the spare cells NaN, or the largest integer, after
     every real value) and sorted along each row, stably: the ties keep their rows' order and NaN goes last, as in
-    lexsort. Many blocks (more than 65,535), very unequal blocks or other dtypes fall back to lexsort.
+    lexsort. Fewer than ``_GRID_LEAST`` scores, many blocks (more than 65,535), very unequal blocks or other dtypes
+    fall back to lexsort.
 
     Examples
     --------
@@ -115,7 +121,8 @@ def block_value_order(values: ArrayLike, block: ArrayLike) -> NDArray[np.intp]:
     """
     values, block = np.asarray(values), np.asarray(block)
     n = values.size
-    if n == 0 or values.dtype.kind not in "fiu" or block.dtype.kind not in "iu" or int(block.min()) < 0 \
+    if n == 0 or n < _GRID_LEAST or values.dtype.kind not in "fiu" or block.dtype.kind not in "iu" \
+            or int(block.min()) < 0 \
             or int(block.max()) > 65_534:
         return np.lexsort((values, block))
     counts = np.bincount(block)
@@ -1231,9 +1238,9 @@ def _ties_across_cells(y, cell, n_cells, block, v, c):
 
 def _tied_pairs(values, groups, n_groups):
     """Per group, the pairs of equal ``values`` (sorted by group, then value)."""
-    new = np.r_[True, (values[1:] != values[:-1]) | (groups[1:] != groups[:-1])]
+    new = np.concatenate(([True], (values[1:] != values[:-1]) | (groups[1:] != groups[:-1])))
     starts = np.flatnonzero(new)
-    k = np.diff(np.r_[starts, values.size]).astype(float)
+    k = np.diff(np.concatenate((starts, [values.size]))).astype(float)
     return np.bincount(groups[starts], weights=k * (k - 1) / 2, minlength=n_groups)
 
 
@@ -1254,6 +1261,12 @@ def best_of(values: ArrayLike, axis: int = -1) -> NDArray[np.bool_]:
         magnitude = np.max(np.where(finite, np.abs(values), 0.0), axis=axis, keepdims=True)
         near = top - values <= tie_tolerance(np.where(top > low, top - low, 0.0), magnitude)
     return near & finite
+
+
+def _nan_as_zero(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``np.nan_to_num(x)`` for floats without infinities (a block's largest finite ``|score|``), at a fifth of its
+    cost on a small array."""
+    return np.where(np.isnan(x), 0.0, x)
 
 
 def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None) -> tuple[NDArray[np.float64], int]:
@@ -1294,18 +1307,18 @@ def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None
         return y.copy(), 0
     order = block_value_order(y, block)
     ys, bs = y[order], block[order]
-    new_block = np.r_[True, bs[1:] != bs[:-1]]
+    new_block = np.concatenate(([True], bs[1:] != bs[:-1]))  # not np.r_: its parsing took a tenth of a small call
     if tolerance is None:  # block_tolerances' values, read off the sorted blocks (its ufunc.at is slow on NumPy < 1.25)
         starts = np.flatnonzero(new_block)
         finite = np.where(np.isfinite(ys), ys, np.nan)
         low, high = np.fmin.reduceat(finite, starts), np.fmax.reduceat(finite, starts)
         tolerance = np.zeros(int(bs[-1]) + 1)
         tolerance[bs[starts]] = tie_tolerance(np.where(high >= low, high - low, 0.0),
-                                              np.nan_to_num(np.fmax(np.abs(low), np.abs(high))))
+                                              _nan_as_zero(np.fmax(np.abs(low), np.abs(high))))
     else:
         tolerance = np.asarray(tolerance, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        apart = np.r_[True, ~(ys[1:] - ys[:-1] <= tolerance[bs[1:]])]
+        apart = np.concatenate(([True], ~(ys[1:] - ys[:-1] <= tolerance[bs[1:]])))
     new_group = new_block | apart
     first = np.flatnonzero(new_group)
     group = np.cumsum(new_group) - 1
@@ -1313,8 +1326,8 @@ def near_ties(y: ArrayLike, block: ArrayLike, tolerance: ArrayLike | None = None
     snapped[order] = ys[first[group]]
     # pairs joined: the pairs of each group minus those already exactly equal
     sizes = np.bincount(group).astype(np.int64)
-    exact = np.r_[True, new_group[1:] | (ys[1:] != ys[:-1])]
-    exact_sizes = np.diff(np.r_[np.flatnonzero(exact), ys.size]).astype(np.int64)
+    exact = np.concatenate(([True], new_group[1:] | (ys[1:] != ys[:-1])))
+    exact_sizes = np.diff(np.concatenate((np.flatnonzero(exact), [ys.size]))).astype(np.int64)
     n_pairs = int((sizes * (sizes - 1) // 2).sum() - (exact_sizes * (exact_sizes - 1) // 2).sum())
     return snapped, n_pairs
 
@@ -1384,11 +1397,11 @@ def doubled_midranks(y: ArrayLike, block: ArrayLike, n_blocks: int) -> tuple[NDA
     order = block_value_order(y, block)
     ys, bs = y[order], block[order]
     idx = np.arange(y.size)
-    new_block = np.r_[True, bs[1:] != bs[:-1]]
-    new_group = new_block | np.r_[True, ys[1:] != ys[:-1]]
+    new_block = np.concatenate(([True], bs[1:] != bs[:-1]))
+    new_group = new_block | np.concatenate(([True], ys[1:] != ys[:-1]))
     block_start = np.maximum.accumulate(np.where(new_block, idx, 0))
     first = idx[new_group]
-    last = np.r_[first[1:] - 1, y.size - 1]
+    last = np.concatenate((first[1:] - 1, [y.size - 1]))
     group = np.cumsum(new_group) - 1
     doubled = np.empty(y.size, dtype=np.int64)
     doubled[order] = first[group] + last[group] + 2 - 2 * block_start

@@ -156,9 +156,12 @@ def _appended(table, procedures):
     out = np.zeros(len(table), dtype=bool)
     for procedure in procedures:
         if procedure in APPENDED and len(table):
+            # only the procedure's rows are asked (all 14,000 rows as dicts, for each script, took a third of a second)
+            at = np.flatnonzero((table["procedure"] == procedure).to_numpy(dtype=bool, na_value=False))
+            rows = table.iloc[at].to_dict("records")
             for script in appended_scripts(procedure):
                 own = runpy.run_path(str(HERE / f"{script}.py"))["appended"]
-                out |= [row["procedure"] == procedure and own(row) for row in table.to_dict("records")]
+                out[at] |= np.array([bool(own(row)) for row in rows], dtype=bool)
     return out
 
 
