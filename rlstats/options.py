@@ -164,11 +164,13 @@ UNOFFERED = {
     # PMCMRplus' dist= (audit s32 rhabit32); the rank test alone takes posthoc=
     "dist": ("posthoc", "PMCMRplus' dist= picks a test's reference distribution, which {where} picks by pvalue= and "
                         "adjustment=: dist=\"Chisquare\" is pvalue='asymptotic' (the omnibus test's chi-squared p-value, R's "
-                        "friedman.test's; a post hoc's chi-squared form is not offered), dist=\"KruskalWallis\" (the exact null distribution) pvalue='exact', "
+                        "friedman.test's; a post hoc's chi-squared form is not offered), "
                         "dist=\"Tukey\" (the studentized range of an all-pairs post hoc) adjustment='tukey'; "
                         "dist=\"FDist\" (Iman and Davenport's F approximation) is not offered: pvalue='exact' or "
-                        "'monte_carlo' is the small-sample p-value here (variant='quade' is Quade's F test); leave "
-                        "dist= out"),
+                        "'monte_carlo' is the small-sample p-value here (variant='quade' is Quade's F test); "
+                        "dist=\"KruskalWallis\" belongs to kruskalTest, the one-way Kruskal-Wallis test of "
+                        "independent samples, which rlstats does not offer ({where} ranks runs within tasks; "
+                        "task_table(test='mannwhitney') compares a task's agents pair by pair); leave dist= out"),
 }
 
 

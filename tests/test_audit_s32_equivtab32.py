@@ -131,8 +131,9 @@ def test_difference_interval_is_at_the_joint_level_of_the_note(atari):
     assert [n for n in table.notes if "lies above 0" in n] == [
         "the interval of the difference of means against the best lies above 0 in 2 cells (Boxing/CURL, Boxing/DER) "
         "marked possibly best: the marks adjust for the k (k - 1) = 6 ordered pairs of a task (Holm-adjusted within "
-        "task: its smallest p-value is tested at alpha / 6 = 0.0083 with 3 agents), the interval only for the 2 "
-        "against the best (each side at 0.017); the mark is the set's answer at alpha, the interval the size of the "
+        "task: its smallest p-value is tested at alpha / 6 = 0.0083 with 3 agents), the interval's level only bounds "
+        "the expected share of the 2 against the best that miss at 5% (a false coverage-statement rate, not joint "
+        "coverage; each side at 0.017); the mark is the set's answer at alpha, the interval the size of the "
         "difference"]
     # per_pair: the per-comparison 95% interval, as R's t.test(best, agent) prints it
     per_pair = rlstats.task_table(sub, "score ~ agent | task/seed", effect_intervals="per_pair").tidy()

@@ -111,7 +111,8 @@ def test_tost_way_is_two_one_sided_welch_tests(runs):
     ({"pvalue": "Chisquare"}, ("is pvalue='asymptotic' here",)),
     ({"pvalue": "approximate"}, ("coin's approximate()", "is pvalue='monte_carlo' here")),
     ({"dist": "Chisquare"}, ("skillings_mack() has no option dist=", "dist=\"Chisquare\" is pvalue='asymptotic'",
-                             "dist=\"Tukey\"", "adjustment='tukey'", "dist=\"KruskalWallis\"", "pvalue='exact'",
+                             "dist=\"Tukey\"", "adjustment='tukey'", "dist=\"KruskalWallis\" belongs to kruskalTest",
+                             "pvalue='exact'",
                              "dist=\"FDist\"")),
 ])
 def test_pmcmrplus_distributions_say_the_rlstats_option(runs, options, phrases):

@@ -767,8 +767,12 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     rng : None, int or numpy.random.Generator
         Seed (recorded). Each agent's resamples come from a child stream keyed by its name, as
         ``bootstrap()``'s, and each comparison's relabellings from one keyed by its two agents' names,
-        so results do not depend on ``n_jobs``, and an agent's bands (a pair's comparison) are those
-        of its own rows: the same whatever other agents are in the data and whatever they are named.
+        so results do not depend on ``n_jobs`` nor on the other agents' names, and an agent's resamples
+        (a pair's relabellings) are those of its own rows. The shared grid is not: without ``steps=``
+        it is read from every agent's runs, so another agent logged on other steps or over a shorter
+        range changes it, and with it an agent's bands (the simultaneous one spans the grid; a pointwise
+        one moves where the grid falls between its logged steps; a note states the grid), as does a
+        task left out because another agent has no runs there (na_action="drop").
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
         than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.

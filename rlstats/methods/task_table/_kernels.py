@@ -435,8 +435,8 @@ FCR_INTERVALS = ("fcr", "fcr_normal")
 
 
 def fcr_level(level, agents):
-    """The per-pair level 1 - 2 (1 - level) / k that keeps the share of a task's k - 1 printed intervals against its
-    point best that miss at most 1 - level, whichever agent is best.
+    """The per-pair level 1 - 2 (1 - level) / k that keeps the expected share of a task's k - 1 printed intervals
+    against its point best that miss at most 1 - level, whichever agent is best (not joint coverage).
 
     The k - 1 printed intervals are k - 1 of the k (k - 1) / 2 pairs, and an interval of (i, j) misses exactly when
     that of (j, i) does, so the expected number of misses is at most k (k - 1) / 2 times the per-pair error: the
