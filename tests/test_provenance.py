@@ -120,8 +120,9 @@ def test_the_whole_collection_states_what_summarize_runs_did(zoo):
         "1 agent with no runs in the remaining tasks left out: her",
         "score: the value at each run's last logged step (runs end between steps 100k and 10M; 2 runs end more than "
         "one logging interval before the last run of their task, so their values come from earlier in training "
-        "(run '1' of agent 'a2c' on task 'Acrobot-v1' at 100k, its task's runs reaching 500k; run '1' of agent "
-        "'qrdqn' on task 'MsPacmanNoFrameskip-v4' at 950k, its task's runs reaching 10M); " + ENDS_RULE + ")"]
+        "(run '1' of agent 'qrdqn' on task 'MsPacmanNoFrameskip-v4' at 950k, its task's runs reaching 10M; run '1' "
+        "of agent 'a2c' on task 'Acrobot-v1' at 100k, its task's runs reaching 500k); " + ENDS_RULE + ")"]
+    # (msg32: the run stopping furthest short of its task's last step first: 9.5% of the way, before 20%)
 
 
 def test_a_pandas_subset_to_the_atari_games_states_only_what_is_true_of_them(zoo):

@@ -8,8 +8,10 @@ that changed on purpose since is listed in CHANGED with the commit that changed 
 import json
 import math
 import runpy
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import rlstats
@@ -241,12 +243,40 @@ REKEYED = ("compare/curves", "curves/mean")
 RESAMPLED = ("df/", "pointwise/", "simultaneous/", "tidy/conf_low", "tidy/conf_high", "tidy/std_error")
 
 
+def _former_sup_t_band(replicates, estimate, level, df=None, tolerance=None):
+    """curves' sup-t band before audit s32 simband32: the bootstrap's quantile of the largest |z| read as a normal
+    tail, and the t quantile taken at that tail (simband32 reads it at most at Bonferroni's tail)."""
+    from scipy import stats
+
+    from rlstats.methods.curves import _kernels
+
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        se = np.nanstd(replicates, axis=0, ddof=1)
+    usable = np.isfinite(estimate) & _kernels._spread(se, replicates, tolerance)
+    c = np.full(estimate.shape, np.nan)
+    if not usable.any():
+        return np.stack([estimate, estimate], axis=-1), se, c
+    deviation = np.abs(replicates[:, usable] - estimate[usable]) / se[usable]
+    c[:] = np.quantile(np.nanmax(deviation, axis=1), level)
+    if df is not None:
+        finite = usable & np.isfinite(df) & (df > 0)
+        c[finite] = stats.t.isf(stats.norm.sf(c[0]), df[finite])
+    half = np.where(usable, c * se, 0.0)
+    return np.stack([estimate - half, estimate + half], axis=-1), se, c
+
+
 @pytest.fixture(scope="module")
 def former_keys():
+    """The rekeyed calls under curves' former stream keys and, since audit s32 simband32, its former sup-t band: the
+    recording's numbers, bit for bit, so that those two changes alone moved them."""
     from test_audit_s32_curves32 import rank_keyed
+
+    from rlstats.methods.curves import _kernels
 
     with pytest.MonkeyPatch.context() as patch:
         rank_keyed(patch, ("agent_1", "agent_2"))
+        patch.setattr(_kernels, "sup_t_band", _former_sup_t_band)
         return record_outputs["outputs"](rlstats, REKEYED)
 
 

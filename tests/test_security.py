@@ -293,7 +293,7 @@ GUARDED = {
     "10 adjacent pattern fields on a 40-character name": (_adjacent_fields, "OptionError",
                                                           "puts {f1} right after {f0}"),
     "6 pattern fields on a 200-character name": (_six_fields_on_200_characters, "LogReadError",
-                                                 "matches the pattern"),
+                                                 "does not match the pattern"),  # its one file (msg32: singular)
     "align_steps with a run logged at step 1e9": (_align_late, "DesignError", "more than the 100,000 a grid"),
     "curves with a run logged at step 1e9": (_curves_late, "DesignError", "more than the 100,000 a grid"),
     "AdaStop state with n_resamples 1e12": (_from_state(options__n_resamples=10**12), "DesignError",

@@ -110,8 +110,7 @@ def _refuse_binary_log(path):
     """A training log read-logs reads (an SB3 evaluations.npz, a TensorBoard event file: told by its name, a binary
     format's) given where a table of runs is read: the error says how to turn such logs into a table (audit s32: an
     evaluations.npz was called text that is not UTF-8, with iconv's advice)."""
-    from ..logs._formats import binary_log
-    from ..logs._read import one_file
+    from ..logs import binary_log, one_file
 
     record = binary_log(path.name)
     if record is not None:

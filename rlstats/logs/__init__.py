@@ -17,17 +17,19 @@ from .._lazy import lazy_names
 __getattr__: Callable[[str], Any]
 __dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_names(__name__, {"._read": ("EarlyEnd", "ReadLog", "ReadProblem", "Segment",
-                                                        "choose_return_tag", "read_logs"),
+                                                        "choose_return_tag", "read_logs", "one_file"),
                                              "._wandb": ("read_wandb",),
-                                             # the formats' table; the one a file name announces
-                                             "._formats": ("FORMATS", "file_format"),
+                                             # the formats' table; the one a file name announces; a binary
+                                             # log's (the command line's refusal of one given as a table)
+                                             "._formats": ("FORMATS", "file_format", "binary_log"),
                                              # what a URL is and the bounds of reading one (the command line's too)
                                              "._remote": ("MAX_FILE_BYTES", "MAX_FILES", "is_url"),
                                              # JSON read with numbers of bounded length (AdaStop's states too)
                                              "._tabular": ("loads_json",)})
 
 if TYPE_CHECKING:  # what a type checker sees of the lazy names
-    from ._read import EarlyEnd, ReadLog, ReadProblem, Segment, choose_return_tag, read_logs
+    from ._formats import FORMATS, binary_log, file_format
+    from ._read import EarlyEnd, ReadLog, ReadProblem, Segment, choose_return_tag, one_file, read_logs
     from ._remote import MAX_FILE_BYTES, MAX_FILES, is_url
     from ._tabular import loads_json
     from ._wandb import read_wandb
