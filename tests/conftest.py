@@ -512,3 +512,22 @@ def tasks_kept(df, condition):
     import rlstats
 
     return tuple(rlstats.compare(df, "score ~ agent | task", method="task_table", subset=condition).to_dict()["tasks"])
+
+
+def separated_rejected(agents, n, K, n_resamples, seed):
+    """Whether AdaStop rejects some comparison on perfectly separated data (agent i's runs near 100 i, labels 'a1',
+    'a2', ...) with this seed: the check of the "rarely rejects" warning (audit s32 left32) and of the advice that
+    works (audit s31 rfix31d)."""
+    import warnings
+
+    import numpy as np
+
+    from rlstats.methods.adastop import AdaStop
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seq = AdaStop(agents, n=n, K=K, n_resamples=n_resamples, rng=seed)
+        rng = np.random.default_rng(seed)
+        while not seq.done:
+            seq.update({a: 100 * int(a[1:]) + rng.normal(0, 1, n) for a in seq.agents_to_run})
+    return bool((seq.decisions["decision"] != "equal").any())

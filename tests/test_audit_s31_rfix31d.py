@@ -6,6 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
+from conftest import separated_rejected
+
 import rlstats
 from rlstats.methods.adastop import AdaStop
 
@@ -23,17 +25,6 @@ def _advised(agents, n, K, n_resamples):
     return (int(sizes.group(1)), int(sizes.group(2)), paths) if sizes else (n, K, paths)
 
 
-def _rejects(agents, n, K, n_resamples, seed):
-    """Whether AdaStop rejects on perfectly separated data (agent i's runs near 100 i) with this seed."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        seq = AdaStop(agents, n=n, K=K, n_resamples=n_resamples, rng=seed)
-        rng = np.random.default_rng(seed)
-        while not seq.done:
-            seq.update({a: 100 * int(a[1:]) + rng.normal(0, 1, n) for a in seq.agents_to_run})
-    return bool((seq.decisions["decision"] != "equal").any())
-
-
 @pytest.mark.parametrize("agents, n, K, n_resamples, advised", [(2, 3, 1, 5, (4, 1, 35)), (2, 2, 3, 9, (2, 3, 60))])
 def test_advised_paths_reject_separated_data_for_most_seeds(agents, n, K, n_resamples, advised):
     """Review s31: the advice was the fewest paths that spend some level (20), at which random paths tie the observed
@@ -41,7 +32,7 @@ def test_advised_paths_reject_separated_data_for_most_seeds(agents, n, K, n_resa
     n = 4 at 35 paths, its whole tree (exact: always), and n = 2, K = 3 at 60 (chance >= 0.982)."""
     names = [f"a{i}" for i in range(agents)]
     assert _advised(names, n, K, n_resamples) == advised
-    assert sum(_rejects(names, *advised, seed) for seed in range(20)) == 20
+    assert sum(separated_rejected(names, *advised, seed) for seed in range(20)) == 20
 
 
 def test_separated_rejection_by_hand():

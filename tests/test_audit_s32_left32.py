@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import separated_rejected
+
 import rlstats
 from rlstats.methods.adastop import AdaStop
-from rlstats.methods.adastop import _kernels as kn
 
 
 # ---- 1. AdaStop warns where even perfectly separated runs are rarely rejected ----
@@ -19,17 +20,6 @@ def _rare(make):
         warnings.simplefilter("always")
         make()
     return [str(w.message) for w in caught if "perfectly separated" in str(w.message)]
-
-
-def _rejects(agents, n, K, n_resamples, seed):
-    """Whether AdaStop rejects some comparison on perfectly separated data (agent i's runs near 100 i)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        seq = AdaStop(agents, n=n, K=K, n_resamples=n_resamples, rng=seed)
-        rng = np.random.default_rng(seed)
-        while not seq.done:
-            seq.update({a: 100 * int(a[1:]) + rng.normal(0, 1, n) for a in seq.agents_to_run})
-    return bool((seq.decisions["decision"] != "equal").any())
 
 
 def _quoted(text):
@@ -47,9 +37,9 @@ def test_rarely_rejecting_settings_warn_with_the_chance_and_a_way_that_works():
     chance, paths = _quoted(text)
     assert chance == pytest.approx((1 - 1 / 35) ** 19, abs=0.005) and paths == 35
     seeds = 300
-    share = np.mean([_rejects(names, 4, 1, 20, seed) for seed in range(seeds)])
+    share = np.mean([separated_rejected(names, 4, 1, 20, seed) for seed in range(seeds)])
     assert abs(share - chance) < 3 * np.sqrt(chance * (1 - chance) / seeds)
-    assert all(_rejects(names, 4, 1, paths, seed) for seed in range(10))
+    assert all(separated_rejected(names, 4, 1, paths, seed) for seed in range(10))
     assert _rare(lambda: AdaStop(names, n=4, K=1, n_resamples=paths, rng=0)) == []
     # 5 runs: 1 - (1 - 1/126)**19 misses; chance 0.86 >= 0.8: silent
     assert _rare(lambda: AdaStop(names, n=5, K=1, n_resamples=20, rng=0)) == []
@@ -73,7 +63,7 @@ def test_rarely_rejecting_chance_by_simulation(agents, n, K, n_resamples):
     names = [f"a{i}" for i in range(agents)]
     text, = _rare(lambda: AdaStop(names, n=n, K=K, n_resamples=n_resamples, rng=0))
     chance, _ = _quoted(text)
-    share = np.mean([_rejects(names, n, K, n_resamples, seed) for seed in range(1000)])
+    share = np.mean([separated_rejected(names, n, K, n_resamples, seed) for seed in range(1000)])
     assert chance - 0.01 - 3 * np.sqrt(chance * (1 - chance) / 1000) < share < chance + 0.05
 
 
