@@ -929,8 +929,10 @@ def _as_float(raw, parts, data):
 
                 what = f"column '{name}' holds decimals (dtype {data[name].dtype}); rlstats computes in floats: "
                 cast = {"polars": f"df = df.with_columns(pl.col({name!r}).cast(pl.Float64))",  # the caller's library
-                        "pyarrow": f"table = table.set_column(table.column_names.index({name!r}), {name!r}, "
-                                   f"table[{name!r}].cast(pa.float64()))"  # a Table's or a RecordBatch's (s32)
+                        # a Table's or a RecordBatch's, on every pyarrow allowed (s32: pyarrow 12's RecordBatch
+                        # has neither column_names nor set_column)
+                        "pyarrow": f"table = table.from_arrays([c.cast(pa.float64()) if n == {name!r} else c for n, "
+                                   "c in zip(table.schema.names, table.columns)], names=table.schema.names)"
                         }.get(converted_from(data), f"df[{name!r}] = df[{name!r}].astype(float)")
                 _fail(text, start, end, what + f"convert it first, e.g. {cast}",
                       command_line=what + "write the column as floats (double) in the file")

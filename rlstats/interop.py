@@ -185,7 +185,7 @@ def _from_arrow(data: Any) -> pd.DataFrame:
     """pyarrow's ``to_pandas``, but integer columns with nulls as pandas' nullable integers (Int64, ...), as pandas
     itself keeps them, rather than floats (which print agent 1 as '1.0')."""
     frame = data.to_pandas()
-    for name, column in zip(data.column_names, data.columns):
+    for name, column in zip(data.schema.names, data.columns):
         if column.null_count and str(column.type).startswith(("int", "uint")) and (frame.columns == name).sum() == 1 \
                 and frame[name].dtype.kind == "f":  # (a repeated name, or the index's column: left to the checks)
             frame[name] = pd.array(column.to_pylist(), dtype=str(column.type).capitalize().replace("Uint", "UInt"))
