@@ -68,7 +68,7 @@ def test_aggregate_quotes_the_tests_own_rows_not_95_percent_intervals(atari):
     table = pd.read_csv(rlstats.calibration.PATH, dtype=str)
     rows = table[(table["procedure"] == "equivalence.size") & (table["test"] == "tost")
                  & (table["interval"] == "bootstrap_t") & (table["metric"] == "iqm") & (table["tasks"] == "2")
-                 & (table["runs"] == "5") & ~table["configuration"].str.contains(", spread ")
+                 & (table["runs"] == "5") & ~table["configuration"].str.contains(", spread ", na=False)
                  & (table["distribution"] != "saturated")]
     worst = 1 - rows["coverage"].astype(float).min()
     said = [n for n in res.notes if "equivalence.size" in n]

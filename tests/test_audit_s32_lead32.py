@@ -16,3 +16,37 @@ def test_binomial_cdf_is_scipys_without_scipy(n):
             expected = float(stats.binom.cdf(k, n, p))
             assert binomial_cdf(k, n, p) == pytest.approx(expected, rel=1e-10, abs=1e-300), (k, n, p)
     assert np.isclose(binomial_cdf(9, 19, 0.3), 0.9674, atol=1e-4)
+
+
+def test_the_command_line_leaves_other_libraries_deprecations_unsaid(capsys, monkeypatch):
+    """pyparsing 3.3 deprecates names matplotlib 3.7 (the oldest allowed) calls, with a warning that is both a
+    UserWarning and a DeprecationWarning: the command line printed it as "rlstats: warning: 'enablePackrat'
+    deprecated", first on stderr before its own error (tests/test_security.py on the oldest versions). Another
+    library's deprecation is not said; rlstats' own warnings are."""
+    import warnings
+
+    from rlstats.cli import main
+    from rlstats.errors import RlstatsWarning
+
+    class OtherDeprecation(UserWarning, DeprecationWarning):
+        pass
+
+    def run(args, out):
+        warnings.warn("'enablePackrat' deprecated - use 'enable_packrat'", OtherDeprecation)
+        warnings.warn("a note of the data", RlstatsWarning)
+        return 0
+
+    import rlstats.cli as cli
+
+    parser = cli.build_parser()
+    original = parser.parse_known_args
+
+    def parsed(argv):
+        args, extra = original(["demo", "--help"][:1])
+        args.run = run
+        return args, extra
+
+    monkeypatch.setattr(cli, "build_parser", lambda: type("P", (), {"parse_known_args": staticmethod(parsed)})())
+    assert main([]) == 0
+    err = capsys.readouterr().err
+    assert "enablePackrat" not in err and "rlstats: warning: a note of the data" in err

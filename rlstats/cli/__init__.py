@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..errors import RlstatsError
+from ..errors import RlstatsError, RlstatsWarning
 from ._shared import (ANY_VALUE, FORMATS, UsageError, add_cost_flags, as_shown, check_figure_path, cost_options,
                       flag_table, held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder,
                       name_columns, notes_beside_csv, parse_options, read_table, reference_file, refuse_unrecognized,
@@ -352,6 +352,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                                                               labels=getattr(args, "labels", ()))
 
     def show_warning(message, category, filename, lineno, file=None, line=None):
+        # another library's deprecation (pyparsing 3.3's of a name matplotlib 3.7 calls) is for that library's callers,
+        # not a warning of this command's: not said as rlstats'
+        if issubclass(category, DeprecationWarning) and not issubclass(category, RlstatsWarning):
+            return
         sys.stderr.write(f"rlstats: warning: {words(str(message))}\n")  # one line, as errors are
 
     try:
