@@ -170,7 +170,7 @@ UNOFFERED = {
                         "'monte_carlo' is the small-sample p-value here (variant='quade' is Quade's F test); "
                         "dist=\"KruskalWallis\" belongs to kruskalTest, the one-way Kruskal-Wallis test of "
                         "independent samples, which rlstats does not offer ({where} ranks runs within tasks; "
-                        "task_table(test='mannwhitney') compares a task's agents pair by pair); leave dist= out"),
+                        "the task table with test='mannwhitney' compares a task's agents pair by pair); leave dist= out"),
 }
 
 
