@@ -75,10 +75,8 @@ class _Distribution:
 
 
 @pytest.mark.parametrize("record, files, editable", [
-    pytest.param({"url": "file:///src/rl%20stats", "dir_info": {"editable": True}}, (), True,  # pip >= 21.3
-                 marks=pytest.mark.xfail(strict=True, reason="fin32a: 2")),
-    pytest.param(None, ("__editable__.rlstats-0.2.0.pth", "rlstats-0.2.0.dist-info/METADATA"), True,  # no record
-                 marks=pytest.mark.xfail(strict=True, reason="fin32a: 2")),
+    ({"url": "file:///src/rl%20stats", "dir_info": {"editable": True}}, (), True),  # pip >= 21.3 (PEP 610)
+    (None, ("__editable__.rlstats-0.2.0.pth", "rlstats-0.2.0.dist-info/METADATA"), True),  # PEP 660, no record
     ({"url": "file:///src/rl%20stats", "dir_info": {}}, (), False),  # pip install /src/rl stats: a copy
 ], ids=["direct_url", "editable-pth", "copy"])
 def test_an_editable_install_is_told_to_install_the_extra_editable(monkeypatch, record, files, editable):
@@ -92,7 +90,6 @@ def test_an_editable_install_is_told_to_install_the_extra_editable(monkeypatch, 
     assert hint == f"{command} (or the package alone: pip install tensorboard)"
 
 
-@pytest.mark.xfail(strict=True, reason="fin32a: 2")
 def test_this_machines_editable_install_is_said_so():
     """/work/venv holds rlstats as an editable install of /work/main (pip show: "Editable project location")."""
     import importlib.metadata
