@@ -120,24 +120,28 @@ def _advised(call):
     return re.search(r"write '([^']+)'", str(info.value)).group(1), str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="fin32a: 3")
 @pytest.mark.parametrize("formula", ["ret ~ algo | seed", "ret ~ algo"])
 def test_tuning_advice_names_the_task_column_found_and_runs(formula):
     df = _sweep_env()
     written, _ = _advised(lambda: rlstats.tuning(df, formula, config=["lr", "gamma"]))
     assert written == "ret ~ algo | env/seed"
     res = rlstats.tuning(df, written, config=["lr", "gamma"], n_resamples=200, rng=0, views=["best_set"])
-    assert sorted(res.best_set()["algo"].unique()) == ["ppo", "sac"]
+    assert sorted(res.best_set()["agent"].unique()) == ["ppo", "sac"] and (res.n_configs == 4).all()
+    assert sorted(res.best_set()["task"].unique()) == ["Ant", "Hop"]
 
 
-@pytest.mark.xfail(strict=True, reason="fin32a: 3")
-def test_tuning_advice_without_a_task_column_adds_one_and_runs(capsys):
+def test_tuning_advice_without_a_task_column_adds_one_and_runs(tmp_path, capsys):
     df = _sweep_env().query("env == 'Hop'").drop(columns="env")
     written, text = _advised(lambda: rlstats.tuning(df, "ret ~ algo | seed", config=["lr", "gamma"]))
     assert written == "ret ~ algo | task/seed" and "df.assign(task='name')" in text
+    path = tmp_path / "hop.csv"
+    df.to_csv(path, index=False)
+    status, _, err = _cli(["compare", str(path), "ret ~ algo | seed", "--method", "tuning", "-o",
+                           "config=['lr', 'gamma']"], capsys)
+    assert status != 0 and "write 'ret ~ algo | task/seed', with a column 'task' the file lacks: add it," in err, err
     res = rlstats.tuning(df.assign(task="name"), written, config=["lr", "gamma"], n_resamples=200, rng=0,
                          views=["best_set"])
-    assert len(res.best_set()) == 2
+    assert sorted(res.best_set()["agent"].unique()) == ["ppo", "sac"] and (res.n_configs == 4).all()
 
 
 # ----------------------------------------------------------------------------- 4. config= lists on the command line
