@@ -146,7 +146,6 @@ def test_tuning_advice_without_a_task_column_adds_one_and_runs(tmp_path, capsys)
 
 # ----------------------------------------------------------------------------- 4. config= lists on the command line
 
-@pytest.mark.xfail(strict=True, reason="fin32a: 4")
 def test_a_config_list_is_an_option_word_on_the_command_line(tmp_path, capsys):
     two = pd.DataFrame([("PPO", "L", lr, gamma, s, 1.0) for lr in (1, 2) for gamma in (0.9, 0.99) for s in range(3)],
                        columns=["agent", "task", "lr", "gamma", "seed", "score"])
