@@ -160,7 +160,6 @@ def test_a_config_list_is_an_option_word_on_the_command_line(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------- 5. one interim
 
-@pytest.mark.xfail(strict=True, reason="fin32a: 5")
 def test_one_interim_in_the_singular():
     from rlstats.methods.adastop._api import no_level_clause
 
@@ -168,6 +167,7 @@ def test_one_interim_in_the_singular():
     assert "K = 2 interims" in no_level_clause(3, 2, 0.05)
     df = pd.DataFrame(dict(agent=["A"] * 3 + ["B"] * 3, score=[1.0, 2.5, 3.1, 4.0, 5.2, 6.3], seed=[0, 1, 2] * 2))
     with pytest.warns(RlstatsWarning) as caught:
-        rlstats.adastop(df, "score ~ agent", n=3, K=1, rng=0)
+        res = rlstats.adastop(df, "score ~ agent", n=3, K=1, rng=0)
     text = " ".join(str(w.message) for w in caught)
     assert "K = 1 interim no level" in text and "interims" not in text
+    assert "at most K = 1 interim;" in str(res)
