@@ -468,9 +468,10 @@ def install_hint(extra: str, packages: Sequence[str] | None = None) -> str:
     """How to install an optional part of rlstats (``extra``, setup.cfg's extras_require; ``packages``: what it
     installs, by name; by default those the installed rlstats records for it), the one home of every such hint: the
     command as this rlstats was installed. From a source checkout (pip's direct_url.json, or running from one): the
-    extra of that folder, with -e for an editable install (:func:`_editable_install`); from a package index: ``rlstats[extra]``; else (a wheel file) the packages themselves. The
-    packages alone are named too, since they always work (audit s32: the hints said pip install 'rlstats[logs]'
-    while the name rlstats is not yet claimed on PyPI, so that command installs nothing of ours).
+    extra of that folder, with -e for an editable install (:func:`_editable_install`); from a package index:
+    ``rlstats[extra]``; else (a wheel file) the packages themselves. The packages alone are named too, since they
+    always work (audit s32: the hints said pip install 'rlstats[logs]' while the name rlstats is not yet claimed on
+    PyPI, so that command installs nothing of ours).
 
     >>> install_hint("logs", ["tensorboard"]).endswith("alone: pip install tensorboard)")
     True
