@@ -1199,16 +1199,23 @@ BLOCK_LEVELS = 200
 
 def block_like_columns(data: pd.DataFrame, groups: str, skip: set) -> list[tuple[str, int]]:
     """(column, levels) of the columns that look like blocks: non-numeric or few-levelled integers, each level holding
-    several agents (``groups``); the columns in ``skip`` and run or step columns are not read. The one home of that
-    reading: :func:`build` refuses to pool them unasked, :meth:`rlstats.AdaStop.update` reads the first as a batch's
-    task column."""
+    several agents (``groups``); the columns in ``skip``, run or step columns and true/false columns are not read. The
+    one home of that reading: :func:`build` refuses to pool them unasked, :meth:`rlstats.AdaStop.update` reads the
+    first as a batch's task column.
+
+    A true/false column (bool, pandas' boolean, or objects all True/False) is an outcome or a flag of the runs
+    (``solved = score > 0.5``), never their tasks (audit s32 fin32a: it refused ``score ~ agent | seed`` and
+    ``score ~ agent`` alike)."""
     found = []
     agents = data[groups]
     for column in data.columns:
         if not isinstance(column, str) or column in skip or column.lower() in RUN_NAMES | STEP_NAMES:
             continue
         values = data[column]
-        numeric = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
+        if pd.api.types.is_bool_dtype(values.dtype) or (
+                values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) == "boolean"):
+            continue
+        numeric = pd.api.types.is_numeric_dtype(values.dtype)
         if numeric and not pd.api.types.is_integer_dtype(values.dtype):
             continue
         try:

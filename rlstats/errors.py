@@ -410,6 +410,33 @@ def _source_checkout() -> str | None:
     return str(here) if (here / "setup.cfg").is_file() and (here / "rlstats").is_dir() else None
 
 
+def _editable_install() -> bool:
+    """Whether this rlstats is an editable install of a checkout (its hint then keeps it editable: pip install without
+    -e would replace it with a copy, audit s32 fin32a): pip's record says so (direct_url.json's dir_info.editable),
+    or, without a record, the install holds a PEP 660 ``__editable__`` file or is setuptools' develop (an .egg-link
+    to the checkout's .egg-info). A record that says otherwise (a local folder installed as a copy) is believed."""
+    import importlib.metadata
+    import json
+    from pathlib import Path
+
+    try:
+        distribution = importlib.metadata.distribution("rlstats")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    try:
+        record = json.loads(distribution.read_text("direct_url.json") or "null")
+    except ValueError:
+        record = None
+    if isinstance(record, dict):
+        info = record.get("dir_info")
+        return isinstance(info, dict) and info.get("editable") is True
+    if any(Path(str(file)).name.startswith("__editable__") for file in distribution.files or ()):
+        return True
+    where = getattr(distribution, "_path", None)  # setuptools' develop: the metadata is the checkout's .egg-info
+    return where is not None and Path(str(where)).suffix == ".egg-info" and (Path(str(where)).parent
+                                                                             / "setup.cfg").is_file()
+
+
 def _from_an_index() -> bool:
     """Whether this rlstats was installed from a package index (installed, with no record of a local source)."""
     import importlib.metadata
@@ -441,9 +468,10 @@ def install_hint(extra: str, packages: Sequence[str] | None = None) -> str:
     """How to install an optional part of rlstats (``extra``, setup.cfg's extras_require; ``packages``: what it
     installs, by name; by default those the installed rlstats records for it), the one home of every such hint: the
     command as this rlstats was installed. From a source checkout (pip's direct_url.json, or running from one): the
-    extra of that folder; from a package index: ``rlstats[extra]``; else (a wheel file) the packages themselves. The
-    packages alone are named too, since they always work (audit s32: the hints said pip install 'rlstats[logs]'
-    while the name rlstats is not yet claimed on PyPI, so that command installs nothing of ours).
+    extra of that folder, with -e for an editable install (:func:`_editable_install`); from a package index:
+    ``rlstats[extra]``; else (a wheel file) the packages themselves. The packages alone are named too, since they
+    always work (audit s32: the hints said pip install 'rlstats[logs]' while the name rlstats is not yet claimed on
+    PyPI, so that command installs nothing of ours).
 
     >>> install_hint("logs", ["tensorboard"]).endswith("alone: pip install tensorboard)")
     True
@@ -453,7 +481,8 @@ def install_hint(extra: str, packages: Sequence[str] | None = None) -> str:
     also = f" (or the {'package' if len(packages) == 1 else 'packages'} alone: pip install {alone})" if packages else ""
     checkout = _source_checkout()
     if checkout is not None:
-        return f"pip install {shell_word(f'{checkout}[{extra}]')}{also}"
+        editable = "-e " if _editable_install() else ""
+        return f"pip install {editable}{shell_word(f'{checkout}[{extra}]')}{also}"
     if _from_an_index():
         return f"pip install {shell_word(f'rlstats[{extra}]')}{also}"
     if not packages:  # not installed: run from a copy of the sources

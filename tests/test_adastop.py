@@ -1060,7 +1060,7 @@ from rlstats.methods.adastop import _api as adastop_api
     ({"n": 10**9}, r"n=1000000000 is more than 10,000 runs per agent per batch.*pass a smaller n"),
     ({"K": 10**9}, r"K=1000000000 is more than 1,000 interims.*pass a smaller K"),
     ({"n_resamples": 10**12}, r"n_resamples=1000000000000 is more than 10,000,000 permutation paths"),
-    ({"n_resamples": 10**7, "K": 1000}, r"this AdaStop would need about \d+\.\d GiB .*K = 1000 interims x "
+    ({"n_resamples": 10**7, "K": 1000}, r"this AdaStop would need about \d+\.\d GiB .*K = 1,000 interims x "
                                         r"n_resamples = 10,000,000 paths.* more than the 4 GiB rlstats allows"),
 ])
 def test_sizes_are_bounded_in_every_entry_point(options, match):

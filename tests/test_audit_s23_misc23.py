@@ -127,7 +127,7 @@ def test_the_commands_memory_error_names_the_flags(tmp_path, capsys):
     status, _, err = _run_cli(["adastop", "update", str(tmp_path / "s.json"), str(batch), "--K", "1000",
                                "--n-resamples", "1000000"], capsys)
     assert status == 2
-    assert ("this AdaStop would need about 15.0 GiB (K = 1000 interims x n_resamples = 1,000,000 paths x 1 "
+    assert ("this AdaStop would need about 15.0 GiB (K = 1,000 interims x n_resamples = 1,000,000 paths x 1 "
             "comparison, n = 2 runs per agent per batch)") in err
     assert "pass a smaller --n-resamples (the default is 10,000), a smaller --K or fewer comparisons" in err
     with pytest.raises(OptionError, match=r"pass a smaller n_resamples \(the default is 10,000\), a smaller K or "):

@@ -132,6 +132,7 @@ def test_install_hints_never_name_only_the_unclaimed_index_name(monkeypatch):
     from rlstats import errors
 
     monkeypatch.setattr(errors, "_source_checkout", lambda: "/src/rl stats")
+    monkeypatch.setattr(errors, "_editable_install", lambda: False)  # installed as a copy (fin32a: -e if editable)
     assert errors.install_hint("logs", ["tensorboard"]) == \
         'pip install "/src/rl stats[logs]" (or the package alone: pip install tensorboard)'
     monkeypatch.setattr(errors, "_source_checkout", lambda: None)

@@ -697,8 +697,12 @@ _PYTHON_OPTION = re.compile(r"""(?<![\w./\\-])(?<!-o )(?<!-o ")(?<!-o ')(?<!-opt
                             r"""([A-Za-z_][A-Za-z0-9_]*)="""
                             r"""("[^"]*"|'[^']*'|\.\.\.|\d{1,3}(?:,\d{3})+(?![\d.])|[\w+<>-]+(?:\.[\w+<>-]+)*"""
                             # a tuple of plain values (bounds=(-500, None)): one -o word (audit s32)
-                            r"""|\((?:\s*(?:[\w.+-]+|'[^']*'|"[^"]*")\s*,)+\s*(?:[\w.+-]+|'[^']*'|"[^"]*")?\s*\))"""
-                            r"""(?!\.?[\w+<>\[({/\\-])""")  # not a Python structure (a list, a call): left as it is
+                            r"""|\((?:\s*(?:[\w.+-]+|'[^']*'|"[^"]*")\s*,)+\s*(?:[\w.+-]+|'[^']*'|"[^"]*")?\s*\)"""
+                            # a list of plain values (config=['lr', 'gamma']), none elided ('...'): one -o word
+                            # (audit s32 fin32a)
+                            r"""|\[\s*(?:(?:(?!\.\.\.)[\w.+-]+|'[^']*'|"[^"]*")\s*,\s*)*"""
+                            r"""(?:(?!\.\.\.)[\w.+-]+|'[^']*'|"[^"]*")\s*\])"""
+                            r"""(?!\.?[\w+<>\[({/\\-])""")  # not a larger Python structure (a call): left as it is
 #: a keyword named without a value (``pass n= a divisor``, ``K= (interims)``): followed by a space, a bracket or the end
 _PYTHON_NAME = re.compile(r"(?<![\w./\\-])(?<!-o )(?<!-o \")(?<!-o ')(?<!-option )"
                           r"([A-Za-z_][A-Za-z0-9_]*)=(?=[\s),;]|$)")
@@ -746,6 +750,8 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         elif re.fullmatch(r"\d{1,3}(?:[,_]\d{3})+", value):  # 940,000 or 940_000 as one number, as typed
             value = value.replace(",", "").replace("_", "")
         flag = flags.get(name, "")
+        if value.startswith("[") and not (name in settable and name not in flags):
+            return match.group(0)  # a list is an -o word; a flag's own spelling of several values is not this one
         if flag.endswith("="):  # a flag of NAME=VALUE items (--summarize-option k=): the item as one word
             return f"{flag.split()[0]} {shell_word(f'{name}={value}')}"
         if flag in _BARE_FLAGS:  # progress=False is --no-progress; progress=True is the command without it

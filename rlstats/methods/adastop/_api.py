@@ -211,7 +211,7 @@ def no_level_clause(n: int, K: int, alpha: float, shares: int = 1) -> str:
     """What a sequential test of ``n`` runs per batch and ``K`` interims that spends no level at ``alpha`` (with
     Holm's step-down over ``shares`` comparisons: alpha / shares first) is: the clause its warning opens with, and
     the command line's refusal to create such a state (one home)."""
-    return (f"with n = {fmt.count(n, 'run')} per batch and K = {K} interims no level can be spent "
+    return (f"with n = {fmt.count(n, 'run')} per batch and K = {fmt.count(K, 'interim')} no level can be spent "
             f"({_spent(alpha, shares)})")
 
 
@@ -267,7 +267,7 @@ def _warn_if_rarely_rejecting(schedule, shares=1, joint=False, sequential=True, 
     by_paths = least_resamples(n, K, schedule.alpha, shares, joint)
     way = (f"pass n_resamples={by_paths:_} or more, from which on such runs are rejected for 95% of seeds"
            if by_paths is not None else _powerless_way(schedule, shares, joint, sequential))
-    sizes = (f"n = {fmt.count(n, 'run')} per batch, K = {K} interims" if sequential
+    sizes = (f"n = {fmt.count(n, 'run')} per batch, K = {fmt.count(K, 'interim')}" if sequential
              else fmt.count(n, "run") + " per agent" + where)
     warn(f"with {sizes} and n_resamples={paths:_} ({_spent(schedule.alpha, shares)}), even perfectly separated "
          f"runs are rejected with chance only about {chance:.2f} over the random paths (those that tie the runs' own "
@@ -572,7 +572,7 @@ def _check_memory(options, n, max_interims, pairs, tests=1, sequential=True):
                                    tests=tests)
     if need > MEMORY_LIMIT:
         each = f"{tests} tests (one per task), each of " if tests > 1 else ""
-        interims = f"K = {max_interims} interims x " if sequential else ""
+        interims = f"K = {fmt.count(max_interims, 'interim')} x " if sequential else ""
         per = "per agent per batch" if sequential else "per agent"
         raise OptionError(f"this {'AdaStop' if sequential else 'permutation test'} would need about "
                           f"{need / 1024 ** 3:.1f} GiB ({each}{interims}n_resamples = {options.n_resamples:,} "

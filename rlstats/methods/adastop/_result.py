@@ -269,7 +269,7 @@ class AdaStopResult(Result):
 
     def _design_line(self):
         n = f"n = {fmt.count(self.batch_size, 'run')}" if self.batch_size is not None else "n runs (per task)"
-        line = (f"{n} per agent per interim, at most K = {self.max_interims} interims; permutation paths: "
+        line = (f"{n} per agent per interim, at most K = {fmt.count(self.max_interims, 'interim')}; permutation paths: "
                 f"{_per_task(self, self._paths_how)}")
         line += _scheme_phrase(self)
         if self.beta > 0:

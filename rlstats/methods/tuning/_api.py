@@ -16,7 +16,7 @@ from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
-from ...design import RUN_NAMES, Design, arm_label, block_label, design_of, public_function
+from ...design import RUN_NAMES, Design, arm_label, block_label, block_like_columns, design_of, public_function
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import TABLE, as_pandas
 from ...errors import DesignError, OptionError
@@ -303,12 +303,7 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     parsed = formula_module.parse(formula)  # the shared parse: '| task/tuning_run/seed' gives parsed.outer
     config, nested_note = _nested_level(parsed, config)
     if parsed.replicate is None or parsed.blocks is None:
-        # '| seed' names the runs, not the tasks: the seed goes after the task (audit s32 design32: '| seed/seed')
-        runs = parsed.blocks is not None and parsed.blocks.lower() in RUN_NAMES
-        nesting = f"task/{parsed.blocks}" if runs else f"{parsed.blocks or 'task'}/seed"
-        raise DesignError(f"tuning needs the task and the seed column in the formula: write "
-                          f"'{parsed.response} ~ {parsed.groups} | {nesting}', since seeds are "
-                          "resampled within each configuration")
+        _refuse_unnested(data, parsed, config, weights, holdout)
     config = _check_columns("config", config, data, parsed)
     views, dropped_view = _sensitivity_view(opts.views, asked is None, config, parsed, data)
     for name, column in (("weights", weights), ("holdout", holdout)):
@@ -515,6 +510,34 @@ def _check_budgets(budgets):
     if values.ndim != 1 or values.size == 0 or not np.issubdtype(values.dtype, np.integer) or (values < 1).any():
         raise OptionError(f"budgets= must be a list of positive integers, got {budgets!r}")
     return tuple(sorted(set(int(v) for v in values)))
+
+
+def _refuse_unnested(data, parsed, config, weights, holdout):
+    """The formula names no task or no seed: an error with the formula to write. '| seed' names the runs, not the
+    tasks: the seed goes after the task (audit s32 design32: '| seed/seed'); the task is the data's column that looks
+    like one (:func:`rlstats.design.block_like_columns`: 'env', say; 'task' first, names before numbers), or, where
+    none does, a column 'task' to add (audit s32 fin32a: 'task/seed' was advised where the tasks are 'env')."""
+    runs = parsed.blocks is not None and parsed.blocks.lower() in RUN_NAMES
+    lacking = ""
+    if parsed.blocks is not None and not runs:
+        nesting = f"{parsed.blocks}/seed"
+    else:
+        seed = parsed.blocks if runs else "seed"
+        named = [config] if isinstance(config, str) else [c for c in config or () if isinstance(c, str)]
+        skip = {parsed.groups, seed, *named, *(c for c in (weights, holdout) if isinstance(c, str)),
+                *re.findall(r"[A-Za-z_]\w*", parsed.response)}
+        found = ([c for c, _ in block_like_columns(data, parsed.groups, skip)]
+                 if parsed.groups in data.columns else [])
+        names = [c for c in found if not pd.api.types.is_numeric_dtype(data[c].dtype)]
+        task = next((c for c in found if c == "task"), None) or next(iter(names + found), "task")
+        nesting = f"{task}/{seed}"
+        if task not in data.columns:
+            lacking = ", with a column the data lack: add it, e.g. df.assign(task='name')"
+    text = (f"tuning needs the task and the seed column in the formula: write "
+            f"'{parsed.response} ~ {parsed.groups} | {nesting}'{{}}, since seeds are resampled within each "
+            "configuration")
+    raise DesignError(text.format(lacking),
+                      command_line=text.format(lacking and ", with a column 'task' the file lacks: add it"))
 
 
 def _nested_level(parsed, config):
