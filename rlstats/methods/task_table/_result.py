@@ -265,7 +265,7 @@ class TaskTableResult(Result):
     def mark_sentence(self) -> str:
         """What the dagger means, in one sentence."""
         task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s32 block32)
-        tasks, agents = fmt.plural(task), fmt.plural(agent)
+        agents = fmt.plural(agent)
         if self.adjustment == "none":
             return (f"{DAGGER}: no other {agent} is significantly better (every ordered pair of {agents} tested one-sided "
                     f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
