@@ -44,7 +44,7 @@ def test_welch_across_says_these_tasks_and_points_to_paired_t(atari):
     assert (paired["conf_low"], paired["conf_high"]) == pytest.approx((low, high), rel=1e-12)
     said = [n for n in res.notes if "across='paired_t'" in n]
     assert said == ["across='welch' (the default) is an inference about these 8 tasks only, its standard error "
-                    f"from the runs within each task; with the tasks taken as a sample of tasks (across='paired_t'), "
+                    "from the runs within each task; with the tasks taken as a sample of tasks (across='paired_t'), "
                     "DER vs DrQ is not shown equivalent"]
     assert paired["conclusion"] == "not shown equivalent" and low < -0.05 < high
     assert "an inference about these 8 tasks" in res.report("text")
