@@ -366,7 +366,7 @@ class Design:
                  for t, j in zip(*np.nonzero(empty))]
         incomplete = empty.any(axis=1)
         # the formula's columns as nouns (audit s32 block32: "agent x task cell(s)" of 'ret ~ algo | env')
-        task, agent = self.formula.block_word, self.formula.groups
+        task, agent = self.block_word, self.arm_word
         tasks, agents = plural(task), plural(agent)
         if na_action == "raise":
             shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")

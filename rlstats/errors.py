@@ -391,20 +391,32 @@ def shell_word(text: str) -> str:
     return f'"{text}"'
 
 
+def _pip_record() -> tuple[Any, Any]:
+    """(rlstats' installed distribution or None, pip's record of where it came from: direct_url.json read, or None
+    where there is none or it does not parse): the one read of them that the install hints' questions share."""
+    import importlib.metadata
+    import json
+
+    try:
+        distribution = importlib.metadata.distribution("rlstats")
+    except importlib.metadata.PackageNotFoundError:
+        return None, None
+    try:
+        record = json.loads(distribution.read_text("direct_url.json") or "null")
+    except (ValueError, AttributeError):
+        record = None
+    return distribution, record
+
+
 def _source_checkout() -> str | None:
     """The folder of the source checkout this rlstats was installed from (pip's record of a local directory install,
     editable or not), or the one it runs from without installing (its parent holds setup.cfg); None otherwise."""
-    import importlib.metadata
-    import json
     from pathlib import Path
     from urllib.parse import unquote, urlparse
 
-    try:
-        record = importlib.metadata.distribution("rlstats").read_text("direct_url.json")
-        url = json.loads(record).get("url", "") if record and "dir_info" in json.loads(record) else ""
-    except (importlib.metadata.PackageNotFoundError, ValueError, AttributeError):
-        url = ""
-    if url.startswith("file://"):
+    _, record = _pip_record()
+    url = record.get("url", "") if isinstance(record, dict) and "dir_info" in record else ""
+    if isinstance(url, str) and url.startswith("file://"):
         return unquote(urlparse(url).path)
     here = Path(__file__).resolve().parents[1]
     return str(here) if (here / "setup.cfg").is_file() and (here / "rlstats").is_dir() else None
@@ -415,18 +427,11 @@ def _editable_install() -> bool:
     -e would replace it with a copy, audit s32 fin32a): pip's record says so (direct_url.json's dir_info.editable),
     or, without a record, the install holds a PEP 660 ``__editable__`` file or is setuptools' develop (an .egg-link
     to the checkout's .egg-info). A record that says otherwise (a local folder installed as a copy) is believed."""
-    import importlib.metadata
-    import json
     from pathlib import Path
 
-    try:
-        distribution = importlib.metadata.distribution("rlstats")
-    except importlib.metadata.PackageNotFoundError:
+    distribution, record = _pip_record()
+    if distribution is None:
         return False
-    try:
-        record = json.loads(distribution.read_text("direct_url.json") or "null")
-    except ValueError:
-        record = None
     if isinstance(record, dict):
         info = record.get("dir_info")
         return isinstance(info, dict) and info.get("editable") is True
@@ -439,12 +444,8 @@ def _editable_install() -> bool:
 
 def _from_an_index() -> bool:
     """Whether this rlstats was installed from a package index (installed, with no record of a local source)."""
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.distribution("rlstats").read_text("direct_url.json") is None
-    except importlib.metadata.PackageNotFoundError:
-        return False
+    distribution, record = _pip_record()
+    return distribution is not None and record is None
 
 
 def _extra_packages(extra: str) -> list[str]:
