@@ -194,6 +194,11 @@ class Design:
         return self.formula.groups
 
     @property
+    def words(self) -> tuple[str, str]:
+        """(:attr:`block_word`, :attr:`arm_word`): the nouns the sentences' builders take as ``words=``."""
+        return self.block_word, self.arm_word
+
+    @property
     def n_agents(self) -> int:
         return len(self.agents)
 
@@ -258,7 +263,7 @@ class Design:
     def graph(self) -> ComparisonGraph:
         """Which agents met on which tasks, and the groups that never share a task (:mod:`rlstats.connectivity`)."""
         return comparison_graph(self.counts, self.agents, self.tasks, numeric_agents=self.numeric_agents,
-                                words=(self.block_word, self.arm_word))
+                                words=self.words)
 
     @classmethod
     def from_counts(cls, formula: formula_module.Formula, agents: Sequence[str], tasks: Sequence[str],

@@ -659,7 +659,7 @@ def _short_agents(method, design, options):
     design where no cell has the runs is refused there.
     """
     found = verdict(method, design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                    words=(design.block_word, design.arm_word))
+                    words=design.words)
     mask = found.mask(DECISION, design.counts.shape)
     return [set(np.flatnonzero(row).tolist()) for row in mask], found.lines
 

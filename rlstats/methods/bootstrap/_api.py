@@ -809,7 +809,7 @@ def _run_notes(design, options):
     options, notes = _effective_interval(options)
     # Before any resampling: one run in every task is an error, single-run tasks are notes.
     notes += [] if options.task_bootstrap else small_runs.check_single_runs(
-        "bootstrap", design.counts, design.agents, options, design.tasks, (design.block_word, design.arm_word))
+        "bootstrap", design.counts, design.agents, options, design.tasks, design.words)
     notes += _weighted_tasks_note(design, options.metrics)
     if "optimality_gap" in options.metrics:
         notes += [n for n in [raw_gap_note(design, options.gamma)] if n]
@@ -1214,7 +1214,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     involved = sorted({design.agents.index(a) for pair in pairs for a in pair})
     notes = list(design.notes) + small_runs.check_single_runs(
         "probability_of_improvement", design.counts[:, involved], [design.agents[i] for i in involved],
-        {"interval": interval}, design.tasks, (design.block_word, design.arm_word))
+        {"interval": interval}, design.tasks, design.words)
     layouts = dict(zip(design.agents, _layouts(design)))
     # each task's, from all its agents' scores, in the layouts' order of the tasks (review s30: in the design's, a
     # Categorical's [z, a] gave a the tolerance of z: 0.4375 where [a, z] gave 0.5)
@@ -1728,7 +1728,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     notes = list(design.notes)
     if not task_bootstrap:
         single = small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
-                                              design.tasks, (design.block_word, design.arm_word))
+                                              design.tasks, design.words)
         # a single-run task adds no spread to a resampled band; the t bands count it in their upper end at every
         # tau instead, which their own note says (_flat_tasks_note)
         notes += single if _BAND_KINDS.get(options.interval) != "tasks" else []

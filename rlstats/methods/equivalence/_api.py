@@ -619,7 +619,7 @@ def _run(design, options, rng, scale):
     means, sds, runs = _cells(design)
     index = {name: j for j, name in enumerate(design.agents)}
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                       words=(design.block_word, design.arm_word))
+                       words=design.words)
     notes += withheld.lines
     rows, short, flat, still, capped, floored, tied, sample = [], {}, [], {}, [], [], {}, []
     for a, b in pairs:
@@ -646,7 +646,7 @@ def _run(design, options, rng, scale):
         notes += more + _saturated_aggregate_note(aggregate, tied, options.aggregate)
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
-    words = (design.block_word, design.arm_word)
+    words = design.words
     notes += (_partial_note(table, design.n_tasks, words) + _across_notes(table, options.across, short, still, words)
               + _sample_note(options, sample, design.n_tasks, words) + _size_notes(design, options, table)
               + _unequal_runs_note(design, options, table) + _unlike_spreads_note(design, options, table, sds, runs))
@@ -1452,7 +1452,7 @@ def _run_published(design, options, table, scale):
     means, sds, runs = _cells(design)
     pairs = tuple((a, PUBLISHED) for a in design.agents)
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                       words=(design.block_word, design.arm_word))
+                       words=design.words)
     notes += withheld.lines
     none = np.zeros(design.n_tasks, dtype=bool)
     rows, short, flat, still, capped, floored, sample = [], {}, [], {}, [], [], []
@@ -1472,7 +1472,7 @@ def _run_published(design, options, table, scale):
         notes.append(f"no aggregate ({options.aggregate}) row: a published table holds per-task means and SDs, not "
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
-    words = (design.block_word, design.arm_word)
+    words = design.words
     notes += (_partial_note(frame, design.n_tasks, words) + _across_notes(frame, options.across, short, still, words)
               + _sample_note(options, sample, design.n_tasks, words) + _size_notes(design, options, frame)
               + _unequal_runs_note(design, options, frame, n_p)

@@ -225,7 +225,7 @@ def _prepared_design(design, options):
         options.na_action, "performance percentiles compare every agent against every other on every task")
     # the declared replication of the interval asked for: below it the design is refused
     verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-            words=(design.block_word, design.arm_word))
+            words=design.words)
     return design
 
 
@@ -397,7 +397,7 @@ def _run(design, options, rng, shown):
     rank_best = rank_worst = None
     if conf_low is not None:
         found = verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                        outputs=("agent_intervals",), words=(design.block_word, design.arm_word))
+                        outputs=("agent_intervals",), words=design.words)
         unknown = found.mask("agent_intervals", (n_a,))
         # an interval of one point reads no spread (every run it rests on ties, the observed bounds one value):
         # withheld, as rlstats.bootstrap withholds such intervals (audit s8: all runs at a cap gave (0.75, 0.75))

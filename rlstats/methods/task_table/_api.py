@@ -291,7 +291,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
 
     # the declared replication: below it a cell's mark, and a pair's test and intervals, are withheld (issue 39)
     needs = verdict("task_table", design.counts, options=options.record(), reference=best, agents=design.agents,
-                    tasks=design.tasks, words=(design.block_word, design.arm_word))
+                    tasks=design.tasks, words=design.words)
     unmarked = needs.mask("possibly_best", (n, k))
     # a pair is tested only where both cells have the runs the marks need, whatever the test
     pairwise, smallest, how = _pairwise_pvalues(ranked if test in kernels.RANK_TESTS else runs, present & ~unmarked, sign,

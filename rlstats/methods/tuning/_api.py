@@ -981,7 +981,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     for (t, a), sweep in sweeps.items():
         fewest[t, a] = sweep["sizes"].min() if sweep["sizes"].size > 1 else max(2, int(sweep["sizes"].max()))
     seeded = verdict("tuning", fewest, outputs=["best_set"], agents=design.agents, tasks=design.tasks,
-                     words=(design.block_word, design.arm_word))
+                     words=design.words)
     unseen = seeded.mask("best_set", fewest.shape)
     notes += [_one_seed_named(line, design, sweeps, labels, unseen) for line in seeded.lines]
     for ((t, a), sweep), (probability, best_resampled, winner, reached) in zip(sweeps.items(), drawn):
@@ -1034,7 +1034,7 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
     for row in tuned:
         selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]
     needs = verdict("tuning", selected_runs, outputs=["tuned_interval"], agents=design.agents, tasks=design.tasks,
-                    words=(design.block_word, design.arm_word))
+                    words=design.words)
     notes += needs.lines
     tuned = pd.DataFrame(tuned)
     short = needs.mask("tuned_interval", selected_runs.shape)
@@ -1112,13 +1112,13 @@ def _resampled_views(design, sweeps, labels, ss, n_resamples, level, sign, budge
         fewest[t, a], total[t, a] = sweep["sizes"].min(), sweep["sizes"].sum()
         configs[t, a] = kernels.effective_configurations(sweep.get("weights", np.ones(sweep["sizes"].size)))
     banded = verdict("tuning", fewest, outputs=[v for v in ("expected_max",) if v in views], agents=design.agents,
-                     tasks=design.tasks, words=(design.block_word, design.arm_word))
+                     tasks=design.tasks, words=design.words)
     # the two-stage interval needs runs in the sweep, the default one configurations in effect (each need applies
     # under its complete_interval=)
     two_stage = complete_interval == "two_stage"
     spread = verdict("tuning", total if two_stage else configs, options={"complete_interval": complete_interval},
                      outputs=[v for v in ("complete",) if v in views], agents=design.agents, tasks=design.tasks,
-                     words=(design.block_word, design.arm_word))
+                     words=design.words)
     notes += banded.lines + spread.lines
     no_band, no_complete = banded.mask("expected_max", fewest.shape), spread.mask("complete", total.shape)
     if "complete" in views:  # an interval of one point where what it resamples ties (audit s17)
