@@ -50,3 +50,19 @@ def test_the_command_line_leaves_other_libraries_deprecations_unsaid(capsys, mon
     assert main([]) == 0
     err = capsys.readouterr().err
     assert "enablePackrat" not in err and "rlstats: warning: a note of the data" in err
+
+
+def test_equivalence_never_advises_more_resamples_than_it_takes():
+    """The near-alpha note's count is 4 p (1 - p) / (p - alpha)^2: at p = 0.050001 that is 1.9e11, beyond the 10^7
+    n_resamples= takes (rlstats.options.MAX_RESAMPLES), so no count is advised (read-through rt32b); at p = 0.06,
+    4 x 0.06 x 0.94 / 0.01^2 = 2,256 is (2,257 in floats, rounded up)."""
+    from types import SimpleNamespace
+
+    from rlstats.methods.equivalence._api import _near_alpha_note
+
+    options = SimpleNamespace(alpha=0.05)
+    (far,) = _near_alpha_note([("A vs B", 0.050001, 0.004)], options)
+    assert "no n_resamples= up to 10_000_000 would put it 2 standard errors from alpha" in far
+    assert "would put it 2 standard errors from alpha if" not in far
+    (near,) = _near_alpha_note([("A vs B", 0.06, 0.008)], options)
+    assert "n_resamples=2_257 would put it 2 standard errors from alpha if its p-value is" in near

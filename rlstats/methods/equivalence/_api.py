@@ -26,8 +26,8 @@ from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_value, shown
 from ...format import a_or_an, count, join_and, listed, plural, signif
 from ...normalization import warn_raw_scales
-from ...options import (band_beyond_scores, check_bool, check_choice, check_cost_options, check_fraction,
-                       check_resamples, is_finite_number)
+from ...options import (MAX_RESAMPLES, band_beyond_scores, check_bool, check_choice, check_cost_options,
+                       check_fraction, check_resamples, is_finite_number)
 from ...resampling import check_rng, seed_sequence
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, WELCH_FLOOR_NAME, block_ranges,
                            floored_standard_errors, monte_carlo_se, near_ties, run_expansion, welch_floor)
@@ -912,10 +912,15 @@ def _near_alpha_note(close, options):
                      f"({signif(se, 2)}) of alpha = {signif(options.alpha)}")
         if p != options.alpha:
             needs.append(int(np.ceil(MC_CLOSE_SE ** 2 * p * (1 - p) / (p - options.alpha) ** 2)))
+    # a count beyond the most n_resamples= takes is no way on (rt32b: it was advised, and then refused)
+    beyond = bool(needs) and max(needs) > MAX_RESAMPLES
     it = "it" if len(close) == 1 else "them"
     its = "its verdict" if len(close) == 1 else "their verdicts"
     text = f"the aggregate test of {'; '.join(parts)}, so another seed can turn {its}"
-    if needs:
+    if beyond:
+        text += (f"; no n_resamples= up to {MAX_RESAMPLES:_} would put {it} {MC_CLOSE_SE} standard errors from "
+                 "alpha: the seed, not the count, decides it")
+    elif needs:
         # review32c: at seed 79 of a design whose p is at alpha on average, p = 0.0764 asked for 405 resamples,
         # which left 38 of 100 seeds on the other verdict: the count holds only if the p-value is where this seed's is
         text += (f"; n_resamples={max(needs):_} would put {it} {MC_CLOSE_SE} standard errors from alpha if "
