@@ -264,7 +264,7 @@ def _warn_if_rarely_rejecting(schedule, shares=1, joint=False, sequential=True, 
     if chance >= RARE_REJECTION:
         return
     n, K, paths = schedule.n, schedule.max_interims, schedule.n_resamples
-    by_paths = least_resamples(n, K, schedule.alpha, shares, joint)
+    by_paths = least_resamples(n, K, schedule.alpha, shares)  # joint returned above
     way = (f"pass n_resamples={by_paths:_} or more, from which on such runs are rejected for 95% of seeds"
            if by_paths is not None else _powerless_way(schedule, shares, joint, sequential))
     sizes = (f"n = {fmt.count(n, 'run')} per batch, K = {fmt.count(K, 'interim')}" if sequential
@@ -1821,9 +1821,11 @@ def _permutation_runs(design, options, rng, short, shown):
         if r.pair_ids:
             alike.setdefault((r.schedule, holm_shares(options, r.pair_ids), r.joint), []).append(r.name)
     for (schedule, shares, joint), tasks in alike.items():
+        word = design.block_word  # the formula's block column (audit s32 block32)
         where = "" if design.n_tasks == 1 else (
-            f" (on task {tasks[0]!r})" if len(tasks) == 1 else f" (on each of the {len(tasks)} tasks)"
-            if len(tasks) == design.n_tasks else f" (on tasks {fmt.listed([repr(t) for t in tasks], 5)})")
+            f" (on {block_label(design.formula, tasks[0])})" if len(tasks) == 1 else
+            f" (on each of the {fmt.count(len(tasks), word)})" if len(tasks) == design.n_tasks else
+            f" (on {fmt.plural(word)} {fmt.listed([repr(t) for t in tasks], 5)})")
         _warn_if_powerless(schedule, sequential=False, shares=shares, joint=joint, where=where)
     return pairs, record, runs
 
