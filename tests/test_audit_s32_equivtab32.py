@@ -138,6 +138,8 @@ def test_difference_interval_is_at_the_joint_level_of_the_note(atari):
     # per_pair: the per-comparison 95% interval, as R's t.test(best, agent) prints it
     per_pair = rlstats.task_table(sub, "score ~ agent | task/seed", effect_intervals="per_pair").tidy()
     row = per_pair.set_index(["task", "agent"]).loc[("Freeway", "CURL")]
+    ci = stats.ttest_ind(runs["SPR"], runs["CURL"], equal_var=False).confidence_interval(0.95)  # scipy's Welch
+    assert (row["diff_low"], row["diff_high"]) == pytest.approx((ci.low, ci.high), rel=1e-10)
     assert (row["diff_low"], row["diff_high"]) == pytest.approx((0.032980502837580916, 4.027019497162422), rel=1e-10)
 
 

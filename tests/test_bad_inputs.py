@@ -691,6 +691,10 @@ OWN_OPTIONS = [
     ("mixed", "adjust", "mvt", OptionError, ("adjust='mvt' is not one of the allowed values", "is adjust='tukey' here")),
     ("mixed", "adjust", "BH", OptionError, ("adjust='BH' is not one of the allowed values", "did you mean 'bh'?")),
     ("skillings_mack", "pvalue", "chisq", OptionError, "is pvalue='asymptotic' here"),
+    ("skillings_mack", "pvalue", "approximate", OptionError, "coin's approximate() (random relabellings) is "
+                                                             "pvalue='monte_carlo' here"),
+    ("skillings_mack", "posthoc", "frdAllPairsExactTest", OptionError, "PMCMRplus::frdAllPairsExactTest is "
+                                                                       "posthoc='exact' here"),
     ("skillings_mack", "dist", "Chisquare", OptionError, ("skillings_mack() has no option dist=",
                                                           "dist=\"Chisquare\" is pvalue='asymptotic'")),
     ("skillings_mack", "na_action", "na.pass", OptionError, ("R's na.pass", "has no counterpart here",
@@ -869,6 +873,11 @@ def test_compare_names_the_adjustment_in_the_back_ends_spelling():
     ("Nemenyi", "is method='skillings_mack' here, with its default post hoc"),
     ("conover", "is method='skillings_mack' here, with posthoc='conover'"),
     ("lmer", "lme4's lmer() is method='mixed' here"),
+    # audit s32 rhabit32: more of R's names of the tests, each answered with the rlstats way
+    ("friedman.test", "is method='skillings_mack' here"),
+    ("quade", "method='skillings_mack' here"),
+    ("wilcoxon", "method='skillings_mack' here"),
+    ("tost", "method='equivalence' here"),
 ])
 def test_compare_with_an_unknown_method(method, phrase):
     fails(OptionError, phrase, rlstats.compare, TINY, "score ~ agent | task", method=method)
