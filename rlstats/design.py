@@ -190,8 +190,8 @@ class Design:
 
     @property
     def arm_word(self) -> str:
-        """The arms as sentences about the data call them: the formula's arm column as a noun (:func:`arm_label`)."""
-        return self.formula.groups
+        """The arms as sentences about the data call them (:attr:`rlstats.formula.Formula.arm_word`)."""
+        return self.formula.arm_word
 
     @property
     def words(self) -> tuple[str, str]:

@@ -160,6 +160,12 @@ class Formula:
         return "task" if self.blocks is None else self.blocks
 
     @property
+    def arm_word(self) -> str:
+        """The arms as sentences about the data call them: the arm column as a noun ("algo" of ``ret ~ algo | env``),
+        beside :attr:`block_word`."""
+        return self.groups
+
+    @property
     def normal_form(self) -> str:
         """The formula as a setting names it, its terms spaced one way whatever its text's spacing (the response's
         expression as written): ``"log(score) ~ agent | task"``; lme4's random intercept ``+ (1 | task)`` reads as

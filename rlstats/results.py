@@ -366,7 +366,7 @@ class Result:
     def _arm_word(self) -> str:
         """The arms as the result's sentences about the data call them: the formula's arm column, "agent" without a
         formula."""
-        return "agent" if self.formula is None else self.formula.groups
+        return "agent" if self.formula is None else self.formula.arm_word
 
     @property
     def n_agents(self) -> int:
