@@ -87,6 +87,11 @@ HABITS = {
     "na.action": ("R's spelling", ("na_action",)), "R": ("the spelling of R's boot()", ("n_resamples",)),
     "n_boot": ("another package's spelling", ("n_resamples",)), "seed": ("another package's spelling", ("rng",)),
     "random_state": ("scikit-learn's spelling", ("rng",)),
+    # R's pwr and power.t.test (new-user trial s33): their power= is the power wanted, n= the runs a group
+    "power": ("the spelling of R's pwr and power.t.test", ("target_power",)),
+    "sig.level": ("the spelling of R's pwr and power.t.test", ("alpha",)),
+    "sig_level": ("R's sig.level, spelled with an underscore", ("alpha",)),
+    "n": ("the spelling of R's pwr and power.t.test, runs a group", ("seeds",)),
 }
 
 

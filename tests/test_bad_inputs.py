@@ -1538,6 +1538,19 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     # audit s10: power("bootstrap") plans bootstrap()'s default intervals; rliable's draw from numpy's global seed
     ("bootstrap planning rliable_compat", "bootstrap", {"bootstrap": {"rliable_compat": True}}, OptionError,
      ("power() cannot plan rliable_compat=True", "give interval='percentile'")),
+    # new-user trial s33: R's pwr and power.t.test spellings, and a pilot given as data=
+    ("pwr's power=", "skillings_mack", {"power": 0.9}, OptionError,
+     "power=0.9: power() estimates the power at the seeds given; for the fewest seeds that reach a power of 0.9, "
+     "call sample_size(..., target_power=0.9)"),
+    ("pwr's sig.level=", "skillings_mack", {"sig.level": 0.01}, OptionError,
+     "power() has no option sig.level=: its name here is alpha= (sig.level= is the spelling of R's pwr and "
+     "power.t.test); pass alpha=0.01"),
+    ("pwr's n=", "skillings_mack", {"n": 10}, OptionError,
+     "power() has no option n=: its name here is seeds= (n= is the spelling of R's pwr and power.t.test, runs a "
+     "group); pass seeds=10"),
+    ("a pilot as data=", "skillings_mack", {"data": TINY}, OptionError,
+     ("data= is not taken by power(), which draws its own data sets: give a pilot of real runs as design= with its "
+      "formula= (its runs are resampled), or the sizes to simulate (agents=, tasks=)")),
 ]
 
 
@@ -1697,6 +1710,15 @@ SAMPLE_SIZE_CASES = [  # (what, arguments, error, phrases)
      ("skillings_mack(), which sample_size() runs whole on the first data set of each number of seeds, would take",
       "pass max_seconds=60")),
     ("unknown method", {"method": "nosuch"}, OptionError, "method='nosuch' is not one of the allowed values"),
+    # new-user trial s33: R's pwr and power.t.test spellings
+    ("pwr's power=", {"power": 0.9}, OptionError,
+     "sample_size() has no option power=: its name here is target_power= (power= is the spelling of R's pwr and "
+     "power.t.test); pass target_power=0.9"),
+    ("pwr's n=", {"n": 10}, OptionError,
+     "n=10: sample_size() searches the number of seeds itself (between min_seeds= and max_seeds=); for the power at "
+     "10 seeds, call power(..., seeds=10)"),
+    ("a pilot as data=", {"data": "pilot"}, OptionError,
+     "data= is not taken by sample_size(), which draws its own data sets: give a pilot of real runs as design= with"),
 ]
 
 
@@ -3172,6 +3194,12 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "ragged.csv: line 2 has 5 fields where the header names 4"),
     ("compare-o without =", _compare("-o", "n_resamples"), "option 'n_resamples' must look like NAME=VALUE"),
     ("compare-o twice", _compare("-o", "n_resamples=10", "-o", "n_resamples=20"), "-o n_resamples is given twice"),
+    # new-user trial s33: read-logs' -o (the output file) carried to compare and power
+    ("compare-o a file", _compare("-o", "results.csv"),
+     "-o results.csv: here -o gives the method an option as NAME=VALUE (read-logs' -o names its output file); to save "
+     "the result, write it to the standard output and redirect it: --format csv > results.csv"),
+    ("compare-o a figure", _compare("-o", "cd.png"), "--plot cd.png saves the figure"),
+    ("power-o a file", _power("-o", "power.tex"), "--format latex > power.tex"),
     ("compare-subset call", _compare("-o", "subset=len(task) > 0"), "it uses calls"),
     ("compare-subset attribute", _compare("-o", "subset=task.str.len() > 0"), "it uses calls"),
     ("compare-subset arithmetic", _compare("-o", "subset=seed + 1 > 0"), "it uses arithmetic"),
@@ -3294,7 +3322,9 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("power-o n_sim", _power("-o", "n_sim=3"), ("-o n_sim=", "--n-sim")),
     ("power-o effect", _power("-o", "effect=1"), ("-o effect=", "--effect")),
     ("power-o formula", _power("-o", "formula=x"), ("-o formula=", "give it with --formula")),
-    ("power-o data", _power("-o", "data=x"), "data= cannot be given to skillings_mack"),
+    ("power-o data", _power("-o", "data=x"), "-o data= is not taken by power(), which draws its own data sets: give a "
+     "pilot of real runs as --pilot with its --formula (its runs are resampled), or the sizes to simulate (--agents, "
+     "--tasks)"),
     ("power-sep empty", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ""),
      "--sep '' is not one character"),
     ("power-sep two characters", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ";;"),

@@ -113,7 +113,7 @@ def summarized(data: pd.DataFrame, args: argparse.Namespace, options: dict[str, 
     from ..formula import parse
     from ..runs import summarize_runs
 
-    given = parse_options(args.summarize_option, {})
+    given = parse_options(args.summarize_option, {}, flag="--summarize-option")
     unknown = sorted(set(given) - set(_SUMMARY_OPTIONS))
     if unknown:
         raise UsageError(f"--summarize-option {unknown[0]}=... is not an option of the summary; it takes "

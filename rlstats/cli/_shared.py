@@ -606,11 +606,24 @@ def cost_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def parse_options(texts: Iterable[str], reserved: Mapping[str, str]) -> dict[str, Any]:
+#: a file's suffix -> the --format that writes it (an -o value that names a file: its way on)
+_SUFFIX_FORMATS = {".csv": "csv", ".json": "json", ".tex": "latex", ".md": "markdown", ".txt": "text"}
+
+
+def parse_options(texts: Iterable[str], reserved: Mapping[str, str], flag: str = "-o") -> dict[str, Any]:
     """``-o NAME=VALUE`` items as a dict; a name the command sets itself (``reserved``: name -> where it
-    comes from instead) or a name given twice is a UsageError."""
+    comes from instead) or a name given twice is a UsageError. An ``-o`` without '=' that names a file is told how
+    the result is saved: read-logs' -o is its output file, a habit carried here (new-user trial s33)."""
     options = {}
     for text in texts:
+        if flag == "-o" and "=" not in text and os.path.splitext(text)[1].lower() in (*_SUFFIX_FORMATS, ".png",
+                                                                                        ".pdf", ".svg"):
+            suffix = os.path.splitext(text)[1].lower()
+            way = (f"--plot {text} saves the figure" if suffix not in _SUFFIX_FORMATS else
+                   f"to save the result, write it to the standard output and redirect it: --format "
+                   f"{_SUFFIX_FORMATS[suffix]} > {text}")
+            raise UsageError(f"-o {text}: here -o gives the method an option as NAME=VALUE (read-logs' -o names its "
+                             f"output file); {way}")
         name, value = parse_option(text)
         if name in reserved:
             raise UsageError(f"-o {name}=... cannot be set as an option; give it with {reserved[name]}")

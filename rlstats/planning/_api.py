@@ -195,8 +195,14 @@ def _seeds_is_powers(seeds):
 def _check_one_option(method, name, value, caller="power()"):
     """A method option of ``caller`` (power() or sample_size()), or an OptionError; another package's or function's
     spelling names its name here, the method's or ``caller``'s own (``seed=``: ``rng=``; audit s23 review23c)."""
+    if name == "data":  # a pilot is taken, as design= (new-user trial s33: "cannot be given" read as no pilot at all)
+        raise OptionError(f"data= is not taken by {caller}, which draws its own data sets: give a pilot of real runs as "
+                          "design= with its formula= (its runs are resampled), or the sizes to simulate "
+                          "(agents=, tasks=)")
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
+    if (name, caller) in _ANSWERED and name not in _accepted_options(method):  # pwr's unknown, the other's answer
+        raise OptionError(_ANSWERED[name, caller].format(value=value))
     if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
         found = f"{name}= is not taken by {caller}: "
         raise OptionError(found + _PILOT_FIRST[name],
@@ -204,11 +210,28 @@ def _check_one_option(method, name, value, caller="power()"):
     if name in _replaced(method):
         raise OptionError(f"{name}= is not available for {method} in power(); use {_replaced(method)[name]}")
     if name not in _accepted_options(method):
-        for where, options in ((f"{method} in {caller}", _accepted_options(method)), (caller, _RESERVED)):
+        for where, options in ((f"{method} in {caller}", _accepted_options(method)), (caller, _own_options(caller))):
             if own_spelling(name, options) is not None:  # named as spelled here (options.unknown_option_error)
                 raise unknown_option_error(where, name, value, list(options))
         raise OptionError(f"{name}={value!r} is not an option of {method}; its options are: "
                           f"{', '.join(_accepted_options(method))}")
+
+
+#: R's pwr asks for whichever of power= and n= is left out; here power() answers the power at given seeds and
+#: sample_size() the seeds for a given power: given the other's unknown, the call that answers it (new-user trial s33)
+_ANSWERED = {("power", "power()"): "power={value!r}: power() estimates the power at the seeds given; for the fewest "
+                                   "seeds that reach a power of {value!r}, call sample_size(..., target_power={value!r})",
+             ("n", "sample_size()"): "n={value!r}: sample_size() searches the number of seeds itself (between "
+                                     "min_seeds= and max_seeds=); for the power at {value!r} seeds, call "
+                                     "power(..., seeds={value!r})"}
+
+
+def _own_options(caller):
+    """The keywords ``caller`` (power() or sample_size()) takes itself: pwr's ``power=`` and ``sig.level=`` are named as
+    spelled here (``target_power=``, ``alpha=``; new-user trial s33), as ``seed=`` is ``rng=``."""
+    function = {"power()": power, "sample_size()": sample_size}[caller]
+    return [p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY
+            or p.kind == p.POSITIONAL_OR_KEYWORD]
 
 
 def _split_options(methods, method_options, caller="power()"):
