@@ -2,25 +2,26 @@
 (test_metamorphic, s24, s25, s30, s31: defaults, complete balanced designs and one non-default option at a time), and
 the relabellings that move a task's or a run's place among the names sorted.
 
-Swept (scratch, not committed: 48 cases x shuffle, x 1e3, x 1e-3, polars, pyarrow, object, string[pyarrow], names
+Swept (scratch, not committed: 58 cases x shuffle, x 1e3, x 1e-3, polars, pyarrow, object, string[pyarrow], names
 prefixed, the rows shuffled under their own index, pyarrow-backed columns, reversed categories, integer codes and
-agent_1/task_01 renamed; the strict relation at x 1e3 of every tidy and glance column, each either unchanged or
-scaled to a relative 1e-12; seeds as floats, text, reversed categories and renamed; + 1000; higher_is_better=False on
-the scores against True on minus them; int, float, text, categorical and string[pyarrow] labels that sort otherwise as
-text; the command line on a CSV with its rows shuffled; tuning's weights= x 1000, x 1e-3, x 1e-200 and x 7; learning
-curves logged at misaligned steps with the step x 1e3, x 1e-3 and x 7): the rank test on incomplete designs with
-hommel/BH/BY adjustments, tie_correction=False, within_cell="median", Monte Carlo and exact p-values and Conover's
+agent_1/task_01 renamed; the strict relation at x 1e3 of every tidy and glance column, each either unchanged or scaled
+to a relative 1e-12; seeds as floats, text, reversed categories and renamed; + 1000; higher_is_better=False on the
+scores against True on minus them; int, float, text, categorical and string[pyarrow] labels that sort otherwise as text;
+the command line on a CSV with its rows shuffled; tuning's weights= x 1000, x 1e-3, x 1e-200 and x 7; learning curves
+logged at misaligned steps with the step x 1e3, x 1e-3 and x 7; 8 more of power() on unbalanced pilots, normalize=
+reference tables, bounds= per task, held-out frames and concat() across libraries): the rank test on incomplete designs
+with hommel/BH/BY adjustments, tie_correction=False, within_cell="median", Monte Carlo and exact p-values and Conover's
 post hoc with higher_is_better=False; the permutation test with listed comparisons and a reference; the bootstrap on
 unbalanced runs (basic, expanded, BCa on ties, rliable_compat, metric dicts, task_bootstrap with na_action="drop");
-probability of improvement (pairs=, expanded, on ties, normalize="minmax"); profiles (percentile bands on ties,
-skew_t over tasks, minmax); percentiles (ties="mid"/"le", self_payoff=0, identical=, higher_is_better=False); the task
-table (median/IQM, Brunner-Munzel, Mann-Whitney, no adjustment, Bonferroni, fcr_normal, the bootstrap aggregate on an
+probability of improvement (pairs=, expanded, on ties, normalize="minmax"); profiles (percentile bands on ties, skew_t
+over tasks, minmax); percentiles (ties="mid"/"le", self_payoff=0, identical=, higher_is_better=False); the task table
+(median/IQM, Brunner-Munzel, Mann-Whitney, no adjustment, Bonferroni, fcr_normal, the bootstrap aggregate on an
 incomplete design, minmax); the mixed model on unbalanced and incomplete designs (holm, scheffe, none, Kenward-Roger,
 minmax); equivalence (paired_t across tasks, no aggregate on an incomplete design, non-inferiority with
 higher_is_better=False, minmax); selection_check (higher_is_better=False, mu_gap= and sigma= in the score's units,
 minmax); curves (align="linear" on misaligned steps, the median with compare="all", expanded and unwidened bands, a
-steps= grid, minmax); summarize_runs and align_steps (linear, max, auc on a grid, time_to_threshold); tuning
-(weights=, higher_is_better=False, holdout=, budgets=, minmax).
+steps= grid, minmax); summarize_runs and align_steps (linear, max, auc on a grid, time_to_threshold); tuning (weights=,
+higher_is_better=False, holdout=, budgets=, minmax).
 
 Held: every deterministic statistic under row order, frame library, label dtype and units, to the bit or to 1e-12
 (the mixed model's Satterthwaite df and p-values to 5e-12 under x 1e3: its optimiser's path in other rounding, within
@@ -46,7 +47,9 @@ Not violations, said here so that they are not hunted again: the mixed model's F
 8.2615) when the first agent in sort order changes, as lmerTest's does (mixed._kernels.agent_hypothesis pins the sorted
 order for that reason); the task table's comparisons on a task where two agents tie for the best mean are against
 the first of them in sort order; Monte Carlo paths draw other numbers on -score with higher_is_better=True than on the
-score with False (a cell's runs are held in score order), the same test either way.
+score with False (a cell's runs are held in score order), the same test either way; labels renamed or retyped so that
+they sort otherwise move deterministic statistics by rounding alone (at most 4e-13 relative, the mixed model's df: sums
+over agents and tasks taken in another order).
 """
 
 from __future__ import annotations
