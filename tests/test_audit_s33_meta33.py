@@ -39,9 +39,10 @@ for the lead):
 * seeds renamed alike in every cell (0 <-> 3, 1 <-> 2: the same runs, the same matching across agents and
   configurations) move curves' bands and tuning's tuned score (by 2x relative under higher_is_better=False): their
   runs are laid out in the seeds' sorted order (the bootstrap's, in score order, hold). Tried: curves' runs laid out
-  in the order of their curves (np.lexsort over the grid's steps) makes the curves case pass, but moves 13 pinned
-  numbers in 17 of the curve test files (the recorded outputs, s26's hand bootstrap, s32's former-key pins, s25's and
-  s27's bands, test_curves' unfloored band), so it is the lead's call, with the task layout above.
+  in the order of their curves (np.lexsort over the grid's steps) makes the curves case pass, but fails 13 tests of
+  the 17 curve test files run (pinned draws: the recorded outputs, s26's hand bootstrap, s32's former-key pins, s25's
+  and s27's bands, test_curves' unfloored band; some 70 more files call curves), so it is the lead's call, with the
+  task layout above.
 * the default step grid's interval is the runs' median logging gap rounded to two significant digits in the step's
   units (runs.default_grid), so a factor other than a power of ten moves the grid against the logged steps: Atari's
   frames (4 x agent steps) give an area under the curve 1.016 x 4 x the one in steps.
