@@ -91,3 +91,20 @@ def test_far_apart_tasks_truth_beyond_the_bonferroni_band_and_inside_the_default
     held = REFERENCE["coverage"]["_held"]
     assert held(res.simultaneous, true)[0].tolist() == [1.0, 1.0]
     assert held(captured["bonf"], true)[0].tolist() == [1.0, 0.0]
+
+
+@pytest.mark.slow  # about 15 s: 240 bands of the far-apart tasks and of the median's capped curves (the table's rows
+# of tests/reference/curves_band_bonferroni.py); the data set above is its reduced version
+@pytest.mark.parametrize("point, held", [
+    # sup, minp, bonf, capped, pkg_bonf, sup_and_pkg_bonf: bands of 240 that hold the whole true curve
+    ("far:iqm:normal", (230, 206, 215, 212, 210, 207)),
+    ("median:3:5:capped", (240, 185, 186, 186, 238, 238)),
+])
+def test_bonferroni_bands_of_the_resamples_miss_where_the_default_holds(point, held):
+    out, _, n = REFERENCE["measure"](point, 120, 300, 0, 10)
+    assert n == 240
+    assert [round(out[band][0] * n) for band in REFERENCE["BANDS"]] == list(held)
+    for band, count in zip(REFERENCE["BANDS"], held):
+        assert out[band][0] == pytest.approx(count / n, abs=1e-12)
+    bound = 0.95 - 3 * np.sqrt(0.95 * 0.05 / n)  # the table's 3-SE rule
+    assert out["sup"][0] >= bound and out["bonf"][0] < bound and out["minp"][0] < bound
