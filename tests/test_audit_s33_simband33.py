@@ -108,3 +108,22 @@ def test_bonferroni_bands_of_the_resamples_miss_where_the_default_holds(point, h
         assert out[band][0] == pytest.approx(count / n, abs=1e-12)
     bound = 0.95 - 3 * np.sqrt(0.95 * 0.05 / n)  # the table's 3-SE rule
     assert out["sup"][0] >= bound and out["bonf"][0] < bound and out["minp"][0] < bound
+
+
+@pytest.mark.slow  # about 12 s: 480 bands
+@pytest.mark.xfail(strict=True, reason="audit s33 simband33, left: on 3 tasks as far apart as the Dopamine trial's "
+                   "(outside the calibration grid, whose tasks overlap), the IQM's default bands of 5 capped runs "
+                   "cover 0.894 (simultaneous) and 0.912 (pointwise) of 480, below 0.95 by more than 3 SE")
+def test_far_apart_tasks_iqm_bands_of_capped_runs_hold_their_level():
+    """Found while measuring the Bonferroni bands (``tests/reference/curves_band_bonferroni.py``): the default's
+    simultaneous band of far:iqm:capped covered 0.896, 0.929, 0.896 and 0.892 of 240 with seeds 0-3 (0.903 of 960),
+    its pointwise band 0.918, 0.924, 0.919 and 0.906; of normal runs 0.958 and 0.971 (pointwise 0.923, 0.923)."""
+    simultaneous, pointwise = [], []
+    for seed in (2, 3):
+        out, share, n = REFERENCE["measure"]("far:iqm:capped", 120, 300, seed, 10)
+        assert n == 240
+        simultaneous.append(out["sup"][0])
+        pointwise.append(share)
+    assert np.mean(simultaneous) == pytest.approx((215 + 214) / 480, abs=1e-12)
+    bound = 0.95 - 3 * np.sqrt(0.95 * 0.05 / 480)
+    assert np.mean(simultaneous) >= bound and np.mean(pointwise) >= bound
