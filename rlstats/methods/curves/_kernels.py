@@ -297,7 +297,16 @@ def studentized_bands(replicates, std_errors, estimate, std_error, level, tolera
     quantile of the smallest (upper end), each side at half the error, so that the whole curve is held at the
     level. (A balanced band, each step at its own quantile of t at a common share of resamples (Beran 1988),
     covered 0.80-0.88 where this one covered 0.99 on skewed scores: its per-step extreme quantiles of few
-    hundred resamples are too noisy.) The studentisation carries the skewness of the statistic and the uncertainty of its standard error
+    hundred resamples are too noisy.) Nor does any band within the Bonferroni band of the resamples (each step's
+    tail / steps quantiles of t), which this one passes at some steps where their t differ in scale (audit s33
+    simband33, ``tests/reference/curves_band_bonferroni.py``, 240 bands each): that Bonferroni band covered 0.76-0.90
+    of the curves of the median whose runs reach a cap, of the mean of 5 skewed runs of one task and of the IQM of 3
+    tasks as far apart as audit s32's Dopamine trial's, where this band covers 0.96-1.00 (0.89-0.93 with capped runs
+    of those tasks), and the min-p band within it (each step's end at its own rank, the rank held over steps) 0.76-0.88:
+    there a step's t is lighter-tailed than its estimate's deviation, and the steps whose t run heavier set the
+    quantile that holds it. Cut to the package's own Bonferroni band (the final pointwise band at level
+    1 - (1 - level) / steps), the final band held at the grid's points measured but covered 0.78-0.88 on those tasks.
+    The studentisation carries the skewness of the statistic and the uncertainty of its standard error
     from few runs, which a normal or t quantile does not (Hall 1988; Montiel Olea and Plagborg-Moller 2019 for
     the sup-t form). Each se* is floored at ``floor`` (by statistic, :data:`SE_FLOOR`) times the standard deviation of
     the resamples' statistic at the step: a resample that repeats a run (or whose runs tie, as at a ceiling or
