@@ -20,6 +20,13 @@ calibrated on the capped ends) was never wider than Bonferroni's band, but on th
 are alike, it lost coverage where the pointwise bootstrap-t band falls short and one quantile over the steps made up
 for it: the mean's simultaneous band at 3 runs of 5 skewed tasks covered 0.842 of 120 (the cap alone 0.875, the
 scaling alone 0.867) where it covers 0.967 on the same data sets (its pointwise band 0.932).
+
+Audit s33 (simband33) retired the first's two strict xfails, which asked the default band to lie within the Bonferroni
+band of its resamples: that property is wrong to require. Every band within it (min-p, the resamples' Bonferroni band,
+the default capped there) missed its level where the default holds: the capped median at 3-5 runs of 5 tasks covered
+0.76-0.78 (the default 0.99-1.00), IQN-like curves of far-apart tasks 0.77-0.90 (the default 0.89-0.97); the per-step
+bootstrap-t tails are too light at the steps where runs reach a cap, and the one quantile over steps covers them
+(tests/reference/curves_band_bonferroni.py, tests/test_audit_s33_simband33.py).
 """
 
 from __future__ import annotations
@@ -50,27 +57,6 @@ def _heterogeneous_t(rng=0, n_resamples=1000, steps=40):
     errors = np.full((n_resamples, steps), 1.0)
     errors[: n_resamples // 5, :4] = 0.25  # steps 0-3: a fifth of the resamples see a quarter of their spread
     return replicates, errors, np.zeros(steps), np.ones(steps)
-
-
-@pytest.mark.xfail(strict=True, reason="audit s32 simband32, left: one quantile of the largest t over steps sets every "
-                   "step's end; a per-step factor or cap lost coverage on the table's curves (0.967 -> 0.84-0.875)")
-def test_bootstrap_t_band_never_wider_than_the_bonferroni_band_of_its_resamples():
-    replicates, errors, estimate, se = _heterogeneous_t()
-    steps = estimate.size
-    pointwise, simultaneous = _kernels.studentized_bands(replicates, errors, estimate, se, 0.95, np.full(steps, 1e-12),
-                                                         0.25)
-    t = (replicates - estimate) / np.maximum(errors, 0.25 * replicates.std(axis=0, ddof=1))
-    bonferroni = np.stack([estimate - np.quantile(t, 1 - 0.025 / steps, axis=0, method="higher") * se,
-                           estimate - np.quantile(t, 0.025 / steps, axis=0, method="lower") * se], axis=1)
-    assert (simultaneous[:, 0] >= bonferroni[:, 0] - 1e-12).all() and (simultaneous[:, 1] <= bonferroni[:, 1] + 1e-12).all()
-    # and still a simultaneous band of its resamples: at most 2.5% of them pass each end at some step
-    passes_low = (estimate - t * se < simultaneous[:, 0]).any(axis=1).mean()
-    passes_high = (estimate - t * se > simultaneous[:, 1]).any(axis=1).mean()
-    assert passes_low <= 0.025 and passes_high <= 0.025
-    # the steps 4-39 alike as before: their ends at least the pointwise ones, well inside the unscaled sup-t band
-    assert (simultaneous[:, 0] <= pointwise[:, 0]).all() and (simultaneous[:, 1] >= pointwise[:, 1]).all()
-    assert np.median(_widths(simultaneous[4:])) < 0.8 * np.quantile(t.max(axis=1), 0.975) * 2
-
 
 
 def test_sup_t_band_reads_its_t_quantile_at_most_at_the_bonferroni_tail():
@@ -132,14 +118,6 @@ def test_simulated_expanded_median_band_near_the_bonferroni_band():
     # the Bonferroni band's ends are read at the 0.06% quantiles of 500 resamples (their extremes): some noise allowed
     assert np.nanmax(ratio) <= 2.0
     assert np.nanmax(_widths(res.simultaneous) / _widths(res.pointwise)) <= 9.0
-
-
-@pytest.mark.xfail(strict=True, reason="audit s32 simband32, left: the default (bootstrap-t) band of the median "
-                   "reaches 48 times its pointwise width, a median 2.2 times the Bonferroni band's")
-def test_simulated_default_median_band_within_the_bonferroni_band():
-    data = _flat_steps_frame()
-    _, ratio = _against_bonferroni(data, 40, statistic="median", n_resamples=500, rng=1, normalize=False)
-    assert np.nanmax(ratio) <= 1.5 and np.nanmedian(ratio) <= 1.0
 
 
 @pytest.mark.slow  # 3 s (the data read, two calls); the simulated test above is its reduced version
