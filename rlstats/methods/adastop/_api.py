@@ -1143,10 +1143,11 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     paths lay the agents out in their names' sorted order (as numbers when
     every name reads as one), a slot choice reads each of the "all" pairs
     as the sorted names orient it, and each task's stream is keyed by its
-    place among the tasks' names sorted: neither the rows' order nor a
-    Categorical's category order changes a path, while a renaming that
-    changes the names' sorted order, or dropping a task whose name sorts
-    before this one, draws other paths (as another ``rng`` does).  Pairs
+    name: neither the rows' order nor a Categorical's category order changes
+    a path, nor does leaving out or renaming another task (a task's test
+    draws from its own rows and name alone; a renaming of the agents that
+    changes their names' sorted order draws other paths, as another ``rng``
+    does).  Pairs
     named by ``comparisons=`` or ``reference=`` are read as named.  Where
     every path is enumerated the default's decisions depend on the runs
     alone: each comparison reads its own pair's column, whose law is the
@@ -1384,8 +1385,8 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         Missing values: an error, or drop the rows and say so.
         ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
-        Seed of the random permutations, which follow the agents' and tasks' names sorted (as in
-        :func:`adastop`): the rows' order and a Categorical's category order change none.
+        Seed of the random permutations, which follow the agents' names sorted and each task's name (as in
+        :func:`adastop`): the rows' order, a Categorical's category order and the other tasks change none.
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
         than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
@@ -1744,9 +1745,9 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
     boundary (history's ``boundary_mc_se``), and the n_resamples that would resolve them.
 
     A boundary of random permutation paths is a Monte Carlo estimate of a quantile of the statistic's permutation
-    distribution; where the statistic sits within its error, another rng (or a renaming that reorders the agents' or
-    tasks' names sorted, which the random paths follow) can take the decision the other way, and with it the step-down's
-    later steps, a sequential test's later interims and the runs used.
+    distribution; where the statistic sits within its error, another rng (or a renaming of the task, or one that
+    reorders the agents' names sorted, which the random paths follow) can take the decision the other way, and with
+    it the step-down's later steps, a sequential test's later interims and the runs used.
     """
     close = _close_decisions(runs)
     if not close:
