@@ -183,6 +183,18 @@ def _declared_rules():
     return res.table["n_rejections"].iloc[7]
 
 
+def _default_study():
+    # test_power's test_declared_power_rules_give_the_outputs_recorded_before: the default study, and sample_size
+    from rlstats.planning import power, sample_size
+
+    default = power(["skillings_mack", "adastop"], effect=0.8, tasks=2, n_sim=10, rng=3, n_resamples=100,
+                    progress=False)
+    found = sample_size("adastop", 0.8, effect=1.5, tasks=2, n_sim=20, rng=0, n_resamples=200, max_seeds=30,
+                        progress=False)
+    return default.table["n_rejections"].tolist() + default.table["mean_runs"].tolist() \
+        + found.table["n_rejections"].tolist()
+
+
 def _advice():
     # test_audit_s25_review25a's test_monte_carlo_advice_is_python_as_written
     import re
@@ -232,6 +244,10 @@ FORMER = {
     "s10_order / s20_lead power": (_pilot_power, 0.35, 0.4, 1e-12),
     "test_power one task": (_one_task_power, 6, 7, 0),
     "test_power declared rules": (_declared_rules, 25, 27, 0),
+    "test_power default study": (_default_study, [6, 10, 10, 10, 0, 6, 12, 17, 5, 10, 20, 30, 5, 9.1, 14.2, 21.9,
+                                                  0, 33, 38, 39],
+                                 [6, 10, 10, 10, 0, 7, 13, 17, 5, 10, 20, 30, 5, 9.0, 14.2, 22.8, 0, 33, 37, 39],
+                                 1e-9),
     "adastop_monte_carlo halfcheetah": (_halfcheetah_boundary, 6086.1, 6081.6, 0.05),
     "s14_docs vignette": (_vignette_undecided, 13, 9, 0),
 }
