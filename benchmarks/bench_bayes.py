@@ -141,8 +141,10 @@ def sampler(args):
         for label, module, seed in (("previous", previous, 101), ("current", kernels, 202)):
             priors = module.Priors(d["priors"].delta_high, d["priors"].sigma0_high, d["priors"].sigma_high)
             start = time.process_time()
-            fit, _ = module.gibbs(d["sums"], d["counts"], d["within"], priors, np.random.default_rng(seed), chains,
-                                  warmup, draws)
+            # the current sampler takes a stream per pair (audit s33), the previous one generator
+            random = np.random.default_rng(seed) if module is previous else [
+                np.random.SeedSequence(seed, spawn_key=(p,)) for p in range(d["sums"].shape[0])]
+            fit, _ = module.gibbs(d["sums"], d["counts"], d["within"], priors, random, chains, warmup, draws)
             fits[label] = fit, time.process_time() - start
         z_mean, z_quantile = [], []
         for p in range(d["sums"].shape[0]):

@@ -105,7 +105,9 @@ def agent_seed_sequence(root: np.random.SeedSequence, label: object) -> np.rando
     intervals, independent of the other agents and of their order: what it draws
     is a function of its own rows (bootstrap, probability of improvement,
     performance profiles, curves; a pair's stream is its second agent's below its
-    first's; tuning's sweep's, its task's below its agent's).
+    first's; tuning's sweep's, its task's below its agent's; AdaStop's and the
+    permutation test's per-task tests, keyed by the task's label; the hierarchical
+    model's pairs, as a pair's: audit s33).
     """
     digest = hashlib.sha256(str(label).encode("utf-8")).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))

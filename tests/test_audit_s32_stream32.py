@@ -203,14 +203,14 @@ def test_a_pairs_signed_rank_posterior_does_not_depend_on_the_other_agents(three
         pd.testing.assert_frame_equal(every, _pair_row(other, n_samples=2000), check_exact=True)
 
 
-HIERARCHICAL_LEFT = ("left: the hierarchical model's Gibbs sampler draws a group of pairs (those on the same tasks) "
-                     "from one stream, keyed by its first pair's places, in arrays over the group's pairs")
+# audit s33 (stream33): each pair's chains come from a stream of its own, keyed by its agents' names, inside
+# kernels.gibbs (kernels._PairDraws); the two tests below were strict xfails until then
 
 
-@pytest.mark.xfail(strict=True, reason=HIERARCHICAL_LEFT)
 def test_a_pairs_gibbs_chains_do_not_depend_on_the_other_pairs_of_its_group():
-    """The cause, at the kernel (a reduced run of the test below): a pair's chains from one generator seed, fitted
-    alone and fitted with another pair on the same tasks, differ."""
+    """At the kernel (a reduced run of the test below): a pair's chains from its stream, fitted alone and fitted
+    with another pair on the same tasks, are the same bits (they differed while the group drew from one
+    generator)."""
     from rlstats.methods.bayes import _kernels as bayes_kernels
 
     gen = np.random.default_rng(0)
@@ -221,17 +221,17 @@ def test_a_pairs_gibbs_chains_do_not_depend_on_the_other_pairs_of_its_group():
 
     def chains(n):
         part = bayes_kernels.Priors(*(p[:n] for p in priors[:3]))
-        return bayes_kernels.gibbs(sums[:n], counts[:n], within[:n], part, np.random.default_rng(1), 2, 20, 20)[0]
+        streams = [np.random.SeedSequence(1, spawn_key=(p,)) for p in range(n)]
+        return bayes_kernels.gibbs(sums[:n], counts[:n], within[:n], part, streams, 2, 20, 20)[0]
 
     np.testing.assert_array_equal(chains(1).delta0[0], chains(2).delta0[0])
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=HIERARCHICAL_LEFT)
 def test_a_pairs_hierarchical_posterior_does_not_depend_on_the_other_agents(three):
-    """agent_1 v agent_2 under the hierarchical model: its chains move with agent_3 left out or renamed to sort first
-    (p_better 0.31 with agent_3; the draws of the group's pairs are interleaved in one generator's arrays, so keying
-    the group by labels would not suffice: each pair needs a stream of its own inside kernels.gibbs)."""
+    """agent_1 v agent_2 under the hierarchical model: the same bits with agent_3, without it, and with it renamed to
+    sort first or last (its chains moved with agent_3 until audit s33: the draws of the group's pairs were
+    interleaved in one generator's arrays; each pair now has a stream of its own inside kernels.gibbs)."""
     options = dict(model="hierarchical", chains=2, warmup=100, draws=200)
     every = _pair_row(three, **options)
     for other in _others(three):
@@ -240,8 +240,6 @@ def test_a_pairs_hierarchical_posterior_does_not_depend_on_the_other_agents(thre
 
 # ------------------------------------------------------------------ adastop and the permutation test: a task's test
 
-TASK_LEFT = ("left: one test runs per task, its stream keyed by the task's place among the tasks' names "
-             "(adastop._interim_generator); keying it by the name moves every AdaStop and permutation pin")
 
 
 @pytest.fixture(scope="module")
@@ -255,12 +253,12 @@ def _task_row(result, task="task_02"):
     return rows[rows.task == task].reset_index(drop=True)
 
 
-@pytest.mark.xfail(strict=True, reason=TASK_LEFT)
 @pytest.mark.parametrize("method", ["adastop", "permutation"])
 def test_a_tasks_test_does_not_depend_on_the_other_tasks(tasks3, method):
     """One independent test per task (the family-wise error is controlled within each): task_02's decision and
-    boundary are those of its own rows, yet they move with task_01 left out (AdaStop's boundary 0.213261 ->
-    0.199668, the permutation test's 0.176046 -> 0.178095) or renamed to sort after it."""
+    boundary are those of its own rows, the same bits with task_01 left out or renamed to sort after it (until
+    audit s33 its stream was keyed by its place among the tasks' names, and they moved: AdaStop's boundary
+    0.213261 -> 0.199668, the permutation test's 0.176046 -> 0.178095)."""
     def run(df):
         options = dict(n=5, K=2) if method == "adastop" else {}
         return _task_row(getattr(rlstats, method)(df, FORMULA, n_resamples=100, rng=3, progress=False, **options))

@@ -94,13 +94,18 @@ _MUJOCO = str(SHARED_DATA / "mujoco_batches.csv")
 def test_adastop_flags_decisions_within_monte_carlo_error():
     df = pd.read_csv(_MUJOCO)
     hc = df[df.task == "halfcheetah"]
-    outcomes = {}
+    outcomes, margins = {}, {}
     for seed in range(6):
         res = rlstats.adastop(hc, "score ~ agent | task", n=5, K=6, batch="batch", rng=seed, permutations="joint")
-        decision = res.tidy().set_index(["agent_1", "agent_2"])["decision"][("DDPG", "SAC")]
-        outcomes[seed] = (decision, any("Monte Carlo" in note for note in res.notes))
+        row = res.decisions.set_index(["agent_1", "agent_2"]).loc[("DDPG", "SAC")]
+        outcomes[seed] = (row["decision"], any("DDPG vs SAC" in note for note in res.notes
+                                               if note.startswith("Monte Carlo error")))
+        margins[seed] = (abs(row["estimate"]) - row["boundary"]) / row["boundary_mc_se"]
     assert len({d for d, _ in outcomes.values()}) > 1, outcomes  # the decision depends on the seed alone
-    assert all(flagged for _, flagged in outcomes.values()), outcomes
+    # flagged at most seeds; a seed that does not flag it decided beyond 2 Monte Carlo SE of the boundary (since
+    # audit s33's task keys, seed 5: 6088.3 against 5995.0, SE 37, 2.5 SE; before, all six seeds flagged it)
+    assert sum(flagged for _, flagged in outcomes.values()) >= 5, outcomes
+    assert all(abs(margins[seed]) > 2 for seed, (_, flagged) in outcomes.items() if not flagged), (outcomes, margins)
 
 
 # SimPLe's 25 published Atari 100k runs on five games (atari100k.csv), raw scores

@@ -124,7 +124,9 @@ def hierarchical_probabilities(x, rope, rng):
         priors = kernels.Priors(delta_high=(np.abs(part).max(axis=-1) / scale).max(axis=1),
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(part.shape[0], 1000.0))
-        chains, _ = kernels.gibbs(sums / scale, counts, within / np.square(scale), priors, rng, 8, 300, 1000)
+        # each data set its own stream (kernels.gibbs takes one a pair), seeded from rng
+        streams = [np.random.SeedSequence(int(k)) for k in rng.integers(2 ** 63, size=part.shape[0])]
+        chains, _ = kernels.gibbs(sums / scale, counts, within / np.square(scale), priors, streams, 8, 300, 1000)
         delta0 = (chains.delta0 * scale[:, :, None]).reshape(part.shape[0], -1)
         out.append(np.stack([np.mean(delta0 < -rope, axis=1), np.mean(np.abs(delta0) <= rope, axis=1),
                              np.mean(delta0 > rope, axis=1)], axis=1))

@@ -51,7 +51,7 @@ from ...cost import MAX_BYTES, admit, shows
 from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, shell_word, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
-from ...resampling import canonical_order, child_generator, seed_sequence
+from ...resampling import agent_seed_sequence, canonical_order, child_generator, seed_sequence
 from ...statistics import noise_free
 from . import _kernels as kernels
 from ._backend import REPEATED_RUNS, cost
@@ -418,9 +418,21 @@ def separating_sizes(n, K, alpha, shares, joint, sequential=True):
     return more, least_n if need_n == more else None, least_k if need_k == more else None
 
 
-def _interim_generator(ss, task_index, interim):
-    """The generator of one interim of one task, rebuilt from the seed alone (so resuming is exact)."""
-    return child_generator(ss, task_index, interim)
+def _interim_generator(ss, task, interim):
+    """The generator of one interim of one task, rebuilt from the seed alone (so resuming is exact).
+
+    ``task`` is the task's label: its stream is keyed by it (:func:`rlstats.resampling.agent_seed_sequence`), so a
+    task's test draws the same whatever other tasks are analysed, left out by a subset or named to sort before it
+    (audit s32/s33; it was keyed by the task's place among the names).  None is the one test of a formula without
+    blocks and of the :class:`AdaStop` class, which name no task: keyed 0, as before, so that a state saved by any
+    rlstats resumes with the same draws and the class and ``adastop(data, "score ~ agent")`` draw alike.
+    """
+    return child_generator(ss, 0, interim) if task is None else child_generator(agent_seed_sequence(ss, task), interim)
+
+
+def _task_key(design, task):
+    """What keys a task's stream (:func:`_interim_generator`): its label, None for a formula without blocks."""
+    return task if design.has_blocks else None
 
 
 def _flips(pairs, places, options):
@@ -593,11 +605,12 @@ def _schedule(options, n, max_interims, family, tests=1):
     return schedule, joint
 
 
-def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance, short=(), places=None):
+def _run_task(task, data, pairs, options, n, max_interims, ss, advance, short=(), places=None):
     """One task's test; agents in ``short`` (too few runs on the task: the replication rule) are not tested.
 
-    ``task_index`` keys the task's stream and ``places`` (each agent code's place among the names sorted) lays out
-    its random paths: both from the names, so that the design's order of the agents and tasks draws the same.
+    ``task`` (the task's label, None without blocks: :func:`_interim_generator`) keys the task's stream and
+    ``places`` (each agent code's place among the names sorted) lays out its random paths: both from the names, so
+    that the design's order of the agents and tasks, and the other tasks analysed, draw the same.
     """
     present = set(data.blocks)
     compared = present - set(short)
@@ -628,7 +641,7 @@ def _run_task(task_index, data, pairs, options, n, max_interims, ss, advance, sh
         for a in needed:
             block[a] = data.blocks[a][k - 1]
             used[a] += 1
-        test.run_interim(block, _interim_generator(ss, task_index, k))
+        test.run_interim(block, _interim_generator(ss, task, k))
         advance(1)
     return _TaskRun(data.name, test, pair_ids, missing, used, available, data.blocks, exhausted, joint, withheld,
                     data.given)
@@ -1130,10 +1143,11 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     paths lay the agents out in their names' sorted order (as numbers when
     every name reads as one), a slot choice reads each of the "all" pairs
     as the sorted names orient it, and each task's stream is keyed by its
-    place among the tasks' names sorted: neither the rows' order nor a
-    Categorical's category order changes a path, while a renaming that
-    changes the names' sorted order, or dropping a task whose name sorts
-    before this one, draws other paths (as another ``rng`` does).  Pairs
+    name: neither the rows' order nor a Categorical's category order changes
+    a path, nor does leaving out or renaming another task (a task's test
+    draws from its own rows and name alone; a renaming of the agents that
+    changes their names' sorted order draws other paths, as another ``rng``
+    does).  Pairs
     named by ``comparisons=`` or ``reference=`` are read as named.  Where
     every path is enumerated the default's decisions depend on the runs
     alone: each comparison reads its own pair's column, whose law is the
@@ -1286,10 +1300,10 @@ def _adastop_runs(design, options, rng, short, shown):
     ss, record = seed_sequence(rng)
     runs = []
     with progress_bar(len(task_data) * max_interims, shown, "AdaStop interims") as advance:
-        places, task_places = design.agent_places, design.task_places
+        places = design.agent_places
         for t, data_t in enumerate(task_data):
-            runs.append(_run_task(int(task_places[t]), data_t, pairs, options, options.n, max_interims, ss, advance,
-                                  short[t], places))
+            runs.append(_run_task(_task_key(design, data_t.name), data_t, pairs, options, options.n, max_interims, ss,
+                                  advance, short[t], places))
     return order_column, task_data, max_interims, pairs, record, runs
 
 
@@ -1371,8 +1385,8 @@ def permutation(data: Data, formula: FormulaLike | None = None, *, n_resamples: 
         Missing values: an error, or drop the rows and say so.
         ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
-        Seed of the random permutations, which follow the agents' and tasks' names sorted (as in
-        :func:`adastop`): the rows' order and a Categorical's category order change none.
+        Seed of the random permutations, which follow the agents' names sorted and each task's name (as in
+        :func:`adastop`): the rows' order, a Categorical's category order and the other tasks change none.
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
         than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
@@ -1731,9 +1745,9 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
     boundary (history's ``boundary_mc_se``), and the n_resamples that would resolve them.
 
     A boundary of random permutation paths is a Monte Carlo estimate of a quantile of the statistic's permutation
-    distribution; where the statistic sits within its error, another rng (or a renaming that reorders the agents' or
-    tasks' names sorted, which the random paths follow) can take the decision the other way, and with it the step-down's
-    later steps, a sequential test's later interims and the runs used.
+    distribution; where the statistic sits within its error, another rng (or a renaming of the task, or one that
+    reorders the agents' names sorted, which the random paths follow) can take the decision the other way, and with
+    it the step-down's later steps, a sequential test's later interims and the runs used.
     """
     close = _close_decisions(runs)
     if not close:
@@ -1807,13 +1821,13 @@ def _permutation_runs(design, options, rng, short, shown):
     order = canonical_order(design.y, design.task, design.agent)
     y, task_of, agent_of = design.y[order], design.task[order], design.agent[order]
     runs = []
-    places, task_places = design.agent_places, design.task_places
+    places = design.agent_places
     with progress_bar(design.n_tasks, shown, "permutation tests") as advance:
         for t, task in enumerate(design.tasks):
             n_task = _equal_runs(design, t, task, pairs, options.alpha)
             data_t = _TaskData(task, {a: y[(task_of == t) & (agent_of == a)].reshape(1, -1)
                                       for a in range(design.n_agents) if design.counts[t, a] > 0})
-            runs.append(_run_task(int(task_places[t]), data_t, pairs, options, n_task, 1, ss, advance, short[t],
+            runs.append(_run_task(_task_key(design, task), data_t, pairs, options, n_task, 1, ss, advance, short[t],
                                   places))
     # one warning for the tasks whose tests are alike (audit s32: five tasks of 3 runs warned five times alike)
     alike = {}

@@ -305,7 +305,7 @@ class AdaStop:
         index = {a: i for i, a in enumerate(self._agents)}
         for a, values in scores.items():  # one batch's runs are exchangeable: in score order, as adastop() takes them
             block[index[a]] = np.sort(values)
-        self._test.run_interim(block, _interim_generator(self._ss, 0, k))
+        self._test.run_interim(block, _interim_generator(self._ss, None, k))
         self._batches.append({a: [float(v) for v in values] for a, values in scores.items()})
 
     # ---- results ------------------------------------------------------------------------

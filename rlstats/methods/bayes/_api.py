@@ -40,7 +40,7 @@ from ...format import a_or_an, count, listed, names_shown, plural, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
-from ...resampling import child_generator, child_stream, chunk_generators, parallel_map, seed_sequence
+from ...resampling import agent_seed_sequence, child_stream, chunk_generators, parallel_map, seed_sequence
 from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
@@ -226,8 +226,11 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         Missing values: an error, or drop those rows and say so.
     rng : None, int or numpy.random.Generator
         Seed of the posterior draws (recorded in the result): the signed-rank model's Dirichlet draws come in blocks of
-        10,000, each from its own stream, and the chains of each group of pairs sharing the same tasks (one group in
-        a complete design) from a stream keyed by the group's first pair, so the numbers do not depend on ``n_jobs``.
+        10,000, each from its own stream, and each pair's chains from a stream keyed by its two agents' names (the
+        pairs sharing the same tasks are sampled together, one group in a complete design, but draw nothing of each
+        other's), so the numbers do not depend on ``n_jobs``, and a pair's hierarchical posterior is the same whatever
+        other agents are in the data (but where ``max_seconds=`` or the memory bound, which count every pair, cap how
+        far its chains are run again; the orderings' joint fit keys each agent's draws by its name).
     n_jobs : int
         Threads over the blocks of Dirichlet draws and over the groups of pairs (-1: one per core).
     progress : bool
@@ -960,15 +963,21 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     for p in np.flatnonzero(met):
         groups.setdefault(tuple(present[p]), []).append(p)
 
-    # the sampler takes a pair's tasks, a group's pairs and each pair's two agents in their names' sorted order, not
-    # the design's (a Categorical's category order), and keys a group's stream by the places of its first pair's
-    # agents, so that order does not change the draws; a pair fitted the other way round has its draws mirrored
+    # the sampler takes a pair's tasks and each pair's two agents in their names' sorted order, not the design's (a
+    # Categorical's category order), and keys each pair's stream by its agents' names (the first's, then the
+    # second's below it: resampling.agent_seed_sequence), so that neither that order nor the other agents change a
+    # pair's draws (audit s33: a group's stream was keyed by its first pair's places); a pair fitted the other way
+    # round has its draws mirrored
     by_name = design.task_order
     place = design.agent_places
     flipped = (place[first] > place[second]) if options.control is None else np.zeros(n_pairs, dtype=bool)
     low_place = np.where(flipped, place[second], place[first])
     high_place = np.where(flipped, place[first], place[second])
     mirror = np.where(flipped, -1.0, 1.0)
+    chains_ss = child_stream(ss, 1)
+    names = design.agents
+    pair_streams = [agent_seed_sequence(agent_seed_sequence(chains_ss, names[a]), names[b])
+                    for a, b in zip(np.where(flipped, second, first), np.where(flipped, first, second))]
 
     def run(members, keep, factor):
         s = scale[members][:, None]
@@ -979,43 +988,42 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         priors = kernels.Priors(delta_high=(largest[members][:, keep] / s).max(axis=1),
                                 sigma0_high=1000 * np.maximum(means.std(axis=1), 1e-12),
                                 sigma_high=np.full(len(members), 1000.0))
-        # the stream, keyed by the first pair's agents: the groups are the design's, whatever n_jobs; the pairs run
-        # again with f times the warm-up and draws have their own stream, keyed by their first pair and f
-        key = (int(low_place[members[0]]), int(high_place[members[0]]))
-        generator = child_generator(ss, 1, *key) if factor == 1 else child_generator(ss, 1, *key, factor)
-        chains, _ = kernels.gibbs(x_sums, x_counts, x_within, priors, generator, options.chains,
+        # each pair's own stream: the pairs sampled together (a group's, whatever n_jobs) draw nothing of each
+        # other's; a pair run again with f times the warm-up and draws has its stream's child f
+        streams = [pair_streams[p] if factor == 1 else child_stream(pair_streams[p], factor) for p in members]
+        chains, _ = kernels.gibbs(x_sums, x_counts, x_within, priors, streams, options.chains,
                                   factor * options.warmup, factor * options.draws)
         return s, chains
 
     def fit(members):
-        """A group's parts: (pairs, tasks, scale, chains, factor, (R-hat, ESS) of their first run); the pairs that
-        miss the limits are run again, alone, at a larger factor while they miss and the bound allows."""
+        """A group's parts: (pairs, tasks, scale, chains, factor, (R-hat, ESS) of their first run); a pair that
+        misses the limits is run again at a larger factor, its own (from its own ESS), while it misses and the
+        bound allows; the pairs run again at one factor are sampled together."""
         members = np.array(sorted(members, key=lambda p: (low_place[p], high_place[p])))
         keep = by_name[present[members[0]][by_name]]  # the group's tasks (codes), in that order
-        parts, pending, factor = [], np.arange(members.size), 1
-        first_run = None  # (R-hat, ESS) of the first run, which the note quotes
-        while True:
-            s, chains = run(members[pending], keep, factor)
+        parts, waiting = [], {1: members}   # factor -> the pairs to run at it
+        first_run = {}  # pair -> (R-hat, ESS) of its first run, which the note quotes
+        while waiting:
+            factor = min(waiting)
+            batch = waiting.pop(factor)
+            s, chains = run(batch, keep, factor)
             # each parameter's diagnosis, as the result reports it: computed once, for the run again and the report
-            diagnosis = _diagnosis(chains, s, mirror[members[pending]], keep)
+            diagnosis = _diagnosis(chains, s, mirror[batch], keep)
             r_hat, ess = diagnosis[0].max(axis=1), diagnosis[1].min(axis=1)
-            if first_run is None:
-                first_run = (r_hat, ess)
-            good = (r_hat <= RHAT_LIMIT) & (ess >= ESS_LIMIT)
-            if good.all() or factor >= extension:
-                good[:] = True
+            for i, p in enumerate(batch):
+                first_run.setdefault(p, (float(r_hat[i]), float(ess[i])))
+            good = (r_hat <= RHAT_LIMIT) & (ess >= ESS_LIMIT) | (factor >= extension)
             if good.any():
-                part = pending[good] if not good.all() else pending
-                parts.append((members[part], keep, s[good], _chains_of(chains, good), factor,
-                              (float(first_run[0][part].max()), float(first_run[1][part].min())),
+                parts.append((batch[good], keep, s[good], _chains_of(chains, good), factor,
+                              (max(first_run[p][0] for p in batch[good]), min(first_run[p][1] for p in batch[good])),
                               (diagnosis[0][good], diagnosis[1][good])))
-            if good.all():
-                return parts
-            pending = pending[~good]
-            # the next factor: the ESS's shortfall with a margin, at least 4 (an R-hat above the limit needs longer
-            # chains, not a few more draws), a power of 2, at most the bound
-            wanted = max(4.0, 1.5 * ESS_LIMIT / max(float(ess[~good].min()), 1.0), 2.0 * factor)
-            factor = int(min(extension, 2 ** math.ceil(math.log2(wanted))))
+            for i in np.flatnonzero(~good):
+                # its next factor: its ESS's shortfall with a margin, at least 4 (an R-hat above the limit needs
+                # longer chains, not a few more draws), a power of 2, at most the bound
+                wanted = max(4.0, 1.5 * ESS_LIMIT / max(float(ess[i]), 1.0), 2.0 * factor)
+                later = int(min(extension, 2 ** math.ceil(math.log2(wanted))))
+                waiting[later] = np.append(waiting.get(later, np.array([], dtype=batch.dtype)), batch[i])
+        return parts
 
     fits = [part for parts in parallel_map(fit, list(groups.values()), options.n_jobs) for part in parts]
     level, rope = options.confidence_level, options.rope
@@ -1031,7 +1039,6 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     posterior = {c: np.full(differences.shape, np.nan) for c in ("estimate", "conf_low", "conf_high", "p_better",
                                                                   "p_rope", "p_worse")}
     diagnostics = []
-    names = design.agents
     extended = []
     for members, keep, s, chains, factor, first_diagnosis, (pair_rhat, pair_ess) in fits:
         draws = chains.delta0.shape[1] * chains.delta0.shape[2]
@@ -1309,9 +1316,13 @@ def _joint_orderings(design, options, ss, cells, notes):
     priors = kernels.Priors(delta_high=spread,
                             sigma0_high=1000 * np.maximum((means[others] - means[ref]).std(axis=1) / scale, 1e-12),
                             sigma_high=np.full(others.size, 1000.0))
+    # each agent's row its own stream, keyed by its name; the draws the rows share (the reference's) another
+    joint_ss = child_stream(ss, 2)
     chains, _ = kernels.gibbs(sums[others] / scale, counts[others], within[others] / scale ** 2, priors,
-                              child_generator(ss, 2), options.chains, options.warmup, options.draws,
-                              reference=(sums[ref] / scale, counts[ref], within[ref] / scale ** 2))
+                              [agent_seed_sequence(joint_ss, design.agents[a]) for a in others], options.chains,
+                              options.warmup, options.draws,
+                              reference=(sums[ref] / scale, counts[ref], within[ref] / scale ** 2),
+                              shared=np.random.Generator(np.random.PCG64(joint_ss)))
     delta0 = chains.delta0 * scale                                    # (others, chains, draws)
     values = np.zeros((options.chains * options.draws, k))
     values[:, others] = delta0.reshape(others.size, -1).T

@@ -1,8 +1,9 @@
 """Arrays in, arrays out: the Bayesian signed-rank test's posterior and the hierarchical model's Gibbs sampler.
 
-No pandas; inputs are trusted (``_api.py`` checks them).  Every random draw comes from the generator handed in, so
-the caller decides the streams (a stream per block of Dirichlet samples, per pair of agents for the chains), and a
-result never depends on how the work is split.
+No pandas; inputs are trusted (``_api.py`` checks them).  Every random draw comes from the streams handed in, so
+the caller decides them (a stream per block of Dirichlet samples; per pair of agents for the chains, whose draws come
+from that pair's stream alone however many pairs are sampled together), and a result never depends on how the work
+is split.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ...resampling import child_stream
 from ...statistics import TIE_TOLERANCE, near_ties, tie_tolerance
 
 #: Dirichlet samples drawn per block of the signed-rank posterior (a fixed size: blocks, not n_jobs, key the streams)
@@ -24,6 +26,14 @@ SCALE_STEPS = 6
 
 #: draws kept per pair for the figures (the first ones, in stream order)
 KEPT_DRAWS = 1_000
+
+#: Marsaglia-Tsang candidates drawn for each lambda of a sweep (:func:`_gamma_above_one`): both are rejected with
+#: chance below 0.049^2 = 0.0024 (at shape 1, the least acceptance), and then the pair's own extra stream draws it
+LAMBDA_TRIES = 2
+
+#: the most bytes of a pair's variates drawn ahead, for all the pairs together (:class:`_PairDraws`); the draws
+#: never depend on it (each kind of variate has a stream of its own)
+DRAWN_AHEAD = 8 << 20
 
 
 # ---------------------------------------------------------------------------- the Bayesian signed-rank test
@@ -288,9 +298,9 @@ def _log_nu_terms(m, log_m, q):
 
 
 def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArray[np.float64], priors: Priors,
-          generator: np.random.Generator, chains: int, warmup: int, draws: int,
-          reference: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None = None
-          ) -> tuple[Chains, NDArray[Any]]:
+          streams: list[np.random.SeedSequence], chains: int, warmup: int, draws: int,
+          reference: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None = None,
+          shared: np.random.Generator | None = None) -> tuple[Chains, NDArray[Any]]:
     """Run the Gibbs sampler of the hierarchical model for a group of pairs at once.
 
     The model (Corani et al. 2017, with independent runs: their correlation rho = 0) on the standardised run-level
@@ -320,8 +330,11 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     sums, counts, within : (n_pairs, n_tasks)
         Per pair and task: the sum of the paired run differences, their number (at least 2) and their sum of
         squares around their mean.
-    generator : numpy.random.Generator
-        The group's stream (a group's pairs are fixed by the design, not by ``n_jobs``).
+    streams : list of numpy.random.SeedSequence
+        One per pair (row): every draw of a pair's chains comes from its own stream (:class:`_PairDraws`), so a
+        pair's chains are the same whichever other pairs are sampled with it (audit s33; they were drawn from one
+        generator in arrays over the group's pairs).  Each sweep's variates are the same whole-array operations
+        over the pairs as before, drawn ahead a block of sweeps at a time.
     reference : (sums, counts, within) of shape (n_tasks,), optional
         The joint model of all agents against one reference agent (the orderings' model): ``sums``, ``counts`` and
         ``within`` are then each other agent's own runs (a row per agent), these the reference's, and the model is
@@ -330,6 +343,8 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         the 1/sigma^2, then mu given them with the deltas integrated out (a normal per task and chain), then the
         deltas given mu, then each agent's hyperparameters as in the pairwise model.  Without it the stream of
         draws is exactly the pairwise model's.
+    shared : numpy.random.Generator
+        With ``reference``, the stream of the draws the rows share (the reference's 1/sigma^2 and task means).
 
     Returns
     -------
@@ -337,7 +352,6 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     warm-up.  ``Chains.delta`` is a (n_pairs, chains, draws, n_tasks) view of task-major memory, so that one task's
     draws are contiguous.
     """
-    g = generator
     n_pairs, q = sums.shape
     c = chains
     shape3 = (q, n_pairs, c)                     # tasks first: a sum over the tasks adds contiguous rows
@@ -357,7 +371,8 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
         shape_r = (counts_r - 1) / 2
         low_tau_r = 1.0 / np.square(priors.sigma_high.max())
     # start each chain at a dispersed point: the task means jittered, delta0 and sigma0 from their spread
-    u0 = g.random((n_pairs, c, q + 2))
+    own = _PairDraws(streams, c, q, counts, warmup + draws)
+    u0 = np.stack([extra.random((c, q + 2)) for extra in own.extra])
     spread0 = np.sqrt(within / np.maximum(counts - 1, 1)).T[:, :, None]
     delta = mx + (np.moveaxis(u0[..., :q], -1, 0) - 0.5) * spread0
     delta0 = (u0[..., q] - 0.5) * dh
@@ -384,10 +399,8 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     l00, l10, l11 = chol[..., 0, 0] * scale, chol[..., 1, 0] * scale, chol[..., 1, 1] * scale
     history = np.empty((n_pairs, c, warmup, 2))
     step_alpha = 0.5 * (priors.alpha_high - priors.alpha_low)
-    counts_equal = bool(np.all(counts == counts.flat[0]))
-    # 1/sigma_i^2's gamma shape under sigma_i's prior: a scalar when every task has as many runs (faster draws)
-    shape_sigma = float((counts.flat[0] - 1) / 2) if counts_equal else ((n_t - 1) / 2)
-    shape0 = (q - 1) / 2
+    # 1/sigma_i^2's gamma shape under sigma_i's prior, for the rare redraw (the draws themselves are own's)
+    shape_sigma = np.broadcast_to((n_t - 1) / 2, shape3)
     low_tau0 = 1.0 / np.square(s0h)
     total = warmup + draws
     out_delta0 = np.empty((n_pairs, c, draws))
@@ -398,21 +411,24 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     window = np.zeros((n_pairs, c))
     # one block of draws per sweep: normals (the deltas' q, then alpha's, 2 per Metropolis step, delta0's and the
     # interweaving's 3) and uniforms (the truncations' inverse CDFs, then alpha's and the steps' acceptances)
+    # (and the lambdas' Marsaglia-Tsang candidates after them, :class:`_PairDraws`)
     N_ALPHA, N_STEPS, N_DELTA0 = q, q + 1, q + 1 + 2 * SCALE_STEPS
     U_ALPHA = 4
+    g = shared
     with np.errstate(divide="ignore"):         # log(0) of an underflowed prior mass: -inf, a rejection
         for it in range(total):
-            normals = g.standard_normal((q + 4 + 2 * SCALE_STEPS, n_pairs, c))
-            uniforms = g.random((5 + SCALE_STEPS, n_pairs, c))
-            log_u = np.log(uniforms[U_ALPHA:])
+            normals, uniforms, gamma_sigma, gamma0 = own.sweep()
+            log_u = np.log(uniforms[U_ALPHA:U_ALPHA + 1 + SCALE_STEPS])
             # 1/sigma_i^2 | delta_i: Gamma((n_i - 1)/2, rate S_i/2), S_i the squares around delta_i; redraw below
-            # 1/high^2
+            # 1/high^2 (from the pair's own extra stream)
             resid = mx - delta
             half_squares = 0.5 * (within_t + n_t * (resid * resid))
-            tau = g.standard_gamma(shape_sigma, size=shape3) / half_squares
+            tau = gamma_sigma / half_squares
             low = tau < low_tau
             while low.any():
-                tau = np.where(low, g.standard_gamma(shape_sigma, size=shape3) / half_squares, tau)
+                for i in np.flatnonzero(low):
+                    pair = i // c % n_pairs
+                    tau.flat[i] = own.extra[pair].standard_gamma(shape_sigma.flat[i]) / half_squares.flat[i]
                 low = tau < low_tau
             if reference is not None:
                 # the reference's 1/sigma^2, then mu_i | the 1/sigma^2, delta0, sigma0, lambda with the deltas
@@ -443,7 +459,7 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
             # truncated below at 1/sigma0_high^2 by the inverse CDF
             deviations = delta - delta0
             spread = 0.5 * (lam * (deviations * deviations)).sum(axis=0)
-            tau0 = _truncated_gamma(shape0, spread, low_tau0, uniforms[1], g.standard_gamma(shape0, size=(n_pairs, c)))
+            tau0 = _truncated_gamma((q - 1) / 2, spread, low_tau0, uniforms[1], gamma0)
             sigma0 = 1.0 / np.sqrt(tau0)
             # interweaving (Yu and Meng 2011): delta0 and sigma0 again given z = (delta - delta0) / sigma0, whose
             # prior N(0, 1/lambda) involves neither, so the data alone speak: each is normal, truncated to its
@@ -491,7 +507,8 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
             sigma0, m = np.exp(state[LOG_S]), np.exp(state[LOG_M])
             nu = 1.0 + m
             # lambda_i | nu, delta_i, delta0, sigma0: Gamma((nu + 1)/2, rate (nu + z_i^2)/2)
-            lam = g.standard_gamma(0.5 * (nu + 1), size=shape3) / (0.5 * (nu + squares * (1.0 / (sigma0 * sigma0))))
+            lam = _gamma_above_one(0.5 * (nu + 1), normals[own.tries[0]:], uniforms[own.tries[1]:], own.extra) \
+                / (0.5 * (nu + squares * (1.0 / (sigma0 * sigma0))))
             # alpha | m, beta integrated out: Metropolis, proposals outside the interval rejected
             proposal_a = alpha + step_alpha * normals[N_ALPHA]
             inside_a = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
@@ -525,6 +542,98 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     task_major = np.ascontiguousarray(out_delta.transpose(2, 1, 3, 0))
     return (Chains(out_delta0, out_sigma0, out_nu, task_major.transpose(0, 2, 3, 1)),
             accepted / max(draws, 1))
+
+
+class _PairDraws:
+    """Each pair's own variates for the sweeps of :func:`gibbs`, drawn ahead a block of sweeps at a time.
+
+    A pair's stream (a SeedSequence) has a generator per kind of variate below it (:func:`child_stream` 0 to 4):
+    the sweeps' standard normals, uniforms, the 1/sigma_i^2 gammas (shape (n_i - 1)/2, fixed by the data) and
+    the 1/sigma0^2 gammas (shape (q - 1)/2), and an extra generator for the chains' starting points and for the
+    rare redraws (:attr:`extra`).  So a pair's draws depend on its stream alone, not on the pairs beside it nor on
+    how many sweeps a block holds (:data:`DRAWN_AHEAD` bounds the block's bytes), and a sweep reads each kind as
+    one array over (variate, pair, chain), as the sampler's whole-array operations want them.
+    """
+
+    def __init__(self, streams, chains, q, counts, total):
+        self.n_pairs, self.chains, self.left = len(streams), chains, total
+        self.n_normals = q + 4 + 2 * SCALE_STEPS + LAMBDA_TRIES * q
+        self.n_uniforms = 5 + SCALE_STEPS + LAMBDA_TRIES * q
+        #: where the lambdas' candidates start in a sweep's normals and its uniforms: (LAMBDA_TRIES * q, pairs,
+        #: chains) of each, after the sweep's other variates
+        self.tries = (q + 4 + 2 * SCALE_STEPS, 5 + SCALE_STEPS)
+        self.q = q
+        self.generators = [[np.random.Generator(np.random.PCG64(child_stream(ss, kind))) for kind in range(4)]
+                           for ss in streams]
+        self.extra = [np.random.Generator(np.random.PCG64(child_stream(ss, 4))) for ss in streams]
+        # a pair's shape: one number when each of its tasks has as many runs (a faster draw), else one per task
+        self.shapes = [float((row[0] - 1) / 2) if np.all(row == row[0]) else ((row - 1) / 2)[:, None]
+                       for row in np.asarray(counts, dtype=np.float64)]
+        per_sweep = 8 * (self.n_normals + self.n_uniforms + q + 1) * self.n_pairs * chains
+        self.block = int(max(1, min(total, DRAWN_AHEAD // per_sweep)))
+        self.at = self.size = 0
+
+    def _draw(self):
+        """The next block's variates, pair-major (each pair's draws written in place, contiguous)."""
+        size = min(self.block, self.left)
+        n, c, q = self.n_pairs, self.chains, self.q
+        self.normals = np.empty((n, size, self.n_normals, c))
+        self.uniforms = np.empty((n, size, self.n_uniforms, c))
+        self.gamma_sigma = np.empty((n, size, q, c))
+        self.gamma0 = np.empty((n, size, c))
+        for p, (normal, uniform, sigma, sigma0) in enumerate(self.generators):
+            normal.standard_normal(out=self.normals[p])
+            uniform.random(out=self.uniforms[p])
+            sigma.standard_gamma(self.shapes[p], out=self.gamma_sigma[p])
+            sigma0.standard_gamma((q - 1) / 2, out=self.gamma0[p])
+        self.left -= size
+        self.at, self.size = 0, size
+
+    def sweep(self):
+        """The next sweep's (normals, uniforms, 1/sigma_i^2 gammas), each (variates, pairs, chains), and 1/sigma0^2
+        gammas (pairs, chains), contiguous."""
+        if self.at == self.size:
+            self._draw()
+        k = self.at
+        self.at += 1
+        return (np.ascontiguousarray(self.normals[:, k].swapaxes(0, 1)),
+                np.ascontiguousarray(self.uniforms[:, k].swapaxes(0, 1)),
+                np.ascontiguousarray(self.gamma_sigma[:, k].swapaxes(0, 1)), self.gamma0[:, k])
+
+
+def _gamma_above_one(shape, normals, uniforms, extra):
+    """Gamma(``shape``) draws, shape (q, pairs, chains) for ``shape`` (pairs, chains) above 1, by Marsaglia and Tsang's
+    method (2000, ACM TOMS 26(3): with d = shape - 1/3, v = (1 + x / sqrt(9 d))^3, x standard normal, the draw d v is
+    accepted where v > 0 and log u < x^2 / 2 + d - d v + d log v) on each pair's pre-drawn candidates ``normals`` and
+    ``uniforms`` (LAMBDA_TRIES * q, pairs, chains), the first accepted of each; where all LAMBDA_TRIES are rejected
+    (rarely: :data:`LAMBDA_TRIES`) the pair's ``extra`` generator draws it.  A rejection sampler's draw is the
+    shape's law whatever the trials before it, so this is exact, and a pair's draws are its own."""
+    q = normals.shape[0] // LAMBDA_TRIES
+    d = shape - 1.0 / 3.0
+    x, u = normals[:q], uniforms[:q]
+    v = 1.0 + x * (1.0 / np.sqrt(9.0 * d))
+    v = v * v * v
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accepted = (v > 0) & (np.log(u) < 0.5 * x * x + d - d * v + d * np.log(v))
+    out = d * v                               # (q, pairs, chains), a new array
+    todo = np.flatnonzero(~accepted)          # flat indices into it
+    n_pairs, chains = out.shape[1], out.shape[2]
+    d_flat = np.broadcast_to(d, out.shape).ravel()
+    for trial in range(1, LAMBDA_TRIES):
+        if not todo.size:
+            return out
+        x = normals[trial * q:(trial + 1) * q].ravel()[todo]
+        u = uniforms[trial * q:(trial + 1) * q].ravel()[todo]
+        dd = d_flat[todo]
+        v = 1.0 + x / np.sqrt(9.0 * dd)
+        v = v * v * v
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ok = (v > 0) & (np.log(u) < 0.5 * x * x + dd - dd * v + dd * np.log(v))
+        out.flat[todo[ok]] = (dd * v)[ok]
+        todo = todo[~ok]
+    for i in todo:
+        out.flat[i] = extra[i // chains % n_pairs].standard_gamma(d_flat[i] + 1.0 / 3.0)
+    return out
 
 
 def _truncated_gamma(shape, rate, low, u, first):
