@@ -42,7 +42,6 @@ def _ppo_tuning(mirror_root):
     return h[(h["algorithm"] == "ppo") & (h["objective"] == "return")].drop_duplicates()
 
 
-@pytest.mark.xfail(strict=True, reason="design32 refused 'hpo', a part of each procedure's name, as a task")
 def test_a_column_of_the_agents_parts_is_not_a_task(mirror_root):
     ant = _ppo_tuning(mirror_root).query("task == 'ant'")
     reference = rlstats.compare(ant.drop(columns="hpo"), "score ~ procedure | seed")
@@ -51,7 +50,6 @@ def test_a_column_of_the_agents_parts_is_not_a_task(mirror_root):
     assert "'hpo'" not in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="design32 refused the worker process of each run as a task")
 def test_a_worker_column_is_said_and_left_out():
     """Exact Friedman test on 3 seed blocks of 2 agents: A2C ahead in 2 blocks, tied in 1; p = 4/8 = 0.5."""
     res = rlstats.compare(ACROBOT, "score ~ agent | seed")
@@ -63,7 +61,6 @@ def test_a_worker_column_is_said_and_left_out():
             "worker:seed'") in text
 
 
-@pytest.mark.xfail(strict=True, reason="design32 refused the worker process of each run as a task")
 def test_the_logs_worker_processes_are_left_out(sb3):
     final = _with_workers(sb3)
     acrobot = final[final["task"] == "Acrobot-v1"]
@@ -72,7 +69,6 @@ def test_the_logs_worker_processes_are_left_out(sb3):
     assert res.pvalue == 0.5 and "column 'worker' (2 levels)" in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="design32 named 'suite', which nests the environments, and 'hpo'")
 def test_the_finest_task_column_is_named(mirror_root):
     """The raw file's column names: 'environment' (ant, humanoid, lunar) within 'suite' (brax, gym); blocking on the
     environment keeps the suite constant in each block, not the other way round."""
@@ -102,7 +98,6 @@ def _curves(tasks=1, name="checkpoint"):
     return curves.drop(columns="task") if tasks == 1 else curves
 
 
-@pytest.mark.xfail(strict=True, reason="design32's pooling advice: \"block on 'checkpoint'\"")
 @pytest.mark.parametrize("name, scale", [("checkpoint", 1), ("generation", 1), ("ckpt_m", 1e-6)])
 def test_a_checkpoint_column_gets_the_curves_ways_on(name, scale):
     curves = _curves(name=name)
@@ -118,7 +113,6 @@ def test_a_checkpoint_column_gets_the_curves_ways_on(name, scale):
     assert f"If '{name}' numbers tasks, not steps, block on it: 'score ~ agent | {name}/seed'" in message
 
 
-@pytest.mark.xfail(strict=True, reason="design32 named the tasks first; '| task/seed' then said 'seed' repeats")
 def test_curves_of_several_tasks_get_the_curves_ways_on():
     with pytest.raises(DesignError) as info:
         rlstats.compare(_curves(tasks=2), "score ~ agent | seed")
@@ -127,7 +121,6 @@ def test_curves_of_several_tasks_get_the_curves_ways_on():
     assert "rlstats.curves(df, 'score ~ agent | task/seed', step='checkpoint')" in message
 
 
-@pytest.mark.xfail(strict=True, reason="design32's pooling advice for the logs' evaluation steps")
 def test_the_logs_checkpoints_get_the_curves_ways_on(sb3):
     cartpole = sb3[sb3["task"] == "CartPole-v1"].rename(columns={"step": "checkpoint"}).drop(columns="task")
     with pytest.raises(DesignError, match=r"^column 'checkpoint' takes 6 values within agent 'A2C' on seed '0' "
