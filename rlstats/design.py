@@ -1198,6 +1198,11 @@ def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):
 #: Columns that identify runs or batches within a comparison, never blocks.
 RUN_NAMES = frozenset({"seed", "seeds", "run", "runs", "run_id", "replicate", "rep", "trial", "trials",
                        "repetition", "batch", "batches", "index"})
+#: Columns named as the tasks, compared in lower case: varying within run blocks they are refused even where each
+#: agent's runs of a block share one level (the block would rank one task's runs against another's); a column named
+#: otherwise is refused there only where the data show a task (audit s33 design33, :func:`_tasks_within_run_blocks`).
+TASK_NAMES = frozenset({"task", "tasks", "env", "envs", "env_id", "env_name", "environment", "environments", "game",
+                        "games", "domain", "domains", "benchmark", "level", "levels", "scenario", "map"})
 # An integer column with at most this many levels may be a block code (games numbered 0..25).
 BLOCK_LEVELS = 200
 
@@ -1300,9 +1305,9 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, cu
 
     Audit s33 design33 tells the tasks from the runs' properties by where the column varies. Within one agent's runs
     of one block: a task (each seed run on every task, the SB3 logs' Acrobot and CartPole), refused. Only between the
-    agents of a block, each agent's runs there at one level: a property of each run (the worker process, host or commit
-    that trained it), said in a note and left out; none for a column of the agents (each agent at one level, a part
-    of its name: hpo_optimisation's 'hpo'). The data cannot tell a host from a task where an agent has several runs in
+    agents of a block, each agent's runs there at one level: refused if named as the tasks (:data:`TASK_NAMES`), else a
+    property of each run (the worker process, host or commit that trained it), said in a note and left out; none for a
+    column of the agents (each agent at one level, a part of its name: hpo_optimisation's 'hpo'). The data cannot tell a host from a task where an agent has several runs in
     a block on several hosts; that stays refused, with pooling on purpose offered. Of several task columns the one
     that holds the others constant within its levels is named ('environment' within 'suite').
 
@@ -1326,6 +1331,8 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, cu
         per_run = data.groupby([*blocks, data[formula.groups]], observed=True, sort=True)[column].nunique()
         if (per_run > 1).any():
             block, kind = per_run.index[(per_run > 1).to_numpy()][0][:-1], mixed
+        elif column.lower() in TASK_NAMES:  # named as the tasks: the block would rank one task's runs against another's
+            block, kind = within.index[(within > 1).to_numpy()][0], mixed
         elif data.groupby(data[formula.groups], observed=True)[column].nunique().max() <= 1:
             continue  # a column of the agents (a part of their names): never a task within a block
         else:

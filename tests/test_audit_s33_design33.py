@@ -134,3 +134,27 @@ def test_the_logs_checkpoints_get_the_curves_ways_on(sb3):
 ])
 def test_columns_that_are_not_steps_pass(what, data):
     assert rlstats.compare(data.drop(columns="worker"), "score ~ agent | seed").pvalue == 0.5
+
+
+def test_a_column_named_as_the_tasks_is_refused_between_agents_too():
+    """Each agent's runs of a block at one level, but the column named as the tasks (design.TASK_NAMES): seed 2's
+    block would rank A2C's run on one level against PPO's on the other (audit s32 fin32a's 'task' too)."""
+    with pytest.raises(DesignError, match=r"column 'env' \(2 levels\) takes several values within its blocks: seed 2 "
+                                          r"holds runs of '30368' and '30369'.*'score ~ agent \| env/seed'"):
+        rlstats.compare(ACROBOT.rename(columns={"worker": "env"}), "score ~ agent | seed")
+
+
+def test_a_host_varying_within_an_agents_runs_of_a_block_stays_refused():
+    """Where an agent has several runs in one block on several hosts the data cannot tell the host from a task: the
+    refusal stands, with pooling on purpose offered; pool_tasks=True says what it pooled."""
+    batches = pd.DataFrame({"agent": ["a"] * 4 + ["b"] * 4, "batch": [1, 1, 2, 2] * 2, "host": ["x", "y"] * 4,
+                            "score": [1.0, 2.0, 3.0, 4.0, 2.5, 3.5, 4.5, 5.5]})
+    with pytest.raises(DesignError, match=r"column 'host' \(2 levels\).*batch 1 holds runs of 'x' and 'y'.*if 'host' "
+                                          r"does not set the scores' scale \(it numbers batches or hosts, say\), pool "
+                                          r"it within the blocks on purpose"):
+        rlstats.compare(batches, "score ~ agent | batch")
+    res = rlstats.compare(rlstats.build(batches, "score ~ agent | batch", pool_tasks=True), "score ~ agent | batch")
+    assert "runs of 2 levels of 'host' pooled within each 'batch' block (pool_tasks=True)" in str(res)
+    # b's two runs above a's in both batches: of the 6 x 6 = 36 within-batch arrangements, 2 are as extreme (b's runs
+    # on top in both batches, or a's): p = 2/36
+    assert res.pvalue == pytest.approx(2 / 36, abs=1e-12)
