@@ -784,7 +784,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if formula.blocks is None:
         codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), [ALL_RUNS]
     _check_nesting(formula)
-    step_like = _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, curves)
+    step_like = _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, not curves)
     if not curves and formula.replicate is None:
         # With '/seed' a repeated row repeats its seed in its cell, caught below; for curves a repeated
         # (run, step) row gets its own error below too.
@@ -1107,7 +1107,7 @@ def _average_nested(data, formula, env, options):
                               f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
     formula_module.check_columns(formula, data.columns, env, data.index.names)
     pooled: list[str] = []  # the tasks within '| seed/run/rep' blocks, which the means below would pool unseen
-    _check_tasks_blocked(data, formula, options.get("pool_tasks") is True, pooled, ())
+    _check_tasks_blocked(data, formula, options.get("pool_tasks") is True, pooled, (), read_steps=False)
     keys = [formula.groups, formula.blocks, outer]
     inherited = carried(data)  # the notes true of the rows given, re-stated below for the runs averaged
     na_raise = options.get("na_action", "raise") == "raise"
@@ -1240,7 +1240,7 @@ def block_like_columns(data: pd.DataFrame, groups: str, skip: set) -> list[tuple
     return found
 
 
-def _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, curves=False):
+def _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, read_steps=True):
     """The one check of the formula's blocks against the frame's tasks: a column that looks like blocks
     (:func:`block_like_columns`: a 'task', 'game' or 'env' column as much as any) must not be pooled unasked.
 
@@ -1250,13 +1250,14 @@ def _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, curves
     named otherwise are the caller's tasks, and another column varying within them (a configuration, a family of
     agents) is not read as tasks. ``pool_tasks=True`` pools on purpose, with a note.
 
-    Returns (column, runs) of a column read as the runs' training steps within run blocks, for
-    :func:`_check_no_curves`, or None (always for ``curves``: the rows are curves, their step column named).
+    Returns (column, runs, tasks) of a column read as the runs' training steps within run blocks, for
+    :func:`_check_no_curves`, or None; always None unless ``read_steps`` (build's curves name their step column, and
+    the nested replicates' means are refused for any column varying within an agent's runs of a block).
     """
     if formula.blocks is None:
         _pooled_tasks(data, formula, pool_tasks, notes, extra_columns)
     elif isinstance(formula.blocks, str) and formula.blocks.lower() in RUN_NAMES:
-        return _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, curves)
+        return _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, read_steps)
     return None
 
 
@@ -1296,7 +1297,7 @@ def _pooled_tasks(data, formula, pool_tasks, notes, extra_columns):
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 
-def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, curves=False):
+def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, read_steps=True):
     """'score ~ agent | seed' where a column that looks like blocks (the tasks) takes several values within one
     agent's runs of one seed's block: the block would hold that agent's runs of several tasks as replicates of one
     another, each at its own scale. An error naming the block, the column and its values there, with the formulas that
@@ -1311,14 +1312,15 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, cu
     a block on several hosts; that stays refused, with pooling on purpose offered. Of several task columns the one
     that holds the others constant within its levels is named ('environment' within 'suite').
 
-    Returns the column read as a training step (:func:`_step_like`) or None: its rows are one run's curve, refused
-    with the curves' ways on by :func:`_check_no_curves` once the design is built, before any task is named."""
+    Returns (column, runs, tasks) of a column read as a training step (:func:`_step_like`, if ``read_steps``), with
+    the task column varying within the blocks or None, else None: its rows are one run's curve, refused with the
+    curves' ways on by :func:`_check_no_curves` once the design is built, before any task is named."""
     keys = [formula.blocks, *formula.crossed]
     names = {*keys, formula.groups, formula.replicate, formula.outer, *extra_columns}
     skip = names | set(re.findall(r"[A-Za-z_]\w*", formula.response))
     found = block_like_columns(data, formula.groups, skip)
     named = [c for c, _ in found if not pd.api.types.is_numeric_dtype(data[c].dtype)]  # tasks or hosts, by name
-    step = None if curves else _step_like(data, [*keys, formula.groups, *named], skip)
+    step = _step_like(data, [*keys, formula.groups, *named], skip) if read_steps else None
     blocks = [data[k] for k in keys]
     if step is not None:  # the ways on name the runs after the task column that varies within the blocks, if any
         varying = [c for c in named if (data.groupby(blocks, observed=True)[c].nunique() > 1).any()]
@@ -1712,6 +1714,7 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
     ``summaries`` False: the caller has no use for them, AdaStop's batches; ``shared``: (runs sharing its commonest
     value, the tasks' column or None) of a column found by its values, not its name, :func:`_step_like`)."""
     shared, tasks = shared if shared is not None else (None, None)
+    shared = None if column.lower() in STEP_NAMES else shared  # named as a step: said as one
     f = design.formula
     if evidence is not None:
         steps, rows, i, run = evidence
@@ -1733,8 +1736,8 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         # '| seed' on one task (a task column varying there is refused first, _check_tasks_blocked): the blocks are
         # the runs, and the ways on name the seed after the task (audit s32 design32: '| seed/seed', "no run")
         run = f.blocks
-        unnamed = unnamed_file = (f"The formula's blocks, {run!r}, name the runs; the ways on name them after the "
-                                  f"{'task' if tasks is None else f'{tasks!r}, the tasks'}" + ("" if task in data.columns else
+        unnamed = unnamed_file = (f"The formula's blocks, {run!r}, name the runs; the ways on name them after "
+                                  f"{'the task' if tasks is None else f'{tasks!r}, the tasks'}" + ("" if task in data.columns else
                                             ", a column the data lack: add it, e.g. df.assign(task='name')") + ". ")
         unnamed_file = unnamed_file.replace("df.assign(task='name')", "a column 'task' in the file")
     elif run is None:

@@ -158,3 +158,25 @@ def test_a_host_varying_within_an_agents_runs_of_a_block_stays_refused():
     # b's two runs above a's in both batches: of the 6 x 6 = 36 within-batch arrangements, 2 are as extreme (b's runs
     # on top in both batches, or a's): p = 2/36
     assert res.pvalue == pytest.approx(2 / 36, abs=1e-12)
+
+
+def test_curves_named_step_over_several_tasks_name_the_task_column():
+    """A column named as a step ('step') in seed blocks pooling two tasks named 'env': the curves' ways on, said as of
+    a step (not "rising ... shared by"), each run named by its env and seed."""
+    curves = _curves(tasks=2, name="step").rename(columns={"task": "env"})
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(curves, "score ~ agent | seed")
+    message = str(info.value)
+    assert message.startswith("column 'step' takes 4 values within agent 'agent_1' on seed '0' (8 rows), so the rows")
+    assert "name them after 'env', the tasks." in message
+    assert "rlstats.summarize_runs(df, 'score ~ agent | env/seed', step='step')" in message
+    assert "groupby(['agent', 'env', 'seed']).tail(1)" in message
+    assert "If 'step' is not a training step, rename or drop it" in message
+
+
+def test_nested_replicates_with_a_checkpoint_are_refused_before_the_means():
+    """'| seed/run/rep' averages each run's rows: a checkpoint varying within an agent's runs of a seed block is
+    refused there (design32's refusal), never averaged over."""
+    curves = _curves().assign(run=lambda d: d["seed"], rep=0)
+    with pytest.raises(DesignError, match=r"column 'checkpoint' \(4 levels\) takes several values within its blocks"):
+        rlstats.compare(curves, "score ~ agent | seed/run/rep")
