@@ -180,3 +180,20 @@ def test_nested_replicates_with_a_checkpoint_are_refused_before_the_means():
     curves = _curves().assign(run=lambda d: d["seed"], rep=0)
     with pytest.raises(DesignError, match=r"column 'checkpoint' \(4 levels\) takes several values within its blocks"):
         rlstats.compare(curves, "score ~ agent | seed/run/rep")
+
+
+@pytest.mark.xfail(strict=True, reason="'| task' counted curve rows as runs; '| task/seed' said to drop '/seed'")
+@pytest.mark.parametrize("formula", ["score ~ agent | task/seed", "score ~ agent | task"])
+def test_a_checkpoint_within_the_runs_of_task_blocks_gets_the_curves_ways_on(formula):
+    """'| task' counted the 48 curve rows as runs unsaid (p = 0.9390); '| task/seed' said the seed repeats and to
+    drop '/seed', which gave that. The seed names the runs: each holds 4 rows rising on steps shared by 12 runs."""
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(_curves(tasks=2), formula)
+    message = str(info.value)
+    assert message.startswith("column 'checkpoint' takes 4 values within run seed=0 of agent 'agent_1' on task "
+                              "'task_01' (4 rows), rising row by row on values shared by 12 runs")
+    assert "rlstats.curves(df, 'score ~ agent | task/seed', step='checkpoint')" in message
+    assert "If 'checkpoint' numbers tasks or settings, not steps, block on it: 'score ~ agent | task:checkpoint'" \
+           in message
+    # that way on is taken as written: each task's checkpoint a block of the agents' 3 runs
+    assert rlstats.compare(_curves(tasks=2), "score ~ agent | task:checkpoint").nobs == 48
