@@ -785,6 +785,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), [ALL_RUNS]
     _check_nesting(formula)
     step_like = _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, not curves)
+    if step_like is None and not curves and formula.blocks is not None:
+        step_like = _steps_within_named_runs(data, formula, run_key, extra_columns)
     if not curves and formula.replicate is None:
         # With '/seed' a repeated row repeats its seed in its cell, caught below; for curves a repeated
         # (run, step) row gets its own error below too.
@@ -1384,6 +1386,22 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, re
         "purpose")
 
 
+def _steps_within_named_runs(data, formula, run_key, extra_columns):
+    """(column, runs, None) of a numeric column that rises within each run the data name (the formula's replicate, or
+    else a run column, :data:`RUN_IDS`, within the tasks' blocks) on values several runs share (:func:`_step_like`),
+    or None: '| task' or '| task/seed' on curves whose step is named otherwise counted each checkpoint as a run, or
+    said that the seed repeats (audit s33 design33). Without a run column nothing says which rows are one run."""
+    names = {formula.groups, formula.blocks, formula.outer, *formula.crossed, *run_key, *extra_columns}
+    runs = ([formula.replicate] if formula.replicate is not None else
+            [c for c in data.columns if isinstance(c, str) and c.lower() in RUN_IDS and c not in names])
+    if not runs:
+        return None
+    cells = [k for k in (formula.blocks, *formula.crossed, formula.groups, formula.outer, *runs, *run_key) if k]
+    skip = {*names, *runs, *re.findall(r"[A-Za-z_]\w*", formula.response)}
+    step = _step_like(data, list(dict.fromkeys(cells)), skip)
+    return None if step is None else (*step, None)
+
+
 def _finest(data, columns):
     """Of task columns varying within run blocks, the one to block on: 'task' by name, else the one that holds the
     most others constant within its levels ('environment' within 'suite'), the first of equals."""
@@ -1773,10 +1791,10 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
                  f"the curves with the formula {run_formula!r} and method='curves', step={column!r}")
     if shared is None:
         other, other_file = "rename or drop it", "rename or remove that column"
-    else:  # found by its values: it may number tasks or configurations (a column dropped would pool them unsaid)
-        other = other_file = (f"block on it: '{f.response} ~ {f.groups} | {column}/{f.blocks}'" if not f.crossed else
-                              f"block on it: '{f.response} ~ {f.groups} | {column}:{':'.join([f.blocks, *f.crossed])}'")
-    not_step = "numbers tasks, not steps" if shared is not None else "is not a training step"
+    else:  # found by its values: it may number tasks or settings (a column dropped or renamed would pool them unsaid)
+        blocked = f"{column}/{f.blocks}" if runs_blocked else ":".join([f.blocks, *f.crossed, column])
+        other = other_file = f"block on it: '{f.response} ~ {f.groups} | {blocked}'"
+    not_step = "numbers tasks or settings, not steps" if shared is not None else "is not a training step"
     raise DesignError(
         said + unnamed + ways + f". If {column!r} {not_step}, {other}" + named,
         command_line=said + unnamed_file + ways_file + f". If {column!r} {not_step}, {other_file}" + named)

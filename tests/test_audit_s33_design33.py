@@ -110,7 +110,7 @@ def test_a_checkpoint_column_gets_the_curves_ways_on(name, scale):
     assert f"rlstats.summarize_runs(df, 'score ~ agent | task/seed', step='{name}')" in message
     assert f"rlstats.curves(df, 'score ~ agent | task/seed', step='{name}')" in message
     assert f"groupby(['agent', 'seed']).tail(1)" in message and "pool_tasks" not in message
-    assert f"If '{name}' numbers tasks, not steps, block on it: 'score ~ agent | {name}/seed'" in message
+    assert f"If '{name}' numbers tasks or settings, not steps, block on it: 'score ~ agent | {name}/seed'" in message
 
 
 def test_curves_of_several_tasks_get_the_curves_ways_on():
@@ -182,7 +182,6 @@ def test_nested_replicates_with_a_checkpoint_are_refused_before_the_means():
         rlstats.compare(curves, "score ~ agent | seed/run/rep")
 
 
-@pytest.mark.xfail(strict=True, reason="'| task' counted curve rows as runs; '| task/seed' said to drop '/seed'")
 @pytest.mark.parametrize("formula", ["score ~ agent | task/seed", "score ~ agent | task"])
 def test_a_checkpoint_within_the_runs_of_task_blocks_gets_the_curves_ways_on(formula):
     """'| task' counted the 48 curve rows as runs unsaid (p = 0.9390); '| task/seed' said the seed repeats and to

@@ -137,7 +137,7 @@ CLI_CASES = [
     ("a checkpoint column in seed blocks", _checkpoints, "score ~ agent | seed",
      "--summarize final, or last_k_mean, auc, max, time_to_threshold, and --step checkpoint), or compare the curves "
      "with the formula 'score ~ agent | task/seed' and --method curves, -o step=checkpoint. If 'checkpoint' numbers "
-     "tasks, not steps, block on it: 'score ~ agent | checkpoint/seed'"),
+     "tasks or settings, not steps, block on it: 'score ~ agent | checkpoint/seed'"),
 ]
 
 
