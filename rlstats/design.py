@@ -1419,18 +1419,19 @@ def _step_like(data, cells, skip):
     cell of ``cells`` (the blocks, the agent and the named tasks: a run's rows) on values that several cells share,
     the runs holding :data:`STEP_ROWS` rows or more (the median): a training step named otherwise ('checkpoint',
     'generation'; audit s33 design33), or None. A column unique to each row (a wall time) shares no value; one row
-    per run (its last step) rises nowhere."""
+    per run (its last step) rises nowhere. Frames with no numeric column beside the formula's are not grouped."""
+    numeric = [c for c in data.columns if isinstance(c, str) and c not in skip and c.lower() not in RUN_NAMES
+               and pd.api.types.is_numeric_dtype(data[c].dtype) and not pd.api.types.is_bool_dtype(data[c].dtype)
+               and not pd.api.types.is_complex_dtype(data[c].dtype)]
+    if not numeric:
+        return None
     cell = data.groupby(list(cells), observed=True, sort=False, dropna=False).ngroup().to_numpy()
     if np.median(np.bincount(cell)) < STEP_ROWS:
         return None
-    for column in data.columns:
-        if not isinstance(column, str) or column in skip or column.lower() in RUN_NAMES:
+    for column in numeric:
+        if data[column].isna().any():
             continue
-        values = data[column]
-        if (pd.api.types.is_bool_dtype(values.dtype) or not pd.api.types.is_numeric_dtype(values.dtype)
-                or values.isna().any()):
-            continue
-        frame = pd.DataFrame({"cell": cell, "value": values.to_numpy(dtype=float)})
+        frame = pd.DataFrame({"cell": cell, "value": data[column].to_numpy(dtype=float)})
         rises = frame.groupby("cell", sort=False)["value"].diff().dropna()
         if len(rises) == 0 or not (rises > 0).all():
             continue
