@@ -784,9 +784,11 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if formula.blocks is None:
         codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), [ALL_RUNS]
     _check_nesting(formula)
-    step_like = _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, not curves)
-    if step_like is None and not curves and formula.blocks is not None:
-        step_like = _steps_within_named_runs(data, formula, run_key, extra_columns)
+    runs_named = isinstance(formula.blocks, str) and formula.blocks.lower() in RUN_NAMES  # read by the tasks' check
+    # a step named otherwise within the runs a run column names: the curves' ways on, before the tasks' advice
+    step_like = None if curves or runs_named else _steps_within_named_runs(data, formula, run_key, extra_columns)
+    if step_like is None:
+        step_like = _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, not curves)
     if not curves and formula.replicate is None:
         # With '/seed' a repeated row repeats its seed in its cell, caught below; for curves a repeated
         # (run, step) row gets its own error below too.
@@ -1390,7 +1392,9 @@ def _steps_within_named_runs(data, formula, run_key, extra_columns):
     """(column, runs, None) of a numeric column that rises within each run the data name (the formula's replicate, or
     else a run column, :data:`RUN_IDS`, within the tasks' blocks) on values several runs share (:func:`_step_like`),
     or None: '| task' or '| task/seed' on curves whose step is named otherwise counted each checkpoint as a run, or
-    said that the seed repeats (audit s33 design33). Without a run column nothing says which rows are one run."""
+    said that the seed repeats, and 'score ~ agent' advised blocking on it (audit s33 design33). Without a run column
+    nothing says which rows are one run. Read before the tasks' check (:func:`_check_tasks_blocked`), which names a
+    step's levels as tasks."""
     names = {formula.groups, formula.blocks, formula.outer, *formula.crossed, *run_key, *extra_columns}
     runs = ([formula.replicate] if formula.replicate is not None else
             [c for c in data.columns if isinstance(c, str) and c.lower() in RUN_IDS and c not in names])
@@ -1793,7 +1797,8 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
     if shared is None:
         other, other_file = "rename or drop it", "rename or remove that column"
     else:  # found by its values: it may number tasks or settings (a column dropped or renamed would pool them unsaid)
-        blocked = f"{column}/{f.blocks}" if runs_blocked else ":".join([f.blocks, *f.crossed, column])
+        blocked = (f"{column}/{f.blocks}" if runs_blocked else
+                   ":".join([k for k in (f.blocks, *f.crossed) if k is not None] + [column]))
         other = other_file = f"block on it: '{f.response} ~ {f.groups} | {blocked}'"
     not_step = "numbers tasks or settings, not steps" if shared is not None else "is not a training step"
     raise DesignError(

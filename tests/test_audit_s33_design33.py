@@ -29,7 +29,8 @@ Frames tried (before -> after):
   SB3 TensorBoard CartPole, step as 'checkpoint', '| seed'    "block on 'checkpoint'"   -> the curves' ways on
   two tasks' curves with 'checkpoint', '| task'               passed: 48 rows as runs   -> the curves' ways on
   the same, '| task/seed'                                     "drop '/seed'"            -> the curves' ways on
-Left as they were: 'score ~ agent' (no blocks) still refuses a worker or checkpoint column with the tasks' advice
+  one task's curves with 'checkpoint', 'score ~ agent'        "| checkpoint" / passed   -> the curves' ways on
+Left as they were: 'score ~ agent' (no blocks) still refuses a worker column with the tasks' advice
 (design._pooled_tasks); blocks on a seed column named otherwise ('evaluation_seed', the raw ADA file) are the caller's
 tasks and are not checked.
 """
@@ -218,7 +219,6 @@ def test_a_checkpoint_within_the_runs_of_task_blocks_gets_the_curves_ways_on(for
     assert rlstats.compare(_curves(tasks=2), "score ~ agent | task:checkpoint").nobs == 48
 
 
-@pytest.mark.xfail(strict=True, reason="'score ~ agent' said to block on the checkpoint, or counted float ones as runs")
 @pytest.mark.parametrize("scale", [1, 1e-6])
 def test_a_checkpoint_without_blocks_gets_the_curves_ways_on(scale):
     curves = _curves()
