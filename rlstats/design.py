@@ -1312,8 +1312,9 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, re
     of one block: a task (each seed run on every task, the SB3 logs' Acrobot and CartPole), refused. Only between the
     agents of a block, each agent's runs there at one level: refused if named as the tasks (:data:`TASK_NAMES`), else a
     property of each run (the worker process, host or commit that trained it), said in a note and left out; none for a
-    column of the agents (each agent at one level, a part of its name: hpo_optimisation's 'hpo'). The data cannot tell a host from a task where an agent has several runs in
-    a block on several hosts; that stays refused, with pooling on purpose offered. Of several task columns the one
+    column of the agents (each agent at one level, a part of its name: hpo_optimisation's 'hpo'). The data cannot
+    tell a host from a task where an agent has several runs in a block on several hosts; that stays refused, with
+    pooling on purpose offered. Of several task columns the one
     that holds the others constant within its levels is named ('environment' within 'suite').
 
     Returns (column, runs, tasks) of a column read as a training step (:func:`_step_like`, if ``read_steps``), with
@@ -1759,9 +1760,10 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         # '| seed' on one task (a task column varying there is refused first, _check_tasks_blocked): the blocks are
         # the runs, and the ways on name the seed after the task (audit s32 design32: '| seed/seed', "no run")
         run = f.blocks
-        unnamed = unnamed_file = (f"The formula's blocks, {run!r}, name the runs; the ways on name them after "
-                                  f"{'the task' if tasks is None else f'{tasks!r}, the tasks'}" + ("" if task in data.columns else
-                                            ", a column the data lack: add it, e.g. df.assign(task='name')") + ". ")
+        after = "the task" if tasks is None else f"{tasks!r}, the tasks"
+        unnamed = unnamed_file = (f"The formula's blocks, {run!r}, name the runs; the ways on name them after {after}"
+                                  + ("" if task in data.columns else
+                                     ", a column the data lack: add it, e.g. df.assign(task='name')") + ". ")
         unnamed_file = unnamed_file.replace("df.assign(task='name')", "a column 'task' in the file")
     elif run is None:
         # no column says which rows are one run: the ways on need one

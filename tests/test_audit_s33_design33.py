@@ -130,7 +130,7 @@ def test_a_checkpoint_column_gets_the_curves_ways_on(name, scale):
                               "row by row on values shared by 6 runs, so the rows look like learning curves")
     assert f"rlstats.summarize_runs(df, 'score ~ agent | task/seed', step='{name}')" in message
     assert f"rlstats.curves(df, 'score ~ agent | task/seed', step='{name}')" in message
-    assert f"groupby(['agent', 'seed']).tail(1)" in message and "pool_tasks" not in message
+    assert "groupby(['agent', 'seed']).tail(1)" in message and "pool_tasks" not in message
     assert f"If '{name}' numbers tasks or settings, not steps, block on it: 'score ~ agent | {name}/seed'" in message
 
 
