@@ -784,7 +784,11 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if formula.blocks is None:
         codes["task"], labels["task"] = np.zeros(len(data), dtype=CODE), [ALL_RUNS]
     _check_nesting(formula)
-    _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns)
+    runs_named = isinstance(formula.blocks, str) and formula.blocks.lower() in RUN_NAMES  # read by the tasks' check
+    # a step named otherwise within the runs a run column names: the curves' ways on, before the tasks' advice
+    step_like = None if curves or runs_named else _steps_within_named_runs(data, formula, run_key, extra_columns)
+    if step_like is None:
+        step_like = _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, not curves)
     if not curves and formula.replicate is None:
         # With '/seed' a repeated row repeats its seed in its cell, caught below; for curves a repeated
         # (run, step) row gets its own error below too.
@@ -840,7 +844,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if curves:
         _check_one_row_per_step(design, step, data)
     else:
-        _check_no_curves(design, data, step, tuple(run_key), curve_summaries)
+        _check_no_curves(design, data, step, tuple(run_key), curve_summaries, step_like)
         if seeds is not None:
             _check_unique_replicates(design)
     notes += near_duplicate_labels_note(design)  # before tasks are kept out: 'pong ' beside 'Pong' (audit s31)
@@ -1107,7 +1111,7 @@ def _average_nested(data, formula, env, options):
                               f"each '{outer}' first and write '| {formula.blocks}/{outer}'")
     formula_module.check_columns(formula, data.columns, env, data.index.names)
     pooled: list[str] = []  # the tasks within '| seed/run/rep' blocks, which the means below would pool unseen
-    _check_tasks_blocked(data, formula, options.get("pool_tasks") is True, pooled, ())
+    _check_tasks_blocked(data, formula, options.get("pool_tasks") is True, pooled, (), read_steps=False)
     keys = [formula.groups, formula.blocks, outer]
     inherited = carried(data)  # the notes true of the rows given, re-stated below for the runs averaged
     na_raise = options.get("na_action", "raise") == "raise"
@@ -1198,6 +1202,11 @@ def _crossed_blocks(data, formula, task_codes, task_labels, drop, na_action):
 #: Columns that identify runs or batches within a comparison, never blocks.
 RUN_NAMES = frozenset({"seed", "seeds", "run", "runs", "run_id", "replicate", "rep", "trial", "trials",
                        "repetition", "batch", "batches", "index"})
+#: Columns named as the tasks, compared in lower case: varying within run blocks they are refused even where each
+#: agent's runs of a block share one level (the block would rank one task's runs against another's); a column named
+#: otherwise is refused there only where the data show a task (audit s33 design33, :func:`_tasks_within_run_blocks`).
+TASK_NAMES = frozenset({"task", "tasks", "env", "envs", "env_id", "env_name", "environment", "environments", "game",
+                        "games", "domain", "domains", "benchmark", "level", "levels", "scenario", "map"})
 # An integer column with at most this many levels may be a block code (games numbered 0..25).
 BLOCK_LEVELS = 200
 
@@ -1235,7 +1244,7 @@ def block_like_columns(data: pd.DataFrame, groups: str, skip: set) -> list[tuple
     return found
 
 
-def _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns):
+def _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns, read_steps=True):
     """The one check of the formula's blocks against the frame's tasks: a column that looks like blocks
     (:func:`block_like_columns`: a 'task', 'game' or 'env' column as much as any) must not be pooled unasked.
 
@@ -1244,11 +1253,16 @@ def _check_tasks_blocked(data, formula, pool_tasks, notes, extra_columns):
     s32 design32: R's habit of blocking on matched seeds ranked Acrobot's and CartPole's runs in one block). Blocks
     named otherwise are the caller's tasks, and another column varying within them (a configuration, a family of
     agents) is not read as tasks. ``pool_tasks=True`` pools on purpose, with a note.
+
+    Returns (column, runs, tasks) of a column read as the runs' training steps within run blocks, for
+    :func:`_check_no_curves`, or None; always None unless ``read_steps`` (build's curves name their step column, and
+    the nested replicates' means are refused for any column varying within an agent's runs of a block).
     """
     if formula.blocks is None:
         _pooled_tasks(data, formula, pool_tasks, notes, extra_columns)
     elif isinstance(formula.blocks, str) and formula.blocks.lower() in RUN_NAMES:
-        _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns)
+        return _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, read_steps)
+    return None
 
 
 def _pooled_tasks(data, formula, pool_tasks, notes, extra_columns):
@@ -1287,37 +1301,73 @@ def _pooled_tasks(data, formula, pool_tasks, notes, extra_columns):
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
 
-def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns):
+def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, read_steps=True):
     """'score ~ agent | seed' where a column that looks like blocks (the tasks) takes several values within one
-    seed's block: the block would hold runs of several tasks as replicates of one another, each at its own scale.
-    An error naming the block, the column and its values there, with the formulas that block on the tasks, unless
-    pooling was asked for (``pool_tasks=True``). A column constant within every block (one task; seeds numbered apart
-    on each task) pools nothing and passes."""
+    agent's runs of one seed's block: the block would hold that agent's runs of several tasks as replicates of one
+    another, each at its own scale. An error naming the block, the column and its values there, with the formulas that
+    block on the tasks, unless pooling was asked for (``pool_tasks=True``). A column constant within every block (one
+    task; seeds numbered apart on each task) pools nothing and passes.
+
+    Audit s33 design33 tells the tasks from the runs' properties by where the column varies. Within one agent's runs
+    of one block: a task (each seed run on every task, the SB3 logs' Acrobot and CartPole), refused. Only between the
+    agents of a block, each agent's runs there at one level: refused if named as the tasks (:data:`TASK_NAMES`), else a
+    property of each run (the worker process, host or commit that trained it), said in a note and left out; none for a
+    column of the agents (each agent at one level, a part of its name: hpo_optimisation's 'hpo'). The data cannot
+    tell a host from a task where an agent has several runs in a block on several hosts; that stays refused, with
+    pooling on purpose offered. Of several task columns the one
+    that holds the others constant within its levels is named ('environment' within 'suite').
+
+    Returns (column, runs, tasks) of a column read as a training step (:func:`_step_like`, if ``read_steps``), with
+    the task column varying within the blocks or None, else None: its rows are one run's curve, refused with the
+    curves' ways on by :func:`_check_no_curves` once the design is built, before any task is named."""
     keys = [formula.blocks, *formula.crossed]
     names = {*keys, formula.groups, formula.replicate, formula.outer, *extra_columns}
     skip = names | set(re.findall(r"[A-Za-z_]\w*", formula.response))
-    mixed = []  # (column, its number of levels, a block holding several of them, their values there)
-    for column, levels in block_like_columns(data, formula.groups, skip):
-        within = data.groupby([data[k] for k in keys], observed=True, sort=True)[column].nunique()
-        several = within[within > 1]
-        if len(several):
-            block = several.index[0]
-            rows = np.ones(len(data), dtype=bool)
-            for key, value in zip(keys, block if isinstance(block, tuple) else (block,)):
-                rows &= (data[key] == value).to_numpy()
-            values = sorted({str(v) for v in data[column][rows].dropna()}, key=natural_key)
-            mixed.append((column, levels, block, values))
-    if not mixed:
-        return
-    column, levels, block, values = next((m for m in mixed if m[0] == "task"), mixed[0])
+    found = block_like_columns(data, formula.groups, skip)
+    named = [c for c, _ in found if not pd.api.types.is_numeric_dtype(data[c].dtype)]  # tasks or hosts, by name
+    step = _step_like(data, [*keys, formula.groups, *named], skip) if read_steps else None
+    blocks = [data[k] for k in keys]
+    if step is not None:  # the ways on name the runs after the task column that varies within the blocks, if any
+        varying = [c for c in named if (data.groupby(blocks, observed=True)[c].nunique() > 1).any()]
+        return (*step, _finest(data, varying) if varying else None)
+    mixed, between = [], []  # (column, levels, a block where it varies, its values there)
+    for column, levels in found:
+        within = data.groupby(blocks, observed=True, sort=True)[column].nunique()
+        if (within <= 1).all():
+            continue
+        per_run = data.groupby([*blocks, data[formula.groups]], observed=True, sort=True)[column].nunique()
+        if (per_run > 1).any():
+            block, kind = per_run.index[(per_run > 1).to_numpy()][0][:-1], mixed
+        elif column.lower() in TASK_NAMES:  # named as the tasks: the block would rank one task's runs against another's
+            block, kind = within.index[(within > 1).to_numpy()][0], mixed
+        elif data.groupby(data[formula.groups], observed=True)[column].nunique().max() <= 1:
+            continue  # a column of the agents (a part of their names): never a task within a block
+        else:
+            block, kind = within.index[(within > 1).to_numpy()][0], between
+        block = block if len(keys) > 1 else block[0] if isinstance(block, tuple) else block
+        rows = np.ones(len(data), dtype=bool)
+        for key, value in zip(keys, block if isinstance(block, tuple) else (block,)):
+            rows &= (data[key] == value).to_numpy()
+        values = sorted({v for v in data[column][rows].dropna()}, key=lambda v: natural_key(str(v)))
+        kind.append((column, levels, block, values))
     term = ":".join(keys)
-    label = ":".join(map(str, block)) if isinstance(block, tuple) else str(block)
+    label = lambda block: ":".join(map(str, block)) if isinstance(block, tuple) else str(block)  # noqa: E731
+    head = f"{formula.response} ~ {formula.groups} | "
+    for column, levels, block, values in between:
+        shown_values = join_and([repr(v) if isinstance(v, str) else str(v) for v in values], limit=5)
+        notes.append(f"column '{column}' ({levels} levels) differs between the agents' runs of one '{term}' block "
+                     f"({term} {label(block)}: {shown_values}) but never within one agent's runs there: read as a "
+                     "property of each run (a host, a worker or a version, say), not a task, and left out; if it "
+                     f"names tasks, block on it: '{head}{column}:{term}'")
+    if not mixed:
+        return None
+    chosen = _finest(data, [m[0] for m in mixed])
+    column, levels, block, values = next(m for m in mixed if m[0] == chosen)
     if pool_tasks:
         notes.append(f"runs of {levels} levels of '{column}' pooled within each '{term}' block (pool_tasks=True)")
-        return
+        return None
     others = [m[0] for m in mixed if m[0] != column]
     also = f" (also {join_and([repr(c) for c in others])})" if others else ""
-    head = f"{formula.response} ~ {formula.groups} | "
     if formula.crossed:  # the tasks put first: every other level is kept as written (at most two nest)
         ways = f"'{head}{column}:{term}'"
     elif formula.replicate is not None:
@@ -1328,15 +1378,72 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns):
                 "matched)")
     what = "tasks" if column == "task" else f"levels of '{column}'"
     found_text = (f"the formula '{formula.text}' blocks on '{term}', which names runs, but column '{column}' "
-                  f"({levels} levels) takes several values within its blocks{also}: {term} {label} holds runs of "
-                  f"{join_and([repr(v) for v in values], limit=5)}, so each block would pool runs of different "
-                  f"{what}, at their own scales, as replicates of one another; block on '{column}': {ways}, ")
+                  f"({levels} levels) takes several values within its blocks{also}: {term} {label(block)} holds runs "
+                  f"of {join_and([repr(str(v)) for v in values], limit=5)}, so each block would pool runs of "
+                  f"different {what}, at their own scales, as replicates of one another; block on '{column}': {ways}, ")
     not_block = f"if '{column}' does not set the scores' scale (it numbers batches or hosts, say), "
     raise DesignError(
         found_text + f"or, {not_block}pool it within the blocks on purpose: rlstats.build(df, '{formula.text}', "
         "pool_tasks=True) and pass that Design",
         command_line=found_text + f"or, {not_block}remove the column '{column}' from the file to pool its runs on "
         "purpose")
+
+
+def _steps_within_named_runs(data, formula, run_key, extra_columns):
+    """(column, runs, None) of a numeric column that rises within each run the data name (the formula's replicate, or
+    else a run column, :data:`RUN_IDS`, within the tasks' blocks) on values several runs share (:func:`_step_like`),
+    or None: '| task' or '| task/seed' on curves whose step is named otherwise counted each checkpoint as a run, or
+    said that the seed repeats, and 'score ~ agent' advised blocking on it (audit s33 design33). Without a run column
+    nothing says which rows are one run. Read before the tasks' check (:func:`_check_tasks_blocked`), which names a
+    step's levels as tasks."""
+    names = {formula.groups, formula.blocks, formula.outer, *formula.crossed, *run_key, *extra_columns}
+    runs = ([formula.replicate] if formula.replicate is not None else
+            [c for c in data.columns if isinstance(c, str) and c.lower() in RUN_IDS and c not in names])
+    if not runs:
+        return None
+    cells = [k for k in (formula.blocks, *formula.crossed, formula.groups, formula.outer, *runs, *run_key) if k]
+    skip = {*names, *runs, *re.findall(r"[A-Za-z_]\w*", formula.response)}
+    step = _step_like(data, list(dict.fromkeys(cells)), skip)
+    return None if step is None else (*step, None)
+
+
+def _finest(data, columns):
+    """Of task columns varying within run blocks, the one to block on: 'task' by name, else the one that holds the
+    most others constant within its levels ('environment' within 'suite'), the first of equals."""
+    holds = {c: sum(bool((data.groupby(data[c], observed=True)[o].nunique() <= 1).all()) for o in columns if o != c)
+             for c in columns}
+    return min(columns, key=lambda c: (c != "task", -holds[c]))
+
+
+#: the fewest rows a run must typically hold (the median over runs) for a rising column to be read as its steps
+STEP_ROWS = 3
+
+
+def _step_like(data, cells, skip):
+    """(column, runs sharing its commonest value) of the first numeric column that rises row by row within every
+    cell of ``cells`` (the blocks, the agent and the named tasks: a run's rows) on values that several cells share,
+    the runs holding :data:`STEP_ROWS` rows or more (the median): a training step named otherwise ('checkpoint',
+    'generation'; audit s33 design33), or None. A column unique to each row (a wall time) shares no value; one row
+    per run (its last step) rises nowhere. Frames with no numeric column beside the formula's are not grouped."""
+    numeric = [c for c in data.columns if isinstance(c, str) and c not in skip and c.lower() not in RUN_NAMES
+               and pd.api.types.is_numeric_dtype(data[c].dtype) and not pd.api.types.is_bool_dtype(data[c].dtype)
+               and not pd.api.types.is_complex_dtype(data[c].dtype)]
+    if not numeric:
+        return None
+    cell = data.groupby(list(cells), observed=True, sort=False, dropna=False).ngroup().to_numpy()
+    if np.median(np.bincount(cell)) < STEP_ROWS:
+        return None
+    for column in numeric:
+        if data[column].isna().any():
+            continue
+        frame = pd.DataFrame({"cell": cell, "value": data[column].to_numpy(dtype=float)})
+        rises = frame.groupby("cell", sort=False)["value"].diff().dropna()
+        if len(rises) == 0 or not (rises > 0).all():
+            continue
+        shared = int(frame.groupby("value", sort=False)["cell"].nunique().max())
+        if shared >= 2:
+            return column, shared
+    return None
 
 
 #: the largest |score| a Design takes: squares of larger ones overflow to inf in the back ends' sums
@@ -1568,7 +1675,7 @@ def _text_column_apart(data, design, positions, run_positions, step_column):
 RUN_IDS = RUN_NAMES - {"batch", "batches", "index"}
 
 
-def _check_no_curves(design, data, step, run_key=(), summaries=True):
+def _check_no_curves(design, data, step, run_key=(), summaries=True, found=None):
     """Rows of one run at several steps must not count as runs: an error naming the ways on.
 
     A step column varying within an agent x task cell is not enough: one row per run (each run's last
@@ -1576,12 +1683,15 @@ def _check_no_curves(design, data, step, run_key=(), summaries=True):
     else a column named like one (:data:`RUN_IDS`), settles it: one row per run is runs, several rows of
     one run at several steps are curves. Without a run column, a varying step is taken as curves. ``run_key``
     (tuning's configuration columns) splits the cell: runs of one seed in several configurations are runs, each at
-    a step of its own (audit s17). ``summaries``: whether the refusal offers summarize_runs and curves.
+    a step of its own (audit s17). ``summaries``: whether the refusal offers summarize_runs and curves. ``found``:
+    (column, runs, task) of a column named otherwise that rises within the runs of run blocks (:func:`_step_like`),
+    read first and said as found by its values; ``task``, the column of tasks varying within those blocks or None.
     """
     f = design.formula
     used = {f.groups, f.blocks, f.replicate, f.outer, f.response, *f.crossed, *run_key}
-    candidates = [c for c in data.columns if isinstance(c, str) and c not in used
-                  and (c == step or c.lower() in STEP_NAMES)]
+    candidates = ([] if found is None else [found[0]]) + [
+        c for c in data.columns if isinstance(c, str) and c not in used and (c == step or c.lower() in STEP_NAMES)
+        and (found is None or c != found[0])]
     if not candidates:
         return
     cell = design.task.astype(np.int64) * design.n_agents + design.agent
@@ -1617,15 +1727,18 @@ def _check_no_curves(design, data, step, run_key=(), summaries=True):
         # trial number) must not outweigh it (review s7); the formula naming that column settles it
         if evidence is not None or runs_alone is None:
             _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, runs_alone, run_key,
-                           summaries)
+                           summaries, found[1:] if found is not None and column == found[0] else None)
 
 
 def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, unique=None, run_key=(),
-                   summaries=True):
+                   summaries=True, shared=None):
     """The error of :func:`_check_no_curves`: where the rows look like curves, and ways on that fit the data
     (``unique``: a run column holding one row per run, which the formula can name if it is the run; ``run_key``:
     the configuration columns that are part of a run's name, which summarize_runs and curves do not read;
-    ``summaries`` False: the caller has no use for them, AdaStop's batches)."""
+    ``summaries`` False: the caller has no use for them, AdaStop's batches; ``shared``: (runs sharing its commonest
+    value, the tasks' column or None) of a column found by its values, not its name, :func:`_step_like`)."""
+    shared, tasks = shared if shared is not None else (None, None)
+    shared = None if column.lower() in STEP_NAMES else shared  # named as a step: said as one
     f = design.formula
     if evidence is not None:
         steps, rows, i, run = evidence
@@ -1638,16 +1751,19 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         # a run column whose runs hold one step each but several rows: it still names the runs for the ways on
         steps, run = int(per_cell.max()), next((c for c in run_columns if not data[c].isna().any()), None)
         where = f"{_cell_label(design, i)}{_key_label(data, design, i, run_key)} ({int((cell == worst).sum())} rows)"
-    said = (f"column {column!r} takes {steps} values within {where}, so the rows look like learning curves and "
-            "each would be counted as a run. ")
+    rising = "" if shared is None else f", rising row by row on values shared by {shared} runs"
+    said = (f"column {column!r} takes {steps} values within {where}{rising}, so the rows look like learning curves "
+            "and each would be counted as a run. ")
     runs_blocked = isinstance(f.blocks, str) and f.blocks.lower() in RUN_IDS and not f.crossed
+    task = tasks or "task"  # the runs' names start with it where the blocks name the runs
     if run is None and runs_blocked:
         # '| seed' on one task (a task column varying there is refused first, _check_tasks_blocked): the blocks are
         # the runs, and the ways on name the seed after the task (audit s32 design32: '| seed/seed', "no run")
         run = f.blocks
-        unnamed = unnamed_file = (f"The formula's blocks, {run!r}, name the runs; the ways on name them after the "
-                                  "task" + ("" if "task" in data.columns else
-                                            ", a column the data lack: add it, e.g. df.assign(task='name')") + ". ")
+        after = "the task" if tasks is None else f"{tasks!r}, the tasks"
+        unnamed = unnamed_file = (f"The formula's blocks, {run!r}, name the runs; the ways on name them after {after}"
+                                  + ("" if task in data.columns else
+                                     ", a column the data lack: add it, e.g. df.assign(task='name')") + ". ")
         unnamed_file = unnamed_file.replace("df.assign(task='name')", "a column 'task' in the file")
     elif run is None:
         # no column says which rows are one run: the ways on need one
@@ -1659,8 +1775,9 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         run = "seed"
     else:
         unnamed = unnamed_file = ""
-    keys = list(dict.fromkeys([k for k in (f.groups, f.blocks, *f.crossed, *run_key) if k is not None] + [run]))
-    run_formula = f"{f.response} ~ {f.groups} | {'task' if runs_blocked else f.blocks or 'task'}/{run}"
+    keys = list(dict.fromkeys([k for k in (f.groups, tasks, f.blocks, *f.crossed, *run_key) if k is not None]
+                              + [run]))  # the tasks pooled in the blocks (found with a step column) name runs too
+    run_formula = f"{f.response} ~ {f.groups} | {task if runs_blocked else f.blocks or 'task'}/{run}"
     named = ("" if unique is None else f". If each row is one run, named by {unique!r} (one row each), say so in "
                                        f"the formula: '{f.response} ~ {f.groups} | {f.blocks or 'task'}/{unique}'")
     # summarize_runs and curves name a run by agent, task and seed alone: with configuration columns they would pool
@@ -1679,10 +1796,16 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
                  f"--summarize final, or last_k_mean, auc, max, time_to_threshold"
                  f"{'' if column == 'step' else f', and --step {column}'}), or compare "
                  f"the curves with the formula {run_formula!r} and method='curves', step={column!r}")
+    if shared is None:
+        other, other_file = "rename or drop it", "rename or remove that column"
+    else:  # found by its values: it may number tasks or settings (a column dropped or renamed would pool them unsaid)
+        blocked = (f"{column}/{f.blocks}" if runs_blocked else
+                   ":".join([k for k in (f.blocks, *f.crossed) if k is not None] + [column]))
+        other = other_file = f"block on it: '{f.response} ~ {f.groups} | {blocked}'"
+    not_step = "numbers tasks or settings, not steps" if shared is not None else "is not a training step"
     raise DesignError(
-        said + unnamed + ways + f". If {column!r} is not a training step, rename or drop it" + named,
-        command_line=said + unnamed_file + ways_file + f". If {column!r} is not a training step, rename or "
-        "remove that column" + named)
+        said + unnamed + ways + f". If {column!r} {not_step}, {other}" + named,
+        command_line=said + unnamed_file + ways_file + f". If {column!r} {not_step}, {other_file}" + named)
 
 
 def repeated_run(design: Design, ids: ArrayLike) -> tuple[int, str, int, int] | None:
