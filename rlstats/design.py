@@ -1082,6 +1082,33 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
     return dataclasses.replace(design, notes=(note, *design.notes), averaged_within=parsed.replicate)
 
 
+def _one_row_per_seed(data, formula, keys, seed, skip):
+    """'| task/run/seed' averages each run's rows as its seeds: a seed with several rows (a learning curve's steps, or
+    a row repeated) would be averaged over them unseen and counted as several seeds (audit s33: 2 seeds x 3 steps read
+    "3 runs of 6 seeds"). An error naming the seed's rows and, where a column rises within them, the step."""
+    cells = [*keys, seed]
+    sizes = data.groupby(cells, sort=False, observed=True, dropna=False).size()
+    if sizes.max() <= 1:
+        return
+    first = {c: v.item() if isinstance(v, np.generic) else v for c, v in zip(cells, sizes.idxmax())}  # 1, not int64
+    where = (f"{seed}={first[seed]!r} of {formula.outer}={first[formula.outer]!r} of "
+             f"{formula.groups} {first[formula.groups]!r} on {formula.blocks} {first[formula.blocks]!r} "
+             f"({int(sizes.max())} rows)")
+    named = [c for c in data.columns if isinstance(c, str) and c.lower() in STEP_NAMES and c not in cells]
+    step = next((c for c in named if data.groupby(cells, sort=False, observed=True)[c].nunique().max() > 1), None)
+    if step is None:
+        found = _step_like(data, cells, {*cells, *skip, *re.findall(r"[A-Za-z_]\w*", formula.response)})
+        step = None if found is None else found[0]
+    averaged = f"the seeds of each {formula.outer} are averaged as one row each"
+    if step is None:
+        raise DesignError(f"{where}: {averaged}, so a seed's rows would be averaged too and counted as seeds; keep "
+                          f"one row per seed, e.g. df.drop_duplicates({cells!r}) where the rows are repeated")
+    raise DesignError(f"column {step!r} takes several values within {where}, so the rows look like learning curves: "
+                      f"{averaged}, and the steps would be averaged with them. Pick a step of each seed's run first, "
+                      f"e.g. its last: df.sort_values({step!r}).groupby({cells!r}).tail(1), or summarise each "
+                      f"otherwise (its area, its best score), grouped by the same columns")
+
+
 def missing_reasons(missing_in: list[tuple[str, np.ndarray]]) -> list[str]:
     """The one wording of rows left out for missing values (na_action="drop"), naming each column: "12 with missing
     values in 'agent'"; ``missing_in`` pairs each column with its missing rows, in the formula's order, and a row
@@ -1150,6 +1177,7 @@ def _average_nested(data, formula, env, options):
     else:  # the normaliser's range too, at the caller's rows (a dataset read once, here, for build() as well)
         options["normalize"] = load_reference(options["normalize"])
         normalize_response(data, formula, options["normalize"], units=False)  # said once, of the run means, by build
+    _one_row_per_seed(data, formula, keys, seed, pooled)
     name = formula.response_columns[0] if formula.is_simple_response else formula.response
     frame = pd.DataFrame({k: data[k].to_numpy() for k in keys})
     frame[name] = y

@@ -67,6 +67,11 @@ CASES = [
      DesignError, "40 row(s) repeat another row"),
     ("curves as runs", lambda: rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0),
      "score ~ agent | task", {}, DesignError, "column 'step' takes 4 values"),
+    # audit s33 (lead): '| task/run/seed' averaged a seed's steps with its seeds and counted them as seeds
+    ("curves under nested seeds", lambda: rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0)
+     .assign(run=0), "score ~ agent | task/run/seed", {}, DesignError,
+     ("column 'step' takes several values within seed=0 of run=0 of agent 'agent_1' on task 'task_01' (4 rows)",
+      "df.sort_values('step').groupby(['agent', 'task', 'run', 'seed']).tail(1)")),
     ("columns a MultiIndex (groupby().agg([...]))", lambda: _atari_like().groupby(
         ["agent", "game", "seed"], observed=True).agg({"score": ["mean"]}).reset_index(),
      "score ~ agent | game", {}, DesignError, "columns are a MultiIndex (('agent', ''), ('game', ''), ('seed', ''), "
