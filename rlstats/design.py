@@ -530,7 +530,10 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
       function takes (data, formula, ...);
     * where it takes ``eval_env=`` (or passes it on in ``**options``: ``compare``), the caller's names are captured
       here: this frame stands between the caller and the count of frames of :func:`design_of` (or ``compare``,
-      ``build``).
+      ``build``);
+    * where it takes ``higher_is_better=`` and was not given it, the data say whether the response is a time to a
+      threshold, better smaller (:func:`rlstats.runs.direction_read`: False read with a note, or a refusal where it
+      cannot be known; audit s33 ttt33).
     The signature, ``help()`` and the type seen by checkers are the function's own (``functools.wraps``, ParamSpec).
     """
     parameters = inspect.signature(function).parameters
@@ -541,6 +544,7 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
     positional = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters.values())
     # compare() takes eval_env= in **options and passes it on to its back end
     captures = "eval_env" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    directed = "higher_is_better" in parameters  # read from the data where not given (audit s33 ttt33)
 
     @functools.wraps(function)
     def called(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -550,9 +554,35 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
         if captures:
             kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
         with called_as(function.__name__):  # the ways on of its refusals are its own options (errors.ENTRY)
+            if directed and "higher_is_better" not in kwargs:
+                args, kwargs = _direction_of_data(args, kwargs)  # type: ignore[assignment]
             return checked(*args, **kwargs)
 
     return called
+
+
+def _direction_of_data(args, kwargs):
+    """(args, kwargs) of a call to a function taking ``higher_is_better=`` that was not given it: False where the
+    response is a time to a threshold, with the data carrying the note that says so, or an OptionError where the
+    direction cannot be known (:func:`rlstats.runs.direction_read`)."""
+    from .runs import direction_read
+
+    where = ["args" if len(args) > 0 else "data", "args" if len(args) > 1 else "formula"]
+    data = args[0] if where[0] == "args" else kwargs.get("data")
+    formula = args[1] if where[1] == "args" else kwargs.get("formula")
+    first = not (isinstance(data, (str, formula_module.Formula)) and formula is not None
+                 and not isinstance(formula, (str, formula_module.Formula)))  # R's order: the data second
+    data, formula = data_and_formula(data, formula)
+    data, direction = direction_read(data, formula)
+    if direction is None:
+        return args, kwargs
+    kwargs = {**kwargs, "higher_is_better": direction}
+    position = 0 if first else 1
+    if where[position] == "args":
+        args = (*args[:position], data, *args[position + 1:])
+    else:
+        kwargs[("data", "formula")[position]] = data
+    return args, kwargs
 
 
 def _missing_error(data, column, mask):

@@ -56,7 +56,6 @@ def test_the_synthetic_times(times):
     assert times.groupby("agent").censored.sum().to_dict() == {"fast": 0, "mid": 0, "slow": 9}
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 def test_task_table_marks_the_fastest_best_and_says_why(times):
     res = rlstats.task_table(times, FORMULA)
     tidy = res.tidy()
@@ -70,7 +69,6 @@ def test_task_table_marks_the_fastest_best_and_says_why(times):
     assert "9 of 27 runs never reached it" in text
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 def test_compare_ranks_the_fastest_first(times):
     res = rlstats.compare(times, FORMULA, rng=0)
     ranks = dict(zip(res.agents, res.mean_ranks))
@@ -89,7 +87,6 @@ def test_an_explicit_direction_is_obeyed_and_not_announced(times):
     assert "read from the data" not in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 def test_every_back_end_taking_the_option_reads_it_from_the_data(times):
     """The other functions taking higher_is_better=: the percentile rank's and the selection check's best, tuning
     aside (it needs configurations), read the fastest first too."""
@@ -135,7 +132,6 @@ def _operated(times, how):
     raise AssertionError(how)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 @pytest.mark.parametrize("how", KEEP)
 def test_operations_that_keep_the_notes_keep_the_direction(times, how):
     res = rlstats.task_table(_operated(times, how), FORMULA)
@@ -144,7 +140,6 @@ def test_operations_that_keep_the_notes_keep_the_direction(times, how):
     assert "higher_is_better=False, read from the data" in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 @pytest.mark.parametrize("how", LOSE)
 def test_operations_that_lose_the_notes_are_refused_while_censored_stays(times, how):
     data = _operated(times, how)
@@ -157,19 +152,20 @@ def test_operations_that_lose_the_notes_are_refused_while_censored_stays(times, 
     assert sorted(tidy[tidy.best].agent.unique()) == ["fast"]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 def test_a_polars_frame_with_censored_is_refused_too(times):
     pl = pytest.importorskip("polars")
     with pytest.raises(OptionError, match="higher_is_better"):
         rlstats.task_table(pl.from_pandas(times), FORMULA)
 
 
-def test_censored_beside_another_column_is_not_refused(times):
-    """The refusal reads the response beside 'censored': a frame analysing another column is not refused."""
+def test_censored_beside_another_column_is_refused_too(times):
+    """Without the notes nothing says which column the times are: a frame holding 'censored' is refused whatever
+    column is analysed (never a guess), and answers when told."""
     data = pd.read_csv(io.StringIO(times.to_csv(index=False))).assign(other=lambda d: -d.score)
-    res = rlstats.task_table(data, "other ~ agent | task/seed")
-    tidy = res.tidy()
-    assert sorted(tidy[tidy.best].agent.unique()) == ["fast"]
+    with pytest.raises(OptionError, match="whether a smaller or a larger other is better is not known"):
+        rlstats.task_table(data, "other ~ agent | task/seed")
+    tidy = rlstats.task_table(data, "other ~ agent | task/seed", higher_is_better=True).tidy()
+    assert sorted(tidy[tidy.best].agent.unique()) == ["fast"]  # -400 above -500 and -1000
 
 
 def test_other_summaries_keep_larger_is_better():
@@ -180,7 +176,6 @@ def test_other_summaries_keep_larger_is_better():
     assert "read from the data" not in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 def test_the_note_says_a_mean_of_censored_times_is_a_lower_bound(times):
     """Restricted at the horizon h, min(T, h) <= T, so the mean of the column is at most the plain mean time."""
     res = rlstats.compare(times, FORMULA, rng=0)
@@ -189,7 +184,6 @@ def test_the_note_says_a_mean_of_censored_times_is_a_lower_bound(times):
     assert "a lower bound of the plain mean time" in text
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 def test_the_command_line_reads_the_direction(tmp_path):
     from rlstats.cli import main
 
@@ -210,7 +204,6 @@ def test_the_command_line_reads_the_direction(tmp_path):
     assert "read from the data" not in out.getvalue()
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 ttt33: time to threshold read larger-is-better")
 def test_on_the_sb3_logs_dqn_is_not_best_on_cartpole(sb3_evaluations):
     """The trial's case: CartPole-v1, threshold 300. DQN never reaches it (3 runs censored at 20k); PPO's times are
     5k, 10k, 10k (mean 8,333), A2C's 10k each: PPO is best, DQN last."""
