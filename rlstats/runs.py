@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .design import arm_label, block_label, data_and_formula, design_of, public_function
+from .design import CENSORED, arm_label, block_label, data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
 from .format import count, format_step
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
-from .provenance import OF_ROWS, SMALLER_BETTER, Note, add_note, key_values, provenance_of, rebind, set_notes
+from .provenance import SMALLER_BETTER, Note, key_values, rebind, set_notes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
 
 if TYPE_CHECKING:
@@ -1182,7 +1182,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         values = np.array([raw[r[hit[0]]] if not c else h for r, hit, c, h in zip(rows, reached, censored, cut)],
                           dtype=float)
         values = as_steps(values, raw)
-        extra_columns["censored"] = censored
+        extra_columns[CENSORED] = censored
         spec.update(where="each run's own logged steps", said=said, horizons=[_number(h) for h in horizon],
                     column=name)
     if within is not None:
@@ -1205,71 +1205,6 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                       items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",
                       data=spec, kind=SMALLER_BETTER if how == "time_to_threshold" else None))
     return _annotate(frame, data, design, notes, keys, _drop_bound(data, design, step, starts, na_action, "summarised"))
-
-
-#: The column ``summarize_runs(how="time_to_threshold")`` puts beside the times: it stays where the notes are lost.
-CENSORED = "censored"
-
-
-def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
-    """(``data``, the ``higher_is_better`` a function taking it reads where the caller did not give it: None, its
-    default, or False for a time to a threshold), for :func:`rlstats.design.public_function`, the one caller.
-
-    The response is a time where a note of :data:`~rlstats.provenance.SMALLER_BETTER` kind (the summary's note of
-    ``how="time_to_threshold"``) names its column: False is read, and ``data`` comes back with a note saying so, which
-    the result prints (a shallow copy: the caller's frame is not changed). Where the notes are lost (pandas' merge, a
-    polars round trip, a CSV file; audit s33 ttt33) but the response sits beside a ``censored`` column, the direction
-    cannot be known: an OptionError naming both values, never a guess; a response expression reading a time (whose
-    order the expression may keep or reverse) is refused alike. Never silent either way (audit s33 ttt33: the
-    slowest agent was marked best)."""
-    from .design import Design
-    from .errors import RlstatsError
-    from .formula import Formula, parse
-
-    if formula is None:
-        return data, None
-    try:
-        parsed = formula if isinstance(formula, Formula) else parse(formula)
-        read = parsed.response_columns
-        simple = parsed.is_simple_response
-    except (RlstatsError, TypeError, ValueError):
-        return data, None  # the function says what is wrong with the formula
-    if isinstance(data, Design):
-        notes: Sequence[Note] = data.inherited_notes
-    else:
-        provenance = provenance_of(data) if isinstance(data, pd.DataFrame) else None
-        notes = () if provenance is None else provenance.notes
-    timed = [c for c in map(_timed_column, notes) if c is not None and c in read]
-    how = "summarize_runs' time_to_threshold summary"  # no how=, which the command line words as --summarize
-    if timed and simple:
-        text = (f"higher_is_better=False, read from the data: {timed[0]} is a time to a threshold ({how}), where "
-                "smaller is better; pass higher_is_better=True to read larger values as better")
-        if isinstance(data, Design):
-            return dataclasses.replace(data, notes=(*data.notes, text)), False
-        return add_note(data.copy(deep=False), text), False
-    if timed:
-        raise OptionError(f"the response {parsed.response} reads {timed[0]}, a time to a threshold ({how}), where "
-                          "smaller is better, and an expression may keep that order or reverse it: pass "
-                          "higher_is_better=False where smaller values of the response are better, "
-                          "higher_is_better=True where larger are")
-    columns = getattr(data, "column_names", None) if not isinstance(data, pd.DataFrame) else None
-    columns = list(data.columns if columns is None and hasattr(data, "columns") else columns or ())
-    if simple and CENSORED in columns and read and read[0] in columns and read[0] != CENSORED:
-        raise OptionError(f"these data hold a {CENSORED!r} column, as {how} puts beside a time to a threshold, "
-                          "where smaller is better, but not that summary's notes (a merge, a CSV file or a polars "
-                          f"table loses them), so whether a smaller or a larger {read[0]} is better is not known: "
-                          f"pass higher_is_better=False if a smaller {read[0]} is better (a time), "
-                          "higher_is_better=True if a larger one is")
-    return data, None
-
-
-def _timed_column(note):
-    """The column a note of SMALLER_BETTER kind says smaller is better in (also said of one of several stacked
-    frames' rows, :func:`rlstats.provenance._of_frame`), else None."""
-    if note.kind != SMALLER_BETTER:
-        return None
-    data = note.data[2] if note.word == OF_ROWS and isinstance(note.data, (list, tuple)) else note.data
-    return data.get("column") if isinstance(data, dict) else None
 
 
 def _drop_bound(data, design, step, starts, na_action, done):
