@@ -613,7 +613,8 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
     else:
         provenance = provenance_of(data) if isinstance(data, pd.DataFrame) else None
         notes = () if provenance is None else provenance.notes
-    timed = [c for c in map(_timed_column, notes) if c is not None and c in read]
+    known = [c for c in map(_timed_column, notes) if c is not None]  # the columns the notes say are times
+    timed = [c for c in known if c in read]
     how = "summarize_runs' time_to_threshold summary"  # no how=, which the command line words as --summarize
     if timed and simple:
         text = (f"higher_is_better=False, read from the data: {timed[0]} is a time to a threshold ({how}), where "
@@ -628,7 +629,8 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
                           "higher_is_better=True where larger are")
     columns = getattr(data, "column_names", None) if not isinstance(data, pd.DataFrame) else None
     columns = list(data.columns if columns is None and hasattr(data, "columns") else columns or ())
-    if simple and CENSORED in columns and read and read[0] in columns and read[0] != CENSORED:
+    # the notes, there, say which columns are times: another column beside them is read as it is
+    if simple and not known and CENSORED in columns and read and read[0] in columns and read[0] != CENSORED:
         raise OptionError(f"these data hold a {CENSORED!r} column, as {how} puts beside a time to a threshold, "
                           "where smaller is better, but not that summary's notes (a merge, a CSV file or a polars "
                           f"table loses them), so whether a smaller or a larger {read[0]} is better is not known: "

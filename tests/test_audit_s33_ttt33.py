@@ -13,7 +13,9 @@ False there, and its result says so in a line (``runs.direction_read``, called b
 home of what the public functions do with their arguments; the command line passes through it too). Where the notes
 are lost (a merge, a polars round trip, a CSV file: measured below) but the ``censored`` column ``summarize_runs`` puts
 beside a time stays, the function cannot know and refuses without ``higher_is_better=`` (an OptionError naming it),
-never guessing either way; ``higher_is_better=True`` given is obeyed. Censored runs: every result built from the
+never guessing either way; ``higher_is_better=True`` given is obeyed. Measured (pandas 3.1, polars 2.1): a subset,
+query, copy, assign, sort, reset_index, a concat of a frame's own parts, a Parquet round trip and ``rlstats.concat`` keep
+the notes; pandas' merge, ``pd.concat`` of two summaries made apart, a polars round trip and a CSV file lose them. Censored runs: every result built from the
 frame prints the summary's note, which counts them and now says that a mean of the times is a lower bound of the
 plain mean time.
 """
@@ -95,10 +97,12 @@ def test_every_back_end_taking_the_option_reads_it_from_the_data(times):
     assert res.higher_is_better is False
 
 
-# measured in pandas 3.0 / polars 1.x: which operations keep the notes (and so the direction) and which keep only the
-# 'censored' column; either way the result is never the reversed one
-KEEP = ["subset", "query", "copy", "assign", "sort", "reset_index", "concat of its parts", "parquet"]
-LOSE = ["merge", "polars round trip", "csv round trip"]
+# measured with pandas 3.1 and polars 2.1: which operations keep the notes (and so the direction) and which keep only the
+# 'censored' column (pandas' merge and a concat of differently made frames drop attrs; rlstats.concat keeps each frame's
+# notes); either way the result is never the reversed one
+KEEP = ["subset", "query", "copy", "assign", "sort", "reset_index", "concat of its parts", "parquet",
+        "rlstats.concat of two summaries"]
+LOSE = ["merge", "polars round trip", "csv round trip", "pandas concat of two summaries"]
 
 
 def _operated(times, how):
@@ -122,6 +126,12 @@ def _operated(times, how):
         times.to_parquet(buffer)
         buffer.seek(0)
         return pd.read_parquet(buffer)
+    if how.endswith("concat of two summaries"):  # t1 summarised apart, at another threshold
+        curves = _curves()
+        parts = [rlstats.summarize_runs(curves[(curves.task == "t1") == first], FORMULA, step="step",
+                                        how="time_to_threshold", threshold=threshold)
+                 for first, threshold in ((True, 9), (False, 10))]
+        return rlstats.concat(parts) if how.startswith("rlstats") else pd.concat(parts)
     if how == "merge":
         return times.merge(pd.DataFrame({"task": ["t1", "t2", "t3"], "suite": "classic"}))
     if how == "polars round trip":
@@ -166,6 +176,15 @@ def test_censored_beside_another_column_is_refused_too(times):
         rlstats.task_table(data, "other ~ agent | task/seed")
     tidy = rlstats.task_table(data, "other ~ agent | task/seed", higher_is_better=True).tidy()
     assert sorted(tidy[tidy.best].agent.unique()) == ["fast"]  # -400 above -500 and -1000
+
+
+def test_another_column_beside_the_times_is_read_as_it_is_while_the_notes_say_which_is_the_time(times):
+    """With the notes, the time's column is known: a column beside it is neither refused nor reversed."""
+    data = times.assign(other=lambda d: -d.score)
+    res = rlstats.task_table(data, "other ~ agent | task/seed")
+    tidy = res.tidy()
+    assert sorted(tidy[tidy.best].agent.unique()) == ["fast"]  # -400 is the largest
+    assert "read from the data" not in str(res)
 
 
 def test_other_summaries_keep_larger_is_better():
