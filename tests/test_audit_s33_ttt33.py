@@ -9,15 +9,15 @@ higher_is_better=False", but the default silently reversed the table.
 Fixed (the choice, and why): the package that made the column knows its direction, so it says it where it rides with
 the data. The summary's note is marked as a smaller-is-better note for its column (``provenance.SMALLER_BETTER``, a
 note code acts on, never read by its words) and a function taking ``higher_is_better=`` that is not given it reads
-False there, and its result says so in a line (``runs.direction_read``, called by ``design.public_function``, the one
-home of what the public functions do with their arguments; the command line passes through it too). Where the notes
-are lost (a merge, a polars round trip, a CSV file: measured below) but the ``censored`` column ``summarize_runs`` puts
-beside a time stays, the function cannot know and refuses without ``higher_is_better=`` (an OptionError naming it),
-never guessing either way; ``higher_is_better=True`` given is obeyed. Measured (pandas 3.1, polars 2.1): a subset,
-query, copy, assign, sort, reset_index, a concat of a frame's own parts, a Parquet round trip and ``rlstats.concat`` keep
-the notes; pandas' merge, ``pd.concat`` of two summaries made apart, a polars round trip and a CSV file lose them. Censored runs: every result built from the
-frame prints the summary's note, which counts them and now says that a mean of the times is a lower bound of the
-plain mean time.
+False there, and its result says so in a line (``design.direction_read``, called by ``design.public_function``, the
+one home of what the public functions do with their arguments; the command line passes through it too). Where the
+notes are lost (a merge, a polars round trip, a CSV file: measured below) but the ``censored`` column
+``summarize_runs`` puts beside a time stays, the function cannot know and refuses without ``higher_is_better=`` (an
+OptionError naming it), never guessing either way; ``higher_is_better=True`` given is obeyed. Measured (pandas 3.1,
+polars 2.1): a subset, query, copy, assign, sort, reset_index, a concat of a frame's own parts, a Parquet round trip
+and ``rlstats.concat`` keep the notes; pandas' merge, ``pd.concat`` of two summaries made apart, a polars round trip
+and a CSV file lose them. Censored runs: every result built from the frame prints the summary's note, which counts
+them and now says that a mean of the times is a lower bound of the plain mean time.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from __future__ import annotations
 import io
 import re
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -97,9 +96,9 @@ def test_every_back_end_taking_the_option_reads_it_from_the_data(times):
     assert res.higher_is_better is False
 
 
-# measured with pandas 3.1 and polars 2.1: which operations keep the notes (and so the direction) and which keep only the
-# 'censored' column (pandas' merge and a concat of differently made frames drop attrs; rlstats.concat keeps each frame's
-# notes); either way the result is never the reversed one
+# measured with pandas 3.1 and polars 2.1: which operations keep the notes (and so the direction) and which keep
+# only the 'censored' column (pandas' merge and a concat of differently made frames drop attrs; rlstats.concat keeps
+# each frame's notes); either way the result is never the reversed one
 KEEP = ["subset", "query", "copy", "assign", "sort", "reset_index", "concat of its parts", "parquet",
         "rlstats.concat of two summaries"]
 LOSE = ["merge", "polars round trip", "csv round trip", "pandas concat of two summaries"]
