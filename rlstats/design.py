@@ -29,7 +29,7 @@ from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural
 from .errors import DesignError, OptionError, RlstatsError, agent_named, called_as, rows_named, shell_word, shown
 from .formula import capture_environment
-from .interop import TABLE, as_pandas
+from .interop import TABLE, as_pandas, frame_library
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
@@ -572,10 +572,12 @@ def _direction_of_data(args, kwargs):
     first = not (isinstance(data, (str, formula_module.Formula)) and formula is not None
                  and not isinstance(formula, (str, formula_module.Formula)))  # R's order: the data second
     data, formula = data_and_formula(data, formula)
+    given = data
     data, direction = direction_read(data, formula)
-    if direction is None:
+    if direction is None and data is given:
         return args, kwargs
-    kwargs = {**kwargs, "higher_is_better": direction}
+    if direction is not None:
+        kwargs = {**kwargs, "higher_is_better": direction}
     position = 0 if first else 1
     if where[position] == "args":
         args = (*args[:position], data, *args[position + 1:])
@@ -589,8 +591,8 @@ CENSORED = "censored"
 
 
 def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
-    """(``data``, the ``higher_is_better`` a function taking it reads where the caller did not give it: None, its
-    default, or False for a time to a threshold), for :func:`public_function`, the one caller (its
+    """(``data``, converted to pandas where a pyarrow table may carry the notes, the ``higher_is_better`` a function
+    taking it reads where the caller did not give it: None, its default, or False for a time to a threshold), for :func:`public_function`, the one caller (its
     :func:`_direction_of_data`).
 
     The response is a time where a note of :data:`~rlstats.provenance.SMALLER_BETTER` kind (the summary's note of
@@ -608,6 +610,8 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
         simple = parsed.is_simple_response
     except (RlstatsError, TypeError, ValueError):
         return data, None  # the function says what is wrong with the formula
+    if frame_library(data) == "pyarrow":
+        data = as_pandas(data)  # pandas' attrs ride in its schema: converted once here, as the function would
     if isinstance(data, Design):
         notes: Sequence[Note] = data.inherited_notes
     else:

@@ -167,6 +167,17 @@ def test_a_polars_frame_with_censored_is_refused_too(times):
         rlstats.task_table(pl.from_pandas(times), FORMULA)
 
 
+def test_a_pyarrow_table_keeps_the_notes_in_its_schema(times):
+    """pandas writes attrs into the pyarrow schema: read back, the direction is known."""
+    pa = pytest.importorskip("pyarrow")
+    res = rlstats.task_table(pa.Table.from_pandas(times), FORMULA)
+    tidy = res.tidy()
+    assert sorted(tidy[tidy.best].agent.unique()) == ["fast"]
+    assert "higher_is_better=False, read from the data" in str(res)
+    res = rlstats.task_table(pa.Table.from_pandas(times.drop(columns="censored")), FORMULA)
+    assert "higher_is_better=False, read from the data" in str(res)
+
+
 def test_censored_beside_another_column_is_refused_too(times):
     """Without the notes nothing says which column the times are: a frame holding 'censored' is refused whatever
     column is analysed (never a guess), and answers when told."""
