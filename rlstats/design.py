@@ -592,8 +592,8 @@ CENSORED = "censored"
 
 def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
     """(``data``, converted to pandas where a pyarrow table may carry the notes, the ``higher_is_better`` a function
-    taking it reads where the caller did not give it: None, its default, or False for a time to a threshold), for :func:`public_function`, the one caller (its
-    :func:`_direction_of_data`).
+    taking it reads where the caller did not give it: None, its default, or False for a time to a threshold), for
+    :func:`public_function`, the one caller (its :func:`_direction_of_data`).
 
     The response is a time where a note of :data:`~rlstats.provenance.SMALLER_BETTER` kind (the summary's note of
     ``how="time_to_threshold"``) names its column: False is read, and ``data`` comes back with a note saying so, which
