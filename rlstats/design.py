@@ -27,13 +27,14 @@ from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, kept_by, 
                            leaving_out, subset_dropping_attempts)
 from . import statistics
 from .format import count, join_and, name_list, names_shown, natural_key, plural
-from .errors import DesignError, OptionError, agent_named, called_as, rows_named, shell_word, shown
+from .errors import DesignError, OptionError, RlstatsError, agent_named, called_as, rows_named, shell_word, shown
 from .formula import capture_environment
-from .interop import TABLE, as_pandas
+from .interop import TABLE, as_pandas, frame_library
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
-from .provenance import NOTES_ATTR, SUBSET, Note, add_note, carried, rebind, set_notes  # NOTES_ATTR: read from here too
+from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, Note, add_note, carried, provenance_of, rebind,
+                         set_notes)  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS, MINMAX_CEILING  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -530,7 +531,10 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
       function takes (data, formula, ...);
     * where it takes ``eval_env=`` (or passes it on in ``**options``: ``compare``), the caller's names are captured
       here: this frame stands between the caller and the count of frames of :func:`design_of` (or ``compare``,
-      ``build``).
+      ``build``);
+    * where it takes ``higher_is_better=`` and was not given it, the data say whether the response is a time to a
+      threshold, better smaller (:func:`direction_read`: False read with a note, or a refusal where it
+      cannot be known; audit s33 ttt33).
     The signature, ``help()`` and the type seen by checkers are the function's own (``functools.wraps``, ParamSpec).
     """
     parameters = inspect.signature(function).parameters
@@ -541,6 +545,7 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
     positional = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters.values())
     # compare() takes eval_env= in **options and passes it on to its back end
     captures = "eval_env" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    directed = "higher_is_better" in parameters  # read from the data where not given (audit s33 ttt33)
 
     @functools.wraps(function)
     def called(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -550,9 +555,101 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
         if captures:
             kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
         with called_as(function.__name__):  # the ways on of its refusals are its own options (errors.ENTRY)
+            if directed and "higher_is_better" not in kwargs:
+                args, kwargs = _direction_of_data(args, kwargs)  # type: ignore[assignment]
             return checked(*args, **kwargs)
 
     return called
+
+
+def _direction_of_data(args, kwargs):
+    """(args, kwargs) of a call to a function taking ``higher_is_better=`` that was not given it: False where the
+    response is a time to a threshold, with the data carrying the note that says so, or an OptionError where the
+    direction cannot be known (:func:`direction_read`)."""
+    where = ["args" if len(args) > 0 else "data", "args" if len(args) > 1 else "formula"]
+    data = args[0] if where[0] == "args" else kwargs.get("data")
+    formula = args[1] if where[1] == "args" else kwargs.get("formula")
+    first = not (isinstance(data, (str, formula_module.Formula)) and formula is not None
+                 and not isinstance(formula, (str, formula_module.Formula)))  # R's order: the data second
+    data, formula = data_and_formula(data, formula)
+    given = data
+    data, direction = direction_read(data, formula)
+    if direction is None and data is given:
+        return args, kwargs
+    if direction is not None:
+        kwargs = {**kwargs, "higher_is_better": direction}
+    position = 0 if first else 1
+    if where[position] == "args":
+        args = (*args[:position], data, *args[position + 1:])
+    else:
+        kwargs[("data", "formula")[position]] = data
+    return args, kwargs
+
+
+#: The column ``summarize_runs(how="time_to_threshold")`` puts beside the times: it stays where the notes are lost.
+CENSORED = "censored"
+
+
+def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
+    """(``data``, converted to pandas where a pyarrow table may carry the notes, the ``higher_is_better`` a function
+    taking it reads where the caller did not give it: None, its default, or False for a time to a threshold), for
+    :func:`public_function`, the one caller (its :func:`_direction_of_data`).
+
+    The response is a time where a note of :data:`~rlstats.provenance.SMALLER_BETTER` kind (the summary's note of
+    ``how="time_to_threshold"``) names its column: False is read, and ``data`` comes back with a note saying so, which
+    the result prints (a shallow copy: the caller's frame is not changed). Where the notes are lost (pandas' merge, a
+    polars round trip, a CSV file; audit s33 ttt33) but the response sits beside a ``censored`` column, the direction
+    cannot be known: an OptionError naming both values, never a guess; a response expression reading a time (whose
+    order the expression may keep or reverse) is refused alike. Never silent either way (audit s33 ttt33: the
+    slowest agent was marked best)."""
+    if formula is None:
+        return data, None
+    try:
+        parsed = formula if isinstance(formula, formula_module.Formula) else formula_module.parse(formula)
+        read = parsed.response_columns
+        simple = parsed.is_simple_response
+    except (RlstatsError, TypeError, ValueError):
+        return data, None  # the function says what is wrong with the formula
+    if frame_library(data) == "pyarrow":
+        data = as_pandas(data)  # pandas' attrs ride in its schema: converted once here, as the function would
+    if isinstance(data, Design):
+        notes: Sequence[Note] = data.inherited_notes
+    else:
+        provenance = provenance_of(data) if isinstance(data, pd.DataFrame) else None
+        notes = () if provenance is None else provenance.notes
+    known = [c for c in map(_timed_column, notes) if c is not None]  # the columns the notes say are times
+    timed = [c for c in known if c in read]
+    how = "summarize_runs' time_to_threshold summary"  # no how=, which the command line words as --summarize
+    if timed and simple:
+        text = (f"higher_is_better=False, read from the data: {timed[0]} is a time to a threshold ({how}), where "
+                "smaller is better; pass higher_is_better=True to read larger values as better")
+        if isinstance(data, Design):
+            return dataclasses.replace(data, notes=(*data.notes, text)), False
+        return add_note(data.copy(deep=False), text), False
+    if timed:
+        raise OptionError(f"the response {parsed.response} reads {timed[0]}, a time to a threshold ({how}), where "
+                          "smaller is better, and an expression may keep that order or reverse it: pass "
+                          "higher_is_better=False where smaller values of the response are better, "
+                          "higher_is_better=True where larger are")
+    columns = getattr(data, "column_names", None) if not isinstance(data, pd.DataFrame) else None
+    columns = list(data.columns if columns is None and hasattr(data, "columns") else columns or ())
+    # the notes, there, say which columns are times: another column beside them is read as it is
+    if simple and not known and CENSORED in columns and read and read[0] in columns and read[0] != CENSORED:
+        raise OptionError(f"these data hold a {CENSORED!r} column, as {how} puts beside a time to a threshold, "
+                          "where smaller is better, but not that summary's notes (a merge, a CSV file or a polars "
+                          f"table loses them), so whether a smaller or a larger {read[0]} is better is not known: "
+                          f"pass higher_is_better=False if a smaller {read[0]} is better (a time), "
+                          "higher_is_better=True if a larger one is")
+    return data, None
+
+
+def _timed_column(note):
+    """The column a note of SMALLER_BETTER kind says smaller is better in (also said of one of several stacked
+    frames' rows, :func:`rlstats.provenance._of_frame`), else None."""
+    if note.kind != SMALLER_BETTER:
+        return None
+    data = note.data[2] if note.word == OF_ROWS and isinstance(note.data, (list, tuple)) else note.data
+    return data.get("column") if isinstance(data, dict) else None
 
 
 def _missing_error(data, column, mask):

@@ -55,8 +55,12 @@ OF_ROWS = "rlstats.provenance:_of_rows"
 SUBSET = "subset"
 #: ``Note.kind`` of :func:`rlstats.normalize`'s note: a column put on a normalised scale (which its ``data`` names).
 NORMALISED = "normalised"
+#: ``Note.kind`` of :func:`rlstats.summarize_runs`' note on a time to a threshold: smaller is better in the column
+#: its ``data["column"]`` names, which the functions taking ``higher_is_better=`` read
+#: (:func:`rlstats.design.direction_read`).
+SMALLER_BETTER = "smaller_better"
 #: The kinds of note that code reads (:func:`has_note`), never their sentences, whose wording may change.
-KINDS = frozenset({SUBSET, NORMALISED})
+KINDS = frozenset({SUBSET, NORMALISED, SMALLER_BETTER})
 
 
 @dataclasses.dataclass(frozen=True)

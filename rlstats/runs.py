@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .design import arm_label, block_label, data_and_formula, design_of, public_function
+from .design import CENSORED, arm_label, block_label, data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
 from .format import count, format_step
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
-from .provenance import Note, key_values, rebind, set_notes
+from .provenance import SMALLER_BETTER, Note, key_values, rebind, set_notes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
 
 if TYPE_CHECKING:
@@ -928,9 +928,11 @@ def _summary_text(spec, facts):
     reached = "every run reached it" if not censored else _censored_text(spec, facts, censored, within is not None)
     return (f"{name}: the first of {spec['where']} at which the run reached {spec['said']} ({span}; {ends}); "
             # the note rides with the data, before the analysis: it cannot know the direction a function is told
-            # (audit s28: "reads reversed" beside ranks read with higher_is_better=False, which were not)
-            f"{reached}; smaller is better here: pass higher_is_better=False where a function takes it (without it, "
-            "'best' in rankings, which favour larger values, reads reversed)")
+            # (audit s28: "reads reversed" beside ranks read with higher_is_better=False, which were not); a function
+            # taking higher_is_better= reads it from this note's kind, and says so (direction_read; audit s33 ttt33)
+            f"{reached}; smaller is better here: a function taking higher_is_better= reads it as False unless it is "
+            "given, and says so in a note; probability_of_improvement and performance_profile, which do not take it, read "
+            "larger as better (an improvement there is a slower run)")
 
 
 def _censored_text(spec, facts, censored, within):
@@ -947,8 +949,8 @@ def _censored_text(spec, facts, censored, within):
     return (f"{censored} of {count(len(facts), 'run')} never reached it by their task's horizon, the last step every "
             f"run of the task logs{' in that range' if within else ''} ({at}), and count that step{later}: each value "
             "is the run's time to the threshold restricted to its task's horizon, known for every run, so a mean of "
-            "them is the restricted mean time up to the horizon (the plain mean time is unknown while a run has not "
-            "reached it); runs not reaching it rank after every run reaching it sooner, tied with those reaching it "
+            "them is the restricted mean time up to the horizon, a lower bound of the plain mean time (unknown while a "
+            "run has not reached it); runs not reaching it rank after every run reaching it sooner, tied with those reaching it "
             "at the horizon")
 
 
@@ -1033,7 +1035,10 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         dtype where the steps hold it exactly, and a boolean ``censored`` column: the run had not
         reached the threshold by its task's horizon; one minus its mean is the share that had).
         ``attrs["rlstats_notes"]`` carries the rule, which every result built from this frame
-        prints and reports.
+        prints and reports. A time to a threshold is better smaller: a function taking
+        ``higher_is_better=`` reads it as False from that note unless the option is given, and says
+        so; where an operation loses the notes (a merge, a CSV file, a polars round trip) but keeps
+        the ``censored`` column, it refuses without the option.
 
     Raises
     ------
@@ -1177,8 +1182,9 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         values = np.array([raw[r[hit[0]]] if not c else h for r, hit, c, h in zip(rows, reached, censored, cut)],
                           dtype=float)
         values = as_steps(values, raw)
-        extra_columns["censored"] = censored
-        spec.update(where="each run's own logged steps", said=said, horizons=[_number(h) for h in horizon])
+        extra_columns[CENSORED] = censored
+        spec.update(where="each run's own logged steps", said=said, horizons=[_number(h) for h in horizon],
+                    column=name)
     if within is not None:
         spec["within"] = within
     elif steps is not None:
@@ -1197,7 +1203,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         notes.append(Note(unused_thresholds))
     notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
                       items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",
-                      data=spec))
+                      data=spec, kind=SMALLER_BETTER if how == "time_to_threshold" else None))
     return _annotate(frame, data, design, notes, keys, _drop_bound(data, design, step, starts, na_action, "summarised"))
 
 

@@ -194,9 +194,10 @@ def test_time_to_threshold_note_does_not_say_rankings_read_reversed_when_told_lo
     res = rlstats.skillings_mack(pair, "score ~ agent | task", higher_is_better=False, rng=0)
     assert res.mean_ranks[list(res.agents).index("A2C")] < res.mean_ranks[list(res.agents).index("PPO")]
     text = res.report(format="text")
-    assert "reads reversed" not in text.replace("without it, 'best' in rankings, which favour larger values, reads "
-                                                "reversed", "")
-    assert "smaller is better here: pass higher_is_better=False" in text
+    assert "reads reversed" not in text
+    # audit s33 ttt33: the note says what a function taking the option does unless told (here it was told: no line)
+    assert "smaller is better here: a function taking higher_is_better= reads it as False unless it is given" in text
+    assert "read from the data" not in text
 
 
 # ----------------------------------------------------------------------------- the task table's aggregate row in the report
