@@ -1,5 +1,5 @@
-"""Review s31 (rfix31d): defects confirmed in this session's changes (reproducers /tmp/review31d/reject3.py,
-reject4.py, masked.py)."""
+"""Review s31 (rfix31d): defects confirmed in this session's changes (its reproducers, not kept, are the tests
+below)."""
 import re
 import warnings
 
