@@ -71,7 +71,7 @@ def enumerated_null(frame, block, variant):
 
 
 def test_the_pinned_p_values_by_enumeration():
-    """The three exact p-values of this file from :func:`enumerated_null` (no rlstats code but build's pooling):
+    """The three exact p-values of this file from :func:`enumerated_null` (no rlstats code), against compare():
     280 of 33,600 ('| task/seed', Mack-Skillings: 20 x 1,680), 84 of 1,728 ('| task:seed', Skillings-Mack:
     2^3 x 3!^3) and 24,182 of 27,000 ('| seed' pooled, Mack-Skillings: 30^3), the statistics with them (6.961, 5.595,
     0.3)."""
