@@ -27,12 +27,12 @@ Measured after (40 data sets a setting, 1,080 a kind): step 1e-6, discounted 91 
 jointly 5, between agents 6), discounted capped 39 -> 5 (within 3, across 1, between agents 1); step 0 as main,
 11 and 4 (main 5); every other kind and step unchanged at 0 (the floor only takes notes away).  copied_runs_dump.py
 (every loader dataset, 160 synthetic frames with copies): the same cells and pairs noted in all 176 frames as main.
-Detection (/tmp script of the report: the honest data of the script's grid, 5 and 10 runs, 2 and 4 agents, 5 tasks,
-10 data sets a setting, one copy written in: half a cell's runs over its other half, a cell saved as another agent's,
-a cell copied to another task): unchanged in every kind and step but discounted returns at 1e-6 (within 13 -> 12,
-across tasks 15 -> 14 of 40) and discounted capped at 1e-6 (1 -> 0, 1 -> 0): copies of returns that honest runs
-repeat about as often.  Without the top score left out (every tie of the other cells read), capped scores at 1e-6
-kept 3 of 20 within-cell copies (20 on main).
+Detection (session 30's script, not kept; no test reads these figures: the honest data of the script's grid, 5 and
+10 runs, 2 and 4 agents, 5 tasks, 10 data sets a setting, one copy written in: half a cell's runs over its other
+half, a cell saved as another agent's, a cell copied to another task): unchanged in every kind and step but
+discounted returns at 1e-6 (within 13 -> 12, across tasks 15 -> 14 of 40) and discounted capped at 1e-6 (1 -> 0,
+1 -> 0): copies of returns that honest runs repeat about as often.  Without the top score left out (every tie of
+the other cells read), capped scores at 1e-6 kept 3 of 20 within-cell copies (20 on main).
 """
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Audit s30 (rfix30b): a reviewer's findings (reproducers /tmp/review30b/r_*.py), each fixed.
+"""Audit s30 (rfix30b): a reviewer's findings (its reproducers, not kept, are the tests below), each fixed.
 
 1. equivalence(na_action="drop") left out the tasks some agent did not run from every pair and test, whatever
    aggregate= was (with aggregate=None: agent_3 lacking task_01 took task_01 from agent_1 vs agent_2), and refused

@@ -1,4 +1,4 @@
-"""Audit s30 (ufix30): defects a new user's trial on real data found (the reproducers of /tmp/user30).
+"""Audit s30 (ufix30): defects a new user's trial on real data found (its reproducers, not kept, are the tests below).
 
 1. tuning() averaged the expected-max curve over tasks on their raw scales (Dierkes et al.'s PPO sweeps: ant's
    configurations 6,767-8,179, lunar's 246-295) without the caution compare(method="bootstrap") gives the same rows.

@@ -1,4 +1,4 @@
-"""Review s31 (rfix31a): defects confirmed in session 30's change (reproducers /tmp/review31a/r*.py)."""
+"""Review s31 (rfix31a): defects confirmed in session 30's change (its reproducers, not kept, are the tests below)."""
 import json
 import warnings
 from dataclasses import replace

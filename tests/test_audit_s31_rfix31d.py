@@ -1,5 +1,5 @@
-"""Review s31 (rfix31d): defects confirmed in this session's changes (reproducers /tmp/review31d/reject3.py,
-reject4.py, masked.py)."""
+"""Review s31 (rfix31d): defects confirmed in this session's changes (its reproducers, not kept, are the tests
+below)."""
 import re
 import warnings
 
@@ -38,8 +38,8 @@ def test_advised_paths_reject_separated_data_for_most_seeds(agents, n, K, n_resa
 def test_separated_rejection_by_hand():
     """The bound by hand: X ~ Binomial(m - 1, 2 / C(2n, n)**k) random paths tie the observed one; the test rejects at
     an interim allowing r paths beyond its boundary when X < r. Simulated (AdaStop on perfectly separated data,
-    /tmp/rfix31d_model.py, 200 seeds; 4000 for the n = 2, K = 4 row): 0.595, 0.920, 0.865, 0.960, 0.945, 0.733,
-    0.900, 0.850 for the rows below in order."""
+    tests/reference/adastop_separated_rejection.py, 200 seeds; 4000 for the n = 2, K = 4 row): 0.595, 0.920, 0.865,
+    0.960, 0.945, 0.727, 0.900, 0.850 for the rows below in order."""
     from math import comb
     from scipy import stats
     from rlstats.methods.adastop import _kernels as kn
@@ -58,8 +58,8 @@ def test_separated_rejection_by_hand():
 def test_least_resamples_numbers():
     """The advised paths and the simulated share of seeds that reject separated data at them (200 seeds each): n = 4,
     K = 1: 35 (1.000); n = 3, K = 2: 40 (0.995); n = 2, K = 3: 60 (0.995, and 0.885 at 59); 5 agents, n = 3, K = 3:
-    400 (1.000, 0.910 at 399); 8 agents: 1680 (0.985). The chance holds from the number on (checked over 100 more
-    here)."""
+    400 (1.000, 0.910 at 399); 8 agents: 1680 (0.985) (tests/reference/adastop_separated_rejection.py). The chance
+    holds from the number on (checked over 100 more here)."""
     from rlstats.methods.adastop import _kernels as kn
     from rlstats.methods.adastop._api import least_resamples
 

@@ -155,11 +155,22 @@ def test_conover_single_step_says_why_an_adjusted_p_is_below_its_raw_p(ranks_dat
     res = rlstats.skillings_mack(ranks_data, "score ~ agent | task", within_cell="mean", posthoc="conover",
                                  adjustment="tukey")
     row = res.comparisons.iloc[0]
-    # the numbers are PMCMRplus' (tests/test_skillings_mack.py::test_conover_posthoc_equals_pmcmrplus), unchanged:
-    # t = 4.7434 on (6 - 1)(3 - 1) = 10 df, and scipy's studentized range of 3 means on infinite df at sqrt(2) t
-    assert row["statistic"] == pytest.approx(4.743416490252569, rel=1e-12)
-    assert row["p_value"] == pytest.approx(0.0007880310390497367, rel=1e-9)  # 2 stats.t.sf(t, 10)
-    assert row["p_adjusted"] == pytest.approx(6.275591920013035e-06, rel=1e-8)  # studentized_range.sf(., 3, inf)
+    # the numbers are PMCMRplus' (tests/test_skillings_mack.py::test_conover_posthoc_equals_pmcmrplus), unchanged,
+    # here by hand (Conover 1999, 5.8): the cell means ranked within the 6 tasks, rank sums 6, 15, 15, Friedman's T 9;
+    # t = |R_1 - R_2| / sqrt(2 n (A - C) / ((n - 1)(k - 1)) (1 - T / (n (k - 1)))) = 4.7434 on (6 - 1)(3 - 1) = 10 df,
+    # and scipy's studentized range of 3 means on infinite df at sqrt(2) t
+    import numpy as np
+    from scipy import stats
+
+    ranks = ranks_data.groupby(["task", "agent"]).score.mean().unstack().rank(axis=1).to_numpy()
+    n, k = ranks.shape
+    sums, a, c = ranks.sum(axis=0), (ranks ** 2).sum(), n * k * (k + 1) ** 2 / 4
+    friedman = (k - 1) * ((sums - n * (k + 1) / 2) ** 2).sum() / (a - c)
+    assert sums.tolist() == [6.0, 15.0, 15.0] and friedman == pytest.approx(9.0, rel=1e-12)
+    t = abs(sums[0] - sums[1]) / np.sqrt(2 * n * (a - c) / ((n - 1) * (k - 1)) * (1 - friedman / (n * (k - 1))))
+    assert row["statistic"] == pytest.approx(t, rel=1e-12) == 4.743416490252569
+    assert row["p_value"] == pytest.approx(2 * stats.t.sf(t, 10), rel=1e-9)
+    assert row["p_adjusted"] == pytest.approx(stats.studentized_range.sf(np.sqrt(2) * t, 3, np.inf), rel=1e-8)
     assert any("so 2 pairs have adjusted p-values below their raw ones ('agent_1' vs 'agent_2': 0.00079 raw, "
                "6.3e-06 adjusted), as in PMCMRplus" in note and "studentized range of 3 means with infinite df" in note
                and "(tasks - 1) x (agents - 1) = 10 df" in note for note in res.notes)

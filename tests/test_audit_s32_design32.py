@@ -9,8 +9,10 @@ p = 0.0083 (33,600 arrangements), and ``"score ~ agent"`` on the same frame was 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import rlstats
 from rlstats.errors import DesignError
@@ -26,6 +28,65 @@ SB3_FINAL = pd.DataFrame({
 })
 
 
+def _arrangements(labels):
+    """Every distinct order of the multiset ``labels``, as tuples."""
+    if not labels:
+        return [()]
+    out = []
+    for first in sorted(set(labels)):
+        rest = list(labels)
+        rest.remove(first)
+        out += [(first,) + tail for tail in _arrangements(rest)]
+    return out
+
+
+def enumerated_null(frame, block, variant):
+    """``(statistic, hits, arrangements)`` by hand (session 33: the p-values below were pinned without a derivation):
+    every within-block arrangement of the agents' labels enumerated, each scored by the quadratic form of the blocked
+    rank statistic from its published definition (midranks r within each block of q runs, c_j runs of agent j there,
+    block weight w = 1/q (Mack & Skillings 1980) or sqrt(12 / (k_i + 1)) (Skillings & Mack 1981, k_i agents present);
+    d_j = sum of w (r - (q + 1)/2) over agent j's runs; T = d' V^+ d with V = sum over blocks of w^2 (q + 1) / 12
+    (diag(q c) - c c'), the covariance of d under arrangement without ties); hits: arrangements with T at least the
+    observed one (1e-9 relative slack for float sums)."""
+    agents = sorted(frame["agent"].unique())
+    k = len(agents)
+    sums, obs, cov = [], np.zeros(k), np.zeros((k, k))
+    for _, g in frame.groupby(block):
+        ranks, q = stats.rankdata(g["score"]), len(g)
+        labels = [agents.index(a) for a in g["agent"]]
+        c = np.bincount(labels, minlength=k)
+        w = 1 / q if variant == "mack_skillings" else np.sqrt(12 / (np.count_nonzero(c) + 1))
+        centre = c * (q + 1) / 2
+        sums.append(np.array([w * (np.bincount(p, weights=ranks, minlength=k) - centre)
+                              for p in _arrangements(labels)]))
+        obs += w * (np.bincount(labels, weights=ranks, minlength=k) - centre)
+        cov += w ** 2 * (q + 1) / 12 * (np.diag(q * c) - np.outer(c, c))
+    total = sums[0]
+    for more in sums[1:]:
+        total = (total[:, None, :] + more[None, :, :]).reshape(-1, k)
+    inverse = np.linalg.pinv(cov)
+    scores = np.einsum("ij,jk,ik->i", total, inverse, total)
+    observed = float(obs @ inverse @ obs)
+    return observed, int(np.count_nonzero(scores >= observed - 1e-9 * max(1.0, observed))), len(scores)
+
+
+def test_the_pinned_p_values_by_enumeration():
+    """The three exact p-values of this file from :func:`enumerated_null` (no rlstats code), against compare():
+    280 of 33,600 ('| task/seed', Mack-Skillings: 20 x 1,680), 84 of 1,728 ('| task:seed', Skillings-Mack:
+    2^3 x 3!^3) and 24,182 of 27,000 ('| seed' pooled, Mack-Skillings: 30^3), the statistics with them (6.961, 5.595,
+    0.3)."""
+    for block, variant, design, formula, counts in (
+            ("task", "mack_skillings", SB3_FINAL, "score ~ agent | task/seed", (280, 33_600)),
+            (["task", "seed"], "skillings_mack", SB3_FINAL, "score ~ agent | task:seed", (84, 1_728)),
+            ("seed", "mack_skillings", rlstats.build(SB3_FINAL, "score ~ agent | seed", pool_tasks=True),
+             "score ~ agent | seed", (24_182, 27_000))):
+        observed, hits, total = enumerated_null(SB3_FINAL, block, variant)
+        assert (hits, total) == counts
+        res = rlstats.compare(design, formula)
+        assert res.pvalue == pytest.approx(hits / total, abs=1e-12)
+        assert res.statistic == pytest.approx(observed, rel=1e-9)
+
+
 def _final(logs):
     """Each run's last logged row, the step and provenance columns dropped (what the trial passed)."""
     last = logs.sort_values("step").groupby(["task", "agent", "seed"], as_index=False, observed=True).last()
@@ -34,7 +95,8 @@ def _final(logs):
 
 def test_the_blocked_comparison_is_the_reference():
     """The right formula's numbers (unchanged by the fix): 20 x 1,680 = 33,600 arrangements (6!/(3!3!) on Acrobot,
-    9!/(3!3!3!) on CartPole), of which 280 are at least as extreme: p = 1/120."""
+    9!/(3!3!3!) on CartPole), of which 280 are at least as extreme: p = 1/120 (enumerated by hand:
+    test_the_pinned_p_values_by_enumeration)."""
     res = rlstats.compare(SB3_FINAL, "score ~ agent | task/seed")
     assert res.pvalue == pytest.approx(280 / 33_600, abs=1e-12)
     assert "33,600 within-task arrangements" in str(res)
@@ -61,7 +123,8 @@ def test_seed_blocks_mixing_tasks_are_refused():
 
 def test_both_ways_on_give_the_blocked_numbers():
     """'| task:seed': 6 blocks (task, seed) of one run per agent, 2^3 x 3!^3 = 1,728 arrangements, p = 0.04861
-    (84 of them); the same as '| seed' on seeds numbered apart on each task, which pools nothing and passes."""
+    (84 of them, enumerated by hand: test_the_pinned_p_values_by_enumeration); the same as '| seed' on seeds numbered
+    apart on each task, which pools nothing and passes."""
     crossed = rlstats.compare(SB3_FINAL, "score ~ agent | task:seed")
     apart = rlstats.compare(SB3_FINAL.assign(seed=SB3_FINAL["seed"] + (SB3_FINAL["task"] == "CartPole-v1") * 10),
                             "score ~ agent | seed")
@@ -71,10 +134,11 @@ def test_both_ways_on_give_the_blocked_numbers():
 
 def test_pooling_within_seed_blocks_on_purpose_is_stated():
     """pool_tasks=True, the option that already pooled 'score ~ agent' on purpose, keeps the old numbers (30 ways to
-    arrange each seed's 5 runs: 2 A2C, 2 PPO, 1 DQN; 30^3 = 27,000), with a note of what was pooled."""
+    arrange each seed's 5 runs: 2 A2C, 2 PPO, 1 DQN; 30^3 = 27,000; 24,182 of them at least as extreme, p = 0.8956),
+    with a note of what was pooled."""
     design = rlstats.build(SB3_FINAL, "score ~ agent | seed", pool_tasks=True)
     res = rlstats.compare(design, "score ~ agent | seed")
-    assert res.pvalue == pytest.approx(0.8956296296296287, abs=1e-12)
+    assert res.pvalue == pytest.approx(24_182 / 27_000, abs=1e-12)  # test_the_pinned_p_values_by_enumeration
     assert "27,000 within-seed arrangements" in str(res)
     assert "Note: runs of 2 levels of 'task' pooled within each 'seed' block (pool_tasks=True)" in str(res)
 

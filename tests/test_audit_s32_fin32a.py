@@ -19,6 +19,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import rlstats
 from rlstats import errors
@@ -46,7 +47,14 @@ def test_a_true_false_outcome_is_not_read_as_tasks_within_seed_blocks(dtype):
     assert df.solved.nunique() == 2  # both values occur within the seeds' blocks
     blocked = rlstats.skillings_mack(df, "score ~ agent | seed", rng=0)
     plain = rlstats.skillings_mack(df.drop(columns="solved"), "score ~ agent | seed", rng=0)
-    assert blocked.statistic == pytest.approx(14.25) and plain.statistic == pytest.approx(14.25)
+    # 8 complete seed blocks of one run per agent, no ties: Skillings-Mack is Friedman's chi-squared, here by hand
+    # from the rank sums 9, 15, 24 (12 / (n k (k + 1)) sum R_j^2 - 3 n (k + 1) = 882 / 8 - 96 = 14.25) and by scipy
+    wide = df.pivot(index="seed", columns="agent", values="score")
+    sums = wide.rank(axis=1).sum().to_numpy()
+    assert sums.tolist() == [9.0, 15.0, 24.0]
+    friedman = 12 / (8 * 3 * 4) * (sums ** 2).sum() - 3 * 8 * 4
+    assert friedman == 14.25 == pytest.approx(stats.friedmanchisquare(*wide.to_numpy().T).statistic, rel=1e-12)
+    assert blocked.statistic == pytest.approx(friedman) and plain.statistic == pytest.approx(friedman)
     assert blocked.p_value == plain.p_value
     # the older refusal of 'score ~ agent' (one home, block_like_columns): the flag pools nothing either
     pooled = rlstats.compare(df, "score ~ agent", method="permutation", n_resamples=200, rng=0)

@@ -30,8 +30,8 @@ def _quoted(text):
 def test_rarely_rejecting_settings_warn_with_the_chance_and_a_way_that_works():
     """n = 4, K = 1 and 20 random paths spend 1 of the 20 (alpha 0.05) but reject separated runs with chance
     Binomial(19, 2/70) < 1 = (1 - 1/35)**19 = 0.577: silent before. Simulated here: 300 seeds of AdaStop on
-    perfectly separated runs (0.61 over 400 seeds, /tmp/left32_sim.py), within 3 SE of the quoted chance; the
-    advice (35 paths, the whole tree) rejects on every seed."""
+    perfectly separated runs (0.613 over 400 seeds, tests/reference/adastop_separated_rejection.py), within 3 SE of
+    the quoted chance; the advice (35 paths, the whole tree) rejects on every seed."""
     names = ["a0", "a1"]
     text, = _rare(lambda: AdaStop(names, n=4, K=1, n_resamples=20, rng=0))
     chance, paths = _quoted(text)
@@ -59,7 +59,8 @@ def test_rarely_rejecting_permutation_and_adastop_warn_alike():
 @pytest.mark.parametrize("agents, n, K, n_resamples", [(2, 2, 3, 30), (3, 3, 2, 100), (3, 5, 1, 100)])
 def test_rarely_rejecting_chance_by_simulation(agents, n, K, n_resamples):
     """The quoted chance (a lower bound: exact for two agents where one interim spends on random paths) against
-    1000 seeds (/tmp/left32_sim.py): measured 0.763 over 400 (bound 0.764), 0.631 (0.609), 0.450 (0.454)."""
+    1000 seeds (tests/reference/adastop_separated_rejection.py): measured 0.739 (bound 0.764), 0.631 (0.609), 0.450
+    (0.454)."""
     names = [f"a{i}" for i in range(agents)]
     text, = _rare(lambda: AdaStop(names, n=n, K=K, n_resamples=n_resamples, rng=0))
     chance, _ = _quoted(text)
