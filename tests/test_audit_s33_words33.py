@@ -1,0 +1,108 @@
+"""Audit s33 (words33): sentences about columns whose names are already plural, and True/False in subset=.
+
+1. A formula's block or arm column named as a plural ("games", "algos", "envs", "seeds") was its own singular in
+   the sentences session 32 built from the formula's columns: "1 games", "every algos", "each algos's runs on a
+   games", "games-level differences". The columns' names are now read as nouns by one rule (``format.singular``,
+   ``Formula.block_word`` / ``arm_word``): "1 game", "every algo", while "bus", "status", "class" and "ss" stay.
+2. ``subset=`` compared a column of numbers with True/False as Python does (True == 1): ``seed > True`` kept the
+   seeds above 1. A True/False literal now compares only with a column of True/False values.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+from rlstats.datasets import simulate
+from rlstats.errors import DesignError, OptionError
+
+PLURAL = {"score": "ret", "agent": "algos", "task": "games", "seed": "seeds"}
+FORMULA = "ret ~ algos | games"
+
+
+def _plural_named(agents=3, tasks=3, seeds=4):
+    df = simulate(agents=[f"A{i}" for i in range(agents)], tasks=[f"g{i}" for i in range(tasks)], seeds=seeds,
+                  effect=np.linspace(0, 1, agents), rng=0)
+    return df.rename(columns=PLURAL)
+
+
+def _incomplete(df):
+    """No runs of A1 on g2, one run of A2 on g1 (four elsewhere)."""
+    df = df[~((df.algos == "A1") & (df.games == "g2"))]
+    return df[~((df.algos == "A2") & (df.games == "g1") & (df.seeds > 0))]
+
+
+def _quiet(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call()
+
+
+# ---- 1. plural column names read as nouns ----
+
+@pytest.mark.xfail(strict=True, reason="words33: a plural column name is its own singular")
+def test_errors_say_one_game_and_every_algo():
+    df = _plural_named()
+    with pytest.raises(DesignError) as info:
+        _quiet(lambda: rlstats.adastop(df, FORMULA, n=5, rng=1))
+    assert str(info.value).startswith("algo 'A0' on game 'g0' has 4 runs, not a multiple of n = 5")
+    with pytest.raises(DesignError) as info:
+        _quiet(lambda: rlstats.permutation(_incomplete(df), FORMULA, rng=1, na_action="drop"))
+    assert ("so every algo needs the same number of runs on game 'g1'; found A0 4, A1 4, A2 1. Drop runs to "
+            "balance the algos") in str(info.value)
+    with pytest.raises(DesignError) as info:
+        _quiet(lambda: rlstats.bootstrap(_incomplete(df), FORMULA, rng=1, n_resamples=200))
+    assert str(info.value).startswith("1 algo x game cell has no runs (algo 'A1' on game 'g2')")
+    assert str(info.value).endswith('pass na_action="drop" to leave out the 1 game where some algo has no runs')
+
+
+@pytest.mark.xfail(strict=True, reason="words33: a plural column name is its own singular")
+def test_notes_and_reports_say_game_and_algo():
+    df = _plural_named()
+    res = _quiet(lambda: rlstats.bayes(df, FORMULA + "/seeds", rope=0.2, rng=1))
+    assert ("each algo's runs on a game are averaged first for the signed-rank model's game-level differences"
+            in res.notes)
+    one = _quiet(lambda: rlstats.equivalence(df[df.games == "g0"], FORMULA, margin=0.1, rng=1, n_resamples=200))
+    report = one.report("text")
+    assert "We tested 3 pairs of algos on 1 game (12 runs) with two one-sided tests" in report
+    assert "Per game we used Welch's t; across games, the mean over games of the game-level differences" in report
+    assert "they share only one game (g0), and a test across games needs 2 or more" in report
+    boot = _quiet(lambda: rlstats.bootstrap(_incomplete(df), FORMULA, rng=1, n_resamples=200, na_action="drop"))
+    assert ("A2: runs per game differ (1 to 4), so the IQM and the optimality gap weigh each game alike, a run of a "
+            "game with c runs counting c_max / c times (as if every game had the algo's most runs, c_max); pooling "
+            "the runs would weigh the games by their runs") in boot.notes
+
+
+@pytest.mark.xfail(strict=True, reason="words33: a plural column name is its own singular")
+def test_averaged_seeds_note_says_per_algo_and_game():
+    df = _plural_named(agents=2, tasks=2, seeds=2)
+    df = pd.concat([df.assign(runs=r) for r in (0, 1)], ignore_index=True)
+    res = _quiet(lambda: rlstats.task_table(df, "ret ~ algos | games/runs/seeds"))
+    assert ("seeds ('seeds') averaged within each run: the run is the unit, 2 runs of 2 seeds per algo and game"
+            in res.notes), res.notes
+
+
+@pytest.mark.xfail(strict=True, reason="words33: a plural column name is its own singular")
+def test_count_of_one_says_the_singular():
+    from rlstats.format import count
+    assert [count(1, w) for w in ("games", "envs", "algos", "seeds", "bus", "status", "class", "ss")] == \
+        ["1 game", "1 env", "1 algo", "1 seed", "1 bus", "1 status", "1 class", "1 ss"]
+
+
+# ---- 2. subset=: True/False compares only with a column of True/False values ----
+
+def _flagged():
+    df = _plural_named(agents=2, tasks=2, seeds=4).rename(columns={"seeds": "seed"})
+    df["flag"] = df["seed"] % 2 == 0
+    df["lv"] = df["games"].map({"g0": "easy", "g1": "hard"})
+    return df
+
+
+@pytest.mark.xfail(strict=True, reason="words33: True/False read as 1/0 against a column of numbers")
+@pytest.mark.parametrize("subset", ["seed > True", "seed == True", "seed != False", "True < seed",
+                                    "seed in [True, 2]", "seed not in [False]"])
+def test_boolean_literal_against_numbers_is_refused(subset):
+    with pytest.raises(OptionError, match="column 'seed' holds numbers"):
+        rlstats.task_table(_flagged(), FORMULA, subset=subset)
