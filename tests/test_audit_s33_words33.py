@@ -42,7 +42,6 @@ def _quiet(call):
 
 # ---- 1. plural column names read as nouns ----
 
-@pytest.mark.xfail(strict=True, reason="words33: a plural column name is its own singular")
 def test_errors_say_one_game_and_every_algo():
     df = _plural_named()
     with pytest.raises(DesignError) as info:
@@ -58,10 +57,9 @@ def test_errors_say_one_game_and_every_algo():
     assert str(info.value).endswith('pass na_action="drop" to leave out the 1 game where some algo has no runs')
 
 
-@pytest.mark.xfail(strict=True, reason="words33: a plural column name is its own singular")
 def test_notes_and_reports_say_game_and_algo():
     df = _plural_named()
-    res = _quiet(lambda: rlstats.bayes(df, FORMULA + "/seeds", rope=0.2, rng=1))
+    res = _quiet(lambda: rlstats.bayes(df, FORMULA + "/seeds", rope=0.2, rng=1, n_samples=1000))
     assert ("each algo's runs on a game are averaged first for the signed-rank model's game-level differences"
             in res.notes)
     one = _quiet(lambda: rlstats.equivalence(df[df.games == "g0"], FORMULA, margin=0.1, rng=1, n_resamples=200))
@@ -75,7 +73,6 @@ def test_notes_and_reports_say_game_and_algo():
             "the runs would weigh the games by their runs") in boot.notes
 
 
-@pytest.mark.xfail(strict=True, reason="words33: a plural column name is its own singular")
 def test_averaged_seeds_note_says_per_algo_and_game():
     df = _plural_named(agents=2, tasks=2, seeds=2)
     df = pd.concat([df.assign(runs=r) for r in (0, 1)], ignore_index=True)
@@ -84,11 +81,37 @@ def test_averaged_seeds_note_says_per_algo_and_game():
             in res.notes), res.notes
 
 
-@pytest.mark.xfail(strict=True, reason="words33: a plural column name is its own singular")
 def test_count_of_one_says_the_singular():
     from rlstats.format import count
     assert [count(1, w) for w in ("games", "envs", "algos", "seeds", "bus", "status", "class", "ss")] == \
         ["1 game", "1 env", "1 algo", "1 seed", "1 bus", "1 status", "1 class", "1 ss"]
+
+
+def test_singular_plural_and_article_of_column_names():
+    from rlstats.format import a_or_an, count, plural, singular
+    names = ("games", "envs", "algos", "seeds", "entries", "batches", "classes", "cases", "indices", "statuses",
+             "buses", "biases", "Train_Envs", "GAMES")
+    assert [singular(w) for w in names] == ["game", "env", "algo", "seed", "entry", "batch", "class", "case", "index",
+                                            "status", "bus", "bias", "Train_Env", "GAME"]
+    one = ("bus", "status", "class", "ss", "axis", "bias", "series", "task", "env2", "s")
+    assert [singular(w) for w in one] == list(one)  # nothing mangled
+    assert [plural(w) for w in one] == ["buses", "statuses", "classes", "sses", "axes", "biases", "series", "tasks",
+                                        "env2s", "ses"]
+    assert all(plural(singular(w)) == w for w in names)  # a plural name is said as it is
+    assert [count(3, w) for w in ("game", "games", "bus", "class")] == ["3 games", "3 games", "3 buses", "3 classes"]
+    assert [a_or_an(singular(w)) for w in ("algos", "envs", "games", "units", "updates", "hours", "MDPs")] == \
+        ["an algo", "an env", "a game", "a unit", "an update", "an hour", "an MDP"]
+
+
+@pytest.mark.parametrize("column, one, many", [("class", "class", "classes"), ("bus", "bus", "buses"),
+                                               ("status", "status", "statuses"), ("envs", "env", "envs")])
+def test_singular_looking_block_columns_are_not_mangled(column, one, many):
+    df = _incomplete(_plural_named()).rename(columns={"games": column})
+    res = _quiet(lambda: rlstats.bootstrap(df, f"ret ~ algos | `{column}`", rng=1, n_resamples=50, na_action="drop"))
+    assert (f"A2: runs per {one} differ (1 to 4), so the IQM and the optimality gap weigh each {one} alike, a run of "
+            f"{'an' if one[0] in 'ae' else 'a'} {one} with c runs counting c_max / c times (as if every {one} had the "
+            f"algo's most runs, c_max); pooling the runs would weigh the {many} by their runs") in res.notes
+    assert f"1 {one} left out because some algo has no runs there" in "\n".join(res.notes)
 
 
 # ---- 2. subset=: True/False compares only with a column of True/False values ----

@@ -1266,7 +1266,7 @@ _SWEEPS = {name: pd.concat([d.assign(lr=0.1), d.assign(lr=0.01, score=d["score"]
            for name, d in (("apart", APART), ("linked", LINKED))}
 _GROUPS = ("2 groups that never ran on a common task", "group 1: agent_1, agent_2 (on 2 tasks: task_01, task_02), "
            "subset=\"agent in ['agent_1', 'agent_2']\"")
-_CELLS = "agent x task cell(s) have no runs"
+_CELLS = "agent x task cells have no runs"
 _QUICK = {"n_resamples": 200, "rng": 0}
 #: the back ends whose comparisons= names pairs of agents: (name, call on data and comparisons)
 _COMPARING = (("adastop", lambda d, pairs: rlstats.adastop(d, "score ~ agent | task", n=3, K=1, comparisons=pairs,
@@ -2073,7 +2073,7 @@ def test_tasks_whose_steps_never_meet():
 
 def test_an_agent_missing_from_a_task_in_curves_is_named_or_dropped_and_stated():
     gap = CURVES[~((CURVES["agent"] == "agent_2") & (CURVES["task"] == "task_02"))]
-    fails(DesignError, ("1 agent x task cell(s) have no runs (agent 'agent_2' on task 'task_02')",
+    fails(DesignError, ("1 agent x task cell has no runs (agent 'agent_2' on task 'task_02')",
                         "na_action=\"drop\""), rlstats.curves, gap, CURVES_FORMULA, step="step", n_resamples=200)
     noted(("1 task left out because some agent has no runs there", "task_02"), rlstats.curves, gap, CURVES_FORMULA,
           step="step", n_resamples=200, rng=0, na_action="drop")
