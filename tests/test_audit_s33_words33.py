@@ -123,9 +123,54 @@ def _flagged():
     return df
 
 
-@pytest.mark.xfail(strict=True, reason="words33: True/False read as 1/0 against a column of numbers")
 @pytest.mark.parametrize("subset", ["seed > True", "seed == True", "seed != False", "True < seed",
                                     "seed in [True, 2]", "seed not in [False]"])
 def test_boolean_literal_against_numbers_is_refused(subset):
-    with pytest.raises(OptionError, match="column 'seed' holds numbers"):
-        rlstats.task_table(_flagged(), FORMULA, subset=subset)
+    value = "False" if "False" in subset else "True"
+    number = int(value == "True")
+    with pytest.raises(OptionError) as info:
+        rlstats.compare(_flagged(), FORMULA, method="task_table", subset=subset)
+    assert str(info.value) == (
+        f"subset={subset!r}: column 'seed' holds numbers (int64), not True/False values, and {value} is True/False, "
+        f"which Python (and R's subset()) would read as the number {number}; write {number} where the number is "
+        "meant; True/False compares only with a column of True/False values")
+
+
+def test_boolean_literal_against_text_is_refused_naming_its_dtype():
+    with pytest.raises(OptionError) as info:
+        rlstats.compare(_flagged(), FORMULA, method="task_table", subset="lv == True")
+    assert str(info.value) == (
+        f"subset='lv == True': column 'lv' holds text ({_flagged()['lv'].dtype}), not True/False values, and True is "
+        "True/False, which no text equals; write 'True' in quotes where the text is meant; True/False compares only "
+        "with a column of True/False values")
+
+
+@pytest.mark.parametrize("subset, seeds", [("flag == True", [0, 2]), ("flag", [0, 2]), ("~flag", [1, 3]),
+                                           ("flag != False", [0, 2]), ("flag in [False]", [1, 3]),
+                                           ("flag > False", [0, 2]), ("seed > 1", [2, 3])])
+def test_boolean_columns_still_compare_with_true_and_false(subset, seeds):
+    df = _flagged()
+    assert sorted(set(df["seed"][rlstats.conditions.parse_condition(subset).mask(df)])) == seeds
+    res = rlstats.compare(df, FORMULA, method="task_table", subset=subset)
+    assert f"subset={subset!r} kept 8 of 16 rows" in "\n".join(res.notes)  # 2 algos x 2 games x the 2 seeds kept
+
+
+@pytest.mark.parametrize("flag", [pd.array([True, False, None, True] * 4, dtype="boolean"),
+                                  pd.Series([True, False, None, True] * 4, dtype=object)],
+                         ids=["nullable boolean", "objects"])
+def test_boolean_columns_with_missing_values_still_compare(flag):
+    df = _flagged().iloc[:16].assign(flag=flag)
+    mask = rlstats.conditions.parse_condition("flag == True").mask(df)
+    assert mask.tolist() == [True, False, False, True] * 4
+
+
+def test_the_command_line_refuses_true_beside_numbers_alike(tmp_path, capsys):
+    from rlstats.cli import main
+    path = tmp_path / "runs.csv"
+    _flagged().to_csv(path, index=False)
+    status = main(["compare", str(path), FORMULA, "-o", "subset=seed > True"])
+    assert status != 0
+    assert capsys.readouterr().err == (
+        "rlstats: error: -o \"subset=seed > True\": column 'seed' holds numbers (int64), not True/False values, and "
+        "True is True/False, which Python (and R's subset()) would read as the number 1; write 1 where the number is "
+        "meant; True/False compares only with a column of True/False values\n")

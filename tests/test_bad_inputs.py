@@ -905,9 +905,21 @@ def test_compare_with_an_unknown_method(method, phrase):
     # audit s31 bfix31: np.asarray dropped the mask, keeping the values stored under it
     (np.ma.masked_array(np.ones(18, bool), mask=np.arange(18) == 4), OptionError,
      "subset= is a masked array with 1 masked entry (first at position 4), which keeps a row neither in nor out"),
+    # audit s33 words33: Python (and R's subset()) read True as 1 beside numbers: 'seed > True' kept seeds 2, 3, ...
+    ("seed > True", OptionError,
+     "subset='seed > True': column 'seed' holds numbers (int64), not True/False values, and True is True/False, which "
+     "Python (and R's subset()) would read as the number 1; write 1 where the number is meant; True/False compares "
+     "only with a column of True/False values"),
+    ("seed != False", OptionError, "column 'seed' holds numbers (int64), not True/False values, and False is "
+                                   "True/False, which Python (and R's subset()) would read as the number 0; write 0"),
+    ("seed in [0, True]", OptionError, "column 'seed' holds numbers (int64), not True/False values, and True is"),
+    ("True <= seed", OptionError, "column 'seed' holds numbers (int64), not True/False values, and True is"),
+    ("agent == True", OptionError, "column 'agent' holds text"),
 ], ids=["unknown column", "not a condition", "a method call", "keeps nothing", "a value close to one", "short mask",
        "float mask", "a number",
-       "all False", "a number as text", "text as a number", "a Series of other rows", "a masked array"])
+       "all False", "a number as text", "text as a number", "a Series of other rows", "a masked array",
+       "True beside numbers", "False beside numbers", "True in a list of numbers", "True on the left",
+       "True beside text"])
 def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
