@@ -559,7 +559,7 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
 
 def _missing_error(data, column, mask):
     raise DesignError(
-        f"column '{column}' has {int(mask.sum())} missing value(s) (first rows: {_first_rows(data, mask)}); "
+        f"column '{column}' has {count(mask.sum(), 'missing value')} (first rows: {_first_rows(data, mask)}); "
         "remove or fill them, or pass na_action=\"drop\" to drop those rows (the result will say how many)")
 
 
@@ -1400,11 +1400,12 @@ def _check_duplicate_rows(data, formula, y):
     duplicated = np.zeros(len(data), dtype=bool)
     duplicated[candidates[repeated]] = True
     if duplicated.any():
+        repeat = "repeats" if duplicated.sum() == 1 else "repeat"
         raise DesignError(
-            f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run column "
+            f"{count(duplicated.sum(), 'row')} {repeat} another row in every column, including the run column "
             f"'{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run would count "
             "twice; drop them with df.drop_duplicates(), or give each run its own id",
-            command_line=f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run "
+            command_line=f"{count(duplicated.sum(), 'row')} {repeat} another row in every column, including the run "
                          f"column '{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run "
                          "would count twice; remove the repeated lines from the file, or give each run its own id")
 
@@ -1727,7 +1728,7 @@ def _check_unique_replicates(design):
         i, where, _, repeats = found
         raise DesignError(
             f"replicate column '{design.formula.replicate}' repeats id {design.seeds[i]!r} within {where} "
-            f"({repeats} duplicate(s) in all); each run needs its own id within a cell, "
+            f"({count(repeats, 'duplicate')} in all); each run needs its own id within a cell, "
             f"or drop '/{design.formula.replicate}' from the formula to treat rows as replicates")
 
 
@@ -1754,7 +1755,8 @@ def _repeated_id_note(design, data):
     by = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + columns
     # said without pandas code, which the command line's notes could not follow
     return [f"{' and '.join(map(repr, columns))} repeat{'s' if len(columns) == 1 else ''} an id within a cell "
-            f"({said} of {where}: {rows} rows; {repeats} repeated row(s) in all), and each row is counted as a run, "
+            f"({said} of {where}: {rows} rows; {count(repeats, 'repeated row')} in all), and each row is counted as a "
+            "run, "
             f"as the formula names no run column; if those rows are one run's (evaluation episodes, say), average "
             f"them first to one row per {', '.join(map(repr, by[:-1]))} and {by[-1]!r}"]
 

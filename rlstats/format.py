@@ -616,8 +616,8 @@ def plural(word: str) -> str:
 
     >>> [plural(w) for w in ("run", "batch", "match", "box", "entry", "day", "held-out task", "class", "games")]
     ['runs', 'batches', 'matches', 'boxes', 'entries', 'days', 'held-out tasks', 'classes', 'games']
-    >>> [plural(w) for w in ("bus", "status", "bias", "ss", "series", "axis", "index", "env")]
-    ['buses', 'statuses', 'biases', 'sses', 'series', 'axes', 'indices', 'envs']
+    >>> [plural(w) for w in ("bus", "status", "bias", "ss", "series", "axis", "index", "env", "IQM")]
+    ['buses', 'statuses', 'biases', 'sses', 'series', 'axes', 'indices', 'envs', 'IQMs']
     """
     head, last = _last_word(word)
     low = last.lower()
@@ -626,10 +626,10 @@ def plural(word: str) -> str:
     if low in _SAME_IN_BOTH or singular(word) != word:
         return word
     if low.endswith(("s", "x", "z", "ch", "sh")):
-        return word + ("ES" if last.isupper() and len(last) > 1 else "es")
+        return word + "es"
     if len(low) > 1 and low.endswith("y") and low[-2] not in "aeiouy":
-        return word[:-1] + ("IES" if last.isupper() else "ies")
-    return word + ("S" if last.isupper() and len(last) > 1 else "s")
+        return word[:-1] + "ies"
+    return word + "s"  # "IQMs": an abbreviation's plural in lower case
 
 
 #: Words beginning with a vowel letter said with a consonant ("a unit", "a user", "a one-shot", "a European"), and

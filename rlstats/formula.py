@@ -36,7 +36,7 @@ import patsy
 
 from .conditions import ast_depth
 from .errors import DesignError, FormulaError, OptionError, close_names, index_level_hint, rows_named, shown
-from .format import singular
+from .format import count, singular
 from .options import check_choice, keywords_checked
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -972,12 +972,12 @@ def _input_missing(parts, data):
 
 
 def _nonfinite_message(parts, values, bad, data):
-    count = int(bad.sum())
+    n_bad = int(bad.sum())
     kinds = {"NaN": np.isnan, "inf": np.isposinf, "-inf": np.isneginf}
     detail = ", ".join(f"{int(test(values[bad]).sum())} {kind}" for kind, test in kinds.items()
                        if test(values[bad]).any())
     rows = rows_named(data.index, np.flatnonzero(bad))
-    found = f"{count} non-finite value{'s' if count > 1 else ''} ({detail}; first rows: {rows})"
+    found = f"{count(n_bad, 'non-finite value')} ({detail}; first rows: {rows})"
     if parts.simple:
         return (f"column '{parts.response_names[0]}' contains {found}; remove those rows, or pass "
                 "na_action=\"drop\" to drop them (the result will say how many)")

@@ -97,7 +97,9 @@ def test_singular_plural_and_article_of_column_names():
     assert [singular(w) for w in one] == list(one)  # nothing mangled
     assert [plural(w) for w in one] == ["buses", "statuses", "classes", "sses", "axes", "biases", "series", "tasks",
                                         "env2s", "ses"]
-    assert all(plural(singular(w)) == w for w in names)  # a plural name is said as it is
+    assert [plural(w) for w in names] == list(names)  # a plural name is said as it is
+    assert [plural(singular(w)) for w in names[:-1]] == list(names[:-1])  # and its noun's plural is it
+    assert [plural(w) for w in ("IQM", "GAME", "entry")] == ["IQMs", "GAMEs", "entries"]
     assert [count(3, w) for w in ("game", "games", "bus", "class")] == ["3 games", "3 games", "3 buses", "3 classes"]
     assert [a_or_an(singular(w)) for w in ("algos", "envs", "games", "units", "updates", "hours", "MDPs")] == \
         ["an algo", "an env", "a game", "a unit", "an update", "an hour", "an MDP"]

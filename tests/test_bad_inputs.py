@@ -49,7 +49,7 @@ CASES = [
      "seed 0 holds runs of 'task_01', 'task_02', 'task_03' and 'task_04', so each block would pool runs of different "
      "levels of 'game'"),
     ("duplicated rows with a run id", lambda: pd.concat([_atari_like()] * 2), "score ~ agent | game", {},
-     DesignError, "40 row(s) repeat another row"),
+     DesignError, "40 rows repeat another row"),
     ("curves as runs", lambda: rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0),
      "score ~ agent | task", {}, DesignError, "column 'step' takes 4 values"),
     ("columns a MultiIndex (groupby().agg([...]))", lambda: _atari_like().groupby(
@@ -976,7 +976,7 @@ def _set(column, value, rows=slice(None)):
 
 #: (what, how to make it from the back end's clean frame, error, phrases)
 BAD_DATA = [
-    ("all scores NaN", _set("score", np.nan), DesignError, ("column 'score' has", "missing value(s)")),
+    ("all scores NaN", _set("score", np.nan), DesignError, ("column 'score' has", "missing values")),
     ("one score NaN", _set("score", np.nan, [0]), DesignError, "pass na_action=\"drop\" to drop those rows"),
     ("an inf score", _set("score", np.inf, [0]), FormulaError, "column 'score' contains 1 non-finite value (1 inf"),
     ("a -inf score", _set("score", -np.inf, [1]), FormulaError, "(1 -inf; first rows: index label 1)"),
@@ -990,7 +990,7 @@ BAD_DATA = [
      ("column 'score' holds complex numbers (dtype complex128)", "df['score'] = np.real(df['score'])")),
     ("scores that overflow", lambda d: d.assign(score=d["score"] * 1e306), DesignError,
      ("'score' reaches", "overflow to inf")),
-    ("a missing agent", _set("agent", None, [0]), DesignError, "column 'agent' has 1 missing value(s)"),
+    ("a missing agent", _set("agent", None, [0]), DesignError, "column 'agent' has 1 missing value"),
     ("one agent", lambda d: d[d["agent"] == "agent_1"], DesignError, "two agents"),
     ("no rows", lambda d: d.iloc[:0], DesignError, "data has no rows"),
     ("the score column twice", lambda d: pd.concat([d, d[["score"]]], axis=1), DesignError,
@@ -1000,7 +1000,7 @@ BAD_DATA = [
     ("no agent column", lambda d: d.rename(columns={"agent": "algo"}), FormulaError,
      "unknown column 'agent' in the grouping term"),
     ("every row twice", lambda d: pd.concat([d, d]), DesignError,
-     lambda name: "duplicate (run, step) row(s)" if name == "curves" else "row(s) repeat another row in every column"),
+     lambda name: "duplicate (run, step) row(s)" if name == "curves" else "rows repeat another row in every column"),
     ("a dict", lambda d: d.to_dict(), DesignError, lambda name: _not_a_frame(name, "dict")),
     ("a file name", lambda d: "runs.csv", DesignError, lambda name: _not_a_frame(name, "str")),
     ("a numpy array", lambda d: d.to_numpy(), DesignError, lambda name: _not_a_frame(name, "ndarray")),
@@ -1186,7 +1186,7 @@ def test_bounds_with_a_normaliser_and_a_ready_design():
     fails(DesignError, "8 row(s) of 'score' lie outside the bounds [0, 1000] (bounds=(0, 1000)): index label 0 (agent 'A', "
           "task 'x', value 1001.0)", rlstats.bootstrap, seeds, "score ~ agent | task/run/seed", bounds=(0, 1000))
     capped = SWEEP.assign(score=np.minimum(SWEEP["score"], 15.0))
-    noted(("end(s) of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
+    noted(("of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
           rlstats.tuning, capped, "score ~ agent | task/seed", config="lr", views=["best_set"], bounds=(None, 15),
           n_resamples=200, rng=0)
 
@@ -1561,7 +1561,7 @@ def test_power(what, method, options, error, phrases):
 PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
     ("misspelt formula", {"formula": "score ~ agnt | task"}, FormulaError, "unknown column 'agnt' in the grouping"),
     ("no formula", {"formula": None}, OptionError, "formula is required with a pilot DataFrame"),
-    ("all scores NaN", {"design": TINY.assign(score=np.nan)}, DesignError, "column 'score' has 18 missing value(s)"),
+    ("all scores NaN", {"design": TINY.assign(score=np.nan)}, DesignError, "column 'score' has 18 missing values"),
     ("no rows", {"design": TINY.iloc[:0]}, DesignError, "data has no rows"),
     ("shifted agent unknown", {"shifted_agent": "nobody"}, OptionError, "shifted_agent='nobody' is not an agent"),
     ("resample unknown", {"resample": "tasks"}, OptionError, "resample='tasks' is not one of the allowed values"),
@@ -1688,7 +1688,7 @@ def test_power_drops_missing_pilot_runs_when_asked_and_says_so():
     pilot = _set("score", np.nan, [0])(TINY)
     message = fails(DesignError, "pass na_action=\"drop\"", rlstats.power, "skillings_mack",
                     **{**PILOT, "design": pilot})
-    assert "column 'score' has 1 missing value(s)" in message
+    assert "column 'score' has 1 missing value" in message
     noted("1 of 18 rows dropped (na_action=\"drop\")", rlstats.power, "skillings_mack",
           **{**PILOT, "design": pilot}, na_action="drop")
 
@@ -1905,11 +1905,11 @@ RUN_CASES = [  # (what, data, options, error, phrases); each run through summari
     ("eval_env text", CURVES, {"eval_env": "x"}, OptionError, "eval_env"),
     ("steps as text", CURVES.assign(step=CURVES["step"].astype(str)), {}, DesignError,
      "step column 'step' holds object values"),
-    ("a missing step", _set("step", np.nan, [0])(CURVES), {}, DesignError, "column 'step' has 1 missing value(s)"),
+    ("a missing step", _set("step", np.nan, [0])(CURVES), {}, DesignError, "column 'step' has 1 missing value"),
     ("an infinite step", _set("step", np.inf, [0])(CURVES.assign(step=CURVES["step"].astype(float))), {},
      DesignError, "step column 'step' has 1 missing or infinite value(s)"),
     ("no rows", CURVES.iloc[:0], {}, DesignError, "data has no rows"),
-    ("all scores NaN", CURVES.assign(score=np.nan), {}, DesignError, "column 'score' has 90 missing value(s)"),
+    ("all scores NaN", CURVES.assign(score=np.nan), {}, DesignError, "column 'score' has 90 missing values"),
     ("every row twice", pd.concat([CURVES, CURVES]), {}, DesignError,
      "run '0' of agent 'agent_1' on task 'task_01' has 2 rows at step 0"),
     # [audit s20 logs20, review20] a text column constant along each of two runs named alike names them apart; one
@@ -1952,7 +1952,7 @@ SUMMARY_CASES = [  # (what, options, error, phrases)
     ("k zero", {"how": "last_k_mean", "k": 0}, OptionError, "k must be at least 1, got 0"),
     ("k fractional", {"how": "last_k_mean", "k": 2.5}, OptionError, "k must be a whole number, got 2.5"),
     ("k beyond the runs", {"how": "last_k_mean", "k": 10**9}, DesignError,
-     "18 run(s) have fewer than k=1000000000 logged values; lower k"),
+     "18 runs have fewer than k=1000000000 logged values; lower k"),
     ("no threshold", {"how": "time_to_threshold"}, OptionError, "time_to_threshold needs threshold="),
     ("threshold text", {"how": "time_to_threshold", "threshold": "x"}, OptionError, "needs threshold= (a number"),
     ("threshold NaN", {"how": "time_to_threshold", "threshold": float("nan")}, OptionError, "threshold"),
@@ -2173,7 +2173,7 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
      "agent 'a' has 1 missing or infinite score in this batch (inf)"),
     # [audit s18 left18b] grouped by name, a row without its agent was an agent 'nan'
     ("a missing agent", BATCH.assign(agent=["a", None, "a", "b", "b", "b"]), {}, DesignError,
-     "column 'agent' has 1 missing value(s) (first rows: index label 1); remove or fill them"),
+     "column 'agent' has 1 missing value (first rows: index label 1); remove or fill them"),
     ("scores as text", BATCH.assign(score=list("abcdef")), {}, DesignError,
      "scores of agent 'a' are not numbers: ['a', 'b', 'c']"),
     ("no score column", BATCH.rename(columns={"score": "return"}), {}, DesignError,
@@ -3629,7 +3629,7 @@ def test_nested_replicates():
           data.assign(run=np.nan), "score ~ agent | task/run/seed", na_action="drop")
     gap = data.copy()
     gap.loc[5, "score"] = np.nan
-    fails(DesignError, "column 'score' has 1 missing value(s) (first rows: index label 5)", rlstats.compare, gap,
+    fails(DesignError, "column 'score' has 1 missing value (first rows: index label 5)", rlstats.compare, gap,
           "score ~ agent | task/run/seed")
 
 
@@ -3978,7 +3978,7 @@ HUE_CASES = [  # (what, plot keywords, phrases)
     ("an unknown agent", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a", "DQN": "b"}},
      ("'DQN' in hue= is not an agent", "the agents are: 'agent_1'")),
     ("a missing agent", {"hue": {"agent_1": "a", "agent_2": "b"}},
-     ("hue= gives no group for 1 agent(s): 'agent_3'", "give every agent")),
+     ("hue= gives no group for 1 agent: 'agent_3'", "give every agent")),
     ("a column without data=", {"hue": "family"}, "pass the data too, e.g. res.plot(hue='family', data=df)"),
     ("a column not in data", {"hue": "kind", "data": _HUE_FRAME}, "hue='kind' is not a column of data"),
     ("a column that changes within an agent", {"hue": "task", "data": _HUE_FRAME},

@@ -498,7 +498,8 @@ def _past_the_scores_notes(design, tables):
             way = f"pass bounds={pair} to clip them to it"
         else:
             way = "pass bounds= with the scores' known limits to clip them"
-        notes.append(f"{moved} end(s) of {', and of '.join(what)} lie {past} {where}: if the scores cannot {exceed} "
+        notes.append(f"{fmt.count(moved, 'end')} of {', and of '.join(what)} {'lies' if moved == 1 else 'lie'} {past} "
+                     f"{where}: if the scores cannot {exceed} "
                      f"it (a cap), {way}, which keeps the coverage (the true value lies within)")
     return notes
 
