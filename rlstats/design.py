@@ -1269,7 +1269,8 @@ def _pooled_tasks(data, formula, pool_tasks, notes, extra_columns):
         others = [c for c, _ in found if c != column]
         also = f" (also block-like: {', '.join(repr(c) for c in others)})" if others else ""
         found_text = (f"data contain {levels} {'tasks' if column == 'task' else 'levels'} (column '{column}'), each "
-                      f"with runs of two or more agents, but the formula '{formula.text}' has no blocking term, so "
+                      f"with runs of two or more {plural(formula.arm_word)}, but the formula '{formula.text}' has no "
+                      "blocking term, so "
                       f"they would be pooled at their own scales{also}; use '{formula.response} ~ {formula.groups} | "
                       f"{column}', ")
         not_block = f"if '{column}' is not a block (it numbers runs or batches, say), "
@@ -1283,9 +1284,11 @@ def _pooled_tasks(data, formula, pool_tasks, notes, extra_columns):
         python, command_line = ((f"formula={blocked!r} and {way.python}", f"--formula {shell_word(blocked)} "
                                  f"{way.command_line}") if way.option == "tasks=" else (way.python, way.command_line))
         raise DesignError(
-            found_text + f"filter the data to one {column} (pass {python} to {way.function}), or, {not_block}pool on "
+            found_text + f"filter the data to one {singular(column)} (pass {python} to {way.function}), or, "
+            f"{not_block}pool on "
             f"purpose: rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
-            command_line=found_text + f"keep the rows of one {column} ({command_line} with {way.command}), or, "
+            command_line=found_text + f"keep the rows of one {singular(column)} ({command_line} with "
+            f"{way.command}), or, "
             f"{not_block}remove the column '{column}' from the file to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 

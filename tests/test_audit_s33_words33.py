@@ -81,6 +81,19 @@ def test_averaged_seeds_note_says_per_algo_and_game():
             in res.notes), res.notes
 
 
+def test_pooled_tasks_refusal_and_tuning_unit_say_one_game_and_algo():
+    df = _plural_named(agents=2, tasks=3, seeds=3)
+    with pytest.raises(DesignError) as info:
+        rlstats.compare(df, "ret ~ algos")
+    assert str(info.value).startswith(
+        "data contain 3 levels (column 'games'), each with runs of two or more algos, but the formula 'ret ~ algos' "
+        "has no blocking term, so they would be pooled at their own scales; use 'ret ~ algos | games', filter the "
+        "data to one game (pass subset=\"games in ['g0']\" to rlstats.compare)")
+    res = _quiet(lambda: rlstats.tuning(df, "ret ~ algos | games/seeds", views=["best_set"], n_resamples=100, rng=0))
+    assert "no config= columns: each algo is one configuration (nothing was tuned)" in res.notes
+    assert "the unit is the algo: seeds ('seeds') are nested in it and resampled only within it" in res.notes
+
+
 def test_count_of_one_says_the_singular():
     from rlstats.format import count
     assert [count(1, w) for w in ("games", "envs", "algos", "seeds", "bus", "status", "class", "ss")] == \
