@@ -30,7 +30,7 @@ import pandas as pd
 
 from .design import arm_label, block_label, data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
-from .format import count, format_step
+from .format import count, format_step, singular
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import Note, key_values, rebind, set_notes
@@ -752,7 +752,7 @@ def logged_unit(data: Any) -> str:
     record = FORMATS.get(str(getattr(log, "format", "")))
     if record is None or record.values == "logged values":
         return "evaluation"
-    return record.values[:-1] if record.values.endswith("s") else record.values
+    return singular(record.values)  # "episodes" -> "episode": format's one rule of a noun's number
 
 
 def filled_note(design: Design, starts: NDArray[np.intp], filled: Sequence[NDArray[np.bool_]],
@@ -1113,12 +1113,13 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                     f"{format_step(grid[cells[i]][0])}), so the areas would not be comparable; fill or remove those "
                     "rows yourself, or pass steps= that avoid them")
             if how == "auc" and incomplete.any():
+                one = incomplete.sum() == 1
                 raise DesignError(
-                    f"{count(incomplete.sum(), 'run')} {'does' if incomplete.sum() == 1 else 'do'} not cover the steps "
-                    f"{format_step(grid[0])} to "
-                    f"{format_step(grid[-1])} of task {design.tasks[t]!r} (e.g. "
-                    f"{run_label(design, starts[mine[np.argmax(incomplete)]])}), so their areas are not "
-                    "comparable; pass steps= covering a range every run reached")
+                    f"{count(incomplete.sum(), 'run')} {'does' if one else 'do'} not cover the steps "
+                    f"{format_step(grid[0])} to {format_step(grid[-1])} of task {design.tasks[t]!r} (e.g. "
+                    f"{run_label(design, starts[mine[np.argmax(incomplete)]])}), so "
+                    f"{'its area is' if one else 'their areas are'} not comparable; pass steps= covering a range "
+                    "every run reached")
             for i, row in zip(mine, matrix):
                 runs[i], run_steps[i] = row[~np.isnan(row)], grid[~np.isnan(row)]
                 read = ~np.isnan(row)
