@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .errors import DesignError, OptionError, rows_described
-from .format import signif
+from .format import count, signif
 from .statistics import block_ranges, near_ties
 
 if TYPE_CHECKING:
@@ -180,8 +180,8 @@ def clipped_note(moved: int, what: str, bounds: Bounds, kind: str = "score", gam
     where = Bounds(low, high, "").text
     scale = {"score": "the score's bounds", "difference": "the largest difference the bounds allow",
              "optimality_gap": "the optimality gap's range" + ("" if bounds is UNBOUNDED else " under the bounds")}[kind]
-    return (f"{moved} end(s) of {what} clipped to {where}, {scale} ({bounds.source}): the true value lies within "
-            "them, so clipping keeps the coverage")
+    return (f"{count(moved, 'end')} of {what} clipped to {where}, {scale} ({bounds.source}): the true value lies "
+            "within them, so clipping keeps the coverage")
 
 
 def with_bounds(design: Any, bounds: object) -> Any:

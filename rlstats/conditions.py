@@ -21,8 +21,10 @@ logic, and a row where the whole condition is unknown is not kept (:meth:`Condit
 ``NaN != 0.1``. ``in`` is R's ``%in%``, never unknown: a missing value is not in the list, so ``x not in [0.1]``
 keeps it, as R's ``!(x %in% 0.1)`` and pandas' ``~isin`` do. A column of numbers tested for (in)equality or
 membership with text, or a column of text with a number, is an error saying how to write the value: numbers never
-equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). ``<``, ``<=``, ``>`` and
-``>=`` on an ordered categorical (a polars Enum among them) compare its levels' order, as pandas and R do:
+equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). True and False compare
+only with a column of True/False values (``flag == True``, or ``flag`` alone): beside numbers Python and R read True
+as 1, so ``seed > True`` would keep the seeds above 1, an error here naming the column and its dtype. ``<``, ``<=``,
+``>`` and ``>=`` on an ordered categorical (a polars Enum among them) compare its levels' order, as pandas and R do:
 ``level >= 'medium'`` keeps medium and hard of easy < medium < hard (the subset's note says which levels each such
 comparison kept), and a value that is none of its levels is an error naming them (True/False is a level only of
 True/False levels, though Python's True == 1); an unordered categorical compares
@@ -277,7 +279,9 @@ class Condition:
         error naming both and the way to write the value; a column of dates or durations with any literal, the error of
         ``<`` there. Numbers never equal text, so ``agent != '10'`` on agents
         held as numbers kept every row, agent 10's too, and ``agent == '10'`` none (audit s22); R's ``subset()``
-        would compare their text."""
+        would compare their text. True/False compares only with a column of True/False values
+        (:meth:`_check_booleans`)."""
+        self._check_booleans(op, left, right, data)
         if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
             return  # an ordered categorical's levels: _by_level
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
@@ -307,6 +311,38 @@ class Condition:
             said = f"subset={self.text!r}: {found}; {way}"
             raise OptionError(said, command_line=said)
 
+
+    def _check_booleans(self, op, left, right, data):
+        """A True/False literal compared with a column that holds no True/False values (any operator, either side,
+        an ``in`` list's element): an error naming the column, its dtype and the literal, with the way to write what
+        was meant. Python reads True as 1, so ``seed > True`` kept the seeds above 1 and ``seed in [True, 2]`` seeds
+        1 and 2, as R's ``subset()`` does; a careful reader takes True/False beside numbers for a mistake (audit s33
+        words33). A boolean column (``flag == True``, nullable or held as objects) compares as before; an ordered
+        categorical's order comparisons are :meth:`_by_level`'s, which says True/False is none of its levels."""
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+            pairs = [(left, element) for element in right.elts]
+        else:
+            pairs = [(left, right), (right, left)]
+        for name, literal in pairs:
+            if not (isinstance(name, ast.Name) and _is_literal(literal) and _is_bool(_literal(literal))):
+                continue
+            column = self._column(name.id)
+            values = data[column]
+            if _holds_booleans(values) or (isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE))
+                                           and self._ordered_dtype(name, data) is not None):
+                continue
+            value, kind = _literal(literal), _column_kind(values)
+            held = f"{kind} ({values.dtype})" if kind else f"{values.dtype} values"
+            if kind == "numbers":
+                why = (f"which Python (and R's subset()) would read as the number {int(value)}; write {int(value)} "
+                       "where the number is meant")
+            elif kind == "text":
+                why = f"which no text equals; write {str(value)!r} in quotes where the text is meant"
+            else:
+                why = "which no value of it equals"
+            said = (f"subset={self.text!r}: column {column!r} holds {held}, not True/False values, and {value!r} is "
+                    f"True/False, {why}; True/False compares only with a column of True/False values")
+            raise OptionError(said, command_line=said)
 
     def _ordered_dtype(self, node, data):
         """The column ``node`` names and its dtype where that is an ordered categorical (compared by its levels' order,
@@ -399,6 +435,16 @@ def _holds_dates(column):
         return pd.api.types.infer_dtype(values, skipna=True) in _DATE_KINDS
     return (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
             or isinstance(dtype, pd.PeriodDtype))
+
+
+def _holds_booleans(column):
+    """Whether a column (or a Categorical's categories) holds True/False values: a bool or nullable boolean dtype, or
+    objects every one of which present is True or False (none present: nothing a literal could misread)."""
+    import pandas as pd
+
+    values = pd.Series(column.cat.categories) if isinstance(column.dtype, pd.CategoricalDtype) else column
+    return (pd.api.types.is_bool_dtype(values.dtype)
+            or values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) in ("boolean", "empty"))
 
 
 #: pandas' infer_dtype of an object column whose every value present is a date, a time or a duration

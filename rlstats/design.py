@@ -26,7 +26,7 @@ from .conditions import Condition, parse_condition
 from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, kept_by, keeping, label_literal,
                            leaving_out, subset_dropping_attempts)
 from . import statistics
-from .format import count, join_and, name_list, names_shown, natural_key, plural
+from .format import count, join_and, name_list, names_shown, natural_key, plural, singular
 from .errors import DesignError, OptionError, RlstatsError, agent_named, called_as, rows_named, shell_word, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas, frame_library
@@ -374,6 +374,8 @@ class Design:
         # the formula's columns as nouns (audit s32 block32: "agent x task cell(s)" of 'ret ~ algo | env')
         task, agent = self.block_word, self.arm_word
         tasks, agents = plural(task), plural(agent)
+        n = len(cells)  # counted by the one rule, not "cell(s)" (audit s33 words33: "1 games(s)")
+        lacking = f"{count(n, f'{agent} x {task} cell')} {'has' if n == 1 else 'have'} no runs"
         if na_action == "raise":
             shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")
             if incomplete.all():  # dropping incomplete tasks would leave none (audit s28): offer agents out instead
@@ -382,7 +384,7 @@ class Design:
                 ran_all = tuple(a for a, r in zip(self.agents, ran) if r)
                 way = keeping(self.formula.groups, ran_all, tuple(a for a, r in zip(self.agents, ran) if not r),
                               self.numeric_agents)  # an option of what was called: power() takes no subset=
-                found = (f"{len(cells)} {agent} x {task} cell(s) have no runs ({shown}); {why}, and no {task} has "
+                found = (f"{lacking} ({shown}); {why}, and no {task} has "
                          f"runs of every {agent}, so leaving out the incomplete {tasks} would leave none: add those "
                          f"runs, or leave out {agents} by passing ")
                 # with na_action="drop", as the agents kept may still miss tasks (audit s28: a second refusal)
@@ -392,9 +394,9 @@ class Design:
                                   command_line=found + f"{way.command_line} -o na_action=drop to {way.command}"
                                   + kept_said)
             raise DesignError(
-                f"{len(cells)} {agent} x {task} cell(s) have no runs ({shown}); {why}: add those runs, or leave out "
+                f"{lacking} ({shown}); {why}: add those runs, or leave out "
                 f"the {tasks} or {agents} that are missing, or pass na_action=\"drop\" to leave out the "
-                f"{int(incomplete.sum())} {task}(s) where some {agent} has no runs")
+                f"{count(int(incomplete.sum()), task)} where some {agent} has no runs")
         if incomplete.all():
             # the option's doing, said (review s30: the refusal named neither it nor what needed every agent)
             raise DesignError(f"no {task} has runs of every {agent}, so na_action=\"{na_action}\" leaves none ({why}); "
@@ -654,7 +656,7 @@ def _timed_column(note):
 
 def _missing_error(data, column, mask):
     raise DesignError(
-        f"column '{column}' has {int(mask.sum())} missing value(s) (first rows: {_first_rows(data, mask)}); "
+        f"column '{column}' has {count(mask.sum(), 'missing value')} (first rows: {_first_rows(data, mask)}); "
         "remove or fill them, or pass na_action=\"drop\" to drop those rows (the result will say how many)")
 
 
@@ -906,7 +908,7 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
     if n_dropped:
         agent, task, y = agent[keep], task[keep], y[keep]
     _check_magnitude(y, formula)
-    agent, agent_labels, note = _drop_unused(agent, labels["agent"], formula.groups)
+    agent, agent_labels, note = _drop_unused(agent, labels["agent"], formula.arm_word)
     notes += [note] if note else []
     task, task_labels, note = _drop_unused(task, labels["task"], formula.block_word)
     notes += [note] if note else []
@@ -1263,7 +1265,7 @@ def _average_nested(data, formula, env, options):
     if dropped.any():
         if dropped.all():
             raise DesignError("no rows are left after dropping missing values")
-        gone = [f"{column} '{v}'" for column in (formula.groups, formula.blocks)
+        gone = [f"{singular(column)} '{v}'" for column in (formula.groups, formula.blocks)
                 for v in pd.unique(data[column][dropped].dropna()) if v not in set(data[column][~dropped])]
         drop_note = (f"{int(dropped.sum())} of {len(data)} rows dropped (na_action=\"drop\") before the seeds were "
                      f"averaged: {'; '.join(reasons)}" + (f" (every row of {join_and(gone, limit=6)})" if gone else ""))
@@ -1286,10 +1288,11 @@ def _average_nested(data, formula, env, options):
     # a column's name as a noun by format.plural's rule: "batch" -> "batches" (AdaStop's MuJoCo runs read "1-6 batchs")
     span = lambda s, word: (count(s.min(), word) if s.min() == s.max()  # noqa: E731
                             else f"{s.min()}-{s.max()} {plural(word)}")
-    note = (f"seeds ('{seed}') averaged within each {outer}: the {outer} is the unit, {span(runs, outer)} of "
-            f"{span(seeds, 'seed')} per {formula.groups} and {formula.blocks}")
+    run = singular(outer)  # the columns as nouns: "each run", "per algo and game" of '| games/runs/seeds' (words33)
+    note = (f"seeds ('{seed}') averaged within each {run}: the {run} is the unit, {span(runs, run)} of "
+            f"{span(seeds, 'seed')} per {formula.arm_word} and {formula.block_word}")
     if seeds.min() != seeds.max():
-        note += f" (unequal: each {outer}'s mean counts as one, whatever its number of seeds)"
+        note += f" (unequal: each {run}'s mean counts as one, whatever its number of seeds)"
     quoted = lambda c: f"`{c}`"  # noqa: E731
     text = f"{quoted(name)} ~ {quoted(formula.groups)} | {quoted(formula.blocks)}/{quoted(outer)}"
     # the notes ride on as records re-stated for the rows kept and then the runs averaged (provenance.rebind; the
@@ -1405,7 +1408,8 @@ def _pooled_tasks(data, formula, pool_tasks, notes, extra_columns):
         others = [c for c, _ in found if c != column]
         also = f" (also block-like: {', '.join(repr(c) for c in others)})" if others else ""
         found_text = (f"data contain {levels} {'tasks' if column == 'task' else 'levels'} (column '{column}'), each "
-                      f"with runs of two or more agents, but the formula '{formula.text}' has no blocking term, so "
+                      f"with runs of two or more {plural(formula.arm_word)}, but the formula '{formula.text}' has no "
+                      "blocking term, so "
                       f"they would be pooled at their own scales{also}; use '{formula.response} ~ {formula.groups} | "
                       f"{column}', ")
         not_block = f"if '{column}' is not a block (it numbers runs or batches, say), "
@@ -1419,9 +1423,11 @@ def _pooled_tasks(data, formula, pool_tasks, notes, extra_columns):
         python, command_line = ((f"formula={blocked!r} and {way.python}", f"--formula {shell_word(blocked)} "
                                  f"{way.command_line}") if way.option == "tasks=" else (way.python, way.command_line))
         raise DesignError(
-            found_text + f"filter the data to one {column} (pass {python} to {way.function}), or, {not_block}pool on "
+            found_text + f"filter the data to one {singular(column)} (pass {python} to {way.function}), or, "
+            f"{not_block}pool on "
             f"purpose: rlstats.build(df, '{formula.text}', pool_tasks=True) and pass that Design",
-            command_line=found_text + f"keep the rows of one {column} ({command_line} with {way.command}), or, "
+            command_line=found_text + f"keep the rows of one {singular(column)} ({command_line} with "
+            f"{way.command}), or, "
             f"{not_block}remove the column '{column}' from the file to pool its runs on purpose")
     notes.append(f"runs of {levels} levels of '{column}' pooled into one comparison (pool_tasks=True)")
 
@@ -1498,9 +1504,10 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, re
     elif formula.replicate is not None:
         ways = f"'{head}{column}/{formula.outer or formula.blocks}/{formula.replicate}'"
     else:
-        ways = (f"'{head}{column}/{formula.blocks}' (each {column} a block, its {plural(formula.blocks)} the runs) "
-                f"or '{head}{column}:{formula.blocks}' (each {column}'s {formula.blocks} a block, its agents' runs "
-                "matched)")
+        noun, block = singular(column), formula.block_word  # the columns as nouns (audit s33 words33)
+        ways = (f"'{head}{column}/{formula.blocks}' (each {noun} a block, its {plural(block)} the runs) "
+                f"or '{head}{column}:{formula.blocks}' (each {noun}'s {block} a block, its {plural(formula.arm_word)}' "
+                "runs matched)")
     what = "tasks" if column == "task" else f"levels of '{column}'"
     found_text = (f"the formula '{formula.text}' blocks on '{term}', which names runs, but column '{column}' "
                   f"({levels} levels) takes several values within its blocks{also}: {term} {label(block)} holds runs "
@@ -1628,11 +1635,12 @@ def _check_duplicate_rows(data, formula, y):
     duplicated = np.zeros(len(data), dtype=bool)
     duplicated[candidates[repeated]] = True
     if duplicated.any():
+        repeat = "repeats" if duplicated.sum() == 1 else "repeat"
         raise DesignError(
-            f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run column "
+            f"{count(duplicated.sum(), 'row')} {repeat} another row in every column, including the run column "
             f"'{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run would count "
             "twice; drop them with df.drop_duplicates(), or give each run its own id",
-            command_line=f"{int(duplicated.sum())} row(s) repeat another row in every column, including the run "
+            command_line=f"{count(duplicated.sum(), 'row')} {repeat} another row in every column, including the run "
                          f"column '{named[0]}' (first repeats: {_first_rows(data, duplicated)}), so the same run "
                          "would count twice; remove the repeated lines from the file, or give each run its own id")
 
@@ -1707,8 +1715,9 @@ def _key_label(data, design, i, run_key):
 
 def arm_label(formula, label):
     """"agent 'a'": an arm as the notes and errors name it, by the formula's column ("landscape 'x'" of
-    ``score ~ landscape | task``, not "agent": audit s31 rfix31e)."""
-    return f"{formula.groups} {label!r}"
+    ``score ~ landscape | task``, not "agent": audit s31 rfix31e; "algo 'a'" of ``| algos``,
+    :attr:`rlstats.formula.Formula.arm_word`)."""
+    return f"{formula.arm_word} {label!r}"
 
 
 def block_label(formula, label):
@@ -1970,7 +1979,7 @@ def _check_unique_replicates(design):
         i, where, _, repeats = found
         raise DesignError(
             f"replicate column '{design.formula.replicate}' repeats id {design.seeds[i]!r} within {where} "
-            f"({repeats} duplicate(s) in all); each run needs its own id within a cell, "
+            f"({count(repeats, 'duplicate')} in all); each run needs its own id within a cell, "
             f"or drop '/{design.formula.replicate}' from the formula to treat rows as replicates")
 
 
@@ -1997,7 +2006,8 @@ def _repeated_id_note(design, data):
     by = [k for k in (f.groups, f.blocks, *f.crossed) if k is not None] + columns
     # said without pandas code, which the command line's notes could not follow
     return [f"{' and '.join(map(repr, columns))} repeat{'s' if len(columns) == 1 else ''} an id within a cell "
-            f"({said} of {where}: {rows} rows; {repeats} repeated row(s) in all), and each row is counted as a run, "
+            f"({said} of {where}: {rows} rows; {count(repeats, 'repeated row')} in all), and each row is counted as a "
+            "run, "
             f"as the formula names no run column; if those rows are one run's (evaluation episodes, say), average "
             f"them first to one row per {', '.join(map(repr, by[:-1]))} and {by[-1]!r}"]
 

@@ -36,6 +36,7 @@ import patsy
 
 from .conditions import ast_depth
 from .errors import DesignError, FormulaError, OptionError, close_names, index_level_hint, rows_named, shown
+from .format import count, singular
 from .options import check_choice, keywords_checked
 
 __all__ = ["Formula", "Response", "parse", "check_columns", "evaluate_response"]
@@ -156,14 +157,15 @@ class Formula:
         ``score ~ agent | game``: "3 runs per game", "the games both ran", plural by :func:`rlstats.format.plural`),
         as the arms are called by theirs (:attr:`groups`, :func:`rlstats.design.arm_label`); "task" where the formula
         names none (``score ~ agent``). With ``| task`` the words are the package's own, which tests pin (audit s32
-        block32: "runs per task" of ``| env``)."""
-        return "task" if self.blocks is None else self.blocks
+        block32: "runs per task" of ``| env``). A column named as a plural is said as one of them: "game" of
+        ``| games``, "1 game", "every game", by :func:`rlstats.format.singular` (audit s33 words33: "1 games")."""
+        return "task" if self.blocks is None else singular(self.blocks)
 
     @property
     def arm_word(self) -> str:
         """The arms as sentences about the data call them: the arm column as a noun ("algo" of ``ret ~ algo | env``),
-        beside :attr:`block_word`."""
-        return self.groups
+        beside :attr:`block_word`; "algo" of ``ret ~ algos | games`` ("every algo", not "every algos")."""
+        return singular(self.groups)
 
     @property
     def normal_form(self) -> str:
@@ -970,12 +972,12 @@ def _input_missing(parts, data):
 
 
 def _nonfinite_message(parts, values, bad, data):
-    count = int(bad.sum())
+    n_bad = int(bad.sum())
     kinds = {"NaN": np.isnan, "inf": np.isposinf, "-inf": np.isneginf}
     detail = ", ".join(f"{int(test(values[bad]).sum())} {kind}" for kind, test in kinds.items()
                        if test(values[bad]).any())
     rows = rows_named(data.index, np.flatnonzero(bad))
-    found = f"{count} non-finite value{'s' if count > 1 else ''} ({detail}; first rows: {rows})"
+    found = f"{count(n_bad, 'non-finite value')} ({detail}; first rows: {rows})"
     if parts.simple:
         return (f"column '{parts.response_names[0]}' contains {found}; remove those rows, or pass "
                 "na_action=\"drop\" to drop them (the result will say how many)")

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, close_names, index_level_hint, rows_described, warn
 from .options import check_bool, keywords_checked
-from .format import count, integer, join_and, listed, names_shown, plural, signif
+from .format import count, integer, join_and, listed, names_shown, plural, signif, singular
 from .interop import frame_library, as_pandas
 from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
                          key_values)
@@ -254,7 +254,8 @@ def _check_range(rule_or_name, df, values, lo, hi, by, score, agent, kept=None):
             f"episodes), but {int(outside.sum())} row(s) of '{score}' lie outside it: {rows}; these are not Control "
             "Suite returns at the default episode length (another time limit, summed or shaped rewards?): check "
             "them, or normalise with a reference frame that states their range")
-    return (f"; {int(outside.sum())} score(s) lie outside the table's [low, high] range of their task "
+    lie = "lies" if outside.sum() == 1 else "lie"
+    return (f"; {count(outside.sum(), 'score')} {lie} outside the table's [low, high] range of their task "
             f"(first: {rows}), which is a convention rather than a bound, so they are kept (normalised below 0 or "
             "above 1)")
 
@@ -720,9 +721,10 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
         items = tuple(((t,), (t, float(a), float(b))) for t, a, b in zip(ref[by], ref["min"], ref["max"]))
         where = "in the rows subset= kept" if subset else "in the data"
         if averaged is not None:  # the bounds of the run means, not of the seeds' scores (audit s22)
-            where = f"among the {averaged} means (each {averaged}'s seeds averaged) {where}"
+            run = singular(averaged)  # the run column as a noun: '| task/runs/seed' averages each run (words33)
+            where = f"among the {run} means (each {run}'s seeds averaged) {where}"
         if kept is not None and not kept.all():
-            where += f" less the {int((~kept).sum())} row(s) dropped for a missing value in another column"
+            where += f" less the {count((~kept).sum(), 'row')} dropped for a missing value in another column"
         if step is not None:  # learning curves: one range over the whole run, not per step (audit s22)
             where += f", over every step logged in '{step}'"
         note = Note(_minmax_text(score, [payload for _, payload in items], where), scope="rows", keys=(by,),

@@ -36,7 +36,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .format import join_and
+from .format import count, join_and
 
 #: Key of ``DataFrame.attrs`` with the sentences about how the frame was made (what results print).
 NOTES_ATTR = "rlstats_notes"
@@ -318,7 +318,7 @@ def _counts_rows(word, data):
 def left_out_note(n_rows: int) -> Note:
     """The one line saying how many rows of the frame are not in these data, whose notes are not shown."""
     if n_rows > 0:
-        text = (f"these data lack {n_rows:,} row{'' if n_rows == 1 else 's'} of the frame they were taken from; notes "
+        text = (f"these data lack {count(n_rows, 'row')} of the frame they were taken from; notes "
                 f"about {'that row' if n_rows == 1 else 'those rows'} alone are not shown")
     else:  # every row is here, but among others (a concat) or under other column names: notes that name them fail
         text = "notes of the frame these rows came from that no longer hold for them are not shown"

@@ -30,7 +30,7 @@ import pandas as pd
 
 from .design import CENSORED, arm_label, block_label, data_and_formula, design_of, public_function
 from .interop import TABLE, as_pandas
-from .format import count, format_step
+from .format import count, format_step, singular
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import SMALLER_BETTER, Note, key_values, rebind, set_notes
@@ -752,7 +752,7 @@ def logged_unit(data: Any) -> str:
     record = FORMATS.get(str(getattr(log, "format", "")))
     if record is None or record.values == "logged values":
         return "evaluation"
-    return record.values[:-1] if record.values.endswith("s") else record.values
+    return singular(record.values)  # "episodes" -> "episode": format's one rule of a noun's number
 
 
 def filled_note(design: Design, starts: NDArray[np.intp], filled: Sequence[NDArray[np.bool_]],
@@ -1082,7 +1082,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         empty = [i for i, r in enumerate(rows) if r.size == 0]
         if empty:
             i = starts[empty[0]]
-            raise DesignError(f"{len(empty)} run(s) have no logged step within steps= ({format_step(within[0])} to "
+            raise DesignError(f"{count(len(empty), 'run')} {'has' if len(empty) == 1 else 'have'} no logged step "
+                              f"within steps= ({format_step(within[0])} to "
                               f"{format_step(within[1])}; e.g. {run_label(design, i)}, logged from step "
                               f"{format_step(logged[i])} to {format_step(logged[stops[empty[0]] - 1])}); pass steps= "
                               "spanning a range every run logs")
@@ -1112,16 +1113,18 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
             if how == "auc" and unread:
                 i = unread[0]
                 raise DesignError(
-                    f"{int(sum(cells[j].sum() for j in unread))} grid step(s) of task {design.tasks[t]!r} would read "
+                    f"{count(sum(cells[j].sum() for j in unread), 'grid step')} of task {design.tasks[t]!r} would read "
                     f"a row dropped by na_action={na_action!r} (e.g. {run_label(design, starts[i])} at step "
                     f"{format_step(grid[cells[i]][0])}), so the areas would not be comparable; fill or remove those "
                     "rows yourself, or pass steps= that avoid them")
             if how == "auc" and incomplete.any():
+                one = incomplete.sum() == 1
                 raise DesignError(
-                    f"{int(incomplete.sum())} run(s) do not cover the steps {format_step(grid[0])} to "
-                    f"{format_step(grid[-1])} of task {design.tasks[t]!r} (e.g. "
-                    f"{run_label(design, starts[mine[np.argmax(incomplete)]])}), so their areas are not "
-                    "comparable; pass steps= covering a range every run reached")
+                    f"{count(incomplete.sum(), 'run')} {'does' if one else 'do'} not cover the steps "
+                    f"{format_step(grid[0])} to {format_step(grid[-1])} of task {design.tasks[t]!r} (e.g. "
+                    f"{run_label(design, starts[mine[np.argmax(incomplete)]])}), so "
+                    f"{'its area is' if one else 'their areas are'} not comparable; pass steps= covering a range "
+                    "every run reached")
             for i, row in zip(mine, matrix):
                 runs[i], run_steps[i] = row[~np.isnan(row)], grid[~np.isnan(row)]
                 read = ~np.isnan(row)
@@ -1138,7 +1141,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         empty = [i for i, r in enumerate(runs) if r.size == 0]
         if empty:
             i = starts[empty[0]]
-            raise DesignError(f"{len(empty)} run(s) have no value at any of the steps= given (e.g. "
+            raise DesignError(f"{count(len(empty), 'run')} {'has' if len(empty) == 1 else 'have'} no value at any of "
+                              "the steps= given (e.g. "
                               f"{run_label(design, i)}, logged from step {format_step(logged[i])}); pass steps= "
                               "within the logged range")
     else:
@@ -1157,7 +1161,9 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         short = np.array([r.size < k for r in runs])
         if short.any():
             there = "" if within is None else " within the range of steps="
-            raise DesignError(f"{int(short.sum())} run(s) have fewer than k={k} logged values{there}; lower k")
+            raise DesignError(f"{count(short.sum(), 'run')} {'has' if short.sum() == 1 else 'have'} fewer than k={k} "
+                              f"logged values{there}; "
+                              "lower k")
         values = np.array([r[-k:].mean() for r in runs])
         spec["k"] = k
     elif how == "max":

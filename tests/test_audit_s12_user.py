@@ -129,7 +129,7 @@ def test_batch_repeating_a_run_is_refused(mujoco_first_batch, tmp_path, capsys):
     hopper = mujoco_first_batch[mujoco_first_batch["task"] == "hopper"]
     twice = pd.concat([hopper, hopper], ignore_index=True)
     seq = rlstats.AdaStop(["PPO", "SAC", "DDPG", "TRPO"], n=10, K=6, rng=0, n_resamples=200)
-    with pytest.raises(DesignError, match="20 row.s. repeat another row in every column, including the run column "
+    with pytest.raises(DesignError, match="20 rows repeat another row in every column, including the run column "
                                           "'seed'.*the same run would count twice"):
         seq.update(twice)
     edited = twice.assign(score=twice["score"] + np.r_[np.zeros(20), np.ones(20)])  # same ids, other scores

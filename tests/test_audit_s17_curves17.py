@@ -119,7 +119,7 @@ def test_first_step_missing_is_counted_not_filled():
     assert not _said(aligned)
     assert ("1 value of 1 run missing, before the run's first or after its last evaluation (never extrapolated): "
             "run '2' of agent 'agent_1' on task 'task_01' at step 0") in _notes(aligned)
-    with pytest.raises(rlstats.DesignError, match="do not cover the steps 0 to 1M"):
+    with pytest.raises(rlstats.DesignError, match="1 run does not cover the steps 0 to 1M"):
         rlstats.summarize_runs(data, FORMULA, step="step", how="auc")
 
 

@@ -30,7 +30,7 @@ def test_a_missing_seed_score_is_named_by_the_callers_row(tmp_path, capsys):
     df, path = _nested(tmp_path)
     with pytest.raises(rlstats.errors.DesignError) as info:
         rlstats.compare(df, "score ~ agent | task/run/seed", method="bootstrap", rng=0)
-    assert "column 'score' has 1 missing value(s) (first rows: index label 17)" in str(info.value)
+    assert "column 'score' has 1 missing value (first rows: index label 17)" in str(info.value)
     status, out = run(["compare", str(path), "score ~ agent | task/run/seed", "--method", "bootstrap"])
     err = capsys.readouterr().err
     assert status == 2 and out == ""

@@ -21,7 +21,7 @@ def test_an_agent_named_like_a_missing_value_is_named_on_the_command_line(tmp_pa
     named_agents_runs((name, "PPO", "SAC")).to_csv(path, index=False)
     status, out, err = cli_run("compare", path, "score ~ agent | task")
     assert status == 2 and out == ""
-    assert "column 'agent' has 12 missing value(s)" in err
+    assert "column 'agent' has 12 missing values" in err
     assert (f"column 'agent' of the file holds the text '{name}' in 12 rows, which pandas.read_csv reads as missing "
             f"values: if '{name}' is a name, not a missing value, rename it in the file (e.g. with a suffix); remove "
             "or fill them, or pass -o na_action=drop") in err, err
@@ -36,7 +36,7 @@ def test_empty_fields_and_missing_text_are_told_apart(tmp_path):
     path = tmp_path / "runs.csv"
     path.write_text(text)
     status, _, err = cli_run("compare", path, "score ~ agent | task")
-    assert status == 2 and "column 'agent' has 3 missing value(s)" in err
+    assert status == 2 and "column 'agent' has 3 missing values" in err
     assert ("column 'agent' of the file holds empty fields in 2 rows and the text 'NaN' in 1 row, which "
             "pandas.read_csv reads as missing values: if 'NaN' is a name, not a missing value, rename it") in err, err
 
@@ -48,10 +48,10 @@ def test_a_batch_agent_named_like_a_missing_value_is_named_not_a_traceback(tmp_p
     first.write_text("agent,score\nNone,1\nNone,2\nb,3\nb,4\n")
     status, _, err = cli_run("adastop", "update", tmp_path / "state.json", first, "--K", "2")
     assert status == 2 and "Traceback" not in err
-    assert ("column 'agent' has 2 missing value(s) (first rows: data rows 1, 2 (lines 2, 3 of " in err
+    assert ("column 'agent' has 2 missing values (first rows: data rows 1, 2 (lines 2, 3 of " in err
             and "column 'agent' of the file holds the text 'None' in 2 rows" in err), err
     seq = AdaStop(["a", "b"], n=5, K=6, rng=0, n_resamples=200)
-    with pytest.raises(DesignError, match=r"column 'agent' has 1 missing value\(s\) \(first rows: index label 1\)"):
+    with pytest.raises(DesignError, match=r"column 'agent' has 1 missing value \(first rows: index label 1\)"):
         seq.update(pd.DataFrame({"agent": ["a", None, "b", "b"], "score": [1.0, 2.0, 3.0, 4.0]}))
 
 

@@ -107,7 +107,7 @@ def test_minmax_bounds_from_the_rows_analysed():
     # x is analysed on 1, 3, 2, 4 (range 1 to 4), not 1 to 100 from the row whose agent is missing (before: 0,
     # 0.0101, 0.0202, 0.0303, a task squeezed into 3% of the unit range)
     assert sorted(design.y[design.task == design.tasks.index("x")]) == pytest.approx([0.0, 1 / 3, 2 / 3, 1.0])
-    assert design.notes[0].endswith("largest score of each task in the data less the 1 row(s) dropped for a missing "
+    assert design.notes[0].endswith("largest score of each task in the data less the 1 row dropped for a missing "
                                     "value in another column: x 1 to 4, y 0 to 10")
     # all rows present: the note as before, and the frame given is not modified
     before = df.copy()

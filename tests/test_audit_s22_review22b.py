@@ -33,7 +33,7 @@ def test_summary_errors_name_summarize_option(tmp_path, capsys):
     the command line takes as --summarize-option k=... (-o k= is no option of the summary)."""
     path = str(curves_file(tmp_path))
     err = error_of(["compare", path, FORMULA, "--summarize", "last_k_mean"], capsys)
-    assert err == ("rlstats: error: 18 run(s) have fewer than --summarize-option k=10 logged values; lower k\n")
+    assert err == ("rlstats: error: 18 runs have fewer than --summarize-option k=10 logged values; lower k\n")
     err = error_of(["compare", path, FORMULA, "--summarize", "time_to_threshold"], capsys)
     assert err.startswith("rlstats: error: time_to_threshold needs --summarize-option threshold= (a number"), err
     err = error_of(["compare", path, FORMULA, "--summarize", "last_k_mean", "--summarize-option", "k=0"], capsys)

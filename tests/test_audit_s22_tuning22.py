@@ -142,7 +142,7 @@ def test_real_landscape_at_three_seeds_unchanged_by_units_order_labels_and_frame
     np.testing.assert_array_equal(polars_values, values)
     # but the note of the ends past the largest score, which quotes that score (audit s30 mends30)
     (cap,) = [n for n in notes if "pass bounds=" in n]
-    assert cap.startswith("26 end(s) of the tuned scores and their intervals, and of the expected-max curves and bands "
+    assert cap.startswith("26 ends of the tuned scores and their intervals, and of the expected-max curves and bands "
                           "lie above 1000, the largest score of task 'LunarLander' (2 of its 120 runs reach it)")
     for changed, top in ((scaled_notes, "1"), (shifted_notes, "1001000")):
         assert list(changed) == [cap.replace(" 1000,", f" {top},").replace(", 1000)", f", {top})") if n == cap else n

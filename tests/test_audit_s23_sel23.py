@@ -215,7 +215,7 @@ def test_selection_heldout_frame_errors_name_heldout(atari):
     gap = fresh.copy()
     gap.loc[gap.index[4], "score"] = np.nan
     with pytest.raises(DesignError, match=r"^heldout= \(the fresh held-out runs\): column 'score' has 1 missing "
-                                          r"value\(s\).*na_action=\"drop\""):
+                                          r"value .*na_action=\"drop\""):
         rlstats.selection_check(data, FORMULA, heldout=gap, **options)
 
 

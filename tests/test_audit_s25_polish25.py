@@ -56,7 +56,7 @@ def test_minmax_note_after_na_action_drops_a_task_whole():
     res = rlstats.task_table(d, "score ~ agent | task", normalize="minmax", na_action="drop", rng=0)
     assert res.notes[:3] == (
         "'score' normalised per task as (score - min) / (max - min) with min and max the smallest and largest score "
-        "of each task in the data less the 10 row(s) dropped for a missing value in another column: task_01 20.312 "
+        "of each task in the data less the 10 rows dropped for a missing value in another column: task_01 20.312 "
         "to 42.407, task_02 2.3156 to 3.6684, task_04 1.1638 to 1.731",
         "10 of 60 rows dropped (na_action=\"drop\"): 10 with missing values in 'agent'",
         "1 task (5 runs) kept out of the analysis because fewer than two agents have runs there: task_03")

@@ -278,7 +278,7 @@ def test_cap_note_judges_each_side_of_the_bounds():
     def said(bounds):
         return _cap_notes(df, bounds, " lie above ")
 
-    expected = ("24 end(s) of the tuned scores and their intervals, and of the expected-max curves and bands lie "
+    expected = ("24 ends of the tuned scores and their intervals, and of the expected-max curves and bands lie "
                 "above 1000, the largest score of tasks 't1', 't2' (31 of their 48 runs reach it): if the scores "
                 "cannot exceed it (a cap), "
                 "pass bounds={} to clip them to it, which keeps the coverage (the true value lies within)")
@@ -296,7 +296,7 @@ def test_floor_note_keeps_the_upper_bound_given():
     def said(bounds):
         return _cap_notes(df, bounds, " lie below ")
 
-    expected = ("22 end(s) of the tuned scores and their intervals, and of the expected-max curves and bands lie "
+    expected = ("22 ends of the tuned scores and their intervals, and of the expected-max curves and bands lie "
                 "below 0, the smallest score of tasks 't1', 't2' (28 of their 48 runs reach it): if the scores "
                 "cannot fall below it (a cap), "
                 "pass bounds={} to clip them to it, which keeps the coverage (the true value lies within)")

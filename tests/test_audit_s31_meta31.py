@@ -110,7 +110,7 @@ def test_sparse_score_with_missing_values_is_the_missing_value_error_or_dropped(
     score = df["score"].to_numpy().copy()
     score[[4, 7]] = np.nan
     sparse = df.assign(score=pd.arrays.SparseArray(score))
-    with pytest.raises(rlstats.DesignError, match=r"column 'score' has 2 missing value\(s\)"):
+    with pytest.raises(rlstats.DesignError, match=r"column 'score' has 2 missing values"):
         rlstats.task_table(sparse, "score ~ agent | task/seed")
     a, b = (str(rlstats.task_table(frame, "score ~ agent | task/seed", na_action="drop"))
             for frame in (df.assign(score=score), sparse))
@@ -558,7 +558,7 @@ def test_from_rliable_reads_a_masked_arrays_masked_entries_as_missing():
     assert a["score"].isna().sum() == 3 and a["score"].max() == 11.0
     assert a.loc[a["score"].isna(), ["seed", "task"]].astype(str).values.tolist() == [["0", "t0"], ["1", "t1"],
                                                                                       ["2", "t2"]]
-    with pytest.raises(rlstats.DesignError, match=r"column 'score' has 3 missing value\(s\)"):
+    with pytest.raises(rlstats.DesignError, match=r"column 'score' has 3 missing values"):
         rlstats.task_table(frame, "score ~ agent | task/seed")
 
 

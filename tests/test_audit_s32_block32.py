@@ -74,7 +74,7 @@ def test_errors_name_the_block_and_arm_columns():
     with pytest.raises(DesignError, match="so every algo needs the same number of runs on env 'g3'; found A0 4, A1 4, "
                                           "A2 1"):
         _quiet(lambda: rlstats.permutation(_incomplete(df), FORMULA, rng=1, na_action="drop"))
-    with pytest.raises(DesignError, match=r"^1 algo x env cell\(s\) have no runs \(algo 'A1' on env 'g2'\)"):
+    with pytest.raises(DesignError, match=r"^1 algo x env cell has no runs \(algo 'A1' on env 'g2'\)"):
         _quiet(lambda: rlstats.bootstrap(_incomplete(df), FORMULA, rng=1))
 
 

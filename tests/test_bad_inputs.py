@@ -82,7 +82,7 @@ CASES = [
         "game == 'task_01'").drop(columns="game"), "score ~ agent | seed", {}, DesignError,
      "column 'env' (2 levels) takes several values within its blocks: seed 0 holds runs of 'breakout' and 'pong'"),
     ("duplicated rows with a run id", lambda: pd.concat([_atari_like()] * 2), "score ~ agent | game", {},
-     DesignError, "40 row(s) repeat another row"),
+     DesignError, "40 rows repeat another row"),
     ("curves as runs", lambda: rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=4, rng=0),
      "score ~ agent | task", {}, DesignError, "column 'step' takes 4 values"),
     # audit s33 (lead): '| task/run/seed' averaged a seed's steps with its seeds and counted them as seeds
@@ -964,9 +964,21 @@ def test_compare_with_an_unknown_method(method, phrase):
     # audit s31 bfix31: np.asarray dropped the mask, keeping the values stored under it
     (np.ma.masked_array(np.ones(18, bool), mask=np.arange(18) == 4), OptionError,
      "subset= is a masked array with 1 masked entry (first at position 4), which keeps a row neither in nor out"),
+    # audit s33 words33: Python (and R's subset()) read True as 1 beside numbers: 'seed > True' kept seeds 2, 3, ...
+    ("seed > True", OptionError,
+     "subset='seed > True': column 'seed' holds numbers (int64), not True/False values, and True is True/False, which "
+     "Python (and R's subset()) would read as the number 1; write 1 where the number is meant; True/False compares "
+     "only with a column of True/False values"),
+    ("seed != False", OptionError, "column 'seed' holds numbers (int64), not True/False values, and False is "
+                                   "True/False, which Python (and R's subset()) would read as the number 0; write 0"),
+    ("seed in [0, True]", OptionError, "column 'seed' holds numbers (int64), not True/False values, and True is"),
+    ("True <= seed", OptionError, "column 'seed' holds numbers (int64), not True/False values, and True is"),
+    ("agent == True", OptionError, "column 'agent' holds text"),
 ], ids=["unknown column", "not a condition", "a method call", "keeps nothing", "a value close to one", "short mask",
        "float mask", "a number",
-       "all False", "a number as text", "text as a number", "a Series of other rows", "a masked array"])
+       "all False", "a number as text", "text as a number", "a Series of other rows", "a masked array",
+       "True beside numbers", "False beside numbers", "True in a list of numbers", "True on the left",
+       "True beside text"])
 def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
@@ -1023,7 +1035,7 @@ def _set(column, value, rows=slice(None)):
 
 #: (what, how to make it from the back end's clean frame, error, phrases)
 BAD_DATA = [
-    ("all scores NaN", _set("score", np.nan), DesignError, ("column 'score' has", "missing value(s)")),
+    ("all scores NaN", _set("score", np.nan), DesignError, ("column 'score' has", "missing values")),
     ("one score NaN", _set("score", np.nan, [0]), DesignError, "pass na_action=\"drop\" to drop those rows"),
     ("an inf score", _set("score", np.inf, [0]), FormulaError, "column 'score' contains 1 non-finite value (1 inf"),
     ("a -inf score", _set("score", -np.inf, [1]), FormulaError, "(1 -inf; first rows: index label 1)"),
@@ -1037,7 +1049,7 @@ BAD_DATA = [
      ("column 'score' holds complex numbers (dtype complex128)", "df['score'] = np.real(df['score'])")),
     ("scores that overflow", lambda d: d.assign(score=d["score"] * 1e306), DesignError,
      ("'score' reaches", "overflow to inf")),
-    ("a missing agent", _set("agent", None, [0]), DesignError, "column 'agent' has 1 missing value(s)"),
+    ("a missing agent", _set("agent", None, [0]), DesignError, "column 'agent' has 1 missing value"),
     ("one agent", lambda d: d[d["agent"] == "agent_1"], DesignError, "two agents"),
     ("no rows", lambda d: d.iloc[:0], DesignError, "data has no rows"),
     ("the score column twice", lambda d: pd.concat([d, d[["score"]]], axis=1), DesignError,
@@ -1047,7 +1059,7 @@ BAD_DATA = [
     ("no agent column", lambda d: d.rename(columns={"agent": "algo"}), FormulaError,
      "unknown column 'agent' in the grouping term"),
     ("every row twice", lambda d: pd.concat([d, d]), DesignError,
-     lambda name: "duplicate (run, step) row(s)" if name == "curves" else "row(s) repeat another row in every column"),
+     lambda name: "duplicate (run, step) row(s)" if name == "curves" else "rows repeat another row in every column"),
     ("a dict", lambda d: d.to_dict(), DesignError, lambda name: _not_a_frame(name, "dict")),
     ("a file name", lambda d: "runs.csv", DesignError, lambda name: _not_a_frame(name, "str")),
     ("a numpy array", lambda d: d.to_numpy(), DesignError, lambda name: _not_a_frame(name, "ndarray")),
@@ -1233,7 +1245,7 @@ def test_bounds_with_a_normaliser_and_a_ready_design():
     fails(DesignError, "8 row(s) of 'score' lie outside the bounds [0, 1000] (bounds=(0, 1000)): index label 0 (agent 'A', "
           "task 'x', value 1001.0)", rlstats.bootstrap, seeds, "score ~ agent | task/run/seed", bounds=(0, 1000))
     capped = SWEEP.assign(score=np.minimum(SWEEP["score"], 15.0))
-    noted(("end(s) of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
+    noted(("of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
           rlstats.tuning, capped, "score ~ agent | task/seed", config="lr", views=["best_set"], bounds=(None, 15),
           n_resamples=200, rng=0)
 
@@ -1325,7 +1337,7 @@ _SWEEPS = {name: pd.concat([d.assign(lr=0.1), d.assign(lr=0.01, score=d["score"]
            for name, d in (("apart", APART), ("linked", LINKED))}
 _GROUPS = ("2 groups that never ran on a common task", "group 1: agent_1, agent_2 (on 2 tasks: task_01, task_02), "
            "subset=\"agent in ['agent_1', 'agent_2']\"")
-_CELLS = "agent x task cell(s) have no runs"
+_CELLS = "agent x task cells have no runs"
 _QUICK = {"n_resamples": 200, "rng": 0}
 #: the back ends whose comparisons= names pairs of agents: (name, call on data and comparisons)
 _COMPARING = (("adastop", lambda d, pairs: rlstats.adastop(d, "score ~ agent | task", n=3, K=1, comparisons=pairs,
@@ -1621,7 +1633,7 @@ def test_power(what, method, options, error, phrases):
 PILOT_CASES = [  # (what, options on top of PILOT, error, phrases)
     ("misspelt formula", {"formula": "score ~ agnt | task"}, FormulaError, "unknown column 'agnt' in the grouping"),
     ("no formula", {"formula": None}, OptionError, "formula is required with a pilot DataFrame"),
-    ("all scores NaN", {"design": TINY.assign(score=np.nan)}, DesignError, "column 'score' has 18 missing value(s)"),
+    ("all scores NaN", {"design": TINY.assign(score=np.nan)}, DesignError, "column 'score' has 18 missing values"),
     ("no rows", {"design": TINY.iloc[:0]}, DesignError, "data has no rows"),
     ("shifted agent unknown", {"shifted_agent": "nobody"}, OptionError, "shifted_agent='nobody' is not an agent"),
     ("resample unknown", {"resample": "tasks"}, OptionError, "resample='tasks' is not one of the allowed values"),
@@ -1748,7 +1760,7 @@ def test_power_drops_missing_pilot_runs_when_asked_and_says_so():
     pilot = _set("score", np.nan, [0])(TINY)
     message = fails(DesignError, "pass na_action=\"drop\"", rlstats.power, "skillings_mack",
                     **{**PILOT, "design": pilot})
-    assert "column 'score' has 1 missing value(s)" in message
+    assert "column 'score' has 1 missing value" in message
     noted("1 of 18 rows dropped (na_action=\"drop\")", rlstats.power, "skillings_mack",
           **{**PILOT, "design": pilot}, na_action="drop")
 
@@ -1974,11 +1986,11 @@ RUN_CASES = [  # (what, data, options, error, phrases); each run through summari
     ("eval_env text", CURVES, {"eval_env": "x"}, OptionError, "eval_env"),
     ("steps as text", CURVES.assign(step=CURVES["step"].astype(str)), {}, DesignError,
      "step column 'step' holds object values"),
-    ("a missing step", _set("step", np.nan, [0])(CURVES), {}, DesignError, "column 'step' has 1 missing value(s)"),
+    ("a missing step", _set("step", np.nan, [0])(CURVES), {}, DesignError, "column 'step' has 1 missing value"),
     ("an infinite step", _set("step", np.inf, [0])(CURVES.assign(step=CURVES["step"].astype(float))), {},
      DesignError, "step column 'step' has 1 missing or infinite value(s)"),
     ("no rows", CURVES.iloc[:0], {}, DesignError, "data has no rows"),
-    ("all scores NaN", CURVES.assign(score=np.nan), {}, DesignError, "column 'score' has 90 missing value(s)"),
+    ("all scores NaN", CURVES.assign(score=np.nan), {}, DesignError, "column 'score' has 90 missing values"),
     ("every row twice", pd.concat([CURVES, CURVES]), {}, DesignError,
      "run '0' of agent 'agent_1' on task 'task_01' has 2 rows at step 0"),
     # [audit s20 logs20, review20] a text column constant along each of two runs named alike names them apart; one
@@ -2021,7 +2033,7 @@ SUMMARY_CASES = [  # (what, options, error, phrases)
     ("k zero", {"how": "last_k_mean", "k": 0}, OptionError, "k must be at least 1, got 0"),
     ("k fractional", {"how": "last_k_mean", "k": 2.5}, OptionError, "k must be a whole number, got 2.5"),
     ("k beyond the runs", {"how": "last_k_mean", "k": 10**9}, DesignError,
-     "18 run(s) have fewer than k=1000000000 logged values; lower k"),
+     "18 runs have fewer than k=1000000000 logged values; lower k"),
     ("no threshold", {"how": "time_to_threshold"}, OptionError, "time_to_threshold needs threshold="),
     ("threshold text", {"how": "time_to_threshold", "threshold": "x"}, OptionError, "needs threshold= (a number"),
     ("threshold NaN", {"how": "time_to_threshold", "threshold": float("nan")}, OptionError, "threshold"),
@@ -2154,7 +2166,7 @@ def test_tasks_whose_steps_never_meet():
 
 def test_an_agent_missing_from_a_task_in_curves_is_named_or_dropped_and_stated():
     gap = CURVES[~((CURVES["agent"] == "agent_2") & (CURVES["task"] == "task_02"))]
-    fails(DesignError, ("1 agent x task cell(s) have no runs (agent 'agent_2' on task 'task_02')",
+    fails(DesignError, ("1 agent x task cell has no runs (agent 'agent_2' on task 'task_02')",
                         "na_action=\"drop\""), rlstats.curves, gap, CURVES_FORMULA, step="step", n_resamples=200)
     noted(("1 task left out because some agent has no runs there", "task_02"), rlstats.curves, gap, CURVES_FORMULA,
           step="step", n_resamples=200, rng=0, na_action="drop")
@@ -2242,7 +2254,7 @@ UPDATE_CASES = [  # (what, batch, options, error, phrase)
      "agent 'a' has 1 missing or infinite score in this batch (inf)"),
     # [audit s18 left18b] grouped by name, a row without its agent was an agent 'nan'
     ("a missing agent", BATCH.assign(agent=["a", None, "a", "b", "b", "b"]), {}, DesignError,
-     "column 'agent' has 1 missing value(s) (first rows: index label 1); remove or fill them"),
+     "column 'agent' has 1 missing value (first rows: index label 1); remove or fill them"),
     ("scores as text", BATCH.assign(score=list("abcdef")), {}, DesignError,
      "scores of agent 'a' are not numbers: ['a', 'b', 'c']"),
     ("no score column", BATCH.rename(columns={"score": "return"}), {}, DesignError,
@@ -3706,7 +3718,7 @@ def test_nested_replicates():
           data.assign(run=np.nan), "score ~ agent | task/run/seed", na_action="drop")
     gap = data.copy()
     gap.loc[5, "score"] = np.nan
-    fails(DesignError, "column 'score' has 1 missing value(s) (first rows: index label 5)", rlstats.compare, gap,
+    fails(DesignError, "column 'score' has 1 missing value (first rows: index label 5)", rlstats.compare, gap,
           "score ~ agent | task/run/seed")
 
 
@@ -4055,7 +4067,7 @@ HUE_CASES = [  # (what, plot keywords, phrases)
     ("an unknown agent", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a", "DQN": "b"}},
      ("'DQN' in hue= is not an agent", "the agents are: 'agent_1'")),
     ("a missing agent", {"hue": {"agent_1": "a", "agent_2": "b"}},
-     ("hue= gives no group for 1 agent(s): 'agent_3'", "give every agent")),
+     ("hue= gives no group for 1 agent: 'agent_3'", "give every agent")),
     ("a column without data=", {"hue": "family"}, "pass the data too, e.g. res.plot(hue='family', data=df)"),
     ("a column not in data", {"hue": "kind", "data": _HUE_FRAME}, "hue='kind' is not a column of data"),
     ("a column that changes within an agent", {"hue": "task", "data": _HUE_FRAME},

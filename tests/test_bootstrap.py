@@ -1585,7 +1585,7 @@ def test_bounds_clip_the_basic_interval_at_the_cap_and_leave_the_draws_alone():
     assert free.intervals[0, 0, 1] == pytest.approx(1.16)  # A's IQM is 0.92; the basic interval reflects past 1
     np.testing.assert_array_equal(capped.intervals, np.clip(free.intervals, 0.0, 1.0))  # gap range [0, 1] too
     np.testing.assert_array_equal(capped.bootstrap_distribution, free.bootstrap_distribution)
-    assert "1 end(s) of the IQM intervals clipped to [0, 1], the score's bounds (bounds=(0, 1)): the true value " \
+    assert "1 end of the IQM intervals clipped to [0, 1], the score's bounds (bounds=(0, 1)): the true value " \
            "lies within them, so clipping keeps the coverage" in capped.notes
     # a metric function is on a scale the bounds say nothing about: never clipped
     def spread(matrix):

@@ -730,7 +730,8 @@ def test_bounds_clip_the_bands_at_the_cap():
     np.testing.assert_array_equal(capped.pointwise, np.minimum(free.pointwise, cap))
     np.testing.assert_array_equal(capped.estimates, free.estimates)
     moved = int((free.simultaneous > cap).sum())
-    assert any(note.startswith(f"{moved} end(s) of the simultaneous bands of the mean clipped to (-inf, ")
+    ends = rlstats.format.count(moved, "end")
+    assert any(note.startswith(f"{ends} of the simultaneous bands of the mean clipped to (-inf, ")
                for note in capped.notes)
     # the difference of two means lies within plus or minus the bounds' width: (0, cap) leaves the bands as they are
     both = rlstats.curves(df, "score ~ agent | task/seed", bounds=(0, cap), **options)

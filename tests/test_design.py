@@ -210,7 +210,7 @@ def test_require_complete_raises_or_drops_incomplete_tasks():
     df = small_frame()
     gap = df[~((df.agent == "c") & (df.task == "t1"))]
     d = build(gap, "score ~ agent | task")
-    with pytest.raises(DesignError, match=r"1 agent x task cell\(s\) have no runs \(agent 'c' on task 't1'\); "
+    with pytest.raises(DesignError, match=r"1 agent x task cell has no runs \(agent 'c' on task 't1'\); "
                                           r"a test needs it: add those runs"):
         d.require_complete("raise", "a test needs it")
     kept = d.require_complete("drop", "a test needs it")

@@ -363,7 +363,8 @@ def test_dm_controls_range_clips_the_means_and_bounds_the_differences():
     np.testing.assert_allclose(capped.comparisons[columns], np.clip(free.comparisons[columns], -1.0, 1.0),
                                rtol=1e-12)
     moved = int((free.emmeans[columns].to_numpy() > 1).sum())
-    assert f"{moved} end(s) of the agents' means clipped to [0, 1], the score's bounds (normalize='dm_control': " \
+    ends = rlstats.format.count(moved, "end")
+    assert f"{ends} of the agents' means clipped to [0, 1], the score's bounds (normalize='dm_control': " \
            "its range [0, 1000] is a bound, [0, 1] once normalised): the true value lies within them, so " \
            "clipping keeps the coverage" in capped.notes
     # bounds= on the analysed scale: a difference lies within plus or minus high - low

@@ -365,7 +365,7 @@ def test_procgen_constants_are_a_convention_stated_not_enforced():
     out = normalize(runs, "procgen_easy_reference")
     np.testing.assert_allclose(out["score"], [-1.0, 1.0, 40.0 / 39.0], rtol=1e-15)
     assert out.attrs["rlstats_notes"][-1].endswith(
-        "; 2 score(s) lie outside the table's [r_min, r_max] range of their task (first: index label 0 (agent 'A', task "
+        "; 2 scores lie outside the table's [r_min, r_max] range of their task (first: index label 0 (agent 'A', task "
         "'coinrun', score 0.0), index label 2 (agent 'A', task 'bigfish', score 41.0)), which is a convention rather than "
         "a bound, so they are kept (normalised below 0 or above 1)")
     # Atari's random and human are reference points, not a range: a superhuman score is said nothing about

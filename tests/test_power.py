@@ -519,7 +519,7 @@ def test_bad_options_raise_clear_errors(kwargs, match):
     (power, {"n_sim": 10**9}, "n_sim=1000000000 is more than 1,000,000 data sets"),
     (power, {"tasks": 10**9}, "tasks=1000000000 is more than 10,000 tasks"),
     (power, {"agents": 10**8}, "agents=100000000 is more than 1,000 agents"),
-    (power, {"seeds": [10_000], "tasks": 51}, r"seeds=10000 with 51 task\(s\) x 2 agents makes 1,020,000 runs .*"
+    (power, {"seeds": [10_000], "tasks": 51}, r"seeds=10000 with 51 tasks x 2 agents makes 1,020,000 runs .*"
                                               r"more than 1,000,000"),
     (sample_size, {"effect": 1.0, "max_seeds": 10**9}, "max_seeds=1000000000 is more than 10,000"),
     (sample_size, {"effect": 1.0, "max_seeds": 2000, "tasks": 300}, "max_seeds=2000 with 300 task"),

@@ -555,9 +555,9 @@ def test_logged_value_summaries_with_steps_read_the_logged_steps_in_its_range():
     inside = data[data["step"].between(15, 55)].groupby(["agent", "seed"])["score"]
     np.testing.assert_array_equal(top["score"], inside.max().to_numpy())
     np.testing.assert_allclose(window["score"], inside.apply(lambda v: v.tail(3).mean()).to_numpy())
-    with pytest.raises(DesignError, match=r"4 run\(s\) have fewer than k=5 logged values within the range of steps="):
+    with pytest.raises(DesignError, match=r"4 runs have fewer than k=5 logged values within the range of steps="):
         rlstats.summarize_runs(data, FORMULA, step="step", how="last_k_mean", k=5, steps=[15, 55])
-    with pytest.raises(DesignError, match=r"4 run\(s\) have no logged step within steps= \(91 to 95;"):
+    with pytest.raises(DesignError, match=r"4 runs have no logged step within steps= \(91 to 95;"):
         rlstats.summarize_runs(data, FORMULA, step="step", how="max", steps=[91, 95])
 
 
@@ -612,7 +612,7 @@ def test_summaries_on_a_grid_do_not_read_dropped_rows():
     assert note == ["2 grid steps of 1 run not read because their value would come from a row dropped by "
                     "na_action='drop' (a dropped row is not used, nor filled in by the value of the step before): "
                     "run '0' of agent 'A' on task 't' at step 55; run '0' of agent 'A' on task 't' at step 65"]
-    with pytest.raises(DesignError, match=r"2 grid step\(s\) of task 't' would read a row dropped by na_action="):
+    with pytest.raises(DesignError, match=r"2 grid steps of task 't' would read a row dropped by na_action="):
         rlstats.summarize_runs(data, FORMULA, step="step", how="auc", steps=[45, 55, 65], na_action="drop")
     # without dropped rows the same grid reads every cell
     clean = rlstats.summarize_runs(data.fillna(0.0), FORMULA, step="step", how="final", steps=[45, 55, 65])

@@ -1001,7 +1001,7 @@ def test_bounds_clip_the_mean_effects_interval_to_the_bounds_width():
     assert capped.group_summary["conf_low"].tolist() == [-1.0, free.group_summary["conf_low"].iloc[1]]
     assert capped.group_summary["conf_high"].tolist() == free.group_summary["conf_high"].tolist()
     assert capped.pvalue == free.pvalue and capped.conf_int == pytest.approx(free.conf_int, rel=0, abs=0)
-    assert "1 end(s) of the reporter's interval clipped to [-1, 1], the largest difference the bounds allow " \
+    assert "1 end of the reporter's interval clipped to [-1, 1], the largest difference the bounds allow " \
            "(bounds=(0, 1)): the true value lies within them, so clipping keeps the coverage" in capped.notes
 
 

@@ -665,7 +665,7 @@ def test_bounds_clip_welchs_interval_of_a_difference_to_the_bounds_width():
     assert free.welch[0, 1, 0] == pytest.approx(difference / np.sqrt(se2), rel=1e-12) and difference + half > 1
     assert capped.welch[0, 1, 2:] == pytest.approx([difference - half, 1.0], rel=1e-12)
     assert capped.welch[0, 1, 3] == 1.0
-    assert "1 end(s) of Welch's intervals of the differences of means clipped to [-1, 1], the largest difference " \
+    assert "1 end of Welch's intervals of the differences of means clipped to [-1, 1], the largest difference " \
            "the bounds allow (bounds=(0, 1)): the true value lies within them, so clipping keeps the coverage" \
            in capped.notes
     np.testing.assert_array_equal(capped.p_values, free.p_values)

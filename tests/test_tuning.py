@@ -978,8 +978,8 @@ def test_bounds_clip_every_interval_of_a_capped_sweep_and_nothing_else():
         for column in ("estimate", "conf_low", "conf_high"):
             np.testing.assert_array_equal(b[column], np.clip(a[column], 0, 1000))
     assert (free.expected_max()["conf_high"] > 1000).any()
-    note = [n for n in capped.notes if n.startswith("1 end(s) of the tuned scores")]
-    assert note == ["1 end(s) of the tuned scores and their intervals clipped to [0, 1000], the score's bounds "
+    note = [n for n in capped.notes if n.startswith("1 end of the tuned scores")]
+    assert note == ["1 end of the tuned scores and their intervals clipped to [0, 1000], the score's bounds "
                     "(bounds=(0, 1000)): the true value lies within them, so clipping keeps the coverage"]
     assert capped.options["bounds"] == [0.0, 1000.0]
     # lower is better: clipped on the score's own scale too

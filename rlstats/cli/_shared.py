@@ -313,7 +313,7 @@ def rows_in_file(message: str, path: str | None, sep: str | None = None) -> str:
 
 
 #: The library's message for a column with missing values (design.build), which names the column.
-_MISSING = re.compile(r"column '([^']+)' has \d+ missing value\(s\)")
+_MISSING = re.compile(r"column '([^']+)' has [0-9,]+ missing values?\b")
 
 
 def _missing_text(message: str, path: str, sep: str | None) -> str:

@@ -277,7 +277,7 @@ def run_read_logs(args: argparse.Namespace, out: TextIO) -> int:
     fields = list(frame.columns[:frame.columns.get_loc("step")])
     n_runs = frame.groupby(fields, sort=False).ngroups
     summary = sys.stderr if output == STREAM else out  # standard output holds the CSV alone
-    summary.write(f"{len(frame):,} row{'' if len(frame) == 1 else 's'} of {count(n_runs, 'run')} written to "
+    summary.write(f"{count(len(frame), 'row')} of {count(n_runs, 'run')} written to "
                   f"{'standard output' if output == STREAM else output}\n")
     for note in notes:  # the file keeps read_logs' words; the terminal gets the command's (--tags, not tags=)
         summary.write(f"  {_in_command_words(note, args.flags, labels)}\n")

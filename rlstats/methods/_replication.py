@@ -18,7 +18,7 @@ import numpy as np
 import re
 
 from ..errors import DesignError, planned_runs
-from ..format import count, join_and, listed, plural
+from ..format import count, join_and, listed, plural, singular
 from ._declaration import Need
 
 #: cells or agents a sentence names before "and N more"
@@ -216,7 +216,7 @@ def _have(values, noun="runs"):
     """'one run', '3 runs', '1 to 3 runs' (``noun`` plural)."""
     values = np.asarray(values)
     low, high = int(values.min()), int(values.max())
-    single = noun[:-1] if noun.endswith("s") else noun
+    single = singular(noun)  # "one configuration", "one run": format's one rule of a noun's number
     if low != high:
         return f"{low} to {high} {noun}"
     return f"one {single}" if low == 1 else f"{low} {noun}"

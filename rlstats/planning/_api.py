@@ -509,7 +509,8 @@ def _check_runs(source, seeds, option):
     """An OptionError when a data set of ``seeds`` runs per cell would exceed MAX_RUNS runs."""
     runs = source.cells * seeds
     if runs > MAX_RUNS:
-        raise OptionError(f"{option}={seeds} with {len(source.tasks)} task(s) x {len(source.agents)} agents makes "
+        raise OptionError(f"{option}={seeds} with {fmt.count(len(source.tasks), 'task')} x "
+                          f"{fmt.count(len(source.agents), 'agent')} makes "
                           f"{runs:,} runs per simulated data set, more than {MAX_RUNS:,}, the most power() draws; "
                           "ask about fewer seeds, tasks or agents")
 

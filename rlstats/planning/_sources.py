@@ -82,7 +82,7 @@ class _SimulatedSource:
     def data_name(self):
         kinds = sorted(set(self.families))
         family = kinds[0] if len(kinds) == 1 else "mixed " + "/".join(kinds)
-        return (f"simulated: {len(self.agents)} agents x {len(self.tasks)} task{'s' if len(self.tasks) > 1 else ''} "
+        return (f"simulated: {fmt.count(len(self.agents), 'agent')} x {fmt.count(len(self.tasks), 'task')} "
                 f"({family} scores, heterogeneity {fmt.signif(self.heterogeneity)})")
 
 

@@ -654,8 +654,8 @@ def _reason(run, pair, agents, n):
     mine = [a for a in pair if a in short]
     if mine:
         a = mine[0]
-        return (f"runs exhausted: {agents[a]} has {run.available[a] * n} runs ({run.available[a]} "
-                f"batch{'es' if run.available[a] != 1 else ''}) and interim {k} needs {k * n}")
+        return (f"runs exhausted: {agents[a]} has {fmt.count(run.available[a] * n, 'run')} "
+                f"({fmt.count(run.available[a], 'batch')}) and interim {k} needs {k * n}")
     names = fmt.name_list([agents[a] for a in short], among=agents)
     return f"runs exhausted: the test stopped before interim {k} because {names} ran out of runs"
 

@@ -897,7 +897,7 @@ def _check_agents_named(batch, agent, score):
                           f"run's agent and score), a wide one a column per agent; name its column of {what} "
                           f"'{other}'")
     if agent in batch.columns and score in batch.columns and (missing := batch[agent].isna().to_numpy()).any():
-        raise DesignError(f"column '{agent}' has {int(missing.sum())} missing value(s) (first rows: "
+        raise DesignError(f"column '{agent}' has {count(missing.sum(), 'missing value')} (first rows: "
                           f"{rows_named(batch.index, np.flatnonzero(missing), 5)}); remove or fill them: every run of "
                           "a batch needs its agent")
 

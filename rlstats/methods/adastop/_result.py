@@ -475,7 +475,7 @@ def _family(result):
     sizes = decisions.groupby("task", sort=False).size() if "task" in decisions else [len(decisions)]
     low, high = int(min(sizes)), int(max(sizes))
     if low == high:
-        return f"{low} pairwise comparison{'s' if low != 1 else ''}"
+        return fmt.count(low, "pairwise comparison")
     return f"{low} to {high} pairwise comparisons by task"
 
 

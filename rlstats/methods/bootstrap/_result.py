@@ -50,7 +50,7 @@ def clipped_intervals(intervals, known, names, kinds, gamma):
 def _runs_phrase(counts):
     runs = counts[counts > 0]
     if runs.min() == runs.max():
-        return f"{runs.min()} run{'s' if runs.max() > 1 else ''} per agent and task"
+        return f"{fmt.count(runs.min(), 'run')} per agent and task"
     return f"{runs.min()} to {runs.max()} runs per agent and task"
 
 

@@ -298,7 +298,7 @@ class EquivalenceResult(Result):
         what = ("two one-sided tests (TOST; Schuirmann, 1987)" if self.alternative == "equivalence" else
                 "a one-sided test of non-inferiority")
         against = (f"each {agent} against a published table of per-{task} means, standard deviations and run counts"
-                   if self.published else f"{len(self.pairs)} pair{'s' if len(self.pairs) > 1 else ''} of {agents}")
+                   if self.published else f"{fmt.count(len(self.pairs), 'pair')} of {agents}")
         text = (f"We tested {against} on {fmt.count(self.n_tasks, task)} ({self.nobs} runs) "
                 f"with {what} at alpha = {fmt.signif(self.alpha)} against a margin of {fmt.signif(self.margin)} "
                 f"({self.margin_scale}; a margin should be fixed before the analysis): {self._rule(level)}. "

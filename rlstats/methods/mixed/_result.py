@@ -279,7 +279,7 @@ class MixedResult(Result):
 
     def _prose(self):
         runs = self.counts[self.counts > 0]
-        each = (f"{runs.min()} run{'s' if runs.max() > 1 else ''}" if runs.min() == runs.max()
+        each = (fmt.count(runs.min(), "run") if runs.min() == runs.max()
                 else f"{runs.min()} to {runs.max()} runs")
         # audit s21: where agents skipped tasks, "per agent and task" read as every agent on every task
         per_cell = (f"{each} per agent and task" if runs.size == self.counts.size else

@@ -481,7 +481,7 @@ def _intervals(layout, options, game, delta_cell, low, high, rng, notes, shown, 
         lo, hi, iterations = kernels.propagate_bounds(z_lo, z_hi, dense_limit=kernels.BATCH_DENSE_LIMIT)
         if (iterations >= kernels.PI_MAX_ITER).any():
             notes.append(f"policy iteration stopped at its limit of {kernels.PI_MAX_ITER} steps for "
-                         f"{int((iterations >= kernels.PI_MAX_ITER).sum())} bound(s)")
+                         f"{count((iterations >= kernels.PI_MAX_ITER).sum(), 'bound')}")
         out.update(bounds=(lo, hi), payoff_low=z_lo, payoff_high=z_hi, iterations=iterations)
     elif options.interval == "bootstrap":
         ss, seed = seed_sequence(rng)

@@ -425,11 +425,11 @@ class SkillingsMackResult(Result):
                    + (", with the tie correction of R's friedman.test)" if self.tie_correction else ")"))
         else:
             how = f"ranking the {agents} within each {task} (mid-ranks for ties), missing cells allowed"
-        per_cell = f"{runs.min()} run{'s' if runs.max() > 1 else ''} per {agent} and {task}" if runs.min() == runs.max() \
+        per_cell = f"{fmt.count(runs.min(), 'run')} per {agent} and {task}" if runs.min() == runs.max() \
             else f"{runs.min()} to {runs.max()} runs per {agent} and {task}"
         missing = int((self.counts == 0).sum())
         design = f"{fmt.count(self.n_agents, agent)} on {fmt.count(self.n_tasks, task)} ({per_cell}"
-        design += f", {missing} empty cell{'s' if missing != 1 else ''})" if missing else ")"
+        design += f", {fmt.count(missing, 'empty cell')})" if missing else ")"
         pv = fmt.format_pvalue(self.pvalue, alpha=[self.alpha])
         p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
         how_p = {"asymptotic": "from the F distribution" if self.variant == "quade" else

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...errors import OptionError, labels_keyed
-from ...format import join_and
+from ...format import count, join_and
 from ...plotting import axes_or_new, mark_observed, palette, unbroken_parentheses
 
 
@@ -101,7 +101,8 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None,
                           f"data=, got {type(hue).__name__}")
     missing = [a for a in agents if a not in mapping]
     if missing:
-        raise OptionError(f"hue= gives no group for {len(missing)} agent(s): {', '.join(map(repr, missing[:5]))}; "
+        raise OptionError(f"hue= gives no group for {count(len(missing), 'agent')}: "
+                          f"{', '.join(map(repr, missing[:5]))}; "
                           "give every agent of the result a group")
     return [str(mapping[a]) for a in agents], None if title is None else str(title)
 

@@ -326,8 +326,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
     work = admit(functools.partial(cost, configurations=[s["sizes"].size for s in sweeps.values()]), design, opts,
                  max_seconds, "tuning()")
     if not config:
-        notes.append("no config= columns: each agent is one configuration (nothing was tuned)")
-    unit = f"configuration ({', '.join(config)})" if config else "agent"
+        notes.append(f"no config= columns: each {parsed.arm_word} is one configuration (nothing was tuned)")
+    unit = f"configuration ({', '.join(config)})" if config else parsed.arm_word  # 'algo' of '~ algos' (words33)
     # whether any view reads resamples: the best set; the expected-max and complete views only with their bootstrap
     # options (their defaults are closed forms), so that nothing says resamples were used where none was (audit s7)
     resampled = ("best_set" in views or ("expected_max" in views and opts.band == "percentile")
@@ -498,7 +498,8 @@ def _past_the_scores_notes(design, tables):
             way = f"pass bounds={pair} to clip them to it"
         else:
             way = "pass bounds= with the scores' known limits to clip them"
-        notes.append(f"{moved} end(s) of {', and of '.join(what)} lie {past} {where}: if the scores cannot {exceed} "
+        notes.append(f"{fmt.count(moved, 'end')} of {', and of '.join(what)} {'lies' if moved == 1 else 'lie'} {past} "
+                     f"{where}: if the scores cannot {exceed} "
                      f"it (a cap), {way}, which keeps the coverage (the true value lies within)")
     return notes
 
