@@ -1504,9 +1504,9 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, re
     elif formula.replicate is not None:
         ways = f"'{head}{column}/{formula.outer or formula.blocks}/{formula.replicate}'"
     else:
-        noun, block = singular(column), formula.block_word  # the columns as nouns (audit s33 words33)
-        ways = (f"'{head}{column}/{formula.blocks}' (each {noun} a block, its {plural(block)} the runs) "
-                f"or '{head}{column}:{formula.blocks}' (each {noun}'s {block} a block, its {plural(formula.arm_word)}' "
+        noun, run = singular(column), formula.block_word  # the columns as nouns (audit s33 words33)
+        ways = (f"'{head}{column}/{formula.blocks}' (each {noun} a block, its {plural(run)} the runs) "
+                f"or '{head}{column}:{formula.blocks}' (each {noun}'s {run} a block, its {plural(formula.arm_word)}' "
                 "runs matched)")
     what = "tasks" if column == "task" else f"levels of '{column}'"
     found_text = (f"the formula '{formula.text}' blocks on '{term}', which names runs, but column '{column}' "
