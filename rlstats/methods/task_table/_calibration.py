@@ -45,9 +45,12 @@ def effect_size_shortfall(metric, agents, runs, level, interval="fcr"):
     The nearest design has the measured agents nearest ``agents`` on a log scale (the more on a tie: more pairs to
     select the best from, lower coverage) and the largest measured runs per agent up to ``runs`` (the smallest when
     ``runs`` is below them all); the row names it, so a quote never passes one design off as another. ``interval``
-    is the kind of interval (the table's ``interval`` column): ``effect_intervals=`` of ``task_table``.
+    is the kind of interval (the table's ``interval`` column): ``effect_intervals=`` of ``task_table``; ``metric``
+    also "difference", Welch's interval of the difference of means (its "fcr" rows, audit s33).
     """
-    rows = [row for row in calibration.rows(EFFECT_SIZE_PROCEDURE) if row["interval"] == interval]
+    # the metric's own rows: the difference's (audit s33) were measured at 3 agents too, which A12 and g were not
+    rows = [row for row in calibration.rows(EFFECT_SIZE_PROCEDURE) if row["interval"] == interval
+            and row["metric"] == metric]
     if not math.isclose(level, EFFECT_SIZE_LEVEL) or not rows:
         return None
     measured_runs = {int(row["runs"]) for row in rows}
