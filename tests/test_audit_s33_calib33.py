@@ -111,7 +111,7 @@ def test_fcr_difference_rows_reduced(point):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("point", FCR["grid"]())
+@pytest.mark.parametrize("point", FCR["grid"](), ids=lambda point: "-".join(map(str, point)))
 def test_fcr_difference_rows_full_grid(point):
     _check_fcr(point, 50)
 
@@ -206,7 +206,7 @@ def test_mixed_sidak_scheffe_rows_reduced(point):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("point", ADJUST["grid"]())
+@pytest.mark.parametrize("point", ADJUST["grid"](), ids=lambda point: "-".join(map(str, point)))
 def test_mixed_sidak_scheffe_rows_full_grid(point):
     _check_mixed_adjust(point, 25)
 

@@ -24,8 +24,8 @@ hold (every task prints k - 1, so it is also the share of the whole table's, for
 these rows speak for 1 to 26 tasks alike); ``se`` the Monte Carlo standard error of that mean over tasks
 (``coverage_effect_sizes.fcr_se``; with 2 agents the binomial one), ``n_sim`` the intervals (k - 1 a task, as the
 procedures' other rows count), ``coverage_min`` the worst of ``DESIGN_DRAWS`` design draws of ``SIMULATIONS``
-tasks each (``CONTINUED`` times as many where a row is below 0.95). It prints beside each row the share of tasks where some interval misses (1 - joint coverage), which
-FCR does not bound.
+tasks each (``CONTINUED`` times as many where a row is below 0.95). It prints beside each row the share of tasks
+where some interval misses (1 - joint coverage), which FCR does not bound.
 """
 
 from __future__ import annotations

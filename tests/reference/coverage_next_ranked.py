@@ -27,8 +27,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-import rlstats
-
 HERE = pathlib.Path(__file__).resolve().parent
 designs = SimpleNamespace(**runpy.run_path(str(HERE / "designs.py")))
 # the exact truths and the simulated frame are those of the intervals against the best (one home each)

@@ -149,9 +149,9 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     (``mixed.contrast`` rows of ``rlstats/calibration.csv``, ``tests/reference/coverage_mixed.py``: 2, 3 and 8
     agents on 3 to 26 tasks at 3 to 20 runs per cell, normal, skewed, heavy-tailed and capped scores, tasks of
     different levels and spreads; Sidak's and Scheffe's families since audit s33 at 3 and 8 agents, 3 to 10 runs,
-    ``tests/reference/coverage_mixed_adjust.py``); where a balanced design on that grid falls short of 95% by more than 3 Monte
-    Carlo standard errors, pooled or in one draw of the tasks' levels and spreads, a note quotes the lowest coverage
-    measured there.
+    ``tests/reference/coverage_mixed_adjust.py``); where a balanced design on that grid falls short of 95% by more
+    than 3 Monte Carlo standard errors, pooled or in one draw of the tasks' levels and spreads, a note quotes the
+    lowest coverage measured there.
 
     Runs at a score cap (audit s11): the model gives every agent one residual variance, which an agent whose runs
     nearly all reach a cap does not have. On simulated runs with 85% of a baseline agent's runs at a cap and agents 0
