@@ -143,6 +143,24 @@ def test_task_table_quotes_a_short_difference_row(monkeypatch):
     assert task_calibration.effect_size_shortfall("a12", 3, 3, 0.95) is None  # the metric's own rows only
 
 
+def test_task_table_at_the_missing_design_says_so_and_what_to_add():
+    # the table's one difference row that misses (8 alike agents, 2 capped runs: 0.944 of 11,200, counting the
+    # intervals not formed as missing) is quoted for 8 agents x 2 runs, with the runs at which every row holds
+    from rlstats.methods.task_table import _calibration as task_calibration
+
+    data = EFFECTS["simulate"](np.zeros(8), 2, 2, "normal", 0, np.random.default_rng(1))
+    [note] = [n for n in rlstats.task_table(data, "score ~ agent | task/seed").notes
+              if "Welch interval of the difference of means" in n and n.startswith("measured")]
+    assert note.startswith("measured coverage of the 95% Welch interval of the difference of means against the best "
+                           "with 8 agents and 2 runs per agent: 0.944, 0.942 in the worst of its 4 draws")
+    assert note.endswith("; it is 1 - the false coverage-statement rate, the share of the intervals against the best "
+                         "that hold, one not formed (both agents' runs tied) counted as missing; at 3 runs per agent "
+                         "every design measured held: add runs")
+    assert task_calibration.runs_that_hold("difference", 8, 2, 0.95) == 3
+    assert task_calibration.effect_size_shortfall("difference", 8, 3, 0.95) is None
+    assert task_calibration.effect_size_shortfall("difference", 3, 2, 0.95) is None
+
+
 # ---- 2. mixed()'s Sidak and Scheffe families
 
 def _balanced(agents, tasks, runs, seed=0):

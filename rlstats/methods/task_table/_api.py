@@ -629,8 +629,21 @@ def _effect_size_notes(design, level, present, shown, intervals):
         found = _shortfalls(design, present & shown, lambda agents, runs: calibration.effect_size_shortfall(
             metric, agents, runs, level, rows_of))
         notes += [_shortfall_sentence(f"the {fmt.signif(100 * level)}% {label} against the best", dict(items), tasks,
-                                      "simulated pairs", level, "the level") for items, tasks in found.items()]
+                                      "simulated pairs", level, "the level")
+                  + (_difference_remedy(dict(items), level) if metric == "difference" else "")
+                  for items, tasks in found.items()]
     return notes
+
+
+def _difference_remedy(row, level):
+    """What a note quoting a short row of Welch's difference interval adds (audit s33 calib33): that the row is
+    the share of the printed intervals against the best that hold (1 - the false coverage-statement rate), counting
+    an interval not formed as missing, and the fewest runs per agent above the row's at which every row of its agents
+    holds (:func:`_calibration.runs_that_hold`), to add."""
+    enough = calibration.runs_that_hold("difference", int(row["agents"]), int(row["runs"]), level)
+    said = ("; it is 1 - the false coverage-statement rate, the share of the intervals against the best that hold, one "
+            "not formed (both agents' runs tied) counted as missing")
+    return said + (f"; at {enough} runs per agent every design measured held: add runs" if enough else "")
 
 
 def _shortfall_sentence(what, row, tasks, counted, level, target):

@@ -57,3 +57,14 @@ def effect_size_shortfall(metric, agents, runs, level, interval="fcr"):
     nearest = min({int(row["agents"]) for row in rows}, key=lambda a: (abs(math.log(a / agents)), -a))
     below = max((r for r in measured_runs if r <= runs), default=min(measured_runs))
     return calibration.shortfall(rows, level, metric=metric, agents=nearest, runs=below)
+
+
+def runs_that_hold(metric, agents, runs, level, interval="fcr"):
+    """The fewest runs per agent above ``runs`` at which every row of ``metric``'s ``interval`` at ``agents`` (a
+    measured count) holds ``level``: what a note quoting a short row at ``runs`` can advise adding (audit s33
+    calib33); None where no such count was measured."""
+    rows = [row for row in calibration.rows(EFFECT_SIZE_PROCEDURE) if row["metric"] == metric
+            and row["interval"] == interval and row["agents"] == str(agents)]
+    more = sorted({int(row["runs"]) for row in rows if int(row["runs"]) > runs})
+    return next((n for n in more if not any(calibration.misses(row, level) for row in rows if row["runs"] == str(n))),
+                None)
