@@ -116,6 +116,31 @@ def test_fcr_difference_rows_full_grid(point):
     _check_fcr(point, 50)
 
 
+def _as_written(row):
+    return {c: f"{row[c]:.6g}" if isinstance(row[c], float) else str(row[c]) for c in ("n_sim", "coverage", "se",
+                                                                                       "coverage_min")}
+
+
+def test_fcr_difference_rows_reproduce_bit_for_bit():
+    # the script's seeds give the table's rows again (a 2-agent point: one interval a task, 400 tasks)
+    point = (2, 3, "normal", "one_best")
+    tabled = _fcr_rows(point)
+    for row in FCR["rows_of"](point, FCR["held_by_draw"](*point, FCR["SIMULATIONS"][0])):
+        assert _as_written(row) == {c: tabled[row["procedure"]][c] for c in ("n_sim", "coverage", "se",
+                                                                              "coverage_min")}
+
+
+@pytest.mark.slow
+def test_mixed_sidak_scheffe_rows_reproduce_bit_for_bit():
+    point = (3, 3, 5, "skewed", "spread 0 to 1")
+    tabled = {(r["test"], r["interval"]): r for r in calibration.rows("mixed.contrast") if r["interval"] in
+              MIXED["OTHER_ADJUST"] and (int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"],
+                                         r["configuration"]) == point}
+    for row in ADJUST["table_rows"](point):
+        assert _as_written(row) == {c: tabled[row["test"], row["interval"]][c] for c in ("n_sim", "coverage", "se",
+                                                                                           "coverage_min")}
+
+
 def test_fcr_difference_rows_in_the_table():
     table = rlstats.calibration_table(["task_table.effect_size", "task_table.next_ranked"], metric="difference")
     assert len(table) == 2 * len(FCR["grid"]()) == 360
