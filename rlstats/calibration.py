@@ -29,14 +29,18 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     spread of the others, identical among themselves, all of equal mean: ``configuration`` ``K=..,ratio=..``, the
     ``permutations=`` scheme in ``interval``; at ratio 1 every pair is a true equality),
     ``mixed.contrast`` (the mixed model's Tukey or Bonferroni simultaneous intervals of the pairwise differences,
-    with Satterthwaite's or Kenward-Roger's df in ``test`` and the adjustment in ``interval``, hold every true
-    difference; under agents alike, no pair is declared different), ``mixed.means`` (each agent's interval of its
+    and since audit s33 Sidak's and Scheffe's at 3 and 8 agents, with Satterthwaite's or Kenward-Roger's df in
+    ``test`` and the adjustment in ``interval``, hold every true difference; under agents alike, no pair is declared
+    different), ``mixed.means`` (each agent's interval of its
     estimated marginal mean holds its true mean, over the tasks at hand or over tasks drawn afresh),
     ``equivalence.size`` (the equivalence and non-inferiority tests do not declare their alternative when the true
     difference sits on the margin; ``configuration`` "delta = -margin, A vs B: 2 of 5 tasks shared": a pair of an
     incomplete design, whose across-tasks and aggregate tests read the tasks it shared, ``tasks`` their number, audit
     s32),
-    ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect),
+    ``task_table.next_ranked`` (an effect-size interval against the next-ranked agent holds the true effect; in
+    it and in ``task_table.effect_size``, ``metric`` ``difference`` (audit s33) is Welch's interval of the difference
+    of means, whose ``coverage`` is 1 - its false coverage-statement rate, the mean over tasks of the share of a
+    task's k - 1 printed intervals that hold, and whose ``se`` is that mean's Monte Carlo error over tasks),
     ``skillings_mack.conover_fwer`` (Conover's post hoc declares no pair of null agents different),
     ``skillings_mack.pairs_fwer`` (the rank test's default post hoc, Tukey's critical difference on balanced designs
     and Holm with exact pair p-values where they can be counted elsewhere, declares no pair of null agents different;

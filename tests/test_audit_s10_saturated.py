@@ -147,7 +147,8 @@ def test_calibration_page_counts_the_defaults_rows():
     2,400 tests: it holds; 183 of 5,983 since audit s30, holm30, whose 8 holm rows of AdaStop at 8 agents x n = 10,
     20 hold; 183 of 6,163 since audit s30, tboot30, whose wilson_tasks default of
     performance_profile(kind="tasks", task_bootstrap=True) adds 180 rows, none missing; 183 of 6,595 since audit
-    s32, cal32, whose 432 equivalence.size rows of pairs that did not share every task hold)."""
+    s32, cal32, whose 432 equivalence.size rows of pairs that did not share every task hold; 183 of 6,883 since
+    audit s33, calib33, whose 288 rows of task_table's Welch difference intervals at 3-20 runs hold)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

@@ -44,7 +44,9 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # tests, holds
     # audit s30 (holm30): holm's 8 adastop.fwe rows of AdaStop at 8 agents x n = 10, 20, none missing
     # audit s32 (cal32): equivalence's 432 rows of pairs that did not share every task, none missing
-    assert (len(mine), int(mine["misses"].sum())) == (6_595, 183)  # with profile29's 300 and tboot30's 180 below
+    # audit s33 (calib33): task_table's 288 rows of Welch's difference intervals (metric "difference") at 3-20 runs,
+    # none missing (their one miss is at 2 runs)
+    assert (len(mine), int(mine["misses"].sum())) == (6_883, 183)  # with profile29's 300 and tboot30's 180 below
     # audit s29 (profile29): performance_profile(task_bootstrap=True)'s wilson_tasks band, its 300 default rows (2-26
     # tasks x 3, 5, 10 runs, five thresholds), none missing
     population = mine["procedure"] == "bootstrap.profile_population"
@@ -64,7 +66,7 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     assert (int(spread.sum()), int(mine[spread]["misses"].sum())) == (486, 112)
     fwe_spread = mine["procedure"] == "adastop.fwe_spread"
     assert (int(fwe_spread.sum()), int(mine[fwe_spread]["misses"].sum())) == (50, 0)  # holm's (joint's: 22 missing)
-    assert "183 of the defaults' 6,595 rows miss" in PAGE.read_text(encoding="utf-8")
+    assert "183 of the defaults' 6,883 rows miss" in PAGE.read_text(encoding="utf-8")
 
 
 # review23a (a strict xfail until equivgate23): equiv23's note of unlike spreads was gated on the runs' sample SDs 2 or

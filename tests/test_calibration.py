@@ -35,7 +35,13 @@ def test_table_has_one_schema_and_binomial_errors():
     level = table["level"].astype(float)
     pooled = table["design_draws"].astype(str).str.strip().isin(("", "nan")) == False  # noqa: E712
     variance = np.where(pooled, np.maximum(coverage * (1 - coverage), level * (1 - level)), coverage * (1 - coverage))
-    np.testing.assert_allclose(se, np.sqrt(variance / n_sim), atol=1e-5)
+    # audit s33 (calib33): the rows of Welch's difference intervals give the Monte Carlo SE of their false
+    # coverage-statement rate over tasks (k - 1 intervals a task): a share in [0, 1] has variance at most 1/4
+    fcr = (table["metric"] == "difference").to_numpy()
+    assert fcr.sum() == 360
+    np.testing.assert_allclose(se[~fcr], np.sqrt(variance / n_sim)[~fcr], atol=1e-5)
+    tasks = n_sim[fcr] / (table["agents"][fcr].astype(int) - 1)
+    assert ((se[fcr] >= 0) & (se[fcr] <= np.sqrt(0.25 / tasks) + 1e-6)).all()
     assert set(table["level"].astype(float)) == {0.95}
 
 
@@ -81,6 +87,14 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             mine = runpy.run_path(str(REFERENCE / f"{CALIBRATE['APPENDED'][procedure]}.py"))["appended"]
             assert sum(map(mine, rows)) == (15 if procedure == "tuning.expected_max_band" else 3)
             rows = [r for r in rows if not mine(r)]
+        if procedure in ("task_table.effect_size", "task_table.next_ranked", "mixed.contrast"):
+            # audit s33 (calib33): the difference intervals' FCR rows (its own grid of 2, 3 and 8 agents x 2-20 runs x
+            # 4 families x 3 configurations) and mixed()'s Sidak and Scheffe rows (80 points of 3 and 8 agents)
+            script = runpy.run_path(str(REFERENCE / f"{CALIBRATE['APPENDED'][procedure]}.py"))
+            appended = [r for r in rows if script["appended"](r)]
+            assert len(appended) == (320 if procedure == "mixed.contrast" else 180) == (
+                4 if procedure == "mixed.contrast" else 1) * len(script["grid"]())
+            rows = [r for r in rows if not script["appended"](r)]
         if procedure == equivalence_api.CALIBRATION:  # appended by other scripts: audit s20's aggregate mean's rows,
             # audit s23's of Welch's t with unlike spreads, audit s32's of pairs that did not share every task
             mean, spread, incomplete = (runpy.run_path(str(REFERENCE / f"{script}.py"))["appended"]
@@ -446,7 +460,8 @@ def _check_mixed(point, n_sim):
     package's rule, calibration.shortfall: decided by the table's row, not by this smaller re-measure)."""
     agents, tasks, runs, _, _ = point
     tabled = {(r["test"], r["interval"]): r for r in calibration.rows(MIXED["PROCEDURE"])
-              if (int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"], r["configuration"]) == point}
+              if (int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"], r["configuration"]) == point
+              and r["interval"] in MIXED["ADJUST"]}  # (Sidak's and Scheffe's: tests/test_audit_s33_calib33.py)
     measured = MIXED["rows_of"](point, MIXED["measure"](*point, n_sim, seed=99))
     assert {(r["test"], r["interval"]) for r in measured} == set(tabled), "the table lacks this grid point"
     for row in measured:

@@ -73,7 +73,11 @@ APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
             # the across-tasks and aggregate tests of pairs that did not share every task (incomplete designs)
             "equivalence.size": ("size_equivalence_mean", "size_equivalence_spread", "size_equivalence_incomplete"),
             # audit s22: the default band and tuned interval on real sweeps at 3-10 seeds (distribution real_dierkes2024)
-            "tuning.expected_max_band": "coverage_tuning_real", "tuning.best_interval": "coverage_tuning_real"}
+            "tuning.expected_max_band": "coverage_tuning_real", "tuning.best_interval": "coverage_tuning_real",
+            # audit s33 calib33: mixed()'s Sidak and Scheffe families (interval "sidak", "scheffe"), and the false
+            # coverage-statement rate of task_table's intervals of the difference of means (metric "difference")
+            "mixed.contrast": "coverage_mixed_adjust", "task_table.effect_size": "coverage_fcr_difference",
+            "task_table.next_ranked": "coverage_fcr_difference"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
 

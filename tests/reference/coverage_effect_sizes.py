@@ -19,6 +19,9 @@ complete separation. A row's ``n_sim`` counts intervals (pairs), not tasks: with
 the best's runs, so its binomial ``se`` understates the Monte Carlo error. The intervals do not depend on ``test=``;
 the Welch test is run as the fastest.
 
+The ``metric`` "difference" rows (Welch's interval of the difference of means against the best, audit s33) are
+appended by ``coverage_fcr_difference.py``, which reads this module's frame, truths and :func:`intervals_held`.
+
 ``--widths`` prints, per design, the median width of each default interval over that of the per-pair one, over that of
 "fcr_normal" (the widening's cost) and over an
 oracle's, 2 z(1 - alpha' / 2) times the Monte Carlo standard deviation of the estimate of the pair at alpha', the
@@ -86,10 +89,30 @@ def simulate(locations, runs, n_sim, distribution, draw, rng):
                          "seed": seed.ravel(), "score": scores.ravel()})
 
 
-def intervals_held(data, locations, distribution, intervals, level=LEVEL):
-    """{effect: (held, width, estimate)} per printed interval of the point best against another agent."""
-    res = rlstats.task_table(data, "score ~ agent | task/seed", test="welch", confidence_level=level,
-                             effect_intervals=intervals, rng=0)
+def mean_difference(best, other, distribution):
+    """The difference of the expected scores (in noise units, before a task's scale) of runs at location ``best``
+    and at ``other``: their locations' difference, less what the cap of ``capped`` takes off, exact from stratified
+    quantiles."""
+    key = ("difference", best, other, distribution)
+    if key not in _TRUTHS:
+        _TRUTHS[key] = float(designs.population(distribution, best).mean()
+                             - designs.population(distribution, other).mean())
+    return _TRUTHS[key]
+
+
+def task_table(data, intervals, level=LEVEL):
+    """The task table of a simulated frame, as every row of the effect sizes reads it (Welch's test, the fastest:
+    the intervals do not depend on ``test=``)."""
+    return rlstats.task_table(data, "score ~ agent | task/seed", test="welch", confidence_level=level,
+                              effect_intervals=intervals, rng=0)
+
+
+def intervals_held(data, locations, distribution, intervals, level=LEVEL, scale=None, res=None):
+    """{effect: (held, width, estimate)} per printed interval of the point best against another agent (task by
+    task, in the tasks' order); with ``scale`` (each task's, in the tasks' sorted order) also Welch's interval of the
+    difference of means, "difference" (its width in task units). ``res``: the frame's :func:`task_table`, where
+    already computed."""
+    res = task_table(data, intervals, level) if res is None else res
     location = {res.agents.index(f"a{a}"): m for a, m in enumerate(locations)}
     others = np.ones(res.a12.shape[:2], dtype=bool)
     others[np.arange(others.shape[0]), res.best] = False
@@ -101,7 +124,22 @@ def intervals_held(data, locations, distribution, intervals, level=LEVEL):
         cells = values[tasks_of, agents_of]
         out[EFFECTS[e]] = ((cells[:, 1] <= truths[:, e]) & (truths[:, e] <= cells[:, 2]), cells[:, 2] - cells[:, 1],
                            cells[:, 0])
+    if scale is not None:
+        true = np.asarray(scale)[tasks_of] * np.array([mean_difference(float(location[res.best[t]]),
+                                                                       float(location[j]), distribution)
+                                                       for t, j in zip(tasks_of, agents_of)])
+        low, high = res.welch[tasks_of, agents_of, 2], res.welch[tasks_of, agents_of, 3]
+        out["difference"] = ((low <= true) & (true <= high), high - low, None)  # NaN bounds count as missing
     return out
+
+
+def fcr_se(held_by_draw, per_task):
+    """The Monte Carlo standard error of the share of printed intervals that miss, as the mean over tasks of each
+    task's share (``per_task`` intervals each, task by task in ``held_by_draw``'s arrays): the standard deviation of
+    the tasks' shares over the root of their number (the intervals of a task share the best's runs, so the binomial
+    SE of the intervals understates it; with one interval a task it is the binomial SE)."""
+    shares = np.concatenate([np.asarray(h, dtype=float).reshape(-1, per_task).mean(axis=1) for h in held_by_draw])
+    return float(shares.std(ddof=1) / math.sqrt(shares.size))
 
 
 def measure(agents, runs, distribution, configuration, n_sim, seed=0, intervals=INTERVALS):

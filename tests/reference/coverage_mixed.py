@@ -83,6 +83,9 @@ DISTRIBUTIONS = DESIGNS["DISTRIBUTIONS"]
 CONFIGURATIONS = ("all_equal", "spread 0 to 1")
 DDF = ("satterthwaite", "kenward-roger")
 ADJUST = ("tukey", "holm")
+#: audit s33 (calib33): the adjustments whose rows ``coverage_mixed_adjust.py`` appends (Sidak's and Scheffe's
+#: intervals, emmeans' adjust= "sidak" and "scheffe"), decided by :func:`held` on this module's data sets and fits
+OTHER_ADJUST = ("sidak", "scheffe")
 
 
 def template(agents, tasks, runs):
@@ -126,7 +129,12 @@ def held(estimates, variances, df, truth, agents):
     rows = [worst] if np.allclose(df, df[worst], rtol=1e-8) else list(range(t.size))
     tukey = bool(np.all(kernels.tukey_pvalues(t[rows], df[rows], agents) > 1 - LEVEL))
     bound = stats.t.ppf(1 - (1 - LEVEL) / (2 * t.size), df)
-    return {"tukey": tukey, "holm": bool(np.all(np.abs(t) <= bound))}
+    # audit s33 (calib33): emmeans' Sidak (each pair at LEVEL ** (1 / m)) and Scheffe (sqrt(r F(LEVEL; r, df)) SEs,
+    # r = agents - 1, the rank of the pairs' contrasts) half-widths, as rlstats.mixed forms them (_api._ADJUSTMENTS)
+    sidak = stats.t.ppf(0.5 + LEVEL ** (1.0 / t.size) / 2, df)
+    scheffe = np.sqrt((agents - 1) * stats.f.ppf(LEVEL, agents - 1, df))
+    return {"tukey": tukey, "holm": bool(np.all(np.abs(t) <= bound)), "sidak": bool(np.all(np.abs(t) <= sidak)),
+            "scheffe": bool(np.all(np.abs(t) <= scheffe))}
 
 
 def fitted(design, y):
@@ -175,16 +183,18 @@ def data_sets(agents, tasks, runs, distribution, configuration, n_sim, seed=0):
         yield truth(distribution, location, offset, scale, first, second), draws()
 
 
-def measure(agents, tasks, runs, distribution, configuration, n_sim, seed=0):
-    """{(ddf, adjust): one boolean array per design draw, True where the family held every true difference}."""
+def measure(agents, tasks, runs, distribution, configuration, n_sim, seed=0, adjusts=ADJUST):
+    """{(ddf, adjust): one boolean array per design draw, True where the family held every true difference}, for
+    each adjustment of ``adjusts`` (``ADJUST``, or ``OTHER_ADJUST``: ``coverage_mixed_adjust.py``)."""
     design = template(agents, tasks, runs)
-    held_by = {(ddf, adjust): [] for ddf in DDF for adjust in ADJUST}
+    held_by = {(ddf, adjust): [] for ddf in DDF for adjust in adjusts}
     for true, ys in data_sets(agents, tasks, runs, distribution, configuration, n_sim, seed):
         hits = {key: np.zeros(n_sim, dtype=bool) for key in held_by}
         for i, y in enumerate(ys):
             for ddf, (estimates, variances, df) in pairs(design, y).items():
                 for adjust, ok in held(estimates, variances, df, true, agents).items():
-                    hits[ddf, adjust][i] = ok
+                    if (ddf, adjust) in hits:
+                        hits[ddf, adjust][i] = ok
         for key, h in hits.items():
             held_by[key].append(h)
     return held_by
@@ -205,17 +215,18 @@ def grid(quick=False):
     return DESIGNS["grid"](DESIGNS_AT, RUNS, DISTRIBUTIONS, CONFIGURATIONS)
 
 
-def table_rows(point, n_sim, quick=False):
+def table_rows(point, n_sim, quick=False, adjusts=ADJUST):
     """The rows of one grid point for the package table (``tests/reference/calibrate.py``), continued to
     ``CONTINUED`` times its data sets where a row is below the level, or a draw by ``CONTINUE_SE`` (not with
-    --quick)."""
+    --quick); ``adjusts`` the adjustments measured (``coverage_mixed_adjust.py``: ``OTHER_ADJUST``, whose rows alone
+    decide its continuation)."""
     from rlstats.calibration import misses
 
     n_sim *= 1 if quick else MORE_DATA_SETS.get(point[:2], 1)
-    rows = rows_of(point, measure(*point, n_sim))
+    rows = rows_of(point, measure(*point, n_sim, adjusts=adjusts))
     if not quick and any(row["coverage"] < LEVEL or misses({k: str(v) for k, v in row.items()}, LEVEL, CONTINUE_SE)
                          for row in rows):
-        rows = rows_of(point, measure(*point, CONTINUED * n_sim))
+        rows = rows_of(point, measure(*point, CONTINUED * n_sim, adjusts=adjusts))
     return rows
 
 

@@ -15,7 +15,8 @@ means), exact from ``designs.population``'s stratified quantiles (``coverage_eff
 chosen by the data, so 1 - coverage is the false coverage-statement rate that the per-pair level 1 - 2 (1 - 0.95) / k
 keeps at most 0.05 (Benjamini and Yekutieli 2005). An interval that could not be formed counts as not holding.
 ``n_sim`` counts intervals (k - 1 per task), which share runs within a task, so ``se`` understates the Monte Carlo
-error a little.
+error a little. The ``metric`` "difference" rows (Welch's interval of the difference of means against the next-ranked
+agent, audit s33) are appended by ``coverage_fcr_difference.py``, which reads :func:`intervals_held`.
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ import runpy
 from types import SimpleNamespace
 
 import numpy as np
-
-import rlstats
 
 HERE = pathlib.Path(__file__).resolve().parent
 designs = SimpleNamespace(**runpy.run_path(str(HERE / "designs.py")))
@@ -46,9 +45,11 @@ def true_locations(agents, configuration):
     return np.zeros(agents) if configuration == "all_equal" else -SPACING * np.arange(agents)
 
 
-def intervals_held(data, locations, distribution, level=LEVEL):
-    """{effect: held} per printed interval of an agent against the agent ranked just above it."""
-    res = rlstats.task_table(data, "score ~ agent | task/seed", test="welch", confidence_level=level, rng=0)
+def intervals_held(data, locations, distribution, level=LEVEL, scale=None, res=None):
+    """{effect: held} per printed interval of an agent against the agent ranked just above it (task by task); with
+    ``scale`` (each task's, in the tasks' sorted order) also Welch's interval of the difference of means. ``res``: the
+    frame's default task table (``coverage_effect_sizes.task_table(data, "fcr")``), where already computed."""
+    res = effects.task_table(data, "fcr", level) if res is None else res
     location = {res.agents.index(f"a{a}"): m for a, m in enumerate(locations)}
     tasks_of, agents_of = np.nonzero(res.next_ranked >= 0)
     above = res.next_ranked[tasks_of, agents_of]
@@ -59,6 +60,12 @@ def intervals_held(data, locations, distribution, level=LEVEL):
     for e, values in enumerate((res.a12_next, res.hedges_g_next)):
         cells = values[tasks_of, agents_of]
         out[EFFECTS[e]] = (cells[:, 1] <= truths[:, e]) & (truths[:, e] <= cells[:, 2])
+    if scale is not None:
+        true = np.asarray(scale)[tasks_of] * np.array([effects.mean_difference(float(location[j]), float(location[a]),
+                                                                               distribution)
+                                                       for j, a in zip(above, agents_of)])
+        low, high = res.welch_next[tasks_of, agents_of, 2], res.welch_next[tasks_of, agents_of, 3]
+        out["difference"] = (low <= true) & (true <= high)  # NaN bounds count as missing
     return out
 
 

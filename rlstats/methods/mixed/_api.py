@@ -148,9 +148,10 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     error (its squares underflow).  The simultaneous intervals' coverage was measured by simulation
     (``mixed.contrast`` rows of ``rlstats/calibration.csv``, ``tests/reference/coverage_mixed.py``: 2, 3 and 8
     agents on 3 to 26 tasks at 3 to 20 runs per cell, normal, skewed, heavy-tailed and capped scores, tasks of
-    different levels and spreads); where a balanced design on that grid falls short of 95% by more than 3 Monte
-    Carlo standard errors, pooled or in one draw of the tasks' levels and spreads, a note quotes the lowest coverage
-    measured there.
+    different levels and spreads; Sidak's and Scheffe's families since audit s33 at 3 and 8 agents, 3 to 10 runs,
+    ``tests/reference/coverage_mixed_adjust.py``); where a balanced design on that grid falls short of 95% by more
+    than 3 Monte Carlo standard errors, pooled or in one draw of the tasks' levels and spreads, a note quotes the
+    lowest coverage measured there.
 
     Runs at a score cap (audit s11): the model gives every agent one residual variance, which an agent whose runs
     nearly all reach a cap does not have. On simulated runs with 85% of a baseline agent's runs at a cap and agents 0
@@ -610,9 +611,13 @@ def _coverage_notes(design, options):
     table's grid, at the 95% level it measured).
     """
     # the table measured Tukey's intervals and Bonferroni's (its "holm" rows, the intervals beside Holm's p-values,
-    # which every p.adjust method has; audit s32 rhabit32): Sidak's and Scheffe's are not measured
+    # which every p.adjust method has; audit s32 rhabit32), and since audit s33 (calib33) Sidak's and Scheffe's at 3
+    # and 8 agents (tests/reference/coverage_mixed_adjust.py; with 2 agents both are Tukey's one t interval, whose
+    # rows speak for them)
     name, _, intervals = ADJUSTMENTS_SAID[options.adjust]
-    measured = {"Tukey": "tukey", "Bonferroni": "holm"}.get(intervals or "")
+    measured = {"Tukey": "tukey", "Bonferroni": "holm", "Sidak": "sidak", "Scheffe": "scheffe"}.get(intervals or "")
+    if measured in ("sidak", "scheffe") and design.n_agents == 2:
+        measured = "tukey"
     if measured is None or not np.isclose(options.confidence_level, 0.95) or not design.is_balanced:
         return []
     row = calibration.shortfall(calibration.rows(CALIBRATION), 0.95, test=options.ddf, interval=measured,

@@ -45,12 +45,26 @@ def effect_size_shortfall(metric, agents, runs, level, interval="fcr"):
     The nearest design has the measured agents nearest ``agents`` on a log scale (the more on a tie: more pairs to
     select the best from, lower coverage) and the largest measured runs per agent up to ``runs`` (the smallest when
     ``runs`` is below them all); the row names it, so a quote never passes one design off as another. ``interval``
-    is the kind of interval (the table's ``interval`` column): ``effect_intervals=`` of ``task_table``.
+    is the kind of interval (the table's ``interval`` column): ``effect_intervals=`` of ``task_table``; ``metric``
+    also "difference", Welch's interval of the difference of means (its "fcr" rows, audit s33).
     """
-    rows = [row for row in calibration.rows(EFFECT_SIZE_PROCEDURE) if row["interval"] == interval]
+    # the metric's own rows: the difference's (audit s33) were measured at 3 agents too, which A12 and g were not
+    rows = [row for row in calibration.rows(EFFECT_SIZE_PROCEDURE) if row["interval"] == interval
+            and row["metric"] == metric]
     if not math.isclose(level, EFFECT_SIZE_LEVEL) or not rows:
         return None
     measured_runs = {int(row["runs"]) for row in rows}
     nearest = min({int(row["agents"]) for row in rows}, key=lambda a: (abs(math.log(a / agents)), -a))
     below = max((r for r in measured_runs if r <= runs), default=min(measured_runs))
     return calibration.shortfall(rows, level, metric=metric, agents=nearest, runs=below)
+
+
+def runs_that_hold(metric, agents, runs, level, interval="fcr"):
+    """The fewest runs per agent above ``runs`` at which every row of ``metric``'s ``interval`` at ``agents`` (a
+    measured count) holds ``level``: what a note quoting a short row at ``runs`` can advise adding (audit s33
+    calib33); None where no such count was measured."""
+    rows = [row for row in calibration.rows(EFFECT_SIZE_PROCEDURE) if row["metric"] == metric
+            and row["interval"] == interval and row["agents"] == str(agents)]
+    more = sorted({int(row["runs"]) for row in rows if int(row["runs"]) > runs})
+    return next((n for n in more if not any(calibration.misses(row, level) for row in rows if row["runs"] == str(n))),
+                None)
