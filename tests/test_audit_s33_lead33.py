@@ -43,8 +43,8 @@ def test_a_seed_given_twice_is_refused(curves):
 def test_one_row_per_seed_counts_its_seeds(curves):
     last = curves[curves.step == 3000]
     res = rlstats.compare(last, FORMULA)
-    assert res.notes[0] == "seeds ('seed') averaged within each run: the run is the unit, 3 runs of 2 seeds per agent " \
-                           "and task"
+    assert res.notes[0] == ("seeds ('seed') averaged within each run: the run is the unit, 3 runs of 2 seeds per "
+                            "agent and task")
     # the run means are the unit: the same test as on the runs' means written '| task/run'
     means = last.groupby(["agent", "task", "run"], as_index=False)["score"].mean()
     assert res.pvalue == rlstats.compare(means, "score ~ agent | task/run").pvalue
