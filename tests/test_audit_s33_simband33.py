@@ -113,7 +113,8 @@ def test_bonferroni_bands_of_the_resamples_miss_where_the_default_holds(point, h
 @pytest.mark.slow  # about 12 s: 480 bands
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="audit s33 simband33, left: on 3 tasks as far apart as the Dopamine trial's (outside "
-                   "the calibration grid, whose tasks overlap), the IQM's default bands of 5 capped runs cover 0.894 (simultaneous) and 0.912 (pointwise) of 480, below 0.95 by more than 3 SE")
+                   "the calibration grid, whose tasks overlap), the IQM's default bands of 5 capped runs cover "
+                   "0.894 (simultaneous) and 0.912 (pointwise) of 480, below 0.95 by more than 3 SE")
 def test_far_apart_tasks_iqm_bands_of_capped_runs_hold_their_level():
     """Found while measuring the Bonferroni bands (``tests/reference/curves_band_bonferroni.py``): the default's
     simultaneous band of far:iqm:capped covered 0.896, 0.929, 0.896 and 0.892 of 240 with seeds 0-3 (0.903 of 960),
