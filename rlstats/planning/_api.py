@@ -195,14 +195,11 @@ def _seeds_is_powers(seeds):
 def _check_one_option(method, name, value, caller="power()"):
     """A method option of ``caller`` (power() or sample_size()), or an OptionError; another package's or function's
     spelling names its name here, the method's or ``caller``'s own (``seed=``: ``rng=``; audit s23 review23c)."""
-    if name == "data":  # a pilot is taken, as design= (new-user trial s33: "cannot be given" read as no pilot at all)
-        raise OptionError(f"data= is not taken by {caller}, which draws its own data sets: give a pilot of real runs as "
-                          "design= with its formula= (its runs are resampled), or the sizes to simulate "
-                          "(agents=, tasks=)")
+    if (name, caller) in _ANSWERED:
+        if name not in _accepted_options(method):  # pwr's unknown, the other's answer; a pilot given as data=
+            raise OptionError(_ANSWERED[name, caller].format(value=value, caller=caller))
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
-    if (name, caller) in _ANSWERED and name not in _accepted_options(method):  # pwr's unknown, the other's answer
-        raise OptionError(_ANSWERED[name, caller].format(value=value))
     if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
         found = f"{name}= is not taken by {caller}: "
         raise OptionError(found + _PILOT_FIRST[name],
@@ -223,7 +220,11 @@ _ANSWERED = {("power", "power()"): "power={value!r}: power() estimates the power
                                    "seeds that reach a power of {value!r}, call sample_size(..., target_power={value!r})",
              ("n", "sample_size()"): "n={value!r}: sample_size() searches the number of seeds itself (between "
                                      "min_seeds= and max_seeds=); for the power at {value!r} seeds, call "
-                                     "power(..., seeds={value!r})"}
+                                     "power(..., seeds={value!r})",
+             # a pilot is taken, as design= (new-user trial s33: "cannot be given" read as no pilot at all)
+             **{("data", caller): "data= is not taken by {caller}, which draws its own data sets: give a pilot of "
+                                  "real runs as design= with its formula= (its runs are resampled), or the sizes to "
+                                  "simulate (agents=, tasks=)" for caller in ("power()", "sample_size()")}}
 
 
 def _own_options(caller):
