@@ -83,7 +83,6 @@ def _curves(agents=2, tasks=1, seeds=3, drop=None):
     return df, res
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 msg33: defect")
 def test_curves_iqm_of_three_runs_is_labelled_the_mean():
     import matplotlib.pyplot as plt
 
@@ -114,7 +113,6 @@ def test_curves_iqm_pooled_over_two_tasks_of_three_runs_trims_and_says_iqm():
     assert str(res).splitlines()[1] == "\tLearning curves: per-step IQM with whole-run bootstrap bands"
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 msg33: defect")
 def test_curves_iqm_names_the_agents_whose_iqm_is_the_mean():
     df, res = _curves(seeds=5, drop=lambda d: (d.agent == d.agent.unique()[0]) & (d.seed >= 3))
     first = str(df.agent.unique()[0])
