@@ -42,7 +42,6 @@ def _figure(drawn):
     return drawn if hasattr(drawn, "savefig") else drawn.figure
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 msg33: defect")
 def test_simplex_at_a_column_is_refused_with_a_size_that_holds_it(six_pairs):
     import matplotlib.pyplot as plt
 
