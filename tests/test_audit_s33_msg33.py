@@ -119,7 +119,6 @@ def test_curves_iqm_names_the_agents_whose_iqm_is_the_mean():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="audit s33 msg33: defect")
 def test_posterior_titles_apart_at_a_page():
     # six posteriors at figsize=(7, 4), three a row of 2.3 in: "Walsh shares: better < 1/50000, rope < 1/50000, worse
     # > 1 - 1/50000" on one line (3.2 in) ran into its neighbour's title, and was accepted
@@ -141,7 +140,6 @@ def test_posterior_titles_apart_at_a_page():
     plt.close(figure)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 msg33: defect")
 def test_posterior_title_gives_the_shares_on_two_lines(six_pairs):
     # the reduced version of the slow test above: the title's line of shares (up to 3.2 in on one) is two lines
     import matplotlib.pyplot as plt

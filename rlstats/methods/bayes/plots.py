@@ -138,7 +138,9 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
         # the print's shares: two decimals read 0.99996 as a certain 1.00 (audit s16)
         n = result._pair_draws(row.agent_1, row.agent_2)
         better, rope, worse = (result._share(p, 2, n) for p in (row.p_better, row.p_rope, row.p_worse))
-        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {better}, rope {rope}, worse {worse}",
+        # the shares on two lines: on one ("worse > 1 - 1/50000") a title ran into its neighbour's at figsize=(7, 4)
+        # (audit s33 msg33: three panels a row, each 2.3 in, under a title of 3.2 in)
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {better},\nrope {rope}, worse {worse}",
                         fontsize=SMALL_FONT)
         direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else
                      f"{row.agent_2} \u2212 {row.agent_1}, lower is better")
