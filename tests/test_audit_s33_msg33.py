@@ -153,7 +153,6 @@ def test_posterior_title_gives_the_shares_on_two_lines(six_pairs):
 
 # --------------------------------------------------------------- the task table's IQM of a cell's runs at small n
 
-@pytest.mark.xfail(strict=True, reason="audit s33 msg33: defect")
 def test_task_table_iqm_of_three_runs_a_cell_says_it_is_the_mean():
     # each cell's IQM is of its own runs (nothing pooled over tasks): 3 runs a cell trim none (a quarter of 3 is under
     # one run), so "best IQM" was the best mean, said nowhere; 4 runs a cell trim one at each end (scipy's trim_mean)

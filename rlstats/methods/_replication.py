@@ -246,6 +246,21 @@ def untrimmed_iqm_label(counts, names, label="IQM"):
     return f"{label} (the mean for {join_and([name for name, _ in few], limit=3)}: {runs}, none trimmed)"
 
 
+def untrimmed_cells_label(counts, label="IQM"):
+    """``label``, the IQM of each cell's runs (the task table's), saying where it trims nothing: a cell of fewer than
+    4 runs, a quarter of which is less than one run, is their mean. "IQM (the mean: 3 runs, none trimmed)" where every
+    cell has so few, "IQM (the mean in cells of fewer than 4 runs)" where some have; ``label`` where none has.
+    Unlike :func:`_untrimmed`, nothing is pooled over tasks: each cell's IQM is of its own runs."""
+    counts = np.asarray(counts)
+    present = counts > 0
+    few = present & (counts < 4)
+    if not few.any():
+        return label
+    if few.sum() == present.sum():
+        return f"{label} (the mean: {_have(counts[present])}, none trimmed)"
+    return f"{label} (the mean in cells of fewer than 4 runs)"
+
+
 def untrimmed_iqm_note(counts, names, label="IQM"):
     """The note of the agents whose IQM trims nothing (:func:`_untrimmed`). ``counts`` (tasks, agents)."""
     few = [name for name, _ in _untrimmed(counts, names)]
