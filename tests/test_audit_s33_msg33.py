@@ -172,7 +172,6 @@ def test_task_table_iqm_of_three_runs_a_cell_says_it_is_the_mean():
 
 # ----------------------------------------------------------- the bootstrap's IQM figure at small n (tasks x runs)
 
-@pytest.mark.xfail(strict=True, reason="audit s33 msg33: defect")
 def test_bootstrap_iqm_panel_of_three_runs_says_it_is_the_mean():
     # the IQM pooled over tasks x runs: one task of 3 runs trims none (its panel said "IQM" over the mean); 2 tasks of
     # 3 runs, 6 pooled, trim (scipy's trim_mean of the pooled runs), and the panel says "IQM"
