@@ -42,17 +42,28 @@ def _figure(drawn):
     return drawn if hasattr(drawn, "savefig") else drawn.figure
 
 
-def test_simplex_at_a_column_is_refused_with_a_size_that_holds_it(six_pairs):
-    import matplotlib.pyplot as plt
-
+def _refused_at_a_column(result):
     with pytest.raises(rlstats.OptionError) as refused:
-        six_pairs.plot(figsize=(3.4, 2.6))
+        result.plot(figsize=(3.4, 2.6))
     said = str(refused.value)
     assert said.startswith("figsize=(3.4, 2.6) is too small for the 6 panels of this figure: each simplex would be "
                            "drawn ")
     assert "pass a larger figsize= (about (" in said and "or plot fewer panels" in said
     size = tuple(float(v) for v in said.split("about (")[1].split(")")[0].split(", "))
     assert size[0] > 3.4 and size[1] > 2.6
+    return size
+
+
+def test_simplex_at_a_column_is_refused(six_pairs):
+    # the reduced version of the slow test below (the size said is not drawn)
+    _refused_at_a_column(six_pairs)
+
+
+@pytest.mark.slow
+def test_simplex_at_a_column_is_refused_with_a_size_that_holds_it(six_pairs):
+    import matplotlib.pyplot as plt
+
+    size = _refused_at_a_column(six_pairs)
     # the size said holds it: drawn, each triangle at least its least base (its widest bottom label, LEAST_PANEL)
     figure = _figure(six_pairs.plot(figsize=size))
     figure.draw_without_rendering()
@@ -144,7 +155,8 @@ def test_posterior_title_gives_the_shares_on_two_lines(six_pairs):
     # the reduced version of the slow test above: the title's line of shares (up to 3.2 in on one) is two lines
     import matplotlib.pyplot as plt
 
-    figure = _figure(six_pairs.plot(kind="posterior"))
+    figure, axes = plt.subplots(2, 3)  # the caller's Axes: no layout, the titles alone checked
+    six_pairs.plot(kind="posterior", ax=list(axes.ravel()))
     lines = [axes.get_title().split("\n") for axes in figure.axes]
     assert [len(line) for line in lines] == [3] * 6
     assert all(line[1].startswith("Walsh shares: better ") and line[2].startswith("rope ") for line in lines)
