@@ -106,7 +106,7 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     if figsize is not None:
         figure = _figures(drawn)[0]
         own = figure.get_size_inches()
-        apart = _overlapping(figure)  # panels that overlap by design (twins, insets) at the plot's own size
+        apart = _overlapping(figure, design=True)  # panels that overlap by design (twins, insets)
         figure.set_size_inches(*figsize)
         # The titles and axis labels were written for the plot's own size: at a smaller one they are broken at
         # words to fit the figure, rather than cut at its edge. Broken here, not by matplotlib's wrap=True, whose
@@ -455,9 +455,11 @@ def _fit_texts(figure: Any, texts: list[Any]) -> None:
         _keep_written(text, written[text])
 
 
-def _overlapping(figure: Any, drawn: bool = False) -> set[tuple[int, int]]:
+def _overlapping(figure: Any, drawn: bool = False, design: bool = False) -> set[tuple[int, int]]:
     """The pairs of the figure's Axes whose drawings (with their titles and labels) overlap, drawn as it is now
-    (``drawn``: the caller has just laid it out at its present size)."""
+    (``drawn``: the caller has just laid it out at its present size); with ``design``, those whose boxes themselves
+    overlap (twins, insets), which overlap by design (audit s33 msg33: read on their drawings with the labels, two
+    panels whose titles ran into each other at the plot's own layout were taken to overlap by design, and passed)."""
     import itertools
 
     if len(figure.axes) < 2:
@@ -465,13 +467,14 @@ def _overlapping(figure: Any, drawn: bool = False) -> set[tuple[int, int]]:
     if not drawn:
         figure.draw_without_rendering()
     renderer = figure.canvas.get_renderer()
-    boxes = [axes.get_tightbbox(renderer) for axes in figure.axes]
+    boxes = [axes.get_window_extent(renderer) if design else axes.get_tightbbox(renderer) for axes in figure.axes]
     return {(i, j) for i, j in itertools.combinations(range(len(boxes)), 2) if boxes[i].overlaps(boxes[j])}
 
 
 def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[tuple[int, int]]) -> None:
     """An OptionError, the figure closed, when ``figsize`` cannot hold the panels apart: the constrained layout
-    collapsed them (matplotlib only warns) or panels apart at the plot's own size (``apart``) now overlap."""
+    collapsed them (matplotlib only warns) or panels apart at the plot's own size (``apart``) now overlap; or draws a
+    panel smaller than its plot declared it reads at (:func:`least_panel`), with a size that holds it."""
     import warnings
 
     import matplotlib.pyplot as plt
@@ -493,6 +496,80 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
         raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for {what}; pass a larger "
                           f"figsize= (the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
                           + (", or plot fewer panels" if n > 1 else ""))
+    short = _short_panels(figure)  # laid out and drawn above: panels that keep apart, drawn under their least size
+    if short:
+        _refuse_short_panels(figure, figsize, own, short)
+
+
+#: what a plot declares of a panel that reads only at a least size (:func:`least_panel`): Axes -> (width, height, what
+#: one panel is, why that size), read by :func:`_check_room`
+_LEAST: weakref.WeakKeyDictionary[Any, tuple[float, float, str, str]] = weakref.WeakKeyDictionary()
+
+
+def least_panel(ax: Any, width: float, height: float, what: str, why: str) -> None:
+    """Declare that ``ax``'s drawing (its box as laid out, after a fixed aspect shrinks it) reads only at ``width`` x
+    ``height`` inches or more, computed by the plot from its labels and fonts: under ``Result.plot(figsize=)`` a size
+    drawing it smaller is refused by the one check of a figure's room, :func:`_check_room`, with a size that holds it.
+    ``what`` names one panel ("simplex") and ``why`` says what sets the size, for the message (audit s33 msg33: six
+    simplexes at (3.4, 2.6) were drawn 13 x 9 pt, their posterior clouds dots, where a constrained layout keeps the
+    labels and shrinks the drawing: nothing overlaps, so the check of panels drawn over each other let it pass)."""
+    _LEAST[ax] = (float(width), float(height), what, why)
+
+
+def _short_panels(figure: Any) -> list[tuple[Any, float, float]]:
+    """(Axes, width, height in inches as drawn) of the figure's panels drawn smaller than :func:`least_panel` declared
+    (the figure laid out at its size)."""
+    size = figure.get_size_inches()
+    short = []
+    for axes in figure.axes:
+        need = _LEAST.get(axes)
+        if need is None or not axes.get_visible():
+            continue
+        box = axes.get_position()  # as drawn: after an aspect's shrinking
+        width, height = box.width * size[0], box.height * size[1]
+        if width < need[0] - 1e-3 or height < need[1] - 1e-3:
+            short.append((axes, width, height))
+    return short
+
+
+def _refuse_short_panels(figure: Any, figsize: tuple[float, float], own: Any,
+                         short: list[tuple[Any, float, float]]) -> None:
+    """The OptionError of :func:`_check_room` for panels drawn under their least size (:func:`_short_panels`): the
+    figure closed, the smallest panel's size and the one declared said, and a size at which every one is drawn at its
+    least, found by growing the figure by the shortfall and laying it out again until none is short."""
+    import matplotlib.pyplot as plt
+
+    from .errors import OptionError
+
+    axes, drawn_w, drawn_h = min(short, key=lambda item: item[1] * item[2])
+    need_w, need_h, what, why = _LEAST[axes]
+    def fits(scale):
+        figure.set_size_inches(_up(figsize[0] * scale), _up(figsize[1] * scale))
+        _draw_quietly(figure)
+        return not _short_panels(figure)
+
+    # the figure scaled as asked (its shape kept, so the grid of panels a plot picks for it, plotting.largest_panels,
+    # is the one drawn here): the labels around a panel keep their size, so the drawing grows by more than the figure;
+    # a scale that holds every panel found by growing by the shortfall, then halved down to 2% of the least
+    low, high, held = 1.0, 1.0, False
+    for _ in range(8):
+        grow = max(max(_LEAST[a][0] / max(w, 1e-3), _LEAST[a][1] / max(h, 1e-3)) for a, w, h in short)
+        low, high = high, high * min(max(grow, 1.05), 4.0)
+        if held := fits(high):
+            break
+        short = _short_panels(figure)
+    while held and high / low > 1.02:
+        middle = (low * high) ** 0.5
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    width, height = _up(figsize[0] * high), _up(figsize[1] * high)
+    plt.close(figure)
+    n = len(figure.axes)
+    whose = f"the {n} panels of this figure: each {what}" if n > 1 else f"this figure's {what}: it"
+    raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for {whose} would be drawn "
+                      f"{drawn_w:.2f} x {drawn_h:.2f} in, under the {need_w:.2f} x {need_h:.2f} in that show it "
+                      f"({why}); pass a larger figsize= (about ({width:g}, {height:g}) holds "
+                      f"{'them' if n > 1 else 'it'}; the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
+                      + (", or plot fewer panels" if n > 1 else ""))
 
 
 def _shown_tick_labels(axis: Any) -> list[Any]:

@@ -100,7 +100,8 @@ def test_task_table_caption_and_report_name_the_columns():
                                             na_action="drop", rng=1, n_resamples=200))
     caption = res.caption()
     assert caption.startswith("IQM ± standard deviation over 3 runs (seeds) per algo and env; blank: no runs of the "
-                              "algo on the env (1 cell). Bold: the best IQM of each env; †: possibly best: the bold "
+                              "algo on the env (1 cell). Bold: the best IQM (the mean: 3 runs, none trimmed) of each "
+                              "env; †: possibly best: the bold "
                               "and marked algos form a 95% confidence set for the algo with the best mean of the env")
     assert "Aggregate: IQM of all runs of the 2 envs every algo ran pooled (each env weighed alike)" in caption
     report = res.report(format="text")

@@ -4153,6 +4153,21 @@ def test_bayes_plot_of_too_many_pairs(kind):
     fails(OptionError, ("15 pairs", "at most 12", "control=", "subset=", "ax= one Axes per pair"), res.plot, kind=kind)
 
 
+# [audit s33 msg33] a figsize= drawing a simplex under the size its labels need (its triangle's base as wide as its
+# wider bottom-corner label, 0.6 in at least) is refused with a size that holds it (was drawn 13 x 9 pt, a dot)
+@pytest.mark.parametrize("agents, figsize, phrases", [
+    (4, (3.4, 2.6), ("figsize=(3.4, 2.6) is too small for the 6 panels of this figure: each simplex would be drawn",
+                     "under the 0.90 x 0.64 in that show it", "pass a larger figsize= (about (",
+                     "or plot fewer panels")),
+    (2, (1.2, 1.0), ("figsize=(1.2, 1) is too small for this figure's simplex: it would be drawn",
+                     "pass a larger figsize= (about (", "holds it; the plot's own size is (3.3, 2.1))")),
+], ids=["six pairs at a column", "one pair at an inch"])
+def test_bayes_simplex_at_a_size_too_small_for_it(agents, figsize, phrases):
+    df = rlstats.datasets.simulate(agents=agents, tasks=4, seeds=2, rng=0)
+    res = rlstats.bayes(df, "score ~ agent | task", n_samples=200, rng=0, normalize=False)
+    fails(OptionError, phrases, res.plot, figsize=figsize)
+
+
 # issue 41 items 1-2: equivalence's aggregate withheld where the bootstrap withholds an agent's studentised interval
 # (SB3-shaped: A2C's normalised returns, PPO failing every run): a handled result with the way on
 def test_equivalence_aggregate_withheld_with_the_bootstrap():

@@ -222,13 +222,48 @@ def _have(values, noun="runs"):
     return f"one {single}" if low == 1 else f"{low} {noun}"
 
 
-def untrimmed_iqm_note(counts, names, label="IQM"):
-    """The note of the agents whose IQM trims nothing: pooled over their tasks, each weighed as if it had the agent's
-    most runs (``AgentLayout.run_weight``), fewer than 4 runs, of which a quarter is less than one run, so the IQM is
-    their mean (rliable's and scipy's ``trim_mean(0.25)`` alike). ``counts`` (tasks, agents)."""
+def _untrimmed(counts, names):
+    """(name, runs pooled) of the agents whose IQM trims nothing: pooled over their tasks, each weighed as if it had
+    the agent's most runs (``AgentLayout.run_weight``), fewer than 4 runs, of which a quarter is less than one run, so
+    the IQM is their mean (rliable's and scipy's ``trim_mean(0.25)`` alike: 3 runs on one task trim none, 3 on each
+    of 2 tasks, 6 pooled, one at each end). ``counts`` (tasks, agents)."""
     counts = np.asarray(counts)
     pooled = counts.max(axis=0) * (counts > 0).sum(axis=0)
-    few = [str(name) for name, n in zip(names, pooled) if 0 < n < 4]
+    return [(str(name), int(n)) for name, n in zip(names, pooled) if 0 < n < 4]
+
+
+def untrimmed_iqm_label(counts, names, label="IQM"):
+    """``label``, the IQM's, as a figure's axis, a legend, a header or a table names it, saying where it trims nothing
+    (:func:`_untrimmed`): "IQM (the mean: 3 runs, none trimmed)" where no agent's IQM trims, "IQM (the mean for A: 3
+    runs, none trimmed)" where some agents' do not (audit s33 msg33: "IQM" over the mean of 3 runs in a paper's
+    figure); ``label`` itself where every agent's trims."""
+    few = _untrimmed(counts, names)
+    if not few:
+        return label
+    runs = _have([n for _, n in few])
+    if len(few) == int((np.asarray(counts).sum(axis=0) > 0).sum()):
+        return f"{label} (the mean: {runs}, none trimmed)"
+    return f"{label} (the mean for {join_and([name for name, _ in few], limit=3)}: {runs}, none trimmed)"
+
+
+def untrimmed_cells_label(counts, label="IQM"):
+    """``label``, the IQM of each cell's runs (the task table's), saying where it trims nothing: a cell of fewer than
+    4 runs, a quarter of which is less than one run, is their mean. "IQM (the mean: 3 runs, none trimmed)" where every
+    cell has so few, "IQM (the mean in cells of fewer than 4 runs)" where some have; ``label`` where none has.
+    Unlike :func:`_untrimmed`, nothing is pooled over tasks: each cell's IQM is of its own runs."""
+    counts = np.asarray(counts)
+    present = counts > 0
+    few = present & (counts < 4)
+    if not few.any():
+        return label
+    if few.sum() == present.sum():
+        return f"{label} (the mean: {_have(counts[present])}, none trimmed)"
+    return f"{label} (the mean in cells of fewer than 4 runs)"
+
+
+def untrimmed_iqm_note(counts, names, label="IQM"):
+    """The note of the agents whose IQM trims nothing (:func:`_untrimmed`). ``counts`` (tasks, agents)."""
+    few = [name for name, _ in _untrimmed(counts, names)]
     if not few:
         return []
     return [f"the {label} of {join_and(few, limit=5)} trims nothing: a quarter of fewer than 4 runs pooled over "

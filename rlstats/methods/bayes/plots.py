@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...plotting import PAGE_WIDTH, SMALL_FONT, panels
+from ...plotting import LEAST_PANEL, PAGE_WIDTH, SMALL_FONT, least_panel, panels
 
 #: what each model's difference across tasks (tidy()'s estimate) is: (printed column, short name, full name); the
 #: hierarchical model's delta0 is the location of a heavy-tailed t, which weighs far-off tasks less than a mean does
@@ -27,6 +27,9 @@ WITHHELD_CELL = "withheld"
 
 #: the simplex's corners in the plane: worse (left), equivalent (top), better (right), as baycomp draws it
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
+
+#: the simplex panel's limits: its triangle (base 1) with room for the labels at its bottom corners
+_XLIM, _YLIM = (-0.25, 1.25), (-0.2, float(_CORNERS[1, 1]))
 
 #: points between the simplex's top corner and its label, and between the label and the panel's title
 _CORNER_GAP = 2.0
@@ -54,6 +57,7 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
     the probabilities that each region holds the largest mass at its corner (a next task's, with the hierarchical
     model).  A new figure is a column wide for up to 3 pairs, a page wide (three in a row) for up to 12; more pairs are
     an error naming ``control=`` (``width=`` sets the width)."""
+    own = ax is None
     fig, axes, pairs = _pair_axes(result, ax, (2.2, 2.1), "simplex", width)  # three fit a page
     style = {"s": 2, "alpha": 0.3, "color": "C0", "linewidths": 0}
     style.update(kwargs)
@@ -77,20 +81,35 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
         n = result._pair_draws(row.agent_1, row.agent_2)
         labels = tuple(f"{name}\n{result._share(p, 3, n)}" for name, p in ((row.agent_2, worse), ("rope", rope),
                                                                               (row.agent_1, better)))
-        for (x, y), label, align in zip(_CORNERS, labels, ("right", "center", "left")):
-            if y == 0:
-                panel.text(x, y - 0.04, label, ha=align, va="top", fontsize=SMALL_FONT)
+        bottom = [panel.text(x, y - 0.04, label, ha=align, va="top", fontsize=SMALL_FONT)
+                  for (x, y), label, align in zip(_CORNERS, labels, ("right", "center", "left")) if y == 0]
+        if own:  # a figsize= lays out only the plot's own figure (the caller's is the caller's to size)
+            _least_simplex(panel, bottom)
         # The top corner's label sits above the Axes, a fixed number of points off the corner, and the title is
         # padded by its height: set in data units it reached into the title at one column's size (audit s13).
         panel.annotate(labels[1], _CORNERS[1], xytext=(0, _CORNER_GAP), textcoords="offset points", ha="center",
                        va="bottom", fontsize=SMALL_FONT, annotation_clip=False)
-        panel.set_xlim(-0.25, 1.25)
-        panel.set_ylim(-0.2, _CORNERS[1, 1])
+        panel.set_xlim(*_XLIM)
+        panel.set_ylim(*_YLIM)
         panel.set_aspect("equal")
         panel.axis("off")
         panel.set_title(f"{row.agent_1} vs {row.agent_2}" + (" (next task)" if next_task else ""),
                         fontsize=SMALL_FONT + 1, pad=2 * _CORNER_GAP + 2.4 * SMALL_FONT)
     return axes[0] if len(axes) == 1 else fig
+
+
+def _least_simplex(panel, corner_labels):
+    """Declare the least size a simplex reads at (:func:`rlstats.plotting.least_panel`), from its labels and fonts:
+    its triangle's base at least as wide as the wider of its bottom corners' labels, which hang outside its corners
+    (narrower, the two read as one line, "DrQ DER / 0.343 0.657", over a dot of a cloud: audit s33 msg33), and at
+    least :data:`rlstats.plotting.LEAST_PANEL`; the Axes' box spans the x limits' 1.5 bases and the y limits' 1.07."""
+    figure = panel.figure
+    renderer = figure.canvas.get_renderer()
+    widest = max(text.get_window_extent(renderer).width for text in corner_labels) / figure.dpi
+    base = max(LEAST_PANEL, widest)
+    least_panel(panel, base * (_XLIM[1] - _XLIM[0]), base * (_YLIM[1] - _YLIM[0]), "simplex",
+                f"its triangle's base {base:.2f} in: as wide as its wider bottom-corner label, and {LEAST_PANEL:g} in at "
+                "least")
 
 
 def plot_posterior(result, *, ax=None, width=None, **kwargs):
@@ -119,7 +138,9 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
         # the print's shares: two decimals read 0.99996 as a certain 1.00 (audit s16)
         n = result._pair_draws(row.agent_1, row.agent_2)
         better, rope, worse = (result._share(p, 2, n) for p in (row.p_better, row.p_rope, row.p_worse))
-        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {better}, rope {rope}, worse {worse}",
+        # the shares on two lines: on one ("worse > 1 - 1/50000") a title ran into its neighbour's at figsize=(7, 4)
+        # (audit s33 msg33: three panels a row, each 2.3 in, under a title of 3.2 in)
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {better},\nrope {rope}, worse {worse}",
                         fontsize=SMALL_FONT)
         direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else
                      f"{row.agent_2} \u2212 {row.agent_1}, lower is better")

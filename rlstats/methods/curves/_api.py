@@ -23,7 +23,7 @@ from ...interop import as_pandas
 from ...format import (a_or_an, by_value, cannot_reject, count, format_step, join_and, listed, names_shown, plural,
                        signif)
 from ...errors import DesignError, OptionError, agent_named
-from .._replication import untrimmed_iqm_note, verdict
+from .._replication import untrimmed_iqm_label, untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
 from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_words, metric_label
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
@@ -1094,7 +1094,8 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         measured = {}
 
     return CurvesResult(
-        method=f"Learning curves: per-step {_label(caller.statistic_name)} with whole-run bootstrap bands",
+        method=(f"Learning curves: per-step {_label(caller.statistic_name) if caller.statistic_name != 'iqm' else untrimmed_iqm_label(design.counts, design.agents)}"
+                " with whole-run bootstrap bands"),
         formula=design.formula, data_name=f"{design.data_name} over {step}", nobs=int(starts.size),
         notes=tuple(notes), options=caller.record(), seed=seed_record,
         agents=design.agents, tasks=design.tasks, step_column=step, steps=runs.as_steps(grid, design.extra[step]),

@@ -12,6 +12,7 @@ from ...errors import OptionError, agent_named
 from ..._typing import ColumnNames, Label
 from ...results import Result, resultclass, sentences
 from ...vocabulary import metric_label
+from .._replication import untrimmed_iqm_label
 from . import plots
 from ._backend import STUDENTIZED_BANDS
 
@@ -166,6 +167,9 @@ class CurvesResult(Result):
 
     @property
     def label(self) -> str:
+        """The statistic as the axis, legend, header and tables name it: the IQM's saying where it trims nothing."""
+        if self.statistic == "iqm":
+            return untrimmed_iqm_label(self.counts, self.agents, metric_label(self.statistic))
         return metric_label(self.statistic)
 
     def _pair_index(self, a, b):

@@ -167,6 +167,16 @@ class TaskTableResult(Result):
     def label(self) -> str:
         return vocabulary.metric_label(self.statistic)
 
+    @property
+    def _bold_label(self) -> str:
+        """The statistic as the line saying what is bold names it: the IQM's saying where it trims nothing (a cell of
+        fewer than 4 runs: their mean; audit s33 msg33)."""
+        if self.statistic == "iqm":
+            from .._replication import untrimmed_cells_label
+
+            return untrimmed_cells_label(self.counts, self.label)
+        return self.label
+
     def _unmarked(self):
         """(n_tasks, n_agents): cells whose possibly-best mark is withheld for want of runs."""
         mask = self.withheld.get("possibly_best")
@@ -327,8 +337,8 @@ class TaskTableResult(Result):
             text = (f"{name} \u00b1 standard deviation over {self._phrase(self.counts[present & ~bare])} {several} "
                     f"per {agent} and {task}{alone}{self._blank()}. ")
         # lower-is-better says so: a bold lowest mean read as a typesetting slip in a paper (audit s15)
-        text += (f"Bold: the best {self.label} of each {task}" if self._higher() else
-                 f"Bold: the lowest {self.label} of each {task} (lower is better)")
+        text += (f"Bold: the best {self._bold_label} of each {task}" if self._higher() else
+                 f"Bold: the lowest {self._bold_label} of each {task} (lower is better)")
         withheld = self._bold_withheld()
         if withheld:
             text += f", but for a best from too few runs to test ({withheld})"
@@ -447,7 +457,7 @@ class TaskTableResult(Result):
                 f"{self._phrase(self.counts[present & ~bare])} runs{alone})")
 
     def _extra_lines(self):
-        best = f"best {self.label}" if self._higher() else f"best {self.label} (lowest: lower is better)"
+        best = f"best {self._bold_label}" if self._higher() else f"best {self._bold_label} (lowest: lower is better)"
         withheld = self._bold_withheld()
         if withheld:
             best += f", but for a best from too few runs to test ({withheld})"

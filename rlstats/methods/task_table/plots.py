@@ -46,7 +46,7 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
     marked = result._marks_shown()  # marks withheld for want of runs are not drawn, nor named in the title
     # two lines: the figure is as narrow as a column for a few agents
     worst, best = ("white", "black") if style["cmap"] == "Greys" else ("0", "1")  # no colour bar: say which is which
-    ax.set_title(f"{result.label} per task: worst {worst}, best {best}\n(outlined"
+    ax.set_title(f"{result._bold_label} per task: worst {worst}, best {best}\n(outlined"
                  + ("; \u2020 possibly best" if marked else "; possibly-best marks withheld: too few runs")
                  + ("; hatched: no runs)" if len(empty) else ")"), fontsize=9)
     return ax
