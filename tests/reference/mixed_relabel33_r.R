@@ -14,6 +14,17 @@ for (lv in list(c("CURL", "DER", "DrQ", "SPR"), c("CURL", "DrQ", "SPR", "DER"), 
   cat(sprintf("order %s: sat F %.10g df %.10g p %.10g | KR F %.10g df %.10g p %.10g\n", paste(lv, collapse = ","),
               a$`F value`, a$DenDF, a$`Pr(>F)`, k$`F value`, k$DenDF, k$`Pr(>F)`))
 }
+# the orthonormal basis of the agents' mean contrasts (rlstats' default f_basis), mapped onto lmer's treatment-coded
+# coefficients (mu = M beta), through lmerTest's own contestMD: one df in every order
+for (lv in list(c("CURL", "DER", "DrQ", "SPR"), c("CURL", "DrQ", "SPR", "DER"), c("CURL", "DER", "SPR", "DrQ"))) {
+  d$agent <- factor(d$agent, levels = lv)
+  m <- lmer(score ~ agent + (1 | task) + (1 | task:agent), data = d)
+  k <- nlevels(d$agent); M <- diag(k); M[-1, 1] <- 1
+  U <- svd(diag(k) - 1 / k)$u[, 1:(k - 1)]
+  o <- contestMD(m, t(U) %*% M)
+  cat(sprintf("orthonormal %s: sat F %.10g df %.10g p %.10g\n", paste(lv, collapse = ","), o$`F value`, o$DenDF,
+              o$`Pr(>F)`))
+}
 # balanced: the same design's tasks where CURL, DrQ and SPR all ran, one run each of DrQ's seed 0
 b <- d[d$task %in% c("Alien", "Amidar", "Assault") & d$agent %in% c("CURL", "DrQ", "SPR") & d$seed == 0, ]
 b <- rbind(b, transform(b, score = score * 1.1 + 0.01, seed = 1))

@@ -199,7 +199,8 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     numbers for each order (``mixed_relabel33_r.R``), and up to 8.201 over its 24 orders. The default forms the same pooled df in an orthonormal basis of
     the contrasts of the agents' means: any two such bases differ by a rotation, which leaves the axes' contrasts and
     their df unchanged, and renaming permutes the means, a rotation of those contrasts; so the df is one number (6.509
-    there, p 0.0317; Kenward-Roger's 7.156, p 0.0308). Where cov(mu) is exchangeable on the contrasts (a balanced
+    there, p 0.0317, as lmerTest's ``contestMD()`` gives it with these rows in every order; Kenward-Roger's 7.156, p
+    0.0308). Where cov(mu) is exchangeable on the contrasts (a balanced
     design) every contrast has one df and both bases give it. The level of the F at 0.05, agents alike, from the model's
     own scores (``tests/reference/size_mixed_f_basis.py``, 2,000 data sets a design): 0.0555 in the orthonormal basis
     against lmerTest's 0.0590 (names sorted; 0.0615 rejected in some order of the 24) and Kenward-Roger's 0.0355 on the
