@@ -152,8 +152,9 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     -----
     The fit, its df and the pairwise comparisons equal R's (lme4 1.1-31, lmerTest 3.1-3, pbkrtest 0.5.2, emmeans
     1.8.4-1) to about 1e-7 relative on the designs of ``tests/reference/mixed_r.R``, balanced and unbalanced,
-    with and without seeds, 5 to 26 tasks, and the 15,600 Atari 100k runs.  Two differences from an R session:
-    tasks where fewer than two agents ran are kept out by the design (stated in the notes), where lme4 would
+    with and without seeds, 5 to 26 tasks, and the 15,600 Atari 100k runs (the F's Satterthwaite df in an unbalanced
+    design with ``f_basis="lmertest"``; the default's, lmerTest's ``contestMD()`` of its rows: below).  Two differences
+    from an R session: tasks where fewer than two agents ran are kept out by the design (stated in the notes), where lme4 would
     use them for the variance components; and Tukey p-values for more than 25,000 df use infinite df, as R's
     ``ptukey`` does.  Variance components are estimated at the REML optimum (lme4 stops its optimiser a little
     earlier, which moves standard errors by up to ~1e-5 relative).  A singular fit (a standard deviation at 0)
@@ -196,13 +197,13 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     rows L, which for lmerTest are the Doolittle factor of X'X in the order of the agent factor's levels. In an
     unbalanced design the df then follow which agent is the reference: 6.855, 6.436 and 8.076 (p 0.0293, 0.0323, 0.0228)
     on the Atari 100k design of ``tests/reference/mixed_relabel33.csv`` as its agents are named three ways, lmerTest's
-    numbers for each order (``mixed_relabel33_r.R``), and up to 8.201 over its 24 orders. The default forms the same pooled df in an orthonormal basis of
-    the contrasts of the agents' means: any two such bases differ by a rotation, which leaves the axes' contrasts and
-    their df unchanged, and renaming permutes the means, a rotation of those contrasts; so the df is one number (6.509
-    there, p 0.0317, as lmerTest's ``contestMD()`` gives it with these rows in every order; Kenward-Roger's 7.156, p
-    0.0308). Where cov(mu) is exchangeable on the contrasts (a balanced
-    design) every contrast has one df and both bases give it. The level of the F at 0.05, agents alike, from the model's
-    own scores (``tests/reference/size_mixed_f_basis.py``, 2,000 data sets a design): 0.0555 in the orthonormal basis
+    numbers for each order (``mixed_relabel33_r.R``), and up to 8.201 over its 24 orders. The default forms the same
+    pooled df in an orthonormal basis of the contrasts of the agents' means: any two such bases differ by a rotation,
+    which leaves the axes' contrasts and their df unchanged, and renaming permutes the means, a rotation of those
+    contrasts; so the df is one number (6.509 there, p 0.0317, as lmerTest's ``contestMD()`` gives it with these rows in
+    every order; Kenward-Roger's 7.156, p 0.0308). Where cov(mu) is exchangeable on the contrasts (a balanced design)
+    every contrast has one df and both bases give it. The level of the F at 0.05, agents alike, from the model's own
+    scores (``tests/reference/size_mixed_f_basis.py``, 2,000 data sets a design): 0.0555 in the orthonormal basis
     against lmerTest's 0.0590 (names sorted; 0.0615 rejected in some order of the 24) and Kenward-Roger's 0.0355 on the
     Atari pattern (4 agents x 6 tasks, two never on a common task); 0.0495, 0.0500 and 0.0335 with 7 of 30 cells empty
     (3 agents); 0.0465, 0.0475 and 0.0415 at 1 to 5 runs a cell (6 agents); the Monte Carlo SE is 0.005.
