@@ -309,6 +309,17 @@ class Result:
 
     #: plot kind -> function(result, ax=None, **kwargs); the first is the default.
     _plot_kinds: ClassVar[dict[str, Any]] = {}
+    #: R's accessor functions on a fit of this kind -> where the result keeps what they give (audit s33 mixed33:
+    #: ``m.confint()`` raised Python's bare AttributeError); read by ``__getattr__``
+    _r_accessors: ClassVar[dict[str, str]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        """An R accessor's name (``confint``, ``anova``, ...; :attr:`_r_accessors`) is an AttributeError saying where
+        the result keeps what it would give; any other missing name, Python's own error (a property's included)."""
+        where = type(self)._r_accessors.get(name)
+        if where is None:
+            return object.__getattribute__(self, name)  # raises the error the lookup raised, with its message
+        raise AttributeError(f"{type(self).__name__} has no {name}() (R's {name}(m)): {where}")
 
     def __post_init__(self) -> None:
         """The options record only what the method used: ``n_resamples=`` is among them only where

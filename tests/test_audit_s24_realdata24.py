@@ -157,7 +157,7 @@ def test_real_fits_equal_lme4_lmertest_pbkrtest_and_emmeans(atari, mirror, desig
     data = _unbalanced(atari) if design == "unbalanced" else \
         _atari_three_runs(atari, ["DER", "DrQ", "SPR"], ["Pong", "Boxing", "Breakout"])
     r = R[design]["tight"]
-    res = rlstats.mixed(data, FORMULA, ddf=ddf)
+    res = rlstats.mixed(data, FORMULA, ddf=ddf, f_basis="lmertest")  # lmerTest's F df (audit s33 mixed33)
     assert res.nobs == R[design]["nobs"] == (67 if design == "unbalanced" else 27)
     np.testing.assert_allclose(res.variance_sd, np.array(r["vc_sd"])[[1, 0, 2]], rtol=1e-6, atol=1e-7)
     pairs = res.comparisons

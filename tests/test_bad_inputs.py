@@ -18,6 +18,7 @@ import pathlib
 import subprocess
 import sys
 import types
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -669,6 +670,10 @@ OWN_OPTIONS = [
     ("curves", "subset", "task != 'task_01' or agent != 'agent_1'", DesignError,
      ("agent 'agent_1' on task 'task_01'", "subset=\"agent != 'agent_1'\" leaves that agent out")),
     ("mixed", "ddf", "kr", OptionError, "ddf='kr' is not one of the allowed values: 'satterthwaite', 'kenward-roger'"),
+    # audit s33 mixed33: the basis of the F's Satterthwaite df
+    ("mixed", "f_basis", "doolittle", OptionError, "f_basis='doolittle' is not one of the allowed values: "
+                                                    "'orthonormal', 'lmertest'"),
+    ("mixed", "f_basis", None, OptionError, "f_basis=None is not one of the allowed values"),
     ("mixed", "adjust", "dunnettx", OptionError, "adjust='dunnettx' is not one of the allowed values"),  # rhabit32: bonferroni taken
     # audit s18: the other functions' spelling of the adjustment, named in this function's (not Python's TypeError)
     ("mixed", "adjustment", "holm", OptionError, ("mixed() has no option adjustment=", "pass adjust='holm'")),
@@ -910,6 +915,21 @@ def test_an_option_compare_does_not_know_names_it_and_lists_the_others(method, o
     # rhabits23: the close name, where the back end takes one (options.did_you_mean)
     assert ("(did you mean 'confidence_level'?)" in message) == (
         option == "confidence" and "confidence_level" in message)
+
+
+@pytest.mark.parametrize("name, where", [("confint", "confidence_interval()"), ("anova", "den_df and pvalue"),
+                                         ("VarCorr", "variance_sd"), ("fixef", "coefficients"),
+                                         ("ranef", "task_effects"), ("isSingular", "singular")])
+def test_r_accessors_on_a_mixed_result_say_where_it_keeps_them(name, where):
+    """audit s33 mixed33: m.confint() and the rest of R's accessors raised Python's bare AttributeError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.mixed(TINY, "score ~ agent | task/seed")
+    with pytest.raises(AttributeError) as info:  # Python's own error class, as hasattr() reads it
+        getattr(res, name)
+    assert f"MixedResult has no {name}() (R's {name}(m))" in str(info.value) and where in str(info.value)
+    with pytest.raises(AttributeError, match="'MixedResult' object has no attribute 'confint_'"):
+        res.confint_
 
 
 def test_compare_names_the_adjustment_in_the_back_ends_spelling():

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ... import calibration
-from ..._typing import Data, Ddf, EvalEnv, FormulaLike, MixedAdjust, NaAction, Normalizer, Seed
+from ..._typing import Data, Ddf, EvalEnv, FBasis, FormulaLike, MixedAdjust, NaAction, Normalizer, Seed
 from ...bounds import SATURATED_FEWEST_OFF_CONTRAST, bound_ties, check_bounds, clip_columns, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import design_of, public_function
@@ -37,6 +37,7 @@ from ._backend import cost
 from ._result import ADJUSTMENTS_SAID, MixedResult
 
 DDF = ("satterthwaite", "kenward-roger")      # the keys of _DF_METHODS
+F_BASIS = ("orthonormal", "lmertest")          # the keys of _F_BASES
 ADJUST = ("tukey", "holm", "bonferroni", "sidak", "scheffe", "hochberg", "hommel", "bh", "by", "none")  # _ADJUSTMENTS
 #: the calibration table's rows for the pairs' simultaneous intervals (tests/reference/coverage_mixed.py)
 CALIBRATION = "mixed.contrast"
@@ -48,6 +49,7 @@ MEANS_CALIBRATION, _FRESH_TASKS = "mixed.means", "tasks drawn afresh"
 class MixedOptions:
     ddf: Ddf = "satterthwaite"
     adjust: MixedAdjust = "tukey"
+    f_basis: FBasis = "orthonormal"
     confidence_level: float = 0.95
     na_action: NaAction = "raise"
     bounds: tuple | None = None
@@ -58,14 +60,16 @@ class MixedOptions:
         """Validate every option once; raises OptionError naming the bad one."""
         return cls(ddf=check_choice("ddf", options["ddf"], DDF),
                    adjust=check_choice("adjust", options["adjust"], ADJUST),
+                   f_basis=check_choice("f_basis", options.get("f_basis", "orthonormal"), F_BASIS),
                    confidence_level=check_confidence_level(options["confidence_level"]),
                    na_action=options["na_action"], bounds=check_bounds(options.get("bounds")),
                    progress=check_cost_options(options.get("progress", True), options.get("max_seconds"))[0])
 
 
 @public_function
-def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "satterthwaite", adjust: MixedAdjust = "tukey",
-          confidence_level: float = 0.95, normalize: Normalizer = None,
+def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "satterthwaite",
+          f_basis: FBasis = "orthonormal", adjust: MixedAdjust = "tukey", confidence_level: float = 0.95,
+          normalize: Normalizer = None,
           bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
           progress: bool = True, max_seconds: float | None = None,
           eval_env: EvalEnv = None) -> MixedResult:
@@ -80,9 +84,20 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
         ``"score ~ agent + (1 | task)"`` / ``"score ~ agent + (1 | task) + (1 | task:agent)"``, which mean the
         same: random task intercepts, plus random task x agent intercepts when a cell holds several runs.
     ddf : {"satterthwaite", "kenward-roger"}
-        Degrees of freedom of every t and F: Satterthwaite's (lmerTest's default), or Kenward and Roger's,
-        which also replaces the covariance of the fixed effects by its small-sample adjustment (pbkrtest's
-        ``vcovAdj``), so standard errors grow.
+        Degrees of freedom of every t and F: Satterthwaite's (lmerTest's default), or Kenward and Roger's, which also
+        replaces the covariance of the fixed effects by its small-sample adjustment (pbkrtest's ``vcovAdj``), so
+        standard errors grow. emmeans' own default for an lmer fit is Kenward-Roger's, so its pairs differ from this
+        default's (on ``tests/reference/mixed_onerun33.csv`` DrQ - NEW reads adjusted p 0.0509 there, 0.0484 here;
+        ``ddf="kenward-roger"`` gives emmeans' numbers). Satterthwaite's is the default, as lmerTest's: its 95% Tukey
+        families held on every design of the calibration grid (``mixed.contrast`` rows, 192 of each: lowest pooled
+        coverage 0.9525, Kenward-Roger's alike), and it costs about a fifth as much at 100 agents.
+    f_basis : {"orthonormal", "lmertest"}
+        The contrasts in which the F test's Satterthwaite denominator df are formed (the F itself, and
+        Kenward-Roger's df, are the same in any). ``"orthonormal"``: an orthonormal basis of the contrasts of the
+        agents' means, in which renaming or reordering the agents changes nothing (audit s33). ``"lmertest"``:
+        lmerTest's, the Doolittle rows of X'X with the agents in their names' sorted order, whose df in an
+        unbalanced design follow which agent is first (6.44 to 8.20 df over the 24 orders of one Atari 100k design);
+        for agreement with an R session whose levels are so sorted. Balanced designs give both the same df.
     adjust : {"tukey", "holm", "bonferroni", "sidak", "scheffe", "hochberg", "hommel", "bh", "by", "none"}
         Adjustment of the pairwise comparisons, emmeans' ``adjust=``: Tukey's studentized range with each pair's
         df (emmeans' default), Holm's step-down, Bonferroni's, Sidak's, Scheffe's (F on k - 1 df for k agents),
@@ -137,8 +152,9 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     -----
     The fit, its df and the pairwise comparisons equal R's (lme4 1.1-31, lmerTest 3.1-3, pbkrtest 0.5.2, emmeans
     1.8.4-1) to about 1e-7 relative on the designs of ``tests/reference/mixed_r.R``, balanced and unbalanced,
-    with and without seeds, 5 to 26 tasks, and the 15,600 Atari 100k runs.  Two differences from an R session:
-    tasks where fewer than two agents ran are kept out by the design (stated in the notes), where lme4 would
+    with and without seeds, 5 to 26 tasks, and the 15,600 Atari 100k runs (the F's Satterthwaite df in an unbalanced
+    design with ``f_basis="lmertest"``; the default's, lmerTest's ``contestMD()`` of its rows: below).  Two differences
+    from an R session: tasks where fewer than two agents ran are kept out by the design (stated in the notes), where lme4 would
     use them for the variance components; and Tukey p-values for more than 25,000 df use infinite df, as R's
     ``ptukey`` does.  Variance components are estimated at the REML optimum (lme4 stops its optimiser a little
     earlier, which moves standard errors by up to ~1e-5 relative).  A singular fit (a standard deviation at 0)
@@ -174,11 +190,25 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     rejected at the 5% level in up to 0.30 of them, above 0.05 by more than 3 Monte Carlo SE at 7 of 18 designs of 2-8
     agents x 3-26 tasks x 3-20 runs (0.12-0.30; Kenward-Roger's df alike); as given now, in 0-0.06.
     The agents' mean intervals held their means over the tasks at hand on those runs and the grid's saturated ones
-    (0.97-1), so they stay as the model gives them. lmerTest's Satterthwaite denominator df of that F depends on the
-    order of the agent factor's levels (its contrasts are the Doolittle factor of X'X in that order), so the F is
-    formed with the agents in their names' sorted order whatever a Categorical's category order: lmerTest's numbers
-    for levels sorted by byte, as ``sort(method = "radix")`` gives them in R (R's locale order can differ where names
-    differ in case, such as SimPLe and SPR). Kenward-Roger's F does not depend on the order.
+    (0.97-1), so they stay as the model gives them.
+
+    The F's Satterthwaite denominator df (audit s33). lmerTest splits the F into independent t's along the principal
+    axes of L cov(beta) L' and pools their df (Kuznetsova et al. 2017, eq. 8); the axes, and so the df, depend on the
+    rows L, which for lmerTest are the Doolittle factor of X'X in the order of the agent factor's levels. In an
+    unbalanced design the df then follow which agent is the reference: 6.855, 6.436 and 8.076 (p 0.0293, 0.0323, 0.0228)
+    on the Atari 100k design of ``tests/reference/mixed_relabel33.csv`` as its agents are named three ways, lmerTest's
+    numbers for each order (``mixed_relabel33_r.R``), and up to 8.201 over its 24 orders. The default forms the same
+    pooled df in an orthonormal basis of the contrasts of the agents' means: any two such bases differ by a rotation,
+    which leaves the axes' contrasts and their df unchanged, and renaming permutes the means, a rotation of those
+    contrasts; so the df is one number (6.509 there, p 0.0317, as lmerTest's ``contestMD()`` gives it with these rows in
+    every order; Kenward-Roger's 7.156, p 0.0308). Where cov(mu) is exchangeable on the contrasts (a balanced design)
+    every contrast has one df and both bases give it. The level of the F at 0.05, agents alike, from the model's own
+    scores (``tests/reference/size_mixed_f_basis.py``, 2,000 data sets a design): 0.0555 in the orthonormal basis
+    against lmerTest's 0.0590 (names sorted; 0.0615 rejected in some order of the 24) and Kenward-Roger's 0.0355 on the
+    Atari pattern (4 agents x 6 tasks, two never on a common task); 0.0495, 0.0500 and 0.0335 with 7 of 30 cells empty
+    (3 agents); 0.0465, 0.0475 and 0.0415 at 1 to 5 runs a cell (6 agents); the Monte Carlo SE is 0.005.
+    ``f_basis="lmertest"`` gives lmerTest's value, with the agents in their names' byte-sorted order whatever a
+    Categorical's category order (audit s25), as ``sort(method = "radix")`` orders them in R.
 
     References
     ----------
@@ -196,7 +226,8 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     >>> res.random_terms, res.num_df
     (('task', 'task:agent'), 2)
     """
-    options = MixedOptions.checked(ddf=ddf, adjust=adjust, confidence_level=confidence_level, na_action=na_action,
+    options = MixedOptions.checked(ddf=ddf, adjust=adjust, f_basis=f_basis, confidence_level=confidence_level,
+                                   na_action=na_action,
                                    bounds=bounds, progress=progress, max_seconds=max_seconds)
     check_rng(rng)
     design = design_of(data, formula, na_action=na_action, eval_env=eval_env, normalize=normalize,
@@ -262,7 +293,7 @@ def _run(design, options):
     m = kernels.model(design.y, design.agent, design.task, design.n_agents, design.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     means_rows, pair_rows, first, second = kernels.agent_contrasts(design.n_agents)
-    hypothesis = kernels.agent_hypothesis(m, design.agent_order)
+    hypothesis = _F_BASES[options.f_basis](m, design)
     vcov, t_test, (f_stat, num_df, den_df) = _DF_METHODS[options.ddf](m, fitted, hypothesis)
     coef_var, coef_df = t_test(np.eye(design.n_agents))
     mean_var, mean_df = t_test(means_rows)
@@ -293,7 +324,10 @@ def _run(design, options):
         paired = saturated[1:] | saturated[0]
         coefficients.loc[1 + np.flatnonzero(paired), ["statistic", "p_value"]] = np.nan
     pairs.insert(2, "n_shared_tasks", graph.shared[first, second])
-    notes += _indirect_notes(graph, pairs, options) + _empty_cell_notes(design)
+    single = single_run_agents(design.counts)
+    if single.any():  # audit s33 mixed33: a difference of an agent with one run is not claimed
+        pairs["significant"] = pairs["significant"].to_numpy() & ~(single[first] | single[second])
+    notes += _indirect_notes(graph, pairs, options) + _empty_cell_notes(design) + _single_run_notes(design, single)
     u_task, u_cell = kernels.random_effects(m, fitted)
     # per run in the data's row order (R's fitted() and residuals()), not the design's sorted order
     in_data_order = _order_of_positions(design.row_position)
@@ -366,6 +400,11 @@ def _kenward_roger(m, fitted, hypothesis):
 
 #: ddf= -> how the covariance of beta, the t tests and the F test are formed
 _DF_METHODS = {"satterthwaite": _satterthwaite, "kenward-roger": _kenward_roger}
+#: f_basis= -> the agent term's contrast rows of the F test (model, design): an orthonormal basis of the contrasts of
+#: the agents' means, whose Satterthwaite df no renaming moves (audit s33 mixed33), or lmerTest's, in the agents'
+#: names' sorted order (audit s25 real25b)
+_F_BASES = {"orthonormal": lambda m, design: kernels.orthonormal_hypothesis(design.n_agents),
+            "lmertest": lambda m, design: kernels.agent_hypothesis(m, design.agent_order)}
 
 
 def _tukey(t, df, level, k, n_pairs):
@@ -506,7 +545,7 @@ def _refit(sub, terms, options):
     m = kernels.model(sub.y, sub.agent, sub.task, sub.n_agents, sub.n_tasks, len(terms) == 2)
     fitted = kernels.fit(m)
     _, pair_rows, first, second = kernels.agent_contrasts(sub.n_agents)
-    _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, kernels.agent_hypothesis(m, sub.agent_order))
+    _, t_test, omnibus = _DF_METHODS[options.ddf](m, fitted, _F_BASES[options.f_basis](m, sub))
     variance, df = t_test(pair_rows)
     estimate = noise_free(pair_rows @ fitted.beta, float(np.ptp(sub.y)), float(np.max(np.abs(sub.y))))
     return _pairs_table(sub.agents, first, second, estimate, variance, df, options), omnibus
@@ -573,6 +612,37 @@ def _indirect_notes(graph, pairs, options):
             f"effect the same on every {task}, carried through the {plural(agent)} that link the pair, and the random "
             f"{task} intercepts) rather than on {a_or_an(task)} where both ran; tidy() gives {'it' if one else 'them'} "
             f"0 shared {plural(task)}, and {'it stays' if one else 'they stay'} in {family}"]
+
+
+def single_run_agents(counts):
+    """(n_agents,) bool: the agents with one run in all (``counts``: runs per task and agent)."""
+    return np.asarray(counts).sum(axis=0) == 1
+
+
+def _single_run_notes(design, single):
+    """The agents whose mean and pairs rest on one run (audit s33 mixed33).
+
+    The model fits them: the agent's effect is its one run less the task's intercept, and the standard errors of its
+    mean and pairs take the run's spread from the residual variance of the other agents' runs, which that one run
+    cannot check. The package claims nothing from one run (the replication rule of ``rlstats.methods._replication``:
+    task_table withholds its marks of a cell with one run), so the pairs keep the model's numbers, as emmeans gives
+    them, but are not counted as differences, and the report marks the agent's mean.
+    """
+    if not single.any():
+        return []
+    names = [a for a, s in zip(design.agents, single) if s]
+    said = names_shown(names, design.agents)
+    one = len(names) == 1
+    where = [design.tasks[int(np.flatnonzero(design.counts[:, a])[0])] for a in np.flatnonzero(single)]
+    agent, task = design.arm_word, design.block_word
+    ran = join_and(f"{name} on {place}" for name, place in zip(said, names_shown(where, design.tasks)))
+    its = "its" if one else "each one's"
+    return [f"one run in all stands behind {'the' if one else 'each'} {agent} {ran}: {its} "
+            f"estimated marginal mean and pairs rest on that run, and the model gives {'it' if one else 'them'} the "
+            f"residual variance of the other {plural(agent)}' runs, which one run cannot check; the pairs' numbers "
+            "stay the model's (emmeans'), but none of them is counted as a difference (significant is False in "
+            "tidy(), and the report lists them apart) and the report marks the mean (one run); add runs of "
+            f"{'it' if one else 'them'}, on more than one {task}"]
 
 
 def _empty_cell_notes(design):

@@ -514,6 +514,27 @@ def agent_hypothesis(m, order=None):
     return factor[1:] @ ordered @ means
 
 
+def orthonormal_hypothesis(n_agents):
+    """Contrast rows of the agent term that treat every agent alike (audit s33 mixed33): an orthonormal basis of the
+    contrasts of the agents' means (vectors summing to 0), mapped onto the coefficients (mu = M beta, as in
+    :func:`agent_hypothesis`).
+
+    The F is the same in any basis. lmerTest's Satterthwaite denominator df is not: it takes the principal axes of
+    L cov(beta) L' for its rows L, and those move with the reference level in an unbalanced design (6.44 to 8.08 df
+    over the orders of one Atari 100k design). With orthonormal rows in the means' coordinates any two bases differ
+    by an orthogonal Q, under which L cov L' -> Q L cov L' Q' has the same eigenvalues and the rotated contrasts are
+    unchanged, so the df is one number whatever the basis; and renaming agents permutes the means, an orthogonal map
+    of the contrasts onto themselves, so the df does not depend on the names either. The axes are those of the
+    covariance of the centred means, H cov(mu) H (H = I - J/k). Where the design is balanced that covariance is
+    a multiple of H on the contrasts, every contrast has lmerTest's df, and the two agree.
+    """
+    centred = np.eye(n_agents) - 1.0 / n_agents
+    basis = np.linalg.svd(centred)[0][:, :n_agents - 1]   # orthonormal columns spanning the contrasts
+    means = np.eye(n_agents)
+    means[1:, 0] = 1.0
+    return basis.T @ means
+
+
 def _fstat_ddf(nu):
     """lmerTest's denominator df of an F from the per-direction t df (Kuznetsova et al. 2017, eq. 8)."""
     if nu.size == 1:

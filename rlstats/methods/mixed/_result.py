@@ -56,7 +56,9 @@ class MixedResult(Result):
     ----------
     statistic, num_df, den_df, pvalue : float, int, float, float
         The omnibus F test that all agents' means are equal, as lmerTest's ``anova()`` gives it (type III,
-        Satterthwaite's or Kenward-Roger's denominator df; Kenward-Roger's F is scaled as pbkrtest's). Where some
+        Satterthwaite's or Kenward-Roger's denominator df; Kenward-Roger's F is scaled as pbkrtest's), Satterthwaite's
+        df formed in an orthonormal basis of the agents' contrasts, so that no renaming moves them (lmerTest's own
+        with ``f_basis="lmertest"``; audit s33). Where some
         agents' runs mostly sit at a score cap (their pairs withheld, see ``comparisons``), the F of the model fitted
         to the other agents alone, or NaN (withheld) where fewer than two are left (audit s12).
     omnibus_agents : tuple of str
@@ -107,7 +109,9 @@ class MixedResult(Result):
         Every pair i < j in the agents' order, estimate = mean of agent_1 minus mean of agent_2: n_shared_tasks
         (tasks where both ran; 0 marks an indirect contrast, resting on the model rather than on a common task), std_error,
         df, statistic (t), p_value (unadjusted), p_adjusted, adjustment, conf_low and conf_high (simultaneous:
-        Tukey's, Sidak's or Scheffe's with those, else Bonferroni's, as emmeans gives them), significant (p_adjusted at most 1 - confidence_level). The pairs of an
+        Tukey's, Sidak's or Scheffe's with those, else Bonferroni's, as emmeans gives them), significant
+        (p_adjusted at most 1 - confidence_level; False for the pairs of an agent with one run in all, whose numbers
+        stay the model's: audit s33). The pairs of an
         agent whose runs mostly sit at a score cap have NaN for statistic, p-values and interval, and the others'
         std_error, df, tests and intervals come from the model fitted without such agents (audit s11; see
         :func:`rlstats.mixed`).
@@ -161,6 +165,23 @@ class MixedResult(Result):
     _plot_kinds: ClassVar[dict] = {
         "contrasts": plots.plot_contrasts,
         "diagnostics": plots.plot_diagnostics,
+    }
+    _r_accessors: ClassVar[dict[str, str]] = {
+        "confint": "confidence_interval() gives the pairs' simultaneous intervals, and the emmeans table's conf_low "
+                   "and conf_high the agents' means' intervals",
+        "anova": "the F test of the agents is statistic, num_df, den_df and pvalue (lmerTest's anova(); also glance())",
+        "VarCorr": "variance_sd holds the random intercepts' standard deviations (random_terms order) then the "
+                   "residual's; sigma and theta as lme4's; print(m) shows the table",
+        "fixef": "coefficients is the fixed effects' table (treatment coding, as lmerTest's summary), vcov their "
+                 "covariance",
+        "ranef": "task_effects holds the task intercepts' conditional modes (lme4's ranef(m)$task, in tasks order), "
+                 "cell_effects the task x agent ones",
+        "coef": "coefficients is the fixed effects' table; task_effects the task intercepts' conditional modes",
+        "fitted": "fitted_values, per run in the data's row order",
+        "resid": "residuals, per run in the data's row order",
+        "isSingular": "singular",
+        "REMLcrit": "reml_criterion",
+        "pairs": "comparisons (or tidy()) holds every pair of agents' difference, emmeans' pairs()",
     }
 
     @property
@@ -223,6 +244,21 @@ class MixedResult(Result):
             lines.append("(indirect): the pair never ran on a common task; its contrast rests on the model (see the "
                          "notes)")
         return lines
+
+    def _single_run_sentence(self, single):
+        """The pairs of an agent with one run that the adjusted p-values alone would call different, not counted
+        (audit s33 mixed33; ``_api._single_run_notes``)."""
+        pairs = self.comparisons
+        first, second = (np.isin(pairs[column], np.asarray(self.agents, dtype=object)[single])
+                         for column in ("agent_1", "agent_2"))
+        below = (first | second) & (pairs["p_adjusted"].to_numpy(dtype=float) <= 1 - self.confidence_level)
+        if not below.any():
+            return ""
+        return (" Not counted, one run behind " + fmt.join_and(fmt.names_shown(
+            [a for a, s in zip(self.agents, single) if s], self.agents)) + " (see the notes): "
+                + "; ".join(f"{a} vs {b} (adjusted p {fmt.format_pvalue(p)})"
+                            for a, b, p in zip(pairs["agent_1"][below], pairs["agent_2"][below],
+                                               pairs["p_adjusted"][below])) + ".")
 
     def _indirect(self):
         """Per pair: it never ran on a common task (n_shared_tasks = 0), so its contrast is the model's."""
@@ -309,8 +345,10 @@ class MixedResult(Result):
         # means equal but for rounding (identical agents) keep the agents' order, whatever the numpy version's last digit
         means = near_ties(self.emmeans["estimate"].to_numpy(), np.zeros(self.n_agents, dtype=np.intp))[0]
         order = np.argsort(-means, kind="stable")
+        single = self.counts.sum(axis=0) == 1  # audit s33 mixed33: a mean of one run is marked
         text += " Estimated marginal means: " + fmt.name_list(
-            [self.agents[j] for j in order], after=[fmt.signif(self.emmeans["estimate"].iloc[j], 3) for j in order],
+            [self.agents[j] for j in order], after=[("(one run) " if single[j] else "")
+                                                   + fmt.signif(self.emmeans["estimate"].iloc[j], 3) for j in order],
             among=self.agents) + "."
         sig = self.comparisons[self.comparisons["significant"]]
         adjust = ("no adjustment" if self.adjust == "none" else f"{ADJUSTMENTS_SAID[self.adjust][0]}'s adjustment"
@@ -322,6 +360,7 @@ class MixedResult(Result):
                                  for a, b, far in zip(sig["agent_1"], sig["agent_2"], indirect)) + ".")
         else:
             text += f" No pair differs with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}."
+        text += self._single_run_sentence(single)
         withheld = self.comparisons[self.comparisons["p_adjusted"].isna()]
         if len(withheld):  # audit s11: the pairs of agents whose runs sit at a cap (see the notes)
             text += (" Tests withheld (runs at a score cap, see the notes): "
