@@ -128,8 +128,8 @@ def test_map_names_every_script_that_appends_calibration_rows():
     coverage_bootstrap_gap.py (the bootstrap's default gap interval of such agents)."""
     scripts = _appended_scripts()
     # s28: coverage_curves_early (early28) and coverage_bootstrap_gap (gapboot28) beside the six before; s32:
-    # size_equivalence_incomplete (cal32)
-    assert len(scripts) == 9 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
+    # size_equivalence_incomplete (cal32); s33: coverage_fcr_difference and coverage_mixed_adjust (calib33)
+    assert len(scripts) == 11 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
     text = _words("rlstats/README.md")
     start = text.index("with the rows other scripts append, `APPENDED` there")
     sentence = text[start:text.index("); back ends quote its rows", start)]
