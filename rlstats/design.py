@@ -1547,35 +1547,47 @@ def _finest(data, columns):
     return min(columns, key=lambda c: (c != "task", -holds[c]))
 
 
-#: the fewest rows a run must typically hold (the median over runs) for a rising column to be read as its steps
+#: the fewest rows a run must typically hold (the median over runs) for a column distinct within its runs to be read
+#: as its steps
 STEP_ROWS = 3
 
 
 def _step_like(data, cells, skip):
-    """(column, runs sharing its commonest value) of the first numeric column that rises row by row within every
-    cell of ``cells`` (the blocks, the agent and the named tasks: a run's rows) on values that several cells share,
-    the runs holding :data:`STEP_ROWS` rows or more (the median): a training step named otherwise ('checkpoint',
-    'generation'; audit s33 design33), or None. A column unique to each row (a wall time) shares no value; one row
-    per run (its last step) rises nowhere. Frames with no numeric column beside the formula's are not grouped."""
-    numeric = [c for c in data.columns if isinstance(c, str) and c not in skip and c.lower() not in RUN_NAMES
+    """(column, runs sharing its commonest value) of the first numeric column whose values are distinct within every
+    cell of ``cells`` (the blocks, the agent and the named tasks: a run's rows) and shared by several cells, the runs
+    holding :data:`STEP_ROWS` rows or more (the median): a training step named otherwise ('checkpoint',
+    'generation'; audit s33 design33), or None. Read whatever the rows' order (audit s33 review: a step read as rising
+    row by row was missed once the rows were sorted by score). A column unique to each row (a wall time) shares no
+    value; one row per run (its last step) is no cell of several rows; a value repeated within a run (a run's
+    configuration) is no step, nor a column whose name says it numbers runs (:func:`_names_runs`). Frames with no
+    numeric column beside the formula's are not grouped."""
+    numeric = [c for c in data.columns if isinstance(c, str) and c not in skip and not _names_runs(c)
                and pd.api.types.is_numeric_dtype(data[c].dtype) and not pd.api.types.is_bool_dtype(data[c].dtype)
                and not pd.api.types.is_complex_dtype(data[c].dtype)]
     if not numeric:
         return None
     cell = data.groupby(list(cells), observed=True, sort=False, dropna=False).ngroup().to_numpy()
-    if np.median(np.bincount(cell)) < STEP_ROWS:
+    sizes = np.bincount(cell)
+    if np.median(sizes) < STEP_ROWS:
         return None
     for column in numeric:
         if data[column].isna().any():
             continue
         frame = pd.DataFrame({"cell": cell, "value": data[column].to_numpy(dtype=float)})
-        rises = frame.groupby("cell", sort=False)["value"].diff().dropna()
-        if len(rises) == 0 or not (rises > 0).all():
+        distinct = frame.groupby("cell", sort=True)["value"].nunique().to_numpy()
+        if not (distinct == sizes).all():  # ngroup numbers every cell
             continue
         shared = int(frame.groupby("value", sort=False)["cell"].nunique().max())
         if shared >= 2:
             return column, shared
     return None
+
+
+def _names_runs(column):
+    """Whether ``column``'s name, or a word of it, names runs (:data:`RUN_NAMES`: 'seed', 'tuning_run', 'trial_id'):
+    such a column numbers the runs of a cell, distinct within it and shared by other cells like a step, which its
+    values alone cannot tell apart (hpo_optimisation's 'tuning_run', five tunings of each procedure on each seed)."""
+    return column.lower() in RUN_NAMES or any(word in RUN_NAMES for word in re.split(r"[^a-z0-9]+", column.lower()))
 
 
 #: the largest |score| a Design takes: squares of larger ones overflow to inf in the back ends' sums
@@ -1885,7 +1897,7 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         # a run column whose runs hold one step each but several rows: it still names the runs for the ways on
         steps, run = int(per_cell.max()), next((c for c in run_columns if not data[c].isna().any()), None)
         where = f"{_cell_label(design, i)}{_key_label(data, design, i, run_key)} ({int((cell == worst).sum())} rows)"
-    rising = "" if shared is None else f", rising row by row on values shared by {shared} runs"
+    rising = "" if shared is None else f", each once, on values shared by {shared} runs"
     said = (f"column {column!r} takes {steps} values within {where}{rising}, so the rows look like learning curves "
             "and each would be counted as a run. ")
     runs_blocked = isinstance(f.blocks, str) and f.blocks.lower() in RUN_IDS and not f.crossed

@@ -125,7 +125,6 @@ ORDERS = {"score-sorted": lambda d: d.sort_values("score"),
           "shuffled": lambda d: d.sample(frac=1, random_state=1)}
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 review: a step read only where it rises row by row")
 @pytest.mark.parametrize("order", sorted(ORDERS))
 @pytest.mark.parametrize("formula", ["score ~ agent | task", "score ~ agent | task/seed"])
 def test_a_checkpoint_in_any_row_order_gets_the_curves_ways_on(order, formula):

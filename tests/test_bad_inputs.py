@@ -62,6 +62,11 @@ CASES = [
      {"method": "task_table"}, OptionError, "'censored' column"),
     ("time to threshold through an expression", lambda: _times(read_back=False), "log(score) ~ agent | task/seed", {},
      OptionError, "the response log(score) reads score, a time to a threshold"),
+    # [audit s33 ttt33b] a checkpoint is read whatever the rows' order
+    ("a checkpoint column, rows sorted by score", lambda: rlstats.datasets.simulate_curves(
+        agents=2, tasks=2, seeds=3, steps=4, rng=0).rename(columns={"step": "checkpoint"}).sort_values("score"),
+     "score ~ agent | task", {}, DesignError, "column 'checkpoint' takes 4 values within run seed=2 of agent "
+     "'agent_1' on task 'task_01' (4 rows), each once, on values shared by 12 runs"),
     ("blocks named game", _atari_like, "score ~ agent", {}, DesignError, "score ~ agent | game"),
     ("blocks named env, string codes", lambda: _atari_like().rename(columns={"game": "env"}).astype({"env": str}),
      "score ~ agent", {}, DesignError, "column 'env'"),
@@ -75,7 +80,7 @@ CASES = [
     # audit s33 design33: a step named otherwise in seed blocks got the pooling advice; a task named 'env' with each
     # agent's runs of a block at one level (one run per agent and seed) stays refused
     ("a checkpoint column in seed blocks", _checkpoints, "score ~ agent | seed", {}, DesignError,
-     ("column 'checkpoint' takes 4 values within agent 'agent_1' on seed '0' (4 rows), rising row by row",
+     ("column 'checkpoint' takes 4 values within agent 'agent_1' on seed '0' (4 rows), each once",
       "rlstats.curves(df, 'score ~ agent | task/seed', step='checkpoint')")),
     ("a task named env, one run of each agent in a seed block", lambda: _atari_like().query("seed < 2").assign(
         env=lambda d: np.where((d["seed"] + d["agent"].cat.codes) % 2, "pong", "breakout")).query(
