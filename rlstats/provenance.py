@@ -28,6 +28,7 @@ Nothing is remembered between calls: equal rows are no proof of the same history
 
 from __future__ import annotations
 
+import base64
 import collections
 import dataclasses
 import importlib
@@ -182,6 +183,36 @@ def _row_hashes(frame, columns):
         block = frame.iloc[start:start + HASH_BLOCK]
         out[start:start + len(block)] = pd.util.hash_pandas_object(block[columns], index=False).to_numpy()
     return out
+
+
+def value_hashes(keys: pd.DataFrame, values: Any) -> np.ndarray:
+    """A 64-bit hash of each row's key values (``keys``, pandas' row hashes) with its value in ``values`` (as
+    float64, so that 400 and 400.0 hash alike), made a block of rows at a time: what names a run's summary value, for
+    checking that a column still holds the values a note was written of (:func:`hashes_text`, :func:`held`)."""
+    values = np.asarray(values, dtype=np.float64)
+    out = _row_hashes(keys, keys.columns) if len(keys.columns) else np.zeros(len(values), dtype=np.uint64)
+    for start in range(0, len(values), HASH_BLOCK):
+        part = pd.util.hash_array(values[start:start + HASH_BLOCK])
+        out[start:start + part.size] = out[start:start + part.size] * np.uint64(0x100000001B3) ^ part
+    return out
+
+
+def hashes_text(hashes: np.ndarray) -> str:
+    """``hashes`` sorted, as a JSON string (base64 of their little-endian bytes, 8 bytes a value; Parquet keeps it)."""
+    return base64.b64encode(np.sort(hashes).astype("<u8").tobytes()).decode("ascii")
+
+
+def held(hashes: np.ndarray, text: str) -> np.ndarray:
+    """Whether each of ``hashes`` is among those :func:`hashes_text` wrote into ``text`` (False where it cannot be
+    read: a note edited by hand)."""
+    try:
+        known = np.frombuffer(base64.b64decode(text.encode("ascii"), validate=True), dtype="<u8")
+    except (ValueError, TypeError, AttributeError):
+        return np.zeros(len(hashes), dtype=bool)
+    if known.size == 0:
+        return np.zeros(len(hashes), dtype=bool)
+    where = np.minimum(np.searchsorted(known, hashes), known.size - 1)
+    return known[where] == hashes
 
 
 def _columns_of(notes, extra=()):

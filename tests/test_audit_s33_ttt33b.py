@@ -44,7 +44,6 @@ def _best(res):
 
 # ------------------------------------------------------------------------------------------- 1. renamed response
 
-@pytest.mark.xfail(strict=True, reason="audit s33 review: renamed time read as larger-is-better")
 def test_a_renamed_time_beside_censored_is_refused(times):
     renamed = times.rename(columns={"score": "time"})
     with pytest.raises(OptionError, match=r"higher_is_better=False.*higher_is_better=True"):
@@ -55,7 +54,6 @@ def test_a_renamed_time_beside_censored_is_refused(times):
     assert _best(rlstats.task_table(renamed, "time ~ agent | task/seed", higher_is_better=False)) == ["fast"]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 review: renamed time read as larger-is-better")
 def test_a_renamed_time_without_censored_is_refused_by_its_values(times):
     renamed = times.rename(columns={"score": "time"}).drop(columns="censored")
     with pytest.raises(OptionError, match=r"'time'.*higher_is_better=False.*higher_is_better=True"):
@@ -64,7 +62,6 @@ def test_a_renamed_time_without_censored_is_refused_by_its_values(times):
 
 # ------------------------------------------------------------------------------------------- 2. the note checked
 
-@pytest.mark.xfail(strict=True, reason="audit s33 review: the note's claim is not checked against the rows")
 @pytest.mark.parametrize("how", ["negated", "final scores", "shuffled times"])
 def test_a_column_no_longer_the_times_is_refused(times, finals, how):
     if how == "negated":
@@ -78,7 +75,6 @@ def test_a_column_no_longer_the_times_is_refused(times, finals, how):
         rlstats.task_table(data, FORMULA)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 review: a time and a final summary stacked read False throughout")
 def test_a_time_summary_stacked_with_a_final_summary_is_refused(times, finals):
     mixed = rlstats.concat([times[times.task == "t1"], finals[finals.task != "t1"]])
     with pytest.raises(OptionError, match=r"'score'.*'final'.*higher_is_better=False.*higher_is_better=True"):
@@ -102,7 +98,6 @@ def test_subsets_sorts_and_stacks_of_times_still_read_false(times):
         assert "higher_is_better=False, read from the data" in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 review: the note records no runs")
 def test_the_record_is_eight_bytes_a_run(times):
     """The note's record of the runs: one 64-bit hash per run, sorted, in a JSON string (Parquet keeps it)."""
     import base64
