@@ -186,14 +186,20 @@ def _row_hashes(frame, columns):
 
 
 def value_hashes(keys: pd.DataFrame, values: Any) -> np.ndarray:
-    """A 64-bit hash of each row's key values (``keys``, pandas' row hashes) with its value in ``values`` (as
-    float64, so that 400 and 400.0 hash alike), made a block of rows at a time: what names a run's summary value, for
-    checking that a column still holds the values a note was written of (:func:`hashes_text`, :func:`held`)."""
+    """A 64-bit hash of each row's key values (``keys``; numbers as float64, so that seed 3 and 3.0 hash alike, and
+    labels alike whether categories, strings or objects) with its value in ``values`` (as float64), made a block of
+    rows at a time: what names a run's summary value, for checking that a column still holds the values a note was
+    written of (:func:`hashes_text`, :func:`held`)."""
     values = np.asarray(values, dtype=np.float64)
-    out = _row_hashes(keys, keys.columns) if len(keys.columns) else np.zeros(len(values), dtype=np.uint64)
+    out = np.empty(len(values), dtype=np.uint64)
+    numeric = [pd.api.types.is_numeric_dtype(keys[c].dtype) and not pd.api.types.is_bool_dtype(keys[c].dtype)
+               for c in keys.columns]
     for start in range(0, len(values), HASH_BLOCK):
-        part = pd.util.hash_array(values[start:start + HASH_BLOCK])
-        out[start:start + part.size] = out[start:start + part.size] * np.uint64(0x100000001B3) ^ part
+        block = keys.iloc[start:start + HASH_BLOCK]
+        columns = {i: block[c].to_numpy(dtype=np.float64) if number else block[c].to_numpy(dtype=object)
+                   for i, (c, number) in enumerate(zip(keys.columns, numeric))}
+        columns[len(columns)] = values[start:start + HASH_BLOCK]
+        out[start:start + len(block)] = pd.util.hash_pandas_object(pd.DataFrame(columns), index=False).to_numpy()
     return out
 
 

@@ -92,7 +92,7 @@ def test_subsets_sorts_and_stacks_of_times_still_read_false(times):
                                     how="time_to_threshold", threshold=threshold)
              for first, threshold in ((True, 9), (False, 10))]
     for data in (times[times.agent != "mid"].sort_values("score"), times.sample(frac=1, random_state=0),
-                 rlstats.concat(parts), times.astype({"score": float})):
+                 rlstats.concat(parts), times.astype({"score": float, "seed": float, "agent": str})):
         res = rlstats.task_table(data, FORMULA)
         assert _best(res) == ["fast"]
         assert "higher_is_better=False, read from the data" in str(res)
