@@ -33,8 +33,8 @@ from .interop import TABLE, as_pandas, frame_library
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
-from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, Note, add_note, carried, provenance_of, rebind,
-                         set_notes)  # NOTES_ATTR: read from here too
+from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, Note, add_note, carried, held, provenance_of,
+                         rebind, set_notes, value_hashes)  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS, MINMAX_CEILING  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -598,12 +598,16 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
     :func:`public_function`, the one caller (its :func:`_direction_of_data`).
 
     The response is a time where a note of :data:`~rlstats.provenance.SMALLER_BETTER` kind (the summary's note of
-    ``how="time_to_threshold"``) names its column: False is read, and ``data`` comes back with a note saying so, which
-    the result prints (a shallow copy: the caller's frame is not changed). Where the notes are lost (pandas' merge, a
-    polars round trip, a CSV file; audit s33 ttt33) but the response sits beside a ``censored`` column, the direction
-    cannot be known: an OptionError naming both values, never a guess; a response expression reading a time (whose
-    order the expression may keep or reverse) is refused alike. Never silent either way (audit s33 ttt33: the
-    slowest agent was marked best)."""
+    ``how="time_to_threshold"``) names its column and the column holds, at every row, the time that note records for
+    the row's run (:func:`_times_held`): False is read, and ``data`` comes back with a note saying so, which the result
+    prints (a shallow copy: the caller's frame is not changed). Where the column holds other values (negated, replaced,
+    rows of another summary stacked with them) or another summary's note names it too, the note's claim is not true
+    of these rows: an OptionError naming both values (audit s33 review). Where the notes are lost (pandas' merge, a
+    polars round trip, a CSV file; audit s33 ttt33), or name a column the data no longer hold (a rename), but the
+    response sits beside a ``censored`` column or holds the recorded times, the direction cannot be known: an
+    OptionError naming both values, never a guess; a response expression reading a time (whose order the expression
+    may keep or reverse) is refused alike. Never silent either way (audit s33 ttt33: the slowest agent was marked
+    best)."""
     if formula is None:
         return data, None
     try:
@@ -616,14 +620,23 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
         data = as_pandas(data)  # pandas' attrs ride in its schema: converted once here, as the function would
     if isinstance(data, Design):
         notes: Sequence[Note] = data.inherited_notes
+        columns = list(read)  # the Design holds its response and the notes' keys, no other column
     else:
         provenance = provenance_of(data) if isinstance(data, pd.DataFrame) else None
         notes = () if provenance is None else provenance.notes
-    known = [c for c in map(_timed_column, notes) if c is not None]  # the columns the notes say are times
+        columns = getattr(data, "column_names", None) if not isinstance(data, pd.DataFrame) else None
+        columns = list(data.columns if columns is None and hasattr(data, "columns") else columns or ())
+    summaries = [s for s in map(_summary_of, notes) if s is not None]  # (spec, is a time)
+    times = [spec for spec, is_time in summaries if is_time]
+    # a note naming a column the data no longer hold (renamed, dropped) says nothing of them: lost (audit s33 review)
+    known = [spec["column"] for spec in times if spec["column"] in columns]  # the columns the notes say are times
     timed = [c for c in known if c in read]
     how = "summarize_runs' time_to_threshold summary"  # no how=, which the command line words as --summarize
     if timed and simple:
-        text = (f"higher_is_better=False, read from the data: {timed[0]} is a time to a threshold ({how}), where "
+        column = timed[0]
+        others = [spec["how"] for spec, is_time in summaries if not is_time and spec["column"] == column]
+        _times_held(data, column, [spec for spec in times if spec["column"] == column], others)
+        text = (f"higher_is_better=False, read from the data: {column} is a time to a threshold ({how}), where "
                 "smaller is better; pass higher_is_better=True to read larger values as better")
         if isinstance(data, Design):
             return dataclasses.replace(data, notes=(*data.notes, text)), False
@@ -633,25 +646,114 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
                           "smaller is better, and an expression may keep that order or reverse it: pass "
                           "higher_is_better=False where smaller values of the response are better, "
                           "higher_is_better=True where larger are")
-    columns = getattr(data, "column_names", None) if not isinstance(data, pd.DataFrame) else None
-    columns = list(data.columns if columns is None and hasattr(data, "columns") else columns or ())
     # the notes, there, say which columns are times: another column beside them is read as it is
-    if simple and not known and CENSORED in columns and read and read[0] in columns and read[0] != CENSORED:
+    if not (simple and not known and read and read[0] in columns and read[0] != CENSORED):
+        return data, None
+    response = read[0]
+    ways = (f"pass higher_is_better=False if a smaller {response} is better (a time), higher_is_better=True if a "
+            "larger one is")
+    if times:  # the notes name a time column the data do not hold
+        named = join_and([repr(c) for c in dict.fromkeys(spec["column"] for spec in times)])
+        if CENSORED in columns or _held_rows(data, response, times).all():
+            beside = (f"a {CENSORED!r} column" if CENSORED in columns
+                      else "the times that summary recorded for their runs")
+            raise OptionError(f"these data carry the notes of {how}, which say {named} is a time to a threshold, "
+                              f"where smaller is better, but hold no column {named} (renamed or dropped), and "
+                              f"{response!r} sits beside {beside}: whether a smaller or a larger {response} is "
+                              f"better is not known: {ways}")
+    if CENSORED in columns:
         raise OptionError(f"these data hold a {CENSORED!r} column, as {how} puts beside a time to a threshold, "
                           "where smaller is better, but not that summary's notes (a merge, a CSV file or a polars "
-                          f"table loses them), so whether a smaller or a larger {read[0]} is better is not known: "
-                          f"pass higher_is_better=False if a smaller {read[0]} is better (a time), "
-                          "higher_is_better=True if a larger one is")
+                          f"table loses them), so whether a smaller or a larger {response} is better is not known: "
+                          f"{ways}")
     return data, None
 
 
-def _timed_column(note):
-    """The column a note of SMALLER_BETTER kind says smaller is better in (also said of one of several stacked
-    frames' rows, :func:`rlstats.provenance._of_frame`), else None."""
-    if note.kind != SMALLER_BETTER:
+def _summary_of(note):
+    """(the spec of a :func:`rlstats.summarize_runs` note, with its ``column`` and ``how``; whether the note is of
+    SMALLER_BETTER kind, a time to a threshold) where ``note`` is one (also said of one of several stacked frames'
+    rows, :func:`rlstats.provenance._of_frame`, or bound again to the frame as a whole), else None."""
+    data = note.data
+    if note.word == OF_ROWS and isinstance(data, (list, tuple)) and len(data) > 2:
+        data = data[2] if data[1] in (SUMMARY_WORDING, None) else None
+    elif note.word not in (SUMMARY_WORDING, None):
         return None
-    data = note.data[2] if note.word == OF_ROWS and isinstance(note.data, (list, tuple)) else note.data
-    return data.get("column") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(data.get("how"), str):
+        return None
+    column = data.get("column", data.get("name"))
+    if not isinstance(column, str):
+        return None
+    return {**data, "column": column}, note.kind == SMALLER_BETTER
+
+
+#: ``Note.word`` of :func:`rlstats.summarize_runs`' note on its summary (whose ``data`` is its spec).
+SUMMARY_WORDING = "rlstats.runs:_reword_summary"
+
+
+def _rows_and_values(data, column, keys):
+    """(the frame of ``keys`` columns, the values of ``column``) of ``data``'s rows, or None where a key is missing (a
+    Design holds its inherited notes' keys, :attr:`Design.note_keys`, and its response)."""
+    if isinstance(data, Design):
+        if data.note_rows is None or data.note_keys is None or any(k not in data.note_keys.columns for k in keys):
+            return None
+        rows = data.note_keys.iloc[data.note_rows[data.row_position]][list(keys)].reset_index(drop=True)
+        return rows, data.y
+    if not isinstance(data, pd.DataFrame) or any(k not in data.columns for k in keys):
+        return None
+    values = pd.to_numeric(data[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    return data[list(keys)], values
+
+
+def _held_rows(data, column, specs):
+    """Whether each row of ``data`` holds in ``column`` the time one of the time summaries' ``specs`` recorded for its
+    run (its key values and time, hashed: :func:`rlstats.provenance.value_hashes`); all False where none can say."""
+    n = len(data.y) if isinstance(data, Design) else len(data)
+    ok = np.zeros(n, dtype=bool)
+    for spec in specs:
+        keys, runs = spec.get("keys"), spec.get("runs")
+        if not isinstance(keys, (list, tuple)) or not isinstance(runs, str):
+            continue
+        found = _rows_and_values(data, column, keys)
+        if found is not None:
+            ok |= held(value_hashes(*found), runs)
+    return ok
+
+
+def _times_held(data, column, specs, others):
+    """An OptionError where the time summaries' notes (``specs``) naming ``column`` are not true of ``data``'s rows:
+    another summary's note names the column too (``others``, their ``how``: a stack of a time summary and a final
+    one), or a row's value is not the time recorded for its run (the column negated, replaced or its values
+    moved between runs; audit s33 review: each read False, the slowest agent bold)."""
+    ways = (f"pass higher_is_better=False if a smaller {column} is better (a time), higher_is_better=True if a larger "
+            "one is")
+    said = f"the notes of summarize_runs' time_to_threshold summary say {column!r} is a time to a threshold"
+    if others:
+        hows = join_and([repr(h) for h in dict.fromkeys(others)])
+        raise OptionError(f"{said}, but the notes of summarize_runs' {hows} "
+                          f"summary name {column!r} too (frames of both stacked), so whether a smaller or a larger "
+                          f"{column} is better is not known for every row: {ways}")
+    ok = _held_rows(data, column, specs)
+    if ok.all():
+        return
+    keys = next((spec["keys"] for spec in specs if isinstance(spec.get("keys"), (list, tuple))), [])
+    found = _rows_and_values(data, column, keys)
+    if found is None or not any(isinstance(spec.get("runs"), str) for spec in specs):
+        missing = [k for k in keys if isinstance(data, pd.DataFrame) and k not in data.columns]
+        why = (f"the runs' {'column' if len(missing) == 1 else 'columns'} {join_and([repr(k) for k in missing])} "
+               f"{'is' if len(missing) == 1 else 'are'} not in these data" if missing
+               else "the notes do not record the runs' times")
+        raise OptionError(f"{said}, but which rows hold those times cannot be checked ({why}), so whether a smaller "
+                          f"or a larger {column} is better is not known: {ways}")
+    first = int(np.flatnonzero(~ok)[0])
+    rows, values = found
+    scalar = [rows[k].iloc[first] for k in keys]
+    run = ", ".join(f"{k}={v.item() if isinstance(v, np.generic) else v!r}" for k, v in zip(keys, scalar))
+    n = int((~ok).sum())
+    raise OptionError(f"{said}, but {count(n, 'row')} of {len(ok):,} {'holds' if n == 1 else 'hold'} another value "
+                      f"than the time recorded for {'its' if n == 1 else 'their'} run (first: {run}, "
+                      f"{column}={values[first]:g}): the column was "
+                      f"changed, or rows of another frame added, so whether a smaller or a larger {column} is "
+                      f"better is not known: {ways}")
 
 
 def _missing_error(data, column, mask):
@@ -1547,35 +1649,47 @@ def _finest(data, columns):
     return min(columns, key=lambda c: (c != "task", -holds[c]))
 
 
-#: the fewest rows a run must typically hold (the median over runs) for a rising column to be read as its steps
+#: the fewest rows a run must typically hold (the median over runs) for a column distinct within its runs to be read
+#: as its steps
 STEP_ROWS = 3
 
 
 def _step_like(data, cells, skip):
-    """(column, runs sharing its commonest value) of the first numeric column that rises row by row within every
-    cell of ``cells`` (the blocks, the agent and the named tasks: a run's rows) on values that several cells share,
-    the runs holding :data:`STEP_ROWS` rows or more (the median): a training step named otherwise ('checkpoint',
-    'generation'; audit s33 design33), or None. A column unique to each row (a wall time) shares no value; one row
-    per run (its last step) rises nowhere. Frames with no numeric column beside the formula's are not grouped."""
-    numeric = [c for c in data.columns if isinstance(c, str) and c not in skip and c.lower() not in RUN_NAMES
+    """(column, runs sharing its commonest value) of the first numeric column whose values are distinct within every
+    cell of ``cells`` (the blocks, the agent and the named tasks: a run's rows) and shared by several cells, the runs
+    holding :data:`STEP_ROWS` rows or more (the median): a training step named otherwise ('checkpoint',
+    'generation'; audit s33 design33), or None. Read whatever the rows' order (audit s33 review: a step read as rising
+    row by row was missed once the rows were sorted by score). A column unique to each row (a wall time) shares no
+    value; one row per run (its last step) is no cell of several rows; a value repeated within a run (a run's
+    configuration) is no step, nor a column whose name says it numbers runs (:func:`_names_runs`). Frames with no
+    numeric column beside the formula's are not grouped."""
+    numeric = [c for c in data.columns if isinstance(c, str) and c not in skip and not _names_runs(c)
                and pd.api.types.is_numeric_dtype(data[c].dtype) and not pd.api.types.is_bool_dtype(data[c].dtype)
                and not pd.api.types.is_complex_dtype(data[c].dtype)]
     if not numeric:
         return None
     cell = data.groupby(list(cells), observed=True, sort=False, dropna=False).ngroup().to_numpy()
-    if np.median(np.bincount(cell)) < STEP_ROWS:
+    sizes = np.bincount(cell)
+    if np.median(sizes) < STEP_ROWS:
         return None
     for column in numeric:
         if data[column].isna().any():
             continue
         frame = pd.DataFrame({"cell": cell, "value": data[column].to_numpy(dtype=float)})
-        rises = frame.groupby("cell", sort=False)["value"].diff().dropna()
-        if len(rises) == 0 or not (rises > 0).all():
+        distinct = frame.groupby("cell", sort=True)["value"].nunique().to_numpy()
+        if not (distinct == sizes).all():  # ngroup numbers every cell
             continue
         shared = int(frame.groupby("value", sort=False)["cell"].nunique().max())
         if shared >= 2:
             return column, shared
     return None
+
+
+def _names_runs(column):
+    """Whether ``column``'s name, or a word of it, names runs (:data:`RUN_NAMES`: 'seed', 'tuning_run', 'trial_id'):
+    such a column numbers the runs of a cell, distinct within it and shared by other cells like a step, which its
+    values alone cannot tell apart (hpo_optimisation's 'tuning_run', five tunings of each procedure on each seed)."""
+    return column.lower() in RUN_NAMES or any(word in RUN_NAMES for word in re.split(r"[^a-z0-9]+", column.lower()))
 
 
 #: the largest |score| a Design takes: squares of larger ones overflow to inf in the back ends' sums
@@ -1885,7 +1999,7 @@ def _refuse_curves(design, data, column, per_cell, cell, evidence, run_columns, 
         # a run column whose runs hold one step each but several rows: it still names the runs for the ways on
         steps, run = int(per_cell.max()), next((c for c in run_columns if not data[c].isna().any()), None)
         where = f"{_cell_label(design, i)}{_key_label(data, design, i, run_key)} ({int((cell == worst).sum())} rows)"
-    rising = "" if shared is None else f", rising row by row on values shared by {shared} runs"
+    rising = "" if shared is None else f", each once, on values shared by {shared} runs"
     said = (f"column {column!r} takes {steps} values within {where}{rising}, so the rows look like learning curves "
             "and each would be counted as a run. ")
     runs_blocked = isinstance(f.blocks, str) and f.blocks.lower() in RUN_IDS and not f.crossed

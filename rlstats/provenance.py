@@ -28,6 +28,7 @@ Nothing is remembered between calls: equal rows are no proof of the same history
 
 from __future__ import annotations
 
+import base64
 import collections
 import dataclasses
 import importlib
@@ -182,6 +183,42 @@ def _row_hashes(frame, columns):
         block = frame.iloc[start:start + HASH_BLOCK]
         out[start:start + len(block)] = pd.util.hash_pandas_object(block[columns], index=False).to_numpy()
     return out
+
+
+def value_hashes(keys: pd.DataFrame, values: Any) -> np.ndarray:
+    """A 64-bit hash of each row's key values (``keys``; numbers as float64, so that seed 3 and 3.0 hash alike, and
+    labels alike whether categories, strings or objects) with its value in ``values`` (as float64), made a block of
+    rows at a time: what names a run's summary value, for checking that a column still holds the values a note was
+    written of (:func:`hashes_text`, :func:`held`)."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.empty(len(values), dtype=np.uint64)
+    numeric = [pd.api.types.is_numeric_dtype(keys[c].dtype) and not pd.api.types.is_bool_dtype(keys[c].dtype)
+               for c in keys.columns]
+    for start in range(0, len(values), HASH_BLOCK):
+        block = keys.iloc[start:start + HASH_BLOCK]
+        columns = {i: block[c].to_numpy(dtype=np.float64) if number else block[c].to_numpy(dtype=object)
+                   for i, (c, number) in enumerate(zip(keys.columns, numeric))}
+        columns[len(columns)] = values[start:start + HASH_BLOCK]
+        out[start:start + len(block)] = pd.util.hash_pandas_object(pd.DataFrame(columns), index=False).to_numpy()
+    return out
+
+
+def hashes_text(hashes: np.ndarray) -> str:
+    """``hashes`` sorted, as a JSON string (base64 of their little-endian bytes, 8 bytes a value; Parquet keeps it)."""
+    return base64.b64encode(np.sort(hashes).astype("<u8").tobytes()).decode("ascii")
+
+
+def held(hashes: np.ndarray, text: str) -> np.ndarray:
+    """Whether each of ``hashes`` is among those :func:`hashes_text` wrote into ``text`` (False where it cannot be
+    read: a note edited by hand)."""
+    try:
+        known = np.frombuffer(base64.b64decode(text.encode("ascii"), validate=True), dtype="<u8")
+    except (ValueError, TypeError, AttributeError):
+        return np.zeros(len(hashes), dtype=bool)
+    if known.size == 0:
+        return np.zeros(len(hashes), dtype=bool)
+    where = np.minimum(np.searchsorted(known, hashes), known.size - 1)
+    return known[where] == hashes
 
 
 def _columns_of(notes, extra=()):

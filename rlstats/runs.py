@@ -33,7 +33,7 @@ from .interop import TABLE, as_pandas
 from .format import count, format_step, singular
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
-from .provenance import SMALLER_BETTER, Note, key_values, rebind, set_notes
+from .provenance import SMALLER_BETTER, Note, hashes_text, key_values, rebind, set_notes, value_hashes
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
 
 if TYPE_CHECKING:
@@ -1153,7 +1153,8 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     extra_columns = {}
     # the notes name the summary column, and the expression a 'value' column holds the summary of
     label = name if name != "value" or design.formula.response == "value" else f"value ({design.formula.response})"
-    spec: dict[str, Any] = {"how": how, "name": label, "tasks": design.tasks}
+    # 'column': the frame's column of the summary, which design.direction_read checks against the other notes
+    spec: dict[str, Any] = {"how": how, "name": label, "tasks": design.tasks, "column": name}
     censored = late = None
     if how == "final":
         values = np.array([r[-1] for r in runs])
@@ -1189,8 +1190,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
                           dtype=float)
         values = as_steps(values, raw)
         extra_columns[CENSORED] = censored
-        spec.update(where="each run's own logged steps", said=said, horizons=[_number(h) for h in horizon],
-                    column=name)
+        spec.update(where="each run's own logged steps", said=said, horizons=[_number(h) for h in horizon])
     if within is not None:
         spec["within"] = within
     elif steps is not None:
@@ -1199,6 +1199,10 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     for column, content in extra_columns.items():
         frame[column] = content
     keys = _run_keys(design)
+    if how == "time_to_threshold":
+        # each run's key values and time, hashed (8 bytes a run): which values the note says are times, so that a
+        # column no longer holding them is not read as one (design.direction_read; audit s33 review)
+        spec.update(keys=list(keys), runs=hashes_text(value_hashes(frame[list(keys)], frame[name])))
     facts = _facts(design, starts, run_steps, censored, late)
     notes = _whole_runs_dropped(data, design, starts, na_action, "summarised") + [
              entry if not isinstance(entry, tuple) else _cut_note(design, frame, entry[1]) if entry[0] == "cut"

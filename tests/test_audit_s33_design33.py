@@ -126,8 +126,8 @@ def test_a_checkpoint_column_gets_the_curves_ways_on(name, scale):
     with pytest.raises(DesignError) as info:
         rlstats.compare(curves, "score ~ agent | seed")
     message = str(info.value)
-    assert message.startswith(f"column '{name}' takes 4 values within agent 'agent_1' on seed '0' (4 rows), rising "
-                              "row by row on values shared by 6 runs, so the rows look like learning curves")
+    assert message.startswith(f"column '{name}' takes 4 values within agent 'agent_1' on seed '0' (4 rows), each "
+                              "once, on values shared by 6 runs, so the rows look like learning curves")
     assert f"rlstats.summarize_runs(df, 'score ~ agent | task/seed', step='{name}')" in message
     assert f"rlstats.curves(df, 'score ~ agent | task/seed', step='{name}')" in message
     assert "groupby(['agent', 'seed']).tail(1)" in message and "pool_tasks" not in message
@@ -145,7 +145,7 @@ def test_curves_of_several_tasks_get_the_curves_ways_on():
 def test_the_logs_checkpoints_get_the_curves_ways_on(sb3):
     cartpole = sb3[sb3["task"] == "CartPole-v1"].rename(columns={"step": "checkpoint"}).drop(columns="task")
     with pytest.raises(DesignError, match=r"^column 'checkpoint' takes 6 values within agent 'A2C' on seed '0' "
-                                          r"\(6 rows\), rising row by row"):
+                                          r"\(6 rows\), each once"):
         rlstats.compare(cartpole, "score ~ agent | seed")
 
 
@@ -211,7 +211,7 @@ def test_a_checkpoint_within_the_runs_of_task_blocks_gets_the_curves_ways_on(for
         rlstats.compare(_curves(tasks=2), formula)
     message = str(info.value)
     assert message.startswith("column 'checkpoint' takes 4 values within run seed=0 of agent 'agent_1' on task "
-                              "'task_01' (4 rows), rising row by row on values shared by 12 runs")
+                              "'task_01' (4 rows), each once, on values shared by 12 runs")
     assert "rlstats.curves(df, 'score ~ agent | task/seed', step='checkpoint')" in message
     assert "If 'checkpoint' numbers tasks or settings, not steps, block on it: 'score ~ agent | task:checkpoint'" \
            in message
@@ -227,6 +227,6 @@ def test_a_checkpoint_without_blocks_gets_the_curves_ways_on(scale):
         rlstats.compare(curves, "score ~ agent")
     message = str(info.value)
     assert message.startswith("column 'checkpoint' takes 4 values within run seed=0 of agent 'agent_1' (4 rows), "
-                              "rising row by row on values shared by 6 runs")
+                              "each once, on values shared by 6 runs")
     assert "rlstats.summarize_runs(df, 'score ~ agent | task/seed', step='checkpoint')" in message
     assert "If 'checkpoint' numbers tasks or settings, not steps, block on it: 'score ~ agent | checkpoint'" in message

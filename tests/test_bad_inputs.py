@@ -63,6 +63,28 @@ CASES = [
      {"method": "task_table"}, OptionError, "'censored' column"),
     ("time to threshold through an expression", lambda: _times(read_back=False), "log(score) ~ agent | task/seed", {},
      OptionError, "the response log(score) reads score, a time to a threshold"),
+    # [audit s33 ttt33b] the notes' claim checked against the rows: a renamed time, a changed column, a time summary
+    # stacked with a final one, and the runs' key gone are refused; a checkpoint is read whatever the rows' order
+    ("time to threshold renamed", lambda: _times(read_back=False).rename(columns={"score": "time"}),
+     "time ~ agent | task/seed", {}, OptionError, "which say 'score' is a time to a threshold, where smaller is "
+     "better, but hold no column 'score' (renamed or dropped), and 'time' sits beside a 'censored' column"),
+    ("time to threshold renamed, censored dropped", lambda: _times(read_back=False).rename(
+        columns={"score": "time"}).drop(columns="censored"), "time ~ agent | task/seed", {}, OptionError,
+     "'time' sits beside the times that summary recorded for their runs"),
+    ("time to threshold negated", lambda: _times(read_back=False).pipe(lambda d: d.assign(score=-d.score)),
+     "score ~ agent | task/seed", {}, OptionError, "but 6 rows of 12 hold another value than the time recorded for "
+     "their run (first: agent='agent_1', task='task_02', seed=0, score=-1e+06)"),
+    ("time to threshold stacked with a final summary", lambda: rlstats.concat([
+        _times(read_back=False).query("task == 'task_01'"), rlstats.summarize_runs(
+            rlstats.datasets.simulate_curves(agents=2, tasks=2, seeds=3, steps=6, rng=0).query("task == 'task_02'"),
+            "score ~ agent | task/seed", step="step", how="final")]), "score ~ agent | task/seed", {}, OptionError,
+     "but the notes of summarize_runs' 'final' summary name 'score' too"),
+    ("time to threshold without its runs' seed", lambda: _times(read_back=False).drop(columns="seed"),
+     "score ~ agent | task", {}, OptionError, "(the runs' column 'seed' is not in these data)"),
+    ("a checkpoint column, rows sorted by score", lambda: rlstats.datasets.simulate_curves(
+        agents=2, tasks=2, seeds=3, steps=4, rng=0).rename(columns={"step": "checkpoint"}).sort_values("score"),
+     "score ~ agent | task", {}, DesignError, "column 'checkpoint' takes 4 values within run seed=2 of agent "
+     "'agent_1' on task 'task_01' (4 rows), each once, on values shared by 12 runs"),
     ("blocks named game", _atari_like, "score ~ agent", {}, DesignError, "score ~ agent | game"),
     ("blocks named env, string codes", lambda: _atari_like().rename(columns={"game": "env"}).astype({"env": str}),
      "score ~ agent", {}, DesignError, "column 'env'"),
@@ -76,7 +98,7 @@ CASES = [
     # audit s33 design33: a step named otherwise in seed blocks got the pooling advice; a task named 'env' with each
     # agent's runs of a block at one level (one run per agent and seed) stays refused
     ("a checkpoint column in seed blocks", _checkpoints, "score ~ agent | seed", {}, DesignError,
-     ("column 'checkpoint' takes 4 values within agent 'agent_1' on seed '0' (4 rows), rising row by row",
+     ("column 'checkpoint' takes 4 values within agent 'agent_1' on seed '0' (4 rows), each once",
       "rlstats.curves(df, 'score ~ agent | task/seed', step='checkpoint')")),
     ("a task named env, one run of each agent in a seed block", lambda: _atari_like().query("seed < 2").assign(
         env=lambda d: np.where((d["seed"] + d["agent"].cat.codes) % 2, "pong", "breakout")).query(

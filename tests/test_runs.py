@@ -42,7 +42,9 @@ def test_step_like_names_are_recognised(curves, column):
 
 def test_a_step_column_named_by_step_is_checked_whatever_its_name(curves):
     data = curves.rename(columns={"step": "t"})
-    rlstats.build(data, "score ~ agent | task")  # an unknown name alone is not a step
+    # read by its values too since audit s33 design33 (distinct within each run, shared by the 24 runs: any order)
+    with pytest.raises(DesignError, match="column 't' takes 6 values .* each once, on values shared by 24 runs"):
+        rlstats.build(data.sample(frac=1, random_state=0), "score ~ agent | task")
     with pytest.raises(DesignError, match="column 't' takes 6 values"):
         rlstats.build(data, "score ~ agent | task", step="t")
 
