@@ -105,12 +105,26 @@ def agent_seed_sequence(root: np.random.SeedSequence, label: object) -> np.rando
     intervals, independent of the other agents and of their order: what it draws
     is a function of its own rows (bootstrap, probability of improvement,
     performance profiles, curves; a pair's stream is its second agent's below its
-    first's; tuning's sweep's, its task's below its agent's).
+    first's; tuning's sweep's, its task's below its agent's).  The same keying one
+    level down gives a cell its own stream (:func:`cell_seed_sequence`).
     """
     digest = hashlib.sha256(str(label).encode("utf-8")).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
     return child_stream(root, *words)
 
+
+
+def cell_seed_sequence(agent: np.random.SeedSequence, task: object) -> np.random.SeedSequence:
+    """The stream of an agent's cell on ``task``: below the agent's own (:func:`agent_seed_sequence`), keyed alike by
+    the task's label.
+
+    The stratified bootstrap (bootstrap, probability of improvement, performance profiles, equivalence's aggregate)
+    draws each cell's runs from it (:class:`CellIndices`), so a cell's resamples are a function of ``rng``, the
+    agent's label, the task's label and that cell's runs alone: not of the other tasks, their names' order or number
+    (audit s33 bootstream33: renaming one task so that it sorted elsewhere moved every task's draws, as did a subset
+    dropping one).  Tuning keys its sweeps alike (its task's below its agent's).
+    """
+    return agent_seed_sequence(agent, task)
 
 def label_ranks(labels: Sequence[str], numeric: bool | None = None) -> NDArray[np.intp]:
     """Each label's place among ``labels`` sorted (as numbers where ``numeric``, else as text; None: as numbers when
@@ -417,6 +431,226 @@ class UniformIndices:
         if self._replacements is None:
             self._replacements = np.random.Generator(np.random.PCG64(child_stream(self.seed, 0)))
         return self._replacements
+
+
+#: Lanes of one slab of :class:`CellIndices` (16 MB of 32-bit lanes at most): each cell's stream is read once a slab.
+SLAB_LANES = 2**22
+#: Standard deviations (and as many lanes again) of a block's expected rejections that :class:`CellIndices` reserves.
+RESERVE_SD = 8
+
+
+class CellIndices:
+    """Exact uniform run indices of one agent's cells, each cell on its own stream: rows ``first`` to ``stop`` of the
+    agent's resamples, read row by row.
+
+    A row holds the cells' draws side by side, cell t's ``c_t`` columns each uniform on ``[0, c_t)``.  Cell t reads
+    its own PCG64 stream (``seeds[t]``: :func:`cell_seed_sequence`, keyed by the agent's and the task's labels) in
+    blocks of ``block`` rows: block b is its outputs ``[b S_t, (b + 1) S_t)``, ``S_t = E_t + block w_t``, first
+    ``E_t`` outputs of reserve, then ``w_t = ceil(c_t b_t / 64)`` outputs a row, ``b_t = lane_bits(c_t)`` bits a
+    value (the package's one width rule, on the cell's bound alone), mapped by :func:`multiply_shift`.  A rejected
+    value takes the next accepted 32-bit value of its block's reserve (:func:`multiply_shift`, in row-major order
+    within the block); ``E_t`` holds the block's expected rejections plus ``RESERVE_SD`` standard deviations plus
+    ``RESERVE_SD`` lanes (beyond them, which a block meets with probability below 1e-12, replacements come from
+    ``Generator.integers`` on ``child_stream(seeds[t], b)``: still exact).  So cell t's draws in row r are a function
+    of its seed, ``c_t`` and r alone: of no other cell (nor their number, order or names) and of no batching, provided
+    a drawer starts at a block's first row (``first`` a multiple of ``block``), as every group of whole blocks does.
+
+    Each stream is moved to ``first``'s block by ``PCG64.advance`` (no draws) and read a slab at a time: whole blocks
+    while they hold at most :data:`SLAB_LANES` lanes, else ``SLAB_LANES // n`` rows, so the per-cell Python work
+    (one ``random_raw`` a cell and slab) is small beside the draws; the slab's lanes of one width (16 or 32 bits) are
+    mapped together.  The lanes of an output are read in the machine's byte order, as :class:`UniformIndices` does.
+
+    Parameters
+    ----------
+    seeds : sequence of numpy.random.SeedSequence, length T
+        Each cell's stream.
+    sizes : array_like of int, shape (T,)
+        Each cell's runs c_t >= 1 (its draws' bound and its columns).
+    first, stop : int
+        The rows drawn, ``first`` a multiple of ``block``.
+    block : int
+        Rows of a block, the unit whose draws do not depend on the others'.
+    """
+
+    def __init__(self, seeds: Sequence[np.random.SeedSequence], sizes: ArrayLike, first: int, stop: int,
+                 block: int) -> None:
+        sizes = np.asarray(sizes, dtype=np.int64)
+        self.seeds, self.sizes, self.block = list(seeds), sizes, int(block)
+        self.row, self.stop = int(first), int(stop)
+        if self.row % self.block:
+            raise ValueError(f"a drawer starts at a block's first row, not at row {first} (blocks of {block})")
+        self.n = n = int(sizes.sum())
+        rule = {int(c): lane_bits(int(c)) for c in np.unique(sizes)}
+        bits = np.array([rule[int(c)] for c in sizes], dtype=np.int64)
+        if not bits.all():
+            raise ValueError(f"a cell of {int(sizes.max())} runs: more than {UniformIndices.WIDE} to draw from")
+        threshold = np.array([2**int(b) % int(c) for b, c in zip(bits, sizes)], dtype=np.float64)
+        self.words = -(-sizes * bits // 64)
+        mean = self.block * sizes * threshold / 2.0**bits
+        lanes = np.where(threshold > 0, np.ceil(mean + RESERVE_SD * np.sqrt(mean) + RESERVE_SD), 0)
+        self.reserve = (-(-lanes // 2)).astype(np.int64)
+        self.span = self.reserve + self.block * self.words
+        self.streams = [np.random.PCG64(seed) for seed in self.seeds]
+        for stream, span in zip(self.streams, self.span):
+            stream.advance(int(self.row // self.block) * int(span))
+        start = np.r_[0, np.cumsum(sizes)[:-1]]
+        self.groups = []  # one for each width: (bits, its cells, its columns (a slice when all), each column's cell)
+        for width in (16, 32):
+            cells = np.flatnonzero(bits == width)
+            if not cells.size:
+                continue
+            every = cells.size == sizes.size
+            columns = slice(None) if every else np.concatenate([np.arange(start[t], start[t] + sizes[t])
+                                                                for t in cells])
+            lane = np.uint16 if width == 16 else np.uint32
+            high = np.repeat(sizes[cells], sizes[cells])
+            same = bool((high == high[0]).all())
+            self.groups.append(_LaneGroup(
+                width, lane, cells, columns, np.repeat(cells, sizes[cells]),
+                np.r_[0, np.cumsum(sizes[cells])[:-1]],
+                lane(high[0]) if same else high.astype(lane),
+                lane(2**width % int(high[0])) if same else (2**width % high).astype(lane)))
+        if self.block * n <= SLAB_LANES:
+            self.slab_blocks, self.slab_rows = max(1, SLAB_LANES // (self.block * n)), None
+        else:
+            self.slab_blocks, self.slab_rows = None, max(1, SLAB_LANES // n)
+        self.first = self.filled = self.row  # the slab's rows [first, filled)
+        self.buffers: list[NDArray[Any]] = []
+        self.overflow: dict[tuple[int, int], np.random.Generator] = {}
+
+    # -- reading the streams
+
+    def _refill(self):
+        r, block = self.row, self.block
+        b = r // block
+        if self.slab_blocks is not None:  # whole blocks, each with its reserve
+            m = min(self.slab_blocks, -(-(self.stop - r) // block))
+            capacity = m * block
+            self._buffers(capacity)
+            reserves = []
+            for g, buffer in zip(self.groups, self.buffers):
+                shaped = buffer[:capacity].reshape(m, block, -1)
+                for t, at in zip(g.cells, g.offsets):
+                    c, w, e = int(self.sizes[t]), int(self.words[t]), int(self.reserve[t])
+                    raw = self.streams[t].random_raw(m * int(self.span[t])).reshape(m, -1)
+                    shaped[:, :, at:at + c] = raw[:, e:].view(g.lane).reshape(m, block, -1)[:, :, :c]
+                    reserves.append((t, raw[:, :e]))
+            self._reserves(reserves, b, m)
+            self.filled = min(r + capacity, self.stop)
+        else:  # part of a block: its reserve read at its first row
+            if r % block == 0:
+                self._reserves([(t, self.streams[t].random_raw(int(self.reserve[t]))[None])
+                                for t in range(self.sizes.size)], b, 1)
+            k = min(self.slab_rows, (b + 1) * block - r, self.stop - r)
+            self._buffers(k)
+            for g, buffer in zip(self.groups, self.buffers):
+                for t, at in zip(g.cells, g.offsets):
+                    c, w = int(self.sizes[t]), int(self.words[t])
+                    buffer[:k, at:at + c] = self.streams[t].random_raw(k * w).view(g.lane).reshape(k, -1)[:, :c]
+            self.filled = r + k
+        self.first = r
+
+    def _buffers(self, rows):
+        if not self.buffers or self.buffers[0].shape[0] < rows:
+            self.buffers = [np.empty((rows, g.cell_of.size), dtype=g.lane) for g in self.groups]
+
+    def _reserves(self, reserves, first_block, m):
+        """Each cell's accepted reserve values, block by block, in their order (flat), and how many each block has."""
+        T = self.sizes.size
+        self.block0, self.blocks = first_block, m
+        self.accepted = np.zeros((T, m), dtype=np.int64)
+        self.used = np.zeros((T, m), dtype=np.int64)
+        self.base = np.zeros(T, dtype=np.int64)
+        self.stride = 2 * self.reserve
+        values, at = [], 0
+        for t, raw in reserves:
+            if not raw.shape[1]:
+                continue
+            c = int(self.sizes[t])
+            u = np.ascontiguousarray(raw).view(np.uint32)
+            index, rejected = multiply_shift(u, np.uint32(c), np.uint32(2**32 % c))
+            order = np.argsort(rejected, axis=1, kind="stable")  # the accepted first, in their order
+            values.append(np.take_along_axis(index, order, axis=1).ravel())
+            self.accepted[t] = (~rejected).sum(axis=1)
+            self.base[t] = at
+            at += values[-1].size
+        self.values = np.concatenate(values).astype(np.int64) if values else np.zeros(0, dtype=np.int64)
+
+    # -- the draws
+
+    def rows(self, k: int, offsets: NDArray[Any] | None = None) -> NDArray[np.int64]:
+        """(k, n) int64 draws of the next k rows (cells side by side, in ``seeds``' order), plus ``offsets``
+        (broadcast to (k, n): uint32 ones are the caller's promise that every sum stays below 2**32)."""
+        pieces, done = [], 0
+        while done < k:
+            if self.row >= self.filled:
+                self._refill()
+            take = min(k - done, self.filled - self.row)
+            part = offsets if offsets is None or offsets.ndim < 2 else offsets[done:done + take]
+            pieces.append(self._rows(self.row - self.first, take, part))
+            self.row += take
+            done += take
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
+    def _rows(self, at, k, offsets):
+        out = None
+        for g, buffer in zip(self.groups, self.buffers):
+            index, rejected = multiply_shift(buffer[at:at + k], g.high, g.threshold)
+            flagged = np.flatnonzero(rejected)
+            if flagged.size:
+                self._replace(g, index, flagged)
+            if g.width == 32:
+                index = index.view(np.int64)  # every index is below 2**32
+            if len(self.groups) == 1:
+                if offsets is None:
+                    return index.astype(np.int64, copy=False)
+                if g.width == 16 and offsets.dtype == np.uint32:
+                    return np.add(index, offsets, out=index).astype(np.int64)
+                return np.add(index, offsets, dtype=np.int64)
+            if out is None:
+                out = np.empty((k, self.n), dtype=np.int64)
+            out[:, g.columns] = index
+        return out if offsets is None else np.add(out, offsets, out=out, casting="unsafe")
+
+    def _replace(self, g, index, flagged):
+        """Replace the rejected lanes ``flagged`` (flat positions in ``index``, this call's rows) from their blocks'
+        reserves, in row-major order within each (cell, block)."""
+        row, column = np.divmod(flagged, index.shape[1])
+        cell = g.cell_of[column]
+        block = (self.row + row) // self.block - self.block0
+        key = cell * self.blocks + block
+        order = np.argsort(key, kind="stable")  # row-major within each (cell, block): flagged is row-major
+        key, cell, block = key[order], cell[order], block[order]
+        new = np.r_[True, key[1:] != key[:-1]]
+        starts = np.flatnonzero(new)
+        rank = np.arange(key.size) - np.repeat(starts, np.diff(np.r_[starts, key.size]))
+        used = self.used.ravel()
+        rank += used[key]
+        used += np.bincount(key, minlength=used.size)
+        ok = rank < self.accepted.ravel()[key]
+        values = np.empty(key.size, dtype=np.int64)
+        values[ok] = self.values[self.base[cell[ok]] + block[ok] * self.stride[cell[ok]] + rank[ok]]
+        for i in np.flatnonzero(~ok):  # beyond the reserve: below 1e-12 a block
+            t, b = int(cell[i]), int(block[i]) + self.block0
+            generator = self.overflow.get((t, b))
+            if generator is None:
+                generator = self.overflow[(t, b)] = np.random.Generator(np.random.PCG64(child_stream(self.seeds[t], b)))
+            values[i] = generator.integers(0, int(self.sizes[t]))
+        index.ravel()[flagged[order]] = values
+
+
+@dataclass(frozen=True)
+class _LaneGroup:
+    """The cells of :class:`CellIndices` drawn at one width, side by side."""
+
+    width: int
+    lane: Any
+    cells: NDArray[np.intp]
+    columns: Any  # their columns in the row: a slice when every cell is drawn at this width
+    cell_of: NDArray[np.intp]  # each of the group's columns' cell
+    offsets: NDArray[np.intp]  # each cell's first column in the group
+    high: Any
+    threshold: Any
 
 
 def _numpy_uses_openblas():

@@ -750,9 +750,11 @@ def _accelerations(layouts, options):
 def _agent_layout(design, j):
     # the tasks in their names' sorted order (design.task_order), not the design's: an agent's draws, keyed by its
     # label, then do not depend on the order of the tasks (a Categorical's category order) either
+    # (each cell's stream is keyed by its task's label, so that its draws do not follow the other tasks' names either)
     mine = np.flatnonzero(design.agent == j)
     task = design.task_places[design.task[mine]]
-    return kernels.agent_layout(design.y[mine], task, design.run[mine], design.n_tasks)
+    return kernels.agent_layout(design.y[mine], task, design.run[mine], design.n_tasks,
+                                [design.tasks[t] for t in design.task_order])
 
 
 def _effective_interval(options):
@@ -1232,9 +1234,9 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         notes.append(f"n_resamples={n_resamples_given} was not used: the score interval is a closed form and draws "
                      "no resamples (interval='percentile' resamples)")
     if interval != "score":  # the score interval is a closed form: it reads no resample, so none is drawn
-        blocks = {a: kernels.agent_blocks(agent_seed_sequence(root, a), n_resamples) for a in involved}
+        seeds = {a: agent_seed_sequence(root, a) for a in involved}
         with progress_bar(n_resamples, shown, "probability of improvement") as advance:
-            distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples,
+            distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, seeds, n_resamples,
                                                             n_jobs=options.n_jobs, advance=advance)
     fewest, df = _pair_runs(design, pairs)
     if interval == "expanded":
