@@ -230,8 +230,11 @@ def draw(seed, layout, size, task_bootstrap=True):
     return Draws(slots=local + layout.task_start[chosen][..., None], chosen=chosen, mask=mask)
 
 
-def agent_blocks(ss, n_resamples):
-    """The agent's fixed RNG blocks: ``[(start, stop, SeedSequence), ...]``, spawned from ``ss``."""
+def agent_blocks(ss, n_resamples, seeds=True):
+    """The agent's fixed RNG blocks: ``[(start, stop, SeedSequence), ...]``, spawned from ``ss`` (task resampling's
+    streams; without ``seeds`` each is None: the cells' draws need only the blocks' rows, :func:`cell_draws`)."""
+    if not seeds:
+        return [(start, min(start + RNG_BLOCK, n_resamples), None) for start in range(0, n_resamples, RNG_BLOCK)]
     return list(chunk_seeds(ss, n_resamples, RNG_BLOCK))
 
 
@@ -304,28 +307,29 @@ class CountDrawer:
     The draws are those of :func:`draw_blocks` (without task resampling), so every
     statistic computed from them equals the one computed from
     :func:`resample_from_draws`; they are turned into counts by one bincount
-    per chunk with precomputed slot-and-row offsets, and never gathered into
-    scores.  The bounds and the offsets are made once per agent and only read,
-    so threads may share it.
+    per chunk (:meth:`rlstats.resampling.CellIndices.counts`), and never gathered into
+    scores.  The cells' seeds are made once per agent and only read, so threads may share it.
 
     Attributes
     ----------
     rows : int
         Resamples per chunk (:func:`chunk_rows`).
-    high : int or ndarray
-        Exclusive bound of each run's draw (:func:`run_bounds`).
-    offsets : ndarray, shape (rows, n)
-        Added to a chunk's draws to make the bincount keys: slot base plus row times n.
     """
 
     def __init__(self, layout, ss, budget=None):
-        n = layout.n_runs
         self.layout, self.seeds = layout, cell_seeds(ss, layout)
-        self.n, self.rows = n, chunk_rows(n, budget)
-        self.high = run_bounds(layout)
-        self.offsets = layout.slot_base[None, :] + (np.arange(self.rows, dtype=np.intp) * n)[:, None]
-        if self.rows * n <= 2**32:  # keys below 2**32: offsets added in 32 bits (CellIndices.rows)
-            self.offsets = self.offsets.astype(np.uint32)
+        self.n, self.rows = layout.n_runs, chunk_rows(layout.n_runs, budget)
+        self.last = per_thread(dict)  # this thread's drawer, which a group starting where it stopped goes on with
+
+    def drawer(self, start, stop):
+        """A :class:`rlstats.resampling.CellIndices` at row ``start``: this thread's last one when it stopped there
+        (at a block's end: its streams are there), which saves making the cells' generators again; else a new one."""
+        last = self.last()
+        draws = last.get("drawer")
+        if draws is None or draws.row != start:
+            draws = last["drawer"] = CellIndices(self.seeds, self.layout.task_sizes, start, stop, RNG_BLOCK)
+        draws.stop = stop
+        return draws
 
     def chunks(self, blocks):
         """Yield ``(start, stop, counts)`` for consecutive blocks ``[(start, stop, SeedSequence), ...]``.
@@ -334,14 +338,12 @@ class CountDrawer:
         reallocated in the same order chunk after chunk (and reused from the
         heap, see :func:`rlstats.resampling.keep_work_arrays_on_heap`).
         """
-        n, rows = self.n, self.rows
+        rows = self.rows
         start, stop = blocks[0][0], blocks[-1][1]
-        draws = CellIndices(self.seeds, self.layout.task_sizes, start, stop, RNG_BLOCK)
+        draws = self.drawer(start, stop)
         for first in range(start, stop, rows):
             k = min(rows, stop - first)
-            keys = draws.rows(k, self.offsets[:k])
-            counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
-            yield first, first + k, counts
+            yield first, first + k, draws.counts(k)
 
 
 #: Resampled runs in one item of work of the counts path (about 16 work arrays): progress advances and
@@ -422,7 +424,8 @@ def statistics_from_counts(ss, layout, n_resamples, width, factory, *, budget=No
             rows[start - first:stop - first] = own(counts)
         return rows
 
-    run_blocks(block_groups(agent_blocks(ss, n_resamples), blocks_per_item(layout.n_runs), n_jobs), compute, n_jobs,
+    run_blocks(block_groups(agent_blocks(ss, n_resamples, False), blocks_per_item(layout.n_runs), n_jobs), compute,
+               n_jobs,
                advance, out)
     return out
 
@@ -879,7 +882,8 @@ def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=F
         draws = draw_blocks(group, layout, task_bootstrap, ss)
         return metric_values(layout, resample_from_draws(layout, draws), metrics, gamma)
 
-    groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size), n_jobs)
+    groups = block_groups(agent_blocks(ss, n_resamples, task_bootstrap), batch_blocks(layout.n_runs, batch_size),
+                          n_jobs)
     run_blocks(groups, compute, n_jobs, advance, out)
     return out
 
@@ -975,7 +979,8 @@ def profile_agent(layout, tau, kind, n_resamples, ss, *, task_bootstrap=False, b
         out[group[0][0]:group[-1][1]] = profile_values(layout, resample_from_draws(layout, draws), tau, kind)
         return group
 
-    groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size), n_jobs)
+    groups = block_groups(agent_blocks(ss, n_resamples, task_bootstrap), batch_blocks(layout.n_runs, batch_size),
+                          n_jobs)
     run_blocks(groups, compute, n_jobs, advance)
     return out
 
@@ -1175,7 +1180,7 @@ def improvement_distribution(pairs, pair_layouts, layouts, seeds, n_resamples, *
     resample's counts alone, so chunks and threads never change results.
     """
     involved = list(seeds)
-    blocks = {a: agent_blocks(seeds[a], n_resamples) for a in involved}
+    blocks = {a: agent_blocks(seeds[a], n_resamples, False) for a in involved}
     rows = min(chunk_rows(layouts[a].n_runs) for a in involved)
     drawers = {a: CountDrawer(layouts[a], seeds[a], budget=rows * layouts[a].n_runs) for a in involved}
     out = np.empty((len(pairs), n_resamples))
