@@ -10,13 +10,11 @@ task followed the other tasks' names and number.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import rlstats
 
 F = "score ~ agent | task"
-TAU = np.linspace(-1.0, 3.0, 81)
 
 
 def _runs():
@@ -27,35 +25,6 @@ def _runs():
 
 def _renamed(df, column, old, new):
     return df.assign(**{column: df[column].astype(str).replace({old: new})})
-
-
-#: the back ends that read the bootstrap's agent layout: case -> call (meta33's TASK_KEYED, without curves: curvestream33)
-TASK_KEYED = {
-    "bootstrap": lambda d: rlstats.bootstrap(d, F, metrics=("iqm", "mean"), n_resamples=200, rng=1),
-    "probability_of_improvement": lambda d: rlstats.probability_of_improvement(d, F, interval="percentile",
-                                                                              n_resamples=200, rng=1),
-    "equivalence": lambda d: rlstats.equivalence(d, F, margin=1.0, n_resamples=200, rng=1),
-    "performance_profile": lambda d: rlstats.performance_profile(d, F, kind="runs", interval="percentile", tau=TAU,
-                                                                normalize=False, n_resamples=200, rng=1),
-}
-
-
-def _interval_columns(frame):
-    return frame[[c for c in frame.columns if c.startswith(("conf_", "p_"))]].reset_index(drop=True)
-
-
-def _sorted(frame):
-    keys = [c for c in ("scope", "agent", "agent_1", "agent_2", "task", "metric", "step", "threshold") if c in frame]
-    return frame.astype({k: str for k in keys if k != "threshold"}).sort_values(keys, kind="stable")
-
-
-def _interval_shift(case):
-    """Largest relative move of an interval bound when task_05 is renamed a_task_05."""
-    df = _runs()
-    base = _interval_columns(_sorted(TASK_KEYED[case](df).tidy())).to_numpy(float)
-    other = _interval_columns(_sorted(TASK_KEYED[case](_renamed(df, "task", "task_05", "a_task_05")).tidy()
-                                      .replace({"a_task_05": "task_05"}))).to_numpy(float)
-    return np.nanmax(np.abs(other - base) / np.maximum(np.abs(base), 1e-300))
 
 
 def _single(df, function, task, **options):
@@ -164,12 +133,16 @@ def former_streams(patch):
     bit (tests/test_recorded_outputs.py): the streams alone moved them."""
     spawned = K.agent_blocks
 
+    def run_bounds(layout):  # each run's draw's bound: its task's size (one int when every task has the same)
+        sizes = layout.task_sizes
+        return int(sizes[0]) if layout.balanced else np.repeat(sizes, sizes)
+
     def blocks(ss, n_resamples, seeds=True):
         return spawned(ss, n_resamples, True)
 
     def chunks(self, blocks):
         n, rows = self.n, self.rows
-        high = K.run_bounds(self.layout)
+        high = run_bounds(self.layout)
         offsets = self.layout.slot_base[None, :] + (np.arange(rows, dtype=np.intp) * n)[:, None]
         if rows * n <= 2**32:
             offsets = offsets.astype(np.uint32)
@@ -183,7 +156,7 @@ def former_streams(patch):
     def draw_blocks(blocks, layout, task_bootstrap=False, ss=None):
         if task_bootstrap:
             return K._concatenate([K.draw(seed, layout, stop - start, True) for start, stop, seed in blocks])
-        high = K.run_bounds(layout)
+        high = run_bounds(layout)
         return K.Draws(slots=np.concatenate([R.UniformIndices(seed, high, layout.n_runs).rows(stop - start,
                                                                                               layout.slot_base)
                                              for start, stop, seed in blocks]))
@@ -202,3 +175,22 @@ def test_the_former_streams_give_the_former_draws():
         slots = K.draw_blocks(K.agent_blocks(ss, 2), layout).slots
     # drawn by the package at dd124484 (main before this audit), the same call
     assert slots.tolist() == [[2, 0, 2, 3, 4, 8, 6, 8, 8], [0, 1, 2, 3, 4, 8, 8, 5, 8]]
+
+
+def test_a_runs_profile_is_the_mean_of_its_tasks_profiles_drawn_alone():
+    """performance_profile's "runs" band reads the same cells' draws: each resample's profile over the tasks w, x, y
+    (3, 5, 4 runs) is the mean of each task's drawn alone (the fraction of its runs above tau)."""
+    ss = R.agent_seed_sequence(np.random.SeedSequence(2), "A")
+    tau = np.linspace(0.0, 3.0, 13)
+    layout = _layout([3, 5, 4], ("w", "x", "y"))
+    full = K.profile_agent(layout, tau, "runs", 250, ss)
+    alone = [K.profile_agent(_layout_of(layout, t), tau, "runs", 250, ss) for t in range(3)]
+    assert full.shape == (250, 13) and 0.0 < full.mean() < 1.0
+    np.testing.assert_allclose(full, sum(alone) / 3, rtol=1e-12, atol=1e-15)
+
+
+def _layout_of(layout, t):
+    """The layout of task t of ``layout`` alone (its runs, its label)."""
+    start, c = layout.task_start[t], layout.task_sizes[t]
+    return K.agent_layout(layout.canonical_values[start:start + c], np.zeros(c, dtype=int), np.arange(c), 1,
+                          (layout.tasks[t],))

@@ -238,12 +238,6 @@ def agent_blocks(ss, n_resamples, seeds=True):
     return list(chunk_seeds(ss, n_resamples, RNG_BLOCK))
 
 
-def run_bounds(layout):
-    """Exclusive bound of each run's draw: its task's size (one int when every task has the same)."""
-    sizes = layout.task_sizes
-    return int(sizes[0]) if layout.balanced else np.repeat(sizes, sizes)
-
-
 def draw_blocks(blocks, layout, task_bootstrap=False, ss=None):
     """The draws of consecutive RNG blocks, concatenated into one batch: each block's from its seed with task
     resampling, else each cell's from its own stream below the agent's ``ss`` (:func:`cell_draws`)."""
