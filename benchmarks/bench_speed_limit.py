@@ -301,12 +301,12 @@ def passes(repeat):
     rng = np.random.default_rng(0)
     layout = kernels.agent_layout(rng.gamma(2.0, 0.5, 2600), np.repeat(np.arange(26), 100), np.tile(np.arange(100), 26),
                                   26)
-    drawer = kernels.CountDrawer(layout)
+    drawer = kernels.CountDrawer(layout, np.random.SeedSequence(0))
     b, n = drawer.rows, layout.n_runs
     statistics = kernels.CountStatistics(layout, METRICS, 1.0, b)
-    draws = UniformIndices(np.random.SeedSequence(0), drawer.high, n)
-    keys = draws.rows(b, drawer.offsets)
-    counts = np.bincount(keys.ravel(), minlength=b * n).reshape(b, n)
+    # (audit s33 bootstream33: each cell from its own stream, drawn and counted by CellIndices.counts)
+    draws = resampling.CellIndices(drawer.seeds, layout.task_sizes, 0, 2**40, kernels.RNG_BLOCK)
+    counts = draws.counts(b)
     as_float, cum, work = counts.astype(float), np.empty_like(counts), np.empty((b, n))
 
     def per_value(function, calls=200):
@@ -320,8 +320,7 @@ def passes(repeat):
         return best / (b * n) * 1e9
 
     resampling.keep_work_arrays_on_heap()
-    rows = [("draws + offsets (UniformIndices.rows)", lambda: draws.rows(b, drawer.offsets)),
-            ("np.bincount", lambda: np.bincount(keys.ravel(), minlength=b * n)),
+    rows = [("draws + bincount (CellIndices.counts)", lambda: draws.counts(b)),
             ("float conversion", lambda: as_float.__setitem__(Ellipsis, counts)),
             ("task sums (einsum)", lambda: statistics.task_means(as_float)),
             ("optimality gap (weighted sum)", lambda: fixed_dot(as_float, statistics.clipped)),

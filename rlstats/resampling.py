@@ -107,12 +107,26 @@ def agent_seed_sequence(root: np.random.SeedSequence, label: object) -> np.rando
     performance profiles, curves; a pair's stream is its second agent's below its
     first's; tuning's sweep's, its task's below its agent's; AdaStop's and the
     permutation test's per-task tests, keyed by the task's label; the hierarchical
-    model's pairs, as a pair's: audit s33).
+    model's pairs, as a pair's: audit s33).  The same keying one level down gives
+    a cell its own stream (:func:`cell_seed_sequence`).
     """
     digest = hashlib.sha256(str(label).encode("utf-8")).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
     return child_stream(root, *words)
 
+
+
+def cell_seed_sequence(agent: np.random.SeedSequence, task: object) -> np.random.SeedSequence:
+    """The stream of an agent's cell on ``task``: below the agent's own (:func:`agent_seed_sequence`), keyed alike by
+    the task's label.
+
+    The stratified bootstrap (bootstrap, probability of improvement, performance profiles, equivalence's aggregate)
+    draws each cell's runs from it (:class:`CellIndices`), so a cell's resamples are a function of ``rng``, the
+    agent's label, the task's label and that cell's runs alone: not of the other tasks, their names' order or number
+    (audit s33 bootstream33: renaming one task so that it sorted elsewhere moved every task's draws, as did a subset
+    dropping one).  Tuning keys its sweeps alike (its task's below its agent's).
+    """
+    return agent_seed_sequence(agent, task)
 
 def label_ranks(labels: Sequence[str], numeric: bool | None = None) -> NDArray[np.intp]:
     """Each label's place among ``labels`` sorted (as numbers where ``numeric``, else as text; None: as numbers when
@@ -419,6 +433,233 @@ class UniformIndices:
         if self._replacements is None:
             self._replacements = np.random.Generator(np.random.PCG64(child_stream(self.seed, 0)))
         return self._replacements
+
+
+#: Lanes of one slab of :class:`CellIndices` (16 MB of 32-bit lanes at most): each cell's stream is read once a slab.
+SLAB_LANES = 2**19
+#: Standard deviations (and as many lanes again) of a block's expected rejections that :class:`CellIndices` reserves.
+RESERVE_SD = 8
+
+
+class CellIndices:
+    """Exact uniform run indices of one agent's cells, each cell on its own stream: rows ``first`` to ``stop`` of the
+    agent's resamples, read row by row.
+
+    A row holds the cells' draws side by side, cell t's ``c_t`` columns each uniform on ``[0, c_t)``.  Cell t reads
+    its own PCG64 stream (``seeds[t]``: :func:`cell_seed_sequence`, keyed by the agent's and the task's labels) in
+    blocks of ``block`` rows (a multiple of 4): block b is its outputs ``[b S_t, (b + 1) S_t)``, first ``E_t`` outputs
+    of reserve, then the block's ``block c_t`` values in row-major order, ``b_t = lane_bits(c_t)`` bits each (the
+    package's one width rule, on the cell's bound alone; 64 / b_t values an output, so ``S_t = E_t + block c_t b_t /
+    64``), mapped by :func:`multiply_shift`.  A rejected value takes the next accepted 32-bit value of its block's
+    reserve (:func:`multiply_shift`, in row-major order within the block); ``E_t`` holds the block's expected
+    rejections plus ``RESERVE_SD`` standard deviations plus ``RESERVE_SD`` values (beyond them, which a block meets
+    with probability below 1e-12, replacements come from ``Generator.integers`` on ``child_stream(seeds[t], b)``:
+    still exact).  So cell t's draws in row r are a function of its seed, ``c_t`` and r alone: of no other cell (nor
+    their number, order or names) and of no batching, provided a drawer starts at a block's first row (``first`` a
+    multiple of ``block``), as every group of whole blocks does.
+
+    Each stream is moved to ``first``'s block by ``PCG64.advance`` (no draws) and read a slab at a time: whole blocks
+    while they hold at most :data:`SLAB_LANES` values, else a multiple of 4 rows, so the per-cell Python work (one
+    ``random_raw`` a cell and slab) is small beside the draws.  A slab is held cell by cell, the cells of one size
+    side by side (a (cells, rows x c) array), so that every operation on a chunk of rows is a few whole-array passes
+    over each size's cells, whatever their number.  The values of an output are read in the machine's byte order, as
+    :class:`UniformIndices` does.
+
+    Parameters
+    ----------
+    seeds : sequence of numpy.random.SeedSequence, length T
+        Each cell's stream.
+    sizes : array_like of int, shape (T,)
+        Each cell's runs c_t >= 1 (its draws' bound and its columns).
+    first, stop : int
+        The rows drawn, ``first`` a multiple of ``block``.
+    block : int
+        Rows of a block (a multiple of 4), the unit whose draws do not depend on the others'.
+    """
+
+    def __init__(self, seeds: Sequence[np.random.SeedSequence], sizes: ArrayLike, first: int, stop: int,
+                 block: int) -> None:
+        sizes = np.asarray(sizes, dtype=np.int64)
+        self.seeds, self.sizes, self.block = list(seeds), sizes, int(block)
+        self.row, self.stop = int(first), int(stop)
+        if self.block % 4:
+            raise ValueError(f"blocks of a multiple of 4 rows, not {block}")
+        if self.row % self.block:
+            raise ValueError(f"a drawer starts at a block's first row, not at row {first} (blocks of {block})")
+        self.n = n = int(sizes.sum())
+        self.start = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+        rule = {int(c): lane_bits(int(c)) for c in np.unique(sizes)}
+        bits = np.array([rule[int(c)] for c in sizes], dtype=np.int64)
+        if not bits.all():
+            raise ValueError(f"a cell of {int(sizes.max())} runs: more than {UniformIndices.WIDE} to draw from")
+        threshold = np.array([2**int(b) % int(c) for b, c in zip(bits, sizes)], dtype=np.float64)
+        mean = self.block * sizes * threshold / 2.0**bits
+        lanes = np.where(threshold > 0, np.ceil(mean + RESERVE_SD * np.sqrt(mean) + RESERVE_SD), 0)
+        self.reserve = (-(-lanes // 2)).astype(np.int64)
+        self.span = self.reserve + self.block * sizes * bits // 64
+        self.streams = [np.random.PCG64(seed) for seed in self.seeds]
+        for stream, span in zip(self.streams, self.span):
+            stream.advance(int(self.row // self.block) * int(span))
+        self.groups = []  # the cells of each (size, width), side by side
+        for c, width in sorted({(int(c), int(b)) for c, b in zip(sizes, bits)}):
+            cells = np.flatnonzero((sizes == c) & (bits == width))
+            lane = np.uint16 if width == 16 else np.uint32
+            self.groups.append(_CellGroup(c, width, lane, cells, lane(c), lane(2**width % c),
+                                          int(self.reserve[cells[0]])))
+        if self.block * n <= SLAB_LANES:
+            self.slab_blocks, self.slab_rows = max(1, SLAB_LANES // (self.block * n)), 0
+        else:
+            self.slab_blocks, self.slab_rows = 0, max(4, SLAB_LANES // n // 4 * 4)
+        self.first = self.filled = self.row  # the slab's rows [first, filled)
+        self.buffers: list[NDArray[Any]] = []
+        self.key_offsets: list[NDArray[Any]] = []
+        self.overflow: dict[tuple[int, int], np.random.Generator] = {}
+
+    # -- reading the streams
+
+    def _refill(self):
+        r, block = self.row, self.block
+        b = r // block
+        if self.slab_blocks:  # whole blocks, each with its reserve
+            m = min(self.slab_blocks, -(-(self.stop - r) // block))
+            rows = m * block
+            self._buffers(rows)
+            self._reserves_from(b, m)
+            for g, buffer, reserve in zip(self.groups, self.buffers, self.raw_reserves):
+                for i, t in enumerate(g.cells):
+                    raw = self.streams[t].random_raw(m * int(self.span[t])).reshape(m, -1)
+                    buffer[i, :rows * g.size].reshape(m, -1)[:] = raw[:, g.reserve:].view(g.lane)
+                    reserve[i] = raw[:, :g.reserve]
+            self.filled = min(r + rows, self.stop)
+        else:  # part of a block (a multiple of 4 rows, so whole outputs a cell): its reserve read at its first row
+            if r % block == 0:
+                self._reserves_from(b, 1)
+                for g, reserve in zip(self.groups, self.raw_reserves):
+                    for i, t in enumerate(g.cells):
+                        reserve[i, 0] = self.streams[t].random_raw(g.reserve)
+            rows = min(self.slab_rows, (b + 1) * block - r, self.stop - r)
+            self._buffers(rows)
+            for g, buffer in zip(self.groups, self.buffers):
+                words = -(-rows * g.size * g.width // 64)
+                for i, t in enumerate(g.cells):
+                    buffer[i, :rows * g.size] = self.streams[t].random_raw(words).view(g.lane)[:rows * g.size]
+            self.filled = r + rows
+        self.first = r
+
+    def _buffers(self, rows):
+        if not self.buffers or self.buffers[0].shape[1] < rows * self.groups[0].size:
+            self.buffers = [np.empty((g.cells.size, rows * g.size), dtype=g.lane) for g in self.groups]
+
+    def _reserves_from(self, first_block, m):
+        """Room for the reserves of blocks ``first_block`` on (m of them), each group's (cells, m, E) outputs."""
+        self.block0, self.blocks = first_block, m
+        self.raw_reserves = [np.empty((g.cells.size, m, g.reserve), dtype=np.uint64) for g in self.groups]
+        self.used = [np.zeros((g.cells.size, m), dtype=np.int64) for g in self.groups]
+        self.accepted: list[tuple[NDArray[np.int64], NDArray[np.int64]] | None] = [None] * len(self.groups)
+
+    def _reserve(self, j):
+        """Group j's accepted reserve values, (cells, blocks, 2 E) each block's in their order first, and their
+        counts (cells, blocks): made on first use in a slab."""
+        made = self.accepted[j]
+        if made is None:
+            c = self.groups[j].size
+            u = self.raw_reserves[j].view(np.uint32)
+            index, rejected = multiply_shift(u, np.uint32(c), np.uint32(2**32 % c))
+            order = np.argsort(rejected, axis=-1, kind="stable")  # the accepted first, in their order
+            made = self.accepted[j] = (np.take_along_axis(index, order, axis=-1).astype(np.int64),
+                                       (~rejected).sum(axis=-1))
+        return made
+
+    # -- the draws
+
+    def _draws(self, k):
+        """The next k rows: for each group, its cells' draws (cells, k c) in row-major order within each cell."""
+        out = []
+        while True:
+            if self.row >= self.filled:
+                self._refill()
+            take = min(k, self.filled - self.row)
+            at = self.row - self.first
+            parts = []
+            for j, (g, buffer) in enumerate(zip(self.groups, self.buffers)):
+                index, rejected = multiply_shift(buffer[:, at * g.size:(at + take) * g.size], g.high, g.threshold)
+                flagged = np.flatnonzero(rejected)
+                if flagged.size:
+                    self._replace(j, index, flagged)
+                parts.append(index)
+            out.append(parts)
+            self.row += take
+            k -= take
+            if not k:
+                break
+        if len(out) == 1:
+            return out[0]
+        return [np.concatenate([p[i] for p in out], axis=1) for i in range(len(self.groups))]
+
+    def _replace(self, j, index, flagged):
+        """Replace group j's rejected values ``flagged`` (flat positions in ``index``, (cells, rows x c), row-major
+        within each cell) from their blocks' reserves, in row-major order within each (cell, block)."""
+        g = self.groups[j]
+        cell, position = np.divmod(flagged, index.shape[1])
+        block = (self.row + position // g.size) // self.block - self.block0
+        key = cell * self.blocks + block  # non-decreasing: flagged is ordered by cell, then row
+        used = self.used[j].ravel()
+        rank = np.arange(key.size) - np.searchsorted(key, key) + used[key]  # its place among its (cell, block)'s
+        used += np.bincount(key, minlength=used.size)
+        accepted, count = self._reserve(j)
+        ok = rank < count.ravel()[key]
+        values = np.empty(key.size, dtype=np.int64)
+        values[ok] = accepted[cell[ok], block[ok], rank[ok]]
+        for i in np.flatnonzero(~ok):  # beyond the reserve (below 1e-12 a block): in order, from the block's own
+            t, b = int(g.cells[cell[i]]), int(block[i]) + self.block0
+            generator = self.overflow.get((t, b))
+            if generator is None:
+                generator = self.overflow[(t, b)] = np.random.Generator(np.random.PCG64(child_stream(self.seeds[t],
+                                                                                                     b)))
+            values[i] = generator.integers(0, g.size)
+        index.ravel()[flagged] = values
+
+    def rows(self, k: int, offsets: NDArray[Any] | None = None) -> NDArray[np.int64]:
+        """(k, n) int64 draws of the next k rows (cells side by side, in ``seeds``' order), plus ``offsets``
+        (broadcast to (k, n))."""
+        out = np.empty((k, self.n), dtype=np.int64)
+        for g, index in zip(self.groups, self._draws(k)):
+            columns = (self.start[g.cells][:, None] + np.arange(g.size)).ravel()
+            out[:, columns] = index.reshape(g.cells.size, k, g.size).transpose(1, 0, 2).reshape(k, -1)
+        return out if offsets is None else np.add(out, offsets, out=out, casting="unsafe")
+
+    def counts(self, k: int) -> NDArray[np.int64]:
+        """(k, n) int64: how many times each column's run is drawn in each of the next k rows (cell t's draw v
+        counted at column ``start_t + v``, the cells side by side as in :meth:`rows`)."""
+        n = self.n
+        if not self.key_offsets or self.key_offsets[0].shape[1] < k * self.groups[0].size:
+            wide = k * n <= 2**32  # keys below 2**32: the 16-bit values' keys added in 32 bits
+            self.key_offsets = [
+                (self.start[g.cells][:, None] + np.repeat(np.arange(k) * n, g.size)[None, :]).astype(
+                    np.uint32 if wide and g.width == 16 else np.int64) for g in self.groups]
+        keys = []
+        for g, index, offsets in zip(self.groups, self._draws(k), self.key_offsets):
+            offsets = offsets[:, :k * g.size]
+            if g.width == 16 and offsets.dtype == np.uint32:
+                keys.append(np.add(index, offsets, out=index).astype(np.int64).ravel())
+            else:
+                keys.append(np.add(index, offsets, dtype=np.int64).ravel())
+        key = keys[0] if len(keys) == 1 else np.concatenate(keys)
+        return np.bincount(key, minlength=k * n).reshape(k, n)
+
+
+@dataclass(frozen=True)
+class _CellGroup:
+    """The cells of :class:`CellIndices` of one size drawn at one width, side by side."""
+
+    size: int
+    width: int
+    lane: Any
+    cells: NDArray[np.intp]
+    high: Any
+    threshold: Any
+    reserve: int  # E, the outputs of reserve a block
+
 
 
 def _numpy_uses_openblas():

@@ -18,6 +18,7 @@ import pytest
 
 import rlstats
 from conftest import capped_normal_frame, rising_curves
+from test_audit_s33_bootstream33 import former_streams
 
 SATURATED_CAP = -1.0364333894937898  # designs.SATURATED_CAP: 85% of a baseline's runs at the cap
 CAPPED_CAP = 0.4307272992954576  # designs.CAP: a third at the cap
@@ -42,10 +43,11 @@ def test_bootstrap_saturated_runs_withhold_the_studentised_intervals():
     assert "0.64" in text  # the measured coverage is quoted
 
 
-def test_bootstrap_unsaturated_runs_keep_their_intervals_bit_for_bit():
+def test_bootstrap_unsaturated_runs_keep_their_intervals_bit_for_bit(monkeypatch):
     """Normal and capped runs (a third at the ceiling) keep the intervals they had before the saturation rule (those of
     the default then, ``interval="studentized_no_welch"`` since audit s20's Welch floor of the mean and the optimality
     gap)."""
+    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     before = {None: [[[-0.989807579229, 0.580496351961], [-0.672995884634, 0.704184018747],
                       [-1.796077895982, 2.470746515074], [0.621125681113, 1.673087119237]],
                      [[-1.183956996808, 0.254989412237], [-1.250273786774, 0.212816738193],

@@ -19,6 +19,7 @@ from scipy import stats
 
 import rlstats
 from conftest import SHARED_DATA, capped_normal_frame
+from test_audit_s33_bootstream33 import former_streams
 
 CAP = -0.12566134685507402  # scipy.stats.norm.ppf(0.45): 55% of the runs at the cap
 
@@ -27,7 +28,7 @@ def _frame(seed, cap=CAP, runs=5, tasks=5, agents=2):
     return capped_normal_frame(cap, seed, runs, tasks, agents)
 
 
-def test_median_interval_withheld_where_runs_tie_at_the_cap():
+def test_median_interval_withheld_where_runs_tie_at_the_cap(monkeypatch):
     """At 5 tasks x 5 runs with 12 of A's 25 runs (48%) and 15 of B's (60%) at the cap, below the three-quarters
     rule, bootstrap() gave the median intervals (-0.747, -0.088) and (-0.755, -0.025); curves() withholds the median's
     band on such runs, where it covered 0.87-0.90 at 5 tasks, and bootstrap()'s interval covered 0.909-0.924 at 5 tasks
@@ -36,6 +37,7 @@ def test_median_interval_withheld_where_runs_tie_at_the_cap():
     tied) is given, as before the rule (such intervals covered 0.96 at that design, and 0.99-1.0 at this one of
     exactly tied tasks). With A's median task capped in 3 of its 5 runs it is withheld too, with a note; the mean's
     and IQM's never are."""
+    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     data = _frame(0)
     assert (data.score == CAP).groupby(data.agent).sum().tolist() == [12, 15]
     res = rlstats.bootstrap(data, "score ~ agent | task", metrics=["median", "mean", "iqm"], n_resamples=200, rng=1)
@@ -89,10 +91,11 @@ def _run(data):
                              interval="studentized_no_welch")
 
 
-def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
+def test_the_rule_starts_at_three_tenths_of_the_runs_tied(monkeypatch):
     """5 of A's 20 runs tied at their task's largest score (0.25; B's one run there ties with A's): every interval
     as before the rule, bit for bit (1e-6 relative: the oldest numpy and scipy allowed differ in their last digits).
     6 of 20 (0.3): A's median withheld with the note, every other interval as before."""
+    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     five = _run(_tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 1), ("B", 2, 1)]))
     np.testing.assert_allclose(five.intervals, FIVE_BEFORE, rtol=1e-6, atol=1e-12)
     assert not five.saturated.any() and not any("tie at a task's" in note for note in five.notes)
@@ -114,11 +117,12 @@ def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
     assert any(n.startswith("studentized intervals withheld for the middle of A: there 0.3") for n in renamed.notes)
 
 
-def test_ties_at_the_smallest_score_count_and_every_level_withholds():
+def test_ties_at_the_smallest_score_count_and_every_level_withholds(monkeypatch):
     """Runs tied at the task's smallest score count as well (6 of 20 at -3.0, 2 of 4 in three tasks); since audit
     s12 the median is withheld only where those of its task tie too: with the ties in t0, t1 and t3 it sits on t4
     (none tied) and is given, as before the rule; with them in t0, t1 and t4 it sits on a tied task and
     ``confidence_interval(level)`` withholds it at every level, the other intervals as with the rule off."""
+    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     res = _run(_tied_frame([], [("A", 0, 2), ("A", 1, 2), ("A", 3, 2)]))
     np.testing.assert_allclose(res.intervals, BOTTOM_BEFORE, rtol=1e-6, atol=1e-12)
     from rlstats import bounds
@@ -181,12 +185,13 @@ def test_median_coverage_on_runs_tied_at_the_cap():
     assert script["coverage"](intervals, truths, 0) == (20, 21)
 
 
-def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():
+def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap(monkeypatch):
     """Stable-Baselines3 A2C and PPO on CartPole-v1 and Acrobot-v1 (3 seeds), the evaluation at 20k steps: PPO's
     three Acrobot runs sit at -500 (no episode solved), A2C has one there and two CartPole runs at 500: half of each
     agent's runs tie at a task's bound, below the three-quarters rule. The median's intervals were given,
     (-235.1, 307.1) and (-203.5, 33.4); then withheld, as curves() withholds its band there; the mean's as before.
     Since audit s26 the median, on 2 tasks the average of the two task means as the mean, takes the mean's interval."""
+    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     logs = SHARED_DATA / "logs" / "sb3_classic"
     if not logs.is_dir():
         pytest.skip(f"the real SB3 logs are not at {logs} (../shared/data/logs/sb3_classic beside the repository)")

@@ -17,6 +17,7 @@ import pytest
 import rlstats
 import test_metamorphic as M
 from conftest import lr_sweep, simulated_curves
+from test_audit_s33_bootstream33 import former_streams
 
 
 def _runs_small():
@@ -225,7 +226,8 @@ def test_names_in_another_sort_order(case):
 # sum's rounding at 1e-6 units left a negative end (agent_2's percentile end), "clipped" with a note the same data in
 # units of 1 did not get; now the mean of max(gamma - score, 0), exactly 0 there in any units
 @pytest.mark.parametrize("factor", [1.0, 1e-6, 1e-12, 1e6])
-def test_optimality_gap_at_zero_is_zero_in_any_units(factor):
+def test_optimality_gap_at_zero_is_zero_in_any_units(factor, monkeypatch):
+    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     df = _runs_small()
     result = rlstats.bootstrap(df.assign(score=df["score"] * factor), "score ~ agent | task",
                                metrics=("optimality_gap",), n_resamples=100, interval="percentile",

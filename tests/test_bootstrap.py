@@ -132,7 +132,9 @@ def test_kernel_metrics_on_resamples_match_explicit_resampled_values():
         y = np.round(rng.normal(size=task.size), 1)  # ties on purpose
         layout = K.agent_layout(y, task, np.concatenate([np.arange(c) for c in sizes]), 5)
         for task_bootstrap in (False, True):
-            draws = K.draw(np.random.SeedSequence(3), layout, 40, task_bootstrap)
+            ss = np.random.SeedSequence(3)
+            draws = (K.draw(ss, layout, 40, task_bootstrap) if task_bootstrap else
+                     K.draw_blocks(K.agent_blocks(ss, 40), layout, ss=ss))
             got = K.metric_values(layout, K.resample_from_draws(layout, draws), list(K.BUILTIN_METRICS), 0.5)
             for b in range(40):
                 if task_bootstrap:
@@ -499,9 +501,9 @@ def test_results_do_not_depend_on_batch_size(task_bootstrap):
         assert np.array_equal(runs[0], other)
     # the one-buffer fast path draws exactly what block-by-block draw() does
     blocks = K.agent_blocks(np.random.SeedSequence(6), 350)
-    joined = K.draw_blocks(blocks, layout, task_bootstrap)
+    joined = K.draw_blocks(blocks, layout, task_bootstrap, np.random.SeedSequence(6))
     again = K.agent_blocks(np.random.SeedSequence(6), 350)
-    parts = [K.draw(seed, layout, stop - start, task_bootstrap) for start, stop, seed in again]
+    parts = [K.draw_blocks([block], layout, task_bootstrap, np.random.SeedSequence(6)) for block in again]
     assert np.array_equal(joined.slots, np.concatenate([p.slots for p in parts]))
 
 
@@ -600,9 +602,9 @@ def test_thread_work_items_cover_every_block_in_order():
 
 
 def block_draws(ss, layout, n_resamples):
-    """The draw path one RNG block at a time: ``(start, stop, Draws)`` from :func:`draw`."""
+    """The draw path one RNG block at a time: ``(start, stop, Draws)`` from :func:`draw_blocks`."""
     for start, stop, seed in K.agent_blocks(ss, n_resamples):
-        yield start, stop, K.draw(seed, layout, stop - start)
+        yield start, stop, K.draw_blocks([(start, stop, seed)], layout, ss=ss)
 
 
 @pytest.mark.parametrize("sizes", [[3, 7, 5, 1], [6, 6, 6, 6]])
@@ -986,10 +988,11 @@ def drawn_task_groups(df, seed, n_resamples):
     """groups(b): each agent's scores in resample b, split by task, as bootstrap() draws them with ``rng=seed``."""
     design = build(df, FORMULA)
     layouts = [K.agent_layout(design.y[design.agent == j], design.task[design.agent == j],
-                              design.run[design.agent == j], design.n_tasks) for j in range(len(design.agents))]
+                              design.run[design.agent == j], design.n_tasks, design.tasks)
+               for j in range(len(design.agents))]
     root = np.random.SeedSequence(seed)
-    draws = [K.draw_blocks(K.agent_blocks(rlstats.resampling.agent_seed_sequence(root, name), n_resamples), layout)
-             for name, layout in zip(design.agents, layouts)]
+    streams = [rlstats.resampling.agent_seed_sequence(root, name) for name in design.agents]
+    draws = [K.draw_blocks(K.agent_blocks(ss, n_resamples), layout, ss=ss) for ss, layout in zip(streams, layouts)]
 
     def groups(b):
         return [np.split(layout.canonical_values[d.slots[b]], np.cumsum(layout.task_sizes)[:-1])

@@ -169,7 +169,11 @@ def test_bootstrap_t_decision_p_value_and_interval_agree(alternative, higher_is_
     df = rlstats.datasets.simulate(agents=2, tasks=6, seeds=5, effect=0.0, rng=0)
     row = rlstats.equivalence(df, "score ~ agent | task", margin=1.35, alternative="noninferior", rng=0,
                               n_resamples=300).tidy().query("scope == 'aggregate'").iloc[0]
-    assert row["p_value"] == pytest.approx(18 / 301) and not row["shown"] and row["conf_low"] <= -1.35
+    # (p = 18 / 301 from rng=0 until audit s33 bootstream33 keyed each cell's resamples by its task's name, 21 / 301
+    # since: a random number near alpha, whose decision, p-value and interval must agree whatever the draws)
+    p = row["p_value"]
+    assert 0.05 < p < 0.05 + 3 * np.sqrt(0.05 * 0.95 / 300) and float(p * 301).is_integer()
+    assert not row["shown"] and row["conf_low"] <= -1.35
 
 
 def test_bootstrap_t_with_too_few_resamples_for_alpha_shows_nothing():

@@ -193,8 +193,9 @@ ROW_ORDER = {
 
 #: (case, transformation) -> (why the result may change, the parts that may: prefixes of the problems' places);
 #: each is asserted to change, and nothing else may
-_KEYED = ("each agent's resamples come from a random stream keyed by its label (so that its intervals do not depend "
-          "on the other agents, rlstats.bootstrap's rng=): another name draws other resamples, the estimates stay")
+_KEYED = ("each agent's resamples come from a random stream keyed by its label, each task's below it by the task's "
+          "(so that its intervals do not depend on the other agents or tasks, rlstats.bootstrap's rng=; the tasks' "
+          "since audit s33 bootstream33): other names draw other resamples, the estimates stay")
 _RESAMPLED = ("print", "summary", "report", "markdown", "tidy[conf_low]", "tidy[conf_high]", "dict.intervals",
               "dict.interval_mc_se")
 CHANGES = {
@@ -227,10 +228,13 @@ CHANGES = {
                          "shift moves; the contrasts, variance components and the F test stay (glance, tidy); the "
                          "printed intercept's t, and the marginal means' t and p in summary and markdown",
                          ("print", "summary", "markdown", "dict.coefficients", "dict.emmeans")),
-    # issue 41 item 2: the aggregate's interval is read off the bootstrap's resamples (its p-values and decision too)
+    # issue 41 item 2: the aggregate's interval is read off the bootstrap's resamples (its p-values and decision too,
+    # and so the notes that say a verdict is within Monte Carlo error of alpha: audit s33 bootstream33, the tasks'
+    # names key their cells' resamples, and the prefixed ones put agent_1 vs agent_3's at p = 0.090 +- 0.020)
     ("equivalence", "prefix"): (_KEYED, ("print", "summary", "report", "markdown", "tidy[conf_low]", "tidy[conf_high]",
                                          "tidy[p_value]", "tidy[p_lower]", "tidy[p_upper]", "tidy[shown]",
-                                         "tidy[conclusion]", "tidy[statistic]", "dict.comparisons", "glance[n_shown]")),
+                                         "tidy[conclusion]", "tidy[statistic]", "dict.comparisons", "glance[n_shown]",
+                                         "dict.notes")),
     ("summarize_runs_auc", "shift"): ("the area under the curve grows by the shift times the step range",
                                       ("frame[score]",)),
     ("tuning_sensitivity_raw", "shift"): ("with percentiles=None the effective dimension asks for a fraction of the "

@@ -167,10 +167,10 @@ def test_studentized_standard_errors_match_their_definitions_on_the_data_and_on_
     smooth = [j for j, m in enumerate(metrics) if m != "median"]
     # the resamples, drawn again on the draw path from the agent's stream: each row's SE and metric pair up
     design = res.design
-    layout = kernels.agent_layout(design.y, design.task, design.run, design.n_tasks)
+    layout = kernels.agent_layout(design.y, design.task, design.run, design.n_tasks, design.tasks)
     root, _ = rlstats.resampling.seed_sequence(4)
-    blocks = kernels.agent_blocks(rlstats.resampling.agent_seed_sequence(root, "A"), 300)
-    slots = kernels.draw_blocks(blocks, layout).slots
+    ss = rlstats.resampling.agent_seed_sequence(root, "A")
+    slots = kernels.draw_blocks(kernels.agent_blocks(ss, 300), layout, ss=ss).slots
     task_of_slot = np.repeat(np.arange(4), layout.task_sizes)
     for b in range(0, 300, 37):
         scores = layout.canonical_values[slots[b]]
@@ -508,7 +508,10 @@ def test_default_coverage_reduced():
     assert measured[("percentile", "iqm")][0] < measured[("studentized", "iqm")][0]
     # the median at 5 tasks of 10 skewed runs, in the design draw whose middle task is the narrowest (issue 40): the
     # symmetric t interval (the former default) missed above it (0.87-0.91 in this draw on 400-1,600 intervals);
-    # widened on the side of the skew it holds its level within 3 SE, a bound the symmetric one fails here
+    # widened on the side of the skew it holds its level within 3 SE (0.944-0.969 at rng 0-7), and covers at least
+    # 3 points more than the symmetric one on the same resamples (5.0-8.8 points at rng 0-7; audit s33 bootstream33:
+    # the symmetric one's 160 intervals fell below the 3-SE bound at 4 of those 8 rng before the cells' streams, 5
+    # after, mean 0.893 and 0.891: a coin's throw, no longer asserted)
     script = reference_script()
     held, symmetric = [], []
     for data, truth in script.draw_design("skewed", 5, 10, 2, 40, seed=17):
@@ -517,7 +520,7 @@ def test_default_coverage_reduced():
         for bounds, out in ((res.intervals, held), (script.bounds_of(res, "studentized_unwidened"), symmetric)):
             out.extend((bounds[:, 0, 0] <= truths) & (truths <= bounds[:, 0, 1]))
     bound = 0.95 - 3 * math.sqrt(0.95 * 0.05 / len(held))
-    assert len(held) == 160 and np.mean(held) >= bound > np.mean(symmetric)
+    assert len(held) == 160 and np.mean(held) >= bound and np.mean(held) - np.mean(symmetric) >= 0.03
 
 
 def test_the_median_interval_at_many_tasks_is_not_the_middle_task_s():
@@ -530,7 +533,9 @@ def test_the_median_interval_at_many_tasks_is_not_the_middle_task_s():
     new, old = (rlstats.bootstrap(df, FORMULA, metrics=["median"], n_resamples=400, rng=1, interval=kind)
                 for kind in ("studentized", "percentile"))
     width = np.diff(new.intervals[0, 0])[0]
-    assert 1.0 < width / np.diff(old.intervals[0, 0])[0] < 1.4
+    # (audit s33 bootstream33: the ratio at 400 resamples is a random number, 1.38 +- 0.06 over rng 0-29 both before
+    # and after the cells' streams, range 1.24-1.54; it was asserted below 1.4, which held at about half the rng)
+    assert 1.0 < width / np.diff(old.intervals[0, 0])[0] < 1.7
     middle_task = stats.t.ppf(0.975, 9) * df.groupby("task")["score"].std().median() / math.sqrt(10)
     assert width / 2 < 0.7 * middle_task
 

@@ -1177,7 +1177,8 @@ def test_tuning_and_the_bootstrap_draw_under_one_width_rule(monkeypatch):
                                    np.random.SeedSequence(1), 2)
         kernels.SeedResampler(np.arange(float(c)), np.array([0]), np.array([c]), [0], np.random.SeedSequence(1))
         layout = boot.agent_layout(np.arange(float(c)), np.zeros(c, dtype=np.intp), np.arange(c), 1)  # c runs
-        boot.draw(np.random.SeedSequence(1), layout, 2)
+        # the bootstrap's: each cell from its own stream since audit s33 bootstream33 (CellIndices, the same rule)
+        made.append(([c], boot.cell_draws(np.random.SeedSequence(1), layout, 0, 2).groups[0].width))
         assert [b for high, b in made if high == [c]] == [bits] * 3  # picks, seed resampler, bootstrap
 
 

@@ -622,19 +622,25 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         the rows / leave out the tasks where some agent has no runs, and say so.
         ``"omit"`` (R's ``na.omit``) is the same as ``"drop"``.
     rng : None, int or numpy.random.Generator
-        Seed (recorded in the result).  Each agent draws from a stream keyed
-        by its label, so its intervals do not depend on the other agents;
-        renaming an agent therefore changes its resamples (not the estimates).
+        Seed (recorded in the result).  Each agent's runs on each task (a cell) are
+        drawn from a stream keyed by the agent's label and the task's
+        (``rlstats.resampling.cell_seed_sequence``), so its intervals do not depend
+        on the other agents, and a task's draws not on the other tasks (their
+        names, order or number); renaming an agent therefore changes its
+        resamples, renaming a task its cells' (not the estimates).  Each cell was
+        drawn in one row of all the agent's tasks before audit s33 (bootstream33),
+        so the same ``rng`` now gives other resamples, with the same distribution.
         The row order, the frame type and the score's units do not change them.
-        Runs are drawn 16 bits a value (:class:`rlstats.resampling.UniformIndices`,
+        Runs are drawn 16 bits a value (:class:`rlstats.resampling.CellIndices`,
         exactly uniform); before issue 17 they came from ``Generator.integers``,
         so the same ``rng`` now gives other resamples than earlier versions did,
         with the same distribution (tested).  Since issue 43 an agent whose
         16-bit draws would be rejected more than 2.5% of the time on average
         (``rlstats.resampling.lane_bits``; e.g. every task with 3,000 runs)
         draws 32 bits a value (other resamples than before for some agents with
-        more than 1,680 runs in a task, the same distribution).  Task resampling still draws
-        with ``Generator.integers``.  The same ``rng`` gives the same
+        more than 1,680 runs in a task, the same distribution); since audit s33 the
+        rule is applied to each cell's runs alone.  Task resampling still draws
+        with ``Generator.integers``, from the agent's stream.  The same ``rng`` gives the same
         resamples on every little-endian machine; the statistics' sums go
         through numpy's OpenBLAS where it has one, whose kernels differ
         between processors, so their last bits (about 1e-15 relative) may
@@ -748,11 +754,13 @@ def _accelerations(layouts, options):
 
 
 def _agent_layout(design, j):
-    # the tasks in their names' sorted order (design.task_order), not the design's: an agent's draws, keyed by its
-    # label, then do not depend on the order of the tasks (a Categorical's category order) either
+    # the tasks in their names' sorted order (design.task_order), not the design's, each with its label: each cell's
+    # stream is keyed by the agent's label and its task's (audit s33 bootstream33), so that its draws follow neither
+    # the other tasks' names, their number, nor the order of the tasks (a Categorical's category order)
     mine = np.flatnonzero(design.agent == j)
     task = design.task_places[design.task[mine]]
-    return kernels.agent_layout(design.y[mine], task, design.run[mine], design.n_tasks)
+    return kernels.agent_layout(design.y[mine], task, design.run[mine], design.n_tasks,
+                                [design.tasks[t] for t in design.task_order])
 
 
 def _effective_interval(options):
@@ -1160,8 +1168,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     na_action : {"raise", "drop", "omit"}
         As in :func:`bootstrap`.
     rng : None, int or numpy.random.Generator
-        Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
-        label: renaming an agent changes them).
+        Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (each cell's keyed
+        by the agent's and the task's labels: renaming an agent or a task changes its cells' draws, not the others').
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
         than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.
@@ -1232,9 +1240,9 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         notes.append(f"n_resamples={n_resamples_given} was not used: the score interval is a closed form and draws "
                      "no resamples (interval='percentile' resamples)")
     if interval != "score":  # the score interval is a closed form: it reads no resample, so none is drawn
-        blocks = {a: kernels.agent_blocks(agent_seed_sequence(root, a), n_resamples) for a in involved}
+        seeds = {a: agent_seed_sequence(root, a) for a in involved}
         with progress_bar(n_resamples, shown, "probability of improvement") as advance:
-            distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples,
+            distribution = kernels.improvement_distribution(pairs, pair_layouts, layouts, seeds, n_resamples,
                                                             n_jobs=options.n_jobs, advance=advance)
     fewest, df = _pair_runs(design, pairs)
     if interval == "expanded":
@@ -1667,8 +1675,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     na_action : {"raise", "drop", "omit"}
         As in :func:`bootstrap`.
     rng : None, int or numpy.random.Generator
-        Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (keyed by its
-        label: renaming an agent changes them).
+        Seed; each agent's resamples are those :func:`bootstrap` draws for it with the same seed (each cell's keyed
+        by the agent's and the task's labels: renaming an agent or a task changes its cells' draws, not the others').
     progress : bool
         A progress bar (tqdm: on a terminal, or a notebook's widget) when the work is estimated to take more
         than a few seconds (:mod:`rlstats.cost`; none for fast calls); False: never.

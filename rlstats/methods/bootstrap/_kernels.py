@@ -24,11 +24,12 @@ so the statistics agree with it up to floating-point rounding of the sums
 (about 1e-15; tested).  BCa's jackknife is in closed form (:func:`leave_one_out_values`).
 
 Draws are made in a fixed *canonical* layout (task by task, runs sorted by
-score within a task), from a random stream keyed by the agent's label and
-split into fixed blocks of ``RNG_BLOCK`` resamples (:func:`agent_blocks`),
-each drawn 16 or 32 bits a value by one width rule (:class:`rlstats.resampling.UniformIndices`), so
-results depend neither on the batch size nor on which other agents are
-analysed or in which order.
+score within a task), each cell (agent, task) from its own random stream keyed by the agent's and the task's
+labels (:func:`rlstats.resampling.cell_seed_sequence`), read in fixed blocks of ``RNG_BLOCK`` resamples
+(:class:`rlstats.resampling.CellIndices`: 16 or 32 bits a value by the one width rule), so a cell's draws depend on
+neither the batch size, ``n_jobs``, the other agents nor the other tasks (their names, order or number: audit s33
+bootstream33).  Task resampling (``task_bootstrap``) draws which tasks from the agent's stream, split into the same
+blocks (:func:`agent_blocks`).
 
 The ``rliable_*`` functions reproduce rliable 1.2.0 bit for bit: its draw
 order with a legacy ``RandomState`` and its exact numpy/scipy operations
@@ -45,10 +46,11 @@ import numpy as np
 
 from ...statistics import corrected_wilson_interval, hall_inverse, near_ties, order_statistic_se
 from ...engines import Engine, map_ordered, workers
-from ...resampling import (UniformIndices, canonical_order, chunk_seeds, fixed_dot,
+from ...resampling import (CellIndices, canonical_order, cell_seed_sequence, chunk_seeds, fixed_dot,
                            keep_work_arrays_on_heap, parallel_map)
 
-#: Resamples drawn from one spawned generator; fixed so results never depend on batching.
+#: Resamples of a block: the unit of work and of the draws (a cell's reserve of replacements, task resampling's
+#: spawned generator); fixed so results never depend on batching or ``n_jobs``.
 RNG_BLOCK = 100
 #: Elements of one (resamples x runs) array held at once; bounds memory whatever n_resamples is.
 MEMORY_BUDGET = 2**20
@@ -89,6 +91,9 @@ class AgentLayout:
         Scores in canonical slot order.
     run_matrix : ndarray or None, shape (R, T)
         Scores in the design's run order when every task has R runs (rliable's layout), else None.
+    tasks : tuple or None
+        Each task's label, in the layout's order: the keys of the cells' streams (:func:`cell_seeds`; None: the
+        task codes).
     """
 
     values: np.ndarray
@@ -100,6 +105,7 @@ class AgentLayout:
     sorted_by_task: np.ndarray
     canonical_values: np.ndarray
     run_matrix: np.ndarray | None
+    tasks: tuple | None = None
 
     @property
     def n_runs(self):
@@ -128,7 +134,7 @@ class AgentLayout:
         return float(self.n_tasks * self.task_sizes.max())
 
 
-def agent_layout(y, task, run, n_tasks):
+def agent_layout(y, task, run, n_tasks, tasks=None):
     """The :class:`AgentLayout` of one agent's runs.
 
     Parameters
@@ -137,6 +143,8 @@ def agent_layout(y, task, run, n_tasks):
         The agent's scores, task codes (every task 0..n_tasks-1 present) and
         run index within (agent, task), in the design's order.
     n_tasks : int
+    tasks : sequence, optional
+        The label of each task code: its cell's stream is keyed by it (default: the codes).
     """
     y = np.asarray(y, dtype=np.float64)
     task = np.asarray(task, dtype=np.intp)
@@ -156,7 +164,8 @@ def agent_layout(y, task, run, n_tasks):
         run_matrix[run, task] = y
     return AgentLayout(values=c_values[pooled], task_of=c_task[pooled], task_sizes=sizes,
                        slot_to_pooled=slot_to_pooled.astype(np.intp), slot_base=start[c_task],
-                       task_start=start, sorted_by_task=by_task, canonical_values=c_values, run_matrix=run_matrix)
+                       task_start=start, sorted_by_task=by_task, canonical_values=c_values, run_matrix=run_matrix,
+                       tasks=None if tasks is None else tuple(tasks))
 
 
 def batch_blocks(n_runs, batch_size=None):
@@ -186,18 +195,28 @@ class Draws:
         return self.slots.shape[0]
 
 
-def draw(seed, layout, size, task_bootstrap=False):
-    """Draw ``size`` stratified resamples of one agent from the block stream ``seed`` (a SeedSequence).
+def cell_seeds(ss, layout):
+    """Each cell's stream below the agent's ``ss``, keyed by its task's label (the layout's ``tasks``; else its code)."""
+    tasks = layout.tasks if layout.tasks is not None else range(layout.n_tasks)
+    return [cell_seed_sequence(ss, task) for task in tasks]
 
-    Without task resampling, each task's c_t runs are replaced by c_t draws
-    with replacement from that task (:class:`rlstats.resampling.UniformIndices`).
-    With it, each of the T task positions first draws a task uniformly with
+
+def cell_draws(ss, layout, start, stop):
+    """The :class:`rlstats.resampling.CellIndices` of the agent's resamples ``start`` to ``stop`` (whole blocks)."""
+    return CellIndices(cell_seeds(ss, layout), layout.task_sizes, start, stop, RNG_BLOCK)
+
+
+def draw(seed, layout, size, task_bootstrap=True):
+    """Draw ``size`` resamples of one agent with task resampling from the block stream ``seed`` (a SeedSequence).
+
+    Each of the T task positions first draws a task uniformly with
     replacement, then that task's runs are drawn with replacement (rliable's
-    ``task_bootstrap``), by ``Generator.integers``.
+    ``task_bootstrap``), by ``Generator.integers``.  (Without task resampling the
+    draws are the cells' own, :func:`draw_blocks`.)
     """
-    sizes = layout.task_sizes
     if not task_bootstrap:
-        return Draws(slots=UniformIndices(seed, run_bounds(layout), layout.n_runs).rows(size, layout.slot_base))
+        raise ValueError("draw() resamples tasks; the stratified draws are draw_blocks()'s, from the cells' streams")
+    sizes = layout.task_sizes
     rng = np.random.Generator(np.random.PCG64(seed))
     chosen = rng.integers(0, layout.n_tasks, size=(size, layout.n_tasks))
     c_chosen = sizes[chosen]
@@ -211,24 +230,21 @@ def draw(seed, layout, size, task_bootstrap=False):
     return Draws(slots=local + layout.task_start[chosen][..., None], chosen=chosen, mask=mask)
 
 
-def agent_blocks(ss, n_resamples):
-    """The agent's fixed RNG blocks: ``[(start, stop, SeedSequence), ...]``, spawned from ``ss``."""
+def agent_blocks(ss, n_resamples, seeds=True):
+    """The agent's fixed RNG blocks: ``[(start, stop, SeedSequence), ...]``, spawned from ``ss`` (task resampling's
+    streams; without ``seeds`` each is None: the cells' draws need only the blocks' rows, :func:`cell_draws`)."""
+    if not seeds:
+        return [(start, min(start + RNG_BLOCK, n_resamples), None) for start in range(0, n_resamples, RNG_BLOCK)]
     return list(chunk_seeds(ss, n_resamples, RNG_BLOCK))
 
 
-def run_bounds(layout):
-    """Exclusive bound of each run's draw: its task's size (one int when every task has the same)."""
-    sizes = layout.task_sizes
-    return int(sizes[0]) if layout.balanced else np.repeat(sizes, sizes)
-
-
-def draw_blocks(blocks, layout, task_bootstrap=False):
-    """The draws of consecutive RNG blocks, concatenated into one batch."""
+def draw_blocks(blocks, layout, task_bootstrap=False, ss=None):
+    """The draws of consecutive RNG blocks, concatenated into one batch: each block's from its seed with task
+    resampling, else each cell's from its own stream below the agent's ``ss`` (:func:`cell_draws`)."""
     if task_bootstrap:
         return _concatenate([draw(seed, layout, stop - start, True) for start, stop, seed in blocks])
-    high = run_bounds(layout)
-    return Draws(slots=np.concatenate([UniformIndices(seed, high, layout.n_runs).rows(stop - start, layout.slot_base)
-                                       for start, stop, seed in blocks]))
+    start, stop = blocks[0][0], blocks[-1][1]
+    return Draws(slots=cell_draws(ss, layout, start, stop).rows(stop - start, layout.slot_base))
 
 
 def _concatenate(parts):
@@ -246,10 +262,8 @@ def _concatenate(parts):
 def chunk_rows(n_runs, budget=None):
     """Rows of one (rows x runs) work array: at most RNG_BLOCK, and about ``budget`` elements.
 
-    A block of RNG_BLOCK resamples is the unit of randomness; on very large
-    designs it is split into row chunks drawn one after another from the
-    block's own stream, which gives exactly the block's draws
-    (:class:`rlstats.resampling.UniformIndices`), so memory stays flat.
+    Row chunks are drawn one after another from the cells' streams, which gives
+    exactly the blocks' draws (:class:`rlstats.resampling.CellIndices`), so memory stays flat.
     """
     budget = COUNT_BUDGET if budget is None else budget
     return max(1, min(RNG_BLOCK, int(budget) // max(1, n_runs)))
@@ -282,32 +296,34 @@ def task_slices(layout, size=None):
 
 
 class CountDrawer:
-    """Draws RNG blocks' resamples as canonical counts, in row chunks.
+    """Draws RNG blocks' resamples of the agent whose stream is ``ss`` as canonical counts, in row chunks.
 
-    The draws are those of :func:`draw` (without task resampling) block by
-    block, so every statistic computed from them equals the one computed from
+    The draws are those of :func:`draw_blocks` (without task resampling), so every
+    statistic computed from them equals the one computed from
     :func:`resample_from_draws`; they are turned into counts by one bincount
-    per chunk with precomputed slot-and-row offsets, and never gathered into
-    scores.  The bounds and the offsets are made once per agent and only read,
-    so threads may share it.
+    per chunk (:meth:`rlstats.resampling.CellIndices.counts`), and never gathered into
+    scores.  The cells' seeds are made once per agent and only read, so threads may share it.
 
     Attributes
     ----------
     rows : int
         Resamples per chunk (:func:`chunk_rows`).
-    high : int or ndarray
-        Exclusive bound of each run's draw (:func:`run_bounds`).
-    offsets : ndarray, shape (rows, n)
-        Added to a chunk's draws to make the bincount keys: slot base plus row times n.
     """
 
-    def __init__(self, layout, budget=None):
-        n = layout.n_runs
-        self.n, self.rows = n, chunk_rows(n, budget)
-        self.high = run_bounds(layout)
-        self.offsets = layout.slot_base[None, :] + (np.arange(self.rows, dtype=np.intp) * n)[:, None]
-        if self.rows * n <= 2**32:  # keys below 2**32: offsets added in 32 bits (UniformIndices.rows)
-            self.offsets = self.offsets.astype(np.uint32)
+    def __init__(self, layout, ss, budget=None):
+        self.layout, self.seeds = layout, cell_seeds(ss, layout)
+        self.n, self.rows = layout.n_runs, chunk_rows(layout.n_runs, budget)
+        self.last = per_thread(dict)  # this thread's drawer, which a group starting where it stopped goes on with
+
+    def drawer(self, start, stop):
+        """A :class:`rlstats.resampling.CellIndices` at row ``start``: this thread's last one when it stopped there
+        (at a block's end: its streams are there), which saves making the cells' generators again; else a new one."""
+        last = self.last()
+        draws = last.get("drawer")
+        if draws is None or draws.row != start:
+            draws = last["drawer"] = CellIndices(self.seeds, self.layout.task_sizes, start, stop, RNG_BLOCK)
+        draws.stop = stop
+        return draws
 
     def chunks(self, blocks):
         """Yield ``(start, stop, counts)`` for consecutive blocks ``[(start, stop, SeedSequence), ...]``.
@@ -316,14 +332,12 @@ class CountDrawer:
         reallocated in the same order chunk after chunk (and reused from the
         heap, see :func:`rlstats.resampling.keep_work_arrays_on_heap`).
         """
-        n, rows = self.n, self.rows
-        for start, stop, seed in blocks:
-            draws = UniformIndices(seed, self.high, n)
-            for first in range(start, stop, rows):
-                k = min(rows, stop - first)
-                keys = draws.rows(k, self.offsets[:k])
-                counts = np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
-                yield first, first + k, counts
+        rows = self.rows
+        start, stop = blocks[0][0], blocks[-1][1]
+        draws = self.drawer(start, stop)
+        for first in range(start, stop, rows):
+            k = min(rows, stop - first)
+            yield first, first + k, draws.counts(k)
 
 
 #: Resampled runs in one item of work of the counts path (about 16 work arrays): progress advances and
@@ -393,7 +407,7 @@ def statistics_from_counts(ss, layout, n_resamples, width, factory, *, budget=No
     chunks of at most ``rows`` resamples; each thread makes one.
     """
     out = np.empty((n_resamples, width))
-    counter = CountDrawer(layout, budget)
+    counter = CountDrawer(layout, ss, budget)
     statistics = per_thread(lambda: factory(counter.rows))
 
     def compute(group):  # the group's rows (run_blocks writes them: the form that runs on a Dask worker too)
@@ -404,7 +418,8 @@ def statistics_from_counts(ss, layout, n_resamples, width, factory, *, budget=No
             rows[start - first:stop - first] = own(counts)
         return rows
 
-    run_blocks(block_groups(agent_blocks(ss, n_resamples), blocks_per_item(layout.n_runs), n_jobs), compute, n_jobs,
+    run_blocks(block_groups(agent_blocks(ss, n_resamples, False), blocks_per_item(layout.n_runs), n_jobs), compute,
+               n_jobs,
                advance, out)
     return out
 
@@ -858,10 +873,11 @@ def bootstrap_agent(layout, metrics, gamma, n_resamples, ss, *, task_bootstrap=F
     out = np.empty((n_resamples, len(metrics)))
 
     def compute(group):  # the group's rows (run_blocks writes them)
-        draws = draw_blocks(group, layout, task_bootstrap)
+        draws = draw_blocks(group, layout, task_bootstrap, ss)
         return metric_values(layout, resample_from_draws(layout, draws), metrics, gamma)
 
-    groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size), n_jobs)
+    groups = block_groups(agent_blocks(ss, n_resamples, task_bootstrap), batch_blocks(layout.n_runs, batch_size),
+                          n_jobs)
     run_blocks(groups, compute, n_jobs, advance, out)
     return out
 
@@ -953,11 +969,12 @@ def profile_agent(layout, tau, kind, n_resamples, ss, *, task_bootstrap=False, b
     out = np.empty((n_resamples, tau.size))
 
     def compute(group):
-        draws = draw_blocks(group, layout, task_bootstrap)
+        draws = draw_blocks(group, layout, task_bootstrap, ss)
         out[group[0][0]:group[-1][1]] = profile_values(layout, resample_from_draws(layout, draws), tau, kind)
         return group
 
-    groups = block_groups(agent_blocks(ss, n_resamples), batch_blocks(layout.n_runs, batch_size), n_jobs)
+    groups = block_groups(agent_blocks(ss, n_resamples, task_bootstrap), batch_blocks(layout.n_runs, batch_size),
+                          n_jobs)
     run_blocks(groups, compute, n_jobs, advance)
     return out
 
@@ -1148,17 +1165,18 @@ def improvement_point(pair, x, y):
     return float(improvement_from_counts(pair, np.ones((1, x.n_runs)), np.ones((1, y.n_runs)))[0])
 
 
-def improvement_distribution(pairs, pair_layouts, layouts, blocks, n_resamples, *, n_jobs=1, advance=None):
+def improvement_distribution(pairs, pair_layouts, layouts, seeds, n_resamples, *, n_jobs=1, advance=None):
     """(P, n_resamples) probability of improvement of each pair ``(x, y)``, read off canonical counts.
 
-    ``blocks`` maps each agent of the pairs to its RNG blocks (:func:`agent_blocks`): each agent is drawn once,
+    ``seeds`` maps each agent of the pairs to its stream (its cells' below it): each agent is drawn once,
     as :func:`bootstrap_agent` draws it (:class:`CountDrawer`), in row chunks of one size for every agent, and
     every pair is read off the chunk's counts (:func:`improvement_from_counts`).  A value depends on its own
     resample's counts alone, so chunks and threads never change results.
     """
-    involved = list(blocks)
+    involved = list(seeds)
+    blocks = {a: agent_blocks(seeds[a], n_resamples, False) for a in involved}
     rows = min(chunk_rows(layouts[a].n_runs) for a in involved)
-    drawers = {a: CountDrawer(layouts[a], budget=rows * layouts[a].n_runs) for a in involved}
+    drawers = {a: CountDrawer(layouts[a], seeds[a], budget=rows * layouts[a].n_runs) for a in involved}
     out = np.empty((len(pairs), n_resamples))
 
     def compute(indices):
