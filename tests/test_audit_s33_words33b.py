@@ -48,7 +48,6 @@ def _first(text):
 
 # ---- 1. the methods paragraphs ----
 
-@pytest.mark.xfail(strict=True, reason="audit s33 words33b: says agent/task/seed of the rows analysed")
 def test_methods_paragraphs_say_the_columns():
     df = _frame()
     boot = _quiet(lambda: rlstats.bootstrap(df, "ret ~ algo | env", rng=1, n_resamples=200))
@@ -82,7 +81,6 @@ def test_methods_paragraphs_say_the_columns():
             ) in profile.report("text")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 words33b: says agent/task/seed of the rows analysed")
 def test_curves_paragraph_says_the_columns():
     runs = simulate_curves(agents=["A0", "A1"], tasks=["g0", "g1", "g2"], seeds=4, steps=4, effect=0.5,
                            rng=0).rename(columns=ALGO)
@@ -95,7 +93,6 @@ def test_curves_paragraph_says_the_columns():
     assert any(n.endswith("as the standard error from few runs per env is itself uncertain") for n in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 words33b: says agent/task/seed of the rows analysed")
 def test_plural_columns_read_as_nouns_in_the_paragraphs():
     df = _frame(PLURAL)
     boot = _quiet(lambda: rlstats.bootstrap(df, "ret ~ algos | games", rng=1, n_resamples=200))
@@ -109,7 +106,6 @@ def test_plural_columns_read_as_nouns_in_the_paragraphs():
 
 # ---- 2. errors ----
 
-@pytest.mark.xfail(strict=True, reason="audit s33 words33b: says agent/task/seed of the rows analysed")
 def test_errors_say_the_columns():
     df = _frame(seeds=3)
     with pytest.raises(DesignError) as info:
@@ -127,7 +123,6 @@ def test_errors_say_the_columns():
 
 # ---- 3. the way on writes the call's formula ----
 
-@pytest.mark.xfail(strict=True, reason="audit s33 words33b: says agent/task/seed of the rows analysed")
 def test_way_on_writes_the_calls_formula():
     df = _frame(seeds=3)
     one = df[(df.rep == 0) | (df.env != "g1")]
@@ -145,7 +140,6 @@ def test_way_on_writes_the_calls_formula():
 
 # ---- 4. bayes' run column ----
 
-@pytest.mark.xfail(strict=True, reason="audit s33 words33b: says agent/task/seed of the rows analysed")
 def test_bayes_hierarchical_names_the_run_column():
     df = _frame(seeds=3)
     with pytest.raises(DesignError) as info:
@@ -192,7 +186,6 @@ def test_adastop_interims_follow_the_formulas_run_column(names, formula, column)
             f"'{column}' (pass batch= to name the batches)") in res.notes
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 words33b: says agent/task/seed of the rows analysed")
 def test_adastop_row_order_note_names_no_seed_column():
     res = _quiet(lambda: rlstats.adastop(_reversed_runs().rename(columns=ALGO), "ret ~ algo | env", n=2, K=4, rng=1,
                                          n_resamples=200))

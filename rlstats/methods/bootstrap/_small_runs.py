@@ -156,7 +156,7 @@ def measured_coverage(interval, metric_key, single_task=False, tasks=None, below
 
 
 def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", single_task=False, tasks=None,
-                  below_gamma=False):
+                  below_gamma=False, task="task"):
     """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval`` (some simulated setting
     at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
     runs, named where others have more (" (of IRIS)"); ``single_task``: the design has one task (its rows are read);
@@ -165,7 +165,8 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     note names the lowest such row and draw (:func:`rlstats.calibration.worst_draw_clause`,
     :func:`rlstats.calibration.miss_clause`; audit s24 gap24). ``below_gamma``: the optimality gap's rows of agents
     whose every score is at or below gamma while their true scores cross it (audit s28 gapboot28: the mean's interval
-    reflected, which the mean's rows measure against a truth below gamma), said so."""
+    reflected, which the mean's rows measure against a truth below gamma), said so. ``task``: the data's blocks as
+    the note calls them (``Design.block_word``); the simulated designs keep the package's words."""
     if single_task:
         tasks = None
     table = measured_coverage(interval, metric_key, single_task, tasks, below_gamma)
@@ -184,7 +185,7 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     default = "score" if metric_key == "probability_of_improvement" else "studentized"
     of = (" of an agent whose every score is at or below gamma, where its true scores can exceed gamma" if below_gamma
           else "")
-    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}{of}: in "
+    text = (f"{fewest_runs} runs per {task}{whose} are few for {interval} intervals of the {metric_label}{of}: in "
             f"simulations{where} with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
     missed = [row for row in rows if calibration.misses(row, 0.95)]
     if not any(calibration.pooled_misses(row, 0.95) for row in missed):
@@ -897,8 +898,9 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
     flat = missing & (np.zeros(missing.shape, dtype=bool) if observed is None else ~(np.asarray(observed) > 0))
     if flat.any():
         notes.append(f"studentized intervals withheld for {cells_named(agents, metrics, flat)}: the runs have no "
-                     "spread to studentise (they tie: in every task, or for the median, in the task it sits on in every "
-                     "resample; or for the optimality gap, in every task they tie or lie at or above gamma, so the "
+                     f"spread to studentise (they tie: in every {task}, or for the median, in the {task} it sits on in "
+                     f"every resample; or for the optimality gap, in every {task} they tie or lie at or above gamma, "
+                     "so the "
                      "metric is the same in every resample); an interval of one point would say nothing of runs not yet seen: report the "
                      "estimate with its runs, or add runs")
     degenerate = missing & ~flat
