@@ -684,9 +684,10 @@ def _apart_note(design, options, welch, marked, agents):
         why.append(f"the marks rest on the {_TEST_NAMES[options.test]}, the interval on Welch's t")
     if options.adjustment != "none":
         first = options.alpha / (k * (k - 1))
-        why.append(f"the marks adjust for the k (k - 1) = {k * (k - 1)} ordered pairs of a task "
-                   f"({_adjust_name(options.adjustment)}: its smallest p-value is tested at alpha / {k * (k - 1)} "
-                   f"= {fmt.signif(first, 2)} with {k} agents), {kept}")
+        task, agent = design.words  # the data's columns by their names (audit s33 words33b)
+        why.append(f"the marks adjust for the k (k - 1) = {k * (k - 1)} ordered pairs of {fmt.a_or_an(task)} "
+                   f"({_adjust_name(options.adjustment, task)}: its smallest p-value is tested at alpha / {k * (k - 1)} "
+                   f"= {fmt.signif(first, 2)} with {fmt.count(k, agent)}), {kept}")
     elif not np.isclose(side, options.alpha):
         why.append(f"the marks test at alpha = {fmt.signif(options.alpha)}, the interval's sides at "
                    f"{fmt.signif(side, 2)}")
@@ -701,8 +702,9 @@ def _cells_phrase(design, mask):
     return f"{count(len(cells), 'cell')} ({listed(cells, 5)})"
 
 
-def _adjust_name(adjustment):
-    return {"holm": "Holm-adjusted within task", "bonferroni": "Bonferroni-adjusted within task",
+def _adjust_name(adjustment, task="task"):
+    """The adjustment as the method's name says it, ``task`` the blocks as a note about the rows calls them."""
+    return {"holm": f"Holm-adjusted within {task}", "bonferroni": f"Bonferroni-adjusted within {task}",
             "none": "unadjusted"}[adjustment]
 
 
