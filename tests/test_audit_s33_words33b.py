@@ -203,3 +203,13 @@ def test_task_table_apart_note_says_the_columns():
             "expected share of the 2 against the best that miss at 5% (a false coverage-statement rate, not joint "
             "coverage; each side at 0.017); the mark is the set's answer at alpha, the interval the size of the "
             "difference") in res.notes
+
+
+def test_one_env_notes_say_the_columns():
+    df = _frame(seeds=3)
+    res = _quiet(lambda: rlstats.bootstrap(df[df.env == "g0"], "ret ~ algo | env", rng=1, n_resamples=100))
+    assert ("the IQM of A0, A1 and A2 trims nothing: a quarter of fewer than 4 runs pooled over envs is less than one "
+            "run, so it is their mean; an IQM needs 4 or more runs") in res.notes
+    assert any(n.startswith("studentized intervals withheld on a single env for the IQM of A0 (3), A1 (3) and A2 (3);")
+               and n.endswith("; add runs or envs, or use interval=\"percentile\" (its measured coverage is quoted)")
+               for n in res.notes)

@@ -250,7 +250,7 @@ def _have(values, noun="runs"):
     return f"one {single}" if low == 1 else f"{low} {noun}"
 
 
-def untrimmed_iqm_note(counts, names, label="IQM"):
+def untrimmed_iqm_note(counts, names, label="IQM", task="task"):
     """The note of the agents whose IQM trims nothing: pooled over their tasks, each weighed as if it had the agent's
     most runs (``AgentLayout.run_weight``), fewer than 4 runs, of which a quarter is less than one run, so the IQM is
     their mean (rliable's and scipy's ``trim_mean(0.25)`` alike). ``counts`` (tasks, agents)."""
@@ -260,4 +260,4 @@ def untrimmed_iqm_note(counts, names, label="IQM"):
     if not few:
         return []
     return [f"the {label} of {join_and(few, limit=5)} trims nothing: a quarter of fewer than 4 runs pooled over "
-            "tasks is less than one run, so it is their mean; an IQM needs 4 or more runs"]
+            f"{plural(task)} is less than one run, so it is their mean; an IQM needs 4 or more runs"]

@@ -1141,8 +1141,9 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         orderings, joint = _joint_orderings(design, options, ss, cells, notes)
         diagnostics += joint
     elif options.orderings is None:
-        notes.append("orderings of the agents are not computed by default with the hierarchical model (fitted pair "
-                     "by pair): orderings=True adds a joint fit of all agents against one reference and their "
+        agents = plural(design.arm_word)  # the data's arms by their column (audit s33 words33b)
+        notes.append(f"orderings of the {agents} are not computed by default with the hierarchical model (fitted "
+                     f"pair by pair): orderings=True adds a joint fit of all {agents} against one reference and their "
                      "posterior probabilities")
     return dict(comparisons=comparisons,
                 task_effects=_task_frame(design, first, second, paired, present, sign, posterior),

@@ -815,7 +815,7 @@ def _run_notes(design, options):
     if "optimality_gap" in options.metrics:
         notes += [n for n in [raw_gap_note(design, options.gamma)] if n]
     if "iqm" in options.metrics:
-        notes += untrimmed_iqm_note(design.counts, design.agents)
+        notes += untrimmed_iqm_note(design.counts, design.agents, task=design.block_word)
     # the interval each agent's metric takes, once a call (audit s27 median27: twice): on 1 or 2 tasks the median of
     # task means is their mean and is computed as it, interval and all (audit s26 median26), and an agent's optimality
     # gap with every score at or below gamma takes the mean's interval reflected (audit s27); a metric function: None

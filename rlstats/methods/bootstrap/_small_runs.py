@@ -817,7 +817,8 @@ def _one_task_shortfall(metric, interval="studentized"):
     return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-"), clause
 
 
-def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None, cells=None):
+def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None, cells=None,
+                  task="task"):
     """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
     metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19).
     ``kinds``: the built-in metric each of ``metrics`` (their names) computes, whose counts and rows are read (None: the
@@ -851,7 +852,8 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                     "runs"
                     + (f" (there {there})" if lows else ""))
     # more runs help only a metric given from some count
-    more = "tasks" if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
+    tasks = plural(task)  # the data's blocks by their column (audit s33 words33b); the simulations keep "task"
+    more = tasks if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else f"runs or {tasks}"
     way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
     if "mean" in {k for k, _ in never.values()} and table.get("median"):
         way = (f"for the mean of task means read the interval of the median of task means ({median_is_mean_words(1)}, "
@@ -861,7 +863,7 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                    if ONE_TASK_MIN_RUNS.get(k)]
         if default:
             way = f"interval=\"studentized\" (the default) gives {join_and(default)}; " + way
-    return (f"studentized intervals withheld on a single task for {named} (fewest runs): on one task "
+    return (f"studentized intervals withheld on a single {task} for {named} (fewest runs): on one {task} "
             f"{'; '.join(said)}; {way}")
 
 
@@ -879,7 +881,7 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
     kinds = tuple(metrics) if kinds is None else tuple(kinds)
     withheld = studentized_withheld(fewest_runs, n_tasks, kinds if cells is None else cells, interval)
     if n_tasks < 2 and withheld.any():
-        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds, cells))
+        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds, cells, task))
     elif withheld.any():
         out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)

@@ -912,7 +912,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                      f"scaled to the {agent}'s most runs logged in {a_or_an(task)} at that step, as rlstats.bootstrap "
                      f"weighs the same rows (pooling them would weigh the {plural(task)} by their runs)")
     if options.statistic == "iqm":
-        notes += untrimmed_iqm_note(design.counts, design.agents)
+        notes += untrimmed_iqm_note(design.counts, design.agents, task=design.block_word)
     if options.statistic == "optimality_gap":
         notes += _raw_gap_notes(design, options.gamma, matrix, starts, grid)
     expansion, fewest = _expansion(design.counts, design.agents, design.tasks, design.words)
