@@ -168,6 +168,13 @@ class Formula:
         return singular(self.groups)
 
     @property
+    def run_word(self) -> str:
+        """The runs' labels as sentences about the data call them: the replicate column as a noun ("rep" of
+        ``| env/rep``: "paired by rep", "every rep counts"), "seed" where the formula names none (audit s33
+        words33b: "share no seed" of runs labelled by a column 'rep')."""
+        return "seed" if self.replicate is None else singular(self.replicate)
+
+    @property
     def normal_form(self) -> str:
         """The formula as a setting names it, its terms spaced one way whatever its text's spacing (the response's
         expression as written): ``"log(score) ~ agent | task"``; lme4's random intercept ``+ (1 | task)`` reads as

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, close_names, index_level_hint, rows_described, warn
 from .options import check_bool, keywords_checked
-from .format import count, integer, join_and, listed, names_shown, plural, signif, singular
+from .format import a_or_an, count, integer, join_and, listed, names_shown, plural, signif, singular
 from .interop import frame_library, as_pandas
 from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
                          key_values)
@@ -1228,32 +1228,40 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
         return None
     above, below, present, n, short, over = sides
     few_short, few_over, total = int(short[above].sum()), int(over[below].sum()), int(n.sum())
+    agent, task = design.arm_word, design.block_word  # the data's columns by their names (audit s33 words33b)
+    agents, tasks = plural(agent), plural(task)
     if above[present].all():
         if not few_short:
-            what = f"every score is at or above it, so the gap is 0 for every agent{at} and tells them apart in nothing"
+            what = (f"every score is at or above it, so the gap is 0 for every {agent}{at} and tells them apart in "
+                    "nothing")
         else:
             what = (f"only {few_short} of the {total} scores {'is' if few_short == 1 else 'are'} below it (fewer "
-                    f"than a tenth of each agent's scores on every task), so the gap{at} is the shortfall of those few scores "
-                    "spread over all of an agent's runs (0 for an agent with none): it says how far a few outlying "
-                    "runs fall, not how the agents compare")
+                    f"than a tenth of each {agent}'s scores on every {task}), so the gap{at} is the shortfall of "
+                    "those few scores "
+                    f"spread over all of {a_or_an(agent)}'s runs (0 for {a_or_an(agent)} with none): it says how far "
+                    "a few outlying "
+                    f"runs fall, not how the {agents} compare")
     elif below[present].all():
         if not few_over:
-            what = (f"every score is at or below it, so the gap is gamma minus each agent's mean{at}, no more than the "
+            what = (f"every score is at or below it, so the gap is gamma minus each {agent}'s mean{at}, no more than "
+                    "the "
                     "mean says")
         else:
-            what = (f"all but {few_over} of the {total} scores are below it (more than nine tenths of each agent's "
-                    f"scores on every task), so the gap{at} is gamma minus each agent's mean plus the excess of those "
+            what = (f"all but {few_over} of the {total} scores are below it (more than nine tenths of each {agent}'s "
+                    f"scores on every {task}), so the gap{at} is gamma minus each {agent}'s mean plus the excess of "
+                    "those "
                     "few scores over gamma spread over its runs, little more than the mean says")
     else:
         names = (lambda mask: join_and([design.tasks[t] for t in np.flatnonzero(mask)], 5))  # noqa: E731
         first = (f"every score of {names(above)} is at or above it" if not few_short else
-                 f"fewer than a tenth of each agent's scores of {names(above)} are below it")
+                 f"fewer than a tenth of each {agent}'s scores of {names(above)} are below it")
         others = (f"every score of {names(below)} at or below it" if not few_over else
-                  f"fewer than a tenth of each agent's of {names(below)} above it")
+                  f"fewer than a tenth of each {agent}'s of {names(below)} above it")
         # each side said as it is: "a few outlying runs" only where some run falls short (audit s19)
         what = (f"{first} and {others}, so the gap{at} {'rests on a few outlying runs' if few_short else 'is 0'} on "
-                f"the first and is {'about ' if few_over else ''}gamma minus the agent's mean on the others, averaged "
-                "over tasks")
+                f"the first and is {'about ' if few_over else ''}gamma minus the {agent}'s mean on the others, "
+                "averaged "
+                f"over {tasks}")
     response = design.response_name
     if chosen:  # not called a normalised target: the caller may have meant it in the score's units
         return (f"the optimality gap is the mean shortfall below gamma = {signif(gamma)}, and '{response}' was not "

@@ -380,6 +380,12 @@ class Result:
         return "agent" if self.formula is None else self.formula.arm_word
 
     @property
+    def _run_word(self) -> str:
+        """The runs' labels as the result's sentences call them (:attr:`rlstats.formula.Formula.run_word`), "seed"
+        without a formula."""
+        return "seed" if self.formula is None else self.formula.run_word
+
+    @property
     def n_agents(self) -> int:
         """Number of agents compared (results that have ``agents``)."""
         return len(self.agents)  # type: ignore[attr-defined]  # a field of the subclasses with agents

@@ -255,7 +255,8 @@ def test_report_counts_the_sweeps(mirror):
     configurations = ppo.groupby(["procedure", "task"])["tuning_run"].nunique()  # 63 tuning runs in 15 sweeps
     assert res.n_configs.sum() == configurations.sum() == 63 and (res.n_configs > 0).sum() == len(configurations) == 15
     assert res.report(format="text").startswith(
-        "We evaluated 5 agents on 3 tasks over 15 sweeps (one per agent and task) of 63 configurations in all")
+        "We evaluated 5 procedures on 3 tasks over 15 sweeps (one per procedure and task) of 63 configurations "
+        "in all")
     one = rlstats.tuning(_sweep([1.0, 2.0, 3.0], spread=0.5), "score ~ agent | task/seed", config="lr", rng=0,
                          n_resamples=100, views=["complete"])
     assert one.report(format="text").startswith("We evaluated 1 agent on 1 task over a sweep of 3 configurations,")

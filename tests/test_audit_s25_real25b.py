@@ -96,7 +96,7 @@ def test_tuning_procedures_counts_interval_units_and_row_order(mirror):
     formula = "score ~ procedure | task/tuning_run/seed"
     res = rlstats.tuning(data, formula, rng=1, n_resamples=300)
     assert int(res.n_configs.sum()) == 63 and res.n_configs.shape == (3, 5)
-    assert "15 sweeps (one per agent and task) of 63 configurations in all" in res.report()
+    assert "15 sweeps (one per procedure and task) of 63 configurations in all" in res.report()
     tuned = res.tuned()
     assert sorted(tuned.n_runs.tolist()) == [9] + [10] * 14  # hpo=dehb, rpo=base on ant: run 3 lost a repeat
     for (procedure, task), g in data.groupby(["procedure", "task"]):

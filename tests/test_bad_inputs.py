@@ -4179,7 +4179,7 @@ def test_bayes_hierarchical_designs(make, error, phrases):
 @pytest.mark.parametrize("make, formula, phrases", [
     (lambda: TINY.assign(seed=np.where(TINY["agent"] == TINY["agent"].iloc[0], TINY["seed"], TINY["seed"] + 10)),
      "score ~ agent | task/seed", ("share no seed on 'task_01'", "model='signed_rank'")),
-    (lambda: TINY, "score ~ agent | task", ("name the seed column", "'score ~ agent | task/seed'",
+    (lambda: TINY, "score ~ agent | task", ("name the run column", "'score ~ agent | task/seed'",
                                             "model='signed_rank'")),
 ], ids=["no common seed", "no seed column"])
 def test_bayes_hierarchical_pairs_by_seed(make, formula, phrases):

@@ -296,7 +296,7 @@ def test_hierarchical_refuses_a_pair_without_a_common_seed_and_a_design_without_
     with pytest.raises(rlstats.errors.DesignError, match=r"A and B share no seed on 't0'.*model='signed_rank'"):
         rlstats.bayes(_seeded(range(0, 3), range(3, 6)), "score ~ agent | task/seed", **_QUICK)
     # issue 41 item 1 (review 2): '| task' paired by row order, so a shuffle of the rows changed the result
-    with pytest.raises(rlstats.errors.DesignError, match=r"name the seed column.*'score ~ agent \| task/seed'"):
+    with pytest.raises(rlstats.errors.DesignError, match=r"name the run column.*'score ~ agent \| task/seed'"):
         rlstats.bayes(_seeded(range(4), range(4)), "score ~ agent | task", **_QUICK)
 
 

@@ -24,6 +24,8 @@ from rlstats.methods.task_table import _calibration as table_calibration
 
 FORMULA = "score ~ agent | task/seed"
 ACROSS = 'add runs, or compare the agents across tasks with a rank test: rlstats.compare(df, "score ~ agent | task")'
+#: the way on of a call whose formula is FORMULA: the suggested call takes the call's own formula (audit s33 words33b)
+ACROSS_FORMULA = ACROSS.replace('"score ~ agent | task"', f'"{FORMULA}"')
 
 
 def sb3_like(agents=6, tasks=10, runs=1, rng=0):
@@ -188,7 +190,7 @@ def test_the_aggregate_row_is_withheld_with_the_way_on():
     assert res.aggregate is None and "Aggregate" not in res.to_latex()
     assert ("aggregate-row intervals are withheld for every agent: they need at least 2 runs in some task of each "
             "agent, and each has one run in every task; add runs, or resample tasks as well: rlstats.bootstrap(df, "
-            "\"score ~ agent | task\", task_bootstrap=True) (the aggregate row compares every agent, so it is left "
+            "\"score ~ agent | task/seed\", task_bootstrap=True) (the aggregate row compares every agent, so it is left "
             "out)") in res.notes
 
 
@@ -224,7 +226,7 @@ def test_mixed_replication_withholds_per_cell():
             assert row["welch_t"] == pytest.approx(expected.statistic, rel=1e-12)
             assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
     assert ("possibly-best marks are withheld in 5 cells (T0/C, T1/A, T1/B, T1/C and 1 more): they need at least 2 "
-            f"runs per agent and task, and those have one run; {ACROSS}") in res.notes
+            f"runs per agent and task, and those have one run; {ACROSS_FORMULA}") in res.notes
     assert ("in 2 tasks (T0, T3) the marks compare only the agents with the runs they need: an agent with fewer "
             "excludes no other agent from the set") in res.notes
     caption = res.caption()

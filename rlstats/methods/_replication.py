@@ -76,7 +76,8 @@ def applies(need: Need, options: Any) -> bool:
 
 def verdict(method: str, counts: np.ndarray, *, options: Any = None,
             reference: np.ndarray | None = None, agents: Sequence[str] = (), tasks: Sequence[str] = (),
-            outputs: Sequence[str] | None = None, words: tuple[str, str] = ("task", "agent")) -> Verdict:
+            outputs: Sequence[str] | None = None, words: tuple[str, str] = ("task", "agent"),
+            formula: Any = None) -> Verdict:
     """Which of ``method``'s declared outputs are withheld on a design with these cell counts.
 
     Parameters
@@ -97,7 +98,11 @@ def verdict(method: str, counts: np.ndarray, *, options: Any = None,
         The blocks and the arms as the sentences call them: the formula's columns (``Design.block_word``,
         ``Design.arm_word``; audit s32 block32: "runs per agent and task" of ``ret ~ algo | env``), in the
         sentences' own words and the unit a need counts in (:attr:`Need.counted`); a need's ``what`` and way on
-        are the back end's.
+        are the back end's, their "agent" and "task" said by these words too.
+    formula : rlstats.formula.Formula, optional
+        The call's formula: a way on that suggests a call (``rlstats.compare(df, "score ~ agent | task")``) writes it
+        with the formula's own columns (audit s33 words33b: the advice printed ``score ~ agent | task`` whatever the
+        data's columns were).
 
     Raises
     ------
@@ -111,15 +116,15 @@ def verdict(method: str, counts: np.ndarray, *, options: Any = None,
         mask = _mask(need, counts, reference)
         withheld[need.output] = mask
         if mask.any():
-            text = _sentence(need, counts, mask, agents, tasks, reference, words)
+            text = _sentence(need, counts, mask, agents, tasks, reference, words, formula)
             if need.below == "refuse":
                 raise DesignError(text)
             sentences[need.output] = text
-    _merge_everywhere(needs, withheld, sentences, counts, words)
+    _merge_everywhere(needs, withheld, sentences, counts, words, formula)
     return Verdict(method=method, needs=needs, withheld=withheld, sentences=sentences)
 
 
-def _merge_everywhere(needs, withheld, sentences, counts, words):
+def _merge_everywhere(needs, withheld, sentences, counts, words, formula=None):
     """Outputs withheld wherever they apply, for the same runs and the same way on, share one sentence."""
     groups = {}
     for need in needs:
@@ -129,9 +134,10 @@ def _merge_everywhere(needs, withheld, sentences, counts, words):
     for (runs, way_on), group in groups.items():
         if len(group) > 1:
             present = counts[counts > 0]
-            what = join_and(n.what for n in group)
+            what = join_and(_said(n.what, words) for n in group)
             text = (f"{what} are withheld: they need at least {runs} {_counted(group[0], words)}, and every "
-                    f"{group[0].cell} has {_have(present, group[0].counted.split()[0])}; {_way_on(group[0])}")
+                    f"{group[0].cell} has {_have(present, group[0].counted.split()[0])}; "
+                    f"{_way_on(group[0], words, formula)}")
             sentences.update({n.output: text for n in group})
 
 
@@ -153,15 +159,28 @@ def _mask(need, counts, reference):
     return np.asarray(met.any(axis=1).sum() < need.tasks or not met.any())
 
 
+#: a declaration's formula in a way on, which a verdict writes with the call's formula (:func:`_way_on`)
+PACKAGE_FORMULA = '"score ~ agent | task"'
+#: "agent", "tasks", "task-level" in a declaration's words, not "across-tasks" (a scope's name) nor "task_bootstrap"
+_ROW_WORDS = re.compile(r"(?<![-\w])(agent|task)(s?)(?!\w)")
+
+
+def _said(text, words):
+    """``text`` with its "agent(s)" and "task(s)" said by the formula's columns (``words``: block, arm)."""
+    task, agent = words
+    return _ROW_WORDS.sub(lambda m: (agent if m.group(1) == "agent" else task) if not m.group(2) else
+                          plural(agent if m.group(1) == "agent" else task), text)
+
+
 def _counted(need, words):
     """The unit ``need`` counts in, its "agent" and "task" said by the formula's columns (``words``)."""
-    task, agent = words
-    return re.sub(r"\b(agent|task)\b", lambda m: agent if m.group(1) == "agent" else task, need.counted)
+    return _said(need.counted, words)
 
 
-def _sentence(need, counts, mask, agents, tasks, reference, words=("task", "agent")):
+def _sentence(need, counts, mask, agents, tasks, reference, words=("task", "agent"), formula=None):
     """'<what> are withheld <where>: they need ...; <way on>.' (``words``: the blocks and the arms as said)"""
     task, agent = words
+    what = _said(need.what, words)  # "per-task comparisons of algos" (audit s33 words33b)
     runs = f"at least {need.runs} {_counted(need, words)}"
     noun = need.counted.split()[0]
     present = counts > 0
@@ -172,14 +191,14 @@ def _sentence(need, counts, mask, agents, tasks, reference, words=("task", "agen
         fewer = (f"{every} {_have(counts[present], noun)}" if need.tasks == 1 else
                  f"{count(met, task)} {'has' if met == 1 else 'have'} them")
         needs = runs if need.tasks == 1 else f"{runs} in at least {count(need.tasks, task)}"
-        return f"{need.what} {_verb(need)}: they need {needs}, and {fewer}; {_way_on(need)}"
+        return f"{what} {_verb(need)}: they need {needs}, and {fewer}; {_way_on(need, words, formula)}"
     if need.per == "agent":
         names = [agents[i] if i < len(agents) else str(i) for i in np.flatnonzero(mask)]
         where = f"for every {agent}" if mask.all() else f"for {listed(names, _NAMED)}"
         in_tasks = f"some {task}" if need.tasks == 1 else f"at least {count(need.tasks, task)}"
-        return (f"{need.what} {_verb(need)} {where}: they need at least {need.runs} {noun} in {in_tasks} "
+        return (f"{what} {_verb(need)} {where}: they need at least {need.runs} {noun} in {in_tasks} "
                 f"of each {agent}, and {'each has' if mask.sum() > 1 else 'it has'} "
-                f"{_have(counts[:, mask][present[:, mask]], noun)} in every {task}; {_way_on(need)}")
+                f"{_have(counts[:, mask][present[:, mask]], noun)} in every {task}; {_way_on(need, words, formula)}")
     both = f" (of both {plural(agent)} of the pair)" if need.per == "pair" else ""
     if mask.sum() == (present.sum() - (counts.shape[0] if need.per == "pair" else 0)):
         where, which = ((f"in every {need.cell}", every) if need.per == "cell" else
@@ -195,17 +214,26 @@ def _sentence(need, counts, mask, agents, tasks, reference, words=("task", "agen
     rows, columns = np.nonzero(mask)
     short = counts[rows, columns] if need.per == "cell" else np.minimum(counts[rows, columns],
                                                                          counts[rows, reference[rows]])
-    return (f"{need.what} {_verb(need)} {where}: they need {runs}{both}, and {which} {_have(short, noun)}; "
-            f"{_way_on(need)}")
+    return (f"{what} {_verb(need)} {where}: they need {runs}{both}, and {which} {_have(short, noun)}; "
+            f"{_way_on(need, words, formula)}")
 
 
-def _way_on(need):
+def _way_on(need, words=("task", "agent"), formula=None):
     """The need's way on, as the function the user called takes it: where power() simulated the runs, "add runs"
-    is a number of seeds to simulate (audit s28: a plan was told to add runs to data it draws itself)."""
+    is a number of seeds to simulate (audit s28: a plan was told to add runs to data it draws itself); its agents
+    and tasks said by ``words`` and a call it suggests written with ``formula``'s columns (audit s33 words33b)."""
+    parts = [_said(part, words) for part in need.way_on.split(PACKAGE_FORMULA)]
+    way_on = (f'"{_suggested(formula)}"' if formula is not None else PACKAGE_FORMULA).join(parts)
     option = planned_runs()
     if option is None or not need.counted.startswith("runs"):
-        return need.way_on
-    return re.sub(r"\badd runs\b(?! that)", f"simulate at least {need.runs} seeds per cell ({option})", need.way_on)
+        return way_on
+    return re.sub(r"\badd runs\b(?! that)", f"simulate at least {need.runs} seeds per cell ({option})", way_on)
+
+
+def _suggested(formula):
+    """The formula a way on suggests for the call's data: its own (``ret ~ algo | env/rep``), its blocks "task" where
+    it names none (the suggestions compare across tasks)."""
+    return formula.normal_form if formula.blocks is not None else f"{formula.normal_form} | task"
 
 
 def _verb(need):
@@ -261,10 +289,11 @@ def untrimmed_cells_label(counts, label="IQM"):
     return f"{label} (the mean in cells of fewer than 4 runs)"
 
 
-def untrimmed_iqm_note(counts, names, label="IQM"):
-    """The note of the agents whose IQM trims nothing (:func:`_untrimmed`). ``counts`` (tasks, agents)."""
+def untrimmed_iqm_note(counts, names, label="IQM", task="task"):
+    """The note of the agents whose IQM trims nothing (:func:`_untrimmed`), ``task`` the block column as a noun.
+    ``counts`` (tasks, agents)."""
     few = [name for name, _ in _untrimmed(counts, names)]
     if not few:
         return []
     return [f"the {label} of {join_and(few, limit=5)} trims nothing: a quarter of fewer than 4 runs pooled over "
-            "tasks is less than one run, so it is their mean; an IQM needs 4 or more runs"]
+            f"{plural(task)} is less than one run, so it is their mean; an IQM needs 4 or more runs"]

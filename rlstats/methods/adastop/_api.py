@@ -672,7 +672,7 @@ def _short_agents(method, design, options):
     design where no cell has the runs is refused there.
     """
     found = verdict(method, design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                    words=design.words)
+                    words=design.words, formula=design.formula)
     mask = found.mask(DECISION, design.counts.shape)
     return [set(np.flatnonzero(row).tolist()) for row in mask], found.lines
 
@@ -852,7 +852,7 @@ def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, not
     first = schedules[tested[0].name]
     return cls(
         method=method, formula=formula, data_name=data_name, nobs=nobs,
-        notes=tuple(notes) + tuple(_absent_notes(runs, pairs, agents)), options=options,
+        notes=tuple(notes) + tuple(_absent_notes(runs, pairs, agents, formula)), options=options,
         seed=seed, agents=tuple(agents), tasks=tuple(r.name for r in runs), blocked=blocked,
         batch_size=sizes.pop() if len(sizes) == 1 else None, max_interims=first.max_interims,
         n_resamples=first.n_resamples, alpha=first.alpha, beta=first.beta,
@@ -865,7 +865,7 @@ def _assemble(cls, runs, pairs, agents, *, method, formula, data_name, nobs, not
         scores=_score_rows(runs, agents, blocked), **(extra or {}))
 
 
-def _absent_notes(runs, pairs, agents):
+def _absent_notes(runs, pairs, agents, formula=None):
     """A note naming the agents without runs on a task, whose pairs are no comparison there (no row), the tasks left
     with none and the pairs compared on no task (audit s14 review: the rows were dropped without a word)."""
     absent = {}
@@ -878,7 +878,9 @@ def _absent_notes(runs, pairs, agents):
         return []
     where = "; ".join(f"{agents[a]} has no runs on {fmt.join_and(dict.fromkeys(tasks), 5)}"
                       for a, tasks in sorted(absent.items()))
-    note = f"{where}: a pair with an agent that did not run a task is no comparison there (no row)"
+    task, agent = ("task", "agent") if formula is None else (formula.block_word, formula.arm_word)  # (words33b)
+    note = (f"{where}: a pair with {fmt.a_or_an(agent)} that did not run {fmt.a_or_an(task)} is no comparison there "
+            "(no row)")
     empty = [run.name for run in runs if run.missing_pairs and not run.pair_ids and not run.withheld_pairs]
     if empty:
         note += f"; {fmt.join_and(empty, 5)} {'has' if len(empty) == 1 else 'have'} no comparison"
@@ -919,8 +921,12 @@ def _interim_notes(design, options, order_column, K, task_data):
         notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per {agent} in the order of "
                      f"column '{order_column}' (pass batch= to name the batches)")
     else:
+        # the run column by the formula's own (audit s33 words33b: "no batch or seed column" of '| env' over a 'rep')
+        named = (f", as '{design.formula.text}/<run column>' would" if design.formula.blocks is not None
+                 and not design.formula.outer else "")
         notes.append(f"interims are consecutive groups of n = {fmt.count(n, 'run')} per {agent} in row order (no "
-                     "batch or seed column; pass batch= to name the batches)")
+                     f"batch column, and the formula names no run column to order them{named}; pass batch= to name "
+                     "the batches)")
     cells = np.bincount(design.task * len(design.agents) + design.agent, minlength=design.n_tasks * len(design.agents))
     beyond = cells.reshape(design.n_tasks, -1) - K * n
     if (beyond > 0).any():
@@ -1467,7 +1473,7 @@ def _joint_share(n, n_agents, n_pairs):
     return min(1.0, math.exp(log_share))
 
 
-def _way_on(run):
+def _way_on(run, agent="agent"):
     """What lets a one-interim test that cannot reject do so (holmfix29: its note named no way on): the fewest runs
     per agent at which its smallest p-value (Holm's adjusted one: J / paths) is at most alpha with a level to spend,
     and, for Holm, permutations="joint" where that can reject at these runs."""
@@ -1490,12 +1496,13 @@ def _way_on(run):
             break
         if not found.exact[0] and (not run.joint or p <= 1 / schedule.n_resamples):
             break  # every larger n draws n_resamples paths alike
-    ways = [f"at {fmt.count(runs, 'run')} per agent it can" if runs else
+    ways = [f"at {fmt.count(runs, 'run')} per {agent} it can" if runs else
             f"no number of runs can at n_resamples = {schedule.n_resamples:,}"]
     if shares > 1 and math.floor(schedule.alpha * schedule.n_resamples) > 0 and max(
             1 / schedule.n_resamples, _joint_share(schedule.n, n_agents, n_pairs)) <= schedule.alpha:
-        ways.append('permutations="joint" can reject at these runs, and keeps alpha where the agents\' scores are '
-                    "alike in spread and shape (its calibration rows miss alpha where spreads differ 4-fold or more)")
+        ways.append(f'permutations="joint" can reject at these runs, and keeps alpha where the {fmt.plural(agent)}\' '
+                    "scores are alike in spread and shape (its calibration rows miss alpha where spreads differ "
+                    "4-fold or more)")
     return "; ".join(ways)
 
 
@@ -1536,13 +1543,14 @@ def _unreachable_notes(design, runs):
             schedule = run.schedule
             # Holm's smallest adjusted p-value: the smallest share times the comparisons
             smallest = min(1.0, _smallest_pvalue(run) * (len(run.test.pairs) if run.test.holm else 1))
-            blocked.setdefault((schedule.n, smallest, schedule.alpha, _way_on(run)), []).append(run.name)
+            way = _way_on(run, design.arm_word)
+            blocked.setdefault((schedule.n, smallest, schedule.alpha, way), []).append(run.name)
     notes = []
     for (n, smallest, alpha, way), tasks in blocked.items():
-        where = f"at {fmt.count(n, 'run')} per agent"
+        where = f"at {fmt.count(n, 'run')} per {design.arm_word}"  # the data's columns by name (audit s33 words33b)
         if design.has_blocks:
-            where += (" (every task)" if len(tasks) == design.n_tasks
-                      else f" ({fmt.count(len(tasks), 'task')}: {', '.join(map(str, tasks))})")
+            where += (f" (every {design.block_word})" if len(tasks) == design.n_tasks
+                      else f" ({fmt.count(len(tasks), design.block_word)}: {', '.join(map(str, tasks))})")
         notes.append(f"{fmt.cannot_reject('permutation test', smallest, alpha, where)}; {way}")
     return notes
 

@@ -21,8 +21,10 @@ _SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withh
 #: estimate (the mean difference) gives the side (the level is not held at equal means of different shapes)
 _LARGER = "larger or smaller: their score distributions differ, the first agent's mean above or below"
 #: what the level is for, in the methods paragraph (audit s21: the ``adastop.fwe_means`` rows of the calibration table)
-_LEVEL_FOR = (" The level is exact when the agents' score distributions are identical, not when only their means are "
-              "equal: agents of equal mean but different shape can be declared different more often than alpha.")
+def _level_for(agents):
+    """What the level is for, the arms by the formula's column (``agents``, plural; audit s33 words33b)."""
+    return (f" The level is exact when the {agents}' score distributions are identical, not when only their means "
+            f"are equal: {agents} of equal mean but different shape can be declared different more often than alpha.")
 
 
 def without_empty_reasons(decisions: pd.DataFrame) -> pd.DataFrame:
@@ -268,10 +270,12 @@ class AdaStopResult(Result):
         return self._holm_phrase(shares) if shares else f"{name} = {self._level_phrase()}"
 
     def _design_line(self):
-        n = f"n = {fmt.count(self.batch_size, 'run')}" if self.batch_size is not None else "n runs (per task)"
-        line = (f"{n} per agent per interim, at most K = {fmt.count(self.max_interims, 'interim')}; permutation paths: "
+        n = (f"n = {fmt.count(self.batch_size, 'run')}" if self.batch_size is not None else
+             f"n runs (per {self._block_word})")
+        line = (f"{n} per {self._arm_word} per interim, at most K = {fmt.count(self.max_interims, 'interim')}; "
+                "permutation paths: "
                 f"{_per_task(self, self._paths_how)}")
-        line += _scheme_phrase(self)
+        line += _scheme_phrase(self, f"every {self._arm_word} still running")
         if self.beta > 0:
             line += f"; early accept with beta = {self.beta}"
         return line
@@ -431,14 +435,15 @@ class AdaStopResult(Result):
 
     def _prose(self):
         """A methods-section paragraph: the design of the test and its decisions."""
-        text = (f"We compared {len(self.agents)} agents ({fmt.name_list(self.agents)}) with AdaStop "
+        agents = fmt.plural(self._arm_word)  # the data's arms by their column (audit s33 words33b)
+        text = (f"We compared {len(self.agents)} {agents} ({fmt.name_list(self.agents)}) with AdaStop "
                 f"(Mathieu et al., 2023), a group-sequential permutation test with step-down multiple "
                 f"testing of {_family(self)}: {self._design_line()}. The family-wise error was set to "
                 f"alpha = {self.alpha} with linear spending (alpha * k / K, rounded down to the permutation "
                 f"grid), so {self._spendable_words()}; the statistic "
-                f"is the absolute difference of the agents' means, its permutation paths are shared by all "
+                f"is the absolute difference of the {agents}' means, its permutation paths are shared by all "
                 f"comparisons and extend from one interim to the next, and paths that crossed an earlier "
-                f"boundary are discounted (conditioning on non-rejection).") + _LEVEL_FOR
+                f"boundary are discounted (conditioning on non-rejection).") + _level_for(agents)
         if self.seed is not None and not self.spending["exact"].all():
             text += f" Random permutation paths used seed {fmt.short_seed(self.seed)}."
         if self.level_spent == 0 and not self._count("larger", "smaller"):
@@ -583,14 +588,15 @@ class PermutationResult(AdaStopResult):
             for n, m, exact in spending[["batch_size", "n_paths", "exact"]].drop_duplicates().itertuples(index=False):
                 drawn = (f"all {fmt.integer(m)} permutations enumerated (one of each complementary pair)" if exact
                          else f"{fmt.count(m, 'random permutation')} (identity included)")
-                parts.append(f"n = {fmt.count(n, 'run')} per agent, {drawn}")
+                parts.append(f"n = {fmt.count(n, 'run')} per {self._arm_word}, {drawn}")
             return "; ".join(parts)
 
-        return _per_task(self, how) + _scheme_phrase(self, who="every agent")
+        return _per_task(self, how) + _scheme_phrase(self, who=f"every {self._arm_word}")
 
     def _prose(self):
         """A methods-section paragraph: the test, its level and its decisions."""
-        text = (f"We compared {len(self.agents)} agents ({fmt.name_list(self.agents)}) with a permutation test of "
+        agents = fmt.plural(self._arm_word)  # the data's arms by their column (audit s33 words33b)
+        text = (f"We compared {len(self.agents)} {agents} ({fmt.name_list(self.agents)}) with a permutation test of "
                 f"the differences of their mean scores, {_family(self)}, with step-down multiple testing "
                 f"({'Holm, 1979' if self._holm_tasks() else 'Romano and Wolf, 2003'}; AdaStop's machinery with one "
                 f"interim, Mathieu et al., 2023): "
@@ -598,7 +604,7 @@ class PermutationResult(AdaStopResult):
                 f"set to alpha = {self.alpha}; on the permutation grid {self._spendable_words()}. "
                 + ("Adjusted p-values are Holm's: each comparison's own permutation p-value times c, with their "
                    "running maximum (Holm, 1979)." if self._holm_tasks() else
-                   "Adjusted p-values follow the same step-down (Westfall and Young, 1993).")) + _LEVEL_FOR
+                   "Adjusted p-values follow the same step-down (Westfall and Young, 1993).")) + _level_for(agents)
         if self.seed is not None and not self.spending["exact"].all():
             text += f" Random permutations used seed {fmt.short_seed(self.seed)}."
         for task in self.tasks:

@@ -392,6 +392,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
                           "tasks every agent ran with rlstats.compare's subset=, or pass orderings=None")
     design = warn_raw_scales(design, normalize).runs_by_score()  # sums in one order (audit s16)
     design = band_beyond_scores(design, "rope", options.rope)
+    if options.model == "hierarchical" and design.seeds is None:
+        raise _unpaired_error(design, getattr(data, "columns", ()))
     # the hierarchical model's pairing by seed, before the estimate: it counts the pairs fitted (audit s28, hier28)
     pairing = _pairing(design, options) if options.model == "hierarchical" else None
     fitted = None if pairing is None else int(pairing[1].sum())
@@ -461,7 +463,8 @@ def _run(design, options, ss, record, extension=1, pairing=None):
         task = a_or_an(design.block_word)
         notes.append(f"each {design.arm_word}'s runs on {task} are averaged first for the signed-rank model's "
                      f"{design.block_word}-level differences" if options.model == "signed_rank" else
-                     f"each pair's runs on {task} are paired by their seed label and the pairs' differences are the "
+                     f"each pair's runs on {task} are paired by their {design.formula.run_word} label and the pairs' "
+                     "differences are the "
                      "replicates: this removes randomness that runs of one label share (an environment seed, say), "
                      "if they do; where the labels only number the runs the pairs are arbitrary, which independent "
                      "runs allow but which gains nothing")
@@ -559,24 +562,27 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     notes += _monte_carlo_note(design, first, second, monte_carlo_se(p, options.n_samples),
                                f"{options.n_samples:,} independent posterior draws",
                                f"sqrt(p (1 - p) / {options.n_samples:,})", options.n_samples)
-    notes += (_few_tasks(comparisons, options.prior) + _one_task_note(comparisons)
-              + _credible_note(comparisons, options.rope) + _saturated_note(design, first, second, options.rope))
+    task = design.block_word  # the data's blocks by their column (audit s33 words33b)
+    notes += (_few_tasks(comparisons, options.prior, task) + _one_task_note(comparisons, task)
+              + _credible_note(comparisons, options.rope, task) + _saturated_note(design, first, second, options.rope))
     orderings = None
     if ordered and n_tasks == 1:
         # every draw weighs the one task alone: its ordering is the task means', not a posterior probability
-        notes.append("orderings of the agents are not given from one task: every posterior draw weighs that task "
-                     "alone, so the ordering of its means would come with probability 1; add tasks")
+        task, agents = design.block_word, plural(design.arm_word)  # the data's columns (audit s33 words33b)
+        notes.append(f"orderings of the {agents} are not given from one {task}: every posterior draw weighs that "
+                     f"{task} alone, so the ordering of its means would come with probability 1; add {plural(task)}")
     elif ordered:
         orderings = _ordering_frame(design, np.concatenate([b[2] for b in blocks]), options.higher_is_better,
                                     notes)
     elif options.orderings is False:
         pass
     elif design.n_agents > MAX_ORDERING_AGENTS:
-        notes.append(f"orderings of the agents are not listed beyond {MAX_ORDERING_AGENTS} agents ({design.n_agents}!"
-                     " orderings)")
+        agents = plural(design.arm_word)  # the data's arms by their column (audit s33 words33b)
+        notes.append(f"orderings of the {agents} are not listed beyond {MAX_ORDERING_AGENTS} {agents} "
+                     f"({design.n_agents}! orderings)")
     else:
-        notes.append("orderings of the agents need every agent on every task (a joint posterior of their means): "
-                     "not given for this incomplete design")
+        notes.append(f"orderings of the {plural(design.arm_word)} need every {design.arm_word} on every "
+                     f"{design.block_word} (a joint posterior of their means): not given for this incomplete design")
     kept = min(kernels.KEPT_DRAWS, options.n_samples)
     return dict(comparisons=comparisons, task_effects=_task_frame(design, first, second, differences, present, sign),
                 orderings=orderings, posterior_draws=mean[:kept].T, simplex_draws=theta[:kept].transpose(1, 0, 2),
@@ -638,37 +644,38 @@ FEW_TASKS = 3
 CREDIBLE_FEW_TASKS = 10
 
 
-def _few_tasks(comparisons, prior):
+def _few_tasks(comparisons, prior, task="task"):
     """A note naming the pairs compared on fewer than FEW_TASKS tasks, whose probabilities look more certain than so
     few tasks warrant: the posterior's support is their differences and the pseudo-observation at 0."""
     few = comparisons[(comparisons["n_tasks"] < FEW_TASKS) & comparisons["p_better"].notna()]  # not those withheld
     if not len(few):
         return []
-    names = "; ".join(f"{a} vs {b} ({count(int(n), 'task')})"
+    names = "; ".join(f"{a} vs {b} ({count(int(n), task)})"  # ``task``: the data's blocks (audit s33 words33b)
                       for a, b, n in zip(few["agent_1"], few["agent_2"], few["n_tasks"]))
     share = _prior_share(prior, few["n_tasks"].max())
-    return [f"the signed-rank probabilities of {names} rest on fewer than {FEW_TASKS} tasks: the posterior knows "
+    return [f"the signed-rank probabilities of {names} rest on fewer than {count(FEW_TASKS, task)}: the posterior "
+            "knows "
             f"only their differences and the prior's pseudo-observation at 0 (weight {signif(prior, 3)}, in "
             f"{share:.0%} or more of the Walsh-average mass on average), and with identical agents it reached a "
             "probability of 0.95 in over a third of simulated data sets of 1 or 2 tasks; read them as a description "
-            "of these tasks, not of tasks in general, and add tasks"]
+            f"of these {plural(task)}, not of {plural(task)} in general, and add {plural(task)}"]
 
 
-def _one_task_note(comparisons):
+def _one_task_note(comparisons, task="task"):
     """A note naming the pairs that share one task, whose credible interval is withheld (audit s14: an interval
     excluding 0 was printed of a mean difference across tasks from one task)."""
     alone = comparisons[comparisons["n_tasks"] == 1]
     if not len(alone):
         return []
     names = "; ".join(f"{a} vs {b}" for a, b in zip(alone["agent_1"], alone["agent_2"]))
-    return [f"the probabilities and credible intervals of {names} are withheld: those pairs share one task, where the "
-            "posterior of the mean difference is that task's difference times its Dirichlet weight against the "
+    return [f"the probabilities and credible intervals of {names} are withheld: those pairs share one {task}, where "
+            f"the posterior of the mean difference is that {task}'s difference times its Dirichlet weight against the "
             "prior's pseudo-observation at 0, so they would read the sign of that difference and the prior's weight "
-            "(a probability of 1 whenever it is not 0 with no ROPE), not a spread of tasks; their mean difference "
-            "is that task's observed difference; add tasks where both ran"]
+            f"(a probability of 1 whenever it is not 0 with no ROPE), not a spread of {plural(task)}; their mean "
+            f"difference is that {task}'s observed difference; add {plural(task)} where both ran"]
 
 
-def _credible_note(comparisons, rope=0.0):
+def _credible_note(comparisons, rope=0.0, task="task"):
     """A note, where a pair has at most CREDIBLE_FEW_TASKS tasks, that the signed-rank model's credible intervals are
     not confidence intervals and how they read as ones (audit s9: nothing said so, and '95%' reads as a level).
 
@@ -682,7 +689,8 @@ def _credible_note(comparisons, rope=0.0):
     if rope > 0:
         false_difference = f"and with no ROPE P(better) reached 0.95 with no difference in 0.09-0.10{_roped_rate()}"
     return [f"the credible intervals of the mean difference ({count(len(few), 'pair')} on "
-            f"{CREDIBLE_FEW_TASKS} tasks or fewer) are Bayesian intervals of the Dirichlet process over tasks, not "
+            f"{count(CREDIBLE_FEW_TASKS, task)} or fewer) are Bayesian intervals of the Dirichlet process over "
+            f"{plural(task)}, not "
             "confidence intervals: in simulation (task-level differences normal about a true mean, 3 runs) the 95% "
             "interval held the true mean difference across tasks in 0.81-0.83 of data sets at 5 tasks and 0.87 at "
             f"10 (0.92-0.96 at 26), {false_difference}; for an interval at its "
@@ -819,6 +827,19 @@ def _task_frame(design, first, second, differences, present, sign, posterior=Non
 
 # ---------------------------------------------------------------------------- the hierarchical model
 
+def _unpaired_error(design, columns=()):
+    """The hierarchical model's refusal of a formula that names no run column: the column to name after the blocks
+    is the data's one column outside the formula where there is one (``rep`` of ``algo, env, rep, ret``), else said
+    as a column to choose (audit s33 words33b: it suggested '/seed' whatever the data's run column was)."""
+    others = [str(c) for c in columns if c not in design.formula.columns]
+    text, block = design.formula.text, design.block_word
+    run = (f"name the run column after the {block}, '{text}/{others[0]}'" if len(others) == 1 else
+           f"name the column that labels the runs after the {block}, '{text}/<run column>'")
+    return DesignError(f"the hierarchical model pairs each {design.arm_word}'s runs on {a_or_an(block)} by their "
+                       f"label: {run} (runs with the same label are paired), or use model='signed_rank', which works "
+                       f"on {block}-level means")
+
+
 def _paired_statistics(design, first, second, present, sign):
     """Per pair and task: the sum, number and sum of squares (around their mean) of the run differences paired by
     seed label (an inner join of the two cells on the seed), their sd and largest |difference|; per pair, the runs
@@ -828,10 +849,7 @@ def _paired_statistics(design, first, second, present, sign):
     if design.seeds is None:
         # pairing needs a shared label: row order makes the result depend on how the rows were listed, and score
         # order pairs best with best, which shrinks the spread of the differences (overconfident intervals)
-        raise DesignError(
-            f"the hierarchical model pairs each {design.arm_word}'s runs on {a_or_an(design.block_word)} by their seed: "
-            f"name the seed column after the {design.block_word}, '{design.formula.text}/seed' (runs with the same "
-            f"label are paired), or use model='signed_rank', which works on {design.block_word}-level means")
+        raise _unpaired_error(design)
     n_pairs = first.size
     shape = (n_pairs, design.n_tasks)
     sums, counts, within, sd, largest = (np.zeros(shape) for _ in range(5))
@@ -872,17 +890,18 @@ def _unfit_words(design, pair, unfit):
     no pair can be compared."""
     t, (n, varied) = min(unfit.items())
     one, two = design.agents[pair[0]], design.agents[pair[1]]
+    task, agent, run = *design.words, design.formula.run_word  # the data's columns by their names (audit s33 words33b)
     if n == 0:
-        return (f"{one} and {two} share no seed on {design.tasks[t]!r}: the hierarchical model pairs runs by seed, so "
-                "that task has no paired runs; use model='signed_rank', which works on task-level means, or drop one "
-                "of the agents' or the task's rows")
+        return (f"{one} and {two} share no {run} on {design.tasks[t]!r}: the hierarchical model pairs runs by {run}, "
+                f"so that {task} has no paired runs; use model='signed_rank', which works on {task}-level means, or "
+                f"drop one of the {plural(agent)}' or the {task}'s rows")
     if varied:
-        return (f"the hierarchical model estimates each task's run-to-run spread, which needs at least 2 runs of each "
-                f"agent on every task: {one} and {two} have {count(n, 'paired run')} on {design.tasks[t]!r}; add "
-                "runs, or use model='signed_rank', which works on task-level means")
+        return (f"the hierarchical model estimates each {task}'s run-to-run spread, which needs at least 2 runs of "
+                f"each {agent} on every {task}: {one} and {two} have {count(n, 'paired run')} on "
+                f"{design.tasks[t]!r}; add runs, or use model='signed_rank', which works on {task}-level means")
     return (f"the differences of {one} and {two} on {design.tasks[t]!r} do not vary from run to run (e.g. both at a "
-            "score cap): the hierarchical model's per-task variance has no data; use model='signed_rank', or drop "
-            "that task's rows")
+            f"score cap): the hierarchical model's per-{task} variance has no data; use model='signed_rank', or drop "
+            f"that {task}'s rows")
 
 
 def _unfit_note(design, options, first, second, unfit, withheld):
@@ -896,17 +915,21 @@ def _unfit_note(design, options, first, second, unfit, withheld):
     for p in np.flatnonzero(withheld):
         tasks = sorted(unfit[p].items())
         said = [f"{names_shown([design.tasks[t]], design.tasks)[0]}: "
-                + ("no shared seed" if n == 0 else count(n, "paired run") if varied else
+                + (f"no shared {design.formula.run_word}" if n == 0 else count(n, "paired run") if varied else
                    f"{count(n, 'paired run')} whose differences do not vary") for t, (n, varied) in tasks]
         parts.append(f"{design.agents[first[p]]} vs {design.agents[second[p]]} ({listed(said, 3)})")
     one = int(withheld.sum()) == 1
-    return [f"the hierarchical model estimates each task's run-to-run spread of a pair's differences paired by seed, "
-            f"which needs 2 paired runs or more whose differences vary on every task the pair shares, and "
-            f"{listed(parts, 8)} {'does' if one else 'do'} not have them there, so {'its' if one else 'their'} "
-            f"probabilities, {ACROSS[options.model][1]} and credible interval are withheld (NaN in tidy()) rather "
-            "than read from the other tasks, which would compare the pair on tasks chosen by its runs (a task where "
-            "both agents sit at a cap has differences 0); the other pairs are compared; add runs, use "
-            "model='signed_rank', or drop that task's rows to compare the pair without it"]
+    task, agent = design.words  # the data's columns by their names (audit s33 words33b)
+    tasks = plural(task)
+    return [f"the hierarchical model estimates each {task}'s run-to-run spread of a pair's differences paired by "
+            f"{design.formula.run_word}, which needs 2 paired runs or more whose differences vary on every {task} the "
+            "pair "
+            f"shares, and {listed(parts, 8)} {'does' if one else 'do'} not have them there, so "
+            f"{'its' if one else 'their'} probabilities, {ACROSS[options.model][1]} and credible interval are withheld "
+            f"(NaN in tidy()) rather than read from the other {tasks}, which would compare the pair on {tasks} chosen "
+            f"by its runs ({a_or_an(task)} where both {plural(agent)} sit at a cap has differences 0); the other pairs "
+            f"are compared; add runs, use model='signed_rank', or drop that {task}'s rows to compare the pair "
+            "without it"]
 
 
 def _left_out_note(design, first, second, counts, left_out, analysed):
@@ -925,8 +948,12 @@ def _left_out_note(design, first, second, counts, left_out, analysed):
         parts.append(f"{design.agents[first[p]]} vs {design.agents[second[p]]}: "
                      f"{count(int(counts[p].sum()), 'pair')} of runs used, "
                      f"{count(sum(map(len, left_out[p].values())), 'run')} left out ({shown_cells}{more})")
-    return [f"{count(runs, 'run')} of the data's {design.nobs} had no run of the same seed in the other agent's cell "
-            "for at least one pair of agents and were left out of that pair's differences; per pair: "
+    agent = design.arm_word  # the data's columns by their names (audit s33 words33b)
+    return [f"{count(runs, 'run')} of the data's {design.nobs} had no run of the same {design.formula.run_word} in the "
+            "other "
+            f"{agent}'s cell for at least one pair of {plural(agent)} and were left out of that pair's differences; "
+            "per "
+            "pair: "
             + "; ".join(parts)]
 
 
@@ -945,9 +972,10 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         if bad:
             raise DesignError(_unfit_words(design, (first[bad[0]], second[bad[0]]), unfit[bad[0]]))
         p = int(np.argmax(shared > 0))
-        raise DesignError(f"the hierarchical model estimates the spread of the per-task differences, which needs at "
-                          f"least 2 tasks; {design.agents[first[p]]} and {design.agents[second[p]]} share "
-                          f"{count(int(shared[p]), 'task')}")
+        task = design.block_word  # the data's blocks by their column (audit s33 words33b)
+        raise DesignError(f"the hierarchical model estimates the spread of the per-{task} differences, which needs at "
+                          f"least {count(2, task)}; {design.agents[first[p]]} and {design.agents[second[p]]} share "
+                          f"{count(int(shared[p]), task)}")
     # a pair that never met is withheld (its own note), and so is one on a single shared task while other pairs have
     # 2 or more (audit s28: one such pair refused the call), and one with a task of fewer than 2 paired runs, or of
     # runs whose differences do not vary (audit s28, hier28: those refused the call too): no fit of any of them
@@ -1113,8 +1141,9 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
         orderings, joint = _joint_orderings(design, options, ss, cells, notes)
         diagnostics += joint
     elif options.orderings is None:
-        notes.append("orderings of the agents are not computed by default with the hierarchical model (fitted pair "
-                     "by pair): orderings=True adds a joint fit of all agents against one reference and their "
+        agents = plural(design.arm_word)  # the data's arms by their column (audit s33 words33b)
+        notes.append(f"orderings of the {agents} are not computed by default with the hierarchical model (fitted "
+                     f"pair by pair): orderings=True adds a joint fit of all {agents} against one reference and their "
                      "posterior probabilities")
     return dict(comparisons=comparisons,
                 task_effects=_task_frame(design, first, second, paired, present, sign, posterior),
@@ -1131,7 +1160,7 @@ def _withheld_words(design, unfit):
     prose and the figures' panels: "1 paired run on task_03" (the first such task; the note names them all)."""
     t, (n, varied) = min(unfit.items())
     task = names_shown([design.tasks[t]], design.tasks)[0]
-    return ("no shared seed" if n == 0 else count(n, "paired run") if varied else
+    return (f"no shared {design.formula.run_word}" if n == 0 else count(n, "paired run") if varied else
             "differences that do not vary") + f" on {task}"
 
 
@@ -1228,10 +1257,11 @@ def _few_runs_note(design, first, second, counts, rope):
     if not few.size:
         return []
     which = listed([f"{design.agents[first[p]]} vs {design.agents[second[p]]}" for p in few], 8)
-    said = (f"{which} {'has' if few.size == 1 else 'have'} fewer than {FEW_PAIRED_RUNS} paired runs on some task "
-            f"(fewest {int(fewest[few].min())}): with n paired runs a task's spread sigma_i, flat a priori, leaves its "
-            "difference a likelihood as heavy-tailed as a t with n - 2 degrees of freedom (a Cauchy at 3 runs), so "
-            "the model draws the tasks' differences towards the centre delta0")
+    task = design.block_word  # the data's blocks by their column (audit s33 words33b)
+    said = (f"{which} {'has' if few.size == 1 else 'have'} fewer than {FEW_PAIRED_RUNS} paired runs on some {task} "
+            f"(fewest {int(fewest[few].min())}): with n paired runs {a_or_an(task)}'s spread sigma_i, flat a priori, "
+            "leaves its difference a likelihood as heavy-tailed as a t with n - 2 degrees of freedom (a Cauchy at 3 "
+            f"runs), so the model draws the {plural(task)}' differences towards the centre delta0")
     if rope > 0:
         return [said + ", and P(rope) can read an equivalence the runs do not show: on Atari 100k (CURL vs DrQ(eps), "
                 "human-normalised, rope 0.05) 10 disjoint sets of 3 runs gave P(rope) 0.56-1.00 (at least 0.92 in 8) "

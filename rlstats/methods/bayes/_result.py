@@ -248,9 +248,11 @@ class BayesResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         return {"Pairs": f"{self._meaning()}; estimate: the {ACROSS[self.model][1]}, {self._direction()}; lower and "
                          f"upper: its {level} credible interval.",
-                "Per task": f"Differences of the tasks' means (observed) = {self._direction()}"
+                "Per task": f"Differences of the {fmt.plural(self._block_word)}' means (observed) = {self._direction()}"
                             + ("." if self.model == "signed_rank" else
-                               f"; estimate, lower and upper: the posterior mean of the task's difference and its "
+                               f"; estimate, lower and upper: the posterior mean of the {self._block_word}'s "
+                               "difference "
+                               "and its "
                                f"{level} credible interval; P(.): posterior probabilities of that difference above, "
                                "within or below the ROPE.")}
 
@@ -298,24 +300,26 @@ class BayesResult(Result):
                 f"{fmt.signif(row.conf_high, 3)}")
 
     def _prose(self):
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s33 words33b)
+        tasks = fmt.plural(task)
         if self.model == "signed_rank":
-            how = (f"the Bayesian signed-rank test (Benavoli et al., 2014, 2017) on the task-level mean differences, "
+            how = (f"the Bayesian signed-rank test (Benavoli et al., 2014, 2017) on the {task}-level mean differences, "
                    f"with a Dirichlet process prior of weight {fmt.signif(self.prior, 3)} at 0 and "
                    f"{fmt.count(self.n_samples, 'posterior draw')}; a probability is the share of draws in which that "
                    "region held the largest posterior mass")
         else:
-            how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-task mean differences Student-t "
-                   f"across tasks, runs as normal replicates; {PRIORS}), fitted by Gibbs sampling with "
+            how = (f"the Bayesian hierarchical model of Corani et al. (2017) (per-{task} mean differences Student-t "
+                   f"across {tasks}, runs as normal replicates; {PRIORS}), fitted by Gibbs sampling with "
                    f"{fmt.count(self.chains, 'chain')} of {fmt.count(self.draws, 'draw')}{self._more()}; the "
-                   "probabilities are those of delta0, the centre (location) of the tasks' differences, which is not "
-                   "their mean")
+                   f"probabilities are those of delta0, the centre (location) of the {tasks}' differences, which is "
+                   "not their mean")
         region = ("no region of practical equivalence (rope = 0)" if self.rope == 0 else
                   f"a region of practical equivalence of \u00b1{fmt.signif(self.rope, 3)} in {self.rope_scale}")
         runs = f"{self.nobs} runs" if self.runs_used == self.nobs else (
             f"{self.runs_used} of the data's {self.nobs} runs: those "
-            + ("paired by seed with a run of the other agent in a pair compared" if self.model == "hierarchical" else
-               "of the tasks each pair shares"))
-        text = (f"We compared {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} ({runs}) "
+            + (f"paired by {self._run_word} with a run of the other {agent} in a pair compared"
+               if self.model == "hierarchical" else f"of the {tasks} each pair shares"))
+        text = (f"We compared {fmt.count(self.n_agents, agent)} on {fmt.count(self.n_tasks, task)} ({runs}) "
                 f"with {how}, with {region}; differences are {self._direction()}. ")
         parts = []
         for i, row in enumerate(self.comparisons.itertuples()):

@@ -339,7 +339,8 @@ class PerformanceProfileOptions:
 
 
 def _prepared_design(design, na_action):
-    return design.require_complete(na_action, "aggregate metrics compare agents on the same tasks")
+    agents, tasks = fmt.plural(design.arm_word), fmt.plural(design.block_word)  # the data's columns (words33b)
+    return design.require_complete(na_action, f"aggregate metrics compare {agents} on the same {tasks}")
 
 
 def _layouts(design):
@@ -822,7 +823,7 @@ def _run_notes(design, options):
     if "optimality_gap" in options.metrics:
         notes += [n for n in [raw_gap_note(design, options.gamma)] if n]
     if "iqm" in options.metrics:
-        notes += untrimmed_iqm_note(design.counts, design.agents)
+        notes += untrimmed_iqm_note(design.counts, design.agents, task=design.block_word)
     # the interval each agent's metric takes, once a call (audit s27 median27: twice): on 1 or 2 tasks the median of
     # task means is their mean and is computed as it, interval and all (audit s26 median26), and an agent's optimality
     # gap with every score at or below gamma takes the mean's interval reflected (audit s27); a metric function: None
@@ -999,7 +1000,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     coverage = []
     if not options.task_bootstrap:
         coverage = _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
-                                   design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds, capped)
+                                   design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds, capped,
+                                   design.block_word)
         notes += coverage
     else:  # audit s28: what resampling few tasks can say of a population of tasks
         # (audit s28 taskboot28: with the coverage simulated for this design, not only the closed-form ceiling)
@@ -1037,7 +1039,8 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         coverage_notes=tuple(coverage))
 
 
-def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds=None, capped=None):
+def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds=None, capped=None,
+                    task="task"):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
     fewest = int(fewest_per_agent.min())
     # and intervals given (``given``: agents x metrics): one withheld for each of those agents has its own note (review
@@ -1053,14 +1056,14 @@ def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given,
         pairs = [pair for pair, out in zip(pairs, withheld) if not out]
     few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
     whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
-    notes = [small_runs.coverage_note(interval, metric_label(m), kind, fewest, whose, n_tasks == 1, n_tasks)
+    notes = [small_runs.coverage_note(interval, metric_label(m), kind, fewest, whose, n_tasks == 1, n_tasks, task=task)
              for m, kind in pairs]
     below = [] if capped else _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given,
-                                                     cells, kinds)
+                                                     cells, kinds, task)
     return [note for note in notes + below if note]
 
 
-def _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds):
+def _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds, task="task"):
     """The notes quoting the optimality gap's rows of agents whose every score is at or below gamma while their true
     scores cross it (``calibration.GAP_BELOW_GAMMA``), for the agents whose gap takes the mean's interval reflected:
     the mean's rows, which :func:`_coverage_notes` quotes where every agent of the fewest runs takes it, measure a truth
@@ -1081,7 +1084,7 @@ def _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks,
         few = [a for a, n, w in zip(agents, fewest_per_agent, mine) if w and n == least]
         whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
         notes.append(small_runs.coverage_note(interval, metric_label(name), kind, least, whose, n_tasks == 1, n_tasks,
-                                              below_gamma=True))
+                                              below_gamma=True, task=task))
     return notes
 
 
@@ -1254,7 +1257,8 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     else:
         bounds, se = kernels.interval_bounds(distribution, estimates, confidence_level, "percentile")
     note = small_runs.coverage_note(interval, "probability of improvement", "probability_of_improvement",
-                                    int(fewest.min()), single_task=design.n_tasks == 1, tasks=design.n_tasks)
+                                    int(fewest.min()), single_task=design.n_tasks == 1, tasks=design.n_tasks,
+                                    task=design.block_word)
     return ProbabilityOfImprovementResult(
         method=("Probability of improvement with score intervals (Hanley-McNeil variance)" if interval == "score" else
                 "Probability of improvement with stratified bootstrap intervals"), formula=design.formula,

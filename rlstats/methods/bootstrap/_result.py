@@ -47,11 +47,12 @@ def clipped_intervals(intervals, known, names, kinds, gamma):
     return intervals, notes
 
 
-def _runs_phrase(counts):
-    runs = counts[counts > 0]
+def _runs_phrase(counts, words=("task", "agent")):
+    """"6 runs per algo and env": ``words`` the blocks and the arms by the formula's columns (audit s33 words33b)."""
+    runs, (task, agent) = counts[counts > 0], words
     if runs.min() == runs.max():
-        return f"{fmt.count(runs.min(), 'run')} per agent and task"
-    return f"{runs.min()} to {runs.max()} runs per agent and task"
+        return f"{fmt.count(runs.min(), 'run')} per {agent} and {task}"
+    return f"{runs.min()} to {runs.max()} runs per {agent} and {task}"
 
 
 def _fewest_phrase(counts, agents):
@@ -68,11 +69,12 @@ def _possessives(kinds):
     return fmt.join_and(f"the {metric_label(kind)}'s" for kind in kinds)
 
 
-def _bootstrap_phrase(n_resamples, task_bootstrap, n_tasks):
-    how = ("the runs of every task resampled with replacement independently, tasks being the strata"
+def _bootstrap_phrase(n_resamples, task_bootstrap, n_tasks, task="task"):
+    tasks = fmt.plural(task)  # the blocks by the formula's column (audit s33 words33b)
+    how = (f"the runs of every {task} resampled with replacement independently, {tasks} being the strata"
            if n_tasks > 1 else "the runs resampled with replacement")
     if task_bootstrap:
-        how += ", and the tasks themselves resampled with replacement"
+        how += f", and the {tasks} themselves resampled with replacement"
     return f"{fmt.count(n_resamples, 'stratified bootstrap resample')} ({_REFERENCE}; {how})"
 
 
@@ -306,18 +308,19 @@ class BootstrapResult(Result):
         """A methods-section paragraph: what was resampled, how intervals were formed, the estimates."""
         names = fmt.join_and(metric_label(m) for m in self.metrics)
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        design = (f"We report {names} for {fmt.count(self.n_agents, 'agent')} on {fmt.count(self.n_tasks, 'task')} "
-                  f"({_runs_phrase(self.counts)})")
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s33 words33b)
+        design = (f"We report {names} for {fmt.count(self.n_agents, agent)} on {fmt.count(self.n_tasks, task)} "
+                  f"({_runs_phrase(self.counts, (task, agent))})")
         intervals = (f"{level} {self.interval} confidence intervals from "
-                     f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks)}")
+                     f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, self.n_tasks, task)}")
         given = not np.isnan(self.intervals).all()  # none given: no claim of intervals nor of how they were made
         text = f"{design} with {intervals}." if given else \
             f"{design}; their {intervals} are all withheld, for the reasons given below."  # (audit s26 real26)
         fewest = _fewest_phrase(self.counts, self.agents)
         if given and self.interval == "expanded":
-            text += (f" Each percentile interval was expanded for few runs per task (Hesterberg 2015): read at the "
+            text += (f" Each percentile interval was expanded for few runs per {task} (Hesterberg 2015): read at the "
                      f"level whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with {fewest} and the "
-                     "Welch-Satterthwaite degrees of freedom of the agent's mean over tasks.")
+                     f"Welch-Satterthwaite degrees of freedom of the {agent}'s mean over {fmt.plural(task)}.")
         if given and self.interval == small_runs.TASKS_INTERVAL:  # audit s29 taskboot29: which interval, per metric
             text += (f" With tasks resampled, each interval was read at the level whose normal quantile is "
                      f"sqrt(n/(n - 1)) times the t quantile with n = {self.n_tasks} tasks (Hesterberg's expansion, "
@@ -337,12 +340,14 @@ class BootstrapResult(Result):
         # an agent with unequal runs per task weighs each task alike (audit s8; the notes name the agents)
         weighted = bool((self.counts.min(axis=0) != self.counts.max(axis=0)).any())
         if "iqm" in self._kinds:
-            text += (" The IQM is the mean of the middle 50% of all runs pooled over tasks (floor(N/4) runs cut "
-                     "from each end" + ("; an agent whose runs per task differ counts each run of a task with c runs "
-                                        "c_max / c times, so that each task weighs alike)." if weighted else ")."))
+            text += (f" The IQM is the mean of the middle 50% of all runs pooled over {fmt.plural(task)} (floor(N/4) "
+                     "runs cut from each end" + (f"; {fmt.a_or_an(agent)} whose runs per {task} differ counts each run "
+                                                 f"of {fmt.a_or_an(task)} with c runs c_max / c times, so that each "
+                                                 f"{task} weighs alike)." if weighted else ")."))
         if "optimality_gap" in self._kinds:
             text += f" The optimality gap is the mean shortfall of the runs below {fmt.signif(self.gamma)}" + (
-                " (each task weighing alike where an agent's runs per task differ)." if weighted else ".")
+                f" (each {task} weighing alike where {fmt.a_or_an(agent)}'s runs per {task} differ)." if weighted
+                else ".")
         for j, metric in enumerate(self.metrics):
             parts = [f"{a} {fmt.signif(self.estimates[i, j], 3)} " + (
                      "(interval withheld)" if np.isnan(self.intervals[i, j]).any() else
@@ -362,6 +367,7 @@ class BootstrapResult(Result):
         """How the studentised intervals were made, said of the metrics computed alone (audit s26 real26: an IQM-only
         report described the median's t interval and the mean's and median's skew widening)."""
         kinds = set(self._interval_kinds)  # on 1 or 2 tasks the median takes the mean's interval (audit s26)
+        task, tasks = self._block_word, fmt.plural(self._block_word)  # the data's blocks (audit s33 words33b)
         of = [m for m in ("iqm", "mean", "optimality_gap") if m in kinds]  # bootstrap-t; the median: a t interval
         scaled = f"the half-widths are scaled by sqrt(c/(c - 1)), {fewest}"
         parts = []
@@ -372,12 +378,12 @@ class BootstrapResult(Result):
             verb = "is" if len(of) == 1 or "median" not in kinds else "are"
             parts.append(f"{which} {verb} studentised (bootstrap-t; Efron and Tibshirani 1993, Section 12.5): the "
                          "resamples' (estimate - observed) / standard error, with the stratified delta-method standard "
-                         "error within tasks" + (" (winsorised for the IQM)" if "iqm" in kinds else "") +
+                         f"error within {tasks}" + (" (winsorised for the IQM)" if "iqm" in kinds else "") +
                          " and at least a quarter of the resamples' standard deviation, gives the quantiles, and "
                          + scaled)
         if "median" in kinds:
             parts.append("the median of task means takes a t interval, "
-                         "with its middle task's degrees of freedom, of standard error sqrt(c/(c - 1)) times the "
+                         f"with its middle {task}'s degrees of freedom, of standard error sqrt(c/(c - 1)) times the "
                          "resamples' root-mean-square deviation from the estimate" + ("" if of else f", {fewest}"))
         if "median" in self._kinds and "median" not in kinds:
             parts.append(median_is_mean_words(self.n_tasks) + ", and takes the interval of the mean of task means")
@@ -393,14 +399,14 @@ class BootstrapResult(Result):
             one = len(widened) == 1
             parts.append(f"{_possessives(widened)} {'interval is' if one else 'intervals are'} widened on the side of "
                          f"{'its' if one else 'their'} skew by the Cornish-Fisher term of a studentised mean (Hall "
-                         "1992), with the runs' skewness pooled over tasks")
+                         f"1992), with the runs' skewness pooled over {tasks}")
         floored = named(small_runs.WELCH_FLOOR_METRICS)
         if floored and self.interval == "studentized":
             takes = "interval takes" if len(floored) == 1 else "intervals take"
             parts.append(f"{_possessives(floored)} {takes} on each side the wider of that bound and the Welch t "
                          "bound, the estimate -+ the t quantile times sqrt(c/(c - 1)) times the standard error, at the "
-                         "Welch-Satterthwaite degrees of freedom of the agent's mean over tasks (the bootstrap-t alone "
-                         "fell short on heavy-tailed runs)")
+                         f"Welch-Satterthwaite degrees of freedom of the {self._arm_word}'s mean over {tasks} (the "
+                         "bootstrap-t alone fell short on heavy-tailed runs)")
         text = "; ".join(parts) + "."
         return text[:1].upper() + text[1:]
 
@@ -567,19 +573,20 @@ class ProbabilityOfImprovementResult(Result):
         text = (f"For each pair of {fmt.plural(self._arm_word)} (X, Y) we estimated the probability of improvement, "
                 f"the chance that a run of X scores higher than a run of Y on the same {task} (ties counting one "
                 "half), " + fmt.over_tasks(self.tasks, f"averaged over {fmt.count(len(self.tasks), task)}", task)
-                + f" ({_runs_phrase(self.counts)}), ")
+                + f" ({_runs_phrase(self.counts, (task, self._arm_word))}), ")
         if self.n_resamples is None:
             text += (f"with {level} score intervals: the probabilities p whose distance from the estimate is at most "
-                     "the normal quantile times the standard error the tasks' Hanley and McNeil (1982) variances "
-                     "give at p (Newcombe 2006, stratified by task).")
+                     f"the normal quantile times the standard error the {fmt.plural(task)}' Hanley and McNeil (1982) "
+                     f"variances give at p (Newcombe 2006, stratified by {task}).")
         else:
             text += (f"with {level} percentile intervals from "
-                     f"{_bootstrap_phrase(self.n_resamples, False, len(self.tasks))}, each agent's runs resampled "
-                     "independently.")
+                     f"{_bootstrap_phrase(self.n_resamples, False, len(self.tasks), task)}, each {self._arm_word}'s "
+                     "runs resampled independently.")
         if self.options.get("interval") == "expanded":
-            text += (" Each interval was expanded for few runs per task (Hesterberg 2015): read at the level whose "
-                     "normal quantile is sqrt(c/(c - 1)) times the t quantile, with c the fewest runs of the pair in "
-                     "a task and the degrees of freedom summed over the pair's tasks.")
+            text += (f" Each interval was expanded for few runs per {task} (Hesterberg 2015): read at the level "
+                     "whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with c the fewest runs of the "
+                     f"pair in {fmt.a_or_an(task)} and the degrees of freedom summed over the pair's "
+                     f"{fmt.plural(task)}.")
         parts = [f"P({x} > {y}) = {fmt.signif(e, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
                  for (x, y), e, (lo, hi) in zip(self.pairs, self.estimates, self.intervals)]
         text += " " + "; ".join(parts) + "."
@@ -691,44 +698,49 @@ class PerformanceProfileResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"
                  if self.tau.size > 1 else f"the one threshold tau = {fmt.signif(self.tau[0], 3)}")
-        text = (f"Performance profiles show, for {where}, {what}, for {fmt.count(len(self.agents), 'agent')} on "
-                f"{fmt.count(len(self.tasks), 'task')} ({_runs_phrase(self.counts)}); ")
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s33 words33b)
+        tasks = fmt.plural(task)
+        text = (f"Performance profiles show, for {where}, {what}, for {fmt.count(len(self.agents), agent)} on "
+                f"{fmt.count(len(self.tasks), task)} ({_runs_phrase(self.counts, (task, agent))}); ")
         if self.interval == "wilson":
             return text + (f"pointwise {level} bands are stratified Wilson score intervals with continuity correction "
                            f"(Yan and Su 2010; Newcombe 1998), at the effective number of runs T\u00b2 / sum(1 / n_t) "
-                           f"(T tasks, n_t runs in task t), whose variance tasks that differ can only lower.")
+                           f"(T {fmt.plural(task)}, n_t runs in {task} t), whose variance {fmt.plural(task)} that "
+                           "differ can only lower.")
         if self.interval == "wilson_tasks" and self.kind == "tasks":  # audit s30 tboot30
             half = fmt.signif(100 * (1 - self.confidence_level) / 2)
-            return text + (f"each task's mean is bounded as the skew-corrected t band bounds it (Hall 1992), "
-                           f"one-sided at {half}% divided by the number of tasks, and the pointwise {level} band "
+            return text + (f"each {task}'s mean is bounded as the skew-corrected t band bounds it (Hall 1992), "
+                           f"one-sided at {half}% divided by the number of {tasks}, and the pointwise {level} band "
                            f"runs from the lower end of the Wilson score interval with continuity correction "
-                           f"(Newcombe 1998; at {fmt.signif(100 - float(half))}%, the {len(self.tasks)} tasks as the "
-                           f"sample) of the fraction of tasks whose lower bound lies above tau to the upper end of "
-                           f"that of the fraction whose upper bound does, so it speaks of the population the tasks "
-                           f"were drawn from, its fraction of tasks whose mean is above tau (Bonferroni over the two "
+                           f"(Newcombe 1998; at {fmt.signif(100 - float(half))}%, the {len(self.tasks)} {tasks} as the "
+                           f"sample) of the fraction of {tasks} whose lower bound lies above tau to the upper end of "
+                           f"that of the fraction whose upper bound does, so it speaks of the population the {tasks} "
+                           f"were drawn from, its fraction of {tasks} whose mean is above tau (Bonferroni over the two "
                            f"steps).")
         if self.interval == "wilson_tasks":  # audit s29 profile29
             return text + (f"pointwise {level} bands are Wilson score intervals with continuity correction "
-                           f"(Newcombe 1998) on the mean of the tasks' fractions with the {len(self.tasks)} tasks as "
-                           f"the sample, so they speak of the population the tasks were drawn from; each task's "
-                           f"fraction lies between 0 and 1, so its variance is at most that of a task whose runs "
+                           f"(Newcombe 1998) on the mean of the {tasks}' fractions with the {len(self.tasks)} {tasks} "
+                           "as "
+                           f"the sample, so they speak of the population the {tasks} were drawn from; each {task}'s "
+                           f"fraction lies between 0 and 1, so its variance is at most that of {fmt.a_or_an(task)} "
+                           "whose runs "
                            f"all fall on one side of tau, the case the interval is sized for.")
         if self.interval == "skew_t":
-            return text + (f"the pointwise {level} band's lower end is the fraction of tasks whose lower bound of "
+            return text + (f"the pointwise {level} band's lower end is the fraction of {tasks} whose lower bound of "
                            f"the mean lies above tau, its upper end the fraction whose upper bound does, each bound "
                            f"the Student t bound moved out on the side of the runs' skewness (pooled over the "
-                           f"agent's tasks) by Hall's (1992) transformation, one-sided at "
-                           f"{fmt.signif(100 * (1 - self.confidence_level))}% divided by the number of tasks "
+                           f"{agent}'s {tasks}) by Hall's (1992) transformation, one-sided at "
+                           f"{fmt.signif(100 * (1 - self.confidence_level))}% divided by the number of {tasks} "
                            f"(Bonferroni), so the band misses with at most the stated probability at each tau "
                            f"wherever the bounds hold.")
         if self.interval == "t":
-            return text + (f"the pointwise {level} band's lower end is the fraction of tasks whose Student t lower "
+            return text + (f"the pointwise {level} band's lower end is the fraction of {tasks} whose Student t lower "
                            f"bound of the mean lies above tau, its upper end the fraction whose upper bound does, "
                            f"each bound one-sided at {fmt.signif(100 * (1 - self.confidence_level))}% divided by the "
-                           f"number of tasks (Bonferroni), so the band misses with at most the stated probability "
+                           f"number of {tasks} (Bonferroni), so the band misses with at most the stated probability "
                            f"at each tau wherever the bounds hold.")
         return text + (f"pointwise {level} percentile bands come from "
-                       f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, len(self.tasks))}.")
+                       f"{_bootstrap_phrase(self.n_resamples, self.task_bootstrap, len(self.tasks), task)}.")
 
 
 @resultclass

@@ -156,7 +156,7 @@ def measured_coverage(interval, metric_key, single_task=False, tasks=None, below
 
 
 def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", single_task=False, tasks=None,
-                  below_gamma=False):
+                  below_gamma=False, task="task"):
     """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval`` (some simulated setting
     at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
     runs, named where others have more (" (of IRIS)"); ``single_task``: the design has one task (its rows are read);
@@ -165,7 +165,8 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     note names the lowest such row and draw (:func:`rlstats.calibration.worst_draw_clause`,
     :func:`rlstats.calibration.miss_clause`; audit s24 gap24). ``below_gamma``: the optimality gap's rows of agents
     whose every score is at or below gamma while their true scores cross it (audit s28 gapboot28: the mean's interval
-    reflected, which the mean's rows measure against a truth below gamma), said so."""
+    reflected, which the mean's rows measure against a truth below gamma), said so. ``task``: the data's blocks as
+    the note calls them (``Design.block_word``); the simulated designs keep the package's words."""
     if single_task:
         tasks = None
     table = measured_coverage(interval, metric_key, single_task, tasks, below_gamma)
@@ -184,7 +185,7 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     default = "score" if metric_key == "probability_of_improvement" else "studentized"
     of = (" of an agent whose every score is at or below gamma, where its true scores can exceed gamma" if below_gamma
           else "")
-    text = (f"{fewest_runs} runs per task{whose} are few for {interval} intervals of the {metric_label}{of}: in "
+    text = (f"{fewest_runs} runs per {task}{whose} are few for {interval} intervals of the {metric_label}{of}: in "
             f"simulations{where} with {runs} runs per task, nominal 95% intervals covered {low:.2f} to {high:.2f}")
     missed = [row for row in rows if calibration.misses(row, 0.95)]
     if not any(calibration.pooled_misses(row, 0.95) for row in missed):
@@ -816,7 +817,8 @@ def _one_task_shortfall(metric, interval="studentized"):
     return float(low["coverage"]), int(low["runs"]), low["distribution"].replace("_", "-"), clause
 
 
-def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None, cells=None):
+def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized", kinds=None, cells=None,
+                  task="task"):
     """The note of the studentised intervals withheld on a single task (``withheld``, (K, M)): from how many runs each
     metric's ``interval`` is given, what the calibration table's one-task rows measured, and the way on (audit s19).
     ``kinds``: the built-in metric each of ``metrics`` (their names) computes, whose counts and rows are read (None: the
@@ -850,7 +852,8 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                     "runs"
                     + (f" (there {there})" if lows else ""))
     # more runs help only a metric given from some count
-    more = "tasks" if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else "runs or tasks"
+    tasks = plural(task)  # the data's blocks by their column (audit s33 words33b); the simulations keep "task"
+    more = tasks if all(table.get(kinds[j]) is None for j in np.nonzero(withheld)[1]) else f"runs or {tasks}"
     way = f"add {more}, or use interval=\"percentile\" (its measured coverage is quoted)"
     if "mean" in {k for k, _ in never.values()} and table.get("median"):
         way = (f"for the mean of task means read the interval of the median of task means ({median_is_mean_words(1)}, "
@@ -860,7 +863,7 @@ def one_task_note(fewest_runs, agents, metrics, withheld, interval="studentized"
                    if ONE_TASK_MIN_RUNS.get(k)]
         if default:
             way = f"interval=\"studentized\" (the default) gives {join_and(default)}; " + way
-    return (f"studentized intervals withheld on a single task for {named} (fewest runs): on one task "
+    return (f"studentized intervals withheld on a single {task} for {named} (fewest runs): on one {task} "
             f"{'; '.join(said)}; {way}")
 
 
@@ -878,7 +881,7 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
     kinds = tuple(metrics) if kinds is None else tuple(kinds)
     withheld = studentized_withheld(fewest_runs, n_tasks, kinds if cells is None else cells, interval)
     if n_tasks < 2 and withheld.any():
-        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds, cells))
+        notes.append(one_task_note(fewest_runs, agents, metrics, withheld, interval, kinds, cells, task))
     elif withheld.any():
         out = np.flatnonzero(withheld.any(axis=1))
         names = name_list([agents[i] for i in out], after=[f"({int(fewest_runs[i])})" for i in out], among=agents)
@@ -897,8 +900,9 @@ def studentized_notes(bounds, fewest_runs, n_tasks, agents, metrics, observed=No
     flat = missing & (np.zeros(missing.shape, dtype=bool) if observed is None else ~(np.asarray(observed) > 0))
     if flat.any():
         notes.append(f"studentized intervals withheld for {cells_named(agents, metrics, flat)}: the runs have no "
-                     "spread to studentise (they tie: in every task, or for the median, in the task it sits on in every "
-                     "resample; or for the optimality gap, in every task they tie or lie at or above gamma, so the "
+                     f"spread to studentise (they tie: in every {task}, or for the median, in the {task} it sits on in "
+                     f"every resample; or for the optimality gap, in every {task} they tie or lie at or above gamma, "
+                     "so the "
                      "metric is the same in every resample); an interval of one point would say nothing of runs not yet seen: report the "
                      "estimate with its runs, or add runs")
     degenerate = missing & ~flat

@@ -502,12 +502,12 @@ def _step_span(grid, mask):
     return f"{shown} and {count(rest, 'more step')}"
 
 
-def _expansion(counts, agents=(), tasks=()):
+def _expansion(counts, agents=(), tasks=(), words=("task", "agent")):
     """Per agent, sqrt(n / (n - 1)) for its fewest runs in a task: the bootstrap's variance is (n - 1)/n.
 
     Below the declared replication of the bands (an agent with no task of 2 runs) the design is refused; an agent
     with a task of one run gets no finite expansion (inf): its bands are withheld at every step (``step_bands``)."""
-    verdict("curves", counts, agents=agents, tasks=tasks)
+    verdict("curves", counts, agents=agents, tasks=tasks, words=words)  # words: the data's columns (words33b)
     fewest = np.where(counts > 0, counts, np.iinfo(np.int64).max).min(axis=0)
     with np.errstate(divide="ignore"):
         return np.sqrt(fewest / (fewest - 1.0)), fewest
@@ -912,10 +912,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
                      f"scaled to the {agent}'s most runs logged in {a_or_an(task)} at that step, as rlstats.bootstrap "
                      f"weighs the same rows (pooling them would weigh the {plural(task)} by their runs)")
     if options.statistic == "iqm":
-        notes += untrimmed_iqm_note(design.counts, design.agents)
+        notes += untrimmed_iqm_note(design.counts, design.agents, task=design.block_word)
     if options.statistic == "optimality_gap":
         notes += _raw_gap_notes(design, options.gamma, matrix, starts, grid)
-    expansion, fewest = _expansion(design.counts, design.agents, design.tasks)
+    expansion, fewest = _expansion(design.counts, design.agents, design.tasks, design.words)
     # an agent with a task of one run has its bands withheld at every step (step_bands, whose note says so): the notes
     # on how bands are made and the calibration rows they read speak of the agents with bands (audit s31 trialfix31)
     # (at least MIN_STUDENTIZED_RUNS: audit s31 rfix31c, with B's 2 runs the largest, A's one-run task was counted 2
@@ -1002,9 +1002,10 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     bands = [kernels.sup_t_band(r, e, options.confidence_level, d, tol)
              for r, e, d, tol in zip(replicates, estimates, df, tolerance)]
     about_bands.append(f"{'both bands use' if done[0][2] is None else 'the expanded bands use'} t quantiles at "
-                       f"each step's effective degrees of freedom (Welch-Satterthwaite over tasks; here "
-                       f"{_df_range(df)}) in place of normal ones, as the standard error from few runs per task is "
-                       "itself uncertain")
+                       "each step's effective degrees of freedom (Welch-Satterthwaite over "
+                       f"{plural(design.block_word)}; "
+                       f"here {_df_range(df)}) in place of normal ones, as the standard error from few runs per "
+                       f"{design.block_word} is itself uncertain")
     notes.append(about_bands[-1])
     measured = {}  # band -> the coverage its calibration note quotes, short of its level (the figure's title says it)
     if done[0][2] is None:  # bands="expanded", or a statistic function (no standard error of its own)

@@ -322,7 +322,8 @@ class CurvesResult(Result):
             fewer = self.fewest_logged[a] < self.counts[:, a].min()
             if fewer.any():
                 least = int(self.fewest_logged[a][fewer].min())
-                words = "no run of a task" if least == 0 else f"down to {fmt.count(least, 'run')} of a task"
+                task = fmt.a_or_an(self._block_word)  # the data's blocks by their column (audit s33 words33b)
+                words = f"no run of {task}" if least == 0 else f"down to {fmt.count(least, 'run')} of {task}"
                 said.setdefault((words, _at_steps(step_stretches(self.steps, fewer))), []).append(agent)
         parts = [f"{fmt.join_and(agents, limit=3)} {words} {steps}" for (words, steps), agents in said.items()]
         return ", fewer at the steps some runs do not reach: " + fmt.join_and(parts, limit=3) if parts else ""
@@ -331,40 +332,46 @@ class CurvesResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         runs = self.counts[self.counts > 0]
         per_cell = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
-        text = (f"We computed the {self.label} of {fmt.count(self.n_agents, 'agent')} over "
-                f"{fmt.count(self.n_tasks, 'task')} "
-                f"({per_cell} runs per agent and task{self._fewer_logged()}) at each of {fmt.integer(self.steps.size)} "
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s33 words33b)
+        tasks = fmt.plural(task)
+        text = (f"We computed the {self.label} of {fmt.count(self.n_agents, agent)} over "
+                f"{fmt.count(self.n_tasks, task)} "
+                f"({per_cell} runs per {agent} and {task}{self._fewer_logged()}) at each of "
+                f"{fmt.integer(self.steps.size)} "
                 f"steps from "
                 f"{fmt.format_step(self.steps[0])} to "
                 f"{fmt.format_step(self.steps[-1])}. ")
         if np.isnan(self.pointwise).all() and np.isnan(self.simultaneous).all():
             # nothing drawn, nothing to describe: the notes say why they were withheld
-            text += f"The {level} pointwise and simultaneous bands were withheld for every agent (see below)."
+            text += f"The {level} pointwise and simultaneous bands were withheld for every {agent} (see below)."
         elif self.options.get("bands") in STUDENTIZED_BANDS and self.statistic in _STUDENTIZED:
             text += (f"{level} pointwise and simultaneous bands come from "
                      f"{fmt.count(self.n_resamples, 'stratified bootstrap resample')} that draw whole runs within each "
-                     "task (Agarwal et al., 2021), each band the hull of two: a studentised (bootstrap-t) band, each "
+                     f"{task} (Agarwal et al., 2021), each band the hull of two: a studentised (bootstrap-t) band, "
+                     "each "
                      "resample's deviation divided by its own standard error (Hall, 1988), simultaneous from the "
                      "largest and smallest such ratio over steps (sup-t; Montiel Olea and Plagborg-Moller, 2019); and "
                      "the percentile and sup-t bands with bootstrap deviations widened by sqrt(n/(n - 1)) (Hesterberg, "
                      "2015) and t quantiles at each step's effective degrees of freedom (Welch-Satterthwaite over "
-                     "tasks; Satterthwaite, 1946).")
+                     f"{tasks}; Satterthwaite, 1946).")
         else:
             text += (f"{level} pointwise and simultaneous bands come from "
                      f"{fmt.count(self.n_resamples, 'stratified bootstrap resample')} that draw whole runs within each "
-                     "task, so "
+                     f"{task}, so "
                      "that every resampled curve is made of whole runs (Agarwal et al., 2021); the simultaneous band "
                      "is the estimate plus or minus the quantile of the largest studentised deviation over steps "
                      "(sup-t; its t quantile read at most at the Bonferroni tail), meant to cover the whole curve at the stated level. Bootstrap deviations were widened "
-                     "by sqrt(n/(n - 1)), n being the agent's fewest runs of a task logged at the step, since "
+                     f"by sqrt(n/(n - 1)), n being the {agent}'s fewest runs of {fmt.a_or_an(task)} logged at the "
+                     "step, since "
                      "resampling n runs reproduces (n - 1)/n of their variance (Hesterberg, 2015), and both bands use t quantiles at "
                      "each step's effective "
-                     "degrees of freedom (Welch-Satterthwaite over tasks; Satterthwaite, 1946) in place of normal "
+                     f"degrees of freedom (Welch-Satterthwaite over {tasks}; Satterthwaite, 1946) in place of normal "
                      "ones.")
         if self.pairs:
             text += (f" Curves were compared pair by pair with a max-T permutation test over steps, relabelling "
-                     f"whole runs within tasks ({self._relabelled()}; Westfall and Young, 1993), which "
-                     f"keeps the probability of declaring any step different at most {self.alpha} when two agents "
+                     f"whole runs within {tasks} ({self._relabelled()}; Westfall and Young, 1993), which "
+                     f"keeps the probability of declaring any step different at most {self.alpha} when two "
+                     f"{fmt.plural(agent)} "
                      "do not differ; the band of each difference comes from the same relabellings and excludes 0 "
                      "exactly where a step is declared different. " + sentences(s for _, s in self._verdicts()))
         return text

@@ -619,7 +619,7 @@ def _run(design, options, rng, scale):
     means, sds, runs = _cells(design)
     index = {name: j for j, name in enumerate(design.agents)}
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                       words=design.words)
+                       words=design.words, formula=design.formula)
     notes += withheld.lines
     rows, short, flat, still, capped, floored, tied, sample = [], {}, [], {}, [], [], {}, []
     for a, b in pairs:
@@ -1457,7 +1457,7 @@ def _run_published(design, options, table, scale):
     means, sds, runs = _cells(design)
     pairs = tuple((a, PUBLISHED) for a in design.agents)
     withheld = verdict("equivalence", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                       words=design.words)
+                       words=design.words, formula=design.formula)
     notes += withheld.lines
     none = np.zeros(design.n_tasks, dtype=bool)
     rows, short, flat, still, capped, floored, sample = [], {}, [], {}, [], [], []

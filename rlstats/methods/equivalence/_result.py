@@ -227,7 +227,8 @@ class EquivalenceResult(Result):
             beyond = self.comparisons["p_beyond"].where(self.comparisons["conclusion"].str.startswith("shown "))
             shown.insert(shown.columns.get_loc("p_value") + 1, "p_beyond", beyond.to_numpy())
         # audit s32: across='welch' is of the tasks at hand; the table pasted alone says so
-        fixed = (f"; across tasks, Welch-Satterthwaite: an inference about these {fmt.count(self.n_tasks, 'task')} "
+        fixed = (f"; across tasks, Welch-Satterthwaite: an inference about these "
+                 f"{fmt.count(self.n_tasks, self._block_word)} "
                  "(its standard error from the runs within each)"
                  if self.across == "welch" and (shown["scope"] == "across tasks").any() else "")
         return {f"Tests against the margin {band}{fmt.signif(self.margin)} ({self.margin_scale}); {rule}{per_task}"

@@ -250,7 +250,8 @@ def _random_terms(design, notes):
     replicated = design.max_runs_per_cell > 1
     if len(written) == 2 and not replicated:
         raise DesignError(
-            f"the formula asks for random {written[1]} intercepts, but every (agent, task) cell holds one run, so "
+            f"the formula asks for random {written[1]} intercepts, but every ({design.arm_word}, {design.block_word}) "
+            "cell holds one run, so "
             f"they cannot be told apart from the residual (lme4 stops here too); drop '+ (1 | {written[1]})' or "
             "give cells several runs")
     if written == (task,) and replicated:
@@ -274,15 +275,17 @@ def _run(design, options):
     notes = list(design.notes)
     terms = _random_terms(design, notes)
     if design.n_agents < 2:
-        raise DesignError("the mixed model compares agents: the data hold one agent")
-    if design.n_tasks < 2:
-        raise DesignError(f"the mixed model estimates the spread of task intercepts, which needs at least 2 tasks; "
-                          f"the data hold {count(design.n_tasks, 'task')}")
+        raise DesignError(f"the mixed model compares {plural(design.arm_word)}: the data hold one {design.arm_word}")
+    if design.n_tasks < 2:  # the data's columns by their names (audit s33 words33b)
+        raise DesignError(f"the mixed model estimates the spread of {design.block_word} intercepts, which needs at "
+                          f"least {count(2, design.block_word)}; the data hold "
+                          f"{count(design.n_tasks, design.block_word)}")
     if _runs_flat(design):
         # the agents' means fit every run exactly: no residual variance to estimate (REML divides by it)
-        raise DesignError(f"every run of each agent has the same {design.formula.response} (e.g. all at a score "
-                          "cap), so the model has no variation left to fit; compare these agents without a model of "
-                          "the scores (rlstats.skillings_mack) or check the score column")
+        agent = design.arm_word  # the data's columns by their names (audit s33 words33b)
+        raise DesignError(f"every run of each {agent} has the same {design.formula.response} (e.g. all at a score "
+                          f"cap), so the model has no variation left to fit; compare these {plural(agent)} without a "
+                          "model of the scores (rlstats.skillings_mack) or check the score column")
     spread = float(np.max(np.abs(design.y - design.y.mean())))
     if spread < kernels.SMALLEST_SPREAD:
         # the fit is unit-free, but the covariances it returns in the score's units are squares: below ~1e-154
@@ -556,21 +559,24 @@ def _saturated_notes(design, saturated, pairs):
     if not saturated.any():
         return []
     names = [a for a, s in zip(design.agents, saturated) if s]
+    task, agent = design.words  # the data's columns by their names (audit s33 words33b)
     given = int(np.isfinite(pairs["conf_low"].to_numpy(dtype=float)).sum())
     others = int((~saturated).sum())
     rest = (f"; the tests and intervals of the other {count(given, 'pair')} come from the model fitted to the other "
-            "agents alone (adjusted over their pairs), whose residual variance the saturated runs would shrink"
-            if given else
-            "; the other agents' pairs are withheld too: the model of those agents alone could not be fitted (they "
-            "share no task, fewer than 2 tasks, or their runs do not vary)" if others >= 2 else "")
+            f"{plural(agent)} alone (adjusted over their pairs), whose residual variance the saturated runs would "
+            "shrink" if given else
+            f"; the other {plural(agent)}' pairs are withheld too: the model of those {plural(agent)} alone could not "
+            f"be fitted (they share no {task}, fewer than {count(2, task)}, or their runs do not vary)" if others >= 2
+            else "")
     return [f"pairwise tests and intervals withheld for every pair of {listed(names_shown(names, design.agents), 8)} "
             "(and the fixed effects' tests of those differences): three quarters or more of "
-            "the agent's runs sit at a task's largest or smallest score (a cap often reached) and fewer than "
+            f"the {agent}'s runs sit at {a_or_an(task)}'s largest or smallest score (a cap often reached) and fewer "
+            "than "
             f"{SATURATED_FEWEST_OFF_CONTRAST} are off it, so the model's one residual variance does not describe "
             "them: on simulated runs with 85% of a baseline's at a cap and agents apart, its 95% Tukey intervals "
             "covered 0.63-0.90 (2-8 agents, 3-26 tasks, 3-10 runs), per-agent or per-pair variances did no better "
             "(0.30-0.91), and pairs given from 6 or 8 runs off the cap still missed (0.84-0.85); the estimates stay in "
-            "tidy(); compare how often each agent reaches the cap (a test of two proportions), or add runs" + rest]
+            f"tidy(); compare how often each {agent} reaches the cap (a test of two proportions), or add runs" + rest]
 
 
 def _omnibus_notes(compared, design):

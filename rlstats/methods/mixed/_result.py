@@ -205,11 +205,12 @@ class MixedResult(Result):
 
     def _statistic_line(self):
         if not self.omnibus_agents:  # audit s12: withheld with the saturated agents' pairs
-            return "F test withheld: agents' runs at a score cap (see the notes)"
+            return f"F test withheld: {fmt.plural(self._arm_word)}' runs at a score cap (see the notes)"
         line = (f"F = {fmt.signif(self.statistic)}, num df = {self.num_df}, denom df = {fmt.signif(self.den_df)}, "
                 f"{fmt.pvalue_phrase(self.pvalue, alpha=[self._alpha()])}")
         if len(self.omnibus_agents) < self.n_agents:
-            line += f" (agents {fmt.listed(fmt.names_shown(self.omnibus_agents, self.agents), 8)} only: see the notes)"
+            names = fmt.listed(fmt.names_shown(self.omnibus_agents, self.agents), 8)
+            line += f" ({fmt.plural(self._arm_word)} {names} only: see the notes)"
         return line
 
     def _variance_table(self):
@@ -241,8 +242,8 @@ class MixedResult(Result):
         lines += ["  " + line for line in fmt.table_text(shown, 5).splitlines()]
         lines.append(self._adjustment_sentence())
         if indirect.any():
-            lines.append("(indirect): the pair never ran on a common task; its contrast rests on the model (see the "
-                         "notes)")
+            lines.append(f"(indirect): the pair never ran on a common {self._block_word}; its contrast rests on the "
+                         "model (see the notes)")
         return lines
 
     def _single_run_sentence(self, single):
@@ -318,12 +319,13 @@ class MixedResult(Result):
         each = (fmt.count(runs.min(), "run") if runs.min() == runs.max()
                 else f"{runs.min()} to {runs.max()} runs")
         # audit s21: where agents skipped tasks, "per agent and task" read as every agent on every task
-        per_cell = (f"{each} per agent and task" if runs.size == self.counts.size else
-                    f"{each} in each of the {runs.size} agent-task cells run (of {self.counts.size})")
-        random = "random task intercepts" + (" and random task x agent intercepts" if len(self.random_terms) > 1
-                                             else "")
-        text = (f"We fitted a linear mixed model by REML to {self.n_agents} agents on "
-                f"{fmt.count(self.n_tasks, 'task')} ({per_cell}, {self.nobs} runs), with fixed agent effects "
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s33 words33b)
+        per_cell = (f"{each} per {agent} and {task}" if runs.size == self.counts.size else
+                    f"{each} in each of the {runs.size} {agent}-{task} cells run (of {self.counts.size})")
+        random = f"random {task} intercepts" + (f" and random {task} x {agent} intercepts"
+                                                if len(self.random_terms) > 1 else "")
+        text = (f"We fitted a linear mixed model by REML to {fmt.count(self.n_agents, agent)} on "
+                f"{fmt.count(self.n_tasks, task)} ({per_cell}, {self.nobs} runs), with fixed {agent} effects "
                 f"and {random} (Bates et al., 2015). "
                 f"The estimated standard deviations were "
                 + ", ".join(f"{fmt.signif(sd, 3)} ({term})" for term, sd in zip(self.random_terms,
@@ -335,11 +337,11 @@ class MixedResult(Result):
         pv = fmt.format_pvalue(self.pvalue, alpha=[self._alpha()])
         text += f"Degrees of freedom came from {df_how}. "
         if not self.omnibus_agents:  # audit s12: withheld on runs at a cap
-            text += "No F test of the agents is given (runs at a score cap; see the notes)."
+            text += f"No F test of the {fmt.plural(agent)} is given (runs at a score cap; see the notes)."
         else:
             alone = fmt.join_and(fmt.names_shown(self.omnibus_agents, self.agents), 8)
-            which = ("The agents" if len(self.omnibus_agents) == self.n_agents else
-                     f"The agents not at a score cap ({alone}, fitted alone)")
+            which = (f"The {fmt.plural(agent)}" if len(self.omnibus_agents) == self.n_agents else
+                     f"The {fmt.plural(agent)} not at a score cap ({alone}, fitted alone)")
             text += (f"{which} {verdict} (F = {fmt.signif(self.statistic, 4)} on {self.num_df} and "
                      f"{fmt.signif(self.den_df, 4)} df, p {pv if pv.startswith('<') else '= ' + pv}).")
         # means equal but for rounding (identical agents) keep the agents' order, whatever the numpy version's last digit
@@ -356,7 +358,7 @@ class MixedResult(Result):
         indirect = self._indirect()[self.comparisons["significant"].to_numpy()]
         if len(sig):
             text += (f" Pairs differing with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}: "
-                     + "; ".join(f"{a} vs {b}" + (" (indirect: never on a common task)" if far else "")
+                     + "; ".join(f"{a} vs {b}" + (f" (indirect: never on a common {task})" if far else "")
                                  for a, b, far in zip(sig["agent_1"], sig["agent_2"], indirect)) + ".")
         else:
             text += f" No pair differs with {adjust} at level {fmt.signif(1 - self.confidence_level, 3)}."

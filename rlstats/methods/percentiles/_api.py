@@ -221,11 +221,12 @@ def _identical_mask(design, identical):
 
 
 def _prepared_design(design, options):
-    design = design.require_complete(
-        options.na_action, "performance percentiles compare every agent against every other on every task")
+    design = design.require_complete(  # the data's columns by their names (audit s33 words33b)
+        options.na_action, f"performance percentiles compare every {design.arm_word} against every other on every "
+                           f"{design.block_word}")
     # the declared replication of the interval asked for: below it the design is refused
     verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-            words=design.words)
+            words=design.words, formula=design.formula)
     return design
 
 
@@ -397,7 +398,8 @@ def _run(design, options, rng, shown):
     rank_best = rank_worst = None
     if conf_low is not None:
         found = verdict("percentiles", design.counts, options=options, agents=design.agents, tasks=design.tasks,
-                        outputs=("agent_intervals",), words=design.words)
+                        outputs=("agent_intervals",), words=design.words,
+                        formula=design.formula)
         unknown = found.mask("agent_intervals", (n_a,))
         # an interval of one point reads no spread (every run it rests on ties, the observed bounds one value):
         # withheld, as rlstats.bootstrap withholds such intervals (audit s8: all runs at a cap gave (0.75, 0.75))
@@ -549,7 +551,7 @@ def _separation_clause(conf_low, conf_high):
 def _caveats(design, options, layout, delta_cell, source, conf_low=None, conf_high=None):
     notes = []
     if design.seeds is not None:
-        notes.append(f"runs are treated as independent across agents: the replicate column "
+        notes.append(f"runs are treated as independent across {plural(design.arm_word)}: the replicate column "
                      f"'{design.formula.replicate}' is not used for pairing")
     if options.interval == "pbp":
         smallest = int(design.counts.min())

@@ -243,20 +243,21 @@ class PercentilesResult(Result):
     def _prose(self):
         """A methods-section paragraph describing the aggregation and its outcome."""
         runs = self.counts
-        per_cell = (f"{fmt.count(runs.min(), 'run')} per agent and task" if runs.min() == runs.max()
-                    else f"{runs.min()} to {runs.max()} runs per agent and task")
-        text = (f"We aggregated the scores of {self.n_agents} agents on {fmt.count(self.n_tasks, 'task')} "
-                f"({per_cell}) with performance percentiles ({_REFERENCE}). Each agent's runs on a task "
-                f"were scored by their mean "
-                f"percentile in each other agent's score distribution (ties counted as "
-                f"{'wins' if self.ties == 'le' else 'half wins'}, an agent against itself "
-                f"{fmt.signif(self.self_payoff)}), and the task and reference weights came from the stationary "
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s33 words33b)
+        per_cell = (f"{fmt.count(runs.min(), 'run')} per {agent} and {task}" if runs.min() == runs.max()
+                    else f"{runs.min()} to {runs.max()} runs per {agent} and {task}")
+        text = (f"We aggregated the scores of {fmt.count(self.n_agents, agent)} on {fmt.count(self.n_tasks, task)} "
+                f"({per_cell}) with performance percentiles ({_REFERENCE}). Each {agent}'s runs on "
+                f"{fmt.a_or_an(task)} were scored by their mean "
+                f"percentile in each other {agent}'s score distribution (ties counted as "
+                f"{'wins' if self.ties == 'le' else 'half wins'}, {fmt.a_or_an(agent)} against itself "
+                f"{fmt.signif(self.self_payoff)}), and the {task} and reference weights came from the stationary "
                 f"distribution of a PageRank-damped alpha-Rank chain over the {self.n_strategies} joint strategies of "
-                f"the game in which an adversary picks the task and the reference agent.")
+                f"the game in which an adversary picks the {task} and the reference {agent}.")
         order = self._order()
         ranking = fmt.name_list([self.agents[i] for i in order], after=[fmt.signif(self.estimate[i], 3) for i in order],
                                 among=self.agents)
-        text += f" Aggregate scores (0 to 1; the best agent typically scores near 0.5): {ranking}."
+        text += f" Aggregate scores (0 to 1; the best {agent} typically scores near 0.5): {ranking}."
         text += self._tie_sentence()
         if self.interval is not None:
             how = {"pbp": "performance bound propagation (PBP), valid for bounded scores",
@@ -264,13 +265,13 @@ class PercentilesResult(Result):
                    "bootstrap": f"a percentile bootstrap with {self.n_resamples} stratified resamples that "
                                 "re-solved the game each time (a heuristic that can undercover)"}[self.interval]
             text += (f" Simultaneous {fmt.signif(100 * self.conf_level)}% intervals came from {how}, at level "
-                     f"delta' = {fmt.signif(self.delta_cell, 3)} per agent-task cell.")
+                     f"delta' = {fmt.signif(self.delta_cell, 3)} per {agent}-{task} cell.")
             text += " " + self._separation_sentence()
         top = self.task_weights.sort_values("weight", ascending=False, kind="stable").head(3)
         weights = fmt.name_list(top["task"], after=[f"({fmt.signif(w, 2)})" for w in top["weight"]],
                                 among=self.tasks)
         if len(self.task_weights) > 1:  # with one task the adversary has no choice to report
-            text += f" The adversary weighted most the tasks {weights}."
+            text += f" The adversary weighted most the {fmt.plural(task)} {weights}."
         return text
 
     def _separation_sentence(self):
@@ -284,7 +285,7 @@ class PercentilesResult(Result):
         listed = "; ".join(f"{a} > {b}" for a, b in beats[:8]) + ("; ..." if len(beats) > 8 else "")
         if not withheld:
             if not beats:
-                return "No agent's interval lies above another's, so no pair is resolved."
+                return f"No {self._arm_word}'s interval lies above another's, so no pair is resolved."
             return (f"{len(beats)} of {fmt.count(n_pairs, 'pair')} {'is' if len(beats) == 1 else 'are'} resolved "
                     f"(lower bound above the other's upper bound): {listed}.")
         names = fmt.name_list(withheld, among=self.agents)

@@ -45,6 +45,7 @@ import numpy as np
 
 from ...connectivity import components
 from ...errors import DesignError, OptionError
+from ...format import count, singular
 from ...statistics import (P_ADJUST, chi2_sf, doubled_midranks, monte_carlo_pvalue, monte_carlo_se, near_ties,
                            normal_sf, studentized_range_isf, studentized_range_sf, wilcoxon_signed_rank)
 from ...resampling import block_layout, chunk_generators, group_streams, parallel_map, permute_blocks
@@ -829,21 +830,23 @@ def auto_pvalue_method(setup, task="task", tasks="tasks", agents="agents"):
     # designs of 3-5 agents x 3-50 tasks (12 counts) x 1-3 runs where it is taken, SE 0.0011; test_audit_s31_autocal31)
     return "asymptotic", (f"{beyond}; the chi-squared p-value's size was measured at most 0.0525 on the complete "
                           "designs of 3-5 agents x 3-50 tasks x 1-3 runs in every cell where this rule takes it; "
-                          f"{_on_size_grid(setup.counts)}"), None
+                          f"{_on_size_grid(setup.counts, tasks, agents)}"), None
 
 
 #: the complete designs whose chi-squared size the reason above quotes (test_audit_s31_autocal31's grid)
 _SIZE_GRID = {"agents": (3, 4, 5), "tasks": (3, 4, 5, 6, 8, 10, 12, 16, 20, 30, 40, 50), "runs": (1, 2, 3)}
 
 
-def _on_size_grid(counts):
+def _on_size_grid(counts, tasks="tasks", agents="agents"):
     """Where a design with these runs per (task, agent) cell lies against :data:`_SIZE_GRID`: one of its designs,
     within its ranges but not itself measured (a task count between two, cells unequal or empty), or outside them
-    (audit s32 rfix32: "(not on this design)" was said of 3 x 4 x 3, one of them, and of designs far outside)."""
+    (audit s32 rfix32: "(not on this design)" was said of 3 x 4 x 3, one of them, and of designs far outside).
+    ``tasks``, ``agents``: this design's blocks and arms as the reason calls them, plural ("3 algos x 4 envs"; audit
+    s33 words33b); the grid's designs keep the package's words."""
     n, k = counts.shape
     low, high = int(counts.min()), int(counts.max())
     runs = f"{high} run{'s' if high != 1 else ''}" if low == high else f"{low}-{high} runs"
-    shown = f"this design, {k} agents x {n} task{'s' if n != 1 else ''} x {runs} per cell,"
+    shown = f"this design, {k} {agents} x {count(n, singular(tasks))} x {runs} per cell,"
     grid = _SIZE_GRID
     if low == high and k in grid["agents"] and n in grid["tasks"] and high in grid["runs"]:
         return f"{shown} is one of those measured"

@@ -410,7 +410,7 @@ class SkillingsMackResult(Result):
         if self.variant == "mack_skillings":
             # runs averaged over their seeds by the formula are ranked as runs (audit s28: "every seed counts" was
             # said of seeds averaged away)
-            counted = ("every seed counts and none is averaged away" if self.averaged_within is None else
+            counted = (f"every {self._run_word} counts and none is averaged away" if self.averaged_within is None else
                        f"every {self.averaged_within} counts (each the mean of the seeds nested in it)")
             how = (f"ranking all runs of {fmt.a_or_an(task)} jointly (mid-ranks for ties) and summing each {agent}'s mean "
                    f"within-{task} rank over {tasks}, so that {counted}")

@@ -294,7 +294,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
 
     # the declared replication: below it a cell's mark, and a pair's test and intervals, are withheld (issue 39)
     needs = verdict("task_table", design.counts, options=options.record(), reference=best, agents=design.agents,
-                    tasks=design.tasks, words=design.words)
+                    tasks=design.tasks, words=design.words, formula=design.formula)
     unmarked = needs.mask("possibly_best", (n, k))
     # a pair is tested only where both cells have the runs the marks need, whatever the test
     pairwise, smallest, how = _pairwise_pvalues(ranked if test in kernels.RANK_TESTS else runs, present & ~unmarked, sign,
@@ -373,9 +373,11 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
     # fcr_level is the level itself) that shows some A12 or Hedges' g interval (not all withheld, e.g. one run a cell)
     printed = np.isfinite(a12[..., 1]).any(axis=1) | np.isfinite(hedges[..., 1]).any(axis=1)
     if options.effect_intervals in kernels.FCR_INTERVALS and (printed & (compared_agents > 2)).any():
-        effect_note(f"each task's effect-size intervals against its best (A12, Hedges' g and the difference of "
-                    f"means) are adjusted for the choice of the best: with k agents in a task, each is at 1 - 2 "
-                    f"(1 - {fmt.signif(level)}) / k, so that whichever agent is best at most "
+        task, agent = design.words  # the data's columns by their names (audit s33 words33b)
+        effect_note(f"each {task}'s effect-size intervals against its best (A12, Hedges' g and the difference of "
+                    f"means) are adjusted for the choice of the best: with k {fmt.plural(agent)} in "
+                    f"{fmt.a_or_an(task)}, each is at 1 - 2 (1 - {fmt.signif(level)}) / k, so that whichever {agent} "
+                    "is best at most "
                     f"{fmt.signif(100 * (1 - level))}% of those printed miss in expectation (a false "
                     f"coverage-statement rate, Benjamini and Yekutieli 2005), not {fmt.signif(100 * level)}% joint "
                     "coverage; effect_intervals='per_pair' gives the unadjusted intervals")
@@ -682,9 +684,10 @@ def _apart_note(design, options, welch, marked, agents):
         why.append(f"the marks rest on the {_TEST_NAMES[options.test]}, the interval on Welch's t")
     if options.adjustment != "none":
         first = options.alpha / (k * (k - 1))
-        why.append(f"the marks adjust for the k (k - 1) = {k * (k - 1)} ordered pairs of a task "
-                   f"({_adjust_name(options.adjustment)}: its smallest p-value is tested at alpha / {k * (k - 1)} "
-                   f"= {fmt.signif(first, 2)} with {k} agents), {kept}")
+        task, agent = design.words  # the data's columns by their names (audit s33 words33b)
+        why.append(f"the marks adjust for the k (k - 1) = {k * (k - 1)} ordered pairs of {fmt.a_or_an(task)} "
+                   f"({_adjust_name(options.adjustment, task)}: its smallest p-value is tested at alpha / {k * (k - 1)} "
+                   f"= {fmt.signif(first, 2)} with {fmt.count(k, agent)}), {kept}")
     elif not np.isclose(side, options.alpha):
         why.append(f"the marks test at alpha = {fmt.signif(options.alpha)}, the interval's sides at "
                    f"{fmt.signif(side, 2)}")
@@ -699,8 +702,9 @@ def _cells_phrase(design, mask):
     return f"{count(len(cells), 'cell')} ({listed(cells, 5)})"
 
 
-def _adjust_name(adjustment):
-    return {"holm": "Holm-adjusted within task", "bonferroni": "Bonferroni-adjusted within task",
+def _adjust_name(adjustment, task="task"):
+    """The adjustment as the method's name says it, ``task`` the blocks as a note about the rows calls them."""
+    return {"holm": f"Holm-adjusted within {task}", "bonferroni": f"Bonferroni-adjusted within {task}",
             "none": "unadjusted"}[adjustment]
 
 
@@ -715,13 +719,17 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     metric = {"mean": "mean", "median": "median", "iqm": "iqm"}[summary]
     if na_action != "raise" and not (design.counts > 0).all(axis=1).any():
         # the option's doing, said; the rows above stand (audit s31 equiv31: a refusal, which lost them too)
-        return None, [f"the aggregate row is withheld: no task has runs of every agent, so na_action=\"{na_action}\" "
-                      "leaves it none (it compares every agent on the same tasks); the rows above stand; add runs to "
-                      "the tasks some agent did not run, or select agents that share tasks"]
-    complete = design.require_complete(na_action, "the aggregate row compares agents on the same tasks")
+        task, agent = design.words  # the data's columns by their names (audit s33 words33b)
+        return None, [f"the aggregate row is withheld: no {task} has runs of every {agent}, so "
+                      f"na_action=\"{na_action}\" leaves it none (it compares every {agent} on the same "
+                      f"{fmt.plural(task)}); the rows above stand; add runs to the {fmt.plural(task)} some {agent} did "
+                      f"not run, or select {fmt.plural(agent)} that share {fmt.plural(task)}"]
+    agents, tasks = fmt.plural(design.arm_word), fmt.plural(design.block_word)  # the data's columns (words33b)
+    complete = design.require_complete(na_action, f"the aggregate row compares {agents} on the same {tasks}")
     gone = [t for t in design.tasks if t not in complete.tasks]
-    notes = [f"the aggregate row reads the {count(complete.n_tasks, 'task')} where every agent has runs; "
-             f"{count(len(gone), 'task')} left out of it (na_action=\"{na_action}\"; the rows above keep "
+    notes = [f"the aggregate row reads the {count(complete.n_tasks, design.block_word)} where every "
+             f"{design.arm_word} has runs; {count(len(gone), design.block_word)} left out of it "
+             f"(na_action=\"{na_action}\"; the rows above keep "
              f"{'it' if len(gone) == 1 else 'them'}): {listed(fmt.names_shown(gone, design.tasks), 5)}"] if gone else []
     complete = dataclasses.replace(complete, notes=design.notes)  # its own drop note would say the table lost them
     # the raw-scales caution by the bootstrap's own rule (normalization.warn_raw_scales: the tasks it pools, their

@@ -324,7 +324,7 @@ class TaskTableResult(Result):
         # a run is a seed, or with '| task/run/seed' one run's mean of its seeds (audit s19)
         unit = self.averaged_within  # the Design's record, never a note's words (audit s23 kind23)
         one, several = ((f"run ('{unit}', the mean of its seeds)", f"runs ('{unit}', each the mean of its seeds)")
-                        if unit is not None else ("run (seed)", "runs (seeds)"))
+                        if unit is not None else (f"run ({self._run_word})", f"runs ({fmt.plural(self._run_word)})"))
         if bare.all() or not present.any() or bare[present].all():  # no cell has a standard deviation
             runs = self._runs_phrase()
             text = f"{name} of {runs} {one if runs == '1' else several} per {agent} and {task}{self._blank()}. "
@@ -589,16 +589,21 @@ class TaskTableResult(Result):
                 f"{'higher' if self._higher() else 'lower'}) with "
                 f"{_A12_INTERVALS[intervals]} intervals, Cliff's delta = 2 A12 - 1, Hedges' g with noncentral-t "
                 f"intervals and Welch's t with the interval of the difference of means "
-                f"({fmt.signif(100 * self.confidence_level)}%{_JOINTLY[intervals]}). The same effect sizes are "
+                f"({fmt.signif(100 * self.confidence_level)}%{_jointly(intervals, task, agent)}). The same effect "
+                "sizes are "
                 f"given against the {agent} ranked just above each {agent} in its {task} (next_agent in tidy()), with "
                 f"intervals at the same level.")
         return text + self._aggregate_sentence()
 
 
 _A12_INTERVALS = {"fcr": "score-type (Newcombe)", "fcr_normal": "score-type (Newcombe)", "per_pair": "Brunner-Munzel"}
-_JOINTLY = {"fcr": "; the intervals of a task with k agents each at 1 - 2 (1 - level) / k, so that at most that share "
-                   "of them miss whichever agent is best", "per_pair": ""}
-_JOINTLY["fcr_normal"] = _JOINTLY["fcr"]
+def _jointly(intervals, task="task", agent="agent"):
+    """How the effect-size intervals are adjusted for the choice of the best, the data's blocks and arms by their
+    columns (audit s33 words33b)."""
+    if intervals not in ("fcr", "fcr_normal"):
+        return ""
+    return (f"; the intervals of {fmt.a_or_an(task)} with k {fmt.plural(agent)} each at 1 - 2 (1 - level) / k, so "
+            f"that at most that share of them miss whichever {agent} is best")
 
 
 def _missing_where(values, withheld):

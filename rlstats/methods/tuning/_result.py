@@ -230,11 +230,12 @@ class TuningResult(Result):
     def _prose(self):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         sweeps = int((self.n_configs > 0).sum())  # one per agent and task that has runs
-        each = "one per agent and task" + ("" if sweeps == self.n_configs.size else " with runs")  # audit s19
+        task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s33 words33b)
+        each = f"one per {agent} and {task}" + ("" if sweeps == self.n_configs.size else " with runs")  # audit s19
         over = (f"a sweep of {fmt.count(int(self.n_configs.sum()), 'configuration')}" if sweeps == 1 else
                 f"{fmt.integer(sweeps)} sweeps ({each}) of {fmt.count(int(self.n_configs.sum()), 'configuration')} "
                 "in all")
-        text = (f"We evaluated {fmt.count(len(self.agents), 'agent')} on {fmt.count(len(self.tasks), 'task')} over "
+        text = (f"We evaluated {fmt.count(len(self.agents), agent)} on {fmt.count(len(self.tasks), task)} over "
                 f"{over}, taking the {self.unit} as the unit"
                 + ("." if self.n_resamples is None else
                    f" and resampling seeds only within configurations "
@@ -272,7 +273,8 @@ class TuningResult(Result):
             given = complete is not None and bool(np.isfinite(complete["conf_low"].to_numpy(dtype=float)).any())
             text += (" The complete algorithm draws its configuration from the sweep (Jordan et al. 2020); its "
                      + (f"{level} interval {how}." if given else
-                        f"{level} interval is withheld for every agent and task (the notes say why)."))
+                        f"{level} interval is withheld for every {self._arm_word} and {self._block_word} (the notes "
+                        "say why)."))
         if "sensitivity" in self.views and self.tables.get("sensitivity") is not None:
             scale = ("scores on the caller's scale" if self.options.get("percentiles", ()) is None
                      else "percentile-normalised scores")
