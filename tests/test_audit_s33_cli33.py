@@ -55,7 +55,6 @@ F = "score ~ agent | task"
      "--power 0.8; rlstats power has no option power=: its name here is --target-power (power= is the spelling of "
      "R's pwr and power.t.test); pass --target-power 0.8"),
 ])
-@pytest.mark.xfail(strict=True, reason="cli33: argparse's bare 'unrecognized arguments' (fixed next)")
 def test_an_unknown_flag_names_the_one_meant(argv, said):
     status, out, err = cli_run(*argv)
     prog = "rlstats " + ("adastop update" if argv[0] == "adastop" else argv[0])
@@ -80,7 +79,6 @@ POWER = ("power", "skillings_mack", "--formula", "score ~ agent | task/seed", "-
          "0", "--no-progress")
 
 
-@pytest.mark.xfail(strict=True, reason="cli33: the note says design=pilot[mask] (fixed next)")
 def test_power_pilot_note_says_the_file_filtered_not_python(tmp_path):
     """The copied-runs note of a pilot named design=pilot[mask], Python code, on the command line."""
     path = _pilot(tmp_path / "pilot.csv")

@@ -341,9 +341,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = sys.stdout if out is None else out
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if extra:  # refused by the command that ran, which names itself and its options
-        refuse_unrecognized(getattr(args, "command_parser", parser), extra)
     hints = getattr(args, "hints", None)
+    if extra:  # refused by the command that ran, which names itself and its options (and the names -o sets)
+        refuse_unrecognized(getattr(args, "command_parser", parser), extra, hints(args)[1] if hints else ())
 
     def words(message):  # the library's hints (name=value) and rows (index labels) in the command line's terms
         message = rows_in_file(message, getattr(args, "file", None) or getattr(args, "pilot", None),

@@ -152,11 +152,11 @@ def _reserved(args):
 
 def _power_hints(args):
     """(flags, -o names) for the library's hints in power's errors and notes: its flags, and power()'s and the
-    methods' keywords."""
+    methods' keywords but subset= (a back end's, curves', which power() refuses: a pilot is filtered first)."""
     from ..planning import power, sample_size
     from ._shared import keyword_names
 
-    return _reserved(args), keyword_names(power, sample_size)
+    return _reserved(args), keyword_names(power, sample_size) - {"subset"}
 
 
 def _arguments(args):
