@@ -100,3 +100,33 @@ def test_compare_keeps_its_subset_way(tmp_path):
     status, out, err = cli_run("compare", path, "score ~ agent | task/seed", "--seed", "0")
     assert status == 0, err
     assert "(-o \"subset=~(agent == 'PPO' & task == 'hopper')\")" in out
+
+
+def test_a_call_on_the_data_in_a_note_is_the_command(tmp_path):
+    """A way on's example call on the data, rlstats.compare(df, "score ~ agent | task") or rlstats.bootstrap(df,
+    ..., task_bootstrap=True), stayed Python in the command's notes: now the command with its method and -o."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame([(t, a, 0, float(rng.normal())) for t in "abcd" for a in "XYZ"],
+                         columns=["task", "agent", "seed", "score"])
+    frame.to_csv(tmp_path / "one.csv", index=False)
+    status, out, err = cli_run("compare", tmp_path / "one.csv", F, "--method", "task_table", "-o",
+                               "aggregate=bootstrap", "--seed", "0")
+    assert status == 0, err
+    assert "compare the agents across tasks with a rank test: rlstats compare FILE \"score ~ agent | task\"\n" in out
+    assert ("resample tasks as well: rlstats compare FILE \"score ~ agent | task\" --method bootstrap -o "
+            "task_bootstrap=True (") in out
+    assert "rlstats.compare(" not in out and "rlstats.bootstrap(" not in out
+
+
+def test_the_tied_task_note_names_no_pandas_method(tmp_path):
+    """equivalence's note on a task whose runs all tie named DataFrame.query beside compare's subset=; the command
+    line has no DataFrame: its -o subset= alone."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame([(t, a, s, 1.0 if t == "a" else float(rng.normal())) for t in "abcd" for a in "XY"
+                          for s in range(4)], columns=["task", "agent", "seed", "score"])
+    frame.to_csv(tmp_path / "tie.csv", index=False)
+    status, out, err = cli_run("compare", tmp_path / "tie.csv", F, "--method", "equivalence", "-o", "margin=0.5",
+                               "--seed", "0")
+    assert status == 0, err
+    assert "leave those out of the data (e.g. --method equivalence -o subset=...)" in out
+    assert "DataFrame" not in out

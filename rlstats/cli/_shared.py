@@ -835,9 +835,17 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         return _SMALLER.sub(smaller, _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text))))
 
     def call(text):  # rlstats.equivalence(..., across='paired_t'): --method equivalence -o across=paired_t
-        found = _PACKAGE_CALL.fullmatch(text)
+        found = _PACKAGE_CALL.fullmatch(text) or _PACKAGE_CALL_ON.fullmatch(text)
         if found is None or calls is None or found.group(1) not in calls:
             return text
+        if found.re is _PACKAGE_CALL_ON:  # rlstats.compare(df, "score ~ agent | task"): the command with a file
+            bare = f"rlstats.{found.group(1)}(...{found.group(3) and ', ' + found.group(3) or ''})"
+            said = call(bare)
+            if said == bare and (found.group(3) or calls[found.group(1)]):  # a keyword the command does not take
+                return text
+            said = "" if said == bare else said  # rlstats.compare(df, formula): the command's default method
+            command = f"rlstats compare FILE {shell_word(found.group(2)[1:-1])}"
+            return f"{command} {said}" if said else command
         arguments = found.group(2) or ""
         items = list(_PYTHON_OPTION.finditer(arguments))
         if ", ".join(item.group(0) for item in items) != arguments:  # a list, a call, a positional value: Python
@@ -914,6 +922,9 @@ def _generator_seed(seed: int) -> int:
 
 #: a call of the package with the data left out: rlstats.NAME(..., keyword=value, ...)
 _PACKAGE_CALL = re.compile(r"rlstats\.([a-z_]+)\(\.\.\.(?:, (.+))?\)")
+#: the same with the data and a formula (``rlstats.compare(df, "score ~ agent | task")``, a way on's example):
+#: ``rlstats compare FILE 'score ~ agent | task'`` and the words of its keywords
+_PACKAGE_CALL_ON = re.compile(r"""rlstats\.([a-z_]+)\((?:df|data), ("[^"]*"|'[^']*')(?:, (.+))?\)""")
 
 
 #: a back end's list of keywords closing a message ("...; its options are: statistic, test, rng, progress")
