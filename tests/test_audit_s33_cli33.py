@@ -38,16 +38,29 @@ F = "score ~ agent | task"
     # an option -o sets
     (["compare", "runs.csv", F, "--n-resamples", "2000"], "--n-resamples 2000 (did you mean -o n_resamples=2000?)"),
     (["power", "bootstrap", "--n_resamples", "500"], "--n_resamples 500 (did you mean -o n_resamples=500?)"),
-    # R's spellings (options.HABITS), said as the command takes the option
+    # R's spellings (options.HABITS), said as the command takes the option: the method's (the formula's default, the
+    # rank test, or --method), as the Python call says them
     (["compare", "runs.csv", F, "--conf.level", "0.9"],
-     "--conf.level 0.9; rlstats compare has no option conf.level=: its name here is -o confidence_level= "
+     "--conf.level 0.9; --method skillings_mack has no option conf.level=: its name here is -o alpha= (conf.level= is "
+     "R's spelling; alpha = 1 - conf.level); pass -o alpha=0.1"),
+    (["compare", "runs.csv", F, "--method", "bootstrap", "--conf.level", "0.9"],
+     "--conf.level 0.9; --method bootstrap has no option conf.level=: its name here is -o confidence_level= "
      "(conf.level= is R's spelling); pass -o confidence_level=0.9"),
     (["compare", "runs.csv", F, "--p.adjust", "holm"],
-     "--p.adjust holm; rlstats compare has no option p.adjust=: its name here is -o adjustment= (p.adjust= is R's "
-     "spelling); pass -o adjustment=holm"),
+     "--p.adjust holm; --method skillings_mack has no option p.adjust=: its name here is -o adjustment= (p.adjust= is "
+     "R's spelling); pass -o adjustment=holm"),
+    (["compare", "runs.csv", F, "--method", "mixed", "--p.adjust", "holm"],
+     "--p.adjust holm; --method mixed has no option p.adjust=: its name here is -o adjust= (p.adjust= is R's "
+     "spelling); pass -o adjust=holm"),
     (["compare", "runs.csv", F, "--na.action", "na.omit"],
-     "--na.action na.omit; rlstats compare has no option na.action=: its name here is -o na_action= (na.action= is "
-     "R's spelling); pass -o na_action=drop"),
+     "--na.action na.omit; --method skillings_mack has no option na.action=: its name here is -o na_action= "
+     "(na.action= is R's spelling); pass -o na_action=drop"),
+    (["power", "bootstrap", "--conf.level", "0.9"],
+     "--conf.level 0.9; bootstrap in rlstats power has no option conf.level=: its name here is -o confidence_level= "
+     "(conf.level= is R's spelling); pass -o confidence_level=0.9"),
+    (["power", "skillings_mack", "--conf.level", "0.9"],
+     "--conf.level 0.9; rlstats power has no option conf.level=: its name here is --alpha (conf.level= is R's "
+     "spelling; alpha = 1 - conf.level); pass --alpha 0.1"),
     (["power", "skillings_mack", "--sig.level", "0.01"],
      "--sig.level 0.01; rlstats power has no option sig.level=: its name here is --alpha (sig.level= is the spelling "
      "of R's pwr and power.t.test); pass --alpha 0.01"),

@@ -3583,7 +3583,7 @@ USAGE_CASES = [  # (id, argv, phrase of argparse's last line)
     ("compare-an -o option as a flag", ["compare", "runs.csv", F, "--n-resamples", "2000"],
      "(did you mean -o n_resamples=2000?)"),
     ("compare-conf.level as a flag", ["compare", "runs.csv", F, "--conf.level", "0.9"],
-     "pass -o confidence_level=0.9"),
+     "pass -o alpha=0.1"),
     ("compare-p.adjust as a flag", ["compare", "runs.csv", F, "--p.adjust", "holm"], "pass -o adjustment=holm"),
     ("power-sig.level as a flag", ["power", "skillings_mack", "--sig.level", "0.01"], "pass --alpha 0.01"),
     ("plot-kind unknown", ["adastop", "plot", "s.json", "x.png", "--kind", "pie"], "argument --kind: invalid choice"),
