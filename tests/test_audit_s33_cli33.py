@@ -61,6 +61,9 @@ F = "score ~ agent | task"
     (["power", "skillings_mack", "--conf.level", "0.9"],
      "--conf.level 0.9; rlstats power has no option conf.level=: its name here is --alpha (conf.level= is R's "
      "spelling; alpha = 1 - conf.level); pass --alpha 0.1"),
+    (["power", "permutation", "--R", "100"],  # what the method's n_resamples= counts, as power() says it
+     "--R 100; permutation in rlstats power has no option R=: its name here is -o n_resamples= (R= is the spelling of "
+     "R's boot(), a count of bootstrap resamples; here -o n_resamples= is: permutations); pass -o n_resamples=100"),
     (["power", "skillings_mack", "--sig.level", "0.01"],
      "--sig.level 0.01; rlstats power has no option sig.level=: its name here is --alpha (sig.level= is the spelling "
      "of R's pwr and power.t.test); pass --alpha 0.01"),

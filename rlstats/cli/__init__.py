@@ -80,22 +80,23 @@ def _compare_hints(args: argparse.Namespace) -> tuple[dict[str, str], set[str], 
     return {**_reserved(args), "how": args.summary_flags["how"]}, keyword_names(compare), calls
 
 
-def _compare_spellings(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
-    """(where, option names) in the order compare() looks up another package's name of an option (R's conf.level):
-    the method's (--method, else the formula's default), then compare()'s own; none where the method or formula is
-    not one (their own errors say so when the command runs)."""
+def _compare_spellings(args: argparse.Namespace) -> list[tuple[str, list[str], str | None]]:
+    """(where, option names, what its n_resamples= counts) in the order compare() looks up another package's name of
+    an option (R's conf.level): the method's (--method, else the formula's default), then compare()'s own; none where
+    the method or formula is not one (their own errors say so when the command runs)."""
     from ..comparison import compare
     from ..errors import RlstatsError
     from ..formula import parse
     from ..methods import DEFAULTS, METHODS, backend
-    from ..options import option_names
+    from ..options import count_described, option_names
 
     try:
         method = args.method or DEFAULTS[parse(args.formula).blocks is not None]
     except RlstatsError:
         return []
-    mine = [(f"method={method!r}", option_names(backend(method)))] if method in METHODS else []
-    return [*mine, ("rlstats compare", option_names(compare))]
+    mine = ([(f"method={method!r}", option_names(backend(method)), count_described(backend(method)))]
+            if method in METHODS else [])
+    return [*mine, ("rlstats compare", option_names(compare), None)]
 
 
 #: what --summarize-option may set: summarize_runs()'s options other than the data, formula, step and how

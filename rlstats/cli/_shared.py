@@ -556,7 +556,7 @@ def _intervals_all_withheld(result: Any) -> bool:
 
 
 def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], options: Iterable[str] = (),
-                        spellings: Sequence[tuple[str, Sequence[str]]] = ()) -> NoReturn:
+                        spellings: Sequence[tuple[str, Sequence[str], str | None]] = ()) -> NoReturn:
     """Exit as ``parser`` (the command that ran: its ``command_parser`` default) refuses the arguments none of its
     options takes, naming the option a mistyped one most likely means, and its --help (audit s28: the top-level parser
     refused them, with its own usage and "rlstats: error", and "--sed 0" named no --seed). A flag spelled as the
@@ -564,9 +564,10 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     sets (``options``, the command's -o names) is named as the command takes it, with its value
     (:func:`in_command_words`); one spelled as another package's name of an option (``--conf.level``, ``--p.adjust``:
     :data:`rlstats.options.HABITS`) is said by :func:`rlstats.options.unknown_option_error`, in the command's words,
-    for the first of ``spellings`` ((where, its option names), the method's then the function's, in the order the
-    Python call tries them: R's conf.level is alpha= to the rank test, confidence_level= to the bootstrap) that has
-    it, else for the command's keywords; else the flag of the closest spelling (difflib)."""
+    for the first of ``spellings`` ((where, its option names, what its n_resamples= counts where not bootstrap
+    resamples: :func:`rlstats.options.count_described`), the method's then the function's, in the order the Python
+    call tries them: R's conf.level is alpha= to the rank test, confidence_level= to the bootstrap) that has it, else
+    for the command's keywords; else the flag of the closest spelling (difflib)."""
     import difflib
 
     from ..options import own_spelling, unknown_option_error
@@ -597,14 +598,14 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
         keywords = sorted({*flags, *settable})
         other = next((key for key in dict.fromkeys((given, name)) if own_spelling(key, keywords)), None)
         if other is not None:  # R's conf.level, p.adjust, na.action (options.HABITS): named as spelled here
-            own, whose = next(filter(None, (own_spelling(other, names) for _, names in spellings)), None) or \
+            own, whose = next(filter(None, (own_spelling(other, names) for _, names, _ in spellings)), None) or \
                 own_spelling(other, keywords)  # type: ignore[misc]
             if value is None:
                 said.append(f" (did you mean {in_command_words(own + '=', flags, settable)}? {other}= is {whose})")
             else:
-                where, names = next(((where, names) for where, names in spellings if own_spelling(other, names)),
-                                    (parser.prog, keywords))
-                error = unknown_option_error(where, other, parse_option(f"{other}={value}")[1], list(names))
+                where, names, counts = next((spelling for spelling in spellings if own_spelling(other, spelling[1])),
+                                            (parser.prog, keywords, None))
+                error = unknown_option_error(where, other, parse_option(f"{other}={value}")[1], list(names), counts)
                 said.append("; " + in_command_words(str(error), flags, settable))
             continue
         near += difflib.get_close_matches(word.split("=", 1)[0], usage, n=1, cutoff=0.75)

@@ -161,16 +161,17 @@ def _power_hints(args):
 
 
 def _power_spellings(args):
-    """(where, option names) in the order power() looks up another package's name of an option (R's conf.level,
-    sig.level): each method's, then power()'s own (the command's METHOD names those it knows)."""
+    """(where, option names, what its n_resamples= counts) in the order power() looks up another package's name of
+    an option (R's conf.level, sig.level): each method's, then power()'s own (the command's METHOD names those it
+    knows)."""
     from ..methods import POWER_METHODS, backend
-    from ..options import option_names
+    from ..options import count_described, option_names
     from ..planning import power
 
     methods = [name for name in dict.fromkeys(part.strip() for part in args.method.split(",")) if name in POWER_METHODS]
     reserved = set(_reserved(args))  # set by the command's flags (--alpha, --seed): power()'s, not the method's
-    return [*((f"{name} in rlstats power", [option for option in option_names(backend(name)) if option not in reserved])
-              for name in methods), ("rlstats power", option_names(power))]
+    return [*((f"{name} in rlstats power", [option for option in option_names(backend(name)) if option not in reserved],
+               count_described(backend(name))) for name in methods), ("rlstats power", option_names(power), None)]
 
 
 def _arguments(args):
