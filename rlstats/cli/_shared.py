@@ -582,7 +582,8 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     for i, word in enumerate(extra):
         if not word.startswith("--") or word == "--":
             continue
-        given, equals, value = word[2:].partition("=")
+        given, equals, typed_value = word[2:].partition("=")
+        value: str | None = typed_value
         if not equals:  # the word after the flag is its value, unless it is another flag
             following = extra[i + 1] if i + 1 < len(extra) else None
             value = following if following is not None and not re.match(r"--?[A-Za-z]", following) else None
