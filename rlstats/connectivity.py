@@ -146,9 +146,16 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
 WITHOUT_SUBSET = ("summarize_runs", "align_steps", "build")
 
 
-def _masked(condition: str) -> str:
-    """``data=df[mask]`` of the rows ``condition`` selects, said in words: never text for an evaluator."""
-    return f"data=df[mask] (a boolean mask of the rows where {condition} holds)"
+#: the words of the rows a condition selects as a boolean mask, where what was called takes no ``subset=`` (build's
+#: ``data=df[mask]``, power's pilot ``design=pilot[mask]``): Python code, which the command line says as its own way,
+#: ``-o "subset=..."`` or the file filtered first (:func:`rlstats.cli._shared.in_command_words` reads it back;
+#: new-user trial s33b)
+MASK_WORDS = "a boolean mask of the rows where {condition} holds"
+
+
+def _masked(condition: str, frame: str = "data=df") -> str:
+    """``data=df[mask]`` (``frame``) of the rows ``condition`` selects, said in words: never text for an evaluator."""
+    return f"{frame}[mask] ({MASK_WORDS.format(condition=condition)})"
 
 
 def leaving_out() -> str:
@@ -178,7 +185,7 @@ def kept_by(condition: str) -> tuple[str, str]:
     said = "-o " + shell_word(f"subset={condition}")
     called = called_entry()
     if called in ("power", "sample_size"):
-        return f"design=pilot[mask] (a boolean mask of the rows where {condition} holds)", "a pilot file filtered first"
+        return _masked(condition, "design=pilot"), "a pilot file filtered first"
     if called in WITHOUT_SUBSET:
         return f"{_masked(condition)} to {ENTRIES[called][0]}", said
     return f"subset={condition!r}", said

@@ -80,6 +80,25 @@ def _compare_hints(args: argparse.Namespace) -> tuple[dict[str, str], set[str], 
     return {**_reserved(args), "how": args.summary_flags["how"]}, keyword_names(compare), calls
 
 
+def _compare_spellings(args: argparse.Namespace) -> list[tuple[str, list[str], str | None]]:
+    """(where, option names, what its n_resamples= counts) in the order compare() looks up another package's name of
+    an option (R's conf.level): the method's (--method, else the formula's default), then compare()'s own; none where
+    the method or formula is not one (their own errors say so when the command runs)."""
+    from ..comparison import compare
+    from ..errors import RlstatsError
+    from ..formula import parse
+    from ..methods import DEFAULTS, METHODS, backend
+    from ..options import count_described, option_names
+
+    try:
+        method = args.method or DEFAULTS[parse(args.formula).blocks is not None]
+    except RlstatsError:
+        return []
+    mine = ([(f"method={method!r}", option_names(backend(method)), count_described(backend(method)))]
+            if method in METHODS else [])
+    return [*mine, ("rlstats compare", option_names(compare), None)]
+
+
 #: what --summarize-option may set: summarize_runs()'s options other than the data, formula, step and how
 _SUMMARY_OPTIONS = ("k", "threshold", "normalize_auc", "steps", "method")
 
@@ -308,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
                  help="with --summarize: an option of the summary, e.g. k=10 (last_k_mean), threshold=195 "
                       "(time_to_threshold), normalize_auc=True (repeatable)")
     add_cost_flags(cmp)
-    cmp.set_defaults(run=run_compare, command_parser=cmp, hints=_compare_hints, flags=flag_table(cmp),
+    cmp.set_defaults(run=run_compare, command_parser=cmp, hints=_compare_hints, spellings=_compare_spellings,
+                     flags=flag_table(cmp),
                      summary_flags=flag_table(cmp, scope="summary"))
 
     demo = commands.add_parser(
@@ -341,9 +361,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = sys.stdout if out is None else out
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if extra:  # refused by the command that ran, which names itself and its options
-        refuse_unrecognized(getattr(args, "command_parser", parser), extra)
     hints = getattr(args, "hints", None)
+    if extra:  # refused by the command that ran, which names itself and its options (and the names -o sets)
+        spellings = getattr(args, "spellings", None)  # where another package's name is looked up first
+        refuse_unrecognized(getattr(args, "command_parser", parser), extra, hints(args)[1] if hints else (),
+                            spellings(args) if spellings else ())
 
     def words(message):  # the library's hints (name=value) and rows (index labels) in the command line's terms
         message = rows_in_file(message, getattr(args, "file", None) or getattr(args, "pilot", None),

@@ -555,18 +555,64 @@ def _intervals_all_withheld(result: Any) -> bool:
     return bool(tidy[bounds].isna().all().all())
 
 
-def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str]) -> NoReturn:
+def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], options: Iterable[str] = (),
+                        spellings: Sequence[tuple[str, Sequence[str], str | None]] = ()) -> NoReturn:
     """Exit as ``parser`` (the command that ran: its ``command_parser`` default) refuses the arguments none of its
-    options takes, naming an option close to a mistyped one and its --help (audit s28: the top-level parser refused
-    them, with its own usage and "rlstats: error", and "--sed 0" named no --seed)."""
+    options takes, naming the option a mistyped one most likely means, and its --help (audit s28: the top-level parser
+    refused them, with its own usage and "rlstats: error", and "--sed 0" named no --seed). A flag spelled as the
+    Python keyword a flag of another name sets (``--design``, ``--rng``: new-user trial s33b) or as an option ``-o``
+    sets (``options``, the command's -o names) is named as the command takes it, with its value
+    (:func:`in_command_words`); one spelled as another package's name of an option (``--conf.level``, ``--p.adjust``:
+    :data:`rlstats.options.HABITS`) is said by :func:`rlstats.options.unknown_option_error`, in the command's words,
+    for the first of ``spellings`` ((where, its option names, what its n_resamples= counts where not bootstrap
+    resamples: :func:`rlstats.options.count_described`), the method's then the function's, in the order the Python
+    call tries them: R's conf.level is alpha= to the rank test, confidence_level= to the bootstrap) that has it, else
+    for the command's keywords; else the flag of the closest spelling (difflib)."""
     import difflib
 
+    from ..options import own_spelling, unknown_option_error
+
     # the usage line lists every option of the command (argparse has no public list of a parser's arguments)
-    options = sorted(set(re.findall(r"(?<![\w-])(--[A-Za-z][\w-]*)", parser.format_usage())))
-    near = [match for word in extra if word.startswith("--")
-            for match in difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.75)]
+    usage = sorted(set(re.findall(r"(?<![\w-])(--[A-Za-z][\w-]*)", parser.format_usage())))
+    flags = flag_table(parser)  # and the keywords of another scope's flags (--summarize-option k=) it leaves
+    for scope in dict.fromkeys(marked for _, _, marked in _MARKS.get(parser, ()) if marked is not None):
+        flags = {**flag_table(parser, scope), **flags}
+    settable = set(options) - set(flags)
+    near, said = [], []
+    for i, word in enumerate(extra):
+        if not word.startswith("--") or word == "--":
+            continue
+        given, equals, typed_value = word[2:].partition("=")
+        value: str | None = typed_value
+        if not equals:  # the word after the flag is its value, unless it is another flag
+            following = extra[i + 1] if i + 1 < len(extra) else None
+            value = following if following is not None and not re.match(r"--?[A-Za-z]", following) else None
+        name = given.replace("-", "_")
+        if name in flags or name in settable:  # Python's keyword: the flag that sets it, or -o
+            typed = None if value is None else value if re.fullmatch(r"[\w+-]+(?:\.[\w+-]+)*", value) else repr(value)
+            hint = f"{name}=" if typed is None else f"{name}={typed}"
+            spelled = in_command_words(hint, flags, settable)
+            if spelled != hint:
+                aside = "" if spelled.startswith("-o ") else f" it sets Python's {name}="
+                said.append(f" (did you mean {spelled}?{aside})")
+                continue
+        keywords = sorted({*flags, *settable})
+        other = next((key for key in dict.fromkeys((given, name)) if own_spelling(key, keywords)), None)
+        if other is not None:  # R's conf.level, p.adjust, na.action (options.HABITS): named as spelled here
+            own, whose = next(filter(None, (own_spelling(other, names) for _, names, _ in spellings)), None) or \
+                own_spelling(other, keywords)  # type: ignore[misc]
+            if value is None:
+                said.append(f" (did you mean {in_command_words(own + '=', flags, settable)}? {other}= is {whose})")
+            else:
+                where, names, counts = next((spelling for spelling in spellings if own_spelling(other, spelling[1])),
+                                            (parser.prog, keywords, None))
+                error = unknown_option_error(where, other, parse_option(f"{other}={value}")[1], list(names), counts)
+                said.append("; " + in_command_words(str(error), flags, settable))
+            continue
+        near += difflib.get_close_matches(word.split("=", 1)[0], usage, n=1, cutoff=0.75)
     guess = f" (did you mean {' or '.join(dict.fromkeys(near))}?)" if near else ""
-    parser.error(f"unrecognized arguments: {' '.join(extra)}{guess}; see {parser.prog} --help")
+    parser.error(f"unrecognized arguments: {' '.join(extra)}{guess}{''.join(dict.fromkeys(said))}; "
+                 f"see {parser.prog} --help")
 
 
 def help_examples(doc: str | None) -> str:
@@ -797,9 +843,17 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
         return _SMALLER.sub(smaller, _SUBJECT.sub(subject, _PYTHON_NAME.sub(named, _PYTHON_OPTION.sub(spelled, text))))
 
     def call(text):  # rlstats.equivalence(..., across='paired_t'): --method equivalence -o across=paired_t
-        found = _PACKAGE_CALL.fullmatch(text)
+        found = _PACKAGE_CALL.fullmatch(text) or _PACKAGE_CALL_ON.fullmatch(text)
         if found is None or calls is None or found.group(1) not in calls:
             return text
+        if found.re is _PACKAGE_CALL_ON:  # rlstats.compare(df, "score ~ agent | task"): the command with a file
+            bare = f"rlstats.{found.group(1)}(...{found.group(3) and ', ' + found.group(3) or ''})"
+            said = call(bare)
+            if said == bare and (found.group(3) or calls[found.group(1)]):  # a keyword the command does not take
+                return text
+            said = "" if said == bare else said  # rlstats.compare(df, formula): the command's default method
+            command = f"rlstats compare FILE {shell_word(found.group(2)[1:-1])}"
+            return f"{command} {said}" if said else command
         arguments = found.group(2) or ""
         items = list(_PYTHON_OPTION.finditer(arguments))
         if ", ".join(item.group(0) for item in items) != arguments:  # a list, a call, a positional value: Python
@@ -809,6 +863,9 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
             return text
         return " ".join(filter(None, (calls[found.group(1)], *said))) or text  # rlstats.compare(...): as it is
 
+    # a boolean mask of the rows (design=pilot[mask], data=df[mask]: Python code) is -o subset= where the command
+    # takes it, else the file filtered first (new-user trial s33b: power's note advised design=pilot[mask])
+    message = _masked().sub(lambda match: _mask_said(match, "subset" in settable and "subset" not in flags), message)
     message = _OPTION_LIST.sub(lambda match: _option_list(match, flags), message)
     if flags.get("rng", "").startswith("--"):  # rng=np.random.default_rng(1): --seed and the int it seeds by
         message = _SEEDED_GENERATOR.sub(lambda match: f"{flags['rng']} {_generator_seed(int(match.group(1)))}",
@@ -821,6 +878,26 @@ def in_command_words(message: str, flags: Mapping[str, str], options: Iterable[s
     # "pass progress=True" is the command without --no-progress: "leave out --no-progress"
     return _PASS_WITHOUT.sub(lambda match: f"{'L' if match.group(1)[0].isupper() else 'l'}eave out {match.group(2)}",
                              message)
+
+
+def _masked() -> re.Pattern[str]:
+    """The rows a condition selects as a boolean mask, where the function called takes no subset= (the library's
+    :data:`rlstats.connectivity.MASK_WORDS`): ``data=df[mask] (...) to rlstats.build``, ``design=pilot[mask] (...)``;
+    read when a message is said (the module imports no numpy for --help)."""
+    from ..connectivity import MASK_WORDS
+
+    words = re.escape(MASK_WORDS).replace(re.escape("{condition}"), "(?P<condition>.+?)")
+    return re.compile(r"(data=df|design=pilot)\[mask\] \(" + words + r"\)(?: to rlstats\.[a-z_]+)?")
+
+
+def _mask_said(match: re.Match[str], subset: bool) -> str:
+    """A boolean mask of the rows (:func:`_masked`) as the command keeps them: ``-o "subset=..."`` where it takes
+    ``subset`` (``subset``), else the file (a pilot file) filtered first."""
+    condition = match.group("condition")
+    if subset:
+        return "-o " + shell_word(f"subset={condition}")
+    file = "pilot file" if match.group(1) == "design=pilot" else "file"
+    return f"filter the {file} first, keeping the rows where {condition} holds"
 
 
 #: an instruction to pass a value that a flag taking no value gives when it is absent, as spelled above
@@ -853,6 +930,9 @@ def _generator_seed(seed: int) -> int:
 
 #: a call of the package with the data left out: rlstats.NAME(..., keyword=value, ...)
 _PACKAGE_CALL = re.compile(r"rlstats\.([a-z_]+)\(\.\.\.(?:, (.+))?\)")
+#: the same with the data and a formula (``rlstats.compare(df, "score ~ agent | task")``, a way on's example):
+#: ``rlstats compare FILE 'score ~ agent | task'`` and the words of its keywords
+_PACKAGE_CALL_ON = re.compile(r"""rlstats\.([a-z_]+)\((?:df|data), ("[^"]*"|'[^']*')(?:, (.+))?\)""")
 
 
 #: a back end's list of keywords closing a message ("...; its options are: statistic, test, rng, progress")

@@ -80,7 +80,8 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     from ._shared import add_cost_flags
 
     add_cost_flags(power)
-    power.set_defaults(run=run_power, command_parser=power, hints=_power_hints, flags=flag_table(power))
+    power.set_defaults(run=run_power, command_parser=power, hints=_power_hints, spellings=_power_spellings,
+                       flags=flag_table(power))
     return power
 
 
@@ -152,11 +153,25 @@ def _reserved(args):
 
 def _power_hints(args):
     """(flags, -o names) for the library's hints in power's errors and notes: its flags, and power()'s and the
-    methods' keywords."""
+    methods' keywords but subset= (a back end's, curves', which power() refuses: a pilot is filtered first)."""
     from ..planning import power, sample_size
     from ._shared import keyword_names
 
-    return _reserved(args), keyword_names(power, sample_size)
+    return _reserved(args), keyword_names(power, sample_size) - {"subset"}
+
+
+def _power_spellings(args):
+    """(where, option names, what its n_resamples= counts) in the order power() looks up another package's name of
+    an option (R's conf.level, sig.level): each method's, then power()'s own (the command's METHOD names those it
+    knows)."""
+    from ..methods import POWER_METHODS, backend
+    from ..options import count_described, option_names
+    from ..planning import power
+
+    methods = [name for name in dict.fromkeys(part.strip() for part in args.method.split(",")) if name in POWER_METHODS]
+    reserved = set(_reserved(args))  # set by the command's flags (--alpha, --seed): power()'s, not the method's
+    return [*((f"{name} in rlstats power", [option for option in option_names(backend(name)) if option not in reserved],
+               count_described(backend(name))) for name in methods), ("rlstats power", option_names(power), None)]
 
 
 def _arguments(args):

@@ -1100,7 +1100,7 @@ def _across_notes(table, across, short, still, words=("task", "agent")):
                 reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), task)} "
                                f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
                                "spread there; to test the other tasks, saying so, leave those out of the data "
-                               "(DataFrame.query, or rlstats.compare(..., method='equivalence', subset=...))")
+                               "(e.g. rlstats.compare(..., method='equivalence', subset=...))")
             why = "; and ".join(reasons)
         else:
             why = (f"their differences on the {len(shared)} shared {tasks} are all the same, so the paired t over "
