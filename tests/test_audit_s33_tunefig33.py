@@ -47,7 +47,6 @@ def _crowded(ax):
     return _drawn_over(_shown_tick_labels(ax.yaxis), _draw_quietly(ax.figure))
 
 
-@pytest.mark.xfail(strict=True, reason="tunefig33: fixed in the next commit")
 @pytest.mark.parametrize("width", [3.4, 7.0])
 def test_best_set_two_line_labels_apart_on_callers_axes(procedures, width):
     """Two-line labels on a caller's Axes: 28 pairs overlapped at 3.4 and at 7 in (30 rows at one-line pitch)."""
@@ -62,7 +61,6 @@ def test_best_set_two_line_labels_apart_on_callers_axes(procedures, width):
         plt.close(fig)
 
 
-@pytest.mark.xfail(strict=True, reason="tunefig33: fixed in the next commit")
 def test_best_set_one_line_labels_apart_on_callers_column(landscape):
     """hpo_landscapes' 'config=8416' labels at 3.4 x 2.55 in: 30 rows stacked over each other."""
     fig, ax = plt.subplots(figsize=(3.4, 2.55))
@@ -76,7 +74,6 @@ def test_best_set_one_line_labels_apart_on_callers_column(landscape):
         plt.close(fig)
 
 
-@pytest.mark.xfail(strict=True, reason="tunefig33: fixed in the next commit")
 def test_complete_rows_apart_on_callers_column(procedures):
     """complete's 24 rows (8 procedures x 3 tasks) at 3.4 x 2.55 in were drawn over each other (seen on
     hpo_optimisation); on a 7 x 9 in figure all 24 are shown, with no count in the title."""
@@ -99,7 +96,6 @@ def test_complete_rows_apart_on_callers_column(procedures):
         plt.close(fig)
 
 
-@pytest.mark.xfail(strict=True, reason="tunefig33: fixed in the next commit")
 def test_expected_max_legend_clear_of_the_axes(procedures):
     """8 procedures' legend at 3.4 x 2.55 in sat inside the Axes, over the points."""
     fig, ax = plt.subplots(figsize=(3.4, 2.55))
@@ -114,7 +110,6 @@ def test_expected_max_legend_clear_of_the_axes(procedures):
         plt.close(fig)
 
 
-@pytest.mark.xfail(strict=True, reason="tunefig33: fixed in the next commit")
 def test_expected_max_figsize_leaving_the_scores_a_sliver_is_refused(procedures):
     """Under its legend above, the panel at figsize=(3.4, 2.55) was 0.43 in high: refused by the shared check
     (plotting.least_panel) with a size at which it is drawn; the plot's own figure grows with its legend's rows."""
@@ -142,7 +137,6 @@ def test_expected_max_figsize_leaving_the_scores_a_sliver_is_refused(procedures)
         plt.close(ax.figure)
 
 
-@pytest.mark.xfail(strict=True, reason="tunefig33: fixed in the next commit")
 def test_sensitivity_legend_clear_of_the_axes():
     """8 procedures' legend at 3.4 x 2.55 in sat inside the Axes, over the points and the diagonal."""
     rng = np.random.default_rng(2)
