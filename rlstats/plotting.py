@@ -728,6 +728,29 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
         _refuse_tick_labels(figure, figsize, own, crowded, renderer)
 
 
+def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
+    """How many of a plot's ``n`` rows (one y tick label each, the first at the top) the caller's Axes ``ax`` hold
+    apart at their labels' font and line count, at least one, drawn: ``draw(k)`` draws the first ``k`` rows, taking
+    away those it drew before. The caller's figure keeps its size (a plot cannot grow it, as it grows its own or
+    refuses a ``figsize=``), so the rows past its height are left out, which the plot's title says; measured on the
+    figure drawn by the rule of :func:`_drawn_over` (audit s33 tunefig33: the best set's 30 rows in 3.4 x 2.55 in, and
+    its two-line labels at 7 x 5.25 in, stacked over each other)."""
+    k = n
+    draw(k)
+    for _ in range(n):
+        if k <= 1:
+            break
+        renderer = _draw_quietly(ax.figure)
+        shown = _shown_tick_labels(ax.yaxis)
+        if not _drawn_over(shown, renderer):
+            break
+        # a first guess: the rows about the Axes' height over 1.1 k apart (matplotlib's margins), each a label apart
+        tallest = max(label.get_window_extent(renderer).height for label in shown)
+        k = max(1, min(k - 1, int(ax.get_window_extent(renderer).height / (1.1 * tallest))))
+        draw(k)
+    return k
+
+
 def _up(value: float) -> float:
     """``value`` rounded up to 3 significant digits, as a message prints it: never a size below the one measured."""
     import math
@@ -880,6 +903,35 @@ def figure_legend(fig: Any, axes: Iterable[Any], *, extra: Iterable[Any] = (), t
     if "ncols" not in options:
         options["ncols"] = legend_columns([h.get_label() for h in handles], fig.get_figwidth(), options)
     return fig.legend(handles=handles, **options)
+
+
+#: the text of a legend above its Axes (:func:`legend_above`)
+_LEGEND_ABOVE = {"fontsize": SMALL_FONT + 1, "handlelength": 1.5, "columnspacing": 1.0}
+
+
+def legend_above_height(labels: Sequence[str], width: float) -> float:
+    """Inches of the rows of a legend of ``labels`` above an Axes ``width`` inches wide (:func:`legend_above`), and of
+    its title: what a plot's own figure adds to its height for it."""
+    rows = -(-len(labels) // legend_columns(labels, width, _LEGEND_ABOVE))
+    return (rows + 1) * 1.5 * _LEGEND_ABOVE["fontsize"] / 72
+
+
+def legend_above(ax: Any, title: str | None = None) -> Any:
+    """The legend of ``ax`` in rows above it, clear of what is drawn (inside, it hid curves, bands and points wherever
+    it sat: the curves plot; tuning's expected_max, audit s33 tunefig33: 8 procedures over the points at 3.4 in).
+
+    As many columns as the Axes' width holds (at most 4, :func:`legend_columns`); a layout engine
+    (``layout="constrained"``, or ``bbox_inches="tight"`` when saving) keeps its room. None without labelled artists.
+    """
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    options = _LEGEND_ABOVE
+    # at the width the figure is shown at: plot(figsize=)'s (ASKED_SIZE), to which resized() brings the plot's own
+    width = (ASKED_SIZE.get() or ax.figure.get_size_inches())[0]
+    columns = legend_columns(labels, ax.get_position().width * width, options)
+    return ax.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=columns, frameon=False,
+                     borderaxespad=0.2, title=title, title_fontsize=SMALL_FONT + 1, **options)
 
 
 def legend_columns(labels: Sequence[str], width: float, options: Mapping[str, Any], most: int = 4) -> int:

@@ -10,7 +10,8 @@ import numpy as np
 
 from ...errors import OptionError, agent_named
 from ...format import count, format_step
-from ...plotting import ASKED_SIZE, SMALL_FONT, axes_or_new, break_to_width, legend_columns, palette
+from ...plotting import axes_or_new, break_to_width, palette
+from ...plotting import legend_above as _legend_above
 
 BANDS = ("simultaneous", "pointwise", "none")
 #: Most logged steps that each get a tick (more would crowd a column-wide figure's labels).
@@ -41,23 +42,6 @@ def _step_axis(ax, result, steps):
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: format_step(value)))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-
-
-def _legend_above(ax, title=None):
-    """The legend in rows above the Axes, clear of the curves and bands (inside, it hid them wherever it sat).
-
-    As many columns as the Axes' width holds (at most 4, :func:`rlstats.plotting.legend_columns`); a layout engine
-    (``layout="constrained"``, or ``bbox_inches="tight"`` when saving) keeps its room.
-    """
-    handles, labels = ax.get_legend_handles_labels()
-    if not handles:
-        return None
-    options = {"fontsize": SMALL_FONT + 1, "handlelength": 1.5, "columnspacing": 1.0}
-    # at the width the figure is shown at: plot(figsize=)'s (ASKED_SIZE), to which resized() brings the plot's own
-    width = (ASKED_SIZE.get() or ax.figure.get_size_inches())[0]
-    columns = legend_columns(labels, ax.get_position().width * width, options)
-    return ax.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=columns, frameon=False,
-                     borderaxespad=0.2, title=title, title_fontsize=SMALL_FONT + 1, **options)
 
 
 def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=None, **kwargs):

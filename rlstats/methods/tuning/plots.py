@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError, agent_named
-from ...plotting import axes_or_new, fit_title, palette
+from ...plotting import axes_or_new, fit_title, least_panel, legend_above, legend_above_height, palette, rows_held
 
 #: the task of expected_max()'s rows averaged over the tasks (a label in its data, not a task of the design)
 MEAN_OVER_TASKS = "(mean over tasks)"
@@ -30,7 +30,11 @@ def plot_expected_max(result, *, ax=None, task=None, sampling="without replaceme
     else:  # the one rule (errors.agent_named): task=0 names the task printed 0; one not there is an error, no blank plot
         task = agent_named(list(dict.fromkeys(em["task"])), "task", task, what="task")
     em = em[em["task"] == task]
-    ax = axes_or_new(ax, (4.5, 3.2))
+    own = ax is None
+    # the plot 2.6 in high under its legend (above it: audit s33 tunefig33), 3.2 in in all for a legend of a row or two;
+    # the legend as wide as the Axes, 0.775 of the figure before it is laid out (matplotlib's subplot default)
+    agents = [str(agent) for agent in dict.fromkeys(em["agent"])]
+    ax = axes_or_new(ax, (4.5, max(3.2, 2.6 + legend_above_height(agents, 0.775 * 4.5))))
     for (agent, curve), color in zip(em.groupby("agent", sort=False), palette(em["agent"].nunique())):
         if len(curve) == 1:  # one budget (one configuration, or the one every sweep has): a line would be invisible
             low, high = curve["estimate"] - curve["conf_low"], curve["conf_high"] - curve["estimate"]
@@ -50,9 +54,22 @@ def plot_expected_max(result, *, ax=None, task=None, sampling="without replaceme
         ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_xlabel("tuning budget k (configurations)")
     ax.set_ylabel("expected best score")
-    ax.set_title(f"{task}, {sampling}", fontsize=9)
-    ax.legend(fontsize=8, frameon=False)
+    # above the Axes, titled with what the axes' title said: inside, a legend of several agents hid the points
+    # (audit s33 tunefig33: 8 procedures of hpo_optimisation over the points at 3.4 x 2.55 in)
+    legend_above(ax, f"{task}, {sampling}")
+    if own:  # under plot(figsize=), a size whose legend leaves the scores a sliver is refused (0.43 in at 3.4 x 2.55)
+        _least_scores(ax, "panel of expected best scores")
     return ax
+
+
+def _least_scores(ax, what):
+    """Declare the least size of a panel of scores under a legend (:func:`rlstats.plotting.least_panel`): three tick
+    labels a label apart along each axis."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    ticks = FontProperties(size=matplotlib.rcParams["ytick.labelsize"]).get_size_in_points()
+    least_panel(ax, 6 * ticks / 72, 6 * ticks / 72, what, "three tick labels a label apart along each axis")
 
 
 def plot_best_set(result, *, ax=None, **kwargs):
@@ -61,34 +78,46 @@ def plot_best_set(result, *, ax=None, **kwargs):
     table = _table(result, "best_set", "best_set")
     chances = table[table["probability_best"] > 0]
     best = chances.head(SHOWN_BARS)  # a taller figure fits no page; the title says what was left out
+    own = ax is None
+    lines = sum(label.count("\n") + 1 for label in _bar_labels(result, best)[0])
+    ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
+    withheld = bool(table["probability_best"].isna().any())  # a configuration of one seed in a sweep
+    colors = np.where(best["in_best_set"].fillna(False).astype(bool), "#0072B2", "#BBBBBB")  # withheld: grey
+    ax.axvline(result.threshold, color="#D55E00", linewidth=1, linestyle="--")
+    ax.set_xlabel("probability of being best\n(bootstrap)")  # long y labels leave a narrow Axes
+    drawn = []
+
+    def draw(n):  # the first n rows, what the rows shown share said once in the title (the task of the first rows)
+        for artist in drawn:
+            artist.remove()
+        labels, shared = _bar_labels(result, best.head(n))
+        title = ([shared] if shared else []) + (
+            ["probabilities withheld where a configuration has one seed (see the notes)"] if withheld else []) + (
+            [f"{n} of {len(chances)} shown (best_set() lists all)"] if len(chances) > n else [])
+        ax.set_title("\n".join(title), fontsize=9 if len(title) == 1 and not withheld else 8)
+        drawn[:] = [ax.barh(range(n), best["probability_best"].iloc[:n], **{"color": colors[:n], **kwargs})]
+        ax.set_yticks(range(n), labels, fontsize=7)
+        span = 0.05 * (n - 0.2)  # matplotlib's margins of n bars 0.8 high, the first row at the top
+        ax.set_ylim(n - 0.6 + span, -0.4 - span)
+
+    if own:  # sized for its rows (plot(figsize=) too small for them is refused, with a size that holds them)
+        draw(len(best))
+    else:  # the caller's Axes keep their size: the rows they hold (audit s33 tunefig33)
+        rows_held(ax, len(best), draw)
+    return ax
+
+
+def _bar_labels(result, rows):
+    """(the label of each of the best-set plot's ``rows``, what they all share for its title)."""
     # one line per hyperparameter: a sweep's "name=value, ..." on one line is wider than the figure, which then has
     # no room left for the bars; values with the digits that tell them apart (floats in full overlapped at one
     # column's width, audit s11); what the bars' sweeps share heads the figure, what differs labels each bar
-    settings = _short_settings([str(c) for c in best["config"]], result.config_columns)
-    sweeps, shared = _sweep_labels(best)
+    settings = _short_settings([str(c) for c in rows["config"]], result.config_columns)
+    sweeps, shared = _sweep_labels(rows)
     # without config= each agent is its one configuration, named by the agent, which the sweep's name says already
     # (audit s24: "agent_1 / task_02\nagent_1"; s25: the title's agent again on the bar of one sweep)
-    labels = ["\n".join(([sweep] if sweep else []) + ([] if not result.config_columns else lines))
-              for sweep, lines in zip(sweeps, settings)]
-    title = [shared] if shared else []
-    lines = sum(label.count("\n") + 1 for label in labels)
-    ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
-    withheld = bool(table["probability_best"].isna().any())  # a configuration of one seed in a sweep
-    if withheld:
-        title.append("probabilities withheld where a configuration has one seed (see the notes)")
-    if len(chances) > len(best):
-        title.append(f"{len(best)} of {len(chances)} shown (best_set() lists all)")
-    if title:
-        ax.set_title("\n".join(title), fontsize=9 if len(title) == 1 and not withheld else 8)
-    colors = np.where(best["in_best_set"].fillna(False).astype(bool), "#0072B2", "#BBBBBB")  # withheld: grey
-    style = {"color": colors}
-    style.update(kwargs)
-    ax.barh(range(len(best)), best["probability_best"], **style)
-    ax.set_yticks(range(len(best)), labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.axvline(result.threshold, color="#D55E00", linewidth=1, linestyle="--")
-    ax.set_xlabel("probability of being best\n(bootstrap)")  # long y labels leave a narrow Axes
-    return ax
+    return ["\n".join(([sweep] if sweep else []) + ([] if not result.config_columns else lines))
+            for sweep, lines in zip(sweeps, settings)], shared
 
 
 def _sweep_labels(rows):
@@ -136,33 +165,48 @@ def plot_complete(result, *, ax=None, **kwargs):
     complete = _table(result, "complete", "complete")
     own = ax is None
     ax = axes_or_new(ax, (4.5, 0.8 + 0.3 * len(complete)))
-    y = np.arange(len(complete))
-    ax.errorbar(complete["estimate"], y, xerr=[complete["estimate"] - complete["conf_low"],
-                                               complete["conf_high"] - complete["estimate"]],
-                fmt="o", color="#0072B2", **kwargs)
-    labels, shared = _sweep_labels(complete)
-    ax.set_yticks(y, labels, fontsize=8)
-    ax.invert_yaxis()
     ax.set_xlabel("complete algorithm:\nexpected score")
     withheld = ~(np.isfinite(complete["conf_low"]) & np.isfinite(complete["conf_high"])).to_numpy()
-    title = [shared] if shared else []
-    if withheld.any():  # a bare point reads as a precise one (audit s11)
-        why = ("too few runs" if result.options.get("complete_interval") == "two_stage" else
-               f"fewer than {COMPLETE_CONFIGURATIONS} configurations")
-        # one line, broken where the figure needs it and as evenly as it can be (audit s25: written as two, at 3.3 in
-        # the second was broken again, "notes)" alone on a fourth line)
-        title.append(f"intervals withheld{'' if withheld.all() else ' where none is drawn'} ({why}; see the notes)")
-    if title:
-        ax.set_title("\n".join(title), fontsize=8 if withheld.any() else 9)
-        if own:
+    drawn = []
+
+    def draw(n):  # the first n rows (by agent, then task), the title saying what the rows share and what is left out
+        for artist in drawn:
+            artist.remove()
+        rows, y = complete.head(n), np.arange(n)
+        drawn[:] = [ax.errorbar(rows["estimate"], y, xerr=[rows["estimate"] - rows["conf_low"],
+                                                           rows["conf_high"] - rows["estimate"]],
+                                fmt="o", color="#0072B2", **kwargs)]
+        labels, shared = _sweep_labels(rows)
+        ax.set_yticks(y, labels, fontsize=8)
+        margin = 0.05 * (n - 1) if n > 1 else 0.5
+        if n:
+            ax.set_ylim(n - 1 + margin, -margin)  # the first row at the top
+        title = [shared] if shared else []
+        if withheld[:n].any():  # a bare point reads as a precise one (audit s11)
+            why = ("too few runs" if result.options.get("complete_interval") == "two_stage" else
+                   f"fewer than {COMPLETE_CONFIGURATIONS} configurations")
+            # one line, broken where the figure needs it and as evenly as it can be (audit s25: written as two, at
+            # 3.3 in the second was broken again, "notes)" alone on a fourth line)
+            title.append(f"intervals withheld{'' if withheld[:n].all() else ' where none is drawn'} ({why}; see "
+                         "the notes)")
+        if n < len(complete):
+            title.append(f"{n} of {len(complete)} shown (complete() lists all)")
+        ax.set_title("\n".join(title), fontsize=8 if withheld[:n].any() or len(title) > 1 else 9)
+
+    if own:
+        draw(len(complete))
+        if ax.get_title():
             fit_title(ax)
+    else:  # the caller's Axes keep their size: the rows they hold (audit s33 tunefig33: 24 rows at 3.4 x 2.55 in)
+        rows_held(ax, len(complete), draw)
     return ax
 
 
 def plot_sensitivity(result, *, ax=None, **kwargs):
     """Per-task tuned against cross-task tuned score per agent (sensitivity is the vertical gap to the diagonal)."""
     sens = _table(result, "sensitivity", "sensitivity")
-    ax = axes_or_new(ax, (3.8, 3.5))
+    own = ax is None
+    ax = axes_or_new(ax, (3.8, max(3.5, 2.9 + legend_above_height([str(a) for a in sens["agent"]], 0.775 * 3.8))))
     for row, color in zip(sens.itertuples(), palette(len(sens))):
         ax.scatter(row.cross_task_tuned, row.per_task_tuned, color=color, label=row.agent, **kwargs)
     low = min(sens["cross_task_tuned"].min(), sens["per_task_tuned"].min())
@@ -170,5 +214,7 @@ def plot_sensitivity(result, *, ax=None, **kwargs):
     ax.plot([low, high], [low, high], color="#888888", linewidth=0.8)
     ax.set_xlabel("cross-task tuned (normalised)")
     ax.set_ylabel("per-task tuned (normalised)")
-    ax.legend(fontsize=8, frameon=False)
+    legend_above(ax)  # inside, 10 procedures' names covered the points and the diagonal at 3.4 in (audit s33 tunefig33)
+    if own:
+        _least_scores(ax, "panel of tuned scores")
     return ax
