@@ -1664,7 +1664,7 @@ def _step_like(data, cells, skip):
     configuration) is no step, nor a column whose name says it numbers runs (:func:`_names_runs`). Frames with no
     numeric column beside the formula's are not grouped."""
     numeric = [c for c in data.columns if isinstance(c, str) and c not in skip and not _names_runs(c)
-               and pd.api.types.is_numeric_dtype(data[c].dtype) and not pd.api.types.is_bool_dtype(data[c].dtype)
+               and not _names_settings(c) and pd.api.types.is_numeric_dtype(data[c].dtype) and not pd.api.types.is_bool_dtype(data[c].dtype)
                and not pd.api.types.is_complex_dtype(data[c].dtype)]
     if not numeric:
         return None
@@ -1690,6 +1690,18 @@ def _names_runs(column):
     such a column numbers the runs of a cell, distinct within it and shared by other cells like a step, which its
     values alone cannot tell apart (hpo_optimisation's 'tuning_run', five tunings of each procedure on each seed)."""
     return column.lower() in RUN_NAMES or any(word in RUN_NAMES for word in re.split(r"[^a-z0-9]+", column.lower()))
+
+
+#: words of a column's name that say it holds a configuration, not a step (:func:`_names_settings`)
+SETTING_WORDS = frozenset({"config", "configs", "configuration", "cfg", "param", "params", "hparam", "hparams",
+                           "hyperparameter", "hyperparameters", "setting", "settings", "variant", "lr"})
+
+
+def _names_settings(column):
+    """Whether a word of ``column``'s name says it holds a configuration (:data:`SETTING_WORDS`): a sweep's 'config'
+    numbered 0-3 under each seed is distinct within a seed's rows and shared by the seeds like a step, which its
+    values alone cannot tell apart (audit s33: tuning sweeps analysed '| task' were refused as learning curves)."""
+    return any(word in SETTING_WORDS for word in re.split(r"[^a-z0-9]+", column.lower()))
 
 
 #: the largest |score| a Design takes: squares of larger ones overflow to inf in the back ends' sums

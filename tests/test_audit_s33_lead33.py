@@ -48,3 +48,17 @@ def test_one_row_per_seed_counts_its_seeds(curves):
     # the run means are the unit: the same test as on the runs' means written '| task/run'
     means = last.groupby(["agent", "task", "run"], as_index=False)["score"].mean()
     assert res.pvalue == rlstats.compare(means, "score ~ agent | task/run").pvalue
+
+
+def test_a_sweeps_configuration_column_is_no_step():
+    """A sweep's 'config' (0-3 under each seed) is distinct within a seed's rows and shared by the seeds, as a step
+    is; its name says what it is, so '| task' reads each row as a run, as before session 33 (the order-free step test
+    refused it as learning curves), while the same values named 'checkpoint' are refused."""
+    rng = np.random.default_rng(0)
+    rows = [(a, t, c, s, c + rng.normal()) for a in "AB" for t in ("narrow", "wide") for c in range(4) for s in range(3)]
+    sweep = pd.DataFrame(rows, columns=["agent", "task", "config", "seed", "score"])
+    for name in ("config", "lr", "hparam_id"):
+        design = rlstats.build(sweep.rename(columns={"config": name}), "score ~ agent | task")
+        assert design.y.size == 48
+    with pytest.raises(rlstats.DesignError, match="column 'checkpoint' takes 4 values within run seed=0"):
+        rlstats.build(sweep.rename(columns={"config": "checkpoint"}), "score ~ agent | task")

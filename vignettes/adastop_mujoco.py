@@ -264,11 +264,11 @@ seed_variation("pairwise")
 # from the second on.  With the paper's scheme, in the full run (100 seeds)
 # only the interim of one decision moves: Ant, PPO against TRPO, is decided
 # at interim 2 for almost every seed and at 3 for a few (3 of the 50 seeds
-# of the default size).  With the default, at the default size (50 seeds of
-# 10,000 paths) 28 of the 30 decisions are the same for every seed: Ant's
-# PPO against TRPO is decided at interim 3 for 43 seeds and at 2 for 7, and
-# Hopper's DDPG against TRPO, on its last boundary, is "smaller" for 28 and
-# "equal" for 22.
+# of the default size).  With the default, at the
+# default size (50 seeds of 10,000 paths) 28 of the 30 decisions are the
+# same for every seed: Ant's PPO against TRPO is decided at interim 3 for 43
+# seeds and at 2 for 7, and Hopper's DDPG against TRPO, on its last
+# boundary, is "smaller" for 28 and "equal" for 22.
 # Report the seed with the result: `result.seed`.
 #
 # One run says so itself: each boundary of random paths carries its Monte
