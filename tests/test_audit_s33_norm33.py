@@ -97,3 +97,38 @@ def test_the_note_stays_where_the_values_are_normalize_s(tmp_path):
         assert has_note(frame, NORMALISED), name
     res, messages = _boot(frames["shuffled"])
     assert any(SAID in note for note in res.notes) and not _raw_scales(messages)
+
+
+def test_a_renamed_task_column_cannot_be_checked_and_says_so():
+    n = rlstats.normalize(_raw(), REFERENCE)
+    notes = [note.text for note in carried(n.rename(columns={"task": "game"}))]
+    assert notes == ["whether 'score' holds the values normalize() wrote cannot be checked (no column 'task' in these "
+                     "data), so normalize()'s note on it is not shown"]
+    # a renamed score column names no column here: the note is read as before (it names 'score', not the response)
+    assert any(SAID in t for t in (note.text for note in carried(n.rename(columns={"score": "s"}))))
+
+
+def test_run_summaries_of_normalised_curves_keep_the_note():
+    raw = _raw()
+    curves = pd.concat([raw.assign(step=s) for s in range(3)], ignore_index=True)
+    curves["score"] += curves["step"]
+    normalised = rlstats.normalize(curves, REFERENCE)
+    for how in ("auc", "final"):  # the area is no value normalize() wrote: the summary's frame reads no record
+        summary = rlstats.summarize_runs(normalised, FORMULA, step="step", how=how)
+        assert any(SAID in note.text for note in carried(summary)), how
+
+
+def test_a_bounded_record_checks_a_share_of_the_rows(monkeypatch):
+    """Beyond VALUES_CAP distinct hashes, those divisible by the modulus are kept: the raw scores put back are found
+    among the rows checked (here 40 rows, a cap of 8: modulus 10, 4 of the 40 hashes kept)."""
+    monkeypatch.setattr(rlstats.provenance, "VALUES_CAP", 8)
+    raw = _raw()
+    n = rlstats.normalize(raw, REFERENCE)
+    record = next(note.values for note in rlstats.provenance.provenance_of(n).notes if note.values)
+    assert record["modulus"] == 10 and len(record["hashes"]) <= 8 * 8 * 4 / 3 + 4
+    assert has_note(n, NORMALISED) and has_note(n.sample(frac=1.0, random_state=2), NORMALISED)
+    back = n.copy()
+    back["score"] = raw["score"].to_numpy()
+    notes = [note.text for note in carried(back)]
+    assert not any(SAID in t for t in notes)
+    assert any("rows checked (1 in 10)" in t and "not those normalize() wrote" in t for t in notes)
