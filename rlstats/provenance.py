@@ -312,7 +312,7 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
         first = int(np.flatnonzero(wrong)[0])
         where = ", ".join(f"{k}={_scalar(rows[k].iloc[first])!r}" for k in keys)
         checked_rows = "rows" if not isinstance(modulus, int) or modulus <= 1 else f"rows checked (1 in {modulus:,})"
-        said.setdefault(column, f"'{column}' in {int(wrong.sum()):,} of {int(read.sum()):,} {checked_rows} holds "
+        said.setdefault(column, f"'{column}' holds, in {int(wrong.sum()):,} of {int(read.sum()):,} {checked_rows}, "
                                 f"values that are not those {maker} wrote (first: {where}, {column}={values[first]:g}), so "
                                 f"{maker}'s note on it is not shown")
     return out + [Note(text) for text in said.values()]
