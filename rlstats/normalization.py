@@ -22,8 +22,8 @@ from .errors import DesignError, OptionError, close_names, index_level_hint, row
 from .options import check_bool, keywords_checked
 from .format import a_or_an, count, integer, join_and, listed, names_shown, plural, signif, singular
 from .interop import frame_library, as_pandas
-from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, has_note,
-                         key_values)
+from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, carried, has_note,
+                         key_values, provenance_of, set_notes, values_record)
 from ._typing import Normalizer, Table
 
 if TYPE_CHECKING:
@@ -741,20 +741,27 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
             items = tuple(((t,), str(source)) for t, source in zip(used[by].astype(object), used["source"]))
             note = Note(_sources_text(said, [source for _, source in items]), scope="rows", keys=(by,), items=items,
                         word=_SOURCES, data=[said, score], kind=NORMALISED)
-    out = add_note(out, note, source=df)
+    record = None
+    if added is None:  # normalize()'s frame: its notes are true of rows holding the values written here, which each
+        # build checks (provenance.values_checked; audit s33 norm33: the raw scores put back kept the note)
+        record = values_record(out[[by]], out[score], score, "normalize()")
+        note = dataclasses.replace(note, values=record)
+    # df's notes as true of its rows (its values, before these), then this one
+    previous = provenance_of(df)
+    out = set_notes(out, (*carried(df), note), columns=() if previous is None else previous.columns)
     # to build (``added``), min-max's bounds are those of the rows it analyses (``kept``): a task it or a back end then
     # leaves out whole takes its bounds out of the note, whose words of where they were taken stay true of the others
     notes = [dataclasses.replace(note, word=_MINMAX_ANALYSED, data=[score, where])
              if added is not None and rule == "minmax" else note]
     if outside:  # names rows of this frame: said of this frame only
         notes.append(Note(f"'{score}' normalised with {name}" + outside.replace("[low, high]", f"[{low}, {high}]"),
-                          scope="frame"))
+                          scope="frame", values=record))
         out = add_note(out, notes[-1])
     if slip is not None:
         warn(slip[0])
         # of the rows normalised: a back end's, those it analyses (subset= applied; a row it then drops for a missing
         # value moves no median much), said whatever it drops; normalize()'s frame, only while its rows are analysed
-        notes.append(Note(slip[1], scope="operation" if added is not None else "frame"))
+        notes.append(Note(slip[1], scope="operation" if added is not None else "frame", values=record))
         out = add_note(out, notes[-1])
     if added is not None:
         added.extend(notes)

@@ -87,6 +87,12 @@ class Note:
     kind : str or None
         What the note records, one of :data:`KINDS`, for code that acts on it (:func:`has_note`), so that a note's
         wording can change without changing what is done; None for a note that is only said.
+    values : dict or None
+        The values of a column the note was written of (``{"column", "keys", "hashes", "maker"}``: each row's key
+        values and value as one 64-bit hash, :func:`value_hashes` and :func:`hashes_text`; ``maker`` the function
+        that wrote them, named in the line of :func:`values_checked`): the note is true only of rows holding them,
+        which :func:`carried` checks (audit s33 norm33: raw scores put back under the normaliser's note). None: not
+        checked.
     """
 
     text: str
@@ -96,6 +102,7 @@ class Note:
     word: str | None = None
     data: Any = None
     kind: str | None = None
+    values: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.scope not in SCOPES:
@@ -133,7 +140,8 @@ class Provenance(dict[str, Any]):
         """The Provenance of a dict read back from JSON (lists where tuples were)."""
         notes = [Note(text=n["text"], scope=n["scope"], keys=tuple(n["keys"]),
                       items=tuple((tuple(key), payload) for key, payload in n["items"]), word=n["word"],
-                      data=n["data"], kind=n.get("kind")) for n in value["notes"]]  # no kind: written before it
+                      data=n["data"], kind=n.get("kind"), values=n.get("values"))
+                 for n in value["notes"]]  # no kind (values): written before it
         return cls(notes, value["n_rows"], value["columns"], value["digest"])
 
     @property
@@ -204,8 +212,9 @@ def value_hashes(keys: pd.DataFrame, values: Any) -> np.ndarray:
 
 
 def hashes_text(hashes: np.ndarray) -> str:
-    """``hashes`` sorted, as a JSON string (base64 of their little-endian bytes, 8 bytes a value; Parquet keeps it)."""
-    return base64.b64encode(np.sort(hashes).astype("<u8").tobytes()).decode("ascii")
+    """``hashes`` sorted, each once, as a JSON string (base64 of their little-endian bytes, 8 bytes a value; Parquet
+    keeps it)."""
+    return base64.b64encode(np.unique(hashes).astype("<u8").tobytes()).decode("ascii")
 
 
 def held(hashes: np.ndarray, text: str) -> np.ndarray:
@@ -219,6 +228,98 @@ def held(hashes: np.ndarray, text: str) -> np.ndarray:
         return np.zeros(len(hashes), dtype=bool)
     where = np.minimum(np.searchsorted(known, hashes), known.size - 1)
     return known[where] == hashes
+
+
+#: The most hashes a :attr:`Note.values` record holds (8 bytes each, 11 MB of text; pandas writes a frame's attrs
+#: to Parquet three times, base64 again in one: about 53 MB of a file's footer, which pyarrow reads back to 100 MB).
+VALUES_CAP = 1 << 20
+
+
+def values_record(keys: pd.DataFrame, values: Any, column: str, maker: str) -> dict[str, Any]:
+    """A :attr:`Note.values` record: ``values`` of ``column`` at rows whose key values ``keys`` holds (those missing
+    left out: a missing value is dropped where it is read, never taken for another), written by ``maker``.
+
+    Bounded: of more than :data:`VALUES_CAP` distinct hashes, those divisible by ``modulus`` (a deterministic
+    ``1 / modulus`` share) are kept, and only rows whose hash is divisible by it are checked: values replaced
+    wholesale are found at once, one changed row with chance ``1 / modulus``."""
+    values = np.asarray(values, dtype=np.float64)
+    present = ~np.isnan(values)
+    if not present.all():
+        keys, values = keys[present], values[present]
+    hashes, modulus = np.unique(value_hashes(keys, values)), 1
+    while hashes.size > VALUES_CAP:
+        modulus = 2 * modulus if modulus > 1 else 2 * -(-hashes.size // VALUES_CAP)
+        hashes = hashes[hashes % np.uint64(modulus) == 0]
+    return {"column": column, "keys": list(keys.columns), "hashes": hashes_text(hashes), "maker": maker,
+            "modulus": modulus}
+
+
+def _merged_values(first, second):
+    """The :attr:`Note.values` of one note said by two stacked frames: both frames' hashes where both record the
+    same column and keys, else None (not checked, as before such records)."""
+    if first == second:
+        return first
+    if not (isinstance(first, dict) and isinstance(second, dict)) or \
+            any(first.get(k) != second.get(k) for k in ("column", "keys", "maker", "modulus")):
+        return None
+    try:
+        both = [np.frombuffer(base64.b64decode(r["hashes"].encode("ascii"), validate=True), dtype="<u8")
+                for r in (first, second)]
+    except (ValueError, TypeError, AttributeError, KeyError):
+        return None
+    return {**first, "hashes": hashes_text(np.concatenate(both))}
+
+
+def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
+    """``notes`` less those whose :attr:`Note.values` record ``frame``'s rows do not hold (a row's value of the
+    column, with its key values, is not one the note was written of; missing values are not read), with one line per
+    column saying so; a record whose column ``frame`` lacks (renamed, dropped) names nothing here and is not read. A
+    note of some rows (``scope="rows"``) is read at the rows its items bind.
+    Each column's hashes are made once, a block of rows at a time (:func:`value_hashes`)."""
+    if not any(isinstance(note.values, dict) for note in notes):
+        return list(notes)
+    out, said, checked = [], {}, {}
+    for note in notes:
+        record = note.values
+        column = record.get("column") if isinstance(record, dict) else None
+        if not isinstance(column, str) or column not in frame.columns:
+            out.append(note)
+            continue
+        keys, maker = record.get("keys"), str(record.get("maker", "the function that wrote them"))
+        keys = tuple(keys) if isinstance(keys, (list, tuple)) and all(isinstance(k, str) for k in keys) else None
+        if keys is None or any(k not in frame.columns for k in keys):
+            why = ("its record is not readable" if keys is None else
+                   f"no column {join_and([repr(k) for k in keys if k not in frame.columns])} in these data")
+            said.setdefault(column, f"whether '{column}' holds the values {maker} wrote cannot be checked ({why}), "
+                                    f"so {maker}'s note on it is not shown")
+            continue
+        if (column, keys) not in checked:
+            values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            read = ~frame[column].isna().to_numpy(dtype=bool)  # a missing value is dropped where it is read
+            checked[(column, keys)] = (frame[list(keys)], values, read, value_hashes(frame[list(keys)], values))
+        rows, values, read, hashes = checked[(column, keys)]
+        modulus = record.get("modulus", 1)
+        if isinstance(modulus, int) and modulus > 1:  # a bounded record: the rows it can check (:func:`values_record`)
+            read = read & (hashes % np.uint64(modulus) == 0)
+        if note.scope == "rows" and note.keys and all(k in frame.columns for k in note.keys):
+            # a note of some runs or tasks (one stacked frame's rows, :func:`_of_frame`) is read at theirs alone
+            read = read & pd.MultiIndex.from_frame(frame[list(note.keys)]).isin(
+                list({tuple(key) for key, _ in note.items}))
+        wrong = read & ~held(hashes, record.get("hashes"))
+        if not wrong.any():
+            out.append(note)
+            continue
+        first = int(np.flatnonzero(wrong)[0])
+        where = ", ".join(f"{k}={_scalar(rows[k].iloc[first])!r}" for k in keys)
+        checked_rows = "rows" if not isinstance(modulus, int) or modulus <= 1 else f"rows checked (1 in {modulus:,})"
+        said.setdefault(column, f"'{column}' holds, in {int(wrong.sum()):,} of {int(read.sum()):,} {checked_rows}, "
+                                f"values that are not those {maker} wrote (first: {where}, {column}={values[first]:g}), so "
+                                f"{maker}'s note on it is not shown")
+    return out + [Note(text) for text in said.values()]
+
+
+def _scalar(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _columns_of(notes, extra=()):
@@ -383,15 +484,16 @@ def carried(frame: pd.DataFrame, source: pd.DataFrame | None = None) -> tuple[No
 
     The rows the notes were written for (any order) keep every note. Other rows keep the operation notes and
     the row notes re-worded for the keys they hold, and get one line counting the rows not in these data, whose
-    notes are not shown. A frame without notes gets none.
+    notes are not shown. A note recording the values of a column it was written of (:attr:`Note.values`) is kept
+    only where every row holds them, else one line says so (:func:`values_checked`). A frame without notes gets none.
     """
     provenance = provenance_of(frame if source is None else source)
     legacy = _legacy(frame if source is None else source, provenance)
     if provenance is not None:
         if _made_for(provenance, frame):
-            return provenance.notes + tuple(legacy)
+            return tuple(values_checked(provenance.notes, frame)) + tuple(legacy)
         notes, line = _settle(provenance.notes, frame, provenance.n_rows - len(frame))
-        return tuple(notes) + tuple(legacy) + ((line,) if line else ())
+        return tuple(values_checked(notes, frame)) + tuple(legacy) + ((line,) if line else ())
     return tuple(legacy)
 
 
@@ -442,7 +544,7 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     # an operation note every frame says is true of every row; any other is said of its own frame's rows
     shared = set.intersection(*({n.text for n in notes if n.scope == "operation" and n.word != LEFT_OUT}
                                 for notes in said_by))
-    notes, seen, n_left, left, apart = [], set(), 0, False, {}
+    notes, seen, n_left, left, apart = [], {}, 0, False, {}
     for g, group_notes in enumerate(said_by):
         for note in group_notes:
             if note.word == LEFT_OUT:
@@ -457,8 +559,11 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
                     continue
             said = (note.text, note.scope, repr(note.items))
             if said not in seen:
-                seen.add(said)
+                seen[said] = len(notes)
                 notes.append(note)
+            elif notes[seen[said]].values != note.values:  # one note of each frame's values: of both frames' rows
+                kept = notes[seen[said]]
+                notes[seen[said]] = dataclasses.replace(kept, values=_merged_values(kept.values, note.values))
     notes += [left_out_note(n_left)] if left else []
     columns = dict.fromkeys(c for frame in frames if (p := provenance_of(frame)) is not None for c in p.columns)
     out.attrs = {}
@@ -542,7 +647,7 @@ def _of_frame(note, by, rows):
     n = len(payloads) if keys or note.scope == "operation" else 0
     return Note(f"{note.text} {_rows_with(by, [value for (*_, value), _ in items])}", scope="rows",
                 keys=(*keys, by), items=items, word=OF_ROWS, data=[note.text, note.word, note.data, list(keys), by, n],
-                kind=note.kind)  # what it records, of these rows
+                kind=note.kind, values=note.values)  # what it records, of these rows
 
 
 def _rows_with(column, values):
@@ -595,6 +700,8 @@ def rebind(notes: Iterable[Note], frame: pd.DataFrame, *, as_read: bool = False)
     one rule of :func:`rlstats.design.build`, a Design's own drop and ``summarize_runs``)."""
     present, out = _Present(frame), []
     for note in notes:
+        # ``frame``'s values are made from the other's (a run's mean of normalised scores): no longer those recorded
+        note = dataclasses.replace(note, values=None) if note.values is not None else note
         if note.scope == "rows" and (not note.keys or _counts_rows(note.word, note.data)):
             # a count of the other frame's rows (or of a stacked frame's rows of it): true of it as it was
             note = dataclasses.replace(note, scope="frame", word=None, data=None)
