@@ -275,6 +275,19 @@ def resultclass(cls: type[T]) -> type[T]:
     return dataclass(frozen=True, eq=False, repr=False)(cls)
 
 
+class _RAccessor:
+    """An R accessor's name on a result (``confint``, ``anova``, ...: :attr:`Result._r_accessors`): reading it is an
+    AttributeError saying where the result keeps what it would give (``hasattr`` is False). A descriptor of its own
+    name, so that no other lookup is repeated (review s33: a ``__getattr__`` ran a property twice when it raised)."""
+
+    def __init__(self, name: str, where: str) -> None:
+        self.name, self.where = name, where
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        who = (owner or type(instance)).__name__
+        raise AttributeError(f"{who} has no {self.name}() (R's {self.name}(m)): {self.where}")
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Result:
     """Fields and behaviour shared by every result.
@@ -310,16 +323,8 @@ class Result:
     #: plot kind -> function(result, ax=None, **kwargs); the first is the default.
     _plot_kinds: ClassVar[dict[str, Any]] = {}
     #: R's accessor functions on a fit of this kind -> where the result keeps what they give (audit s33 mixed33:
-    #: ``m.confint()`` raised Python's bare AttributeError); read by ``__getattr__``
+    #: ``m.confint()`` raised Python's bare AttributeError); each made a :class:`_RAccessor` of the class
     _r_accessors: ClassVar[dict[str, str]] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        """An R accessor's name (``confint``, ``anova``, ...; :attr:`_r_accessors`) is an AttributeError saying where
-        the result keeps what it would give; any other missing name, Python's own error (a property's included)."""
-        where = type(self)._r_accessors.get(name)
-        if where is None:
-            return object.__getattribute__(self, name)  # raises the error the lookup raised, with its message
-        raise AttributeError(f"{type(self).__name__} has no {name}() (R's {name}(m)): {where}")
 
     def __post_init__(self) -> None:
         """The options record only what the method used: ``n_resamples=`` is among them only where
@@ -342,6 +347,8 @@ class Result:
             method = cls.__dict__.get(name)
             if callable(method) and not getattr(method, "names_keyword", False):
                 setattr(cls, name, _column_names(method))
+        for name, where in cls.__dict__.get("_r_accessors", {}).items():  # R's accessors, said where they live
+            setattr(cls, name, _RAccessor(name, where))
 
     def __getitem__(self, key: str) -> Any:
         """R's htest components: ``res["p.value"]``, ``res["statistic"]``, ``res["parameter"]`` (df), ...
