@@ -114,6 +114,16 @@ def agent_seed_sequence(root: np.random.SeedSequence, label: object) -> np.rando
     return child_stream(root, *words)
 
 
+def cell_seed_sequence(agent: np.random.SeedSequence, task: object) -> np.random.SeedSequence:
+    """The stream of an agent's cell on ``task``: below the agent's own (:func:`agent_seed_sequence`), keyed alike by
+    the task's label, so that a cell's draws are a function of ``rng``, the agent's and the task's labels and that
+    cell's runs alone, not of the other tasks, their names' order or number (audit s33: curves' whole-run resamples
+    and a pair's relabellings, keyed by the pair's stream; the signed-rank model's Dirichlet weights, keyed by a
+    root of their own).
+    """
+    return agent_seed_sequence(agent, task)
+
+
 def label_ranks(labels: Sequence[str], numeric: bool | None = None) -> NDArray[np.intp]:
     """Each label's place among ``labels`` sorted (as numbers where ``numeric``, else as text; None: as numbers when
     every label reads as a finite number): codes to key random streams by and lay out draws in, so that they do not

@@ -142,11 +142,41 @@ def test_a_pairs_relabellings_are_its_labels_stream(frame):
 
 # ------------------------------------------------------------------ the pins the re-keying moved
 
+class _AgentUniforms:
+    """curves' draws before audit s33 curvestream33: one stream for all of an agent's (or a pair's) runs, block b of
+    RNG_BLOCK resamples from its b-th spawned child, a row all its runs (the tasks in their names' order)."""
+
+    def __init__(self, cells, sizes):
+        self.ss, self.n, self.block = cells[0], int(np.sum(sizes)), 0
+
+    def rows(self, k):
+        child = np.random.SeedSequence(self.ss.entropy, spawn_key=tuple(self.ss.spawn_key) + (self.block,))
+        self.block += 1
+        return np.random.Generator(np.random.PCG64(child)).random((k, self.n))
+
+
+def _seed_ordered_runs(design, matrix, starts, agent):
+    """curves' layout before audit s33 curvestream33: a task's runs in their seeds' sorted order."""
+    mine = design.agent[starts] == agent
+    task = design.task_places[design.task[starts][mine]]
+    seeds = np.zeros(task.size, dtype=np.intp)
+    if design.seeds is not None:
+        labels, codes = np.unique(design.seeds[starts][mine].astype(str), return_inverse=True)
+        seeds = label_ranks(labels)[codes]
+    order = np.lexsort((seeds, task))
+    return matrix[mine][order], task[order]
+
+
 def rank_keyed(monkeypatch, agents):
     """curves() with the streams keyed as before audit s32: an agent's at its place among the agents' names sorted,
-    a pair's at its two places (child_stream(ss, place) for each label, nested for a pair as the labels' are)."""
+    a pair's at its two places (child_stream(ss, place) for each label, nested for a pair as the labels' are); and
+    drawn as before audit s33 curvestream33 (one stream an agent or pair, not one a cell; a task's runs in their
+    seeds' order, not their curves')."""
     places = {name: int(place) for name, place in zip(agents, label_ranks(list(agents)))}
     monkeypatch.setattr(curves_api, "agent_seed_sequence", lambda ss, label: child_stream(ss, places[label]))
+    monkeypatch.setattr(curves_api, "_cell_streams", lambda ss, design: [ss])
+    monkeypatch.setattr(curves_api.kernels, "CellUniforms", _AgentUniforms)
+    monkeypatch.setattr(curves_api, "_agent_runs", _seed_ordered_runs)
 
 
 def _ordered_ties():

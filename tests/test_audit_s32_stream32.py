@@ -99,7 +99,8 @@ def test_a_sweeps_stream_is_its_labels():
 
 def place_keyed(monkeypatch):
     """tuning() with the streams keyed as before audit s32 stream32: a sweep's at (which, its task's place, its
-    agent's place) among the names sorted."""
+    agent's place) among the names sorted; and a configuration's runs in their seeds' order, as before audit s33
+    curvestream33 (in their scores' since)."""
     from rlstats.methods.tuning import _api as tuning_api
     from rlstats.resampling import child_stream
 
@@ -108,6 +109,7 @@ def place_keyed(monkeypatch):
         return lambda which, t, a: child_stream(ss, which, int(tasks[t]), int(agents[a]))
 
     monkeypatch.setattr(tuning_api, "_sweep_stream", former)
+    monkeypatch.setattr(tuning_api, "_run_order", lambda codes, scores, seed_codes: np.lexsort((seed_codes, codes)))
 
 
 # ------------------------------------------------------------------ the pins the re-keying moved

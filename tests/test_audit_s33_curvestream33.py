@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
 from conftest import lr_sweep, simulated_curves
@@ -45,18 +44,58 @@ def _sorted(frame):
     return frame.astype({k: str for k in keys}).sort_values(keys, kind="stable").reset_index(drop=True)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 curvestream33: a pair's permutation null shuffles its runs over "
-                   "the tasks in name order on one stream")
-def test_curves_comparison_leaves_its_pvalues_when_a_task_is_renamed():
-    df = simulated_curves(tasks=3, steps=4)
-    pairs = [("agent_1", "agent_2")]
-    base = _sorted(_curves(df, compare=pairs))
-    other = _sorted(_curves(_renamed_task(df, "task_03", "a_task_03"), compare=pairs).replace({"a_task_03": "task_03"}))
-    columns = [c for c in base if c.startswith(("conf_", "p_"))]
-    pd.testing.assert_frame_equal(other[columns], base[columns], rtol=1e-12)
+def _mean_replicates(df, **options):
+    return rlstats.curves(df, NESTED, step="step", statistic="mean", n_resamples=60, rng=3, progress=False,
+                          **options).bootstrap_distribution
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 curvestream33: a cell's runs are laid out in their seeds' order")
+def test_curves_each_tasks_draws_are_its_own_whatever_the_other_tasks():
+    """The mean over tasks is the mean of each task's: every resample over all the tasks is the mean of the same
+    resample drawn on each task alone (its cell's own stream, keyed by the agent's and the task's labels), with a task
+    dropped too, and renaming task_03 a_task_03 (it then sorts first) moves its own draws alone. (meta33's relation,
+    every band unchanged under that renaming, cannot hold: the renamed task's cells are keyed by their new label.)"""
+    df = simulated_curves(tasks=3, steps=3)
+    tasks = ["task_01", "task_02", "task_03"]
+    one = {t: _mean_replicates(df[df["task"] == t]) for t in tasks}
+    full = _mean_replicates(df)
+    assert full.shape == (3, 60, 3)
+    np.testing.assert_allclose(full, sum(one.values()) / 3, rtol=1e-12, atol=1e-13)
+    kept = _mean_replicates(df[df["task"] != "task_02"])
+    np.testing.assert_allclose(kept, (one["task_01"] + one["task_03"]) / 2, rtol=1e-12, atol=1e-13)
+    renamed = _renamed_task(df, "task_03", "a_task_03")
+    moved = _mean_replicates(renamed)
+    alone = _mean_replicates(renamed[renamed["task"] == "a_task_03"])
+    np.testing.assert_allclose(moved - full, (alone - one["task_03"]) / 3, rtol=1e-9, atol=1e-12)
+    assert not np.allclose(alone, one["task_03"])
+
+
+def _null(first, second, tasks, n_tasks):
+    from types import SimpleNamespace
+
+    from rlstats.methods.curves import _api
+    from rlstats.resampling import agent_seed_sequence, cell_seed_sequence
+
+    options = SimpleNamespace(n_resamples=200, statistic="mean", gamma=0.0)
+    pair = agent_seed_sequence(agent_seed_sequence(np.random.SeedSequence(5), "A"), "B")
+    return _api._permutation_null(first, second, n_tasks, options, [cell_seed_sequence(pair, t) for t in tasks])
+
+
+def test_curves_a_pairs_relabellings_of_a_task_are_its_own():
+    """A pair's max-T null of the mean (5 runs v 5 on each of 3 tasks, 252 relabellings a task: drawn, not listed) is
+    the mean of each task's null drawn alone from the pair's stream keyed by that task's label."""
+    rng = np.random.default_rng(0)
+    runs = [rng.normal(size=(15, 4)) + a for a in range(2)]
+    task_of = np.repeat(np.arange(3), 5)
+    labels = ["x", "y", "z"]
+    full = _null((runs[0], task_of), (runs[1], task_of), labels, 3)
+    one = np.zeros(5, dtype=np.intp)
+    alone = [_null((runs[0][task_of == t], one), (runs[1][task_of == t], one), [labels[t]], 1) for t in range(3)]
+    assert full.shape == (200, 4)
+    np.testing.assert_allclose(full, sum(alone) / 3, rtol=1e-12, atol=1e-13)
+    # under the null each step's relabelled difference has mean 0 and sd sqrt(1/5 + 1/5) * sd(runs pooled) / sqrt(3)
+    assert abs(full.mean()) < 4 * full.std() / np.sqrt(200)
+
+
 def test_curves_leave_their_bands_and_pvalues_when_each_cell_relabels_its_seeds():
     df = simulated_curves(tasks=2, steps=4)
     pairs = [("agent_1", "agent_3")]
@@ -64,7 +103,6 @@ def test_curves_leave_their_bands_and_pvalues_when_each_cell_relabels_its_seeds(
                                   rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 curvestream33: a sweep's runs are laid out in their seeds' order")
 def test_tuning_leaves_its_result_when_each_cell_relabels_its_seeds():
     df = lr_sweep()
     shuffled = df.copy()
@@ -82,16 +120,21 @@ def _bayes(df, **options):
     return res.comparisons.reset_index(drop=True)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 curvestream33: the Dirichlet weights fall on the tasks in their "
-                   "names' order from one block of draws")
-def test_signed_rank_leaves_its_posterior_when_a_task_is_renamed():
+def test_signed_rank_renaming_a_task_moves_its_own_weights_alone():
+    """Each task's Dirichlet weight is drawn (before normalising) from a stream keyed by its label: renaming task_06
+    a_task_06 (it sorts first) leaves the other tasks' draws, so a pair present on task_01 to task_05 alone reads the
+    same posterior (agent_3 never ran task_06 here, agent_1 and agent_2 did)."""
     df = rlstats.datasets.simulate(agents=3, tasks=6, seeds=3, effect=0.3, rng=0)
     df.attrs = {}
-    pd.testing.assert_frame_equal(_bayes(_renamed_task(df, "task_06", "a_task_06")), _bayes(df), rtol=1e-12)
+    df = df[~((df.agent == "agent_3") & (df.task == "task_06"))]
+    base = _bayes(df, orderings=False)
+    other = _bayes(_renamed_task(df, "task_06", "a_task_06"), orderings=False)
+    kept = (base.agent_1 != "agent_1") | (base.agent_2 != "agent_2")  # the pairs with agent_3, on task_01..task_05
+    assert kept.sum() == 2
+    pd.testing.assert_frame_equal(other[kept], base[kept], rtol=1e-12)
+    assert not np.allclose(other.loc[~kept, "conf_low"], base.loc[~kept, "conf_low"])
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 curvestream33: the Dirichlet weights fall on the tasks in their "
-                   "names' order from one block of draws")
 def test_signed_rank_pair_ignores_a_task_it_did_not_run():
     """A pair's posterior reads its own tasks' weights (renormalised with the pseudo-observation's): a task that
     another pair ran and it did not (a_task, sorting first) leaves it alone."""

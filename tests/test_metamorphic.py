@@ -220,6 +220,14 @@ CHANGES = {
                                  ("print", "summary", "report", "markdown", "tidy[estimate]", "tidy[conf_low]",
                                   "tidy[conf_high]", "dict.tables.best_set", "dict.tables.tuned", "best_set[",
                                   "tuned[")),
+    # audit s33 curvestream33: the signed-rank model's Dirichlet weight of each task is drawn from a stream keyed by
+    # the task's label (so that another task's name or presence leaves it): other task names draw other weights;
+    # the task-level differences stay
+    ("bayes", "prefix"): ("each task's Dirichlet weights come from a random stream keyed by its label (so that they do "
+                          "not depend on the other tasks): other names draw other weights",
+                          ("print", "summary", "report", "markdown", "tidy[p_better]", "tidy[p_rope]",
+                           "tidy[p_worse]", "tidy[estimate]", "tidy[conf_low]", "tidy[conf_high]",
+                           "dict.comparisons", "dict.orderings", "dict.simplex_draws", "dict.posterior_draws")),
     # (the caution that tasks are aggregated on their own scales compares the tasks' ranges since audit s21, which a
     # shift leaves alone: bootstrap, curves, bayes, mixed, equivalence, performance_profile, tuning and selection
     # used to lose it, and its note, under the shift by 1000)

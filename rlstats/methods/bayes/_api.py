@@ -40,7 +40,8 @@ from ...format import a_or_an, count, listed, names_shown, plural, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
-from ...resampling import agent_seed_sequence, child_stream, chunk_generators, parallel_map, seed_sequence
+from ...resampling import (agent_seed_sequence, cell_seed_sequence, child_stream, chunk_seeds, parallel_map,
+                           seed_sequence)
 from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
@@ -524,14 +525,21 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     atoms = np.where(logged, filled, 0.0)
     tolerance = 2 * tie_tolerance(np.maximum(atoms.max(axis=1), 0.0) - np.minimum(atoms.min(axis=1), 0.0), magnitude)
 
+    labels = [design.tasks[t] for t in by_name]
+
     def block(item):
-        start, stop, generator = item
-        weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior)
+        # block b's pseudo-observation from its stream, each task's weights from that stream's child keyed by the
+        # task's label (audit s33 curvestream33: one block of draws over the tasks in their names' order moved every
+        # pair's posterior when a task was renamed to sort elsewhere, or another pair's task sorted first)
+        start, stop, seed = item
+        generator = np.random.Generator(np.random.PCG64(seed))
+        tasks = [np.random.Generator(np.random.PCG64(cell_seed_sequence(seed, label))) for label in labels]
+        weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior, tasks)
         theta, mean = kernels.signed_rank_block(weights, filled, logged, options.rope, tolerance)
         codes = kernels.ordering_codes(weights, task_means, options.higher_is_better) if ordered else None
         return theta, mean, codes
 
-    blocks = list(parallel_map(block, chunk_generators(child_stream(ss, 0), options.n_samples, kernels.BLOCK),
+    blocks = list(parallel_map(block, chunk_seeds(child_stream(ss, 0), options.n_samples, kernels.BLOCK),
                                options.n_jobs))
     theta = np.concatenate([b[0] for b in blocks])        # (S, pairs, 3)
     mean = np.concatenate([b[1] for b in blocks])         # (S, pairs)

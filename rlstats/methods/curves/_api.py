@@ -29,7 +29,7 @@ from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_wo
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import agent_seed_sequence, chunk_generators, label_ranks, seed_sequence
+from ...resampling import agent_seed_sequence, cell_seed_sequence, seed_sequence
 from ...statistics import (ENUMERATED_CELLS, gap_is_mean, listable, median_is_mean, monte_carlo_pvalue,
                            relabellings, skew_widened)
 from . import _kernels as kernels
@@ -172,17 +172,23 @@ def _check_gamma(gamma):
 
 
 def _agent_runs(design, matrix, starts, agent):
-    """The aligned runs of one agent and each run's task code, the tasks and a task's runs in their names' sorted
-    order (not the design's), so that the draws do not depend on the order of the tasks or of the seeds (a
-    Categorical's category order); for other columns that is the design's order."""
+    """The aligned runs of one agent and each run's task code: the tasks in their names' sorted order, and a task's
+    runs in the order of their curves (by their values at the grid's first step, then the next, ...; NaN last), so
+    that which draw falls on which run depends on the runs alone, not on their seeds' names (audit s33
+    curvestream33: the seeds' sorted order moved the bands when the seeds were renamed alike everywhere). Runs that
+    tie at every step are the same curve, so their order among themselves cannot move a result."""
     mine = design.agent[starts] == agent
+    values = matrix[mine]
     task = design.task_places[design.task[starts][mine]]
-    seeds = np.zeros(task.size, dtype=np.intp)
-    if design.seeds is not None:
-        labels, codes = np.unique(design.seeds[starts][mine].astype(str), return_inverse=True)
-        seeds = label_ranks(labels)[codes]
-    order = np.lexsort((seeds, task))
-    return matrix[mine][order], task[order]
+    order = np.lexsort((*values.T[::-1], task))
+    return values[order], task[order]
+
+
+def _cell_streams(ss, design):
+    """Per task code (the tasks in their names' sorted order), the cell's stream below ``ss`` (an agent's or a pair's),
+    keyed by the task's label (resampling.cell_seed_sequence): a cell's draws follow neither the other tasks' names
+    nor their number (audit s33 curvestream33)."""
+    return [cell_seed_sequence(ss, design.tasks[t]) for t in design.task_order]
 
 
 def _prepared(values, task_of, n_tasks, options):
@@ -211,12 +217,13 @@ def _statistic_of(prepared, values, task_of, n_tasks, indices, options):
     return out
 
 
-def _bootstrap(values, task_of, n_tasks, options, ss):
+def _bootstrap(values, task_of, n_tasks, options, cells):
     """(B, steps) statistic over whole-run resamples, (B, runs) how often each run was drawn, and for the
     studentised bands of a built-in statistic (B + 1, steps) its standard error on the runs (row 0) and on each
     resample (else None).
 
-    Block b of RNG_BLOCK resamples uses the b-th child of ``ss``.
+    Task t's runs are drawn from its cell's stream ``cells[t]`` alone (:func:`_cell_streams`), RNG_BLOCK resamples
+    at a time (:class:`kernels.CellUniforms`: a stream's rows whatever the blocks).
     """
     out = np.empty((options.n_resamples, values.shape[1]))
     counts = np.empty((options.n_resamples, values.shape[0]), dtype=np.int32)
@@ -227,8 +234,10 @@ def _bootstrap(values, task_of, n_tasks, options, ss):
         ones = np.ones((1, values.shape[0]))
         limits = kernels.iqm_limits(prepared, ones) if options.statistic == "iqm" else None
         errors[0] = kernels.weighted_std_error(prepared, ones, options.statistic, limits)[0]
-    for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
-        indices = kernels.bootstrap_indices(generator, task_of, n_tasks, stop - start)
+    uniforms = kernels.CellUniforms(cells, np.bincount(task_of, minlength=n_tasks))
+    for start in range(0, options.n_resamples, kernels.RNG_BLOCK):
+        stop = min(start + kernels.RNG_BLOCK, options.n_resamples)
+        indices = kernels.bootstrap_indices(uniforms.rows(stop - start), task_of, n_tasks)
         counts[start:stop] = kernels.weights_from_indices(indices, values.shape[0])
         out[start:stop] = _statistic_of(prepared, values, task_of, n_tasks, indices, options)
         if studentized:
@@ -237,8 +246,11 @@ def _bootstrap(values, task_of, n_tasks, options, ss):
     return out, counts, errors
 
 
-def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
+def _permutation_null(first, second, n_tasks, options, cells, sign=1.0):
     """(B, steps) difference of the statistic after relabelling whole runs within tasks, times ``sign``.
+
+    Task t's relabellings are drawn from the pair's cell stream ``cells[t]`` alone (:func:`_cell_streams`), its pooled
+    runs the first agent's and then the second's, each in :func:`_agent_runs`' order.
 
     The caller passes the pair's agents in their names' sorted order and ``sign=-1.0`` where the pair named them the
     other way, so that the same draws relabel the same runs whichever agent is named first: (a, b) and (b, a) get nulls
@@ -271,8 +283,10 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
                          for slots, group in groups)
         out = first - second
         return out if sign == 1.0 else sign * out
-    for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
-        shuffled = kernels.shuffle_within_tasks(generator, task_of, n_tasks, stop - start)
+    uniforms = kernels.CellUniforms(cells, sizes)
+    for start in range(0, options.n_resamples, kernels.RNG_BLOCK):
+        stop = min(start + kernels.RNG_BLOCK, options.n_resamples)
+        shuffled = kernels.shuffle_within_tasks(uniforms.rows(stop - start), task_of)
         first, second = (_statistic_of(group, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
                          for slots, group in groups)
         out[start:stop] = first - second
@@ -974,10 +988,12 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     # labels, its runs in their names' sorted order: the same draws whatever the other agents or their order
     rank, names = design.agent_places, design.agents
     first = [(i, j) if rank[i] < rank[j] else (j, i) for i, j in pair_codes]
-    jobs = ([(_bootstrap, (v, t, n_tasks, band[a], agent_seed_sequence(boot_ss, names[a])))
+    # and each cell's (an agent's or a pair's task) below them by the task's label (audit s33 curvestream33)
+    jobs = ([(_bootstrap, (v, t, n_tasks, band[a], _cell_streams(agent_seed_sequence(boot_ss, names[a]), design)))
              for a, (v, t) in enumerate(per_agent)]
             + [(_permutation_null, (per_agent[a], per_agent[b], n_tasks, options,
-                                    agent_seed_sequence(agent_seed_sequence(perm_ss, names[a]), names[b]),
+                                    _cell_streams(agent_seed_sequence(agent_seed_sequence(perm_ss, names[a]),
+                                                                      names[b]), design),
                                     1.0 if (a, b) == ij else -1.0))
                for ij, (a, b) in zip(pair_codes, first)])
     with progress_bar(len(jobs), shown, "curves") as advance:

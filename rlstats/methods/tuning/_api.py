@@ -839,7 +839,7 @@ def _sweeps(design, parsed, config, weights, holdout, higher, data):
     sweeps = {}
     for (t, a) in sorted(set(zip(design.task.tolist(), design.agent.tolist()))):
         here = np.flatnonzero((design.task == t) & (design.agent == a))
-        order = here[np.lexsort((seed_codes[here], codes[here]))]
+        order = here[_run_order(codes[here], y[here], seed_codes[here])]
         tune, evaluate = order[~held[order]], order[held[order]]
         if tune.size == 0:
             raise DesignError(f"{arm_label(design.formula, design.agents[a])} on "
@@ -860,6 +860,14 @@ def _sweeps(design, parsed, config, weights, holdout, higher, data):
             sweep["held_out"] = {int(c): y[evaluate][codes[evaluate] == c] for c in np.unique(codes[evaluate])}
         sweeps[t, a] = sweep
     return sweeps, labels
+
+
+def _run_order(codes, scores, seed_codes):
+    """The order of a sweep's runs: by configuration, and a configuration's runs by their (oriented) scores, so that
+    which draw falls on which run depends on the runs alone, not on their seeds' names (audit s33 curvestream33:
+    renaming the seeds alike everywhere moved the tuned score); runs that tie are the same score, whatever their
+    order (the seeds' order keeps it fixed)."""
+    return np.lexsort((seed_codes, scores, codes))
 
 
 def _raw_scales(design, sweeps, normalize, configured):
