@@ -227,7 +227,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         Missing values: an error, or drop those rows and say so.
     rng : None, int or numpy.random.Generator
         Seed of the posterior draws (recorded in the result): the signed-rank model's Dirichlet draws come in blocks of
-        10,000, each from its own stream, and each pair's chains from a stream keyed by its two agents' names (the
+        10,000, each from its own stream (a task's weights from a stream below it keyed by the task's name, so a
+        pair's posterior does not move with the names of tasks it did not run), and each pair's chains from a stream keyed by its two agents' names (the
         pairs sharing the same tasks are sampled together, one group in a complete design, but draw nothing of each
         other's), so the numbers do not depend on ``n_jobs``, and a pair's hierarchical posterior is the same whatever
         other agents are in the data (but where ``max_seconds=`` or the memory bound, which count every pair, cap how
@@ -512,8 +513,8 @@ def _pair_frame(design, first, second, present, p, estimate, low, high):
 def _signed_rank(design, options, ss, first, second, differences, present, sign, notes):
     complete = bool(present.all()) and design.is_complete
     n_tasks = design.n_tasks
-    # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
-    # category order), so that order does not change the draws
+    # the tasks in their names' sorted order, not the design's (a Categorical's category order); each task's
+    # Dirichlet weight is drawn from a stream keyed by its label (block below), so neither order moves the draws
     by_name = design.task_order
     task_means = design.cell_matrix("mean")[by_name]
     filled, logged = np.where(present, differences, 0.0)[:, by_name], present[:, by_name]  # (pairs, tasks)

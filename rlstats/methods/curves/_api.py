@@ -672,9 +672,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     error at each step, at level 1 - ``alpha``, so it excludes 0 exactly at the steps the test
     calls different. The relabellings draw on the pair's runs in their names' sorted order, so
     ``("A", "B")`` and ``("B", "A")`` give the same p-values and mirrored differences and bands; each pair's
-    relabellings are keyed by its two agents' names, so a pair's result is that of its own rows: it does not depend
-    on the other pairs compared, on the other agents in the data or their names, nor on the order of the agents or
-    tasks in the data (a Categorical's).
+    relabellings are keyed by its two agents' names, and a task's by the task's name below them, so a pair's result is
+    that of its own rows: it does not depend on the other pairs compared, on the other agents in the data or their
+    names, on the other tasks' names, nor on the order of the agents or tasks in the data (a Categorical's) or the
+    runs' seeds' names (a task's runs are laid out in the order of their curves).
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
     whatever the scores: for the mean of 26 tasks of 5 normal runs, where 60 simulated curves
     held 0 in 0.917 of them, 400 of the same experiment held it in 0.953; the table's rows of the
@@ -782,7 +783,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         Seed (recorded). Each agent's resamples come from a child stream keyed by its name, as
         ``bootstrap()``'s, and each comparison's relabellings from one keyed by its two agents' names,
         so results do not depend on ``n_jobs`` nor on the other agents' names, and an agent's resamples
-        (a pair's relabellings) are those of its own rows. The shared grid is not: without ``steps=``
+        (a pair's relabellings) are those of its own rows; each task's, from a stream below keyed by the task's
+        name, its runs in the order of their curves, so neither the other tasks nor the seeds' names move a
+        task's draws. The shared grid is not: without ``steps=``
         it is read from every agent's runs, so another agent logged on other steps or over a shorter
         range changes it, and with it an agent's bands (the simultaneous one spans the grid; a pointwise
         one moves where the grid falls between its logged steps; a note states the grid), as does a

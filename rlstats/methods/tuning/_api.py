@@ -226,7 +226,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         interval above it: a note counts the ends past the largest (smallest) score where two runs or more sit
         there, with the ``bounds=`` that would clip them.
     rng : None, int or numpy.random.Generator
-        Seed of the resamples (recorded in the result); each sweep draws from its own stream (see ``backend``).
+        Seed of the resamples (recorded in the result); each sweep draws from its own stream (see ``backend``), a
+        configuration's runs laid out in the order of their scores, so the seeds' names do not move the draws.
     n_jobs : int
         Threads resampling the sweeps (-1: one per core).
     backend : None or "dask"
