@@ -148,3 +148,21 @@ def test_signed_rank_pair_ignores_a_task_it_did_not_run():
     other = _bayes(both, orderings=False)
     other = other[(other.agent_1 == "agent_1") & (other.agent_2 == "agent_2")].reset_index(drop=True)
     pd.testing.assert_frame_equal(other[base.columns], base, rtol=1e-12)
+
+
+def test_signed_rank_weights_are_the_same_whatever_n_jobs_and_keep_their_law():
+    """Two blocks of 10,000 draws on two workers or one: the same bits; each task's unnormalised weight is Exp(1)
+    (the Dirichlet(prior, 1, ..., 1) law): the weights' mean is 1 / (prior + tasks) within 4 Monte Carlo SEs."""
+    df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=2, effect=0.3, rng=0)
+    df.attrs = {}
+    one, two = (rlstats.bayes(df, F, rope=0.1, n_samples=20_000, rng=2, progress=False, n_jobs=n) for n in (1, 2))
+    pd.testing.assert_frame_equal(one.comparisons, two.comparisons, rtol=0, atol=0)
+    from rlstats.methods.bayes import _kernels as kernels
+    from rlstats.resampling import cell_seed_sequence
+
+    seed = np.random.SeedSequence(4)
+    tasks = [np.random.Generator(np.random.PCG64(cell_seed_sequence(seed, t))) for t in "abcd"]
+    w = kernels.dirichlet_block(np.random.Generator(np.random.PCG64(seed)), 40_000, 4, 0.5, tasks)
+    se = np.sqrt((1 / 4.5) * (1 - 1 / 4.5) / 5.5 / 40_000)  # Beta(1, 3.5)'s sd over sqrt(draws)
+    assert np.all(np.abs(w[1:].mean(axis=1) - 1 / 4.5) < 4 * se)
+    assert abs(w[0].mean() - 0.5 / 4.5) < 4 * np.sqrt((0.5 / 4.5) * (4 / 4.5) / 5.5 / 40_000)
