@@ -157,12 +157,15 @@ def _landscape_at_three_seeds():
 
 
 #: case -> (the value, the pin the tests held before audit s32 stream32, its pin now, abs tolerance)
+# "now" since audit s33 curvestream33 (a configuration's runs laid out in their scores' order): s10_order 2.1525 ->
+# 2.1575, s11_user 0.9480437500000457 -> 0.0 (rng=0 draws a negative mean optimism again, shown as 0), s22_tuning22
+# 981.9027 -> 980.3612; place_keyed gives the values before audit s32 (its streams and the seeds' order)
 FORMER = {
-    "s10_order": (_tied_units, 2.0225, 2.1525, 1e-6),
+    "s10_order": (_tied_units, 2.0225, 2.1575, 1e-6),
     "s20_ties20b": (_float32_tie, 0.025, 0.015, 0),
     "s26_polish26": (_many_configurations, 1, 0, 0),  # "best set of 5" printed (now 6)
-    "s11_user": (lambda: _selected_only(0), 0.0, 0.9480437500000457, 1e-9),  # the test now takes rng=1
-    "s22_tuning22": (_landscape_at_three_seeds, 980.2986, 981.9027, 1e-3),
+    "s11_user": (lambda: _selected_only(0), 0.0, 0.0, 1e-9),  # the test takes rng=1 (0.948 here in s32's draws)
+    "s22_tuning22": (_landscape_at_three_seeds, 980.2986, 980.3612, 1e-3),
 }
 
 

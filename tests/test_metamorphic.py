@@ -210,7 +210,10 @@ CHANGES = {
     ("curves", "prefix"): (_KEYED, ("print", "summary", "report", "markdown", "tidy[conf_low]", "tidy[conf_high]",
                                     "tidy[conf_low_simultaneous]", "tidy[conf_high_simultaneous]", "dict.pointwise",
                                     "dict.simultaneous", "dict.critical_value", "dict.df", "dict.difference_bands",
-                                    "dict.difference_pvalues")),
+                                    "dict.difference_pvalues",
+                                    # audit s33 curvestream33: each task's draws keyed by its name too, so the note's
+                                    # range of effective df (read off the resamples) may move
+                                    "dict.notes")),
     # audit s32 stream32: tuning's too, a sweep's resamples keyed by its agent's and task's names (by their places
     # before, so that another agent or task moved a sweep's best set); the tuned score is corrected by its resampled
     # optimism, so it moves with them

@@ -171,16 +171,17 @@ def _check_gamma(gamma):
     return float(gamma)
 
 
-def _agent_runs(design, matrix, starts, agent):
+def _agent_runs(design, matrix, starts, agent, run_means):
     """The aligned runs of one agent and each run's task code: the tasks in their names' sorted order, and a task's
-    runs in the order of their curves (by their values at the grid's first step, then the next, ...; NaN last), so
-    that which draw falls on which run depends on the runs alone, not on their seeds' names (audit s33
-    curvestream33: the seeds' sorted order moved the bands when the seeds were renamed alike everywhere). Runs that
-    tie at every step are the same curve, so their order among themselves cannot move a result."""
+    runs in the order of their content: the mean of their logged scores (``run_means``, read off the rows, so not
+    of the grid, which other agents' steps move), then their values at the grid's first step, the next, ...; NaN
+    last. Which draw falls on which run depends on the runs alone, not on their seeds' names (audit s33
+    curvestream33: the seeds' sorted order moved the bands when the seeds were renamed alike everywhere); runs
+    that tie on all of it are the same curve on the grid, so their order among themselves cannot move a result."""
     mine = design.agent[starts] == agent
     values = matrix[mine]
     task = design.task_places[design.task[starts][mine]]
-    order = np.lexsort((*values.T[::-1], task))
+    order = np.lexsort((*values.T[::-1], run_means[mine], task))
     return values[order], task[order]
 
 
@@ -978,7 +979,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     ss, seed_record = seed_sequence(rng)
     boot_ss, perm_ss = ss.spawn(2)
     k, n_tasks = design.n_agents, design.n_tasks
-    per_agent = [_agent_runs(design, matrix, starts, a) for a in range(k)]
+    # each run's mean logged score, its rows in step order (runs.run_bounds), whatever the grid
+    run_means = np.add.reduceat(design.y.astype(float), starts) / (stops - starts)
+    per_agent = [_agent_runs(design, matrix, starts, a, run_means) for a in range(k)]
     estimates = np.array([_estimate(v, t, n_tasks, options) for v, t in per_agent])
     # the optimality gap of an agent whose every score is at or below gamma: gamma minus its mean, whose bands it
     # takes reflected (audit s27 curvegap27): its resamples and bands are made as the mean's, then reflected
