@@ -121,12 +121,15 @@ def cell_seed_sequence(agent: np.random.SeedSequence, task: object) -> np.random
     the task's label.
 
     The stratified bootstrap (bootstrap, probability of improvement, performance profiles, equivalence's aggregate)
-    draws each cell's runs from it (:class:`CellIndices`), so a cell's resamples are a function of ``rng``, the
-    agent's label, the task's label and that cell's runs alone: not of the other tasks, their names' order or number
-    (audit s33 bootstream33: renaming one task so that it sorted elsewhere moved every task's draws, as did a subset
-    dropping one).  Tuning keys its sweeps alike (its task's below its agent's).
+    draws each cell's runs from it (:class:`CellIndices`), and so do curves' whole-run resamples (a pair's
+    relabellings keyed by the pair's stream) and the signed-rank model's Dirichlet weights (keyed by a root of their
+    own): a cell's draws are a function of ``rng``, the agent's label, the task's label and that cell's runs alone,
+    not of the other tasks, their names' order or number (audit s33 bootstream33, curvestream33: renaming one task so
+    that it sorted elsewhere moved every task's draws, as did a subset dropping one).  Tuning keys its sweeps alike
+    (its task's below its agent's).
     """
     return agent_seed_sequence(agent, task)
+
 
 def label_ranks(labels: Sequence[str], numeric: bool | None = None) -> NDArray[np.intp]:
     """Each label's place among ``labels`` sorted (as numbers where ``numeric``, else as text; None: as numbers when

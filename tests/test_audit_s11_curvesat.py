@@ -35,10 +35,12 @@ def test_median_bands_withheld_where_runs_tie_at_a_cap():
     # lower ends since audit s12 widened by the runs' (left) skew below a cap: -2.855, -2.697, -2.549, -2.947 before;
     # since audit s32 curves32 each agent draws from its label's stream: the former keys' [[[-2.996, -1.756], [-2.762,
     # -1.427]], [[-2.630, -1.501], [-3.235, -1.517]]] (which they still give, test_audit_s32_curves32) moved to
-    np.testing.assert_allclose(res.pointwise[:, :2], [[[-3.073613130187897, -1.7301904947160893],
-                                                       [-2.6593121645442475, -1.4544292400914935]],
-                                                      [[-2.616345950029417, -1.4944333559485172],
-                                                       [-3.515048736930139, -1.5085361434459323]]], rtol=1e-6,
+    # [[[-3.074, -1.730], [-2.659, -1.454]], [[-2.616, -1.494], [-3.515, -1.509]]], and audit s33 curvestream33 (a
+    # stream a task, its runs in their content's order) to
+    np.testing.assert_allclose(res.pointwise[:, :2], [[[-2.9169080570748473, -1.780554673106529],
+                                                       [-2.7422470712667018, -1.3751393771366855]],
+                                                      [[-2.7166299215009038, -1.3619649865807015],
+                                                       [-3.225888323152669, -1.5902467348195923]]], rtol=1e-6,
                                atol=1e-12)
     note = next(n for n in res.notes if "tie at a task's largest or smallest score" in n)
     assert "A at 4 steps (2 to 5); B at 4 steps (2 to 5)" in note and "0.3 or more" in note
@@ -75,9 +77,12 @@ def test_median_bands_of_capped_and_continuous_curves():
     np.testing.assert_array_equal(res.simultaneous, off.simultaneous)
     # audit s32 curves32: from the label-keyed streams; the former keys still give the former [-0.751837478,
     # 0.188068240] and [-1.117333580181, 0.350546498866] (test_audit_s32_curves32)
-    np.testing.assert_allclose(res.pointwise[1, 5], [-0.89682725882316, 0.20069722770916226], rtol=1e-6)
-    # widened below by the runs' skew since audit s12 (-1.071953182221 before)
-    np.testing.assert_allclose(res.pointwise[1, 4:5], [[-1.0764639538411716, 0.31798226640097227]], rtol=1e-6,
+    # audit s33 curvestream33 (a stream a task, its runs in their content's order): from [-0.89682725882316,
+    # 0.20069722770916226]
+    np.testing.assert_allclose(res.pointwise[1, 5], [-0.7853642495583582, 0.2235545318853676], rtol=1e-6)
+    # widened below by the runs' skew since audit s12 (-1.071953182221 before); from [[-1.0764639538411716,
+    # 0.31798226640097227]] since audit s33 curvestream33
+    np.testing.assert_allclose(res.pointwise[1, 4:5], [[-1.1548893950645707, 0.4252210296392799]], rtol=1e-6,
                                atol=1e-12)
     res = rlstats.curves(rising_curves(None, 2, runs=5, steps=6), "score ~ agent | task/seed", step="step",
                          statistic="median", n_resamples=200, rng=1, progress=False)

@@ -106,7 +106,8 @@ def test_tuned_score_is_never_raised_by_the_selection_correction(mirror):
     selection" (641.42) was printed above the selected configuration's own mean (640.96). The bootstrap's optimism
     is at least 0 in expectation (the largest resampled mean is at least the selected one's, whose mean is the
     largest data mean), so a negative Monte Carlo estimate is now 0. (Since audit s32 stream32 the sweep's stream is
-    keyed by its agent's and task's names: rng=0 then draws a positive mean, 0.948, and rng=1 a negative one.)"""
+    keyed by its agent's and task's names: rng=0 then draws a positive mean, 0.948, and rng=1 a negative one; since
+    audit s33 curvestream33 laid a configuration's runs out in their scores' order, both draw a negative one.)"""
     d = _sweep(mirror)
     d = d[(d.agent == "gae-lambda") & (d.task == "distance-weight")]
     res = rlstats.tuning(d, "score ~ agent | task/seed", config=["hyperparameter", "reward_weight"],

@@ -138,7 +138,7 @@ def test_max_t_null_identity_relabelling_is_the_observed_difference(monkeypatch,
     from rlstats.methods.curves import _kernels
 
     monkeypatch.setattr(_kernels, "shuffle_within_tasks",
-                        lambda generator, task_of, n_tasks, b: np.tile(np.arange(task_of.size), (b, 1)))
+                        lambda uniforms, task_of: np.tile(np.arange(task_of.size), (uniforms.shape[0], 1)))
     seen = {}
     real = _kernels.max_t_pvalues
     monkeypatch.setattr(_kernels, "max_t_pvalues",

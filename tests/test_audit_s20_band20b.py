@@ -193,18 +193,19 @@ def test_bands_far_beyond_the_scores_are_withheld(mirror, monkeypatch):
                          normalize=False)
     span = df["score"].max() - df["score"].min()
     half = np.abs(res.simultaneous - res.estimates[..., None]).max(axis=2)
-    # 0.55, 3.79 and 2.89 times the range (DQN, IQN, Rainbow); the bounds leave room for other draws (audit s32
-    # curves32's label-keyed streams)
+    # 0.51, 2.95 and 2.49 times the range (DQN, IQN, Rainbow; 0.55, 3.79 and 2.89 before audit s33 curvestream33
+    # drew each task's runs from its own stream); the bounds leave room for other draws (audit s32 curves32's
+    # label-keyed streams)
     assert (half.max(axis=1) / span < [1.0, 5.0, 5.0]).all() and half.max() / span > 2.0
     assert np.isfinite(res.simultaneous).all() and not any("times the range of all the scores" in n for n in res.notes)
     # the rule itself: bands reaching UNITS_SLIP times the range are withheld, with the note
-    monkeypatch.setattr(curves_api, "UNITS_SLIP", 3.0)
+    monkeypatch.setattr(curves_api, "UNITS_SLIP", 2.0)  # 3.0 before audit s33 curvestream33's draws
     res = rlstats.curves(df, "score ~ agent | task/seed", step="step", n_resamples=500, rng=0, progress=False,
                          normalize=False)
     for band in (res.pointwise, res.simultaneous):
         half = np.abs(band - res.estimates[..., None]).max(axis=2)
-        assert not (half >= 3 * span).any()
-    (note,) = [n for n in res.notes if "more than 3 times the range of all the scores analysed" in n]
+        assert not (half >= 2 * span).any()
+    (note,) = [n for n in res.notes if "more than 2 times the range of all the scores analysed" in n]
     assert "simultaneous bands of the curves are withheld for IQN at" in note
     assert "put no useful bound on the curves; their t quantiles are taken at 2" in note
     assert np.isfinite(res.simultaneous[res.agents.index("DQN")]).all()

@@ -79,18 +79,23 @@ def _label_key(label):
     return int.from_bytes(digest[:4], "little"), int.from_bytes(digest[4:8], "little")
 
 
-def _block_generators(entropy, key, n_resamples, block=100):
-    """Block b of ``block`` resamples: PCG64 seeded at spawn key ``key + (b,)`` below the rng's entropy."""
-    for b in range(-(-n_resamples // block)):
-        size = min(block, n_resamples - b * block)
-        yield size, np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key + (b,))))
+def _cell_uniforms(entropy, key, tasks, sizes, n_resamples):
+    """(n_resamples, runs) uniforms, task t's ``sizes[t]`` columns from one PCG64 seeded at spawn key ``key`` + its
+    label's words below the rng's entropy, row after row (audit s33 curvestream33: a stream a cell)."""
+    return np.concatenate([np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+        entropy, spawn_key=key + _label_key(task)))).random((n_resamples, size)) for task, size in zip(tasks, sizes)],
+        axis=1)
 
 
 def _runs(frame, agent):
-    """(runs, steps) scores of an agent, its runs ordered by task then seed, and each run's task code."""
+    """(runs, steps) scores of an agent, its runs ordered by task, then by their mean score, then by their curves (the
+    first step's score, then the next's; audit s33 curvestream33), and each run's task code."""
     own = frame[frame.agent == agent].sort_values(["task", "seed", "step"])
     wide = own.pivot_table(index=["task", "seed"], columns="step", values="score", observed=True)
-    return wide.to_numpy(), np.unique(wide.index.get_level_values("task"), return_inverse=True)[1]
+    values = wide.to_numpy()
+    task_of = np.unique(wide.index.get_level_values("task"), return_inverse=True)[1]
+    order = np.lexsort((*values.T[::-1], values.mean(axis=1), task_of))
+    return values[order], task_of[order]
 
 
 def _mean_of_task_means(values, task_of):
@@ -98,26 +103,26 @@ def _mean_of_task_means(values, task_of):
 
 
 def test_an_agents_resamples_are_its_labels_stream(frame):
-    """agent_2's resampled mean curves: runs drawn within each task (floor(u x runs)) from the stream at spawn key
-    (0,) + its label's words (the bootstrap half of rng=11's two children), block by block; widened by sqrt(n/(n-1))
-    at n = 4 runs a task. The same with agent_1 in the frame or not."""
+    """agent_2's resampled mean curves: runs drawn within each task (floor(u x runs)), task t's from the stream at
+    spawn key (0,) + its label's words + the task's (the bootstrap half of rng=11's two children; audit s33
+    curvestream33: a stream a cell, its runs in their curves' order); widened by sqrt(n/(n-1)) at n = 4 runs a task.
+    The same with agent_1 in the frame or not."""
     for df in (frame, frame[frame.agent != "agent_1"]):
         res = _curves(df, statistic="mean")
         values, task_of = _runs(frame, "agent_2")
         starts, sizes = np.searchsorted(task_of, [0, 1]), np.bincount(task_of)
-        raw = []
-        for size, generator in _block_generators(11, (0,) + _label_key("agent_2"), 120):
-            picks = starts[task_of] + np.floor(generator.random((size, task_of.size)) * sizes[task_of]).astype(int)
-            raw.append(_mean_of_task_means(values[picks], task_of))
+        uniforms = _cell_uniforms(11, (0,) + _label_key("agent_2"), ["task_01", "task_02"], sizes, 120)
+        picks = starts[task_of] + np.floor(uniforms * sizes[task_of]).astype(int)
+        raw = _mean_of_task_means(values[picks], task_of)
         estimate = _mean_of_task_means(values, task_of)
-        hand = estimate + np.sqrt(4 / 3) * (np.concatenate(raw) - estimate)
+        hand = estimate + np.sqrt(4 / 3) * (raw - estimate)
         np.testing.assert_allclose(res.bootstrap_distribution[res.agents.index("agent_2")], hand, rtol=1e-12)
 
 
 def test_a_pairs_relabellings_are_its_labels_stream(frame):
     """The max-T test of agent_2 against agent_3 (4 runs each on 2 tasks: 4,900 relabellings, 120 drawn): each task's
     8 runs shuffled by sorting uniform keys (the stream at spawn key (1,) + agent_2's words + agent_3's, the names
-    sorted), its first 4 then agent_2's; each step studentised by the null's SD, p = (1 + hits) / 121, hits the
+    sorted, + the task's: audit s33 curvestream33), its first 4 then agent_2's; each step studentised by the null's SD, p = (1 + hits) / 121, hits the
     relabellings whose largest |t| over steps reaches the step's; the same with agent_1 in the frame or not."""
     first, second = _runs(frame, "agent_2"), _runs(frame, "agent_3")
     pooled = np.concatenate([first[0], second[0]])
@@ -125,12 +130,11 @@ def test_a_pairs_relabellings_are_its_labels_stream(frame):
     order = np.argsort(task_of, kind="stable")
     pooled, task_of = pooled[order], task_of[order]
     is_first = np.r_[np.arange(8) < 4, np.arange(8) < 4]  # each task's first 4 places
-    null = []
-    for size, generator in _block_generators(11, (1,) + _label_key("agent_2") + _label_key("agent_3"), 120):
-        shuffled = np.argsort(generator.random((size, task_of.size)) + task_of, axis=1, kind="stable")
-        null.append(_mean_of_task_means(pooled[shuffled[:, is_first]], task_of[is_first])
-                    - _mean_of_task_means(pooled[shuffled[:, ~is_first]], task_of[~is_first]))
-    null = np.concatenate(null)
+    uniforms = _cell_uniforms(11, (1,) + _label_key("agent_2") + _label_key("agent_3"), ["task_01", "task_02"],
+                              [8, 8], 120)
+    shuffled = np.argsort(uniforms + task_of, axis=1, kind="stable")
+    null = (_mean_of_task_means(pooled[shuffled[:, is_first]], task_of[is_first])
+            - _mean_of_task_means(pooled[shuffled[:, ~is_first]], task_of[~is_first]))
     observed = _mean_of_task_means(*first) - _mean_of_task_means(*second)
     se = null.std(axis=0, ddof=1)
     hits = ((np.abs(null) / se).max(axis=1)[:, None] >= (np.abs(observed) / se)[None, :]).sum(axis=0)
@@ -142,11 +146,41 @@ def test_a_pairs_relabellings_are_its_labels_stream(frame):
 
 # ------------------------------------------------------------------ the pins the re-keying moved
 
+class _AgentUniforms:
+    """curves' draws before audit s33 curvestream33: one stream for all of an agent's (or a pair's) runs, block b of
+    RNG_BLOCK resamples from its b-th spawned child, a row all its runs (the tasks in their names' order)."""
+
+    def __init__(self, cells, sizes):
+        self.ss, self.n, self.block = cells[0], int(np.sum(sizes)), 0
+
+    def rows(self, k):
+        child = np.random.SeedSequence(self.ss.entropy, spawn_key=tuple(self.ss.spawn_key) + (self.block,))
+        self.block += 1
+        return np.random.Generator(np.random.PCG64(child)).random((k, self.n))
+
+
+def _seed_ordered_runs(design, matrix, starts, agent, run_means):
+    """curves' layout before audit s33 curvestream33: a task's runs in their seeds' sorted order."""
+    mine = design.agent[starts] == agent
+    task = design.task_places[design.task[starts][mine]]
+    seeds = np.zeros(task.size, dtype=np.intp)
+    if design.seeds is not None:
+        labels, codes = np.unique(design.seeds[starts][mine].astype(str), return_inverse=True)
+        seeds = label_ranks(labels)[codes]
+    order = np.lexsort((seeds, task))
+    return matrix[mine][order], task[order]
+
+
 def rank_keyed(monkeypatch, agents):
     """curves() with the streams keyed as before audit s32: an agent's at its place among the agents' names sorted,
-    a pair's at its two places (child_stream(ss, place) for each label, nested for a pair as the labels' are)."""
+    a pair's at its two places (child_stream(ss, place) for each label, nested for a pair as the labels' are); and
+    drawn as before audit s33 curvestream33 (one stream an agent or pair, not one a cell; a task's runs in their
+    seeds' order, not their curves')."""
     places = {name: int(place) for name, place in zip(agents, label_ranks(list(agents)))}
     monkeypatch.setattr(curves_api, "agent_seed_sequence", lambda ss, label: child_stream(ss, places[label]))
+    monkeypatch.setattr(curves_api, "_cell_streams", lambda ss, design: [ss])
+    monkeypatch.setattr(curves_api.kernels, "CellUniforms", _AgentUniforms)
+    monkeypatch.setattr(curves_api, "_agent_runs", _seed_ordered_runs)
 
 
 def _ordered_ties():

@@ -66,28 +66,30 @@ def test_minp_band_within_the_bonferroni_band_and_simultaneous():
 
 def test_far_apart_tasks_truth_beyond_the_bonferroni_band_and_inside_the_default():
     """3 tasks as far apart as the Dopamine trial's (offsets 0, 3, 12, scales 0.3, 0.6, 3 in noise units), 5 normal
-    runs, the IQM over 10 steps, data set 28 (the first of 0-39 where the default band holds a curve the Bonferroni
-    one misses; at 35 too): the second agent's true IQM at step 7, 3.334, lies below the lower end of the Bonferroni
-    band of its resamples (3.504, the min-p band's too), inside the default's (2.694). Over 240 such bands the
-    default covered 0.958, the Bonferroni band 0.896, the min-p one 0.858."""
+    runs, the IQM over 10 steps, data set 21 (the first of 0-39 where the default band holds a curve the Bonferroni
+    one misses, since audit s33 curvestream33 drew each task's runs from its own stream; data set 28 before, at step
+    7: 3.334 below 3.504, inside 2.694): the second agent's true IQM at step 2, 2.502, lies below the lower end of
+    the Bonferroni band of its resamples (2.622, the min-p band's too), inside the default's (2.463). Over 240 such
+    bands the default covered 0.958, the Bonferroni band 0.896, the min-p one 0.858 (measured on the former draws:
+    the law of the resamples is the same)."""
     offset, scale = REFERENCE["FAR"]
     factor = np.ones(10)
     true = REFERENCE["truth"]("iqm", "normal", offset, scale, factor)
-    data = REFERENCE["simulate"](5, "normal", offset, scale, factor, np.random.default_rng(28))
+    data = REFERENCE["simulate"](5, "normal", offset, scale, factor, np.random.default_rng(21))
     captured = REFERENCE["_captured"]
     old = _api._studentized
     _api._studentized = REFERENCE["_every_kernel"]
     try:
         res = _api.curves(data, "score ~ agent | task/seed", step="step", statistic="iqm", n_resamples=300,
-                          normalize=False, rng=28, progress=False)
+                          normalize=False, rng=21, progress=False)
     finally:
         _api._studentized = old
-    assert true[7] == pytest.approx(3.33368, abs=1e-5)
+    assert true[2] == pytest.approx(2.50158, abs=1e-5)
     np.testing.assert_array_equal(res.simultaneous, captured["sup"])
-    assert captured["bonf"][1, 7, 0] == pytest.approx(3.50359, abs=1e-5)
-    assert captured["bonf"][1, 7, 0] > true[7]
-    assert captured["minp"][1, 7, 0] == captured["bonf"][1, 7, 0]
-    assert res.simultaneous[1, 7, 0] == pytest.approx(2.69384, abs=1e-5)
+    assert captured["bonf"][1, 2, 0] == pytest.approx(2.62226, abs=1e-5)
+    assert captured["bonf"][1, 2, 0] > true[2]
+    assert captured["minp"][1, 2, 0] == captured["bonf"][1, 2, 0]
+    assert res.simultaneous[1, 2, 0] == pytest.approx(2.46348, abs=1e-5)
     held = REFERENCE["coverage"]["_held"]
     assert held(res.simultaneous, true)[0].tolist() == [1.0, 1.0]
     assert held(captured["bonf"], true)[0].tolist() == [1.0, 0.0]
@@ -96,9 +98,12 @@ def test_far_apart_tasks_truth_beyond_the_bonferroni_band_and_inside_the_default
 @pytest.mark.slow  # about 15 s: 240 bands of the far-apart tasks and of the median's capped curves (the table's rows
 # of tests/reference/curves_band_bonferroni.py); the data set above is its reduced version
 @pytest.mark.parametrize("point, held", [
-    # sup, minp, bonf, capped, pkg_bonf, sup_and_pkg_bonf: bands of 240 that hold the whole true curve
-    ("far:iqm:normal", (230, 206, 215, 212, 210, 207)),
-    ("median:3:5:capped", (240, 185, 186, 186, 238, 238)),
+    # sup, minp, bonf, capped, pkg_bonf, sup_and_pkg_bonf: bands of 240 that hold the whole true curve; since audit
+    # s33 curvestream33 (each task's runs drawn from its own stream, the same law) from (230, 206, 215, 212, 210, 207)
+    # and (240, 185, 186, 186, 238, 238): the far tasks' Bonferroni band now holds 222 (0.925), short of 0.95 but
+    # within the table's 3 SEs (217.9), where it held 215 (0.896) on the former draws; the min-p band still misses
+    ("far:iqm:normal", (229, 212, 222, 218, 218, 214)),
+    ("median:3:5:capped", (240, 185, 185, 185, 236, 236)),
 ])
 def test_bonferroni_bands_of_the_resamples_miss_where_the_default_holds(point, held):
     out, _, n = REFERENCE["measure"](point, 120, 300, 0, 10)
@@ -107,7 +112,8 @@ def test_bonferroni_bands_of_the_resamples_miss_where_the_default_holds(point, h
     for band, count in zip(REFERENCE["BANDS"], held):
         assert out[band][0] == pytest.approx(count / n, abs=1e-12)
     bound = 0.95 - 3 * np.sqrt(0.95 * 0.05 / n)  # the table's 3-SE rule
-    assert out["sup"][0] >= bound and out["bonf"][0] < bound and out["minp"][0] < bound
+    assert out["sup"][0] >= bound and out["bonf"][0] < 0.95 and out["minp"][0] < bound
+    assert (out["bonf"][0] < bound) == point.startswith("median")
 
 
 @pytest.mark.slow  # about 12 s: 480 bands

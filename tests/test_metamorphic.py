@@ -211,7 +211,10 @@ CHANGES = {
     ("curves", "prefix"): (_KEYED, ("print", "summary", "report", "markdown", "tidy[conf_low]", "tidy[conf_high]",
                                     "tidy[conf_low_simultaneous]", "tidy[conf_high_simultaneous]", "dict.pointwise",
                                     "dict.simultaneous", "dict.critical_value", "dict.df", "dict.difference_bands",
-                                    "dict.difference_pvalues")),
+                                    "dict.difference_pvalues",
+                                    # audit s33 curvestream33: each task's draws keyed by its name too, so the note's
+                                    # range of effective df (read off the resamples) may move
+                                    "dict.notes")),
     # audit s32 stream32: tuning's too, a sweep's resamples keyed by its agent's and task's names (by their places
     # before, so that another agent or task moved a sweep's best set); the tuned score is corrected by its resampled
     # optimism, so it moves with them
@@ -221,6 +224,14 @@ CHANGES = {
                                  ("print", "summary", "report", "markdown", "tidy[estimate]", "tidy[conf_low]",
                                   "tidy[conf_high]", "dict.tables.best_set", "dict.tables.tuned", "best_set[",
                                   "tuned[")),
+    # audit s33 curvestream33: the signed-rank model's Dirichlet weight of each task is drawn from a stream keyed by
+    # the task's label (so that another task's name or presence leaves it): other task names draw other weights;
+    # the task-level differences stay
+    ("bayes", "prefix"): ("each task's Dirichlet weights come from a random stream keyed by its label (so that they do "
+                          "not depend on the other tasks): other names draw other weights",
+                          ("print", "summary", "report", "markdown", "tidy[p_better]", "tidy[p_rope]",
+                           "tidy[p_worse]", "tidy[estimate]", "tidy[conf_low]", "tidy[conf_high]",
+                           "dict.comparisons", "dict.orderings", "dict.simplex_draws", "dict.posterior_draws")),
     # (the caution that tasks are aggregated on their own scales compares the tasks' ranges since audit s21, which a
     # shift leaves alone: bootstrap, curves, bayes, mixed, equivalence, performance_profile, tuning and selection
     # used to lose it, and its note, under the shift by 1000)

@@ -694,6 +694,7 @@ def test_the_calibration_modules_compute_what_the_public_function_prints():
     # both modules measure the kernels in tuning()'s order: the same numbers as the public function, same seed, on
     # the sweep's stream built by hand from its agent's and task's names (audit s32 stream32)
     x = np.random.default_rng(4).lognormal(0, 0.8, (6, 4))
+    x.sort(axis=1)  # tuning lays out a configuration's runs in their scores' order (audit s33 curvestream33)
     bands = BANDS["bands"](x, [1, 3, 6], sweep_stream(9, 1, "ppo", "ant"), n_resamples=300)
     selected, intervals = CALIBRATION["interval"](x, sweep_stream(9, 0, "ppo", "ant"), n_resamples=300)
     for band, lower in (("skew_t", "pooled"), ("skew_t_normal", "pooled"), ("percentile", "winner")):
@@ -828,6 +829,7 @@ def test_the_complete_calibration_module_computes_what_the_public_function_print
     rng = np.random.default_rng(5)
     for G, weighted in ((30, False), (40, True), (6, False)):
         x = rng.lognormal(0, 0.8, (G, 4)) + rng.normal(0, 1, (G, 1))
+        x.sort(axis=1)  # tuning lays out a configuration's runs in their scores' order (audit s33 curvestream33)
         w = rng.uniform(0.5, 1, G) if weighted else None
         order = sorted(range(G), key=str)  # tuning's configuration order: the labels sorted as text
         got = COMPLETE["intervals"](x[order], sweep_stream(9, 2, "ppo", "ant"),

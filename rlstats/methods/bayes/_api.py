@@ -40,7 +40,8 @@ from ...format import a_or_an, count, listed, names_shown, plural, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
-from ...resampling import agent_seed_sequence, child_stream, chunk_generators, parallel_map, seed_sequence
+from ...resampling import (agent_seed_sequence, cell_seed_sequence, child_stream, chunk_seeds, parallel_map,
+                           seed_sequence)
 from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
@@ -226,7 +227,8 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
         Missing values: an error, or drop those rows and say so.
     rng : None, int or numpy.random.Generator
         Seed of the posterior draws (recorded in the result): the signed-rank model's Dirichlet draws come in blocks of
-        10,000, each from its own stream, and each pair's chains from a stream keyed by its two agents' names (the
+        10,000, each from its own stream (a task's weights from a stream below it keyed by the task's name, so a
+        pair's posterior does not move with the names of tasks it did not run), and each pair's chains from a stream keyed by its two agents' names (the
         pairs sharing the same tasks are sampled together, one group in a complete design, but draw nothing of each
         other's), so the numbers do not depend on ``n_jobs``, and a pair's hierarchical posterior is the same whatever
         other agents are in the data (but where ``max_seconds=`` or the memory bound, which count every pair, cap how
@@ -514,8 +516,8 @@ def _pair_frame(design, first, second, present, p, estimate, low, high):
 def _signed_rank(design, options, ss, first, second, differences, present, sign, notes):
     complete = bool(present.all()) and design.is_complete
     n_tasks = design.n_tasks
-    # the Dirichlet weights fall on the tasks in their names' sorted order, not the design's (a Categorical's
-    # category order), so that order does not change the draws
+    # the tasks in their names' sorted order, not the design's (a Categorical's category order); each task's
+    # Dirichlet weight is drawn from a stream keyed by its label (block below), so neither order moves the draws
     by_name = design.task_order
     task_means = design.cell_matrix("mean")[by_name]
     filled, logged = np.where(present, differences, 0.0)[:, by_name], present[:, by_name]  # (pairs, tasks)
@@ -527,14 +529,21 @@ def _signed_rank(design, options, ss, first, second, differences, present, sign,
     atoms = np.where(logged, filled, 0.0)
     tolerance = 2 * tie_tolerance(np.maximum(atoms.max(axis=1), 0.0) - np.minimum(atoms.min(axis=1), 0.0), magnitude)
 
+    labels = [design.tasks[t] for t in by_name]
+
     def block(item):
-        start, stop, generator = item
-        weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior)
+        # block b's pseudo-observation from its stream, each task's weights from that stream's child keyed by the
+        # task's label (audit s33 curvestream33: one block of draws over the tasks in their names' order moved every
+        # pair's posterior when a task was renamed to sort elsewhere, or another pair's task sorted first)
+        start, stop, seed = item
+        generator = np.random.Generator(np.random.PCG64(seed))
+        tasks = [np.random.Generator(np.random.PCG64(cell_seed_sequence(seed, label))) for label in labels]
+        weights = kernels.dirichlet_block(generator, stop - start, n_tasks, options.prior, tasks)
         theta, mean = kernels.signed_rank_block(weights, filled, logged, options.rope, tolerance)
         codes = kernels.ordering_codes(weights, task_means, options.higher_is_better) if ordered else None
         return theta, mean, codes
 
-    blocks = list(parallel_map(block, chunk_generators(child_stream(ss, 0), options.n_samples, kernels.BLOCK),
+    blocks = list(parallel_map(block, chunk_seeds(child_stream(ss, 0), options.n_samples, kernels.BLOCK),
                                options.n_jobs))
     theta = np.concatenate([b[0] for b in blocks])        # (S, pairs, 3)
     mean = np.concatenate([b[1] for b in blocks])         # (S, pairs)

@@ -46,13 +46,21 @@ def runs_do_not_vary(within: ArrayLike, squares: ArrayLike) -> NDArray[np.bool_]
 
 
 def dirichlet_block(generator: np.random.Generator, n_samples: int, n_tasks: int,
-                    prior: float) -> NDArray[np.float64]:
+                    prior: float, tasks: Any = None) -> NDArray[np.float64]:
     """(1 + n_tasks, n_samples) Dirichlet weights, one sample a column: the pseudo-observation's (concentration
     ``prior``) first, then one per task (concentration 1), as normalised gamma draws (Gamma(1) is the exponential).
-    Atoms are rows, so the gathers of :func:`signed_rank_block` copy contiguous rows."""
+    Atoms are rows, so the gathers of :func:`signed_rank_block` copy contiguous rows.
+
+    ``tasks``: one generator per task, whose row it alone draws (bayes() keys each by the task's label, so that a
+    task's draws follow neither the other tasks' names nor their number: audit s33 curvestream33); None, every row
+    from ``generator``."""
     gammas = np.empty((1 + n_tasks, n_samples))
     gammas[0] = generator.standard_gamma(prior, size=n_samples)
-    gammas[1:] = generator.standard_exponential(size=(n_tasks, n_samples))
+    if tasks is None:
+        gammas[1:] = generator.standard_exponential(size=(n_tasks, n_samples))
+    else:
+        for row, task in zip(gammas[1:], tasks):
+            task.standard_exponential(out=row)
     gammas /= gammas.sum(axis=0)
     return gammas
 

@@ -29,7 +29,7 @@ from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_wo
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import agent_seed_sequence, chunk_generators, label_ranks, seed_sequence
+from ...resampling import agent_seed_sequence, cell_seed_sequence, seed_sequence
 from ...statistics import (ENUMERATED_CELLS, gap_is_mean, listable, median_is_mean, monte_carlo_pvalue,
                            relabellings, skew_widened)
 from . import _kernels as kernels
@@ -171,18 +171,25 @@ def _check_gamma(gamma):
     return float(gamma)
 
 
-def _agent_runs(design, matrix, starts, agent):
-    """The aligned runs of one agent and each run's task code, the tasks and a task's runs in their names' sorted
-    order (not the design's), so that the draws do not depend on the order of the tasks or of the seeds (a
-    Categorical's category order); for other columns that is the design's order."""
+def _agent_runs(design, matrix, starts, agent, run_means):
+    """The aligned runs of one agent and each run's task code: the tasks in their names' sorted order, and a task's
+    runs in the order of their content: the mean of their logged scores (``run_means``, read off the rows, so not
+    of the grid, which other agents' steps move), then their values at the grid's first step, the next, ...; NaN
+    last. Which draw falls on which run depends on the runs alone, not on their seeds' names (audit s33
+    curvestream33: the seeds' sorted order moved the bands when the seeds were renamed alike everywhere); runs
+    that tie on all of it are the same curve on the grid, so their order among themselves cannot move a result."""
     mine = design.agent[starts] == agent
+    values = matrix[mine]
     task = design.task_places[design.task[starts][mine]]
-    seeds = np.zeros(task.size, dtype=np.intp)
-    if design.seeds is not None:
-        labels, codes = np.unique(design.seeds[starts][mine].astype(str), return_inverse=True)
-        seeds = label_ranks(labels)[codes]
-    order = np.lexsort((seeds, task))
-    return matrix[mine][order], task[order]
+    order = np.lexsort((*values.T[::-1], run_means[mine], task))
+    return values[order], task[order]
+
+
+def _cell_streams(ss, design):
+    """Per task code (the tasks in their names' sorted order), the cell's stream below ``ss`` (an agent's or a pair's),
+    keyed by the task's label (resampling.cell_seed_sequence): a cell's draws follow neither the other tasks' names
+    nor their number (audit s33 curvestream33)."""
+    return [cell_seed_sequence(ss, design.tasks[t]) for t in design.task_order]
 
 
 def _prepared(values, task_of, n_tasks, options):
@@ -211,12 +218,13 @@ def _statistic_of(prepared, values, task_of, n_tasks, indices, options):
     return out
 
 
-def _bootstrap(values, task_of, n_tasks, options, ss):
+def _bootstrap(values, task_of, n_tasks, options, cells):
     """(B, steps) statistic over whole-run resamples, (B, runs) how often each run was drawn, and for the
     studentised bands of a built-in statistic (B + 1, steps) its standard error on the runs (row 0) and on each
     resample (else None).
 
-    Block b of RNG_BLOCK resamples uses the b-th child of ``ss``.
+    Task t's runs are drawn from its cell's stream ``cells[t]`` alone (:func:`_cell_streams`), RNG_BLOCK resamples
+    at a time (:class:`kernels.CellUniforms`: a stream's rows whatever the blocks).
     """
     out = np.empty((options.n_resamples, values.shape[1]))
     counts = np.empty((options.n_resamples, values.shape[0]), dtype=np.int32)
@@ -227,8 +235,10 @@ def _bootstrap(values, task_of, n_tasks, options, ss):
         ones = np.ones((1, values.shape[0]))
         limits = kernels.iqm_limits(prepared, ones) if options.statistic == "iqm" else None
         errors[0] = kernels.weighted_std_error(prepared, ones, options.statistic, limits)[0]
-    for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
-        indices = kernels.bootstrap_indices(generator, task_of, n_tasks, stop - start)
+    uniforms = kernels.CellUniforms(cells, np.bincount(task_of, minlength=n_tasks))
+    for start in range(0, options.n_resamples, kernels.RNG_BLOCK):
+        stop = min(start + kernels.RNG_BLOCK, options.n_resamples)
+        indices = kernels.bootstrap_indices(uniforms.rows(stop - start), task_of, n_tasks)
         counts[start:stop] = kernels.weights_from_indices(indices, values.shape[0])
         out[start:stop] = _statistic_of(prepared, values, task_of, n_tasks, indices, options)
         if studentized:
@@ -237,8 +247,11 @@ def _bootstrap(values, task_of, n_tasks, options, ss):
     return out, counts, errors
 
 
-def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
+def _permutation_null(first, second, n_tasks, options, cells, sign=1.0):
     """(B, steps) difference of the statistic after relabelling whole runs within tasks, times ``sign``.
+
+    Task t's relabellings are drawn from the pair's cell stream ``cells[t]`` alone (:func:`_cell_streams`), its pooled
+    runs the first agent's and then the second's, each in :func:`_agent_runs`' order.
 
     The caller passes the pair's agents in their names' sorted order and ``sign=-1.0`` where the pair named them the
     other way, so that the same draws relabel the same runs whichever agent is named first: (a, b) and (b, a) get nulls
@@ -271,8 +284,10 @@ def _permutation_null(first, second, n_tasks, options, ss, sign=1.0):
                          for slots, group in groups)
         out = first - second
         return out if sign == 1.0 else sign * out
-    for start, stop, generator in chunk_generators(ss, options.n_resamples, kernels.RNG_BLOCK):
-        shuffled = kernels.shuffle_within_tasks(generator, task_of, n_tasks, stop - start)
+    uniforms = kernels.CellUniforms(cells, sizes)
+    for start in range(0, options.n_resamples, kernels.RNG_BLOCK):
+        stop = min(start + kernels.RNG_BLOCK, options.n_resamples)
+        shuffled = kernels.shuffle_within_tasks(uniforms.rows(stop - start), task_of)
         first, second = (_statistic_of(group, pooled, task_of[slots], n_tasks, shuffled[:, slots], options)
                          for slots, group in groups)
         out[start:stop] = first - second
@@ -658,9 +673,10 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     error at each step, at level 1 - ``alpha``, so it excludes 0 exactly at the steps the test
     calls different. The relabellings draw on the pair's runs in their names' sorted order, so
     ``("A", "B")`` and ``("B", "A")`` give the same p-values and mirrored differences and bands; each pair's
-    relabellings are keyed by its two agents' names, so a pair's result is that of its own rows: it does not depend
-    on the other pairs compared, on the other agents in the data or their names, nor on the order of the agents or
-    tasks in the data (a Categorical's).
+    relabellings are keyed by its two agents' names, and a task's by the task's name below them, so a pair's result is
+    that of its own rows: it does not depend on the other pairs compared, on the other agents in the data or their
+    names, on the other tasks' names, nor on the order of the agents or tasks in the data (a Categorical's) or the
+    runs' seeds' names (a task's runs are laid out in the order of their curves).
     Alike agents' runs are exchangeable within tasks, so the test's size is exact
     whatever the scores: for the mean of 26 tasks of 5 normal runs, where 60 simulated curves
     held 0 in 0.917 of them, 400 of the same experiment held it in 0.953; the table's rows of the
@@ -768,7 +784,9 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
         Seed (recorded). Each agent's resamples come from a child stream keyed by its name, as
         ``bootstrap()``'s, and each comparison's relabellings from one keyed by its two agents' names,
         so results do not depend on ``n_jobs`` nor on the other agents' names, and an agent's resamples
-        (a pair's relabellings) are those of its own rows. The shared grid is not: without ``steps=``
+        (a pair's relabellings) are those of its own rows; each task's, from a stream below keyed by the task's
+        name, its runs in the order of their curves, so neither the other tasks nor the seeds' names move a
+        task's draws. The shared grid is not: without ``steps=``
         it is read from every agent's runs, so another agent logged on other steps or over a shorter
         range changes it, and with it an agent's bands (the simultaneous one spans the grid; a pointwise
         one moves where the grid falls between its logged steps; a note states the grid), as does a
@@ -961,7 +979,9 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     ss, seed_record = seed_sequence(rng)
     boot_ss, perm_ss = ss.spawn(2)
     k, n_tasks = design.n_agents, design.n_tasks
-    per_agent = [_agent_runs(design, matrix, starts, a) for a in range(k)]
+    # each run's mean logged score, its rows in step order (runs.run_bounds), whatever the grid
+    run_means = np.add.reduceat(design.y.astype(float), starts) / (stops - starts)
+    per_agent = [_agent_runs(design, matrix, starts, a, run_means) for a in range(k)]
     estimates = np.array([_estimate(v, t, n_tasks, options) for v, t in per_agent])
     # the optimality gap of an agent whose every score is at or below gamma: gamma minus its mean, whose bands it
     # takes reflected (audit s27 curvegap27): its resamples and bands are made as the mean's, then reflected
@@ -974,10 +994,12 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     # labels, its runs in their names' sorted order: the same draws whatever the other agents or their order
     rank, names = design.agent_places, design.agents
     first = [(i, j) if rank[i] < rank[j] else (j, i) for i, j in pair_codes]
-    jobs = ([(_bootstrap, (v, t, n_tasks, band[a], agent_seed_sequence(boot_ss, names[a])))
+    # and each cell's (an agent's or a pair's task) below them by the task's label (audit s33 curvestream33)
+    jobs = ([(_bootstrap, (v, t, n_tasks, band[a], _cell_streams(agent_seed_sequence(boot_ss, names[a]), design)))
              for a, (v, t) in enumerate(per_agent)]
             + [(_permutation_null, (per_agent[a], per_agent[b], n_tasks, options,
-                                    agent_seed_sequence(agent_seed_sequence(perm_ss, names[a]), names[b]),
+                                    _cell_streams(agent_seed_sequence(agent_seed_sequence(perm_ss, names[a]),
+                                                                      names[b]), design),
                                     1.0 if (a, b) == ij else -1.0))
                for ij, (a, b) in zip(pair_codes, first)])
     with progress_bar(len(jobs), shown, "curves") as advance:

@@ -451,12 +451,28 @@ def custom_statistic(values, task_of, n_tasks, indices, function):
     return np.asarray(function(arranged), dtype=float).reshape(indices.shape[0], values.shape[1])
 
 
-def bootstrap_indices(generator, task_of, n_tasks, n_resamples):
-    """(B, n_runs) run indices drawn with replacement within each task (a whole run per draw)."""
+class CellUniforms:
+    """Uniforms on [0, 1) for rows of resamples, cell t's ``sizes[t]`` columns side by side (the cells in order) from
+    its own stream ``seeds[t]`` alone: row r of cell t is its stream's outputs ``[r c_t, (r + 1) c_t)``, so a cell's
+    draws depend on its seed, its runs and the row, not on the other cells nor on how the rows are split into calls.
+    A cell of no runs draws nothing."""
+
+    def __init__(self, seeds, sizes):
+        self.sizes = [int(c) for c in sizes]
+        self.generators = [np.random.Generator(np.random.PCG64(seed)) if c else None
+                           for seed, c in zip(seeds, self.sizes)]
+
+    def rows(self, k):
+        """The next ``k`` rows, (k, sum of sizes)."""
+        return np.concatenate([g.random((k, c)) for g, c in zip(self.generators, self.sizes) if c], axis=1)
+
+
+def bootstrap_indices(uniforms, task_of, n_tasks):
+    """(B, n_runs) run indices drawn with replacement within each task (a whole run per draw), from (B, n_runs)
+    uniforms laid out as the runs are (:class:`CellUniforms`)."""
     starts = np.searchsorted(task_of, np.arange(n_tasks))
     sizes = np.diff(np.r_[starts, task_of.size])
-    draws = generator.random((n_resamples, task_of.size))
-    return (starts[task_of][None, :] + np.floor(draws * sizes[task_of][None, :])).astype(np.intp)
+    return (starts[task_of][None, :] + np.floor(uniforms * sizes[task_of][None, :])).astype(np.intp)
 
 
 def weights_from_indices(indices, n_runs):
@@ -466,14 +482,14 @@ def weights_from_indices(indices, n_runs):
         indices.shape[0], n_runs).astype(float)
 
 
-def shuffle_within_tasks(generator, task_of, n_tasks, n_permutations):
-    """(B, n_runs) run indices, each task's runs shuffled among that task's positions.
+def shuffle_within_tasks(uniforms, task_of):
+    """(B, n_runs) run indices, each task's runs shuffled among that task's positions, from (B, n_runs) uniforms laid
+    out as the runs are (:class:`CellUniforms`; ``task_of`` sorted).
 
     Uniform keys plus the task code sort every run back into its task's block in a random order;
     the first positions of a task's block then go to one agent and the rest to the other.
     """
-    keys = generator.random((n_permutations, task_of.size)) + task_of[None, :]
-    return np.argsort(keys, axis=1, kind="stable")
+    return np.argsort(uniforms + task_of[None, :], axis=1, kind="stable")
 
 
 def all_relabellings(starts, sizes, n_first):

@@ -226,7 +226,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
         interval above it: a note counts the ends past the largest (smallest) score where two runs or more sit
         there, with the ``bounds=`` that would clip them.
     rng : None, int or numpy.random.Generator
-        Seed of the resamples (recorded in the result); each sweep draws from its own stream (see ``backend``).
+        Seed of the resamples (recorded in the result); each sweep draws from its own stream (see ``backend``), a
+        configuration's runs laid out in the order of their scores, so the seeds' names do not move the draws.
     n_jobs : int
         Threads resampling the sweeps (-1: one per core).
     backend : None or "dask"
@@ -840,7 +841,7 @@ def _sweeps(design, parsed, config, weights, holdout, higher, data):
     sweeps = {}
     for (t, a) in sorted(set(zip(design.task.tolist(), design.agent.tolist()))):
         here = np.flatnonzero((design.task == t) & (design.agent == a))
-        order = here[np.lexsort((seed_codes[here], codes[here]))]
+        order = here[_run_order(codes[here], y[here], seed_codes[here])]
         tune, evaluate = order[~held[order]], order[held[order]]
         if tune.size == 0:
             raise DesignError(f"{arm_label(design.formula, design.agents[a])} on "
@@ -861,6 +862,14 @@ def _sweeps(design, parsed, config, weights, holdout, higher, data):
             sweep["held_out"] = {int(c): y[evaluate][codes[evaluate] == c] for c in np.unique(codes[evaluate])}
         sweeps[t, a] = sweep
     return sweeps, labels
+
+
+def _run_order(codes, scores, seed_codes):
+    """The order of a sweep's runs: by configuration, and a configuration's runs by their (oriented) scores, so that
+    which draw falls on which run depends on the runs alone, not on their seeds' names (audit s33 curvestream33:
+    renaming the seeds alike everywhere moved the tuned score); runs that tie are the same score, whatever their
+    order (the seeds' order keeps it fixed)."""
+    return np.lexsort((seed_codes, scores, codes))
 
 
 def _raw_scales(design, sweeps, normalize, configured):
