@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 import rlstats
-from test_audit_s33_bootstream33 import former_streams
 
 AGENTS = ["DER", "DrQ(eps)", "SPR", "SimPLe"]
 
@@ -153,11 +152,12 @@ def test_performance_profile_numbers_and_its_tau_note(atari, normalised):
     assert f"the scores span {rows.hns.min():.3g} to {rows.hns.max():.3g}" in note
 
 
-def test_real_data_metamorphic(atari, monkeypatch):
+def test_real_data_metamorphic(atari):
     """Rows shuffled and a polars frame: the same numbers, to the bit (the runs' pooled skewness summed them in row
     order: SimPLe's median bound moved 4e-16); raw scores times 7 or plus 100 (normalize=False): IQM, mean and median estimates and
-    bounds times 7 or plus 100, probability of improvement unchanged."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
+    bounds times 7 or plus 100, probability of improvement unchanged. It pins no number, so it runs on today's streams
+    (review s33: under the former streams it hid them); x 7 moves the studentised IQM's bounds by up to 1.5e-11
+    relative there (the resamples' t ratios rounded otherwise), hence 1e-10."""
     polars = pytest.importorskip("polars")
     frame = atari[atari.agent.isin(AGENTS) & atari.task.isin(["Pong", "Boxing", "Freeway", "Alien"])
                   & (atari.seed < 5)].reset_index(drop=True)
@@ -173,8 +173,8 @@ def test_real_data_metamorphic(atari, monkeypatch):
         np.testing.assert_array_equal(run(other)[numbers], base[numbers])
     location = base.metric.isin(["iqm", "mean", "median"]).to_numpy()
     scaled, shifted = run(frame.assign(score=frame.score * 7)), run(frame.assign(score=frame.score + 100))
-    np.testing.assert_allclose(scaled[numbers][location], 7 * base[numbers][location], rtol=1e-12)
-    np.testing.assert_allclose(shifted[numbers][location], 100 + base[numbers][location], rtol=1e-12)
+    np.testing.assert_allclose(scaled[numbers][location], 7 * base[numbers][location], rtol=1e-10)
+    np.testing.assert_allclose(shifted[numbers][location], 100 + base[numbers][location], rtol=1e-10)
     poi = run(frame, "probability_of_improvement")[numbers]
     np.testing.assert_array_equal(run(frame.assign(score=frame.score * 7 + 100), "probability_of_improvement")[numbers],
                                   poi)
