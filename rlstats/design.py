@@ -558,7 +558,7 @@ def public_function(function: Callable[P, R]) -> Callable[P, R]:
             kwargs["eval_env"] = capture_environment(0 if kwargs.get("eval_env") is None else kwargs["eval_env"])
         with called_as(function.__name__):  # the ways on of its refusals are its own options (errors.ENTRY)
             if directed and "higher_is_better" not in kwargs:
-                args, kwargs = _direction_of_data(args, kwargs)  # type: ignore[assignment]
+                args, kwargs = _direction_of_data(args, kwargs)
             return checked(*args, **kwargs)
 
     return called
@@ -624,8 +624,8 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
     else:
         provenance = provenance_of(data) if isinstance(data, pd.DataFrame) else None
         notes = () if provenance is None else provenance.notes
-        columns = getattr(data, "column_names", None) if not isinstance(data, pd.DataFrame) else None
-        columns = list(data.columns if columns is None and hasattr(data, "columns") else columns or ())
+        named = getattr(data, "column_names", None) if not isinstance(data, pd.DataFrame) else None
+        columns = list(data.columns if named is None and hasattr(data, "columns") else named or ())
     summaries = [s for s in map(_summary_of, notes) if s is not None]  # (spec, is a time)
     times = [spec for spec, is_time in summaries if is_time]
     # a note naming a column the data no longer hold (renamed, dropped) says nothing of them: lost (audit s33 review)

@@ -899,7 +899,7 @@ def _unfit_words(design, pair, unfit):
     no pair can be compared."""
     t, (n, varied) = min(unfit.items())
     one, two = design.agents[pair[0]], design.agents[pair[1]]
-    task, agent, run = *design.words, design.formula.run_word  # the data's columns by their names (audit s33 words33b)
+    (task, agent), run = design.words, design.formula.run_word  # the data's columns by their names (audit s33 words33b)
     if n == 0:
         return (f"{one} and {two} share no {run} on {design.tasks[t]!r}: the hierarchical model pairs runs by {run}, "
                 f"so that {task} has no paired runs; use model='signed_rank', which works on {task}-level means, or "

@@ -442,6 +442,7 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
                 # the reference's 1/sigma^2, then mu_i | the 1/sigma^2, delta0, sigma0, lambda with the deltas
                 # integrated out: each other agent's task mean is N(mu_i + delta0_a, 1/(n tau) + sigma0^2/lambda),
                 # the reference's N(mu_i, 1/(n_r tau_r)); then the deltas given mu (below)
+                assert g is not None  # given with the reference (the rows' shared draws)
                 half_r = 0.5 * (within_r + counts_r * np.square(mean_r - mu))
                 tau_r = g.standard_gamma(shape_r, size=(q, c)) / half_r
                 low = tau_r < low_tau_r
