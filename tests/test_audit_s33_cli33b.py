@@ -76,7 +76,6 @@ CASES = [  # (flags typed after FILE FORMULA, what the refusal says, the command
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="review s33b: the union of every back end's options was suggested")
 @pytest.mark.parametrize("typed, said, suggested", CASES, ids=[" ".join(case[0]) for case in CASES])
 def test_a_suggestion_is_one_the_method_takes(files, typed, said, suggested):
     runs = files["curves" if "--summarize" in suggested else "final"]
