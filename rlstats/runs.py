@@ -46,6 +46,8 @@ SUMMARIES = ("final", "last_k_mean", "auc", "max", "time_to_threshold")
 #: Summaries of a run's logged values: steps= restricts them to the logged steps within its range (it aligns
 #: the runs for the others).
 LOGGED_SUMMARIES = ("last_k_mean", "max", "time_to_threshold")
+#: the options that one ``how`` alone reads, and that how: with another they are an error
+SUMMARY_READERS = {"k": "last_k_mean", "threshold": "time_to_threshold", "normalize_auc": "auc"}
 #: The most steps a grid may have: every run gets a value at each (and curves keeps each resample's), so
 #: one run logged at step 10**9 among runs logged every step must not ask for 10**9 of them.
 MAX_GRID_STEPS = 100_000
@@ -810,10 +812,9 @@ def _threshold_of(threshold, design):
 def _check_summary_options(how, k, threshold, normalize_auc):
     """Options that only one ``how`` reads: given with another, they would be ignored, so they are an error."""
     normalize_auc = check_bool("normalize_auc", normalize_auc)
-    readers = {"k": (k is not None, "last_k_mean"), "threshold": (threshold is not None, "time_to_threshold"),
-               "normalize_auc": (normalize_auc, "auc")}
-    for option, (given, reader) in readers.items():
-        if given and how != reader:
+    given_options = {"k": k is not None, "threshold": threshold is not None, "normalize_auc": normalize_auc}
+    for option, reader in SUMMARY_READERS.items():
+        if given_options[option] and how != reader:
             raise OptionError(f"{option}= is read only by how={reader!r}, but how={how!r}; drop {option}= or pass "
                               f"how={reader!r}")
     return (10 if k is None else check_int("k", k, minimum=1)), normalize_auc

@@ -85,18 +85,55 @@ def _compare_spellings(args: argparse.Namespace) -> list[tuple[str, list[str], s
     an option (R's conf.level): the method's (--method, else the formula's default), then compare()'s own; none where
     the method or formula is not one (their own errors say so when the command runs)."""
     from ..comparison import compare
-    from ..errors import RlstatsError
-    from ..formula import parse
-    from ..methods import DEFAULTS, METHODS, backend
+    from ..methods import METHODS, backend
     from ..options import count_described, option_names
 
-    try:
-        method = args.method or DEFAULTS[parse(args.formula).blocks is not None]
-    except RlstatsError:
+    method = _compare_method(args)
+    if method is None:
         return []
     mine = ([(f"method={method!r}", option_names(backend(method)), count_described(backend(method)))]
             if method in METHODS else [])
     return [*mine, ("rlstats compare", option_names(compare), None)]
+
+
+def _compare_method(args: argparse.Namespace) -> str | None:
+    """The method compare runs: --method, else the formula's default (compare()'s DEFAULTS); None where the formula
+    is not one (its own error says so when the command runs)."""
+    from ..errors import RlstatsError
+    from ..formula import parse
+    from ..methods import DEFAULTS
+
+    try:
+        return args.method or DEFAULTS[parse(args.formula).blocks is not None]
+    except RlstatsError:
+        return None
+
+
+def _compare_others(args: argparse.Namespace) -> dict[str, str]:
+    """What an unknown flag spelled as one of compare's keywords says where this command line would refuse the
+    option it names (:func:`refuse_unrecognized`; review s33b): an option only other methods take than the one that
+    runs (--method, else the formula's default) names those methods; a summary option without the --summarize that
+    reads it (:data:`rlstats.runs.SUMMARY_READERS`) is suggested with it. ``{spelled}``: the option as typed here."""
+    from ..comparison import compare
+    from ..methods import METHODS, backend
+    from ..options import option_names
+    from ..runs import SUMMARY_READERS
+
+    said: dict[str, str] = {}
+    method = _compare_method(args)
+    if method is not None and method in METHODS:
+        taken = {*option_names(backend(method)), *option_names(compare), *_reserved(args)}
+        for name in sorted(keyword_names(compare) - taken):
+            takers = [other for other in METHODS if name in option_names(backend(other))]
+            if takers:
+                said[name] = (f"; {args.flags['method']} {method} takes no {name}=; {args.flags['method']} "
+                              f"{', '.join(takers)} {'does' if len(takers) == 1 else 'do'} ({{spelled}})")
+    how = args.summary_flags["how"]
+    for name in _SUMMARY_OPTIONS:
+        reader = SUMMARY_READERS.get(name)
+        if args.summarize is None or (reader is not None and args.summarize != reader):
+            said[name] = f" (did you mean {how} {reader or 'HOW'} {{spelled}}?)"
+    return said
 
 
 #: what --summarize-option may set: summarize_runs()'s options other than the data, formula, step and how
@@ -328,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "(time_to_threshold), normalize_auc=True (repeatable)")
     add_cost_flags(cmp)
     cmp.set_defaults(run=run_compare, command_parser=cmp, hints=_compare_hints, spellings=_compare_spellings,
+                     others=_compare_others,
                      flags=flag_table(cmp),
                      summary_flags=flag_table(cmp, scope="summary"))
 
@@ -364,8 +402,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     hints = getattr(args, "hints", None)
     if extra:  # refused by the command that ran, which names itself and its options (and the names -o sets)
         spellings = getattr(args, "spellings", None)  # where another package's name is looked up first
+        others = getattr(args, "others", None)  # the options named that this command line would then refuse
         refuse_unrecognized(getattr(args, "command_parser", parser), extra, hints(args)[1] if hints else (),
-                            spellings(args) if spellings else ())
+                            spellings(args) if spellings else (), others(args) if others else {})
 
     def words(message):  # the library's hints (name=value) and rows (index labels) in the command line's terms
         message = rows_in_file(message, getattr(args, "file", None) or getattr(args, "pilot", None),

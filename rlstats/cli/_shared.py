@@ -556,7 +556,8 @@ def _intervals_all_withheld(result: Any) -> bool:
 
 
 def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], options: Iterable[str] = (),
-                        spellings: Sequence[tuple[str, Sequence[str], str | None]] = ()) -> NoReturn:
+                        spellings: Sequence[tuple[str, Sequence[str], str | None]] = (),
+                        others: Mapping[str, str] = {}) -> NoReturn:
     """Exit as ``parser`` (the command that ran: its ``command_parser`` default) refuses the arguments none of its
     options takes, naming the option a mistyped one most likely means, and its --help (audit s28: the top-level parser
     refused them, with its own usage and "rlstats: error", and "--sed 0" named no --seed). A flag spelled as the
@@ -567,7 +568,11 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     for the first of ``spellings`` ((where, its option names, what its n_resamples= counts where not bootstrap
     resamples: :func:`rlstats.options.count_described`), the method's then the function's, in the order the Python
     call tries them: R's conf.level is alpha= to the rank test, confidence_level= to the bootstrap) that has it, else
-    for the command's keywords; else the flag of the closest spelling (difflib)."""
+    for the command's keywords; else the flag of the closest spelling (difflib). ``others``: the command's keywords
+    that this command line would refuse as they are spelled here (another method's option; a summary option without
+    its --summarize: :func:`rlstats.cli._compare_others`), with what is said of them in place (``{spelled}``: the
+    option in the command's words), also where another package's name of one is typed (review s33b: the suggestion
+    was refused in its turn)."""
     import difflib
 
     from ..options import own_spelling, unknown_option_error
@@ -577,8 +582,16 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     flags = flag_table(parser)  # and the keywords of another scope's flags (--summarize-option k=) it leaves
     for scope in dict.fromkeys(marked for _, _, marked in _MARKS.get(parser, ()) if marked is not None):
         flags = {**flag_table(parser, scope), **flags}
-    settable = set(options) - set(flags)
+    settable = set(options) - set(flags) - set(others)
     near, said = [], []
+
+    def hint_of(name, value):  # name=value as Python's call takes it (name= without a value)
+        typed = None if value is None else value if re.fullmatch(r"[\w+-]+(?:\.[\w+-]+)*", value) else repr(value)
+        return f"{name}=" if typed is None else f"{name}={typed}"
+
+    def in_words(name, value):  # an option of others as this command sets it (a flag, or -o)
+        return in_command_words(hint_of(name, value), flags, set(options) - set(flags))
+
     for i, word in enumerate(extra):
         if not word.startswith("--") or word == "--":
             continue
@@ -588,9 +601,11 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
             following = extra[i + 1] if i + 1 < len(extra) else None
             value = following if following is not None and not re.match(r"--?[A-Za-z]", following) else None
         name = given.replace("-", "_")
+        if name in others:
+            said.append(others[name].replace("{spelled}", in_words(name, value)))
+            continue
         if name in flags or name in settable:  # Python's keyword: the flag that sets it, or -o
-            typed = None if value is None else value if re.fullmatch(r"[\w+-]+(?:\.[\w+-]+)*", value) else repr(value)
-            hint = f"{name}=" if typed is None else f"{name}={typed}"
+            hint = hint_of(name, value)
             spelled = in_command_words(hint, flags, settable)
             if spelled != hint:
                 aside = "" if spelled.startswith("-o ") else f" it sets Python's {name}="
@@ -598,6 +613,11 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
                 continue
         keywords = sorted({*flags, *settable})
         other = next((key for key in dict.fromkeys((given, name)) if own_spelling(key, keywords)), None)
+        elsewhere = next(filter(None, (own_spelling(key, others) for key in dict.fromkeys((given, name)))), None)
+        if other is None and elsewhere is not None:  # R's name of an option this command line refuses
+            own, whose = elsewhere
+            said.append(f"; {given}= is {whose}, for {own}={others[own].replace('{spelled}', in_words(own, value))}")
+            continue
         if other is not None:  # R's conf.level, p.adjust, na.action (options.HABITS): named as spelled here
             own, whose = next(filter(None, (own_spelling(other, names) for _, names, _ in spellings)), None) or \
                 own_spelling(other, keywords)  # type: ignore[misc]
