@@ -1658,14 +1658,14 @@ def _step_like(data, cells, skip):
     """(column, runs sharing its commonest value) of the first numeric column whose values are distinct within every
     cell of ``cells`` (the blocks, the agent and the named tasks: a run's rows) and shared by several cells, the runs
     holding :data:`STEP_ROWS` rows or more (the median): a training step named otherwise ('checkpoint',
-    'generation'; audit s33 design33), or None. Read whatever the rows' order (audit s33 review: a step read as rising
+    'generation'; audit s33 design33), or None; its commonest value shared by half the cells at least. Read whatever the rows' order (audit s33 review: a step read as rising
     row by row was missed once the rows were sorted by score). A column unique to each row (a wall time) shares no
     value; one row per run (its last step) is no cell of several rows; a value repeated within a run (a run's
     configuration) is no step, nor a column whose name says it numbers runs (:func:`_names_runs`). Frames with no
     numeric column beside the formula's are not grouped."""
     numeric = [c for c in data.columns if isinstance(c, str) and c not in skip and not _names_runs(c)
-               and not _names_settings(c) and pd.api.types.is_numeric_dtype(data[c].dtype) and not pd.api.types.is_bool_dtype(data[c].dtype)
-               and not pd.api.types.is_complex_dtype(data[c].dtype)]
+               and not _names_settings(c) and pd.api.types.is_numeric_dtype(data[c].dtype)
+               and not pd.api.types.is_bool_dtype(data[c].dtype) and not pd.api.types.is_complex_dtype(data[c].dtype)]
     if not numeric:
         return None
     cell = data.groupby(list(cells), observed=True, sort=False, dropna=False).ngroup().to_numpy()
@@ -1680,7 +1680,9 @@ def _step_like(data, cells, skip):
         if not (distinct == sizes).all():  # ngroup numbers every cell
             continue
         shared = int(frame.groupby("value", sort=False)["cell"].nunique().max())
-        if shared >= 2:
+        # a step's grid is logged by most runs; a measurement shared by a few (a run published twice: hpo's
+        # 'score_std', audit s33 full run) is not one
+        if shared >= 2 and 2 * shared >= sizes.size:
             return column, shared
     return None
 

@@ -62,6 +62,9 @@ LITERALS = {
     "Ddf": (lambda: _runtime("rlstats.methods.mixed._api", "DDF"), [("rlstats.methods.mixed._api", "mixed", "ddf")]),
     "MixedAdjust": (lambda: _runtime("rlstats.methods.mixed._api", "ADJUST"),
                     [("rlstats.methods.mixed._api", "mixed", "adjust")]),
+    # audit s33 mixed33: the omnibus F's basis
+    "FBasis": (lambda: _runtime("rlstats.methods.mixed._api", "F_BASIS"),
+               [("rlstats.methods.mixed._api", "mixed", "f_basis")]),
     # issue 41 item 1
     "BayesModel": (lambda: _runtime("rlstats.methods.bayes._api", "MODELS"), [("rlstats.methods.bayes._api", "bayes", "model")]),
     "BootstrapInterval": (lambda: _runtime("rlstats.methods.bootstrap._api", "INTERVALS"),
