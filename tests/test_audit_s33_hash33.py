@@ -52,13 +52,13 @@ KEPT = {"as is": lambda t: t, "seed float": lambda t: t.assign(seed=t.seed.astyp
         "shuffled": lambda t: t.sample(frac=1, random_state=0), "subset": lambda t: t[t.task.isin(["t1", "t2"])]}
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 hash33: a recast key column is refused as a changed time column")
+
 @pytest.mark.parametrize("name", list(RECAST))
 def test_recast_seed_is_still_a_time(times, name):
     assert _best(RECAST[name](times)) == ["fast"]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 hash33: numeric agents recast to text are refused")
+
 @pytest.mark.parametrize("how", ["str", "category"])
 def test_numeric_agents_recast(numeric_agents, how):
     frame = numeric_agents.assign(agent=numeric_agents.agent.astype(str))
@@ -96,7 +96,7 @@ def _numeric_tasks():
     return rlstats.normalize(raw, reference)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s33 hash33: normalize()'s note dropped where numeric tasks are recast")
+
 @pytest.mark.parametrize("how", ["str", "category", "int category"])
 def test_normalize_note_kept_on_recast_tasks(how):
     n = _numeric_tasks()
