@@ -231,14 +231,21 @@ def label_hashes(column: pd.Series) -> np.ndarray:
         is_text = words.map(type).eq(str).to_numpy()
         if is_text.any():  # text, vectorised: "3" an integer, "3.0" a float, where str() prints the number so
             said = words[is_text].astype(str)
-            whole = said.str.fullmatch(r"-?(0|[1-9][0-9]{0,17})").to_numpy()
-            read = pd.to_numeric(said.where(~said.str.contains(r"[_\s]", regex=True), ""), errors="coerce")
+            whole = said.str.fullmatch(r"0|-?[1-9][0-9]{0,18}").to_numpy(dtype=bool, copy=True)
+            huge = {i: int(said.iloc[i]) for i in np.flatnonzero(whole & (said.str.len().to_numpy() >= 19))}
+            huge = {i: number for i, number in huge.items() if not -2**63 <= number < 2**63}
+            whole[list(huge)] = False  # beyond int64: a float, as an int of that size is
+            rest = said[~whole]  # read as a float only where str() prints it so ("3.0", "inf"; not "1e3", " 3")
+            read = pd.to_numeric(rest.where(~rest.str.contains(r"[_\s]", regex=True), ""), errors="coerce")
             read = read.to_numpy(dtype=np.float64, na_value=np.nan)
-            printed = ~whole & ~np.isnan(read) & (read.astype(str) == said.to_numpy(dtype=str))
+            printed = np.zeros(len(said), dtype=bool)
+            printed[~whole] = ~np.isnan(read) & (read.astype(str) == rest.to_numpy(dtype=str))
+            read = np.concatenate([[np.nan], read])[np.where(whole, 0, np.cumsum(~whole))]  # by position in said
             at = np.flatnonzero(is_text)
             integers[at[whole]] = said[whole].astype(np.int64).to_numpy()
             exact[at[whole]] = True
             numbers[at[printed]] = read[printed]
+            numbers[at[list(huge)]] = [float(number) for number in huge.values()]
             text[at] = said.to_numpy(dtype=object)
         for i in np.flatnonzero(~is_text):  # other objects (numbers in an object column, bools): one at a time
             value = objects[i]
@@ -262,6 +269,36 @@ def label_hashes(column: pd.Series) -> np.ndarray:
         hashes = _number_hashes(numbers, np.zeros(len(numbers), dtype=np.int64), np.zeros(len(numbers), dtype=bool))
     missing = pd.util.hash_array(np.array([np.nan]))
     return np.where(codes >= 0, hashes[np.maximum(codes, 0)] if hashes.size else missing[0], missing[0])
+
+
+#: The most distinct labels of one key column whose hashes a record keeps (:func:`labels_record`; 8 bytes each).
+LABELS_CAP = 1 << 16
+
+
+def labels_record(keys: pd.DataFrame) -> dict[str, str]:
+    """Each key column's distinct labels, hashed (:func:`label_hashes`, :func:`hashes_text`), for a column of at most
+    :data:`LABELS_CAP` of them: what says, where a row's hash is not held, that its key values are what changed
+    (:func:`keys_not_held`)."""
+    out = {}
+    for column in keys.columns:
+        hashes = np.unique(label_hashes(keys[column]))
+        if hashes.size <= LABELS_CAP:
+            out[str(column)] = hashes_text(hashes)
+    return out
+
+
+def keys_not_held(keys: pd.DataFrame, record: Any) -> tuple[str, Any] | None:
+    """(the first of ``keys``' columns holding a label ``record``, a :func:`labels_record`, does not, its first such
+    value) or None where every label is one recorded (or none can say)."""
+    if not isinstance(record, dict):
+        return None
+    for column in keys.columns:
+        text = record.get(str(column))
+        if isinstance(text, str):
+            missing = ~held(label_hashes(keys[column]), text)
+            if missing.any():
+                return str(column), _scalar(keys[column].iloc[int(np.flatnonzero(missing)[0])])
+    return None
 
 
 def _number_hashes(numbers, integers, exact):
@@ -313,7 +350,7 @@ def values_record(keys: pd.DataFrame, values: Any, column: str, maker: str) -> d
         modulus = 2 * modulus if modulus > 1 else 2 * -(-hashes.size // VALUES_CAP)
         hashes = hashes[hashes % np.uint64(modulus) == 0]
     return {"column": column, "keys": list(keys.columns), "hashes": hashes_text(hashes), "maker": maker,
-            "modulus": modulus}
+            "modulus": modulus, "labels": labels_record(keys)}
 
 
 def _merged_values(first, second):
@@ -370,6 +407,13 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
         wrong = read & ~held(hashes, record.get("hashes"))
         if not wrong.any():
             out.append(note)
+            continue
+        relabelled = keys_not_held(rows[wrong], record.get("labels"))
+        if relabelled is not None:  # audit s33 hash33: the key column, not the values, no longer matches
+            key, label = relabelled
+            said.setdefault(column, f"the key column {key!r} holds labels {maker} did not write '{column}' for "
+                                    f"(first: {key}={label!r}; relabelled or recoded, or rows of other data added), "
+                                    f"so {maker}'s note on '{column}' is not shown")
             continue
         first = int(np.flatnonzero(wrong)[0])
         where = ", ".join(f"{k}={_scalar(rows[k].iloc[first])!r}" for k in keys)

@@ -12,13 +12,15 @@ summary did not record is named as such in the refusal (not "the column was chan
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import rlstats
 from rlstats.errors import OptionError
-from rlstats.provenance import NORMALISED, carried, has_note
+from rlstats.provenance import NORMALISED, carried, has_note, label_hashes
 from test_audit_s33_ttt33 import FORMULA, _curves
 
 SAID = "'score' normalised per task"
@@ -106,3 +108,33 @@ def test_normalize_note_kept_on_recast_tasks(how):
               "int category": lambda f: f.astype({"task": "category"})}[how](n)
     texts = [note.text for note in carried(recast)]
     assert any(SAID in t for t in texts) and not any("not those normalize() wrote" in t for t in texts)
+
+
+@pytest.mark.parametrize("how, said", [("seed", "'seed' holds labels that summary did not record (first: seed='00')"),
+                                       ("agent", "'agent' holds labels that summary did not record (first: "
+                                                 "agent='FAST')")])
+def test_relabelled_keys_are_named(times, how, said):
+    frame = (times.assign(seed=times.seed.map(lambda s: f"0{s}")) if how == "seed"
+             else times.assign(agent=times.agent.str.upper()))
+    with pytest.raises(OptionError, match=re.escape(said)):
+        rlstats.task_table(frame, FORMULA)
+
+
+def test_normalize_relabelled_task_named():
+    n = _numeric_tasks()
+    texts = [note.text for note in carried(n.assign(task=n.task.map(lambda s: f"0{s}")))]
+    assert texts == ["the key column 'task' holds labels normalize() did not write 'score' for (first: task='01'; "
+                     "relabelled or recoded, or rows of other data added), so normalize()'s note on 'score' is not shown"]
+
+
+def test_label_hashes_read_labels_as_build_names_them():
+    s = pd.Series(["3", "3.0", "03", "1e3", "1000", "inf", " 3", "-0", "True", None], dtype=object)
+    h = label_hashes(s)
+    numbers = label_hashes(pd.Series([3, 3.0, 1000, np.inf, True, np.nan], dtype=object))
+    assert h[0] == h[1] == numbers[0] == numbers[1] == label_hashes(pd.Series([3]))[0]
+    assert h[4] == numbers[2] and h[5] == numbers[3] and h[8] == numbers[4] and h[9] == numbers[5]
+    assert len({h[0], h[2], h[6], h[7]}) == 4 and h[3] != h[4]  # "03", " 3", "-0", "1e3": labels of their own
+    big = pd.Series([2**62 + 1, 2**62 + 2])  # equal as float64, two seeds
+    assert label_hashes(big)[0] != label_hashes(big)[1]
+    assert (label_hashes(big.astype(str)) == label_hashes(big)).all()
+    assert (label_hashes(big.astype("category")) == label_hashes(big)).all()
