@@ -209,18 +209,23 @@ def value_hashes(keys: pd.DataFrame, values: Any) -> np.ndarray:
     return out
 
 
-def label_hashes(column: pd.Series) -> np.ndarray:
+def label_hashes(column: pd.Series, distinct: int = 0) -> Any:
     """A 64-bit hash of each of ``column``'s values in one form, the label as build() and
     :func:`rlstats.errors.label_named` read it, whatever the column's dtype (audit s33 hash33: a seed column recast to
     a Categorical or to text was read as another run): a Categorical through its categories' values; a number, or text
     that is how ``str()`` prints one ("3", "3.0", "inf"; not "03" or "1e3", labels of their own), as that number, an
     integral one exactly (int64: seeds 2**62 + 1 and 2**62 + 2 differ); a missing value as NaN; anything else (a bool
-    too: True is not the agent 1) as its text. Hashes each distinct value once (``pd.factorize``)."""
+    too: True is not the agent 1) as its text. Hashes each distinct value once (``pd.factorize``); with ``distinct``,
+    only those (a missing value left out), or None where there are more than ``distinct`` of them."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, uniques = column.cat.codes.to_numpy(), column.cat.categories
     else:
         codes, uniques = pd.factorize(column, use_na_sentinel=True)
     uniques = pd.Index(uniques)
+    if distinct:
+        if len(uniques) > distinct:
+            return None
+        codes = None
     if pd.api.types.is_bool_dtype(uniques.dtype) or not pd.api.types.is_numeric_dtype(uniques.dtype):
         numbers = np.full(len(uniques), np.nan)
         integers = np.zeros(len(uniques), dtype=np.int64)
@@ -267,6 +272,8 @@ def label_hashes(column: pd.Series) -> np.ndarray:
     else:
         numbers = uniques.to_numpy(dtype=np.float64, na_value=np.nan)
         hashes = _number_hashes(numbers, np.zeros(len(numbers), dtype=np.int64), np.zeros(len(numbers), dtype=bool))
+    if codes is None:
+        return hashes  # the distinct labels' hashes alone (:func:`labels_record`)
     missing = pd.util.hash_array(np.array([np.nan]))
     return np.where(codes >= 0, hashes[np.maximum(codes, 0)] if hashes.size else missing[0], missing[0])
 
@@ -281,8 +288,8 @@ def labels_record(keys: pd.DataFrame) -> dict[str, str]:
     (:func:`keys_not_held`)."""
     out = {}
     for column in keys.columns:
-        hashes = np.unique(label_hashes(keys[column]))
-        if hashes.size <= LABELS_CAP:
+        hashes = label_hashes(keys[column], distinct=LABELS_CAP)
+        if hashes is not None:
             out[str(column)] = hashes_text(hashes)
     return out
 
@@ -295,7 +302,7 @@ def keys_not_held(keys: pd.DataFrame, record: Any) -> tuple[str, Any] | None:
     for column in keys.columns:
         text = record.get(str(column))
         if isinstance(text, str):
-            missing = ~held(label_hashes(keys[column]), text)
+            missing = ~held(label_hashes(keys[column]), text) & keys[column].notna().to_numpy(dtype=bool)
             if missing.any():
                 return str(column), _scalar(keys[column].iloc[int(np.flatnonzero(missing)[0])])
     return None
