@@ -217,6 +217,7 @@ def label_hashes(column: pd.Series, distinct: int = 0) -> Any:
     integral one exactly (int64: seeds 2**62 + 1 and 2**62 + 2 differ); a missing value as NaN; anything else (a bool
     too: True is not the agent 1) as its text. Hashes each distinct value once (``pd.factorize``); with ``distinct``,
     only those (a missing value left out), or None where there are more than ``distinct`` of them."""
+    codes: Any
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, uniques = column.cat.codes.to_numpy(), column.cat.categories
     else:
@@ -415,7 +416,7 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
         if not wrong.any():
             out.append(note)
             continue
-        relabelled = keys_not_held(rows[wrong], record.get("labels"))
+        relabelled = keys_not_held(rows[wrong], record.get("labels"))  # type: ignore[union-attr]
         if relabelled is not None:  # audit s33 hash33: the key column, not the values, no longer matches
             key, label = relabelled
             said.setdefault(column, f"the key column {key!r} holds labels {maker} did not write '{column}' for "
