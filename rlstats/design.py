@@ -33,8 +33,8 @@ from .interop import TABLE, as_pandas, frame_library
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
-from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, Note, add_note, carried, held, provenance_of,
-                         rebind, set_notes, value_hashes)  # NOTES_ATTR: read from here too
+from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, Note, add_note, carried, held, keys_not_held,
+                         provenance_of, rebind, set_notes, value_hashes)  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS, MINMAX_CEILING  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -746,6 +746,14 @@ def _times_held(data, column, specs, others):
                           f"or a larger {column} is better is not known: {ways}")
     first = int(np.flatnonzero(~ok)[0])
     rows, values = found
+    labels = next((spec["labels"] for spec in specs if isinstance(spec.get("labels"), dict)), None)
+    relabelled = keys_not_held(rows[~ok], labels)
+    if relabelled is not None:  # audit s33 hash33: the key column, not the times, no longer matches
+        key, label = relabelled
+        raise OptionError(f"{said}, but the key column {key!r} holds labels that summary did not record (first: "
+                          f"{key}={label!r}): the runs were relabelled or recoded, or rows of another frame added, so "
+                          f"which time is whose run, and whether a smaller or a larger {column} is better, is not "
+                          f"known: {ways}")
     scalar = [rows[k].iloc[first] for k in keys]
     run = ", ".join(f"{k}={v.item() if isinstance(v, np.generic) else v!r}" for k, v in zip(keys, scalar))
     n = int((~ok).sum())

@@ -194,21 +194,128 @@ def _row_hashes(frame, columns):
 
 
 def value_hashes(keys: pd.DataFrame, values: Any) -> np.ndarray:
-    """A 64-bit hash of each row's key values (``keys``; numbers as float64, so that seed 3 and 3.0 hash alike, and
-    labels alike whether categories, strings or objects) with its value in ``values`` (as float64), made a block of
+    """A 64-bit hash of each row's key values (``keys``, each as the label it reads as: :func:`label_hashes`, so that
+    seed 3, 3.0, "3" and a Categorical of them hash alike) with its value in ``values`` (as float64), made a block of
     rows at a time: what names a run's summary value, for checking that a column still holds the values a note was
     written of (:func:`hashes_text`, :func:`held`)."""
     values = np.asarray(values, dtype=np.float64)
     out = np.empty(len(values), dtype=np.uint64)
-    numeric = [pd.api.types.is_numeric_dtype(keys[c].dtype) and not pd.api.types.is_bool_dtype(keys[c].dtype)
-               for c in keys.columns]
+    columns = [label_hashes(keys[c]) for c in keys.columns]
     for start in range(0, len(values), HASH_BLOCK):
-        block = keys.iloc[start:start + HASH_BLOCK]
-        columns = {i: block[c].to_numpy(dtype=np.float64) if number else block[c].to_numpy(dtype=object)
-                   for i, (c, number) in enumerate(zip(keys.columns, numeric))}
-        columns[len(columns)] = values[start:start + HASH_BLOCK]
-        out[start:start + len(block)] = pd.util.hash_pandas_object(pd.DataFrame(columns), index=False).to_numpy()
+        block = {i: column[start:start + HASH_BLOCK] for i, column in enumerate(columns)}
+        block[len(block)] = values[start:start + HASH_BLOCK]
+        out[start:start + len(values[start:start + HASH_BLOCK])] = pd.util.hash_pandas_object(
+            pd.DataFrame(block), index=False).to_numpy()
     return out
+
+
+def label_hashes(column: pd.Series, distinct: int = 0) -> Any:
+    """A 64-bit hash of each of ``column``'s values in one form, the label as build() and
+    :func:`rlstats.errors.label_named` read it, whatever the column's dtype (audit s33 hash33: a seed column recast to
+    a Categorical or to text was read as another run): a Categorical through its categories' values; a number, or text
+    that is how ``str()`` prints one ("3", "3.0", "inf"; not "03" or "1e3", labels of their own), as that number, an
+    integral one exactly (int64: seeds 2**62 + 1 and 2**62 + 2 differ); a missing value as NaN; anything else (a bool
+    too: True is not the agent 1) as its text. Hashes each distinct value once (``pd.factorize``); with ``distinct``,
+    only those (a missing value left out), or None where there are more than ``distinct`` of them."""
+    codes: Any
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, uniques = column.cat.codes.to_numpy(), column.cat.categories
+    else:
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    uniques = pd.Index(uniques)
+    if distinct:
+        if len(uniques) > distinct:
+            return None
+        codes = None
+    if pd.api.types.is_bool_dtype(uniques.dtype) or not pd.api.types.is_numeric_dtype(uniques.dtype):
+        numbers = np.full(len(uniques), np.nan)
+        integers = np.zeros(len(uniques), dtype=np.int64)
+        exact = np.zeros(len(uniques), dtype=bool)
+        text = np.empty(len(uniques), dtype=object)
+        objects = uniques.to_numpy(dtype=object)
+        words = pd.Series(objects, dtype=object)
+        is_text = words.map(type).eq(str).to_numpy()
+        if is_text.any():  # text, vectorised: "3" an integer, "3.0" a float, where str() prints the number so
+            said = words[is_text].astype(str)
+            whole = said.str.fullmatch(r"0|-?[1-9][0-9]{0,18}").to_numpy(dtype=bool, copy=True)
+            huge = {i: int(said.iloc[i]) for i in np.flatnonzero(whole & (said.str.len().to_numpy() >= 19))}
+            huge = {i: number for i, number in huge.items() if not -2**63 <= number < 2**63}
+            whole[list(huge)] = False  # beyond int64: a float, as an int of that size is
+            rest = said[~whole]  # read as a float only where str() prints it so ("3.0", "inf"; not "1e3", " 3")
+            read = pd.to_numeric(rest.where(~rest.str.contains(r"[_\s]", regex=True), ""), errors="coerce")
+            read = read.to_numpy(dtype=np.float64, na_value=np.nan)
+            printed = np.zeros(len(said), dtype=bool)
+            printed[~whole] = ~np.isnan(read) & (read.astype(str) == rest.to_numpy(dtype=str))
+            read = np.concatenate([[np.nan], read])[np.where(whole, 0, np.cumsum(~whole))]  # by position in said
+            at = np.flatnonzero(is_text)
+            integers[at[whole]] = said[whole].astype(np.int64).to_numpy()
+            exact[at[whole]] = True
+            numbers[at[printed]] = read[printed]
+            numbers[at[list(huge)]] = [float(number) for number in huge.values()]
+            text[at] = said.to_numpy(dtype=object)
+        for i in np.flatnonzero(~is_text):  # other objects (numbers in an object column, bools): one at a time
+            value = objects[i]
+            number = value.item() if isinstance(value, np.generic) and not isinstance(value, np.bool_) else value
+            if isinstance(number, (int, float)) and not isinstance(number, bool) and number == number:
+                if isinstance(number, int) and -2**63 <= number < 2**63:
+                    integers[i], exact[i] = number, True
+                else:
+                    numbers[i] = float(number)
+            else:
+                text[i] = str(value)
+        hashes = _number_hashes(numbers, integers, exact)
+        words = np.flatnonzero(np.isnan(numbers) & ~exact)
+        if words.size:
+            hashes[words] = pd.util.hash_array(text[words])
+    elif pd.api.types.is_integer_dtype(uniques.dtype) and uniques.dtype.kind == "i":
+        integers = uniques.to_numpy(dtype=np.int64)
+        hashes = _number_hashes(np.zeros(len(integers)), integers, np.ones(len(integers), dtype=bool))
+    else:
+        numbers = uniques.to_numpy(dtype=np.float64, na_value=np.nan)
+        hashes = _number_hashes(numbers, np.zeros(len(numbers), dtype=np.int64), np.zeros(len(numbers), dtype=bool))
+    if codes is None:
+        return hashes  # the distinct labels' hashes alone (:func:`labels_record`)
+    missing = pd.util.hash_array(np.array([np.nan]))
+    return np.where(codes >= 0, hashes[np.maximum(codes, 0)] if hashes.size else missing[0], missing[0])
+
+
+#: The most distinct labels of one key column whose hashes a record keeps (:func:`labels_record`; 8 bytes each).
+LABELS_CAP = 1 << 16
+
+
+def labels_record(keys: pd.DataFrame) -> dict[str, str]:
+    """Each key column's distinct labels, hashed (:func:`label_hashes`, :func:`hashes_text`), for a column of at most
+    :data:`LABELS_CAP` of them: what says, where a row's hash is not held, that its key values are what changed
+    (:func:`keys_not_held`)."""
+    out = {}
+    for column in keys.columns:
+        hashes = label_hashes(keys[column], distinct=LABELS_CAP)
+        if hashes is not None:
+            out[str(column)] = hashes_text(hashes)
+    return out
+
+
+def keys_not_held(keys: pd.DataFrame, record: Any) -> tuple[str, Any] | None:
+    """(the first of ``keys``' columns holding a label ``record``, a :func:`labels_record`, does not, its first such
+    value) or None where every label is one recorded (or none can say)."""
+    if not isinstance(record, dict):
+        return None
+    for column in keys.columns:
+        text = record.get(str(column))
+        if isinstance(text, str):
+            missing = ~held(label_hashes(keys[column]), text) & keys[column].notna().to_numpy(dtype=bool)
+            if missing.any():
+                return str(column), _scalar(keys[column].iloc[int(np.flatnonzero(missing)[0])])
+    return None
+
+
+def _number_hashes(numbers, integers, exact):
+    """The hash of each number: ``integers`` where ``exact``, else ``numbers`` (float64), an integral float in int64's
+    range as that integer (3.0 as 3)."""
+    integral = ~exact & np.isfinite(numbers) & (np.floor(numbers) == numbers) & (np.abs(numbers) < 2.0**63)
+    integers = np.where(integral, np.where(integral, numbers, 0.0).astype(np.int64), integers)
+    exact = exact | integral
+    return np.where(exact, pd.util.hash_array(integers), pd.util.hash_array(numbers))
 
 
 def hashes_text(hashes: np.ndarray) -> str:
@@ -251,7 +358,7 @@ def values_record(keys: pd.DataFrame, values: Any, column: str, maker: str) -> d
         modulus = 2 * modulus if modulus > 1 else 2 * -(-hashes.size // VALUES_CAP)
         hashes = hashes[hashes % np.uint64(modulus) == 0]
     return {"column": column, "keys": list(keys.columns), "hashes": hashes_text(hashes), "maker": maker,
-            "modulus": modulus}
+            "modulus": modulus, "labels": labels_record(keys)}
 
 
 def _merged_values(first, second):
@@ -308,6 +415,13 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
         wrong = read & ~held(hashes, record.get("hashes"))
         if not wrong.any():
             out.append(note)
+            continue
+        relabelled = keys_not_held(rows[wrong], record.get("labels"))  # type: ignore[union-attr]
+        if relabelled is not None:  # audit s33 hash33: the key column, not the values, no longer matches
+            key, label = relabelled
+            said.setdefault(column, f"the key column {key!r} holds labels {maker} did not write '{column}' for "
+                                    f"(first: {key}={label!r}; relabelled or recoded, or rows of other data added), "
+                                    f"so {maker}'s note on '{column}' is not shown")
             continue
         first = int(np.flatnonzero(wrong)[0])
         where = ", ".join(f"{k}={_scalar(rows[k].iloc[first])!r}" for k in keys)
