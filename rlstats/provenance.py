@@ -337,9 +337,11 @@ def held(hashes: np.ndarray, text: str) -> np.ndarray:
     return known[where] == hashes
 
 
-#: The most hashes a :attr:`Note.values` record holds (8 bytes each, 11 MB of text; pandas writes a frame's attrs
-#: to Parquet three times, base64 again in one: about 53 MB of a file's footer, which pyarrow reads back to 100 MB).
-VALUES_CAP = 1 << 20
+#: The most hashes a :attr:`Note.values` record holds (8 bytes each, 0.7 MB of text; pandas writes a frame's attrs
+#: to Parquet three times, base64 again in one: about 3.4 MB of a file's footer). 2**20 (norm33) made a normalised
+#: frame of 10**6 rows' Parquet file 65 MB where it was 15; beyond the cap a fixed share of rows is checked, so a
+#: column replaced wholesale is still found and a few rows changed by hand are found by chance (the share).
+VALUES_CAP = 1 << 16
 
 
 def values_record(keys: pd.DataFrame, values: Any, column: str, maker: str) -> dict[str, Any]:
@@ -385,11 +387,13 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
     Each column's hashes are made once, a block of rows at a time (:func:`value_hashes`)."""
     if not any(isinstance(note.values, dict) for note in notes):
         return list(notes)
-    out, said, checked = [], {}, {}
+    out: list[Note] = []
+    said: dict[str, str] = {}
+    checked: dict[tuple[str, tuple[str, ...]], tuple[Any, Any, Any, Any]] = {}
     for note in notes:
         record = note.values
         column = record.get("column") if isinstance(record, dict) else None
-        if not isinstance(column, str) or column not in frame.columns:
+        if not isinstance(column, str) or column not in frame.columns or not isinstance(record, dict):
             out.append(note)
             continue
         keys, maker = record.get("keys"), str(record.get("maker", "the function that wrote them"))
@@ -412,11 +416,11 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
             # a note of some runs or tasks (one stacked frame's rows, :func:`_of_frame`) is read at theirs alone
             read = read & pd.MultiIndex.from_frame(frame[list(note.keys)]).isin(
                 list({tuple(key) for key, _ in note.items}))
-        wrong = read & ~held(hashes, record.get("hashes"))
+        wrong = read & ~held(hashes, str(record.get("hashes", "")))
         if not wrong.any():
             out.append(note)
             continue
-        relabelled = keys_not_held(rows[wrong], record.get("labels"))  # type: ignore[union-attr]
+        relabelled = keys_not_held(rows[wrong], record.get("labels"))
         if relabelled is not None:  # audit s33 hash33: the key column, not the values, no longer matches
             key, label = relabelled
             said.setdefault(column, f"the key column {key!r} holds labels {maker} did not write '{column}' for "
@@ -658,7 +662,8 @@ def concat_frames(frames: list[pd.DataFrame], **kwargs: Any) -> pd.DataFrame:
     # an operation note every frame says is true of every row; any other is said of its own frame's rows
     shared = set.intersection(*({n.text for n in notes if n.scope == "operation" and n.word != LEFT_OUT}
                                 for notes in said_by))
-    notes, seen, n_left, left, apart = [], {}, 0, False, {}
+    notes: list[Note] = []
+    seen, n_left, left, apart = {}, 0, False, {}
     for g, group_notes in enumerate(said_by):
         for note in group_notes:
             if note.word == LEFT_OUT:
