@@ -55,8 +55,10 @@ def test_best_set_two_line_labels_apart_on_callers_axes(procedures, width):
     try:
         assert _crowded(ax) == []
         shown = len(_shown_tick_labels(ax.yaxis))
-        assert 1 <= shown < 29
-        assert f"{shown} of 29 shown (best_set() lists all)" in ax.get_title()
+        table = procedures.tables["best_set"]
+        chances = int((table["probability_best"] > 0).sum())  # 29, 27 since curvestream33's draws: random, read
+        assert 1 <= shown < chances
+        assert f"{shown} of {chances} shown (best_set() lists all)" in ax.get_title()
     finally:
         plt.close(fig)
 
