@@ -94,7 +94,9 @@ def _check_fcr(point, n_sim):
     tabled = _fcr_rows(point)
     assert set(tabled) == set(FCR["PROCEDURES"]), "the table lacks this grid point"
     agents = point[0]
-    for row in FCR["rows_of"](point, FCR["held_by_draw"](*point, n_sim, seed=99)):
+    measured = list(FCR["rows_of"](point, FCR["held_by_draw"](*point, n_sim, seed=99)))
+    assert {r["procedure"] for r in measured} == set(tabled)  # never an empty loop (review rt33a)
+    for row in measured:
         table = tabled[row["procedure"]]
         tasks = n_sim * 4
         floor = math.sqrt(0.05 * 0.95 / tasks)

@@ -15,6 +15,7 @@ Independent values: lme4 1.1-31 / lmerTest 3.1-3 / pbkrtest / emmeans 1.8.4-1, `
 
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
 
@@ -66,13 +67,17 @@ def test_both_bases_give_lmertests_df_on_a_balanced_design():
 
 
 def test_level_of_the_f_on_an_unbalanced_design_reduced():
-    # tests/reference/size_mixed_f_basis.py at 20 data sets of the Atari pattern (2,000 in its docstring's table)
+    """tests/reference/size_mixed_f_basis.py at 20 data sets of the Atari pattern (2,000 in its docstring's table,
+    0.0555 there): the script still runs and reproduces its seeded rates, and each basis's rate is within 3 binomial SE
+    of 0.05 at 20 sets (review rt33a: the rates alone, pinned, said nothing of the level)."""
     import runpy
 
     size = runpy.run_path(str(HERE / "size_mixed_f_basis.py"))
     rates = size["measure"]("atari_incomplete", 20, max_orders=6)
     assert rates == {"orthonormal": 0.05, "lmertest": 0.05, "kenward-roger": 0.05, "orders_disagree": 0.05,
-                     "lmertest_any": 0.1}
+                     "lmertest_any": 0.1}  # seeded: the script's own numbers at this size
+    for basis in ("orthonormal", "lmertest", "kenward-roger"):
+        assert rates[basis] <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 20)
 
 
 def test_kenward_roger_f_equals_pbkrtest_whatever_the_names():

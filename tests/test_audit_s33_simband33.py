@@ -16,6 +16,7 @@ one data set where the truth lies beyond the Bonferroni band and inside the defa
 
 from __future__ import annotations
 
+import functools
 import pathlib
 import runpy
 
@@ -116,21 +117,40 @@ def test_bonferroni_bands_of_the_resamples_miss_where_the_default_holds(point, h
     assert (out["bonf"][0] < bound) == point.startswith("median")
 
 
-@pytest.mark.slow  # about 12 s: 480 bands
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="audit s33 simband33, left: on 3 tasks as far apart as the Dopamine trial's (outside "
-                   "the calibration grid, whose tasks overlap), the IQM's default bands of 5 capped runs cover "
-                   "0.894 (simultaneous) and 0.912 (pointwise) of 480, below 0.95 by more than 3 SE")
-def test_far_apart_tasks_iqm_bands_of_capped_runs_hold_their_level():
-    """Found while measuring the Bonferroni bands (``tests/reference/curves_band_bonferroni.py``): the default's
-    simultaneous band of far:iqm:capped covered 0.896, 0.929, 0.896 and 0.892 of 240 with seeds 0-3 (0.903 of 960),
-    its pointwise band 0.918, 0.924, 0.919 and 0.906; of normal runs 0.958 and 0.971 (pointwise 0.923, 0.923)."""
+@functools.lru_cache(maxsize=None)
+def _far_apart_capped_iqm():
+    """(simultaneous, pointwise) coverage of the IQM's default bands of 5 capped runs on 3 far-apart tasks, over the
+    480 bands of seeds 2 and 3 (``tests/reference/curves_band_bonferroni.py``)."""
     simultaneous, pointwise = [], []
     for seed in (2, 3):
         out, share, n = REFERENCE["measure"]("far:iqm:capped", 120, 300, seed, 10)
         assert n == 240
         simultaneous.append(out["sup"][0])
         pointwise.append(share)
-    assert np.mean(simultaneous) == pytest.approx((215 + 214) / 480, abs=1e-12)
-    bound = 0.95 - 3 * np.sqrt(0.95 * 0.05 / 480)
-    assert np.mean(simultaneous) >= bound and np.mean(pointwise) >= bound
+    return float(np.mean(simultaneous)), float(np.mean(pointwise))
+
+
+FAR_BOUND = 0.95 - 3 * np.sqrt(0.95 * 0.05 / 480)  # the table's 3-SE rule at 480 bands
+
+
+@pytest.mark.slow  # about 12 s: 480 bands
+def test_far_apart_tasks_iqm_bands_of_capped_runs_as_measured():
+    """Found while measuring the Bonferroni bands: the default's simultaneous band of far:iqm:capped covered 0.896,
+    0.929, 0.896 and 0.892 of 240 with seeds 0-3 (0.903 of 960), its pointwise band 0.918, 0.924, 0.919 and 0.906; of
+    normal runs 0.958 and 0.971 (pointwise 0.923, 0.923). The measurement pinned here, the miss below in its own
+    strict xfail (review rt33a: a pin inside the xfail would keep it failing once the band is fixed)."""
+    simultaneous, pointwise = _far_apart_capped_iqm()
+    # 429 of 480 on the draws it was found with; 431 on curvestream33's per-cell draws (that stale pin was hidden
+    # inside the strict xfail until review rt33a)
+    assert simultaneous == pytest.approx(431 / 480, abs=1e-12)
+    assert simultaneous < FAR_BOUND
+
+
+@pytest.mark.slow  # the measurement above, cached
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="audit s33 simband33, left: on 3 tasks as far apart as the Dopamine trial's (outside "
+                   "the calibration grid, whose tasks overlap), the IQM's default bands of 5 capped runs cover "
+                   "0.89-0.90 (simultaneous) and about 0.91 (pointwise) of 480, below 0.95 by more than 3 SE")
+def test_far_apart_tasks_iqm_bands_of_capped_runs_hold_their_level():
+    simultaneous, pointwise = _far_apart_capped_iqm()
+    assert simultaneous >= FAR_BOUND and pointwise >= FAR_BOUND

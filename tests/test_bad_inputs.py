@@ -833,6 +833,14 @@ def test_a_bad_value_of_a_back_end_option(name, option, value, error, phrases):
     fails(error, phrases, function, data, formula, **{**options, option: value})
 
 
+@pytest.mark.parametrize("value", ["x", 3, ["orthonormal"]])
+def test_mixed_f_basis_through_compare(value):
+    """review rt33a: compare(method="mixed") reaches mixed's f_basis= check, naming the value and the two allowed."""
+    function, data, formula, options = BACKENDS["mixed"]
+    fails(OptionError, (f"f_basis={value!r} is not one of the allowed values", "'orthonormal', 'lmertest'"),
+          rlstats.compare, data, formula, method="mixed", **{**options, "f_basis": value})
+
+
 # [audit s31 bounds31] what a call would keep in memory past cost.MAX_BYTES is refused whatever max_seconds=, on
 # designs larger than the shared frames (their 2 agents keep too little): max_seconds=1e-9 makes a call whose
 # memory went uncounted a time refusal, not a computation
@@ -3307,6 +3315,9 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
      "ragged.csv: line 2 has 5 fields where the header names 4"),
     ("compare-o without =", _compare("-o", "n_resamples"), "option 'n_resamples' must look like NAME=VALUE"),
     ("compare-o twice", _compare("-o", "n_resamples=10", "-o", "n_resamples=20"), "-o n_resamples is given twice"),
+    # review rt33a: mixed's f_basis= through the command line
+    ("compare-o f_basis", _compare("--method", "mixed", "-o", "f_basis=x"),
+     "-o f_basis=x is not one of the allowed values: 'orthonormal', 'lmertest'"),
     # new-user trial s33: read-logs' -o (the output file) carried to compare and power
     ("compare-o a file", _compare("-o", "results.csv"),
      "-o results.csv: here -o gives the method an option as NAME=VALUE (read-logs' -o names its output file); to save "
