@@ -33,8 +33,8 @@ from .interop import TABLE, as_pandas, frame_library
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
-from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, Note, add_note, carried, held, keys_not_held,
-                         provenance_of, rebind, set_notes, value_hashes)  # NOTES_ATTR: read from here too
+from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, SUMMARY_WORDING, Note, add_note, carried, held,
+                         keys_not_held, provenance_of, rebind, set_notes, value_hashes)  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS, MINMAX_CEILING  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -686,10 +686,6 @@ def _summary_of(note):
     return {**data, "column": column}, note.kind == SMALLER_BETTER
 
 
-#: ``Note.word`` of :func:`rlstats.summarize_runs`' note on its summary (whose ``data`` is its spec).
-SUMMARY_WORDING = "rlstats.runs:_reword_summary"
-
-
 def _rows_and_values(data, column, keys):
     """(the frame of ``keys`` columns, the values of ``column``) of ``data``'s rows, or None where a key is missing (a
     Design holds its inherited notes' keys, :attr:`Design.note_keys`, and its response)."""
@@ -1294,7 +1290,7 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
 def _one_row_per_seed(data, formula, keys, seed, skip):
     """'| task/run/seed' averages each run's rows as its seeds: a seed with several rows (a learning curve's steps, or
     a row repeated) would be averaged over them unseen and counted as several seeds (audit s33: 2 seeds x 3 steps read
-    "3 runs of 6 seeds"). An error naming the seed's rows and, where a column rises within them, the step."""
+    "3 runs of 6 seeds"). An error naming the seed's rows and, where a column takes distinct values within them, the step."""
     cells = [*keys, seed]
     sizes = data.groupby(cells, sort=False, observed=True, dropna=False).size()
     if sizes.max() <= 1:
@@ -1632,7 +1628,7 @@ def _tasks_within_run_blocks(data, formula, pool_tasks, notes, extra_columns, re
 
 
 def _steps_within_named_runs(data, formula, run_key, extra_columns):
-    """(column, runs, None) of a numeric column that rises within each run the data name (the formula's replicate, or
+    """(column, runs, None) of a numeric column distinct within each run the data name (the formula's replicate, or
     else a run column, :data:`RUN_IDS`, within the tasks' blocks) on values several runs share (:func:`_step_like`),
     or None: '| task' or '| task/seed' on curves whose step is named otherwise counted each checkpoint as a run, or
     said that the seed repeats, and 'score ~ agent' advised blocking on it (audit s33 design33). Without a run column
@@ -1954,7 +1950,8 @@ def _check_no_curves(design, data, step, run_key=(), summaries=True, found=None)
     one run at several steps are curves. Without a run column, a varying step is taken as curves. ``run_key``
     (tuning's configuration columns) splits the cell: runs of one seed in several configurations are runs, each at
     a step of its own (audit s17). ``summaries``: whether the refusal offers summarize_runs and curves. ``found``:
-    (column, runs, task) of a column named otherwise that rises within the runs of run blocks (:func:`_step_like`),
+    (column, runs, task) of a column named otherwise distinct within the runs of run blocks, on values they share
+    (:func:`_step_like`),
     read first and said as found by its values; ``task``, the column of tasks varying within those blocks or None.
     """
     f = design.formula

@@ -634,7 +634,7 @@ def plural(word: str) -> str:
 
 #: Words beginning with a vowel letter said with a consonant ("a unit", "a user", "a one-shot", "a European"), and
 #: with a consonant letter said with a vowel ("an hour"); capitals alone are read letter by letter ("an MDP").
-_A_BEFORE = ("uni", "use", "usa", "usu", "uti", "ure", "uro", "eu", "ewe", "one", "once")
+_A_BEFORE = ("uni", "use", "usa", "usu", "uti", "ure", "uro", "eu", "ewe", "once")
 _AN_BEFORE = ("hour", "honest", "honor", "honour", "heir")
 
 
@@ -647,13 +647,15 @@ def a_or_an(word: str) -> str:
     ('a task', 'an env', 'a game', 'a unit', 'an update', 'an MDP')
     >>> a_or_an("algo"), a_or_an("hour"), a_or_an("PPO"), a_or_an("SB3"), a_or_an("one-shot task"), a_or_an("")
     ('an algo', 'an hour', 'a PPO', 'an SB3', 'a one-shot task', 'a ')
+    >>> a_or_an("UCB"), a_or_an("URL"), a_or_an("onerous task"), a_or_an("one")
+    ('a UCB', 'a URL', 'an onerous task', 'a one')
     """
     low = word.lower()
     if word.isupper() and word.isalnum() and (not re.search("[AEIOUY]", word) or re.search("[0-9]", word)):
         return f"{'an' if word[0] in 'AEFHILMNORSX' else 'a'} {word}"  # letter by letter: "an RL", "a DQN", "an A2C"
     vowel = low[:1] in "aeiou" and bool(low)
-    if low.startswith(_A_BEFORE):
-        vowel = False
+    if low.startswith(_A_BEFORE) or (word.isupper() and word[:1] == "U") or re.match(r"one\b", low):
+        vowel = False  # "a unit", "a UCB" (you-), "a one-shot task" (won-), not "a onerous"
     elif low.startswith(_AN_BEFORE):
         vowel = True
     return f"{'an' if vowel else 'a'} {word}"

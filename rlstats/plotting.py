@@ -808,7 +808,7 @@ def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any,
     plt.close(figure)
     axes, name, labels = crowded[0]
     names = listed([repr(label.get_text().replace("\n", " ")) for label in labels], limit=3)
-    more = f" and {count(len(crowded) - 1, 'other axis', 'other axes')}" if len(crowded) > 1 else ""
+    more = f" and {count(len(crowded) - 1, 'other axis')}" if len(crowded) > 1 else ""
     axis = axes.xaxis if name == "x" else axes.yaxis
     fewer = "" if _numeric(axis, labels) else f", or plot fewer {'columns' if name == 'x' else 'rows'}"
     raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for the "

@@ -455,10 +455,13 @@ def _made_for(provenance, frame):
     return fingerprint(frame, provenance.columns) == provenance.digest
 
 
+#: ``Note.word`` of :func:`rlstats.summarize_runs`' note, whose data :func:`rlstats.design.direction_read` reads.
+SUMMARY_WORDING = "rlstats.runs:_reword_summary"
+
 #: The functions that word a ``"rows"`` note again. Notes can come back from a file (Parquet keeps ``attrs``), so a
 #: ``Note.word`` is looked up here and never taken as a name to import: nothing read from a file runs as code.
 WORDINGS = frozenset({
-    COUNTED, OF_ROWS, "rlstats.interop:_reword_positions", "rlstats.runs:_reword_grids", "rlstats.runs:_reword_summary",
+    COUNTED, OF_ROWS, "rlstats.interop:_reword_positions", "rlstats.runs:_reword_grids", SUMMARY_WORDING,
     "rlstats.runs:_reword_cells", "rlstats.runs:_reword_dropped",
     "rlstats.runs:_reword_cut", "rlstats.runs:_reword_whole",
     "rlstats.normalization:_reword_minmax", "rlstats.normalization:_reword_minmax_analysed",

@@ -115,6 +115,11 @@ def agent_seed_sequence(root: np.random.SeedSequence, label: object) -> np.rando
     return child_stream(root, *words)
 
 
+def pair_seed_sequence(root: np.random.SeedSequence, first: object, second: object) -> np.random.SeedSequence:
+    """A pair's stream: its second agent's below its first's (:func:`agent_seed_sequence` twice); the caller says
+    which agent is first (by its name's place, or the pair as the comparison reads it)."""
+    return agent_seed_sequence(agent_seed_sequence(root, first), second)
+
 
 def cell_seed_sequence(agent: np.random.SeedSequence, task: object) -> np.random.SeedSequence:
     """The stream of an agent's cell on ``task``: below the agent's own (:func:`agent_seed_sequence`), keyed alike by
@@ -123,7 +128,7 @@ def cell_seed_sequence(agent: np.random.SeedSequence, task: object) -> np.random
     The stratified bootstrap (bootstrap, probability of improvement, performance profiles, equivalence's aggregate)
     draws each cell's runs from it (:class:`CellIndices`), and so do curves' whole-run resamples (a pair's
     relabellings keyed by the pair's stream) and the signed-rank model's Dirichlet weights (keyed by a root of their
-    own): a cell's draws are a function of ``rng``, the agent's label, the task's label and that cell's runs alone,
+    own): a cell's draws are a function of the agent's stream (``rng``'s), the agent's label, the task's label and that cell's runs alone,
     not of the other tasks, their names' order or number (audit s33 bootstream33, curvestream33: renaming one task so
     that it sorted elsewhere moved every task's draws, as did a subset dropping one).  Tuning keys its sweeps alike
     (its task's below its agent's).
@@ -263,7 +268,8 @@ def lane_bits(high: int | ArrayLike) -> int:
 class UniformIndices:
     """Exact uniform integers in ``[0, high)`` per column, drawn row by row from one block's stream.
 
-    The one home of the package's bounded draws (the bootstrap's runs, tuning's seeds and configurations).
+    The bounded draws of tuning's seeds and configurations; :class:`CellIndices` draws the stratified bootstrap's
+    runs, a cell at a time.
     ``Generator.integers`` spends about 3 ns on each bounded draw here (a generic rejection loop around one 32-bit
     output), several times the cost of the random bits a draw needs.  This draws b bits a value, 64 / b values
     from each 64-bit output of the block's PCG64, with whole-array operations (:func:`multiply_shift`, exact at
@@ -662,7 +668,6 @@ class _CellGroup:
     high: Any
     threshold: Any
     reserve: int  # E, the outputs of reserve a block
-
 
 
 def _numpy_uses_openblas():

@@ -33,8 +33,8 @@ from .interop import TABLE, as_pandas
 from .format import count, format_step, singular
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
-from .provenance import (SMALLER_BETTER, Note, hashes_text, key_values, labels_record, rebind, set_notes,
-                         value_hashes)
+from .provenance import (SMALLER_BETTER, SUMMARY_WORDING, Note, hashes_text, key_values, labels_record, rebind,
+                         set_notes, value_hashes)
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
 
 if TYPE_CHECKING:
@@ -1215,7 +1215,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
     if how == "time_to_threshold" and unused_thresholds:
         notes.append(Note(unused_thresholds))
     notes.append(Note(_summary_text(spec, facts), scope="rows", keys=keys,
-                      items=tuple(zip(key_values(frame, keys), facts)), word="rlstats.runs:_reword_summary",
+                      items=tuple(zip(key_values(frame, keys), facts)), word=SUMMARY_WORDING,
                       data=spec, kind=SMALLER_BETTER if how == "time_to_threshold" else None))
     return _annotate(frame, data, design, notes, keys, _drop_bound(data, design, step, starts, na_action, "summarised"))
 

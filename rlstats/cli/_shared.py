@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..errors import INDEX_LABELS, install_hint, shell_word
+from ..errors import INDEX_LABELS, close_names, install_hint, shell_word
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -568,13 +568,11 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     for the first of ``spellings`` ((where, its option names, what its n_resamples= counts where not bootstrap
     resamples: :func:`rlstats.options.count_described`), the method's then the function's, in the order the Python
     call tries them: R's conf.level is alpha= to the rank test, confidence_level= to the bootstrap) that has it, else
-    for the command's keywords; else the flag of the closest spelling (difflib). ``others``: the command's keywords
+    for the command's keywords; else the flag of the closest spelling (errors.close_names). ``others``: the command's keywords
     that this command line would refuse as they are spelled here (another method's option; a summary option without
     its --summarize: :func:`rlstats.cli._compare_others`), with what is said of them in place (``{spelled}``: the
     option in the command's words), also where another package's name of one is typed (review s33b: the suggestion
     was refused in its turn)."""
-    import difflib
-
     from ..options import own_spelling, unknown_option_error
 
     # the usage line lists every option of the command (argparse has no public list of a parser's arguments)
@@ -629,7 +627,7 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
                 error = unknown_option_error(where, other, parse_option(f"{other}={value}")[1], list(names), counts)
                 said.append("; " + in_command_words(str(error), flags, settable))
             continue
-        near += difflib.get_close_matches(word.split("=", 1)[0], usage, n=1, cutoff=0.75)
+        near += close_names(word.split("=", 1)[0], usage, n=1, cutoff=0.75)
     guess = f" (did you mean {' or '.join(dict.fromkeys(near))}?)" if near else ""
     parser.error(f"unrecognized arguments: {' '.join(extra)}{guess}{''.join(dict.fromkeys(said))}; "
                  f"see {parser.prog} --help")

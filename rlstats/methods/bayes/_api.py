@@ -40,8 +40,8 @@ from ...format import a_or_an, count, listed, names_shown, plural, signif
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
-from ...resampling import (agent_seed_sequence, cell_seed_sequence, child_stream, chunk_seeds, parallel_map,
-                           seed_sequence)
+from ...resampling import (agent_seed_sequence, cell_seed_sequence, child_stream, chunk_seeds, pair_seed_sequence,
+                           parallel_map, seed_sequence)
 from ...statistics import TIE_TOLERANCE, block_ranges, monte_carlo_se, near_ties, tie_tolerance
 from . import _kernels as kernels
 from ._backend import cost
@@ -1013,7 +1013,7 @@ def _hierarchical(design, options, ss, first, second, differences, present, sign
     mirror = np.where(flipped, -1.0, 1.0)
     chains_ss = child_stream(ss, 1)
     names = design.agents
-    pair_streams = [agent_seed_sequence(agent_seed_sequence(chains_ss, names[a]), names[b])
+    pair_streams = [pair_seed_sequence(chains_ss, names[a], names[b])
                     for a, b in zip(np.where(flipped, second, first), np.where(flipped, first, second))]
 
     def run(members, keep, factor):

@@ -29,7 +29,7 @@ from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_wo
 from ...options import (UNITS_SLIP, check_choice, check_confidence_level, check_cost_options, check_fraction,
                        check_n_jobs, check_resamples, is_finite_number)
 from ...progress import progress_bar
-from ...resampling import agent_seed_sequence, cell_seed_sequence, seed_sequence
+from ...resampling import agent_seed_sequence, cell_seed_sequence, pair_seed_sequence, seed_sequence
 from ...statistics import (ENUMERATED_CELLS, gap_is_mean, listable, median_is_mean, monte_carlo_pvalue,
                            relabellings, skew_widened)
 from . import _kernels as kernels
@@ -998,8 +998,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
     jobs = ([(_bootstrap, (v, t, n_tasks, band[a], _cell_streams(agent_seed_sequence(boot_ss, names[a]), design)))
              for a, (v, t) in enumerate(per_agent)]
             + [(_permutation_null, (per_agent[a], per_agent[b], n_tasks, options,
-                                    _cell_streams(agent_seed_sequence(agent_seed_sequence(perm_ss, names[a]),
-                                                                      names[b]), design),
+                                    _cell_streams(pair_seed_sequence(perm_ss, names[a], names[b]), design),
                                     1.0 if (a, b) == ij else -1.0))
                for ij, (a, b) in zip(pair_codes, first)])
     with progress_bar(len(jobs), shown, "curves") as advance:

@@ -23,7 +23,7 @@ from ...errors import DesignError, OptionError
 from ...normalization import warn_raw_scales
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
-from ...resampling import agent_seed_sequence, child_stream, seed_sequence
+from ...resampling import agent_seed_sequence, cell_seed_sequence, child_stream, seed_sequence
 from ...statistics import best_of, block_ranges, tie_tolerance
 from .._replication import verdict
 from . import _kernels as kernels
@@ -967,7 +967,7 @@ def _sweep_stream(design, ss):
     (audit s32 stream32: keyed by their places among the names, b_sac's best-set probabilities on ant moved from
     0.94 to 0.855 when another agent was left out)."""
     agents, tasks = design.agents, design.tasks
-    return lambda which, t, a: agent_seed_sequence(agent_seed_sequence(child_stream(ss, which), agents[a]), tasks[t])
+    return lambda which, t, a: cell_seed_sequence(agent_seed_sequence(child_stream(ss, which), agents[a]), tasks[t])
 
 
 def _sweep_best_set(n_resamples, job):
