@@ -282,10 +282,12 @@ class _RAccessor:
 
     def __init__(self, name: str, where: str) -> None:
         self.name, self.where = name, where
+        self.__doc__ = f"R's ``{name}(m)`` is not a method here: {where}."  # what the API pages list
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
-        who = (owner or type(instance)).__name__
-        raise AttributeError(f"{who} has no {self.name}() (R's {self.name}(m)): {self.where}")
+        if instance is None:  # the class's own attribute (documentation tools read it): the descriptor
+            return self
+        raise AttributeError(f"{type(instance).__name__} has no {self.name}() (R's {self.name}(m)): {self.where}")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
