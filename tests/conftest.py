@@ -4,6 +4,7 @@
 import copy
 import functools
 import gc
+import importlib.metadata
 import os
 import sys
 from pathlib import Path
@@ -531,3 +532,8 @@ def separated_rejected(agents, n, K, n_resamples, seed):
         while not seq.done:
             seq.update({a: 100 * int(a[1:]) + rng.normal(0, 1, n) for a in seq.agents_to_run})
     return bool((seq.decisions["decision"] != "equal").any())
+
+
+#: pandas >= 2.1 writes a frame's attrs (rlstats' notes) into Parquet files and pyarrow schemas; 2.0, the oldest
+#: allowed, writes none: what a note read back says there is nothing, and a time summary's direction is refused
+ATTRS_IN_PARQUET = tuple(int(p) for p in importlib.metadata.version("pandas").split(".")[:2]) >= (2, 1)

@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from conftest import ATTRS_IN_PARQUET
 from rlstats.errors import OptionError
 from rlstats.provenance import NORMALISED, carried, has_note, label_hashes
 from test_audit_s33_ttt33 import FORMULA, _curves
@@ -76,10 +77,13 @@ def test_kept_is_still_a_time(times, name):
 
 def test_parquet_round_trips(times, tmp_path):
     path = tmp_path / "t.parquet"
-    times.to_parquet(path)
-    assert _best(pd.read_parquet(path)) == ["fast"]
-    times.astype({"seed": "category", "agent": "category"}).to_parquet(path)
-    assert _best(pd.read_parquet(path)) == ["fast"]
+    for frame in (times, times.astype({"seed": "category", "agent": "category"})):
+        frame.to_parquet(path)
+        if ATTRS_IN_PARQUET:
+            assert _best(pd.read_parquet(path)) == ["fast"]
+        else:  # pandas 2.0 writes no notes: the 'censored' column alone is refused, never reversed
+            with pytest.raises(OptionError, match="not that summary's notes"):
+                _best(pd.read_parquet(path))
 
 
 def test_changed_time_still_refused(times):

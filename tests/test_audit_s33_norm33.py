@@ -15,9 +15,9 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import rlstats
+from conftest import ATTRS_IN_PARQUET
 from rlstats.provenance import NORMALISED, carried, has_note
 
 FORMULA = "score ~ agent | task/seed"
@@ -87,7 +87,8 @@ def test_the_note_stays_where_the_values_are_normalize_s(tmp_path):
     frames = {"itself": n, "subset": n[n.agent == "A"], "sorted": n.sort_values("score"),
               "shuffled": n.sample(frac=1.0, random_state=1), "copy": n.copy(deep=True),
               "parts": pd.concat([n.iloc[:17], n.iloc[17:]]), "concat": rlstats.concat([n, other]),
-              "parquet": pd.read_parquet(path), "seed float": n.astype({"seed": float}),
+              **({"parquet": pd.read_parquet(path)} if ATTRS_IN_PARQUET else {}),  # pandas 2.0 writes no notes
+              "seed float": n.astype({"seed": float}),
               "task category": n.astype({"task": "category"}),
               "missing": missing}
     for name, frame in frames.items():
