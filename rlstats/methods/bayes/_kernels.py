@@ -619,30 +619,29 @@ def _gamma_above_one(shape, normals, uniforms, extra):
     shape's law whatever the trials before it, so this is exact, and a pair's draws are its own."""
     q = normals.shape[0] // LAMBDA_TRIES
     d = shape - 1.0 / 3.0
-    x, u = normals[:q], uniforms[:q]
-    v = 1.0 + x * (1.0 / np.sqrt(9.0 * d))
-    v = v * v * v
-    with np.errstate(invalid="ignore", divide="ignore"):
-        accepted = (v > 0) & (np.log(u) < 0.5 * x * x + d - d * v + d * np.log(v))
-    out = d * v                               # (q, pairs, chains), a new array
+    out, accepted = _marsaglia_tsang(d, normals[:q], uniforms[:q])   # (q, pairs, chains), a new array
     todo = np.flatnonzero(~accepted)          # flat indices into it
     n_pairs, chains = out.shape[1], out.shape[2]
     d_flat = np.broadcast_to(d, out.shape).ravel()
     for trial in range(1, LAMBDA_TRIES):
         if not todo.size:
             return out
-        x = normals[trial * q:(trial + 1) * q].ravel()[todo]
-        u = uniforms[trial * q:(trial + 1) * q].ravel()[todo]
-        dd = d_flat[todo]
-        v = 1.0 + x / np.sqrt(9.0 * dd)
-        v = v * v * v
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ok = (v > 0) & (np.log(u) < 0.5 * x * x + dd - dd * v + dd * np.log(v))
-        out.flat[todo[ok]] = (dd * v)[ok]
+        value, ok = _marsaglia_tsang(d_flat[todo], normals[trial * q:(trial + 1) * q].ravel()[todo],
+                                     uniforms[trial * q:(trial + 1) * q].ravel()[todo])
+        out.flat[todo[ok]] = value[ok]
         todo = todo[~ok]
     for i in todo:
         out.flat[i] = extra[i // chains % n_pairs].standard_gamma(d_flat[i] + 1.0 / 3.0)
     return out
+
+
+def _marsaglia_tsang(d, x, u):
+    """Marsaglia and Tsang's candidate d v, v = (1 + x / sqrt(9 d))^3, and whether uniform ``u`` accepts it."""
+    v = 1.0 + x * (1.0 / np.sqrt(9.0 * d))
+    v = v * v * v
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accepted = (v > 0) & (np.log(u) < 0.5 * x * x + d - d * v + d * np.log(v))
+    return d * v, accepted
 
 
 def _truncated_gamma(shape, rate, low, u, first):
