@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 import rlstats
+from rlstats.design import direction_read
 from rlstats.errors import OptionError
 from rlstats.provenance import (NORMALISED, SMALLER_BETTER, Note, carried, fingerprint, has_note, provenance_of,
                                 set_notes, value_hashes)
@@ -48,7 +49,6 @@ def times():
     return rlstats.summarize_runs(_curves(), FORMULA, step="step", how="time_to_threshold", threshold=10)
 
 
-@pytest.mark.xfail(strict=True, reason="notes34: the time record is its own, uncapped")
 def test_the_time_record_is_normalize_s_record(times):
     """One format: the run keys, each run's time hashed (27 runs, 27 hashes), the key labels, modulus 1."""
     import base64
@@ -60,7 +60,6 @@ def test_the_time_record_is_normalize_s_record(times):
     assert "runs" not in provenance_of(times).notes[-1].data
 
 
-@pytest.mark.xfail(strict=True, reason="notes34: the time record is its own, uncapped")
 def test_beyond_the_cap_both_records_check_the_same_share(monkeypatch):
     """VALUES_CAP 8: 27 runs give modulus 2 * ceil(27 / 8) = 8, as normalize()'s 40 rows give 10 (norm33); the rows
     checked are those whose hash the modulus divides, for the time note as for normalize()'s."""
@@ -76,20 +75,21 @@ def test_beyond_the_cap_both_records_check_the_same_share(monkeypatch):
     # the column negated: every checked row is wrong, and the refusal says which share was checked
     n = int(_in_share(times.assign(score=-times.score), "score", keys, 8).sum())
     with pytest.raises(OptionError, match=rf"{n} rows? of {n} checked \(1 in 8\) holds? another value"):
-        _best(times.assign(score=-times.score))
-    # one run's time changed to a value whose row falls outside the share: not checked, read as recorded (the rule)
-    changed = times.copy()
+        direction_read(times.assign(score=-times.score), FORMULA)  # what task_table calls first
+    # one slow run's time changed to a value whose row falls outside the share: not checked, read as recorded (the
+    # rule), and inside it: refused
+    changed, row = times.copy(), int(np.flatnonzero(times.agent == "slow")[0])
     for value in range(1001, 1100):
-        changed.loc[changed.index[0], "score"] = value
-        if not _in_share(changed.iloc[:1], "score", keys, 8)[0]:
+        changed.iloc[row, changed.columns.get_loc("score")] = value
+        if not _in_share(changed.iloc[row:row + 1], "score", keys, 8)[0]:
             break
-    assert _best(changed)[0] == ["fast"]
-    for value in range(1001, 1100):  # ... and inside it: refused
-        changed.loc[changed.index[0], "score"] = value
-        if _in_share(changed.iloc[:1], "score", keys, 8)[0]:
+    assert direction_read(changed, FORMULA)[1] is False
+    for value in range(1001, 1100):
+        changed.iloc[row, changed.columns.get_loc("score")] = value
+        if _in_share(changed.iloc[row:row + 1], "score", keys, 8)[0]:
             break
     with pytest.raises(OptionError, match=r"1 row of \d+ checked \(1 in 8\) holds another value"):
-        _best(changed)
+        direction_read(changed, FORMULA)
 
 
 def test_beyond_the_cap_normalize_s_note_follows_the_same_rule(monkeypatch):
@@ -119,11 +119,7 @@ def test_a_huge_time_summary_writes_a_bounded_record():
     assert record["modulus"] == 4 and len(record["hashes"]) <= VALUES_CAP * 8 * 4 // 3 + 4
 
 
-DTYPE = pytest.mark.xfail(strict=True, reason="notes34: fingerprint hashes the dtype, not the label")
-
-
-@pytest.mark.parametrize("recast", [pytest.param("seed float", marks=DTYPE), "seed category",
-                                    pytest.param("seed str", marks=DTYPE), "agent category"])
+@pytest.mark.parametrize("recast", ["seed float", "seed category", "seed str", "agent category"])
 def test_a_recast_key_column_keeps_the_frame_s_notes(recast):
     frame = pd.DataFrame({"agent": ["a", "a", "b", "b"], "task": "t", "seed": [0, 1, 0, 1], "score": [1.0, 2, 3, 4]})
     set_notes(frame, [Note("3 files not read", scope="frame")], columns=("agent", "task", "seed"))
