@@ -34,7 +34,7 @@ from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normali
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
 from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, SUMMARY_WORDING, Note, ValuesAt, add_note,
-                         carried, provenance_of, rebind, rows_checked, set_notes)  # NOTES_ATTR: read from here too
+                         carried, checked_share, provenance_of, rebind, set_notes)  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS, MINMAX_CEILING  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -749,12 +749,12 @@ def _times_held(data, column, specs, others):
                           f"{key}={label!r}): the runs were relabelled or recoded, or rows of another frame added, so "
                           f"which time is whose run, and whether a smaller or a larger {column} is better, is not "
                           f"known: {ways}")
-    n, share = int(wrong.sum()), rows_checked(record).removeprefix("rows")
-    raise OptionError(f"{said}, but {count(n, 'row')} of {int(checked.sum()):,}{share} {'holds' if n == 1 else 'hold'} "
-                      f"another value than the time recorded for {'its' if n == 1 else 'their'} run (first: "
-                      f"{at.first(wrong)}, {column}={at.values[int(np.flatnonzero(wrong)[0])]:g}): the column was "
-                      f"changed, or rows of another frame added, so whether a smaller or a larger {column} is "
-                      f"better is not known: {ways}")
+    n, first = int(wrong.sum()), at.values[int(np.flatnonzero(wrong)[0])]
+    raise OptionError(f"{said}, but {count(n, 'row')} of {int(checked.sum()):,}{checked_share(record)} "
+                      f"{'holds' if n == 1 else 'hold'} another value than the time recorded for "
+                      f"{'its' if n == 1 else 'their'} run (first: {at.first(wrong)}, {column}={first:g}): the "
+                      f"column was changed, or rows of another frame added, so whether a smaller or a larger {column} "
+                      f"is better is not known: {ways}")
 
 
 def _missing_error(data, column, mask):

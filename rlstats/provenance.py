@@ -393,7 +393,7 @@ class ValuesAt:
         """(the rows whose value, with their key values, is none ``record`` holds; the rows checked): each row with a
         value (``among`` them), of a bounded record only those whose hash its modulus divides (:data:`VALUES_CAP`)."""
         checked = self.read if among is None else self.read & among
-        modulus = share_of(record)
+        modulus = _modulus(record)
         if modulus > 1:
             checked = checked & (self.hashes % np.uint64(modulus) == 0)
         return checked & ~held(self.hashes, str(record.get("hashes", ""))), checked
@@ -408,16 +408,15 @@ class ValuesAt:
         return ", ".join(f"{k}={_scalar(self.keys[k].iloc[first])!r}" for k in self.keys.columns)
 
 
-def share_of(record: Any) -> int:
-    """The modulus of a :func:`values_record` (1: every row is checked; k: 1 in k, beyond :data:`VALUES_CAP`)."""
+def _modulus(record):
     modulus = record.get("modulus", 1) if isinstance(record, dict) else 1
     return modulus if isinstance(modulus, int) and modulus > 1 else 1
 
 
-def rows_checked(record: Any) -> str:
-    """How a refusal names the rows a record checks: "rows", or "rows checked (1 in k)" for a bounded one."""
-    modulus = share_of(record)
-    return "rows" if modulus == 1 else f"rows checked (1 in {modulus:,})"
+def checked_share(record: Any) -> str:
+    """What follows "rows" where a refusal or a line counts the rows a :func:`values_record` checks: nothing, or
+    " checked (1 in k)" for a bounded one (:data:`VALUES_CAP`)."""
+    return "" if _modulus(record) == 1 else f" checked (1 in {_modulus(record):,})"
 
 
 def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
@@ -465,7 +464,7 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
             continue
         value = at.values[int(np.flatnonzero(wrong)[0])]
         said.setdefault(column, f"'{column}' holds, in {int(wrong.sum()):,} of {int(read.sum()):,} "
-                                f"{rows_checked(record)}, values that are not those {maker} wrote (first: "
+                                f"rows{checked_share(record)}, values that are not those {maker} wrote (first: "
                                 f"{at.first(wrong)}, {column}={value:g}), so {maker}'s note on it is not shown")
     return out + [Note(text) for text in said.values()]
 

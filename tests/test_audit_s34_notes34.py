@@ -123,7 +123,8 @@ def test_a_huge_time_summary_writes_a_bounded_record():
 def test_a_recast_key_column_keeps_the_frame_s_notes(recast):
     frame = pd.DataFrame({"agent": ["a", "a", "b", "b"], "task": "t", "seed": [0, 1, 0, 1], "score": [1.0, 2, 3, 4]})
     set_notes(frame, [Note("3 files not read", scope="frame")], columns=("agent", "task", "seed"))
-    again = {"seed float": lambda f: f.astype({"seed": float}), "seed category": lambda f: f.astype({"seed": "category"}),
+    again = {"seed float": lambda f: f.astype({"seed": float}),
+             "seed category": lambda f: f.astype({"seed": "category"}),
              "seed str": lambda f: f.assign(seed=f.seed.astype(str)),
              "agent category": lambda f: f.astype({"agent": "category"})}[recast](frame)
     assert fingerprint(again, ["agent", "task", "seed"]) == fingerprint(frame, ["agent", "task", "seed"])
@@ -131,3 +132,23 @@ def test_a_recast_key_column_keeps_the_frame_s_notes(recast):
     relabelled = frame.assign(seed=frame.seed + 1)  # other labels: other rows, as before
     assert [note.text for note in carried(relabelled)] == [
         "notes of the frame these rows came from that no longer hold for them are not shown"]
+
+
+def test_a_design_of_changed_times_is_still_refused(times):
+    """The time note's record rides in its data, not in Note.values: build keeps the note on a negated column (as
+    before), and a Design of it is refused by its record, as the frame is."""
+    design = rlstats.build(times.assign(score=-times.score), FORMULA)
+    with pytest.raises(OptionError, match=r"27 rows of 27 hold another value.*first: agent='fast', task='t1', seed=0, "
+                                          r"score=-400"):
+        direction_read(design, FORMULA)
+    assert direction_read(rlstats.build(times, FORMULA), FORMULA)[1] is False
+
+
+def test_a_missing_time_is_not_read_as_another_value(times):
+    """One rule for both records: a missing value is dropped where it is read, never taken for another (before, a
+    time set to NaN was refused as 'another value than the time recorded', normalize()'s kept its note)."""
+    missing = times.copy()
+    missing.loc[missing.index[0], "score"] = np.nan
+    assert direction_read(missing, FORMULA)[1] is False
+    with pytest.raises(rlstats.errors.DesignError, match="column 'score' has 1 missing value"):
+        direction_read(missing, FORMULA)[0].pipe(rlstats.build, FORMULA)
