@@ -33,8 +33,8 @@ from .interop import TABLE, as_pandas, frame_library
 from .normalization import AVERAGED_ATTR, load_reference, normalised_in, normalize_response
 from .resampling import label_ranks
 from .options import check_bool, check_choice, keywords_checked
-from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, SUMMARY_WORDING, Note, add_note, carried, held,
-                         keys_not_held, provenance_of, rebind, set_notes, value_hashes)  # NOTES_ATTR: read from here too
+from .provenance import (NOTES_ATTR, OF_ROWS, SMALLER_BETTER, SUBSET, SUMMARY_WORDING, Note, ValuesAt, add_note,
+                         carried, checked_share, provenance_of, rebind, set_notes)  # NOTES_ATTR: read from here too
 from .vocabulary import ALL_RUNS, MINMAX_CEILING  # the one task of a formula without blocks (its home: format reads it too)
 
 if TYPE_CHECKING:
@@ -654,7 +654,7 @@ def direction_read(data: Any, formula: Any) -> tuple[Any, bool | None]:
             "larger one is")
     if times:  # the notes name a time column the data do not hold
         named = join_and([repr(c) for c in dict.fromkeys(spec["column"] for spec in times)])
-        if CENSORED in columns or _held_rows(data, response, times).all():
+        if CENSORED in columns or ((found := _unheld_rows(data, response, times)) and not found[0].any()):
             beside = (f"a {CENSORED!r} column" if CENSORED in columns
                       else "the times that summary recorded for their runs")
             raise OptionError(f"these data carry the notes of {how}, which say {named} is a time to a threshold, "
@@ -696,23 +696,24 @@ def _rows_and_values(data, column, keys):
         return rows, data.y
     if not isinstance(data, pd.DataFrame) or any(k not in data.columns for k in keys):
         return None
-    values = pd.to_numeric(data[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    return data[list(keys)], values
+    return data[list(keys)], data[column]
 
 
-def _held_rows(data, column, specs):
-    """Whether each row of ``data`` holds in ``column`` the time one of the time summaries' ``specs`` recorded for its
-    run (its key values and time, hashed: :func:`rlstats.provenance.value_hashes`); all False where none can say."""
-    n = len(data.y) if isinstance(data, Design) else len(data)
-    ok = np.zeros(n, dtype=bool)
+def _unheld_rows(data, column, specs):
+    """(the rows of ``data`` whose ``column`` holds no time a time summary's record (its ``spec["values"]``,
+    :func:`rlstats.provenance.values_record`) vouches for, the rows checked, the first record read and its
+    :class:`~rlstats.provenance.ValuesAt`) or None where no record can be read at these rows. Checked as
+    normalize()'s record (beyond VALUES_CAP runs, a share of the rows), a row by whichever summary's record holds it."""
+    out = None
     for spec in specs:
-        keys, runs = spec.get("keys"), spec.get("runs")
-        if not isinstance(keys, (list, tuple)) or not isinstance(runs, str):
-            continue
-        found = _rows_and_values(data, column, keys)
+        record = spec.get("values")
+        keys = record.get("keys") if isinstance(record, dict) else None
+        found = _rows_and_values(data, column, keys) if isinstance(keys, (list, tuple)) else None
         if found is not None:
-            ok |= held(value_hashes(*found), runs)
-    return ok
+            at = ValuesAt(*found)
+            wrong, checked = at.unheld(record)
+            out = (wrong, checked, record, at) if out is None else (out[0] & wrong, out[1] | checked, *out[2:])
+    return out
 
 
 def _times_held(data, column, specs, others):
@@ -728,36 +729,32 @@ def _times_held(data, column, specs, others):
         raise OptionError(f"{said}, but the notes of summarize_runs' {hows} "
                           f"summary name {column!r} too (frames of both stacked), so whether a smaller or a larger "
                           f"{column} is better is not known for every row: {ways}")
-    ok = _held_rows(data, column, specs)
-    if ok.all():
+    found = _unheld_rows(data, column, specs)
+    if found is not None and not found[0].any():
         return
-    keys = next((spec["keys"] for spec in specs if isinstance(spec.get("keys"), (list, tuple))), [])
-    found = _rows_and_values(data, column, keys)
-    if found is None or not any(isinstance(spec.get("runs"), str) for spec in specs):
+    if found is None:
+        keys = next((spec["values"]["keys"] for spec in specs if isinstance(spec.get("values"), dict)
+                     and isinstance(spec["values"].get("keys"), (list, tuple))), [])
         missing = [k for k in keys if isinstance(data, pd.DataFrame) and k not in data.columns]
         why = (f"the runs' {'column' if len(missing) == 1 else 'columns'} {join_and([repr(k) for k in missing])} "
                f"{'is' if len(missing) == 1 else 'are'} not in these data" if missing
                else "the notes do not record the runs' times")
         raise OptionError(f"{said}, but which rows hold those times cannot be checked ({why}), so whether a smaller "
                           f"or a larger {column} is better is not known: {ways}")
-    first = int(np.flatnonzero(~ok)[0])
-    rows, values = found
-    labels = next((spec["labels"] for spec in specs if isinstance(spec.get("labels"), dict)), None)
-    relabelled = keys_not_held(rows[~ok], labels)
+    wrong, checked, record, at = found
+    relabelled = at.relabelled(record, wrong)
     if relabelled is not None:  # audit s33 hash33: the key column, not the times, no longer matches
         key, label = relabelled
         raise OptionError(f"{said}, but the key column {key!r} holds labels that summary did not record (first: "
                           f"{key}={label!r}): the runs were relabelled or recoded, or rows of another frame added, so "
                           f"which time is whose run, and whether a smaller or a larger {column} is better, is not "
                           f"known: {ways}")
-    scalar = [rows[k].iloc[first] for k in keys]
-    run = ", ".join(f"{k}={v.item() if isinstance(v, np.generic) else v!r}" for k, v in zip(keys, scalar))
-    n = int((~ok).sum())
-    raise OptionError(f"{said}, but {count(n, 'row')} of {len(ok):,} {'holds' if n == 1 else 'hold'} another value "
-                      f"than the time recorded for {'its' if n == 1 else 'their'} run (first: {run}, "
-                      f"{column}={values[first]:g}): the column was "
-                      f"changed, or rows of another frame added, so whether a smaller or a larger {column} is "
-                      f"better is not known: {ways}")
+    n, first = int(wrong.sum()), at.values[int(np.flatnonzero(wrong)[0])]
+    raise OptionError(f"{said}, but {count(n, 'row')} of {int(checked.sum()):,}{checked_share(record)} "
+                      f"{'holds' if n == 1 else 'hold'} another value than the time recorded for "
+                      f"{'its' if n == 1 else 'their'} run (first: {at.first(wrong)}, {column}={first:g}): the "
+                      f"column was changed, or rows of another frame added, so whether a smaller or a larger {column} "
+                      f"is better is not known: {ways}")
 
 
 def _missing_error(data, column, mask):

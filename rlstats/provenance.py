@@ -44,7 +44,7 @@ NOTES_ATTR = "rlstats_notes"
 #: Key of ``DataFrame.attrs`` with the :class:`Provenance`: the same notes, bound to the rows they describe.
 PROVENANCE_ATTR = "rlstats_provenance"
 SCOPES = ("operation", "frame", "rows")
-#: Rows hashed at a time (the hashes of a million-row frame are made without a copy of its columns).
+#: Rows hashed at a time (a bounded transient beside the columns' label hashes, 8 bytes a row each).
 HASH_BLOCK = 1 << 16
 #: ``Note.word`` of the line that counts the rows not in these data, whose notes are not shown (it adds up over subsets).
 LEFT_OUT = "left out"
@@ -177,35 +177,30 @@ def provenance_of(frame: pd.DataFrame) -> Provenance | None:
 
 
 def fingerprint(frame: pd.DataFrame, columns: Sequence[str]) -> int:
-    """An order-free hash of the rows of ``frame[columns]``: the sum of pandas' row hashes modulo 2**64."""
+    """An order-free hash of the rows of ``frame[columns]``: the sum of their hashes modulo 2**64, each row's values
+    hashed as the labels build() reads (:func:`label_hashes`, as a values record's keys are: seeds 3 and 3.0, or a
+    Categorical or text of them, are the same rows; notes34: recast seeds dropped a frame's notes)."""
     if not columns or len(frame) == 0:
         return 0
-    return int(_row_hashes(frame, columns).sum(dtype=np.uint64))
-
-
-def _row_hashes(frame, columns):
-    """pandas' hash of each row of ``frame[columns]``, made a block of rows at a time (a bounded transient)."""
-    out = np.empty(len(frame), dtype=np.uint64)
-    columns = list(columns)
-    for start in range(0, len(frame), HASH_BLOCK):
-        block = frame.iloc[start:start + HASH_BLOCK]
-        out[start:start + len(block)] = pd.util.hash_pandas_object(block[columns], index=False).to_numpy()
-    return out
+    return int(_rows_hashed(frame, columns).sum(dtype=np.uint64))
 
 
 def value_hashes(keys: pd.DataFrame, values: Any) -> np.ndarray:
     """A 64-bit hash of each row's key values (``keys``, each as the label it reads as: :func:`label_hashes`, so that
-    seed 3, 3.0, "3" and a Categorical of them hash alike) with its value in ``values`` (as float64), made a block of
-    rows at a time: what names a run's summary value, for checking that a column still holds the values a note was
-    written of (:func:`hashes_text`, :func:`held`)."""
-    values = np.asarray(values, dtype=np.float64)
-    out = np.empty(len(values), dtype=np.uint64)
-    columns = [label_hashes(keys[c]) for c in keys.columns]
-    for start in range(0, len(values), HASH_BLOCK):
-        block = {i: column[start:start + HASH_BLOCK] for i, column in enumerate(columns)}
-        block[len(block)] = values[start:start + HASH_BLOCK]
-        out[start:start + len(values[start:start + HASH_BLOCK])] = pd.util.hash_pandas_object(
-            pd.DataFrame(block), index=False).to_numpy()
+    seed 3, 3.0, "3" and a Categorical of them hash alike) with its value in ``values`` (as float64): what names a
+    run's summary value, for checking that a column still holds the values a note was written of
+    (:func:`values_record`, :class:`ValuesAt`)."""
+    return _rows_hashed(keys, keys.columns, np.asarray(values, dtype=np.float64))
+
+
+def _rows_hashed(frame, columns, values=None):
+    """The hash of each row's labels in ``columns`` (and its value in ``values``), made a block of rows at a time
+    (a bounded transient)."""
+    hashed = [label_hashes(frame[c]) for c in columns] + ([] if values is None else [values])
+    out = np.empty(len(frame), dtype=np.uint64)
+    for start in range(0, len(frame), HASH_BLOCK):
+        block = pd.DataFrame({i: column[start:start + HASH_BLOCK] for i, column in enumerate(hashed)})
+        out[start:start + len(block)] = pd.util.hash_pandas_object(block, index=False).to_numpy()
     return out
 
 
@@ -337,16 +332,19 @@ def held(hashes: np.ndarray, text: str) -> np.ndarray:
     return known[where] == hashes
 
 
-#: The most hashes a :attr:`Note.values` record holds (8 bytes each, 0.7 MB of text; pandas writes a frame's attrs
+#: The most hashes a :func:`values_record` holds (8 bytes each, 0.7 MB of text; pandas writes a frame's attrs
 #: to Parquet three times, base64 again in one: about 3.4 MB of a file's footer). 2**20 (norm33) made a normalised
-#: frame of 10**6 rows' Parquet file 65 MB where it was 15; beyond the cap a fixed share of rows is checked, so a
-#: column replaced wholesale is still found and a few rows changed by hand are found by chance (the share).
+#: frame of 10**6 rows' Parquet file 65 MB where it was 15. The one rule of every such record, normalize()'s note and
+#: a time summary's alike (notes34): beyond the cap a fixed share of rows is checked (:class:`ValuesAt`), so a
+#: column replaced wholesale is still found and a few rows changed by hand are found by chance (the share); the
+#: refusal or line then says "rows checked (1 in k)".
 VALUES_CAP = 1 << 16
 
 
 def values_record(keys: pd.DataFrame, values: Any, column: str, maker: str) -> dict[str, Any]:
-    """A :attr:`Note.values` record: ``values`` of ``column`` at rows whose key values ``keys`` holds (those missing
-    left out: a missing value is dropped where it is read, never taken for another), written by ``maker``.
+    """A record of ``values`` of ``column`` at rows whose key values ``keys`` holds (those missing left out: a missing
+    value is dropped where it is read, never taken for another), written by ``maker``: normalize()'s
+    :attr:`Note.values`, and a time summary's ``data["values"]``, both checked by :class:`ValuesAt`.
 
     Bounded: of more than :data:`VALUES_CAP` distinct hashes, those divisible by ``modulus`` (a deterministic
     ``1 / modulus`` share) are kept, and only rows whose hash is divisible by it are checked: values replaced
@@ -379,17 +377,59 @@ def _merged_values(first, second):
     return {**first, "hashes": hashes_text(np.concatenate(both))}
 
 
+class ValuesAt:
+    """A column's values at rows with their key values (``keys``, a frame of the record's key columns), hashed once
+    (:func:`value_hashes`): what a :func:`values_record` is checked against (:meth:`unheld`), the one check of
+    normalize()'s note (:func:`values_checked`) and of a time summary's (:func:`rlstats.design.direction_read`)."""
+
+    def __init__(self, keys: pd.DataFrame, values: Any):
+        column = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
+        self.keys = keys
+        self.values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        self.read = ~column.isna().to_numpy(dtype=bool)  # a missing value is dropped where it is read
+        self.hashes = value_hashes(keys, self.values)
+
+    def unheld(self, record: dict[str, Any], among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(the rows whose value, with their key values, is none ``record`` holds; the rows checked): each row with a
+        value (``among`` them), of a bounded record only those whose hash its modulus divides (:data:`VALUES_CAP`)."""
+        checked = self.read if among is None else self.read & among
+        modulus = _modulus(record)
+        if modulus > 1:
+            checked = checked & (self.hashes % np.uint64(modulus) == 0)
+        return checked & ~held(self.hashes, str(record.get("hashes", ""))), checked
+
+    def relabelled(self, record: dict[str, Any], wrong: np.ndarray) -> tuple[str, Any] | None:
+        """(a key column holding, at a ``wrong`` row, a label ``record`` does not, its first such label) or None."""
+        return keys_not_held(self.keys[wrong], record.get("labels"))
+
+    def first(self, wrong: np.ndarray) -> str:
+        """The first ``wrong`` row's key values, as ``"agent='fast', seed=0"``."""
+        first = int(np.flatnonzero(wrong)[0])
+        return ", ".join(f"{k}={_scalar(self.keys[k].iloc[first])!r}" for k in self.keys.columns)
+
+
+def _modulus(record):
+    modulus = record.get("modulus", 1) if isinstance(record, dict) else 1
+    return modulus if isinstance(modulus, int) and modulus > 1 else 1
+
+
+def checked_share(record: Any) -> str:
+    """What follows "rows" where a refusal or a line counts the rows a :func:`values_record` checks: nothing, or
+    " checked (1 in k)" for a bounded one (:data:`VALUES_CAP`)."""
+    return "" if _modulus(record) == 1 else f" checked (1 in {_modulus(record):,})"
+
+
 def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
     """``notes`` less those whose :attr:`Note.values` record ``frame``'s rows do not hold (a row's value of the
     column, with its key values, is not one the note was written of; missing values are not read), with one line per
     column saying so; a record whose column ``frame`` lacks (renamed, dropped) names nothing here and is not read. A
     note of some rows (``scope="rows"``) is read at the rows its items bind.
-    Each column's hashes are made once, a block of rows at a time (:func:`value_hashes`)."""
+    Each column's hashes are made once (:class:`ValuesAt`)."""
     if not any(isinstance(note.values, dict) for note in notes):
         return list(notes)
     out: list[Note] = []
     said: dict[str, str] = {}
-    checked: dict[tuple[str, tuple[str, ...]], tuple[Any, Any, Any, Any]] = {}
+    checked: dict[tuple[str, tuple[str, ...]], ValuesAt] = {}
     for note in notes:
         record = note.values
         column = record.get("column") if isinstance(record, dict) else None
@@ -405,34 +445,27 @@ def values_checked(notes: Sequence[Note], frame: pd.DataFrame) -> list[Note]:
                                     f"so {maker}'s note on it is not shown")
             continue
         if (column, keys) not in checked:
-            values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-            read = ~frame[column].isna().to_numpy(dtype=bool)  # a missing value is dropped where it is read
-            checked[(column, keys)] = (frame[list(keys)], values, read, value_hashes(frame[list(keys)], values))
-        rows, values, read, hashes = checked[(column, keys)]
-        modulus = record.get("modulus", 1)
-        if isinstance(modulus, int) and modulus > 1:  # a bounded record: the rows it can check (:func:`values_record`)
-            read = read & (hashes % np.uint64(modulus) == 0)
+            checked[(column, keys)] = ValuesAt(frame[list(keys)], frame[column])
+        at = checked[(column, keys)]
+        among = None
         if note.scope == "rows" and note.keys and all(k in frame.columns for k in note.keys):
             # a note of some runs or tasks (one stacked frame's rows, :func:`_of_frame`) is read at theirs alone
-            read = read & pd.MultiIndex.from_frame(frame[list(note.keys)]).isin(
-                list({tuple(key) for key, _ in note.items}))
-        wrong = read & ~held(hashes, str(record.get("hashes", "")))
+            among = pd.MultiIndex.from_frame(frame[list(note.keys)]).isin(list({tuple(key) for key, _ in note.items}))
+        wrong, read = at.unheld(record, among)
         if not wrong.any():
             out.append(note)
             continue
-        relabelled = keys_not_held(rows[wrong], record.get("labels"))
+        relabelled = at.relabelled(record, wrong)
         if relabelled is not None:  # audit s33 hash33: the key column, not the values, no longer matches
             key, label = relabelled
             said.setdefault(column, f"the key column {key!r} holds labels {maker} did not write '{column}' for "
                                     f"(first: {key}={label!r}; relabelled or recoded, or rows of other data added), "
                                     f"so {maker}'s note on '{column}' is not shown")
             continue
-        first = int(np.flatnonzero(wrong)[0])
-        where = ", ".join(f"{k}={_scalar(rows[k].iloc[first])!r}" for k in keys)
-        checked_rows = "rows" if not isinstance(modulus, int) or modulus <= 1 else f"rows checked (1 in {modulus:,})"
-        said.setdefault(column, f"'{column}' holds, in {int(wrong.sum()):,} of {int(read.sum()):,} {checked_rows}, "
-                                f"values that are not those {maker} wrote (first: {where}, {column}={values[first]:g}), so "
-                                f"{maker}'s note on it is not shown")
+        value = at.values[int(np.flatnonzero(wrong)[0])]
+        said.setdefault(column, f"'{column}' holds, in {int(wrong.sum()):,} of {int(read.sum()):,} "
+                                f"rows{checked_share(record)}, values that are not those {maker} wrote (first: "
+                                f"{at.first(wrong)}, {column}={value:g}), so {maker}'s note on it is not shown")
     return out + [Note(text) for text in said.values()]
 
 

@@ -33,8 +33,8 @@ from .interop import TABLE, as_pandas
 from .format import count, format_step, singular
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
-from .provenance import (SMALLER_BETTER, SUMMARY_WORDING, Note, hashes_text, key_values, labels_record, rebind,
-                         set_notes, value_hashes)
+from .provenance import (SMALLER_BETTER, SUMMARY_WORDING, Note, key_values, rebind, set_notes,
+                         values_record)
 from ._typing import AlignMethod, EvalEnv, FormulaLike, NaAction, RunSummary, Table
 
 if TYPE_CHECKING:
@@ -1202,10 +1202,9 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         frame[column] = content
     keys = _run_keys(design)
     if how == "time_to_threshold":
-        # each run's key values and time, hashed (8 bytes a run): which values the note says are times, so that a
-        # column no longer holding them is not read as one (design.direction_read; audit s33 review)
-        spec.update(keys=list(keys), runs=hashes_text(value_hashes(frame[list(keys)], frame[name])),
-                    labels=labels_record(frame[list(keys)]))  # what names a relabelled key column
+        # which values the note says are times, so that a column no longer holding them is not read as one
+        # (design.direction_read; audit s33 review): normalize()'s record, bounded alike (notes34)
+        spec["values"] = values_record(frame[list(keys)], frame[name], name, "summarize_runs")
     facts = _facts(design, starts, run_steps, censored, late)
     notes = _whole_runs_dropped(data, design, starts, na_action, "summarised") + [
              entry if not isinstance(entry, tuple) else _cut_note(design, frame, entry[1]) if entry[0] == "cut"

@@ -104,7 +104,7 @@ def test_the_record_is_eight_bytes_a_run(times):
     from rlstats.provenance import SMALLER_BETTER, provenance_of
 
     note = next(n for n in provenance_of(times).notes if n.kind == SMALLER_BETTER)
-    hashes = np.frombuffer(base64.b64decode(note.data["runs"]), dtype="<u8")
+    hashes = np.frombuffer(base64.b64decode(note.data["values"]["hashes"]), dtype="<u8")  # notes34: values_record
     assert hashes.size == 27 and (np.diff(hashes.astype(np.float64)) >= 0).all()
 
 
