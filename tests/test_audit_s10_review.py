@@ -21,7 +21,6 @@ import rlstats
 from conftest import runs_frame
 from rlstats.errors import DesignError, OptionError
 from rlstats.methods.equivalence import _kernels as equivalence_kernels
-from test_audit_s33_bootstream33 import former_streams
 
 FORMULA = "score ~ agent | task"
 
@@ -178,7 +177,6 @@ def test_saturated_aggregate_note_says_which_aggregate_was_measured(monkeypatch)
     0.051-0.067 of tests ... read a shown non-inferiority there as weaker than its alpha": the test shown is the
     mean's bootstrap-t, which no simulation measured (the table's equivalence.size rows hold bootstrap_t of the IQM
     only). The note now says the figures are the IQM's and that the mean's was not measured."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     rng = np.random.default_rng(0)
     rows = [(a, f"t{t}", s, min(rng.normal(1 + shift, 1.0), 1.0)) for a, shift in (("A", 0.0), ("B", 0.2))
             for t in range(4) for s in range(5)]

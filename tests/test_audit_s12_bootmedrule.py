@@ -19,7 +19,6 @@ import numpy as np
 
 import rlstats
 from rlstats import bounds
-from test_audit_s33_bootstream33 import former_streams
 
 HERE = pathlib.Path(__file__).parent
 s11 = runpy.run_path(str(HERE / "test_audit_s11_bootmed.py"))
@@ -37,7 +36,6 @@ def test_median_given_where_its_task_has_runs_off_the_tie(monkeypatch):
     sits on t4 (-1.25), none of whose runs tie. The share rule withheld the interval; it is now given, equal to the
     one recorded before any rule ((-2.641, 0.224)), with no note of ties. With t4's runs swapped for t3's (the median
     then on a task with 2 of 4 runs tied, half) it is withheld, with the note naming both conditions."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     data = s11["_tied_frame"]([], [("A", 0, 2), ("A", 1, 2), ("A", 3, 2)])
     res = _run(data)
     np.testing.assert_allclose(res.intervals, s11["BOTTOM_BEFORE"], rtol=1e-6, atol=1e-12)

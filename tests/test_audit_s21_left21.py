@@ -15,7 +15,6 @@ import pytest
 
 import rlstats
 from rlstats import statistics
-from test_audit_s33_bootstream33 import former_streams
 
 
 # ---- 1. relabellings: one count, one enumeration rule ----------------------------------------------------------------
@@ -160,7 +159,6 @@ def test_equivalence_aggregate_label_names_the_welch_floor(monkeypatch):
     """equivalence(aggregate="mean") printed its interval as "bootstrap-t (mean over tasks)" although each end is the
     wider of the bootstrap-t and the Welch t bound (statistics.welch_floor, audit s20); the IQM's is the bootstrap-t
     alone. The interval itself is unchanged."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     from rlstats.datasets import simulate
     df = simulate(2, 5, 10, rng=0)
     kwargs = dict(margin=0.5, rng=0, progress=False, n_resamples=500, normalize=False)

@@ -6,7 +6,6 @@ import pytest
 
 import rlstats
 from rlstats.methods.bootstrap import _small_runs as small_runs
-from test_audit_s33_bootstream33 import former_streams
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +86,6 @@ def test_default_mean_bound_is_the_welch_t_bound_where_that_is_wider(atari, monk
     # Atari 100k, 3 runs per game, human-normalised: the default's mean bounds of DER (upper), OTRainbow (upper) and
     # IRIS (lower) are the closed-form Welch bound, estimate -+ t_{0.975, df} sqrt(3/2) SE, computed here from the
     # reference table by hand (scipy's t; SE and df from the per-game sample variances)
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     import numpy as np
     from scipy import stats
 

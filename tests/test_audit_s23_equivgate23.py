@@ -20,7 +20,6 @@ from rlstats.methods.equivalence import _api
 
 from conftest import script_module
 from test_audit_s23_equiv23 import A, B, _frame, _notes
-from test_audit_s33_bootstream33 import former_streams
 
 REFERENCE = Path(__file__).parent / "reference"
 
@@ -54,7 +53,6 @@ def test_note_reaches_every_false_declaration(spread):
 def test_note_of_the_aggregate(spread, monkeypatch):
     """The aggregate's own measurement (5 tasks, spread 4 either way, 500 data sets a point): the mean's declared
     non-inferiority at -margin in up to 0.084 (above alpha by over 3 SE), the IQM's at most 0.056 (within)."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     assert _api.UNLIKE_AGGREGATE == {"noninferior": {"iqm": (True, 0.056, 500), "mean": (False, 0.084, 500)},
                                      "equivalence": {"iqm": (True, 0.040, 500), "mean": (False, 0.084, 500)}}
     se3 = 3 * (0.05 * 0.95 / 500) ** 0.5

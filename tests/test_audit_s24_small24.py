@@ -9,7 +9,6 @@ import pytest
 
 import rlstats
 from rlstats.errors import OptionError
-from test_audit_s33_bootstream33 import former_streams
 
 FORMULA = "score ~ agent | task/seed"
 
@@ -33,7 +32,6 @@ def test_welch_floored_bound_has_no_monte_carlo_se(atari, monkeypatch):
     floor, a closed form of the data, its bootstrap-t bounds far inside; the summary printed their Monte Carlo SE as
     0 and 4.2402e-83 (DER's mean's upper 2.1458e-07), and said nothing of the floor. A floored bound whose
     bootstrap-t bound lies more than 3 of its SEs inside has SE 0 now, and the key under the table names them."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     from scipy import stats
     sub = atari[atari.agent.isin(["SPR", "DER"]) & (atari.seed < 3)]
     # the two metrics the floor acts on (the same resamples as with the default four: the numbers are the default's)
@@ -98,7 +96,6 @@ def test_task_table_rank_test_key_says_what_the_set_is_for():
 def test_latex_negative_numbers_take_a_minus_sign(atari, monkeypatch):
     """SPR's mean on Atari 100k, seeds 0-2, normalised, has the lower bound -0.36986: to_latex() printed it
     "-0.36986", a hyphen in text; a number's sign is now $-$ (math), as U+2212 already was."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     sub = atari[atari.agent.isin(["SPR", "DER"]) & (atari.seed < 3)]
     res = _quiet(rlstats.bootstrap, sub, FORMULA, normalize="atari100k_reference", rng=1)
     assert res.intervals[list(res.agents).index("SPR"), res.metrics.index("mean"), 0] == pytest.approx(-0.36986,

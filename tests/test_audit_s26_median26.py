@@ -10,7 +10,6 @@ import numpy as np
 import rlstats
 from rlstats import calibration
 from rlstats.methods.bootstrap import _small_runs as small_runs
-from test_audit_s33_bootstream33 import former_streams
 
 # the words since audit s27 (median27): each number named by what it averages
 NOTE_TWO = ("on 2 tasks the median of task means is the average of the two task means, as is the mean of task means: it "
@@ -42,7 +41,6 @@ def test_median_interval_is_the_means_on_two_tasks_reproducer():
 
 
 def test_the_mean_is_a_mean_of_task_means_with_unequal_runs_so_the_median_of_two(monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     df = _design(runs=(3, 10))
     res = _boot(df)
     mean, median = res.metrics.index("mean"), res.metrics.index("median")
@@ -72,7 +70,6 @@ def test_the_mean_is_a_mean_of_task_means_with_unequal_runs_so_the_median_of_two
 
 
 def test_one_task_halfcheetah(published, monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     from rlstats.tables import read_csv
 
     df = read_csv(published / "halfcheetah_sac_td3.csv")
@@ -129,7 +126,6 @@ def test_invariant_to_units_and_row_order():
 
 def test_three_tasks_unchanged(monkeypatch):
     # the numbers main gave before audit s26 (its own t interval; IQM, mean and optimality gap alike)
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     res = _boot(_design(tasks=3, runs=(5, 5)))
     np.testing.assert_allclose(res.intervals, [
         [[7.425936512315163, 10.045711409213357], [8.726465402209959, 17.19034994174483],
@@ -144,7 +140,6 @@ def test_three_tasks_unchanged(monkeypatch):
 
 
 def test_former_defaults_and_other_intervals(monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     df = _design()
     # the former defaults keep the median's t interval bit for bit: the values 7ed0ecdc (before median26) gives for
     # this call (its default gave the median (6.701, 7.562) and (6.800, 8.796))

@@ -15,7 +15,6 @@ import rlstats
 from rlstats import normalization, statistics
 from rlstats.methods.bootstrap import _small_runs as small_runs
 from rlstats.methods.curves import _api as curves_api
-from test_audit_s33_bootstream33 import former_streams
 
 
 def _frame(tasks, runs, seed=0, scale=0.2):
@@ -111,7 +110,6 @@ def _reflected_mean(df):
 
 
 def test_gap_below_gamma_takes_the_means_interval_reflected_on_two_tasks(monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     df = _frame(2, 5)
     res = _boot(df, metrics=("optimality_gap",))
     reflected, mean = _reflected_mean(df)

@@ -18,7 +18,6 @@ from scipy import stats
 
 import rlstats
 from rlstats import format as fmt
-from test_audit_s33_bootstream33 import former_streams
 
 
 def _der_drq(atari, tasks=8, runs=5):
@@ -86,7 +85,6 @@ def test_aggregate_quotes_the_tests_own_rows_not_95_percent_intervals(atari):
 # ----------------------------------------------------------------------------- 3. seed, resamples, Monte Carlo error
 
 def test_aggregate_prints_its_seed_resamples_and_monte_carlo_error(atari, monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     sub = _der_drq(atari)
     res = rlstats.equivalence(sub, "score ~ agent | task/seed", margin=0.05, n_resamples=400, **_NORMAL)
     row = res.comparisons.query("scope == 'aggregate'").iloc[0]

@@ -40,7 +40,6 @@ from rlstats.methods import DECLARATIONS, POWER_METHODS
 from rlstats.planning import PowerResult, power, sample_size
 from rlstats.vocabulary import unknown_columns
 from rlstats.tables import read_csv
-from test_audit_s33_bootstream33 import former_streams
 
 # The planning internals.
 power_module = importlib.import_module("rlstats.planning._api")
@@ -704,7 +703,6 @@ def test_each_power_rule_keeps_its_own_stream():
 def test_declared_power_rules_give_the_outputs_recorded_before(monkeypatch):
     # Recorded on main at 72debe6, when power/ kept its own tables and branches per method.
     # the bootstrap's thesis rule (percentile intervals), its default before session 10, keeps its numbers
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     res = power(list(RECORDED_KEYS), effect=0.8, seeds=[4, 6], tasks=3, n_sim=30, rng=9, n_resamples=200,
                 adastop={"K": 2}, bootstrap={"interval": "percentile"}, **QUIET)
     # the permutation test's 26 at 6 seeds became 25 with issue 39 item 4's canonical order (Monte Carlo draws); the
