@@ -13,9 +13,9 @@ import rlstats
 
 def _lognormal_pair():
     # 5 tasks x 20 right-skewed runs per agent: with rng=1 the bootstrap-t's bounds of the mean difference lie inside
-    # the Welch t bounds (-0.3756, +0.0720) on both sides (its lower one did before audit s33 keyed each cell's stream by
-    # its task's name, -0.3567; its upper one was wider, +0.0756), the lower the side where size_equivalence's skewed
-    # rows at 5 tasks x 20 runs held 0.933 of 1,920 (docs/calibration.md)
+    # the Welch t bounds (-0.3756, +0.0720) on both sides (before audit s33 keyed each cell's stream by its task's
+    # name its lower one did, -0.3567; its upper one was wider, +0.0756), the lower the side where size_equivalence's
+    # skewed rows at 5 tasks x 20 runs held 0.933 of 1,920 (docs/calibration.md)
     return rlstats.datasets.simulate(agents=2, tasks=5, seeds=20, effect=0.0, distribution="lognormal",
                                      heterogeneity=0.0, rng=0)
 

@@ -127,7 +127,8 @@ def test_invariant_to_units_and_row_order():
 
 def test_three_tasks_unchanged():
     # the numbers main gave before audit s26 (its own t interval; IQM, mean and optimality gap alike), on today's
-    # draws: agent_1's IQM (7.425936512315163, 10.045711409213357) ... before audit s33 keyed each cell's stream by its task's name
+    # draws: agent_1's IQM (7.425936512315163, 10.045711409213357) ... before audit s33 keyed each cell's stream by
+    # its task's name
     res = _boot(_design(tasks=3, runs=(5, 5)))
     np.testing.assert_allclose(res.intervals, [
         [[7.325276643285601, 10.176075251647461], [8.726465402209959, 17.186406660613475],
