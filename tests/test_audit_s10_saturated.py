@@ -18,7 +18,6 @@ import pytest
 
 import rlstats
 from conftest import capped_normal_frame, rising_curves
-from test_audit_s33_bootstream33 import former_streams
 
 SATURATED_CAP = -1.0364333894937898  # designs.SATURATED_CAP: 85% of a baseline's runs at the cap
 CAPPED_CAP = 0.4307272992954576  # designs.CAP: a third at the cap
@@ -46,23 +45,32 @@ def test_bootstrap_saturated_runs_withhold_the_studentised_intervals():
 def test_bootstrap_unsaturated_runs_keep_their_intervals_bit_for_bit(monkeypatch):
     """Normal and capped runs (a third at the ceiling) keep the intervals they had before the saturation rule (those of
     the default then, ``interval="studentized_no_welch"`` since audit s20's Welch floor of the mean and the optimality
-    gap)."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
-    before = {None: [[[-0.989807579229, 0.580496351961], [-0.672995884634, 0.704184018747],
-                      [-1.796077895982, 2.470746515074], [0.621125681113, 1.673087119237]],
-                     [[-1.183956996808, 0.254989412237], [-1.250273786774, 0.212816738193],
-                      [-1.368038067066, 0.382726060076], [0.787183261807, 2.216206600841]]],
-              CAPPED_CAP: [[[-1.221304030285, 0.38985455412], [-0.801442726477, 0.142004829336],
-                            [-1.573631712655, 1.058221962874], [0.857995170664, 1.740920923294]],
-                           [[-1.183956996808, 0.254989412237], [-1.152052456833, 0.077730825665],
-                            [-1.329246219685, 0.330363087818], [0.922269174335, 2.109184212505]]]}
-    for cap, bounds in before.items():
+    gap): the same, bit for bit, as with the rule (and audit s11's median-tie rule) off."""
+    # today's draws (audit s33 keyed each cell's stream by its task's name); recorded before the rule, on the former
+    # streams, they were None: A's IQM (-0.989807579229, 0.580496351961) ..., CAPPED_CAP: A's IQM (-1.221304030285,
+    # 0.38985455412) ...
+    today = {None: [[[-0.787244670992, 0.816912795507], [-0.601622494592, 1.082393715206],
+                     [-1.919544381446, 2.607971277957], [0.4237722148, 1.591457629867]],
+                    [[-1.194125950714, 0.040068595114], [-1.17389901007, 0.080370040665],
+                     [-1.34736250389, 0.363084248437], [0.919629959335, 2.139831824136]]],
+             CAPPED_CAP: [[[-1.163650826155, 0.570191410652], [-0.779214009363, 0.246459195375],
+                           [-1.594397795756, 1.076577194353], [0.753540804625, 1.718692206181]],
+                          [[-1.194125950714, 0.040068595114], [-1.257176319754, -0.034692405189],
+                           [-1.323062916928, 0.324600587416], [1.034692405189, 2.214308075426]]]}
+    for cap, bounds in today.items():
         res = rlstats.bootstrap(_frame(cap, 5), "score ~ agent | task", n_resamples=200, rng=1,
                                 interval="studentized_no_welch")
-        # recorded before the rule; 1e-6 relative: the oldest allowed numpy and scipy differ in their last digits
-        # (up to 2e-7, test_recorded_outputs), a change of rule moves intervals far more
+        # 1e-6 relative: the oldest allowed numpy and scipy differ in their last digits (up to 2e-7,
+        # test_recorded_outputs), a change of rule moves intervals far more
         np.testing.assert_allclose(res.intervals, bounds, rtol=1e-6, atol=1e-12)
         assert not any("largest or smallest score" in note for note in res.notes)
+        # the rule's claim itself: the package without it gives these intervals, bit for bit
+        with monkeypatch.context() as patch:
+            patch.setattr(rlstats.bounds, "SATURATED_SHARE", np.inf)
+            patch.setattr(rlstats.bounds, "MEDIAN_TIED_SHARE", np.inf)
+            off = rlstats.bootstrap(_frame(cap, 5), "score ~ agent | task", n_resamples=200, rng=1,
+                                    interval="studentized_no_welch")
+        np.testing.assert_array_equal(res.intervals, off.intervals)
 
 
 def test_bootstrap_saturated_withholding_holds_at_every_level_and_spares_the_equivalence_aggregate():

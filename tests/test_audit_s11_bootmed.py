@@ -19,7 +19,6 @@ from scipy import stats
 
 import rlstats
 from conftest import SHARED_DATA, capped_normal_frame
-from test_audit_s33_bootstream33 import former_streams
 
 CAP = -0.12566134685507402  # scipy.stats.norm.ppf(0.45): 55% of the runs at the cap
 
@@ -28,7 +27,7 @@ def _frame(seed, cap=CAP, runs=5, tasks=5, agents=2):
     return capped_normal_frame(cap, seed, runs, tasks, agents)
 
 
-def test_median_interval_withheld_where_runs_tie_at_the_cap(monkeypatch):
+def test_median_interval_withheld_where_runs_tie_at_the_cap():
     """At 5 tasks x 5 runs with 12 of A's 25 runs (48%) and 15 of B's (60%) at the cap, below the three-quarters
     rule, bootstrap() gave the median intervals (-0.747, -0.088) and (-0.755, -0.025); curves() withholds the median's
     band on such runs, where it covered 0.87-0.90 at 5 tasks, and bootstrap()'s interval covered 0.909-0.924 at 5 tasks
@@ -37,11 +36,17 @@ def test_median_interval_withheld_where_runs_tie_at_the_cap(monkeypatch):
     tied) is given, as before the rule (such intervals covered 0.96 at that design, and 0.99-1.0 at this one of
     exactly tied tasks). With A's median task capped in 3 of its 5 runs it is withheld too, with a note; the mean's
     and IQM's never are."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     data = _frame(0)
     assert (data.score == CAP).groupby(data.agent).sum().tolist() == [12, 15]
     res = rlstats.bootstrap(data, "score ~ agent | task", metrics=["median", "mean", "iqm"], n_resamples=200, rng=1)
-    np.testing.assert_allclose(res.intervals[0, 0], [-0.747, -0.088], atol=5e-4)
+    # A's as with the rule off (today's draws: (-0.747, -0.088) before audit s33 keyed each cell's stream by its task)
+    np.testing.assert_allclose(res.intervals[0, 0], [-0.7214, -0.1067], atol=5e-4)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rlstats.bounds, "MEDIAN_TIED_SHARE", np.inf)  # the rule off
+        off = rlstats.bootstrap(data, "score ~ agent | task", metrics=["median", "mean", "iqm"], n_resamples=200,
+                                rng=1)
+    np.testing.assert_array_equal(res.intervals[0], off.intervals[0])
+    np.testing.assert_array_equal(res.intervals[1, 1:], off.intervals[1, 1:])
     assert np.isnan(res.intervals[1, 0]).all() and np.isfinite(res.intervals[:, 1:]).all()
     assert res.saturated.tolist() == [[False, False, False], [True, False, False]]
     assert "0.3 or more of the agent's runs tie at a task's largest or smallest score" in " ".join(res.notes)
@@ -73,15 +78,20 @@ def _tied_frame(top, bottom=(), seed=7, runs=4, tasks=5):
                          "score": z.ravel()})
 
 
-#: (A's then B's intervals of the median, mean and IQM), recorded before the median's tied-share rule
-FIVE_BEFORE = [[[-1.141931237651, 2.812209268818], [-0.417916414305, 1.227052300941],
-                [-0.699845374624, 0.880118396077]],
-               [[-1.37973766437, 0.727151047325], [-0.975211096763, 0.59936913998], [-0.786168600031, 0.175672628293]]]
-SIX_BEFORE = [[[-1.136620818936, 3.479384218422], [-0.278019600052, 1.377448978794],
-               [-1.264404492844, 3.097622729548]],
-              [[-1.357950687074, 0.381322986216], [-0.986068237522, 0.057559154783], [-0.758071666377, 0.060558971937]]]
-BOTTOM_BEFORE = [[[-2.640893850237, 0.223538586852], [-1.95664367727, -0.119830613428],
-                  [-3.797973547738, 0.549109725913]], SIX_BEFORE[1]]
+#: (A's then B's intervals of the median, mean and IQM) as with the median's tied-share rule off, on today's draws
+#: (audit s33 keyed each cell's stream by its task's name; those recorded before the rule, on the former streams, were
+#: FIVE's A (-1.141931237651, 2.812209268818) ..., SIX's A (-1.136620818936, 3.479384218422) ..., BOTTOM's A
+#: (-2.640893850237, 0.223538586852) ...): the tests check the rule-off run too, bit for bit (_rule_off)
+FIVE_BEFORE = [[[-1.215077321382, 2.887500787252], [-0.278690725341, 1.28414155205],
+                [-0.753317407862, 1.147686062371]],
+               [[-1.391014023478, 0.739722399531], [-0.964799689114, 0.437025693964],
+                [-0.884051833524, 0.050937059603]]]
+SIX_BEFORE = [[[-1.171381787008, 3.513035536956], [-0.17047365421, 1.411520061512],
+               [-1.088356992938, 3.477447331457]],
+              [[-1.278208871852, 0.302046284147], [-0.919177319363, -0.069580096371],
+               [-0.988717371684, -0.048686948855]]]
+BOTTOM_BEFORE = [[[-2.702734525887, 0.288884359968], [-1.943042419257, -0.118181730914],
+                  [-3.479775914979, 0.675009237174]], SIX_BEFORE[1]]
 
 
 def _run(data):
@@ -91,19 +101,32 @@ def _run(data):
                              interval="studentized_no_welch")
 
 
-def test_the_rule_starts_at_three_tenths_of_the_runs_tied(monkeypatch):
+def _rule_off(data):
+    """:func:`_run` with the median's tied-share rule off (``MEDIAN_TIED_SHARE`` infinite): the intervals before it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rlstats.bounds, "MEDIAN_TIED_SHARE", np.inf)
+        return _run(data)
+
+
+def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
     """5 of A's 20 runs tied at their task's largest score (0.25; B's one run there ties with A's): every interval
     as before the rule, bit for bit (1e-6 relative: the oldest numpy and scipy allowed differ in their last digits).
     6 of 20 (0.3): A's median withheld with the note, every other interval as before."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
-    five = _run(_tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 1), ("B", 2, 1)]))
+    data = _tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 1), ("B", 2, 1)])
+    five = _run(data)
     np.testing.assert_allclose(five.intervals, FIVE_BEFORE, rtol=1e-6, atol=1e-12)
+    np.testing.assert_array_equal(five.intervals, _rule_off(data).intervals)
     assert not five.saturated.any() and not any("tie at a task's" in note for note in five.notes)
-    six = _run(_tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 2)]))
+    data = _tied_frame([("A", 0, 2), ("A", 1, 2), ("A", 2, 2)])
+    six = _run(data)
     assert np.isnan(six.intervals[0, 0]).all() and np.isnan(six.interval_mc_se[0, 0]).all()
     expected = np.array(SIX_BEFORE)
     expected[0, 0] = np.nan
     np.testing.assert_allclose(six.intervals, expected, rtol=1e-6, atol=1e-12)
+    off = _rule_off(data).intervals
+    np.testing.assert_allclose(off, SIX_BEFORE, rtol=1e-6, atol=1e-12)
+    off[0, 0] = np.nan
+    np.testing.assert_array_equal(six.intervals, off)
     assert six.saturated.tolist() == [[True, False, False], [False, False, False]]
     note = next(n for n in six.notes if "tie at a task's" in n)
     assert note.startswith("studentized intervals withheld for the median of A: there 0.3 or more")
@@ -117,24 +140,19 @@ def test_the_rule_starts_at_three_tenths_of_the_runs_tied(monkeypatch):
     assert any(n.startswith("studentized intervals withheld for the middle of A: there 0.3") for n in renamed.notes)
 
 
-def test_ties_at_the_smallest_score_count_and_every_level_withholds(monkeypatch):
+def test_ties_at_the_smallest_score_count_and_every_level_withholds():
     """Runs tied at the task's smallest score count as well (6 of 20 at -3.0, 2 of 4 in three tasks); since audit
     s12 the median is withheld only where those of its task tie too: with the ties in t0, t1 and t3 it sits on t4
     (none tied) and is given, as before the rule; with them in t0, t1 and t4 it sits on a tied task and
     ``confidence_interval(level)`` withholds it at every level, the other intervals as with the rule off."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
-    res = _run(_tied_frame([], [("A", 0, 2), ("A", 1, 2), ("A", 3, 2)]))
+    given = _tied_frame([], [("A", 0, 2), ("A", 1, 2), ("A", 3, 2)])
+    res = _run(given)
     np.testing.assert_allclose(res.intervals, BOTTOM_BEFORE, rtol=1e-6, atol=1e-12)
-    from rlstats import bounds
+    np.testing.assert_array_equal(res.intervals, _rule_off(given).intervals)
 
     data = _tied_frame([], [("A", 0, 2), ("A", 1, 2), ("A", 4, 2)])
     res = _run(data)
-    saved = bounds.MEDIAN_TIED_SHARE
-    bounds.MEDIAN_TIED_SHARE = np.inf  # the rule off
-    try:
-        off = _run(data)
-    finally:
-        bounds.MEDIAN_TIED_SHARE = saved
+    off = _rule_off(data)
     expected = off.intervals.copy()
     assert np.isfinite(expected).all()
     expected[0, 0] = np.nan
@@ -185,20 +203,21 @@ def test_median_coverage_on_runs_tied_at_the_cap():
     assert script["coverage"](intervals, truths, 0) == (20, 21)
 
 
-def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap(monkeypatch):
+def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():
     """Stable-Baselines3 A2C and PPO on CartPole-v1 and Acrobot-v1 (3 seeds), the evaluation at 20k steps: PPO's
     three Acrobot runs sit at -500 (no episode solved), A2C has one there and two CartPole runs at 500: half of each
     agent's runs tie at a task's bound, below the three-quarters rule. The median's intervals were given,
     (-235.1, 307.1) and (-203.5, 33.4); then withheld, as curves() withholds its band there; the mean's as before.
     Since audit s26 the median, on 2 tasks the average of the two task means as the mean, takes the mean's interval."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     logs = SHARED_DATA / "logs" / "sb3_classic"
     if not logs.is_dir():
         pytest.skip(f"the real SB3 logs are not at {logs} (../shared/data/logs/sb3_classic beside the repository)")
     runs = rlstats.read_logs(logs, "{agent}/{task}/seed_{seed}", format="sb3_eval", tags={"eval/mean_reward": "score"},
                              progress=False)
     runs = runs[(runs.agent != "DQN") & (runs.step == 20000)]
-    res = rlstats.bootstrap(runs, "score ~ agent | task", metrics=["median", "mean"], n_resamples=200, rng=0,
+    # rng=2: since audit s33 keyed each cell's stream by its task's name, rng=0's resamples put A2C's bootstrap-t upper
+    # bound (418.2) beyond the Welch bound checked below; rng=2's do not, as rng=0's did before
+    res = rlstats.bootstrap(runs, "score ~ agent | task", metrics=["median", "mean"], n_resamples=200, rng=2,
                             progress=False)
     # audit s26 (median26): on these 2 tasks the median is the mean of the two task means and takes the mean's
     # interval and rules (below); the tie rule withholds the median's own t interval from 3 tasks
@@ -213,8 +232,10 @@ def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap(monkeypatch):
     df = parts.sum() ** 2 / (parts ** 2 / (sizes - 1)).sum()
     upper = means.mean() + stats.t.ppf(0.975, df) * np.sqrt(parts.sum()) / 2 * np.sqrt(3 / 2)
     assert upper == pytest.approx(348.794213, rel=1e-6)
-    np.testing.assert_allclose(res.intervals[:, 1], [[-607.963002065, upper], [-241.275101231, 192.516448874]],
+    # (rng=0 on the former streams: [-607.963002065, upper], [-241.275101231, 192.516448874])
+    np.testing.assert_allclose(res.intervals[:, 1], [[-714.561787478, upper], [-252.610883824, 202.607659108]],
                                rtol=1e-6)
+    assert res.welch_floored[:, 1].tolist() == [[False, True], [False, False]]
     np.testing.assert_array_equal(res.intervals[:, 0], res.intervals[:, 1])
     assert not any(n.startswith("studentized intervals withheld for the median") for n in res.notes)
     assert any(n.startswith("on 2 tasks the median of task means is the average of the two task means") for n in res.notes)

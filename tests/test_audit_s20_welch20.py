@@ -9,23 +9,26 @@ import pytest
 from scipy import stats
 
 import rlstats
-from test_audit_s33_bootstream33 import former_streams
 
 
 def _lognormal_pair():
-    # 5 tasks x 20 right-skewed runs per agent: the bootstrap-t's lower bound of the mean difference lies inside the
-    # Welch t bound (-0.3567 against -0.3756), the side where size_equivalence's skewed rows at 5 tasks x 20 runs held
-    # 0.933 of 1,920 (docs/calibration.md)
+    # 5 tasks x 20 right-skewed runs per agent: with rng=1 the bootstrap-t's bounds of the mean difference lie inside
+    # the Welch t bounds (-0.3756, +0.0720) on both sides (before audit s33 keyed each cell's stream by its task's
+    # name its lower one did, -0.3567; its upper one was wider, +0.0756), the lower the side where size_equivalence's
+    # skewed rows at 5 tasks x 20 runs held 0.933 of 1,920 (docs/calibration.md)
     return rlstats.datasets.simulate(agents=2, tasks=5, seeds=20, effect=0.0, distribution="lognormal",
                                      heterogeneity=0.0, rng=0)
 
 
-def test_aggregate_mean_takes_the_wider_of_the_bootstrap_t_and_welch_bounds(monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
+def _aggregate_mean(rng):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # raw scales
-        res = rlstats.equivalence(_lognormal_pair(), "score ~ agent | task", margin=0.365, aggregate="mean",
-                                  n_resamples=400, rng=1)
+        return rlstats.equivalence(_lognormal_pair(), "score ~ agent | task", margin=0.365, aggregate="mean",
+                                   n_resamples=400, rng=rng)
+
+
+def test_aggregate_mean_takes_the_wider_of_the_bootstrap_t_and_welch_bounds():
+    res = _aggregate_mean(1)
     tidy = res.tidy()
     row = tidy.query("scope == 'aggregate'").iloc[0]
     across = tidy.query("scope == 'across tasks'").iloc[0]
@@ -34,8 +37,16 @@ def test_aggregate_mean_takes_the_wider_of_the_bootstrap_t_and_welch_bounds(monk
     assert across["df"] == pytest.approx(167.7268, rel=1e-5)
     half = stats.t.ppf(0.95, across["df"]) * row["std_error"]
     assert row["std_error"] == pytest.approx(0.1353015, rel=1e-6)
-    assert row["conf_low"] == pytest.approx(row["estimate"] - half, rel=1e-12)  # -0.3756: the Welch bound, wider
-    assert row["conf_high"] == pytest.approx(0.0756401, rel=1e-6)  # the bootstrap-t bound, wider than +0.0720
+    # rng=1: the Welch bounds, wider on both sides (-0.3756, +0.0720; the bootstrap-t's upper bound +0.0756 was wider
+    # before audit s33's cell streams)
+    assert row["conf_low"] == pytest.approx(row["estimate"] - half, rel=1e-12)
+    assert row["conf_high"] == pytest.approx(row["estimate"] + half, rel=1e-12)
+    assert row["conf_high"] == pytest.approx(0.0720217, rel=1e-6)
+    # rng=5: other resamples, whose bootstrap-t bounds (-0.3897, +0.0836) lie outside the same Welch bounds: taken
+    other = _aggregate_mean(5).tidy().query("scope == 'aggregate'").iloc[0]
+    assert other["std_error"] == row["std_error"] and other["estimate"] == row["estimate"]
+    assert other["conf_low"] < row["conf_low"] - 0.01 and other["conf_high"] > row["conf_high"] + 0.01
+    assert (other["conf_low"], other["conf_high"]) == pytest.approx((-0.3896808, 0.0835731), rel=1e-6)
     # the p-value agrees with the interval: -margin (-0.365) now lies inside it, so nothing is shown
     t_lower = (row["estimate"] + 0.365) / row["std_error"]
     assert row["p_lower"] == pytest.approx(stats.t.sf(t_lower, across["df"]), rel=1e-12)  # 0.0579 > alpha

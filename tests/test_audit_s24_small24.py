@@ -9,7 +9,6 @@ import pytest
 
 import rlstats
 from rlstats.errors import OptionError
-from test_audit_s33_bootstream33 import former_streams
 
 FORMULA = "score ~ agent | task/seed"
 
@@ -28,12 +27,11 @@ def _quiet(function, *args, **kwargs):
 # ------------------------------------------------------------------------ 1. the Monte Carlo SE of a floored bound
 
 
-def test_welch_floored_bound_has_no_monte_carlo_se(atari, monkeypatch):
+def test_welch_floored_bound_has_no_monte_carlo_se(atari):
     """SPR and DER, seeds 0-2, normalised: SPR's optimality gap (0.44106 to 0.61642) has both bounds from the Welch t
     floor, a closed form of the data, its bootstrap-t bounds far inside; the summary printed their Monte Carlo SE as
     0 and 4.2402e-83 (DER's mean's upper 2.1458e-07), and said nothing of the floor. A floored bound whose
     bootstrap-t bound lies more than 3 of its SEs inside has SE 0 now, and the key under the table names them."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
     from scipy import stats
     sub = atari[atari.agent.isin(["SPR", "DER"]) & (atari.seed < 3)]
     # the two metrics the floor acts on (the same resamples as with the default four: the numbers are the default's)
@@ -48,10 +46,14 @@ def test_welch_floored_bound_has_no_monte_carlo_se(atari, monkeypatch):
     np.testing.assert_allclose(res.intervals[spr, gap], res.estimates[spr, gap] + np.array([-half, half]),
                                rtol=1e-12)
     assert res.welch_floored[spr, gap].all() and res.welch_floored[der, mean].tolist() == [False, True]
-    assert (res.interval_mc_se[spr, gap] == 0).all() and res.interval_mc_se[der, mean, 1] == 0
-    assert res.interval_mc_se[der, mean, 0] == pytest.approx(0.0013502, rel=1e-4)  # the bootstrap-t's own bound
-    # DER's gap's lower bound: floored, its bootstrap-t bound within 3 SE of it: a share of that SE, as before
-    assert res.welch_floored[der, gap, 0] and res.interval_mc_se[der, gap, 0] == pytest.approx(0.00016199, rel=1e-4)
+    # (on today's cell streams, audit s33; before them DER's mean's upper SE was 0 and the others 0.0013502 and
+    # 0.00016199)
+    assert (res.interval_mc_se[spr, gap] == 0).all() and res.interval_mc_se[der, gap, 1] == 0
+    assert res.interval_mc_se[der, mean, 0] == pytest.approx(0.0011757, rel=1e-4)  # the bootstrap-t's own bound
+    # DER's gap's lower bound and mean's upper bound: floored, their bootstrap-t bounds within 3 SE of them: a share
+    # of that SE, as before
+    assert res.welch_floored[der, gap, 0] and res.interval_mc_se[der, gap, 0] == pytest.approx(3.6958e-05, rel=1e-4)
+    assert 0 < res.interval_mc_se[der, mean, 1] == pytest.approx(7.0373e-06, rel=1e-4)
     text = str(res.summary())
     assert "e-83" not in text and "e-07" not in text
     key = ("(the Welch t floor set DER's mean (the upper bound), DER's optimality gap (both bounds) and SPR's "
@@ -95,16 +97,16 @@ def test_task_table_rank_test_key_says_what_the_set_is_for():
 # ------------------------------------------------------------------------ 4. a minus sign in LaTeX
 
 
-def test_latex_negative_numbers_take_a_minus_sign(atari, monkeypatch):
-    """SPR's mean on Atari 100k, seeds 0-2, normalised, has the lower bound -0.36986: to_latex() printed it
-    "-0.36986", a hyphen in text; a number's sign is now $-$ (math), as U+2212 already was."""
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
+def test_latex_negative_numbers_take_a_minus_sign(atari):
+    """SPR's mean on Atari 100k, seeds 0-2, normalised, has the lower bound -0.36986 (-0.41531 since audit s33 keyed
+    each cell's stream by its task's name): to_latex() printed it "-0.36986", a hyphen in text; a number's sign is now
+    $-$ (math), as U+2212 already was."""
     sub = atari[atari.agent.isin(["SPR", "DER"]) & (atari.seed < 3)]
     res = _quiet(rlstats.bootstrap, sub, FORMULA, normalize="atari100k_reference", rng=1)
-    assert res.intervals[list(res.agents).index("SPR"), res.metrics.index("mean"), 0] == pytest.approx(-0.36986,
+    assert res.intervals[list(res.agents).index("SPR"), res.metrics.index("mean"), 0] == pytest.approx(-0.41531,
                                                                                                       abs=5e-6)
     latex = res.summary().to_latex()
-    assert "$-$0.36986" in latex and " -0.36986" not in latex
+    assert "$-$0.41531" in latex and " -0.41531" not in latex
     # the task table's cells: A's runs -1.5 ... -1.1 (mean -1.35), B's -0.7 ... -0.2 (mean -0.45)
     scores = [-1.5, -1.2, -1.4, -1.1, -1.3, -1.6, -0.5, -0.4, -0.7, -0.2, -0.6, -0.3]
     df = pd.DataFrame({"agent": np.repeat(["A", "B"], 6), "task": "t", "seed": [*range(6)] * 2, "score": scores})

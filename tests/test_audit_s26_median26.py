@@ -10,7 +10,6 @@ import numpy as np
 import rlstats
 from rlstats import calibration
 from rlstats.methods.bootstrap import _small_runs as small_runs
-from test_audit_s33_bootstream33 import former_streams
 
 # the words since audit s27 (median27): each number named by what it averages
 NOTE_TWO = ("on 2 tasks the median of task means is the average of the two task means, as is the mean of task means: it "
@@ -41,8 +40,7 @@ def test_median_interval_is_the_means_on_two_tasks_reproducer():
     assert np.array_equal(res.interval_mc_se[:, 0], res.interval_mc_se[:, 1])
 
 
-def test_the_mean_is_a_mean_of_task_means_with_unequal_runs_so_the_median_of_two(monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
+def test_the_mean_is_a_mean_of_task_means_with_unequal_runs_so_the_median_of_two():
     df = _design(runs=(3, 10))
     res = _boot(df)
     mean, median = res.metrics.index("mean"), res.metrics.index("median")
@@ -54,9 +52,9 @@ def test_the_mean_is_a_mean_of_task_means_with_unequal_runs_so_the_median_of_two
     assert np.abs(res.estimates[:, mean] - pooled).min() > 0.4
     np.testing.assert_allclose(res.estimates[:, mean], [6.940080386, 7.603556], rtol=1e-6)
     np.testing.assert_array_equal(res.intervals[:, mean], res.intervals[:, median])
-    # the mean's interval as main gave it (bootstrap-t, widened, Welch floor), now the median's too (its t interval
-    # was (6.234, 7.646) for agent_1)
-    np.testing.assert_allclose(res.intervals[0, median], [6.033691871768995, 8.04663928732821], rtol=1e-9)
+    # the mean's interval (bootstrap-t, widened, Welch floor), now the median's too (its t interval was (6.234, 7.646)
+    # for agent_1); (6.033691871768995, 8.04663928732821) before audit s33 keyed each cell's stream by its task's name
+    np.testing.assert_allclose(res.intervals[0, median], [6.063605931074296, 8.182996100656354], rtol=1e-9)
     assert NOTE_TWO in res.notes
     assert res.metric_kinds[median] == "median"  # it computes the median; only its interval is the mean's
     # the report says so, and names the median among the intervals widened and floored
@@ -71,8 +69,7 @@ def test_the_mean_is_a_mean_of_task_means_with_unequal_runs_so_the_median_of_two
     np.testing.assert_array_equal(rows["mean"], rows["median"])
 
 
-def test_one_task_halfcheetah(published, monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
+def test_one_task_halfcheetah(published):
     from rlstats.tables import read_csv
 
     df = read_csv(published / "halfcheetah_sac_td3.csv")
@@ -82,8 +79,9 @@ def test_one_task_halfcheetah(published, monkeypatch):
                                 progress=False)
     np.testing.assert_array_equal(res.intervals[:, 0], res.intervals[:, 1])
     assert res.agents == ("SAC", "TD3")
-    # SAC's mean interval (its skew on the lower side; the Welch t bound above), before and after audit s26
-    np.testing.assert_allclose(res.intervals[0, 1], [11592.85191415847, 12107.710525432149], rtol=1e-9)
+    # SAC's mean interval (its skew on the lower side; the Welch t bound above), before and after audit s26 (its
+    # lower bound 11592.85191415847 before audit s33 keyed each cell's stream by its task's name)
+    np.testing.assert_allclose(res.intervals[0, 1], [11596.317860566582, 12107.710525432149], rtol=1e-9)
     assert ("on one task the median of task means is that task's mean over its runs, as is the mean of task means: it "
             "takes the interval of the mean of task means, by its method and its rules for withholding it") in " ".join(
         res.notes)
@@ -127,15 +125,18 @@ def test_invariant_to_units_and_row_order():
         assert NOTE_TWO in res.notes
 
 
-def test_three_tasks_unchanged(monkeypatch):
-    # the numbers main gave before audit s26 (its own t interval; IQM, mean and optimality gap alike)
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
+def test_three_tasks_unchanged():
+    # the numbers main gave before audit s26 (its own t interval; IQM, mean and optimality gap alike), on today's
+    # draws: agent_1's IQM (7.425936512315163, 10.045711409213357) ... before audit s33 keyed each cell's stream by
+    # its task's name
     res = _boot(_design(tasks=3, runs=(5, 5)))
     np.testing.assert_allclose(res.intervals, [
-        [[7.425936512315163, 10.045711409213357], [8.726465402209959, 17.19034994174483],
-         [6.423782005899898, 7.732463077052174], [0.0, 0.04289314793174461]],
-        [[9.000355732799687, 11.988067773166216], [9.980126046833371, 13.748313519833918],
-         [6.413057246009721, 10.41965816235525], [0.0, 0.008526088655057225]]], rtol=1e-9)  # old numpy: 5e-11
+        [[7.325276643285601, 10.176075251647461], [8.726465402209959, 17.186406660613475],
+         [6.400172886722575, 7.756321912550234], [0.0, 0.0440245506534167]],
+        [[9.03900717801607, 11.889579641825012], [9.980126046833371, 13.925744507238411],
+         [6.528700536337533, 10.271812717711729], [0.0, 0.008856919224143164]]], rtol=1e-9)  # old numpy: 5e-11
+    median, mean = res.metrics.index("median"), res.metrics.index("mean")
+    assert not np.array_equal(res.intervals[:, median], res.intervals[:, mean])  # its own
     assert not any("it takes the interval of the mean of task means" in n for n in res.notes)
     # the median's coverage note still reads its own t interval's rows (2 and 5 tasks)
     assert any(n.startswith("5 runs per task are few for studentized intervals of the median: in simulations on 2 "
@@ -143,14 +144,14 @@ def test_three_tasks_unchanged(monkeypatch):
                for n in res.notes), res.notes
 
 
-def test_former_defaults_and_other_intervals(monkeypatch):
-    former_streams(monkeypatch)  # the streams its numbers were pinned on (audit s33 bootstream33)
+def test_former_defaults_and_other_intervals():
     df = _design()
     # the former defaults keep the median's t interval bit for bit: the values 7ed0ecdc (before median26) gives for
-    # this call (its default gave the median (6.701, 7.562) and (6.800, 8.796))
+    # this call (its default gave the median (6.701, 7.562) and (6.800, 8.796)), on today's draws: (6.74165993,
+    # 7.56189352) and (6.79972864, 8.50708057) before audit s33 keyed each cell's stream by its task's name
     former = _boot(df, metrics=["mean", "median"], interval="studentized_unwidened")
     assert not np.array_equal(former.intervals[:, 0], former.intervals[:, 1])
-    np.testing.assert_allclose(former.intervals[:, 1], [[6.74165993, 7.56189352], [6.79972864, 8.50708057]],
+    np.testing.assert_allclose(former.intervals[:, 1], [[6.72602737, 7.57752608], [6.82326056, 8.48354865]],
                                rtol=1e-8)
     assert not any("as is the mean of task means" in n for n in former.notes)
     # the other intervals read the same resamples: one interval, and no note

@@ -124,59 +124,6 @@ def test_rows_in_any_pieces_from_any_block_are_the_same_draws(monkeypatch, reser
         R.CellIndices(seeds, sizes, 50, 450, 100)
 
 
-# ------------------------------------------------------------------------------------------------ the former streams
-
-def former_streams(patch):
-    """Patch the bootstrap's kernels back to the streams before audit s33 bootstream33: each agent's resamples in
-    blocks of RNG_BLOCK, each block from its own spawned SeedSequence drawing whole rows of all the agent's runs (the
-    tasks in their names' sorted order) by UniformIndices.  Under it the recorded outputs are those recorded, bit for
-    bit (tests/test_recorded_outputs.py): the streams alone moved them."""
-    spawned = K.agent_blocks
-
-    def run_bounds(layout):  # each run's draw's bound: its task's size (one int when every task has the same)
-        sizes = layout.task_sizes
-        return int(sizes[0]) if layout.balanced else np.repeat(sizes, sizes)
-
-    def blocks(ss, n_resamples, seeds=True):
-        return spawned(ss, n_resamples, True)
-
-    def chunks(self, blocks):
-        n, rows = self.n, self.rows
-        high = run_bounds(self.layout)
-        offsets = self.layout.slot_base[None, :] + (np.arange(rows, dtype=np.intp) * n)[:, None]
-        if rows * n <= 2**32:
-            offsets = offsets.astype(np.uint32)
-        for start, stop, seed in blocks:
-            draws = R.UniformIndices(seed, high, n)
-            for first in range(start, stop, rows):
-                k = min(rows, stop - first)
-                keys = draws.rows(k, offsets[:k])
-                yield first, first + k, np.bincount(keys.ravel(), minlength=k * n).reshape(k, n)
-
-    def draw_blocks(blocks, layout, task_bootstrap=False, ss=None):
-        if task_bootstrap:
-            return K._concatenate([K.draw(seed, layout, stop - start, True) for start, stop, seed in blocks])
-        high = run_bounds(layout)
-        return K.Draws(slots=np.concatenate([R.UniformIndices(seed, high, layout.n_runs).rows(stop - start,
-                                                                                              layout.slot_base)
-                                             for start, stop, seed in blocks]))
-
-    patch.setattr(K, "agent_blocks", blocks)
-    patch.setattr(K.CountDrawer, "chunks", chunks)
-    patch.setattr(K, "draw_blocks", draw_blocks)
-
-
-def test_the_former_streams_give_the_former_draws():
-    """The patch draws what the streams before this audit drew: one resample of one agent pinned from then."""
-    layout = _layout([3, 2, 4], ("w", "x", "y"))
-    ss = np.random.SeedSequence(5)
-    with pytest.MonkeyPatch.context() as patch:
-        former_streams(patch)
-        slots = K.draw_blocks(K.agent_blocks(ss, 2), layout).slots
-    # drawn by the package at dd124484 (main before this audit), the same call
-    assert slots.tolist() == [[2, 0, 2, 3, 4, 8, 6, 8, 8], [0, 1, 2, 3, 4, 8, 8, 5, 8]]
-
-
 def test_a_runs_profile_is_the_mean_of_its_tasks_profiles_drawn_alone():
     """performance_profile's "runs" band reads the same cells' draws: each resample's profile over the tasks w, x, y
     (3, 5, 4 runs) is the mean of each task's drawn alone (the fraction of its runs above tau)."""

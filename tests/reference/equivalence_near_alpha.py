@@ -7,7 +7,8 @@ The test reads DER vs DrQ on the first 8 Atari 100k tasks (5 runs each, normalis
 p-value at B resamples is (hits + 1) / (B + 1), a Monte Carlo estimate of the test's p-value at B = infinity; this
 prints (1) seed 0's p-value at 400 resamples and its hits, (2) the p-value at 200,000 resamples on two seeds (Monte
 Carlo SE about 0.0005), the value the 400-resample p-values scatter about, (3) the 400-resample p-values of seeds
-0-39, their mean and spread against the stated Monte Carlo SE. Printed (session 33):
+0-39, their mean and spread against the stated Monte Carlo SE. Printed (session 33, on the bootstrap's former
+streams):
 
     seed 0, B = 400: p = 0.054863 = 22/401 (21 hits), stated Monte Carlo SE 0.011386
     B = 200000, seed 1: p = 0.051250 (SE 0.000493)
@@ -15,7 +16,18 @@ Carlo SE about 0.0005), the value the 400-resample p-values scatter about, (3) t
     40 seeds at B = 400: mean 0.054239, sd 0.009777 (stated SE at the 200000-resample p: 0.011030); 38 within 2 SE
     of alpha
 
-(The 400-resample mean sits above 0.0513 by about (1 - p) / 401 = 0.0024, the +1 of (hits + 1) / (B + 1).)
+Printed (session 34, on audit s33's cell streams, each cell (agent, task) keyed by its task's name; the test pins
+seed 0's 19/401 since):
+
+    seed 0, B = 400: p = 0.047382 = 19/401 (18 hits), stated Monte Carlo SE 0.010623
+    B = 200000, seed 1: p = 0.052040 (SE 0.000497)
+    B = 200000, seed 2: p = 0.051545 (SE 0.000494)
+    40 seeds at B = 400: mean 0.052182, sd 0.011187 (stated SE at the 200000-resample p: 0.011080); 38 within 2 SE
+    of alpha
+
+The four 200,000-resample p-values estimate one number, the test's p-value at B = infinity (the exact bootstrap
+distribution's, whatever the stream): 0.0516, SE about 0.00025. (The 400-resample mean sits above it by about
+(1 - p) / 401 = 0.0024, the +1 of (hits + 1) / (B + 1).)
 """
 
 from __future__ import annotations

@@ -14,6 +14,12 @@ The recording was made at commit 44b039b, before issue 30's front door and renam
 
 Only names renamed since are adapted (``FISHER_PITMAN`` below), and defaults changed since are asked for by name
 where the option exists (``_expanded_bands``: the curves' bands before issue 40). Run without ``--out`` to print a summary.
+
+Calls whose numbers a change of random streams moved are re-recorded alone, on today's package, the others kept as
+recorded; the file's ``rerecorded`` names each such call with the commit and the reason::
+
+    PYTHONPATH=. python tests/reference/record_outputs.py --out tests/reference/recorded_outputs.json \
+        --calls bootstrap/bca ... --why "audit s33 bootstream33: each cell's stream keyed by its task's name"
 """
 
 from __future__ import annotations
@@ -247,10 +253,19 @@ def outputs(rlstats, names=None):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="write the JSON here (default: print a summary)")
+    parser.add_argument("--calls", nargs="+", metavar="NAME",
+                        help="re-record these calls alone into --out's file, keeping its other calls as recorded")
+    parser.add_argument("--why", help="with --calls: why they are re-recorded (kept in the file's 'rerecorded')")
     args = parser.parse_args(argv)
+    if args.calls and (args.out is None or not args.why):
+        parser.error("--calls re-records into an existing --out file and needs --why")
     import rlstats
 
-    found = outputs(rlstats)
+    if args.calls:
+        unknown = sorted(set(args.calls) - set(calls(rlstats)))
+        if unknown:
+            parser.error(f"no such call: {', '.join(unknown)}")
+    found = outputs(rlstats, args.calls)
     if args.out is None:
         for name, kept in found.items():
             print(name, sorted(kept))
@@ -261,6 +276,13 @@ def main(argv=None):
                             cwd=Path(rlstats.__file__).parent).stdout.strip()
     record = {"recorded_at": commit, "rlstats": rlstats.__version__, "python": platform.python_version(),
               "numpy": np.__version__, "pandas": pd.__version__, "outputs": found}
+    if args.calls:
+        record = json.loads(args.out.read_text(encoding="utf-8"))
+        record["outputs"].update(found)
+        record["rerecorded"] = {**record.get("rerecorded", {}),
+                                **{name: f"{commit} ({rlstats.__version__}, numpy {np.__version__}, pandas "
+                                         f"{pd.__version__}): {args.why}" for name in sorted(found)}}
+        found = record["outputs"]
     # one line per call, so a change shows as the calls it touched
     lines = [f" {json.dumps(key)}: {json.dumps(value, sort_keys=True)}" for key, value in record.items()
              if key != "outputs"]
@@ -268,7 +290,7 @@ def main(argv=None):
     text = "{\n" + ",\n".join(lines + [' "outputs": {\n' + ",\n".join(calls_) + "\n }"]) + "\n}\n"
     assert json.loads(text)["outputs"] == json.loads(json.dumps(found))
     args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {len(found)} calls to {args.out}", file=sys.stderr)
+    print(f"wrote {len(args.calls or found)} calls to {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
