@@ -933,8 +933,7 @@ def _summary_text(spec, facts):
             # (audit s28: "reads reversed" beside ranks read with higher_is_better=False, which were not); a function
             # taking higher_is_better= reads it from this note's kind, and says so (direction_read; audit s33 ttt33)
             f"{reached}; smaller is better here: a function taking higher_is_better= reads it as False unless it is "
-            "given, and says so in a note; probability_of_improvement and performance_profile, which do not take it, read "
-            "larger as better (an improvement there is a slower run)")
+            "given, and says so in a note")
 
 
 def _censored_text(spec, facts, censored, within):

@@ -739,7 +739,9 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,
                                   normalize=False, progress=shown,
-                                  max_seconds=float("inf"))  # task_table() estimated it
+                                  max_seconds=float("inf"),  # task_table() estimated it
+                                  # the row's metric reads no direction: told, not read from the data again
+                                  higher_is_better=True)
     # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row), and of
     # intervals it withheld (one task: the row would print none without saying why; audit s11), by the result's
     # fields, never the notes' words (audit s24: a task named 'withheld_task' brought in its single-run note)
