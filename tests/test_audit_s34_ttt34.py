@@ -101,6 +101,20 @@ def test_profile_of_times_counts_runs_faster_than_tau(times):
     assert READ in text and "fraction of runs below tau" in text and "smaller is better" in text
 
 
+def test_profile_of_times_is_the_negated_profile_for_every_band(times):
+    """Each band of the smaller-is-better profile is the larger-is-better band of the negated times at -tau, bit for
+    bit (the percentile band from the same draws)."""
+    negated = times.assign(score=-times.score).drop(columns="censored")
+    tau = np.array([450.0, 700.0, 1000.0])
+    for options in ({"kind": "tasks"}, {"kind": "tasks", "interval": "percentile", "n_resamples": 200, "rng": 1},
+                    {"kind": "runs", "task_bootstrap": True}):
+        res = rlstats.performance_profile(times, FORMULA, tau=tau, **options)
+        mirror = rlstats.performance_profile(negated, FORMULA, tau=-tau, higher_is_better=True, **options)
+        np.testing.assert_array_equal(res.estimates, mirror.estimates)
+        np.testing.assert_array_equal(res.intervals, mirror.intervals)
+        assert res.tau.tolist() == tau.tolist()
+
+
 def test_profile_of_times_default_grid_rises(times):
     res = rlstats.compare(times, FORMULA, method="performance_profile")
     assert res.tau[0] == 400 and res.tau[-1] == 1000 and (np.diff(res.tau) > 0).all()
