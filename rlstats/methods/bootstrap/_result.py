@@ -514,7 +514,8 @@ class ProbabilityOfImprovementResult(Result):
     Attributes
     ----------
     pairs : tuple of (str, str)
-        (X, Y) for each row: the estimate is P(X > Y) + P(X = Y) / 2, averaged over tasks.
+        (X, Y) for each row: the estimate is P(X > Y) + P(X = Y) / 2, averaged over tasks (P(X < Y) + P(X = Y) / 2
+        where ``options["higher_is_better"]`` is False: a time, smaller better; audit s34 ttt34).
     estimates : ndarray, shape (n_pairs,)
     intervals, interval_mc_se : ndarray, shape (n_pairs, 2)
     bootstrap_distribution : ndarray, shape (n_pairs, n_resamples), or None
@@ -675,9 +676,11 @@ class PerformanceProfileResult(Result):
 
     def _extra_lines(self):
         tasks = fmt.plural(self._block_word)
-        what = (f"fraction of runs {self._side} tau ({fmt.over_tasks(self.tasks, f'mean over {tasks}', self._block_word)})"
-                if self.kind == "runs" else f"fraction of {tasks} whose mean score is {self._side} tau")
-        return [f"profile: {what}" + ("" if self._side == "above" else " (smaller is better: the profile rises with tau)")]
+        rises = "" if self._side == "above" else "smaller is better: the profile rises with tau"
+        what = (f"fraction of runs {self._side} tau ({fmt.over_tasks(self.tasks, f'mean over {tasks}', self._block_word)}"
+                f"{'; ' + rises if rises else ''})" if self.kind == "runs" else
+                f"fraction of {tasks} whose mean score is {self._side} tau" + (f" ({rises})" if rises else ""))
+        return [f"profile: {what}"]
 
     def _summary_tables(self):
         table = self.tidy()
@@ -707,11 +710,11 @@ class PerformanceProfileResult(Result):
         }])
 
     def _prose(self):
+        smaller = "" if self._side == "above" else "smaller is better"
         what = (f"the fraction of runs scoring {self._side} tau, {fmt.over_tasks(self.tasks, word=self._block_word)} "
-                "(score distribution)" if self.kind == "runs" else
-                f"the fraction of {fmt.plural(self._block_word)} whose mean score is {self._side} tau")
-        if self._side == "below":
-            what += " (smaller is better)"
+                f"(score distribution{', ' + smaller if smaller else ''})" if self.kind == "runs" else
+                f"the fraction of {fmt.plural(self._block_word)} whose mean score is {self._side} tau"
+                + (f" ({smaller})" if smaller else ""))
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"
                  if self.tau.size > 1 else f"the one threshold tau = {fmt.signif(self.tau[0], 3)}")
