@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .design import CENSORED, arm_label, block_label, data_and_formula, design_of, public_function
+from .design import CENSORED, arm_label, block_label, data_and_formula, design_of, public_function, summary_of
 from .interop import TABLE, as_pandas
-from .format import count, format_step, singular
+from .format import count, format_step, join_and, singular
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import (SMALLER_BETTER, SUMMARY_WORDING, Note, key_values, rebind, set_notes,
@@ -933,8 +933,7 @@ def _summary_text(spec, facts):
             # (audit s28: "reads reversed" beside ranks read with higher_is_better=False, which were not); a function
             # taking higher_is_better= reads it from this note's kind, and says so (direction_read; audit s33 ttt33)
             f"{reached}; smaller is better here: a function taking higher_is_better= reads it as False unless it is "
-            "given, and says so in a note; probability_of_improvement and performance_profile, which do not take it, read "
-            "larger as better (an improvement there is a slower run)")
+            "given, and says so in a note")
 
 
 def _censored_text(spec, facts, censored, within):
@@ -1286,6 +1285,49 @@ def _reword_dropped(note, items, n_rows):
     na_action, done = note.data
     return (f"{count(n, 'row')} of {count(len(runs), 'run')} dropped (na_action=\"{na_action}\", a missing or not "
             f"finite value) before the runs were {done}: {shown}")
+
+
+def censored_cells(design: Design) -> NDArray[np.int64] | None:
+    """(n_tasks, n_agents): how many of each cell's runs never reached the threshold of the
+    ``how="time_to_threshold"`` summary the response is (censored at their task's horizon, which they hold: the cell's
+    mean, median or IQM is then a lower bound of the runs' times), read from that summary's note, which records each
+    run (bound to the rows ``design`` analyses: :attr:`Design.note_rows`); None where the response is no such
+    summary's or the notes are lost (audit s34 ttt34: the task table's marks did not say which cells are bounds)."""
+    if design.note_rows is None or design.note_keys is None or not design.formula.is_simple_response:
+        return None
+    found = None
+    for note in design.inherited_notes:
+        summary = summary_of(note)
+        keys = list(note.keys)
+        if (summary is None or not summary[1] or summary[0]["column"] != design.formula.response or not keys
+                or any(k not in design.note_keys.columns for k in keys)):
+            continue
+        censored = {key: bool(fact[6]) for key, fact in note.items if isinstance(fact, tuple) and len(fact) > 6}
+        rows = design.note_keys.iloc[design.note_rows[design.row_position]][keys]
+        flags = np.array([censored.get(key, False) for key in key_values(rows, keys)], dtype=bool)
+        found = flags if found is None else found | flags
+    if found is None:
+        return None
+    counts = np.zeros((design.n_tasks, design.n_agents), dtype=np.int64)
+    np.add.at(counts, (design.task, design.agent), found.astype(np.int64))
+    return counts
+
+
+def censored_note(design: Design) -> list[str]:
+    """The line naming the cells whose runs never reached the threshold of the time summary the response is
+    (:func:`censored_cells`), for results that rank the runs or cells without marking them (the rank test; audit s34
+    ttt34); [] where none is censored or the notes are lost."""
+    cells = censored_cells(design)
+    if cells is None or not cells.any():
+        return []
+    task, agent = design.formula.block_word, design.formula.arm_word
+    named = [f"{design.agents[a]!r} on {join_and([repr(design.tasks[t]) for t in np.flatnonzero(cells[:, a])], 4)}"
+             for a in range(design.n_agents) if cells[:, a].any()]
+    return [f"{count(int(cells.sum()), 'run')} in {count(int((cells > 0).sum()), 'cell')} never reached the threshold "
+            f"by their {task}'s horizon and hold the horizon, a lower bound of their times ({join_and(named, 6)}): "
+            f"each ranks after every run reaching it sooner and ties with any reaching it at the horizon, and a "
+            f"statistic of such a cell (its mean or median) is a lower bound too; the {agent}'s rank there is the "
+            f"best its runs could have"]
 
 
 def _run_keys(design):

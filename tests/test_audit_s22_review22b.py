@@ -196,8 +196,7 @@ def test_time_to_threshold_note_when_every_run_reaches_it(tmp_path):
     note = runs.attrs["rlstats_notes"][-1]
     assert note.endswith("at which the run reached -100 (steps 1k to 3k; every run ends at step 3k); every run reached "
                          "it; smaller is better here: a function taking higher_is_better= reads it as False unless "
-                         "it is given, and says so in a note; probability_of_improvement and performance_profile, "
-                         "which do not take it, read larger as better (an improvement there is a slower run)"), note
+                         "it is given, and says so in a note"), note  # every such function takes it (audit s34)
     assert runs["eval/mean_reward"].tolist() == [1000] * 18 and not runs["censored"].any()
     # some runs censored: counted as before (agent A's 6 runs, about 0 to 3, and one of B's, about 10 to 13)
     runs = rlstats.summarize_runs(data, FORMULA, step="step", how="time_to_threshold", threshold=12.5)

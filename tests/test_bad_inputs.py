@@ -4723,3 +4723,13 @@ def test_equivalence_plot_scopes_and_clip(results, keywords, phrases):
 
     fails(OptionError, phrases, results["equivalence"].plot, **keywords)
     plt.close("all")
+
+
+def test_optimality_gap_where_smaller_is_better():
+    """audit s34 ttt34: the optimality gap reads larger as better: named in metrics= with higher_is_better=False it is
+    refused, and the default metrics leave it out with a note saying why."""
+    fails(OptionError, ("metrics= names 'optimality_gap'", "smaller is better", "higher_is_better=True"),
+          rlstats.bootstrap, TINY, "score ~ agent | task", metrics=["mean", "optimality_gap"], higher_is_better=False,
+          n_resamples=200)
+    noted(("the optimality gap is left out of the default metrics", "smaller is better"), rlstats.bootstrap, TINY,
+          "score ~ agent | task", higher_is_better=False, n_resamples=200, rng=0)

@@ -256,6 +256,7 @@ class ProbabilityOfImprovementOptions:
     na_action: NaAction = "raise"
     progress: bool = True
     n_jobs: int = 1
+    higher_is_better: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> ProbabilityOfImprovementOptions:
@@ -267,7 +268,8 @@ class ProbabilityOfImprovementOptions:
             interval=check_choice("interval", options["interval"], IMPROVEMENT_INTERVALS),
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
             progress=check_cost_options(options["progress"], options.get("max_seconds"))[0],
-            n_jobs=check_n_jobs(options["n_jobs"]))
+            n_jobs=check_n_jobs(options["n_jobs"]),
+            higher_is_better=check_bool("higher_is_better", options.get("higher_is_better", True)))
 
     def for_agents(self, agents, **said):
         """The options with ``pairs`` checked against ``agents``: a tuple of (X, Y) names; ``said``, what an unknown
@@ -277,7 +279,8 @@ class ProbabilityOfImprovementOptions:
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
         return {"n_resamples": self.n_resamples, "confidence_level": self.confidence_level,
-                "interval": self.interval, "na_action": self.na_action, "pairs": [list(p) for p in self.pairs]}
+                "interval": self.interval, "na_action": self.na_action, "pairs": [list(p) for p in self.pairs],
+                "higher_is_better": self.higher_is_better}
 
 
 @dataclass(frozen=True)
@@ -294,6 +297,7 @@ class PerformanceProfileOptions:
     na_action: NaAction = "raise"
     progress: bool = True
     n_jobs: int = 1
+    higher_is_better: bool = True
 
     @classmethod
     def checked(cls, **options: Any) -> PerformanceProfileOptions:
@@ -326,13 +330,14 @@ class PerformanceProfileOptions:
             na_action=check_choice("na_action", options["na_action"], NA_ACTIONS),
             progress=check_cost_options(options["progress"], options.get("max_seconds"))[0],
             n_jobs=check_n_jobs(options["n_jobs"]),
-            tau=None if options["tau"] is None else _check_tau(options["tau"]))
+            tau=None if options["tau"] is None else _check_tau(options["tau"]),
+            higher_is_better=check_bool("higher_is_better", options.get("higher_is_better", True)))
 
     def record(self) -> dict[str, Any]:
         """The options as stored in the result."""
         return {"kind": self.kind, "interval": self.interval, "n_resamples": self.n_resamples,
                 "confidence_level": self.confidence_level, "task_bootstrap": self.task_bootstrap,
-                "na_action": self.na_action}
+                "na_action": self.na_action, "higher_is_better": self.higher_is_better}
 
 
 # ----------------------------------------------------------------------------- design preparation
@@ -341,6 +346,19 @@ class PerformanceProfileOptions:
 def _prepared_design(design, na_action):
     agents, tasks = fmt.plural(design.arm_word), fmt.plural(design.block_word)  # the data's columns (words33b)
     return design.require_complete(na_action, f"aggregate metrics compare {agents} on the same {tasks}")
+
+
+def _directed(design, higher_is_better):
+    """``design`` with larger values better: itself, or where smaller is better (``higher_is_better=False``, a time
+    to a threshold) its response negated, so that P(-X > -Y) is P(X < Y) and a profile's -y > -tau is y < tau (the
+    comparisons of values the probability of improvement and the profiles read; their results show the values and
+    thresholds as the data hold them; audit s34 ttt34)."""
+    if higher_is_better:
+        return design
+    bounds = design.bounds
+    if bounds is not None:
+        bounds = dataclasses.replace(bounds, low=-bounds.high, high=-bounds.low)
+    return dataclasses.replace(design, y=-design.y, bounds=bounds)
 
 
 def _layouts(design):
@@ -448,7 +466,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
               normalize: Normalizer = None, gamma: float = 1.0, rliable_compat: bool = False,
               bounds: tuple[float | None, float | None] | None = None, na_action: NaAction = "raise", rng: Seed = None,
               progress: bool = True, max_seconds: float | None = None, n_jobs: int = 1,
-              backend: DaskBackend | None = None, client: Any = None, eval_env: EvalEnv = None) -> BootstrapResult:
+              backend: DaskBackend | None = None, client: Any = None, higher_is_better: bool = True,
+              eval_env: EvalEnv = None) -> BootstrapResult:
     """Aggregate metrics with stratified bootstrap confidence intervals (rliable's method, vectorised).
 
     Parameters
@@ -667,6 +686,14 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
     client : distributed.Client or None
         With ``backend="dask"``, the Client to run on (None: the default Client, the one made last in
         this process; an error if there is none).
+    higher_is_better : bool
+        Whether larger scores are better; only the optimality gap reads it.  The gap (Agarwal et al. 2021) is the
+        mean shortfall of a score below a target gamma where larger is better; where smaller is better (False: a
+        time to a threshold, whose runs never reaching it hold only a lower bound of their time, the budget) no
+        shortfall below a target says how far from it an agent is, so the default metrics leave the gap out and
+        say why in a note, and ``metrics=`` naming it is an OptionError (a metric function states another
+        target's reading).  Not given, it is read from the data as every function taking it reads it: False, with a
+        note, for :func:`rlstats.summarize_runs`' ``how="time_to_threshold"`` summary.
     eval_env : patsy.EvalEnvironment, optional
         Where names in the response expression are looked up; by default the caller's frame.
 
@@ -715,13 +742,39 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         metrics=metrics, n_resamples=n_resamples, confidence_level=confidence_level, interval=interval,
         task_bootstrap=task_bootstrap, gamma=gamma, rliable_compat=rliable_compat, na_action=na_action,
         progress=progress, max_seconds=max_seconds, n_jobs=n_jobs, bounds=bounds, backend=backend, client=client)
+    options, directed = _gap_directed(options, check_bool("higher_is_better", higher_is_better))
     # One agent is enough: its intervals describe it on its own.
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize, min_agents=1, bounds=options.bounds), options.na_action)
+    design = dataclasses.replace(design, notes=(*design.notes, *directed)) if directed else design
     # the IQM and the median read where the tasks lie: tasks on ranges apart are cautioned too (audit s18)
     design = warn_raw_scales(design, normalize, location=[m for m in options.metrics if isinstance(m, str)])
     work = admit(cost, design, options, max_seconds, "bootstrap()")  # issue 43 item 2
     return _run_bootstrap(design, options, rng, shows(work, options.progress))
+
+
+#: The built-in metric that reads a direction: the mean shortfall below gamma, larger being better.
+GAP = "optimality_gap"
+
+
+def _gap_directed(options, higher_is_better):
+    """(options, notes): where smaller is better (``higher_is_better=False``), the default metrics without the
+    optimality gap and the note saying why, or an OptionError where ``metrics=`` names it; else as given, no note
+    (audit s34 ttt34: the gap of times censored at their budget, in steps against gamma = 1, was printed)."""
+    if higher_is_better or GAP not in options.metrics:
+        return options, ()
+    why = ("(Agarwal et al. 2021) is the mean shortfall of a score below a target gamma, where larger is better, but "
+           "here smaller is better (higher_is_better=False, as of a time to a threshold, where a run that never reached "
+           "it holds only a lower bound of its time, the budget), and no shortfall below a target says how far an "
+           "agent is from it")
+    if options.metric_names != DEFAULT_METRICS or options.metrics != DEFAULT_METRICS:
+        raise OptionError(f"metrics= names {GAP!r}: the optimality gap {why}; leave it out of metrics=, pass a metric function for the "
+                          f"reading you mean (e.g. the mean excess of the times over a target time), or pass "
+                          f"higher_is_better=True if larger values are better")
+    kept = tuple(m for m in DEFAULT_METRICS if m != GAP)
+    note = (f"the optimality gap is left out of the default metrics ({', '.join(kept)} given): it {why}; the mean, "
+            f"median and IQM of the values read the same either way")
+    return dataclasses.replace(options, metric_names=kept, metrics=kept), (note,)
 
 
 def _welch_df(design):
@@ -1127,6 +1180,7 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
                                confidence_level: float = 0.95, interval: ImprovementInterval = "score",
                                normalize: Normalizer = None, na_action: NaAction = "raise", rng: Seed = None,
                                progress: bool = True, max_seconds: float | None = None, n_jobs: int = 1,
+                               higher_is_better: bool = True,
                                eval_env: EvalEnv = None) -> ProbabilityOfImprovementResult:
     """Probability that a run of X beats a run of Y on the same task, averaged over tasks, with intervals.
 
@@ -1183,6 +1237,10 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
         Threads computing the resamples (-1: one per core).  Every block of
         100 resamples has its own generator, so the result is identical
         whatever ``n_jobs``.
+    higher_is_better : bool
+        False where smaller values are better (a time to a threshold): the estimate is then P(X < Y) + P(X = Y) / 2,
+        the probability that a run of X is faster.  Not given, it is read from the data as every function taking it
+        reads it: False, with a note, for :func:`rlstats.summarize_runs`' ``how="time_to_threshold"`` summary.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the caller's frame.
 
@@ -1213,10 +1271,11 @@ def probability_of_improvement(data: Data, formula: FormulaLike | None = None, *
     options = ProbabilityOfImprovementOptions.checked(
         pairs=pairs, n_resamples=ProbabilityOfImprovementOptions.n_resamples if n_resamples is None else n_resamples,
         confidence_level=confidence_level, interval=interval, na_action=na_action, progress=progress,
-        max_seconds=max_seconds, n_jobs=n_jobs)
+        max_seconds=max_seconds, n_jobs=n_jobs, higher_is_better=higher_is_better)
     design = _prepared_design(design_of(data, formula, na_action=options.na_action, eval_env=eval_env,
                                         normalize=normalize), options.na_action)
     options = options.for_agents(design.agents, **agents_said(design))
+    design = _directed(design, options.higher_is_better)  # P(X < Y) is P(-X > -Y)
     work = admit(improvement_cost, design, options, max_seconds, "probability_of_improvement()")  # issue 43 item 2
     shown = shows(work, options.progress)
     n_resamples_given = n_resamples
@@ -1289,22 +1348,32 @@ def _pair_runs(design, pairs):
 # ----------------------------------------------------------------------------- performance_profile()
 
 
-def _default_tau(design, layouts, kind):
-    """The default thresholds (where the profiles change) and the note that states them."""
+def _default_tau(design, layouts, kind, higher_is_better=True):
+    """The default thresholds (where the profiles change) and the note that states them; with
+    ``higher_is_better=False`` the design is :func:`_directed`'s (values negated): the thresholds are returned
+    negated as the design reads them, in decreasing order so that they rise as the data hold them, and the note
+    states them as the data hold them (audit s34 ttt34)."""
     low, high = kernels.profile_range(layouts, kind, design.y, PROFILE_EDGE, PROFILE_MARGIN)
+    sign = 1 if higher_is_better else -1
+    values = sign * design.y  # as the data hold them
     if low == high:  # every score ties: a grid of 81 copies of one value is one threshold (audit s8)
-        return np.array([low]), (f"every score is {fmt.signif(low, 3)}, so every profile steps from 1 to 0 there: "
-                                 f"the default is the one threshold tau = {fmt.signif(low, 3)} (no run scores above "
-                                 "it); pass tau= for other thresholds")
-    below, above = int((design.y < low).sum()), int((design.y > high).sum())
-    outside = [f"{count} of {design.y.size} runs score {side} {fmt.signif(bound, 3)}"
-               for count, side, bound in ((below, "below", low), (above, "above", high)) if count]
-    note = (f"thresholds tau span {fmt.signif(low, 3)} to {fmt.signif(high, 3)}, where the profiles change (from "
-            f"every profile >= {1 - PROFILE_EDGE:g} to every profile <= {PROFILE_EDGE:g}, plus "
-            f"{100 * PROFILE_MARGIN:g}% each side); the scores span {fmt.signif(design.y.min(), 3)} to "
-            f"{fmt.signif(design.y.max(), 3)}" + (f" ({'; '.join(outside)})" if outside else "")
+        where = "above" if higher_is_better else "below"
+        return np.array([low]), (f"every score is {fmt.signif(sign * low, 3)}, so every profile steps from "
+                                 f"{'1 to 0' if higher_is_better else '0 to 1'} there: the default is the one "
+                                 f"threshold tau = {fmt.signif(sign * low, 3)} (no run scores {where} it); pass tau= "
+                                 "for other thresholds")
+    first, last = sorted((sign * low, sign * high))
+    below, above = int((values < first).sum()), int((values > last).sum())
+    outside = [f"{count} of {values.size} runs score {side} {fmt.signif(bound, 3)}"
+               for count, side, bound in ((below, "below", first), (above, "above", last)) if count]
+    change = (f"every profile >= {1 - PROFILE_EDGE:g} to every profile <= {PROFILE_EDGE:g}" if higher_is_better else
+              f"every profile <= {PROFILE_EDGE:g} to every profile >= {1 - PROFILE_EDGE:g}")
+    note = (f"thresholds tau span {fmt.signif(first, 3)} to {fmt.signif(last, 3)}, where the profiles change (from "
+            f"{change}, plus {100 * PROFILE_MARGIN:g}% each side); the scores span {fmt.signif(values.min(), 3)} to "
+            f"{fmt.signif(values.max(), 3)}" + (f" ({'; '.join(outside)})" if outside else "")
             + "; pass tau= for other thresholds")
-    return np.linspace(low, high, DEFAULT_PROFILE_POINTS), note
+    grid = np.linspace(low, high, DEFAULT_PROFILE_POINTS)
+    return (grid if higher_is_better else grid[::-1]), note
 
 
 #: The bands' measured pointwise coverage in the package table (rlstats/calibration.csv, written by
@@ -1508,7 +1577,7 @@ def _population_tasks_bounds(design, layouts, tau, confidence_level):
     return bounds, notes
 
 
-def _flat_tasks_note(design, flats, interval):
+def _flat_tasks_note(design, flats, interval, side="above"):
     """The note naming, per agent, the tasks whose runs give no spread (they count in the upper end only)."""
     by_place = [design.tasks[j] for j in design.task_order]  # the layouts' order of the tasks
     named = [f"{name!r} on {fmt.listed([by_place[t] for t in np.flatnonzero(flat)], 5)}"
@@ -1517,7 +1586,7 @@ def _flat_tasks_note(design, flats, interval):
         return []
     band = "skew-corrected t" if interval == "skew_t" else "t"
     return [f"the {band} band bounds each task's mean from the spread of its runs; these have one run or runs that all "
-            f"tie, so no spread: {fmt.join_and(named)}; such a task counts as above every tau in the band's upper "
+            f"tie, so no spread: {fmt.join_and(named)}; such a task counts as {side} every tau in the band's upper "
             f"end and never in its lower end (the estimate counts it by its mean)"]
 
 
@@ -1526,7 +1595,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
                         kind: str = "runs", interval: ProfileInterval | None = None, n_resamples: int | None = None,
                         confidence_level: float = 0.95, task_bootstrap: bool = False, normalize: Normalizer = None,
                         na_action: NaAction = "raise", rng: Seed = None, progress: bool = True,
-                        max_seconds: float | None = None, n_jobs: int = 1,
+                        max_seconds: float | None = None, n_jobs: int = 1, higher_is_better: bool = True,
                         eval_env: EvalEnv = None) -> PerformanceProfileResult:
     """Performance profiles (score distributions) with pointwise bands.
 
@@ -1691,6 +1760,13 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         Threads computing the resamples (-1: one per core).  Every block of
         100 resamples has its own generator, so the result is identical
         whatever ``n_jobs``.
+    higher_is_better : bool
+        False where smaller values are better (a time to a threshold): the profile is then the fraction of runs
+        (``kind="tasks"``: of tasks whose mean is) strictly below tau, the mirror of "above tau", which rises with
+        tau; each band is the larger-is-better band of the negated values.  Strictly below: a time censored at its
+        task's horizon h (:func:`rlstats.summarize_runs`) holds h, so at tau = h it does not count as reached,
+        where "at or below tau" would count every censored run.  Not given, it is read from the data as every
+        function taking it reads it: False, with a note, for ``how="time_to_threshold"``'s summary.
     eval_env : patsy.EvalEnvironment, optional
         Where the response expression's names are looked up; by default the caller's frame.
 
@@ -1725,7 +1801,7 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     options = PerformanceProfileOptions.checked(
         tau=tau, kind=kind, interval=interval, n_resamples=PROFILE_RESAMPLES if n_resamples is None else n_resamples,
         confidence_level=confidence_level, task_bootstrap=task_bootstrap, na_action=na_action, progress=progress,
-        max_seconds=max_seconds, n_jobs=n_jobs)
+        max_seconds=max_seconds, n_jobs=n_jobs, higher_is_better=higher_is_better)
     given_resamples = n_resamples
     kind, n_resamples, confidence_level, task_bootstrap = (options.kind, options.n_resamples,
                                                            options.confidence_level, options.task_bootstrap)
@@ -1737,6 +1813,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
     shown = shows(work, options.progress)
     # one threshold tau for every task: raw scales let the large tasks decide
     design = warn_raw_scales(design, normalize)
+    higher = options.higher_is_better
+    design = _directed(design, higher)  # y < tau is -y > -tau: the larger-is-better profile of -y (audit s34)
     notes = list(design.notes)
     if not task_bootstrap:
         single = small_runs.check_single_runs("performance_profile", design.counts, design.agents, options,
@@ -1746,9 +1824,9 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
         notes += single if _BAND_KINDS.get(options.interval) != "tasks" else []
     notes += _profile_coverage_notes(design, options.interval, kind, confidence_level, task_bootstrap)
     layouts = _layouts(design)
-    tau = options.tau
+    tau = options.tau if options.tau is None or higher else -options.tau
     if tau is None:
-        tau, note = _default_tau(design, layouts, kind)
+        tau, note = _default_tau(design, layouts, kind, higher)
         notes.append(note)
     root, seed = seed_sequence(rng)
     estimates = np.stack([kernels.profile_estimate(layout, tau, kind) for layout in layouts])
@@ -1780,7 +1858,8 @@ def performance_profile(data: Data, formula: FormulaLike | None = None, *, tau: 
             bounds = np.stack([kernels.profile_t_bounds(low, high, tau) for low, high, _ in tasks])
             withheld = _skew_t_withheld(skewness)
             bounds[withheld] = np.nan
-            notes += _flat_tasks_note(design, [flat for _, _, flat in tasks], options.interval)
+            notes += _flat_tasks_note(design, [flat for _, _, flat in tasks], options.interval,
+                                      "above" if higher else "below")
             notes += _skew_withheld_note(design, skewness, withheld)
             notes += _skew_few_runs_note(layouts, [flat for _, _, flat in tasks], withheld) \
                 if options.interval == "skew_t" else []
@@ -1846,7 +1925,8 @@ def _profile_result(design, options, notes, seed, tau, estimates, bounds, se, n_
         method += " (the tasks as the sample)"
     return PerformanceProfileResult(
         method=method, formula=design.formula, data_name=design.data_name, nobs=design.nobs, notes=tuple(notes),
-        options=options.record(), seed=seed, agents=design.agents, tasks=design.tasks, tau=np.asarray(tau),
+        options=options.record(), seed=seed, agents=design.agents, tasks=design.tasks,
+        tau=np.asarray(tau) if options.higher_is_better else 0.0 - np.asarray(tau),  # as the data hold them
         kind=options.kind, interval=options.interval, estimates=estimates, intervals=bounds, interval_mc_se=se,
         n_resamples=n_resamples, confidence_level=options.confidence_level, task_bootstrap=options.task_bootstrap,
         counts=design.counts, normalized=design.normalized)

@@ -492,13 +492,16 @@ class BootstrapResult(Result):
 # What a probability of improvement estimates, in print and summary: the direction, and ties (whole games of runs
 # tie exactly on Atari's Freeway or Pong) counting one half, so never "P(agent_1 > agent_2)" alone (audit s16); the
 # agents said as the table heads them in every format (audit s27: "P(agent_1 > agent_2)" over agents named agent_1)
-def _poi_estimand(tasks, word="task"):
+def _poi_estimand(tasks, word="task", higher_is_better=True):
     """"P(1st agent > 2nd agent) + P(1st agent = 2nd agent) / 2 within a task, averaged over tasks", or on one task
     that task's alone (audit s19), the agents' columns said by their labels (:func:`rlstats.vocabulary.label`), as
-    every format heads them; ``word``: the blocks as the data call them (``Formula.block_word``)."""
+    every format heads them; ``word``: the blocks as the data call them (``Formula.block_word``); "<" and "(smaller
+    is better)" where ``higher_is_better`` is False (audit s34 ttt34)."""
     a, b = column_label("agent_1"), column_label("agent_2")
     several = f"within {fmt.a_or_an(word)}, averaged over {fmt.plural(word)}"
-    return f"P({a} > {b}) + P({a} = {b}) / 2 {fmt.over_tasks(tasks, several, word)}"
+    if higher_is_better:
+        return f"P({a} > {b}) + P({a} = {b}) / 2 {fmt.over_tasks(tasks, several, word)}"
+    return f"P({a} < {b}) + P({a} = {b}) / 2 {fmt.over_tasks(tasks, several, word)} (smaller is better)"
 
 
 @resultclass
@@ -511,7 +514,8 @@ class ProbabilityOfImprovementResult(Result):
     Attributes
     ----------
     pairs : tuple of (str, str)
-        (X, Y) for each row: the estimate is P(X > Y) + P(X = Y) / 2, averaged over tasks.
+        (X, Y) for each row: the estimate is P(X > Y) + P(X = Y) / 2, averaged over tasks (P(X < Y) + P(X = Y) / 2
+        where ``options["higher_is_better"]`` is False: a time, smaller better; audit s34 ttt34).
     estimates : ndarray, shape (n_pairs,)
     intervals, interval_mc_se : ndarray, shape (n_pairs, 2)
     bootstrap_distribution : ndarray, shape (n_pairs, n_resamples), or None
@@ -543,15 +547,20 @@ class ProbabilityOfImprovementResult(Result):
         return (f"{intervals}, confidence level = {self.confidence_level}, "
                 f"pairs = {len(self.pairs)}, tasks = {len(self.tasks)}")
 
+    @property
+    def _higher(self):
+        return self.options.get("higher_is_better", True)  # audit s34 ttt34: times, smaller better
+
     def _extra_lines(self):
-        return [f"estimate: {_poi_estimand(self.tasks, self._block_word)}", *fmt.table_text(self.tidy()).split("\n")]
+        return [f"estimate: {_poi_estimand(self.tasks, self._block_word, self._higher)}",
+                *fmt.table_text(self.tidy()).split("\n")]
 
     def _summary_tables(self):
         table = self.tidy()
         if self.n_resamples is not None:  # the score interval is a closed form: no Monte Carlo error to show
             table["conf_low_mc_se"] = self.interval_mc_se[:, 0]
             table["conf_high_mc_se"] = self.interval_mc_se[:, 1]
-        return {_poi_estimand(self.tasks, self._block_word): table}
+        return {_poi_estimand(self.tasks, self._block_word, self._higher): table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
         """One row per pair: agent_1, agent_2, estimate (the probability of improvement,
@@ -571,7 +580,8 @@ class ProbabilityOfImprovementResult(Result):
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         task = self._block_word  # the data's columns by their names (audit s32 block32)
         text = (f"For each pair of {fmt.plural(self._arm_word)} (X, Y) we estimated the probability of improvement, "
-                f"the chance that a run of X scores higher than a run of Y on the same {task} (ties counting one "
+                f"the chance that a run of X scores {'higher' if self._higher else 'lower (smaller is better)'} "
+                f"than a run of Y on the same {task} (ties counting one "
                 "half), " + fmt.over_tasks(self.tasks, f"averaged over {fmt.count(len(self.tasks), task)}", task)
                 + f" ({_runs_phrase(self.counts, (task, self._arm_word))}), ")
         if self.n_resamples is None:
@@ -587,7 +597,8 @@ class ProbabilityOfImprovementResult(Result):
                      "whose normal quantile is sqrt(c/(c - 1)) times the t quantile, with c the fewest runs of the "
                      f"pair in {fmt.a_or_an(task)} and the degrees of freedom summed over the pair's "
                      f"{fmt.plural(task)}.")
-        parts = [f"P({x} > {y}) = {fmt.signif(e, 3)} ({fmt.signif(lo, 3)} to {fmt.signif(hi, 3)})"
+        parts = [f"P({x} {'>' if self._higher else '<'} {y}) = {fmt.signif(e, 3)} ({fmt.signif(lo, 3)} to "
+                 f"{fmt.signif(hi, 3)})"
                  for (x, y), e, (lo, hi) in zip(self.pairs, self.estimates, self.intervals)]
         text += " " + "; ".join(parts) + "."
         return text
@@ -658,10 +669,17 @@ class PerformanceProfileResult(Result):
                 f"thresholds = {self.tau.size} " + (f"from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}"
                                                     if self.tau.size > 1 else f"(tau = {fmt.signif(self.tau[0])})"))
 
+    @property
+    def _side(self):
+        """"above" tau, or "below" where smaller is better (a time; audit s34 ttt34)."""
+        return "above" if self.options.get("higher_is_better", True) else "below"
+
     def _extra_lines(self):
         tasks = fmt.plural(self._block_word)
-        what = f"fraction of runs above tau ({fmt.over_tasks(self.tasks, f'mean over {tasks}', self._block_word)})" \
-            if self.kind == "runs" else f"fraction of {tasks} whose mean score is above tau"
+        rises = "" if self._side == "above" else "smaller is better: the profile rises with tau"
+        what = (f"fraction of runs {self._side} tau ({fmt.over_tasks(self.tasks, f'mean over {tasks}', self._block_word)}"
+                f"{'; ' + rises if rises else ''})" if self.kind == "runs" else
+                f"fraction of {tasks} whose mean score is {self._side} tau" + (f" ({rises})" if rises else ""))
         return [f"profile: {what}"]
 
     def _summary_tables(self):
@@ -670,9 +688,9 @@ class PerformanceProfileResult(Result):
             table["conf_low_mc_se"] = self.interval_mc_se[:, :, 0].ravel()
             table["conf_high_mc_se"] = self.interval_mc_se[:, :, 1].ravel()
         tasks = fmt.plural(self._block_word)
-        heading = (f"Fraction of runs above each threshold "
+        heading = (f"Fraction of runs {self._side} each threshold "
                    f"({fmt.over_tasks(self.tasks, f'mean over {tasks}', self._block_word)})" if self.kind == "runs" else
-                   f"Fraction of {tasks} whose mean score is above each threshold")
+                   f"Fraction of {tasks} whose mean score is {self._side} each threshold")
         return {heading: table}
 
     def tidy(self, *, names: ColumnNames = "rlstats") -> pd.DataFrame:
@@ -692,9 +710,11 @@ class PerformanceProfileResult(Result):
         }])
 
     def _prose(self):
-        what = (f"the fraction of runs scoring above tau, {fmt.over_tasks(self.tasks, word=self._block_word)} "
-                "(score distribution)" if self.kind == "runs" else
-                f"the fraction of {fmt.plural(self._block_word)} whose mean score is above tau")
+        smaller = "" if self._side == "above" else "smaller is better"
+        what = (f"the fraction of runs scoring {self._side} tau, {fmt.over_tasks(self.tasks, word=self._block_word)} "
+                f"(score distribution{', ' + smaller if smaller else ''})" if self.kind == "runs" else
+                f"the fraction of {fmt.plural(self._block_word)} whose mean score is {self._side} tau"
+                + (f" ({smaller})" if smaller else ""))
         level = f"{fmt.signif(100 * self.confidence_level)}%"
         where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"
                  if self.tau.size > 1 else f"the one threshold tau = {fmt.signif(self.tau[0], 3)}")

@@ -134,11 +134,13 @@ def plot_performance_profile(result, *, ax=None, scaling="linear", colors=None, 
         ax.set_xticklabels([fmt.signif(t, 3) for t in tau[ticks]])
     score = "normalised score" if result.normalized else "score"  # the unit the thresholds are in
     ax.set_xlabel(f"{score} threshold tau" + (" (non-linear scale)" if scaling == "nonlinear" else ""))
-    ax.set_ylabel(f"fraction of runs with {score} > tau" if result.kind == "runs"
-                  else f"fraction of tasks with mean {score} > tau")
+    higher = result.options.get("higher_is_better", True)  # a time's profile counts runs below tau (audit s34)
+    sign = ">" if higher else "<"
+    ax.set_ylabel(f"fraction of runs with {score} {sign} tau" if result.kind == "runs"
+                  else f"fraction of tasks with mean {score} {sign} tau")
     ax.set_ylim(-0.02, 1.02)
-    # Profiles fall from the top left: their upper right corner is the empty one.
-    ax.legend(frameon=False, loc="upper right", fontsize=SMALL_FONT + 1)
+    # Profiles fall from the top left: their upper right corner is the empty one (a time's rise: the upper left).
+    ax.legend(frameon=False, loc="upper right" if higher else "upper left", fontsize=SMALL_FONT + 1)
     _tidy_spines(ax)
     return ax
 
@@ -170,7 +172,8 @@ def plot_probability_of_improvement(result, *, ax=None, color=None, **kwargs):
     ax.set_yticks(positions)
     ax.set_yticklabels([f"{x} vs {y}" for x, y in result.pairs])
     # ties count one half (audit s16); the blocks by the formula's column (audit s32 block32)
-    ax.set_xlabel(f"P(X > Y) + P(X = Y) / 2, {fmt.over_tasks(result.tasks, word=result._block_word)}")
+    sign = ">" if result.options.get("higher_is_better", True) else "<"  # a faster run, for times (audit s34)
+    ax.set_xlabel(f"P(X {sign} Y) + P(X = Y) / 2, {fmt.over_tasks(result.tasks, word=result._block_word)}")
     ax.use_sticky_edges = False  # bars pin the x limits to their ends otherwise (audit s23: the lowest on the spine)
     ax.margins(x=0.1)
     _tidy_spines(ax)

@@ -811,7 +811,8 @@ def _aggregate_group(design, options, pairs, seed, across_given, label, apart=Fa
 
     result = backend("bootstrap")(design, metrics=[options.aggregate], n_resamples=options.n_resamples,
                                   confidence_level=1 - 2 * options.alpha, rng=seed, normalize=False,  # said above
-                                  progress=False, max_seconds=float("inf"))  # equivalence() estimated it and shows it
+                                  progress=False, max_seconds=float("inf"),  # equivalence() estimated it and shows it
+                                  higher_is_better=options.higher_is_better)  # said by equivalence(), not read again
     index = {name: j for j, name in enumerate(result.agents)}
     # each agent's scores bound its resampled IQM or mean: a difference's end beyond them is t* blown up by
     # standard errors near 0, which the bootstrap-t cannot support (withheld: a clipped end is no confidence bound)

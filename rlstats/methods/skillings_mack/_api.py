@@ -29,6 +29,7 @@ import pandas as pd
 
 from ... import calibration
 from ...design import check_agent_named, design_of, public_function
+from ...runs import censored_note
 from ...cost import admit, shows
 from ...format import a_or_an, cannot_reject, count, join_and, listed, names_shown, plural, signif
 from ...errors import DesignError, OptionError, label_value
@@ -702,6 +703,7 @@ def _run(design, options, rng, shown):
                      "enumerated: the p-value is the exact permutation one, with no Monte Carlo error")
     notes += _size_notes(design, options, variant)
     notes += _never_met_notes(design, pairs, n_shared)
+    notes += censored_note(design)  # cells of a time summary whose runs never reached it (audit s34)
     return SkillingsMackResult(
         averaged_within=design.averaged_within,
         method=title(variant, within, design.is_complete, setup.has_ties and not corrected),

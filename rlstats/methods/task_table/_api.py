@@ -20,6 +20,7 @@ from ...errors import DesignError, OptionError
 from ...options import (check_bool, check_choice, check_confidence_level, check_cost_options, check_fraction,
                         check_resamples)
 from ...resampling import child_generator, seed_sequence
+from ...runs import censored_cells
 from ...statistics import (best_of, block_value_order, bonferroni, holm, near_tie_note, near_tied_blocks, near_ties,
                            relabellings)
 from ...vocabulary import median_is_mean_words
@@ -409,7 +410,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
         hedges_g_next=hedges_next, welch_next=welch_next, aggregate=aggregate_row,
         withheld={output: np.array(mask) for output, mask in needs.withheld.items()},
         withheld_reasons=dict(needs.sentences), effect_notes=tuple(effect_notes),
-        averaged_within=design.averaged_within)
+        averaged_within=design.averaged_within, censored=censored_cells(design))
 
 
 def _next_ranked_effects(design, runs, ranked, oriented, present, sign, level, intervals, needs):
@@ -739,7 +740,9 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     result = backend("bootstrap")(complete,
                                   metrics=[metric], n_resamples=n_resamples, confidence_level=level, rng=seed,
                                   normalize=False, progress=shown,
-                                  max_seconds=float("inf"))  # task_table() estimated it
+                                  max_seconds=float("inf"),  # task_table() estimated it
+                                  # the row's metric reads no direction: told, not read from the data again
+                                  higher_is_better=True)
     # the bootstrap's note of agents whose unequal runs per task it weighs alike (the IQM's aggregate row), and of
     # intervals it withheld (one task: the row would print none without saying why; audit s11), by the result's
     # fields, never the notes' words (audit s24: a task named 'withheld_task' brought in its single-run note)

@@ -114,6 +114,10 @@ class TaskTableResult(Result):
     averaged_within : str or None
         The column within each of whose values the seeds were averaged (``| task/run/seed``), so that each run is
         the mean of its seeds (:attr:`rlstats.design.Design.averaged_within`), which the caption says; None otherwise.
+    censored : ndarray of int, shape (n_tasks, n_agents), or None
+        Where the response is a time to a threshold (:func:`rlstats.summarize_runs`), the runs of each cell that
+        never reached it, counted at their task's horizon: a cell holding any is marked ≥, its statistic a
+        lower bound of the runs' times (:func:`rlstats.runs.censored_cells`; audit s34 ttt34). None otherwise.
     """
 
     agents: tuple[str, ...]
@@ -145,6 +149,7 @@ class TaskTableResult(Result):
     withheld_reasons: dict[str, str]
     effect_notes: tuple[str, ...] = ()
     averaged_within: str | None = None
+    censored: np.ndarray | None = None
 
     _plot_kinds: ClassVar[dict] = {"table": plots.plot_table}
 
@@ -205,15 +210,32 @@ class TaskTableResult(Result):
         cells = np.argwhere(self.tied_best & ~self._bold())
         return ", ".join(f"{self.tasks[t]}/{self.agents[a]}" for t, a in cells)
 
+    def _bounded(self) -> np.ndarray:
+        """(n_tasks, n_agents): the cells holding runs censored at their task's horizon (marked ≥)."""
+        if self.censored is None:
+            return np.zeros(self.counts.shape, dtype=bool)
+        return np.asarray(self.censored) > 0
+
+    def _censored_key(self) -> str:
+        """What ≥ means, one sentence without its full stop ("" where no cell holds a censored run)."""
+        bounded = self._bounded()
+        if not bounded.any():
+            return ""
+        censored = np.asarray(self.censored)
+        return (f"≥: {fmt.count(int(bounded.sum()), 'cell')} holding runs that never reached the threshold by "
+                f"their {self._block_word}'s horizon ({int(censored.sum())} of {int(self.counts[bounded].sum())} runs "
+                f"there), each counted at the horizon, so the {self.label} is a lower bound of the runs' times")
+
     def _runs_phrase(self):
         runs = self.counts[self.counts > 0]
         return f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()} to {runs.max()}"
 
     def _cell_texts(self, digits, bold, mark, plain=str):
         """(n_tasks, n_agents) strings 'm ± sd' (through ``plain``) with the best bolded and the other possibly best
-        marked."""
+        marked, '≥ m ± sd' where the cell holds censored runs (a lower bound: audit s34 ttt34)."""
         out = []
         bold_cells = self._bold()
+        bounded = self._bounded()
         n_tasks, n_agents = len(self.tasks), len(self.agents)
         means, spreads = [[""] * n_agents for _ in range(n_tasks)], [[""] * n_agents for _ in range(n_tasks)]
         for t in range(n_tasks):
@@ -239,7 +261,7 @@ class TaskTableResult(Result):
                     row.append("")
                     continue
                 text = means[t][a] + (f" \u00b1 {spreads[t][a]}" if spreads[t][a] else "")
-                text = plain(text)
+                text = plain(("\u2265 " if bounded[t, a] else "") + text)
                 if bold_cells[t, a]:
                     text = bold(text)
                 elif self.possibly_best[t, a]:
@@ -343,6 +365,8 @@ class TaskTableResult(Result):
         if withheld:
             text += f", but for a best from too few runs to test ({withheld})"
         text += f"; {self.mark_sentence()}" if self._marks_shown() else "."
+        if self._censored_key():
+            text += f" {self._censored_key()}."
         if self.withheld_sentence():
             text += " " + self.withheld_sentence()
         return text + self._aggregate_sentence()
@@ -464,6 +488,8 @@ class TaskTableResult(Result):
         # the key, one line a mark: no parentheses nested in parentheses (audit s25 polish25)
         key = ([f"*bold*: {best}"] + ([self._spread_key()] if self._spread_key() else [])
                + ([self.mark_sentence().rstrip(".")] if self._marks_shown() else []))
+        if self._censored_key():
+            key.append(self._censored_key())
         if self.aggregate is not None:
             key.append(f"aggregate: {self._aggregated()}")
         if self._blank():
@@ -482,7 +508,8 @@ class TaskTableResult(Result):
         return Summary(self.method, self._header(), self._summary_tables(), self.notes,
                        statistic_line=self._statistic_line(), latex={"table": table}, markdown={"table": markdown},
                        keys={"comparisons with the best": p_values_key(self.test_name, self.adjustment),
-                             **({"table": self._spread_key()} if self._spread_key() else {})},
+                             **({"table": "; ".join(k for k in (self._spread_key(), self._censored_key()) if k)}
+                                if self._spread_key() or self._censored_key() else {})},
                        captions={"comparisons with the best": "Key: " + p_values_key(
                            self.test_name, self.adjustment, *map(vocabulary.label, ("p_value", "p_adjusted"))) + "."},
                        alpha=self._levels())
