@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import cli_run
+from conftest import cli_run, cli_shell
 
 F = "score ~ agent | task/seed"
 #: a power study small enough to run in a fraction of a second
@@ -48,13 +48,19 @@ _ITEM = re.compile(r"(?<![\w-])-o ([A-Za-z_]\w*=[^\s;,)?]+)")
 
 
 def _suggested(message, command):
-    """(the method, the -o items) the refusal ``message`` suggests: the first method it says takes the option
-    ("--method a, b do", "rlstats power a does"), else None; and every -o item it names."""
+    """Each command the refusal ``message`` suggests: (the method it runs, None for the one typed; its -o items), one
+    per clause: "pass -o NAME=VALUE", "(did you mean -o NAME=VALUE?)" and "--method a, b do (-o NAME=VALUE)"
+    (``rlstats power a does`` for power), whose first method is run."""
     said = message.split("unrecognized arguments: ", 1)[-1]
-    pattern = r"--method ([a-z_]+)[a-z_, ]* do(?:es)?\b" if command == "compare" else \
-        r"rlstats power ([a-z_]+)[a-z_, ]* do(?:es)?\b"
-    method = re.search(pattern, said)
-    return (method.group(1) if method else None), _ITEM.findall(said)
+    other = r"--method ([a-z_]+)[a-z_, ]* do(?:es)? \(" if command == "compare" else \
+        r"rlstats power ([a-z_]+)[a-z_, ]* do(?:es)? \("
+    found = []
+    for clause in said.split("; "):
+        method = re.search(other, clause)
+        if method is None and not clause.startswith("pass ") and "did you mean" not in clause:
+            continue  # no suggestion: a refusal quoted ("-o alternative=greater is not one of ...")
+        found.append((method.group(1) if method else None, _ITEM.findall(clause)))
+    return found
 
 
 #: what a method needs beside the option to run on final.csv (equivalence: a margin and a control)
@@ -95,23 +101,8 @@ POWER_CASES = [  # (METHOD, the flags typed)
 ]
 
 
-#: the cases whose suggestion was refused before this audit (strict xfails until the fix)
-_REFUSED = {("compare", "skillings_mack", "--alternative"), ("compare", "bootstrap", "--alternative"),
-            ("compare", "equivalence", "--alternative greater"), ("power", "bootstrap", "--adjust"),
-            ("power", "bootstrap", "--adjustment"), ("power", "bootstrap", "--p.adjust"),
-            ("power", "bootstrap", "--posthoc"), ("power", "bootstrap", "--alternative"),
-            ("power", "skillings_mack", "--confidence-level"), ("power", "permutation", "--adjustment"),
-            ("power", "skillings_mack", "--adjustment nonsense")}
-
-
-def _cases(command, cases):
-    marked = []
-    for method, typed in cases:
-        said = " ".join(typed)
-        refused = any(c == command and m == method and said.startswith(t) for c, m, t in _REFUSED)
-        marks = [pytest.mark.xfail(strict=True, reason="its suggestion was refused")] if refused else []
-        marked.append(pytest.param(method, typed, marks=marks, id=f"{method} {said}"))
-    return marked
+def _cases(cases):
+    return [pytest.param(method, typed, id=f"{method} {' '.join(typed)}") for method, typed in cases]
 
 
 def _accepted(argv):
@@ -119,27 +110,26 @@ def _accepted(argv):
     assert status == 0, (argv, err)
 
 
-@pytest.mark.parametrize("method, typed", _cases("compare", COMPARE_CASES))
+@pytest.mark.parametrize("method, typed", _cases(COMPARE_CASES))
 def test_every_compare_suggestion_is_taken(files, method, typed):
     message = _refusal(["compare", files["final"], F, "--method", method, *typed])
-    suggested, items = _suggested(message, "compare")
-    run = suggested or method
-    extra = [word for item in items for word in ("-o", item)]
-    _accepted(["compare", files["final"], F, "--method", run, *extra, *_NEEDS.get(run, []), "--seed", "0",
-               "--no-progress"])
+    for suggested, items in _suggested(message, "compare"):
+        run = suggested or method
+        extra = [word for item in items for word in ("-o", item)]
+        _accepted(["compare", files["final"], F, "--method", run, *extra, *_NEEDS.get(run, []), "--seed", "0",
+                   "--no-progress"])
 
 
-@pytest.mark.parametrize("method, typed", _cases("power", POWER_CASES))
+@pytest.mark.parametrize("method, typed", _cases(POWER_CASES))
 def test_every_power_suggestion_is_taken(method, typed):
     message = _refusal(["power", method, *SMALL, *typed])
-    suggested, items = _suggested(message, "power")
-    extra = [word for item in items for word in ("-o", item)]
-    if (suggested or method) == "bootstrap" and not any(item.startswith("n_resamples=") for item in items):
-        extra += ["-o", "n_resamples=50"]
-    _accepted(["power", suggested or method, *SMALL, *extra])
+    for suggested, items in _suggested(message, "power"):
+        extra = [word for item in items for word in ("-o", item)]
+        if (suggested or method) == "bootstrap" and not any(item.startswith("n_resamples=") for item in items):
+            extra += ["-o", "n_resamples=50"]
+        _accepted(["power", suggested or method, *SMALL, *extra])
 
 
-@pytest.mark.xfail(strict=True, reason="power named -o adjust=holm, which power bootstrap refuses")
 def test_power_bootstrap_adjust_names_what_power_takes():
     message = _refusal(["power", "bootstrap", *SMALL, "--adjust", "holm"])
     assert "did you mean -o adjust=holm" not in message
@@ -150,7 +140,6 @@ def test_power_bootstrap_adjust_names_what_power_takes():
             "(-o adjustment=holm)") in message, message
 
 
-@pytest.mark.xfail(strict=True, reason="--alpha to mixed did not offer mixed's own -o confidence_level=")
 def test_alpha_to_mixed_offers_its_confidence_level(files):
     message = _refusal(["compare", files["final"], F, "--method", "mixed", "--alpha", "0.1"])
     assert ("--alpha 0.1; --method mixed has no option alpha=: its name here is -o confidence_level= (alpha= is the "
@@ -159,7 +148,6 @@ def test_alpha_to_mixed_offers_its_confidence_level(files):
     _accepted(["compare", files["final"], F, "--method", "mixed", "-o", "confidence_level=0.9"])
 
 
-@pytest.mark.xfail(strict=True, reason="Python's mixed() did not name confidence_level= for alpha=")
 def test_alpha_to_a_function_of_confidence_level_in_python():
     from rlstats.errors import OptionError
     from rlstats.options import unknown_option_error
@@ -172,7 +160,6 @@ def test_alpha_to_a_function_of_confidence_level_in_python():
     assert str(error).endswith("pass alpha=0.05")
 
 
-@pytest.mark.xfail(strict=True, reason="a suggested value was not checked: -o alternative=greater to equivalence")
 def test_a_suggested_value_is_checked(files):
     message = _refusal(["compare", files["final"], F, "--method", "equivalence", "--alternative", "greater"])
     assert "did you mean -o alternative=greater" not in message
@@ -188,20 +175,19 @@ def test_a_suggested_value_is_checked(files):
     assert "(did you mean -o alternative=noninferior?)" in message
 
 
-@pytest.mark.xfail(strict=True, reason="power's raw-scales warning named rlstats.normalize() on the command line")
 def test_power_raw_scales_warning_names_the_command_line_way(files):
-    status, out, err = cli_run("power", "bootstrap", "--pilot", files["scales"], "--formula", F, "--n-sim", "4",
-                               "--seeds", "3", "--seed", "0", "--no-progress", "-o", "n_resamples=50")
-    assert status == 0, err
+    done = cli_shell("power", "bootstrap", "--pilot", files["scales"], "--formula", F, "--n-sim", "4",
+                     "--seeds", "3", "--seed", "0", "--no-progress", "-o", "n_resamples=50")
+    err = done.stderr
+    assert done.returncode == 0, err
     warned = [line for line in err.splitlines() if "own scales" in line]
     assert warned and "rlstats.normalize(" not in warned[0], err
     assert "rerun with --normalize REFERENCE" in warned[0], warned[0]
     # the way it names runs: min-max normalised, the warning goes
-    status, out, err = cli_run("power", "bootstrap", "--pilot", files["scales"], "--formula", F, "--n-sim", "4",
-                               "--seeds", "3", "--seed", "0", "--no-progress", "-o", "n_resamples=50",
-                               "--normalize", "minmax")
-    assert status == 0, err
-    assert "own scales" not in err
+    done = cli_shell("power", "bootstrap", "--pilot", files["scales"], "--formula", F, "--n-sim", "4",
+                     "--seeds", "3", "--seed", "0", "--no-progress", "-o", "n_resamples=50", "--normalize", "minmax")
+    assert done.returncode == 0, done.stderr
+    assert "own scales" not in done.stderr and "normalised" in done.stdout, done.stdout
 
 
 def test_power_raw_scales_warning_in_python_names_normalize(files):

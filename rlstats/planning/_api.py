@@ -462,6 +462,13 @@ _RAW_SCALES_WAY = {"pilot": _PILOT_FIRST["normalize"],
                                      "tasks' scales, set this off"}
 
 
+#: the same ways as the command line takes them, where Python's is a call (audit s34: the warning named
+#: rlstats.normalize() to a user of the command, which normalises a pilot file with --normalize)
+_RAW_SCALES_WAY_COMMAND = {"pilot": "rerun with --normalize REFERENCE (a dataset name such as atari100k_reference, "
+                                    "minmax, or a file of each task's random and human scores), which normalises the "
+                                    "pilot's scores per task before its runs are resampled"}
+
+
 def _raw_scales_way(source) -> str:
     """The key of :data:`_RAW_SCALES_WAY` for a study's source."""
     return "simulate_alike" if source.kind == "simulate" and source.heterogeneity == 0 else source.kind
@@ -470,15 +477,18 @@ def _raw_scales_way(source) -> str:
 def _emit(messages, n_data_sets, source_kind="simulate"):
     kinds = {}
     for (category, text), count in sorted(messages.items()):
+        command = text
         for advice in (RAW_SCALES_ADVICE, RANGES_APART_ADVICE):
             text = text.replace(advice, _RAW_SCALES_WAY[source_kind])
-        kind = kinds.setdefault((category, _QUOTED.sub("'#'", _NUMBER.sub("#", text))), [text, 0, 0])
+            command = command.replace(advice, _RAW_SCALES_WAY_COMMAND.get(source_kind, _RAW_SCALES_WAY[source_kind]))
+        kind = kinds.setdefault((category, _QUOTED.sub("'#'", _NUMBER.sub("#", text))), [text, 0, 0, command])
         kind[1] += count
         kind[2] += 1
-    for (category, _), (text, count, variants) in kinds.items():
+    for (category, _), (text, count, variants, command) in kinds.items():
         quoted = "" if variants == 1 else f"; its figures and names are from one of them, {variants} texts in all"
         if category == "RlstatsWarning":
-            warn(f"{text} (raised by {count} method calls on the simulated data sets{quoted})")
+            raised = f" (raised by {count} method calls on the simulated data sets{quoted})"
+            warn(text + raised, command_line=None if command == text else command + raised)
         else:
             warn(f"{category} in {count} method calls on the {n_data_sets} simulated data sets{quoted}: {text}")
 
