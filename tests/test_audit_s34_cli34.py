@@ -44,7 +44,7 @@ def _refusal(argv):
 
 
 #: an -o item a message suggests: -o NAME=VALUE, the value up to the end of the word
-_ITEM = re.compile(r"(?<![\w-])-o ([A-Za-z_]\w*=[^\s;,)?]+)")
+_ITEM = re.compile(r"(?<![\w-])(?<!e\.g\. )-o ([A-Za-z_]\w*=[^\s;,)?]+)")  # not an example's ("e.g. -o ...")
 
 
 def _suggested(message, command):
@@ -57,7 +57,8 @@ def _suggested(message, command):
     found = []
     for clause in said.split("; "):
         method = re.search(other, clause)
-        if method is None and not clause.startswith("pass ") and "did you mean" not in clause:
+        refusal = any(word in clause for word in (" is not one of ", " is neither ", " must be "))
+        if method is None and (refusal or not clause.startswith("pass ") and "did you mean" not in clause):
             continue  # no suggestion: a refusal quoted ("-o alternative=greater is not one of ...")
         found.append((method.group(1) if method else None, _ITEM.findall(clause)))
     return found
@@ -85,6 +86,9 @@ COMPARE_CASES = [  # (the method run, the flags typed)
     ("equivalence", ["--confidence-level", "0.9"]),
     ("task_table", ["--alpha", "0.1"]),
     ("task_table", ["--adjust", "holm"]),
+    ("skillings_mack", ["--normalize", "minmax"]),
+    ("bootstrap", ["--normalize", "minmaxx"]),
+    ("tuning", ["--views", "nonsense"]),
 ]
 
 POWER_CASES = [  # (METHOD, the flags typed)
@@ -98,6 +102,7 @@ POWER_CASES = [  # (METHOD, the flags typed)
     ("permutation", ["--adjustment", "holm"]),
     ("skillings_mack", ["--pvalue", "exact"]),
     ("skillings_mack", ["--adjustment", "nonsense"]),
+    ("bootstrap", ["--metric", "median"]),
 ]
 
 

@@ -578,12 +578,14 @@ def value_refused(method: str, name: str, typed: str | None) -> str | None:
     if typed is None or declared is None or name not in inspect.signature(backend(method)).parameters:
         return None
     value = parse_option(f"{name}={typed}")[1]
+    if name == "normalize" and isinstance(value, str) and (_reference_file(value) or value.endswith("_reference")):
+        return None  # a file, or a published table: read (a download) only when the command runs
     empty = pd.DataFrame({column: pd.Series([], dtype=kind) for column, kind in _NO_ROWS_COLUMNS.items()})
     options = {**{k: v for k, v in declared.contract[1].items() if k != name}, name: value, "progress": False}
     try:
         backend(method)(empty, _NO_ROWS_FORMULA, **options)
-    except OptionError as exc:
-        return str(exc) if re.search(rf"(?<![\w.]){re.escape(name)}\b", str(exc)) else None
+    except OptionError as exc:  # its command-line wording where it has one (a file, not a DataFrame)
+        return said(exc) if re.search(rf"(?<![\w.]){re.escape(name)}\b", str(exc)) else None
     except (RlstatsError, TypeError, ValueError):  # the empty data refused, the options taken
         return None
     return None
@@ -1077,6 +1079,12 @@ def _typed_literal(node: ast.expr, text: str) -> Any:
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq")
 
 
+def _reference_file(value: object) -> bool:
+    """Whether a ``normalize=`` reference given on the command line names a file: a table's suffix or a folder in
+    it (a rule or a dataset name has neither)."""
+    return isinstance(value, str) and (Path(value).suffix.lower() in _TABLE_SUFFIXES or os.sep in value)
+
+
 def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     """``options`` with ``-o normalize=FILE`` (or the dict form's ``'reference': FILE``) read into the reference
     table, named by its path in the result's note: on the command line a table of each task's reference scores is
@@ -1085,7 +1093,7 @@ def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     option = options.get("normalize")
     keywords = dict(option) if isinstance(option, dict) else {"reference": option}
     path = keywords.get("reference")
-    if not isinstance(path, str) or not (Path(path).suffix.lower() in _TABLE_SUFFIXES or os.sep in path):
+    if not _reference_file(path):
         return options
     if "name" in keywords:  # not a key of the option: refused by the library's validation, not overwritten
         return options

@@ -14,9 +14,7 @@ Errors print one line and exit with status 2.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 from typing import TextIO
 
 from ._shared import ANY_VALUE, FORMATS, flag_table, help_description, help_examples, keyword_flag
@@ -158,11 +156,14 @@ def _reserved(args):
 
 def _power_hints(args):
     """(flags, -o names) for the library's hints in power's errors and notes: its flags, and power()'s and the
-    methods' keywords but subset= (a back end's, curves', which power() refuses: a pilot is filtered first)."""
+    methods' keywords but subset= (a back end's, curves', which power() refuses: a pilot is filtered first), with the
+    options power() reads for a method itself (bootstrap's metric=; audit s34: --metric was said nothing of)."""
+    from ..methods import POWER_METHODS
     from ..planning import power, sample_size
     from ._shared import keyword_names
 
-    return _reserved(args), keyword_names(power, sample_size) - {"subset"}
+    read = {name for method in POWER_METHODS for name in _taken(method)}
+    return _reserved(args), (keyword_names(power, sample_size) | read) - {"subset"}
 
 
 def _named_methods(args):
@@ -302,7 +303,7 @@ def _normalized(pilot, args):
     value with a table's suffix or a folder in it is a file of each task's reference scores."""
     from ..formula import parse
     from ..normalization import normalize
-    from ._shared import _TABLE_SUFFIXES, UsageError, in_command_words, read_table, said
+    from ._shared import UsageError, _reference_file, in_command_words, read_table, said
 
     parsed = parse(args.formula)
     columns = [column for column in dict.fromkeys(parsed.response_columns) if column in pilot.columns]
@@ -310,7 +311,7 @@ def _normalized(pilot, args):
         raise UsageError(f"--normalize needs a --formula whose response reads one column of the pilot and that names "
                          f"the task column after '|' (e.g. 'score ~ agent | task'), got {args.formula!r}")
     reference = args.normalize
-    if Path(reference).suffix.lower() in _TABLE_SUFFIXES or os.sep in reference:
+    if _reference_file(reference):
         try:
             reference = read_table(reference, per="task",
                                    sep_way="save it separated by commas, or by tabs as a .tsv file")
