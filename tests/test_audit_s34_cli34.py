@@ -205,3 +205,21 @@ def test_power_raw_scales_warning_in_python_names_normalize(files):
                       n_resamples=50)
     said = [str(w.message) for w in caught if "own scales" in str(w.message)]
     assert said and "normalise the pilot first, rlstats.normalize(pilot, reference), and give that as design=" in said[0]
+
+
+def test_pwr_spellings_have_one_home():
+    """pwr's power= and n= are read from options.HABITS alone (audit s34): planning's ways on are keyed by the option
+    the other function takes, and their messages are as before."""
+    import rlstats
+    from rlstats.errors import OptionError
+    from rlstats.options import HABITS
+    from rlstats.planning import _api
+
+    assert {name for name, _ in _api._ANSWERED} == {"target_power", "seeds", "data"}
+    assert HABITS["power"][1] == ("target_power",) and HABITS["n"][1] == ("seeds",)
+    with pytest.raises(OptionError, match=re.escape("power=0.9: power() estimates the power at the seeds given; for "
+                                                    "the fewest seeds that reach a power of 0.9, call sample_size(..., "
+                                                    "target_power=0.9)")):
+        rlstats.power("skillings_mack", n_sim=4, power=0.9)
+    with pytest.raises(OptionError, match=re.escape("n=10: sample_size() searches the number of seeds itself")):
+        rlstats.sample_size("skillings_mack", 0.8, n_sim=4, n=10)
