@@ -15,7 +15,7 @@ import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
 from ..errors import INDEX_LABELS, close_names, install_hint, shell_word, shown
 
@@ -1079,7 +1079,7 @@ def _typed_literal(node: ast.expr, text: str) -> Any:
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq")
 
 
-def _reference_file(value: object) -> bool:
+def _reference_file(value: object) -> TypeGuard[str]:
     """Whether a ``normalize=`` reference given on the command line names a file: a table's suffix or a folder in
     it (a rule or a dataset name has neither)."""
     return isinstance(value, str) and (Path(value).suffix.lower() in _TABLE_SUFFIXES or os.sep in value)
