@@ -69,7 +69,8 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     keyword_flag(power, "--shifted-agent", default=None, help="pilot: agent that gets the shift (default: the last)")
     keyword_flag(power, "--normalize", default=None, metavar="REFERENCE",
                  help="pilot: normalise its scores per task first, as rlstats.normalize does: a dataset name (e.g. "
-                      "atari100k_reference), minmax, or a file of each task's random and human scores")
+                      "atari100k_reference), minmax, or a file of each task's random and human scores (default: "
+                      "its raw scores)")
     keyword_flag(power, "--target-power", type=float, default=None,
                  help="search the fewest seeds from which the power reaches this instead (one method)")
     keyword_flag(power, "--max-seeds", type=int, default=None,
