@@ -95,7 +95,18 @@ def called_as(entry: str) -> Iterator[None]:
 
 
 class RlstatsWarning(UserWarning):
-    """Warnings about the data or the method that do not stop the analysis."""
+    """Warnings about the data or the method that do not stop the analysis.
+
+    ``command_line``, where given, is the warning as the ``rlstats`` command shows it, as for :class:`RlstatsError`
+    (audit s34: power's raw-scales warning named rlstats.normalize() there, which a user of the command cannot
+    run). Python shows ``str(warning)``.
+    """
+
+    command_line: str | None
+
+    def __init__(self, *args: object, command_line: str | None = None) -> None:
+        super().__init__(*args)
+        self.command_line = command_line
 
 
 def repeated_index_rows(index: Any, positions: Sequence[int], limit: int = 5) -> str | None:
@@ -355,8 +366,9 @@ def agent_named(agents: Sequence[str], option: str, name: object, where: str = "
     raise OptionError(f"{said} is not {article} {what}{where}{hint}; the {what}s are: {', '.join(map(repr, agents))}")
 
 
-def warn(message: str) -> None:
-    """Issue a RlstatsWarning attributed to the first caller outside rlstats.
+def warn(message: str, command_line: str | None = None) -> None:
+    """Issue a RlstatsWarning attributed to the first caller outside rlstats (``command_line``: its wording on the
+    command line, :class:`RlstatsWarning`).
 
     A fixed ``stacklevel`` is wrong as soon as the same back end is reached
     through ``compare()`` or ``power()``; walking the stack is always right.
@@ -369,7 +381,10 @@ def warn(message: str) -> None:
     while frame is not None and _inside_package(frame.f_code.co_filename):
         frame = frame.f_back
         level += 1
-    warnings.warn(message, RlstatsWarning, stacklevel=level)
+    if command_line is None:
+        warnings.warn(message, RlstatsWarning, stacklevel=level)
+    else:
+        warnings.warn(RlstatsWarning(message, command_line=command_line), stacklevel=level)
 
 
 @functools.lru_cache(maxsize=512)

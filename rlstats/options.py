@@ -95,9 +95,16 @@ HABITS = {
 }
 
 
-#: The rlstats options that are one minus the other packages' (:data:`HABITS`): a function that takes ``alpha=`` and no
-#: ``confidence_level=`` is offered ``alpha = 1 - conf.level`` (R's ``conf.level=0.9`` is ``alpha=0.1``).
-COMPLEMENTS = {"alpha": ("conf.level", "conf_level", "level")}
+#: rlstats' own options that are one minus each other, each with the other and what it is: given to a function that
+#: takes the other alone, it is named as that function takes it with its value offered (``mixed(alpha=0.1)``:
+#: ``confidence_level=0.9``; audit s34, the command line listed the methods taking alpha= and not mixed's own)
+OWN_COMPLEMENTS = {"alpha": ("confidence_level", "the error rate other rlstats functions take"),
+                   "confidence_level": ("alpha", "the confidence level other rlstats functions take")}
+
+#: The rlstats options that are one minus the other packages' (:data:`HABITS`) or the other of :data:`OWN_COMPLEMENTS`:
+#: a function that takes ``alpha=`` and no ``confidence_level=`` is offered ``alpha = 1 - conf.level`` (R's
+#: ``conf.level=0.9`` is ``alpha=0.1``).
+COMPLEMENTS = {"alpha": ("conf.level", "conf_level", "level", "confidence_level"), "confidence_level": ("alpha",)}
 
 #: The words of a count of random draws (``n_resamples=``) that are a bootstrap's, as R's ``boot(R=)`` is: a function
 #: whose docstring says its count is anything else (permutations, relabellings, random splits or subsets) is told what
@@ -242,10 +249,14 @@ def option_names(function: Callable[..., Any]) -> list[str]:
 
 def own_spelling(given: str, options: Collection[str]) -> tuple[str, str] | None:
     """(the name among ``options``, whose spelling ``given`` is) where ``given`` is another rlstats function's
-    spelling of one of them (:data:`OTHER_SPELLINGS`) or another package's (:data:`HABITS`); else None."""
+    spelling of one of them (:data:`OTHER_SPELLINGS`), its complement (:data:`OWN_COMPLEMENTS`) or another package's
+    (:data:`HABITS`); else None."""
     own = OTHER_SPELLINGS.get(given)
     if own is not None and own in options:
         return own, "another rlstats function's spelling"
+    own, what = OWN_COMPLEMENTS.get(given, (None, ""))
+    if own is not None and own in options:
+        return own, what
     whose, names = HABITS.get(given, ("", ()))
     own = next((name for name in names if name in options), None)
     return None if own is None else (own, whose)

@@ -45,11 +45,14 @@ CASES = [  # (flags typed after FILE FORMULA, what the refusal says, the command
      "--R 100; R= is the spelling of R's boot(), for n_resamples=; --method mixed takes no n_resamples=",
      ["--method", "skillings_mack", "-o", "n_resamples=100"]),
     (["--method", "mixed", "--alpha", "0.1"],
-     "--alpha 0.1; --method mixed takes no alpha=; --method skillings_mack, adastop, permutation",
+     # audit s34: mixed's own option of that job first
+     "--alpha 0.1; --method mixed has no option alpha=: its name here is -o confidence_level= (alpha= is the error "
+     "rate other rlstats functions take; confidence_level = 1 - alpha); pass -o confidence_level=0.9; --method "
+     "skillings_mack, adastop, permutation",
      ["--method", "skillings_mack", "-o", "alpha=0.1"]),
     (["--method", "mixed", "--sig.level", "0.1"],
-     "--sig.level 0.1; sig.level= is the spelling of R's pwr and power.t.test, for alpha=; --method mixed takes no "
-     "alpha=", ["--method", "skillings_mack", "-o", "alpha=0.1"]),
+     "--sig.level 0.1; sig.level= is the spelling of R's pwr and power.t.test, for alpha=; --method mixed has no "
+     "option alpha=: its name here is -o confidence_level=", ["--method", "skillings_mack", "-o", "alpha=0.1"]),
     (["--method", "mixed", "--task-bootstrap", "True"],
      "--task-bootstrap True; --method mixed takes no task_bootstrap=; --method bootstrap, performance_profile do "
      "(-o task_bootstrap=True)", ["--method", "bootstrap", "-o", "task_bootstrap=True", "-o", "n_resamples=50"]),

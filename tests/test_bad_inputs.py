@@ -3449,6 +3449,23 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("power-o data", _power("-o", "data=x"), "-o data= is not taken by power(), which draws its own data sets: give a "
      "pilot of real runs as --pilot with its --formula (its runs are resampled), or the sizes to simulate (--agents, "
      "--tasks)"),
+    # audit s34: --normalize, the command line's way to a normalised pilot (Python's normalize() then design=)
+    ("power-normalize without a pilot", _power("--normalize", "minmax"),
+     "--normalize goes with --pilot FILE (its scores are normalised per task before its runs are resampled)"),
+    ("power-o normalize", _power("--pilot", "{d}/runs.csv", "--formula", F, "-o", "normalize=minmax"),
+     "-o normalize=... cannot be set as an option; give it with --normalize"),
+    ("power-normalize missing file", _power("--pilot", "{d}/runs.csv", "--formula", F, "--normalize",
+                                            "{d}/nosuch.csv"), "--normalize {d}/nosuch.csv: file not found"),
+    ("power-normalize response of two columns", _power("--pilot", "{d}/runs.csv", "--formula",
+                                                       "score - seed ~ agent | task", "--normalize", "minmax"),
+     "--normalize needs a --formula whose response reads one column of the pilot"),
+    ("power-normalize unknown rule", _power("--pilot", "{d}/runs.csv", "--formula", F, "--normalize", "minmaxx"),
+     ("--normalize minmaxx is neither a dataset of reference scores", "(did you mean 'minmax'?)",
+      "e.g. --normalize reference.csv")),
+    ("power-normalize file without random and human", _power("--pilot", "{d}/runs.csv", "--formula", F,
+                                                             "--normalize", "{d}/batch.csv"),
+     ("the reference has no column 'task', 'random', 'human'; its columns are 'agent', 'score'; give the file the "
+      "columns task, random and human (each task's scores mapped to 0 and 1)")),
     ("power-sep empty", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ""),
      "--sep '' is not one character"),
     ("power-sep two characters", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ";;"),

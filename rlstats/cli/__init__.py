@@ -14,14 +14,15 @@ import os
 import sys
 import textwrap
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError, RlstatsWarning
 from ._shared import (ANY_VALUE, FORMATS, UsageError, add_cost_flags, as_shown, check_figure_path, cost_options,
                       flag_table, held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder,
                       name_columns, notes_beside_csv, parse_options, read_table, reference_file, refuse_unrecognized,
-                      render, report_drawn_seed, rows_in_file, said, save_plot, with_missing_text)
+                      parse_option, render, report_drawn_seed, rows_in_file, said, save_plot, value_refused,
+                      with_missing_text)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -109,25 +110,56 @@ def _compare_method(args: argparse.Namespace) -> str | None:
         return None
 
 
-def _compare_others(args: argparse.Namespace) -> dict[str, str]:
+def _compare_judge(args: argparse.Namespace) -> Callable[[str, str | None], str | None]:
+    """The library's refusal of a value suggested for ``-o`` by the method that runs (:func:`value_refused`)."""
+    method = _compare_method(args)
+    return lambda name, typed: None if method is None else value_refused(method, name, typed)
+
+
+def takers_said(flag: str, method: str, name: str, takers: Sequence[str], own: Sequence[str],
+                spelled: str = "{spelled}") -> Callable[[str | None, Callable[[str], str]], str]:
+    """What an unknown flag spelled as ``name`` says where ``method`` (run by ``flag``: ``--method``, or rlstats power's
+    METHOD) takes no ``name=`` and ``takers`` do: those taking the value typed are named, with the option as typed
+    (``spelled``); where none takes it, the first's refusal of it (:func:`value_refused`; audit s34: equivalence was
+    offered ``-o alternative=greater``, which it refuses). Another spelling of ``name`` that ``method`` takes itself
+    (its complement: mixed's confidence_level= for alpha=), among ``own`` (the options the command then takes), is said
+    first (:func:`rlstats.options.own_spelling`)."""
+    from ..options import own_spelling, unknown_option_error
+
+    def said(typed: str | None, words: Callable[[str], str]) -> str:
+        text = f"; {flag} {method} takes no {name}="
+        if typed is not None and own_spelling(name, own) is not None:
+            error = str(unknown_option_error(f"{flag} {method}", name, parse_option(f"{name}={typed}")[1], list(own)))
+            aside = f"({name}= is "  # the name typed, as the aside says what it is: not an option to set here
+            text = "; " + words(error.replace(aside, "\ue004")).replace("\ue004", aside)
+        taking = [other for other in takers if value_refused(other, name, typed) is None]
+        if not taking:
+            refusal = value_refused(takers[0], name, typed)
+            return f"{text}; {flag} {takers[0]} does, but not this value: {words(str(refusal))}"
+        return f"{text}; {flag} {', '.join(taking)} {'does' if len(taking) == 1 else 'do'} ({spelled})"
+
+    return said
+
+
+def _compare_others(args: argparse.Namespace) -> dict[str, str | Callable[[str | None, Callable[[str], str]], str]]:
     """What an unknown flag spelled as one of compare's keywords says where this command line would refuse the
     option it names (:func:`refuse_unrecognized`; review s33b): an option only other methods take than the one that
-    runs (--method, else the formula's default) names those methods; a summary option without the --summarize that
-    reads it (:data:`rlstats.runs.SUMMARY_READERS`) is suggested with it. ``{spelled}``: the option as typed here."""
+    runs (--method, else the formula's default) names those methods that take the value typed (:func:`takers_said`);
+    a summary option without the --summarize that reads it (:data:`rlstats.runs.SUMMARY_READERS`) is suggested with
+    it. ``{spelled}``: the option as typed here."""
     from ..comparison import compare
     from ..methods import METHODS, backend
     from ..options import option_names
     from ..runs import SUMMARY_READERS
 
-    said: dict[str, str] = {}
+    said: dict[str, str | Callable[[str | None, Callable[[str], str]], str]] = {}
     method = _compare_method(args)
     if method is not None and method in METHODS:
         taken = {*option_names(backend(method)), *option_names(compare), *_reserved(args)}
         for name in sorted(keyword_names(compare) - taken):
             takers = [other for other in METHODS if name in option_names(backend(other))]
             if takers:
-                said[name] = (f"; {args.flags['method']} {method} takes no {name}=; {args.flags['method']} "
-                              f"{', '.join(takers)} {'does' if len(takers) == 1 else 'do'} ({{spelled}})")
+                said[name] = takers_said(args.flags["method"], method, name, takers, option_names(backend(method)))
     how = args.summary_flags["how"]
     for name in _SUMMARY_OPTIONS:
         reader = SUMMARY_READERS.get(name)
@@ -365,7 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "(time_to_threshold), normalize_auc=True (repeatable)")
     add_cost_flags(cmp)
     cmp.set_defaults(run=run_compare, command_parser=cmp, hints=_compare_hints, spellings=_compare_spellings,
-                     others=_compare_others,
+                     others=_compare_others, judge=_compare_judge,
                      flags=flag_table(cmp),
                      summary_flags=flag_table(cmp, scope="summary"))
 
@@ -403,8 +435,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if extra:  # refused by the command that ran, which names itself and its options (and the names -o sets)
         spellings = getattr(args, "spellings", None)  # where another package's name is looked up first
         others = getattr(args, "others", None)  # the options named that this command line would then refuse
+        judge = getattr(args, "judge", None)  # the library's refusal of a value suggested (audit s34)
         refuse_unrecognized(getattr(args, "command_parser", parser), extra, hints(args)[1] if hints else (),
-                            spellings(args) if spellings else (), others(args) if others else {})
+                            spellings(args) if spellings else (), others(args) if others else {},
+                            judge(args) if judge else None)
 
     def words(message):  # the library's hints (name=value) and rows (index labels) in the command line's terms
         message = rows_in_file(message, getattr(args, "file", None) or getattr(args, "pilot", None),
@@ -417,7 +451,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         # not a warning of this command's: not said as rlstats'
         if issubclass(category, DeprecationWarning) and not issubclass(category, RlstatsWarning):
             return
-        sys.stderr.write(f"rlstats: warning: {words(str(message))}\n")  # one line, as errors are
+        sys.stderr.write(f"rlstats: warning: {words(said(message))}\n")  # one line, as errors are
 
     try:
         with warnings.catch_warnings():

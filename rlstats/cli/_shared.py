@@ -15,9 +15,9 @@ import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
-from ..errors import INDEX_LABELS, close_names, install_hint, shell_word
+from ..errors import INDEX_LABELS, close_names, install_hint, shell_word, shown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -555,9 +555,46 @@ def _intervals_all_withheld(result: Any) -> bool:
     return bool(tidy[bounds].isna().all().all())
 
 
+#: the columns of the frame of no rows :func:`value_refused` hands a back end, and the formula it reads them by
+_NO_ROWS_COLUMNS = {"score": "float64", "agent": "object", "task": "object", "seed": "object", "step": "float64"}
+_NO_ROWS_FORMULA = "score ~ agent | task/seed"
+
+
+def value_refused(method: str, name: str, typed: str | None) -> str | None:
+    """The library's refusal of ``name=`` with the value ``typed`` (as the command line reads it, :func:`parse_option`)
+    by ``method``'s public function, in its words; None where it takes the value, takes no ``name=``, or where
+    nothing is typed. The check is the function's own: called on a frame of no rows (with its contract's options
+    beside, for those it needs: equivalence's margin=), it checks every option before it refuses the empty data
+    (audit s34: ``-o alternative=greater`` was suggested to equivalence, which refuses that value). A refusal that
+    does not name ``name`` (another option's, or the data's) says nothing of this value: None."""
+    import inspect
+
+    import pandas as pd
+
+    from ..errors import OptionError, RlstatsError
+    from ..methods import DECLARATIONS, backend
+
+    declared = DECLARATIONS.get(method)
+    if typed is None or declared is None or name not in inspect.signature(backend(method)).parameters:
+        return None
+    value = parse_option(f"{name}={typed}")[1]
+    if name == "normalize" and isinstance(value, str) and (_reference_file(value) or value.endswith("_reference")):
+        return None  # a file, or a published table: read (a download) only when the command runs
+    empty = pd.DataFrame({column: pd.Series([], dtype=kind) for column, kind in _NO_ROWS_COLUMNS.items()})
+    options = {**{k: v for k, v in declared.contract[1].items() if k != name}, name: value, "progress": False}
+    try:
+        backend(method)(empty, _NO_ROWS_FORMULA, **options)
+    except OptionError as exc:  # its command-line wording where it has one (a file, not a DataFrame)
+        return said(exc) if re.search(rf"(?<![\w.]){re.escape(name)}\b", str(exc)) else None
+    except (RlstatsError, TypeError, ValueError):  # the empty data refused, the options taken
+        return None
+    return None
+
+
 def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], options: Iterable[str] = (),
                         spellings: Sequence[tuple[str, Sequence[str], str | None]] = (),
-                        others: Mapping[str, str] = {}) -> NoReturn:
+                        others: Mapping[str, str | Callable[[str | None, Callable[[str], str]], str]] = {},
+                        judge: Callable[[str, str | None], str | None] | None = None) -> NoReturn:
     """Exit as ``parser`` (the command that ran: its ``command_parser`` default) refuses the arguments none of its
     options takes, naming the option a mistyped one most likely means, and its --help (audit s28: the top-level parser
     refused them, with its own usage and "rlstats: error", and "--sed 0" named no --seed). A flag spelled as the
@@ -572,7 +609,11 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     that this command line would refuse as they are spelled here (another method's option; a summary option without
     its --summarize: :func:`rlstats.cli._compare_others`), with what is said of them in place (``{spelled}``: the
     option in the command's words), also where another package's name of one is typed (review s33b: the suggestion
-    was refused in its turn)."""
+    was refused in its turn); a callable there is given the value typed (or None) and the function that says a library
+    sentence in the command's words, and returns that text. ``judge``
+    (name, value typed) -> the library's refusal of that value by what the command runs (:func:`value_refused`), or
+    None: a suggestion of ``-o name=value`` is made only where it is taken, else the refusal is said in its place
+    (audit s34)."""
     from ..options import own_spelling, unknown_option_error
 
     # the usage line lists every option of the command (argparse has no public list of a parser's arguments)
@@ -590,6 +631,17 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     def in_words(name, value):  # an option of others as this command sets it (a flag, or -o)
         return in_command_words(hint_of(name, value), flags, set(options) - set(flags))
 
+    def library_words(text):  # a library sentence others quotes, its options as this command sets them
+        return in_command_words(text, flags, set(options) - set(flags))
+
+    def other_said(name, value):  # what others says of name=value, in the command's words
+        text = others[name]
+        return (text(value, library_words) if callable(text) else text).replace("{spelled}", in_words(name, value))
+
+    def refused(name, value):  # the library's refusal of -o name=value, in the command's words; None: taken
+        refusal = None if judge is None or name in flags else judge(name, value)
+        return None if refusal is None else in_command_words(refusal, flags, set(options) - set(flags))
+
     for i, word in enumerate(extra):
         if not word.startswith("--") or word == "--":
             continue
@@ -600,9 +652,13 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
             value = following if following is not None and not re.match(r"--?[A-Za-z]", following) else None
         name = given.replace("-", "_")
         if name in others:
-            said.append(others[name].replace("{spelled}", in_words(name, value)))
+            said.append(other_said(name, value))
             continue
         if name in flags or name in settable:  # Python's keyword: the flag that sets it, or -o
+            refusal = refused(name, value)
+            if refusal is not None:  # the value is refused: that is said, not a command that fails
+                said.append(f"; {refusal}")
+                continue
             hint = hint_of(name, value)
             spelled = in_command_words(hint, flags, settable)
             if spelled != hint:
@@ -614,7 +670,7 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
         elsewhere = next(filter(None, (own_spelling(key, others) for key in dict.fromkeys((given, name)))), None)
         if other is None and elsewhere is not None:  # R's name of an option this command line refuses
             own, whose = elsewhere
-            said.append(f"; {given}= is {whose}, for {own}={others[own].replace('{spelled}', in_words(own, value))}")
+            said.append(f"; {given}= is {whose}, for {own}={other_said(own, value)}")
             continue
         if other is not None:  # R's conf.level, p.adjust, na.action (options.HABITS): named as spelled here
             own, whose = next(filter(None, (own_spelling(other, names) for _, names, _ in spellings)), None) or \
@@ -624,8 +680,12 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
             else:
                 where, names, counts = next((spelling for spelling in spellings if own_spelling(other, spelling[1])),
                                             (parser.prog, keywords, None))
-                error = unknown_option_error(where, other, parse_option(f"{other}={value}")[1], list(names), counts)
-                said.append("; " + in_command_words(str(error), flags, settable))
+                typed = parse_option(f"{other}={value}")[1]
+                error = str(unknown_option_error(where, other, typed, list(names), counts))
+                refusal = refused(own, value) if error.endswith(f"; pass {own}={shown(typed)}") else None
+                if refusal is not None:  # R's p.adjust=foo: its value refused by the option it names, said so
+                    error = f"{error[:error.rindex('; pass ')]}; {refusal}"
+                said.append("; " + in_command_words(error, flags, settable))
             continue
         near += close_names(word.split("=", 1)[0], usage, n=1, cutoff=0.75)
     guess = f" (did you mean {' or '.join(dict.fromkeys(near))}?)" if near else ""
@@ -1019,6 +1079,12 @@ def _typed_literal(node: ast.expr, text: str) -> Any:
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".parquet", ".pq")
 
 
+def _reference_file(value: object) -> TypeGuard[str]:
+    """Whether a ``normalize=`` reference given on the command line names a file: a table's suffix or a folder in
+    it (a rule or a dataset name has neither)."""
+    return isinstance(value, str) and (Path(value).suffix.lower() in _TABLE_SUFFIXES or os.sep in value)
+
+
 def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     """``options`` with ``-o normalize=FILE`` (or the dict form's ``'reference': FILE``) read into the reference
     table, named by its path in the result's note: on the command line a table of each task's reference scores is
@@ -1027,7 +1093,7 @@ def reference_file(options: dict[str, Any]) -> dict[str, Any]:
     option = options.get("normalize")
     keywords = dict(option) if isinstance(option, dict) else {"reference": option}
     path = keywords.get("reference")
-    if not isinstance(path, str) or not (Path(path).suffix.lower() in _TABLE_SUFFIXES or os.sep in path):
+    if not _reference_file(path):
         return options
     if "name" in keywords:  # not a key of the option: refused by the library's validation, not overwritten
         return options

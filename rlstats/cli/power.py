@@ -67,6 +67,10 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
                  help="pilot: each agent from its own runs (default), or all agents from the task's pooled "
                       "runs")
     keyword_flag(power, "--shifted-agent", default=None, help="pilot: agent that gets the shift (default: the last)")
+    keyword_flag(power, "--normalize", default=None, metavar="REFERENCE",
+                 help="pilot: normalise its scores per task first, as rlstats.normalize does: a dataset name (e.g. "
+                      "atari100k_reference), minmax, or a file of each task's random and human scores (default: "
+                      "its raw scores)")
     keyword_flag(power, "--target-power", type=float, default=None,
                  help="search the fewest seeds from which the power reaches this instead (one method)")
     keyword_flag(power, "--max-seeds", type=int, default=None,
@@ -81,7 +85,7 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
 
     add_cost_flags(power)
     power.set_defaults(run=run_power, command_parser=power, hints=_power_hints, spellings=_power_spellings,
-                       flags=flag_table(power))
+                       others=_power_others, judge=_power_judge, flags=flag_table(power))
     return power
 
 
@@ -153,11 +157,83 @@ def _reserved(args):
 
 def _power_hints(args):
     """(flags, -o names) for the library's hints in power's errors and notes: its flags, and power()'s and the
-    methods' keywords but subset= (a back end's, curves', which power() refuses: a pilot is filtered first)."""
+    methods' keywords but subset= (a back end's, curves', which power() refuses: a pilot is filtered first), with the
+    options power() reads for a method itself (bootstrap's metric=; audit s34: --metric was said nothing of)."""
+    from ..methods import POWER_METHODS
     from ..planning import power, sample_size
     from ._shared import keyword_names
 
-    return _reserved(args), keyword_names(power, sample_size) - {"subset"}
+    read = {name for method in POWER_METHODS for name in _taken(method)}
+    return _reserved(args), (keyword_names(power, sample_size) | read) - {"subset"}
+
+
+def _named_methods(args):
+    """The methods the METHOD argument names that power can simulate, once each, in its order (its own errors say
+    what is wrong with the others when the command runs)."""
+    from ..methods import POWER_METHODS
+
+    return [name for name in dict.fromkeys(part.strip() for part in args.method.split(",")) if name in POWER_METHODS]
+
+
+def _taken(method):
+    """The options power() gives ``method`` (its public function's, and those power() reads for it, but those it
+    replaces: bootstrap's metrics= by metric=)."""
+    from ..planning._api import _accepted_options, _replaced
+
+    return [name for name in _accepted_options(method) if name not in _replaced(method)]
+
+
+def _power_judge(args):
+    """The library's refusal of a value suggested for ``-o name=`` by a method the command simulates that takes
+    ``name=`` (:func:`rlstats.cli._shared.value_refused`): each such method is given it (audit s34)."""
+    from ._shared import value_refused
+
+    methods = _named_methods(args)
+
+    def judge(name, typed):
+        return next(filter(None, (value_refused(m, name, typed) for m in methods if name in _taken(m))), None)
+
+    return judge
+
+
+def _power_others(args):
+    """What an unknown flag spelled as a keyword -o sets on some power command says where this one would refuse it
+    (:func:`rlstats.cli._shared.refuse_unrecognized`; audit s34: ``power bootstrap --adjust holm`` suggested ``-o
+    adjust=holm``, which bootstrap refuses): an option of the other methods power simulates names those that take
+    the value typed (:func:`rlstats.cli.takers_said`), one of none says so; sample_size()'s own (min_seeds=) goes
+    with --target-power, power()'s own without it."""
+    from ..methods import POWER_METHODS
+    from ..options import option_names
+    from ..planning import power, sample_size
+    from ..planning._api import _PILOT_FIRST
+    from . import takers_said
+
+    methods = _named_methods(args)
+    searched = args.target_power is not None
+    own = option_names(sample_size if searched else power)
+    if not methods:  # no method power simulates: what is wrong with METHOD, not an option it would then refuse
+        try:
+            _methods(args.method)
+        except Exception as exc:  # the UsageError the command would raise
+            return {name: f"; {exc}" for name in _power_hints(args)[1] - {*own, *_reserved(args)}}
+        return {}
+    taken = {*own, *_reserved(args), *(name for m in methods for name in _taken(m))}
+    said = {}
+    named = ",".join(methods)
+    for name in sorted(_power_hints(args)[1] - taken):
+        if name in option_names(power if searched else sample_size):
+            said[name] = (" (did you mean {spelled} without --target-power?)" if searched else
+                          " (did you mean --target-power POWER {spelled}?)")
+            continue
+        if name in _PILOT_FIRST:  # normalize=: the library's way on, when the command runs
+            continue
+        takers = [m for m in POWER_METHODS if m not in methods and name in _taken(m)]
+        if takers:
+            said[name] = takers_said("rlstats power", named, name, takers, [*own, *_taken(methods[0])])
+        else:
+            said[name] = (f"; rlstats power {named} takes no {name}=, nor does any method rlstats power simulates "
+                          f"({', '.join(POWER_METHODS)})")
+    return said
 
 
 def _power_spellings(args):
@@ -196,6 +272,8 @@ def _arguments(args):
                                f"runs are resampled as they are: drop {'it' if one else 'them'}")
         pilot = read_table(args.pilot, sep=args.sep, names=name_columns(args.formula))
         args.labels = held_labels(pilot, name_columns(args.formula))  # the errors' and warnings' names as written
+        if args.normalize is not None:
+            pilot = _normalized(pilot, args)
         kwargs.update(design=with_missing_text(pilot, args.pilot, args.sep, args.formula), formula=args.formula,
                       resample=args.resample or "agents", shifted_agent=args.shifted_agent)
         if not args.allow_python:  # a formula typed on the command line runs no code
@@ -205,6 +283,10 @@ def _arguments(args):
             raise _usage_error("--formula goes with --pilot FILE; simulated data use 'score ~ agent | task'")
         if args.sep is not None:
             raise _usage_error("--sep goes with --pilot FILE (the separator of its columns); simulated data need none")
+        if args.normalize is not None:
+            raise _usage_error("--normalize goes with --pilot FILE (its scores are normalised per task before its "
+                               "runs are resampled); simulated tasks are drawn on scales of their own, alike with "
+                               "--heterogeneity 0")
         given = [flag for flag, value in (("--resample", args.resample), ("--shifted-agent", args.shifted_agent))
                  if value is not None]
         if given:
@@ -214,6 +296,39 @@ def _arguments(args):
         kwargs.update(distribution=args.distribution or "mixed",
                       heterogeneity=1.0 if args.heterogeneity is None else args.heterogeneity)
     return methods, kwargs
+
+
+def _normalized(pilot, args):
+    """The pilot with its scores normalised per task by ``--normalize`` (:func:`rlstats.normalize`, whose note its
+    results print): the command line's way to the normalised pilot Python's callers pass as design= (audit s34). A
+    value with a table's suffix or a folder in it is a file of each task's reference scores."""
+    from ..formula import parse
+    from ..normalization import normalize
+    from ._shared import UsageError, _reference_file, in_command_words, read_table, said
+
+    parsed = parse(args.formula)
+    columns = [column for column in dict.fromkeys(parsed.response_columns) if column in pilot.columns]
+    if len(columns) != 1 or parsed.blocks is None:
+        raise UsageError(f"--normalize needs a --formula whose response reads one column of the pilot and that names "
+                         f"the task column after '|' (e.g. 'score ~ agent | task'), got {args.formula!r}")
+    reference = args.normalize
+    if _reference_file(reference):
+        try:
+            reference = read_table(reference, per="task",
+                                   sep_way="save it separated by commas, or by tabs as a .tsv file")
+        except UsageError as exc:
+            raise UsageError(f"--normalize {args.normalize}: {exc}") from None
+    from ..errors import RlstatsError
+
+    try:
+        return normalize(pilot, reference, by=parsed.blocks, score=columns[0])
+    except RlstatsError as exc:  # said of --normalize: its value is the reference, its file's columns the bounds
+        message = said(exc).replace(f"reference={args.normalize!r} ", f"--normalize {args.normalize} ", 1)
+        bounds = message.find("; name its bounds' columns with low= and high=")
+        if bounds >= 0:
+            message = (message[:bounds] + f"; give the file the columns {parsed.blocks}, random and human (each "
+                       "task's scores mapped to 0 and 1)")
+        raise UsageError(in_command_words(message, args.flags, ())) from None
 
 
 def run_power(args: argparse.Namespace, out: TextIO) -> int:

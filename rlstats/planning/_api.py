@@ -62,7 +62,7 @@ from ..normalization import RANGES_APART_ADVICE, RAW_SCALES_ADVICE
 from ..methods import DECLARATIONS, POWER_METHODS, backend as _backend, load
 from ..engines import engine as _engine, map_ordered
 from ..errors import OptionError, called_as, entry, warn
-from ..options import (check_at_most, check_choice, check_cost_options, check_fraction, check_int,
+from ..options import (HABITS, check_at_most, check_choice, check_cost_options, check_fraction, check_int,
                        own_spelling, unknown_option_error)
 from ..bounds import check_bounds
 from ..cost import Shape, Work, shows, within
@@ -195,9 +195,9 @@ def _seeds_is_powers(seeds):
 def _check_one_option(method, name, value, caller="power()"):
     """A method option of ``caller`` (power() or sample_size()), or an OptionError; another package's or function's
     spelling names its name here, the method's or ``caller``'s own (``seed=``: ``rng=``; audit s23 review23c)."""
-    if (name, caller) in _ANSWERED:
-        if name not in _accepted_options(method):  # pwr's unknown, the other's answer; a pilot given as data=
-            raise OptionError(_ANSWERED[name, caller].format(value=value, caller=caller))
+    answered = _answered(name, caller)
+    if answered is not None and name not in _accepted_options(method):  # pwr's unknown; a pilot given as data=
+        raise OptionError(answered.format(given=name, value=value, caller=caller))
     if name in _RESERVED:
         raise OptionError(f"{name}= cannot be given to {method}: power() sets it from {_RESERVED[name]}")
     if name in _PILOT_FIRST:  # audit s17: it reached the method with a Design ("normalise before building the Design")
@@ -215,16 +215,26 @@ def _check_one_option(method, name, value, caller="power()"):
 
 
 #: R's pwr asks for whichever of power= and n= is left out; here power() answers the power at given seeds and
-#: sample_size() the seeds for a given power: given the other's unknown, the call that answers it (new-user trial s33)
-_ANSWERED = {("power", "power()"): "power={value!r}: power() estimates the power at the seeds given; for the fewest "
-                                   "seeds that reach a power of {value!r}, call sample_size(..., target_power={value!r})",
-             ("n", "sample_size()"): "n={value!r}: sample_size() searches the number of seeds itself (between "
-                                     "min_seeds= and max_seeds=); for the power at {value!r} seeds, call "
-                                     "power(..., seeds={value!r})",
+#: sample_size() the seeds for a given power: given the other's unknown, the call that answers it (new-user trial s33).
+#: Keyed by the option of the other function that another package's name means (options.HABITS, the one home of
+#: those names: pwr's power= is target_power=, its n= seeds=; audit s34), or by the name itself (data=, compare()'s)
+_ANSWERED = {("target_power", "power()"): "{given}={value!r}: power() estimates the power at the seeds given; for the "
+                                          "fewest seeds that reach a power of {value!r}, call sample_size(..., "
+                                          "target_power={value!r})",
+             ("seeds", "sample_size()"): "{given}={value!r}: sample_size() searches the number of seeds itself "
+                                         "(between min_seeds= and max_seeds=); for the power at {value!r} seeds, call "
+                                         "power(..., seeds={value!r})",
              # a pilot is taken, as design= (new-user trial s33: "cannot be given" read as no pilot at all)
              **{("data", caller): "data= is not taken by {caller}, which draws its own data sets: give a pilot of "
                                   "real runs as design= with its formula= (its runs are resampled), or the sizes to "
                                   "simulate (agents=, tasks=)" for caller in ("power()", "sample_size()")}}
+
+
+def _answered(name, caller):
+    """The way on of :data:`_ANSWERED` for ``name=`` given to ``caller``: by the option another package's ``name``
+    means (:data:`rlstats.options.HABITS`) that the other function takes, else by ``name`` itself; None if none."""
+    own = next((option for option in HABITS.get(name, ("", ()))[1] if (option, caller) in _ANSWERED), name)
+    return _ANSWERED.get((own, caller))
 
 
 def _own_options(caller):
@@ -462,6 +472,13 @@ _RAW_SCALES_WAY = {"pilot": _PILOT_FIRST["normalize"],
                                      "tasks' scales, set this off"}
 
 
+#: the same ways as the command line takes them, where Python's is a call (audit s34: the warning named
+#: rlstats.normalize() to a user of the command, which normalises a pilot file with --normalize)
+_RAW_SCALES_WAY_COMMAND = {"pilot": "rerun with --normalize REFERENCE (a dataset name such as atari100k_reference, "
+                                    "minmax, or a file of each task's random and human scores), which normalises the "
+                                    "pilot's scores per task before its runs are resampled"}
+
+
 def _raw_scales_way(source) -> str:
     """The key of :data:`_RAW_SCALES_WAY` for a study's source."""
     return "simulate_alike" if source.kind == "simulate" and source.heterogeneity == 0 else source.kind
@@ -470,15 +487,18 @@ def _raw_scales_way(source) -> str:
 def _emit(messages, n_data_sets, source_kind="simulate"):
     kinds = {}
     for (category, text), count in sorted(messages.items()):
+        command = text
         for advice in (RAW_SCALES_ADVICE, RANGES_APART_ADVICE):
             text = text.replace(advice, _RAW_SCALES_WAY[source_kind])
-        kind = kinds.setdefault((category, _QUOTED.sub("'#'", _NUMBER.sub("#", text))), [text, 0, 0])
+            command = command.replace(advice, _RAW_SCALES_WAY_COMMAND.get(source_kind, _RAW_SCALES_WAY[source_kind]))
+        kind = kinds.setdefault((category, _QUOTED.sub("'#'", _NUMBER.sub("#", text))), [text, 0, 0, command])
         kind[1] += count
         kind[2] += 1
-    for (category, _), (text, count, variants) in kinds.items():
+    for (category, _), (text, count, variants, command) in kinds.items():
         quoted = "" if variants == 1 else f"; its figures and names are from one of them, {variants} texts in all"
         if category == "RlstatsWarning":
-            warn(f"{text} (raised by {count} method calls on the simulated data sets{quoted})")
+            raised = f" (raised by {count} method calls on the simulated data sets{quoted})"
+            warn(text + raised, command_line=None if command == text else command + raised)
         else:
             warn(f"{category} in {count} method calls on the {n_data_sets} simulated data sets{quoted}: {text}")
 
