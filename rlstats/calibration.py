@@ -57,7 +57,8 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
-    choice.
+    choice. The ``curves.band`` and ``bootstrap.interval`` rows of ``configuration`` :data:`FAR_APART` measure one
+    fixed design, 3 tasks far apart (audit s34), which the results' notes do not read.
 ``level``
     The nominal level of the claim: the confidence level of an interval, band or set, 1 - alpha for a test.
 ``coverage``
