@@ -57,7 +57,8 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
 design columns
     ``test``, ``statistic``, ``band``, ``interval``, ``metric``, ``agents``, ``tasks``, ``runs``,
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
-    choice.
+    choice. The ``curves.band`` and ``bootstrap.interval`` rows of ``configuration`` :data:`FAR_APART` measure one
+    fixed design, 3 tasks far apart (audit s34), which the results' notes do not read.
 ``level``
     The nominal level of the claim: the confidence level of an interval, band or set, 1 - alpha for a test.
 ``coverage``
@@ -104,6 +105,10 @@ GAP_BELOW_GAMMA = "every score at or below gamma"
 #: (audit s28 early28, ``tests/reference/coverage_curves_early.py``: "runs cut: one_at_5", ...): another design than
 #: the complete curves' rows, which curves()' notes read; the one spelling the script and the tests read
 RUNS_CUT = "runs cut: "
+#: The ``configuration`` of the ``curves.band`` and ``bootstrap.interval`` rows measured on 3 tasks far apart (audit s34
+#: iqmfar34, ``tests/reference/coverage_far_apart.py``: offsets 0, 3 and 12 and scales 0.3, 0.6 and 3 in noise units,
+#: audit s32's Dopamine trial); the one spelling the script and the tests read
+FAR_APART = "tasks far apart: offsets 0, 3, 12; scales 0.3, 0.6, 3"
 
 
 @functools.lru_cache(maxsize=None)
@@ -291,7 +296,8 @@ DEFAULTS: dict[str, Patterns] = {
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
     # (audit s19: the one-task rows where the default withholds, measured with the rule lifted, are "withheld")
     # (audit s28, gapboot28: the gap's default of agents whose every score is at or below gamma, GAP_BELOW_GAMMA)
-    "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ("", GAP_BELOW_GAMMA)},),
+    # (audit s34 iqmfar34: the default on 3 tasks far apart, FAR_APART)
+    "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ("", GAP_BELOW_GAMMA, FAR_APART)},),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
     # audit s28 taskboot28: task_bootstrap=True, against a population of tasks; the studentised default gives way there
     # to "expanded_tasks" (audit s29 taskboot29; the percentile interval before): the mean's rows are its bootstrap-t

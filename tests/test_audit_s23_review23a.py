@@ -46,7 +46,8 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # audit s32 (cal32): equivalence's 432 rows of pairs that did not share every task, none missing
     # audit s33 (calib33): task_table's 288 rows of Welch's difference intervals (metric "difference") at 3-20 runs,
     # none missing (their one miss is at 2 runs)
-    assert (len(mine), int(mine["misses"].sum())) == (6_883, 183)  # with profile29's 300 and tboot30's 180 below
+    # audit s34 (iqmfar34): the curves' and the bootstrap's 48 default rows on 3 tasks far apart, 13 missing (the IQM's)
+    assert (len(mine), int(mine["misses"].sum())) == (6_931, 196)  # with profile29's 300 and tboot30's 180 below
     # audit s29 (profile29): performance_profile(task_bootstrap=True)'s wilson_tasks band, its 300 default rows (2-26
     # tasks x 3, 5, 10 runs, five thresholds), none missing
     population = mine["procedure"] == "bootstrap.profile_population"
@@ -56,7 +57,10 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # audit s29 (tbfix29b): the median's and IQM's expanded_tasks given from 5 tasks, their 24 rows there none missing
     assert (int(tasks.sum()), int(mine[tasks]["misses"].sum())) == (120, 0)
     band_misses = mine[(mine["procedure"] == "curves.band") & mine["misses"]]
-    assert band_misses["statistic"].tolist() == ["optimality_gap"] * 2
+    # audit s34 (iqmfar34): beside them the IQM's bands on 3 tasks far apart, 7 of its 12 rows there
+    far = band_misses["configuration"] == rlstats.calibration.FAR_APART
+    assert band_misses[~far]["statistic"].tolist() == ["optimality_gap"] * 2
+    assert band_misses[far]["statistic"].tolist() == ["iqm"] * 7
     # the grid's 2-task rows (not audit s28's 12 of the gap of agents below gamma, 2 of them missing)
     two = (mine["procedure"] == "bootstrap.interval") & (mine["tasks"] == 2) & mine["configuration"].isna()
     assert (int(two.sum()), int(mine[two]["misses"].sum())) == (64, 15)
@@ -66,7 +70,7 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     assert (int(spread.sum()), int(mine[spread]["misses"].sum())) == (486, 112)
     fwe_spread = mine["procedure"] == "adastop.fwe_spread"
     assert (int(fwe_spread.sum()), int(mine[fwe_spread]["misses"].sum())) == (50, 0)  # holm's (joint's: 22 missing)
-    assert "183 of the defaults' 6,883 rows miss" in PAGE.read_text(encoding="utf-8")
+    assert "196 of the defaults' 6,931 rows miss" in PAGE.read_text(encoding="utf-8")
 
 
 # review23a (a strict xfail until equivgate23): equiv23's note of unlike spreads was gated on the runs' sample SDs 2 or

@@ -128,8 +128,9 @@ def test_map_names_every_script_that_appends_calibration_rows():
     coverage_bootstrap_gap.py (the bootstrap's default gap interval of such agents)."""
     scripts = _appended_scripts()
     # s28: coverage_curves_early (early28) and coverage_bootstrap_gap (gapboot28) beside the six before; s32:
-    # size_equivalence_incomplete (cal32); s33: coverage_fcr_difference and coverage_mixed_adjust (calib33)
-    assert len(scripts) == 11 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
+    # size_equivalence_incomplete (cal32); s33: coverage_fcr_difference and coverage_mixed_adjust (calib33); s34:
+    # coverage_far_apart (iqmfar34)
+    assert len(scripts) == 12 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
     text = _words("rlstats/README.md")
     start = text.index("with the rows other scripts append, `APPENDED` there")
     sentence = text[start:text.index("); back ends quote its rows", start)]
@@ -200,12 +201,13 @@ def test_calibration_page_states_the_runs_the_table_measures():
     comparisons = table[table["agents"].fillna(2) >= 2]
     beyond = table[table["runs"] > 20]
     cut = comparisons["configuration"].astype(str).str.startswith(rlstats.calibration.RUNS_CUT)  # early28: 10 alike agents a data set
+    cut |= comparisons["configuration"] == rlstats.calibration.FAR_APART  # iqmfar34: 10 too
     assert (comparisons["agents"].min(), comparisons[~cut]["agents"].max(), comparisons[cut]["agents"].max()) == (2, 8, 10)
     assert (table["tasks"].min(), table["tasks"].max()) == (1, 26)
     assert table["runs"].min() == 1 and set(beyond["tasks"]) == {1} and set(beyond["procedure"]) == {"bootstrap.interval"}
     assert {"saturated", "real_dierkes2024"} <= set(table["distribution"])
     page = _words("docs/calibration.md")
-    assert (f"2 to 8 agents (10 alike agents in the curves' rows of runs cut short), 1 to 26 tasks, 1 to 20 runs per cell (to {beyond['runs'].max()} on one task), and four "
+    assert (f"2 to 8 agents (10 alike agents in the curves' rows of runs cut short and of tasks far apart), 1 to 26 tasks, 1 to 20 runs per cell (to {beyond['runs'].max()} on one task), and four "
             "kinds of scores (with, for some procedures, runs mostly at a cap and real tuning sweeps)") in page
 
 

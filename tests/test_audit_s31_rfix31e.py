@@ -28,8 +28,10 @@ def _studentized_counts():
     table = rlstats.calibration_table("bootstrap.interval", default=True)
     rows = table[table["interval"] == "studentized"]
     below = rows["configuration"].fillna("") == rlstats.calibration.GAP_BELOW_GAMMA
-    assert set(rows["configuration"].dropna()) == {rlstats.calibration.GAP_BELOW_GAMMA}
-    grid, gap = rows[~below], rows[below]
+    # audit s34 (iqmfar34): the one design of 3 tasks far apart, counted apart (test_readme_counts_the_far_apart_rows)
+    far = rows["configuration"].fillna("") == rlstats.calibration.FAR_APART
+    assert set(rows["configuration"].dropna()) == {rlstats.calibration.GAP_BELOW_GAMMA, rlstats.calibration.FAR_APART}
+    grid, gap = rows[~below & ~far], rows[below]
 
     def count(part, tasks):
         chosen = part[part["tasks"].isin(tasks)]
@@ -59,6 +61,17 @@ def test_readme_counts_every_studentised_row():
             f"and 10 tasks and at 20 on one task ({capped.min():.2f}-{capped.max():.2f}), and skewed runs on one task "
             f"x 20 "
             f"({skewed:.2f} in its worst draw)") in readme
+
+
+def test_readme_counts_the_far_apart_rows():
+    """Audit s34 (iqmfar34): the README's sentence of the bootstrap's default on 3 tasks far apart."""
+    table = rlstats.calibration_table("bootstrap.interval", default=True, configuration=rlstats.calibration.FAR_APART)
+    iqm, mean = table[table["metric"] == "iqm"], table[table["metric"] == "mean"]
+    assert (len(iqm), int(iqm["misses"].sum()), len(mean), int(mean["misses"].sum())) == (6, 6, 6, 0)
+    assert (round(iqm["coverage"].min(), 2), round(iqm["coverage"].max(), 2)) == (0.75, 0.91)
+    assert ("on 3 tasks far apart (offsets 0, 3 and 12, scales 0.3, 0.6 and 3 in noise units, one design outside the "
+            "grid, which no note reads) the IQM's 6 rows at 3 and 5 runs miss (0.75-0.91: its floor(N / 4) trim sits "
+            "above the population's IQM there), the mean's 6 hold") in _words("README.md")
 
 
 def test_which_method_and_calibration_pages_count_the_gap_rows_below_gamma():

@@ -75,6 +75,11 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             below = [r for r in rows if r["configuration"] == calibration.GAP_BELOW_GAMMA]
             assert len(below) == 36 and {r["metric"] for r in below} == {"optimality_gap"}
             rows = [r for r in rows if r["configuration"] != calibration.GAP_BELOW_GAMMA]
+            # audit s34 (iqmfar34): coverage_far_apart.py's 12 rows of the default on 3 tasks far apart (the IQM and
+            # the mean, 3 and 5 runs, normal, skewed and capped)
+            far = [r for r in rows if r["configuration"] == calibration.FAR_APART]
+            assert len(far) == 12 and {r["metric"] for r in far} == {"iqm", "mean"}
+            rows = [r for r in rows if r["configuration"] != calibration.FAR_APART]
             given = [p for p in module["grid"]() if p[2] >= small_runs.STUDENTIZED_MIN_RUNS and p[1] > 1]
             assert sum(r["interval"] == "studentized" for r in rows) == 4 * len(given)
             # and the former default's (its mean and median only: the IQM's and gap's are the default's)
@@ -798,8 +803,10 @@ def test_defaults_name_the_public_functions_defaults():
     assert d["bootstrap.interval"] == ({"interval": (_keyword_default(rlstats.bootstrap, "interval"),
                                                      _keyword_default(rlstats.probability_of_improvement,
                                                                       "interval")),
-                                                    # audit s28 (gapboot28): the gap's default of agents below gamma
-                                                    "configuration": ("", calibration.GAP_BELOW_GAMMA)},)
+                                                    # audit s28 (gapboot28): the gap's default of agents below gamma;
+                                                    # audit s34 (iqmfar34): on 3 tasks far apart
+                                                    "configuration": ("", calibration.GAP_BELOW_GAMMA,
+                                                                      calibration.FAR_APART)},)
     # each names its own rows: the metrics' default has none of the probability of improvement, and back
     rows = calibration.rows("bootstrap.interval")
     assert {r["metric"] for r in rows if r["interval"] == d["bootstrap.interval"][0]["interval"][0]} == {

@@ -66,9 +66,11 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
 #: keeps them when the procedure is re-measured (audit s13: ``--only curves.band`` dropped the 64 fresh rows)
 APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
                             "coverage_curves_gap",  # audit s28: the gap's bands of agents below gamma
-                            "coverage_curves_early"),  # audit s28 early28: runs that end early or start late
+                            "coverage_curves_early",  # audit s28 early28: runs that end early or start late
+                            "coverage_far_apart"),  # audit s34 iqmfar34: 3 tasks far apart
             "bootstrap.interval": ("coverage_one_task",  # audit s19: the default on one task, 3-200 runs
-                                   "coverage_bootstrap_gap"),  # audit s28: the gap's default of agents below gamma
+                                   "coverage_bootstrap_gap",  # audit s28: the gap's default of agents below gamma
+                                   "coverage_far_apart"),  # audit s34: the default on 3 tasks far apart
             # audit s20: the aggregate of the mean; audit s23: Welch's t with equal runs but unlike spreads; audit s32:
             # the across-tasks and aggregate tests of pairs that did not share every task (incomplete designs)
             "equivalence.size": ("size_equivalence_mean", "size_equivalence_spread", "size_equivalence_incomplete"),

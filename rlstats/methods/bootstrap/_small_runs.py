@@ -125,7 +125,8 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gam
     tasks reads the 1-task grid rows beside the 5-task ones, one of 6 to 25 the 5- and 26-task rows).
     ``below_gamma``: the optimality gap's rows of agents whose every score is at or below gamma while their true
     scores cross it (``configuration`` ``calibration.GAP_BELOW_GAMMA``, audit s28 gapboot28), which the other reads
-    leave out."""
+    leave out. The rows of 3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34) are read by none: they
+    measure one design whose tasks lie apart, not any data of 3 tasks (``docs/calibration.md`` quotes them)."""
     # a former default's interval of a metric it shares with a later one: the table keeps that one's rows alone
     if interval == "studentized_unwidened" and metric_key not in ("mean", "median"):
         interval = "studentized_no_welch"  # the optimality gap's is the one before the Welch floor
@@ -135,7 +136,8 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gam
     for row in calibration.rows(PROCEDURE):
         if (row["interval"], row["metric"]) == (interval, metric_key) and (
                 row["tasks"] == "1" if single_task else not one_task_only(row)) and (
-                row["configuration"] == calibration.GAP_BELOW_GAMMA) == below_gamma:
+                row["configuration"] == calibration.GAP_BELOW_GAMMA) == below_gamma and (
+                row["configuration"] != calibration.FAR_APART):  # one design, not any data of 3 tasks (audit s34)
             found.setdefault(int(row["runs"]), []).append(row)
     if tasks is not None and not single_task:
         counts = {int(row["tasks"]) for rows in found.values() for row in rows}

@@ -1519,13 +1519,16 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     the lowest row over them and the score distributions is quoted. ``below_gamma``: the optimality gap's rows of
     agents whose every score sits at or below gamma while their true scores cross it (:data:`rlstats.calibration.GAP_BELOW_GAMMA`, the
     mean's bands reflected), quoted beside the mean's rows (which measure a truth below gamma); the gap's own bands
-    read its other rows. ``fewer``: ``runs_per_task`` is the fewest runs of a task logged at a step with a band, below
+    read its other rows. The rows of 3 tasks far apart (:data:`rlstats.calibration.FAR_APART`, audit s34 iqmfar34) are
+    not read: they measure one design whose tasks lie apart, not any data of 3 tasks (``docs/calibration.md`` quotes
+    them). ``fewer``: ``runs_per_task`` is the fewest runs of a task logged at a step with a band, below
     the design's (:func:`_runs_read`), which the note says.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
             and row.get("interval", "") in (method, "")
             and (row.get("configuration", "") == calibration.GAP_BELOW_GAMMA) == below_gamma
-            and not row.get("configuration", "").startswith(calibration.RUNS_CUT)]
+            and not row.get("configuration", "").startswith(calibration.RUNS_CUT)
+            and row.get("configuration", "") != calibration.FAR_APART]  # one design of 3 tasks far apart (audit s34)
     if not rows:
         if callable(options.statistic):
             return []
