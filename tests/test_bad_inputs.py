@@ -1033,6 +1033,17 @@ def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
 
+@pytest.mark.parametrize("subset, read", [("flag == 1", "would read as True"), ("flag > 0", "would read as False"),
+                                          ("flag in [2]", "no True/False value equals")])
+def test_compare_with_a_number_beside_true_false(subset, read):
+    # [audit s34 words34] Python's True == 1 kept flag's True rows for 'flag == 1', silently (the reverse of s33's
+    # 'seed > True')
+    flagged = TINY.assign(flag=TINY["seed"] % 2 == 0)
+    fails(OptionError, [f"subset={subset!r}: column 'flag' holds True/False values (bool), not numbers", read,
+                        "'flag == True' (or 'flag' alone) keeps the rows where it is True"],
+          rlstats.compare, flagged, "score ~ agent | task", subset=subset, pvalue="asymptotic")
+
+
 def test_compare_with_a_mask_missing_a_value():
     # [audit s22 review22b] it said "got an array of dtype object"
     mask = pd.Series(True, index=TINY.index, dtype="boolean")
