@@ -26,7 +26,7 @@ from .conditions import Condition, parse_condition
 from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, kept_by, keeping, label_literal,
                            leaving_out, subset_dropping_attempts)
 from . import statistics
-from .format import count, join_and, name_list, names_shown, natural_key, plural, singular
+from .format import count, join_and, name_list, names_shown, natural_key, plural, singular, verb
 from .errors import DesignError, OptionError, RlstatsError, agent_named, called_as, rows_named, shell_word, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas, frame_library
@@ -375,7 +375,7 @@ class Design:
         task, agent = self.block_word, self.arm_word
         tasks, agents = plural(task), plural(agent)
         n = len(cells)  # counted by the one rule, not "cell(s)" (audit s33 words33: "1 games(s)")
-        lacking = f"{count(n, f'{agent} x {task} cell')} {'has' if n == 1 else 'have'} no runs"
+        lacking = f"{count(n, f'{agent} x {task} cell')} {verb(n, 'has')} no runs"
         if na_action == "raise":
             shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")
             if incomplete.all():  # dropping incomplete tasks would leave none (audit s28): offer agents out instead
@@ -737,7 +737,7 @@ def _times_held(data, column, specs, others):
                      and isinstance(spec["values"].get("keys"), (list, tuple))), [])
         missing = [k for k in keys if isinstance(data, pd.DataFrame) and k not in data.columns]
         why = (f"the runs' {'column' if len(missing) == 1 else 'columns'} {join_and([repr(k) for k in missing])} "
-               f"{'is' if len(missing) == 1 else 'are'} not in these data" if missing
+               f"{verb(len(missing), 'is')} not in these data" if missing
                else "the notes do not record the runs' times")
         raise OptionError(f"{said}, but which rows hold those times cannot be checked ({why}), so whether a smaller "
                           f"or a larger {column} is better is not known: {ways}")
@@ -751,7 +751,7 @@ def _times_held(data, column, specs, others):
                           f"known: {ways}")
     n, first = int(wrong.sum()), at.values[int(np.flatnonzero(wrong)[0])]
     raise OptionError(f"{said}, but {count(n, 'row')} of {int(checked.sum()):,}{checked_share(record)} "
-                      f"{'holds' if n == 1 else 'hold'} another value than the time recorded for "
+                      f"{verb(n, 'holds')} another value than the time recorded for "
                       f"{'its' if n == 1 else 'their'} run (first: {at.first(wrong)}, {column}={first:g}): the "
                       f"column was changed, or rows of another frame added, so whether a smaller or a larger {column} "
                       f"is better is not known: {ways}")
@@ -1220,7 +1220,7 @@ def _unknown_rows(data, condition, unknown):
     n = int(unknown.sum())
     which = (f"{by_column[0][0]} missing" if len(by_column) == 1 else
              "missing values (" + ", ".join(f"{c} in {k}" for c, k in by_column) + ")")
-    return (f"{count(n, 'row')} {'has' if n == 1 else 'have'} {which}, where the condition is neither true nor "
+    return (f"{count(n, 'row')} {verb(n, 'has')} {which}, where the condition is neither true nor "
             "false (R's subset() leaves out rows where it is NA too)")
 
 

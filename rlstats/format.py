@@ -685,6 +685,27 @@ def count(n: SupportsInt, word: str, irregular: str | None = None) -> str:
     return f"{integer(n)} {singular(word) if n == 1 else (irregular or plural(word))}"
 
 
+#: Verbs whose form after a plural subject is not their singular's, "s" taken off (:func:`verb`)
+_VERB_PLURAL = {"has": "have", "is": "are", "was": "were", "does": "do"}
+
+
+def verb(n: SupportsInt, one: str, several: str | None = None) -> str:
+    """The verb ``one`` (its form after one thing: "has", "is", "was", "lies") agreeing with ``n`` things: itself
+    where ``n`` is 1, else ``several`` or its form after several ("have", "are", "were", "lie"; the rule of
+    :func:`singular`, "s" or "es" taken off: "matches" -> "match"). The one rule of a verb after a count (audit s34
+    words34: thirty hand-built ``"has" if n == 1 else "have"``); 0 things take the plural, as "0 runs have".
+
+    >>> verb(1, "has"), verb(3, "has"), verb(0, "is"), verb(2, "was"), verb(2, "lies"), verb(2, "does"), verb(1, "do")
+    ('has', 'have', 'are', 'were', 'lie', 'do', 'do')
+    >>> f"{count(1, 'run')} {verb(1, 'lacks')} a tag", f"{count(4, 'run')} {verb(4, 'lacks')} a tag"
+    ('1 run lacks a tag', '4 runs lack a tag')
+    """
+    if int(n) == 1:
+        return one
+    head, last = _last_word(one)
+    return several or (head + _VERB_PLURAL[last] if last in _VERB_PLURAL else singular(one))
+
+
 def listed(items: Iterable[object], limit: int | None = None) -> str:
     """Items as a comma list, for parentheses and messages; past ``limit`` items, the rest counted.
 

@@ -1,17 +1,26 @@
 """Audit s34 (words34): the words a user reads.
 
+2. About fifty messages agreed a verb with a count by hand (``"has" if n == 1 else "have"``); they now say it by
+   one rule, ``format.verb(n, "has")``, beside ``format.count``.
+
 3. ``subset="flag == 1"`` on a column of True/False values was read as Python reads it (True == 1): the reverse of
    session 33's ``seed > True``. A number compared with a column of True/False values is now an error naming the
    column and the way to write what was meant (``flag == True``, or ``flag`` alone).
 """
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import rlstats
+from rlstats import format as fmt
 from rlstats.conditions import parse_condition
 from rlstats.datasets import simulate
 from rlstats.errors import OptionError
+
+PACKAGE = Path(rlstats.__file__).parent
 
 
 def _flagged():
@@ -64,3 +73,31 @@ def test_the_command_line_refuses_a_number_beside_true_false(tmp_path, capsys):
     assert capsys.readouterr().err.startswith(
         "rlstats: error: -o \"subset=flag == 1\": column 'flag' holds True/False values (bool), not numbers, and 1 "
         "is a number")
+
+
+# ---- 2. a verb agreeing with a count: format.verb, the one rule ----
+
+@pytest.mark.parametrize("n, one, several, said", [
+    (1, "has", None, "has"), (2, "has", None, "have"), (0, "has", None, "have"), (np.int64(1), "is", None, "is"),
+    (np.int64(5), "is", None, "are"), (np.bool_(True), "was", None, "was"), (3, "was", None, "were"),
+    (2, "does", None, "do"), (2, "lies", None, "lie"), (2, "lacks", None, "lack"), (2, "matches", None, "match"),
+    (2, "each has", None, "each have"), (1, "has", "each have", "has"), (4, "has", "each have", "each have")])
+def test_verb_agrees_with_its_count(n, one, several, said):
+    assert fmt.verb(n, one, several) == said
+
+
+def test_messages_say_one_run_has_and_two_runs_have():
+    # the verbs of a count, as the sites that built them by hand said them (runs.summarise's refusal)
+    assert f"{fmt.count(1, 'run')} {fmt.verb(1, 'has')} no value" == "1 run has no value"
+    assert f"{fmt.count(2, 'run')} {fmt.verb(2, 'has')} no value" == "2 runs have no value"
+
+
+_HAND_BUILT = re.compile(r"""['"](has|is|was|does|lacks|holds|lies|ends)['"] if [^{}\n]+ == 1 else """
+                         r"""['"](have|are|were|do|lack|hold|lie|end)['"]""")
+
+
+def test_no_verb_agreement_is_built_by_hand():
+    found = [f"{path.relative_to(PACKAGE.parent)}:{i}" for path in sorted(PACKAGE.rglob("*.py"))
+             if path.name != "format.py"
+             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _HAND_BUILT.search(line)]
+    assert found == []

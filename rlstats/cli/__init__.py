@@ -117,6 +117,7 @@ def _compare_others(args: argparse.Namespace) -> dict[str, str]:
     from ..comparison import compare
     from ..methods import METHODS, backend
     from ..options import option_names
+    from ..format import verb
     from ..runs import SUMMARY_READERS
 
     said: dict[str, str] = {}
@@ -127,7 +128,7 @@ def _compare_others(args: argparse.Namespace) -> dict[str, str]:
             takers = [other for other in METHODS if name in option_names(backend(other))]
             if takers:
                 said[name] = (f"; {args.flags['method']} {method} takes no {name}=; {args.flags['method']} "
-                              f"{', '.join(takers)} {'does' if len(takers) == 1 else 'do'} ({{spelled}})")
+                              f"{', '.join(takers)} {verb(len(takers), 'does')} ({{spelled}})")
     how = args.summary_flags["how"]
     for name in _SUMMARY_OPTIONS:
         reader = SUMMARY_READERS.get(name)

@@ -779,8 +779,8 @@ def _small_pilot_note(source, methods):
     one = len(others) == 1
     whose = f"the {quoted[0].label}'s" if len(quoted) == 1 else fmt.join_and([f"the {r.label}" for r in quoted]) + "'s"
     unmeasured = (f" (these figures are {whose}: {fmt.join_and(others)} planned here "
-                  f"{'was' if one else 'were'} not measured, though {'its' if one else 'their'} rates are drawn from "
-                  "the same pilot)") if others else ""
+                  f"{fmt.verb(len(others), 'was')} not measured, though {'its' if one else 'their'} rates are drawn "
+                  "from the same pilot)") if others else ""
     return [f"pilot: as few as {fmt.count(fewest, 'run')} per agent and task: its chance differences, drawn again in "
             "every data set, can move these rates far from the power at the agents' true difference, and the Monte "
             f"Carlo intervals leave that out: over 20 pilots of {fmt.count(measured, 'run')} per cell drawn from one "

@@ -859,10 +859,9 @@ def _weighted_tasks_note(design, metrics):
         who = f"{agents}: runs per {task} differ ({low} to {high})"
     else:
         who = "; ".join(f"{agents} ({low} to {high})" for agents, low, high in named_ranges) + f": runs per {task} differ"
-    verb = "weigh" if len(named) > 1 else "weighs"
-    return [f"{who}, so the {' and the '.join(named)} {verb} each {task} alike, a run of {fmt.a_or_an(task)} with c "
-            f"runs counting c_max / c times (as if every {task} had the {design.arm_word}'s most runs, c_max); "
-            f"pooling the runs would weigh the {fmt.plural(task)} by their runs"]
+    return [f"{who}, so the {' and the '.join(named)} {fmt.verb(len(named), 'weighs')} each {task} alike, a run of "
+            f"{fmt.a_or_an(task)} with c runs counting c_max / c times (as if every {task} had the "
+            f"{design.arm_word}'s most runs, c_max); pooling the runs would weigh the {fmt.plural(task)} by their runs"]
 
 
 def _run_notes(design, options):

@@ -35,7 +35,7 @@ from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_S
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, median_is_mean,
                            floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
                            skew_widened, skewness_of_means, welch_floor)
-from ...format import a_or_an, join_and, listed, name_list, names_shown, plural, signif
+from ...format import a_or_an, join_and, listed, name_list, names_shown, plural, signif, verb
 from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
 from .._replication import applies, declared, verdict
@@ -1046,7 +1046,7 @@ def untasked_need(counts=None, agents=(), method="bootstrap", options=(("task_bo
     them = "it" if one else "them"
     short = counts[:, few]
     return (f"{lead} at least {need.runs} runs in some task of each agent: "
-            f"{listed([str(a) for a, f in zip(agents, few) if f], 4)} {'has' if one else 'each have'} "
+            f"{listed([str(a) for a, f in zip(agents, few) if f], 4)} {verb(few.sum(), 'has', 'each have')} "
             f"{runs_had(short[short > 0])} in every task, so add runs to {them} or leave {them} out of the data")
 
 

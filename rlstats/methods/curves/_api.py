@@ -21,7 +21,7 @@ from ...design import NA_ACTIONS, agents_said, data_and_formula, design_of, publ
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
 from ...format import (a_or_an, by_value, cannot_reject, count, format_step, join_and, listed, names_shown, plural,
-                       signif)
+                       signif, verb)
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_label, untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
@@ -492,7 +492,7 @@ def _tasks_having(grid, per_task, tasks, covering, runs, agent=None):
     "one run", "2 runs"; ``agent``: the agent named, None where the note has named it already."""
     on, every, n = _on_tasks(grid, per_task, tasks, covering)
     if every:
-        return f"{on[3:]} {'has' if n == 1 else 'have'} {runs}{'' if agent is None else ' of ' + agent} logged"
+        return f"{on[3:]} {verb(n, 'has')} {runs}{'' if agent is None else ' of ' + agent} logged"
     return f"{'it' if agent is None else agent} has {runs} logged {on}"
 
 

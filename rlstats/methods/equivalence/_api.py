@@ -24,7 +24,7 @@ from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_value, shown
-from ...format import a_or_an, count, join_and, listed, plural, signif
+from ...format import a_or_an, count, join_and, listed, plural, signif, verb
 from ...normalization import warn_raw_scales
 from ...options import (MAX_RESAMPLES, band_beyond_scores, check_bool, check_choice, check_cost_options,
                        check_fraction, check_resamples, is_finite_number)
@@ -926,7 +926,7 @@ def _near_alpha_note(close, options):
         # which left 38 of 100 seeds on the other verdict: the count holds only if the p-value is where this seed's is
         text += (f"; n_resamples={max(needs):_} would put {it} {MC_CLOSE_SE} standard errors from alpha if "
                  f"{'its p-value is' if len(close) == 1 else 'their p-values are'} where this seed's "
-                 f"{'is' if len(close) == 1 else 'are'} (the error falls as 1 / sqrt(n_resamples)); a p-value nearer "
+                 f"{verb(len(close), 'is')} (the error falls as 1 / sqrt(n_resamples)); a p-value nearer "
                  "alpha needs more, and this seed's is itself within the error")
     if len(needs) < len(close):
         text += "; a p-value at alpha itself no count settles: the seed, not the data, decides it"
@@ -1093,7 +1093,7 @@ def _across_notes(table, across, short, still, words=("task", "agent")):
             if flat:
                 reasons.append(f"across='welch' reads the spread of the runs within every shared {task}, and "
                                f"{count(len(flat), task)} of {len(shared)} ({', '.join(flat[:5])}"
-                               f"{' ...' if len(flat) > 5 else ''}) {'lacks' if len(flat) == 1 else 'lack'} one "
+                               f"{' ...' if len(flat) > 5 else ''}) {verb(len(flat), 'lacks')} one "
                                f"(fewer than 2 runs of {a_or_an(agent)}); add runs, or use across='paired_t' ({tasks} "
                                "as a sample, one run per cell is enough)")
             if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly

@@ -41,7 +41,7 @@ from ...cost import admit, shows, timed_bar
 from ...design import check_agent_named, design_of, public_function
 from ...interop import as_pandas
 from ...normalization import warn_raw_scales
-from ...format import cannot_reject, count, plural, returned_nan
+from ...format import cannot_reject, count, plural, returned_nan, verb
 from .._replication import verdict
 from ...errors import DesignError, OptionError, RlstatsError, close_names, label_named, label_value
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
@@ -192,7 +192,7 @@ def _task_list(role, names, design, empty=frozenset()):
     without = [n for n in unknown if n in empty]
     if without:
         raise DesignError(f"{role}= names {', '.join(map(repr, without))}, which "
-                          f"{'has' if len(without) == 1 else 'have'} no runs in the data (a level of column "
+                          f"{verb(len(without), 'has')} no runs in the data (a level of column "
                           f"'{design.formula.blocks}' without rows: filtered out, or every score missing), so no "
                           "effect can be computed there; name tasks with runs of both agents")
     if unknown:

@@ -499,7 +499,7 @@ def _past_the_scores_notes(design, tables):
             way = f"pass bounds={pair} to clip them to it"
         else:
             way = "pass bounds= with the scores' known limits to clip them"
-        notes.append(f"{fmt.count(moved, 'end')} of {', and of '.join(what)} {'lies' if moved == 1 else 'lie'} {past} "
+        notes.append(f"{fmt.count(moved, 'end')} of {', and of '.join(what)} {fmt.verb(moved, 'lies')} {past} "
                      f"{where}: if the scores cannot {exceed} "
                      f"it (a cap), {way}, which keeps the coverage (the true value lies within)")
     return notes
