@@ -938,7 +938,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         formula_module.check_unrepeated(data, column)
     missing_extra = [c for c in extra_columns if c not in data.columns]
     if missing_extra:
-        raise DesignError(f"column(s) {missing_extra} not found in data; available: {list(data.columns)}")
+        raise DesignError(f"{plural('column', len(missing_extra))} {missing_extra} not found in data; available: "
+                          f"{list(data.columns)}")
 
     on_nonfinite = "raise" if na_action == "raise" else "return"
     response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
@@ -1265,7 +1266,7 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
         extra = tuple(options.get("extra_columns", ()))
         missing = [c for c in extra if c not in data.extra]
         if missing:
-            raise DesignError(f"the Design was built without column(s) {missing}; build it with "
+            raise DesignError(f"the Design was built without {plural('column', len(missing))} {missing}; build it with "
                               f"extra_columns={extra}")
         return with_bounds(data, options.get("bounds"))
     if formula is None:
@@ -1830,8 +1831,8 @@ def _step_values(values, column):
         raise DesignError(found + f"(e.g. environment steps), convert it with {way} first",
                           command_line=found + "(e.g. environment steps): write the column as numbers in the file")
     if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
-        raise DesignError(f"step column '{column}' has {int((~np.isfinite(values)).sum())} missing or infinite "
-                          "value(s); every logged row needs its step")
+        bad = count((~np.isfinite(values)).sum(), 'missing or infinite value')
+        raise DesignError(f"step column '{column}' has {bad}; every logged row needs its step")
     return values
 
 
@@ -1880,7 +1881,7 @@ def _check_one_row_per_step(design, column, data):
         end = i + int(np.argmin(np.append(same[i:], False)))  # the repeats of row i follow it
         at = step[i].item() if isinstance(step[i], np.generic) else step[i]
         where = (f"run {design.seeds[i]!r} of {_cell_label(design, i)} has {end - i + 1} rows at step {at!r} "
-                 f"({int(same.sum())} duplicate (run, step) row(s) in all)")
+                 f"({count(same.sum(), 'duplicate (run, step) row')} in all)")
         attempts = []
         if ATTEMPT in data.columns and ATTEMPT not in (design.formula.groups, design.formula.blocks,
                                                         design.formula.replicate):

@@ -233,7 +233,8 @@ def _check_range(rule_or_name, df, values, lo, hi, by, score, agent, kept=None):
     if rule_or_name == "minmax":
         infinite = np.isinf(values) & (True if kept is None else kept)  # NaN is a missing score: stays missing
         if infinite.any():
-            found = (f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
+            found = (f"min-max normalisation needs finite scores, but {count(infinite.sum(), 'row')} "
+                     f"{verb(infinite.sum(), 'holds')} an infinite "
                      f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite "
                      "and every other score of the task would become 0 or NaN. Fix or drop those rows")
             raise DesignError(found + f" (e.g. df[np.isfinite(df['{score}'])]), or normalise with a reference table of "
@@ -251,7 +252,8 @@ def _check_range(rule_or_name, df, values, lo, hi, by, score, agent, kept=None):
     if kind == "bound":
         raise DesignError(
             f"the DeepMind Control Suite's returns lie in [0, 1000] by construction (rewards in [0, 1], 1000-step "
-            f"episodes), but {int(outside.sum())} row(s) of '{score}' lie outside it: {rows}; these are not Control "
+            f"episodes), but {count(outside.sum(), 'row')} of '{score}' {verb(outside.sum(), 'lies')} outside it: "
+            f"{rows}; these are not Control "
             "Suite returns at the default episode length (another time limit, summed or shaped rewards?): check "
             "them, or normalise with a reference frame that states their range")
     lie = verb(outside.sum(), "lies")
@@ -473,7 +475,8 @@ def _bounds(ref, tasks, by, low, high):
             rest = (f"{'; for the rest, ' if spelled else ''}add their {low!r} and {high!r} scores to the "
                     "reference or drop them from the data")
             advice, in_file = advice + rest, in_file + rest
-        found = (f"{len(absent)} task(s) of the data are missing from the reference's {by!r} "
+        found = (f"{count(len(absent), 'task')} of the data {verb(len(absent), 'is')} missing from the reference's "
+                 f"{by!r} "
                  f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); ")
         raise DesignError(found + advice, command_line=found + in_file)
     table = ref.assign(**{by: keys}).set_index(by).loc[tasks, [low, high]]
@@ -698,7 +701,7 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     if keys.isna().any():
         rows = df.index[keys.isna()]
         raise DesignError(
-            f"the data's {by!r} column is missing for {len(rows)} row(s), first {_show(rows, 5)}; "
+            f"the data's {by!r} column is missing for {count(len(rows), 'row')}, first {_show(rows, 5)}; "
             "every row needs a task to be normalised"
         )
     if not pd.api.types.is_numeric_dtype(df[score]) or pd.api.types.is_bool_dtype(df[score]):

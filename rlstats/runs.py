@@ -30,7 +30,7 @@ import pandas as pd
 
 from .design import CENSORED, arm_label, block_label, data_and_formula, design_of, public_function, summary_of
 from .interop import TABLE, as_pandas
-from .format import count, format_step, join_and, singular, verb
+from .format import count, format_step, join_and, plural, singular, verb
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import (SMALLER_BETTER, SUMMARY_WORDING, Note, key_values, rebind, set_notes,
@@ -796,7 +796,9 @@ def _threshold_of(threshold, design):
         threshold = labels_keyed(design.tasks, "threshold", threshold, where=where)  # an unknown key: its error
         missing = [t for t in design.tasks if t not in threshold]
         if missing:
-            raise OptionError(f"threshold= has no value for task(s) {missing[:5]}; give one per task or a single number")
+            raise OptionError(f"threshold= has no value for {plural('task', len(missing))} {missing[:5]}; give one per "
+                              "task or "
+                              "a single number")
         try:
             values, said = np.array([float(threshold[t]) for t in design.tasks]), "a threshold per task"
         except (TypeError, ValueError):

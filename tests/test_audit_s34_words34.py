@@ -1,8 +1,11 @@
 """Audit s34 (words34): the words a user reads.
 
+1. About sixty "(s)" in messages ("column(s) ['x'] not found", "1 row(s) of 'score' lie outside"): a noun before
+   names now agrees with them (``format.plural(word, n)``: "column ['x']", "columns ['x', 'y']"), a count says its
+   noun and verb by number (``format.count``, ``format.verb``: "1 row of 'score' lies"), and where the number is
+   not known the sentence is said without it ("the tasks the median sits on").
 2. About fifty messages agreed a verb with a count by hand (``"has" if n == 1 else "have"``); they now say it by
    one rule, ``format.verb(n, "has")``, beside ``format.count``.
-
 3. ``subset="flag == 1"`` on a column of True/False values was read as Python reads it (True == 1): the reverse of
    session 33's ``seed > True``. A number compared with a column of True/False values is now an error naming the
    column and the way to write what was meant (``flag == True``, or ``flag`` alone).
@@ -12,6 +15,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rlstats
@@ -101,3 +105,50 @@ def test_no_verb_agreement_is_built_by_hand():
              if path.name != "format.py"
              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _HAND_BUILT.search(line)]
     assert found == []
+
+
+# ---- 1. no "(s)": a noun by its count (format.plural(word, n), format.count), or said without one ----
+
+#: A noun written "(s)" in the package's strings (messages, notes, help, docstrings)
+_MAYBE_PLURAL = re.compile(r"(?<![.\w])[a-z]+\(s\)")  # not a call: html.escape(s)
+#: strings saying "(s)" on purpose: format's docstrings name the spelling they replace; PBP-t's F_{k, task(s)}
+#: is the task of slot s
+_SAID_ON_PURPOSE = {("format.py", "column(s)"), ("format.py", "task(s)"), ("_kernels.py", "task(s)"),
+                    ("_simulated.py", "progress(s)")}  # simulate()'s curve of step s
+
+
+def _string_words(path):
+    import io
+    import tokenize
+    tokens = tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+    return [(path.name, word) for token in tokens
+            if token.type == tokenize.STRING or token.type == getattr(tokenize, "FSTRING_MIDDLE", -1)
+            for word in _MAYBE_PLURAL.findall(token.string)]
+
+
+def test_no_message_says_s_in_parentheses():
+    found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in _string_words(path)
+             if hit not in _SAID_ON_PURPOSE]
+    assert found == []
+
+
+@pytest.mark.parametrize("missing, said", [(["x"], "1 task of the data is missing from the reference's 'task' column"),
+                                           (["x", "y"], "2 tasks of the data are missing from the reference's 'task'")])
+def test_a_count_says_its_noun_and_verb_by_number(missing, said):
+    from rlstats.errors import DesignError
+    df = simulate(agents=["A0", "A1"], tasks=["x", "y", "z"], seeds=2, effect=[0.0, 1.0], rng=0)
+    reference = pd.DataFrame({"task": [t for t in "xyz" if t not in missing], "random": 0.0, "human": 1.0})
+    with pytest.raises(DesignError, match=re.escape(said)):
+        rlstats.normalize(df, reference)
+
+
+@pytest.mark.parametrize("threshold, said", [({"g0": 1.0, "g1": 1.0}, "threshold= has no value for task ['g2']"),
+                                             ({"g0": 1.0}, "threshold= has no value for tasks ['g1', 'g2']")])
+def test_names_after_a_noun_agree_with_it(threshold, said):
+    runs = simulate(agents=["A0", "A1"], tasks=["g0", "g1", "g2"], seeds=2, effect=[0.0, 1.0], rng=0)
+    curves = runs[["agent", "task", "seed"]].merge(pd.DataFrame({"step": [0, 1]}), how="cross")
+    curves["score"] = np.arange(len(curves), dtype=float)
+    with pytest.raises(OptionError, match=re.escape(said)):
+        rlstats.summarize_runs(curves, "score ~ agent | task/seed", step="step", how="time_to_threshold",
+                               threshold=threshold)
+

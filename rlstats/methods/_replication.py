@@ -166,7 +166,7 @@ _ROW_WORDS = re.compile(r"(?<![-\w])(agent|task)(s?)(?!\w)")
 
 
 def _said(text, words):
-    """``text`` with its "agent(s)" and "task(s)" said by the formula's columns (``words``: block, arm)."""
+    """``text`` with its "agent", "agents", "task" and "tasks" said by the formula's columns (``words``: block, arm)."""
     task, agent = words
     return _ROW_WORDS.sub(lambda m: (agent if m.group(1) == "agent" else task) if not m.group(2) else
                           plural(agent if m.group(1) == "agent" else task), text)

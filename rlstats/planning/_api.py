@@ -683,7 +683,8 @@ def _study_work(study, seeds_list, n_sim):
             seconds += full + (n_sim * full if work is None else work.seconds)  # the dry run's call, and the data sets'
     analyses = n_sim * len(seeds_list) * len(study.methods)
     return Work(analyses, "analyses", seconds / max(analyses, 1),
-                f"{n_sim:,} data sets x {len(seeds_list)} numbers of seeds x {len(study.methods)} method(s), and one "
+                f"{n_sim:,} data sets x {len(seeds_list)} numbers of seeds x "
+                f"{fmt.count(len(study.methods), 'method')}, and one "
                 "whole analysis a method and number of seeds")
 
 

@@ -791,7 +791,7 @@ def median_tied_note(cells):
     :func:`cells_named`'s words; ``rlstats.bounds.median_tied_at_middle``)."""
     return (f"studentized intervals withheld for {cells}: there {MEDIAN_TIED_SHARE:g} or more of the "
             "agent's runs tie at a task's largest or smallest score (a cap reached), and "
-            f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the task(s) the median sits on (or "
+            f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the tasks the median sits on (or "
             f"{MEDIAN_TIED_SHARE_ALONE:g} or more of all its runs), whose few runs off the tie then move it: on "
             "simulated runs with 36-70% of them at a cap, its nominal 95% intervals covered 0.87-0.95 at 5 tasks x "
             "3-10 runs, given wherever fewer than three quarters sat at the cap; report each agent's share of runs at "

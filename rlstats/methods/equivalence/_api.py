@@ -454,13 +454,15 @@ def _published_table(table, design):
                               f"task), got {type(table).__name__}")
     missing = [c for c in (task, *PUBLISHED_COLUMNS) if c not in table.columns]
     if missing:
-        raise OptionError(f"published= lacks column(s) {', '.join(map(repr, missing))}: it needs {task!r} (the "
+        raise OptionError(f"published= lacks {plural('column', len(missing))} {', '.join(map(repr, missing))}: it "
+                          f"needs {task!r} (the "
                           "formula's task column), 'mean', 'sd' (standard deviation over runs) and 'n' (runs) per "
                           "task; rename its columns, e.g. table.rename(columns={'std': 'sd'})")
     names = table[task].astype(str)
     repeated = sorted(set(names[names.duplicated()]))
     if repeated:
-        raise OptionError(f"published= lists task(s) {', '.join(map(repr, repeated[:5]))} more than once; give one "
+        raise OptionError(f"published= lists {plural('task', len(repeated))} {', '.join(map(repr, repeated[:5]))} "
+                          "more than once; give one "
                           "row per task")
     absent = [t for t in design.tasks if t not in set(names)]
     if absent:
@@ -478,7 +480,8 @@ def _published_table(table, design):
         | ~(values["n"] >= 2) | (values["n"] != np.round(values["n"]))
     if bad.any():
         which = [t for t, b in zip(design.tasks, bad) if b]
-        raise OptionError(f"published= row(s) for {', '.join(map(repr, which[:5]))} need a finite mean, an sd >= 0 "
+        raise OptionError(f"published= {plural('row', len(which))} for {', '.join(map(repr, which[:5]))} "
+                          f"{verb(len(which), 'needs')} a finite mean, an sd >= 0 "
                           "and a whole number of runs n >= 2 (with one run an sd is undefined)")
     extra = sorted(set(names) - set(design.tasks))
     note = ([f"{count(len(extra), 'task')} of the published table not in the data left out: "

@@ -459,7 +459,8 @@ def batch_cost(design, n_sim, untied, **options):
     nulls = 0 if method == "asymptotic" else 1 if untied else n_sim
     seconds = nulls * pvalue_cost(shape, checked).seconds + n_sim * (BATCH_SECONDS + BATCH_PER_RUN * shape.rows)
     return Work(n_sim, "data sets", seconds / n_sim,
-                f"{n_sim:,} data sets of {shape.rows:,} runs at once" + (f", {nulls:,} exact null(s)" if nulls else ""))
+                f"{n_sim:,} data sets of {shape.rows:,} runs at once"
+                + (f", {count(nulls, 'exact null')}" if nulls else ""))
 
 
 def level_spent(design, **options):

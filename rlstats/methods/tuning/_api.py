@@ -483,7 +483,7 @@ def _past_the_scores_notes(design, tables):
         values = {float(sign * edge[i]) for i in tasks}
         runs = int(at[tasks].sum())
         total = int(np.isin(task, tasks).sum())
-        if len(values) == 1:  # the task(s) named (audit s32: "4 of the 6 runs" of a file of 15)
+        if len(values) == 1:  # the tasks named (audit s32: "4 of the 6 runs" of a file of 15)
             (value,) = values
             names = [repr(design.tasks[i]) for i in tasks]
             whose = f"task {names[0]}" if len(names) == 1 else f"tasks {fmt.listed(names, 5)}"
@@ -742,7 +742,8 @@ def _check_columns(name, columns, data, parsed, single=False):
         raise OptionError(f"{name}= must be {what}, got {columns!r}")
     repeated = sorted({c for c in listed if listed.count(c) > 1})
     if repeated:  # a hyperparameter counted twice (the sensitivity view's dimensions, the labels)
-        raise OptionError(f"{name}= names column(s) {repeated} more than once; name each hyperparameter once")
+        raise OptionError(f"{name}= names {fmt.plural('column', len(repeated))} {repeated} more than once; name each "
+                          "hyperparameter once")
     missing = [c for c in listed if c not in data.columns]
     if missing:
         # 'lr,gamma' (a list as many command lines write it), or R's c(lr, gamma) (audit s24): each part a column
@@ -752,7 +753,8 @@ def _check_columns(name, columns, data, parsed, single=False):
         hint = (f"; {r_said}to name several columns give a list: {name}={parts!r} (on the command line: -o "
                 f"\"{name}=[{','.join(map(repr, parts))}]\")" if not single and len(parts) > 1
                 and all(p in data.columns for p in parts) else "")
-        raise DesignError(f"{name}= column(s) {missing} not found in data; available: {list(data.columns)}{hint}")
+        raise DesignError(f"{name}= {fmt.plural('column', len(missing))} {missing} not found in data; available: "
+                          f"{list(data.columns)}{hint}")
     roles = {parsed.groups: "the agents", parsed.blocks: "the tasks", parsed.replicate: "the seeds"}
     clash = [c for c in listed if c in roles or c in parsed.response_columns]
     if clash:
