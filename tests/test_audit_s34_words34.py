@@ -9,6 +9,7 @@
 3. ``subset="flag == 1"`` on a column of True/False values was read as Python reads it (True == 1): the reverse of
    session 33's ``seed > True``. A number compared with a column of True/False values is now an error naming the
    column and the way to write what was meant (``flag == True``, or ``flag`` alone).
+4. tuning's REPLICATE_WORDS listed again the run columns' names of design.RUN_IDS; it is now read from there.
 """
 
 import re
@@ -152,3 +153,13 @@ def test_names_after_a_noun_agree_with_it(threshold, said):
         rlstats.summarize_runs(curves, "score ~ agent | task/seed", step="step", how="time_to_threshold",
                                threshold=threshold)
 
+
+# ---- 4. one list of the names of a run column: tuning's replicate words are design.RUN_IDS' ----
+
+def test_tunings_replicate_words_are_the_designs_run_names():
+    from rlstats.design import RUN_IDS, RUN_NAMES
+    from rlstats.methods.tuning._api import REPLICATE_WORDS
+    assert sorted(REPLICATE_WORDS) == ["rep", "repetition", "replicate", "run", "seed", "trial"]  # as before
+    assert set(REPLICATE_WORDS) <= RUN_IDS <= RUN_NAMES
+    # every name of a run column is one of them or its plural ('runs', 'seeds'), or one with '_id' ('run_id')
+    assert {fmt.singular(w).removesuffix("_id") for w in RUN_IDS} == set(REPLICATE_WORDS)

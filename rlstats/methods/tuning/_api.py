@@ -16,7 +16,7 @@ from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
-from ...design import RUN_NAMES, Design, arm_label, block_label, block_like_columns, design_of, public_function
+from ...design import RUN_IDS, RUN_NAMES, Design, arm_label, block_label, block_like_columns, design_of, public_function
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import TABLE, as_pandas
 from ...errors import DesignError, OptionError
@@ -649,8 +649,10 @@ def _landscape(row):
 
 
 #: words that name a column numbering runs or seeds (a replicate level), alone or as the last word of a name
-#: ('tuning_run', 'run_id', 'trial'): such a column is never a hyperparameter
-REPLICATE_WORDS = ("run", "seed", "trial", "replicate", "repetition", "rep")
+#: ('tuning_run', 'run_id', 'trial'): such a column is never a hyperparameter. The words of design.RUN_IDS, the one list
+#: of the names of a run column, each said as one run (its singular, 'run' not 'runs': 'n_runs' counts runs, it numbers
+#: none), so that a name the design reads as a run's is read so here (audit s34 words34: two lists of the same words)
+REPLICATE_WORDS = tuple(sorted(w for w in RUN_IDS if "_" not in w and fmt.singular(w) == w))
 _REPLICATE_NAME = re.compile(rf"(^|[_\W])({'|'.join(REPLICATE_WORDS)})(_?id)?$", re.IGNORECASE)
 
 
