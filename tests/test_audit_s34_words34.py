@@ -121,7 +121,10 @@ _SAID_ON_PURPOSE = {("format.py", "column(s)"), ("format.py", "task(s)"), ("_ker
 def _string_words(path):
     import io
     import tokenize
-    tokens = tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+    text = path.read_text(encoding="utf-8")
+    if not _MAYBE_PLURAL.search(text):  # most files: no need to read their strings apart from their comments
+        return []
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
     return [(path.name, word) for token in tokens
             if token.type == tokenize.STRING or token.type == getattr(tokenize, "FSTRING_MIDDLE", -1)
             for word in _MAYBE_PLURAL.findall(token.string)]
