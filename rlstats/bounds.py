@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .errors import DesignError, OptionError, rows_described
-from .format import count, signif
+from .format import count, signif, verb
 from .statistics import block_ranges, near_ties
 
 if TYPE_CHECKING:
@@ -156,7 +156,8 @@ def check_within(bounds: Bounds | None, y: np.ndarray, data: pd.DataFrame, formu
     rows = np.flatnonzero(outside)
     fields = [(role, data[column]) for role, column in (("agent", formula.groups), ("task", formula.blocks))
               if column is not None] + [("value", y)]
-    raise DesignError(f"{rows.size} row(s) of '{formula.response}' lie outside the bounds {bounds.text} "
+    raise DesignError(f"{count(rows.size, 'row')} of '{formula.response}' {verb(rows.size, 'lies')} outside the bounds "
+                      f"{bounds.text} "
                       f"({bounds.source}): {rows_described(data.index, rows, fields)}; fix those rows, or give bounds "
                       "that hold every score")
 
@@ -346,7 +347,7 @@ SATURATED_FEWEST_OFF = {"iqm": 8, "mean": 6, "optimality_gap": 6, "median": np.i
 #: add a condition on the median's task (:data:`MEDIAN_MIDDLE_TIED_SHARE`)
 MEDIAN_TIED_SHARE = 0.3
 #: audit s12: bootstrap()'s median interval is withheld by :data:`MEDIAN_TIED_SHARE` only where this share or more of
-#: the runs of the task(s) its estimate sits on tie as well (:func:`median_tied_at_middle`): the median then moves by
+#: the runs of the tasks its estimate sits on tie as well (:func:`median_tied_at_middle`): the median then moves by
 #: those tasks' few runs off the tie. With the rule off, two alike agents with 36-70% of their runs at the cap covered
 #: 0.87-0.95 at 5 tasks x 3-10 runs (1000 intervals a point, tests/reference/coverage_bootstrap_median_tied.py
 #: --rules); the intervals this rule gives (with :data:`MEDIAN_TIED_SHARE_ALONE`) covered 0.96-0.98 at 36% (662-754
@@ -389,7 +390,7 @@ def median_tied(tied, counts):
 def median_tied_at_middle(tied, counts, means):
     """(K,) agents whose median of task means has its studentised interval (bootstrap()) or band (curves(), on the
     runs logged at a step) withheld: those of
-    :func:`median_tied` where also ``MEDIAN_MIDDLE_TIED_SHARE`` or more of the runs of the middle task(s) tie at
+    :func:`median_tied` where also ``MEDIAN_MIDDLE_TIED_SHARE`` or more of the runs of the middle tasks tie at
     their task's bound, or ``MEDIAN_TIED_SHARE_ALONE`` or more of all the agent's runs tie. The middle tasks are
     those whose mean equals the middle one (an odd number of tasks) or either of the two middle ones (even): equal
     means count together, whatever the tasks' order. ``tied`` and

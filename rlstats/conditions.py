@@ -23,7 +23,9 @@ keeps it, as R's ``!(x %in% 0.1)`` and pandas' ``~isin`` do. A column of numbers
 membership with text, or a column of text with a number, is an error saying how to write the value: numbers never
 equal text, so ``agent != '10'`` would keep agent 10 (R's ``subset()`` compares their text). True and False compare
 only with a column of True/False values (``flag == True``, or ``flag`` alone): beside numbers Python and R read True
-as 1, so ``seed > True`` would keep the seeds above 1, an error here naming the column and its dtype. ``<``, ``<=``,
+as 1, so ``seed > True`` would keep the seeds above 1, an error here naming the column and its dtype; and a number
+compares only with a column of numbers, so ``flag == 1`` on a column of True/False values is an error saying to
+write ``flag == True`` (or ``flag`` alone). ``<``, ``<=``,
 ``>`` and ``>=`` on an ordered categorical (a polars Enum among them) compare its levels' order, as pandas and R do:
 ``level >= 'medium'`` keeps medium and hard of easy < medium < hard (the subset's note says which levels each such
 comparison kept), and a value that is none of its levels is an error naming them (True/False is a level only of
@@ -324,7 +326,10 @@ class Condition:
         else:
             pairs = [(left, right), (right, left)]
         for name, literal in pairs:
-            if not (isinstance(name, ast.Name) and _is_literal(literal) and _is_bool(_literal(literal))):
+            if not (isinstance(name, ast.Name) and _is_literal(literal)):
+                continue
+            if not _is_bool(_literal(literal)):
+                self._check_number_beside_booleans(name, _literal(literal), data)
                 continue
             column = self._column(name.id)
             values = data[column]
@@ -343,6 +348,25 @@ class Condition:
             said = (f"subset={self.text!r}: column {column!r} holds {held}, not True/False values, and {value!r} is "
                     f"True/False, {why}; True/False compares only with a column of True/False values")
             raise OptionError(said, command_line=said)
+
+    def _check_number_beside_booleans(self, name, value, data):
+        """A number compared with a column of True/False values: an error naming the column and the way to write what
+        was meant. Python reads True as 1, so ``flag == 1`` kept the rows where flag is True and ``flag > 0`` too, and
+        ``flag == 2`` none, silently (audit s34 words34, the reverse of s33's ``seed > True``)."""
+        if isinstance(value, str):
+            return
+        column = self._column(name.id)
+        values = data[column]
+        if _column_kind(values) != "True/False values" and not (
+                values.dtype == object and values.notna().any() and _holds_booleans(values)):
+            return
+        read = (f"which Python (and R's subset()) would read as {value == 1}" if value in (0, 1) else
+                "which no True/False value equals")
+        why = (f"{read}; compare the column with True or False: {name.id + ' == True'!r} (or {name.id!r} alone) keeps "
+               f"the rows where it is True, {name.id + ' == False'!r} (or {'~' + name.id!r}) those where it is False")
+        said = (f"subset={self.text!r}: column {column!r} holds True/False values ({values.dtype}), not numbers, and "
+                f"{value!r} is a number, {why}")
+        raise OptionError(said, command_line=said)
 
     def _ordered_dtype(self, node, data):
         """The column ``node`` names and its dtype where that is an ordered categorical (compared by its levels' order,

@@ -26,7 +26,7 @@ from .conditions import Condition, parse_condition
 from .connectivity import (ATTEMPT, ComparisonGraph, comparison_graph, kept_by, keeping, label_literal,
                            leaving_out, subset_dropping_attempts)
 from . import statistics
-from .format import count, join_and, name_list, names_shown, natural_key, plural, singular
+from .format import count, join_and, name_list, names_shown, natural_key, plural, singular, verb
 from .errors import DesignError, OptionError, RlstatsError, agent_named, called_as, rows_named, shell_word, shown
 from .formula import capture_environment
 from .interop import TABLE, as_pandas, frame_library
@@ -375,7 +375,7 @@ class Design:
         task, agent = self.block_word, self.arm_word
         tasks, agents = plural(task), plural(agent)
         n = len(cells)  # counted by the one rule, not "cell(s)" (audit s33 words33: "1 games(s)")
-        lacking = f"{count(n, f'{agent} x {task} cell')} {'has' if n == 1 else 'have'} no runs"
+        lacking = f"{count(n, f'{agent} x {task} cell')} {verb(n, 'has')} no runs"
         if na_action == "raise":
             shown = "; ".join(cells[:3]) + ("; ..." if len(cells) > 3 else "")
             if incomplete.all():  # dropping incomplete tasks would leave none (audit s28): offer agents out instead
@@ -737,7 +737,7 @@ def _times_held(data, column, specs, others):
                      and isinstance(spec["values"].get("keys"), (list, tuple))), [])
         missing = [k for k in keys if isinstance(data, pd.DataFrame) and k not in data.columns]
         why = (f"the runs' {'column' if len(missing) == 1 else 'columns'} {join_and([repr(k) for k in missing])} "
-               f"{'is' if len(missing) == 1 else 'are'} not in these data" if missing
+               f"{verb(len(missing), 'is')} not in these data" if missing
                else "the notes do not record the runs' times")
         raise OptionError(f"{said}, but which rows hold those times cannot be checked ({why}), so whether a smaller "
                           f"or a larger {column} is better is not known: {ways}")
@@ -751,7 +751,7 @@ def _times_held(data, column, specs, others):
                           f"known: {ways}")
     n, first = int(wrong.sum()), at.values[int(np.flatnonzero(wrong)[0])]
     raise OptionError(f"{said}, but {count(n, 'row')} of {int(checked.sum()):,}{checked_share(record)} "
-                      f"{'holds' if n == 1 else 'hold'} another value than the time recorded for "
+                      f"{verb(n, 'holds')} another value than the time recorded for "
                       f"{'its' if n == 1 else 'their'} run (first: {at.first(wrong)}, {column}={first:g}): the "
                       f"column was changed, or rows of another frame added, so whether a smaller or a larger {column} "
                       f"is better is not known: {ways}")
@@ -938,7 +938,8 @@ def build(data: pd.DataFrame, formula: FormulaLike, *, na_action: NaAction = "ra
         formula_module.check_unrepeated(data, column)
     missing_extra = [c for c in extra_columns if c not in data.columns]
     if missing_extra:
-        raise DesignError(f"column(s) {missing_extra} not found in data; available: {list(data.columns)}")
+        raise DesignError(f"{plural('column', len(missing_extra))} {missing_extra} not found in data; available: "
+                          f"{list(data.columns)}")
 
     on_nonfinite = "raise" if na_action == "raise" else "return"
     response = formula_module.evaluate_response(formula, data, eval_env, on_nonfinite=on_nonfinite)
@@ -1220,7 +1221,7 @@ def _unknown_rows(data, condition, unknown):
     n = int(unknown.sum())
     which = (f"{by_column[0][0]} missing" if len(by_column) == 1 else
              "missing values (" + ", ".join(f"{c} in {k}" for c, k in by_column) + ")")
-    return (f"{count(n, 'row')} {'has' if n == 1 else 'have'} {which}, where the condition is neither true nor "
+    return (f"{count(n, 'row')} {verb(n, 'has')} {which}, where the condition is neither true nor "
             "false (R's subset() leaves out rows where it is NA too)")
 
 
@@ -1265,7 +1266,7 @@ def design_of(data: Any, formula: Any = None, *, subset: Subset | Condition = No
         extra = tuple(options.get("extra_columns", ()))
         missing = [c for c in extra if c not in data.extra]
         if missing:
-            raise DesignError(f"the Design was built without column(s) {missing}; build it with "
+            raise DesignError(f"the Design was built without {plural('column', len(missing))} {missing}; build it with "
                               f"extra_columns={extra}")
         return with_bounds(data, options.get("bounds"))
     if formula is None:
@@ -1830,8 +1831,8 @@ def _step_values(values, column):
         raise DesignError(found + f"(e.g. environment steps), convert it with {way} first",
                           command_line=found + "(e.g. environment steps): write the column as numbers in the file")
     if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
-        raise DesignError(f"step column '{column}' has {int((~np.isfinite(values)).sum())} missing or infinite "
-                          "value(s); every logged row needs its step")
+        bad = count((~np.isfinite(values)).sum(), 'missing or infinite value')
+        raise DesignError(f"step column '{column}' has {bad}; every logged row needs its step")
     return values
 
 
@@ -1880,7 +1881,7 @@ def _check_one_row_per_step(design, column, data):
         end = i + int(np.argmin(np.append(same[i:], False)))  # the repeats of row i follow it
         at = step[i].item() if isinstance(step[i], np.generic) else step[i]
         where = (f"run {design.seeds[i]!r} of {_cell_label(design, i)} has {end - i + 1} rows at step {at!r} "
-                 f"({int(same.sum())} duplicate (run, step) row(s) in all)")
+                 f"({count(same.sum(), 'duplicate (run, step) row')} in all)")
         attempts = []
         if ATTEMPT in data.columns and ATTEMPT not in (design.formula.groups, design.formula.blocks,
                                                         design.formula.replicate):

@@ -337,7 +337,10 @@ def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str 
         try:
             agent_named(labels, option, unknown[0], where, listed=True, what=what)
         except OptionError as error:
-            more = (f"; {option}= also names {len(unknown) - 1} more key(s) that are no {what}: "
+            from .format import count, verb
+
+            more = (f"; {option}= also names {count(len(unknown) - 1, 'more key')} that {verb(len(unknown) - 1, 'is')} "
+                    f"no {what}: "
                     f"{', '.join(as_given(label_value(option, k, what=what)) for k in unknown[1:6])}"
                     f"{' ...' if len(unknown) > 6 else ''}" if len(unknown) > 1 else "")
             raise OptionError(f"{error}{more}") from None

@@ -608,17 +608,23 @@ def singular(word: str) -> str:
     return head + last[:-1]
 
 
-def plural(word: str) -> str:
+def plural(word: str, n: SupportsInt | None = None) -> str:
     """The English plural of ``word`` (its last word): "runs", "batches", "entries", "analyses"; the one rule of the
     package's prose (:func:`count`'s default, a column's name as a noun in a note). A word that is already plural
     (:func:`singular` reads it as more than one: a column named "games" or "envs") is said as it is (audit s32
-    block32: "gameses"), as is one the same in both numbers ("series").
+    block32: "gameses"), as is one the same in both numbers ("series"). With ``n``, the noun as ``n`` things are
+    said before their names, without the number (:func:`count` says it): ``plural("column", 1)`` -> "column",
+    ``plural("column", 2)`` -> "columns", not "column(s)" (audit s34 words34).
 
     >>> [plural(w) for w in ("run", "batch", "match", "box", "entry", "day", "held-out task", "class", "games")]
     ['runs', 'batches', 'matches', 'boxes', 'entries', 'days', 'held-out tasks', 'classes', 'games']
     >>> [plural(w) for w in ("bus", "status", "bias", "ss", "series", "axis", "index", "env", "IQM")]
     ['buses', 'statuses', 'biases', 'sses', 'series', 'axes', 'indices', 'envs', 'IQMs']
+    >>> plural("column", 1), plural("column", 2), plural("task", 0), plural("games", 1)
+    ('column', 'columns', 'tasks', 'game')
     """
+    if n is not None and int(n) == 1:
+        return singular(word)
     head, last = _last_word(word)
     low = last.lower()
     if low in _PLURAL_OF:
@@ -683,6 +689,27 @@ def count(n: SupportsInt, word: str, irregular: str | None = None) -> str:
     """
     n = int(n)
     return f"{integer(n)} {singular(word) if n == 1 else (irregular or plural(word))}"
+
+
+#: Verbs whose form after a plural subject is not their singular's, "s" taken off (:func:`verb`)
+_VERB_PLURAL = {"has": "have", "is": "are", "was": "were", "does": "do"}
+
+
+def verb(n: SupportsInt, one: str, several: str | None = None) -> str:
+    """The verb ``one`` (its form after one thing: "has", "is", "was", "lies") agreeing with ``n`` things: itself
+    where ``n`` is 1, else ``several`` or its form after several ("have", "are", "were", "lie"; the rule of
+    :func:`singular`, "s" or "es" taken off: "matches" -> "match"). The one rule of a verb after a count (audit s34
+    words34: some fifty hand-built ``"has" if n == 1 else "have"``); 0 things take the plural, as "0 runs have".
+
+    >>> verb(1, "has"), verb(3, "has"), verb(0, "is"), verb(2, "was"), verb(2, "lies"), verb(2, "does"), verb(1, "do")
+    ('has', 'have', 'are', 'were', 'lie', 'do', 'do')
+    >>> f"{count(1, 'run')} {verb(1, 'lacks')} a tag", f"{count(4, 'run')} {verb(4, 'lacks')} a tag"
+    ('1 run lacks a tag', '4 runs lack a tag')
+    """
+    if int(n) == 1:
+        return one
+    head, last = _last_word(one)
+    return several or (head + _VERB_PLURAL[last] if last in _VERB_PLURAL else singular(one))
 
 
 def listed(items: Iterable[object], limit: int | None = None) -> str:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .errors import DesignError, OptionError, close_names, index_level_hint, rows_described, warn
 from .options import check_bool, keywords_checked
-from .format import a_or_an, count, integer, join_and, listed, names_shown, plural, signif, singular
+from .format import a_or_an, count, integer, join_and, listed, names_shown, plural, signif, singular, verb
 from .interop import frame_library, as_pandas
 from .provenance import (NORMALISED, OF_ROWS, PROVENANCE_ATTR, SUBSET, Note, add_note, carried, has_note,
                          key_values, provenance_of, set_notes, values_record)
@@ -233,7 +233,8 @@ def _check_range(rule_or_name, df, values, lo, hi, by, score, agent, kept=None):
     if rule_or_name == "minmax":
         infinite = np.isinf(values) & (True if kept is None else kept)  # NaN is a missing score: stays missing
         if infinite.any():
-            found = (f"min-max normalisation needs finite scores, but {int(infinite.sum())} row(s) hold an infinite "
+            found = (f"min-max normalisation needs finite scores, but {count(infinite.sum(), 'row')} "
+                     f"{verb(infinite.sum(), 'holds')} an infinite "
                      f"'{score}': {_rows_phrase(df, infinite, by, score, agent)}; the task's range would be infinite "
                      "and every other score of the task would become 0 or NaN. Fix or drop those rows")
             raise DesignError(found + f" (e.g. df[np.isfinite(df['{score}'])]), or normalise with a reference table of "
@@ -251,10 +252,11 @@ def _check_range(rule_or_name, df, values, lo, hi, by, score, agent, kept=None):
     if kind == "bound":
         raise DesignError(
             f"the DeepMind Control Suite's returns lie in [0, 1000] by construction (rewards in [0, 1], 1000-step "
-            f"episodes), but {int(outside.sum())} row(s) of '{score}' lie outside it: {rows}; these are not Control "
+            f"episodes), but {count(outside.sum(), 'row')} of '{score}' {verb(outside.sum(), 'lies')} outside it: "
+            f"{rows}; these are not Control "
             "Suite returns at the default episode length (another time limit, summed or shaped rewards?): check "
             "them, or normalise with a reference frame that states their range")
-    lie = "lies" if outside.sum() == 1 else "lie"
+    lie = verb(outside.sum(), "lies")
     return (f"; {count(outside.sum(), 'score')} {lie} outside the table's [low, high] range of their task "
             f"(first: {rows}), which is a convention rather than a bound, so they are kept (normalised below 0 or "
             "above 1)")
@@ -341,7 +343,7 @@ def _rule_frame(rule, df, by, score, low, high, kept=None):
     if flat:
         one = len(flat) == 1
         found = (f"min-max normalisation needs two different scores in every task; task{'' if one else 's'} "
-                 f"{_show(flat)} {'has' if one else 'have'} one value only (or none that is not missing), so "
+                 f"{_show(flat)} {verb(len(flat), 'has')} one value only (or none that is not missing), so "
                  f"{'its range is' if one else 'their ranges are'} zero")
         if len(flat) == len(tasks):  # nothing left to drop: every run of every task ties
             raise DesignError(found + "; every task's scores tie, so min-max has nothing to scale: check the score "
@@ -473,7 +475,8 @@ def _bounds(ref, tasks, by, low, high):
             rest = (f"{'; for the rest, ' if spelled else ''}add their {low!r} and {high!r} scores to the "
                     "reference or drop them from the data")
             advice, in_file = advice + rest, in_file + rest
-        found = (f"{len(absent)} task(s) of the data are missing from the reference's {by!r} "
+        found = (f"{count(len(absent), 'task')} of the data {verb(len(absent), 'is')} missing from the reference's "
+                 f"{by!r} "
                  f"column: {_show(absent)} (it has {_show(keys.unique(), 5)}); ")
         raise DesignError(found + advice, command_line=found + in_file)
     table = ref.assign(**{by: keys}).set_index(by).loc[tasks, [low, high]]
@@ -698,7 +701,7 @@ def _normalized(df, ref, name, *, low=None, high=None, by="task", score="score",
     if keys.isna().any():
         rows = df.index[keys.isna()]
         raise DesignError(
-            f"the data's {by!r} column is missing for {len(rows)} row(s), first {_show(rows, 5)}; "
+            f"the data's {by!r} column is missing for {count(len(rows), 'row')}, first {_show(rows, 5)}; "
             "every row needs a task to be normalised"
         )
     if not pd.api.types.is_numeric_dtype(df[score]) or pd.api.types.is_bool_dtype(df[score]):
@@ -1242,7 +1245,7 @@ def raw_gap_note(design: Any, gamma: float, values: Any = None, task: Any = None
             what = (f"every score is at or above it, so the gap is 0 for every {agent}{at} and tells them apart in "
                     "nothing")
         else:
-            what = (f"only {few_short} of the {total} scores {'is' if few_short == 1 else 'are'} below it (fewer "
+            what = (f"only {few_short} of the {total} scores {verb(few_short, 'is')} below it (fewer "
                     f"than a tenth of each {agent}'s scores on every {task}), so the gap{at} is the shortfall of "
                     "those few scores "
                     f"spread over all of {a_or_an(agent)}'s runs (0 for {a_or_an(agent)} with none): it says how far "

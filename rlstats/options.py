@@ -48,7 +48,7 @@ _STATISTIC_NAMES = frozenset({"mean", "median", "iqm", "min", "max", "mode", "su
 
 
 def did_you_mean(value: object, allowed: Iterable[object]) -> str:
-    """' (did you mean 'x'?)' naming the allowed string(s) that ``value`` most likely misspells: the one that is the
+    """' (did you mean 'x'?)' naming the allowed strings that ``value`` most likely misspells: the one that is the
     same but for case, else the closest by :func:`rlstats.errors.close_names` (ratio at least 0.75), all of them where
     several are as close (``'procgen_reference'``: the easy and the hard table alike); '' if none is close, if
     ``value`` is not text (a number misspells no option's value), or if ``value`` names another statistic

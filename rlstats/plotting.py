@@ -141,7 +141,7 @@ def _figures(drawn: Any) -> list[Any]:
 
 
 def texts_of(drawn: Any) -> dict[int, str | None]:
-    """The texts (id: string) and tick formatters (id: None) of the figure(s) of ``drawn`` (the caller's ax= before a
+    """The texts (id: string) and tick formatters (id: None) of the figures of ``drawn`` (the caller's ax= before a
     plot draws on it): :func:`literal_dollars` leaves those as the caller made them, but for a title or label the plot
     writes anew."""
     from matplotlib.text import Text
@@ -844,8 +844,9 @@ def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | N
         axes = list(np.ravel(np.asarray(ax, dtype=object)))
         if len(axes) != n:
             from .errors import OptionError
+            from .format import count
 
-            raise OptionError(f"this plot has {n} panel(s), one per {what}, but ax= holds {len(axes)} Axes; "
+            raise OptionError(f"this plot has {count(n, 'panel')}, one per {what}, but ax= holds {len(axes)} Axes; "
                               f"pass one Axes per {what}{hint}")
         return axes[0].figure, axes
     import matplotlib.pyplot as plt

@@ -30,7 +30,7 @@ import pandas as pd
 
 from .design import CENSORED, arm_label, block_label, data_and_formula, design_of, public_function, summary_of
 from .interop import TABLE, as_pandas
-from .format import count, format_step, join_and, singular
+from .format import count, format_step, join_and, plural, singular, verb
 from .errors import DesignError, OptionError, as_given, label_named, label_value, labels_keyed, shown
 from .options import check_bool, check_choice, check_int
 from .provenance import (SMALLER_BETTER, SUMMARY_WORDING, Note, key_values, rebind, set_notes,
@@ -796,7 +796,9 @@ def _threshold_of(threshold, design):
         threshold = labels_keyed(design.tasks, "threshold", threshold, where=where)  # an unknown key: its error
         missing = [t for t in design.tasks if t not in threshold]
         if missing:
-            raise OptionError(f"threshold= has no value for task(s) {missing[:5]}; give one per task or a single number")
+            raise OptionError(f"threshold= has no value for {plural('task', len(missing))} {missing[:5]}; give one per "
+                              "task or "
+                              "a single number")
         try:
             values, said = np.array([float(threshold[t]) for t in design.tasks]), "a threshold per task"
         except (TypeError, ValueError):
@@ -1083,7 +1085,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         empty = [i for i, r in enumerate(rows) if r.size == 0]
         if empty:
             i = starts[empty[0]]
-            raise DesignError(f"{count(len(empty), 'run')} {'has' if len(empty) == 1 else 'have'} no logged step "
+            raise DesignError(f"{count(len(empty), 'run')} {verb(len(empty), 'has')} no logged step "
                               f"within steps= ({format_step(within[0])} to "
                               f"{format_step(within[1])}; e.g. {run_label(design, i)}, logged from step "
                               f"{format_step(logged[i])} to {format_step(logged[stops[empty[0]] - 1])}); pass steps= "
@@ -1121,7 +1123,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
             if how == "auc" and incomplete.any():
                 one = incomplete.sum() == 1
                 raise DesignError(
-                    f"{count(incomplete.sum(), 'run')} {'does' if one else 'do'} not cover the steps "
+                    f"{count(incomplete.sum(), 'run')} {verb(incomplete.sum(), 'does')} not cover the steps "
                     f"{format_step(grid[0])} to {format_step(grid[-1])} of task {design.tasks[t]!r} (e.g. "
                     f"{run_label(design, starts[mine[np.argmax(incomplete)]])}), so "
                     f"{'its area is' if one else 'their areas are'} not comparable; pass steps= covering a range "
@@ -1142,7 +1144,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         empty = [i for i, r in enumerate(runs) if r.size == 0]
         if empty:
             i = starts[empty[0]]
-            raise DesignError(f"{count(len(empty), 'run')} {'has' if len(empty) == 1 else 'have'} no value at any of "
+            raise DesignError(f"{count(len(empty), 'run')} {verb(len(empty), 'has')} no value at any of "
                               "the steps= given (e.g. "
                               f"{run_label(design, i)}, logged from step {format_step(logged[i])}); pass steps= "
                               "within the logged range")
@@ -1163,7 +1165,7 @@ def summarize_runs(data: Table, formula: FormulaLike, *, step: str, how: RunSumm
         short = np.array([r.size < k for r in runs])
         if short.any():
             there = "" if within is None else " within the range of steps="
-            raise DesignError(f"{count(short.sum(), 'run')} {'has' if short.sum() == 1 else 'have'} fewer than k={k} "
+            raise DesignError(f"{count(short.sum(), 'run')} {verb(short.sum(), 'has')} fewer than k={k} "
                               f"logged values{there}; "
                               "lower k")
         values = np.array([r[-k:].mean() for r in runs])

@@ -44,7 +44,7 @@ def test_median_bands_withheld_where_runs_tie_at_a_cap():
                                atol=1e-12)
     note = next(n for n in res.notes if "tie at a task's largest or smallest score" in n)
     assert "A at 4 steps (2 to 5); B at 4 steps (2 to 5)" in note and "0.3 or more" in note
-    assert "0.5 or more of those of the task(s) the median sits on (or 0.6 or more of all its runs)" in note
+    assert "0.5 or more of those of the tasks the median sits on (or 0.6 or more of all its runs)" in note
     for statistic in ("mean", "iqm"):
         res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic=statistic, n_resamples=200,
                              rng=1, progress=False)

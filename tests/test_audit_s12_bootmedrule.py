@@ -46,7 +46,7 @@ def test_median_given_where_its_task_has_runs_off_the_tie():
     assert six.saturated.tolist() == [[True, False, False], [False, False, False]]
     note = next(n for n in six.notes if "tie at a task's" in n)
     assert note.startswith("studentized intervals withheld for the median of A: there 0.3 or more of the agent's runs tie")
-    assert "and 0.5 or more of those of the task(s) the median sits on (or 0.6 or more of all its runs)" in note
+    assert "and 0.5 or more of those of the tasks the median sits on (or 0.6 or more of all its runs)" in note
 
 
 def test_median_tied_at_middle_by_hand():

@@ -180,7 +180,7 @@ def test_wide_batch_with_an_unknown_agent_names_it(tmp_path, capsys):
     file) was refused with "expected long format ... got columns ['Unnamed: 0', 'A', 'B', 'D']", which names
     neither the unknown column nor the long format's absence as the problem; a long batch names it."""
     seq = AdaStop(["A", "B", "C"], n=2, K=3, n_resamples=200, rng=0)
-    with pytest.raises(DesignError, match=r"unknown agent\(s\) D in the batch; this test compares A, B, C"):
+    with pytest.raises(DesignError, match=r"unknown agent D in the batch; this test compares A, B, C"):
         seq.update(pd.DataFrame({"A": [1.0, 2.0], "B": [2.0, 3.0], "D": [3.0, 4.0]}))
     assert seq.interim == 0
 

@@ -204,7 +204,7 @@ def test_a_spelling_match_among_truly_missing_tasks_keeps_both_pieces_of_advice(
     with pytest.raises(DesignError) as info:
         rlstats.normalize(data, "d4rl_reference")
     text = str(info.value)
-    assert "4 task(s) of the data are missing" in text
+    assert "4 tasks of the data are missing" in text
     assert "('Hopper-Medium-V2' -> 'hopper-medium-v2', 'walker2d_medium_v2' -> 'walker2d-medium-v2')" in text
     assert "'hopper-medium' could be 'hopper-medium-v0', 'hopper-medium-v1' or 'hopper-medium-v2'" in text
     assert "for the rest, add their 'random' and 'expert' scores to the reference or drop them" in text

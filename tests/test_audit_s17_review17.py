@@ -64,7 +64,7 @@ def test_a_normalisers_range_is_checked_on_each_seed(tmp_path, capsys):
     formula = "score ~ agent | task/run/seed"
     with pytest.raises(rlstats.errors.DesignError) as info:
         rlstats.compare(df, formula, method="bootstrap", rng=0, normalize="dm_control")
-    assert ("2 row(s) of 'score' lie outside it: index label 16 (agent 'B', task 'walker-walk', score 1500.0), "
+    assert ("2 rows of 'score' lie outside it: index label 16 (agent 'B', task 'walker-walk', score 1500.0), "
             "index label 17 (agent 'B', task 'walker-walk', score 1500.0)") in str(info.value)
     path = tmp_path / "dmc.csv"
     df.to_csv(path, index=False)
@@ -72,7 +72,7 @@ def test_a_normalisers_range_is_checked_on_each_seed(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2 and f"data row 17 (line 18 of {path}) (agent 'B'" in err, err
     df.loc[16, "score"], df.loc[17, "score"] = 2000.0, 0.0
-    with pytest.raises(rlstats.errors.DesignError, match=r"1 row\(s\) of 'score' lie outside it: index label 16 "):
+    with pytest.raises(rlstats.errors.DesignError, match=r"1 row of 'score' lies outside it: index label 16 "):
         rlstats.compare(df, formula, method="bootstrap", rng=0, normalize="dm_control")
 
 

@@ -117,8 +117,8 @@ def test_a_batch_without_agents_a_pairwise_run_stopped_names_the_pairwise_replay
     with pytest.raises(DesignError) as info:
         seq.update(_batch(gen, ["b", "c"], {}))
     message = str(info.value)
-    assert "the batch lacks agent(s) a" in message
-    assert ('if these batches come from a run whose test stopped agent(s) a (the AdaStop paper\'s pairwise scheme '
+    assert "the batch lacks agent a" in message
+    assert ('if these batches come from a run whose test stopped agent a (the AdaStop paper\'s pairwise scheme '
             'stops agents sooner), replay it from its first batch in a new AdaStop with permutations="pairwise"'
             ) in message, message
     pairwise = AdaStop(["a", "b", "c"], n=5, K=3, rng=0, n_resamples=500, permutations="pairwise")
@@ -146,8 +146,8 @@ def test_the_walker_batches_replay_pairwise_from_the_shell(mirror_root, tmp_path
         assert cli_run("adastop", "update", joint, path, "--K", "6", "--seed", "0", "--n-resamples", "2000",
                        "--permutations", "joint")[0] == 0
     status, _, err = cli_run("adastop", "update", joint, paths[2])
-    assert status == 2 and "the batch lacks agent(s) SAC, PPO" in err
-    assert ("if these batches come from a run whose test stopped agent(s) SAC, PPO (the AdaStop paper's pairwise "
+    assert status == 2 and "the batch lacks agents SAC, PPO" in err
+    assert ("if these batches come from a run whose test stopped agents SAC, PPO (the AdaStop paper's pairwise "
             "scheme stops agents sooner), replay it from its first batch in a new state file with --permutations "
             "pairwise") in err, err
     for path in paths:

@@ -180,7 +180,7 @@ def test_adastop_lists_of_agents_keep_a_name_with_a_comma_whole(tmp_path):
 
     seq = AdaStop(agents=["R&D, Inc", "SPR"], n=3, K=3, rng=0)
     assert "the test is still running: next batch needs 'R&D, Inc', 'SPR'" in seq.result().notes
-    with pytest.raises(rlstats.errors.DesignError, match=re.escape("the batch lacks agent(s) 'SPR'; batch 1 needs "
+    with pytest.raises(rlstats.errors.DesignError, match=re.escape("the batch lacks agent 'SPR'; batch 1 needs "
                                                                    "n = 3 runs of each of: 'R&D, Inc', 'SPR'")):
         seq.update({"R&D, Inc": [1.0, 2.0, 3.0]})
     # names without a comma print as before

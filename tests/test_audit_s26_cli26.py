@@ -212,7 +212,7 @@ def test_misspelt_agent_names_the_one_the_batch_lacks(batches):
     text = (batches / "b2.csv").read_text().replace("agent_2", "agent_two")
     (batches / "bad.csv").write_text(text)
     said = _error(cli_shell("adastop", "update", batches / "s.json", batches / "bad.csv"))
-    assert said == (f"{batches / 'bad.csv'}: unknown agent(s) agent_two in the batch (did you mean 'agent_2'?); "
+    assert said == (f"{batches / 'bad.csv'}: unknown agent agent_two in the batch (did you mean 'agent_2'?); "
                     "this test compares agent_1, agent_2, agent_3")
 
 

@@ -115,7 +115,7 @@ def test_the_pairwise_replay_hint_is_given_to_holm_states_too(permutations, hint
     assert seq.agents_to_run == ("a", "b", "c")
     with pytest.raises(DesignError) as info:
         seq.update({a: gen.normal(0, 1, 5) for a in "bc"})
-    assert ("the batch lacks agent(s) a" in str(info.value)
+    assert ("the batch lacks agent a" in str(info.value)
             and ('replay it from its first batch in a new AdaStop with permutations="pairwise"' in str(info.value))
             is hinted), str(info.value)
 

@@ -411,5 +411,5 @@ def test_bounds_left_in_the_old_units_are_an_error_and_moved_give_the_same_resul
                                 interval="pbp_t", rng=1).tidy()
     assert _bit_differences(base, other, "tidy") == []
     assert base["rank"].tolist() == [3, 2, 1]  # agent_3's runs beat the others' on most tasks
-    with pytest.raises(rlstats.DesignError, match=r"60 row\(s\) of 'score' lie outside the bounds"):
+    with pytest.raises(rlstats.DesignError, match=r"60 rows of 'score' lie outside the bounds"):
         rlstats.percentiles(moved, "score ~ agent | task", bounds=(low, high), interval="pbp_t", rng=1)

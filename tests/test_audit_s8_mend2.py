@@ -111,5 +111,5 @@ def test_bootstrap_metrics_are_bounded_and_checked_in_one_pass():
     for metrics in (["iqm", "mean"] * 50_000, itertools.repeat("iqm")):
         with pytest.raises(OptionError, match=f"metrics has more than {MAX_METRICS:,} entries"):
             rlstats.bootstrap(df, "score ~ agent | task", metrics=metrics, n_resamples=100)
-    with pytest.raises(OptionError, match=r"metric name\(s\) \['iqm', 'mean'\] appear more than once"):
+    with pytest.raises(OptionError, match=r"metric names \['iqm', 'mean'\] appear more than once"):
         rlstats.bootstrap(df, "score ~ agent | task", metrics=["iqm", "mean"] * (MAX_METRICS // 2), n_resamples=100)

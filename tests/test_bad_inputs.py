@@ -573,7 +573,7 @@ OWN_OPTIONS = [
     ("bootstrap", "metrics", "trimmed", OptionError, "metric 'trimmed' is not one of the built-in metrics"),
     ("bootstrap", "metrics", -1, OptionError, "metrics must be a metric name, a function, or a list"),
     ("bootstrap", "metrics", [], OptionError, "metrics is empty"),
-    ("bootstrap", "metrics", ["iqm", "iqm"], OptionError, "metric name(s) ['iqm'] appear more than once"),
+    ("bootstrap", "metrics", ["iqm", "iqm"], OptionError, "metric name ['iqm'] appears more than once"),
     ("bootstrap", "interval", "studentised", OptionError, "interval='studentised' is not one of the allowed values"),
     ("bootstrap", "task_bootstrap", "yes", OptionError, "task_bootstrap must be True or False"),
     # audit s29 taskboot29: the default of task_bootstrap=True, named; it reads the tasks' spread
@@ -621,7 +621,7 @@ OWN_OPTIONS = [
     ("adastop", "reference", "nobody", OptionError, "reference='nobody' is not an agent"),
     ("adastop", "reference", -1, OptionError,  # a number names an agent since audit s30 opts30
      "reference=-1 is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
-    ("adastop", "batch", "nosuch", DesignError, "column(s) ['nosuch'] not found in data"),
+    ("adastop", "batch", "nosuch", DesignError, "column ['nosuch'] not found in data"),
     ("adastop", "batch", -1, OptionError, "batch must name a column (a string), got -1"),
     ("adastop", "permutations", "random", OptionError, "permutations='random' is not one of the allowed values"),
     ("permutation", "comparisons", "some", OptionError, "comparisons='some' is not allowed"),
@@ -631,7 +631,7 @@ OWN_OPTIONS = [
     ("selection_check", "baseline", "nobody", OptionError, "baseline='nobody' is not an agent in column 'agent'"),
     ("selection_check", "reported", -1, OptionError, "reported= must be a list of task names, got -1"),
     ("selection_check", "reported", "nosuch", OptionError, "reported='nosuch' is not a column of the data"),
-    ("selection_check", "reported", ["task_1"], OptionError, "reported= names 1 unknown task(s) in column 'task'"),
+    ("selection_check", "reported", ["task_1"], OptionError, "reported= names 1 unknown task in column 'task'"),
     ("selection_check", "heldout", "nosuch", OptionError, "heldout= must be a list of task names, got 'nosuch'"),
     ("selection_check", "effect", "ratio", OptionError, "effect='ratio' is not one of the allowed values"),
     ("selection_check", "inspector", "oracle", OptionError, "inspector='oracle' is not one of the allowed"),
@@ -651,12 +651,12 @@ OWN_OPTIONS = [
     ("curves", "n_resamples", 10, OptionError, "n_resamples must be at least 20, got 10"),
     ("curves", "statistic", lambda x: x, OptionError, "a statistic function needs a name for the tables"),
     ("curves", "compare", [("agent_1",)], OptionError, "compare= takes pairs of agents such as"),
-    ("tuning", "config", "nosuch", DesignError, "config= column(s) ['nosuch'] not found in data"),
+    ("tuning", "config", "nosuch", DesignError, "config= column ['nosuch'] not found in data"),
     ("tuning", "config", 3, OptionError, "config= must be a column name or a list of them, got 3"),
     ("tuning", "config", "agent", OptionError, "config= column 'agent' is already in the formula (the agents)"),
     ("tuning", "config", "seed", OptionError, "config= column 'seed' is already in the formula (the seeds)"),
     ("tuning", "config", None, DesignError, "seed '0' appears more than once for agent 'agent_1'"),
-    ("tuning", "weights", "nosuch", DesignError, "weights= column(s) ['nosuch'] not found"),
+    ("tuning", "weights", "nosuch", DesignError, "weights= column ['nosuch'] not found"),
     ("tuning", "weights", ["lr", "seed"], OptionError, "weights= must be a column name"),
     ("tuning", "weights", "seed", OptionError, "weights= column 'seed' is already in the formula"),
     ("tuning", "holdout", "lr", DesignError, "holdout= column 'lr' must be True/False"),
@@ -741,14 +741,14 @@ OWN_OPTIONS = [
     ("equivalence", "control", 3, OptionError,  # a number names an agent since audit s30 opts30
      "control=3 is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
     ("equivalence", "published", TINY.groupby("task", as_index=False)["score"].mean(), OptionError,
-     ("published= lacks column(s) 'mean', 'sd', 'n'", "rename its columns")),
+     ("published= lacks columns 'mean', 'sd', 'n'", "rename its columns")),
     ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_02"], "mean": 1.0, "sd": 1.0, "n": 5}),
      DesignError, ("no row for 1 task of the data: 'task_03'", "subset=")),
     ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_02", "task_03"], "mean": 1.0, "sd": 1.0,
                                                "n": [5, 1, 5]}), OptionError,
-     ("published= row(s) for 'task_02'", "n >= 2")),
+     ("published= row for 'task_02'", "n >= 2")),
     ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_01", "task_03"], "mean": 1.0, "sd": 1.0,
-                                               "n": 5}), OptionError, "lists task(s) 'task_01' more than once"),
+                                               "n": 5}), OptionError, "lists task 'task_01' more than once"),
     ("equivalence", "published", "table.csv", OptionError, "published= must be a table with columns 'task'"),
     # issue 41 item 3: Conover's post hoc on runs ranked jointly (one value per cell asked for), R's spelling of an
     # adjustment (no aliases: scipy's "bh"), and the single step against a control
@@ -1033,6 +1033,17 @@ def test_compare_with_a_bad_subset(subset, error, phrase):
     fails(error, phrase, rlstats.compare, TINY, "score ~ agent | task", subset=subset, pvalue="asymptotic")
 
 
+@pytest.mark.parametrize("subset, read", [("flag == 1", "would read as True"), ("flag > 0", "would read as False"),
+                                          ("flag in [2]", "no True/False value equals")])
+def test_compare_with_a_number_beside_true_false(subset, read):
+    # [audit s34 words34] Python's True == 1 kept flag's True rows for 'flag == 1', silently (the reverse of s33's
+    # 'seed > True')
+    flagged = TINY.assign(flag=TINY["seed"] % 2 == 0)
+    fails(OptionError, [f"subset={subset!r}: column 'flag' holds True/False values (bool), not numbers", read,
+                        "'flag == True' (or 'flag' alone) keeps the rows where it is True"],
+          rlstats.compare, flagged, "score ~ agent | task", subset=subset, pvalue="asymptotic")
+
+
 def test_compare_with_a_mask_missing_a_value():
     # [audit s22 review22b] it said "got an array of dtype object"
     mask = pd.Series(True, index=TINY.index, dtype="boolean")
@@ -1109,7 +1120,7 @@ BAD_DATA = [
     ("no agent column", lambda d: d.rename(columns={"agent": "algo"}), FormulaError,
      "unknown column 'agent' in the grouping term"),
     ("every row twice", lambda d: pd.concat([d, d]), DesignError,
-     lambda name: "duplicate (run, step) row(s)" if name == "curves" else "rows repeat another row in every column"),
+     lambda name: "duplicate (run, step) rows in all" if name == "curves" else "rows repeat another row in every column"),
     ("a dict", lambda d: d.to_dict(), DesignError, lambda name: _not_a_frame(name, "dict")),
     ("a file name", lambda d: "runs.csv", DesignError, lambda name: _not_a_frame(name, "str")),
     ("a numpy array", lambda d: d.to_numpy(), DesignError, lambda name: _not_a_frame(name, "ndarray")),
@@ -1292,7 +1303,7 @@ def test_bounds_with_a_normaliser_and_a_ready_design():
     # seeds averaged within runs ('| task/run/seed'): each seed is checked, not only the run's mean
     seeds = pd.DataFrame([(a, t, r, s, 999.0 if s else 1001.0) for a in ("A", "B") for t in ("x", "y")
                           for r in range(2) for s in range(2)], columns=["agent", "task", "run", "seed", "score"])
-    fails(DesignError, "8 row(s) of 'score' lie outside the bounds [0, 1000] (bounds=(0, 1000)): index label 0 (agent 'A', "
+    fails(DesignError, "8 rows of 'score' lie outside the bounds [0, 1000] (bounds=(0, 1000)): index label 0 (agent 'A', "
           "task 'x', value 1001.0)", rlstats.bootstrap, seeds, "score ~ agent | task/run/seed", bounds=(0, 1000))
     capped = SWEEP.assign(score=np.minimum(SWEEP["score"], 15.0))
     noted(("of the tuned scores and their intervals clipped to (-inf, 15]", "so clipping keeps the coverage"),
@@ -1304,7 +1315,7 @@ def test_bounds_with_a_normaliser_and_a_ready_design():
 def test_a_return_above_1000_under_dm_control_is_named(name):
     # issue 39 item 5: through every back end's normalize=, the row is named with the formula's agent column
     function, data, formula, options = BACKENDS[name]
-    fails(DesignError, ("returns lie in [0, 1000] by construction", "1 row(s) of 'score' lie outside it: index label 0 "
+    fails(DesignError, ("returns lie in [0, 1000] by construction", "1 row of 'score' lies outside it: index label 0 "
                         "(agent 'agent_1', task 'task_01', score 1200.0)"),
           function, _set("score", 1200.0, [0])(data.assign(score=data["score"].abs())), formula, **options,
           normalize="dm_control")
@@ -1493,7 +1504,7 @@ NORMALIZE_CASES = [
     ("unknown reference name", (TINY, "no_such_reference"), {}, OptionError,
      "reference='no_such_reference' is neither a dataset of reference scores"),
     ("reference lacks a task", (TINY, REFERENCE.iloc[:2]), {}, DesignError,
-     "1 task(s) of the data are missing from the reference's 'task' column: 'task_03'"),
+     "1 task of the data is missing from the reference's 'task' column: 'task_03'"),
     ("reference lists a task twice", (TINY, pd.concat([REFERENCE, REFERENCE.iloc[:1]])), {}, DesignError,
      "the reference lists task 'task_01' more than once in 'task'"),
     ("reference NaN", (TINY, REFERENCE.assign(human=[10.0, np.nan, 10.0])), {}, DesignError,
@@ -1519,7 +1530,7 @@ NORMALIZE_CASES = [
     ("scores as text", (TINY.assign(score="1"), REFERENCE), {}, DesignError,
      "the data's 'score' column must be numeric"),
     ("a missing task", (_set("task", None, [0])(TINY), REFERENCE), {}, DesignError,
-     "the data's 'task' column is missing for 1 row(s)"),
+     "the data's 'task' column is missing for 1 row"),
     ("data a list", ([1, 2], REFERENCE), {}, DesignError, "df must be a pandas DataFrame with a 'task' and a 'score'"),
     ("data with a column twice", (pd.concat([TINY, TINY[["score"]]], axis=1), REFERENCE), {}, DesignError,
      "the data has 2 columns named 'score'; give columns unique names"),
@@ -1544,7 +1555,7 @@ NORMALIZE_CASES = [
     ("d4rl with the Atari default", (TINY, "d4rl_reference"), {"high": "human"}, DesignError,
      "the reference has no column 'human'"),
     ("procgen with other task names", (TINY, "procgen_easy_reference"), {}, DesignError,
-     "3 task(s) of the data are missing from the reference's 'task' column: 'task_01', 'task_02', 'task_03' "
+     "3 tasks of the data are missing from the reference's 'task' column: 'task_01', 'task_02', 'task_03' "
      "(it has 'bigfish', 'bossfight', 'caveflyer', 'chaser', 'climber' and 11 more)"),
     # audit s16: a task logged under its environment id is named with the reference's spelling, not "add or drop"
     ("task spelled as an environment id", (TINY.assign(task="PongNoFrameskip-v4"), "atari_reference"), {},
@@ -1557,11 +1568,11 @@ NORMALIZE_CASES = [
      ("min-max normalisation needs finite scores", "index label 4 (agent 'agent_1', task 'task_02', score inf)",
       "every other score of the task would become 0")),
     ("minmax with -inf", (_set("score", -np.inf, [0, 9])(TINY), "minmax"), {}, DesignError,
-     ("2 row(s) hold an infinite 'score'", "index label 0 (agent 'agent_1', task 'task_01', score -inf), index label 9")),
+     ("2 rows hold an infinite 'score'", "index label 0 (agent 'agent_1', task 'task_01', score -inf), index label 9")),
     ("dm_control above 1000", (TINY.assign(score=TINY["score"] * 100 + 990), "dm_control"), {}, DesignError,
      ("returns lie in [0, 1000] by construction", "lie outside it: index label")),
     ("dm_control below 0", (_set("score", -0.5, [3])(TINY.assign(score=500.0)), "dm_control"), {}, DesignError,
-     ("1 row(s) of 'score' lie outside it: index label 3 (agent 'agent_1', task 'task_02', score -0.5)")),
+     ("1 row of 'score' lies outside it: index label 3 (agent 'agent_1', task 'task_02', score -0.5)")),
     ("dm_control +inf", (_set("score", np.inf, [3])(TINY.assign(score=500.0)), "dm_control"), {}, DesignError,
      "index label 3 (agent 'agent_1', task 'task_02', score inf)"),
 ]
@@ -1648,7 +1659,7 @@ POWER_CASES = [  # (what, method, options on top of POWER_QUICK, error, phrases)
     ("max_seconds text", "skillings_mack", {"max_seconds": "x"}, OptionError,
      "max_seconds must be None or a positive number of seconds, got 'x'"),
     ("a study above max_seconds", "skillings_mack", {"max_seconds": 0.01, "n_sim": 10**5}, OptionError,
-     ("this power study would take about", "(1e+05 analyses: 100,000 data sets x 1 numbers of seeds x 1 method(s), "
+     ("this power study would take about", "(1e+05 analyses: 100,000 data sets x 1 numbers of seeds x 1 method, "
       "and one whole analysis a method and number of seeds)", "pass max_seconds=60")),
     # audit s31 bfix31: the whole analysis power() runs first is bounded too, before it runs
     ("an analysis above max_seconds", "skillings_mack", {"max_seconds": 1e-9}, OptionError,
@@ -1754,7 +1765,7 @@ NAMING_OPTIONS = [
     # selection_check's task lists keep their wording (every unknown task at once, each with its close names)
     ("selection_check reported", lambda v: rlstats.selection_check(CODED, "score ~ agent | task", treatment=11,
                                                                    baseline=10, reported=[0, v]),
-     ("reported= names 1 unknown task(s) in column 'task': '{}'",)),
+     ("reported= names 1 unknown task in column 'task': '{}'",)),
 ]
 #: (value, as the error says it): a float that is no label, a bool (True is not the agent 1), a label not in the data
 NAMING_VALUES = [(9.5, "9.5"), (True, "True (a boolean)"), (9, "9")]
@@ -1870,7 +1881,7 @@ BUILD_CASES = [  # (what, data, formula, options, error, phrase)
     ("eval_env text", TINY, "score ~ agent | task", {"eval_env": "x"}, OptionError, "eval_env must be a patsy"),
     ("eval_env negative", TINY, "score ~ agent | task", {"eval_env": -1}, OptionError, "got -1"),
     ("extra column missing", TINY, "score ~ agent | task", {"extra_columns": ["nosuch"]}, DesignError,
-     "column(s) ['nosuch'] not found in data"),
+     "column ['nosuch'] not found in data"),
     ("extra columns a number", TINY, "score ~ agent | task", {"extra_columns": 3}, OptionError,
      "extra_columns must be a list of column names, got 3"),
     ("pool_tasks text", TINY, "score ~ agent | task", {"pool_tasks": "yes"}, OptionError,
@@ -2038,7 +2049,7 @@ RUN_CASES = [  # (what, data, options, error, phrases); each run through summari
      "step column 'step' holds object values"),
     ("a missing step", _set("step", np.nan, [0])(CURVES), {}, DesignError, "column 'step' has 1 missing value"),
     ("an infinite step", _set("step", np.inf, [0])(CURVES.assign(step=CURVES["step"].astype(float))), {},
-     DesignError, "step column 'step' has 1 missing or infinite value(s)"),
+     DesignError, "step column 'step' has 1 missing or infinite value"),
     ("no rows", CURVES.iloc[:0], {}, DesignError, "data has no rows"),
     ("all scores NaN", CURVES.assign(score=np.nan), {}, DesignError, "column 'score' has 90 missing values"),
     ("every row twice", pd.concat([CURVES, CURVES]), {}, DesignError,
@@ -2088,14 +2099,14 @@ SUMMARY_CASES = [  # (what, options, error, phrases)
     ("threshold text", {"how": "time_to_threshold", "threshold": "x"}, OptionError, "needs threshold= (a number"),
     ("threshold NaN", {"how": "time_to_threshold", "threshold": float("nan")}, OptionError, "threshold"),
     ("threshold for one task", {"how": "time_to_threshold", "threshold": {"task_01": 1.0}}, OptionError,
-     "threshold= has no value for task(s) ['task_02', 'task_03']"),
+     "threshold= has no value for tasks ['task_02', 'task_03']"),
     # review s30: a key naming no task was ignored; where a task of the data has no value, the one wording of an
     # unknown task, did you mean and the tasks (where every task has one, the other keys are a note: a benchmark's
     # table of thresholds on a subset of its tasks)
     ("threshold key naming no task", {"how": "time_to_threshold", "threshold": {
         "task_01": 1.0, "task_02": 1.0, "task_3": 5.0, "Pong": 2.0}}, OptionError,
      ("'task_3' in threshold= is not a task in column 'task' (did you mean 'task_03'", "the tasks are: 'task_01', "
-      "'task_02', 'task_03'; threshold= also names 1 more key(s) that are no task: 'Pong'")),
+      "'task_02', 'task_03'; threshold= also names 1 more key that is no task: 'Pong'")),
     ("normalize_auc text", {"how": "auc", "normalize_auc": "yes"}, OptionError, "normalize_auc must be True or False"),
     ("normalize_auc 'no'", {"how": "auc", "normalize_auc": "no"}, OptionError,
      "normalize_auc must be True or False, got 'no'"),
@@ -2292,9 +2303,9 @@ def test_adastop_constructor(what, agents, options, phrase):
 BATCH = pd.DataFrame({"agent": ["a"] * 3 + ["b"] * 3, "score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
 
 UPDATE_CASES = [  # (what, batch, options, error, phrase)
-    ("an agent missing", BATCH[BATCH["agent"] == "a"], {}, DesignError, "the batch lacks agent(s) b"),
+    ("an agent missing", BATCH[BATCH["agent"] == "a"], {}, DesignError, "the batch lacks agent b"),
     ("an agent too many", pd.concat([BATCH, BATCH.assign(agent="c")]), {}, DesignError,
-     "unknown agent(s) c in the batch; this test compares a, b"),
+     "unknown agent c in the batch; this test compares a, b"),
     ("too few runs", BATCH.iloc[[0, 1, 3, 4, 5]], {}, DesignError,
      "agent 'a' has 2 runs in this batch; every batch needs exactly n = 3"),
     ("a NaN score", BATCH.assign(score=[np.nan, 2, 3, 4, 5, 6]), {}, DesignError,
@@ -3403,7 +3414,7 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
     ("update-seed changed", ["adastop", "update", "{d}/state.json", "{d}/batch.csv", "--seed", "9"],
      "already holds a test seeded with 0"),
     ("update-an agent missing", ["adastop", "update", "{d}/state.json", "{d}/batch_a.csv"],
-     "the batch lacks agent(s) b"),
+     "the batch lacks agent b"),
     ("update-a state without digests", ["adastop", "update", "{d}/nodigests.json", "{d}/batch.csv"],
      "the AdaStop state {d}/nodigests.json has no \"digests\""),
     ("status-missing state", ["adastop", "status", "{d}/nosuch.json"], "no AdaStop state at {d}/nosuch.json"),
@@ -4062,7 +4073,7 @@ def test_calibration_figure_of_nothing_to_draw_or_on_too_few_axes():
           rlstats.plotting.calibration_figure, table[table["runs"].isna()])
     fig, ax = plt.subplots()
     try:
-        fails(OptionError, ("this plot has 2 panel(s), one per procedure, but ax= holds 1 Axes",
+        fails(OptionError, ("this plot has 2 panels, one per procedure, but ax= holds 1 Axes",
                             "filter the table to fewer procedures"), rlstats.plotting.calibration_figure, table, ax=ax)
     finally:
         plt.close("all")
@@ -4156,10 +4167,10 @@ HUE_CASES = [  # (what, plot keywords, phrases)
         family=lambda d: d["family"].where(d["agent"] != "agent_2"))}, "the column is missing for agent 'agent_2'"),
     ("neither mapping nor column", {"hue": ["a", "b", "a"]}, "hue= must be a mapping agent -> group"),
     ("a colour missing for a group", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a"},
-                                      "hue_colors": {"a": "red"}}, "hue_colors= gives no colour for group(s) 'b'"),
+                                      "hue_colors": {"a": "red"}}, "hue_colors= gives no colour for group 'b'"),
     # issue 41 item 3: hue= and hue_colors= checked as the column form is
     ("a missing group in the mapping", {"hue": pd.Series({"agent_1": "a", "agent_2": "b", "agent_3": np.nan})},
-     ("hue= gives a missing group for agent(s) 'agent_3'", "give every agent")),
+     ("hue= gives a missing group for agent 'agent_3'", "give every agent")),
     ("a colour matplotlib does not know", {"hue": {"agent_1": "a", "agent_2": "b", "agent_3": "a"},
                                           "hue_colors": {"a": "notacolour", "b": "red"}},
      ("hue_colors= gives what is not a colour for 'a': 'notacolour'", "'tab:blue'")),
@@ -4168,7 +4179,7 @@ HUE_CASES = [  # (what, plot keywords, phrases)
     ("data without the formula's agent column", {"hue": "family", "data": _HUE_FRAME.rename(columns={"agent": "arm"})},
      "data= has no column 'agent', the agents' column of the result's formula"),
     ("data lacking an agent", {"hue": "family", "data": _HUE_FRAME[_HUE_FRAME["agent"] != "agent_3"]},
-     "data='s column 'agent' lacks agent(s) 'agent_3' of the result"),
+     "data='s column 'agent' lacks agent 'agent_3' of the result"),
 ]
 
 

@@ -172,7 +172,7 @@ def test_errors_exit_2_without_traceback(walker, tmp_path, capsys):
     # walker3.csv: the reference package stopped PPO and SAC after two batches; the joint test needs them
     status, _ = run("adastop", "update", str(state), str(paths[2]))
     err = capsys.readouterr().err
-    assert status == 2 and "lacks agent(s) PPO, SAC" in err and "Traceback" not in err
+    assert status == 2 and "lacks agents PPO, SAC" in err and "Traceback" not in err
     assert state.read_text() == before
     # with the paper's scheme PPO and SAC are decided after two batches, so they must not run
     paper = tmp_path / "paper.json"

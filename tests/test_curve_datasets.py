@@ -238,7 +238,7 @@ def test_normalize_dopamine_names_the_games_without_values(dopamine):
     with pytest.raises(DesignError) as info:
         normalize(dopamine, "atari_reference")
     text = str(info.value)
-    assert "5 task(s)" in text
+    assert "5 tasks of the data are missing" in text
     for game in WITHOUT_REFERENCE:
         assert repr(game) in text
     kept = dopamine[~dopamine["task"].isin(WITHOUT_REFERENCE)]

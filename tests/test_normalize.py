@@ -340,7 +340,7 @@ def test_minmax_uses_each_tasks_range_in_the_data_and_states_it(scores):
 def test_minmax_refuses_an_infinite_score_and_names_its_row():
     runs = pd.DataFrame({"agent": ["A", "B", "A", "B"], "task": ["Pong", "Pong", "Box", "Box"],
                          "score": [1.0, np.inf, 2.0, 3.0]}, index=[10, 11, 12, 13])
-    with pytest.raises(DesignError, match=r"1 row\(s\) hold an infinite 'score': index label 11 \(agent 'B', task 'Pong', "
+    with pytest.raises(DesignError, match=r"1 row holds an infinite 'score': index label 11 \(agent 'B', task 'Pong', "
                                           r"score inf\)"):
         normalize(runs, "minmax")
     # through a back end the agent is the formula's column
@@ -351,7 +351,7 @@ def test_minmax_refuses_an_infinite_score_and_names_its_row():
 
 def test_dm_control_refuses_returns_outside_0_to_1000():
     runs = pd.DataFrame({"agent": ["A", "B", "A"], "task": ["walker-walk"] * 3, "score": [1000.0, 1000.5, -1e-9]})
-    with pytest.raises(DesignError, match=r"2 row\(s\) of 'score' lie outside it: index label 1 \(agent 'B', task "
+    with pytest.raises(DesignError, match=r"2 rows of 'score' lie outside it: index label 1 \(agent 'B', task "
                                           r"'walker-walk', score 1000.5\), index label 2 \(agent 'A', task 'walker-walk', "
                                           r"score -1e-09\)"):
         normalize(runs, "dm_control")

@@ -992,7 +992,7 @@ def test_bounds_clip_every_interval_of_a_capped_sweep_and_nothing_else():
 
 def test_a_run_above_the_bound_is_an_error_naming_it():
     df = sweep_frame([[1000.0, 1000.5], [990.0, 980.0]])
-    with pytest.raises(rlstats.errors.DesignError, match=r"1 row\(s\) of 'score' lie outside the bounds \(-inf, "
+    with pytest.raises(rlstats.errors.DesignError, match=r"1 row of 'score' lies outside the bounds \(-inf, "
                        r"1000\] \(bounds=\(None, 1000\)\): index label 1 \(agent 'ppo', task 'ant', value 1000.5\)"):
         rlstats.tuning(df, "score ~ agent | task/seed", config="lr", bounds=(None, 1000), n_resamples=100, rng=0)
 

@@ -124,6 +124,7 @@ def takers_said(flag: str, method: str, name: str, takers: Sequence[str], own: S
     offered ``-o alternative=greater``, which it refuses). Another spelling of ``name`` that ``method`` takes itself
     (its complement: mixed's confidence_level= for alpha=), among ``own`` (the options the command then takes), is said
     first (:func:`rlstats.options.own_spelling`)."""
+    from ..format import verb
     from ..options import own_spelling, unknown_option_error
 
     def said(typed: str | None, words: Callable[[str], str]) -> str:
@@ -136,7 +137,7 @@ def takers_said(flag: str, method: str, name: str, takers: Sequence[str], own: S
         if not taking:
             refusal = value_refused(takers[0], name, typed)
             return f"{text}; {flag} {takers[0]} does, but not this value: {words(str(refusal))}"
-        return f"{text}; {flag} {', '.join(taking)} {'does' if len(taking) == 1 else 'do'} ({spelled})"
+        return f"{text}; {flag} {', '.join(taking)} {verb(len(taking), 'does')} ({spelled})"
 
     return said
 

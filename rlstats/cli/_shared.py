@@ -757,7 +757,7 @@ def parse_options(texts: Iterable[str], reserved: Mapping[str, str], flag: str =
     return options
 
 
-#: what :func:`keyword_flag` marked on each parser: (flag, keyword(s), scope) per flag, in the order added. argparse
+#: what :func:`keyword_flag` marked on each parser: (flag, keywords, scope) per flag, in the order added. argparse
 #: has no public accessor of a parser's arguments (its list of actions is a private attribute), so the marks are kept
 #: here, from the Action that ``add_argument`` returns; a parser dropped takes its marks with it
 _MARKS: weakref.WeakKeyDictionary[argparse.ArgumentParser, list[tuple[str, str | tuple[str, ...], str | None]]] = (

@@ -284,7 +284,7 @@ def _powerless(args, seq, read_n):
     if least_k is not None:
         ways.append(f"K = {least_k} at n = {seq.n} ({flags['K']} {least_k})")
     if ways:
-        way = (f"the smallest that can {'are' if len(ways) > 1 else 'is'} {' or '.join(ways)} (the paper advises "
+        way = (f"the smallest that can {fmt.verb(len(ways), 'is')} {' or '.join(ways)} (the paper advises "
                "n * K >= 30)")
     else:  # the level is at most alpha (Holm: alpha / J) times the paths (rejecting_sizes)
         least = math.ceil(shares / alpha)

@@ -80,7 +80,8 @@ def add_power_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     power.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     power.add_argument("--plot", default=None, metavar="PATH", help="also save power against seeds to PATH")
     power.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
-                       help="option of the method(s), e.g. -o n_resamples=2000 or -o K=5 (repeatable)")
+                       help="option of the methods (each takes those it has), e.g. -o n_resamples=2000 or -o K=5 "
+                            "(repeatable)")
     from ._shared import add_cost_flags
 
     add_cost_flags(power)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import DataUnavailableError
+from ..format import plural
 from ..provenance import Note, set_notes
 from ..tables import read_csv  # floats to the bit on pandas 2 too (its default parser can be 1 ulp off)
 from ._pins import HPO, HPO_LANDSCAPES
@@ -25,7 +26,8 @@ def _read(key, path, columns):
     frame = read_csv(path)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise DataUnavailableError(f"file {key} lacks column(s) {missing}; it does not have the pinned layout")
+        raise DataUnavailableError(f"file {key} lacks {plural('column', len(missing))} {missing}; it does not have the "
+                                   "pinned layout")
     return frame
 
 

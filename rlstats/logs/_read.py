@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..connectivity import ATTEMPT, subset_dropping_attempts
 from ..provenance import Note, set_notes
-from ..format import count, join_and, listed, natural_key
+from ..format import count, join_and, listed, natural_key, verb
 from ..errors import LogReadError, OptionError, close_names, warn
 from ..options import check_bool, check_choice, check_int, check_n_jobs, keywords_checked
 from ..progress import progress_bar
@@ -1100,13 +1100,13 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     if unended:
         one = len(unended) == 1
         notes.append(Note(f"{count(len(unended), one_file(found.record.label), found.record.label)} "
-                          f"{'ends' if one else 'end'} without a line end (cut off while {'its' if one else 'their'} "
+                          f"{verb(len(unended), 'ends')} without a line end (cut off while {'its' if one else 'their'} "
                           f"last line was written?), that line read as written: " + listed(unended, MAX_NAMED_RUNS),
                           scope="frame"))
     if no_episode:
         one = len(no_episode) == 1
         notes.append(Note(f"{count(len(no_episode), one_file(found.record.label), found.record.label)} "
-                          f"{'holds' if one else 'hold'} no episode ({'its' if one else 'their'} header alone: "
+                          f"{verb(len(no_episode), 'holds')} no episode ({'its' if one else 'their'} header alone: "
                           f"{'an environment' if one else 'environments'} that finished none), read as none: "
                           + listed(no_episode, MAX_NAMED_RUNS), scope="frame"))
     if time_back:
@@ -1128,7 +1128,7 @@ def assemble_runs(runs, field_names, mapping, tag_sentence, found, options):
     if found.problems:
         skipped = len(found.problems)
         notes.append(Note(f"{count(skipped, 'file or run', 'files or runs')} could not be used and "
-                          f"{'was' if skipped == 1 else 'were'} skipped (see attrs['read_log'])", scope="frame"))
+                          f"{verb(skipped, 'was')} skipped (see attrs['read_log'])", scope="frame"))
     set_notes(frame, notes, columns=(*keys, "step"))
     frame.attrs[READ_LOG_ATTR] = ReadLog(str(found.root), found.record.name, tuple(found.files),
                                          tuple(found.problems), tuple(found.ignored),
@@ -1390,7 +1390,7 @@ def _reword_early(note, items, n_rows):
 def _early_note(ended_early, field_names):
     same = [f for f in _ordered_fields(field_names) if f not in REPLICATE_FIELDS]
     siblings = f"the other runs with the same {' and '.join(same)}" if same else "the other runs"
-    return (f"{count(len(ended_early), 'run')} {'ends' if len(ended_early) == 1 else 'end'} well before "
+    return (f"{count(len(ended_early), 'run')} {verb(len(ended_early), 'ends')} well before "
             f"{siblings} (last logged step under {EARLY_END_FRACTION:.0%} of their median: killed, or still "
             f"running?), so a value at the last step would compare different steps: " + _listed_runs(ended_early))
 
@@ -1418,14 +1418,14 @@ def _unlogged_note(unlogged, columns):
 def _nonfinite_note(nonfinite):
     """The note on the values logged as NaN or infinite, kept as rows, from {column: (NaN, infinite)}:
     "1 value of 'score' is NaN; 3 values of 'loss': 1 is NaN and 2 are infinite, as logged ..."."""
-    verb = (lambda n: "is" if n == 1 else "are")  # noqa: E731
     parts = []
     for column, (nan, inf) in nonfinite.items():
         if nan and inf:
-            parts.append(f"{count(nan + inf, 'value')} of {column!r}: {nan} {verb(nan)} NaN and {inf} {verb(inf)} "
-                         "infinite")
+            parts.append(f"{count(nan + inf, 'value')} of {column!r}: {nan} {verb(nan, 'is')} NaN and {inf} "
+                         f"{verb(inf, 'is')} infinite")
         else:
-            parts.append(f"{count(nan + inf, 'value')} of {column!r} {verb(nan + inf)} {'NaN' if nan else 'infinite'}")
+            parts.append(f"{count(nan + inf, 'value')} of {column!r} {verb(nan + inf, 'is')} "
+                         f"{'NaN' if nan else 'infinite'}")
     one = sum(map(sum, nonfinite.values())) == 1
     return (f"{'; '.join(parts)}, as logged (a run that diverged?), kept as {'a row' if one else 'rows'}: analyses "
             f"refuse {'it until it is' if one else 'them until they are'} dropped (na_action=\"drop\", after which "
@@ -1463,7 +1463,7 @@ def _fail_or_warn(problems, root, label, on_error, *, total, fatal, files=()):
     twice = sum(p.kind == "run in several files" for p in problems)
     failed = len(problems) - incomplete - lacking - bare - twice
     runs = ([f"{count(incomplete, 'run')} that lost one"] if incomplete else []) + (
-        [f"{count(lacking, 'run')} that {'lacks' if lacking == 1 else 'lack'} a requested tag"] if lacking else []) + (
+        [f"{count(lacking, 'run')} that {verb(lacking, 'lacks')} a requested tag"] if lacking else []) + (
         [f"{count(bare, 'run')} without an episode"] if bare else []) + (
         [f"{count(twice, 'run')} given by several files"] if twice else [])
     single = isinstance(root, SingleFile)

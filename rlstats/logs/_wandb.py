@@ -15,7 +15,7 @@ import numpy as np
 
 from ..provenance import Note, set_notes
 from ..errors import LogReadError, OptionError
-from ..format import count
+from ..format import count, verb
 from ..options import check_bool, check_choice, keywords_checked
 from ..progress import progress_bar
 from ._formats import LABELS
@@ -224,10 +224,10 @@ def read_wandb(path: str, *, keys: str | Sequence[str] | dict[str, str], filters
         notes.append(Note(_nonfinite_note(nonfinite), scope="frame"))
     if ignored:
         notes.append(Note(f"{count(len(ignored), 'run')} did not match the pattern {pattern!r} and "
-                          f"{'was' if len(ignored) == 1 else 'were'} not read", scope="frame"))
+                          f"{verb(len(ignored), 'was')} not read", scope="frame"))
     if problems:
         notes.append(Note(f"{count(len(problems), 'run')} could not be used and "
-                          f"{'was' if len(problems) == 1 else 'were'} skipped (see attrs['read_log'])", scope="frame"))
+                          f"{verb(len(problems), 'was')} skipped (see attrs['read_log'])", scope="frame"))
     set_notes(frame, notes, columns=(*keys, "step"))
     frame.attrs[READ_LOG_ATTR] = log
     return frame

@@ -18,7 +18,7 @@ import numpy as np
 import re
 
 from ..errors import DesignError, planned_runs
-from ..format import count, join_and, listed, plural, singular
+from ..format import count, join_and, listed, plural, singular, verb
 from ._declaration import Need
 
 #: cells or agents a sentence names before "and N more"
@@ -166,7 +166,7 @@ _ROW_WORDS = re.compile(r"(?<![-\w])(agent|task)(s?)(?!\w)")
 
 
 def _said(text, words):
-    """``text`` with its "agent(s)" and "task(s)" said by the formula's columns (``words``: block, arm)."""
+    """``text`` with its "agent", "agents", "task" and "tasks" said by the formula's columns (``words``: block, arm)."""
     task, agent = words
     return _ROW_WORDS.sub(lambda m: (agent if m.group(1) == "agent" else task) if not m.group(2) else
                           plural(agent if m.group(1) == "agent" else task), text)
@@ -189,7 +189,7 @@ def _sentence(need, counts, mask, agents, tasks, reference, words=("task", "agen
     if need.per == "design":
         met = int((present & (counts >= need.runs)).any(axis=1).sum())
         fewer = (f"{every} {_have(counts[present], noun)}" if need.tasks == 1 else
-                 f"{count(met, task)} {'has' if met == 1 else 'have'} them")
+                 f"{count(met, task)} {verb(met, 'has')} them")
         needs = runs if need.tasks == 1 else f"{runs} in at least {count(need.tasks, task)}"
         return f"{what} {_verb(need)}: they need {needs}, and {fewer}; {_way_on(need, words, formula)}"
     if need.per == "agent":

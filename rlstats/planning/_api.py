@@ -703,7 +703,8 @@ def _study_work(study, seeds_list, n_sim):
             seconds += full + (n_sim * full if work is None else work.seconds)  # the dry run's call, and the data sets'
     analyses = n_sim * len(seeds_list) * len(study.methods)
     return Work(analyses, "analyses", seconds / max(analyses, 1),
-                f"{n_sim:,} data sets x {len(seeds_list)} numbers of seeds x {len(study.methods)} method(s), and one "
+                f"{n_sim:,} data sets x {len(seeds_list)} numbers of seeds x "
+                f"{fmt.count(len(study.methods), 'method')}, and one "
                 "whole analysis a method and number of seeds")
 
 
@@ -799,8 +800,8 @@ def _small_pilot_note(source, methods):
     one = len(others) == 1
     whose = f"the {quoted[0].label}'s" if len(quoted) == 1 else fmt.join_and([f"the {r.label}" for r in quoted]) + "'s"
     unmeasured = (f" (these figures are {whose}: {fmt.join_and(others)} planned here "
-                  f"{'was' if one else 'were'} not measured, though {'its' if one else 'their'} rates are drawn from "
-                  "the same pilot)") if others else ""
+                  f"{fmt.verb(len(others), 'was')} not measured, though {'its' if one else 'their'} rates are drawn "
+                  "from the same pilot)") if others else ""
     return [f"pilot: as few as {fmt.count(fewest, 'run')} per agent and task: its chance differences, drawn again in "
             "every data set, can move these rates far from the power at the agents' true difference, and the Monte "
             f"Carlo intervals leave that out: over 20 pilots of {fmt.count(measured, 'run')} per cell drawn from one "

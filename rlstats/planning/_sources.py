@@ -251,8 +251,9 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
         bad = [t for t, s in zip(design.tasks, sd) if not (np.isfinite(s) and s > 0)]
         if bad:
             raise DesignError(
-                f"effect={effect} is measured in within-cell standard deviations, but task(s) "
-                f"{', '.join(bad[:5])} have no cell with two distinct runs to estimate it; use a pilot with "
+                f"effect={effect} is measured in within-cell standard deviations, but {fmt.plural('task', len(bad))} "
+                f"{', '.join(bad[:5])} {fmt.verb(len(bad), 'has')} no cell with two distinct runs to estimate it; use "
+                "a pilot with "
                 "several runs per agent and task, or effect=0")
         shift[:, design.agents.index(shifted)] = effect * sd
     # each pool's runs sorted and the cells drawn in their names' sorted order: the same data sets whatever the

@@ -883,11 +883,11 @@ def _absent_notes(runs, pairs, agents, formula=None):
             "(no row)")
     empty = [run.name for run in runs if run.missing_pairs and not run.pair_ids and not run.withheld_pairs]
     if empty:
-        note += f"; {fmt.join_and(empty, 5)} {'has' if len(empty) == 1 else 'have'} no comparison"
+        note += f"; {fmt.join_and(empty, 5)} {fmt.verb(len(empty), 'has')} no comparison"
     nowhere = [g for g in range(len(pairs)) if all(g in run.missing_pairs for run in runs)]
     if nowhere:
         names = fmt.join_and((f"{agents[pairs[g][0]]}-{agents[pairs[g][1]]}" for g in nowhere), 8)
-        note += f"; {names} share no task and {'is' if len(nowhere) == 1 else 'are'} compared on none"
+        note += f"; {names} share no task and {fmt.verb(len(nowhere), 'is')} compared on none"
     return [note]
 
 
@@ -987,7 +987,7 @@ def _unused_notes(runs, pairs, agents, K, blocked):
             parts.append(f"{run.name}: {text}" if blocked else text)
     if not total:
         return []
-    return [f"{fmt.count(total, 'run')} within the first K = {K} batches {'was' if total == 1 else 'were'} not "
+    return [f"{fmt.count(total, 'run')} within the first K = {K} batches {fmt.verb(total, 'was')} not "
             "used: the test had decided every comparison they would enter, or had stopped, before their batch ("
             + "; ".join(parts) + ")"]
 
@@ -1776,7 +1776,7 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
     shown = "; ".join(parts[:MC_NOTE_ROWS])
     if len(parts) > MC_NOTE_ROWS:
         shown += f"; and {len(parts) - MC_NOTE_ROWS} more (history's boundary_mc_se)"
-    text = (f"Monte Carlo error: {fmt.count(len(parts), 'decision')} {'lies' if one else 'lie'} within "
+    text = (f"Monte Carlo error: {fmt.count(len(parts), 'decision')} {fmt.verb(len(parts), 'lies')} within "
             f"{MC_FLAG_SE:g} Monte Carlo standard errors of {its} boundary, so another rng could take {it} the other "
             f"way" + (f" (and with {it} the step-down's later steps, the later interims and the runs used)"
                       if sequential else "") + f": {shown}. ")

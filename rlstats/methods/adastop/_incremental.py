@@ -20,7 +20,7 @@ import pandas as pd
 
 from ...errors import INDEX_LABELS, DesignError, close_names, OptionError, RlstatsError, rows_named, warn
 from ...design import ALL_RUNS, block_like_columns, booleans_read, build, repeated_run
-from ...format import count, join_and, listed, name_list
+from ...format import count, join_and, listed, name_list, plural
 from ...interop import as_pandas, unmasked
 from ...logs import loads_json
 from ...options import check_bool
@@ -246,19 +246,21 @@ class AdaStop:
         quoted = functools.partial(name_list, among=self._agents)  # every name quoted where one holds a comma
         extra = [a for a in scores if a not in expected]
         if extra:
-            raise DesignError(f"agent(s) {quoted(extra)} should not run: all their comparisons are decided; "
+            raise DesignError(f"{plural('agent', len(extra))} {quoted(extra)} should not run: all their comparisons "
+                              "are decided; "
                               f"this batch needs exactly: {quoted(expected)}")
         missing = [a for a in expected if a not in scores]
         if missing:
-            found = (f"the batch lacks agent(s) {quoted(missing)}; batch {self.interim + 1} needs "
+            lacked = f"{plural('agent', len(missing))} {quoted(missing)}"
+            found = (f"the batch lacks {lacked}; batch {self.interim + 1} needs "
                      f"n = {count(self.n, 'run')} of each of: {quoted(expected)}")
             if not scores:  # no run at all: no test stopped every agent it still needs (audit s23)
-                found = found.replace(f"lacks agent(s) {quoted(missing)}", "is empty (no runs)")
+                found = found.replace(f"lacks {lacked}", "is empty (no runs)")
             if not scores or self.interim == 0 or self._options.permutations == "pairwise":
                 raise DesignError(found)
             # Files of a run under the paper's scheme hold no more runs of the agents it stopped (audit s18; holm
             # states too, holmfix29: the hint was given to joint ones only)
-            replay = (f"; if these batches come from a run whose test stopped agent(s) {quoted(missing)} (the "
+            replay = (f"; if these batches come from a run whose test stopped {lacked} (the "
                       "AdaStop paper's pairwise scheme stops agents sooner), replay it from its first batch in a new ")
             raise DesignError(found + replay + 'AdaStop with permutations="pairwise"',
                               command_line=found + replay + "state file with --permutations pairwise")
@@ -1021,7 +1023,7 @@ def _batch_scores(batch, agent, score, agents):
 
 
 def _unknown_agents(unknown, agents, given=()):
-    """"unknown agent(s) ppo in the batch (did you mean 'PPO'?); this test compares PPO, DQN": the agents a batch
+    """"unknown agent ppo in the batch (did you mean 'PPO'?); this test compares PPO, DQN": the agents a batch
     names that the test does not, each with the test's agent it most likely misspells (audit s23): first among those
     the batch lacks (``given``: the names it holds), then among all (audit s26: 'agent_two' beside agent_1's runs was
     taken for agent_1, not the agent_2 it lacked)."""
@@ -1035,7 +1037,8 @@ def _unknown_agents(unknown, agents, given=()):
         hint = " (did you mean " + join_and([f"{guess!r} for {name!r}" for name, guess in guesses[:5]]) + "?)"
     else:
         hint = ""
-    return f"unknown agent(s) {quoted(unknown)} in the batch{hint}; this test compares {quoted(agents)}"
+    return (f"unknown {plural('agent', len(unknown))} {quoted(unknown)} in the batch{hint}; this test compares "
+            f"{quoted(agents)}")
 
 
 def _booleans(what, names, plural=False):

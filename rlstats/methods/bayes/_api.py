@@ -36,7 +36,7 @@ from ..._typing import BayesModel, Data, EvalEnv, FormulaLike, Label, NaAction, 
 from ...cost import admit, check_max_seconds, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, label_value, shown, warn
-from ...format import a_or_an, count, listed, names_shown, plural, signif
+from ...format import a_or_an, count, listed, names_shown, plural, signif, verb
 from ...normalization import warn_raw_scales
 from ...options import (band_beyond_scores, check_at_most, check_bool, check_choice, check_confidence_level,
                         check_cost_options, check_int, check_n_jobs, check_resamples)
@@ -390,7 +390,7 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     if options.orderings and not design.is_complete:
         empty = int((design.counts == 0).sum())
         raise DesignError("orderings=True needs every agent on every task (a joint posterior of all agents): "
-                          f"{count(empty, 'cell')} of this design {'is' if empty == 1 else 'are'} empty; keep the "
+                          f"{count(empty, 'cell')} of this design {verb(empty, 'is')} empty; keep the "
                           "tasks every agent ran with rlstats.compare's subset=, or pass orderings=None")
     design = warn_raw_scales(design, normalize).runs_by_score()  # sums in one order (audit s16)
     design = band_beyond_scores(design, "rope", options.rope)
@@ -933,7 +933,7 @@ def _unfit_note(design, options, first, second, unfit, withheld):
     return [f"the hierarchical model estimates each {task}'s run-to-run spread of a pair's differences paired by "
             f"{design.formula.run_word}, which needs 2 paired runs or more whose differences vary on every {task} the "
             "pair "
-            f"shares, and {listed(parts, 8)} {'does' if one else 'do'} not have them there, so "
+            f"shares, and {listed(parts, 8)} {verb(withheld.sum(), 'does')} not have them there, so "
             f"{'its' if one else 'their'} probabilities, {ACROSS[options.model][1]} and credible interval are withheld "
             f"(NaN in tidy()) rather than read from the other {tasks}, which would compare the pair on {tasks} chosen "
             f"by its runs ({a_or_an(task)} where both {plural(agent)} sit at a cap has differences 0); the other pairs "
@@ -1267,7 +1267,7 @@ def _few_runs_note(design, first, second, counts, rope):
         return []
     which = listed([f"{design.agents[first[p]]} vs {design.agents[second[p]]}" for p in few], 8)
     task = design.block_word  # the data's blocks by their column (audit s33 words33b)
-    said = (f"{which} {'has' if few.size == 1 else 'have'} fewer than {FEW_PAIRED_RUNS} paired runs on some {task} "
+    said = (f"{which} {verb(few.size, 'has')} fewer than {FEW_PAIRED_RUNS} paired runs on some {task} "
             f"(fewest {int(fewest[few].min())}): with n paired runs {a_or_an(task)}'s spread sigma_i, flat a priori, "
             "leaves its difference a likelihood as heavy-tailed as a t with n - 2 degrees of freedom (a Cauchy at 3 "
             f"runs), so the model draws the {plural(task)}' differences towards the centre delta0")

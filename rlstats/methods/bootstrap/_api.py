@@ -146,7 +146,8 @@ def _check_metrics(metrics):
     names = [name for name, _ in items]
     duplicated = sorted(name for name, times in Counter(names).items() if times > 1)  # one pass, not names.count
     if duplicated:
-        raise OptionError(f"metric name(s) {duplicated} appear more than once; give each metric its own name")
+        raise OptionError(f"metric {fmt.plural('name', len(duplicated))} {duplicated} "
+                          f"{fmt.verb(len(duplicated), 'appears')} more than once; give each metric its own name")
     return tuple(names), tuple(spec for _, spec in items)
 
 
@@ -561,7 +562,7 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         less); the median's also where 0.3 or more of the agent's runs
         tie at a task's largest or smallest score (two or more of the
         task's runs there; ``rlstats.bounds.MEDIAN_TIED_SHARE``) and half
-        or more of the runs of the task(s) the median sits on tie there
+        or more of the runs of the tasks the median sits on tie there
         too (``MEDIAN_MIDDLE_TIED_SHARE``, audit s12), or 0.6 or more of
         all its runs tie (``MEDIAN_TIED_SHARE_ALONE``): the median then
         moves by those tasks' few runs off the tie, and it covered
@@ -859,10 +860,9 @@ def _weighted_tasks_note(design, metrics):
         who = f"{agents}: runs per {task} differ ({low} to {high})"
     else:
         who = "; ".join(f"{agents} ({low} to {high})" for agents, low, high in named_ranges) + f": runs per {task} differ"
-    verb = "weigh" if len(named) > 1 else "weighs"
-    return [f"{who}, so the {' and the '.join(named)} {verb} each {task} alike, a run of {fmt.a_or_an(task)} with c "
-            f"runs counting c_max / c times (as if every {task} had the {design.arm_word}'s most runs, c_max); "
-            f"pooling the runs would weigh the {fmt.plural(task)} by their runs"]
+    return [f"{who}, so the {' and the '.join(named)} {fmt.verb(len(named), 'weighs')} each {task} alike, a run of "
+            f"{fmt.a_or_an(task)} with c runs counting c_max / c times (as if every {task} had the "
+            f"{design.arm_word}'s most runs, c_max); pooling the runs would weigh the {fmt.plural(task)} by their runs"]
 
 
 def _run_notes(design, options):

@@ -148,7 +148,7 @@ class BootstrapResult(Result):
         The studentised intervals withheld because the agent's runs mostly sit at a task's largest or smallest score
         (a cap) with too few off it (audit s10; ``interval="studentized"``), and the median's where 0.3 or more of
         them tie at such a score (audit s11, ``rlstats.bounds.MEDIAN_TIED_SHARE``) and half or more of those of the
-        task(s) the median sits on or 0.6 or more of all (audit s12, ``rlstats.bounds.median_tied_at_middle``), which
+        tasks the median sits on or 0.6 or more of all (audit s12, ``rlstats.bounds.median_tied_at_middle``), which
         would otherwise be given;
         not exported by ``to_dict``.
     welch_floored : ndarray of bool, shape (n_agents, n_metrics, 2), or None

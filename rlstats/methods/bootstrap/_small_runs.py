@@ -35,7 +35,7 @@ from ...bounds import MEDIAN_MIDDLE_TIED_SHARE, MEDIAN_TIED_SHARE, MEDIAN_TIED_S
 from ...statistics import (STUDENTIZED_SE_FLOOR, WELCH_FLOOR_METRICS, block_ranges, median_is_mean,
                            floored_standard_errors, near_ties, order_statistic_se, run_expansion, shape_ratios,
                            skew_widened, skewness_of_means, welch_floor)
-from ...format import a_or_an, join_and, listed, name_list, names_shown, plural, signif
+from ...format import a_or_an, join_and, listed, name_list, names_shown, plural, signif, verb
 from ...vocabulary import gap_capped_words, gap_is_mean_words, median_is_mean_words, median_of_task_means, metric_label
 from ...resampling import canonical_order
 from .._replication import applies, declared, verdict
@@ -793,7 +793,7 @@ def median_tied_note(cells):
     :func:`cells_named`'s words; ``rlstats.bounds.median_tied_at_middle``)."""
     return (f"studentized intervals withheld for {cells}: there {MEDIAN_TIED_SHARE:g} or more of the "
             "agent's runs tie at a task's largest or smallest score (a cap reached), and "
-            f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the task(s) the median sits on (or "
+            f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the tasks the median sits on (or "
             f"{MEDIAN_TIED_SHARE_ALONE:g} or more of all its runs), whose few runs off the tie then move it: on "
             "simulated runs with 36-70% of them at a cap, its nominal 95% intervals covered 0.87-0.95 at 5 tasks x "
             "3-10 runs, given wherever fewer than three quarters sat at the cap; report each agent's share of runs at "
@@ -1048,7 +1048,7 @@ def untasked_need(counts=None, agents=(), method="bootstrap", options=(("task_bo
     them = "it" if one else "them"
     short = counts[:, few]
     return (f"{lead} at least {need.runs} runs in some task of each agent: "
-            f"{listed([str(a) for a, f in zip(agents, few) if f], 4)} {'has' if one else 'each have'} "
+            f"{listed([str(a) for a, f in zip(agents, few) if f], 4)} {verb(few.sum(), 'has', 'each have')} "
             f"{runs_had(short[short > 0])} in every task, so add runs to {them} or leave {them} out of the data")
 
 

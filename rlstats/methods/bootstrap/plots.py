@@ -50,7 +50,8 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, width
     metrics = list(result.metrics if metrics is None else metrics)
     missing = [m for m in metrics if m not in result.metrics]
     if missing:
-        raise OptionError(f"metric(s) {missing} not in the result; metrics: {list(result.metrics)}")
+        raise OptionError(f"{fmt.plural('metric', len(missing))} {missing} not in the result; metrics: "
+                          f"{list(result.metrics)}")
     from matplotlib.ticker import MaxNLocator
 
     k = len(result.agents)

@@ -21,7 +21,7 @@ from ...design import NA_ACTIONS, agents_said, data_and_formula, design_of, publ
 from ...cost import MAX_BYTES, admit, shows
 from ...interop import as_pandas
 from ...format import (a_or_an, by_value, cannot_reject, count, format_step, join_and, listed, names_shown, plural,
-                       signif)
+                       signif, verb)
 from ...errors import DesignError, OptionError, agent_named
 from .._replication import untrimmed_iqm_label, untrimmed_iqm_note, verdict
 from ...normalization import gap_sides_by_step, raw_gap_note, warn_raw_scales
@@ -380,7 +380,7 @@ def _saturated_steps(design, matrix, starts, statistic):
     three quarters or more of the agent's runs logged there tie at their task's largest or smallest score (a cap) and
     too few are off it; for the median, also bootstrap()'s rule for its interval on the runs logged at the step
     (``rlstats.bounds.median_tied_at_middle``, audit s13): ``MEDIAN_TIED_SHARE`` or more of them tie there and half
-    or more of those of the middle task(s) do, or 0.6 or more of them all."""
+    or more of those of the middle tasks do, or 0.6 or more of them all."""
     task, agent = design.task[starts], design.agent[starts]
     shape = (design.n_tasks, design.n_agents * matrix.shape[1])
     at_bound, tied, counts, means = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape)
@@ -411,7 +411,7 @@ def _saturated_note(saturated, agents, grid, statistic):
     if statistic == "median":
         return (f"bands of the curves are withheld for {where}: there {MEDIAN_TIED_SHARE:g} or more of the agent's "
                 "runs tie at a task's largest or smallest score (a cap reached), and "
-                f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the task(s) the median sits on (or "
+                f"{MEDIAN_MIDDLE_TIED_SHARE:g} or more of those of the tasks the median sits on (or "
                 f"{MEDIAN_TIED_SHARE_ALONE:g} or more of all its runs), whose few runs off the tie move the median of "
                 "task means in jumps its resamples do not see (bootstrap()'s rule for its median interval): on "
                 "simulated curves with a cap reached by 17% to 85% of the runs, the median's pointwise bands covered "
@@ -492,7 +492,7 @@ def _tasks_having(grid, per_task, tasks, covering, runs, agent=None):
     "one run", "2 runs"; ``agent``: the agent named, None where the note has named it already."""
     on, every, n = _on_tasks(grid, per_task, tasks, covering)
     if every:
-        return f"{on[3:]} {'has' if n == 1 else 'have'} {runs}{'' if agent is None else ' of ' + agent} logged"
+        return f"{on[3:]} {verb(n, 'has')} {runs}{'' if agent is None else ' of ' + agent} logged"
     return f"{'it' if agent is None else agent} has {runs} logged {on}"
 
 
@@ -599,7 +599,7 @@ def curves(data: Table, formula: FormulaLike | None = None, *, step: str,
     median's bands are withheld too by ``bootstrap()``'s rule for its median interval, on the runs
     logged at the step (``rlstats.bounds.median_tied_at_middle``): where 0.3 or more of the agent's
     runs there tie at their task's largest or smallest score (two or more of the task's runs there;
-    ``MEDIAN_TIED_SHARE``) and half or more of those of the task(s) the median sits on do
+    ``MEDIAN_TIED_SHARE``) and half or more of those of the tasks the median sits on do
     (``MEDIAN_MIDDLE_TIED_SHARE``), or 0.6 or more of them all (``MEDIAN_TIED_SHARE_ALONE``): the
     median of task means then moves in jumps that the resamples of mostly tied runs do not see. On
     simulated curves whose cap is reached by 17% to 85% of the runs, its pointwise band had covered

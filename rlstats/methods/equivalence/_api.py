@@ -24,7 +24,7 @@ from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_value, shown
-from ...format import a_or_an, count, join_and, listed, plural, signif
+from ...format import a_or_an, count, join_and, listed, plural, signif, verb
 from ...normalization import warn_raw_scales
 from ...options import (MAX_RESAMPLES, band_beyond_scores, check_bool, check_choice, check_cost_options,
                        check_fraction, check_resamples, is_finite_number)
@@ -454,13 +454,15 @@ def _published_table(table, design):
                               f"task), got {type(table).__name__}")
     missing = [c for c in (task, *PUBLISHED_COLUMNS) if c not in table.columns]
     if missing:
-        raise OptionError(f"published= lacks column(s) {', '.join(map(repr, missing))}: it needs {task!r} (the "
+        raise OptionError(f"published= lacks {plural('column', len(missing))} {', '.join(map(repr, missing))}: it "
+                          f"needs {task!r} (the "
                           "formula's task column), 'mean', 'sd' (standard deviation over runs) and 'n' (runs) per "
                           "task; rename its columns, e.g. table.rename(columns={'std': 'sd'})")
     names = table[task].astype(str)
     repeated = sorted(set(names[names.duplicated()]))
     if repeated:
-        raise OptionError(f"published= lists task(s) {', '.join(map(repr, repeated[:5]))} more than once; give one "
+        raise OptionError(f"published= lists {plural('task', len(repeated))} {', '.join(map(repr, repeated[:5]))} "
+                          "more than once; give one "
                           "row per task")
     absent = [t for t in design.tasks if t not in set(names)]
     if absent:
@@ -478,7 +480,8 @@ def _published_table(table, design):
         | ~(values["n"] >= 2) | (values["n"] != np.round(values["n"]))
     if bad.any():
         which = [t for t, b in zip(design.tasks, bad) if b]
-        raise OptionError(f"published= row(s) for {', '.join(map(repr, which[:5]))} need a finite mean, an sd >= 0 "
+        raise OptionError(f"published= {plural('row', len(which))} for {', '.join(map(repr, which[:5]))} "
+                          f"{verb(len(which), 'needs')} a finite mean, an sd >= 0 "
                           "and a whole number of runs n >= 2 (with one run an sd is undefined)")
     extra = sorted(set(names) - set(design.tasks))
     note = ([f"{count(len(extra), 'task')} of the published table not in the data left out: "
@@ -926,7 +929,7 @@ def _near_alpha_note(close, options):
         # which left 38 of 100 seeds on the other verdict: the count holds only if the p-value is where this seed's is
         text += (f"; n_resamples={max(needs):_} would put {it} {MC_CLOSE_SE} standard errors from alpha if "
                  f"{'its p-value is' if len(close) == 1 else 'their p-values are'} where this seed's "
-                 f"{'is' if len(close) == 1 else 'are'} (the error falls as 1 / sqrt(n_resamples)); a p-value nearer "
+                 f"{verb(len(close), 'is')} (the error falls as 1 / sqrt(n_resamples)); a p-value nearer "
                  "alpha needs more, and this seed's is itself within the error")
     if len(needs) < len(close):
         text += "; a p-value at alpha itself no count settles: the seed, not the data, decides it"
@@ -1093,7 +1096,7 @@ def _across_notes(table, across, short, still, words=("task", "agent")):
             if flat:
                 reasons.append(f"across='welch' reads the spread of the runs within every shared {task}, and "
                                f"{count(len(flat), task)} of {len(shared)} ({', '.join(flat[:5])}"
-                               f"{' ...' if len(flat) > 5 else ''}) {'lacks' if len(flat) == 1 else 'lack'} one "
+                               f"{' ...' if len(flat) > 5 else ''}) {verb(len(flat), 'lacks')} one "
                                f"(fewer than 2 runs of {a_or_an(agent)}); add runs, or use across='paired_t' ({tasks} "
                                "as a sample, one run per cell is enough)")
             if tied:  # audit s10: a cap always reached; before, such a task counted as a difference known exactly

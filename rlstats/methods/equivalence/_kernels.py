@@ -68,7 +68,7 @@ def tost(estimate, se, df, margin, alpha, alternative="equivalence", higher_is_b
     delta <= margin, whose rejection at alpha is the (1 - 2 alpha) interval wholly past a bound (a verdict beyond the
     margin); ``p_value``: equivalence takes the larger of the two, non-inferiority the side of
     "worse" (delta <= -margin when higher is better, delta >= margin otherwise); ``statistic``: the t of that
-    p-value; ``conf_low``, ``conf_high``: the (1 - 2 alpha) interval estimate +- t(1 - alpha, df) se, whose end(s)
+    p-value; ``conf_low``, ``conf_high``: the (1 - 2 alpha) interval estimate +- t(1 - alpha, df) se, whose ends
     inside the margin decide; ``shown``: the alternative shown (False where se is NaN: no test).
     """
     from scipy import stats

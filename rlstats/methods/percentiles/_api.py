@@ -35,7 +35,7 @@ from ...cost import admit, shows
 from ...engines import one_blas_thread
 from .._replication import verdict
 from ...errors import OptionError, agent_named, as_given, label_value, labels_keyed, warn
-from ...format import count, join_and, listed, name_list, names_shown, plural, signif
+from ...format import count, join_and, listed, name_list, names_shown, plural, signif, verb
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples,
                        is_finite_number)
 from ...progress import progress_bar
@@ -519,7 +519,7 @@ def _zero_width_note(design, z_lo, z_hi, identical):
         return []
     n, total = len(where), int(np.broadcast_to(other, z_lo.shape).sum())
     named = listed([f"{design.agents[i]} on {design.tasks[j]} against {design.agents[k]}" for i, j, k in where], 4)
-    return [f"{n} of {total} payoff intervals {'has' if n == 1 else 'have'} zero width ({named}): every run of the "
+    return [f"{n} of {total} payoff intervals {verb(n, 'has')} zero width ({named}): every run of the "
             "agent lies at the same percentile of the reference's runs, which a Student-t interval reads as certainty; "
             "PBP's DKW bands (interval=\"pbp\") do not"]
 
@@ -537,7 +537,7 @@ def _separation_clause(conf_low, conf_high):
     n_agents = len(conf_low)
     withheld = n_agents * (n_agents - 1) // 2 - n_pairs
     shown = " whose intervals are both shown" if withheld else ""
-    rest = (f" ({count(withheld, 'pair')} with an interval withheld {'is' if withheld == 1 else 'are'} not judged)"
+    rest = (f" ({count(withheld, 'pair')} with an interval withheld {verb(withheld, 'is')} not judged)"
             if withheld else "")
     if not beats:
         which = (f"do not separate the one pair{shown}" if n_pairs == 1 else
@@ -651,7 +651,7 @@ def _coverage_note(interval, smallest, agents, tasks):
                 f"{_INTERVAL_NAMES[interval]} (its coverage there was not measured); at the most runs simulated, "
                 f"{measured}")
     else:
-        note = (f"{count(smallest, 'run')} in the smallest cell {'is' if smallest == 1 else 'are'} few for "
+        note = (f"{count(smallest, 'run')} in the smallest cell {verb(smallest, 'is')} few for "
                 f"{_INTERVAL_NAMES[interval]}: in simulations of {measured}")
     if interval == "pbp" or _coverage_note("pbp", smallest, agents, tasks):
         return note

@@ -286,14 +286,14 @@ class PercentilesResult(Result):
         if not withheld:
             if not beats:
                 return f"No {self._arm_word}'s interval lies above another's, so no pair is resolved."
-            return (f"{len(beats)} of {fmt.count(n_pairs, 'pair')} {'is' if len(beats) == 1 else 'are'} resolved "
+            return (f"{len(beats)} of {fmt.count(n_pairs, 'pair')} {fmt.verb(len(beats), 'is')} resolved "
                     f"(lower bound above the other's upper bound): {listed}.")
         names = fmt.name_list(withheld, among=self.agents)
         one = len(withheld) == 1
         rest = (f"the {fmt.count(n_pairs - n_shown, 'pair')} with {names}, whose interval{'' if one else 's'} "
-                f"{'is' if one else 'are'} withheld, {'is' if n_pairs - n_shown == 1 else 'are'} not judged")
+                f"{fmt.verb(len(withheld), 'is')} withheld, {fmt.verb(n_pairs - n_shown, 'is')} not judged")
         if not n_shown:
             return f"No pair has both intervals shown, so no pair is resolved: {rest}."
         return (f"{len(beats)} of the {fmt.count(n_shown, 'pair')} whose intervals are both shown "
-                f"{'is' if len(beats) == 1 else 'are'} resolved (lower bound above the other's upper bound)"
+                f"{fmt.verb(len(beats), 'is')} resolved (lower bound above the other's upper bound)"
                 + (f": {listed}" if beats else "") + f"; {rest}.")

@@ -41,7 +41,7 @@ from ...cost import admit, shows, timed_bar
 from ...design import check_agent_named, design_of, public_function
 from ...interop import as_pandas
 from ...normalization import warn_raw_scales
-from ...format import cannot_reject, count, plural, returned_nan
+from ...format import cannot_reject, count, plural, returned_nan, verb
 from .._replication import verdict
 from ...errors import DesignError, OptionError, RlstatsError, close_names, label_named, label_value
 from ...options import (check_bool, check_choice, check_cost_options, check_fraction, check_resamples,
@@ -187,21 +187,22 @@ def _task_list(role, names, design, empty=frozenset()):
         raise OptionError(f"{role}= is empty; name at least one task")
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise OptionError(f"{role}= names task(s) more than once: {', '.join(map(repr, repeated))}")
+        raise OptionError(f"{role}= names {plural('task', len(repeated))} more than once: "
+                          f"{', '.join(map(repr, repeated))}")
     unknown = [n for n in names if n not in design.tasks and n not in design.dropped_tasks]
     without = [n for n in unknown if n in empty]
     if without:
         raise DesignError(f"{role}= names {', '.join(map(repr, without))}, which "
-                          f"{'has' if len(without) == 1 else 'have'} no runs in the data (a level of column "
+                          f"{verb(len(without), 'has')} no runs in the data (a level of column "
                           f"'{design.formula.blocks}' without rows: filtered out, or every score missing), so no "
                           "effect can be computed there; name tasks with runs of both agents")
     if unknown:
         hints = "; ".join(f"{n!r}{_suggest(n, design.tasks)}" for n in unknown)
-        raise OptionError(f"{role}= names {len(unknown)} unknown task(s) in column '{design.formula.blocks}': "
+        raise OptionError(f"{role}= names {count(len(unknown), 'unknown task')} in column '{design.formula.blocks}': "
                           f"{hints}")
     kept_out = [n for n in names if n in design.dropped_tasks]
     if kept_out:
-        raise DesignError(f"{role}= names task(s) where fewer than two agents have runs: "
+        raise DesignError(f"{role}= names {plural('task', len(kept_out))} where fewer than two agents have runs: "
                           f"{', '.join(map(repr, kept_out))}; no effect can be computed there")
     return names
 
@@ -216,7 +217,7 @@ def _reported_from_column(column, design):
     flags = values.astype(bool).groupby(design.task).agg(["min", "max"])
     mixed = flags.index[flags["min"] != flags["max"]]
     if len(mixed):
-        raise DesignError(f"reported column '{column}' changes within task(s) "
+        raise DesignError(f"reported column '{column}' changes within {plural('task', len(mixed))} "
                           f"{', '.join(repr(design.tasks[t]) for t in mixed[:5])}; it must mark whole tasks")
     return [design.tasks[t] for t in flags.index[flags["max"]]]
 
@@ -304,7 +305,8 @@ def _check_effects(frame, where, options):
     """Explicitly named tasks must give a finite effect; say why not."""
     no_runs = frame[(frame["n_treatment"] == 0) | (frame["n_baseline"] == 0)]
     if len(no_runs):
-        raise DesignError(f"{where} task(s) {', '.join(map(repr, no_runs['task']))} lack runs of the treatment or "
+        raise DesignError(f"{where} {plural('task', len(no_runs))} {', '.join(map(repr, no_runs['task']))} "
+                          f"{verb(len(no_runs), 'lacks')} runs of the treatment or "
                           "the baseline, so their effect cannot be computed")
     if options.effect == "std_diff":
         # the declared replication of the effect, read against the treatment's and the baseline's runs
@@ -315,7 +317,8 @@ def _check_effects(frame, where, options):
         why = (" (zero spread of the runs)" if options.effect == "std_diff" else
                f" (the effect function {options.effect_name!r} returned NaN or an infinity)" if callable(options.effect)
                else "")
-        raise DesignError(f"the effect is not finite on {where} task(s) {', '.join(map(repr, bad['task']))}{why}; "
+        raise DesignError(f"the effect is not finite on {where} {plural('task', len(bad))} "
+                          f"{', '.join(map(repr, bad['task']))}{why}; "
                           "choose another effect=")
 
 
@@ -522,7 +525,9 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
     if fresh is not None:
         overlap = sorted(set(fresh.tasks) & set(reported_names))
         if overlap:
-            raise DesignError(f"task(s) {', '.join(map(repr, overlap))} are both reported and in the held-out data; "
+            raise DesignError(f"{plural('task', len(overlap))} {', '.join(map(repr, overlap))} "
+                              f"{verb(len(overlap), 'is')} both "
+                              "reported and in the held-out data; "
                               "fresh held-out tasks must be tasks the report did not show")
         held = _effects_of(fresh, treatment, baseline, options)
         notes += [f"held-out data: {n}" for n in fresh.notes]
@@ -552,7 +557,9 @@ def _split_tasks(design, fresh, treatment, baseline, reported_names, heldout, op
     listed = _task_list("heldout", heldout, design, empty)
     overlap = [t for t in listed if t in reported_names]
     if overlap:
-        raise OptionError(f"task(s) {', '.join(map(repr, overlap))} are both reported and held out; a task is "
+        raise OptionError(f"{plural('task', len(overlap))} {', '.join(map(repr, overlap))} "
+                          f"{verb(len(overlap), 'is')} both "
+                          "reported and held out; a task is "
                           "either shown in the report (reported=) or used to check it (heldout=)")
     frame.loc[frame["task"].isin(listed), "set"] = "heldout"
     _check_effects(frame[frame["set"] == "heldout"], "held-out", options)

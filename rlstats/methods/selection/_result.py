@@ -268,7 +268,7 @@ class SelectionCheckResult(Result):
                 lines.append(f"null: the reported and the fresh tasks' effects are exchangeable ({how})")
             else:
                 lines.append(f"null: the {fmt.count(self.n_reported, 'reported task')} "
-                             f"{'is' if self.n_reported == 1 else 'are'} a uniformly random subset of the "
+                             f"{fmt.verb(self.n_reported, 'is')} a uniformly random subset of the "
                              f"{self.n_reported + self.n_heldout} tasks ({how})")
         lines.append(f"mean effect ({self.effect_measure}, {self.treatment} vs {self.baseline}): reported "
                      f"{fmt.signif(self.mean_reported)}, held-out {fmt.signif(self.mean_heldout)}, difference "
@@ -426,7 +426,7 @@ class SelectionCheckResult(Result):
                   "fresh": "fresh tasks run separately"}[self.heldout_design]
         flipped = "" if self.higher_is_better else " with the sign flipped so that positive means better"
         text = (f"We checked whether the {fmt.count(self.n_reported, 'task')} on which {self.treatment} was reported "
-                f"against {self.baseline} {'is' if self.n_reported == 1 else 'are'} representative (Komiyama and "
+                f"against {self.baseline} {fmt.verb(self.n_reported, 'is')} representative (Komiyama and "
                 f"Maehara, 2018). Each task's effect is "
                 f"{measure}, computed from its runs{flipped}; "
                 f"the mean effect is {fmt.signif(self.mean_reported, 4)} on the reported tasks and "

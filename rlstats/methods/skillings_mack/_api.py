@@ -31,7 +31,7 @@ from ... import calibration
 from ...design import check_agent_named, design_of, public_function
 from ...runs import censored_note
 from ...cost import admit, shows
-from ...format import a_or_an, cannot_reject, count, join_and, listed, names_shown, plural, signif
+from ...format import a_or_an, cannot_reject, count, join_and, listed, names_shown, plural, signif, verb
 from ...errors import DesignError, OptionError, label_value
 from ...options import check_bool, check_choice, check_cost_options, check_fraction, check_n_jobs, check_resamples
 from ...progress import progress_bar
@@ -459,7 +459,8 @@ def batch_cost(design, n_sim, untied, **options):
     nulls = 0 if method == "asymptotic" else 1 if untied else n_sim
     seconds = nulls * pvalue_cost(shape, checked).seconds + n_sim * (BATCH_SECONDS + BATCH_PER_RUN * shape.rows)
     return Work(n_sim, "data sets", seconds / n_sim,
-                f"{n_sim:,} data sets of {shape.rows:,} runs at once" + (f", {nulls:,} exact null(s)" if nulls else ""))
+                f"{n_sim:,} data sets of {shape.rows:,} runs at once"
+                + (f", {count(nulls, 'exact null')}" if nulls else ""))
 
 
 def level_spent(design, **options):
@@ -592,8 +593,7 @@ def _check_more_than_one_ranking(design, agent, task, variant):
     # the data's other tasks, kept out by design.build: said, as the data hold them, quoted as the kept one is where
     # any name of the message holds a comma (audit s20: bare beside 'Seaquest, v5')
     gone = design.dropped_tasks
-    verb = "is" if len(gone) == 1 else "are"
-    kept_out = f"once the {count(len(gone), 'task')} that fewer than two agents ran {verb} kept out " \
+    kept_out = f"once the {count(len(gone), 'task')} that fewer than two agents ran {verb(len(gone), 'is')} kept out " \
                f"({listed(names_shown(gone, among=[*gone, *design.tasks]), 5)}), " if gone else ""
     raise DesignError(
         f"the {_TITLES[variant]} ranks the agents within each task and compares the rankings across tasks, but "
@@ -880,9 +880,10 @@ def _conover_way_on(design, variant):
         return (f"this design has up to {design.max_runs_per_cell} runs per cell, ranked jointly (Mack-Skillings): "
                 "pass within_cell=\"mean\" or \"median\" with variant=\"skillings_mack\" to rank one value per "
                 "cell, or use posthoc=\"ranks\" (mean-rank contrasts on every run)")
-    return (f"{count(int((design.counts == 0).sum()), 'cell')} of this design {'is' if (design.counts == 0).sum() == 1 else 'are'} empty (Skillings-Mack): use posthoc=\"ranks\" (mean-rank "
-            "contrasts over the tasks each pair shares, with their exact permutation variance) or \"wilcoxon\", or "
-            "keep the tasks every agent ran with rlstats.compare(..., subset=...)")
+    empty = int((design.counts == 0).sum())
+    return (f"{count(empty, 'cell')} of this design {verb(empty, 'is')} empty (Skillings-Mack): use posthoc=\"ranks\" "
+            "(mean-rank contrasts over the tasks each pair shares, with their exact permutation variance) or "
+            "\"wilcoxon\", or keep the tasks every agent ran with rlstats.compare(..., subset=...)")
 
 
 _POSTHOCS = {"ranks": _ranks_posthoc, "exact": _exact_posthoc, "wilcoxon": _wilcoxon_posthoc,

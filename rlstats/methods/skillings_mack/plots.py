@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...errors import OptionError, labels_keyed
-from ...format import count, join_and
+from ...format import count, join_and, plural
 from ...plotting import axes_or_new, mark_observed, palette, unbroken_parentheses
 
 
@@ -94,7 +94,8 @@ def agent_groups(agents: Sequence[str], hue: Any, data: Any = None,
         title = getattr(hue, "name", None)
         blank = [a for a, g in mapping.items() if _missing(g)]
         if blank:  # as the column form refuses: a missing group would be drawn as a group called "nan"
-            raise OptionError(f"hue= gives a missing group for agent(s) {', '.join(map(repr, blank[:5]))}; give "
+            raise OptionError(f"hue= gives a missing group for {plural('agent', len(blank))} "
+                              f"{', '.join(map(repr, blank[:5]))}; give "
                               "every agent of the result a group")
     else:
         raise OptionError(f"hue= must be a mapping agent -> group (dict or pandas Series) or the name of a column of "
@@ -122,7 +123,8 @@ def _agent_column(data, agents, column=None):
                               "data the result was computed from")
         absent = sorted(set(agents) - set(data[column].astype(str)))
         if absent:
-            raise OptionError(f"data='s column {column!r} lacks agent(s) {', '.join(map(repr, absent[:5]))} of the "
+            raise OptionError(f"data='s column {column!r} lacks {plural('agent', len(absent))} "
+                              f"{', '.join(map(repr, absent[:5]))} of the "
                               "result: pass the data the result was computed from")
         return column
     for column in data.columns:
@@ -246,7 +248,8 @@ def plot_critical_difference(result: Any, *, ax: Any = None, hue: Any = None, da
         given = {} if hue_colors is None else _group_colors(hue_colors)
         lacking = [g for g in present if g not in given]
         if hue_colors is not None and lacking:
-            raise OptionError(f"hue_colors= gives no colour for group(s) {', '.join(map(repr, lacking))}")
+            raise OptionError(f"hue_colors= gives no colour for {plural('group', len(lacking))} "
+                              f"{', '.join(map(repr, lacking))}")
         colors = {g: given.get(g, c) for g, c in zip(present, palette(len(present)))}
     new = ax is None
     ax = axes_or_new(ax, (6.4, 1.6 + 0.3 * ((k + 1) // 2)))

@@ -578,7 +578,7 @@ class TaskTableResult(Result):
         shared = int((self._bold().sum(axis=1) > 1).sum())
         if shared:
             parts[-1] += (f"; tied best {agents} are each credited ({fmt.count(shared, task)} "
-                          f"{'has' if shared == 1 else 'have'} more than one)")
+                          f"{fmt.verb(shared, 'has')} more than one)")
         uncredited = [self.tasks[t] for t in np.flatnonzero(self.tied_best.any(axis=1) & ~self._bold().any(axis=1))]
         if uncredited:
             parts[-1] += (f"; no best is credited in {fmt.name_list(uncredited, among=self.tasks)}, whose best "

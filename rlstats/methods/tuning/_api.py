@@ -16,7 +16,7 @@ from ... import format as fmt
 from ... import formula as formula_module
 from ...bounds import check_bounds, clip_columns
 from ...cost import admit, shows, timed_bar
-from ...design import RUN_NAMES, Design, arm_label, block_label, block_like_columns, design_of, public_function
+from ...design import RUN_IDS, RUN_NAMES, Design, arm_label, block_label, block_like_columns, design_of, public_function
 from ...engines import Engine, engine as _engine, map_ordered
 from ...interop import TABLE, as_pandas
 from ...errors import DesignError, OptionError
@@ -483,7 +483,7 @@ def _past_the_scores_notes(design, tables):
         values = {float(sign * edge[i]) for i in tasks}
         runs = int(at[tasks].sum())
         total = int(np.isin(task, tasks).sum())
-        if len(values) == 1:  # the task(s) named (audit s32: "4 of the 6 runs" of a file of 15)
+        if len(values) == 1:  # the tasks named (audit s32: "4 of the 6 runs" of a file of 15)
             (value,) = values
             names = [repr(design.tasks[i]) for i in tasks]
             whose = f"task {names[0]}" if len(names) == 1 else f"tasks {fmt.listed(names, 5)}"
@@ -499,7 +499,7 @@ def _past_the_scores_notes(design, tables):
             way = f"pass bounds={pair} to clip them to it"
         else:
             way = "pass bounds= with the scores' known limits to clip them"
-        notes.append(f"{fmt.count(moved, 'end')} of {', and of '.join(what)} {'lies' if moved == 1 else 'lie'} {past} "
+        notes.append(f"{fmt.count(moved, 'end')} of {', and of '.join(what)} {fmt.verb(moved, 'lies')} {past} "
                      f"{where}: if the scores cannot {exceed} "
                      f"it (a cap), {way}, which keeps the coverage (the true value lies within)")
     return notes
@@ -649,8 +649,10 @@ def _landscape(row):
 
 
 #: words that name a column numbering runs or seeds (a replicate level), alone or as the last word of a name
-#: ('tuning_run', 'run_id', 'trial'): such a column is never a hyperparameter
-REPLICATE_WORDS = ("run", "seed", "trial", "replicate", "repetition", "rep")
+#: ('tuning_run', 'run_id', 'trial'): such a column is never a hyperparameter. The words of design.RUN_IDS, the one list
+#: of the names of a run column, each said as one run (its singular, 'run' not 'runs': 'n_runs' counts runs, it numbers
+#: none), so that a name the design reads as a run's is read so here (audit s34 words34: two lists of the same words)
+REPLICATE_WORDS = tuple(sorted(w for w in RUN_IDS if "_" not in w and fmt.singular(w) == w))
 _REPLICATE_NAME = re.compile(rf"(^|[_\W])({'|'.join(REPLICATE_WORDS)})(_?id)?$", re.IGNORECASE)
 
 
@@ -742,7 +744,8 @@ def _check_columns(name, columns, data, parsed, single=False):
         raise OptionError(f"{name}= must be {what}, got {columns!r}")
     repeated = sorted({c for c in listed if listed.count(c) > 1})
     if repeated:  # a hyperparameter counted twice (the sensitivity view's dimensions, the labels)
-        raise OptionError(f"{name}= names column(s) {repeated} more than once; name each hyperparameter once")
+        raise OptionError(f"{name}= names {fmt.plural('column', len(repeated))} {repeated} more than once; name each "
+                          "hyperparameter once")
     missing = [c for c in listed if c not in data.columns]
     if missing:
         # 'lr,gamma' (a list as many command lines write it), or R's c(lr, gamma) (audit s24): each part a column
@@ -752,7 +755,8 @@ def _check_columns(name, columns, data, parsed, single=False):
         hint = (f"; {r_said}to name several columns give a list: {name}={parts!r} (on the command line: -o "
                 f"\"{name}=[{','.join(map(repr, parts))}]\")" if not single and len(parts) > 1
                 and all(p in data.columns for p in parts) else "")
-        raise DesignError(f"{name}= column(s) {missing} not found in data; available: {list(data.columns)}{hint}")
+        raise DesignError(f"{name}= {fmt.plural('column', len(missing))} {missing} not found in data; available: "
+                          f"{list(data.columns)}{hint}")
     roles = {parsed.groups: "the agents", parsed.blocks: "the tasks", parsed.replicate: "the seeds"}
     clash = [c for c in listed if c in roles or c in parsed.response_columns]
     if clash:

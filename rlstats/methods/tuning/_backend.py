@@ -91,6 +91,7 @@ def cost(shape: Shape, options: Any, configurations: Sequence[int] | None = None
     # the best set holds a block of at most BLOCK configurations' means a resample, a sweep at a time, and keeps each
     # sweep's largest mean and winner a resample; the percentile band keeps every sweep's resampled curves (budgets x
     # 2 samplings) and one sweep's temporaries; the views run one after another, so the larger is the peak
+    from ...format import count
     from ._kernels import BLOCK
 
     widest = min(max(sizes), BLOCK)
@@ -99,8 +100,8 @@ def cost(shape: Shape, options: Any, configurations: Sequence[int] | None = None
     curves = B * (_BAND_BYTES * sum(steps) + _BAND_PEAK_BYTES * max(steps)) \
         if "expected_max" in views and band == "percentile" else 0
     kept = (f"{B:,} resamples x {widest:,} configurations' means at once and {len(sizes):,} sweeps' winners (the best "
-            "set)") if best_set >= curves else (f"{B:,} resamples x {sum(steps):,} budgets' curves over {len(sizes):,} "
-                                                "sweep(s) (the percentile band)")
+            "set)") if best_set >= curves else (f"{B:,} resamples x {sum(steps):,} budgets' curves over "
+                                                f"{count(len(sizes), 'sweep')} (the percentile band)")
     return Work(sum(seconds.values()) / _NS, "ns of counted work", _NS, " + ".join(what),
                 memory=max(best_set, curves), kept=kept)
 
