@@ -96,7 +96,6 @@ def _band_notes(res):
     return [n for n in res.notes if n.startswith("the expected-max band's pointwise coverage")]
 
 
-@HIGH2
 def test_band_note_quotes_the_shown_sweeps_design():
     rng = np.random.default_rng(4)
     rs = (300 + 40 * rng.standard_normal((5, 10))).tolist()
@@ -109,7 +108,6 @@ def test_band_note_quotes_the_shown_sweeps_design():
     assert "(5 configurations, 10 seeds" in _band_notes(both)[0]
 
 
-@HIGH2
 def test_band_notes_one_per_shown_design():
     """Two shown designs (10 and 3 seeds): each quoted, naming its sweeps."""
     rng = np.random.default_rng(4)
@@ -122,7 +120,6 @@ def test_band_notes_one_per_shown_design():
     assert any("(5 configurations, 3 seeds" in n and "for dd on lunar" in n for n in notes)
 
 
-@HIGH2
 def test_band_note_of_the_shown_sweep_on_real_sweeps(mirror_root):
     """The trial's case: PPO on LunarLander, 'hpo=dehb, rpo=rs' (5 tuning runs x 10 seeds) beside 'hpo=dehb,
     rpo=dehb' cut to 1 seed per run: the quoted row is rs's design (0.946 pooled, 0.640 worst at 10 seeds)."""
