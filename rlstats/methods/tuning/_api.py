@@ -1019,11 +1019,12 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                                                                 best_resampled, winner, level, lower)
         if unseen[t, a]:  # a configuration of one seed: resampled as certain (the tuned interval is withheld too)
             probability, corrected, optimism, low, high = np.full(means.size, np.nan), np.nan, np.nan, np.nan, np.nan
+            reached = np.full(means.size, np.nan)
         # best or tied for best in at least threshold of the resamples (ties share the probability, not membership)
         in_set = (reached >= threshold) & ~np.isnan(probability)
         for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
             rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
-                         spread[g], int(sweep["sizes"][g]), probability[g],
+                         spread[g], int(sweep["sizes"][g]), probability[g], reached[g],
                          # withheld with its probability (audit s27: False, "no", beside the winner's "selected")
                          None if unseen[t, a] else bool(in_set[g]), g == selected))
         row = {"agent": design.agents[a], "task": design.tasks[t], "config": labels[sweep["ids"][selected]],
@@ -1052,10 +1053,14 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                 row.update(heldout_estimate=sign * m, heldout_runs=int(held.size),
                            **dict(zip(("heldout_low", "heldout_high"), _ordered(sign * (m - half), sign * (m + half)))))
         tuned.append(row)
-    columns = ["agent", "task", "config", "estimate", "std_dev", "n_runs", "probability_best", "in_best_set",
-               "selected"]
-    best = pd.DataFrame(rows, columns=columns).sort_values(["task", "agent", "probability_best"],
-                                                          ascending=[True, True, False], kind="stable")
+    # the share best or tied for best beside the shared probability: the best set reads the first, so a member can
+    # have a shared probability below the threshold (audit s34 tune34: members at 0.043-0.049 beside a 0.05 rule);
+    # the members come first, by the share that admits them
+    columns = ["agent", "task", "config", "estimate", "std_dev", "n_runs", "probability_best",
+               "probability_best_or_tied", "in_best_set", "selected"]
+    best = pd.DataFrame(rows, columns=columns).sort_values(
+        ["task", "agent", "probability_best_or_tied", "probability_best"], ascending=[True, True, False, False],
+        kind="stable")
     if best["in_best_set"].isna().any():  # withheld marks: pandas' nullable boolean, so best[best["in_best_set"]]
         best["in_best_set"] = best["in_best_set"].astype("boolean")  # still filters (review27a), as curves' marks
     selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
