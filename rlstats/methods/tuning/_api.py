@@ -29,7 +29,7 @@ from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
 from ._backend import BACKENDS
-from ._result import TuningResult
+from ._result import TuningResult, by_construction_text, left_out, one_configuration_sweeps
 from . import plots
 
 if TYPE_CHECKING:
@@ -124,7 +124,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       are; with some, the best set missed the truly best configuration in up to 0.27 of simulated sweeps, not 0.03):
       where a configuration of a sweep has one seed, the probabilities, the optimism and the tuned score are withheld
       there, with a note naming such configurations (leave them out of the data to rank the others; a sweep of one
-      configuration selects nothing and keeps them).
+      configuration selects nothing and keeps them: its configuration is best by construction, probability 1 and
+      optimism 0 whatever its seeds, which a note, the table's key and the plot (a hatched bar) say, not a measured
+      probability). ``best_set()`` lists the configurations best or tied for best in some resample and each sweep's
+      selected one, with both shares (``probability_best``, ties shared; ``probability_best_or_tied``, which the
+      set reads, and the plot's bars); a note counts those left out and says why.
       Ties: the selected configuration is the first
       with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
       mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
@@ -1063,6 +1067,11 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
         kind="stable")
     if best["in_best_set"].isna().any():  # withheld marks: pandas' nullable boolean, so best[best["in_best_set"]]
         best["in_best_set"] = best["in_best_set"].astype("boolean")  # still filters (review27a), as curves' marks
+    # what the table's 1s of one configuration are, and what it leaves out (audit s34 tune34), said where it is made
+    sizes = {(design.agents[a], design.tasks[t]): int(sweep["sizes"].size) for (t, a), sweep in sweeps.items()}
+    single = one_configuration_sweeps(best, sizes)
+    notes += ["best_set(): " + by_construction_text(single)] if single else []
+    notes += [text for text in left_out(best, sizes, n_resamples)[2:] if text]
     selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for row in tuned:
         selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]
