@@ -207,3 +207,20 @@ def test_left_out_configurations_are_counted():
         assert "2 configurations never best (left out)" in ax.get_title()
     finally:
         plt.close(ax.figure)
+
+
+def test_one_configuration_on_real_sweeps(mirror_root):
+    """The trial's case: PPO on LunarLander, each procedure's first tuning run of one seed (the baseline's one run),
+    'hpo=dehb, rpo=rs' whole (5 runs x 10 seeds): the baseline's 1 is said to be by construction; 7 of 21 listed."""
+    opt = load_dataset("hpo_optimisation").drop_duplicates()
+    ppo = opt[(opt["algorithm"] == "ppo") & (opt["task"] == "lunar") & (opt["objective"] == "return")]
+    one = ppo.groupby(["procedure", "tuning_run"]).head(1)
+    one = pd.concat([one, ppo[ppo["procedure"] == "hpo=dehb, rpo=rs, return"]]).drop_duplicates()
+    res = _tune(one, views=["best_set"], n_resamples=2000)
+    best = res.best_set()
+    base = best[best["agent"] == "hpo=base, rpo=base, return"].iloc[0]
+    assert base["probability_best"] == 1.0 and base["n_runs"] == 1
+    assert any(n.startswith("best_set(): hpo=base, rpo=base, return on lunar has one configuration, so it is best by "
+                            "construction") for n in res.notes)
+    assert ("best_set() lists 7 of the 21 configurations: 2 (in hpo=dehb, rpo=rs, return on lunar) were never best or "
+            "tied for best in any of the 2,000 resamples (probability 0); 12 (in ") in " ".join(res.notes)
