@@ -40,9 +40,12 @@ def _tuning_notes(view, n, runs, **options):
 
     from rlstats.methods.tuning import _api
 
-    shown = pd.DataFrame({"conf_low": [0.0]})
-    return _api._calibration_notes({"a": {"sizes": np.full(n, runs)}}, {view}, 0.95,
-                                   {"tuned": shown, "expected_max": shown, "complete": shown}, **options)
+    from types import SimpleNamespace
+
+    # one sweep (task 0, agent 0) whose interval is shown (s34 tune34: the notes read the sweeps shown)
+    shown = pd.DataFrame({"agent": ["a"], "task": ["t"], "conf_low": [0.0]})
+    return _api._calibration_notes(SimpleNamespace(agents=("a",), tasks=("t",)), {(0, 0): {"sizes": np.full(n, runs)}},
+                                   {view}, 0.95, {"tuned": shown, "expected_max": shown, "complete": shown}, **options)
 
 
 def test_tuning_notes_say_how_the_quoted_row_misses():

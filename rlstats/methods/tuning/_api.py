@@ -29,7 +29,7 @@ from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
 from ._backend import BACKENDS
-from ._result import TuningResult
+from ._result import TuningResult, by_construction_text, left_out, one_configuration_sweeps
 from . import plots
 
 if TYPE_CHECKING:
@@ -95,7 +95,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       runs near 200); at 10 seeds 0.946 pooled and 0.64 in the worst (PPO on Ant, 5,085 among runs near 8,100).
       Draws without such a seed do not show it to any band: this one would hold in every sweep only 5.9-14.5 times
       as wide (audit s29, ``tests/reference/coverage_tuning_real_widening.py``). A note quotes these rows where the
-      sweep's design is nearest to theirs (``distribution`` ``real_dierkes2024``).
+      design of a sweep whose band is printed is nearest to theirs (``distribution`` ``real_dierkes2024``), one note
+      per design where the printed sweeps' differ.
       ``band="skew_t_normal"`` is the same band with normal-theory degrees of freedom (n - 1), the default before
       the kurtosis was counted, bit for bit. ``band="percentile"`` is the
       earlier band, bit for bit: resampling seeds within configurations, each resampled mean's deviation widened
@@ -123,7 +124,11 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
       are; with some, the best set missed the truly best configuration in up to 0.27 of simulated sweeps, not 0.03):
       where a configuration of a sweep has one seed, the probabilities, the optimism and the tuned score are withheld
       there, with a note naming such configurations (leave them out of the data to rank the others; a sweep of one
-      configuration selects nothing and keeps them).
+      configuration selects nothing and keeps them: its configuration is best by construction, probability 1 and
+      optimism 0 whatever its seeds, which a note, the table's key and the plot (a hatched bar) say, not a measured
+      probability). ``best_set()`` lists the configurations best or tied for best in some resample and each sweep's
+      selected one, with both shares (``probability_best``, ties shared; ``probability_best_or_tied``, which the
+      set reads, and the plot's bars); a note counts those left out and says why.
       Ties: the selected configuration is the first
       with the largest mean in configuration order; in a resample where configurations tie for the best bootstrap
       mean, the optimism is measured from the tied configuration with the largest mean in the data (the smallest
@@ -359,7 +364,8 @@ def tuning(data: Data, formula: FormulaLike | None = None, *, config: str | Sequ
                 why["sensitivity"] = notes[-1] if len(notes) > before else "see the notes"
     _clip_to_bounds(tables, design.bounds, notes)
     notes += _past_the_scores_notes(design, tables)
-    notes += _calibration_notes(sweeps, views, level, tables, opts.band, opts.tuned_lower, opts.complete_interval)
+    notes += _calibration_notes(design, sweeps, views, level, tables, opts.band, opts.tuned_lower,
+                                opts.complete_interval)
     n_configs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for (t, a), sweep in sweeps.items():
         n_configs[t, a] = sweep["sizes"].size
@@ -565,9 +571,13 @@ CALIBRATED = {"best_set": ("tuning.best_interval", "the tuned-score interval's c
                                                        "score")}
 
 
-def _calibration_notes(sweeps, views, level, tables, band="skew_t", tuned_lower="pooled", complete_interval="skew_t"):
-    """The measured shortfalls (calibration.csv) at the grid designs nearest to this data's sweeps; none for a view
-    whose intervals are all withheld (a row is never quoted for a value that is not printed)."""
+def _calibration_notes(design, sweeps, views, level, tables, band="skew_t", tuned_lower="pooled",
+                       complete_interval="skew_t"):
+    """The measured shortfalls (calibration.csv) at the grid designs nearest to the sweeps whose intervals are printed:
+    none for a view whose intervals are all withheld (a row is never quoted for a value that is not printed), and
+    a sweep whose interval is withheld does not choose the row (audit s34 tune34: a sweep cut to 1 seed, its band
+    withheld, had the note quote the 3-seed row beside the one band shown, of 10 seeds). Where the sweeps shown sit
+    at different designs, one note per design that misses, naming its sweeps."""
     from ... import calibration
 
     notes = []
@@ -583,26 +593,38 @@ def _calibration_notes(sweeps, views, level, tables, band="skew_t", tuned_lower=
             rows = tuple(r for r in rows if r.get("interval") == complete_interval)
         else:
             rows = tuple(r for r in rows if r.get("interval") == TUNED_INTERVALS[tuned_lower])
-        if view not in views or not rows or level != 0.95 or shown[view] is None \
-                or not np.isfinite(shown[view]["conf_low"].to_numpy(dtype=float)).any():
+        table = shown[view]
+        if not rows or level != 0.95 or table is None:
+            continue
+        # the sweeps (agent, task) with an interval printed (the mean over tasks is not a sweep)
+        given = table.loc[np.isfinite(table["conf_low"].to_numpy(dtype=float)), ["agent", "task"]]
+        given = set(map(tuple, given.to_numpy().tolist()))
+        printed = {key: s for key, s in sweeps.items() if (design.agents[key[1]], design.tasks[key[0]]) in given}
+        if not printed:
             continue
         grid_n = sorted({int(r["configuration"].split()[0]) for r in rows})
         grid_runs = sorted({int(r["runs"]) for r in rows})
-        nearest = {(min(grid_n, key=lambda g: abs(math.log(g / s["sizes"].size))),
-                    calibration.nearest_count(grid_runs, int(np.median(s["sizes"])))) for s in sweeps.values()}
+        nearest = {}  # design -> its printed sweeps, in sweep order
+        for (t, a), s in printed.items():
+            at = (min(grid_n, key=lambda g: abs(math.log(g / s["sizes"].size))),
+                  calibration.nearest_count(grid_runs, int(np.median(s["sizes"]))))
+            nearest.setdefault(at, []).append(f"{design.agents[a]} on {design.tasks[t]}")
         method = {"band": band} if view == "expected_max" else {}  # the rows of the band asked for
-        short = [calibration.shortfall(rows, 0.95, configuration=f"{n} configurations", runs=runs, **method)
-                 for n, runs in sorted(nearest)]
-        short = [row for row in short if row is not None]
-        if short:
-            row = min(short, key=lambda r: float(r["coverage"]))
+        quoted = [(calibration.shortfall(rows, 0.95, configuration=f"{n} configurations", runs=runs, **method), cells)
+                  for (n, runs), cells in sorted(nearest.items())]
+        quoted = sorted(((row, cells) for row, cells in quoted if row is not None),
+                        key=lambda q: float(q[0]["coverage"]))
+        for row, cells in quoted:
+            # names hold commas ("hpo=dehb, rpo=rs, return"): the sweeps apart by semicolons
+            whose = "" if len(nearest) == 1 else (" for " + "; ".join(cells[:3])
+                                                  + (f"; and {len(cells) - 3:,} more sweeps" if len(cells) > 3 else ""))
             if row.get("distribution") == REAL_SWEEPS:
-                notes.append(_real_sweeps_note(row, what, procedure))
+                notes.append(_real_sweeps_note(row, what, procedure, whose))
                 continue
             # the worst draw and which of the two missed (review21c: a row quoted for its worst draw alone read
             # "measured at 0.943 for a 95% claim", its pooled coverage within 3 SE of 1,000 and the draw unsaid)
             drawn = "the task's" if view == "complete" else "the configurations'"  # what the reference scripts draw
-            notes.append(f"{what} was measured at {float(row['coverage']):.3f}"
+            notes.append(f"{what}{whose} was measured at {float(row['coverage']):.3f}"
                          f"{calibration.worst_draw_clause(row, drawn=drawn)} for a 95% claim at the nearest "
                          f"simulated design ({row['configuration']}, {row['runs']} seeds, {row['distribution']} "
                          f"scores{_landscape(row)}; rlstats/calibration.csv, {procedure}), "
@@ -615,12 +637,12 @@ def _calibration_notes(sweeps, views, level, tables, band="skew_t", tuned_lower=
 REAL_SWEEPS = "real_dierkes2024"
 
 
-def _real_sweeps_note(row, what, procedure):
+def _real_sweeps_note(row, what, procedure, whose=""):
     """The note of a calibration row measured on real sweeps (:data:`REAL_SWEEPS`): pooled over the sweeps, the worst
     sweep, and why few seeds miss there (a tuning run's rare outlying seed, which most draws of few seeds leave out)."""
     low, sweeps, runs = float(row["coverage_min"]), int(row["design_draws"]), int(row["runs"])
     budget = f" (budget {row['statistic']})" if row["statistic"].startswith("k=") else ""
-    return (f"{what}{budget} was measured at {float(row['coverage']):.3f} over {sweeps} real sweeps, {low:.3f} in the "
+    return (f"{what}{budget}{whose} was measured at {float(row['coverage']):.3f} over {sweeps} real sweeps, {low:.3f} in the "
             f"worst, for a 95% claim at the nearest measured design ({row['configuration']}, {runs} seeds drawn from "
             "the published seeds of each tuning run of Dierkes et al. 2024's tuning procedures, "
             "rlstats.datasets.load('hpo_optimisation'); rlstats/calibration.csv, "
@@ -1005,11 +1027,12 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                                                                 best_resampled, winner, level, lower)
         if unseen[t, a]:  # a configuration of one seed: resampled as certain (the tuned interval is withheld too)
             probability, corrected, optimism, low, high = np.full(means.size, np.nan), np.nan, np.nan, np.nan, np.nan
+            reached = np.full(means.size, np.nan)
         # best or tied for best in at least threshold of the resamples (ties share the probability, not membership)
         in_set = (reached >= threshold) & ~np.isnan(probability)
         for g in np.flatnonzero((probability > 0) | (np.arange(means.size) == selected)):
             rows.append((design.agents[a], design.tasks[t], labels[sweep["ids"][g]], sign * means[g],
-                         spread[g], int(sweep["sizes"][g]), probability[g],
+                         spread[g], int(sweep["sizes"][g]), probability[g], reached[g],
                          # withheld with its probability (audit s27: False, "no", beside the winner's "selected")
                          None if unseen[t, a] else bool(in_set[g]), g == selected))
         row = {"agent": design.agents[a], "task": design.tasks[t], "config": labels[sweep["ids"][selected]],
@@ -1038,12 +1061,21 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                 row.update(heldout_estimate=sign * m, heldout_runs=int(held.size),
                            **dict(zip(("heldout_low", "heldout_high"), _ordered(sign * (m - half), sign * (m + half)))))
         tuned.append(row)
-    columns = ["agent", "task", "config", "estimate", "std_dev", "n_runs", "probability_best", "in_best_set",
-               "selected"]
-    best = pd.DataFrame(rows, columns=columns).sort_values(["task", "agent", "probability_best"],
-                                                          ascending=[True, True, False], kind="stable")
+    # the share best or tied for best beside the shared probability: the best set reads the first, so a member can
+    # have a shared probability below the threshold (audit s34 tune34: members at 0.043-0.049 beside a 0.05 rule);
+    # the members come first, by the share that admits them
+    columns = ["agent", "task", "config", "estimate", "std_dev", "n_runs", "probability_best",
+               "probability_best_or_tied", "in_best_set", "selected"]
+    best = pd.DataFrame(rows, columns=columns).sort_values(
+        ["task", "agent", "probability_best_or_tied", "probability_best"], ascending=[True, True, False, False],
+        kind="stable")
     if best["in_best_set"].isna().any():  # withheld marks: pandas' nullable boolean, so best[best["in_best_set"]]
         best["in_best_set"] = best["in_best_set"].astype("boolean")  # still filters (review27a), as curves' marks
+    # what the table's 1s of one configuration are, and what it leaves out (audit s34 tune34), said where it is made
+    sizes = {(design.agents[a], design.tasks[t]): int(sweep["sizes"].size) for (t, a), sweep in sweeps.items()}
+    single = one_configuration_sweeps(best, sizes)
+    notes += ["best_set(): " + by_construction_text(single)] if single else []
+    notes += [text for text in left_out(best, sizes, n_resamples)[2:] if text]
     selected_runs = np.zeros((design.n_tasks, design.n_agents), dtype=np.intp)
     for row in tuned:
         selected_runs[design.tasks.index(row["task"]), design.agents.index(row["agent"])] = row["n_runs"]

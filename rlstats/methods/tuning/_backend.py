@@ -162,9 +162,12 @@ VOCABULARY = (
     ("n_configs", None, "configurations", "number of hyperparameter configurations in a sweep"),
     ("probability_best", None, "P(best)",
      "probability that the configuration is the best under the bootstrap of the whole selection (ties share)"),
+    ("probability_best_or_tied", None, "P(best or tied)",
+     "share of the resamples in which the configuration is best or tied for best (ties do not share it, so it can "
+     "exceed probability_best): the best set's rule reads it; missing where it is withheld"),
     ("in_best_set", None, "in best set",
      "whether the configuration is best, or tied for best, in at least the threshold's share of the resamples "
-     "(probability_best shares ties, so it can be lower; missing where it is withheld)"),
+     "(probability_best_or_tied; probability_best shares ties, so it can be lower; missing where it is withheld)"),
     ("selected", None, "selected", "whether the configuration has the best mean (the one tuning selects)"),
     ("mean_selected", None, "selected mean", "the selected configuration's own mean score (optimistic)"),
     ("optimism", None, "optimism", "bootstrap estimate of how much select-then-report overstates the tuned score"),

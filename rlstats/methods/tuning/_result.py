@@ -105,9 +105,11 @@ class TuningResult(Result):
         return self._table("expected_max", "expected_max")
 
     def best_set(self) -> pd.DataFrame:
-        """Each configuration's probability of being best under the bootstrap of the selection (those above 0 and
-        the selected one), whether it is in the best set (missing where a configuration of one seed withholds the
-        sweep's probabilities) and whether it was selected."""
+        """Each configuration's probability of being best under the bootstrap of the selection (ties shared) and its
+        share of resamples best or tied for best (``probability_best_or_tied``, which decides the best set), for
+        those above 0 and the selected one (a note counts the others), whether it is in the best set (missing where a
+        configuration of one seed withholds the sweep's probabilities; in a sweep of one configuration, True by
+        construction) and whether it was selected."""
         return self._table("best_set", "best_set")
 
     def tuned(self) -> pd.DataFrame:
@@ -149,14 +151,19 @@ class TuningResult(Result):
             lines += ["", f"best set (best, or tied for best, in >= {fmt.signif(self.threshold)} of resamples) and the "
                       f"tuned score corrected for selection, {level} interval:"]
             for row in tuned.head(SHOWN).itertuples():
-                if np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
+                if row.n_configs == 1:  # nothing selected: best by construction, not measured (audit s34 tune34)
+                    chosen = (f"the only configuration (best by construction, nothing selected); tuned score "
+                              f"{fmt.signif(row.estimate)} "
+                              f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
+                elif np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
                     chosen = "best set withheld; tuned score withheld"
                 else:  # an empty set: too many configurations alike for one to be best that often (cli24)
                     size = (f"of {int(row.n_best_set)}" if row.n_best_set else
                             f"empty (none best in >= {fmt.signif(self.threshold)} of resamples)")
                     chosen = (f"best set {size}; tuned score {fmt.signif(row.estimate)} "
                               f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
-                text = (f"  {row.agent} on {row.task}: {row.config} selected of {fmt.integer(row.n_configs)}, {chosen} "
+                chose = "is" if row.n_configs == 1 else f"selected of {fmt.integer(row.n_configs)},"
+                text = (f"  {row.agent} on {row.task}: {row.config} {chose} {chosen} "
                         f"(its own mean {fmt.signif(row.mean_selected)})")
                 if "heldout_estimate" in tuned.columns:
                     text += _held_out_text(row)
@@ -198,6 +205,35 @@ class TuningResult(Result):
                       f"effective dimension {r.effective_dimension} of {len(self.config_columns)}"
                       for r in sens.itertuples()]
         return lines
+
+    def _sweep_sizes(self):
+        """(agent, task) -> the configurations of its sweep (those with runs)."""
+        return {(agent, task): int(self.n_configs[t, a]) for t, task in enumerate(self.tasks)
+                for a, agent in enumerate(self.agents) if self.n_configs[t, a] > 0}
+
+    def _summary_keys(self, name=str):
+        """Under the best set's table (and ending its LaTeX caption, the columns by their labels, ``name``): the rule
+        and the quantity it reads, what a 1 of a sweep of one configuration is, and how many configurations the
+        table leaves out and why (audit s34 tune34: a table pasted alone said none of them)."""
+        best = self.tables.get("best_set")
+        if best is None:
+            return {}
+        sizes = self._sweep_sizes()
+        key = (f"{name('in_best_set')}: best or tied for best in >= {fmt.signif(self.threshold)} of the resamples "
+               f"({name('probability_best_or_tied')}); {name('probability_best')} shares ties, so it can be lower")
+        single = one_configuration_sweeps(best, sizes)
+        if single:
+            key += "; " + by_construction_text(single, name)
+        text = left_out(best, sizes, self.n_resamples, "the table")[2]
+        if text:
+            key += "; " + text
+        return {"best set": key}
+
+    def _latex_captions(self):
+        """The keys as the captions' sentences, the columns named by the LaTeX table's labels."""
+        from ...vocabulary import label
+
+        return {table: fmt.sentence_start(key) + "." for table, key in self._summary_keys(label).items()}
 
     def _summary_tables(self):
         names = {"tuned": "tuned score", "best_set": "best set", "complete": "complete algorithm",
@@ -255,6 +291,9 @@ class TuningResult(Result):
             if tuned is not None and tuned["n_best_set"].isna().any():
                 text += (" Where a configuration had one seed, the probabilities, the optimism and the tuned score "
                          "were withheld: the bootstrap resamples seeds, so it entered every resample as certain.")
+            if tuned is not None and (tuned["n_configs"] == 1).any():
+                text += (" A sweep of one configuration selects nothing: its configuration is best by construction "
+                         "(probability 1), not by measurement.")
         if "expected_max" in self.views:
             band = ("pointwise bootstrap bands (percentile bands centred at the estimate)"
                     if self.options.get("band") == "percentile" else
@@ -320,3 +359,55 @@ def _complete_wanting(row, two_stage):
 
 def _more(n):
     return [f"  ... {fmt.count(n - SHOWN, 'more row')} in the view's table"] if n > SHOWN else []
+
+
+def _sweep_names(cells, limit=3):
+    """'a on t; b on t and 2 more sweeps': sweeps apart by semicolons (names hold commas: "hpo=dehb, rpo=rs")."""
+    cells = list(cells)
+    return "; ".join(cells[:limit]) + (f"; and {len(cells) - limit:,} more sweeps" if len(cells) > limit else "")
+
+
+def one_configuration_sweeps(best, sizes):
+    """The sweeps ``agent on task`` of ``best`` (the best-set table) that have one configuration (``sizes``:
+    (agent, task) -> configurations), in the table's order: best by construction there."""
+    return [f"{a} on {t}" for a, t in dict.fromkeys(zip(best["agent"], best["task"])) if sizes[a, t] == 1]
+
+
+def by_construction_text(cells, name=str):
+    """What a sweep of one configuration's probability 1 is (audit s34 tune34: a bar at 1.0 from one run, beside
+    sweeps whose probabilities were withheld for one seed, said nothing of it): the one home of the note's words, the
+    columns by ``name`` (a LaTeX caption's labels)."""
+    one = len(cells) == 1
+    return (f"{_sweep_names(cells, 5)} {'has' if one else 'each have'} one configuration, so "
+            f"{'it is' if one else 'each is'} best by construction ({name('probability_best')} 1, in the best set, "
+            f"{name('optimism')} 0): "
+            "not a measured probability, since nothing was selected; the 2 seeds a configuration needs for the "
+            "probabilities to be measured do not apply there")
+
+
+def left_out(best, sizes, n_resamples, what="best_set()"):
+    """``(listed, total, text or None)``: how many configurations ``best`` (the best-set table) lists of the
+    ``total`` in its sweeps (``sizes``: (agent, task) -> configurations), and why the others are left out: never best
+    or tied for best in any resample (probability 0), or in a sweep whose probabilities are withheld, where only the
+    selected one is listed (audit s34 tune34: 5 of 21 left out without a word); ``what`` lists them."""
+    listed, total = len(best), int(sum(sizes.values()))
+    if listed == total:
+        return listed, total, None
+    zero, held = {}, {}
+    for (agent, task), rows in best.groupby(["agent", "task"], sort=False):
+        missing = sizes[agent, task] - len(rows)
+        if missing:
+            into = held if rows["probability_best"].isna().all() else zero
+            into[f"{agent} on {task}"] = missing
+    parts = []
+    if zero:
+        parts.append((sum(zero.values()), f"(in {_sweep_names(zero)}) {'was' if sum(zero.values()) == 1 else 'were'}"
+                      f" never best or tied for best in any of the {n_resamples:,} resamples (probability 0)"))
+    if held:
+        parts.append((sum(held.values()), f"(in {_sweep_names(held)}) {'is' if sum(held.values()) == 1 else 'are'} "
+                      "in sweeps whose probabilities are withheld, where only the selected configuration is listed"))
+    head = f"{what} lists {listed:,} of the {total:,} configurations: "
+    if len(parts) == 1:
+        n, why = parts[0]
+        return listed, total, head + f"the {'other' if n == 1 else f'{n:,} others'} {why}"
+    return listed, total, head + "; ".join(f"{n:,} {why}" for n, why in parts)

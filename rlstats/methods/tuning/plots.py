@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import format as fmt
 from ...errors import OptionError, agent_named
 from ...plotting import axes_or_new, fit_title, least_panel, legend_above, legend_above_height, palette, rows_held
 
@@ -73,29 +74,59 @@ def _least_scores(ax, what):
 
 
 def plot_best_set(result, *, ax=None, **kwargs):
-    """Probability of being best of the configurations with a chance, per agent and task (the best set above the
-    threshold line)."""
+    """The share of resamples in which each configuration with a chance is best or tied for best, per agent and task
+    (the best set's rule: its members reach the threshold line), and, where ties share it, the probability of being
+    best with ties shared as a tick on its bar."""
     table = _table(result, "best_set", "best_set")
     chances = table[table["probability_best"] > 0]
     best = chances.head(SHOWN_BARS)  # a taller figure fits no page; the title says what was left out
     own = ax is None
-    lines = sum(label.count("\n") + 1 for label in _bar_labels(result, best)[0])
-    ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines))
-    withheld = bool(table["probability_best"].isna().any())  # a configuration of one seed in a sweep
+    withheld = bool(table["probability_best"].isna().any())  # a configuration of one seed in a sweep of several
     colors = np.where(best["in_best_set"].fillna(False).astype(bool), "#0072B2", "#BBBBBB")  # withheld: grey
+    # a sweep of one configuration: 1 by construction, not measured, drawn unfilled and hatched (audit s34 tune34)
+    sizes = result._sweep_sizes()
+    single = np.array([sizes[a, t] == 1 for a, t in zip(best["agent"], best["task"])], dtype=bool)
+    reached, ties_shared = (best[c].to_numpy(float) for c in ("probability_best_or_tied", "probability_best"))
+    sharing = np.abs(reached - ties_shared) > 1e-12  # ties shared there: its shared probability is less than its bar
+    # configurations never best or tied in any resample, which best_set() leaves out (audit s34 tune34: unsaid)
+    never = sum(sizes.values()) - len(table) - sum(
+        sizes[key] - len(rows) for key, rows in table.groupby(["agent", "task"], sort=False)
+        if rows["probability_best"].isna().all())
+
+    def title(n, shared):  # the lines above the first n rows: what they share, what the marks mean, what is left out
+        return ([shared] if shared else []) + (
+            ["|: probability of being best, ties shared"] if sharing[:n].any() else []) + (
+            ["hatched: a sweep's only configuration, 1 by construction"] if single[:n].any() else []) + (
+            ["probabilities withheld where one of several\nconfigurations has one seed (see the notes)"]
+            if withheld else []) + (
+            [f"{n} of {len(chances)} shown (best_set() lists all)"] if len(chances) > n else []) + (
+            [f"{fmt.count(never, 'configuration')} never best (left out)"] if never else [])
+
+    labels, shared = _bar_labels(result, best)
+    lines = sum(label.count("\n") + 1 for label in labels)
+    # a title line of 8 pt takes about 0.14 in: the rows keep their room under a title of several (audit s34)
+    breaks = "\n".join(title(len(best), shared)).count("\n")
+    ax = axes_or_new(ax, (5.0, 0.8 + 0.1 * len(best) + 0.12 * lines + 0.14 * breaks))
     ax.axvline(result.threshold, color="#D55E00", linewidth=1, linestyle="--")
-    ax.set_xlabel("probability of being best\n(bootstrap)")  # long y labels leave a narrow Axes
+    # the bars are what membership reads (audit s34 tune34: drawn at the shared probability, members sat at
+    # 0.043-0.049, left of their own 0.05 line); long y labels leave a narrow Axes
+    ax.set_xlabel("best or tied for best\n(share of bootstrap resamples)")
     drawn = []
 
     def draw(n):  # the first n rows, what the rows shown share said once in the title (the task of the first rows)
         for artist in drawn:
             artist.remove()
         labels, shared = _bar_labels(result, best.head(n))
-        title = ([shared] if shared else []) + (
-            ["probabilities withheld where a configuration has one seed (see the notes)"] if withheld else []) + (
-            [f"{n} of {len(chances)} shown (best_set() lists all)"] if len(chances) > n else [])
-        ax.set_title("\n".join(title), fontsize=9 if len(title) == 1 and not withheld else 8)
-        drawn[:] = [ax.barh(range(n), best["probability_best"].iloc[:n], **{"color": colors[:n], **kwargs})]
+        lines = title(n, shared)
+        ax.set_title("\n".join(lines), fontsize=9 if len(lines) == 1 and not withheld else 8)
+        bars = ax.barh(range(n), reached[:n], **{"color": colors[:n], **kwargs})
+        for bar, one in zip(bars, single[:n]):
+            if one:
+                bar.set(fill=False, hatch="///", edgecolor="#0072B2")
+        drawn[:] = [bars]
+        rows = np.flatnonzero(sharing[:n])
+        if rows.size:  # the shared probability, said in the title (a legend inside covered bars at 3.4 x 2.55 in)
+            drawn.extend(ax.plot(ties_shared[rows], rows, linestyle="none", marker="|", markersize=9, color="black"))
         ax.set_yticks(range(n), labels, fontsize=7)
         span = 0.05 * (n - 0.2)  # matplotlib's margins of n bars 0.8 high, the first row at the top
         ax.set_ylim(n - 0.6 + span, -0.4 - span)
