@@ -10,7 +10,8 @@ at 5 runs nearly all below the truth (the bootstrap's 0.125-0.134 below, 0.003-0
 each end) is biased upwards by 0.6-1.1 of its standard deviation against the population's IQM, which the bootstrap's
 resamples (of the same N, the same cut) see a quarter of. Trimming N / 4 (``--fractional``, a candidate measured, not
 shipped) mends 5 runs but not 3 (docs/calibration.md, "Audit s34"), so the default is left and these rows say where
-it misses; the notes do not read them (one design, not any data of 3 tasks).
+it misses; the notes read them only for agents whose tasks' runs lie apart (audit s34 iqmfar34b,
+``calibration.tasks_apart``; tests/test_audit_s34_iqmfar34b.py), the grid's reads never.
 """
 
 from __future__ import annotations
