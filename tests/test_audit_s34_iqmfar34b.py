@@ -20,7 +20,6 @@ import pathlib
 import runpy
 
 import numpy as np
-import pytest
 
 import rlstats
 

@@ -255,8 +255,8 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
     if not any(calibration.misses(row, 0.95) for row in rows):
         return None
     low, high = table[runs]
-    text = (f"{calibration.apart_words(metric_label, task, whose)}: in simulations on 3 tasks far apart with {runs} runs per task, nominal "
-            f"95% {interval} intervals of the {metric_label} covered {low:.2f} to {high:.2f}")
+    text = (f"{calibration.apart_words(metric_label, task, whose)}: in simulations on 3 tasks far apart with {runs} "
+            f"runs per task, nominal 95% {interval} intervals of the {metric_label} covered {low:.2f} to {high:.2f}")
     mean = _rows_by_runs(interval, "mean", far_apart=True).get(runs, [])
     if metric_key != "mean" and mean and not any(calibration.misses(row, 0.95) for row in mean):
         held = [float(row["coverage"]) for row in mean]

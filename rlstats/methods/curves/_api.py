@@ -1591,8 +1591,8 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
             if far_apart is not None:  # audit s34 iqmfar34b: the design's words, and the mean's bands there
                 apart = f"{calibration.apart_words(_label(options.statistic_name), 'task', far_apart)}: "
                 at = "simulated design of tasks far apart"
-            notes.append(f"{apart}measured {what} of the {_label(options.statistic_name)}{where} at the {at} ({row['runs']} runs per task"
-                         f"{logged}, "
+            notes.append(f"{apart}measured {what} of the {_label(options.statistic_name)}{where} at the {at} "
+                         f"({row['runs']} runs per task{logged}, "
                          f"{calibration.bracket_words(bracket, row['tasks'])}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
