@@ -10,7 +10,8 @@ at 5 runs nearly all below the truth (the bootstrap's 0.125-0.134 below, 0.003-0
 each end) is biased upwards by 0.6-1.1 of its standard deviation against the population's IQM, which the bootstrap's
 resamples (of the same N, the same cut) see a quarter of. Trimming N / 4 (``--fractional``, a candidate measured, not
 shipped) mends 5 runs but not 3 (docs/calibration.md, "Audit s34"), so the default is left and these rows say where
-it misses; the notes do not read them (one design, not any data of 3 tasks).
+it misses; the notes read them only for agents whose tasks' runs lie apart (audit s34 iqmfar34b,
+``calibration.tasks_apart``; tests/test_audit_s34_iqmfar34b.py), the grid's reads never.
 """
 
 from __future__ import annotations
@@ -65,8 +66,9 @@ MISSED = sorted([("bootstrap.interval", "", runs, d) for runs in "35" for d in (
 
 
 def test_notes_do_not_read_the_far_apart_rows():
-    """A design of 3 tasks reads the 2- and 5-task grid rows as before, not the one far-apart design's: the curves'
-    IQM bands of 5 capped runs on 3 tasks say no shortfall (their far-apart row misses, the grid's hold)."""
+    """A design of 3 tasks reads the 2- and 5-task grid rows as before, not the one far-apart design's; since audit s34
+    iqmfar34b data whose tasks' runs lie apart read the far-apart rows alone (``calibration.tasks_apart``): the
+    curves' IQM bands of 5 capped runs on those tasks quote them (0.907 simultaneous), where the grid's hold."""
     from rlstats.methods.bootstrap import _small_runs
 
     found = _small_runs._rows_by_runs("studentized", "iqm", tasks=3)
@@ -76,7 +78,9 @@ def test_notes_do_not_read_the_far_apart_rows():
     data = FAR["BANDS"]["simulate"](2, 5, "capped", offset, scale, np.random.default_rng(0))
     res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="iqm", n_resamples=200,
                          normalize=False, rng=0, progress=False)
-    assert not any("measured coverage" in note for note in res.notes)
+    said = [note for note in res.notes if "measured coverage" in note]
+    assert len(said) == 2 and all(note.startswith("the tasks' runs lie apart") for note in said)
+    assert "0.907 (capped scores" in said[0]
 
 
 def test_the_iqm_of_the_runs_is_biased_where_tasks_lie_apart():

@@ -39,7 +39,7 @@ from ...options import (check_bool, check_choice, check_confidence_level, check_
                        check_n_jobs, check_pairs, check_resamples, is_finite_number)
 from ...progress import progress_bar
 from ...resampling import agent_seed_sequence, seed_sequence
-from ...statistics import block_tolerances, gap_is_mean, near_tie_note
+from ...statistics import block_ranges, block_tolerances, gap_is_mean, near_tie_note
 from ...vocabulary import metric_label
 from .._replication import untrimmed_iqm_note
 from . import _kernels as kernels
@@ -1054,7 +1054,7 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
     if not options.task_bootstrap:
         coverage = _coverage_notes(options.interval, options.metric_names, design.counts.min(axis=0), design.agents,
                                    design.n_tasks, np.isfinite(bounds).all(axis=-1), cells, kinds, capped,
-                                   design.block_word)
+                                   design.block_word, _tasks_apart(design))
         notes += coverage
     else:  # audit s28: what resampling few tasks can say of a population of tasks
         # (audit s28 taskboot28: with the coverage simulated for this design, not only the closed-form ceiling)
@@ -1092,8 +1092,37 @@ def _bootstrap_result(design, options, seed, distribution, estimates, accelerati
         coverage_notes=tuple(coverage))
 
 
+def _tasks_apart(design):
+    """(K,) whether each agent's tasks' runs lie apart (:func:`rlstats.calibration.tasks_apart`, on the scores as the
+    IQM pools them): the design whose IQM intervals the rows of ``calibration.FAR_APART`` measured."""
+    k, t = design.n_agents, design.n_tasks
+    low, high = block_ranges(design.y, design.agent.astype(np.intp) * t + design.task, k * t)
+    return calibration.tasks_apart(low.reshape(k, t), high.reshape(k, t))
+
+
+def far_apart_notes(interval, metrics, kinds, fewest_per_agent, agents, given, apart, task="task"):
+    """Per metric, (whether its note replaces the grid's, the note or None) for the agents whose tasks' runs lie apart
+    (``apart`` (K,), :func:`_tasks_apart`) and whose interval of the metric is the IQM's and given (``given`` (K, M)):
+    :func:`_small_runs.far_apart_note` at their fewest runs, naming them where they are not every agent; it replaces
+    the grid rows' note where every agent's tasks lie apart (audit s34 iqmfar34b). bootstrap()'s and task_table()'s
+    aggregate row alike."""
+    apart = np.zeros(len(agents), bool) if apart is None else np.asarray(apart, bool)
+    out = []
+    for j, (m, kind) in enumerate(zip(metrics, kinds)):
+        mine = apart & np.asarray(given)[:, j] if kind == "iqm" else np.zeros(len(agents), bool)
+        if not mine.any():
+            out.append((False, None))
+            continue
+        named = [a for a, w in zip(agents, mine) if w]
+        theirs = "" if mine.all() else f" (of {fmt.join_and(fmt.names_shown(named, agents), limit=4)})"
+        note = small_runs.coverage_note(interval, metric_label(m), kind, int(np.asarray(fewest_per_agent)[mine].min()),
+                                        theirs, task=task, far_apart=True)
+        out.append((note is not None and mine.all(), note))
+    return out
+
+
 def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given, cells, kinds=None, capped=None,
-                    task="task"):
+                    task="task", apart=None):
     # the note concerns the agents with the fewest runs; named when others have more (Atari 100k: IRIS's 5, SPR's 100)
     fewest = int(fewest_per_agent.min())
     # and intervals given (``given``: agents x metrics): one withheld for each of those agents has its own note (review
@@ -1109,8 +1138,13 @@ def _coverage_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given,
         pairs = [pair for pair, out in zip(pairs, withheld) if not out]
     few = [a for a, c in zip(agents, fewest_per_agent) if c == fewest]
     whose = "" if len(few) == len(agents) else f" (of {fmt.join_and(fmt.names_shown(few, agents), limit=4)})"
+    # agents whose tasks' runs lie apart read the far-apart rows for the IQM (audit s34 iqmfar34b: the grid's rows,
+    # of tasks that overlap, said 0.93 to 0.97 at 5 runs where 3 tasks far apart covered 0.85 to 0.87), in place of
+    # the grid's where every agent's tasks lie apart, beside them where some agents' do
+    far = far_apart_notes(interval, [m for m, _ in pairs], [k for _, k in pairs], fewest_per_agent, agents,
+                          given[:, [list(metrics).index(m) for m, _ in pairs]], apart, task)
     notes = [small_runs.coverage_note(interval, metric_label(m), kind, fewest, whose, n_tasks == 1, n_tasks, task=task)
-             for m, kind in pairs]
+             for (m, kind), (instead, _) in zip(pairs, far) if not instead] + [note for _, note in far if note]
     below = [] if capped else _gap_below_gamma_notes(interval, metrics, fewest_per_agent, agents, n_tasks, given,
                                                      cells, kinds, task)
     return [note for note in notes + below if note]

@@ -116,7 +116,7 @@ def one_task_only(row):
     return row["tasks"] == "1" and (row["interval"] in STUDENTIZED_INTERVALS or int(row["runs"]) > GRID_MOST_RUNS)
 
 
-def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gamma=False):
+def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gamma=False, far_apart=False):
     """{runs per task: the calibration rows} of nominal 95% ``interval`` intervals of ``metric_key``: for a design of
     one task (``single_task``) its one-task rows, else the grid's rows (every number of tasks, as before audit s19);
     ``tasks`` (a design of several tasks): the rows of the grid's numbers of tasks that bracket it
@@ -125,8 +125,9 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gam
     tasks reads the 1-task grid rows beside the 5-task ones, one of 6 to 25 the 5- and 26-task rows).
     ``below_gamma``: the optimality gap's rows of agents whose every score is at or below gamma while their true
     scores cross it (``configuration`` ``calibration.GAP_BELOW_GAMMA``, audit s28 gapboot28), which the other reads
-    leave out. The rows of 3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34) are read by none: they
-    measure one design whose tasks lie apart, not any data of 3 tasks (``docs/calibration.md`` quotes them)."""
+    leave out. The rows of 3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34) are read by ``far_apart``
+    alone (a design whose tasks' runs lie apart, :func:`rlstats.calibration.tasks_apart`; audit s34 iqmfar34b), and
+    every other read leaves them out."""
     # a former default's interval of a metric it shares with a later one: the table keeps that one's rows alone
     if interval == "studentized_unwidened" and metric_key not in ("mean", "median"):
         interval = "studentized_no_welch"  # the optimality gap's is the one before the Welch floor
@@ -137,9 +138,9 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gam
         if (row["interval"], row["metric"]) == (interval, metric_key) and (
                 row["tasks"] == "1" if single_task else not one_task_only(row)) and (
                 row["configuration"] == calibration.GAP_BELOW_GAMMA) == below_gamma and (
-                row["configuration"] != calibration.FAR_APART):  # one design, not any data of 3 tasks (audit s34)
+                (row["configuration"] == calibration.FAR_APART) == far_apart):  # tasks apart (audit s34)
             found.setdefault(int(row["runs"]), []).append(row)
-    if tasks is not None and not single_task:
+    if tasks is not None and not single_task and not far_apart:
         counts = {int(row["tasks"]) for rows in found.values() for row in rows}
         if counts:
             bracket = {str(count) for count in calibration.bracketing_counts(counts, tasks)}
@@ -148,17 +149,18 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gam
     return found
 
 
-def measured_coverage(interval, metric_key, single_task=False, tasks=None, below_gamma=False):
+def measured_coverage(interval, metric_key, single_task=False, tasks=None, below_gamma=False, far_apart=False):
     """{runs per task: (lowest, highest) coverage over the simulated settings} of nominal 95% ``interval``
     intervals of ``metric_key``, from the calibration table (empty when it has no rows for them); ``single_task``:
     of the one-task settings alone; ``tasks``: of the grid's numbers of tasks bracketing a design's;
-    ``below_gamma``: the optimality gap's rows of agents below gamma (:func:`_rows_by_runs`)."""
+    ``below_gamma``: the optimality gap's rows of agents below gamma; ``far_apart``: the rows of 3 tasks far apart
+    (:func:`_rows_by_runs`)."""
     return {runs: (min(float(r["coverage"]) for r in rows), max(float(r["coverage"]) for r in rows))
-            for runs, rows in _rows_by_runs(interval, metric_key, single_task, tasks, below_gamma).items()}
+            for runs, rows in _rows_by_runs(interval, metric_key, single_task, tasks, below_gamma, far_apart).items()}
 
 
 def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", single_task=False, tasks=None,
-                  below_gamma=False, task="task"):
+                  below_gamma=False, task="task", far_apart=False):
     """A line quoting the simulated coverage when ``fewest_runs`` are too few for ``interval`` (some simulated setting
     at those runs misses 95% by :func:`rlstats.calibration.misses`), else None. ``whose``: the agents with those
     runs, named where others have more (" (of IRIS)"); ``single_task``: the design has one task (its rows are read);
@@ -168,9 +170,12 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     :func:`rlstats.calibration.miss_clause`; audit s24 gap24). ``below_gamma``: the optimality gap's rows of agents
     whose every score is at or below gamma while their true scores cross it (audit s28 gapboot28: the mean's interval
     reflected, which the mean's rows measure against a truth below gamma), said so. ``task``: the data's blocks as
-    the note calls them (``Design.block_word``); the simulated designs keep the package's words."""
+    the note calls them (``Design.block_word``); the simulated designs keep the package's words. ``far_apart``: the
+    agents' tasks' runs lie apart (:func:`rlstats.calibration.tasks_apart`), whose rows :func:`far_apart_note` reads."""
     if single_task:
         tasks = None
+    if far_apart:
+        return far_apart_note(interval, metric_label, metric_key, fewest_runs, whose, task)
     table = measured_coverage(interval, metric_key, single_task, tasks, below_gamma)
     measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
@@ -232,6 +237,30 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
         theirs = {int(row["tasks"]) for row in _rows_by_runs(default, metric_key, single_task, tasks)[runs]}
         if tasks is not None and not single_task and theirs != {int(row["tasks"]) for row in rows}:
             text += f" on {calibration.counts_words(theirs)}"  # the default's grid lacks the 1-task rows
+    return text
+
+
+def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", task="task"):
+    """A line quoting the rows of 3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34) for agents whose
+    tasks' runs lie apart (:func:`rlstats.calibration.tasks_apart`; audit s34 iqmfar34b), where some row at the most
+    runs simulated at or below ``fewest_runs`` misses 95% (:func:`rlstats.calibration.misses`), else None: the lowest
+    and highest coverage over the score distributions there, and the mean's interval's on the same design (its way
+    on, where the mean's rows hold). Beyond the runs simulated (3 and 5) nothing is claimed, as the grid's notes."""
+    table = measured_coverage(interval, metric_key, far_apart=True)
+    measured = [c for c in table if c <= fewest_runs]
+    if not measured or fewest_runs > max(table):
+        return None
+    runs = max(measured)
+    rows = _rows_by_runs(interval, metric_key, far_apart=True)[runs]
+    if not any(calibration.misses(row, 0.95) for row in rows):
+        return None
+    low, high = table[runs]
+    text = (f"{calibration.apart_words(metric_label, task, whose)}: in simulations on 3 tasks far apart with {runs} "
+            f"runs per task, nominal 95% {interval} intervals of the {metric_label} covered {low:.2f} to {high:.2f}")
+    mean = _rows_by_runs(interval, "mean", far_apart=True).get(runs, [])
+    if metric_key != "mean" and mean and not any(calibration.misses(row, 0.95) for row in mean):
+        held = [float(row["coverage"]) for row in mean]
+        text += f"; the mean's (metrics=(\"mean\",)) covered {min(held):.2f} to {max(held):.2f} there"
     return text
 
 

@@ -1079,6 +1079,16 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             reads = min(by_agent)  # _runs_read over every agent
             notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), reads, n_tasks,
                                         "studentized", about_bands, measured, fewer=reads < fewest.min())
+            # the agents of the IQM whose tasks' runs lie apart read the far-apart rows (audit s34 iqmfar34b)
+            apart = np.array([b.statistic_name == "iqm" and _tasks_apart(*per_agent[a], given[a])
+                              for a, b in enumerate(band)], dtype=bool)
+            if apart.any():
+                named = [design.agents[a] for a in np.flatnonzero(apart)]
+                whose = "" if apart.all() else f" of {listed(names_shown(named, design.agents), 4)}"
+                far = {}
+                notes += _calibration_notes(band[int(np.flatnonzero(apart)[0])], min(np.array(by_agent)[apart]),
+                                            n_tasks, "studentized", about_bands, far, far_apart=whose)
+                measured.update({b: min(value, measured.get(b, value)) for b, value in far.items()})
             if as_mean.any() and not capped:  # and the gap's rows of those agents where the truth crosses gamma
                 # (audit s28; none where the known bounds put every score at or below gamma, audit s29 minmax29)
                 reads = _runs_read(fewest[as_mean], logged_fewest[as_mean], given[as_mean])
@@ -1507,8 +1517,20 @@ def _runs_read(fewest, logged_fewest, given):
     return int(min(fewest.min(), there.min())) if there.size else int(fewest.min())
 
 
+def _tasks_apart(values, task_of, given):
+    """Whether an agent's tasks' runs lie apart (:func:`rlstats.calibration.tasks_apart`) at more than half of the
+    steps where its band is ``given`` (steps,): ``values`` (runs, steps) its aligned runs, NaN where a run logs
+    none, ``task_of`` (runs,) their task codes, sorted (:func:`_agent_runs`)."""
+    if not given.any() or values.shape[0] == 0:
+        return False
+    starts = np.flatnonzero(np.r_[True, task_of[1:] != task_of[:-1]])
+    with np.errstate(invalid="ignore"):  # a task of no run logged at a step: NaN, no runs there
+        low, high = (np.fmin.reduceat(values, starts, axis=0).T, np.fmax.reduceat(values, starts, axis=0).T)
+    return bool(calibration.tasks_apart(low, high)[given].mean() > 0.5)
+
+
 def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, measured=None, below_gamma=False,
-                       fewer=False):
+                       fewer=False, far_apart=None):
     """The measured coverage of each band where the table shows it short of its level at this design; those of
     the agents' bands (not of the differences) are added to ``about_bands`` too, and their quoted coverage to
     ``measured`` (band -> coverage), which the figure's title quotes (audit s24: it said "95%" beside 0.667).
@@ -1520,21 +1542,25 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     agents whose every score sits at or below gamma while their true scores cross it (:data:`rlstats.calibration.GAP_BELOW_GAMMA`, the
     mean's bands reflected), quoted beside the mean's rows (which measure a truth below gamma); the gap's own bands
     read its other rows. The rows of 3 tasks far apart (:data:`rlstats.calibration.FAR_APART`, audit s34 iqmfar34) are
-    not read: they measure one design whose tasks lie apart, not any data of 3 tasks (``docs/calibration.md`` quotes
-    them). ``fewer``: ``runs_per_task`` is the fewest runs of a task logged at a step with a band, below
+    read only by ``far_apart``, the agents whose tasks' runs lie apart (:func:`_tasks_apart`; audit s34 iqmfar34b):
+    their note names them (``far_apart``: the words " of A and B", or "" for every agent), says the runs lie apart
+    (:func:`rlstats.calibration.apart_words`) and quotes the mean's bands on that design where they hold.
+    ``fewer``: ``runs_per_task`` is the fewest runs of a task logged at a step with a band, below
     the design's (:func:`_runs_read`), which the note says.
     """
     rows = [row for row in calibration.rows(CALIBRATION) if row["statistic"] == options.statistic_name
             and row.get("interval", "") in (method, "")
             and (row.get("configuration", "") == calibration.GAP_BELOW_GAMMA) == below_gamma
             and not row.get("configuration", "").startswith(calibration.RUNS_CUT)
-            and row.get("configuration", "") != calibration.FAR_APART]  # one design of 3 tasks far apart (audit s34)
+            and (row.get("configuration", "") == calibration.FAR_APART) == (far_apart is not None)]  # audit s34
     if not rows:
         if callable(options.statistic):
             return []
         about_bands.append(f"the bands of the {_label(options.statistic_name)} have not been measured by simulation")
         return [about_bands[-1]]
     runs_grid = sorted({int(row["runs"]) for row in rows if int(row["runs"]) <= runs_per_task})
+    if far_apart is not None and runs_per_task > max(int(row["runs"]) for row in rows):
+        return []  # one design, at 3 and 5 runs: beyond them nothing is claimed (bootstrap()'s far_apart_note)
     if not runs_grid:
         return []
     kinds = [("simultaneous", options.confidence_level), ("pointwise", options.confidence_level)]
@@ -1561,11 +1587,21 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
                       if int(row["runs"]) == runs_per_task else
                       f", the most simulated at or below the {runs_per_task} runs of a task logged at some step with a "
                       "band")
-            notes.append(f"measured {what} of the {_label(options.statistic_name)}{where} at the {at} ({row['runs']} runs per task"
-                         f"{logged}, "
+            apart = ""
+            if far_apart is not None:  # audit s34 iqmfar34b: the design's words, and the mean's bands there
+                apart = f"{calibration.apart_words(_label(options.statistic_name), 'task', far_apart)}: "
+                at = "simulated design of tasks far apart"
+            notes.append(f"{apart}measured {what} of the {_label(options.statistic_name)}{where} at the {at} "
+                         f"({row['runs']} runs per task{logged}, "
                          f"{calibration.bracket_words(bracket, row['tasks'])}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
+            if far_apart is not None and options.statistic_name != "mean":
+                mean = [r for r in calibration.rows(CALIBRATION) if r["configuration"] == calibration.FAR_APART
+                        and r["statistic"] == "mean" and r["band"] == band and r["runs"] == row["runs"]]
+                if mean and calibration.shortfall(mean, level) is None:
+                    notes[-1] += (f"; the mean's (statistic=\"mean\") covered "
+                                  f"{min(calibration.worst_coverage(r) for r in mean):.3f} there")
             if band != "difference":
                 about_bands.append(notes[-1])
                 if measured is not None:

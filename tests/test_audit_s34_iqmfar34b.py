@@ -1,0 +1,117 @@
+"""Audit s34 (iqmfar34b): data whose tasks lie apart are told the far-apart rows' coverage of the IQM's defaults.
+
+Audit s34 iqmfar34 measured the IQM's default intervals and bands on 3 tasks far apart (offsets 0, 3, 12 and scales
+0.3, 0.6, 3 in noise units; ``tests/reference/coverage_far_apart.py``, the rows of ``calibration.FAR_APART``): the
+bootstrap's interval covered 0.75-0.91, the curves' bands 0.84-0.92 where they miss, the mean's held; no note read
+those rows, so such data got intervals the package knew to miss, silently (the grid's note said 0.93 to 0.97).
+
+The rule (``calibration.tasks_apart``): an agent's tasks' runs lie apart where 3 or more tasks have runs and their
+ranges are pairwise disjoint, so that the pooled IQM's trim of floor(N / 4) runs from each end cuts within the outer
+tasks alone. Measured on 4,000 data sets each: the far-apart design's 98.5-99.7% at 3 and 5 runs; the grid's 5- and
+26-task designs (offsets uniform on [0, 2], scales lognormal) at most 0.1% at 3-5 runs; 3 tasks drawn as the grid draws
+them (a design the grid does not simulate) 0.5-6.7%. There bootstrap() (so compare(method="bootstrap")), task_table()'s
+aggregate row and curves(statistic="iqm") quote the far-apart rows at the runs read (3 or 5; beyond 5 nothing) and the
+mean's on that design, which hold.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import runpy
+
+import numpy as np
+
+import rlstats
+
+REFERENCE = pathlib.Path(__file__).parent / "reference"
+FAR = runpy.run_path(str(REFERENCE / "coverage_far_apart.py"))
+
+
+def _far_data(runs, agents=2, seed=0, distribution="normal"):
+    """Final scores of ``agents`` alike agents on the far-apart design, as coverage_far_apart.measure draws them."""
+    designs = FAR["designs"]
+    offset, scale = FAR["FAR"]
+    rng = np.random.default_rng(seed)
+    deviation = designs.deviations(rng, distribution, (agents, offset.size, runs))
+    scores = designs.scores(distribution, deviation, 0.0, offset[None, :, None], scale[None, :, None])
+    return FAR["_frame"](scores)
+
+
+def test_far_apart_data_told_the_iqm_misses():
+    """5 runs: the far-apart rows' 0.85-0.87 and the mean's 0.94-0.97, in place of the grid's 0.93-0.97 (every agent's
+    tasks apart); 3 runs: 0.75-0.91."""
+    for runs, quoted in ((5, "0.85 to 0.87"), (3, "0.75 to 0.91")):
+        res = rlstats.bootstrap(_far_data(runs), "score ~ agent | task", metrics=("iqm",), n_resamples=100,
+                                normalize=False, rng=0)
+        (note,) = res.notes
+        assert note.startswith("the tasks' runs lie apart") and f"with {runs} runs per task" in note
+        assert f"intervals of the IQM covered {quoted}" in note
+        assert note.endswith("the mean's (metrics=(\"mean\",)) covered 0.94 to 0.97 there")
+
+
+def test_rule_statistic_on_grid_and_far_apart_designs():
+    """The share of data sets (final scores, 2,000 each, normal and capped, 3 and 5 runs) whose tasks' runs lie apart:
+    the far-apart design's 0.983 to 0.996, the grid's 5-task designs' at most 0.0005 (1 of 2,000) and 26-task none, 3
+    tasks drawn as the grid draws them 0.001 to 0.04 (not simulated by the grid; the 2-task designs are not read)."""
+    from rlstats import calibration
+
+    designs = FAR["designs"]
+    rng = np.random.default_rng(7)
+
+    def share(offset, scale, runs, distribution, n=2000):
+        deviation = designs.deviations(rng, distribution, (n, offset.shape[-1], runs))
+        scores = designs.scores(distribution, deviation, 0.0, offset[..., None], scale[..., None])
+        return calibration.tasks_apart(scores.min(axis=-1), scores.max(axis=-1)).mean()
+
+    def grid_share(tasks, runs, distribution, draws=20):
+        return np.mean([share(*designs.design_draw(d, tasks), runs, distribution, 2000 // draws) for d in range(draws)])
+
+    offset, scale = FAR["FAR"]
+    found = {}
+    for runs in (3, 5):
+        for distribution in ("normal", "capped"):
+            found[runs, distribution] = [share(offset, scale, runs, distribution), grid_share(5, runs, distribution),
+                                         grid_share(26, runs, distribution), grid_share(3, runs, distribution)]
+    # (far apart, grid 5 tasks, grid 26 tasks, 3 tasks drawn as the grid's), each of 2,000 data sets
+    assert {k: [round(float(x), 4) for x in v] for k, v in found.items()} == {
+        (3, "normal"): [0.991, 0.0, 0.0, 0.0175], (3, "capped"): [0.9955, 0.0005, 0.0, 0.04],
+        (5, "normal"): [0.983, 0.0, 0.0, 0.001], (5, "capped"): [0.993, 0.0, 0.0, 0.003]}
+    assert not calibration.tasks_apart([[0.0, 5.0]], [[1.0, 6.0]]).any()  # 2 tasks apart: not read
+
+
+def test_some_agents_apart_named_beside_the_grid_note():
+    data = _far_data(5)
+    data.loc[(data.agent == "a01") & (data.task == "t01"), "score"] += 9.5  # a01's middle task into its top one
+    res = rlstats.bootstrap(data, "score ~ agent | task", metrics=("iqm",), n_resamples=100, normalize=False, rng=0)
+    grid, far = res.notes
+    assert grid.startswith("5 runs per task are few for studentized intervals of the IQM") and "0.93 to 0.97" in grid
+    assert far.startswith("the tasks' runs (of a00) lie apart") and "covered 0.85 to 0.87" in far
+
+
+def test_compare_and_task_table_aggregate_say_it():
+    data = _far_data(3)
+    res = rlstats.compare(data, "score ~ agent | task", method="bootstrap", metrics=("iqm",), n_resamples=100,
+                          normalize=False, rng=0)
+    assert any("lie apart" in n and "covered 0.75 to 0.91" in n for n in res.notes)
+    table = rlstats.compare(data, "score ~ agent | task", method="task_table", aggregate="bootstrap", statistic="iqm",
+                            normalize=False, rng=0)
+    (note,) = [n for n in table.notes if "lie apart" in n]
+    assert note.startswith("the aggregate row's intervals, from rlstats.bootstrap()") and "0.75 to 0.91" in note
+
+
+def test_curves_iqm_bands_quote_the_far_apart_rows():
+    """3 normal runs: the bands' rows 0.843 (simultaneous) and 0.878 (pointwise), both capped, the mean's 0.960 and
+    0.940; the figure's title reads the lower; 10 runs (beyond the rows) and the mean's own bands: no such note."""
+    offset, scale = FAR["FAR"]
+    data = FAR["BANDS"]["simulate"](2, 3, "normal", offset, scale, np.random.default_rng(0))
+    res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="iqm", n_resamples=100,
+                         normalize=False, rng=0, progress=False)
+    simultaneous, pointwise = [n for n in res.notes if "lie apart" in n]
+    assert "simultaneous band of the IQM at the simulated design of tasks far apart (3 runs per task" in simultaneous
+    assert "0.843 (capped scores" in simultaneous and simultaneous.endswith("covered 0.960 there")
+    assert "0.878 (capped scores" in pointwise and pointwise.endswith("covered 0.940 there")
+    for runs, statistic in ((10, "iqm"), (3, "mean")):
+        data = FAR["BANDS"]["simulate"](1, runs, "normal", offset, scale, np.random.default_rng(0))
+        res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic=statistic, n_resamples=50,
+                             normalize=False, rng=0, progress=False)
+        assert not any("lie apart" in n for n in res.notes)
