@@ -337,7 +337,7 @@ def labels_keyed(labels: Sequence[str], option: str, mapping: Any, *, what: str 
         try:
             agent_named(labels, option, unknown[0], where, listed=True, what=what)
         except OptionError as error:
-            from .format import count, verb
+            from .grammar import count, verb
 
             more = (f"; {option}= also names {count(len(unknown) - 1, 'more key')} that {verb(len(unknown) - 1, 'is')} "
                     f"no {what}: "

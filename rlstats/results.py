@@ -96,6 +96,14 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
+def check_layout(environment: object, resize: object) -> None:
+    """The LaTeX layout options shared by every ``to_latex``: OptionError naming the allowed values."""
+    if environment not in (None, "table", "table*"):
+        raise OptionError(f"environment must be None (chosen by width), 'table' or 'table*', got {environment!r}")
+    if resize not in (None, True, False):
+        raise OptionError(f"resize must be None (only when nothing else fits), True or False, got {resize!r}")
+
+
 def sentences(notes: Iterable[str]) -> str:
     """Notes as prose: each starts with a capital (unless it opens with code, such as ``expected_max()``) and ends
     with a full stop, joined by spaces ("" for none)."""
@@ -227,7 +235,7 @@ class Summary:
             raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
         if not isinstance(mc_se, bool):
             raise OptionError(f"mc_se must be True or False, got {mc_se!r}")
-        fmt.check_layout(environment, resize)
+        check_layout(environment, resize)
         blocks = []
         for i, (name, table) in enumerate(self.tables.items()):
             table_label = f"{label}:{i}" if label else None

@@ -103,7 +103,7 @@ _HAND_BUILT = re.compile(r"""['"](has|is|was|does|lacks|holds|lies|ends)['"] if 
 
 def test_no_verb_agreement_is_built_by_hand():
     found = [f"{path.relative_to(PACKAGE.parent)}:{i}" for path in sorted(PACKAGE.rglob("*.py"))
-             if path.name != "format.py"
+             if path.name != "grammar.py"  # its docstrings show the spelling verb() replaces
              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _HAND_BUILT.search(line)]
     assert found == []
 
@@ -112,9 +112,9 @@ def test_no_verb_agreement_is_built_by_hand():
 
 #: A noun written "(s)" in the package's strings (messages, notes, help, docstrings)
 _MAYBE_PLURAL = re.compile(r"(?<![.\w])[a-z]+\(s\)")  # not a call: html.escape(s)
-#: strings saying "(s)" on purpose: format's docstrings name the spelling they replace; PBP-t's F_{k, task(s)}
+#: strings saying "(s)" on purpose: grammar's docstrings name the spelling they replace; PBP-t's F_{k, task(s)}
 #: is the task of slot s
-_SAID_ON_PURPOSE = {("format.py", "column(s)"), ("format.py", "task(s)"), ("_kernels.py", "task(s)"),
+_SAID_ON_PURPOSE = {("grammar.py", "column(s)"), ("grammar.py", "task(s)"), ("_kernels.py", "task(s)"),
                     ("_simulated.py", "progress(s)")}  # simulate()'s curve of step s
 
 

@@ -21,7 +21,7 @@ from ..errors import RlstatsError, RlstatsWarning
 from ._shared import (ANY_VALUE, FORMATS, UsageError, add_cost_flags, as_shown, check_figure_path, cost_options,
                       flag_table, held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder,
                       name_columns, notes_beside_csv, parse_options, read_table, reference_file, refuse_unrecognized,
-                      parse_option, render, report_drawn_seed, rows_in_file, said, save_plot, value_refused,
+                      render, report_drawn_seed, rows_in_file, said, save_plot, takers_said, value_refused,
                       with_missing_text)
 
 if TYPE_CHECKING:
@@ -114,32 +114,6 @@ def _compare_judge(args: argparse.Namespace) -> Callable[[str, str | None], str 
     """The library's refusal of a value suggested for ``-o`` by the method that runs (:func:`value_refused`)."""
     method = _compare_method(args)
     return lambda name, typed: None if method is None else value_refused(method, name, typed)
-
-
-def takers_said(flag: str, method: str, name: str, takers: Sequence[str], own: Sequence[str],
-                spelled: str = "{spelled}") -> Callable[[str | None, Callable[[str], str]], str]:
-    """What an unknown flag spelled as ``name`` says where ``method`` (run by ``flag``: ``--method``, or rlstats power's
-    METHOD) takes no ``name=`` and ``takers`` do: those taking the value typed are named, with the option as typed
-    (``spelled``); where none takes it, the first's refusal of it (:func:`value_refused`; audit s34: equivalence was
-    offered ``-o alternative=greater``, which it refuses). Another spelling of ``name`` that ``method`` takes itself
-    (its complement: mixed's confidence_level= for alpha=), among ``own`` (the options the command then takes), is said
-    first (:func:`rlstats.options.own_spelling`)."""
-    from ..format import verb
-    from ..options import own_spelling, unknown_option_error
-
-    def said(typed: str | None, words: Callable[[str], str]) -> str:
-        text = f"; {flag} {method} takes no {name}="
-        if typed is not None and own_spelling(name, own) is not None:
-            error = str(unknown_option_error(f"{flag} {method}", name, parse_option(f"{name}={typed}")[1], list(own)))
-            aside = f"({name}= is "  # the name typed, as the aside says what it is: not an option to set here
-            text = "; " + words(error.replace(aside, "\ue004")).replace("\ue004", aside)
-        taking = [other for other in takers if value_refused(other, name, typed) is None]
-        if not taking:
-            refusal = value_refused(takers[0], name, typed)
-            return f"{text}; {flag} {takers[0]} does, but not this value: {words(str(refusal))}"
-        return f"{text}; {flag} {', '.join(taking)} {verb(len(taking), 'does')} ({spelled})"
-
-    return said
 
 
 def _compare_others(args: argparse.Namespace) -> dict[str, str | Callable[[str | None, Callable[[str], str]], str]]:

@@ -1183,3 +1183,29 @@ def save_plot(result: Result, path: str | os.PathLike[str], kind: str | None = N
         raise UsageError(f"cannot write the figure {path}: {exc.strerror or exc}; give another path") from None
     finally:
         plt.close(figure)
+
+
+def takers_said(flag: str, method: str, name: str, takers: Sequence[str], own: Sequence[str],
+                spelled: str = "{spelled}") -> Callable[[str | None, Callable[[str], str]], str]:
+    """What an unknown flag spelled as ``name`` says where ``method`` (run by ``flag``: ``--method``, or rlstats power's
+    METHOD) takes no ``name=`` and ``takers`` do: those taking the value typed are named, with the option as typed
+    (``spelled``); where none takes it, the first's refusal of it (:func:`value_refused`; audit s34: equivalence was
+    offered ``-o alternative=greater``, which it refuses). Another spelling of ``name`` that ``method`` takes itself
+    (its complement: mixed's confidence_level= for alpha=), among ``own`` (the options the command then takes), is said
+    first (:func:`rlstats.options.own_spelling`)."""
+    from ..format import verb
+    from ..options import own_spelling, unknown_option_error
+
+    def said(typed: str | None, words: Callable[[str], str]) -> str:
+        text = f"; {flag} {method} takes no {name}="
+        if typed is not None and own_spelling(name, own) is not None:
+            error = str(unknown_option_error(f"{flag} {method}", name, parse_option(f"{name}={typed}")[1], list(own)))
+            aside = f"({name}= is "  # the name typed, as the aside says what it is: not an option to set here
+            text = "; " + words(error.replace(aside, "\ue004")).replace("\ue004", aside)
+        taking = [other for other in takers if value_refused(other, name, typed) is None]
+        if not taking:
+            refusal = value_refused(takers[0], name, typed)
+            return f"{text}; {flag} {takers[0]} does, but not this value: {words(str(refusal))}"
+        return f"{text}; {flag} {', '.join(taking)} {verb(len(taking), 'does')} ({spelled})"
+
+    return said

@@ -161,10 +161,10 @@ def _power_hints(args):
     methods' keywords but subset= (a back end's, curves', which power() refuses: a pilot is filtered first), with the
     options power() reads for a method itself (bootstrap's metric=; audit s34: --metric was said nothing of)."""
     from ..methods import POWER_METHODS
-    from ..planning import power, sample_size
+    from ..planning import options_taken, power, sample_size
     from ._shared import keyword_names
 
-    read = {name for method in POWER_METHODS for name in _taken(method)}
+    read = {name for method in POWER_METHODS for name in options_taken(method)}
     return _reserved(args), (keyword_names(power, sample_size) | read) - {"subset"}
 
 
@@ -176,23 +176,16 @@ def _named_methods(args):
     return [name for name in dict.fromkeys(part.strip() for part in args.method.split(",")) if name in POWER_METHODS]
 
 
-def _taken(method):
-    """The options power() gives ``method`` (its public function's, and those power() reads for it, but those it
-    replaces: bootstrap's metrics= by metric=)."""
-    from ..planning._api import _accepted_options, _replaced
-
-    return [name for name in _accepted_options(method) if name not in _replaced(method)]
-
-
 def _power_judge(args):
     """The library's refusal of a value suggested for ``-o name=`` by a method the command simulates that takes
     ``name=`` (:func:`rlstats.cli._shared.value_refused`): each such method is given it (audit s34)."""
+    from ..planning import options_taken
     from ._shared import value_refused
 
     methods = _named_methods(args)
 
     def judge(name, typed):
-        return next(filter(None, (value_refused(m, name, typed) for m in methods if name in _taken(m))), None)
+        return next(filter(None, (value_refused(m, name, typed) for m in methods if name in options_taken(m))), None)
 
     return judge
 
@@ -201,13 +194,12 @@ def _power_others(args):
     """What an unknown flag spelled as a keyword -o sets on some power command says where this one would refuse it
     (:func:`rlstats.cli._shared.refuse_unrecognized`; audit s34: ``power bootstrap --adjust holm`` suggested ``-o
     adjust=holm``, which bootstrap refuses): an option of the other methods power simulates names those that take
-    the value typed (:func:`rlstats.cli.takers_said`), one of none says so; sample_size()'s own (min_seeds=) goes
+    the value typed (:func:`rlstats.cli._shared.takers_said`), one of none says so; sample_size()'s own (min_seeds=) goes
     with --target-power, power()'s own without it."""
     from ..methods import POWER_METHODS
     from ..options import option_names
-    from ..planning import power, sample_size
-    from ..planning._api import _PILOT_FIRST
-    from . import takers_said
+    from ..planning import PILOT_FIRST_OPTIONS, options_taken, power, sample_size
+    from ._shared import takers_said
 
     methods = _named_methods(args)
     searched = args.target_power is not None
@@ -218,7 +210,7 @@ def _power_others(args):
         except Exception as exc:  # the UsageError the command would raise
             return {name: f"; {exc}" for name in _power_hints(args)[1] - {*own, *_reserved(args)}}
         return {}
-    taken = {*own, *_reserved(args), *(name for m in methods for name in _taken(m))}
+    taken = {*own, *_reserved(args), *(name for m in methods for name in options_taken(m))}
     said = {}
     named = ",".join(methods)
     for name in sorted(_power_hints(args)[1] - taken):
@@ -226,11 +218,11 @@ def _power_others(args):
             said[name] = (" (did you mean {spelled} without --target-power?)" if searched else
                           " (did you mean --target-power POWER {spelled}?)")
             continue
-        if name in _PILOT_FIRST:  # normalize=: the library's way on, when the command runs
+        if name in PILOT_FIRST_OPTIONS:  # normalize=: the library's way on, when the command runs
             continue
-        takers = [m for m in POWER_METHODS if m not in methods and name in _taken(m)]
+        takers = [m for m in POWER_METHODS if m not in methods and name in options_taken(m)]
         if takers:
-            said[name] = takers_said("rlstats power", named, name, takers, [*own, *_taken(methods[0])])
+            said[name] = takers_said("rlstats power", named, name, takers, [*own, *options_taken(methods[0])])
         else:
             said[name] = (f"; rlstats power {named} takes no {name}=, nor does any method rlstats power simulates "
                           f"({', '.join(POWER_METHODS)})")

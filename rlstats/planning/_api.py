@@ -162,6 +162,17 @@ def _accepted_options(method):
     return tuple(own) + _rule(method).extra_options
 
 
+def options_taken(method):
+    """The options power() gives ``method``: its public function's and those power() reads for it, but those power()
+    replaces (bootstrap's metrics= by metric=); what the command line suggests for it too."""
+    replaced = _replaced(method)
+    return tuple(name for name in _accepted_options(method) if name not in replaced)
+
+
+#: options power() refuses for a pilot, whose way on is to prepare the pilot first (normalize=, subset=)
+PILOT_FIRST_OPTIONS = frozenset(_PILOT_FIRST)
+
+
 def _check_methods(method):
     if isinstance(method, str):
         names = [method]
@@ -251,7 +262,7 @@ def _split_options(methods, method_options, caller="power()"):
     per_method = {k: v for k, v in method_options.items() if k in POWER_METHODS}
     plans = {m: {} for m in methods}
     for name, value in shared.items():
-        takers = [m for m in methods if name in _accepted_options(m) and name not in _replaced(m)]
+        takers = [m for m in methods if name in options_taken(m)]
         if name in _RESERVED or not takers:
             for m in methods:
                 _check_one_option(m, name, value, caller)  # raises, naming the method's options

@@ -1100,6 +1100,15 @@ def _tasks_apart(design):
     return calibration.tasks_apart(low.reshape(k, t), high.reshape(k, t))
 
 
+def aggregate_far_apart_notes(result, design, metric):
+    """:func:`far_apart_notes` of ``result``'s first interval kind for ``metric`` on ``design`` (every agent's fewest
+    runs, its given intervals, whether its tasks' runs lie apart): task_table()'s aggregate row reads bootstrap()'s
+    rule through the registry (operation ``bootstrap.far_apart_notes``; audit s34 iqmfar34b)."""
+    return far_apart_notes(result.interval, [metric], [result._interval_kinds[0]], design.counts.min(axis=0),
+                           design.agents, np.isfinite(result.intervals).all(axis=-1), _tasks_apart(design),
+                           design.block_word)
+
+
 def far_apart_notes(interval, metrics, kinds, fewest_per_agent, agents, given, apart, task="task"):
     """Per metric, (whether its note replaces the grid's, the note or None) for the agents whose tasks' runs lie apart
     (``apart`` (K,), :func:`_tasks_apart`) and whose interval of the metric is the IQM's and given (``given`` (K, M)):

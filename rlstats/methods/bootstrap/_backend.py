@@ -147,7 +147,8 @@ BACKENDS = (
         # aggregates need every agent on every task: the demo drops its missing cells (and says so)
         demo=(_FORMULA, {"n_resamples": 2000, "na_action": "drop"}),
         operations=(("inferential_intervals", f"{_HERE}._api:inferential_intervals"),
-                    ("bootstrap.agents_alone", f"{_HERE}._api:agents_alone")),
+                    ("bootstrap.agents_alone", f"{_HERE}._api:agents_alone"),
+                    ("bootstrap.far_apart_notes", f"{_HERE}._api:aggregate_far_apart_notes")),
         power=PowerRule(
             key=12, label="bootstrap interval separation", decide=f"{_HERE}._power:decide",
             sentence=f"{_HERE}._power:sentence", call=f"{_HERE}._power:call_options", check=f"{_HERE}._power:check",

@@ -761,11 +761,9 @@ def _bootstrap_row(design, summary, level, n_resamples, seed, shown=False, na_ac
     # the IQM's interval where the agents' tasks' runs lie apart: the far-apart rows' coverage and the mean's, by the
     # bootstrap's own rule (audit s34 iqmfar34b); its way on names bootstrap()'s option, said whose
     if not withheld:
-        from ..bootstrap._api import _tasks_apart, far_apart_notes
+        from .. import operation
 
-        far = far_apart_notes(result.interval, [metric], [result._interval_kinds[0]], complete.counts.min(axis=0),
-                              complete.agents, np.isfinite(result.intervals).all(axis=-1), _tasks_apart(complete),
-                              complete.block_word)
+        far = operation("bootstrap.far_apart_notes")(result, complete, metric)
         notes += [f"the aggregate row's intervals, from rlstats.bootstrap() (the options named are bootstrap()'s, "
                   f"not task_table()'s): {note}" for _, note in far if note]
     # where the bootstrap gave the median the mean's interval (1-2 task means: their mean), said; its own note of it is

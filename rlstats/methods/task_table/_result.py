@@ -11,7 +11,7 @@ import pandas as pd
 from ... import format as fmt, vocabulary
 from ...errors import OptionError
 from ..._typing import ColumnNames
-from ...results import Result, Summary, resultclass
+from ...results import Result, Summary, check_layout, resultclass
 from ...statistics import best_of
 from . import plots
 from ._kernels import RANK_TESTS
@@ -400,7 +400,7 @@ class TaskTableResult(Result):
             raise OptionError(f"label must be text for \\label{{...}}, e.g. label='tab:results', got {label!r}")
         if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 1 <= digits <= 15:
             raise OptionError(f"digits must be a whole number of significant digits from 1 to 15, got {digits!r}")
-        fmt.check_layout(environment, resize)
+        check_layout(environment, resize)
         return self._latex(self.caption(), label, digits, environment, resize, self._table_notes())
 
     def _latex(self, caption, label=None, digits=DIGITS, environment=None, resize=None, notes=(), head="Task"):

@@ -401,10 +401,10 @@ def left_out(best, sizes, n_resamples, what="best_set()"):
             into[f"{agent} on {task}"] = missing
     parts = []
     if zero:
-        parts.append((sum(zero.values()), f"(in {_sweep_names(zero)}) {'was' if sum(zero.values()) == 1 else 'were'}"
+        parts.append((sum(zero.values()), f"(in {_sweep_names(zero)}) {fmt.verb(sum(zero.values()), 'was')}"
                       f" never best or tied for best in any of the {n_resamples:,} resamples (probability 0)"))
     if held:
-        parts.append((sum(held.values()), f"(in {_sweep_names(held)}) {'is' if sum(held.values()) == 1 else 'are'} "
+        parts.append((sum(held.values()), f"(in {_sweep_names(held)}) {fmt.verb(sum(held.values()), 'is')} "
                       "in sweeps whose probabilities are withheld, where only the selected configuration is listed"))
     head = f"{what} lists {listed:,} of the {total:,} configurations: "
     if len(parts) == 1:
