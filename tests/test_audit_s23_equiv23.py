@@ -136,28 +136,32 @@ def test_note_quotes_the_row_of_the_design():
                  key=lambda r: float(r["coverage"]) if r["distribution"] == "skewed" else 2)
     assert skewed["configuration"] == "delta = -margin, spread 1/8" and skewed["coverage"] == "0.821"
     # review23d: each row's share said once, the design the rows share (side, runs) said once
-    assert note == ("'non-inferior' with runs alike in number: A vs B (t1: SDs 5.3 times apart); if the two agents' "
-                    "true spreads differ (SD ratio, the 1st agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; 5 runs of an "
-                    "agent cannot tell), Welch's t declared non-inferiority falsely, at a true difference of exactly "
-                    "the margin and alpha = 0.05, in up to 0.179 of 4000 simulated tests per task on skewed scores "
-                    "(SD ratio 1/8) and 0.159 on capped scores (SD ratio 8) (delta = -margin, 5 runs of each agent; "
-                    "heavy-tailed scores at most 0.063; the calibration table's 'spread' rows); no test tried in "
-                    "Welch's place held alpha there (a bootstrap-t, Hall's t, Welch's t on fewer df)")
+    # audit s34 eqnote34: the data's runs ('5 vs 5 runs'), the rows' design said as measured
+    assert note == ("'non-inferior' with runs alike in number (the larger under 2 times the smaller): A vs B, 5 vs 5 "
+                    "runs (t1: SDs 5.3 times apart); if the two agents' true spreads differ there (SD ratio, the 1st "
+                    "agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; their runs do not rule it out: Bonett's 99% "
+                    "interval of the SD ratio reaches past 1/1.7 to 1.7), Welch's t declared non-inferiority falsely, "
+                    "at a true difference of exactly the margin and alpha = 0.05, in up to 0.179 of 4000 simulated "
+                    "tests per task on skewed scores (SD ratio 1/8) and 0.159 on capped scores (SD ratio 8) (delta = "
+                    "-margin, measured at 5 runs of each agent; heavy-tailed scores at most 0.063; the calibration "
+                    "table's 'spread' rows); no test tried in Welch's place held alpha there (a bootstrap-t, Hall's "
+                    "t, Welch's t on fewer df)")
     # lower scores better: the mirrored rows (agent 2's SD 1/8 of agent 1's, +margin), the same worst shares
     (note,) = _notes(_frame(A, B), higher_is_better=False)
     assert "(SD ratio, the 2nd agent's over the 1st's, 1/8 to 1/2 or 2 to 8; " in note
     assert "0.179 of 4000 simulated tests per task on skewed scores (SD ratio 1/8) and 0.159 on capped scores " \
-           "(SD ratio 8) (delta = +margin, 5 runs of each agent; " in note
+           "(SD ratio 8) (delta = +margin, measured at 5 runs of each agent; " in note
     # TOST: the worst row of either margin (skewed 0.171 at -margin, capped 0.170 at +margin), each row's margin
     (note,) = _notes(_frame(A, B), alternative="equivalence")
     assert "'equivalent' with runs alike" in note and "equivalence falsely, at a true difference of exactly the " \
            "margin and alpha = 0.05, in up to 0.171 of 4000 simulated tests per task on skewed scores (SD ratio " \
-           "1/8, delta = -margin) and 0.170 on capped scores (SD ratio 8, delta = +margin) (5 runs of each agent; " \
+           "1/8, delta = -margin) and 0.170 on capped scores (SD ratio 8, delta = +margin) (measured at 5 runs of " \
+           "each agent; " \
            in note
     # SDs alike (1.6 times apart, numpy's 0.0791 and 0.1275; the old gate printed nothing): the same conditional
     (note,) = _notes(_frame(A, [0.9, 1.0, 1.1, 1.15, 0.85]))
     assert np.std([0.9, 1.0, 1.1, 1.15, 0.85], ddof=1) == pytest.approx(0.1275, abs=1e-4)
-    assert "A vs B (t1: SDs 1.6 times apart); if the two agents' true spreads differ" in note
+    assert "A vs B, 5 vs 5 runs (t1: SDs 1.6 times apart); if the two agents' true spreads differ" in note
 
 
 def test_note_across_tasks_and_its_invariances():
@@ -165,10 +169,11 @@ def test_note_across_tasks_and_its_invariances():
     tasks = ("t1", "t2", "t3", "t4", "t5")
     frame = _frame(A, B, tasks)
     (note,) = _notes(frame)
-    assert "A vs B (across tasks: the agents' parts of its standard error 5.3 times apart, t1: SDs 5.3 times apart" \
+    assert "A vs B, 5 vs 5 runs (across tasks: the agents' parts of its standard error 5.3 times apart, t1: SDs 5.3 " \
+        "times apart" \
         in note
     assert "0.159 on capped scores (SD ratio 8), 0.141 of 1000 across 5 tasks on skewed scores (SD ratio 1/8) and " \
-        "0.093 on capped scores (SD ratio 8) (delta = -margin, 5 runs of each agent; " in note
+        "0.093 on capped scores (SD ratio 8) (delta = -margin, measured at 5 runs of each agent; " in note
     row = _table_size("noninferior", "welch_mean", 5, "spread 1/8", tasks=5)
     assert f"{1 - float(row['coverage']):.3f} of 1000 across 5 tasks on skewed" in note and row["coverage"] == "0.859"
     # units: the same note (the SDs' ratios, not the SDs)

@@ -60,7 +60,8 @@ def test_note_of_the_aggregate(spread):
     frame = _frame(A, B, ("t1", "t2", "t3", "t4", "t5"))  # tasks apart and runs not tied (the IQM's is given)
     frame["score"] += np.repeat(np.arange(5) * 0.5, 10) + np.random.default_rng(0).normal(0, 0.03, len(frame))
     (note,) = _notes(frame, aggregate="mean", rng=1)
-    assert "A vs B (across tasks: the agents' parts of its standard error 4.7 times apart, the aggregate (mean), " \
+    assert "A vs B, 5 vs 5 runs (across tasks: the agents' parts of its standard error 4.7 times apart, the " \
+        "aggregate (mean), " \
         in note
     assert "; the mean's aggregate test in up to 0.084 of 500 (5 tasks, 3-10 runs of each agent, SD ratio 1/4 and " \
         "4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard errors; " in note
@@ -74,9 +75,11 @@ def test_note_of_the_aggregate(spread):
     assert "aggregate='iqm' there at most 0.040" in note
     # the mean's aggregate alone declared (across="paired_t", no task declared): its figure alone
     (note,) = _notes(frame, aggregate="mean", rng=1, across="paired_t", margin=0.3)
-    assert note == ("'non-inferior' with runs alike in number: A vs B (the aggregate (mean)); if the two agents' true "
-                    "spreads differ (SD ratio, the 1st agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; 5 runs of an "
-                    "agent cannot tell), the mean's aggregate test declared non-inferiority falsely, at a true difference "
+    assert note == ("'non-inferior' with runs alike in number (the larger under 2 times the smaller): A vs B, 5 vs 5 "
+                    "runs (the aggregate (mean)); if the two agents' true spreads differ there (SD ratio, the 1st "
+                    "agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; their runs do not rule it out: Bonett's 99% "
+                    "interval of the SD ratio reaches past 1/1.7 to 1.7), the mean's aggregate test declared "
+                    "non-inferiority falsely, at a true difference "
                     "of exactly the margin and alpha = 0.05, in up to 0.084 of 500 (5 tasks, 3-10 runs of each agent, "
                     "SD ratio 1/4 and 4, skewed and capped scores; above alpha by more than 3 Monte Carlo standard "
                     "errors; aggregate='iqm' there at most 0.056)")

@@ -112,5 +112,5 @@ def test_unlike_spreads_note_reaches_most_false_declarations():
                                      aggregate=None, progress=False)
         assert bool(result.comparisons["shown"].iloc[0])
         (note,) = [n for n in result.notes if "true spreads differ" in n]
-        assert "A vs B (t1: SDs " in note and "declared non-inferiority falsely, at a true difference of exactly the margin and alpha = 0.05, " \
+        assert "A vs B, 5 vs 5 runs (t1: SDs " in note and "declared non-inferiority falsely, at a true difference of exactly the margin and alpha = 0.05, " \
             "in up to 0.1" in note

@@ -49,9 +49,10 @@ def _unlike_note(names, **options):
 
 def test_equivalence_unlike_spread_note_names_no_agent_outside_the_pair():
     note = _unlike_note(["agent_1", "agent_3"])
-    assert note.startswith("'non-inferior' with runs alike in number: agent_1 vs agent_3 (t1: SDs 5.3 times apart)")
+    assert note.startswith("'non-inferior' with runs alike in number (the larger under 2 times the smaller): agent_1 "
+                           "vs agent_3, 5 vs 5 runs (t1: SDs 5.3 times apart)")
     assert "agent_2" not in note
-    assert "(SD ratio, the 1st agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; 5 runs of an agent cannot tell)" in note
+    assert "(SD ratio, the 1st agent's over the 2nd's, 1/8 to 1/2 or 2 to 8; their runs do not rule it out: " in note
     # lower scores better reads the mirrored rows: the ratio is the 2nd agent's over the 1st's
     note = _unlike_note(["agent_1", "agent_3"], higher_is_better=False)
     assert "(SD ratio, the 2nd agent's over the 1st's, 1/8 to 1/2 or 2 to 8; " in note and "agent_2" not in note

@@ -91,6 +91,18 @@ UNLIKE_SPREADS = (0.125, 0.25, 0.5, 2.0, 4.0, 8.0)
 #: non-inferiority 0.082-0.105 at ratio 2, 0.150-0.183 at 4 and 8; capped 0.082-0.092 at 2): the note of unlike
 #: spreads says "2 to 8 times"; it no longer gates the note (equivgate23: sample SDs cannot tell the true spreads)
 UNLIKE_SPREAD = 2.0
+#: the SD ratios the runs must rule out, either way, for the note of unlike spreads to leave a task out (audit s34
+#: eqnote34): the calibration rows' spread factors 2 and 1/2 are SD ratios of 1.81 and 1/1.73 on capped scores (the
+#: cap shortens the wider agent's spread), so the runs rule the rows' spreads out where the interval lies within
+#: 1/1.7 to 1.7
+SPREAD_ALIKE = 1.7
+#: the level of that interval (Bonett's, ``kernels.sd_ratio_interval``): on normal, skewed (lognormal sigma 0.8 and
+#: 1.2), heavy-tailed (t3) and capped scores at an SD ratio of 1.7 or 1/1.7 (and capped at the rows' factors 2 and
+#: 1/2) it lay within 1/1.7 to 1.7 in at most 0.0001 of 20,000 data sets at 3-10 runs of each agent (and 5 vs 15,
+#: 10 vs 30), 0.0052 at 20, 0.0094 at 30, 0.0119 at 100 (heavy-tailed; skewed 0.0056, capped 0.0050) and 0.013 of
+#: 5,000 at 300: a 99% interval misses its side's 0.005 by up to 2.6 times on tails this heavy, so the level is
+#: kept high (tests/reference/spread_ratio_interval.py, seed 343)
+SPREAD_LEVEL = 0.99
 #: what a note quoting a measured miss of each test suggests instead
 _WAY_ON = {"paired_t": "; across='welch' held alpha on that grid",
            "paired_t_bounded": "; across='welch' held alpha on that grid",
@@ -300,11 +312,16 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
     (0.10-0.20), and so did a test declaring only where all three declare (audit s29: up to 0.11 per task, 0.088
     across 5 tasks). A few runs cannot tell the true spreads (on skewed scores the false declarations came mostly where
     the wider agent's runs missed its tail, their SDs alike), so wherever a test declares its alternative with the
-    pair's runs alike in number, whatever their SDs, a note says, as a condition, what Welch's t declared if the
-    spreads differ: the table's worst rows of the design's runs on skewed and capped scores (``configuration``
-    "..., spread r"; audit s23, ``tests/reference/size_equivalence_spread.py``); where the aggregate's test declared,
-    its own measurement there (the IQM's held alpha, at most 0.056 of 500 tests at 5 tasks and a spread ratio of 4;
-    the mean's, ``aggregate="mean"``, up to 0.084).
+    pair's runs alike in number (the larger under 4 times the smaller for equivalence, 2 for non-inferiority), whatever
+    their SDs, a note says, as a condition, what Welch's t declared if the spreads differ: the table's worst rows of
+    the design's runs on skewed and capped scores (``configuration`` "..., spread r"; audit s23,
+    ``tests/reference/size_equivalence_spread.py``), the data's runs and the rows' (measured at 3, 5 or 10 of each
+    agent) said apart; where the aggregate's test declared, its own measurement there (the IQM's held alpha, at most
+    0.056 of 500 tests at 5 tasks and a spread ratio of 4; the mean's, ``aggregate="mean"``, up to 0.084). Many runs
+    can rule those spreads out: a task whose runs give Bonett's (2006) 99% interval of the SD ratio within 1/1.7 to
+    1.7 is named as ruled out instead (the across-tasks and aggregate quotes only where every task is so); at a true
+    ratio of 1.7 that happened in at most 0.0001 of 20,000 simulated data sets at 3-10 runs of each agent and 0.012
+    at 100 (skewed, capped, heavy-tailed scores; audit s34, ``tests/reference/spread_ratio_interval.py``).
 
     Where half or more of an agent's runs on a task (2 or more) sit at the largest or smallest score of the pair's runs
     there, as at a score cap often reached (only the pair's runs are read, so other agents change nothing), Welch's t
@@ -1330,6 +1347,17 @@ def _apart(first, second, what="SDs"):
     return f"{what} alike" if ratio < 1.05 else f"{what} {signif(ratio, 2)} times apart"
 
 
+def _runs_apart(pairs):
+    """``"5 vs 15 runs"`` (or ``"3-5 vs 10-15 runs"`` where the tasks' differ): the data's runs of two agents, the
+    1st's then the 2nd's, over ``pairs`` of (n_1, n_2) (audit s34 eqnote34: the rows' runs were printed as the
+    data's)."""
+    def span(values):
+        return f"{min(values)}" if min(values) == max(values) else f"{min(values)}-{max(values)}"
+
+    first, second = zip(*pairs)
+    return f"{span(first)} vs {span(second)} runs"
+
+
 def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     """The note of a test that declared its alternative where the pair's runs are alike in number (under
     :data:`UNEQUAL_RATIO`: those have :func:`_unequal_runs_note`), whatever their SDs (audit s23, review23a): with
@@ -1344,13 +1372,18 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
     against sqrt(sum_t s_2t^2 / n_2t)), unchanged by units. Where the aggregate's test declared, the aggregate's own
     measurement (:data:`UNLIKE_AGGREGATE`). Each quoted row's share is said once, with its SD ratio; the margin's side
     and the rows' runs once where the rows share them, the runs named the most or fewest simulated where the design's
-    lie beyond them (review23d).
-    ``published``: the table's (sd, n), agent 2 of every pair. At alpha = 0.05 only, as :func:`_size_notes`."""
+    lie beyond them (review23d), apart from the data's runs ("5 vs 15 runs"; audit s34 eqnote34). A declared task
+    whose runs rule the rows' spreads out (Bonett's interval of the SD ratio, ``kernels.sd_ratio_interval`` at
+    :data:`SPREAD_LEVEL`, within 1/:data:`SPREAD_ALIKE` to :data:`SPREAD_ALIKE`) is named as ruled out, not quoted;
+    across tasks and in aggregate every shared task's spreads count, so those are quoted unless all are ruled out.
+    ``published``: the table's (sd, n), agent 2 of every pair (its runs are not here: nothing ruled out). At alpha =
+    0.05 only, as :func:`_size_notes`."""
     if not np.isclose(options.alpha, 0.05):
         return []
     index = {name: j for j, name in enumerate(design.agents)}
     task_index = {name: t for t, name in enumerate(design.tasks)}
-    found, quotes, fewest, aggregate = [], {}, [], False
+    found, quotes, fewest, aggregate, ruled_out = [], {}, [], False, []
+    sums = None
     for (a, b), rows in table.groupby(["agent_1", "agent_2"], sort=False):
         tasks = rows[rows["scope"] == "task"]
         t = np.array([task_index[x] for x in tasks["task"]], dtype=np.intp)
@@ -1359,11 +1392,24 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
                     if b == PUBLISHED else (sds[t, index[b]], runs[t, index[b]]))
         alike = np.maximum(n_a, n_b) < UNEQUAL_RATIO[options.alternative] * np.minimum(n_a, n_b)
         declared = alike & (tasks["shown"] == True).to_numpy()  # noqa: E712 (None where withheld)
-        where = []
+        # whether the pair's runs of each task rule out the rows' spreads (audit s34 eqnote34): Bonett's interval of
+        # the SD ratio within 1/SPREAD_ALIKE to SPREAD_ALIKE; a published table's runs are not here
+        alike_spread = np.zeros(len(t), dtype=bool)
+        if b != PUBLISHED and declared.any():
+            if sums is None:
+                sums = [v.reshape(design.n_tasks, design.n_agents) for v in kernels.spread_sums(
+                    design.y, design.task * design.n_agents + design.agent, design.n_tasks * design.n_agents)]
+            low, high = kernels.sd_ratio_interval(*([v[t, j] for v in sums] for j in (index[a], index[b])),
+                                                  level=SPREAD_LEVEL)
+            alike_spread = (low > 1 / SPREAD_ALIKE) & (high < SPREAD_ALIKE)
+        where, shown_runs, out = [], [], []
         for k in np.flatnonzero(declared):  # only where the measured design nearest missed alpha
             rows_k = [_unlike_spread_quote(options, "welch", min(n_a[k], n_b[k]), 1, f) for f in _UNLIKE_FAMILIES]
-            if any(row is not None for row in rows_k):
+            if any(row is not None for row in rows_k) and alike_spread[k]:
+                out.append(str(tasks["task"].iloc[k]))
+            elif any(row is not None for row in rows_k):
                 where.append(f"{tasks['task'].iloc[k]}: {_apart(s_a[k], s_b[k])}")
+                shown_runs.append((int(n_a[k]), int(n_b[k])))
                 fewest.append(int(min(n_a[k], n_b[k])))
                 for family, row in zip(_UNLIKE_FAMILIES, rows_k):
                     if row is not None:
@@ -1371,6 +1417,8 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
                         quotes[key] = min(row, quotes.get(key, row), key=lambda r: float(r["coverage"]))
         across = rows[rows["scope"] == "across tasks"]
         many = alike.sum() > (1 - UNEQUAL_ACROSS_SHARE) * len(t)
+        # across tasks and in aggregate every task's spreads count: ruled out only where they are on every task
+        many = many and not alike_spread[(n_a >= 2) & (n_b >= 2)].all()
         if (options.across == "welch" and len(across) and across["shown"].iloc[0] is not None
                 and bool(across["shown"].iloc[0]) and many):
             rows_x = [_unlike_spread_quote(options, "welch_mean", int(min(n_a.min(), n_b.min())), len(t), f)
@@ -1378,6 +1426,7 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
             if any(row is not None for row in rows_x):
                 parts = np.sqrt(np.sum(s_a ** 2 / n_a)), np.sqrt(np.sum(s_b ** 2 / n_b))
                 where.insert(0, "across tasks: " + _apart(*parts, "the agents' parts of its standard error"))
+                shown_runs += list(zip(n_a.astype(int).tolist(), n_b.astype(int).tolist()))
                 fewest.append(int(min(n_a.min(), n_b.min())))
                 for family, row in zip(_UNLIKE_FAMILIES, rows_x):
                     if row is not None:
@@ -1386,15 +1435,27 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
         shown_aggregate = rows[rows["scope"] == "aggregate"]["shown"]
         if len(shown_aggregate) and shown_aggregate.iloc[0] == True and many:  # noqa: E712
             where.insert(int(bool(where) and where[0].startswith("across")), f"the aggregate ({options.aggregate})")
+            shown_runs += list(zip(n_a.astype(int).tolist(), n_b.astype(int).tolist()))
             fewest.append(int(min(n_a.min(), n_b.min())))
             aggregate = True
         if where:
-            found.append(f"{a} vs {b} ({listed(where, 3)})")
+            found.append(f"{a} vs {b}, {_runs_apart(shown_runs)} ({listed(where, 3)})")
+        if out:
+            ruled_out.append(f"{listed(out, 3)} ({a} vs {b})")
     measured_aggregate = UNLIKE_AGGREGATE[options.alternative]
     held, worst, n_sim = measured_aggregate[options.aggregate] if aggregate else (True, 0.0, 0)
-    if not quotes and (not aggregate or held):  # the IQM's held alpha: nothing to say of it alone
-        return []
     word, claim = _SHOWN_WORD[options.alternative], _CLAIM[options.alternative]
+    alike_words = f"'{word}' with runs alike in number (the larger under {UNEQUAL_RATIO[options.alternative]} times " \
+        "the smaller)"
+    low, high = signif(UNLIKE_SPREAD, 2), signif(max(UNLIKE_SPREADS), 2)
+    band = signif(SPREAD_ALIKE, 2)
+    ruled = (f"ruled out on {'; '.join(ruled_out)} by the runs (Bonett's {SPREAD_LEVEL:.0%} interval of the SD "
+             f"ratio within 1/{band} to {band})") if ruled_out else ""
+    if not quotes and (not aggregate or held):  # the IQM's held alpha: nothing to say of it alone
+        if not ruled_out:
+            return []
+        return [f"{alike_words}: the spreads at which Welch's t missed alpha (SD ratio 1/{high} to 1/{low} or {low} "
+                f"to {high}; the calibration table's 'spread' rows) are {ruled}"]
 
     # non-inferiority with lower scores better was read off the rows of agent 2 against agent 1 (mirrored)
     mirrored = options.alternative == "noninferior" and not options.higher_is_better
@@ -1408,10 +1469,11 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
         return side.replace("-margin", "+margin") if mirrored else side
 
     def runs_words(runs):
-        # the rows' runs beside the design's: 3, 5 and 10 were simulated (review23d: 50 runs read the 10-run rows)
+        # the rows' runs beside the design's: 3, 5 and 10 were simulated (review23d: 50 runs read the 10-run rows);
+        # the simulated design said as such, never as the data's (audit s34 eqnote34)
         beyond = (", the most simulated" if max(fewest) > runs == 10 else
                   ", the fewest simulated" if min(fewest) < runs == 3 else "")
-        return f"{count(runs, 'run')} of each agent{beyond}"
+        return f"measured at {count(runs, 'run')} of each agent{beyond}"
 
     rows_quoted = list(quotes.values())
     # said once where every quoted row shares it, else beside each row's share (review23d: the note was one
@@ -1437,19 +1499,21 @@ def _unlike_spreads_note(design, options, table, sds, runs, published=None):
                       + ("within alpha's 3 Monte Carlo standard errors)" if held else
                          "above alpha by more than 3 Monte Carlo standard errors; aggregate='iqm' there at most "
                          f"{measured_aggregate['iqm'][1]:.3f})")) if aggregate else ""
-    low, high = signif(UNLIKE_SPREAD, 2), signif(max(UNLIKE_SPREADS), 2)
-    condition = (f"'{word}' with runs alike in number: {listed(found, 6)}; if the two agents' true spreads differ "
+    condition = (f"{alike_words}: {listed(found, 6)}; if the two agents' true spreads differ there "
                  f"(SD ratio, the {first} agent's over the {second}'s, 1/{high} to 1/{low} or {low} to {high}; "
-                 f"{count(min(fewest), 'run')} of an agent cannot tell), ")
+                 f"their runs do not rule it out: Bonett's {SPREAD_LEVEL:.0%} interval of the SD ratio reaches past "
+                 f"1/{band} to {band}), ")
+    ruled = f"; those spreads are {ruled}" if ruled else ""
     at_margin = f"declared {claim} falsely, at a true difference of exactly the margin and alpha = 0.05, in up to "
     if not quotes:  # the mean's aggregate alone declared
-        return [condition + aggregate_text.replace(" in up to ", " " + at_margin, 1)]
+        return [condition + aggregate_text.replace(" in up to ", " " + at_margin, 1) + ruled]
     once = [side(rows_quoted[0])] * common["side"] + [runs_words(int(rows_quoted[0]["runs"]))] * common["runs"]
     return [f"{condition}Welch's t {at_margin}"
             + ", ".join(scope_words(scope) for scope in ("task", "across") if any(k[0] == scope for k in quotes))
             + f" ({', '.join(once) + '; ' if once else ''}heavy-tailed scores at most 0.063; the calibration "
             "table's 'spread' rows)" + ("; " + aggregate_text if aggregate else "")
-            + "; no test tried in Welch's place held alpha there (a bootstrap-t, Hall's t, Welch's t on fewer df)"]
+            + "; no test tried in Welch's place held alpha there (a bootstrap-t, Hall's t, Welch's t on fewer df)"
+            + ruled]
 
 
 def _run_published(design, options, table, scale):
