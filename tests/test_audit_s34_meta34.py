@@ -43,6 +43,15 @@ def test_the_default_grid_is_the_same_in_other_units(factor):
     np.testing.assert_array_equal(grid[:4], [0, 1600, 3200, 4800])  # steps counted one by one: as before
 
 
+def test_raw_float_steps_take_the_median_gap_unrounded_in_any_units():
+    """Steps on no decimal place (x 1/3) have no unit to round in: the unrounded median gap scales with them."""
+    df = _frames_logged().assign(step=lambda d: d["step"] / 3)
+    base = rlstats.summarize_runs(df, NESTED, step="step", how="auc")
+    other = rlstats.summarize_runs(df.assign(step=df["step"] * np.pi), NESTED, step="step", how="auc")
+    np.testing.assert_allclose(other["score"], np.pi * base["score"], rtol=1e-12)
+    grid = rlstats.align_steps(df, NESTED, step="step")["step"].unique()
+    np.testing.assert_allclose(np.diff(grid), 1636.5 / 3, rtol=1e-12)  # the median gap in agent steps, 1,636.5
+
 def test_the_steps_own_unit():
     grain = runs._step_grain
     assert grain(np.array([0.0, 1633.0, 3262.0])) == 1
