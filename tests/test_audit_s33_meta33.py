@@ -50,7 +50,8 @@ for the lead):
   task layout above.
 * the default step grid's interval is the runs' median logging gap rounded to two significant digits in the step's
   units (runs.default_grid), so a factor other than a power of ten moves the grid against the logged steps: Atari's
-  frames (4 x agent steps) give an area under the curve 1.016 x 4 x the one in steps.
+  frames (4 x agent steps) give an area under the curve 1.016 x 4 x the one in steps (fixed in audit s34
+  meta34: the interval is rounded in the steps' own unit, runs._step_grain).
 
 Not violations, said here so that they are not hunted again: the mixed model's F-test denominator df moves (8.2631 to
 8.2615) when the first agent in sort order changes, as lmerTest's does (mixed._kernels.agent_hypothesis pins the sorted
@@ -328,10 +329,8 @@ def _frames_logged():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="audit s33 meta33: the default grid's interval is the median logging gap "
-                   "rounded to two significant digits in the step's units, so frames (4 x steps) move the grid")
 def test_frames_for_steps_scale_the_area_under_the_curve():
+    """Fixed in audit s34 meta34: the interval is rounded in the steps' own unit (runs._step_grain)."""
     df = _frames_logged()
     steps = rlstats.summarize_runs(df, NESTED, step="step", how="auc")
     frames = rlstats.summarize_runs(df.assign(step=df["step"] * 4), NESTED, step="step", how="auc")
