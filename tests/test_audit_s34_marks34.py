@@ -75,21 +75,22 @@ def _three_agents():
     return rlstats.datasets.simulate(agents=3, tasks=6, seeds=3, effect=0.5, rng=1)
 
 
-@pytest.mark.xfail(strict=True, reason="MED-5: the refusal quotes the size asked as the plot's own, and no size that "
-                                       "works")
 def test_posterior_figsize_refusal_names_the_own_size_and_one_that_works():
+    # two pairs (control=), so that the refusal's search for a size lays out two panels (about 1 s of CPU); on Atari
+    # 100k's DrQ(eps), SPR and IRIS (three pairs, hierarchical): (6.9, 1.9) -> "about (7.83, 2.16) holds them; the
+    # plot's own size is (3.3, 5.7)", where it quoted (6.9, 1.9) as the own size and named none
     res = rlstats.bayes(_three_agents(), "score ~ agent | task/seed", rope=0.1, rng=0, n_samples=500,
-                        normalize=False)
+                        normalize=False, control="agent_1")
     own = res.plot(kind="posterior").figure.get_size_inches()
-    assert tuple(np.round(own, 2)) == (3.3, 5.7)  # one column, three rows of (2.3, 1.9)
+    assert tuple(np.round(own, 2)) == (3.3, 3.8)  # one column, two rows of (2.3, 1.9)
     with pytest.raises(OptionError) as caught:
-        res.plot(kind="posterior", figsize=(3.5, 4))  # two columns drawn for it, (4.6, 3.8) scaled
+        res.plot(kind="posterior", figsize=(3.5, 2.5))  # two columns drawn for it, (4.6, 1.9) scaled
     message = str(caught.value)
-    assert "the plot's own size is (3.3, 5.7)" in message
+    assert "the plot's own size is (3.3, 3.8)" in message
     found = re.search(r"about \(([\d.]+), ([\d.]+)\) holds them", message)
     assert found is not None, message
     size = (float(found.group(1)), float(found.group(2)))
-    assert size[0] > 3.5 and size[1] > 4
+    assert size[0] > 3.5 and size[1] > 2.5 and abs(size[0] / size[1] - 3.5 / 2.5) < 0.01  # the shape asked
     res.plot(kind="posterior", figsize=size)  # drawn at the size it names: no error
 
 
