@@ -53,7 +53,6 @@ def _short_curves():
     return df[~((df.agent == "agent_2") & (df.task == "task_02"))]
 
 
-@pytest.mark.xfail(strict=True, reason="LOW-8: the curves' figure names no task after na_action='drop'")
 def test_curves_figure_names_the_task_left():
     res = rlstats.curves(_short_curves(), "score ~ agent | task/seed", step="step", na_action="drop", rng=0,
                          n_resamples=200)
@@ -64,7 +63,7 @@ def test_curves_figure_names_the_task_left():
     assert "task_01" in said and "task_02 dropped" in said
     # one task by the data alone: named too, nothing said dropped
     one = rlstats.curves(_short_curves().query("task == 'task_01'"), "score ~ agent | task/seed", step="step",
-                         rng=0, n_resamples=200, bands="none")
+                         rng=0, n_resamples=200)
     ax = one.plot(band="none")
     said = " ".join(" ".join(t.split()) for t in [ax.get_legend().get_title().get_text(), ax.get_title(),
                                                  ax.get_ylabel()])
