@@ -93,7 +93,6 @@ def test_posterior_figsize_refusal_names_the_own_size_and_one_that_works():
     res.plot(kind="posterior", figsize=size)  # drawn at the size it names: no error
 
 
-@pytest.mark.xfail(strict=True, reason="LOW-11: rope = 0 still says practically better / equivalent / worse")
 def test_bayes_without_rope_says_better_or_worse_only():
     res = rlstats.compare(_three_agents(), "score ~ agent | task/seed", method="bayes", rng=0, n_samples=500,
                           normalize=False)
