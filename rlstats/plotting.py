@@ -503,12 +503,14 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
     if collapsed or _overlapping(figure, drawn=True) - apart:
         from .errors import OptionError
 
-        def holds():  # laid out at the size tried: not collapsed, no panels drawn over each other, none short
+        def holds():  # laid out at the size tried: not collapsed, no panels drawn over each other, none short, no
+            # tick labels crowded (the checks resized() makes after this one)
             with warnings.catch_warnings(record=True) as tried:
                 warnings.simplefilter("always")
                 figure.draw_without_rendering()
             return (not any("axes sizes collapsed" in str(w.message) for w in tried)
-                    and not _overlapping(figure, drawn=True) - apart and not _short_panels(figure))
+                    and not _overlapping(figure, drawn=True) - apart and not _short_panels(figure)
+                    and not _crowded_tick_labels(figure)[0])
 
         # a size that holds it, found as the short panels' is: the shape asked kept (the grid drawn is the one a
         # plot picks for that shape), checked by laying the figure out at it (audit s34 marks34: no size was named)
@@ -743,6 +745,16 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
     """Tick labels apart at ``figsize``: numbers thinned (:func:`_thin_numbers`), names along x turned 45 then 90
     degrees; where they still overlap an OptionError, the figure closed, naming the axis and a size that would hold
     them (names are never dropped or shortened: each labels its row or column)."""
+    crowded, renderer = _crowded_tick_labels(figure)
+    if crowded:
+        _refuse_tick_labels(figure, figsize, own, crowded, renderer)
+
+
+def _crowded_tick_labels(figure: Any) -> tuple[list[tuple[Any, str, list[Any]]], Any]:
+    """(the (Axes, axis name, tick labels) still drawn over each other after numbers are thinned and names along x
+    turned, the renderer): the rule of :func:`_fit_tick_labels`, which refuses where any are, and of the size a
+    refusal of :func:`_check_room` names (audit s34 marks34: a size holding the panels apart left two y labels
+    crowded, and the size named was refused in turn)."""
     def draw():
         return _draw_quietly(figure)
 
@@ -766,8 +778,7 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
             labels = _shown_tick_labels(axis)
             if _drawn_over(labels, renderer):
                 crowded.append((axes, name, labels))
-    if crowded:
-        _refuse_tick_labels(figure, figsize, own, crowded, renderer)
+    return crowded, renderer
 
 
 def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:

@@ -83,13 +83,14 @@ def test_posterior_figsize_refusal_names_the_own_size_and_one_that_works():
     own = res.plot(kind="posterior").figure.get_size_inches()
     assert tuple(np.round(own, 2)) == (3.3, 3.8)  # one column, two rows of (2.3, 1.9)
     with pytest.raises(OptionError) as caught:
-        res.plot(kind="posterior", figsize=(3.5, 2.5))  # two columns drawn for it, (4.6, 1.9) scaled
+        res.plot(kind="posterior", figsize=(3, 1.2))  # two columns drawn for it, (4.6, 1.9) scaled
     message = str(caught.value)
-    assert "the plot's own size is (3.3, 3.8)" in message
+    assert "they would be drawn over each other" in message and "the plot's own size is (3.3, 3.8)" in message
     found = re.search(r"about \(([\d.]+), ([\d.]+)\) holds them", message)
     assert found is not None, message
     size = (float(found.group(1)), float(found.group(2)))
-    assert size[0] > 3.5 and size[1] > 2.5 and abs(size[0] / size[1] - 3.5 / 2.5) < 0.01  # the shape asked
+    # the shape asked, to the rounding up of each side to 3 digits (matplotlib 3.7: (3.31, 1.33); 3.10: (3.92, 1.57))
+    assert size[0] > 3 and size[1] > 1.2 and abs(size[0] / size[1] / 2.5 - 1) < 0.01
     res.plot(kind="posterior", figsize=size)  # drawn at the size it names: no error
 
 
