@@ -105,22 +105,12 @@ def resized(drawn: Any, figsize: tuple[float, float] | None) -> Any:
     layout of :func:`axes_or_new` and :func:`panels` lays it out again at that size (None: the plot's own size)."""
     if figsize is not None:
         figure = _figures(drawn)[0]
-        own = figure.get_size_inches()
+        # the size plot() makes without figsize=: panels() records it where the size asked chose another grid, whose
+        # own size a message quoted as the plot's (audit s34 marks34: "(the plot's own size is (6.9, 1.9))" of a
+        # posterior figure 3.3 x 5.7 in by default)
+        own = _OWN_SIZE.get(figure, tuple(figure.get_size_inches()))
         apart = _overlapping(figure, design=True)  # panels that overlap by design (twins, insets)
-        figure.set_size_inches(*figsize)
-        # The titles and axis labels were written for the plot's own size: at a smaller one they are broken at
-        # words to fit the figure, rather than cut at its edge. Broken here, not by matplotlib's wrap=True, whose
-        # width under a constrained layout differs between releases (3.7 left a title 0.87 in past the edge).
-        texts = [figure._suptitle, figure._supxlabel, figure._supylabel]
-        for axes in figure.axes:
-            texts += [axes.title, getattr(axes, "_left_title", None), getattr(axes, "_right_title", None),
-                      axes.xaxis.label, axes.yaxis.label]
-            legend = axes.get_legend()
-            if legend is not None and legend.get_title().get_text():
-                # measured without a layout, which a legend wider than the figure collapses (audit s22: curves' line
-                # of withheld bands at 3.5 in)
-                break_to_width(legend.get_title(), figure, 0.8)
-        _fit_texts(figure, [text for text in texts if text is not None and text.get_text()])
+        _laid_out_at(figure, figsize)
         _check_room(figure, figsize, own, apart)
         _fit_tick_labels(figure, figsize, own)
     return drawn
@@ -222,6 +212,30 @@ def unbroken_parentheses(line: str) -> str:
 #: (the task table of one task collapsed at 46.75, "mmmmm0"; its agents "OTRainbow", 53.5; the permutation test's
 #: matrices at 25 letters, the bootstrap's at 60): wider ones have the layout run once more, and checked
 LONG_NAME = 40.0
+
+
+#: Figure -> (width, height) the plot draws it at without figsize= where :func:`panels` chose another grid for the size
+#: asked (:data:`ASKED_SIZE`): the plot's own size, as :func:`resized`'s refusals quote it
+_OWN_SIZE: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
+
+
+def _laid_out_at(figure: Any, size: tuple[float, float]) -> None:
+    """``figure`` set to ``size`` inches with its titles, axis labels and legend titles broken for it (from their
+    words as written: a figure laid out at several sizes in turn, as the search for a size that holds it does).
+    The titles and axis labels were written for the plot's own size: at a smaller one they are broken at words to fit
+    the figure, rather than cut at its edge. Broken here, not by matplotlib's wrap=True, whose width under a
+    constrained layout differs between releases (3.7 left a title 0.87 in past the edge)."""
+    figure.set_size_inches(*size)
+    texts = [figure._suptitle, figure._supxlabel, figure._supylabel]
+    for axes in figure.axes:
+        texts += [axes.title, getattr(axes, "_left_title", None), getattr(axes, "_right_title", None),
+                  axes.xaxis.label, axes.yaxis.label]
+        legend = axes.get_legend()
+        if legend is not None and legend.get_title().get_text():
+            # measured without a layout, which a legend wider than the figure collapses (audit s22: curves' line
+            # of withheld bands at 3.5 in)
+            break_to_width(legend.get_title(), figure, 0.8)
+    _fit_texts(figure, [text for text in texts if text is not None and text.get_text()])
 
 
 def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
@@ -489,16 +503,59 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
     if collapsed or _overlapping(figure, drawn=True) - apart:
         from .errors import OptionError
 
+        def holds():  # laid out at the size tried: not collapsed, no panels drawn over each other, none short, no
+            # tick labels crowded (the checks resized() makes after this one)
+            with warnings.catch_warnings(record=True) as tried:
+                warnings.simplefilter("always")
+                figure.draw_without_rendering()
+            return (not any("axes sizes collapsed" in str(w.message) for w in tried)
+                    and not _overlapping(figure, drawn=True) - apart and not _short_panels(figure)
+                    and not _crowded_tick_labels(figure)[0])
+
+        # a size that holds it, found as the short panels' is: the shape asked kept (the grid drawn is the one a
+        # plot picks for that shape), checked by laying the figure out at it (audit s34 marks34: no size was named)
+        found = _size_holding(figure, figsize, holds)
         plt.close(figure)
         n = len(figure.axes)
         what = (f"the {n} panels of this figure with their labels: they would be drawn over each other" if n > 1
                 else "this figure's labels: they leave no room for the plot")
+        size = (f"about ({found[0]:g}, {found[1]:g}) holds {'them' if n > 1 else 'it'}; " if found else "")
         raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for {what}; pass a larger "
-                          f"figsize= (the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
+                          f"figsize= ({size}the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
                           + (", or plot fewer panels" if n > 1 else ""))
     short = _short_panels(figure)  # laid out and drawn above: panels that keep apart, drawn under their least size
     if short:
         _refuse_short_panels(figure, figsize, own, short)
+
+
+def _size_holding(figure: Any, figsize: tuple[float, float], holds: Callable[[], bool],
+                  grow: Callable[[], float] = lambda: 1.25) -> tuple[float, float] | None:
+    """The smallest size of the shape of ``figsize`` (to 2%, rounded up as a message prints it) at which ``figure``,
+    laid out there (:func:`_laid_out_at`), ``holds()``; None where none within :data:`MAX_FIGURE_INCHES` does.
+    ``grow()``: how much larger to try next after a size that does not hold (at least 1.05, at most 4). The shape is
+    kept so that the grid of panels a plot picks for it (:func:`largest_panels`) is the one drawn here; the labels
+    around a panel keep their size, so the drawing grows by more than the figure. The one search of the refusals of
+    :func:`_check_room` for a size that holds a figure."""
+    def fits(scale):
+        size = (_up(figsize[0] * scale), _up(figsize[1] * scale))
+        if max(size) > MAX_FIGURE_INCHES:
+            return False
+        _laid_out_at(figure, size)
+        return holds()
+
+    low, high, held = 1.0, 1.0, False
+    for _ in range(8):
+        low, high = high, high * min(max(grow(), 1.05), 4.0)
+        if max(figsize) * high > MAX_FIGURE_INCHES:
+            break
+        if held := fits(high):
+            break
+    if not held:
+        return None
+    while high / low > 1.02:
+        middle = (low * high) ** 0.5
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    return _up(figsize[0] * high), _up(figsize[1] * high)
 
 
 #: what a plot declares of a panel that reads only at a least size (:func:`least_panel`): Axes -> (width, height, what
@@ -543,32 +600,19 @@ def _refuse_short_panels(figure: Any, figsize: tuple[float, float], own: Any,
 
     axes, drawn_w, drawn_h = min(short, key=lambda item: item[1] * item[2])
     need_w, need_h, what, why = _LEAST[axes]
-    def fits(scale):
-        figure.set_size_inches(_up(figsize[0] * scale), _up(figsize[1] * scale))
-        _draw_quietly(figure)
-        return not _short_panels(figure)
 
-    # the figure scaled as asked (its shape kept, so the grid of panels a plot picks for it, plotting.largest_panels,
-    # is the one drawn here): the labels around a panel keep their size, so the drawing grows by more than the figure;
-    # a scale that holds every panel found by growing by the shortfall, then halved down to 2% of the least
-    low, high, held = 1.0, 1.0, False
-    for _ in range(8):
-        grow = max(max(_LEAST[a][0] / max(w, 1e-3), _LEAST[a][1] / max(h, 1e-3)) for a, w, h in short)
-        low, high = high, high * min(max(grow, 1.05), 4.0)
-        if held := fits(high):
-            break
-        short = _short_panels(figure)
-    while held and high / low > 1.02:
-        middle = (low * high) ** 0.5
-        low, high = (low, middle) if fits(middle) else (middle, high)
-    width, height = _up(figsize[0] * high), _up(figsize[1] * high)
+    def shortfall():  # grown by the shortfall of the panels short at the size tried last
+        return max([max(_LEAST[a][0] / max(w, 1e-3), _LEAST[a][1] / max(h, 1e-3))
+                    for a, w, h in _short_panels(figure)] or [1.05])
+
+    found = _size_holding(figure, figsize, lambda: (_draw_quietly(figure), not _short_panels(figure))[1], shortfall)
     plt.close(figure)
     n = len(figure.axes)
     whose = f"the {n} panels of this figure: each {what}" if n > 1 else f"this figure's {what}: it"
+    size = f"about ({found[0]:g}, {found[1]:g}) holds {'them' if n > 1 else 'it'}; " if found else ""
     raise OptionError(f"figsize=({figsize[0]:g}, {figsize[1]:g}) is too small for {whose} would be drawn "
                       f"{drawn_w:.2f} x {drawn_h:.2f} in, under the {need_w:.2f} x {need_h:.2f} in that show it "
-                      f"({why}); pass a larger figsize= (about ({width:g}, {height:g}) holds "
-                      f"{'them' if n > 1 else 'it'}; the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
+                      f"({why}); pass a larger figsize= ({size}the plot's own size is ({own[0]:.3g}, {own[1]:.3g}))"
                       + (", or plot fewer panels" if n > 1 else ""))
 
 
@@ -701,6 +745,16 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
     """Tick labels apart at ``figsize``: numbers thinned (:func:`_thin_numbers`), names along x turned 45 then 90
     degrees; where they still overlap an OptionError, the figure closed, naming the axis and a size that would hold
     them (names are never dropped or shortened: each labels its row or column)."""
+    crowded, renderer = _crowded_tick_labels(figure)
+    if crowded:
+        _refuse_tick_labels(figure, figsize, own, crowded, renderer)
+
+
+def _crowded_tick_labels(figure: Any) -> tuple[list[tuple[Any, str, list[Any]]], Any]:
+    """(the (Axes, axis name, tick labels) still drawn over each other after numbers are thinned and names along x
+    turned, the renderer): the rule of :func:`_fit_tick_labels`, which refuses where any are, and of the size a
+    refusal of :func:`_check_room` names (audit s34 marks34: a size holding the panels apart left two y labels
+    crowded, and the size named was refused in turn)."""
     def draw():
         return _draw_quietly(figure)
 
@@ -724,8 +778,7 @@ def _fit_tick_labels(figure: Any, figsize: tuple[float, float], own: Any) -> Non
             labels = _shown_tick_labels(axis)
             if _drawn_over(labels, renderer):
                 crowded.append((axes, name, labels))
-    if crowded:
-        _refuse_tick_labels(figure, figsize, own, crowded, renderer)
+    return crowded, renderer
 
 
 def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
@@ -854,15 +907,19 @@ def panels(ax: Any, n: int, panel_size: tuple[float, float], *, width: float | N
     width = COLUMN_WIDTH if width is None else float(width)
     asked = ASKED_SIZE.get() if columns is None else None  # columns given by the plot stay its own
     columns = int(max(1, min(n, width // panel_size[0] if columns is None else columns)))
+    default_width, default_rows = width, -(-n // columns)  # the plot's own grid, without figsize=
     if asked is not None and (best := largest_panels(n, panel_size, asked, columns)) != columns:
         # Three panels stacked for a page's width were drawn a third of their size at figsize=(3.4, 2.6): for the
         # size asked, the grid whose panels come out largest, at its own size (resized() scales it).
         columns, width = best, best * panel_size[0]
     rows = -(-n // columns)
+    own = None if asked is None else (default_width, panel_size[1] * default_rows)
     fewer = fewer or (f"draw fewer of its {n:,} {what}s ({rows:,} rows of them): plot a subset of the agents or tasks "
                       "(select the rows first)" if rows > 1 else "")
     fig, grid = plt.subplots(rows, columns, figsize=own_size((width, panel_size[1] * rows), fewer), squeeze=False,
                              sharex=sharex, sharey=sharey, layout="constrained")
+    if own is not None and (own[0] != fig.get_figwidth() or own[1] != fig.get_figheight()):
+        _OWN_SIZE[fig] = own
     axes = list(grid.ravel())
     for spare in axes[n:]:
         spare.remove()

@@ -48,8 +48,8 @@ def test_plot_title_quotes_measured_coverage_simulated():
     title = ax.get_legend().get_title().get_text().replace("\n", " ")
     plt.close(ax.figure)
     # the IQM of 3 runs trims nothing, and says so (audit s33 msg33)
-    assert title == ("IQM (the mean: 3 runs, none trimmed) per step, 95% simultaneous bands (coverage measured at "
-                     "designs like this: 0.667, see the notes)")
+    assert title == ("IQM (the mean: 3 runs, none trimmed) per step, on the one task, task_01, 95% simultaneous "
+                     "bands (coverage measured at designs like this: 0.667, see the notes)")  # its task: s34 marks34
 
 
 def test_default_bands_at_level_quote_nothing():

@@ -166,7 +166,11 @@ def bayes(data: Data, formula: FormulaLike | None = None, *, rope: float = 0.0, 
     rope : float
         Half-width of the region of practical equivalence: differences within ``[-rope, rope]`` count as practically
         none.  In the response's units, that is on normalised scores when ``normalize=`` is given or the data were
-        normalised (the result's ``rope_scale`` says which).  0 (the default, as in baycomp) gives no such region.
+        normalised (the result's ``rope_scale`` says which).  0 (the default, as in baycomp) gives no such region:
+        the print, summary, LaTeX, report and figures then give P(better) and P(worse) alone, which sum to 1, as
+        baycomp gives (p_left, p_right) at rope=0, and say "better / worse", not "practically" (``tidy()`` keeps
+        ``p_rope``, 0); the default figure is then the posterior of the difference, as baycomp's ``plot()`` draws a
+        histogram where the ROPE holds no mass.
         A rope at least the range of every score analysed is a note (every difference lies inside it), and a warning
         from 10 times that range (a units slip).
     model : {"signed_rank", "hierarchical"}

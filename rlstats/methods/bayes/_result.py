@@ -128,7 +128,9 @@ class BayesResult(Result):
         of the difference across tasks (mean, or the hierarchical model's centre delta0) with the ROPE shaded (``kind="posterior"``, the hierarchical model's
         default; its simplex shows a next task's masses)."""
         if kind is None:
-            kind = "simplex" if self.model == "signed_rank" else "posterior"
+            # without a ROPE the simplex's third corner is empty (every draw on its base): the posterior of the
+            # difference, as baycomp's plot() draws a histogram where the ROPE holds no mass (audit s34 marks34)
+            kind = "simplex" if self.model == "signed_rank" and self.rope > 0 else "posterior"
         return super().plot(ax=ax, kind=kind, figsize=figsize, **kwargs)
 
     # ---- printing -------------------------------------------------------------------
@@ -172,6 +174,12 @@ class BayesResult(Result):
         # 0.99996 rounds to "1", a certainty the draws do not show (audit s16): the bound its digits allow instead
         return f"> 0.{'9' * digits}" if text == "1" else text
 
+    def _regions(self) -> str:
+        """What the probabilities are of: "practically better / equivalent / worse" with a ROPE; without one (rope =
+        0) "better / worse", the two that sum to 1, as baycomp gives (p_left, p_right) at rope = 0 (audit s34 marks34:
+        "practically ... equivalent" and a P(rope) column "< 1/50000" with no region of equivalence)."""
+        return "better / worse" if self.rope == 0 else "practically better / equivalent / worse"
+
     def _meaning(self):
         """One line saying what each printed number is."""
         if self.model == "signed_rank":
@@ -179,9 +187,9 @@ class BayesResult(Result):
                     "the Walsh averages (about a median: it can disagree with the sign of the mean); mean diff and "
                     f"interval: posterior of the mean difference across {fmt.plural(self._block_word)}")
         task = self._block_word  # the data's blocks by their column (audit s32 block32)
+        where = "above or below 0" if self.rope == 0 else "above, within or below the ROPE"
         return (f"P(.): posterior probability that delta0, the centre (location) of the {fmt.plural(task)}' "
-                f"differences, lies above, within or below the ROPE; P(. next): that a next {task}'s difference has "
-                "its largest mass there")
+                f"differences, lies {where}; P(. next): that a next {task}'s difference has its largest mass there")
 
     def _what(self):
         if self.model == "signed_rank":
@@ -207,12 +215,12 @@ class BayesResult(Result):
             shown["P(better next)"] = [self._share(p, n=n) for p, n in zip(pairs["p_better_next"], draws)]
             shown["P(rope next)"] = [self._share(p, n=n) for p, n in zip(pairs["p_rope_next"], draws)]
             shown["R-hat"], shown["ESS"] = pairs["r_hat"], pairs["ess_bulk"]
-        return shown
+        return shown.drop(columns=["P(rope)", "P(rope next)"], errors="ignore") if self.rope == 0 else shown
 
     def _extra_lines(self):
         lines = [f"model: {_MODELS[self.model]} ({self._what()})",
-                 f"posterior probabilities that the first agent is practically better / equivalent / worse than the "
-                 f"second; "
+                 f"posterior probabilities that the first agent is {self._regions()} than the second"
+                 f"{' (no ROPE: the two sum to 1)' if self.rope == 0 else ''}; "
                  f"{ACROSS[self.model][2]} with {self.confidence_level:.0%} credible interval:",
                  f"  {self._meaning()}",
                  f"  {ACROSS[self.model][0]} = {self._direction()}"]
@@ -253,8 +261,8 @@ class BayesResult(Result):
                                f"; estimate, lower and upper: the posterior mean of the {self._block_word}'s "
                                "difference "
                                "and its "
-                               f"{level} credible interval; P(.): posterior probabilities of that difference above, "
-                               "within or below the ROPE.")}
+                               f"{level} credible interval; P(.): posterior probabilities of that difference "
+                               + ("above or below 0." if self.rope == 0 else "above, within or below the ROPE."))}
 
     def _shares_shown(self, table):
         """``table`` with its shares of draws as the print gives them: "< 1/n" for none, never a certainty of 0 or 1
@@ -264,6 +272,8 @@ class BayesResult(Result):
         for column in ("p_better", "p_rope", "p_worse", "p_better_next", "p_rope_next", "p_worse_next"):
             if column in table:
                 table[column] = [self._share(p, n=n) for p, n in zip(table[column], draws)]
+        if self.rope == 0:  # no region of equivalence: no column of it (tidy() keeps its zeros, the data's shape)
+            table = table.drop(columns=["p_rope", "p_rope_next"], errors="ignore")
         if "n_tasks" in table:  # the pairs' table (a pair that never met has no per-task rows)
             table["p_better"] = _said_withheld(table["p_better"], table)
         return table
@@ -334,7 +344,8 @@ class BayesResult(Result):
                 continue
             n = self._pair_draws(row.agent_1, row.agent_2)
             better, rope, worse = (self._share(p, 3, n) for p in (row.p_better, row.p_rope, row.p_worse))
-            parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) {_eq(better)}, P(equivalent) {_eq(rope)}, "
+            equivalent = "" if self.rope == 0 else f"P(equivalent) {_eq(rope)}, "
+            parts.append(f"{row.agent_1} vs {row.agent_2}: P(better) {_eq(better)}, {equivalent}"
                          f"P(worse) {_eq(worse)}, {ACROSS[self.model][1]} "
                          f"{fmt.signif(row.estimate, 3)} ({self._interval_phrase(row)})")
         text += "; ".join(parts) + "."

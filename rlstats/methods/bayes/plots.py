@@ -81,6 +81,8 @@ def plot_simplex(result, *, ax=None, width=None, **kwargs):
         n = result._pair_draws(row.agent_1, row.agent_2)
         labels = tuple(f"{name}\n{result._share(p, 3, n)}" for name, p in ((row.agent_2, worse), ("rope", rope),
                                                                               (row.agent_1, better)))
+        if result.rope == 0:  # asked for by kind="simplex": its top corner is no region (audit s34 marks34)
+            labels = (labels[0], "no ROPE (rope = 0)", labels[2])
         bottom = [panel.text(x, y - 0.04, label, ha=align, va="top", fontsize=SMALL_FONT)
                   for (x, y), label, align in zip(_CORNERS, labels, ("right", "center", "left")) if y == 0]
         if own:  # a figsize= lays out only the plot's own figure (the caller's is the caller's to size)
@@ -139,8 +141,10 @@ def plot_posterior(result, *, ax=None, width=None, **kwargs):
         n = result._pair_draws(row.agent_1, row.agent_2)
         better, rope, worse = (result._share(p, 2, n) for p in (row.p_better, row.p_rope, row.p_worse))
         # the shares on two lines: on one ("worse > 1 - 1/50000") a title ran into its neighbour's at figsize=(7, 4)
-        # (audit s33 msg33: three panels a row, each 2.3 in, under a title of 3.2 in)
-        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {better},\nrope {rope}, worse {worse}",
+        # (audit s33 msg33: three panels a row, each 2.3 in, under a title of 3.2 in); without a ROPE no P(rope) (audit
+        # s34 marks34)
+        rope = f"rope {rope}, " if result.rope > 0 else ""
+        panel.set_title(f"{row.agent_1} vs {row.agent_2}\n{shares}better {better},\n{rope}worse {worse}",
                         fontsize=SMALL_FONT)
         direction = (f"{row.agent_1} \u2212 {row.agent_2}" if result.higher_is_better else
                      f"{row.agent_2} \u2212 {row.agent_1}, lower is better")

@@ -1142,7 +1142,7 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
         normalized=design.normalized, relabellings=tuple(c[3] for c in comparisons),
         difference_withheld=np.array([c[4] for c in comparisons], dtype=bool).reshape(len(comparisons), grid.size),
         fewest_logged=at_step.min(axis=2),
-        measured_coverage=tuple(measured.items()))
+        measured_coverage=tuple(measured.items()), dropped_tasks=tuple(design.dropped_tasks))
 
 
 def _band_options(options, n_tasks, below_gamma):

@@ -121,6 +121,9 @@ class CurvesResult(Result):
     fewest_logged : ndarray of int, shape (n_agents, n_steps)
         The fewest runs of a task of the agent logged at each step (0 where a task has none, its curve missing there);
         below ``counts`` at the steps some runs do not reach (ended early, started late), which the prose says.
+    dropped_tasks : tuple of str
+        The tasks ``na_action="drop"`` left out because some agent has no runs there
+        (:attr:`rlstats.design.Design.dropped_tasks`): the figure names the tasks its curves are of where any were.
     normalized : bool
         Whether the scores were normalised (``normalize=``, or a frame from :func:`rlstats.normalize`): the
         figure's axis says so, as the notes do.
@@ -151,6 +154,7 @@ class CurvesResult(Result):
     measured_coverage: tuple[tuple[str, float], ...] = ()
     difference_withheld: np.ndarray | None = None
     fewest_logged: np.ndarray | None = None
+    dropped_tasks: tuple[str, ...] = ()
 
     _plot_kinds: ClassVar[dict] = {"curves": plots.plot_curves, "difference": plots.plot_difference}
 

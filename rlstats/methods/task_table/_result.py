@@ -295,33 +295,63 @@ class TaskTableResult(Result):
         return frame
 
     def mark_sentence(self) -> str:
-        """What the dagger means, in one sentence."""
+        """What the dagger means, in one sentence: of the agents the tests compared, naming those left out of them
+        for want of runs (audit s34 marks34: IRIS, one run a game and the best IQM of four, was left out, yet the set
+        was said to be for "the agent with the best mean of the task")."""
         task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s32 block32)
         agents = fmt.plural(agent)
+        among, left_out = self._among(), self._left_out()
+        left_out = f"; left out of the tests: {left_out}" if left_out else ""
         if self.adjustment == "none":
-            return (f"{DAGGER}: no other {agent} is significantly better (every ordered pair of {agents} tested one-sided "
-                    f"with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a confidence "
-                    "set).")
+            return (f"{DAGGER}: no other {agent}{among} is significantly better (every ordered pair of {agents} tested "
+                    f"one-sided with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a "
+                    f"confidence set){left_out}.")
         # no parenthesis around it all (audit s25 polish25: the key nested three deep and ended ".)")
         return (f"{DAGGER}: possibly best: the bold and marked {agents} form a {fmt.signif(100 * (1 - self.alpha))}% "
-                f"confidence set for {self._set_target(f'the best {agent} of the {task}')}; every ordered pair of {agents} "
-                f"was tested one-sided with the {self.test_name}, {self.adjustment.capitalize()} over the k(k-1) "
-                "pairs.")
+                f"confidence set for {self._set_target(f'the best {agent} of the {task}', among=among)}{left_out}; "
+                f"every ordered pair of {agents} was tested one-sided with the {self.test_name}, "
+                f"{self.adjustment.capitalize()} over the k(k-1) pairs.")
 
-    def _set_target(self, plain: str, shown: str = "shown", after: str = "") -> str:
+    def _untested(self) -> np.ndarray:
+        """(n_tasks, n_agents): cells with runs left out of the tests, their marks withheld for want of runs."""
+        return self._unmarked() & (self.counts > 0)
+
+    def _among(self) -> str:
+        """" among the agents with at least 2 runs on it" where the tests left some agent out of a task's set for want
+        of runs (the declared need of the marks, :mod:`rlstats.methods._replication`), else ""."""
+        if not self._untested().any():
+            return ""
+        from .._replication import declared
+
+        least = next(need.runs for need in declared("task_table") if need.output == "possibly_best")
+        return f" among the {fmt.plural(self._arm_word)} with at least {least} runs on it"
+
+    def _left_out(self) -> str:
+        """The agents left out of the tests, each with where: "C (in t1, t2)", "IRIS (in 5 tasks)"; "" for none."""
+        cells = self._untested()
+        parts = []
+        for a in np.flatnonzero(cells.any(axis=0)):
+            tasks = [self.tasks[t] for t in np.flatnonzero(cells[:, a])]
+            where = (fmt.name_list(tasks, among=self.tasks) if len(tasks) <= 2
+                     else fmt.count(len(tasks), self._block_word))
+            parts.append(f"{fmt.names_shown([self.agents[a]], self.agents)[0]} (in {where})")
+        return fmt.listed(parts, limit=4)
+
+    def _set_target(self, plain: str, shown: str = "shown", after: str = "", among: str = "") -> str:
         """Whose best the possibly-best set covers, as the caption and the report say it: ``plain`` where the tests
         compare the statistic in bold (``after`` closes it). The tests of means decide whose mean is best, which need
         not be the best median or IQM in bold (audit s23); the rank tests whose runs beat the other's, which need not
-        be the best of any statistic (audit s24); ``after`` then goes inside the parenthesis (audit s25)."""
+        be the best of any statistic (audit s24); ``after`` then goes inside the parenthesis (audit s25). ``among``
+        (:meth:`_among`) follows the task: the best of the agents the tests compared (audit s34 marks34)."""
         task, agent = self._block_word, self._arm_word
         if self.test in ("welch", "fisher_pitman") and self.statistic != "mean":
-            return (f"the {agent} with the best mean of the {task} (the {self.test_name} compares means, not the "
-                    f"{self.label}s {shown}{'; ' + after if after else ''})")
+            return (f"the {agent} with the best mean of the {task}{among} (the {self.test_name} compares means, not "
+                    f"the {self.label}s {shown}{'; ' + after if after else ''})")
         if self.test in RANK_TESTS:
-            return (f"the best {agent} of the {task} by its runs' ranks, one whose runs no other {agent}'s beat more often "
-                    f"than not (the {self.test_name} compares the runs' ranks, not the {self.label}s {shown}"
-                    f"{'; ' + after if after else ''})")
-        return plain + (f" ({after})" if after else "")
+            return (f"the best {agent} of the {task}{among} by its runs' ranks, one whose runs no other {agent}'s beat "
+                    f"more often than not (the {self.test_name} compares the runs' ranks, not the {self.label}s "
+                    f"{shown}{'; ' + after if after else ''})")
+        return plain + among + (f" ({after})" if after else "")
 
     def withheld_sentence(self) -> str:
         """Why marks are missing, in one sentence with the way on ("" when nothing is withheld)."""
@@ -449,13 +479,22 @@ class TaskTableResult(Result):
         return f"<table>{head}{body}</table><p>{html.escape(self.caption())}</p>{notes}"
 
     def _statistic_line(self):
-        marked = int((self.possibly_best & ~self.tied_best).sum())
+        """The header's count of the cells as the table shows them: bold, marked and withheld (audit s34 marks34: "7
+        cells possibly best besides the best" where four tasks had no bold best, their best untested)."""
+        bold = self._bold()
+        marked = int((self.possibly_best & ~bold).sum())
         line = f"tasks = {len(self.tasks)}, runs per cell = {self._runs_phrase()}, alpha = {fmt.signif(self.alpha)}, "
         if not self._marks_shown():
             return line + "possibly-best marks withheld (too few runs)"
-        unmarked = int((self._unmarked() & (self.counts > 0)).sum())
-        return (line + f"{fmt.count(marked, f'{self._arm_word}-{self._block_word} cell')} possibly best besides the best"
-                + (f" ({fmt.count(unmarked, 'cell')} withheld: too few runs)" if unmarked else ""))
+        unmarked = int(self._untested().sum())
+        withheld = f"{fmt.count(unmarked, 'cell')} withheld: too few runs" if unmarked else ""
+        cells = f"{self._arm_word}-{self._block_word} cell"
+        unbolded = int((self.tied_best.any(axis=1) & ~bold.any(axis=1)).sum())
+        if not unbolded:
+            return (line + f"{fmt.count(marked, cells)} possibly best besides the best"
+                    + (f" ({withheld})" if withheld else ""))
+        return (line + f"{fmt.count(int(bold.sum()), cells)} bold, {marked} marked possibly best ({withheld}; no "
+                f"bold best in {fmt.count(unbolded, self._block_word)}, whose best is withheld)")
 
     def _aggregated(self) -> str:
         """What the aggregate row is, of the tasks it reads: with na_action="drop" those every agent ran, which need
@@ -581,9 +620,15 @@ class TaskTableResult(Result):
                           f"{fmt.verb(shared, 'has')} more than one)")
         uncredited = [self.tasks[t] for t in np.flatnonzero(self.tied_best.any(axis=1) & ~self._bold().any(axis=1))]
         if uncredited:
-            parts[-1] += (f"; no best is credited in {fmt.name_list(uncredited, among=self.tasks)}, whose best "
-                          f"{'rests' if len(uncredited) == 1 else 'rest'} on too few runs to test")
-        marked = int((self.possibly_best & ~self.tied_best).sum())
+            # none credited anywhere (every best untested): the sentence alone, not appended to a win (audit s34
+            # marks34: parts[-1] of no parts raised IndexError from report())
+            said = (f"no best is credited in {fmt.name_list(uncredited, among=self.tasks)}, whose best "
+                    f"{'rests' if len(uncredited) == 1 else 'rest'} on too few runs to test")
+            if parts:
+                parts[-1] += f"; {said}"
+            else:
+                parts.append(said)
+        marked = int((self.possibly_best & ~self._bold()).sum())
         runs = self._runs_phrase()
         which = f"each of {len(self.tasks)} {tasks}" if len(self.tasks) > 1 else f"the {task}"
         best = (f"For {which} we marked the {agent} with the {'best' if self._higher() else 'lowest'} {self.label} "
@@ -602,7 +647,8 @@ class TaskTableResult(Result):
             rule = (f"marked {fmt.a_or_an(agent)} when no other {agent}{among} was significantly better at alpha = "
                     f"{fmt.signif(self.alpha)} without adjustment (the marked {agents} are not a confidence set)")
         else:
-            target = self._set_target(f"the {task}'s best {agent}", shown="reported", after="Mogstad et al. 2024")
+            target = self._set_target(f"the {task}'s best {agent}", shown="reported", after="Mogstad et al. 2024",
+                                      among=self._among())
             rule = (f"marked as possibly best the {agents} no other {agent} was significantly better than{among}, "
                     f"{self.adjustment.capitalize()}'s procedure controlling the family-wise error over the k(k-1) "
                     f"ordered pairs at alpha = {fmt.signif(self.alpha)}, so that the marked {agents} form a "
