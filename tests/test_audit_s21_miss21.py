@@ -117,7 +117,8 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     quantile read at most at the Bonferroni tail, two expanded simultaneous rows of the median miss in their worst draw
     only (26 tasks x 3 normal runs, 0.883 of 120; 5 x 5 skewed, 0.767 of 30), 2,888 and 150. Audit s33 (calib33): the
     360 task_table difference rows (FCR) and 320 mixed Sidak/Scheffe rows add one, 8 alike agents at 2 capped runs
-    (0.944 of 11,200, not in its worst draw only): 2,889 and 150."""
+    (0.944 of 11,200, not in its worst draw only): 2,889 and 150. Audit s34 (mixbal34): the 216 mixed.f_size and
+    816 unbalanced mixed.contrast rows add none (2,889 and 150; the table 16,444 rows)."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
@@ -125,6 +126,7 @@ def test_the_real_table_words_every_miss_by_its_criterion():
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
     assert counted(missed) == (2889, 150)
+    assert len(calibration.read()) == 16_444  # audit s34: 15,412 + 216 + 816
     assert counted([r for r in missed if r["procedure"] == "bootstrap.profile_population"
                     and r["interval"] == "percentile" and r["metric"] == "runs"]) == (186, 0)
     assert counted([r for r in missed if r["procedure"] == "bootstrap.profile_population"

@@ -160,3 +160,31 @@ def test_an_unbalanced_data_set_of_the_grid_equals_r():
                 row = pairs.loc[contrast]
                 np.testing.assert_allclose([row.estimate, row.std_error, row.df, row.p_adjusted, row.conf_low,
                                             row.conf_high], [estimate, se, df, p, low, high], rtol=2e-5)
+
+
+def test_unbalanced_rows_in_the_table():
+    # 216 F rows (72 null points x 3 F's) and 816 contrast rows (8 a point, 4 with 2 agents); none misses
+    f = rlstats.calibration_table(UNB["PROCEDURE"])
+    contrast = rlstats.calibration_table(UNB["CONTRAST"])
+    contrast = contrast[contrast["configuration"].str.startswith(calibration.UNBALANCED)]
+    assert (len(f), len(contrast)) == (216, 816) == (3 * 72, 8 * 8 * 12 + 4 * 12)
+    assert f["runs"].isna().all() and contrast["runs"].isna().all()  # no balanced design's note reads them
+    assert not f["misses"].any() and not contrast["misses"].any()
+    raw = calibration.rows(UNB["CONTRAST"])
+    assert sum(map(UNB["appended"], raw)) == 816
+    assert CALIBRATE["_appended"](pd.DataFrame(raw).astype(str), [UNB["CONTRAST"]]).sum() == 816 + 320
+    # the defaults: the F in the orthonormal basis with Satterthwaite's df, Tukey's family with Satterthwaite's df
+    default_f = f[f["default"]]
+    assert len(default_f) == 72 and set(default_f["statistic"]) == {"orthonormal"}
+    assert 1 - default_f["coverage"].min() == pytest.approx(0.0625)  # 6 x 26, capped, task x agent term
+    assert 1 - default_f["worst"].min() == pytest.approx(0.10)  # of 100 data sets in a draw (3-SE bound 0.115)
+    default_pairs = contrast[contrast["default"]]
+    alike = ~default_pairs["configuration"].str.endswith("shift 0 to 1")
+    assert len(default_pairs) == 108 and set(default_pairs["interval"]) == {"tukey"}
+    # family-wise error under agents alike at most 0.0625 (8 x 26, normal, task x agent term), coverage of the
+    # true differences under agents shifted apart at least 0.9525 (6 x 26, heavy-tailed)
+    assert (default_pairs[alike]["coverage"].min(), default_pairs[~alike]["coverage"].min()) == (0.9375, 0.9525)
+    # the F's level is no worse in lmerTest's basis, and Kenward-Roger's df are the more conservative
+    lmertest = f[f["statistic"] == "lmertest"]["coverage"].to_numpy()
+    kr = f[f["test"] == "kenward-roger"]["coverage"].to_numpy()
+    assert (1 - lmertest).max() == pytest.approx(0.0625) and (1 - kr).mean() < (1 - default_f["coverage"]).mean()
