@@ -31,7 +31,10 @@ part: ``--only PROCEDURE``). One row per procedure and grid point:
     ``mixed.contrast`` (the mixed model's Tukey or Bonferroni simultaneous intervals of the pairwise differences,
     and since audit s33 Sidak's and Scheffe's at 3 and 8 agents, with Satterthwaite's or Kenward-Roger's df in
     ``test`` and the adjustment in ``interval``, hold every true difference; under agents alike, no pair is declared
-    different), ``mixed.means`` (each agent's interval of its
+    different; since audit s34 also on unbalanced designs, ``configuration`` "unbalanced <pattern> (...): ...",
+    ``runs`` empty), ``mixed.f_size`` (the mixed model's omnibus F of the agents, agents alike, does not reject at
+    0.05 on unbalanced designs: Satterthwaite's or Kenward-Roger's df in ``test``, ``f_basis=`` in ``statistic``;
+    audit s34), ``mixed.means`` (each agent's interval of its
     estimated marginal mean holds its true mean, over the tasks at hand or over tasks drawn afresh),
     ``equivalence.size`` (the equivalence and non-inferiority tests do not declare their alternative when the true
     difference sits on the margin; ``configuration`` "delta = -margin, A vs B: 2 of 5 tasks shared": a pair of an
@@ -109,6 +112,10 @@ GAP_BELOW_GAMMA = "every score at or below gamma"
 #: (audit s28 early28, ``tests/reference/coverage_curves_early.py``: "runs cut: one_at_5", ...): another design than
 #: the complete curves' rows, which curves()' notes read; the one spelling the script and the tests read
 RUNS_CUT = "runs cut: "
+#: The start of the ``configuration`` of the ``mixed.contrast`` and ``mixed.f_size`` rows measured on unbalanced
+#: designs (audit s34 mixbal34, ``tests/reference/coverage_mixed_unbalanced.py``: "unbalanced missing_cells (10 empty
+#: cells, runs 5): all_equal"), whose ``runs`` is empty: the runs vary by cell
+UNBALANCED = "unbalanced "
 #: The ``configuration`` of the ``curves.band`` and ``bootstrap.interval`` rows measured on 3 tasks far apart (audit s34
 #: iqmfar34, ``tests/reference/coverage_far_apart.py``: offsets 0, 3 and 12 and scales 0.3, 0.6 and 3 in noise units,
 #: audit s32's Dopamine trial); the one spelling the script and the tests read
@@ -358,6 +365,8 @@ DEFAULTS: dict[str, Patterns] = {
     "bootstrap.profile_tasks": ({"metric": "tasks", "interval": "skew_t"},),
     "curves.band": ({"interval": ("studentized", "")},),  # bootstrap-t bands; the difference band and max-T
     "mixed.contrast": ({"test": "satterthwaite", "interval": "tukey"},),  # ddf and adjust
+    # audit s34 mixbal34: the omnibus F of unbalanced designs, ddf and f_basis
+    "mixed.f_size": ({"test": "satterthwaite", "statistic": "orthonormal"},),
     # ddf (the marginal means' intervals are not adjusted) and the estimand the result names: each agent's mean over
     # the tasks analysed; the rows of tasks drawn afresh measure another reading, which the notes quote where it misses
     "mixed.means": ({"test": "satterthwaite", "configuration": "tasks at hand"},),

@@ -95,7 +95,8 @@ def test_no_default_contrast_row_is_below_the_level():
     any longer (the row's reproduction is the slow test below)."""
     from rlstats import calibration
 
-    rows = calibration.rows("mixed.contrast")
+    # the balanced grid's (audit s34's unbalanced designs: tests/test_audit_s34_mixbal34.py)
+    rows = [r for r in calibration.rows("mixed.contrast") if not r["configuration"].startswith(calibration.UNBALANCED)]
     assert min(float(r["coverage"]) for r in rows if calibration.is_default(r)) >= 0.95
     continued = [r for r in rows if calibration.is_default(r) and r["distribution"] == "capped"
                  and (r["agents"], r["tasks"], r["runs"], r["configuration"]) == ("2", "3", "3", "spread 0 to 1")]

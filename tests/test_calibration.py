@@ -92,10 +92,15 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             mine = runpy.run_path(str(REFERENCE / f"{CALIBRATE['APPENDED'][procedure]}.py"))["appended"]
             assert sum(map(mine, rows)) == (15 if procedure == "tuning.expected_max_band" else 3)
             rows = [r for r in rows if not mine(r)]
+        if procedure == "mixed.contrast":  # audit s34 (mixbal34): the unbalanced designs' rows, 8 a point (4 with
+            # 2 agents, whose Sidak and Scheffe intervals are Tukey's): 9 patterns x 4 families x 3 configurations
+            unbalanced = runpy.run_path(str(REFERENCE / "coverage_mixed_unbalanced.py"))
+            assert sum(map(unbalanced["appended"], rows)) == 8 * 8 * 12 + 4 * 12
+            rows = [r for r in rows if not unbalanced["appended"](r)]
         if procedure in ("task_table.effect_size", "task_table.next_ranked", "mixed.contrast"):
             # audit s33 (calib33): the difference intervals' FCR rows (its own grid of 2, 3 and 8 agents x 2-20 runs x
             # 4 families x 3 configurations) and mixed()'s Sidak and Scheffe rows (80 points of 3 and 8 agents)
-            script = runpy.run_path(str(REFERENCE / f"{CALIBRATE['APPENDED'][procedure]}.py"))
+            script = runpy.run_path(str(REFERENCE / f"{CALIBRATE['appended_scripts'](procedure)[0]}.py"))
             appended = [r for r in rows if script["appended"](r)]
             assert len(appended) == (320 if procedure == "mixed.contrast" else 180) == (
                 4 if procedure == "mixed.contrast" else 1) * len(script["grid"]())
@@ -458,13 +463,19 @@ def _mixed_data(agents, tasks, runs, seed=0):
     return dataclasses.replace(design, y=rng.normal(size=design.y.size) + rng.normal(size=tasks)[design.task])
 
 
+def _balanced_rows():
+    """The ``mixed.contrast`` rows of coverage_mixed.py's balanced grid (not audit s34's unbalanced designs)."""
+    return [r for r in calibration.rows(MIXED["PROCEDURE"])
+            if not r["configuration"].startswith(calibration.UNBALANCED)]
+
+
 def _check_mixed(point, n_sim):
     """Re-measured coverage (``n_sim`` data sets per design draw) of every df method and adjustment: at the level
     (at least 0.95 - 3 SE pooled), within 4 joint SE of the table (binomial variance at the table's coverage, or at the
     level where that is nearer 1/2), and a result at that design quoting the row where the table has it short (the
     package's rule, calibration.shortfall: decided by the table's row, not by this smaller re-measure)."""
     agents, tasks, runs, _, _ = point
-    tabled = {(r["test"], r["interval"]): r for r in calibration.rows(MIXED["PROCEDURE"])
+    tabled = {(r["test"], r["interval"]): r for r in _balanced_rows()
               if (int(r["agents"]), int(r["tasks"]), int(r["runs"]), r["distribution"], r["configuration"]) == point
               and r["interval"] in MIXED["ADJUST"]}  # (Sidak's and Scheffe's: tests/test_audit_s33_calib33.py)
     measured = MIXED["rows_of"](point, MIXED["measure"](*point, n_sim, seed=99))
@@ -642,7 +653,8 @@ def test_mixed_quotes_a_row_short_in_its_worst_design_draw(monkeypatch):
 
 def test_mixed_notes_follow_the_table():
     # the real table: a design quotes its lowest row short by more than 3 SE, and nothing where every row holds
-    rows = calibration.rows(MIXED["PROCEDURE"])
+    # (the balanced grid's rows, which mixed() reads; the unbalanced designs' have no runs to match)
+    rows = _balanced_rows()
     designs = {(r["test"], r["interval"], int(r["agents"]), int(r["tasks"]), int(r["runs"])) for r in rows}
     short = sorted(d for d in designs if calibration.shortfall(rows, 0.95, test=d[0], interval=d[1], agents=d[2],
                                                                tasks=d[3], runs=d[4]))
@@ -825,6 +837,8 @@ def test_defaults_name_the_public_functions_defaults():
     assert d["mixed.contrast"] == ({"test": _keyword_default(rlstats.mixed, "ddf"),
                                     "interval": _keyword_default(rlstats.mixed, "adjust")},)
     assert d["mixed.means"] == ({"test": _keyword_default(rlstats.mixed, "ddf"), "configuration": "tasks at hand"},)
+    assert d["mixed.f_size"] == ({"test": _keyword_default(rlstats.mixed, "ddf"),
+                                  "statistic": _keyword_default(rlstats.mixed, "f_basis")},)  # audit s34
     assert d["percentiles.interval"] == ({"interval": _keyword_default(rlstats.percentiles, "interval")},)
     assert d["selection.size"] == tuple({"statistic": role, "test": _keyword_default(rlstats.selection_check, role)}
                                         for role in ("inspector", "reporter"))

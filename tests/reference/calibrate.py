@@ -51,6 +51,8 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
            "tuning.best_interval": "coverage_tuning", "tuning.expected_max_band": "coverage_tuning_expected_max",
            "tuning.complete_interval": "coverage_tuning_complete",
            "mixed.contrast": "coverage_mixed", "mixed.means": "coverage_mixed_means",
+           # audit s34 mixbal34: the omnibus F's level on unbalanced designs (its contrasts' rows appended below)
+           "mixed.f_size": "coverage_mixed_unbalanced",
            "equivalence.size": "size_equivalence",  # issue 41 item 2
            # issue 41 item 4: the next-ranked effect-size intervals and Conover's post hoc
            "task_table.next_ranked": "coverage_next_ranked", "skillings_mack.conover_fwer": "conover_fwer",
@@ -78,7 +80,9 @@ APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
             "tuning.expected_max_band": "coverage_tuning_real", "tuning.best_interval": "coverage_tuning_real",
             # audit s33 calib33: mixed()'s Sidak and Scheffe families (interval "sidak", "scheffe"), and the false
             # coverage-statement rate of task_table's intervals of the difference of means (metric "difference")
-            "mixed.contrast": "coverage_mixed_adjust", "task_table.effect_size": "coverage_fcr_difference",
+            # audit s34 mixbal34: the families on unbalanced designs (configuration "unbalanced ...")
+            "mixed.contrast": ("coverage_mixed_adjust", "coverage_mixed_unbalanced"),
+            "task_table.effect_size": "coverage_fcr_difference",
             "task_table.next_ranked": "coverage_fcr_difference"}
 COLUMNS = ["procedure", "test", "statistic", "band", "interval", "metric", "agents", "tasks", "runs", "distribution",
            "configuration", "level", "n_sim", "n_resamples", "coverage", "se", "set_size", "design_draws", "coverage_min"]
@@ -121,7 +125,8 @@ def merged(table, rows, procedures):
 def append_rows(rows, table, procedure, appended):
     """Replace the rows of ``procedure`` in ``table`` (the path of ``calibration.csv``) that a script of ``APPENDED``
     wrote (its ``appended(row)``) with ``rows``, after the procedure's last other row (the table is in procedure
-    order), the numbers to 6 significant digits as :func:`measure` writes them; other rows are kept byte for byte. The
+    order; where it has none, before the first procedure named after it), the numbers to 6 significant digits as
+    :func:`measure` writes them; other rows are kept byte for byte. The
     one writer of the scripts whose ``--append-table`` rewrites their rows in place (``coverage_bootstrap_gap.py``,
     ``coverage_curves_gap.py``, ``coverage_curves_early.py``)."""
     import csv
@@ -130,7 +135,9 @@ def append_rows(rows, table, procedure, appended):
         reader = csv.DictReader(handle)
         columns, kept = reader.fieldnames, [r for r in reader if not (r["procedure"] == procedure and appended(r))]
     text = [{c: (f"{v:.6g}" if isinstance(v, float) else str(v)) for c, v in row.items()} for row in rows]
-    at = max(i for i, r in enumerate(kept) if r["procedure"] == procedure) + 1
+    # a procedure with no rows yet (audit s34: mixed.f_size) goes before the first procedure named after it
+    at = max((i + 1 for i, r in enumerate(kept) if r["procedure"] == procedure),
+             default=next((i for i, r in enumerate(kept) if r["procedure"] > procedure), len(kept)))
     with open(table, "w", newline="") as handle:
         writer = csv.DictWriter(handle, columns, lineterminator="\n")
         writer.writeheader()

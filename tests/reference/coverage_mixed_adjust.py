@@ -36,8 +36,11 @@ DESIGNS_AT = tuple((a, t, r) for a, t in MIXED["DESIGNS_AT"] if a >= 3 for r in 
 
 
 def appended(row):
-    """Whether a ``mixed.contrast`` row of the table (a dict of strings) is one this script writes."""
-    return row["interval"] in ADJUST
+    """Whether a ``mixed.contrast`` row of the table (a dict of strings) is one this script writes (not the
+    unbalanced designs' of ``coverage_mixed_unbalanced.py``, audit s34)."""
+    from rlstats.calibration import UNBALANCED
+
+    return row["interval"] in ADJUST and not str(row["configuration"]).startswith(UNBALANCED)
 
 
 def grid(quick=False):
