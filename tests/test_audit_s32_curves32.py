@@ -178,6 +178,10 @@ def rank_keyed(monkeypatch, agents):
     seeds' order, not their curves')."""
     places = {name: int(place) for name, place in zip(agents, label_ranks(list(agents)))}
     monkeypatch.setattr(curves_api, "agent_seed_sequence", lambda ss, label: child_stream(ss, places[label]))
+    # a pair's stream has had its own home since audit s33 (resampling.pair_seed_sequence, read-through rt33b): its
+    # second agent's place below its first's, as agent_seed_sequence nested gave it before
+    monkeypatch.setattr(curves_api, "pair_seed_sequence",
+                        lambda ss, first, second: child_stream(child_stream(ss, places[first]), places[second]))
     monkeypatch.setattr(curves_api, "_cell_streams", lambda ss, design: [ss])
     monkeypatch.setattr(curves_api.kernels, "CellUniforms", _AgentUniforms)
     monkeypatch.setattr(curves_api, "_agent_runs", _seed_ordered_runs)
