@@ -76,7 +76,7 @@ def test_bootstrap_page_quotes_the_measured_coverage_of_percentile_intervals():
     table = pd.DataFrame(rlstats.calibration_table())
     rows = table[(table["procedure"] == "bootstrap.interval") & (table["interval"] == "percentile")
                  & (table["metric"] != "probability_of_improvement") & table["tasks"].astype(float).isin([5, 26])
-                 & table["runs"].astype(int).isin([3, 5])]
+                 & table["runs"].astype(float).isin([3, 5])]
     low, high = rows["coverage"].astype(float).min(), rows["coverage"].astype(float).max()
     when = " ".join(_backend.__doc__.split())
     assert f"{low:.2f}-{high:.2f}" in when, (low, high)

@@ -30,7 +30,7 @@ def _bootstrap_rows(interval, runs):
     table = _calibration_table()
     return table[(table["procedure"] == "bootstrap.interval") & (table["interval"] == interval)
                  & (table["metric"] != "probability_of_improvement") & table["tasks"].astype(float).isin([5, 26])
-                 & table["runs"].astype(int).isin(runs) & table["configuration"].isna()]
+                 & table["runs"].astype(float).isin(runs) & table["configuration"].isna()]
 
 
 def test_readme_quotes_the_studentised_intervals_coverage_from_the_table():
