@@ -514,7 +514,7 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
 
         # a size that holds it, found as the short panels' is: the shape asked kept (the grid drawn is the one a
         # plot picks for that shape), checked by laying the figure out at it (audit s34 marks34: no size was named)
-        found = _size_holding(figure, figsize, holds)
+        found = _size_holding(figure, figsize, holds, lambda: 1.4, within=1.2)
         plt.close(figure)
         n = len(figure.axes)
         what = (f"the {n} panels of this figure with their labels: they would be drawn over each other" if n > 1
@@ -529,8 +529,10 @@ def _check_room(figure: Any, figsize: tuple[float, float], own: Any, apart: set[
 
 
 def _size_holding(figure: Any, figsize: tuple[float, float], holds: Callable[[], bool],
-                  grow: Callable[[], float] = lambda: 1.25) -> tuple[float, float] | None:
-    """The smallest size of the shape of ``figsize`` (to 2%, rounded up as a message prints it) at which ``figure``,
+                  grow: Callable[[], float] = lambda: 1.25, within: float = 1.02) -> tuple[float, float] | None:
+    """The smallest size of the shape of ``figsize`` (to ``within``: 2%, rounded up as a message prints it; the
+    overlapping panels' refusal asks 20% in steps of 1.4, as each try lays out every panel again: 1.3 s a try for six
+    panels of decision grids, seven tries were 9 CPU seconds) at which ``figure``,
     laid out there (:func:`_laid_out_at`), ``holds()``; None where none within :data:`MAX_FIGURE_INCHES` does.
     ``grow()``: how much larger to try next after a size that does not hold (at least 1.05, at most 4). The shape is
     kept so that the grid of panels a plot picks for it (:func:`largest_panels`) is the one drawn here; the labels
@@ -552,7 +554,7 @@ def _size_holding(figure: Any, figsize: tuple[float, float], holds: Callable[[],
             break
     if not held:
         return None
-    while high / low > 1.02:
+    while high / low > within:
         middle = (low * high) ** 0.5
         low, high = (low, middle) if fits(middle) else (middle, high)
     return _up(figsize[0] * high), _up(figsize[1] * high)
