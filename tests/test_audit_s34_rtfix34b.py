@@ -34,7 +34,6 @@ def _apart_data(offset, scale, runs, agents=2, seed=0):
     return FAR["_frame"](designs.scores("normal", deviation, 0.0, offset[None, :, None], scale[None, :, None]))
 
 
-MED = pytest.mark.xfail(strict=True, reason="MED: -o formula= suggested for a positional argument")
 LOW = pytest.mark.xfail(strict=True, reason="LOW: --normalize's missing columns not said of the flag")
 
 
@@ -60,7 +59,6 @@ def test_four_and_five_tasks_apart_no_far_apart_note():
     assert any(n.startswith("the 3 tasks' runs lie apart") for n in res.notes)
 
 
-@MED
 def test_compare_formula_flag_named_positional(tmp_path, capsys):
     path = tmp_path / "f.csv"
     path.write_text("agent,task,seed,score\na,t,0,1\n")
@@ -69,6 +67,10 @@ def test_compare_formula_flag_named_positional(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "-o formula=" not in err
     assert ("FORMULA is the second positional argument: rlstats compare FILE 'score ~ agent | task'" in err), err
+    with pytest.raises(SystemExit):
+        main(["compare", str(path), "score ~ agent | task", "--file", "runs.csv"])
+    err = capsys.readouterr().err
+    assert "FILE is the first positional argument: rlstats compare runs.csv FORMULA; see rlstats compare --help" in err
 
 
 @LOW
