@@ -34,7 +34,6 @@ def _apart_data(offset, scale, runs, agents=2, seed=0):
     return FAR["_frame"](designs.scores("normal", deviation, 0.0, offset[None, :, None], scale[None, :, None]))
 
 
-LOW = pytest.mark.xfail(strict=True, reason="LOW: --normalize's missing columns not said of the flag")
 
 
 def test_four_and_five_tasks_apart_no_far_apart_note():
@@ -73,7 +72,6 @@ def test_compare_formula_flag_named_positional(tmp_path, capsys):
     assert "FILE is the first positional argument: rlstats compare runs.csv FORMULA; see rlstats compare --help" in err
 
 
-@LOW
 def test_power_normalize_wrong_columns_said_of_the_flag(tmp_path, capsys):
     pilot, ref = tmp_path / "p.csv", tmp_path / "ref.csv"
     pilot.write_text("agent,task,seed,score\n" + "".join(f"{a},{t},{s},{i + s}\n" for i, (a, t) in
