@@ -120,8 +120,9 @@ UNBALANCED = "unbalanced "
 #: iqmfar34, ``tests/reference/coverage_far_apart.py``: offsets 0, 3 and 12 and scales 0.3, 0.6 and 3 in noise units,
 #: audit s32's Dopamine trial); the one spelling the script and the tests read
 FAR_APART = "tasks far apart: offsets 0, 3, 12; scales 0.3, 0.6, 3"
-#: The fewest tasks whose runs lying apart send a result to the :data:`FAR_APART` rows (:func:`tasks_apart`)
-APART_MIN_TASKS = 3
+#: The tasks with runs, lying apart, that send a result to the :data:`FAR_APART` rows (:func:`tasks_apart`): exactly
+#: the rows' 3 (review s34: with 4 or 5 tasks apart the IQM's interval holds, 0.95-0.99)
+APART_TASKS = 3
 
 
 def apart_words(label: str, task: str = "task", whose: str = "") -> str:
@@ -130,25 +131,35 @@ def apart_words(label: str, task: str = "task", whose: str = "") -> str:
     from .format import plural
 
     tasks = plural(task)
-    return (f"the {tasks}' runs{whose} lie apart (each {task}'s all below or all above every other's), where the "
-            f"{label} of the pooled runs, trimming floor(N / 4) of them from each end, cuts within the outer {tasks} "
-            "alone and is biased")
+    return (f"the {APART_TASKS} {tasks}' runs{whose} lie apart (each {task}'s all below or all above every other's), "
+            f"where the {label} of the pooled runs, trimming floor(N / 4) of them from each end (3 of 15 at 5 runs a "
+            f"{task}, 20%, not the population's 25%), keeps more of the outer {tasks} than the population's does and "
+            "is biased")
 
 
 def tasks_apart(low: ArrayLike, high: ArrayLike) -> NDArray[np.bool_]:
     """Whether the tasks' runs lie apart, the design of the :data:`FAR_APART` rows: ``low`` and ``high`` (..., tasks),
-    each task's smallest and largest run as the IQM pools them (NaN or infinite: no runs there); True where
-    :data:`APART_MIN_TASKS` or more tasks have runs and their ranges are pairwise disjoint (every run of a task below
-    every run of the next), so that the pooled IQM's trim of floor(N / 4) runs from each end cuts within the outer
-    tasks alone and its estimate sits above the population's (audit s34 iqmfar34: +1.0 of its sd at 5 normal runs).
+    each task's smallest and largest run as the IQM pools them (NaN or infinite: no runs there); True where exactly
+    :data:`APART_TASKS` (3) tasks have runs and their ranges are pairwise disjoint (every run of a task below every run
+    of the next), so that the pooled IQM's trim of floor(N / 4) runs from each end (3 of 15 at 5 runs a task) cuts
+    within the outer tasks short of the population's quarter (3.75 of 15) and its estimate sits above the
+    population's (audit s34 iqmfar34: +1.0 of its sd at 5 normal runs).
+
+    Not 4 or more tasks (review s34): with 4 tasks apart the trim takes the two outer tasks whole, as the population's
+    does, and with 5 it cuts 1 run into the second task where the population cuts 1.25; the default interval held
+    there (studentised, 1,000 resamples, 400 intervals each; the far-apart design plus tasks at 30 and 45, sd 1):
+    4 x 5 normal 0.960, 5 x 5 normal 0.970, 5 x 3 normal 0.953, 5 x 5 capped 0.988, beside 3 x 5 normal 0.885.
 
     Audit s34 iqmfar34b measured it (4,000 data sets each, ``tests/test_audit_s34_iqmfar34b.py``): true of 98.5-99.7%
     of the far-apart design's at 3 and 5 runs (normal, skewed, capped), of none of the grid's 5- and 26-task designs
-    at 3-5 runs (at most 0.1%), and of 0.5-6.7% of 3 tasks drawn as the grid draws them (offsets on [0, 2]), which the
-    grid does not simulate; the 2-task designs are left out (their trim cuts half of each task, the population's too).
+    at 3-5 runs (at most 0.1%; none since review s34's rule of exactly 3 tasks), and of 0.5-6.7% of 3 tasks drawn as
+    the grid draws them (offsets on [0, 2]), which the grid does not simulate; the 2-task designs are left out (their
+    trim cuts half of each task, the population's too).
 
     >>> tasks_apart([[0.0, 3.0, 9.0], [0.0, 1.0, 9.0]], [[1.0, 4.0, 15.0], [1.5, 4.0, 15.0]]).tolist()
     [True, False]
+    >>> tasks_apart([[0.0, 3.0, 9.0, 20.0]], [[1.0, 4.0, 15.0, 21.0]]).tolist()  # 4 tasks apart: the trim holds
+    [False]
     """
     low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
     ran = np.isfinite(low) & np.isfinite(high)
@@ -156,7 +167,7 @@ def tasks_apart(low: ArrayLike, high: ArrayLike) -> NDArray[np.bool_]:
     low, high, ran = (np.take_along_axis(a, order, axis=-1) for a in (low, high, ran))
     # consecutive by their lowest runs, each task's highest below the next's lowest: the ranges form a chain
     gaps = (low[..., 1:] > high[..., :-1]) | ~ran[..., 1:]
-    return gaps.all(axis=-1) & (ran.sum(axis=-1) >= APART_MIN_TASKS)
+    return gaps.all(axis=-1) & (ran.sum(axis=-1) == APART_TASKS)
 
 
 @functools.lru_cache(maxsize=None)

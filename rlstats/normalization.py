@@ -381,7 +381,8 @@ def _require_columns(frame, columns, what, hint=""):
             table = what.removeprefix("the ")
             hint = "; " + index_level_hint(indexed[0], table, "df" if table == "data" else table) + hint
         raise DesignError(
-            f"{what} has no column {_show(missing)}; its columns are {_show(frame.columns)}{hint}"
+            f"{what} has no {plural('column', len(missing))} {_show(missing)}; its columns are "
+            f"{_show(frame.columns)}{hint}"
         )
     repeated = [c for c in dict.fromkeys(columns) if (frame.columns == c).sum() > 1]
     if repeated:

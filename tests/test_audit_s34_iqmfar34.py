@@ -79,7 +79,7 @@ def test_notes_do_not_read_the_far_apart_rows():
     res = rlstats.curves(data, "score ~ agent | task/seed", step="step", statistic="iqm", n_resamples=200,
                          normalize=False, rng=0, progress=False)
     said = [note for note in res.notes if "measured coverage" in note]
-    assert len(said) == 2 and all(note.startswith("the tasks' runs lie apart") for note in said)
+    assert len(said) == 2 and all(note.startswith("the 3 tasks' runs lie apart") for note in said)
     assert "0.907 (capped scores" in said[0]
 
 

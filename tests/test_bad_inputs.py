@@ -3475,8 +3475,8 @@ COMMAND_LINE_CASES = [  # (id, argv with {d} for the folder of inputs, phrase)
       "e.g. --normalize reference.csv")),
     ("power-normalize file without random and human", _power("--pilot", "{d}/runs.csv", "--formula", F,
                                                              "--normalize", "{d}/batch.csv"),
-     ("the reference has no column 'task', 'random', 'human'; its columns are 'agent', 'score'; give the file the "
-      "columns task, random and human (each task's scores mapped to 0 and 1)")),
+     ("--normalize {d}/batch.csv: the reference has no columns 'task', 'random', 'human'; its columns are 'agent', "
+      "'score'; give the file the columns task, random and human (each task's scores mapped to 0 and 1)")),
     ("power-sep empty", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ""),
      "--sep '' is not one character"),
     ("power-sep two characters", _power("--pilot", "{d}/runs.csv", "--formula", F, "--sep", ";;"),

@@ -80,7 +80,7 @@ def test_reference_of_other_bounds_names_low_and_high():
     normalize= of a back end (found as a new user on the SB3 logs, issue 41 item 5), and the way it names works."""
     df = pd.DataFrame({"agent": ["a", "b"] * 2, "task": ["t1", "t1", "t2", "t2"], "score": [1.0, 2.0, -3.0, -4.0]})
     ref = pd.DataFrame({"task": ["t1", "t2"], "low": [0.0, -5.0], "high": [5.0, 0.0]})
-    with pytest.raises(DesignError, match=r"no column 'random', 'human'.*low= and high=.*'reference': table"):
+    with pytest.raises(DesignError, match=r"no columns 'random', 'human'.*low= and high=.*'reference': table"):
         normalize(df, ref)
     with pytest.raises(DesignError, match=r"low= and high="):
         rlstats.bootstrap(df, "score ~ agent | task", normalize=ref, n_resamples=100, rng=0)

@@ -11,6 +11,7 @@ import argparse
 import ast
 import os
 import re
+import shlex
 import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -621,8 +622,17 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     flags = flag_table(parser)  # and the keywords of another scope's flags (--summarize-option k=) it leaves
     for scope in dict.fromkeys(marked for _, _, marked in _MARKS.get(parser, ()) if marked is not None):
         flags = {**flag_table(parser, scope), **flags}
-    settable = set(options) - set(flags) - set(others)
+    # the command's positional arguments (argparse has no public list of them): typed as flags, they are said as
+    # positional, not suggested as -o NAME= (review s34: compare's --formula was told "-o formula=", refused in turn)
+    positional = [action.dest for action in parser._actions if not action.option_strings]
+    settable = set(options) - set(flags) - set(others) - set(positional)
     near, said = [], []
+
+    def positional_said(name, value):  # FORMULA is the second positional argument: rlstats compare FILE '...'
+        place = ("first", "second", "third", "fourth")[positional.index(name)]
+        typed = value if value is not None else "score ~ agent | task" if name == "formula" else None
+        words = [shlex.quote(typed) if dest == name and typed is not None else dest.upper() for dest in positional]
+        return f"; {name.upper()} is the {place} positional argument: {parser.prog} {' '.join(words)}"
 
     def hint_of(name, value):  # name=value as Python's call takes it (name= without a value)
         typed = None if value is None else value if re.fullmatch(r"[\w+-]+(?:\.[\w+-]+)*", value) else repr(value)
@@ -651,6 +661,9 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
             following = extra[i + 1] if i + 1 < len(extra) else None
             value = following if following is not None and not re.match(r"--?[A-Za-z]", following) else None
         name = given.replace("-", "_")
+        if name in positional and positional.index(name) < 4:
+            said.append(positional_said(name, value))
+            continue
         if name in others:
             said.append(other_said(name, value))
             continue

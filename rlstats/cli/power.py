@@ -317,6 +317,8 @@ def _normalized(pilot, args):
         return normalize(pilot, reference, by=parsed.blocks, score=columns[0])
     except RlstatsError as exc:  # said of --normalize: its value is the reference, its file's columns the bounds
         message = said(exc).replace(f"reference={args.normalize!r} ", f"--normalize {args.normalize} ", 1)
+        if not message.startswith(f"--normalize {args.normalize}"):  # the reference's own refusal: said of the flag
+            message = f"--normalize {args.normalize}: {message}"
         bounds = message.find("; name its bounds' columns with low= and high=")
         if bounds >= 0:
             message = (message[:bounds] + f"; give the file the columns {parsed.blocks}, random and human (each "

@@ -29,7 +29,7 @@ from .._replication import verdict
 from . import _kernels as kernels
 from ._backend import cost
 from ._backend import BACKENDS
-from ._result import TuningResult, by_construction_text, left_out, one_configuration_sweeps
+from ._result import TuningResult, by_construction_text, left_out, one_configuration_sweeps, sweep_names
 from . import plots
 
 if TYPE_CHECKING:
@@ -616,8 +616,7 @@ def _calibration_notes(design, sweeps, views, level, tables, band="skew_t", tune
                         key=lambda q: float(q[0]["coverage"]))
         for row, cells in quoted:
             # names hold commas ("hpo=dehb, rpo=rs, return"): the sweeps apart by semicolons
-            whose = "" if len(nearest) == 1 else (" for " + "; ".join(cells[:3])
-                                                  + (f"; and {len(cells) - 3:,} more sweeps" if len(cells) > 3 else ""))
+            whose = "" if len(nearest) == 1 else f" for {sweep_names(cells, 3)}"
             if row.get("distribution") == REAL_SWEEPS:
                 notes.append(_real_sweeps_note(row, what, procedure, whose))
                 continue
@@ -1102,8 +1101,7 @@ def _one_seed_named(line, design, sweeps, labels, unseen):
         if unseen[t, a]:
             ones = [labels[i] for i in sweep["ids"][sweep["sizes"] == 1]]
             named.append(f"{design.agents[a]} on {design.tasks[t]}: {fmt.listed(map(repr, ones), 5)}")
-    more = f"; and {len(named) - 5:,} more sweeps" if len(named) > 5 else ""
-    return f"{line} (configurations of one seed: {'; '.join(named[:5])}{more})"
+    return f"{line} (configurations of one seed: {sweep_names(named, 5)})"
 
 
 def _ordered(low, high):

@@ -151,9 +151,9 @@ class TuningResult(Result):
             lines += ["", f"best set (best, or tied for best, in >= {fmt.signif(self.threshold)} of resamples) and the "
                       f"tuned score corrected for selection, {level} interval:"]
             for row in tuned.head(SHOWN).itertuples():
-                if row.n_configs == 1:  # nothing selected: best by construction, not measured (audit s34 tune34)
-                    chosen = (f"the only configuration (best by construction, nothing selected); tuned score "
-                              f"{fmt.signif(row.estimate)} "
+                if row.n_configs == 1:  # best and selected by construction, not measured (audit s34 tune34)
+                    chosen = (f"the only configuration (best by construction, selected with nothing to select from); "
+                              f"tuned score {fmt.signif(row.estimate)} "
                               f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
                 elif np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
                     chosen = "best set withheld; tuned score withheld"
@@ -361,8 +361,13 @@ def _more(n):
     return [f"  ... {fmt.count(n - SHOWN, 'more row')} in the view's table"] if n > SHOWN else []
 
 
-def _sweep_names(cells, limit=3):
-    """'a on t; b on t and 2 more sweeps': sweeps apart by semicolons (names hold commas: "hpo=dehb, rpo=rs")."""
+def sweep_names(cells, limit=3):
+    """'a on t; b on t; c on t; and 2 more sweeps': sweeps apart by semicolons (names hold commas: "hpo=dehb,
+    rpo=rs"); the one home of the tuning notes' lists of sweeps (review s34).
+
+    >>> sweep_names(["a on t", "b on t", "c on t", "d on t", "e on t"])
+    'a on t; b on t; c on t; and 2 more sweeps'
+    """
     cells = list(cells)
     return "; ".join(cells[:limit]) + (f"; and {len(cells) - limit:,} more sweeps" if len(cells) > limit else "")
 
@@ -377,11 +382,11 @@ def by_construction_text(cells, name=str):
     """What a sweep of one configuration's probability 1 is (audit s34 tune34: a bar at 1.0 from one run, beside
     sweeps whose probabilities were withheld for one seed, said nothing of it): the one home of the note's words, the
     columns by ``name`` (a LaTeX caption's labels)."""
-    one = len(cells) == 1
-    return (f"{_sweep_names(cells, 5)} {'has' if one else 'each have'} one configuration, so "
-            f"{'it is' if one else 'each is'} best by construction ({name('probability_best')} 1, in the best set, "
-            f"{name('optimism')} 0): "
-            "not a measured probability, since nothing was selected; the 2 seeds a configuration needs for the "
+    n = len(cells)
+    return (f"{sweep_names(cells, 5)} {fmt.verb(n, 'has', 'each have')} one configuration, so "
+            f"{'it' if n == 1 else 'each'} is best by construction ({name('probability_best')} 1, {name('in_best_set')} and "
+            f"{name('selected')} yes, {name('optimism')} 0): "
+            "not a measured probability, since there was nothing to select from; the 2 seeds a configuration needs for the "
             "probabilities to be measured do not apply there")
 
 
@@ -401,10 +406,10 @@ def left_out(best, sizes, n_resamples, what="best_set()"):
             into[f"{agent} on {task}"] = missing
     parts = []
     if zero:
-        parts.append((sum(zero.values()), f"(in {_sweep_names(zero)}) {fmt.verb(sum(zero.values()), 'was')}"
+        parts.append((sum(zero.values()), f"(in {sweep_names(zero)}) {fmt.verb(sum(zero.values()), 'was')}"
                       f" never best or tied for best in any of the {n_resamples:,} resamples (probability 0)"))
     if held:
-        parts.append((sum(held.values()), f"(in {_sweep_names(held)}) {fmt.verb(sum(held.values()), 'is')} "
+        parts.append((sum(held.values()), f"(in {sweep_names(held)}) {fmt.verb(sum(held.values()), 'is')} "
                       "in sweeps whose probabilities are withheld, where only the selected configuration is listed"))
     head = f"{what} lists {listed:,} of the {total:,} configurations: "
     if len(parts) == 1:
