@@ -91,7 +91,8 @@ def test_one_task():
     # 4 (one task: n - 1, closed form; the design's 6 runs gave 5 before) and the upper end, Hall's band's at that
     # df, moved from 7.677680411287488 (the code's output then and now: the lower end is unchanged); audit s32
     # curves32: the label-keyed streams moved the lower end from 2.3920054775866237 (the former keys gave it,
-    # checked until audit s34); the upper end, Hall's band's, is the same under both keys; audit s33 curvestream33 (a stream a task, its runs in their content's order)
+    # checked until audit s34); the upper end, Hall's band's, is the same under both keys; audit s33 curvestream33
+    # (a stream a task, its runs in their content's order)
     # moved both from [2.207310188583019, 8.096663317511743] (Hall's upper end reads the resamples' skewness)
     assert median.df[0, -1] == 4.0 and median.df[0, 0] == 5.0
     np.testing.assert_allclose(median.pointwise[0, -1], [1.6684266303512891, 9.216795736560135], rtol=1e-9)

@@ -105,7 +105,8 @@ def test_significant_missing_where_no_pvalue():
     assert np.isnan(table.p_adjusted.to_numpy()[2:]).all() and not res.difference_withheld.any()
     assert table.significant.isna().tolist() == [False, False, True, True]
     # 1/101 at both under the former keys (checked until audit s34); one relabelling of the pair's labels'
-    # stream reaches step 0's |t| since audit s32 curves32 (2/101), none since audit s33 curvestream33 (a stream a task, its runs in their content's order)
+    # stream reaches step 0's |t| since audit s32 curves32 (2/101), none since audit s33 curvestream33 (a stream a
+    # task, its runs in their content's order)
     np.testing.assert_allclose(table.p_adjusted.to_numpy()[:2], [1 / 101, 1 / 101])
     assert table.significant.tolist()[:2] == [True, True]
     # session 28 curvenotes28: the steps not compared are said (the line read "B above A at steps 0-1" alone)
