@@ -341,7 +341,7 @@ def test_curve_bands_do_not_depend_on_the_units_of_tied_scores():
     # runs there tie at a task's largest or smallest score) and the sup-t band spans the other steps
     assert np.isnan(bands[0][1, 2:]).all()
     # audit s32 curves32: each agent's resamples from its label's stream moved it from [5.666667, 8.518724], which
-    # the former keys still give (test_audit_s32_curves32::test_the_former_keys_give_the_former_pins)
+    # the former keys gave (test_audit_s32_curves32 checked it until audit s34)
     # audit s33 curvestream33 (a stream a task, its runs in their content's order): from [5.833333, 7.250723]
     assert bands[0][2, 2:] == pytest.approx([5.833333, 8.457126], abs=1e-6)
 
@@ -367,7 +367,7 @@ def test_tuned_score_does_not_depend_on_the_units_of_tied_scores():
     np.testing.assert_allclose(found[1][0], found[0][0], rtol=1e-9)
     np.testing.assert_allclose(found[1][1], found[0][1], rtol=1e-12)
     # audit s32 stream32: each sweep's resamples from its agent's and task's names' stream moved it from 2.0225, which
-    # the former keys still give (test_audit_s32_stream32::test_the_former_keys_give_the_former_pins)
+    # the former keys gave (test_audit_s32_stream32 checked it until audit s34)
     # audit s33 curvestream33 (a configuration's runs in their scores' order): from 2.1525
     assert found[0][0][2, 0] == pytest.approx(2.1575)
 

@@ -5,6 +5,9 @@ relabellings from the stream at the pair's two places. Adding or leaving out an 
 that it sorts before another, moved the places, and so the other agents' bands and the pairs' p-values and difference
 bands, with rng= fixed: a statistic should be true of the rows it analysed. bootstrap() keys an agent's stream by its
 label (resampling.agent_seed_sequence); curves now does the same, and keys a pair's relabellings by its two labels.
+
+The tests whose pins the re-keying moved pin today's draws (until audit s34 repin34b this file also ran curves() under
+the former keys, a path the package no longer has, and found every former pin).
 """
 
 import hashlib

@@ -389,7 +389,7 @@ def test_bands_are_withheld_at_two_runs_and_where_resamples_have_no_spread():
 def test_the_default_band_at_five_runs_stays_within_the_data(monkeypatch):
     """2 tasks x 5 runs whose IQM's winsorised runs tie in some resamples: their standard error near 0 once gave a
     band 75 data ranges wide (below: its lower end 74.8 ranges under the data; since audit s32's label-keyed streams
-    the unfloored band is 54.8 ranges wide, its lower end 39.1 under; the former keys still give 74.8);
+    the unfloored band is 54.8 ranges wide, its lower end 39.1 under; the former keys gave 74.8);
     floored at a quarter of the resamples' spread, the band stays near the data. Since audit s33 curvestream33 (each
     task's runs drawn from its cell's stream, in their content's order) rng=0 draws an unfloored lower end 9.0 ranges
     under; over rng=0..7 it lies 9.0, 32.0, 0.5, -, 0.6, 70.6, - and 67.5 under (-: withheld at every step as far

@@ -646,7 +646,7 @@ RECORDED_BEFORE_OUTCOMES = [
     # AdaStop's 7 and 3 rejections were 6 and 2 after issue 39 item 4 took each batch's runs in score order
     # (other Monte Carlo draws of the same test; the mean runs and the level spent are unchanged); 6 became 7 when
     # audit s33 keyed each task's stream by its name (the one task 'task_01' was keyed 0; tests/
-    # test_audit_s33_stream33.py gives 6 again under the former keys)
+    # test_audit_s33_stream33.py gave 6 again under the former keys until audit s34)
     (dict(method="adastop", effect=0.8, seeds=[10], tasks=1, n_sim=20, rng=1, n_resamples=2000),
      [7], [9.3], [0.04958024691358025]),
     (dict(method="adastop", effect=0.5, seeds=[10], tasks=2, agents=3, n_sim=10, rng=2, n_resamples=1000,
