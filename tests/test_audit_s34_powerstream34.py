@@ -7,7 +7,8 @@ that it sorted elsewhere moved every later cell's runs, and the power with them 
 What holds now: a cell's runs are a function of rng=, the number of seeds, its agent's and its task's labels and its
 own pool alone, so renaming one task leaves every other cell's runs as they were (the renamed cell's own runs
 change: its stream is its new label's), and the rows' order and the labels' order (a Categorical's categories)
-change nothing.
+change nothing (tests/test_audit_s34_meta34.py, test_pilot_power_follows_each_cells_own_labels: the strict xfail
+made plain).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import pytest
 
 import rlstats
 from rlstats.planning import _api
-from rlstats.planning._sources import _simulation_seed
 
 
 def _pilot():
@@ -30,7 +30,7 @@ def _pilot():
 def _source(df):
     def prepared():  # a frame for the formula's environment
         return _api._prepare("skillings_mack", df, "score ~ agent | task", 0.5, None, None, "mixed", 1.0, "agents",
-                             None, 0.05, 60, 1, 1, None, None, False, None, {}, None)
+                             "agent_2", 0.05, 60, 1, 1, None, None, False, None, {}, None)
     return prepared()[0]
 
 
@@ -38,24 +38,54 @@ def _cell_runs(df, n_sim=60, seeds=3):
     """{(agent, task): (n_sim, seeds) runs drawn} of data sets 0..n_sim-1."""
     study = _source(df)
     source = study.source
-    responses = np.stack([source.draw(_simulation_seed(study.root, seeds, j), seeds) for j in range(n_sim)])
+    responses = source.draws(study.root, seeds, 0, n_sim)
     tasks, agents = np.nonzero(source.present)
     runs = responses.reshape(n_sim, tasks.size, seeds)
     return {(source.agents[a], source.tasks[t]): runs[:, i] for i, (t, a) in enumerate(zip(tasks, agents))}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="audit s34 powerstream34: a pilot's cells draw from one "
-                   "stream a data set in their sorted order (planning._sources._PilotSource.draw)")
-def test_renaming_one_task_leaves_the_other_cells_runs():
+def test_a_cells_runs_do_not_depend_on_the_data_sets_drawn_with_them():
+    """Data set j's runs are row j % DRAW_BLOCK of its cell's block j // DRAW_BLOCK: the same drawn alone (the dry
+    run's data set 0), in any range (power()'s blocks of work, _BLOCK), across a block's end."""
+    study = _source(_pilot())
+    every = study.source.draws(study.root, 3, 0, 120)
+    assert every.shape == (120, 45)
+    np.testing.assert_array_equal(study.source.draws(study.root, 3, 0, 1), every[:1])
+    np.testing.assert_array_equal(study.source.draws(study.root, 3, 7, 14), every[7:14])
+    np.testing.assert_array_equal(study.source.draws(study.root, 3, 42, 107), every[42:107])
+    # another number of seeds draws from other streams
+    assert not np.array_equal(study.source.draws(study.root, 4, 0, 1)[0, :3], every[0, :3])
+
+
+def _power(df, shifted="agent_2", **options):
+    return rlstats.power("skillings_mack", design=df, formula="score ~ agent | task", effect=0.5,
+                         shifted_agent=shifted, seeds=[3], n_sim=60, rng=1, progress=False, **options)
+
+
+def test_the_names_order_and_the_rows_order_leave_the_power_bit_identical():
     df = _pilot()
-    before = _cell_runs(df)
-    after = _cell_runs(df.assign(task=df["task"].replace("task_01", "zz_last")))  # sorts first -> last
-    assert len(before) == len(after) == 15
-    for (agent, task), runs in before.items():
-        if task != "task_01":
-            np.testing.assert_array_equal(after[(agent, task)], runs)
-    # the renamed cells draw from their new labels' streams: from the same pool, other runs
-    for agent in ("agent_1", "agent_2", "agent_3"):
-        assert not np.array_equal(after[(agent, "zz_last")], before[(agent, "task_01")])
-    pool = df.loc[(df["agent"] == "agent_1") & (df["task"] == "task_01"), "score"]
-    assert set(after[("agent_1", "zz_last")].ravel()) <= set(pool)  # agent_1 is not shifted
+    base = _power(df).table
+    assert base["power"].tolist() == [46 / 60]  # as with one stream a data set (other runs)
+    reordered = df.sample(frac=1.0, random_state=3).astype(
+        {"agent": pd.CategoricalDtype(["agent_3", "agent_1", "agent_2"]),
+         "task": pd.CategoricalDtype(sorted(df["task"].unique(), reverse=True))})
+    pd.testing.assert_frame_equal(_power(reordered).table, base)
+
+
+def test_a_pilots_power_is_the_same_on_threads_and_in_other_blocks(monkeypatch):
+    df = _pilot()
+    base = _power(df).table
+    pd.testing.assert_frame_equal(_power(df, n_jobs=2, backend="threading").table, base)
+    monkeypatch.setattr(_api, "_BLOCK", 7)
+    pd.testing.assert_frame_equal(_power(df).table, base)
+
+
+@pytest.mark.slow
+def test_a_pilots_power_is_the_same_on_a_local_dask_cluster():
+    distributed = pytest.importorskip("distributed")
+    df = _pilot()
+    base = _power(df).table
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        pd.testing.assert_frame_equal(_power(df, backend="dask").table, base)
+    pd.testing.assert_frame_equal(_power(df, n_jobs=2).table, base)  # joblib's processes (loky)
