@@ -65,7 +65,7 @@ def test_the_steps_own_unit():
     assert grain(np.array([0.0])) is None
 
 
-# ------------------------------------------------------------------------------------------------ found: fixed (powerstream34)
+# ------------------------------------------------------------------------------------ found: fixed (powerstream34)
 
 def _pilot():
     df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=3, effect=0.5, rng=0)

@@ -389,8 +389,8 @@ def _dry_run(study, seeds, max_seconds=math.inf):
 
 def _drawn(study, seeds, start, stop):
     """The responses of data sets ``start`` to ``stop - 1``, (data sets, runs), or an OptionError where they reach
-    scores no Design takes (design.overflows, design.build's rule): the methods would sum and square inf (audit s22: effect=1e308 gave the
-    bootstrap rule power 0 and the permutation test 0.17, with numpy's overflow warnings only)."""
+    scores no Design takes (design.overflows, design.build's rule): the methods would sum and square inf (audit s22:
+    effect=1e308 gave the bootstrap rule power 0 and the permutation test 0.17, with numpy's overflow warnings only)."""
     with np.errstate(over="ignore", invalid="ignore"):
         responses = study.source.draws(study.root, seeds, start, stop)
         if not overflows(responses):
