@@ -89,3 +89,19 @@ def test_a_pilots_power_is_the_same_on_a_local_dask_cluster():
                                   dashboard_address=None) as cluster, distributed.Client(cluster):
         pd.testing.assert_frame_equal(_power(df, backend="dask").table, base)
     pd.testing.assert_frame_equal(_power(df, n_jobs=2).table, base)  # joblib's processes (loky)
+
+
+def test_a_pilots_sample_size_search_is_the_same_whatever_the_names_order():
+    """sample_size()'s search reads the same rows: before, names that sorted otherwise stopped it at another row."""
+    df = _pilot()
+
+    def searched(frame):
+        return rlstats.sample_size("skillings_mack", 0.8, design=frame, formula="score ~ agent | task", effect=0.5,
+                                   shifted_agent="agent_2", n_sim=40, rng=1, progress=False)
+    base = searched(df)
+    assert base.table["seeds"].tolist() == [2, 3, 4, 5, 6, 8]
+    assert base.table["power"].tolist() == [0.45, 0.75, 0.875, 0.95, 1.0, 1.0]
+    reordered = df.sample(frac=1.0, random_state=3).astype(
+        {"agent": pd.CategoricalDtype(["agent_3", "agent_1", "agent_2"]),
+         "task": pd.CategoricalDtype(sorted(df["task"].unique(), reverse=True))})
+    pd.testing.assert_frame_equal(searched(reordered).table, base.table)
