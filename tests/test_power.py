@@ -97,7 +97,7 @@ def test_pilot_shift_is_effect_times_pooled_within_cell_sd(halfcheetah):
     np.testing.assert_allclose(source.shift, [[0.0, 0.7 * pooled_sd]])
     # Pooled resampling draws both agents from the same runs: the mean difference is the shift.
     root = np.random.SeedSequence(3)
-    draws = np.stack([source.draw(sources._simulation_seed(root, 200, j), 200) for j in range(200)])
+    draws = source.draws(root, 200, 0, 200)
     difference = draws[:, 200:].mean() - draws[:, :200].mean()
     se = halfcheetah["score"].std() * math.sqrt(2 / (200 * 200))
     assert abs(difference - 0.7 * pooled_sd) < 4 * se

@@ -92,8 +92,9 @@ MAX_TASKS = 10_000
 #: 50 x 10**6 floats (400 MB); 57 tasks x 10 agents x 1,000 seeds fit
 MAX_RUNS = 1_000_000
 
-# Simulations per unit of parallel work.  Streams are keyed per simulation,
-# so results never depend on this number; it only sets the granularity.
+# Simulations per unit of parallel work.  Streams are keyed per simulation (a
+# pilot's per cell and block of _sources.DRAW_BLOCK simulations), so results
+# never depend on this number; it only sets the granularity.
 _BLOCK = 50
 # Options power() sets itself, so a method must not be given them.
 _RESERVED = {"data": "the simulated data", "formula": "formula= of power()", "rng": "rng= of power()",
@@ -357,7 +358,7 @@ def _run_block(study, seeds, start, stop):
     simulations = [_simulation_seed(study.root, seeds, j) for j in range(start, stop)]
     with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        responses = _drawn(study, simulations, seeds)
+        responses = _drawn(study, seeds, start, stop)
         outcomes = {}
         for method, options in study.methods:
             call = _call_options(method, options, seeds, study.alpha)
@@ -375,7 +376,7 @@ def _dry_run(study, seeds, max_seconds=math.inf):
     """
     template = study.source.template(seeds)
     simulation = _simulation_seed(study.root, seeds, 0)
-    data = dataclasses.replace(template, y=_drawn(study, [simulation], seeds)[0])
+    data = dataclasses.replace(template, y=_drawn(study, seeds, 0, 1)[0])
     levels = {}
     for method, options in study.methods:
         call = _call_options(method, options, seeds, study.alpha)
@@ -386,12 +387,12 @@ def _dry_run(study, seeds, max_seconds=math.inf):
     return levels
 
 
-def _drawn(study, simulations, seeds):
-    """The responses of these data sets, (data sets, runs), or an OptionError where they reach scores no Design takes
-    (design.overflows, design.build's rule): the methods would sum and square inf (audit s22: effect=1e308 gave the
-    bootstrap rule power 0 and the permutation test 0.17, with numpy's overflow warnings only)."""
+def _drawn(study, seeds, start, stop):
+    """The responses of data sets ``start`` to ``stop - 1``, (data sets, runs), or an OptionError where they reach
+    scores no Design takes (design.overflows, design.build's rule): the methods would sum and square inf (audit s22:
+    effect=1e308 gave the bootstrap rule power 0 and the permutation test 0.17, with numpy's overflow warnings only)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        responses = np.stack([study.source.draw(s, seeds) for s in simulations])
+        responses = study.source.draws(study.root, seeds, start, stop)
         if not overflows(responses):
             return responses
         largest = np.abs(responses).max()
@@ -940,8 +941,10 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         Data sets per number of seeds.
     rng : None, int or numpy.random.Generator
         Seed of everything random (recorded in the result).  Simulation j
-        with s seeds uses the stream keyed (s, j) below it, so results do not
-        depend on ``n_jobs``, the backend or the other numbers of seeds.
+        with s seeds uses the stream keyed (s, j) below it (a pilot's cells
+        each their own, keyed by their agent's and task's labels), so results
+        do not depend on ``n_jobs``, the backend or the other numbers of
+        seeds, nor a pilot cell's runs on the other cells' names.
     n_jobs : int
         Parallel workers (joblib; -1 for all cores).  With a backend, the
         backend's workers run the blocks.

@@ -12,7 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from .. import datasets as datasets_module
-from ..resampling import child_stream
+from ..resampling import agent_seed_sequence, cell_seed_sequence, child_stream
 from ..simulation import noise, task_locations
 from .. import format as fmt
 from ..design import Design, check_agent_named, design_of
@@ -26,6 +26,10 @@ RESAMPLE = ("agents", "pooled")
 
 #: formula of simulated data
 SIMULATED_FORMULA = "score ~ agent | task"
+
+#: data sets a block of a pilot cell's stream holds: data set j's runs of a cell are row j % DRAW_BLOCK of its block
+#: j // DRAW_BLOCK (power()'s blocks of work, _BLOCK, are a different number: a cell's runs depend on neither)
+DRAW_BLOCK = 50
 
 
 def _simulation_seed(root, seeds, index):
@@ -67,6 +71,10 @@ class _SimulatedSource:
         scores = offset[None, :, None] + scale[None, :, None] * (self.shifts[:, None, None] + z)
         return scores.transpose(1, 0, 2).ravel()
 
+    def draws(self, root, seeds, start, stop):
+        """Responses of data sets ``start`` to ``stop - 1`` below ``root``, (data sets, runs): each its own stream."""
+        return np.stack([self.draw(_simulation_seed(root, seeds, j), seeds) for j in range(start, stop)])
+
     def draw_seconds(self, shape):
         """Estimated seconds drawing a data set of this shape takes (its stream and :meth:`draw`, a loop over tasks:
         45-240 us measured at 1-26 tasks x 6-2,080 runs, and 10 us for the stream; audit s16)."""
@@ -103,7 +111,7 @@ class _PilotSource:
     task_sd: np.ndarray
     shifted_agent: str
     notes: tuple              # what building the pilot did (rows dropped by na_action="drop")
-    draw_order: np.ndarray    # the cells with runs (in the design's order) in the order they are drawn in
+    name_order: np.ndarray    # the cells with runs (in the design's order) in their names' sorted order
     normalized: bool          # the pilot's scores are normalised, so the data sets drawn from them are too
 
     kind: ClassVar[str] = "pilot"
@@ -121,21 +129,37 @@ class _PilotSource:
         return dataclasses.replace(Design.from_counts(self.formula, self.agents, self.tasks, counts),
                                    normalized=self.normalized)
 
-    def draw(self, simulation, seeds):
-        gen = np.random.default_rng(child_stream(simulation, 0))
-        cells = list(zip(*np.nonzero(self.present)))
-        parts = [None] * len(cells)
-        for i in self.draw_order:
-            t, a = cells[i]
-            pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
-            parts[i] = pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a]
-        return np.concatenate(parts)
+    def draws(self, root, seeds, start, stop):
+        """Responses of data sets ``start`` to ``stop - 1`` below ``root``, (data sets, runs), runs in design order
+        (task, agent, run).
+
+        Each cell draws its runs' places in its pool from a stream of its own, keyed by its agent's and its task's
+        labels (:func:`rlstats.resampling.cell_seed_sequence` below ``root``), then by ``seeds`` and the block of
+        :data:`DRAW_BLOCK` data sets: block b is ``Generator.integers(0, pool size, (DRAW_BLOCK, seeds))`` on that
+        stream, data set j its row j % DRAW_BLOCK (a block begun at its first row, so a range that starts inside one
+        draws its earlier rows and drops them). So a cell's runs are a function of rng=, seeds, its labels, its pool
+        and j alone: of no other cell (their names, order or number), of no batching, worker or backend (audit s34
+        powerstream34: one stream a data set in the cells' sorted order moved every later cell's runs when a task was
+        renamed to sort elsewhere)."""
+        tasks, agents = np.nonzero(self.present)
+        cells = [(cell_seed_sequence(agent_seed_sequence(root, self.agents[a]), self.tasks[t]),
+                  self.task_pools[t] if self.resample == "pooled" else self.pools[t][a], self.shift[t, a])
+                 for t, a in zip(tasks, agents)]
+        out = np.empty((stop - start, len(cells), seeds))  # the one array of the block's size
+        for block in range(start // DRAW_BLOCK, -(-stop // DRAW_BLOCK)):
+            low, high = block * DRAW_BLOCK, min(stop, (block + 1) * DRAW_BLOCK)
+            skip = max(start, low) - low
+            rows = slice(max(start, low) - start, high - start)
+            for i, (stream, pool, shift) in enumerate(cells):  # one call a cell and block: integers fills in order
+                generator = np.random.Generator(np.random.PCG64(child_stream(stream, seeds, block)))
+                out[rows, i] = pool[generator.integers(0, pool.size, (high - low, seeds))[skip:]] + shift
+        return out.reshape(stop - start, -1)
 
     def beyond(self, low, high):
-        """(agent, task, value, shift) of the first cell (in the draw order) whose runs, shifted, reach past ``low`` or
-        ``high`` (None: no bound), or None: every data set drawn lies within them."""
+        """(agent, task, value, shift) of the first cell (in its names' sorted order) whose runs, shifted, reach past
+        ``low`` or ``high`` (None: no bound), or None: every data set drawn lies within them."""
         cells = list(zip(*np.nonzero(self.present)))
-        for i in self.draw_order:
+        for i in self.name_order:
             t, a = cells[i]
             pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
             least, most = pool[0] + self.shift[t, a], pool[-1] + self.shift[t, a]  # pools are sorted
@@ -146,9 +170,11 @@ class _PilotSource:
         return None
 
     def draw_seconds(self, shape):
-        """Estimated seconds drawing a data set of this shape takes (its stream and :meth:`draw`, a loop over cells:
-        0.12-1.7 ms measured at 10-208 cells; audit s16)."""
-        return 6e-5 + 7e-6 * shape.cells + 4e-8 * shape.rows
+        """Estimated seconds drawing a data set of this shape takes (:meth:`draws`, a call a cell for a block of
+        DRAW_BLOCK data sets: 9 us at 10 cells x 3 seeds, 86 us at 100 x 10, 287 us at 208 x 100, 494 and 631 us at
+        570 x 5 and x 50, measured in blocks of 50; audit s34 powerstream34, from 0.13-3.4 ms a data set drawn
+        alone)."""
+        return 2e-6 + 8e-7 * shape.cells + 6e-9 * shape.rows
 
     def describe(self):
         # the pilot by its formula, as a setting reads (audit s26: the data: line's "score and agent and task")
@@ -256,21 +282,21 @@ def _pilot_source(data, formula, agents, tasks, effect, resample, shifted_agent,
                 "a pilot with "
                 "several runs per agent and task, or effect=0")
         shift[:, design.agents.index(shifted)] = effect * sd
-    # each pool's runs sorted and the cells drawn in their names' sorted order: the same data sets whatever the
-    # order of the pilot's rows, and of its agents and tasks (a Categorical's category order)
+    # each pool's runs sorted and each cell drawn from its labels' stream (_PilotSource.draws): the same data sets
+    # whatever the order of the pilot's rows, and of its agents and tasks (a Categorical's category order)
     pools = tuple(tuple(np.sort(design.y[(design.task == t) & (design.agent == a)]) if design.counts[t, a] > 0
                         else None for a in range(design.n_agents)) for t in range(design.n_tasks))
     task_pools = tuple(np.sort(design.y[design.task == t]) for t in range(design.n_tasks))
     resample = check_choice("resample", resample, RESAMPLE)
     _check_draws_vary(pools if resample == "agents" else (task_pools,), resample)
     tasks, agents = np.nonzero(design.counts > 0)
-    draw_order = np.lexsort((design.agent_places[agents],
+    name_order = np.lexsort((design.agent_places[agents],
                              design.task_places[tasks]))
     return _PilotSource(formula=design.formula, agents=design.agents, tasks=design.tasks,
                         present=design.counts > 0, pools=pools, task_pools=task_pools, shift=shift,
                         resample=resample, pilot_name=design.data_name,
                         pilot_counts=design.counts.copy(), task_sd=sd, shifted_agent=shifted,
-                        notes=tuple(design.notes), draw_order=draw_order, normalized=design.normalized)
+                        notes=tuple(design.notes), name_order=name_order, normalized=design.normalized)
 
 
 def _check_draws_vary(pools, resample):
