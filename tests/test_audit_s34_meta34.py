@@ -227,8 +227,9 @@ _OFFSET = {"reml_criterion"}
 _LABELS = ("agent", "task", "seed", "agent_1", "agent_2", "next_agent")
 #: each number follows one transform of the score's x c + d, named per column: "c" (a spread or a difference: times
 #: c), "cd" (a level of the score: times c plus d) or, not named, unchanged (p-values, statistics, probabilities,
-#: counts, steps, degrees of freedom; "1" where a spread below is unitless). A column whose transform depends on a row's label names that label's column
-#: and a transform per value (bootstrap's metrics). These spreads and differences are named for every case:
+#: counts, steps, degrees of freedom; "1" where a spread below is unitless). A column whose transform depends on a
+#: row's label names that label's column and a transform per value (bootstrap's metrics). These spreads and
+#: differences are named for every case:
 _SPREADS = dict.fromkeys(("std_dev", "std_error", "sigma", "sd_task", "sd_task_agent", "margin", "rope", "diff_low",
                           "diff_high", "diff_next_low", "diff_next_high", "boundary", "boundary_mc_se"), "c")
 _LEVEL = dict.fromkeys(("estimate", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous"), "cd")
