@@ -378,7 +378,7 @@ def by_construction_text(cells, name=str):
     sweeps whose probabilities were withheld for one seed, said nothing of it): the one home of the note's words, the
     columns by ``name`` (a LaTeX caption's labels)."""
     one = len(cells) == 1
-    return (f"{_sweep_names(cells, 5)} {fmt.verb(len(cells), 'has', 'each have')} one configuration, so "
+    return (f"{_sweep_names(cells, 5)} {'has' if one else 'each have'} one configuration, so "
             f"{'it is' if one else 'each is'} best by construction ({name('probability_best')} 1, in the best set, "
             f"{name('optimism')} 0): "
             "not a measured probability, since nothing was selected; the 2 seeds a configuration needs for the "
