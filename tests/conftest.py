@@ -314,6 +314,30 @@ def caught(call, category=Warning):
     return result, [str(w.message) for w in said if issubclass(w.category, category)]
 
 
+def rule_off(call, *patches):
+    """``call()`` with a rule switched off: each (object, attribute, value) of ``patches`` set for the call's duration
+    (the tests that a newer rule leaves a run bit for bit as it was check the run against this one; audit s11 first)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for target, name, value in patches:
+            patch.setattr(target, name, value)
+        return call()
+
+
+def no_welch_floor(bounds, se, *rest):
+    """``statistics.welch_floor`` switched off: the bootstrap-t bounds as they are, none floored."""
+    import numpy as np
+
+    return bounds, se, np.zeros(np.shape(bounds), dtype=bool)
+
+
+def welch_off():
+    """The patches of :func:`rule_off` that switch the Welch t floor off (audit s20) where the back ends read it."""
+    from rlstats.methods.bootstrap import _small_runs
+    from rlstats.methods.equivalence import _api
+
+    return [(_small_runs, "welch_floor", no_welch_floor), (_api, "welch_floor", no_welch_floor)]
+
+
 def same_bits(x, y):
     """x and y are equal bit for bit as float arrays (NaN where NaN)."""
     import numpy as np

@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 import rlstats
-from conftest import SHARED_DATA, capped_normal_frame
+from conftest import SHARED_DATA, capped_normal_frame, rule_off, welch_off
 
 CAP = -0.12566134685507402  # scipy.stats.norm.ppf(0.45): 55% of the runs at the cap
 
@@ -103,9 +103,7 @@ def _run(data):
 
 def _rule_off(data):
     """:func:`_run` with the median's tied-share rule off (``MEDIAN_TIED_SHARE`` infinite): the intervals before it."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(rlstats.bounds, "MEDIAN_TIED_SHARE", np.inf)
-        return _run(data)
+    return rule_off(lambda: _run(data), (rlstats.bounds, "MEDIAN_TIED_SHARE", np.inf))
 
 
 def test_the_rule_starts_at_three_tenths_of_the_runs_tied():
@@ -239,3 +237,21 @@ def test_real_sb3_runs_at_acrobots_floor_and_cartpoles_cap():
     np.testing.assert_array_equal(res.intervals[:, 0], res.intervals[:, 1])
     assert not any(n.startswith("studentized intervals withheld for the median") for n in res.notes)
     assert any(n.startswith("on 2 tasks the median of task means is the average of the two task means") for n in res.notes)
+    # each end, at rng=2 and at rng=0 (whose A2C bootstrap-t upper bound, 418.2, lies beyond the Welch bound), the
+    # wider of the bootstrap-t bound (the run with the Welch floor off) and the Welch bound, both agents
+    for rng in (2, 0):
+        def call(rng=rng):
+            return rlstats.bootstrap(runs, "score ~ agent | task", metrics=["median", "mean"], n_resamples=200,
+                                     rng=rng, progress=False)
+
+        got, off = call().intervals[:, 1], rule_off(call, *welch_off()).intervals[:, 1]
+        for k, agent in enumerate(("A2C", "PPO")):
+            cells = runs[runs.agent == agent].groupby("task")["score"]
+            parts, sizes = (cells.var(ddof=1) / cells.size()).to_numpy(), cells.size().to_numpy()
+            df = parts.sum() ** 2 / (parts ** 2 / (sizes - 1)).sum()
+            half = stats.t.ppf(0.975, df) * np.sqrt(parts.sum()) / 2 * np.sqrt(3 / 2)
+            centre = cells.mean().mean()
+            assert got[k, 0] == pytest.approx(min(off[k, 0], centre - half), rel=1e-12), (rng, agent)
+            assert got[k, 1] == pytest.approx(max(off[k, 1], centre + half), rel=1e-12), (rng, agent)
+        if rng == 0:
+            assert off[0, 1] == pytest.approx(418.2, abs=0.05) and got[0, 1] == off[0, 1]  # the bootstrap-t's, taken

@@ -169,6 +169,18 @@ def test_equivalence_aggregate_label_names_the_welch_floor():
     assert "bootstrap-t with Welch t floor (mean over tasks), 500 resamples, seed 0" in str(mean)  # audit s32
     # (-1.5042, 0.884) before audit s33 keyed each cell's stream by its task's name
     assert (round(row["conf_low"], 4), round(row["conf_high"], 4)) == (-1.3877, 0.9275)
+    # the rule the label names: each end the wider of the bootstrap-t's (the run with the Welch floor off) and the
+    # Welch t bound, estimate -+ t(0.95, the difference's Welch-Satterthwaite df) SE
+    from scipy import stats
+
+    from conftest import rule_off, welch_off
+    off = rule_off(lambda: rlstats.equivalence(df, "score ~ agent | task/seed", aggregate="mean", **kwargs),
+                   *welch_off()).tidy().query("scope == 'aggregate'").iloc[0]
+    across = mean.tidy().query("scope == 'across tasks'").iloc[0]
+    half = stats.t.ppf(0.95, across["df"]) * row["std_error"]
+    assert row["conf_low"] == pytest.approx(min(off["conf_low"], row["estimate"] - half), rel=1e-12)
+    assert row["conf_high"] == pytest.approx(max(off["conf_high"], row["estimate"] + half), rel=1e-12)
+    assert (off["estimate"], off["std_error"]) == (row["estimate"], row["std_error"])
     assert iqm.tidy().query("scope == 'aggregate'").iloc[0]["method"] == "bootstrap-t (IQM)"
 
 

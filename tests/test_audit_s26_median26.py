@@ -10,6 +10,10 @@ import numpy as np
 import rlstats
 from rlstats import calibration
 from rlstats.methods.bootstrap import _small_runs as small_runs
+from conftest import rule_off
+
+#: audit s26's rule switched off: the median of 1 or 2 task means keeps its own t interval
+MEDIAN26_OFF = (small_runs, "median_is_mean", lambda n_tasks: False)
 
 # the words since audit s27 (median27): each number named by what it averages
 NOTE_TWO = ("on 2 tasks the median of task means is the average of the two task means, as is the mean of task means: it "
@@ -73,11 +77,18 @@ def test_one_task_halfcheetah(published):
     from rlstats.tables import read_csv
 
     df = read_csv(published / "halfcheetah_sac_td3.csv")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = rlstats.bootstrap(df, "score ~ agent", metrics=["mean", "median"], n_resamples=2000, rng=0,
-                                progress=False)
+
+    def call():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return rlstats.bootstrap(df, "score ~ agent", metrics=["mean", "median"], n_resamples=2000, rng=0,
+                                     progress=False)
+
+    res, off = call(), rule_off(call, MEDIAN26_OFF)
     np.testing.assert_array_equal(res.intervals[:, 0], res.intervals[:, 1])
+    # the rule moves the median's interval only: the mean's bit for bit as with the rule off, the median's own before
+    np.testing.assert_array_equal(res.intervals[:, 0], off.intervals[:, 0])
+    assert not np.array_equal(off.intervals[:, 1], off.intervals[:, 0])
     assert res.agents == ("SAC", "TD3")
     # SAC's mean interval (its skew on the lower side; the Welch t bound above), before and after audit s26 (its
     # lower bound 11592.85191415847 before audit s33 keyed each cell's stream by its task's name)
@@ -130,6 +141,9 @@ def test_three_tasks_unchanged():
     # draws: agent_1's IQM (7.425936512315163, 10.045711409213357) ... before audit s33 keyed each cell's stream by
     # its task's name
     res = _boot(_design(tasks=3, runs=(5, 5)))
+    # bit for bit as with audit s26's rule off (from 3 tasks it does not apply)
+    np.testing.assert_array_equal(res.intervals, rule_off(lambda: _boot(_design(tasks=3, runs=(5, 5))),
+                                                          MEDIAN26_OFF).intervals)
     np.testing.assert_allclose(res.intervals, [
         [[7.325276643285601, 10.176075251647461], [8.726465402209959, 17.186406660613475],
          [6.400172886722575, 7.756321912550234], [0.0, 0.0440245506534167]],
@@ -150,6 +164,8 @@ def test_former_defaults_and_other_intervals():
     # this call (its default gave the median (6.701, 7.562) and (6.800, 8.796)), on today's draws: (6.74165993,
     # 7.56189352) and (6.79972864, 8.50708057) before audit s33 keyed each cell's stream by its task's name
     former = _boot(df, metrics=["mean", "median"], interval="studentized_unwidened")
+    off = rule_off(lambda: _boot(df, metrics=["mean", "median"], interval="studentized_unwidened"), MEDIAN26_OFF)
+    np.testing.assert_array_equal(former.intervals, off.intervals)  # bit for bit as with audit s26's rule off
     assert not np.array_equal(former.intervals[:, 0], former.intervals[:, 1])
     np.testing.assert_allclose(former.intervals[:, 1], [[6.72602737, 7.57752608], [6.82326056, 8.48354865]],
                                rtol=1e-8)
@@ -158,6 +174,8 @@ def test_former_defaults_and_other_intervals():
     for interval in ("percentile", "basic", "bca", "expanded"):
         res = _boot(df, metrics=["mean", "median"], interval=interval)
         np.testing.assert_array_equal(res.intervals[:, 0], res.intervals[:, 1])
+        np.testing.assert_array_equal(res.intervals, rule_off(lambda: _boot(df, metrics=["mean", "median"],
+                                                                            interval=interval), MEDIAN26_OFF).intervals)
         assert not any("as is the mean of task means" in n for n in res.notes)
 
 

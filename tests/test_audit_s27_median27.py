@@ -133,6 +133,19 @@ def test_gap_below_gamma_takes_the_means_interval_reflected_on_two_tasks():
     welch_df = parts.sum() ** 2 / (parts ** 2 / 4).sum()
     upper = cells.mean().mean() + stats.t.ppf(0.975, welch_df) * np.sqrt(5 / 4) * np.sqrt(parts.sum()) / 2
     assert res.intervals[0, 0, 0] == pytest.approx(1 - upper, rel=1e-12)
+    # each end, at rng=2 and at rng=1 (whose bootstrap-t lower bound, 0.0907, lies outside the Welch bound), the wider
+    # of the bootstrap-t bound (the run with the Welch floor off) and the Welch bound reflected
+    from conftest import rule_off, welch_off
+    lower = cells.mean().mean() - (upper - cells.mean().mean())
+    for rng in (2, 1):
+        def call(rng=rng):
+            return _boot(df, metrics=("optimality_gap",), rng=rng)
+
+        got, off = call().intervals[0, 0], rule_off(call, *welch_off()).intervals[0, 0]
+        assert got[0] == pytest.approx(min(off[0], 1 - upper), rel=1e-12), rng
+        assert got[1] == pytest.approx(max(off[1], 1 - lower), rel=1e-12), rng
+        if rng == 1:
+            assert off[0] == pytest.approx(0.0907, abs=5e-5) and got[0] == off[0]  # the bootstrap-t's, taken
     assert res.gap_as_mean.tolist() == [True]
     assert ("every score of every agent is at or below gamma = 1, so each agent's optimality gap is gamma minus its "
             "mean of task means: it takes that mean's interval reflected (gamma minus its bounds, the gap at least 0), "

@@ -47,10 +47,15 @@ def _refusal(argv):
 _ITEM = re.compile(r"(?<![\w-])(?<!e\.g\. )-o ([A-Za-z_]\w*=[^\s;,)?]+)")  # not an example's ("e.g. -o ...")
 
 
+#: a flag a message suggests: "pass --FLAG VALUE" (power's own flags, e.g. --alpha)
+_FLAG = re.compile(r"^pass (--[a-z][\w-]*) ([^\s;,)?]+)$")
+
+
 def _suggested(message, command):
-    """Each command the refusal ``message`` suggests: (the method it runs, None for the one typed; its -o items), one
-    per clause: "pass -o NAME=VALUE", "(did you mean -o NAME=VALUE?)" and "--method a, b do (-o NAME=VALUE)"
-    (``rlstats power a does`` for power), whose first method is run."""
+    """Each command the refusal ``message`` suggests: (the method it runs, None for the one typed; the words it adds),
+    one per clause: "pass -o NAME=VALUE", "pass --FLAG VALUE", "(did you mean -o NAME=VALUE?)" and
+    "--method a, b do (-o NAME=VALUE)" (``rlstats power a does`` for power), whose first method is run. A clause
+    that suggests something but whose words are not read here fails (no suggestion is passed over)."""
     said = message.split("unrecognized arguments: ", 1)[-1]
     other = r"--method ([a-z_]+)[a-z_, ]* do(?:es)? \(" if command == "compare" else \
         r"rlstats power ([a-z_]+)[a-z_, ]* do(?:es)? \("
@@ -60,7 +65,11 @@ def _suggested(message, command):
         refusal = any(word in clause for word in (" is not one of ", " is neither ", " must be "))
         if method is None and (refusal or not clause.startswith("pass ") and "did you mean" not in clause):
             continue  # no suggestion: a refusal quoted ("-o alternative=greater is not one of ...")
-        found.append((method.group(1) if method else None, _ITEM.findall(clause)))
+        words = [word for item in _ITEM.findall(clause) for word in ("-o", item)]
+        flag = _FLAG.match(clause)
+        words += list(flag.groups()) if flag else []
+        assert words, f"a suggestion not read: {clause!r}"
+        found.append((method.group(1) if method else None, words))
     return found
 
 
@@ -69,45 +78,61 @@ _NEEDS = {"equivalence": ["-o", "margin=0.5", "-o", "control=X"], "bootstrap": [
           "task_table": [], "performance_profile": ["-o", "n_resamples=50"],
           "probability_of_improvement": ["-o", "n_resamples=50"]}
 
-COMPARE_CASES = [  # (the method run, the flags typed)
-    ("skillings_mack", ["--adjust", "holm"]),
-    ("skillings_mack", ["--confidence-level", "0.9"]),
-    ("skillings_mack", ["--conf.level", "0.9"]),
-    ("skillings_mack", ["--alternative", "greater"]),
-    ("skillings_mack", ["--metric", "iqm"]),
-    ("bootstrap", ["--alternative", "greater"]),
-    ("bootstrap", ["--alpha", "0.1"]),
-    ("bootstrap", ["--p.adjust", "bonferroni"]),
-    ("mixed", ["--alpha", "0.1"]),
-    ("mixed", ["--adjustment", "holm"]),
-    ("mixed", ["--adjust", "sidak"]),
-    ("equivalence", ["--alternative", "greater"]),
-    ("equivalence", ["--alternative", "noninferior"]),
-    ("equivalence", ["--confidence-level", "0.9"]),
-    ("task_table", ["--alpha", "0.1"]),
-    ("task_table", ["--adjust", "holm"]),
-    ("skillings_mack", ["--normalize", "minmax"]),
-    ("bootstrap", ["--normalize", "minmaxx"]),
-    ("tuning", ["--views", "nonsense"]),
+#: (the method run, the flags typed, how many suggestions the refusal makes). No suggestion (0) where nothing would
+#: take the value: the value is refused with the allowed ones, or no method takes the option (no compare method takes
+#: metric=: bootstrap's is metrics=, task_table's statistic=, and neither is a spelling habit of metric=).
+COMPARE_CASES = [
+    ("skillings_mack", ["--adjust", "holm"], 2),
+    ("skillings_mack", ["--confidence-level", "0.9"], 2),
+    ("skillings_mack", ["--conf.level", "0.9"], 1),
+    ("skillings_mack", ["--alternative", "greater"], 0),
+    ("skillings_mack", ["--metric", "iqm"], 0),
+    ("bootstrap", ["--alternative", "greater"], 0),
+    ("bootstrap", ["--alpha", "0.1"], 2),
+    ("bootstrap", ["--p.adjust", "bonferroni"], 1),
+    ("mixed", ["--alpha", "0.1"], 2),
+    ("mixed", ["--adjustment", "holm"], 2),
+    ("mixed", ["--adjust", "sidak"], 1),
+    ("equivalence", ["--alternative", "greater"], 0),
+    ("equivalence", ["--alternative", "noninferior"], 1),
+    ("equivalence", ["--confidence-level", "0.9"], 2),
+    ("task_table", ["--alpha", "0.1"], 1),
+    ("task_table", ["--adjust", "holm"], 2),
+    ("skillings_mack", ["--normalize", "minmax"], 1),
+    ("bootstrap", ["--normalize", "minmaxx"], 0),
+    ("tuning", ["--views", "nonsense"], 0),
 ]
 
-POWER_CASES = [  # (METHOD, the flags typed)
-    ("bootstrap", ["--adjust", "holm"]),
-    ("bootstrap", ["--adjustment", "holm"]),
-    ("bootstrap", ["--p.adjust", "holm"]),
-    ("bootstrap", ["--posthoc", "ranks"]),
-    ("bootstrap", ["--alternative", "greater"]),
-    ("skillings_mack", ["--metric", "iqm"]),
-    ("skillings_mack", ["--confidence-level", "0.9"]),
-    ("permutation", ["--adjustment", "holm"]),
-    ("skillings_mack", ["--pvalue", "exact"]),
-    ("skillings_mack", ["--adjustment", "nonsense"]),
-    ("bootstrap", ["--metric", "median"]),
+POWER_CASES = [  # (METHOD, the flags typed, how many suggestions)
+    ("bootstrap", ["--adjust", "holm"], 0),
+    ("bootstrap", ["--adjustment", "holm"], 1),
+    ("bootstrap", ["--p.adjust", "holm"], 1),
+    ("bootstrap", ["--posthoc", "ranks"], 1),
+    ("bootstrap", ["--alternative", "greater"], 0),
+    ("skillings_mack", ["--metric", "iqm"], 1),
+    ("skillings_mack", ["--confidence-level", "0.9"], 2),  # pass --alpha 0.1 (a flag); bootstrap's confidence_level=
+    ("permutation", ["--adjustment", "holm"], 1),
+    ("skillings_mack", ["--pvalue", "exact"], 1),
+    ("skillings_mack", ["--adjustment", "nonsense"], 0),
+    ("bootstrap", ["--metric", "median"], 1),
 ]
+
+#: what a refusal with no suggestion says instead (the reason nothing is suggested)
+_NONE_SAID = {
+    "skillings_mack --alternative greater": "-o alternative=greater is not one of the allowed values",
+    "skillings_mack --metric iqm": "--metric iqm; see rlstats compare --help",
+    "bootstrap --alternative greater": "-o alternative=greater is not one of the allowed values",
+    "equivalence --alternative greater": "-o alternative=greater is not one of the allowed values",
+    "bootstrap --normalize minmaxx": "-o normalize=minmaxx is neither a dataset of reference scores",
+    "tuning --views nonsense": "each must be one of 'expected_max', 'best_set', 'complete', 'sensitivity'",
+    "power bootstrap --adjust holm": "nor does any method rlstats power simulates",
+    "power bootstrap --alternative greater": "nor does any method rlstats power simulates",
+    "power skillings_mack --adjustment nonsense": "-o adjustment=nonsense is not one of the allowed values",
+}
 
 
 def _cases(cases):
-    return [pytest.param(method, typed, id=f"{method} {' '.join(typed)}") for method, typed in cases]
+    return [pytest.param(method, typed, count, id=f"{method} {' '.join(typed)}") for method, typed, count in cases]
 
 
 def _accepted(argv):
@@ -115,22 +140,29 @@ def _accepted(argv):
     assert status == 0, (argv, err)
 
 
-@pytest.mark.parametrize("method, typed", _cases(COMPARE_CASES))
-def test_every_compare_suggestion_is_taken(files, method, typed):
+@pytest.mark.parametrize("method, typed, count", _cases(COMPARE_CASES))
+def test_every_compare_suggestion_is_taken(files, method, typed, count):
     message = _refusal(["compare", files["final"], F, "--method", method, *typed])
-    for suggested, items in _suggested(message, "compare"):
+    suggestions = _suggested(message, "compare")
+    assert len(suggestions) == count, message
+    if count == 0:
+        assert _NONE_SAID[f"{method} {' '.join(typed)}"] in message, message
+    for suggested, extra in suggestions:
         run = suggested or method
-        extra = [word for item in items for word in ("-o", item)]
         _accepted(["compare", files["final"], F, "--method", run, *extra, *_NEEDS.get(run, []), "--seed", "0",
                    "--no-progress"])
 
 
-@pytest.mark.parametrize("method, typed", _cases(POWER_CASES))
-def test_every_power_suggestion_is_taken(method, typed):
+@pytest.mark.parametrize("method, typed, count", _cases(POWER_CASES))
+def test_every_power_suggestion_is_taken(method, typed, count):
     message = _refusal(["power", method, *SMALL, *typed])
-    for suggested, items in _suggested(message, "power"):
-        extra = [word for item in items for word in ("-o", item)]
-        if (suggested or method) == "bootstrap" and not any(item.startswith("n_resamples=") for item in items):
+    suggestions = _suggested(message, "power")
+    assert len(suggestions) == count, message
+    if count == 0:
+        assert _NONE_SAID[f"power {method} {' '.join(typed)}"] in message, message
+    for suggested, extra in suggestions:
+        extra = list(extra)
+        if (suggested or method) == "bootstrap" and not any(word.startswith("n_resamples=") for word in extra):
             extra += ["-o", "n_resamples=50"]
         _accepted(["power", suggested or method, *SMALL, *extra])
 

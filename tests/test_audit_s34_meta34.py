@@ -13,6 +13,8 @@ decimal place (raw floats, e.g. x 1/3) take the median gap unrounded.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -240,6 +242,50 @@ FAST_PATHS = ("task_table_iqm_fisher_pitman", "curves_median", "equivalence_welc
 #: numbers that move with the units by a stated offset, not a factor (REML: -2 log L moves by 2 (n - p) log|c|)
 _OFFSET = {"reml_criterion"}
 _LABELS = ("agent", "task", "seed", "agent_1", "agent_2", "next_agent")
+#: each number follows one transform of the score's x c + d, named per column: "c" (a spread or a difference: times
+#: c), "cd" (a level of the score: times c plus d) or, not named, unchanged (p-values, statistics, probabilities,
+#: counts, steps, degrees of freedom; "1" where a spread below is unitless). A column whose transform depends on a
+#: row's label names that label's column and a transform per value (bootstrap's metrics). These spreads and
+#: differences are named for every case:
+_SPREADS = dict.fromkeys(("std_dev", "std_error", "sigma", "sd_task", "sd_task_agent", "margin", "rope", "diff_low",
+                          "diff_high", "diff_next_low", "diff_next_high", "boundary", "boundary_mc_se"), "c")
+_LEVEL = dict.fromkeys(("estimate", "conf_low", "conf_high", "conf_low_simultaneous", "conf_high_simultaneous"), "cd")
+_DIFFERENCE = dict.fromkeys(("estimate", "conf_low", "conf_high"), "c")
+#: text that states a number in the score's units (equivalence's margin): its numbers follow x c
+_TEXT_IN_UNITS = {"conclusion"}
+_GAP_OR_MEDIAN = ("metric", {"optimality_gap": "c", "median": "cd"})
+MOVES = {
+    "task_table_iqm_fisher_pitman": {"estimate": "cd"},
+    "task_table_median_per_pair": {"estimate": "cd"},
+    "task_table_iqm_bootstrap_aggregate": {"estimate": "cd"},
+    "curves_median": _LEVEL,
+    "curves_mean_expanded_linear": _LEVEL,
+    "curves_optimality_gap": _DIFFERENCE,
+    "equivalence_welch_mean": _DIFFERENCE,
+    "equivalence_noninferior": _DIFFERENCE,
+    "equivalence_paired_control": _DIFFERENCE,
+    "bayes_signed_rank_control": _DIFFERENCE,
+    "mixed_kenward_roger_tukey": _DIFFERENCE,
+    "mixed_lmertest_sidak": _DIFFERENCE,
+    "tuning_views": {**_LEVEL, "score": "cd"},
+    "tuning_lower_percentile": {**_LEVEL, "score": "cd"},
+    "quade": {},
+    "conover_monte_carlo": {},
+    "adastop_reference_joint": {"estimate": "c"},
+    "permutation_pairwise": {"estimate": "c"},
+    "bootstrap_gap_task_bootstrap": dict.fromkeys(("estimate", "conf_low", "conf_high"), _GAP_OR_MEDIAN),
+    "bootstrap_expanded_tasks": _LEVEL,
+    "improvement_percentile": {},
+    "profile_tasks_skew_t": {"tau": "cd"},
+    "profile_wilson_tasks": {"tau": "cd"},
+    "percentiles_mid_pbp_t": {},
+    "selection_poi": {"std_error": "1"},  # the probability of improvement's
+    "selection_std_diff": {"std_error": "1"},  # the standardised difference's
+    "summarize_last_k": {"score": "cd"},
+    "summarize_auc_normalized": {"score": "cd"},
+    "summarize_time_to_threshold": {},  # the score is the step the threshold is reached at
+    "summarize_max_linear": {"score": "cd"},
+}
 
 
 def _parts(out):
@@ -259,10 +305,24 @@ def _numeric(series):
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
+def _as_number(series):
+    """An object column of numbers (and missing values) as floats; any other column as it is."""
+    if series.dtype != object:
+        return series
+    values = [v for v in series.tolist() if not (v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)))]
+    if values and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+                      for v in values):
+        return pd.Series([np.nan if v is None or v is pd.NA else float(v) for v in series.tolist()],
+                         index=series.index, dtype=float)
+    return series
+
+
 def _canonical(frame):
-    """Labels as text, rows in the order of their labels (a shuffle may list rows of equal keys otherwise)."""
+    """Object columns of numbers as floats; labels, booleans and text as text; rows in the order of their labels (a
+    shuffle may list rows of equal keys otherwise)."""
     out = frame.reset_index(drop=True).copy()
     for column in out.columns:
+        out[column] = _as_number(out[column])
         if column in _LABELS or not _numeric(out[column]):
             out[column] = [("NA" if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)) else str(v))
                            for v in out[column].tolist()]
@@ -270,9 +330,30 @@ def _canonical(frame):
     return out.sort_values(keys, kind="stable").reset_index(drop=True) if keys else out
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+
+
+def _in_units(text, other, c):
+    """``other`` if it says ``text`` with each number times c (to the 6 digits printed), else ``text``."""
+    numbers, others = [float(n) for n in _NUMBER.findall(text)], [float(n) for n in _NUMBER.findall(other)]
+    same = _NUMBER.sub("#", text) == _NUMBER.sub("#", other) and len(numbers) == len(others)
+    return other if same and np.allclose(others, np.multiply(numbers, c), rtol=1e-5, atol=0) else text
+
+
+def _transform(case, frame, column, c, d):
+    """The factor and shift each row of ``column`` follows (MOVES, _SPREADS; unchanged if named in neither)."""
+    kind = MOVES[case].get(column, _SPREADS.get(column))
+    kinds = ([kind] * len(frame) if not isinstance(kind, tuple)
+             else [kind[1][value] for value in frame[kind[0]].tolist()])
+    factor = np.array([1.0 if k in (None, "1") else c for k in kinds])
+    shift = np.array([d if k == "cd" else 0.0 for k in kinds])
+    return factor, shift
+
+
 def _held(case, change, c, d):
-    """Problems of the case's result on ``change(data)`` against its result on the data: each number unchanged,
-    times c, or times c plus d, to 1e-9 (with a floor at 1e-12 of the numbers' size), labels unchanged."""
+    """Problems of the case's result on ``change(data)`` against its result on the data: each number follows its
+    column's one transform (unchanged, times c, or times c plus d: MOVES) to 1e-9 (with a floor at 1e-12 of the
+    numbers' size); labels, booleans and text unchanged."""
     data, call = PATHS[case]
     df = data()
     base = {k: _canonical(v) for k, v in _parts(call(df, 1.0, 0.0)).items()}
@@ -285,22 +366,27 @@ def _held(case, change, c, d):
             if column in _OFFSET:
                 continue
             if not (_numeric(a[column]) and _numeric(b[column])):
-                if column in _LABELS and a[column].tolist() != b[column].tolist():
-                    problems.append(f"{part}[{column}]")
+                said = a[column].tolist()
+                if column in _TEXT_IN_UNITS:
+                    said = [_in_units(u, v, c) for u, v in zip(said, b[column].tolist())]
+                if said != b[column].tolist():
+                    i = next(i for i, (u, v) in enumerate(zip(said, b[column])) if u != v)
+                    problems.append(f"{part}[{column}] {said[i]!r} -> {b[column].iloc[i]!r}")
                 continue
+            factor, shift = _transform(case, a, column, c, d)
             x, y = a[column].to_numpy(float), b[column].to_numpy(float)
             if (np.isnan(x) != np.isnan(y)).any():
                 problems.append(f"{part}[{column}] missing values")
                 continue
-            x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+            keep = ~np.isnan(x)
+            x, y, factor, shift = x[keep], y[keep], factor[keep], shift[keep]
             floor = 1e-12 * (abs(c) + abs(d) + 1) * max(1.0, float(np.abs(x[np.isfinite(x)]).max(initial=0.0)))
-            ok = x == y  # infinite bounds
-            for factor, shift in ((1.0, 0.0), (c, 0.0), (c, d)):
-                with np.errstate(invalid="ignore"):
-                    ok |= np.abs(y - (factor * x + shift)) <= 1e-9 * np.abs(factor * x + shift) + floor
+            expected = factor * x + shift
+            with np.errstate(invalid="ignore"):
+                ok = (x == y) & np.isinf(x) | (np.abs(y - expected) <= 1e-9 * np.abs(expected) + floor)
             if not ok.all():
                 i = int(np.flatnonzero(~ok)[0])
-                problems.append(f"{part}[{column}] {x[i]!r} -> {y[i]!r}")
+                problems.append(f"{part}[{column}] {x[i]!r} -> {y[i]!r}, not {expected[i]!r}")
     return problems
 
 
@@ -338,3 +424,18 @@ def test_option_path_is_equivariant_in_another_frame_and_order(case):
 def test_option_path_under_each_single_change(case, transform):
     change, c, d = SINGLE[transform]
     assert _held(case, change, c, d) == []
+
+
+def test_the_check_finds_a_number_or_a_flag_that_moves_wrongly(monkeypatch):
+    """A p-value times c, or a flag that flips, is a problem (audit s34 review: each number was let pass unchanged,
+    x c or x c + d, and flags were not compared)."""
+    data, call = PATHS["quade"]
+
+    def wrong(df, c, d):
+        tidy = call(df, c, d).tidy()
+        return tidy.assign(p_value=tidy["p_value"] * c, withheld=[(not v) if c != 1 else v for v in tidy["withheld"]])
+
+    monkeypatch.setitem(PATHS, "wrong", (data, wrong))
+    monkeypatch.setitem(MOVES, "wrong", {})
+    problems = _held("wrong", _combined, 7.3, 1e6)
+    assert [p.split("]")[0] for p in problems] == ["frame[p_value", "frame[withheld"], problems

@@ -83,11 +83,15 @@ def test_beyond_the_cap_both_records_check_the_same_share(monkeypatch):
         changed.iloc[row, changed.columns.get_loc("score")] = value
         if not _in_share(changed.iloc[row:row + 1], "score", keys, 8)[0]:
             break
+    else:
+        raise AssertionError("no value in 1001-1099 puts the row outside the share")
     assert direction_read(changed, FORMULA)[1] is False
     for value in range(1001, 1100):
         changed.iloc[row, changed.columns.get_loc("score")] = value
         if _in_share(changed.iloc[row:row + 1], "score", keys, 8)[0]:
             break
+    else:
+        raise AssertionError("no value in 1001-1099 puts the row inside the share")
     with pytest.raises(OptionError, match=r"1 row of \d+ checked \(1 in 8\) holds another value"):
         direction_read(changed, FORMULA)
 
@@ -104,6 +108,8 @@ def test_beyond_the_cap_normalize_s_note_follows_the_same_rule(monkeypatch):
             changed.loc[0, "score"] = value
             if _in_share(changed.iloc[:1], "score", ["task"], 10)[0] == inside:
                 break
+        else:
+            raise AssertionError(f"no value k / 7 (k < 100) puts the row {'inside' if inside else 'outside'} the share")
         texts = [note.text for note in carried(changed)]
         assert any(SAID in t for t in texts) != inside
         assert any("1 of" in t and "rows checked (1 in 10)" in t for t in texts) == inside

@@ -25,12 +25,6 @@ import rlstats  # noqa: E402
 from conftest import load_dataset  # noqa: E402
 
 
-HIGH1 = pytest.mark.xfail(strict=True, reason="HIGH-1: a sweep of one configuration shows 1.0 as measured")
-HIGH2 = pytest.mark.xfail(strict=True, reason="HIGH-2: the band note quotes a withheld sweep's design")
-MED3 = pytest.mark.xfail(strict=True, reason="MED-3: members drawn at the shared probability, left of the line")
-LOW7 = pytest.mark.xfail(strict=True, reason="LOW-7: configurations of probability 0 left out silently")
-
-
 def _sweeps(spec, task="lunar"):
     """A long frame of procedures -> list of configurations' scores (one list of seeds' scores each)."""
     rows = [(p, task, k, s, x) for p, configs in spec.items() for k, seeds in enumerate(configs)

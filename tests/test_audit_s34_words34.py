@@ -97,21 +97,40 @@ def test_messages_say_one_run_has_and_two_runs_have():
     assert f"{fmt.count(2, 'run')} {fmt.verb(2, 'has')} no value" == "2 runs have no value"
 
 
-_HAND_BUILT = re.compile(r"""['"](has|is|was|does|lacks|holds|lies|ends)['"] if [^{}\n]+ == 1 else """
-                         r"""['"](have|are|were|do|lack|hold|lie|end)['"]""")
+#: a verb chosen by a condition in place of fmt.verb: "'has' if n == 1 else 'have'", "'has' if one else 'have'",
+#: "'have' if n != 1 else 'has'", "'are' if n > 1 else 'is'" (any condition, either order)
+_ONE = r"""['"](?:has|is|was|does|lacks|holds|lies|ends)['"]"""
+_SEVERAL = r"""['"](?:each )?(?:have|are|were|do|lack|hold|lie|end)['"]"""
+_HAND_BUILT = re.compile(rf"{_ONE} if [^{{}}\n]+? else {_SEVERAL}|{_SEVERAL} if [^{{}}\n]+? else {_ONE}")
+
+
+#: verbs agreeing with a phrase's number, not a count: a flag set where the phrase names several things ("the columns
+#: ... hold", "later interims are"), or a phrase whose number is not its count ("each interval is")
+_BY_PHRASE = {("design.py", "'hold' if plural else 'holds'"), ("_result.py", "'are' if several else 'is'"),
+              ("_result.py", "'were' if several else 'was'"),
+              ("_result.py", '"is" if len(of) == 1 or "median" not in kinds else "are"'),
+              ("vocabulary.py", "'are' if plural else 'is'")}
 
 
 def test_no_verb_agreement_is_built_by_hand():
-    found = [f"{path.relative_to(PACKAGE.parent)}:{i}" for path in sorted(PACKAGE.rglob("*.py"))
+    found = [f"{path.relative_to(PACKAGE.parent)}:{i}: {hit.group()}" for path in sorted(PACKAGE.rglob("*.py"))
              if path.name != "grammar.py"  # its docstrings show the spelling verb() replaces
-             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _HAND_BUILT.search(line)]
+             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             for hit in _HAND_BUILT.finditer(line) if (path.name, hit.group()) not in _BY_PHRASE]
     assert found == []
+
+
+@pytest.mark.parametrize("line", ["'has' if n == 1 else 'have'", "'has' if one else 'each have'",
+                                  "'have' if n != 1 else 'has'", "'are' if len(x) > 1 else 'is'"])
+def test_the_scan_finds_each_hand_built_form(line):
+    assert _HAND_BUILT.search(line)
 
 
 # ---- 1. no "(s)": a noun by its count (format.plural(word, n), format.count), or said without one ----
 
 #: A noun written "(s)" in the package's strings (messages, notes, help, docstrings)
-_MAYBE_PLURAL = re.compile(r"(?<![.\w])[a-z]+\(s\)")  # not a call: html.escape(s)
+#: ("task(s)", "Column(s)", "match(es)"; not a call: html.escape(s))
+_MAYBE_PLURAL = re.compile(r"(?<![.\w])[A-Za-z]+\(e?s\)")
 #: strings saying "(s)" on purpose: grammar's docstrings name the spelling they replace; PBP-t's F_{k, task(s)}
 #: is the task of slot s
 _SAID_ON_PURPOSE = {("grammar.py", "column(s)"), ("grammar.py", "task(s)"), ("_kernels.py", "task(s)"),
