@@ -6,8 +6,9 @@ that it sorts before another, moved the places, and so the other agents' bands a
 bands, with rng= fixed: a statistic should be true of the rows it analysed. bootstrap() keys an agent's stream by its
 label (resampling.agent_seed_sequence); curves now does the same, and keys a pair's relabellings by its two labels.
 
-The tests whose pins the re-keying moved pin today's draws (until audit s34 repin34b this file also ran curves() under
-the former keys, a path the package no longer has, and found every former pin).
+The tests whose pins the re-keying moved pin today's draws (audit s34 repin34b); this file still runs curves() under
+the former keys (``rank_keyed``, a test helper: the package no longer has that path) and finds every former pin, and
+the slow reproductions of calibration rows measured on those keys read it (test_audit_s28_gapkinds28, s28_early28).
 """
 
 import hashlib

@@ -122,16 +122,13 @@ def test_curves_iqm_bands_quote_the_far_apart_rows():
 def test_tasks_apart_against_pairwise_disjoint_ranges_by_brute_force():
     """calibration.tasks_apart against its definition checked pair by pair, on 3,000 random sets of 2-6 tasks' ranges
     (integer ends, so ranges touch and nest; some tasks without runs, NaN or infinite): the ranges of the tasks with
-    runs pairwise disjoint (touching is not apart), and as many such tasks as calibration.APART_MIN_TASKS reads
-    ("or more" of them, or "exactly", as its docstring says: review s34 rtfix34b makes it exactly APART_TASKS, 3).
-    Touching ranges are not apart."""
+    runs pairwise disjoint (touching is not apart), and exactly 3 such tasks (calibration.APART_TASKS: 3 or more
+    until review s34 rtfix34b, which measured 4 and 5 tasks apart holding). Touching ranges are not apart."""
     from rlstats import calibration
 
+    assert calibration.APART_TASKS == 3
     doc = " ".join(calibration.tasks_apart.__doc__.split())
-    exactly = hasattr(calibration, "APART_TASKS")
-    fewest = calibration.APART_TASKS if exactly else calibration.APART_MIN_TASKS
-    assert (f"True where exactly :data:`APART_TASKS` ({fewest}) tasks have runs" if exactly else
-            "True where :data:`APART_MIN_TASKS` or more tasks have runs") in doc, doc
+    assert "True where exactly :data:`APART_TASKS` (3) tasks have runs" in doc, doc
     rng = np.random.default_rng(11)
     checked = {True: 0, False: 0}
     for _ in range(3000):
@@ -142,8 +139,7 @@ def test_tasks_apart_against_pairwise_disjoint_ranges_by_brute_force():
         low[empty] = rng.choice([np.nan, np.inf, -np.inf], empty.sum())
         ran = [t for t in range(tasks) if np.isfinite(low[t]) and np.isfinite(high[t])]
         disjoint = all(high[i] < low[j] or high[j] < low[i] for i in ran for j in ran if i < j)
-        count = len(ran) == fewest if exactly else len(ran) >= fewest
-        expected = disjoint and count
+        expected = disjoint and len(ran) == 3
         assert bool(calibration.tasks_apart(low, high)) == expected, (low, high)
         checked[expected] += 1
     assert checked[True] > 200 and checked[False] > 200, checked

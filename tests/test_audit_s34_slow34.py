@@ -5,7 +5,7 @@ rlstats/calibration.csv that its scripts measured through the package's bootstra
 small-runs, one-task, capped and heavy-tailed points; the gap's; the early-steps rows) were drawn from the former
 streams, one per agent in blocks of RNG_BLOCK, whole rows of all its runs. The slow tests that give those rows back
 digit for digit from their scripts failed on today's streams (they are not run by default, so no one saw it); they now
-run their scripts under ``former_streams``, as test_audit_s27_curves27 reproduces the curves rows under the former
+run their scripts under ``former_streams``, as test_audit_s28_gapkinds28 reproduces curves rows under the former
 curves keys (test_audit_s32_curves32.rank_keyed), and state today's digits beside the stored ones.
 
 ``former_streams`` is the patch repin34 removed from test_audit_s33_bootstream33 (no default test needed it), kept

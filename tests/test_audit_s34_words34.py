@@ -106,8 +106,7 @@ _HAND_BUILT = re.compile(rf"{_ONE} if [^{{}}\n]+? else {_SEVERAL}|{_SEVERAL} if 
 
 #: verbs agreeing with a phrase's number, not a count: a flag set where the phrase names several things ("the columns
 #: ... hold", "later interims are"), or a phrase whose number is not its count ("each interval is")
-_BY_PHRASE = {("design.py", "'hold' if plural else 'holds'"), ("_result.py", "'are' if several else 'is'"),
-              ("_result.py", "'were' if several else 'was'"),
+_BY_PHRASE = {("design.py", "'hold' if plural else 'holds'"),
               ("_result.py", '"is" if len(of) == 1 or "median" not in kinds else "are"'),
               ("vocabulary.py", "'are' if plural else 'is'")}
 

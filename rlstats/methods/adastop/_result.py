@@ -384,12 +384,12 @@ class AdaStopResult(Result):
         if "task" in self.decisions and self.decisions["task"].nunique() > 1:  # one test per task, each its own stop
             level += self._unrun_interims()
         elif last < self.max_interims and (last > 0 or not self.done):  # (a done test at 0 withheld everything)
-            several = last + 1 < self.max_interims
+            left = self.max_interims - last  # the interims after the last run
             later = self._interims_after(last)
-            levels = "their levels are" if several else "its level is"
-            level += (f" {later.capitalize()} {'are' if several else 'is'} not run yet: {levels} the schedule's."
+            levels = "its level is" if left == 1 else "their levels are"
+            level += (f" {later.capitalize()} {fmt.verb(left, 'is')} not run yet: {levels} the schedule's."
                       if not self.done
-                      else f" The test stopped at interim {last}: {later} {'were' if several else 'was'} not run, "
+                      else f" The test stopped at interim {last}: {later} {fmt.verb(left, 'was')} not run, "
                            f"{levels} the schedule's.")
         captions["Level spent per interim"] = level
         return captions
