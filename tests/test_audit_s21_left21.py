@@ -181,6 +181,7 @@ def test_equivalence_aggregate_label_names_the_welch_floor():
     assert row["conf_low"] == pytest.approx(min(off["conf_low"], row["estimate"] - half), rel=1e-12)
     assert row["conf_high"] == pytest.approx(max(off["conf_high"], row["estimate"] + half), rel=1e-12)
     assert (off["estimate"], off["std_error"]) == (row["estimate"], row["std_error"])
+    assert off["conf_low"] != row["conf_low"]  # the floor taken there (-1.2936 without it): the patch reaches it
     assert iqm.tidy().query("scope == 'aggregate'").iloc[0]["method"] == "bootstrap-t (IQM)"
 
 
