@@ -624,7 +624,7 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
         flags = {**flag_table(parser, scope), **flags}
     # the command's positional arguments (argparse has no public list of them): typed as flags, they are said as
     # positional, not suggested as -o NAME= (review s34: compare's --formula was told "-o formula=", refused in turn)
-    positional = [action.dest for action in parser._actions if not action.option_strings]
+    positional = positional_names(parser)
     settable = set(options) - set(flags) - set(others) - set(positional)
     near, said = [], []
 
@@ -784,6 +784,19 @@ _CONSTANT = object()
 #: value says "without" it. Filled as :func:`rlstats.cli.build_parser` builds the parsers, which main() does before
 #: any message is said
 _BARE_FLAGS: dict[str, object] = {}
+
+
+def positional_names(parser: argparse.ArgumentParser) -> list[str]:
+    """The names of ``parser``'s positional arguments in their order, read off its usage line (argparse has no public
+    list of a parser's arguments): the words left once the program's name and every bracketed or grouped option are
+    taken away, and a required flag with its metavars (``rlstats compare [-h] [--method METHOD] ... file formula`` ->
+    ["file", "formula"]; ``rlstats read-logs [-h] ... -o FILE folder`` -> ["folder"])."""
+    usage = " ".join(parser.format_usage().partition(":")[2].split()).replace(parser.prog, " ", 1)
+    shorter = None
+    while shorter != usage:  # innermost brackets and groups first: [-o NAME=VALUE [NAME=VALUE ...]]
+        shorter, usage = usage, re.sub(r"\[[^\[\]]*\]|\([^()]*\)", " ", usage)
+    usage = re.sub(r"(?<!\S)--?[\w-]+(?:\s+[A-Z][A-Z0-9_=.-]*)*", " ", usage)  # a required flag and its metavars
+    return [word for word in usage.split() if word != "..."]
 
 
 def keyword_flag(parser: argparse.ArgumentParser, *names: str, keyword: str | tuple[str, ...] | None = None,
