@@ -301,5 +301,20 @@ def point_of(row):
     return row["statistic"], int(row["runs"]), int(row["tasks"]), row["distribution"], int(row["agents"])
 
 
+
+def checkpoint_rows(paths, points):
+    """The rows of ``--jsonl`` checkpoint files in the order of ``points`` (a script's grid; the last line of a point
+    where it was run twice): the one reading of the checkpoints coverage_curves_early.py and coverage_far_apart.py
+    write."""
+    import json
+
+    found = {}
+    for path in paths:
+        for line in pathlib.Path(path).read_text().splitlines():
+            entry = json.loads(line)
+            found[tuple(entry["point"])] = entry["table_rows"]
+    order = {point: i for i, point in enumerate(points)}
+    return [row for point in sorted(found, key=order.__getitem__) for row in found[point]]
+
 if __name__ == "__main__":
     runpy.run_path(str(pathlib.Path(__file__).with_name("calibrate.py")))["run_alone"](PROCEDURE)

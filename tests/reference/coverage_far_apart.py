@@ -187,13 +187,8 @@ def grid(quick=False):
 
 
 def from_checkpoints(paths):
-    found = {}
-    for path in paths:
-        for line in pathlib.Path(path).read_text().splitlines():
-            entry = json.loads(line)
-            found[tuple(entry["point"])] = entry["table_rows"]
-    order = {point: i for i, point in enumerate(grid())}
-    return [row for point in sorted(found, key=order.__getitem__) for row in found[point]]
+    """The rows of ``--jsonl`` checkpoint files, in grid order (the last line of a point where it was run twice)."""
+    return BANDS["checkpoint_rows"](paths, grid())
 
 
 def write(rows, argv):
