@@ -69,7 +69,7 @@ def test_equivalence_latex_caption_says_level_and_side():
     # sd 100: the scores' range (about 400) exceeds the margin, which would otherwise draw its warning (s19)
     rows = [(a, t, s, float(rng.normal(0, 100))) for t in ("T1", "T2", "T3") for a in ("A", "B") for s in range(5)]
     df = pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
-    res = rlstats.equivalence(df, "score ~ agent | task/seed", margin=50, alternative="noninferior",
+    res = rlstats.equivalence(df, "score ~ agent | task/seed", margin=50, alternative="noninferior", control="B",
                               higher_is_better=False, rng=0, normalize=False)
     caption = res.to_latex().split("\\caption{", 1)[1].split("}\n", 1)[0]
     assert "90\\%" in caption

@@ -200,7 +200,7 @@ def test_asymmetric_bounds_by_two_noninferiority_tests_match_statsmodels():
     (0.444451 and 0.158678 here)."""
     weightstats = pytest.importorskip("statsmodels.stats.weightstats")
     df = _two(tasks=1, runs=8)
-    options = {"normalize": False, "aggregate": None, "alternative": "noninferior"}
+    options = {"normalize": False, "aggregate": None, "alternative": "noninferior", "control": "B"}
     low = rlstats.equivalence(df, "score ~ agent | task", margin=0.1, **options).tidy().iloc[0]
     high = rlstats.equivalence(df, "score ~ agent | task", margin=0.2, higher_is_better=False, **options).tidy().iloc[0]
     a, b = (df[df.agent == g].score.to_numpy() for g in "AB")
@@ -229,7 +229,8 @@ def test_noninferiority_figure_draws_one_side():
     one dashed line, and the label says so."""
     df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=6, effect=0.0, rng=4)
     for higher, edge in ((True, -5.0), (False, 5.0)):
-        res = rlstats.equivalence(df, "score ~ agent | task", margin=5, alternative="noninferior", normalize=False,
+        res = rlstats.equivalence(df, "score ~ agent | task", margin=5, alternative="noninferior",
+                                  control="agent_2", normalize=False,
                                   aggregate=None, higher_is_better=higher)
         ax = res.plot()
         dashed = [line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == "--"]
@@ -265,7 +266,8 @@ def test_noninferiority_report_says_not_shown_is_not_inferior():
     """The equivalence report ends "Not shown equivalent does not mean different: the interval may be too wide for
     the margin."; a non-inferiority report with "not shown non-inferior" rows said nothing of the kind."""
     df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=6, effect=0.0, rng=4)
-    res = rlstats.equivalence(df, "score ~ agent | task", margin=5, alternative="noninferior", normalize=False,
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=5, alternative="noninferior",
+                              control="agent_2", normalize=False,
                               aggregate=None)
     assert (res.tidy().conclusion == "not shown non-inferior").any()
     assert "Not shown non-inferior does not mean inferior" in res.report(format="text")

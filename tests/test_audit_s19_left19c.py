@@ -47,7 +47,7 @@ def test_equivalence_at_another_alpha_claims_no_measured_level():
     said "the across-tasks test, which holds its alpha there" and "no bound ... tried held alpha at 5 runs": a level
     of 0.1 never measured. Each level a note quotes is now the measured one, 0.05, named."""
     res = rlstats.equivalence(_capped_pair(), "score ~ agent | task", margin=5.0, aggregate="mean", alpha=0.1, rng=0,
-                              alternative="noninferior", progress=False)
+                              alternative="noninferior", control="B", progress=False)
     text = " ".join(res.notes)
     assert "the mean's bootstrap-t was not measured" in text and "per-task tests are withheld" in text
     assert not re.search(r"(holds|held) (its )?alpha(?! = 0\.05)", text), text

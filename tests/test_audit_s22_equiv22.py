@@ -42,7 +42,7 @@ def test_unequal_runs_quote_their_measured_size(drq_iris):
                          "with fewer")
     # non-inferiority quotes its own numbers; across='paired_t' was not measured, so only the per-task test is quoted
     res = rlstats.equivalence(drq_iris, FORMULA, margin=0.1, normalize="atari100k_reference", aggregate=None,
-                              alternative="noninferior", across="paired_t")
+                              alternative="noninferior", control="IRIS", across="paired_t")
     note, = [n for n in res.notes if n.startswith("runs differing in number")]
     assert ("the per-task test in up to 0.21 (skewed scores, 100 runs of agent_1 against 3 of agent_2) declared "
             "non-inferiority (capped scores: the per-task test up to 0.095 (3 runs of agent_1 against 100 of "

@@ -126,7 +126,8 @@ def test_the_noninferiority_label_keeps_its_inequality_on_one_line(tmp_path):
     import matplotlib.pyplot as plt
 
     df = rlstats.datasets.simulate(agents=2, tasks=4, seeds=6, effect=0.0, rng=4)
-    res = rlstats.equivalence(df, "score ~ agent | task", margin=5, alternative="noninferior", normalize=False,
+    res = rlstats.equivalence(df, "score ~ agent | task", margin=5, alternative="noninferior",
+                              control="agent_2", normalize=False,
                               aggregate=None)
     fig, ax = plt.subplots(figsize=(2.2, 2.6))          # a narrow panel of a paper's figure
     res.plot(ax=ax)

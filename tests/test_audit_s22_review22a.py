@@ -21,6 +21,7 @@ def _runs(counts, seed=0):
 
 
 def _unequal_note(frame, **options):
+    options = {"control": "B", **options}  # the pair (A, B): non-inferiority names its reference (audit s35)
     res = rlstats.equivalence(frame, FORMULA, margin=0.5, aggregate=None, normalize=False, **options)
     return [n for n in res.notes if n.startswith("runs differing in number")]
 

@@ -122,7 +122,8 @@ B = [0.6, 0.7, 0.8, 1.5, 1.4]  # SD 0.418: 5.3 times A's
 
 
 def _notes(frame, **options):
-    options = {"margin": 1.0, "alternative": "noninferior", "aggregate": None, "progress": False, **options}
+    options = {"margin": 1.0, "alternative": "noninferior",
+               "control": "B", "aggregate": None, "progress": False, **options}
     return [n for n in rlstats.equivalence(frame, "score ~ agent | task", **options).notes
             if "true spreads differ" in n]
 
@@ -188,10 +189,12 @@ def test_no_note_where_not_measured_above_alpha_or_not_declared():
     assert _notes(_frame(A, B), margin=0.01) == []  # nothing declared
     # unequal runs (5 vs 10, twice: non-inferiority's UNEQUAL_RATIO): the note of unequal runs, not this one
     res = rlstats.equivalence(_frame(A, B + B), "score ~ agent | task", margin=1.0, alternative="noninferior",
+                              control="B",
                               aggregate=None, progress=False)
     assert not [n for n in res.notes if "true spreads differ" in n]
     assert [n for n in res.notes if n.startswith("runs differing in number")]
     # the size notes of the equal-spread rows are not fed the rows of unlike spreads
     assert not [n for n in rlstats.equivalence(_frame(A, B), "score ~ agent | task", margin=1.0,
-                                               alternative="noninferior", aggregate=None, progress=False).notes
+                                               alternative="noninferior",
+                                               control="B", aggregate=None, progress=False).notes
                 if n.startswith("measured size at the margin")]

@@ -41,6 +41,7 @@ def test_note_reaches_every_false_declaration(spread):
         frame = pd.DataFrame({"agent": ["A"] * 5 + ["B"] * 5, "task": "t1",
                               "score": np.concatenate([y[0][k, 0], y[1][k, 0]])})
         shown.append(bool(rlstats.equivalence(frame, "score ~ agent | task", margin=margin, alternative="noninferior",
+                                              control="B",
                                               aggregate=None, progress=False).comparisons["shown"].iloc[0]))
         noted.append(len(_notes(frame, margin=margin)) == 1)
         ratio = y[0][k, 0].std(ddof=1) / y[1][k, 0].std(ddof=1)

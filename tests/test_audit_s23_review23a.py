@@ -109,6 +109,7 @@ def test_unlike_spreads_note_reaches_most_false_declarations():
         frame = pd.DataFrame({"agent": ["A"] * 5 + ["B"] * 5, "task": "t1",
                               "score": np.concatenate([y[0][k, 0], y[1][k, 0]])})
         result = rlstats.equivalence(frame, "score ~ agent | task", margin=margin, alternative="noninferior",
+                                     control="B",
                                      aggregate=None, progress=False)
         assert bool(result.comparisons["shown"].iloc[0])
         (note,) = [n for n in result.notes if "true spreads differ" in n]

@@ -45,7 +45,8 @@ def _equivalence_frame(runs, seed=0):
 
 
 def _spread_note(frame, **options):
-    options = {"margin": 0.5, "alternative": "noninferior", "aggregate": None, "progress": False, **options}
+    options = {"margin": 0.5, "alternative": "noninferior",
+               "control": "B", "aggregate": None, "progress": False, **options}
     return [n for n in rlstats.equivalence(frame, "score ~ agent | task", **options).notes
             if "true spreads differ" in n]
 
@@ -88,6 +89,7 @@ def test_size_note_names_only_the_task_counts_its_rows_have(monkeypatch):
                           for k, task in enumerate(tasks) for agent in ("A", "B") for seed in range(10)],
                          columns=["agent", "task", "seed", "score"])
     res = rlstats.equivalence(frame, "score ~ agent | task", margin=0.5, alternative="noninferior",
+                              control="B",
                               aggregate="mean", n_resamples=100, rng=0, progress=False, normalize=False)
     (note,) = [n for n in res.notes if n.startswith("measured size at the margin of the aggregate test")]
     assert "(mean over tasks)) at 5 tasks and 10 runs per agent: 0.100 (" in note

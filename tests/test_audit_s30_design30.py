@@ -41,7 +41,8 @@ B = [0.6, 0.7, 0.8, 1.5, 1.4]  # SD 0.418: 5.3 times A's
 def _unlike_note(names, **options):
     frame = pd.DataFrame([(agent, "t1", v) for agent, values in zip(names, (A, B)) for v in values],
                          columns=["agent", "task", "score"])
-    options = {"margin": 1.0, "alternative": "noninferior", "aggregate": None, "progress": False, **options}
+    options = {"margin": 1.0, "alternative": "noninferior",
+               "control": names[1], "aggregate": None, "progress": False, **options}
     (note,) = [n for n in rlstats.equivalence(frame, "score ~ agent | task", **options).notes
                if "true spreads differ" in n]
     return note

@@ -189,7 +189,7 @@ PATHS = {
     "equivalence_welch_mean": (_runs, lambda df, c, d: rlstats.equivalence(
         df, F, margin=0.5 * c, across="welch", aggregate="mean", n_resamples=200, rng=1)),
     "equivalence_noninferior": (_runs, lambda df, c, d: rlstats.equivalence(
-        df, F, margin=0.5 * c, alternative="noninferior", n_resamples=200, rng=1)),
+        df, F, margin=0.5 * c, alternative="noninferior", control="agent_3", n_resamples=200, rng=1)),
     "equivalence_paired_control": (_runs, lambda df, c, d: rlstats.equivalence(
         df, F, margin=0.5 * c, across="paired_t", control="agent_2", n_resamples=200, rng=1)),
     "bayes_signed_rank_control": (_runs, lambda df, c, d: rlstats.bayes(

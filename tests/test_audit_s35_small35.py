@@ -29,7 +29,6 @@ def _two_agents():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "score"])
 
 
-@pytest.mark.xfail(strict=True, reason='audit s35 small35: reproducer')
 def test_noninferiority_without_control_is_refused():
     """Before: delta = A - B was tested silently (A first in sort order), whatever A and B are."""
     df = _two_agents()
@@ -67,7 +66,6 @@ def test_noninferiority_against_a_published_table_needs_no_control():
     assert set(res.comparisons["agent_2"]) == {"published"}
 
 
-@pytest.mark.xfail(strict=True, reason='audit s35 small35: reproducer')
 def test_noninferiority_without_control_on_the_command_line(tmp_path):
     path = tmp_path / "runs.csv"
     _two_agents().to_csv(path, index=False)

@@ -740,6 +740,10 @@ OWN_OPTIONS = [
      ("control='nobody' is not an agent in column 'agent'", "agent_1")),
     ("equivalence", "control", 3, OptionError,  # a number names an agent since audit s30 opts30
      "control=3 is not an agent in column 'agent'; the agents are: 'agent_1', 'agent_2'"),
+    # audit s35 small35: non-inferiority is of an agent against a named reference, never the agents' sort order
+    ("equivalence", "alternative", "noninferior", OptionError,
+     ("alternative='noninferior' needs control=, the agent the others must not be worse than",
+      "the agents are: 'agent_1', 'agent_2'; pass control='agent_2' to test that agent_1 is not worse than agent_2")),
     ("equivalence", "published", TINY.groupby("task", as_index=False)["score"].mean(), OptionError,
      ("published= lacks columns 'mean', 'sd', 'n'", "rename its columns")),
     ("equivalence", "published", pd.DataFrame({"task": ["task_01", "task_02"], "mean": 1.0, "sd": 1.0, "n": 5}),

@@ -67,10 +67,24 @@ def test_numbers_equal_r_t_test(reference, across):
 
 def test_noninferiority_is_the_one_sided_test_of_worse(reference):
     df = r_data()
-    up = rlstats.equivalence(df, "score ~ agent | task", margin=MARGIN, alternative="noninferior", aggregate=None)
-    down = rlstats.equivalence(df, "score ~ agent | task", margin=MARGIN, alternative="noninferior",
-                               higher_is_better=False, aggregate=None)
+
+    class Pairs:  # R's pairs A-B, A-C, B-C in its order: A against the control B, then A and B against C
+        def __init__(self, **options):
+            options = {"margin": MARGIN, "alternative": "noninferior", "aggregate": None, **options}
+            b, c = (rlstats.equivalence(df, "score ~ agent | task", control=control, **options).tidy()
+                    for control in "BC")
+            self.table = pd.concat([b[b["agent_1"] == "A"], c], ignore_index=True)
+            self.text = str(rlstats.equivalence(df, "score ~ agent | task", control="C", **options))
+
+        def tidy(self):
+            return self.table
+
+        def __str__(self):
+            return self.text
+
+    up, down = Pairs(), Pairs(higher_is_better=False)
     want = reference[reference["scope"].isin(["task", "welch"])]
+    assert list(zip(up.tidy()["agent_1"], up.tidy()["agent_2"])) == list(zip(want["agent_1"], want["agent_2"]))
     np.testing.assert_allclose(up.tidy()["p_value"], want["p_lower"], rtol=1e-9)
     np.testing.assert_allclose(down.tidy()["p_value"], want["p_upper"], rtol=1e-9)
     assert (up.tidy()["shown"] == (up.tidy()["conf_low"] > -MARGIN)).all()
@@ -167,7 +181,7 @@ def test_bootstrap_t_decision_p_value_and_interval_agree(alternative, higher_is_
     # the reviewer's case (then at margin 1.2504262: conf_low above -margin while p = 0.0532 > 0.05 said "shown");
     # with the standard error scaled by sqrt(c / (c - 1)) (issue 40) the same data sit at the margin near 1.35
     df = rlstats.datasets.simulate(agents=2, tasks=6, seeds=5, effect=0.0, rng=0)
-    row = rlstats.equivalence(df, "score ~ agent | task", margin=1.35, alternative="noninferior", rng=0,
+    row = rlstats.equivalence(df, "score ~ agent | task", margin=1.35, alternative="noninferior", control="agent_2", rng=0,
                               n_resamples=300).tidy().query("scope == 'aggregate'").iloc[0]
     # (p = 18 / 301 from rng=0 until audit s33 bootstream33 keyed each cell's resamples by its task's name, 21 / 301
     # since: a random number near alpha, whose decision, p-value and interval must agree whatever the draws)
@@ -242,11 +256,11 @@ def test_margin_units_follow_the_designs_record_of_normalisation():
 def test_noninferiority_says_its_one_sided_rule():
     # issue 41 item 2 (review): no equivalence wording for non-inferiority, and no claim the margin was prespecified
     data = rlstats.datasets.simulate(agents=2, tasks=4, seeds=5, rng=0)
-    higher = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, alternative="noninferior",
+    higher = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, alternative="noninferior", control="agent_2",
                                  aggregate=None).report("text")
     assert "non-inferior when the 90% interval of its difference has its lower end above -0.5" in higher
     assert "lies within" not in higher
-    lower = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, alternative="noninferior",
+    lower = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, alternative="noninferior", control="agent_2",
                                 higher_is_better=False, aggregate=None).report("text")
     assert "its upper end below +0.5 (lower scores are better)" in lower
     tost = rlstats.equivalence(data, "score ~ agent | task", margin=0.5, aggregate=None).report("text")
@@ -286,7 +300,7 @@ def test_size_notes_quote_a_measured_miss(monkeypatch):
     # non-inferiority's miss is worded as such (issue 41 item 2, review)
     rows = ({**rows[0], "test": "noninferior"},)
     res = rlstats.equivalence(data, "score ~ agent | task", margin=1.0, across="paired_t", aggregate=None,
-                              alternative="noninferior")
+                              alternative="noninferior", control="agent_2")
     said = [n for n in res.notes if n.startswith("measured size")]
     assert len(said) == 1 and "its 'non-inferior' comes too easily" in said[0] and "'equivalent'" not in said[0]
 

@@ -150,6 +150,7 @@ def aggregate_declared(runs, sign, n_sim, seed=22, distribution="skewed", tasks=
         frame = pd.DataFrame(rows, columns=["agent", "task", "score"])
         for alternative in hits:
             res = rlstats.equivalence(frame, "score ~ agent | task", margin=margin, alternative=alternative,
+                                      control="a1",
                                       n_resamples=400, rng=k, normalize=False, progress=False)
             hits[alternative] += bool(res.comparisons.loc[res.comparisons["scope"] == "aggregate", "shown"].iloc[0])
     return {alternative: hit / n_sim for alternative, hit in hits.items()}

@@ -213,14 +213,16 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         that are fractions).
     alternative : {"equivalence", "noninferior"}
         ``"equivalence"``: -margin < delta < margin (TOST). ``"noninferior"``: agent_1 is not worse than agent_2 by
-        margin or more, delta > -margin (delta < margin with ``higher_is_better=False``), one one-sided test.
+        margin or more, delta > -margin (delta < margin with ``higher_is_better=False``), one one-sided test; it
+        needs ``control=`` (the reference, agent_2 of every pair) or ``published=``: the agents' order is no
+        reference (an OptionError).
     alpha : float
         Level of each one-sided test; the deciding interval is the (1 - 2 alpha) one (90% at 0.05).
     higher_is_better : bool
         Which side is "worse" for ``alternative="noninferior"``.
     control : str, int or float, optional
         Named as the data write it (an agent coded 9: 9 or "9"). Compare each other agent with this one
-        (agent - control); default every pair, in the agents' order.
+        (agent - control); default every pair, in the agents' order (TOST, which is symmetric, only).
     published : DataFrame, optional
         A published table of per-task numbers: the formula's task column plus ``mean``, ``sd`` (standard
         deviation over runs) and ``n`` (runs). Each agent of the data is then compared with it (pairs (agent,
@@ -393,6 +395,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         raise DesignError(f"equivalence compares agents task by task: write '{design.formula.text} | task'")
     if published is None and options.control is not None:  # the design's label: 9 and "9" name the agent 9
         options = dataclasses.replace(options, control=check_agent_named(design, "control", options.control))
+    if published is None and options.control is None and options.alternative == "noninferior":
+        raise _noninferior_without_control(design)
     # each bootstrap the aggregate makes: one per distinct set of tasks a pair shares (audit s31 equivplot31)
     passes = None if published is not None or options.aggregate is None else _passes(design, options.for_agents(
         design.agents))
@@ -408,6 +412,26 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         return _run_published(design, options, table, scale)
     with timed_bar(work, shows(work, options.progress), "equivalence"):
         return _cautioned(_run(design, options, rng, scale), design, normalize)
+
+
+def _noninferior_without_control(design):
+    """The OptionError of ``alternative="noninferior"`` without ``control=`` (audit s35 small35): non-inferiority is
+    of an agent against a named reference, and the pairs' order by default, the agents' sort order, made the question
+    depend on their names (A - B, "is A not worse than B", became B - A once A was renamed Z)."""
+    agents = list(design.agents)
+    agent = design.arm_word
+    said = f"the {plural(agent)} are: {', '.join(shown(a) for a in agents[:12])}" + (
+        f" and {len(agents) - 12} more" if len(agents) > 12 else "")
+    if len(agents) == 2:
+        first, second = agents
+        way = (f"pass control={shown(second)} to test that {first} is not worse than {second} by margin or more, or "
+               f"control={shown(first)} the other way round")
+    else:
+        way = (f"pass control= naming the reference, e.g. control={shown(agents[0])}, to test each other {agent} "
+               "against it")
+    return OptionError(f"alternative='noninferior' needs control=, the {agent} the others must not be worse than "
+                       f"(delta = {agent} - control): without it the pairs would follow the {plural(agent)}' "
+                       f"order, and renaming one would change the question; {said}; {way}")
 
 
 def _cautioned(result, design, normalize):

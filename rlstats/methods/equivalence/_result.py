@@ -248,10 +248,12 @@ class EquivalenceResult(Result):
         return Summary(self.method, self._header(), tables, self.notes, statistic_line=self._statistic_line(),
                        keys=keys, captions=captions, alpha=self._levels())
 
-    @staticmethod
-    def _delta():
-        """The difference tested, by the labels heading the pair's columns in every format."""
-        return f"{vocabulary.label('agent_1')} - {vocabulary.label('agent_2')}"
+    def _delta(self):
+        """The difference tested, by the labels heading the pair's columns in every format; the control named, the
+        2nd agent of every pair (audit s35 small35)."""
+        control = self.options.get("control")
+        named = "" if control is None else f", the control {fmt.names_shown([control])[0]}"
+        return f"{vocabulary.label('agent_1')} - {vocabulary.label('agent_2')}{named}"
 
     @staticmethod
     def _beyond_key(p_beyond, p_value):
