@@ -115,6 +115,7 @@ POWER_CASES = [  # (METHOD, the flags typed, how many suggestions)
     ("skillings_mack", ["--pvalue", "exact"], 1),
     ("skillings_mack", ["--adjustment", "nonsense"], 0),
     ("bootstrap", ["--metric", "median"], 1),
+    ("bootstrap", ["--metric", "nonsense"], 0),  # audit s35 small35: power's own metric= checked as power reads it
 ]
 
 #: what a refusal with no suggestion says instead (the reason nothing is suggested)
@@ -128,6 +129,7 @@ _NONE_SAID = {
     "power bootstrap --adjust holm": "nor does any method rlstats power simulates",
     "power bootstrap --alternative greater": "nor does any method rlstats power simulates",
     "power skillings_mack --adjustment nonsense": "-o adjustment=nonsense is not one of the allowed values",
+    "power bootstrap --metric nonsense": "metric 'nonsense' is not one of the built-in metrics",
 }
 
 

@@ -79,7 +79,6 @@ def test_noninferiority_without_control_on_the_command_line(tmp_path):
     assert status == 0 and "A - B" in out, err
 
 
-@pytest.mark.xfail(strict=True, reason='audit s35 small35: reproducer')
 def test_power_metric_flag_suggests_only_what_runs():
     """--metric nonsense was told "-o metric=nonsense", which power refuses in its turn; the refusal is said in its
     place, and a metric power takes is still suggested (and runs)."""
@@ -94,7 +93,6 @@ def test_power_metric_flag_suggests_only_what_runs():
     assert status == 0 and "bootstrap" in out, err
 
 
-@pytest.mark.xfail(strict=True, reason='audit s35 small35: reproducer')
 def test_compare_formula_flag_without_a_file_names_the_file():
     """argparse took the formula for FILE and said "required: formula"."""
     status, out, err = cli_run("compare", "--formula", "score ~ agent | task")

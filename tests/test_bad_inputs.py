@@ -3651,6 +3651,10 @@ USAGE_CASES = [  # (id, argv, phrase of argparse's last line)
     ("no subcommand", [], "the following arguments are required: command"),
     ("unknown subcommand", ["nosuch"], "invalid choice: 'nosuch'"),
     ("compare-no formula", ["compare", "runs.csv"], "the following arguments are required: formula"),
+    # audit s35 small35: the formula typed as a flag took FILE's place, and argparse named FORMULA missing
+    ("compare-formula as a flag, no file", ["compare", "--formula", F],
+     f"FILE is missing: rlstats compare FILE '{F}' (--formula is no flag of rlstats compare: FORMULA is the second "
+     "positional argument); see rlstats compare --help"),
     ("compare-format unknown", ["compare", "runs.csv", F, "--format", "xml"], "argument --format: invalid choice"),
     ("compare-seed text", ["compare", "runs.csv", F, "--seed", "x"], "argument --seed: invalid int value: 'x'"),
     ("demo-seed text", ["demo", "--seed", "x"], "argument --seed: invalid int value: 'x'"),

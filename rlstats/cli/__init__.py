@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import RlstatsError, RlstatsWarning
-from ._shared import (ANY_VALUE, FORMATS, UsageError, add_cost_flags, as_shown, check_figure_path, cost_options,
+from ._shared import (ANY_VALUE, FORMATS, CommandParser, UsageError, add_cost_flags, as_shown, check_figure_path,
+                      cost_options,
                       flag_table, held_labels, in_command_words, keyword_flag, keyword_names, make_output_folder,
                       name_columns, notes_beside_csv, parse_options, read_table, reference_file, refuse_unrecognized,
                       render, report_drawn_seed, rows_in_file, said, save_plot, takers_said, value_refused,
@@ -337,7 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .._version import __version__
 
     raw = argparse.RawDescriptionHelpFormatter  # keeps the example lines
-    parser = argparse.ArgumentParser(
+    # its commands' parsers are of its class: missing arguments said as typed (audit s35 small35)
+    parser: argparse.ArgumentParser = CommandParser(
         prog="rlstats", description="R-style formula statistics for RL evaluation.", formatter_class=raw,
         epilog=_examples("rlstats demo", _COMPARE_EXAMPLES[1], "rlstats COMMAND --help   # its options and examples"))
     parser.add_argument("--version", action="version", version=f"rlstats {__version__}")

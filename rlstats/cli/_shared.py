@@ -561,13 +561,17 @@ _NO_ROWS_COLUMNS = {"score": "float64", "agent": "object", "task": "object", "se
 _NO_ROWS_FORMULA = "score ~ agent | task/seed"
 
 
-def value_refused(method: str, name: str, typed: str | None) -> str | None:
+def value_refused(method: str, name: str, typed: str | None,
+                  called: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> str | None:
     """The library's refusal of ``name=`` with the value ``typed`` (as the command line reads it, :func:`parse_option`)
     by ``method``'s public function, in its words; None where it takes the value, takes no ``name=``, or where
     nothing is typed. The check is the function's own: called on a frame of no rows (with its contract's options
     beside, for those it needs: equivalence's margin=), it checks every option before it refuses the empty data
     (audit s34: ``-o alternative=greater`` was suggested to equivalence, which refuses that value). A refusal that
-    does not name ``name`` (another option's, or the data's) says nothing of this value: None."""
+    does not name ``name`` (another option's, or the data's) says nothing of this value: None. ``called``: the
+    keywords a caller gives the function for ``{name: value}``, checking them first (power's
+    :func:`rlstats.planning.options_called`: bootstrap's metric= is its metrics=; audit s35 small35), where
+    ``name`` need not be the function's own."""
     import inspect
 
     import pandas as pd
@@ -576,17 +580,23 @@ def value_refused(method: str, name: str, typed: str | None) -> str | None:
     from ..methods import DECLARATIONS, backend
 
     declared = DECLARATIONS.get(method)
-    if typed is None or declared is None or name not in inspect.signature(backend(method)).parameters:
+    if typed is None or declared is None or (called is None and
+                                             name not in inspect.signature(backend(method)).parameters):
         return None
     value = parse_option(f"{name}={typed}")[1]
     if name == "normalize" and isinstance(value, str) and (_reference_file(value) or value.endswith("_reference")):
         return None  # a file, or a published table: read (a download) only when the command runs
     empty = pd.DataFrame({column: pd.Series([], dtype=kind) for column, kind in _NO_ROWS_COLUMNS.items()})
-    options = {**{k: v for k, v in declared.contract[1].items() if k != name}, name: value, "progress": False}
+
+    def names_it(exc):  # the refusal is of this option
+        return re.search(rf"(?<![\w.]){re.escape(name)}\b", str(exc)) is not None
+
     try:
+        given = {name: value} if called is None else called({name: value})
+        options = {**{k: v for k, v in declared.contract[1].items() if k not in given}, **given, "progress": False}
         backend(method)(empty, _NO_ROWS_FORMULA, **options)
     except OptionError as exc:  # its command-line wording where it has one (a file, not a DataFrame)
-        return said(exc) if re.search(rf"(?<![\w.]){re.escape(name)}\b", str(exc)) else None
+        return said(exc) if names_it(exc) else None
     except (RlstatsError, TypeError, ValueError):  # the empty data refused, the options taken
         return None
     return None
@@ -629,10 +639,7 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     near, said = [], []
 
     def positional_said(name, value):  # FORMULA is the second positional argument: rlstats compare FILE '...'
-        place = ("first", "second", "third", "fourth")[positional.index(name)]
-        typed = value if value is not None else "score ~ agent | task" if name == "formula" else None
-        words = [shlex.quote(typed) if dest == name and typed is not None else dest.upper() for dest in positional]
-        return f"; {name.upper()} is the {place} positional argument: {parser.prog} {' '.join(words)}"
+        return f"; {positional_place(positional, name)}: {positional_call(parser, positional, {name: value})}"
 
     def hint_of(name, value):  # name=value as Python's call takes it (name= without a value)
         typed = None if value is None else value if re.fullmatch(r"[\w+-]+(?:\.[\w+-]+)*", value) else repr(value)
@@ -784,6 +791,82 @@ _CONSTANT = object()
 #: value says "without" it. Filled as :func:`rlstats.cli.build_parser` builds the parsers, which main() does before
 #: any message is said
 _BARE_FLAGS: dict[str, object] = {}
+
+
+_PLACES = ("first", "second", "third", "fourth")
+
+
+def positional_place(positional: Sequence[str], name: str) -> str:
+    """"FORMULA is the second positional argument": where ``name`` goes among ``positional``."""
+    return f"{name.upper()} is the {_PLACES[positional.index(name)]} positional argument"
+
+
+def positional_call(parser: argparse.ArgumentParser, positional: Sequence[str], typed: Mapping[str, str | None]) -> str:
+    """The command with its positional arguments in place, those typed (``typed``: name -> the value typed, None for
+    none) as typed, the others by name: ``rlstats compare FILE 'score ~ agent | task'`` (a formula not typed is said
+    by an example)."""
+    words = []
+    for dest in positional:
+        value = typed.get(dest)
+        value = value if value is not None else "score ~ agent | task" if dest == "formula" and dest in typed else None
+        words.append(dest.upper() if value is None else shlex.quote(value))
+    return f"{parser.prog} {' '.join(words)}"
+
+
+def missing_positional_said(parser: argparse.ArgumentParser, typed: Sequence[str], message: str) -> str | None:
+    """argparse's "the following arguments are required: formula" in the words typed (audit s35 small35): where a
+    positional argument was typed as a flag (``rlstats compare --formula '...'``), argparse took its value for the
+    positional argument before it (FILE) and named the wrong one missing. Those named by flags are read as given,
+    the bare words fill the others in their order, and the rest are said missing, with the command they complete;
+    None where no positional argument was typed as a flag (argparse's message is then right)."""
+    positional = positional_names(parser)
+    flagged: dict[str, tuple[str | None, bool]] = {}  # name -> (its value, typed as a word of its own)
+    for i, word in enumerate(typed):
+        if not word.startswith("--") or word == "--":
+            continue
+        given, equals, value = word[2:].partition("=")
+        name = given.replace("-", "_")
+        if name not in positional:
+            continue
+        following = typed[i + 1] if i + 1 < len(typed) else None
+        if equals:  # a word with a space argparse reads as a positional value (its rule for option-like words)
+            flagged[name] = (value, " " in word)
+        elif following is not None and not following.startswith("-"):
+            flagged[name] = (following, True)
+        else:
+            flagged[name] = (None, False)
+    if not flagged:
+        return None
+    required = message.partition(": ")[2].split(", ")
+    filled = len(positional) - len([name for name in required if name in positional])
+    bare = filled - sum(own for _, own in flagged.values())  # argparse's positional values that were bare words
+    missing = [name for name in positional if name not in flagged][max(bare, 0):]
+    missing += [name for name, (value, _) in flagged.items() if value is None]
+    if not missing:
+        return None
+    flags = [name for name in required if name not in positional]  # a required flag (read-logs' -o) still missing
+    said = " and ".join(name.upper() for name in [*missing, *flags])
+    asides = "; ".join(f"--{name.replace('_', '-')} is no flag of {parser.prog}: {positional_place(positional, name)}"
+                       for name in flagged)
+    call = positional_call(parser, positional, {name: value for name, (value, _) in flagged.items()})
+    return (f"{said} {'is' if len(missing) + len(flags) == 1 else 'are'} missing: {call} ({asides}); "
+            f"see {parser.prog} --help")
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser, the command line's and each command's, whose refusal of missing arguments reads the words
+    typed (:func:`missing_positional_said`; argparse keeps them nowhere, so :meth:`parse_known_args` does)."""
+
+    _typed: Sequence[str] = ()
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._typed = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("the following arguments are required: "):
+            message = missing_positional_said(self, self._typed, message) or message
+        super().error(message)
 
 
 def positional_names(parser: argparse.ArgumentParser) -> list[str]:

@@ -178,14 +178,19 @@ def _named_methods(args):
 
 def _power_judge(args):
     """The library's refusal of a value suggested for ``-o name=`` by a method the command simulates that takes
-    ``name=`` (:func:`rlstats.cli._shared.value_refused`): each such method is given it (audit s34)."""
-    from ..planning import options_taken
+    ``name=`` (:func:`rlstats.cli._shared.value_refused`): each such method is given it (audit s34) as power() gives
+    it, its rule's check first (audit s35 small35: bootstrap's metric=, which power() reads itself, went unchecked
+    and ``--metric nonsense`` was told ``-o metric=nonsense``)."""
+    import functools
+
+    from ..planning import options_called, options_taken
     from ._shared import value_refused
 
     methods = _named_methods(args)
 
     def judge(name, typed):
-        return next(filter(None, (value_refused(m, name, typed) for m in methods if name in options_taken(m))), None)
+        return next(filter(None, (value_refused(m, name, typed, functools.partial(options_called, m))
+                                  for m in methods if name in options_taken(m))), None)
 
     return judge
 

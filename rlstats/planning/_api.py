@@ -291,6 +291,17 @@ def _call_options(method, options, seeds, alpha):
     return {**options, "alpha": alpha} if call is None else call(options, seeds, alpha)
 
 
+def options_called(method, options, seeds=5, alpha=0.05):
+    """The keywords power() gives ``method``'s public function for ``options`` (those it takes and those power() reads
+    for it, bootstrap's metric=: metrics=[...]), after the rule's own check of them (an OptionError naming the option);
+    what the command line checks a value it would suggest against (audit s35 small35: ``power bootstrap --metric
+    nonsense`` was told ``-o metric=nonsense``, which power() refuses)."""
+    check = _hook(method, "check")
+    if check is not None:
+        check(dict(options))
+    return _call_options(method, dict(options), seeds, alpha)
+
+
 def _units(method, template):
     return template.n_tasks if _rule(method).per_task and template.has_blocks else 1
 
