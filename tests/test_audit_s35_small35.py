@@ -108,7 +108,6 @@ def test_compare_formula_flag_without_a_file_names_the_file():
     assert status == 2 and last.startswith("rlstats compare: error: FILE is missing"), last
 
 
-@pytest.mark.xfail(strict=True, reason='audit s35 small35: reproducer')
 def test_heat_map_legend_is_the_tables():
     import matplotlib
 
@@ -117,10 +116,13 @@ def test_heat_map_legend_is_the_tables():
     res = rlstats.task_table(df, "score ~ agent | task", n_resamples=200, rng=0, progress=False)
     assert res._marks_shown()
     ax = res.plot()
-    texts = " ".join(" ".join(t.get_text().split()) for t in [ax.title, *ax.texts])
-    sentence = " ".join(res.mark_sentence().split())
+    texts = " ".join(" ".join(t.get_text().split()) for t in [ax.title, ax.xaxis.label, *ax.texts])
+    sentence = " ".join(res.mark_sentence(best="outlined").split())
     assert sentence in texts, texts
     assert "95% confidence set" in sentence and "Holm" in sentence
+    # the table's legend is the same sentence, bold where the figure outlines
+    assert res.mark_sentence() == res.mark_sentence(best="outlined").replace("outlined", "bold")
+    assert res.mark_sentence() in res.caption()
 
 
 @pytest.mark.xfail(strict=True, reason='audit s35 small35: reproducer')

@@ -294,10 +294,11 @@ class TaskTableResult(Result):
         frame.index.name = "task"
         return frame
 
-    def mark_sentence(self) -> str:
+    def mark_sentence(self, best: str = "bold") -> str:
         """What the dagger means, in one sentence: of the agents the tests compared, naming those left out of them
         for want of runs (audit s34 marks34: IRIS, one run a game and the best IQM of four, was left out, yet the set
-        was said to be for "the agent with the best mean of the task")."""
+        was said to be for "the agent with the best mean of the task"). ``best``: how the best cell is drawn, "bold" in
+        the tables, "outlined" in the heat map, which shows this sentence too (audit s35 small35)."""
         task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s32 block32)
         agents = fmt.plural(agent)
         among, left_out = self._among(), self._left_out()
@@ -307,7 +308,7 @@ class TaskTableResult(Result):
                     f"one-sided with the {self.test_name} at alpha = {fmt.signif(self.alpha)}, unadjusted: not a "
                     f"confidence set){left_out}.")
         # no parenthesis around it all (audit s25 polish25: the key nested three deep and ended ".)")
-        return (f"{DAGGER}: possibly best: the bold and marked {agents} form a {fmt.signif(100 * (1 - self.alpha))}% "
+        return (f"{DAGGER}: possibly best: the {best} and marked {agents} form a {fmt.signif(100 * (1 - self.alpha))}% "
                 f"confidence set for {self._set_target(f'the best {agent} of the {task}', among=among)}{left_out}; "
                 f"every ordered pair of {agents} was tested one-sided with the {self.test_name}, "
                 f"{self.adjustment.capitalize()} over the k(k-1) pairs.")

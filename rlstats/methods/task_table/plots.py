@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ...plotting import axes_or_new
+from ...plotting import axes_or_new, fit_xlabel
 
 
 def scaled(result):
@@ -28,6 +28,7 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
     marked."""
     from matplotlib.patches import Rectangle
 
+    own = ax is None  # its own figure grows by the legend's lines below
     ax = axes_or_new(ax, (1.2 + 0.7 * len(result.agents), 0.8 + 0.25 * len(result.tasks)))
     relative = scaled(result)
     style = {"cmap": cmap, "aspect": "auto", "vmin": 0.0, "vmax": 1.0}
@@ -46,7 +47,13 @@ def plot_table(result, *, ax=None, cmap="Greys", **kwargs):
     marked = result._marks_shown()  # marks withheld for want of runs are not drawn, nor named in the title
     # two lines: the figure is as narrow as a column for a few agents
     worst, best = ("white", "black") if style["cmap"] == "Greys" else ("0", "1")  # no colour bar: say which is which
-    ax.set_title(f"{result._bold_label} per task: worst {worst}, best {best}\n(outlined"
-                 + ("; \u2020 possibly best" if marked else "; possibly-best marks withheld: too few runs")
+    ax.set_title(f"{result._bold_label} per task: worst {worst}, best {best}\n(outlined: the best"
+                 + ("" if marked else "; possibly-best marks withheld: too few runs")
                  + ("; hatched: no runs)" if len(empty) else ")"), fontsize=9)
+    if marked:  # what the dagger means, as the table's legend says it (audit s35 small35: "possibly best" alone)
+        ax.set_xlabel(result.mark_sentence(best="outlined"), fontsize=7, loc="left")
+        fit_xlabel(ax, 0.95)
+        if own:  # each 7-pt line of it 0.125 in, so that the cells keep their height
+            width, height = ax.figure.get_size_inches()
+            ax.figure.set_size_inches(width, height + 0.125 * (ax.xaxis.label.get_text().count("\n") + 1) + 0.05)
     return ax
