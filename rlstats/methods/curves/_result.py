@@ -258,6 +258,21 @@ class CurvesResult(Result):
             out.append(((a, b), "; ".join(parts + ([withheld] if withheld else []))))
         return out
 
+    def _tasks_said(self):
+        """", on the one task, Pong" where the curves are of one task (by the data or by na_action="drop"), ", over
+        the 3 tasks every agent ran (Acrobot-v1 dropped)" where tasks were dropped, "" otherwise (averaged over the
+        data's tasks, as the notes say): the figures' titles, and the print's and summary's line and table of the last
+        step (audit s35 small35: those did not name the one task)."""
+        task = self._block_word
+        if not self.dropped_tasks:
+            return f", {fmt.over_tasks(self.tasks, word=task)}" if len(self.tasks) == 1 else ""
+        dropped = f" ({fmt.listed(fmt.names_shown(self.dropped_tasks), limit=3)} dropped)"
+        if len(self.tasks) == 1:
+            return f", {fmt.over_tasks(self.tasks, word=task)}{dropped}"
+        kept = (fmt.listed(fmt.names_shown(self.tasks)) if len(self.tasks) <= 3 else
+                f"the {fmt.count(len(self.tasks), task)} every {self._arm_word} ran")
+        return f", over {kept}{dropped}"
+
     def _statistic_line(self):
         return (f"steps = {fmt.integer(self.steps.size)} ({fmt.format_step(self.steps[0])} to "
                 f"{fmt.format_step(self.steps[-1])}), "
@@ -265,7 +280,8 @@ class CurvesResult(Result):
 
     def _extra_lines(self):
         last = self.steps.size - 1
-        lines = [f"{self.label} at the last step ({fmt.format_step(self.steps[last])}), with the simultaneous band:"]
+        lines = [f"{self.label} at the last step ({fmt.format_step(self.steps[last])}){self._tasks_said()}, with the "
+                 "simultaneous band:"]
         for j, agent in enumerate(self.agents):
             if np.isnan(self.estimates[j, last]):  # audit s15: "NaN (NaN to NaN)"
                 # a built-in statistic is missing only where a task has no run of the agent logged (the notes say
@@ -305,7 +321,7 @@ class CurvesResult(Result):
 
     def _summary_tables(self):
         last = self.tidy().groupby("agent", sort=False).tail(1).reset_index(drop=True)
-        tables = {f"{self.label} at the last step": last}
+        tables = {f"{self.label} at the last step{self._tasks_said()}": last}
         if self.pairs:
             rows = []
             for i, ((a, b), sentence) in enumerate(self._verdicts()):

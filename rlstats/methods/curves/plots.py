@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError, agent_named
-from ...format import count, format_step, listed, names_shown, over_tasks
+from ...format import count, format_step
 from ...plotting import axes_or_new, break_to_width, palette
 from ...plotting import legend_above as _legend_above
 
@@ -92,7 +92,7 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     _step_axis(ax, result, result.steps)
     # the tasks the curves are of, where a reader could take them for all the data's (audit s34 marks34: SB3's
     # curves after na_action="drop" were of CartPole-v1 alone and the figure named no task)
-    tasks = _tasks_said(result)
+    tasks = result._tasks_said()
     title = (f"{result.label} per step{tasks}" if band == "none" else
              f"{result.label} per step{tasks}, {level} {band} bands")
     measured = dict(result.measured_coverage).get(band)
@@ -108,21 +108,6 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     if legend is not None:  # its line of withheld bands names agents: as long as their names (audit s22: 8.7 in)
         break_to_width(legend.get_title(), ax.figure, 0.8)
     return ax
-
-
-def _tasks_said(result):
-    """", on the one task, Pong" where the curves are of one task (by the data or by na_action="drop"), ", over
-    the 3 tasks every agent ran (Acrobot-v1 dropped)" where tasks were dropped, "" otherwise (averaged over the data's
-    tasks, as the notes say)."""
-    task = result._block_word
-    if not result.dropped_tasks:
-        return f", {over_tasks(result.tasks, word=task)}" if len(result.tasks) == 1 else ""
-    dropped = f" ({listed(names_shown(result.dropped_tasks), limit=3)} dropped)"
-    if len(result.tasks) == 1:
-        return f", {over_tasks(result.tasks, word=task)}{dropped}"
-    kept = (listed(names_shown(result.tasks)) if len(result.tasks) <= 3 else
-            f"the {count(len(result.tasks), task)} every {result._arm_word} ran")
-    return f", over {kept}{dropped}"
 
 
 def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
@@ -158,7 +143,7 @@ def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):
     withheld = result._withheld_words(result._pair_index(a, b)[0])
     # "comparison withheld at ...", "not compared at ..." (a curve missing there)
     title = None if withheld is None else f"comparison {withheld}" if withheld.startswith("withheld") else withheld
-    tasks = _tasks_said(result)[2:]  # of one task, or of the tasks left (audit s34 marks34)
+    tasks = result._tasks_said()[2:]  # of one task, or of the tasks left (audit s34 marks34)
     title = "\n".join(part for part in (tasks, title) if part) or None
     legend = _legend_above(ax, title)
     if legend is not None and title is not None:
