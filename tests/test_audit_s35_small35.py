@@ -91,6 +91,12 @@ def test_power_metric_flag_suggests_only_what_runs():
     small = ["--n-sim", "2", "--seeds", "4", "--tasks", "2", "--seed", "0", "--no-progress"]
     status, out, err = cli_run("power", "bootstrap", "-o", "metric=median", *small)
     assert status == 0 and "bootstrap" in out, err
+    # power()'s own check of the method's options is read too; a value whose call depends on the seeds (AdaStop's K)
+    # is judged on the method's options alone, as before
+    status, out, err = cli_run("power", "bootstrap", "--rliable-compat", "True")
+    assert "power() cannot plan -o rliable_compat=True" in err and "did you mean" not in err, err
+    status, out, err = cli_run("power", "adastop", "--K", "2")
+    assert "(did you mean -o K=2?)" in err, err
 
 
 def test_compare_formula_flag_without_a_file_names_the_file():

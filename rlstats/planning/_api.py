@@ -292,13 +292,17 @@ def _call_options(method, options, seeds, alpha):
 
 
 def options_called(method, options, seeds=5, alpha=0.05):
-    """The keywords power() gives ``method``'s public function for ``options`` (those it takes and those power() reads
-    for it, bootstrap's metric=: metrics=[...]), after the rule's own check of them (an OptionError naming the option);
-    what the command line checks a value it would suggest against (audit s35 small35: ``power bootstrap --metric
-    nonsense`` was told ``-o metric=nonsense``, which power() refuses)."""
+    """The keywords power() gives ``method``'s public function for ``options``, after the rule's own check of them (an
+    OptionError naming the option): those it takes as given, and with an option power() reads for it (bootstrap's
+    metric=) the rule's call at ``seeds`` (metrics=[...]); what the command line checks a value it would suggest
+    against (audit s35 small35: ``power bootstrap --metric nonsense`` was told ``-o metric=nonsense``, which power()
+    refuses). Only there the call: its keywords depend on the seeds (AdaStop's n and K), which a suggestion leaves
+    open."""
     check = _hook(method, "check")
     if check is not None:
         check(dict(options))
+    if not set(options) & set(_rule(method).extra_options):
+        return dict(options)
     return _call_options(method, dict(options), seeds, alpha)
 
 
