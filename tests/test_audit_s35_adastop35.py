@@ -43,7 +43,6 @@ def across(notes):
     return [n for n in notes if COPIED_ACROSS in n]
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35: adastop builds with note_copies=False and says only its batch check")
 def test_adastop_says_runs_copied_across_tasks():
     """Every run fed (the agents tie: both tests run to K = 2): the note is the front door's, as build says it."""
     df = frame()
@@ -69,7 +68,6 @@ def test_adastop_says_a_copy_of_the_runs_it_fed_only():
     assert len(across(rlstats.build(df, FORMULA).notes)) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35: adastop builds with note_copies=False and says only its batch check")
 def test_adastop_says_runs_copied_within_a_cell_off_its_batches():
     """3 of X's runs of batch 2 on a repeat scores of its batch 1 (no whole batch repeated, which the batch check
     reads): the front door's note on runs copied within a cell says it."""
@@ -96,7 +94,6 @@ def test_a_repeated_batch_is_said_once():
     assert not any(COPIED_RUNS in n for n in res.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35: adastop builds with note_copies=False and says only its batch check")
 def test_cli_compare_method_adastop_says_it(tmp_path):
     path = tmp_path / "runs.csv"
     frame().to_csv(path, index=False)
@@ -107,7 +104,6 @@ def test_cli_compare_method_adastop_says_it(tmp_path):
     assert "10 of X's 10 runs on a repeat exactly the scores of 10 of its 10 runs on b (10 scores shared)" in text
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35: adastop builds with note_copies=False and says only its batch check")
 def test_mujoco_adastop_halfcheetah_copy(mirror):
     """The trial's call: HalfCheetah's test fed PPO's batch 1 (5 runs), which repeat 5 scores of PPO's Hopper runs
     (10 of its 30 fed, Hopper's batch 3 repeating its batch 1); the Hopper batches said once, by the batch check."""
