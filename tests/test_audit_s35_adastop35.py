@@ -118,3 +118,51 @@ def test_mujoco_adastop_halfcheetah_copy(mirror):
         f"{REPEATED_RUNS} (the same 5 scores in any order; a batch should hold new runs): hopper: DDPG, PPO, SAC at "
         "interims 3 (= 1) and 4 (= 2)"]
     assert not any(COPIED_RUNS in n for n in res.notes)
+
+
+# ---------------------------------------------------------------------------
+# 2. A comparison not rejected is no equality (audit s35: "equal" 99 times in the demo's print)
+# ---------------------------------------------------------------------------
+
+def _words(text):
+    return " ".join(text.split())
+
+
+def test_a_comparison_not_rejected_is_said_no_difference_found():
+    """The decisions table keeps the paper's value 'equal' (code ported from its implementation filters on it); the
+    print, summary, LaTeX, report and plots say "no difference found" and never call the agents equal."""
+    res = adastop(frame())
+    assert res.decisions["decision"].tolist() == ["equal", "equal"] and res.glance()["n_equal"].item() == 2
+    text = str(res)
+    lines = text.splitlines()
+    assert lines[4].startswith("rejected = 0, no difference found = 2, undecided = 0 (of 2 comparisons)")
+    rows = [line.split() for line in lines if line.startswith("  a ") or line.startswith("  b ")][:2]
+    assert [row[:6] for row in rows] == [["a", "X", "Y", "no", "difference", "found"],
+                                         ["b", "X", "Y", "no", "difference", "found"]]
+    legend = ("no difference found: not shown to differ at this level, which does not show them equal (the value "
+              "'equal' in the decisions table, the AdaStop paper's name)")
+    assert legend in _words(text)
+    # "equal" nowhere else in the print but the notes (the copied-runs note's "equal scores tie")
+    body = _words(text.split("\nNote:")[0]).replace(legend, "")
+    assert "equal" not in body
+    summary = res.summary()
+    assert set(summary.tables["Decisions"]["decision"]) == {"no difference found"}
+    assert "equal" not in set(summary.tables["Statistic |mean difference| and boundaries per interim"]["decision"])
+    said = [part for part in _words(res.report()).split("decisions: ")[1:]]
+    assert len(said) == 2 and all(part.startswith("not shown to differ at interim 2 with 10 and 10 runs") and
+                                  "equal" not in part.split(". ")[0] for part in said)
+    assert res.decision_matrix(task="a").loc["X", "Y"] == "ns"
+
+
+def test_the_plots_say_no_difference_found():
+    import matplotlib.pyplot as plt
+
+    res = adastop(frame())
+    ax = res.plot(kind="boundaries", task="a")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "no difference found" in labels and not any("equal" in label for label in labels)
+    plt.close(ax.figure)
+    ax = res.plot(kind="decisions", task="a")
+    assert "ns: no difference found" in _words(ax.get_title()) and "=" not in ax.get_title()
+    assert [t.get_text() for t in ax.texts] == ["ns", "ns"]
+    plt.close(ax.figure)

@@ -57,7 +57,7 @@ from ...progress import progress_bar
 from ...resampling import agent_seed_sequence, canonical_order, child_generator, seed_sequence
 from ...statistics import noise_free
 from . import _kernels as kernels
-from ._backend import REPEATED_RUNS, cost
+from ._backend import NO_DIFFERENCE, REPEATED_RUNS, cost
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K, MAX_N
 from ..._typing import Data, EvalEnv, FormulaLike, Label, NaAction, Permutations, Seed
@@ -1040,7 +1040,10 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     whose comparisons are all decided stop.  Decisions are ``larger``,
     ``smaller`` (agent_1 versus agent_2, from the sign of the mean
     difference), ``equal`` (not rejected at the last interim, or accepted
-    early when ``beta > 0``) or ``continue``.
+    early when ``beta > 0``) or ``continue``.  ``equal`` is the paper's
+    name, kept as the value for code ported from its implementation; it
+    shows no equality, and print, summary and report say "no difference
+    found".
 
     Parameters
     ----------
@@ -1591,7 +1594,7 @@ def _unreachable_notes(design, runs):
 
 
 def _no_level_notes(design, runs, advice=None):
-    """A note naming the tasks whose AdaStop spends no level (its 'equal' decisions there are no test); ``design``
+    """A note naming the tasks whose AdaStop spends no level (its decisions 'equal' there are no test); ``design``
     None for the one test of the incremental AdaStop, whose ``advice`` is a new test's n or K. The way on is the
     never-reject warning's (:func:`_powerless_way`, one that works: audit s31 bfix31, where it said "add runs" at
     n = 3, K = 1 and 5 paths, whose fix is n_resamples= with a larger n or K).
@@ -1614,8 +1617,8 @@ def _no_level_notes(design, runs, advice=None):
     holm = (" (Holm's alpha / c of each of the c comparisons)"
             if any(run.test.holm and len(run.test.pairs) > 1 for run in runs) else "")
     return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level{holm} can be spent on the "
-            f"permutation grid, so its decisions{' there' if blocked else ''} are 'equal' or 'continue' whatever the "
-            f"scores; {advice}"]
+            f"permutation grid, so its decisions{' there' if blocked else ''} are '{NO_DIFFERENCE}' or 'continue' "
+            f"whatever the scores; {advice}"]
 
 
 def _calibration_notes(test, runs, options):
@@ -1801,7 +1804,8 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
         a, b = pairs[run.pair_ids[h["comparison"]]]
         k, scale = h["interim"], h["interim"] * run.schedule.n
         where = (f" on {run.name}" if blocked else "") + (f" at interim {k}" if sequential else "")
-        parts.append(f"{agents[a]} vs {agents[b]}{where}, {kernels.DECISION_NAMES[h['decision']]}: |mean difference| "
+        decision = kernels.DECISION_NAMES[h["decision"]].replace("equal", NO_DIFFERENCE)
+        parts.append(f"{agents[a]} vs {agents[b]}{where}, {decision}: |mean difference| "
                      f"{fmt.signif(h['statistic'] / scale, 5)} against a boundary of "
                      f"{fmt.signif(boundary / scale, 5)}, Monte Carlo SE {fmt.signif(se / scale, 2)} "
                      f"({run.schedule.n_paths[k - 1]:,} random paths)")
