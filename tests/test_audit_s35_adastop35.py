@@ -172,7 +172,6 @@ def test_the_plots_say_no_difference_found():
 # 3. The note's way on, as the function called takes it
 # ---------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="audit s35: kept_by offers subset= to a back end's own function, which takes none")
 def test_the_way_on_is_the_function_called_own():
     """rlstats.adastop (as bootstrap, mixed, ...) takes no subset=: the note's way on selects the rows first with a
     boolean mask, as build's does; compare's, which takes subset=, keeps it."""
