@@ -324,10 +324,10 @@ class Design:
             seeds=None if self.seeds is None else self.seeds[rows],
             extra={k: v[rows] for k, v in self.extra.items()})._restated_notes(rows.size < self.nobs)
 
-    def select_rows(self, rows: ArrayLike) -> Design:
+    def _select_rows(self, rows: ArrayLike) -> Design:
         """A copy holding only ``rows`` (positions into its arrays, increasing): the runs a back end analysed of those
         it was given (AdaStop's batches fed, for :func:`copied_runs_note`), every agent and task kept, the cells'
-        counts and runs recounted."""
+        counts and runs recounted. Internal: ``rows`` unchecked (a back end's own positions, sorted)."""
         rows = np.asarray(rows, dtype=np.intp)
         k = self.n_agents
         cell = self.task[rows].astype(np.intp) * k + self.agent[rows]

@@ -183,3 +183,27 @@ def test_the_way_on_is_the_function_called_own():
     assert said.endswith("to rlstats.bootstrap)")
     (said,) = across(rlstats.compare(df, FORMULA, method="task_table").notes)
     assert said.endswith("(subset=\"~(agent == 'X' & task == 'a')\")")
+
+
+def test_select_rows_recounts_cells_and_runs():
+    """The Design of the runs fed (AdaStop's batches 1 of task b): counts and run indices recounted, the rest kept."""
+    design = rlstats.build(frame(), FORMULA, extra_columns=("batch",))
+    rows = np.flatnonzero((design.task == 0) | (design.extra["batch"] == 1))
+    fed = design._select_rows(rows)
+    assert fed.counts.tolist() == [[10, 10], [5, 5]] and fed.nobs == 30
+    assert fed.run.tolist() == list(range(10)) * 2 + list(range(5)) * 2
+    assert np.array_equal(fed.y, design.y[rows]) and np.array_equal(fed.row_position, design.row_position[rows])
+    assert fed.agents == design.agents and fed.tasks == design.tasks
+
+
+def test_a_repeated_batch_is_a_copy_the_front_door_would_say():
+    """What said_within= leaves to the batch check: the front door's note on the same runs (5 of X's 10 on a)."""
+    from rlstats.design import copied_runs_note
+
+    df = frame(copied=())
+    first = ((df.task == "a") & (df.agent == "X") & (df.batch == 1)).to_numpy()
+    df.loc[((df.task == "a") & (df.agent == "X") & (df.batch == 2)).to_numpy(), "score"] = df.loc[first, "score"].to_numpy()
+    design = rlstats.build(df, FORMULA, note_copies=False)
+    (said,) = copied_runs_note(design, df)
+    assert said.startswith("5 runs repeat another run's score exactly within 1 agent x task cell (a: X 5 of 10)")
+    assert copied_runs_note(design, df, said_within=[0]) == []  # task a (0) x agent X (0)
