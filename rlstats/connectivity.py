@@ -178,7 +178,8 @@ def method_called() -> str | None:
 def kept_by(condition: str) -> tuple[str, str]:
     """(Python, command line): how the function or command a user called keeps the rows ``condition`` (in the
     grammar of :mod:`rlstats.conditions`) selects: ``subset="..."`` where it takes one (compare, curves), the rows
-    selected first with a boolean mask where it does not (:data:`WITHOUT_SUBSET`; power's pilot: never text
+    selected first with a boolean mask where it does not (:data:`WITHOUT_SUBSET`, a back end's own function but
+    curves': :func:`_own_without_subset`; power's pilot: never text
     handed to an evaluator outside that grammar), and ``-o "subset=..."`` on the command line (compare's, which its
     --summarize reads before the summary). Audit s28: summarize_runs was told to pass subset=, which it does not take;
     review s28: so was build."""
@@ -188,7 +189,23 @@ def kept_by(condition: str) -> tuple[str, str]:
         return _masked(condition, "design=pilot"), "a pilot file filtered first"
     if called in WITHOUT_SUBSET:
         return f"{_masked(condition)} to {ENTRIES[called][0]}", said
+    own = _own_without_subset()
+    if own is not None:  # audit s35: rlstats.adastop's (and bootstrap's) note on copied runs offered subset=
+        return f"{_masked(condition)} to {own}", said
     return f"subset={condition!r}", said
+
+
+def _own_without_subset() -> str | None:
+    """``rlstats.<name>`` where the function the user called is a back end's own and takes no ``subset=`` (adastop,
+    bootstrap, mixed, ...; curves takes one), else None (compare, the command line: through compare)."""
+    import inspect
+
+    from .methods import METHODS, load
+
+    method = method_called()
+    if method is None or "subset" in inspect.signature(load(METHODS[method])).parameters:
+        return None
+    return f"rlstats.{ENTRY.get()}"
 
 
 #: The column read_logs tells apart the attempts of a run started again from its first step in the same folder

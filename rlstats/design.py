@@ -324,6 +324,21 @@ class Design:
             seeds=None if self.seeds is None else self.seeds[rows],
             extra={k: v[rows] for k, v in self.extra.items()})._restated_notes(rows.size < self.nobs)
 
+    def _select_rows(self, rows: ArrayLike) -> Design:
+        """A copy holding only ``rows`` (positions into its arrays, increasing): the runs a back end analysed of those
+        it was given (AdaStop's batches fed, for :func:`copied_runs_note`), every agent and task kept, the cells'
+        counts and runs recounted. Internal: ``rows`` unchecked (a back end's own positions, sorted)."""
+        rows = np.asarray(rows, dtype=np.intp)
+        k = self.n_agents
+        cell = self.task[rows].astype(np.intp) * k + self.agent[rows]
+        counts = np.bincount(cell, minlength=self.n_tasks * k)
+        run = (np.arange(rows.size) - (np.cumsum(counts) - counts)[cell]).astype(CODE)  # rows sorted by cell
+        return dataclasses.replace(
+            self, y=self.y[rows], agent=self.agent[rows], task=self.task[rows], run=run,
+            counts=counts.reshape(self.n_tasks, k), row_position=self.row_position[rows],
+            seeds=None if self.seeds is None else self.seeds[rows],
+            extra={key: v[rows] for key, v in self.extra.items()})._restated_notes(rows.size < self.nobs)
+
     @property
     def analysed_note_keys(self) -> pd.DataFrame | None:
         """The distinct values of the inherited notes' key columns among the rows this Design analyses (those of
@@ -2162,7 +2177,7 @@ def _shared_said(shared: int, runs_first: int, runs_second: int) -> str:
 COPIED_CELLS_SHOWN = 6
 
 
-def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[str]:
+def copied_runs_note(design: Design, given: pd.DataFrame | None = None, said_within: Sequence[int] = ()) -> list[str]:
     """[a note] where runs of a cell repeat other runs' scores exactly and such repeats are improbable by chance at the
     scores' resolution (:func:`rlstats.statistics.copied_runs`: a file read twice, a batch saved again), and one
     sentence per pair of agent x task cells of different tasks whose runs share scores so improbably (a column copied
@@ -2170,8 +2185,10 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
     repeat each other so improbably taken together, though no agent's pair of cells is alone (a task's file read
     twice under two names: each agent's cells there hold only a few runs); [] where there is none.
 
-    The one home of that check for every back end (the front door's :func:`build` adds it to the notes; AdaStop's
-    notes and its batch check name the interims a copy came in).  The scores judged are the response column as
+    The one home of that check for every back end (the front door's :func:`build` adds it to the notes; AdaStop says
+    it of the runs it fed, and ``said_within``, cells as ``task * n_agents + agent`` codes, leaves out of the sentence
+    on runs copied within cells those whose repeated batches its batch check names by interim, audit s35).  The
+    scores judged are the response column as
     ``given`` (before ``normalize=`` and the formula's expression, which leave equal scores equal and would hide their
     decimal step) at the rows analysed, else the Design's response; the runs are analysed as given (a note, not an
     error: distinct runs can score alike).
@@ -2189,6 +2206,8 @@ def copied_runs_note(design: Design, given: pd.DataFrame | None = None) -> list[
         np.arange(design.n_tasks * n_agents) // n_agents, across_blocks=True,
         agent=np.arange(design.n_tasks * n_agents) % n_agents)
     tasks = across.tasks  # an agent's pair of cells of two tasks noted jointly: in tasks, not in across
+    said = np.asarray(said_within, dtype=np.intp)
+    copies[said], chance[said] = 0, np.nan  # said by the caller (AdaStop's repeated batches, by interim)
     return (_copied_within_note(design, copies, chance) + _copied_across_notes(design, across, given)
             + _copied_tasks_notes(design, tasks, given) + _copied_agents_notes(design, across.same_block, given))
 

@@ -121,7 +121,7 @@ def test_the_note_names_close_decisions_and_the_resamples_that_resolve_them():
     close = _flagged(res.history)
     assert len(close) == 1 and tuple(close[["agent_1", "agent_2"]].iloc[0]) == ("agent_2", "agent_3")
     note = [n for n in res.notes if n.startswith("Monte Carlo error")]
-    assert len(note) == 1 and "agent_2 vs agent_3, equal" in note[0] and "agent_1 vs" not in note[0]
+    assert len(note) == 1 and "agent_2 vs agent_3, no difference found" in note[0] and "agent_1 vs" not in note[0]
     row = close.iloc[0]
     need = 2000 * (MC_FLAG_SE * row["boundary_mc_se"] / abs(row["boundary"] - row["statistic"])) ** 2
     step = 10 ** (int(math.log10(need)) - 1)

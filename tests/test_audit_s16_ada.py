@@ -46,7 +46,9 @@ def test_latex_captions_say_what_the_numbers_are():
     decisions = captions["Decisions"]
     # (audit s26: the pair said as "the first agent" and "the second", as the headers are)
     assert ("decision: the first agent against the second (larger or smaller: their score distributions differ, the "
-            "first agent's mean above or below; equal: not shown to differ at this level; continue: undecided)"
+            "first agent's mean above or below; no difference found: not shown to differ at this level, which does not "
+            "show them equal (the value `equal' in the decisions table, the AdaStop paper's name); continue: "
+            "undecided)"
             ) in decisions
     assert "estimate: mean of the first agent minus mean of the second" in decisions
     assert "boundary: the rejection boundary of \\textbar{}estimate\\textbar{}" in decisions

@@ -54,7 +54,7 @@ def test_the_header_says_what_holm_spends():
         warnings.simplefilter("ignore")
         result = rlstats.adastop(_three(), "score ~ agent", n=5, K=2, n_resamples=200, rng=0, progress=False)
     line = str(result).splitlines()[4]
-    assert line == ("rejected = 2, equal = 1, undecided = 0 (of 3 comparisons), level per comparison = alpha / c, c "
+    assert line == ("rejected = 2, no difference found = 1, undecided = 0 (of 3 comparisons), level per comparison = alpha / c, c "
                     "not yet rejected (Holm's step-down): 0.01294 each at c = 3, 0.03881 in all (alpha = 0.05)"), line
     assert "schedule's level" not in str(result)
     assert "0.01294 each at c = 3, 0.03881 in all" in result._prose()
@@ -246,7 +246,7 @@ def test_the_header_of_tasks_one_done_one_going():
     result = adastop_(pd.DataFrame(rows), formula="score ~ agent | task", n=5, K=4, n_resamples=200, rng=0,
                       progress=False)
     assert result._statistic_line() == (
-        "rejected = 3, equal = 0, undecided = 3 (of 6 comparisons), level per comparison = alpha / c, c not yet "
+        "rejected = 3, no difference found = 0, undecided = 3 (of 6 comparisons), level per comparison = alpha / c, c not yet "
         "rejected (Holm's step-down): 0.015 each at c = 3, 0.045 in all (alpha = 0.05), of which 0.01 per undecided "
         "comparison spent by interim 3 at c = 3")
 

@@ -418,8 +418,8 @@ def test_adastop_withholds_per_pair_where_an_agent_has_one_run():
     assert "A vs B withheld: A has 1 run on this task" in res.report()
     # B and C alone on task_01 at n = 1 (one path per interim): no level to spend, and the notes say so
     assert ("AdaStop cannot reject on 1 task (task_01): with its runs per interim and interims no level can be spent "
-            "on the permutation grid, so its decisions there are 'equal' or 'continue' whatever the scores; use a larger n "
-            "or K (the paper advises n * K >= 30)") in res.notes  # the never-reject warning's way on (audit s31)
+            "on the permutation grid, so its decisions there are 'no difference found' or 'continue' whatever the "
+            "scores; use a larger n or K (the paper advises n * K >= 30)") in res.notes  # the never-reject warning's way on (audit s31)
     # B against C on task_01 is the test of B and C alone there (joint relabelling of two agents: exact)
     alone = rlstats.adastop(df[(df.task == "task_01") & (df.agent != "A")], "score ~ agent | task", n=1, K=5,
                             n_resamples=500, rng=0, permutations="joint").tidy().iloc[0]

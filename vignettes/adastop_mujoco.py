@@ -192,13 +192,14 @@ print(f"rejections in opposite directions: {int(reversed_.sum())}; rejected by o
 # ran out (the paper's scheme calls DDPG and PPO different from TRPO there
 # after 25 runs).  On Hopper, DDPG against TRPO after 30 runs sits on its
 # last boundary: for this seed the default calls it "smaller" and the
-# paper's scheme "equal", and the result's note names it as within Monte
-# Carlo error (section 4).
+# paper's scheme finds no difference (its decision value "equal", the
+# paper's name for not rejecting), and the result's note names it as within
+# Monte Carlo error (section 4).
 #
 # The paper's scheme itself agrees with the replay of the same files by
 # `adastop` 0.1.3 (the specification's §9.5 table) except for Walker DDPG
 # against TRPO: the package calls it "smaller" after 25 runs for its seed,
-# the pairwise scheme here keeps it "equal" after 30, as the paper's own 2023
+# the pairwise scheme here finds no difference after 30, as the paper's own 2023
 # log and its Appendix F do.  The package compares an absolute observed
 # statistic with a signed permutation distribution, which roughly doubles its
 # error rate.
@@ -268,7 +269,7 @@ seed_variation("pairwise")
 # default size (50 seeds of 10,000 paths) 28 of the 30 decisions are the
 # same for every seed: Ant's PPO against TRPO is decided at interim 3 for 43
 # seeds and at 2 for 7, and Hopper's DDPG against TRPO, on its last
-# boundary, is "smaller" for 28 and "equal" for 22.
+# boundary, is "smaller" for 28 and no difference found for 22.
 # Report the seed with the result: `result.seed`.
 #
 # One run says so itself: each boundary of random paths carries its Monte
@@ -360,7 +361,8 @@ print(mean_runs.round(1))
 
 # %% [markdown]
 # The twins A and B run to the full budget in almost every campaign, where
-# AdaStop calls them equal.  D, 2.5 sd above the twins, stops after two or
+# AdaStop finds no difference between them (which shows no equality).
+# D, 2.5 sd above the twins, stops after two or
 # three batches on average, and C, one sd from its neighbours, after four to
 # five.  At the default size (100 campaigns of 10,000 paths) the default
 # used 95.0 runs per campaign (21 % saved; C 22.9, D 12.5 runs) and the

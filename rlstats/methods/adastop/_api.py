@@ -45,16 +45,19 @@ import pandas as pd
 from .._replication import verdict
 from ... import calibration
 from ... import format as fmt
-from ...design import agents_said, arm_label, block_label, design_of, public_function
+from ...design import (Design, agents_said, arm_label, block_label, copied_runs_note, data_and_formula,
+                       design_of, public_function)
 from ...connectivity import method_called, subset_selecting
 from ...cost import MAX_BYTES, admit, shows
+from ...interop import as_pandas
+from ...normalization import AVERAGED_ATTR
 from ...errors import DesignError, OptionError, agent_named, label_value, planned_runs, shell_word, warn
 from ...options import check_at_most, check_choice, check_cost_options, check_fraction, check_int, check_pairs
 from ...progress import progress_bar
 from ...resampling import agent_seed_sequence, canonical_order, child_generator, seed_sequence
 from ...statistics import noise_free
 from . import _kernels as kernels
-from ._backend import REPEATED_RUNS, cost
+from ._backend import NO_DIFFERENCE, REPEATED_RUNS, cost
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K, MAX_N
 from ..._typing import Data, EvalEnv, FormulaLike, Label, NaAction, Permutations, Seed
@@ -450,12 +453,14 @@ def _flips(pairs, places, options):
 
 @dataclass
 class _TaskData:
-    """Per agent code present on the task: its batches as an (n_batches, n) array, and the runs given (``given``,
-    agent code -> rows; more than the batches hold when a last group short of n past K is left out)."""
+    """Per agent code present on the task: its batches as an (n_batches, n) array, the runs given (``given``,
+    agent code -> rows; more than the batches hold when a last group short of n past K is left out), and the
+    Design's rows of each batch (``rows``, agent code -> an (n_batches, n) array: which runs a batch fed holds)."""
 
     name: str
     blocks: dict
     given: dict = field(default_factory=dict)
+    rows: dict = field(default_factory=dict)
 
 
 def _sorted_levels(values, column):
@@ -491,7 +496,7 @@ def _blocks_from_batches(design, rows, labels, task_levels, n, agent, task, colu
         raise DesignError(f"{where} has {counts[b]} runs in batch {_plain(task_levels[b])!r} of column '{column}'; "
                           f"every batch needs exactly n = {n} runs per {design.arm_word}")
     order = canonical_order(design.y[rows], codes)  # the runs of one batch are exchangeable: by score within it
-    return design.y[rows][order].reshape(-1, n)
+    return design.y[rows][order].reshape(-1, n), rows[order].reshape(-1, n)
 
 
 def _as_read(values):
@@ -519,10 +524,11 @@ def _blocks_from_order(design, rows, order_values, n, agent, task, order_name, K
             order = canonical_order(design.y[rows], values)
         except TypeError:
             order = canonical_order(design.y[rows], values.astype(str))
-        return np.sort(design.y[rows][order][:rows.size - tail].reshape(-1, n), axis=1)
+        rows = rows[order]
     # rows in the order they were collected, n a batch; within a batch the runs are exchangeable: in score order,
-    # as rlstats.AdaStop takes a fed batch
-    return np.sort(design.y[rows][:rows.size - tail].reshape(-1, n), axis=1)
+    # as rlstats.AdaStop takes a fed batch (the rows of each batch as they come: which runs it holds)
+    rows = rows[:rows.size - tail].reshape(-1, n)
+    return np.sort(design.y[rows], axis=1), rows
 
 
 def _task_data(design, n, batch, order_column, K=None):
@@ -531,7 +537,7 @@ def _task_data(design, n, batch, order_column, K=None):
     out = []
     for t, task in enumerate(design.tasks):
         in_task = design.task == t
-        blocks, given = {}, {}
+        blocks, given, batch_rows = {}, {}, {}
         task_levels = None
         if batch is not None:
             task_levels = _sorted_levels(design.extra[batch][in_task], batch)
@@ -541,13 +547,13 @@ def _task_data(design, n, batch, order_column, K=None):
                 continue
             given[a] = rows.size
             if batch is not None:
-                blocks[a] = _blocks_from_batches(design, rows, design.extra[batch][rows], task_levels, n,
-                                                 agent, task, batch)
+                blocks[a], batch_rows[a] = _blocks_from_batches(design, rows, design.extra[batch][rows], task_levels,
+                                                                n, agent, task, batch)
             else:
                 values = None if order_column is None else design.extra.get(order_column)
                 name = f"order of column '{order_column}'" if order_column else "row order"
-                blocks[a] = _blocks_from_order(design, rows, values, n, agent, task, name, K)
-        out.append(_TaskData(task, blocks, given))
+                blocks[a], batch_rows[a] = _blocks_from_order(design, rows, values, n, agent, task, name, K)
+        out.append(_TaskData(task, blocks, given, batch_rows))
     return out
 
 
@@ -905,10 +911,10 @@ def _order_column(design, options):
 
 def _design_options(options):
     """What :func:`adastop` asks of the front door: its batch column, else the seed column when there is one; and no
-    note on copied runs of a cell, which :func:`_repeat_notes` gives of the interims fed."""
+    note on copied runs, which :func:`_copied_notes` and :func:`_repeat_notes` give of the interims fed."""
     return dict(na_action=options.na_action, extra_columns=() if options.batch is None else (options.batch,),
                 optional_columns=("seed",) if options.batch is None else (),
-                note_copies=False)  # _repeat_notes says it of the interims fed (a copy never fed is not analysed)
+                note_copies=False)  # _copied_notes says it of the interims fed (a copy never fed is not analysed)
 
 
 def _interim_notes(design, options, order_column, K, task_data):
@@ -947,16 +953,24 @@ def _per_task_notes(design, test):
     return []
 
 
+def _repeated_batches(runs):
+    """(index of the run, agent code) -> the (batch, the batch it repeats) pairs among the agent's batches fed."""
+    found = {(t, a): kernels.repeated_batches(run.blocks[a][:run.batches_used.get(a, 0)])
+             for t, run in enumerate(runs) for a in run.blocks}
+    return {key: pairs for key, pairs in found.items() if pairs}
+
+
 def _repeat_notes(runs, agents, blocked, warn_user=True):
     """The fed batches of an agent that repeat an earlier batch of its runs exactly: a file copied, not new runs
     (the AdaStop paper's Hopper batches 3 and 4 repeat batches 1 and 2 for three agents: audit s20); a note and a
     warning (``warn_user``), as the runs are analysed as given."""
     parts, n = [], None
-    for run in runs:
+    repeated = _repeated_batches(runs)
+    for t, run in enumerate(runs):
         n = run.schedule.n
         repeats = {}  # (batch, the batch it repeats) pairs -> agents
         for a in sorted(run.blocks, key=lambda code: agents[code]):
-            found = kernels.repeated_batches(run.blocks[a][:run.batches_used.get(a, 0)])
+            found = repeated.get((t, a))
             if found:
                 repeats.setdefault(tuple(found), []).append(agents[a])
         for found, names in repeats.items():
@@ -970,6 +984,24 @@ def _repeat_notes(runs, agents, blocked, warn_user=True):
     if warn_user:
         warn(note)
     return [note]
+
+
+def _copied_notes(design, given, task_data, runs):
+    """The front door's notes on copied runs (:func:`rlstats.design.copied_runs_note`, the one home: runs repeated
+    within a cell, or across tasks or agents) of the runs fed, those the tests analysed (audit s35: the AdaStop paper's
+    PPO HalfCheetah batch 1, fed, is a copy of PPO's Hopper runs, and only the other back ends said so); the cells
+    whose repeated batches :func:`_repeat_notes` names by interim are left out of its sentence on runs copied within
+    a cell. None of it where the Design was given (its notes, from build, said it of all its runs) or where a row is a
+    mean over seeds (as build: the frame's, or the formula's ``| task/run/seed``)."""
+    if given is None or given.attrs.get(AVERAGED_ATTR) or design.averaged_within is not None:
+        return []
+    fed = [data_t.rows[a][:run.batches_used.get(a, 0)].ravel() for data_t, run in zip(task_data, runs)
+           for a in data_t.rows]
+    rows = np.sort(np.concatenate(fed)) if fed else np.zeros(0, dtype=np.intp)
+    if rows.size < 2:
+        return []
+    said = [t * design.n_agents + a for t, a in _repeated_batches(runs)]
+    return copied_runs_note(design._select_rows(rows), given, said_within=said)
 
 
 def _unused_notes(runs, pairs, agents, K, blocked):
@@ -1008,7 +1040,10 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
     whose comparisons are all decided stop.  Decisions are ``larger``,
     ``smaller`` (agent_1 versus agent_2, from the sign of the mean
     difference), ``equal`` (not rejected at the last interim, or accepted
-    early when ``beta > 0``) or ``continue``.
+    early when ``beta > 0``) or ``continue``.  ``equal`` is the paper's
+    name, kept as the value for code ported from its implementation; it
+    shows no equality, and print, summary and report say "no difference
+    found".
 
     Parameters
     ----------
@@ -1271,7 +1306,9 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
                                      comparisons=comparisons, reference=reference, batch=batch,
                                      permutations=permutations, na_action=na_action, progress=progress,
                                      max_seconds=max_seconds)
-    design = design_of(data, formula, eval_env=eval_env, **_design_options(options))
+    data, formula = data_and_formula(data, formula)
+    given = None if isinstance(data, Design) else as_pandas(data)  # the frame the Design's rows are positions in
+    design = design_of(data if given is None else given, formula, eval_env=eval_env, **_design_options(options))
     options = _labelled(options, design.agents, **agents_said(design))
     work = admit(cost, design, options, max_seconds, "adastop()")  # issue 43 item 2
     short, withheld = _short_agents("adastop", design, options)
@@ -1281,6 +1318,7 @@ def adastop(data: Data, formula: FormulaLike | None = None, *, n: int = 5, K: in
              + _interim_notes(design, options, order_column, max_interims, task_data)
              + _unused_notes(runs, pairs, design.agents, max_interims, design.has_blocks)
              + _repeat_notes(runs, design.agents, design.has_blocks)
+             + _copied_notes(design, given, task_data, runs)
              + _calibration_notes("adastop", runs, options)
              + _spread_notes(runs, design.agents, options, design.has_blocks and design.block_word)
              + _monte_carlo_notes(runs, pairs, design.agents,
@@ -1556,7 +1594,7 @@ def _unreachable_notes(design, runs):
 
 
 def _no_level_notes(design, runs, advice=None):
-    """A note naming the tasks whose AdaStop spends no level (its 'equal' decisions there are no test); ``design``
+    """A note naming the tasks whose AdaStop spends no level (its decisions 'equal' there are no test); ``design``
     None for the one test of the incremental AdaStop, whose ``advice`` is a new test's n or K. The way on is the
     never-reject warning's (:func:`_powerless_way`, one that works: audit s31 bfix31, where it said "add runs" at
     n = 3, K = 1 and 5 paths, whose fix is n_resamples= with a larger n or K).
@@ -1579,8 +1617,8 @@ def _no_level_notes(design, runs, advice=None):
     holm = (" (Holm's alpha / c of each of the c comparisons)"
             if any(run.test.holm and len(run.test.pairs) > 1 for run in runs) else "")
     return [f"AdaStop cannot reject{where}: with its runs per interim and interims no level{holm} can be spent on the "
-            f"permutation grid, so its decisions{' there' if blocked else ''} are 'equal' or 'continue' whatever the "
-            f"scores; {advice}"]
+            f"permutation grid, so its decisions{' there' if blocked else ''} are '{NO_DIFFERENCE}' or 'continue' "
+            f"whatever the scores; {advice}"]
 
 
 def _calibration_notes(test, runs, options):
@@ -1766,7 +1804,8 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
         a, b = pairs[run.pair_ids[h["comparison"]]]
         k, scale = h["interim"], h["interim"] * run.schedule.n
         where = (f" on {run.name}" if blocked else "") + (f" at interim {k}" if sequential else "")
-        parts.append(f"{agents[a]} vs {agents[b]}{where}, {kernels.DECISION_NAMES[h['decision']]}: |mean difference| "
+        decision = kernels.DECISION_NAMES[h["decision"]].replace("equal", NO_DIFFERENCE)
+        parts.append(f"{agents[a]} vs {agents[b]}{where}, {decision}: |mean difference| "
                      f"{fmt.signif(h['statistic'] / scale, 5)} against a boundary of "
                      f"{fmt.signif(boundary / scale, 5)}, Monte Carlo SE {fmt.signif(se / scale, 2)} "
                      f"({run.schedule.n_paths[k - 1]:,} random paths)")

@@ -22,6 +22,13 @@ _HERE = "rlstats.methods.adastop"
 #: how the note on batches that repeat an earlier one begins (``_api._repeat_notes``; power() leaves it out of a
 #: pilot's resampled data sets, whose runs are drawn with replacement)
 REPEATED_RUNS = "runs that repeat an earlier interim's exactly"
+#: How the words say the decision ``equal`` (audit s35): the test did not reject, which shows no equality.  ``equal``,
+#: the AdaStop paper's and its reference implementation's name, stays the value of ``decisions["decision"]`` (and of
+#: ``history``'s, ``n_equal`` in ``glance()``), which code ported from it filters on: renamed, such a filter would
+#: match nothing and say nothing.  Print, summary, LaTeX, report, plots and the command's progress say these words.
+NO_DIFFERENCE = "no difference found"
+#: the decision matrix's mark of it (``decision_matrix()`` and its plot): "=" read as equality (audit s35)
+NO_DIFFERENCE_MARK = "ns"
 _FORMULA = "score ~ agent | task"
 _ACROSS = "compare the agents across tasks with a rank test: rlstats.compare(df, \"score ~ agent | task\")"
 #: both compare agents' runs within a task: with one run each every relabelling is the same split, p = 1.  A design
@@ -98,14 +105,15 @@ PUBLIC = {"AdaStop": f"{_HERE}._incremental:AdaStop"}
 #: description[, headed by the label in every format]) rows, which rlstats.vocabulary reads through the registry
 VOCABULARY = (
     ("decision", None, "decision",
-     "sequential decision: agent_1 is larger / smaller / equal than agent_2, continue (undecided), or withheld "
-     "(an agent has too few runs on the task)"),
+     "sequential decision: agent_1 is larger / smaller than agent_2, equal (not rejected: no difference found, "
+     "which does not show them equal; the AdaStop paper's name), continue (undecided), or withheld (an agent has "
+     "too few runs on the task)"),
     ("interim", None, "interim", "interim (batch) at which a sequential decision was taken, or the last one tested"),
     # headed so in every format, beside the pair's "1st agent" and "2nd agent" (audit s27: "runs 1" shown nowhere)
     ("n_1", None, "runs of 1st", "runs of agent_1 used by the comparison", True),
     ("n_2", None, "runs of 2nd", "runs of agent_2 used by the comparison", True),
     ("n_rejected", None, "rejected", "number of comparisons rejected (larger or smaller)"),
-    ("n_equal", None, "equal", "number of comparisons decided equal"),
+    ("n_equal", None, NO_DIFFERENCE, "number of comparisons not rejected, decision 'equal': no difference found"),
     ("n_undecided", None, "undecided", "number of comparisons left undecided"),
     ("n_withheld", None, "withheld", "number of comparisons withheld: an agent has too few runs on the task"),
     ("batch_size", "batch_size", "batch size", "runs per agent per interim of a sequential test"),
@@ -119,7 +127,7 @@ VOCABULARY = (
     ("n_available", None, "available", "runs of the agent given to a sequential test (used or not)"),
     ("mean", None, "mean", "mean score of the runs a sequential test used"),
     ("accept_boundary", None, "accept boundary",
-     "early-acceptance boundary of |estimate|: a comparison below it is decided equal (beta > 0)"),
+     "early-acceptance boundary of |estimate|: a comparison below it stops, no difference found (beta > 0)"),
     ("accept_boundary_mc_se", None, "accept boundary MC SE", "Monte Carlo standard error of the accept boundary"),
     ("max_statistic", None, "max. statistic", "largest |mean difference| among the comparisons of a step-down step"),
     ("min_statistic", None, "min. statistic", "smallest |mean difference| among the comparisons of a step-down step"),

@@ -340,7 +340,7 @@ class AdaStop:
         # accepted with allow_repeat (or read from a state): said, not warned, at every result
         notes += _repeat_notes([run], self._agents, blocked=False, warn_user=False)
         # the level notes of adastop() on the same batches: the test is the same (audit s24; s28: its note that a
-        # test spending no level decides 'equal' whatever the scores, the advice a new test's, as the warning's)
+        # test spending no level finds no difference whatever the scores, the advice a new test's, as the warning's)
         # (review s31: the warning's way on, one that works: a larger n or K, n_resamples= or both)
         shares = first_step_shares(self)
         powerless = kernels.spendable_level(self._schedule, shares) == 0

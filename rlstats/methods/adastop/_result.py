@@ -10,16 +10,21 @@ import pandas as pd
 
 from ... import format as fmt
 from . import plots as plots_adastop
+from ._backend import NO_DIFFERENCE, NO_DIFFERENCE_MARK
 from ...errors import OptionError, agent_named
 from ..._typing import ColumnNames, Label
 from ...results import Result, resultclass
 from ...vocabulary import label
 
 
-_SYMBOLS = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withheld": "\u2013"}
+_SYMBOLS = {"larger": ">", "smaller": "<", "equal": NO_DIFFERENCE_MARK, "continue": "?", "withheld": "\u2013"}
 #: what "larger" and "smaller" claim: the permutation test rejects identical score distributions, the sign of the
 #: estimate (the mean difference) gives the side (the level is not held at equal means of different shapes)
 _LARGER = "larger or smaller: their score distributions differ, the first agent's mean above or below"
+#: what "no difference found" claims, and the value it is in the tables (audit s35: "equal", printed 99 times in the
+#: demo, read as the agents' equality)
+_NOT_REJECTED = (f"{NO_DIFFERENCE}: not shown to differ at this level, which does not show them equal (the value "
+                 "'equal' in the decisions table, the AdaStop paper's name)")
 #: what the level is for, in the methods paragraph (audit s21: the ``adastop.fwe_means`` rows of the calibration table)
 def _level_for(agents):
     """What the level is for, the arms by the formula's column (``agents``, plural; audit s33 words33b)."""
@@ -29,8 +34,10 @@ def _level_for(agents):
 
 def without_empty_reasons(decisions: pd.DataFrame) -> pd.DataFrame:
     """A copy of a decisions table as it is shown: its ``reason`` blank where a comparison has none (a decided one
-    has no reason to continue), the column left out when none has one (a caption read "reason: NA", audit s12)."""
-    shown = decisions.assign(reason=decisions["reason"].fillna(""))
+    has no reason to continue), the column left out when none has one (a caption read "reason: NA", audit s12), and
+    the decision ``equal`` said as :data:`NO_DIFFERENCE` (audit s35)."""
+    shown = decisions.assign(reason=decisions["reason"].fillna(""),
+                             decision=decisions["decision"].replace({"equal": NO_DIFFERENCE}))
     return shown if (shown["reason"] != "").any() else shown.drop(columns="reason")
 
 
@@ -46,7 +53,9 @@ class AdaStopResult(Result):
     decisions : DataFrame
         One row per comparison (and task when blocked): ``agent_1, agent_2,
         decision`` (``larger``, ``smaller``, ``equal``, ``continue``, read as
-        "agent_1 is larger than agent_2"), ``interim`` (of the decision; the
+        "agent_1 is larger than agent_2"; ``equal``, the AdaStop paper's name,
+        is a comparison not rejected, which print, summary and report say as
+        "no difference found": it does not show the agents equal), ``interim`` (of the decision; the
         last interim tested for ``continue``), ``estimate`` (difference of the
         means of the runs used), ``n_1, n_2`` (runs used), ``boundary`` (the
         rejection boundary of ``|estimate|`` the comparison faced at that
@@ -66,8 +75,8 @@ class AdaStopResult(Result):
         The step-down trace: per interim and step, the size of the set
         tested (``n_comparisons``, the undecided comparisons), what alpha is
         divided by there (``alpha_divisor``: Holm's ``c``, the comparisons not
-        yet rejected, under ``permutations="holm"``, those accepted as equal
-        included; 1 for the joint and pairwise schemes, which test the set at
+        yet rejected, under ``permutations="holm"``, those accepted early
+        (``beta > 0``, decision ``equal``) included; 1 for the joint and pairwise schemes, which test the set at
         alpha), its boundaries, the largest and smallest statistic and what
         was decided.
     spending : DataFrame
@@ -146,13 +155,13 @@ class AdaStopResult(Result):
     def decision_matrix(self, task: Label | None = None) -> pd.DataFrame:
         """Square DataFrame of decisions: cell (row, column) reads "row is ... than column".
 
-        Symbols: ``>`` larger, ``<`` smaller, ``=`` equal, ``?`` undecided,
+        Symbols: ``>`` larger, ``<`` smaller, ``ns`` no difference found (decision ``equal``), ``?`` undecided,
         ``\u2013`` withheld (an agent has too few runs on the task), empty where
         the pair was not compared.
         """
         frame = self._task_rows(self.decisions, task)
         matrix = pd.DataFrame("", index=list(self.agents), columns=list(self.agents), dtype=object)
-        flip = {">": "<", "<": ">", "=": "=", "?": "?", "\u2013": "\u2013"}
+        flip = {">": "<", "<": ">", NO_DIFFERENCE_MARK: NO_DIFFERENCE_MARK, "?": "?", "\u2013": "\u2013"}
         for a, b, d in zip(frame["agent_1"], frame["agent_2"], frame["decision"]):
             matrix.loc[a, b] = _SYMBOLS[d]
             matrix.loc[b, a] = flip[_SYMBOLS[d]]
@@ -249,7 +258,7 @@ class AdaStopResult(Result):
                 f"task{at}")
 
     def _statistic_line(self):
-        return (f"rejected = {self._count('larger', 'smaller')}, equal = {self._count('equal')}, "
+        return (f"rejected = {self._count('larger', 'smaller')}, {NO_DIFFERENCE} = {self._count('equal')}, "
                 f"undecided = {self._count('continue')}{self._withheld_phrase()} (of "
                 f"{fmt.count(self.n_comparisons, 'comparison')}), {self._level_words()} (alpha = {self.alpha})"
                 f"{self._spent_phrase()}")
@@ -293,8 +302,7 @@ class AdaStopResult(Result):
 
     def _extra_lines(self):
         lines = [self._design_line(),
-                 f"decisions (the first agent is <decision> than the second; {_LARGER}; equal: not shown to differ "
-                 "at this level):"]
+                 f"decisions (the first agent against the second; {_LARGER}; {_NOT_REJECTED}):"]
         # the boundaries stay in tidy() and the summary; the printed flag of a close one is the Monte Carlo note
         shown = without_empty_reasons(self.tidy().drop(columns=["boundary", "boundary_mc_se"]))
         lines += ["  " + line for line in fmt.table_text(shown, labels=True).splitlines()]
@@ -315,9 +323,11 @@ class AdaStopResult(Result):
         steps = self.steps
         if not self._steps_acted():  # the pair acted on, left out where none was (a caption read "agent 1: NA")
             steps = steps.drop(columns=["agent_1", "agent_2"])
+        history = self.history if "decision" not in self.history else self.history.assign(
+            decision=self.history["decision"].replace({"equal": NO_DIFFERENCE}))
         return {"Decisions": decisions,
                 "Runs used per agent": self.runs_used,
-                "Statistic |mean difference| and boundaries per interim": self.history,
+                "Statistic |mean difference| and boundaries per interim": history,
                 "Step-down": steps,
                 "Level spent per interim": self.spending}
 
@@ -340,8 +350,7 @@ class AdaStopResult(Result):
                                                                       ("withheld", "too few runs"))
                          if self._count(word))
         estimate = "estimate: mean of the first agent minus mean of the second"
-        decisions = (f"decision: the first agent against the second ({_LARGER}; equal: not shown to differ at this "
-                     f"level{others}); {estimate} over the runs used ({label('n_1')}, {label('n_2')}) at the "
+        decisions = (f"decision: the first agent against the second ({_LARGER}; {_NOT_REJECTED}{others}); {estimate} over the runs used ({label('n_1')}, {label('n_2')}) at the "
                      "decision's interim; boundary: the rejection boundary of |estimate| at that interim.")
         if "p_adjusted" in self.tidy():
             decisions += f" {label('p_adjusted')}: the step-down adjusted p-value."
@@ -361,8 +370,8 @@ class AdaStopResult(Result):
                                    f"{label('mean')}: of the runs used.",
             "Statistic |mean difference| and boundaries per interim":
                 f"{estimate} over the runs of interims 1 to this one; statistic: |estimate|, rejected above the "
-                f"boundary{'; accept boundary: decided equal below it' if early else ''}; decision: as it stood "
-                "after this interim.",
+                f"boundary{f'; accept boundary: stopped below it as {NO_DIFFERENCE}' if early else ''}; decision: as it "
+                "stood after this interim.",
             "Step-down": f"{label('n_comparisons')}: the undecided comparisons tested at that step; "
                          f"{label('alpha_divisor')}: each is tested at alpha / it (Holm's c, the comparisons not "
                          f"yet rejected; 1: the set tested jointly at alpha); "

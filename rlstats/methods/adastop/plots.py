@@ -17,6 +17,7 @@ import numpy as np
 from ..._typing import Label
 from ...errors import agent_named
 from ...plotting import SMALL_FONT, axes_or_new, figure_legend, fit_title, palette, panels
+from ._backend import NO_DIFFERENCE, NO_DIFFERENCE_MARK
 
 #: cell colours of the decision matrix, by decision of the row agent against the column agent
 DECISION_COLOURS = {
@@ -28,7 +29,7 @@ DECISION_COLOURS = {
     "": (1.0, 1.0, 1.0),
     "self": (0.35, 0.35, 0.35),
 }
-_SYMBOL = {"larger": ">", "smaller": "<", "equal": "=", "continue": "?", "withheld": "\u2013", "": ""}
+_SYMBOL = {"larger": ">", "smaller": "<", "equal": NO_DIFFERENCE_MARK, "continue": "?", "withheld": "\u2013", "": ""}
 _FLIP = {"larger": "smaller", "smaller": "larger", "equal": "equal", "continue": "continue", "withheld": "withheld",
          "": ""}
 #: what a withheld cell means, added to a panel's title where it has one
@@ -95,8 +96,8 @@ def plot_decision_matrix(result: Any, *, ax: Any = None, task: Label | None = No
     """Decision table as in Mathieu et al. (2023), Fig. 5: row agent versus column agent.
 
     Agents are sorted by mean score (best first).  A cell reads "the row agent
-    is > (larger), < (smaller), = (equal) or ? (undecided) than the column
-    agent"; the row labels give the runs each agent used.  Keywords go to
+    is > (larger), < (smaller) or ? (undecided) than the column agent", or ns:
+    no difference found (decision ``equal``, the paper's "="); the row labels give the runs each agent used.  Keywords go to
     ``Axes.imshow``.
     """
     key = _DECISION_KEY + (f"\n{_WITHHELD_KEY}" if (result.decisions["decision"] == "withheld").any() else "")
@@ -107,7 +108,8 @@ def plot_decision_matrix(result: Any, *, ax: Any = None, task: Label | None = No
                      lambda fig, axes: fig.suptitle(key, fontsize=SMALL_FONT + 1), **kwargs)
 
 
-_DECISION_KEY = "row agent is >, <, = or ? (undecided)\nthan column agent; (n): runs used"
+_DECISION_KEY = (f"row agent is >, < or ? (undecided) than column\nagent; {NO_DIFFERENCE_MARK}: {NO_DIFFERENCE}; "
+                 "(n): runs used")
 
 
 def _draw_decision_matrix(result, task, ax, compact=False, **kwargs):
@@ -187,7 +189,8 @@ def _draw_scores(result, task, ax, compact=False, **kwargs):
 def plot_boundaries(result: Any, *, ax: Any = None, task: Label | None = None, **kwargs: Any) -> Any:
     """Each comparison's |mean difference| per interim (solid) and the boundary it faced (dashed).
 
-    A filled star marks a rejection, an open circle an "equal" decision.
+    A filled star marks a rejection, an open circle a comparison stopped with no difference found (decision
+    ``equal``).
     Keywords go to the solid lines (``Axes.plot``).  The legend stands beside
     the Axes: on your own ``ax=``, lay its figure out (``layout="constrained"``)
     or save it with ``bbox_inches="tight"`` so that it is not cut off.
@@ -196,7 +199,7 @@ def plot_boundaries(result: Any, *, ax: Any = None, task: Label | None = None, *
 
 
 def _marker_sizes(compact):
-    """Marker sizes of the statistic, boundary, rejection and "equal" marks (smaller on a grid's panels)."""
+    """Marker sizes of the statistic, boundary, rejection and no-difference marks (smaller on a grid's panels)."""
     return (2, 6, 7, 5) if compact else (3, 10, 12, 9)
 
 
@@ -210,7 +213,7 @@ def _boundary_key(compact=False):
             Line2D([], [], color="0.3", marker="*", markersize=star * 0.75, linestyle="none",
                    label="rejected: differ"),
             Line2D([], [], color="0.3", marker="o", markersize=ring * 0.75, markerfacecolor="none", linestyle="none",
-                   label="decided: equal")]
+                   label=NO_DIFFERENCE)]
 
 
 def _finish_boundaries(fig, axes):
