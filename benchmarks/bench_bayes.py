@@ -5,6 +5,9 @@ model's fit of Atari 100k with its R-hats and effective sample sizes.
     RLSTATS_DATA_MIRROR=../shared/data/raw python benchmarks/bench_bayes.py atari --seeds 0 1 2 [--orderings]
     RLSTATS_DATA_MIRROR=../shared/data/raw python benchmarks/bench_bayes.py sampler   # the sampler against its
         # previous version (git commit a35d18e, read with git show): the same posterior within Monte Carlo error
+    python benchmarks/bench_bayes.py scaling [--checkout DIR] [--repeat 3]   # the hierarchical call on simulated
+        # 3 x 5, 5 x 10 and 8 x 26 designs, alternating with another checkout (git archive COMMIT rlstats | tar -x
+        # -C DIR) if given, and whether both give the same numbers bit for bit
 
 CPU seconds are ``time.process_time()`` of the public call (best of ``--repeat``), one thread.
 """
@@ -168,16 +171,74 @@ def sampler(args):
               f"{z_quantile.max():.2f}, share beyond 1.96 {np.mean(z_quantile > 1.96):.3f}", flush=True)
 
 
+#: the designs of ``scaling``: (agents, tasks), 5 runs each, rlstats.datasets.simulate(rng=0)
+SCALING = ((3, 5), (5, 10), (8, 26))
+
+
+def _scaling_one(agents, tasks):
+    """One timed call (after a signed-rank call that pays the imports), printed as one line of JSON: CPU seconds, each
+    pair's draws and a digest of the tidy table, the diagnostics and the kept draws (equal digests: the same numbers
+    bit for bit)."""
+    import hashlib
+    import json
+
+    df = rlstats.datasets.simulate(agents, tasks, 5, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rlstats.bayes(df, "score ~ agent | task/seed", rng=0, n_samples=1000)
+        seconds, res = best_of(lambda: rlstats.bayes(df, "score ~ agent | task/seed", model="hierarchical", rng=0), 1)
+    digest = hashlib.sha256()
+    for frame in (res.tidy(), res.diagnostics):
+        digest.update(frame.select_dtypes("number").to_numpy(dtype=np.float64).tobytes())
+    digest.update(np.ascontiguousarray(res.posterior_draws).tobytes())
+    print(json.dumps({"seconds": seconds, "pair_draws": list(res.pair_draws), "digest": digest.hexdigest()}))
+
+
+def scaling(args):
+    """CPU seconds of ``rlstats.bayes(df, "score ~ agent | task/seed", model="hierarchical", rng=0)`` (default chains,
+    warm-up and draws; pairs that miss R-hat or ESS run again longer, as the call does) on simulated designs, best of
+    ``--repeat``, each call in a fresh process (the package's back ends are found by name, so two trees cannot share
+    one); with ``--checkout``, that tree's calls alternate with this one's on the same frames, and the digests say
+    whether the two give the same numbers bit for bit."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    trees = [("this tree", os.path.dirname(here))] + ([(args.checkout, args.checkout)] if args.checkout else [])
+    print(f"{'design':>8} {'pairs':>5} " + " ".join(f"{name[-24:]:>24}" for name, _ in trees) +
+          ("   same numbers" if len(trees) > 1 else "") + "   draws per pair (more: run again longer)", flush=True)
+    for agents, tasks in SCALING:
+        runs = {name: [] for name, _ in trees}
+        for _ in range(args.repeat):
+            for name, root in trees:    # alternating, so both see the machine's load alike
+                env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, here]), OPENBLAS_NUM_THREADS="1")
+                out = subprocess.run([sys.executable, __file__, "scaling", "--one", str(agents), str(tasks)],
+                                     env=env, check=True, capture_output=True, text=True).stdout
+                runs[name].append(json.loads(out.strip().splitlines()[-1]))
+        line = f"{agents:>3} x {tasks:<3} {agents * (agents - 1) // 2:>5} " + " ".join(
+            f"{min(r['seconds'] for r in runs[name]):>22.2f} s" for name, _ in trees)
+        if len(trees) > 1:
+            same = len({r["digest"] for rows in runs.values() for r in rows}) == 1
+            line += f"   {'yes' if same else 'NO':>13}"
+        print(line + f"   {runs['this tree'][0]['pair_draws']}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["signed_rank", "atari", "sampler"])
+    parser.add_argument("what", choices=["signed_rank", "atari", "sampler", "scaling"])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--orderings", action="store_true",
                         help="atari: also the joint fit behind the orderings (orderings=True)")
     parser.add_argument("--draws", type=int, default=4000, help="sampler: draws per chain after 1,000 warm-up")
+    parser.add_argument("--checkout", help="scaling: another checkout's root (holding rlstats/), timed in turn")
+    parser.add_argument("--one", type=int, nargs=2, metavar=("AGENTS", "TASKS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    {"signed_rank": signed_rank, "atari": atari, "sampler": sampler}[args.what](args)
+    if args.one:
+        return _scaling_one(*args.one)
+    {"signed_rank": signed_rank, "atari": atari, "sampler": sampler, "scaling": scaling}[args.what](args)
 
 
 if __name__ == "__main__":

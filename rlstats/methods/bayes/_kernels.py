@@ -267,24 +267,34 @@ def _ndtri(p):
 
 def _truncated_normal(mean, sd, low, high, u, first):
     """Draws of N(mean, sd) truncated to (low, high): ``mean + sd * first`` (``first`` standard normal draws) where it
-    falls inside, else an inverse-CDF draw from uniform ``u`` (exact, as :func:`_truncated_gamma` explains)."""
+    falls inside, else an inverse-CDF draw from uniform ``u`` (exact, as :func:`_truncated_gamma` explains).
+    ``mean``, ``sd`` and ``u`` have the draws' shape; ``low`` and ``high`` that shape or a number (the sampler hands
+    them so: a sweep draws three of these, and broadcasting small arrays costs more than the draws)."""
     out = mean + sd * first
     outside = (out <= low) | (out >= high)
-    if outside.any():
-        shape = out.shape
-        m, s = np.broadcast_to(mean, shape)[outside], np.broadcast_to(sd, shape)[outside]
-        lo, hi = np.broadcast_to(low, shape)[outside], np.broadcast_to(high, shape)[outside]
-        a, b = _ndtr((lo - m) / s), _ndtr((hi - m) / s)
-        p = np.clip(a + u[outside] * (b - a), 1e-300, 1 - 1e-16)
-        out[outside] = np.clip(m + s * _ndtri(p), lo, hi)
+    if np.count_nonzero(outside):
+        m, s = mean[outside], sd[outside]
+        lo = low if np.ndim(low) == 0 else low[outside]
+        hi = high if np.ndim(high) == 0 else high[outside]
+        special = _special()
+        a, b = special.ndtr((lo - m) / s), special.ndtr((hi - m) / s)
+        # np.minimum(np.maximum(x, lo), hi) is np.clip(x, lo, hi) (NaN kept) without its Python layers
+        p = np.minimum(np.maximum(a + u[outside] * (b - a), 1e-300), 1 - 1e-16)
+        out[outside] = np.minimum(np.maximum(m + s * special.ndtri(p), lo), hi)
     return out
 
 
-def _special():
-    """scipy.special, imported on first use (an import statement in a function called 10^4 times a fit costs)."""
-    import scipy.special
+_SPECIAL: list[Any] = []
 
-    return scipy.special
+
+def _special():
+    """scipy.special, imported on first use and kept (an import statement in a function called 10^4 times a fit
+    costs; scipy's import is not paid by ``import rlstats``)."""
+    if not _SPECIAL:
+        import scipy.special
+
+        _SPECIAL.append(scipy.special)
+    return _SPECIAL[0]
 
 
 def _log_m_prior(m, log_m, alpha_1, log_alpha, beta):
@@ -423,6 +433,25 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
     N_ALPHA, N_STEPS, N_DELTA0 = q, q + 1, q + 1 + 2 * SCALE_STEPS
     U_ALPHA = 4
     g = shared
+    # what a sweep reads but never changes, made once: the bounds at the chains' shape (so the truncated draws index
+    # them without broadcasting), scipy's functions, the sums as one C call (ndarray.sum's Python layer is half the
+    # cost of these small sums); every value a sweep computes is the same operation on the same numbers as before
+    # (audit s35 bayes35: the same draws bit for bit, in about half the time on small designs)
+    special = _special()
+    betaln, gammainc, add = special.betaln, special.gammainc, np.add.reduce
+    chain_shape = (n_pairs, c)
+    low_d, high_d = np.broadcast_to(-dh, chain_shape).copy(), np.broadcast_to(dh, chain_shape).copy()
+    high_s = np.broadcast_to(s0h, chain_shape).copy()
+    one_q = 1 - q
+    lambda_normals, lambda_uniforms = own.tries
+    take = np.empty(chain_shape)
+    steps = np.empty((SCALE_STEPS, 2) + chain_shape)
+    # the proposal's rows, named once (views)
+    proposal_logs, log_s, log_m = proposal[LOG_S:LOG_M + 1], proposal[LOG_S], proposal[LOG_M]
+    nu_terms, m_prior, density = proposal[NU_TERMS], proposal[M_PRIOR], proposal[DENSITY]
+    state_logs, state_density = state[LOG_S:LOG_M + 1], state[DENSITY]
+    inside = np.empty(chain_shape, dtype=bool)
+    moved = np.empty(chain_shape, dtype=bool)
     with np.errstate(divide="ignore"):         # log(0) of an underflowed prior mass: -inf, a rejection
         for it in range(total):
             normals, uniforms, gamma_sigma, gamma0 = own.sweep()
@@ -433,7 +462,7 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
             half_squares = 0.5 * (within_t + n_t * (resid * resid))
             tau = gamma_sigma / half_squares
             low = tau < low_tau
-            while low.any():
+            while np.count_nonzero(low):
                 for i in np.flatnonzero(low):
                     pair = i // c % n_pairs
                     tau.flat[i] = own.extra[pair].standard_gamma(shape_sigma.flat[i]) / half_squares.flat[i]
@@ -461,13 +490,13 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
             precision = data_precision + prior_precision
             delta = (data_term + prior_precision * delta0) / precision + normals[:q] / np.sqrt(precision)
             # delta0 | delta, lambda, sigma0: normal truncated to the prior's interval
-            weight = lam.sum(axis=0)
-            delta0 = _truncated_normal((lam * delta).sum(axis=0) / weight, sigma0 / np.sqrt(weight), -dh, dh,
+            weight = add(lam, 0)
+            delta0 = _truncated_normal(add(lam * delta, 0) / weight, sigma0 / np.sqrt(weight), low_d, high_d,
                                        uniforms[0], normals[N_DELTA0])
             # 1/sigma0^2 | delta, delta0, lambda: Gamma((q - 1)/2, rate sum lambda_i (delta_i - delta0)^2 / 2),
             # truncated below at 1/sigma0_high^2 by the inverse CDF
             deviations = delta - delta0
-            spread = 0.5 * (lam * (deviations * deviations)).sum(axis=0)
+            spread = 0.5 * add(lam * (deviations * deviations), 0)
             tau0 = _truncated_gamma((q - 1) / 2, spread, low_tau0, uniforms[1], gamma0)
             sigma0 = 1.0 / np.sqrt(tau0)
             # interweaving (Yu and Meng 2011): delta0 and sigma0 again given z = (delta - delta0) / sigma0, whose
@@ -477,55 +506,60 @@ def gibbs(sums: NDArray[np.float64], counts: NDArray[np.float64], within: NDArra
             # the tasks are expanded (sum w (mx - sigma0 z) = sum w mx - sigma0 sum w z) so each is taken once.
             z = deviations / sigma0
             weighted_z = data_precision * z
-            prec0 = data_precision.sum(axis=0)
-            sum_wz = weighted_z.sum(axis=0)
-            delta0 = _truncated_normal((data_term.sum(axis=0) - sigma0 * sum_wz) / prec0, 1.0 / np.sqrt(prec0),
-                                       -dh, dh, uniforms[2], normals[N_DELTA0 + 1])
-            prec_s = (weighted_z * z).sum(axis=0)
-            sigma0 = _truncated_normal(((weighted_z * mx).sum(axis=0) - delta0 * sum_wz) / prec_s,
-                                       1.0 / np.sqrt(prec_s), 0.0, s0h, uniforms[3], normals[N_DELTA0 + 2])
+            prec0 = add(data_precision, 0)
+            sum_wz = add(weighted_z, 0)
+            delta0 = _truncated_normal((add(data_term, 0) - sigma0 * sum_wz) / prec0, 1.0 / np.sqrt(prec0),
+                                       low_d, high_d, uniforms[2], normals[N_DELTA0 + 1])
+            prec_s = add(weighted_z * z, 0)
+            sigma0 = _truncated_normal((add(weighted_z * mx, 0) - delta0 * sum_wz) / prec_s,
+                                       1.0 / np.sqrt(prec_s), 0.0, high_s, uniforms[3], normals[N_DELTA0 + 2])
             sigma0 = np.maximum(sigma0, 1e-300)
             deviations = sigma0 * z
             delta = delta0 + deviations
             # (sigma0, nu) | delta, delta0, alpha, the lambdas and beta integrated out: Metropolis on the logs.  The
             # density: (1 - q) log sigma0 + the terms of m + m's prior - (nu + 1)/2 sum_i log(1 + d_i^2/(sigma0^2 nu))
             squares = deviations * deviations
-            state[LOG_S] = np.log(sigma0)
+            np.log(sigma0, out=state[LOG_S])
             log_alpha = np.log(alpha)
             state[DENSITY] = ((1 - q) * state[LOG_S] + state[NU_TERMS] + state[M_PRIOR]
-                              - 0.5 * (m + 2) * np.log1p(squares * (1.0 / (sigma0 * sigma0 * (1 + m)))).sum(axis=0))
-            take = np.zeros((n_pairs, c))
-            # every step's random-walk increments at once: (steps, n_pairs, c) each
+                              - 0.5 * (m + 2) * add(np.log1p(squares * (1.0 / (sigma0 * sigma0 * (1 + m)))), 0))
+            take.fill(0.0)
+            # every step's random-walk increments at once, (steps, 2, n_pairs, c): log sigma0's, then log m's
             first, second = normals[N_STEPS:N_DELTA0:2], normals[N_STEPS + 1:N_DELTA0:2]
-            step_s, step_m = l00 * first, l10 * first + l11 * second
+            np.multiply(l00, first, out=steps[:, 0])
+            np.multiply(l11, second, out=steps[:, 1])
+            steps[:, 1] += l10 * first                    # l10 first + l11 second (addition commutes exactly)
             alpha_1 = alpha + 1
-            for step in range(SCALE_STEPS):   # cheap next to a sweep, and these are the slowest directions
-                log_s = np.add(state[LOG_S], step_s[step], out=proposal[LOG_S])
-                log_m = np.add(state[LOG_M], step_m[step], out=proposal[LOG_M])
+            for step, log_u_step in zip(steps, log_u[1:]):   # these are the slowest directions
+                # each row of the proposal written in place (:func:`_log_nu_terms` and :func:`_log_m_prior`, the
+                # same operations in the same order); both logs moved by one addition
+                np.add(state_logs, step, out=proposal_logs)
                 m_new = np.exp(log_m)
-                proposal[NU_TERMS] = _log_nu_terms(m_new, log_m, q)
-                proposal[M_PRIOR] = _log_m_prior(m_new, log_m, alpha_1, log_alpha, beta)
-                t_sum = np.log1p(squares * (np.exp(-2.0 * log_s) / (1 + m_new))).sum(axis=0)
-                density = (1 - q) * log_s + proposal[NU_TERMS] + proposal[M_PRIOR] - 0.5 * (m_new + 2) * t_sum
-                # a proposal beyond sigma0's prior bound is rejected
-                proposal[DENSITY] = np.where(log_s < log_s0h, density, -np.inf)
-                moved = log_u[1 + step] < proposal[DENSITY] - state[DENSITY]
+                np.subtract(log_m, q * (betaln(0.5 + 0.5 * m_new, 0.5) + 0.5 * np.log1p(m_new)), out=nu_terms)
+                both = gammainc(alpha_1, beta * m_new)
+                np.add(log_alpha - 2 * log_m, np.log(both[0] - both[1]), out=m_prior)
+                t_sum = add(np.log1p(squares * (np.exp(-2.0 * log_s) / (1 + m_new))), 0)
+                np.subtract(one_q * log_s + nu_terms + m_prior, 0.5 * (m_new + 2) * t_sum, out=density)
+                # a proposal beyond sigma0's prior bound is rejected (its density -inf: never moved to)
+                np.less(log_s, log_s0h, out=inside)
+                np.less(log_u_step, density - state_density, out=moved)
+                moved &= inside
                 np.copyto(state, proposal, where=moved)
                 take += moved
             take /= SCALE_STEPS
             sigma0, m = np.exp(state[LOG_S]), np.exp(state[LOG_M])
             nu = 1.0 + m
             # lambda_i | nu, delta_i, delta0, sigma0: Gamma((nu + 1)/2, rate (nu + z_i^2)/2)
-            lam = _gamma_above_one(0.5 * (nu + 1), normals[own.tries[0]:], uniforms[own.tries[1]:], own.extra) \
+            lam = _gamma_above_one(0.5 * (nu + 1), normals[lambda_normals:], uniforms[lambda_uniforms:], own.extra) \
                 / (0.5 * (nu + squares * (1.0 / (sigma0 * sigma0))))
             # alpha | m, beta integrated out: Metropolis, proposals outside the interval rejected
             proposal_a = alpha + step_alpha * normals[N_ALPHA]
             inside_a = (proposal_a > priors.alpha_low) & (proposal_a < priors.alpha_high)
-            clipped = np.clip(proposal_a, priors.alpha_low, priors.alpha_high)
+            clipped = np.minimum(np.maximum(proposal_a, priors.alpha_low), priors.alpha_high)  # np.clip's values
             prior_a = _log_m_prior(m, state[LOG_M], clipped + 1, np.log(clipped), beta)
             moved_a = inside_a & (log_u[0] < prior_a - state[M_PRIOR])
             alpha = np.where(moved_a, proposal_a, alpha)
-            state[M_PRIOR] = np.where(moved_a, prior_a, state[M_PRIOR])
+            np.copyto(state[M_PRIOR], prior_a, where=moved_a)
             # beta is integrated out of every update (collapsed), so it is never drawn: nothing reported depends on it
             if it < warmup:
                 history[:, :, it, 0], history[:, :, it, 1] = state[LOG_S], state[LOG_M]
@@ -583,31 +617,35 @@ class _PairDraws:
         self.at = self.size = 0
 
     def _draw(self):
-        """The next block's variates, pair-major (each pair's draws written in place, contiguous)."""
+        """The next block's variates: each pair's drawn in place, contiguous, then the block laid out sweep-major
+        once (one copy a block, not three a sweep), so that a sweep's variates are contiguous views."""
         size = min(self.block, self.left)
         n, c, q = self.n_pairs, self.chains, self.q
-        self.normals = np.empty((n, size, self.n_normals, c))
-        self.uniforms = np.empty((n, size, self.n_uniforms, c))
-        self.gamma_sigma = np.empty((n, size, q, c))
-        self.gamma0 = np.empty((n, size, c))
+        normals = np.empty((n, size, self.n_normals, c))
+        uniforms = np.empty((n, size, self.n_uniforms, c))
+        gamma_sigma = np.empty((n, size, q, c))
+        gamma0 = np.empty((n, size, c))
         for p, (normal, uniform, sigma, sigma0) in enumerate(self.generators):
-            normal.standard_normal(out=self.normals[p])
-            uniform.random(out=self.uniforms[p])
-            sigma.standard_gamma(self.shapes[p], out=self.gamma_sigma[p])
-            sigma0.standard_gamma((q - 1) / 2, out=self.gamma0[p])
+            normal.standard_normal(out=normals[p])
+            uniform.random(out=uniforms[p])
+            sigma.standard_gamma(self.shapes[p], out=gamma_sigma[p])
+            sigma0.standard_gamma((q - 1) / 2, out=gamma0[p])
+        # (sweep, variate, pair, chain): a sweep reads each kind as one array over (variate, pair, chain)
+        self.normals = np.ascontiguousarray(normals.transpose(1, 2, 0, 3))
+        self.uniforms = np.ascontiguousarray(uniforms.transpose(1, 2, 0, 3))
+        self.gamma_sigma = np.ascontiguousarray(gamma_sigma.transpose(1, 2, 0, 3))
+        self.gamma0 = np.ascontiguousarray(gamma0.transpose(1, 0, 2))
         self.left -= size
         self.at, self.size = 0, size
 
     def sweep(self):
         """The next sweep's (normals, uniforms, 1/sigma_i^2 gammas), each (variates, pairs, chains), and 1/sigma0^2
-        gammas (pairs, chains), contiguous."""
+        gammas (pairs, chains), contiguous views of the block."""
         if self.at == self.size:
             self._draw()
         k = self.at
         self.at += 1
-        return (np.ascontiguousarray(self.normals[:, k].swapaxes(0, 1)),
-                np.ascontiguousarray(self.uniforms[:, k].swapaxes(0, 1)),
-                np.ascontiguousarray(self.gamma_sigma[:, k].swapaxes(0, 1)), self.gamma0[:, k])
+        return self.normals[k], self.uniforms[k], self.gamma_sigma[k], self.gamma0[k]
 
 
 def _gamma_above_one(shape, normals, uniforms, extra):
@@ -622,16 +660,18 @@ def _gamma_above_one(shape, normals, uniforms, extra):
     out, accepted = _marsaglia_tsang(d, normals[:q], uniforms[:q])   # (q, pairs, chains), a new array
     todo = np.flatnonzero(~accepted)          # flat indices into it
     n_pairs, chains = out.shape[1], out.shape[2]
-    d_flat = np.broadcast_to(d, out.shape).ravel()
+    d_of = np.ravel(d)                        # a flat index i's d: d_of[i % (pairs * chains)]
+    if d_of.size != n_pairs * chains:
+        d_of = np.broadcast_to(d, out.shape[1:]).ravel()
     for trial in range(1, LAMBDA_TRIES):
         if not todo.size:
             return out
-        value, ok = _marsaglia_tsang(d_flat[todo], normals[trial * q:(trial + 1) * q].ravel()[todo],
+        value, ok = _marsaglia_tsang(d_of[todo % d_of.size], normals[trial * q:(trial + 1) * q].ravel()[todo],
                                      uniforms[trial * q:(trial + 1) * q].ravel()[todo])
         out.flat[todo[ok]] = value[ok]
         todo = todo[~ok]
     for i in todo:
-        out.flat[i] = extra[i // chains % n_pairs].standard_gamma(d_flat[i] + 1.0 / 3.0)
+        out.flat[i] = extra[i // chains % n_pairs].standard_gamma(d_of[i % d_of.size] + 1.0 / 3.0)
     return out
 
 
@@ -651,7 +691,7 @@ def _truncated_gamma(shape, rate, low, u, first):
     where the truncation bites (rarely: the bound is far below the data's scale)."""
     out = first / rate
     outside = out <= low
-    if outside.any():
+    if np.count_nonzero(outside):
         from scipy.special import gammainc, gammaincinv
 
         r, lo, uu = np.broadcast_to(rate, out.shape)[outside], np.broadcast_to(low, out.shape)[outside], u[outside]
