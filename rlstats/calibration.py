@@ -137,7 +137,7 @@ def apart_words(label: str, task: str = "task", whose: str = "", why: bool = Tru
     quotes; bootstrap()'s and curves()' alike. ``why``: with the cause of the IQM's bias where the tasks' scores lie
     apart too (the :data:`FAR_APART` rows' design), said of that design alone: where the scores overlap and the runs
     lie apart by chance (the :data:`APART_BY_CHANCE` rows) the IQM's bias was not that one (audit s35 farapart35:
-    -0.01 to 0.00 on normal runs, where its intervals covered 0.72-0.84)."""
+    -0.015 to 0.000 in noise units on normal runs, where its intervals covered 0.66-0.84)."""
     from .format import plural
 
     tasks = plural(task)
@@ -168,7 +168,7 @@ def tasks_apart(low: ArrayLike, high: ArrayLike) -> NDArray[np.bool_]:
     the grid draws them (offsets on [0, 2]; 20 draws), which the grid does not simulate; the 2-task designs are left
     out (their trim cuts half of each task, the population's too). Audit s35 farapart35, a design a data set (up to
     172 million data sets): 2.2-5.7% at 3 runs, 0.11-0.83% at 5, 0.0006-0.034% at 10; their intervals covered less
-    than the far-apart design's, and have rows of their own (:data:`APART_BY_CHANCE`), which the notes quote beside
+    (the IQM's 0.37-0.84, the mean's 0.53-0.91), and have rows of their own (:data:`APART_BY_CHANCE`), which the notes quote beside
     those.
 
     >>> tasks_apart([[0.0, 3.0, 9.0], [0.0, 1.0, 9.0]], [[1.0, 4.0, 15.0], [1.5, 4.0, 15.0]]).tolist()

@@ -1115,7 +1115,7 @@ def far_apart_notes(interval, metrics, kinds, fewest_per_agent, agents, given, a
     and given (``given`` (K, M)): :func:`_small_runs.far_apart_note` at their fewest runs, naming them where they are
     not every agent; it replaces the grid rows' note where every agent's tasks lie apart (audit s34 iqmfar34b).
     bootstrap()'s and task_table()'s aggregate row alike. The mean's since audit s35 farapart35: on 3 tasks that
-    overlap with runs apart by chance its interval covered 0.52-0.91 (the IQM's 0.38-0.84)."""
+    overlap with runs apart by chance its interval covered 0.53-0.91 (the IQM's 0.37-0.84)."""
     apart = np.zeros(len(agents), bool) if apart is None else np.asarray(apart, bool)
     out = []
     for j, (m, kind) in enumerate(zip(metrics, kinds)):

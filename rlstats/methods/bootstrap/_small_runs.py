@@ -265,7 +265,7 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
     3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34; 3 and 5 runs) and those of 3 tasks whose scores
     overlap, drawn as the grid's, and whose runs lay apart by chance (``calibration.APART_BY_CHANCE``, audit s35
     farapart35; 3, 5 and 10 runs), the lowest and highest coverage over the score distributions of each, and for the
-    IQM the mean's on each. Audit s35: by chance the IQM's interval covered 0.38-0.84 and the mean's 0.52-0.91, where
+    IQM the mean's on each. Audit s35: by chance the IQM's interval covered 0.37-0.84 and the mean's 0.53-0.91, where
     the note had quoted the far-apart rows alone (0.75-0.91) and the mean's there (0.94-0.97) as its way on. The
     explanation of the IQM's bias is said of tasks whose scores lie apart, and only where their rows are quoted."""
     quoted = [(by_chance, found) for by_chance in (False, True)
