@@ -62,7 +62,9 @@ design columns
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
     choice. The ``curves.band`` and ``bootstrap.interval`` rows of ``configuration`` :data:`FAR_APART` measure one
     fixed design, 3 tasks far apart (audit s34), which the results' notes read for agents whose tasks' runs lie
-    apart (:func:`tasks_apart`, audit s34 iqmfar34b) and for none else.
+    apart (:func:`tasks_apart`, audit s34 iqmfar34b) and for none else; so do the ``bootstrap.interval`` rows of
+    ``configuration`` :data:`APART_BY_CHANCE` (audit s35), 3 tasks that overlap, drawn as the grid's, a design a data
+    set (so no draws), of the data sets whose runs lay apart by chance.
 ``level``
     The nominal level of the claim: the confidence level of an interval, band or set, 1 - alpha for a test.
 ``coverage``
@@ -120,21 +122,31 @@ UNBALANCED = "unbalanced "
 #: iqmfar34, ``tests/reference/coverage_far_apart.py``: offsets 0, 3 and 12 and scales 0.3, 0.6 and 3 in noise units,
 #: audit s32's Dopamine trial); the one spelling the script and the tests read
 FAR_APART = "tasks far apart: offsets 0, 3, 12; scales 0.3, 0.6, 3"
+#: The ``configuration`` of the ``bootstrap.interval`` rows measured on 3 tasks whose scores overlap (drawn as the
+#: grid's: offsets uniform on [0, 2], scales lognormal with log-sd 0.5, a design a data set) and whose runs lie apart
+#: by chance (:func:`tasks_apart`; audit s35 farapart35, ``tests/reference/coverage_apart_by_chance.py``): the data
+#: that :func:`tasks_apart` reads as apart come from either design, so its notes quote both
+APART_BY_CHANCE = "tasks overlapping, runs apart by chance: offsets uniform on [0, 2], scales lognormal"
 #: The tasks with runs, lying apart, that send a result to the :data:`FAR_APART` rows (:func:`tasks_apart`): exactly
 #: the rows' 3 (review s34: with 4 or 5 tasks apart the IQM's interval holds, 0.95-0.99)
 APART_TASKS = 3
 
 
-def apart_words(label: str, task: str = "task", whose: str = "") -> str:
+def apart_words(label: str, task: str = "task", whose: str = "", why: bool = True) -> str:
     """What a note of agents whose tasks' runs lie apart (:func:`tasks_apart`) says of them, before the rows it
-    quotes; bootstrap()'s and curves()' alike."""
+    quotes; bootstrap()'s and curves()' alike. ``why``: with the cause of the IQM's bias where the tasks' scores lie
+    apart too (the :data:`FAR_APART` rows' design), said of that design alone: where the scores overlap and the runs
+    lie apart by chance (the :data:`APART_BY_CHANCE` rows) the IQM's bias was not that one (audit s35 farapart35:
+    -0.015 to 0.000 in noise units on normal runs, where its intervals covered 0.66-0.84)."""
     from .format import plural
 
     tasks = plural(task)
-    return (f"the {APART_TASKS} {tasks}' runs{whose} lie apart (each {task}'s all below or all above every other's), "
-            f"where the {label} of the pooled runs, trimming floor(N / 4) of them from each end (3 of 15 at 5 runs a "
-            f"{task}, 20%, not the population's 25%), keeps more of the outer {tasks} than the population's does and "
-            "is biased")
+    text = f"the {APART_TASKS} {tasks}' runs{whose} lie apart (each {task}'s all below or all above every other's)"
+    if why:
+        text += (f"; where the {tasks}' scores lie apart too, the {label} of the pooled runs, trimming floor(N / 4) of "
+                 f"them from each end (3 of 15 at 5 runs a {task}, 20%, not the population's 25%), keeps more of the "
+                 f"outer {tasks} than the population's does and is biased")
+    return text
 
 
 def tasks_apart(low: ArrayLike, high: ArrayLike) -> NDArray[np.bool_]:
@@ -153,8 +165,11 @@ def tasks_apart(low: ArrayLike, high: ArrayLike) -> NDArray[np.bool_]:
     Audit s34 iqmfar34b measured it (4,000 data sets each, ``tests/test_audit_s34_iqmfar34b.py``): true of 98.5-99.7%
     of the far-apart design's at 3 and 5 runs (normal, skewed, capped), of none of the grid's 5- and 26-task designs
     at 3-5 runs (at most 0.1%; none since review s34's rule of exactly 3 tasks), and of 0.5-6.7% of 3 tasks drawn as
-    the grid draws them (offsets on [0, 2]), which the grid does not simulate; the 2-task designs are left out (their
-    trim cuts half of each task, the population's too).
+    the grid draws them (offsets on [0, 2]; 20 draws), which the grid does not simulate; the 2-task designs are left
+    out (their trim cuts half of each task, the population's too). Audit s35 farapart35, a design a data set (up to
+    172 million data sets): 2.2-5.7% at 3 runs, 0.11-0.83% at 5, 0.0006-0.034% at 10; their intervals covered less
+    (the IQM's 0.37-0.84, the mean's 0.53-0.91), and have rows of their own (:data:`APART_BY_CHANCE`), which the notes quote beside
+    those.
 
     >>> tasks_apart([[0.0, 3.0, 9.0], [0.0, 1.0, 9.0]], [[1.0, 4.0, 15.0], [1.5, 4.0, 15.0]]).tolist()
     [True, False]
@@ -355,8 +370,10 @@ DEFAULTS: dict[str, Patterns] = {
     # bootstrap()'s interval (the metrics' rows) and probability_of_improvement()'s (its rows)
     # (audit s19: the one-task rows where the default withholds, measured with the rule lifted, are "withheld")
     # (audit s28, gapboot28: the gap's default of agents whose every score is at or below gamma, GAP_BELOW_GAMMA)
-    # (audit s34 iqmfar34: the default on 3 tasks far apart, FAR_APART)
-    "bootstrap.interval": ({"interval": ("studentized", "score"), "configuration": ("", GAP_BELOW_GAMMA, FAR_APART)},),
+    # (audit s34 iqmfar34: the default on 3 tasks far apart, FAR_APART; audit s35 farapart35: on 3 tasks that
+    # overlap whose runs lie apart by chance, APART_BY_CHANCE)
+    "bootstrap.interval": ({"interval": ("studentized", "score"),
+                            "configuration": ("", GAP_BELOW_GAMMA, FAR_APART, APART_BY_CHANCE)},),
     "bootstrap.profile": ({"metric": "runs", "interval": "wilson"},),  # the profile's kind and band
     # audit s28 taskboot28: task_bootstrap=True, against a population of tasks; the studentised default gives way there
     # to "expanded_tasks" (audit s29 taskboot29; the percentile interval before): the mean's rows are its bootstrap-t

@@ -129,8 +129,9 @@ def test_map_names_every_script_that_appends_calibration_rows():
     scripts = _appended_scripts()
     # s28: coverage_curves_early (early28) and coverage_bootstrap_gap (gapboot28) beside the six before; s32:
     # size_equivalence_incomplete (cal32); s33: coverage_fcr_difference and coverage_mixed_adjust (calib33); s34:
-    # coverage_far_apart (iqmfar34) and coverage_mixed_unbalanced (mixbal34)
-    assert len(scripts) == 13 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
+    # coverage_far_apart (iqmfar34) and coverage_mixed_unbalanced (mixbal34); s35: coverage_apart_by_chance
+    # (farapart35)
+    assert len(scripts) == 14 and all((ROOT / "tests" / "reference" / f"{s}.py").is_file() for s in scripts)
     text = _words("rlstats/README.md")
     start = text.index("with the rows other scripts append, `APPENDED` there")
     sentence = text[start:text.index("); back ends quote its rows", start)]

@@ -30,8 +30,11 @@ def _studentized_counts():
     below = rows["configuration"].fillna("") == rlstats.calibration.GAP_BELOW_GAMMA
     # audit s34 (iqmfar34): the one design of 3 tasks far apart, counted apart (test_readme_counts_the_far_apart_rows)
     far = rows["configuration"].fillna("") == rlstats.calibration.FAR_APART
-    assert set(rows["configuration"].dropna()) == {rlstats.calibration.GAP_BELOW_GAMMA, rlstats.calibration.FAR_APART}
-    grid, gap = rows[~below & ~far], rows[below]
+    # audit s35 (farapart35): and the design of 3 tasks that overlap, their runs apart by chance, counted apart too
+    chance = rows["configuration"].fillna("") == rlstats.calibration.APART_BY_CHANCE
+    assert set(rows["configuration"].dropna()) == {rlstats.calibration.GAP_BELOW_GAMMA, rlstats.calibration.FAR_APART,
+                                                   rlstats.calibration.APART_BY_CHANCE}
+    grid, gap = rows[~below & ~far & ~chance], rows[below]
 
     def count(part, tasks):
         chosen = part[part["tasks"].isin(tasks)]

@@ -47,8 +47,11 @@ def test_far_apart_data_told_the_iqm_misses():
                                 normalize=False, rng=0)
         (note,) = res.notes
         assert note.startswith("the 3 tasks' runs lie apart") and f"with {runs} runs per task" in note
-        assert f"intervals of the IQM covered {quoted}" in note
-        assert note.endswith("the mean's (metrics=(\"mean\",)) covered 0.94 to 0.97 there")
+        assert f"intervals of the IQM covered {quoted} on 3 tasks far apart" in note
+        # audit s35 (farapart35): the mean's on that design in brackets, and the rows of runs apart by chance beside
+        assert "on 3 tasks far apart (the mean's, metrics=(\"mean\",), 0.94 to 0.97) and " in note
+        assert note.endswith("whose runs lay apart by chance (the mean's 0.65 to 0.78)" if runs == 5
+                             else "whose runs lay apart by chance (the mean's 0.80 to 0.91)")
 
 
 def test_rule_statistic_on_grid_and_far_apart_designs():

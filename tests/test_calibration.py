@@ -80,6 +80,11 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             far = [r for r in rows if r["configuration"] == calibration.FAR_APART]
             assert len(far) == 12 and {r["metric"] for r in far} == {"iqm", "mean"}
             rows = [r for r in rows if r["configuration"] != calibration.FAR_APART]
+            # audit s35 (farapart35): coverage_apart_by_chance.py's 18 rows of the default on 3 tasks that overlap,
+            # their runs apart by chance (the IQM and the mean, 3, 5 and 10 runs, normal, skewed and capped)
+            chance = [r for r in rows if r["configuration"] == calibration.APART_BY_CHANCE]
+            assert len(chance) == 18 and {r["metric"] for r in chance} == {"iqm", "mean"}
+            rows = [r for r in rows if r["configuration"] != calibration.APART_BY_CHANCE]
             given = [p for p in module["grid"]() if p[2] >= small_runs.STUDENTIZED_MIN_RUNS and p[1] > 1]
             assert sum(r["interval"] == "studentized" for r in rows) == 4 * len(given)
             # and the former default's (its mean and median only: the IQM's and gap's are the default's)
@@ -816,9 +821,11 @@ def test_defaults_name_the_public_functions_defaults():
                                                      _keyword_default(rlstats.probability_of_improvement,
                                                                       "interval")),
                                                     # audit s28 (gapboot28): the gap's default of agents below gamma;
-                                                    # audit s34 (iqmfar34): on 3 tasks far apart
+                                                    # audit s34 (iqmfar34): on 3 tasks far apart; audit s35
+                                                    # (farapart35): on 3 that overlap, runs apart by chance
                                                     "configuration": ("", calibration.GAP_BELOW_GAMMA,
-                                                                      calibration.FAR_APART)},)
+                                                                      calibration.FAR_APART,
+                                                                      calibration.APART_BY_CHANCE)},)
     # each names its own rows: the metrics' default has none of the probability of improvement, and back
     rows = calibration.rows("bootstrap.interval")
     assert {r["metric"] for r in rows if r["interval"] == d["bootstrap.interval"][0]["interval"][0]} == {

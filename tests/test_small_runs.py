@@ -468,6 +468,8 @@ def test_coverage_table_is_complete_and_ordered():
     rows = [r for r in rows if r["configuration"] != calibration.GAP_BELOW_GAMMA]
     # audit s34 (iqmfar34): the default on 3 tasks far apart, another script's (tests/test_audit_s34_iqmfar34.py)
     rows = [r for r in rows if r["configuration"] != calibration.FAR_APART]
+    # audit s35 (farapart35): on 3 tasks that overlap, runs apart by chance (tests/test_audit_s35_farapart35.py)
+    rows = [r for r in rows if r["configuration"] != calibration.APART_BY_CHANCE]
     score = [r for r in rows if r["interval"] == "score"]  # the probability of improvement's default, 2-20 runs
     assert {r["metric"] for r in score} == {"probability_of_improvement"} and len(score) == 5 * 16
     # the former default (studentized_unwidened): the mean's and median's rows where the default has rows

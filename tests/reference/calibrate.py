@@ -72,7 +72,9 @@ APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
                             "coverage_far_apart"),  # audit s34 iqmfar34: 3 tasks far apart
             "bootstrap.interval": ("coverage_one_task",  # audit s19: the default on one task, 3-200 runs
                                    "coverage_bootstrap_gap",  # audit s28: the gap's default of agents below gamma
-                                   "coverage_far_apart"),  # audit s34: the default on 3 tasks far apart
+                                   "coverage_far_apart",  # audit s34: the default on 3 tasks far apart
+                                   # audit s35 farapart35: on 3 tasks that overlap, their runs apart by chance
+                                   "coverage_apart_by_chance"),
             # audit s20: the aggregate of the mean; audit s23: Welch's t with equal runs but unlike spreads; audit s32:
             # the across-tasks and aggregate tests of pairs that did not share every task (incomplete designs)
             "equivalence.size": ("size_equivalence_mean", "size_equivalence_spread", "size_equivalence_incomplete"),

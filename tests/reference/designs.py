@@ -90,8 +90,13 @@ def scores(distribution, deviation, location=0.0, offset=0.0, scale=1.0):
 
 def design_draw(seed, tasks):
     """(offset, scale), each (tasks,): one draw of the tasks' offsets (uniform on [0, 2]) and scales (lognormal)."""
-    rng = np.random.default_rng([20401, int(seed), int(tasks)])
-    return rng.uniform(0.0, 2.0, tasks), np.exp(rng.normal(0.0, 0.5, tasks))
+    return task_draws(np.random.default_rng([20401, int(seed), int(tasks)]), tasks)
+
+
+def task_draws(rng, size):
+    """(offset, scale), each of shape ``size``: tasks' offsets and scales as :func:`design_draw` draws them, from
+    ``rng`` (a fresh design a data set, vectorised: ``size`` (data sets, tasks); audit s35 farapart35)."""
+    return rng.uniform(0.0, 2.0, size), np.exp(rng.normal(0.0, 0.5, size))
 
 
 def design_means():

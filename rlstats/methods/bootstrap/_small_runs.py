@@ -116,7 +116,8 @@ def one_task_only(row):
     return row["tasks"] == "1" and (row["interval"] in STUDENTIZED_INTERVALS or int(row["runs"]) > GRID_MOST_RUNS)
 
 
-def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gamma=False, far_apart=False):
+def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gamma=False, far_apart=False,
+                  by_chance=False):
     """{runs per task: the calibration rows} of nominal 95% ``interval`` intervals of ``metric_key``: for a design of
     one task (``single_task``) its one-task rows, else the grid's rows (every number of tasks, as before audit s19);
     ``tasks`` (a design of several tasks): the rows of the grid's numbers of tasks that bracket it
@@ -126,8 +127,9 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gam
     ``below_gamma``: the optimality gap's rows of agents whose every score is at or below gamma while their true
     scores cross it (``configuration`` ``calibration.GAP_BELOW_GAMMA``, audit s28 gapboot28), which the other reads
     leave out. The rows of 3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34) are read by ``far_apart``
-    alone (a design whose tasks' runs lie apart, :func:`rlstats.calibration.tasks_apart`; audit s34 iqmfar34b), and
-    every other read leaves them out."""
+    alone (a design whose tasks' runs lie apart, :func:`rlstats.calibration.tasks_apart`; audit s34 iqmfar34b), the
+    rows of 3 tasks that overlap with runs apart by chance (``calibration.APART_BY_CHANCE``, audit s35 farapart35) by
+    ``by_chance`` alone, and every other read leaves them out."""
     # a former default's interval of a metric it shares with a later one: the table keeps that one's rows alone
     if interval == "studentized_unwidened" and metric_key not in ("mean", "median"):
         interval = "studentized_no_welch"  # the optimality gap's is the one before the Welch floor
@@ -138,9 +140,10 @@ def _rows_by_runs(interval, metric_key, single_task=False, tasks=None, below_gam
         if (row["interval"], row["metric"]) == (interval, metric_key) and (
                 row["tasks"] == "1" if single_task else not one_task_only(row)) and (
                 row["configuration"] == calibration.GAP_BELOW_GAMMA) == below_gamma and (
-                (row["configuration"] == calibration.FAR_APART) == far_apart):  # tasks apart (audit s34)
+                (row["configuration"] == calibration.FAR_APART) == far_apart) and (
+                (row["configuration"] == calibration.APART_BY_CHANCE) == by_chance):  # runs apart (s34, s35)
             found.setdefault(int(row["runs"]), []).append(row)
-    if tasks is not None and not single_task and not far_apart:
+    if tasks is not None and not single_task and not far_apart and not by_chance:
         counts = {int(row["tasks"]) for rows in found.values() for row in rows}
         if counts:
             bracket = {str(count) for count in calibration.bracketing_counts(counts, tasks)}
@@ -240,28 +243,51 @@ def coverage_note(interval, metric_label, metric_key, fewest_runs, whose="", sin
     return text
 
 
-def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", task="task"):
-    """A line quoting the rows of 3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34) for agents whose
-    tasks' runs lie apart (:func:`rlstats.calibration.tasks_apart`; audit s34 iqmfar34b), where some row at the most
-    runs simulated at or below ``fewest_runs`` misses 95% (:func:`rlstats.calibration.misses`), else None: the lowest
-    and highest coverage over the score distributions there, and the mean's interval's on the same design (its way
-    on, where the mean's rows hold). Beyond the runs simulated (3 and 5) nothing is claimed, as the grid's notes."""
-    table = measured_coverage(interval, metric_key, far_apart=True)
+def _apart_rows(interval, metric_key, fewest_runs, by_chance):
+    """(runs, rows) of the rows of 3 tasks far apart (``by_chance`` False) or of 3 tasks that overlap with runs apart
+    by chance (True) at the most runs simulated at or below ``fewest_runs``; None below or beyond the runs simulated
+    (3 and 5 far apart; 3, 5 and 10 by chance), where nothing is claimed, as the grid's notes."""
+    table = _rows_by_runs(interval, metric_key, far_apart=not by_chance, by_chance=by_chance)
     measured = [c for c in table if c <= fewest_runs]
     if not measured or fewest_runs > max(table):
         return None
-    runs = max(measured)
-    rows = _rows_by_runs(interval, metric_key, far_apart=True)[runs]
-    if not any(calibration.misses(row, 0.95) for row in rows):
+    return max(measured), table[max(measured)]
+
+
+def _covered(rows):
+    return f"{min(float(r['coverage']) for r in rows):.2f} to {max(float(r['coverage']) for r in rows):.2f}"
+
+
+def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", task="task"):
+    """A line for agents whose 3 tasks' runs lie apart (:func:`rlstats.calibration.tasks_apart`; audit s34 iqmfar34b)
+    quoting the two designs whose data it reads so, where some row of ``metric_key`` (the IQM or the mean) at the most
+    runs simulated at or below ``fewest_runs`` misses 95% (:func:`rlstats.calibration.misses`), else None: the rows of
+    3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34; 3 and 5 runs) and those of 3 tasks whose scores
+    overlap, drawn as the grid's, and whose runs lay apart by chance (``calibration.APART_BY_CHANCE``, audit s35
+    farapart35; 3, 5 and 10 runs), the lowest and highest coverage over the score distributions of each, and for the
+    IQM the mean's on each. Audit s35: by chance the IQM's interval covered 0.37-0.84 and the mean's 0.53-0.91, where
+    the note had quoted the far-apart rows alone (0.75-0.91) and the mean's there (0.94-0.97) as its way on. The
+    explanation of the IQM's bias is said of tasks whose scores lie apart, and only where their rows are quoted."""
+    quoted = [(by_chance, found) for by_chance in (False, True)
+              if (found := _apart_rows(interval, metric_key, fewest_runs, by_chance))]
+    if not any(calibration.misses(row, 0.95) for _, (_, rows) in quoted for row in rows):
         return None
-    low, high = table[runs]
-    text = (f"{calibration.apart_words(metric_label, task, whose)}: in simulations on 3 tasks far apart with {runs} "
-            f"runs per task, nominal 95% {interval} intervals of the {metric_label} covered {low:.2f} to {high:.2f}")
-    mean = _rows_by_runs(interval, "mean", far_apart=True).get(runs, [])
-    if metric_key != "mean" and mean and not any(calibration.misses(row, 0.95) for row in mean):
-        held = [float(row["coverage"]) for row in mean]
-        text += f"; the mean's (metrics=(\"mean\",)) covered {min(held):.2f} to {max(held):.2f} there"
-    return text
+    far = not quoted[0][0]
+    text = calibration.apart_words(metric_label, task, whose, why=far and metric_key == "iqm")
+    runs = {found[0] for _, found in quoted}
+    parts = []
+    for by_chance, (at, rows) in quoted:
+        design = ("3 tasks whose scores overlap (offsets and scales drawn as the grid's) and whose runs lay apart by "
+                  "chance" if by_chance else "3 tasks far apart")
+        part = f"{_covered(rows)} on {design}" + ("" if len(runs) == 1 else f" with {at} runs per task")
+        mean = _rows_by_runs(interval, "mean", far_apart=not by_chance, by_chance=by_chance).get(at, [])
+        if metric_key != "mean" and mean:
+            option = "" if parts else ", metrics=(\"mean\",),"
+            part += f" (the mean's{option} {_covered(mean)})"
+        parts.append(part)
+    within = f" with {runs.pop()} runs per task" if len(runs) == 1 else ""
+    return (f"{text}: in simulations{within}, nominal 95% {interval} intervals of the {metric_label} covered "
+            f"{' and '.join(parts)}")
 
 
 def expanded_bounds(distribution, estimates, confidence_level, fewest_runs, df):
