@@ -253,12 +253,6 @@ class Chains(NamedTuple):
     delta: NDArray[np.float64]
 
 
-def _ndtr(x):
-    from scipy.special import ndtr
-
-    return ndtr(x)
-
-
 def _ndtri(p):
     from scipy.special import ndtri
 
