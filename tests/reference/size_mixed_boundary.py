@@ -3,19 +3,39 @@ the task x agent variance is estimated at its boundary (0).
 
     PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python tests/reference/size_mixed_boundary.py [--quick] [--shard I/N]
         [--json PATH] [--n DATA_SETS_PER_DRAW]
+        [--pooled tests/reference/size_mixed_boundary.json] [--summary tests/reference/size_mixed_boundary_points.json]
 
 Audit s34 (``coverage_mixed_unbalanced.py``, ``mixed.f_size`` rows) found Kenward-Roger's F rejecting agents alike in
 0 of 400 data sets at 0.05 on several unbalanced designs without a task x agent term (Satterthwaite's 0.0075-0.03).
-This script asks where that comes from. Balanced designs (``DESIGNS_AT``: 2, 3 and 8 agents on 3 to
-26 tasks) at 3, 5 and 10 runs a cell, and three unbalanced patterns of ``coverage_mixed_unbalanced``; normal, skewed
-and capped scores (``designs.DISTRIBUTIONS``' families) and the tasks' offsets and scales of ``designs.DESIGN_DRAWS`` draws, as
-``coverage_mixed_unbalanced.simulate`` draws them, under its configurations ``all_equal`` (no task x agent variance),
-``all_equal, cells sd 0.5`` (task x agent intercepts of sd 0.5 noise units), and ``shift 0 to 1`` with and without
-the cells (power). Each data set is fitted once, as :func:`rlstats.mixed` fits it, and records whether the task x
+This script asks where that comes from. Balanced designs (``DESIGNS_AT``: 2, 3 and 8 agents on 3 to 26 tasks) at
+3, 5 and 10 runs a cell, and three unbalanced patterns of ``coverage_mixed_unbalanced``; normal, skewed and capped
+scores (``designs.DISTRIBUTIONS``' families) and the tasks' offsets and scales of ``designs.DESIGN_DRAWS`` draws (50
+data sets each: 200 a point, ``--n 50``), as ``coverage_mixed_unbalanced.simulate`` draws them, under its
+configurations ``all_equal`` (no task x agent variance), ``all_equal, cells sd 0.5`` (task x agent intercepts of sd
+0.5 noise units), and ``shift 0 to 1`` with and without the cells (power). Each data set is fitted once, as :func:`rlstats.mixed` fits it, and records whether the task x
 agent standard deviation is at the boundary (theta below ``_kernels.SINGULAR_TOL``, the singular-fit note's rule),
 the F p-value with Satterthwaite's df (orthonormal basis, the default) and with Kenward-Roger's, and whether the
 Tukey family of either held (agents alike: no pair declared different). ``summary`` tabulates the rejection rates
-by boundary.
+by boundary (``--summary``: ``size_mixed_boundary_points.json``), and ``pooled`` pools the fits at the boundary by
+the designs' number of tasks (``--pooled``: ``size_mixed_boundary.json``), which ``rlstats.mixed``'s singular-fit
+note quotes (``_api.BOUNDARY_MEASURED``; ``tests/test_audit_s35_mixed35.py`` checks the two agree and reruns a point).
+
+Found (audit s35): at the boundary pbkrtest still counts the zero component, so Kenward-Roger's df are the
+interaction's ((tasks - 1)(agents - 1) in a balanced design) where Satterthwaite's are the residual's; the F is the
+same. On 3 tasks that makes Kenward-Roger's F all but never reject agents alike and lose most of its power; on 10
+and 26 tasks the two df methods come close. lmerTest's ``anova(ddf = "Kenward-Roger")`` gives the same df and p
+(``mixed_boundary35_r.R``) and R's own simulation (``size_mixed_boundary_r.R``, ``size_mixed_boundary_r.out``) the
+same conservatism. Satterthwaite's F at the boundary is not held either where a task x agent spread was missed
+(above 0.05 on 3 tasks), nor in R's simulation (0.096 at 3 agents x 5 tasks x 5 runs, agents alike, no task x agent
+term), so ``ddf="kenward-roger"`` stays pbkrtest's and the default stays Satterthwaite's; the note says which.
+
+Run (two processes; about 40 minutes of wall time on a loaded 2-core machine)::
+
+    for i in 0 1; do python tests/reference/size_mixed_boundary.py --n 50 --shard $i/2 --json /tmp/s$i.json & done
+    python -c "import json; d = {}; [d.update(json.load(open(f'/tmp/s{i}.json'))) for i in (0, 1)]; \
+        json.dump(d, open('/tmp/all.json', 'w'))"
+    python tests/reference/size_mixed_boundary.py --n 50 --json /tmp/all.json \
+        --pooled tests/reference/size_mixed_boundary.json --summary tests/reference/size_mixed_boundary_points.json
 """
 
 from __future__ import annotations
@@ -132,6 +152,38 @@ def summary(done):
     return out
 
 
+def pooled(done):
+    """{tasks: {configuration: {"fits": boundary fits, "satterthwaite": rejected, "kenward-roger": rejected,
+    "data_sets": all, "satterthwaite_all": rejected, "kenward-roger_all": rejected}, "agents": [the designs' numbers
+    of agents]}}: the
+    data sets whose fit put the task x agent SD at 0, pooled over the grid's designs of that many tasks (agents, runs
+    and score families), with how many of them each F rejected at ALPHA: what ``rlstats.mixed``'s note of such a fit
+    with Kenward-Roger's df quotes (``_api.KR_BOUNDARY``). Only the points of :func:`grid`."""
+    points = {json.dumps(point) for point in grid()}
+    out = {}
+    for key, records in done.items():
+        if key not in points:
+            continue
+        design, _, configuration = json.loads(key)
+        shape = template(design)
+        tasks = str(shape.n_tasks)
+        agents = out.setdefault(tasks, {}).setdefault("agents", [])
+        if shape.n_agents not in agents:
+            agents.append(shape.n_agents)
+            agents.sort()
+        cell = out[tasks].setdefault(configuration, {"fits": 0, "satterthwaite": 0, "kenward-roger": 0,
+                                                     "data_sets": 0, "satterthwaite_all": 0, "kenward-roger_all": 0})
+        for boundary, p_sat, p_kr, _, _ in records:
+            cell["data_sets"] += 1
+            cell["satterthwaite_all"] += int(p_sat <= ALPHA)
+            cell["kenward-roger_all"] += int(p_kr <= ALPHA)
+            if boundary:
+                cell["fits"] += 1
+                cell["satterthwaite"] += int(p_sat <= ALPHA)
+                cell["kenward-roger"] += int(p_kr <= ALPHA)
+    return out
+
+
 def main(argv):
     quick = "--quick" in argv
     points = grid(quick)
@@ -150,6 +202,13 @@ def main(argv):
               flush=True)
         if path:
             path.write_text(json.dumps(done))
+    if "--summary" in argv:  # each point's rates: tests/reference/size_mixed_boundary_points.json
+        points = {json.dumps(point) for point in grid()}
+        rates = summary({key: records for key, records in done.items() if key in points})
+        pathlib.Path(argv[argv.index("--summary") + 1]).write_text(json.dumps(rates, indent=0, sort_keys=True) + "\n")
+    if "--pooled" in argv:  # the table the note quotes: tests/reference/size_mixed_boundary.json
+        pathlib.Path(argv[argv.index("--pooled") + 1]).write_text(json.dumps(pooled(done), indent=1, sort_keys=True)
+                                                                  + "\n")
     return done
 
 
