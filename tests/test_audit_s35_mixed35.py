@@ -170,12 +170,13 @@ def test_a_singular_fit_quotes_the_boundary_measurements(ddf):
     assert f"rejected agents alike in {alike[own]:,} of {alike[0]:,} (" in note
     assert f"missed in {missed[own]:,} of {missed[0]:,} (" in note
     assert f"agents 0 to 1 noise sd apart in {apart[own]:,} of {apart[0]:,} (" in note
+    high = missed[1] / missed[0] > 0.05 + 3 * (0.05 * 0.95 / missed[0]) ** 0.5   # Satterthwaite's, missed spread
     if ddf == "kenward-roger":
         assert "conservative, with power lost, as pbkrtest's df are there" in note
         assert "exceeded 0.05" not in note
+        assert high == ("and above 0.05 at this boundary where a task x agent spread was missed" in note)
     else:
         assert "conservative" not in note
-        high = missed[1] / missed[0] > 0.05 + 3 * (0.05 * 0.95 / missed[0]) ** 0.5
         assert high == ("Satterthwaite's level at this boundary exceeded 0.05 by more than 3 Monte Carlo standard "
                         f"errors with a task x agent spread the fit missed (over all {missed[3]:,} such data sets"
                         in note)

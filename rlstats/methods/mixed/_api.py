@@ -93,8 +93,8 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
         coverage 0.9525, Kenward-Roger's alike), and it costs about a fifth as much at 100 agents. Where the fit puts
         the task x agent SD at 0, pbkrtest's df still count that component (the interaction's df, 2 at 2 agents x 3
         tasks, where Satterthwaite's are the residual's 58), so on few tasks Kenward-Roger's F is far more
-        conservative: on simulated fits at that boundary on 3 tasks it rejected agents alike at 0.05 in 1 of 2,543
-        and agents 0 to 1 noise sd apart in a quarter, Satterthwaite's in 1.5% and nearly two thirds (audit s35,
+        conservative: on simulated fits at that boundary on 3 tasks it rejected agents alike at 0.05 in 3 of 3,943
+        and agents 0 to 1 noise sd apart in 30%, Satterthwaite's in 1.6% and 65% (audit s35,
         ``tests/reference/size_mixed_boundary.py``; lmerTest's ``anova(ddf = "Kenward-Roger")`` alike); the
         singular-fit note quotes these counts at the design's number of tasks.
     f_basis : {"orthonormal", "lmertest"}
@@ -846,22 +846,31 @@ def _means_notes(design, options):
 
 
 #: Audit s35 (mixed35): simulated data sets whose fit put the task x agent SD at 0, pooled by the number of tasks of
-#: the designs of ``tests/reference/size_mixed_boundary.py`` (balanced 2, 3 and 8 agents on 3, 10 and 26 tasks, and the
-#: unbalanced patterns two_agents, eight_by_3 and runs_3_5_10 of coverage_mixed_unbalanced.py; 3, 5 and 10 runs, normal,
-#: skewed and capped scores, tasks of different levels and spreads; 200 data sets a point): for each configuration,
-#: (such fits, rejected by the F at 0.05 with Satterthwaite's df, with Kenward-Roger's). "alike": agents alike, no task
+#: the designs of ``tests/reference/size_mixed_boundary.py`` (balanced 2, 3 and 8 agents on 3, 10 and 26 tasks, and
+#: the unbalanced patterns two_agents, eight_by_3 and runs_3_5_10 (5 tasks) of coverage_mixed_unbalanced.py; 3, 5 and
+#: 10 runs, normal, skewed and capped scores, tasks of different levels and spreads; 200 data sets a point): for each
+#: configuration, (such fits, rejected by the F at 0.05 with Satterthwaite's df, with Kenward-Roger's; all data sets,
+#: at and off the boundary, rejected by each). "alike": agents alike, no task
 #: x agent term; "missed": agents alike over tasks with task x agent intercepts of sd 0.5 noise units, which the fit
 #: put at 0; "apart": agents 0 to 1 noise sd apart, no task x agent term. ``size_mixed_boundary.json`` holds them
 #: (``size_mixed_boundary.pooled``); tests/test_audit_s35_mixed35.py checks this table against it.
 BOUNDARY_MEASURED = {
     3: {"agents": (2, 3, 8),
-         "alike": (2543, 38, 1, 4200, 38, 1),
-         "missed": (1084, 76, 7, 4000, 96, 20),
-         "apart": (2585, 1634, 642, 4200, 1936, 888)},
+         "alike": (3943, 64, 3, 6600, 65, 4),
+         "missed": (1391, 100, 11, 6600, 146, 50),
+         "apart": (3951, 2587, 1201, 6600, 3246, 1788)},
+    5: {"agents": (3,),
+         "alike": (323, 8, 1, 600, 9, 1),
+         "missed": (57, 9, 3, 600, 23, 14),
+         "apart": (347, 289, 223, 600, 426, 360)},
     10: {"agents": (3,),
          "alike": (1054, 13, 9, 1800, 25, 21),
          "missed": (173, 6, 4, 1800, 48, 45),
          "apart": (1002, 915, 890, 1800, 1588, 1562)},
+    26: {"agents": (8,),
+         "alike": (954, 40, 36, 1800, 69, 65),
+         "missed": (2, 0, 0, 1800, 75, 75),
+         "apart": (934, 930, 930, 1800, 1793, 1793)},
 }
 _BOUNDARY_CONFIGURATIONS = {"alike": "all_equal", "missed": "all_equal, cells sd 0.5", "apart": "shift 0 to 1"}
 
@@ -895,12 +904,16 @@ def _boundary_measured(ddf, n_tasks):
             f"{alike[0]:,} ({_percent(alike[this], alike[0])}; {others}: {_percent(alike[other], alike[0])})"
             f"{missing}, and agents 0 to 1 noise sd apart in {apart[this]:,} of "
             f"{apart[0]:,} ({_percent(apart[this], apart[0])}; {_percent(apart[other], apart[0])})")
+    def above(row, column):  # above 0.05 by more than 3 Monte Carlo SE, from enough fits
+        return row[0] >= _FEWEST_FITS and row[column] / row[0] > 0.05 + 3 * (0.05 * 0.95 / row[0]) ** 0.5
+
     if ddf == "kenward-roger" and apart[2] < apart[1] - 0.05 * apart[0]:
         said += (": conservative, with power lost, as pbkrtest's df are there (lmerTest's anova(ddf = "
                  "\"Kenward-Roger\") gives the same); Satterthwaite's df (the default, ddf=\"satterthwaite\") reject "
-                 "more often where the agents differ")
+                 "more often where the agents differ" + (", and above 0.05 at this boundary where a task x agent "
+                                                        "spread was missed" if above(missed, 1) else ""))
     high = [(name, row) for name, row in (("agents alike", alike), ("a task x agent spread the fit missed", missed))
-            if row[0] >= _FEWEST_FITS and row[this] / row[0] > 0.05 + 3 * (0.05 * 0.95 / row[0]) ** 0.5]
+            if above(row, this)]
     for name, row in high:
         said += (f"; {own} level at this boundary exceeded 0.05 by more than 3 Monte Carlo standard errors with {name} "
                  f"(over all {row[3]:,} such data sets of those designs, at and off the boundary, it rejected "
