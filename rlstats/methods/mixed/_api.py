@@ -90,7 +90,13 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
         default's (on ``tests/reference/mixed_onerun33.csv`` DrQ - NEW reads adjusted p 0.0509 there, 0.0484 here;
         ``ddf="kenward-roger"`` gives emmeans' numbers). Satterthwaite's is the default, as lmerTest's: its 95% Tukey
         families held on every design of the calibration grid (``mixed.contrast`` rows, 192 of each: lowest pooled
-        coverage 0.9525, Kenward-Roger's alike), and it costs about a fifth as much at 100 agents.
+        coverage 0.9525, Kenward-Roger's alike), and it costs about a fifth as much at 100 agents. Where the fit puts
+        the task x agent SD at 0, pbkrtest's df still count that component (the interaction's df, 2 at 2 agents x 3
+        tasks, where Satterthwaite's are the residual's 58), so on few tasks Kenward-Roger's F is far more
+        conservative: on simulated fits at that boundary on 3 tasks it rejected agents alike at 0.05 in 3 of 3,943
+        and agents 0 to 1 noise sd apart in 30%, Satterthwaite's in 1.6% and 65% (audit s35,
+        ``tests/reference/size_mixed_boundary.py``; lmerTest's ``anova(ddf = "Kenward-Roger")`` alike); the
+        singular-fit note quotes these counts at the design's number of tasks.
     f_basis : {"orthonormal", "lmertest"}
         The contrasts in which the F test's Satterthwaite denominator df are formed (the F itself, and
         Kenward-Roger's df, are the same in any). ``"orthonormal"``: an orthonormal basis of the contrasts of the
@@ -170,11 +176,12 @@ def mixed(data: Data, formula: FormulaLike | None = None, *, ddf: Ddf = "sattert
     lowest coverage measured there. Unbalanced designs (audit s34, ``tests/reference/coverage_mixed_unbalanced.py``:
     nine patterns of 2 to 8 agents x 3 to 26 tasks with 1 to 10 runs a cell, empty cells, agents with a single run
     on some tasks and two never on a common task; the four score families, agents alike with and without a task x
-    agent term, or shifted apart; 400 data sets a row) miss nowhere, so no note quotes them: the Tukey family held
-    0.9375-0.9925 under agents alike (its family-wise error at most 0.0625) and covered 0.9525-0.9975 under shifts,
-    the other families and Kenward-Roger's df 0.9375-1.0 (``mixed.contrast`` rows "unbalanced ..."), and the omnibus
-    F at 0.05 rejected agents alike in 0.0025-0.0625 of data sets in either ``f_basis`` (Kenward-Roger's 0-0.0625;
-    ``mixed.f_size`` rows).
+    agent term, or shifted apart; 400 data sets a row) miss nowhere; the notes of an unbalanced design quote them at its
+    number of agents (audit s35: the patterns, the lowest coverage of the family asked for and the F's level): the
+    Tukey family held 0.9375-0.9925 under agents alike (its family-wise error at most 0.0625) and covered
+    0.9525-0.9975 under shifts, the other families and Kenward-Roger's df 0.9375-1.0 (``mixed.contrast`` rows
+    "unbalanced ..."), and the omnibus F at 0.05 rejected agents alike in 0.0025-0.0625 of data sets in either
+    ``f_basis`` (Kenward-Roger's 0-0.0625; ``mixed.f_size`` rows).
 
     Runs at a score cap (audit s11): the model gives every agent one residual variance, which an agent whose runs
     nearly all reach a cap does not have. On simulated runs with 85% of a baseline agent's runs at a cap and agents 0
@@ -345,8 +352,9 @@ def _run(design, options):
     residuals = design.y[in_data_order] - fitted_values
     sds = fitted.theta * fitted.sigma
     singular = bool(np.any(fitted.theta < kernels.SINGULAR_TOL))
-    notes += _fit_notes(fitted, terms, options.ddf) + _saturated_notes(design, saturated, pairs) + \
-        _omnibus_notes(compared, design) + _coverage_notes(design, options) + _means_notes(design, options)
+    notes += _fit_notes(fitted, terms, options.ddf, design.n_tasks) + _saturated_notes(design, saturated, pairs) + \
+        _omnibus_notes(compared, design) + _coverage_notes(design, options) + _unbalanced_notes(design, options) + \
+        _means_notes(design, options)
     means = clip_columns(means, design.bounds, ("estimate", "conf_low", "conf_high"), "the agents' means", notes=notes)
     pairs = clip_columns(pairs, design.bounds, ("estimate", "conf_low", "conf_high"), "the pairwise differences",
                          "difference", notes)
@@ -684,7 +692,10 @@ def _empty_cell_notes(design):
 
 
 #: how the calibration table's configurations read in a note (tests/reference/coverage_mixed.py)
-_SIMULATED = {"all_equal": "agents alike", "spread 0 to 1": "agents 0 to 1 noise sd apart"}
+_SIMULATED = {"all_equal": "agents alike", "spread 0 to 1": "agents 0 to 1 noise sd apart",
+              # the unbalanced rows' (coverage_mixed_unbalanced.py): the cells' sd and the shifts in noise units
+              "all_equal, cells sd 0.5": "agents alike, task x agent intercepts of sd 0.5",
+              "shift 0 to 1": "agents 0 to 1 noise sd apart"}
 _DDF_NOTE = {"satterthwaite": "Satterthwaite's", "kenward-roger": "Kenward-Roger's"}
 
 
@@ -714,6 +725,62 @@ def _coverage_notes(design, options):
             f"scores, {_SIMULATED.get(row['configuration'], row['configuration'])}; {row['n_sim']} simulated data "
             "sets), "
             f"{calibration.miss_clause(row, 0.95)}"]
+
+
+#: the calibration table's rows of the omnibus F's level on unbalanced designs (audit s34)
+F_CALIBRATION = "mixed.f_size"
+
+
+def _pattern_words(row):
+    """'runs_3_5_10 (3 agents x 5 tasks, 0 empty cells, runs 3/5/10)': the unbalanced pattern a row measured."""
+    name, rest = row["configuration"][len(calibration.UNBALANCED):].split(": ", 1)[0].split(" ", 1)
+    return f"{name} ({int(float(row['agents']))} agents x {int(float(row['tasks']))} tasks, {rest.strip('()')})"
+
+
+def _unbalanced_notes(design, options):
+    """What the unbalanced rows (audit s34, ``tests/reference/coverage_mixed_unbalanced.py``) measured at the
+    patterns of this design's number of agents (the nearest measured): the lowest coverage of the 95% family of this
+    df method and adjustment, and the omnibus F's level at 0.05 under agents alike (audit s35 mixed35: the notes of an
+    unbalanced design quoted no row, since none misses). Only for an unbalanced design at the 95% level measured."""
+    name, _, intervals = ADJUSTMENTS_SAID[options.adjust]
+    measured = {"Tukey": "tukey", "Bonferroni": "holm", "Sidak": "sidak", "Scheffe": "scheffe"}.get(intervals or "")
+    if measured in ("sidak", "scheffe") and design.n_agents == 2:
+        measured = "tukey"
+    if design.is_balanced or not np.isclose(options.confidence_level, 0.95):
+        return []
+    unbalanced = [row for row in calibration.rows(CALIBRATION)
+                  if row["configuration"].startswith(calibration.UNBALANCED) and row["test"] == options.ddf]
+    if not unbalanced:
+        return []
+    agents = calibration.nearest_count({int(float(row["agents"])) for row in unbalanced}, design.n_agents)
+    at = [row for row in unbalanced if int(float(row["agents"])) == agents]
+    patterns = list(dict.fromkeys(_pattern_words(row) for row in at))
+    head = (f"measured on unbalanced designs of {agents} agents ({CALIBRATION} and {F_CALIBRATION} rows "
+            f"'{calibration.UNBALANCED}...' of rlstats/calibration.csv: the pattern{'s' if len(patterns) > 1 else ''} "
+            f"{join_and(patterns)}; {at[0]['n_sim']} simulated data sets a row, four score families, agents alike "
+            "with and without task x agent intercepts and agents apart): ")
+    said = []
+    family = [row for row in at if row["interval"] == measured]
+    if measured is not None and family:
+        worst = min(family, key=calibration.worst_coverage)
+        short = [row for row in family if calibration.misses(row, 0.95)]
+        pattern, configuration = worst["configuration"][len(calibration.UNBALANCED):].split(": ", 1)
+        pattern = pattern.split(" ", 1)[0]
+        words = intervals if intervals == name else f"{intervals} (beside {name}'s p-values)"
+        said.append(f"the 95% {words} simultaneous intervals with {_DDF_NOTE[options.ddf]} df covered "
+                    f"{float(worst['coverage']):.4g} in the lowest row{_worst_draw(worst)} "
+                    f"({worst['distribution'].replace('_', '-')} scores, "
+                    f"{_SIMULATED.get(configuration, configuration)}, {pattern}), "
+                    + (calibration.miss_clause(worst, 0.95) if short else
+                       f"none of the {len(family)} rows below 0.95 by more than 3 Monte Carlo standard errors"))
+    basis = options.f_basis if options.ddf == "satterthwaite" else "orthonormal"
+    f_rows = [row for row in calibration.rows(F_CALIBRATION) if row["test"] == options.ddf
+              and row["statistic"] == basis and int(float(row["agents"])) == agents]
+    if f_rows:
+        sizes = [1 - float(row["coverage"]) for row in f_rows]
+        said.append(f"the F test of the agents at 0.05 rejected agents alike in {min(sizes):.4g} to {max(sizes):.4g} "
+                    f"of the data sets ({len(f_rows)} rows)")
+    return [head + "; ".join(said)] if said else []
 
 
 #: what a "draw" of a row with tasks drawn afresh is (``tests/reference/coverage_mixed_means.py``)
@@ -778,7 +845,83 @@ def _means_notes(design, options):
             "they hold (conservatively)"]
 
 
-def _fit_notes(fitted, terms, ddf):
+#: Audit s35 (mixed35): simulated data sets whose fit put the task x agent SD at 0, pooled by the number of tasks of
+#: the designs of ``tests/reference/size_mixed_boundary.py`` (balanced 2, 3 and 8 agents on 3, 10 and 26 tasks, and
+#: the unbalanced patterns two_agents, eight_by_3 and runs_3_5_10 (5 tasks) of coverage_mixed_unbalanced.py; 3, 5 and
+#: 10 runs, normal, skewed and capped scores, tasks of different levels and spreads; 200 data sets a point): for each
+#: configuration, (such fits, rejected by the F at 0.05 with Satterthwaite's df, with Kenward-Roger's; all data sets,
+#: at and off the boundary, rejected by each). "alike": agents alike, no task
+#: x agent term; "missed": agents alike over tasks with task x agent intercepts of sd 0.5 noise units, which the fit
+#: put at 0; "apart": agents 0 to 1 noise sd apart, no task x agent term. ``size_mixed_boundary.json`` holds them
+#: (``size_mixed_boundary.pooled``); tests/test_audit_s35_mixed35.py checks this table against it.
+BOUNDARY_MEASURED = {
+    3: {"agents": (2, 3, 8),
+         "alike": (3943, 64, 3, 6600, 65, 4),
+         "missed": (1391, 100, 11, 6600, 146, 50),
+         "apart": (3951, 2587, 1201, 6600, 3246, 1788)},
+    5: {"agents": (3,),
+         "alike": (323, 8, 1, 600, 9, 1),
+         "missed": (57, 9, 3, 600, 23, 14),
+         "apart": (347, 289, 223, 600, 426, 360)},
+    10: {"agents": (3,),
+         "alike": (1054, 13, 9, 1800, 25, 21),
+         "missed": (173, 6, 4, 1800, 48, 45),
+         "apart": (1002, 915, 890, 1800, 1588, 1562)},
+    26: {"agents": (8,),
+         "alike": (954, 40, 36, 1800, 69, 65),
+         "missed": (2, 0, 0, 1800, 75, 75),
+         "apart": (934, 930, 930, 1800, 1793, 1793)},
+}
+_BOUNDARY_CONFIGURATIONS = {"alike": "all_equal", "missed": "all_equal, cells sd 0.5", "apart": "shift 0 to 1"}
+
+
+#: the fewest fits at the boundary from which the note quotes a configuration's rate
+_FEWEST_FITS = 50
+
+
+def _percent(rejected, fits):
+    return f"{100 * rejected / fits:.2g}%"
+
+
+def _boundary_measured(ddf, n_tasks):
+    """What the F did on simulated fits with the task x agent SD at 0 (:data:`BOUNDARY_MEASURED`), at the number of
+    tasks measured nearest ``n_tasks``: the clause the singular-fit note ends on (audit s35 mixed35)."""
+    if not BOUNDARY_MEASURED:
+        return ""
+    tasks = calibration.nearest_count(BOUNDARY_MEASURED, n_tasks)
+    measured = BOUNDARY_MEASURED[tasks]
+    this, other = (1, 2) if ddf == "satterthwaite" else (2, 1)
+    own, others = _DDF_NOTE[ddf], _DDF_NOTE["kenward-roger" if ddf == "satterthwaite" else "satterthwaite"]
+    alike, missed, apart = measured["alike"], measured["missed"], measured["apart"]
+    # with a task x agent spread the fit rarely misses it on many tasks (2 of 800 data sets at 8 x 26): too few such
+    # fits to quote a rate from, left out
+    missing = (f", agents alike over tasks with task x agent intercepts of sd 0.5 noise units that the fit missed in "
+               f"{missed[this]:,} of {missed[0]:,} ({_percent(missed[this], missed[0])}; "
+               f"{_percent(missed[other], missed[0])})" if missed[0] >= _FEWEST_FITS else "")
+    said = (f"; on simulated data sets whose fit put the task x agent SD at 0 ({count(tasks, 'task')}, "
+            f"{join_and(measured['agents'])} agents, 3 to 10 runs, normal, skewed and capped scores; "
+            f"tests/reference/size_mixed_boundary.py), {own} F at 0.05 rejected agents alike in {alike[this]:,} of "
+            f"{alike[0]:,} ({_percent(alike[this], alike[0])}; {others}: {_percent(alike[other], alike[0])})"
+            f"{missing}, and agents 0 to 1 noise sd apart in {apart[this]:,} of "
+            f"{apart[0]:,} ({_percent(apart[this], apart[0])}; {_percent(apart[other], apart[0])})")
+    def above(row, column):  # above 0.05 by more than 3 Monte Carlo SE, from enough fits
+        return row[0] >= _FEWEST_FITS and row[column] / row[0] > 0.05 + 3 * (0.05 * 0.95 / row[0]) ** 0.5
+
+    if ddf == "kenward-roger" and apart[2] < apart[1] - 0.05 * apart[0]:
+        said += (": conservative, with power lost, as pbkrtest's df are there (lmerTest's anova(ddf = "
+                 "\"Kenward-Roger\") gives the same); Satterthwaite's df (the default, ddf=\"satterthwaite\") reject "
+                 "more often where the agents differ" + (", and above 0.05 at this boundary where a task x agent "
+                                                        "spread was missed" if above(missed, 1) else ""))
+    high = [(name, row) for name, row in (("agents alike", alike), ("a task x agent spread the fit missed", missed))
+            if above(row, this)]
+    for name, row in high:
+        said += (f"; {own} level at this boundary exceeded 0.05 by more than 3 Monte Carlo standard errors with {name} "
+                 f"(over all {row[3]:,} such data sets of those designs, at and off the boundary, it rejected "
+                 f"{_percent(row[3 + this], row[3])})")
+    return said
+
+
+def _fit_notes(fitted, terms, ddf, n_tasks=None):
     notes = []
     zero = [term for term, theta in zip(terms, fitted.theta) if theta < kernels.SINGULAR_TOL]
     if zero:
@@ -801,7 +944,8 @@ def _fit_notes(fitted, terms, ddf):
             f"singular fit: the standard deviation of the random {' and '.join(zero)} intercepts is estimated at "
             f"(or next to) 0, so the data show no spread of {' or '.join(zero)} effects beyond {beyond}; the "
             f"estimates stand, but {'that variance sits' if one else 'those variances sit'} on "
-            f"{'its' if one else 'their'} boundary, where {df} (lme4: 'boundary (singular) fit')")
+            f"{'its' if one else 'their'} boundary, where {df} (lme4: 'boundary (singular) fit')"
+            + (_boundary_measured(ddf, n_tasks) if len(terms) == 2 and terms[1] in zero and n_tasks else ""))
     if not fitted.converged:
         notes.append(
             f"the REML optimiser stopped away from a stationary point (gradient {np.max(np.abs(fitted.gradient)):.2g}"
