@@ -47,7 +47,6 @@ def twelve_agents():
                              progress=False, task_bootstrap=False)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35 plots35: black tick on PALETTE's black bar")
 def test_estimate_tick_contrasts_with_every_bar(twelve_agents):
     """Each estimate's tick is at least 3:1 (WCAG's least contrast for graphics) against the bar it is drawn on, as
     the bar is drawn (its alpha over the Axes' face): the black tick on the eighth agent's black bar was 2.0:1."""
@@ -66,7 +65,6 @@ def test_estimate_tick_contrasts_with_every_bar(twelve_agents):
         plt.close("all")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35 plots35: black tick on a black bar")
 def test_improvement_tick_contrasts_with_a_black_bar():
     """The probability of improvement's bars in a colour the caller gives (black): its tick still shows."""
     df = rlstats.datasets.simulate(agents=2, tasks=3, seeds=5, rng=1)
