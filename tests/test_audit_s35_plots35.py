@@ -166,7 +166,6 @@ def test_curves_mark_the_compared_steps(compared_curves):
         plt.close("all")
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35 plots35: docstring does not say how to save")
 def test_plot_docstring_says_how_to_save():
     """Result.plot's docstring says what it returns and how to save it (an Axes has no savefig)."""
     doc = rlstats.results.Result.plot.__doc__
