@@ -976,14 +976,17 @@ def legend_above_height(labels: Sequence[str], width: float) -> float:
     return (rows + 1) * 1.5 * _LEGEND_ABOVE["fontsize"] / 72
 
 
-def legend_above(ax: Any, title: str | None = None) -> Any:
+def legend_above(ax: Any, title: str | None = None, drawn_as: Mapping[str, Any] | None = None) -> Any:
     """The legend of ``ax`` in rows above it, clear of what is drawn (inside, it hid curves, bands and points wherever
     it sat: the curves plot; tuning's expected_max, audit s33 tunefig33: 8 procedures over the points at 3.4 in).
 
     As many columns as the Axes' width holds (at most 4, :func:`legend_columns`); a layout engine
     (``layout="constrained"``, or ``bbox_inches="tight"`` when saving) keeps its room. None without labelled artists.
+    ``drawn_as``: the handle the legend draws for a label, where its artist's own would not say it (a tuple of
+    handles, drawn over each other: the curves' marks of compared steps).
     """
     handles, labels = ax.get_legend_handles_labels()
+    handles = [(drawn_as or {}).get(label, handle) for handle, label in zip(handles, labels)]
     if not handles:
         return None
     options = _LEGEND_ABOVE

@@ -138,7 +138,6 @@ def compared_curves():
                           compare=[("A", "B"), ("B", "C")], n_resamples=200, rng=0, progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35 plots35: compared steps not drawn")
 def test_curves_mark_the_compared_steps(compared_curves):
     """Each comparison's steps with a difference are marked under the curves, one mark per direction found, labelled
     as the print says it ("A above B"), covering exactly the steps the max-T test found (and no other)."""
