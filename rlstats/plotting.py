@@ -806,6 +806,42 @@ def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
     return k
 
 
+def names_apart(axis: Any, names: Sequence[str], least: int = 1) -> int:
+    """Every k-th of ``names`` (one per tick of ``axis``, in order) written, counted from the last (the top row of a
+    plot whose first row is at the bottom), the others' ticks kept unnamed, with the least k at which the names shown
+    are apart by the rule of every figure's tick labels (:func:`_drawn_over`), measured on the caller's figure drawn
+    at its size; returns k (1: every name written). For a caller's Axes (``ax=``), whose size a plot cannot grow, as
+    it grows its own or refuses a ``figsize=`` (:func:`_fit_tick_labels`), drawing a row for every name where
+    :func:`rows_held` would drop rows that are part of the claim (audit s35 plots35: the selection check's 26 task
+    names stacked over each other in a one-column Axes; its held-out tasks are the check, none may be left out).
+    ``least``: a k known too small to try (the Axes have lost room since it was measured)."""
+    n = len(names)
+    figure = axis.axes.figure
+
+    def named(every):
+        axis.set_ticklabels([name if (n - 1 - i) % every == 0 else "" for i, name in enumerate(names)])
+        shown = _shown_tick_labels(axis)
+        return shown, _drawn_over(shown, _draw_quietly(figure))
+
+    least = int(min(max(least, 1), max(n, 1)))
+    shown, crowded = named(least)
+    if not crowded or n < 2 or least == n:
+        return least
+    # from a lower bound, the names k rows apart no closer than the tallest name's extent (the rule also asks a gap),
+    # then checked by the rule, each step one figure drawn (0.3 s a draw at 26 rows: trying k = 2, 3, ... took 4 s)
+    renderer = figure.canvas.get_renderer()
+    boxes = [label.get_window_extent(renderer) for label in shown]
+    centres = sorted((b.y0 + b.y1) / 2 if axis.axis_name == "y" else (b.x0 + b.x1) / 2 for b in boxes)
+    pitch = max(float(np.median(np.diff(centres))), 1e-9)
+    size = max(b.height if axis.axis_name == "y" else b.width for b in boxes)
+    every = int(min(n, max(least + 1, np.ceil(least * size / pitch - 1e-9))))
+    while every < n and named(every)[1]:
+        every += 1
+    if every == n:
+        named(n)
+    return every
+
+
 def _up(value: float) -> float:
     """``value`` rounded up to 3 significant digits, as a message prints it: never a size below the one measured."""
     import math

@@ -87,7 +87,6 @@ def checked_26():
                                    progress=False)
 
 
-@pytest.mark.xfail(strict=True, reason="audit s35 plots35: 26 names stacked in a caller's column Axes")
 def test_selection_effects_in_a_column_axes(checked_26):
     """Drawn into the caller's one-column Axes (3.4 x 2.6 in), the task names shown are apart (the rule of every
     figure's tick labels, _drawn_over), every task's point is drawn, and the x label lies inside the figure."""
@@ -105,9 +104,10 @@ def test_selection_effects_in_a_column_axes(checked_26):
         plt.close("all")
 
 
+@pytest.mark.slow
 def test_selection_effects_refused_at_a_short_figsize(checked_26):
     """plot(figsize=) of one column too short for 26 names is refused with a size that holds them (the one rule of
-    figsize=)."""
+    figsize=, unchanged: 2.7 s, its size search)."""
     with pytest.raises(rlstats.errors.OptionError, match=r"26 tick labels of the y axis.*about \(3\.4, ([0-9.]+)\)"):
         checked_26.plot(figsize=(3.4, 2.6))
 
