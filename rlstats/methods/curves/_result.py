@@ -242,19 +242,24 @@ class CurvesResult(Result):
         differs = self.difference_pvalues[i] <= self.alpha
         return differs & (self.differences[i] > 0), differs & (self.differences[i] < 0)
 
+    def _above(self, a, b):
+        """"a above b", as the print's verdict and the figure's legend say it; the optimality gap is lower for the
+        better agent, so "above" would read as ahead: "a's gap above b's (more shortfall below gamma)" (audit s22,
+        curves22)."""
+        if self.statistic == "optimality_gap":
+            return f"{a}'s gap above {b}'s (more shortfall below gamma)"
+        return f"{a} above {b}"
+
     def _verdicts(self):
         """(pair, sentence) for every comparison: over which steps which agent is ahead."""
         out = []
         for i, (a, b) in enumerate(self.pairs):
             ahead, behind = (step_stretches(self.steps, flags) for flags in self._ahead(i))
             parts = []
-            # the optimality gap is lower for the better agent: "above" would read as ahead (audit s22, curves22)
-            above = ("'s gap above {}'s (more shortfall below gamma)" if self.statistic == "optimality_gap"
-                     else " above {}")
             if ahead:
-                parts.append(f"{a}{above.format(b)} {_at_steps(ahead)}")
+                parts.append(f"{self._above(a, b)} {_at_steps(ahead)}")
             if behind:
-                parts.append(f"{b}{above.format(a)} {_at_steps(behind)}")
+                parts.append(f"{self._above(b, a)} {_at_steps(behind)}")
             withheld = self._withheld_words(i)
             if not parts:
                 # audit s27: "no step differs" of steps never compared would be a claim of them

@@ -164,7 +164,7 @@ def _mark_compared(ax, result, colours):
         for leader, other, flags in found:
             runs = np.flatnonzero(np.diff(np.r_[0, flags.astype(int), 0]))  # starts and ends of the stretches
             starts, ends = runs[::2], runs[1::2] - 1
-            label = f"{leader} above {other}"
+            label = result._above(leader, other)  # as the print says it
             ax.hlines(np.zeros(starts.size), left[starts], right[ends], colors=colours[leader], linewidth=3.5,
                       transform=where, label=label, clip_on=False)
             ax.hlines(np.zeros(starts.size), left[starts], right[ends], colors=colours[other], linewidth=1.0,
