@@ -806,6 +806,42 @@ def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
     return k
 
 
+def names_apart(axis: Any, names: Sequence[str], least: int = 1) -> int:
+    """Every k-th of ``names`` (one per tick of ``axis``, in order) written, counted from the last (the top row of a
+    plot whose first row is at the bottom), the others' ticks kept unnamed, with the least k at which the names shown
+    are apart by the rule of every figure's tick labels (:func:`_drawn_over`), measured on the caller's figure drawn
+    at its size; returns k (1: every name written). For a caller's Axes (``ax=``), whose size a plot cannot grow, as
+    it grows its own or refuses a ``figsize=`` (:func:`_fit_tick_labels`), drawing a row for every name where
+    :func:`rows_held` would drop rows that are part of the claim (audit s35 plots35: the selection check's 26 task
+    names stacked over each other in a one-column Axes; its held-out tasks are the check, none may be left out).
+    ``least``: a k known too small to try (the Axes have lost room since it was measured)."""
+    n = len(names)
+    figure = axis.axes.figure
+
+    def named(every):
+        axis.set_ticklabels([name if (n - 1 - i) % every == 0 else "" for i, name in enumerate(names)])
+        shown = _shown_tick_labels(axis)
+        return shown, _drawn_over(shown, _draw_quietly(figure))
+
+    least = int(min(max(least, 1), max(n, 1)))
+    shown, crowded = named(least)
+    if not crowded or n < 2 or least == n:
+        return least
+    # from a lower bound, the names k rows apart no closer than the tallest name's extent (the rule also asks a gap),
+    # then checked by the rule, each step one figure drawn (0.3 s a draw at 26 rows: trying k = 2, 3, ... took 4 s)
+    renderer = figure.canvas.get_renderer()
+    boxes = [label.get_window_extent(renderer) for label in shown]
+    centres = sorted((b.y0 + b.y1) / 2 if axis.axis_name == "y" else (b.x0 + b.x1) / 2 for b in boxes)
+    pitch = max(float(np.median(np.diff(centres))), 1e-9)
+    size = max(b.height if axis.axis_name == "y" else b.width for b in boxes)
+    every = int(min(n, max(least + 1, np.ceil(least * size / pitch - 1e-9))))
+    while every < n and named(every)[1]:
+        every += 1
+    if every == n:
+        named(n)
+    return every
+
+
 def _up(value: float) -> float:
     """``value`` rounded up to 3 significant digits, as a message prints it: never a size below the one measured."""
     import math
@@ -976,14 +1012,17 @@ def legend_above_height(labels: Sequence[str], width: float) -> float:
     return (rows + 1) * 1.5 * _LEGEND_ABOVE["fontsize"] / 72
 
 
-def legend_above(ax: Any, title: str | None = None) -> Any:
+def legend_above(ax: Any, title: str | None = None, drawn_as: Mapping[str, Any] | None = None) -> Any:
     """The legend of ``ax`` in rows above it, clear of what is drawn (inside, it hid curves, bands and points wherever
     it sat: the curves plot; tuning's expected_max, audit s33 tunefig33: 8 procedures over the points at 3.4 in).
 
     As many columns as the Axes' width holds (at most 4, :func:`legend_columns`); a layout engine
     (``layout="constrained"``, or ``bbox_inches="tight"`` when saving) keeps its room. None without labelled artists.
+    ``drawn_as``: the handle the legend draws for a label, where its artist's own would not say it (a tuple of
+    handles, drawn over each other: the curves' marks of compared steps).
     """
     handles, labels = ax.get_legend_handles_labels()
+    handles = [(drawn_as or {}).get(label, handle) for handle, label in zip(handles, labels)]
     if not handles:
         return None
     options = _LEGEND_ABOVE
@@ -1012,6 +1051,35 @@ def legend_columns(labels: Sequence[str], width: float, options: Mapping[str, An
 #: agents get 12 different colours.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
            "#882255", "#999933", "#44AA99", "#888888")
+
+
+def _luminance(rgb: Any) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (channels 0..1)."""
+    rgb = np.asarray(rgb, dtype=float)[:3]
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ [0.2126, 0.7152, 0.0722])
+
+
+def mark_colors(ax: Any, bars: Sequence[Any], x: Sequence[float]) -> list[str]:
+    """The colour of a mark at ``x`` on each of ``bars`` (the patches of ``ax.barh``, in order): black or white,
+    whichever contrasts more (WCAG 2's ratio) with the bar as drawn (its alpha over the Axes' face), or with the Axes'
+    face where the mark lies off its bar (a withheld interval draws no bar). At least 4.5:1 on any colour, where one
+    black mark on every bar sat at 2.0:1 on :data:`PALETTE`'s black at alpha 0.75 (audit s35 plots35: SPR's estimate
+    hidden on atari100k's nine agents)."""
+    from matplotlib.colors import to_rgba
+
+    face = np.asarray(to_rgba(ax.get_facecolor()))[:3]
+    out = []
+    for bar, where in zip(bars, x):
+        under = face
+        low, width = bar.get_x(), bar.get_width()
+        if np.isfinite(where) and np.isfinite(low) and np.isfinite(width) and low <= where <= low + width:
+            rgba = np.asarray(to_rgba(bar.get_facecolor()))
+            under = rgba[:3] * rgba[3] + face * (1.0 - rgba[3])
+        light = _luminance(under)
+        # black's ratio (L + 0.05) / 0.05 against white's 1.05 / (L + 0.05)
+        out.append("black" if (light + 0.05) ** 2 >= 0.05 * 1.05 else "white")
+    return out
 
 
 def palette(n: int, colors: Iterable[str] | None = None) -> list[str]:

@@ -576,7 +576,11 @@ class Result:
         matplotlib.axes.Axes or matplotlib.figure.Figure
             One rule for every result: the Axes when the plot is one panel,
             the Figure when it is several (one per metric, task, ...), since
-            no single Axes stands for the whole drawing then.
+            no single Axes stands for the whole drawing then (as matplotlib's
+            and seaborn's plotting functions return their Axes). An Axes has
+            no ``savefig``: save its figure, ``ax = res.plot();
+            ax.figure.savefig("fig.pdf")``; a Figure saves itself,
+            ``fig.savefig("fig.pdf")``. ``ax.figure`` of either is the figure.
         """
         kinds = type(self)._plot_kinds
         from .plotting import (ASKED_SIZE, check_figsize, hold_labels, literal_dollars, names_as_written, resized,

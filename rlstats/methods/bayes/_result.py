@@ -126,7 +126,8 @@ class BayesResult(Result):
              **kwargs: Any) -> Any:
         """The simplex of the three probabilities (baycomp's figure; the signed-rank model's default) or the posterior
         of the difference across tasks (mean, or the hierarchical model's centre delta0) with the ROPE shaded (``kind="posterior"``, the hierarchical model's
-        default; its simplex shows a next task's masses)."""
+        default; its simplex shows a next task's masses). Returns what :meth:`rlstats.results.Result.plot` returns,
+        the Axes (``ax.figure.savefig(...)`` saves it) or, for several panels, the Figure."""
         if kind is None:
             # without a ROPE the simplex's third corner is empty (every draw on its base): the posterior of the
             # difference, as baycomp's plot() draws a histogram where the ROPE holds no mass (audit s34 marks34)

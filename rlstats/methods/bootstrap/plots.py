@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import format as fmt
 from ...errors import OptionError
-from ...plotting import PALETTE, SMALL_FONT, axes_or_new, palette, panels, rows_height
+from ...plotting import PALETTE, SMALL_FONT, axes_or_new, mark_colors, palette, panels, rows_height
 from ...vocabulary import metric_label
 from .._replication import untrimmed_iqm_label
 
@@ -26,7 +26,8 @@ def _tidy_spines(ax):
 
 
 def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, width=None, **kwargs):
-    """One panel per metric: each agent's interval as a bar, its point estimate as a tick.
+    """One panel per metric: each agent's interval as a bar, its point estimate as a tick (black, or white on a
+    dark bar: :func:`rlstats.plotting.mark_colors`).
 
     Parameters
     ----------
@@ -64,8 +65,10 @@ def plot_interval_estimates(result, *, ax=None, metrics=None, colors=None, width
     for p, (panel, metric) in enumerate(zip(axes, metrics)):
         j = result.metrics.index(metric)
         low, high = result.intervals[:, j, 0], result.intervals[:, j, 1]
-        panel.barh(positions, high - low, left=low, color=palette(k, colors), **style)
-        panel.vlines(result.estimates[:, j], positions - 0.3, positions + 0.3, color="black", linewidth=1.5)
+        bars = panel.barh(positions, high - low, left=low, color=palette(k, colors), **style)
+        # black, or white on a dark bar (PALETTE's black hid the tick, audit s35 plots35)
+        panel.vlines(result.estimates[:, j], positions - 0.3, positions + 0.3,
+                     colors=mark_colors(panel, bars, result.estimates[:, j]), linewidth=1.5)
         panel.set_yticks(positions)
         # A new grid shares y and hides the inner labels itself; on the caller's Axes name agents once.
         panel.set_yticklabels(list(result.agents) if ax is None or p == 0 else [""] * k, fontsize=SMALL_FONT + 1)
@@ -167,8 +170,9 @@ def plot_probability_of_improvement(result, *, ax=None, color=None, **kwargs):
     style.update(kwargs)
     positions = np.arange(n)[::-1]
     low, high = result.intervals[:, 0], result.intervals[:, 1]
-    ax.barh(positions, high - low, left=low, **style)
-    ax.vlines(result.estimates, positions - 0.3, positions + 0.3, color="black", linewidth=1.5)
+    bars = ax.barh(positions, high - low, left=low, **style)
+    ax.vlines(result.estimates, positions - 0.3, positions + 0.3, colors=mark_colors(ax, bars, result.estimates),
+              linewidth=1.5)
     ax.axvline(0.5, color="0.5", linestyle="--", linewidth=1)
     ax.set_yticks(positions)
     ax.set_yticklabels([f"{x} vs {y}" for x, y in result.pairs])

@@ -236,21 +236,30 @@ class CurvesResult(Result):
             parts.append(f"not compared {_at_steps(step_stretches(self.steps, missing))} ({why})")
         return "; ".join(parts) or None
 
+    def _ahead(self, i):
+        """(steps,) flags of comparison ``i`` (a, b): where the max-T test finds a above b, and b above a: what the
+        print's verdict says and the figure marks under the curves (audit s35 plots35)."""
+        differs = self.difference_pvalues[i] <= self.alpha
+        return differs & (self.differences[i] > 0), differs & (self.differences[i] < 0)
+
+    def _above(self, a, b):
+        """"a above b", as the print's verdict and the figure's legend say it; the optimality gap is lower for the
+        better agent, so "above" would read as ahead: "a's gap above b's (more shortfall below gamma)" (audit s22,
+        curves22)."""
+        if self.statistic == "optimality_gap":
+            return f"{a}'s gap above {b}'s (more shortfall below gamma)"
+        return f"{a} above {b}"
+
     def _verdicts(self):
         """(pair, sentence) for every comparison: over which steps which agent is ahead."""
         out = []
         for i, (a, b) in enumerate(self.pairs):
-            differs = self.difference_pvalues[i] <= self.alpha
-            ahead = step_stretches(self.steps, differs & (self.differences[i] > 0))
-            behind = step_stretches(self.steps, differs & (self.differences[i] < 0))
+            ahead, behind = (step_stretches(self.steps, flags) for flags in self._ahead(i))
             parts = []
-            # the optimality gap is lower for the better agent: "above" would read as ahead (audit s22, curves22)
-            above = ("'s gap above {}'s (more shortfall below gamma)" if self.statistic == "optimality_gap"
-                     else " above {}")
             if ahead:
-                parts.append(f"{a}{above.format(b)} {_at_steps(ahead)}")
+                parts.append(f"{self._above(a, b)} {_at_steps(ahead)}")
             if behind:
-                parts.append(f"{b}{above.format(a)} {_at_steps(behind)}")
+                parts.append(f"{self._above(b, a)} {_at_steps(behind)}")
             withheld = self._withheld_words(i)
             if not parts:
                 # audit s27: "no step differs" of steps never compared would be a claim of them

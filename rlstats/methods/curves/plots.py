@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import OptionError, agent_named
 from ...format import count, format_step
-from ...plotting import axes_or_new, break_to_width, palette
+from ...plotting import ASKED_SIZE, axes_or_new, break_to_width, palette
 from ...plotting import legend_above as _legend_above
 
 BANDS = ("simultaneous", "pointwise", "none")
@@ -73,11 +73,13 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
     ax = _new_axes(ax)
     withheld = []  # agents whose band is withheld at every step (too few runs, ties at a cap): the title says so
     partly = []  # and at some of the steps where their curve is drawn (runs ending early): "A at 4 steps"
+    colours = {}
     for name, color in zip(names, palette(len(names), colors)):
         j = result.agents.index(name)
         style = {"color": color, "linewidth": 1.5, "label": name}
         style.update(kwargs)
         ax.plot(result.steps, result.estimates[j], **style)
+        colours[name] = style["color"]
         if band != "none":
             bounds = result.simultaneous[j] if band == "simultaneous" else result.pointwise[j]
             ax.fill_between(result.steps, bounds[:, 0], bounds[:, 1], color=style["color"], alpha=0.2, linewidth=0)
@@ -104,10 +106,73 @@ def plot_curves(result, *, ax=None, band="simultaneous", agents=None, colors=Non
             named = f"{count(len(withheld) + len(partly), 'agent')} at some or all steps"
         title = (f"{result.label} per step{tasks}, {level} {band}\nbands withheld, see the notes"
                  if len(withheld) == len(names) else f"{title}\n(withheld for {named}: see the notes)")
-    legend = _legend_above(ax, title)
+    marked, drawn_as = _mark_compared(ax, result, colours)
+    if marked:
+        title = f"{title}\n{marked}"
+    legend = _legend_above(ax, title, drawn_as)
     if legend is not None:  # its line of withheld bands names agents: as long as their names (audit s22: 8.7 in)
         break_to_width(legend.get_title(), ax.figure, 0.8)
     return ax
+
+
+#: the marks of compared steps under the curves, in points: each row's pitch (a 3.5 pt line and a gap), and the room
+#: under the lowest row and above the highest
+MARK_ROW, MARK_GAP = 6.0, 4.0
+
+
+def _mark_compared(ax, result, colours):
+    """The steps where each comparison of two agents drawn found a difference, marked under the curves, one row per
+    pair (audit s35 plots35: "IQN above Rainbow at steps 0-132, 134" was printed, never drawn): a thick line of the
+    agent above, a thin one of the agent below through it, over each stretch of steps (to halfway to the next logged
+    step, so one step is a mark too), labelled in the legend as the print says it ("IQN above Rainbow"). The y axis
+    is extended below the curves for the rows, its ticks and spine kept to the curves' range. Returns (the legend
+    title's line saying what the marks are, or "" where none is drawn; the legend's handle of each mark's label)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator
+    from matplotlib.transforms import ScaledTranslation
+
+    steps = np.asarray(result.steps, dtype=float)
+    rows = []
+    for i, (a, b) in enumerate(result.pairs):
+        if a not in colours or b not in colours:
+            continue
+        found = [(leader, other, flags) for leader, other, flags in zip((a, b), (b, a), result._ahead(i))
+                 if flags.any()]
+        if found:
+            rows.append(found)
+    if not rows:
+        return "", {}
+    # each step's stretch: halfway to its neighbours (the end steps as far out as inside)
+    gaps = np.diff(steps) / 2 if steps.size > 1 else np.array([0.5])
+    left = steps - np.r_[gaps[:1], gaps]
+    right = steps + np.r_[gaps, gaps[-1:]]
+    xlim, (low, high) = ax.get_xlim(), ax.get_ylim()
+    ticks = [t for t in ax.yaxis.get_majorticklocs() if low <= t <= high]
+    # the rows sit at fixed points above the bottom spine; the room made for them is a share of the Axes' height,
+    # taken as 60% of the figure's (the size asked where plot(figsize=) lays it out again): the legend above and the
+    # labels take the rest, so the share is if anything larger than the rows need
+    height = 0.6 * (ASKED_SIZE.get() or ax.figure.get_size_inches())[1] * ax.get_position().height / 0.77 * 72
+    zone = min(0.4, (2 * MARK_GAP + MARK_ROW * len(rows)) / max(height, 1.0))
+    ax.set_ylim(low - zone / (1.0 - zone) * (high - low), high)
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.spines["left"].set_bounds(low, high)
+    drawn_as = {}
+    for k, found in enumerate(rows):
+        # the first pair nearest the curves, in points above the bottom spine
+        where = ax.get_xaxis_transform() + ScaledTranslation(
+            0.0, (MARK_GAP + MARK_ROW * (len(rows) - k - 1) + MARK_ROW / 2) / 72, ax.figure.dpi_scale_trans)
+        for leader, other, flags in found:
+            runs = np.flatnonzero(np.diff(np.r_[0, flags.astype(int), 0]))  # starts and ends of the stretches
+            starts, ends = runs[::2], runs[1::2] - 1
+            label = result._above(leader, other)  # as the print says it
+            ax.hlines(np.zeros(starts.size), left[starts], right[ends], colors=colours[leader], linewidth=3.5,
+                      transform=where, label=label, clip_on=False)
+            ax.hlines(np.zeros(starts.size), left[starts], right[ends], colors=colours[other], linewidth=1.0,
+                      transform=where, clip_on=False)
+            drawn_as[label] = (Line2D([], [], color=colours[leader], linewidth=3.5),
+                               Line2D([], [], color=colours[other], linewidth=1.0))
+    ax.set_xlim(xlim)
+    return f"marks below: steps a comparison differs (max-T, alpha = {result.alpha:g})", drawn_as
 
 
 def plot_difference(result, *, ax=None, pair=None, color="#0072B2", **kwargs):

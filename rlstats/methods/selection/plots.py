@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...plotting import axes_or_new, fit_title, fit_xlabel, mark_observed
+from ...plotting import axes_or_new, fit_title, fit_xlabel, mark_observed, names_apart
 from ...vocabulary import value_label
 
 #: Colours of the two sets of tasks (colour-blind safe blue and orange).
@@ -64,11 +64,48 @@ def plot_effects(result, *, ax=None, **kwargs):
              for name, kind, low, high in zip(summary["set"], summary["interval"], summary["conf_low"],
                                                summary["conf_high"])}
     bands = "95% intervals (" + "; ".join(f"{value_label('set', name)}: {kind}" for name, kind in kinds.items()) + ")"
-    ax.set_title(f"Per-task effects; lines: set means, bands: {bands}", fontsize=9)
+    title = f"Per-task effects; lines: set means, bands: {bands}"
+    ax.set_title(title, fontsize=9)
     ax.legend(frameon=False, fontsize=8, loc="lower right")
     if made_here:  # the bands' names make the title long (a skew-corrected one-sided t), the agents' the x label:
         fit_title(ax, xlabel=True)  # broken, not cut at the edges
+        return ax
+    # the caller's Axes keep their size (audit s35 plots35: 26 task names stacked over each other, the title and x
+    # label cut at both edges of a one-column figure): the label and title broken to its width, and where the rows
+    # are closer than their names every k-th named from the top, which the title says; every task's point is drawn
+    names = effects["task"].astype(str).tolist()
+    share = _centred_share(ax)
+    every, said = names_apart(ax.yaxis, names), 1
+    for _ in range(3):  # the title's line of the names shown leaves the rows less room: measured again with it
+        if every == said:
+            break
+        ax.set_title(f"{title}\n(every {_ordinal(every)} {result._block_word} named; res.effects lists all "
+                     f"{len(names)})", fontsize=9)
+        fit_xlabel(ax, share, title=True)
+        every, said = names_apart(ax.yaxis, names, least=every), every
     return ax
+
+
+def _centred_share(ax):
+    """The x label and title broken to the share of the figure's width that, centred on ``ax`` as laid out with
+    every task named (its widest y labels), stays inside the figure (at most fit_xlabel's 0.8: long names set the
+    Axes off centre, and the label ran 0.05 in past the right edge of a 3.4 in figure); returns it."""
+    from ...plotting import _draw_quietly
+
+    fit_xlabel(ax, title=True)
+    figure = ax.figure
+    box = ax.get_window_extent(_draw_quietly(figure))
+    centre = (box.x0 + box.x1) / 2 / figure.bbox.width
+    share = min(0.8, 0.95 * 2 * min(centre, 1 - centre))
+    if share < 0.8:
+        fit_xlabel(ax, share, title=True)
+    return share
+
+
+def _ordinal(k):
+    """2nd, 3rd, 4th, 11th, 21st."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
 
 
 def plot_null_distribution(result, *, ax=None, bins=40, **kwargs):
