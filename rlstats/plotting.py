@@ -265,7 +265,7 @@ def hold_labels(drawn: Any, names: Iterable[object], steps: int = 6) -> None:
             # a title centred over an Axes that slanted names pushed aside broken inside the figure first (the task
             # table's, 0.3 in past its right edge), as its lines take their height from the panel
             _fit_texts(figure, [axes.title for axes in figure.axes if axes.title.get_text()])
-            _draw_quietly(figure)  # laid out with the titles as broken
+            draw_quietly(figure)  # laid out with the titles as broken
             width, height = figure.get_size_inches()
             short = _squashed(figure)
             if short == (0.0, 0.0):
@@ -607,7 +607,7 @@ def _refuse_short_panels(figure: Any, figsize: tuple[float, float], own: Any,
         return max([max(_LEAST[a][0] / max(w, 1e-3), _LEAST[a][1] / max(h, 1e-3))
                     for a, w, h in _short_panels(figure)] or [1.05])
 
-    found = _size_holding(figure, figsize, lambda: (_draw_quietly(figure), not _short_panels(figure))[1], shortfall)
+    found = _size_holding(figure, figsize, lambda: (draw_quietly(figure), not _short_panels(figure))[1], shortfall)
     plt.close(figure)
     n = len(figure.axes)
     whose = f"the {n} panels of this figure: each {what}" if n > 1 else f"this figure's {what}: it"
@@ -691,7 +691,7 @@ def _numeric(axis: Any, labels: list[Any]) -> bool:
     return True
 
 
-def _draw_quietly(figure: Any) -> Any:
+def draw_quietly(figure: Any) -> Any:
     """``figure`` laid out and drawn (without rendering) at its size; its renderer. A collapsed layout is not warned
     of: :func:`_check_room` reports it, and :func:`hold_labels` grows the figure for it."""
     import warnings
@@ -728,7 +728,7 @@ def _numbers_apart(figure: Any, passes: int = 3) -> None:
     figure, whose tick locations are set before its panels' widths are known (audit s29 fig29: the calibration
     figure's "20" and "30", 0.2 em apart, read "2030")."""
     for _ in range(passes):
-        renderer = _draw_quietly(figure)
+        renderer = draw_quietly(figure)
         crowded = [axis for axes in figure.axes for axis in (axes.xaxis, axes.yaxis)
                    if _drawn_over(labels := _shown_tick_labels(axis), renderer) and _numeric(axis, labels)]
         if not crowded:
@@ -758,7 +758,7 @@ def _crowded_tick_labels(figure: Any) -> tuple[list[tuple[Any, str, list[Any]]],
     refusal of :func:`_check_room` names (audit s34 marks34: a size holding the panels apart left two y labels
     crowded, and the size named was refused in turn)."""
     def draw():
-        return _draw_quietly(figure)
+        return draw_quietly(figure)
 
     renderer = draw()
     crowded = []
@@ -795,7 +795,7 @@ def rows_held(ax: Any, n: int, draw: Callable[[int], Any]) -> int:
     for _ in range(n):
         if k <= 1:
             break
-        renderer = _draw_quietly(ax.figure)
+        renderer = draw_quietly(ax.figure)
         shown = _shown_tick_labels(ax.yaxis)
         if not _drawn_over(shown, renderer):
             break
@@ -821,7 +821,7 @@ def names_apart(axis: Any, names: Sequence[str], least: int = 1) -> int:
     def named(every):
         axis.set_ticklabels([name if (n - 1 - i) % every == 0 else "" for i, name in enumerate(names)])
         shown = _shown_tick_labels(axis)
-        return shown, _drawn_over(shown, _draw_quietly(figure))
+        return shown, _drawn_over(shown, draw_quietly(figure))
 
     least = int(min(max(least, 1), max(n, 1)))
     shown, crowded = named(least)
@@ -891,7 +891,7 @@ def _refuse_tick_labels(figure: Any, figsize: tuple[float, float], own: Any,
     for _ in range(12):
         width, height = _up(width), _up(height)
         figure.set_size_inches(width, height)
-        renderer = _draw_quietly(figure)
+        renderer = draw_quietly(figure)
         if not any(_drawn_over(_shown_tick_labels(axis), renderer) for axis in axes_named):
             break
         width *= 1.15 if {"x", "xy"} & grows else 1.0
@@ -1224,7 +1224,7 @@ def calibration_figure(table: pd.DataFrame | None = None, *, ax: Axes | Sequence
     break_to_width(line, fig, 0.95)
     if ax is None:  # its own figure: each row as tall as its longest legend needs, then the key and the line under
         grid = axes[0].get_gridspec()
-        _draw_quietly(fig)  # the panels' widths, at most as wide as once the legends are broken inside them
+        draw_quietly(fig)  # the panels' widths, at most as wide as once the legends are broken inside them
         shown = [_legend_inside(panel) for panel in axes]
         heights = [_CALIBRATION_PANEL + _CALIBRATION_LINE * max(shown[i:i + grid.ncols])
                    for i in range(0, len(names), grid.ncols)]

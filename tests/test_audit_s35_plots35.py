@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
 import rlstats  # noqa: E402
-from rlstats.plotting import PALETTE, _draw_quietly, _drawn_over, _shown_tick_labels  # noqa: E402
+from rlstats.plotting import PALETTE, draw_quietly, _drawn_over, _shown_tick_labels  # noqa: E402
 
 
 def _luminance(rgb):
@@ -93,7 +93,7 @@ def test_selection_effects_in_a_column_axes(checked_26):
     fig, ax = plt.subplots(figsize=(3.4, 2.6), layout="constrained")
     try:
         checked_26.plot(ax=ax)
-        renderer = _draw_quietly(fig)
+        renderer = draw_quietly(fig)
         shown = _shown_tick_labels(ax.yaxis)
         assert not _drawn_over(shown, renderer)
         assert 2 <= len(shown) < 26
@@ -123,7 +123,7 @@ def test_selection_effects_size_named_holds_them(checked_26):
     height = float(re.search(r"about \(3\.4, ([0-9.]+)\)", str(caught.value)).group(1))
     ax = checked_26.plot(figsize=(3.4, height))
     try:
-        assert not _drawn_over(_shown_tick_labels(ax.yaxis), _draw_quietly(ax.figure))
+        assert not _drawn_over(_shown_tick_labels(ax.yaxis), draw_quietly(ax.figure))
         assert len(_shown_tick_labels(ax.yaxis)) == 26
     finally:
         plt.close("all")

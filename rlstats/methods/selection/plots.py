@@ -90,11 +90,11 @@ def _centred_share(ax):
     """The x label and title broken to the share of the figure's width that, centred on ``ax`` as laid out with
     every task named (its widest y labels), stays inside the figure (at most fit_xlabel's 0.8: long names set the
     Axes off centre, and the label ran 0.05 in past the right edge of a 3.4 in figure); returns it."""
-    from ...plotting import _draw_quietly
+    from ...plotting import draw_quietly
 
     fit_xlabel(ax, title=True)
     figure = ax.figure
-    box = ax.get_window_extent(_draw_quietly(figure))
+    box = ax.get_window_extent(draw_quietly(figure))
     centre = (box.x0 + box.x1) / 2 / figure.bbox.width
     share = min(0.8, 0.95 * 2 * min(centre, 1 - centre))
     if share < 0.8:
