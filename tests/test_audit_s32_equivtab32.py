@@ -34,7 +34,7 @@ def test_welch_across_says_these_tasks_and_points_to_paired_t(atari):
     sub = _der_drq(atari)
     res = rlstats.equivalence(sub, "score ~ agent | task/seed", margin=0.05, aggregate=None, **_NORMAL)
     text = str(res)
-    assert "  across these 8 tasks: shown below -0.05, beyond the margin (difference -0.10761" in text
+    assert "  across these 8 tasks: shown below -0.05, beyond the margin (mean difference over tasks -0.10761" in text
     # the paired t over tasks, by hand: a one-sample t of the 8 task differences of means, 90% interval
     tidy = res.tidy()
     d = tidy.loc[tidy["scope"] == "task", "estimate"].to_numpy()
