@@ -79,7 +79,6 @@ def _pilot():
                          "score": np.r_[11.0 + z, 10.0 + z]})
 
 
-@XFAIL
 def test_power_pilot_names_the_shifted_agent_its_direction_and_the_gaps():
     res = rlstats.power("skillings_mack", design=_pilot(), formula="score ~ agent | task", effect=0.5, seeds=[3], n_sim=20, rng=0,
                         progress=False)
@@ -87,9 +86,9 @@ def test_power_pilot_names_the_shifted_agent_its_direction_and_the_gaps():
     assert ("SAC leads TD3 by 1 within-cell standard deviation in the pilot and by 0.5 in the data simulated "
             "(the shift narrows the lead)") in note, note
     assert "resample='pooled'" in note
+    assert "effect = 0.5 (TD3 raised; see the notes)" in str(res)
 
 
-@XFAIL
 def test_power_pilot_shift_that_widens_says_so():
     res = rlstats.power("skillings_mack", design=_pilot(), formula="score ~ agent | task", effect=-0.5, seeds=[3], n_sim=20, rng=0,
                         progress=False)
@@ -205,7 +204,6 @@ def test_real_atari_der_drq_headline(mirror):
     assert lines[across + 1].lstrip().startswith("but 12 of the 26 tasks are shown beyond the margin")
 
 
-@XFAIL
 def test_real_halfcheetah_pilot_gap():
     path = SHARED_DATA / "halfcheetah_sac_td3.csv"
     if not path.is_file():
