@@ -110,7 +110,6 @@ def _sweep():
     return pd.DataFrame(rows, columns=["agent", "task", "config", "seed", "score"])
 
 
-@XFAIL
 def test_tuning_says_where_the_tuned_intervals_width_comes_from():
     res = rlstats.tuning(_sweep(), "score ~ agent | task/seed", config="config", views=["best_set"],
                          n_resamples=200, rng=0)
