@@ -137,7 +137,6 @@ def _curves():
     return pd.DataFrame(rows, columns=["agent", "task", "seed", "step", "score"])
 
 
-@XFAIL
 def test_task_table_says_a_cell_that_never_reached_the_threshold_plainly():
     runs = rlstats.summarize_runs(_curves(), "score ~ agent | task/seed", step="step", how="time_to_threshold",
                                   threshold=300)
