@@ -151,7 +151,6 @@ def test_task_table_says_a_cell_that_never_reached_the_threshold_plainly():
 
 # ----------------------------------------------------------------------------- 5. permutation p at its floor
 
-@XFAIL
 def test_permutation_pvalue_at_its_floor_is_said():
     rng = np.random.default_rng(3)
     data = pd.DataFrame([(a, f"t{t}", s, (5.0 if a == "A" else 0.0) + rng.standard_normal())
