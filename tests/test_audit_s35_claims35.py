@@ -175,7 +175,6 @@ def test_permutation_pvalue_above_its_floor_says_nothing_more():
 
 # ----------------------------------------------------------------------------- 6. the response's column
 
-@XFAIL
 def test_unknown_response_suggests_the_column_that_looks_like_a_return():
     data = pd.DataFrame({"agent": ["A", "B"] * 3, "task": "T", "step": 1000, "eval/mean_reward": np.arange(6.0),
                          "eval/episodes": 5.0, "source": "x.npz"})
