@@ -27,8 +27,6 @@ import pytest
 import rlstats
 from conftest import SHARED_DATA
 
-XFAIL = pytest.mark.xfail(strict=True, reason="audit s35 claims35: reproduced before the fix")
-
 
 # ----------------------------------------------------------------------------- 1. equivalence: mean over tasks
 
@@ -208,3 +206,29 @@ def test_real_halfcheetah_pilot_gap():
                         n_sim=2, rng=0, progress=False)
     note = next(n for n in res.notes if n.startswith("pilot: TD3 raised by 0.5"))
     assert "SAC leads TD3 by 0.93 within-cell standard deviations in the pilot and by 0.43 in the data" in note
+
+
+def test_real_sb3_cartpole_never_reached_note(sb3_evaluations):
+    cartpole = sb3_evaluations[sb3_evaluations.task == "CartPole-v1"]
+    runs = rlstats.summarize_runs(cartpole, "score ~ agent | task/seed", step="step", how="time_to_threshold",
+                                  threshold=300)
+    assert runs.groupby("agent")["censored"].sum().to_dict() == {"A2C": 0, "DQN": 3, "PPO": 0}
+    text = str(rlstats.task_table(runs, "score ~ agent | task/seed")).replace("\n", " ")
+    assert ("1 cell (CartPole-v1/DQN) is marked possibly best though its interval of the difference of means against "
+            "the best lies wholly on the best's side: none of its 3 runs reached the threshold by the end, and 3 runs "
+            "against 3 cannot tell it apart from the best at this level") in text
+
+
+@pytest.mark.slow
+def test_real_lunarlander_tuned_width_and_der_spr_floor(mirror):
+    sweep = rlstats.datasets.load("hpo_landscapes")
+    sweep = sweep[sweep.landscape == "learning-rate_angle-weight"].assign(agent="PPO")
+    res = rlstats.tuning(sweep, "score ~ agent | task/seed", config="config", views=["best_set"], rng=0)
+    note = next(n for n in res.notes if n.startswith("the tuned score's interval takes"))
+    assert ("PPO on LunarLander: the sweep's pooled standard deviation 143 (over 10,000 configurations), not the "
+            "selected configuration's own 1.9 (over its 10 seeds)") in note
+    assert any(n.startswith("1 end of the tuned scores and their intervals lies above 1000, the largest score of task "
+                            "'LunarLander'") for n in res.notes)
+    atari = rlstats.datasets.load("atari100k")
+    sm = rlstats.compare(atari[atari.agent.isin(["DER", "SPR"])], "score ~ agent | task", rng=0)
+    assert "p-value = 9.999e-05, the smallest 10000 permutations can give (none reached" in str(sm)
