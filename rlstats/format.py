@@ -121,6 +121,16 @@ def pvalue_phrase(p: float | None, digits: int = 4, alpha: Iterable[float] = ())
     return f"{name} {text}" if text.startswith("<") else f"{name} = {text}"
 
 
+def floor_clause(p: float | None, n_resamples: int | None, what: str = "permutations") -> str:
+    """``", the smallest 10000 permutations can give (none reached the observed statistic)"``: said after a Monte
+    Carlo p-value (1 + hits) / (B + 1) at its floor, hits = 0 (audit s35 claims35: "p-value = 9.999e-05" read as a
+    measured value); empty otherwise."""
+    if p is None or not n_resamples or not np.isfinite(p) or not math.isclose(p * (n_resamples + 1), 1.0,
+                                                                                rel_tol=1e-9):
+        return ""
+    return f", the smallest {n_resamples} {what} can give (none reached the observed statistic)"
+
+
 def format_cell(value: object, digits: int = DIGITS) -> str:
     """Format one table cell: numbers with ``digits`` significant digits, everything else as text."""
     if isinstance(value, (bool, np.bool_)):

@@ -268,6 +268,21 @@ def _quoted(name):
     return f"'{name}'" if _bare(name) else f"`{name}`"
 
 
+def _return_like(name, labels):
+    """Where the unknown ``name`` itself reads as a score, return or reward ('score', 'return'): the one column whose
+    name reads so (rlstats.logs' rule for logged tags: ``eval/mean_reward``, ``episode_return``; none naming a
+    spread), or None where there is none or more than one (a typo of another name keeps its closest spelling)."""
+    from .errors import OptionError
+    from .logs._read import _RETURN_WORDS, _words, choose_return_tag
+
+    if not _words(name) & _RETURN_WORDS:
+        return None
+    try:
+        return choose_return_tag(labels)[0]
+    except OptionError:
+        return None
+
+
 def _unknown(text, role, name, start, end, columns, restricted=False, index=()):
     """Raise the error for a name that is not a data column, with a did-you-mean; ``restricted``: the response is
     read in the command line's grammar, where no name from Python code can be defined."""
@@ -283,6 +298,11 @@ def _unknown(text, role, name, start, end, columns, restricted=False, index=()):
         kind = type(as_text[0]).__name__
         hint = (f"the column labelled {as_text[0]!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, and a formula "
                 "names columns by text: make the labels text first, e.g. df.columns = df.columns.astype(str)")
+    elif role == "response" and (returns := _return_like(name, labels)) and returns not in close:
+        # the column that holds returns, before the nearest spelling (audit s35 claims35: read-logs' sb3_eval CSV
+        # has 'eval/mean_reward', and 'score' was pointed at 'source', its log files' paths)
+        hint = (f"did you mean {_quoted(returns)} (the column that looks like a return)? (the data columns are: "
+                f"{shown})")
     elif close:  # the closest spelling may not be the column meant (audit s18: 'score' -> 'source', a column of paths)
         hint = f"did you mean {_quoted(close[0])}? (the data columns are: {shown})"
     else:

@@ -258,7 +258,7 @@ def test_pilot_shift_is_stated_in_the_printed_result():
     pilot = quietly(rlstats.datasets.simulate, agents=3, tasks=2, seeds=4, rng=0)
     kwargs = dict(formula="score ~ agent | task", seeds=[3], n_sim=3, rng=0, effect=0.2, **QUIET)
     own = str(quietly(rlstats.power, "skillings_mack", design=pilot, **kwargs))
-    assert "agent_3 shifted by 0.2 within-cell standard deviations" in own
+    assert "agent_3 raised by 0.2 within-cell standard deviations" in own
     assert "on top of the differences the pilot shows" in own
     pooled = str(quietly(rlstats.power, "skillings_mack", design=pilot, resample="pooled", **kwargs))
-    assert "agent_3 shifted by 0.2" in pooled and "the shift is the only difference" in pooled
+    assert "agent_3 raised by 0.2" in pooled and "the shift is the only difference" in pooled

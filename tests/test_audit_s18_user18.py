@@ -79,8 +79,9 @@ def test_unknown_response_with_a_close_name_lists_the_columns_too():
     with pytest.raises(rlstats.errors.FormulaError) as error:
         rlstats.compare(logs, "score ~ agent | task/seed")
     message = str(error.value)
-    assert "did you mean 'source'?" in message  # still the closest spelling
-    assert "`eval/mean_reward`" in message  # and the column meant, as a formula writes it
+    # audit s35 claims35: the column that looks like a return before the closest spelling ('source', file paths)
+    assert "did you mean `eval/mean_reward` (the column that looks like a return)?" in message
+    assert "'source'" in message  # listed among the columns
 
 
 def _help(argv):

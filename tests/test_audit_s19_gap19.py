@@ -118,7 +118,7 @@ def test_verdict_beyond_the_margin_prints_the_p_value_that_supports_it(atari):
     p = stats.t.cdf((across["estimate"] + 0.05) / across["std_error"], across["df"])
     assert p == pytest.approx(0.009654, abs=1e-6)
     line = next(x for x in str(res).splitlines() if x.strip().startswith("across these 26 tasks:"))
-    assert line.strip().startswith("across these 26 tasks: shown below -0.05, beyond the margin (difference -0.19654")
+    assert line.strip().startswith("across these 26 tasks: shown below -0.05, beyond the margin (mean difference over tasks -0.19654")
     assert f"one-sided p-value (delta < -0.05) = {rlstats.format.format_pvalue(p)}" in line
     assert "0.9903" not in line
     (table,) = res.summary().tables.values()  # the table beside the verdicts: the one-sided p too, named in the caption

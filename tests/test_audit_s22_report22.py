@@ -100,12 +100,12 @@ def test_equivalence_bound_near_the_margin_is_not_printed_as_the_margin():
     row = res.comparisons.query("scope == 'across tasks' and agent_1 == 'agent_2' and agent_2 == 'agent_3'").iloc[0]
     assert row["p_beyond"] == pytest.approx(0.049999, abs=1e-6) and row["conclusion"].startswith("shown below")
     report = res.report(format="text")
-    assert ("agent_2 against agent_3: across these 5 tasks, shown below -0.748, beyond the margin (difference -2.49, "
+    assert ("agent_2 against agent_3: across these 5 tasks, shown below -0.748, beyond the margin (mean difference over tasks -2.49, "
             "90% CI -4.23 to -0.74801);") in report
-    assert ("across these 5 tasks: shown below -0.748, beyond the margin (difference -2.491, 90% CI -4.234 to "
+    assert ("across these 5 tasks: shown below -0.748, beyond the margin (mean difference over tasks -2.491, 90% CI -4.234 to "
             "-0.74801, one-sided p-value (delta < -0.748) = 0.049999;") in str(res)
     # ends and p-values away from the margin and alpha keep their digits
-    assert ("agent_1 against agent_2: across these 5 tasks, not shown equivalent (difference -0.804, 90% CI -2.86 to "
+    assert ("agent_1 against agent_2: across these 5 tasks, not shown equivalent (mean difference over tasks -0.804, 90% CI -2.86 to "
             "1.25)") in report
 
 

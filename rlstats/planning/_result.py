@@ -164,7 +164,11 @@ class PowerResult(Result):
     # ---- printing -----------------------------------------------------------------
     def _statistic_line(self):
         what = "type-I error" if self._is_null else "power"
-        return (f"{what} by simulation: effect = {_effect_text(self.effect)}, alpha = {self.alpha}, "
+        # a pilot's shift named with its agent and way (audit s35 claims35: "effect = 0.5" raised the worse agent)
+        shifted = (self.simulation or {}).get("shifted_agent") if self.data_source != "simulate" else None
+        way = (f" ({shifted} {'raised' if float(self.effect) > 0 else 'lowered'}; see the notes)"
+               if shifted is not None and np.ndim(self.effect) == 0 and float(self.effect) != 0 else "")
+        return (f"{what} by simulation: effect = {_effect_text(self.effect)}{way}, alpha = {self.alpha}, "
                 f"{self._simulations} simulated data sets per number of seeds")
 
     @property

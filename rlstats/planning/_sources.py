@@ -129,6 +129,25 @@ class _PilotSource:
         return dataclasses.replace(Design.from_counts(self.formula, self.agents, self.tasks, counts),
                                    normalized=self.normalized)
 
+    def gaps(self):
+        """{other agent: (pilot gap, simulated gap)}: each other agent's mean less the shifted agent's, in within-cell
+        standard deviations, averaged over the tasks both ran (audit s35 claims35: "effect = 0.5" raised the worse
+        agent, and the print did not say that SAC's lead of 0.93 SD became 0.43). The simulated gap is the pilot's
+        less the shift (in the same units); empty with pooled resampling (every agent drawn from the task's runs)."""
+        if self.resample != "agents":
+            return {}
+        s = self.agents.index(self.shifted_agent)
+        out = {}
+        for a, agent in enumerate(self.agents):
+            both = [t for t in range(len(self.tasks)) if a != s and self.present[t, a] and self.present[t, s]
+                    and np.isfinite(self.task_sd[t]) and self.task_sd[t] > 0]
+            if both:
+                pilot = float(np.mean([(self.pools[t][a].mean() - self.pools[t][s].mean()) / self.task_sd[t]
+                                       for t in both]))
+                shift = float(np.mean([self.shift[t, s] / self.task_sd[t] for t in both]))
+                out[agent] = (pilot, pilot - shift, len(both))
+        return out
+
     def draws(self, root, seeds, start, stop):
         """Responses of data sets ``start`` to ``stop - 1`` below ``root``, (data sets, runs), runs in design order
         (task, agent, run).

@@ -244,8 +244,16 @@ class SkillingsMackResult(Result):
         phrase = fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])
         if self.pvalue_method in ("exact", "monte_carlo"):
             kind = "exact permutation" if self.pvalue_method == "exact" else "permutation"
+            if self.pvalue_method == "monte_carlo" and self._floor():  # audit s35 claims35
+                kind += f", at its floor: none of {self.n_resamples} reached the statistic"
             phrase += f" ({kind}; chi-squared {fmt.format_pvalue(self.pvalue_asymptotic)})"
         return f"{_STATISTIC_NAMES[self._statistic_kind()]} = {fmt.signif(self.statistic)}, df = {self.df}, {phrase}"
+
+    def _floor(self):
+        """The clause of a Monte Carlo p-value that no permutation reached (fmt.floor_clause), else empty."""
+        if self.pvalue_method != "monte_carlo":
+            return ""
+        return fmt.floor_clause(self.pvalue, self.n_resamples)
 
     def _htest_parameter(self):
         """R's ``parameter``: df, or Quade's (num df, denom df)."""
@@ -257,9 +265,11 @@ class SkillingsMackResult(Result):
         lines = []
         chosen = "" if self.pvalue_rule is None else f"; chosen automatically: {self.pvalue_rule}"
         if self.pvalue_method == "monte_carlo":
-            lines.append(f"permutation {fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])} ({self.n_resamples} "
+            floor = self._floor()
+            lines.append(f"permutation {fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])}{floor}"
+                         f"{'; ' if floor else ' ('}{self.n_resamples} "
                          f"permutations within tasks, Monte Carlo SE {fmt.signif(self.pvalue_mc_se, 2)}, seed "
-                         f"{fmt.short_seed(self.seed)}{chosen})")
+                         f"{fmt.short_seed(self.seed)}{chosen}{'' if floor else ')'}")
         elif self.pvalue_method == "exact":
             lines.append(f"exact permutation {fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])}"
                          + (f" ({chosen[2:]})" if chosen else ""))
@@ -431,7 +441,7 @@ class SkillingsMackResult(Result):
         design = f"{fmt.count(self.n_agents, agent)} on {fmt.count(self.n_tasks, task)} ({per_cell}"
         design += f", {fmt.count(missing, 'empty cell')})" if missing else ")"
         pv = fmt.format_pvalue(self.pvalue, alpha=[self.alpha])
-        p_text = f"p {pv}" if pv.startswith("<") else f"p = {pv}"
+        p_text = (f"p {pv}" if pv.startswith("<") else f"p = {pv}") + self._floor()
         how_p = {"asymptotic": "from the F distribution" if self.variant == "quade" else
                  "from the chi-squared distribution",
                  "monte_carlo": f"from {self.n_resamples} permutations of the ranks within {tasks} "

@@ -382,7 +382,7 @@ def task_table(data: Data, formula: FormulaLike | None = None, *, statistic: Tas
                     f"{fmt.signif(100 * (1 - level))}% of those printed miss in expectation (a false "
                     f"coverage-statement rate, Benjamini and Yekutieli 2005), not {fmt.signif(100 * level)}% joint "
                     "coverage; effect_intervals='per_pair' gives the unadjusted intervals")
-    apart = _apart_note(design, options, welch, possibly_best & others, compared_agents)
+    apart = _apart_note(design, options, welch, possibly_best & others, compared_agents, best)
     if apart:
         effect_note(apart)
     if flat.any():
@@ -660,7 +660,7 @@ def _shortfall_sentence(what, row, tasks, counted, level, target):
             f"({listed(fmt.names_shown(tasks), 5)})")
 
 
-def _apart_note(design, options, welch, marked, agents):
+def _apart_note(design, options, welch, marked, agents, best):
     """The note of the agents marked possibly best whose interval of the difference of means against the best lies
     wholly above 0 (audit s32: a reader compares the interval with the mark). Both are at their levels, but not one
     test: the marks take ``test`` over the k (k - 1) ordered pairs of a task with ``adjustment`` (Holm's first test at
@@ -692,9 +692,23 @@ def _apart_note(design, options, welch, marked, agents):
     elif not np.isclose(side, options.alpha):
         why.append(f"the marks test at alpha = {fmt.signif(options.alpha)}, the interval's sides at "
                    f"{fmt.signif(side, 2)}")
-    return (f"the interval of the difference of means against the best lies above 0 in {_cells_phrase(design, apart)}"
-            f" marked possibly best: {'; '.join(why)}; the mark is the set's answer at alpha, the interval the size "
-            "of the difference")
+    # said plainly (audit s35 claims35: "the interval ... lies above 0 in 1 cell (CartPole-v1/DQN) marked possibly
+    # best" read as a contradiction where DQN's 3 runs never reached the threshold): which side the interval is on,
+    # that runs never reached a time-to-threshold's threshold, and that the runs cannot tell the cell from the best
+    cells = int(apart.sum())
+    a = int(np.nonzero(apart[t])[0][0])
+    n, m = int(design.counts[t, a]), int(design.counts[t, best[t]])
+    censored = censored_cells(design)
+    never = ""
+    if cells == 1 and censored is not None and censored[t, a]:
+        never = (f"none of its {fmt.count(n, 'run')} reached the threshold by the end" if censored[t, a] == n else
+                 f"{censored[t, a]} of its {fmt.count(n, 'run')} did not reach the threshold by the end") + ", and "
+    runs = (f"{fmt.count(n, 'run')} against {m} cannot tell it apart from the best at this level" if cells == 1 else
+            "their runs cannot tell them apart from the best at this level")
+    return (f"{_cells_phrase(design, apart)} {'is' if cells == 1 else 'are'} marked possibly best though "
+            f"{'its interval' if cells == 1 else 'their intervals'} of the difference of means against the best "
+            f"{'lies' if cells == 1 else 'lie'} wholly on the best's side: {never}{runs} ({'; '.join(why)}); the mark "
+            "is the set's answer at alpha, the interval the size of the difference")
 
 
 def _cells_phrase(design, mask):

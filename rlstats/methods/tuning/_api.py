@@ -1019,11 +1019,17 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                      words=design.words)
     unseen = seeded.mask("best_set", fewest.shape)
     notes += [_one_seed_named(line, design, sweeps, labels, unseen) for line in seeded.lines]
+    wider = []  # the sweeps whose tuned interval takes the pooled spread (audit s35 claims35)
     for ((t, a), sweep), (probability, best_resampled, winner, reached) in zip(sweeps.items(), drawn):
         means, spread = _spread(sweep)
         selected = int(np.flatnonzero(best_of(means))[0])  # the first of the tied best (np.argmax, ties kept)
         corrected, low, high, optimism = kernels.tuned_interval(means, sweep["sizes"], spread, selected,
                                                                 best_resampled, winner, level, lower)
+        if np.isfinite(high) and not unseen[t, a] and kernels.pooled_sd(sweep["sizes"], spread) > spread[selected]:
+            wider.append(f"{design.agents[a]} on {design.tasks[t]}: the sweep's pooled standard deviation "
+                         f"{fmt.signif(kernels.pooled_sd(sweep['sizes'], spread), 3)} (over "
+                         f"{fmt.count(means.size, 'configuration')}), not the selected configuration's own "
+                         f"{fmt.signif(spread[selected], 3)} (over its {fmt.count(int(sweep['sizes'][selected]), 'seed')})")
         if unseen[t, a]:  # a configuration of one seed: resampled as certain (the tuned interval is withheld too)
             probability, corrected, optimism, low, high = np.full(means.size, np.nan), np.nan, np.nan, np.nan, np.nan
             reached = np.full(means.size, np.nan)
@@ -1060,6 +1066,14 @@ def _best_set(design, sweeps, labels, ss, n_resamples, threshold, level, sign, h
                 row.update(heldout_estimate=sign * m, heldout_runs=int(held.size),
                            **dict(zip(("heldout_low", "heldout_high"), _ordered(sign * (m - half), sign * (m + half)))))
         tuned.append(row)
+    if wider:  # where the interval's width comes from, said where it is not the winner's own (audit s35 claims35:
+        # LunarLander's tuned score +-103 beside its 10 seeds' SD of 1.9, the docstring alone saying why)
+        ends = "both ends" if lower == "pooled" else "its upper end (tuned_lower='winner': the lower the winner's own)"
+        notes.append("the tuned score's interval takes its width on " + ends + " from the larger of the selected "
+                     "configuration's standard deviation and the sweep's pooled one, t times it over the square root of "
+                     "its seeds (a few seeds of skewed or capped scores often understate the winner's spread; its "
+                     "coverage was measured so" + ("; tuned_lower='winner' keeps the winner's own on the lower end"
+                                                   if lower == "pooled" else "") + "): " + sweep_names(wider, 5))
     # the share best or tied for best beside the shared probability: the best set reads the first, so a member can
     # have a shared probability below the threshold (audit s34 tune34: members at 0.043-0.049 beside a 0.05 rule);
     # the members come first, by the share that admits them

@@ -230,14 +230,20 @@ def tuned_interval(means, sizes, spread, selected, best_resampled, winner, level
     # the upper end uses the sweep's pooled spread when it is larger: a few seeds of skewed scores often miss the rare
     # high ones, so the winner's own spread understates it and its true mean lies above its t interval (every miss
     # of the calibration grid's skewed landscape was from above; 0.83-0.92 coverage with the winner's spread alone)
-    df = np.maximum(sizes - 1, 0)
-    pooled = math.sqrt(np.nansum(df * spread ** 2) / df.sum())
+    pooled = pooled_sd(sizes, spread)
     upper = t * max(spread[selected], pooled) / math.sqrt(n)
     # and so does the lower end, by default: at a score ceiling the winner's few seeds often all sit at it (spread 0),
     # and its true mean lies below the winner's interval (0.84-0.92 coverage at 3 seeds of capped scores)
     if lower == "pooled":
         half = upper
     return corrected, means[selected] - worst - half, means[selected] + upper, optimism
+
+
+def pooled_sd(sizes, spread):
+    """The sweep's pooled standard deviation: the configurations' variances weighted by their degrees of freedom
+    (n - 1), the spread the tuned-score interval takes where it is larger than the winner's own."""
+    df = np.maximum(sizes - 1, 0)
+    return math.sqrt(np.nansum(df * spread ** 2) / df.sum())
 
 
 def expected_max_weights(n, budgets, replace):
