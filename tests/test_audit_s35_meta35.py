@@ -76,9 +76,9 @@ def _published(df, table=PUBLISHED):
     return rlstats.equivalence(df, F, margin=0.5, published=table, aggregate=None).tidy()
 
 
-@pytest.mark.xfail(strict=True, reason="published= matched tasks by str(): 1.0 is not 1")
 @pytest.mark.parametrize("dtype", [float, "category"])
 def test_published_tasks_are_read_as_the_data_print_them(dtype):
+    """Tasks as int, float or a Categorical of floats, and the table's as int or float: the same tests."""
     df = _int_tasks()
     base = _published(df)
     other = _published(df.astype({"task": float}).astype({"task": dtype}))
@@ -105,3 +105,17 @@ def test_hierarchical_model_under_a_shift_of_the_scores():
     other = _hierarchical(df.assign(score=df["score"] + 1e4))
     np.testing.assert_allclose(other["p_better"], base["p_better"], rtol=1e-6)
     np.testing.assert_allclose(other["estimate"], base["estimate"], rtol=1e-6)
+
+
+def test_published_rows_naming_one_task_twice_or_none():
+    df = _int_tasks()
+    twice = pd.concat([PUBLISHED, PUBLISHED.iloc[:1].astype({"task": str})], ignore_index=True)  # 1 and "1"
+    with pytest.raises(rlstats.OptionError, match="lists task '1' more than once"):
+        _published(df, twice)
+    extra = pd.concat([PUBLISHED, PUBLISHED.iloc[:1].assign(task=9)], ignore_index=True)
+    result = rlstats.equivalence(df, F, margin=0.5, published=extra, aggregate=None)
+    assert any("1 task of the published table not in the data left out: 9" in n for n in result.notes)
+    np.testing.assert_allclose(result.tidy()["p_value"], _published(df)["p_value"], rtol=1e-12)
+    padded = df.assign(task=df["task"].map("{:02d}".format))  # text '01' is not the number 1: no row for it
+    with pytest.raises(rlstats.DesignError, match="no row for 5 tasks of the data: '01'"):
+        _published(padded)
