@@ -23,7 +23,7 @@ from ... import calibration
 from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
-from ...errors import DesignError, OptionError, agent_named, label_value, shown
+from ...errors import DesignError, OptionError, agent_named, label_named, label_value, shown
 from ...format import a_or_an, count, join_and, listed, plural, signif, verb
 from ...normalization import warn_raw_scales
 from ...options import (MAX_RESAMPLES, band_beyond_scores, check_bool, check_choice, check_cost_options,
@@ -228,7 +228,8 @@ def equivalence(data: Data, formula: FormulaLike | None = None, *, margin: float
         deviation over runs) and ``n`` (runs). Each agent of the data is then compared with it (pairs (agent,
         "published")): per task by Welch's t from the summaries, across tasks by the mean of the task differences
         (``across=``); a published table has no runs to bootstrap, so there is no aggregate row. Every
-        task of the data must be in it.
+        task of the data must be in it, each row's task named as an option names one (1, 1.0 and "1" name the
+        task printed 1).
     across : {"welch", "paired_t"}
         The across-tasks test of the mean over tasks of the task-level differences of means. ``"welch"``: the
         tasks at hand, its standard error from the runs within each task, sqrt(sum_t (s_1t^2 / n_1t + s_2t^2 /
@@ -499,18 +500,21 @@ def _published_table(table, design):
                           f"needs {task!r} (the "
                           "formula's task column), 'mean', 'sd' (standard deviation over runs) and 'n' (runs) per "
                           "task; rename its columns, e.g. table.rename(columns={'std': 'sd'})")
-    names = table[task].astype(str)
-    repeated = sorted(set(names[names.duplicated()]))
+    # each row's task read as an option naming a task is (errors.label_named, the one rule: 1, 1.0 and "1" name the
+    # task printed 1; audit s35 meta35: matched by str(), a float task column's 1.0 was no published 1)
+    named = [label_named(design.tasks, "published", value, what="task", listed=True) for value in table[task].tolist()]
+    labels = pd.Series([str(value) if label is None else label for value, label in zip(table[task].tolist(), named)])
+    repeated = sorted(set(labels[labels.duplicated()]))
     if repeated:
         raise OptionError(f"published= lists {plural('task', len(repeated))} {', '.join(map(repr, repeated[:5]))} "
                           "more than once; give one "
                           "row per task")
-    absent = [t for t in design.tasks if t not in set(names)]
+    absent = [t for t in design.tasks if t not in set(labels)]
     if absent:
         raise DesignError(f"the published table has no row for {count(len(absent), 'task')} of the data: "
                           f"{', '.join(map(repr, absent[:5]))}{' ...' if len(absent) > 5 else ''}; add them, or "
                           "keep to the published tasks with rlstats.compare's subset=")
-    rows = table.set_index(names).loc[list(design.tasks)]
+    rows = table.reset_index(drop=True).set_axis(labels.to_numpy(), axis=0).loc[list(design.tasks)]
     values = {}
     for column in PUBLISHED_COLUMNS:
         try:
@@ -524,7 +528,7 @@ def _published_table(table, design):
         raise OptionError(f"published= {plural('row', len(which))} for {', '.join(map(repr, which[:5]))} "
                           f"{verb(len(which), 'needs')} a finite mean, an sd >= 0 "
                           "and a whole number of runs n >= 2 (with one run an sd is undefined)")
-    extra = sorted(set(names) - set(design.tasks))
+    extra = sorted(set(labels) - set(design.tasks))
     note = ([f"{count(len(extra), 'task')} of the published table not in the data left out: "
              f"{', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''}"] if extra else [])
     return values["mean"], values["sd"], values["n"], note
