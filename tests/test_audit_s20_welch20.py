@@ -61,7 +61,9 @@ def test_aggregate_mean_p_values_interval_and_verdict_agree(alternative):
         warnings.simplefilter("ignore")
         for margin in (0.36, 0.37, 0.5):
             row = rlstats.equivalence(_lognormal_pair(), "score ~ agent | task", margin=margin, aggregate="mean",
-                                      n_resamples=400, rng=1, alternative=alternative).tidy().query(
+                                      n_resamples=400, rng=1, alternative=alternative,
+                                      # the second agent the control, as the test read before a control was required
+                                      **({"control": "agent_2"} if alternative == "noninferior" else {})).tidy().query(
                 "scope == 'aggregate'").iloc[0]
             assert (row["p_lower"] <= 0.05) == (row["conf_low"] > -margin)
             assert (row["p_upper"] <= 0.05) == (row["conf_high"] < margin)
