@@ -96,7 +96,7 @@ def test_curves_saturated_steps_withhold_the_studentised_bands():
     assert np.isnan(res.simultaneous[1, 2:]).all() and np.isnan(res.pointwise[0, 2]).all()
     # audit s32 curves32: the streams keyed by the agents' labels moved these and the capped bands below from
     # [[-2.731688955646, -0.860575787492], [-1.582037401243, -0.77505103042]] and [[-1.81653946946, 0.968700570856],
-    # [-1.007198904716, 0.845163706837]], which the former keys gave (still checked under them by test_audit_s32_curves32); audit s33
+    # [-1.007198904716, 0.845163706837]], which the former keys gave (checked under them by test_audit_s32_curves32 until audit s35); audit s33
     # curvestream33 (a stream a task, its runs in their content's order) moved them from [[-2.6078357961233323,
     # -1.106321495061684], [-1.7448176160552107, -0.6826415845399149]] and the capped ones from [[-1.761705461419202,
     # 1.3917736957586744], [-1.2062570900464233, 1.0482221974423909]]
@@ -163,7 +163,8 @@ def test_calibration_page_counts_the_defaults_rows():
     s32, cal32, whose 432 equivalence.size rows of pairs that did not share every task hold; 183 of 6,883 since
     audit s33, calib33, whose 288 rows of task_table's Welch difference intervals at 3-20 runs hold; 196 of 6,931
     since audit s34, iqmfar34, whose 48 rows of the curves' and the bootstrap's defaults on 3 tasks far apart miss in
-    13, all the IQM's)."""
+    13, all the IQM's; 195 of 6,931 since audit s35, former35, which re-measured rows on today's resampling streams:
+    curves' gap band below gamma at 5 tasks x 5 skewed runs, simultaneous, holds)."""
     import pathlib
 
     table = rlstats.calibration_table(default=True)

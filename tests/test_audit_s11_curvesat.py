@@ -34,7 +34,7 @@ def test_median_bands_withheld_where_runs_tie_at_a_cap():
     assert np.isnan(res.pointwise[:, 2:]).all() and np.isnan(res.simultaneous[:, 2:]).all()
     # lower ends since audit s12 widened by the runs' (left) skew below a cap: -2.855, -2.697, -2.549, -2.947 before;
     # since audit s32 curves32 each agent draws from its label's stream: the former keys' [[[-2.996, -1.756], [-2.762,
-    # -1.427]], [[-2.630, -1.501], [-3.235, -1.517]]] (which they gave, still checked under them by test_audit_s32_curves32) moved to
+    # -1.427]], [[-2.630, -1.501], [-3.235, -1.517]]] (which they gave, checked under them by test_audit_s32_curves32 until audit s35) moved to
     # [[[-3.074, -1.730], [-2.659, -1.454]], [[-2.616, -1.494], [-3.515, -1.509]]], and audit s33 curvestream33 (a
     # stream a task, its runs in their content's order) to
     np.testing.assert_allclose(res.pointwise[:, :2], [[[-2.9169080570748473, -1.780554673106529],
@@ -76,7 +76,7 @@ def test_median_bands_of_capped_and_continuous_curves():
     np.testing.assert_array_equal(res.pointwise, off.pointwise)
     np.testing.assert_array_equal(res.simultaneous, off.simultaneous)
     # audit s32 curves32: from the label-keyed streams; the former keys gave the former [-0.751837478,
-    # 0.188068240] and [-1.117333580181, 0.350546498866] (still checked under them by test_audit_s32_curves32)
+    # 0.188068240] and [-1.117333580181, 0.350546498866] (checked under them by test_audit_s32_curves32 until audit s35)
     # audit s33 curvestream33 (a stream a task, its runs in their content's order): from [-0.89682725882316,
     # 0.20069722770916226]
     np.testing.assert_allclose(res.pointwise[1, 5], [-0.7853642495583582, 0.2235545318853676], rtol=1e-6)

@@ -119,30 +119,36 @@ def test_no_default_row_of_several_tasks_misses():
 
 
 @pytest.mark.slow
-def test_stored_default_rows_of_heavy_tailed_and_capped_points_reproduce(monkeypatch):
-    # measured on the bootstrap's streams before audit s33 bootstream33, as the rows were (test_audit_s34_slow34.
-    # former_streams; on today's cell streams the capped point's IQM row has coverage 0.981132, the table's 0.974843)
-    from test_audit_s34_slow34 import former_streams
+@pytest.mark.parametrize("point", [("capped", 5, 3), ("heavy_tailed", 5, 20)])
+def test_stored_default_rows_of_heavy_tailed_and_capped_points_reproduce(monkeypatch, point):
+    # the capped point on the bootstrap's cell streams of audit s33 bootstream33, on which audit s35 former35
+    # re-measured its studentised rows (the IQM's 0.981132, 0.974843 on the streams before; none crossed its level).
+    # The heavy-tailed point is still on the streams before audit s33 (test_audit_s34_slow34.former_streams), left for
+    # the lead: on today's streams its former default's rows read 0.93125 and 0.933333 of 480, above the 2-SE line of
+    # 0.930, so continued() keeps them at 480 and they hold, where the table's 1,920 (0.929688 and 0.928125, the
+    # evidence the Welch floor's docstrings quote) miss; continued to 1,920 on today's streams they read 0.927604 and
+    # 0.929688 and miss as before (audit s35 former35)
+    if point[0] == "heavy_tailed":
+        from test_audit_s34_slow34 import former_streams
 
-    former_streams(monkeypatch)
+        former_streams(monkeypatch)
     # the rows this audit wrote, re-measured as coverage_small_runs.replace_default_rows measures them (the default's
     # 30 data sets a draw, continued to 120 where a row is within 2 SE of missing): the same digits; the capped point
     # counts the intervals given (its median 328 of 480), the heavy-tailed one is continued (1,920)
     script = reference_script()
-    for point in (("capped", 5, 3), ("heavy_tailed", 5, 20)):
-        dist, tasks, runs = point
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            # the default and the former one (calib20b: studentized_no_welch, whose rows decide the continuation too)
-            rows = script.measure(dist, tasks, runs, 30, seed=runs * 100 + tasks,
-                                  intervals=("studentized", "studentized_no_welch"), improvement_intervals=(),
-                                  default_datasets=30)
-            rows = script.continued(rows, point)
-        # the default configuration's rows ("" : audit s28 gapboot28 appended the capped point's studentized gap row
-        # of "every score at or below gamma", 400 data sets, which this dict took in place of the default's 477)
-        stored = {(r["interval"], r["metric"]): r for r in calibration.rows("bootstrap.interval")
-                  if (r["tasks"], r["runs"], r["distribution"], r["configuration"]) == (str(tasks), str(runs), dist, "")}
-        for row in rows:
-            table = stored[row["interval"], row["metric"]]
-            assert (str(row["n_sim"]), f"{row['coverage']:.6g}", f"{row['coverage_min']:.6g}") == (
-                table["n_sim"], table["coverage"], table["coverage_min"]), (point, row)
+    dist, tasks, runs = point
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # the default and the former one (calib20b: studentized_no_welch, whose rows decide the continuation too)
+        rows = script.measure(dist, tasks, runs, 30, seed=runs * 100 + tasks,
+                              intervals=("studentized", "studentized_no_welch"), improvement_intervals=(),
+                              default_datasets=30)
+        rows = script.continued(rows, point)
+    # the default configuration's rows ("" : audit s28 gapboot28 appended the capped point's studentized gap row
+    # of "every score at or below gamma", 400 data sets, which this dict took in place of the default's 477)
+    stored = {(r["interval"], r["metric"]): r for r in calibration.rows("bootstrap.interval")
+              if (r["tasks"], r["runs"], r["distribution"], r["configuration"]) == (str(tasks), str(runs), dist, "")}
+    for row in rows:
+        table = stored[row["interval"], row["metric"]]
+        assert (str(row["n_sim"]), f"{row['coverage']:.6g}", f"{row['coverage_min']:.6g}") == (
+            table["n_sim"], table["coverage"], table["coverage_min"]), (point, row)

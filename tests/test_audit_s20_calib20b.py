@@ -219,12 +219,9 @@ def test_one_task_result_gives_the_mean_with_the_t_floor():
 
 
 @pytest.mark.slow
-def test_one_task_rows_reproduce_with_the_script(monkeypatch):
-    # measured on the bootstrap's streams before audit s33 bootstream33, as the rows were (test_audit_s34_slow34.
-    # former_streams; on today's cell streams the percentile IQM row has coverage 0.936458, the table's 0.939583)
-    from test_audit_s34_slow34 import former_streams
-
-    former_streams(monkeypatch)
+def test_one_task_rows_reproduce_with_the_script():
+    # on the bootstrap's cell streams of audit s33 bootstream33, on which audit s35 former35 re-measured this point's 10
+    # rows (the percentile IQM's 0.936458, 0.939583 on the streams before; none crossed its level)
     # coverage_one_task.measure (the package's interval with the one-task rule lifted) gives the stored rows of one
     # point digit for digit: the default's, the former default's (studentized_no_welch) and the others
     script = _one_task_script()

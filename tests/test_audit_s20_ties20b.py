@@ -37,7 +37,7 @@ def test_tuning_probability_best_unchanged_by_a_shift():
         best = _tuning(_sweep(values), b, views=["best_set"]).best_set().set_index("config")["probability_best"]
         assert best.get("lr=0", 0.0) == 0.0, b
         # 3 and 197 of the 200 resamples since audit s32 stream32 (5 and 195 under the former places' streams,
-        # still checked under them by test_audit_s32_curves32); lr=2's three runs all drawn at 0, 1/27
+        # checked under them by test_audit_s32_curves32 until audit s35); lr=2's three runs all drawn at 0, 1/27
         assert best["lr=1"] == 0.015 and best["lr=2"] == 0.985, b
 
 

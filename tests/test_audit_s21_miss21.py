@@ -121,14 +121,18 @@ def test_the_real_table_words_every_miss_by_its_criterion():
     tasks far apart (one design, no draws) add 13, all the IQM's: 7 of curves' bands, 6 of the bootstrap's interval
     (2,902 and 150); (mixbal34) the 216 mixed.f_size and 816 unbalanced mixed.contrast rows add none (the table
     16,492 rows). Audit s35 (farapart35): the 18 rows of the bootstrap's default on 3 tasks that overlap whose runs
-    lie apart by chance (no draws) all miss (2,920 and 150; the table 16,510 rows)."""
+    lie apart by chance (no draws) all miss (2,920 and 150; the table 16,510 rows). Audit s35 (former35) re-measured
+    rows on today's resampling streams (their scripts, the same seeds): curves' gap rows below gamma miss in 1 (the
+    simultaneous band at 5 tasks x 5 skewed runs, which missed in its worst draw only, holds), the 762 rows of runs
+    cut early in 126, 8 in their worst draw only (122 and 10; all bands="expanded": 8 cross into a miss, 4 out of
+    one): 2,923 and 147."""
     missed = [r for r in calibration.read() if calibration.misses(r, float(r["level"]))]
 
     def counted(rows):
         said = [calibration.miss_clause(r, float(r["level"])) for r in rows]
         return len(said), sum(s.startswith("its worst draw") for s in said)
 
-    assert counted(missed) == (2920, 150)
+    assert counted(missed) == (2923, 147)
     # audit s34: 15,412 + 48 (iqmfar34) + 216 + 816 (mixbal34); audit s35: + 18 (farapart35)
     assert len(calibration.read()) == 16_510
     assert counted([r for r in missed if r["procedure"] == "bootstrap.profile_population"
@@ -139,7 +143,7 @@ def test_the_real_table_words_every_miss_by_its_criterion():
                     and not r["configuration"].startswith(calibration.RUNS_CUT)]) == (15, 2)
     assert counted([r for r in missed if r["procedure"] == "curves.band" and r["interval"] == "studentized"
                     and r["agents"] == "2" and r["statistic"] != "optimality_gap"]) == (0, 0)
-    assert counted([r for r in missed if r["procedure"] == "curves.band" and r["statistic"] == "optimality_gap"]) == (2, 1)
+    assert counted([r for r in missed if r["procedure"] == "curves.band" and r["statistic"] == "optimality_gap"]) == (1, 0)
     assert counted([r for r in missed if r["procedure"] == "bootstrap.interval" and r["tasks"] == "2"]) == (294, 19)
     assert counted([r for r in missed if r["procedure"] == "bayes.decision" and r["test"] == "signed_rank"
                     and r["runs"] in ("3", "5", "10")]) == (28, 1)

@@ -126,7 +126,7 @@ def test_real_landscape_at_three_seeds_unchanged_by_units_order_labels_and_frame
     assert np.isnan(values[-6:]).sum() == 4
     assert configs == ["config=9489", "config=9489"]
     # ppo's tuned score and interval: the score 980.2986 before audit s32 stream32 keyed the sweep's resamples by its
-    # names (the former keys gave it, still checked under them by test_audit_s32_curves32); its interval reads no resample
+    # names (the former keys gave it, checked under them by test_audit_s32_curves32 until audit s35); its interval reads no resample
     # (981.9027 from audit s32 stream32 to audit s33 curvestream33, which lays a configuration's runs out in their
     # scores' order)
     assert values[:3] == pytest.approx([980.3612, 811.0298, 1139.1031], abs=1e-3)

@@ -27,6 +27,7 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # continued points' rows read on fresh data sets (0.955 of 400 there: tests/test_audit_s27_maxt27.py)
     # audit s28 (gapkinds28): curves' 20 optimality-gap rows of agents whose every score is at or below gamma while
     # their true scores cross it, 2 missing (skewed, 1 task x 5 runs pointwise 0.883, 5 x 5 simultaneous 0.890;
+    # 1 since audit s35 former35 re-measured them on today's streams: 5 x 5 simultaneous 0.898, worst draw 0.867;
     # conditional on the data falling short of the upper tail: every band read there misses on that side)
     # audit s28 (taskboot28): the 240 default rows of bootstrap(task_bootstrap=True) against a population of tasks,
     # 132 missing
@@ -47,8 +48,9 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     # audit s33 (calib33): task_table's 288 rows of Welch's difference intervals (metric "difference") at 3-20 runs,
     # none missing (their one miss is at 2 runs)
     # audit s34 (iqmfar34): the curves' and the bootstrap's 48 default rows on 3 tasks far apart, 13 missing (the IQM's)
-    # audit s35 (farapart35): the bootstrap's 18 default rows on 3 tasks that overlap, runs apart by chance, all missing
-    assert (len(mine), int(mine["misses"].sum())) == (6_949, 214)  # with profile29's 300 and tboot30's 180 below
+    # audit s35 (farapart35): the bootstrap's 18 default rows on 3 tasks that overlap, runs apart by chance, all
+    # missing; (former35) re-measured on today's streams: curves' gap band at 5 x 5 skewed now holds
+    assert (len(mine), int(mine["misses"].sum())) == (6_949, 213)  # with profile29's 300 and tboot30's 180 below
     # audit s29 (profile29): performance_profile(task_bootstrap=True)'s wilson_tasks band, its 300 default rows (2-26
     # tasks x 3, 5, 10 runs, five thresholds), none missing
     population = mine["procedure"] == "bootstrap.profile_population"
@@ -60,7 +62,7 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     band_misses = mine[(mine["procedure"] == "curves.band") & mine["misses"]]
     # audit s34 (iqmfar34): beside them the IQM's bands on 3 tasks far apart, 7 of its 12 rows there
     far = band_misses["configuration"] == rlstats.calibration.FAR_APART
-    assert band_misses[~far]["statistic"].tolist() == ["optimality_gap"] * 2
+    assert band_misses[~far]["statistic"].tolist() == ["optimality_gap"]
     assert band_misses[far]["statistic"].tolist() == ["iqm"] * 7
     # the grid's 2-task rows (not audit s28's 12 of the gap of agents below gamma, 2 of them missing)
     two = (mine["procedure"] == "bootstrap.interval") & (mine["tasks"] == 2) & mine["configuration"].isna()
@@ -71,7 +73,7 @@ def test_calibration_page_counts_the_rows_of_unlike_spreads():
     assert (int(spread.sum()), int(mine[spread]["misses"].sum())) == (486, 112)
     fwe_spread = mine["procedure"] == "adastop.fwe_spread"
     assert (int(fwe_spread.sum()), int(mine[fwe_spread]["misses"].sum())) == (50, 0)  # holm's (joint's: 22 missing)
-    assert "214 of the defaults' 6,949 rows miss" in PAGE.read_text(encoding="utf-8")
+    assert "213 of the defaults' 6,949 rows miss" in PAGE.read_text(encoding="utf-8")
 
 
 # review23a (a strict xfail until equivgate23): equiv23's note of unlike spreads was gated on the runs' sample SDs 2 or

@@ -91,7 +91,7 @@ def test_one_task():
     # 4 (one task: n - 1, closed form; the design's 6 runs gave 5 before) and the upper end, Hall's band's at that
     # df, moved from 7.677680411287488 (the code's output then and now: the lower end is unchanged); audit s32
     # curves32: the label-keyed streams moved the lower end from 2.3920054775866237 (the former keys gave it,
-    # still checked under them by test_audit_s32_curves32); the upper end, Hall's band's, is the same under both keys; audit s33 curvestream33
+    # checked under them by test_audit_s32_curves32 until audit s35); the upper end, Hall's band's, is the same under both keys; audit s33 curvestream33
     # (a stream a task, its runs in their content's order)
     # moved both from [2.207310188583019, 8.096663317511743] (Hall's upper end reads the resamples' skewness)
     assert median.df[0, -1] == 4.0 and median.df[0, 0] == 5.0
@@ -117,7 +117,7 @@ def test_three_tasks_unchanged():
     df = _frame(tasks=3)
     median = _curves(df, statistic="median")
     # audit s32 curves32: the label-keyed streams moved them from [13.65629261690649, 17.486464451183494] and
-    # [11.502763962416152, 21.26848934195961], which the former keys gave (still checked under them by test_audit_s32_curves32)
+    # [11.502763962416152, 21.26848934195961], which the former keys gave (checked under them by test_audit_s32_curves32 until audit s35)
     # audit s33 curvestream33 (a stream a task, its runs in their content's order) moved them from [12.168445996130744,
     # 18.248048797688575] and [9.957027038184911, 20.94749654253508]
     np.testing.assert_allclose(median.pointwise[0, -1], [13.476645940849945, 17.557488074107077], rtol=1e-9)

@@ -140,7 +140,7 @@ def test_reference_script_reduced():
     assert rows["default", "pointwise"][1] == 8
     assert rows["default", "pointwise"][2] <= rows["pooled_hall", "pointwise"][2]
     # steps held, of 8 bands x 10 steps: 74 and 76 of 80 under the former keys (0.925 and 0.95, checked
-    # until audit s34), 75 and 77 since audit s32 curves32 keyed the agents' streams by their labels
+    # until audit s35), 75 and 77 since audit s32 curves32 keyed the agents' streams by their labels
     assert round(rows["default", "pointwise"][0], 4) == 0.9375
     assert round(rows["pooled_hall", "pointwise"][0], 4) == 0.9625
     est, se, k, df = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.5, 0.5]), np.array([0.1, 0.5, -0.9]), np.full(3, 4.0)

@@ -206,7 +206,7 @@ def test_tuning_prints_its_counts_one_way():
     text = str(result)
     assert "configurations = 1,200, agents = 1, tasks = 1, resamples = 200" in text
     # (a best set of 6 since audit s32 stream32 keyed the sweep's resamples by its names: 5 under the former keys,
-    # still checked under them by test_audit_s32_curves32)
+    # checked under them by test_audit_s32_curves32 until audit s35)
     assert "lr=547 selected of 1,200, best set of 6" in text and "over 1,200 configurations" in text
     assert ", k=1,200: 3.088 [-3.91, 10.1]" in text
     assert "1200" not in text and "1200" not in result.report()

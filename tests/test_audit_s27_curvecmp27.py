@@ -63,7 +63,7 @@ def test_comparisons_withheld_at_one_run_steps(early):
     np.testing.assert_array_equal(res.difference_withheld, [one_run])
     # audit s32 curves32: the pair's relabellings from the stream of its two labels moved the p-values from 101, 101,
     # 74, 11 and 5 / 101, and the bands from [[-2.2634, 0.1746], [-2.7170, -0.0246]], which the former keys gave
-    # (still checked under them by test_audit_s32_curves32): 300k (p = 5/101 now, 11/101 before) is now called different too; since audit s33
+    # (checked under them by test_audit_s32_curves32 until audit s35): 300k (p = 5/101 now, 11/101 before) is now called different too; since audit s33
     # curvestream33 at rng=2 (the fixture's note): from 101, 101, 71, 5 and 1 / 101 and the bands [[-2.0809,
     # -0.0079], [-2.5385, -0.2030]]: 400k called different alone, as before audit s32
     np.testing.assert_allclose(res.difference_pvalues[0, ~one_run] * 101, [101, 101, 68, 18, 5], rtol=1e-12)

@@ -51,7 +51,7 @@ def test_gap_bands_below_gamma_are_the_means_reflected():
     np.testing.assert_allclose(gap.bootstrap_distribution, 1 - mean.bootstrap_distribution, rtol=0, atol=1e-12)
     np.testing.assert_allclose(gap.std_error, mean.std_error, rtol=1e-12)
     # audit s32 curves32: the label-keyed streams moved them from 0.313320, 0.505169 and 0.666958, which the former
-    # keys gave (still checked under them by test_audit_s32_curves32); audit s33 curvestream33 (a stream a task, its runs in their content's order)
+    # keys gave (checked under them by test_audit_s32_curves32 until audit s35); audit s33 curvestream33 (a stream a task, its runs in their content's order)
     # moved them from 0.305017, 0.551278 and 0.665167
     assert gap.pointwise[0, 0, 1] == pytest.approx(0.303853, abs=1e-6)
     assert gap.pointwise[0, 3, 1] == pytest.approx(0.587354, abs=1e-6)
@@ -104,7 +104,7 @@ def test_significant_missing_where_no_pvalue():
     table = res.difference("A", "B")
     assert np.isnan(table.p_adjusted.to_numpy()[2:]).all() and not res.difference_withheld.any()
     assert table.significant.isna().tolist() == [False, False, True, True]
-    # 1/101 at both under the former keys (still checked under them by test_audit_s32_curves32); one relabelling of the pair's labels'
+    # 1/101 at both under the former keys (checked under them by test_audit_s32_curves32 until audit s35); one relabelling of the pair's labels'
     # stream reaches step 0's |t| since audit s32 curves32 (2/101), none since audit s33 curvestream33 (a stream a
     # task, its runs in their content's order)
     np.testing.assert_allclose(table.p_adjusted.to_numpy()[:2], [1 / 101, 1 / 101])

@@ -103,7 +103,7 @@ def test_rliable_page_counts_the_gap_rows_at_five_tasks():
            "on both sides of gamma hold 95%" in page
     cover = five["coverage"].tolist()
     assert (f"the optimality gap of an agent whose every score is at or below gamma, which takes the mean's interval "
-            f"reflected, misses on capped runs at 10 and 20 runs per task: 2 of its 12 rows on 5 tasks ({cover[0]:.4f} "
+            f"reflected, misses on capped runs at 10 and 20 runs per task: 2 of its 12 rows on 5 tasks ({cover[0]:.3f} "
             f"and {cover[1]:.3f}, {five['coverage_min'].iloc[1]:.2f} in the worst draw), 8 of its 39 on 1, 2, 5 and 10 "
             f"tasks, and a result's notes quote them too") in page
 

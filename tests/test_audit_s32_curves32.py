@@ -6,9 +6,10 @@ that it sorts before another, moved the places, and so the other agents' bands a
 bands, with rng= fixed: a statistic should be true of the rows it analysed. bootstrap() keys an agent's stream by its
 label (resampling.agent_seed_sequence); curves now does the same, and keys a pair's relabellings by its two labels.
 
-The tests whose pins the re-keying moved pin today's draws (audit s34 repin34b); this file still runs curves() under
-the former keys (``rank_keyed``, a test helper: the package no longer has that path) and finds every former pin, and
-the slow reproductions of calibration rows measured on those keys read it (test_audit_s28_gapkinds28, s28_early28).
+The tests whose pins the re-keying moved pin today's draws (audit s34 repin34b). Until audit s35 former35 this file
+also ran curves() under the former keys (``rank_keyed``, a test helper: the package has no such path) and found every
+former pin, for the slow reproductions of calibration rows measured on those keys (test_audit_s28_gapkinds28,
+s28_early28); former35 re-measured those rows on today's keys and streams, and the helper went with its self-tests.
 """
 
 import hashlib
@@ -17,9 +18,6 @@ import numpy as np
 import pytest
 
 import rlstats
-from conftest import rising_curves
-from rlstats.methods.curves import _api as curves_api
-from rlstats.resampling import child_stream, label_ranks
 
 FORMULA = "score ~ agent | task/seed"
 
@@ -148,115 +146,7 @@ def test_a_pairs_relabellings_are_its_labels_stream(frame):
         np.testing.assert_array_equal(res.difference_pvalues[0], (1 + hits) / 121)
 
 
-# ------------------------------------------------------------------ the pins the re-keying moved
-
-class _AgentUniforms:
-    """curves' draws before audit s33 curvestream33: one stream for all of an agent's (or a pair's) runs, block b of
-    RNG_BLOCK resamples from its b-th spawned child, a row all its runs (the tasks in their names' order)."""
-
-    def __init__(self, cells, sizes):
-        self.ss, self.n, self.block = cells[0], int(np.sum(sizes)), 0
-
-    def rows(self, k):
-        child = np.random.SeedSequence(self.ss.entropy, spawn_key=tuple(self.ss.spawn_key) + (self.block,))
-        self.block += 1
-        return np.random.Generator(np.random.PCG64(child)).random((k, self.n))
-
-
-def _seed_ordered_runs(design, matrix, starts, agent, run_means):
-    """curves' layout before audit s33 curvestream33: a task's runs in their seeds' sorted order."""
-    mine = design.agent[starts] == agent
-    task = design.task_places[design.task[starts][mine]]
-    seeds = np.zeros(task.size, dtype=np.intp)
-    if design.seeds is not None:
-        labels, codes = np.unique(design.seeds[starts][mine].astype(str), return_inverse=True)
-        seeds = label_ranks(labels)[codes]
-    order = np.lexsort((seeds, task))
-    return matrix[mine][order], task[order]
-
-
-def rank_keyed(monkeypatch, agents):
-    """curves() with the streams keyed as before audit s32: an agent's at its place among the agents' names sorted,
-    a pair's at its two places (child_stream(ss, place) for each label, nested for a pair as the labels' are); and
-    drawn as before audit s33 curvestream33 (one stream an agent or pair, not one a cell; a task's runs in their
-    seeds' order, not their curves')."""
-    places = {name: int(place) for name, place in zip(agents, label_ranks(list(agents)))}
-    monkeypatch.setattr(curves_api, "agent_seed_sequence", lambda ss, label: child_stream(ss, places[label]))
-    # a pair's stream has had its own home since audit s33 (resampling.pair_seed_sequence, read-through rt33b): its
-    # second agent's place below its first's, as agent_seed_sequence nested gave it before
-    monkeypatch.setattr(curves_api, "pair_seed_sequence",
-                        lambda ss, first, second: child_stream(child_stream(ss, places[first]), places[second]))
-    monkeypatch.setattr(curves_api, "_cell_streams", lambda ss, design: [ss])
-    monkeypatch.setattr(curves_api.kernels, "CellUniforms", _AgentUniforms)
-    monkeypatch.setattr(curves_api, "_agent_runs", _seed_ordered_runs)
-
-
-def _ordered_ties():
-    df = rlstats.datasets.simulate_curves(agents=3, tasks=4, seeds=3, steps=5, effect=0.5, rng=0)
-    res = rlstats.curves(df.assign(score=np.round(df["score"] * 2)), FORMULA, step="step", rng=1, n_resamples=100,
-                         progress=False)
-    return res.tidy()[["conf_low_simultaneous", "conf_high_simultaneous"]].to_numpy()[2]
-
-
-def _saturated(cap, statistic="iqm", **shape):
-    from test_audit_s10_saturated import CAPPED_CAP, SATURATED_CAP
-    return rlstats.curves(rising_curves({"saturated": SATURATED_CAP, "capped": CAPPED_CAP}[cap], 2, **shape), FORMULA,
-                          step="step", statistic=statistic, n_resamples=200, rng=1, progress=False)
-
-
-def _skewed26(tasks, **runs):
-    import test_audit_s26_curves26 as s26
-    return s26._curves(s26._frame(tasks=tasks, **runs), statistic="median")
-
-
-def _early27():
-    import test_audit_s27_curvecmp27 as c27
-    res = c27._curves(c27._frame())
-    return np.r_[res.difference_pvalues[0, :5] * 101, res.difference_bands[0, 3:5].ravel()]
-
-
-def _gap27():
-    import test_audit_s27_curvegap27 as g27
-    gap = g27._curves(g27._skewed(), "optimality_gap", compare="all")
-    unlogged = rlstats.curves(g27._unlogged(0.5), FORMULA, step="step", steps=[0, 1, 2, 3], statistic="mean",
-                              compare="all", n_resamples=100, rng=1, progress=False)
-    return np.r_[gap.pointwise[0, 0, 1], gap.pointwise[0, 3, 1], gap.simultaneous[0, 3, 1],
-                 unlogged.difference_pvalues[0, :2] * 101]
-
-
-#: case -> (agents, the values, those the tests pinned before audit s32, rtol, atol)
-FORMER = {
-    "s10_order": (("agent_1", "agent_2", "agent_3"), _ordered_ties, [5.666667, 8.518724], 0, 1e-6),
-    "s10_saturated": (("A", "B"), lambda: _saturated("saturated", steps=4).pointwise[0, :2],
-                      [[-2.731688955646, -0.860575787492], [-1.582037401243, -0.77505103042]], 1e-6, 1e-12),
-    "s10_capped": (("A", "B"), lambda: _saturated("capped", steps=4).simultaneous[:, -1],
-                   [[-1.81653946946, 0.968700570856], [-1.007198904716, 0.845163706837]], 1e-6, 1e-12),
-    "s11_saturated_median": (("A", "B"), lambda: _saturated("saturated", "median", runs=5, steps=6).pointwise[:, :2],
-                             [[[-2.99633905511, -1.756357272205], [-2.762160624521, -1.426564229943]],
-                              [[-2.630189617822, -1.501043660695], [-3.234913972755, -1.517062194106]]], 1e-6, 1e-12),
-    "s11_capped_median": (("A", "B"), lambda: _saturated("capped", "median", runs=5, steps=6).pointwise[1, 4:],
-                          [[-1.117333580181, 0.350546498866], [-0.751837478, 0.188068240]], 1e-6, 1e-12),
-    "s26_one_task": (("a", "b"), lambda: _skewed26(1, runs=(6,)).pointwise[0, -1],
-                     [2.3920054775866237, 8.096663317511743], 1e-9, 0),
-    "s26_three_tasks": (("a", "b"), lambda: np.r_[_skewed26(3).pointwise[0, -1], _skewed26(3).simultaneous[0, -1]],
-                        [13.65629261690649, 17.486464451183494, 11.502763962416152, 21.26848934195961], 1e-9, 0),
-    "s27_curvecmp": (("agent_1", "agent_3"), _early27,
-                     [101, 101, 74, 11, 5, -2.2634217221671493, 0.17463982931122612, -2.71696620946304,
-                      -0.02459208364104248], 1e-12, 0),
-    "s27_curvegap": (("A", "B"), _gap27, [0.313320, 0.505169, 0.666958, 1, 1], 0, 1e-6),
-}
-
-
-@pytest.mark.parametrize("case", [pytest.param(case, marks=[] if case == "s26_one_task" else [pytest.mark.slow])
-                                  for case in FORMER])
-def test_the_former_keys_give_the_former_pins(case, monkeypatch):
-    """The pins audit s32 moved (each test's rng=, resamples and data as they are): with the streams keyed as before,
-    curves() gives every one of the former values (bit for bit where they were pinned so), so the re-keying alone
-    moved them, and their new values are the same computation on the label's draws (checked by hand above)."""
-    agents, values, former, rtol, atol = FORMER[case]
-    rank_keyed(monkeypatch, agents)
-    np.testing.assert_allclose(values(), former, rtol=rtol, atol=atol)
-
+# ------------------------------------------------------------------ whatever runs them
 
 def test_the_same_with_two_workers_and_rows_shuffled(frame):
     """The label-keyed streams are the same whatever runs them and in whatever order the rows come."""
@@ -268,41 +158,3 @@ def test_the_same_with_two_workers_and_rows_shuffled(frame):
             np.testing.assert_array_equal(getattr(other, field), getattr(base, field), err_msg=field)
 
 
-@pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::UserWarning")
-def test_the_former_keys_give_the_former_withheld_steps_of_dopamine(mirror, monkeypatch):
-    """test_audit_s20_band20b's bands far beyond the scores (Dopamine's DQN, IQN and Rainbow, 3 runs of 3 games): the
-    former keys give the former reach of the simultaneous bands. Since audit s32 simband32 (the sup-t quantile read at
-    most at the Bonferroni tail) no band reaches UNITS_SLIP = 10 times the scores' range, so the pin is the reach
-    itself: 0.55, 3.79 and 2.89 times the range under the former keys (s20_band20b's pin before audit s33
-    curvestream33), 0.51, 2.95 and 2.49 on today's draws (its pin now). Until audit s34 this test still looked for
-    the 10-times note of IQN's 191 withheld steps, a pin from before simband32's band that it no longer gave."""
-    from test_audit_s20_band20b import _dopamine_three_runs
-
-    df = _dopamine_three_runs()
-    span = df["score"].max() - df["score"].min()
-
-    def reach():
-        res = rlstats.curves(df, FORMULA, step="step", n_resamples=500, rng=0, progress=False, normalize=False)
-        assert res.agents == ("DQN", "IQN", "Rainbow")
-        return np.abs(res.simultaneous - res.estimates[..., None]).max(axis=(1, 2)) / span
-
-    np.testing.assert_allclose(reach(), [0.51, 2.95, 2.49], atol=0.01)  # as s20_band20b's comment rounds them
-    rank_keyed(monkeypatch, ("DQN", "IQN", "Rainbow"))
-    np.testing.assert_allclose(reach(), [0.55, 3.79, 2.89], atol=0.01)
-
-
-@pytest.mark.slow
-def test_the_former_keys_give_the_former_coverage_of_the_hall_reference(monkeypatch):
-    """test_audit_s26_hall26's reduced reference run (4 data sets of agents a0 and a1): 0.925 and 0.95 of its steps
-    held (the default band and the pooled Hall band)."""
-    import runpy
-    from test_audit_s26_hall26 import REFERENCE
-
-    rank_keyed(monkeypatch, ("a0", "a1"))
-    script = runpy.run_path(str(REFERENCE))
-    rows = {(c, b): cov for c, b, cov, worst, n, w in script["measure"](5, 1, "skewed", 4)}
-    assert round(rows["default", "pointwise"], 4) == 0.925 and round(rows["pooled_hall", "pointwise"], 4) == 0.95
-    # and its full run (800 bands): the default's pointwise coverage, worst draw and median width as pinned before
-    rows = {(c, b): (cov, worst, w) for c, b, cov, worst, n, w in script["measure"](5, 1, "skewed", 400)}
-    assert tuple(round(x, 3) for x in rows["default", "pointwise"]) == (0.95, 0.927, 1.112)
