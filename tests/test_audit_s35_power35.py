@@ -134,3 +134,21 @@ def test_the_drawing_is_priced_a_block_at_the_least_and_the_dry_run_too():
         patch.setattr(_sources._SimulatedSource, "draw_seconds", lambda self, shape, n_sim: 0.0)
         without = _api._study_work(study, [5], 10).seconds
     assert with_drawing - without == pytest.approx(2 * price(shape, 10))
+
+
+def test_the_power_calibration_rows_plan_from_a_pilot():
+    """Every power row of rlstats/calibration.csv is power.bootstrap's (tests/reference/power_bootstrap.py), whose
+    data sets are a pilot's resampled runs (design=, resample="pooled"): drawn by _PilotSource.draws, which audit s35
+    left as it was, not by the simulated source it vectorised. Its realised() rebuilt bootstrap()'s data sets with the
+    pilot's draw() of one data set, gone since audit s34; it reads draws() now, the data sets power() decides on."""
+    import pathlib
+    import runpy
+
+    import pandas as pd
+
+    table = pd.read_csv(pathlib.Path(rlstats.__file__).parent / "calibration.csv")
+    assert set(table.loc[table["procedure"].str.startswith("power"), "procedure"]) == {"power.bootstrap"}
+    script = runpy.run_path(str(pathlib.Path(__file__).parent / "reference" / "power_bootstrap.py"))
+    decisions, study = script["planned"]("normal", 2, 5, 3, 0, 1.0, 2)
+    assert study.source.kind == "pilot"
+    assert script["realised"](study, 3, 2, 0).shape == decisions.shape == (2,)
