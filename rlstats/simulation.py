@@ -57,19 +57,26 @@ _DRAWS = {
 }
 
 
-def task_locations(gen: np.random.Generator, n_tasks: int,
-                   heterogeneity: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Per-task offset and scale; both are 0 and 1 when heterogeneity is 0."""
-    u = gen.uniform(-1.0, 1.0, n_tasks)
-    v = gen.uniform(0.0, 1.0, n_tasks)
+def task_locations(gen: np.random.Generator, n_tasks: int, heterogeneity: float,
+                   replicates: int | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per-task offset and scale, (n_tasks,) or, for ``replicates`` data sets at once, (replicates, n_tasks); both
+    are 0 and 1 when heterogeneity is 0."""
+    size = n_tasks if replicates is None else (replicates, n_tasks)
+    u = gen.uniform(-1.0, 1.0, size)
+    v = gen.uniform(0.0, 1.0, size)
     scale = 10.0 ** (heterogeneity * u)
     offset = 10.0 * heterogeneity * scale * v
     return offset, scale
+
+
+def family_noise(gen: np.random.Generator, family: str, size: int | tuple[int, ...]) -> NDArray[np.float64]:
+    """Standardised draws (mean 0, variance 1) of one score family, of shape ``size``."""
+    return _DRAWS[family](gen, size)
 
 
 def noise(gen: np.random.Generator, families: Sequence[str], n_agents: int, n_seeds: int) -> NDArray[np.float64]:
     """Standardised draws of shape (agents, tasks, seeds), one family per task."""
     z = np.empty((n_agents, len(families), n_seeds))
     for t, family in enumerate(families):
-        z[:, t, :] = _DRAWS[family](gen, (n_agents, n_seeds))
+        z[:, t, :] = family_noise(gen, family, (n_agents, n_seeds))
     return z

@@ -34,12 +34,9 @@ def _direct_decisions(tasks, seeds, effect, distribution, n_sim, rng, own_stream
     template = study.source.template(seeds)
     agents, names = np.asarray(template.agents), np.asarray(template.tasks)
     decisions = []
-    for j in range(n_sim):
-        stream = _simulation_seed(study.root, seeds, j)
-        # the data set power() decides on, bit for bit (simulate(rng=stream) draws below a seed of its own where
-        # stream is a spawned SeedSequence: audit s19, whose record repeats the run)
-        df = pd.DataFrame({"score": study.source.draw(stream, seeds), "agent": agents[template.agent],
-                           "task": names[template.task]})
+    for j, y in enumerate(study.source.draws(study.root, seeds, 0, n_sim)):  # the data sets power() decides on
+        stream = _simulation_seed(study.root, seeds, j)  # the data set's own, below which its methods' are
+        df = pd.DataFrame({"score": y, "agent": agents[template.agent], "task": names[template.task]})
         generator = planning._method_generator(stream, "bootstrap") if own_streams else j
         res = quietly(rlstats.bootstrap, df, FORMULA, metrics=["iqm"], rng=generator, **QUIET, **options)
         low, high = res.intervals[:, 0, 0], res.intervals[:, 0, 1]

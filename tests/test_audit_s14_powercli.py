@@ -12,7 +12,6 @@ import pytest
 
 import rlstats
 from rlstats.planning import _api as planning
-from rlstats.planning._sources import _simulation_seed
 from conftest import SHARED_DATA, quietly
 
 QUIET = {"progress": False}
@@ -48,9 +47,8 @@ def test_rank_test_power_is_the_default_calls_rejection_rate():
     for seeds in (1, 3):
         template = study.source.template(seeds)
         rejected = 0
-        for j in range(n_sim):
-            simulation = _simulation_seed(study.root, seeds, j)
-            data = dataclasses.replace(template, y=study.source.draw(simulation, seeds))
+        for j, y in enumerate(study.source.draws(study.root, seeds, 0, n_sim)):  # power()'s data sets
+            data = dataclasses.replace(template, y=y)
             rejected += quietly(rlstats.skillings_mack, data, rng=j, **QUIET).pvalue <= 0.05
         row = res.table[res.table["seeds"] == seeds].iloc[0]
         assert row["power"] == rejected / n_sim

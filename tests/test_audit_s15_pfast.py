@@ -21,7 +21,6 @@ from rlstats.methods.skillings_mack import _api as sm_api
 from rlstats.methods.skillings_mack import _backend as backend
 from rlstats.methods.skillings_mack import _kernels as kernels
 from rlstats.planning import _api as planning
-from rlstats.planning._sources import _simulation_seed
 
 
 # --------------------------------------------------------------------------- pvalue="auto": one rule, two callers
@@ -154,8 +153,7 @@ def test_vectorised_exact_pvalues_are_skillings_macks_own(agents, tasks, seeds, 
     design, study = _template(agents, tasks, seeds)
     assert case is None or kernels.auto_case(design.counts, "skillings_mack" if seeds == 1 else "mack_skillings") \
         == case
-    responses = _with_ties(np.stack([study.source.draw(_simulation_seed(study.root, seeds, j), seeds)
-                                     for j in range(16)]))
+    responses = _with_ties(study.source.draws(study.root, seeds, 0, 16))
     batch = sm_api.batch_pvalues(design, responses, **options)
     assert batch is not None
     own = [quietly(rlstats.skillings_mack, dataclasses.replace(design, y=y), progress=False, **options).pvalue
@@ -169,7 +167,7 @@ def test_monte_carlo_pvalues_are_left_to_each_data_sets_streams():
     since audit s31 trialfix31) is not vectorised: each data set draws its permutations from power()'s stream of that
     data set (see batch_pvalues)."""
     design, study = _template(3, 7, 1)
-    responses = np.stack([study.source.draw(_simulation_seed(study.root, 1, j), 1) for j in range(3)])
+    responses = study.source.draws(study.root, 1, 0, 3)
     assert sm_api.batch_pvalues(design, responses) is None
     assert sm_api.batch_pvalues(design, responses, pvalue="monte_carlo") is None
     assert sm_api.batch_pvalues(design, responses, pvalue="asymptotic") is not None

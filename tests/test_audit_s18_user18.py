@@ -28,9 +28,10 @@ def test_power_raw_scales_warning_gives_advice_power_takes(source):
     kwargs = {"design": _pilot(), "formula": "score ~ agent | task"} if source == "pilot" else {"effect": 0.5}
     said = _power_warnings(**kwargs)
     # the warning stays: the tasks with large scores decide the method's result; one text for each sentence of the
-    # rule that fired on the simulated data sets (audit s32 scale32: the narrower half's is a second)
+    # rule that fired on the simulated data sets (audit s32 scale32: the narrower half's is a second; on audit s35's
+    # data sets, drawn a block at a time, all three sentences fire on the 4 data sets, two did before)
     kinds = [k for k in ("(the range of ", "(the median range of ", "ranges apart (") if any(k in s for s in said)]
-    assert 1 <= len(said) == len(kinds) <= 2, said
+    assert 1 <= len(said) == len(kinds) <= 3, said
     assert not [s for s in said if "normalize=" in s]  # power() refuses normalize= (either value)
     with pytest.raises(rlstats.errors.OptionError, match="not taken by power"):
         rlstats.power("bootstrap", seeds=[3], n_sim=4, rng=0, normalize=False, **kwargs)

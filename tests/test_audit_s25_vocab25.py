@@ -72,7 +72,9 @@ CASES.update({
     "inferential_intervals": lambda: rlstats.bootstrap(_runs(), "score ~ agent | task", n_resamples=100,
                                                        rng=0).inferential_intervals("Ag1", "Ag2"),
     "power": lambda: rlstats.power("skillings_mack", effect=0.5, seeds=[3, 5], n_sim=4, progress=False, rng=0),
-    "sample_size": lambda: rlstats.sample_size("skillings_mack", 0.5, effect=1.0, n_sim=4, progress=False, rng=0,
+    # effect 0.7 (1.0 until audit s35): on audit s35's data sets effect 1 reaches 0.5 at 2 seeds, where the search
+    # starts, whose caption names min_seeds as code (tests/test_audit_s35_power35.py: a strict xfail)
+    "sample_size": lambda: rlstats.sample_size("skillings_mack", 0.5, effect=0.7, n_sim=4, progress=False, rng=0,
                                                max_seeds=4),
 })
 #: the bootstrap's contract case (its default resamples) takes 1.5 to 5 s: its tables are bootstrap_bca's and

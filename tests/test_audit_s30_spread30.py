@@ -30,7 +30,7 @@ PILOT_SPREAD_TRUTH = {label: DECLARATIONS[code].power.pilot_spread[0] for label,
 #: true power per task, of 5,000 tests
 PERMUTATION_ROWS = {3: ((0.292, 0.434, 0.681), (0.26, 0.32, 0.366)), 5: ((0.195, 0.338, 0.53), (0.264, 0.293, 0.325)),
                     10: ((0.228, 0.293, 0.407), (0.242, 0.284, 0.302))}
-PERMUTATION_TRUTH = 0.275
+PERMUTATION_TRUTH = 0.278  # 0.275 until audit s35 drew the model's data sets a block at a time
 
 
 def _script():
@@ -70,7 +70,7 @@ def test_the_stored_tables_cover_the_same_pilots():
     assert set(PILOT_SPREAD[RANK]) == set(PILOT_SPREAD[PERMUTATION]) == {3, 5, 10}
     # the permutation test's figures as tests/reference/pilot_spread.py --method permutation printed them
     assert PILOT_SPREAD[PERMUTATION] == PERMUTATION_ROWS
-    assert PILOT_SPREAD_TRUTH == {RANK: 0.901, PERMUTATION: PERMUTATION_TRUTH}
+    assert PILOT_SPREAD_TRUTH == {RANK: 0.909, PERMUTATION: PERMUTATION_TRUTH}  # rank 0.901 until audit s35
 
 
 @pytest.mark.parametrize("pilot_runs, measured", [(4, 3), (7, 5), (10, 10)])
@@ -93,7 +93,7 @@ def test_the_permutation_tests_figures_in_words():
             "alike but for the shift) 0.26 to 0.37") in note
     rank = _note("skillings_mack", 3)
     assert ("the blocked rank test's rate at 5 seeds ranged 0.37 to 1 (10th to 90th percentile) about a true power "
-            "of 0.90, with a median of 0.81 (most pilots understated it), and with resample='pooled' (agents alike "
+            "of 0.91, with a median of 0.81 (most pilots understated it), and with resample='pooled' (agents alike "
             "but for the shift) 0.82 to 0.95") in rank
 
 
@@ -117,7 +117,7 @@ def test_a_reduced_run_of_the_script_reproduces_the_permutation_tests_true_power
     stored = PILOT_SPREAD_TRUTH[PERMUTATION]
     error = math.sqrt(stored * (1 - stored) * (1 / 1_000 + 1 / 5_000))
     assert abs(rate - stored) <= 3 * error, (rate, stored, error)
-    assert rate == 0.274  # this run's own figure, reproducible (rng=0)
+    assert rate == 0.275  # this run's own figure, reproducible (rng=0; 0.274 until audit s35's blocks of data sets)
 
 
 @pytest.mark.slow

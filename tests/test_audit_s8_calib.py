@@ -82,7 +82,10 @@ def test_bootstrap_power_rule_keeps_the_thesis_rule_on_request_and_withholds_wha
     default, thesis, studentized = run([2, 4]), run([2, 4], interval="percentile"), run([2], interval="studentized")
     rows = default.tidy().set_index("seeds")
     assert math.isnan(rows.loc[2, "power"]) and math.isnan(rows.loc[2, "conf_high"])
-    assert rows.loc[4, "power"] == thesis.tidy().set_index("seeds").loc[4, "power"]
+    # the two rules' rates at 4 seeds were equal (3 of 12) on the data sets drawn before audit s35: a coincidence since
+    # session 10 made the studentised interval the default; on audit s35's (drawn a block at a time) 2 and 3 of 12,
+    # the percentile intervals, narrower, separating at least as often
+    assert 0 < rows.loc[4, "power"] <= thesis.tidy().set_index("seeds").loc[4, "power"]
     assert not math.isnan(thesis.tidy().set_index("seeds").loc[2, "power"])
     assert any(n.startswith("bootstrap interval separation withheld at 2 seeds") for n in default.notes)
     assert not any("withheld" in n for n in thesis.notes)

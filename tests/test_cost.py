@@ -218,16 +218,17 @@ def test_power_estimates_the_study_and_gives_its_analyses_no_bar_or_bound(monkey
     # the dry run's whole call (the first) is bounded by power()'s max_seconds (audit s31 bfix31), the data sets' not
     assert seen[0] == (False, 3600.0) and len(seen) > 1 and all(s == (False, math.inf) for s in seen[1:])
     # the study's estimate: n_sim times the method's formula on one simulated data set (4 agents x 3 tasks x 3 runs)
-    # and the source's drawing of it (1e-4 s here; the bootstrap has no vectorised path)
-    template = types.SimpleNamespace(template=lambda seeds: _design(4, 3, seeds), draw_seconds=lambda shape: 1e-4,
-                                     untied=True)
+    # and the source's drawing of them and of the dry run's (1e-4 s a data set here, audit s35: draw_seconds(shape,
+    # n_sim) prices n_sim data sets; the bootstrap has no vectorised path)
+    template = types.SimpleNamespace(template=lambda seeds: _design(4, 3, seeds),
+                                     draw_seconds=lambda shape, n_sim: n_sim * 1e-4, untied=True)
     study = types.SimpleNamespace(source=template, methods=(("bootstrap", {"n_resamples": 200}),), alpha=0.05)
     monkeypatch.setattr(_api, "_public_function", original)
     work = _api._study_work(study, (3, 5), 10)
     assert work.units == 20
     # bootstrap()'s default studentised interval of the rule's one metric (the IQM, 8e-9 s a resampled run): 3 passes,
     # 100 runs' worth an agent, and a call's 0.006 s for each data set (session 11), and once more for the dry run
-    assert work.seconds == pytest.approx(sum(11 * (3 * 200 * (rows + 400) * 8e-9 + 0.006) + 10 * 1e-4
+    assert work.seconds == pytest.approx(sum(11 * (3 * 200 * (rows + 400) * 8e-9 + 0.006) + 11 * 1e-4
                                              for rows in (36, 60)))
 
 

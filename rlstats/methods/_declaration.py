@@ -59,8 +59,8 @@ class PowerRule:
     sets by construction and of none the user collected, so power() leaves them out of a pilot study's warnings.
     """
 
-    #: stream key below each simulation's SeedSequence (simulate() uses 0, 1, 2); fixed once given, so a
-    #: seeded study gives the same numbers whatever other methods it simulates
+    #: stream key below each simulation's SeedSequence (not 0, 1, 2: its data set's draws until audit s35); fixed once
+    #: given, so a seeded study gives the same numbers whatever other methods it simulates
     key: int
     #: what tables, figures and prose call the method ("blocked rank test")
     label: str

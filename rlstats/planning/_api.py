@@ -29,11 +29,13 @@ What "rejects" means for each method is its back end's power rule, declared in i
 Nothing here depends on which method it is: every difference is a field or hook of its
 :class:`rlstats.methods.PowerRule`.
 
-Simulations are split into fixed blocks whose random streams are keyed by
-(number of seeds, simulation index), so results are identical whatever
-``n_jobs`` or the joblib backend (including Dask on a cluster), and the row
-for a given number of seeds does not depend on which other numbers of seeds
-or methods are asked for.  Every method sees the same simulated data sets.
+Simulations are split into fixed blocks of work; the data sets are drawn in
+blocks of ``_sources.DRAW_BLOCK`` whose streams are keyed by (number of seeds,
+block) (a pilot's by its cell's labels too), and each method's stream on a
+data set by (number of seeds, simulation index), so results are identical
+whatever ``n_jobs`` or the joblib backend (including Dask on a cluster), and
+the row for a given number of seeds does not depend on which other numbers of
+seeds or methods are asked for.  Every method sees the same simulated data sets.
 """
 
 from __future__ import annotations
@@ -126,7 +128,8 @@ _WARNINGS_LOCK = threading.Lock()
 
 
 def _method_generator(simulation, method):
-    # below a simulation's SeedSequence, simulate() uses keys 0, 1, 2; each method its rule's key
+    # below a simulation's SeedSequence each method its rule's key (0, 1, 2 were the data set's own draws, simulate()'s
+    # streams, until audit s35 drew a block of data sets at once: _sources._block_seed)
     return child_generator(simulation, _rule(method).key)
 
 
@@ -710,8 +713,8 @@ def _withheld_notes(study, seeds_list):
 
 
 def _study_work(study, seeds_list, n_sim):
-    """The study's estimated work: drawing ``n_sim`` data sets of each number of seeds (the source's
-    ``draw_seconds``), and each method's declared cost (``Backend.cost``) on one of them, with its options as called,
+    """The study's estimated work: drawing ``n_sim`` data sets of each number of seeds and the dry run's (the
+    source's ``draw_seconds``, a block of ``_sources.DRAW_BLOCK`` data sets at the least), and each method's declared cost (``Backend.cost``) on one of them, with its options as called,
     times ``n_sim``, or its vectorised path's (``PowerRule.batch_cost``) where it takes one; and the dry run's call
     of each method on one data set (:func:`_dry_run`), the whole analysis (audit s31 bfix31: the rank test's post
     hoc, Tukey's tails of every pair, uncounted beside its p-values: 300 agents estimated at 0.0024 s)."""
@@ -719,7 +722,7 @@ def _study_work(study, seeds_list, n_sim):
     for seeds in seeds_list:
         template = study.source.template(seeds)
         shape = Shape.of(template)
-        seconds += n_sim * study.source.draw_seconds(shape)
+        seconds += study.source.draw_seconds(shape, n_sim) + study.source.draw_seconds(shape, 1)  # and the dry run's
         for method, options in study.methods:
             parameters = inspect.signature(_public_function(method)).parameters.items()
             defaults = {name: p.default for name, p in parameters if p.default is not inspect.Parameter.empty}
@@ -947,7 +950,7 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
         of its rows or of its agents and tasks. A pilot's chance differences
         are drawn again in every data set (``resample="agents"``): from pilots
         of 3 runs per cell the rank test's rate at 5 seeds ranged 0.37 to 1
-        about a true power of 0.90 (median 0.81), the permutation test's per
+        about a true power of 0.91 (median 0.81), the permutation test's per
         task 0.29 to 0.68 about 0.28 (median 0.43: most pilots overstated it;
         ``tests/reference/pilot_spread.py``), and a note says so where a cell
         has 10 runs or fewer.
@@ -1100,7 +1103,7 @@ def power(method: str | Sequence[str], *, design: Data | None = None, formula: F
     >>> from rlstats.planning import power
     >>> res = power("skillings_mack", effect=1.0, seeds=[2, 5], tasks=5, n_sim=200, rng=0, progress=False)
     >>> res.tidy()[["method", "seeds", "power"]].round(3).values.tolist()
-    [['skillings_mack', 2, 0.445], ['skillings_mack', 5, 0.95]]
+    [['skillings_mack', 2, 0.415], ['skillings_mack', 5, 0.92]]
     """
     with called_as("power"):  # the refusals of the back ends it runs name its options (audit s28)
         study, effect, n_sim, record, engine = _prepare(
@@ -1196,7 +1199,7 @@ def sample_size(method: str, target_power: float = 0.8, *, design: Data | None =
     >>> from rlstats.planning import sample_size
     >>> res = sample_size("skillings_mack", 0.8, effect=1.0, tasks=5, n_sim=100, rng=0, progress=False)
     >>> res.sample_size, res.sample_size_low, res.sample_size_high
-    (5, 3, 5)
+    (4, 4, 4)
     """
     with called_as("sample_size"):  # the refusals of the back ends it runs name its options (audit s28)
         if not isinstance(method, str):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import datasets as datasets_module
 from ..resampling import agent_seed_sequence, cell_seed_sequence, child_stream
-from ..simulation import noise, task_locations
+from ..simulation import family_noise, task_locations
 from .. import format as fmt
 from ..design import Design, check_agent_named, design_of
 from ..errors import DesignError, OptionError, agent_named, as_given
@@ -27,19 +27,37 @@ RESAMPLE = ("agents", "pooled")
 #: formula of simulated data
 SIMULATED_FORMULA = "score ~ agent | task"
 
-#: data sets a block of a pilot cell's stream holds: data set j's runs of a cell are row j % DRAW_BLOCK of its block
-#: j // DRAW_BLOCK (power()'s blocks of work, _BLOCK, are a different number: a cell's runs depend on neither)
+#: seconds a standardised value of each score family takes to draw (rlstats.simulation's families, measured 50 x 10 x
+#: 2,000 at once, audit s35 power35), and to place in a data set (_VALUE_SECONDS)
+FAMILY_SECONDS = {"normal": 1.1e-8, "lognormal": 1.4e-8, "t": 2.8e-8, "beta": 3.7e-8, "mixture": 1.9e-8}
+_VALUE_SECONDS = 3e-9
+
+#: data sets a block of a pilot cell's stream holds, and a block of simulated data sets: data set j's runs are row
+#: j % DRAW_BLOCK of its block j // DRAW_BLOCK (power()'s blocks of work, _BLOCK, are a different number: a data
+#: set's runs depend on neither)
 DRAW_BLOCK = 50
 
 
 def _simulation_seed(root, seeds, index):
-    """Stream of simulation ``index`` for ``seeds`` runs per cell: independent of blocks and workers."""
+    """Stream of simulation ``index`` for ``seeds`` runs per cell: independent of blocks and workers (the methods'
+    streams are below it, each its rule's key; simulated data sets are drawn a block at a time, :func:`_block_seed`)."""
     return child_stream(root, seeds, index)
+
+
+#: the key below (root, seeds) of the blocks of simulated data sets: past any data set's index (power()'s
+#: MAX_SIMULATIONS), so that no block's stream is a data set's or one below it (the methods')
+_BLOCKS_KEY = 2**32 - 1
+
+
+def _block_seed(root, seeds, block):
+    """Stream of block ``block`` of :data:`DRAW_BLOCK` simulated data sets with ``seeds`` runs per cell."""
+    return child_stream(root, seeds, _BLOCKS_KEY, block)
 
 
 @dataclass(frozen=True, eq=False)
 class _SimulatedSource:
-    """Benchmark-like data drawn exactly as :func:`rlstats.datasets.simulate` draws them."""
+    """Benchmark-like data sets from :func:`rlstats.datasets.simulate`'s model (:mod:`rlstats.simulation`), drawn a
+    block of :data:`DRAW_BLOCK` data sets at a time."""
 
     formula: Formula
     agents: tuple
@@ -61,24 +79,46 @@ class _SimulatedSource:
         return Design.from_counts(self.formula, self.agents, self.tasks,
                          np.full((len(self.tasks), len(self.agents)), seeds))
 
-    def draw(self, simulation, seeds):
-        """Responses in design order (task, agent, run): as simulate(seeds=seeds) draws them below its root stream,
-        here ``simulation`` (simulate(rng=k)'s root is SeedSequence(k))."""
-        tasks_gen = np.random.default_rng(child_stream(simulation, 0))
-        noise_gen = np.random.default_rng(child_stream(simulation, 1))
-        offset, scale = task_locations(tasks_gen, len(self.tasks), self.heterogeneity)
-        z = noise(noise_gen, self.families, len(self.agents), seeds)
-        scores = offset[None, :, None] + scale[None, :, None] * (self.shifts[:, None, None] + z)
-        return scores.transpose(1, 0, 2).ravel()
-
     def draws(self, root, seeds, start, stop):
-        """Responses of data sets ``start`` to ``stop - 1`` below ``root``, (data sets, runs): each its own stream."""
-        return np.stack([self.draw(_simulation_seed(root, seeds, j), seeds) for j in range(start, stop)])
+        """Responses of data sets ``start`` to ``stop - 1`` below ``root``, (data sets, runs), runs in design order
+        (task, agent, run).
 
-    def draw_seconds(self, shape):
-        """Estimated seconds drawing a data set of this shape takes (its stream and :meth:`draw`, a loop over tasks:
-        45-240 us measured at 1-26 tasks x 6-2,080 runs, and 10 us for the stream; audit s16)."""
-        return 6e-5 + 4e-6 * shape.tasks + 4e-8 * shape.rows
+        Block b of :data:`DRAW_BLOCK` data sets is drawn whole from its stream (:func:`_block_seed`), as simulate()
+        draws one data set from its root: its child 0 the tasks' locations, ``task_locations(..., replicates=
+        DRAW_BLOCK)``, its child 1 the noise, task after task ``family_noise(gen, family, (DRAW_BLOCK, agents,
+        seeds))``; data set j is row j % DRAW_BLOCK of block j // DRAW_BLOCK. So a data set's runs are a function
+        of rng=, seeds and j alone: of no batching, worker or backend, and the same drawn alone (the dry run's data
+        set 0). A block is drawn whole even where fewer of its data sets are asked for (mixture scores and the
+        locations draw two arrays a call, so a shorter block would draw other numbers); a Python loop over the
+        tasks, never over the data sets (audit s35 power35: one data set at a time, two Generators each)."""
+        n_agents, n_tasks = len(self.agents), len(self.tasks)
+        out = np.empty((stop - start, n_tasks, n_agents, seeds))  # the one array of the range's size
+        shifts = self.shifts[None, :, None]
+        for block in range(start // DRAW_BLOCK, -(-stop // DRAW_BLOCK)):
+            low, high = block * DRAW_BLOCK, min(stop, (block + 1) * DRAW_BLOCK)
+            kept = slice(max(start, low) - low, high - low)  # the block's rows asked for
+            rows = slice(max(start, low) - start, high - start)
+            stream = _block_seed(root, seeds, block)
+            offset, scale = task_locations(np.random.default_rng(child_stream(stream, 0)), n_tasks,
+                                           self.heterogeneity, replicates=DRAW_BLOCK)
+            noise_gen = np.random.default_rng(child_stream(stream, 1))
+            for t, family in enumerate(self.families):  # a task's draws at a time: the block's size / tasks
+                z = family_noise(noise_gen, family, (DRAW_BLOCK, n_agents, seeds))[kept]
+                z += shifts  # in place: offset + scale * (shift + z), simulate()'s sum
+                z *= scale[kept, t, None, None]
+                z += offset[kept, t, None, None]
+                out[rows, t] = z
+        return out.reshape(stop - start, -1)
+
+    def draw_seconds(self, shape, n_sim):
+        """Estimated seconds drawing ``n_sim`` data sets of this shape takes (:meth:`draws`): each block of
+        :data:`DRAW_BLOCK` drawn whole, whatever its data sets asked for (the dry run's one is a block), its two
+        streams, a call a task and each value by its task's family (:data:`FAMILY_SECONDS`). Audit s35 power35,
+        a block at 2-10 agents x 1-2,000 tasks x 1-1,000 seeds: 0.05 ms at 2 x 1 x 3, 0.15 at 3 x 5 x 5, 2.6 at
+        8 x 26 x 10, 35 at 10 x 57 x 50, 19 at 2 x 2,000 x 1 (load 8-11)."""
+        blocks = -(-n_sim // DRAW_BLOCK)
+        per_value = _VALUE_SECONDS + float(np.mean([FAMILY_SECONDS[f] for f in self.families]))
+        return blocks * (4e-5 + 7e-6 * shape.tasks + DRAW_BLOCK * per_value * shape.rows)
 
     def describe(self):
         families = sorted(set(self.families))
@@ -188,12 +228,16 @@ class _PilotSource:
                 return self.agents[a], self.tasks[t], float(most), float(self.shift[t, a])
         return None
 
-    def draw_seconds(self, shape):
-        """Estimated seconds drawing a data set of this shape takes (:meth:`draws`, a call a cell for a block of
-        DRAW_BLOCK data sets: 9 us at 10 cells x 3 seeds, 86 us at 100 x 10, 287 us at 208 x 100, 494 and 631 us at
-        570 x 5 and x 50, measured in blocks of 50; audit s34 powerstream34, from 0.13-3.4 ms a data set drawn
-        alone)."""
-        return 2e-6 + 8e-7 * shape.cells + 6e-9 * shape.rows
+    def draw_seconds(self, shape, n_sim):
+        """Estimated seconds drawing ``n_sim`` data sets of this shape takes (:meth:`draws`): each cell's stream and
+        Generator built once a block of :data:`DRAW_BLOCK` data sets, however few of them are asked for (the dry
+        run's one too), then its runs' places and values a data set. Audit s35 power35 (load 8-11): a block's
+        cells 40 us each (0.6 ms at 15 cells, 22 at 570), 4e-8 s a cell and 4e-9 s a run a data set (50 data sets
+        of 570 cells x 50 seeds 27.6 ms, of 15 x 1,000 3.5). Before, one data set's cost times ``n_sim`` (audit s34,
+        measured in blocks of 50) priced 10 data sets of a 3 x 5 pilot at 5 seeds 0.145 ms, for 1.126 ms drawn
+        (7.8x under below a block)."""
+        blocks = -(-n_sim // DRAW_BLOCK)
+        return blocks * 4e-5 * shape.cells + n_sim * (4e-8 * shape.cells + 4e-9 * shape.rows)
 
     def describe(self):
         # the pilot by its formula, as a setting reads (audit s26: the data: line's "score and agent and task")
