@@ -272,15 +272,9 @@ def _return_like(name, labels):
     """Where the unknown ``name`` itself reads as a score, return or reward ('score', 'return'): the one column whose
     name reads so (rlstats.logs' rule for logged tags: ``eval/mean_reward``, ``episode_return``; none naming a
     spread), or None where there is none or more than one (a typo of another name keeps its closest spelling)."""
-    from .errors import OptionError
-    from .logs._read import _RETURN_WORDS, _words, choose_return_tag
+    from .tag_words import RETURN_WORDS, chosen_return, words
 
-    if not _words(name) & _RETURN_WORDS:
-        return None
-    try:
-        return choose_return_tag(labels)[0]
-    except OptionError:
-        return None
+    return chosen_return(labels)[0] if words(name) & RETURN_WORDS else None
 
 
 def _unknown(text, role, name, start, end, columns, restricted=False, index=()):

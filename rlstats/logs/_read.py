@@ -28,6 +28,7 @@ from ..provenance import Note, set_notes
 from ..format import count, join_and, listed, natural_key, verb
 from ..errors import LogReadError, OptionError, close_names, warn
 from ..options import check_bool, check_choice, check_int, check_n_jobs, keywords_checked
+from ..tag_words import chosen_return
 from ..progress import progress_bar
 from ._formats import FORMATS, LABELS, STANDARD_FIELDS, LogFormat, file_format, file_patterns, load
 from ._layout import Pattern, compile_pattern, discover, stated_notes, with_stated
@@ -44,9 +45,6 @@ ON_ERROR = ("raise", "skip")
 MAX_TAGS = 1_000
 #: Key of ``DataFrame.attrs`` holding the :class:`ReadLog` of the files read.
 READ_LOG_ATTR = "read_log"
-_RETURN_WORDS = {"return", "returns", "ret", "reward", "rewards", "rew", "score"}
-_EVAL_WORDS = {"eval", "evaluation", "test", "evaluate"}
-_SPREAD_WORDS = {"std", "min", "max", "var", "stddev", "sem", "median", "count"}
 #: The frame's own columns (what each holds): a pattern field or a tag's column of that name would overwrite it.
 OWN_COLUMNS = {"step": "the logged step", "wall_time": "the time each row was logged",
                "time_elapsed": "the seconds since the run started", "source": "the file each row came from",
@@ -188,11 +186,6 @@ class ReadLog:
         return "\n".join(lines)
 
 
-def _words(tag):
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", tag)
-    return set(re.split(r"[^A-Za-z0-9]+", spaced.lower())) - {""}
-
-
 def choose_return_tag(available: Collection[str]) -> tuple[str, str]:
     """The tag that looks like an evaluation return, with the reason; OptionError when ambiguous.
 
@@ -205,15 +198,13 @@ def choose_return_tag(available: Collection[str]) -> tuple[str, str]:
             or not all(isinstance(t, str) for t in available):  # a single name would be read as its letters
         raise OptionError(f"available must be a collection of tag names, e.g. ['eval/mean_reward', "
                           f"'rollout/ep_rew_mean'], got {reprlib.repr(available)}")
-    returns = [t for t in available if _words(t) & _RETURN_WORDS and not _words(t) & _SPREAD_WORDS]
-    evaluations = [t for t in returns if _words(t) & _EVAL_WORDS]
+    chosen, candidates, why = chosen_return(available)
     listed = _listed(available)
-    for candidates, why in ((evaluations, "the one evaluation return"), (returns, "the one return")):
-        if len(candidates) == 1:
-            return candidates[0], f"chosen as {why} among the logged tags"
-        if len(candidates) > 1:
-            raise OptionError(f"several tags look like the evaluation return ({_listed(candidates)}); "
-                              f"name the one to read with tags=, e.g. tags={candidates[0]!r}. Logged tags: {listed}")
+    if chosen is not None:
+        return chosen, f"chosen as {why} among the logged tags"
+    if candidates:
+        raise OptionError(f"several tags look like the evaluation return ({_listed(candidates)}); "
+                          f"name the one to read with tags=, e.g. tags={candidates[0]!r}. Logged tags: {listed}")
     raise OptionError(f"no logged tag looks like a return or reward; name the scalars to read with tags=. "
                       f"Logged tags: {listed}")
 
