@@ -204,7 +204,7 @@ class PowerResult(Result):
     def _latex_captions(self):
         """The rates' caption ends with sample_size()'s answer, as the print does (audit s15: to_latex() and ``rlstats
         power --target-power --format latex`` gave the tables without it)."""
-        return {} if self.target_power is None else {"Rejection rates": _sample_size_sentence(self)}
+        return {} if self.target_power is None else {"Rejection rates": _sample_size_sentence(self, paper=True)}
 
     def _summary_tables(self):
         settings = pd.DataFrame({"setting": list(self.simulation), "value": [_setting_text(v) for v in
@@ -313,9 +313,10 @@ def _setting_text(value):
     return str(value)
 
 
-def _sample_size_sentence(result):
+def _sample_size_sentence(result, paper=False):
     """The answer of sample_size() in one sentence, true of the rows evaluated (the fewest seeds from which every
-    number evaluated meets the criterion: see sample_size)."""
+    number evaluated meets the criterion: see sample_size). ``paper``: a caption's words, naming no option (audit
+    s35 power35: "pass a smaller min\\_seeds" in a LaTeX caption)."""
     method = _rule(result.methods[0]).label
     target = fmt.signif(result.target_power)
     table = result.table.set_index("seeds")
@@ -349,12 +350,13 @@ def _sample_size_sentence(result):
     most = max(result.seeds)
     cannot = wilson_interval(np.array([result.n_sim]), np.array([result.n_sim]), result.conf_level)[0][0]
     no_high = (f"the interval at {most} seeds, the most searched, is not entirely above the target" +
-               (f" (with {result.n_sim} data sets per number of seeds no interval can be: raise n_sim)"
-                if cannot < result.target_power else ""))
+               (f" (with {result.n_sim} data sets per number of seeds no interval can be: "
+                f"{'more data sets are needed' if paper else 'raise n_sim'})" if cannot < result.target_power else ""))
     if fewer:
         # fewer seeds were not tried, so the range has no lower end: its upper end still bounds the answer (audit s15)
-        text += (f"the search started at {result.sample_size} seeds and fewer were not tried: pass a smaller min_seeds "
-                 "to search below it")
+        text += (f"the search started at {result.sample_size} seeds and fewer were not tried" +
+                 (": a search starting lower would look below it" if paper else
+                  ": pass a smaller min_seeds to search below it"))
         if result.sample_size_high is None:
             return text + "; " + no_high + "."
         if result.sample_size_high > result.sample_size:
