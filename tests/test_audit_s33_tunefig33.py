@@ -11,7 +11,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import rlstats  # noqa: E402
-from rlstats.plotting import _draw_quietly, _drawn_over, _shown_tick_labels  # noqa: E402
+from rlstats.plotting import draw_quietly, _drawn_over, _shown_tick_labels  # noqa: E402
 
 #: procedures named as hpo_optimisation's ("hpo=dehb, rpo=base, return"), each tuned on three tasks
 PROCEDURES = [f"hpo={h}, rpo={r}, {o}" for h in ("base", "dehb") for r in ("base", "dehb")
@@ -44,7 +44,7 @@ def landscape():
 
 def _crowded(ax):
     """The pairs of the y tick labels drawn over each other (the package's rule, plotting._drawn_over)."""
-    return _drawn_over(_shown_tick_labels(ax.yaxis), _draw_quietly(ax.figure))
+    return _drawn_over(_shown_tick_labels(ax.yaxis), draw_quietly(ax.figure))
 
 
 @pytest.mark.parametrize("width", [3.4, 7.0])
@@ -103,7 +103,7 @@ def test_expected_max_legend_clear_of_the_axes(procedures):
     fig, ax = plt.subplots(figsize=(3.4, 2.55))
     procedures.plot(kind="expected_max", ax=ax)
     try:
-        renderer = _draw_quietly(fig)
+        renderer = draw_quietly(fig)
         legend = ax.get_legend().get_window_extent(renderer)
         inside = ax.get_window_extent(renderer)
         assert not legend.overlaps(inside)
@@ -124,7 +124,7 @@ def test_expected_max_figsize_leaving_the_scores_a_sliver_is_refused(procedures)
     width, height = map(float, re.search(r"about \(([\d.]+), ([\d.]+)\) holds it", str(caught.value)).groups())
     ax = procedures.plot(kind="expected_max", figsize=(width, height))
     try:
-        _draw_quietly(ax.figure)
+        draw_quietly(ax.figure)
         box = ax.get_position()
         drawn = box.height * ax.figure.get_size_inches()[1]
         assert drawn >= 6 * 10 / 72 - 1e-3  # three 10-pt tick labels a label apart
@@ -132,7 +132,7 @@ def test_expected_max_figsize_leaving_the_scores_a_sliver_is_refused(procedures)
         plt.close(ax.figure)
     ax = procedures.plot(kind="expected_max")
     try:
-        _draw_quietly(ax.figure)
+        draw_quietly(ax.figure)
         # 8 rows of legend above 2.6 in of plot: the panel 1.98 in high (1.2 in under them at the former 3.2 in)
         assert ax.get_position().height * ax.figure.get_size_inches()[1] > 1.9
     finally:
@@ -151,7 +151,7 @@ def test_sensitivity_legend_clear_of_the_axes():
     fig, ax = plt.subplots(figsize=(3.4, 2.55))
     res.plot(kind="sensitivity", ax=ax)
     try:
-        renderer = _draw_quietly(fig)
+        renderer = draw_quietly(fig)
         assert not ax.get_legend().get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
         assert len(ax.get_legend().get_texts()) == len(PROCEDURES)
     finally:

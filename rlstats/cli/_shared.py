@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
 from ..errors import INDEX_LABELS, close_names, install_hint, shell_word, shown
+from ..grammar import verb
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -849,7 +850,7 @@ def missing_positional_said(parser: argparse.ArgumentParser, typed: Sequence[str
     asides = "; ".join(f"--{name.replace('_', '-')} is no flag of {parser.prog}: {positional_place(positional, name)}"
                        for name in flagged)
     call = positional_call(parser, positional, {name: value for name, (value, _) in flagged.items()})
-    return (f"{said} {'is' if len(missing) + len(flags) == 1 else 'are'} missing: {call} ({asides}); "
+    return (f"{said} {verb(len(missing) + len(flags), 'is')} missing: {call} ({asides}); "
             f"see {parser.prog} --help")
 
 
@@ -1302,7 +1303,6 @@ def takers_said(flag: str, method: str, name: str, takers: Sequence[str], own: S
     offered ``-o alternative=greater``, which it refuses). Another spelling of ``name`` that ``method`` takes itself
     (its complement: mixed's confidence_level= for alpha=), among ``own`` (the options the command then takes), is said
     first (:func:`rlstats.options.own_spelling`)."""
-    from ..format import verb
     from ..options import own_spelling, unknown_option_error
 
     def said(typed: str | None, words: Callable[[str], str]) -> str:

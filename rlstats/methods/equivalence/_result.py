@@ -184,7 +184,7 @@ class EquivalenceResult(Result):
         what = "beyond the margin" if self.alternative == "equivalence" else "inferior by more than the margin"
         low, high = tested["estimate"].idxmin(), tested["estimate"].idxmax()
         return [f"    {'but' if shown else 'and'} {beyond} of the {fmt.count(len(tested), task)} "
-                f"{'is' if beyond == 1 else 'are'} shown {what} on {'its' if beyond == 1 else 'their'} own (the "
+                f"{fmt.verb(beyond, 'is')} shown {what} on {'its' if beyond == 1 else 'their'} own (the "
                 f"{fmt.plural(task)}' differences range from {tested.at[low, 'task']} "
                 f"{fmt.signif(tested.at[low, 'estimate'], 2)} to {tested.at[high, 'task']} "
                 f"{fmt.signif(tested.at[high, 'estimate'], 2)}): the mean over {fmt.plural(task)} averages them"]

@@ -705,9 +705,9 @@ def _apart_note(design, options, welch, marked, agents, best):
                  f"{censored[t, a]} of its {fmt.count(n, 'run')} did not reach the threshold by the end") + ", and "
     runs = (f"{fmt.count(n, 'run')} against {m} cannot tell it apart from the best at this level" if cells == 1 else
             "their runs cannot tell them apart from the best at this level")
-    return (f"{_cells_phrase(design, apart)} {'is' if cells == 1 else 'are'} marked possibly best though "
+    return (f"{_cells_phrase(design, apart)} {fmt.verb(cells, 'is')} marked possibly best though "
             f"{'its interval' if cells == 1 else 'their intervals'} of the difference of means against the best "
-            f"{'lies' if cells == 1 else 'lie'} wholly on the best's side: {never}{runs} ({'; '.join(why)}); the mark "
+            f"{fmt.verb(cells, 'lies')} wholly on the best's side: {never}{runs} ({'; '.join(why)}); the mark "
             "is the set's answer at alpha, the interval the size of the difference")
 
 
