@@ -185,7 +185,10 @@ def test_mixed_is_the_same_in_other_units_row_orders_and_polars(atari, mirror):
         # the design's own notes (CURL's missing task) are the same; the lines about how the frame was made are
         # the frame's (a polars frame says its conversion)
         assert [n for n in res.notes if n.startswith("CURL")] == [n for n in base.notes if n.startswith("CURL")]
-        assert len(res.notes) == 2
+        # and the unbalanced calibration rows' note (audit s35 mixed35), the same in any units and order
+        quoted = [n for n in res.notes if n.startswith("measured on unbalanced designs")]
+        assert len(quoted) == 1 and quoted == [n for n in base.notes if n.startswith("measured on unbalanced designs")]
+        assert len(res.notes) == 3
 
 
 # ----------------------------------------------------------------------------- percentiles at few runs
