@@ -1,9 +1,11 @@
 """An issue-17 call (percentile, rliable_compat, one pair's probability of improvement, a profile) of this tree
-and of another checkout, alternating in one process.
+and of another checkout, called in turn.
 
 On a noisy machine two runs of the same code differ by up to 30%, so a change of a few percent
-shows only when old and new are called in turn, under the same conditions.  The other checkout is
-imported under another package name (rlstats' imports inside the package are relative)::
+shows only when old and new are called in turn, under the same conditions.  Each tree runs in its own
+worker process with its own ``PYTHONPATH`` (``measure.tree_env``: the package finds its back ends by name,
+so two trees imported into one process run one tree's back ends, audit s35); the workers stay up and are
+called in turn, each timing its own call::
 
     git worktree add /tmp/before HEAD~1
     RLSTATS_DATA_MIRROR=/work/shared/data/raw python benchmarks/bench_against_checkout.py /tmp/before --rounds 20
@@ -11,14 +13,16 @@ imported under another package name (rlstats' imports inside the package are rel
     ... bench_against_checkout.py /tmp/before --call improvement         # also: --call profile
 
 Prints each tree's best and median time and the median of the per-round ratios (before / now), and
-checks that the two give the same intervals to 1e-12 (relative).
+checks that the two give the same intervals to 1e-12 (relative) and that each worker loaded rlstats
+modules from its own tree alone.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -26,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_speed_limit import FIVE, FORMULA, METRICS, atari, load  # noqa: E402
+from measure import modules_outside, tree_env  # noqa: E402
 
 #: The table's workloads (bench_speed_limit.py): package -> the call's result, on ``df``.
 CALLS = {
@@ -39,17 +44,21 @@ CALLS = {
         df, FORMULA, tau=np.linspace(0.0, 8.0, 81), n_resamples=2000, rng=0, n_jobs=jobs),
 }
 
-import rlstats  # noqa: E402
+COLUMNS = ["estimate", "conf_low", "conf_high"]
 
 
-def import_checkout(root, name="rlstats_before"):
-    """The ``rlstats`` package of another checkout, as module ``name``."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(root, "rlstats", "__init__.py"),
-                                                  submodule_search_locations=[os.path.join(root, "rlstats")])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+def worker(root, call, jobs):
+    """One tree's side: answer each line on stdin by one timed call, as a line of JSON (seconds, the intervals, the
+    rlstats modules loaded from outside ``root``)."""
+    import rlstats
+
+    df = atari(FIVE)
+    for _ in sys.stdin:
+        start = time.perf_counter()
+        result = CALLS[call](rlstats, df, jobs)
+        seconds = time.perf_counter() - start
+        print(json.dumps({"seconds": seconds, "file": rlstats.__file__, "outside": modules_outside(root),
+                          "table": result.tidy()[COLUMNS].to_numpy(float).tolist()}), flush=True)
 
 
 def main():
@@ -58,24 +67,38 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--call", choices=sorted(CALLS), default="percentile")
     parser.add_argument("--n-jobs", type=int, default=1, help="threads of both calls")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)  # this tree's root, in a worker process
     args = parser.parse_args()
-    before = import_checkout(args.checkout)
-    df = atari(FIVE)
-    workload = CALLS[args.call]
-    calls = {"before": lambda: workload(before, df, args.n_jobs), "now": lambda: workload(rlstats, df, args.n_jobs)}
-    tables = {label: call().tidy() for label, call in calls.items()}  # also the untimed first calls
-    columns = ["estimate", "conf_low", "conf_high"]
-    np.testing.assert_allclose(tables["now"][columns].to_numpy(float), tables["before"][columns].to_numpy(float),
-                               rtol=1e-12)
-    print(f"load average before: {load()}")
-    print(f"before: {before.__file__}\nnow:    {rlstats.__file__}")
-    print(f"call: {args.call}, n_jobs={args.n_jobs}")
-    times = {label: [] for label in calls}
-    for _ in range(args.rounds):
-        for label, call in calls.items():
-            start = time.perf_counter()
-            call()
-            times[label].append(time.perf_counter() - start)
+    if args.worker:
+        return worker(args.worker, args.call, args.n_jobs)
+    trees = {"before": args.checkout, "now": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    workers = {label: subprocess.Popen([sys.executable, os.path.abspath(__file__), root, "--worker", root,
+                                        "--call", args.call, "--n-jobs", str(args.n_jobs)],
+                                       env=tree_env(root), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+               for label, root in trees.items()}
+
+    def call(label):
+        workers[label].stdin.write("go\n")
+        workers[label].stdin.flush()
+        return json.loads(workers[label].stdout.readline())
+
+    try:
+        first = {label: call(label) for label in workers}  # also the untimed first calls
+        for label, answer in first.items():
+            if answer["outside"]:
+                raise SystemExit(f"{label}: rlstats modules from outside {trees[label]}: {answer['outside']}")
+        np.testing.assert_allclose(np.array(first["now"]["table"]), np.array(first["before"]["table"]), rtol=1e-12)
+        print(f"load average before: {load()}")
+        print(f"before: {first['before']['file']}\nnow:    {first['now']['file']}")
+        print(f"call: {args.call}, n_jobs={args.n_jobs}")
+        times = {label: [] for label in workers}
+        for _ in range(args.rounds):
+            for label in workers:
+                times[label].append(call(label)["seconds"])
+    finally:
+        for process in workers.values():
+            process.stdin.close()
+            process.wait()
     for label, seconds in times.items():
         print(f"{label:7s} best {min(seconds):.4f} s, median {np.median(seconds):.4f} s over {args.rounds} rounds")
     ratio = np.median(np.array(times["before"]) / np.array(times["now"]))

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 import rlstats
-from measure import best_of  # benchmarks/measure.py
+from measure import best_of, tree_env  # benchmarks/measure.py
 
 SIX = ["CURL", "DER", "DrQ", "DrQ(eps)", "OTRainbow", "SPR"]
 
@@ -213,9 +213,8 @@ def scaling(args):
         runs = {name: [] for name, _ in trees}
         for _ in range(args.repeat):
             for name, root in trees:    # alternating, so both see the machine's load alike
-                env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, here]), OPENBLAS_NUM_THREADS="1")
                 out = subprocess.run([sys.executable, __file__, "scaling", "--one", str(agents), str(tasks)],
-                                     env=env, check=True, capture_output=True, text=True).stdout
+                                     env=tree_env(root), check=True, capture_output=True, text=True).stdout
                 runs[name].append(json.loads(out.strip().splitlines()[-1]))
         line = f"{agents:>3} x {tasks:<3} {agents * (agents - 1) // 2:>5} " + " ".join(
             f"{min(r['seconds'] for r in runs[name]):>22.2f} s" for name, _ in trees)

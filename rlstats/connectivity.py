@@ -24,7 +24,7 @@ from .errors import ENTRIES, ENTRY, DesignError, entry as called_entry, shell_wo
 from .format import count, join_and, listed, names_shown, plural
 
 __all__ = ["ComparisonGraph", "Keeping", "comparison_graph", "components", "kept_by", "keeping", "label_literal",
-           "leaving_out", "subset_selecting"]
+           "leaving_out", "rows_way", "subset_selecting"]
 
 #: How many groups, and how many names per group, a refusal spells out before "...".
 _SHOWN_GROUPS = 6
@@ -119,18 +119,11 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
     among them, which a back end then refuses (audit s28: a second refusal), while a ``subset=`` drops it with its
     rows."""
     entry = called_entry()
-    if entry in WITHOUT_SUBSET:  # build (review s28: it was told subset=, which it does not take)
+    if entry not in ("power", "sample_size"):  # the way of the function called (audit s35: one home, rows_way)
+        function, takes = called_function()
         condition = subset_selecting(column, names, others, numeric)
-        return Keeping(_masked(condition), "-o " + shell_word(f"subset={condition}"), "data=", "-o subset=",
-                       *ENTRIES[entry])
-    if entry not in ("power", "sample_size"):  # compare's subset= (the back ends' own functions take none)
-        function, command = ENTRIES["compare"]
-        method = method_called()
-        if method is not None:  # audit s29: rlstats.bootstrap was told to pass subset= to rlstats.compare, whose
-            function = f"rlstats.compare(..., method={method!r})"  # default method is the rank test
-        condition = subset_selecting(column, names, others, numeric)
-        return Keeping(f"subset={condition!r}", "-o " + shell_word(f"subset={condition}"), "subset=", "-o subset=",
-                       function, command)
+        return Keeping(rows_way(function, takes, condition, named=False), "-o " + shell_word(f"subset={condition}"),
+                       "subset=" if takes else "data=", "-o subset=", function, ENTRIES[entry][1])
     function, command = ENTRIES[entry]
     option = f"{what}s"
     python, command_line = f"{option}={list(names)!r}", f"--{option} {shell_word(_csv_row(names))}"
@@ -142,7 +135,7 @@ def keeping(column: str, names: tuple[str, ...], others: tuple[str, ...] = (), n
 
 
 #: The public functions that take the rows as data and no ``subset=``: their ways on select the rows first with a
-#: boolean mask (:func:`kept_by`; :func:`keeping` for build's, whose own refusals reach it).
+#: boolean mask (:func:`called_function`, :func:`rows_way`).
 WITHOUT_SUBSET = ("summarize_runs", "align_steps", "build")
 
 
@@ -158,12 +151,43 @@ def _masked(condition: str, frame: str = "data=df") -> str:
     return f"{frame}[mask] ({MASK_WORDS.format(condition=condition)})"
 
 
+def rows_way(function: str, takes_subset: bool, condition: str | None = None, named: bool = True) -> str:
+    """The one wording of a way on that leaves rows out (audit s35: refusals sent a back end's own function's user to
+    ``rlstats.compare(..., method=...)`` with ``subset=`` while notes said ``data=df[mask]``): ``subset=`` (with
+    ``condition``, a condition in the grammar of :mod:`rlstats.conditions`, where given) where ``function``, the one
+    the user called, takes it; else the rows selected first with a boolean mask and passed to ``function`` (said
+    unless not ``named``: :class:`Keeping` names its function apart)."""
+    if takes_subset:
+        return "subset=" if condition is None else f"subset={condition!r}"
+    if condition is None:
+        return f"a boolean mask of the rows (data=df[mask] to {function})"
+    return _masked(condition) + (f" to {function}" if named else "")
+
+
+def called_function() -> tuple[str, bool]:
+    """``(rlstats.<name>, takes subset=)``: the public function the user called (:data:`rlstats.errors.ENTRY`;
+    compare's where none is set, or a name that is neither an entry nor a back end's own function, as through the
+    command line) and whether it takes ``subset=``: compare and curves do; build, summarize_runs, align_steps
+    (:data:`WITHOUT_SUBSET`) and the other back ends' own functions (adastop, bootstrap, mixed, ...) do not. power's
+    and sample_size's ways are their own (:func:`keeping`, :func:`kept_by`)."""
+    import inspect
+
+    from .methods import METHODS, load
+
+    called = ENTRY.get()
+    if called in ENTRIES:
+        return ENTRIES[called][0], called not in WITHOUT_SUBSET
+    method = method_called()
+    if method is None:
+        return ENTRIES["compare"][0], True
+    return f"rlstats.{called}", "subset" in inspect.signature(load(METHODS[method])).parameters
+
+
 def leaving_out() -> str:
-    """How the function a user called leaves rows out, said without a condition: ``subset=``, or a boolean mask of
-    the rows first where it takes no ``subset=`` (:data:`WITHOUT_SUBSET`)."""
-    called = called_entry()
-    return (f"a boolean mask of the rows (data=df[mask] to {ENTRIES[called][0]})" if called in WITHOUT_SUBSET else
-            "subset=")
+    """How the function a user called leaves rows out, said without a condition (:func:`rows_way`)."""
+    if called_entry() in ("power", "sample_size"):
+        return "subset="
+    return rows_way(*called_function())
 
 
 def method_called() -> str | None:
@@ -177,35 +201,15 @@ def method_called() -> str | None:
 
 def kept_by(condition: str) -> tuple[str, str]:
     """(Python, command line): how the function or command a user called keeps the rows ``condition`` (in the
-    grammar of :mod:`rlstats.conditions`) selects: ``subset="..."`` where it takes one (compare, curves), the rows
-    selected first with a boolean mask where it does not (:data:`WITHOUT_SUBSET`, a back end's own function but
-    curves': :func:`_own_without_subset`; power's pilot: never text
-    handed to an evaluator outside that grammar), and ``-o "subset=..."`` on the command line (compare's, which its
-    --summarize reads before the summary). Audit s28: summarize_runs was told to pass subset=, which it does not take;
-    review s28: so was build."""
+    grammar of :mod:`rlstats.conditions`) selects (:func:`rows_way`): ``subset="..."`` where it takes one (compare,
+    curves), the rows selected first with a boolean mask where it does not (build, summarize_runs, a back end's own
+    function but curves'; power's pilot: never text handed to an evaluator outside that grammar), and
+    ``-o "subset=..."`` on the command line (compare's, which its --summarize reads before the summary). Audit s28:
+    summarize_runs was told to pass subset=, which it does not take; review s28: so was build."""
     said = "-o " + shell_word(f"subset={condition}")
-    called = called_entry()
-    if called in ("power", "sample_size"):
+    if called_entry() in ("power", "sample_size"):
         return _masked(condition, "design=pilot"), "a pilot file filtered first"
-    if called in WITHOUT_SUBSET:
-        return f"{_masked(condition)} to {ENTRIES[called][0]}", said
-    own = _own_without_subset()
-    if own is not None:  # audit s35: rlstats.adastop's (and bootstrap's) note on copied runs offered subset=
-        return f"{_masked(condition)} to {own}", said
-    return f"subset={condition!r}", said
-
-
-def _own_without_subset() -> str | None:
-    """``rlstats.<name>`` where the function the user called is a back end's own and takes no ``subset=`` (adastop,
-    bootstrap, mixed, ...; curves takes one), else None (compare, the command line: through compare)."""
-    import inspect
-
-    from .methods import METHODS, load
-
-    method = method_called()
-    if method is None or "subset" in inspect.signature(load(METHODS[method])).parameters:
-        return None
-    return f"rlstats.{ENTRY.get()}"
+    return rows_way(*called_function(), condition), said
 
 
 #: The column read_logs tells apart the attempts of a run started again from its first step in the same folder

@@ -292,9 +292,11 @@ def unknown_option_error(where: str, given: str, value: object, options: Sequenc
         return OptionError(f"{where} has no option {given}=: {instead.format(where=where)}")
     if given == "subset":  # R's subset= (compare() and curves() take it): the way to the rows wanted (audit s26)
         # no pandas query() in the hint: a condition given as text is read only by rlstats' restricted grammar
-        return OptionError(f"{where} has no option 'subset'; select the rows first (data[mask], a boolean mask of the "
-                           "rows wanted), or give subset= to rlstats.compare(data, formula, method=..., subset=...), "
-                           f"which reads a condition in its restricted grammar; {listed}")
+        from .connectivity import rows_way  # the one wording of the rows selected first (audit s35)
+
+        function = f"rlstats.{where[:-2]}" if where.endswith("()") else "the call"
+        return OptionError(f"{where} has no option 'subset'; select the rows first with "
+                           f"{rows_way(function, takes_subset=False)}; {listed}")
     return OptionError(f"{where} has no option {given!r}{did_you_mean(given, options)}; {listed}")
 
 

@@ -165,7 +165,8 @@ def test_withheld_across_tasks_note_points_to_a_subset_that_exists():
     df = runs_frame(scores)
     res = rlstats.equivalence(df, FORMULA, margin=1.0, aggregate=None)
     note = next(n for n in res.notes if n.startswith("the across-tasks test is withheld"))
-    assert "(t1)" in note and "rlstats.compare(..., method='equivalence', subset=...)" in note, note
+    # audit s35: rlstats.equivalence takes no subset=: the rows first, by a mask (rows_way), or compare's subset=
+    assert "(t1)" in note and "with a boolean mask of the rows (data=df[mask] to rlstats.equivalence)" in note, note
     kept = rlstats.compare(df, FORMULA, method="equivalence", margin=1.0, aggregate=None,
                            subset='task not in ["t1"]')
     assert np.isfinite(kept.tidy().query("scope == 'across tasks'")["std_error"]).all()

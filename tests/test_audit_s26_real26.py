@@ -286,12 +286,12 @@ def test_subset_given_to_a_function_without_it_says_how_to_select_rows():
     with pytest.raises(rlstats.errors.OptionError) as error:
         rlstats.bootstrap(data, "score ~ agent | task", subset="task != 'task_01'")
     assert str(error.value).startswith(
-        "bootstrap() has no option 'subset'; select the rows first (data[mask], a boolean mask of the rows wanted), or "
-        "give subset= to rlstats.compare(data, formula, method=..., subset=...), which reads a condition in its "
-        "restricted grammar; its options are: metrics, n_resamples,")
+        "bootstrap() has no option 'subset'; select the rows first with a boolean mask of the rows (data=df[mask] to "
+        "rlstats.bootstrap); its options are: metrics, n_resamples,")  # audit s35: one wording (rows_way)
     with pytest.raises(rlstats.errors.OptionError) as error:
         rlstats.percentiles(data, "score ~ agent | task", subset=(data.task != "task_01").to_numpy())
-    assert "select the rows first (data[mask], a boolean mask of the rows wanted)" in str(error.value)
+    assert "select the rows first with a boolean mask of the rows (data=df[mask] to rlstats.percentiles)" in str(
+        error.value)
     assert "False" not in str(error.value)  # the mask is not printed
 
 

@@ -198,9 +198,11 @@ def test_way_on_from_a_back_end_keeps_its_method(atari):
     with pytest.raises(rlstats.errors.DesignError) as refused:
         rlstats.bootstrap(runs, "score ~ agent | task", n_resamples=200, rng=0)
     message = str(refused.value)
-    said = "subset=\"agent not in ['SPR']\" and na_action=\"drop\" to rlstats.compare(..., method='bootstrap')"
+    # audit s35: rlstats.bootstrap's own way (it takes no subset=): the rows first, by a mask, then the same call
+    said = ("data=df[mask] (a boolean mask of the rows where agent not in ['SPR'] holds) and na_action=\"drop\" to "
+            "rlstats.bootstrap")
     assert said in message
-    res = rlstats.compare(runs, "score ~ agent | task", method="bootstrap", subset="agent not in ['SPR']",
-                          na_action="drop", n_resamples=200, rng=0, metrics=["mean"], normalize=False)
+    res = rlstats.bootstrap(runs[runs["agent"] != "SPR"], "score ~ agent | task", na_action="drop", n_resamples=200,
+                            rng=0, metrics=["mean"], normalize=False)
     assert type(res).__name__ == "BootstrapResult"
     assert set(res.tidy()["agent"]) == {"DER", "DrQ"} and res.tasks == ("Alien", "Boxing", "Breakout")

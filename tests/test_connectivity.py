@@ -117,10 +117,11 @@ def test_groups_that_never_met_are_refused_with_the_groups_and_their_subsets(nam
     assert "\n" not in message  # one line, as the command line prints it
     start = ("the agents fall into 2 groups that never ran on a common task, so agents of different groups cannot be "
              f"compared ({what}")
-    groups = ("): group 1: A, B, C (on 4 tasks: t1, t2, t3, t4), subset=\"agent not in ['D', 'E']\"; "
-              "group 2: D, E (on 4 tasks: t5, t6, t7, t8), subset=\"agent in ['D', 'E']\"; analyse one group at a "
-              f"time by passing its subset= to rlstats.compare(..., method={name.split()[0]!r}) (DataFrame.query "
-              "reads the same text), or add runs that link the groups")  # audit s29: the method called, not the rank test
+    # audit s35: a back end's own function takes no subset=: the rows first, by a mask (was compare(..., method=)'s)
+    groups = ("): group 1: A, B, C (on 4 tasks: t1, t2, t3, t4), data=df[mask] (a boolean mask of the rows where "
+              "agent not in ['D', 'E'] holds); group 2: D, E (on 4 tasks: t5, t6, t7, t8), data=df[mask] (a boolean "
+              "mask of the rows where agent in ['D', 'E'] holds); analyse one group at a time by passing its data= "
+              f"to rlstats.{name.split()[0]}, or add runs that link the groups")
     assert message.startswith(start) and message.endswith(groups)
 
 
@@ -146,7 +147,7 @@ def test_the_refusal_says_more_groups_than_it_shows():
                          for j, a in enumerate(agents)])
     with pytest.raises(DesignError, match="8 groups that never ran") as info:
         rlstats.skillings_mack(data, "score ~ agent | task")
-    assert "subset=\"agent in ['a5', 'b5']\"; ... and 2 more groups; analyse" in str(info.value)
+    assert "where agent in ['a5', 'b5'] holds); ... and 2 more groups; analyse" in str(info.value)
 
 
 def test_curves_refuse_groups_that_never_met():

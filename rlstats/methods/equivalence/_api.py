@@ -22,6 +22,7 @@ import pandas as pd
 from ... import calibration
 from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
+from ...connectivity import leaving_out
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_named, label_value, shown
 from ...format import a_or_an, count, join_and, listed, plural, signif, verb
@@ -1148,8 +1149,8 @@ def _across_notes(table, across, short, still, words=("task", "agent")):
                 # equivalence() takes no subset=: the rows are left out before the call, or by compare()'s
                 reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), task)} "
                                f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
-                               "spread there; to test the other tasks, saying so, leave those out of the data "
-                               "(e.g. rlstats.compare(..., method='equivalence', subset=...))")
+                               "spread there; to test the other tasks, saying so, leave those out of the data with "
+                               f"{leaving_out()}")
             why = "; and ".join(reasons)
         else:
             why = (f"their differences on the {len(shared)} shared {tasks} are all the same, so the paired t over "
