@@ -167,8 +167,8 @@ def level_digits(values: object, digits: int = DIGITS) -> int:
     2-D array (rows x columns, NaN for a value not given): ``digits`` while every |value| is below 10 ** DIGITS;
     from there, where ``digits`` would round away integer digits (1000015.133 at 5 reads "1e+06"), the integer digits
     of the largest and enough that their smallest spread (down a column, or across a row: an interval's width) shows
-    to 3 significant digits, at most :data:`MAX_DIGITS`, where that changes a value as printed (audit s35 digits35: scores shifted by 1e6 printed every
-    estimate and bound as 1e+06, where R's print of a data frame shows 1000015).
+    to 3 significant digits, at most :data:`MAX_DIGITS`, where that changes a value as printed (audit s35 digits35:
+    scores shifted by 1e6 printed every estimate and bound as 1e+06, where R's print of a data frame shows 1000015).
 
     >>> level_digits([[15.133, 9.749, 21.904]]), level_digits([[1000015.133, 1000009.749, 1000021.904]])
     (5, 8)
@@ -180,7 +180,8 @@ def level_digits(values: object, digits: int = DIGITS) -> int:
         return digits
     top = math.floor(math.log10(np.abs(finite).max()))
     frame = pd.DataFrame(block)
-    spreads = np.concatenate([(frame.max() - frame.min()).to_numpy(), (frame.max(axis=1) - frame.min(axis=1)).to_numpy()])
+    spreads = np.concatenate([(frame.max() - frame.min()).to_numpy(),
+                              (frame.max(axis=1) - frame.min(axis=1)).to_numpy()])
     spreads = spreads[np.isfinite(spreads) & (spreads > 0)]
     need = top + 1 if not spreads.size else max(top + 1, top - math.floor(math.log10(spreads.min())) + 3)
     wide = min(MAX_DIGITS, max(digits, need))

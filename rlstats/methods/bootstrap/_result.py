@@ -667,7 +667,8 @@ class PerformanceProfileResult(Result):
                  else "bands = Wilson over tasks (continuity-corrected; the tasks as the sample)"
                  if self.interval == "wilson_tasks" else "bands = stratified Wilson (continuity-corrected)")
         return (f"{bands}, confidence level = {self.confidence_level}, "
-                f"thresholds = {self.tau.size} " + ("from {} to {}".format(*fmt.signif_levels([self.tau.min(), self.tau.max()]))
+                f"thresholds = {self.tau.size} " + ("from {} to {}".format(*fmt.signif_levels([self.tau.min(),
+                                                                                                self.tau.max()]))
                                                     if self.tau.size > 1 else f"(tau = {fmt.signif(self.tau[0])})"))
 
     @property

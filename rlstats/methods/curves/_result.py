@@ -291,7 +291,7 @@ class CurvesResult(Result):
         last = self.steps.size - 1
         lines = [f"{self.label} at the last step ({fmt.format_step(self.steps[last])}){self._tasks_said()}, with the "
                  "simultaneous band:"]
-        levels = np.column_stack([self.estimates[:, last], self.simultaneous[:, last, 0], self.simultaneous[:, last, 1]])
+        levels = np.column_stack([self.estimates[:, last], *self.simultaneous[:, last].T])
         said = np.reshape(fmt.signif_levels(levels), levels.shape)
         for j, agent in enumerate(self.agents):
             if np.isnan(self.estimates[j, last]):  # audit s15: "NaN (NaN to NaN)"
