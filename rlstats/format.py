@@ -158,6 +158,63 @@ def _data_columns(frame):
     return set(frame.columns[int(leading):])
 
 
+#: The most significant digits a level is printed to (a double holds 15 to 17)
+MAX_DIGITS = 15
+
+
+def level_digits(values: object, digits: int = DIGITS) -> int:
+    """Significant digits for levels on the score's scale (estimates, bounds, means) given together, ``values`` a
+    2-D array (rows x columns, NaN for a value not given): ``digits`` while every |value| is below 10 ** DIGITS;
+    from there, where ``digits`` would round away integer digits (1000015.133 at 5 reads "1e+06"), the integer digits
+    of the largest and enough that their smallest spread (down a column, or across a row: an interval's width) shows
+    to 3 significant digits, at most :data:`MAX_DIGITS`, where that changes a value as printed (audit s35 digits35:
+    scores shifted by 1e6 printed every estimate and bound as 1e+06, where R's print of a data frame shows 1000015).
+
+    >>> level_digits([[15.133, 9.749, 21.904]]), level_digits([[1000015.133, 1000009.749, 1000021.904]])
+    (5, 8)
+    """
+    block = np.atleast_2d(np.asarray(values, dtype=float))
+    block = np.where(np.isfinite(block), block, np.nan)
+    finite = block[np.isfinite(block)]
+    if not finite.size or np.abs(finite).max() < 10.0 ** DIGITS:
+        return digits
+    top = math.floor(math.log10(np.abs(finite).max()))
+    frame = pd.DataFrame(block)
+    spreads = np.concatenate([(frame.max() - frame.min()).to_numpy(),
+                              (frame.max(axis=1) - frame.min(axis=1)).to_numpy()])
+    spreads = spreads[np.isfinite(spreads) & (spreads > 0)]
+    need = top + 1 if not spreads.size else max(top + 1, top - math.floor(math.log10(spreads.min())) + 3)
+    wide = min(MAX_DIGITS, max(digits, need))
+    # values that ``digits`` print exactly (a count of 100000, a step 2000000) keep their print: nothing to lose
+    return wide if any(float(signif(v, digits)) != float(signif(v, wide)) for v in finite) else digits
+
+
+def signif_levels(values: object, digits: int = DIGITS) -> list[str]:
+    """:func:`signif` of each of ``values``, levels given together (an estimate and its bounds; a 2-D array for a
+    table's rows), at :func:`level_digits`, in fixed notation where those digits are wider than ``digits``.
+
+    >>> signif_levels([15.133, 9.749, 21.904], 3), signif_levels([1000015.133, 1000009.749, 1000021.904], 3)
+    (['15.1', '9.75', '21.9'], ['1000015.1', '1000009.7', '1000021.9'])
+    """
+    array = np.asarray(values, dtype=float)
+    flat = array.ravel()
+    wide = level_digits(flat[None, :] if array.ndim < 2 else array, digits)
+    return [as_fixed(signif(v, wide)) if wide > digits else signif(v, wide) for v in flat]
+
+
+def _level_digits(frame, digits):
+    """{column position: significant digits} for the float columns (p-values aside) whose largest |value| reaches
+    10 ** DIGITS: the levels on the score's scale, printed together at :func:`level_digits`; the other columns keep
+    ``digits``."""
+    large = [j for j, column in enumerate(frame.columns)
+             if not _PVALUE_COLUMN.match(str(column)) and pd.api.types.is_float_dtype(frame.dtypes.iloc[j])
+             and level_digits(frame.iloc[:, [j]].to_numpy(dtype=float), digits) > digits]
+    if not large:
+        return {}
+    wide = level_digits(frame.iloc[:, large].to_numpy(dtype=float), digits)
+    return dict.fromkeys(large, wide)
+
+
 def _formatted(frame, digits, labels=False):
     """The frame as a list of header strings and rows of cell strings, p-values by :func:`paper_pvalue`.
 
@@ -172,7 +229,11 @@ def _formatted(frame, digits, labels=False):
     header = [str(c) if c in data_columns else
               vocabulary.label(c) if labels and c in vocabulary.VOCABULARY else vocabulary.header(c)
               for c in frame.columns]
-    rows = [[format_cell(v, digits) for v in row] for row in frame.itertuples(index=False)]
+    wider = _level_digits(frame, digits)
+    rows = [[format_cell(v, wider.get(j, digits)) for j, v in enumerate(row)] for row in frame.itertuples(index=False)]
+    for j in wider:  # one notation down a column: 2000000 beside 1000015.1, not 2e+06
+        for row in rows:
+            row[j] = as_fixed(row[j])
     # the levels its result judges p-values at (Summary's alpha=): none is printed as one it differs from
     alpha = frame.attrs.get("rlstats_alpha", ())
     for j, column in enumerate(columns):
@@ -487,8 +548,8 @@ def table_latex(frame: pd.DataFrame, digits: int = DIGITS, caption: str | None =
     if constant and len(constant) < len(frame.columns):
         # columns missing in every row (withheld intervals, say) are named together, not each read "NaN"
         missing = [c for c in constant if pd.isna(frame[c].iloc[0])]
-        fixed = [f"{names[c]}: {_formatted(frame[[c]].head(1), digits)[1][0][0] or 'NA'}" for c in constant
-                 if c not in missing]
+        first = dict(zip(frame.columns, _formatted(frame, digits)[1][0]))  # at the table's digits for the column
+        fixed = [f"{names[c]}: {first[c] or 'NA'}" for c in constant if c not in missing]
         fixed += [f"{join_and(names[c] for c in missing)}: not given" + (" (see the notes)" if notes else "")
                   ] if missing else []
         frame = frame.drop(columns=constant)

@@ -43,8 +43,9 @@ Found (reproducers below):
   the same: format(c(1000015.133, 1000009.749, 1000021.904), digits = 5)), and to_latex() moves the estimate and
   bounds into the caption ("In every row, ... estimate: 1e+06"), the table left with the standard errors; curves,
   equivalence and the task table's cells alike. At + 1e5 the print holds (100015, 100010, 100022: fixed notation
-  keeps the integer digits). Left as a strict xfail: the digits a column needs (its values' spread, not only their
-  size) are a rule of the one home of every format's digits, format._formatted, for the lead to set.
+  keeps the integer digits). Fixed (audit s35 digits35): levels reaching 1e5 print to the integer digits of the largest
+  and so that their smallest spread shows to 3 significant digits (format.level_digits, read by format._formatted for
+  every table and by the prose of the results that print levels): 1000015.13 [1000009.75, 1000021.9].
 """
 
 from __future__ import annotations
@@ -137,8 +138,6 @@ def _shifted_bootstrap(shift):
         return rlstats.bootstrap(df.assign(score=df["score"] + shift), F, metrics=("mean",), n_resamples=200, rng=1)
 
 
-@pytest.mark.xfail(strict=True, reason="levels printed to 5 significant digits: 1000027.8 [1000023.7, 1000030] "
-                                       "read 1e+06 1e+06 1e+06, and LaTeX moved them to the caption")
 def test_a_shift_of_the_scores_keeps_the_printed_levels_apart():
     result = _shifted_bootstrap(1e6)
     row = result.tidy().iloc[0]

@@ -1409,13 +1409,15 @@ def _default_tau(design, layouts, kind, higher_is_better=True):
                                  "for other thresholds")
     first, last = sorted((sign * low, sign * high))
     below, above = int((values < first).sum()), int((values > last).sum())
-    outside = [f"{count} of {values.size} runs score {side} {fmt.signif(bound, 3)}"
-               for count, side, bound in ((below, "below", first), (above, "above", last)) if count]
+    # apart at any shift of the scores (audit s35 digits35: "tau span 1e+06 to 1e+06")
+    first_text, last_text, lowest, highest = fmt.signif_levels([first, last, values.min(), values.max()], 3)
+    outside = [f"{count} of {values.size} runs score {side} {bound}"
+               for count, side, bound in ((below, "below", first_text), (above, "above", last_text)) if count]
     change = (f"every profile >= {1 - PROFILE_EDGE:g} to every profile <= {PROFILE_EDGE:g}" if higher_is_better else
               f"every profile <= {PROFILE_EDGE:g} to every profile >= {1 - PROFILE_EDGE:g}")
-    note = (f"thresholds tau span {fmt.signif(first, 3)} to {fmt.signif(last, 3)}, where the profiles change (from "
-            f"{change}, plus {100 * PROFILE_MARGIN:g}% each side); the scores span {fmt.signif(values.min(), 3)} to "
-            f"{fmt.signif(values.max(), 3)}" + (f" ({'; '.join(outside)})" if outside else "")
+    note = (f"thresholds tau span {first_text} to {last_text}, where the profiles change (from "
+            f"{change}, plus {100 * PROFILE_MARGIN:g}% each side); the scores span {lowest} to "
+            f"{highest}" + (f" ({'; '.join(outside)})" if outside else "")
             + "; pass tau= for other thresholds")
     grid = np.linspace(low, high, DEFAULT_PROFILE_POINTS)
     return (grid if higher_is_better else grid[::-1]), note

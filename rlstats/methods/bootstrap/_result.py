@@ -349,9 +349,10 @@ class BootstrapResult(Result):
                 f" (each {task} weighing alike where {fmt.a_or_an(agent)}'s runs per {task} differ)." if weighted
                 else ".")
         for j, metric in enumerate(self.metrics):
-            parts = [f"{a} {fmt.signif(self.estimates[i, j], 3)} " + (
-                     "(interval withheld)" if np.isnan(self.intervals[i, j]).any() else
-                     f"({fmt.signif(self.intervals[i, j, 0], 3)} to {fmt.signif(self.intervals[i, j, 1], 3)})")
+            levels = np.column_stack([self.estimates[:, j], self.intervals[:, j, 0], self.intervals[:, j, 1]])
+            said = np.reshape(fmt.signif_levels(levels, 3), levels.shape)  # apart at any shift (audit s35 digits35)
+            parts = [f"{a} {said[i][0]} " + ("(interval withheld)" if np.isnan(self.intervals[i, j]).any() else
+                                             f"({said[i][1]} to {said[i][2]})")
                      for i, a in enumerate(self.agents)]
             label = metric_label(metric)
             text += f" {label[:1].upper() + label[1:]}: {'; '.join(parts)}."
@@ -666,7 +667,8 @@ class PerformanceProfileResult(Result):
                  else "bands = Wilson over tasks (continuity-corrected; the tasks as the sample)"
                  if self.interval == "wilson_tasks" else "bands = stratified Wilson (continuity-corrected)")
         return (f"{bands}, confidence level = {self.confidence_level}, "
-                f"thresholds = {self.tau.size} " + (f"from {fmt.signif(self.tau.min())} to {fmt.signif(self.tau.max())}"
+                f"thresholds = {self.tau.size} " + ("from {} to {}".format(*fmt.signif_levels([self.tau.min(),
+                                                                                                self.tau.max()]))
                                                     if self.tau.size > 1 else f"(tau = {fmt.signif(self.tau[0])})"))
 
     @property
@@ -716,7 +718,8 @@ class PerformanceProfileResult(Result):
                 f"the fraction of {fmt.plural(self._block_word)} whose mean score is {self._side} tau"
                 + (f" ({smaller})" if smaller else ""))
         level = f"{fmt.signif(100 * self.confidence_level)}%"
-        where = (f"{self.tau.size} thresholds tau from {fmt.signif(self.tau.min(), 3)} to {fmt.signif(self.tau.max(), 3)}"
+        where = (f"{self.tau.size} thresholds tau from " + " to ".join(fmt.signif_levels([self.tau.min(),
+                                                                                            self.tau.max()], 3))
                  if self.tau.size > 1 else f"the one threshold tau = {fmt.signif(self.tau[0], 3)}")
         task, agent = self._block_word, self._arm_word  # the data's columns by their names (audit s33 words33b)
         tasks = fmt.plural(task)

@@ -291,6 +291,8 @@ class CurvesResult(Result):
         last = self.steps.size - 1
         lines = [f"{self.label} at the last step ({fmt.format_step(self.steps[last])}){self._tasks_said()}, with the "
                  "simultaneous band:"]
+        levels = np.column_stack([self.estimates[:, last], *self.simultaneous[:, last].T])
+        said = np.reshape(fmt.signif_levels(levels), levels.shape)
         for j, agent in enumerate(self.agents):
             if np.isnan(self.estimates[j, last]):  # audit s15: "NaN (NaN to NaN)"
                 # a built-in statistic is missing only where a task has no run of the agent logged (the notes say
@@ -299,9 +301,12 @@ class CurvesResult(Result):
                                                "notes)" if self.statistic in _STUDENTIZED else "NaN (no band)"))
                 continue
             lo, hi = self.simultaneous[j, last]
-            band = (f"{fmt.signif(lo)} to {fmt.signif(hi)}" if np.isfinite(lo) or np.isinf(self.estimates[j, last])
+            # apart at any shift of the scores, read with the other agents' (audit s35 digits35: "1e+06 (1e+06 to
+            # 1e+06)")
+            estimate, lo_text, hi_text = said[j]
+            band = (f"{lo_text} to {hi_text}" if np.isfinite(lo) or np.isinf(self.estimates[j, last])
                     else "band withheld, see the notes")  # several reasons (runs, ties at a cap): the notes say which
-            lines.append(f"  {agent}: {fmt.signif(self.estimates[j, last])} ({band})")
+            lines.append(f"  {agent}: {estimate} ({band})")
         if self.pairs:
             lines.append(f"curve comparisons (max-T permutation over all steps, alpha = {self.alpha}):")
             lines += [f"  {sentence}" for _, sentence in self._verdicts()]

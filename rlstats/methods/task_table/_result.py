@@ -240,11 +240,16 @@ class TaskTableResult(Result):
         means, spreads = [[""] * n_agents for _ in range(n_tasks)], [[""] * n_agents for _ in range(n_tasks)]
         for t in range(n_tasks):
             present = ~np.isnan(self.estimates[t])
+            # means on the score's scale read apart at any shift of it, to the runs' spread (audit s35 digits35:
+            # 1000047 ± 9.4 read "1000000 ± 9.4"): as many digits as fmt.level_digits gives the task's means and
+            # means + SD, the same as digits below 1e5
+            wide = fmt.level_digits(np.vstack([self.estimates[t], self.estimates[t] + self.std_dev[t]]), digits)
             for a in np.flatnonzero(present):
                 # the best's mean reads apart from every other agent's (bold 12.121 beside 12.074 both read "12.1":
                 # audit s22): a bold cell against the others, the others against the bold ones
                 rivals = self.estimates[t, present & (bold_cells[t] != bold_cells[t, a])]
-                means[t][a] = fmt.signif_apart(self.estimates[t, a], digits, rivals)
+                means[t][a] = fmt.signif_apart(self.estimates[t, a], wide, rivals)
+                means[t][a] = fmt.as_fixed(means[t][a]) if wide > digits else means[t][a]
                 if np.isfinite(self.std_dev[t, a]):
                     spreads[t][a] = fmt.signif(self.std_dev[t, a], 2)
         for texts in (means, spreads):  # an agent's column in one notation: fixed where any of its numbers is
@@ -279,9 +284,12 @@ class TaskTableResult(Result):
     def _aggregate_texts(self, digits, bold, plain=str):
         agg = self.aggregate
         # an interval the bootstrap withheld is left out, not printed as "[NaN, NaN]" (the caption and notes say why)
-        texts = [plain(f"{fmt.signif(e, digits)}" + (f" [{fmt.signif(lo, 3)}, {fmt.signif(hi, 3)}]"
-                                                     if np.isfinite(lo) and np.isfinite(hi) else ""))
-                 for e, (lo, hi) in zip(agg["estimates"], agg["intervals"])]
+        # apart at any shift of the scores (audit s35 digits35): the estimates at digits, the bounds at 3, or wider
+        levels = np.column_stack([np.asarray(agg["estimates"], dtype=float), np.asarray(agg["intervals"], dtype=float)])
+        estimates = np.reshape(fmt.signif_levels(levels, digits), levels.shape)[:, 0]
+        bounds = np.reshape(fmt.signif_levels(levels, 3), levels.shape)[:, 1:]
+        texts = [plain(e + (f" [{lo}, {hi}]" if np.isfinite(interval).all() else ""))
+                 for e, (lo, hi), interval in zip(estimates, bounds, levels[:, 1:])]
         return [bold(text) if best else text for text, best in zip(texts, self._aggregate_best())]
 
     def display(self, digits: int = DIGITS, bold: Callable[[str], str] = lambda s: f"*{s}*",

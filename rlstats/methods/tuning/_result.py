@@ -153,18 +153,18 @@ class TuningResult(Result):
             for row in tuned.head(SHOWN).itertuples():
                 if row.n_configs == 1:  # best and selected by construction, not measured (audit s34 tune34)
                     chosen = (f"the only configuration (best by construction, selected with nothing to select from); "
-                              f"tuned score {fmt.signif(row.estimate)} "
+                              f"tuned score {_level(row.estimate, row.conf_low, row.conf_high)} "
                               f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
                 elif np.isnan(row.n_best_set):  # one seed in every configuration (the notes say why)
                     chosen = "best set withheld; tuned score withheld"
                 else:  # an empty set: too many configurations alike for one to be best that often (cli24)
                     size = (f"of {int(row.n_best_set)}" if row.n_best_set else
                             f"empty (none best in >= {fmt.signif(self.threshold)} of resamples)")
-                    chosen = (f"best set {size}; tuned score {fmt.signif(row.estimate)} "
+                    chosen = (f"best set {size}; tuned score {_level(row.estimate, row.conf_low, row.conf_high)} "
                               f"{_interval(row.conf_low, row.conf_high, wanting='seeds' if row.n_runs < 2 else None)}")
                 chose = "is" if row.n_configs == 1 else f"selected of {fmt.integer(row.n_configs)},"
-                text = (f"  {row.agent} on {row.task}: {row.config} {chose} {chosen} "
-                        f"(its own mean {fmt.signif(row.mean_selected)})")
+                own = _level(row.mean_selected, row.estimate, row.conf_low, row.conf_high)
+                text = f"  {row.agent} on {row.task}: {row.config} {chose} {chosen} (its own mean {own})"
                 if "heldout_estimate" in tuned.columns:
                     text += _held_out_text(row)
                 lines.append(text)
@@ -180,7 +180,7 @@ class TuningResult(Result):
                 where = (f"averaged over {fmt.plural(self._block_word)}" if task == plots.MEAN_OVER_TASKS else
                          f"on {task}")
                 lines.append(f"  {agent} {where}: " + ", ".join(
-                    f"k={fmt.integer(r.budget)}: {fmt.signif(r.estimate, 4)} "
+                    f"k={fmt.integer(r.budget)}: {_level(r.estimate, r.conf_low, r.conf_high, digits=4)} "
                     f"{_interval(r.conf_low, r.conf_high, 3, None)}"
                     for r in picks.itertuples()))
         complete = self.tables.get("complete")
@@ -191,10 +191,14 @@ class TuningResult(Result):
             # the default interval is withheld for want of configurations, the two-stage one of runs; with enough of
             # them, where what it resamples ties (the notes say so)
             two_stage = self.options.get("complete_interval") == "two_stage"
-            lines += [f"  {r.agent} on {r.task}: {fmt.signif(r.estimate)} "
+            # without intervals, the estimates read apart from each other
+            shown = complete.head(SHOWN)
+            apart = fmt.signif_levels(shown[["estimate"]].to_numpy(dtype=float))
+            lines += [f"  {r.agent} on {r.task}: "
+                      f"{_level(r.estimate, r.conf_low, r.conf_high) if np.isfinite(r.conf_low) else said} "
                       f"{_interval(r.conf_low, r.conf_high, wanting=_complete_wanting(r, two_stage))} "
                       f"over {fmt.count(r.n_configs, 'configuration')}"
-                      for r in complete.head(SHOWN).itertuples()]
+                      for r, said in zip(shown.itertuples(), apart)]
             lines += _more(len(complete))
         sens = self.tables.get("sensitivity")
         if sens is not None:
@@ -337,7 +341,13 @@ def _interval(low, high, digits=fmt.DIGITS, wanting="seeds"):
     as runs that do not vary; the notes say why)."""
     if np.isnan(low) and np.isnan(high):
         return f"(no interval: too few {wanting})" if wanting else "(no interval: see the notes)"
-    return f"[{fmt.signif(low, digits)}, {fmt.signif(high, digits)}]"
+    return "[{}, {}]".format(*fmt.signif_levels([low, high], digits))  # apart at any shift (audit s35 digits35)
+
+
+def _level(estimate, low, high, *more, digits=fmt.DIGITS):
+    """An estimate printed at the digits of its interval (and of ``more`` levels beside it): never 1e+06 for a score
+    shifted by 1e6 (:func:`rlstats.format.signif_levels`, audit s35 digits35)."""
+    return fmt.signif_levels([estimate, low, high, *more], digits)[0]
 
 
 def _held_out_text(row):
