@@ -1544,10 +1544,11 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     the lowest row over them and the score distributions is quoted. ``below_gamma``: the optimality gap's rows of
     agents whose every score sits at or below gamma while their true scores cross it (:data:`rlstats.calibration.GAP_BELOW_GAMMA`, the
     mean's bands reflected), quoted beside the mean's rows (which measure a truth below gamma); the gap's own bands
-    read its other rows. The rows of 3 tasks far apart (:data:`rlstats.calibration.FAR_APART`, audit s34 iqmfar34) are
-    read only by ``far_apart``, the agents whose tasks' runs lie apart (:func:`_tasks_apart`; audit s34 iqmfar34b):
-    their note names them (``far_apart``: the words " of A and B", or "" for every agent), says the runs lie apart
-    (:func:`rlstats.calibration.apart_words`) and quotes the mean's bands on that design where they hold.
+    read its other rows. The rows of 3 tasks far apart (:data:`rlstats.calibration.FAR_APART`, audit s34 iqmfar34) and
+    of 3 tasks that overlap whose runs lay apart by chance (:data:`rlstats.calibration.APART_BY_CHANCE`, audit s35
+    apart35) are read only by ``far_apart``, the agents whose tasks' runs lie apart (:func:`_tasks_apart`; audit s34
+    iqmfar34b): their note names them (``far_apart``: the words " of A and B", or "" for every agent), says the runs
+    lie apart (:func:`rlstats.calibration.apart_words`) and quotes both designs (:func:`_apart_note`).
     ``fewer``: ``runs_per_task`` is the fewest runs of a task logged at a step with a band, below
     the design's (:func:`_runs_read`), which the note says.
     """
