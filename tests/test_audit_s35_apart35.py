@@ -201,6 +201,7 @@ def test_calibration_page_counts_the_rows():
             assert f"| **{float(gap):.3f}** |" in page
     for (statistic, runs, distribution), (simultaneous, pointwise) in CURVES.items():
         if statistic == "iqm":
-            assert f"| {runs} runs, {distribution} | **{float(simultaneous):.3f}** / **{float(pointwise):.3f}** |" in page
+            cell = f"| {runs} runs, {distribution} | **{float(simultaneous):.3f}** / **{float(pointwise):.3f}** |"
+            assert cell in page, cell
     readme = _words("README.md")
     assert "the median's 6 at 3 and 5 runs (0.56-0.85) and the optimality gap's 6 (0.73-0.93;" in readme

@@ -267,8 +267,8 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
     overlap, drawn as the grid's, and whose runs lay apart by chance (``calibration.APART_BY_CHANCE``, audit s35
     farapart35; 3, 5 and 10 runs), the lowest and highest coverage over the score distributions of each, and for the
     IQM the mean's on each. Audit s35 apart35: by chance at 3 and 5 runs the median's covered 0.56-0.85 and the
-    optimality gap's 0.73-0.93. Audit s35: by chance the IQM's interval covered 0.37-0.84 and the mean's 0.53-0.91, where
-    the note had quoted the far-apart rows alone (0.75-0.91) and the mean's there (0.94-0.97) as its way on. The
+    optimality gap's 0.73-0.93. Audit s35: by chance the IQM's interval covered 0.37-0.84 and the mean's 0.53-0.91,
+    where the note had quoted the far-apart rows alone (0.75-0.91) and the mean's there (0.94-0.97) as its way on. The
     explanation of the IQM's bias is said of tasks whose scores lie apart, and only where their rows are quoted."""
     quoted = [(by_chance, found) for by_chance in (False, True)
               if (found := _apart_rows(interval, metric_key, fewest_runs, by_chance))]
