@@ -208,12 +208,8 @@ def test_readme_and_calibration_page_count_the_rows():
     assert ("the IQM's 9 rows at 3, 5 and 10 runs miss (0.37-0.84) and the mean's 9 too (0.53-0.91; "
             "`docs/calibration.md`, \"Audit s35\")") in readme
     page = _words("docs/calibration.md")
-<<<<<<< HEAD
-    assert "At 3-20 runs per cell 213 of the defaults' 6,949 rows miss (214 until audit s35" in page
-=======
-    # audit s35 apart35: 251 of 6,997 since (tests/test_audit_s35_apart35.py)
-    assert "214 of 6,949 until audit s35, apart35, added" in page and "196 of 6,931 until audit s35, farapart35" in page
->>>>>>> 836c1ce4 (apart35: curves' note of runs apart quotes both designs (the mean's bands no longer the way on alone), for the mean and the median too; bootstrap's for the median and the gap)
+    # audit s35 apart35: 250 of 6,997 since (tests/test_audit_s35_apart35.py)
+    assert "213 of 6,949 until audit s35, apart35, added" in page and "; 214 until audit s35, former35" in page
     for (metric, runs, distribution), (coverage, _) in MEASURED.items():
         cell = f"| {runs} runs, {distribution} | **{float(coverage):.3f}** |"
         if metric == "iqm":
