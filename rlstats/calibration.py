@@ -62,9 +62,10 @@ design columns
     ``distribution``, ``configuration``: the design the row was simulated at; empty where a procedure has no such
     choice. The ``curves.band`` and ``bootstrap.interval`` rows of ``configuration`` :data:`FAR_APART` measure one
     fixed design, 3 tasks far apart (audit s34), which the results' notes read for agents whose tasks' runs lie
-    apart (:func:`tasks_apart`, audit s34 iqmfar34b) and for none else; so do the ``bootstrap.interval`` rows of
-    ``configuration`` :data:`APART_BY_CHANCE` (audit s35), 3 tasks that overlap, drawn as the grid's, a design a data
-    set (so no draws), of the data sets whose runs lay apart by chance.
+    apart (:func:`tasks_apart`, audit s34 iqmfar34b) and for none else; so do the ``bootstrap.interval`` and
+    ``curves.band`` rows of ``configuration`` :data:`APART_BY_CHANCE` (audit s35 farapart35 and apart35), 3 tasks that
+    overlap, drawn as the grid's, a design a data set (so no draws), of the data sets whose runs lay apart by chance
+    (the curves': at more than half of the steps, curves()' reading).
 ``level``
     The nominal level of the claim: the confidence level of an interval, band or set, 1 - alpha for a test.
 ``coverage``
@@ -122,9 +123,10 @@ UNBALANCED = "unbalanced "
 #: iqmfar34, ``tests/reference/coverage_far_apart.py``: offsets 0, 3 and 12 and scales 0.3, 0.6 and 3 in noise units,
 #: audit s32's Dopamine trial); the one spelling the script and the tests read
 FAR_APART = "tasks far apart: offsets 0, 3, 12; scales 0.3, 0.6, 3"
-#: The ``configuration`` of the ``bootstrap.interval`` rows measured on 3 tasks whose scores overlap (drawn as the
-#: grid's: offsets uniform on [0, 2], scales lognormal with log-sd 0.5, a design a data set) and whose runs lie apart
-#: by chance (:func:`tasks_apart`; audit s35 farapart35, ``tests/reference/coverage_apart_by_chance.py``): the data
+#: The ``configuration`` of the ``bootstrap.interval`` and ``curves.band`` rows measured on 3 tasks whose scores
+#: overlap (drawn as the grid's: offsets uniform on [0, 2], scales lognormal with log-sd 0.5, a design a data set) and
+#: whose runs lie apart by chance (:func:`tasks_apart`; audit s35 farapart35, and apart35 for the curves' bands and
+#: the bootstrap's median and optimality gap, ``tests/reference/coverage_apart_by_chance.py``): the data
 #: that :func:`tasks_apart` reads as apart come from either design, so its notes quote both
 APART_BY_CHANCE = "tasks overlapping, runs apart by chance: offsets uniform on [0, 2], scales lognormal"
 #: The tasks with runs, lying apart, that send a result to the :data:`FAR_APART` rows (:func:`tasks_apart`): exactly

@@ -33,9 +33,11 @@ def test_two_task_rows_of_every_statistic():
         assert len(points) == 16 and len(rows) == 16 * 6, statistic
         assert {r["configuration"] for r in rows} == {"the mean's bands" if statistic == "median" else ""}  # MEAN_BANDS
     # audit s28's rows (of coverage_curves_gap.py; of coverage_curves_early.py, "runs cut: ...") are not of this grid,
-    # nor audit s34's of 3 tasks far apart (coverage_far_apart.py)
+    # nor audit s34's of 3 tasks far apart (coverage_far_apart.py), nor audit s35's of runs apart by chance
+    # (coverage_apart_by_chance.py)
     said = [r for r in calibration.rows("curves.band") if r["configuration"] and r["statistic"] != "optimality_gap"
-            and not r["configuration"].startswith(calibration.RUNS_CUT) and r["configuration"] != calibration.FAR_APART]
+            and not r["configuration"].startswith(calibration.RUNS_CUT)
+            and r["configuration"] not in (calibration.FAR_APART, calibration.APART_BY_CHANCE)]
     assert len(said) == 96 and {(r["statistic"], r["tasks"]) for r in said} == {("median", "2")}
 
 

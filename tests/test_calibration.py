@@ -83,7 +83,8 @@ def test_every_procedure_quoted_has_rows_for_its_whole_grid():
             # audit s35 (farapart35): coverage_apart_by_chance.py's 18 rows of the default on 3 tasks that overlap,
             # their runs apart by chance (the IQM and the mean, 3, 5 and 10 runs, normal, skewed and capped)
             chance = [r for r in rows if r["configuration"] == calibration.APART_BY_CHANCE]
-            assert len(chance) == 18 and {r["metric"] for r in chance} == {"iqm", "mean"}
+            # audit s35 (apart35): and 12 of the median and the optimality gap (3 and 5 runs)
+            assert len(chance) == 30 and {r["metric"] for r in chance} == {"iqm", "mean", "median", "optimality_gap"}
             rows = [r for r in rows if r["configuration"] != calibration.APART_BY_CHANCE]
             given = [p for p in module["grid"]() if p[2] >= small_runs.STUDENTIZED_MIN_RUNS and p[1] > 1]
             assert sum(r["interval"] == "studentized" for r in rows) == 4 * len(given)

@@ -584,8 +584,11 @@ def test_calibration_table_ships_with_the_package():
     # and audit s28's rows where runs end early or start late (tests/reference/coverage_curves_early.py), by
     # tests/test_audit_s28_early28.py
     # and audit s34's on 3 tasks far apart (tests/reference/coverage_far_apart.py), by tests/test_audit_s34_iqmfar34.py
+    # and audit s35's on 3 tasks whose runs lie apart by chance (coverage_apart_by_chance.py), by
+    # tests/test_audit_s35_apart35.py
     rows = [r for r in calibration.rows(_api.CALIBRATION) if r["agents"] != "8" and r["statistic"] != "optimality_gap"
-            and not r["configuration"].startswith(calibration.RUNS_CUT) and r["configuration"] != calibration.FAR_APART]
+            and not r["configuration"].startswith(calibration.RUNS_CUT)
+            and r["configuration"] not in (calibration.FAR_APART, calibration.APART_BY_CHANCE)]
     assert calibration.PATH.is_file() and {(r["statistic"], int(r["runs"]), int(r["tasks"]), r["distribution"],
                                             int(r["agents"])) for r in rows} == set(COVERAGE["grid"]())
     assert all(r["design_draws"] == "4" and r["distribution"] in COVERAGE["DISTRIBUTIONS"] for r in rows)

@@ -69,7 +69,9 @@ MODULES = {"task_table.possibly_best": "coverage_possibly_best", "curves.band": 
 APPENDED = {"curves.band": ("coverage_curves_fresh",  # audit s12: 8 agents
                             "coverage_curves_gap",  # audit s28: the gap's bands of agents below gamma
                             "coverage_curves_early",  # audit s28 early28: runs that end early or start late
-                            "coverage_far_apart"),  # audit s34 iqmfar34: 3 tasks far apart
+                            "coverage_far_apart",  # audit s34 iqmfar34: 3 tasks far apart
+                            # audit s35 apart35: 3 tasks that overlap, their runs apart by chance
+                            "coverage_apart_by_chance"),
             "bootstrap.interval": ("coverage_one_task",  # audit s19: the default on one task, 3-200 runs
                                    "coverage_bootstrap_gap",  # audit s28: the gap's default of agents below gamma
                                    "coverage_far_apart",  # audit s34: the default on 3 tasks far apart

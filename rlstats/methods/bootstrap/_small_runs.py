@@ -260,13 +260,15 @@ def _covered(rows):
 
 def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", task="task"):
     """A line for agents whose 3 tasks' runs lie apart (:func:`rlstats.calibration.tasks_apart`; audit s34 iqmfar34b)
-    quoting the two designs whose data it reads so, where some row of ``metric_key`` (the IQM or the mean) at the most
+    quoting the two designs whose data it reads so, where some row of ``metric_key`` (the IQM, the mean, and since audit
+    s35 apart35 the median and the optimality gap, whose rows are of runs apart by chance alone) at the most
     runs simulated at or below ``fewest_runs`` misses 95% (:func:`rlstats.calibration.misses`), else None: the rows of
     3 tasks far apart (``calibration.FAR_APART``, audit s34 iqmfar34; 3 and 5 runs) and those of 3 tasks whose scores
     overlap, drawn as the grid's, and whose runs lay apart by chance (``calibration.APART_BY_CHANCE``, audit s35
     farapart35; 3, 5 and 10 runs), the lowest and highest coverage over the score distributions of each, and for the
-    IQM the mean's on each. Audit s35: by chance the IQM's interval covered 0.37-0.84 and the mean's 0.53-0.91, where
-    the note had quoted the far-apart rows alone (0.75-0.91) and the mean's there (0.94-0.97) as its way on. The
+    IQM the mean's on each. Audit s35 apart35: by chance at 3 and 5 runs the median's covered 0.56-0.85 and the
+    optimality gap's 0.73-0.93. Audit s35: by chance the IQM's interval covered 0.37-0.84 and the mean's 0.53-0.91,
+    where the note had quoted the far-apart rows alone (0.75-0.91) and the mean's there (0.94-0.97) as its way on. The
     explanation of the IQM's bias is said of tasks whose scores lie apart, and only where their rows are quoted."""
     quoted = [(by_chance, found) for by_chance in (False, True)
               if (found := _apart_rows(interval, metric_key, fewest_runs, by_chance))]
@@ -281,7 +283,7 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
                   "chance" if by_chance else "3 tasks far apart")
         part = f"{_covered(rows)} on {design}" + ("" if len(runs) == 1 else f" with {at} runs per task")
         mean = _rows_by_runs(interval, "mean", far_apart=not by_chance, by_chance=by_chance).get(at, [])
-        if metric_key != "mean" and mean:
+        if metric_key == "iqm" and mean:  # the IQM's alone (audit s35 apart35: not the median's nor the gap's)
             option = "" if parts else ", metrics=(\"mean\",),"
             part += f" (the mean's{option} {_covered(mean)})"
         parts.append(part)

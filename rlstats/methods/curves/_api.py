@@ -1079,8 +1079,11 @@ def _run_curves(design, step, steps, options, rng, shown, source=None, unit="eva
             reads = min(by_agent)  # _runs_read over every agent
             notes += _calibration_notes(next(b for b in band if b.statistic_name == quoted), reads, n_tasks,
                                         "studentized", about_bands, measured, fewer=reads < fewest.min())
-            # the agents of the IQM whose tasks' runs lie apart read the far-apart rows (audit s34 iqmfar34b)
-            apart = np.array([b.statistic_name == "iqm" and _tasks_apart(*per_agent[a], given[a])
+            # the agents of the IQM whose tasks' runs lie apart read the far-apart rows (audit s34 iqmfar34b), and
+            # the by-chance rows; of the mean and the median too (audit s35 apart35: where a row misses)
+            # (not the gap's agents taking the mean's bands reflected: their rows are not these)
+            apart = np.array([b.statistic_name in APART_STATISTICS and b.statistic_name == options.statistic_name
+                              and _tasks_apart(*per_agent[a], given[a])
                               for a, b in enumerate(band)], dtype=bool)
             if apart.any():
                 named = [design.agents[a] for a in np.flatnonzero(apart)]
@@ -1541,10 +1544,11 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     the lowest row over them and the score distributions is quoted. ``below_gamma``: the optimality gap's rows of
     agents whose every score sits at or below gamma while their true scores cross it (:data:`rlstats.calibration.GAP_BELOW_GAMMA`, the
     mean's bands reflected), quoted beside the mean's rows (which measure a truth below gamma); the gap's own bands
-    read its other rows. The rows of 3 tasks far apart (:data:`rlstats.calibration.FAR_APART`, audit s34 iqmfar34) are
-    read only by ``far_apart``, the agents whose tasks' runs lie apart (:func:`_tasks_apart`; audit s34 iqmfar34b):
-    their note names them (``far_apart``: the words " of A and B", or "" for every agent), says the runs lie apart
-    (:func:`rlstats.calibration.apart_words`) and quotes the mean's bands on that design where they hold.
+    read its other rows. The rows of 3 tasks far apart (:data:`rlstats.calibration.FAR_APART`, audit s34 iqmfar34) and
+    of 3 tasks that overlap whose runs lay apart by chance (:data:`rlstats.calibration.APART_BY_CHANCE`, audit s35
+    apart35) are read only by ``far_apart``, the agents whose tasks' runs lie apart (:func:`_tasks_apart`; audit s34
+    iqmfar34b): their note names them (``far_apart``: the words " of A and B", or "" for every agent), says the runs
+    lie apart (:func:`rlstats.calibration.apart_words`) and quotes both designs (:func:`_apart_note`).
     ``fewer``: ``runs_per_task`` is the fewest runs of a task logged at a step with a band, below
     the design's (:func:`_runs_read`), which the note says.
     """
@@ -1552,7 +1556,7 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
             and row.get("interval", "") in (method, "")
             and (row.get("configuration", "") == calibration.GAP_BELOW_GAMMA) == below_gamma
             and not row.get("configuration", "").startswith(calibration.RUNS_CUT)
-            and (row.get("configuration", "") == calibration.FAR_APART) == (far_apart is not None)]  # audit s34
+            and (row.get("configuration", "") in APART_DESIGNS) == (far_apart is not None)]  # audit s34, s35
     if not rows:
         if callable(options.statistic):
             return []
@@ -1571,6 +1575,15 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
     for band, level in kinds:
         if not math.isclose(level, CALIBRATION_LEVEL):
             continue
+        if far_apart is not None:  # audit s35 apart35: both designs whose data tasks_apart reads as apart
+            note = _apart_note(options, rows, band, level, runs_per_task, far_apart)
+            if note is not None:
+                notes.append(note[0])
+                if band != "difference":
+                    about_bands.append(notes[-1])
+                    if measured is not None:
+                        measured[band] = note[1]
+            continue
         # the counts bracketing this design among the rows of the band at the runs read (review23d: at 3 runs the
         # studentized bands have no 1-task rows, and a 2-task design was told it read "1 and 5 tasks")
         at_runs, bracket = calibration.bracketing_rows(
@@ -1587,26 +1600,66 @@ def _calibration_notes(options, runs_per_task, n_tasks, method, about_bands, mea
                       if int(row["runs"]) == runs_per_task else
                       f", the most simulated at or below the {runs_per_task} runs of a task logged at some step with a "
                       "band")
-            apart = ""
-            if far_apart is not None:  # audit s34 iqmfar34b: the design's words, and the mean's bands there
-                apart = f"{calibration.apart_words(_label(options.statistic_name), 'task', far_apart)}: "
-                at = "simulated design of tasks far apart"
-            notes.append(f"{apart}measured {what} of the {_label(options.statistic_name)}{where} at the {at} "
+            notes.append(f"measured {what} of the {_label(options.statistic_name)}{where} at the {at} "
                          f"({row['runs']} runs per task{logged}, "
                          f"{calibration.bracket_words(bracket, row['tasks'])}): "
                          f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} "
                          f"simulated curves{_draws(row)}), {calibration.miss_clause(row, level)}")
-            if far_apart is not None and options.statistic_name != "mean":
-                mean = [r for r in calibration.rows(CALIBRATION) if r["configuration"] == calibration.FAR_APART
-                        and r["statistic"] == "mean" and r["band"] == band and r["runs"] == row["runs"]]
-                if mean and calibration.shortfall(mean, level) is None:
-                    notes[-1] += (f"; the mean's (statistic=\"mean\") covered "
-                                  f"{min(calibration.worst_coverage(r) for r in mean):.3f} there")
             if band != "difference":
                 about_bands.append(notes[-1])
                 if measured is not None:
                     measured[band] = calibration.worst_coverage(row)
     return notes
+
+
+#: The configurations of the rows read for agents whose tasks' runs lie apart (:func:`_tasks_apart`) and by no other:
+#: 3 tasks far apart (audit s34 iqmfar34) and 3 that overlap whose runs lay apart by chance (audit s35 apart35)
+APART_DESIGNS = (calibration.FAR_APART, calibration.APART_BY_CHANCE)
+#: The statistics whose bands have rows of both designs (``coverage_far_apart.py``, ``coverage_apart_by_chance.py``)
+APART_STATISTICS = ("iqm", "mean", "median")
+
+
+def _apart_note(options, rows, band, level, runs_per_task, whose):
+    """(note, lowest coverage quoted) of ``band`` for agents whose tasks' runs lie apart, or None where no row of
+    either design (:data:`APART_DESIGNS`) at the most runs simulated at or below ``runs_per_task`` misses ``level``:
+    the lowest row of each design (a design whose rows hold is quoted too, said so) and, for the IQM, the mean's
+    bands there (audit s35 apart35: the data that read as apart come from either design, and the mean's bands,
+    0.94-0.997 far apart, covered 0.73-0.99 by chance, so the note no longer offers them alone as the way on). The
+    IQM's cause said where the far-apart rows are quoted (:func:`rlstats.calibration.apart_words`)."""
+    label = _label(options.statistic_name)
+    what = {"difference": "rate at which the difference band holds 0 under no difference"}.get(
+        band, f"coverage of the {band} band")
+    parts, lowest, missed = [], [], False
+    for configuration, design in ((calibration.FAR_APART, "tasks far apart"),
+                                  (calibration.APART_BY_CHANCE, "3 tasks whose scores overlap (offsets and scales "
+                                   "drawn as the grid's) and whose runs lay apart by chance")):
+        mine = [r for r in rows if r["configuration"] == configuration and r["band"] == band]
+        runs = max((int(r["runs"]) for r in mine if int(r["runs"]) <= runs_per_task), default=None)
+        if runs is None:
+            continue
+        at_runs = [r for r in mine if int(r["runs"]) == runs]
+        row = calibration.shortfall(at_runs, level) or min(at_runs, key=calibration.worst_coverage)
+        short = calibration.misses(row, level)
+        missed |= short
+        lowest.append(calibration.worst_coverage(row))
+        clause = (calibration.miss_clause(row, level) if short
+                  else f"within 3 Monte Carlo standard errors of {level:g}")
+        part = (f"at the simulated design of {design} ({row['runs']} runs per task): "
+                f"{calibration.worst_coverage(row):.3f} ({row['distribution']} scores, {row['n_sim']} simulated "
+                f"curves), {clause}")
+        if options.statistic_name == "iqm":  # the IQM's alone, as bootstrap()'s note
+            mean = [r for r in calibration.rows(CALIBRATION) if r["configuration"] == configuration
+                    and r["statistic"] == "mean" and r["band"] == band and r["runs"] == row["runs"]
+                    and r.get("interval", "") == row.get("interval", "")]
+            if mean:
+                part += (f"; the mean's (statistic=\"mean\") {min(calibration.worst_coverage(r) for r in mean):.3f}"
+                         " there")
+        parts.append(part)
+    if not missed:
+        return None
+    why = options.statistic_name == "iqm" and any(r["configuration"] == calibration.FAR_APART for r in rows)
+    return (f"{calibration.apart_words(label, 'task', whose, why=why)}: measured {what} of the {label} "
+            f"{'; and '.join(parts)}", min(lowest))
 
 
 def _draws(row):
