@@ -23,8 +23,8 @@ The data sets are power()'s own, from a pilot: ``PILOT_RUNS`` runs per agent and
 (``designs.py``, agents alike, the tasks' offsets and scales from a design draw) given as ``design=``, resampled
 with ``resample="pooled"`` (every agent's runs drawn from the task's pooled runs: exactly no difference, plus the
 shift), so that power() plans on the families of the table (simulate()'s own have no capped or saturated scores).
-bootstrap()'s data sets are rebuilt from power()'s streams (``rlstats.planning._api``: the source's draw of each
-simulation), bit for bit those power() decides on. Grid: 2 and 8 agents, 5 and 26 tasks (on one task bootstrap()
+bootstrap()'s data sets are rebuilt from power()'s streams (``rlstats.planning._api._drawn``, the source's draws of
+the block), bit for bit those power() decides on. Grid: 2 and 8 agents, 5 and 26 tasks (on one task bootstrap()
 withholds its studentised intervals and power() its rate, with a note), 3, 5 and 10 runs, and the four families of
 the grid with ``saturated``; ``DESIGN_DRAWS`` draws pooled per row.
 
@@ -116,8 +116,8 @@ def realised(study, runs, n_sim, draw):
     template = study.source.template(runs)
     agents, tasks = np.asarray(template.agents), np.asarray(template.tasks)
     apart = np.zeros(n_sim, dtype=bool)
-    for j in range(n_sim):
-        y = study.source.draw(planning._simulation_seed(study.root, runs, j), runs)
+    responses = planning._drawn(study, runs, 0, n_sim)  # the data sets power() counts (planned: its one block)
+    for j, y in enumerate(responses):
         frame = pd.DataFrame({"score": y, "agent": agents[template.agent], "task": tasks[template.task]})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
