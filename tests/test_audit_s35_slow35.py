@@ -8,6 +8,9 @@ tests/reference/pilot_spread.py) were measured on the former draws: one stream a
 names' sorted order. The slow tests that give them back from the script to 3 decimals failed on today's draws (they
 are not run by default); they run the script under ``former_pilot_draws``, as test_audit_s34_slow34.former_streams
 restores the bootstrap's former streams for the rows measured on them.
+
+And a strict-xfail reproducer of a print defect the slow metamorphic sweep of session 21 found (a task table's
+rounded spread written out as if exact).
 """
 
 from __future__ import annotations
