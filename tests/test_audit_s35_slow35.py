@@ -1,0 +1,92 @@
+"""Audit s35, slow35: the slow tests that reproduce figures measured on power()'s pilot draws before audit s34
+powerstream34.
+
+powerstream34 (94c33674) drew each pilot cell's runs from a stream of its own (keyed by its agent's and task's labels,
+a call a cell for a block of planning._sources.DRAW_BLOCK data sets). The figures the package quotes of small pilots
+(DECLARATIONS[...].power.pilot_spread: the 10th-50th-90th percentiles of a pilot's power over pilots, measured by
+tests/reference/pilot_spread.py) were measured on the former draws: one stream a data set, the cells drawn in their
+names' sorted order. The slow tests that give them back from the script to 3 decimals failed on today's draws (they
+are not run by default); they run the script under ``former_pilot_draws``, as test_audit_s34_slow34.former_streams
+restores the bootstrap's former streams for the rows measured on them.
+
+And a strict-xfail reproducer of a print defect the slow metamorphic sweep of session 21 found (a task table's
+rounded spread written out as if exact).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rlstats.planning import _api as planning
+from rlstats.planning._sources import _PilotSource
+from rlstats.resampling import child_stream
+
+
+def former_pilot_draws(patch):
+    """Patch power()'s pilot source back to its draws before audit s34 powerstream34: data set j from its own stream
+    (planning._simulation_seed(root, seeds, j)), one generator drawing each cell's runs' places in its pool in turn,
+    the cells in their names' sorted order."""
+
+    def draws(self, root, seeds, start, stop):
+        cells = list(zip(*np.nonzero(self.present)))
+        out = []
+        for j in range(start, stop):
+            gen = np.random.default_rng(child_stream(planning._simulation_seed(root, seeds, j), 0))
+            parts = [None] * len(cells)
+            for i in self.name_order:
+                t, a = cells[i]
+                pool = self.task_pools[t] if self.resample == "pooled" else self.pools[t][a]
+                parts[i] = pool[gen.integers(0, pool.size, seeds)] + self.shift[t, a]
+            out.append(np.concatenate(parts))
+        return np.stack(out)
+
+    patch.setattr(_PilotSource, "draws", draws)
+
+
+def _study():
+    rng = np.random.default_rng(3)
+    pilot = pd.DataFrame({"agent": np.repeat(["b", "a"], 9), "task": np.tile(np.repeat(["y", "x", "z"], 3), 2),
+                          "score": np.round(rng.normal(size=18), 2)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return planning._prepare("bootstrap", pilot, "score ~ agent | task", 0.5, None, None, "mixed", 1.0, "agents",
+                                 None, 0.05, 4, 11, 1, None, None, False, None, {})[0]
+
+
+def test_the_former_pilot_draws_are_the_former_draws():
+    """The patch draws what power() drew before powerstream34: two data sets of 2 seeds of a 2 x 3 pilot, drawn by
+    the package at 22c54a75 (main before powerstream34) with the source's draw(_simulation_seed(root, 2, j), 2);
+    today's draws differ."""
+    study = _study()
+    former = [[-0.67, -0.67, -0.42, -0.3, 0.23, 0.23, -1.48, 3.12, -0.39, 0.48, -0.51, -1.66],
+              [-0.67, -0.28, -0.42, -0.42, 0.23, -0.35, -1.48, -1.48, -0.39, -0.24, 0.13, -0.51]]
+    today = study.source.draws(study.root, 2, 0, 2)
+    assert today.round(2).tolist() == [[-1.06, -1.06, -0.42, -0.07, -0.35, 0.23, -1.48, 1.5, 0.48, 0.48, -1.66, -1.66],
+                                       [-0.67, -0.28, -0.3, -0.3, 3.32, 3.32, 1.5, 1.5, 0.48, -0.24, -1.66, -0.51]]
+    with pytest.MonkeyPatch.context() as patch:
+        former_pilot_draws(patch)
+        assert study.source.draws(study.root, 2, 0, 2).round(2).tolist() == former
+        assert study.source.draws(study.root, 2, 1, 2).round(2).tolist() == former[1:]  # a range's own streams
+
+
+@pytest.mark.xfail(strict=True, reason="msg32 (2a1cc6d9): fmt.as_fixed writes the 2-significant '3.6e+07' out as "
+                   "'36000000', which reads as exact beside '125831'; found by test_audit_s21_meta21's slow "
+                   "task_table-scale_10000 (Kangaroo's SD 3467 printed '35000000' at x 10^4)")
+def test_task_table_prints_no_rounded_spread_as_exact():
+    """A task table's ± spread of 36,055,513 (2 significant digits, scientific notation by fmt.signif) written out
+    in fixed notation beside spreads printed to every integer digit reads '36000000': as exact as '125831' beside
+    it. Before msg32 it read '3.6e+07'; the unscaled sweep prints every integer digit (3467)."""
+    import rlstats
+
+    df = pd.DataFrame({"agent": ["A"] * 6 + ["B"] * 6, "task": (["x"] * 3 + ["y"] * 3) * 2,
+                       "score": [1e5, 2e5, 3.5e5, 0, 2e7, 7e7, 1.1e5, 2.1e5, 3.2e5, 1e6, 2e6, 3e6]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlstats.task_table(df, "score ~ agent | task", normalize=False, rng=1)
+    sd = res.tidy().set_index(["agent", "task"]).loc[("A", "y"), "std_dev"]
+    assert round(sd) == 36055513 and "125831" in str(res)
+    assert "36000000" not in str(res) and ("36055513" in str(res) or "3.6e+07" in str(res))
