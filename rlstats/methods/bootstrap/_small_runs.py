@@ -8,7 +8,7 @@ from c runs per task, which the percentile interval misses; its half-widths are 
 (:func:`run_expansion`); the mean's is widened on the side of the runs' skew (:func:`skew_widened`). The median of
 task means takes a t interval instead, widened alike; ``interval="studentized_unwidened"`` is the default before
 those widenings, bit for bit. The mean's and the optimality gap's bounds are then moved out to the Welch t bound
-where that is wider (:func:`welch_floor`, audit s20: the bootstrap-t alone covered 0.930 and 0.928 of 1,920 nominal
+where that is wider (:func:`welch_floor`, audit s20: the bootstrap-t alone covered 0.928 and 0.930 of 1,920 nominal
 95% intervals at 5 tasks x 20 heavy-tailed runs); ``interval="studentized_no_welch"`` is the default before that.
 
 With c runs in a task, the bootstrap sees each task mean's variance shrunk by
