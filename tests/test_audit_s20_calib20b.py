@@ -178,8 +178,8 @@ def test_one_task_mean_from_20_runs_and_gap_from_50_the_former_default_never():
     for former in ("studentized_no_welch", "studentized_unwidened"):
         assert small_runs.studentized_withheld([500], 1, metrics, former).all()
     # the rows behind the counts (1,920 intervals a row): every default row from the count on holds, the count below
-    # has a row that misses (the mean's 0.934 at 10 skewed runs; the optimality gap's worst draw 0.904 at 30
-    # heavy-tailed runs), and every former-default row is "withheld"
+    # has a row that misses (the mean's 0.934 at 10 skewed runs; the optimality gap's worst draw 0.906 at 30
+    # heavy-tailed runs; audit s35 former35b re-measured them on today's streams), and every former-default row is "withheld"
     for metric, need, below in (("mean", 20, 10), ("optimality_gap", 50, 30)):
         rows = [r for r in calibration.rows(small_runs.PROCEDURE)
                 if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")
@@ -189,7 +189,7 @@ def test_one_task_mean_from_20_runs_and_gap_from_50_the_former_default_never():
         assert any(calibration.misses(r, 0.95) for r in rows if int(r["runs"]) == below)
     skewed = {r["runs"]: r for r in calibration.rows(small_runs.PROCEDURE) if (r["interval"], r["metric"], r["tasks"],
               r["distribution"]) == ("studentized", "mean", "1", "skewed")}
-    assert skewed["10"]["coverage"] == "0.933854" and skewed["10"]["configuration"] == "withheld"
+    assert skewed["10"]["coverage"] == "0.934375" and skewed["10"]["configuration"] == "withheld"
     former = [r for r in calibration.rows(small_runs.PROCEDURE)
               if r["interval"] == "studentized_no_welch" and r["tasks"] == "1"]
     assert len(former) == 2 * 4 * 8 and all(r["configuration"] == "withheld" for r in former)

@@ -511,8 +511,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         estimate (c the agent's fewest runs in a task); on 1 or 2 tasks,
         where the median of task means is their mean, it takes the mean's
         interval and the mean's rules for withholding it, with a note (audit
-        s26: its t interval covered 0.889-0.935 on 1 and 0.908-0.935 on 2
-        tasks of 3-20 skewed runs, the mean's 0.934-0.965 and 0.949-0.962;
+        s26: its t interval covered 0.885-0.937 on 1 and 0.908-0.935 on 2
+        tasks of 3-20 skewed runs, the mean's 0.934-0.964 and 0.949-0.962;
         the former defaults below keep the t interval).  The mean's and
         the median's intervals are widened on the side of their skew by
         skewness / 6 (2 z^2 + 1) of their standard errors (the
