@@ -1600,12 +1600,12 @@ def welch_floor(bounds: NDArray[np.float64], se: NDArray[np.float64], estimates:
     optimality gap reads the same). The one home of the floor: the bootstrap's default interval, and the equivalence
     test's aggregate of the mean on its difference (one row, the difference's Welch-Satterthwaite df; audit s20).
 
-    Why (audit s20): the bootstrap-t alone covered 0.930 (mean) and 0.928 (optimality gap) of 1,920 nominal 95%
+    Why (audit s20): the bootstrap-t alone covered 0.928 (mean) and 0.930 (optimality gap) of 1,920 nominal 95%
     intervals at 5 tasks x 20 heavy-tailed runs (t with 3 df), below its level by more than 3 Monte Carlo SE, and less
     as the runs grew (0.948 at 10), so no count of runs to withhold below was measured. The Welch t interval alone held
     there (the mean's 0.956) but
     not on skewed runs (0.912 at 5 tasks x 5 runs), where the bootstrap-t's skewed quantiles do. Their wider bound on
-    each side covered 0.956 and 0.945 there, and 0.948 and 0.976 at 5 skewed runs (1,920 intervals each); none of the
+    each side covered 0.958 and 0.946 there, and 0.948 and 0.976 at 5 skewed runs (1,920 intervals each); none of the
     64 grid rows of the mean and the optimality gap (5 and 26 tasks x 3-20 runs) misses, at 1.00-1.08 times the
     bootstrap-t's median width. The Welch bound is a closed form of the data, so a bound's Monte Carlo error is taken
     as the bootstrap-t bound's times Phi(d / se), about the chance that other resamples put the bootstrap-t bound

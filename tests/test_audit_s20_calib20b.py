@@ -1,7 +1,7 @@
 """Audit s20 (calib20b): the bootstrap's default interval of the mean and the optimality gap replaced.
 
 The default (studentised, bootstrap-t) interval of the mean and the optimality gap covered 0.930 and 0.928 of 1,920
-nominal 95% intervals at 5 tasks x 20 heavy-tailed runs (``tests/reference/coverage_small_runs.py``, continued rows),
+(0.928 and 0.930 re-measured on the bootstrap's cell streams of audit s33, audit s35 former35b) nominal 95% intervals at 5 tasks x 20 heavy-tailed runs (``tests/reference/coverage_small_runs.py``, continued rows),
 below its level by more than 3 Monte Carlo SE, and less as the runs grew. The default now takes on each side the wider
 of the bootstrap-t bound and the Welch t bound, estimate -+ t_df sqrt(c / (c - 1)) SE (``_small_runs.welch_floor``);
 ``interval="studentized_no_welch"`` keeps the former default bit for bit, and its table rows are the former rows.
@@ -111,12 +111,14 @@ def test_the_former_default_keeps_its_rows_and_the_default_holds_at_five_tasks_t
     point = {"tasks": 5, "runs": 20, "distribution": "heavy_tailed"}
     former = {r["metric"]: r for r in _default_rows(interval="studentized_no_welch", **point)}
     new = {r["metric"]: r for r in _default_rows(interval="studentized", **point)}
-    # the former default's rows as audit s20 (calib20) measured them, 1,920 intervals: they miss
-    assert (former["mean"]["coverage"], former["optimality_gap"]["coverage"]) == ("0.929688", "0.928125")
+    # the former default's rows as audit s20 (calib20) measured them, 1,920 intervals (0.929688 and 0.928125 then;
+    # re-measured by audit s35 former35b on the bootstrap's cell streams of audit s33, continued by name): they miss
+    assert (former["mean"]["coverage"], former["optimality_gap"]["coverage"]) == ("0.927604", "0.929688")
     assert calibration.misses(former["mean"], 0.95) and calibration.misses(former["optimality_gap"], 0.95)
-    # the same data sets, the Welch floor: 0.956 and 0.945 (calib20 measured these before it was put in)
+    # the same data sets, the Welch floor: 0.958 and 0.946 (0.956 and 0.945 on the streams before audit s33; calib20
+    # measured these before it was put in)
     assert (new["mean"]["n_sim"], new["mean"]["coverage"], new["optimality_gap"]["coverage"]) == (
-        "1920", "0.955729", "0.944792")
+        "1920", "0.958333", "0.946354")
     assert not calibration.misses(new["mean"], 0.95) and not calibration.misses(new["optimality_gap"], 0.95)
 
 
@@ -143,7 +145,7 @@ def test_a_result_at_twenty_runs_no_longer_says_the_default_fell_short():
               if r["tasks"] in ("5", "26"))
     new = [float(r["coverage"]) for r in _default_rows(interval="studentized", metric="mean", runs=20)
            if r["tasks"] in ("5", "26")]
-    assert f"{low:.2f}" == "0.93" and f"{min(new):.2f}" == "0.96", (low, new)  # 0.930 and 0.956 (5 x 20 heavy)
+    assert f"{low:.2f}" == "0.93" and f"{min(new):.2f}" == "0.96", (low, new)  # 0.928 and 0.958 (5 x 20 heavy)
     # the 5-task rows, the design's (audit s23: every grid row before, 0.93 to 0.97)
     five = [float(r["coverage"]) for r in _default_rows(interval="studentized", metric="mean", runs=20)
             if r["tasks"] == "5"]
@@ -176,8 +178,8 @@ def test_one_task_mean_from_20_runs_and_gap_from_50_the_former_default_never():
     for former in ("studentized_no_welch", "studentized_unwidened"):
         assert small_runs.studentized_withheld([500], 1, metrics, former).all()
     # the rows behind the counts (1,920 intervals a row): every default row from the count on holds, the count below
-    # has a row that misses (the mean's 0.934 at 10 skewed runs; the optimality gap's worst draw 0.904 at 30
-    # heavy-tailed runs), and every former-default row is "withheld"
+    # has a row that misses (the mean's 0.934 at 10 skewed runs; the optimality gap's worst draw 0.906 at 30
+    # heavy-tailed runs; audit s35 former35b re-measured them on today's streams), and every former-default row is "withheld"
     for metric, need, below in (("mean", 20, 10), ("optimality_gap", 50, 30)):
         rows = [r for r in calibration.rows(small_runs.PROCEDURE)
                 if (r["interval"], r["metric"], r["tasks"]) == ("studentized", metric, "1")
@@ -187,7 +189,7 @@ def test_one_task_mean_from_20_runs_and_gap_from_50_the_former_default_never():
         assert any(calibration.misses(r, 0.95) for r in rows if int(r["runs"]) == below)
     skewed = {r["runs"]: r for r in calibration.rows(small_runs.PROCEDURE) if (r["interval"], r["metric"], r["tasks"],
               r["distribution"]) == ("studentized", "mean", "1", "skewed")}
-    assert skewed["10"]["coverage"] == "0.933854" and skewed["10"]["configuration"] == "withheld"
+    assert skewed["10"]["coverage"] == "0.934375" and skewed["10"]["configuration"] == "withheld"
     former = [r for r in calibration.rows(small_runs.PROCEDURE)
               if r["interval"] == "studentized_no_welch" and r["tasks"] == "1"]
     assert len(former) == 2 * 4 * 8 and all(r["configuration"] == "withheld" for r in former)

@@ -3,6 +3,9 @@
     PYTHONPATH=. python tests/reference/coverage_one_task.py OUT.jsonl [--datasets N] [--runs 20,30,...]
     PYTHONPATH=. python tests/reference/coverage_one_task.py --append-table rlstats/calibration.csv OUT.jsonl
 
+(``--append-table`` replaces the rows of the points OUT.jsonl holds by design key, in place, and keeps the others:
+:func:`append_table`.)
+
 ``rlstats.bootstrap`` withheld its default interval on one task whatever the runs, from issue 40's measurement at
 3-20 runs, which the table did not hold (``coverage_small_runs.py`` skips the default at one task: withheld by
 design). Here that interval is formed with the one-task rule lifted (:func:`lifted`: the package's own function,
@@ -122,18 +125,36 @@ def _text(value):
 
 
 def append_table(records, table):
-    """Write the rows of ``records`` (JSON lines of :func:`main`) into ``table``, replacing rows this script wrote
-    before (:func:`appended`), after the procedure's other rows."""
+    """Write the rows of ``records`` (JSON lines of :func:`main`) into ``table`` by design key (interval, metric,
+    tasks, runs, distribution): a row this script wrote before (:func:`appended`) with a fresh row's key is replaced
+    in place, one of a point measured (distribution, runs) that the fresh rows lack is dropped, rows of points not
+    measured are kept as they are (so ``--runs`` and one distribution's records re-measure those points alone; audit
+    s35 former35b), and a fresh row with no row of its key goes after the procedure's other rows."""
     import pandas as pd
 
     calibrate = runpy.run_path(str(HERE / "calibrate.py"))
     old = pd.read_csv(table, dtype=str, keep_default_na=False)
     new = [{k: _text(v) for k, v in {**row, "configuration": configuration(row)}.items()} for path in records
            for line in pathlib.Path(path).read_text().splitlines() for row in json.loads(line)["rows"]]
-    mine = np.array([r["procedure"] == SMALL["PROCEDURE"] and appended(r) for r in old.to_dict("records")], dtype=bool)
+    keys = ("interval", "metric", "tasks", "runs", "distribution")
     fresh = pd.DataFrame(new).reindex(columns=calibrate["COLUMNS"]).astype(object).fillna("")
-    out = pd.concat([old[~mine], fresh], ignore_index=True).sort_values("procedure", kind="stable")
+    by_key = {tuple(row[k] for k in keys): i for i, row in fresh.iterrows()}
+    measured = {(row["distribution"], row["runs"]) for row in new}
+    mine = [i for i, r in old.iterrows() if r["procedure"] == SMALL["PROCEDURE"] and appended(r.to_dict())]
+    replaced, dropped = set(), []
+    for i in mine:
+        key = tuple(old.loc[i, k] for k in keys)
+        if key in by_key:
+            old.loc[i] = fresh.loc[by_key[key], old.columns]
+            replaced.add(key)
+        elif (old.loc[i, "distribution"], old.loc[i, "runs"]) in measured:
+            dropped.append(i)
+    added = fresh[[tuple(row[k] for k in keys) not in replaced for _, row in fresh.iterrows()]]
+    out = old.drop(index=dropped)
+    if len(added):
+        out = pd.concat([out, added], ignore_index=True).sort_values("procedure", kind="stable")
     out.to_csv(table, index=False)
+    print(f"{len(replaced)} rows replaced, {len(dropped)} dropped, {len(added)} added", flush=True)
 
 
 def main(argv):

@@ -6,7 +6,9 @@
 (or this script with the same options; ``--default-only`` re-measures the default (studentized) rows and the
 former defaults' (``studentized_no_welch``, the default before audit s20's Welch floor, the mean's and optimality
 gap's rows alone, and ``studentized_unwidened``, the mean's and median's alone: the others are the default's), in
-place; ``--widths`` prints the median width table of issue 40 item 3 instead, and
+place (``--continue heavy_tailed,5,20``: that grid point's alone, continued to ``CONTINUED_SIMULATIONS`` data sets
+a draw (1,920 intervals a row) whatever its rows read; the points the table holds so are ``CONTINUED_POINTS``, which
+every run continues); ``--widths`` prints the median width table of issue 40 item 3 instead, and
 ``--widths --improvement`` that of the probability of improvement at 10 runs; ``--runs 5,10`` and ``--datasets N``
 narrow the width table). The
 grid is issue 40's (``tests/reference/designs.py``): the four score distributions, 1, 2 (audit s24), 5 or 26 tasks,
@@ -57,8 +59,15 @@ DEFAULT_SIMULATIONS = (30, 4)
 CONTINUED_SIMULATIONS = 120
 #: a default row this many SE below its level (pooled or in a draw) is continued: it misses (3 SE), or holds only by
 #: its Monte Carlo error (audit s20: the mean's 0.925 and the optimality gap's 0.929 of 480 at 5 tasks x 20
-#: heavy-tailed runs held by 0.005 and read 0.930 and 0.928 of 1,920, below 0.935)
+#: heavy-tailed runs held by 0.005 and read 0.930 and 0.928 of 1,920, below 0.935; on the cell streams of audit s33
+#: 0.931 and 0.933 of 480 and 0.928 and 0.930 of 1,920: ``CONTINUED_POINTS``)
 CONTINUE_SE = 2
+#: grid points continued to ``CONTINUED_SIMULATIONS`` by name, whatever their rows read (``--continue`` names more for
+#: one run): 5 tasks x 20 heavy-tailed runs, whose former default's (``studentized_no_welch``) misses on 1,920
+#: intervals are the Welch floor's evidence (audit s20). On the bootstrap's cell streams of audit s33 its rows of 480
+#: read 0.93125 and 0.933333, above the 2-SE line (0.930), so the rule alone would keep them at 480 and they would read
+#: as holding; continued (audit s35 former35b) they miss as before
+CONTINUED_POINTS = (("heavy_tailed", 5, 20),)
 N_RESAMPLES = 500
 AGENTS = "ABCD"
 METRICS = ("iqm", "mean", "median", "optimality_gap")
@@ -237,14 +246,16 @@ def near_miss(row, level=LEVEL, se=CONTINUE_SE):
             or float(row["coverage_min"]) < level - se * math.sqrt(level * (1 - level) * draws / n_sim))
 
 
-def continued(rows, point, quick=False):
+def continued(rows, point, quick=False, named=CONTINUED_POINTS):
     """``rows`` of one grid point with its default (studentized) rows measured again on ``CONTINUED_SIMULATIONS``
     data sets per draw where one of them is below its level by more than ``CONTINUE_SE`` SE (:func:`near_miss`:
-    it misses, or holds by its Monte Carlo error alone); unchanged otherwise."""
+    it misses, or holds by its Monte Carlo error alone), or where the point is one of ``named`` (``CONTINUED_POINTS``
+    and ``--continue``'s); unchanged otherwise."""
     dist, tasks, runs = point
     # the former default's (studentized_no_welch) rows too: the default's contain its intervals (audit s20), so a point
     # is continued where either is below by 2 SE, as it was before the Welch floor
-    if quick or not any(row["interval"] in small_runs.WIDENED_INTERVALS and near_miss(row) for row in rows):
+    if quick or (tuple(point) not in {tuple(p) for p in named}
+                 and not any(row["interval"] in small_runs.WIDENED_INTERVALS and near_miss(row) for row in rows)):
         return rows
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -391,9 +402,10 @@ def improvement_widths(points, n_datasets=25, seed=5, n_resamples=N_RESAMPLES):
     return pd.DataFrame(rows)
 
 
-def replace_default_rows(path=None, quick=False, points=None):
+def replace_default_rows(path=None, quick=False, points=None, named=CONTINUED_POINTS):
     """Re-measure only the default (studentized) rows, in place in the package table (``--default-only``; with
-    ``--points dist:tasks:runs,...`` those grid points alone).
+    ``--points dist:tasks:runs,...`` those grid points alone; ``--continue dist,tasks,runs`` that point alone,
+    continued whatever its rows read: ``named``, :func:`continued`).
 
     The same data sets and seeds as the full run (:func:`measure` with the default interval alone, continued where a
     row misses, :func:`continued`), so the rows are those ``calibrate.py --only bootstrap.interval`` writes, at a
@@ -408,25 +420,27 @@ def replace_default_rows(path=None, quick=False, points=None):
     studentized = table["interval"].isin(small_runs.STUDENTIZED_INTERVALS)
     where = {tuple(table.loc[i, list(keys)]): i for i in table.index[mine & studentized]}
     points = [p for p in grid(quick) if p[2] >= DEFAULT_MIN_RUNS and p[1] > 1 and (points is None or p in points)]
+    added = False
     for dist, tasks, runs in points:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rows = measure(dist, tasks, runs, DEFAULT_SIMULATIONS[quick], seed=runs * 100 + tasks,
                            intervals=small_runs.STUDENTIZED_INTERVALS, improvement_intervals=(),
                            default_datasets=DEFAULT_SIMULATIONS[quick])
-        rows = continued(rows, (dist, tasks, runs), quick)
+        rows = continued(rows, (dist, tasks, runs), quick, named)
         withheld = {}
         for row in rows:
             withheld[row["interval"], row["metric"]] = row.pop("withheld")
             index = where.get(tuple(str(row[k]) for k in keys))
             if index is None:  # a row the table lacks (the former default's, once): added
-                index = len(table)
+                index, added = len(table), True
                 table.loc[index] = ""
                 table.loc[index, "procedure"], table.loc[index, "level"] = PROCEDURE, str(LEVEL)
             for key, value in row.items():
                 table.loc[index, key] = f"{value:.6g}" if isinstance(value, float) else str(value)
         print(dist, tasks, runs, {f"{k[0]}/{k[1]}": v for k, v in withheld.items() if v} or "", flush=True)
-    table.sort_values("procedure", kind="stable").to_csv(path, index=False)
+    # rows replaced in place, every other row where it was; added rows go to their procedure's
+    (table.sort_values("procedure", kind="stable") if added else table).to_csv(path, index=False)
 
 
 def point_of(row):
@@ -434,8 +448,27 @@ def point_of(row):
     return row["distribution"], int(row["tasks"]), int(row["runs"])
 
 
+def named_point(text):
+    """The grid point ``(distribution, tasks, runs)`` that ``--continue`` names (``"heavy_tailed,5,20"``), or an
+    error naming the option, the value and the grid's values."""
+    fields = [f.strip() for f in text.split(",")]
+    points = grid()
+    point = (fields[0], int(fields[1]), int(fields[2])) if (
+        len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit()) else None
+    if point not in points or point[2] < DEFAULT_MIN_RUNS or point[1] < 2:
+        raise SystemExit(f"--continue {text!r}: not a grid point with default rows; name one as distribution,tasks,runs "
+                         f"of distributions {', '.join(designs['DISTRIBUTIONS'])}, tasks "
+                         f"{', '.join(str(t) for t in TASKS if t > 1)}, runs "
+                         f"{', '.join(str(r) for r in RUNS if r >= DEFAULT_MIN_RUNS)}")
+    return point
+
+
 if __name__ == "__main__":
-    if "--default-only" in sys.argv:
+    if "--continue" in sys.argv:  # re-measure the default rows of the named point, continued whatever they read
+        point = named_point(sys.argv[sys.argv.index("--continue") + 1] if sys.argv.index("--continue") + 1 < len(
+            sys.argv) else "")
+        replace_default_rows(points=[point], named=CONTINUED_POINTS + (point,))
+    elif "--default-only" in sys.argv:
         asked = sys.argv[sys.argv.index("--points") + 1].split(",") if "--points" in sys.argv else None
         replace_default_rows(points=None if asked is None else [
             (d, int(t), int(r)) for d, t, r in (point.split(":") for point in asked)])

@@ -511,8 +511,8 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         estimate (c the agent's fewest runs in a task); on 1 or 2 tasks,
         where the median of task means is their mean, it takes the mean's
         interval and the mean's rules for withholding it, with a note (audit
-        s26: its t interval covered 0.889-0.935 on 1 and 0.908-0.935 on 2
-        tasks of 3-20 skewed runs, the mean's 0.934-0.965 and 0.949-0.962;
+        s26: its t interval covered 0.885-0.937 on 1 and 0.908-0.935 on 2
+        tasks of 3-20 skewed runs, the mean's 0.934-0.964 and 0.949-0.962;
         the former defaults below keep the t interval).  The mean's and
         the median's intervals are widened on the side of their skew by
         skewness / 6 (2 z^2 + 1) of their standard errors (the
@@ -526,10 +526,10 @@ def bootstrap(data: Data, formula: FormulaLike | None = None, *,
         the wider of that bootstrap-t bound and the Welch t bound, the
         estimate -+ t_df sqrt(c / (c - 1)) times their standard error, df
         the Welch-Satterthwaite degrees of freedom of the agent's mean over
-        tasks (audit s20): the bootstrap-t alone covered 0.930 (mean) and
-        0.928 (optimality gap) of 1,920 intervals at 5 tasks x 20
+        tasks (audit s20): the bootstrap-t alone covered 0.928 (mean) and
+        0.930 (optimality gap) of 1,920 intervals at 5 tasks x 20
         heavy-tailed runs, and the Welch t alone 0.912 (mean) at 5 tasks x
-        5 skewed runs; the wider of the two covered 0.956 and 0.945 there,
+        5 skewed runs; the wider of the two covered 0.958 and 0.946 there,
         and none of its 64 grid rows misses, at 1.00-1.08 times the
         bootstrap-t's median width (3-20 runs).
         An agent's optimality gap where its every score is at or below
