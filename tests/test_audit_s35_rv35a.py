@@ -15,7 +15,6 @@ def _pilot():
                          for a, m in zip("ABC", [0, 1, -1]) for t in ("t1", "t2") for s in range(4)])
 
 
-@pytest.mark.xfail(strict=True, reason="rv35a 1: the pilot's leader said as if higher scores were better")
 @pytest.mark.filterwarnings("ignore::rlstats.RlstatsWarning")
 def test_power_pilot_gaps_follow_higher_is_better():
     kwargs = dict(design=_pilot(), formula="score ~ agent | task/seed", effect=0.5, seeds=[4], n_sim=20, rng=0,
@@ -35,7 +34,6 @@ def _three_by_three():
                          for a, m in zip("ABC", [0, 1, 2]) for t in ("t1", "t2", "t3") for s in range(5)])
 
 
-@pytest.mark.xfail(strict=True, reason="rv35a 2: pair x task tests counted as 'per task'")
 def test_equivalence_caption_counts_pair_task_tests():
     import matplotlib.pyplot as plt
 
@@ -80,7 +78,6 @@ def test_cli_missing_positional_uses_the_words_typed(d3, capsys):
     assert f"rlstats compare {shlex.quote(d3)} 'score ~ agent'" in said
 
 
-@pytest.mark.xfail(strict=True, reason="rv35a 4: the permutation floor said twice in two wordings")
 def test_permutation_floor_said_once():
     df = pd.DataFrame([dict(agent=a, task=t, seed=s, score=m + 0.1 * s + 0.01 * k)
                        for a, m in zip("ABC", [0, 5, 10]) for k, t in enumerate(("t1", "t2", "t3", "t4"))
@@ -93,7 +90,6 @@ def test_permutation_floor_said_once():
     assert "the smallest 999 permutations can give" in result.report()
 
 
-@pytest.mark.xfail(strict=True, reason="rv35a 5: ordinal words had two private homes")
 def test_ordinal_has_one_home():
     from rlstats import format as fmt, grammar
     from rlstats.cli import _shared

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
 from ..errors import INDEX_LABELS, close_names, install_hint, shell_word, shown
+from ..grammar import ordinal
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -793,12 +794,9 @@ _CONSTANT = object()
 _BARE_FLAGS: dict[str, object] = {}
 
 
-_PLACES = ("first", "second", "third", "fourth")
-
-
 def positional_place(positional: Sequence[str], name: str) -> str:
     """"FORMULA is the second positional argument": where ``name`` goes among ``positional``."""
-    return f"{name.upper()} is the {_PLACES[positional.index(name)]} positional argument"
+    return f"{name.upper()} is the {ordinal(positional.index(name) + 1)} positional argument"
 
 
 def positional_call(parser: argparse.ArgumentParser, positional: Sequence[str], typed: Mapping[str, str | None]) -> str:
