@@ -773,9 +773,11 @@ def _notes(study, effect):
 
 
 def _higher_is_better(study):
-    """The methods' higher_is_better= (True unless given; None where the methods simulated are given both)."""
-    ways = {bool(options.get("higher_is_better", True)) for _, options in study.methods}
-    return ways.pop() if len(ways) == 1 else None
+    """The higher_is_better= of the methods simulated that take it (True unless given, or where none takes it; None
+    where they are given both)."""
+    ways = {bool(options.get("higher_is_better", True)) for method, options in study.methods
+            if "higher_is_better" in options_taken(method)}
+    return True if not ways else ways.pop() if len(ways) == 1 else None
 
 
 def _gaps_text(source, higher_is_better=True, limit=3):
