@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import vocabulary
-from .grammar import a_or_an, count, integer, plural, singular, verb  # noqa: F401  (their home; said here too)
+from .grammar import a_or_an, count, integer, ordinal, plural, singular, verb  # noqa: F401  (their home; said here too)
 from .vocabulary import label
 
 #: Significant digits of every printed number of a result, in its print, summary(), to_latex(), Markdown and HTML

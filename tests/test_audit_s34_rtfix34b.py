@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pathlib
 import runpy
+import shlex
 
 import numpy as np
 import pytest
@@ -65,11 +66,14 @@ def test_compare_formula_flag_named_positional(tmp_path, capsys):
         main(["compare", str(path), "--formula", "score ~ agent | task"])
     err = capsys.readouterr().err
     assert "-o formula=" not in err
-    assert ("FORMULA is the second positional argument: rlstats compare FILE 'score ~ agent | task'" in err), err
+    # the file typed kept in the way on (review s35 rv35a)
+    assert (f"FORMULA is the second positional argument: rlstats compare {shlex.quote(str(path))} "
+            "'score ~ agent | task'" in err), err
     with pytest.raises(SystemExit):
         main(["compare", str(path), "score ~ agent | task", "--file", "runs.csv"])
     err = capsys.readouterr().err
-    assert "FILE is the first positional argument: rlstats compare runs.csv FORMULA; see rlstats compare --help" in err
+    assert ("FILE is the first positional argument: rlstats compare runs.csv 'score ~ agent | task'; see rlstats "
+            "compare --help" in err), err
 
 
 def test_power_normalize_wrong_columns_said_of_the_flag(tmp_path, capsys):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import math
 import os
 import re
 import shlex
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
 from ..errors import INDEX_LABELS, close_names, install_hint, shell_word, shown
-from ..grammar import verb
+from ..grammar import ordinal, verb
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -639,8 +640,15 @@ def refuse_unrecognized(parser: argparse.ArgumentParser, extra: Sequence[str], o
     settable = set(options) - set(flags) - set(others) - set(positional)
     near, said = [], []
 
+    # the positional arguments as typed, flags and bare words (a CommandParser keeps them): argparse took
+    # --formula's value for FILE (review s35 rv35a)
+    words_typed = getattr(parser, "_typed", ())
+    as_typed = {name: value for name, (value, _) in typed_positionals(parser, words_typed).items()
+                if value is not None}
+
     def positional_said(name, value):  # FORMULA is the second positional argument: rlstats compare FILE '...'
-        return f"; {positional_place(positional, name)}: {positional_call(parser, positional, {name: value})}"
+        values = {**as_typed, name: value if value is not None else as_typed.get(name)}
+        return f"; {positional_place(positional, name)}: {positional_call(parser, positional, values)}"
 
     def hint_of(name, value):  # name=value as Python's call takes it (name= without a value)
         typed = None if value is None else value if re.fullmatch(r"[\w+-]+(?:\.[\w+-]+)*", value) else repr(value)
@@ -794,12 +802,9 @@ _CONSTANT = object()
 _BARE_FLAGS: dict[str, object] = {}
 
 
-_PLACES = ("first", "second", "third", "fourth")
-
-
 def positional_place(positional: Sequence[str], name: str) -> str:
     """"FORMULA is the second positional argument": where ``name`` goes among ``positional``."""
-    return f"{name.upper()} is the {_PLACES[positional.index(name)]} positional argument"
+    return f"{name.upper()} is the {ordinal(positional.index(name) + 1)} positional argument"
 
 
 def positional_call(parser: argparse.ArgumentParser, positional: Sequence[str], typed: Mapping[str, str | None]) -> str:
@@ -814,42 +819,83 @@ def positional_call(parser: argparse.ArgumentParser, positional: Sequence[str], 
     return f"{parser.prog} {' '.join(words)}"
 
 
+def _values_taken(parser: argparse.ArgumentParser) -> dict[str, float]:
+    """Each option of ``parser`` -> how many words it takes (inf: as many as follow up to the next flag), read off its
+    usage line as :func:`positional_names` reads the positional arguments (``--seed SEED`` 1, ``--no-progress`` 0,
+    ``-o NAME=VALUE [NAME=VALUE ...]`` inf)."""
+    usage = " ".join(parser.format_usage().partition(":")[2].split())
+    taken: dict[str, float] = {}
+    for flag, words in re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)((?:\s+(?:\[?[A-Z{][^\s\]]*\]?|\.\.\.\]*))*)", usage):
+        metavars = [w for w in words.split() if not w.startswith("[") and "..." not in w]
+        taken[flag] = math.inf if "..." in words else len(metavars)
+    return taken
+
+
+def typed_positionals(parser: argparse.ArgumentParser, typed: Sequence[str]) -> dict[str, tuple[str | None, bool]]:
+    """``parser``'s positional arguments as the words ``typed`` give them: name -> (its value or None, typed as a flag).
+    A positional argument typed as a flag (``--formula 'score ~ agent'``, ``--file=d3.csv``) takes its value from
+    there; the bare words, those no option takes, fill the others in their order (review s35 rv35a: argparse reads
+    ``--formula 'score ~ agent' d3.csv`` as the formula d3.csv, and the way on dropped both words typed)."""
+    positional = positional_names(parser)
+    taken = _values_taken(parser)
+    flagged: dict[str, str | None] = {}
+    bare: list[str] = []
+    i = 0
+    while i < len(typed):
+        word = typed[i]
+        i += 1
+        if word == "--":
+            bare += typed[i:]
+            break
+        if not word.startswith("-") or word == "-" or re.fullmatch(r"-\d[\d.e+-]*", word):
+            bare.append(word)
+            continue
+        given, equals, value = word.lstrip("-").partition("=")
+        name = given.replace("-", "_")
+        if word.startswith("--") and name in positional:
+            following = typed[i] if i < len(typed) else None
+            if equals:
+                flagged[name] = value
+            elif following is not None and not following.startswith("-"):
+                flagged[name], i = following, i + 1
+            else:
+                flagged[name] = None
+            continue
+        if equals:
+            continue
+        many = taken.get(word, 0)
+        while many > 0 and i < len(typed) and not (typed[i].startswith("-") and typed[i] != "-"):
+            i, many = i + 1, many - 1
+    out: dict[str, tuple[str | None, bool]] = {name: (value, True) for name, value in flagged.items()}
+    rest = iter(bare)
+    for k, name in enumerate(positional):
+        if name not in out:  # as many bare words as places: each in its own place (d3.csv 'score ~ agent' --file x)
+            out[name] = (bare[k] if len(bare) >= len(positional) else next(rest, None), False)
+    return {name: out[name] for name in positional}
+
+
 def missing_positional_said(parser: argparse.ArgumentParser, typed: Sequence[str], message: str) -> str | None:
     """argparse's "the following arguments are required: formula" in the words typed (audit s35 small35): where a
     positional argument was typed as a flag (``rlstats compare --formula '...'``), argparse took its value for the
-    positional argument before it (FILE) and named the wrong one missing. Those named by flags are read as given,
-    the bare words fill the others in their order, and the rest are said missing, with the command they complete;
-    None where no positional argument was typed as a flag (argparse's message is then right)."""
+    positional argument before it (FILE) and named the wrong one missing. The words typed are read by
+    :func:`typed_positionals`, and those still missing are said, with the command they complete (review s35 rv35a:
+    ``--file=d3.csv --formula='score ~ agent'`` was told the formula was missing); None where no positional argument
+    was typed as a flag (argparse's message is then right)."""
     positional = positional_names(parser)
-    flagged: dict[str, tuple[str | None, bool]] = {}  # name -> (its value, typed as a word of its own)
-    for i, word in enumerate(typed):
-        if not word.startswith("--") or word == "--":
-            continue
-        given, equals, value = word[2:].partition("=")
-        name = given.replace("-", "_")
-        if name not in positional:
-            continue
-        following = typed[i + 1] if i + 1 < len(typed) else None
-        if equals:  # a word with a space argparse reads as a positional value (its rule for option-like words)
-            flagged[name] = (value, " " in word)
-        elif following is not None and not following.startswith("-"):
-            flagged[name] = (following, True)
-        else:
-            flagged[name] = (None, False)
+    given = typed_positionals(parser, typed)
+    flagged = [name for name, (_, flag) in given.items() if flag]
     if not flagged:
         return None
+    missing = [name for name, (value, _) in given.items() if value is None]
     required = message.partition(": ")[2].split(", ")
-    filled = len(positional) - len([name for name in required if name in positional])
-    bare = filled - sum(own for _, own in flagged.values())  # argparse's positional values that were bare words
-    missing = [name for name in positional if name not in flagged][max(bare, 0):]
-    missing += [name for name, (value, _) in flagged.items() if value is None]
-    if not missing:
-        return None
     flags = [name for name in required if name not in positional]  # a required flag (read-logs' -o) still missing
-    said = " and ".join(name.upper() for name in [*missing, *flags])
     asides = "; ".join(f"--{name.replace('_', '-')} is no flag of {parser.prog}: {positional_place(positional, name)}"
                        for name in flagged)
-    call = positional_call(parser, positional, {name: value for name, (value, _) in flagged.items()})
+    call = positional_call(parser, positional, {name: value for name, (value, _) in given.items()
+                                                if value is not None or name in flagged})
+    if not missing and not flags:
+        return f"{asides}: {call}; see {parser.prog} --help"
+    said = " and ".join(name.upper() for name in [*missing, *flags])
     return (f"{said} {verb(len(missing) + len(flags), 'is')} missing: {call} ({asides}); "
             f"see {parser.prog} --help")
 

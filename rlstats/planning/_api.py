@@ -762,7 +762,7 @@ def _notes(study, effect):
         notes.append(f"pilot: {study.source.shifted_agent} {way} by {fmt.signif(abs(effect))} within-cell standard "
                      "deviations of each task" + (
                          ", on top of the differences the pilot shows (each agent resampled from its own runs): "
-                         "the power at those differences plus the shift" + _gaps_text(study.source) +
+                         "the power at those differences plus the shift" + _gaps_text(study.source, _higher_is_better(study)) +
                          "; resample='pooled' draws every agent from the task's runs, the shift then the only "
                          "difference" if study.source.resample == "agents" else
                          " (every agent drawn from the task's pooled runs: the shift is the only difference)"))
@@ -772,26 +772,38 @@ def _notes(study, effect):
     return notes
 
 
-def _gaps_text(source, limit=3):
+def _higher_is_better(study):
+    """The higher_is_better= of the methods simulated that take it (True unless given, or where none takes it; None
+    where they are given both)."""
+    ways = {bool(options.get("higher_is_better", True)) for method, options in study.methods
+            if "higher_is_better" in options_taken(method)}
+    return True if not ways else ways.pop() if len(ways) == 1 else None
+
+
+def _gaps_text(source, higher_is_better=True, limit=3):
     """"; SAC leads TD3 by 0.93 within-cell standard deviations in the pilot and by 0.43 in the data simulated (the
     shift narrows the lead)": each other agent's gap from the shifted one, in the pilot and simulated (a few, then
-    how many more)."""
+    how many more). The leader is the agent of the better mean: the lower with ``higher_is_better=False`` (review
+    s35 rv35a: C of the lowest mean, raised by 0.5, was said led by A although C led with lower better); where the
+    methods disagree (None) the means are said above and below."""
     parts = []
     gaps = source.gaps()
     shifted = source.shifted_agent
+    leads = "leads" if higher_is_better is not None else "lies above"
     for other, (pilot, simulated, n) in list(gaps.items())[:limit]:
-        leader, follower = (other, shifted) if pilot >= 0 else (shifted, other)
+        above = pilot >= 0  # pilot: the other agent's mean less the shifted one's
+        leader, follower = (other, shifted) if above == (higher_is_better is not False) else (shifted, other)
         size = fmt.signif(abs(pilot), 2)
         unit = "standard deviation" if size == "1" else "standard deviations"
         over = f" (mean over {fmt.count(n, 'task')})" if n > 1 else ""
         if pilot * simulated > 0 or simulated == 0:
             later = f"by {fmt.signif(abs(simulated), 2)} in the data simulated"
             change = "narrows" if abs(simulated) < abs(pilot) else "widens"
-            what = f"the shift {change} the lead"
+            what = f"the shift {change} the {'lead' if higher_is_better is not None else 'gap'}"
         else:
-            later = f"{follower} leads by {fmt.signif(abs(simulated), 2)} in the data simulated"
-            what = "the shift reverses the lead"
-        parts.append(f"{leader} leads {follower} by {size} within-cell {unit}{over} in the pilot and {later} "
+            later = f"{follower} {leads} by {fmt.signif(abs(simulated), 2)} in the data simulated"
+            what = "the shift reverses the lead" if higher_is_better is not None else "the shift reverses the order"
+        parts.append(f"{leader} {leads} {follower} by {size} within-cell {unit}{over} in the pilot and {later} "
                      f"({what})")
     more = f"; and {fmt.count(len(gaps) - limit, 'agent')} more" if len(gaps) > limit else ""
     return ("; " + "; ".join(parts) + more) if parts else ""

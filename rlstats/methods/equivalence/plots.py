@@ -119,7 +119,9 @@ def _tasks_not_drawn(table, rows, alternative):
     """The caption's line counting the per-task tests not drawn and those of them shown beyond the margin: the
     across-tasks row is the mean of the tasks' differences, which can cancel (audit s35 claims35: Atari 100k DER vs
     DrQ drew two rows shown equivalent while 12 of its 26 tasks were shown beyond the margin); empty where every
-    per-task row is drawn or none is beyond."""
+    per-task row is drawn or none is beyond. With several pairs the count is of the pairs' tests on their tasks."""
+    from ...format import count
+
     tasks = table[(table["scope"] == "task") & table["shown"].notna()]
     hidden = tasks.loc[~tasks.index.isin(rows.index)]
     beyond = int(hidden["conclusion"].str.startswith("shown ").sum())
@@ -127,7 +129,14 @@ def _tasks_not_drawn(table, rows, alternative):
         return ""
     what = "beyond the margin" if alternative == "equivalence" else "inferior by more than the margin"
     # one short line: the caption shares the figure's height with the rows (scopes= draws the tasks)
-    return f"\nper task, not drawn: {beyond} of {len(hidden)} shown {what}"
+    pairs = len(set(zip(hidden["agent_1"], hidden["agent_2"])))
+    if pairs == 1:
+        return f"\nper task, not drawn: {beyond} of {len(hidden)} shown {what}"
+    # a test per pair and task, not per task (review s35 rv35a: "6 of 9" of 3 tasks read as 9 tasks)
+    tasks = hidden["task"].nunique()
+    by = "x" if pairs * tasks == len(hidden) else "on"  # pairs that share only some tasks: "3 pairs on 4 tasks"
+    return (f"\n{beyond} of {len(hidden)} per-task tests ({pairs} pairs {by} {count(tasks, 'task')}), "
+            f"not drawn, shown {what}")
 
 
 def _limits(estimate, low, high, margin, clip):

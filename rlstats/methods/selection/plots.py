@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
+from ...format import ordinal
 from ...plotting import axes_or_new, fit_title, fit_xlabel, mark_observed, names_apart
 from ...vocabulary import value_label
 
@@ -79,7 +80,7 @@ def plot_effects(result, *, ax=None, **kwargs):
     for _ in range(3):  # the title's line of the names shown leaves the rows less room: measured again with it
         if every == said:
             break
-        ax.set_title(f"{title}\n(every {_ordinal(every)} {result._block_word} named; res.effects lists all "
+        ax.set_title(f"{title}\n(every {ordinal(every)} {result._block_word} named; res.effects lists all "
                      f"{len(names)})", fontsize=9)
         fit_xlabel(ax, share, title=True)
         every, said = names_apart(ax.yaxis, names, least=every), every
@@ -100,12 +101,6 @@ def _centred_share(ax):
     if share < 0.8:
         fit_xlabel(ax, share, title=True)
     return share
-
-
-def _ordinal(k):
-    """2nd, 3rd, 4th, 11th, 21st."""
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
 
 
 def plot_null_distribution(result, *, ax=None, bins=40, **kwargs):

@@ -244,8 +244,8 @@ class SkillingsMackResult(Result):
         phrase = fmt.pvalue_phrase(self.pvalue, alpha=[self.alpha])
         if self.pvalue_method in ("exact", "monte_carlo"):
             kind = "exact permutation" if self.pvalue_method == "exact" else "permutation"
-            if self.pvalue_method == "monte_carlo" and self._floor():  # audit s35 claims35
-                kind += f", at its floor: none of {self.n_resamples} reached the statistic"
+            # a p-value at its floor is said once, on the permutation line below in fmt.floor_clause's words (review
+            # s35 rv35a: said here too, hand-built in other words)
             phrase += f" ({kind}; chi-squared {fmt.format_pvalue(self.pvalue_asymptotic)})"
         return f"{_STATISTIC_NAMES[self._statistic_kind()]} = {fmt.signif(self.statistic)}, df = {self.df}, {phrase}"
 

@@ -1,0 +1,102 @@
+"""Review s35 (rv35a) of this session's merges: power's pilot gaps read with lower scores better, the equivalence
+caption's count of per-task tests over several pairs, the command line's missing-positional suggestion in the words
+typed, the permutation p-value's floor said once, and one home of ordinal words."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import rlstats
+
+
+def _pilot():
+    """3 agents x 2 tasks x 4 runs, means A 0, B 1, C -1 (C the last agent: the one power() shifts)."""
+    noise = [0.3, -0.3, 0.1, -0.1]
+    return pd.DataFrame([dict(agent=a, task=t, seed=s, score=m + noise[s])
+                         for a, m in zip("ABC", [0, 1, -1]) for t in ("t1", "t2") for s in range(4)])
+
+
+@pytest.mark.filterwarnings("ignore::rlstats.RlstatsWarning")
+def test_power_pilot_gaps_follow_higher_is_better():
+    kwargs = dict(design=_pilot(), formula="score ~ agent | task/seed", effect=0.5, seeds=[2], n_sim=2, rng=0,
+                  n_resamples=100)
+    lower = " ".join(rlstats.power("bootstrap", higher_is_better=False, **kwargs).notes)
+    # (A - C) / within-cell SD = 1 / 0.2582 = 3.87 in the pilot, 3.37 once C is raised by 0.5: C's lead narrows
+    assert "C leads A by 3.9 within-cell standard deviations (mean over 2 tasks) in the pilot and by 3.4" in lower
+    assert "C leads B by 7.7" in lower and "A leads C" not in lower and "B leads C" not in lower
+    assert lower.count("(the shift narrows the lead)") == 2
+    higher = " ".join(rlstats.power("bootstrap", **kwargs).notes)
+    assert "A leads C by 3.9 within-cell standard deviations (mean over 2 tasks) in the pilot and by 3.4" in higher
+
+
+def _three_by_three():
+    rng = np.random.default_rng(1)
+    return pd.DataFrame([dict(agent=a, task=t, seed=s, score=m + rng.normal(0, 0.3))
+                         for a, m in zip("ABC", [0, 1, 2]) for t in ("t1", "t2", "t3") for s in range(5)])
+
+
+def test_equivalence_caption_counts_pair_task_tests():
+    import matplotlib.pyplot as plt
+
+    result = rlstats.equivalence(_three_by_three(), "score ~ agent | task/seed", margin=0.5, rng=0, n_resamples=300)
+    label = result.plot().get_xlabel()
+    plt.close("all")
+    # A - B 2, A - C 3, B - C 2 of their 3 tasks beyond the margin (the print's per-pair counts)
+    assert "7 of 9 per-task tests (3 pairs x 3 tasks), not drawn, shown beyond the margin" in " ".join(label.split())
+    assert "per task, not drawn" not in label
+    two = _three_by_three().query("agent != 'C'")
+    label = rlstats.equivalence(two, "score ~ agent | task/seed", margin=0.5, rng=0, n_resamples=300).plot().get_xlabel()
+    plt.close("all")
+    assert "per task, not drawn: 2 of 3 shown beyond the margin" in " ".join(label.split())
+
+
+@pytest.fixture
+def d3(tmp_path):
+    path = tmp_path / "d3.csv"
+    path.write_text("agent,task,seed,score\nA,t1,0,1\nB,t1,0,2\n")
+    return str(path)
+
+
+def _refusal(argv, capsys):
+    from rlstats.cli import main
+
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_cli_missing_positional_uses_the_words_typed(d3, capsys):
+    import shlex
+
+    said = _refusal(["compare", f"--file={d3}", "--formula=score ~ agent"], capsys)
+    assert "the following arguments are required" not in said
+    assert f"rlstats compare {shlex.quote(d3)} 'score ~ agent'" in said
+    said = _refusal(["compare", d3, "--formula", "score ~ agent | task/seed"], capsys)
+    assert f"rlstats compare {shlex.quote(d3)} 'score ~ agent | task/seed'" in said
+    said = _refusal(["compare", "--formula", "score ~ agent", d3], capsys)
+    assert f"rlstats compare {shlex.quote(d3)} 'score ~ agent'" in said
+
+
+def test_permutation_floor_said_once():
+    df = pd.DataFrame([dict(agent=a, task=t, seed=s, score=m + 0.1 * s + 0.01 * k)
+                       for a, m in zip("ABC", [0, 5, 10]) for k, t in enumerate(("t1", "t2", "t3", "t4"))
+                       for s in range(3)])
+    result = rlstats.compare(df, "score ~ agent | task/seed", pvalue="monte_carlo", n_resamples=999, rng=0)
+    text = str(result)
+    assert result.pvalue == pytest.approx(1 / 1000)
+    assert "none of 999" not in text
+    assert text.count("the smallest 999 permutations can give (none reached the observed statistic)") == 1
+    assert "the smallest 999 permutations can give" in result.report()
+
+
+def test_ordinal_has_one_home():
+    from rlstats import format as fmt, grammar
+    from rlstats.cli import _shared
+    from rlstats.methods.selection import plots
+
+    assert fmt.ordinal is grammar.ordinal
+    assert [grammar.ordinal(n) for n in (1, 2, 3, 4, 10, 11, 12, 13, 21, 22, 23, 101, 111)] == [
+        "first", "second", "third", "fourth", "tenth", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st",
+        "111th"]
+    assert not hasattr(plots, "_ordinal") and not hasattr(_shared, "_PLACES")
+    assert _shared.positional_place(["file", "formula"], "formula") == "FORMULA is the second positional argument"
