@@ -31,15 +31,12 @@ bootstrap-t tails are too light at the steps where runs reach a cap, and the one
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
 import rlstats
-from conftest import SHARED_DATA
 from rlstats.methods.curves import _kernels
 
 FORMULA = "score ~ agent | task/seed"
@@ -121,11 +118,7 @@ def test_simulated_expanded_median_band_near_the_bonferroni_band():
 
 
 @pytest.mark.slow  # 3 s (the data read, two calls); the simulated test above is its reduced version
-@pytest.mark.skipif(not (SHARED_DATA / "raw").is_dir() and not os.environ.get("RLSTATS_DATA_MIRROR"),
-                    reason="the published data are not here (../shared/data/raw beside the clone or "
-                           "RLSTATS_DATA_MIRROR)")
-
-def test_trial_dopamine_iqm_band_within_bonferroni_and_the_runs():
+def test_trial_dopamine_iqm_band_within_bonferroni_and_the_runs(mirror):  # skips without the mirror (conftest)
     """IQN's band at the last step: 0.459 to 1.868 (-0.338 to 2.892 before; pointwise 1.003 to 1.367)."""
     data = rlstats.datasets.load("dopamine_atari")
     data = data[data.agent.isin(["Rainbow", "IQN"]) & data.task.isin(["Pong", "Breakout", "Seaquest"])]
