@@ -91,7 +91,10 @@ def test_across_tasks_is_withheld_where_both_agents_always_reach_the_cap():
     across = res.tidy().query("scope == 'across tasks'").iloc[0]
     assert across["shown"] is None and np.isnan(across["std_error"])
     note = [n for n in res.notes if n.startswith("the across-tasks test is withheld")]
-    assert len(note) == 1 and "(t0)" in note[0] and "subset=" in note[0]
+    # the way on as the function called takes it, with the tied task's condition (audit s35 bench35, review35b)
+    assert len(note) == 1 and "(t0)" in note[0] and note[0].endswith(
+        "leave those out of the data with data=df[mask] (a boolean mask of the rows where task not in ['t0'] holds) "
+        "to rlstats.equivalence")
 
 
 def test_unsaturated_runs_give_the_former_numbers_bit_for_bit():

@@ -144,5 +144,6 @@ def test_the_tied_task_note_names_no_pandas_method(tmp_path):
     status, out, err = cli_run("compare", tmp_path / "tie.csv", F, "--method", "equivalence", "-o", "margin=0.5",
                                "--seed", "0")
     assert status == 0, err
-    assert "leave those out of the data (e.g. --method equivalence -o subset=...)" in out
+    # the tied task's condition, in the command's spelling (audit s35 bench35, review35b: "-o subset=" alone)
+    assert "leave those out of the data with -o \"subset=task not in ['a']\"" in out
     assert "DataFrame" not in out
