@@ -63,11 +63,14 @@ def test_no_complete_task_refusal_does_not_offer_dropping_every_task():
         rlstats.bootstrap(df, "score ~ agent | task", na_action="drop", progress=False)
     assert 'or pass na_action="drop"' not in message  # not alone: with the subset (audit s28 ways28)
     assert "no task has runs of every agent" in message
-    # the subset it offers keeps the agents of one task, which then share tasks: the way on leads somewhere
-    subset = message.split("subset=")[-1].split(' and na_action="drop" to rlstats.compare')[0].strip("'\"")
-    assert subset == "agent not in ['C']"
-    res = rlstats.compare(df, "score ~ agent | task", method="bootstrap", subset=subset, na_action="drop",
-                          metrics=["mean"], n_resamples=200, progress=False, rng=1, normalize=False)
+    # the rows it offers keep the agents of one task, which then share tasks: the way on leads somewhere (said as
+    # rlstats.bootstrap takes it, a mask of the rows, since audit s35 bench35; compare's subset= before)
+    condition = message.split("a boolean mask of the rows where ")[-1].split(" holds)")[0]
+    assert condition == "agent not in ['C']"
+    assert message.endswith('and na_action="drop" to rlstats.bootstrap (it keeps the 2 agents that ran \'task_01\', '
+                            'on the tasks where all of them ran)')
+    res = rlstats.bootstrap(df.query(condition), "score ~ agent | task", na_action="drop",
+                            metrics=["mean"], n_resamples=200, progress=False, rng=1, normalize=False)
     assert set(res.tidy().agent) == {"A", "B"}
 
 

@@ -113,7 +113,8 @@ def test_empty_cells_refusal_offers_no_drop_when_no_task_holds_every_agent(atari
         rlstats.bootstrap(data, "score ~ agent | task", n_resamples=100, rng=0)
     message = str(raised.value)
     assert 'pass na_action="drop"' not in message
-    assert "no task has runs of every agent" in message and "subset=" in message  # design28's wording (same mend)
+    # design28's wording (same mend): the rows to keep as rlstats.bootstrap takes them (audit s35 bench35)
+    assert "no task has runs of every agent" in message and "data=df[mask] (a boolean mask of the rows where" in message
     # the refusal after the drop, for comparison: the advice would have led there
     with pytest.raises(rlstats.DesignError, match="no task has runs of every agent"):
         rlstats.bootstrap(data, "score ~ agent | task", n_resamples=100, rng=0, na_action="drop")

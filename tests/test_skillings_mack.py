@@ -328,7 +328,9 @@ def test_disconnected_design_is_refused_and_its_statistic_has_rank_df():
     df = pd.DataFrame(rows)
     with pytest.raises(DesignError, match=r"2 groups that never ran on a common task") as info:
         rlstats.skillings_mack(df, "score ~ agent | task")
-    assert "group 1: A, B (on 3 tasks: t1, t2, t3), subset=\"agent in ['A', 'B']\"" in str(info.value)
+    # each group's rows as rlstats.skillings_mack takes them, a mask (audit s35 bench35; compare's subset= before)
+    assert ("group 1: A, B (on 3 tasks: t1, t2, t3), data=df[mask] (a boolean mask of the rows where agent in "
+            "['A', 'B'] holds)") in str(info.value)
     design = rlstats.build(df, "score ~ agent | task")
     setup = br.build_setup(design.y, design.agent, design.task, 4, 6, variant="skillings_mack")
     assert setup.df == 2 and not setup.connected
