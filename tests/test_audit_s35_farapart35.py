@@ -152,10 +152,10 @@ NOTES = {  # the IQM's and the mean's notes, every agent's runs apart (the table
         f"{APART}: in simulations with 5 runs per task, nominal 95% studentized intervals of the mean covered 0.94 to "
         f"0.97 on 3 tasks far apart and 0.65 to 0.78 {CHANCE}"),
     # audit s35 fix35: beyond the far-apart rows' runs, said so, the rows by chance as of that event, no option
-    10: tuple(f"{APART}: 10 runs per task is beyond the 3 and 5 runs per task measured on 3 tasks far apart, the design "
-              "such data most likely come from: 3 tasks whose scores overlap (offsets and scales drawn as the grid's) "
-              "lay their runs apart by chance in at most 0.034% of data sets at 10 runs per task; on those, nominal 95% "
-              f"studentized intervals of the {label} covered {covered}"
+    10: tuple(f"{APART}: 10 runs per task is beyond the 3 and 5 runs per task measured on 3 tasks far apart, the "
+              "design such data most likely come from: 3 tasks whose scores overlap (offsets and scales drawn as the "
+              "grid's) lay their runs apart by chance in at most 0.034% of data sets at 10 runs per task; on those, "
+              f"nominal 95% studentized intervals of the {label} covered {covered}"
               for label, covered in (("IQM", "0.37 to 0.66 (the mean's 0.53 to 0.75)"), ("mean", "0.53 to 0.75"))),
 }
 
