@@ -47,10 +47,15 @@ def test_the_apart_note_at_the_far_apart_runs():
         assert iqm.count("metrics=") == 1 and "beyond" not in iqm
 
 
-@pytest.mark.xfail(strict=True, reason="msg32 (2a1cc6d9): as_fixed writes 3.6e+07 out as 36000000")
 def test_as_fixed_writes_no_rounded_digit_as_exact():
+    """fmt.as_fixed writes a number out fixed where every integer digit is significant or it is exact (msg32's
+    -500000), the zeros it writes the value's own; a spread of 36,055,513 to 2 digits read "36000000" (msg32, 2a1cc6d9), R's format 3.6e+07."""
     assert fmt.as_fixed(fmt.signif(36055513, 2), 36055513) == "3.6e+07"
     assert fmt.as_fixed("-5e+05", -500000.0) == "-500000"  # exact: msg32's case
     assert fmt.as_fixed("1.25e-05", 1.25e-05) == "0.0000125"  # every integer digit significant
     assert fmt.as_fixed(fmt.signif(34666000, 2), 34666000) == "3.5e+07"
     assert fmt.as_fixed("1.2e+01", 12.3) == "12"
+    # digits35's wide levels: every integer digit significant, the zeros signif dropped are the value's own
+    assert fmt.as_fixed(fmt.signif(1000000.0381, 8), 1000000.0381) == "1000000"
+    assert fmt.signif_levels([1000000.0381, 1000066.3]) == ["1000000", "1000066.3"]
+    assert fmt.as_fixed("-5e+05", -500000.4) == "-500000" and fmt.as_fixed("-5e+05", -500001) == "-5e+05"
