@@ -129,6 +129,10 @@ FAR_APART = "tasks far apart: offsets 0, 3, 12; scales 0.3, 0.6, 3"
 #: the bootstrap's median and optimality gap, ``tests/reference/coverage_apart_by_chance.py``): the data
 #: that :func:`tasks_apart` reads as apart come from either design, so its notes quote both
 APART_BY_CHANCE = "tasks overlapping, runs apart by chance: offsets uniform on [0, 2], scales lognormal"
+#: {runs per task: (lowest, highest) share of data sets} of 3 tasks drawn as the grid's (the :data:`APART_BY_CHANCE`
+#: rows' design) whose runs lie apart by chance (:func:`tasks_apart`), over normal, skewed and capped runs (audit s35
+#: farapart35, ``tests/reference/coverage_apart_by_chance.py``'s rates; up to 172 million data sets at 10 normal runs)
+APART_BY_CHANCE_SHARE = {3: (0.022, 0.057), 5: (0.0011, 0.0083), 10: (0.000006, 0.00034)}
 #: The tasks with runs, lying apart, that send a result to the :data:`FAR_APART` rows (:func:`tasks_apart`): exactly
 #: the rows' 3 (review s34: with 4 or 5 tasks apart the IQM's interval holds, 0.95-0.99)
 APART_TASKS = 3

@@ -66,19 +66,27 @@ def signif(x: SupportsFloat | None, digits: int = DIGITS) -> str:
     return fixed if len(fixed) <= len(sci) else sci
 
 
-def as_fixed(text: str) -> str:
-    """A number :func:`signif` printed in scientific notation written out in fixed notation, to the same significant
-    digits; any other text as it is. For a column whose other numbers print fixed, so that it reads in one notation
-    (audit s32: a task table's "-5e+05 ± 0" beside "382128 ± 126952").
+def as_fixed(text: str, value: SupportsFloat) -> str:
+    """A number :func:`signif` printed in scientific notation, ``text``, of ``value`` written out in fixed notation,
+    to the same significant digits, where every digit that writes is ``value``'s own: where its significant digits
+    reach the units, or it is ``value`` rounded to an integer (the zeros :func:`signif` dropped: 1000000.04 at 8
+    digits, "1e+06"; -500000 exactly); else, and any other text, as it is. For a column whose other numbers print
+    fixed, so that it reads in one notation (audit s32: a task table's "-5e+05 ± 0" beside "382128 ± 126952"). Audit
+    s35 fix35: a spread of 36,055,513 to 2 significant digits read "36000000" beside "125831", as exact as it; it
+    reads "3.6e+07" again, as R's format prints it.
 
-    >>> as_fixed("-5e+05"), as_fixed("1.25e-05"), as_fixed("382128"), as_fixed("NaN")
-    ('-500000', '0.0000125', '382128', 'NaN')
+    >>> as_fixed("-5e+05", -500000), as_fixed("1.25e-05", 1.25e-05), as_fixed("382128", 382128.4)
+    ('-500000', '0.0000125', '382128')
+    >>> as_fixed("3.6e+07", 36055513), as_fixed("1e+06", 1000000.04), as_fixed("NaN", float("nan"))
+    ('3.6e+07', '1000000', 'NaN')
     """
     mantissa, e, exponent = text.partition("e")
     if not e:
         return text
-    digits = sum(c.isdigit() for c in mantissa)
-    return f"{float(text):.{max(0, digits - 1 - int(exponent))}f}"
+    places = sum(c.isdigit() for c in mantissa) - 1 - int(exponent)
+    if places < 0 and float(text) != round(float(value)):  # integer digits rounded away: zeros would read as exact
+        return text
+    return f"{float(text):.{max(0, places)}f}"
 
 
 def signif_apart(x: SupportsFloat, digits: int = DIGITS, marks: Iterable[float] = ()) -> str:
@@ -199,7 +207,7 @@ def signif_levels(values: object, digits: int = DIGITS) -> list[str]:
     array = np.asarray(values, dtype=float)
     flat = array.ravel()
     wide = level_digits(flat[None, :] if array.ndim < 2 else array, digits)
-    return [as_fixed(signif(v, wide)) if wide > digits else signif(v, wide) for v in flat]
+    return [as_fixed(signif(v, wide), v) if wide > digits else signif(v, wide) for v in flat]
 
 
 def _level_digits(frame, digits):
@@ -231,9 +239,9 @@ def _formatted(frame, digits, labels=False):
               for c in frame.columns]
     wider = _level_digits(frame, digits)
     rows = [[format_cell(v, wider.get(j, digits)) for j, v in enumerate(row)] for row in frame.itertuples(index=False)]
-    for j in wider:  # one notation down a column: 2000000 beside 1000015.1, not 2e+06
-        for row in rows:
-            row[j] = as_fixed(row[j])
+    for j in wider:  # one notation down a column: 2000000 beside 1000015.1, not 2e+06 (where exact: as_fixed)
+        for row, value in zip(rows, frame.iloc[:, j]):
+            row[j] = as_fixed(row[j], value)
     # the levels its result judges p-values at (Summary's alpha=): none is printed as one it differs from
     alpha = frame.attrs.get("rlstats_alpha", ())
     for j, column in enumerate(columns):

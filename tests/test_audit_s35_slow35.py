@@ -73,13 +73,11 @@ def test_the_former_pilot_draws_are_the_former_draws():
         assert study.source.draws(study.root, 2, 1, 2).round(2).tolist() == former[1:]  # a range's own streams
 
 
-@pytest.mark.xfail(strict=True, reason="msg32 (2a1cc6d9): fmt.as_fixed writes the 2-significant '3.6e+07' out as "
-                   "'36000000', which reads as exact beside '125831'; found by test_audit_s21_meta21's slow "
-                   "task_table-scale_10000 (Kangaroo's SD 3467 printed '35000000' at x 10^4)")
 def test_task_table_prints_no_rounded_spread_as_exact():
     """A task table's ± spread of 36,055,513 (2 significant digits, scientific notation by fmt.signif) written out
     in fixed notation beside spreads printed to every integer digit reads '36000000': as exact as '125831' beside
-    it. Before msg32 it read '3.6e+07'; the unscaled sweep prints every integer digit (3467)."""
+    it. Before msg32 it read '3.6e+07'; the unscaled sweep prints every integer digit (3467). Fixed in audit s35
+    fix35 (fmt.as_fixed writes fixed only where no rounded integer digit reads as exact)."""
     import rlstats
 
     df = pd.DataFrame({"agent": ["A"] * 6 + ["B"] * 6, "task": (["x"] * 3 + ["y"] * 3) * 2,

@@ -269,7 +269,12 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
     IQM the mean's on each. Audit s35 apart35: by chance at 3 and 5 runs the median's covered 0.56-0.85 and the
     optimality gap's 0.73-0.93. Audit s35: by chance the IQM's interval covered 0.37-0.84 and the mean's 0.53-0.91,
     where the note had quoted the far-apart rows alone (0.75-0.91) and the mean's there (0.94-0.97) as its way on. The
-    explanation of the IQM's bias is said of tasks whose scores lie apart, and only where their rows are quoted."""
+    explanation of the IQM's bias is said of tasks whose scores lie apart, and only where their rows are quoted.
+    Audit s35 fix35: beyond the far-apart rows' runs (10 runs, where only rows by chance exist) the note says so and
+    quotes the rows by chance as what they are, of data sets whose overlapping tasks' runs lay apart by chance (at most
+    ``calibration.APART_BY_CHANCE_SHARE``, 0.034% at 10 runs), so that such data most likely come from tasks far
+    apart; it had quoted them alone, as if of these data, and offered metrics=("mean",) beside the mean's rows by
+    chance, which miss (0.53-0.75). The mean is offered only beside its far-apart rows, where they hold."""
     quoted = [(by_chance, found) for by_chance in (False, True)
               if (found := _apart_rows(interval, metric_key, fewest_runs, by_chance))]
     if not any(calibration.misses(row, 0.95) for _, (_, rows) in quoted for row in rows):
@@ -284,12 +289,26 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
         part = f"{_covered(rows)} on {design}" + ("" if len(runs) == 1 else f" with {at} runs per task")
         mean = _rows_by_runs(interval, "mean", far_apart=not by_chance, by_chance=by_chance).get(at, [])
         if metric_key == "iqm" and mean:  # the IQM's alone (audit s35 apart35: not the median's nor the gap's)
-            option = "" if parts else ", metrics=(\"mean\",),"
+            # the mean offered as the way on where its rows quoted hold, not beside rows that miss (audit s35 fix35)
+            holds = not by_chance and not any(calibration.misses(row, 0.95) for row in mean)
+            option = ", metrics=(\"mean\",)," if holds else ""
             part += f" (the mean's{option} {_covered(mean)})"
         parts.append(part)
     within = f" with {runs.pop()} runs per task" if len(runs) == 1 else ""
-    return (f"{text}: in simulations{within}, nominal 95% {interval} intervals of the {metric_label} covered "
-            f"{' and '.join(parts)}")
+    far_runs = sorted(_rows_by_runs(interval, metric_key, far_apart=True))
+    if far or not far_runs:
+        return (f"{text}: in simulations{within}, nominal 95% {interval} intervals of the {metric_label} covered "
+                f"{' and '.join(parts)}")
+    # beyond the runs of the far-apart design (audit s35 fix35): data whose runs lie apart there most likely come from
+    # tasks whose scores lie apart, which overlapping tasks' runs mimic rarely; the rows by chance are of that event
+    ((at, rows),) = [found for _, found in quoted]
+    high = calibration.APART_BY_CHANCE_SHARE[at][1]
+    mean = _rows_by_runs(interval, "mean", by_chance=True).get(at, []) if metric_key == "iqm" else []
+    return (f"{text}: {at} runs per task is beyond the {join_and([str(r) for r in far_runs])} runs per task measured "
+            f"on 3 tasks far apart, the design such data most likely come from: 3 tasks whose scores overlap (offsets "
+            f"and scales drawn as the grid's) lay their runs apart by chance in at most {100 * high:.2g}% of data sets "
+            f"at {at} runs per task; on those, nominal 95% {interval} intervals of the {metric_label} covered "
+            f"{_covered(rows)}" + (f" (the mean's {_covered(mean)})" if mean else ""))
 
 
 def expanded_bounds(distribution, estimates, confidence_level, fewest_runs, df):

@@ -249,15 +249,17 @@ class TaskTableResult(Result):
                 # audit s22): a bold cell against the others, the others against the bold ones
                 rivals = self.estimates[t, present & (bold_cells[t] != bold_cells[t, a])]
                 means[t][a] = fmt.signif_apart(self.estimates[t, a], wide, rivals)
-                means[t][a] = fmt.as_fixed(means[t][a]) if wide > digits else means[t][a]
+                means[t][a] = fmt.as_fixed(means[t][a], self.estimates[t, a]) if wide > digits else means[t][a]
                 if np.isfinite(self.std_dev[t, a]):
                     spreads[t][a] = fmt.signif(self.std_dev[t, a], 2)
-        for texts in (means, spreads):  # an agent's column in one notation: fixed where any of its numbers is
+        # an agent's column in one notation: fixed where any of its numbers is, and a number written out where that
+        # writes no rounded digit as exact (fmt.as_fixed; audit s35 fix35: "3.6e+07", not "36000000" beside "125831")
+        for texts, values in ((means, self.estimates), (spreads, self.std_dev)):
             for a in range(n_agents):
                 column = [texts[t][a] for t in range(n_tasks) if texts[t][a]]
                 if any("e" not in text for text in column):
                     for t in range(n_tasks):
-                        texts[t][a] = fmt.as_fixed(texts[t][a])
+                        texts[t][a] = fmt.as_fixed(texts[t][a], values[t, a])
         for t in range(n_tasks):
             row = []
             present = ~np.isnan(self.estimates[t])
