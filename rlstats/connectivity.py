@@ -15,8 +15,9 @@ but its errors and formatting, so that ``design.py`` and the back ends' kernels 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -188,6 +189,18 @@ def leaving_out() -> str:
     if called_entry() in ("power", "sample_size"):
         return "subset="
     return rows_way(*called_function())
+
+
+def tasks_way(column: str | None, tasks: Sequence[Any], keep: bool = False) -> str:
+    """The way on that keeps (``keep``) or leaves out ``tasks`` of the blocks' ``column`` in the function called's words
+    (:func:`rows_way`): with its condition where one column names the blocks and the labels are text (a number's label
+    reads as text in no condition), else :func:`leaving_out`'s (review s35b: "with subset=", no condition)."""
+    text = all(isinstance(t, str) and not t.strip().lstrip("-").replace(".", "", 1).isdigit() for t in tasks)
+    if column is None or called_entry() in ("power", "sample_size") or not text:
+        return leaving_out()
+    name = column if column.isidentifier() else f"`{column}`"
+    labels = ", ".join(map(repr, tasks))
+    return rows_way(*called_function(), condition=f"{name} {'in' if keep else 'not in'} [{labels}]")
 
 
 def method_called() -> str | None:

@@ -100,3 +100,33 @@ def test_ordinal_has_one_home():
         "111th"]
     assert not hasattr(plots, "_ordinal") and not hasattr(_shared, "_PLACES")
     assert _shared.positional_place(["file", "formula"], "formula") == "FORMULA is the second positional argument"
+
+
+# ---- review35b (lead): ways on that name their rows, a report in a paper's words ----
+
+def test_skillings_mack_empty_cells_way_on_names_the_complete_tasks_and_runs():
+    """skillings_mack called directly with an empty cell and the Conover post hoc sent its caller to
+    rlstats.compare(..., subset=...) with no condition; now the tasks every agent ran, in the function's words."""
+    import warnings
+
+    df = rlstats.datasets.simulate(agents=3, tasks=4, seeds=3, rng=0)
+    df = df[~((df.agent == "agent_1") & (df.task == "task_01"))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(rlstats.DesignError) as direct:
+            rlstats.skillings_mack(df, "score ~ agent | task/seed", posthoc="conover", within_cell="mean")
+        assert str(direct.value).endswith(
+            "keep the tasks every agent ran (data=df[mask] (a boolean mask of the rows where task in ['task_02', "
+            "'task_03', 'task_04'] holds) to rlstats.skillings_mack)")
+        with pytest.raises(rlstats.DesignError) as through:
+            rlstats.compare(df, "score ~ agent | task/seed", posthoc="conover", within_cell="mean")
+        condition = "task in ['task_02', 'task_03', 'task_04']"
+        assert str(through.value).endswith(f'keep the tasks every agent ran (subset="{condition}")')
+        kept = rlstats.compare(df, "score ~ agent | task/seed", posthoc="conover", within_cell="mean",
+                               subset=condition)  # the way on runs
+    assert kept.glance()["n_obs"].iloc[0] == 27  # 3 agents x the 3 complete tasks x 3 seeds
+
+
+def test_sample_size_report_names_no_option():
+    res = rlstats.sample_size("skillings_mack", 0.5, effect=1.0, n_sim=4, progress=False, rng=0, max_seeds=4)
+    assert "a search starting lower would look below it" in res.report() and "min_seeds" not in res.report()

@@ -272,8 +272,8 @@ class PowerResult(Result):
             if _rule(method).reports_runs:
                 text += " Mean runs used per agent: " + ", ".join(
                     f"{fmt.signif(r, 3)} of {s}" for s, r in zip(rows["seeds"], rows["mean_runs"])) + "."
-        if self.target_power is not None:
-            text += " " + _sample_size_sentence(self)
+        if self.target_power is not None:  # a paper's words, as the caption's (review s35b)
+            text += " " + _sample_size_sentence(self, paper=True)
         return text
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from ... import calibration
 from ...bounds import SATURATED_FEWEST_OFF, bound_ties, saturated_withheld
 from ...cost import admit, shows, timed_bar
-from ...connectivity import leaving_out
+from ...connectivity import tasks_way
 from ...design import NA_ACTIONS, check_agent_named, design_of, public_function
 from ...errors import DesignError, OptionError, agent_named, label_named, label_value, shown
 from ...format import a_or_an, count, join_and, listed, plural, signif, verb
@@ -1122,19 +1122,6 @@ def _plain_blocks(design):
     return None if design.formula.crossed else design.formula.blocks
 
 
-def _leaving_tasks_out(column, tasks):
-    """The way on that leaves ``tasks`` out (text labels of the blocks' ``column``) in the function called's words
-    (:func:`rlstats.connectivity.rows_way`), with its condition where the labels are text, else without one."""
-    from ...connectivity import called_function, rows_way
-    from ...errors import entry
-
-    if column is None or entry() in ("power", "sample_size") or \
-            not all(isinstance(t, str) and not t.strip().lstrip("-").replace(".", "", 1).isdigit() for t in tasks):
-        return leaving_out()
-    name = column if column.isidentifier() else f"`{column}`"
-    return rows_way(*called_function(), condition=f"{name} not in [{', '.join(map(repr, tasks))}]")
-
-
 def _across_notes(table, across, short, still, words=("task", "agent"), column=None):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
@@ -1170,7 +1157,7 @@ def _across_notes(table, across, short, still, words=("task", "agent"), column=N
                 reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), task)} "
                                f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
                                "spread there; to test the other tasks, saying so, leave those out of the data with "
-                               f"{_leaving_tasks_out(column, tied)}")
+                               f"{tasks_way(column, tied)}")
             why = "; and ".join(reasons)
         else:
             why = (f"their differences on the {len(shared)} shared {tasks} are all the same, so the paired t over "

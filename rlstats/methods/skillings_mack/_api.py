@@ -883,7 +883,17 @@ def _conover_way_on(design, variant):
     empty = int((design.counts == 0).sum())
     return (f"{count(empty, 'cell')} of this design {verb(empty, 'is')} empty (Skillings-Mack): use posthoc=\"ranks\" "
             "(mean-rank contrasts over the tasks each pair shares, with their exact permutation variance) or "
-            "\"wilcoxon\", or keep the tasks every agent ran with rlstats.compare(..., subset=...)")
+            f"\"wilcoxon\", or keep the tasks every agent ran ({_complete_tasks_way(design)})")
+
+
+def _complete_tasks_way(design):
+    """The way on that keeps the tasks every agent ran, in the words of the function called (review s35b: a direct
+    caller was sent to rlstats.compare(..., subset=...) with no condition)."""
+    from ...connectivity import tasks_way
+
+    complete = [t for t, row in zip(design.tasks, design.counts) if (row > 0).all()]
+    column = None if design.formula.crossed else design.formula.blocks
+    return tasks_way(column, [str(t) for t in complete], keep=True) if complete else "none has every agent's runs"
 
 
 _POSTHOCS = {"ranks": _ranks_posthoc, "exact": _exact_posthoc, "wilcoxon": _wilcoxon_posthoc,
