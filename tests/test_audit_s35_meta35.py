@@ -61,12 +61,7 @@ import rlstats
 F = "score ~ agent | task"
 
 
-def _runs():
-    df = rlstats.datasets.simulate(agents=3, tasks=5, seeds=4, effect=1.0, rng=0)
-    df.attrs = {}
-    drop = (((df.agent == "agent_2") & (df.task == "task_02") & (df.seed == 3))
-            | ((df.agent == "agent_3") & (df.task == "task_04") & (df.seed >= 2)))
-    return df[~drop].reset_index(drop=True)
+from test_audit_s34_meta34 import _runs  # noqa: E402  the unbalanced 3 x 5 runs meta34 sweeps (one home)
 
 
 # --------------------------------------------------------------------- found: published= read by the one label rule
