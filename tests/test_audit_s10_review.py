@@ -166,7 +166,9 @@ def test_withheld_across_tasks_note_points_to_a_subset_that_exists():
     res = rlstats.equivalence(df, FORMULA, margin=1.0, aggregate=None)
     note = next(n for n in res.notes if n.startswith("the across-tasks test is withheld"))
     # audit s35: rlstats.equivalence takes no subset=: the rows first, by a mask (rows_way), or compare's subset=
-    assert "(t1)" in note and "with a boolean mask of the rows (data=df[mask] to rlstats.equivalence)" in note, note
+    # with the tied task's condition since review35b (connectivity.tasks_way)
+    assert "(t1)" in note and note.endswith("with data=df[mask] (a boolean mask of the rows where task not in ['t1'] "
+                                            "holds) to rlstats.equivalence"), note
     kept = rlstats.compare(df, FORMULA, method="equivalence", margin=1.0, aggregate=None,
                            subset='task not in ["t1"]')
     assert np.isfinite(kept.tidy().query("scope == 'across tasks'")["std_error"]).all()
