@@ -193,14 +193,30 @@ def leaving_out() -> str:
 
 def tasks_way(column: str | None, tasks: Sequence[Any], keep: bool = False) -> str:
     """The way on that keeps (``keep``) or leaves out ``tasks`` of the blocks' ``column`` in the function called's words
-    (:func:`rows_way`): with its condition where one column names the blocks and the labels are text (a number's label
-    reads as text in no condition), else :func:`leaving_out`'s (review s35b: "with subset=", no condition)."""
-    text = all(isinstance(t, str) and not t.strip().lstrip("-").replace(".", "", 1).isdigit() for t in tasks)
-    if column is None or called_entry() in ("power", "sample_size") or not text:
+    (:func:`rows_way`): with its condition where one column names the blocks and every label reads as text only
+    (review s35b: "with subset=", no condition); else the way without a condition, saying what it would name. A label
+    that could be a number, a boolean, a date or a missing value (a Design's labels are text, whatever the column
+    held: ``task in ['2']`` is refused on a column of numbers) or holds a quote or backslash (a shell word the command
+    line could not quote back; review s35c) gets no condition."""
+    def text_only(label):
+        if not isinstance(label, str) or not any(c.isalpha() for c in label) or any(c in label for c in "'\"\\"):
+            return False
+        if label.strip().lower() in ("true", "false", "nan", "none", "inf", "-inf", "na", "nat"):
+            return False
+        try:
+            float(label)
+        except ValueError:
+            return True
+        return False
+
+    if called_entry() in ("power", "sample_size"):
         return leaving_out()
+    function, takes_subset = called_function()
+    if column is None or not tasks or not all(text_only(t) for t in tasks):
+        return ("subset= (a condition naming them)" if takes_subset else rows_way(function, False))
     name = column if column.isidentifier() else f"`{column}`"
     labels = ", ".join(map(repr, tasks))
-    return rows_way(*called_function(), condition=f"{name} {'in' if keep else 'not in'} [{labels}]")
+    return rows_way(function, takes_subset, condition=f"{name} {'in' if keep else 'not in'} [{labels}]")
 
 
 def method_called() -> str | None:

@@ -130,3 +130,24 @@ def test_skillings_mack_empty_cells_way_on_names_the_complete_tasks_and_runs():
 def test_sample_size_report_names_no_option():
     res = rlstats.sample_size("skillings_mack", 0.5, effect=1.0, n_sim=4, progress=False, rng=0, max_seeds=4)
     assert "a search starting lower would look below it" in res.report() and "min_seeds" not in res.report()
+
+
+@pytest.mark.parametrize("labels", [[1, 2, 3, 4], [True, False], ["x", "Ms. Pac-Man's", "y", "z"],
+                                    ["1e20", "2e20", "a", "b"]])
+def test_skillings_mack_way_on_writes_no_condition_it_cannot_write(labels):
+    """review35c: labels of numbers, booleans or with a quote got a condition that is refused or cannot be quoted back
+    on the command line ('2' on a column of numbers; True as text); the way on is then said without one."""
+    import warnings
+
+    df = rlstats.datasets.simulate(agents=3, tasks=len(labels), seeds=3, rng=0)
+    df["task"] = df["task"].map(dict(zip(sorted(df["task"].unique()), labels)))
+    df = df[~((df.agent == "agent_1") & (df.task == labels[0]))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(rlstats.DesignError) as through:
+            rlstats.compare(df, "score ~ agent | task/seed", posthoc="conover", within_cell="mean")
+        with pytest.raises(rlstats.DesignError) as direct:
+            rlstats.skillings_mack(df, "score ~ agent | task/seed", posthoc="conover", within_cell="mean")
+    assert str(through.value).endswith("keep the tasks every agent ran (subset= (a condition naming them))")
+    assert str(direct.value).endswith(
+        "keep the tasks every agent ran (a boolean mask of the rows (data=df[mask] to rlstats.skillings_mack))")
