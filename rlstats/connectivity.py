@@ -191,9 +191,10 @@ def leaving_out() -> str:
     return rows_way(*called_function())
 
 
-def tasks_way(column: str | None, tasks: Sequence[Any], keep: bool = False) -> str:
-    """The way on that keeps (``keep``) or leaves out ``tasks`` of the blocks' ``column`` in the function called's words
-    (:func:`rows_way`): with its condition where one column names the blocks and every label reads as text only
+def tasks_way(formula: Any, tasks: Sequence[Any], keep: bool = False) -> str:
+    """The way on that keeps (``keep``) or leaves out ``tasks`` of the blocks of ``formula`` (a Formula, or None) in
+    the function called's words (:func:`rows_way`): with its condition where one column names the blocks (not a
+    crossed ``task:seed``) and every label reads as text only
     (review s35b: "with subset=", no condition); else the way without a condition, saying what it would name. A label
     that could be a number, a boolean, a date or a missing value (a Design's labels are text, whatever the column
     held: ``task in ['2']`` is refused on a column of numbers) or holds a quote or backslash (a shell word the command
@@ -212,6 +213,7 @@ def tasks_way(column: str | None, tasks: Sequence[Any], keep: bool = False) -> s
     if called_entry() in ("power", "sample_size"):
         return leaving_out()
     function, takes_subset = called_function()
+    column = None if formula is None or formula.crossed else formula.blocks
     if column is None or not tasks or not all(text_only(t) for t in tasks):
         return ("subset= (a condition naming them)" if takes_subset else rows_way(function, False))
     name = column if column.isidentifier() else f"`{column}`"

@@ -422,8 +422,7 @@ def _noninferior_without_control(design):
     depend on their names (A - B, "is A not worse than B", became B - A once A was renamed Z)."""
     agents = list(design.agents)
     agent = design.arm_word
-    said = f"the {plural(agent)} are: {', '.join(shown(a) for a in agents[:12])}" + (
-        f" and {len(agents) - 12} more" if len(agents) > 12 else "")
+    said = f"the {plural(agent)} are: {listed([shown(a) for a in agents], 12)}"
     if len(agents) == 2:
         first, second = agents
         way = (f"pass control={shown(second)} to test that {first} is not worse than {second} by margin or more, or "
@@ -696,8 +695,8 @@ def _run(design, options, rng, scale):
         table = pd.concat([table, pd.DataFrame(aggregate)], ignore_index=True) if aggregate else table
     table = _ordered(table, pairs)
     words = design.words
-    notes += (_partial_note(table, design.n_tasks, words) + _across_notes(table, options.across, short, still, words,
-                                                                        _plain_blocks(design))
+    notes += (_partial_note(table, design.n_tasks, words)
+              + _across_notes(table, options.across, short, still, words, design.formula)
               + _sample_note(options, sample, design.n_tasks, words) + _size_notes(design, options, table)
               + _unequal_runs_note(design, options, table) + _unlike_spreads_note(design, options, table, sds, runs))
     given = table[(table["scope"] == "aggregate") & table["shown"].notna()]
@@ -1117,20 +1116,16 @@ def _partial_note(table, n_tasks, words=("task", "agent")):
             f"{listed([f'{a} vs {b} ({n} of {count(n_tasks, task)})' for a, b, n in partial], 8)}"]
 
 
-def _plain_blocks(design):
-    """The blocks' column where one column names them (not a crossed ``task:seed``), else None."""
-    return None if design.formula.crossed else design.formula.blocks
-
-
-def _across_notes(table, across, short, still, words=("task", "agent"), column=None):
+def _across_notes(table, across, short, still, words=("task", "agent"), formula=None):
     """One note per pair whose across-tasks test is withheld, naming its reason: the tasks the pair shares, the
     shared tasks where an agent has fewer than 2 runs (``short``, by pair; across='welch'), or task-level spreads
     or differences that do not vary, or (``still``, by pair; across='welch') tasks where the runs of both sides all
     tie at the pair's largest or smallest score of the task: since audit s10 such a task withholds the test (a cap
     always reached, whose spread no run bounds), where audit s7b had it add no spread and withhold nothing.
     ``words``: the blocks and the arms as the data call them (audit s32 block32); "across-tasks test" is the test's
-    name, as its scope in tidy(). ``column``: the blocks' column, whose condition leaves the tied tasks out (review
-    s35b: through compare the way on read "with subset=", no condition)."""
+    name, as its scope in tidy(). ``formula``: the design's, whose blocks' column the tied tasks are left out by
+    (:func:`rlstats.connectivity.tasks_way`; review s35b: through compare the way on read "with subset=", no
+    condition)."""
     task, agent = words
     tasks = plural(task)
     rows = table[table["scope"] == "across tasks"]
@@ -1157,7 +1152,7 @@ def _across_notes(table, across, short, still, words=("task", "agent"), column=N
                 reasons.append(f"the runs of both sides all tie at one score in {count(len(tied), task)} "
                                f"({listed(tied, 5)}), as at a cap every run reaches, so no run off it bounds their "
                                "spread there; to test the other tasks, saying so, leave those out of the data with "
-                               f"{tasks_way(column, tied)}")
+                               f"{tasks_way(formula, tied)}")
             why = "; and ".join(reasons)
         else:
             why = (f"their differences on the {len(shared)} shared {tasks} are all the same, so the paired t over "
@@ -1582,8 +1577,8 @@ def _run_published(design, options, table, scale):
                      "runs to bootstrap; the across-tasks test is of the mean over tasks")
     frame = _ordered(pd.DataFrame(rows), pairs)
     words = design.words
-    notes += (_partial_note(frame, design.n_tasks, words) + _across_notes(frame, options.across, short, still, words,
-                                                                        _plain_blocks(design))
+    notes += (_partial_note(frame, design.n_tasks, words)
+              + _across_notes(frame, options.across, short, still, words, design.formula)
               + _sample_note(options, sample, design.n_tasks, words) + _size_notes(design, options, frame)
               + _unequal_runs_note(design, options, frame, n_p)
               + _unlike_spreads_note(design, options, frame, sds, runs, (sd_p, n_p)))

@@ -892,8 +892,7 @@ def _complete_tasks_way(design):
     from ...connectivity import tasks_way
 
     complete = [t for t, row in zip(design.tasks, design.counts) if (row > 0).all()]
-    column = None if design.formula.crossed else design.formula.blocks
-    return tasks_way(column, complete, keep=True) if complete else "none has every agent's runs"
+    return tasks_way(design.formula, complete, keep=True) if complete else "none has every agent's runs"
 
 
 _POSTHOCS = {"ranks": _ranks_posthoc, "exact": _exact_posthoc, "wilcoxon": _wilcoxon_posthoc,
