@@ -129,6 +129,9 @@ FAR_APART = "tasks far apart: offsets 0, 3, 12; scales 0.3, 0.6, 3"
 #: the bootstrap's median and optimality gap, ``tests/reference/coverage_apart_by_chance.py``): the data
 #: that :func:`tasks_apart` reads as apart come from either design, so its notes quote both
 APART_BY_CHANCE = "tasks overlapping, runs apart by chance: offsets uniform on [0, 2], scales lognormal"
+#: The :data:`APART_BY_CHANCE` design as the notes that quote its rows say it (bootstrap()'s and curves()' alike)
+APART_BY_CHANCE_WORDS = ("3 tasks whose scores overlap (offsets and scales drawn as the grid's) and whose runs lay "
+                         "apart by chance")
 #: {runs per task: (lowest, highest) share of data sets} of 3 tasks drawn as the grid's (the :data:`APART_BY_CHANCE`
 #: rows' design) whose runs lie apart by chance (:func:`tasks_apart`), over normal, skewed and capped runs (audit s35
 #: farapart35, ``tests/reference/coverage_apart_by_chance.py``'s rates; up to 172 million data sets at 10 normal runs)

@@ -284,8 +284,7 @@ def far_apart_note(interval, metric_label, metric_key, fewest_runs, whose="", ta
     runs = {found[0] for _, found in quoted}
     parts = []
     for by_chance, (at, rows) in quoted:
-        design = ("3 tasks whose scores overlap (offsets and scales drawn as the grid's) and whose runs lay apart by "
-                  "chance" if by_chance else "3 tasks far apart")
+        design = calibration.APART_BY_CHANCE_WORDS if by_chance else "3 tasks far apart"
         part = f"{_covered(rows)} on {design}" + ("" if len(runs) == 1 else f" with {at} runs per task")
         mean = _rows_by_runs(interval, "mean", far_apart=not by_chance, by_chance=by_chance).get(at, [])
         if metric_key == "iqm" and mean:  # the IQM's alone (audit s35 apart35: not the median's nor the gap's)

@@ -1631,8 +1631,7 @@ def _apart_note(options, rows, band, level, runs_per_task, whose):
         band, f"coverage of the {band} band")
     parts, lowest, missed = [], [], False
     for configuration, design in ((calibration.FAR_APART, "tasks far apart"),
-                                  (calibration.APART_BY_CHANCE, "3 tasks whose scores overlap (offsets and scales "
-                                   "drawn as the grid's) and whose runs lay apart by chance")):
+                                  (calibration.APART_BY_CHANCE, calibration.APART_BY_CHANCE_WORDS)):
         mine = [r for r in rows if r["configuration"] == configuration and r["band"] == band]
         runs = max((int(r["runs"]) for r in mine if int(r["runs"]) <= runs_per_task), default=None)
         if runs is None:
