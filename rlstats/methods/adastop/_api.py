@@ -57,7 +57,7 @@ from ...progress import progress_bar
 from ...resampling import agent_seed_sequence, canonical_order, child_generator, seed_sequence
 from ...statistics import noise_free
 from . import _kernels as kernels
-from ._backend import NO_DIFFERENCE, REPEATED_RUNS, cost
+from ._backend import DECISION_WORDS, NO_DIFFERENCE, REPEATED_RUNS, cost
 from ._result import AdaStopResult, PermutationResult
 from ._defaults import DEFAULT_K, MAX_N
 from ..._typing import Data, EvalEnv, FormulaLike, Label, NaAction, Permutations, Seed
@@ -1804,7 +1804,8 @@ def _monte_carlo_notes(runs, pairs, agents, blocked, sequential=True):
         a, b = pairs[run.pair_ids[h["comparison"]]]
         k, scale = h["interim"], h["interim"] * run.schedule.n
         where = (f" on {run.name}" if blocked else "") + (f" at interim {k}" if sequential else "")
-        decision = kernels.DECISION_NAMES[h["decision"]].replace("equal", NO_DIFFERENCE)
+        name = kernels.DECISION_NAMES[h["decision"]]
+        decision = DECISION_WORDS.get(name, name)
         parts.append(f"{agents[a]} vs {agents[b]}{where}, {decision}: |mean difference| "
                      f"{fmt.signif(h['statistic'] / scale, 5)} against a boundary of "
                      f"{fmt.signif(boundary / scale, 5)}, Monte Carlo SE {fmt.signif(se / scale, 2)} "

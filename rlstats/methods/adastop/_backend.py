@@ -29,6 +29,10 @@ REPEATED_RUNS = "runs that repeat an earlier interim's exactly"
 NO_DIFFERENCE = "no difference found"
 #: the decision matrix's mark of it (``decision_matrix()`` and its plot): "=" read as equality (audit s35)
 NO_DIFFERENCE_MARK = "ns"
+#: the decision values as prose says them (``equal`` as :data:`NO_DIFFERENCE`; the others as they are)
+DECISION_WORDS = {"equal": NO_DIFFERENCE}
+#: the decision values as the decision matrix marks them (``decision_matrix()``, its print and its plot alike)
+DECISION_SYMBOLS = {"larger": ">", "smaller": "<", "equal": NO_DIFFERENCE_MARK, "continue": "?", "withheld": "\u2013"}
 _FORMULA = "score ~ agent | task"
 _ACROSS = "compare the agents across tasks with a rank test: rlstats.compare(df, \"score ~ agent | task\")"
 #: both compare agents' runs within a task: with one run each every relabelling is the same split, p = 1.  A design

@@ -10,14 +10,13 @@ import pandas as pd
 
 from ... import format as fmt
 from . import plots as plots_adastop
-from ._backend import NO_DIFFERENCE, NO_DIFFERENCE_MARK
+from ._backend import DECISION_SYMBOLS, DECISION_WORDS, NO_DIFFERENCE, NO_DIFFERENCE_MARK
 from ...errors import OptionError, agent_named
 from ..._typing import ColumnNames, Label
 from ...results import Result, resultclass
 from ...vocabulary import label
 
 
-_SYMBOLS = {"larger": ">", "smaller": "<", "equal": NO_DIFFERENCE_MARK, "continue": "?", "withheld": "\u2013"}
 #: what "larger" and "smaller" claim: the permutation test rejects identical score distributions, the sign of the
 #: estimate (the mean difference) gives the side (the level is not held at equal means of different shapes)
 _LARGER = "larger or smaller: their score distributions differ, the first agent's mean above or below"
@@ -37,7 +36,7 @@ def without_empty_reasons(decisions: pd.DataFrame) -> pd.DataFrame:
     has no reason to continue), the column left out when none has one (a caption read "reason: NA", audit s12), and
     the decision ``equal`` said as :data:`NO_DIFFERENCE` (audit s35)."""
     shown = decisions.assign(reason=decisions["reason"].fillna(""),
-                             decision=decisions["decision"].replace({"equal": NO_DIFFERENCE}))
+                             decision=decisions["decision"].replace(DECISION_WORDS))
     return shown if (shown["reason"] != "").any() else shown.drop(columns="reason")
 
 
@@ -163,8 +162,8 @@ class AdaStopResult(Result):
         matrix = pd.DataFrame("", index=list(self.agents), columns=list(self.agents), dtype=object)
         flip = {">": "<", "<": ">", NO_DIFFERENCE_MARK: NO_DIFFERENCE_MARK, "?": "?", "\u2013": "\u2013"}
         for a, b, d in zip(frame["agent_1"], frame["agent_2"], frame["decision"]):
-            matrix.loc[a, b] = _SYMBOLS[d]
-            matrix.loc[b, a] = flip[_SYMBOLS[d]]
+            matrix.loc[a, b] = DECISION_SYMBOLS[d]
+            matrix.loc[b, a] = flip[DECISION_SYMBOLS[d]]
         return matrix
 
     def _task_rows(self, frame, task):
@@ -324,7 +323,7 @@ class AdaStopResult(Result):
         if not self._steps_acted():  # the pair acted on, left out where none was (a caption read "agent 1: NA")
             steps = steps.drop(columns=["agent_1", "agent_2"])
         history = self.history if "decision" not in self.history else self.history.assign(
-            decision=self.history["decision"].replace({"equal": NO_DIFFERENCE}))
+            decision=self.history["decision"].replace(DECISION_WORDS))
         return {"Decisions": decisions,
                 "Runs used per agent": self.runs_used,
                 "Statistic |mean difference| and boundaries per interim": history,

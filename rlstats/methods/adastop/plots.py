@@ -17,7 +17,7 @@ import numpy as np
 from ..._typing import Label
 from ...errors import agent_named
 from ...plotting import SMALL_FONT, axes_or_new, figure_legend, fit_title, palette, panels
-from ._backend import NO_DIFFERENCE, NO_DIFFERENCE_MARK
+from ._backend import DECISION_SYMBOLS, NO_DIFFERENCE, NO_DIFFERENCE_MARK
 
 #: cell colours of the decision matrix, by decision of the row agent against the column agent
 DECISION_COLOURS = {
@@ -29,7 +29,7 @@ DECISION_COLOURS = {
     "": (1.0, 1.0, 1.0),
     "self": (0.35, 0.35, 0.35),
 }
-_SYMBOL = {"larger": ">", "smaller": "<", "equal": NO_DIFFERENCE_MARK, "continue": "?", "withheld": "\u2013", "": ""}
+_SYMBOL = {**DECISION_SYMBOLS, "": ""}  # an empty cell (the diagonal) unmarked
 _FLIP = {"larger": "smaller", "smaller": "larger", "equal": "equal", "continue": "continue", "withheld": "withheld",
          "": ""}
 #: what a withheld cell means, added to a panel's title where it has one
