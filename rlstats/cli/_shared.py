@@ -823,7 +823,7 @@ def _values_taken(parser: argparse.ArgumentParser) -> dict[str, float]:
     """Each option of ``parser`` -> how many words it takes (inf: as many as follow up to the next flag), read off its
     usage line as :func:`positional_names` reads the positional arguments (``--seed SEED`` 1, ``--no-progress`` 0,
     ``-o NAME=VALUE [NAME=VALUE ...]`` inf)."""
-    usage = " ".join(parser.format_usage().partition(":")[2].split())
+    usage = _usage_line(parser)
     taken: dict[str, float] = {}
     for flag, words in re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)((?:\s+(?:\[?[A-Z{][^\s\]]*\]?|\.\.\.\]*))*)", usage):
         metavars = [w for w in words.split() if not w.startswith("[") and "..." not in w]
@@ -916,12 +916,18 @@ class CommandParser(argparse.ArgumentParser):
         super().error(message)
 
 
+def _usage_line(parser: argparse.ArgumentParser) -> str:
+    """``parser``'s usage line on one line, without "usage:": what :func:`positional_names` and :func:`_values_taken`
+    read (argparse has no public list of a parser's arguments)."""
+    return " ".join(parser.format_usage().partition(":")[2].split())
+
+
 def positional_names(parser: argparse.ArgumentParser) -> list[str]:
     """The names of ``parser``'s positional arguments in their order, read off its usage line (argparse has no public
     list of a parser's arguments): the words left once the program's name and every bracketed or grouped option are
     taken away, and a required flag with its metavars (``rlstats compare [-h] [--method METHOD] ... file formula`` ->
     ["file", "formula"]; ``rlstats read-logs [-h] ... -o FILE folder`` -> ["folder"])."""
-    usage = " ".join(parser.format_usage().partition(":")[2].split()).replace(parser.prog, " ", 1)
+    usage = _usage_line(parser).replace(parser.prog, " ", 1)
     shorter = None
     while shorter != usage:  # innermost brackets and groups first: [-o NAME=VALUE [NAME=VALUE ...]]
         shorter, usage = usage, re.sub(r"\[[^\[\]]*\]|\([^()]*\)", " ", usage)
