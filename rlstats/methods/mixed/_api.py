@@ -756,7 +756,7 @@ def _unbalanced_notes(design, options):
     at = [row for row in unbalanced if int(float(row["agents"])) == agents]
     patterns = list(dict.fromkeys(_pattern_words(row) for row in at))
     head = (f"measured on unbalanced designs of {agents} agents ({CALIBRATION} and {F_CALIBRATION} rows "
-            f"'{calibration.UNBALANCED}...' of rlstats/calibration.csv: the pattern{'s' if len(patterns) > 1 else ''} "
+            f"'{calibration.UNBALANCED}...' of rlstats/calibration.csv: the {plural('pattern', len(patterns))} "
             f"{join_and(patterns)}; {at[0]['n_sim']} simulated data sets a row, four score families, agents alike "
             "with and without task x agent intercepts and agents apart): ")
     said = []
