@@ -79,6 +79,21 @@ BLOCK = 200_000
 TRUTH_POINTS = 20_000
 
 
+def _keep(found, at, offset, scale, scores):
+    """Append the data sets ``at`` of a block to ``found``; how many (the rejection steps' shared tail)."""
+    if at.size:
+        found.append((offset[at], scale[at], scores[at]))
+    return at.size
+
+
+def _kept(found, count, kept, drawn):
+    """(offset, scale, scores, rate) of the first ``kept`` data sets found, or an error where fewer were."""
+    if count < kept:
+        raise RuntimeError(f"{count} of {kept} data sets apart in {drawn} drawn")
+    offset, scale, scores = (np.concatenate(part)[:kept] for part in zip(*found))
+    return offset, scale, scores, count / drawn
+
+
 def draw_apart(runs, distribution, kept, rng, block=BLOCK, max_drawn=2_000_000_000):
     """(offset (kept, 3), scale (kept, 3), scores (kept, 3, runs), rate): the first ``kept`` data sets, each of a
     fresh design (``designs.task_draws``), whose 3 tasks' runs lie apart (``calibration.tasks_apart``), and the share
@@ -92,13 +107,8 @@ def draw_apart(runs, distribution, kept, rng, block=BLOCK, max_drawn=2_000_000_0
                                 offset[..., None], scale[..., None])
         at = np.flatnonzero(calibration.tasks_apart(scores.min(axis=-1), scores.max(axis=-1)))
         drawn += block
-        if at.size:
-            found.append((offset[at], scale[at], scores[at]))
-            count += at.size
-    if count < kept:
-        raise RuntimeError(f"{count} of {kept} data sets apart in {drawn} drawn")
-    offset, scale, scores = (np.concatenate(part)[:kept] for part in zip(*found))
-    return offset, scale, scores, count / drawn
+        count += _keep(found, at, offset, scale, scores)
+    return _kept(found, count, kept, drawn)
 
 
 def draw_any(runs, distribution, n, rng):
@@ -194,13 +204,8 @@ def curves_apart(runs, distribution, kept, rng, block=CURVES_BLOCK, max_drawn=20
         low, high = np.moveaxis(scores.min(axis=2), 1, 2), np.moveaxis(scores.max(axis=2), 1, 2)  # (block, steps, 3)
         at = np.flatnonzero(calibration.tasks_apart(low, high).mean(axis=1) > 0.5)
         drawn += block
-        if at.size:
-            found.append((offset[at], scale[at], scores[at]))
-            count += at.size
-    if count < kept:
-        raise RuntimeError(f"{count} of {kept} data sets apart in {drawn} drawn")
-    offset, scale, scores = (np.concatenate(part)[:kept] for part in zip(*found))
-    return offset, scale, scores, count / drawn
+        count += _keep(found, at, offset, scale, scores)
+    return _kept(found, count, kept, drawn)
 
 
 def curves_frame(scores):
